@@ -1,0 +1,374 @@
+//! The page cache of each file and the buffered read and write paths (mm/filemap.c).
+//!
+//! An [`AddressSpace`] holds one slot per page of the file, like the kernel's xarray: empty, a
+//! resident page, or a shadow entry left by reclaim (see [`crate::workingset`]). The slot
+//! array is allocated when the file is first touched and grows with it; unlike the xarray it
+//! is flat, which makes a lookup one load.
+
+use crate::blkdev::Dir;
+use crate::kernel::Kernel;
+use crate::memcontrol::ChargeError;
+use crate::mm_types::pg;
+use crate::readahead::FileRaState;
+use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
+use crate::vmstat::VmEvent;
+
+/// One xarray slot: 0 = empty, even = a page (`(id + 1) << 1`), odd = a shadow entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Slot(pub u64);
+
+impl Slot {
+    /// An empty slot.
+    pub const EMPTY: Slot = Slot(0);
+    /// A slot holding `page`.
+    #[inline(always)]
+    pub fn page(page: PageId) -> Slot {
+        Slot(((page.0 as u64) + 1) << 1)
+    }
+    /// The page in this slot, if any.
+    #[inline(always)]
+    pub fn as_page(self) -> Option<PageId> {
+        (self.0 != 0 && self.0 & 1 == 0).then(|| PageId(((self.0 >> 1) - 1) as u32))
+    }
+    /// The shadow entry in this slot, if any (`xa_is_value()`).
+    #[inline(always)]
+    pub fn as_shadow(self) -> Option<u64> {
+        (self.0 & 1 == 1).then_some(self.0)
+    }
+}
+
+/// A read request in flight: pages `start..end` are locked until `done`.
+#[derive(Copy, Clone, Debug)]
+pub struct Inflight {
+    /// First page index.
+    pub start: u32,
+    /// One past the last page index.
+    pub end: u32,
+    /// Completion time (`end_page_read()` unlocks the pages then).
+    pub done: Nanos,
+}
+
+/// Slots per xarray node (`XA_CHUNK_SIZE`, 1 << `XA_CHUNK_SHIFT` = 64).
+pub const XA_CHUNK_SHIFT: u32 = 6;
+
+/// Occupancy of one 64-slot xarray node: what `workingset_update_node()` looks at to put a
+/// node holding only shadow entries on the shadow-node list_lru.
+#[derive(Copy, Clone, Debug)]
+pub struct XaNode {
+    /// Pages in the node (`node->count - node->nr_values`).
+    pub pages: u8,
+    /// Shadow entries in the node (`node->nr_values`).
+    pub shadows: u8,
+    /// On a memcg's shadow-node list.
+    pub on_lru: bool,
+    /// Bumped each time the node goes on a list, to recognise stale list entries.
+    pub gen: u32,
+    /// The memcg whose shadow-node list holds the node.
+    pub owner: MemcgId,
+}
+
+impl Default for XaNode {
+    fn default() -> Self {
+        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT }
+    }
+}
+
+/// `struct address_space`.
+#[derive(Clone, Debug, Default)]
+pub struct AddressSpace {
+    /// `i_pages`.
+    pub slots: Vec<Slot>,
+    /// `nrpages`: resident pages.
+    pub nrpages: u64,
+    /// Shadow entries held (`nr_shadows` in older kernels' `nrexceptional`).
+    pub nrshadows: u64,
+    /// Dirty pages (`PAGECACHE_TAG_DIRTY` count).
+    pub nrdirty: u64,
+    /// Read requests not yet known to be complete.
+    pub inflight: Vec<Inflight>,
+    /// Per 64-slot node occupancy, for the shadow-node shrinker.
+    pub nodes: Vec<XaNode>,
+}
+
+impl AddressSpace {
+    /// The slot of page `index` (empty beyond the array).
+    #[inline(always)]
+    pub fn slot(&self, index: u32) -> Slot {
+        self.slots.get(index as usize).copied().unwrap_or(Slot::EMPTY)
+    }
+
+    /// `filemap_get_folio()` without side effects.
+    #[inline(always)]
+    pub fn lookup(&self, index: u32) -> Option<PageId> {
+        self.slot(index).as_page()
+    }
+
+    fn ensure(&mut self, index: u32) {
+        if index as usize >= self.slots.len() {
+            self.slots.resize(index as usize + 1, Slot::EMPTY);
+            self.nodes.resize((index >> XA_CHUNK_SHIFT) as usize + 1, XaNode::default());
+        }
+    }
+
+    /// Completion time of the newest in-flight read covering `index`.
+    pub fn inflight_done(&self, index: u32) -> Option<Nanos> {
+        self.inflight.iter().rev().find(|r| r.start <= index && index < r.end).map(|r| r.done)
+    }
+
+    /// Host bytes of this mapping.
+    pub fn host_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.nodes.capacity() * std::mem::size_of::<XaNode>()
+            + self.inflight.capacity() * std::mem::size_of::<Inflight>()
+    }
+}
+
+/// Why a syscall failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IoError {
+    /// The memcg (or the machine) could not make room: the task is OOM-killed.
+    Oom,
+}
+
+impl From<ChargeError> for IoError {
+    fn from(_: ChargeError) -> Self {
+        IoError::Oom
+    }
+}
+
+impl Kernel {
+    /// Register a file of `size` bytes on device `dev` (an inode and its empty mapping).
+    pub fn create_inode(&mut self, path: &str, size: u64, dev: crate::types::DevId, uid: u32, mode: u32) -> InodeId {
+        let pages = pages_for(size).max(1);
+        let disk_base = self.devices[dev.idx()].alloc_extent(pages);
+        self.inodes.push(crate::fs::Inode { path: path.to_string(), size, dev, disk_base, uid, mode });
+        self.mappings.push(AddressSpace::default());
+        InodeId(self.inodes.len() as u32 - 1)
+    }
+
+    /// `filemap_add_folio()`: allocate a frame, charge it to `memcg`, insert it at `index`
+    /// (consulting a shadow entry there with `workingset_refault()`) and put it on the LRU.
+    /// `may_reclaim = false` is readahead's `__GFP_NORETRY`.
+    pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
+        self.cpu(self.cost.add_page);
+        let page = self.alloc_page(inode, index).ok_or(IoError::Oom)?;
+        if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim) {
+            self.free_page(page);
+            return Err(e.into());
+        }
+        let m = &mut self.mappings[inode.idx()];
+        m.ensure(index);
+        let old = m.slots[index as usize];
+        m.slots[index as usize] = Slot::page(page);
+        m.nrpages += 1;
+        let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
+        node.pages += 1;
+        if old.as_shadow().is_some() {
+            node.shadows -= 1;
+        }
+        self.workingset_update_node(inode, index, memcg);
+        if let Some(shadow) = old.as_shadow() {
+            self.mappings[inode.idx()].nrshadows -= 1;
+            if self.profile.workingset_refault {
+                self.workingset_refault(page, shadow);
+            }
+        }
+        self.folio_add_lru(page);
+        Ok(page)
+    }
+
+    /// `__filemap_remove_folio()` + `page_cache_delete()`: take `page` out of its mapping,
+    /// leaving `shadow` (or nothing) in its slot. The caller uncharges and frees it.
+    pub fn filemap_remove_folio(&mut self, page: PageId, shadow: Option<u64>) {
+        let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
+        let m = &mut self.mappings[inode.idx()];
+        debug_assert_eq!(m.slots[index as usize].as_page(), Some(page));
+        m.nrpages -= 1;
+        let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
+        node.pages -= 1;
+        m.slots[index as usize] = match shadow {
+            Some(s) => {
+                m.nrshadows += 1;
+                node.shadows += 1;
+                Slot(s)
+            }
+            None => Slot::EMPTY,
+        };
+        if self.pages[page].test(pg::DIRTY) {
+            m.nrdirty -= 1;
+            self.vmstat.nr_dirty -= 1;
+        }
+        let memcg = self.pages[page].memcg;
+        self.workingset_update_node(inode, index, memcg);
+    }
+
+    /// Wait for a locked (under read I/O) page; returns when it is up to date.
+    #[inline]
+    pub fn folio_wait_locked(&mut self, page: PageId) {
+        if !self.pages[page].test(pg::LOCKED) {
+            return;
+        }
+        let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
+        if let Some(done) = self.mappings[inode.idx()].inflight_done(index) {
+            self.wait_until(done);
+        }
+        self.pages[page].flags &= !pg::LOCKED;
+    }
+
+    /// Whether `page` is still under read I/O at the current time; unlocks it if its read
+    /// has completed.
+    #[inline]
+    pub fn folio_test_locked(&mut self, page: PageId) -> bool {
+        if !self.pages[page].test(pg::LOCKED) {
+            return false;
+        }
+        let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
+        match self.mappings[inode.idx()].inflight_done(index) {
+            Some(done) if done > self.now => true,
+            _ => {
+                self.pages[page].flags &= !pg::LOCKED;
+                false
+            }
+        }
+    }
+
+    /// `read_pages()`: submit one read request for the `nr` freshly added pages starting at
+    /// `index`, lock them until it completes, and account it (`pgpgin`, task read_bytes).
+    pub fn read_pages(&mut self, inode: InodeId, index: u32, nr: u32) {
+        if nr == 0 {
+            return;
+        }
+        self.cpu(self.cost.submit_io);
+        let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
+        let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
+        let now = self.now;
+        let m = &mut self.mappings[inode.idx()];
+        m.inflight.retain(|r| r.done > now);
+        m.inflight.push(Inflight { start: index, end: index + nr, done });
+        for i in index..index + nr {
+            if let Some(p) = m.slots[i as usize].as_page() {
+                self.pages[p].flags |= pg::LOCKED;
+            }
+        }
+        self.vmstat.count(VmEvent::Pgpgin, nr as u64 * PAGE_SIZE / 1024);
+        self.io.read_bytes += nr as u64 * PAGE_SIZE;
+    }
+
+    /// `filemap_read()`: one `read()` of `len` bytes at `pos` by a task in `memcg`: look each
+    /// page up, read missing ones with readahead, wait for pages under I/O, mark them accessed
+    /// and copy them out. Returns the bytes read (0 at end of file). A page counts as a hit
+    /// when it is resident and up to date, and as a miss when the read waits for the disk.
+    pub fn filemap_read(&mut self, inode: InodeId, pos: u64, len: u64, ra: &mut FileRaState, memcg: MemcgId) -> Result<u64, IoError> {
+        self.cpu(self.cost.syscall);
+        let size = self.inodes[inode.idx()].size;
+        if pos >= size || len == 0 {
+            return Ok(0);
+        }
+        let end = (pos + len).min(size);
+        let first = (pos / PAGE_SIZE) as u32;
+        let last = ((end - 1) / PAGE_SIZE) as u32;
+        let recharge = self.policies.recharge_on_pagecache_get;
+        for index in first..=last {
+            self.page_events += 1;
+            let page = match self.mappings[inode.idx()].lookup(index) {
+                Some(p) => {
+                    // A page still under read I/O counts as a miss: the read waits for the disk.
+                    if self.folio_test_locked(p) {
+                        self.io.misses += 1;
+                    } else {
+                        self.io.hits += 1;
+                    }
+                    if recharge && self.pages[p].memcg == MemcgId::NONE {
+                        // pagecache_get_page() of the seed-000 RFC: the first reader pays.
+                        // A failed charge leaves the page uncharged on the root LRU.
+                        self.cpu(self.cost.charge);
+                        if self.try_charge_memcg(memcg, 1, true).is_ok() {
+                            self.commit_charge(p, memcg);
+                        }
+                    }
+                    p
+                }
+                None => {
+                    self.io.misses += 1;
+                    self.page_cache_sync_ra(ra, inode, index, last - index + 1, memcg);
+                    match self.mappings[inode.idx()].lookup(index) {
+                        Some(p) => p,
+                        None => {
+                            // filemap_create_folio(): readahead gave up; read this page alone
+                            // with a normal allocation that may reclaim hard or OOM.
+                            let p = self.filemap_add_folio(inode, index, memcg, true)?;
+                            self.read_pages(inode, index, 1);
+                            p
+                        }
+                    }
+                }
+            };
+            self.cpu(self.cost.lookup);
+            if self.pages[page].test(pg::READAHEAD) {
+                self.pages[page].flags &= !pg::READAHEAD;
+                self.page_cache_async_ra(ra, inode, index, last - index + 1, memcg);
+            }
+            self.folio_wait_locked(page);
+            self.folio_mark_accessed(page);
+            self.cpu(self.cost.copy_page);
+        }
+        ra.prev_index = Some(last);
+        Ok(end - pos)
+    }
+
+    /// `generic_perform_write()`: one `write()` of `len` bytes at `pos` by a task in `memcg`:
+    /// find or create each page, copy into it, mark it dirty, and throttle in
+    /// `balance_dirty_pages()`. Writes extend the file.
+    pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
+        self.cpu(self.cost.syscall);
+        if len == 0 {
+            return Ok(0);
+        }
+        let end = pos + len;
+        let first = (pos / PAGE_SIZE) as u32;
+        let last = ((end - 1) / PAGE_SIZE) as u32;
+        for index in first..=last {
+            self.page_events += 1;
+            let page = match self.mappings[inode.idx()].lookup(index) {
+                Some(p) => {
+                    self.io.hits += 1;
+                    self.folio_wait_locked(p);
+                    p
+                }
+                None => {
+                    self.io.misses += 1;
+                    // Whole-page writes need no read; the engine treats every write as such.
+                    self.filemap_add_folio(inode, index, memcg, true)?
+                }
+            };
+            self.cpu(self.cost.copy_page);
+            self.folio_mark_accessed(page);
+            self.folio_mark_dirty(page);
+        }
+        let ino = &mut self.inodes[inode.idx()];
+        if end > ino.size {
+            ino.size = end;
+        }
+        self.balance_dirty_pages();
+        Ok(len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slot_encoding() {
+        assert_eq!(Slot::EMPTY.as_page(), None);
+        assert_eq!(Slot::EMPTY.as_shadow(), None);
+        let s = Slot::page(PageId(0));
+        assert_eq!(s.as_page(), Some(PageId(0)));
+        assert_eq!(s.as_shadow(), None);
+        let s = Slot::page(PageId(u32::MAX - 1));
+        assert_eq!(s.as_page(), Some(PageId(u32::MAX - 1)));
+        let sh = Slot(crate::workingset::pack_shadow(MemcgId(3), 99, true));
+        assert_eq!(sh.as_page(), None);
+        assert!(sh.as_shadow().is_some());
+    }
+}

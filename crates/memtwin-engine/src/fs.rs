@@ -1,0 +1,22 @@
+//! Files: inodes with a size, an owner and a place on a block device (fs/inode.c).
+//! Each file occupies one contiguous extent of its device, so sequential file offsets are
+//! sequential device addresses.
+
+use crate::types::DevId;
+
+/// `struct inode`, reduced to what the page cache and the block layer need.
+#[derive(Clone, Debug)]
+pub struct Inode {
+    /// Path of the file, for reports.
+    pub path: String,
+    /// `i_size` in bytes.
+    pub size: u64,
+    /// `i_sb->s_bdev`.
+    pub dev: DevId,
+    /// First device page of the file's extent.
+    pub disk_base: u64,
+    /// `i_uid`.
+    pub uid: u32,
+    /// `i_mode` permission bits.
+    pub mode: u32,
+}

@@ -1,0 +1,31 @@
+//! memtwin's engine: a page-by-page model of Linux memory management.
+//!
+//! Modules are named after the kernel files whose behaviour they model; each public
+//! function's documentation names the kernel function it stands for. The engine is pure: it
+//! reads nothing and writes nothing but what it is given, and the same scenario and seed
+//! always give the same result. See ARCHITECTURE.md at the repository root for the path of
+//! one simulated read through these modules.
+#![warn(missing_docs)]
+
+pub mod blkdev;
+pub mod filemap;
+pub mod fs;
+pub mod kernel;
+pub mod memcontrol;
+pub mod metrics;
+pub mod mm_types;
+pub mod mmzone;
+pub mod page_alloc;
+pub mod page_writeback;
+pub mod profile;
+pub mod readahead;
+pub mod scenario;
+pub mod sched;
+pub mod swap;
+pub mod types;
+pub mod vmscan;
+pub mod vmstat;
+pub mod workingset;
+
+pub use scenario::{Document, Scenario, ScenarioError, ScenarioErrors};
+pub use sched::{simulate, SimResult, Simulation};

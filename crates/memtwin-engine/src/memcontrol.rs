@@ -1,0 +1,571 @@
+//! Memory cgroups: the hierarchy, page counters, charging and memory.stat (mm/memcontrol.c,
+//! mm/page_counter.c).
+
+use crate::kernel::Kernel;
+use crate::types::{MemcgId, PageId, PAGE_SIZE};
+
+/// cgroup interface generation, which decides the control files and their semantics.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CgroupVersion {
+    /// cgroup v1: memory.limit_in_bytes (hierarchical, as with use_hierarchy=1).
+    V1,
+    /// cgroup v2: memory.max, memory.high, memory.low, memory.min.
+    V2,
+}
+
+/// `PAGE_COUNTER_MAX`: no limit.
+pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
+
+/// `struct page_counter` (mm/page_counter.c), in pages.
+#[derive(Clone, Debug)]
+pub struct PageCounter {
+    /// Pages charged to this memcg and its descendants.
+    pub usage: u64,
+    /// `memory.max` / `memory.limit_in_bytes`.
+    pub max: u64,
+    /// `memory.high`.
+    pub high: u64,
+    /// `memory.low`.
+    pub low: u64,
+    /// `memory.min`.
+    pub min: u64,
+    /// Effective low protection computed for the current reclaim (`elow`).
+    pub elow: u64,
+    /// Effective min protection computed for the current reclaim (`emin`).
+    pub emin: u64,
+    /// `memory.max_usage_in_bytes` (v1) / `memory.peak` (v2).
+    pub watermark: u64,
+    /// `memory.failcnt`: charges that hit the limit.
+    pub failcnt: u64,
+}
+
+impl Default for PageCounter {
+    fn default() -> Self {
+        PageCounter {
+            usage: 0,
+            max: PAGE_COUNTER_MAX,
+            high: PAGE_COUNTER_MAX,
+            low: 0,
+            min: 0,
+            elow: 0,
+            emin: 0,
+            watermark: 0,
+            failcnt: 0,
+        }
+    }
+}
+
+/// memory.stat event counters (`enum vm_event_item` / `memcg_vm_event_stat`), per memcg,
+/// counted locally; [`MemcgTree::events`] sums a subtree as v2's memory.stat does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum MemcgEvent {
+    /// v1 `pgpgin`: pages charged.
+    Pgpgin,
+    /// v1 `pgpgout`: pages uncharged.
+    Pgpgout,
+    /// `pgscan`: pages scanned by reclaim.
+    Pgscan,
+    /// `pgsteal`: pages reclaimed.
+    Pgsteal,
+    /// `pgactivate`.
+    Pgactivate,
+    /// `pgdeactivate`.
+    Pgdeactivate,
+    /// `pgrefill`: pages scanned on the active list.
+    Pgrefill,
+    /// `workingset_refault_file`.
+    WorkingsetRefaultFile,
+    /// `workingset_activate_file`.
+    WorkingsetActivateFile,
+    /// `workingset_restore_file`.
+    WorkingsetRestoreFile,
+    /// memory.events `max`: the limit was hit.
+    Max,
+    /// memory.events `high`.
+    High,
+    /// memory.events `oom_kill`.
+    OomKill,
+    /// memory.events `low`: reclaimed despite memory.low (second pass).
+    Low,
+}
+
+/// Number of [`MemcgEvent`]s.
+pub const NR_MEMCG_EVENTS: usize = 14;
+
+impl MemcgEvent {
+    /// All events with their memory.stat / memory.events names.
+    pub const ALL: [(MemcgEvent, &'static str); NR_MEMCG_EVENTS] = [
+        (MemcgEvent::Pgpgin, "pgpgin"),
+        (MemcgEvent::Pgpgout, "pgpgout"),
+        (MemcgEvent::Pgscan, "pgscan"),
+        (MemcgEvent::Pgsteal, "pgsteal"),
+        (MemcgEvent::Pgactivate, "pgactivate"),
+        (MemcgEvent::Pgdeactivate, "pgdeactivate"),
+        (MemcgEvent::Pgrefill, "pgrefill"),
+        (MemcgEvent::WorkingsetRefaultFile, "workingset_refault_file"),
+        (MemcgEvent::WorkingsetActivateFile, "workingset_activate_file"),
+        (MemcgEvent::WorkingsetRestoreFile, "workingset_restore_file"),
+        (MemcgEvent::Max, "max"),
+        (MemcgEvent::High, "high"),
+        (MemcgEvent::OomKill, "oom_kill"),
+        (MemcgEvent::Low, "low"),
+    ];
+}
+
+/// `struct mem_cgroup`.
+#[derive(Clone, Debug)]
+pub struct Memcg {
+    /// Path below the cgroup root, `/` for the root.
+    pub path: String,
+    /// Parent memcg (`parent_mem_cgroup()`); `None` for the root.
+    pub parent: Option<MemcgId>,
+    /// Children, in creation order.
+    pub children: Vec<MemcgId>,
+    /// `memcg->memory`.
+    pub counter: PageCounter,
+    /// Page-cache pages charged here (memory.stat `file`, local).
+    pub nr_file: u64,
+    /// Dirty page-cache pages charged here (`file_dirty`, local).
+    pub nr_dirty: u64,
+    /// Event counters (local).
+    pub events: [u64; NR_MEMCG_EVENTS],
+    /// Depth in the hierarchy (root = 0).
+    pub level: u32,
+}
+
+/// The memcg hierarchy (the `memory` controller's cgroup tree).
+#[derive(Clone, Debug)]
+pub struct MemcgTree {
+    /// All memcgs; index = [`MemcgId`].
+    pub memcgs: Vec<Memcg>,
+    /// Interface generation.
+    pub version: CgroupVersion,
+}
+
+impl MemcgTree {
+    /// A tree holding only `root_mem_cgroup`.
+    pub fn new(version: CgroupVersion) -> Self {
+        MemcgTree {
+            memcgs: vec![Memcg {
+                path: "/".into(),
+                parent: None,
+                children: vec![],
+                counter: PageCounter::default(),
+                nr_file: 0,
+                nr_dirty: 0,
+                events: [0; NR_MEMCG_EVENTS],
+                level: 0,
+            }],
+            version,
+        }
+    }
+
+    /// `mem_cgroup_css_alloc()` + online: create a child of `parent`.
+    pub fn create(&mut self, parent: MemcgId, name: &str) -> MemcgId {
+        let id = MemcgId(self.memcgs.len() as u32);
+        let ppath = &self.memcgs[parent.idx()].path;
+        let path = if ppath == "/" { format!("/{name}") } else { format!("{ppath}/{name}") };
+        let level = self.memcgs[parent.idx()].level + 1;
+        self.memcgs.push(Memcg {
+            path,
+            parent: Some(parent),
+            children: vec![],
+            counter: PageCounter::default(),
+            nr_file: 0,
+            nr_dirty: 0,
+            events: [0; NR_MEMCG_EVENTS],
+            level,
+        });
+        self.memcgs[parent.idx()].children.push(id);
+        id
+    }
+
+    /// Find a memcg by path (`/a/b`).
+    pub fn by_path(&self, path: &str) -> Option<MemcgId> {
+        self.memcgs.iter().position(|m| m.path == path).map(|i| MemcgId(i as u32))
+    }
+
+    /// The memcg behind `id`.
+    #[inline]
+    pub fn get(&self, id: MemcgId) -> &Memcg {
+        &self.memcgs[id.idx()]
+    }
+
+    /// Number of memcgs, root included.
+    pub fn len(&self) -> usize {
+        self.memcgs.len()
+    }
+
+    /// Whether only the root exists.
+    pub fn is_empty(&self) -> bool {
+        self.memcgs.len() <= 1
+    }
+
+    /// `mem_cgroup_iter()` over `root` and its descendants, pre-order, into `out`.
+    pub fn subtree(&self, root: MemcgId, out: &mut Vec<MemcgId>) {
+        out.clear();
+        out.push(root);
+        let mut i = 0;
+        // Breadth-first keeps this allocation-free once `out` has grown; reclaim visits every
+        // memcg of the subtree once per priority level either way.
+        while i < out.len() {
+            let m = out[i];
+            out.extend_from_slice(&self.memcgs[m.idx()].children);
+            i += 1;
+        }
+    }
+
+    /// Whether `m` is `ancestor` or below it (`mem_cgroup_is_descendant()`).
+    pub fn is_descendant(&self, mut m: MemcgId, ancestor: MemcgId) -> bool {
+        loop {
+            if m == ancestor {
+                return true;
+            }
+            match self.memcgs[m.idx()].parent {
+                Some(p) => m = p,
+                None => return false,
+            }
+        }
+    }
+
+    /// `memcg_events()` as v2's memory.stat reports it: the subtree's sum.
+    pub fn events(&self, m: MemcgId, ev: MemcgEvent) -> u64 {
+        let mut sum = self.memcgs[m.idx()].events[ev as usize];
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.events(c, ev);
+        }
+        sum
+    }
+
+    /// memory.stat `file` (pages), hierarchical.
+    pub fn file_pages(&self, m: MemcgId) -> u64 {
+        let mut sum = self.memcgs[m.idx()].nr_file;
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.file_pages(c);
+        }
+        sum
+    }
+
+    /// `count_memcg_events()`.
+    #[inline]
+    pub fn count_event(&mut self, m: MemcgId, ev: MemcgEvent, n: u64) {
+        if m != MemcgId::NONE {
+            self.memcgs[m.idx()].events[ev as usize] += n;
+        }
+    }
+
+    /// The first counter from `m` up to the root that cannot take `nr` more pages
+    /// (`page_counter_try_charge()` failing at `fail`).
+    #[inline]
+    pub fn over_limit(&self, m: MemcgId, nr: u64) -> Option<MemcgId> {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.memcgs[c.idx()];
+            if mc.counter.usage + nr > mc.counter.max {
+                return Some(c);
+            }
+            cur = mc.parent;
+        }
+        None
+    }
+
+    /// `page_counter_charge()` on `m` and every ancestor; returns whether any counter went
+    /// above its `memory.high`.
+    #[inline]
+    pub fn counter_charge(&mut self, m: MemcgId, nr: u64) -> bool {
+        let mut over_high = false;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let pc = &mut self.memcgs[c.idx()].counter;
+            pc.usage += nr;
+            if pc.usage > pc.watermark {
+                pc.watermark = pc.usage;
+            }
+            over_high |= pc.usage > pc.high;
+            cur = self.memcgs[c.idx()].parent;
+        }
+        over_high
+    }
+
+    /// `page_counter_uncharge()` on `m` and every ancestor.
+    #[inline]
+    pub fn counter_uncharge(&mut self, m: MemcgId, nr: u64) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let pc = &mut self.memcgs[c.idx()].counter;
+            debug_assert!(pc.usage >= nr, "page counter underflow in {}", self.memcgs[c.idx()].path);
+            pc.usage -= nr;
+            cur = self.memcgs[c.idx()].parent;
+        }
+    }
+
+    /// `mem_cgroup_margin()`: pages that can still be charged to `m` before some ancestor's
+    /// limit is hit.
+    pub fn margin(&self, m: MemcgId) -> u64 {
+        let mut margin = u64::MAX;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let pc = &self.memcgs[c.idx()].counter;
+            margin = margin.min(pc.max.saturating_sub(pc.usage));
+            cur = self.memcgs[c.idx()].parent;
+        }
+        margin
+    }
+
+    /// `mem_cgroup_calculate_protection()` for every memcg below `root` (v2 only): fills
+    /// `emin`/`elow` with `effective_protection()` as in mm/memcontrol.c (without the
+    /// memory_recursiveprot mount option).
+    pub fn calculate_protection(&mut self, root: MemcgId, scratch: &mut Vec<MemcgId>) {
+        self.subtree(root, scratch);
+        for &m in scratch.iter() {
+            let (parent, usage, min, low) = {
+                let mc = &self.memcgs[m.idx()];
+                (mc.parent, mc.counter.usage, mc.counter.min, mc.counter.low)
+            };
+            if m == root || self.version == CgroupVersion::V1 {
+                let pc = &mut self.memcgs[m.idx()].counter;
+                pc.emin = 0;
+                pc.elow = 0;
+                continue;
+            }
+            let parent = parent.expect("non-root memcg has a parent");
+            if parent == root {
+                let pc = &mut self.memcgs[m.idx()].counter;
+                pc.emin = min;
+                pc.elow = low;
+                continue;
+            }
+            let pp = &self.memcgs[parent.idx()];
+            let (pemin, pelow, parent_usage) = (pp.counter.emin, pp.counter.elow, pp.counter.usage);
+            let mut sib_min = 0u64;
+            let mut sib_low = 0u64;
+            for &s in &pp.children {
+                let sc = &self.memcgs[s.idx()].counter;
+                sib_min += sc.usage.min(sc.min);
+                sib_low += sc.usage.min(sc.low);
+            }
+            let _ = parent_usage;
+            let ep = |usage: u64, setting: u64, parent_eff: u64, siblings: u64| -> u64 {
+                let protected = usage.min(setting);
+                if siblings > parent_eff && siblings > 0 {
+                    (protected as u128 * parent_eff as u128 / siblings as u128) as u64
+                } else {
+                    protected
+                }
+            };
+            let emin = ep(usage, min, pemin, sib_min);
+            let elow = ep(usage, low, pelow, sib_low);
+            let pc = &mut self.memcgs[m.idx()].counter;
+            pc.emin = emin;
+            pc.elow = elow;
+        }
+    }
+
+    /// `mem_cgroup_below_min()`.
+    pub fn below_min(&self, m: MemcgId) -> bool {
+        let pc = &self.memcgs[m.idx()].counter;
+        pc.emin > 0 && pc.emin >= pc.usage
+    }
+
+    /// `mem_cgroup_below_low()`.
+    pub fn below_low(&self, m: MemcgId) -> bool {
+        let pc = &self.memcgs[m.idx()].counter;
+        pc.elow > 0 && pc.elow >= pc.usage
+    }
+}
+
+/// Why a charge failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChargeError {
+    /// Reclaim could not make room within the retries: the memcg OOM path.
+    Oom {
+        /// The memcg whose limit could not be met.
+        over: MemcgId,
+    },
+}
+
+impl Kernel {
+    /// `try_charge_memcg()`: charge `nr` pages to `memcg`, reclaiming from the memcg whose
+    /// limit is in the way (`try_to_free_mem_cgroup_pages()`) and retrying up to the profile's
+    /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` models
+    /// `__GFP_NORETRY` readahead allocations, which give up instead of reclaiming hard.
+    pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
+        let mut retries = self.profile.max_reclaim_retries;
+        loop {
+            let Some(over) = self.memcgs.over_limit(memcg, nr) else {
+                if self.memcgs.counter_charge(memcg, nr) {
+                    self.memcgs.count_event(memcg, MemcgEvent::High, 1);
+                    self.over_high = true;
+                }
+                return Ok(());
+            };
+            self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+            self.memcgs.count_event(over, MemcgEvent::Max, 1);
+            let reclaimed = self.try_to_free_mem_cgroup_pages(over, nr);
+            if self.memcgs.margin(over) >= nr {
+                continue;
+            }
+            if reclaimed > 0 && may_reclaim {
+                continue;
+            }
+            if !may_reclaim || retries == 0 {
+                if may_reclaim {
+                    self.memcgs.count_event(over, MemcgEvent::OomKill, 1);
+                }
+                return Err(ChargeError::Oom { over });
+            }
+            retries -= 1;
+        }
+    }
+
+    /// `mem_cgroup_charge()` of a page-cache page: charge it to `memcg` and move it to that
+    /// memcg's LRU if it is on one. Counts v1 `pgpgin` and the `file` stat.
+    pub fn mem_cgroup_charge(&mut self, page: PageId, memcg: MemcgId, may_reclaim: bool) -> Result<(), ChargeError> {
+        self.cpu(self.cost.charge);
+        self.try_charge_memcg(memcg, 1, may_reclaim)?;
+        self.commit_charge(page, memcg);
+        Ok(())
+    }
+
+    /// `commit_charge()`: record `memcg` in the page after the counters were charged.
+    pub(crate) fn commit_charge(&mut self, page: PageId, memcg: MemcgId) {
+        let on_lru = self.pages[page].test(crate::mm_types::pg::LRU);
+        let lru = self.pages[page].lru;
+        if on_lru {
+            let from = self.lruvec_of(self.pages[page].memcg);
+            self.lruvecs[from].del(&mut self.pages, page);
+        }
+        let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        self.pages[page].memcg = memcg;
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file += 1;
+        m.events[MemcgEvent::Pgpgin as usize] += 1;
+        if dirty {
+            m.nr_dirty += 1;
+        }
+        if on_lru {
+            let to = self.lruvec_of(memcg);
+            self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
+        }
+    }
+
+    /// `mem_cgroup_uncharge()`: drop the page's charge (counters, `file` stat, v1 `pgpgout`)
+    /// and leave it uncharged. The caller moves it between LRUs if it stays on one.
+    pub fn mem_cgroup_uncharge(&mut self, page: PageId) {
+        let memcg = self.pages[page].memcg;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.cpu(self.cost.charge);
+        self.memcgs.counter_uncharge(memcg, 1);
+        let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file -= 1;
+        if dirty {
+            m.nr_dirty -= 1;
+        }
+        m.events[MemcgEvent::Pgpgout as usize] += 1;
+        self.pages[page].memcg = MemcgId::NONE;
+    }
+
+    /// `mem_cgroup_handle_over_high()` / `reclaim_high()`: on return to user space, reclaim
+    /// every memcg from `memcg` up whose usage is above `memory.high`.
+    pub fn mem_cgroup_handle_over_high(&mut self, memcg: MemcgId) {
+        if !self.over_high {
+            return;
+        }
+        self.over_high = false;
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let pc = &self.memcgs.get(c).counter;
+            if pc.usage > pc.high {
+                let excess = pc.usage - pc.high;
+                self.try_to_free_mem_cgroup_pages(c, excess);
+            }
+            cur = self.memcgs.get(c).parent;
+        }
+    }
+
+    /// Bytes charged to `memcg` (`memory.usage_in_bytes` / `memory.current`).
+    pub fn memcg_usage_bytes(&self, memcg: MemcgId) -> u64 {
+        self.memcgs.get(memcg).counter.usage * PAGE_SIZE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hierarchy_charges_ancestors_and_finds_the_limiting_counter() {
+        let mut t = MemcgTree::new(CgroupVersion::V2);
+        let a = t.create(MemcgId::ROOT, "a");
+        let b = t.create(a, "b");
+        assert_eq!(t.get(b).path, "/a/b");
+        assert_eq!(t.by_path("/a/b"), Some(b));
+        t.memcgs[a.idx()].counter.max = 10;
+        assert_eq!(t.over_limit(b, 10), None);
+        t.counter_charge(b, 8);
+        assert_eq!(t.get(a).counter.usage, 8);
+        assert_eq!(t.get(MemcgId::ROOT).counter.usage, 8);
+        assert_eq!(t.over_limit(b, 3), Some(a));
+        assert_eq!(t.margin(b), 2);
+        t.counter_uncharge(b, 8);
+        assert_eq!(t.get(a).counter.usage, 0);
+        assert_eq!(t.get(a).counter.watermark, 8);
+        assert!(t.is_descendant(b, a));
+        assert!(!t.is_descendant(a, b));
+        let mut sub = vec![];
+        t.subtree(a, &mut sub);
+        assert_eq!(sub, vec![a, b]);
+    }
+
+    #[test]
+    fn high_is_reported_but_does_not_block() {
+        let mut t = MemcgTree::new(CgroupVersion::V2);
+        let a = t.create(MemcgId::ROOT, "a");
+        t.memcgs[a.idx()].counter.high = 4;
+        assert!(!t.counter_charge(a, 4));
+        assert!(t.counter_charge(a, 1));
+        assert_eq!(t.get(a).counter.usage, 5);
+    }
+
+    #[test]
+    fn effective_protection_follows_the_kernel_rules() {
+        let mut t = MemcgTree::new(CgroupVersion::V2);
+        let p = t.create(MemcgId::ROOT, "p");
+        let c1 = t.create(p, "c1");
+        let c2 = t.create(p, "c2");
+        t.memcgs[p.idx()].counter.low = 100;
+        t.memcgs[c1.idx()].counter.low = 100;
+        t.memcgs[c2.idx()].counter.low = 100;
+        t.counter_charge(c1, 150);
+        t.counter_charge(c2, 50);
+        let mut s = vec![];
+        // Reclaim from the root: p is a child of the target, so elow = low.
+        t.calculate_protection(MemcgId::ROOT, &mut s);
+        assert_eq!(t.get(p).counter.elow, 100);
+        // Siblings claim min(150,100) + min(50,100) = 150 > parent's 100: shared out.
+        assert_eq!(t.get(c1).counter.elow, 100 * 100 / 150);
+        assert_eq!(t.get(c2).counter.elow, 50 * 100 / 150);
+        assert!(!t.below_low(p), "p uses 200 > elow 100");
+        // Reclaim targeted at p itself: p gets no protection, its children their own low.
+        t.calculate_protection(p, &mut s);
+        assert_eq!(t.get(p).counter.elow, 0);
+        assert_eq!(t.get(c2).counter.elow, 100);
+        assert!(t.below_low(c2));
+        assert!(!t.below_low(c1));
+    }
+
+    #[test]
+    fn v1_has_no_protection() {
+        let mut t = MemcgTree::new(CgroupVersion::V1);
+        let a = t.create(MemcgId::ROOT, "a");
+        t.memcgs[a.idx()].counter.low = 100;
+        t.counter_charge(a, 10);
+        let mut s = vec![];
+        t.calculate_protection(MemcgId::ROOT, &mut s);
+        assert!(!t.below_low(a));
+    }
+}

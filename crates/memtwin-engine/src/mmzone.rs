@@ -1,0 +1,207 @@
+//! LRU lists and the lruvec (include/linux/mmzone.h, include/linux/mm_inline.h).
+//!
+//! One [`Lruvec`] exists per (memcg, node). Lists are intrusive doubly-linked lists threaded
+//! through [`Page::prev`](crate::mm_types::Page::prev)/`next`; the head is the most recently
+//! added page and reclaim takes from the tail, as `list_add()`/`lru_to_folio()` do.
+
+use crate::mm_types::{pg, PageArena};
+use crate::types::PageId;
+
+/// `enum lru_list`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum LruList {
+    /// `LRU_INACTIVE_ANON`.
+    InactiveAnon = 0,
+    /// `LRU_ACTIVE_ANON`.
+    ActiveAnon = 1,
+    /// `LRU_INACTIVE_FILE`.
+    InactiveFile = 2,
+    /// `LRU_ACTIVE_FILE`.
+    ActiveFile = 3,
+    /// `LRU_UNEVICTABLE`.
+    Unevictable = 4,
+}
+
+/// `NR_LRU_LISTS`.
+pub const NR_LRU_LISTS: usize = 5;
+
+impl LruList {
+    /// All lists, in `enum lru_list` order.
+    pub const ALL: [LruList; NR_LRU_LISTS] = [
+        LruList::InactiveAnon,
+        LruList::ActiveAnon,
+        LruList::InactiveFile,
+        LruList::ActiveFile,
+        LruList::Unevictable,
+    ];
+    /// From the `u8` stored in a page.
+    #[inline]
+    pub fn from_u8(v: u8) -> LruList {
+        LruList::ALL[v as usize]
+    }
+    /// `is_active_lru()`.
+    pub fn is_active(self) -> bool {
+        matches!(self, LruList::ActiveAnon | LruList::ActiveFile)
+    }
+    /// `is_file_lru()`.
+    pub fn is_file(self) -> bool {
+        matches!(self, LruList::InactiveFile | LruList::ActiveFile)
+    }
+}
+
+/// One intrusive list: head (newest), tail (oldest) and length.
+#[derive(Clone, Copy, Debug)]
+pub struct ListHead {
+    /// Most recently added page.
+    pub head: PageId,
+    /// Oldest page: the next one reclaim looks at.
+    pub tail: PageId,
+    /// Number of pages on the list.
+    pub len: u64,
+}
+
+impl Default for ListHead {
+    fn default() -> Self {
+        ListHead { head: PageId::NIL, tail: PageId::NIL, len: 0 }
+    }
+}
+
+/// `struct lruvec`: the LRU lists of one memcg on one node, plus the workingset clock.
+#[derive(Clone, Debug, Default)]
+pub struct Lruvec {
+    /// `lruvec->lists[]`.
+    pub lists: [ListHead; NR_LRU_LISTS],
+    /// `lruvec->nonresident_age`: bumped on every eviction and activation in this lruvec and
+    /// its descendants (mm/workingset.c).
+    pub nonresident_age: u64,
+}
+
+impl Lruvec {
+    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`.
+    #[inline]
+    pub fn size(&self, lru: LruList) -> u64 {
+        self.lists[lru as usize].len
+    }
+
+    /// Pages on all file lists.
+    pub fn file_pages(&self) -> u64 {
+        self.size(LruList::InactiveFile) + self.size(LruList::ActiveFile)
+    }
+
+    /// `lruvec_add_folio()`: put `id` at the head of `lru` and set `PG_lru`.
+    #[inline]
+    pub fn add(&mut self, pages: &mut PageArena, id: PageId, lru: LruList) {
+        let l = &mut self.lists[lru as usize];
+        let old = l.head;
+        {
+            let p = &mut pages[id];
+            debug_assert!(!p.test(pg::LRU), "page already on an LRU");
+            p.prev = PageId::NIL;
+            p.next = old;
+            p.lru = lru as u8;
+            p.flags |= pg::LRU;
+        }
+        if old != PageId::NIL {
+            pages[old].prev = id;
+        } else {
+            l.tail = id;
+        }
+        l.head = id;
+        l.len += 1;
+    }
+
+    /// `lruvec_add_folio_tail()`: put `id` at the tail of `lru` (next to be reclaimed).
+    #[inline]
+    pub fn add_tail(&mut self, pages: &mut PageArena, id: PageId, lru: LruList) {
+        let l = &mut self.lists[lru as usize];
+        let old = l.tail;
+        {
+            let p = &mut pages[id];
+            p.next = PageId::NIL;
+            p.prev = old;
+            p.lru = lru as u8;
+            p.flags |= pg::LRU;
+        }
+        if old != PageId::NIL {
+            pages[old].next = id;
+        } else {
+            l.head = id;
+        }
+        l.tail = id;
+        l.len += 1;
+    }
+
+    /// `lruvec_del_folio()`: unlink `id` from its list and clear `PG_lru`.
+    #[inline]
+    pub fn del(&mut self, pages: &mut PageArena, id: PageId) {
+        let (prev, next, lru) = {
+            let p = &mut pages[id];
+            debug_assert!(p.test(pg::LRU), "page not on an LRU");
+            p.flags &= !pg::LRU;
+            (p.prev, p.next, p.lru)
+        };
+        let l = &mut self.lists[lru as usize];
+        if prev != PageId::NIL {
+            pages[prev].next = next;
+        } else {
+            l.head = next;
+        }
+        if next != PageId::NIL {
+            pages[next].prev = prev;
+        } else {
+            l.tail = prev;
+        }
+        l.len -= 1;
+        let p = &mut pages[id];
+        p.prev = PageId::NIL;
+        p.next = PageId::NIL;
+    }
+
+    /// The oldest page of `lru`, if any (`lru_to_folio()`).
+    #[inline]
+    pub fn tail(&self, lru: LruList) -> Option<PageId> {
+        let t = self.lists[lru as usize].tail;
+        (t != PageId::NIL).then_some(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::InodeId;
+
+    fn walk(v: &Lruvec, pages: &PageArena, lru: LruList) -> Vec<u32> {
+        let mut out = vec![];
+        let mut cur = v.lists[lru as usize].head;
+        while cur != PageId::NIL {
+            out.push(pages[cur].index);
+            cur = pages[cur].next;
+        }
+        out
+    }
+
+    #[test]
+    fn add_del_keep_order_and_counts() {
+        let mut pages = PageArena::with_capacity(8);
+        let mut v = Lruvec::default();
+        let ids: Vec<_> = (0..4).map(|i| pages.alloc(InodeId(0), i)).collect();
+        for &id in &ids {
+            v.add(&mut pages, id, LruList::InactiveFile);
+        }
+        assert_eq!(walk(&v, &pages, LruList::InactiveFile), vec![3, 2, 1, 0]);
+        assert_eq!(v.tail(LruList::InactiveFile), Some(ids[0]));
+        v.del(&mut pages, ids[1]);
+        assert_eq!(walk(&v, &pages, LruList::InactiveFile), vec![3, 2, 0]);
+        v.del(&mut pages, ids[0]);
+        v.add_tail(&mut pages, ids[0], LruList::ActiveFile);
+        assert_eq!(v.size(LruList::InactiveFile), 2);
+        assert_eq!(v.size(LruList::ActiveFile), 1);
+        assert_eq!(v.file_pages(), 3);
+        assert!(!pages[ids[1]].test(pg::LRU));
+        assert!(pages[ids[0]].test(pg::LRU));
+        v.del(&mut pages, ids[3]);
+        v.del(&mut pages, ids[2]);
+        assert_eq!(v.tail(LruList::InactiveFile), None);
+    }
+}

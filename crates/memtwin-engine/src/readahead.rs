@@ -1,0 +1,156 @@
+//! On-demand readahead (mm/readahead.c).
+//!
+//! A sequential reader's window starts at `get_init_ra_size()` of the request and grows with
+//! `get_next_ra_size()` up to the device's `read_ahead_kb`. The page at `start + size -
+//! async_size` carries `PG_readahead`; reaching it submits the next window while the reader
+//! still consumes the current one. Pages read ahead but reclaimed before they are used are
+//! read again, which is the read amplification real kernels show under tight memcg limits.
+
+use crate::kernel::Kernel;
+use crate::mm_types::pg;
+use crate::types::{InodeId, MemcgId, PAGE_SIZE};
+
+/// `struct file_ra_state`, one per open file.
+#[derive(Clone, Debug, Default)]
+pub struct FileRaState {
+    /// `start`: first page of the current window.
+    pub start: u32,
+    /// `size`: pages in the current window.
+    pub size: u32,
+    /// `async_size`: pages before the window end at which the next one is started.
+    pub async_size: u32,
+    /// `ra_pages`: the window limit.
+    pub ra_pages: u32,
+    /// Last page index read (`prev_pos >> PAGE_SHIFT`).
+    pub prev_index: Option<u32>,
+    /// `FMODE_RANDOM` (POSIX_FADV_RANDOM): read only what is asked for.
+    pub random: bool,
+}
+
+impl FileRaState {
+    /// `file_ra_state_init()`: a new open file with a window limit of `ra_pages`.
+    pub fn new(ra_pages: u32) -> Self {
+        FileRaState { ra_pages: ra_pages.max(1), ..Default::default() }
+    }
+}
+
+/// `get_init_ra_size()`.
+pub fn get_init_ra_size(size: u32, max: u32) -> u32 {
+    let newsize = size.max(1).next_power_of_two();
+    if newsize <= max / 32 {
+        newsize * 4
+    } else if newsize <= max / 4 {
+        newsize * 2
+    } else {
+        max
+    }
+}
+
+/// `get_next_ra_size()`.
+pub fn get_next_ra_size(cur: u32, max: u32) -> u32 {
+    if cur < max / 16 {
+        4 * cur
+    } else if cur <= max / 2 {
+        2 * cur
+    } else {
+        max
+    }
+}
+
+impl Kernel {
+    /// `page_cache_sync_ra()`: a read missed at `index` wanting `req` pages. A sequential miss
+    /// (first page, or right after the previous read) starts a fresh ramp-up window there; a
+    /// random one reads just the request.
+    pub fn page_cache_sync_ra(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, req: u32, memcg: MemcgId) {
+        let max = ra.ra_pages;
+        if ra.random {
+            // force_page_cache_ra() of just the request.
+            self.do_page_cache_ra(inode, index, req, 0, memcg);
+            return;
+        }
+        let sequential = index == 0 || ra.prev_index.is_some_and(|p| p + 1 == index || p == index);
+        if !sequential {
+            self.do_page_cache_ra(inode, index, req.min(max), 0, memcg);
+            return;
+        }
+        ra.start = index;
+        ra.size = get_init_ra_size(req, max);
+        ra.async_size = if ra.size > req { ra.size - req } else { ra.size };
+        self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+    }
+
+    /// `page_cache_async_ra()`: the reader reached the `PG_readahead` page at `index`; push
+    /// the window forward and grow it.
+    pub fn page_cache_async_ra(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, req: u32, memcg: MemcgId) {
+        let max = ra.ra_pages;
+        let expected = ra.start.wrapping_add(ra.size).wrapping_sub(ra.async_size);
+        if index == expected || index == ra.start + ra.size {
+            ra.start += ra.size;
+        } else {
+            // Interleaved or restarted stream: start a window after the marker page.
+            ra.start = index + 1;
+            ra.size = req.max(1);
+        }
+        ra.size = get_next_ra_size(ra.size, max);
+        ra.async_size = ra.size;
+        self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+    }
+
+    /// `do_page_cache_ra()` + `page_cache_ra_unbounded()`: add the missing pages of
+    /// `index..index+nr` (clamped to the file), mark the page `lookahead` before the end with
+    /// `PG_readahead`, and submit each contiguous run of new pages as one request. Allocation
+    /// uses `__GFP_NORETRY`: when a charge fails after one reclaim pass, readahead stops.
+    pub fn do_page_cache_ra(&mut self, inode: InodeId, index: u32, nr: u32, lookahead: u32, memcg: MemcgId) {
+        let size = self.inodes[inode.idx()].size;
+        if size == 0 {
+            return;
+        }
+        let last_page = ((size - 1) / PAGE_SIZE) as u32;
+        if index > last_page {
+            return;
+        }
+        let end = index.saturating_add(nr).min(last_page + 1);
+        let mark = (index + nr).saturating_sub(lookahead);
+        let mut run_start = index;
+        let mut run_len = 0u32;
+        for i in index..end {
+            if self.mappings[inode.idx()].lookup(i).is_some() {
+                self.read_pages(inode, run_start, run_len);
+                run_start = i + 1;
+                run_len = 0;
+                continue;
+            }
+            match self.filemap_add_folio(inode, i, memcg, false) {
+                Ok(p) => {
+                    if i == mark && lookahead > 0 {
+                        self.pages[p].flags |= pg::READAHEAD;
+                    }
+                    run_len += 1;
+                }
+                Err(_) => break,
+            }
+        }
+        self.read_pages(inode, run_start, run_len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_sizes_follow_mm_readahead() {
+        // read_ahead_kb = 128 (32 pages), cat's 128 KiB requests (32 pages).
+        assert_eq!(get_init_ra_size(32, 32), 32);
+        assert_eq!(get_next_ra_size(32, 32), 32);
+        // read_ahead_kb = 8192 (2048 pages): 32 -> 128 -> 256 -> ... -> 2048.
+        assert_eq!(get_init_ra_size(32, 2048), 128);
+        assert_eq!(get_next_ra_size(128, 2048), 256);
+        assert_eq!(get_next_ra_size(1024, 2048), 2048);
+        assert_eq!(get_next_ra_size(2048, 2048), 2048);
+        // Small requests get 4x, medium 2x.
+        assert_eq!(get_init_ra_size(1, 2048), 4);
+        assert_eq!(get_init_ra_size(300, 2048), 1024);
+        assert_eq!(get_next_ra_size(4, 2048), 16);
+    }
+}

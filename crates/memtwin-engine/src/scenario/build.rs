@@ -1,0 +1,784 @@
+//! From a located value tree to a typed [`Scenario`]: apply the variant and `--set`
+//! overrides, check every key and value, resolve every name, and collect every problem with
+//! its place and a fix.
+
+use super::model::*;
+use super::units::{parse_duration, parse_size};
+use super::value::{merge, Loc, Node, ScenarioError, ScenarioErrors, Sources, Val};
+use crate::memcontrol::CgroupVersion;
+use crate::profile::{profile, profiles, Policies};
+
+const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "cgroups", "files", "tasks", "report", "variants", "published"];
+
+pub(crate) struct Cx<'a> {
+    pub sources: &'a Sources,
+    pub errors: Vec<ScenarioError>,
+}
+
+impl Cx<'_> {
+    fn err(&mut self, loc: &Loc, message: impl Into<String>, fix: impl Into<String>) {
+        self.errors.push(ScenarioError { location: self.sources.describe(loc), message: message.into(), fix: fix.into() });
+    }
+}
+
+/// Edit distance, for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+fn suggest(word: &str, known: &[&str]) -> String {
+    let best = known.iter().map(|k| (distance(word, k), *k)).min();
+    match best {
+        Some((d, k)) if d <= 3 || k.contains(word) || word.contains(k) => format!("did you mean `{k}`? "),
+        _ => String::new(),
+    }
+}
+
+struct Tab<'n> {
+    name: String,
+    entries: &'n [(String, Loc, Node)],
+    used: Vec<bool>,
+}
+
+impl<'n> Tab<'n> {
+    fn new(cx: &mut Cx, node: &'n Node, name: &str) -> Option<Tab<'n>> {
+        match &node.v {
+            Val::Table(entries) => Some(Tab { name: name.to_string(), entries, used: vec![false; entries.len()] }),
+            other => {
+                cx.err(&node.loc, format!("{name} must be a table, not {}", other.type_name()), format!("write {name} as a [table] of keys"));
+                None
+            }
+        }
+    }
+
+    fn get(&mut self, key: &str) -> Option<&'n Node> {
+        let i = self.entries.iter().position(|(k, _, _)| k == key)?;
+        self.used[i] = true;
+        Some(&self.entries[i].2)
+    }
+
+    fn finish(&self, cx: &mut Cx, known: &[&str]) {
+        for (i, (k, kloc, _)) in self.entries.iter().enumerate() {
+            if !self.used[i] {
+                cx.err(
+                    kloc,
+                    format!("unknown key `{k}` in {}", self.name),
+                    format!("{}remove it; the keys {} takes are: {}", suggest(k, known), self.name, known.join(", ")),
+                );
+            }
+        }
+    }
+}
+
+fn get_str<'n>(cx: &mut Cx, n: &'n Node, what: &str) -> Option<&'n str> {
+    match &n.v {
+        Val::Str(s) => Some(s),
+        other => {
+            cx.err(&n.loc, format!("{what} must be a string, not {}", other.type_name()), format!("quote it: {what} = \"...\""));
+            None
+        }
+    }
+}
+
+fn get_bool(cx: &mut Cx, n: &Node, what: &str) -> Option<bool> {
+    match &n.v {
+        Val::Bool(b) => Some(*b),
+        other => {
+            cx.err(&n.loc, format!("{what} must be true or false, not {}", other.type_name()), format!("write {what} = true or {what} = false"));
+            None
+        }
+    }
+}
+
+fn get_uint(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
+    match &n.v {
+        Val::Int(i) if *i >= 0 => Some(*i as u64),
+        Val::Int(i) => {
+            cx.err(&n.loc, format!("{what} is negative ({i})"), format!("write a whole number of 0 or more for {what}"));
+            None
+        }
+        other => {
+            cx.err(&n.loc, format!("{what} must be a whole number, not {}", other.type_name()), format!("write {what} = 8 (no quotes)"));
+            None
+        }
+    }
+}
+
+const SIZE_FIX: &str = "write bytes as a number (4096) or with a binary suffix as the kernel does (\"128K\", \"20M\", \"1G\")";
+
+fn get_size(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
+    match &n.v {
+        Val::Int(i) if *i >= 0 => Some(*i as u64),
+        Val::Int(i) => {
+            cx.err(&n.loc, format!("{what} is negative ({i})"), SIZE_FIX);
+            None
+        }
+        Val::Str(s) => match parse_size(s) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                cx.err(&n.loc, format!("{what}: {e}"), SIZE_FIX);
+                None
+            }
+        },
+        other => {
+            cx.err(&n.loc, format!("{what} must be a size, not {}", other.type_name()), SIZE_FIX);
+            None
+        }
+    }
+}
+
+/// A limit: a size or "max".
+fn get_limit(cx: &mut Cx, n: &Node, what: &str) -> Option<Option<u64>> {
+    if let Val::Str(s) = &n.v {
+        if s.trim() == "max" {
+            return Some(None);
+        }
+    }
+    get_size(cx, n, what).map(Some)
+}
+
+const DURATION_FIX: &str = "write a duration with a unit: \"5ms\", \"100us\", \"2s\"";
+
+fn get_duration(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
+    match &n.v {
+        Val::Str(s) => match parse_duration(s) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                cx.err(&n.loc, format!("{what}: {e}"), DURATION_FIX);
+                None
+            }
+        },
+        Val::Int(0) => Some(0),
+        other => {
+            cx.err(&n.loc, format!("{what} must be a duration string, not {}", other.type_name()), DURATION_FIX);
+            None
+        }
+    }
+}
+
+/// A bandwidth: a size per second, with an optional `/s`.
+fn get_bandwidth(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
+    let stripped;
+    let n2 = match &n.v {
+        Val::Str(s) => {
+            stripped = Node { v: Val::Str(s.trim().trim_end_matches("/s").to_string()), loc: n.loc.clone() };
+            &stripped
+        }
+        _ => n,
+    };
+    let v = get_size(cx, n2, what)?;
+    if v == 0 {
+        cx.err(&n.loc, format!("{what} is zero"), "give the device a bandwidth above zero, e.g. \"100M\" (bytes per second)");
+        return None;
+    }
+    Some(v)
+}
+
+fn table_entries<'n>(cx: &mut Cx, n: &'n Node, name: &str) -> &'n [(String, Loc, Node)] {
+    match &n.v {
+        Val::Table(e) => e,
+        other => {
+            cx.err(&n.loc, format!("{name} must be a table, not {}", other.type_name()), format!("write [{name}.NAME] tables"));
+            &[]
+        }
+    }
+}
+
+/// The variants a document declares: (name, description).
+pub fn variants(doc: &Node) -> Vec<(String, String)> {
+    let Val::Table(top) = &doc.v else { return vec![] };
+    let Some((_, _, vars)) = top.iter().find(|(k, _, _)| k == "variants") else { return vec![] };
+    let Val::Table(vs) = &vars.v else { return vec![] };
+    vs.iter()
+        .map(|(name, _, v)| {
+            let desc = match &v.v {
+                Val::Table(e) => e
+                    .iter()
+                    .find(|(k, _, _)| k == "description")
+                    .and_then(|(_, _, d)| if let Val::Str(s) = &d.v { Some(s.clone()) } else { None })
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
+            (name.clone(), desc)
+        })
+        .collect()
+}
+
+/// Apply `variant` and `sets` to `doc` and build the scenario.
+pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node]) -> Result<Scenario, ScenarioErrors> {
+    let mut cx = Cx { sources, errors: vec![] };
+    let Val::Table(top) = &doc.v else {
+        cx.err(&doc.loc, "a scenario must be a table", "start the file with a [scenario] table");
+        return Err(ScenarioErrors(cx.errors));
+    };
+    // The base document without `variants`; `published` is for reports and is never read here.
+    let mut base = Node { v: Val::Table(top.iter().filter(|(k, _, _)| k != "variants").cloned().collect()), loc: doc.loc.clone() };
+    let declared = variants(doc);
+    if let Some(name) = variant {
+        let Val::Table(top) = &doc.v else { unreachable!() };
+        let node = top
+            .iter()
+            .find(|(k, _, _)| k == "variants")
+            .and_then(|(_, _, vs)| if let Val::Table(e) = &vs.v { e.iter().find(|(k, _, _)| k == name) } else { None });
+        match node {
+            None => {
+                let names: Vec<_> = declared.iter().map(|(n, _)| n.as_str()).collect();
+                cx.err(
+                    &doc.loc,
+                    format!("the scenario has no variant `{name}`"),
+                    if names.is_empty() {
+                        "run without --variant: this scenario declares no [variants.NAME] tables".to_string()
+                    } else {
+                        format!("{}use one of: {}", suggest(name, &names), names.join(", "))
+                    },
+                );
+                return Err(ScenarioErrors(cx.errors));
+            }
+            Some((_, _, vnode)) => {
+                if let Some(mut t) = Tab::new(&mut cx, vnode, &format!("[variants.{name}]")) {
+                    let mut over = vec![];
+                    for (k, kloc, v) in t.entries {
+                        if k == "description" {
+                            get_str(&mut cx, v, &format!("variants.{name}.description"));
+                        } else if k == "variants" || !TOP_KEYS.contains(&k.as_str()) {
+                            // Reported by finish() below.
+                            continue;
+                        } else {
+                            over.push((k.clone(), kloc.clone(), v.clone()));
+                        }
+                    }
+                    t.get("description");
+                    for (k, _, _) in &over {
+                        t.get(k);
+                    }
+                    let known: Vec<&str> = std::iter::once("description").chain(TOP_KEYS.iter().copied().filter(|k| *k != "variants")).collect();
+                    t.finish(&mut cx, &known);
+                    merge(&mut base, &Node { v: Val::Table(over), loc: vnode.loc.clone() });
+                }
+            }
+        }
+    }
+    for s in sets {
+        merge(&mut base, s);
+    }
+    let scn = extract(&mut cx, &base, variant, &declared);
+    if cx.errors.is_empty() {
+        Ok(scn.expect("no errors means a scenario"))
+    } else {
+        Err(ScenarioErrors(cx.errors))
+    }
+}
+
+fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, String)]) -> Option<Scenario> {
+    let mut top = Tab::new(cx, doc, "the scenario")?;
+    let _ = declared;
+
+    // [scenario]
+    let mut name = String::from("unnamed");
+    let mut description = String::new();
+    let mut seed = 0u64;
+    match top.get("scenario") {
+        Some(n) => {
+            if let Some(mut t) = Tab::new(cx, n, "[scenario]") {
+                match t.get("name") {
+                    Some(v) => name = get_str(cx, v, "scenario.name").unwrap_or("unnamed").to_string(),
+                    None => cx.err(&n.loc, "[scenario] has no `name`", "add name = \"my-experiment\" to [scenario]"),
+                }
+                if let Some(v) = t.get("description") {
+                    description = get_str(cx, v, "scenario.description").unwrap_or("").to_string();
+                }
+                if let Some(v) = t.get("seed") {
+                    seed = get_uint(cx, v, "scenario.seed").unwrap_or(0);
+                }
+                t.finish(cx, &["name", "description", "seed"]);
+            }
+        }
+        None => cx.err(&doc.loc, "the scenario has no [scenario] table", "add [scenario] with name = \"...\" at the top"),
+    }
+
+    // [kernel]
+    let mut prof = profile("linux-6.6").expect("built-in profile");
+    let mut policies = Policies::default();
+    let mut version = CgroupVersion::V2;
+    if let Some(n) = top.get("kernel") {
+        if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
+            if let Some(v) = t.get("profile") {
+                if let Some(s) = get_str(cx, v, "kernel.profile") {
+                    match profile(s) {
+                        Some(p) => prof = p,
+                        None => {
+                            let names: Vec<&str> = profiles().iter().map(|p| p.name).collect();
+                            cx.err(&v.loc, format!("unknown kernel profile `{s}`"), format!("{}use one of: {}", suggest(s, &names), names.join(", ")));
+                        }
+                    }
+                }
+            }
+            policies = prof.policies.clone();
+            if let Some(v) = t.get("cgroup") {
+                match get_str(cx, v, "kernel.cgroup") {
+                    Some("v1") => version = CgroupVersion::V1,
+                    Some("v2") => version = CgroupVersion::V2,
+                    Some(other) => cx.err(&v.loc, format!("kernel.cgroup is \"{other}\""), "write kernel.cgroup = \"v1\" or \"v2\""),
+                    None => {}
+                }
+            }
+            if let Some(pn) = t.get("policies") {
+                if let Some(mut pt) = Tab::new(cx, pn, "[kernel.policies]") {
+                    if let Some(v) = pt.get("recharge_on_pagecache_get") {
+                        if let Some(b) = get_bool(cx, v, "kernel.policies.recharge_on_pagecache_get") {
+                            policies.recharge_on_pagecache_get = b;
+                        }
+                    }
+                    pt.finish(cx, &["recharge_on_pagecache_get"]);
+                }
+            }
+            t.finish(cx, &["profile", "cgroup", "policies"]);
+        }
+    }
+
+    // [machine]
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0 };
+    let mut reserved = None;
+    match top.get("machine") {
+        Some(n) => {
+            if let Some(mut t) = Tab::new(cx, n, "[machine]") {
+                match t.get("ram") {
+                    Some(v) => {
+                        if let Some(r) = get_size(cx, v, "machine.ram") {
+                            if r < 16 << 20 {
+                                cx.err(&v.loc, format!("machine.ram is {r} bytes, too small to boot"), "give the machine at least \"16M\" of RAM");
+                            }
+                            machine.ram = r;
+                        }
+                    }
+                    None => cx.err(&n.loc, "[machine] has no `ram`", "add ram = \"16G\" to [machine]"),
+                }
+                if let Some(v) = t.get("cpus") {
+                    match get_uint(cx, v, "machine.cpus") {
+                        Some(0) => cx.err(&v.loc, "machine.cpus is 0", "give the machine at least one CPU"),
+                        Some(c) => machine.cpus = c.min(8192) as u32,
+                        None => {}
+                    }
+                }
+                if let Some(v) = t.get("kernel_reserved") {
+                    reserved = get_size(cx, v, "machine.kernel_reserved");
+                }
+                t.finish(cx, &["ram", "cpus", "kernel_reserved"]);
+            }
+        }
+        None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
+    }
+    // struct page is 64 bytes per 4 KiB page (include/linux/mm_types.h): 1/64 of RAM.
+    machine.kernel_reserved = reserved.unwrap_or(machine.ram / 64);
+    if machine.kernel_reserved >= machine.ram && machine.ram > 0 {
+        cx.err(&doc.loc, "machine.kernel_reserved is not below machine.ram", "lower machine.kernel_reserved or raise machine.ram");
+    }
+
+    // [devices.NAME]
+    let mut devices = vec![];
+    if let Some(n) = top.get("devices") {
+        for (dname, kloc, dn) in table_entries(cx, n, "devices") {
+            let Some(mut t) = Tab::new(cx, dn, &format!("[devices.{dname}]")) else { continue };
+            let read_bw = match t.get("read_bw") {
+                Some(v) => get_bandwidth(cx, v, "read_bw"),
+                None => {
+                    cx.err(kloc, format!("[devices.{dname}] has no `read_bw`"), "add read_bw = \"100M\" (bytes per second)");
+                    None
+                }
+            };
+            let write_bw = t.get("write_bw").and_then(|v| get_bandwidth(cx, v, "write_bw"));
+            let seek = t.get("seek").and_then(|v| get_duration(cx, v, "seek")).unwrap_or(0);
+            let read_ahead_kb = t.get("read_ahead_kb").and_then(|v| get_uint(cx, v, "read_ahead_kb")).unwrap_or(128);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
+            let rb = read_bw.unwrap_or(1);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
+        }
+    }
+
+    // [cgroups.PATH]
+    let mut cgroups: Vec<CgroupSpec> = vec![];
+    let mut procs: Vec<(String, Loc, usize)> = vec![];
+    let mut cgroup_locs: Vec<Loc> = vec![];
+    if let Some(n) = top.get("cgroups") {
+        let entries = table_entries(cx, n, "cgroups");
+        for (cpath, kloc, cn) in entries {
+            let path = cpath.trim_matches('/').to_string();
+            let what = format!("[cgroups.\"{cpath}\"]");
+            if path.is_empty() || path.split('/').any(|s| s.is_empty() || s == "." || s == "..") {
+                cx.err(kloc, format!("`{cpath}` is not a cgroup path"), "name cgroups by their path below the root, e.g. \"ct\" or \"jobs/a\"");
+                continue;
+            }
+            let Some(mut t) = Tab::new(cx, cn, &what) else { continue };
+            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0 };
+            let (known, v2keys): (&[&str], bool) = match version {
+                CgroupVersion::V1 => (&["memory.limit_in_bytes", "procs"], false),
+                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "procs"], true),
+            };
+            for (k, kl, v) in t.entries.iter() {
+                let key = k.as_str();
+                match (key, v2keys) {
+                    ("memory.limit_in_bytes", false) | ("memory.max", true) => spec.max = get_limit(cx, v, key).unwrap_or(None),
+                    ("memory.high", true) => spec.high = get_limit(cx, v, key).unwrap_or(None),
+                    ("memory.low", true) => spec.low = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
+                    ("memory.min", true) => spec.min = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
+                    ("memory.max" | "memory.high" | "memory.low" | "memory.min", false) => cx.err(
+                        kl,
+                        format!("`{key}` is a cgroup v2 file but this scenario uses cgroup v1"),
+                        "use \"memory.limit_in_bytes\", or set kernel.cgroup = \"v2\"",
+                    ),
+                    ("memory.limit_in_bytes", true) => cx.err(
+                        kl,
+                        "`memory.limit_in_bytes` is a cgroup v1 file but this scenario uses cgroup v2",
+                        "use \"memory.max\", or set kernel.cgroup = \"v1\"",
+                    ),
+                    ("procs", _) => match &v.v {
+                        Val::Arr(items) => {
+                            for it in items {
+                                if let Some(s) = get_str(cx, it, "procs entry") {
+                                    procs.push((s.to_string(), it.loc.clone(), cgroups.len()));
+                                }
+                            }
+                        }
+                        other => cx.err(&v.loc, format!("procs must be an array of task names, not {}", other.type_name()), "write procs = [\"task1\", \"task2\"]"),
+                    },
+                    _ => continue,
+                }
+                let i = t.entries.iter().position(|(kk, _, _)| kk == k).unwrap();
+                t.used[i] = true;
+            }
+            t.finish(cx, known);
+            cgroups.push(spec);
+            cgroup_locs.push(kloc.clone());
+        }
+        // Parents first, each parent declared.
+        let mut order: Vec<usize> = (0..cgroups.len()).collect();
+        order.sort_by_key(|&i| cgroups[i].path.matches('/').count());
+        for &i in &order {
+            if let Some((parent, _)) = cgroups[i].path.rsplit_once('/') {
+                if !cgroups.iter().any(|c| c.path == parent) {
+                    cx.err(
+                        &cgroup_locs[i],
+                        format!("cgroup `{}` has no parent `{parent}` in [cgroups]", cgroups[i].path),
+                        format!("declare [cgroups.\"{parent}\"] too (it may be empty)"),
+                    );
+                }
+            }
+        }
+        let remap: Vec<usize> = {
+            let mut r = vec![0; order.len()];
+            for (new, &old) in order.iter().enumerate() {
+                r[old] = new;
+            }
+            r
+        };
+        cgroups = order.iter().map(|&i| cgroups[i].clone()).collect();
+        for p in procs.iter_mut() {
+            p.2 = remap[p.2];
+        }
+    }
+    let find_cgroup = |cx: &mut Cx, n: &Node, what: &str, cgroups: &[CgroupSpec]| -> Option<Option<usize>> {
+        let s = get_str(cx, n, what)?;
+        let path = s.trim_matches('/');
+        if path.is_empty() {
+            return Some(None);
+        }
+        match cgroups.iter().position(|c| c.path == path) {
+            Some(i) => Some(Some(i)),
+            None => {
+                let names: Vec<&str> = cgroups.iter().map(|c| c.path.as_str()).collect();
+                cx.err(
+                    &n.loc,
+                    format!("unknown cgroup `{s}`"),
+                    format!("{}declare it as [cgroups.\"{path}\"], or use one of: {} (\"/\" is the root)", suggest(path, &names), if names.is_empty() { "none declared".to_string() } else { names.join(", ") }),
+                );
+                None
+            }
+        }
+    };
+
+    // [files.PATH]
+    let mut files: Vec<FileSpec> = vec![];
+    if let Some(n) = top.get("files") {
+        for (fpath, kloc, fnode) in table_entries(cx, n, "files") {
+            let what = format!("[files.\"{fpath}\"]");
+            let Some(mut t) = Tab::new(cx, fnode, &what) else { continue };
+            let size = match t.get("size") {
+                Some(v) => get_size(cx, v, "size").unwrap_or(0),
+                None => {
+                    cx.err(kloc, format!("{what} has no `size`"), "add size = \"1G\" (use 0 for a file that writes will fill)");
+                    0
+                }
+            };
+            let device = match t.get("device") {
+                Some(v) => get_str(cx, v, "device").and_then(|d| match devices.iter().position(|x| x.name == d) {
+                    Some(i) => Some(i),
+                    None => {
+                        let names: Vec<&str> = devices.iter().map(|x| x.name.as_str()).collect();
+                        cx.err(&v.loc, format!("unknown device `{d}`"), format!("{}declare [devices.{d}] or use one of: {}", suggest(d, &names), names.join(", ")));
+                        None
+                    }
+                }),
+                None if devices.len() == 1 => Some(0),
+                None if devices.is_empty() => {
+                    cx.err(kloc, format!("{what} needs a device but the scenario declares none"), "add a [devices.sda] table with read_bw = \"100M\"");
+                    None
+                }
+                None => {
+                    cx.err(kloc, format!("{what} has no `device` and there are several"), "add device = \"NAME\" to the file");
+                    None
+                }
+            };
+            let uid = t.get("uid").and_then(|v| get_uint(cx, v, "uid")).unwrap_or(0) as u32;
+            let mode = t.get("mode").and_then(|v| get_uint(cx, v, "mode")).unwrap_or(0o644) as u32;
+            t.finish(cx, &["size", "device", "uid", "mode"]);
+            if size > (u32::MAX as u64 - 1) * crate::types::PAGE_SIZE {
+                cx.err(kloc, format!("{what} is larger than the engine's 16 TiB file limit"), "make the file smaller than 16T");
+            }
+            files.push(FileSpec { path: fpath.clone(), size, device: device.unwrap_or(0), uid, mode });
+        }
+    }
+
+    // [tasks.NAME]
+    let mut tasks: Vec<TaskSpec> = vec![];
+    let mut task_locs: Vec<(Loc, bool)> = vec![];
+    if let Some(n) = top.get("tasks") {
+        for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
+            let what = format!("[tasks.{tname}]");
+            let Some(mut t) = Tab::new(cx, tn, &what) else { continue };
+            let mut cg_from_task = None;
+            if let Some(v) = t.get("cgroup") {
+                cg_from_task = Some((find_cgroup(cx, v, "cgroup", &cgroups).unwrap_or(None), v.loc.clone()));
+            }
+            let start = t.get("start").and_then(|v| get_duration(cx, v, "start")).unwrap_or(0);
+            let mut ops = vec![];
+            match t.get("ops") {
+                Some(Node { v: Val::Arr(items), .. }) => {
+                    for (i, it) in items.iter().enumerate() {
+                        if let Some(op) = extract_op(cx, it, tname, i, &files, &cgroups, &find_cgroup) {
+                            ops.push(op);
+                        }
+                    }
+                }
+                Some(other) => cx.err(&other.loc, format!("ops must be an array, not {}", other.v.type_name()), "write ops = [ { op = \"read\", file = \"/data/f\" } ]"),
+                None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
+            }
+            t.finish(cx, &["cgroup", "ops", "start"]);
+            task_locs.push((kloc.clone(), cg_from_task.is_some()));
+            tasks.push(TaskSpec { name: tname.clone(), cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, ops });
+        }
+    }
+    // A task is in exactly one place: its own `cgroup` key or one cgroup's `procs`.
+    let mut placed: Vec<Option<String>> = tasks.iter().enumerate().map(|(i, t)| task_locs[i].1.then(|| format!("tasks.{}.cgroup", t.name))).collect();
+    for (tname, loc, cg) in &procs {
+        match tasks.iter().position(|t| &t.name == tname) {
+            None => {
+                let names: Vec<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
+                cx.err(loc, format!("procs names unknown task `{tname}`"), format!("{}declare [tasks.{tname}] or use one of: {}", suggest(tname, &names), names.join(", ")));
+            }
+            Some(i) => {
+                if let Some(prev) = &placed[i] {
+                    cx.err(
+                        loc,
+                        format!("task `{tname}` is placed in two cgroups (here and in {prev})"),
+                        "a task runs in one cgroup: keep one placement (use an op { op = \"move\" } to move it later)",
+                    );
+                } else {
+                    placed[i] = Some(format!("cgroups.{}.procs", cgroups[*cg].path));
+                    tasks[i].cgroup = Some(*cg);
+                }
+            }
+        }
+    }
+
+    // [report]
+    let mut sample_interval = 100_000_000;
+    let mut report_metrics = vec![];
+    if let Some(n) = top.get("report") {
+        if let Some(mut t) = Tab::new(cx, n, "[report]") {
+            if let Some(v) = t.get("sample_interval") {
+                if let Some(d) = get_duration(cx, v, "report.sample_interval") {
+                    if d < 1_000_000 {
+                        cx.err(&v.loc, "report.sample_interval is below 1ms", "sample at \"1ms\" or more");
+                    } else {
+                        sample_interval = d;
+                    }
+                }
+            }
+            if let Some(v) = t.get("metrics") {
+                let known = crate::metrics::metric_names();
+                match &v.v {
+                    Val::Arr(items) => {
+                        for it in items {
+                            if let Some(s) = get_str(cx, it, "report.metrics entry") {
+                                if known.iter().any(|k| k == s) {
+                                    report_metrics.push(s.to_string());
+                                } else {
+                                    let ks: Vec<&str> = known.iter().map(|s| s.as_str()).collect();
+                                    cx.err(&it.loc, format!("unknown metric `{s}`"), format!("{}see `memtwin metrics` for the list", suggest(s, &ks)));
+                                }
+                            }
+                        }
+                    }
+                    other => cx.err(&v.loc, format!("report.metrics must be an array, not {}", other.type_name()), "write metrics = [\"elapsed_s\", \"read_bytes\"]"),
+                }
+            }
+            t.finish(cx, &["sample_interval", "metrics"]);
+        }
+    }
+    top.get("variants");
+    top.get("published");
+    top.finish(cx, TOP_KEYS);
+    if tasks.is_empty() && cx.errors.is_empty() {
+        cx.err(&doc.loc, "the scenario has no tasks", "add a [tasks.NAME] table with ops = [...]");
+    }
+    Some(Scenario {
+        name,
+        description,
+        variant: variant.map(str::to_string),
+        seed,
+        machine,
+        profile: prof,
+        policies,
+        cgroup_version: version,
+        devices,
+        cgroups,
+        files,
+        tasks,
+        sample_interval,
+        report_metrics,
+    })
+}
+
+type FindCgroup = dyn Fn(&mut Cx, &Node, &str, &[CgroupSpec]) -> Option<Option<usize>>;
+
+fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], cgroups: &[CgroupSpec], find_cgroup: &FindCgroup) -> Option<OpSpec> {
+    let what = format!("tasks.{task}.ops[{i}]");
+    let mut t = Tab::new(cx, n, &what)?;
+    let kind = match t.get("op") {
+        Some(v) => get_str(cx, v, "op").map(|s| (s.to_string(), v.loc.clone())),
+        None => {
+            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, fsync, sleep, move)");
+            None
+        }
+    };
+    let file_of = |cx: &mut Cx, t: &mut Tab| -> Option<usize> {
+        let Some(v) = t.get("file") else {
+            cx.err(&n.loc, format!("{what} has no `file`"), "add file = \"/path\" naming a [files] entry");
+            return None;
+        };
+        let s = get_str(cx, v, "file")?;
+        match files.iter().position(|f| f.path == s) {
+            Some(i) => Some(i),
+            None => {
+                let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{}declare [files.\"{s}\"] or use one of: {}", suggest(s, &names), names.join(", ")));
+                None
+            }
+        }
+    };
+    let (kind, kloc) = kind?;
+    let step = t.get("step").and_then(|v| get_str(cx, v, "step").map(str::to_string)).unwrap_or_else(|| format!("{task}:{i} {kind}"));
+    let op = match kind.as_str() {
+        "read" => {
+            let file = file_of(cx, &mut t);
+            let offset = t.get("offset").and_then(|v| get_size(cx, v, "offset")).unwrap_or(0);
+            let length = t.get("length").and_then(|v| get_size(cx, v, "length"));
+            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, "bufsize")).unwrap_or(128 << 10);
+            if bufsize == 0 {
+                cx.err(&n.loc, format!("{what}: bufsize is 0"), "read with a buffer of at least 1 byte, e.g. bufsize = \"128K\" (cat's)");
+            }
+            let pattern = match t.get("pattern") {
+                None => Pattern::Sequential,
+                Some(v) => match get_str(cx, v, "pattern") {
+                    Some("sequential") => Pattern::Sequential,
+                    Some("random") => {
+                        let count = match t.get("count") {
+                            Some(c) => get_uint(cx, c, "count").unwrap_or(1),
+                            None => {
+                                cx.err(&v.loc, "a random read needs `count`", "add count = 1000 (number of reads)");
+                                1
+                            }
+                        };
+                        Pattern::Random { count }
+                    }
+                    Some(other) => {
+                        cx.err(&v.loc, format!("unknown pattern `{other}`"), "write pattern = \"sequential\" or \"random\"");
+                        Pattern::Sequential
+                    }
+                    None => Pattern::Sequential,
+                },
+            };
+            let fadvise = match t.get("fadvise") {
+                None => Advice::Normal,
+                Some(v) => match get_str(cx, v, "fadvise") {
+                    Some("normal") => Advice::Normal,
+                    Some("sequential") => Advice::Sequential,
+                    Some("random") => Advice::Random,
+                    Some(other) => {
+                        cx.err(&v.loc, format!("unknown fadvise `{other}`"), "write fadvise = \"normal\", \"sequential\" (as cat does) or \"random\"");
+                        Advice::Normal
+                    }
+                    None => Advice::Normal,
+                },
+            };
+            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "pattern", "count", "fadvise"]);
+            OpKind::Read { file: file?, offset, length, bufsize: bufsize.max(1), pattern, fadvise }
+        }
+        "write" => {
+            let file = file_of(cx, &mut t);
+            let offset = t.get("offset").and_then(|v| get_size(cx, v, "offset")).unwrap_or(0);
+            let length = match t.get("length") {
+                Some(v) => get_size(cx, v, "length").unwrap_or(0),
+                None => {
+                    cx.err(&n.loc, format!("{what}: a write needs `length`"), "add length = \"100M\"");
+                    0
+                }
+            };
+            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, "bufsize")).unwrap_or(128 << 10).max(1);
+            let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, "fsync")).unwrap_or(false);
+            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync"]);
+            OpKind::Write { file: file?, offset, length, bufsize, fsync }
+        }
+        "fsync" => {
+            let file = file_of(cx, &mut t);
+            t.finish(cx, &["op", "step", "file"]);
+            OpKind::Fsync { file: file? }
+        }
+        "sleep" => {
+            let duration = match t.get("duration") {
+                Some(v) => get_duration(cx, v, "duration").unwrap_or(0),
+                None => {
+                    cx.err(&n.loc, format!("{what}: sleep needs `duration`"), "add duration = \"1s\"");
+                    0
+                }
+            };
+            t.finish(cx, &["op", "step", "duration"]);
+            OpKind::Sleep { duration }
+        }
+        "move" => {
+            let cg = match t.get("cgroup") {
+                Some(v) => find_cgroup(cx, v, "cgroup", cgroups),
+                None => {
+                    cx.err(&n.loc, format!("{what}: move needs `cgroup`"), "add cgroup = \"NAME\" (\"/\" for the root)");
+                    None
+                }
+            };
+            t.finish(cx, &["op", "step", "cgroup"]);
+            OpKind::Move { cgroup: cg? }
+        }
+        other => {
+            cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: read, write, fsync, sleep, move", suggest(other, &["read", "write", "fsync", "sleep", "move"])));
+            return None;
+        }
+    };
+    Some(OpSpec { step, kind: op })
+}

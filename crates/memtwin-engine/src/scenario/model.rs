@@ -1,0 +1,188 @@
+//! The typed, validated scenario the engine runs: every name resolved, every size in bytes.
+
+use crate::memcontrol::CgroupVersion;
+use crate::profile::{KernelProfile, Policies};
+use crate::types::Nanos;
+
+/// A scenario after a variant and `--set` overrides were applied and checked.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    /// `scenario.name`.
+    pub name: String,
+    /// `scenario.description`.
+    pub description: String,
+    /// The variant applied, if any.
+    pub variant: Option<String>,
+    /// `scenario.seed`: drives every random choice.
+    pub seed: u64,
+    /// The machine.
+    pub machine: Machine,
+    /// The kernel profile.
+    pub profile: KernelProfile,
+    /// Seed mechanisms switched on.
+    pub policies: Policies,
+    /// cgroup interface.
+    pub cgroup_version: CgroupVersion,
+    /// Block devices.
+    pub devices: Vec<DeviceSpec>,
+    /// Memory cgroups, parents before children.
+    pub cgroups: Vec<CgroupSpec>,
+    /// Files.
+    pub files: Vec<FileSpec>,
+    /// Tasks.
+    pub tasks: Vec<TaskSpec>,
+    /// Time-series sampling interval.
+    pub sample_interval: Nanos,
+    /// Metrics the report shows first (all are computed).
+    pub report_metrics: Vec<String>,
+}
+
+/// `[machine]`.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// RAM in bytes.
+    pub ram: u64,
+    /// Possible CPUs.
+    pub cpus: u32,
+    /// Memory the kernel keeps for itself (struct pages, kernel image, slab at boot), bytes.
+    pub kernel_reserved: u64,
+}
+
+/// `[devices.NAME]`.
+#[derive(Clone, Debug)]
+pub struct DeviceSpec {
+    /// Device name.
+    pub name: String,
+    /// Sequential read bandwidth, bytes/s.
+    pub read_bw: u64,
+    /// Sequential write bandwidth, bytes/s.
+    pub write_bw: u64,
+    /// Access latency of a non-sequential request.
+    pub seek: Nanos,
+    /// `queue/read_ahead_kb`.
+    pub read_ahead_kb: u64,
+}
+
+/// `[cgroups.PATH]`; limits in bytes, `None` = "max".
+#[derive(Clone, Debug)]
+pub struct CgroupSpec {
+    /// Path without leading slash: `ct`, `a/b`.
+    pub path: String,
+    /// memory.max / memory.limit_in_bytes.
+    pub max: Option<u64>,
+    /// memory.high (v2).
+    pub high: Option<u64>,
+    /// memory.low (v2).
+    pub low: u64,
+    /// memory.min (v2).
+    pub min: u64,
+}
+
+/// `[files.PATH]`.
+#[derive(Clone, Debug)]
+pub struct FileSpec {
+    /// Absolute path.
+    pub path: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Index into `devices`.
+    pub device: usize,
+    /// Owner uid.
+    pub uid: u32,
+    /// Permission bits.
+    pub mode: u32,
+}
+
+/// Access pattern of a read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Front to back.
+    Sequential,
+    /// `count` reads of `bufsize` at random aligned offsets within the range.
+    Random {
+        /// Number of reads.
+        count: u64,
+    },
+}
+
+/// `posix_fadvise()` advice given on the file before a read, as `cat` gives
+/// `POSIX_FADV_SEQUENTIAL`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Advice {
+    /// `POSIX_FADV_NORMAL`: the device's readahead window.
+    Normal,
+    /// `POSIX_FADV_SEQUENTIAL`: twice the device's window (`file->f_ra.ra_pages * 2`).
+    Sequential,
+    /// `POSIX_FADV_RANDOM`: no readahead (`FMODE_RANDOM`).
+    Random,
+}
+
+/// One operation of a task script.
+#[derive(Clone, Debug)]
+pub enum OpKind {
+    /// `read()` a file range in `bufsize` chunks.
+    Read {
+        /// Index into `files`.
+        file: usize,
+        /// Start offset.
+        offset: u64,
+        /// Bytes; `None` = to the end of the file.
+        length: Option<u64>,
+        /// Bytes per `read()`.
+        bufsize: u64,
+        /// Access pattern.
+        pattern: Pattern,
+        /// Advice given before reading.
+        fadvise: Advice,
+    },
+    /// `write()` a file range in `bufsize` chunks, optionally `fsync()` at the end.
+    Write {
+        /// Index into `files`.
+        file: usize,
+        /// Start offset.
+        offset: u64,
+        /// Bytes.
+        length: u64,
+        /// Bytes per `write()`.
+        bufsize: u64,
+        /// fsync at the end.
+        fsync: bool,
+    },
+    /// `fsync()` a file.
+    Fsync {
+        /// Index into `files`.
+        file: usize,
+    },
+    /// Sleep.
+    Sleep {
+        /// Duration.
+        duration: Nanos,
+    },
+    /// Move the task to another cgroup (its charges stay where they are).
+    Move {
+        /// Index into `cgroups`, or `None` for the root.
+        cgroup: Option<usize>,
+    },
+}
+
+/// An operation with its step name.
+#[derive(Clone, Debug)]
+pub struct OpSpec {
+    /// Step name shown in reports.
+    pub step: String,
+    /// What it does.
+    pub kind: OpKind,
+}
+
+/// `[tasks.NAME]`.
+#[derive(Clone, Debug)]
+pub struct TaskSpec {
+    /// Task name.
+    pub name: String,
+    /// Index into `cgroups`, or `None` for the root.
+    pub cgroup: Option<usize>,
+    /// Virtual time at which the task starts.
+    pub start: Nanos,
+    /// Its script.
+    pub ops: Vec<OpSpec>,
+}

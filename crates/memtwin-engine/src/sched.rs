@@ -1,0 +1,378 @@
+//! Tasks, their scripts, and the one virtual clock that orders them (kernel/sched/core.c in
+//! spirit: whoever is furthest behind runs next).
+//!
+//! Every task has its own position on the virtual time line. The runnable task with the
+//! earliest clock runs one quantum: one syscall, one sleep, one cgroup move. During a
+//! syscall the kernel's clock is that task's; CPU costs and I/O waits advance it. Devices are
+//! shared, so a task that submits I/O while another's is queued waits behind it.
+
+use crate::kernel::{IoAcct, Kernel};
+use crate::memcontrol::PAGE_COUNTER_MAX;
+use crate::metrics::{step_metrics, totals, Series, Snapshot, StepResult, TaskTimes};
+use crate::readahead::FileRaState;
+use crate::scenario::model::{Advice, OpKind, Pattern, Scenario};
+use crate::types::{pages_for, DevId, InodeId, MemcgId, Nanos, Rng, PAGE_SIZE};
+
+/// Where a task is within its current operation.
+#[derive(Clone, Debug)]
+enum Cursor {
+    /// Not started.
+    Idle,
+    /// Reading `pos..end` sequentially, or `left` random chunks.
+    Read { pos: u64, end: u64, left: u64, ra: FileRaState },
+    /// Writing `pos..end`.
+    Write { pos: u64, end: u64 },
+}
+
+#[derive(Clone, Debug)]
+struct Task {
+    name: String,
+    memcg: MemcgId,
+    pc: usize,
+    times: TaskTimes,
+    cursor: Cursor,
+    snapshot: Option<Snapshot>,
+    step_memcg: MemcgId,
+    killed: bool,
+}
+
+/// Engine statistics of a run, for benchmarks.
+#[derive(Clone, Debug, Default)]
+pub struct EngineStats {
+    /// Page accesses simulated.
+    pub page_events: u64,
+    /// Host bytes held by per-page structures at the end.
+    pub host_bytes: u64,
+    /// Resident simulated pages at the end.
+    pub resident_pages: u64,
+    /// Virtual time at the end, seconds.
+    pub virtual_time_s: f64,
+    /// kswapd CPU time, seconds.
+    pub kswapd_s: f64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug)]
+pub struct SimResult {
+    /// Scenario name.
+    pub scenario: String,
+    /// Variant, if any.
+    pub variant: Option<String>,
+    /// Steps in completion order.
+    pub steps: Vec<StepResult>,
+    /// Totals over steps.
+    pub totals: Vec<(String, f64)>,
+    /// Sampled time series.
+    pub series: Series,
+    /// Engine statistics.
+    pub engine: EngineStats,
+}
+
+/// A scenario set up on a fresh kernel, ready to run.
+pub struct Simulation {
+    /// The simulated kernel.
+    pub kernel: Kernel,
+    scenario: Scenario,
+    tasks: Vec<Task>,
+    inodes: Vec<InodeId>,
+    memcg_of_cgroup: Vec<MemcgId>,
+    steps: Vec<StepResult>,
+    series: Series,
+    next_sample: Nanos,
+    rng: Rng,
+    /// Work units (pages) done and planned, for progress reports.
+    work_done: u64,
+    work_total: u64,
+}
+
+impl Simulation {
+    /// Boot a kernel for `scn`: devices, cgroups with their limits, files, tasks.
+    pub fn new(scn: &Scenario) -> Simulation {
+        let ram_pages = scn.machine.ram / PAGE_SIZE;
+        let reserved = scn.machine.kernel_reserved / PAGE_SIZE;
+        let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
+        for d in &scn.devices {
+            k.devices.push(crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb));
+        }
+        let mut memcg_of_cgroup = Vec::with_capacity(scn.cgroups.len());
+        for c in &scn.cgroups {
+            let (parent, leaf) = match c.path.rsplit_once('/') {
+                Some((p, l)) => {
+                    let pidx = scn.cgroups.iter().position(|x| x.path == p).expect("validated parent");
+                    (memcg_of_cgroup[pidx], l)
+                }
+                None => (MemcgId::ROOT, c.path.as_str()),
+            };
+            let id = k.mem_cgroup_create(parent, leaf);
+            let pc = &mut k.memcgs.memcgs[id.idx()].counter;
+            pc.max = c.max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
+            pc.high = c.high.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
+            pc.low = c.low / PAGE_SIZE;
+            pc.min = c.min / PAGE_SIZE;
+            memcg_of_cgroup.push(id);
+        }
+        let inodes: Vec<InodeId> =
+            scn.files.iter().map(|f| k.create_inode(&f.path, f.size, DevId(f.device as u32), f.uid, f.mode)).collect();
+        // Room for every page the files can hold, bounded by RAM: the arena never grows on
+        // the hot path.
+        let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
+        k.pages = crate::mm_types::PageArena::with_capacity(file_pages.min(k.zone.managed) as usize + 1024);
+        let mut work_total = 0;
+        let tasks = scn
+            .tasks
+            .iter()
+            .map(|t| {
+                for op in &t.ops {
+                    work_total += match &op.kind {
+                        OpKind::Read { file, offset, length, pattern, bufsize, .. } => match pattern {
+                            Pattern::Sequential => pages_for(length.unwrap_or(scn.files[*file].size.saturating_sub(*offset))),
+                            Pattern::Random { count } => count * pages_for(*bufsize),
+                        },
+                        OpKind::Write { length, .. } => pages_for(*length),
+                        _ => 1,
+                    };
+                }
+                let memcg = t.cgroup.map(|i| memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
+                Task {
+                    name: t.name.clone(),
+                    memcg,
+                    pc: 0,
+                    times: TaskTimes { clock: t.start, ..Default::default() },
+                    cursor: Cursor::Idle,
+                    snapshot: None,
+                    step_memcg: memcg,
+                    killed: false,
+                }
+            })
+            .collect();
+        let series = Series::for_kernel(&k);
+        Simulation {
+            kernel: k,
+            scenario: scn.clone(),
+            tasks,
+            inodes,
+            memcg_of_cgroup,
+            steps: vec![],
+            series,
+            next_sample: 0,
+            rng: Rng::new(scn.seed),
+            work_done: 0,
+            work_total: work_total.max(1),
+        }
+    }
+
+    /// The memcg created for cgroup `path` (without leading slash).
+    pub fn memcg(&self, path: &str) -> Option<MemcgId> {
+        self.scenario.cgroups.iter().position(|c| c.path == path).map(|i| self.memcg_of_cgroup[i])
+    }
+
+    /// The inode of file `path`.
+    pub fn inode(&self, path: &str) -> Option<InodeId> {
+        self.scenario.files.iter().position(|f| f.path == path).map(|i| self.inodes[i])
+    }
+
+    /// The next task to run: the unfinished one with the earliest clock (lowest index on ties).
+    fn pick(&self) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, t) in self.tasks.iter().enumerate() {
+            if t.killed || t.pc >= self.scenario.tasks[i].ops.len() {
+                continue;
+            }
+            if best.is_none_or(|b| t.times.clock < self.tasks[b].times.clock) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Run one quantum of the earliest task. Returns false when every task is done.
+    pub fn step(&mut self) -> bool {
+        let Some(ti) = self.pick() else { return false };
+        let t_now = self.tasks[ti].times.clock;
+        while self.next_sample <= t_now {
+            self.kernel.now = self.next_sample;
+            self.series.sample(&self.kernel, self.next_sample);
+            self.next_sample += self.scenario.sample_interval;
+        }
+        self.run_quantum(ti);
+        true
+    }
+
+    /// Run to the end, calling `progress(done, total)` now and then.
+    pub fn run(mut self, progress: &mut dyn FnMut(u64, u64)) -> SimResult {
+        let mut n = 0u64;
+        while self.step() {
+            n += 1;
+            if n % 2048 == 0 {
+                progress(self.work_done.min(self.work_total), self.work_total);
+            }
+        }
+        progress(self.work_total, self.work_total);
+        let end = self.tasks.iter().map(|t| t.times.clock).max().unwrap_or(0);
+        self.kernel.now = end;
+        self.series.sample(&self.kernel, end);
+        let k = &self.kernel;
+        let engine = EngineStats {
+            page_events: k.page_events,
+            host_bytes: k.host_bytes() as u64,
+            resident_pages: k.nr_file_pages(),
+            virtual_time_s: crate::types::secs(end),
+            kswapd_s: crate::types::secs(k.kswapd_ns),
+        };
+        let totals = totals(&self.steps);
+        SimResult {
+            scenario: self.scenario.name.clone(),
+            variant: self.scenario.variant.clone(),
+            steps: self.steps,
+            totals,
+            series: self.series,
+            engine,
+        }
+    }
+
+    fn enter(&mut self, ti: usize) {
+        let k = &mut self.kernel;
+        let t = &self.tasks[ti];
+        k.now = t.times.clock;
+        k.sys_ns = 0;
+        k.iowait_ns = 0;
+        k.io = IoAcct::default();
+    }
+
+    fn leave(&mut self, ti: usize, user_ns: Nanos) {
+        let memcg = self.tasks[ti].memcg;
+        self.kernel.mem_cgroup_handle_over_high(memcg);
+        let k = &self.kernel;
+        let t = &mut self.tasks[ti];
+        t.times.clock = k.now + user_ns;
+        t.times.user += user_ns;
+        t.times.sys += k.sys_ns;
+        t.times.iowait += k.iowait_ns;
+        t.times.io.read_bytes += k.io.read_bytes;
+        t.times.io.write_bytes += k.io.write_bytes;
+        t.times.io.hits += k.io.hits;
+        t.times.io.misses += k.io.misses;
+        self.work_done += k.io.hits + k.io.misses;
+    }
+
+    fn run_quantum(&mut self, ti: usize) {
+        let op = self.scenario.tasks[ti].ops[self.tasks[ti].pc].clone();
+        if self.tasks[ti].snapshot.is_none() {
+            let memcg = self.tasks[ti].memcg;
+            self.tasks[ti].step_memcg = memcg;
+            self.tasks[ti].snapshot = Some(Snapshot::take(&self.kernel, memcg, self.tasks[ti].times));
+        }
+        let user = self.kernel.cost.user_per_syscall;
+        let mut finished = false;
+        let mut oom = false;
+        match &op.kind {
+            OpKind::Read { file, offset, length, bufsize, pattern, fadvise } => {
+                let inode = self.inodes[*file];
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) {
+                    let size = self.kernel.inodes[inode.idx()].size;
+                    let end = length.map(|l| offset + l).unwrap_or(size).min(size.max(*offset));
+                    let left = match pattern {
+                        Pattern::Sequential => 0,
+                        Pattern::Random { count } => *count,
+                    };
+                    let dev = self.kernel.inodes[inode.idx()].dev;
+                    let bdi_ra = self.kernel.devices[dev.idx()].ra_pages() as u32;
+                    // generic_fadvise(): SEQUENTIAL doubles the window, RANDOM turns it off.
+                    let mut ra = FileRaState::new(if *fadvise == Advice::Sequential { bdi_ra * 2 } else { bdi_ra });
+                    ra.random = *fadvise == Advice::Random;
+                    self.tasks[ti].cursor = Cursor::Read { pos: *offset, end, left, ra };
+                }
+                let Cursor::Read { pos, end, left, mut ra } = std::mem::replace(&mut self.tasks[ti].cursor, Cursor::Idle) else {
+                    unreachable!()
+                };
+                let (chunk_pos, next_pos, next_left) = match pattern {
+                    Pattern::Sequential => (pos, pos + bufsize, 0),
+                    Pattern::Random { .. } => {
+                        let chunks = (end.saturating_sub(*offset)).div_ceil(*bufsize).max(1);
+                        (offset + self.rng.below(chunks) * bufsize, pos, left.saturating_sub(1))
+                    }
+                };
+                let len = (*bufsize).min(end.saturating_sub(chunk_pos));
+                self.enter(ti);
+                let memcg = self.tasks[ti].memcg;
+                match self.kernel.filemap_read(inode, chunk_pos, len, &mut ra, memcg) {
+                    Ok(_) => {}
+                    Err(_) => oom = true,
+                }
+                self.leave(ti, user);
+                let done = match pattern {
+                    Pattern::Sequential => next_pos >= end,
+                    Pattern::Random { .. } => next_left == 0,
+                };
+                if done || oom {
+                    finished = true;
+                } else {
+                    self.tasks[ti].cursor = Cursor::Read { pos: next_pos, end, left: next_left, ra };
+                }
+            }
+            OpKind::Write { file, offset, length, bufsize, fsync } => {
+                let inode = self.inodes[*file];
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) {
+                    self.tasks[ti].cursor = Cursor::Write { pos: *offset, end: offset + length };
+                }
+                let Cursor::Write { pos, end } = self.tasks[ti].cursor.clone() else { unreachable!() };
+                let len = (*bufsize).min(end - pos);
+                self.enter(ti);
+                let memcg = self.tasks[ti].memcg;
+                if self.kernel.generic_perform_write(inode, pos, len, memcg).is_err() {
+                    oom = true;
+                }
+                let next = pos + len;
+                if next >= end && !oom && *fsync {
+                    self.kernel.vfs_fsync(inode);
+                }
+                self.leave(ti, user);
+                if next >= end || oom {
+                    finished = true;
+                } else {
+                    self.tasks[ti].cursor = Cursor::Write { pos: next, end };
+                }
+            }
+            OpKind::Fsync { file } => {
+                self.enter(ti);
+                self.kernel.vfs_fsync(self.inodes[*file]);
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Sleep { duration } => {
+                self.tasks[ti].times.clock += duration;
+                finished = true;
+            }
+            OpKind::Move { cgroup } => {
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.syscall);
+                self.leave(ti, user);
+                self.tasks[ti].memcg = cgroup.map(|i| self.memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
+                finished = true;
+            }
+        }
+        if finished {
+            let t = &mut self.tasks[ti];
+            t.cursor = Cursor::Idle;
+            let before = t.snapshot.take().expect("snapshot taken at op start");
+            let memcg = t.step_memcg;
+            let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);
+            let metrics = step_metrics(&self.kernel, memcg, &before, &after, oom);
+            self.steps.push(StepResult {
+                name: op.step.clone(),
+                task: self.tasks[ti].name.clone(),
+                memcg: self.kernel.memcgs.get(memcg).path.clone(),
+                metrics,
+            });
+            self.tasks[ti].pc += 1;
+            if oom {
+                self.tasks[ti].killed = true;
+            }
+        }
+    }
+}
+
+/// Run `scn` to completion (`progress(done, total)` is called now and then).
+pub fn simulate(scn: &Scenario, progress: &mut dyn FnMut(u64, u64)) -> SimResult {
+    Simulation::new(scn).run(progress)
+}

@@ -1,0 +1,45 @@
+//! LRU insertion and the access-driven promotion of pages (mm/swap.c).
+
+use crate::kernel::Kernel;
+use crate::memcontrol::MemcgEvent;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::types::PageId;
+use crate::vmstat::VmEvent;
+
+impl Kernel {
+    /// `folio_add_lru()`: put a new page on its memcg's lruvec, on the active list if
+    /// `PG_active` is set (a refault judged to be in the working set), else inactive.
+    #[inline]
+    pub fn folio_add_lru(&mut self, page: PageId) {
+        let lru = if self.pages[page].test(pg::ACTIVE) { LruList::ActiveFile } else { LruList::InactiveFile };
+        let v = self.lruvec_of(self.pages[page].memcg);
+        self.lruvecs[v].add(&mut self.pages, page, lru);
+    }
+
+    /// `folio_mark_accessed()`: the first access sets `PG_referenced`; a second access on an
+    /// inactive page moves it to the active list (`folio_activate()`), clears the flag and
+    /// counts a working-set activation.
+    #[inline]
+    pub fn folio_mark_accessed(&mut self, page: PageId) {
+        let flags = self.pages[page].flags;
+        if flags & pg::REFERENCED == 0 {
+            self.pages[page].flags |= pg::REFERENCED;
+        } else if flags & pg::ACTIVE == 0 {
+            if flags & pg::LRU != 0 {
+                self.cpu(self.cost.activate);
+                let v = self.lruvec_of(self.pages[page].memcg);
+                self.lruvecs[v].del(&mut self.pages, page);
+                self.pages[page].flags |= pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, page, LruList::ActiveFile);
+                let memcg = self.pages[page].memcg;
+                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                self.vmstat.count(VmEvent::Pgactivate, 1);
+            } else {
+                self.pages[page].flags |= pg::ACTIVE;
+            }
+            self.pages[page].flags &= !pg::REFERENCED;
+            self.workingset_activation(page);
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Page reclaim (mm/vmscan.c): memcg limit reclaim, global direct reclaim and kswapd, all
+//! through `do_try_to_free_pages()` -> `shrink_node_memcgs()` -> `shrink_lruvec()`.
+
+use crate::kernel::Kernel;
+use crate::memcontrol::MemcgEvent;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::profile::InactiveRatio;
+use crate::types::{int_sqrt, MemcgId, PageId};
+use crate::vmstat::VmEvent;
+
+/// `SWAP_CLUSTER_MAX`: the reclaim batch.
+pub const SWAP_CLUSTER_MAX: u64 = 32;
+/// `DEF_PRIORITY`: reclaim starts scanning `lru_size >> 12` pages per list.
+pub const DEF_PRIORITY: u32 = 12;
+
+/// `struct scan_control`.
+#[derive(Clone, Copy, Debug)]
+pub struct ScanControl {
+    /// `nr_to_reclaim`.
+    pub nr_to_reclaim: u64,
+    /// `nr_reclaimed`.
+    pub nr_reclaimed: u64,
+    /// `nr_scanned`.
+    pub nr_scanned: u64,
+    /// `priority`.
+    pub priority: u32,
+    /// `target_mem_cgroup`: the memcg whose subtree is reclaimed (root for global reclaim).
+    pub target: MemcgId,
+    /// `cgroup_reclaim(sc)`: limit reclaim of a memcg.
+    pub cgroup_reclaim: bool,
+    /// `current_is_kswapd()`.
+    pub kswapd: bool,
+    /// `memcg_low_reclaim`: second pass that may reclaim below memory.low.
+    pub memcg_low_reclaim: bool,
+    /// `memcg_low_skipped`.
+    pub memcg_low_skipped: bool,
+}
+
+impl ScanControl {
+    fn new(target: MemcgId, nr_to_reclaim: u64, cgroup_reclaim: bool, kswapd: bool) -> Self {
+        ScanControl {
+            nr_to_reclaim,
+            nr_reclaimed: 0,
+            nr_scanned: 0,
+            priority: DEF_PRIORITY,
+            target,
+            cgroup_reclaim,
+            kswapd,
+            memcg_low_reclaim: false,
+            memcg_low_skipped: false,
+        }
+    }
+}
+
+impl Kernel {
+    /// `try_to_free_mem_cgroup_pages()`: limit reclaim of `memcg` and its descendants for at
+    /// least `max(nr_pages, SWAP_CLUSTER_MAX)` pages. Returns the pages reclaimed.
+    pub fn try_to_free_mem_cgroup_pages(&mut self, memcg: MemcgId, nr_pages: u64) -> u64 {
+        let mut sc = ScanControl::new(memcg, nr_pages.max(SWAP_CLUSTER_MAX), true, false);
+        self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// `try_to_free_pages()`: global direct reclaim by an allocating task.
+    pub fn try_to_free_pages(&mut self, nr_pages: u64) -> u64 {
+        let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, false);
+        self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// One `balance_pgdat()` round of global reclaim of the node (kswapd when `kswapd`).
+    pub fn shrink_node_global(&mut self, nr_pages: u64, kswapd: bool) -> u64 {
+        let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, kswapd);
+        self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// `do_try_to_free_pages()`: shrink the target's subtree at falling priority until enough
+    /// is reclaimed; if memory.low protection held everything back, go round once more
+    /// ignoring memory.low.
+    pub fn do_try_to_free_pages(&mut self, sc: &mut ScanControl) -> u64 {
+        self.cpu(self.cost.reclaim_call);
+        loop {
+            sc.priority = DEF_PRIORITY;
+            loop {
+                sc.nr_scanned = 0;
+                self.shrink_node_memcgs(sc);
+                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 {
+                    break;
+                }
+                sc.priority -= 1;
+            }
+            if sc.nr_reclaimed > 0 || !sc.memcg_low_skipped || sc.memcg_low_reclaim {
+                break;
+            }
+            sc.memcg_low_reclaim = true;
+        }
+        sc.nr_reclaimed
+    }
+
+    /// `shrink_node_memcgs()`: visit every memcg of the target's subtree (`mem_cgroup_iter()`),
+    /// skip those protected by memory.min (always) and memory.low (first pass), and shrink
+    /// each one's lruvec.
+    fn shrink_node_memcgs(&mut self, sc: &mut ScanControl) {
+        // calculate_protection() leaves the subtree, pre-computed, in `list`.
+        let mut list = std::mem::take(&mut self.scratch_memcgs);
+        self.memcgs.calculate_protection(sc.target, &mut list);
+        for &m in list.iter() {
+            if self.memcgs.below_min(m) {
+                continue;
+            }
+            if self.memcgs.below_low(m) {
+                if !sc.memcg_low_reclaim {
+                    sc.memcg_low_skipped = true;
+                    continue;
+                }
+                self.memcgs.count_event(m, MemcgEvent::Low, 1);
+            }
+            self.shrink_lruvec(m, sc);
+            // shrink_slab(): the shadow-node shrinker is the one memcg-aware shrinker modelled.
+            self.shrink_shadow_nodes(m);
+            if sc.nr_reclaimed >= sc.nr_to_reclaim && sc.cgroup_reclaim {
+                break;
+            }
+        }
+        self.scratch_memcgs = list;
+    }
+
+    /// `get_scan_count()` + `shrink_lruvec()`: scan each file list by `size >> priority` in
+    /// batches of `SWAP_CLUSTER_MAX` until the target is met. Anonymous lists are not scanned:
+    /// there is no swap.
+    fn shrink_lruvec(&mut self, memcg: MemcgId, sc: &mut ScanControl) {
+        let v = memcg.idx();
+        let mut nr_inactive = self.lruvecs[v].size(LruList::InactiveFile) >> sc.priority;
+        let mut nr_active = self.lruvecs[v].size(LruList::ActiveFile) >> sc.priority;
+        while nr_inactive > 0 || nr_active > 0 {
+            if nr_inactive > 0 {
+                let n = nr_inactive.min(SWAP_CLUSTER_MAX);
+                nr_inactive -= n;
+                sc.nr_reclaimed += self.shrink_inactive_list(memcg, n, sc);
+            }
+            if nr_active > 0 {
+                let n = nr_active.min(SWAP_CLUSTER_MAX);
+                nr_active -= n;
+                if self.inactive_is_low(memcg) {
+                    self.shrink_active_list(memcg, n, sc);
+                }
+            }
+            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
+        }
+    }
+
+    /// `inactive_is_low()` for the file lists: `inactive * ratio < active` with
+    /// `ratio = int_sqrt(10 * size_in_GiB)` (1 below 1 GiB), or 1:1 in old profiles.
+    pub fn inactive_is_low(&self, memcg: MemcgId) -> bool {
+        let l = &self.lruvecs[memcg.idx()];
+        let inactive = l.size(LruList::InactiveFile);
+        let active = l.size(LruList::ActiveFile);
+        let ratio = match self.profile.file_inactive_ratio {
+            InactiveRatio::OneToOne => 1,
+            InactiveRatio::Sqrt => {
+                let gb = (inactive + active) >> (30 - crate::types::PAGE_SHIFT);
+                if gb > 0 {
+                    int_sqrt(10 * gb)
+                } else {
+                    1
+                }
+            }
+        };
+        inactive * ratio < active
+    }
+
+    /// `shrink_active_list()`: move up to `nr` pages from the tail of the active list to the
+    /// inactive list, marking them `PG_workingset`.
+    fn shrink_active_list(&mut self, memcg: MemcgId, nr: u64, sc: &ScanControl) {
+        let v = memcg.idx();
+        let mut moved = 0;
+        for _ in 0..nr {
+            let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
+            self.cpu(self.cost.scan_page);
+            self.lruvecs[v].del(&mut self.pages, p);
+            let pg_ = &mut self.pages[p];
+            pg_.flags &= !pg::ACTIVE;
+            pg_.flags |= pg::WORKINGSET;
+            self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+            moved += 1;
+        }
+        self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, moved);
+        self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
+        if !sc.cgroup_reclaim {
+            self.vmstat.count(VmEvent::Pgrefill, moved);
+        }
+        self.vmstat.count(VmEvent::Pgdeactivate, moved);
+    }
+
+    /// `shrink_inactive_list()` + `shrink_folio_list()`: isolate up to `nr` pages from the
+    /// tail of the inactive file list and reclaim the clean, unlocked ones. Pages under read
+    /// I/O or writeback are put back; dirty pages are handed to the flusher
+    /// (`wakeup_flusher_threads()`) and activated, as direct reclaim never writes file pages.
+    /// With `recharge_on_pagecache_get`, limit reclaim uncharges clean pages and moves them to
+    /// the root memcg's LRU instead of evicting them.
+    fn shrink_inactive_list(&mut self, memcg: MemcgId, nr: u64, sc: &mut ScanControl) -> u64 {
+        let v = memcg.idx();
+        let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
+        let mut scanned = 0;
+        let mut reclaimed = 0;
+        let mut kick_flusher = false;
+        for _ in 0..nr {
+            let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
+            self.lruvecs[v].del(&mut self.pages, p);
+            scanned += 1;
+            self.cpu(self.cost.scan_page);
+            if self.folio_test_locked(p) || self.pages[p].test(pg::WRITEBACK) {
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                continue;
+            }
+            if self.pages[p].test(pg::DIRTY) {
+                self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                kick_flusher = true;
+                continue;
+            }
+            // folio_check_references(): an unmapped clean file page is reclaimed even when
+            // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
+            self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
+            if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
+                self.mem_cgroup_uncharge(p);
+                self.pages[p].flags &= !pg::ACTIVE;
+                self.lruvecs[0].add(&mut self.pages, p, LruList::InactiveFile);
+            } else {
+                self.evict(p);
+            }
+            reclaimed += 1;
+        }
+        self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
+        self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
+        sc.nr_scanned += scanned;
+        if !sc.cgroup_reclaim {
+            let (scan_ev, steal_ev) =
+                if sc.kswapd { (VmEvent::PgscanKswapd, VmEvent::PgstealKswapd) } else { (VmEvent::PgscanDirect, VmEvent::PgstealDirect) };
+            self.vmstat.count(scan_ev, scanned);
+            self.vmstat.count(steal_ev, reclaimed);
+        }
+        if kick_flusher {
+            self.wakeup_flusher_threads();
+        }
+        reclaimed
+    }
+
+    /// `__remove_mapping()` + `mem_cgroup_uncharge()` + `free_unref_folios()`: evict a clean
+    /// page, leaving a shadow entry (`workingset_eviction()`), and free its frame.
+    pub fn evict(&mut self, p: PageId) {
+        self.cpu(self.cost.evict_page);
+        let shadow = if self.profile.workingset_refault { Some(self.workingset_eviction(p)) } else { None };
+        self.filemap_remove_folio(p, shadow);
+        self.mem_cgroup_uncharge(p);
+        self.free_page(p);
+    }
+}

@@ -1,0 +1,93 @@
+//! Global event and state counters, as /proc/vmstat and /proc/meminfo show them
+//! (mm/vmstat.c, include/linux/vm_event_item.h).
+
+/// `enum vm_event_item` and the node stat items the engine reports.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum VmEvent {
+    /// `pgpgin`: KiB read from block devices.
+    Pgpgin,
+    /// `pgpgout`: KiB written to block devices.
+    Pgpgout,
+    /// `pgscan_kswapd`.
+    PgscanKswapd,
+    /// `pgscan_direct`.
+    PgscanDirect,
+    /// `pgsteal_kswapd`.
+    PgstealKswapd,
+    /// `pgsteal_direct`.
+    PgstealDirect,
+    /// `pgactivate`.
+    Pgactivate,
+    /// `pgdeactivate`.
+    Pgdeactivate,
+    /// `pgrefill`.
+    Pgrefill,
+    /// `workingset_refault_file`.
+    WorkingsetRefaultFile,
+    /// `workingset_activate_file`.
+    WorkingsetActivateFile,
+    /// `workingset_restore_file`.
+    WorkingsetRestoreFile,
+    /// `allocstall_normal`: direct reclaim entered by the page allocator.
+    Allocstall,
+    /// `kswapd_wakeups` (`pageoutrun`).
+    KswapdWakeup,
+    /// `pgalloc_normal`.
+    Pgalloc,
+    /// `pgfree`.
+    Pgfree,
+    /// `oom_kill`.
+    OomKill,
+    /// `workingset_nodereclaim`: shadow nodes freed by the shadow shrinker.
+    WorkingsetNodereclaim,
+}
+
+/// Number of [`VmEvent`]s.
+pub const NR_VM_EVENTS: usize = 18;
+
+impl VmEvent {
+    /// All events with their /proc/vmstat names.
+    pub const ALL: [(VmEvent, &'static str); NR_VM_EVENTS] = [
+        (VmEvent::Pgpgin, "pgpgin"),
+        (VmEvent::Pgpgout, "pgpgout"),
+        (VmEvent::PgscanKswapd, "pgscan_kswapd"),
+        (VmEvent::PgscanDirect, "pgscan_direct"),
+        (VmEvent::PgstealKswapd, "pgsteal_kswapd"),
+        (VmEvent::PgstealDirect, "pgsteal_direct"),
+        (VmEvent::Pgactivate, "pgactivate"),
+        (VmEvent::Pgdeactivate, "pgdeactivate"),
+        (VmEvent::Pgrefill, "pgrefill"),
+        (VmEvent::WorkingsetRefaultFile, "workingset_refault_file"),
+        (VmEvent::WorkingsetActivateFile, "workingset_activate_file"),
+        (VmEvent::WorkingsetRestoreFile, "workingset_restore_file"),
+        (VmEvent::Allocstall, "allocstall_normal"),
+        (VmEvent::KswapdWakeup, "pageoutrun"),
+        (VmEvent::Pgalloc, "pgalloc_normal"),
+        (VmEvent::Pgfree, "pgfree"),
+        (VmEvent::OomKill, "oom_kill"),
+        (VmEvent::WorkingsetNodereclaim, "workingset_nodereclaim"),
+    ];
+}
+
+/// /proc/vmstat event counters plus the page states /proc/meminfo reports.
+#[derive(Clone, Debug, Default)]
+pub struct VmStat {
+    /// Event counters, indexed by [`VmEvent`].
+    pub events: [u64; NR_VM_EVENTS],
+    /// `NR_FILE_DIRTY`: dirty page-cache pages.
+    pub nr_dirty: u64,
+}
+
+impl VmStat {
+    /// `count_vm_events()`.
+    #[inline(always)]
+    pub fn count(&mut self, ev: VmEvent, n: u64) {
+        self.events[ev as usize] += n;
+    }
+    /// Current value of `ev`.
+    #[inline]
+    pub fn get(&self, ev: VmEvent) -> u64 {
+        self.events[ev as usize]
+    }
+}

@@ -1,0 +1,178 @@
+//! Refault detection with shadow entries (mm/workingset.c).
+//!
+//! When reclaim evicts a page-cache page it leaves a shadow entry in the page's slot holding
+//! the memcg, whether the page was in the working set, and the eviction "age" of its lruvec
+//! (`nonresident_age`, advanced by every eviction and activation in the lruvec and its
+//! ancestors). When the page is read again, the refault distance `age now - age at eviction`
+//! is how many pages the page would have needed on top of the inactive list to stay resident;
+//! if it is not larger than the active file list the page is activated straight away.
+
+use crate::kernel::Kernel;
+use crate::memcontrol::MemcgEvent;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::filemap::XA_CHUNK_SHIFT;
+use crate::types::{InodeId, MemcgId, PageId};
+use std::collections::VecDeque;
+
+/// A memcg's part of the `shadow_nodes` list_lru: xarray nodes holding only shadow entries,
+/// oldest first, as (inode, node index, generation).
+#[derive(Clone, Debug, Default)]
+pub struct ShadowNodeList {
+    /// Entries; some may be stale (see [`crate::filemap::XaNode::gen`]).
+    pub nodes: VecDeque<(InodeId, u32, u32)>,
+    /// Nodes really on the list.
+    pub count: u64,
+}
+use crate::vmstat::VmEvent;
+
+const MEMCG_BITS: u32 = 16;
+const WS_SHIFT: u32 = 1 + MEMCG_BITS;
+const AGE_SHIFT: u32 = WS_SHIFT + 1;
+/// Bits left for the eviction age (`EVICTION_BITS`).
+pub const EVICTION_BITS: u32 = 64 - AGE_SHIFT;
+const EVICTION_MASK: u64 = (1u64 << EVICTION_BITS) - 1;
+
+/// `pack_shadow()`: memcg id, working-set bit and eviction age in one tagged word (bit 0 set,
+/// as `xa_mk_value()` marks value entries).
+#[inline]
+pub fn pack_shadow(memcg: MemcgId, eviction: u64, workingset: bool) -> u64 {
+    debug_assert!(memcg.0 < (1 << MEMCG_BITS));
+    1 | ((memcg.0 as u64) << 1) | ((workingset as u64) << WS_SHIFT) | ((eviction & EVICTION_MASK) << AGE_SHIFT)
+}
+
+/// `unpack_shadow()`.
+#[inline]
+pub fn unpack_shadow(shadow: u64) -> (MemcgId, u64, bool) {
+    let memcg = MemcgId(((shadow >> 1) & ((1 << MEMCG_BITS) - 1)) as u32);
+    let ws = (shadow >> WS_SHIFT) & 1 == 1;
+    (memcg, shadow >> AGE_SHIFT, ws)
+}
+
+impl Kernel {
+    /// `workingset_update_node()`: after a slot of `inode`'s node around `index` changed, put
+    /// the node on `memcg`'s shadow-node list if it now holds only shadow entries, or take it
+    /// off if it holds pages again or nothing at all. (The kernel files a node under the memcg
+    /// its slab object is charged to; the engine uses the memcg of the page whose arrival or
+    /// eviction changed the node.)
+    pub fn workingset_update_node(&mut self, inode: InodeId, index: u32, memcg: MemcgId) {
+        let chunk = index >> XA_CHUNK_SHIFT;
+        let node = &mut self.mappings[inode.idx()].nodes[chunk as usize];
+        let shadow_only = node.pages == 0 && node.shadows > 0;
+        if shadow_only && !node.on_lru {
+            node.on_lru = true;
+            node.gen = node.gen.wrapping_add(1);
+            let gen = node.gen;
+            let m = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
+            let list = &mut self.shadow_nodes[m.idx()];
+            list.nodes.push_back((inode, chunk, gen));
+            list.count += 1;
+            self.mappings[inode.idx()].nodes[chunk as usize].owner = m;
+        } else if !shadow_only && node.on_lru {
+            node.on_lru = false;
+            let m = node.owner;
+            self.shadow_nodes[m.idx()].count -= 1;
+        }
+    }
+
+    /// `count_shadow_nodes()` + `scan_shadow_nodes()`: the shadow-node shrinker of `memcg`,
+    /// run from `shrink_slab()` during reclaim. It keeps at most one node per 8 pages on the
+    /// memcg's LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`) and frees the oldest nodes beyond
+    /// that, forgetting their shadow entries (`shadow_lru_isolate()`).
+    pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId) {
+        let l = &self.lruvecs[memcg.idx()];
+        let pages: u64 = LruList::ALL.iter().map(|&x| l.size(x)).sum();
+        let max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
+        while self.shadow_nodes[memcg.idx()].count > max_nodes {
+            let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
+            let node = self.mappings[inode.idx()].nodes[chunk as usize];
+            if !node.on_lru || node.gen != gen {
+                continue; // stale entry: the node left the list since
+            }
+            self.cpu(self.cost.scan_page);
+            let m = &mut self.mappings[inode.idx()];
+            let start = (chunk << XA_CHUNK_SHIFT) as usize;
+            let end = (start + (1 << XA_CHUNK_SHIFT)).min(m.slots.len());
+            for slot in &mut m.slots[start..end] {
+                if slot.as_shadow().is_some() {
+                    *slot = crate::filemap::Slot::EMPTY;
+                    m.nrshadows -= 1;
+                }
+            }
+            m.nodes[chunk as usize] = crate::filemap::XaNode { gen: node.gen, ..Default::default() };
+            self.shadow_nodes[memcg.idx()].count -= 1;
+            self.vmstat.count(VmEvent::WorkingsetNodereclaim, 1);
+        }
+    }
+
+    /// `workingset_age_nonresident()`: advance the age of `memcg`'s lruvec and its ancestors'.
+    #[inline]
+    pub fn workingset_age_nonresident(&mut self, memcg: MemcgId, nr: u64) {
+        let mut cur = Some(if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg });
+        while let Some(m) = cur {
+            self.lruvecs[m.idx()].nonresident_age += nr;
+            cur = self.memcgs.get(m).parent;
+        }
+    }
+
+    /// `workingset_eviction()`: the shadow entry for `page`, which is being evicted.
+    pub fn workingset_eviction(&mut self, page: PageId) -> u64 {
+        let memcg = self.pages[page].memcg;
+        let m = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
+        self.workingset_age_nonresident(m, 1);
+        let eviction = self.lruvecs[m.idx()].nonresident_age;
+        pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
+    }
+
+    /// `workingset_refault()`: `page` (charged, not yet on the LRU) replaces `shadow`; decide
+    /// whether it goes straight to the active list.
+    pub fn workingset_refault(&mut self, page: PageId, shadow: u64) {
+        self.cpu(self.cost.refault);
+        let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
+        let page_memcg = self.pages[page].memcg;
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, 1);
+        self.vmstat.count(VmEvent::WorkingsetRefaultFile, 1);
+        // The memcg may be gone (ids are never reused within a run, but be defensive).
+        let e = if eviction_memcg.idx() < self.lruvecs.len() { eviction_memcg.idx() } else { 0 };
+        let refault = self.lruvecs[e].nonresident_age;
+        let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
+        // Without swap only the active file list counts as the working set (file refault).
+        let workingset_size = self.lruvecs[e].size(LruList::ActiveFile);
+        if distance > workingset_size {
+            return;
+        }
+        self.pages[page].flags |= pg::ACTIVE;
+        self.workingset_age_nonresident(page_memcg, 1);
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateFile, 1);
+        self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
+        if workingset {
+            self.pages[page].flags |= pg::WORKINGSET;
+            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, 1);
+            self.vmstat.count(VmEvent::WorkingsetRestoreFile, 1);
+        }
+    }
+
+    /// `workingset_activation()`: a page was activated by a second access.
+    #[inline]
+    pub fn workingset_activation(&mut self, page: PageId) {
+        let memcg = self.pages[page].memcg;
+        self.workingset_age_nonresident(memcg, 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shadow_round_trips() {
+        for &(m, age, ws) in &[(0u32, 0u64, false), (65535, EVICTION_MASK, true), (7, 123_456_789, true)] {
+            let s = pack_shadow(MemcgId(m), age, ws);
+            assert_eq!(s & 1, 1, "tagged as a value entry");
+            assert_eq!(unpack_shadow(s), (MemcgId(m), age, ws));
+        }
+        // Ages wrap within EVICTION_BITS.
+        let s = pack_shadow(MemcgId(1), EVICTION_MASK + 5, false);
+        assert_eq!(unpack_shadow(s).1, 4);
+    }
+}
