@@ -10,6 +10,7 @@
 pub mod blkdev;
 pub mod filemap;
 pub mod fs;
+pub mod invariants;
 pub mod kernel;
 pub mod memcontrol;
 pub mod metrics;

@@ -1,0 +1,105 @@
+//! Conservation laws the model must keep at every instant, checked by the property tests
+//! after every step (and usable from any test): pages and charges are neither created nor
+//! lost.
+
+use crate::filemap::XA_CHUNK_SHIFT;
+use crate::kernel::Kernel;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::types::{MemcgId, PageId};
+
+impl Kernel {
+    /// Check every invariant; the error names the first one broken.
+    ///
+    /// - free + used = managed pages;
+    /// - every resident page is in exactly one page-cache slot and on exactly one LRU list,
+    ///   the list of the lruvec of the memcg it is charged to (the root's if uncharged);
+    /// - no page is charged twice: each memcg's local charged pages equal its `file` stat,
+    ///   and the hierarchical sum equals its page counter;
+    /// - every memcg is at or under its hard limit;
+    /// - mapping counters (pages, shadows, per-node occupancy) match the slots.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let used = self.pages.in_use() as u64;
+        if self.zone.free + used != self.zone.managed {
+            return Err(format!("free {} + used {} != managed {}", self.zone.free, used, self.zone.managed));
+        }
+        let n = self.memcgs.len();
+        let mut local = vec![0u64; n];
+        let mut seen = vec![false; self.pages.len()];
+        let mut on_lru = 0u64;
+        for (v, lv) in self.lruvecs.iter().enumerate() {
+            for lru in LruList::ALL {
+                let mut cur = lv.lists[lru as usize].head;
+                let mut prev = PageId::NIL;
+                let mut count = 0;
+                while cur != PageId::NIL {
+                    let p = &self.pages[cur];
+                    if seen[cur.idx()] {
+                        return Err(format!("page {} is on two LRU lists", cur.0));
+                    }
+                    seen[cur.idx()] = true;
+                    if !p.test(pg::LRU) || p.lru != lru as u8 || p.prev != prev {
+                        return Err(format!("page {} has broken LRU links or flags", cur.0));
+                    }
+                    if self.lruvec_of(p.memcg) != v {
+                        return Err(format!("page {} charged to {:?} sits on lruvec {v}", cur.0, p.memcg));
+                    }
+                    if p.test(pg::ACTIVE) != lru.is_active() {
+                        return Err(format!("page {} PG_active disagrees with its list", cur.0));
+                    }
+                    if p.memcg != MemcgId::NONE {
+                        local[p.memcg.idx()] += 1;
+                    }
+                    let slot = self.mappings[p.mapping.idx()].lookup(p.index);
+                    if slot != Some(cur) {
+                        return Err(format!("page {} is not in its mapping's slot", cur.0));
+                    }
+                    prev = cur;
+                    cur = p.next;
+                    count += 1;
+                }
+                if count != lv.lists[lru as usize].len || prev != lv.lists[lru as usize].tail {
+                    return Err(format!("lruvec {v} list {lru:?} length or tail is wrong"));
+                }
+                on_lru += count;
+            }
+        }
+        if on_lru != used {
+            return Err(format!("{used} pages in use but {on_lru} on LRU lists"));
+        }
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            if m.nr_file != local[i] {
+                return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));
+            }
+        }
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            let mut sub = vec![];
+            self.memcgs.subtree(MemcgId(i as u32), &mut sub);
+            let sum: u64 = sub.iter().map(|c| local[c.idx()]).sum();
+            if sum != m.counter.usage {
+                return Err(format!("memcg {} usage {} != charged pages in its subtree {}", m.path, m.counter.usage, sum));
+            }
+            if m.counter.usage > m.counter.max {
+                return Err(format!("memcg {} usage {} above its limit {}", m.path, m.counter.usage, m.counter.max));
+            }
+        }
+        for (ino, m) in self.mappings.iter().enumerate() {
+            let pages = m.slots.iter().filter(|s| s.as_page().is_some()).count() as u64;
+            let shadows = m.slots.iter().filter(|s| s.as_shadow().is_some()).count() as u64;
+            if pages != m.nrpages || shadows != m.nrshadows {
+                return Err(format!("inode {ino}: nrpages {}/{} nrshadows {}/{}", m.nrpages, pages, m.nrshadows, shadows));
+            }
+            for (c, node) in m.nodes.iter().enumerate() {
+                let start = c << XA_CHUNK_SHIFT;
+                let end = (start + (1 << XA_CHUNK_SHIFT)).min(m.slots.len());
+                let sl = &m.slots[start.min(end)..end];
+                let p = sl.iter().filter(|s| s.as_page().is_some()).count();
+                let s = sl.iter().filter(|s| s.as_shadow().is_some()).count();
+                if p != node.pages as usize || s != node.shadows as usize {
+                    return Err(format!("inode {ino} node {c}: counts {}/{} {}/{}", node.pages, p, node.shadows, s));
+                }
+            }
+        }
+        Ok(())
+    }
+}

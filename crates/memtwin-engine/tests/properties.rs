@@ -1,0 +1,114 @@
+//! Property tests: random machines, cgroup trees, files and task scripts, with the
+//! conservation invariants checked after every step of every run. The generator is seeded,
+//! so the test is deterministic.
+
+use memtwin_engine::memcontrol::CgroupVersion;
+use memtwin_engine::profile::{profile, Policies};
+use memtwin_engine::scenario::model::*;
+use memtwin_engine::Simulation;
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed};
+
+fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
+    prop_oneof![
+        (0..nfiles, 0u64..4 << 20, prop::option::of(1u64..8 << 20), 1u64..256 << 10, prop::bool::ANY, 0u8..3).prop_map(
+            |(file, offset, length, bufsize, random, adv)| OpKind::Read {
+                file,
+                offset,
+                length,
+                bufsize,
+                pattern: if random { Pattern::Random { count: 20 } } else { Pattern::Sequential },
+                fadvise: [Advice::Normal, Advice::Sequential, Advice::Random][adv as usize],
+            }
+        ),
+        (0..nfiles, 0u64..2 << 20, 1u64..4 << 20, 4096u64..128 << 10, prop::bool::ANY)
+            .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync }),
+        (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
+        (0u64..50_000_000).prop_map(|d| OpKind::Sleep { duration: d }),
+        prop::option::of(0..ncg).prop_map(|cgroup| OpKind::Move { cgroup }),
+    ]
+}
+
+fn scenario_strategy() -> impl Strategy<Value = Scenario> {
+    let files = prop::collection::vec(0u64..12 << 20, 1..4);
+    let limits = prop::collection::vec((prop::option::of(256u64 << 10..16 << 20), 0u64..4 << 20), 1..5);
+    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..3)
+        .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof)| {
+            let nf = fsizes.len();
+            let nc = limits.len();
+            let tasks = prop::collection::vec((prop::option::of(0..nc), prop::collection::vec(op_strategy(nf, nc), 1..6)), 1..4);
+            tasks.prop_map(move |tasks| {
+                let cgroups = limits
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (max, low))| CgroupSpec {
+                        // Every other cgroup nests under the previous one.
+                        path: if i % 2 == 1 { format!("c{}/c{i}", i - 1) } else { format!("c{i}") },
+                        max: *max,
+                        high: None,
+                        low: if v1 { 0 } else { *low },
+                        min: 0,
+                    })
+                    .collect();
+                Scenario {
+                    name: "prop".into(),
+                    description: String::new(),
+                    variant: None,
+                    seed: 7,
+                    machine: Machine { ram: ram_mb << 20, cpus: 2, kernel_reserved: 4 << 20 },
+                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4"][prof as usize]).unwrap(),
+                    policies: Policies { recharge_on_pagecache_get: recharge },
+                    cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
+                    devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
+                    cgroups,
+                    files: fsizes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &size)| FileSpec { path: format!("/f{i}"), size, device: 0, uid: 0, mode: 0o644 })
+                        .collect(),
+                    tasks: tasks
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (cgroup, ops))| TaskSpec {
+                            name: format!("t{i}"),
+                            cgroup,
+                            start: 0,
+                            ops: ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{i}:{j}"), kind }).collect(),
+                        })
+                        .collect(),
+                    sample_interval: 10_000_000,
+                    report_metrics: vec![],
+                }
+            })
+        })
+}
+
+fn config() -> Config {
+    Config { cases: 96, rng_seed: RngSeed::Fixed(20261121), failure_persistence: None, ..Config::default() }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn pages_and_charges_are_conserved_after_every_step(scn in scenario_strategy()) {
+        let mut sim = Simulation::new(&scn);
+        sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
+        let mut steps = 0;
+        while sim.step() {
+            steps += 1;
+            if let Err(e) = sim.kernel.check_invariants() {
+                return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
+            }
+            prop_assert!(steps < 2_000_000, "runaway simulation");
+        }
+    }
+
+    #[test]
+    fn same_scenario_same_result(scn in scenario_strategy()) {
+        let a = memtwin_engine::simulate(&scn, &mut |_, _| {});
+        let b = memtwin_engine::simulate(&scn, &mut |_, _| {});
+        prop_assert_eq!(format!("{:?}", a.steps), format!("{:?}", b.steps));
+        prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
+    }
+}
