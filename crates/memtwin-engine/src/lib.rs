@@ -29,4 +29,4 @@ pub mod vmstat;
 pub mod workingset;
 
 pub use scenario::{Document, Scenario, ScenarioError, ScenarioErrors};
-pub use sched::{simulate, SimResult, Simulation};
+pub use sched::{simulate, Interrupted, SimResult, Simulation};

@@ -198,13 +198,14 @@ impl Simulation {
         true
     }
 
-    /// Run to the end, calling `progress(done, total)` now and then.
-    pub fn run(mut self, progress: &mut dyn FnMut(u64, u64)) -> SimResult {
+    /// Run to the end, calling `progress(done, total)` now and then; the run stops with
+    /// [`Interrupted`] as soon as `progress` returns false.
+    pub fn run(mut self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, Interrupted> {
         let mut n = 0u64;
         while self.step() {
             n += 1;
-            if n % 2048 == 0 {
-                progress(self.work_done.min(self.work_total), self.work_total);
+            if n % 2048 == 0 && !progress(self.work_done.min(self.work_total), self.work_total) {
+                return Err(Interrupted);
             }
         }
         progress(self.work_total, self.work_total);
@@ -220,14 +221,14 @@ impl Simulation {
             kswapd_s: crate::types::secs(k.kswapd_ns),
         };
         let totals = totals(&self.steps);
-        SimResult {
+        Ok(SimResult {
             scenario: self.scenario.name.clone(),
             variant: self.scenario.variant.clone(),
             steps: self.steps,
             totals,
             series: self.series,
             engine,
-        }
+        })
     }
 
     fn enter(&mut self, ti: usize) {
@@ -372,7 +373,20 @@ impl Simulation {
     }
 }
 
-/// Run `scn` to completion (`progress(done, total)` is called now and then).
-pub fn simulate(scn: &Scenario, progress: &mut dyn FnMut(u64, u64)) -> SimResult {
+/// The caller's progress callback asked the run to stop.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Interrupted;
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the simulation was interrupted")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+/// Run `scn` to completion; `progress(done, total)` is called now and then and stops the
+/// run by returning false.
+pub fn simulate(scn: &Scenario, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, Interrupted> {
     Simulation::new(scn).run(progress)
 }

@@ -106,8 +106,8 @@ proptest! {
 
     #[test]
     fn same_scenario_same_result(scn in scenario_strategy()) {
-        let a = memtwin_engine::simulate(&scn, &mut |_, _| {});
-        let b = memtwin_engine::simulate(&scn, &mut |_, _| {});
+        let a = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
+        let b = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
         prop_assert_eq!(format!("{:?}", a.steps), format!("{:?}", b.steps));
         prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
     }

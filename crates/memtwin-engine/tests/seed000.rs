@@ -7,7 +7,7 @@ fn run(variant: &str) -> memtwin_engine::SimResult {
     let text = std::fs::read_to_string(path).unwrap();
     let doc = Document::from_toml("seed000-memcg-reread.toml", &text).unwrap();
     let scn = doc.resolve(Some(variant), &[]).unwrap();
-    simulate(&scn, &mut |_, _| {})
+    simulate(&scn, &mut |_, _| true).unwrap()
 }
 
 fn metric(r: &memtwin_engine::SimResult, step: &str, name: &str) -> f64 {

@@ -1,1 +1,187 @@
+//! The Python binding of memtwin-engine: parse scenarios (TOML text or dicts), run them, and
+//! hand results back as plain Python data. No logic lives here.
 
+use memtwin_engine::scenario::{Loc, Node, Val};
+use memtwin_engine::{simulate, Document};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+create_exception!(_memtwin, ScenarioError, PyValueError, "A scenario has errors; the message lists each with its place and a fix.");
+
+fn scenario_error(e: memtwin_engine::ScenarioErrors) -> PyErr {
+    let items: Vec<(String, String, String)> = e.0.iter().map(|x| (x.location.clone(), x.message.clone(), x.fix.clone())).collect();
+    ScenarioError::new_err((e.to_string(), items))
+}
+
+/// A parsed scenario document.
+#[pyclass(module = "memtwin._memtwin", frozen)]
+struct Doc {
+    doc: Document,
+}
+
+fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, String> {
+    let loc = Loc::Path { src: 0, path: path.to_string() };
+    let v = if obj.is_instance_of::<PyBool>() {
+        Val::Bool(obj.extract::<bool>().map_err(|e| e.to_string())?)
+    } else if obj.is_instance_of::<PyInt>() {
+        match obj.extract::<i64>() {
+            Ok(i) => Val::Int(i),
+            Err(_) => return Err(format!("{path}: the integer {} does not fit in 64 bits", obj)),
+        }
+    } else if obj.is_instance_of::<PyFloat>() {
+        Val::Float(obj.extract::<f64>().map_err(|e| e.to_string())?)
+    } else if obj.is_instance_of::<PyString>() {
+        Val::Str(obj.extract::<String>().map_err(|e| e.to_string())?)
+    } else if let Ok(d) = obj.cast::<PyDict>() {
+        let mut entries = Vec::with_capacity(d.len());
+        for (k, v) in d.iter() {
+            let Ok(key) = k.extract::<String>() else {
+                return Err(format!("{}: dict keys must be strings, not {}", if path.is_empty() { "top level" } else { path }, k.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
+            };
+            let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            let node = to_node(&v, &sub)?;
+            entries.push((key, Loc::Path { src: 0, path: sub }, node));
+        }
+        Val::Table(entries)
+    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut items = vec![];
+        for (i, it) in obj.try_iter().map_err(|e| e.to_string())?.enumerate() {
+            let it = it.map_err(|e| e.to_string())?;
+            items.push(to_node(&it, &format!("{path}[{i}]"))?);
+        }
+        Val::Arr(items)
+    } else {
+        let tn = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
+        return Err(format!("{path}: values must be str, int, float, bool, dict or list, not {tn}"));
+    };
+    Ok(Node { v, loc })
+}
+
+/// Parse a TOML scenario text; `name` (usually the path) appears in error locations.
+#[pyfunction]
+fn load_toml(text: &str, name: &str) -> PyResult<Doc> {
+    Document::from_toml(name, text).map(|doc| Doc { doc }).map_err(scenario_error)
+}
+
+/// Take a scenario given as a dict (the same structure as the TOML file).
+#[pyfunction]
+fn load_dict(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Doc> {
+    if !obj.is_instance_of::<PyDict>() {
+        return Err(ScenarioError::new_err((format!("{name}: error: a scenario must be a dict\n  fix: pass a dict like {{'scenario': {{'name': ...}}, ...}}"), Vec::<(String, String, String)>::new())));
+    }
+    let root = to_node(obj, "").map_err(|m| {
+        let msg = format!("{name}: at {m}");
+        ScenarioError::new_err((format!("{msg}\n  fix: use only str, int, float, bool, dict and list values"), vec![(name.to_string(), m, "use only str, int, float, bool, dict and list values".to_string())]))
+    })?;
+    Ok(Doc { doc: Document::from_tree(name, root) })
+}
+
+fn pairs_to_dict<'py>(py: Python<'py>, pairs: &[(String, f64)]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in pairs {
+        d.set_item(k, v)?;
+    }
+    Ok(d)
+}
+
+#[pymethods]
+impl Doc {
+    /// The declared variants as (name, description) pairs.
+    fn variants(&self) -> Vec<(String, String)> {
+        self.doc.variants()
+    }
+
+    /// Check the scenario with a variant and --set overrides applied, without running it.
+    #[pyo3(signature = (variant=None, sets=Vec::new()))]
+    fn check(&self, variant: Option<&str>, sets: Vec<String>) -> PyResult<String> {
+        self.doc.resolve(variant, &sets).map(|s| s.name).map_err(scenario_error)
+    }
+
+    /// Run the scenario; `progress(done, total)` is called now and then.
+    #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None))]
+    fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+        let scn = self.doc.resolve(variant, &sets).map_err(scenario_error)?;
+        let mut callback_error: Option<PyErr> = None;
+        let mut cb = |done: u64, total: u64| -> bool {
+            if let Err(e) = py.check_signals() {
+                callback_error = Some(e);
+                return false;
+            }
+            if let Some(p) = &progress {
+                if let Err(e) = p.call1((done, total)) {
+                    callback_error = Some(e);
+                    return false;
+                }
+            }
+            true
+        };
+        let result = simulate(&scn, &mut cb);
+        if let Some(e) = callback_error {
+            return Err(e);
+        }
+        let r = result.map_err(|_| PyKeyboardInterrupt::new_err("interrupted"))?;
+        let out = PyDict::new(py);
+        out.set_item("scenario", &r.scenario)?;
+        out.set_item("variant", &r.variant)?;
+        let info = PyDict::new(py);
+        info.set_item("description", &scn.description)?;
+        info.set_item("profile", scn.profile.name)?;
+        info.set_item("cgroup", match scn.cgroup_version {
+            memtwin_engine::memcontrol::CgroupVersion::V1 => "v1",
+            memtwin_engine::memcontrol::CgroupVersion::V2 => "v2",
+        })?;
+        let pol = PyDict::new(py);
+        pol.set_item("recharge_on_pagecache_get", scn.policies.recharge_on_pagecache_get)?;
+        info.set_item("policies", pol)?;
+        info.set_item("report_metrics", &scn.report_metrics)?;
+        out.set_item("info", info)?;
+        let steps = PyList::empty(py);
+        for s in &r.steps {
+            let d = PyDict::new(py);
+            d.set_item("name", &s.name)?;
+            d.set_item("task", &s.task)?;
+            d.set_item("memcg", &s.memcg)?;
+            d.set_item("metrics", pairs_to_dict(py, &s.metrics)?)?;
+            steps.append(d)?;
+        }
+        out.set_item("steps", steps)?;
+        out.set_item("totals", pairs_to_dict(py, &r.totals)?)?;
+        let series = PyDict::new(py);
+        series.set_item("columns", &r.series.columns)?;
+        series.set_item("rows", &r.series.rows)?;
+        out.set_item("series", series)?;
+        let e = PyDict::new(py);
+        e.set_item("page_events", r.engine.page_events)?;
+        e.set_item("host_bytes", r.engine.host_bytes)?;
+        e.set_item("resident_pages", r.engine.resident_pages)?;
+        e.set_item("virtual_time_s", r.engine.virtual_time_s)?;
+        e.set_item("kswapd_s", r.engine.kswapd_s)?;
+        out.set_item("engine", e)?;
+        Ok(out)
+    }
+}
+
+/// Every metric name a step reports.
+#[pyfunction]
+fn metric_names() -> Vec<String> {
+    memtwin_engine::metrics::metric_names()
+}
+
+/// The kernel profiles: (name, description).
+#[pyfunction]
+fn profiles() -> Vec<(String, String)> {
+    memtwin_engine::profile::profiles().into_iter().map(|p| (p.name.to_string(), p.description.to_string())).collect()
+}
+
+#[pymodule]
+fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_class::<Doc>()?;
+    m.add_function(wrap_pyfunction!(load_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(load_dict, m)?)?;
+    m.add_function(wrap_pyfunction!(metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(profiles, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,144 @@
+"""The Python API: load a scenario (file or dict), run it, get pandas DataFrames back."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
+
+from memtwin import _memtwin
+from memtwin._memtwin import ScenarioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PathOrDict = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def _scenario_error(where: str, message: str, fix: str) -> ScenarioError:
+    return ScenarioError(f"{where}: error: {message}\n  fix: {fix}", [(where, message, fix)])
+
+
+@dataclass
+class Scenario:
+    """A parsed scenario: the engine's document plus the `[published]` table, which only
+    reports read (the engine never does)."""
+
+    name: str
+    source: str
+    doc: Any
+    published: dict = field(default_factory=dict)
+
+    def variants(self) -> list[tuple[str, str]]:
+        """Declared variants as (name, description)."""
+        return list(self.doc.variants())
+
+    def check(self, variant: Optional[str] = None, sets: Sequence[str] = ()) -> None:
+        """Raise ScenarioError if the scenario (with `variant` and `sets`) has errors."""
+        self.doc.check(variant, list(sets))
+
+
+def load(scenario: PathOrDict) -> Scenario:
+    """Parse a scenario file (TOML) or a dict with the same structure.
+
+    Raises ScenarioError with `file:line:col: error: ...` and a fix for every problem, and
+    FileNotFoundError / IsADirectoryError / PermissionError for unreadable paths."""
+    if isinstance(scenario, Mapping):
+        name = "<scenario dict>"
+        doc = _memtwin.load_dict(dict(scenario), name)
+        published = scenario.get("published", {}) or {}
+        sname = str(scenario.get("scenario", {}).get("name", "unnamed")) if isinstance(scenario.get("scenario"), Mapping) else "unnamed"
+        return Scenario(sname, name, doc, dict(published) if isinstance(published, Mapping) else {})
+    path = os.fspath(scenario)
+    if os.path.isdir(path):
+        raise _scenario_error(path, "this is a directory, not a scenario file", "name a .toml scenario file, e.g. scenarios/seed000-memcg-reread.toml")
+    if not os.path.exists(path):
+        raise _scenario_error(path, "no such file", "check the path; scenarios live in scenarios/*.toml")
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise _scenario_error(path, f"cannot read the file ({e.strerror})", "check the file's permissions") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _scenario_error(path, f"the file is not UTF-8 text (byte {e.start})", "save the scenario as UTF-8 TOML") from None
+    doc = _memtwin.load_toml(text, path)
+    data = tomllib.loads(text)
+    published = data.get("published", {})
+    name = data.get("scenario", {}).get("name", os.path.basename(path))
+    return Scenario(str(name), path, doc, published if isinstance(published, dict) else {})
+
+
+class Result:
+    """One variant's run.
+
+    - `steps`: DataFrame, one row per step (index: step name), a column per metric, plus
+      `task` and `memcg`.
+    - `totals`: Series of totals (counters summed, levels from the last step).
+    - `series`: DataFrame of time series sampled over virtual time (index: `time_s`).
+    - `raw`: the plain dict the engine returned.
+    """
+
+    def __init__(self, raw: dict):
+        self.raw = raw
+        self.scenario: str = raw["scenario"]
+        self.variant: Optional[str] = raw["variant"]
+        self.info: dict = raw["info"]
+        self.engine: dict = raw["engine"]
+
+    @property
+    def steps(self):
+        import pandas as pd
+
+        rows = []
+        for s in self.raw["steps"]:
+            row = {"step": s["name"], "task": s["task"], "memcg": s["memcg"]}
+            row.update(s["metrics"])
+            rows.append(row)
+        return pd.DataFrame(rows).set_index("step") if rows else pd.DataFrame()
+
+    @property
+    def totals(self):
+        import pandas as pd
+
+        return pd.Series(self.raw["totals"], dtype="float64")
+
+    @property
+    def series(self):
+        import pandas as pd
+
+        s = self.raw["series"]
+        return pd.DataFrame(s["rows"], columns=s["columns"]).set_index("time_s")
+
+    def metric(self, step: str, name: str) -> float:
+        """One metric of one step."""
+        for s in self.raw["steps"]:
+            if s["name"] == step:
+                if name not in s["metrics"]:
+                    raise KeyError(f"no metric {name!r}; see memtwin metrics")
+                return s["metrics"][name]
+        raise KeyError(f"no step {step!r} in {self.scenario}; steps: {[s['name'] for s in self.raw['steps']]}")
+
+    def to_json(self) -> dict:
+        """This run in the `variants` entry layout of the --json output."""
+        return {
+            "steps": [{"name": s["name"], "task": s["task"], "memcg": s["memcg"], "metrics": s["metrics"]} for s in self.raw["steps"]],
+            "totals": self.raw["totals"],
+        }
+
+
+def run(
+    scenario: Union[PathOrDict, Scenario],
+    variant: Optional[str] = None,
+    sets: Sequence[str] = (),
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> Result:
+    """Run one variant of a scenario (a path, a dict or a loaded Scenario).
+
+    `sets` are `KEY=VALUE` overrides as on the command line (`kernel.cgroup=v2`)."""
+    scn = scenario if isinstance(scenario, Scenario) else load(scenario)
+    return Result(scn.doc.run(variant, list(sets), progress))

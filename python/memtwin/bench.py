@@ -1,0 +1,86 @@
+"""`memtwin bench`: the engine's speed and memory on its two hot paths.
+
+(a) the page-cache hit path: a fully cached 1 GiB file read again and again;
+(b) constant memcg-limit reclaim: a 1 GiB file read through a 20M memcg, so every page is a
+    miss that charges, reclaims one page and evicts it;
+(c) simulator bytes per resident simulated page (page arena + page-cache slots), with the
+    whole 1 GiB file resident.
+Throughput is simulated page accesses per wall-clock second, best of `repeat` runs.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+
+from memtwin import _memtwin
+
+GIB = 1 << 30
+PAGES_PER_GIB = GIB // 4096
+
+
+def _scenario(reads: int, limit: str) -> dict:
+    ops = [{"op": "read", "file": "/f", "bufsize": "128K", "fadvise": "sequential", "step": f"read {i + 1}"} for i in range(reads)]
+    return {
+        "scenario": {"name": "bench"},
+        "machine": {"ram": "16G", "cpus": 2},
+        "kernel": {"profile": "linux-6.6", "cgroup": "v2"},
+        "devices": {"sda": {"read_bw": "10G", "read_ahead_kb": 128}},
+        "files": {"/f": {"size": "1G"}},
+        "cgroups": {"ct": {"memory.max": limit}},
+        "tasks": {"t": {"cgroup": "ct", "ops": ops}},
+        "report": {"sample_interval": "10s"},
+    }
+
+
+def _time(doc, repeat: int) -> tuple[float, dict]:
+    best, out = float("inf"), {}
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = doc.run(None, [], None)
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
+    cold = _memtwin.load_dict(_scenario(1, "max"), "bench-hit-cold")
+    warm = _memtwin.load_dict(_scenario(1 + rereads, "max"), "bench-hit")
+    t_cold, _ = _time(cold, repeat)
+    t_warm, warm_out = _time(warm, repeat)
+    hit_events = rereads * PAGES_PER_GIB
+    hit_rate = hit_events / max(t_warm - t_cold, 1e-9)
+
+    reclaim = _memtwin.load_dict(_scenario(3, "20M"), "bench-reclaim")
+    t_rec, rec_out = _time(reclaim, repeat)
+    rec_rate = rec_out["engine"]["page_events"] / t_rec
+    steal = sum(s["metrics"]["memcg.pgsteal"] for s in rec_out["steps"])
+
+    e = warm_out["engine"]
+    return {
+        "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()},
+        "date": time.strftime("%Y-%m-%d"),
+        "hit_path": {"page_events": hit_events, "seconds": t_warm - t_cold, "events_per_second": hit_rate, "target": 20e6},
+        "limit_reclaim": {
+            "page_events": rec_out["engine"]["page_events"],
+            "pages_reclaimed": steal,
+            "seconds": t_rec,
+            "events_per_second": rec_rate,
+            "target": 5e6,
+        },
+        "memory": {"resident_pages": e["resident_pages"], "host_bytes": e["host_bytes"], "bytes_per_resident_page": e["host_bytes"] / max(e["resident_pages"], 1), "target": 48},
+    }
+
+
+def format_bench(r: dict) -> str:
+    h, c, m = r["hit_path"], r["limit_reclaim"], r["memory"]
+    ok = lambda good: "ok" if good else "BELOW TARGET"  # noqa: E731
+    return "\n".join(
+        [
+            f"memtwin bench on {r['machine']['processor']} ({r['machine']['cpus']} CPUs), {r['date']}",
+            f"(a) page-cache hits:           {h['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 20)  {ok(h['events_per_second'] >= h['target'])}",
+            f"(b) under memcg-limit reclaim: {c['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 5)   {ok(c['events_per_second'] >= c['target'])}"
+            f"  [{c['pages_reclaimed']} pages reclaimed]",
+            f"(c) memory:                    {m['bytes_per_resident_page']:8.1f} bytes per resident page (target <= 48)  {ok(m['bytes_per_resident_page'] <= m['target'])}",
+        ]
+    )

@@ -1,0 +1,192 @@
+"""The `memtwin` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Optional, Sequence
+
+from memtwin import _memtwin
+from memtwin._memtwin import ScenarioError
+from memtwin.api import Result, load
+from memtwin.jsonio import OutputError, check_writable, write_json
+from memtwin.progress import Progress
+from memtwin.published import evaluate
+from memtwin.report import compare_table, metrics_for, run_table
+
+EPILOG = "Scenario format: schema/scenario.schema.json; results: schema/result.schema.json."
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="memtwin", description="A digital twin of Linux memory management.", epilog=EPILOG)
+    p.add_argument("--version", action="version", version="memtwin 0.1.0")
+    sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
+
+    def common(sp, variants: bool):
+        sp.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+        if variants:
+            sp.add_argument("--variant", metavar="V", help="run this variant (see the scenario's [variants.V] tables)")
+        sp.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a setting, e.g. --set kernel.cgroup=v2 or --set 'cgroups.ct.\"memory.max\"=50M' (repeatable)")
+        sp.add_argument("--json", metavar="OUT", help="also write the results as JSON to OUT (schema/result.schema.json)")
+        sp.add_argument("--metrics", metavar="M1,M2", help="metrics to show (default: the scenario's report.metrics)")
+
+    r = sub.add_parser("run", help="run one variant of a scenario", description="Run one variant of a scenario and print its steps.", epilog=EPILOG)
+    common(r, True)
+    c = sub.add_parser("compare", help="run every variant and compare them side by side",
+                       description="Run every variant of a scenario and print a compare-kernels-style table, with the "
+                                   "published figures and targets of the scenario's [published] table.", epilog=EPILOG)
+    common(c, False)
+    c.add_argument("--variants", metavar="A,B", help="run only these variants, in this order")
+    c.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed")
+    k = sub.add_parser("check", help="validate a scenario without running it", description="Validate a scenario (and its variants) without running it.")
+    k.add_argument("file", metavar="FILE")
+    k.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
+    b = sub.add_parser("bench", help="measure the engine's speed and memory", description="Measure simulated page events per second on the hit path and under memcg-limit reclaim, and bytes per resident page.")
+    b.add_argument("--json", action="store_true", help="print the figures as JSON")
+    b.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default 3)")
+    sub.add_parser("metrics", help="list every metric a step reports", description="List every metric a step reports.")
+    sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
+    return p
+
+
+def _run_variant(scn, variant: Optional[str], sets: Sequence[str]) -> Result:
+    label = f"{scn.name}" + (f" [{variant}]" if variant else "")
+    bar = Progress(label)
+    try:
+        return Result(scn.doc.run(variant, list(sets), bar))
+    finally:
+        bar.close()
+
+
+def _metrics_arg(s: Optional[str]) -> list[str]:
+    if not s:
+        return []
+    names = [m.strip() for m in s.split(",") if m.strip()]
+    known = set(_memtwin.metric_names())
+    bad = [m for m in names if m not in known]
+    if bad:
+        raise ScenarioError(f"--metrics: error: unknown metric(s) {', '.join(bad)}\n  fix: see `memtwin metrics` for the names", [])
+    return names
+
+
+def cmd_run(a) -> int:
+    metrics = _metrics_arg(a.metrics)
+    if a.json:
+        check_writable(a.json)
+    scn = load(a.file)
+    t0 = time.perf_counter()
+    res = _run_variant(scn, a.variant, a.sets)
+    wall = time.perf_counter() - t0
+    print(f"{res.scenario}" + (f" [{res.variant}]" if res.variant else "") + f": {res.info['description']}")
+    print(f"kernel profile {res.info['profile']}, cgroup {res.info['cgroup']}, policies {res.info['policies']}")
+    print()
+    print(run_table(res, metrics_for(res.info, metrics)))
+    print()
+    print(f"virtual time {res.engine['virtual_time_s']:.3f} s, simulated in {wall:.2f} s ({res.engine['page_events']} page events)")
+    if a.json:
+        write_json(a.json, {"scenario": res.scenario, "variants": {res.variant or "default": res.to_json()}})
+        print(f"wrote {a.json}")
+    return 0
+
+
+def cmd_compare(a) -> int:
+    metrics = _metrics_arg(a.metrics)
+    if a.json:
+        check_writable(a.json)
+    scn = load(a.file)
+    declared = [v for v, _ in scn.variants()]
+    if a.variants:
+        wanted = [v.strip() for v in a.variants.split(",") if v.strip()]
+        unknown = [v for v in wanted if v not in declared]
+        if unknown:
+            raise ScenarioError(f"{a.file}: error: no variant(s) {', '.join(unknown)}\n  fix: use {', '.join(declared) or 'no --variants (none declared)'}", [])
+    else:
+        wanted = declared or [None]
+    for v in wanted:
+        scn.check(v, a.sets)  # every variant is validated before anything runs
+    results = {}
+    t0 = time.perf_counter()
+    for v in wanted:
+        results[v or "default"] = _run_variant(scn, v, a.sets)
+    wall = time.perf_counter() - t0
+    first = next(iter(results.values()))
+    print(f"{first.scenario}: {first.info['description']}")
+    print(f"kernel profile {first.info['profile']}, cgroup {first.info['cgroup']}")
+    if scn.published.get("source"):
+        print(f"published figures: {scn.published['source']}")
+    print()
+    print(compare_table(results, metrics_for(first.info, metrics), scn.published))
+    outcomes = evaluate(scn.published, results, a.file) if scn.published else []
+    if outcomes:
+        print()
+        print("Targets ([published.checks]):")
+        for o in outcomes:
+            print(f"  {'PASS' if o.ok else 'FAIL'}  {o.name}: {o.detail}")
+    print()
+    print(f"{len(results)} variants simulated in {wall:.2f} s")
+    if a.json:
+        write_json(a.json, {"scenario": first.scenario, "variants": {k: r.to_json() for k, r in results.items()}})
+        print(f"wrote {a.json}")
+    if a.check and not all(o.ok for o in outcomes):
+        return 1
+    return 0
+
+
+def cmd_check(a) -> int:
+    scn = load(a.file)
+    variants = [v for v, _ in scn.variants()] or [None]
+    for v in variants:
+        scn.check(v, a.sets)
+    print(f"{a.file}: ok ({len(variants)} variant{'s' if len(variants) != 1 else ''}: {', '.join(v or 'default' for v in variants)})")
+    return 0
+
+
+def cmd_bench(a) -> int:
+    from memtwin.bench import format_bench, run_bench
+
+    if a.repeat < 1:
+        raise ScenarioError("--repeat: error: must be 1 or more\n  fix: e.g. --repeat 3", [])
+    r = run_bench(repeat=a.repeat)
+    print(json.dumps(r, indent=1) if a.json else format_bench(r))
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = _parser()
+    a = p.parse_args(argv)
+    if not a.cmd:
+        p.print_help()
+        return 2
+    try:
+        if a.cmd == "run":
+            return cmd_run(a)
+        if a.cmd == "compare":
+            return cmd_compare(a)
+        if a.cmd == "check":
+            return cmd_check(a)
+        if a.cmd == "bench":
+            return cmd_bench(a)
+        if a.cmd == "metrics":
+            print("\n".join(_memtwin.metric_names()))
+            return 0
+        if a.cmd == "profiles":
+            for name, desc in _memtwin.profiles():
+                print(f"{name:10}  {desc}")
+            return 0
+    except ScenarioError as e:
+        print(e.args[0] if e.args else str(e), file=sys.stderr)
+        return 2
+    except OutputError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; nothing was written", file=sys.stderr)
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

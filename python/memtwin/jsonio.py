@@ -1,0 +1,52 @@
+"""Writing result files safely: all or nothing."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+
+
+class OutputError(Exception):
+    """An output path cannot be written; the message says why and how to fix it."""
+
+
+def _clean(x):
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x
+
+
+def check_writable(path: str) -> None:
+    """Fail early, before a long run, if `path` cannot be written."""
+    if os.path.isdir(path):
+        raise OutputError(f"{path}: is a directory\n  fix: give a file name, e.g. {os.path.join(path, 'result.json')}")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise OutputError(f"{path}: the directory {parent} does not exist\n  fix: create it first (mkdir -p {parent})")
+    if not os.access(parent, os.W_OK):
+        raise OutputError(f"{path}: cannot write in {parent}\n  fix: choose a directory you can write to")
+
+
+def write_json(path: str, data: dict) -> None:
+    """Write `data` as JSON to `path` atomically (a temporary file renamed into place), so a
+    failure never leaves a partial file or destroys an older one."""
+    check_writable(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".memtwin-", suffix=".json", dir=parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(_clean(data), f, indent=1, sort_keys=False)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

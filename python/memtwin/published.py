@@ -1,0 +1,107 @@
+"""The `[published]` table of a scenario: a seed's published figures and the targets
+(`checks`) the simulation is held to. Only reports and tests read it; the engine never does.
+
+    [published]
+    source = "shared/seeds/000_....txt"
+    [published.figures.VARIANT."STEP"]
+    METRIC = 1.23
+    [[published.checks]]
+    name = "..."
+    kind = "ratio"            # a / b within [min, max]
+    a = "VARIANT/STEP/METRIC"
+    b = "VARIANT/STEP/METRIC"
+    min = 30.0
+    [[published.checks]]
+    kind = "published"        # simulated within rel_tol of the published figure
+    at = "VARIANT/STEP/METRIC"
+    rel_tol = 0.30
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Optional
+
+from memtwin._memtwin import ScenarioError
+
+
+@dataclass
+class CheckOutcome:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _err(where: str, message: str, fix: str) -> ScenarioError:
+    return ScenarioError(f"{where}: error: {message}\n  fix: {fix}", [(where, message, fix)])
+
+
+def split_ref(ref: str, where: str) -> tuple[str, str, str]:
+    parts = ref.split("/")
+    if len(parts) < 3 or not all(parts):
+        raise _err(where, f"`{ref}` is not VARIANT/STEP/METRIC", 'write e.g. "recharge/read 2/sys_s"')
+    return parts[0], "/".join(parts[1:-1]), parts[-1]
+
+
+def figure(published: Mapping, variant: str, step: str, metric: str) -> Optional[float]:
+    v = published.get("figures", {}).get(variant, {}).get(step, {}).get(metric)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -> list[CheckOutcome]:
+    """Evaluate every check against `results` ({variant: Result}); a check naming a variant
+    that was not run is reported as failed with the reason."""
+    out = []
+    checks = published.get("checks", [])
+    if not isinstance(checks, list):
+        raise _err(f"{source}: published.checks", "checks must be an array of tables", "write [[published.checks]] entries")
+    for i, c in enumerate(checks):
+        where = f"{source}: published.checks[{i}]"
+        if not isinstance(c, Mapping):
+            raise _err(where, "a check must be a table", "write [[published.checks]] with kind, name and refs")
+        name = str(c.get("name", f"check {i}"))
+        kind = c.get("kind")
+
+        def value(ref_key: str) -> tuple[Optional[float], str]:
+            ref = c.get(ref_key)
+            if not isinstance(ref, str):
+                raise _err(where, f"`{ref_key}` is missing or not a string", f'add {ref_key} = "VARIANT/STEP/METRIC"')
+            v, step, metric = split_ref(ref, where)
+            r = results.get(v)
+            if r is None:
+                return None, f"variant {v} was not run"
+            try:
+                return r.metric(step, metric), ref
+            except KeyError as e:
+                raise _err(where, str(e).strip("'\""), "name a step and metric the scenario reports") from None
+
+        if kind == "ratio":
+            a, ra = value("a")
+            b, rb = value("b")
+            lo, hi = c.get("min"), c.get("max")
+            if lo is None and hi is None:
+                raise _err(where, "a ratio check needs `min` or `max`", "add min = 30.0 or max = 1.05")
+            if a is None or b is None:
+                out.append(CheckOutcome(name, False, ra if a is None else rb))
+                continue
+            ratio = a / b if b else float("inf")
+            ok = (lo is None or ratio >= lo) and (hi is None or ratio <= hi)
+            bounds = f"[{lo if lo is not None else '-inf'}, {hi if hi is not None else 'inf'}]"
+            out.append(CheckOutcome(name, ok, f"{ratio:.4g} (want {bounds})"))
+        elif kind == "published":
+            sim, ref = value("at")
+            tol = c.get("rel_tol")
+            if not isinstance(tol, (int, float)):
+                raise _err(where, "a published check needs `rel_tol`", "add rel_tol = 0.30 (30%)")
+            v, step, metric = split_ref(c["at"], where)
+            pub = figure(published, v, step, metric)
+            if pub is None:
+                raise _err(where, f"no published figure at figures.{v}.\"{step}\".{metric}", "add the figure to [published.figures...]")
+            if sim is None:
+                out.append(CheckOutcome(name, False, ref))
+                continue
+            rel = (sim - pub) / pub if pub else float("inf")
+            out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.4g} vs published {pub:.4g} ({rel * 100:+.1f}%, tolerance {tol * 100:.0f}%)"))
+        else:
+            raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio" or kind = "published"')
+    return out
