@@ -80,7 +80,7 @@ def format_bench(r: dict) -> str:
             f"memtwin bench on {r['machine']['processor']} ({r['machine']['cpus']} CPUs), {r['date']}",
             f"(a) page-cache hits:           {h['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 20)  {ok(h['events_per_second'] >= h['target'])}",
             f"(b) under memcg-limit reclaim: {c['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 5)   {ok(c['events_per_second'] >= c['target'])}"
-            f"  [{c['pages_reclaimed']} pages reclaimed]",
+            f"  [{int(c['pages_reclaimed'])} pages reclaimed]",
             f"(c) memory:                    {m['bytes_per_resident_page']:8.1f} bytes per resident page (target <= 48)  {ok(m['bytes_per_resident_page'] <= m['target'])}",
         ]
     )
