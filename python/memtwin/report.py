@@ -26,10 +26,10 @@ def pct_change(metric: str, base: float, new: float) -> Optional[float]:
 def fmt_value(v: Optional[float]) -> str:
     if v is None:
         return "-"
-    if v != 0 and (abs(v) >= 1e7 or abs(v) < 1e-3):
-        return f"{v:.4e}" if abs(v) < 1e-3 else f"{v:.0f}"
-    if float(v).is_integer() and abs(v) >= 1000:
-        return f"{v:.0f}"
+    if float(v).is_integer():
+        return str(int(v))
+    if abs(v) < 1e-3:
+        return f"{v:.3e}"
     return f"{v:.4f}"
 
 

@@ -416,6 +416,17 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             retries -= 1;
+            self.reclaim_throttle();
+        }
+    }
+
+    /// `reclaim_throttle()` (mm/vmscan.c, v5.16+): reclaim made no progress, typically because
+    /// the pages it found are still under I/O; sleep until the busiest device's queue drains,
+    /// at most `HZ/10` (100 ms), so that the I/O can complete before the next attempt.
+    pub fn reclaim_throttle(&mut self) {
+        let now = self.now;
+        if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
+            self.wait_until(t.min(now + 100_000_000));
         }
     }
 
