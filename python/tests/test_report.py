@@ -1,0 +1,230 @@
+"""Unit tests of memtwin.report (mmtests percentages, formatting) and memtwin.published
+(evaluating [published.checks] on hand-made results)."""
+
+from __future__ import annotations
+
+import pytest
+
+import memtwin
+from memtwin import ScenarioError
+from memtwin.published import CheckOutcome, evaluate, figure, split_ref
+from memtwin.report import HIGHER_IS_BETTER, LOWER_IS_BETTER, compare_table, fmt_pct, fmt_value, pct_change
+
+
+# --------------------------------------------------------------------------------------------
+# pct_change: mmtests' compare-kernels sign convention
+
+
+@pytest.mark.parametrize(
+    "metric,base,new,expected",
+    [
+        # lower is better: 100 - new*100/base, a gain is positive
+        ("elapsed_s", 10.0, 5.0, 50.0),
+        ("elapsed_s", 10.0, 20.0, -100.0),
+        ("elapsed_s", 10.0, 10.0, 0.0),
+        ("sys_s", 0.5, 0.25, 50.0),
+        ("read_bytes", float(1 << 30), 0.0, 100.0),
+        ("memcg.pgscan", 200.0, 300.0, -50.0),
+        ("pagecache_miss_pages", 4.0, 1.0, 75.0),
+        # higher is better: the plain change, positive when it grows
+        ("pagecache_hit_pages", 10.0, 15.0, 50.0),
+        ("pagecache_hit_pages", 10.0, 5.0, -50.0),
+        # no direction: the plain relative change
+        ("memcg.usage_bytes", 10.0, 15.0, 50.0),
+        ("memcg.usage_bytes", 10.0, 5.0, -50.0),
+        ("meminfo.Cached_kB", 4.0, 4.0, 0.0),
+    ],
+)
+def test_pct_change(metric, base, new, expected):
+    assert pct_change(metric, base, new) == pytest.approx(expected)
+
+
+def test_pct_change_formula_for_lower_is_better():
+    for metric in LOWER_IS_BETTER:
+        assert pct_change(metric, 8.0, 2.0) == pytest.approx(100 - 2.0 * 100 / 8.0)
+
+
+@pytest.mark.parametrize("metric", ["elapsed_s", "pagecache_hit_pages", "memcg.usage_bytes"])
+def test_pct_change_from_zero(metric):
+    assert pct_change(metric, 0.0, 0.0) == 0.0
+    assert pct_change(metric, 0.0, 3.0) is None
+
+
+def test_directions_name_real_metrics():
+    names = set(memtwin.metric_names())
+    assert set(LOWER_IS_BETTER) <= names, set(LOWER_IS_BETTER) - names
+    assert set(HIGHER_IS_BETTER) <= names, set(HIGHER_IS_BETTER) - names
+    assert not set(LOWER_IS_BETTER) & set(HIGHER_IS_BETTER)
+
+
+def test_fmt_pct():
+    assert fmt_pct(None) == "(    n/a )"
+    assert fmt_pct(97.9856) == "(   97.99%)"
+    assert fmt_pct(-100.0) == "( -100.00%)"
+
+
+@pytest.mark.parametrize(
+    "value,text",
+    [(None, "-"), (0.0, "0"), (1073741824.0, "1073741824"), (11.168144392, "11.1681"), (0.0011, "0.0011"),
+     (4.384e-06, "4.384e-06")],
+)
+def test_fmt_value(value, text):
+    assert fmt_value(value) == text
+
+
+# --------------------------------------------------------------------------------------------
+# Hand-made results
+
+
+class Fake:
+    """What evaluate() and compare_table() need of a Result: .metric(step, name) (KeyError
+    when there is no such step or metric, as Result does) and .raw["steps"]."""
+
+    def __init__(self, steps: dict):
+        self.steps = steps
+        self.raw = {"steps": [{"name": s, "task": "t", "memcg": "/", "metrics": m} for s, m in steps.items()]}
+
+    def metric(self, step, name):
+        if step not in self.steps:
+            raise KeyError(f"no step {step!r} in fake; steps: {list(self.steps)}")
+        if name not in self.steps[step]:
+            raise KeyError(f"no metric {name!r}; see memtwin metrics")
+        return self.steps[step][name]
+
+
+RESULTS = {
+    "base": Fake({"read 1": {"elapsed_s": 10.0, "sys_s": 0.5}, "read 2": {"elapsed_s": 10.2, "sys_s": 0.6}}),
+    "new": Fake({"read 1": {"elapsed_s": 10.0, "sys_s": 0.4}, "read 2": {"elapsed_s": 0.25, "sys_s": 0.25}}),
+}
+FIGURES = {"new": {"read 2": {"elapsed_s": 0.28, "sys_s": 0.28}}, "gone": {"read 2": {"sys_s": 0.28}}}
+
+
+def ev(*checks, figures=FIGURES, results=RESULTS):
+    return evaluate({"figures": figures, "checks": list(checks)}, results, "x.toml")
+
+
+def test_ratio_within_bounds():
+    (o,) = ev({"name": "same", "kind": "ratio", "a": "base/read 2/elapsed_s", "b": "base/read 1/elapsed_s", "min": 0.95, "max": 1.05})
+    assert o == CheckOutcome("same", True, "1.02 (want [0.95, 1.05])")
+
+
+def test_ratio_above_max_fails():
+    (o,) = ev({"name": "same", "kind": "ratio", "a": "base/read 2/elapsed_s", "b": "base/read 1/elapsed_s", "max": 1.01})
+    assert not o.ok
+    assert o.detail == "1.02 (want [-inf, 1.01])"
+
+
+def test_ratio_min_only():
+    (o,) = ev({"kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 30.0})
+    assert o.ok and o.detail == "40 (want [30.0, inf])"
+    assert o.name == "check 0"
+    (o,) = ev({"kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 50.0})
+    assert not o.ok
+
+
+def test_ratio_across_variants():
+    (o,) = ev({"kind": "ratio", "a": "base/read 2/elapsed_s", "b": "new/read 2/elapsed_s", "min": 30})
+    assert o.ok and o.detail.startswith("40.8 ")
+
+
+def test_ratio_with_a_zero_denominator_is_infinite():
+    results = {"z": Fake({"s": {"a": 1.0, "b": 0.0}})}
+    (lo,) = ev({"kind": "ratio", "a": "z/s/a", "b": "z/s/b", "min": 10}, results=results)
+    (hi,) = ev({"kind": "ratio", "a": "z/s/a", "b": "z/s/b", "max": 10}, results=results)
+    assert lo.ok and not hi.ok
+
+
+def test_published_within_tolerance():
+    (o,) = ev({"name": "sys", "kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.30})
+    assert o.ok
+    assert o.detail == "0.25 vs published 0.28 (-10.7%, tolerance 30%)"
+
+
+def test_published_outside_tolerance():
+    (o,) = ev({"kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.05})
+    assert not o.ok
+    assert o.detail == "0.25 vs published 0.28 (-10.7%, tolerance 5%)"
+
+
+def test_checks_keep_their_order():
+    outcomes = ev(
+        {"name": "a", "kind": "published", "at": "new/read 2/elapsed_s", "rel_tol": 0.2},
+        {"name": "b", "kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "max": 2},
+    )
+    assert [(o.name, o.ok) for o in outcomes] == [("a", True), ("b", False)]
+
+
+def test_ratio_naming_a_variant_that_was_not_run():
+    (o,) = ev({"name": "r", "kind": "ratio", "a": "gone/read 1/elapsed_s", "b": "base/read 1/elapsed_s", "min": 1})
+    assert o == CheckOutcome("r", False, "variant gone was not run")
+    (o,) = ev({"name": "r", "kind": "ratio", "a": "base/read 1/elapsed_s", "b": "gone/read 1/elapsed_s", "min": 1})
+    assert o == CheckOutcome("r", False, "variant gone was not run")
+
+
+def test_published_check_naming_a_variant_that_was_not_run():
+    (o,) = ev({"name": "p", "kind": "published", "at": "gone/read 2/sys_s", "rel_tol": 0.3})
+    assert o == CheckOutcome("p", False, "variant gone was not run")
+
+
+def test_no_checks():
+    assert evaluate({}, RESULTS, "x.toml") == []
+    assert evaluate({"source": "s", "figures": FIGURES}, RESULTS, "x.toml") == []
+
+
+@pytest.mark.parametrize(
+    "check,message",
+    [
+        ({"kind": "within", "at": "new/read 2/sys_s"}, "unknown check kind `within`"),
+        ({"at": "new/read 2/sys_s"}, "unknown check kind `None`"),
+        ({"kind": "ratio", "a": "new/read 1/sys_s", "b": "new/read 2/sys_s"}, "a ratio check needs `min` or `max`"),
+        ({"kind": "ratio", "b": "new/read 2/sys_s", "min": 1}, "`a` is missing or not a string"),
+        ({"kind": "ratio", "a": "new/sys_s", "b": "new/read 2/sys_s", "min": 1}, "`new/sys_s` is not VARIANT/STEP/METRIC"),
+        ({"kind": "ratio", "a": "new//sys_s", "b": "new/read 2/sys_s", "min": 1}, "`new//sys_s` is not VARIANT/STEP/METRIC"),
+        ({"kind": "ratio", "a": "new/read 3/sys_s", "b": "new/read 2/sys_s", "min": 1}, "no step 'read 3'"),
+        ({"kind": "ratio", "a": "new/read 1/sys", "b": "new/read 2/sys_s", "min": 1}, "no metric 'sys'"),
+        ({"kind": "published", "at": "new/read 2/sys_s"}, "a published check needs `rel_tol`"),
+        ({"kind": "published", "at": "new/read 1/sys_s", "rel_tol": 0.1}, 'no published figure at figures.new."read 1".sys_s'),
+        ("not a table", "a check must be a table"),
+    ],
+)
+def test_malformed_checks_raise(check, message):
+    with pytest.raises(ScenarioError) as e:
+        ev({"kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 1}, check)
+    text = e.value.args[0]
+    assert text.startswith("x.toml: published.checks[1]: error: ")
+    assert message in text.splitlines()[0]
+    assert text.splitlines()[1].startswith("  fix: ")
+
+
+def test_checks_must_be_an_array():
+    with pytest.raises(ScenarioError, match="checks must be an array of tables"):
+        evaluate({"checks": {"kind": "ratio"}}, RESULTS, "x.toml")
+
+
+def test_split_ref_keeps_slashes_in_step_names():
+    assert split_ref("v/jobs/a read/elapsed_s", "w") == ("v", "jobs/a read", "elapsed_s")
+    assert split_ref("v/s/m", "w") == ("v", "s", "m")
+
+
+def test_figure():
+    assert figure({"figures": FIGURES}, "new", "read 2", "sys_s") == 0.28
+    assert figure({"figures": FIGURES}, "new", "read 1", "sys_s") is None
+    assert figure({"figures": {"v": {"s": {"m": "1.0"}}}}, "v", "s", "m") is None
+    assert figure({"figures": {"v": {"s": {"m": True}}}}, "v", "s", "m") is None
+    assert figure({}, "v", "s", "m") is None
+
+
+# --------------------------------------------------------------------------------------------
+# compare_table on hand-made results
+
+
+def test_compare_table():
+    text = compare_table(RESULTS, ["elapsed_s", "sys_s"], {"figures": FIGURES})
+    lines = text.splitlines()
+    assert lines[0].split() == ["base", "new"]
+    assert lines[1].split() == ["simulated", "simulated", "published"]  # only `new` has figures
+    row = next(ln for ln in lines if ln.startswith("read 2  elapsed_s"))
+    assert row.split()[3:] == ["10.2000", "(", "0.00%)", "0.2500", "(", "97.55%)", "0.2800"]
+    row = next(ln for ln in lines if ln.startswith("read 1  sys_s"))
+    assert row.split()[3:] == ["0.5000", "(", "0.00%)", "0.4000", "(", "20.00%)"]
+    assert "Percentages compare each variant with base" in text
