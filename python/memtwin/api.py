@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from memtwin import _memtwin
 from memtwin._memtwin import ScenarioError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 PathOrDict = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
@@ -41,36 +35,42 @@ class Scenario:
         self.doc.check(variant, list(sets))
 
 
+def _from_doc(doc, source: str, fallback_name: str) -> Scenario:
+    head = doc.table("scenario")
+    name = head.get("name") if isinstance(head, dict) else None
+    published = doc.table("published")
+    return Scenario(str(name) if isinstance(name, str) else fallback_name, source, doc, published if isinstance(published, dict) else {})
+
+
 def load(scenario: PathOrDict) -> Scenario:
     """Parse a scenario file (TOML) or a dict with the same structure.
 
-    Raises ScenarioError with `file:line:col: error: ...` and a fix for every problem, and
-    FileNotFoundError / IsADirectoryError / PermissionError for unreadable paths."""
+    Every problem, unreadable paths included, raises ScenarioError (a ValueError) whose
+    message reads `PLACE: error: WHAT` and `  fix: HOW`; PLACE is `file:line:col` for files
+    and the key path for dicts. The `[published]` table is checked too (`published.validate`)."""
     if isinstance(scenario, Mapping):
         name = "<scenario dict>"
-        doc = _memtwin.load_dict(dict(scenario), name)
-        published = scenario.get("published", {}) or {}
-        sname = str(scenario.get("scenario", {}).get("name", "unnamed")) if isinstance(scenario.get("scenario"), Mapping) else "unnamed"
-        return Scenario(sname, name, doc, dict(published) if isinstance(published, Mapping) else {})
-    path = os.fspath(scenario)
-    if os.path.isdir(path):
-        raise _scenario_error(path, "this is a directory, not a scenario file", "name a .toml scenario file, e.g. scenarios/seed000-memcg-reread.toml")
-    if not os.path.exists(path):
-        raise _scenario_error(path, "no such file", "check the path; scenarios live in scenarios/*.toml")
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as e:
-        raise _scenario_error(path, f"cannot read the file ({e.strerror})", "check the file's permissions") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise _scenario_error(path, f"the file is not UTF-8 text (byte {e.start})", "save the scenario as UTF-8 TOML") from None
-    doc = _memtwin.load_toml(text, path)
-    data = tomllib.loads(text)
-    published = data.get("published", {})
-    name = data.get("scenario", {}).get("name", os.path.basename(path))
-    return Scenario(str(name), path, doc, published if isinstance(published, dict) else {})
+        scn = _from_doc(_memtwin.load_dict(dict(scenario), name), name, "unnamed")
+    else:
+        path = os.fspath(scenario)
+        if os.path.isdir(path):
+            raise _scenario_error(path, "this is a directory, not a scenario file", "name a .toml scenario file, e.g. scenarios/seed000-memcg-reread.toml")
+        if not os.path.exists(path):
+            raise _scenario_error(path, "no such file", "check the path; scenarios live in scenarios/*.toml")
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            raise _scenario_error(path, f"cannot read the file ({e.strerror})", "check the file's permissions") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise _scenario_error(path, f"the file is not UTF-8 text (byte {e.start})", "save the scenario as UTF-8 TOML") from None
+        scn = _from_doc(_memtwin.load_toml(text, path), path, os.path.basename(path))
+    from memtwin.published import validate
+
+    validate(scn.published, [v for v, _ in scn.variants()], scn.source)
+    return scn
 
 
 class Result:

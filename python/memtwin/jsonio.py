@@ -25,12 +25,12 @@ def _clean(x):
 def check_writable(path: str) -> None:
     """Fail early, before a long run, if `path` cannot be written."""
     if os.path.isdir(path):
-        raise OutputError(f"{path}: is a directory\n  fix: give a file name, e.g. {os.path.join(path, 'result.json')}")
+        raise OutputError(f"{path}: error: is a directory\n  fix: give a file name, e.g. {os.path.join(path, 'result.json')}")
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
-        raise OutputError(f"{path}: the directory {parent} does not exist\n  fix: create it first (mkdir -p {parent})")
+        raise OutputError(f"{path}: error: the directory {parent} does not exist\n  fix: create it first (mkdir -p {parent})")
     if not os.access(parent, os.W_OK):
-        raise OutputError(f"{path}: cannot write in {parent}\n  fix: choose a directory you can write to")
+        raise OutputError(f"{path}: error: cannot write in {parent}\n  fix: choose a directory you can write to")
 
 
 def write_json(path: str, data: dict) -> None:

@@ -30,6 +30,11 @@ class CheckOutcome:
     name: str
     ok: bool
     detail: str
+    skipped: bool = False
+
+    @property
+    def status(self) -> str:
+        return "SKIP" if self.skipped else ("PASS" if self.ok else "FAIL")
 
 
 def _err(where: str, message: str, fix: str) -> ScenarioError:
@@ -46,6 +51,70 @@ def split_ref(ref: str, where: str) -> tuple[str, str, str]:
 def figure(published: Mapping, variant: str, step: str, metric: str) -> Optional[float]:
     v = published.get("figures", {}).get(variant, {}).get(step, {}).get(metric)
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+CHECK_KEYS = {"ratio": {"name", "kind", "a", "b", "min", "max"}, "published": {"name", "kind", "at", "rel_tol"}}
+PUBLISHED_KEYS = {"source", "figures", "checks"}
+
+
+def validate(published: Mapping, variants: list, source: str) -> None:
+    """Check the `[published]` table's shape before anything runs: known keys, check kinds,
+    well-formed VARIANT/STEP/METRIC references to declared variants, bounds and tolerances,
+    and numeric figures. Raises ScenarioError naming the entry and the fix."""
+    if not published:
+        return
+    for k in published:
+        if k not in PUBLISHED_KEYS:
+            raise _err(f"{source}: published.{k}", f"unknown key `{k}` in [published]", f"remove it; [published] takes {', '.join(sorted(PUBLISHED_KEYS))}")
+    figures = published.get("figures", {})
+    if not isinstance(figures, Mapping):
+        raise _err(f"{source}: published.figures", "figures must be a table", "write [published.figures.VARIANT.\"STEP\"] tables of METRIC = number")
+    for v, steps in figures.items():
+        if variants and v not in variants:
+            raise _err(f"{source}: published.figures.{v}", f"no variant `{v}` in [variants]", f"use one of: {', '.join(variants)}")
+        if not isinstance(steps, Mapping):
+            raise _err(f"{source}: published.figures.{v}", "must be a table of steps", "write [published.figures.VARIANT.\"STEP\"]")
+        for step, ms in steps.items():
+            if not isinstance(ms, Mapping):
+                raise _err(f"{source}: published.figures.{v}.{step}", "must be a table of METRIC = number", "write METRIC = 1.23")
+            for m, val in ms.items():
+                if isinstance(val, bool) or not isinstance(val, (int, float)):
+                    raise _err(f"{source}: published.figures.{v}.\"{step}\".{m}", "a published figure must be a number", "write the figure as a number, e.g. 0.28")
+    checks = published.get("checks", [])
+    if not isinstance(checks, list):
+        raise _err(f"{source}: published.checks", "checks must be an array of tables", "write [[published.checks]] entries")
+    for i, c in enumerate(checks):
+        where = f"{source}: published.checks[{i}]"
+        if not isinstance(c, Mapping):
+            raise _err(where, "a check must be a table", "write [[published.checks]] with kind, name and refs")
+        kind = c.get("kind")
+        if kind not in CHECK_KEYS:
+            raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio" or kind = "published"')
+        for k in c:
+            if k not in CHECK_KEYS[kind]:
+                raise _err(where, f"unknown key `{k}` in a {kind} check", f"remove it; a {kind} check takes {', '.join(sorted(CHECK_KEYS[kind]))}")
+        refs = ["a", "b"] if kind == "ratio" else ["at"]
+        for r in refs:
+            ref = c.get(r)
+            if not isinstance(ref, str):
+                raise _err(where, f"`{r}` is missing or not a string", f'add {r} = "VARIANT/STEP/METRIC"')
+            v, _, _ = split_ref(ref, where)
+            if variants and v not in variants:
+                raise _err(where, f"`{ref}` names no declared variant", f"use one of: {', '.join(variants)}")
+        if kind == "ratio":
+            lo, hi = c.get("min"), c.get("max")
+            if lo is None and hi is None:
+                raise _err(where, "a ratio check needs `min` or `max`", "add min = 30.0 or max = 1.05")
+            for b in (lo, hi):
+                if b is not None and (isinstance(b, bool) or not isinstance(b, (int, float))):
+                    raise _err(where, "min and max must be numbers", "write min = 0.95")
+        else:
+            tol = c.get("rel_tol")
+            if isinstance(tol, bool) or not isinstance(tol, (int, float)) or tol < 0:
+                raise _err(where, "a published check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)")
+            v, step, metric = split_ref(c["at"], where)
+            if figure(published, v, step, metric) is None:
+                raise _err(where, f"no published figure at figures.{v}.\"{step}\".{metric}", "add the figure to [published.figures...]")
 
 
 def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -> list[CheckOutcome]:
@@ -69,7 +138,7 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
             v, step, metric = split_ref(ref, where)
             r = results.get(v)
             if r is None:
-                return None, f"variant {v} was not run"
+                return None, f"skipped: variant {v} was not run"
             try:
                 return r.metric(step, metric), ref
             except KeyError as e:
@@ -82,7 +151,7 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
             if lo is None and hi is None:
                 raise _err(where, "a ratio check needs `min` or `max`", "add min = 30.0 or max = 1.05")
             if a is None or b is None:
-                out.append(CheckOutcome(name, False, ra if a is None else rb))
+                out.append(CheckOutcome(name, False, ra if a is None else rb, skipped=True))
                 continue
             ratio = a / b if b else float("inf")
             ok = (lo is None or ratio >= lo) and (hi is None or ratio <= hi)
@@ -98,10 +167,10 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
             if pub is None:
                 raise _err(where, f"no published figure at figures.{v}.\"{step}\".{metric}", "add the figure to [published.figures...]")
             if sim is None:
-                out.append(CheckOutcome(name, False, ref))
+                out.append(CheckOutcome(name, False, ref, skipped=True))
                 continue
             rel = (sim - pub) / pub if pub else float("inf")
-            out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.4g} vs published {pub:.4g} ({rel * 100:+.1f}%, tolerance {tol * 100:.0f}%)"))
+            out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.4g} vs published {pub:.4g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
         else:
             raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio" or kind = "published"')
     return out

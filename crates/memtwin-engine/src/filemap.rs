@@ -161,6 +161,7 @@ impl Kernel {
         let old = m.slots[index as usize];
         m.slots[index as usize] = Slot::page(page);
         m.nrpages += 1;
+        self.vmstat.nr_file_pages += 1;
         let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
         node.pages += 1;
         if old.as_shadow().is_some() {
@@ -184,6 +185,7 @@ impl Kernel {
         let m = &mut self.mappings[inode.idx()];
         debug_assert_eq!(m.slots[index as usize].as_page(), Some(page));
         m.nrpages -= 1;
+        self.vmstat.nr_file_pages -= 1;
         let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
         node.pages -= 1;
         m.slots[index as usize] = match shadow {

@@ -67,6 +67,10 @@ impl Kernel {
         if on_lru != used {
             return Err(format!("{used} pages in use but {on_lru} on LRU lists"));
         }
+        let cached: u64 = self.mappings.iter().map(|m| m.nrpages).sum();
+        if cached != self.vmstat.nr_file_pages || cached != used {
+            return Err(format!("NR_FILE_PAGES {} but mappings hold {cached} and {used} frames are used", self.vmstat.nr_file_pages));
+        }
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             if m.nr_file != local[i] {
                 return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));

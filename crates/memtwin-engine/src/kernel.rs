@@ -146,7 +146,7 @@ impl Kernel {
 
     /// Pages resident in the page cache.
     pub fn nr_file_pages(&self) -> u64 {
-        self.lruvecs.iter().map(|l| l.file_pages()).sum()
+        self.vmstat.nr_file_pages
     }
 
     /// Host memory held by the simulation's per-page structures (page arena and page-cache

@@ -94,7 +94,7 @@ pub enum MemcgEvent {
 pub const NR_MEMCG_EVENTS: usize = 14;
 
 impl MemcgEvent {
-    /// All events with their memory.stat / memory.events names.
+    /// All events with their memory.stat names, and memory.events names as `events.NAME`.
     pub const ALL: [(MemcgEvent, &'static str); NR_MEMCG_EVENTS] = [
         (MemcgEvent::Pgpgin, "pgpgin"),
         (MemcgEvent::Pgpgout, "pgpgout"),
@@ -106,10 +106,10 @@ impl MemcgEvent {
         (MemcgEvent::WorkingsetRefaultFile, "workingset_refault_file"),
         (MemcgEvent::WorkingsetActivateFile, "workingset_activate_file"),
         (MemcgEvent::WorkingsetRestoreFile, "workingset_restore_file"),
-        (MemcgEvent::Max, "max"),
-        (MemcgEvent::High, "high"),
-        (MemcgEvent::OomKill, "oom_kill"),
-        (MemcgEvent::Low, "low"),
+        (MemcgEvent::Max, "events.max"),
+        (MemcgEvent::High, "events.high"),
+        (MemcgEvent::OomKill, "events.oom_kill"),
+        (MemcgEvent::Low, "events.low"),
     ];
 }
 
@@ -420,9 +420,10 @@ impl Kernel {
         }
     }
 
-    /// `reclaim_throttle()` (mm/vmscan.c, v5.16+): reclaim made no progress, typically because
-    /// the pages it found are still under I/O; sleep until the busiest device's queue drains,
-    /// at most `HZ/10` (100 ms), so that the I/O can complete before the next attempt.
+    /// `reclaim_throttle()` (mm/vmscan.c, v5.16+; `congestion_wait(HZ/10)` before): reclaim
+    /// made no progress, typically because the pages it found are still under I/O; sleep
+    /// until the first busy device's queue drains, at most `HZ/10` (100 ms), so that the I/O
+    /// can complete before the next attempt.
     pub fn reclaim_throttle(&mut self) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {

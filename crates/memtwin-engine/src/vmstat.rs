@@ -77,6 +77,8 @@ pub struct VmStat {
     pub events: [u64; NR_VM_EVENTS],
     /// `NR_FILE_DIRTY`: dirty page-cache pages.
     pub nr_dirty: u64,
+    /// `NR_FILE_PAGES`: page-cache pages (/proc/meminfo `Cached`).
+    pub nr_file_pages: u64,
 }
 
 impl VmStat {

@@ -21,24 +21,25 @@ struct Doc {
     doc: Document,
 }
 
-fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, String> {
+fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, (String, String)> {
+    let fail = |m: String| (if path.is_empty() { "the top level".to_string() } else { path.to_string() }, m);
     let loc = Loc::Path { src: 0, path: path.to_string() };
     let v = if obj.is_instance_of::<PyBool>() {
-        Val::Bool(obj.extract::<bool>().map_err(|e| e.to_string())?)
+        Val::Bool(obj.extract::<bool>().map_err(|e| fail(e.to_string()))?)
     } else if obj.is_instance_of::<PyInt>() {
         match obj.extract::<i64>() {
             Ok(i) => Val::Int(i),
-            Err(_) => return Err(format!("{path}: the integer {} does not fit in 64 bits", obj)),
+            Err(_) => return Err(fail(format!("the integer {obj} does not fit in 64 bits"))),
         }
     } else if obj.is_instance_of::<PyFloat>() {
-        Val::Float(obj.extract::<f64>().map_err(|e| e.to_string())?)
+        Val::Float(obj.extract::<f64>().map_err(|e| fail(e.to_string()))?)
     } else if obj.is_instance_of::<PyString>() {
-        Val::Str(obj.extract::<String>().map_err(|e| e.to_string())?)
+        Val::Str(obj.extract::<String>().map_err(|e| fail(e.to_string()))?)
     } else if let Ok(d) = obj.cast::<PyDict>() {
         let mut entries = Vec::with_capacity(d.len());
         for (k, v) in d.iter() {
             let Ok(key) = k.extract::<String>() else {
-                return Err(format!("{}: dict keys must be strings, not {}", if path.is_empty() { "top level" } else { path }, k.get_type().name().map(|n| n.to_string()).unwrap_or_default()));
+                return Err(fail(format!("dict keys must be strings, not {}", k.get_type().name().map(|n| n.to_string()).unwrap_or_default())));
             };
             let sub = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
             let node = to_node(&v, &sub)?;
@@ -47,14 +48,14 @@ fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, String> {
         Val::Table(entries)
     } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
         let mut items = vec![];
-        for (i, it) in obj.try_iter().map_err(|e| e.to_string())?.enumerate() {
-            let it = it.map_err(|e| e.to_string())?;
+        for (i, it) in obj.try_iter().map_err(|e| fail(e.to_string()))?.enumerate() {
+            let it = it.map_err(|e| fail(e.to_string()))?;
             items.push(to_node(&it, &format!("{path}[{i}]"))?);
         }
         Val::Arr(items)
     } else {
         let tn = obj.get_type().name().map(|n| n.to_string()).unwrap_or_default();
-        return Err(format!("{path}: values must be str, int, float, bool, dict or list, not {tn}"));
+        return Err(fail(format!("values must be str, int, float, bool, dict or list, not {tn}")));
     };
     Ok(Node { v, loc })
 }
@@ -71,9 +72,10 @@ fn load_dict(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Doc> {
     if !obj.is_instance_of::<PyDict>() {
         return Err(ScenarioError::new_err((format!("{name}: error: a scenario must be a dict\n  fix: pass a dict like {{'scenario': {{'name': ...}}, ...}}"), Vec::<(String, String, String)>::new())));
     }
-    let root = to_node(obj, "").map_err(|m| {
-        let msg = format!("{name}: at {m}");
-        ScenarioError::new_err((format!("{msg}\n  fix: use only str, int, float, bool, dict and list values"), vec![(name.to_string(), m, "use only str, int, float, bool, dict and list values".to_string())]))
+    let root = to_node(obj, "").map_err(|(path, m)| {
+        let fix = "use only str, int, float, bool, dict and list values";
+        let loc = format!("{name}: at {path}");
+        ScenarioError::new_err((format!("{loc}: error: {m}\n  fix: {fix}"), vec![(loc, m, fix.to_string())]))
     })?;
     Ok(Doc { doc: Document::from_tree(name, root) })
 }
@@ -86,8 +88,42 @@ fn pairs_to_dict<'py>(py: Python<'py>, pairs: &[(String, f64)]) -> PyResult<Boun
     Ok(d)
 }
 
+fn to_py<'py>(py: Python<'py>, n: &Node) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match &n.v {
+        Val::Str(s) => s.into_pyobject(py)?.into_any(),
+        Val::Int(i) => i.into_pyobject(py)?.into_any(),
+        Val::Float(f) => f.into_pyobject(py)?.into_any(),
+        Val::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Val::Datetime(d) => d.into_pyobject(py)?.into_any(),
+        Val::Arr(items) => {
+            let l = PyList::empty(py);
+            for it in items {
+                l.append(to_py(py, it)?)?;
+            }
+            l.into_any()
+        }
+        Val::Table(entries) => {
+            let d = PyDict::new(py);
+            for (k, _, v) in entries {
+                d.set_item(k, to_py(py, v)?)?;
+            }
+            d.into_any()
+        }
+    })
+}
+
 #[pymethods]
 impl Doc {
+    /// A top-level table of the document as plain Python data (`None` if absent), e.g. the
+    /// `published` table, which the engine itself never interprets.
+    fn table<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Val::Table(top) = &self.doc.root.v else { return Ok(None) };
+        match top.iter().find(|(k, _, _)| k == key) {
+            Some((_, _, v)) => Ok(Some(to_py(py, v)?)),
+            None => Ok(None),
+        }
+    }
+
     /// The declared variants as (name, description) pairs.
     fn variants(&self) -> Vec<(String, String)> {
         self.doc.variants()

@@ -35,10 +35,35 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Words people write for a key the scenario spells differently.
+const SYNONYMS: &[(&str, &str)] = &[
+    ("size", "length"),
+    ("len", "length"),
+    ("cpu", "cpus"),
+    ("memory", "ram"),
+    ("mem", "ram"),
+    ("limit", "memory.max"),
+    ("limit", "memory.limit_in_bytes"),
+    ("memory.limit", "memory.max"),
+    ("memory.limit", "memory.limit_in_bytes"),
+    ("bandwidth", "read_bw"),
+    ("bw", "read_bw"),
+    ("readahead", "read_ahead_kb"),
+    ("ra", "read_ahead_kb"),
+    ("latency", "seek"),
+    ("buffer", "bufsize"),
+    ("tasks", "procs"),
+];
+
 fn suggest(word: &str, known: &[&str]) -> String {
+    if let Some((_, k)) = SYNONYMS.iter().find(|(w, k)| *w == word && known.contains(k)) {
+        return format!("did you mean `{k}`? ");
+    }
     let best = known.iter().map(|k| (distance(word, k), *k)).min();
     match best {
-        Some((d, k)) if d <= 3 || k.contains(word) || word.contains(k) => format!("did you mean `{k}`? "),
+        Some((d, k)) if d <= 2 || (d == 3 && word.len() > 5) || (word.len() > 2 && (k.contains(word) || word.contains(k))) => {
+            format!("did you mean `{k}`? ")
+        }
         _ => String::new(),
     }
 }
@@ -232,15 +257,16 @@ pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node]
         match node {
             None => {
                 let names: Vec<_> = declared.iter().map(|(n, _)| n.as_str()).collect();
-                cx.err(
-                    &doc.loc,
-                    format!("the scenario has no variant `{name}`"),
-                    if names.is_empty() {
+                let file = sources.describe(&Loc::Path { src: 0, path: String::new() });
+                cx.errors.push(ScenarioError {
+                    location: format!("--variant {name}"),
+                    message: format!("{file} has no variant `{name}`"),
+                    fix: if names.is_empty() {
                         "run without --variant: this scenario declares no [variants.NAME] tables".to_string()
                     } else {
                         format!("{}use one of: {}", suggest(name, &names), names.join(", "))
                     },
-                );
+                });
                 return Err(ScenarioErrors(cx.errors));
             }
             Some((_, _, vnode)) => {
@@ -309,6 +335,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut prof = profile("linux-6.6").expect("built-in profile");
     let mut policies = Policies::default();
     let mut version = CgroupVersion::V2;
+    let mut version_known = true;
     if let Some(n) = top.get("kernel") {
         if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
             if let Some(v) = t.get("profile") {
@@ -327,8 +354,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 match get_str(cx, v, "kernel.cgroup") {
                     Some("v1") => version = CgroupVersion::V1,
                     Some("v2") => version = CgroupVersion::V2,
-                    Some(other) => cx.err(&v.loc, format!("kernel.cgroup is \"{other}\""), "write kernel.cgroup = \"v1\" or \"v2\""),
-                    None => {}
+                    Some(other) => {
+                        version_known = false;
+                        cx.err(&v.loc, format!("kernel.cgroup is \"{other}\""), "write kernel.cgroup = \"v1\" or \"v2\"")
+                    }
+                    None => version_known = false,
                 }
             }
             if let Some(pn) = t.get("policies") {
@@ -388,16 +418,17 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     if let Some(n) = top.get("devices") {
         for (dname, kloc, dn) in table_entries(cx, n, "devices") {
             let Some(mut t) = Tab::new(cx, dn, &format!("[devices.{dname}]")) else { continue };
+            let key = |k: &str| format!("devices.{dname}.{k}");
             let read_bw = match t.get("read_bw") {
-                Some(v) => get_bandwidth(cx, v, "read_bw"),
+                Some(v) => get_bandwidth(cx, v, &key("read_bw")),
                 None => {
                     cx.err(kloc, format!("[devices.{dname}] has no `read_bw`"), "add read_bw = \"100M\" (bytes per second)");
                     None
                 }
             };
-            let write_bw = t.get("write_bw").and_then(|v| get_bandwidth(cx, v, "write_bw"));
-            let seek = t.get("seek").and_then(|v| get_duration(cx, v, "seek")).unwrap_or(0);
-            let read_ahead_kb = t.get("read_ahead_kb").and_then(|v| get_uint(cx, v, "read_ahead_kb")).unwrap_or(128);
+            let write_bw = t.get("write_bw").and_then(|v| get_bandwidth(cx, v, &key("write_bw")));
+            let seek = t.get("seek").and_then(|v| get_duration(cx, v, &key("seek"))).unwrap_or(0);
+            let read_ahead_kb = t.get("read_ahead_kb").and_then(|v| get_uint(cx, v, &key("read_ahead_kb"))).unwrap_or(128);
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
             let rb = read_bw.unwrap_or(1);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
@@ -430,6 +461,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ("memory.high", true) => spec.high = get_limit(cx, v, key).unwrap_or(None),
                     ("memory.low", true) => spec.low = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
                     ("memory.min", true) => spec.min = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
+                    ("memory.max" | "memory.high" | "memory.low" | "memory.min" | "memory.limit_in_bytes", _) if !version_known => {}
                     ("memory.max" | "memory.high" | "memory.low" | "memory.min", false) => cx.err(
                         kl,
                         format!("`{key}` is a cgroup v2 file but this scenario uses cgroup v1"),
@@ -511,15 +543,16 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         for (fpath, kloc, fnode) in table_entries(cx, n, "files") {
             let what = format!("[files.\"{fpath}\"]");
             let Some(mut t) = Tab::new(cx, fnode, &what) else { continue };
+            let key = |k: &str| format!("files.\"{fpath}\".{k}");
             let size = match t.get("size") {
-                Some(v) => get_size(cx, v, "size").unwrap_or(0),
+                Some(v) => get_size(cx, v, &key("size")).unwrap_or(0),
                 None => {
                     cx.err(kloc, format!("{what} has no `size`"), "add size = \"1G\" (use 0 for a file that writes will fill)");
                     0
                 }
             };
             let device = match t.get("device") {
-                Some(v) => get_str(cx, v, "device").and_then(|d| match devices.iter().position(|x| x.name == d) {
+                Some(v) => get_str(cx, v, &key("device")).and_then(|d| match devices.iter().position(|x| x.name == d) {
                     Some(i) => Some(i),
                     None => {
                         let names: Vec<&str> = devices.iter().map(|x| x.name.as_str()).collect();
@@ -537,8 +570,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     None
                 }
             };
-            let uid = t.get("uid").and_then(|v| get_uint(cx, v, "uid")).unwrap_or(0) as u32;
-            let mode = t.get("mode").and_then(|v| get_uint(cx, v, "mode")).unwrap_or(0o644) as u32;
+            let uid = t.get("uid").and_then(|v| get_uint(cx, v, &key("uid"))).unwrap_or(0) as u32;
+            let mode = t.get("mode").and_then(|v| get_uint(cx, v, &key("mode"))).unwrap_or(0o644) as u32;
             t.finish(cx, &["size", "device", "uid", "mode"]);
             if size > (u32::MAX as u64 - 1) * crate::types::PAGE_SIZE {
                 cx.err(kloc, format!("{what} is larger than the engine's 16 TiB file limit"), "make the file smaller than 16T");
@@ -686,13 +719,14 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
         }
     };
     let (kind, kloc) = kind?;
+    let k = |name: &str| format!("{what}.{name}");
     let step = t.get("step").and_then(|v| get_str(cx, v, "step").map(str::to_string)).unwrap_or_else(|| format!("{task}:{i} {kind}"));
     let op = match kind.as_str() {
         "read" => {
             let file = file_of(cx, &mut t);
-            let offset = t.get("offset").and_then(|v| get_size(cx, v, "offset")).unwrap_or(0);
-            let length = t.get("length").and_then(|v| get_size(cx, v, "length"));
-            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, "bufsize")).unwrap_or(128 << 10);
+            let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
+            let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
+            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10);
             if bufsize == 0 {
                 cx.err(&n.loc, format!("{what}: bufsize is 0"), "read with a buffer of at least 1 byte, e.g. bufsize = \"128K\" (cat's)");
             }
@@ -702,7 +736,7 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
                     Some("sequential") => Pattern::Sequential,
                     Some("random") => {
                         let count = match t.get("count") {
-                            Some(c) => get_uint(cx, c, "count").unwrap_or(1),
+                            Some(c) => get_uint(cx, c, &k("count")).unwrap_or(1),
                             None => {
                                 cx.err(&v.loc, "a random read needs `count`", "add count = 1000 (number of reads)");
                                 1
@@ -735,16 +769,16 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
         }
         "write" => {
             let file = file_of(cx, &mut t);
-            let offset = t.get("offset").and_then(|v| get_size(cx, v, "offset")).unwrap_or(0);
+            let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
             let length = match t.get("length") {
-                Some(v) => get_size(cx, v, "length").unwrap_or(0),
+                Some(v) => get_size(cx, v, &k("length")).unwrap_or(0),
                 None => {
                     cx.err(&n.loc, format!("{what}: a write needs `length`"), "add length = \"100M\"");
                     0
                 }
             };
-            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, "bufsize")).unwrap_or(128 << 10).max(1);
-            let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, "fsync")).unwrap_or(false);
+            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10).max(1);
+            let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, &k("fsync"))).unwrap_or(false);
             t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync"]);
             OpKind::Write { file: file?, offset, length, bufsize, fsync }
         }
@@ -755,7 +789,7 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
         }
         "sleep" => {
             let duration = match t.get("duration") {
-                Some(v) => get_duration(cx, v, "duration").unwrap_or(0),
+                Some(v) => get_duration(cx, v, &k("duration")).unwrap_or(0),
                 None => {
                     cx.err(&n.loc, format!("{what}: sleep needs `duration`"), "add duration = \"1s\"");
                     0

@@ -9,7 +9,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         return Err("the size is empty".into());
     }
     if t.starts_with('-') {
-        return Err(format!("size \"{s}\" is negative"));
+        return Err(format!("\"{s}\" is negative"));
     }
     let lower = t.to_ascii_lowercase();
     let body = lower.strip_suffix("ib").or_else(|| lower.strip_suffix('b')).unwrap_or(&lower);
@@ -29,13 +29,13 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     };
     let num = num.trim().replace('_', "");
     if let Ok(n) = num.parse::<u64>() {
-        return n.checked_mul(mult).ok_or_else(|| format!("size \"{s}\" is too large"));
+        return n.checked_mul(mult).ok_or_else(|| format!("\"{s}\" is too large"));
     }
     match num.parse::<f64>() {
         Ok(f) if f.is_finite() && f >= 0.0 => {
             let v = f * mult as f64;
             if v > u64::MAX as f64 / 2.0 {
-                Err(format!("size \"{s}\" is too large"))
+                Err(format!("\"{s}\" is too large"))
             } else {
                 Ok(v.round() as u64)
             }
@@ -48,7 +48,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 pub fn parse_duration(s: &str) -> Result<u64, String> {
     let t = s.trim();
     if t.starts_with('-') {
-        return Err(format!("duration \"{s}\" is negative"));
+        return Err(format!("\"{s}\" is negative"));
     }
     let units: [(&str, f64); 6] = [("ns", 1.0), ("us", 1e3), ("ms", 1e6), ("min", 60e9), ("h", 3600e9), ("s", 1e9)];
     for (suffix, mult) in units {
