@@ -249,7 +249,7 @@ impl Kernel {
         m.inflight.push(Inflight { start: index, end: index + nr, done });
         for i in index..index + nr {
             if let Some(p) = m.slots[i as usize].as_page() {
-                self.pages[p].flags |= pg::LOCKED;
+                self.pages[p].flags |= pg::LOCKED | pg::FRESH;
             }
         }
         self.vmstat.count(VmEvent::Pgpgin, nr as u64 * PAGE_SIZE / 1024);
@@ -258,8 +258,8 @@ impl Kernel {
 
     /// `filemap_read()`: one `read()` of `len` bytes at `pos` by a task in `memcg`: look each
     /// page up, read missing ones with readahead, wait for pages under I/O, mark them accessed
-    /// and copy them out. Returns the bytes read (0 at end of file). A page counts as a hit
-    /// when it is resident and up to date, and as a miss when the read waits for the disk.
+    /// and copy them out. Returns the bytes read (0 at end of file). A page counts as a miss
+    /// when this read, or readahead for it, brought it in from disk, and as a hit otherwise.
     pub fn filemap_read(&mut self, inode: InodeId, pos: u64, len: u64, ra: &mut FileRaState, memcg: MemcgId) -> Result<u64, IoError> {
         self.cpu(self.cost.syscall);
         let size = self.inodes[inode.idx()].size;
@@ -274,8 +274,10 @@ impl Kernel {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
-                    // A page still under read I/O counts as a miss: the read waits for the disk.
-                    if self.folio_test_locked(p) {
+                    // A page read in from disk for this stream (readahead) and not accessed
+                    // since counts as a miss, as cachestat counts it.
+                    if self.pages[p].test(pg::FRESH) {
+                        self.pages[p].flags &= !pg::FRESH;
                         self.io.misses += 1;
                     } else {
                         self.io.hits += 1;
@@ -294,12 +296,16 @@ impl Kernel {
                     self.io.misses += 1;
                     self.page_cache_sync_ra(ra, inode, index, last - index + 1, memcg);
                     match self.mappings[inode.idx()].lookup(index) {
-                        Some(p) => p,
+                        Some(p) => {
+                            self.pages[p].flags &= !pg::FRESH;
+                            p
+                        }
                         None => {
                             // filemap_create_folio(): readahead gave up; read this page alone
                             // with a normal allocation that may reclaim hard or OOM.
                             let p = self.filemap_add_folio(inode, index, memcg, true)?;
                             self.read_pages(inode, index, 1);
+                            self.pages[p].flags &= !pg::FRESH;
                             p
                         }
                     }
@@ -311,10 +317,16 @@ impl Kernel {
                 self.page_cache_async_ra(ra, inode, index, last - index + 1, memcg);
             }
             self.folio_wait_locked(page);
-            self.folio_mark_accessed(page);
+            // "When a read accesses the same folio several times, only mark it as accessed
+            // the first time": the first page is skipped if the previous read ended in it.
+            let same_as_last = index == first && ra.prev_pos.is_some_and(|pp| pp > 0 && (pp - 1) / PAGE_SIZE == index as u64);
+            if !same_as_last {
+                self.folio_mark_accessed(page);
+            }
             self.cpu(self.cost.copy_page);
         }
         ra.prev_index = Some(last);
+        ra.prev_pos = Some(end);
         Ok(end - pos)
     }
 

@@ -73,6 +73,9 @@ pub struct Kernel {
     pub(crate) scratch_memcgs: Vec<MemcgId>,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
     pub shadow_nodes: Vec<crate::workingset::ShadowNodeList>,
+    /// Where the last shared-iterator limit-reclaim walk of each target stopped
+    /// (`mz->iter.position`), index = target memcg; `MemcgId::NONE` = at the start.
+    pub reclaim_iter: Vec<MemcgId>,
     /// Page accesses simulated (hits + misses + writes), for the benchmark.
     pub page_events: u64,
 }
@@ -104,6 +107,7 @@ impl Kernel {
             dirty_inodes: vec![],
             scratch_memcgs: vec![],
             shadow_nodes: vec![Default::default()],
+            reclaim_iter: vec![MemcgId::NONE],
             page_events: 0,
         }
     }
@@ -140,6 +144,7 @@ impl Kernel {
         let id = self.memcgs.create(parent, name);
         self.lruvecs.push(Lruvec::default());
         self.shadow_nodes.push(Default::default());
+        self.reclaim_iter.push(MemcgId::NONE);
         debug_assert_eq!(self.lruvecs.len(), self.memcgs.len());
         id
     }

@@ -30,3 +30,5 @@ pub mod workingset;
 
 pub use scenario::{Document, Scenario, ScenarioError, ScenarioErrors};
 pub use sched::{simulate, Interrupted, SimResult, Simulation};
+#[cfg(test)]
+mod unit_tests;

@@ -29,6 +29,9 @@ pub mod pg {
     pub const SWAPBACKED: u16 = 1 << 8;
     /// `PG_reclaim`: marked for immediate reclaim after writeback.
     pub const RECLAIM: u16 = 1 << 9;
+    /// Engine bookkeeping, not a kernel flag: read in from disk and not yet accessed. The
+    /// first access counts as a page-cache miss, as cachestat counts pages added by reads.
+    pub const FRESH: u16 = 1 << 10;
 }
 
 /// The simulated `struct page` (a single-page folio).

@@ -12,6 +12,18 @@ pub enum InactiveRatio {
     OneToOne,
 }
 
+/// How limit reclaim walks the memcgs below its target (`shrink_node_memcgs()`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReclaimWalk {
+    /// Every memcg of the subtree at every priority, no early stop (v6.6: 1ba6fc9af35b
+    /// "mm: vmscan: do not share cgroup iteration between reclaimers").
+    Full,
+    /// `mem_cgroup_iter()` with a reclaim cookie: the walk resumes where the last reclaimer
+    /// of the same target stopped, and stops once `nr_to_reclaim` is met (before v6.6, and
+    /// again since v6.11).
+    SharedPartial,
+}
+
 /// Mechanisms from the seed patch sets, switchable per scenario variant.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policies {
@@ -37,6 +49,16 @@ pub struct KernelProfile {
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
     pub workingset_refault: bool,
+    /// Shadow entries name the reclaim target's lruvec, ages propagate to ancestors, and a
+    /// refault is judged against the target's hierarchical active list (v5.5+, b910718a948a
+    /// "mm: vmscan: detect file thrashing at the reclaim root"). Before, the page's own
+    /// memcg's lruvec, with local ages and the local active list.
+    pub eviction_at_reclaim_root: bool,
+    /// `workingset_eviction()` reads the age before ageing it for this eviction (v5.12+,
+    /// ac35a4902374); before, it aged first (`atomic_long_inc_return()`).
+    pub eviction_reads_age_first: bool,
+    /// How limit reclaim walks the target's subtree.
+    pub reclaim_walk: ReclaimWalk,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -57,6 +79,9 @@ pub fn profiles() -> Vec<KernelProfile> {
             max_reclaim_retries: 16,
             file_inactive_ratio: InactiveRatio::Sqrt,
             workingset_refault: true,
+            eviction_at_reclaim_root: true,
+            eviction_reads_age_first: true,
+            reclaim_walk: ReclaimWalk::Full,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: Some(10),
@@ -69,6 +94,9 @@ pub fn profiles() -> Vec<KernelProfile> {
             max_reclaim_retries: 5,
             file_inactive_ratio: InactiveRatio::Sqrt,
             workingset_refault: true,
+            eviction_at_reclaim_root: false,
+            eviction_reads_age_first: false,
+            reclaim_walk: ReclaimWalk::SharedPartial,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: Some(10),
@@ -80,6 +108,9 @@ pub fn profiles() -> Vec<KernelProfile> {
             max_reclaim_retries: 5,
             file_inactive_ratio: InactiveRatio::OneToOne,
             workingset_refault: true,
+            eviction_at_reclaim_root: false,
+            eviction_reads_age_first: false,
+            reclaim_walk: ReclaimWalk::SharedPartial,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: None,

@@ -25,6 +25,8 @@ pub struct FileRaState {
     pub prev_index: Option<u32>,
     /// `FMODE_RANDOM` (POSIX_FADV_RANDOM): read only what is asked for.
     pub random: bool,
+    /// `prev_pos`: the byte after the end of the previous read.
+    pub prev_pos: Option<u64>,
 }
 
 impl FileRaState {

@@ -5,7 +5,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
-use crate::profile::InactiveRatio;
+use crate::profile::{InactiveRatio, ReclaimWalk};
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
@@ -100,10 +100,20 @@ impl Kernel {
     /// skip those protected by memory.min (always) and memory.low (first pass), and shrink
     /// each one's lruvec.
     fn shrink_node_memcgs(&mut self, sc: &mut ScanControl) {
-        // calculate_protection() leaves the subtree, pre-computed, in `list`.
+        // calculate_protection() leaves the subtree, pre-order, in `list`.
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(sc.target, &mut list);
-        for &m in list.iter() {
+        let shared = sc.cgroup_reclaim && self.profile.reclaim_walk == ReclaimWalk::SharedPartial;
+        // With a shared iterator the walk resumes after the memcg the previous walk of this
+        // target stopped at, and runs to the end of the subtree (one round).
+        let start = if shared {
+            let last = self.reclaim_iter[sc.target.idx()];
+            list.iter().position(|&m| m == last).map(|i| i + 1).unwrap_or(0)
+        } else {
+            0
+        };
+        let mut stopped_at = None;
+        for &m in &list[start.min(list.len())..] {
             if self.memcgs.below_min(m) {
                 continue;
             }
@@ -117,9 +127,13 @@ impl Kernel {
             self.shrink_lruvec(m, sc);
             // shrink_slab(): the shadow-node shrinker is the one memcg-aware shrinker modelled.
             self.shrink_shadow_nodes(m);
-            if sc.nr_reclaimed >= sc.nr_to_reclaim && sc.cgroup_reclaim {
+            if shared && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                stopped_at = Some(m);
                 break;
             }
+        }
+        if shared {
+            self.reclaim_iter[sc.target.idx()] = stopped_at.unwrap_or(MemcgId::NONE);
         }
         self.scratch_memcgs = list;
     }
@@ -129,8 +143,28 @@ impl Kernel {
     /// there is no swap.
     fn shrink_lruvec(&mut self, memcg: MemcgId, sc: &mut ScanControl) {
         let v = memcg.idx();
-        let mut nr_inactive = self.lruvecs[v].size(LruList::InactiveFile) >> sc.priority;
-        let mut nr_active = self.lruvecs[v].size(LruList::ActiveFile) >> sc.priority;
+        // mem_cgroup_protection(): emin in the low-ignoring pass, else max(emin, elow); the
+        // reclaim target itself is never protected.
+        let pc = &self.memcgs.get(memcg).counter;
+        let protection = if memcg == sc.target {
+            0
+        } else if sc.memcg_low_reclaim {
+            pc.emin
+        } else {
+            pc.emin.max(pc.elow)
+        };
+        let cgroup_size = pc.usage.max(protection);
+        let scan = |size: u64| -> u64 {
+            let s = if protection > 0 {
+                // Scan in proportion to how far the memcg is above its protection.
+                (size - (size as u128 * protection as u128 / (cgroup_size as u128 + 1)) as u64).max(SWAP_CLUSTER_MAX)
+            } else {
+                size
+            };
+            s >> sc.priority
+        };
+        let mut nr_inactive = scan(self.lruvecs[v].size(LruList::InactiveFile));
+        let mut nr_active = scan(self.lruvecs[v].size(LruList::ActiveFile));
         while nr_inactive > 0 || nr_active > 0 {
             if nr_inactive > 0 {
                 let n = nr_inactive.min(SWAP_CLUSTER_MAX);
@@ -215,8 +249,11 @@ impl Kernel {
                 continue;
             }
             if self.pages[p].test(pg::DIRTY) {
+                // activate_locked: counted as an activation.
                 self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                self.vmstat.count(VmEvent::Pgactivate, 1);
                 kick_flusher = true;
                 continue;
             }
@@ -228,7 +265,7 @@ impl Kernel {
                 self.pages[p].flags &= !pg::ACTIVE;
                 self.lruvecs[0].add(&mut self.pages, p, LruList::InactiveFile);
             } else {
-                self.evict(p);
+                self.evict(p, sc.target);
             }
             reclaimed += 1;
         }
@@ -249,9 +286,9 @@ impl Kernel {
 
     /// `__remove_mapping()` + `mem_cgroup_uncharge()` + `free_unref_folios()`: evict a clean
     /// page, leaving a shadow entry (`workingset_eviction()`), and free its frame.
-    pub fn evict(&mut self, p: PageId) {
+    pub fn evict(&mut self, p: PageId, target: MemcgId) {
         self.cpu(self.cost.evict_page);
-        let shadow = if self.profile.workingset_refault { Some(self.workingset_eviction(p)) } else { None };
+        let shadow = if self.profile.workingset_refault { Some(self.workingset_eviction(p, target)) } else { None };
         self.filemap_remove_folio(p, shadow);
         self.mem_cgroup_uncharge(p);
         self.free_page(p);

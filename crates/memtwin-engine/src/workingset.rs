@@ -105,27 +105,56 @@ impl Kernel {
         }
     }
 
-    /// `workingset_age_nonresident()`: advance the age of `memcg`'s lruvec and its ancestors'.
+    /// `workingset_age_nonresident()`: advance the age of `memcg`'s lruvec, and of its
+    /// ancestors' when the profile propagates ages (v5.5+; older kernels bump only the local
+    /// `inactive_age`).
     #[inline]
     pub fn workingset_age_nonresident(&mut self, memcg: MemcgId, nr: u64) {
         let mut cur = Some(if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg });
+        let hierarchical = self.profile.eviction_at_reclaim_root;
         while let Some(m) = cur {
             self.lruvecs[m.idx()].nonresident_age += nr;
-            cur = self.memcgs.get(m).parent;
+            cur = if hierarchical { self.memcgs.get(m).parent } else { None };
         }
     }
 
-    /// `workingset_eviction()`: the shadow entry for `page`, which is being evicted.
-    pub fn workingset_eviction(&mut self, page: PageId) -> u64 {
+    /// `workingset_eviction()`: the shadow entry for `page`, evicted by reclaim aimed at
+    /// `target` (the limit-reclaim memcg, or root for global reclaim). Since v5.5 the shadow
+    /// names the target's lruvec; before, the page's own memcg's.
+    pub fn workingset_eviction(&mut self, page: PageId, target: MemcgId) -> u64 {
         let memcg = self.pages[page].memcg;
-        let m = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
-        self.workingset_age_nonresident(m, 1);
-        let eviction = self.lruvecs[m.idx()].nonresident_age;
+        let own = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
+        let m = if self.profile.eviction_at_reclaim_root { target } else { own };
+        let eviction = if self.profile.eviction_reads_age_first {
+            let e = self.lruvecs[m.idx()].nonresident_age;
+            self.workingset_age_nonresident(m, 1);
+            e
+        } else {
+            self.workingset_age_nonresident(m, 1);
+            self.lruvecs[m.idx()].nonresident_age
+        };
         pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
     }
 
+    /// Active file pages the refault distance is compared with: the eviction lruvec's own
+    /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since.
+    fn workingset_size(&self, m: MemcgId) -> u64 {
+        let local = self.lruvecs[m.idx()].size(LruList::ActiveFile);
+        if !self.profile.eviction_at_reclaim_root || self.memcgs.get(m).children.is_empty() {
+            return local;
+        }
+        let mut sum = local;
+        let mut stack: Vec<MemcgId> = self.memcgs.get(m).children.clone();
+        while let Some(c) = stack.pop() {
+            sum += self.lruvecs[c.idx()].size(LruList::ActiveFile);
+            stack.extend_from_slice(&self.memcgs.get(c).children);
+        }
+        sum
+    }
+
     /// `workingset_refault()`: `page` (charged, not yet on the LRU) replaces `shadow`; decide
-    /// whether it goes straight to the active list.
+    /// whether it goes straight to the active list. The decision is made at the eviction
+    /// lruvec; the refault and activation are counted in the memcg that now owns the page.
     pub fn workingset_refault(&mut self, page: PageId, shadow: u64) {
         self.cpu(self.cost.refault);
         let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
@@ -133,12 +162,11 @@ impl Kernel {
         self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, 1);
         self.vmstat.count(VmEvent::WorkingsetRefaultFile, 1);
         // The memcg may be gone (ids are never reused within a run, but be defensive).
-        let e = if eviction_memcg.idx() < self.lruvecs.len() { eviction_memcg.idx() } else { 0 };
-        let refault = self.lruvecs[e].nonresident_age;
+        let e = if eviction_memcg.idx() < self.lruvecs.len() { eviction_memcg } else { MemcgId::ROOT };
+        let refault = self.lruvecs[e.idx()].nonresident_age;
         let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
         // Without swap only the active file list counts as the working set (file refault).
-        let workingset_size = self.lruvecs[e].size(LruList::ActiveFile);
-        if distance > workingset_size {
+        if distance > self.workingset_size(e) {
             return;
         }
         self.pages[page].flags |= pg::ACTIVE;

@@ -1,0 +1,206 @@
+//! The page cache and the buffered read and write paths (mm/filemap.c).
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+
+/// `filemap_read()` copies at most up to `i_size`: a read straddling the end of the file
+/// returns the bytes before it, and a read at or past the end returns 0 and caches nothing.
+#[test]
+fn read_stops_at_end_of_file() {
+    let mut s = sim(r#"
+[scenario]
+name = "eof"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = 10000
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let mut ra = FileRaState::new(32);
+    assert_eq!(
+        k.filemap_read(f, 8192, 4096, &mut ra, MemcgId::ROOT),
+        Ok(10000 - 8192)
+    );
+    assert_eq!(k.filemap_read(f, 10000, 10, &mut ra, MemcgId::ROOT), Ok(0));
+    assert_eq!(
+        k.filemap_read(f, 20000, 4096, &mut ra, MemcgId::ROOT),
+        Ok(0)
+    );
+    assert_eq!(k.filemap_read(f, 0, 0, &mut ra, MemcgId::ROOT), Ok(0));
+    assert_eq!(
+        k.filemap_read(f, 0, 1 << 20, &mut ra, MemcgId::ROOT),
+        Ok(10000)
+    );
+    let m = &k.mappings[f.idx()];
+    assert_eq!(m.nrpages, 3, "three pages cover 10000 bytes");
+    assert_eq!(
+        m.lookup(3),
+        None,
+        "no page is cached past the end of the file"
+    );
+    assert_invariants(k);
+}
+
+/// After a read every page of the file sits in its own slot of the mapping (`i_pages`), with
+/// `page->mapping` and `page->index` pointing back at it.
+#[test]
+fn each_cached_page_sits_in_its_slot() {
+    let mut s = sim(r#"
+[scenario]
+name = "slots"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[tasks.cat]
+ops = [{ op = "read", file = "/f", bufsize = "64K" }]
+"#);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let k = &s.kernel;
+    let m = &k.mappings[f.idx()];
+    assert_eq!(m.nrpages, 256);
+    assert_eq!(m.nrshadows, 0);
+    for i in 0..256 {
+        let p = page_at(k, f, i);
+        assert_eq!((k.pages[p].mapping, k.pages[p].index), (f, i));
+        assert!(
+            !k.pages[p].test(pg::LOCKED),
+            "page {i} was read and unlocked"
+        );
+    }
+    assert_invariants(k);
+}
+
+/// Two readers of the same file at the same time: the second one finds the pages the first
+/// one is reading in the page cache, locked, and waits for that I/O instead of reading them
+/// again (`filemap_get_pages()` -> `filemap_update_page()` waits on the folio lock).
+#[test]
+fn concurrent_readers_share_the_io() {
+    let mut s = sim(r#"
+[scenario]
+name = "two-readers"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "100M"
+seek = "5ms"
+[files."/f"]
+size = "4M"
+[tasks.one]
+ops = [{ op = "read", file = "/f", bufsize = "128K" }]
+[tasks.two]
+ops = [{ op = "read", file = "/f", bufsize = "128K" }]
+"#);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(
+        k.devices[0].read_bytes,
+        4 << 20,
+        "every page was read from disk once"
+    );
+    assert_eq!(k.mappings[f.idx()].nrpages, 1024);
+    assert_invariants(k);
+}
+
+/// A buffered write creates page-cache pages charged to the writer's memcg and leaves them
+/// dirty (`folio_mark_dirty()`: `file_dirty` in memory.stat, `Dirty` in meminfo) and extends
+/// `i_size`; below the background threshold nothing is written until fsync, which writes
+/// every dirty page and leaves the pages cached and clean.
+#[test]
+fn buffered_write_dirties_pages_and_fsync_cleans_them() {
+    let scenario = |fsync: bool| {
+        format!(
+            r#"
+[scenario]
+name = "write"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/log"]
+size = 0
+[cgroups.ct]
+[tasks.writer]
+cgroup = "ct"
+ops = [{{ op = "write", file = "/log", length = "1M", bufsize = "128K", fsync = {fsync} }}]
+"#
+        )
+    };
+    let mut s = sim(&scenario(false));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/log"));
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.inodes[f.idx()].size, 1 << 20);
+    assert_eq!(k.memcgs.get(ct).counter.usage, 256);
+    assert_eq!(k.memcgs.get(ct).nr_dirty, 256);
+    assert_eq!(k.mappings[f.idx()].nrdirty, 256);
+    assert_eq!(k.vmstat.nr_dirty, 256);
+    assert_eq!(k.devices[0].write_bytes, 0);
+    assert_eq!(k.devices[0].read_bytes, 0, "whole-page writes need no read");
+    assert_invariants(k);
+
+    let mut s = sim(&scenario(true));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/log"));
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.devices[0].write_bytes, 1 << 20);
+    assert_eq!(k.mappings[f.idx()].nrdirty, 0);
+    assert_eq!(k.memcgs.get(ct).nr_dirty, 0);
+    assert_eq!(k.vmstat.nr_dirty, 0);
+    assert_eq!(
+        k.mappings[f.idx()].nrpages,
+        256,
+        "written pages stay cached"
+    );
+    assert_eq!(k.memcgs.get(ct).counter.usage, 256);
+    assert_invariants(k);
+}
+
+/// `filemap_read()` marks a folio accessed only the first time a read touches it: "When a
+/// read accesses the same folio several times, only mark it as accessed the first time"
+/// (`pos_same_folio(iocb->ki_pos, last_pos - 1, folio)`, and `prev_index != index ||
+/// offset != prev_offset` in older kernels). A file read once in 1 KiB `read()`s touches each
+/// page four times in a row but still counts one access per page: nothing is activated.
+#[test]
+fn sub_page_reads_mark_a_page_accessed_once() {
+    let mut s = sim(r#"
+[scenario]
+name = "small-reads"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "64K"
+[cgroups.ct]
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f", bufsize = "1K" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    assert_eq!(run(&mut s), 64);
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 0);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 0);
+    for i in 0..16 {
+        let p = page_at(k, f, i);
+        assert!(
+            k.pages[p].test(pg::REFERENCED) && !k.pages[p].test(pg::ACTIVE),
+            "page {i}"
+        );
+    }
+    assert_invariants(k);
+}

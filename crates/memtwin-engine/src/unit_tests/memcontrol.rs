@@ -1,0 +1,273 @@
+//! Charging (mm/memcontrol.c, mm/page_counter.c): who pays for a page-cache page, how the
+//! page counters and memory.stat follow charges and uncharges, and what a charge that hits a
+//! limit records.
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+
+/// Two tasks in sibling cgroups read the same 1 MiB file, `a` first.
+const SHARED_READ: &str = r#"
+[scenario]
+name = "shared-read"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.6"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[cgroups.a]
+[cgroups.b]
+[tasks.reader_a]
+cgroup = "a"
+ops = [{ op = "read", file = "/f", bufsize = "128K" }]
+[tasks.reader_b]
+cgroup = "b"
+start = "1s"
+ops = [{ op = "read", file = "/f", bufsize = "128K" }]
+"#;
+
+/// `filemap_add_folio()` charges a new page-cache page to the memcg of the task that inserts
+/// it (`mem_cgroup_charge(folio, NULL, gfp)` charges `current`'s memcg), and a later lookup by
+/// a task in another memcg finds the page without charging anyone: the page stays with the
+/// first memcg until it is freed.
+#[test]
+fn page_cache_stays_charged_to_the_memcg_that_inserted_it() {
+    let mut s = sim(SHARED_READ);
+    let (a, b, f) = (memcg(&s, "a"), memcg(&s, "b"), inode(&s, "/f"));
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.mappings[f.idx()].nrpages, 256);
+    for i in 0..256 {
+        assert_eq!(k.pages[page_at(k, f, i)].memcg, a, "page {i}");
+    }
+    assert_eq!(k.memcgs.get(a).counter.usage, 256);
+    assert_eq!(k.memcgs.file_pages(a), 256);
+    assert_eq!(
+        k.memcgs.get(b).counter.usage,
+        0,
+        "b's reads found the pages cached"
+    );
+    assert_eq!(k.memcgs.file_pages(b), 0);
+    assert_eq!(k.memcgs.events(b, MemcgEvent::Pgpgin), 0);
+    assert_eq!(
+        k.devices[0].read_bytes,
+        1 << 20,
+        "the file was read from disk once"
+    );
+    assert_invariants(k);
+}
+
+/// memory.current and memory.stat `file` are the same charge seen twice for a page-cache
+/// only workload, through charges and limit-reclaim uncharges alike; and v1's `pgpgin` and
+/// `pgpgout` count every charge and uncharge, so their difference is the usage.
+#[test]
+fn usage_and_file_stat_move_together() {
+    let mut s = sim(r#"
+[scenario]
+name = "usage-file"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-5.0"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "4M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "1M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f", bufsize = "64K" }]
+"#);
+    let ct = memcg(&s, "ct");
+    let steps = run_with(&mut s, |s| {
+        let m = s.kernel.memcgs.get(ct);
+        assert_eq!(m.counter.usage, m.nr_file);
+        assert_eq!(m.counter.usage, s.kernel.memcgs.file_pages(ct));
+        let pgpgin = s.kernel.memcgs.events(ct, MemcgEvent::Pgpgin);
+        let pgpgout = s.kernel.memcgs.events(ct, MemcgEvent::Pgpgout);
+        assert_eq!(pgpgin - pgpgout, m.counter.usage);
+    });
+    assert_eq!(steps, 64);
+    let k = &s.kernel;
+    assert_eq!(
+        k.memcgs.get(ct).counter.watermark,
+        256,
+        "usage climbed to the limit"
+    );
+    assert!(
+        k.memcgs.events(ct, MemcgEvent::Pgpgout) > 0,
+        "reclaim uncharged pages"
+    );
+    assert_invariants(k);
+}
+
+/// Evicting a page (`__remove_mapping()` -> `mem_cgroup_uncharge()`) drops its charge from
+/// the page counter and memory.stat `file`, counts a v1 `pgpgout`, and frees the frame.
+#[test]
+fn eviction_uncharges_the_page() {
+    let mut s = sim(r#"
+[scenario]
+name = "uncharge"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "64K"
+[cgroups.ct]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 16, ct);
+    assert_eq!(k.memcgs.get(ct).counter.usage, 16);
+    let free = k.zone.free;
+    isolate_and_evict(k, f, 3);
+    let m = k.memcgs.get(ct);
+    assert_eq!(m.counter.usage, 15);
+    assert_eq!(m.nr_file, 15);
+    assert_eq!(m.events[MemcgEvent::Pgpgout as usize], 1);
+    assert_eq!(
+        k.memcgs.get(MemcgId::ROOT).counter.usage,
+        15,
+        "the ancestors are uncharged too"
+    );
+    assert_eq!(k.zone.free, free + 1);
+    assert_eq!(k.mappings[f.idx()].nrpages, 15);
+    assert_invariants(k);
+}
+
+/// `page_counter_charge()` charges the memcg and every ancestor; memory.stat `file` of a
+/// parent is hierarchical while the parent holds no page locally; the peak (watermark)
+/// follows usage up and stays there.
+#[test]
+fn charges_propagate_to_every_ancestor() {
+    let mut s = sim(r#"
+[scenario]
+name = "hierarchy"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[cgroups.p]
+[cgroups."p/c"]
+[tasks.cat]
+cgroup = "p/c"
+ops = [{ op = "read", file = "/f" }]
+"#);
+    let (p, c, f) = (memcg(&s, "p"), memcg(&s, "p/c"), inode(&s, "/f"));
+    run(&mut s);
+    let k = &mut s.kernel;
+    for m in [c, p, MemcgId::ROOT] {
+        assert_eq!(
+            k.memcgs.get(m).counter.usage,
+            256,
+            "{}",
+            k.memcgs.get(m).path
+        );
+    }
+    assert_eq!(k.memcgs.get(p).nr_file, 0, "p holds no page itself");
+    assert_eq!(
+        k.memcgs.file_pages(p),
+        256,
+        "memory.stat file of p counts its child's pages"
+    );
+    isolate_and_evict(k, f, 0);
+    assert_eq!(k.memcgs.get(c).counter.usage, 255);
+    assert_eq!(k.memcgs.get(p).counter.usage, 255);
+    assert_eq!(
+        k.memcgs.get(p).counter.watermark,
+        256,
+        "memory.peak keeps the high point"
+    );
+    assert_invariants(k);
+}
+
+/// `page_counter_try_charge()` increments `failcnt` of the counter that refused the charge,
+/// and `try_charge_memcg()` records a memory.events `max` against that memcg before it
+/// reclaims. Nothing is counted while charges fit.
+#[test]
+fn failcnt_counts_charges_that_hit_the_limit() {
+    let mut s = sim(r#"
+[scenario]
+name = "failcnt"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "256K"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 64, ct);
+    assert_eq!(k.memcgs.get(ct).counter.usage, 64, "exactly at the limit");
+    assert_eq!(k.memcgs.get(ct).counter.failcnt, 0);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), 0);
+    read_pages(k, f, 64, 1, ct);
+    let m = k.memcgs.get(ct);
+    assert!(m.counter.failcnt >= 1);
+    assert!(m.counter.failcnt >= k.memcgs.events(ct, MemcgEvent::Max));
+    assert!(k.memcgs.events(ct, MemcgEvent::Max) >= 1);
+    assert!(m.counter.usage <= 64);
+    assert!(
+        k.memcgs.events(ct, MemcgEvent::Pgsteal) >= 1,
+        "the charge reclaimed room"
+    );
+    let failcnt = m.counter.failcnt;
+    // A page that is already cached charges nothing and cannot fail.
+    read_pages(k, f, 64, 1, ct);
+    assert_eq!(k.memcgs.get(ct).counter.failcnt, failcnt);
+    assert_invariants(k);
+}
+
+/// When a child without a limit charges past its parent's limit, the parent's counter is the
+/// one that fails: its failcnt and memory.events `max` count, the child's do not.
+#[test]
+fn failcnt_is_counted_on_the_ancestor_whose_limit_was_hit() {
+    let mut s = sim(r#"
+[scenario]
+name = "failcnt-parent"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "4M"
+[cgroups.p]
+"memory.max" = "1M"
+[cgroups."p/c"]
+[tasks.cat]
+cgroup = "p/c"
+ops = [{ op = "read", file = "/f" }]
+"#);
+    let (p, c) = (memcg(&s, "p"), memcg(&s, "p/c"));
+    run(&mut s);
+    let k = &s.kernel;
+    assert!(k.memcgs.get(p).counter.failcnt > 0);
+    assert_eq!(k.memcgs.get(c).counter.failcnt, 0);
+    assert!(k.memcgs.get(p).events[MemcgEvent::Max as usize] > 0);
+    assert_eq!(k.memcgs.get(c).events[MemcgEvent::Max as usize], 0);
+    assert!(k.memcgs.get(p).counter.usage <= 256);
+    assert_invariants(k);
+}

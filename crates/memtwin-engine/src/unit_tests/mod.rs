@@ -1,0 +1,111 @@
+//! Unit tests that hold the engine to the kernel's behaviour, one file per engine module.
+//!
+//! Each test builds a small scenario written as TOML in the test, then either steps it through
+//! [`Simulation`] and inspects `sim.kernel`, or drives [`Kernel`] functions directly where
+//! that pins the behaviour down more precisely. Every scenario-level test ends by checking
+//! the conservation invariants ([`Kernel::check_invariants`]).
+
+mod filemap;
+mod memcontrol;
+mod readahead;
+mod swap;
+mod vmscan;
+mod workingset;
+
+use crate::kernel::Kernel;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::readahead::FileRaState;
+use crate::types::{InodeId, MemcgId, PageId, PAGE_SIZE};
+use crate::{Document, Simulation};
+
+/// A simulation of the scenario written in `toml`.
+pub(crate) fn sim(toml: &str) -> Simulation {
+    let doc = Document::from_toml("unit-test.toml", toml).unwrap_or_else(|e| panic!("{e}"));
+    let scn = doc.resolve(None, &[]).unwrap_or_else(|e| panic!("{e}"));
+    Simulation::new(&scn)
+}
+
+/// Step `sim` to the end, calling `each` after every step. Returns the number of steps.
+pub(crate) fn run_with(sim: &mut Simulation, mut each: impl FnMut(&Simulation)) -> usize {
+    let mut n = 0;
+    while sim.step() {
+        n += 1;
+        each(sim);
+    }
+    n
+}
+
+/// Step `sim` to the end.
+pub(crate) fn run(sim: &mut Simulation) -> usize {
+    run_with(sim, |_| {})
+}
+
+/// Assert the engine's conservation invariants.
+pub(crate) fn assert_invariants(k: &Kernel) {
+    if let Err(e) = k.check_invariants() {
+        panic!("invariant broken: {e}");
+    }
+}
+
+/// The memcg of cgroup `path`.
+pub(crate) fn memcg(sim: &Simulation, path: &str) -> MemcgId {
+    sim.memcg(path)
+        .unwrap_or_else(|| panic!("no cgroup {path}"))
+}
+
+/// The inode of file `path`.
+pub(crate) fn inode(sim: &Simulation, path: &str) -> InodeId {
+    sim.inode(path).unwrap_or_else(|| panic!("no file {path}"))
+}
+
+/// `read()` pages `first..first + n` of `inode` on a newly opened file with
+/// `POSIX_FADV_RANDOM`, from a task in `memcg`: exactly the pages asked for are read, and
+/// each of them is marked accessed once.
+pub(crate) fn read_pages(k: &mut Kernel, inode: InodeId, first: u32, n: u32, memcg: MemcgId) {
+    let mut ra = FileRaState::new(32);
+    ra.random = true;
+    let got = k
+        .filemap_read(
+            inode,
+            first as u64 * PAGE_SIZE,
+            n as u64 * PAGE_SIZE,
+            &mut ra,
+            memcg,
+        )
+        .expect("read failed");
+    assert_eq!(got, n as u64 * PAGE_SIZE);
+}
+
+/// The page cached at `index` of `inode`.
+pub(crate) fn page_at(k: &Kernel, inode: InodeId, index: u32) -> PageId {
+    k.mappings[inode.idx()]
+        .lookup(index)
+        .unwrap_or_else(|| panic!("page {index} of inode {} is not cached", inode.0))
+}
+
+/// The LRU list `page` is on, if any.
+pub(crate) fn lru_of(k: &Kernel, page: PageId) -> Option<LruList> {
+    let p = &k.pages[page];
+    p.test(pg::LRU).then(|| LruList::from_u8(p.lru))
+}
+
+/// Size of `list` in the lruvec of `memcg`.
+pub(crate) fn lru_size(k: &Kernel, memcg: MemcgId, list: LruList) -> u64 {
+    k.lruvecs[k.lruvec_of(memcg)].size(list)
+}
+
+/// Isolate the page at `index` of `inode` from its LRU list and evict it, as
+/// `shrink_folio_list()` does with a clean page it decided to reclaim in limit reclaim of the
+/// page's own memcg.
+pub(crate) fn isolate_and_evict(k: &mut Kernel, inode: InodeId, index: u32) {
+    let p = page_at(k, inode, index);
+    let v = k.lruvec_of(k.pages[p].memcg);
+    k.lruvecs[v].del(&mut k.pages, p);
+    let target = if k.pages[p].memcg == MemcgId::NONE {
+        MemcgId::ROOT
+    } else {
+        k.pages[p].memcg
+    };
+    k.evict(p, target);
+}

@@ -1,0 +1,581 @@
+//! Reclaim (mm/vmscan.c): memcg limit reclaim, memory.low/min protection, global reclaim,
+//! and the seed-000 `recharge_on_pagecache_get` policy.
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+use crate::vmstat::VmEvent;
+
+/// A 16 MiB file read by cat in a cgroup-v1 memcg limited to 4 MiB.
+fn limited_cat(recharge: bool) -> String {
+    format!(
+        r#"
+[scenario]
+name = "limited-cat"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-5.0"
+cgroup = "v1"
+[kernel.policies]
+recharge_on_pagecache_get = {recharge}
+[devices.sda]
+read_bw = "1G"
+read_ahead_kb = 128
+[files."/f"]
+size = "16M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "4M"
+[cgroups.other]
+[tasks.cat]
+cgroup = "ct"
+ops = [{{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }}]
+[tasks.other]
+cgroup = "other"
+start = "10s"
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+    )
+}
+
+/// Reading a file four times the size of memory.limit_in_bytes never lets usage pass the
+/// limit (`try_charge_memcg()` reclaims first), and the room comes from the memcg's own LRU:
+/// `pgscan`/`pgsteal` count in its memory.stat, not in the global `pgscan_direct`/`_kswapd`
+/// (`shrink_inactive_list()` counts vm events only when `!cgroup_reclaim(sc)`). Every
+/// uncharge is an eviction that leaves a shadow entry.
+#[test]
+fn limit_reclaim_keeps_usage_under_max_and_evicts_from_the_memcg() {
+    let mut s = sim(&limited_cat(false));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let max = s.kernel.memcgs.get(ct).counter.max;
+    assert_eq!(max, 1024);
+    let mut steps = 0;
+    while steps < 128 && s.step() {
+        steps += 1;
+        assert!(s.kernel.memcgs.get(ct).counter.usage <= max, "step {steps}");
+    }
+    assert_eq!(
+        steps, 128,
+        "cat's 128 reads ran before the other task starts"
+    );
+    let k = &s.kernel;
+    let usage = k.memcgs.get(ct).counter.usage;
+    let stolen = k.memcgs.events(ct, MemcgEvent::Pgsteal);
+    assert!(stolen >= 4096 - 1024);
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgscan) >= stolen);
+    assert_eq!(
+        stolen,
+        k.memcgs.events(ct, MemcgEvent::Pgpgin) - usage,
+        "every uncharge was a steal"
+    );
+    assert_eq!(
+        k.mappings[f.idx()].nrpages,
+        usage,
+        "only ct's pages are resident"
+    );
+    assert!(k.mappings[f.idx()].nrshadows > 0);
+    assert_eq!(
+        k.vmstat.get(VmEvent::PgscanDirect) + k.vmstat.get(VmEvent::PgscanKswapd),
+        0
+    );
+    assert_eq!(
+        k.vmstat.get(VmEvent::PgstealDirect) + k.vmstat.get(VmEvent::PgstealKswapd),
+        0
+    );
+    assert_invariants(k);
+}
+
+/// Limit reclaim of a memcg walks its whole subtree (`shrink_node_memcgs()` iterates
+/// `mem_cgroup_iter(target, ...)`): a child that is not charging anything loses pages when
+/// its sibling pushes the parent over memory.max, and the parent never passes its limit.
+#[test]
+fn limit_reclaim_of_a_parent_reclaims_its_children() {
+    let mut s = sim(r#"
+[scenario]
+name = "parent-limit"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/a"]
+size = "3M"
+[files."/b"]
+size = "8M"
+[cgroups.p]
+"memory.max" = "4M"
+[cgroups."p/a"]
+[cgroups."p/b"]
+[tasks.ta]
+cgroup = "p/a"
+ops = [{ op = "read", file = "/a" }]
+[tasks.tb]
+cgroup = "p/b"
+start = "1s"
+ops = [{ op = "read", file = "/b" }]
+"#);
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    run_with(&mut s, |s| {
+        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+    });
+    let k = &s.kernel;
+    assert!(
+        k.memcgs.get(a).counter.usage < 768,
+        "a lost pages to b's charges"
+    );
+    assert!(k.memcgs.get(a).events[MemcgEvent::Pgsteal as usize] > 0);
+    assert!(k.memcgs.get(b).events[MemcgEvent::Pgsteal as usize] > 0);
+    assert_eq!(
+        k.memcgs.events(p, MemcgEvent::Pgsteal),
+        k.memcgs.get(a).events[MemcgEvent::Pgsteal as usize]
+            + k.memcgs.get(b).events[MemcgEvent::Pgsteal as usize],
+        "v2 memory.stat of p sums its children"
+    );
+    assert!(k.memcgs.get(p).counter.failcnt > 0);
+    assert_invariants(k);
+}
+
+/// Limit reclaim of a parent spreads over its children by size: in 6.6 `shrink_node_memcgs()`
+/// visits every child at every priority (full walks since 1ba6fc9af35b "mm: vmscan: do not
+/// share cgroup iteration between reclaimers"); 5.0 and 6.11+ (6be5e186fd65 "mm: vmscan:
+/// restore incremental cgroup iteration") stop early but resume the walk where the last
+/// reclaimer left off. Either way two equal children lose about as much as each other.
+#[test]
+fn parent_limit_reclaim_is_fair_between_equal_children() {
+    let mut s = sim(r#"
+[scenario]
+name = "fair"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/a"]
+size = "2M"
+[files."/b"]
+size = "2M"
+[cgroups.p]
+[cgroups."p/a"]
+[cgroups."p/b"]
+[tasks.ta]
+cgroup = "p/a"
+ops = [{ op = "read", file = "/a" }]
+[tasks.tb]
+cgroup = "p/b"
+ops = [{ op = "read", file = "/b" }]
+"#);
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    run(&mut s);
+    let k = &mut s.kernel;
+    assert_eq!(k.memcgs.get(a).counter.usage, 512);
+    assert_eq!(k.memcgs.get(b).counter.usage, 512);
+    for _ in 0..4 {
+        k.try_to_free_mem_cgroup_pages(p, 32);
+    }
+    let sa = k.memcgs.get(a).events[MemcgEvent::Pgsteal as usize];
+    let sb = k.memcgs.get(b).events[MemcgEvent::Pgsteal as usize];
+    assert!(sa + sb >= 4 * 32);
+    assert!(
+        sa.abs_diff(sb) <= (sa + sb) / 8,
+        "a lost {sa} pages, b lost {sb}"
+    );
+    assert_invariants(k);
+}
+
+/// `folio_check_references()`: an unmapped clean file page on the inactive list is reclaimed
+/// even with `PG_referenced` set (FOLIOREF_RECLAIM_CLEAN), so a file read once is evicted
+/// without being activated, oldest first.
+#[test]
+fn referenced_clean_inactive_pages_are_reclaimed_oldest_first() {
+    let mut s = sim(r#"
+[scenario]
+name = "reclaim-clean"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "256K"
+[cgroups.ct]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    for i in 0..64 {
+        read_pages(k, f, i, 1, ct);
+    }
+    assert!(k.pages[page_at(k, f, 0)].test(pg::REFERENCED));
+    let reclaimed = k.try_to_free_mem_cgroup_pages(ct, 32);
+    assert!(reclaimed >= 32);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 0);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 0);
+    let m = &k.mappings[f.idx()];
+    let evicted: Vec<u32> = (0..64).filter(|&i| m.lookup(i).is_none()).collect();
+    assert_eq!(
+        evicted,
+        (0..reclaimed as u32).collect::<Vec<_>>(),
+        "the oldest pages went first"
+    );
+    assert_invariants(k);
+}
+
+/// A memcg whose only pages are 64 dirty ones just written to `/log`.
+fn dirty_memcg() -> (Simulation, MemcgId, InodeId) {
+    let mut s = sim(r#"
+[scenario]
+name = "reclaim-dirty"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/log"]
+size = 0
+[cgroups.ct]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, log) = (memcg(&s, "ct"), inode(&s, "/log"));
+    let k = &mut s.kernel;
+    assert_eq!(
+        k.generic_perform_write(log, 0, 64 * PAGE_SIZE, ct),
+        Ok(64 * PAGE_SIZE)
+    );
+    assert_eq!(k.mappings[log.idx()].nrdirty, 64);
+    assert_eq!(k.devices[0].write_bytes, 0);
+    (s, ct, log)
+}
+
+/// Direct and memcg reclaim never write file pages: `shrink_folio_list()` sets `PG_reclaim`
+/// on a dirty file folio and activates it (`goto activate_locked`) instead of evicting it,
+/// and `shrink_inactive_list()` wakes the flusher when everything it isolated was dirty.
+#[test]
+fn reclaim_activates_dirty_pages_and_wakes_the_flusher() {
+    let (mut s, ct, log) = dirty_memcg();
+    let k = &mut s.kernel;
+    let oldest = page_at(k, log, 0);
+    assert!(k.try_to_free_mem_cgroup_pages(ct, 32) > 0);
+    assert_eq!(
+        k.mappings[log.idx()].lookup(0),
+        Some(oldest),
+        "the dirty page was not evicted"
+    );
+    assert_eq!(lru_of(k, oldest), Some(LruList::ActiveFile));
+    assert!(k.pages[oldest].test(pg::ACTIVE));
+    assert!(
+        k.devices[0].write_bytes > 0,
+        "the flusher wrote dirty pages back"
+    );
+    assert_invariants(k);
+}
+
+/// The activation of a dirty folio by reclaim is an activation like any other:
+/// `activate_locked` counts `PGACTIVATE` in the memcg and `shrink_folio_list()` adds it to
+/// the vm event `pgactivate`.
+#[test]
+fn reclaim_activation_of_dirty_pages_counts_pgactivate() {
+    let (mut s, ct, _) = dirty_memcg();
+    let k = &mut s.kernel;
+    k.try_to_free_mem_cgroup_pages(ct, 32);
+    let active = lru_size(k, ct, LruList::ActiveFile);
+    assert!(active > 0);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), active);
+    assert_eq!(k.vmstat.get(VmEvent::Pgactivate), active);
+    assert_invariants(k);
+}
+
+/// Two children of a limited parent, one of them protected by memory.low or memory.min; the
+/// protected one reads a small file first, the other one then streams a large file.
+fn protection(a_knob: &str, b_knob: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "protection"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/small"]
+size = "1M"
+[files."/big"]
+size = "8M"
+[cgroups.p]
+"memory.max" = "4M"
+[cgroups."p/a"]
+{a_knob}
+[cgroups."p/b"]
+{b_knob}
+[tasks.ta]
+cgroup = "p/a"
+ops = [{{ op = "read", file = "/small" }}]
+[tasks.tb]
+cgroup = "p/b"
+start = "1s"
+ops = [{{ op = "read", file = "/big" }}]
+"#
+    )
+}
+
+/// cgroup v2 memory.low: a child whose usage is within its (effective) low is skipped by
+/// reclaim (`mem_cgroup_below_low()`) as long as an unprotected sibling has pages to give,
+/// and no memory.events `low` is recorded.
+#[test]
+fn memory_low_spares_a_child_while_an_unprotected_sibling_is_reclaimed() {
+    let mut s = sim(&protection(r#""memory.low" = "2M""#, ""));
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    run_with(&mut s, |s| {
+        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+    });
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(a).counter.usage, 256, "a kept every page");
+    assert_eq!(
+        k.memcgs.events(a, MemcgEvent::Pgscan),
+        0,
+        "a was never scanned"
+    );
+    assert_eq!(k.memcgs.events(a, MemcgEvent::Low), 0);
+    assert!(k.memcgs.events(b, MemcgEvent::Pgsteal) >= 2048 - 768);
+    assert_eq!(k.memcgs.events(b, MemcgEvent::Low), 0);
+    assert_invariants(k);
+}
+
+/// memory.min is hard protection: when the only other reclaimable memory is protected by
+/// memory.low, `do_try_to_free_pages()` retries with `memcg_low_reclaim` set, which reclaims
+/// the low-protected child (counting memory.events `low`) but still skips the child below
+/// memory.min (`mem_cgroup_below_min()` is checked in every pass).
+#[test]
+fn memory_min_protects_even_in_the_low_reclaim_pass() {
+    let mut s = sim(&protection(
+        r#""memory.min" = "2M""#,
+        r#""memory.low" = "max""#,
+    ));
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    run_with(&mut s, |s| {
+        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+    });
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(a).counter.usage, 256, "a kept every page");
+    assert_eq!(
+        k.memcgs.events(a, MemcgEvent::Pgscan),
+        0,
+        "a was never scanned"
+    );
+    assert_eq!(k.memcgs.events(a, MemcgEvent::Low), 0);
+    assert!(
+        k.memcgs.events(b, MemcgEvent::Low) > 0,
+        "b was reclaimed below its memory.low"
+    );
+    assert!(k.memcgs.events(b, MemcgEvent::Pgsteal) >= 2048 - 768);
+    assert_eq!(k.memcgs.events(b, MemcgEvent::OomKill), 0);
+    assert_invariants(k);
+}
+
+/// memory.low is best effort: when every child of the limited parent is within its low, the
+/// first pass reclaims nothing and sets `memcg_low_skipped`, and the retry ignores memory.low
+/// rather than failing the charge. Each reclaim below low is a memory.events `low`.
+#[test]
+fn memory_low_gives_way_when_everything_is_protected() {
+    let mut s = sim(&protection(
+        r#""memory.low" = "max""#,
+        r#""memory.low" = "max""#,
+    ));
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    run_with(&mut s, |s| {
+        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+    });
+    let k = &s.kernel;
+    assert!(k.memcgs.events(p, MemcgEvent::Low) > 0);
+    assert!(k.memcgs.events(p, MemcgEvent::Pgsteal) >= 2304 - 1024);
+    assert!(k.memcgs.events(a, MemcgEvent::Low) + k.memcgs.events(b, MemcgEvent::Low) > 0);
+    assert_eq!(k.memcgs.events(p, MemcgEvent::OomKill), 0);
+    let resident: u64 = k.mappings.iter().map(|m| m.nrpages).sum();
+    assert_eq!(resident, k.memcgs.get(p).counter.usage);
+    assert_invariants(k);
+}
+
+/// A child above its memory.low is reclaimed, but with pressure scaled down by the share of
+/// its usage that is protected (`get_scan_count()`: `scan = lruvec_size - lruvec_size *
+/// protection / (cgroup_size + 1)`, 9783aa9917f8 "mm, memcg: proportional memory.{low,min}
+/// reclaim", v5.4): with 768 pages used and 512 protected it is scanned a third as hard as
+/// an unprotected sibling of the same size.
+#[test]
+fn memory_low_scales_reclaim_pressure_above_low() {
+    let mut s = sim(r#"
+[scenario]
+name = "proportional-low"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/a"]
+size = "3M"
+[files."/b"]
+size = "3M"
+[cgroups.p]
+[cgroups."p/a"]
+"memory.low" = "2M"
+[cgroups."p/b"]
+[tasks.ta]
+cgroup = "p/a"
+ops = [{ op = "read", file = "/a" }]
+[tasks.tb]
+cgroup = "p/b"
+ops = [{ op = "read", file = "/b" }]
+"#);
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    run(&mut s);
+    let k = &mut s.kernel;
+    assert_eq!(k.memcgs.get(a).counter.usage, 768);
+    assert_eq!(k.memcgs.get(b).counter.usage, 768);
+    for _ in 0..4 {
+        k.try_to_free_mem_cgroup_pages(p, 32);
+    }
+    let sa = k.memcgs.get(a).events[MemcgEvent::Pgsteal as usize];
+    let sb = k.memcgs.get(b).events[MemcgEvent::Pgsteal as usize];
+    assert!(sa > 0, "a is above its low and is reclaimed");
+    assert!(2 * sa < sb, "a lost {sa} pages, b lost {sb}");
+    assert_eq!(k.memcgs.events(p, MemcgEvent::Low), 0);
+    assert_invariants(k);
+}
+
+/// Seed 000's policy: limit reclaim uncharges clean page cache and leaves it cached on the
+/// root memcg's LRU instead of evicting it; the next task to look a page up is charged for it.
+#[test]
+fn recharge_policy_keeps_pages_uncharged_and_charges_the_next_reader() {
+    let mut s = sim(&limited_cat(true));
+    let (ct, other, f) = (memcg(&s, "ct"), memcg(&s, "other"), inode(&s, "/f"));
+    // cat's 128 reads all run before `other` starts at 10 s.
+    for _ in 0..128 {
+        assert!(s.step());
+        assert!(s.kernel.memcgs.get(ct).counter.usage <= 1024);
+    }
+    let k = &s.kernel;
+    let ct_usage = k.memcgs.get(ct).counter.usage;
+    assert_eq!(k.mappings[f.idx()].nrpages, 4096, "nothing was evicted");
+    assert_eq!(k.mappings[f.idx()].nrshadows, 0);
+    assert_eq!(
+        k.lruvecs[0].file_pages(),
+        4096 - ct_usage,
+        "the rest sits uncharged on the root LRU"
+    );
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) >= 4096 - ct_usage);
+    for i in 0..4096 {
+        let pg_ = &k.pages[page_at(k, f, i)];
+        assert!(pg_.memcg == ct || pg_.memcg == MemcgId::NONE);
+    }
+    assert_eq!(k.devices[0].read_bytes, 16 << 20);
+    assert_invariants(k);
+
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(
+        k.memcgs.get(other).counter.usage,
+        4096 - ct_usage,
+        "other paid for what it found uncharged"
+    );
+    assert_eq!(
+        k.memcgs.get(ct).counter.usage,
+        ct_usage,
+        "ct's pages stay with ct"
+    );
+    assert_eq!(k.lruvecs[0].file_pages(), 0);
+    assert_eq!(
+        k.devices[0].read_bytes,
+        16 << 20,
+        "the second read came from the page cache"
+    );
+    assert_invariants(k);
+}
+
+/// Under the recharge policy global reclaim (kswapd, direct reclaim) still evicts the
+/// uncharged pages: the policy only changes what memcg limit reclaim does.
+#[test]
+fn recharge_policy_pages_are_still_evicted_by_global_reclaim() {
+    let mut s = sim(r#"
+[scenario]
+name = "recharge-global"
+[machine]
+ram = "64M"
+[kernel]
+profile = "linux-5.0"
+cgroup = "v1"
+[kernel.policies]
+recharge_on_pagecache_get = true
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "128M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "4M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    run_with(&mut s, |s| {
+        assert!(s.kernel.memcgs.get(ct).counter.usage <= 1024)
+    });
+    let k = &s.kernel;
+    let global_steal = k.vmstat.get(VmEvent::PgstealKswapd) + k.vmstat.get(VmEvent::PgstealDirect);
+    assert!(global_steal > 0);
+    let root_steal = k.memcgs.get(MemcgId::ROOT).events[MemcgEvent::Pgsteal as usize];
+    assert!(
+        root_steal > 0,
+        "the uncharged pages on the root LRU were evicted"
+    );
+    assert!(k.mappings[f.idx()].nrpages < 32768);
+    assert!(
+        k.mappings[f.idx()].nrshadows > 0,
+        "evictions left shadow entries"
+    );
+    assert_invariants(k);
+}
+
+/// Global reclaim: an allocation that finds free memory at the low watermark wakes kswapd,
+/// which reclaims until the high watermark (`balance_pgdat()`), counting `pgscan_kswapd` and
+/// `pgsteal_kswapd`; free memory never falls below the min watermark.
+#[test]
+fn kswapd_keeps_free_memory_above_the_min_watermark() {
+    let mut s = sim(r#"
+[scenario]
+name = "kswapd"
+[machine]
+ram = "64M"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "128M"
+[tasks.cat]
+ops = [{ op = "read", file = "/f", bufsize = "128K" }]
+"#);
+    let f = inode(&s, "/f");
+    run_with(&mut s, |s| {
+        let z = &s.kernel.zone;
+        assert!(
+            z.free >= z.wmark_min,
+            "free {} below min {}",
+            z.free,
+            z.wmark_min
+        );
+    });
+    let k = &s.kernel;
+    assert!(k.vmstat.get(VmEvent::KswapdWakeup) > 0);
+    let steal = k.vmstat.get(VmEvent::PgstealKswapd);
+    assert!(steal > 0);
+    assert!(k.vmstat.get(VmEvent::PgscanKswapd) >= steal);
+    assert_eq!(
+        k.memcgs.events(MemcgId::ROOT, MemcgEvent::Pgsteal),
+        steal + k.vmstat.get(VmEvent::PgstealDirect)
+    );
+    assert!(k.mappings[f.idx()].nrpages < 32768);
+    assert_invariants(k);
+}

@@ -1,0 +1,453 @@
+//! Shadow entries and refault detection (mm/workingset.c).
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+use crate::vmstat::VmEvent;
+use crate::workingset::unpack_shadow;
+
+/// A memcg `ct` with 16 active pages (`/hot`, read twice) and 64 inactive ones (`/f` pages
+/// 0..64, read once), plus an empty sibling `other`.
+struct Setup {
+    s: Simulation,
+    ct: MemcgId,
+    other: MemcgId,
+    f: InodeId,
+}
+
+fn setup(profile: &str) -> Setup {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "workingset"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/hot"]
+size = "64K"
+[files."/f"]
+size = "1M"
+[cgroups.ct]
+[cgroups.other]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (ct, other, hot, f) = (
+        memcg(&s, "ct"),
+        memcg(&s, "other"),
+        inode(&s, "/hot"),
+        inode(&s, "/f"),
+    );
+    let k = &mut s.kernel;
+    read_pages(k, hot, 0, 16, ct);
+    read_pages(k, hot, 0, 16, ct);
+    read_pages(k, f, 0, 64, ct);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 16);
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 64);
+    Setup { s, ct, other, f }
+}
+
+/// Evict page `first` of `/f`, then `more` further pages after it, and read `first` back
+/// from `reader`. Returns whether the refaulting page went to the active list.
+fn refault_after(profile: &str, more: u32) -> bool {
+    let Setup { mut s, ct, f, .. } = setup(profile);
+    let k = &mut s.kernel;
+    for i in 0..=more {
+        isolate_and_evict(k, f, i);
+    }
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 16);
+    read_pages(k, f, 0, 1, ct);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 1);
+    assert_invariants(k);
+    k.pages[page_at(k, f, 0)].test(pg::ACTIVE)
+}
+
+/// `__remove_mapping()` stores `workingset_eviction()`'s shadow entry in the evicted page's
+/// slot: the mapping counts it (`nrpages` down, shadows up), it names the memcg whose LRU the
+/// page left, and it carries `PG_workingset` (clear for a page that was never active). A
+/// later insertion at that index consumes the shadow.
+#[test]
+fn eviction_leaves_a_shadow_entry_in_the_slot() {
+    let Setup { mut s, ct, f, .. } = setup("linux-6.6");
+    let k = &mut s.kernel;
+    isolate_and_evict(k, f, 5);
+    let m = &k.mappings[f.idx()];
+    assert_eq!(m.nrpages, 63);
+    assert_eq!(m.nrshadows, 1);
+    assert_eq!(m.lookup(5), None);
+    let shadow = m.slot(5).as_shadow().expect("slot 5 holds a shadow entry");
+    let (memcg, _age, workingset) = unpack_shadow(shadow);
+    assert_eq!(memcg, ct);
+    assert!(!workingset);
+    assert_invariants(k);
+    read_pages(k, f, 5, 1, ct);
+    let m = &k.mappings[f.idx()];
+    assert_eq!((m.nrpages, m.nrshadows), (64, 0));
+    assert!(m.slot(5).as_page().is_some());
+    assert_invariants(k);
+}
+
+/// A scenario-level view of the same: a read twice the size of memory.max leaves, for every
+/// page of the file, either the page or a shadow entry naming the memcg.
+#[test]
+fn limit_reclaim_leaves_shadows_for_every_evicted_page() {
+    let mut s = sim(r#"
+[scenario]
+name = "shadows"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "2M"
+[cgroups.ct]
+"memory.max" = "1M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    run(&mut s);
+    let k = &s.kernel;
+    let m = &k.mappings[f.idx()];
+    assert!(m.nrshadows >= 256);
+    assert_eq!(m.nrpages + m.nrshadows, 512);
+    for i in 0..512 {
+        if let Some(sh) = m.slot(i).as_shadow() {
+            assert_eq!(unpack_shadow(sh).0, ct, "shadow {i}");
+        }
+    }
+    assert_invariants(k);
+}
+
+/// `workingset_refault()`: a refault whose distance (evictions and activations since the
+/// page's eviction) is within the active file list is activated at once: `PG_active`, the
+/// active list, `workingset_activate_file`; `workingset_refault_file` counts either way.
+#[test]
+fn refault_within_the_active_list_size_is_activated() {
+    let Setup { mut s, ct, f, .. } = setup("linux-6.6");
+    let k = &mut s.kernel;
+    for i in 0..=5 {
+        isolate_and_evict(k, f, i);
+    }
+    read_pages(k, f, 0, 1, ct);
+    let p = page_at(k, f, 0);
+    assert!(k.pages[p].test(pg::ACTIVE));
+    assert_eq!(lru_of(k, p), Some(LruList::ActiveFile));
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 1);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetActivateFile), 1);
+    assert_eq!(
+        k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreFile),
+        0,
+        "the page was not in the workingset"
+    );
+    assert_eq!(k.vmstat.get(VmEvent::WorkingsetRefaultFile), 1);
+    assert_eq!(k.vmstat.get(VmEvent::WorkingsetActivateFile), 1);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 17);
+    assert_invariants(k);
+}
+
+/// A refault from further away than the active list could have held is not activated: the
+/// page goes to the inactive list, and only `workingset_refault_file` counts.
+#[test]
+fn refault_beyond_the_active_list_size_is_not_activated() {
+    let Setup { mut s, ct, f, .. } = setup("linux-6.6");
+    let k = &mut s.kernel;
+    for i in 10..=40 {
+        isolate_and_evict(k, f, i);
+    }
+    read_pages(k, f, 10, 1, ct);
+    let p = page_at(k, f, 10);
+    assert!(!k.pages[p].test(pg::ACTIVE));
+    assert_eq!(lru_of(k, p), Some(LruList::InactiveFile));
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 1);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetActivateFile), 0);
+    assert_eq!(k.vmstat.get(VmEvent::WorkingsetActivateFile), 0);
+    assert_invariants(k);
+}
+
+/// linux-5.0's `workingset_eviction()` stores `atomic_long_inc_return(&lruvec->inactive_age)`,
+/// the age after counting the page's own eviction, so the distance is the number of
+/// evictions after it: with 16 active pages, 16 later evictions still activate, 17 do not.
+#[test]
+fn refault_distance_boundary_linux_5_0() {
+    assert!(
+        refault_after("linux-5.0", 16),
+        "distance 16 <= 16 active pages"
+    );
+    assert!(
+        !refault_after("linux-5.0", 17),
+        "distance 17 > 16 active pages"
+    );
+}
+
+/// Since 5.12 (ac35a4902374 "mm: workingset: clarify eviction order and distance
+/// calculation") `workingset_eviction()` reads `nonresident_age` before ageing it for the
+/// page's own eviction, so the distance counts that eviction too: with 16 active pages, 15
+/// later evictions activate (distance 16) and 16 do not (distance 17).
+#[test]
+fn refault_distance_boundary_linux_6_6() {
+    assert!(
+        refault_after("linux-6.6", 15),
+        "distance 16 <= 16 active pages"
+    );
+    assert!(
+        !refault_after("linux-6.6", 16),
+        "distance 17 > 16 active pages"
+    );
+}
+
+/// The activation decision is made at the lruvec where the eviction happened, but the page
+/// is charged to, and its refault and activation are counted in, the memcg that reads it
+/// again ("the cgroup that will own the folio is the one that is actually experiencing the
+/// refault event").
+#[test]
+fn refault_is_judged_at_the_evicting_memcg_and_counted_in_the_reader() {
+    let Setup {
+        mut s,
+        ct,
+        other,
+        f,
+    } = setup("linux-6.6");
+    let k = &mut s.kernel;
+    for i in 0..=5 {
+        isolate_and_evict(k, f, i);
+    }
+    assert_eq!(lru_size(k, other, LruList::ActiveFile), 0);
+    read_pages(k, f, 0, 1, other);
+    let p = page_at(k, f, 0);
+    assert_eq!(k.pages[p].memcg, other);
+    assert!(
+        k.pages[p].test(pg::ACTIVE),
+        "ct's 16 active pages cover the distance"
+    );
+    assert_eq!(lru_size(k, other, LruList::ActiveFile), 1);
+    assert_eq!(k.memcgs.events(other, MemcgEvent::WorkingsetRefaultFile), 1);
+    assert_eq!(
+        k.memcgs.events(other, MemcgEvent::WorkingsetActivateFile),
+        1
+    );
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 0);
+    assert_invariants(k);
+}
+
+/// `shrink_active_list()` sets `PG_workingset` on the pages it deactivates; evicted, such a
+/// page's shadow carries the bit, and a refault that is activated sets `PG_workingset` again
+/// and counts `workingset_restore_file`.
+#[test]
+fn deactivated_pages_refault_as_workingset_restores() {
+    let mut s = sim(r#"
+[scenario]
+name = "restore"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/w"]
+size = "256K"
+[files."/hot"]
+size = "1M"
+[cgroups.ct]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, w, hot) = (memcg(&s, "ct"), inode(&s, "/w"), inode(&s, "/hot"));
+    let k = &mut s.kernel;
+    // /w is activated first, so it is at the tail of the active list, the end that
+    // shrink_active_list() takes from; /hot is activated after it.
+    read_pages(k, w, 0, 64, ct);
+    read_pages(k, w, 0, 64, ct);
+    read_pages(k, hot, 0, 256, ct);
+    read_pages(k, hot, 0, 256, ct);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 320);
+    assert!(k.try_to_free_mem_cgroup_pages(ct, 32) >= 32);
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgdeactivate) > 0);
+    let m = &k.mappings[w.idx()];
+    let shadows: Vec<(u32, u64)> = (0..64)
+        .filter_map(|i| m.slot(i).as_shadow().map(|sh| (i, sh)))
+        .map(|(i, sh)| {
+            let (_, age, workingset) = unpack_shadow(sh);
+            assert!(workingset, "page {i} was active before it was evicted");
+            (i, age)
+        })
+        .collect();
+    assert!(shadows.len() >= 32);
+    assert!(lru_size(k, ct, LruList::ActiveFile) > 0);
+    // The most recently evicted page refaults from the shortest distance.
+    let (last, _) = *shadows.iter().max_by_key(|(_, age)| *age).unwrap();
+    read_pages(k, w, last, 1, ct);
+    let p = page_at(k, w, last);
+    assert!(k.pages[p].test(pg::ACTIVE | pg::WORKINGSET));
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreFile), 1);
+    assert_eq!(k.vmstat.get(VmEvent::WorkingsetRestoreFile), 1);
+    assert_invariants(k);
+}
+
+/// `workingset_age_nonresident()` ages the lruvec of the memcg and of every ancestor ("when
+/// the physical inactive list of a leaf cgroup ages, the virtual inactive lists of all its
+/// parents, including the root cgroup's, age as well"), and nobody else's.
+#[test]
+fn nonresident_age_advances_in_every_ancestor() {
+    let mut s = sim(r#"
+[scenario]
+name = "age"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "64K"
+[cgroups.p]
+[cgroups."p/c"]
+[cgroups."p/d"]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (p, c, d, f) = (
+        memcg(&s, "p"),
+        memcg(&s, "p/c"),
+        memcg(&s, "p/d"),
+        inode(&s, "/f"),
+    );
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 4, c);
+    let age = |k: &Kernel, m: MemcgId| k.lruvecs[m.idx()].nonresident_age;
+    let before = [age(k, c), age(k, p), age(k, MemcgId::ROOT), age(k, d)];
+    isolate_and_evict(k, f, 0);
+    isolate_and_evict(k, f, 1);
+    let after = [age(k, c), age(k, p), age(k, MemcgId::ROOT), age(k, d)];
+    assert_eq!(after[0], before[0] + 2);
+    assert_eq!(after[1], before[1] + 2);
+    assert_eq!(after[2], before[2] + 2);
+    assert_eq!(after[3], before[3], "a sibling's clock does not move");
+    // A second access activates a page and ages the clocks too (workingset_activation()).
+    let pg2 = page_at(k, f, 2);
+    k.folio_mark_accessed(pg2);
+    assert_eq!(age(k, c), after[0] + 1);
+    assert_eq!(age(k, p), after[1] + 1);
+    assert_invariants(k);
+}
+
+/// The shadow-node shrinker (`count_shadow_nodes()`): a memcg may keep at most one
+/// shadow-only xarray node per 8 pages on its LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`);
+/// beyond that reclaim frees the oldest nodes with their shadow entries
+/// (`shadow_lru_isolate()`), counting `workingset_nodereclaim`.
+#[test]
+fn shadow_node_shrinker_caps_shadow_nodes_per_memcg() {
+    let mut s = sim(r#"
+[scenario]
+name = "shadow-nodes"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "32M"
+[cgroups.ct]
+"memory.max" = "1M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    run_with(&mut s, |s| {
+        let k = &s.kernel;
+        let lru: u64 = LruList::ALL.iter().map(|&l| lru_size(k, ct, l)).sum();
+        assert!(
+            k.shadow_nodes[ct.idx()].count <= lru >> 3,
+            "{} shadow nodes for {lru} LRU pages",
+            k.shadow_nodes[ct.idx()].count
+        );
+    });
+    let k = &s.kernel;
+    assert!(k.vmstat.get(VmEvent::WorkingsetNodereclaim) > 0);
+    let m = &k.mappings[f.idx()];
+    let shadow_only = m
+        .nodes
+        .iter()
+        .filter(|n| n.pages == 0 && n.shadows > 0)
+        .count() as u64;
+    assert_eq!(
+        shadow_only,
+        k.shadow_nodes[ct.idx()].count,
+        "every shadow-only node is on ct's list"
+    );
+    assert!(shadow_only <= 256 >> 3);
+    assert!(
+        m.nrshadows <= 64 * (shadow_only + 4),
+        "freed nodes took their shadows with them"
+    );
+    let empty = (0..8192)
+        .filter(|&i| m.slot(i) == crate::filemap::Slot::EMPTY)
+        .count() as u64;
+    assert!(empty >= 64 * k.vmstat.get(VmEvent::WorkingsetNodereclaim) / 2);
+    assert_invariants(k);
+}
+
+/// Since 5.5 (b910718a948a "mm: vmscan: detect file thrashing at the reclaim root")
+/// `workingset_eviction()` records the shadow at the lruvec of the reclaim target
+/// (`mem_cgroup_lruvec(target_memcg, pgdat)`), and the refault is judged against that
+/// lruvec's (hierarchical) active list: a page of `b` evicted by limit reclaim of the parent
+/// `p` names `p` in its shadow, and refaults active when `p`'s subtree has a big active list,
+/// even though `b` itself has none.
+#[test]
+fn eviction_is_recorded_at_the_reclaim_root() {
+    let mut s = sim(r#"
+[scenario]
+name = "reclaim-root"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.6"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/hot"]
+size = "512K"
+[files."/a"]
+size = "512K"
+[files."/b"]
+size = "256K"
+[cgroups.p]
+[cgroups."p/a"]
+[cgroups."p/b"]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
+    let (hot, fa, fb) = (inode(&s, "/hot"), inode(&s, "/a"), inode(&s, "/b"));
+    let k = &mut s.kernel;
+    read_pages(k, hot, 0, 128, a);
+    read_pages(k, hot, 0, 128, a);
+    read_pages(k, fa, 0, 128, a);
+    read_pages(k, fb, 0, 64, b);
+    k.try_to_free_mem_cgroup_pages(p, 32);
+    let m = &k.mappings[fb.idx()];
+    let (first, shadow) = (0..64)
+        .filter_map(|i| m.slot(i).as_shadow().map(|sh| (i, sh)))
+        .min_by_key(|&(_, sh)| unpack_shadow(sh).1)
+        .expect("limit reclaim of p evicted pages of b");
+    assert_eq!(
+        unpack_shadow(shadow).0,
+        p,
+        "the shadow names the reclaim root"
+    );
+    read_pages(k, fb, first, 1, b);
+    assert!(
+        k.pages[page_at(k, fb, first)].test(pg::ACTIVE),
+        "p's subtree has 128 active pages"
+    );
+    assert_invariants(k);
+}
