@@ -39,7 +39,7 @@ def _from_doc(doc, source: str, fallback_name: str) -> Scenario:
     head = doc.table("scenario")
     name = head.get("name") if isinstance(head, dict) else None
     published = doc.table("published")
-    return Scenario(str(name) if isinstance(name, str) else fallback_name, source, doc, published if isinstance(published, dict) else {})
+    return Scenario(str(name) if isinstance(name, str) else fallback_name, source, doc, published)
 
 
 def load(scenario: PathOrDict) -> Scenario:
@@ -69,7 +69,14 @@ def load(scenario: PathOrDict) -> Scenario:
         scn = _from_doc(_memtwin.load_toml(text, path), path, os.path.basename(path))
     from memtwin.published import validate
 
-    validate(scn.published, [v for v, _ in scn.variants()], scn.source)
+    declared = [v for v, _ in scn.variants()]
+
+    def steps_of(v: str) -> list:
+        return list(scn.doc.step_names(None if v == "default" and not declared else v))
+
+    validate(scn.published, declared, scn.source, steps_of, set(_memtwin.metric_names()))
+    if scn.published is None:
+        scn.published = {}
     return scn
 
 

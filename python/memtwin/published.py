@@ -57,12 +57,18 @@ CHECK_KEYS = {"ratio": {"name", "kind", "a", "b", "min", "max"}, "published": {"
 PUBLISHED_KEYS = {"source", "figures", "checks"}
 
 
-def validate(published: Mapping, variants: list, source: str) -> None:
-    """Check the `[published]` table's shape before anything runs: known keys, check kinds,
-    well-formed VARIANT/STEP/METRIC references to declared variants, bounds and tolerances,
-    and numeric figures. Raises ScenarioError naming the entry and the fix."""
+def validate(published, variants: list, source: str, steps_of=None, metrics=None) -> None:
+    """Check the `[published]` table before anything runs: known keys, check kinds,
+    VARIANT/STEP/METRIC references to declared variants (`default` when there are none), steps
+    the variant has (`steps_of(variant)`) and metrics that exist (`metrics`), bounds and
+    tolerances, and numeric figures. Raises ScenarioError naming the entry and the fix."""
+    if published is None:
+        return
+    if not isinstance(published, Mapping):
+        raise _err(f"{source}: published", "[published] must be a table", "write [published] with source, figures and checks")
     if not published:
         return
+    variants = list(variants) or ["default"]
     for k in published:
         if k not in PUBLISHED_KEYS:
             raise _err(f"{source}: published.{k}", f"unknown key `{k}` in [published]", f"remove it; [published] takes {', '.join(sorted(PUBLISHED_KEYS))}")
@@ -70,7 +76,7 @@ def validate(published: Mapping, variants: list, source: str) -> None:
     if not isinstance(figures, Mapping):
         raise _err(f"{source}: published.figures", "figures must be a table", "write [published.figures.VARIANT.\"STEP\"] tables of METRIC = number")
     for v, steps in figures.items():
-        if variants and v not in variants:
+        if v not in variants:
             raise _err(f"{source}: published.figures.{v}", f"no variant `{v}` in [variants]", f"use one of: {', '.join(variants)}")
         if not isinstance(steps, Mapping):
             raise _err(f"{source}: published.figures.{v}", "must be a table of steps", "write [published.figures.VARIANT.\"STEP\"]")
@@ -98,9 +104,15 @@ def validate(published: Mapping, variants: list, source: str) -> None:
             ref = c.get(r)
             if not isinstance(ref, str):
                 raise _err(where, f"`{r}` is missing or not a string", f'add {r} = "VARIANT/STEP/METRIC"')
-            v, _, _ = split_ref(ref, where)
-            if variants and v not in variants:
+            v, step, metric = split_ref(ref, where)
+            if v not in variants:
                 raise _err(where, f"`{ref}` names no declared variant", f"use one of: {', '.join(variants)}")
+            if metrics is not None and metric not in metrics:
+                raise _err(where, f"`{ref}` names no metric `{metric}`", "see `memtwin metrics` for the names")
+            if steps_of is not None:
+                steps = steps_of(v)
+                if step not in steps:
+                    raise _err(where, f"`{ref}` names no step `{step}` of variant {v}", f"use one of: {', '.join(steps)}")
         if kind == "ratio":
             lo, hi = c.get("min"), c.get("max")
             if lo is None and hi is None:
@@ -119,7 +131,7 @@ def validate(published: Mapping, variants: list, source: str) -> None:
 
 def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -> list[CheckOutcome]:
     """Evaluate every check against `results` ({variant: Result}); a check naming a variant
-    that was not run is reported as failed with the reason."""
+    that was not run is reported as skipped, with the reason."""
     out = []
     checks = published.get("checks", [])
     if not isinstance(checks, list):

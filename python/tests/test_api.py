@@ -82,6 +82,16 @@ def test_dict_scenario_name_and_published():
     assert scn.published == seed_dict()["published"]
 
 
+def test_file_published_comes_from_the_engines_parse():
+    # memtwin.load no longer parses the TOML itself: the name and [published] come from the
+    # engine's parse (Doc.table), and agree with an independent TOML 1.0 parser's.
+    scn = memtwin.load(SEED)
+    assert scn.doc.table("published") == seed_dict()["published"]
+    assert scn.published == seed_dict()["published"]
+    assert scn.doc.table("scenario") == seed_dict()["scenario"]
+    assert scn.doc.table("nosuchtable") is None
+
+
 # --------------------------------------------------------------------------------------------
 # Result: pandas views
 
@@ -187,10 +197,16 @@ def test_scenario_error_is_a_value_error():
 @pytest.mark.parametrize(
     "path,value,location,message",
     [
-        ("tasks.cat.ops.0.bufsize", "lots", "tasks.cat.ops[0].bufsize", 'bufsize: "lots" is not a size'),
+        ("tasks.cat.ops.0.bufsize", "lots", "tasks.cat.ops[0].bufsize", 'tasks.cat.ops[0].bufsize: "lots" is not a size'),
+        ("tasks.cat.ops.1.length", "-1M", "tasks.cat.ops[1].length", 'tasks.cat.ops[1].length: "-1M" is negative'),
         ("tasks.cat.ops.0.size", "1M", "tasks.cat.ops[0].size", "unknown key `size` in tasks.cat.ops[0]"),
         ("tasks.cat.ops.1.file", "/g", "tasks.cat.ops[1].file", "unknown file `/g`"),
-        ("files./f.size", "-20M", "files./f.size", 'size: size "-20M" is negative'),
+        ("files./f.size", "-20M", "files./f.size", 'files."/f".size: "-20M" is negative'),
+        ("files./f.size", "99999999999T", "files./f.size", 'files."/f".size: "99999999999T" is too large'),
+        ("devices.sda.read_bw", "fast", "devices.sda.read_bw", 'devices.sda.read_bw: "fast" is not a size'),
+        ("devices.sda.seek", "-1ms", "devices.sda.seek", 'devices.sda.seek: "-1ms" is negative'),
+        ("report.sample_interval", "-1s", "report.sample_interval", 'report.sample_interval: "-1s" is negative'),
+        ("cgroups.ct.memory.max", "-1M", "cgroups.ct.memory.max", 'memory.max: "-1M" is negative'),
         ("cgroups.ct.memory.max", "lots", "cgroups.ct.memory.max", 'memory.max: "lots" is not a size'),
         ("machine.cpus", "8", "machine.cpus", "machine.cpus must be a whole number, not a string"),
         ("tasks.cat.cgroup", "cx", "tasks.cat.cgroup", "unknown cgroup `cx`"),
@@ -228,17 +244,68 @@ def test_all_errors_are_reported_at_once():
     assert locations == ["<scenario dict>: at machine.ram", "<scenario dict>: at tasks.cat.ops[1].bufsize"]
 
 
-def test_dict_with_a_value_python_cannot_convert():
+FIX_VALUES = "use only str, int, float, bool, dict and list values"
+
+
+@pytest.mark.parametrize(
+    "where,value,location,message",
+    [
+        ("machine.ram", object(), "machine.ram", "values must be str, int, float, bool, dict or list, not object"),
+        ("tasks.cat.ops.1.count", 1 << 70, "tasks.cat.ops[1].count", f"the integer {1 << 70} does not fit in 64 bits"),
+        ("tasks.cat.ops.1.file", {1: "x"}, "tasks.cat.ops[1].file", "dict keys must be strings, not int"),
+    ],
+)
+def test_dict_with_a_value_python_cannot_convert(where, value, location, message):
     bad = copy.deepcopy(SMALL)
-    bad["machine"]["ram"] = object()
+    *head, last = where.split(".")
+    x = bad
+    for k in head:
+        x = x[int(k)] if isinstance(x, list) else x[k]
+    x[last] = value
     with pytest.raises(ScenarioError) as e:
         memtwin.load(bad)
-    assert e.value.args[0].startswith("<scenario dict>: at machine.ram: values must be str, int, float, bool, dict or list")
+    text, items = e.value.args
+    assert text.splitlines() == [f"<scenario dict>: at {location}: error: {message}", f"  fix: {FIX_VALUES}"]
+    assert items == [(f"<scenario dict>: at {location}", message, FIX_VALUES)]
+
+
+def test_dict_with_a_key_python_cannot_convert_at_the_top_level():
+    with pytest.raises(ScenarioError) as e:
+        memtwin.load({**SMALL, 1: "x"})
+    text, items = e.value.args
+    assert text.splitlines() == ["<scenario dict>: at the top level: error: dict keys must be strings, not int",
+                                 f"  fix: {FIX_VALUES}"]
+    assert items == [("<scenario dict>: at the top level", "dict keys must be strings, not int", FIX_VALUES)]
 
 
 def test_unknown_variant_from_python():
-    with pytest.raises(ScenarioError, match="the scenario has no variant `fast`"):
+    # The engine names the argument, not a place in the file.
+    with pytest.raises(ScenarioError) as e:
         memtwin.run(SEED, variant="fast")
+    text, items = e.value.args
+    assert text.splitlines() == [f"--variant fast: error: {SEED} has no variant `fast`",
+                                 "  fix: use one of: baseline, recharge"]
+    assert items == [("--variant fast", f"{SEED} has no variant `fast`", "use one of: baseline, recharge")]
+
+
+def test_unknown_variant_from_python_suggests():
+    with pytest.raises(ScenarioError) as e:
+        memtwin.load(SEED).check("recharg")
+    assert e.value.args[0].splitlines() == [f"--variant recharg: error: {SEED} has no variant `recharg`",
+                                            "  fix: did you mean `recharge`? use one of: baseline, recharge"]
+
+
+def test_unknown_variant_of_a_dict():
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run(SMALL, variant="fast")
+    assert e.value.args[0].splitlines() == [
+        "--variant fast: error: <scenario dict> has no variant `fast`",
+        "  fix: run without --variant: this scenario declares no [variants.NAME] tables"]
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run({**SMALL, "variants": {"slow": {}}}, variant="fast")
+    assert e.value.args[0].splitlines() == [
+        "--variant fast: error: <scenario dict> has no variant `fast`",
+        "  fix: use one of: slow"]
 
 
 def test_check_without_running():
@@ -266,13 +333,130 @@ def test_toml_error_has_line_and_column(tmp_path):
     assert e.value.args[0].startswith(f"{p}:4:7: error: this is not valid TOML")
 
 
-@pytest.mark.xfail(strict=True, reason="memtwin.load parses TOML twice; tomllib (TOML 1.0) rejects the multi-line "
-                                       "inline table the engine (TOML 1.1) accepts and TOMLDecodeError escapes")
 def test_multiline_inline_table(tmp_path):
+    # An inline table spanning lines (TOML 1.1): the engine's parser is the only one, so it loads.
     p = tmp_path / "x.toml"
     p.write_text('[scenario]\nname = "x"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "100M"\n'
                  '[files."/f"]\nsize = "1M"\n[tasks.t]\nops = [\n  { op = "read",\n    file = "/f" },\n]\n')
+    scn = memtwin.load(p)
+    assert scn.name == "x"
     assert memtwin.run(p).metric("t:0 read", "read_bytes") == 1 << 20
+
+
+def test_multiline_inline_table_in_published(tmp_path):
+    p = tmp_path / "x.toml"
+    p.write_text('[scenario]\nname = "x"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "100M"\n'
+                 '[files."/f"]\nsize = "1M"\n[tasks.t]\nops = [{ op = "read", file = "/f", step = "r" }]\n'
+                 '[published]\nchecks = [\n  { kind = "ratio", a = "default/r/elapsed_s",\n'
+                 '    b = "default/r/elapsed_s", min = 1 },\n]\n')
+    scn = memtwin.load(p)
+    assert scn.published == {"checks": [{"kind": "ratio", "a": "default/r/elapsed_s", "b": "default/r/elapsed_s", "min": 1}]}
+
+
+def test_scenario_that_is_not_a_table(tmp_path):
+    p = tmp_path / "x.toml"
+    p.write_text('scenario = "x"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "100M"\n'
+                 '[files."/f"]\nsize = "1M"\n[tasks.t]\nops = [{ op = "read", file = "/f" }]\n')
+    scn = memtwin.load(p)  # parsed; the engine checks the document when it is checked or run
+    assert scn.name == "x.toml"  # no [scenario] table to take a name from: the file's name
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run(p)
+    text, items = e.value.args
+    assert text.splitlines() == [f"{p}:1:12: error: [scenario] must be a table, not a string",
+                                 "  fix: write [scenario] as a [table] of keys"]
+    assert items[0][0] == f"{p}:1:12"
+
+
+# --------------------------------------------------------------------------------------------
+# did-you-mean knows the words people use for a key
+
+
+@pytest.mark.parametrize(
+    "where,key,location,message,suggestion",
+    [
+        ("tasks.cat.ops.0", "size", "tasks.cat.ops[0].size", "unknown key `size` in tasks.cat.ops[0]", "length"),
+        ("machine", "cpu", "machine.cpu", "unknown key `cpu` in [machine]", "cpus"),
+        ("cgroups.ct", "limit", "cgroups.ct.limit", 'unknown key `limit` in [cgroups."ct"]', "memory.max"),
+    ],
+)
+def test_did_you_mean_knows_synonyms(where, key, location, message, suggestion):
+    bad = copy.deepcopy(SMALL)
+    x = bad
+    for k in where.split("."):
+        x = x[int(k)] if isinstance(x, list) else x[k]
+    x[key] = "1M" if key != "cpu" else 2
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run(bad)
+    text, items = e.value.args
+    assert text.splitlines()[0] == f"<scenario dict>: at {location}: error: {message}"
+    assert text.splitlines()[1].startswith(f"  fix: did you mean `{suggestion}`? remove it; ")
+    assert items[0][:2] == (f"<scenario dict>: at {location}", message)
+
+
+def test_did_you_mean_limit_in_cgroup_v1():
+    bad = copy.deepcopy(SMALL)
+    bad["kernel"]["cgroup"] = "v1"
+    bad["cgroups"]["ct"] = {"limit": "1M"}
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run(bad)
+    assert e.value.args[0].splitlines() == [
+        '<scenario dict>: at cgroups.ct.limit: error: unknown key `limit` in [cgroups."ct"]',
+        '  fix: did you mean `memory.limit_in_bytes`? remove it; the keys [cgroups."ct"] takes are: '
+        'memory.limit_in_bytes, procs']
+
+
+# --------------------------------------------------------------------------------------------
+# memory.events counters
+
+
+def test_memory_events_counters_are_named_memcg_events():
+    names = memtwin.metric_names()
+    for event in ("max", "high", "low", "oom_kill"):
+        assert f"memcg.events.{event}" in names
+        assert f"memcg.{event}" not in names
+    # A 4M file read through a 1M memory.max: the limit is hit.
+    r = memtwin.run(SMALL)
+    assert r.totals["memcg.events.max"] > 0
+    assert r.totals["memcg.events.oom_kill"] == 0
+
+
+def test_old_memory_events_names_are_unknown_metrics():
+    bad = copy.deepcopy(SMALL)
+    bad["report"]["metrics"] = ["elapsed_s", "memcg.max"]
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run(bad)
+    assert e.value.args[0].splitlines()[0] == "<scenario dict>: at report.metrics[1]: error: unknown metric `memcg.max`"
+    ok = copy.deepcopy(SMALL)
+    ok["report"]["metrics"] = ["memcg.events.max", "memcg.events.high", "memcg.events.low", "memcg.events.oom_kill"]
+    memtwin.load(ok).check(None)
+
+
+# --------------------------------------------------------------------------------------------
+# [published] is validated when the scenario is loaded
+
+
+def test_dict_with_a_malformed_published_check_fails_to_load():
+    bad = seed_dict()
+    bad["published"]["checks"][1]["mx"] = 1.05
+    with pytest.raises(ScenarioError) as e:
+        memtwin.load(bad)
+    text, items = e.value.args
+    assert text.splitlines() == ["<scenario dict>: published.checks[1]: error: unknown key `mx` in a ratio check",
+                                 "  fix: remove it; a ratio check takes a, b, kind, max, min, name"]
+    assert items == [("<scenario dict>: published.checks[1]", "unknown key `mx` in a ratio check",
+                      "remove it; a ratio check takes a, b, kind, max, min, name")]
+
+
+def test_run_with_a_malformed_published_table_runs_nothing():
+    bad = seed_dict()
+    bad["published"]["checks"][0]["a"] = "basline/read 2/elapsed_s"
+    calls = []
+    with pytest.raises(ScenarioError) as e:
+        memtwin.run(bad, variant="recharge", progress=lambda done, total: calls.append(done))
+    assert e.value.args[0].splitlines() == [
+        "<scenario dict>: published.checks[0]: error: `basline/read 2/elapsed_s` names no declared variant",
+        "  fix: use one of: baseline, recharge"]
+    assert calls == []
 
 
 # --------------------------------------------------------------------------------------------

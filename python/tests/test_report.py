@@ -7,7 +7,7 @@ import pytest
 
 import memtwin
 from memtwin import ScenarioError
-from memtwin.published import CheckOutcome, evaluate, figure, split_ref
+from memtwin.published import CheckOutcome, evaluate, figure, split_ref, validate
 from memtwin.report import HIGHER_IS_BETTER, LOWER_IS_BETTER, compare_table, fmt_pct, fmt_value, pct_change
 
 
@@ -155,15 +155,40 @@ def test_checks_keep_their_order():
 
 
 def test_ratio_naming_a_variant_that_was_not_run():
+    # Skipped, not failed: `compare --variants` may leave a variant out on purpose.
     (o,) = ev({"name": "r", "kind": "ratio", "a": "gone/read 1/elapsed_s", "b": "base/read 1/elapsed_s", "min": 1})
-    assert o == CheckOutcome("r", False, "variant gone was not run")
+    assert o == CheckOutcome("r", False, "skipped: variant gone was not run", skipped=True)
+    assert o.status == "SKIP"
     (o,) = ev({"name": "r", "kind": "ratio", "a": "base/read 1/elapsed_s", "b": "gone/read 1/elapsed_s", "min": 1})
-    assert o == CheckOutcome("r", False, "variant gone was not run")
+    assert o == CheckOutcome("r", False, "skipped: variant gone was not run", skipped=True)
+    assert o.status == "SKIP"
 
 
 def test_published_check_naming_a_variant_that_was_not_run():
     (o,) = ev({"name": "p", "kind": "published", "at": "gone/read 2/sys_s", "rel_tol": 0.3})
-    assert o == CheckOutcome("p", False, "variant gone was not run")
+    assert o == CheckOutcome("p", False, "skipped: variant gone was not run", skipped=True)
+    assert o.status == "SKIP"
+
+
+def test_status_of_each_outcome():
+    passed, failed, skipped = ev(
+        {"kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 30.0},
+        {"kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 50.0},
+        {"kind": "ratio", "a": "gone/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 1.0},
+    )
+    assert (passed.ok, passed.skipped, passed.status) == (True, False, "PASS")
+    assert (failed.ok, failed.skipped, failed.status) == (False, False, "FAIL")
+    assert (skipped.ok, skipped.skipped, skipped.status) == (False, True, "SKIP")
+    assert CheckOutcome("n", True, "d").skipped is False  # the field defaults to not skipped
+
+
+def test_tolerance_below_one_percent_is_printed_as_it_is():
+    (o,) = ev({"kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.001})
+    assert not o.ok
+    assert o.detail == "0.25 vs published 0.28 (-10.7%, tolerance 0.1%)"
+    (o,) = ev({"kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.125})
+    assert o.ok
+    assert o.detail == "0.25 vs published 0.28 (-10.7%, tolerance 12.5%)"
 
 
 def test_no_checks():
@@ -199,6 +224,94 @@ def test_malformed_checks_raise(check, message):
 def test_checks_must_be_an_array():
     with pytest.raises(ScenarioError, match="checks must be an array of tables"):
         evaluate({"checks": {"kind": "ratio"}}, RESULTS, "x.toml")
+
+
+# --------------------------------------------------------------------------------------------
+# validate: the shape of [published], checked when a scenario is loaded, before anything runs
+
+GOOD_CHECK = {"kind": "ratio", "a": "new/read 1/elapsed_s", "b": "new/read 2/elapsed_s", "min": 1}
+NEW_FIGURES = {"new": FIGURES["new"]}  # FIGURES also has `gone`, which the cases below do not declare
+
+
+def test_validate_accepts_good_tables():
+    validate({}, ["base", "new"], "x.toml")
+    validate({"source": "s", "figures": FIGURES, "checks": [GOOD_CHECK]}, ["base", "new", "gone"], "x.toml")
+    # Without declared variants the one variant is `default`: checks must name it.
+    validate({"checks": [{"kind": "ratio", "a": "default/read 2/elapsed_s", "b": "default/read 1/elapsed_s", "min": 1}]}, [], "x.toml")
+    with pytest.raises(ScenarioError, match="names no declared variant"):
+        validate({"checks": [GOOD_CHECK]}, [], "x.toml")
+
+
+# (published table, where, message, fix): where follows "x.toml: "
+INVALID = {
+    "unknown key in [published]": (
+        {"sources": "s"}, "published.sources", "unknown key `sources` in [published]",
+        "remove it; [published] takes checks, figures, source"),
+    "unknown key in a check": (
+        {"checks": [GOOD_CHECK, dict(GOOD_CHECK, mx=1.05)]}, "published.checks[1]", "unknown key `mx` in a ratio check",
+        "remove it; a ratio check takes a, b, kind, max, min, name"),
+    "unknown key in a published check": (
+        {"figures": NEW_FIGURES, "checks": [{"kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.1, "tol": 1}]},
+        "published.checks[0]", "unknown key `tol` in a published check",
+        "remove it; a published check takes at, kind, name, rel_tol"),
+    "unknown kind": (
+        {"checks": [{"kind": "within", "at": "new/read 2/sys_s"}]}, "published.checks[0]", "unknown check kind `within`",
+        'write kind = "ratio" or kind = "published"'),
+    "no kind": (
+        {"checks": [{"at": "new/read 2/sys_s"}]}, "published.checks[0]", "unknown check kind `None`",
+        'write kind = "ratio" or kind = "published"'),
+    "missing ref": (
+        {"checks": [{"kind": "ratio", "b": "new/read 2/sys_s", "min": 1}]}, "published.checks[0]",
+        "`a` is missing or not a string", 'add a = "VARIANT/STEP/METRIC"'),
+    "ref not a string": (
+        {"checks": [{"kind": "published", "at": 3, "rel_tol": 0.1}]}, "published.checks[0]",
+        "`at` is missing or not a string", 'add at = "VARIANT/STEP/METRIC"'),
+    "malformed ref": (
+        {"checks": [{"kind": "ratio", "a": "new/sys_s", "b": "new/read 2/sys_s", "min": 1}]}, "published.checks[0]",
+        "`new/sys_s` is not VARIANT/STEP/METRIC", 'write e.g. "recharge/read 2/sys_s"'),
+    "ref to an undeclared variant": (
+        {"checks": [{"kind": "ratio", "a": "new/read 1/sys_s", "b": "nwe/read 2/sys_s", "min": 1}]}, "published.checks[0]",
+        "`nwe/read 2/sys_s` names no declared variant", "use one of: base, new"),
+    "ratio without min or max": (
+        {"checks": [{"kind": "ratio", "a": "new/read 1/sys_s", "b": "new/read 2/sys_s"}]}, "published.checks[0]",
+        "a ratio check needs `min` or `max`", "add min = 30.0 or max = 1.05"),
+    "min not a number": (
+        {"checks": [dict(GOOD_CHECK, min="30")]}, "published.checks[0]", "min and max must be numbers", "write min = 0.95"),
+    "published check without rel_tol": (
+        {"figures": NEW_FIGURES, "checks": [{"kind": "published", "at": "new/read 2/sys_s"}]}, "published.checks[0]",
+        "a published check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)"),
+    "negative rel_tol": (
+        {"figures": NEW_FIGURES, "checks": [{"kind": "published", "at": "new/read 2/sys_s", "rel_tol": -0.1}]},
+        "published.checks[0]", "a published check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)"),
+    "published check without a figure": (
+        {"figures": NEW_FIGURES, "checks": [{"kind": "published", "at": "new/read 1/sys_s", "rel_tol": 0.1}]},
+        "published.checks[0]", 'no published figure at figures.new."read 1".sys_s', "add the figure to [published.figures...]"),
+    "figure that is not a number": (
+        {"figures": {"new": {"read 2": {"sys_s": "0.28s"}}}}, 'published.figures.new."read 2".sys_s',
+        "a published figure must be a number", "write the figure as a number, e.g. 0.28"),
+    "figure that is a boolean": (
+        {"figures": {"new": {"read 2": {"sys_s": True}}}}, 'published.figures.new."read 2".sys_s',
+        "a published figure must be a number", "write the figure as a number, e.g. 0.28"),
+    "figures of an undeclared variant": (
+        {"figures": {"nwe": {"read 2": {"sys_s": 0.28}}}}, "published.figures.nwe", "no variant `nwe` in [variants]",
+        "use one of: base, new"),
+    "check that is not a table": (
+        {"checks": ["not a table"]}, "published.checks[0]", "a check must be a table",
+        "write [[published.checks]] with kind, name and refs"),
+    "checks not an array": (
+        {"checks": {"kind": "ratio"}}, "published.checks", "checks must be an array of tables",
+        "write [[published.checks]] entries"),
+}
+
+
+@pytest.mark.parametrize("name", list(INVALID))
+def test_validate_rejects(name):
+    published, where, message, fix = INVALID[name]
+    with pytest.raises(ScenarioError) as e:
+        validate(published, ["base", "new"], "x.toml")
+    text, items = e.value.args
+    assert text.splitlines() == [f"x.toml: {where}: error: {message}", f"  fix: {fix}"]
+    assert items == [(f"x.toml: {where}", message, fix)]
 
 
 def test_split_ref_keeps_slashes_in_step_names():

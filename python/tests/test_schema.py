@@ -84,7 +84,8 @@ def _without(path: str, base=BASE) -> dict:
 
 
 def _engine_accepts(doc: dict) -> bool:
-    """The engine's verdict: the scenario and every declared variant resolve without errors."""
+    """The engine's verdict: the scenario and every declared variant resolve without errors
+    (memtwin.load also validates [published], memtwin.published.validate)."""
     try:
         scn = memtwin.load(doc)
         for v in [v for v, _ in scn.variants()] or [None]:
@@ -312,7 +313,7 @@ STRUCTURE = {
     "variant v1 key in a v1 scenario": (_with("variants|fast", {"cgroups": {"ct": {"memory.limit_in_bytes": "1M"}}}), True),
     "variant replaces ops": (_with("variants|fast", {"tasks": {"t": {"ops": [{"op": "sleep", "duration": "1s"}]}}}), True),
     "variant with published": (_with("variants|fast", {"published": {"source": "x"}}), True),
-    # published (read by reports only; the engine accepts anything there)
+    # published (not read by the engine; memtwin.load validates its shape)
     "published": (_with("published", {"source": "s", "figures": {"default": {"t:0 read": {"elapsed_s": 1.0}}},
                                         "checks": [{"name": "n", "kind": "ratio", "a": "default/t:0 read/elapsed_s", "b": "default/t:0 read/sys_s", "min": 1},
                                                    {"kind": "published", "at": "default/t:0 read/elapsed_s", "rel_tol": 0.3}]}), True),
@@ -328,7 +329,8 @@ def test_structure_agrees_with_the_engine(scenario_schema, name):
 
 
 PUBLISHED_ONLY = {
-    # The engine never reads [published]; the schema still holds its values to their types.
+    # The engine never reads [published]; memtwin.load validates it (memtwin.published.validate)
+    # and the schema holds its values to the same types.
     "check with an unknown kind": {"checks": [{"kind": "within", "at": "a/b/c"}]},
     "ratio check without min or max": {"checks": [{"kind": "ratio", "a": "a/b/c", "b": "a/b/c"}]},
     "published check without rel_tol": {"checks": [{"kind": "published", "at": "a/b/c"}]},
@@ -342,6 +344,7 @@ PUBLISHED_ONLY = {
 def test_schema_checks_the_published_table(scenario_schema, name):
     doc = _with("published", PUBLISHED_ONLY[name])
     assert _errors(scenario_schema, doc)
+    assert not _engine_accepts(doc)
 
 
 # Things only the engine can check: names that must refer to declared things.

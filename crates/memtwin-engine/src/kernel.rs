@@ -61,8 +61,9 @@ pub struct Kernel {
     pub zone: Zone,
     /// /proc/vmstat and /proc/meminfo counters.
     pub vmstat: VmStat,
-    /// Set by a charge that pushed some memcg above memory.high (`current->memcg_nr_pages_over_high`).
-    pub over_high: bool,
+    /// Pages charged while some memcg was above memory.high during the running syscall
+    /// (`current->memcg_nr_pages_over_high`).
+    pub nr_pages_over_high: u64,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
@@ -101,7 +102,7 @@ impl Kernel {
             devices: vec![],
             zone,
             vmstat: VmStat::default(),
-            over_high: false,
+            nr_pages_over_high: 0,
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: vec![],

@@ -396,7 +396,7 @@ impl Kernel {
             let Some(over) = self.memcgs.over_limit(memcg, nr) else {
                 if self.memcgs.counter_charge(memcg, nr) {
                     self.memcgs.count_event(memcg, MemcgEvent::High, 1);
-                    self.over_high = true;
+                    self.nr_pages_over_high += nr;
                 }
                 return Ok(());
             };
@@ -481,19 +481,20 @@ impl Kernel {
         self.pages[page].memcg = MemcgId::NONE;
     }
 
-    /// `mem_cgroup_handle_over_high()` / `reclaim_high()`: on return to user space, reclaim
-    /// every memcg from `memcg` up whose usage is above `memory.high`.
+    /// `mem_cgroup_handle_over_high()` / `reclaim_high()`: on return to user space, each memcg
+    /// from `memcg` up that is above memory.high reclaims the pages the syscall charged over
+    /// it (at least `SWAP_CLUSTER_MAX`). The kernel's additional sleep penalty for memcgs that
+    /// stay above high is not modelled.
     pub fn mem_cgroup_handle_over_high(&mut self, memcg: MemcgId) {
-        if !self.over_high {
+        let nr = std::mem::take(&mut self.nr_pages_over_high);
+        if nr == 0 {
             return;
         }
-        self.over_high = false;
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let pc = &self.memcgs.get(c).counter;
             if pc.usage > pc.high {
-                let excess = pc.usage - pc.high;
-                self.try_to_free_mem_cgroup_pages(c, excess);
+                self.try_to_free_mem_cgroup_pages(c, nr);
             }
             cur = self.memcgs.get(c).parent;
         }

@@ -135,6 +135,13 @@ impl Doc {
         self.doc.resolve(variant, &sets).map(|s| s.name).map_err(scenario_error)
     }
 
+    /// The step names the scenario (with `variant` applied) will report, in script order.
+    #[pyo3(signature = (variant=None))]
+    fn step_names(&self, variant: Option<&str>) -> PyResult<Vec<String>> {
+        let scn = self.doc.resolve(variant, &[]).map_err(scenario_error)?;
+        Ok(scn.tasks.iter().flat_map(|t| t.ops.iter().map(|o| o.step.clone())).collect())
+    }
+
     /// Run the scenario; `progress(done, total)` is called now and then.
     #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None))]
     fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {

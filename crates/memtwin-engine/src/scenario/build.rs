@@ -591,7 +591,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if let Some(v) = t.get("cgroup") {
                 cg_from_task = Some((find_cgroup(cx, v, "cgroup", &cgroups).unwrap_or(None), v.loc.clone()));
             }
-            let start = t.get("start").and_then(|v| get_duration(cx, v, "start")).unwrap_or(0);
+            let start = t.get("start").and_then(|v| get_duration(cx, v, &format!("tasks.{tname}.start"))).unwrap_or(0);
             let mut ops = vec![];
             match t.get("ops") {
                 Some(Node { v: Val::Arr(items), .. }) => {
