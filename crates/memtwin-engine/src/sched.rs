@@ -1,8 +1,9 @@
 //! Tasks, their scripts, and the one virtual clock that orders them (kernel/sched/core.c in
 //! spirit: whoever is furthest behind runs next).
 //!
-//! Every task has its own position on the virtual time line. The runnable task with the
-//! earliest clock runs one quantum: one syscall, one sleep, one cgroup move. During a
+//! Every task has its own position on the virtual time line. An event queue (a binary heap
+//! keyed by virtual time, then task index) hands out the runnable task with the earliest
+//! clock, which runs one quantum: one syscall, one sleep, one cgroup move. During a
 //! syscall the kernel's clock is that task's; CPU costs and I/O waits advance it. Devices are
 //! shared, so a task that submits I/O while another's is queued waits behind it.
 
@@ -12,6 +13,8 @@ use crate::metrics::{step_metrics, totals, Series, Snapshot, StepResult, TaskTim
 use crate::readahead::FileRaState;
 use crate::scenario::model::{Advice, OpKind, Pattern, Scenario};
 use crate::types::{pages_for, DevId, InodeId, MemcgId, Nanos, Rng, PAGE_SIZE};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Where a task is within its current operation.
 #[derive(Clone, Debug)]
@@ -83,6 +86,8 @@ pub struct Simulation {
     /// Work units (pages) done and planned, for progress reports.
     work_done: u64,
     work_total: u64,
+    /// The event queue: runnable tasks keyed by (virtual time, task index), earliest first.
+    runq: BinaryHeap<Reverse<(Nanos, usize)>>,
 }
 
 impl Simulation {
@@ -118,7 +123,7 @@ impl Simulation {
         let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
         k.pages = crate::mm_types::PageArena::with_capacity(file_pages.min(k.zone.managed) as usize + 1024);
         let mut work_total = 0;
-        let tasks = scn
+        let tasks: Vec<Task> = scn
             .tasks
             .iter()
             .map(|t| {
@@ -146,6 +151,12 @@ impl Simulation {
             })
             .collect();
         let series = Series::for_kernel(&k);
+        let runq = tasks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !scn.tasks[*i].ops.is_empty())
+            .map(|(i, t)| Reverse((t.times.clock, i)))
+            .collect();
         Simulation {
             kernel: k,
             scenario: scn.clone(),
@@ -158,6 +169,7 @@ impl Simulation {
             rng: Rng::new(scn.seed),
             work_done: 0,
             work_total: work_total.max(1),
+            runq,
         }
     }
 
@@ -171,30 +183,20 @@ impl Simulation {
         self.scenario.files.iter().position(|f| f.path == path).map(|i| self.inodes[i])
     }
 
-    /// The next task to run: the unfinished one with the earliest clock (lowest index on ties).
-    fn pick(&self) -> Option<usize> {
-        let mut best: Option<usize> = None;
-        for (i, t) in self.tasks.iter().enumerate() {
-            if t.killed || t.pc >= self.scenario.tasks[i].ops.len() {
-                continue;
-            }
-            if best.is_none_or(|b| t.times.clock < self.tasks[b].times.clock) {
-                best = Some(i);
-            }
-        }
-        best
-    }
-
-    /// Run one quantum of the earliest task. Returns false when every task is done.
+    /// Run one quantum of the task whose clock is earliest (ties: lowest task index), after
+    /// taking the time-series samples due before it. Returns false when every task is done.
     pub fn step(&mut self) -> bool {
-        let Some(ti) = self.pick() else { return false };
-        let t_now = self.tasks[ti].times.clock;
+        let Some(Reverse((t_now, ti))) = self.runq.pop() else { return false };
         while self.next_sample <= t_now {
             self.kernel.now = self.next_sample;
             self.series.sample(&self.kernel, self.next_sample);
             self.next_sample += self.scenario.sample_interval;
         }
         self.run_quantum(ti);
+        let t = &self.tasks[ti];
+        if !t.killed && t.pc < self.scenario.tasks[ti].ops.len() {
+            self.runq.push(Reverse((t.times.clock, ti)));
+        }
         true
     }
 
