@@ -63,9 +63,17 @@ def _run_variant(scn, variant: Optional[str], sets: Sequence[str]) -> Result:
     label = f"{scn.name}" + (f" [{variant}]" if variant else "")
     bar = Progress(label)
     try:
-        return Result(scn.doc.run(variant, list(sets), bar))
+        res = Result(scn.doc.run(variant, list(sets), bar))
     finally:
         bar.close()
+    n = res.raw.get("nr_errors", 0)
+    if n:
+        print(f"{label}: {n} op(s) failed as the syscall would have:", file=sys.stderr)
+        for line in res.raw["errors"][:10]:
+            print(f"  {line}", file=sys.stderr)
+        if n > 10:
+            print(f"  ... and {n - 10} more", file=sys.stderr)
+    return res
 
 
 def _metrics_arg(s: Optional[str]) -> list[str]:

@@ -138,9 +138,9 @@ impl From<ChargeError> for IoError {
 
 impl Kernel {
     /// Register a file of `size` bytes on device `dev` (an inode and its empty mapping).
-    pub fn create_inode(&mut self, path: &str, size: u64, dev: crate::types::DevId, uid: u32, mode: u32) -> InodeId {
+    pub fn create_inode(&mut self, path: &str, size: u64, dev: Option<crate::types::DevId>, uid: u32, mode: u32) -> InodeId {
         let pages = pages_for(size).max(1);
-        let disk_base = self.devices[dev.idx()].alloc_extent(pages);
+        let disk_base = dev.map(|d| self.devices[d.idx()].alloc_extent(pages)).unwrap_or(0);
         self.inodes.push(crate::fs::Inode { path: path.to_string(), size, dev, disk_base, uid, mode });
         self.mappings.push(AddressSpace::default());
         InodeId(self.inodes.len() as u32 - 1)
@@ -152,6 +152,10 @@ impl Kernel {
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
         self.cpu(self.cost.add_page);
         let page = self.alloc_page(inode, index).ok_or(IoError::Oom)?;
+        if self.inodes[inode.idx()].is_shmem() {
+            // shmem_alloc_folio(): swap-backed, on the anon LRU.
+            self.pages[page].flags |= pg::SWAPBACKED;
+        }
         if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim) {
             self.free_page(page);
             return Err(e.into());
@@ -242,6 +246,7 @@ impl Kernel {
         }
         self.cpu(self.cost.submit_io);
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
+        let dev = dev.expect("read_pages() is never called for shmem");
         let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
         let now = self.now;
         let m = &mut self.mappings[inode.idx()];
@@ -291,6 +296,13 @@ impl Kernel {
                         }
                     }
                     p
+                }
+                None if self.inodes[inode.idx()].is_shmem() => {
+                    // shmem_file_read_iter(): a hole reads as zeroes (ZERO_PAGE), nothing is
+                    // allocated or charged.
+                    self.io.hits += 1;
+                    self.cpu(self.cost.lookup + self.cost.copy_page);
+                    continue;
                 }
                 None => {
                     self.io.misses += 1;
@@ -357,7 +369,9 @@ impl Kernel {
             };
             self.cpu(self.cost.copy_page);
             self.folio_mark_accessed(page);
-            self.folio_mark_dirty(page);
+            if !self.inodes[inode.idx()].is_shmem() {
+                self.folio_mark_dirty(page);
+            }
         }
         let ino = &mut self.inodes[inode.idx()];
         if end > ino.size {

@@ -11,12 +11,19 @@ pub struct Inode {
     pub path: String,
     /// `i_size` in bytes.
     pub size: u64,
-    /// `i_sb->s_bdev`.
-    pub dev: DevId,
+    /// `i_sb->s_bdev`; `None` for a tmpfs (shmem) file, whose pages live only in memory.
+    pub dev: Option<DevId>,
     /// First device page of the file's extent.
     pub disk_base: u64,
     /// `i_uid`.
     pub uid: u32,
     /// `i_mode` permission bits.
     pub mode: u32,
+}
+
+impl Inode {
+    /// `shmem_mapping()`: a tmpfs file.
+    pub fn is_shmem(&self) -> bool {
+        self.dev.is_none()
+    }
 }

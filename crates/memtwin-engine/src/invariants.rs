@@ -17,7 +17,8 @@ impl Kernel {
     /// - no page is charged twice: each memcg's local charged pages equal its `file` stat,
     ///   and the hierarchical sum equals its page counter;
     /// - every memcg is at or under its hard limit;
-    /// - mapping counters (pages, shadows, per-node occupancy) match the slots.
+    /// - mapping counters (pages, shadows, per-node occupancy) match the slots;
+    /// - the cgroup life cycle: see [`Kernel::check_lifecycle`].
     pub fn check_invariants(&self) -> Result<(), String> {
         let used = self.pages.in_use() as u64;
         if self.zone.free + used != self.zone.managed {
@@ -87,6 +88,7 @@ impl Kernel {
                 return Err(format!("memcg {} usage {} above its limit {}", m.path, m.counter.usage, m.counter.max));
             }
         }
+        self.check_lifecycle()?;
         for (ino, m) in self.mappings.iter().enumerate() {
             let pages = m.slots.iter().filter(|s| s.as_page().is_some()).count() as u64;
             let shadows = m.slots.iter().filter(|s| s.as_shadow().is_some()).count() as u64;
@@ -103,6 +105,69 @@ impl Kernel {
                     return Err(format!("inode {ino} node {c}: counts {}/{} {}/{}", node.pages, p, node.shadows, s));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Life-cycle and kernel-memory conservation:
+    /// - a freed memcg holds nothing (no charges, no kernel memory, not a child of anyone);
+    ///   a dying one is still referenced (charges, pins or children) — else it would have
+    ///   been freed; only online memcgs have tasks, ids and kmem ids, all unique;
+    /// - `Percpu` = boot + every memcg's percpu; `Slab` = boot + every memcg's structures +
+    ///   the list_lrus' slab; `memcg_nr_cache_ids` covers every kmem id handed out.
+    pub fn check_lifecycle(&self) -> Result<(), String> {
+        use crate::memcontrol::MemcgState;
+        let mut percpu = self.kmem.boot_percpu;
+        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab;
+        let mut ids = std::collections::BTreeSet::new();
+        let mut kids = std::collections::BTreeSet::new();
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            let me = MemcgId(i as u32);
+            percpu += m.percpu_bytes;
+            slab += m.slab_bytes;
+            let live_children = m.children.iter().filter(|c| self.memcgs.get(**c).state != MemcgState::Freed).count();
+            match m.state {
+                MemcgState::Freed => {
+                    if m.counter.usage != 0 || m.percpu_bytes != 0 || m.slab_bytes != 0 || m.nr_tasks != 0 {
+                        return Err(format!("freed memcg {} still holds something", m.path));
+                    }
+                    if let Some(p) = m.parent {
+                        if self.memcgs.get(p).children.contains(&me) {
+                            return Err(format!("freed memcg {} is still a child of its parent", m.path));
+                        }
+                    }
+                }
+                MemcgState::Dying => {
+                    if m.counter.usage == 0 && m.kmem_pins == 0 && live_children == 0 {
+                        return Err(format!("dying memcg {} holds nothing but was not freed", m.path));
+                    }
+                    if m.nr_tasks != 0 || m.kmem_id.is_some() || m.id != 0 {
+                        return Err(format!("dying memcg {} has tasks or ids", m.path));
+                    }
+                }
+                MemcgState::Online => {
+                    if !ids.insert(m.id) {
+                        return Err(format!("memcg id {} used twice", m.id));
+                    }
+                    if let Some(k) = m.kmem_id {
+                        if !kids.insert(k) {
+                            return Err(format!("kmem id {k} used twice"));
+                        }
+                        if self.memcgs.nr_cache_ids <= k && i != 0 {
+                            return Err(format!("kmem id {k} beyond memcg_nr_cache_ids {}", self.memcgs.nr_cache_ids));
+                        }
+                    }
+                    if self.memcgs.by_path(&m.path) != Some(me) {
+                        return Err(format!("online memcg {} is not found by its path", m.path));
+                    }
+                }
+            }
+        }
+        if percpu != self.kmem.percpu {
+            return Err(format!("Percpu {} != boot + memcgs {}", self.kmem.percpu, percpu));
+        }
+        if slab != self.kmem.slab {
+            return Err(format!("Slab {} != boot + memcgs + list_lrus {}", self.kmem.slab, slab));
         }
         Ok(())
     }

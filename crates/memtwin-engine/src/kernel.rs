@@ -77,6 +77,14 @@ pub struct Kernel {
     /// Where the last shared-iterator limit-reclaim walk of each target stopped
     /// (`mz->iter.position`), index = target memcg; `MemcgId::NONE` = at the start.
     pub reclaim_iter: Vec<MemcgId>,
+    /// Mounted file systems, each with its two memcg-aware list_lrus.
+    pub superblocks: Vec<crate::list_lru::SuperBlock>,
+    /// `nr_cpu_ids`: possible CPUs, each with a copy of every percpu allocation.
+    pub nr_cpu_ids: u32,
+    /// NUMA nodes (`nr_node_ids`).
+    pub nr_nodes: u32,
+    /// Kernel memory outside the page cache: /proc/meminfo `Percpu` and `Slab`.
+    pub kmem: crate::slab::KmemStat,
     /// Page accesses simulated (hits + misses + writes), for the benchmark.
     pub page_events: u64,
 }
@@ -109,6 +117,10 @@ impl Kernel {
             scratch_memcgs: vec![],
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![MemcgId::NONE],
+            kmem: Default::default(),
+            superblocks: vec![],
+            nr_cpu_ids: 1,
+            nr_nodes: 1,
             page_events: 0,
         }
     }
@@ -138,16 +150,6 @@ impl Kernel {
         } else {
             memcg.idx()
         }
-    }
-
-    /// `cgroup_mkdir()` -> `mem_cgroup_css_alloc()`: a new memcg below `parent`.
-    pub fn mem_cgroup_create(&mut self, parent: MemcgId, name: &str) -> MemcgId {
-        let id = self.memcgs.create(parent, name);
-        self.lruvecs.push(Lruvec::default());
-        self.shadow_nodes.push(Default::default());
-        self.reclaim_iter.push(MemcgId::NONE);
-        debug_assert_eq!(self.lruvecs.len(), self.memcgs.len());
-        id
     }
 
     /// Pages resident in the page cache.

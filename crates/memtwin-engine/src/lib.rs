@@ -8,10 +8,12 @@
 #![warn(missing_docs)]
 
 pub mod blkdev;
+pub mod cgroup;
 pub mod filemap;
 pub mod fs;
 pub mod invariants;
 pub mod kernel;
+pub mod list_lru;
 pub mod memcontrol;
 pub mod metrics;
 pub mod mm_types;
@@ -21,6 +23,7 @@ pub mod page_writeback;
 pub mod profile;
 pub mod readahead;
 pub mod scenario;
+pub mod slab;
 pub mod sched;
 pub mod swap;
 pub mod types;

@@ -13,6 +13,32 @@ pub enum CgroupVersion {
     V2,
 }
 
+/// `MEM_CGROUP_ID_MAX`: memcg ids are 16 bits.
+pub const MEM_CGROUP_ID_MAX: u32 = 65535;
+
+impl Memcg {
+    fn new(path: String, parent: Option<MemcgId>, level: u32, id: u32) -> Memcg {
+        Memcg {
+            path,
+            parent,
+            children: vec![],
+            counter: PageCounter::default(),
+            nr_file: 0,
+            nr_dirty: 0,
+            events: [0; NR_MEMCG_EVENTS],
+            level,
+            state: MemcgState::Online,
+            id,
+            kmem_id: None,
+            nr_tasks: 0,
+            nr_shmem: 0,
+            percpu_bytes: 0,
+            slab_bytes: 0,
+            kmem_pins: 0,
+        }
+    }
+}
+
 /// `PAGE_COUNTER_MAX`: no limit.
 pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
 
@@ -113,6 +139,17 @@ impl MemcgEvent {
     ];
 }
 
+/// Where a memcg is in its life (kernel/cgroup/cgroup.c, mm/memcontrol.c).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MemcgState {
+    /// Created and online (`css_online`): visible in the hierarchy, tasks can join.
+    Online,
+    /// Removed (`rmdir` -> `css_offline`) but still referenced: a dying memcg.
+    Dying,
+    /// Released (`css_free`): nothing refers to it any more.
+    Freed,
+}
+
 /// `struct mem_cgroup`.
 #[derive(Clone, Debug)]
 pub struct Memcg {
@@ -132,6 +169,64 @@ pub struct Memcg {
     pub events: [u64; NR_MEMCG_EVENTS],
     /// Depth in the hierarchy (root = 0).
     pub level: u32,
+    /// Life-cycle state.
+    pub state: MemcgState,
+    /// `mem_cgroup_id()`: 1..=65535 from `mem_cgroup_idr`, 0 once released.
+    pub id: u32,
+    /// `memcg->kmemcg_id`: the list_lru index while online, from `memcg_cache_ida`.
+    pub kmem_id: Option<u32>,
+    /// Tasks attached (`cgroup.procs`).
+    pub nr_tasks: u32,
+    /// Shmem (tmpfs) pages charged here, included in `nr_file` (memory.stat `shmem`).
+    pub nr_shmem: u64,
+    /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
+    pub percpu_bytes: u64,
+    /// Slab bytes this memcg's own structures hold.
+    pub slab_bytes: u64,
+    /// Slab objects charged to this memcg that pin it while it is dying (dentries, inodes in
+    /// kernels before per-object accounting, v5.9).
+    pub kmem_pins: u64,
+}
+
+/// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).
+#[derive(Clone, Debug, Default)]
+pub struct IdAlloc {
+    used: Vec<bool>,
+    first_free: usize,
+}
+
+impl IdAlloc {
+    /// Take the lowest free id at or above `min`, at most `max`.
+    pub fn alloc(&mut self, min: u32, max: u32) -> Option<u32> {
+        let mut i = self.first_free.max(min as usize);
+        while i < self.used.len() && self.used[i] {
+            i += 1;
+        }
+        if i > max as usize {
+            return None;
+        }
+        if i >= self.used.len() {
+            self.used.resize(i + 1, false);
+        }
+        self.used[i] = true;
+        if i == self.first_free {
+            self.first_free = i + 1;
+        }
+        Some(i as u32)
+    }
+
+    /// Give `id` back.
+    pub fn free(&mut self, id: u32) {
+        if let Some(u) = self.used.get_mut(id as usize) {
+            *u = false;
+            self.first_free = self.first_free.min(id as usize);
+        }
+    }
+
+    /// Ids in use.
+    pub fn in_use(&self) -> usize {
+        self.used.iter().filter(|&&u| u).count()
+    }
 }
 
 /// The memcg hierarchy (the `memory` controller's cgroup tree).
@@ -141,49 +236,67 @@ pub struct MemcgTree {
     pub memcgs: Vec<Memcg>,
     /// Interface generation.
     pub version: CgroupVersion,
+    /// Online memcgs by path, for O(1) lookups by cgroup path.
+    pub online: std::collections::HashMap<String, MemcgId>,
+    /// `mem_cgroup_idr`.
+    pub ids: IdAlloc,
+    /// `memcg_cache_ida`: list_lru (kmem) ids.
+    pub kmem_ids: IdAlloc,
+    /// `memcg_nr_cache_ids`: the size every memcg-aware list_lru's per-memcg array has; it
+    /// only grows.
+    pub nr_cache_ids: u32,
 }
 
 impl MemcgTree {
     /// A tree holding only `root_mem_cgroup`.
     pub fn new(version: CgroupVersion) -> Self {
+        let mut ids = IdAlloc::default();
+        let root_id = ids.alloc(1, MEM_CGROUP_ID_MAX).expect("first id");
+        let mut online = std::collections::HashMap::new();
+        online.insert("/".to_string(), MemcgId::ROOT);
         MemcgTree {
-            memcgs: vec![Memcg {
-                path: "/".into(),
-                parent: None,
-                children: vec![],
-                counter: PageCounter::default(),
-                nr_file: 0,
-                nr_dirty: 0,
-                events: [0; NR_MEMCG_EVENTS],
-                level: 0,
-            }],
+            memcgs: vec![Memcg::new("/".into(), None, 0, root_id)],
             version,
+            online,
+            ids,
+            kmem_ids: IdAlloc::default(),
+            nr_cache_ids: 0,
         }
     }
 
-    /// `mem_cgroup_css_alloc()` + online: create a child of `parent`.
-    pub fn create(&mut self, parent: MemcgId, name: &str) -> MemcgId {
+    /// `mem_cgroup_css_alloc()` + online: create a child of `parent`, taking the lowest free
+    /// `mem_cgroup_id`. Returns `None` when the 65535 ids are all taken (`-ENOSPC`).
+    pub fn create(&mut self, parent: MemcgId, name: &str) -> Option<MemcgId> {
+        let css_id = self.ids.alloc(1, MEM_CGROUP_ID_MAX)?;
         let id = MemcgId(self.memcgs.len() as u32);
         let ppath = &self.memcgs[parent.idx()].path;
         let path = if ppath == "/" { format!("/{name}") } else { format!("{ppath}/{name}") };
         let level = self.memcgs[parent.idx()].level + 1;
-        self.memcgs.push(Memcg {
-            path,
-            parent: Some(parent),
-            children: vec![],
-            counter: PageCounter::default(),
-            nr_file: 0,
-            nr_dirty: 0,
-            events: [0; NR_MEMCG_EVENTS],
-            level,
-        });
+        self.online.insert(path.clone(), id);
+        self.memcgs.push(Memcg::new(path, Some(parent), level, css_id));
         self.memcgs[parent.idx()].children.push(id);
-        id
+        Some(id)
     }
 
-    /// Find a memcg by path (`/a/b`).
+    /// The online memcg at `path` (`/a/b`).
     pub fn by_path(&self, path: &str) -> Option<MemcgId> {
-        self.memcgs.iter().position(|m| m.path == path).map(|i| MemcgId(i as u32))
+        self.online.get(path).copied()
+    }
+
+    /// `cgroup.stat`: (`nr_descendants`, `nr_dying_descendants`) of `m`.
+    pub fn descendants(&self, m: MemcgId) -> (u64, u64) {
+        let mut live = 0;
+        let mut dying = 0;
+        let mut stack: Vec<MemcgId> = self.memcgs[m.idx()].children.clone();
+        while let Some(c) = stack.pop() {
+            match self.memcgs[c.idx()].state {
+                MemcgState::Online => live += 1,
+                MemcgState::Dying => dying += 1,
+                MemcgState::Freed => continue,
+            }
+            stack.extend_from_slice(&self.memcgs[c.idx()].children);
+        }
+        (live, dying)
     }
 
     /// The memcg behind `id`.
@@ -450,8 +563,10 @@ impl Kernel {
         }
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
         self.pages[page].memcg = memcg;
+        let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += 1;
+        m.nr_shmem += shmem as u64;
         m.events[MemcgEvent::Pgpgin as usize] += 1;
         if dirty {
             m.nr_dirty += 1;
@@ -472,13 +587,19 @@ impl Kernel {
         self.cpu(self.cost.charge);
         self.memcgs.counter_uncharge(memcg, 1);
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= 1;
+        m.nr_shmem -= shmem as u64;
         if dirty {
             m.nr_dirty -= 1;
         }
         m.events[MemcgEvent::Pgpgout as usize] += 1;
+        let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
         self.pages[page].memcg = MemcgId::NONE;
+        if dying_and_empty {
+            self.mem_cgroup_try_free(memcg);
+        }
     }
 
     /// `mem_cgroup_handle_over_high()` / `reclaim_high()`: on return to user space, each memcg
@@ -513,8 +634,8 @@ mod tests {
     #[test]
     fn hierarchy_charges_ancestors_and_finds_the_limiting_counter() {
         let mut t = MemcgTree::new(CgroupVersion::V2);
-        let a = t.create(MemcgId::ROOT, "a");
-        let b = t.create(a, "b");
+        let a = t.create(MemcgId::ROOT, "a").unwrap();
+        let b = t.create(a, "b").unwrap();
         assert_eq!(t.get(b).path, "/a/b");
         assert_eq!(t.by_path("/a/b"), Some(b));
         t.memcgs[a.idx()].counter.max = 10;
@@ -537,7 +658,7 @@ mod tests {
     #[test]
     fn high_is_reported_but_does_not_block() {
         let mut t = MemcgTree::new(CgroupVersion::V2);
-        let a = t.create(MemcgId::ROOT, "a");
+        let a = t.create(MemcgId::ROOT, "a").unwrap();
         t.memcgs[a.idx()].counter.high = 4;
         assert!(!t.counter_charge(a, 4));
         assert!(t.counter_charge(a, 1));
@@ -547,9 +668,9 @@ mod tests {
     #[test]
     fn effective_protection_follows_the_kernel_rules() {
         let mut t = MemcgTree::new(CgroupVersion::V2);
-        let p = t.create(MemcgId::ROOT, "p");
-        let c1 = t.create(p, "c1");
-        let c2 = t.create(p, "c2");
+        let p = t.create(MemcgId::ROOT, "p").unwrap();
+        let c1 = t.create(p, "c1").unwrap();
+        let c2 = t.create(p, "c2").unwrap();
         t.memcgs[p.idx()].counter.low = 100;
         t.memcgs[c1.idx()].counter.low = 100;
         t.memcgs[c2.idx()].counter.low = 100;
@@ -574,7 +695,7 @@ mod tests {
     #[test]
     fn v1_has_no_protection() {
         let mut t = MemcgTree::new(CgroupVersion::V1);
-        let a = t.create(MemcgId::ROOT, "a");
+        let a = t.create(MemcgId::ROOT, "a").unwrap();
         t.memcgs[a.idx()].counter.low = 100;
         t.counter_charge(a, 10);
         let mut s = vec![];

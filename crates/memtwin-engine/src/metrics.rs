@@ -18,6 +18,8 @@ pub enum MetricKind {
 /// The kind of the metric called `name`.
 pub fn metric_kind(name: &str) -> MetricKind {
     if name.starts_with("meminfo.")
+        || name.starts_with("cgroup.")
+        || name.starts_with("list_lru.")
         || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes")
     {
         MetricKind::Gauge
@@ -124,6 +126,15 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("meminfo.MemFree_kB", (k.zone.free * PAGE_SIZE / 1024) as f64);
     put("meminfo.Cached_kB", (k.nr_file_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Dirty_kB", (k.vmstat.nr_dirty * PAGE_SIZE / 1024) as f64);
+    put("meminfo.Percpu_kB", (k.kmem.percpu / 1024) as f64);
+    put("meminfo.Slab_kB", (k.kmem.slab / 1024) as f64);
+    put("meminfo.VmallocUsed_kB", (k.kmem.vmalloc / 1024) as f64);
+    let (live, dying) = k.memcgs.descendants(MemcgId::ROOT);
+    put("cgroup.nr_descendants", live as f64);
+    put("cgroup.nr_dying_descendants", dying as f64);
+    put("list_lru.nr_cache_ids", k.memcgs.nr_cache_ids as f64);
+    put("list_lru.kB", ((k.kmem.list_lru_slab + k.kmem.list_lru_vmalloc) / 1024) as f64);
+    put("list_lru.superblocks", k.superblocks.len() as f64);
     m
 }
 
@@ -149,7 +160,23 @@ pub fn metric_names() -> Vec<String> {
     .collect();
     v.extend(MemcgEvent::ALL.iter().map(|(_, n)| format!("memcg.{n}")));
     v.extend(VmEvent::ALL.iter().map(|(_, n)| format!("vmstat.{n}")));
-    v.extend(["meminfo.MemFree_kB", "meminfo.Cached_kB", "meminfo.Dirty_kB"].iter().map(|s| s.to_string()));
+    v.extend(
+        [
+            "meminfo.MemFree_kB",
+            "meminfo.Cached_kB",
+            "meminfo.Dirty_kB",
+            "meminfo.Percpu_kB",
+            "meminfo.Slab_kB",
+            "meminfo.VmallocUsed_kB",
+            "cgroup.nr_descendants",
+            "cgroup.nr_dying_descendants",
+            "list_lru.nr_cache_ids",
+            "list_lru.kB",
+            "list_lru.superblocks",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
     v
 }
 
@@ -177,12 +204,23 @@ pub struct Series {
     pub columns: Vec<String>,
     /// Rows of values, one per sample, in column order.
     pub rows: Vec<Vec<f64>>,
+    /// Memcgs with columns: those declared in the scenario (created at boot); cgroups that
+    /// ops create later are counted in `nr_dying_memcgs` and the step metrics instead.
+    pub memcgs: usize,
 }
 
 impl Series {
     /// Columns for a kernel's memcgs and devices.
     pub fn for_kernel(k: &Kernel) -> Series {
-        let mut columns = vec!["time_s".to_string(), "free_bytes".into(), "cached_bytes".into(), "dirty_bytes".into()];
+        let mut columns = vec![
+            "time_s".to_string(),
+            "free_bytes".into(),
+            "cached_bytes".into(),
+            "dirty_bytes".into(),
+            "percpu_bytes".into(),
+            "slab_bytes".into(),
+            "nr_dying_memcgs".into(),
+        ];
         for d in &k.devices {
             columns.push(format!("{}:read_bytes", d.name));
             columns.push(format!("{}:write_bytes", d.name));
@@ -191,7 +229,7 @@ impl Series {
             columns.push(format!("{}:usage_bytes", m.path));
             columns.push(format!("{}:file_bytes", m.path));
         }
-        Series { columns, rows: vec![] }
+        Series { columns, rows: vec![], memcgs: k.memcgs.len() }
     }
 
     /// Record the state of `k` at time `t`.
@@ -201,11 +239,14 @@ impl Series {
         row.push((k.zone.free * PAGE_SIZE) as f64);
         row.push((k.nr_file_pages() * PAGE_SIZE) as f64);
         row.push((k.vmstat.nr_dirty * PAGE_SIZE) as f64);
+        row.push(k.kmem.percpu as f64);
+        row.push(k.kmem.slab as f64);
+        row.push(k.memcgs.descendants(MemcgId::ROOT).1 as f64);
         for d in &k.devices {
             row.push(d.read_bytes as f64);
             row.push(d.write_bytes as f64);
         }
-        for (i, m) in k.memcgs.memcgs.iter().enumerate() {
+        for (i, m) in k.memcgs.memcgs.iter().enumerate().take(self.memcgs) {
             row.push((m.counter.usage * PAGE_SIZE) as f64);
             row.push((k.memcgs.file_pages(MemcgId(i as u32)) * PAGE_SIZE) as f64);
         }

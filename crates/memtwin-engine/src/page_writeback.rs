@@ -129,6 +129,7 @@ impl Kernel {
     fn submit_write(&mut self, inode: InodeId, start: u32, n: u32) -> u64 {
         self.cpu(self.cost.submit_io);
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
+        let dev = dev.expect("shmem pages are never dirty-tracked");
         let done = self.devices[dev.idx()].submit(Dir::Write, base + start as u64, n as u64, self.now);
         self.vmstat.count(VmEvent::Pgpgout, n as u64 * PAGE_SIZE / 1024);
         self.io.write_bytes += n as u64 * PAGE_SIZE;

@@ -32,6 +32,31 @@ pub struct Policies {
     /// (`__remove_mapping()`/`putback_lru_page()`); the first task to look it up charges it to
     /// its own memcg (`pagecache_get_page()`). Global reclaim may still evict it.
     pub recharge_on_pagecache_get: bool,
+    /// Seed 003 (Roman Gushchin, v3, March 2019, never merged): at offline a memcg's percpu
+    /// statistics (`vmstats_percpu`, per-node `lruvec_stat_cpu`) are flushed into atomic
+    /// counters and freed, so a dying memcg no longer holds them.
+    pub memcg_percpu_release_on_offline: bool,
+}
+
+/// Kernel memory one memcg costs, by kernel era (bytes). Percpu figures are per possible
+/// CPU; `pcpu_alloc()` multiplies by `nr_cpu_ids`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemcgKmemCost {
+    /// `memcg->vmstats_percpu` (stat counters, event counters, page-event count, targets),
+    /// per CPU. Freed at offline by the seed-003 policy.
+    pub vmstats_percpu: u64,
+    /// Per node: `lruvec_stat_cpu` (node stat counters), per CPU. Freed at offline by the
+    /// seed-003 policy.
+    pub lruvec_stats_percpu: u64,
+    /// Other percpu memory a memcg holds until it is freed, per CPU.
+    pub other_percpu: u64,
+    /// `kmalloc(sizeof(struct mem_cgroup) + nodeinfo pointers)`.
+    pub memcg_struct: u64,
+    /// `kmalloc(sizeof(struct mem_cgroup_per_node))`, one per node.
+    pub per_node_struct: u64,
+    /// Slab of the cgroup core for one cgroup with the memory controller: `struct cgroup`,
+    /// the css, kernfs nodes of its control files.
+    pub cgroup_core_slab: u64,
 }
 
 /// The defaults of one kernel era.
@@ -59,6 +84,10 @@ pub struct KernelProfile {
     pub eviction_reads_age_first: bool,
     /// How limit reclaim walks the target's subtree.
     pub reclaim_walk: ReclaimWalk,
+    /// Kernel memory of one memcg.
+    pub memcg_kmem: MemcgKmemCost,
+    /// How memcg-aware list_lrus lay out their per-memcg lists (seed 001).
+    pub list_lru_layout: crate::list_lru::ListLruLayout,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -68,6 +97,27 @@ pub struct KernelProfile {
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
 }
+
+/// Kernel memory of a memcg in v5.0/v5.1 (x86_64). PROVISIONAL: to be replaced by the counts
+/// from the source.
+pub const KMEM_5_0: MemcgKmemCost = MemcgKmemCost {
+    vmstats_percpu: 1024,
+    lruvec_stats_percpu: 240,
+    other_percpu: 600,
+    memcg_struct: 2048,
+    per_node_struct: 1024,
+    cgroup_core_slab: 8192,
+};
+
+/// Kernel memory of a memcg in v6.1 (x86_64). PROVISIONAL, see `KMEM_5_0`.
+pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
+    vmstats_percpu: 1024,
+    lruvec_stats_percpu: 400,
+    other_percpu: 200,
+    memcg_struct: 4096,
+    per_node_struct: 2048,
+    cgroup_core_slab: 8192,
+};
 
 /// All built-in profiles.
 pub fn profiles() -> Vec<KernelProfile> {
@@ -82,6 +132,8 @@ pub fn profiles() -> Vec<KernelProfile> {
             eviction_at_reclaim_root: true,
             eviction_reads_age_first: true,
             reclaim_walk: ReclaimWalk::Full,
+            memcg_kmem: KMEM_6_1,
+            list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: Some(10),
@@ -97,6 +149,8 @@ pub fn profiles() -> Vec<KernelProfile> {
             eviction_at_reclaim_root: false,
             eviction_reads_age_first: false,
             reclaim_walk: ReclaimWalk::SharedPartial,
+            memcg_kmem: KMEM_5_0,
+            list_lru_layout: crate::list_lru::ListLruLayout::Eager,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: Some(10),
@@ -111,6 +165,8 @@ pub fn profiles() -> Vec<KernelProfile> {
             eviction_at_reclaim_root: false,
             eviction_reads_age_first: false,
             reclaim_walk: ReclaimWalk::SharedPartial,
+            memcg_kmem: KMEM_5_0,
+            list_lru_layout: crate::list_lru::ListLruLayout::Eager,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: None,

@@ -69,6 +69,10 @@ pub struct SimResult {
     pub series: Series,
     /// Engine statistics.
     pub engine: EngineStats,
+    /// Ops that failed as the syscall would have (first 100), and how many failed in all.
+    pub errors: Vec<String>,
+    /// Failed ops in all.
+    pub nr_errors: u64,
 }
 
 /// A scenario set up on a fresh kernel, ready to run.
@@ -88,6 +92,9 @@ pub struct Simulation {
     work_total: u64,
     /// The event queue: runnable tasks keyed by (virtual time, task index), earliest first.
     runq: BinaryHeap<Reverse<(Nanos, usize)>>,
+    /// Ops that failed as the syscall would (EBUSY, ENOENT, ...), with where.
+    errors: Vec<String>,
+    nr_errors: u64,
 }
 
 impl Simulation {
@@ -96,19 +103,28 @@ impl Simulation {
         let ram_pages = scn.machine.ram / PAGE_SIZE;
         let reserved = scn.machine.kernel_reserved / PAGE_SIZE;
         let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
+        k.nr_cpu_ids = scn.machine.cpus;
+        k.nr_nodes = scn.machine.nodes;
+        k.kmem.boot_percpu = scn.machine.boot_percpu;
+        k.kmem.boot_slab = scn.machine.boot_slab;
+        k.kmem.percpu = scn.machine.boot_percpu;
+        k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
             k.devices.push(crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb));
         }
+        // Superblocks: the booted system's own, one file system per device, declared mounts.
+        for i in 0..scn.machine.boot_superblocks {
+            k.mount(&format!("(boot {i})"), "boot");
+        }
+        for d in &scn.devices {
+            k.mount(&format!("/dev/{}", d.name), "ext4");
+        }
+        for m in &scn.mounts {
+            k.mount(&m.path, &m.fs);
+        }
         let mut memcg_of_cgroup = Vec::with_capacity(scn.cgroups.len());
         for c in &scn.cgroups {
-            let (parent, leaf) = match c.path.rsplit_once('/') {
-                Some((p, l)) => {
-                    let pidx = scn.cgroups.iter().position(|x| x.path == p).expect("validated parent");
-                    (memcg_of_cgroup[pidx], l)
-                }
-                None => (MemcgId::ROOT, c.path.as_str()),
-            };
-            let id = k.mem_cgroup_create(parent, leaf);
+            let id = k.cgroup_mkdir(&c.path).expect("cgroups are validated: parents first, unique, within the id space");
             let pc = &mut k.memcgs.memcgs[id.idx()].counter;
             pc.max = c.max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             pc.high = c.high.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
@@ -117,7 +133,7 @@ impl Simulation {
             memcg_of_cgroup.push(id);
         }
         let inodes: Vec<InodeId> =
-            scn.files.iter().map(|f| k.create_inode(&f.path, f.size, DevId(f.device as u32), f.uid, f.mode)).collect();
+            scn.files.iter().map(|f| k.create_inode(&f.path, f.size, f.device.map(|d| DevId(d as u32)), f.uid, f.mode)).collect();
         // Room for every page the files can hold, bounded by RAM: the arena never grows on
         // the hot path.
         let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
@@ -138,6 +154,7 @@ impl Simulation {
                     };
                 }
                 let memcg = t.cgroup.map(|i| memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
+                k.memcgs.memcgs[memcg.idx()].nr_tasks += 1;
                 Task {
                     name: t.name.clone(),
                     memcg,
@@ -170,6 +187,8 @@ impl Simulation {
             work_done: 0,
             work_total: work_total.max(1),
             runq,
+            errors: vec![],
+            nr_errors: 0,
         }
     }
 
@@ -230,7 +249,28 @@ impl Simulation {
             totals,
             series: self.series,
             engine,
+            errors: self.errors,
+            nr_errors: self.nr_errors,
         })
+    }
+
+    fn op_failed(&mut self, ti: usize, op: &crate::scenario::model::OpSpec, e: crate::cgroup::Errno) {
+        self.nr_errors += 1;
+        if self.errors.len() < 100 {
+            let what = match &op.kind {
+                OpKind::Move { cgroup } => format!("move to {cgroup}"),
+                OpKind::Mkdir { cgroup } => format!("mkdir {cgroup}"),
+                OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
+                other => format!("{other:?}"),
+            };
+            self.errors.push(format!(
+                "task {} at {:.6} s, step {:?}, op {} ({what}): {e}",
+                self.tasks[ti].name,
+                crate::types::secs(self.kernel.now),
+                op.step,
+                self.tasks[ti].pc
+            ));
+        }
     }
 
     fn enter(&mut self, ti: usize) {
@@ -279,7 +319,7 @@ impl Simulation {
                         Pattern::Random { count } => *count,
                     };
                     let dev = self.kernel.inodes[inode.idx()].dev;
-                    let bdi_ra = self.kernel.devices[dev.idx()].ra_pages() as u32;
+                    let bdi_ra = dev.map(|d| self.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1);
                     // generic_fadvise(): SEQUENTIAL doubles the window, RANDOM turns it off.
                     let mut ra = FileRaState::new(if *fadvise == Advice::Sequential { bdi_ra * 2 } else { bdi_ra });
                     ra.random = *fadvise == Advice::Random;
@@ -349,12 +389,47 @@ impl Simulation {
             OpKind::Move { cgroup } => {
                 self.enter(ti);
                 self.kernel.cpu(self.kernel.cost.syscall);
+                let from = self.tasks[ti].memcg;
+                match self.kernel.cgroup_attach_task(from, cgroup) {
+                    Ok(to) => self.tasks[ti].memcg = to,
+                    Err(e) => self.op_failed(ti, &op, e),
+                }
                 self.leave(ti, user);
-                self.tasks[ti].memcg = cgroup.map(|i| self.memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
+                finished = true;
+            }
+            OpKind::Mkdir { cgroup } => {
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.syscall);
+                if let Err(e) = self.kernel.cgroup_mkdir(cgroup) {
+                    self.op_failed(ti, &op, e);
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Rmdir { cgroup } => {
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.syscall);
+                if let Err(e) = self.kernel.cgroup_rmdir(cgroup) {
+                    self.op_failed(ti, &op, e);
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Mount { path, fs } => {
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.syscall);
+                self.kernel.mount(path, fs);
+                self.leave(ti, user);
                 finished = true;
             }
         }
-        if finished {
+        // Consecutive ops with the same step name form one step.
+        let pc = self.tasks[ti].pc;
+        let grouped = finished && !oom && self.scenario.tasks[ti].ops.get(pc + 1).is_some_and(|next| next.step == op.step);
+        if grouped {
+            self.tasks[ti].cursor = Cursor::Idle;
+            self.tasks[ti].pc += 1;
+        } else if finished {
             let t = &mut self.tasks[ti];
             t.cursor = Cursor::Idle;
             let before = t.snapshot.take().expect("snapshot taken at op start");

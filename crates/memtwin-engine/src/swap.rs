@@ -12,7 +12,13 @@ impl Kernel {
     /// `PG_active` is set (a refault judged to be in the working set), else inactive.
     #[inline]
     pub fn folio_add_lru(&mut self, page: PageId) {
-        let lru = if self.pages[page].test(pg::ACTIVE) { LruList::ActiveFile } else { LruList::InactiveFile };
+        let active = self.pages[page].test(pg::ACTIVE);
+        let lru = match (self.pages[page].test(pg::SWAPBACKED), active) {
+            (true, true) => LruList::ActiveAnon,
+            (true, false) => LruList::InactiveAnon,
+            (false, true) => LruList::ActiveFile,
+            (false, false) => LruList::InactiveFile,
+        };
         let v = self.lruvec_of(self.pages[page].memcg);
         self.lruvecs[v].add(&mut self.pages, page, lru);
     }
@@ -31,7 +37,8 @@ impl Kernel {
                 let v = self.lruvec_of(self.pages[page].memcg);
                 self.lruvecs[v].del(&mut self.pages, page);
                 self.pages[page].flags |= pg::ACTIVE;
-                self.lruvecs[v].add(&mut self.pages, page, LruList::ActiveFile);
+                let lru = if self.pages[page].test(pg::SWAPBACKED) { LruList::ActiveAnon } else { LruList::ActiveFile };
+                self.lruvecs[v].add(&mut self.pages, page, lru);
                 let memcg = self.pages[page].memcg;
                 self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                 self.vmstat.count(VmEvent::Pgactivate, 1);

@@ -9,6 +9,21 @@ use memtwin_engine::Simulation;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed};
 
+/// Declared cgroups c0.., then the root, then cgroups the scripts mkdir (d0..d2).
+fn cgroup_name(i: usize, ncg: usize) -> String {
+    if i < ncg {
+        if i % 2 == 1 {
+            format!("c{}/c{i}", i - 1)
+        } else {
+            format!("c{i}")
+        }
+    } else if i == ncg {
+        "/".into()
+    } else {
+        format!("d{}", i - ncg - 1)
+    }
+}
+
 fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
     prop_oneof![
         (0..nfiles, 0u64..4 << 20, prop::option::of(1u64..8 << 20), 1u64..256 << 10, prop::bool::ANY, 0u8..3).prop_map(
@@ -25,15 +40,18 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync }),
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
         (0u64..50_000_000).prop_map(|d| OpKind::Sleep { duration: d }),
-        prop::option::of(0..ncg).prop_map(|cgroup| OpKind::Move { cgroup }),
+        (0..ncg + 4).prop_map(move |i| OpKind::Move { cgroup: cgroup_name(i, ncg) }),
+        (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
+        (0usize..3).prop_map(|i| OpKind::Rmdir { cgroup: format!("d{i}") }),
+        (0usize..3).prop_map(|i| OpKind::Mount { path: format!("/mnt/{i}"), fs: "tmpfs".into() }),
     ]
 }
 
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
     let files = prop::collection::vec(0u64..12 << 20, 1..4);
     let limits = prop::collection::vec((prop::option::of(256u64 << 10..16 << 20), 0u64..4 << 20), 1..5);
-    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..3)
-        .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof)| {
+    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..3, prop::bool::ANY)
+        .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof, release)| {
             let nf = fsizes.len();
             let nc = limits.len();
             let tasks = prop::collection::vec((prop::option::of(0..nc), prop::collection::vec(op_strategy(nf, nc), 1..6)), 1..4);
@@ -55,16 +73,32 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                     description: String::new(),
                     variant: None,
                     seed: 7,
-                    machine: Machine { ram: ram_mb << 20, cpus: 2, kernel_reserved: 4 << 20 },
+                    machine: Machine {
+                        ram: ram_mb << 20,
+                        cpus: 4,
+                        kernel_reserved: 4 << 20,
+                        nodes: 1 + (ram_mb % 2) as u32,
+                        boot_percpu: 1 << 20,
+                        boot_slab: 8 << 20,
+                        boot_superblocks: 3,
+                    },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4"][prof as usize]).unwrap(),
-                    policies: Policies { recharge_on_pagecache_get: recharge },
+                    policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
                     cgroups,
+                    mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes
                         .iter()
                         .enumerate()
-                        .map(|(i, &size)| FileSpec { path: format!("/f{i}"), size, device: 0, uid: 0, mode: 0o644 })
+                        // Every third file lives on tmpfs.
+                        .map(|(i, &size)| FileSpec {
+                            path: format!("/f{i}"),
+                            size,
+                            device: if i % 3 == 2 { None } else { Some(0) },
+                            uid: 0,
+                            mode: 0o644,
+                        })
                         .collect(),
                     tasks: tasks
                         .into_iter()

@@ -177,6 +177,7 @@ impl Doc {
         })?;
         let pol = PyDict::new(py);
         pol.set_item("recharge_on_pagecache_get", scn.policies.recharge_on_pagecache_get)?;
+        pol.set_item("memcg_percpu_release_on_offline", scn.policies.memcg_percpu_release_on_offline)?;
         info.set_item("policies", pol)?;
         info.set_item("report_metrics", &scn.report_metrics)?;
         out.set_item("info", info)?;
@@ -202,6 +203,8 @@ impl Doc {
         e.set_item("virtual_time_s", r.engine.virtual_time_s)?;
         e.set_item("kswapd_s", r.engine.kswapd_s)?;
         out.set_item("engine", e)?;
+        out.set_item("errors", &r.errors)?;
+        out.set_item("nr_errors", r.nr_errors)?;
         Ok(out)
     }
 }

@@ -8,7 +8,7 @@ use super::value::{merge, Loc, Node, ScenarioError, ScenarioErrors, Sources, Val
 use crate::memcontrol::CgroupVersion;
 use crate::profile::{profile, profiles, Policies};
 
-const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "cgroups", "files", "tasks", "report", "variants", "published"];
+const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts", "cgroups", "files", "tasks", "report", "variants", "published"];
 
 pub(crate) struct Cx<'a> {
     pub sources: &'a Sources,
@@ -368,7 +368,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             policies.recharge_on_pagecache_get = b;
                         }
                     }
-                    pt.finish(cx, &["recharge_on_pagecache_get"]);
+                    if let Some(v) = pt.get("memcg_percpu_release_on_offline") {
+                        if let Some(b) = get_bool(cx, v, "kernel.policies.memcg_percpu_release_on_offline") {
+                            policies.memcg_percpu_release_on_offline = b;
+                        }
+                    }
+                    pt.finish(cx, &["recharge_on_pagecache_get", "memcg_percpu_release_on_offline"]);
                 }
             }
             t.finish(cx, &["profile", "cgroup", "policies"]);
@@ -376,7 +381,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, boot_percpu: 0, boot_slab: 0, boot_superblocks: 0 };
     let mut reserved = None;
     match top.get("machine") {
         Some(n) => {
@@ -402,7 +407,24 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("kernel_reserved") {
                     reserved = get_size(cx, v, "machine.kernel_reserved");
                 }
-                t.finish(cx, &["ram", "cpus", "kernel_reserved"]);
+                if let Some(v) = t.get("nodes") {
+                    match get_uint(cx, v, "machine.nodes") {
+                        Some(0) => cx.err(&v.loc, "machine.nodes is 0", "give the machine at least one NUMA node"),
+                        Some(n) if n > 64 => cx.err(&v.loc, format!("machine.nodes is {n}"), "model at most 64 NUMA nodes"),
+                        Some(n) => machine.nodes = n as u32,
+                        None => {}
+                    }
+                }
+                if let Some(v) = t.get("boot_percpu") {
+                    machine.boot_percpu = get_size(cx, v, "machine.boot_percpu").unwrap_or(0);
+                }
+                if let Some(v) = t.get("boot_slab") {
+                    machine.boot_slab = get_size(cx, v, "machine.boot_slab").unwrap_or(0);
+                }
+                if let Some(v) = t.get("boot_superblocks") {
+                    machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "kernel_reserved", "boot_percpu", "boot_slab", "boot_superblocks"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -432,6 +454,35 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
             let rb = read_bw.unwrap_or(1);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
+        }
+    }
+
+    // [mounts.PATH]
+    let mut mounts: Vec<MountSpec> = vec![];
+    if let Some(n) = top.get("mounts") {
+        for (mpath, kloc, mn) in table_entries(cx, n, "mounts") {
+            let what = format!("[mounts.\"{mpath}\"]");
+            let Some(mut t) = Tab::new(cx, mn, &what) else { continue };
+            if !mpath.starts_with('/') {
+                cx.err(kloc, format!("mount point `{mpath}` is not an absolute path"), "write mount points as absolute paths, e.g. [mounts.\"/tmp\"]");
+            }
+            let fs = t.get("fs").and_then(|v| get_str(cx, v, &format!("mounts.\"{mpath}\".fs")).map(str::to_string)).unwrap_or_else(|| "tmpfs".into());
+            let device = match t.get("device") {
+                Some(v) => get_str(cx, v, &format!("mounts.\"{mpath}\".device")).and_then(|d| match devices.iter().position(|x| x.name == d) {
+                    Some(i) => Some(i),
+                    None => {
+                        let names: Vec<&str> = devices.iter().map(|x| x.name.as_str()).collect();
+                        cx.err(&v.loc, format!("unknown device `{d}`"), format!("{}declare [devices.{d}] or use one of: {}", suggest(d, &names), names.join(", ")));
+                        None
+                    }
+                }),
+                None => None,
+            };
+            if fs != "tmpfs" && device.is_none() && !cx.errors.iter().any(|e| e.location == cx.sources.describe(kloc)) {
+                cx.err(kloc, format!("{what} is a {fs} file system without a device"), "add device = \"NAME\", or use fs = \"tmpfs\"");
+            }
+            t.finish(cx, &["fs", "device"]);
+            mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device });
         }
     }
 
@@ -538,6 +589,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     };
 
     // [files.PATH]
+    let mount_of = |path: &str, mounts: &[MountSpec]| -> Option<usize> {
+        mounts
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| path == m.path || path.starts_with(&format!("{}/", m.path)) || m.path.is_empty())
+            .max_by_key(|(_, m)| m.path.len())
+            .map(|(i, _)| i)
+    };
     let mut files: Vec<FileSpec> = vec![];
     if let Some(n) = top.get("files") {
         for (fpath, kloc, fnode) in table_entries(cx, n, "files") {
@@ -551,6 +610,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     0
                 }
             };
+            let on_mount = mount_of(fpath, &mounts);
             let device = match t.get("device") {
                 Some(v) => get_str(cx, v, &key("device")).and_then(|d| match devices.iter().position(|x| x.name == d) {
                     Some(i) => Some(i),
@@ -560,9 +620,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None
                     }
                 }),
+                None if on_mount.is_some() => on_mount.and_then(|m| mounts[m].device),
                 None if devices.len() == 1 => Some(0),
                 None if devices.is_empty() => {
-                    cx.err(kloc, format!("{what} needs a device but the scenario declares none"), "add a [devices.sda] table with read_bw = \"100M\"");
+                    cx.err(kloc, format!("{what} needs a device but the scenario declares none"), "add a [devices.sda] table with read_bw = \"100M\", or a [mounts.\"/tmp\"] tmpfs that holds the file");
                     None
                 }
                 None => {
@@ -576,13 +637,13 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if size > (u32::MAX as u64 - 1) * crate::types::PAGE_SIZE {
                 cx.err(kloc, format!("{what} is larger than the engine's 16 TiB file limit"), "make the file smaller than 16T");
             }
-            files.push(FileSpec { path: fpath.clone(), size, device: device.unwrap_or(0), uid, mode });
+            files.push(FileSpec { path: fpath.clone(), size, device, uid, mode });
         }
     }
 
-    // [tasks.NAME]
-    let mut tasks: Vec<TaskSpec> = vec![];
-    let mut task_locs: Vec<(Loc, bool)> = vec![];
+    // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
+    // scripts create, then check every op against what exists or will.
+    let mut expanded: Vec<(String, Loc, Option<(Option<usize>, Loc)>, u64, Vec<(Node, String)>)> = vec![];
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -596,18 +657,77 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             match t.get("ops") {
                 Some(Node { v: Val::Arr(items), .. }) => {
                     for (i, it) in items.iter().enumerate() {
-                        if let Some(op) = extract_op(cx, it, tname, i, &files, &cgroups, &find_cgroup) {
-                            ops.push(op);
-                        }
+                        expand_op(cx, it, tname, i, &mut ops);
                     }
                 }
                 Some(other) => cx.err(&other.loc, format!("ops must be an array, not {}", other.v.type_name()), "write ops = [ { op = \"read\", file = \"/data/f\" } ]"),
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
             }
             t.finish(cx, &["cgroup", "ops", "start"]);
-            task_locs.push((kloc.clone(), cg_from_task.is_some()));
-            tasks.push(TaskSpec { name: tname.clone(), cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, ops });
+            expanded.push((tname.clone(), kloc.clone(), cg_from_task, start, ops));
         }
+    }
+    let op_str = |n: &Node, key: &str| -> Option<String> {
+        let Val::Table(e) = &n.v else { return None };
+        e.iter().find(|(k, _, _)| k == key).and_then(|(_, _, v)| if let Val::Str(s) = &v.v { Some(s.clone()) } else { None })
+    };
+    let op_bool = |n: &Node, key: &str| -> bool {
+        let Val::Table(e) = &n.v else { return false };
+        e.iter().any(|(k, _, v)| k == key && v.v == Val::Bool(true))
+    };
+    let mut dyn_cgroups: Vec<String> = vec![];
+    let mut dyn_mounts: Vec<MountSpec> = vec![];
+    for (_, _, _, _, ops) in &expanded {
+        for (n, _) in ops {
+            match op_str(n, "op").as_deref() {
+                Some("mkdir") => {
+                    if let Some(c) = op_str(n, "cgroup") {
+                        dyn_cgroups.push(c.trim_matches('/').to_string());
+                    }
+                }
+                Some("mount") => {
+                    if let Some(p) = op_str(n, "path") {
+                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    dyn_cgroups.sort();
+    dyn_cgroups.dedup();
+    for (_, _, _, _, ops) in &expanded {
+        for (n, _) in ops {
+            if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
+                if let Some(f) = op_str(n, "file") {
+                    if files.iter().any(|x| x.path == f) {
+                        continue;
+                    }
+                    let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
+                    match mount_of(&f, &all_mounts) {
+                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: 0, mode: 0o644 }),
+                        None => cx.err(
+                            &n.loc,
+                            format!("`{f}` is created here, but no mount holds it"),
+                            "declare the file system it lives on, e.g. [mounts.\"/tmp\"] fs = \"tmpfs\"",
+                        ),
+                    }
+                }
+            }
+        }
+    }
+    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups };
+    let mut tasks: Vec<TaskSpec> = vec![];
+    let mut task_locs: Vec<(Loc, bool)> = vec![];
+    for (tname, kloc, cg_from_task, start, ops) in expanded {
+        let mut out = vec![];
+        for (i, (n, step)) in ops.iter().enumerate() {
+            if let Some(op) = extract_op(cx, n, &tname, i, step, &known) {
+                out.push(op);
+            }
+        }
+        task_locs.push((kloc, cg_from_task.is_some()));
+        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, ops: out });
     }
     // A task is in exactly one place: its own `cgroup` key or one cgroup's `procs`.
     let mut placed: Vec<Option<String>> = tasks.iter().enumerate().map(|(i, t)| task_locs[i].1.then(|| format!("tasks.{}.cgroup", t.name))).collect();
@@ -683,6 +803,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         policies,
         cgroup_version: version,
         devices,
+        mounts,
         cgroups,
         files,
         tasks,
@@ -691,18 +812,104 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     })
 }
 
-type FindCgroup = dyn Fn(&mut Cx, &Node, &str, &[CgroupSpec]) -> Option<Option<usize>>;
+/// What op references are checked against.
+struct Known<'a> {
+    files: &'a [FileSpec],
+    cgroups: &'a [CgroupSpec],
+    dyn_cgroups: &'a [String],
+}
 
-fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], cgroups: &[CgroupSpec], find_cgroup: &FindCgroup) -> Option<OpSpec> {
+/// The most ops one task may expand to (repeats included).
+const MAX_OPS_PER_TASK: usize = 2_000_000;
+
+/// Replace `{i}` in every string of `n` with `i`.
+fn subst(n: &Node, i: &str) -> Node {
+    let v = match &n.v {
+        Val::Str(s) => Val::Str(s.replace("{i}", i)),
+        Val::Arr(a) => Val::Arr(a.iter().map(|x| subst(x, i)).collect()),
+        Val::Table(e) => Val::Table(e.iter().map(|(k, l, v)| (k.clone(), l.clone(), subst(v, i))).collect()),
+        other => other.clone(),
+    };
+    Node { v, loc: n.loc.clone() }
+}
+
+/// Append op `n` (item `i` of task `task`) to `out` with its default step name, expanding a
+/// `repeat` op into its iterations with `{i}` replaced by 1, 2, ... in every string.
+fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, String)>) {
+    let what = format!("tasks.{task}.ops[{i}]");
+    let Val::Table(entries) = &n.v else {
+        cx.err(&n.loc, format!("{what} must be a table, not {}", n.v.type_name()), "write each op as { op = \"read\", ... }");
+        return;
+    };
+    let get = |k: &str| entries.iter().find(|(kk, _, _)| kk == k).map(|(_, _, v)| v);
+    let kind = get("op").and_then(|v| if let Val::Str(s) = &v.v { Some(s.as_str()) } else { None });
+    let step = get("step").and_then(|v| if let Val::Str(s) = &v.v { Some(s.clone()) } else { None });
+    if kind != Some("repeat") {
+        out.push((n.clone(), step.unwrap_or_else(|| format!("{task}:{i} {}", kind.unwrap_or("op")))));
+        return;
+    }
+    let mut t = match Tab::new(cx, n, &what) {
+        Some(t) => t,
+        None => return,
+    };
+    t.get("op");
+    t.get("step");
+    let times = match t.get("times") {
+        Some(v) => get_uint(cx, v, &format!("{what}.times")).unwrap_or(0),
+        None => {
+            cx.err(&n.loc, format!("{what}: repeat needs `times`"), "add times = 1000");
+            0
+        }
+    };
+    let inner: Vec<&Node> = match t.get("ops") {
+        Some(Node { v: Val::Arr(items), .. }) => items.iter().collect(),
+        Some(other) => {
+            cx.err(&other.loc, format!("{what}.ops must be an array, not {}", other.v.type_name()), "write ops = [ { op = \"mkdir\", cgroup = \"t/{i}\" } ]");
+            vec![]
+        }
+        None => {
+            cx.err(&n.loc, format!("{what}: repeat needs `ops`"), "add ops = [ ... ] (use {i} in strings for the iteration number)");
+            vec![]
+        }
+    };
+    t.finish(cx, &["op", "step", "times", "ops"]);
+    if out.len() as u64 + times * inner.len() as u64 > MAX_OPS_PER_TASK as u64 {
+        cx.err(&n.loc, format!("{what} expands to more than {MAX_OPS_PER_TASK} ops"), "repeat fewer times, or split the work over several tasks");
+        return;
+    }
+    for it in &inner {
+        if let Val::Table(e) = &it.v {
+            if e.iter().any(|(k, _, v)| k == "op" && v.v == Val::Str("repeat".into())) {
+                cx.err(&it.loc, format!("{what}: a repeat inside a repeat"), "flatten the loops: one repeat per op list");
+                return;
+            }
+        }
+    }
+    let step = step.unwrap_or_else(|| format!("{task}:{i} repeat"));
+    for k in 1..=times {
+        let ks = k.to_string();
+        for it in &inner {
+            let node = subst(it, &ks);
+            let inner_step = match &node.v {
+                Val::Table(e) => e.iter().find(|(kk, _, _)| kk == "step").and_then(|(_, _, v)| if let Val::Str(s) = &v.v { Some(s.clone()) } else { None }),
+                _ => None,
+            };
+            out.push((node, inner_step.unwrap_or_else(|| step.clone())));
+        }
+    }
+}
+
+fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, default_step: &str, known: &Known) -> Option<OpSpec> {
     let what = format!("tasks.{task}.ops[{i}]");
     let mut t = Tab::new(cx, n, &what)?;
     let kind = match t.get("op") {
         Some(v) => get_str(cx, v, "op").map(|s| (s.to_string(), v.loc.clone())),
         None => {
-            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, fsync, sleep, move)");
+            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, fsync, sleep, move, mkdir, rmdir, mount, repeat)");
             None
         }
     };
+    let files = known.files;
     let file_of = |cx: &mut Cx, t: &mut Tab| -> Option<usize> {
         let Some(v) = t.get("file") else {
             cx.err(&n.loc, format!("{what} has no `file`"), "add file = \"/path\" naming a [files] entry");
@@ -713,14 +920,36 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
             Some(i) => Some(i),
             None => {
                 let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{}declare [files.\"{s}\"] or use one of: {}", suggest(s, &names), names.join(", ")));
+                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{}declare [files.\"{s}\"], create it with a write op (create = true), or use one of: {}", suggest(s, &names), names.join(", ")));
                 None
             }
         }
     };
+    let cgroup_of = |cx: &mut Cx, t: &mut Tab, op: &str| -> Option<String> {
+        let Some(v) = t.get("cgroup") else {
+            cx.err(&n.loc, format!("{what}: {op} needs `cgroup`"), "add cgroup = \"NAME\" (\"/\" for the root)");
+            return None;
+        };
+        let s = get_str(cx, v, "cgroup")?;
+        let path = s.trim_matches('/').to_string();
+        if op != "mkdir" && !path.is_empty() && !known.cgroups.iter().any(|c| c.path == path) && !known.dyn_cgroups.contains(&path) {
+            let names: Vec<&str> = known.cgroups.iter().map(|c| c.path.as_str()).collect();
+            cx.err(
+                &v.loc,
+                format!("unknown cgroup `{s}`"),
+                format!("{}declare it as [cgroups.\"{path}\"] or create it with an op {{ op = \"mkdir\" }}; declared: {} (\"/\" is the root)", suggest(&path, &names), if names.is_empty() { "none".to_string() } else { names.join(", ") }),
+            );
+            return None;
+        }
+        if op == "mkdir" && path.is_empty() {
+            cx.err(&v.loc, "mkdir of the root cgroup", "name a cgroup below the root, e.g. cgroup = \"test/1\"");
+            return None;
+        }
+        Some(path)
+    };
     let (kind, kloc) = kind?;
     let k = |name: &str| format!("{what}.{name}");
-    let step = t.get("step").and_then(|v| get_str(cx, v, "step").map(str::to_string)).unwrap_or_else(|| format!("{task}:{i} {kind}"));
+    let step = t.get("step").and_then(|v| get_str(cx, v, "step").map(str::to_string)).unwrap_or_else(|| default_step.to_string());
     let op = match kind.as_str() {
         "read" => {
             let file = file_of(cx, &mut t);
@@ -779,7 +1008,8 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
             };
             let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10).max(1);
             let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, &k("fsync"))).unwrap_or(false);
-            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync"]);
+            t.get("create").map(|v| get_bool(cx, v, &k("create")));
+            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync", "create"]);
             OpKind::Write { file: file?, offset, length, bufsize, fsync }
         }
         "fsync" => {
@@ -798,19 +1028,31 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, files: &[FileSpec], c
             t.finish(cx, &["op", "step", "duration"]);
             OpKind::Sleep { duration }
         }
-        "move" => {
-            let cg = match t.get("cgroup") {
-                Some(v) => find_cgroup(cx, v, "cgroup", cgroups),
+        "move" | "mkdir" | "rmdir" => {
+            let cg = cgroup_of(cx, &mut t, &kind);
+            t.finish(cx, &["op", "step", "cgroup"]);
+            let cgroup = cg?;
+            match kind.as_str() {
+                "move" => OpKind::Move { cgroup },
+                "mkdir" => OpKind::Mkdir { cgroup },
+                _ => OpKind::Rmdir { cgroup },
+            }
+        }
+        "mount" => {
+            let path = match t.get("path") {
+                Some(v) => get_str(cx, v, &k("path")).map(str::to_string),
                 None => {
-                    cx.err(&n.loc, format!("{what}: move needs `cgroup`"), "add cgroup = \"NAME\" (\"/\" for the root)");
+                    cx.err(&n.loc, format!("{what}: mount needs `path`"), "add path = \"/mnt/{i}\"");
                     None
                 }
             };
-            t.finish(cx, &["op", "step", "cgroup"]);
-            OpKind::Move { cgroup: cg? }
+            let fs = t.get("fs").and_then(|v| get_str(cx, v, &k("fs")).map(str::to_string)).unwrap_or_else(|| "tmpfs".into());
+            t.finish(cx, &["op", "step", "path", "fs"]);
+            OpKind::Mount { path: path?, fs }
         }
         other => {
-            cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: read, write, fsync, sleep, move", suggest(other, &["read", "write", "fsync", "sleep", "move"])));
+            let ops = ["read", "write", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "repeat"];
+            cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }
     };

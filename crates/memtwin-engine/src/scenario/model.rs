@@ -27,7 +27,9 @@ pub struct Scenario {
     pub devices: Vec<DeviceSpec>,
     /// Memory cgroups, parents before children.
     pub cgroups: Vec<CgroupSpec>,
-    /// Files.
+    /// Mounted file systems declared at boot.
+    pub mounts: Vec<MountSpec>,
+    /// Files (declared, and those that `write { create = true }` ops create).
     pub files: Vec<FileSpec>,
     /// Tasks.
     pub tasks: Vec<TaskSpec>,
@@ -46,6 +48,26 @@ pub struct Machine {
     pub cpus: u32,
     /// Memory the kernel keeps for itself (struct pages, kernel image, slab at boot), bytes.
     pub kernel_reserved: u64,
+    /// NUMA nodes (`nr_node_ids`).
+    pub nodes: u32,
+    /// /proc/meminfo `Percpu` at the start of the experiment, bytes.
+    pub boot_percpu: u64,
+    /// /proc/meminfo `Slab` at the start of the experiment, bytes.
+    pub boot_slab: u64,
+    /// Superblocks the booted system already has (proc, sysfs, tmpfs, cgroup, pipefs,
+    /// sockfs, ...), each with two memcg-aware list_lrus.
+    pub boot_superblocks: u32,
+}
+
+/// `[mounts.PATH]`.
+#[derive(Clone, Debug)]
+pub struct MountSpec {
+    /// Mount point.
+    pub path: String,
+    /// File-system type.
+    pub fs: String,
+    /// Backing device index (none for tmpfs).
+    pub device: Option<usize>,
 }
 
 /// `[devices.NAME]`.
@@ -85,8 +107,8 @@ pub struct FileSpec {
     pub path: String,
     /// Size in bytes.
     pub size: u64,
-    /// Index into `devices`.
-    pub device: usize,
+    /// Index into `devices`; `None` for a tmpfs file (memory-backed, shmem pages).
+    pub device: Option<usize>,
     /// Owner uid.
     pub uid: u32,
     /// Permission bits.
@@ -160,8 +182,25 @@ pub enum OpKind {
     },
     /// Move the task to another cgroup (its charges stay where they are).
     Move {
-        /// Index into `cgroups`, or `None` for the root.
-        cgroup: Option<usize>,
+        /// Cgroup path (`/` for the root).
+        cgroup: String,
+    },
+    /// `mkdir` a cgroup.
+    Mkdir {
+        /// Cgroup path.
+        cgroup: String,
+    },
+    /// `rmdir` a cgroup.
+    Rmdir {
+        /// Cgroup path.
+        cgroup: String,
+    },
+    /// Mount a file system (a new superblock with its list_lrus).
+    Mount {
+        /// Mount point.
+        path: String,
+        /// File-system type.
+        fs: String,
     },
 }
 

@@ -1,0 +1,159 @@
+//! The life of a memory cgroup (kernel/cgroup/cgroup.c with mm/memcontrol.c's css callbacks):
+//! `mkdir` allocates and onlines it, `rmdir` takes it offline, and it stays allocated — a
+//! dying memcg — until the last thing charged to it is gone; then it is freed.
+//!
+//! What a memcg costs in kernel memory is per kernel era (`profile::MemcgKmemCost`): percpu
+//! statistics for every possible CPU (and node), the `mem_cgroup` structure and its per-node
+//! parts, the cgroup core and kernfs objects. The seed-003 policy
+//! `memcg_percpu_release_on_offline` frees the percpu statistics at offline.
+
+use crate::kernel::Kernel;
+use crate::memcontrol::{MemcgState, MEM_CGROUP_ID_MAX};
+use crate::types::MemcgId;
+
+/// Why a cgroup operation failed, as the syscall would (`errno`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Errno {
+    /// The cgroup exists (mkdir).
+    EEXIST,
+    /// No such cgroup (or its parent is missing).
+    ENOENT,
+    /// The cgroup has tasks or live children (rmdir).
+    EBUSY,
+    /// No memcg id left (more than 65535 memcgs).
+    ENOSPC,
+}
+
+impl std::fmt::Display for Errno {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Errno::EEXIST => "EEXIST (the cgroup exists)",
+            Errno::ENOENT => "ENOENT (no such cgroup)",
+            Errno::EBUSY => "EBUSY (the cgroup has tasks or live children)",
+            Errno::ENOSPC => "ENOSPC (no memcg id left)",
+        })
+    }
+}
+
+/// `/a/b` for a cgroup path written `a/b`, `/a/b` or `a/b/`; `/` for the root.
+pub fn normalize(path: &str) -> String {
+    let p = path.trim_matches('/');
+    if p.is_empty() {
+        "/".to_string()
+    } else {
+        format!("/{p}")
+    }
+}
+
+impl Kernel {
+    /// `cgroup_mkdir()` -> `mem_cgroup_css_alloc()` + `mem_cgroup_css_online()`: create the
+    /// memcg at `path`, account its kernel memory, and give it a kmem id
+    /// (`memcg_online_kmem()`), growing every list_lru if the id does not fit
+    /// (`memcg_update_all_list_lrus()`).
+    pub fn cgroup_mkdir(&mut self, path: &str) -> Result<MemcgId, Errno> {
+        let path = normalize(path);
+        if self.memcgs.by_path(&path).is_some() {
+            return Err(Errno::EEXIST);
+        }
+        let (parent_path, name) = match path.rsplit_once('/') {
+            Some(("", n)) => ("/".to_string(), n.to_string()),
+            Some((p, n)) => (p.to_string(), n.to_string()),
+            None => return Err(Errno::ENOENT),
+        };
+        let parent = self.memcgs.by_path(&parent_path).ok_or(Errno::ENOENT)?;
+        let m = self.memcgs.create(parent, &name).ok_or(Errno::ENOSPC)?;
+        self.lruvecs.push(Default::default());
+        self.shadow_nodes.push(Default::default());
+        self.reclaim_iter.push(MemcgId::NONE);
+        debug_assert_eq!(self.lruvecs.len(), self.memcgs.len());
+        // mem_cgroup_alloc(): percpu statistics, then the structures.
+        let c = self.profile.memcg_kmem.clone();
+        let nodes = self.nr_nodes as u64;
+        let percpu = self.pcpu_alloc(c.vmstats_percpu + nodes * c.lruvec_stats_percpu + c.other_percpu);
+        let mut slab = self.kmalloc(c.memcg_struct);
+        for _ in 0..nodes {
+            slab += self.kmalloc(c.per_node_struct);
+        }
+        slab += c.cgroup_core_slab;
+        self.kmem.slab += c.cgroup_core_slab;
+        let mc = &mut self.memcgs.memcgs[m.idx()];
+        mc.percpu_bytes = percpu;
+        mc.slab_bytes = slab;
+        // memcg_online_kmem()
+        let kid = self.memcgs.kmem_ids.alloc(0, MEM_CGROUP_ID_MAX - 1).ok_or(Errno::ENOSPC)?;
+        self.memcgs.memcgs[m.idx()].kmem_id = Some(kid);
+        if kid >= self.memcgs.nr_cache_ids {
+            let new = (2 * (kid + 1)).clamp(4, MEM_CGROUP_ID_MAX);
+            self.memcg_update_all_list_lrus(new);
+        }
+        Ok(m)
+    }
+
+    /// `cgroup_rmdir()` -> `mem_cgroup_css_offline()`: take the memcg at `path` offline. Its
+    /// list_lru items go to the parent (`memcg_reparent_list_lrus()`), its kmem id and
+    /// memcg id are released, and — with `memcg_percpu_release_on_offline` — its percpu
+    /// statistics are flushed and freed. It is freed at once if nothing is charged to it,
+    /// else it stays dying.
+    pub fn cgroup_rmdir(&mut self, path: &str) -> Result<(), Errno> {
+        let path = normalize(path);
+        if path == "/" {
+            return Err(Errno::EBUSY);
+        }
+        let m = self.memcgs.by_path(&path).ok_or(Errno::ENOENT)?;
+        let mc = self.memcgs.get(m);
+        if mc.nr_tasks > 0 || mc.children.iter().any(|c| self.memcgs.get(*c).state == MemcgState::Online) {
+            return Err(Errno::EBUSY);
+        }
+        self.memcgs.online.remove(&path);
+        self.memcgs.memcgs[m.idx()].state = MemcgState::Dying;
+        if let Some(kid) = self.memcgs.memcgs[m.idx()].kmem_id.take() {
+            self.memcg_reparent_list_lrus(m);
+            self.memcgs.kmem_ids.free(kid);
+        }
+        // mem_cgroup_id_put(): without swap records nothing else holds the id.
+        let id = std::mem::replace(&mut self.memcgs.memcgs[m.idx()].id, 0);
+        self.memcgs.ids.free(id);
+        if self.policies.memcg_percpu_release_on_offline {
+            let c = &self.profile.memcg_kmem;
+            let release = (c.vmstats_percpu + self.nr_nodes as u64 * c.lruvec_stats_percpu) * self.nr_cpu_ids as u64;
+            self.pcpu_free(release);
+            self.memcgs.memcgs[m.idx()].percpu_bytes -= release;
+        }
+        self.mem_cgroup_try_free(m);
+        Ok(())
+    }
+
+    /// `css_release()` -> `mem_cgroup_css_free()` once nothing refers to a dying memcg: no
+    /// pages charged, no pinning kernel objects, no children left. Frees its kernel memory,
+    /// then tries the parent.
+    pub fn mem_cgroup_try_free(&mut self, m: MemcgId) {
+        let mc = self.memcgs.get(m);
+        if mc.state != MemcgState::Dying
+            || mc.counter.usage > 0
+            || mc.kmem_pins > 0
+            || mc.children.iter().any(|c| self.memcgs.get(*c).state != MemcgState::Freed)
+        {
+            return;
+        }
+        let (percpu, slab, parent) = (mc.percpu_bytes, mc.slab_bytes, mc.parent);
+        self.pcpu_free(percpu);
+        self.kmem.slab -= slab;
+        let mc = &mut self.memcgs.memcgs[m.idx()];
+        mc.percpu_bytes = 0;
+        mc.slab_bytes = 0;
+        mc.state = MemcgState::Freed;
+        if let Some(p) = parent {
+            self.memcgs.memcgs[p.idx()].children.retain(|&c| c != m);
+            self.mem_cgroup_try_free(p);
+        }
+    }
+
+    /// `cgroup_attach_task()`: move a task from memcg `from` to the memcg at `path`. Its
+    /// charges stay where they are (no `move_charge_at_immigrate`).
+    pub fn cgroup_attach_task(&mut self, from: MemcgId, path: &str) -> Result<MemcgId, Errno> {
+        let to = self.memcgs.by_path(&normalize(path)).ok_or(Errno::ENOENT)?;
+        self.memcgs.memcgs[from.idx()].nr_tasks -= 1;
+        self.memcgs.memcgs[to.idx()].nr_tasks += 1;
+        Ok(to)
+    }
+}

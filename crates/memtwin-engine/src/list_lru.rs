@@ -1,0 +1,192 @@
+//! Memcg-aware list_lrus (mm/list_lru.c) and the superblocks that own them (fs/super.c).
+//!
+//! Every superblock registers two memcg-aware list_lrus, `s_dentry_lru` and `s_inode_lru`
+//! (`alloc_super()`). How much memory a list_lru needs for memcgs depends on the era's layout
+//! (`ListLruLayout`), the seed-001 series (Muchun Song, merged in 5.18):
+//!
+//! - `Eager` (before the series): per list_lru and per node a `list_lru_memcg` array of
+//!   `memcg_nr_cache_ids` pointers (kvmalloc) and one `list_lru_one` (kmalloc-32) per index,
+//!   all allocated up front and resized for every list_lru when a new kmem id does not fit;
+//! - `Transposed` (after patch 1): one pointer array per list_lru, and per index one
+//!   `list_lru_per_memcg` holding a `list_lru_one` for every node;
+//! - `LazyArray` (after patch 10): the per-memcg entries are allocated on the first insert by
+//!   that memcg (and its ancestors), the pointer array stays;
+//! - `Lazy` (after patch 12, v5.18): an xarray indexed by kmem id replaces the array.
+//!
+//! Eager layouts are computed, never allocated: memory = list_lrus x f(N, nodes), so 10k
+//! memcgs x 10k mounts costs nothing to simulate.
+
+use crate::kernel::Kernel;
+use crate::slab::{kmalloc_size, kvmalloc_size};
+use crate::types::MemcgId;
+use std::collections::BTreeMap;
+
+/// The list_lru memory layout of a kernel era (see the module documentation).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ListLruLayout {
+    /// Before the seed-001 series.
+    Eager,
+    /// After its patch 1.
+    Transposed,
+    /// After its patch 10.
+    LazyArray,
+    /// After its patch 12 (v5.18 on).
+    Lazy,
+}
+
+/// `sizeof(struct list_lru_one)`: a list head and a long count.
+pub const LIST_LRU_ONE: u64 = 24;
+/// `sizeof(struct list_lru_node)`, cache-line aligned.
+pub const LIST_LRU_NODE: u64 = 64;
+/// `struct rcu_head` heading the pointer array and the per-memcg entry.
+pub const RCU_HEAD: u64 = 16;
+/// An xarray node (`radix_tree_node` cache object) covering 64 indices.
+pub const XA_NODE: u64 = 576;
+
+/// One memcg-aware list_lru.
+#[derive(Clone, Debug, Default)]
+pub struct ListLru {
+    /// Items per kmem id (0 for the root's own list).
+    pub items: BTreeMap<u32, u64>,
+    /// Kmem ids with a per-memcg entry allocated (lazy layouts only).
+    pub entries: BTreeMap<u32, ()>,
+}
+
+/// A mounted file system instance.
+#[derive(Clone, Debug)]
+pub struct SuperBlock {
+    /// Mount point.
+    pub path: String,
+    /// File-system type (`tmpfs`, `ext4`, ...).
+    pub fs: String,
+    /// `s_dentry_lru`.
+    pub dentry_lru: ListLru,
+    /// `s_inode_lru`.
+    pub inode_lru: ListLru,
+}
+
+impl Kernel {
+    fn lazy(&self) -> bool {
+        matches!(self.profile.list_lru_layout, ListLruLayout::LazyArray | ListLruLayout::Lazy)
+    }
+
+    /// Bytes (slab, vmalloc) of one list_lru's memcg-independent part plus what the eager
+    /// layouts allocate for `n` kmem ids.
+    pub fn list_lru_fixed_bytes(&self, n: u64) -> (u64, u64) {
+        let nodes = self.nr_nodes as u64;
+        let node_array = kmalloc_size(nodes * LIST_LRU_NODE);
+        match self.profile.list_lru_layout {
+            ListLruLayout::Eager => {
+                let (s, v) = kvmalloc_size(RCU_HEAD + 8 * n);
+                (node_array + nodes * (s + n * kmalloc_size(LIST_LRU_ONE)), nodes * v)
+            }
+            ListLruLayout::Transposed => {
+                let (s, v) = kvmalloc_size(RCU_HEAD + 8 * n);
+                (node_array + s + n * kmalloc_size(RCU_HEAD + nodes * LIST_LRU_ONE), v)
+            }
+            ListLruLayout::LazyArray => {
+                let (s, v) = kvmalloc_size(RCU_HEAD + 8 * n);
+                (node_array + s, v)
+            }
+            ListLruLayout::Lazy => (node_array, 0),
+        }
+    }
+
+    /// Bytes of one lazily allocated per-memcg entry (`list_lru_per_memcg`).
+    pub fn list_lru_entry_bytes(&self) -> u64 {
+        kmalloc_size(RCU_HEAD + self.nr_nodes as u64 * LIST_LRU_ONE)
+    }
+
+    /// Recompute the kernel-memory total of every list_lru from the layout's formula and the
+    /// lazily allocated entries.
+    pub fn account_list_lrus(&mut self) {
+        let nr_lrus = 2 * self.superblocks.len() as u64;
+        let (s, v) = self.list_lru_fixed_bytes(self.memcgs.nr_cache_ids as u64);
+        let mut slab = nr_lrus * s;
+        if self.lazy() {
+            let entry = self.list_lru_entry_bytes();
+            for sb in &self.superblocks {
+                for lru in [&sb.dentry_lru, &sb.inode_lru] {
+                    slab += lru.entries.len() as u64 * entry;
+                    if self.profile.list_lru_layout == ListLruLayout::Lazy {
+                        let mut chunks: Vec<u32> = lru.entries.keys().map(|k| k / 64).collect();
+                        chunks.dedup();
+                        slab += chunks.len() as u64 * XA_NODE;
+                    }
+                }
+            }
+        }
+        self.kmem.slab = self.kmem.slab - self.kmem.list_lru_slab + slab;
+        self.kmem.vmalloc = self.kmem.vmalloc - self.kmem.list_lru_vmalloc + nr_lrus * v;
+        self.kmem.list_lru_slab = slab;
+        self.kmem.list_lru_vmalloc = nr_lrus * v;
+    }
+
+    /// `memcg_update_all_list_lrus()`: a new kmem id does not fit; every list_lru's arrays
+    /// grow to `new` entries (`memcg_nr_cache_ids`, which never shrinks).
+    pub fn memcg_update_all_list_lrus(&mut self, new: u32) {
+        if new > self.memcgs.nr_cache_ids {
+            self.memcgs.nr_cache_ids = new;
+            self.account_list_lrus();
+        }
+    }
+
+    /// `alloc_super()` + `register_shrinker()`: mount a file system at `path`, with its two
+    /// memcg-aware list_lrus.
+    pub fn mount(&mut self, path: &str, fs: &str) {
+        self.superblocks.push(SuperBlock {
+            path: path.to_string(),
+            fs: fs.to_string(),
+            dentry_lru: ListLru::default(),
+            inode_lru: ListLru::default(),
+        });
+        self.account_list_lrus();
+    }
+
+    /// `list_lru_add()` of an object charged to `memcg` on superblock `sb`'s dentry
+    /// (`inode = false`) or inode list. In lazy layouts the first insert by a memcg allocates
+    /// its entry, and its ancestors' (`memcg_list_lru_alloc()`).
+    pub fn list_lru_add(&mut self, sb: usize, inode: bool, memcg: MemcgId) {
+        let mut chain = vec![];
+        let mut cur = Some(memcg);
+        while let Some(m) = cur {
+            if let Some(k) = self.memcgs.get(m).kmem_id {
+                chain.push(k);
+            }
+            cur = self.memcgs.get(m).parent;
+        }
+        let kid = chain.first().copied().unwrap_or(0);
+        let lazy = self.lazy();
+        let s = &mut self.superblocks[sb];
+        let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
+        *lru.items.entry(kid).or_insert(0) += 1;
+        let mut grew = false;
+        if lazy {
+            for k in chain {
+                grew |= lru.entries.insert(k, ()).is_none();
+            }
+        }
+        if grew {
+            self.account_list_lrus();
+        }
+    }
+
+    /// `memcg_reparent_list_lrus()` at offline: the memcg's items move to its parent's list,
+    /// and in lazy layouts its entries are freed.
+    pub fn memcg_reparent_list_lrus(&mut self, memcg: MemcgId) {
+        let Some(kid) = self.memcgs.get(memcg).kmem_id else { return };
+        let parent_kid = self.memcgs.get(memcg).parent.and_then(|p| self.memcgs.get(p).kmem_id).unwrap_or(0);
+        let mut changed = false;
+        for sb in &mut self.superblocks {
+            for lru in [&mut sb.dentry_lru, &mut sb.inode_lru] {
+                if let Some(n) = lru.items.remove(&kid) {
+                    *lru.items.entry(parent_kid).or_insert(0) += n;
+                }
+                changed |= lru.entries.remove(&kid).is_some();
+            }
+        }
+        if changed {
+            self.account_list_lrus();
+        }
+    }
+}

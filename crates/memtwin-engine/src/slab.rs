@@ -1,0 +1,95 @@
+//! Kernel memory outside the page cache, as /proc/meminfo shows it: `Slab` (mm/slab_common.c,
+//! the kmalloc caches) and `Percpu` (mm/percpu.c).
+
+use crate::kernel::Kernel;
+
+/// Sizes of the generic kmalloc caches on x86_64 (`kmalloc_info[]`, mm/slab_common.c).
+pub const KMALLOC_SIZES: [u64; 13] = [8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192];
+
+/// The bytes a `kmalloc(size)` really takes: the smallest kmalloc cache that fits, or whole
+/// pages (`kmalloc_large()`, a power-of-two number of pages) above 8 KiB.
+pub fn kmalloc_size(size: u64) -> u64 {
+    if size == 0 {
+        return 0;
+    }
+    match KMALLOC_SIZES.iter().find(|&&c| c >= size) {
+        Some(&c) => c,
+        None => size.next_power_of_two().max(4096),
+    }
+}
+
+/// `kvmalloc(size)`: kmalloc up to a page-order limit, vmalloc (whole pages) above it. Both
+/// round to what the allocator hands out; vmalloc memory is not in `Slab`, so this returns
+/// (slab bytes, other bytes).
+pub fn kvmalloc_size(size: u64) -> (u64, u64) {
+    if size <= 8192 {
+        (kmalloc_size(size), 0)
+    } else if size <= 32768 {
+        (size.next_power_of_two(), 0)
+    } else {
+        (0, size.div_ceil(4096) * 4096)
+    }
+}
+
+/// Kernel memory totals.
+#[derive(Clone, Debug, Default)]
+pub struct KmemStat {
+    /// `Percpu`: bytes of percpu memory (all CPUs' copies).
+    pub percpu: u64,
+    /// `Slab`: bytes in slab caches.
+    pub slab: u64,
+    /// vmalloc'ed bytes (`VmallocUsed`), e.g. large list_lru arrays.
+    pub vmalloc: u64,
+    /// Part of `slab` held by list_lrus (recomputed by `account_list_lrus()`).
+    pub list_lru_slab: u64,
+    /// Part of `vmalloc` held by list_lrus.
+    pub list_lru_vmalloc: u64,
+    /// What the machine had at the start of the experiment (boot), included in the totals.
+    pub boot_percpu: u64,
+    /// See `boot_percpu`.
+    pub boot_slab: u64,
+}
+
+impl Kernel {
+    /// `pcpu_alloc()`: `bytes` per possible CPU.
+    pub fn pcpu_alloc(&mut self, bytes: u64) -> u64 {
+        let total = bytes * self.nr_cpu_ids as u64;
+        self.kmem.percpu += total;
+        total
+    }
+
+    /// `free_percpu()` of an allocation that took `total` bytes over all CPUs.
+    pub fn pcpu_free(&mut self, total: u64) {
+        self.kmem.percpu -= total;
+    }
+
+    /// `kmalloc()`; returns the bytes taken.
+    pub fn kmalloc(&mut self, size: u64) -> u64 {
+        let b = kmalloc_size(size);
+        self.kmem.slab += b;
+        b
+    }
+
+    /// `kfree()` of an object that took `bytes`.
+    pub fn kfree(&mut self, bytes: u64) {
+        self.kmem.slab -= bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kmalloc_rounds_to_its_caches() {
+        assert_eq!(kmalloc_size(1), 8);
+        assert_eq!(kmalloc_size(24), 32);
+        assert_eq!(kmalloc_size(64), 64);
+        assert_eq!(kmalloc_size(65), 96);
+        assert_eq!(kmalloc_size(100), 128);
+        assert_eq!(kmalloc_size(200), 256);
+        assert_eq!(kmalloc_size(8192), 8192);
+        assert_eq!(kmalloc_size(8193), 16384);
+        assert_eq!(kvmalloc_size(98_320), (0, 98_304 + 4096));
+    }
+}
