@@ -62,6 +62,7 @@ snap() {
   echo "#meminfo"; cat /proc/meminfo
   echo "#slabinfo"; cat /proc/slabinfo
   echo "#cgstat"; cat $CG/cgroup.stat 2>/dev/null
+  echo "#pcp"; awk '/^Node/ {z=$2"/"$4} /count:/ {c[z]+=$2} /high:/ {h[z]+=$2} END {for (k in c) print k, c[k], h[k]}' /proc/zoneinfo
   echo "#vmalloc"; awk '{c[$3]+=$2} END {for (k in c) print c[k], k}' /proc/vmallocinfo | sort -rn | head -12
   echo "#nodes"; for n in /sys/devices/system/node/node*; do [ -d $n ] && echo "$n $(grep -E 'MemFree|Slab' $n/meminfo | tr -s ' ' | tr '\n' ' ')"; done
   echo "@@END $1"
@@ -256,7 +257,7 @@ def parse_snap(text):
     parts = {}
     cur = None
     for line in text.splitlines():
-        if line.startswith("#") and line[1:] in ("uptime", "meminfo", "slabinfo", "cgstat", "nodes", "vmalloc"):
+        if line.startswith("#") and line[1:] in ("uptime", "meminfo", "slabinfo", "cgstat", "nodes", "vmalloc", "pcp"):
             cur = line[1:]
             parts[cur] = []
             continue
@@ -290,13 +291,21 @@ def parse_snap(text):
         if len(f) == 2:
             vm[f[1]] = int(f[0])
     slab_sum_kB = sum(v["bytes"] for v in slab.values()) // 1024
+    pcp = {}
+    for line in parts.get("pcp", []):
+        f = line.split()
+        if len(f) == 3:
+            pcp[f[0]] = {"count_pages": int(f[1]), "high_pages": int(f[2])}
+    mem["PcpListsTotal"] = 4 * sum(v["count_pages"] for v in pcp.values())
+    if "MemFree" in mem:
+        mem["MemFreePlusPcp"] = mem["MemFree"] + mem["PcpListsTotal"]
     return {"uptime_s": up, "meminfo_kB": mem, "slab": slab, "cgroup_stat": cg,
-            "nodes": parts.get("nodes", []), "vmalloc_by_caller_bytes": vm, "slabinfo_sum_kB": slab_sum_kB,
+            "nodes": parts.get("nodes", []), "pcp": pcp, "vmalloc_by_caller_bytes": vm, "slabinfo_sum_kB": slab_sum_kB,
             "slab_not_in_slabinfo_kB": (mem.get("Slab", 0) - slab_sum_kB) if slab else None}
 
 
 KEYS = ("MemTotal", "MemFree", "Slab", "SReclaimable", "SUnreclaim", "Percpu", "Shmem",
-        "KernelStack", "PageTables", "VmallocUsed")
+        "KernelStack", "PageTables", "VmallocUsed", "PcpListsTotal", "MemFreePlusPcp")
 
 
 def mem_summary(s):
@@ -373,7 +382,7 @@ def run_A(name, smp, extra, ctx):
         res["uptime_before_after_s"] = [a["uptime_s"], b["uptime_s"]]
         res["per_dying_memcg_bytes"] = {k: round(delta(a, b, k) / it, 1)
                                         for k in ("Percpu", "Slab", "SUnreclaim", "SReclaimable", "MemFree",
-                                                  "Shmem", "KernelStack", "PageTables", "VmallocUsed")}
+                                                  "Shmem", "KernelStack", "PageTables", "VmallocUsed", "PcpListsTotal", "MemFreePlusPcp")}
         res["slab_top15"] = slab_growth(a, b)
         res["slab_top_shrink"] = slab_growth(a, b, 5, shrink=True)
         res["vmalloc_growth"] = vmalloc_growth(a, b)
@@ -415,7 +424,7 @@ def run_B(name, n, ctx):
             continue
         a, b = snaps[prev], snaps[k]
         d = {f: delta(a, b, f) for f in ("Slab", "SUnreclaim", "SReclaimable", "Percpu", "MemFree",
-                                          "VmallocUsed", "Shmem")}
+                                          "MemFreePlusPcp", "VmallocUsed", "Shmem")}
         if k == "memcgs":
             units, unit_name = n, "memcg"
         elif k.startswith("mounts_"):

@@ -182,7 +182,7 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
                 out.append(CheckOutcome(name, False, ref, skipped=True))
                 continue
             rel = (sim - pub) / pub if pub else float("inf")
-            out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.4g} vs published {pub:.4g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
+            out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.6g} vs published {pub:.6g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
         else:
             raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio" or kind = "published"')
     return out
