@@ -87,12 +87,14 @@ info() {
   echo "@@END info"
 }
 
+# wait until Slab, Percpu and VmallocUsed have not changed for 4 consecutive 2-s samples
+# (kvfree_rcu batches frees for up to ~5 s in 6.1), at most 60 s
 settle() {
-  prev=""; n=0
-  while [ $n -lt 15 ]; do
+  prev=""; n=0; eq=0
+  while [ $n -lt 30 ] && [ $eq -lt 4 ]; do
     sleep 2
     cur=$(grep -E '^(Slab|Percpu|VmallocUsed):' /proc/meminfo | tr -s ' ' | tr '\n' ' ')
-    [ "$cur" = "$prev" ] && break
+    if [ "$cur" = "$prev" ]; then eq=$((eq+1)); else eq=0; fi
     prev=$cur; n=$((n+1))
   done
   echo "settled_$1=$n"

@@ -126,7 +126,8 @@ def test_series_dataframe(recharge):
     series = recharge.series
     assert isinstance(series, pd.DataFrame)
     assert series.index.name == "time_s"
-    assert list(series.columns) == ["free_bytes", "cached_bytes", "dirty_bytes", "sda:read_bytes", "sda:write_bytes",
+    assert list(series.columns) == ["free_bytes", "cached_bytes", "dirty_bytes", "percpu_bytes", "slab_bytes", "nr_dying_memcgs",
+                                    "sda:read_bytes", "sda:write_bytes",
                                     "/:usage_bytes", "/:file_bytes", "/ct:usage_bytes", "/ct:file_bytes"]
     assert list(series.columns) == recharge.raw["series"]["columns"][1:]
     assert series.index[0] == 0.0
@@ -168,7 +169,7 @@ def test_to_json_layout(recharge):
 
 def test_sets_override(recharge):
     r = memtwin.run(SEED, variant="baseline", sets=["kernel.policies.recharge_on_pagecache_get=true"])
-    assert r.info["policies"] == {"recharge_on_pagecache_get": True}
+    assert r.info["policies"] == {"recharge_on_pagecache_get": True, "memcg_percpu_release_on_offline": False}
     assert r.metric("read 2", "read_bytes") == 0
     # The baseline with the policy switched on is the recharge variant.
     assert r.raw["steps"] == recharge.raw["steps"]

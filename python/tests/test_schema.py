@@ -419,3 +419,114 @@ def test_result_schema_rejects_wrong_layouts(result_schema, tmp_path, capsys):
     no_variants = dict(good, variants={})
     for bad in (bad_metric, no_totals, string_value, extra_top, no_variants):
         assert _errors(result_schema, bad)
+
+
+# --------------------------------------------------------------------------------------------
+# Mounts, the cgroup life cycle, repeat ops and the seed-003 keys: schema and engine agree.
+
+LIFE = _with("mounts", {"/tmp": {}}, _with("tasks|t|ops", [
+    {"op": "read", "file": "/f"},
+    {"op": "repeat", "times": 3, "step": "loop", "ops": [
+        {"op": "mkdir", "cgroup": "ct/{i}"},
+        {"op": "move", "cgroup": "ct/{i}"},
+        {"op": "write", "file": "/tmp/test-{i}", "length": 512, "bufsize": 512, "create": True},
+        {"op": "move", "cgroup": "/"},
+        {"op": "rmdir", "cgroup": "ct/{i}"},
+    ]},
+]))
+# A scenario with no device at all: its one file is on a tmpfs.
+TMPFS_ONLY = _with("mounts", {"/tmp": {"fs": "tmpfs"}}, _with("files", {"/tmp/f": {"size": "4M"}},
+                   _with("tasks|t|ops|0|file", "/tmp/f", _without("devices"))))
+
+NEW_KEYS = {
+    # [mounts]
+    "the life cycle base case": (LIFE, True),
+    "a file on a tmpfs in a scenario without devices": (TMPFS_ONLY, True),
+    "tmpfs by default": (_with("mounts|/run", {}, LIFE), True),
+    "a disk file system on a device": (_with("mounts|/data", {"fs": "ext4", "device": "sda"}, LIFE), True),
+    "a disk file system without a device": (_with("mounts|/data", {"fs": "ext4"}, LIFE), False),
+    "a mount point that is not absolute": (_with("mounts|tmp", {}, LIFE), False),
+    "unknown mount key": (_with("mounts|/tmp|size", "1G", LIFE), False),
+    "fs not a string": (_with("mounts|/tmp|fs", 1, LIFE), False),
+    "a mount that is not a table": (_with("mounts|/tmp", "tmpfs", LIFE), False),
+    "mounts not a table": (_with("mounts", 3, LIFE), False),
+    # [machine] and [kernel.policies]
+    "machine with the boot keys": (_with("machine", {"ram": "64G", "cpus": 32, "nodes": 2, "boot_percpu": "6912K",
+                                                     "boot_slab": 69267456, "boot_superblocks": 20}, LIFE), True),
+    "64 nodes": (_with("machine|nodes", 64, LIFE), True),
+    "0 nodes": (_with("machine|nodes", 0, LIFE), False),
+    "65 nodes": (_with("machine|nodes", 65, LIFE), False),
+    "nodes as a string": (_with("machine|nodes", "2", LIFE), False),
+    "negative boot_percpu": (_with("machine|boot_percpu", "-1K", LIFE), False),
+    "boot_slab that is not a size": (_with("machine|boot_slab", "lots", LIFE), False),
+    "negative boot_superblocks": (_with("machine|boot_superblocks", -1, LIFE), False),
+    "percpu policy on": (_with("kernel|policies", {"recharge_on_pagecache_get": False, "memcg_percpu_release_on_offline": True}, LIFE), True),
+    "percpu policy as a string": (_with("kernel|policies", {"memcg_percpu_release_on_offline": "on"}, LIFE), False),
+    # ops
+    "mkdir of the root": (_with("tasks|t|ops|1|ops|0|cgroup", "/", LIFE), False),
+    "mkdir without cgroup": (_with("tasks|t|ops|1|ops|0", {"op": "mkdir"}, LIFE), False),
+    "rmdir without cgroup": (_with("tasks|t|ops|1|ops|4", {"op": "rmdir"}, LIFE), False),
+    "rmdir with an unknown key": (_with("tasks|t|ops|1|ops|4|force", True, LIFE), False),
+    "mount op": (_with("tasks|t|ops|0", {"op": "mount", "path": "/mnt", "fs": "tmpfs", "step": "m"}, LIFE), True),
+    "write create below a mount op's path": (_with("tasks|t|ops|1|ops|2|file", "/mnt/test-{i}",
+                                                   _with("tasks|t|ops|0", {"op": "mount", "path": "/mnt"}, _without("mounts", LIFE))), True),
+    "mount op without path": (_with("tasks|t|ops|0", {"op": "mount"}, LIFE), False),
+    "mount op with a device": (_with("tasks|t|ops|0", {"op": "mount", "path": "/m", "device": "sda"}, LIFE), False),
+    "write create not a boolean": (_with("tasks|t|ops|1|ops|2|create", "yes", LIFE), False),
+    "repeat zero times": (_with("tasks|t|ops|1|times", 0, LIFE), True),
+    "repeat without times": (_without("tasks|t|ops|1|times", LIFE), False),
+    "repeat without ops": (_without("tasks|t|ops|1|ops", LIFE), False),
+    "repeat negative times": (_with("tasks|t|ops|1|times", -1, LIFE), False),
+    "repeat times as a string": (_with("tasks|t|ops|1|times", "3", LIFE), False),
+    "repeat ops not an array": (_with("tasks|t|ops|1|ops", {"op": "sleep", "duration": "1s"}, LIFE), False),
+    "repeat with an unknown key": (_with("tasks|t|ops|1|count", 3, LIFE), False),
+    "repeat inside a repeat": (_with("tasks|t|ops|1|ops|4", {"op": "repeat", "times": 2, "ops": []}, LIFE), False),
+    "bad inner op": (_with("tasks|t|ops|1|ops|1", {"op": "move"}, LIFE), False),
+    # variants
+    "variant with mounts and the seed-003 keys": (_with("variants|release", {
+        "description": "d", "mounts": {"/tmp": {"fs": "tmpfs"}}, "machine": {"boot_slab": "66640K"},
+        "kernel": {"policies": {"memcg_percpu_release_on_offline": True}}}, LIFE), True),
+    "variant with a bad mount": (_with("variants|bad", {"mounts": {"/data": {"fs": "xfs"}}}, LIFE), False),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_KEYS))
+def test_new_keys_agree_with_the_engine(scenario_schema, name):
+    doc, ok = NEW_KEYS[name]
+    assert _engine_accepts(doc) is ok, "the engine's verdict changed"
+    errs = _errors(scenario_schema, doc)
+    assert (not errs) is ok, errs
+
+
+def test_seed003_with_a_bad_key_is_rejected(scenario_schema):
+    with open(ROOT / "scenarios" / "seed003-dying-cgroups.toml", "rb") as f:
+        doc = tomllib.load(f)
+    assert _errors(scenario_schema, doc) == []
+    doc["mounts"]["/tmp"]["fs"] = "ext4"  # a disk file system needs a device
+    errs = _errors(scenario_schema, doc)
+    assert any(e.startswith("mounts//tmp") and "'device' is a required property" in e for e in errs), errs
+    assert not _engine_accepts(doc)
+
+
+# What only the engine can check in the new keys: references to what ops create.
+NEW_ENGINE_ONLY = {
+    "move to a cgroup neither declared nor made": _with("tasks|t|ops|1|ops|3|cgroup", "nowhere", LIFE),
+    "rmdir of a cgroup neither declared nor made": _with("tasks|t|ops|1|ops|4|cgroup", "nowhere", LIFE),
+    "write create outside any mount": _with("tasks|t|ops|1|ops|2|file", "/data/test-{i}", LIFE),
+    "a mount on an unknown device": _with("mounts|/data", {"fs": "ext4", "device": "sdb"}, LIFE),
+    "a file outside any mount without a device": _with("files|/g", {"size": "1M"}, TMPFS_ONLY),
+}
+
+
+@pytest.mark.parametrize("name", list(NEW_ENGINE_ONLY))
+def test_references_to_what_ops_create_are_left_to_the_engine(scenario_schema, name):
+    doc = NEW_ENGINE_ONLY[name]
+    assert _errors(scenario_schema, doc) == []
+    assert not _engine_accepts(doc)
+
+
+def test_life_cycle_results_validate(result_schema):
+    r = memtwin.run(LIFE)
+    assert r.raw["nr_errors"] == 0
+    assert [s["name"] for s in r.raw["steps"]] == ["t:0 read", "loop"]
+    _check_result(result_schema, {"scenario": r.scenario, "variants": {"default": r.to_json()}})

@@ -11,6 +11,9 @@ use crate::kernel::Kernel;
 use crate::memcontrol::{MemcgState, MEM_CGROUP_ID_MAX};
 use crate::types::MemcgId;
 
+/// `sizeof(struct kernfs_node)` in its slab cache.
+pub const KERNFS_NODE: u64 = 128;
+
 /// Why a cgroup operation failed, as the syscall would (`errno`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Errno {
@@ -66,16 +69,21 @@ impl Kernel {
         self.shadow_nodes.push(Default::default());
         self.reclaim_iter.push(MemcgId::NONE);
         debug_assert_eq!(self.lruvecs.len(), self.memcgs.len());
-        // mem_cgroup_alloc(): percpu statistics, then the structures.
+        // mem_cgroup_alloc(): percpu statistics, then the structures; cgroup_create(): the
+        // cgroup, its other per-controller objects, its kernfs directory and control files.
         let c = self.profile.memcg_kmem.clone();
         let nodes = self.nr_nodes as u64;
         let percpu = self.pcpu_alloc(c.vmstats_percpu + nodes * c.lruvec_stats_percpu + c.other_percpu);
-        let mut slab = self.kmalloc(c.memcg_struct);
+        let mut slab = self.kmalloc(c.memcg_struct + 8 * nodes);
+        if c.memcg_vmstats_struct > 0 {
+            slab += self.kmalloc(c.memcg_vmstats_struct);
+        }
         for _ in 0..nodes {
             slab += self.kmalloc(c.per_node_struct);
         }
-        slab += c.cgroup_core_slab;
-        self.kmem.slab += c.cgroup_core_slab;
+        slab += self.kmalloc(c.cgroup_struct);
+        slab += c.cgroup_other_slab + c.kernfs_files * KERNFS_NODE;
+        self.kmem.slab += c.cgroup_other_slab + c.kernfs_files * KERNFS_NODE;
         let mc = &mut self.memcgs.memcgs[m.idx()];
         mc.percpu_bytes = percpu;
         mc.slab_bytes = slab;
@@ -113,11 +121,24 @@ impl Kernel {
         // mem_cgroup_id_put(): without swap records nothing else holds the id.
         let id = std::mem::replace(&mut self.memcgs.memcgs[m.idx()].id, 0);
         self.memcgs.ids.free(id);
+        // kernfs_remove(): the control files go at rmdir; the directory stays with the css.
+        let files = self.profile.memcg_kmem.kernfs_files * KERNFS_NODE;
+        self.kfree(files);
+        self.memcgs.memcgs[m.idx()].slab_bytes -= files;
         if self.policies.memcg_percpu_release_on_offline {
-            let c = &self.profile.memcg_kmem;
-            let release = (c.vmstats_percpu + self.nr_nodes as u64 * c.lruvec_stats_percpu) * self.nr_cpu_ids as u64;
+            // The series: flush the percpu statistics into atomic counters (one kmalloc'ed
+            // copy of the same arrays), then free the percpu memory.
+            let c = self.profile.memcg_kmem.clone();
+            let nodes = self.nr_nodes as u64;
+            let release = (c.vmstats_percpu + nodes * c.lruvec_stats_percpu) * self.nr_cpu_ids as u64;
             self.pcpu_free(release);
-            self.memcgs.memcgs[m.idx()].percpu_bytes -= release;
+            let mut atomics = self.kmalloc(c.vmstats_percpu);
+            for _ in 0..nodes {
+                atomics += self.kmalloc(c.lruvec_stats_percpu);
+            }
+            let mc = &mut self.memcgs.memcgs[m.idx()];
+            mc.percpu_bytes -= release;
+            mc.slab_bytes += atomics;
         }
         self.mem_cgroup_try_free(m);
         Ok(())
@@ -146,6 +167,47 @@ impl Kernel {
             self.memcgs.memcgs[p.idx()].children.retain(|&c| c != m);
             self.mem_cgroup_try_free(p);
         }
+    }
+
+    /// `memcg_kmem_get_cache()` -> `memcg_create_kmem_cache()` (kernels before 5.9): the
+    /// first allocation by `memcg` from each of `caches` accounted slab caches creates the
+    /// memcg's own copy of the cache, which lives until the memcg is freed. `cache_set`
+    /// names the group of caches (fork+exec, file creation) so each is counted once.
+    pub fn memcg_kmem_touch_caches(&mut self, memcg: MemcgId, cache_set: u8, caches: u64) {
+        let c = self.profile.memcg_kmem.clone();
+        if !c.per_memcg_kmem_caches || memcg == MemcgId::ROOT || memcg == MemcgId::NONE {
+            return;
+        }
+        let mc = &self.memcgs.memcgs[memcg.idx()];
+        if mc.kmem_cache_sets & (1 << cache_set) != 0 {
+            return;
+        }
+        self.memcgs.memcgs[memcg.idx()].kmem_cache_sets |= 1 << cache_set;
+        let percpu = self.pcpu_alloc(caches * c.kmem_cache_clone_percpu);
+        let slab = caches * c.kmem_cache_clone_slab;
+        self.kmem.slab += slab;
+        let mc = &mut self.memcgs.memcgs[memcg.idx()];
+        mc.percpu_bytes += percpu;
+        mc.slab_bytes += slab;
+    }
+
+    /// A file created by a task in `memcg` (`d_alloc()` + `new_inode()`): a dentry and an
+    /// inode charged to it, which live as long as the file. In kernels before 5.9 they pin
+    /// the memcg while it is dying.
+    pub fn file_created(&mut self, memcg: MemcgId) {
+        self.memcg_kmem_touch_caches(memcg, 1, crate::profile::CREATE_CACHES);
+        let objs = crate::profile::DENTRY_SLAB + crate::profile::SHMEM_INODE_SLAB;
+        self.kmem.slab += objs;
+        self.kmem.file_objects_slab += objs;
+        if self.profile.memcg_kmem.slab_objects_pin && memcg != MemcgId::ROOT && memcg != MemcgId::NONE {
+            self.memcgs.memcgs[memcg.idx()].kmem_pins += 1;
+        }
+    }
+
+    /// A short program forked and exec'ed by a task in `memcg` runs and exits: its objects
+    /// are freed, but in kernels before 5.9 the memcg keeps its copies of the caches.
+    pub fn process_spawned(&mut self, memcg: MemcgId) {
+        self.memcg_kmem_touch_caches(memcg, 0, crate::profile::FORK_EXEC_CACHES);
     }
 
     /// `cgroup_attach_task()`: move a task from memcg `from` to the memcg at `path`. Its

@@ -19,6 +19,8 @@ pub struct Inode {
     pub uid: u32,
     /// `i_mode` permission bits.
     pub mode: u32,
+    /// Whether the file exists yet: files that a `write { create = true }` makes start absent.
+    pub exists: bool,
 }
 
 impl Inode {

@@ -118,7 +118,7 @@ impl Kernel {
     pub fn check_lifecycle(&self) -> Result<(), String> {
         use crate::memcontrol::MemcgState;
         let mut percpu = self.kmem.boot_percpu;
-        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab;
+        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab;
         let mut ids = std::collections::BTreeSet::new();
         let mut kids = std::collections::BTreeSet::new();
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {

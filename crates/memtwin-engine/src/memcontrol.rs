@@ -35,6 +35,7 @@ impl Memcg {
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
+            kmem_cache_sets: 0,
         }
     }
 }
@@ -186,6 +187,8 @@ pub struct Memcg {
     /// Slab objects charged to this memcg that pin it while it is dying (dentries, inodes in
     /// kernels before per-object accounting, v5.9).
     pub kmem_pins: u64,
+    /// Groups of accounted slab caches this memcg has its own copies of (pre-5.9), as bits.
+    pub kmem_cache_sets: u8,
 }
 
 /// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).

@@ -39,25 +39,66 @@ pub struct Policies {
 }
 
 /// Kernel memory one memcg costs, by kernel era (bytes). Percpu figures are per possible
-/// CPU; `pcpu_alloc()` multiplies by `nr_cpu_ids`.
+/// CPU; `pcpu_alloc()` multiplies by `nr_cpu_ids`. Struct sizes are before kmalloc rounding.
+/// Source: `pahole` on x86_64 builds of 5.0.1/5.1.15 and on the BTF of Debian's 6.1.0-56
+/// kernel, with Debian's 6.1 configuration (olddefconfig for the older trees); enum counts
+/// from include/linux/mmzone.h, memcontrol.h and vm_event_item.h of each tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemcgKmemCost {
-    /// `memcg->vmstats_percpu` (stat counters, event counters, page-event count, targets),
-    /// per CPU. Freed at offline by the seed-003 policy.
+    /// `memcg->vmstats_percpu` per CPU. 5.0: `mem_cgroup_stat_cpu` = count[MEMCG_NR_STAT=36]
+    /// + events[NR_VM_EVENT_ITEMS=85] + nr_page_events + targets[3] = 1000 B. 6.1:
+    /// `memcg_vmstats_percpu` = (state[50] + events[17]) x 2 + 1 + targets[2] = 1096 B.
+    /// Freed at offline by the seed-003 policy.
     pub vmstats_percpu: u64,
-    /// Per node: `lruvec_stat_cpu` (node stat counters), per CPU. Freed at offline by the
+    /// Per node and CPU: 5.0 `lruvec_stat` count[NR_VM_NODE_STAT_ITEMS=30] = 240 B; 6.1
+    /// `lruvec_stats_percpu` state[43] + state_prev[43] = 688 B. Freed at offline by the
     /// seed-003 policy.
     pub lruvec_stats_percpu: u64,
-    /// Other percpu memory a memcg holds until it is freed, per CPU.
+    /// Other percpu memory per CPU a memcg's cgroup holds until it is freed:
+    /// `cgroup_rstat_cpu` 64 + `psi_group_cpu` 128 + `perf_cgroup_info` (16 in 5.0, 32 in
+    /// 6.1) + `percpu_ref` counters 8 each (3 in 5.0, 5 in 6.1) + the writeback domain's
+    /// `percpu_counter` 4.
     pub other_percpu: u64,
-    /// `kmalloc(sizeof(struct mem_cgroup) + nodeinfo pointers)`.
+    /// `sizeof(struct mem_cgroup)` + 8 per node (`nodeinfo[]`): 2688 in 5.0, 2240 in 6.1.
     pub memcg_struct: u64,
-    /// `kmalloc(sizeof(struct mem_cgroup_per_node))`, one per node.
+    /// 6.1's separately allocated `struct memcg_vmstats` (1072); 0 in 5.0.
+    pub memcg_vmstats_struct: u64,
+    /// `sizeof(struct mem_cgroup_per_node)` per node: 848 in 5.0, 2560 in 6.1 (LRU_GEN).
     pub per_node_struct: u64,
-    /// Slab of the cgroup core for one cgroup with the memory controller: `struct cgroup`,
-    /// the css, kernfs nodes of its control files.
-    pub cgroup_core_slab: u64,
+    /// `sizeof(struct cgroup)` at level 1: 1836 in 5.0 (1832 + 4 per level), 1808 in 6.1.
+    pub cgroup_struct: u64,
+    /// Other slab of a cgroup with the memory controller, already rounded: `perf_cgroup`
+    /// 256; in 6.1 also `psi_group` 720 -> 1024, 5 `percpu_ref_data` of 64, `obj_cgroup` 64;
+    /// the kernfs directory node 128.
+    pub cgroup_other_slab: u64,
+    /// Control files of a memory cgroup, each a 128-byte `kernfs_node` freed at rmdir: 24 in
+    /// 5.0 (13 core incl. 3 PSI, 8 memory, 3 swap), 34 in 6.1.
+    pub kernfs_files: u64,
+    /// Kernels before 5.9 give each memcg its own copy of every accounted slab cache it
+    /// allocates from (`memcg_create_kmem_cache()`), freed only when the memcg is freed.
+    pub per_memcg_kmem_caches: bool,
+    /// Slab of one such copy: `struct kmem_cache` with `node[1 << NODES_SHIFT]` (856 B at the
+    /// x86_64 default NODES_SHIFT 6, from the 5.1 layout) + a `kmem_cache_node` (64) + the
+    /// name (32, estimate).
+    pub kmem_cache_clone_slab: u64,
+    /// Percpu of one such copy: its `kmem_cache_cpu` (32 B, SLUB).
+    pub kmem_cache_clone_percpu: u64,
+    /// Kernels before 5.9 pin a dying memcg with every slab object charged to it (e.g. the
+    /// dentry and inode of a file it created); from 5.9 objects are reparented.
+    pub slab_objects_pin: bool,
 }
+
+/// Accounted (`SLAB_ACCOUNT`) slab caches a fork + exec + exit of a short program allocates
+/// from (kernel/fork.c, fs/exec.c): task_struct, cred_jar, pid, mm_struct, vm_area_struct,
+/// anon_vma, anon_vma_chain, files_cache, fs_cache, signal_cache, sighand_cache, filp.
+pub const FORK_EXEC_CACHES: u64 = 12;
+/// Accounted caches a file creation allocates from: dentry, and the file system's inode cache.
+pub const CREATE_CACHES: u64 = 2;
+/// `sizeof(struct dentry)` (192) and of a tmpfs inode (`shmem_inode_cache`, 752 in 5.x, 776
+/// in 6.1) after slab alignment: the slab a created file's objects take.
+pub const DENTRY_SLAB: u64 = 192;
+/// See `DENTRY_SLAB`.
+pub const SHMEM_INODE_SLAB: u64 = 760;
 
 /// The defaults of one kernel era.
 #[derive(Clone, Debug)]
@@ -98,25 +139,38 @@ pub struct KernelProfile {
     pub policies: Policies,
 }
 
-/// Kernel memory of a memcg in v5.0/v5.1 (x86_64). PROVISIONAL: to be replaced by the counts
-/// from the source.
+/// Kernel memory of a memcg in v5.0/v5.1 (x86_64); see the fields of [`MemcgKmemCost`].
 pub const KMEM_5_0: MemcgKmemCost = MemcgKmemCost {
-    vmstats_percpu: 1024,
+    vmstats_percpu: 1000,
     lruvec_stats_percpu: 240,
-    other_percpu: 600,
-    memcg_struct: 2048,
-    per_node_struct: 1024,
-    cgroup_core_slab: 8192,
+    other_percpu: 64 + 128 + 16 + 3 * 8 + 4,
+    memcg_struct: 2688 + 8,
+    memcg_vmstats_struct: 0,
+    per_node_struct: 848,
+    cgroup_struct: 1836,
+    cgroup_other_slab: 256 + 128,
+    kernfs_files: 24,
+    per_memcg_kmem_caches: true,
+    kmem_cache_clone_slab: 856 + 64 + 32,
+    kmem_cache_clone_percpu: 32,
+    slab_objects_pin: true,
 };
 
-/// Kernel memory of a memcg in v6.1 (x86_64). PROVISIONAL, see `KMEM_5_0`.
+/// Kernel memory of a memcg in v6.1 (x86_64); see the fields of [`MemcgKmemCost`].
 pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
-    vmstats_percpu: 1024,
-    lruvec_stats_percpu: 400,
-    other_percpu: 200,
-    memcg_struct: 4096,
-    per_node_struct: 2048,
-    cgroup_core_slab: 8192,
+    vmstats_percpu: 1096,
+    lruvec_stats_percpu: 688,
+    other_percpu: 64 + 128 + 32 + 5 * 8 + 4,
+    memcg_struct: 2240 + 8,
+    memcg_vmstats_struct: 1072,
+    per_node_struct: 2560,
+    cgroup_struct: 1808,
+    cgroup_other_slab: 256 + 1024 + 5 * 64 + 64 + 128,
+    kernfs_files: 34,
+    per_memcg_kmem_caches: false,
+    kmem_cache_clone_slab: 0,
+    kmem_cache_clone_percpu: 0,
+    slab_objects_pin: false,
 };
 
 /// All built-in profiles.
@@ -241,6 +295,8 @@ pub struct CpuCost {
     /// `folio_mark_dirty()` + `balance_dirty_pages_ratelimited()` per written page; estimate,
     /// not yet measured.
     pub dirty_page: u64,
+    /// fork + exec + exit of a short program, system time; estimate, not yet measured.
+    pub spawn: u64,
 }
 
 impl CpuCost {
@@ -260,6 +316,7 @@ impl CpuCost {
             refault: 150,
             reclaim_call: 1_500,
             dirty_page: 250,
+            spawn: 300_000,
         }
     }
 }

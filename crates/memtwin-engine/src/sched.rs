@@ -134,6 +134,14 @@ impl Simulation {
         }
         let inodes: Vec<InodeId> =
             scn.files.iter().map(|f| k.create_inode(&f.path, f.size, f.device.map(|d| DevId(d as u32)), f.uid, f.mode)).collect();
+        // Files that a write creates do not exist until then.
+        for t in &scn.tasks {
+            for op in &t.ops {
+                if let OpKind::Write { file, create: true, .. } = &op.kind {
+                    k.inodes[inodes[*file].idx()].exists = false;
+                }
+            }
+        }
         // Room for every page the files can hold, bounded by RAM: the arena never grows on
         // the hot path.
         let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
@@ -353,8 +361,12 @@ impl Simulation {
                     self.tasks[ti].cursor = Cursor::Read { pos: next_pos, end, left: next_left, ra };
                 }
             }
-            OpKind::Write { file, offset, length, bufsize, fsync } => {
+            OpKind::Write { file, offset, length, bufsize, fsync, create } => {
                 let inode = self.inodes[*file];
+                if *create && !self.kernel.inodes[inode.idx()].exists {
+                    self.kernel.inodes[inode.idx()].exists = true;
+                    self.kernel.file_created(self.tasks[ti].memcg);
+                }
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
                     self.tasks[ti].cursor = Cursor::Write { pos: *offset, end: offset + length };
                 }
@@ -412,6 +424,14 @@ impl Simulation {
                 if let Err(e) = self.kernel.cgroup_rmdir(cgroup) {
                     self.op_failed(ti, &op, e);
                 }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Exec { .. } => {
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.spawn);
+                let memcg = self.tasks[ti].memcg;
+                self.kernel.process_spawned(memcg);
                 self.leave(ti, user);
                 finished = true;
             }

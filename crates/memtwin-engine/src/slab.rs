@@ -40,6 +40,8 @@ pub struct KmemStat {
     pub slab: u64,
     /// vmalloc'ed bytes (`VmallocUsed`), e.g. large list_lru arrays.
     pub vmalloc: u64,
+    /// Part of `slab` held by the dentries and inodes of files created during the run.
+    pub file_objects_slab: u64,
     /// Part of `slab` held by list_lrus (recomputed by `account_list_lrus()`).
     pub list_lru_slab: u64,
     /// Part of `vmalloc` held by list_lrus.

@@ -37,7 +37,8 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             }
         ),
         (0..nfiles, 0u64..2 << 20, 1u64..4 << 20, 4096u64..128 << 10, prop::bool::ANY)
-            .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync }),
+            .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync, create: file % 2 == 1 }),
+        Just(OpKind::Exec { program: "dd".into() }),
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
         (0u64..50_000_000).prop_map(|d| OpKind::Sleep { duration: d }),
         (0..ncg + 4).prop_map(move |i| OpKind::Move { cgroup: cgroup_name(i, ncg) }),

@@ -297,6 +297,14 @@ pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node]
         merge(&mut base, s);
     }
     let scn = extract(&mut cx, &base, variant, &declared);
+    // Ops inside a repeat are checked once per iteration: report each problem once.
+    // (The first iteration's message is kept; later ones differ only in the iteration.)
+    let strip = |m: &str| match (m.find(" (iteration "), m.find("):")) {
+        (Some(a), Some(b)) if b > a => format!("{}{}", &m[..a], &m[b + 1..]),
+        _ => m.to_string(),
+    };
+    let mut seen = std::collections::HashSet::new();
+    cx.errors.retain(|e| seen.insert((e.location.clone(), strip(&e.message))));
     if cx.errors.is_empty() {
         Ok(scn.expect("no errors means a scenario"))
     } else {
@@ -481,6 +489,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if fs != "tmpfs" && device.is_none() && !cx.errors.iter().any(|e| e.location == cx.sources.describe(kloc)) {
                 cx.err(kloc, format!("{what} is a {fs} file system without a device"), "add device = \"NAME\", or use fs = \"tmpfs\"");
             }
+            if fs == "tmpfs" && device.is_some() {
+                cx.err(kloc, format!("{what} is a tmpfs with a device"), "remove device: a tmpfs lives in memory");
+            }
             t.finish(cx, &["fs", "device"]);
             mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device });
         }
@@ -643,7 +654,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
     // scripts create, then check every op against what exists or will.
-    let mut expanded: Vec<(String, Loc, Option<(Option<usize>, Loc)>, u64, Vec<(Node, String)>)> = vec![];
+    let mut expanded: Vec<(String, Loc, Option<(Option<usize>, Loc)>, u64, Vec<(Node, String, String)>)> = vec![];
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -678,7 +689,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut dyn_cgroups: Vec<String> = vec![];
     let mut dyn_mounts: Vec<MountSpec> = vec![];
     for (_, _, _, _, ops) in &expanded {
-        for (n, _) in ops {
+        for (n, _, _) in ops {
             match op_str(n, "op").as_deref() {
                 Some("mkdir") => {
                     if let Some(c) = op_str(n, "cgroup") {
@@ -697,7 +708,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     dyn_cgroups.sort();
     dyn_cgroups.dedup();
     for (_, _, _, _, ops) in &expanded {
-        for (n, _) in ops {
+        for (n, _, _) in ops {
             if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
                 if let Some(f) = op_str(n, "file") {
                     if files.iter().any(|x| x.path == f) {
@@ -721,8 +732,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut task_locs: Vec<(Loc, bool)> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
         let mut out = vec![];
-        for (i, (n, step)) in ops.iter().enumerate() {
-            if let Some(op) = extract_op(cx, n, &tname, i, step, &known) {
+        for (n, step, label) in ops.iter() {
+            if let Some(op) = extract_op(cx, n, label, step, &known) {
                 out.push(op);
             }
         }
@@ -835,7 +846,7 @@ fn subst(n: &Node, i: &str) -> Node {
 
 /// Append op `n` (item `i` of task `task`) to `out` with its default step name, expanding a
 /// `repeat` op into its iterations with `{i}` replaced by 1, 2, ... in every string.
-fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, String)>) {
+fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, String, String)>) {
     let what = format!("tasks.{task}.ops[{i}]");
     let Val::Table(entries) = &n.v else {
         cx.err(&n.loc, format!("{what} must be a table, not {}", n.v.type_name()), "write each op as { op = \"read\", ... }");
@@ -845,7 +856,7 @@ fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, S
     let kind = get("op").and_then(|v| if let Val::Str(s) = &v.v { Some(s.as_str()) } else { None });
     let step = get("step").and_then(|v| if let Val::Str(s) = &v.v { Some(s.clone()) } else { None });
     if kind != Some("repeat") {
-        out.push((n.clone(), step.unwrap_or_else(|| format!("{task}:{i} {}", kind.unwrap_or("op")))));
+        out.push((n.clone(), step.unwrap_or_else(|| format!("{task}:{i} {}", kind.unwrap_or("op"))), what));
         return;
     }
     let mut t = match Tab::new(cx, n, &what) {
@@ -853,7 +864,9 @@ fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, S
         None => return,
     };
     t.get("op");
-    t.get("step");
+    if let Some(v) = t.get("step") {
+        get_str(cx, v, &format!("{what}.step"));
+    }
     let times = match t.get("times") {
         Some(v) => get_uint(cx, v, &format!("{what}.times")).unwrap_or(0),
         None => {
@@ -888,24 +901,24 @@ fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, S
     let step = step.unwrap_or_else(|| format!("{task}:{i} repeat"));
     for k in 1..=times {
         let ks = k.to_string();
-        for it in &inner {
+        for (j, it) in inner.iter().enumerate() {
             let node = subst(it, &ks);
             let inner_step = match &node.v {
                 Val::Table(e) => e.iter().find(|(kk, _, _)| kk == "step").and_then(|(_, _, v)| if let Val::Str(s) = &v.v { Some(s.clone()) } else { None }),
                 _ => None,
             };
-            out.push((node, inner_step.unwrap_or_else(|| step.clone())));
+            out.push((node, inner_step.unwrap_or_else(|| step.clone()), format!("{what}.ops[{j}] (iteration {k})")));
         }
     }
 }
 
-fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, default_step: &str, known: &Known) -> Option<OpSpec> {
-    let what = format!("tasks.{task}.ops[{i}]");
+fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Known) -> Option<OpSpec> {
+    let what = what.to_string();
     let mut t = Tab::new(cx, n, &what)?;
     let kind = match t.get("op") {
         Some(v) => get_str(cx, v, "op").map(|s| (s.to_string(), v.loc.clone())),
         None => {
-            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, fsync, sleep, move, mkdir, rmdir, mount, repeat)");
+            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, fsync, sleep, move, mkdir, rmdir, mount, exec, repeat)");
             None
         }
     };
@@ -939,6 +952,10 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, default_step: &str, k
                 format!("unknown cgroup `{s}`"),
                 format!("{}declare it as [cgroups.\"{path}\"] or create it with an op {{ op = \"mkdir\" }}; declared: {} (\"/\" is the root)", suggest(&path, &names), if names.is_empty() { "none".to_string() } else { names.join(", ") }),
             );
+            return None;
+        }
+        if path.split('/').any(|c| c.is_empty() || c == "." || c == "..") && !path.is_empty() {
+            cx.err(&v.loc, format!("`{s}` is not a cgroup path"), "name cgroups by their path below the root, e.g. \"test/1\"");
             return None;
         }
         if op == "mkdir" && path.is_empty() {
@@ -1008,9 +1025,9 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, default_step: &str, k
             };
             let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10).max(1);
             let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, &k("fsync"))).unwrap_or(false);
-            t.get("create").map(|v| get_bool(cx, v, &k("create")));
+            let create = t.get("create").and_then(|v| get_bool(cx, v, &k("create"))).unwrap_or(false);
             t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync", "create"]);
-            OpKind::Write { file: file?, offset, length, bufsize, fsync }
+            OpKind::Write { file: file?, offset, length, bufsize, fsync, create }
         }
         "fsync" => {
             let file = file_of(cx, &mut t);
@@ -1038,6 +1055,11 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, default_step: &str, k
                 _ => OpKind::Rmdir { cgroup },
             }
         }
+        "exec" => {
+            let program = t.get("program").and_then(|v| get_str(cx, v, &k("program")).map(str::to_string)).unwrap_or_else(|| "a.out".into());
+            t.finish(cx, &["op", "step", "program"]);
+            OpKind::Exec { program }
+        }
         "mount" => {
             let path = match t.get("path") {
                 Some(v) => get_str(cx, v, &k("path")).map(str::to_string),
@@ -1048,10 +1070,15 @@ fn extract_op(cx: &mut Cx, n: &Node, task: &str, i: usize, default_step: &str, k
             };
             let fs = t.get("fs").and_then(|v| get_str(cx, v, &k("fs")).map(str::to_string)).unwrap_or_else(|| "tmpfs".into());
             t.finish(cx, &["op", "step", "path", "fs"]);
+            if let Some(p) = &path {
+                if !p.starts_with('/') {
+                    cx.err(&n.loc, format!("{what}: mount point `{p}` is not an absolute path"), "write path = \"/mnt/{i}\"");
+                }
+            }
             OpKind::Mount { path: path?, fs }
         }
         other => {
-            let ops = ["read", "write", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "repeat"];
+            let ops = ["read", "write", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }

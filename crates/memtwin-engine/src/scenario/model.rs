@@ -169,6 +169,14 @@ pub enum OpKind {
         bufsize: u64,
         /// fsync at the end.
         fsync: bool,
+        /// The file is created by this write (`O_CREAT`): its dentry and inode are allocated
+        /// and charged to the writer.
+        create: bool,
+    },
+    /// fork + exec + exit of a short program (like `dd`) from the task's cgroup.
+    Exec {
+        /// Program name, for reports.
+        program: String,
     },
     /// `fsync()` a file.
     Fsync {
