@@ -88,6 +88,7 @@ impl Kernel {
         mc.percpu_bytes = percpu;
         mc.slab_bytes = slab;
         // memcg_online_kmem()
+        self.account_shrinker_info();
         let kid = self.memcgs.kmem_ids.alloc(0, MEM_CGROUP_ID_MAX - 1).ok_or(Errno::ENOSPC)?;
         self.memcgs.memcgs[m.idx()].kmem_id = Some(kid);
         if kid >= self.memcgs.nr_cache_ids {
@@ -163,6 +164,8 @@ impl Kernel {
         mc.percpu_bytes = 0;
         mc.slab_bytes = 0;
         mc.state = MemcgState::Freed;
+        self.memcgs.nr_allocated -= 1;
+        self.account_shrinker_info();
         if let Some(p) = parent {
             self.memcgs.memcgs[p.idx()].children.retain(|&c| c != m);
             self.mem_cgroup_try_free(p);

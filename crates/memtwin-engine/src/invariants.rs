@@ -114,11 +114,12 @@ impl Kernel {
     ///   a dying one is still referenced (charges, pins or children) — else it would have
     ///   been freed; only online memcgs have tasks, ids and kmem ids, all unique;
     /// - `Percpu` = boot + every memcg's percpu; `Slab` = boot + every memcg's structures +
-    ///   the list_lrus' slab; `memcg_nr_cache_ids` covers every kmem id handed out.
+    ///   superblocks + shrinker state + files' dentries and inodes + the list_lrus' slab;
+    ///   `memcg_nr_cache_ids` covers every kmem id handed out.
     pub fn check_lifecycle(&self) -> Result<(), String> {
         use crate::memcontrol::MemcgState;
-        let mut percpu = self.kmem.boot_percpu;
-        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab;
+        let mut percpu = self.kmem.boot_percpu + self.kmem.superblock_percpu;
+        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab + self.kmem.superblock_slab + self.kmem.shrinker_slab;
         let mut ids = std::collections::BTreeSet::new();
         let mut kids = std::collections::BTreeSet::new();
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
@@ -162,6 +163,13 @@ impl Kernel {
                     }
                 }
             }
+        }
+        let allocated = self.memcgs.memcgs.iter().filter(|m| m.state != MemcgState::Freed).count() as u64;
+        if allocated != self.memcgs.nr_allocated {
+            return Err(format!("{allocated} memcgs allocated, counter says {}", self.memcgs.nr_allocated));
+        }
+        if self.kmem.other != self.kmem.list_lru_other + self.kmem.shrinker_other {
+            return Err("other kernel memory is not list_lrus + shrinker state".into());
         }
         if percpu != self.kmem.percpu {
             return Err(format!("Percpu {} != boot + memcgs {}", self.kmem.percpu, percpu));

@@ -42,6 +42,14 @@ pub const LIST_LRU_NODE: u64 = 64;
 pub const RCU_HEAD: u64 = 16;
 /// An xarray node (`radix_tree_node` cache object) covering 64 indices.
 pub const XA_NODE: u64 = 576;
+/// Slab of one tmpfs superblock and its mount: `super_block` (kmalloc-2k), `shmem_sb_info`
+/// (192), root inode (752) and dentry (192), `struct mount` (320), `mountpoint` (64), the
+/// device name (16) and the two list_lrus' node arrays (counted by `account_list_lrus`);
+/// pahole on 5.17 and 6.1.
+pub const SUPERBLOCK_SLAB: u64 = 2048 + 192 + 752 + 192 + 320 + 64 + 16;
+/// Percpu of a superblock and its mount, per CPU: `sb_writers` (3 x 4), `mnt_pcp` (8) and
+/// shmem's `used_blocks` counter (4).
+pub const SUPERBLOCK_PERCPU: u64 = 24;
 
 /// One memcg-aware list_lru.
 #[derive(Clone, Debug, Default)]
@@ -117,9 +125,9 @@ impl Kernel {
             }
         }
         self.kmem.slab = self.kmem.slab - self.kmem.list_lru_slab + slab;
-        self.kmem.vmalloc = self.kmem.vmalloc - self.kmem.list_lru_vmalloc + nr_lrus * v;
+        self.kmem.other = self.kmem.other - self.kmem.list_lru_other + nr_lrus * v;
         self.kmem.list_lru_slab = slab;
-        self.kmem.list_lru_vmalloc = nr_lrus * v;
+        self.kmem.list_lru_other = nr_lrus * v;
     }
 
     /// `memcg_update_all_list_lrus()`: a new kmem id does not fit; every list_lru's arrays
@@ -131,8 +139,9 @@ impl Kernel {
         }
     }
 
-    /// `alloc_super()` + `register_shrinker()`: mount a file system at `path`, with its two
-    /// memcg-aware list_lrus.
+    /// `alloc_super()` + `prealloc_shrinker()`: mount a file system at `path`, with its two
+    /// memcg-aware list_lrus and its memcg-aware shrinker, plus the superblock's own objects
+    /// (see `SUPERBLOCK_SLAB`, `SUPERBLOCK_PERCPU`).
     pub fn mount(&mut self, path: &str, fs: &str) {
         self.superblocks.push(SuperBlock {
             path: path.to_string(),
@@ -140,7 +149,36 @@ impl Kernel {
             dentry_lru: ListLru::default(),
             inode_lru: ListLru::default(),
         });
+        self.kmem.superblock_slab += SUPERBLOCK_SLAB;
+        self.kmem.slab += SUPERBLOCK_SLAB;
+        let pc = self.pcpu_alloc(SUPERBLOCK_PERCPU);
+        self.kmem.superblock_percpu += pc;
         self.account_list_lrus();
+        self.account_shrinker_info();
+    }
+
+    /// Bytes of one memcg's per-node shrinker state for `s` memcg-aware shrinkers
+    /// (`expand_shrinker_info()`), as (slab, other) after kvmalloc.
+    pub fn shrinker_info_bytes(&self, s: u64) -> (u64, u64) {
+        let longs = s.div_ceil(64);
+        let size = match self.profile.memcg_kmem.shrinker_info {
+            crate::profile::ShrinkerInfo::Map => 16 + 8 * longs,
+            crate::profile::ShrinkerInfo::WithDeferred => 32 + 8 * 64 * longs + 8 * longs,
+        };
+        kvmalloc_size(size)
+    }
+
+    /// Recompute the shrinker state every allocated memcg (root, online and dying) keeps per
+    /// node, for the current number of memcg-aware shrinkers (superblocks + the shadow-node
+    /// shrinker).
+    pub fn account_shrinker_info(&mut self) {
+        let shrinkers = self.superblocks.len() as u64 + 1;
+        let (s, o) = self.shrinker_info_bytes(shrinkers);
+        let per = self.nr_nodes as u64 * self.memcgs.nr_allocated;
+        self.kmem.slab = self.kmem.slab - self.kmem.shrinker_slab + per * s;
+        self.kmem.other = self.kmem.other - self.kmem.shrinker_other + per * o;
+        self.kmem.shrinker_slab = per * s;
+        self.kmem.shrinker_other = per * o;
     }
 
     /// `list_lru_add()` of an object charged to `memcg` on superblock `sb`'s dentry

@@ -248,6 +248,8 @@ pub struct MemcgTree {
     /// `memcg_nr_cache_ids`: the size every memcg-aware list_lru's per-memcg array has; it
     /// only grows.
     pub nr_cache_ids: u32,
+    /// Memcgs allocated (root, online and dying): those holding per-node shrinker state.
+    pub nr_allocated: u64,
 }
 
 impl MemcgTree {
@@ -264,6 +266,7 @@ impl MemcgTree {
             ids,
             kmem_ids: IdAlloc::default(),
             nr_cache_ids: 0,
+            nr_allocated: 1,
         }
     }
 
@@ -278,6 +281,7 @@ impl MemcgTree {
         self.online.insert(path.clone(), id);
         self.memcgs.push(Memcg::new(path, Some(parent), level, css_id));
         self.memcgs[parent.idx()].children.push(id);
+        self.nr_allocated += 1;
         Some(id)
     }
 

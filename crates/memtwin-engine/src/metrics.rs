@@ -20,6 +20,9 @@ pub fn metric_kind(name: &str) -> MetricKind {
     if name.starts_with("meminfo.")
         || name.starts_with("cgroup.")
         || name.starts_with("list_lru.")
+        || name.starts_with("kmem.")
+        || name.starts_with("free.")
+        || name.starts_with("shrinker_info.")
         || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes")
     {
         MetricKind::Gauge
@@ -128,12 +131,14 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("meminfo.Dirty_kB", (k.vmstat.nr_dirty * PAGE_SIZE / 1024) as f64);
     put("meminfo.Percpu_kB", (k.kmem.percpu / 1024) as f64);
     put("meminfo.Slab_kB", (k.kmem.slab / 1024) as f64);
-    put("meminfo.VmallocUsed_kB", (k.kmem.vmalloc / 1024) as f64);
+    put("kmem.other_kB", (k.kmem.other / 1024) as f64);
+    put("free.used_kB", (k.used_bytes() / 1024) as f64);
     let (live, dying) = k.memcgs.descendants(MemcgId::ROOT);
     put("cgroup.nr_descendants", live as f64);
     put("cgroup.nr_dying_descendants", dying as f64);
     put("list_lru.nr_cache_ids", k.memcgs.nr_cache_ids as f64);
-    put("list_lru.kB", ((k.kmem.list_lru_slab + k.kmem.list_lru_vmalloc) / 1024) as f64);
+    put("list_lru.kB", ((k.kmem.list_lru_slab + k.kmem.list_lru_other) / 1024) as f64);
+    put("shrinker_info.kB", ((k.kmem.shrinker_slab + k.kmem.shrinker_other) / 1024) as f64);
     put("list_lru.superblocks", k.superblocks.len() as f64);
     m
 }
@@ -167,12 +172,14 @@ pub fn metric_names() -> Vec<String> {
             "meminfo.Dirty_kB",
             "meminfo.Percpu_kB",
             "meminfo.Slab_kB",
-            "meminfo.VmallocUsed_kB",
+            "kmem.other_kB",
+            "free.used_kB",
             "cgroup.nr_descendants",
             "cgroup.nr_dying_descendants",
             "list_lru.nr_cache_ids",
             "list_lru.kB",
             "list_lru.superblocks",
+            "shrinker_info.kB",
         ]
         .iter()
         .map(|s| s.to_string()),

@@ -86,6 +86,20 @@ pub struct MemcgKmemCost {
     /// Kernels before 5.9 pin a dying memcg with every slab object charged to it (e.g. the
     /// dentry and inode of a file it created); from 5.9 objects are reparented.
     pub slab_objects_pin: bool,
+    /// Per memcg and node, the memcg-aware shrinkers' state (mm/vmscan.c).
+    pub shrinker_info: ShrinkerInfo,
+}
+
+/// What a memcg keeps per node for the memcg-aware shrinkers (one per superblock, plus the
+/// workingset shadow-node shrinker), sized by the highest shrinker id and grown for every
+/// memcg when a new id does not fit (`expand_shrinker_info()`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ShrinkerInfo {
+    /// 4.19-5.12 `memcg_shrinker_map`: an rcu_head and a bitmap, 16 + 8 * ceil(S / 64).
+    Map,
+    /// 5.13+ `shrinker_info`: a 32-byte header, `nr_deferred[S]` (8 each) and the bitmap,
+    /// with S rounded up to a multiple of 64: 32 + 8 S + S / 8.
+    WithDeferred,
 }
 
 /// Accounted (`SLAB_ACCOUNT`) slab caches a fork + exec + exit of a short program allocates
@@ -154,6 +168,28 @@ pub const KMEM_5_0: MemcgKmemCost = MemcgKmemCost {
     kmem_cache_clone_slab: 856 + 64 + 32,
     kmem_cache_clone_percpu: 32,
     slab_objects_pin: true,
+    shrinker_info: ShrinkerInfo::Map,
+};
+
+/// Kernel memory of a memcg in v5.17 (x86_64), the base of the seed-001 series: pahole on
+/// 5.17-rc5. `memcg_vmstats_percpu` 2376 B and per node `lruvec_stats_percpu` 640 B per CPU;
+/// `mem_cgroup` 4096 + 8 per node (kmalloc-8k); `mem_cgroup_per_node` 1064; `cgroup`
+/// 2360 + 8 per level. The control-file count is 6.1's (estimate).
+pub const KMEM_5_17: MemcgKmemCost = MemcgKmemCost {
+    vmstats_percpu: 2376,
+    lruvec_stats_percpu: 640,
+    other_percpu: 64 + 128 + 32 + 5 * 8 + 4,
+    memcg_struct: 4096 + 8,
+    memcg_vmstats_struct: 0,
+    per_node_struct: 1064,
+    cgroup_struct: 2368,
+    cgroup_other_slab: 256 + 5 * 64 + 64 + 128,
+    kernfs_files: 34,
+    per_memcg_kmem_caches: false,
+    kmem_cache_clone_slab: 0,
+    kmem_cache_clone_percpu: 0,
+    slab_objects_pin: false,
+    shrinker_info: ShrinkerInfo::WithDeferred,
 };
 
 /// Kernel memory of a memcg in v6.1 (x86_64); see the fields of [`MemcgKmemCost`].
@@ -171,6 +207,7 @@ pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
     kmem_cache_clone_slab: 0,
     kmem_cache_clone_percpu: 0,
     slab_objects_pin: false,
+    shrinker_info: ShrinkerInfo::WithDeferred,
 };
 
 /// All built-in profiles.
@@ -188,6 +225,23 @@ pub fn profiles() -> Vec<KernelProfile> {
             reclaim_walk: ReclaimWalk::Full,
             memcg_kmem: KMEM_6_1,
             list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
+            watermark_scale_factor: Some(10),
+            policies: Policies::default(),
+        },
+        KernelProfile {
+            name: "linux-5.17",
+            description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
+                          with nr_deferred, objcg slab accounting, full memcg walks not yet (shared iterator)",
+            max_reclaim_retries: 16,
+            file_inactive_ratio: InactiveRatio::Sqrt,
+            workingset_refault: true,
+            eviction_at_reclaim_root: true,
+            eviction_reads_age_first: true,
+            reclaim_walk: ReclaimWalk::SharedPartial,
+            memcg_kmem: KMEM_5_17,
+            list_lru_layout: crate::list_lru::ListLruLayout::Eager,
             dirty_ratio: 20,
             dirty_background_ratio: 10,
             watermark_scale_factor: Some(10),

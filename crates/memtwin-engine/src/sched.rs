@@ -108,6 +108,7 @@ impl Simulation {
         k.kmem.boot_percpu = scn.machine.boot_percpu;
         k.kmem.boot_slab = scn.machine.boot_slab;
         k.kmem.percpu = scn.machine.boot_percpu;
+        k.kmem.boot_used = scn.machine.boot_used;
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
             k.devices.push(crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb));

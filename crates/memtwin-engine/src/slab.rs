@@ -18,14 +18,15 @@ pub fn kmalloc_size(size: u64) -> u64 {
     }
 }
 
-/// `kvmalloc(size)`: kmalloc up to a page-order limit, vmalloc (whole pages) above it. Both
-/// round to what the allocator hands out; vmalloc memory is not in `Slab`, so this returns
-/// (slab bytes, other bytes).
+/// `kvmalloc(size)`: `kmalloc()` first (with `__GFP_NORETRY` above a page), `vmalloc()` only
+/// if that fails. On a machine with free memory the kmalloc succeeds: a slab object up to
+/// 8 KiB, else `kmalloc_large()` — a power-of-two block of pages, up to `KMALLOC_MAX_SIZE`
+/// (4 MiB) — which is not in `Slab`. Returns (slab bytes, other kernel bytes).
 pub fn kvmalloc_size(size: u64) -> (u64, u64) {
     if size <= 8192 {
         (kmalloc_size(size), 0)
-    } else if size <= 32768 {
-        (size.next_power_of_two(), 0)
+    } else if size <= 4 << 20 {
+        (0, size.next_power_of_two())
     } else {
         (0, size.div_ceil(4096) * 4096)
     }
@@ -38,14 +39,26 @@ pub struct KmemStat {
     pub percpu: u64,
     /// `Slab`: bytes in slab caches.
     pub slab: u64,
-    /// vmalloc'ed bytes (`VmallocUsed`), e.g. large list_lru arrays.
-    pub vmalloc: u64,
+    /// Other kernel memory: `kmalloc_large()` pages and vmalloc areas (large list_lru arrays
+    /// and shrinker state).
+    pub other: u64,
+    /// Part of `slab` held by superblocks and mounts.
+    pub superblock_slab: u64,
+    /// Part of `percpu` held by superblocks and mounts.
+    pub superblock_percpu: u64,
+    /// Part of `slab` held by memcgs' shrinker state.
+    pub shrinker_slab: u64,
+    /// Part of `other` held by memcgs' shrinker state.
+    pub shrinker_other: u64,
     /// Part of `slab` held by the dentries and inodes of files created during the run.
     pub file_objects_slab: u64,
     /// Part of `slab` held by list_lrus (recomputed by `account_list_lrus()`).
     pub list_lru_slab: u64,
-    /// Part of `vmalloc` held by list_lrus.
-    pub list_lru_vmalloc: u64,
+    /// Part of `other` held by list_lrus.
+    pub list_lru_other: u64,
+    /// Memory in use at the start of the experiment outside the page cache and the
+    /// structures above (`free`'s "used" after boot), bytes.
+    pub boot_used: u64,
     /// What the machine had at the start of the experiment (boot), included in the totals.
     pub boot_percpu: u64,
     /// See `boot_percpu`.
@@ -76,6 +89,13 @@ impl Kernel {
     pub fn kfree(&mut self, bytes: u64) {
         self.kmem.slab -= bytes;
     }
+
+    /// Memory in use as `free` reports it ("used": total - free - buffers/cache): the boot
+    /// baseline plus the kernel memory the run added, plus anonymous memory (none yet).
+    pub fn used_bytes(&self) -> u64 {
+        let k = &self.kmem;
+        k.boot_used + (k.percpu - k.boot_percpu) + (k.slab - k.boot_slab) + k.other
+    }
 }
 
 #[cfg(test)]
@@ -92,6 +112,7 @@ mod tests {
         assert_eq!(kmalloc_size(200), 256);
         assert_eq!(kmalloc_size(8192), 8192);
         assert_eq!(kmalloc_size(8193), 16384);
-        assert_eq!(kvmalloc_size(98_320), (0, 98_304 + 4096));
+        assert_eq!(kvmalloc_size(98_320), (0, 128 << 10));
+        assert_eq!(kvmalloc_size(5 << 20), (0, 5 << 20));
     }
 }

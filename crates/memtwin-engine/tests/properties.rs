@@ -81,6 +81,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         nodes: 1 + (ram_mb % 2) as u32,
                         boot_percpu: 1 << 20,
                         boot_slab: 8 << 20,
+                        boot_used: 300 << 20,
                         boot_superblocks: 3,
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4"][prof as usize]).unwrap(),

@@ -369,6 +369,20 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     None => version_known = false,
                 }
             }
+            if let Some(v) = t.get("list_lru_layout") {
+                match get_str(cx, v, "kernel.list_lru_layout") {
+                    Some("eager") => prof.list_lru_layout = crate::list_lru::ListLruLayout::Eager,
+                    Some("transposed") => prof.list_lru_layout = crate::list_lru::ListLruLayout::Transposed,
+                    Some("lazy-array") => prof.list_lru_layout = crate::list_lru::ListLruLayout::LazyArray,
+                    Some("lazy") => prof.list_lru_layout = crate::list_lru::ListLruLayout::Lazy,
+                    Some(other) => cx.err(
+                        &v.loc,
+                        format!("unknown list_lru layout `{other}`"),
+                        "write \"eager\" (before the 5.18 series), \"transposed\" (after its patch 1), \"lazy-array\" (after patch 10) or \"lazy\" (5.18 on)",
+                    ),
+                    None => {}
+                }
+            }
             if let Some(pn) = t.get("policies") {
                 if let Some(mut pt) = Tab::new(cx, pn, "[kernel.policies]") {
                     if let Some(v) = pt.get("recharge_on_pagecache_get") {
@@ -384,12 +398,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     pt.finish(cx, &["recharge_on_pagecache_get", "memcg_percpu_release_on_offline"]);
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "policies"]);
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies"]);
         }
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, boot_percpu: 0, boot_slab: 0, boot_superblocks: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
     let mut reserved = None;
     match top.get("machine") {
         Some(n) => {
@@ -429,10 +443,13 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("boot_slab") {
                     machine.boot_slab = get_size(cx, v, "machine.boot_slab").unwrap_or(0);
                 }
+                if let Some(v) = t.get("boot_used") {
+                    machine.boot_used = get_size(cx, v, "machine.boot_used").unwrap_or(0);
+                }
                 if let Some(v) = t.get("boot_superblocks") {
                     machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "kernel_reserved", "boot_percpu", "boot_slab", "boot_superblocks"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -54,6 +54,8 @@ pub struct Machine {
     pub boot_percpu: u64,
     /// /proc/meminfo `Slab` at the start of the experiment, bytes.
     pub boot_slab: u64,
+    /// `free`'s "used" at the start of the experiment, bytes.
+    pub boot_used: u64,
     /// Superblocks the booted system already has (proc, sysfs, tmpfs, cgroup, pipefs,
     /// sockfs, ...), each with two memcg-aware list_lrus.
     pub boot_superblocks: u32,
