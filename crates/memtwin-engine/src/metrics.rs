@@ -138,8 +138,8 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("cgroup.nr_dying_descendants", dying as f64);
     put("list_lru.nr_cache_ids", k.memcgs.nr_cache_ids as f64);
     put("list_lru.kB", ((k.kmem.list_lru_slab + k.kmem.list_lru_other) / 1024) as f64);
-    put("shrinker_info.kB", ((k.kmem.shrinker_slab + k.kmem.shrinker_other) / 1024) as f64);
     put("list_lru.superblocks", k.superblocks.len() as f64);
+    put("shrinker_info.kB", ((k.kmem.shrinker_slab + k.kmem.shrinker_other) / 1024) as f64);
     m
 }
 
@@ -258,5 +258,21 @@ impl Series {
             row.push((k.memcgs.file_pages(MemcgId(i as u32)) * PAGE_SIZE) as f64);
         }
         self.rows.push(row);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn step_metrics_are_reported_in_metric_names_order() {
+        let scn = crate::Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n")
+            .unwrap()
+            .resolve(None, &[])
+            .unwrap();
+        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
+        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
+        assert_eq!(names, metric_names());
     }
 }
