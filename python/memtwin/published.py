@@ -15,6 +15,11 @@
     kind = "published"        # simulated within rel_tol of the published figure
     at = "VARIANT/STEP/METRIC"
     rel_tol = 0.30
+    [[published.checks]]
+    kind = "growth"           # simulated at - from within rel_tol of the published difference
+    from = "VARIANT/STEP/METRIC"
+    at = "VARIANT/STEP/METRIC"
+    rel_tol = 0.10
 """
 
 from __future__ import annotations
@@ -53,7 +58,11 @@ def figure(published: Mapping, variant: str, step: str, metric: str) -> Optional
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-CHECK_KEYS = {"ratio": {"name", "kind", "a", "b", "min", "max"}, "published": {"name", "kind", "at", "rel_tol"}}
+CHECK_KEYS = {
+    "ratio": {"name", "kind", "a", "b", "min", "max"},
+    "published": {"name", "kind", "at", "rel_tol"},
+    "growth": {"name", "kind", "from", "at", "rel_tol"},
+}
 PUBLISHED_KEYS = {"source", "figures", "checks"}
 
 
@@ -95,11 +104,11 @@ def validate(published, variants: list, source: str, steps_of=None, metrics=None
             raise _err(where, "a check must be a table", "write [[published.checks]] with kind, name and refs")
         kind = c.get("kind")
         if kind not in CHECK_KEYS:
-            raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio" or kind = "published"')
+            raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio", "published" or "growth"')
         for k in c:
             if k not in CHECK_KEYS[kind]:
                 raise _err(where, f"unknown key `{k}` in a {kind} check", f"remove it; a {kind} check takes {', '.join(sorted(CHECK_KEYS[kind]))}")
-        refs = ["a", "b"] if kind == "ratio" else ["at"]
+        refs = {"ratio": ["a", "b"], "published": ["at"], "growth": ["from", "at"]}[kind]
         for r in refs:
             ref = c.get(r)
             if not isinstance(ref, str):
@@ -123,10 +132,11 @@ def validate(published, variants: list, source: str, steps_of=None, metrics=None
         else:
             tol = c.get("rel_tol")
             if isinstance(tol, bool) or not isinstance(tol, (int, float)) or tol < 0:
-                raise _err(where, "a published check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)")
-            v, step, metric = split_ref(c["at"], where)
-            if figure(published, v, step, metric) is None:
-                raise _err(where, f"no published figure at figures.{v}.\"{step}\".{metric}", "add the figure to [published.figures...]")
+                raise _err(where, f"a {kind} check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)")
+            for r in refs:
+                v, step, metric = split_ref(c[r], where)
+                if figure(published, v, step, metric) is None:
+                    raise _err(where, f"no published figure at figures.{v}.\"{step}\".{metric}", "add the figure to [published.figures...]")
 
 
 def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -> list[CheckOutcome]:
@@ -183,6 +193,22 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
                 continue
             rel = (sim - pub) / pub if pub else float("inf")
             out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.6g} vs published {pub:.6g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
+        elif kind == "growth":
+            sim_a, ref_a = value("from")
+            sim_b, ref_b = value("at")
+            tol = c.get("rel_tol")
+            if not isinstance(tol, (int, float)):
+                raise _err(where, "a growth check needs `rel_tol`", "add rel_tol = 0.10 (10%)")
+            pa = figure(published, *split_ref(c["from"], where))
+            pb = figure(published, *split_ref(c["at"], where))
+            if pa is None or pb is None:
+                raise _err(where, "a growth check needs published figures at `from` and `at`", "add them to [published.figures...]")
+            if sim_a is None or sim_b is None:
+                out.append(CheckOutcome(name, False, ref_a if sim_a is None else ref_b, skipped=True))
+                continue
+            sg, pg = sim_b - sim_a, pb - pa
+            rel = (sg - pg) / pg if pg else float("inf")
+            out.append(CheckOutcome(name, abs(rel) <= tol, f"grew {sg:.6g} vs published {pg:.6g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
         else:
-            raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio" or kind = "published"')
+            raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio", "published" or "growth"')
     return out

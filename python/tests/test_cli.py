@@ -621,7 +621,7 @@ def test_scenario_that_is_not_a_table(capsys, tmp_path, sim_calls, cmd):
 # Malformed [published] tables: (old, new in the seed, where after "FILE: ", message, fix).
 BAD_PUBLISHED = {
     "unknown check kind": ('kind = "ratio"\na = "baseline', 'kind = "ratio_of"\na = "baseline', "published.checks[0]",
-                           "unknown check kind `ratio_of`", 'write kind = "ratio" or kind = "published"'),
+                           "unknown check kind `ratio_of`", 'write kind = "ratio", "published" or "growth"'),
     "unknown key in [published]": ('source = "shared', 'sources = "shared', "published.sources",
                                    "unknown key `sources` in [published]", "remove it; [published] takes checks, figures, source"),
     "unknown key in a check": ("min = 0.95\nmax = 1.05", "min = 0.95\nmx = 1.05", "published.checks[0]",

@@ -256,10 +256,10 @@ INVALID = {
         "remove it; a published check takes at, kind, name, rel_tol"),
     "unknown kind": (
         {"checks": [{"kind": "within", "at": "new/read 2/sys_s"}]}, "published.checks[0]", "unknown check kind `within`",
-        'write kind = "ratio" or kind = "published"'),
+        'write kind = "ratio", "published" or "growth"'),
     "no kind": (
         {"checks": [{"at": "new/read 2/sys_s"}]}, "published.checks[0]", "unknown check kind `None`",
-        'write kind = "ratio" or kind = "published"'),
+        'write kind = "ratio", "published" or "growth"'),
     "missing ref": (
         {"checks": [{"kind": "ratio", "b": "new/read 2/sys_s", "min": 1}]}, "published.checks[0]",
         "`a` is missing or not a string", 'add a = "VARIANT/STEP/METRIC"'),
