@@ -25,6 +25,8 @@ pub enum Errno {
     EBUSY,
     /// No memcg id left (more than 65535 memcgs).
     ENOSPC,
+    /// A kernel allocation could not be charged to the memcg.
+    ENOMEM,
 }
 
 impl std::fmt::Display for Errno {
@@ -34,6 +36,7 @@ impl std::fmt::Display for Errno {
             Errno::ENOENT => "ENOENT (no such cgroup)",
             Errno::EBUSY => "EBUSY (the cgroup has tasks or live children)",
             Errno::ENOSPC => "ENOSPC (no memcg id left)",
+            Errno::ENOMEM => "ENOMEM (the memcg could not be charged)",
         })
     }
 }
@@ -115,8 +118,11 @@ impl Kernel {
         }
         self.memcgs.online.remove(&path);
         self.memcgs.memcgs[m.idx()].state = MemcgState::Dying;
-        if let Some(kid) = self.memcgs.memcgs[m.idx()].kmem_id.take() {
+        let parent = self.memcgs.get(m).parent.unwrap_or(MemcgId::ROOT);
+        self.dcache_reparent(m, parent);
+        if self.memcgs.memcgs[m.idx()].kmem_id.is_some() {
             self.memcg_reparent_list_lrus(m);
+            let kid = self.memcgs.memcgs[m.idx()].kmem_id.take().expect("checked");
             self.memcgs.kmem_ids.free(kid);
         }
         // mem_cgroup_id_put(): without swap records nothing else holds the id.
@@ -192,19 +198,6 @@ impl Kernel {
         let mc = &mut self.memcgs.memcgs[memcg.idx()];
         mc.percpu_bytes += percpu;
         mc.slab_bytes += slab;
-    }
-
-    /// A file created by a task in `memcg` (`d_alloc()` + `new_inode()`): a dentry and an
-    /// inode charged to it, which live as long as the file. In kernels before 5.9 they pin
-    /// the memcg while it is dying.
-    pub fn file_created(&mut self, memcg: MemcgId) {
-        self.memcg_kmem_touch_caches(memcg, 1, crate::profile::CREATE_CACHES);
-        let objs = crate::profile::DENTRY_SLAB + crate::profile::SHMEM_INODE_SLAB;
-        self.kmem.slab += objs;
-        self.kmem.file_objects_slab += objs;
-        if self.profile.memcg_kmem.slab_objects_pin && memcg != MemcgId::ROOT && memcg != MemcgId::NONE {
-            self.memcgs.memcgs[memcg.idx()].kmem_pins += 1;
-        }
     }
 
     /// A short program forked and exec'ed by a task in `memcg` runs and exits: its objects

@@ -141,7 +141,7 @@ impl Kernel {
     pub fn create_inode(&mut self, path: &str, size: u64, dev: Option<crate::types::DevId>, uid: u32, mode: u32) -> InodeId {
         let pages = pages_for(size).max(1);
         let disk_base = dev.map(|d| self.devices[d.idx()].alloc_extent(pages)).unwrap_or(0);
-        self.inodes.push(crate::fs::Inode { path: path.to_string(), size, dev, disk_base, uid, mode, exists: true });
+        self.inodes.push(crate::fs::Inode { path: path.to_string(), size, dev, disk_base, uid, mode, exists: true, sb: 0, dentry: Default::default() });
         self.mappings.push(AddressSpace::default());
         InodeId(self.inodes.len() as u32 - 1)
     }

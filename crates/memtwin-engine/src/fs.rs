@@ -21,6 +21,10 @@ pub struct Inode {
     pub mode: u32,
     /// Whether the file exists yet: files that a `write { create = true }` makes start absent.
     pub exists: bool,
+    /// The superblock the file lives on (index into `Kernel::superblocks`).
+    pub sb: usize,
+    /// Its dentry and inode in the caches.
+    pub dentry: crate::dcache::DentryState,
 }
 
 impl Inode {

@@ -15,7 +15,7 @@ impl Kernel {
     /// - every resident page is in exactly one page-cache slot and on exactly one LRU list,
     ///   the list of the lruvec of the memcg it is charged to (the root's if uncharged);
     /// - no page is charged twice: each memcg's local charged pages equal its `file` stat,
-    ///   and the hierarchical sum equals its page counter;
+    ///   and the hierarchical sum of those and of its slab pages equals its page counter;
     /// - every memcg is at or under its hard limit;
     /// - mapping counters (pages, shadows, per-node occupancy) match the slots;
     /// - the cgroup life cycle: see [`Kernel::check_lifecycle`].
@@ -76,6 +76,13 @@ impl Kernel {
             if m.nr_file != local[i] {
                 return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));
             }
+        }
+        // Slab charges (dentries, inodes) take whole pages of the counter too.
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            if m.kmem_pages != m.kmem_bytes.div_ceil(crate::types::PAGE_SIZE) {
+                return Err(format!("memcg {} kmem pages {} for {} bytes", m.path, m.kmem_pages, m.kmem_bytes));
+            }
+            local[i] += m.kmem_pages;
         }
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             let mut sub = vec![];

@@ -9,6 +9,7 @@
 
 pub mod blkdev;
 pub mod cgroup;
+pub mod dcache;
 pub mod filemap;
 pub mod fs;
 pub mod invariants;

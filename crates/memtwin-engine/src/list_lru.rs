@@ -71,6 +71,9 @@ pub struct SuperBlock {
     pub dentry_lru: ListLru,
     /// `s_inode_lru`.
     pub inode_lru: ListLru,
+    /// Unused cached files, oldest first (the order of `s_dentry_lru`); stale entries are
+    /// skipped by the shrinker.
+    pub unused: std::collections::VecDeque<crate::types::InodeId>,
 }
 
 impl Kernel {
@@ -148,6 +151,7 @@ impl Kernel {
             fs: fs.to_string(),
             dentry_lru: ListLru::default(),
             inode_lru: ListLru::default(),
+            unused: Default::default(),
         });
         self.kmem.superblock_slab += SUPERBLOCK_SLAB;
         self.kmem.slab += SUPERBLOCK_SLAB;
@@ -206,6 +210,19 @@ impl Kernel {
         }
         if grew {
             self.account_list_lrus();
+        }
+    }
+
+    /// `list_lru_del()`: an object of `memcg` leaves superblock `sb`'s dentry or inode list.
+    pub fn list_lru_del(&mut self, sb: usize, inode: bool, memcg: MemcgId) {
+        let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(0);
+        let s = &mut self.superblocks[sb];
+        let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
+        if let Some(n) = lru.items.get_mut(&kid) {
+            *n -= 1;
+            if *n == 0 {
+                lru.items.remove(&kid);
+            }
         }
     }
 

@@ -36,6 +36,9 @@ impl Memcg {
             slab_bytes: 0,
             kmem_pins: 0,
             kmem_cache_sets: 0,
+            kmem_bytes: 0,
+            kmem_pages: 0,
+            lru_objects: 0,
         }
     }
 }
@@ -189,6 +192,12 @@ pub struct Memcg {
     pub kmem_pins: u64,
     /// Groups of accounted slab caches this memcg has its own copies of (pre-5.9), as bits.
     pub kmem_cache_sets: u8,
+    /// Slab bytes charged to this memcg (dentries, inodes).
+    pub kmem_bytes: u64,
+    /// Pages of its page counter those bytes take (`ceil(kmem_bytes / PAGE_SIZE)`).
+    pub kmem_pages: u64,
+    /// Its unused dentries on superblock LRUs (to skip the shrinkers quickly).
+    pub lru_objects: u64,
 }
 
 /// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).

@@ -320,6 +320,10 @@ impl Simulation {
         match &op.kind {
             OpKind::Read { file, offset, length, bufsize, pattern, fadvise } => {
                 let inode = self.inodes[*file];
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, &op) {
+                    self.finish_step(ti, &op, true);
+                    return;
+                }
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
                     let size = self.kernel.inodes[inode.idx()].size;
                     let end = length.map(|l| offset + l).unwrap_or(size).min(size.max(*offset));
@@ -357,6 +361,7 @@ impl Simulation {
                     Pattern::Random { .. } => next_left == 0,
                 };
                 if done || oom {
+                    self.kernel.dput(inode);
                     finished = true;
                 } else {
                     self.tasks[ti].cursor = Cursor::Read { pos: next_pos, end, left: next_left, ra };
@@ -366,7 +371,10 @@ impl Simulation {
                 let inode = self.inodes[*file];
                 if *create && !self.kernel.inodes[inode.idx()].exists {
                     self.kernel.inodes[inode.idx()].exists = true;
-                    self.kernel.file_created(self.tasks[ti].memcg);
+                }
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, &op) {
+                    self.finish_step(ti, &op, true);
+                    return;
                 }
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
                     self.tasks[ti].cursor = Cursor::Write { pos: *offset, end: offset + length };
@@ -384,10 +392,25 @@ impl Simulation {
                 }
                 self.leave(ti, user);
                 if next >= end || oom {
+                    self.kernel.dput(inode);
                     finished = true;
                 } else {
                     self.tasks[ti].cursor = Cursor::Write { pos: next, end };
                 }
+            }
+            OpKind::Stat { file } => {
+                let inode = self.inodes[*file];
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.syscall);
+                let memcg = self.tasks[ti].memcg;
+                if self.kernel.d_instantiate(inode, memcg) {
+                    self.kernel.dget(inode);
+                    self.kernel.dput(inode);
+                } else {
+                    self.op_failed(ti, &op, crate::cgroup::Errno::ENOMEM);
+                }
+                self.leave(ti, user);
+                finished = true;
             }
             OpKind::Fsync { file } => {
                 self.enter(ti);
@@ -444,30 +467,46 @@ impl Simulation {
                 finished = true;
             }
         }
-        // Consecutive ops with the same step name form one step.
-        let pc = self.tasks[ti].pc;
-        let grouped = finished && !oom && self.scenario.tasks[ti].ops.get(pc + 1).is_some_and(|next| next.step == op.step);
-        if grouped {
-            self.tasks[ti].cursor = Cursor::Idle;
-            self.tasks[ti].pc += 1;
-        } else if finished {
-            let t = &mut self.tasks[ti];
-            t.cursor = Cursor::Idle;
-            let before = t.snapshot.take().expect("snapshot taken at op start");
-            let memcg = t.step_memcg;
-            let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);
-            let metrics = step_metrics(&self.kernel, memcg, &before, &after, oom);
-            self.steps.push(StepResult {
-                name: op.step.clone(),
-                task: self.tasks[ti].name.clone(),
-                memcg: self.kernel.memcgs.get(memcg).path.clone(),
-                metrics,
-            });
-            self.tasks[ti].pc += 1;
+        if finished {
+            self.finish_step(ti, &op, !oom);
             if oom {
                 self.tasks[ti].killed = true;
             }
         }
+    }
+
+    /// `open()`: look the file up (instantiating its dentry and inode, charged to the task's
+    /// memcg) and hold it. False if the memcg could not be charged (ENOMEM).
+    fn open_file(&mut self, ti: usize, inode: InodeId, op: &crate::scenario::model::OpSpec) -> bool {
+        let memcg = self.tasks[ti].memcg;
+        if !self.kernel.d_instantiate(inode, memcg) {
+            self.op_failed(ti, op, crate::cgroup::Errno::ENOMEM);
+            return false;
+        }
+        self.kernel.dget(inode);
+        true
+    }
+
+    /// An op ended (`ok`: without an OOM kill): emit its step unless the next op continues
+    /// it (consecutive ops with the same step name form one step).
+    fn finish_step(&mut self, ti: usize, op: &crate::scenario::model::OpSpec, ok: bool) {
+        let pc = self.tasks[ti].pc;
+        self.tasks[ti].cursor = Cursor::Idle;
+        let grouped = ok && self.scenario.tasks[ti].ops.get(pc + 1).is_some_and(|next| next.step == op.step);
+        self.tasks[ti].pc += 1;
+        if grouped {
+            return;
+        }
+        let before = self.tasks[ti].snapshot.take().expect("snapshot taken at op start");
+        let memcg = self.tasks[ti].step_memcg;
+        let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);
+        let metrics = step_metrics(&self.kernel, memcg, &before, &after, !ok);
+        self.steps.push(StepResult {
+            name: op.step.clone(),
+            task: self.tasks[ti].name.clone(),
+            memcg: self.kernel.memcgs.get(memcg).path.clone(),
+            metrics,
+        });
     }
 }
 

@@ -127,6 +127,7 @@ impl Kernel {
             self.shrink_lruvec(m, sc);
             // shrink_slab(): the shadow-node shrinker is the one memcg-aware shrinker modelled.
             self.shrink_shadow_nodes(m);
+            self.shrink_slab_sb(m, sc.priority);
             if shared && sc.nr_reclaimed >= sc.nr_to_reclaim {
                 stopped_at = Some(m);
                 break;

@@ -935,7 +935,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
     let kind = match t.get("op") {
         Some(v) => get_str(cx, v, "op").map(|s| (s.to_string(), v.loc.clone())),
         None => {
-            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, fsync, sleep, move, mkdir, rmdir, mount, exec, repeat)");
+            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, stat, fsync, sleep, move, mkdir, rmdir, mount, exec, repeat)");
             None
         }
     };
@@ -1046,10 +1046,14 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync", "create"]);
             OpKind::Write { file: file?, offset, length, bufsize, fsync, create }
         }
-        "fsync" => {
+        "fsync" | "stat" => {
             let file = file_of(cx, &mut t);
             t.finish(cx, &["op", "step", "file"]);
-            OpKind::Fsync { file: file? }
+            if kind == "stat" {
+                OpKind::Stat { file: file? }
+            } else {
+                OpKind::Fsync { file: file? }
+            }
         }
         "sleep" => {
             let duration = match t.get("duration") {
@@ -1095,7 +1099,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             OpKind::Mount { path: path?, fs }
         }
         other => {
-            let ops = ["read", "write", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
+            let ops = ["read", "write", "stat", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }

@@ -180,6 +180,11 @@ pub enum OpKind {
         /// Program name, for reports.
         program: String,
     },
+    /// `stat()` a file: its dentry and inode are looked up (and cached, charged to the task).
+    Stat {
+        /// Index into `files`.
+        file: usize,
+    },
     /// `fsync()` a file.
     Fsync {
         /// Index into `files`.
