@@ -142,7 +142,7 @@ ops = [{{ op = "write", file = "/log", length = "1M", bufsize = "128K", fsync = 
     run(&mut s);
     let k = &s.kernel;
     assert_eq!(k.inodes[f.idx()].size, 1 << 20);
-    assert_eq!(k.memcgs.get(ct).counter.usage, 256);
+    assert_eq!(page_usage(k, ct), 256);
     assert_eq!(k.memcgs.get(ct).nr_dirty, 256);
     assert_eq!(k.mappings[f.idx()].nrdirty, 256);
     assert_eq!(k.vmstat.nr_dirty, 256);
@@ -163,7 +163,7 @@ ops = [{{ op = "write", file = "/log", length = "1M", bufsize = "128K", fsync = 
         256,
         "written pages stay cached"
     );
-    assert_eq!(k.memcgs.get(ct).counter.usage, 256);
+    assert_eq!(page_usage(k, ct), 256);
     assert_invariants(k);
 }
 

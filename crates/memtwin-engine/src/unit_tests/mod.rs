@@ -41,6 +41,14 @@ pub(crate) fn run(sim: &mut Simulation) -> usize {
     run_with(sim, |_| {})
 }
 
+/// Pages charged to `m` and its descendants for page cache: the page counter less the pages
+/// their dentries and inodes (slab) take.
+pub(crate) fn page_usage(k: &Kernel, m: MemcgId) -> u64 {
+    let mut sub = vec![];
+    k.memcgs.subtree(m, &mut sub);
+    k.memcgs.get(m).counter.usage - sub.iter().map(|c| k.memcgs.get(*c).kmem_pages).sum::<u64>()
+}
+
 /// Assert the engine's conservation invariants.
 pub(crate) fn assert_invariants(k: &Kernel) {
     if let Err(e) = k.check_invariants() {

@@ -51,14 +51,14 @@ fn limit_reclaim_keeps_usage_under_max_and_evicts_from_the_memcg() {
     let mut steps = 0;
     while steps < 128 && s.step() {
         steps += 1;
-        assert!(s.kernel.memcgs.get(ct).counter.usage <= max, "step {steps}");
+        assert!(page_usage(&s.kernel, ct) <= max, "step {steps}");
     }
     assert_eq!(
         steps, 128,
         "cat's 128 reads ran before the other task starts"
     );
     let k = &s.kernel;
-    let usage = k.memcgs.get(ct).counter.usage;
+    let usage = page_usage(k, ct);
     let stolen = k.memcgs.events(ct, MemcgEvent::Pgsteal);
     assert!(stolen >= 4096 - 1024);
     assert!(k.memcgs.events(ct, MemcgEvent::Pgscan) >= stolen);
@@ -116,11 +116,11 @@ ops = [{ op = "read", file = "/b" }]
 "#);
     let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
     run_with(&mut s, |s| {
-        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+        assert!(page_usage(&s.kernel, p) <= 1024)
     });
     let k = &s.kernel;
     assert!(
-        k.memcgs.get(a).counter.usage < 768,
+        page_usage(k, a) < 768,
         "a lost pages to b's charges"
     );
     assert!(k.memcgs.get(a).events[MemcgEvent::Pgsteal as usize] > 0);
@@ -168,8 +168,8 @@ ops = [{ op = "read", file = "/b" }]
     let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
     run(&mut s);
     let k = &mut s.kernel;
-    assert_eq!(k.memcgs.get(a).counter.usage, 512);
-    assert_eq!(k.memcgs.get(b).counter.usage, 512);
+    assert_eq!(page_usage(k, a), 512);
+    assert_eq!(page_usage(k, b), 512);
     for _ in 0..4 {
         k.try_to_free_mem_cgroup_pages(p, 32);
     }
@@ -331,10 +331,10 @@ fn memory_low_spares_a_child_while_an_unprotected_sibling_is_reclaimed() {
     let mut s = sim(&protection(r#""memory.low" = "2M""#, ""));
     let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
     run_with(&mut s, |s| {
-        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+        assert!(page_usage(&s.kernel, p) <= 1024)
     });
     let k = &s.kernel;
-    assert_eq!(k.memcgs.get(a).counter.usage, 256, "a kept every page");
+    assert_eq!(page_usage(k, a), 256, "a kept every page");
     assert_eq!(
         k.memcgs.events(a, MemcgEvent::Pgscan),
         0,
@@ -358,10 +358,10 @@ fn memory_min_protects_even_in_the_low_reclaim_pass() {
     ));
     let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
     run_with(&mut s, |s| {
-        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+        assert!(page_usage(&s.kernel, p) <= 1024)
     });
     let k = &s.kernel;
-    assert_eq!(k.memcgs.get(a).counter.usage, 256, "a kept every page");
+    assert_eq!(page_usage(k, a), 256, "a kept every page");
     assert_eq!(
         k.memcgs.events(a, MemcgEvent::Pgscan),
         0,
@@ -388,7 +388,7 @@ fn memory_low_gives_way_when_everything_is_protected() {
     ));
     let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
     run_with(&mut s, |s| {
-        assert!(s.kernel.memcgs.get(p).counter.usage <= 1024)
+        assert!(page_usage(&s.kernel, p) <= 1024)
     });
     let k = &s.kernel;
     assert!(k.memcgs.events(p, MemcgEvent::Low) > 0);
@@ -396,7 +396,7 @@ fn memory_low_gives_way_when_everything_is_protected() {
     assert!(k.memcgs.events(a, MemcgEvent::Low) + k.memcgs.events(b, MemcgEvent::Low) > 0);
     assert_eq!(k.memcgs.events(p, MemcgEvent::OomKill), 0);
     let resident: u64 = k.mappings.iter().map(|m| m.nrpages).sum();
-    assert_eq!(resident, k.memcgs.get(p).counter.usage);
+    assert_eq!(resident, page_usage(k, p));
     assert_invariants(k);
 }
 
@@ -434,8 +434,8 @@ ops = [{ op = "read", file = "/b" }]
     let (p, a, b) = (memcg(&s, "p"), memcg(&s, "p/a"), memcg(&s, "p/b"));
     run(&mut s);
     let k = &mut s.kernel;
-    assert_eq!(k.memcgs.get(a).counter.usage, 768);
-    assert_eq!(k.memcgs.get(b).counter.usage, 768);
+    assert_eq!(page_usage(k, a), 768);
+    assert_eq!(page_usage(k, b), 768);
     for _ in 0..4 {
         k.try_to_free_mem_cgroup_pages(p, 32);
     }
@@ -456,10 +456,10 @@ fn recharge_policy_keeps_pages_uncharged_and_charges_the_next_reader() {
     // cat's 128 reads all run before `other` starts at 10 s.
     for _ in 0..128 {
         assert!(s.step());
-        assert!(s.kernel.memcgs.get(ct).counter.usage <= 1024);
+        assert!(page_usage(&s.kernel, ct) <= 1024);
     }
     let k = &s.kernel;
-    let ct_usage = k.memcgs.get(ct).counter.usage;
+    let ct_usage = page_usage(k, ct);
     assert_eq!(k.mappings[f.idx()].nrpages, 4096, "nothing was evicted");
     assert_eq!(k.mappings[f.idx()].nrshadows, 0);
     assert_eq!(
@@ -478,12 +478,12 @@ fn recharge_policy_keeps_pages_uncharged_and_charges_the_next_reader() {
     run(&mut s);
     let k = &s.kernel;
     assert_eq!(
-        k.memcgs.get(other).counter.usage,
+        page_usage(k, other),
         4096 - ct_usage,
         "other paid for what it found uncharged"
     );
     assert_eq!(
-        k.memcgs.get(ct).counter.usage,
+        page_usage(k, ct),
         ct_usage,
         "ct's pages stay with ct"
     );
@@ -522,7 +522,7 @@ ops = [{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }]
 "#);
     let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
     run_with(&mut s, |s| {
-        assert!(s.kernel.memcgs.get(ct).counter.usage <= 1024)
+        assert!(page_usage(&s.kernel, ct) <= 1024)
     });
     let k = &s.kernel;
     let global_steal = k.vmstat.get(VmEvent::PgstealKswapd) + k.vmstat.get(VmEvent::PgstealDirect);
