@@ -77,7 +77,7 @@ impl Kernel {
         let c = self.profile.memcg_kmem.clone();
         let nodes = self.nr_nodes as u64;
         let percpu = self.pcpu_alloc(c.vmstats_percpu + nodes * c.lruvec_stats_percpu + c.other_percpu);
-        let mut slab = self.kmalloc(c.memcg_struct + 8 * nodes);
+        let mut slab = self.kmalloc(c.memcg_struct + 8 * nodes); // + nodeinfo[] pointers
         if c.memcg_vmstats_struct > 0 {
             slab += self.kmalloc(c.memcg_vmstats_struct);
         }
@@ -163,7 +163,15 @@ impl Kernel {
         {
             return;
         }
-        let (percpu, slab, parent) = (mc.percpu_bytes, mc.slab_bytes, mc.parent);
+        let (percpu, slab, parent, events) = (mc.percpu_bytes, mc.slab_bytes, mc.parent, mc.events);
+        // Since 5.3 the counters of a freed memcg are folded into its parent, so that the
+        // hierarchical memory.stat of the ancestors keeps them.
+        if let Some(p) = parent {
+            for (i, e) in events.iter().enumerate() {
+                self.memcgs.memcgs[p.idx()].events[i] += e;
+            }
+            self.memcgs.memcgs[m.idx()].events = [0; crate::memcontrol::NR_MEMCG_EVENTS];
+        }
         self.pcpu_free(percpu);
         self.kmem.slab -= slab;
         let mc = &mut self.memcgs.memcgs[m.idx()];

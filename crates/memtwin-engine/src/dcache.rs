@@ -185,7 +185,7 @@ impl Kernel {
         if self.memcgs.get(memcg).lru_objects == 0 {
             return 0;
         }
-        let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(0);
+        let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(crate::list_lru::ROOT_KID);
         let mut freed = 0;
         for sb in 0..self.superblocks.len() {
             let freeable = self.superblocks[sb].dentry_lru.items.get(&kid).copied().unwrap_or(0);

@@ -34,6 +34,10 @@ pub enum ListLruLayout {
     Lazy,
 }
 
+/// The list_lru index of objects charged to no memcg (the root's own list, `-1` in the
+/// kernel); kmem ids of memcgs start at 0.
+pub const ROOT_KID: u32 = u32::MAX;
+
 /// `sizeof(struct list_lru_one)`: a list head and a long count.
 pub const LIST_LRU_ONE: u64 = 24;
 /// `sizeof(struct list_lru_node)`, cache-line aligned.
@@ -54,7 +58,7 @@ pub const SUPERBLOCK_PERCPU: u64 = 24;
 /// One memcg-aware list_lru.
 #[derive(Clone, Debug, Default)]
 pub struct ListLru {
-    /// Items per kmem id (0 for the root's own list).
+    /// Items per kmem id (`ROOT_KID` for the root's own list).
     pub items: BTreeMap<u32, u64>,
     /// Kmem ids with a per-memcg entry allocated (lazy layouts only).
     pub entries: BTreeMap<u32, ()>,
@@ -197,7 +201,7 @@ impl Kernel {
             }
             cur = self.memcgs.get(m).parent;
         }
-        let kid = chain.first().copied().unwrap_or(0);
+        let kid = chain.first().copied().unwrap_or(ROOT_KID);
         let lazy = self.lazy();
         let s = &mut self.superblocks[sb];
         let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
@@ -215,7 +219,7 @@ impl Kernel {
 
     /// `list_lru_del()`: an object of `memcg` leaves superblock `sb`'s dentry or inode list.
     pub fn list_lru_del(&mut self, sb: usize, inode: bool, memcg: MemcgId) {
-        let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(0);
+        let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(ROOT_KID);
         let s = &mut self.superblocks[sb];
         let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
         if let Some(n) = lru.items.get_mut(&kid) {
@@ -230,7 +234,7 @@ impl Kernel {
     /// and in lazy layouts its entries are freed.
     pub fn memcg_reparent_list_lrus(&mut self, memcg: MemcgId) {
         let Some(kid) = self.memcgs.get(memcg).kmem_id else { return };
-        let parent_kid = self.memcgs.get(memcg).parent.and_then(|p| self.memcgs.get(p).kmem_id).unwrap_or(0);
+        let parent_kid = self.memcgs.get(memcg).parent.and_then(|p| self.memcgs.get(p).kmem_id).unwrap_or(ROOT_KID);
         let mut changed = false;
         for sb in &mut self.superblocks {
             for lru in [&mut sb.dentry_lru, &mut sb.inode_lru] {

@@ -59,7 +59,8 @@ pub struct MemcgKmemCost {
     /// 6.1) + `percpu_ref` counters 8 each (3 in 5.0, 5 in 6.1) + the writeback domain's
     /// `percpu_counter` 4.
     pub other_percpu: u64,
-    /// `sizeof(struct mem_cgroup)` + 8 per node (`nodeinfo[]`): 2688 in 5.0, 2240 in 6.1.
+    /// `sizeof(struct mem_cgroup)` without its `nodeinfo[]` pointers (8 per node, added when
+    /// it is allocated): 2688 in 5.0, 4096 in 5.17, 2240 in 6.1.
     pub memcg_struct: u64,
     /// 6.1's separately allocated `struct memcg_vmstats` (1072); 0 in 5.0.
     pub memcg_vmstats_struct: u64,
@@ -158,7 +159,7 @@ pub const KMEM_5_0: MemcgKmemCost = MemcgKmemCost {
     vmstats_percpu: 1000,
     lruvec_stats_percpu: 240,
     other_percpu: 64 + 128 + 16 + 3 * 8 + 4,
-    memcg_struct: 2688 + 8,
+    memcg_struct: 2688,
     memcg_vmstats_struct: 0,
     per_node_struct: 848,
     cgroup_struct: 1836,
@@ -179,7 +180,7 @@ pub const KMEM_5_17: MemcgKmemCost = MemcgKmemCost {
     vmstats_percpu: 2376,
     lruvec_stats_percpu: 640,
     other_percpu: 64 + 128 + 32 + 5 * 8 + 4,
-    memcg_struct: 4096 + 8,
+    memcg_struct: 4096,
     memcg_vmstats_struct: 0,
     per_node_struct: 1064,
     cgroup_struct: 2368,
@@ -197,7 +198,7 @@ pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
     vmstats_percpu: 1096,
     lruvec_stats_percpu: 688,
     other_percpu: 64 + 128 + 32 + 5 * 8 + 4,
-    memcg_struct: 2240 + 8,
+    memcg_struct: 2240,
     memcg_vmstats_struct: 1072,
     per_node_struct: 2560,
     cgroup_struct: 1808,

@@ -155,6 +155,7 @@ impl Kernel {
             pc.emin.max(pc.elow)
         };
         let cgroup_size = pc.usage.max(protection);
+        let dying = self.memcgs.get(memcg).state != crate::memcontrol::MemcgState::Online;
         let scan = |size: u64| -> u64 {
             let s = if protection > 0 {
                 // Scan in proportion to how far the memcg is above its protection.
@@ -162,7 +163,14 @@ impl Kernel {
             } else {
                 size
             };
-            s >> sc.priority
+            let scan = s >> sc.priority;
+            // "If the cgroup's already been deleted, make sure to scrape out the remaining
+            // cache" (get_scan_count()).
+            if scan == 0 && dying {
+                size.min(SWAP_CLUSTER_MAX)
+            } else {
+                scan
+            }
         };
         let mut nr_inactive = scan(self.lruvecs[v].size(LruList::InactiveFile));
         let mut nr_active = scan(self.lruvecs[v].size(LruList::ActiveFile));

@@ -5,7 +5,9 @@
 //! that pins the behaviour down more precisely. Every scenario-level test ends by checking
 //! the conservation invariants ([`Kernel::check_invariants`]).
 
+mod cgroup;
 mod filemap;
+mod list_lru;
 mod memcontrol;
 mod readahead;
 mod swap;
