@@ -232,6 +232,23 @@ pub fn profiles() -> Vec<KernelProfile> {
             policies: Policies::default(),
         },
         KernelProfile {
+            name: "linux-6.1",
+            description: "6.1 (Debian 12's kernel): as linux-6.6, but limit reclaim resumes a shared \
+                          memcg walk (before 1ba6fc9af35b)",
+            max_reclaim_retries: 16,
+            file_inactive_ratio: InactiveRatio::Sqrt,
+            workingset_refault: true,
+            eviction_at_reclaim_root: true,
+            eviction_reads_age_first: true,
+            reclaim_walk: ReclaimWalk::SharedPartial,
+            memcg_kmem: KMEM_6_1,
+            list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
+            watermark_scale_factor: Some(10),
+            policies: Policies::default(),
+        },
+        KernelProfile {
             name: "linux-5.17",
             description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
                           with nr_deferred, objcg slab accounting, full memcg walks not yet (shared iterator)",

@@ -40,6 +40,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync, create: file % 2 == 1 }),
         Just(OpKind::Exec { program: "dd".into() }),
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
+        (0..nfiles).prop_map(|file| OpKind::Stat { file }),
         (0u64..50_000_000).prop_map(|d| OpKind::Sleep { duration: d }),
         (0..ncg + 4).prop_map(move |i| OpKind::Move { cgroup: cgroup_name(i, ncg) }),
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
@@ -51,7 +52,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
     let files = prop::collection::vec(0u64..12 << 20, 1..4);
     let limits = prop::collection::vec((prop::option::of(256u64 << 10..16 << 20), 0u64..4 << 20), 1..5);
-    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..3, prop::bool::ANY)
+    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..5, prop::bool::ANY)
         .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof, release)| {
             let nf = fsizes.len();
             let nc = limits.len();
@@ -84,7 +85,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         boot_used: 300 << 20,
                         boot_superblocks: 3,
                     },
-                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4"][prof as usize]).unwrap(),
+                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17"][prof as usize]).unwrap(),
                     policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
