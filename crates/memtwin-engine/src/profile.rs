@@ -211,94 +211,58 @@ pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
     shrinker_info: ShrinkerInfo::WithDeferred,
 };
 
-/// All built-in profiles.
+/// All built-in profiles. Each era is written as what it changes against the next newer one.
 pub fn profiles() -> Vec<KernelProfile> {
-    vec![
-        KernelProfile {
-            name: "linux-6.6",
-            description: "a 6.x kernel like the host's: MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, \
-                          refault detection, watermark_scale_factor 10",
-            max_reclaim_retries: 16,
-            file_inactive_ratio: InactiveRatio::Sqrt,
-            workingset_refault: true,
-            eviction_at_reclaim_root: true,
-            eviction_reads_age_first: true,
-            reclaim_walk: ReclaimWalk::Full,
-            memcg_kmem: KMEM_6_1,
-            list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
-            dirty_ratio: 20,
-            dirty_background_ratio: 10,
-            watermark_scale_factor: Some(10),
-            policies: Policies::default(),
-        },
-        KernelProfile {
-            name: "linux-6.1",
-            description: "6.1 (Debian 12's kernel): as linux-6.6, but limit reclaim resumes a shared \
-                          memcg walk (before 1ba6fc9af35b)",
-            max_reclaim_retries: 16,
-            file_inactive_ratio: InactiveRatio::Sqrt,
-            workingset_refault: true,
-            eviction_at_reclaim_root: true,
-            eviction_reads_age_first: true,
-            reclaim_walk: ReclaimWalk::SharedPartial,
-            memcg_kmem: KMEM_6_1,
-            list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
-            dirty_ratio: 20,
-            dirty_background_ratio: 10,
-            watermark_scale_factor: Some(10),
-            policies: Policies::default(),
-        },
-        KernelProfile {
-            name: "linux-5.17",
-            description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
-                          with nr_deferred, objcg slab accounting, full memcg walks not yet (shared iterator)",
-            max_reclaim_retries: 16,
-            file_inactive_ratio: InactiveRatio::Sqrt,
-            workingset_refault: true,
-            eviction_at_reclaim_root: true,
-            eviction_reads_age_first: true,
-            reclaim_walk: ReclaimWalk::SharedPartial,
-            memcg_kmem: KMEM_5_17,
-            list_lru_layout: crate::list_lru::ListLruLayout::Eager,
-            dirty_ratio: 20,
-            dirty_background_ratio: 10,
-            watermark_scale_factor: Some(10),
-            policies: Policies::default(),
-        },
-        KernelProfile {
-            name: "linux-5.0",
-            description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
-                          sqrt inactive ratio, refault detection",
-            max_reclaim_retries: 5,
-            file_inactive_ratio: InactiveRatio::Sqrt,
-            workingset_refault: true,
-            eviction_at_reclaim_root: false,
-            eviction_reads_age_first: false,
-            reclaim_walk: ReclaimWalk::SharedPartial,
-            memcg_kmem: KMEM_5_0,
-            list_lru_layout: crate::list_lru::ListLruLayout::Eager,
-            dirty_ratio: 20,
-            dirty_background_ratio: 10,
-            watermark_scale_factor: Some(10),
-            policies: Policies::default(),
-        },
-        KernelProfile {
-            name: "linux-4.4",
-            description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min",
-            max_reclaim_retries: 5,
-            file_inactive_ratio: InactiveRatio::OneToOne,
-            workingset_refault: true,
-            eviction_at_reclaim_root: false,
-            eviction_reads_age_first: false,
-            reclaim_walk: ReclaimWalk::SharedPartial,
-            memcg_kmem: KMEM_5_0,
-            list_lru_layout: crate::list_lru::ListLruLayout::Eager,
-            dirty_ratio: 20,
-            dirty_background_ratio: 10,
-            watermark_scale_factor: None,
-            policies: Policies::default(),
-        },
-    ]
+    let linux_6_6 = KernelProfile {
+        name: "linux-6.6",
+        description: "a 6.x kernel like the host's: MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, \
+                      refault detection at the reclaim root, full memcg walks, lazy list_lrus, 6.1 structure sizes",
+        max_reclaim_retries: 16,
+        file_inactive_ratio: InactiveRatio::Sqrt,
+        workingset_refault: true,
+        eviction_at_reclaim_root: true,
+        eviction_reads_age_first: true,
+        reclaim_walk: ReclaimWalk::Full,
+        memcg_kmem: KMEM_6_1,
+        list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
+        dirty_ratio: 20,
+        dirty_background_ratio: 10,
+        watermark_scale_factor: Some(10),
+        policies: Policies::default(),
+    };
+    let linux_6_1 = KernelProfile {
+        name: "linux-6.1",
+        description: "6.1 (Debian 12's kernel): as linux-6.6, but limit reclaim resumes a shared \
+                      memcg walk (before 1ba6fc9af35b)",
+        reclaim_walk: ReclaimWalk::SharedPartial,
+        ..linux_6_6.clone()
+    };
+    let linux_5_17 = KernelProfile {
+        name: "linux-5.17",
+        description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
+                      with nr_deferred, objcg slab accounting, shared memcg walks",
+        memcg_kmem: KMEM_5_17,
+        list_lru_layout: crate::list_lru::ListLruLayout::Eager,
+        ..linux_6_1.clone()
+    };
+    let linux_5_0 = KernelProfile {
+        name: "linux-5.0",
+        description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
+                      sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches",
+        max_reclaim_retries: 5,
+        eviction_at_reclaim_root: false,
+        eviction_reads_age_first: false,
+        memcg_kmem: KMEM_5_0,
+        ..linux_5_17.clone()
+    };
+    let linux_4_4 = KernelProfile {
+        name: "linux-4.4",
+        description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min",
+        file_inactive_ratio: InactiveRatio::OneToOne,
+        watermark_scale_factor: None,
+        ..linux_5_0.clone()
+    };
+    vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4]
 }
 
 /// Look a profile up by name.
