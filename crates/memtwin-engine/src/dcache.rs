@@ -114,12 +114,17 @@ impl Kernel {
             // No file system at all (hand-built kernels in tests): nothing to cache.
             return true;
         }
-        self.inodes[inode.idx()].sb = self.sb_of(inode);
+        let sb = self.sb_of(inode);
+        self.inodes[inode.idx()].sb = sb;
         let bytes = self.dentry_inode_bytes(inode);
         if !self.memcg_kmem_charge(memcg, bytes) {
             return false;
         }
         self.memcg_kmem_touch_caches(memcg, 1, CREATE_CACHES);
+        // d_alloc() and alloc_inode_sb() allocate with the superblock's list_lrus in hand.
+        let owner_lru = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
+        self.memcg_list_lru_alloc(sb, false, owner_lru);
+        self.memcg_list_lru_alloc(sb, true, owner_lru);
         self.kmem.slab += bytes;
         self.kmem.file_objects_slab += bytes;
         let owner = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };

@@ -51,6 +51,9 @@ pub const XA_NODE: u64 = 576;
 /// device name (16) and the two list_lrus' node arrays (counted by `account_list_lrus`);
 /// pahole on 5.17 and 6.1.
 pub const SUPERBLOCK_SLAB: u64 = 2048 + 192 + 752 + 192 + 320 + 64 + 16;
+/// The mount point directory a mount needs (`mkdir`): a dentry and an inode on the parent
+/// file system (tmpfs sizes).
+pub const MOUNTPOINT_SLAB: u64 = crate::profile::DENTRY_SLAB + crate::profile::SHMEM_INODE_SLAB;
 /// Percpu of a superblock and its mount, per CPU: `sb_writers` (3 x 4), `mnt_pcp` (8) and
 /// shmem's `used_blocks` counter (4).
 pub const SUPERBLOCK_PERCPU: u64 = 24;
@@ -131,10 +134,11 @@ impl Kernel {
                 }
             }
         }
+        let (slab, other) = if self.profile.kmalloc_large_in_slab { (slab + nr_lrus * v, 0) } else { (slab, nr_lrus * v) };
         self.kmem.slab = self.kmem.slab - self.kmem.list_lru_slab + slab;
-        self.kmem.other = self.kmem.other - self.kmem.list_lru_other + nr_lrus * v;
+        self.kmem.other = self.kmem.other - self.kmem.list_lru_other + other;
         self.kmem.list_lru_slab = slab;
-        self.kmem.list_lru_other = nr_lrus * v;
+        self.kmem.list_lru_other = other;
     }
 
     /// `memcg_update_all_list_lrus()`: a new kmem id does not fit; every list_lru's arrays
@@ -157,8 +161,9 @@ impl Kernel {
             inode_lru: ListLru::default(),
             unused: Default::default(),
         });
-        self.kmem.superblock_slab += SUPERBLOCK_SLAB;
-        self.kmem.slab += SUPERBLOCK_SLAB;
+        let slab = SUPERBLOCK_SLAB + if path.starts_with('/') && !path.starts_with("/dev/") { MOUNTPOINT_SLAB } else { 0 };
+        self.kmem.superblock_slab += slab;
+        self.kmem.slab += slab;
         let pc = self.pcpu_alloc(SUPERBLOCK_PERCPU);
         self.kmem.superblock_percpu += pc;
         self.account_list_lrus();
@@ -182,6 +187,7 @@ impl Kernel {
     pub fn account_shrinker_info(&mut self) {
         let shrinkers = self.superblocks.len() as u64 + 1;
         let (s, o) = self.shrinker_info_bytes(shrinkers);
+        let (s, o) = if self.profile.kmalloc_large_in_slab { (s + o, 0) } else { (s, o) };
         let per = self.nr_nodes as u64 * self.memcgs.nr_allocated;
         self.kmem.slab = self.kmem.slab - self.kmem.shrinker_slab + per * s;
         self.kmem.other = self.kmem.other - self.kmem.shrinker_other + per * o;
@@ -189,32 +195,37 @@ impl Kernel {
         self.kmem.shrinker_other = per * o;
     }
 
-    /// `list_lru_add()` of an object charged to `memcg` on superblock `sb`'s dentry
-    /// (`inode = false`) or inode list. In lazy layouts the first insert by a memcg allocates
-    /// its entry, and its ancestors' (`memcg_list_lru_alloc()`).
-    pub fn list_lru_add(&mut self, sb: usize, inode: bool, memcg: MemcgId) {
-        let mut chain = vec![];
+    /// `memcg_list_lru_alloc()` (5.18+, called when `memcg` allocates an object destined for
+    /// one of superblock `sb`'s list_lrus — `kmem_cache_alloc_lru()`, `alloc_inode_sb()`):
+    /// in lazy layouts, allocate the per-memcg entry of that list_lru for the memcg and every
+    /// ancestor that lacks one. Eager layouts have them all already.
+    pub fn memcg_list_lru_alloc(&mut self, sb: usize, inode: bool, memcg: MemcgId) {
+        if !self.lazy() {
+            return;
+        }
+        let mut grew = false;
         let mut cur = Some(memcg);
         while let Some(m) = cur {
             if let Some(k) = self.memcgs.get(m).kmem_id {
-                chain.push(k);
-            }
-            cur = self.memcgs.get(m).parent;
-        }
-        let kid = chain.first().copied().unwrap_or(ROOT_KID);
-        let lazy = self.lazy();
-        let s = &mut self.superblocks[sb];
-        let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
-        *lru.items.entry(kid).or_insert(0) += 1;
-        let mut grew = false;
-        if lazy {
-            for k in chain {
+                let s = &mut self.superblocks[sb];
+                let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
                 grew |= lru.entries.insert(k, ()).is_none();
             }
+            cur = self.memcgs.get(m).parent;
         }
         if grew {
             self.account_list_lrus();
         }
+    }
+
+    /// `list_lru_add()` of an object charged to `memcg` on superblock `sb`'s dentry
+    /// (`inode = false`) or inode list (its entry exists: see `memcg_list_lru_alloc`).
+    pub fn list_lru_add(&mut self, sb: usize, inode: bool, memcg: MemcgId) {
+        self.memcg_list_lru_alloc(sb, inode, memcg);
+        let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(ROOT_KID);
+        let s = &mut self.superblocks[sb];
+        let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
+        *lru.items.entry(kid).or_insert(0) += 1;
     }
 
     /// `list_lru_del()`: an object of `memcg` leaves superblock `sb`'s dentry or inode list.

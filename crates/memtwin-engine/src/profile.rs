@@ -144,6 +144,10 @@ pub struct KernelProfile {
     pub memcg_kmem: MemcgKmemCost,
     /// How memcg-aware list_lrus lay out their per-memcg lists (seed 001).
     pub list_lru_layout: crate::list_lru::ListLruLayout,
+    /// `kmalloc_large()` pages (allocations above 8 KiB) count in /proc/meminfo `Slab`
+    /// (`NR_SLAB_UNRECLAIMABLE_B`): seen on 6.1 in QEMU (shrinker state of 16 KiB per memcg
+    /// and node grew Slab); assumed from 5.10 on, not before.
+    pub kmalloc_large_in_slab: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -225,6 +229,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_walk: ReclaimWalk::Full,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
+        kmalloc_large_in_slab: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -253,6 +258,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
         memcg_kmem: KMEM_5_0,
+        kmalloc_large_in_slab: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {

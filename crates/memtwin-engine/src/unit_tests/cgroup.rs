@@ -534,7 +534,10 @@ fn in_6_6_neither_copies_nor_pins() {
     assert!(s.step());
     let k = &s.kernel;
     assert_eq!(k.kmem.percpu, percpu0);
-    assert_eq!(k.kmem.slab - slab0, 2 * (DENTRY_SLAB + SHMEM_INODE_SLAB));
+    // Two files' dentries and inodes, and the memcg's first allocation on the tmpfs
+    // superblock: its entries of the dentry and inode list_lrus, each in a new xarray node.
+    let entries = 2 * (crate::slab::kmalloc_size(16 + 24 * k.nr_nodes as u64) + crate::list_lru::XA_NODE);
+    assert_eq!(k.kmem.slab - slab0, 2 * (DENTRY_SLAB + SHMEM_INODE_SLAB) + entries);
     assert_eq!(k.kmem.file_objects_slab, 2 * 952);
     assert_eq!((k.memcgs.get(a).percpu_bytes, k.memcgs.get(a).slab_bytes), (mpercpu, mslab));
     assert_eq!(k.memcgs.get(a).kmem_pins, 0);

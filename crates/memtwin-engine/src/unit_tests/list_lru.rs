@@ -5,7 +5,7 @@
 //! written out by hand, independently of `list_lru_fixed_bytes()` and `kmalloc_size()`.
 
 use super::*;
-use crate::list_lru::{ListLruLayout, LIST_LRU_NODE, LIST_LRU_ONE, RCU_HEAD, SUPERBLOCK_PERCPU, SUPERBLOCK_SLAB, XA_NODE};
+use crate::list_lru::{ListLruLayout, MOUNTPOINT_SLAB, LIST_LRU_NODE, LIST_LRU_ONE, RCU_HEAD, SUPERBLOCK_PERCPU, SUPERBLOCK_SLAB, XA_NODE};
 use crate::memcontrol::MemcgState;
 use crate::slab::kvmalloc_size;
 
@@ -105,9 +105,10 @@ fn memcg_update_all_list_lrus_only_grows() {
     assert_eq!(k.memcgs.nr_cache_ids, 100);
     assert_eq!((k.kmem.list_lru_slab, k.kmem.slab, k.kmem.other), (at_100, slab, other));
     k.memcg_update_all_list_lrus(2000);
-    // 16 + 16000 = 16016 -> kmalloc_large 16 KiB per node, outside Slab.
-    assert_eq!(k.kmem.list_lru_slab, 4 * (128 + 2 * 2000 * 32));
-    assert_eq!(k.kmem.list_lru_other, 4 * 2 * 16384);
+    // 16 + 16000 = 16016 -> kmalloc_large 16 KiB per node, which 5.17 counts in Slab.
+    assert!(k.profile.kmalloc_large_in_slab);
+    assert_eq!(k.kmem.list_lru_slab, 4 * (128 + 2 * 2000 * 32) + 4 * 2 * 16384);
+    assert_eq!(k.kmem.list_lru_other, 0);
     assert_eq!(k.kmem.other, k.kmem.list_lru_other + k.kmem.shrinker_other);
     k.memcg_update_all_list_lrus(4);
     assert_eq!(k.memcgs.nr_cache_ids, 2000);
@@ -142,17 +143,19 @@ fn a_mount_adds_two_list_lrus_and_the_superblock() {
         assert_eq!((k.superblocks[0].path.as_str(), k.superblocks[0].fs.as_str()), ("/m", "tmpfs"));
         assert_eq!(k.kmem.list_lru_slab, 2 * per_lru, "{name}");
         assert_eq!(k.kmem.list_lru_other, 0, "{name}");
-        assert_eq!(k.kmem.superblock_slab, SUPERBLOCK_SLAB);
+        // The superblock and its mount, and the mount point directory "/m" (a dentry and an
+        // inode).
+        assert_eq!(k.kmem.superblock_slab, SUPERBLOCK_SLAB + MOUNTPOINT_SLAB);
         assert_eq!(k.kmem.superblock_percpu, cpus * SUPERBLOCK_PERCPU);
         assert_eq!(k.kmem.percpu - percpu0, cpus * 24, "{name}");
         // S goes from 1 to 2 shrinkers: 32 + 8 x 64 + 8 = 552 -> kmalloc-1k either way.
         assert_eq!(k.kmem.shrinker_slab, shrinker0);
         assert_eq!(k.kmem.shrinker_slab, 6 * nodes * 1024, "root + 5 memcgs, per node");
-        assert_eq!(k.kmem.slab - slab0, SUPERBLOCK_SLAB + 2 * per_lru, "{name}");
+        assert_eq!(k.kmem.slab - slab0, SUPERBLOCK_SLAB + MOUNTPOINT_SLAB + 2 * per_lru, "{name}");
         assert_eq!(k.kmem.other, other0);
         k.mount("/m2", "tmpfs");
         assert_eq!(k.kmem.list_lru_slab, 4 * per_lru, "{name}");
-        assert_eq!(k.kmem.slab - slab0, 2 * (SUPERBLOCK_SLAB + 2 * per_lru), "{name}");
+        assert_eq!(k.kmem.slab - slab0, 2 * (SUPERBLOCK_SLAB + MOUNTPOINT_SLAB + 2 * per_lru), "{name}");
         assert!(k.check_invariants().is_ok(), "{name}: {:?}", k.check_invariants());
     }
 }
@@ -314,9 +317,10 @@ fn every_allocated_memcg_keeps_shrinker_state_per_node() {
     for i in 64..1000 {
         k.mount(&format!("/m{i}"), "tmpfs");
     }
-    // S = 1001: 16 longs, 32 + 8192 + 128 = 8352 -> 16 KiB of pages each.
-    assert_eq!(k.kmem.shrinker_slab, 0);
-    assert_eq!(k.kmem.shrinker_other, 2 * nodes * 16384);
+    // S = 1001: 16 longs, 32 + 8192 + 128 = 8352 -> 16 KiB of pages each (kmalloc_large,
+    // in Slab from 5.10).
+    assert_eq!(k.kmem.shrinker_slab, 2 * nodes * 16384);
+    assert_eq!(k.kmem.shrinker_other, 0);
     assert_eq!(k.kmem.other, k.kmem.list_lru_other + k.kmem.shrinker_other);
     assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
 }
