@@ -363,11 +363,11 @@ def parse_info(text):
     return info
 
 
-def run_A(name, smp, extra, ctx):
-    cmd = qemu_cmd(ctx["vmlinuz"], ctx["initrd"], smp, False, f"lab=A labiters={ctx['iters']} {extra}".strip())
+def run_A(name, smp, extra, ctx, numa2=False):
+    cmd = qemu_cmd(ctx["vmlinuz"], ctx["initrd"], smp, numa2, f"lab=A labiters={ctx['iters']} {extra}".strip())
     out, rc, to, wall = run_guest(name, cmd, ctx["timeout"], ctx["logdir"])
     secs = parse_sections(out)
-    res = {"name": name, "smp": smp, "numa_nodes": 1, "qemu_cmdline": cmd, "qemu_rc": rc, "timed_out": to,
+    res = {"name": name, "smp": smp, "numa_nodes": 2 if numa2 else 1, "qemu_cmdline": cmd, "qemu_rc": rc, "timed_out": to,
            "wall_s": round(wall, 1), "completed": "@@DONE" in out,
            "rmdir_failures": out.count("RMDIR_FAILED"),
            "settle_rounds": re.findall(r"^(settled_\S+=\d+)", out.replace("\r", ""), re.M)}
@@ -446,19 +446,115 @@ def run_B(name, n, ctx):
     return res
 
 
+def _fit(xs, ys):
+    n = len(xs)
+    if n < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    a = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return {"per_cpu_bytes": round(a, 1), "intercept_bytes": round(my - a * mx, 1)}
+
+
+def summarize(results):
+    """Compact tables derived from the raw runs (all figures in bytes unless the key says kB)."""
+    summ = {"notes": [
+        "per_* figures are (after - before) / count, from /proc/meminfo (kB * 1024).",
+        "Slab in 6.1 includes kmalloc_large (>8 KiB) pages, which /proc/slabinfo does not list; "
+        "see slab_not_in_slabinfo.",
+        "MemFree is distorted by per-cpu page lists (pcp high is ~80 MB here); MemFreePlusPcp = MemFree + "
+        "sum of pcp counts from /proc/zoneinfo is the better free-memory figure."]}
+    rows = []
+    for r in results.get("runs_A", []) + results.get("runs_A_nomerge", []) + results.get("runs_A_2nodes", []):
+        if "per_dying_memcg_bytes" not in r:
+            rows.append({"run": r["name"], "smp": r["smp"], "completed": r.get("completed")})
+            continue
+        p = r["per_dying_memcg_bytes"]
+        rows.append({"run": r["name"], "smp": r["smp"], "numa_nodes": r.get("numa_nodes", 1),
+                     "nr_cpu_ids": r["guest"].get("nr_cpu_ids"),
+                     "cpu_possible": r["guest"].get("possible"),
+                     "boot_kB": {k: r["boot"][k] for k in ("MemTotal", "MemFree", "MemFreePlusPcp", "Slab", "Percpu")},
+                     "before_kB": {k: r["before"][k] for k in ("Percpu", "Slab", "nr_dying_descendants")},
+                     "after_kB": {k: r["after"][k] for k in ("Percpu", "Slab", "nr_dying_descendants")},
+                     "per_dying_memcg": {k: p[k] for k in ("Percpu", "Slab", "SUnreclaim", "SReclaimable",
+                                                           "MemFreePlusPcp", "Shmem", "VmallocUsed")},
+                     "percpu_per_dying_memcg_per_cpu": round(p["Percpu"] / r["smp"], 1),
+                     "slab_top_caches_per_dying_memcg": [
+                         {"cache": x["cache"], "objsize": x["objsize"],
+                          "objs_per_memcg": round(x["delta_active_objs"] / 1000, 2),
+                          "slab_bytes_per_memcg": round(x["delta_bytes"] / 1000, 1)}
+                         for x in r["slab_top15"][:10]]})
+    summ["A_dying_memcgs"] = rows
+    ok = [r for r in rows if r.get("per_dying_memcg") and r["run"] == f"A_smp{r['smp']}"]
+    if len(ok) >= 2:
+        summ["A_fit_vs_cpus"] = {
+            "Percpu": _fit([r["smp"] for r in ok], [r["per_dying_memcg"]["Percpu"] for r in ok]),
+            "Slab": _fit([r["smp"] for r in ok], [r["per_dying_memcg"]["Slab"] for r in ok])}
+    brows = []
+    for r in results.get("runs_B", []):
+        row = {"N_memcgs": r["N_memcgs"], "completed": r.get("completed"), "boot_kB": r.get("boot"),
+               "start_kB": r.get("snapshots", {}).get("start"), "steps": []}
+        steps = {s["to"]: s for s in r.get("steps", [])}
+        for s in r.get("steps", []):
+            row["steps"].append({
+                "step": s["to"], "units": s["units"], "unit": s["unit"],
+                "per_unit": {k: s["per_unit_bytes"][k] for k in ("Slab", "Percpu", "MemFreePlusPcp", "VmallocUsed")},
+                "slab_not_in_slabinfo_per_unit": (round(s["slab_not_in_slabinfo_delta_bytes"] / s["units"], 1)
+                                                  if s["units"] else None),
+                "top_caches": [(x["cache"], x["delta_bytes"], x["delta_active_objs"]) for x in s["slab_top15"][:6]
+                               if x["delta_bytes"] > 0],
+                "shrunk_caches": [(x["cache"], x["delta_bytes"], x["delta_active_objs"]) for x in s["slab_top_shrink"]]})
+        if "touched_1" in steps and "touched_2" in steps and steps["touched_1"]["units"]:
+            a, b = steps["touched_1"], steps["touched_2"]
+            objs1 = {x["cache"]: x for x in a["slab_top15"]}
+            objs2 = {x["cache"]: x for x in b["slab_top15"]}
+            extra = {}
+            for c in set(objs1) | set(objs2):
+                d = (objs1.get(c, {}).get("delta_obj_bytes", 0) - objs2.get(c, {}).get("delta_obj_bytes", 0))
+                if abs(d) >= 4096:
+                    extra[c] = round(d / a["units"], 1)
+            row["first_touch_minus_second_touch_per_pair"] = {
+                "Slab": round((a["delta_bytes"]["Slab"] - b["delta_bytes"]["Slab"]) / a["units"], 1),
+                "by_cache_obj_bytes": extra}
+        brows.append(row)
+    summ["B_list_lru"] = brows
+    # shrinker_info growth: extra Slab per mount attributable to each memcg (N memcgs + root + CG)
+    base = {s["step"]: s["per_unit"]["Slab"] for b in brows if b["N_memcgs"] == 0 for s in b["steps"]}
+    cross = []
+    for b in brows:
+        if b["N_memcgs"] == 0:
+            continue
+        for s in b["steps"]:
+            if s["step"].startswith("mounts_") and base.get(s["step"]) is not None and s["per_unit"]["Slab"] is not None:
+                cross.append({"N_memcgs": b["N_memcgs"], "step": s["step"],
+                              "slab_per_memcg_per_mount_bytes": round(
+                                  (s["per_unit"]["Slab"] - base[s["step"]]) / (b["N_memcgs"] + 2), 1)})
+    summ["B_slab_per_memcg_per_mount"] = cross
+    return summ
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--workdir", default="/tmp/qemu-lab")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "memcg_qemu_results.json"))
     ap.add_argument("--logdir", default=None)
-    ap.add_argument("--only", default="A,nomerge,B")
+    ap.add_argument("--only", default="A,nomerge,A2node,B")
     ap.add_argument("--smp", default="1,2,4,8,16")
     ap.add_argument("--bn", default="0,500,1000,2000")
     ap.add_argument("--iters", type=int, default=1000)
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--kernel-package", default=None)
     ap.add_argument("--skip-install", action="store_true")
+    ap.add_argument("--summarize-only", action="store_true", help="recompute the summary of an existing --out")
     args = ap.parse_args()
+    if args.summarize_only:
+        with open(args.out) as f:
+            results = json.load(f)
+        results["summary"] = summarize(results)
+        with open(args.out, "w") as f:
+            json.dump(results, f, indent=1)
+        print(json.dumps(results["summary"], indent=1))
+        return
     os.makedirs(args.workdir, exist_ok=True)
     logdir = args.logdir or os.path.join(os.path.dirname(os.path.abspath(args.out)), "raw_logs")
     os.makedirs(logdir, exist_ok=True)
@@ -474,12 +570,16 @@ def main():
             "qemu_package": sh("dpkg-query -W -f '${Version}' qemu-system-x86").strip(),
             "busybox_package": sh("dpkg-query -W -f '${Version}' busybox-static").strip()}
     results = {"date_utc": datetime.datetime.utcnow().isoformat() + "Z", "host": host, "kernel": kern,
-               "initramfs_init_script": GUEST_INIT, "runs_A": [], "runs_A_nomerge": [], "runs_B": []}
+               "initramfs_init_script": GUEST_INIT, "runs_A": [], "runs_A_nomerge": [], "runs_A_2nodes": [],
+               "runs_B": []}
     if os.path.exists(args.out):
         with open(args.out) as f:
             old = json.load(f)
-        for k in ("runs_A", "runs_A_nomerge", "runs_B"):
+        for k in ("runs_A", "runs_A_nomerge", "runs_A_2nodes", "runs_B"):
             results[k] = old.get(k, [])
+        results["invocations"] = old.get("invocations", [{"date_utc": old.get("date_utc"), "only": "A,nomerge,B"}])
+    results.setdefault("invocations", []).append({"date_utc": results["date_utc"], "only": args.only,
+                                                  "smp": args.smp, "bn": args.bn})
 
     def save():
         with open(args.out, "w") as f:
@@ -501,6 +601,12 @@ def main():
         print(f"    done wall={r['wall_s']}s completed={r['completed']} per={r.get('per_dying_memcg_bytes')}", flush=True)
         results["runs_A_nomerge"] = [r]
         save()
+    if "A2node" in only:
+        print("[A 2 nodes] smp=2 ...", flush=True)
+        r = run_A("A_smp2_2nodes", 2, "", ctx, numa2=True)
+        print(f"    done wall={r['wall_s']}s completed={r['completed']} per={r.get('per_dying_memcg_bytes')}", flush=True)
+        results["runs_A_2nodes"] = [r]
+        save()
     if "B" in only:
         ns = list(map(int, args.bn.split(",")))
         results["runs_B"] = [r for r in results["runs_B"] if r["N_memcgs"] not in ns]
@@ -514,6 +620,7 @@ def main():
             results["runs_B"].sort(key=lambda r: r["N_memcgs"])
             save()
     results["date_utc_end"] = datetime.datetime.utcnow().isoformat() + "Z"
+    results["summary"] = summarize(results)
     save()
     print("wrote", args.out)
 

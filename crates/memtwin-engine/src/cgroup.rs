@@ -14,6 +14,11 @@ use crate::types::MemcgId;
 /// `sizeof(struct kernfs_node)` in its slab cache.
 pub const KERNFS_NODE: u64 = 128;
 
+/// Slab of `n` control files: a kernfs node and a name each (freed at rmdir).
+pub fn kernfs_files_bytes(n: u64) -> u64 {
+    n * (KERNFS_NODE + crate::profile::KERNFS_NAME)
+}
+
 /// Why a cgroup operation failed, as the syscall would (`errno`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Errno {
@@ -85,8 +90,9 @@ impl Kernel {
             slab += self.kmalloc(c.per_node_struct);
         }
         slab += self.kmalloc(c.cgroup_struct);
-        slab += c.cgroup_other_slab + c.kernfs_files * KERNFS_NODE;
-        self.kmem.slab += c.cgroup_other_slab + c.kernfs_files * KERNFS_NODE;
+        let kernfs = kernfs_files_bytes(c.kernfs_files) + (c.kernfs_files + 1) * crate::profile::KERNFS_IDR_PER_FILE;
+        slab += c.cgroup_other_slab + kernfs;
+        self.kmem.slab += c.cgroup_other_slab + kernfs;
         let mc = &mut self.memcgs.memcgs[m.idx()];
         mc.percpu_bytes = percpu;
         mc.slab_bytes = slab;
@@ -129,7 +135,7 @@ impl Kernel {
         let id = std::mem::replace(&mut self.memcgs.memcgs[m.idx()].id, 0);
         self.memcgs.ids.free(id);
         // kernfs_remove(): the control files go at rmdir; the directory stays with the css.
-        let files = self.profile.memcg_kmem.kernfs_files * KERNFS_NODE;
+        let files = kernfs_files_bytes(self.profile.memcg_kmem.kernfs_files);
         self.kfree(files);
         self.memcgs.memcgs[m.idx()].slab_bytes -= files;
         if self.policies.memcg_percpu_release_on_offline {

@@ -109,11 +109,19 @@ pub enum ShrinkerInfo {
 pub const FORK_EXEC_CACHES: u64 = 12;
 /// Accounted caches a file creation allocates from: dentry, and the file system's inode cache.
 pub const CREATE_CACHES: u64 = 2;
-/// `sizeof(struct dentry)` (192) and of a tmpfs inode (`shmem_inode_cache`, 752 in 5.x, 776
-/// in 6.1) after slab alignment: the slab a created file's objects take.
-pub const DENTRY_SLAB: u64 = 192;
-/// See `DENTRY_SLAB`.
-pub const SHMEM_INODE_SLAB: u64 = 760;
+/// Slab a dentry takes: 192-byte objects, 21 to a 4 KiB slab (/proc/slabinfo on Debian 6.1
+/// in QEMU: objperslab 21, pagesperslab 1), so 4096 / 21 = 195 bytes each.
+pub const DENTRY_SLAB: u64 = 195;
+/// Slab a tmpfs inode takes: `shmem_inode_cache` objects of 784 bytes, 40 to a 32 KiB slab
+/// (slabinfo, 6.1), so 819 bytes each, plus its LSM blob (`lsm_inode_cache`, 32 bytes with
+/// Debian's LSMs). 5.x's objects are 32 bytes smaller; the 6.1 figure is used for all eras.
+pub const SHMEM_INODE_SLAB: u64 = 819 + 32;
+/// Names of a memory cgroup's control files, `kstrdup()`ed by kernfs and freed with them:
+/// 22 in kmalloc-16 and 11 in kmalloc-32 per cgroup on 6.1 (slabinfo), 21 bytes a file.
+pub const KERNFS_NAME: u64 = 21;
+/// IDR nodes (`radix_tree_node`, 584 bytes, 64 ids each) for the kernfs inode numbers of a
+/// cgroup's directory and files: 584 x 35 / 64 per memory cgroup on 6.1.
+pub const KERNFS_IDR_PER_FILE: u64 = 584 / 64;
 
 /// The defaults of one kernel era.
 #[derive(Clone, Debug)]

@@ -459,9 +459,12 @@ impl Simulation {
                 self.leave(ti, user);
                 finished = true;
             }
-            OpKind::Mount { path, fs } => {
+            OpKind::Mount { path, fs, mkdir } => {
                 self.enter(ti);
                 self.kernel.cpu(self.kernel.cost.syscall);
+                if *mkdir {
+                    self.kernel.mkdir_mountpoint();
+                }
                 self.kernel.mount(path, fs);
                 self.leave(ti, user);
                 finished = true;

@@ -1090,13 +1090,14 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                 }
             };
             let fs = t.get("fs").and_then(|v| get_str(cx, v, &k("fs")).map(str::to_string)).unwrap_or_else(|| "tmpfs".into());
-            t.finish(cx, &["op", "step", "path", "fs"]);
+            let mkdir = t.get("mkdir").and_then(|v| get_bool(cx, v, &k("mkdir"))).unwrap_or(true);
+            t.finish(cx, &["op", "step", "path", "fs", "mkdir"]);
             if let Some(p) = &path {
                 if !p.starts_with('/') {
                     cx.err(&n.loc, format!("{what}: mount point `{p}` is not an absolute path"), "write path = \"/mnt/{i}\"");
                 }
             }
-            OpKind::Mount { path: path?, fs }
+            OpKind::Mount { path: path?, fs, mkdir }
         }
         other => {
             let ops = ["read", "write", "stat", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];

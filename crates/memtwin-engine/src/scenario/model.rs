@@ -216,6 +216,8 @@ pub enum OpKind {
         path: String,
         /// File-system type.
         fs: String,
+        /// `mkdir` the mount point first (false: it exists already).
+        mkdir: bool,
     },
 }
 

@@ -9,7 +9,7 @@
 //! formulas (kmalloc rounding written out), never read back from the engine.
 
 use super::*;
-use crate::cgroup::{Errno, KERNFS_NODE};
+use crate::cgroup::{kernfs_files_bytes, Errno};
 use crate::memcontrol::{MemcgEvent, MemcgState, MEM_CGROUP_ID_MAX};
 use crate::profile::{profiles, MemcgKmemCost, CREATE_CACHES, DENTRY_SLAB, FORK_EXEC_CACHES, KMEM_5_0, KMEM_6_1, SHMEM_INODE_SLAB};
 use crate::slab::kmalloc_size;
@@ -58,7 +58,8 @@ fn memcg_slab(c: &MemcgKmemCost, nodes: u64) -> u64 {
         + nodes * kmalloc_size(c.per_node_struct)
         + kmalloc_size(c.cgroup_struct)
         + c.cgroup_other_slab
-        + c.kernfs_files * KERNFS_NODE
+        + kernfs_files_bytes(c.kernfs_files)
+        + (c.kernfs_files + 1) * crate::profile::KERNFS_IDR_PER_FILE
 }
 
 /// (`nr_descendants`, `nr_dying_descendants`) of `/`.
@@ -73,13 +74,18 @@ fn the_6_1_memcg_struct_sizes_round_as_documented() {
     // mem_cgroup 2248 + 2 x 8 -> kmalloc-4k; memcg_vmstats 1072 -> kmalloc-2k; two
     // mem_cgroup_per_node of 2560 -> kmalloc-4k each; cgroup 1808 -> kmalloc-2k;
     // perf_cgroup 256 + psi_group 1024 + 5 percpu_ref_data 320 + obj_cgroup 64 + kernfs dir 128;
-    // 34 control files of 128.
-    assert_eq!(memcg_slab(&c, 2), 4096 + 2048 + 2 * 4096 + 2048 + (256 + 1024 + 320 + 64 + 128) + 34 * 128);
-    assert_eq!(memcg_slab(&c, 2), 22528);
+    // 34 control files of 128 with their names (21 each); kernfs ids for the directory and
+    // the files (9 each).
+    assert_eq!(
+        memcg_slab(&c, 2),
+        4096 + 2048 + 2 * 4096 + 2048 + (256 + 1024 + 320 + 64 + 128) + 34 * (128 + 21) + 35 * 9
+    );
+    assert_eq!(memcg_slab(&c, 2), 23557);
     // percpu: 1096 + 2 x 688 + 268 per CPU.
     assert_eq!(memcg_percpu(&c, 4, 2), 4 * (1096 + 2 * 688 + 268));
-    // 5.0 on one node: 2696 + 8 -> 4k, 848 -> 1k, 1836 -> 2k, 256 + 128, 24 x 128.
-    assert_eq!(memcg_slab(&KMEM_5_0, 1), 4096 + 1024 + 2048 + 384 + 24 * 128);
+    // 5.0 on one node: 2696 + 8 -> 4k, 848 -> 1k, 1836 -> 2k, 256 + 128, 24 files of
+    // 128 + 21, 25 kernfs ids of 9.
+    assert_eq!(memcg_slab(&KMEM_5_0, 1), 4096 + 1024 + 2048 + 384 + 24 * (128 + 21) + 25 * 9);
     assert_eq!(memcg_percpu(&KMEM_5_0, 32, 1), 32 * (1000 + 240 + 236));
 }
 
@@ -113,12 +119,12 @@ fn mkdir_then_rmdir_of_an_uncharged_memcg_frees_it_at_once() {
         assert_eq!(m.percpu_bytes, memcg_percpu(&c, cpus, nodes));
         assert_eq!(m.percpu_bytes, 10960);
         assert_eq!(m.slab_bytes, memcg_slab(&c, nodes));
-        assert_eq!(m.slab_bytes, 22528);
+        assert_eq!(m.slab_bytes, 23557);
     }
     assert_eq!(k.kmem.percpu - percpu0, 10960);
     // One more allocated memcg keeps per node a shrinker_info for S = 2 shrinkers (/tmp and
     // the shadow nodes): 32 + 8 x 64 + 8 = 552 -> kmalloc-1k.
-    assert_eq!(k.kmem.slab - slab0, 22528 + nodes * 1024);
+    assert_eq!(k.kmem.slab - slab0, 23557 + nodes * 1024);
     assert_eq!(k.kmem.other, other0);
     assert_eq!(k.memcgs.nr_cache_ids, 4);
     assert_eq!(root_descendants(k), (2, 0));
@@ -212,7 +218,7 @@ fn a_dying_memcg_is_freed_with_its_last_page_and_its_dying_parent_follows() {
     // Dying, it keeps its percpu statistics and structures (not its control files).
     let kmem = k.profile.memcg_kmem.clone();
     assert_eq!(k.memcgs.get(c).percpu_bytes, memcg_percpu(&kmem, cpus, nodes));
-    assert_eq!(k.memcgs.get(c).slab_bytes, memcg_slab(&kmem, nodes) - kmem.kernfs_files * KERNFS_NODE);
+    assert_eq!(k.memcgs.get(c).slab_bytes, memcg_slab(&kmem, nodes) - kernfs_files_bytes(kmem.kernfs_files));
     assert_eq!((k.memcgs.get(c).id, k.memcgs.get(c).kmem_id), (0, None), "ids go at offline");
     assert_invariants(k);
 
@@ -256,7 +262,7 @@ fn a_dying_memcg_lives_until_its_last_page_is_evicted() {
     assert_eq!(root_descendants(k), (1, 1));
     // rmdir gave back the control files only.
     assert_eq!(k.kmem.percpu, percpu0);
-    assert_eq!(k.kmem.slab, slab0 - KMEM_5_0.kernfs_files * KERNFS_NODE);
+    assert_eq!(k.kmem.slab, slab0 - kernfs_files_bytes(KMEM_5_0.kernfs_files));
 
     isolate_and_evict(k, f, 0);
     assert_eq!(k.memcgs.get(c).state, MemcgState::Dying, "one page still charged");
@@ -383,7 +389,7 @@ fn percpu_per_memcg_and_the_release_on_offline_policy_for_every_profile() {
             k.cgroup_rmdir("/p/m").unwrap();
             let mc = k.memcgs.get(m);
             assert_eq!(mc.state, MemcgState::Dying, "{}", prof.name);
-            let files = c.kernfs_files * KERNFS_NODE;
+            let files = kernfs_files_bytes(c.kernfs_files);
             if release {
                 let released = cpus * (c.vmstats_percpu + nodes * c.lruvec_stats_percpu);
                 let atomics = kmalloc_size(c.vmstats_percpu) + nodes * kmalloc_size(c.lruvec_stats_percpu);
@@ -421,7 +427,7 @@ fn the_release_policy_on_the_seed_003_machine() {
     k.cgroup_rmdir("/m").unwrap();
     assert_eq!(percpu - k.kmem.percpu, 39680);
     assert_eq!(k.memcgs.get(m).percpu_bytes, 47232 - 39680);
-    assert_eq!(k.kmem.slab, slab - 24 * 128 + 1024 + 256);
+    assert_eq!(k.kmem.slab, slab - 24 * (128 + 21) + 1024 + 256);
     assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
 }
 
@@ -469,8 +475,9 @@ fn before_5_9_cache_copies_and_file_objects_pin_a_dying_memcg() {
     assert!(c.per_memcg_kmem_caches && c.slab_objects_pin);
     // A copy: kmem_cache 856 + kmem_cache_node 64 + name 32 of slab, kmem_cache_cpu 32 per CPU.
     assert_eq!((c.kmem_cache_clone_slab, c.kmem_cache_clone_percpu), (952, 32));
+    // A file: its dentry and its tmpfs inode (with the LSM blob), as they sit in their slabs.
     let file = DENTRY_SLAB + SHMEM_INODE_SLAB;
-    assert_eq!(file, 952);
+    assert_eq!(file, 195 + 819 + 32);
     let k = &s.kernel;
     let (percpu0, slab0) = (k.kmem.percpu, k.kmem.slab);
     let (mpercpu0, mslab0) = (k.memcgs.get(a).percpu_bytes, k.memcgs.get(a).slab_bytes);
@@ -491,14 +498,14 @@ fn before_5_9_cache_copies_and_file_objects_pin_a_dying_memcg() {
     assert!(s.step()); // create 1
     let k = &s.kernel;
     assert_eq!(delta(k), ((FORK_EXEC_CACHES + CREATE_CACHES) * cpus * 32, ((12 + CREATE_CACHES) * 952 + file) as i64));
-    assert_eq!(delta(k), (1792, 14280));
+    assert_eq!(delta(k), (1792, (14 * 952 + file) as i64));
     assert_eq!(mdelta(k), (1792, 14 * 952));
     assert_eq!(k.kmem.file_objects_slab, file);
     assert_eq!(k.memcgs.get(a).kmem_pins, 1);
 
     assert!(s.step()); // create 2
     let k = &s.kernel;
-    assert_eq!(delta(k), (1792, 14280 + 952), "no new copies, one more dentry and inode");
+    assert_eq!(delta(k), (1792, (14 * 952 + 2 * file) as i64), "no new copies, one more dentry and inode");
     assert_eq!(k.kmem.file_objects_slab, 2 * file);
     assert_eq!(k.memcgs.get(a).kmem_pins, 2);
     assert_eq!(k.memcgs.get(a).nr_file, 0, "no page-cache page charged");
@@ -513,7 +520,7 @@ fn before_5_9_cache_copies_and_file_objects_pin_a_dying_memcg() {
     assert_eq!(k.memcgs.get(a).nr_file, 0);
     assert_eq!(root_descendants(k), (0, 1));
     // It keeps its copies; only the control files went.
-    assert_eq!(delta(k), (1792, 14280 + 952 - (c.kernfs_files * KERNFS_NODE) as i64));
+    assert_eq!(delta(k), (1792, (14 * 952 + 2 * file) as i64 - kernfs_files_bytes(c.kernfs_files) as i64));
     assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
 }
 
@@ -538,7 +545,7 @@ fn in_6_6_neither_copies_nor_pins() {
     // superblock: its entries of the dentry and inode list_lrus, each in a new xarray node.
     let entries = 2 * (crate::slab::kmalloc_size(16 + 24 * k.nr_nodes as u64) + crate::list_lru::XA_NODE);
     assert_eq!(k.kmem.slab - slab0, 2 * (DENTRY_SLAB + SHMEM_INODE_SLAB) + entries);
-    assert_eq!(k.kmem.file_objects_slab, 2 * 952);
+    assert_eq!(k.kmem.file_objects_slab, 2 * (DENTRY_SLAB + SHMEM_INODE_SLAB));
     assert_eq!((k.memcgs.get(a).percpu_bytes, k.memcgs.get(a).slab_bytes), (mpercpu, mslab));
     assert_eq!(k.memcgs.get(a).kmem_pins, 0);
     assert_eq!(k.memcgs.get(a).kmem_cache_sets, 0);
@@ -554,7 +561,7 @@ fn in_6_6_neither_copies_nor_pins() {
     // The files' objects outlive the memcg; its own memory is gone, and so is the
     // shrinker_info it kept (S = 2: 32 + 8 x 64 + 8 = 552 -> kmalloc-1k, one node).
     assert_eq!(k.kmem.percpu, percpu0 - mpercpu);
-    assert_eq!(k.kmem.slab, slab0 - mslab + 2 * 952 - 1024);
+    assert_eq!(k.kmem.slab, slab0 - mslab + 2 * (DENTRY_SLAB + SHMEM_INODE_SLAB) - 1024);
     assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
 }
 
