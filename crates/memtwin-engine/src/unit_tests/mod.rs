@@ -6,6 +6,7 @@
 //! the conservation invariants ([`Kernel::check_invariants`]).
 
 mod cgroup;
+mod dcache;
 mod filemap;
 mod list_lru;
 mod memcontrol;
