@@ -8,10 +8,10 @@ import sys
 import time
 from typing import Optional, Sequence
 
-from memtwin import _memtwin
+from memtwin import _memtwin, hostcache
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Result, load
-from memtwin.jsonio import OutputError, check_writable, write_json
+from memtwin.jsonio import OutputError, check_writable, ensure_dir, write_json
 from memtwin.progress import Progress
 from memtwin.published import evaluate
 from memtwin.report import compare_table, metrics_for, run_table
@@ -19,8 +19,21 @@ from memtwin.report import compare_table, metrics_for, run_table
 EPILOG = "Scenario format: schema/scenario.schema.json; results: schema/result.schema.json."
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse measures subcommand names without the indent it prints them with, so a long
+    one (`reproduce`) would wrap onto its own line; count that indent."""
+
+    def add_argument(self, action):
+        super().add_argument(action)
+        if action.help is not argparse.SUPPRESS:
+            for sub in getattr(action, "_get_subactions", lambda: [])():
+                n = len(self._format_action_invocation(sub)) + self._current_indent + self._indent_increment
+                self._action_max_length = max(self._action_max_length, n)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="memtwin", description="A digital twin of Linux memory management.", epilog=EPILOG)
+    p = argparse.ArgumentParser(prog="memtwin", description="A digital twin of Linux memory management.", epilog=EPILOG,
+                                formatter_class=_HelpFormatter)
     p.add_argument("--version", action="version", version="memtwin 0.1.0")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
@@ -32,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="override a setting, e.g. --set kernel.cgroup=v2 or --set 'cgroups.ct.\"memory.max\"=50M' (repeatable)")
         sp.add_argument("--json", metavar="OUT", help="also write the results as JSON to OUT (schema/result.schema.json)")
         sp.add_argument("--metrics", metavar="M1,M2", help="metrics to show (default: the scenario's report.metrics)")
+        sp.add_argument("--plot", metavar="DIR", help="also write the scenario's plots as PNG files into DIR (created if missing)")
 
     r = sub.add_parser("run", help="run one variant of a scenario", description="Run one variant of a scenario and print its steps.", epilog=EPILOG)
     common(r, True)
@@ -41,6 +55,14 @@ def _parser() -> argparse.ArgumentParser:
     common(c, False)
     c.add_argument("--variants", metavar="A,B", help="run only these variants, in this order")
     c.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed")
+    rp = sub.add_parser("reproduce", help="run every seed scenario and write an HTML report",
+                        description="Run every scenarios/seed*.toml, every variant; print each compare table, its targets "
+                                    "and wall time, and write DIR/report.html (tables, published figures, targets and "
+                                    "plots, self-contained: it works offline).", epilog=EPILOG)
+    rp.add_argument("--only", nargs="+", metavar="SEED", help="run only these seeds, e.g. --only 000 003")
+    rp.add_argument("--out", metavar="DIR", default=None, help="write report.html here (default build/reproduce; created if missing)")
+    rp.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed, listing which")
+    rp.add_argument("--scenarios", metavar="DIR", default=None, help="where the seed*.toml scenarios are (default: the repository's scenarios/)")
     k = sub.add_parser("check", help="validate a scenario without running it", description="Validate a scenario (and its variants) without running it.")
     k.add_argument("file", metavar="FILE")
     k.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
@@ -48,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default 3)")
     sub.add_parser("metrics", help="list every metric a step reports", description="List every metric a step reports.")
+    hostcache.add_parsers(sub)
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
     return p
 
@@ -91,6 +114,8 @@ def cmd_run(a) -> int:
     metrics = _metrics_arg(a.metrics)
     if a.json:
         check_writable(a.json)
+    if a.plot:
+        ensure_dir(a.plot)
     scn = load(a.file)
     t0 = time.perf_counter()
     res = _run_variant(scn, a.variant, a.sets)
@@ -103,13 +128,26 @@ def cmd_run(a) -> int:
     if a.json:
         write_json(a.json, {"scenario": res.scenario, "variants": {res.variant or "default": res.to_json()}})
         print(f"wrote {a.json}")
+    if a.plot:
+        _write_plots(a.plot, scn, {res.variant or "default": res}, metrics, res.variant or "")
     return 0
+
+
+def _write_plots(out_dir: str, scn, results: dict, metrics, suffix: str = "") -> None:
+    from memtwin.plots import plots_for, write_plots
+
+    first = next(iter(results.values()))
+    plots = plots_for(first.scenario, results, scn.published, metrics_for(first.info, metrics))
+    for path in write_plots(out_dir, first.scenario, plots, suffix):
+        print(f"wrote {path}")
 
 
 def cmd_compare(a) -> int:
     metrics = _metrics_arg(a.metrics)
     if a.json:
         check_writable(a.json)
+    if a.plot:
+        ensure_dir(a.plot)
     scn = load(a.file)
     declared = [v for v, _ in scn.variants()]
     wanted = [v.strip() for v in a.variants.split(",") if v.strip()] if a.variants else (declared or [None])
@@ -139,6 +177,8 @@ def cmd_compare(a) -> int:
     if a.json:
         write_json(a.json, {"scenario": first.scenario, "variants": {k: r.to_json() for k, r in results.items()}})
         print(f"wrote {a.json}")
+    if a.plot:
+        _write_plots(a.plot, scn, results, metrics)
     if a.check and not all(o.ok or o.skipped for o in outcomes):
         return 1
     return 0
@@ -151,6 +191,12 @@ def cmd_check(a) -> int:
         scn.check(v, a.sets)
     print(f"{a.file}: ok ({len(variants)} variant{'s' if len(variants) != 1 else ''}: {', '.join(v or 'default' for v in variants)})")
     return 0
+
+
+def cmd_reproduce(a) -> int:
+    from memtwin.reproduce import DEFAULT_OUT, reproduce
+
+    return reproduce(a.scenarios, a.only or (), a.out or DEFAULT_OUT, a.check)
 
 
 def cmd_bench(a) -> int:
@@ -176,8 +222,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_compare(a)
         if a.cmd == "check":
             return cmd_check(a)
+        if a.cmd == "reproduce":
+            return cmd_reproduce(a)
         if a.cmd == "bench":
             return cmd_bench(a)
+        if a.cmd in ("cached", "evict"):
+            return hostcache.run_cli(a)
         if a.cmd == "metrics":
             print("\n".join(_memtwin.metric_names()))
             return 0

@@ -50,3 +50,36 @@ def write_json(path: str, data: dict) -> None:
         except OSError:
             pass
         raise
+
+
+def ensure_dir(path: str) -> None:
+    """Create the output directory `path` (and its parents) if needed; a path that exists and
+    is not a directory, or cannot be created, raises OutputError."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"{path}: error: exists and is not a directory\n  fix: remove it or choose another directory")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"{path}: error: cannot create the directory ({e.strerror})\n  fix: choose a directory you can write to") from None
+    if not os.access(path, os.W_OK):
+        raise OutputError(f"{path}: error: cannot write in this directory\n  fix: choose a directory you can write to")
+
+
+def write_text(path: str, text: str) -> None:
+    """Write `text` (UTF-8) to `path` atomically, as write_json does."""
+    check_writable(path)
+    parent = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".memtwin-", suffix=".tmp", dir=parent)
+    try:
+        mask = os.umask(0)
+        os.umask(mask)
+        os.fchmod(fd, 0o666 & ~mask)  # mkstemp makes it 0600; a report is for reading
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

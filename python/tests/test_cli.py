@@ -22,7 +22,7 @@ from memtwin.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "scenarios" / "seed000-memcg-reread.toml"
 GIB = 1 << 30
-SUBCOMMANDS = ["run", "compare", "check", "bench", "metrics", "profiles"]
+SUBCOMMANDS = ["run", "compare", "check", "reproduce", "bench", "metrics", "profiles"]
 
 
 class _Recorder:

@@ -1,0 +1,201 @@
+"""Plots of a scenario's runs, as PNG bytes (matplotlib, Agg backend: no display needed).
+
+`plots_for(scenario_name, results, published)` returns a list of `Plot` (a file-name slug, a
+title and the PNG bytes); `memtwin reproduce` embeds them in its HTML report, and
+`memtwin run/compare --plot DIR` writes them as files. Seeds 000, 001 and 003 have plots of
+their own (chosen by the scenario's name, `seed000-...`); any other scenario gets grouped bars
+of its report metrics per step and variant, with the published figures as markers."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from memtwin.published import figure  # noqa: E402
+from memtwin.report import metrics_for  # noqa: E402
+
+MIB = 1 << 20
+PUB_MARKER = dict(marker="D", color="black", markersize=7, linestyle="none", zorder=5)
+
+
+@dataclass
+class Plot:
+    slug: str
+    title: str
+    png: bytes
+
+
+def _png(fig) -> bytes:
+    buf = io.BytesIO()
+    fig.tight_layout()
+    # No Software/URL metadata: the bytes carry no link and are the same run to run.
+    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _steps(res) -> list[str]:
+    return [s["name"] for s in res.raw["steps"]]
+
+
+def _metric(res, step: str, m: str) -> Optional[float]:
+    try:
+        v = res.metric(step, m)
+    except KeyError:
+        return None
+    return None if v is None else float(v)
+
+
+def _grouped_bars(ax, groups: Sequence[str], series: Mapping[str, Sequence[Optional[float]]],
+                  published: Optional[Mapping[str, Sequence[Optional[float]]]] = None, scale: float = 1.0) -> None:
+    """Bars: an x group per `groups` entry, a bar per `series` key; published markers sit on
+    the bar they belong to (same key, same group)."""
+    keys = list(series)
+    n = max(1, len(keys))
+    width = 0.8 / n
+    labelled = False
+    for i, k in enumerate(keys):
+        xs = [g + (i - (n - 1) / 2) * width for g in range(len(groups))]
+        vals = [(v / scale if v is not None else 0.0) for v in series[k]]
+        ax.bar(xs, vals, width=width * 0.95, label=k)
+        if published and k in published:
+            px = [x for x, p in zip(xs, published[k]) if p is not None]
+            py = [p / scale for p in published[k] if p is not None]
+            if px:
+                ax.plot(px, py, label=None if labelled else "published", **PUB_MARKER)
+                labelled = True
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups)
+    lo, hi = ax.get_ylim()
+    if hi > 0:
+        ax.set_ylim(lo, hi * 1.2)  # headroom for the legend
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left")
+
+
+def _memcg_column(columns: Sequence[str]) -> Optional[str]:
+    """The first non-root memcg's usage column ("/ct:usage_bytes")."""
+    for c in columns:
+        if c.endswith(":usage_bytes") and not c.startswith("/:") and c.startswith("/"):
+            return c
+    return None
+
+
+def _seed000(results: Mapping, published: Mapping) -> list[Plot]:
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    memcg = None
+    for v, r in results.items():
+        s = r.series
+        memcg = _memcg_column(list(s.columns)) or memcg
+        if memcg in s.columns:
+            a1.plot(s.index, s[memcg] / MIB, label=v)
+        if "cached_bytes" in s.columns:
+            a2.plot(s.index, s["cached_bytes"] / MIB, label=v)
+    a1.set_title(f"memcg usage ({memcg.split(':')[0] if memcg else 'memcg'})")
+    a1.set_ylabel("MiB")
+    a2.set_title("page cache (Cached)")
+    a2.set_ylabel("MiB")
+    a2.set_xlabel("virtual time (s)")
+    for a in (a1, a2):
+        a.grid(alpha=0.3)
+        a.legend(fontsize=8)
+    out = [Plot("memory-over-time", "memcg usage and page cache over virtual time", _png(fig))]
+
+    first = next(iter(results.values()))
+    steps = _steps(first)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    _grouped_bars(ax, steps, {v: [_metric(r, st, "read_bytes") for st in steps] for v, r in results.items()}, scale=MIB)
+    ax.set_ylabel("MiB read from disk")
+    ax.set_title("bytes read from disk per step")
+    out.append(Plot("read-bytes-per-step", "bytes read from disk per step", _png(fig)))
+    return out
+
+
+def _published_of(published: Mapping, variants: Sequence[str], steps: Sequence[str], metric: str) -> dict:
+    return {v: [figure(published, v, st, metric) for st in steps] for v in variants}
+
+
+def _seed003(results: Mapping, published: Mapping) -> list[Plot]:
+    variants = list(results)
+    first = next(iter(results.values()))
+    steps = _steps(first)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+    for ax, m, title in zip(axes, ("meminfo.Percpu_kB", "meminfo.Slab_kB"), ("Percpu", "Slab")):
+        # x groups: variants; bars: steps (before / after)
+        series = {st: [_metric(results[v], st, m) for v in variants] for st in steps}
+        pub = {st: [figure(published, v, st, m) for v in variants] for st in steps}
+        _grouped_bars(ax, variants, series, pub)
+        ax.set_title(f"{title} (kB)")
+        ax.set_ylabel("kB")
+    return [Plot("percpu-slab", "Percpu and Slab before and after, per variant (published figures as markers)", _png(fig))]
+
+
+def _seed001(results: Mapping, published: Mapping) -> list[Plot]:
+    variants = list(results)
+    first = next(iter(results.values()))
+    step = _steps(first)[-1]
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    _grouped_bars(ax, variants, {"simulated": [_metric(results[v], step, "free.used_kB") for v in variants]},
+                  {"simulated": [figure(published, v, step, "free.used_kB") for v in variants]}, scale=1024)
+    ax.set_ylabel("free: used (MiB)")
+    ax.set_title(f"free.used_kB per stage ({step})")
+    return [Plot("free-used", "memory used (free) per stage of the series (published figures as markers)", _png(fig))]
+
+
+def _generic(results: Mapping, published: Mapping, metrics: Sequence[str]) -> list[Plot]:
+    first = next(iter(results.values()))
+    steps = _steps(first)
+    metrics = list(metrics)[:12]
+    if not metrics or not steps:
+        return []
+    ncol = min(2, len(metrics))
+    nrow = (len(metrics) + ncol - 1) // ncol
+    fig, axes = plt.subplots(nrow, ncol, figsize=(6 * ncol, 3.2 * nrow), squeeze=False)
+    for ax, m in zip(axes.flat, metrics):
+        _grouped_bars(ax, steps, {v: [_metric(r, st, m) for st in steps] for v, r in results.items()},
+                      _published_of(published, list(results), steps, m))
+        ax.set_title(m)
+        ax.tick_params(axis="x", labelsize=7)
+    for ax in list(axes.flat)[len(metrics):]:
+        ax.set_visible(False)
+    return [Plot("metrics", "report metrics per step and variant (published figures as markers)", _png(fig))]
+
+
+def plots_for(name: str, results: Mapping[str, object], published: Optional[Mapping] = None,
+              metrics: Sequence[str] = ()) -> list[Plot]:
+    """The plots of one scenario's results ({variant: Result}, at least one)."""
+    if not results:
+        return []
+    published = published or {}
+    if name.startswith("seed000"):
+        return _seed000(results, published)
+    if name.startswith("seed001"):
+        return _seed001(results, published)
+    if name.startswith("seed003"):
+        return _seed003(results, published)
+    first = next(iter(results.values()))
+    return _generic(results, published, metrics or metrics_for(first.info))
+
+
+def _safe(s: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", s).strip("_") or "scenario"
+
+
+def write_plots(out_dir: str, name: str, plots: Sequence[Plot], suffix: str = "") -> list[str]:
+    """Write each plot as OUT_DIR/NAME[-SUFFIX]-SLUG.png (OUT_DIR is created); returns the paths."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = []
+    for p in plots:
+        path = os.path.join(out_dir, f"{_safe(name)}{'-' + _safe(suffix) if suffix else ''}-{p.slug}.png")
+        with open(path, "wb") as f:
+            f.write(p.png)
+        paths.append(path)
+    return paths

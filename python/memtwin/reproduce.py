@@ -1,0 +1,268 @@
+"""`memtwin reproduce`: run every seed scenario (scenarios/seed*.toml), every variant, print the
+compare tables and targets, and write one self-contained HTML report (tables, targets and
+plots embedded as base64 PNGs; it works offline)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence, TextIO
+
+from memtwin._memtwin import ScenarioError
+from memtwin.api import Scenario, load
+from memtwin.jsonio import ensure_dir, write_text
+from memtwin.published import CheckOutcome, evaluate, figure
+from memtwin.report import compare_table, fmt_value, metrics_for
+
+DEFAULT_OUT = os.path.join("build", "reproduce")
+_SEED_RE = re.compile(r"^seed(\d+)")
+
+
+def default_scenarios_dir() -> str:
+    """<repo>/scenarios when running from the repository (editable install), else ./scenarios."""
+    repo = Path(__file__).resolve().parents[2] / "scenarios"
+    return str(repo) if repo.is_dir() else "scenarios"
+
+
+def _shown(path: str) -> str:
+    """`path` relative to the current directory when it lies under it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def _err(where: str, message: str, fix: str) -> ScenarioError:
+    return ScenarioError(f"{where}: error: {message}\n  fix: {fix}", [(where, message, fix)])
+
+
+def discover(scenarios_dir: str, only: Sequence[str] = ()) -> list[str]:
+    """The seed scenario files of `scenarios_dir`, sorted; with `only`, those whose seed number
+    (the digits after `seed` in the file name) equals one of the given ones (`000`, `3`, `seed003`)."""
+    if not os.path.isdir(scenarios_dir):
+        raise _err(scenarios_dir, "no such directory", "point --scenarios at the directory holding seed*.toml")
+    files = sorted(os.path.join(scenarios_dir, f) for f in os.listdir(scenarios_dir)
+                   if _SEED_RE.match(f) and f.endswith(".toml") and os.path.isfile(os.path.join(scenarios_dir, f)))
+    if not files:
+        raise _err(scenarios_dir, "no seed*.toml scenario in this directory", "point --scenarios at the directory holding seed*.toml")
+    files = [_shown(f) for f in files]
+    if not only:
+        return files
+    numbers = {f: int(_SEED_RE.match(os.path.basename(f)).group(1)) for f in files}
+    known = ", ".join(_SEED_RE.match(os.path.basename(f)).group(1) for f in files)
+    chosen = []
+    for s in only:
+        digits = s[4:] if s.lower().startswith("seed") else s
+        if not digits.isdigit():
+            raise _err(f"--only {s}", f"`{s}` is not a seed number", f"give seed numbers such as 000 or 003; known: {known}")
+        hits = [f for f in files if numbers[f] == int(digits)]
+        if not hits:
+            raise _err(f"--only {s}", f"no scenario for seed {s} in {scenarios_dir}", f"use one of: {known}")
+        chosen += [f for f in hits if f not in chosen]
+    return sorted(chosen)
+
+
+@dataclass
+class Section:
+    """One scenario's run, as the report shows it."""
+
+    path: str
+    scn: Scenario
+    results: dict
+    metrics: list
+    outcomes: list
+    wall_s: float
+    plots: list = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.scn.name
+
+    def sentence(self) -> str:
+        head = self.scn.doc.table("scenario")
+        desc = str(head.get("description", "")).strip() if isinstance(head, dict) else ""
+        if desc and desc[-1] not in ".?!":
+            desc += "."
+        vs = "; ".join(f"{v}: {d}" if d else v for v, d in self.scn.variants())
+        return (desc + (f" Compared: {vs}." if vs else "")).strip()
+
+
+def _validate(files: Sequence[str]) -> tuple[list, list]:
+    scns, errors = [], []
+    for f in files:
+        try:
+            scn = load(f)
+            for v in [v for v, _ in scn.variants()] or [None]:
+                scn.check(v, [])
+            scns.append(scn)
+        except ScenarioError as e:
+            errors.append(e.args[0] if e.args else str(e))
+    return scns, errors
+
+
+def _run_section(path: str, scn: Scenario) -> Section:
+    from memtwin import cli  # the progress bar and error listing of `memtwin compare`
+
+    variants = [v for v, _ in scn.variants()] or [None]
+    results = {}
+    t0 = time.perf_counter()
+    for v in variants:
+        results[v or "default"] = cli._run_variant(scn, v, [])
+    wall = time.perf_counter() - t0
+    first = next(iter(results.values()))
+    outcomes = evaluate(scn.published, results, path) if scn.published else []
+    return Section(path, scn, results, metrics_for(first.info), outcomes, wall)
+
+
+def _print_section(sec: Section, out: TextIO) -> None:
+    first = next(iter(sec.results.values()))
+    desc = first.info["description"]
+    print(f"== {sec.name} ({sec.path}) ==", file=out)
+    if desc:
+        print(desc, file=out)
+    print(f"kernel profile {first.info['profile']}, cgroup {first.info['cgroup']}", file=out)
+    if sec.scn.published.get("source"):
+        print(f"published figures: {sec.scn.published['source']}", file=out)
+    print(file=out)
+    print(compare_table(sec.results, sec.metrics, sec.scn.published), file=out)
+    if sec.outcomes:
+        print(file=out)
+        print("Targets ([published.checks]):", file=out)
+        for o in sec.outcomes:
+            print(f"  {o.status}  {o.name}: {o.detail}", file=out)
+    print(file=out)
+    print(f"{sec.name}: {len(sec.results)} variants simulated in {sec.wall_s:.2f} s (wall time)", file=out)
+    print(file=out)
+
+
+def _missed(o: CheckOutcome) -> bool:
+    return not (o.ok or o.skipped)
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
+h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+table { border-collapse: collapse; font-size: .9em; margin: .5em 0; }
+th, td { border: 1px solid #ccc; padding: .25em .6em; }
+td.num { text-align: right; font-family: ui-monospace, Menlo, Consolas, monospace; }
+td.pub { background: #f4f4ff; }
+th { background: #eee; }
+.pass { color: #176317; font-weight: bold; } .fail { color: #b00; font-weight: bold; } .skip { color: #777; font-weight: bold; }
+.meta { color: #555; font-size: .9em; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { color: #555; font-size: .9em; }
+"""
+
+
+def _e(s) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def _table_html(sec: Section) -> str:
+    names = list(sec.results)
+    first = sec.results[names[0]]
+    steps = [s["name"] for s in first.raw["steps"]]
+    pub = sec.scn.published or {}
+    rows = ["<table>", "<thead><tr><th rowspan=\"2\">step</th><th rowspan=\"2\">metric</th>"
+            + "".join(f"<th colspan=\"3\">{_e(v)}</th>" for v in names) + "</tr>",
+            "<tr>" + "<th>simulated</th><th>published</th><th>diff</th>" * len(names) + "</tr></thead><tbody>"]
+    for step in steps:
+        for m in sec.metrics:
+            cells = [f"<td>{_e(step)}</td><td>{_e(m)}</td>"]
+            for v in names:
+                try:
+                    val = sec.results[v].metric(step, m)
+                except KeyError:
+                    val = None
+                p = figure(pub, v, step, m)
+                diff = ""
+                if p is not None and val is not None:
+                    diff = f"{(val - p) * 100.0 / p:+.1f}%" if p else ("0" if val == 0 else "")
+                cells.append(f"<td class=\"num\">{_e(fmt_value(val))}</td>"
+                             f"<td class=\"num pub\">{_e(fmt_value(p)) if p is not None else ''}</td>"
+                             f"<td class=\"num\">{_e(diff)}</td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+    rows.append("</tbody></table>")
+    return "\n".join(rows)
+
+
+def _section_html(sec: Section) -> str:
+    first = next(iter(sec.results.values()))
+    src = sec.scn.published.get("source") if sec.scn.published else None
+    parts = [f"<section id=\"{_e(sec.name)}\">", f"<h2>{_e(sec.name)}</h2>",
+             f"<p class=\"desc\">{_e(sec.sentence())}</p>",
+             f"<p class=\"meta\">scenario {_e(sec.path)}; kernel profile {_e(first.info['profile'])}, cgroup {_e(first.info['cgroup'])}"
+             + (f"; published figures: {_e(src)}" if src else "")
+             + f"; {len(sec.results)} variants simulated in {sec.wall_s:.2f} s (wall time)</p>",
+             "<h3>Simulated and published</h3>", _table_html(sec)]
+    if sec.outcomes:
+        parts.append("<h3>Targets</h3><ul class=\"targets\">")
+        for o in sec.outcomes:
+            parts.append(f"<li><span class=\"{o.status.lower()}\">{o.status}</span> {_e(o.name)}: {_e(o.detail)}</li>")
+        parts.append("</ul>")
+    if sec.plots:
+        parts.append("<h3>Plots</h3>")
+        for p in sec.plots:
+            b64 = base64.b64encode(p.png).decode("ascii")
+            parts.append(f"<figure><img alt=\"{_e(p.title)}\" src=\"data:image/png;base64,{b64}\">"
+                         f"<figcaption>{_e(p.title)}</figcaption></figure>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def render_html(sections: Sequence[Section]) -> str:
+    outcomes = [o for s in sections for o in s.outcomes]
+    missed = [o for o in outcomes if _missed(o)]
+    toc = "".join(f"<li><a href=\"#{_e(s.name)}\">{_e(s.name)}</a>: "
+                  f"{sum(o.ok for o in s.outcomes)}/{len(s.outcomes)} targets met</li>" for s in sections)
+    return "\n".join([
+        "<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<title>memtwin reproduce</title>", f"<style>{CSS}</style></head><body>",
+        "<h1>memtwin reproduce: the seeds, simulated</h1>",
+        f"<p>{len(sections)} scenario(s), {len(outcomes)} target(s): {len(outcomes) - len(missed)} met, {len(missed)} missed. "
+        "Published figures are shaded; diff is simulated against published.</p>",
+        f"<ul>{toc}</ul>",
+        *(_section_html(s) for s in sections),
+        "</body></html>", ""])
+
+
+# --- the command ------------------------------------------------------------------------------
+
+def reproduce(scenarios_dir: Optional[str] = None, only: Sequence[str] = (), out_dir: str = DEFAULT_OUT,
+              check: bool = False, out: TextIO = None, err: TextIO = None) -> int:
+    """Run the seeds and write OUT_DIR/report.html. Returns the exit code (1: --check and a
+    target missed). Raises ScenarioError or OutputError (exit 2) before anything runs."""
+    from memtwin.plots import plots_for
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    files = discover(scenarios_dir or default_scenarios_dir(), only)
+    scns, errors = _validate(files)
+    if errors:
+        raise ScenarioError("\n".join(errors), [])
+    ensure_dir(out_dir)  # fail on a bad DIR before the runs
+    report = os.path.join(out_dir, "report.html")
+    sections = []
+    t0 = time.perf_counter()
+    for i, (path, scn) in enumerate(zip(files, scns), 1):
+        nv = len(scn.variants()) or 1
+        print(f"[{i}/{len(files)}] {scn.name}: running {nv} variant{'s' if nv != 1 else ''}", file=err, flush=True)
+        sec = _run_section(path, scn)
+        _print_section(sec, out)
+        sec.plots = plots_for(sec.name, sec.results, sec.scn.published, sec.metrics)
+        sections.append(sec)
+    write_text(report, render_html(sections))
+    missed = [(s.name, o) for s in sections for o in s.outcomes if _missed(o)]
+    total = sum(len(s.outcomes) for s in sections)
+    print(f"{len(sections)} scenario(s), {total} target(s): {total - len(missed)} met, {len(missed)} missed; "
+          f"{time.perf_counter() - t0:.2f} s in all", file=out)
+    for name, o in missed:
+        print(f"  MISSED  {name}: {o.name}: {o.detail}", file=out)
+    print(f"wrote {report}", file=out)
+    return 1 if (check and missed) else 0
