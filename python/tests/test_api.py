@@ -169,7 +169,7 @@ def test_to_json_layout(recharge):
 
 def test_sets_override(recharge):
     r = memtwin.run(SEED, variant="baseline", sets=["kernel.policies.recharge_on_pagecache_get=true"])
-    assert r.info["policies"] == {"recharge_on_pagecache_get": True, "memcg_percpu_release_on_offline": False}
+    assert r.info["policies"] == {"recharge_on_pagecache_get": True, "memcg_percpu_release_on_offline": False, "fadvise_directory": False}
     assert r.metric("read 2", "read_bytes") == 0
     # The baseline with the policy switched on is the recharge variant.
     assert r.raw["steps"] == recharge.raw["steps"]

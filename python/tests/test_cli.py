@@ -115,7 +115,7 @@ def test_run_seed000(capsys, sim_calls):
     lines = out.splitlines()
     assert lines[0] == ("seed000-memcg-reread: A 1 GiB file read twice by cat in a memcg limited to 20M: "
                         "is the second read cached?")
-    assert lines[1] == "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off"
+    assert lines[1] == "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off, fadvise_directory=off"
     header = lines[3].split()
     assert header == ["step", "elapsed_s", "user_s", "sys_s", "read_bytes", "memcg.usage_bytes"]
     rows = {ln[:6]: ln[6:].split() for ln in lines[4:6]}
@@ -131,7 +131,7 @@ def test_run_variant_and_metrics(capsys):
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0].startswith("seed000-memcg-reread [recharge]: ")
-    assert lines[1] == "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=on, memcg_percpu_release_on_offline=off"
+    assert lines[1] == "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=on, memcg_percpu_release_on_offline=off, fadvise_directory=off"
     assert lines[3].split() == ["step", "read_bytes", "pagecache_miss_pages"]
     read2 = next(ln for ln in lines if ln.startswith("read 2"))
     assert read2.split()[2:] == ["0", "0"]
@@ -189,10 +189,10 @@ def test_run_header_without_a_description(capsys, tmp_path):
     path.write_text(GOOD)  # [scenario] has no description
     code, out, err = cli_run(capsys, "run", path)
     assert code == 0, err
-    assert out.splitlines()[:2] == ["broken", "kernel profile linux-6.6, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off"]
+    assert out.splitlines()[:2] == ["broken", "kernel profile linux-6.6, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off, fadvise_directory=off"]
     code, out, err = cli_run(capsys, "run", path, "--variant", "fast")
     assert code == 0, err
-    assert out.splitlines()[:2] == ["broken [fast]", "kernel profile linux-6.6, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off"]
+    assert out.splitlines()[:2] == ["broken [fast]", "kernel profile linux-6.6, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off, fadvise_directory=off"]
     code, out, err = cli_run(capsys, "compare", path)
     assert code == 0, err
     assert out.splitlines()[:2] == ["broken", "kernel profile linux-6.6, cgroup v1"]
@@ -327,7 +327,7 @@ def test_set_policy_makes_the_baseline_second_read_cached(capsys, tmp_path):
     code, out, _ = cli_run(capsys, "run", SEED, "--variant", "baseline", "--set",
                            "kernel.policies.recharge_on_pagecache_get=true", "--json", with_set)
     assert code == 0
-    assert "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=on, memcg_percpu_release_on_offline=off" in out.splitlines()
+    assert "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=on, memcg_percpu_release_on_offline=off, fadvise_directory=off" in out.splitlines()
     a, b = json.loads(plain.read_text()), json.loads(with_set.read_text())
     assert step_metric(a, "baseline", "read 2", "read_bytes") == GIB
     assert step_metric(b, "baseline", "read 2", "read_bytes") == 0

@@ -84,7 +84,7 @@ def test_without_a_charge_the_removed_memcgs_are_freed():
 
 def test_releasing_percpu_at_offline_keeps_the_memcgs_dying_but_cheaper(life):
     r = memtwin.run(LIFE, sets=["kernel.policies.memcg_percpu_release_on_offline=true"])
-    assert r.info["policies"] == {"recharge_on_pagecache_get": False, "memcg_percpu_release_on_offline": True}
+    assert r.info["policies"] == {"recharge_on_pagecache_get": False, "memcg_percpu_release_on_offline": True, "fadvise_directory": False}
     assert r.steps.loc["3 dying", "cgroup.nr_dying_descendants"] == 3
     assert r.steps.loc["before", "meminfo.Percpu_kB"] == life.steps.loc["before", "meminfo.Percpu_kB"]
     assert r.steps.loc["3 dying", "meminfo.Percpu_kB"] < life.steps.loc["3 dying", "meminfo.Percpu_kB"]

@@ -45,7 +45,7 @@ def test_the_scenario_is_the_seed():
 def test_setup(variant, baseline, recharge):
     r = {"baseline": baseline, "recharge": recharge}[variant]
     assert (r.info["profile"], r.info["cgroup"]) == ("linux-5.0", "v1")
-    assert r.info["policies"] == {"recharge_on_pagecache_get": variant == "recharge", "memcg_percpu_release_on_offline": False}
+    assert r.info["policies"] == {"recharge_on_pagecache_get": variant == "recharge", "memcg_percpu_release_on_offline": False, "fadvise_directory": False}
     assert list(r.steps.index) == ["read 1", "read 2"]
     assert list(r.steps["task"]) == ["cat", "cat"]
     assert list(r.steps["memcg"]) == ["/ct", "/ct"]

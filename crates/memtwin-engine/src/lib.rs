@@ -10,6 +10,7 @@
 pub mod blkdev;
 pub mod cgroup;
 pub mod dcache;
+pub mod fadvise;
 pub mod filemap;
 pub mod fs;
 pub mod invariants;

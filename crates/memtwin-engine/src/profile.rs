@@ -36,6 +36,10 @@ pub struct Policies {
     /// statistics (`vmstats_percpu`, per-node `lruvec_stat_cpu`) are flushed into atomic
     /// counters and freed, so a dying memcg no longer holds them.
     pub memcg_percpu_release_on_offline: bool,
+    /// Seed 004 (Li Wang, December 2013, never merged): `POSIX_FADV_DONTNEED` on a directory
+    /// drops the page cache of every file below it, recursively, skipping inodes the caller
+    /// has no permission on. Without it a directory's fadvise touches nothing inside.
+    pub fadvise_directory: bool,
 }
 
 /// Kernel memory one memcg costs, by kernel era (bytes). Percpu figures are per possible

@@ -398,6 +398,32 @@ impl Simulation {
                     self.tasks[ti].cursor = Cursor::Write { pos: next, end };
                 }
             }
+            OpKind::Fadvise { files, directory, advice, offset, length } => {
+                self.enter(ti);
+                let memcg = self.tasks[ti].memcg;
+                let uid = self.scenario.tasks[ti].uid;
+                let first = (offset / PAGE_SIZE) as u32;
+                let last = match length {
+                    Some(0) | None => u32::MAX,
+                    Some(l) => ((offset + l - 1) / PAGE_SIZE) as u32,
+                };
+                if !*directory {
+                    self.kernel.generic_fadvise(self.inodes[files[0]], first, last, *advice, memcg);
+                } else if self.kernel.policies.fadvise_directory && *advice == crate::fadvise::Advice::DontNeed {
+                    // The seed-004 policy: every file below, that the caller may touch.
+                    for &f in files {
+                        let inode = self.inodes[f];
+                        if self.kernel.may_invalidate(inode, uid) {
+                            self.kernel.generic_fadvise(inode, first, last, *advice, memcg);
+                        }
+                    }
+                } else {
+                    // Kernels as they are: only the directory's own mapping, nothing inside.
+                    self.kernel.cpu(self.kernel.cost.syscall);
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
             OpKind::Stat { file } => {
                 let inode = self.inodes[*file];
                 self.enter(ti);

@@ -41,6 +41,20 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         Just(OpKind::Exec { program: "dd".into() }),
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
         (0..nfiles).prop_map(|file| OpKind::Stat { file }),
+        (0..nfiles, prop::bool::ANY, 0u64..2 << 20, prop::option::of(0u64..4 << 20)).prop_map(|(file, dontneed, offset, length)| OpKind::Fadvise {
+            files: vec![file],
+            directory: false,
+            advice: if dontneed { memtwin_engine::fadvise::Advice::DontNeed } else { memtwin_engine::fadvise::Advice::WillNeed },
+            offset,
+            length,
+        }),
+        Just(OpKind::Fadvise {
+            files: (0..nfiles).collect(),
+            directory: true,
+            advice: memtwin_engine::fadvise::Advice::DontNeed,
+            offset: 0,
+            length: None,
+        }),
         (0u64..50_000_000).prop_map(|d| OpKind::Sleep { duration: d }),
         (0..ncg + 4).prop_map(move |i| OpKind::Move { cgroup: cgroup_name(i, ncg) }),
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
@@ -86,7 +100,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         boot_superblocks: 3,
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17"][prof as usize]).unwrap(),
-                    policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release },
+                    policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release, fadvise_directory: release },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
                     cgroups,
@@ -108,6 +122,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         .enumerate()
                         .map(|(i, (cgroup, ops))| TaskSpec {
                             name: format!("t{i}"),
+                            uid: (i as u32) * 1000,
                             cgroup,
                             start: 0,
                             ops: ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{i}:{j}"), kind }).collect(),

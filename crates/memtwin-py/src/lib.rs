@@ -178,6 +178,7 @@ impl Doc {
         let pol = PyDict::new(py);
         pol.set_item("recharge_on_pagecache_get", scn.policies.recharge_on_pagecache_get)?;
         pol.set_item("memcg_percpu_release_on_offline", scn.policies.memcg_percpu_release_on_offline)?;
+        pol.set_item("fadvise_directory", scn.policies.fadvise_directory)?;
         info.set_item("policies", pol)?;
         info.set_item("report_metrics", &scn.report_metrics)?;
         out.set_item("info", info)?;

@@ -395,7 +395,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             policies.memcg_percpu_release_on_offline = b;
                         }
                     }
-                    pt.finish(cx, &["recharge_on_pagecache_get", "memcg_percpu_release_on_offline"]);
+                    if let Some(v) = pt.get("fadvise_directory") {
+                        if let Some(b) = get_bool(cx, v, "kernel.policies.fadvise_directory") {
+                            policies.fadvise_directory = b;
+                        }
+                    }
+                    pt.finish(cx, &["recharge_on_pagecache_get", "memcg_percpu_release_on_offline", "fadvise_directory"]);
                 }
             }
             t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies"]);
@@ -671,7 +676,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
     // scripts create, then check every op against what exists or will.
-    let mut expanded: Vec<(String, Loc, Option<(Option<usize>, Loc)>, u64, Vec<(Node, String, String)>)> = vec![];
+    let mut expanded: Vec<(String, Loc, Option<(Option<usize>, Loc)>, (u64, u32), Vec<(Node, String, String)>)> = vec![];
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -681,6 +686,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 cg_from_task = Some((find_cgroup(cx, v, "cgroup", &cgroups).unwrap_or(None), v.loc.clone()));
             }
             let start = t.get("start").and_then(|v| get_duration(cx, v, &format!("tasks.{tname}.start"))).unwrap_or(0);
+            let uid = t.get("uid").and_then(|v| get_uint(cx, v, &format!("tasks.{tname}.uid"))).unwrap_or(0).min(u32::MAX as u64) as u32;
             let mut ops = vec![];
             match t.get("ops") {
                 Some(Node { v: Val::Arr(items), .. }) => {
@@ -691,8 +697,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 Some(other) => cx.err(&other.loc, format!("ops must be an array, not {}", other.v.type_name()), "write ops = [ { op = \"read\", file = \"/data/f\" } ]"),
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
             }
-            t.finish(cx, &["cgroup", "ops", "start"]);
-            expanded.push((tname.clone(), kloc.clone(), cg_from_task, start, ops));
+            t.finish(cx, &["cgroup", "ops", "start", "uid"]);
+            expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid), ops));
         }
     }
     let op_str = |n: &Node, key: &str| -> Option<String> {
@@ -755,7 +761,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
         task_locs.push((kloc, cg_from_task.is_some()));
-        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, ops: out });
+        let (start, uid) = start;
+        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, ops: out });
     }
     // A task is in exactly one place: its own `cgroup` key or one cgroup's `procs`.
     let mut placed: Vec<Option<String>> = tasks.iter().enumerate().map(|(i, t)| task_locs[i].1.then(|| format!("tasks.{}.cgroup", t.name))).collect();
@@ -935,7 +942,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
     let kind = match t.get("op") {
         Some(v) => get_str(cx, v, "op").map(|s| (s.to_string(), v.loc.clone())),
         None => {
-            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, stat, fsync, sleep, move, mkdir, rmdir, mount, exec, repeat)");
+            cx.err(&n.loc, format!("{what} has no `op`"), "add op = \"read\" (or write, stat, fadvise, fsync, sleep, move, mkdir, rmdir, mount, exec, repeat)");
             None
         }
     };
@@ -1076,6 +1083,50 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                 _ => OpKind::Rmdir { cgroup },
             }
         }
+        "fadvise" => {
+            let (files_idx, directory) = match t.get("path") {
+                Some(v) => match get_str(cx, v, &k("path")) {
+                    Some(p) => {
+                        let p = p.trim_end_matches('/');
+                        if let Some(i) = files.iter().position(|f| f.path == p) {
+                            (Some(vec![i]), false)
+                        } else {
+                            let below: Vec<usize> = files.iter().enumerate().filter(|(_, f)| f.path.starts_with(&format!("{p}/"))).map(|(i, _)| i).collect();
+                            if below.is_empty() {
+                                cx.err(&v.loc, format!("`{p}` is neither a file nor a directory holding files"), "name a declared file, or a directory that [files] entries lie below");
+                                (None, false)
+                            } else {
+                                (Some(below), true)
+                            }
+                        }
+                    }
+                    None => (None, false),
+                },
+                None => {
+                    cx.err(&n.loc, format!("{what}: fadvise needs `path`"), "add path = \"/data/f\" (a file or a directory)");
+                    (None, false)
+                }
+            };
+            let advice = match t.get("advice") {
+                Some(v) => match get_str(cx, v, &k("advice")) {
+                    Some("dontneed") => Some(crate::fadvise::Advice::DontNeed),
+                    Some("willneed") => Some(crate::fadvise::Advice::WillNeed),
+                    Some(other) => {
+                        cx.err(&v.loc, format!("unknown advice `{other}`"), "write advice = \"dontneed\" or \"willneed\"");
+                        None
+                    }
+                    None => None,
+                },
+                None => {
+                    cx.err(&n.loc, format!("{what}: fadvise needs `advice`"), "add advice = \"dontneed\"");
+                    None
+                }
+            };
+            let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
+            let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
+            t.finish(cx, &["op", "step", "path", "advice", "offset", "length"]);
+            OpKind::Fadvise { files: files_idx?, directory, advice: advice?, offset, length }
+        }
         "exec" => {
             let program = t.get("program").and_then(|v| get_str(cx, v, &k("program")).map(str::to_string)).unwrap_or_else(|| "a.out".into());
             t.finish(cx, &["op", "step", "program"]);
@@ -1100,7 +1151,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             OpKind::Mount { path: path?, fs, mkdir }
         }
         other => {
-            let ops = ["read", "write", "stat", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
+            let ops = ["read", "write", "stat", "fadvise", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }

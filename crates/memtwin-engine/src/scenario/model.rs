@@ -180,6 +180,19 @@ pub enum OpKind {
         /// Program name, for reports.
         program: String,
     },
+    /// `posix_fadvise()` on a file range, or on a directory (`files` below it).
+    Fadvise {
+        /// The file, or the files below the directory (indices into `files`).
+        files: Vec<usize>,
+        /// Whether `path` named a directory.
+        directory: bool,
+        /// The advice.
+        advice: crate::fadvise::Advice,
+        /// Start offset.
+        offset: u64,
+        /// Bytes; `None` = to the end.
+        length: Option<u64>,
+    },
     /// `stat()` a file: its dentry and inode are looked up (and cached, charged to the task).
     Stat {
         /// Index into `files`.
@@ -239,6 +252,8 @@ pub struct TaskSpec {
     pub cgroup: Option<usize>,
     /// Virtual time at which the task starts.
     pub start: Nanos,
+    /// The task's uid (file permission checks).
+    pub uid: u32,
     /// Its script.
     pub ops: Vec<OpSpec>,
 }

@@ -7,6 +7,7 @@
 
 mod cgroup;
 mod dcache;
+mod fadvise;
 mod filemap;
 mod list_lru;
 mod memcontrol;

@@ -1,0 +1,143 @@
+//! posix_fadvise() (mm/fadvise.c) and the seed-004 directory extension.
+//!
+//! `POSIX_FADV_DONTNEED` starts asynchronous writeback of the range's dirty pages without
+//! waiting, then drops only whole pages that are clean, unlocked and unmapped
+//! (`mapping_try_invalidate()`); pages it cannot drop are moved to the inactive list
+//! (`deactivate_file_folio()`), and shadow entries in the range are cleared. tmpfs ignores it.
+//! `POSIX_FADV_WILLNEED` reads the range ahead (`force_page_cache_ra()`). A directory gets no
+//! special treatment unless the `fadvise_directory` policy (Li Wang, 2013, never merged) is
+//! on: then DONTNEED on a directory drops the page cache of every file below it that the
+//! caller has permission on.
+
+use crate::filemap::{Slot, XA_CHUNK_SHIFT};
+use crate::kernel::Kernel;
+use crate::memcontrol::MemcgEvent;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::types::{InodeId, MemcgId, PAGE_SIZE};
+use crate::vmstat::VmEvent;
+
+/// The advice of a `posix_fadvise()` call.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Advice {
+    /// `POSIX_FADV_DONTNEED`.
+    DontNeed,
+    /// `POSIX_FADV_WILLNEED`.
+    WillNeed,
+}
+
+/// What a DONTNEED did.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct InvalidateStats {
+    /// Pages dropped from the page cache.
+    pub dropped: u64,
+    /// Pages kept (dirty, under writeback or under read I/O) and deactivated.
+    pub kept: u64,
+    /// Shadow entries cleared.
+    pub shadows_cleared: u64,
+}
+
+impl Kernel {
+    /// `generic_fadvise()` on `inode` for pages `first..=last` by a task in `memcg`.
+    pub fn generic_fadvise(&mut self, inode: InodeId, first: u32, last: u32, advice: Advice, memcg: MemcgId) -> InvalidateStats {
+        self.cpu(self.cost.syscall);
+        if self.inodes[inode.idx()].is_shmem() {
+            return InvalidateStats::default();
+        }
+        match advice {
+            Advice::WillNeed => {
+                let size = self.inodes[inode.idx()].size;
+                if size == 0 {
+                    return InvalidateStats::default();
+                }
+                let last = last.min(((size - 1) / PAGE_SIZE) as u32);
+                // force_page_cache_ra(): in chunks of 2 MiB, no lookahead marker.
+                let mut i = first;
+                while i <= last {
+                    let n = (last - i + 1).min(512);
+                    self.do_page_cache_ra(inode, i, n, 0, memcg);
+                    i += n;
+                }
+                InvalidateStats::default()
+            }
+            Advice::DontNeed => {
+                // __filemap_fdatawrite_range(WB_SYNC_NONE): writeback starts; those pages are
+                // under writeback during this call and cannot be dropped by it.
+                let len = self.mappings[inode.idx()].slots.len() as u32;
+                let last = last.min(len.saturating_sub(1));
+                let mut writeback = Vec::new();
+                for i in first..=last.max(first) {
+                    if i >= len {
+                        break;
+                    }
+                    if let Some(p) = self.mappings[inode.idx()].lookup(i) {
+                        if self.pages[p].test(pg::DIRTY) {
+                            writeback.push(p);
+                        }
+                    }
+                }
+                if !writeback.is_empty() {
+                    self.writeback_inode(inode, u64::MAX);
+                    self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
+                }
+                self.mapping_try_invalidate(inode, first, last, &writeback)
+            }
+        }
+    }
+
+    /// `mapping_try_invalidate()` + `clear_shadow_entries()`: drop the clean, unlocked pages
+    /// of `first..=last` (no shadow entries: this is not reclaim), deactivate the others, and
+    /// clear the range's shadow entries.
+    pub fn mapping_try_invalidate(&mut self, inode: InodeId, first: u32, last: u32, under_writeback: &[crate::types::PageId]) -> InvalidateStats {
+        let mut st = InvalidateStats::default();
+        let len = self.mappings[inode.idx()].slots.len() as u32;
+        if len == 0 {
+            return st;
+        }
+        for i in first..=last.min(len - 1) {
+            let slot = self.mappings[inode.idx()].slot(i);
+            if slot.as_shadow().is_some() {
+                let m = &mut self.mappings[inode.idx()];
+                m.slots[i as usize] = Slot::EMPTY;
+                m.nrshadows -= 1;
+                m.nodes[(i >> XA_CHUNK_SHIFT) as usize].shadows -= 1;
+                let memcg = self.mappings[inode.idx()].nodes[(i >> XA_CHUNK_SHIFT) as usize].owner;
+                self.workingset_update_node(inode, i, memcg);
+                st.shadows_cleared += 1;
+                continue;
+            }
+            let Some(p) = slot.as_page() else { continue };
+            self.cpu(self.cost.scan_page);
+            let busy = self.folio_test_locked(p) || self.pages[p].test(pg::DIRTY) || under_writeback.contains(&p);
+            if busy {
+                // deactivate_file_folio(): to the inactive list, so reclaim finds it soon.
+                if self.pages[p].test(pg::ACTIVE) && self.pages[p].test(pg::LRU) {
+                    let v = self.lruvec_of(self.pages[p].memcg);
+                    self.lruvecs[v].del(&mut self.pages, p);
+                    self.pages[p].flags &= !(pg::ACTIVE | pg::REFERENCED);
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                    let memcg = self.pages[p].memcg;
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, 1);
+                    self.vmstat.count(VmEvent::Pgdeactivate, 1);
+                }
+                st.kept += 1;
+                continue;
+            }
+            let v = self.lruvec_of(self.pages[p].memcg);
+            if self.pages[p].test(pg::LRU) {
+                self.lruvecs[v].del(&mut self.pages, p);
+            }
+            self.cpu(self.cost.evict_page);
+            self.filemap_remove_folio(p, None);
+            self.mem_cgroup_uncharge(p);
+            self.free_page(p);
+            st.dropped += 1;
+        }
+        st
+    }
+
+    /// `inode_permission()` as the directory policy uses it: root, or the file's owner.
+    pub fn may_invalidate(&self, inode: InodeId, uid: u32) -> bool {
+        uid == 0 || self.inodes[inode.idx()].uid == uid
+    }
+}

@@ -1,0 +1,153 @@
+//! posix_fadvise() (mm/fadvise.c) and the seed-004 directory policy.
+
+use super::*;
+use crate::fadvise::Advice;
+
+fn machine(policy: bool, extra: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "fadvise"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.6"
+cgroup = "v2"
+[kernel.policies]
+fadvise_directory = {policy}
+[devices.sda]
+read_bw = "1G"
+[mounts."/tmp"]
+fs = "tmpfs"
+[files."/d/a"]
+size = "1M"
+uid = 1000
+[files."/d/sub/b"]
+size = "1M"
+uid = 1000
+[files."/d/sub/c"]
+size = "1M"
+uid = 2000
+[files."/other"]
+size = "1M"
+[files."/tmp/s"]
+size = 0
+[cgroups.ct]
+{extra}
+"#
+    ))
+}
+
+fn all_pages() -> u32 {
+    256
+}
+
+#[test]
+fn dontneed_drops_clean_pages_of_the_range_and_uncharges_them() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let (ct, a) = (memcg(&s, "ct"), inode(&s, "/d/a"));
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, all_pages(), ct);
+    assert_eq!(k.mappings[a.idx()].nrpages, 256);
+    let before = page_usage(k, ct);
+    let st = k.generic_fadvise(a, 10, 19, Advice::DontNeed, ct);
+    assert_eq!(st.dropped, 10);
+    assert_eq!(st.kept, 0);
+    assert_eq!(k.mappings[a.idx()].nrpages, 246);
+    assert_eq!(k.mappings[a.idx()].nrshadows, 0, "invalidation leaves no shadow entries");
+    assert!(k.mappings[a.idx()].lookup(9).is_some() && k.mappings[a.idx()].lookup(20).is_some());
+    assert_eq!(page_usage(k, ct), before - 10);
+    assert_invariants(k);
+}
+
+#[test]
+fn dontneed_starts_writeback_but_keeps_dirty_pages_this_time() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"write\", file = \"/d/a\", length = \"64K\" }]\n");
+    let a = inode(&s, "/d/a");
+    run(&mut s);
+    let k = &mut s.kernel;
+    assert_eq!(k.mappings[a.idx()].nrdirty, 16);
+    let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+    assert_eq!((st.dropped, st.kept), (0, 16), "under writeback: kept");
+    assert_eq!(k.mappings[a.idx()].nrdirty, 0, "writeback was started");
+    let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+    assert_eq!((st.dropped, st.kept), (16, 0), "clean now: dropped");
+    assert_invariants(k);
+}
+
+#[test]
+fn dontneed_clears_shadow_entries_and_deactivates_what_it_keeps() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let (ct, a) = (memcg(&s, "ct"), inode(&s, "/d/a"));
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, 8, ct);
+    read_pages(k, a, 0, 8, ct); // second touch: active
+    for i in 0..4 {
+        isolate_and_evict(k, a, i);
+    }
+    assert_eq!(k.mappings[a.idx()].nrshadows, 4);
+    // Pages 4..8 are active; make one dirty so that it cannot go.
+    let p = page_at(k, a, 5);
+    k.folio_mark_dirty(p);
+    let st = k.generic_fadvise(a, 0, 7, Advice::DontNeed, ct);
+    assert_eq!(st.shadows_cleared, 4);
+    assert_eq!((st.dropped, st.kept), (3, 1));
+    assert_eq!(k.mappings[a.idx()].nrshadows, 0);
+    assert_eq!(lru_of(k, p), Some(LruList::InactiveFile), "kept pages are deactivated");
+    assert_invariants(k);
+}
+
+#[test]
+fn tmpfs_ignores_the_advice() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"write\", file = \"/tmp/s\", length = \"64K\" }]\n");
+    let f = inode(&s, "/tmp/s");
+    run(&mut s);
+    let k = &mut s.kernel;
+    let st = k.generic_fadvise(f, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+    assert_eq!(st.dropped, 0);
+    assert_eq!(k.mappings[f.idx()].nrpages, 16);
+}
+
+#[test]
+fn willneed_reads_the_range_ahead() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"fadvise\", path = \"/d/a\", advice = \"willneed\", offset = \"256K\", length = \"256K\" }]\n");
+    let a = inode(&s, "/d/a");
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.mappings[a.idx()].nrpages, 64);
+    assert!(k.mappings[a.idx()].lookup(64).is_some() && k.mappings[a.idx()].lookup(127).is_some());
+    assert!(k.mappings[a.idx()].lookup(63).is_none());
+    assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::Pgpgin), 256, "256 KiB read");
+}
+
+const READ_ALL_THEN_DIR: &str = r#"[tasks.t]
+cgroup = "ct"
+uid = 1000
+ops = [
+  { op = "read", file = "/d/a" }, { op = "read", file = "/d/sub/b" }, { op = "read", file = "/d/sub/c" },
+  { op = "read", file = "/other" },
+  { op = "fadvise", path = "/d", advice = "dontneed", step = "clean /d" },
+]
+"#;
+
+#[test]
+fn a_directory_is_left_alone_without_the_policy() {
+    let mut s = machine(false, READ_ALL_THEN_DIR);
+    run(&mut s);
+    let k = &s.kernel;
+    for f in ["/d/a", "/d/sub/b", "/d/sub/c", "/other"] {
+        assert_eq!(k.mappings[inode(&s, f).idx()].nrpages, 256, "{f}");
+    }
+}
+
+#[test]
+fn the_directory_policy_cleans_the_tree_where_the_caller_may() {
+    let mut s = machine(true, READ_ALL_THEN_DIR);
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.mappings[inode(&s, "/d/a").idx()].nrpages, 0);
+    assert_eq!(k.mappings[inode(&s, "/d/sub/b").idx()].nrpages, 0, "recursively");
+    assert_eq!(k.mappings[inode(&s, "/d/sub/c").idx()].nrpages, 256, "uid 2000's file: no permission");
+    assert_eq!(k.mappings[inode(&s, "/other").idx()].nrpages, 256, "outside the tree");
+    assert_invariants(k);
+}
