@@ -228,3 +228,7 @@ def test_report_renders_in_chromium(report_000_003, tmp_path):
                    check=True, timeout=120, capture_output=True)
     assert shot.is_file() and shot.stat().st_size > 20_000
     assert shot.read_bytes().startswith(PNG_SIG)
+    # Kept as a CI artifact under the build directory.
+    artifacts = Path(__file__).resolve().parents[2] / "build" / "ci-artifacts"
+    artifacts.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(shot, artifacts / "report.png")
