@@ -318,7 +318,7 @@ impl Simulation {
         let mut finished = false;
         let mut oom = false;
         match &op.kind {
-            OpKind::Read { file, offset, length, bufsize, pattern, fadvise } => {
+            OpKind::Read { file, offset, length, bufsize, pattern, fadvise, scan } => {
                 let inode = self.inodes[*file];
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, &op) {
                     self.finish_step(ti, &op, true);
@@ -351,11 +351,15 @@ impl Simulation {
                 let len = (*bufsize).min(end.saturating_sub(chunk_pos));
                 self.enter(ti);
                 let memcg = self.tasks[ti].memcg;
-                match self.kernel.filemap_read(inode, chunk_pos, len, &mut ra, memcg) {
-                    Ok(_) => {}
-                    Err(_) => oom = true,
-                }
-                self.leave(ti, user);
+                let got = match self.kernel.filemap_read(inode, chunk_pos, len, &mut ra, memcg) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        oom = true;
+                        0
+                    }
+                };
+                let scan_ns = if *scan { crate::types::pages_for(got) * self.kernel.cost.grep_scan_page } else { 0 };
+                self.leave(ti, user + scan_ns);
                 let done = match pattern {
                     Pattern::Sequential => next_pos >= end,
                     Pattern::Random { .. } => next_left == 0,

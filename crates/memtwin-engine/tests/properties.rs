@@ -34,6 +34,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
                 bufsize,
                 pattern: if random { Pattern::Random { count: 20 } } else { Pattern::Sequential },
                 fadvise: [Advice::Normal, Advice::Sequential, Advice::Random][adv as usize],
+                scan: adv == 1,
             }
         ),
         (0..nfiles, 0u64..2 << 20, 1u64..4 << 20, 4096u64..128 << 10, prop::bool::ANY)

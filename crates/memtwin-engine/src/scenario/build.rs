@@ -698,6 +698,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
             }
             t.finish(cx, &["cgroup", "ops", "start", "uid"]);
+            let ops = expand_tree_ops(cx, ops, &files);
             expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid), ops));
         }
     }
@@ -740,6 +741,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
                     match mount_of(&f, &all_mounts) {
                         Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: 0, mode: 0o644 }),
+                        // With a single disk, files outside any mount live on it.
+                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: 0, mode: 0o644 }),
                         None => cx.err(
                             &n.loc,
                             format!("`{f}` is created here, but no mount holds it"),
@@ -845,6 +848,80 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         sample_interval,
         report_metrics,
     })
+}
+
+/// `cp -r SRC DST` and `grep PATTERN PATH...` as the per-file ops they perform: cp reads
+/// every file below SRC (or SRC itself) and writes its copy below DST (created, same size);
+/// grep reads every file below PATH, scanning each page in user space. Files a cp created
+/// earlier in the same script count as existing for later cp and grep ops.
+fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileSpec]) -> Vec<(Node, String, String)> {
+    let mut known: Vec<(String, u64)> = files.iter().map(|f| (f.path.clone(), f.size)).collect();
+    let mut out = Vec::with_capacity(ops.len());
+    let s = |v: &str| Val::Str(v.to_string());
+    for (n, step, label) in ops {
+        let Val::Table(entries) = &n.v else {
+            out.push((n, step, label));
+            continue;
+        };
+        let get = |k: &str| entries.iter().find(|(kk, _, _)| kk == k).and_then(|(_, _, v)| if let Val::Str(x) = &v.v { Some(x.clone()) } else { None });
+        let kind = get("op");
+        let mk = |pairs: Vec<(&str, Val)>| Node {
+            v: Val::Table(pairs.into_iter().map(|(k, v)| (k.to_string(), n.loc.clone(), Node { v, loc: n.loc.clone() })).collect()),
+            loc: n.loc.clone(),
+        };
+        let below = |root: &str, known: &[(String, u64)]| -> Vec<(String, u64)> {
+            let r = root.trim_end_matches('/');
+            known.iter().filter(|(p, _)| p == r || p.starts_with(&format!("{r}/"))).cloned().collect()
+        };
+        match kind.as_deref() {
+            Some("cp") => {
+                let (Some(src), Some(dst)) = (get("src"), get("dst")) else {
+                    cx.err(&n.loc, format!("{label}: cp needs `src` and `dst` strings"), "write { op = \"cp\", src = \"/data/1\", dst = \"/data/2\" }");
+                    continue;
+                };
+                if let Some((k, kl, _)) = entries.iter().find(|(k, _, _)| !["op", "step", "src", "dst"].contains(&k.as_str())) {
+                    cx.err(kl, format!("unknown key `{k}` in {label}"), "a cp op takes op, step, src, dst");
+                }
+                let srcs = below(&src, &known);
+                if srcs.is_empty() {
+                    cx.err(&n.loc, format!("{label}: nothing to copy below `{src}`"), "name a declared file or a directory holding files");
+                    continue;
+                }
+                let (src_root, dst_root) = (src.trim_end_matches('/').to_string(), dst.trim_end_matches('/').to_string());
+                for (p, size) in srcs {
+                    let q = format!("{dst_root}{}", &p[src_root.len()..]);
+                    out.push((mk(vec![("op", s("read")), ("file", s(&p)), ("bufsize", s("128K"))]), step.clone(), label.clone()));
+                    out.push((
+                        mk(vec![("op", s("write")), ("file", s(&q)), ("length", Val::Int(size as i64)), ("bufsize", s("128K")), ("create", Val::Bool(true))]),
+                        step.clone(),
+                        label.clone(),
+                    ));
+                    if !known.iter().any(|(k, _)| *k == q) {
+                        known.push((q, size));
+                    }
+                }
+            }
+            Some("grep") => {
+                let Some(path) = get("path") else {
+                    cx.err(&n.loc, format!("{label}: grep needs `path`"), "write { op = \"grep\", path = \"/data/1\" }");
+                    continue;
+                };
+                if let Some((k, kl, _)) = entries.iter().find(|(k, _, _)| !["op", "step", "path"].contains(&k.as_str())) {
+                    cx.err(kl, format!("unknown key `{k}` in {label}"), "a grep op takes op, step, path");
+                }
+                let targets = below(&path, &known);
+                if targets.is_empty() {
+                    cx.err(&n.loc, format!("{label}: no file below `{path}`"), "name a declared file or a directory holding files");
+                    continue;
+                }
+                for (p, _) in targets {
+                    out.push((mk(vec![("op", s("read")), ("file", s(&p)), ("bufsize", s("96K")), ("scan", Val::Bool(true))]), step.clone(), label.clone()));
+                }
+            }
+            _ => out.push((n, step, label)),
+        }
+    }
+    out
 }
 
 /// What op references are checked against.
@@ -1034,8 +1111,9 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     None => Advice::Normal,
                 },
             };
-            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "pattern", "count", "fadvise"]);
-            OpKind::Read { file: file?, offset, length, bufsize: bufsize.max(1), pattern, fadvise }
+            let scan = t.get("scan").and_then(|v| get_bool(cx, v, &k("scan"))).unwrap_or(false);
+            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "pattern", "count", "fadvise", "scan"]);
+            OpKind::Read { file: file?, offset, length, bufsize: bufsize.max(1), pattern, fadvise, scan }
         }
         "write" => {
             let file = file_of(cx, &mut t);
@@ -1151,7 +1229,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             OpKind::Mount { path: path?, fs, mkdir }
         }
         other => {
-            let ops = ["read", "write", "stat", "fadvise", "fsync", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
+            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }

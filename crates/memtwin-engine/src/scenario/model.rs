@@ -158,6 +158,8 @@ pub enum OpKind {
         pattern: Pattern,
         /// Advice given before reading.
         fadvise: Advice,
+        /// Scan every page in user space, as grep does (`CpuCost::grep_scan_page`).
+        scan: bool,
     },
     /// `write()` a file range in `bufsize` chunks, optionally `fsync()` at the end.
     Write {
