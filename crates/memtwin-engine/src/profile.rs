@@ -49,9 +49,9 @@ pub struct Policies {
 /// from include/linux/mmzone.h, memcontrol.h and vm_event_item.h of each tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemcgKmemCost {
-    /// `memcg->vmstats_percpu` per CPU. 5.0: `mem_cgroup_stat_cpu` = count[MEMCG_NR_STAT=36]
-    /// + events[NR_VM_EVENT_ITEMS=85] + nr_page_events + targets[3] = 1000 B. 6.1:
-    /// `memcg_vmstats_percpu` = (state[50] + events[17]) x 2 + 1 + targets[2] = 1096 B.
+    /// `memcg->vmstats_percpu` per CPU. 5.0: `mem_cgroup_stat_cpu` = count[MEMCG_NR_STAT=36],
+    /// events[NR_VM_EVENT_ITEMS=85], nr_page_events and targets[3]: 1000 B. 6.1:
+    /// `memcg_vmstats_percpu` = (state[50] + events[17]) x 2 + 1 + targets[2]: 1096 B.
     /// Freed at offline by the seed-003 policy.
     pub vmstats_percpu: u64,
     /// Per node and CPU: 5.0 `lruvec_stat` count[NR_VM_NODE_STAT_ITEMS=30] = 240 B; 6.1

@@ -234,7 +234,7 @@ impl Simulation {
         let mut n = 0u64;
         while self.step() {
             n += 1;
-            if n % 2048 == 0 && !progress(self.work_done.min(self.work_total), self.work_total) {
+            if n.is_multiple_of(2048) && !progress(self.work_done.min(self.work_total), self.work_total) {
                 return Err(Interrupted);
             }
         }

@@ -676,7 +676,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
     // scripts create, then check every op against what exists or will.
-    let mut expanded: Vec<(String, Loc, Option<(Option<usize>, Loc)>, (u64, u32), Vec<(Node, String, String)>)> = vec![];
+    let mut expanded: Vec<ExpandedTask> = vec![];
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -923,6 +923,10 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
     }
     out
 }
+
+/// A task's name and place, its own cgroup (with where it was written), its start time and
+/// uid, and its ops expanded to (node, step name, label).
+type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32), Vec<(Node, String, String)>);
 
 /// What op references are checked against.
 struct Known<'a> {

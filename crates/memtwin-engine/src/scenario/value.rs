@@ -233,7 +233,7 @@ pub fn parse_set(sources: &mut Sources, arg: &str) -> Result<Node, ScenarioError
         if toml::de::DeTable::parse(&text).is_ok() {
             let src = sources.add(&name, &text);
             let node = parse_toml(sources, src)?;
-            return Ok(relocate(node, src, key));
+            return Ok(relocate(node, src));
         }
     }
     let src = sources.add(&name, "");
@@ -241,12 +241,12 @@ pub fn parse_set(sources: &mut Sources, arg: &str) -> Result<Node, ScenarioError
 }
 
 /// Give every node of a `--set` tree the argument itself as its location.
-fn relocate(mut n: Node, src: usize, key: &str) -> Node {
+fn relocate(mut n: Node, src: usize) -> Node {
     n.loc = Loc::Path { src, path: String::new() };
     if let Val::Table(entries) = &mut n.v {
         for (_, kloc, v) in entries.iter_mut() {
             *kloc = Loc::Path { src, path: String::new() };
-            *v = relocate(std::mem::replace(v, Node { v: Val::Bool(false), loc: kloc.clone() }), src, key);
+            *v = relocate(std::mem::replace(v, Node { v: Val::Bool(false), loc: kloc.clone() }), src);
         }
     }
     n
