@@ -14,6 +14,7 @@ use crate::readahead::FileRaState;
 use crate::scenario::model::{Advice, OpKind, Pattern, Scenario};
 use crate::types::{pages_for, DevId, InodeId, MemcgId, Nanos, Rng, PAGE_SIZE};
 use std::cmp::Reverse;
+use std::rc::Rc;
 use std::collections::BinaryHeap;
 
 /// Where a task is within its current operation.
@@ -79,7 +80,8 @@ pub struct SimResult {
 pub struct Simulation {
     /// The simulated kernel.
     pub kernel: Kernel,
-    scenario: Scenario,
+    /// Shared so that a quantum can read its op while the simulation changes (no copy).
+    scenario: Rc<Scenario>,
     tasks: Vec<Task>,
     inodes: Vec<InodeId>,
     memcg_of_cgroup: Vec<MemcgId>,
@@ -185,7 +187,7 @@ impl Simulation {
             .collect();
         Simulation {
             kernel: k,
-            scenario: scn.clone(),
+            scenario: Rc::new(scn.clone()),
             tasks,
             inodes,
             memcg_of_cgroup,
@@ -308,7 +310,8 @@ impl Simulation {
     }
 
     fn run_quantum(&mut self, ti: usize) {
-        let op = self.scenario.tasks[ti].ops[self.tasks[ti].pc].clone();
+        let scn = Rc::clone(&self.scenario);
+        let op = &scn.tasks[ti].ops[self.tasks[ti].pc];
         if self.tasks[ti].snapshot.is_none() {
             let memcg = self.tasks[ti].memcg;
             self.tasks[ti].step_memcg = memcg;
@@ -320,8 +323,8 @@ impl Simulation {
         match &op.kind {
             OpKind::Read { file, offset, length, bufsize, pattern, fadvise, scan } => {
                 let inode = self.inodes[*file];
-                if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, &op) {
-                    self.finish_step(ti, &op, true);
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, op) {
+                    self.finish_step(ti, op, true);
                     return;
                 }
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
@@ -376,8 +379,8 @@ impl Simulation {
                 if *create && !self.kernel.inodes[inode.idx()].exists {
                     self.kernel.inodes[inode.idx()].exists = true;
                 }
-                if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, &op) {
-                    self.finish_step(ti, &op, true);
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, op) {
+                    self.finish_step(ti, op, true);
                     return;
                 }
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
@@ -437,7 +440,7 @@ impl Simulation {
                     self.kernel.dget(inode);
                     self.kernel.dput(inode);
                 } else {
-                    self.op_failed(ti, &op, crate::cgroup::Errno::ENOMEM);
+                    self.op_failed(ti, op, crate::cgroup::Errno::ENOMEM);
                 }
                 self.leave(ti, user);
                 finished = true;
@@ -458,7 +461,7 @@ impl Simulation {
                 let from = self.tasks[ti].memcg;
                 match self.kernel.cgroup_attach_task(from, cgroup) {
                     Ok(to) => self.tasks[ti].memcg = to,
-                    Err(e) => self.op_failed(ti, &op, e),
+                    Err(e) => self.op_failed(ti, op, e),
                 }
                 self.leave(ti, user);
                 finished = true;
@@ -467,7 +470,7 @@ impl Simulation {
                 self.enter(ti);
                 self.kernel.cpu(self.kernel.cost.syscall);
                 if let Err(e) = self.kernel.cgroup_mkdir(cgroup) {
-                    self.op_failed(ti, &op, e);
+                    self.op_failed(ti, op, e);
                 }
                 self.leave(ti, user);
                 finished = true;
@@ -476,7 +479,7 @@ impl Simulation {
                 self.enter(ti);
                 self.kernel.cpu(self.kernel.cost.syscall);
                 if let Err(e) = self.kernel.cgroup_rmdir(cgroup) {
-                    self.op_failed(ti, &op, e);
+                    self.op_failed(ti, op, e);
                 }
                 self.leave(ti, user);
                 finished = true;
@@ -501,7 +504,7 @@ impl Simulation {
             }
         }
         if finished {
-            self.finish_step(ti, &op, !oom);
+            self.finish_step(ti, op, !oom);
             if oom {
                 self.tasks[ti].killed = true;
             }
