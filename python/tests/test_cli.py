@@ -18,6 +18,7 @@ import pytest
 import memtwin
 import memtwin.cli as cli
 from memtwin.cli import main
+from conftest import cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "scenarios" / "seed000-memcg-reread.toml"
@@ -25,33 +26,6 @@ GIB = 1 << 30
 SUBCOMMANDS = ["run", "compare", "check", "reproduce", "bench", "metrics", "profiles"]
 
 
-class _Recorder:
-    """Stands in for memtwin.cli.Progress and records every progress call of every run."""
-
-    calls: list = []
-
-    def __init__(self, label, *a, **k):
-        self.label = label
-
-    def __call__(self, done, total):
-        _Recorder.calls.append((self.label, done, total))
-
-    def close(self):
-        pass
-
-
-@pytest.fixture
-def sim_calls(monkeypatch):
-    """The progress calls of the runs made during the test: empty means nothing was simulated."""
-    _Recorder.calls = []
-    monkeypatch.setattr(cli, "Progress", _Recorder)
-    return _Recorder.calls
-
-
-def cli_run(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def step_metric(data: dict, variant: str, step: str, metric: str) -> float:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import memtwin.cli as cli
 from memtwin.cli import main
+from conftest import cli_run
 from memtwin.report import fmt_value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,32 +22,6 @@ PNG_SIG = b"\x89PNG\r\n\x1a\n"
 IMG_RE = re.compile(r'<img[^>]*\ssrc="([^"]*)"')
 
 
-class _Recorder:
-    """Stands in for memtwin.cli.Progress: records every run's progress calls."""
-
-    calls: list = []
-
-    def __init__(self, label, *a, **k):
-        self.label = label
-
-    def __call__(self, done, total):
-        _Recorder.calls.append((self.label, done, total))
-
-    def close(self):
-        pass
-
-
-@pytest.fixture
-def sim_calls(monkeypatch):
-    _Recorder.calls = []
-    monkeypatch.setattr(cli, "Progress", _Recorder)
-    return _Recorder.calls
-
-
-def cli_run(capsys, *args):
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")
