@@ -73,10 +73,12 @@ impl Kernel {
         };
         let parent = self.memcgs.by_path(&parent_path).ok_or(Errno::ENOENT)?;
         let m = self.memcgs.create(parent, &name).ok_or(Errno::ENOSPC)?;
-        self.lruvecs.push(Default::default());
+        for _ in 0..self.nr_nodes {
+            self.lruvecs.push(Default::default());
+        }
         self.shadow_nodes.push(Default::default());
         self.reclaim_iter.push(MemcgId::NONE);
-        debug_assert_eq!(self.lruvecs.len(), self.memcgs.len());
+        debug_assert_eq!(self.lruvecs.len(), self.memcgs.len() * self.nr_nodes as usize);
         // mem_cgroup_alloc(): percpu statistics, then the structures; cgroup_create(): the
         // cgroup, its other per-controller objects, its kernfs directory and control files.
         let c = self.profile.memcg_kmem.clone();

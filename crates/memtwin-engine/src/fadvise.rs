@@ -112,7 +112,7 @@ impl Kernel {
             if busy {
                 // deactivate_file_folio(): to the inactive list, so reclaim finds it soon.
                 if self.pages[p].test(pg::ACTIVE) && self.pages[p].test(pg::LRU) {
-                    let v = self.lruvec_of(self.pages[p].memcg);
+                    let v = self.folio_lruvec(p);
                     self.lruvecs[v].del(&mut self.pages, p);
                     self.pages[p].flags &= !(pg::ACTIVE | pg::REFERENCED);
                     self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
@@ -123,7 +123,7 @@ impl Kernel {
                 st.kept += 1;
                 continue;
             }
-            let v = self.lruvec_of(self.pages[p].memcg);
+            let v = self.folio_lruvec(p);
             if self.pages[p].test(pg::LRU) {
                 self.lruvecs[v].del(&mut self.pages, p);
             }

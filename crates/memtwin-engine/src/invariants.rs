@@ -21,11 +21,15 @@ impl Kernel {
     /// - the cgroup life cycle: see [`Kernel::check_lifecycle`].
     pub fn check_invariants(&self) -> Result<(), String> {
         let used = self.pages.in_use() as u64;
-        if self.zone.free + used != self.zone.managed {
-            return Err(format!("free {} + used {} != managed {}", self.zone.free, used, self.zone.managed));
+        let (free, managed) = (self.nr_free_pages(), self.managed_pages());
+        if free + used != managed {
+            return Err(format!("free {free} + used {used} != managed {managed}"));
         }
         let n = self.memcgs.len();
         let mut local = vec![0u64; n];
+        let mut local_anon = vec![0u64; n];
+        let mut anon_frames = 0u64;
+        let mut anon_entries = 0u64;
         let mut seen = vec![false; self.pages.len()];
         let mut on_lru = 0u64;
         for (v, lv) in self.lruvecs.iter().enumerate() {
@@ -42,11 +46,28 @@ impl Kernel {
                     if !p.test(pg::LRU) || p.lru != lru as u8 || p.prev != prev {
                         return Err(format!("page {} has broken LRU links or flags", cur.0));
                     }
-                    if self.lruvec_of(p.memcg) != v {
+                    if self.folio_lruvec(cur) != v {
                         return Err(format!("page {} charged to {:?} sits on lruvec {v}", cur.0, p.memcg));
                     }
                     if p.test(pg::ACTIVE) != lru.is_active() {
                         return Err(format!("page {} PG_active disagrees with its list", cur.0));
+                    }
+                    if p.test(pg::ANON) {
+                        // An anonymous page (or a huge page's head): its VMA maps it.
+                        let nr = if p.test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+                        let vma = &self.vmas[p.mapping.0 as usize];
+                        if !vma.live || vma.pages.get(p.index as usize) != Some(&cur) {
+                            return Err(format!("anonymous page {} is not mapped by its VMA", cur.0));
+                        }
+                        if p.memcg != MemcgId::NONE {
+                            local_anon[p.memcg.idx()] += nr;
+                        }
+                        anon_frames += nr;
+                        anon_entries += 1;
+                        prev = cur;
+                        cur = p.next;
+                        count += 1;
+                        continue;
                     }
                     if p.memcg != MemcgId::NONE {
                         local[p.memcg.idx()] += 1;
@@ -65,17 +86,26 @@ impl Kernel {
                 on_lru += count;
             }
         }
-        if on_lru != used {
-            return Err(format!("{used} pages in use but {on_lru} on LRU lists"));
+        // A huge page is one LRU entry for 512 frames.
+        let file_on_lru = on_lru - anon_entries;
+        if anon_frames != self.vmstat.nr_anon_pages {
+            return Err(format!("NR_ANON_PAGES {} but {anon_frames} anonymous frames are on LRU lists", self.vmstat.nr_anon_pages));
+        }
+        if file_on_lru + anon_frames != used {
+            return Err(format!("{used} pages in use but {file_on_lru} file and {anon_frames} anonymous on LRU lists"));
         }
         let cached: u64 = self.mappings.iter().map(|m| m.nrpages).sum();
-        if cached != self.vmstat.nr_file_pages || cached != used {
+        if cached != self.vmstat.nr_file_pages || cached + anon_frames != used {
             return Err(format!("NR_FILE_PAGES {} but mappings hold {cached} and {used} frames are used", self.vmstat.nr_file_pages));
         }
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             if m.nr_file != local[i] {
                 return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));
             }
+            if m.nr_anon != local_anon[i] {
+                return Err(format!("memcg {} anon stat {} != charged anonymous pages {}", m.path, m.nr_anon, local_anon[i]));
+            }
+            local[i] += local_anon[i];
         }
         // Slab charges (dentries, inodes) take whole pages of the counter too.
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {

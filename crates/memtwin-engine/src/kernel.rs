@@ -10,7 +10,7 @@ use crate::fs::Inode;
 use crate::memcontrol::{CgroupVersion, MemcgTree};
 use crate::mm_types::PageArena;
 use crate::mmzone::Lruvec;
-use crate::page_alloc::Zone;
+use crate::page_alloc::{Node, Zone};
 use crate::profile::{CpuCost, KernelProfile, Policies};
 use crate::types::{InodeId, MemcgId, Nanos};
 use crate::vmstat::VmStat;
@@ -47,7 +47,8 @@ pub struct Kernel {
     pub io: IoAcct,
     /// `mem_map`: every page frame.
     pub pages: PageArena,
-    /// One lruvec per memcg (one node); index = memcg index. Uncharged pages sit on the root's.
+    /// One lruvec per (memcg, node); index = memcg index * nodes + node
+    /// ([`Kernel::lruvec_idx`]). Uncharged pages sit on the root's.
     pub lruvecs: Vec<Lruvec>,
     /// The memory cgroup hierarchy.
     pub memcgs: MemcgTree,
@@ -57,8 +58,14 @@ pub struct Kernel {
     pub inodes: Vec<Inode>,
     /// Block devices.
     pub devices: Vec<BlockDevice>,
-    /// The one memory zone of the one node (issue: zones and nodes come with the allocator).
-    pub zone: Zone,
+    /// Every zone of every node, node by node, lowest zone first (PFN order).
+    pub zones: Vec<Zone>,
+    /// `NODE_DATA()`: per node its zones, zonelist, zonelist cache and kswapd.
+    pub nodes: Vec<Node>,
+    /// The node the running context allocates for (`numa_node_id()`).
+    pub cur_nid: u32,
+    /// The node kswapd is balancing while it runs (`None`: reclaim of every node).
+    pub reclaim_nid: Option<u32>,
     /// /proc/vmstat and /proc/meminfo counters.
     pub vmstat: VmStat,
     /// Pages charged while some memcg was above memory.high during the running syscall
@@ -87,14 +94,19 @@ pub struct Kernel {
     pub kmem: crate::slab::KmemStat,
     /// Page accesses simulated (hits + misses + writes), for the benchmark.
     pub page_events: u64,
+    /// `transparent_hugepage/enabled` = always.
+    pub thp_enabled: bool,
+    /// Anonymous mappings (VMAs); index = `VmaId`.
+    pub vmas: Vec<crate::memory::Vma>,
+    /// Unmapped VMA entries, reused first.
+    pub free_vmas: Vec<crate::memory::VmaId>,
 }
 
 impl Kernel {
     /// A kernel with `ram_pages` of RAM of which `reserved_pages` are taken by the kernel itself.
     pub fn new(profile: KernelProfile, policies: Policies, version: CgroupVersion, ram_pages: u64, reserved_pages: u64) -> Kernel {
         let managed = ram_pages.saturating_sub(reserved_pages);
-        let zone = Zone::new(managed, &profile);
-        Kernel {
+        let mut k = Kernel {
             profile,
             policies,
             cost: CpuCost::reference(),
@@ -108,7 +120,10 @@ impl Kernel {
             mappings: vec![],
             inodes: vec![],
             devices: vec![],
-            zone,
+            zones: vec![],
+            nodes: vec![],
+            cur_nid: 0,
+            reclaim_nid: None,
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
             kswapd_ns: 0,
@@ -122,7 +137,12 @@ impl Kernel {
             nr_cpu_ids: 1,
             nr_nodes: 1,
             page_events: 0,
-        }
+            thp_enabled: false,
+            vmas: vec![],
+            free_vmas: vec![],
+        };
+        k.setup_nodes(&[managed], 0);
+        k
     }
 
     /// Spend `ns` of system CPU time in the running context.
@@ -141,15 +161,25 @@ impl Kernel {
         }
     }
 
-    /// `mem_cgroup_lruvec()`: index of the lruvec a page charged to `memcg` lives on.
-    /// Uncharged pages live on the root memcg's lruvec.
+    /// `mem_cgroup_lruvec(memcg, NODE_DATA(nid))`: index of the lruvec of `memcg` on node
+    /// `nid`. Uncharged pages live on the root memcg's lruvecs.
     #[inline(always)]
-    pub fn lruvec_of(&self, memcg: MemcgId) -> usize {
-        if memcg == MemcgId::NONE {
-            0
-        } else {
-            memcg.idx()
-        }
+    pub fn lruvec_idx(&self, memcg: MemcgId, nid: u32) -> usize {
+        let m = if memcg == MemcgId::NONE { 0 } else { memcg.idx() };
+        m * self.nr_nodes as usize + nid as usize
+    }
+
+    /// `folio_lruvec()`: the lruvec a page belongs on (its memcg's, on the page's node).
+    #[inline(always)]
+    pub fn folio_lruvec(&self, page: crate::types::PageId) -> usize {
+        let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
+        self.lruvec_idx(self.pages[page].memcg, nid)
+    }
+
+    /// Pages of `memcg` on list `lru` over all nodes (`lruvec_page_state()` summed).
+    pub fn memcg_lru_size(&self, memcg: MemcgId, lru: crate::mmzone::LruList) -> u64 {
+        let base = self.lruvec_idx(memcg, 0);
+        (0..self.nr_nodes as usize).map(|n| self.lruvecs[base + n].size(lru)).sum()
     }
 
     /// Pages resident in the page cache.

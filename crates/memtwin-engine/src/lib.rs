@@ -9,6 +9,7 @@
 
 pub mod blkdev;
 pub mod cgroup;
+pub mod compaction;
 pub mod dcache;
 pub mod fadvise;
 pub mod filemap;
@@ -17,6 +18,7 @@ pub mod invariants;
 pub mod kernel;
 pub mod list_lru;
 pub mod memcontrol;
+pub mod memory;
 pub mod metrics;
 pub mod mm_types;
 pub mod mmzone;

@@ -32,6 +32,7 @@ impl Memcg {
             kmem_id: None,
             nr_tasks: 0,
             nr_shmem: 0,
+            nr_anon: 0,
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -183,6 +184,8 @@ pub struct Memcg {
     pub nr_tasks: u32,
     /// Shmem (tmpfs) pages charged here, included in `nr_file` (memory.stat `shmem`).
     pub nr_shmem: u64,
+    /// Anonymous pages charged here (memory.stat `anon`, local).
+    pub nr_anon: u64,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -574,7 +577,7 @@ impl Kernel {
         let on_lru = self.pages[page].test(crate::mm_types::pg::LRU);
         let lru = self.pages[page].lru;
         if on_lru {
-            let from = self.lruvec_of(self.pages[page].memcg);
+            let from = self.folio_lruvec(page);
             self.lruvecs[from].del(&mut self.pages, page);
         }
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
@@ -588,7 +591,7 @@ impl Kernel {
             m.nr_dirty += 1;
         }
         if on_lru {
-            let to = self.lruvec_of(memcg);
+            let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
         }
     }

@@ -126,7 +126,7 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         let i = ev as usize;
         put(&format!("vmstat.{name}"), (b.vm_events[i] - a.vm_events[i]) as f64);
     }
-    put("meminfo.MemFree_kB", (k.zone.free * PAGE_SIZE / 1024) as f64);
+    put("meminfo.MemFree_kB", (k.nr_free_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Cached_kB", (k.nr_file_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Dirty_kB", (k.vmstat.nr_dirty * PAGE_SIZE / 1024) as f64);
     put("meminfo.Percpu_kB", (k.kmem.percpu / 1024) as f64);
@@ -243,7 +243,7 @@ impl Series {
     pub fn sample(&mut self, k: &Kernel, t: Nanos) {
         let mut row = Vec::with_capacity(self.columns.len());
         row.push(secs(t));
-        row.push((k.zone.free * PAGE_SIZE) as f64);
+        row.push((k.nr_free_pages() * PAGE_SIZE) as f64);
         row.push((k.nr_file_pages() * PAGE_SIZE) as f64);
         row.push((k.vmstat.nr_dirty * PAGE_SIZE) as f64);
         row.push(k.kmem.percpu as f64);

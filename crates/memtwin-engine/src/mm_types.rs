@@ -32,6 +32,13 @@ pub mod pg {
     /// Engine bookkeeping, not a kernel flag: read in from disk and not yet accessed. The
     /// first access counts as a page-cache miss, as cachestat counts pages added by reads.
     pub const FRESH: u16 = 1 << 10;
+    /// `PageAnon()`: an anonymous page; `mapping` holds its VMA (`VmaId`), `index` its page
+    /// offset in the VMA.
+    pub const ANON: u16 = 1 << 11;
+    /// `PageHead()` of a PMD-sized (order-9) folio: the one frame of the folio on the LRU.
+    pub const HEAD: u16 = 1 << 12;
+    /// `PageTail()`: frames 1..511 of a huge page (on no list).
+    pub const TAIL: u16 = 1 << 13;
 }
 
 /// The simulated `struct page` (a single-page folio).
@@ -71,13 +78,15 @@ impl Page {
     }
 }
 
-/// The arena of page frames, `mem_map` in the kernel. Frames are handed out by
-/// [`PageArena::alloc`] and returned by [`PageArena::free`].
+/// `mem_map`: one `Page` per page frame, indexed by PFN. The page allocator
+/// (page_alloc.rs) decides which frame a page takes; the arena only records what the frame
+/// holds. It grows to the highest frame ever used, so a machine's unused memory costs the
+/// simulator nothing.
 #[derive(Debug)]
 pub struct PageArena {
     pages: Vec<Page>,
-    free_head: PageId,
-    nr_free_frames: usize,
+    nr_in_use: usize,
+    max_pfns: usize,
 }
 
 impl Default for PageArena {
@@ -89,39 +98,47 @@ impl Default for PageArena {
 impl PageArena {
     /// An arena with room reserved for `capacity` frames.
     pub fn with_capacity(capacity: usize) -> Self {
-        PageArena { pages: Vec::with_capacity(capacity), free_head: PageId::NIL, nr_free_frames: 0 }
+        PageArena { pages: Vec::with_capacity(capacity), nr_in_use: 0, max_pfns: usize::MAX }
     }
 
-    /// Take a frame for `mapping`/`index`, uncharged and on no list.
+    /// The machine has `n` frames: PFNs beyond are a bug.
+    pub fn reserve_pfns(&mut self, n: usize) {
+        self.max_pfns = n;
+    }
+
+    /// Record that frame `pfn` now caches `mapping`/`index`, uncharged and on no list.
     #[inline]
-    pub fn alloc(&mut self, mapping: InodeId, index: u32) -> PageId {
-        let id = if self.free_head != PageId::NIL {
-            let id = self.free_head;
-            self.free_head = self.pages[id.idx()].next;
-            self.nr_free_frames -= 1;
-            id
-        } else {
-            assert!(self.pages.len() < u32::MAX as usize - 1, "page arena exhausted");
-            self.pages.push(Page::FREE);
-            PageId(self.pages.len() as u32 - 1)
-        };
-        self.pages[id.idx()] = Page { mapping, index, ..Page::FREE };
-        id
+    pub fn init(&mut self, pfn: PageId, mapping: InodeId, index: u32) -> PageId {
+        let i = pfn.idx();
+        if i >= self.pages.len() {
+            assert!(i < self.max_pfns, "pfn {i} beyond the machine's memory");
+            let want = (i + 1).max(self.pages.len() + self.pages.len() / 2).min(self.max_pfns.max(i + 1));
+            self.pages.resize(want, Page::FREE);
+        }
+        debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
+        self.pages[i] = Page { mapping, index, ..Page::FREE };
+        self.nr_in_use += 1;
+        pfn
     }
 
-    /// Return a frame to the free chain.
+    /// Copy the page in frame `old` to the free frame `new` (migration); `old` stays in use
+    /// until freed.
+    pub fn copy_frame(&mut self, old: PageId, new: PageId) {
+        let page = self.pages[old.idx()];
+        self.init(new, page.mapping, page.index);
+        self.pages[new.idx()] = page;
+    }
+
+    /// The frame is free again.
     #[inline]
     pub fn free(&mut self, id: PageId) {
-        let p = &mut self.pages[id.idx()];
-        *p = Page::FREE;
-        p.next = self.free_head;
-        self.free_head = id;
-        self.nr_free_frames += 1;
+        self.pages[id.idx()] = Page::FREE;
+        self.nr_in_use -= 1;
     }
 
     /// Frames currently in use.
     pub fn in_use(&self) -> usize {
-        self.pages.len() - self.nr_free_frames
+        self.nr_in_use
     }
 
     /// Host bytes held by the arena.
@@ -129,19 +146,19 @@ impl PageArena {
         self.pages.capacity() * std::mem::size_of::<Page>()
     }
 
-    /// Every frame index ever allocated (free ones included), for invariant checks.
+    /// Frames the arena covers (free ones included), for invariant checks.
     pub fn len(&self) -> usize {
         self.pages.len()
     }
 
-    /// Whether no frame was ever allocated.
+    /// Whether no frame was ever used.
     pub fn is_empty(&self) -> bool {
         self.pages.is_empty()
     }
 
-    /// Whether `id` is currently allocated (slow; for checks).
+    /// Whether `id` is currently in use (slow; for checks).
     pub fn is_allocated(&self, id: PageId) -> bool {
-        self.pages[id.idx()].mapping != InodeId(u32::MAX)
+        id.idx() < self.pages.len() && self.pages[id.idx()].mapping != InodeId(u32::MAX)
     }
 }
 
@@ -170,18 +187,18 @@ mod tests {
     }
 
     #[test]
-    fn frames_are_reused() {
+    fn frames_are_recorded_where_the_allocator_puts_them() {
         let mut a = PageArena::with_capacity(4);
-        let p = a.alloc(InodeId(1), 5);
-        let q = a.alloc(InodeId(1), 6);
+        a.reserve_pfns(100);
+        let p = a.init(PageId(7), InodeId(1), 5);
+        let q = a.init(PageId(2), InodeId(1), 6);
         assert_eq!(a.in_use(), 2);
+        assert!(a.len() >= 8);
         a.free(p);
         assert_eq!(a.in_use(), 1);
         assert!(!a.is_allocated(p));
-        let r = a.alloc(InodeId(2), 0);
-        assert_eq!(r, p, "the freed frame is handed out first");
+        let r = a.init(PageId(7), InodeId(2), 0);
         assert_eq!(a[r].mapping, InodeId(2));
         assert_eq!(a[q].index, 6);
-        assert_eq!(a.len(), 2);
     }
 }

@@ -158,6 +158,25 @@ impl Lruvec {
         p.next = PageId::NIL;
     }
 
+    /// Make the neighbours of `id` (a copy of a page that was on a list here) point to it:
+    /// the page keeps its place on the list while changing frames (`folio_migrate_flags()`
+    /// and `putback_lru_page()` keep LRU order in the kernel only approximately; here the
+    /// position is kept exactly).
+    pub fn relink(&mut self, pages: &mut PageArena, id: PageId) {
+        let (prev, next, lru) = (pages[id].prev, pages[id].next, pages[id].lru);
+        let l = &mut self.lists[lru as usize];
+        if prev != PageId::NIL {
+            pages[prev].next = id;
+        } else {
+            l.head = id;
+        }
+        if next != PageId::NIL {
+            pages[next].prev = id;
+        } else {
+            l.tail = id;
+        }
+    }
+
     /// The oldest page of `lru`, if any (`lru_to_folio()`).
     #[inline]
     pub fn tail(&self, lru: LruList) -> Option<PageId> {
@@ -185,7 +204,7 @@ mod tests {
     fn add_del_keep_order_and_counts() {
         let mut pages = PageArena::with_capacity(8);
         let mut v = Lruvec::default();
-        let ids: Vec<_> = (0..4).map(|i| pages.alloc(InodeId(0), i)).collect();
+        let ids: Vec<_> = (0..4).map(|i| pages.init(PageId(i), InodeId(0), i)).collect();
         for &id in &ids {
             v.add(&mut pages, id, LruList::InactiveFile);
         }

@@ -1,14 +1,97 @@
-//! The page allocator of one zone: free pages, watermarks, kswapd wake-up and direct reclaim
-//! (mm/page_alloc.c). Zones, nodes and the buddy free lists come with the allocator issue.
+//! The page allocator (mm/page_alloc.c): NUMA nodes with zones, per-zone watermarks, a buddy
+//! allocator per zone, the zonelist fallback order, kswapd per node, direct reclaim and
+//! direct compaction for the allocating task, the NUMA counters, and the zonelist cache of
+//! kernels before 4.4 (the seed-002 policy `zonelist_cache`).
+//!
+//! Page frame numbers are the engine's `PageId`s: zones own disjoint PFN ranges laid out node
+//! by node (node 0's DMA32, node 0's Normal, node 1's Normal, ...), so the frame a page sits
+//! in says its zone, its node and its pageblock, as `page_zone()` and `pfn_to_nid()` do.
+//!
+//! The buddy allocator keeps the two orders the modelled workloads ask for: order 0 (every
+//! page-cache and base anonymous page) and `pageblock_order` = `HPAGE_PMD_ORDER` = 9
+//! (transparent huge pages). A pageblock is either wholly free (on the order-9 free list),
+//! partly free (its free frames are the order-0 free list, found by a bitmap), or full.
+//! Freeing the last used frame of a pageblock merges it back into an order-9 block. Orders
+//! 1 to 8 are not modelled: no modelled allocation asks for them, and the buddies they would
+//! form inside a partial pageblock do not change whether an order-0 or an order-9 request
+//! succeeds. Migrate types (grouping by mobility) are not modelled either.
 
 use crate::kernel::Kernel;
 use crate::profile::KernelProfile;
-use crate::types::{int_sqrt, InodeId, PageId, PAGE_SIZE};
+use crate::types::{int_sqrt, InodeId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
-/// `struct zone`, reduced to counters.
+/// `pageblock_order` on x86_64 (= `HPAGE_PMD_ORDER`).
+pub const PAGEBLOCK_ORDER: u32 = 9;
+/// Pages in a pageblock.
+pub const PAGEBLOCK_NR: u64 = 1 << PAGEBLOCK_ORDER;
+/// `LOCAL_DISTANCE` (include/linux/topology.h): the SLIT distance of a node to itself.
+pub const LOCAL_DISTANCE: u32 = 10;
+/// `REMOTE_DISTANCE`: the default SLIT distance between two nodes.
+pub const REMOTE_DISTANCE: u32 = 20;
+/// The zonelist cache's zap interval: `zlc->last_full_zap + HZ`, one second.
+pub const ZLC_ZAP_INTERVAL: Nanos = 1_000_000_000;
+/// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop:
+/// `HZ/50` (mm/page_alloc.c `__alloc_pages_slowpath()` of 4.x).
+pub const CONGESTION_WAIT: Nanos = 20_000_000;
+
+/// `enum zone_type` (the zones x86_64 machines have memory in).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ZoneType {
+    /// `ZONE_DMA32`: the first 4 GiB of physical memory, on node 0.
+    Dma32,
+    /// `ZONE_NORMAL`.
+    Normal,
+}
+
+impl ZoneType {
+    /// The zone's name in /proc/zoneinfo.
+    pub fn name(self) -> &'static str {
+        match self {
+            ZoneType::Dma32 => "DMA32",
+            ZoneType::Normal => "Normal",
+        }
+    }
+}
+
+/// `enum zone_watermarks` index used by `alloc_flags & ALLOC_WMARK_MASK`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Wmark {
+    /// `WMARK_MIN`.
+    Min,
+    /// `WMARK_LOW`.
+    Low,
+    /// `WMARK_HIGH`.
+    High,
+}
+
+/// One pageblock's free frames.
+#[derive(Clone, Copy, Debug)]
+struct Pageblock {
+    /// Bit i set = frame `start + i` is free.
+    bits: [u64; 8],
+    /// Free frames.
+    nr_free: u16,
+    /// Frames the block has (512, fewer for a zone's last block).
+    cap: u16,
+    /// Links of the partial-block list (block indices within the zone; `u32::MAX` = none).
+    prev: u32,
+    next: u32,
+    /// Whether it is on the partial list.
+    on_partial: bool,
+}
+
+const NO_BLOCK: u32 = u32::MAX;
+
+/// `struct zone`: counters, watermarks and the buddy free lists.
 #[derive(Clone, Debug)]
 pub struct Zone {
+    /// `zone_to_nid()`.
+    pub node: u32,
+    /// `zone_idx()`.
+    pub kind: ZoneType,
+    /// First PFN of the zone.
+    pub start_pfn: u64,
     /// `managed_pages`: RAM the allocator hands out.
     pub managed: u64,
     /// `NR_FREE_PAGES`.
@@ -19,27 +102,99 @@ pub struct Zone {
     pub wmark_low: u64,
     /// `WMARK_HIGH`.
     pub wmark_high: u64,
-    /// `min_free_kbytes` the watermarks were derived from.
+    /// `min_free_kbytes` the watermarks were derived from (the whole machine's).
     pub min_free_kbytes: u64,
+    /// `NUMA_HIT`: allocations from this zone for a task that wanted this node.
+    pub numa_hit: u64,
+    /// `NUMA_MISS`: allocations from this zone for a task that wanted another node.
+    pub numa_miss: u64,
+    /// `NUMA_FOREIGN`: allocations meant for this zone's node that went elsewhere.
+    pub numa_foreign: u64,
+    /// `compact_considered` / `compact_defer_shift` (mm/compaction.c `defer_compaction()`).
+    pub compact_considered: u32,
+    /// See `compact_considered`.
+    pub compact_defer_shift: u32,
+    /// `compact_cached_migrate_pfn`, as a block index within the zone.
+    pub compact_migrate_block: u32,
+    blocks: Vec<Pageblock>,
+    /// Order-9 free list: wholly free pageblocks (a stack; the last one is taken first).
+    free_blocks: Vec<u32>,
+    partial_head: u32,
 }
 
 impl Zone {
-    /// A zone of `managed` pages with watermarks set as `setup_per_zone_wmarks()` does.
+    /// A zone of `managed` pages starting at `start_pfn`, with watermarks for a machine whose
+    /// lowmem is `managed` pages (one-zone machines).
     pub fn new(managed: u64, profile: &KernelProfile) -> Zone {
-        let mut z = Zone { managed, free: managed, wmark_min: 0, wmark_low: 0, wmark_high: 0, min_free_kbytes: 0 };
-        z.setup_per_zone_wmarks(profile);
+        let mut z = Zone::with_range(0, ZoneType::Normal, 0, managed);
+        z.setup_per_zone_wmarks(profile, managed);
+        z
+    }
+
+    /// A zone with every frame free and no watermarks yet.
+    pub fn with_range(node: u32, kind: ZoneType, start_pfn: u64, managed: u64) -> Zone {
+        let nblocks = managed.div_ceil(PAGEBLOCK_NR) as usize;
+        let mut blocks = Vec::with_capacity(nblocks);
+        for b in 0..nblocks as u64 {
+            let cap = (managed - b * PAGEBLOCK_NR).min(PAGEBLOCK_NR);
+            let mut bits = [0u64; 8];
+            for (w, word) in bits.iter_mut().enumerate() {
+                let lo = w as u64 * 64;
+                if cap >= lo + 64 {
+                    *word = u64::MAX;
+                } else if cap > lo {
+                    *word = (1u64 << (cap - lo)) - 1;
+                }
+            }
+            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false });
+        }
+        let mut z = Zone {
+            node,
+            kind,
+            start_pfn,
+            managed,
+            free: managed,
+            wmark_min: 0,
+            wmark_low: 0,
+            wmark_high: 0,
+            min_free_kbytes: 0,
+            numa_hit: 0,
+            numa_miss: 0,
+            numa_foreign: 0,
+            compact_considered: 0,
+            compact_defer_shift: 0,
+            compact_migrate_block: 0,
+            blocks,
+            free_blocks: Vec::with_capacity(nblocks),
+            partial_head: NO_BLOCK,
+        };
+        // Lowest PFNs are handed out first: push in descending order onto the stack. A short
+        // last block can never be an order-9 block: it is a partial block from the start.
+        for b in (0..nblocks as u32).rev() {
+            if z.blocks[b as usize].cap as u64 == PAGEBLOCK_NR {
+                z.free_blocks.push(b);
+            }
+        }
+        if let Some(last) = z.blocks.last() {
+            if (last.cap as u64) < PAGEBLOCK_NR {
+                let b = nblocks as u32 - 1;
+                z.partial_push(b);
+            }
+        }
         z
     }
 
     /// `init_per_zone_wmark_min()` + `setup_per_zone_wmarks()`: min_free_kbytes =
-    /// int_sqrt(lowmem_kbytes * 16) clamped to [128, 65536]; low and high are min plus one or
-    /// two steps of max(min/4, managed * watermark_scale_factor / 10000) since v4.6, and
-    /// 5/4 and 3/2 of min before.
-    pub fn setup_per_zone_wmarks(&mut self, profile: &KernelProfile) {
-        let lowmem_kb = self.managed * PAGE_SIZE / 1024;
+    /// int_sqrt(lowmem_kbytes * 16) clamped to [128, 65536] over the machine's lowmem, each
+    /// zone's min its share by managed pages; low and high are min plus one or two steps of
+    /// max(min/4, managed * watermark_scale_factor / 10000) since v4.6, and 5/4 and 3/2 of
+    /// min before.
+    pub fn setup_per_zone_wmarks(&mut self, profile: &KernelProfile, lowmem_pages: u64) {
+        let lowmem_kb = lowmem_pages * PAGE_SIZE / 1024;
         let min_free_kbytes = int_sqrt(lowmem_kb * 16).clamp(128, 65536);
         self.min_free_kbytes = min_free_kbytes;
-        let min = min_free_kbytes * 1024 / PAGE_SIZE;
+        let pages_min = min_free_kbytes * 1024 / PAGE_SIZE;
+        let min = (pages_min as u128 * self.managed as u128 / lowmem_pages.max(1) as u128) as u64;
         self.wmark_min = min;
         match profile.watermark_scale_factor {
             Some(wsf) => {
@@ -53,61 +208,571 @@ impl Zone {
             }
         }
     }
+
+    /// The watermark `w`.
+    #[inline]
+    pub fn wmark(&self, w: Wmark) -> u64 {
+        match w {
+            Wmark::Min => self.wmark_min,
+            Wmark::Low => self.wmark_low,
+            Wmark::High => self.wmark_high,
+        }
+    }
+
+    /// Wholly free pageblocks (`free_area[9].nr_free`, orders above folded in).
+    #[inline]
+    pub fn nr_free_blocks(&self) -> u64 {
+        self.free_blocks.len() as u64
+    }
+
+    /// Free frames outside wholly free pageblocks (the order-0..8 free lists).
+    #[inline]
+    pub fn nr_free_scattered(&self) -> u64 {
+        self.free - self.free_blocks.len() as u64 * PAGEBLOCK_NR
+    }
+
+    /// Whether `pfn` belongs to this zone.
+    #[inline]
+    pub fn contains(&self, pfn: u64) -> bool {
+        pfn >= self.start_pfn && pfn < self.start_pfn + self.managed
+    }
+
+    /// `__zone_watermark_ok()`: after the request, free pages must stay above the watermark
+    /// `mark`. For `order > 0`, before v4.4 (`watermark_check_lower_orders`) the free pages
+    /// of each lower order are subtracted and the watermark halved per order; from v4.4 a
+    /// free block of sufficient order is enough.
+    pub fn watermark_ok(&self, order: u32, mark: u64, lower_orders: bool) -> bool {
+        let free = self.free as i64 - ((1i64 << order) - 1);
+        let min = mark as i64;
+        if free <= min {
+            return false;
+        }
+        if order == 0 {
+            return true;
+        }
+        if lower_orders {
+            // for (o = 0; o < order; o++) { free -= nr_free[o] << o; min >>= 1; if (free <= min) fail }
+            // The scattered frames sit on orders 0..8; order 0 is the conservative place.
+            // Later orders subtract nothing more and only halve min, so this is the check.
+            let free = free - self.nr_free_scattered() as i64;
+            free > min >> 1 && self.nr_free_blocks() > 0
+        } else {
+            self.nr_free_blocks() > 0
+        }
+    }
+
+    fn partial_push(&mut self, b: u32) {
+        let old = self.partial_head;
+        {
+            let blk = &mut self.blocks[b as usize];
+            blk.prev = NO_BLOCK;
+            blk.next = old;
+            blk.on_partial = true;
+        }
+        if old != NO_BLOCK {
+            self.blocks[old as usize].prev = b;
+        }
+        self.partial_head = b;
+    }
+
+    fn partial_del(&mut self, b: u32) {
+        let (prev, next) = {
+            let blk = &mut self.blocks[b as usize];
+            blk.on_partial = false;
+            (blk.prev, blk.next)
+        };
+        if prev != NO_BLOCK {
+            self.blocks[prev as usize].next = next;
+        } else {
+            self.partial_head = next;
+        }
+        if next != NO_BLOCK {
+            self.blocks[next as usize].prev = prev;
+        }
+    }
+
+    /// `__rmqueue_smallest()` for order 0: a frame from the partial pageblock freed into last,
+    /// else split the next wholly free pageblock.
+    #[inline]
+    pub fn rmqueue_order0(&mut self) -> Option<u64> {
+        let b = if self.partial_head != NO_BLOCK {
+            self.partial_head
+        } else {
+            let b = self.free_blocks.pop()?;
+            self.partial_push(b);
+            b
+        };
+        let blk = &mut self.blocks[b as usize];
+        let mut pfn = None;
+        for (w, word) in blk.bits.iter_mut().enumerate() {
+            if *word != 0 {
+                let bit = word.trailing_zeros() as u64;
+                *word &= *word - 1;
+                pfn = Some(w as u64 * 64 + bit);
+                break;
+            }
+        }
+        let off = pfn.expect("a partial pageblock has a free frame");
+        blk.nr_free -= 1;
+        if blk.nr_free == 0 {
+            self.partial_del(b);
+        }
+        self.free -= 1;
+        Some(self.start_pfn + b as u64 * PAGEBLOCK_NR + off)
+    }
+
+    /// `__rmqueue_smallest()` for order 9: a wholly free pageblock. Returns its first PFN.
+    #[inline]
+    pub fn rmqueue_pageblock(&mut self) -> Option<u64> {
+        let b = self.free_blocks.pop()?;
+        let blk = &mut self.blocks[b as usize];
+        blk.bits = [0; 8];
+        blk.nr_free = 0;
+        self.free -= PAGEBLOCK_NR;
+        Some(self.start_pfn + b as u64 * PAGEBLOCK_NR)
+    }
+
+    /// `__free_one_page()` of an order-0 frame: back onto its pageblock; the pageblock merges
+    /// into an order-9 block when its last used frame comes back.
+    #[inline]
+    pub fn free_order0(&mut self, pfn: u64) {
+        let rel = pfn - self.start_pfn;
+        let b = (rel / PAGEBLOCK_NR) as u32;
+        let off = rel % PAGEBLOCK_NR;
+        let blk = &mut self.blocks[b as usize];
+        debug_assert!(blk.bits[(off / 64) as usize] & (1 << (off % 64)) == 0, "double free of pfn {pfn}");
+        blk.bits[(off / 64) as usize] |= 1 << (off % 64);
+        blk.nr_free += 1;
+        let (nr_free, cap, on_partial) = (blk.nr_free, blk.cap, blk.on_partial);
+        self.free += 1;
+        if nr_free as u64 == PAGEBLOCK_NR {
+            if on_partial {
+                self.partial_del(b);
+            }
+            self.free_blocks.push(b);
+        } else if !on_partial && nr_free <= cap {
+            self.partial_push(b);
+        }
+    }
+
+    /// `__free_one_page()` of an order-9 block.
+    pub fn free_pageblock(&mut self, pfn: u64) {
+        let b = ((pfn - self.start_pfn) / PAGEBLOCK_NR) as u32;
+        let blk = &mut self.blocks[b as usize];
+        debug_assert_eq!(blk.nr_free, 0);
+        blk.bits = [u64::MAX; 8];
+        blk.nr_free = PAGEBLOCK_NR as u16;
+        self.free += PAGEBLOCK_NR;
+        self.free_blocks.push(b);
+    }
+
+    /// Pageblocks in the zone.
+    pub fn nr_blocks(&self) -> u32 {
+        self.blocks.len() as u32
+    }
+
+    /// Used frames of pageblock `b` and whether it is a full-size block.
+    pub fn block_usage(&self, b: u32) -> (u64, bool) {
+        let blk = &self.blocks[b as usize];
+        ((blk.cap - blk.nr_free) as u64, blk.cap as u64 == PAGEBLOCK_NR)
+    }
+
+    /// Whether frame `pfn` is free.
+    pub fn is_free(&self, pfn: u64) -> bool {
+        let rel = pfn - self.start_pfn;
+        let blk = &self.blocks[(rel / PAGEBLOCK_NR) as usize];
+        let off = rel % PAGEBLOCK_NR;
+        blk.bits[(off / 64) as usize] & (1 << (off % 64)) != 0
+    }
+
+    /// A free frame outside pageblock `avoid`, taken from the partial pageblock with the
+    /// fewest free frames (the compaction free scanner's target), or `None`.
+    pub fn take_free_outside(&mut self, avoid: u32) -> Option<u64> {
+        let mut best = NO_BLOCK;
+        let mut best_free = u16::MAX;
+        let mut b = self.partial_head;
+        let mut seen = 0;
+        while b != NO_BLOCK && seen < 64 {
+            let blk = &self.blocks[b as usize];
+            if b != avoid && blk.nr_free < best_free {
+                best = b;
+                best_free = blk.nr_free;
+            }
+            b = blk.next;
+            seen += 1;
+        }
+        if best == NO_BLOCK {
+            return None;
+        }
+        let blk = &mut self.blocks[best as usize];
+        let mut off = None;
+        for (w, word) in blk.bits.iter_mut().enumerate() {
+            if *word != 0 {
+                let bit = word.trailing_zeros() as u64;
+                *word &= *word - 1;
+                off = Some(w as u64 * 64 + bit);
+                break;
+            }
+        }
+        let off = off?;
+        blk.nr_free -= 1;
+        if blk.nr_free == 0 {
+            self.partial_del(best);
+        }
+        self.free -= 1;
+        Some(self.start_pfn + best as u64 * PAGEBLOCK_NR + off)
+    }
+}
+
+/// `struct pglist_data`, reduced to what the allocator and kswapd need.
+#[derive(Clone, Debug, Default)]
+pub struct Node {
+    /// The node's zones, highest first (indices into `Kernel::zones`).
+    pub zones: Vec<usize>,
+    /// `node_zonelists[ZONELIST_FALLBACK]`: this node's zones highest first, then the other
+    /// nodes' by distance (indices into `Kernel::zones`).
+    pub zonelist: Vec<usize>,
+    /// The zonelist cache (`struct zonelist_cache`): zones recently found full, by position
+    /// in `zonelist`.
+    pub zlc_full: Vec<bool>,
+    /// `zlc->last_full_zap`.
+    pub zlc_last_zap: Nanos,
+    /// `pgdat->kswapd_order` of the pending wake-up.
+    pub kswapd_order: u32,
+    /// kswapd's own CPU time on this node.
+    pub kswapd_ns: Nanos,
+}
+
+/// Flags of an allocation request (`gfp_t` and `alloc_flags` reduced to what is modelled).
+#[derive(Copy, Clone, Debug)]
+pub struct Gfp {
+    /// The node the request prefers (`numa_node_id()` of the allocating task).
+    pub nid: u32,
+    /// `__GFP_NORETRY` with `GFP_TRANSHUGE`: a THP fault, which gives up after compaction
+    /// and one round of direct reclaim instead of looping.
+    pub thp: bool,
+    /// `__GFP_NO_KSWAPD` (THP faults before 4.x's defrag settings): do not wake kswapd.
+    pub no_kswapd: bool,
+}
+
+impl Gfp {
+    /// `GFP_KERNEL`/`GFP_HIGHUSER_MOVABLE` order-0 request from a task on node `nid`.
+    pub const fn node(nid: u32) -> Gfp {
+        Gfp { nid, thp: false, no_kswapd: false }
+    }
 }
 
 impl Kernel {
-    /// `__alloc_pages()` of one order-0 page for the page cache of `mapping` at `index`.
-    /// Wakes kswapd when the zone falls below the low watermark and enters direct reclaim
-    /// below min; returns `None` when reclaim cannot free anything (the global OOM path).
-    pub fn alloc_page(&mut self, mapping: InodeId, index: u32) -> Option<PageId> {
-        if self.zone.free <= self.zone.wmark_low {
-            self.wakeup_kswapd();
-        }
-        let mut tries = 0;
-        while self.zone.free <= self.zone.wmark_min {
-            if tries > self.profile.max_reclaim_retries {
-                self.vmstat.count(VmEvent::OomKill, 1);
-                return None;
+    /// Lay out the machine's memory: `node_pages[n]` managed pages per node; node 0's first
+    /// `dma32_pages` form ZONE_DMA32. Builds the zonelists (own node first, highest zone
+    /// first, then the other nodes by distance) and sets the watermarks.
+    pub fn setup_nodes(&mut self, node_pages: &[u64], dma32_pages: u64) {
+        self.zones.clear();
+        self.nodes.clear();
+        let mut pfn = 0u64;
+        for (nid, &pages) in node_pages.iter().enumerate() {
+            let mut node = Node::default();
+            let dma = if nid == 0 { dma32_pages.min(pages) } else { 0 };
+            let mut mine = vec![];
+            if dma > 0 {
+                self.zones.push(Zone::with_range(nid as u32, ZoneType::Dma32, pfn, dma));
+                mine.push(self.zones.len() - 1);
+                pfn += dma;
             }
-            self.vmstat.count(VmEvent::Allocstall, 1);
-            let reclaimed = self.try_to_free_pages(32);
-            if reclaimed == 0 {
-                tries += 1;
+            if pages > dma {
+                self.zones.push(Zone::with_range(nid as u32, ZoneType::Normal, pfn, pages - dma));
+                mine.push(self.zones.len() - 1);
+                pfn += pages - dma;
             }
+            mine.reverse(); // highest zone first
+            node.zones = mine;
+            self.nodes.push(node);
         }
-        self.zone.free -= 1;
-        self.vmstat.count(VmEvent::Pgalloc, 1);
-        Some(self.pages.alloc(mapping, index))
+        let lowmem: u64 = self.zones.iter().map(|z| z.managed).sum();
+        for z in &mut self.zones {
+            z.setup_per_zone_wmarks(&self.profile, lowmem);
+        }
+        let n = self.nodes.len();
+        for nid in 0..n {
+            // build_zonelists(): the local node, then the others in order of distance (all
+            // remote nodes are at REMOTE_DISTANCE: next node id first, wrapping, as
+            // find_next_best_node() breaks ties).
+            let mut list = self.nodes[nid].zones.clone();
+            for d in 1..n {
+                let other = (nid + d) % n;
+                list.extend(self.nodes[other].zones.iter().copied());
+            }
+            self.nodes[nid].zlc_full = vec![false; list.len()];
+            self.nodes[nid].zonelist = list;
+        }
+        self.pages.reserve_pfns(pfn as usize);
     }
 
-    /// `free_unref_folios()`: give a page frame back to the zone.
+    /// `page_zone()`: the zone index of frame `pfn`.
+    #[inline(always)]
+    pub fn zone_of(&self, pfn: PageId) -> usize {
+        let p = pfn.0 as u64;
+        let mut i = 0;
+        while i + 1 < self.zones.len() && !self.zones[i].contains(p) {
+            i += 1;
+        }
+        i
+    }
+
+    /// `page_to_nid()`.
+    #[inline(always)]
+    pub fn page_nid(&self, pfn: PageId) -> u32 {
+        self.zones[self.zone_of(pfn)].node
+    }
+
+    /// Free pages over all zones (`NR_FREE_PAGES` of /proc/meminfo `MemFree`).
+    pub fn nr_free_pages(&self) -> u64 {
+        self.zones.iter().map(|z| z.free).sum()
+    }
+
+    /// Managed pages over all zones.
+    pub fn managed_pages(&self) -> u64 {
+        self.zones.iter().map(|z| z.managed).sum()
+    }
+
+    /// `__alloc_pages()` of one order-0 page for the page cache of `mapping` at `index`, for
+    /// the running task's node. Returns `None` when reclaim cannot free anything (the OOM
+    /// path).
+    pub fn alloc_page(&mut self, mapping: InodeId, index: u32) -> Option<PageId> {
+        let gfp = Gfp::node(self.cur_nid);
+        let pfn = self.alloc_pages(0, gfp)?;
+        Some(self.pages.init(pfn, mapping, index))
+    }
+
+    /// `__alloc_pages()`: fast path `get_page_from_freelist()` at the low watermark, then
+    /// `__alloc_pages_slowpath()`: wake kswapd, retry at min, direct compaction for high
+    /// orders, direct reclaim, and (order 0) retry while reclaim makes progress or the
+    /// device is congested. Returns the first PFN of the block.
+    pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
+        if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
+            return Some(p);
+        }
+        // __alloc_pages_slowpath()
+        if !gfp.no_kswapd {
+            self.wake_all_kswapds(order, gfp.nid);
+        }
+        let mut no_progress = 0;
+        loop {
+            if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
+                return Some(p);
+            }
+            if order > 0 {
+                // __alloc_pages_direct_compact() (async), then one direct reclaim round, then
+                // sync-light compaction; a THP request gives up after that (__GFP_NORETRY).
+                if let Some(p) = self.alloc_pages_direct_compact(order, gfp) {
+                    return Some(p);
+                }
+                if gfp.thp && self.compaction_deferred_all(gfp) {
+                    return None;
+                }
+                let progress = self.alloc_pages_direct_reclaim(order, gfp);
+                if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
+                    return Some(p);
+                }
+                if let Some(p) = self.alloc_pages_direct_compact(order, gfp) {
+                    return Some(p);
+                }
+                if gfp.thp || progress == 0 {
+                    return None;
+                }
+                continue;
+            }
+            let progress = self.alloc_pages_direct_reclaim(order, gfp);
+            if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
+                return Some(p);
+            }
+            if progress == 0 {
+                no_progress += 1;
+                if no_progress > self.profile.max_reclaim_retries {
+                    self.vmstat.count(VmEvent::OomKill, 1);
+                    return None;
+                }
+            }
+            // should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while the disk has
+            // writeback in flight, at most 20 ms.
+            self.congestion_wait(CONGESTION_WAIT);
+        }
+    }
+
+    /// `__alloc_pages_direct_reclaim()`: `try_to_free_pages()` for the zonelist, then (with the
+    /// zonelist cache) forget which zones were full.
+    fn alloc_pages_direct_reclaim(&mut self, _order: u32, gfp: Gfp) -> u64 {
+        self.vmstat.count(VmEvent::Allocstall, 1);
+        let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
+        if progress > 0 && self.policies.zonelist_cache {
+            // zlc_clear_zones_full()
+            let n = &mut self.nodes[gfp.nid as usize];
+            n.zlc_full.iter_mut().for_each(|f| *f = false);
+        }
+        progress
+    }
+
+    /// `get_page_from_freelist()`: walk the zonelist of the task's node and take a block from
+    /// the first zone that passes its watermark. With the zonelist cache (kernels before 4.4)
+    /// the first watermark failure activates it (`zlc_setup()`, which also zaps the bitmap
+    /// once a second); from then on zones marked full are skipped and every zone that fails
+    /// is marked full, whatever the order of the request (the flaw seed 002 names); if
+    /// nothing was found, the zonelist is scanned again without the cache.
+    pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        let nid = gfp.nid as usize;
+        let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1;
+        let lower_orders = self.profile.watermark_check_lower_orders;
+        let mut zlc_active = false;
+        let mut did_zlc_setup = false;
+        let len = self.nodes[nid].zonelist.len();
+        for pass in 0..2 {
+            for zi in 0..len {
+                let z = self.nodes[nid].zonelist[zi];
+                if zlc_active && self.nodes[nid].zlc_full[zi] {
+                    continue;
+                }
+                let ok = {
+                    let zone = &self.zones[z];
+                    zone.watermark_ok(order, zone.wmark(mark), lower_orders)
+                };
+                if !ok {
+                    if zlc_enabled && !did_zlc_setup {
+                        // zlc_setup(): zap the cache at most once a second.
+                        let now = self.now;
+                        let n = &mut self.nodes[nid];
+                        if now >= n.zlc_last_zap + ZLC_ZAP_INTERVAL {
+                            n.zlc_full.iter_mut().for_each(|f| *f = false);
+                            n.zlc_last_zap = now;
+                        }
+                        zlc_active = true;
+                        did_zlc_setup = true;
+                    }
+                    // zone_reclaim_mode is 0: goto this_zone_full.
+                    if zlc_active {
+                        self.nodes[nid].zlc_full[zi] = true;
+                    }
+                    continue;
+                }
+                let pfn = if order == 0 { self.zones[z].rmqueue_order0() } else { self.zones[z].rmqueue_pageblock() };
+                match pfn {
+                    Some(pfn) => {
+                        self.zone_statistics(z, nid as u32, 1u64 << order);
+                        self.vmstat.count(VmEvent::Pgalloc, 1u64 << order);
+                        return Some(PageId(pfn as u32));
+                    }
+                    None => {
+                        if zlc_active {
+                            self.nodes[nid].zlc_full[zi] = true;
+                        }
+                    }
+                }
+            }
+            if pass == 0 && zlc_active {
+                zlc_active = false; // "Disable zlc cache for second zonelist scan"
+                continue;
+            }
+            break;
+        }
+        None
+    }
+
+    /// `zone_statistics()`: NUMA_HIT on the zone when it is on the preferred node, else
+    /// NUMA_MISS on it and NUMA_FOREIGN on the preferred node's first zone.
+    fn zone_statistics(&mut self, z: usize, preferred: u32, nr: u64) {
+        if self.zones[z].node == preferred {
+            self.zones[z].numa_hit += nr;
+            self.vmstat.count(VmEvent::NumaHit, nr);
+        } else {
+            self.zones[z].numa_miss += nr;
+            let pz = self.nodes[preferred as usize].zones[0];
+            self.zones[pz].numa_foreign += nr;
+            self.vmstat.count(VmEvent::NumaMiss, nr);
+            self.vmstat.count(VmEvent::NumaForeign, nr);
+        }
+    }
+
+    /// `free_unref_folios()`: give an order-0 page frame back to its zone.
     pub fn free_page(&mut self, page: PageId) {
         self.pages.free(page);
-        self.zone.free += 1;
+        let z = self.zone_of(page);
+        self.zones[z].free_order0(page.0 as u64);
         self.vmstat.count(VmEvent::Pgfree, 1);
     }
 
-    /// `wakeup_kswapd()` + `balance_pgdat()`: kswapd reclaims until the zone is above its high
-    /// watermark. The engine runs kswapd at once, on its own CPU time: the allocating task is
-    /// not charged for it.
-    pub fn wakeup_kswapd(&mut self) {
+    /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.
+    pub fn free_pageblock(&mut self, head: PageId) {
+        for i in 0..PAGEBLOCK_NR as u32 {
+            self.pages.free(PageId(head.0 + i));
+        }
+        let z = self.zone_of(head);
+        self.zones[z].free_pageblock(head.0 as u64);
+        self.vmstat.count(VmEvent::Pgfree, PAGEBLOCK_NR);
+    }
+
+    /// `wake_all_kswapds()`: wake the kswapd of every node in the zonelist whose zones are
+    /// below their low watermark.
+    pub fn wake_all_kswapds(&mut self, order: u32, nid: u32) {
+        let list = std::mem::take(&mut self.nodes[nid as usize].zonelist);
+        let mut woken = 0u64; // bitmask of nodes
+        for &z in &list {
+            let n = self.zones[z].node;
+            if woken & (1 << n) == 0 {
+                woken |= 1 << n;
+                self.wakeup_kswapd(n, order);
+            }
+        }
+        self.nodes[nid as usize].zonelist = list;
+    }
+
+    /// `wakeup_kswapd()` + `balance_pgdat()`: kswapd of node `nid` reclaims that node until
+    /// every zone is above its high watermark. The engine runs kswapd at once, on its own
+    /// CPU time: the allocating task is not charged for it.
+    pub fn wakeup_kswapd(&mut self, nid: u32, _order: u32) {
         if self.in_kswapd {
+            return;
+        }
+        let below = |k: &Kernel| k.nodes[nid as usize].zones.iter().any(|&z| k.zones[z].free < k.zones[z].wmark_high);
+        if !below(self) {
             return;
         }
         self.in_kswapd = true;
         self.vmstat.count(VmEvent::KswapdWakeup, 1);
-        let (now, sys) = (self.now, self.sys_ns);
+        let (now, sys, saved_nid) = (self.now, self.sys_ns, self.reclaim_nid);
+        self.reclaim_nid = Some(nid);
         let mut stalls = 0;
-        while self.zone.free < self.zone.wmark_high && stalls < 2 {
-            let want = self.zone.wmark_high - self.zone.free;
+        while below(self) && stalls < 2 {
+            let want: u64 = self.nodes[nid as usize]
+                .zones
+                .iter()
+                .map(|&z| self.zones[z].wmark_high.saturating_sub(self.zones[z].free))
+                .sum();
             if self.shrink_node_global(want.max(32), true) == 0 {
                 stalls += 1;
             }
         }
-        self.kswapd_ns += self.sys_ns - sys;
+        let spent = self.sys_ns - sys;
+        self.kswapd_ns += spent;
+        self.nodes[nid as usize].kswapd_ns += spent;
         self.now = now;
         self.sys_ns = sys;
+        self.reclaim_nid = saved_nid;
         self.in_kswapd = false;
+    }
+
+    /// Whether the running context is allowed to wake kswapd for pages of node `nid`: kept
+    /// for the one-node paths that wake kswapd by zone pressure.
+    pub fn wakeup_kswapd_local(&mut self) {
+        let nid = self.cur_nid;
+        self.wakeup_kswapd(nid, 0);
+    }
+
+    /// `wait_iff_congested()` / `congestion_wait()`: sleep until the device's writeback has
+    /// drained, at most `timeout`; no sleep when nothing is under writeback.
+    pub fn congestion_wait(&mut self, timeout: Nanos) {
+        let now = self.now;
+        if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
+            self.wait_until(t.min(now + timeout));
+        }
     }
 }
 
@@ -132,5 +797,54 @@ mod tests {
         assert_eq!(Zone::new(100, &profile("linux-6.6").unwrap()).min_free_kbytes, 128);
         assert_eq!(Zone::new(1000, &profile("linux-6.6").unwrap()).min_free_kbytes, 252);
         assert_eq!(Zone::new(1 << 30, &profile("linux-6.6").unwrap()).min_free_kbytes, 65536);
+    }
+
+    #[test]
+    fn buddy_splits_and_merges_pageblocks() {
+        let mut z = Zone::with_range(0, ZoneType::Normal, 1000, 2 * PAGEBLOCK_NR + 10);
+        // Two whole blocks and a short one (10 frames, a partial block from the start).
+        assert_eq!(z.nr_free_blocks(), 2);
+        assert_eq!(z.nr_free_scattered(), 10);
+        // Order 0 comes from the partial block first.
+        let a = z.rmqueue_order0().unwrap();
+        assert_eq!(a, 1000 + 2 * PAGEBLOCK_NR);
+        // A huge page takes the lowest whole block.
+        let h = z.rmqueue_pageblock().unwrap();
+        assert_eq!(h, 1000);
+        assert_eq!(z.nr_free_blocks(), 1);
+        // Drain the short block, then order 0 splits the last whole block.
+        for _ in 0..9 {
+            z.rmqueue_order0().unwrap();
+        }
+        let b = z.rmqueue_order0().unwrap();
+        assert_eq!(b, 1000 + PAGEBLOCK_NR);
+        assert_eq!(z.nr_free_blocks(), 0);
+        assert!(!z.watermark_ok(9, 0, false), "no order-9 block left");
+        assert!(z.watermark_ok(0, 0, false));
+        // Freeing the only used frame of the split block merges it back.
+        z.free_order0(b);
+        assert_eq!(z.nr_free_blocks(), 1);
+        z.free_pageblock(h);
+        assert_eq!(z.nr_free_blocks(), 2);
+        assert_eq!(z.free, z.managed - 10, "the ten frames of the short block are still used");
+    }
+
+    #[test]
+    fn old_watermark_check_counts_only_high_order_blocks() {
+        let p = profile("linux-4.4").unwrap();
+        let mut z = Zone::with_range(0, ZoneType::Normal, 0, 8 * PAGEBLOCK_NR);
+        z.setup_per_zone_wmarks(&p, 8 * PAGEBLOCK_NR);
+        // Fragment: take one frame out of every block; half the zone stays free but no
+        // order-9 block exists.
+        let all: Vec<u64> = (0..8 * PAGEBLOCK_NR).map(|_| z.rmqueue_order0().unwrap()).collect();
+        assert_eq!(z.free, 0);
+        for pfn in all.iter().step_by(2) {
+            z.free_order0(*pfn);
+        }
+        assert_eq!(z.free, 8 * 256);
+        assert_eq!(z.nr_free_blocks(), 0);
+        assert!(z.watermark_ok(0, z.wmark_low, true));
+        assert!(!z.watermark_ok(9, z.wmark_low, true), "scattered frames do not count for order 9");
+        assert!(!z.watermark_ok(9, z.wmark_low, false));
     }
 }

@@ -35,7 +35,7 @@ impl Kernel {
 
     /// `global_dirtyable_memory()`: free pages plus page-cache pages.
     pub fn global_dirtyable_memory(&self) -> u64 {
-        self.zone.free + self.nr_file_pages()
+        self.nr_free_pages() + self.nr_file_pages()
     }
 
     /// `balance_dirty_pages()`: start background writeback above the background threshold;

@@ -107,6 +107,8 @@ impl Simulation {
         let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
         k.nr_cpu_ids = scn.machine.cpus;
         k.nr_nodes = scn.machine.nodes;
+        k.lruvecs = vec![Default::default(); scn.machine.nodes as usize];
+        k.thp_enabled = scn.thp;
         k.kmem.boot_percpu = scn.machine.boot_percpu;
         k.kmem.boot_slab = scn.machine.boot_slab;
         k.kmem.percpu = scn.machine.boot_percpu;
@@ -148,7 +150,14 @@ impl Simulation {
         // Room for every page the files can hold, bounded by RAM: the arena never grows on
         // the hot path.
         let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
-        k.pages = crate::mm_types::PageArena::with_capacity(file_pages.min(k.zone.managed) as usize + 1024);
+        k.pages = crate::mm_types::PageArena::with_capacity(file_pages.min(k.managed_pages()) as usize + 1024);
+        // Memory split evenly between the nodes (node 0 takes the remainder), node 0's first
+        // `dma32` bytes in ZONE_DMA32.
+        let managed = k.managed_pages();
+        let n = scn.machine.nodes as u64;
+        let mut node_pages = vec![managed / n; n as usize];
+        node_pages[0] += managed % n;
+        k.setup_nodes(&node_pages, scn.machine.dma32 / PAGE_SIZE);
         let mut work_total = 0;
         let tasks: Vec<Task> = scn
             .tasks

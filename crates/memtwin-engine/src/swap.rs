@@ -19,7 +19,7 @@ impl Kernel {
             (false, true) => LruList::ActiveFile,
             (false, false) => LruList::InactiveFile,
         };
-        let v = self.lruvec_of(self.pages[page].memcg);
+        let v = self.folio_lruvec(page);
         self.lruvecs[v].add(&mut self.pages, page, lru);
     }
 
@@ -34,7 +34,7 @@ impl Kernel {
         } else if flags & pg::ACTIVE == 0 {
             if flags & pg::LRU != 0 {
                 self.cpu(self.cost.activate);
-                let v = self.lruvec_of(self.pages[page].memcg);
+                let v = self.folio_lruvec(page);
                 self.lruvecs[v].del(&mut self.pages, page);
                 self.pages[page].flags |= pg::ACTIVE;
                 let lru = if self.pages[page].test(pg::SWAPBACKED) { LruList::ActiveAnon } else { LruList::ActiveFile };

@@ -143,7 +143,23 @@ impl Kernel {
     /// batches of `SWAP_CLUSTER_MAX` until the target is met. Anonymous lists are not scanned:
     /// there is no swap.
     fn shrink_lruvec(&mut self, memcg: MemcgId, sc: &mut ScanControl) {
-        let v = memcg.idx();
+        // Global reclaim by kswapd balances one node; limit and direct reclaim go over the
+        // lruvecs of every node (shrink_zones() walks the whole zonelist).
+        let (first, last) = match self.reclaim_nid {
+            Some(n) => (n, n + 1),
+            None => (0, self.nr_nodes),
+        };
+        for nid in first..last {
+            let v = self.lruvec_idx(memcg, nid);
+            self.shrink_lruvec_node(memcg, v, sc);
+            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                break;
+            }
+        }
+    }
+
+    /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`.
+    fn shrink_lruvec_node(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         // mem_cgroup_protection(): emin in the low-ignoring pass, else max(emin, elow); the
         // reclaim target itself is never protected.
         let pc = &self.memcgs.get(memcg).counter;
@@ -178,13 +194,13 @@ impl Kernel {
             if nr_inactive > 0 {
                 let n = nr_inactive.min(SWAP_CLUSTER_MAX);
                 nr_inactive -= n;
-                sc.nr_reclaimed += self.shrink_inactive_list(memcg, n, sc);
+                sc.nr_reclaimed += self.shrink_inactive_list(memcg, v, n, sc);
             }
             if nr_active > 0 {
                 let n = nr_active.min(SWAP_CLUSTER_MAX);
                 nr_active -= n;
-                if self.inactive_is_low(memcg) {
-                    self.shrink_active_list(memcg, n, sc);
+                if self.inactive_is_low(v) {
+                    self.shrink_active_list(memcg, v, n, sc);
                 }
             }
             if sc.nr_reclaimed >= sc.nr_to_reclaim {
@@ -195,8 +211,8 @@ impl Kernel {
 
     /// `inactive_is_low()` for the file lists: `inactive * ratio < active` with
     /// `ratio = int_sqrt(10 * size_in_GiB)` (1 below 1 GiB), or 1:1 in old profiles.
-    pub fn inactive_is_low(&self, memcg: MemcgId) -> bool {
-        let l = &self.lruvecs[memcg.idx()];
+    pub fn inactive_is_low(&self, v: usize) -> bool {
+        let l = &self.lruvecs[v];
         let inactive = l.size(LruList::InactiveFile);
         let active = l.size(LruList::ActiveFile);
         let ratio = match self.profile.file_inactive_ratio {
@@ -215,8 +231,7 @@ impl Kernel {
 
     /// `shrink_active_list()`: move up to `nr` pages from the tail of the active list to the
     /// inactive list, marking them `PG_workingset`.
-    fn shrink_active_list(&mut self, memcg: MemcgId, nr: u64, sc: &ScanControl) {
-        let v = memcg.idx();
+    fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
         let mut moved = 0;
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
@@ -242,8 +257,7 @@ impl Kernel {
     /// (`wakeup_flusher_threads()`) and activated, as direct reclaim never writes file pages.
     /// With `recharge_on_pagecache_get`, limit reclaim uncharges clean pages and moves them to
     /// the root memcg's LRU instead of evicting them.
-    fn shrink_inactive_list(&mut self, memcg: MemcgId, nr: u64, sc: &mut ScanControl) -> u64 {
-        let v = memcg.idx();
+    fn shrink_inactive_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
         let mut scanned = 0;
         let mut reclaimed = 0;
@@ -272,7 +286,8 @@ impl Kernel {
             if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
                 self.mem_cgroup_uncharge(p);
                 self.pages[p].flags &= !pg::ACTIVE;
-                self.lruvecs[0].add(&mut self.pages, p, LruList::InactiveFile);
+                let root = self.folio_lruvec(p);
+                self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
             } else {
                 self.evict(p, sc.target);
             }

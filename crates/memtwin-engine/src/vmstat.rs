@@ -41,10 +41,28 @@ pub enum VmEvent {
     OomKill,
     /// `workingset_nodereclaim`: shadow nodes freed by the shadow shrinker.
     WorkingsetNodereclaim,
+    /// `numa_hit`: pages allocated on the node the task wanted.
+    NumaHit,
+    /// `numa_miss`: pages allocated on a node the task did not want.
+    NumaMiss,
+    /// `numa_foreign`: pages the task wanted on its node that came from another.
+    NumaForeign,
+    /// `thp_fault_alloc`.
+    ThpFaultAlloc,
+    /// `thp_fault_fallback`.
+    ThpFaultFallback,
+    /// `compact_stall`: direct compaction entered.
+    CompactStall,
+    /// `compact_fail`.
+    CompactFail,
+    /// `compact_success`.
+    CompactSuccess,
+    /// `pgmigrate_success`.
+    PgmigrateSuccess,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 18;
+pub const NR_VM_EVENTS: usize = 27;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -67,6 +85,15 @@ impl VmEvent {
         (VmEvent::Pgfree, "pgfree"),
         (VmEvent::OomKill, "oom_kill"),
         (VmEvent::WorkingsetNodereclaim, "workingset_nodereclaim"),
+        (VmEvent::NumaHit, "numa_hit"),
+        (VmEvent::NumaMiss, "numa_miss"),
+        (VmEvent::NumaForeign, "numa_foreign"),
+        (VmEvent::ThpFaultAlloc, "thp_fault_alloc"),
+        (VmEvent::ThpFaultFallback, "thp_fault_fallback"),
+        (VmEvent::CompactStall, "compact_stall"),
+        (VmEvent::CompactFail, "compact_fail"),
+        (VmEvent::CompactSuccess, "compact_success"),
+        (VmEvent::PgmigrateSuccess, "pgmigrate_success"),
     ];
 }
 
@@ -77,6 +104,8 @@ pub struct VmStat {
     pub events: [u64; NR_VM_EVENTS],
     /// `NR_FILE_DIRTY`: dirty page-cache pages.
     pub nr_dirty: u64,
+    /// `NR_ANON_PAGES`: anonymous pages (/proc/meminfo `AnonPages`).
+    pub nr_anon_pages: u64,
     /// `NR_FILE_PAGES`: page-cache pages (/proc/meminfo `Cached`).
     pub nr_file_pages: u64,
 }

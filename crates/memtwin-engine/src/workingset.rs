@@ -80,8 +80,7 @@ impl Kernel {
     /// memcg's LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`) and frees the oldest nodes beyond
     /// that, forgetting their shadow entries (`shadow_lru_isolate()`).
     pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId) {
-        let l = &self.lruvecs[memcg.idx()];
-        let pages: u64 = LruList::ALL.iter().map(|&x| l.size(x)).sum();
+        let pages: u64 = LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum();
         let max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
         while self.shadow_nodes[memcg.idx()].count > max_nodes {
             let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
@@ -113,7 +112,8 @@ impl Kernel {
         let mut cur = Some(if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg });
         let hierarchical = self.profile.eviction_at_reclaim_root;
         while let Some(m) = cur {
-            self.lruvecs[m.idx()].nonresident_age += nr;
+            let v = self.lruvec_idx(m, 0);
+            self.lruvecs[v].nonresident_age += nr;
             cur = if hierarchical { self.memcgs.get(m).parent } else { None };
         }
     }
@@ -126,12 +126,12 @@ impl Kernel {
         let own = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
         let m = if self.profile.eviction_at_reclaim_root { target } else { own };
         let eviction = if self.profile.eviction_reads_age_first {
-            let e = self.lruvecs[m.idx()].nonresident_age;
+            let e = self.lruvecs[self.lruvec_idx(m, 0)].nonresident_age;
             self.workingset_age_nonresident(m, 1);
             e
         } else {
             self.workingset_age_nonresident(m, 1);
-            self.lruvecs[m.idx()].nonresident_age
+            self.lruvecs[self.lruvec_idx(m, 0)].nonresident_age
         };
         pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
     }
@@ -139,14 +139,14 @@ impl Kernel {
     /// Active file pages the refault distance is compared with: the eviction lruvec's own
     /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since.
     fn workingset_size(&self, m: MemcgId) -> u64 {
-        let local = self.lruvecs[m.idx()].size(LruList::ActiveFile);
+        let local = self.memcg_lru_size(m, LruList::ActiveFile);
         if !self.profile.eviction_at_reclaim_root || self.memcgs.get(m).children.is_empty() {
             return local;
         }
         let mut sum = local;
         let mut stack: Vec<MemcgId> = self.memcgs.get(m).children.clone();
         while let Some(c) = stack.pop() {
-            sum += self.lruvecs[c.idx()].size(LruList::ActiveFile);
+            sum += self.memcg_lru_size(c, LruList::ActiveFile);
             stack.extend_from_slice(&self.memcgs.get(c).children);
         }
         sum
@@ -162,8 +162,8 @@ impl Kernel {
         self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, 1);
         self.vmstat.count(VmEvent::WorkingsetRefaultFile, 1);
         // The memcg may be gone (ids are never reused within a run, but be defensive).
-        let e = if eviction_memcg.idx() < self.lruvecs.len() { eviction_memcg } else { MemcgId::ROOT };
-        let refault = self.lruvecs[e.idx()].nonresident_age;
+        let e = if eviction_memcg.idx() < self.memcgs.len() { eviction_memcg } else { MemcgId::ROOT };
+        let refault = self.lruvecs[self.lruvec_idx(e, 0)].nonresident_age;
         let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
         // Without swap only the active file list counts as the working set (file refault).
         if distance > self.workingset_size(e) {

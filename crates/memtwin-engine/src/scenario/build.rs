@@ -344,6 +344,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut policies = Policies::default();
     let mut version = CgroupVersion::V2;
     let mut version_known = true;
+    let mut thp = false;
     if let Some(n) = top.get("kernel") {
         if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
             if let Some(v) = t.get("profile") {
@@ -400,15 +401,32 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             policies.fadvise_directory = b;
                         }
                     }
-                    pt.finish(cx, &["recharge_on_pagecache_get", "memcg_percpu_release_on_offline", "fadvise_directory"]);
+                    if let Some(v) = pt.get("zonelist_cache") {
+                        if let Some(b) = get_bool(cx, v, "kernel.policies.zonelist_cache") {
+                            policies.zonelist_cache = b;
+                        }
+                    }
+                    pt.finish(cx, &["recharge_on_pagecache_get", "memcg_percpu_release_on_offline", "fadvise_directory", "zonelist_cache"]);
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies"]);
+            if let Some(v) = t.get("thp") {
+                match get_str(cx, v, "kernel.thp") {
+                    Some("always") => thp = true,
+                    Some("never") => thp = false,
+                    Some(other) => cx.err(
+                        &v.loc,
+                        format!("kernel.thp is \"{other}\""),
+                        "write kernel.thp = \"always\" (anonymous faults try a 2 MiB page first) or \"never\"",
+                    ),
+                    None => {}
+                }
+            }
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp"]);
         }
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, dma32: 0, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
     let mut reserved = None;
     match top.get("machine") {
         Some(n) => {
@@ -442,6 +460,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
+                if let Some(v) = t.get("dma32") {
+                    machine.dma32 = get_size(cx, v, "machine.dma32").unwrap_or(0);
+                }
                 if let Some(v) = t.get("boot_percpu") {
                     machine.boot_percpu = get_size(cx, v, "machine.boot_percpu").unwrap_or(0);
                 }
@@ -454,7 +475,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("boot_superblocks") {
                     machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "dma32", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -839,6 +860,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         machine,
         profile: prof,
         policies,
+        thp,
         cgroup_version: version,
         devices,
         mounts,

@@ -21,6 +21,9 @@ pub struct Scenario {
     pub profile: KernelProfile,
     /// Seed mechanisms switched on.
     pub policies: Policies,
+    /// `/sys/kernel/mm/transparent_hugepage/enabled` = always: anonymous faults in a 2 MiB
+    /// aligned range try a huge page first.
+    pub thp: bool,
     /// cgroup interface.
     pub cgroup_version: CgroupVersion,
     /// Block devices.
@@ -48,8 +51,11 @@ pub struct Machine {
     pub cpus: u32,
     /// Memory the kernel keeps for itself (struct pages, kernel image, slab at boot), bytes.
     pub kernel_reserved: u64,
-    /// NUMA nodes (`nr_node_ids`).
+    /// NUMA nodes (`nr_node_ids`); RAM is split evenly between them.
     pub nodes: u32,
+    /// Bytes of node 0 in ZONE_DMA32 (the first 4 GiB of physical memory less the PCI hole);
+    /// 0 = the machine is modelled with one Normal zone per node.
+    pub dma32: u64,
     /// /proc/meminfo `Percpu` at the start of the experiment, bytes.
     pub boot_percpu: u64,
     /// /proc/meminfo `Slab` at the start of the experiment, bytes.

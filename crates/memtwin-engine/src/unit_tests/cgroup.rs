@@ -203,7 +203,7 @@ fn a_dying_memcg_is_freed_with_its_last_page_and_its_dying_parent_follows() {
     let k = &mut s.kernel;
     // /q first: it takes kmem id 0 and memcg_nr_cache_ids 4, which stay.
     let q = k.cgroup_mkdir("/q").unwrap();
-    let (percpu0, slab0, free0) = (k.kmem.percpu, k.kmem.slab, k.zone.free);
+    let (percpu0, slab0, free0) = (k.kmem.percpu, k.kmem.slab, k.nr_free_pages());
     let p = k.cgroup_mkdir("/p").unwrap();
     let c = k.cgroup_mkdir("/p/c").unwrap();
     read_pages(k, f, 0, 1, c);
@@ -240,7 +240,7 @@ fn a_dying_memcg_is_freed_with_its_last_page_and_its_dying_parent_follows() {
     assert_eq!(k.memcgs.nr_allocated, 2);
     assert_eq!(k.kmem.percpu, percpu0);
     assert_eq!(k.kmem.slab, slab0);
-    assert_eq!(k.zone.free, free0);
+    assert_eq!(k.nr_free_pages(), free0);
     assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
 }
 

@@ -129,7 +129,7 @@ ops = [{ op = "sleep", duration = "1ms" }]
     let k = &mut s.kernel;
     read_pages(k, f, 0, 16, ct);
     assert_eq!(page_usage(k, ct), 16);
-    let free = k.zone.free;
+    let free = k.nr_free_pages();
     isolate_and_evict(k, f, 3);
     let m = k.memcgs.get(ct);
     assert_eq!((m.counter.usage - m.kmem_pages), 15);
@@ -140,7 +140,7 @@ ops = [{ op = "sleep", duration = "1ms" }]
         15,
         "the ancestors are uncharged too"
     );
-    assert_eq!(k.zone.free, free + 1);
+    assert_eq!(k.nr_free_pages(), free + 1);
     assert_eq!(k.mappings[f.idx()].nrpages, 15);
     assert_invariants(k);
 }

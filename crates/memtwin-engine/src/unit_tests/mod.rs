@@ -104,7 +104,7 @@ pub(crate) fn lru_of(k: &Kernel, page: PageId) -> Option<LruList> {
 
 /// Size of `list` in the lruvec of `memcg`.
 pub(crate) fn lru_size(k: &Kernel, memcg: MemcgId, list: LruList) -> u64 {
-    k.lruvecs[k.lruvec_of(memcg)].size(list)
+    k.memcg_lru_size(memcg, list)
 }
 
 /// Isolate the page at `index` of `inode` from its LRU list and evict it, as
@@ -112,7 +112,7 @@ pub(crate) fn lru_size(k: &Kernel, memcg: MemcgId, list: LruList) -> u64 {
 /// page's own memcg.
 pub(crate) fn isolate_and_evict(k: &mut Kernel, inode: InodeId, index: u32) {
     let p = page_at(k, inode, index);
-    let v = k.lruvec_of(k.pages[p].memcg);
+    let v = k.folio_lruvec(p);
     k.lruvecs[v].del(&mut k.pages, p);
     let target = if k.pages[p].memcg == MemcgId::NONE {
         MemcgId::ROOT

@@ -559,7 +559,7 @@ ops = [{ op = "read", file = "/f", bufsize = "128K" }]
 "#);
     let f = inode(&s, "/f");
     run_with(&mut s, |s| {
-        let z = &s.kernel.zone;
+        let z = &s.kernel.zones[0];
         assert!(
             z.free >= z.wmark_min,
             "free {} below min {}",

@@ -1,0 +1,212 @@
+//! Anonymous memory: `mmap()`/`munmap()` of private anonymous regions (mm/mmap.c), the
+//! anonymous page fault (mm/memory.c `do_anonymous_page()`), the transparent huge page fault
+//! (mm/huge_memory.c `do_huge_pmd_anonymous_page()`) and unmapping (`zap_pte_range()`).
+//!
+//! A VMA is an arena entry (`VmaId`) holding, per page of the region, the frame that backs
+//! it (`PageId::NIL` until first touched). Anonymous pages are ordinary frames with
+//! `pg::ANON`; their `mapping` field holds the VMA and `index` the page offset, which is what
+//! compaction needs to move them (the kernel's rmap). A huge page is 512 contiguous frames:
+//! the head is on the anon LRU, the 511 tails on no list. Without a swap device anonymous
+//! pages are never reclaimed (`get_scan_count()` scans only file lists then).
+
+use crate::kernel::Kernel;
+use crate::mm_types::pg;
+use crate::mmzone::LruList;
+use crate::page_alloc::{Gfp, LOCAL_DISTANCE, PAGEBLOCK_NR, REMOTE_DISTANCE};
+use crate::types::{InodeId, MemcgId, PageId};
+use crate::vmstat::VmEvent;
+
+/// Index of a VMA in `Kernel::vmas`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VmaId(pub u32);
+
+/// `struct vm_area_struct` of a private anonymous mapping.
+#[derive(Clone, Debug)]
+pub struct Vma {
+    /// The frame behind each page (`PageId::NIL` = not faulted in yet).
+    pub pages: Vec<PageId>,
+    /// The memcg the mapping's pages are charged to (the faulting task's).
+    pub memcg: MemcgId,
+    /// Whether the mapping exists (`false` once unmapped; the entry is reused).
+    pub live: bool,
+    /// Pages faulted in.
+    pub nr_resident: u64,
+}
+
+/// Why a fault failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FaultError {
+    /// No memory could be found (the OOM killer's case).
+    Oom,
+}
+
+impl Kernel {
+    /// `do_mmap()` of a private anonymous region of `nr_pages` for a task in `memcg`.
+    pub fn do_mmap_anon(&mut self, nr_pages: u64, memcg: MemcgId) -> VmaId {
+        self.cpu(self.cost.mmap_call);
+        let id = match self.free_vmas.pop() {
+            Some(id) => id,
+            None => {
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0 });
+                VmaId(self.vmas.len() as u32 - 1)
+            }
+        };
+        let v = &mut self.vmas[id.0 as usize];
+        v.pages.clear();
+        v.pages.resize(nr_pages as usize, PageId::NIL);
+        v.memcg = memcg;
+        v.live = true;
+        v.nr_resident = 0;
+        id
+    }
+
+    /// Cost multiplier for touching memory of node `page_nid` from node `cpu_nid`, in tenths:
+    /// the SLIT distance (`node_distance()`; `LOCAL_DISTANCE` 10, `REMOTE_DISTANCE` 20).
+    #[inline]
+    fn distance(&self, cpu_nid: u32, page_nid: u32) -> u64 {
+        if cpu_nid == page_nid {
+            LOCAL_DISTANCE as u64
+        } else {
+            REMOTE_DISTANCE as u64
+        }
+    }
+
+    /// `handle_mm_fault()` of a write to page `index` of `vma` by a task on the current node:
+    /// `do_huge_pmd_anonymous_page()` when THP is enabled and the aligned 2 MiB range lies
+    /// inside the VMA and is untouched (falling back to a base page when no huge page can be
+    /// had: `thp_fault_fallback`), else `do_anonymous_page()`.
+    pub fn handle_mm_fault(&mut self, vma: VmaId, index: u32) -> Result<(), FaultError> {
+        let v = vma.0 as usize;
+        if self.vmas[v].pages[index as usize] != PageId::NIL {
+            return Ok(());
+        }
+        let nid = self.cur_nid;
+        if self.thp_enabled {
+            let start = index & !(PAGEBLOCK_NR as u32 - 1);
+            let end = start as usize + PAGEBLOCK_NR as usize;
+            if end <= self.vmas[v].pages.len() && self.vmas[v].pages[start as usize..end].iter().all(|p| *p == PageId::NIL) {
+                if self.do_huge_pmd_anonymous_page(vma, start)? {
+                    return Ok(());
+                }
+            }
+        }
+        self.do_anonymous_page(vma, index, nid)
+    }
+
+    /// `do_huge_pmd_anonymous_page()`: allocate an order-9 page (no kswapd wake-up, give up
+    /// after compaction and one reclaim round: `GFP_TRANSHUGE`), charge 512 pages, clear it.
+    /// Returns `Ok(false)` when the caller must fall back to a base page.
+    fn do_huge_pmd_anonymous_page(&mut self, vma: VmaId, start: u32) -> Result<bool, FaultError> {
+        let nid = self.cur_nid;
+        self.cpu(self.cost.thp_fault);
+        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true }) else {
+            self.vmstat.count(VmEvent::ThpFaultFallback, 1);
+            return Ok(false);
+        };
+        let memcg = self.vmas[vma.0 as usize].memcg;
+        if self.try_charge_memcg(memcg, PAGEBLOCK_NR, true).is_err() {
+            // mem_cgroup_charge() failed: free the huge page and fall back.
+            let z = self.zone_of(head);
+            self.zones[z].free_pageblock(head.0 as u64);
+            self.vmstat.count(VmEvent::ThpFaultFallback, 1);
+            return Ok(false);
+        }
+        let page_nid = self.page_nid(head);
+        let dist = self.distance(nid, page_nid);
+        self.cpu(self.cost.clear_page * PAGEBLOCK_NR * dist / LOCAL_DISTANCE as u64);
+        for i in 0..PAGEBLOCK_NR as u32 {
+            let pfn = PageId(head.0 + i);
+            self.pages.init(pfn, InodeId(vma.0), start + i);
+            let p = &mut self.pages[pfn];
+            p.memcg = memcg;
+            p.flags |= pg::ANON | pg::SWAPBACKED | if i == 0 { pg::HEAD } else { pg::TAIL };
+            self.vmas[vma.0 as usize].pages[(start + i) as usize] = pfn;
+        }
+        self.memcgs.memcgs[memcg.idx()].nr_anon += PAGEBLOCK_NR;
+        self.vmas[vma.0 as usize].nr_resident += PAGEBLOCK_NR;
+        self.vmstat.nr_anon_pages += PAGEBLOCK_NR;
+        self.vmstat.count(VmEvent::ThpFaultAlloc, 1);
+        self.pages[head].flags |= pg::ACTIVE;
+        let lv = self.folio_lruvec(head);
+        self.lruvecs[lv].add(&mut self.pages, head, LruList::ActiveAnon);
+        self.page_events += PAGEBLOCK_NR;
+        Ok(true)
+    }
+
+    /// `do_anonymous_page()`: allocate a zeroed order-0 page on the task's node (or wherever
+    /// the zonelist falls back to), charge it, map it, put it on the anon LRU.
+    fn do_anonymous_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Result<(), FaultError> {
+        self.cpu(self.cost.anon_fault);
+        let pfn = self.alloc_pages(0, Gfp::node(nid)).ok_or(FaultError::Oom)?;
+        let memcg = self.vmas[vma.0 as usize].memcg;
+        if self.try_charge_memcg(memcg, 1, true).is_err() {
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return Err(FaultError::Oom);
+        }
+        let dist = self.distance(nid, self.page_nid(pfn));
+        self.cpu(self.cost.clear_page * dist / LOCAL_DISTANCE as u64);
+        self.pages.init(pfn, InodeId(vma.0), index);
+        let p = &mut self.pages[pfn];
+        p.memcg = memcg;
+        // lru_cache_add_active_or_unevictable(): new anonymous pages start active (before
+        // 5.9's b518154e59aa they did; the engine keeps them there: without swap they are
+        // never scanned).
+        p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
+        self.vmas[vma.0 as usize].pages[index as usize] = pfn;
+        self.vmas[vma.0 as usize].nr_resident += 1;
+        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        self.vmstat.nr_anon_pages += 1;
+        let lv = self.folio_lruvec(pfn);
+        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        self.page_events += 1;
+        Ok(())
+    }
+
+    /// `unmap_region()` -> `zap_pte_range()` / `zap_huge_pmd()`: free every page of `vma`,
+    /// uncharge it, and free the VMA.
+    pub fn do_munmap(&mut self, vma: VmaId) {
+        self.cpu(self.cost.mmap_call);
+        let v = vma.0 as usize;
+        let mut pages = std::mem::take(&mut self.vmas[v].pages);
+        let memcg = self.vmas[v].memcg;
+        let mut i = 0;
+        let mut freed = 0u64;
+        while i < pages.len() {
+            let p = pages[i];
+            if p == PageId::NIL {
+                i += 1;
+                continue;
+            }
+            let lv = self.folio_lruvec(p);
+            self.lruvecs[lv].del(&mut self.pages, p);
+            if self.pages[p].test(pg::HEAD) {
+                self.cpu(self.cost.zap_thp);
+                self.free_pageblock(p);
+                freed += PAGEBLOCK_NR;
+                i += PAGEBLOCK_NR as usize;
+            } else {
+                self.cpu(self.cost.zap_page);
+                self.free_page(p);
+                freed += 1;
+                i += 1;
+            }
+        }
+        if freed > 0 {
+            self.memcgs.counter_uncharge(memcg, freed);
+            let m = &mut self.memcgs.memcgs[memcg.idx()];
+            m.nr_anon -= freed;
+            self.vmstat.nr_anon_pages -= freed;
+            let dying_and_empty = m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0;
+            if dying_and_empty {
+                self.mem_cgroup_try_free(memcg);
+            }
+        }
+        pages.clear();
+        let vm = &mut self.vmas[v];
+        vm.pages = pages;
+        vm.live = false;
+        vm.nr_resident = 0;
+        self.free_vmas.push(vma);
+    }
+}
