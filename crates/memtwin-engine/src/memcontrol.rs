@@ -370,6 +370,15 @@ impl MemcgTree {
         sum
     }
 
+    /// memory.stat `anon` (pages), hierarchical.
+    pub fn anon_pages(&self, m: MemcgId) -> u64 {
+        let mut sum = self.memcgs[m.idx()].nr_anon;
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.anon_pages(c);
+        }
+        sum
+    }
+
     /// memory.stat `file` (pages), hierarchical.
     pub fn file_pages(&self, m: MemcgId) -> u64 {
         let mut sum = self.memcgs[m.idx()].nr_file;

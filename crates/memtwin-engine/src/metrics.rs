@@ -23,7 +23,8 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("kmem.")
         || name.starts_with("free.")
         || name.starts_with("shrinker_info.")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes")
+        || name.starts_with("latency.")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.anon_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -42,6 +43,9 @@ pub struct StepResult {
     pub memcg: String,
     /// Metrics in a fixed order.
     pub metrics: Vec<(String, f64)>,
+    /// Latency samples taken during the step (mmap_probe rounds), in nanoseconds, in the
+    /// order they were taken.
+    pub samples: Vec<Nanos>,
 }
 
 /// Counters of a task and its memcg at one instant, to take deltas from.
@@ -140,8 +144,80 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("list_lru.kB", ((k.kmem.list_lru_slab + k.kmem.list_lru_other) / 1024) as f64);
     put("list_lru.superblocks", k.superblocks.len() as f64);
     put("shrinker_info.kB", ((k.kmem.shrinker_slab + k.kmem.shrinker_other) / 1024) as f64);
+    put("meminfo.AnonPages_kB", (k.vmstat.nr_anon_pages * PAGE_SIZE / 1024) as f64);
+    put("memcg.anon_bytes", (k.memcgs.anon_pages(memcg) * PAGE_SIZE) as f64);
     m
 }
+
+/// The latency metrics of a step, in milliseconds, as mmtests reports a latency benchmark
+/// (its `stutter` table; kernel-facts section 7): with the samples sorted ascending,
+/// Min; quartiles and Max-90/93/95/99% as `x[int((n-1)*p + 0.5)]`; Max; Mean; and
+/// BestN%Mean, the mean of `x[0..=k]` with `k = int(n*N/100)` (the whole mean when k is 0).
+/// All zero, with `latency.samples` 0, for a step without samples.
+pub fn mmtests_latency(samples: &[Nanos]) -> Vec<(String, f64)> {
+    let mut x: Vec<f64> = samples.iter().map(|&s| s as f64 / 1e6).collect();
+    x.sort_by(|a, b| a.total_cmp(b));
+    let n = x.len();
+    let mut out = Vec::with_capacity(LATENCY_METRICS.len());
+    out.push(("latency.samples".to_string(), n as f64));
+    if n == 0 {
+        out.extend(LATENCY_METRICS[1..].iter().map(|m| (m.to_string(), 0.0)));
+        return out;
+    }
+    let at = |p: f64| x[(((n - 1) as f64) * p + 0.5) as usize];
+    let mean = |k: usize| x[..k].iter().sum::<f64>() / k as f64;
+    let best = |pct: usize| {
+        let k = n * pct / 100;
+        if k == 0 {
+            mean(n)
+        } else {
+            mean((k + 1).min(n))
+        }
+    };
+    let vals = [
+        x[0],
+        at(0.25),
+        at(0.50),
+        at(0.75),
+        at(0.90),
+        at(0.93),
+        at(0.95),
+        at(0.99),
+        x[n - 1],
+        mean(n),
+        best(99),
+        best(95),
+        best(90),
+        best(50),
+        best(10),
+        best(5),
+        best(1),
+    ];
+    out.extend(LATENCY_METRICS[1..].iter().zip(vals).map(|(m, v)| (m.to_string(), v)));
+    out
+}
+
+/// The names [`mmtests_latency`] reports, in its order.
+pub const LATENCY_METRICS: [&str; 18] = [
+    "latency.samples",
+    "latency.min_ms",
+    "latency.q1_ms",
+    "latency.q2_ms",
+    "latency.q3_ms",
+    "latency.max90_ms",
+    "latency.max93_ms",
+    "latency.max95_ms",
+    "latency.max99_ms",
+    "latency.max_ms",
+    "latency.mean_ms",
+    "latency.best99_mean_ms",
+    "latency.best95_mean_ms",
+    "latency.best90_mean_ms",
+    "latency.best50_mean_ms",
+    "latency.best10_mean_ms",
+    "latency.best5_mean_ms",
+    "latency.best1_mean_ms",
+];
 
 /// Every metric name a step reports, in report order.
 pub fn metric_names() -> Vec<String> {
@@ -180,10 +256,13 @@ pub fn metric_names() -> Vec<String> {
             "list_lru.kB",
             "list_lru.superblocks",
             "shrinker_info.kB",
+            "meminfo.AnonPages_kB",
+            "memcg.anon_bytes",
         ]
         .iter()
         .map(|s| s.to_string()),
     );
+    v.extend(LATENCY_METRICS.iter().map(|s| s.to_string()));
     v
 }
 

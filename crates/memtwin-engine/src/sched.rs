@@ -26,7 +26,14 @@ enum Cursor {
     Read { pos: u64, end: u64, left: u64, ra: FileRaState },
     /// Writing `pos..end`.
     Write { pos: u64, end: u64 },
+    /// Touching the pages of a mapping, `pos` next.
+    Touch { vma: crate::memory::VmaId, pos: u32 },
+    /// A latency-probe round: mapped at `t0`, touching from `pos`.
+    Probe { vma: crate::memory::VmaId, pos: u32, t0: Nanos },
 }
+
+/// Pages one fault quantum touches: one PMD range (a huge page, or 512 base-page faults).
+const TOUCH_QUANTUM: u32 = 512;
 
 #[derive(Clone, Debug)]
 struct Task {
@@ -38,6 +45,12 @@ struct Task {
     snapshot: Option<Snapshot>,
     step_memcg: MemcgId,
     killed: bool,
+    /// `numa_node_id()` of the CPU the task runs on.
+    node: u32,
+    /// The task's live anonymous mappings by name.
+    maps: Vec<(String, crate::memory::VmaId)>,
+    /// Latency samples of the running step (mmap_probe rounds).
+    samples: Vec<Nanos>,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -184,6 +197,9 @@ impl Simulation {
                     snapshot: None,
                     step_memcg: memcg,
                     killed: false,
+                    node: t.node,
+                    maps: vec![],
+                    samples: vec![],
                 }
             })
             .collect();
@@ -297,6 +313,7 @@ impl Simulation {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
         k.now = t.times.clock;
+        k.cur_nid = t.node;
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.io = IoAcct::default();
@@ -501,6 +518,95 @@ impl Simulation {
                 self.leave(ti, user);
                 finished = true;
             }
+            OpKind::Mmap { name, size } => {
+                self.enter(ti);
+                let memcg = self.tasks[ti].memcg;
+                if self.tasks[ti].maps.iter().any(|(n, _)| n == name) {
+                    self.op_failed(ti, op, crate::cgroup::Errno::EEXIST);
+                } else {
+                    let vma = self.kernel.do_mmap_anon(pages_for(*size), memcg);
+                    self.tasks[ti].maps.push((name.clone(), vma));
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Munmap { name } => {
+                self.enter(ti);
+                match self.tasks[ti].maps.iter().position(|(n, _)| n == name) {
+                    Some(i) => {
+                        let (_, vma) = self.tasks[ti].maps.remove(i);
+                        self.kernel.do_munmap(vma);
+                    }
+                    None => self.op_failed(ti, op, crate::cgroup::Errno::ENOENT),
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Touch { name } => {
+                if matches!(self.tasks[ti].cursor, Cursor::Idle) {
+                    match self.tasks[ti].maps.iter().find(|(n, _)| n == name) {
+                        Some(&(_, vma)) => self.tasks[ti].cursor = Cursor::Touch { vma, pos: 0 },
+                        None => {
+                            self.op_failed(ti, op, crate::cgroup::Errno::ENOENT);
+                            self.finish_step(ti, op, true);
+                            return;
+                        }
+                    }
+                }
+                let Cursor::Touch { vma, pos } = self.tasks[ti].cursor.clone() else { unreachable!() };
+                self.enter(ti);
+                let (next, ok) = self.touch_range(vma, pos);
+                self.leave(ti, 0);
+                oom = !ok;
+                if oom || next as usize >= self.kernel.vmas[vma.0 as usize].pages.len() {
+                    finished = true;
+                } else {
+                    self.tasks[ti].cursor = Cursor::Touch { vma, pos: next };
+                }
+            }
+            OpKind::MmapProbe { size, interval, while_task } => {
+                match self.tasks[ti].cursor.clone() {
+                    Cursor::Idle => {
+                        let watched = self.scenario.tasks.iter().position(|t| &t.name == while_task).expect("validated");
+                        // The watched task is over once its last op ended at or before this
+                        // task's clock (its last quantum may have run ahead, e.g. in fsync).
+                        let wt = &self.tasks[watched];
+                        let over = wt.killed || wt.pc >= self.scenario.tasks[watched].ops.len();
+                        if over && wt.times.clock <= self.tasks[ti].times.clock {
+                            finished = true;
+                        } else {
+                            self.enter(ti);
+                            let t0 = self.kernel.now;
+                            let memcg = self.tasks[ti].memcg;
+                            let vma = self.kernel.do_mmap_anon(pages_for(*size), memcg);
+                            self.leave(ti, 0);
+                            self.tasks[ti].cursor = Cursor::Probe { vma, pos: 0, t0 };
+                        }
+                    }
+                    Cursor::Probe { vma, pos, t0 } => {
+                        self.enter(ti);
+                        let len = self.kernel.vmas[vma.0 as usize].pages.len();
+                        let (next, ok) = self.touch_range(vma, pos);
+                        if !ok || next as usize >= len {
+                            self.kernel.do_munmap(vma);
+                            let took = self.kernel.now - t0;
+                            self.leave(ti, 0);
+                            self.tasks[ti].samples.push(took);
+                            // usleep(interval) before the next round.
+                            self.tasks[ti].times.clock += interval;
+                            self.tasks[ti].cursor = Cursor::Idle;
+                            if !ok {
+                                oom = true;
+                                finished = true;
+                            }
+                        } else {
+                            self.leave(ti, 0);
+                            self.tasks[ti].cursor = Cursor::Probe { vma, pos: next, t0 };
+                        }
+                    }
+                    _ => unreachable!("a probe's cursor"),
+                }
+            }
             OpKind::Mount { path, fs, mkdir } => {
                 self.enter(ti);
                 self.kernel.cpu(self.kernel.cost.syscall);
@@ -518,6 +624,20 @@ impl Simulation {
                 self.tasks[ti].killed = true;
             }
         }
+    }
+
+    /// Fault in up to `TOUCH_QUANTUM` pages of `vma` from `pos` (one PMD range). Returns the
+    /// next position and false if a fault found no memory.
+    fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32) -> (u32, bool) {
+        let len = self.kernel.vmas[vma.0 as usize].pages.len() as u32;
+        let end = (pos + TOUCH_QUANTUM).min(len);
+        for i in pos..end {
+            if self.kernel.handle_mm_fault(vma, i).is_err() {
+                return (i, false);
+            }
+        }
+        self.work_done += (end - pos) as u64;
+        (end, true)
     }
 
     /// `open()`: look the file up (instantiating its dentry and inode, charged to the task's
@@ -545,12 +665,15 @@ impl Simulation {
         let before = self.tasks[ti].snapshot.take().expect("snapshot taken at op start");
         let memcg = self.tasks[ti].step_memcg;
         let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);
-        let metrics = step_metrics(&self.kernel, memcg, &before, &after, !ok);
+        let mut metrics = step_metrics(&self.kernel, memcg, &before, &after, !ok);
+        let samples = std::mem::take(&mut self.tasks[ti].samples);
+        metrics.extend(crate::metrics::mmtests_latency(&samples));
         self.steps.push(StepResult {
             name: op.step.clone(),
             task: self.tasks[ti].name.clone(),
             memcg: self.kernel.memcgs.get(memcg).path.clone(),
             metrics,
+            samples,
         });
     }
 }

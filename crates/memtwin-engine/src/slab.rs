@@ -94,7 +94,7 @@ impl Kernel {
     /// baseline plus the kernel memory the run added, plus anonymous memory (none yet).
     pub fn used_bytes(&self) -> u64 {
         let k = &self.kmem;
-        k.boot_used + (k.percpu - k.boot_percpu) + (k.slab - k.boot_slab) + k.other
+        k.boot_used + (k.percpu - k.boot_percpu) + (k.slab - k.boot_slab) + k.other + self.vmstat.nr_anon_pages * crate::types::PAGE_SIZE
     }
 }
 

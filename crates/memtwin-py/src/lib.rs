@@ -189,6 +189,10 @@ impl Doc {
             d.set_item("task", &s.task)?;
             d.set_item("memcg", &s.memcg)?;
             d.set_item("metrics", pairs_to_dict(py, &s.metrics)?)?;
+            if !s.samples.is_empty() {
+                let ms: Vec<f64> = s.samples.iter().map(|&n| n as f64 / 1e6).collect();
+                d.set_item("latency_samples_ms", ms)?;
+            }
             steps.append(d)?;
         }
         out.set_item("steps", steps)?;

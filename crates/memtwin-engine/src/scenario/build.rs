@@ -708,6 +708,17 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
             let start = t.get("start").and_then(|v| get_duration(cx, v, &format!("tasks.{tname}.start"))).unwrap_or(0);
             let uid = t.get("uid").and_then(|v| get_uint(cx, v, &format!("tasks.{tname}.uid"))).unwrap_or(0).min(u32::MAX as u64) as u32;
+            let node = match t.get("node") {
+                Some(v) => match get_uint(cx, v, &format!("tasks.{tname}.node")) {
+                    Some(nid) if nid >= machine.nodes as u64 => {
+                        cx.err(&v.loc, format!("tasks.{tname}.node is {nid} but the machine has {} node(s)", machine.nodes), format!("use a node from 0 to {}", machine.nodes - 1));
+                        0
+                    }
+                    Some(nid) => nid as u32,
+                    None => 0,
+                },
+                None => 0,
+            };
             let mut ops = vec![];
             match t.get("ops") {
                 Some(Node { v: Val::Arr(items), .. }) => {
@@ -718,9 +729,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 Some(other) => cx.err(&other.loc, format!("ops must be an array, not {}", other.v.type_name()), "write ops = [ { op = \"read\", file = \"/data/f\" } ]"),
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
             }
-            t.finish(cx, &["cgroup", "ops", "start", "uid"]);
+            t.finish(cx, &["cgroup", "ops", "start", "uid", "node"]);
             let ops = expand_tree_ops(cx, ops, &files);
-            expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid), ops));
+            expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid, node), ops));
         }
     }
     let op_str = |n: &Node, key: &str| -> Option<String> {
@@ -785,8 +796,41 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
         task_locs.push((kloc, cg_from_task.is_some()));
-        let (start, uid) = start;
-        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, ops: out });
+        let (start, uid, node) = start;
+        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, node, ops: out });
+    }
+    // Anonymous mappings are named per task: `touch` and `munmap` need an earlier `mmap` of
+    // the name; `mmap_probe` watches a task that exists.
+    let task_names: Vec<String> = tasks.iter().map(|t| t.name.clone()).collect();
+    for (ti, t) in tasks.iter().enumerate() {
+        let mut mapped: Vec<&str> = vec![];
+        for op in &t.ops {
+            match &op.kind {
+                OpKind::Mmap { name, .. } => mapped.push(name),
+                OpKind::Touch { name } | OpKind::Munmap { name } => {
+                    if !mapped.contains(&name.as_str()) {
+                        cx.err(
+                            &task_locs[ti].0,
+                            format!("task `{}` step `{}` uses mapping `{name}` before any mmap of it", t.name, op.step),
+                            format!("add {{ op = \"mmap\", name = \"{name}\", size = \"1G\" }} earlier in the task's ops"),
+                        );
+                    }
+                    if matches!(op.kind, OpKind::Munmap { .. }) {
+                        mapped.retain(|m| m != name);
+                    }
+                }
+                OpKind::MmapProbe { while_task, .. } => {
+                    if !task_names.contains(while_task) || *while_task == t.name {
+                        cx.err(
+                            &task_locs[ti].0,
+                            format!("task `{}` step `{}`: while_task `{while_task}` is not another task", t.name, op.step),
+                            format!("{}name the task whose run the probe lasts for: {}", suggest(while_task, &task_names.iter().map(String::as_str).collect::<Vec<_>>()), task_names.join(", ")),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
     }
     // A task is in exactly one place: its own `cgroup` key or one cgroup's `procs`.
     let mut placed: Vec<Option<String>> = tasks.iter().enumerate().map(|(i, t)| task_locs[i].1.then(|| format!("tasks.{}.cgroup", t.name))).collect();
@@ -948,7 +992,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
 
 /// A task's name and place, its own cgroup (with where it was written), its start time and
 /// uid, and its ops expanded to (node, step name, label).
-type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32), Vec<(Node, String, String)>);
+type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32, u32), Vec<(Node, String, String)>);
 
 /// What op references are checked against.
 struct Known<'a> {
@@ -1254,8 +1298,50 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             }
             OpKind::Mount { path: path?, fs, mkdir }
         }
+        "mmap" => {
+            let name = t.get("name").and_then(|v| get_str(cx, v, &k("name")).map(str::to_string));
+            let size = t.get("size").and_then(|v| get_size(cx, v, &k("size")));
+            if name.is_none() && t.get("name").is_none() {
+                cx.err(&n.loc, format!("{what}: mmap needs `name`"), "add name = \"hog\" (touch and munmap refer to it)");
+            }
+            if size.is_none() && t.get("size").is_none() {
+                cx.err(&n.loc, format!("{what}: mmap needs `size`"), "add size = \"1G\"");
+            }
+            if let Some(sz) = size {
+                if sz == 0 || sz > (u32::MAX as u64) * crate::types::PAGE_SIZE {
+                    cx.err(&n.loc, format!("{what}: mmap size {sz} is out of range"), "give a size from 4K to 16T");
+                }
+            }
+            t.finish(cx, &["op", "step", "name", "size"]);
+            OpKind::Mmap { name: name?, size: size? }
+        }
+        "touch" | "munmap" => {
+            let name = t.get("name").and_then(|v| get_str(cx, v, &k("name")).map(str::to_string));
+            if t.get("name").is_none() {
+                cx.err(&n.loc, format!("{what}: {kind} needs `name`"), "add name = \"hog\" (the name an earlier mmap gave)");
+            }
+            t.finish(cx, &["op", "step", "name"]);
+            if kind == "touch" {
+                OpKind::Touch { name: name? }
+            } else {
+                OpKind::Munmap { name: name? }
+            }
+        }
+        "mmap_probe" => {
+            let size = t.get("size").and_then(|v| get_size(cx, v, &k("size"))).unwrap_or(128 << 20);
+            if size == 0 || size > 1 << 40 {
+                cx.err(&n.loc, format!("{what}: probe size {size} is out of range"), "give a size from 4K to 1T, e.g. \"128M\"");
+            }
+            let interval = t.get("interval").and_then(|v| get_duration(cx, v, &k("interval"))).unwrap_or(5_000_000);
+            let while_task = t.get("while_task").and_then(|v| get_str(cx, v, &k("while_task")).map(str::to_string));
+            if t.get("while_task").is_none() {
+                cx.err(&n.loc, format!("{what}: mmap_probe needs `while_task`"), "add while_task = \"NAME\": the probe runs until that task has finished");
+            }
+            t.finish(cx, &["op", "step", "size", "interval", "while_task"]);
+            OpKind::MmapProbe { size, interval, while_task: while_task? }
+        }
         other => {
-            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat"];
+            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "mmap_probe"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }

@@ -231,6 +231,34 @@ pub enum OpKind {
         /// Cgroup path.
         cgroup: String,
     },
+    /// `mmap()` a private anonymous region of `size` bytes, named for later ops.
+    Mmap {
+        /// Name, unique among the task's live mappings.
+        name: String,
+        /// Bytes.
+        size: u64,
+    },
+    /// Write one byte to every page of a mapping (first touch faults it in).
+    Touch {
+        /// The mapping's name.
+        name: String,
+    },
+    /// `munmap()` a mapping.
+    Munmap {
+        /// The mapping's name.
+        name: String,
+    },
+    /// mmtests' stutter latency probe: every `interval`, mmap `size` bytes of anonymous
+    /// memory, write every page, munmap, and record how long that took; for as long as
+    /// `while_task` runs.
+    MmapProbe {
+        /// Bytes mapped per round.
+        size: u64,
+        /// Sleep between rounds.
+        interval: crate::types::Nanos,
+        /// The task whose run the probe lasts for.
+        while_task: String,
+    },
     /// Mount a file system (a new superblock with its list_lrus).
     Mount {
         /// Mount point.
@@ -262,6 +290,8 @@ pub struct TaskSpec {
     pub start: Nanos,
     /// The task's uid (file permission checks).
     pub uid: u32,
+    /// The NUMA node the task runs on (`numa_node_id()`): where its allocations go first.
+    pub node: u32,
     /// Its script.
     pub ops: Vec<OpSpec>,
 }
