@@ -542,6 +542,7 @@ impl Simulation {
             task: self.tasks[ti].name.clone(),
             memcg: self.kernel.memcgs.get(memcg).path.clone(),
             metrics,
+            resident_pages: crate::metrics::resident_pages(&self.kernel),
         });
     }
 }
