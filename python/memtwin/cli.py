@@ -80,7 +80,7 @@ def _parser() -> argparse.ArgumentParser:
                                     "qemu: a guest kernel under QEMU/TCG (see `memtwin lab doctor`).", epilog=EPILOG)
     rl.add_argument("file", metavar="FILE", help="scenario file (TOML)")
     rl.add_argument("--on", choices=["host", "qemu"], required=True, help="where to run it")
-    rl.add_argument("--variant", metavar="V", help="the variant to run")
+    rl.add_argument("--variant", metavar="V", help="the variant to run; `all`: every variant a real kernel can run")
     rl.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a setting (repeatable)")
     rl.add_argument("--json", metavar="OUT", help="write the results as JSON to OUT (schema/result.schema.json)")
     rl.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: where the scratch directory memtwin-<id> goes (default /var/tmp)")
@@ -245,34 +245,52 @@ def cmd_real(a) -> int:
     if a.json:
         check_writable(a.json)
     scn = load(a.file)
-    plan = scn.doc.plan(a.variant, a.sets)
-    why = realmod.unsupported(plan)
-    if why:
-        raise realmod.RealError(f"{a.file}: variant {a.variant or 'default'} needs a policy no real kernel has: {why}\n"
-                                "  fix: choose a variant without it (memtwin validate skips such variants)")
-    if a.on == "host":
-        res = realmod.run_host(plan, a.scratch)
+    declared = [v for v, _ in scn.variants()]
+    if a.variant == "all":
+        wanted = declared or [None]
     else:
-        from memtwin import qemu
+        wanted = [a.variant]
+    plans = []
+    for v in wanted:
+        plan = scn.doc.plan(v, a.sets)
+        why = realmod.unsupported(plan)
+        if why and a.variant != "all":
+            raise realmod.RealError(f"{a.file}: variant {v or 'default'} needs a policy no real kernel has: {why}\n"
+                                    "  fix: choose a variant without it (memtwin validate skips such variants)")
+        if why:
+            print(f"{v}: skipped: {why}")
+            continue
+        plans.append((v, plan))
+    out = {}
+    for v, plan in plans:
+        if a.on == "host":
+            res = realmod.run_host(plan, a.scratch)
+        else:
+            from memtwin import qemu
 
-        res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir)
+            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir)
+        out[v or "default"] = res
+        _print_real(plan, v, res)
+    if a.json:
+        write_json(a.json, {"scenario": plans[0][1]["name"] if plans else scn.name, "variants": out})
+        print(f"wrote {a.json}")
+    return 0
+
+
+def _print_real(plan: dict, v, res: dict) -> None:
     info = res["real"]
-    print(f"{plan['name']}: real kernel {info['kernel']} ({info['on']}), {info['date']}")
+    print(f"{plan['name']} {v or 'default'}: real kernel {info['kernel']} ({info['on']}), {info['date']}")
     for n in info.get("notes", []):
         print(f"note: {n}")
     if not info["timing_comparable"]:
         print("note: times are wall-clock figures of this run, not comparable with the engine's")
-    print()
     shown = ["elapsed_s", "read_bytes", "memcg.usage_bytes", "memcg.file_bytes", "meminfo.Cached_kB", "cgroup.nr_dying_descendants"]
-    print(f"{'step':32} " + " ".join(f"{m:>22}" for m in shown) + f" {'resident_pages':>16}")
+    print(f"{'step':24} " + " ".join(f"{m:>16}" for m in shown) + f" {'resident_pages':>15}")
     for s in res["steps"]:
         vals = [s["metrics"].get(m) for m in shown]
-        print(f"{s['name'][:32]:32} " + " ".join(f"{'-' if v is None else format(v, '.6g'):>22}" for v in vals)
-              + f" {sum(s['resident_pages'].values()):>16}")
-    if a.json:
-        write_json(a.json, {"scenario": plan["name"], "variants": {a.variant or "default": res}})
-        print(f"wrote {a.json}")
-    return 0
+        print(f"{s['name'][:24]:24} " + " ".join(f"{'-' if val is None else format(val, '.6g'):>16}" for val in vals)
+              + f" {sum(s['resident_pages'].values()):>15}")
+    print()
 
 
 def cmd_validate(a) -> int:
