@@ -175,6 +175,7 @@ class Cg:
             s["failcnt"] = int(_read(os.path.join(d, "memory.failcnt")))
             st = _kv(_read(os.path.join(d, "memory.stat")))
             s["file"] = st.get("total_cache", st.get("cache", 0))
+            s["anon"] = st.get("total_rss", st.get("rss", 0))
             s["events"] = {k: st.get(v) for k, v in V1_EVENTS.items()}
         else:
             s["usage"] = int(_read(os.path.join(d, "memory.current")))
@@ -186,6 +187,7 @@ class Cg:
             ev = _kv(_read(os.path.join(d, "memory.events")))
             s["failcnt"] = ev.get("max")
             s["file"] = st.get("file", 0)
+            s["anon"] = st.get("anon", 0)
             s["events"] = {k: st.get(v) for k, v in V2_EVENTS.items()}
             s["events"]["memcg.events.max"] = ev.get("max")
             s["events"]["memcg.events.high"] = ev.get("high")
@@ -288,11 +290,20 @@ def _fill(f, offset: int, length: int, bufsize: int) -> None:
 
 def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int) -> list:
     """Carry out one task's ops in this process; a list of step records."""
+    import gc
+
     rng = random.Random(seed)
     cgdir = cg.path(task["cgroup"])
+    # Everything this process needs is allocated and touched before it joins the memcg, and the
+    # garbage collector (which writes to every object, breaking copy-on-write pages) is off:
+    # the memcg then holds what the ops charge, not this Python process's memory.
+    buf = bytearray(1 << 20)
+    buf[:] = _BUF
+    gc.collect()
+    gc.freeze()
+    gc.disable()
     _write(cg.procs(cgdir), str(os.getpid()))
     steps, snap, step_cg = [], None, cgdir
-    buf = bytearray(1 << 20)
     ops = task["ops"]
     for i, op in enumerate(ops):
         if snap is None:
