@@ -133,7 +133,10 @@ class Result:
     def to_json(self) -> dict:
         """This run in the `variants` entry layout of the --json output."""
         return {
-            "steps": [{"name": s["name"], "task": s["task"], "memcg": s["memcg"], "metrics": s["metrics"]} for s in self.raw["steps"]],
+            "steps": [
+                {"name": s["name"], "task": s["task"], "memcg": s["memcg"], "metrics": s["metrics"], "resident_pages": s.get("resident_pages", {})}
+                for s in self.raw["steps"]
+            ],
             "totals": self.raw["totals"],
         }
 

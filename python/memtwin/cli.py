@@ -13,6 +13,8 @@ from memtwin._memtwin import ScenarioError
 from memtwin.api import Result, load
 from memtwin.jsonio import OutputError, check_writable, ensure_dir, write_json
 from memtwin.progress import Progress
+from memtwin.real import Interrupted as RealInterrupted
+from memtwin.real import RealError
 from memtwin.published import evaluate
 from memtwin.report import compare_table, metrics_for, run_table
 
@@ -71,6 +73,34 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default 3)")
     sub.add_parser("metrics", help="list every metric a step reports", description="List every metric a step reports.")
     hostcache.add_parsers(sub)
+    rl = sub.add_parser("real", help="run a scenario on a real kernel (this host or a QEMU guest) and record the engine's metrics",
+                        description="Carry out the scenario's ops (expanded as the engine expands them) on a real kernel and "
+                                    "record the same metrics in the same JSON layout as `memtwin run --json`. host: this "
+                                    "kernel, in a memcg subtree memtwin-<id> and a scratch directory it removes (root only). "
+                                    "qemu: a guest kernel under QEMU/TCG (see `memtwin lab doctor`).", epilog=EPILOG)
+    rl.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    rl.add_argument("--on", choices=["host", "qemu"], required=True, help="where to run it")
+    rl.add_argument("--variant", metavar="V", help="the variant to run; `all`: every variant a real kernel can run")
+    rl.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a setting (repeatable)")
+    rl.add_argument("--json", metavar="OUT", help="write the results as JSON to OUT (schema/result.schema.json)")
+    rl.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: where the scratch directory memtwin-<id> goes (default /var/tmp)")
+    rl.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel instead of Debian's 6.1 package")
+    rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
+    va = sub.add_parser("validate", help="compare the engine with a real kernel, metric by metric",
+                        description="Run the engine and a real kernel (this host, QEMU, or the recorded results) for every "
+                                    "variant a real kernel can run and print metric | simulated | real | difference | "
+                                    "tolerance (tolerances from the scenario's [validation.tolerance]); exit 1 when a "
+                                    "metric is out of tolerance.", epilog=EPILOG)
+    va.add_argument("files", metavar="FILE", nargs="+", help="scenario files")
+    g = va.add_mutually_exclusive_group()
+    g.add_argument("--on", choices=["host", "qemu"], help="run the real side now, here")
+    g.add_argument("--recorded", action="store_true", help="use the recorded real results named by [validation] recorded")
+    va.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: scratch directory parent")
+    va.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel")
+    lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, or say what it can run here",
+                        description="setup: install QEMU, busybox, cpio, e2fsprogs and Debian's 6.1 kernel package (root, apt). "
+                                    "doctor: say what the lab can run on this machine, and why not.")
+    lb.add_argument("lab_cmd", choices=["setup", "doctor"], metavar="setup|doctor")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
     return p
 
@@ -209,6 +239,90 @@ def cmd_bench(a) -> int:
     return 0
 
 
+def cmd_real(a) -> int:
+    from memtwin import real as realmod
+
+    if a.json:
+        check_writable(a.json)
+    scn = load(a.file)
+    declared = [v for v, _ in scn.variants()]
+    if a.variant == "all":
+        wanted = declared or [None]
+    else:
+        wanted = [a.variant]
+    plans = []
+    for v in wanted:
+        plan = scn.doc.plan(v, a.sets)
+        why = realmod.unsupported(plan)
+        if why and a.variant != "all":
+            raise realmod.RealError(f"{a.file}: variant {v or 'default'} needs a policy no real kernel has: {why}\n"
+                                    "  fix: choose a variant without it (memtwin validate skips such variants)")
+        if why:
+            print(f"{v}: skipped: {why}")
+            continue
+        plans.append((v, plan))
+    out = {}
+    for v, plan in plans:
+        if a.on == "host":
+            res = realmod.run_host(plan, a.scratch)
+        else:
+            from memtwin import qemu
+
+            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir)
+        out[v or "default"] = res
+        _print_real(plan, v, res)
+    if a.json:
+        write_json(a.json, {"scenario": plans[0][1]["name"] if plans else scn.name, "variants": out})
+        print(f"wrote {a.json}")
+    return 0
+
+
+def _print_real(plan: dict, v, res: dict) -> None:
+    info = res["real"]
+    print(f"{plan['name']} {v or 'default'}: real kernel {info['kernel']} ({info['on']}), {info['date']}")
+    for n in info.get("notes", []):
+        print(f"note: {n}")
+    if not info["timing_comparable"]:
+        print("note: times are wall-clock figures of this run, not comparable with the engine's")
+    shown = ["elapsed_s", "read_bytes", "memcg.usage_bytes", "memcg.file_bytes", "meminfo.Cached_kB", "cgroup.nr_dying_descendants"]
+    print(f"{'step':24} " + " ".join(f"{m:>16}" for m in shown) + f" {'resident_pages':>15}")
+    for s in res["steps"]:
+        vals = [s["metrics"].get(m) for m in shown]
+        print(f"{s['name'][:24]:24} " + " ".join(f"{'-' if val is None else format(val, '.6g'):>16}" for val in vals)
+              + f" {sum(s['resident_pages'].values()):>15}")
+    print()
+
+
+def cmd_validate(a) -> int:
+    from memtwin.validate import format_rows, validate_file
+
+    if not a.recorded and not a.on:
+        raise ScenarioError("validate: error: say where the real side comes from\n  fix: add --recorded, --on host or --on qemu", [])
+    bad = 0
+    for path in a.files:
+        print(f"{path}:")
+        rows, outcomes, skipped = validate_file(path, a.on, a.recorded, kernel=a.kernel, scratch=a.scratch)
+        if rows:
+            print(format_rows(rows))
+        for o in outcomes:
+            print(f"  {o.status}  {o.name}: {o.detail}")
+        bad += sum(not r.ok for r in rows) + sum(not (o.ok or o.skipped) for o in outcomes)
+        print()
+    print("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance")
+    return 1 if bad else 0
+
+
+def cmd_lab(a) -> int:
+    from memtwin import qemu
+
+    if a.lab_cmd == "setup":
+        return qemu.setup(print)
+    if a.lab_cmd == "doctor":
+        return qemu.doctor(print)
+    print("usage: memtwin lab setup|doctor", file=sys.stderr)
+    return 2
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = _parser()
     a = p.parse_args(argv)
@@ -226,6 +340,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             return cmd_reproduce(a)
         if a.cmd == "bench":
             return cmd_bench(a)
+        if a.cmd == "real":
+            return cmd_real(a)
+        if a.cmd == "validate":
+            return cmd_validate(a)
+        if a.cmd == "lab":
+            return cmd_lab(a)
         if a.cmd in ("cached", "evict"):
             return hostcache.run_cli(a)
         if a.cmd == "metrics":
@@ -241,6 +361,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except OutputError as e:
         print(str(e), file=sys.stderr)
         return 2
+    except RealError as e:
+        print(f"memtwin {a.cmd}: {e}", file=sys.stderr)
+        return 130 if isinstance(e, RealInterrupted) else 2
     except KeyboardInterrupt:
         print("\ninterrupted; nothing was written", file=sys.stderr)
         return 130

@@ -12,15 +12,46 @@ from memtwin.published import evaluate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCENARIOS = sorted(glob.glob(os.path.join(ROOT, "scenarios", "seed*.toml")) + glob.glob(os.path.join(ROOT, "scenarios", "validation", "*.toml")))
+WITH_TARGETS = [p for p in SCENARIOS if memtwin.load(p).published.get("checks")]
+RECORDED = [p for p in SCENARIOS if memtwin.load(p).doc.table("validation") is not None]
+
+# Known disagreements with the recorded real runs, each with what causes it. The test fails
+# when a metric leaves tolerance that is not listed here, and when a listed one comes back
+# within tolerance (then remove it from this list).
+KNOWN_OUT = {
+    # Host kernel 6.18 reads ext4 files into large folios (memory.stat pgpgin counts one
+    # charge per folio: 36409 charges for 691k pages read in a 1 GiB run, about 19 pages per
+    # folio) and readahead ramps up folio orders; the engine has order-0 pages only
+    # (ARCHITECTURE.md), and re-reads 1.18x where the kernel re-reads 2.8x.
+    ("host-tight-ra8192.toml", "default", "cat", "read_bytes"),
+    # Same cause suspected (reclaim frees whole large folios of directory 1): the engine
+    # predicts grep re-reads 17.8 MB at X = 20 where the kernel re-read 21.0 MB.
+    ("host-dir-eviction.toml", "keep-20", "grep data 1/*", "read_bytes"),
+    ("host-dir-eviction.toml", "clean-20", "grep data 1/*", "read_bytes"),
+}
 
 
 def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
+    assert sum(n.startswith("host-") for n in names) == 7
 
 
-@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: os.path.relpath(p, ROOT))
+@pytest.mark.parametrize("path", RECORDED, ids=lambda p: os.path.relpath(p, ROOT))
+def test_recorded_real_runs_agree_within_tolerance(path):
+    from memtwin.validate import validate_file
+
+    rows, outcomes, skipped = validate_file(path, None, True, out=lambda *_: None)
+    assert rows, "nothing was compared"
+    name = os.path.basename(path)
+    out = {(name, r.variant, r.step, r.metric) for r in rows if not r.ok}
+    known = {k for k in KNOWN_OUT if k[0] == name}
+    assert out - known == set(), f"new disagreements: {sorted(out - known)}"
+    assert known - out == set(), f"now within tolerance, remove from KNOWN_OUT: {sorted(known - out)}"
+
+
+@pytest.mark.parametrize("path", WITH_TARGETS, ids=lambda p: os.path.relpath(p, ROOT))
 def test_every_declared_target_is_met(path):
     scn = memtwin.load(path)
     variants = [v for v, _ in scn.variants()] or [None]

@@ -46,6 +46,9 @@ pub struct StepResult {
     /// Latency samples taken during the step (mmap_probe rounds), in nanoseconds, in the
     /// order they were taken.
     pub samples: Vec<Nanos>,
+    /// Resident page-cache pages per file at the end of the step (`mapping->nrpages`, what
+    /// mincore or cachestat report), files with none left out.
+    pub resident_pages: Vec<(String, u64)>,
 }
 
 /// Counters of a task and its memcg at one instant, to take deltas from.
@@ -354,4 +357,9 @@ mod tests {
         let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
         assert_eq!(names, metric_names());
     }
+}
+
+/// Resident pages of every file that has any (`mapping->nrpages` per inode), in inode order.
+pub fn resident_pages(k: &Kernel) -> Vec<(String, u64)> {
+    k.inodes.iter().zip(k.mappings.iter()).filter(|(_, m)| m.nrpages > 0).map(|(i, m)| (i.path.clone(), m.nrpages)).collect()
 }

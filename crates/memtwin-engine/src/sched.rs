@@ -674,6 +674,7 @@ impl Simulation {
             memcg: self.kernel.memcgs.get(memcg).path.clone(),
             metrics,
             samples,
+            resident_pages: crate::metrics::resident_pages(&self.kernel),
         });
     }
 }

@@ -61,6 +61,9 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Rmdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Mount { path: format!("/mnt/{i}"), fs: "tmpfs".into(), mkdir: i % 2 == 0 }),
+        (0usize..2, 4096u64..12 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size }),
+        (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}") }),
+        (0usize..2).prop_map(|i| OpKind::Munmap { name: format!("m{i}") }),
     ]
 }
 
@@ -127,6 +130,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                             name: format!("t{i}"),
                             uid: (i as u32) * 1000,
                             cgroup,
+                            node: (i % 2) as u32 % (1 + (ram_mb % 2) as u32),
                             start: 0,
                             ops: ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{i}:{j}"), kind }).collect(),
                         })

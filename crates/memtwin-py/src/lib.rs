@@ -142,6 +142,191 @@ impl Doc {
         Ok(scn.tasks.iter().flat_map(|t| t.ops.iter().map(|o| o.step.clone())).collect())
     }
 
+    /// The resolved scenario as plain data, for running it on a real kernel
+    /// (`memtwin real`): machine, devices, cgroups, mounts, files and every task's ops
+    /// expanded exactly as the engine runs them (`repeat`, `cp` and `grep` unrolled into
+    /// per-file ops), each op a dict with `op`, `step` and its fields (files by path).
+    #[pyo3(signature = (variant=None, sets=Vec::new()))]
+    fn plan<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+        use memtwin_engine::scenario::model::{Advice, OpKind, Pattern};
+        let scn = self.doc.resolve(variant, &sets).map_err(scenario_error)?;
+        let out = PyDict::new(py);
+        out.set_item("name", &scn.name)?;
+        out.set_item("variant", &scn.variant)?;
+        out.set_item("profile", scn.profile.name)?;
+        out.set_item("cgroup", match scn.cgroup_version {
+            memtwin_engine::memcontrol::CgroupVersion::V1 => "v1",
+            memtwin_engine::memcontrol::CgroupVersion::V2 => "v2",
+        })?;
+        let pol = PyDict::new(py);
+        pol.set_item("recharge_on_pagecache_get", scn.policies.recharge_on_pagecache_get)?;
+        pol.set_item("memcg_percpu_release_on_offline", scn.policies.memcg_percpu_release_on_offline)?;
+        pol.set_item("fadvise_directory", scn.policies.fadvise_directory)?;
+        out.set_item("policies", pol)?;
+        let m = PyDict::new(py);
+        m.set_item("ram", scn.machine.ram)?;
+        m.set_item("cpus", scn.machine.cpus)?;
+        m.set_item("nodes", scn.machine.nodes)?;
+        out.set_item("machine", m)?;
+        let devs = PyList::empty(py);
+        for d in &scn.devices {
+            let x = PyDict::new(py);
+            x.set_item("name", &d.name)?;
+            x.set_item("read_bw", d.read_bw)?;
+            x.set_item("write_bw", d.write_bw)?;
+            x.set_item("seek_ns", d.seek)?;
+            x.set_item("read_ahead_kb", d.read_ahead_kb)?;
+            devs.append(x)?;
+        }
+        out.set_item("devices", devs)?;
+        let cgs = PyList::empty(py);
+        for c in &scn.cgroups {
+            let x = PyDict::new(py);
+            x.set_item("path", &c.path)?;
+            x.set_item("max", c.max)?;
+            x.set_item("high", c.high)?;
+            x.set_item("low", c.low)?;
+            x.set_item("min", c.min)?;
+            cgs.append(x)?;
+        }
+        out.set_item("cgroups", cgs)?;
+        let mounts = PyList::empty(py);
+        for mt in &scn.mounts {
+            let x = PyDict::new(py);
+            x.set_item("path", &mt.path)?;
+            x.set_item("fs", &mt.fs)?;
+            x.set_item("device", mt.device)?;
+            mounts.append(x)?;
+        }
+        out.set_item("mounts", mounts)?;
+        let files = PyList::empty(py);
+        for f in &scn.files {
+            let x = PyDict::new(py);
+            x.set_item("path", &f.path)?;
+            x.set_item("size", f.size)?;
+            x.set_item("device", f.device)?;
+            x.set_item("uid", f.uid)?;
+            x.set_item("mode", f.mode)?;
+            files.append(x)?;
+        }
+        out.set_item("files", files)?;
+        let fpath = |i: usize| scn.files[i].path.clone();
+        let tasks = PyList::empty(py);
+        for t in &scn.tasks {
+            let x = PyDict::new(py);
+            x.set_item("name", &t.name)?;
+            x.set_item("cgroup", t.cgroup.map(|i| scn.cgroups[i].path.clone()))?;
+            x.set_item("start_ns", t.start)?;
+            x.set_item("uid", t.uid)?;
+            x.set_item("node", t.node)?;
+            let ops = PyList::empty(py);
+            for o in &t.ops {
+                let d = PyDict::new(py);
+                d.set_item("step", &o.step)?;
+                match &o.kind {
+                    OpKind::Read { file, offset, length, bufsize, pattern, fadvise, scan } => {
+                        d.set_item("op", "read")?;
+                        d.set_item("file", fpath(*file))?;
+                        d.set_item("offset", offset)?;
+                        d.set_item("length", length)?;
+                        d.set_item("bufsize", bufsize)?;
+                        match pattern {
+                            Pattern::Sequential => d.set_item("pattern", "sequential")?,
+                            Pattern::Random { count } => {
+                                d.set_item("pattern", "random")?;
+                                d.set_item("count", count)?;
+                            }
+                        }
+                        d.set_item("fadvise", match fadvise {
+                            Advice::Normal => "normal",
+                            Advice::Sequential => "sequential",
+                            Advice::Random => "random",
+                        })?;
+                        d.set_item("scan", scan)?;
+                    }
+                    OpKind::Write { file, offset, length, bufsize, fsync, create } => {
+                        d.set_item("op", "write")?;
+                        d.set_item("file", fpath(*file))?;
+                        d.set_item("offset", offset)?;
+                        d.set_item("length", length)?;
+                        d.set_item("bufsize", bufsize)?;
+                        d.set_item("fsync", fsync)?;
+                        d.set_item("create", create)?;
+                    }
+                    OpKind::Exec { program } => {
+                        d.set_item("op", "exec")?;
+                        d.set_item("program", program)?;
+                    }
+                    OpKind::Fadvise { files, directory, advice, offset, length } => {
+                        d.set_item("op", "fadvise")?;
+                        d.set_item("files", files.iter().map(|i| fpath(*i)).collect::<Vec<_>>())?;
+                        d.set_item("directory", directory)?;
+                        d.set_item("advice", match advice {
+                            memtwin_engine::fadvise::Advice::DontNeed => "dontneed",
+                            memtwin_engine::fadvise::Advice::WillNeed => "willneed",
+                        })?;
+                        d.set_item("offset", offset)?;
+                        d.set_item("length", length)?;
+                    }
+                    OpKind::Stat { file } => {
+                        d.set_item("op", "stat")?;
+                        d.set_item("file", fpath(*file))?;
+                    }
+                    OpKind::Fsync { file } => {
+                        d.set_item("op", "fsync")?;
+                        d.set_item("file", fpath(*file))?;
+                    }
+                    OpKind::Sleep { duration } => {
+                        d.set_item("op", "sleep")?;
+                        d.set_item("duration_ns", duration)?;
+                    }
+                    OpKind::Move { cgroup } => {
+                        d.set_item("op", "move")?;
+                        d.set_item("cgroup", cgroup)?;
+                    }
+                    OpKind::Mkdir { cgroup } => {
+                        d.set_item("op", "mkdir")?;
+                        d.set_item("cgroup", cgroup)?;
+                    }
+                    OpKind::Rmdir { cgroup } => {
+                        d.set_item("op", "rmdir")?;
+                        d.set_item("cgroup", cgroup)?;
+                    }
+                    OpKind::Mount { path, fs, mkdir } => {
+                        d.set_item("op", "mount")?;
+                        d.set_item("path", path)?;
+                        d.set_item("fs", fs)?;
+                        d.set_item("mkdir", mkdir)?;
+                    }
+                    OpKind::Mmap { name, size } => {
+                        d.set_item("op", "mmap")?;
+                        d.set_item("name", name)?;
+                        d.set_item("size", size)?;
+                    }
+                    OpKind::Touch { name } => {
+                        d.set_item("op", "touch")?;
+                        d.set_item("name", name)?;
+                    }
+                    OpKind::Munmap { name } => {
+                        d.set_item("op", "munmap")?;
+                        d.set_item("name", name)?;
+                    }
+                    OpKind::MmapProbe { size, interval, while_task } => {
+                        d.set_item("op", "mmap_probe")?;
+                        d.set_item("size", size)?;
+                        d.set_item("interval_ns", interval)?;
+                        d.set_item("while_task", while_task)?;
+                    }
+                }
+                ops.append(d)?;
+            }
+            x.set_item("ops", ops)?;
+            tasks.append(x)?;
+        }
+        out.set_item("tasks", tasks)?;
+        Ok(out)
+    }
+
     /// Run the scenario; `progress(done, total)` is called now and then.
     #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None))]
     fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
@@ -193,6 +378,11 @@ impl Doc {
                 let ms: Vec<f64> = s.samples.iter().map(|&n| n as f64 / 1e6).collect();
                 d.set_item("latency_samples_ms", ms)?;
             }
+            let rp = PyDict::new(py);
+            for (f, n) in &s.resident_pages {
+                rp.set_item(f, n)?;
+            }
+            d.set_item("resident_pages", rp)?;
             steps.append(d)?;
         }
         out.set_item("steps", steps)?;

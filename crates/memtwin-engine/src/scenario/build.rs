@@ -8,7 +8,7 @@ use super::value::{merge, Loc, Node, ScenarioError, ScenarioErrors, Sources, Val
 use crate::memcontrol::CgroupVersion;
 use crate::profile::{profile, profiles, Policies};
 
-const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts", "cgroups", "files", "tasks", "report", "variants", "published"];
+const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts", "cgroups", "files", "tasks", "report", "variants", "published", "validation"];
 
 pub(crate) struct Cx<'a> {
     pub sources: &'a Sources,
@@ -892,6 +892,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
     top.get("variants");
     top.get("published");
+    top.get("validation");
     top.finish(cx, TOP_KEYS);
     if tasks.is_empty() && cx.errors.is_empty() {
         cx.err(&doc.loc, "the scenario has no tasks", "add a [tasks.NAME] table with ops = [...]");

@@ -1,0 +1,740 @@
+"""`memtwin real`: carry out a scenario's operations on a real kernel and record the engine's
+metrics, in the engine's JSON layout.
+
+The op list is the engine's own (`Doc.plan`: `repeat`, `cp` and `grep` already expanded per
+file), so the real side does exactly what the simulation does. Two places to run it:
+
+- `host` (this module): this machine's kernel. Everything lives in a cgroup subtree
+  `memtwin-<id>` of the host's memory controller (cgroup v2, or the v1 hierarchy) and a scratch
+  directory `memtwin-<id>` (default under /var/tmp). The scenario's disk is an ext4 image in
+  the scratch directory on a loop device with direct I/O (so the image's own page cache is
+  never involved) whose read_ahead_kb is the scenario's; its reads are this kernel's block I/O.
+  The runner removes every cgroup, mount, loop device and file it made when a step fails or the
+  run is interrupted (SIGINT, SIGTERM).
+- `qemu` (memtwin.qemu): a guest kernel booted under QEMU.
+
+Each scenario task is a child process that moves itself into its cgroup and carries out its ops;
+at every step boundary it records /proc/self/io, rusage, the memcg's control files,
+/proc/meminfo and the resident pages of every scenario file (cachestat, else mincore).
+"""
+
+from __future__ import annotations
+
+import datetime
+import errno
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from typing import Optional
+
+from memtwin import hostcache
+
+GiB = 1 << 30
+
+
+class RealError(Exception):
+    """A run cannot start or cannot go on; the message says why and what to do."""
+
+
+class Interrupted(RealError):
+    pass
+
+
+def _write(path: str, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+def _read(path: str) -> str:
+    with open(path) as f:
+        return f.read()
+
+
+def _mounts() -> list:
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            lf, rf = left.split(), right.split()
+            out.append({"mnt": lf[4], "fstype": rf[0], "opts": rf[2] if len(rf) > 2 else ""})
+    return out
+
+
+def find_memory_controller() -> tuple:
+    """(version, mount point) of a writable memory controller, or raise RealError."""
+    why = []
+    for m in _mounts():
+        if m["fstype"] == "cgroup2":
+            ctl = os.path.join(m["mnt"], "cgroup.controllers")
+            try:
+                if "memory" in _read(ctl).split():
+                    if os.access(os.path.join(m["mnt"], "cgroup.subtree_control"), os.W_OK):
+                        return "v2", m["mnt"]
+                    why.append(f"{m['mnt']}: cgroup v2 with memory, but not writable")
+                else:
+                    why.append(f"{m['mnt']}: cgroup v2 without the memory controller")
+            except OSError as e:
+                why.append(f"{m['mnt']}: {e.strerror}")
+    for m in _mounts():
+        if m["fstype"] == "cgroup" and "memory" in m["opts"].split(","):
+            if os.access(m["mnt"], os.W_OK) and "ro" not in m["opts"].split(","):
+                return "v1", m["mnt"]
+            why.append(f"{m['mnt']}: cgroup v1 memory controller, read-only")
+    raise RealError("no writable memory controller on this host (" + ("; ".join(why) or "no cgroup mounts") + ")\n"
+                    "  fix: mount one (cgroup v2: `mount -t cgroup2 none /sys/fs/cgroup` and `echo +memory > "
+                    "/sys/fs/cgroup/cgroup.subtree_control`; v1: `mount -t cgroup -o memory none /sys/fs/cgroup/memory`), or use --on qemu")
+
+
+def host_ready() -> tuple:
+    """(ok, reason) for `memtwin lab doctor` and test skips."""
+    if os.geteuid() != 0:
+        return False, "not root (the host runner creates cgroups, a loop device and mounts)"
+    try:
+        v, mnt = find_memory_controller()
+    except RealError as e:
+        return False, str(e).splitlines()[0]
+    for tool in ("losetup", "mkfs.ext4", "mount", "umount"):
+        if shutil.which(tool) is None:
+            return False, f"`{tool}` not found (apt-get install util-linux e2fsprogs mount)"
+    return True, f"memory controller cgroup {v} at {mnt}"
+
+
+# ---------------------------------------------------------------- metrics read on the kernel
+
+
+def _kv(text: str) -> dict:
+    d = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 2:
+            try:
+                d[f[0]] = int(f[1])
+            except ValueError:
+                pass
+    return d
+
+
+def _meminfo() -> dict:
+    d = {}
+    for line in _read("/proc/meminfo").splitlines():
+        k, _, v = line.partition(":")
+        d[k] = int(v.split()[0])
+    return d
+
+
+def _self_io() -> dict:
+    d = {}
+    for line in _read("/proc/self/io").splitlines():
+        k, _, v = line.partition(":")
+        d[k.strip()] = int(v)
+    return d
+
+
+# memory.stat names of the engine's memcg events, per hierarchy (hierarchical counters).
+V1_EVENTS = {"memcg.pgpgin": "total_pgpgin", "memcg.pgpgout": "total_pgpgout"}
+V2_EVENTS = {
+    "memcg.pgscan": "pgscan", "memcg.pgsteal": "pgsteal", "memcg.pgactivate": "pgactivate",
+    "memcg.pgdeactivate": "pgdeactivate", "memcg.pgrefill": "pgrefill",
+    "memcg.workingset_refault_file": "workingset_refault_file",
+    "memcg.workingset_activate_file": "workingset_activate_file",
+    "memcg.workingset_restore_file": "workingset_restore_file",
+}
+VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "pgactivate",
+          "pgdeactivate", "pgrefill", "workingset_refault_file", "workingset_activate_file",
+          "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim"]
+
+
+class Cg:
+    """One hierarchy's view of our subtree."""
+
+    def __init__(self, version: str, mnt: str, top: str):
+        self.version, self.mnt, self.top = version, mnt, top
+
+    def path(self, scn_path: Optional[str]) -> str:
+        if scn_path in (None, "", "/"):
+            return os.path.join(self.top, "_root") if self.version == "v2" else self.top
+        return os.path.join(self.top, scn_path.strip("/"))
+
+    def procs(self, d: str) -> str:
+        return os.path.join(d, "cgroup.procs")
+
+    def snapshot(self, d: str) -> dict:
+        """Counters and levels of one memcg."""
+        s = {}
+        if self.version == "v1":
+            s["usage"] = int(_read(os.path.join(d, "memory.usage_in_bytes")))
+            s["max_usage"] = int(_read(os.path.join(d, "memory.max_usage_in_bytes")))
+            s["failcnt"] = int(_read(os.path.join(d, "memory.failcnt")))
+            st = _kv(_read(os.path.join(d, "memory.stat")))
+            s["file"] = st.get("total_cache", st.get("cache", 0))
+            s["anon"] = st.get("total_rss", st.get("rss", 0))
+            s["events"] = {k: st.get(v) for k, v in V1_EVENTS.items()}
+        else:
+            s["usage"] = int(_read(os.path.join(d, "memory.current")))
+            try:
+                s["max_usage"] = int(_read(os.path.join(d, "memory.peak")))
+            except OSError:
+                s["max_usage"] = None
+            st = _kv(_read(os.path.join(d, "memory.stat")))
+            ev = _kv(_read(os.path.join(d, "memory.events")))
+            s["failcnt"] = ev.get("max")
+            s["file"] = st.get("file", 0)
+            s["anon"] = st.get("anon", 0)
+            s["events"] = {k: st.get(v) for k, v in V2_EVENTS.items()}
+            s["events"]["memcg.events.max"] = ev.get("max")
+            s["events"]["memcg.events.high"] = ev.get("high")
+            s["events"]["memcg.events.oom_kill"] = ev.get("oom_kill")
+            s["events"]["memcg.events.low"] = ev.get("low")
+        return s
+
+    def cgroup_stat(self) -> Optional[dict]:
+        if self.version != "v2":
+            return None
+        return _kv(_read(os.path.join(self.top, "cgroup.stat")))
+
+
+def _vmstat() -> dict:
+    return _kv(_read("/proc/vmstat"))
+
+
+class Snap:
+    def __init__(self, cg: Cg, cgdir: str):
+        self.t = time.monotonic()
+        ru, rc = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.user, self.sys = ru.ru_utime + rc.ru_utime, ru.ru_stime + rc.ru_stime
+        try:
+            f = _read("/proc/self/stat").rsplit(")", 1)[1].split()
+            self.iowait = int(f[39]) / os.sysconf("SC_CLK_TCK")  # delayacct_blkio_ticks (field 42)
+        except (OSError, IndexError, ValueError):
+            self.iowait = None
+        self.io = _self_io()
+        self.memcg = cg.snapshot(cgdir)
+        self.vm = _vmstat()
+
+
+def step_metrics(cg: Cg, a: Snap, b: Snap, files: dict) -> tuple:
+    """(metrics, resident_pages) of one step from two snapshots, named as the engine names them."""
+    m = {
+        "elapsed_s": b.t - a.t, "user_s": b.user - a.user, "sys_s": b.sys - a.sys,
+        "read_bytes": b.io["read_bytes"] - a.io["read_bytes"],
+        "write_bytes": b.io["write_bytes"] - a.io["write_bytes"],
+    }
+    if a.iowait is not None and b.iowait is not None:
+        m["iowait_s"] = b.iowait - a.iowait
+    m["memcg.usage_bytes"] = b.memcg["usage"]
+    if b.memcg["max_usage"] is not None:
+        m["memcg.max_usage_bytes"] = b.memcg["max_usage"]
+    m["memcg.file_bytes"] = b.memcg["file"]
+    if a.memcg["failcnt"] is not None and b.memcg["failcnt"] is not None:
+        m["memcg.failcnt"] = b.memcg["failcnt"] - a.memcg["failcnt"]
+    for k, v in b.memcg["events"].items():
+        if v is not None and a.memcg["events"].get(k) is not None:
+            m[k] = v - a.memcg["events"][k]
+    for k in VMSTAT:
+        if k in b.vm and k in a.vm:
+            m["vmstat." + k] = b.vm[k] - a.vm[k]
+    mi = _meminfo()
+    for k in ("MemFree", "Cached", "Dirty", "Percpu", "Slab"):
+        if k in mi:
+            m[f"meminfo.{k}_kB"] = mi[k]
+    st = cg.cgroup_stat()
+    if st is not None:
+        m["cgroup.nr_descendants"] = st.get("nr_descendants", 0)
+        m["cgroup.nr_dying_descendants"] = st.get("nr_dying_descendants", 0)
+    return m, resident(files)
+
+
+def resident(files: dict) -> dict:
+    """Resident pages of each scenario file that exists (scenario path -> pages), zeros left out."""
+    out = {}
+    for spath, real in files.items():
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            n, _ = hostcache.resident_pages(fd, os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+        if n:
+            out[spath] = n
+    return out
+
+
+# ---------------------------------------------------------------- carrying out one task
+
+
+class OpError(RealError):
+    pass
+
+
+_BUF = bytearray(os.urandom(1 << 20))
+
+
+def _fill(f, offset: int, length: int, bufsize: int) -> None:
+    mv = memoryview(_BUF)
+    pos, end = offset, offset + length
+    while pos < end:
+        n = min(bufsize, end - pos, len(_BUF))
+        os.pwrite(f, mv[:n], pos)
+        pos += n
+
+
+def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int) -> list:
+    """Carry out one task's ops in this process; a list of step records."""
+    import gc
+
+    rng = random.Random(seed)
+    cgdir = cg.path(task["cgroup"])
+    # Everything this process needs is allocated and touched before it joins the memcg, and the
+    # garbage collector (which writes to every object, breaking copy-on-write pages) is off:
+    # the memcg then holds what the ops charge, not this Python process's memory.
+    buf = bytearray(1 << 20)
+    buf[:] = _BUF
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    _write(cg.procs(cgdir), str(os.getpid()))
+    steps, snap, step_cg = [], None, cgdir
+    ops = task["ops"]
+    for i, op in enumerate(ops):
+        if snap is None:
+            snap, step_cg = Snap(cg, cgdir), cgdir
+            step_start = time.time()
+        try:
+            cgdir = do_op(op, cg, cgdir, files, scratch, policies, rng, buf)
+        except OSError as e:
+            raise OpError(f"task {task['name']}, step {op['step']!r}: {op['op']} failed on the real kernel: {e.strerror or e}") from None
+        if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
+            continue
+        metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
+        steps.append({"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
+                      "metrics": metrics, "resident_pages": res, "_end": time.time(), "_start": step_start})
+        snap = None
+    return steps
+
+
+def task_cg_name(cg: Cg, d: str) -> str:
+    rel = os.path.relpath(d, cg.top)
+    return "" if rel in (".", "_root") else rel
+
+
+def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dict, rng, buf) -> str:
+    kind = op["op"]
+    if kind == "read":
+        fd = os.open(files[op["file"]], os.O_RDONLY)
+        try:
+            adv = {"sequential": os.POSIX_FADV_SEQUENTIAL, "random": os.POSIX_FADV_RANDOM}.get(op["fadvise"])
+            if adv is not None:
+                os.posix_fadvise(fd, 0, 0, adv)
+            size = os.fstat(fd).st_size
+            start = op["offset"]
+            end = size if op["length"] is None else min(size, start + op["length"])
+            bs = op["bufsize"]
+            mv = memoryview(buf) if bs <= len(buf) else memoryview(bytearray(bs))
+            mv = mv[:bs]
+            if op["pattern"] == "random":
+                slots = max(1, (end - start) // bs)
+                for _ in range(op["count"]):
+                    n = os.preadv(fd, [mv], start + rng.randrange(slots) * bs)
+                    if op["scan"]:
+                        bytes(mv[:n]).find(b"data")
+            else:
+                pos = start
+                while pos < end:
+                    n = os.preadv(fd, [mv[: min(bs, end - pos)]], pos)
+                    if n <= 0:
+                        break
+                    if op["scan"]:
+                        bytes(mv[:n]).find(b"data")
+                    pos += n
+        finally:
+            os.close(fd)
+    elif kind == "write":
+        path = files[op["file"]]
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | (os.O_CREAT if op["create"] else 0), 0o644)
+        try:
+            _fill(fd, op["offset"], op["length"], op["bufsize"])
+            if op["fsync"]:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+    elif kind == "fsync":
+        fd = os.open(files[op["file"]], os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    elif kind == "stat":
+        os.stat(files[op["file"]])
+    elif kind == "fadvise":
+        adv = os.POSIX_FADV_DONTNEED if op["advice"] == "dontneed" else os.POSIX_FADV_WILLNEED
+        if op["directory"] and not policies.get("fadvise_directory"):
+            # every real kernel: a directory's fadvise touches only the directory's own mapping
+            d = os.path.dirname(files[op["files"][0]]) if op["files"] else scratch
+            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.posix_fadvise(fd, 0, 0, adv)
+            finally:
+                os.close(fd)
+        else:
+            # a file, or the fadvise_directory policy's tree walk done from user space
+            for p in op["files"]:
+                try:
+                    fd = os.open(files[p], os.O_RDONLY)
+                except FileNotFoundError:
+                    continue
+                try:
+                    os.posix_fadvise(fd, op["offset"], op["length"] or 0, adv)
+                finally:
+                    os.close(fd)
+    elif kind == "sleep":
+        time.sleep(op["duration_ns"] / 1e9)
+    elif kind == "move":
+        cgdir = cg.path(op["cgroup"])
+        _write(cg.procs(cgdir), str(os.getpid()))
+    elif kind == "mkdir":
+        d = cg.path(op["cgroup"])
+        os.mkdir(d)
+        if cg.version == "v2":
+            _enable_memory(d)
+    elif kind == "rmdir":
+        os.rmdir(cg.path(op["cgroup"]))
+    elif kind == "exec":
+        subprocess.run(["/bin/true"], check=True)
+    elif kind == "mount":
+        raise OpError(f"step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out by the host runner: "
+                      "mounting many file systems on the host is outside what it may touch; use --on qemu")
+    else:
+        raise OpError(f"step {op['step']!r}: op `{kind}` has no real-kernel equivalent here")
+    return cgdir
+
+
+def _enable_memory(d: str) -> None:
+    try:
+        _write(os.path.join(d, "cgroup.subtree_control"), "+memory")
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------- the host run
+
+
+class HostRun:
+    """Owns the subtree, scratch directory, image, loop device and mounts of one run."""
+
+    def __init__(self, plan: dict, scratch_parent: str = "/var/tmp"):
+        if os.geteuid() != 0:
+            raise RealError("memtwin real --on host must run as root: it creates memory cgroups, a loop device and a mount\n"
+                            "  fix: run it with sudo, or use --recorded / --on qemu")
+        self.version, self.mnt = find_memory_controller()
+        self.id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.plan = plan
+        self.scratch_parent = scratch_parent
+        self.top = os.path.join(self.mnt, f"memtwin-{self.id}")
+        self.scratch = os.path.join(scratch_parent, f"memtwin-{self.id}")
+        self.cg = Cg(self.version, self.mnt, self.top)
+        self.loop = None
+        self.mounted = []
+        self.children = []
+        self.made_top = False
+        self.made_scratch = False
+        self.notes = []
+
+    # -- setup
+    def setup(self) -> dict:
+        for m in self.plan["mounts"]:
+            if m["fs"] == "tmpfs":
+                raise RealError(f"[mounts.\"{m['path']}\"] fs = \"tmpfs\": the host runner only runs scenarios on disk files; use --on qemu")
+        devs = self.plan["devices"]
+        if len(devs) > 1:
+            raise RealError(f"the scenario declares {len(devs)} devices; the host runner gives a scenario one disk\n  fix: use one [devices.NAME]")
+        os.mkdir(self.scratch, 0o700)
+        self.made_scratch = True
+        os.mkdir(self.top)
+        self.made_top = True
+        if self.version == "v2":
+            _enable_memory(self.top)
+            os.mkdir(self.cg.path("/"))
+        for c in self.plan["cgroups"]:
+            d = self.cg.path(c["path"])
+            os.mkdir(d)
+            if self.version == "v2":
+                _enable_memory(d)
+            self._limits(c, d)
+        files = {}
+        total = 0
+        for f in self.plan["files"]:
+            files[f["path"]] = os.path.join(self.scratch, "mnt", f["path"].lstrip("/"))
+            total += f["size"]
+        for t in self.plan["tasks"]:
+            for op in t["ops"]:
+                for p in [op.get("file")] + list(op.get("files") or []):
+                    if p and p not in files:
+                        files[p] = os.path.join(self.scratch, "mnt", p.lstrip("/"))
+        ra = devs[0]["read_ahead_kb"] if devs else 128
+        self._disk(total, ra)
+        self.files = files
+        self._populate()
+        return files
+
+    def _limits(self, c: dict, d: str) -> None:
+        if self.version == "v1":
+            for k in ("high", "low", "min"):
+                if c[k]:
+                    raise RealError(f"[cgroups.{c['path']}] sets memory.{k}, which cgroup v1 (this host's memory controller) does not have\n"
+                                    "  fix: drop it for the host run, or use --on qemu (cgroup v2)")
+            if c["max"] is not None:
+                _write(os.path.join(d, "memory.limit_in_bytes"), str(c["max"]))
+        else:
+            for k, fname in (("max", "memory.max"), ("high", "memory.high")):
+                if c[k] is not None:
+                    _write(os.path.join(d, fname), str(c[k]))
+            for k, fname in (("low", "memory.low"), ("min", "memory.min")):
+                if c[k]:
+                    _write(os.path.join(d, fname), str(c[k]))
+
+    def _disk(self, total: int, ra_kb: int) -> None:
+        img = os.path.join(self.scratch, "disk.img")
+        size = int(total * 2.2) + (256 << 20)
+        need = int(total * 1.2) + (64 << 20)
+        free = shutil.disk_usage(self.scratch_parent).free
+        if need > free:
+            raise RealError(f"the scenario's files need about {need >> 20} MiB in {self.scratch_parent}, which has {free >> 20} MiB free\n"
+                            "  fix: free space or pass --scratch DIR on a larger file system")
+        with open(img, "wb") as f:
+            f.truncate(size)
+        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", img], check=True,
+                       capture_output=True)
+        out = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", img], check=True, capture_output=True, text=True)
+        self.loop = out.stdout.strip()
+        name = os.path.basename(self.loop)
+        _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
+        mnt = os.path.join(self.scratch, "mnt")
+        os.mkdir(mnt)
+        subprocess.run(["mount", "-t", "ext4", self.loop, mnt], check=True, capture_output=True)
+        self.mounted.append(mnt)
+        self.read_ahead_kb = ra_kb
+
+    def _populate(self) -> None:
+        """Write every declared file (outside the scenario's memcgs), then drop its page cache."""
+        for f in self.plan["files"]:
+            p = self.files[f["path"]]
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if False else f["mode"] or 0o644)
+            try:
+                _fill(fd, 0, f["size"], 1 << 20)
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+            if f["uid"]:
+                os.chown(p, f["uid"], -1)
+        os.sync()
+        left = resident(self.files)
+        for spath in left:
+            fd = os.open(self.files[spath], os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+        left = resident(self.files)
+        if left:
+            raise RealError(f"could not start cold: {sum(left.values())} pages of the scenario's files stay resident after fadvise(DONTNEED)")
+
+    # -- run
+    def run(self) -> list:
+        seed = 0
+        pipes = []
+        t0 = time.monotonic()
+        for n, t in enumerate(self.plan["tasks"]):
+            r, w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the task
+                os.close(r)
+                code = 0
+                try:
+                    signal.signal(signal.SIGINT, signal.SIG_DFL)
+                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+                    delay = t["start_ns"] / 1e9 - (time.monotonic() - t0)
+                    if delay > 0:
+                        time.sleep(delay)
+                    res = {"steps": run_task(t, self.plan, self.cg, self.files, self.scratch, self.plan["policies"], seed + n)}
+                except RealError as e:
+                    res, code = {"error": str(e)}, 1
+                except BaseException as e:  # noqa: BLE001 - reported to the parent, never lost
+                    res, code = {"error": f"task {t['name']}: {type(e).__name__}: {e}"}, 1
+                data = json.dumps(res).encode()
+                with os.fdopen(w, "wb") as fw:
+                    fw.write(data)
+                os._exit(code)
+            os.close(w)
+            self.children.append(pid)
+            pipes.append((t["name"], r, pid))
+        steps, errors = [], []
+        for name, r, pid in pipes:
+            with os.fdopen(r, "rb") as fr:
+                data = fr.read()
+            os.waitpid(pid, 0)
+            self.children.remove(pid)
+            try:
+                res = json.loads(data)
+            except ValueError:
+                errors.append(f"task {name} ended without reporting (killed?)")
+                continue
+            if "error" in res:
+                errors.append(res["error"])
+            else:
+                steps.extend(res["steps"])
+        if errors:
+            raise RealError("; ".join(errors))
+        steps.sort(key=lambda s: s["_end"])
+        for s in steps:
+            del s["_end"], s["_start"]
+        return steps
+
+    # -- cleanup
+    def cleanup(self) -> list:
+        """Remove everything this run made; return what could not be removed."""
+        left = []
+        for pid in list(self.children):
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+            self.children.remove(pid)
+        for m in reversed(self.mounted):
+            r = subprocess.run(["umount", m], capture_output=True, text=True)
+            if r.returncode != 0:
+                r = subprocess.run(["umount", "-l", m], capture_output=True, text=True)
+                if r.returncode != 0:
+                    left.append(f"mount {m}: {r.stderr.strip()}")
+        self.mounted = []
+        if self.loop:
+            r = subprocess.run(["losetup", "-d", self.loop], capture_output=True, text=True)
+            if r.returncode != 0:
+                left.append(f"loop device {self.loop}: {r.stderr.strip()}")
+            self.loop = None
+        if self.made_scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            if os.path.exists(self.scratch):
+                left.append(f"scratch directory {self.scratch}")
+            self.made_scratch = False
+        if self.made_top:
+            # deepest first; a cgroup with tasks cannot go, so wait a moment for killed children
+            dirs = [dp for dp, _, _ in os.walk(self.top)]
+            for d in sorted(dirs, key=lambda p: -p.count("/")):
+                for _ in range(50):
+                    try:
+                        os.rmdir(d)
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError as e:
+                        if e.errno != errno.EBUSY:
+                            left.append(f"cgroup {d}: {e.strerror}")
+                            break
+                        time.sleep(0.1)
+                else:
+                    left.append(f"cgroup {d}: still busy")
+            self.made_top = False
+        return left
+
+    def info(self) -> dict:
+        u = platform.uname()
+        return {
+            "on": "host", "kernel": u.release,
+            "machine": {"cpus": os.cpu_count(), "ram_kB": _meminfo().get("MemTotal"), "cgroup": f"{self.version} at {self.mnt}",
+                        "disk": f"ext4 image on {self.loop} (loop, direct I/O) in {self.scratch_parent}",
+                        "read_ahead_kb": self.read_ahead_kb, "arch": u.machine},
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "timing_comparable": False,
+            "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
+            "notes": self.notes,
+            "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
+        }
+
+
+def _notes(plan: dict, host_v: Optional[str] = None) -> list:
+    notes = []
+    dir_fadvise = any(op["op"] == "fadvise" and op["directory"] for t in plan["tasks"] for op in t["ops"])
+    if dir_fadvise and plan["policies"].get("fadvise_directory"):
+        notes.append("fadvise(DONTNEED) on a directory under the fadvise_directory policy (seed 004, in no kernel) was carried out "
+                     "by its user-space equivalent: posix_fadvise(DONTNEED) on every file below it (the `memtwin evict` walk)")
+    elif dir_fadvise:
+        notes.append("fadvise on a directory: the real kernel's own call on the directory fd (it drops nothing below it)")
+    if host_v and host_v != plan["cgroup"]:
+        notes.append(f"the scenario's cgroup {plan['cgroup']} limits were applied through this host's cgroup {host_v} files")
+    if any(op["op"] == "exec" for t in plan["tasks"] for op in t["ops"]):
+        notes.append("exec ops run /bin/true")
+    return notes
+
+
+UNSUPPORTED_POLICIES = {
+    "recharge_on_pagecache_get": "recharging page cache on lookup (seed 000) is in no kernel",
+    "memcg_percpu_release_on_offline": "releasing a dying memcg's percpu stats at offline (seed 003) is in no kernel",
+}
+
+
+def unsupported(plan: dict) -> Optional[str]:
+    """Why no real kernel can run this variant (a policy no kernel has), or None."""
+    for k, why in UNSUPPORTED_POLICIES.items():
+        if plan["policies"].get(k):
+            return why
+    return None
+
+
+def run_host(plan: dict, scratch_parent: str = "/var/tmp", log=None) -> dict:
+    """Run a plan on this host; the variant entry of the JSON layout, with `real` info."""
+    why = unsupported(plan)
+    if why:
+        raise RealError(f"variant {plan['variant']!r} needs a policy no real kernel has: {why}")
+    run = HostRun(plan, scratch_parent)
+    old = {}
+
+    def on_signal(signum, _frame):
+        raise Interrupted(f"interrupted by {signal.Signals(signum).name}; everything the run made was removed")
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        old[s] = signal.signal(s, on_signal)
+    try:
+        run.setup()
+        run.notes.extend(_notes(plan, run.version))
+        steps = run.run()
+        info = run.info()
+    finally:
+        # no signal may interrupt the cleanup itself
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        left = run.cleanup()
+        for s, h in old.items():
+            signal.signal(s, h)
+        if left:
+            print("memtwin real: could not remove: " + "; ".join(left), file=sys.stderr)
+    return {"steps": steps, "totals": totals(steps), "real": info}
+
+
+def totals(steps: list) -> dict:
+    from memtwin._memtwin import metric_names  # noqa: F401  (the same kinds as the engine)
+
+    t = {}
+    for s in steps:
+        for k, v in s["metrics"].items():
+            if _is_level(k):
+                t[k] = v
+            else:
+                t[k] = t.get(k, 0) + v
+    return t
+
+
+def _is_level(name: str) -> bool:
+    return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or name in (
+        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes")

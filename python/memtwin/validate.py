@@ -1,0 +1,180 @@
+"""`memtwin validate`: the engine against a real kernel, metric by metric.
+
+For each variant a real kernel can run (a variant needing a policy no kernel has is skipped and
+said so), the engine runs the scenario and the real side comes from a run on this host, in QEMU,
+or from the recorded results the scenario's `[validation] recorded` names. Each metric of
+`[validation.tolerance]` is compared step by step: |sim - real| <= max(rel * |real|, abs).
+A scenario with `[published.checks]` against recorded real figures (the QEMU dying-cgroup and
+list_lru runs) has those checks evaluated too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from memtwin._memtwin import ScenarioError
+from memtwin.api import load, run
+from memtwin.published import evaluate
+
+
+def _err(where: str, msg: str, fix: str) -> ScenarioError:
+    return ScenarioError(f"{where}: error: {msg}\n  fix: {fix}", [(where, msg, fix)])
+
+
+@dataclass
+class Row:
+    variant: str
+    step: str
+    metric: str
+    sim: Optional[float]
+    real: Optional[float]
+    rel: float
+    abs: float
+
+    @property
+    def diff(self) -> Optional[float]:
+        if self.sim is None or self.real is None:
+            return None
+        return self.sim - self.real
+
+    @property
+    def allowed(self) -> float:
+        return max(self.rel * abs(self.real or 0), self.abs)
+
+    @property
+    def ok(self) -> bool:
+        return self.diff is not None and abs(self.diff) <= self.allowed
+
+
+def tolerances(spec: dict, where: str) -> dict:
+    tol = spec.get("tolerance")
+    if not isinstance(tol, dict) or not tol:
+        raise _err(where, "[validation] needs a tolerance table", 'add [validation.tolerance] with e.g. read_bytes = 0.10')
+    out = {}
+    for k, v in tol.items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0:
+            out[k] = (float(v), 0.0)
+        elif isinstance(v, dict) and set(v) <= {"rel", "abs"}:
+            out[k] = (float(v.get("rel", 0.0)), float(v.get("abs", 0.0)))
+        else:
+            raise _err(f"{where}.tolerance.{k}", f"a tolerance must be a number >= 0 or {{rel, abs}}, not {v!r}", f'write {k} = 0.10 or {k} = {{ rel = 0.10, abs = 4096 }}')
+    return out
+
+
+def _value(step: dict, metric: str) -> Optional[float]:
+    if metric == "resident_pages":
+        rp = step.get("resident_pages")
+        return None if rp is None else float(sum(rp.values()))
+    v = step["metrics"].get(metric)
+    return None if v is None else float(v)
+
+
+def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, only: Optional[list], where: str) -> list:
+    rows = []
+    if [s["name"] for s in sim_steps] != [s["name"] for s in real_steps]:
+        # tasks may end steps in another order on a real kernel: match by (task, name, occurrence)
+        pass
+    key = lambda s, seen: (s["task"], s["name"], seen)  # noqa: E731
+    real_by = {}
+    seen = {}
+    for s in real_steps:
+        n = seen.get((s["task"], s["name"]), 0)
+        seen[(s["task"], s["name"])] = n + 1
+        real_by[key(s, n)] = s
+    seen = {}
+    for s in sim_steps:
+        n = seen.get((s["task"], s["name"]), 0)
+        seen[(s["task"], s["name"])] = n + 1
+        if only and s["name"] not in only:
+            continue
+        r = real_by.get(key(s, n))
+        if r is None:
+            raise _err(where, f"variant {variant}: the real results have no step {s['name']!r} of task {s['task']}",
+                       "re-record the real results for this scenario (memtwin real FILE --on ... --json OUT)")
+        for m, (rel, ab) in tol.items():
+            rows.append(Row(variant, s["name"], m, _value(s, m), _value(r, m), rel, ab))
+    return rows
+
+
+def format_rows(rows: list) -> str:
+    lines = [f"{'variant':14} {'step':28} {'metric':24} {'simulated':>14} {'real':>14} {'difference':>18} {'tolerance':>14}  "]
+    for r in rows:
+        sim = "-" if r.sim is None else f"{r.sim:14.6g}"
+        real = "-" if r.real is None else f"{r.real:14.6g}"
+        if r.diff is None:
+            diff = "n/a"
+        else:
+            pct = f" ({r.diff / r.real * 100:+.1f}%)" if r.real else ""
+            diff = f"{r.diff:+.4g}{pct}"
+        tol = f"{r.rel * 100:g}%" + (f" or {r.abs:g}" if r.abs else "")
+        mark = "ok" if r.ok else ("MISSING" if r.diff is None else "OUT")
+        lines.append(f"{r.variant[:14]:14} {r.step[:28]:28} {r.metric[:24]:24} {sim:>14} {real:>14} {diff:>18} {tol:>14}  {mark}")
+    return "\n".join(lines)
+
+
+def recorded_path(scn_path: str, spec: dict) -> str:
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(scn_path)), spec["recorded"]))
+
+
+def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kernel: Optional[str] = None,
+                  scratch: str = "/var/tmp") -> tuple:
+    """(rows, check outcomes, skipped) of one scenario; prints as it goes."""
+    from memtwin import real as realmod
+
+    scn = load(path)
+    spec = scn.doc.table("validation")
+    declared = [v for v, _ in scn.variants()] or [None]
+    rows, skipped, outcomes = [], [], []
+    pub_checks = bool(scn.published.get("checks")) and "figures" in scn.published
+    if spec is None and not pub_checks:
+        raise _err(path, "the scenario has no [validation] table (and no [published] real-kernel figures)",
+                   "add [validation] with recorded = \"real/NAME.json\" and [validation.tolerance]")
+    rec = None
+    if spec is not None:
+        where = f"{path}: validation"
+        tol = tolerances(spec, where)
+        only = spec.get("steps")
+        if recorded:
+            if "recorded" not in spec:
+                raise _err(where, "no `recorded` file named", 'add recorded = "real/NAME.json" (written by memtwin real --json)')
+            rp = recorded_path(path, spec)
+            try:
+                with open(rp) as f:
+                    rec = json.load(f)
+            except OSError as e:
+                raise _err(where, f"cannot read the recorded results {rp} ({e.strerror})", "re-record them: see README, 'Validation against real kernels'") from None
+            except ValueError as e:
+                raise _err(where, f"the recorded results {rp} are not JSON ({e})", "re-record them") from None
+        for v in declared:
+            name = v or "default"
+            plan = scn.doc.plan(v, [])
+            why = realmod.unsupported(plan)
+            if why:
+                skipped.append((name, why))
+                out(f"  {name}: skipped: {why}")
+                continue
+            sim = run(scn, variant=v).to_json()
+            if recorded:
+                real = rec.get("variants", {}).get(name)
+                if real is None:
+                    raise _err(where, f"the recorded results have no variant {name!r}", "re-record them for every variant")
+            elif on == "host":
+                real = realmod.run_host(plan, scratch)
+            else:
+                from memtwin import qemu
+
+                real = qemu.run_qemu(plan, kernel=kernel)
+            info = real.get("real", {})
+            if info:
+                out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"
+                    + ("" if info.get("timing_comparable") else " (times not comparable)"))
+                for n in info.get("notes", []):
+                    out(f"    note: {n}")
+            rows.extend(compare_steps(name, sim["steps"], real["steps"], tol, only, where))
+    if pub_checks:
+        results = {v or "default": run(scn, variant=v) for v in declared}
+        outcomes = evaluate(scn.published, results, path)
+    return rows, outcomes, skipped

@@ -1,0 +1,208 @@
+"""memtwin real / validate / lab: the real-kernel lab. Host runs need root and a writable
+memory controller; they skip with the reason otherwise (on the project's machines they run)."""
+
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import memtwin
+from memtwin import real
+
+from conftest import cli_run
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VAL = os.path.join(ROOT, "scenarios", "validation")
+HOST_OK, HOST_WHY = real.host_ready()
+needs_host = pytest.mark.skipif(not HOST_OK, reason=f"host runner unavailable: {HOST_WHY}")
+
+SMALL = """
+[scenario]
+name = "small"
+[machine]
+ram = "4G"
+[kernel]
+cgroup = "v1"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/data/a/f1"]
+size = "2M"
+[files."/data/a/f2"]
+size = "1M"
+[cgroups.A]
+"memory.limit_in_bytes" = "100M"
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "grep", path = "/data/a", step = "grep" },
+  { op = "cp", src = "/data/a", dst = "/data/b", step = "cp" },
+  %s
+]
+"""
+
+
+def _scn(tmp_path, extra=""):
+    p = tmp_path / "s.toml"
+    p.write_text(SMALL % extra)
+    return str(p)
+
+
+def _leftovers(version_mnt=None):
+    """memtwin-* cgroups and scratch directories that exist now."""
+    left = []
+    for m in real._mounts():
+        if m["fstype"] in ("cgroup", "cgroup2"):
+            left += glob.glob(os.path.join(m["mnt"], "memtwin-*"))
+    left += glob.glob("/var/tmp/memtwin-*")
+    return set(left)
+
+
+def test_plan_is_the_engines_expanded_op_list(tmp_path):
+    plan = memtwin.load(_scn(tmp_path)).doc.plan(None, [])
+    ops = plan["tasks"][0]["ops"]
+    # grep over 2 files, cp of 2 files = read + write each
+    assert [(o["op"], o.get("file")) for o in ops] == [
+        ("read", "/data/a/f1"), ("read", "/data/a/f2"),
+        ("read", "/data/a/f1"), ("write", "/data/b/f1"), ("read", "/data/a/f2"), ("write", "/data/b/f2")]
+    assert ops[0]["scan"] is True and ops[3]["create"] is True and ops[3]["length"] == 2 << 20
+    assert plan["cgroups"] == [{"path": "A", "max": 100 << 20, "high": None, "low": 0, "min": 0}]
+
+
+def test_refuses_when_not_root(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "host")
+    assert code == 2 and "must run as root" in err
+
+
+def test_refuses_without_a_memory_controller(monkeypatch):
+    monkeypatch.setattr(real, "_mounts", lambda: [{"mnt": "/sys/fs/cgroup/unified", "fstype": "cgroup2", "opts": "rw"}])
+    monkeypatch.setattr(real, "_read", lambda p: "cpu io pids")
+    with pytest.raises(real.RealError, match="no writable memory controller"):
+        real.find_memory_controller()
+
+
+def test_a_variant_needing_a_policy_no_kernel_has_is_refused(capsys):
+    code, out, err = cli_run(capsys, "real", os.path.join(ROOT, "scenarios", "seed000-memcg-reread.toml"), "--on", "host", "--variant", "recharge")
+    assert code == 2 and "no real kernel has" in err and "seed 000" in err
+
+
+def test_qemu_says_what_is_missing(tmp_path, capsys):
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "qemu")
+    assert code == 2 and "not written yet" in err
+
+
+@needs_host
+def test_host_run_measures_and_removes_everything(tmp_path, capsys):
+    before = _leftovers()
+    out_json = tmp_path / "r.json"
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "host", "--json", out_json)
+    assert code == 0, err
+    assert _leftovers() == before
+    doc = json.loads(out_json.read_text())
+    steps = doc["variants"]["default"]["steps"]
+    assert [s["name"] for s in steps] == ["grep", "cp"]
+    grep, cp = steps
+    assert grep["metrics"]["read_bytes"] == 3 << 20  # cold files, read once
+    assert grep["resident_pages"] == {"/data/a/f1": 512, "/data/a/f2": 256}
+    assert cp["metrics"]["read_bytes"] == 0  # cached by grep, same memcg, loose limit
+    assert cp["resident_pages"]["/data/b/f1"] == 512
+    assert 3 << 20 <= grep["metrics"]["memcg.usage_bytes"] < 8 << 20
+    assert doc["variants"]["default"]["real"]["on"] == "host"
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(os.path.join(ROOT, "schema", "result.schema.json")) as f:
+        jsonschema.validate(doc, json.load(f))
+
+
+@needs_host
+def test_a_failing_step_removes_everything(tmp_path, capsys):
+    before = _leftovers()
+    # rmdir of the cgroup the task is in fails with EBUSY on a real kernel
+    scn = _scn(tmp_path, '{ op = "mkdir", cgroup = "A/x", step = "mk" }, { op = "move", cgroup = "A/x", step = "in" }, '
+                         '{ op = "rmdir", cgroup = "A/x", step = "rm" },')
+    code, out, err = cli_run(capsys, "real", scn, "--on", "host")
+    assert code == 2 and "rmdir failed on the real kernel" in err and "'rm'" in err
+    assert _leftovers() == before
+
+
+@needs_host
+def test_sigterm_removes_everything(tmp_path):
+    before = _leftovers()
+    scn = _scn(tmp_path, '{ op = "sleep", duration = "60s", step = "wait" },')
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", scn, "--on", "host"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 30
+        while time.time() < deadline and not (_leftovers() - before):
+            time.sleep(0.05)
+        made = _leftovers() - before
+        assert made, "the run never created its cgroup and scratch directory"
+        time.sleep(1.0)  # into the sleep step
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130 and "SIGTERM" in err
+    assert _leftovers() == before
+    assert not any("memtwin-" in line for line in subprocess.run(["losetup", "-a"], capture_output=True, text=True).stdout.splitlines())
+
+
+def test_validate_recorded_passes_on_a_recorded_scenario(capsys):
+    code, out, err = cli_run(capsys, "validate", "--recorded", os.path.join(VAL, "host-first-reader.toml"))
+    assert code == 0, out + err
+    assert "read_bytes" in out and "resident_pages" in out and "every metric within tolerance" in out
+
+
+def test_validate_recorded_fails_when_real_differs(tmp_path, capsys):
+    scn = tmp_path / "v.toml"
+    with open(os.path.join(VAL, "host-first-reader.toml")) as f:
+        scn.write_text(f.read())
+    (tmp_path / "real").mkdir()
+    with open(os.path.join(VAL, "real", "host-first-reader.json")) as f:
+        doc = json.load(f)
+    doc["variants"]["default"]["steps"][1]["metrics"]["read_bytes"] = 64 << 20  # as if the re-read missed
+    (tmp_path / "real" / "host-first-reader.json").write_text(json.dumps(doc))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 1
+    line = [l for l in out.splitlines() if "read 2" in l and "read_bytes" in l][0]
+    assert "OUT" in line and "1 metric(s) out of tolerance" in out
+
+
+def test_validate_needs_a_source(capsys):
+    code, out, err = cli_run(capsys, "validate", os.path.join(VAL, "host-first-reader.toml"))
+    assert code == 2 and "--recorded" in err
+
+
+def test_validate_names_a_missing_recorded_file(tmp_path, capsys):
+    scn = tmp_path / "v.toml"
+    with open(os.path.join(VAL, "host-first-reader.toml")) as f:
+        scn.write_text(f.read())
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 2 and "cannot read the recorded results" in err and "re-record" in err
+
+
+def test_every_validation_scenario_has_recorded_real_results():
+    paths = sorted(glob.glob(os.path.join(VAL, "*.toml")))
+    assert len(paths) >= 8
+    for p in paths:
+        scn = memtwin.load(p)
+        spec = scn.doc.table("validation")
+        if spec is None:
+            assert scn.published.get("figures"), f"{p}: neither [validation] nor recorded [published] figures"
+            continue
+        with open(os.path.join(VAL, spec["recorded"])) as f:
+            doc = json.load(f)
+        for v, res in doc["variants"].items():
+            assert res["real"]["kernel"] and res["real"]["date"], p
+
+
+def test_lab_doctor_says_what_runs(capsys):
+    code, out, err = cli_run(capsys, "lab", "doctor")
+    assert "host runner" in out and "guest runner" in out and "TCG" in out
+    assert code == (0 if HOST_OK else 1)
