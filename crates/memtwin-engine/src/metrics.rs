@@ -363,3 +363,40 @@ mod tests {
 pub fn resident_pages(k: &Kernel) -> Vec<(String, u64)> {
     k.inodes.iter().zip(k.mappings.iter()).filter(|(_, m)| m.nrpages > 0).map(|(i, m)| (i.path.clone(), m.nrpages)).collect()
 }
+
+#[cfg(test)]
+mod latency_tests {
+    use super::*;
+
+    #[test]
+    fn mmtests_latency_table_arithmetic() {
+        // Samples 1..=20 ms, given out of order.
+        let mut s: Vec<Nanos> = (1..=20u64).rev().map(|ms| ms * 1_000_000).collect();
+        s.swap(3, 11);
+        let m: std::collections::HashMap<String, f64> = mmtests_latency(&s).into_iter().collect();
+        assert_eq!(m["latency.samples"], 20.0);
+        assert_eq!(m["latency.min_ms"], 1.0);
+        // x[int(19 * p + 0.5)]: q1 x[5] = 6, median x[10] = 11, q3 x[14] = 15.
+        assert_eq!(m["latency.q1_ms"], 6.0);
+        assert_eq!(m["latency.q2_ms"], 11.0);
+        assert_eq!(m["latency.q3_ms"], 15.0);
+        // Max-90% x[17] = 18, Max-93% x[18] = 19 (17.67 + 0.5), Max-95% x[18], Max-99% x[19].
+        assert_eq!(m["latency.max90_ms"], 18.0);
+        assert_eq!(m["latency.max93_ms"], 19.0);
+        assert_eq!(m["latency.max95_ms"], 19.0);
+        assert_eq!(m["latency.max99_ms"], 20.0);
+        assert_eq!(m["latency.max_ms"], 20.0);
+        assert_eq!(m["latency.mean_ms"], 10.5);
+        // Best50%: k = 10, mean of x[0..=10] = mean(1..=11) = 6. Best10%: k = 2 -> mean(1,2,3).
+        assert_eq!(m["latency.best50_mean_ms"], 6.0);
+        assert_eq!(m["latency.best10_mean_ms"], 2.0);
+        // Best5%: k = 1 -> mean(1, 2). Best1%: k = 0 -> the whole mean.
+        assert_eq!(m["latency.best5_mean_ms"], 1.5);
+        assert_eq!(m["latency.best1_mean_ms"], 10.5);
+        // Best99%: k = 19 -> all 20 samples.
+        assert_eq!(m["latency.best99_mean_ms"], 10.5);
+        let empty: std::collections::HashMap<String, f64> = mmtests_latency(&[]).into_iter().collect();
+        assert_eq!(empty["latency.samples"], 0.0);
+        assert_eq!(empty.len(), LATENCY_METRICS.len());
+    }
+}

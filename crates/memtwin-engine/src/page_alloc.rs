@@ -34,6 +34,10 @@ pub const ZLC_ZAP_INTERVAL: Nanos = 1_000_000_000;
 /// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop:
 /// `HZ/50` (mm/page_alloc.c `__alloc_pages_slowpath()` of 4.x).
 pub const CONGESTION_WAIT: Nanos = 20_000_000;
+/// Pages kswapd reclaims between two looks at its clock: `SWAP_CLUSTER_MAX` x 4 (an engine
+/// granularity; the kernel's `balance_pgdat()` checks the watermarks after every
+/// `shrink_node()` round).
+pub const KSWAPD_BATCH: u64 = 128;
 
 /// `enum zone_type` (the zones x86_64 machines have memory in).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -252,10 +256,11 @@ impl Zone {
         }
         if lower_orders {
             // for (o = 0; o < order; o++) { free -= nr_free[o] << o; min >>= 1; if (free <= min) fail }
-            // The scattered frames sit on orders 0..8; order 0 is the conservative place.
-            // Later orders subtract nothing more and only halve min, so this is the check.
+            // The engine does not know how the scattered frames split over orders 0..8; it
+            // subtracts them at the last step, where min has been halved `order` times (the
+            // lenient end: orders 0..8 kept only as free blocks inside partial pageblocks).
             let free = free - self.nr_free_scattered() as i64;
-            free > min >> 1 && self.nr_free_blocks() > 0
+            free > min >> order && self.nr_free_blocks() > 0
         } else {
             self.nr_free_blocks() > 0
         }
@@ -439,6 +444,10 @@ pub struct Node {
     pub zlc_last_zap: Nanos,
     /// `pgdat->kswapd_order` of the pending wake-up.
     pub kswapd_order: u32,
+    /// kswapd is awake and reclaiming.
+    pub kswapd_active: bool,
+    /// kswapd's own clock: how far it has got.
+    pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
 }
@@ -549,6 +558,7 @@ impl Kernel {
     /// orders, direct reclaim, and (order 0) retry while reclaim makes progress or the
     /// device is congested. Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
+        self.kswapd_catch_up();
         if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
             return Some(p);
         }
@@ -724,39 +734,81 @@ impl Kernel {
         self.nodes[nid as usize].zonelist = list;
     }
 
-    /// `wakeup_kswapd()` + `balance_pgdat()`: kswapd of node `nid` reclaims that node until
-    /// every zone is above its high watermark. The engine runs kswapd at once, on its own
-    /// CPU time: the allocating task is not charged for it.
+    /// `wakeup_kswapd()`: wake the kswapd of node `nid` if the node is below its high
+    /// watermark, then let it catch up (`kswapd_run`).
     pub fn wakeup_kswapd(&mut self, nid: u32, _order: u32) {
-        if self.in_kswapd {
-            return;
+        if !self.nodes[nid as usize].kswapd_active {
+            if self.node_balanced(nid) {
+                return;
+            }
+            let now = self.now;
+            let n = &mut self.nodes[nid as usize];
+            n.kswapd_active = true;
+            n.kswapd_clock = n.kswapd_clock.max(now);
+            self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
-        let below = |k: &Kernel| k.nodes[nid as usize].zones.iter().any(|&z| k.zones[z].free < k.zones[z].wmark_high);
-        if !below(self) {
+        self.kswapd_run(nid);
+    }
+
+    /// Whether every zone of node `nid` is at or above its high watermark
+    /// (`pgdat_balanced()`).
+    pub fn node_balanced(&self, nid: u32) -> bool {
+        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+    }
+
+    /// kswapd's `balance_pgdat()` loop, run lazily: kswapd is a thread with its own clock that
+    /// reclaims the node in `SWAP_CLUSTER_MAX` batches until every zone is above its high
+    /// watermark. The engine runs it, up to the running context's clock, whenever an
+    /// allocation looks at memory, so that reclaim proceeds at kswapd's own pace (its CPU cost
+    /// per page and its waits for I/O) and allocations faster than that pace see the
+    /// watermarks fall, enter direct reclaim, or fail over to other zones. kswapd's time is
+    /// its own; the allocating task is not charged for it.
+    pub fn kswapd_run(&mut self, nid: u32) {
+        if self.in_kswapd || !self.nodes[nid as usize].kswapd_active {
             return;
         }
         self.in_kswapd = true;
-        self.vmstat.count(VmEvent::KswapdWakeup, 1);
-        let (now, sys, saved_nid) = (self.now, self.sys_ns, self.reclaim_nid);
+        let (now, sys, iowait, saved_nid) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid);
         self.reclaim_nid = Some(nid);
-        let mut stalls = 0;
-        while below(self) && stalls < 2 {
-            let want: u64 = self.nodes[nid as usize]
-                .zones
-                .iter()
-                .map(|&z| self.zones[z].wmark_high.saturating_sub(self.zones[z].free))
-                .sum();
-            if self.shrink_node_global(want.max(32), true) == 0 {
-                stalls += 1;
+        while self.nodes[nid as usize].kswapd_clock < now {
+            if self.node_balanced(nid) {
+                self.nodes[nid as usize].kswapd_active = false;
+                break;
             }
+            let start = self.nodes[nid as usize].kswapd_clock;
+            self.now = start;
+            self.sys_ns = 0;
+            let got = self.shrink_node_global(KSWAPD_BATCH, true);
+            if got == 0 {
+                // Nothing reclaimable now: wait for writeback, or give up until the next
+                // wake-up (kswapd sleeps when it cannot make progress).
+                self.congestion_wait(CONGESTION_WAIT);
+                if self.now == start {
+                    self.nodes[nid as usize].kswapd_active = false;
+                    self.kswapd_ns += self.sys_ns;
+                    self.nodes[nid as usize].kswapd_ns += self.sys_ns;
+                    break;
+                }
+            }
+            self.kswapd_ns += self.sys_ns;
+            self.nodes[nid as usize].kswapd_ns += self.sys_ns;
+            self.nodes[nid as usize].kswapd_clock = self.now.max(start + 1);
         }
-        let spent = self.sys_ns - sys;
-        self.kswapd_ns += spent;
-        self.nodes[nid as usize].kswapd_ns += spent;
         self.now = now;
         self.sys_ns = sys;
+        self.iowait_ns = iowait;
         self.reclaim_nid = saved_nid;
         self.in_kswapd = false;
+    }
+
+    /// Let every awake kswapd catch up with the running context's clock.
+    #[inline]
+    pub fn kswapd_catch_up(&mut self) {
+        for nid in 0..self.nodes.len() {
+            if self.nodes[nid].kswapd_active {
+                self.kswapd_run(nid as u32);
+            }
+        }
     }
 
     /// Whether the running context is allowed to wake kswapd for pages of node `nid`: kept

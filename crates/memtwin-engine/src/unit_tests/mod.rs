@@ -11,6 +11,7 @@ mod fadvise;
 mod filemap;
 mod list_lru;
 mod memcontrol;
+mod page_alloc;
 mod readahead;
 mod swap;
 mod vmscan;

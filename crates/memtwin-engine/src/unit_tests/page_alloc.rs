@@ -1,0 +1,208 @@
+//! The page allocator, anonymous memory, THP and compaction (mm/page_alloc.c, mm/memory.c,
+//! mm/huge_memory.c, mm/compaction.c).
+
+use super::*;
+use crate::page_alloc::{Gfp, Wmark, PAGEBLOCK_NR};
+use crate::vmstat::VmEvent;
+
+/// Two nodes of 64 MiB; node 0's first 32 MiB are DMA32. No swap.
+fn two_nodes(extra: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "numa"
+[kernel]
+profile = "linux-4.3"
+{extra}
+[machine]
+ram = "128M"
+nodes = 2
+dma32 = "32M"
+[devices.sda]
+read_bw = "100M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1s" }}]
+"#
+    ))
+}
+
+#[test]
+fn zones_and_zonelists_follow_build_zonelists() {
+    let s = two_nodes("");
+    let k = &s.kernel;
+    assert_eq!(k.zones.len(), 3, "node 0: DMA32 + Normal, node 1: Normal");
+    assert_eq!(k.zones[0].kind, crate::page_alloc::ZoneType::Dma32);
+    assert_eq!((k.zones[0].node, k.zones[1].node, k.zones[2].node), (0, 0, 1));
+    // Own node highest zone first, then the other node.
+    assert_eq!(k.nodes[0].zonelist, vec![1, 0, 2]);
+    assert_eq!(k.nodes[1].zonelist, vec![2, 1, 0]);
+    // min_free_kbytes is the machine's, split by managed pages.
+    let total_min: u64 = k.zones.iter().map(|z| z.wmark_min).sum();
+    let lowmem_kb = k.managed_pages() * 4;
+    let expect = crate::types::int_sqrt(lowmem_kb * 16).clamp(128, 65536) / 4;
+    assert!(total_min.abs_diff(expect) <= 2, "{total_min} vs {expect}");
+    assert_invariants(k);
+}
+
+/// Drain zone `z` to `free` pages with order-0 allocations for `nid`; returns the frames.
+fn drain(k: &mut Kernel, z: usize, free: u64) -> Vec<u64> {
+    let mut out = vec![];
+    while k.zones[z].free > free {
+        out.push(k.zones[z].rmqueue_order0().unwrap());
+    }
+    out
+}
+
+/// Make node 0's DMA32 fragmented (half its frames free, no free pageblock) and its Normal
+/// zone below the low watermark: the state the seed-002 flaw needs.
+fn fragment_node0(k: &mut Kernel) {
+    let all = drain(k, 0, 0);
+    for pfn in all.iter().step_by(2) {
+        k.zones[0].free_order0(*pfn);
+    }
+    assert_eq!(k.zones[0].nr_free_blocks(), 0);
+    assert!(k.zones[0].watermark_ok(0, k.zones[0].wmark_low, true));
+    let low = k.zones[1].wmark_low;
+    drain(k, 1, low - 1);
+}
+
+#[test]
+fn the_zonelist_cache_sends_order0_remote_after_a_failed_thp_attempt() {
+    for zlc in [true, false] {
+        let mut s = two_nodes(&format!("policies.zonelist_cache = {zlc}"));
+        let k = &mut s.kernel;
+        fragment_node0(k);
+        // A THP attempt from node 0: Normal fails its watermark (zlc set up), DMA32 fails the
+        // order-9 check and is marked full; node 1 has whole blocks.
+        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true }).unwrap();
+        assert_eq!(k.page_nid(huge), 1);
+        // Now an order-0 request from node 0.
+        let before = k.vmstat.events[VmEvent::NumaMiss as usize];
+        let p = k.get_page_from_freelist(0, Wmark::Low, Gfp::node(0)).unwrap();
+        let missed = k.vmstat.events[VmEvent::NumaMiss as usize] - before;
+        if zlc {
+            assert_eq!(k.page_nid(p), 1, "DMA32 was marked full by the THP failure: the page goes remote");
+            assert_eq!(missed, 1);
+        } else {
+            assert_eq!(k.zone_of(p), 0, "without the cache the local DMA32 zone serves order 0");
+            assert_eq!(missed, 0);
+        }
+    }
+}
+
+#[test]
+fn the_zonelist_cache_is_zapped_after_a_second() {
+    let mut s = two_nodes("policies.zonelist_cache = true");
+    let k = &mut s.kernel;
+    fragment_node0(k);
+    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true }).unwrap();
+    assert!(k.nodes[0].zlc_full[1], "DMA32 (position 1 of node 0's zonelist) is marked full");
+    k.now += crate::page_alloc::ZLC_ZAP_INTERVAL;
+    let p = k.get_page_from_freelist(0, Wmark::Low, Gfp::node(0)).unwrap();
+    assert_eq!(k.zone_of(p), 0, "zlc_setup() zapped the cache: DMA32 is tried again");
+}
+
+#[test]
+fn thp_faults_fall_back_to_base_pages_and_munmap_returns_everything() {
+    let mut s = two_nodes("thp = \"always\"");
+    let k = &mut s.kernel;
+    let free0 = k.nr_free_pages();
+    let vma = k.do_mmap_anon(3 * PAGEBLOCK_NR, MemcgId::ROOT);
+    for i in 0..(3 * PAGEBLOCK_NR) as u32 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    assert_eq!(k.vmstat.events[VmEvent::ThpFaultAlloc as usize], 3);
+    assert_eq!(k.vmstat.nr_anon_pages, 3 * PAGEBLOCK_NR);
+    assert_eq!(k.nr_free_pages(), free0 - 3 * PAGEBLOCK_NR);
+    assert_invariants(k);
+    // No whole pageblock left anywhere: the next huge fault falls back to a base page.
+    let mut hold = vec![];
+    for z in 0..k.zones.len() {
+        while k.zones[z].nr_free_blocks() > 0 {
+            let f = k.zones[z].rmqueue_order0().unwrap();
+            hold.push(f);
+        }
+    }
+    let fallback0 = k.vmstat.events[VmEvent::ThpFaultFallback as usize];
+    let v2 = k.do_mmap_anon(PAGEBLOCK_NR, MemcgId::ROOT);
+    k.handle_mm_fault(v2, 0).unwrap();
+    assert!(k.vmstat.events[VmEvent::ThpFaultFallback as usize] > fallback0);
+    assert!(!k.pages[k.vmas[v2.0 as usize].pages[0]].test(pg::HEAD));
+    for f in hold {
+        let z = k.zone_of(PageId(f as u32));
+        k.zones[z].free_order0(f);
+    }
+    k.do_munmap(v2);
+    k.do_munmap(vma);
+    assert_eq!(k.nr_free_pages(), free0);
+    assert_eq!(k.vmstat.nr_anon_pages, 0);
+    assert_invariants(k);
+}
+
+#[test]
+fn remote_clearing_costs_the_slit_distance() {
+    let mut s = two_nodes("");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(4, MemcgId::ROOT);
+    k.cur_nid = 0;
+    let t0 = k.sys_ns;
+    k.handle_mm_fault(vma, 0).unwrap();
+    let local = k.sys_ns - t0;
+    // Exhaust node 0 so the next page comes from node 1.
+    for z in [0, 1] {
+        drain(k, z, 0);
+    }
+    let t1 = k.sys_ns;
+    k.handle_mm_fault(vma, 1).unwrap();
+    let remote = k.sys_ns - t1;
+    assert_eq!(k.page_nid(k.vmas[vma.0 as usize].pages[1]), 1);
+    assert_eq!(remote - local, k.cost.clear_page, "a remote clear_page costs 20/10 of a local one");
+}
+
+#[test]
+fn compaction_migrates_file_pages_and_their_slots_follow() {
+    let mut s = sim(r#"
+[scenario]
+name = "compact"
+[kernel]
+profile = "linux-4.3"
+[machine]
+ram = "64M"
+[devices.sda]
+read_bw = "100M"
+[files."/f"]
+size = "16M"
+[tasks.t]
+ops = [{ op = "sleep", duration = "1s" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 4096, MemcgId::ROOT);
+    k.now += 1_000_000_000; // the reads complete
+    // Spread the file thin: keep every 8th page, so pageblocks are partly used.
+    for i in 0..4096u32 {
+        if i % 8 != 0 {
+            isolate_and_evict(k, f, i);
+        }
+    }
+    // Use up every whole free block so that an order-9 request needs compaction.
+    let mut hold = vec![];
+    while k.zones[0].nr_free_blocks() > 0 {
+        hold.push(k.zones[0].rmqueue_pageblock().unwrap());
+    }
+    let before: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
+    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true });
+    assert!(got.is_some(), "a partly used block of clean file pages is emptied");
+    assert!(k.vmstat.events[VmEvent::PgmigrateSuccess as usize] > 0);
+    let after: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
+    assert_ne!(before, after, "some pages moved");
+    for (i, p) in (0..4096u32).step_by(8).zip(&after) {
+        assert_eq!(k.pages[*p].index, i, "the slot points at the moved page");
+    }
+    let head = got.unwrap();
+    k.zones[0].free_pageblock(head.0 as u64);
+    for b in hold {
+        k.zones[0].free_pageblock(b);
+    }
+    assert_invariants(k);
+}
