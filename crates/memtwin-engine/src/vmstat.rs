@@ -41,10 +41,12 @@ pub enum VmEvent {
     OomKill,
     /// `workingset_nodereclaim`: shadow nodes freed by the shadow shrinker.
     WorkingsetNodereclaim,
+    /// `pgrotated`: pages moved to the inactive tail when their writeback ended.
+    Pgrotated,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 18;
+pub const NR_VM_EVENTS: usize = 19;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -67,6 +69,7 @@ impl VmEvent {
         (VmEvent::Pgfree, "pgfree"),
         (VmEvent::OomKill, "oom_kill"),
         (VmEvent::WorkingsetNodereclaim, "workingset_nodereclaim"),
+        (VmEvent::Pgrotated, "pgrotated"),
     ];
 }
 

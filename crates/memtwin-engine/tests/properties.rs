@@ -67,7 +67,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
     let files = prop::collection::vec(0u64..12 << 20, 1..4);
     let limits = prop::collection::vec((prop::option::of(256u64 << 10..16 << 20), 0u64..4 << 20), 1..5);
-    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..5, prop::bool::ANY)
+    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..6, prop::bool::ANY)
         .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof, release)| {
             let nf = fsizes.len();
             let nc = limits.len();
@@ -100,7 +100,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         boot_used: 300 << 20,
                         boot_superblocks: 3,
                     },
-                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17"][prof as usize]).unwrap(),
+                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release, fadvise_directory: release },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
