@@ -170,8 +170,46 @@ impl Kernel {
         }
     }
 
-    /// `inode_permission()` as the directory policy uses it: root, or the file's owner.
+    /// The seed-004 patch's permission test (`gather_inode()`): `inode_owner_or_capable()`
+    /// or `capable(CAP_SYS_ADMIN)`, i.e. the file's owner, or root.
     pub fn may_invalidate(&self, inode: InodeId, uid: u32) -> bool {
         uid == 0 || self.inodes[inode.idx()].uid == uid
+    }
+
+    /// `shrink_pagecache_parent()` of the seed-004 patch (fs/dcache.c, Li Wang 2013):
+    /// `d_walk()` below `dir`, recursively through its directories, gathering every file
+    /// inode the caller owns (or any, for root) that has page cache, then
+    /// `invalidate_mapping_pages(mapping, 0, -1)` on each. No writeback is started first (the
+    /// patch's directory branch skips `__filemap_fdatawrite_range()`), so dirty pages stay,
+    /// deactivated with PG_reclaim. d_walk() visits only dentries in the dcache; the engine's
+    /// dentry shrinker never frees the dentry of a file with page cache, so every such file is
+    /// reached. Returns what was dropped and kept, and the files skipped for permission.
+    pub fn shrink_pagecache_parent(&mut self, dir: crate::types::DirId, uid: u32) -> (InvalidateStats, u64) {
+        let mut total = InvalidateStats::default();
+        let mut denied = 0;
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            self.cpu(self.cost.lookup);
+            stack.extend(self.dirs[d.idx()].subdirs.iter().rev().copied());
+            for i in 0..self.dirs[d.idx()].files.len() {
+                let inode = self.dirs[d.idx()].files[i];
+                self.cpu(self.cost.lookup);
+                if !self.inodes[inode.idx()].exists || self.inodes[inode.idx()].is_shmem() {
+                    continue;
+                }
+                if !self.may_invalidate(inode, uid) {
+                    denied += 1;
+                    continue;
+                }
+                if self.mappings[inode.idx()].nrpages == 0 {
+                    continue;
+                }
+                let st = self.mapping_try_invalidate(inode, 0, u32::MAX);
+                total.dropped += st.dropped;
+                total.kept += st.kept;
+                total.shadows_cleared += st.shadows_cleared;
+            }
+        }
+        (total, denied)
     }
 }

@@ -55,6 +55,10 @@ pub struct Kernel {
     pub mappings: Vec<AddressSpace>,
     /// Files.
     pub inodes: Vec<Inode>,
+    /// Directories (fs.rs): `/` first, parents before their children.
+    pub dirs: Vec<crate::fs::Directory>,
+    /// Directory paths to ids, for path lookup (`lookup_fast()` of the walk, in spirit).
+    pub dir_index: std::collections::BTreeMap<String, crate::types::DirId>,
     /// Block devices.
     pub devices: Vec<BlockDevice>,
     /// The one memory zone of the one node (issue: zones and nodes come with the allocator).
@@ -107,6 +111,8 @@ impl Kernel {
             memcgs: MemcgTree::new(version),
             mappings: vec![],
             inodes: vec![],
+            dirs: vec![crate::fs::Directory::root()],
+            dir_index: [("/".to_string(), crate::types::DirId::ROOT)].into_iter().collect(),
             devices: vec![],
             zone,
             vmstat: VmStat::default(),

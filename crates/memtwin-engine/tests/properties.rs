@@ -43,6 +43,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
         (0..nfiles).prop_map(|file| OpKind::Stat { file }),
         (0..nfiles, prop::bool::ANY, 0u64..2 << 20, prop::option::of(0u64..4 << 20)).prop_map(|(file, dontneed, offset, length)| OpKind::Fadvise {
+            path: format!("/f{file}"),
             files: vec![file],
             directory: false,
             advice: if dontneed { memtwin_engine::fadvise::Advice::DontNeed } else { memtwin_engine::fadvise::Advice::WillNeed },
@@ -50,6 +51,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             length,
         }),
         Just(OpKind::Fadvise {
+            path: "/".into(),
             files: (0..nfiles).collect(),
             directory: true,
             advice: memtwin_engine::fadvise::Advice::DontNeed,
@@ -118,6 +120,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                             mode: 0o644,
                         })
                         .collect(),
+                    dirs: vec![],
                     tasks: tasks
                         .into_iter()
                         .enumerate()
