@@ -599,7 +599,7 @@ BAD_PUBLISHED = {
     "unknown check kind": ('kind = "ratio"\na = "baseline', 'kind = "ratio_of"\na = "baseline', "published.checks[0]",
                            "unknown check kind `ratio_of`", 'write kind = "ratio", "published" or "growth"'),
     "unknown key in [published]": ('source = "shared', 'sources = "shared', "published.sources",
-                                   "unknown key `sources` in [published]", "remove it; [published] takes checks, figures, source"),
+                                   "unknown key `sources` in [published]", "remove it; [published] takes checks, figures, source, table"),
     "unknown key in a check": ("min = 0.95\nmax = 1.05", "min = 0.95\nmx = 1.05", "published.checks[0]",
                                "unknown key `mx` in a ratio check", "remove it; a ratio check takes a, b, kind, max, min, name"),
     "missing ref": ('a = "baseline/read 2/elapsed_s"\n', "", "published.checks[0]",
