@@ -15,7 +15,7 @@ from memtwin.jsonio import OutputError, check_writable, ensure_dir, write_json
 from memtwin.progress import Progress
 from memtwin.real import Interrupted as RealInterrupted
 from memtwin.real import RealError
-from memtwin.published import evaluate
+from memtwin.published import evaluate, seed_table
 from memtwin.report import compare_table, metrics_for, run_table
 
 EPILOG = "Scenario format: schema/scenario.schema.json; results: schema/result.schema.json."
@@ -196,6 +196,10 @@ def cmd_compare(a) -> int:
         print(f"published figures: {scn.published['source']}")
     print()
     print(compare_table(results, metrics_for(first.info, metrics), scn.published))
+    table = seed_table(scn.published, results)
+    if table:
+        print()
+        print(table)
     outcomes = evaluate(scn.published, results, a.file) if scn.published else []
     if outcomes:
         print()

@@ -20,6 +20,12 @@
     from = "VARIANT/STEP/METRIC"
     at = "VARIANT/STEP/METRIC"
     rel_tol = 0.10
+    [published.table]         # the seed's own table, simulated beside published
+    title = "time grep data 1/* (s)"
+    at = "STEP/METRIC"        # the figure every cell shows
+    rows = "X"                # the first column's heading
+    columns = ["without cleaning", "with cleaning"]
+    cells = [["360", "keep-360", "clean-360"], ...]   # row label, then a variant per column
 """
 
 from __future__ import annotations
@@ -63,7 +69,8 @@ CHECK_KEYS = {
     "published": {"name", "kind", "at", "rel_tol"},
     "growth": {"name", "kind", "from", "at", "rel_tol"},
 }
-PUBLISHED_KEYS = {"source", "figures", "checks"}
+PUBLISHED_KEYS = {"source", "figures", "checks", "table"}
+TABLE_KEYS = {"title", "at", "rows", "columns", "cells"}
 
 
 def validate(published, variants: list, source: str, steps_of=None, metrics=None) -> None:
@@ -95,6 +102,8 @@ def validate(published, variants: list, source: str, steps_of=None, metrics=None
             for m, val in ms.items():
                 if isinstance(val, bool) or not isinstance(val, (int, float)):
                     raise _err(f"{source}: published.figures.{v}.\"{step}\".{m}", "a published figure must be a number", "write the figure as a number, e.g. 0.28")
+    if "table" in published:
+        _validate_table(published["table"], variants, source)
     checks = published.get("checks", [])
     if not isinstance(checks, list):
         raise _err(f"{source}: published.checks", "checks must be an array of tables", "write [[published.checks]] entries")
@@ -212,3 +221,54 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
         else:
             raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio", "published" or "growth"')
     return out
+
+
+def _validate_table(t, variants: list, source: str) -> None:
+    where = f"{source}: published.table"
+    if not isinstance(t, Mapping):
+        raise _err(where, "[published.table] must be a table", "write [published.table] with title, at, rows, columns and cells")
+    for k in t:
+        if k not in TABLE_KEYS:
+            raise _err(f"{where}.{k}", f"unknown key `{k}` in [published.table]", f"remove it; [published.table] takes {', '.join(sorted(TABLE_KEYS))}")
+    at = t.get("at")
+    if not isinstance(at, str) or len(at.split("/")) < 2 or not all(at.split("/")):
+        raise _err(f"{where}.at", "`at` must be STEP/METRIC", 'write at = "grep data 1/*/elapsed_s"')
+    cols = t.get("columns")
+    if not isinstance(cols, list) or not cols or not all(isinstance(c, str) for c in cols):
+        raise _err(f"{where}.columns", "`columns` must be a list of headings", 'write columns = ["without cleaning", "with cleaning"]')
+    cells = t.get("cells")
+    if not isinstance(cells, list) or not cells:
+        raise _err(f"{where}.cells", "`cells` must be a list of rows", 'write cells = [["360", "keep-360", "clean-360"]]')
+    for i, row in enumerate(cells):
+        if not isinstance(row, list) or len(row) != len(cols) + 1 or not all(isinstance(x, str) for x in row):
+            raise _err(f"{where}.cells[{i}]", f"a row must be a label and {len(cols)} variant names", f'write ["360", {", ".join(chr(34) + "VARIANT" + chr(34) for _ in cols)}]')
+        for v in row[1:]:
+            if v not in variants:
+                raise _err(f"{where}.cells[{i}]", f"no variant `{v}` in [variants]", f"use one of: {', '.join(variants)}")
+
+
+def seed_table(published: Mapping, results: Mapping[str, "object"]) -> Optional[str]:
+    """The seed's own table (`[published.table]`): a row per label, for each column the
+    simulated figure of that row's variant beside the published one and their difference.
+    None when the scenario has no such table."""
+    t = published.get("table") if published else None
+    if not t:
+        return None
+    step, metric = t["at"].rsplit("/", 1)
+    label_w = max(len(str(t.get("rows", ""))), *(len(r[0]) for r in t["cells"])) + 2
+    cell_w = 32
+    head1 = str(t.get("rows", "")).ljust(label_w) + "".join(c.rjust(cell_w) for c in t["columns"])
+    head2 = " " * label_w + "".join(("simulated  published     diff").rjust(cell_w) for _ in t["columns"])
+    lines = [str(t.get("title", t["at"])), head1, head2]
+    for row in t["cells"]:
+        line = row[0].ljust(label_w)
+        for v in row[1:]:
+            r = results.get(v)
+            sim = r.metric(step, metric) if r is not None else None
+            pub = figure(published, v, step, metric)
+            s_sim = f"{sim:9.3f}" if sim is not None else f"{'-':>9}"
+            s_pub = f"{pub:9.3f}" if pub is not None else f"{'-':>9}"
+            s_diff = f"{(sim - pub) / pub * 100:+7.1f}%" if sim is not None and pub else f"{'':>8}"
+            line += f"{s_sim}  {s_pub}  {s_diff}".rjust(cell_w)
+        lines.append(line)
+    return "\n".join(lines)

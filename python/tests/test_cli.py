@@ -599,7 +599,7 @@ BAD_PUBLISHED = {
     "unknown check kind": ('kind = "ratio"\na = "baseline', 'kind = "ratio_of"\na = "baseline', "published.checks[0]",
                            "unknown check kind `ratio_of`", 'write kind = "ratio", "published" or "growth"'),
     "unknown key in [published]": ('source = "shared', 'sources = "shared', "published.sources",
-                                   "unknown key `sources` in [published]", "remove it; [published] takes checks, figures, source"),
+                                   "unknown key `sources` in [published]", "remove it; [published] takes checks, figures, source, table"),
     "unknown key in a check": ("min = 0.95\nmax = 1.05", "min = 0.95\nmx = 1.05", "published.checks[0]",
                                "unknown key `mx` in a ratio check", "remove it; a ratio check takes a, b, kind, max, min, name"),
     "missing ref": ('a = "baseline/read 2/elapsed_s"\n', "", "published.checks[0]",
@@ -688,7 +688,7 @@ def test_profiles(capsys):
     code, out, err = cli_run(capsys, "profiles")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert [ln.split()[0] for ln in lines] == ["linux-6.6", "linux-6.1", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3"]
+    assert [ln.split()[0] for ln in lines] == ["linux-6.6", "linux-6.1", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
     for (name, desc), ln in zip(memtwin.profiles(), lines):
         assert ln == f"{name:10}  {desc}"
 

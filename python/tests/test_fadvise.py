@@ -6,6 +6,11 @@ import os
 import jsonschema
 import pytest
 
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
+
 import memtwin
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -105,3 +110,56 @@ def test_cp_of_nothing_is_a_located_error():
     with pytest.raises(memtwin.ScenarioError) as e:
         memtwin.run(s)
     assert "nothing to copy below `/missing`" in str(e.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Directories: [dirs."PATH"] with owner, mode and generated files; errors name file:line:col.
+
+DIRS_BASE = ('[scenario]\nname = "d"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "1G"\n'
+             '[tasks.t]\nuid = 1000\nops = [{ op = "read", file = "/data/1/f1", step = "r" }]\n'
+             '[dirs."/data"]\nuid = 1000\n')
+
+
+def _errors(tmp_path, extra):
+    p = tmp_path / "d.toml"
+    p.write_text(DIRS_BASE + '[dirs."/data/1"]\nfiles = { count = 2, size = "1M" }\n' + extra)
+    with pytest.raises(memtwin.ScenarioError) as e:
+        memtwin.run(p)
+    return p, e.value.args[0]
+
+
+def test_dirs_generate_files_owned_by_the_directory_owner(tmp_path):
+    p = tmp_path / "d.toml"
+    p.write_text(DIRS_BASE + '[dirs."/data/1"]\nfiles = { count = 2, size = "1M" }\n')
+    r = memtwin.run(p)
+    assert r.metric("r", "read_bytes") == 1 << 20
+    # uid 1000 owns the generated files (inherited from /data): the directory policy drops them.
+    s = memtwin.load(p)
+    d = tomllib.loads(p.read_text())
+    d["kernel"] = {"policies": {"fadvise_directory": True}}
+    d["tasks"]["t"]["ops"].append({"op": "fadvise", "path": "/data", "advice": "dontneed", "step": "clean"})
+    r = memtwin.run(d)
+    assert r.steps.loc["clean", "meminfo.Cached_kB"] == 0
+    assert s.name == "d"
+
+
+def test_a_bad_dir_mode_is_a_located_error(tmp_path):
+    p, text = _errors(tmp_path, '[dirs."/data/2"]\nmode = "0999"\n')
+    assert text.startswith(f"{p}:15:8: error: dirs.\"/data/2\".mode is not a permission mode"), text
+    assert "fix: write" in text and "0o755" in text
+
+
+def test_a_relative_dir_path_is_a_located_error(tmp_path):
+    p, text = _errors(tmp_path, '[dirs."data/2"]\nuid = 1\n')
+    assert f"{p}:14:7:" in text and "is not an absolute path" in text and '[dirs."/data/2"]' in text
+
+
+def test_a_path_both_file_and_dir_is_a_located_error(tmp_path):
+    p, text = _errors(tmp_path, '[dirs."/data/x"]\nuid = 1\n[files."/data/x"]\nsize = "1M"\n')
+    assert f"{p}:14:7:" in text and "declared both as a directory and as a file" in text
+
+
+def test_generated_files_need_count_and_a_name_with_i(tmp_path):
+    p, text = _errors(tmp_path, '[dirs."/data/2"]\nfiles = { size = "1M", name = "x" }\n')
+    assert f"{p}:15:9:" in text and "has no `count`" in text
+    assert "must hold `{i}`" in text

@@ -246,7 +246,7 @@ def test_validate_accepts_good_tables():
 INVALID = {
     "unknown key in [published]": (
         {"sources": "s"}, "published.sources", "unknown key `sources` in [published]",
-        "remove it; [published] takes checks, figures, source"),
+        "remove it; [published] takes checks, figures, source, table"),
     "unknown key in a check": (
         {"checks": [GOOD_CHECK, dict(GOOD_CHECK, mx=1.05)]}, "published.checks[1]", "unknown key `mx` in a ratio check",
         "remove it; a ratio check takes a, b, kind, max, min, name"),
@@ -341,3 +341,41 @@ def test_compare_table():
     row = next(ln for ln in lines if ln.startswith("read 1  sys_s"))
     assert row.split()[3:] == ["0.5000", "(", "0.00%)", "0.4000", "(", "20.00%)"]
     assert "Percentages compare each variant with base" in text
+
+
+# --------------------------------------------------------------------------------------------
+# [published.table]: the seed's own table, simulated beside published
+
+TABLE = {"title": "read 2 (s)", "at": "read 2/elapsed_s", "rows": "run", "columns": ["old", "new"],
+         "cells": [["1", "base", "new"]]}
+
+
+def test_seed_table_prints_simulated_published_and_difference():
+    from memtwin.published import seed_table
+    figures = {"base": {"read 2": {"elapsed_s": 8.5}}, "new": {"read 2": {"elapsed_s": 0.28}}}
+    text = seed_table({"figures": figures, "table": TABLE}, RESULTS)
+    lines = text.splitlines()
+    assert lines[0] == "read 2 (s)"
+    assert lines[1].split() == ["run", "old", "new"]
+    assert lines[2].split() == ["simulated", "published", "diff"] * 2
+    assert lines[3].split() == ["1", "10.200", "8.500", "+20.0%", "0.250", "0.280", "-10.7%"]
+
+
+def test_seed_table_without_a_figure_or_a_run_shows_dashes():
+    from memtwin.published import seed_table
+    text = seed_table({"figures": {}, "table": TABLE}, {"base": RESULTS["base"]})
+    assert text.splitlines()[3].split() == ["1", "10.200", "-", "-", "-"]
+    assert seed_table({"figures": {}}, RESULTS) is None
+
+
+@pytest.mark.parametrize("bad,message", [
+    ({**TABLE, "cells": [["1", "base", "nope"]]}, "no variant `nope`"),
+    ({**TABLE, "cells": [["1", "base"]]}, "a row must be a label and 2 variant names"),
+    ({**TABLE, "at": "elapsed_s"}, "`at` must be STEP/METRIC"),
+    ({**TABLE, "colour": 1}, "unknown key `colour`"),
+    ({**TABLE, "columns": []}, "`columns` must be a list of headings"),
+])
+def test_a_bad_seed_table_is_an_error_with_a_fix(bad, message):
+    with pytest.raises(ScenarioError) as e:
+        validate({"table": bad}, ["base", "new"], "x.toml")
+    assert message in str(e.value) and "fix:" in str(e.value)

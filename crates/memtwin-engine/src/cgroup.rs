@@ -32,6 +32,8 @@ pub enum Errno {
     ENOSPC,
     /// A kernel allocation could not be charged to the memcg.
     ENOMEM,
+    /// Permission denied (opening a directory without search or read permission).
+    EACCES,
 }
 
 impl std::fmt::Display for Errno {
@@ -42,6 +44,7 @@ impl std::fmt::Display for Errno {
             Errno::EBUSY => "EBUSY (the cgroup has tasks or live children)",
             Errno::ENOSPC => "ENOSPC (no memcg id left)",
             Errno::ENOMEM => "ENOMEM (the memcg could not be charged)",
+            Errno::EACCES => "EACCES (no search permission on a directory of the path, or no read permission on the directory)",
         })
     }
 }

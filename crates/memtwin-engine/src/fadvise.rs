@@ -14,7 +14,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
-use crate::types::{InodeId, MemcgId, PAGE_SIZE};
+use crate::types::{InodeId, MemcgId, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 /// The advice of a `posix_fadvise()` call.
@@ -61,34 +61,50 @@ impl Kernel {
                 InvalidateStats::default()
             }
             Advice::DontNeed => {
-                // __filemap_fdatawrite_range(WB_SYNC_NONE): writeback starts; those pages are
-                // under writeback during this call and cannot be dropped by it.
+                // __filemap_fdatawrite_range(mapping, offset, endbyte, WB_SYNC_NONE): writeback
+                // of the range only starts; its pages are under writeback during this call
+                // (PG_writeback) and cannot be dropped by it.
                 let len = self.mappings[inode.idx()].slots.len() as u32;
-                let last = last.min(len.saturating_sub(1));
-                let mut writeback = Vec::new();
-                for i in first..=last.max(first) {
-                    if i >= len {
-                        break;
+                if len == 0 {
+                    return InvalidateStats::default();
+                }
+                let last = last.min(len - 1);
+                if first > last {
+                    return InvalidateStats::default();
+                }
+                let any_dirty = (first..=last).any(|i| self.mappings[inode.idx()].lookup(i).is_some_and(|p| self.pages[p].test(pg::DIRTY)));
+                if any_dirty {
+                    for i in first..=last {
+                        if let Some(p) = self.mappings[inode.idx()].lookup(i) {
+                            if self.pages[p].test(pg::DIRTY) {
+                                self.pages[p].flags |= pg::WRITEBACK;
+                            }
+                        }
                     }
-                    if let Some(p) = self.mappings[inode.idx()].lookup(i) {
-                        if self.pages[p].test(pg::DIRTY) {
-                            writeback.push(p);
+                    self.writeback_range(inode, first, last, u64::MAX);
+                    if self.mappings[inode.idx()].nrdirty == 0 {
+                        self.dirty_inodes.retain(|&i| i != inode);
+                    }
+                }
+                let st = self.mapping_try_invalidate(inode, first, last);
+                if any_dirty {
+                    // The engine's writeback is complete once queued (see page_writeback.rs).
+                    for i in first..=last {
+                        if let Some(p) = self.mappings[inode.idx()].lookup(i) {
+                            self.pages[p].flags &= !pg::WRITEBACK;
                         }
                     }
                 }
-                if !writeback.is_empty() {
-                    self.writeback_inode(inode, u64::MAX);
-                    self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
-                }
-                self.mapping_try_invalidate(inode, first, last, &writeback)
+                st
             }
         }
     }
 
     /// `mapping_try_invalidate()` + `clear_shadow_entries()`: drop the clean, unlocked pages
-    /// of `first..=last` (no shadow entries: this is not reclaim), deactivate the others, and
-    /// clear the range's shadow entries.
-    pub fn mapping_try_invalidate(&mut self, inode: InodeId, first: u32, last: u32, under_writeback: &[crate::types::PageId]) -> InvalidateStats {
+    /// of `first..=last` that are not under writeback (no shadow entries: this is not
+    /// reclaim), deactivate the others (`deactivate_file_folio()`), and clear the range's
+    /// shadow entries.
+    pub fn mapping_try_invalidate(&mut self, inode: InodeId, first: u32, last: u32) -> InvalidateStats {
         let mut st = InvalidateStats::default();
         let len = self.mappings[inode.idx()].slots.len() as u32;
         if len == 0 {
@@ -108,18 +124,9 @@ impl Kernel {
             }
             let Some(p) = slot.as_page() else { continue };
             self.cpu(self.cost.scan_page);
-            let busy = self.folio_test_locked(p) || self.pages[p].test(pg::DIRTY) || under_writeback.contains(&p);
+            let busy = self.folio_test_locked(p) || self.pages[p].test(pg::DIRTY) || self.pages[p].test(pg::WRITEBACK);
             if busy {
-                // deactivate_file_folio(): to the inactive list, so reclaim finds it soon.
-                if self.pages[p].test(pg::ACTIVE) && self.pages[p].test(pg::LRU) {
-                    let v = self.folio_lruvec(p);
-                    self.lruvecs[v].del(&mut self.pages, p);
-                    self.pages[p].flags &= !(pg::ACTIVE | pg::REFERENCED);
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
-                    let memcg = self.pages[p].memcg;
-                    self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, 1);
-                    self.vmstat.count(VmEvent::Pgdeactivate, 1);
-                }
+                self.deactivate_file_folio(p);
                 st.kept += 1;
                 continue;
             }
@@ -136,8 +143,73 @@ impl Kernel {
         st
     }
 
-    /// `inode_permission()` as the directory policy uses it: root, or the file's owner.
+    /// `deactivate_file_folio()` → `lru_deactivate_file()` (mm/swap.c; `deactivate_page()` →
+    /// `lru_deactivate_fn()` in 2.6.39-5.x, same rules): a page an invalidation could not drop
+    /// leaves the active list; a dirty page or one under writeback goes to the head of the
+    /// inactive list with `PG_reclaim`, so that it is rotated to the tail when its writeback
+    /// ends; any other goes straight to the tail, to be reclaimed next.
+    pub fn deactivate_file_folio(&mut self, p: PageId) {
+        if !self.pages[p].test(pg::LRU) || self.pages[p].test(pg::SWAPBACKED) {
+            return;
+        }
+        let v = self.folio_lruvec(p);
+        let was_active = self.pages[p].test(pg::ACTIVE);
+        self.lruvecs[v].del(&mut self.pages, p);
+        self.pages[p].flags &= !(pg::ACTIVE | pg::REFERENCED);
+        if self.pages[p].test(pg::DIRTY) || self.pages[p].test(pg::WRITEBACK) {
+            self.pages[p].flags |= pg::RECLAIM;
+            self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+        } else {
+            self.lruvecs[v].add_tail(&mut self.pages, p, LruList::InactiveFile);
+            self.vmstat.count(VmEvent::Pgrotated, 1);
+        }
+        if was_active {
+            let memcg = self.pages[p].memcg;
+            self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, 1);
+            self.vmstat.count(VmEvent::Pgdeactivate, 1);
+        }
+    }
+
+    /// The seed-004 patch's permission test (`gather_inode()`): `inode_owner_or_capable()`
+    /// or `capable(CAP_SYS_ADMIN)`, i.e. the file's owner, or root.
     pub fn may_invalidate(&self, inode: InodeId, uid: u32) -> bool {
         uid == 0 || self.inodes[inode.idx()].uid == uid
+    }
+
+    /// `shrink_pagecache_parent()` of the seed-004 patch (fs/dcache.c, Li Wang 2013):
+    /// `d_walk()` below `dir`, recursively through its directories, gathering every file
+    /// inode the caller owns (or any, for root) that has page cache, then
+    /// `invalidate_mapping_pages(mapping, 0, -1)` on each. No writeback is started first (the
+    /// patch's directory branch skips `__filemap_fdatawrite_range()`), so dirty pages stay,
+    /// deactivated with PG_reclaim. d_walk() visits only dentries in the dcache; the engine's
+    /// dentry shrinker never frees the dentry of a file with page cache, so every such file is
+    /// reached. Returns what was dropped and kept, and the files skipped for permission.
+    pub fn shrink_pagecache_parent(&mut self, dir: crate::types::DirId, uid: u32) -> (InvalidateStats, u64) {
+        let mut total = InvalidateStats::default();
+        let mut denied = 0;
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            self.cpu(self.cost.lookup);
+            stack.extend(self.dirs[d.idx()].subdirs.iter().rev().copied());
+            for i in 0..self.dirs[d.idx()].files.len() {
+                let inode = self.dirs[d.idx()].files[i];
+                self.cpu(self.cost.lookup);
+                if !self.inodes[inode.idx()].exists || self.inodes[inode.idx()].is_shmem() {
+                    continue;
+                }
+                if !self.may_invalidate(inode, uid) {
+                    denied += 1;
+                    continue;
+                }
+                if self.mappings[inode.idx()].nrpages == 0 {
+                    continue;
+                }
+                let st = self.mapping_try_invalidate(inode, 0, u32::MAX);
+                total.dropped += st.dropped;
+                total.kept += st.kept;
+                total.shadows_cleared += st.shadows_cleared;
+            }
+        }
+        (total, denied)
     }
 }

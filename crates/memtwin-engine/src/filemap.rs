@@ -137,13 +137,27 @@ impl From<ChargeError> for IoError {
 }
 
 impl Kernel {
-    /// Register a file of `size` bytes on device `dev` (an inode and its empty mapping).
+    /// Register a file of `size` bytes on device `dev` (an inode and its empty mapping) in the
+    /// directory of its path.
     pub fn create_inode(&mut self, path: &str, size: u64, dev: Option<crate::types::DevId>, uid: u32, mode: u32) -> InodeId {
         let pages = pages_for(size).max(1);
         let disk_base = dev.map(|d| self.devices[d.idx()].alloc_extent(pages)).unwrap_or(0);
-        self.inodes.push(crate::fs::Inode { path: path.to_string(), size, dev, disk_base, uid, mode, exists: true, sb: 0, dentry: Default::default() });
+        self.inodes.push(crate::fs::Inode {
+            path: path.to_string(),
+            size,
+            dev,
+            disk_base,
+            uid,
+            mode,
+            exists: true,
+            sb: 0,
+            dentry: Default::default(),
+            parent: crate::types::DirId::ROOT,
+        });
         self.mappings.push(AddressSpace::default());
-        InodeId(self.inodes.len() as u32 - 1)
+        let id = InodeId(self.inodes.len() as u32 - 1);
+        self.d_add_file(id);
+        id
     }
 
     /// `filemap_add_folio()`: allocate a frame, charge it to `memcg`, insert it at `index`

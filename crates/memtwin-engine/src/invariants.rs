@@ -18,7 +18,8 @@ impl Kernel {
     ///   and the hierarchical sum of those and of its slab pages equals its page counter;
     /// - every memcg is at or under its hard limit;
     /// - mapping counters (pages, shadows, per-node occupancy) match the slots;
-    /// - the cgroup life cycle: see [`Kernel::check_lifecycle`].
+    /// - the cgroup life cycle: see [`Kernel::check_lifecycle`];
+    /// - the directory tree: see [`Kernel::check_directories`].
     pub fn check_invariants(&self) -> Result<(), String> {
         let used = self.pages.in_use() as u64;
         let (free, managed) = (self.nr_free_pages(), self.managed_pages());
@@ -126,6 +127,7 @@ impl Kernel {
             }
         }
         self.check_lifecycle()?;
+        self.check_directories()?;
         for (ino, m) in self.mappings.iter().enumerate() {
             let pages = m.slots.iter().filter(|s| s.as_page().is_some()).count() as u64;
             let shadows = m.slots.iter().filter(|s| s.as_shadow().is_some()).count() as u64;
@@ -213,6 +215,45 @@ impl Kernel {
         }
         if slab != self.kmem.slab {
             return Err(format!("Slab {} != boot + memcgs + list_lrus {}", self.kmem.slab, slab));
+        }
+        Ok(())
+    }
+
+    /// The directory tree is a tree: every file is in exactly one directory, its parent;
+    /// every directory but `/` is in exactly its parent's children, below it by path; the
+    /// path index names each directory once.
+    pub fn check_directories(&self) -> Result<(), String> {
+        let mut file_seen = vec![0u32; self.inodes.len()];
+        let mut dir_seen = vec![0u32; self.dirs.len()];
+        for (i, d) in self.dirs.iter().enumerate() {
+            for &f in &d.files {
+                file_seen[f.idx()] += 1;
+                if self.inodes[f.idx()].parent.idx() != i {
+                    return Err(format!("{} is listed in {} but its parent is another directory", self.inodes[f.idx()].path, d.path));
+                }
+                if crate::fs::parent_path(&self.inodes[f.idx()].path) != d.path {
+                    return Err(format!("{} is listed in {}", self.inodes[f.idx()].path, d.path));
+                }
+            }
+            for &c in &d.subdirs {
+                dir_seen[c.idx()] += 1;
+                let child = &self.dirs[c.idx()];
+                if child.parent.idx() != i || crate::fs::parent_path(&child.path) != d.path {
+                    return Err(format!("{} is a child of {} but not below it", child.path, d.path));
+                }
+            }
+            if self.dir_index.get(&d.path).map(|x| x.idx()) != Some(i) {
+                return Err(format!("the path index does not name {}", d.path));
+            }
+        }
+        if let Some(f) = file_seen.iter().position(|&n| n != 1) {
+            return Err(format!("{} is in {} directories", self.inodes[f].path, file_seen[f]));
+        }
+        if let Some(d) = dir_seen.iter().skip(1).position(|&n| n != 1) {
+            return Err(format!("{} is a child of {} directories", self.dirs[d + 1].path, dir_seen[d + 1]));
+        }
+        if dir_seen[0] != 0 || self.dir_index.len() != self.dirs.len() {
+            return Err("the root is someone's child, or the path index has stray entries".into());
         }
         Ok(())
     }

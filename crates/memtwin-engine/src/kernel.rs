@@ -56,6 +56,10 @@ pub struct Kernel {
     pub mappings: Vec<AddressSpace>,
     /// Files.
     pub inodes: Vec<Inode>,
+    /// Directories (fs.rs): `/` first, parents before their children.
+    pub dirs: Vec<crate::fs::Directory>,
+    /// Directory paths to ids, for path lookup (`lookup_fast()` of the walk, in spirit).
+    pub dir_index: std::collections::BTreeMap<String, crate::types::DirId>,
     /// Block devices.
     pub devices: Vec<BlockDevice>,
     /// Every zone of every node, node by node, lowest zone first (PFN order).
@@ -119,6 +123,8 @@ impl Kernel {
             memcgs: MemcgTree::new(version),
             mappings: vec![],
             inodes: vec![],
+            dirs: vec![crate::fs::Directory::root()],
+            dir_index: [("/".to_string(), crate::types::DirId::ROOT)].into_iter().collect(),
             devices: vec![],
             zones: vec![],
             nodes: vec![],

@@ -136,6 +136,9 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("meminfo.MemFree_kB", (k.nr_free_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Cached_kB", (k.nr_file_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Dirty_kB", (k.vmstat.nr_dirty * PAGE_SIZE / 1024) as f64);
+    let lru_kb = |l: crate::mmzone::LruList| (k.lruvecs.iter().map(|v| v.size(l)).sum::<u64>() * PAGE_SIZE / 1024) as f64;
+    put("meminfo.Active(file)_kB", lru_kb(crate::mmzone::LruList::ActiveFile));
+    put("meminfo.Inactive(file)_kB", lru_kb(crate::mmzone::LruList::InactiveFile));
     put("meminfo.Percpu_kB", (k.kmem.percpu / 1024) as f64);
     put("meminfo.Slab_kB", (k.kmem.slab / 1024) as f64);
     put("kmem.other_kB", (k.kmem.other / 1024) as f64);
@@ -249,6 +252,8 @@ pub fn metric_names() -> Vec<String> {
             "meminfo.MemFree_kB",
             "meminfo.Cached_kB",
             "meminfo.Dirty_kB",
+            "meminfo.Active(file)_kB",
+            "meminfo.Inactive(file)_kB",
             "meminfo.Percpu_kB",
             "meminfo.Slab_kB",
             "kmem.other_kB",

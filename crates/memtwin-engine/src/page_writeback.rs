@@ -81,11 +81,18 @@ impl Kernel {
     /// `do_writepages()` for one inode: write back up to `nr` dirty pages in index order, each
     /// contiguous run as one request. Returns (pages written, completion time).
     pub fn writeback_inode(&mut self, inode: InodeId, nr: u64) -> (u64, u64) {
+        self.writeback_range(inode, 0, u32::MAX, nr)
+    }
+
+    /// `__filemap_fdatawrite_range()` (`do_writepages()` with `wbc->range_start/range_end`):
+    /// write back up to `nr` dirty pages of `first..=last` in index order, each contiguous run
+    /// as one request. Returns (pages written, completion time).
+    pub fn writeback_range(&mut self, inode: InodeId, first: u32, last: u32, nr: u64) -> (u64, u64) {
         let mut written = 0;
         let mut done = 0;
-        let len = self.mappings[inode.idx()].slots.len() as u32;
+        let len = (self.mappings[inode.idx()].slots.len() as u32).min(last.saturating_add(1));
         let mut run: Option<(u32, u32)> = None;
-        let mut i = 0;
+        let mut i = first;
         while i <= len && written < nr {
             let dirty_page = if i < len {
                 self.mappings[inode.idx()].lookup(i).filter(|&p| self.pages[p].test(pg::DIRTY))
@@ -115,7 +122,20 @@ impl Kernel {
         (written, done)
     }
 
+    /// `folio_clear_dirty_for_io()` + `folio_start_writeback()` ... `folio_end_writeback()`:
+    /// the engine completes writeback when it is queued (the device stays busy), so this is
+    /// also where `folio_rotate_reclaimable()` runs: a page that reclaim or a DONTNEED met
+    /// while it was dirty (`PG_reclaim`) goes to the tail of the inactive list to be reclaimed
+    /// next (mm/swap.c `rotate_reclaimable_page()` since 2.6.x; v4.12+ also takes it off the
+    /// active list, where v4.12+ reclaim puts dirty pages).
     fn clear_dirty_for_io(&mut self, p: PageId) {
+        if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) {
+            let v = self.folio_lruvec(p);
+            self.lruvecs[v].del(&mut self.pages, p);
+            self.pages[p].flags &= !pg::ACTIVE;
+            self.lruvecs[v].add_tail(&mut self.pages, p, crate::mmzone::LruList::InactiveFile);
+            self.vmstat.count(VmEvent::Pgrotated, 1);
+        }
         self.pages[p].flags &= !(pg::DIRTY | pg::RECLAIM);
         let inode = self.pages[p].mapping;
         self.mappings[inode.idx()].nrdirty -= 1;

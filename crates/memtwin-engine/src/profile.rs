@@ -166,6 +166,13 @@ pub struct KernelProfile {
     /// (`NR_SLAB_UNRECLAIMABLE_B`): seen on 6.1 in QEMU (shrinker state of 16 KiB per memcg
     /// and node grew Slab); assumed from 5.10 on, not before.
     pub kmalloc_large_in_slab: bool,
+    /// A dirty file page at the inactive tail goes to the active list with `PG_reclaim`
+    /// (`activate_locked`, v4.12+: c55e8d035b28 "mm: vmscan: move dirty pages out of the way
+    /// until they're flushed"); before, from v3.2 (49ea7eb65e7c "mm: vmscan: immediately
+    /// reclaim end-of-LRU dirty pages when writeback completes"), it stays on the inactive
+    /// list (`keep_locked`, put back at the head) with `PG_reclaim`. Either way the end of its
+    /// writeback rotates it to the inactive tail.
+    pub reclaim_activates_dirty: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -252,6 +259,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
         kmalloc_large_in_slab: true,
+        reclaim_activates_dirty: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -286,8 +294,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
-        description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min",
+        description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
+                      dirty pages met by reclaim stay inactive until written back (pre-4.12)",
         file_inactive_ratio: InactiveRatio::OneToOne,
+        reclaim_activates_dirty: false,
         watermark_scale_factor: None,
         ..linux_5_0.clone()
     };
@@ -299,7 +309,14 @@ pub fn profiles() -> Vec<KernelProfile> {
         watermark_check_lower_orders: true,
         ..linux_4_4.clone()
     };
-    vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3]
+    let linux_3_13 = KernelProfile {
+        name: "linux-3.13",
+        description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
+                      otherwise as linux-4.3",
+        workingset_refault: false,
+        ..linux_4_3.clone()
+    };
+    vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
 }
 
 /// Look a profile up by name.

@@ -150,6 +150,14 @@ impl Simulation {
             pc.min = c.min / PAGE_SIZE;
             memcg_of_cgroup.push(id);
         }
+        for d in &scn.dirs {
+            if d.path == "/" {
+                let root = &mut k.dirs[crate::types::DirId::ROOT.idx()];
+                (root.uid, root.mode) = (d.uid, d.mode);
+            } else {
+                k.vfs_mkdir(&d.path, d.uid, d.mode);
+            }
+        }
         let inodes: Vec<InodeId> =
             scn.files.iter().map(|f| k.create_inode(&f.path, f.size, f.device.map(|d| DevId(d as u32)), f.uid, f.mode)).collect();
         // Files that a write creates do not exist until then.
@@ -288,6 +296,11 @@ impl Simulation {
             errors: self.errors,
             nr_errors: self.nr_errors,
         })
+    }
+
+    /// The ops that failed so far, as the syscall would (at most the first 100).
+    pub fn op_errors(&self) -> &[String] {
+        &self.errors
     }
 
     fn op_failed(&mut self, ti: usize, op: &crate::scenario::model::OpSpec, e: crate::cgroup::Errno) {
@@ -431,7 +444,7 @@ impl Simulation {
                     self.tasks[ti].cursor = Cursor::Write { pos: next, end };
                 }
             }
-            OpKind::Fadvise { files, directory, advice, offset, length } => {
+            OpKind::Fadvise { path, files, directory, advice, offset, length } => {
                 self.enter(ti);
                 let memcg = self.tasks[ti].memcg;
                 let uid = self.scenario.tasks[ti].uid;
@@ -440,21 +453,25 @@ impl Simulation {
                     Some(0) | None => u32::MAX,
                     Some(l) => ((offset + l - 1) / PAGE_SIZE) as u32,
                 };
+                let mut denied = false;
                 if !*directory {
                     self.kernel.generic_fadvise(self.inodes[files[0]], first, last, *advice, memcg);
-                } else if self.kernel.policies.fadvise_directory && *advice == crate::fadvise::Advice::DontNeed {
-                    // The seed-004 policy: every file below, that the caller may touch.
-                    for &f in files {
-                        let inode = self.inodes[f];
-                        if self.kernel.may_invalidate(inode, uid) {
-                            self.kernel.generic_fadvise(inode, first, last, *advice, memcg);
-                        }
-                    }
                 } else {
-                    // Kernels as they are: only the directory's own mapping, nothing inside.
                     self.kernel.cpu(self.kernel.cost.syscall);
+                    match self.kernel.lookup_dir(path) {
+                        Some(d) if !self.kernel.may_open_dir(d, uid) => denied = true,
+                        // The seed-004 policy: every file below that the caller owns.
+                        Some(d) if self.kernel.policies.fadvise_directory && *advice == crate::fadvise::Advice::DontNeed => {
+                            self.kernel.shrink_pagecache_parent(d, uid);
+                        }
+                        // Kernels as they are: only the directory's own mapping, nothing inside.
+                        _ => {}
+                    }
                 }
                 self.leave(ti, user);
+                if denied {
+                    self.op_failed(ti, op, crate::cgroup::Errno::EACCES);
+                }
                 finished = true;
             }
             OpKind::Stat { file } => {

@@ -39,6 +39,11 @@ typed_id!(
     InodeId
 );
 typed_id!(
+    /// A directory: index into `Kernel::dirs` (a directory's `struct inode` and `struct
+    /// dentry`). The root directory is always `DirId(0)`.
+    DirId
+);
+typed_id!(
     /// A block device (`struct block_device` with its `backing_dev_info`).
     DevId
 );
@@ -52,6 +57,11 @@ impl MemcgId {
     pub const ROOT: MemcgId = MemcgId(0);
     /// No memcg: an uncharged page (`folio_memcg(folio) == NULL`).
     pub const NONE: MemcgId = MemcgId(u32::MAX);
+}
+
+impl DirId {
+    /// `/`.
+    pub const ROOT: DirId = DirId(0);
 }
 
 impl PageId {

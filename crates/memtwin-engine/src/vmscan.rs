@@ -272,12 +272,20 @@ impl Kernel {
                 continue;
             }
             if self.pages[p].test(pg::DIRTY) {
-                // activate_locked: counted as an activation.
-                self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
-                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                self.vmstat.count(VmEvent::Pgactivate, 1);
+                // "Immediately reclaim when written back": PG_reclaim, so that the end of its
+                // writeback rotates it to the inactive tail (clear_dirty_for_io()).
                 kick_flusher = true;
+                if self.profile.reclaim_activates_dirty {
+                    // v4.12+: activate_locked, counted as an activation.
+                    self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                    self.vmstat.count(VmEvent::Pgactivate, 1);
+                } else {
+                    // v3.2-4.11: keep_locked, back to the head of the inactive list.
+                    self.pages[p].flags |= pg::RECLAIM;
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                }
                 continue;
             }
             // folio_check_references(): an unmapped clean file page is reclaimed even when

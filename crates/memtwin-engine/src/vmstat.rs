@@ -59,10 +59,12 @@ pub enum VmEvent {
     CompactSuccess,
     /// `pgmigrate_success`.
     PgmigrateSuccess,
+    /// `pgrotated`: pages moved to the inactive tail when their writeback ended.
+    Pgrotated,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 27;
+pub const NR_VM_EVENTS: usize = 28;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -94,6 +96,7 @@ impl VmEvent {
         (VmEvent::CompactFail, "compact_fail"),
         (VmEvent::CompactSuccess, "compact_success"),
         (VmEvent::PgmigrateSuccess, "pgmigrate_success"),
+        (VmEvent::Pgrotated, "pgrotated"),
     ];
 }
 

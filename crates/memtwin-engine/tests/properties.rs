@@ -43,6 +43,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
         (0..nfiles).prop_map(|file| OpKind::Stat { file }),
         (0..nfiles, prop::bool::ANY, 0u64..2 << 20, prop::option::of(0u64..4 << 20)).prop_map(|(file, dontneed, offset, length)| OpKind::Fadvise {
+            path: format!("/f{file}"),
             files: vec![file],
             directory: false,
             advice: if dontneed { memtwin_engine::fadvise::Advice::DontNeed } else { memtwin_engine::fadvise::Advice::WillNeed },
@@ -50,6 +51,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             length,
         }),
         Just(OpKind::Fadvise {
+            path: "/".into(),
             files: (0..nfiles).collect(),
             directory: true,
             advice: memtwin_engine::fadvise::Advice::DontNeed,
@@ -70,7 +72,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
     let files = prop::collection::vec(0u64..12 << 20, 1..4);
     let limits = prop::collection::vec((prop::option::of(256u64 << 10..16 << 20), 0u64..4 << 20), 1..5);
-    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..5, prop::bool::ANY)
+    (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..6, prop::bool::ANY)
         .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof, release)| {
             let nf = fsizes.len();
             let nc = limits.len();
@@ -104,7 +106,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         boot_used: 300 << 20,
                         boot_superblocks: 3,
                     },
-                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17"][prof as usize]).unwrap(),
+                    profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,
                     policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release, fadvise_directory: release, zonelist_cache: recharge },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
@@ -123,6 +125,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                             mode: 0o644,
                         })
                         .collect(),
+                    dirs: vec![],
                     tasks: tasks
                         .into_iter()
                         .enumerate()

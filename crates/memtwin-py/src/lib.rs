@@ -257,8 +257,9 @@ impl Doc {
                         d.set_item("op", "exec")?;
                         d.set_item("program", program)?;
                     }
-                    OpKind::Fadvise { files, directory, advice, offset, length } => {
+                    OpKind::Fadvise { path, files, directory, advice, offset, length } => {
                         d.set_item("op", "fadvise")?;
+                        d.set_item("path", path)?;
                         d.set_item("files", files.iter().map(|i| fpath(*i)).collect::<Vec<_>>())?;
                         d.set_item("directory", directory)?;
                         d.set_item("advice", match advice {

@@ -8,7 +8,7 @@ use super::value::{merge, Loc, Node, ScenarioError, ScenarioErrors, Sources, Val
 use crate::memcontrol::CgroupVersion;
 use crate::profile::{profile, profiles, Policies};
 
-const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts", "cgroups", "files", "tasks", "report", "variants", "published", "validation"];
+const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts", "cgroups", "dirs", "files", "tasks", "report", "variants", "published", "validation"];
 
 pub(crate) struct Cx<'a> {
     pub sources: &'a Sources,
@@ -651,6 +651,75 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             .max_by_key(|(_, m)| m.path.len())
             .map(|(i, _)| i)
     };
+    // [dirs.PATH]: owner and mode of a directory, and optionally the files it holds.
+    let mut dir_specs: Vec<DirSpec> = vec![];
+    let mut dir_files: Vec<(String, Loc, u64, String, Option<u32>, u32)> = vec![];
+    if let Some(n) = top.get("dirs") {
+        for (dpath, kloc, dnode) in table_entries(cx, n, "dirs") {
+            let what = format!("[dirs.\"{dpath}\"]");
+            let Some(mut t) = Tab::new(cx, dnode, &what) else { continue };
+            let key = |k: &str| format!("dirs.\"{dpath}\".{k}");
+            if !dpath.starts_with('/') {
+                cx.err(kloc, format!("{what}: `{dpath}` is not an absolute path"), format!("write the directory's full path, e.g. [dirs.\"/{}\"]", dpath.trim_start_matches('/')));
+                continue;
+            }
+            let path = if dpath == "/" { "/".to_string() } else { dpath.trim_end_matches('/').to_string() };
+            // No uid: that of the nearest declared directory above (resolved below), else root.
+            let uid = t.get("uid").and_then(|v| get_uint(cx, v, &key("uid"))).map(|u| u.min(u32::MAX as u64 - 1) as u32).unwrap_or(u32::MAX);
+            let mode = t.get("mode").and_then(|v| get_mode(cx, v, &key("mode"))).unwrap_or(0o755);
+            if let Some(fnode) = t.get("files") {
+                let fwhat = format!("{what} files");
+                if let Some(mut ft) = Tab::new(cx, fnode, &fwhat) {
+                    let count = match ft.get("count") {
+                        Some(v) => get_uint(cx, v, &key("files.count")).unwrap_or(0),
+                        None => {
+                            cx.err(&fnode.loc, format!("{fwhat} has no `count`"), "add count = 360 (files f1 ... f360)");
+                            0
+                        }
+                    };
+                    if count > 1_000_000 {
+                        cx.err(&fnode.loc, format!("{fwhat}: count {count} is more than the engine takes"), "declare at most 1000000 files per directory");
+                    }
+                    let size = match ft.get("size") {
+                        Some(v) => get_size(cx, v, &key("files.size")).unwrap_or(0),
+                        None => {
+                            cx.err(&fnode.loc, format!("{fwhat} has no `size`"), "add size = \"2M\"");
+                            0
+                        }
+                    };
+                    let name = match ft.get("name") {
+                        Some(v) => get_str(cx, v, &key("files.name")).map(str::to_string).unwrap_or_default(),
+                        None => "f{i}".to_string(),
+                    };
+                    if !name.contains("{i}") || name.contains('/') {
+                        cx.err(&fnode.loc, format!("{fwhat}: name `{name}` must hold `{{i}}` and no `/`"), "write name = \"f{i}\" (files f1, f2, ...)");
+                    }
+                    let fuid = ft.get("uid").and_then(|v| get_uint(cx, v, &key("files.uid"))).map(|u| u.min(u32::MAX as u64) as u32);
+                    let fmode = ft.get("mode").and_then(|v| get_mode(cx, v, &key("files.mode"))).unwrap_or(0o644);
+                    ft.finish(cx, &["count", "size", "name", "uid", "mode"]);
+                    if count <= 1_000_000 && name.contains("{i}") && !name.contains('/') {
+                        for i in 1..=count {
+                            let base = if path == "/" { String::new() } else { path.clone() };
+                            dir_files.push((format!("{base}/{}", name.replace("{i}", &i.to_string())), fnode.loc.clone(), size, path.clone(), fuid, fmode));
+                        }
+                    }
+                }
+            }
+            t.finish(cx, &["uid", "mode", "files"]);
+            dir_specs.push(DirSpec { path, uid, mode });
+        }
+    }
+    dir_specs.sort_by_key(|d| d.path.matches('/').count());
+    for i in 0..dir_specs.len() {
+        if dir_specs[i].uid == u32::MAX {
+            let p = dir_specs[i].path.clone();
+            dir_specs[i].uid = dir_specs[..i].iter().filter(|d| d.path == "/" || p.starts_with(&format!("{}/", d.path))).max_by_key(|d| d.path.len()).map(|d| d.uid).unwrap_or(0);
+        }
+    }
+    // The owner of a file nobody named one for: that of its nearest declared directory.
+    let inherited_uid = |path: &str, dirs: &[DirSpec]| -> u32 {
+        dirs.iter().filter(|d| d.path == "/" || path.starts_with(&format!("{}/", d.path))).max_by_key(|d| d.path.len()).map(|d| d.uid).unwrap_or(0)
+    };
     let mut files: Vec<FileSpec> = vec![];
     if let Some(n) = top.get("files") {
         for (fpath, kloc, fnode) in table_entries(cx, n, "files") {
@@ -685,14 +754,29 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     None
                 }
             };
-            let uid = t.get("uid").and_then(|v| get_uint(cx, v, &key("uid"))).unwrap_or(0) as u32;
-            let mode = t.get("mode").and_then(|v| get_uint(cx, v, &key("mode"))).unwrap_or(0o644) as u32;
+            let uid = t.get("uid").and_then(|v| get_uint(cx, v, &key("uid"))).map(|u| u.min(u32::MAX as u64) as u32).unwrap_or_else(|| inherited_uid(fpath, &dir_specs));
+            let mode = t.get("mode").and_then(|v| get_mode(cx, v, &key("mode"))).unwrap_or(0o644);
             t.finish(cx, &["size", "device", "uid", "mode"]);
             if size > (u32::MAX as u64 - 1) * crate::types::PAGE_SIZE {
                 cx.err(kloc, format!("{what} is larger than the engine's 16 TiB file limit"), "make the file smaller than 16T");
             }
             files.push(FileSpec { path: fpath.clone(), size, device, uid, mode });
         }
+    }
+    for (fpath, loc, size, dpath, fuid, fmode) in dir_files {
+        if files.iter().any(|f| f.path == fpath) {
+            continue; // a [files] entry of the same path overrides the generated one
+        }
+        let device = match mount_of(&fpath, &mounts) {
+            Some(m) => mounts[m].device,
+            None if devices.len() == 1 => Some(0),
+            None => {
+                cx.err(&loc, format!("the files of [dirs.\"{dpath}\"] need a device"), "declare exactly one [devices.NAME], or a mount holding the directory");
+                break;
+            }
+        };
+        let uid = fuid.unwrap_or_else(|| inherited_uid(&fpath, &dir_specs));
+        files.push(FileSpec { path: fpath, size, device, uid, mode: fmode });
     }
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
@@ -763,7 +847,24 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
     dyn_cgroups.sort();
     dyn_cgroups.dedup();
-    for (_, _, _, _, ops) in &expanded {
+    // Directories a task's file creation implies are the task's, as `mkdir -p` makes them.
+    let mut created_dirs: Vec<DirSpec> = vec![];
+    for (_, _, _, (_, task_uid, _), ops) in &expanded {
+        for (n, _, _) in ops {
+            if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
+                if let Some(f) = op_str(n, "file") {
+                    if !files.iter().any(|x| x.path == f) {
+                        let mut d = crate::fs::parent_path(&f).to_string();
+                        while d != "/" && !created_dirs.iter().any(|x| x.path == d) {
+                            created_dirs.push(DirSpec { path: d.clone(), uid: *task_uid, mode: 0o755 });
+                            d = crate::fs::parent_path(&d).to_string();
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (_, _, _, (_, task_uid, _), ops) in &expanded {
         for (n, _, _) in ops {
             if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
                 if let Some(f) = op_str(n, "file") {
@@ -772,9 +873,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                     let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
                     match mount_of(&f, &all_mounts) {
-                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: 0, mode: 0o644 }),
+                        // inode_init_owner(): the creating task's fsuid; mode 0666 & ~umask 022.
+                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644 }),
                         // With a single disk, files outside any mount live on it.
-                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: 0, mode: 0o644 }),
+                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644 }),
                         None => cx.err(
                             &n.loc,
                             format!("`{f}` is created here, but no mount holds it"),
@@ -785,7 +887,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
     }
-    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups };
+    let dirs = all_dirs(cx, top.get("dirs"), dir_specs, created_dirs, &files);
+    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups, dirs: &dirs };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
@@ -911,6 +1014,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         mounts,
         cgroups,
         files,
+        dirs,
         tasks,
         sample_interval,
         report_metrics,
@@ -998,6 +1102,7 @@ type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32, u32),
 /// What op references are checked against.
 struct Known<'a> {
     files: &'a [FileSpec],
+    dirs: &'a [DirSpec],
     cgroups: &'a [CgroupSpec],
     dyn_cgroups: &'a [String],
 }
@@ -1233,15 +1338,20 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             }
         }
         "fadvise" => {
+            let mut fadvise_path = String::new();
             let (files_idx, directory) = match t.get("path") {
                 Some(v) => match get_str(cx, v, &k("path")) {
                     Some(p) => {
-                        let p = p.trim_end_matches('/');
+                        let p = if p == "/" { "/" } else { p.trim_end_matches('/') };
+                        fadvise_path = p.to_string();
                         if let Some(i) = files.iter().position(|f| f.path == p) {
                             (Some(vec![i]), false)
                         } else {
-                            let below: Vec<usize> = files.iter().enumerate().filter(|(_, f)| f.path.starts_with(&format!("{p}/"))).map(|(i, _)| i).collect();
-                            if below.is_empty() {
+                            let prefix = if p == "/" { "/".to_string() } else { format!("{p}/") };
+                            let below: Vec<usize> = files.iter().enumerate().filter(|(_, f)| f.path.starts_with(&prefix)).map(|(i, _)| i).collect();
+                            if below.is_empty() && known.dirs.iter().any(|d| d.path == p) {
+                                (Some(below), true)
+                            } else if below.is_empty() {
                                 cx.err(&v.loc, format!("`{p}` is neither a file nor a directory holding files"), "name a declared file, or a directory that [files] entries lie below");
                                 (None, false)
                             } else {
@@ -1274,7 +1384,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
             let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
             t.finish(cx, &["op", "step", "path", "advice", "offset", "length"]);
-            OpKind::Fadvise { files: files_idx?, directory, advice: advice?, offset, length }
+            OpKind::Fadvise { path: fadvise_path, files: files_idx?, directory, advice: advice?, offset, length }
         }
         "exec" => {
             let program = t.get("program").and_then(|v| get_str(cx, v, &k("program")).map(str::to_string)).unwrap_or_else(|| "a.out".into());
@@ -1348,4 +1458,49 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
         }
     };
     Some(OpSpec { step, kind: op })
+}
+
+/// A file or directory mode: an integer (`0o755`) or an octal string (`"0755"`, `"755"`).
+fn get_mode(cx: &mut Cx, n: &Node, what: &str) -> Option<u32> {
+    let v = match &n.v {
+        Val::Int(i) if (0..=0o7777).contains(i) => Some(*i as u32),
+        Val::Str(s) => u32::from_str_radix(s.trim_start_matches("0o"), 8).ok().filter(|m| *m <= 0o7777),
+        _ => None,
+    };
+    if v.is_none() {
+        cx.err(&n.loc, format!("{what} is not a permission mode"), format!("write {what} = 0o755 or {what} = \"0755\" (octal, at most 7777)"));
+    }
+    v
+}
+
+/// Every directory of the scenario, parents first: `/`, those declared in [dirs] (owner and
+/// mode as written), those above declared files (root's, 0755) and those a task's file
+/// creation makes (the task's, 0755). A path both a file and a directory is an error.
+fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, created: Vec<DirSpec>, files: &[FileSpec]) -> Vec<DirSpec> {
+    let mut out: Vec<DirSpec> = declared;
+    for f in files {
+        let mut d = crate::fs::parent_path(&f.path).to_string();
+        while d != "/" && !out.iter().any(|x| x.path == d) {
+            let c = created.iter().find(|c| c.path == d).cloned();
+            out.push(c.unwrap_or(DirSpec { path: d.clone(), uid: 0, mode: 0o755 }));
+            d = crate::fs::parent_path(&d).to_string();
+        }
+    }
+    for c in created {
+        if !out.iter().any(|x| x.path == c.path) {
+            out.push(c);
+        }
+    }
+    if let Some(n) = dirs_node {
+        if let Val::Table(entries) = &n.v {
+            for (p, loc, _) in entries {
+                let p = p.trim_end_matches('/');
+                if files.iter().any(|f| f.path == p) {
+                    cx.err(loc, format!("`{p}` is declared both as a directory and as a file"), format!("remove [dirs.\"{p}\"] or [files.\"{p}\"]"));
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| (a.path != "/", a.path.matches('/').count(), &a.path).cmp(&(b.path != "/", b.path.matches('/').count(), &b.path)));
+    out
 }

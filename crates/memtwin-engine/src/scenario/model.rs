@@ -34,6 +34,9 @@ pub struct Scenario {
     pub mounts: Vec<MountSpec>,
     /// Files (declared, and those that `write { create = true }` ops create).
     pub files: Vec<FileSpec>,
+    /// Directories, parents before children (`/` is implicit: root's, mode 0755, unless
+    /// declared).
+    pub dirs: Vec<DirSpec>,
     /// Tasks.
     pub tasks: Vec<TaskSpec>,
     /// Time-series sampling interval.
@@ -123,6 +126,17 @@ pub struct FileSpec {
     pub mode: u32,
 }
 
+/// A directory: `[dirs.PATH]`, or implied by the files below it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DirSpec {
+    /// Absolute path, without a trailing `/`.
+    pub path: String,
+    /// Owner uid.
+    pub uid: u32,
+    /// Permission bits.
+    pub mode: u32,
+}
+
 /// Access pattern of a read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Pattern {
@@ -190,6 +204,8 @@ pub enum OpKind {
     },
     /// `posix_fadvise()` on a file range, or on a directory (`files` below it).
     Fadvise {
+        /// The path advised (a file or a directory).
+        path: String,
         /// The file, or the files below the directory (indices into `files`).
         files: Vec<usize>,
         /// Whether `path` named a directory.

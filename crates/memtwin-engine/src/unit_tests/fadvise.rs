@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::fadvise::Advice;
+use crate::vmstat::VmEvent;
 
 fn machine(policy: bool, extra: &str) -> Simulation {
     sim(&format!(
@@ -149,5 +150,60 @@ fn the_directory_policy_cleans_the_tree_where_the_caller_may() {
     assert_eq!(k.mappings[inode(&s, "/d/sub/b").idx()].nrpages, 0, "recursively");
     assert_eq!(k.mappings[inode(&s, "/d/sub/c").idx()].nrpages, 256, "uid 2000's file: no permission");
     assert_eq!(k.mappings[inode(&s, "/other").idx()].nrpages, 256, "outside the tree");
+    assert_invariants(k);
+}
+
+/// `generic_fadvise()` passes the advised byte range to `__filemap_fdatawrite_range()`: dirty
+/// pages outside it stay dirty and stay in the page cache.
+#[test]
+fn dontneed_writes_back_only_the_range() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"write\", file = \"/d/a\", length = \"64K\" }]\n");
+    let a = inode(&s, "/d/a");
+    run(&mut s);
+    let k = &mut s.kernel;
+    assert_eq!(k.mappings[a.idx()].nrdirty, 16);
+    let written = k.io.write_bytes;
+    let st = k.generic_fadvise(a, 4, 7, Advice::DontNeed, MemcgId::ROOT);
+    assert_eq!((st.dropped, st.kept), (0, 4), "the range is under writeback: kept");
+    assert_eq!(k.mappings[a.idx()].nrdirty, 12, "only pages 4..=7 were written back");
+    assert_eq!(k.io.write_bytes - written, 4 * 4096);
+    for i in (0..4).chain(8..16) {
+        assert!(k.pages[page_at(k, a, i)].test(pg::DIRTY), "page {i} outside the range stays dirty");
+    }
+    assert!(k.dirty_inodes.contains(&a), "the inode still has dirty pages");
+    let st = k.generic_fadvise(a, 4, 7, Advice::DontNeed, MemcgId::ROOT);
+    assert_eq!((st.dropped, st.kept), (4, 0), "clean now: dropped");
+    assert_eq!(k.mappings[a.idx()].nrpages, 12);
+    assert_invariants(k);
+}
+
+/// `lru_deactivate_file()`: a page the invalidation could not drop because it is dirty or
+/// under writeback goes to the inactive head with PG_reclaim; once its writeback ends it is
+/// rotated to the inactive tail, the next page reclaim takes.
+#[test]
+fn kept_pages_go_to_the_inactive_head_with_pg_reclaim_and_rotate_to_the_tail_when_written() {
+    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let (ct, a) = (memcg(&s, "ct"), inode(&s, "/d/a"));
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, 8, ct);
+    read_pages(k, a, 0, 8, ct); // active
+    read_pages(k, a, 8, 8, ct); // inactive, ahead of page 5 for reclaim
+    let p = page_at(k, a, 5);
+    k.folio_mark_dirty(p);
+    // DONTNEED on page 5 only: the writeback ends before the deactivation in the engine's
+    // time (queued = done), so the page is kept, deactivated with PG_reclaim, at the head.
+    let st = k.generic_fadvise(a, 5, 5, Advice::DontNeed, ct);
+    assert_eq!((st.dropped, st.kept), (0, 1));
+    assert_eq!(lru_of(k, p), Some(LruList::InactiveFile));
+    assert!(k.pages[p].test(pg::RECLAIM), "PG_reclaim set for rotation at writeback end");
+    let v = k.lruvec_idx(ct, 0);
+    assert_ne!(k.lruvecs[v].tail(LruList::InactiveFile), Some(p), "at the head, not the tail");
+    // Dirty it again and write it back: the end of writeback rotates it to the tail.
+    k.folio_mark_dirty(p);
+    let rotated = k.vmstat.get(VmEvent::Pgrotated);
+    k.writeback_inode(a, u64::MAX);
+    assert_eq!(k.lruvecs[v].tail(LruList::InactiveFile), Some(p), "rotated to the tail");
+    assert!(!k.pages[p].test(pg::RECLAIM));
+    assert_eq!(k.vmstat.get(VmEvent::Pgrotated), rotated + 1);
     assert_invariants(k);
 }

@@ -9,6 +9,7 @@ mod cgroup;
 mod dcache;
 mod fadvise;
 mod filemap;
+mod fs;
 mod list_lru;
 mod memcontrol;
 mod page_alloc;
