@@ -4,7 +4,10 @@
 (b) constant memcg-limit reclaim: a 1 GiB file read through a 20M memcg, so every page is a
     miss that charges, reclaims one page and evicts it;
 (c) simulator bytes per resident simulated page (page arena + page-cache slots), with the
-    whole 1 GiB file resident.
+    whole 1 GiB file resident;
+(d) the page allocator's hot paths: first-touch anonymous faults of base pages and of huge
+    pages (THP) with munmap, on a 2-node machine with a DMA32 zone (mmap 1 GiB, touch,
+    munmap, 8 times).
 Throughput is simulated page accesses per wall-clock second, best of `repeat` runs.
 """
 
@@ -34,6 +37,23 @@ def _scenario(reads: int, limit: str) -> dict:
     }
 
 
+def _anon_scenario(thp: bool) -> dict:
+    ops = []
+    for i in range(8):
+        ops += [
+            {"op": "mmap", "name": "m", "size": "1G", "step": "fault"},
+            {"op": "touch", "name": "m", "step": "fault"},
+            {"op": "munmap", "name": "m", "step": "fault"},
+        ]
+    return {
+        "scenario": {"name": "bench-anon"},
+        "machine": {"ram": "8G", "cpus": 2, "nodes": 2, "dma32": "1G"},
+        "kernel": {"profile": "linux-4.3", "thp": "always" if thp else "never"},
+        "tasks": {"t": {"ops": ops}},
+        "report": {"sample_interval": "10s"},
+    }
+
+
 def _time(doc, repeat: int) -> tuple[float, dict]:
     best, out = float("inf"), {}
     for _ in range(repeat):
@@ -56,8 +76,15 @@ def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
     rec_rate = rec_out["engine"]["page_events"] / t_rec
     steal = sum(s["metrics"]["memcg.pgsteal"] for s in rec_out["steps"])
 
+    anon = {}
+    for name, thp in (("base_pages", False), ("thp", True)):
+        doc = _memtwin.load_dict(_anon_scenario(thp), f"bench-anon-{name}")
+        t, out = _time(doc, repeat)
+        anon[name] = {"page_events": out["engine"]["page_events"], "seconds": t, "events_per_second": out["engine"]["page_events"] / t}
+
     e = warm_out["engine"]
     return {
+        "anon_faults": anon,
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()},
         "date": time.strftime("%Y-%m-%d"),
         "hit_path": {"page_events": hit_events, "seconds": t_warm - t_cold, "events_per_second": hit_rate, "target": 20e6},
@@ -82,5 +109,7 @@ def format_bench(r: dict) -> str:
             f"(b) under memcg-limit reclaim: {c['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 5)   {ok(c['events_per_second'] >= c['target'])}"
             f"  [{int(c['pages_reclaimed'])} pages reclaimed]",
             f"(c) memory:                    {m['bytes_per_resident_page']:8.1f} bytes per resident page (target <= 48)  {ok(m['bytes_per_resident_page'] <= m['target'])}",
+            f"(d) anonymous faults + munmap: {r['anon_faults']['base_pages']['events_per_second'] / 1e6:8.1f} M base pages/s, "
+            f"{r['anon_faults']['thp']['events_per_second'] / 1e6:.1f} M pages/s in huge pages",
         ]
     )

@@ -112,8 +112,10 @@ impl PageArena {
         let i = pfn.idx();
         if i >= self.pages.len() {
             assert!(i < self.max_pfns, "pfn {i} beyond the machine's memory");
-            let want = (i + 1).max(self.pages.len() + self.pages.len() / 2).min(self.max_pfns.max(i + 1));
-            self.pages.resize(want, Page::FREE);
+            // Fill the reserved capacity first (no reallocation), then grow by half.
+            let cap = self.pages.capacity();
+            let want = if i < cap { cap } else { (i + 1).max(cap + cap / 2) };
+            self.pages.resize(want.min(self.max_pfns.max(i + 1)), Page::FREE);
         }
         debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
         self.pages[i] = Page { mapping, index, ..Page::FREE };
