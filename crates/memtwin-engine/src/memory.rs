@@ -84,10 +84,11 @@ impl Kernel {
         if self.thp_enabled {
             let start = index & !(PAGEBLOCK_NR as u32 - 1);
             let end = start as usize + PAGEBLOCK_NR as usize;
-            if end <= self.vmas[v].pages.len() && self.vmas[v].pages[start as usize..end].iter().all(|p| *p == PageId::NIL) {
-                if self.do_huge_pmd_anonymous_page(vma, start)? {
-                    return Ok(());
-                }
+            if end <= self.vmas[v].pages.len()
+                && self.vmas[v].pages[start as usize..end].iter().all(|p| *p == PageId::NIL)
+                && self.do_huge_pmd_anonymous_page(vma, start)?
+            {
+                return Ok(());
             }
         }
         self.do_anonymous_page(vma, index, nid)

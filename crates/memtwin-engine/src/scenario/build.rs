@@ -922,8 +922,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         mapped.retain(|m| m != name);
                     }
                 }
-                OpKind::MmapProbe { while_task, .. } => {
-                    if !task_names.contains(while_task) || *while_task == t.name {
+                OpKind::MmapProbe { while_task, .. } if !task_names.contains(while_task) || *while_task == t.name => {
+                    {
                         cx.err(
                             &task_locs[ti].0,
                             format!("task `{}` step `{}`: while_task `{while_task}` is not another task", t.name, op.step),
