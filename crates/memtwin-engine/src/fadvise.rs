@@ -74,28 +74,12 @@ impl Kernel {
                 }
                 let any_dirty = (first..=last).any(|i| self.mappings[inode.idx()].lookup(i).is_some_and(|p| self.pages[p].test(pg::DIRTY)));
                 if any_dirty {
-                    for i in first..=last {
-                        if let Some(p) = self.mappings[inode.idx()].lookup(i) {
-                            if self.pages[p].test(pg::DIRTY) {
-                                self.pages[p].flags |= pg::WRITEBACK;
-                            }
-                        }
-                    }
                     self.writeback_range(inode, first, last, u64::MAX);
                     if self.mappings[inode.idx()].nrdirty == 0 {
                         self.dirty_inodes.retain(|&i| i != inode);
                     }
                 }
-                let st = self.mapping_try_invalidate(inode, first, last);
-                if any_dirty {
-                    // The engine's writeback is complete once queued (see page_writeback.rs).
-                    for i in first..=last {
-                        if let Some(p) = self.mappings[inode.idx()].lookup(i) {
-                            self.pages[p].flags &= !pg::WRITEBACK;
-                        }
-                    }
-                }
-                st
+                self.mapping_try_invalidate(inode, first, last)
             }
         }
     }

@@ -100,6 +100,11 @@ pub struct Kernel {
     pub page_events: u64,
     /// `transparent_hugepage/enabled` = always.
     pub thp_enabled: bool,
+    /// Write requests in flight: (completion time, inode, first page, pages), earliest first.
+    pub wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32, u32, u32)>>,
+    /// Per frame, the completion time of the write request it is in (valid while
+    /// `PG_writeback`).
+    pub wb_done: Vec<Nanos>,
     /// Anonymous mappings (VMAs); index = `VmaId`.
     pub vmas: Vec<crate::memory::Vma>,
     /// Unmapped VMA entries, reused first.
@@ -144,6 +149,8 @@ impl Kernel {
             nr_nodes: 1,
             page_events: 0,
             thp_enabled: false,
+            wb_queue: Default::default(),
+            wb_done: vec![],
             vmas: vec![],
             free_vmas: vec![],
         };

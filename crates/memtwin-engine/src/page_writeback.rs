@@ -3,8 +3,9 @@
 //! Dirty pages are written back by the flusher when the machine's dirty pages pass
 //! `dirty_background_ratio` of dirtyable memory, when reclaim meets them, and on fsync. A
 //! writer is throttled in `balance_dirty_pages()` above `dirty_ratio` until the device has
-//! caught up. Written-back pages become clean at once; the device stays busy for the
-//! transfer, so later reads queue behind it.
+//! caught up. A page being written is clean and `PG_writeback` until its request completes
+//! on the device (`folio_end_writeback()`, run by [`Kernel::writeback_end_io`] whenever the
+//! clock has passed the completion); reclaim cannot free it until then.
 
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
@@ -40,15 +41,49 @@ impl Kernel {
 
     /// `balance_dirty_pages()`: start background writeback above the background threshold;
     /// above the hard threshold, write back and wait for the device.
+    /// Throttled while dirty plus writeback pages are above the hard threshold, the writer
+    /// waits for writeback to complete.
     pub fn balance_dirty_pages(&mut self) {
         let dirtyable = self.global_dirtyable_memory();
         let bg = dirtyable * self.profile.dirty_background_ratio as u64 / 100;
         let thresh = dirtyable * self.profile.dirty_ratio as u64 / 100;
         let dirty = self.vmstat.nr_dirty;
         if dirty > bg {
-            let done = self.writeback_dirty(dirty - bg / 2);
-            if dirty > thresh {
-                self.wait_until(done);
+            self.writeback_dirty(dirty - bg / 2);
+        }
+        while self.vmstat.nr_dirty + self.vmstat.nr_writeback > thresh {
+            let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
+            self.wait_until(t);
+            self.writeback_end_io();
+        }
+    }
+
+    /// `folio_end_writeback()` for every write request that has completed by now: the pages
+    /// leave `PG_writeback`, and those reclaim or a DONTNEED met while they were dirty or
+    /// under writeback (`PG_reclaim`) go to the tail of the inactive list, to be reclaimed next
+    /// (`folio_rotate_reclaimable()`, mm/swap.c; v4.12+ also takes them off the active list,
+    /// where v4.12+ reclaim puts dirty pages).
+    pub fn writeback_end_io(&mut self) {
+        while let Some(&std::cmp::Reverse((done, inode, start, n))) = self.wb_queue.peek() {
+            if done > self.now {
+                break;
+            }
+            self.wb_queue.pop();
+            for i in start..start + n {
+                let Some(p) = self.mappings[inode as usize].lookup(i) else { continue };
+                if !self.pages[p].test(pg::WRITEBACK) || self.wb_done[p.idx()] != done {
+                    continue; // rewritten since, by a later request
+                }
+                self.pages[p].flags &= !pg::WRITEBACK;
+                self.vmstat.nr_writeback -= 1;
+                if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) && !self.pages[p].test(pg::DIRTY) {
+                    let v = self.folio_lruvec(p);
+                    self.lruvecs[v].del(&mut self.pages, p);
+                    self.pages[p].flags &= !pg::ACTIVE;
+                    self.lruvecs[v].add_tail(&mut self.pages, p, crate::mmzone::LruList::InactiveFile);
+                    self.vmstat.count(VmEvent::Pgrotated, 1);
+                }
+                self.pages[p].flags &= !pg::RECLAIM;
             }
         }
     }
@@ -102,6 +137,7 @@ impl Kernel {
             match (dirty_page, run) {
                 (Some(p), _) => {
                     self.clear_dirty_for_io(p);
+                    self.folio_start_writeback(p);
                     written += 1;
                     run = Some(match run {
                         Some((s, n)) => (s, n + 1),
@@ -122,21 +158,17 @@ impl Kernel {
         (written, done)
     }
 
-    /// `folio_clear_dirty_for_io()` + `folio_start_writeback()` ... `folio_end_writeback()`:
-    /// the engine completes writeback when it is queued (the device stays busy), so this is
-    /// also where `folio_rotate_reclaimable()` runs: a page that reclaim or a DONTNEED met
-    /// while it was dirty (`PG_reclaim`) goes to the tail of the inactive list to be reclaimed
-    /// next (mm/swap.c `rotate_reclaimable_page()` since 2.6.x; v4.12+ also takes it off the
-    /// active list, where v4.12+ reclaim puts dirty pages).
-    fn clear_dirty_for_io(&mut self, p: PageId) {
-        if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) {
-            let v = self.folio_lruvec(p);
-            self.lruvecs[v].del(&mut self.pages, p);
-            self.pages[p].flags &= !pg::ACTIVE;
-            self.lruvecs[v].add_tail(&mut self.pages, p, crate::mmzone::LruList::InactiveFile);
-            self.vmstat.count(VmEvent::Pgrotated, 1);
+    /// `folio_start_writeback()`: the page is under writeback until its request completes.
+    fn folio_start_writeback(&mut self, p: PageId) {
+        if !self.pages[p].test(pg::WRITEBACK) {
+            self.pages[p].flags |= pg::WRITEBACK;
+            self.vmstat.nr_writeback += 1;
         }
-        self.pages[p].flags &= !(pg::DIRTY | pg::RECLAIM);
+    }
+
+    /// `folio_clear_dirty_for_io()`: the page is clean from the moment its write is issued.
+    fn clear_dirty_for_io(&mut self, p: PageId) {
+        self.pages[p].flags &= !pg::DIRTY;
         let inode = self.pages[p].mapping;
         self.mappings[inode.idx()].nrdirty -= 1;
         self.vmstat.nr_dirty -= 1;
@@ -151,6 +183,15 @@ impl Kernel {
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("shmem pages are never dirty-tracked");
         let done = self.devices[dev.idx()].submit(Dir::Write, base + start as u64, n as u64, self.now);
+        for i in start..start + n {
+            if let Some(p) = self.mappings[inode.idx()].lookup(i) {
+                if p.idx() >= self.wb_done.len() {
+                    self.wb_done.resize(self.pages.len().max(p.idx() + 1), 0);
+                }
+                self.wb_done[p.idx()] = done;
+            }
+        }
+        self.wb_queue.push(std::cmp::Reverse((done, inode.0, start, n)));
         self.vmstat.count(VmEvent::Pgpgout, n as u64 * PAGE_SIZE / 1024);
         self.io.write_bytes += n as u64 * PAGE_SIZE;
         done
@@ -162,5 +203,6 @@ impl Kernel {
         let (_, done) = self.writeback_inode(inode, u64::MAX);
         self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
         self.wait_until(done);
+        self.writeback_end_io();
     }
 }

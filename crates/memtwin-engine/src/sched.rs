@@ -327,6 +327,7 @@ impl Simulation {
         let t = &self.tasks[ti];
         k.now = t.times.clock;
         k.cur_nid = t.node;
+        k.writeback_end_io();
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.io = IoAcct::default();

@@ -35,6 +35,8 @@ pub struct ScanControl {
     pub memcg_low_reclaim: bool,
     /// `memcg_low_skipped`.
     pub memcg_low_skipped: bool,
+    /// `nr.writeback`: pages found under writeback.
+    pub nr_writeback: u64,
 }
 
 impl ScanControl {
@@ -49,6 +51,7 @@ impl ScanControl {
             kswapd,
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
+            nr_writeback: 0,
         }
     }
 }
@@ -267,8 +270,16 @@ impl Kernel {
             self.lruvecs[v].del(&mut self.pages, p);
             scanned += 1;
             self.cpu(self.cost.scan_page);
-            if self.folio_test_locked(p) || self.pages[p].test(pg::WRITEBACK) {
+            if self.folio_test_locked(p) {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                continue;
+            }
+            if self.pages[p].test(pg::WRITEBACK) {
+                // shrink_folio_list() "case 2": mark it for immediate reclaim and keep it; the
+                // end of its writeback rotates it to the tail (writeback_end_io()).
+                self.pages[p].flags |= pg::RECLAIM;
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                sc.nr_writeback += 1;
                 continue;
             }
             if self.pages[p].test(pg::DIRTY) {

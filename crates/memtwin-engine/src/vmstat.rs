@@ -107,6 +107,8 @@ pub struct VmStat {
     pub events: [u64; NR_VM_EVENTS],
     /// `NR_FILE_DIRTY`: dirty page-cache pages.
     pub nr_dirty: u64,
+    /// `NR_WRITEBACK`: pages under writeback (/proc/meminfo `Writeback`).
+    pub nr_writeback: u64,
     /// `NR_ANON_PAGES`: anonymous pages (/proc/meminfo `AnonPages`).
     pub nr_anon_pages: u64,
     /// `NR_FILE_PAGES`: page-cache pages (/proc/meminfo `Cached`).

@@ -72,6 +72,12 @@ fn dontneed_starts_writeback_but_keeps_dirty_pages_this_time() {
     assert_eq!((st.dropped, st.kept), (0, 16), "under writeback: kept");
     assert_eq!(k.mappings[a.idx()].nrdirty, 0, "writeback was started");
     let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+    assert_eq!((st.dropped, st.kept), (0, 16), "still under writeback: kept");
+    // The write completes on the device.
+    k.now += 1_000_000_000;
+    k.writeback_end_io();
+    assert_eq!(k.vmstat.nr_writeback, 0);
+    let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
     assert_eq!((st.dropped, st.kept), (16, 0), "clean now: dropped");
     assert_invariants(k);
 }
@@ -171,6 +177,8 @@ fn dontneed_writes_back_only_the_range() {
         assert!(k.pages[page_at(k, a, i)].test(pg::DIRTY), "page {i} outside the range stays dirty");
     }
     assert!(k.dirty_inodes.contains(&a), "the inode still has dirty pages");
+    k.now += 1_000_000_000;
+    k.writeback_end_io();
     let st = k.generic_fadvise(a, 4, 7, Advice::DontNeed, MemcgId::ROOT);
     assert_eq!((st.dropped, st.kept), (4, 0), "clean now: dropped");
     assert_eq!(k.mappings[a.idx()].nrpages, 12);
@@ -190,18 +198,19 @@ fn kept_pages_go_to_the_inactive_head_with_pg_reclaim_and_rotate_to_the_tail_whe
     read_pages(k, a, 8, 8, ct); // inactive, ahead of page 5 for reclaim
     let p = page_at(k, a, 5);
     k.folio_mark_dirty(p);
-    // DONTNEED on page 5 only: the writeback ends before the deactivation in the engine's
-    // time (queued = done), so the page is kept, deactivated with PG_reclaim, at the head.
+    // DONTNEED on page 5 only: its writeback has only started, so the page is kept,
+    // deactivated with PG_reclaim, at the head.
     let st = k.generic_fadvise(a, 5, 5, Advice::DontNeed, ct);
     assert_eq!((st.dropped, st.kept), (0, 1));
     assert_eq!(lru_of(k, p), Some(LruList::InactiveFile));
     assert!(k.pages[p].test(pg::RECLAIM), "PG_reclaim set for rotation at writeback end");
     let v = k.lruvec_idx(ct, 0);
     assert_ne!(k.lruvecs[v].tail(LruList::InactiveFile), Some(p), "at the head, not the tail");
-    // Dirty it again and write it back: the end of writeback rotates it to the tail.
-    k.folio_mark_dirty(p);
+    // The end of its writeback rotates it to the tail.
     let rotated = k.vmstat.get(VmEvent::Pgrotated);
-    k.writeback_inode(a, u64::MAX);
+    assert!(k.pages[p].test(pg::WRITEBACK));
+    k.now += 1_000_000_000;
+    k.writeback_end_io();
     assert_eq!(k.lruvecs[v].tail(LruList::InactiveFile), Some(p), "rotated to the tail");
     assert!(!k.pages[p].test(pg::RECLAIM));
     assert_eq!(k.vmstat.get(VmEvent::Pgrotated), rotated + 1);
