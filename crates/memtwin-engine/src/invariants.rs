@@ -126,6 +126,12 @@ impl Kernel {
                 return Err(format!("memcg {} usage {} above its limit {}", m.path, m.counter.usage, m.counter.max));
             }
         }
+        // Swap slots: every slot in use is named by exactly one page-table entry.
+        let named: u64 = self.vmas.iter().filter(|v| v.live).map(|v| v.swap.iter().filter(|&&s| s != crate::swapfile::NO_SLOT).count() as u64).sum();
+        let (_, inuse) = self.swap_usage();
+        if named != inuse {
+            return Err(format!("{inuse} swap slots in use but page tables name {named}"));
+        }
         self.check_lifecycle()?;
         self.check_directories()?;
         for (ino, m) in self.mappings.iter().enumerate() {

@@ -105,6 +105,10 @@ pub struct Kernel {
     /// Per frame, the completion time of the write request it is in (valid while
     /// `PG_writeback`).
     pub wb_done: Vec<Nanos>,
+    /// The swap area (`swapon`), if the machine has one.
+    pub swap: Option<crate::swapfile::SwapArea>,
+    /// Swap writes in flight: (completion time, frame), earliest first.
+    pub swap_wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
     /// Anonymous mappings (VMAs); index = `VmaId`.
     pub vmas: Vec<crate::memory::Vma>,
     /// Unmapped VMA entries, reused first.
@@ -151,6 +155,8 @@ impl Kernel {
             thp_enabled: false,
             wb_queue: Default::default(),
             wb_done: vec![],
+            swap: None,
+            swap_wb_queue: Default::default(),
             vmas: vec![],
             free_vmas: vec![],
         };

@@ -30,6 +30,7 @@ pub mod scenario;
 pub mod slab;
 pub mod sched;
 pub mod swap;
+pub mod swapfile;
 pub mod types;
 pub mod vmscan;
 pub mod vmstat;

@@ -31,6 +31,9 @@ pub struct Vma {
     pub live: bool,
     /// Pages faulted in.
     pub nr_resident: u64,
+    /// The swap slot of each page that was swapped out (`NO_SLOT` otherwise); empty until
+    /// the first swap-out.
+    pub swap: Vec<u32>,
 }
 
 /// Why a fault failed.
@@ -47,7 +50,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0 });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![] });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -81,11 +84,16 @@ impl Kernel {
             return Ok(());
         }
         let nid = self.cur_nid;
+        if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
+            return self.do_swap_page(vma, index, nid).map(|_| ()).ok_or(FaultError::Oom);
+        }
         if self.thp_enabled {
             let start = index & !(PAGEBLOCK_NR as u32 - 1);
             let end = start as usize + PAGEBLOCK_NR as usize;
+            let swapped = |k: &Kernel| k.vmas[v].swap.len() >= end && k.vmas[v].swap[start as usize..end].iter().any(|&s| s != crate::swapfile::NO_SLOT);
             if end <= self.vmas[v].pages.len()
                 && self.vmas[v].pages[start as usize..end].iter().all(|p| *p == PageId::NIL)
+                && !swapped(self)
                 && self.do_huge_pmd_anonymous_page(vma, start)?
             {
                 return Ok(());
@@ -181,6 +189,10 @@ impl Kernel {
             }
             let lv = self.folio_lruvec(p);
             self.lruvecs[lv].del(&mut self.pages, p);
+            if self.pages[p].test(pg::WRITEBACK) {
+                // The swap write in flight completes on its own; the page goes now.
+                self.vmstat.nr_writeback -= 1;
+            }
             if self.pages[p].test(pg::HEAD) {
                 self.cpu(self.cost.zap_thp);
                 self.free_pageblock(p);
@@ -204,6 +216,7 @@ impl Kernel {
             }
         }
         pages.clear();
+        self.free_vma_swap(vma);
         let vm = &mut self.vmas[v];
         vm.pages = pages;
         vm.live = false;

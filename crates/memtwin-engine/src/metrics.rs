@@ -152,6 +152,9 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("shrinker_info.kB", ((k.kmem.shrinker_slab + k.kmem.shrinker_other) / 1024) as f64);
     put("meminfo.AnonPages_kB", (k.vmstat.nr_anon_pages * PAGE_SIZE / 1024) as f64);
     put("memcg.anon_bytes", (k.memcgs.anon_pages(memcg) * PAGE_SIZE) as f64);
+    let (swap_total, swap_used) = k.swap_usage();
+    put("meminfo.SwapFree_kB", ((swap_total - swap_used) * PAGE_SIZE / 1024) as f64);
+    put("meminfo.Writeback_kB", (k.vmstat.nr_writeback * PAGE_SIZE / 1024) as f64);
     m
 }
 
@@ -266,6 +269,8 @@ pub fn metric_names() -> Vec<String> {
             "shrinker_info.kB",
             "meminfo.AnonPages_kB",
             "memcg.anon_bytes",
+            "meminfo.SwapFree_kB",
+            "meminfo.Writeback_kB",
         ]
         .iter()
         .map(|s| s.to_string()),

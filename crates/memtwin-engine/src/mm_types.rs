@@ -39,6 +39,8 @@ pub mod pg {
     pub const HEAD: u16 = 1 << 12;
     /// `PageTail()`: frames 1..511 of a huge page (on no list).
     pub const TAIL: u16 = 1 << 13;
+    /// `PG_swapcache`: an anonymous page with swap slots, written out or being written.
+    pub const SWAPCACHE: u16 = 1 << 14;
 }
 
 /// The simulated `struct page` (a single-page folio).

@@ -559,6 +559,7 @@ impl Kernel {
     /// device is congested. Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         self.writeback_end_io();
+        self.swap_end_io();
         self.kswapd_catch_up();
         if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
             return Some(p);
@@ -780,6 +781,7 @@ impl Kernel {
             self.now = start;
             self.sys_ns = 0;
             self.writeback_end_io();
+            self.swap_end_io();
             let got = self.shrink_node_global(KSWAPD_BATCH, true);
             if got == 0 {
                 // Nothing reclaimable now: wait for writeback, or give up until the next

@@ -179,6 +179,11 @@ impl Simulation {
         let mut node_pages = vec![managed / n; n as usize];
         node_pages[0] += managed % n;
         k.setup_nodes(&node_pages, scn.machine.dma32 / PAGE_SIZE);
+        if let (true, Some(d)) = (scn.machine.swap > 0, scn.machine.swap_device) {
+            let pages = scn.machine.swap / PAGE_SIZE;
+            let base = k.devices[d].alloc_extent(pages);
+            k.swap = Some(crate::swapfile::SwapArea::new(DevId(d as u32), base, pages));
+        }
         let mut work_total = 0;
         let tasks: Vec<Task> = scn
             .tasks
@@ -328,6 +333,7 @@ impl Simulation {
         k.now = t.times.clock;
         k.cur_nid = t.node;
         k.writeback_end_io();
+        k.swap_end_io();
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.io = IoAcct::default();

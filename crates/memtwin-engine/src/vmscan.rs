@@ -13,6 +13,8 @@ use crate::vmstat::VmEvent;
 pub const SWAP_CLUSTER_MAX: u64 = 32;
 /// `DEF_PRIORITY`: reclaim starts scanning `lru_size >> 12` pages per list.
 pub const DEF_PRIORITY: u32 = 12;
+/// `vm.swappiness` default (mm/vmscan.c `vm_swappiness = 60`, every era modelled).
+pub const SWAPPINESS: u64 = 60;
 
 /// `struct scan_control`.
 #[derive(Clone, Copy, Debug)]
@@ -193,7 +195,35 @@ impl Kernel {
         };
         let mut nr_inactive = scan(self.lruvecs[v].size(LruList::InactiveFile));
         let mut nr_active = scan(self.lruvecs[v].size(LruList::ActiveFile));
-        while nr_inactive > 0 || nr_active > 0 {
+        // get_scan_count() with a swap area: reclaim only file pages while the inactive file
+        // list is not low and has pages to scan at this priority (SCAN_FILE); otherwise anon
+        // and file in proportion to vm.swappiness (anon_prio = swappiness, file_prio =
+        // 200 - swappiness; the recent-rotation feedback is not modelled). Without swap, or
+        // with the area full, anonymous pages are not scanned.
+        let (mut nr_anon_inactive, mut nr_anon_active) = (0u64, 0u64);
+        if self.can_swap() {
+            let file_enough = !self.inactive_is_low(v) && self.lruvecs[v].size(LruList::InactiveFile) >> sc.priority > 0;
+            if !file_enough {
+                let sw = SWAPPINESS;
+                nr_anon_inactive = scan(self.lruvecs[v].size(LruList::InactiveAnon)) * sw / 200;
+                nr_anon_active = scan(self.lruvecs[v].size(LruList::ActiveAnon)) * sw / 200;
+                nr_inactive = nr_inactive * (200 - sw) / 200;
+                nr_active = nr_active * (200 - sw) / 200;
+            }
+        }
+        while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 || nr_anon_active > 0 {
+            if nr_anon_inactive > 0 {
+                let n = nr_anon_inactive.min(SWAP_CLUSTER_MAX);
+                nr_anon_inactive -= n;
+                sc.nr_reclaimed += self.shrink_inactive_anon(memcg, v, n, sc);
+            }
+            if nr_anon_active > 0 {
+                let n = nr_anon_active.min(SWAP_CLUSTER_MAX);
+                nr_anon_active -= n;
+                if self.inactive_anon_is_low(v) {
+                    self.shrink_active_anon(memcg, v, n);
+                }
+            }
             if nr_inactive > 0 {
                 let n = nr_inactive.min(SWAP_CLUSTER_MAX);
                 nr_inactive -= n;
@@ -210,6 +240,72 @@ impl Kernel {
                 break;
             }
         }
+    }
+
+    /// `inactive_is_low()` for the anon lists: `inactive * ratio < active`, the ratio
+    /// `int_sqrt(10 * size_in_GiB)` (1 below 1 GiB). Entries are counted (a huge page is one).
+    pub fn inactive_anon_is_low(&self, v: usize) -> bool {
+        let l = &self.lruvecs[v];
+        let (inactive, active) = (l.size(LruList::InactiveAnon), l.size(LruList::ActiveAnon));
+        let gb = (inactive + active) >> (30 - crate::types::PAGE_SHIFT);
+        let ratio = if gb > 0 { int_sqrt(10 * gb) } else { 1 };
+        inactive * ratio < active
+    }
+
+    /// `shrink_active_list()` of the anon lists: move up to `nr` pages from the active tail to
+    /// the inactive list (anonymous pages are not referenced-checked: the engine does not
+    /// track accessed bits of page tables).
+    fn shrink_active_anon(&mut self, memcg: MemcgId, v: usize, nr: u64) {
+        let mut moved = 0;
+        for _ in 0..nr {
+            let Some(p) = self.lruvecs[v].tail(LruList::ActiveAnon) else { break };
+            self.cpu(self.cost.scan_page);
+            self.lruvecs[v].del(&mut self.pages, p);
+            self.pages[p].flags &= !pg::ACTIVE;
+            self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+            moved += 1;
+        }
+        self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
+        self.vmstat.count(VmEvent::Pgdeactivate, moved);
+    }
+
+    /// `shrink_inactive_list()` of the anon lists: a page under swap writeback is kept (and
+    /// marked for immediate reclaim); a clean swap-cache page is freed; any other page is
+    /// written to swap (`add_to_swap()` + `pageout()`), or activated when swap is full.
+    fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
+        let (mut scanned, mut reclaimed) = (0u64, 0u64);
+        for _ in 0..nr {
+            let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
+            self.lruvecs[v].del(&mut self.pages, p);
+            scanned += 1;
+            self.cpu(self.cost.scan_page);
+            if self.pages[p].test(pg::WRITEBACK) {
+                self.pages[p].flags |= pg::RECLAIM;
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                sc.nr_writeback += 1;
+                continue;
+            }
+            if self.pages[p].test(pg::SWAPCACHE) {
+                reclaimed += self.free_swapped_page(p);
+                continue;
+            }
+            if self.swap_writepage(p) {
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+            } else {
+                self.pages[p].flags |= pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+            }
+        }
+        self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
+        self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
+        sc.nr_scanned += scanned;
+        if !sc.cgroup_reclaim {
+            let (scan_ev, steal_ev) =
+                if sc.kswapd { (VmEvent::PgscanKswapd, VmEvent::PgstealKswapd) } else { (VmEvent::PgscanDirect, VmEvent::PgstealDirect) };
+            self.vmstat.count(scan_ev, scanned);
+            self.vmstat.count(steal_ev, reclaimed);
+        }
+        reclaimed
     }
 
     /// `inactive_is_low()` for the file lists: `inactive * ratio < active` with

@@ -61,10 +61,14 @@ pub enum VmEvent {
     PgmigrateSuccess,
     /// `pgrotated`: pages moved to the inactive tail when their writeback ended.
     Pgrotated,
+    /// `pswpin`: pages read back from swap.
+    Pswpin,
+    /// `pswpout`: pages written to swap.
+    Pswpout,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 28;
+pub const NR_VM_EVENTS: usize = 30;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -97,6 +101,8 @@ impl VmEvent {
         (VmEvent::CompactSuccess, "compact_success"),
         (VmEvent::PgmigrateSuccess, "pgmigrate_success"),
         (VmEvent::Pgrotated, "pgrotated"),
+        (VmEvent::Pswpin, "pswpin"),
+        (VmEvent::Pswpout, "pswpout"),
     ];
 }
 

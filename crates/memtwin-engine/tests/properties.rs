@@ -63,7 +63,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Rmdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Mount { path: format!("/mnt/{i}"), fs: "tmpfs".into(), mkdir: i % 2 == 0 }),
-        (0usize..2, 4096u64..12 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size }),
+        (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size }),
         (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}") }),
         (0usize..2).prop_map(|i| OpKind::Munmap { name: format!("m{i}") }),
     ]
@@ -101,6 +101,8 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         kernel_reserved: 4 << 20,
                         nodes: 1 + (ram_mb % 2) as u32,
                         dma32: if ram_mb % 3 == 0 { (ram_mb / 4) << 20 } else { 0 },
+                        swap: if ram_mb % 4 < 2 { (ram_mb / 2) << 20 } else { 0 },
+                        swap_device: Some(0),
                         boot_percpu: 1 << 20,
                         boot_slab: 8 << 20,
                         boot_used: 300 << 20,

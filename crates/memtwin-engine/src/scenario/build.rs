@@ -426,8 +426,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, dma32: 0, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, dma32: 0, swap: 0, swap_device: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
     let mut reserved = None;
+    let mut swap_loc: Option<Loc> = None;
+    let mut swap_dev_name: Option<(String, Loc)> = None;
     match top.get("machine") {
         Some(n) => {
             if let Some(mut t) = Tab::new(cx, n, "[machine]") {
@@ -463,6 +465,13 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("dma32") {
                     machine.dma32 = get_size(cx, v, "machine.dma32").unwrap_or(0);
                 }
+                if let Some(v) = t.get("swap") {
+                    machine.swap = get_size(cx, v, "machine.swap").unwrap_or(0);
+                    swap_loc = Some(v.loc.clone());
+                }
+                if let Some(v) = t.get("swap_device") {
+                    swap_dev_name = get_str(cx, v, "machine.swap_device").map(|s| (s.to_string(), v.loc.clone()));
+                }
                 if let Some(v) = t.get("boot_percpu") {
                     machine.boot_percpu = get_size(cx, v, "machine.boot_percpu").unwrap_or(0);
                 }
@@ -475,7 +484,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("boot_superblocks") {
                     machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "dma32", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -505,6 +514,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
             let rb = read_bw.unwrap_or(1);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
+        }
+    }
+    // The swap area's device: named, or the only one.
+    if machine.swap > 0 {
+        let names: Vec<&str> = devices.iter().map(|d| d.name.as_str()).collect();
+        match &swap_dev_name {
+            Some((name, loc)) => match devices.iter().position(|d| &d.name == name) {
+                Some(i) => machine.swap_device = Some(i),
+                None => cx.err(loc, format!("unknown swap device `{name}`"), format!("{}declare [devices.{name}] or use one of: {}", suggest(name, &names), names.join(", "))),
+            },
+            None if devices.len() == 1 => machine.swap_device = Some(0),
+            None => cx.err(
+                swap_loc.as_ref().unwrap_or(&doc.loc),
+                if devices.is_empty() { "machine.swap needs a device but the scenario declares none".to_string() } else { "machine.swap: several devices, none named for swap".to_string() },
+                "add a [devices.NAME] table and machine.swap_device = \"NAME\"",
+            ),
         }
     }
 

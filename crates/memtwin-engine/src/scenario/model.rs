@@ -59,6 +59,10 @@ pub struct Machine {
     /// Bytes of node 0 in ZONE_DMA32 (the first 4 GiB of physical memory less the PCI hole);
     /// 0 = the machine is modelled with one Normal zone per node.
     pub dma32: u64,
+    /// Bytes of swap (`swapon`); 0 = none.
+    pub swap: u64,
+    /// Index into `devices` of the device holding the swap area.
+    pub swap_device: Option<usize>,
     /// /proc/meminfo `Percpu` at the start of the experiment, bytes.
     pub boot_percpu: u64,
     /// /proc/meminfo `Slab` at the start of the experiment, bytes.

@@ -206,3 +206,61 @@ ops = [{ op = "sleep", duration = "1s" }]
     }
     assert_invariants(k);
 }
+
+#[test]
+fn anonymous_memory_beyond_ram_is_swapped_out_and_back_in() {
+    let mut s = sim(r#"
+[scenario]
+name = "swap"
+[kernel]
+profile = "linux-4.3"
+[machine]
+ram = "128M"
+swap = "256M"
+[devices.sda]
+read_bw = "200M"
+[tasks.t]
+ops = [
+  { op = "mmap", name = "a", size = "160M", step = "fill" },
+  { op = "touch", name = "a", step = "fill" },
+  { op = "touch", name = "a", step = "again" },
+  { op = "munmap", name = "a", step = "unmap" },
+]
+"#);
+    let mut worst = 0u64;
+    run_with(&mut s, |s| {
+        assert_invariants(&s.kernel);
+        worst = worst.max(s.kernel.swap_usage().1);
+    });
+    let k = &s.kernel;
+    assert!(k.vmstat.get(VmEvent::Pswpout) > 0, "160M of anonymous memory in 128M of RAM went partly to swap");
+    assert!(worst >= (160u64 - 128) << 8, "at least the excess was in swap ({worst} pages)");
+    // Touching every page again: the swapped ones fault back in from the device.
+    assert!(k.vmstat.get(VmEvent::Pswpin) > 0);
+    assert_eq!(k.swap_usage().1, 0, "munmap freed every slot");
+    assert_eq!(k.vmstat.nr_anon_pages, 0);
+}
+
+#[test]
+fn without_swap_anonymous_pages_are_never_scanned() {
+    let mut s = sim(r#"
+[scenario]
+name = "noswap"
+[machine]
+ram = "128M"
+[devices.sda]
+read_bw = "200M"
+[files."/f"]
+size = "200M"
+[tasks.t]
+ops = [
+  { op = "mmap", name = "a", size = "48M" },
+  { op = "touch", name = "a" },
+  { op = "read", file = "/f" },
+]
+"#);
+    run_with(&mut s, |s| assert_invariants(&s.kernel));
+    let k = &s.kernel;
+    assert_eq!(k.vmstat.get(VmEvent::Pswpout), 0);
+    assert_eq!(k.vmstat.nr_anon_pages, 48 << 8, "the mapping stays resident; reclaim took page cache");
+}
