@@ -114,6 +114,9 @@ pub struct Zone {
     pub numa_miss: u64,
     /// `NUMA_FOREIGN`: allocations meant for this zone's node that went elsewhere.
     pub numa_foreign: u64,
+    /// `NR_ALLOC_BATCH`: pages this zone may still hand out in the current round of the fair
+    /// zone allocation policy (3.12-4.7); the zone is `ZONE_FAIR_DEPLETED` at 0 or below.
+    pub alloc_batch: i64,
     /// `compact_considered` / `compact_defer_shift` (mm/compaction.c `defer_compaction()`).
     pub compact_considered: u32,
     /// See `compact_considered`.
@@ -165,6 +168,7 @@ impl Zone {
             numa_hit: 0,
             numa_miss: 0,
             numa_foreign: 0,
+            alloc_batch: 0,
             compact_considered: 0,
             compact_defer_shift: 0,
             compact_migrate_block: 0,
@@ -500,6 +504,7 @@ impl Kernel {
         let lowmem: u64 = self.zones.iter().map(|z| z.managed).sum();
         for z in &mut self.zones {
             z.setup_per_zone_wmarks(&self.profile, lowmem);
+            z.alloc_batch = (z.wmark_high - z.wmark_low) as i64;
         }
         let n = self.nodes.len();
         for nid in 0..n {
@@ -634,14 +639,30 @@ impl Kernel {
         let nid = gfp.nid as usize;
         let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1;
         let lower_orders = self.profile.watermark_check_lower_orders;
+        // ALLOC_FAIR: set for the fast path (the low watermark) in 3.12-4.7.
+        let mut fair = self.profile.fair_zone_alloc && mark == Wmark::Low;
         let mut zlc_active = false;
         let mut did_zlc_setup = false;
         let len = self.nodes[nid].zonelist.len();
-        for pass in 0..2 {
+        loop {
+            // zonelist_scan:
+            let mut rescan = false;
+            let mut nr_fair_skipped = 0;
             for zi in 0..len {
                 let z = self.nodes[nid].zonelist[zi];
                 if zlc_active && self.nodes[nid].zlc_full[zi] {
                     continue;
+                }
+                if fair {
+                    // The fair pass spreads allocations over the local node's zones in
+                    // proportion to their size; remote zones wait for the second pass.
+                    if self.zones[z].node != nid as u32 {
+                        break;
+                    }
+                    if self.zones[z].alloc_batch <= 0 {
+                        nr_fair_skipped += 1;
+                        continue;
+                    }
                 }
                 let ok = {
                     let zone = &self.zones[z];
@@ -668,6 +689,8 @@ impl Kernel {
                 let pfn = if order == 0 { self.zones[z].rmqueue_order0() } else { self.zones[z].rmqueue_pageblock() };
                 match pfn {
                     Some(pfn) => {
+                        // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
+                        self.zones[z].alloc_batch -= 1i64 << order;
                         self.zone_statistics(z, nid as u32, 1u64 << order);
                         self.vmstat.count(VmEvent::Pgalloc, 1u64 << order);
                         return Some(PageId(pfn as u32));
@@ -679,13 +702,34 @@ impl Kernel {
                     }
                 }
             }
-            if pass == 0 && zlc_active {
-                zlc_active = false; // "Disable zlc cache for second zonelist scan"
-                continue;
+            if fair {
+                fair = false;
+                if nr_fair_skipped > 0 {
+                    rescan = true;
+                    self.reset_alloc_batches(nid);
+                }
+                if self.nodes.len() > 1 {
+                    rescan = true;
+                }
             }
-            break;
+            if zlc_active {
+                zlc_active = false; // "Disable zlc cache for second zonelist scan"
+                rescan = true;
+            }
+            if !rescan {
+                return None;
+            }
         }
-        None
+    }
+
+    /// `reset_alloc_batches()`: every zone of node `nid` gets its fair-allocation batch
+    /// (`high - low` pages) back.
+    fn reset_alloc_batches(&mut self, nid: usize) {
+        for i in 0..self.nodes[nid].zones.len() {
+            let z = self.nodes[nid].zones[i];
+            let zone = &mut self.zones[z];
+            zone.alloc_batch = (zone.wmark_high - zone.wmark_low) as i64;
+        }
     }
 
     /// `zone_statistics()`: NUMA_HIT on the zone when it is on the preferred node, else

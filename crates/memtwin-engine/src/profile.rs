@@ -183,6 +183,10 @@ pub struct KernelProfile {
     /// halves the watermark per order (before v4.4, 97a16fc82a7c "mm, page_alloc: only
     /// enforce watermarks for order-0 allocations"); since, any free block of the order will do.
     pub watermark_check_lower_orders: bool,
+    /// The fair zone allocation policy (3.12, 81c0a2bb515f, to 4.7, removed with node-based
+    /// LRUs): the fast path first allocates only from the local node's zones, each up to a
+    /// batch of `high - low` pages per round, then everywhere.
+    pub fair_zone_alloc: bool,
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
 }
@@ -264,6 +268,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
         watermark_check_lower_orders: false,
+        fair_zone_alloc: false,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -295,10 +300,12 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
-                      dirty pages met by reclaim stay inactive until written back (pre-4.12)",
+                      dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
+                      zone allocation policy (3.12-4.7)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         reclaim_activates_dirty: false,
         watermark_scale_factor: None,
+        fair_zone_alloc: true,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {

@@ -54,7 +54,7 @@ fn drain(k: &mut Kernel, z: usize, free: u64) -> Vec<u64> {
 }
 
 /// Make node 0's DMA32 fragmented (half its frames free, no free pageblock) and its Normal
-/// zone below the low watermark: the state the seed-002 flaw needs.
+/// zone below the min watermark: the state the seed-002 flaw needs.
 fn fragment_node0(k: &mut Kernel) {
     let all = drain(k, 0, 0);
     for pfn in all.iter().step_by(2) {
@@ -62,8 +62,8 @@ fn fragment_node0(k: &mut Kernel) {
     }
     assert_eq!(k.zones[0].nr_free_blocks(), 0);
     assert!(k.zones[0].watermark_ok(0, k.zones[0].wmark_low, true));
-    let low = k.zones[1].wmark_low;
-    drain(k, 1, low - 1);
+    let min = k.zones[1].wmark_min;
+    drain(k, 1, min - 1);
 }
 
 #[test]
@@ -76,9 +76,13 @@ fn the_zonelist_cache_sends_order0_remote_after_a_failed_thp_attempt() {
         // order-9 check and is marked full; node 1 has whole blocks.
         let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true }).unwrap();
         assert_eq!(k.page_nid(huge), 1);
-        // Now an order-0 request from node 0.
-        let before = k.vmstat.events[VmEvent::NumaMiss as usize];
+        // In 4.3's fast path the fair pass over the local zones comes first and the cache is
+        // off for the rescan: the order-0 request is served locally either way.
         let p = k.get_page_from_freelist(0, Wmark::Low, Gfp::node(0)).unwrap();
+        assert_eq!(k.zone_of(p), 0, "fast path: local DMA32");
+        // The slowpath's attempt at the min watermark has no fair pass.
+        let before = k.vmstat.events[VmEvent::NumaMiss as usize];
+        let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
         let missed = k.vmstat.events[VmEvent::NumaMiss as usize] - before;
         if zlc {
             assert_eq!(k.page_nid(p), 1, "DMA32 was marked full by the THP failure: the page goes remote");
@@ -97,8 +101,10 @@ fn the_zonelist_cache_is_zapped_after_a_second() {
     fragment_node0(k);
     k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true }).unwrap();
     assert!(k.nodes[0].zlc_full[1], "DMA32 (position 1 of node 0's zonelist) is marked full");
+    let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
+    assert_eq!(k.page_nid(p), 1, "within the second DMA32 is skipped");
     k.now += crate::page_alloc::ZLC_ZAP_INTERVAL;
-    let p = k.get_page_from_freelist(0, Wmark::Low, Gfp::node(0)).unwrap();
+    let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
     assert_eq!(k.zone_of(p), 0, "zlc_setup() zapped the cache: DMA32 is tried again");
 }
 
@@ -263,4 +269,22 @@ ops = [
     let k = &s.kernel;
     assert_eq!(k.vmstat.get(VmEvent::Pswpout), 0);
     assert_eq!(k.vmstat.nr_anon_pages, 48 << 8, "the mapping stays resident; reclaim took page cache");
+}
+
+#[test]
+fn the_fair_zone_policy_spreads_order0_over_the_local_zones() {
+    for (profile, fair) in [("linux-4.3", true), ("linux-6.6", false)] {
+        let mut s = sim(&format!(
+            "[scenario]\nname = \"fair\"\n[kernel]\nprofile = \"{profile}\"\n[machine]\nram = \"128M\"\nnodes = 2\ndma32 = \"32M\"\n[devices.sda]\nread_bw = \"1G\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1s\" }}]\n"
+        ));
+        let k = &mut s.kernel;
+        let batch = (k.zones[1].wmark_high - k.zones[1].wmark_low) as usize;
+        let mut in_dma = 0;
+        for _ in 0..4 * batch.max(64) {
+            let p = k.get_page_from_freelist(0, Wmark::Low, Gfp::node(0)).unwrap();
+            assert_eq!(k.page_nid(p), 0);
+            in_dma += (k.zone_of(p) == 0) as usize;
+        }
+        assert_eq!(in_dma > 0, fair, "{profile}: DMA32 used while Normal has room: {in_dma}");
+    }
 }
