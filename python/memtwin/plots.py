@@ -4,7 +4,9 @@
 title and the PNG bytes); `memtwin reproduce` embeds them in its HTML report, and
 `memtwin run/compare --plot DIR` writes them as files. Seeds 000, 001 and 003 have plots of
 their own (chosen by the scenario's name, `seed000-...`); any other scenario gets grouped bars
-of its report metrics per step and variant, with the published figures as markers."""
+of its report metrics per step and variant, with the published figures as markers. Runs with
+latency samples (seed 002's stutter probe) get their distribution per variant, and scenarios
+with a seed table (seed 004) get it as curves."""
 
 from __future__ import annotations
 
@@ -169,20 +171,78 @@ def _generic(results: Mapping, published: Mapping, metrics: Sequence[str]) -> li
     return [Plot("metrics", "report metrics per step and variant (published figures as markers)", _png(fig))]
 
 
+LATENCY_QUANTILES = [("latency.q1_ms", 0.25), ("latency.q2_ms", 0.50), ("latency.q3_ms", 0.75),
+                     ("latency.max90_ms", 0.90), ("latency.max95_ms", 0.95), ("latency.max99_ms", 0.99)]
+
+
+def _latency(results: Mapping, published: Mapping) -> list[Plot]:
+    """The distribution of latency samples (mmap_probe rounds) per variant and step, as
+    cumulative curves on a log scale, with the published quantiles as markers."""
+    curves = []
+    for v, r in results.items():
+        for st in r.raw["steps"]:
+            xs = st.get("latency_samples_ms")
+            if xs:
+                curves.append((v, st["name"], sorted(xs)))
+    if not curves:
+        return []
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, (v, step, xs) in enumerate(curves):
+        n = len(xs)
+        ax.plot(xs, [(k + 1) / n for k in range(n)], drawstyle="steps-post", color=f"C{i}",
+                label=f"{v} {step} (simulated, {n} rounds)")
+        pts = [(figure(published, v, step, m), q) for m, q in LATENCY_QUANTILES]
+        pts = [(x, q) for x, q in pts if x is not None]
+        if pts:
+            ax.plot([x for x, _ in pts], [q for _, q in pts], marker="D", linestyle="none", color=f"C{i}",
+                    markeredgecolor="black", label=f"{v} {step} (published quantiles)")
+    ax.set_xscale("log")
+    ax.set_xlabel("latency of a round, ms")
+    ax.set_ylabel("fraction of rounds")
+    ax.legend(fontsize=7)
+    return [Plot("latency", "latency distribution per variant (published quantiles as markers)", _png(fig))]
+
+
+def _seed_table(results: Mapping, published: Mapping) -> list[Plot]:
+    """The seed's own table (`[published.table]`) as curves: one per column, simulated and
+    published, against the row labels (seed 004: grep time against X)."""
+    t = published.get("table") if published else None
+    if not t:
+        return []
+    step, metric = t["at"].rsplit("/", 1)
+    labels = [row[0] for row in t["cells"]]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, col in enumerate(t["columns"]):
+        sim = [_metric(results[row[i + 1]], step, metric) if row[i + 1] in results else None for row in t["cells"]]
+        pub = [figure(published, row[i + 1], step, metric) for row in t["cells"]]
+        ax.plot(labels, [float("nan") if x is None else x for x in sim], marker="o", color=f"C{i}", label=f"{col} (simulated)")
+        if any(p is not None for p in pub):
+            ax.plot(labels, [float("nan") if x is None else x for x in pub], marker="D", linestyle="--", color=f"C{i}",
+                    markeredgecolor="black", label=f"{col} (published)")
+    ax.set_xlabel(str(t.get("rows", "")))
+    ax.set_ylabel(metric)
+    ax.set_title(str(t.get("title", t["at"])), fontsize=9)
+    ax.legend(fontsize=8)
+    return [Plot("seed-table", str(t.get("title", "the seed's table")), _png(fig))]
+
+
 def plots_for(name: str, results: Mapping[str, object], published: Optional[Mapping] = None,
               metrics: Sequence[str] = ()) -> list[Plot]:
-    """The plots of one scenario's results ({variant: Result}, at least one)."""
+    """The plots of one scenario's results ({variant: Result}, at least one). Any scenario
+    whose runs took latency samples also gets their distribution; any with a seed table
+    (`[published.table]`) gets it as curves."""
     if not results:
         return []
     published = published or {}
+    extra = _latency(results, published) + _seed_table(results, published)
     if name.startswith("seed000"):
-        return _seed000(results, published)
+        return _seed000(results, published) + extra
     if name.startswith("seed001"):
-        return _seed001(results, published)
+        return _seed001(results, published) + extra
     if name.startswith("seed003"):
-        return _seed003(results, published)
+        return _seed003(results, published) + extra
     first = next(iter(results.values()))
-    return _generic(results, published, metrics or metrics_for(first.info))
+    return _generic(results, published, metrics or metrics_for(first.info)) + extra
 
 
 def _safe(s: str) -> str:

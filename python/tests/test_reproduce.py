@@ -14,6 +14,7 @@ import pytest
 
 from memtwin.cli import main
 from conftest import cli_run
+import memtwin
 from memtwin.report import fmt_value
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,3 +207,24 @@ def test_report_renders_in_chromium(report_000_003, tmp_path):
     artifacts = Path(__file__).resolve().parents[2] / "build" / "ci-artifacts"
     artifacts.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(shot, artifacts / "report.png")
+
+
+def test_latency_and_seed_table_plots(tmp_path):
+    from memtwin.plots import plots_for
+
+    # A probe scenario: its latency distribution is plotted per variant.
+    text = (ROOT / "python" / "tests" / "test_anon.py").read_text()
+    base = text.split('BASE = """', 1)[1].split('"""', 1)[0].format(thp="always")
+    p = tmp_path / "probe.toml"
+    p.write_text(base + '[variants.a]\nkernel.thp = "never"\n[variants.b]\nkernel.thp = "always"\n')
+    scn = memtwin.load(p)
+    results = {v: memtwin.run(scn, variant=v) for v in ("a", "b")}
+    slugs = [pl.slug for pl in plots_for(scn.name, results, {})]
+    assert "latency" in slugs
+    png = next(pl.png for pl in plots_for(scn.name, results, {}) if pl.slug == "latency")
+    assert png.startswith(b"\x89PNG") and len(png) > 5000
+    # A seed table ([published.table]) becomes curves.
+    pub = {"table": {"at": "probe/latency.q2_ms", "rows": "thp", "columns": ["median"], "cells": [["never", "a"], ["always", "b"]]},
+           "figures": {"a": {"probe": {"latency.q2_ms": 10.0}}}}
+    slugs = [pl.slug for pl in plots_for(scn.name, results, pub)]
+    assert "seed-table" in slugs
