@@ -86,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     rl.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: where the scratch directory memtwin-<id> goes (default /var/tmp)")
     rl.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel instead of Debian's 6.1 package")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
+    rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
     va = sub.add_parser("validate", help="compare the engine with a real kernel, metric by metric",
                         description="Run the engine and a real kernel (this host, QEMU, or the recorded results) for every "
                                     "variant a real kernel can run and print metric | simulated | real | difference | "
@@ -272,7 +273,7 @@ def cmd_real(a) -> int:
         else:
             from memtwin import qemu
 
-            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir)
+            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
         out[v or "default"] = res
         _print_real(plan, v, res)
     if a.json:
