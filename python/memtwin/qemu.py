@@ -322,9 +322,15 @@ def op_script(plan: dict) -> tuple:
         L.append(f"MKCG {_q(cg.path('/'))} 0")
     else:
         L.append(f"MKCG {_q(cg.top)} 0")
+    made = [c["path"] for c in plan["cgroups"]] + [op["cgroup"] for t in plan["tasks"] for op in t["ops"] if op["op"] == "mkdir"]
+    parents = {p.strip("/").rsplit("/", 1)[0] for p in made if "/" in p.strip("/")}
+
+    def is_parent(p: str) -> int:
+        return int(v == "2" and p.strip("/") in parents)
+
     for c in sorted(plan["cgroups"], key=lambda c: c["path"].count("/")):
         d = cg.path(c["path"])
-        L.append(f"MKCG {_q(d)} 0")
+        L.append(f"MKCG {_q(d)} {is_parent(c['path'])}")
         if v == "1":
             for k in ("high", "low", "min"):
                 if c[k]:
@@ -363,7 +369,10 @@ def op_script(plan: dict) -> tuple:
             if op["step"] != prev:
                 steps.append(op["step"])
                 prev = op["step"]
-            L.append(f"O {len(steps) - 1} " + _op_fields(op, cg, bool(plan["policies"].get("fadvise_directory"))))
+            f = _op_fields(op, cg, bool(plan["policies"].get("fadvise_directory")))
+            if op["op"] == "mkdir":
+                f += f" {is_parent(op['cgroup'])}"
+            L.append(f"O {len(steps) - 1} " + f)
     return "\n".join(L) + "\n", steps, tracked, cg
 
 

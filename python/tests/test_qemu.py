@@ -34,6 +34,8 @@ read_ahead_kb = 128
 size = "16M"
 [files."/data/g file"]
 size = "2M"
+[files."/data/h"]
+size = "6M"
 [cgroups.A]
 "memory.max" = "32M"
 [cgroups.B]
@@ -51,7 +53,7 @@ cgroup = "B"
 start = "0s"
 ops = [
   { op = "write", file = "/data/out", length = "4M", bufsize = "1M", fsync = true, create = true, step = "write" },
-  { op = "read", file = "/data/f", bufsize = "128K", step = "b reads" },
+  { op = "read", file = "/data/h", bufsize = "128K", step = "b reads" },
 ]
 %s
 """
@@ -160,11 +162,16 @@ def test_tiny_scenario_in_qemu_agrees_with_the_engine(tmp_path, capsys):
     def close(a, b, rel=0.10, ab=0):
         return abs(a - b) <= max(rel * abs(b), ab)
 
+    # the two tasks run concurrently, in their own memcgs on their own files; how far one has got
+    # when the other ends a step differs between the engine and TCG, so the resident pages are
+    # compared for the step's own task's files
+    own = {"a": ("/data/f", "/data/g file"), "b": ("/data/out", "/data/h")}
     for key in ss:
         r, s = rs[key], ss[key]
         assert close(s["metrics"]["read_bytes"], r["metrics"]["read_bytes"], ab=1 << 20), (key, s["metrics"]["read_bytes"], r["metrics"]["read_bytes"])
         assert close(s["metrics"]["memcg.usage_bytes"], r["metrics"]["memcg.usage_bytes"], ab=2 << 20), key
-        assert close(sum(s["resident_pages"].values()), sum(r["resident_pages"].values()), ab=256), key
+        for f in own[key[0]]:
+            assert close(s["resident_pages"].get(f, 0), r["resident_pages"].get(f, 0), ab=64), (key, f)
     # the first read comes from disk, the second from the page cache, on both
     assert rs[("a", "read 1")]["metrics"]["read_bytes"] == 16 << 20
     assert rs[("a", "read 2")]["metrics"]["read_bytes"] == 0

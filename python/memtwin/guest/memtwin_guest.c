@@ -341,7 +341,7 @@ static int do_op(char **f, int n) {
     } else if (!strcmp(k, "mkdir")) {
         char *d = unesc(f[3]);
         int r = mkdir(d, 0755);
-        if (r == 0) enable_memory(d);
+        if (r == 0 && atoi(f[4])) enable_memory(d);
         free(d);
         if (r < 0) return -1;
     } else if (!strcmp(k, "rmdir")) {
@@ -473,7 +473,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(f[0], "MKCG")) {
             char *d = unesc(f[1]);
             if (mkdir(d, 0755) < 0 && errno != EEXIST) die("setup: mkdir %s: %s", d, strerror(errno));
-            if (enable_memory(d) < 0 && atoi(f[2])) die("setup: +memory in %s: %s", d, strerror(errno));
+            /* cgroup v2: only a parent gets +memory in its subtree_control (a cgroup with controllers
+             * enabled for its children cannot hold processes) */
+            if (atoi(f[2]) && enable_memory(d) < 0) die("setup: +memory in %s: %s", d, strerror(errno));
         } else if (!strcmp(f[0], "SET")) {
             char *d = unesc(f[1]);
             if (write_file(d, f[2]) < 0) die("setup: writing %s to %s: %s", f[2], d, strerror(errno));
