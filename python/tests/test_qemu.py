@@ -170,8 +170,9 @@ def test_tiny_scenario_in_qemu_agrees_with_the_engine(tmp_path, capsys):
         r, s = rs[key], ss[key]
         assert close(s["metrics"]["read_bytes"], r["metrics"]["read_bytes"], ab=1 << 20), (key, s["metrics"]["read_bytes"], r["metrics"]["read_bytes"])
         assert close(s["metrics"]["memcg.usage_bytes"], r["metrics"]["memcg.usage_bytes"], ab=2 << 20), key
-        for f in own[key[0]]:
-            assert close(s["resident_pages"].get(f, 0), r["resident_pages"].get(f, 0), ab=64), (key, f)
+        # (which of a memcg's files reclaim takes pages from depends on timing; their sum does not)
+        mine = lambda step: sum(step["resident_pages"].get(f, 0) for f in own[key[0]])  # noqa: E731
+        assert close(mine(s), mine(r), ab=64), (key, s["resident_pages"], r["resident_pages"])
     # the first read comes from disk, the second from the page cache, on both
     assert rs[("a", "read 1")]["metrics"]["read_bytes"] == 16 << 20
     assert rs[("a", "read 2")]["metrics"]["read_bytes"] == 0
@@ -179,3 +180,58 @@ def test_tiny_scenario_in_qemu_agrees_with_the_engine(tmp_path, capsys):
     assert "/data/f" not in rs[("a", "drop")]["resident_pages"]
     # cgroup v2 in the guest: cgroup.stat is recorded
     assert "cgroup.nr_dying_descendants" in rs[("a", "read 1")]["metrics"]
+
+
+def _qemu_procs(marker: str) -> list:
+    """QEMU processes whose command line names `marker` (this test's own work directory)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+                if cmd.startswith(b"qemu-system") and marker.encode() in cmd:
+                    out.append(int(pid))
+            except OSError:
+                pass
+    return out
+
+
+@needs_qemu
+def test_sigterm_stops_qemu_and_removes_its_files(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _scn(tmp_path, "")
+    work = tmp_path / "lab"
+    work.mkdir()
+    kernel = qemu.find_kernel()
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(tmp_path / "tiny.toml"), "--on", "qemu",
+                          "--kernel", kernel, "--workdir", str(work)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not _qemu_procs(str(work)):
+            time.sleep(0.1)
+        assert _qemu_procs(str(work)), "QEMU never started"
+        assert list(work.glob("run-*")), "the run directory was not made"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130 and "SIGTERM" in err, err
+    assert _qemu_procs(str(work)) == []
+    assert list(work.glob("run-*")) == []
+
+
+def test_timeout_is_said_clearly(tmp_path, monkeypatch):
+    if not QEMU_OK:
+        pytest.skip(f"qemu runner unavailable: {QEMU_WHY}")
+    plan = _scn(tmp_path).doc.plan(None, [])
+    work = tmp_path / "lab"
+    with pytest.raises(RealError, match=r"(?s)did not finish within 3 s.*--timeout"):
+        qemu.run_qemu(plan, kernel=qemu.find_kernel(), workdir=str(work), timeout=3)
+    assert list(work.glob("run-*")) == []
