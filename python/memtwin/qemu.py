@@ -711,7 +711,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     dev = plan["devices"][0] if plan["devices"] else None
     info = {
         "on": "qemu", "kernel": facts["uname"] or "?", "kernel_image": origin,
-        "machine": {"cpus": plan["machine"]["cpus"], "nodes": plan["machine"]["nodes"], "ram_kB": int(facts["memtotal"] or 0),
+        "machine": {"cpus": plan["machine"]["cpus"], "nodes": plan["machine"]["nodes"], "guest_nodes_online": facts["nodes"],
+                    "ram_kB": int(facts["memtotal"] or 0),
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
                     "disk": "ext4 on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
                     "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1)},
