@@ -98,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--recorded", action="store_true", help="use the recorded real results named by [validation] recorded")
     va.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: scratch directory parent")
     va.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel")
+    va.add_argument("--workdir", metavar="DIR", help="qemu: the lab's work directory (default ~/.cache/memtwin-lab)")
+    va.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop each guest after this long")
     lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, or say what it can run here",
                         description="setup: install QEMU, busybox, cpio, e2fsprogs and Debian's 6.1 kernel package (root, apt). "
                                     "doctor: say what the lab can run on this machine, and why not.")
@@ -306,7 +308,7 @@ def cmd_validate(a) -> int:
     bad = 0
     for path in a.files:
         print(f"{path}:")
-        rows, outcomes, skipped = validate_file(path, a.on, a.recorded, kernel=a.kernel, scratch=a.scratch)
+        rows, outcomes, skipped = validate_file(path, a.on, a.recorded, kernel=a.kernel, scratch=a.scratch, workdir=a.workdir, timeout=a.timeout)
         if rows:
             print(format_rows(rows))
         for o in outcomes:
