@@ -86,6 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     rl.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: where the scratch directory memtwin-<id> goes (default /var/tmp)")
     rl.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel instead of Debian's 6.1 package")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
+    rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
     va = sub.add_parser("validate", help="compare the engine with a real kernel, metric by metric",
                         description="Run the engine and a real kernel (this host, QEMU, or the recorded results) for every "
                                     "variant a real kernel can run and print metric | simulated | real | difference | "
@@ -97,6 +98,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--recorded", action="store_true", help="use the recorded real results named by [validation] recorded")
     va.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: scratch directory parent")
     va.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel")
+    va.add_argument("--workdir", metavar="DIR", help="qemu: the lab's work directory (default ~/.cache/memtwin-lab)")
+    va.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop each guest after this long")
     lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, or say what it can run here",
                         description="setup: install QEMU, busybox, cpio, e2fsprogs and Debian's 6.1 kernel package (root, apt). "
                                     "doctor: say what the lab can run on this machine, and why not.")
@@ -272,7 +275,7 @@ def cmd_real(a) -> int:
         else:
             from memtwin import qemu
 
-            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir)
+            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
         out[v or "default"] = res
         _print_real(plan, v, res)
     if a.json:
@@ -305,7 +308,7 @@ def cmd_validate(a) -> int:
     bad = 0
     for path in a.files:
         print(f"{path}:")
-        rows, outcomes, skipped = validate_file(path, a.on, a.recorded, kernel=a.kernel, scratch=a.scratch)
+        rows, outcomes, skipped = validate_file(path, a.on, a.recorded, kernel=a.kernel, scratch=a.scratch, workdir=a.workdir, timeout=a.timeout)
         if rows:
             print(format_rows(rows))
         for o in outcomes:

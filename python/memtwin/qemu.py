@@ -1,25 +1,55 @@
 """The QEMU side of the real-kernel lab: `memtwin lab setup`, `memtwin lab doctor`, and
 `memtwin real --on qemu`.
 
-What is here: finding and installing what a guest run needs (qemu-system-x86, busybox-static,
-cpio, e2fsprogs, Debian's 6.1 kernel package fetched with `apt-get download` and unpacked with
-`dpkg -x`), and saying what the lab can run on this machine. The guest executor of scenario
-ops is NOT written yet: `memtwin real --on qemu` says so and stops (lab/measurements/
-memcg_qemu_lab.py still boots the 6.1 guest for the recorded dying-cgroup and list_lru runs).
+`memtwin lab setup` installs what a guest run needs (qemu-system-x86, busybox-static, cpio,
+e2fsprogs, gcc) and fetches Debian's 6.1 kernel package (`apt-get download`, `dpkg -x`).
+
+`memtwin real --on qemu` (run_qemu): the engine's resolved plan becomes a line-based op script;
+a small static C program (guest/memtwin_guest.c, compiled here with `gcc -static -O2` and cached
+in the lab's work directory) carries it out inside a busybox initramfs:
+
+- QEMU/TCG (`-accel tcg,thread=multi -cpu max`; KVM does not work on these machines) with the
+  scenario's RAM and CPUs, `-numa` nodes when the scenario has several, no network, and one
+  virtio disk: a sparse raw image with ext4 (mkfs.ext4 here), throttled to the scenario's device
+  bandwidth (`throttling.bps-read/-write`); read_ahead_kb is set in the guest.
+- The guest's /init loads virtio_blk/ext4 and their dependencies from the kernel package's
+  lib/modules with insmod, mounts the disk and the scenario's cgroup hierarchy (cgroup v2 with
+  +memory, or the v1 memory controller when the scenario says cgroup = "v1"), and runs the program:
+  it makes the cgroups with their limits, writes every declared file (fsync, then
+  fadvise(DONTNEED): the run starts cold), then starts every task as a child process in its memcg
+  after its start offset (tasks run concurrently), and records raw snapshots (/proc/self/io,
+  rusage, the memcg's control files, /proc/vmstat, /proc/meminfo, cgroup.stat, resident pages of
+  every scenario file by mincore) at each step boundary.
+- The snapshots come back over the serial console; the metrics are computed from them by
+  memtwin.real.metrics_from, as for a host run, so the JSON layout is the same. Times are TCG
+  wall-clock times: `real.timing_comparable` is false.
+
+Everything a run makes lives in one temporary directory that is removed, and QEMU killed, on
+success, failure, timeout, SIGINT and SIGTERM.
 """
 
 from __future__ import annotations
 
+import datetime
 import glob
+import hashlib
+import lzma
 import os
 import re
 import shutil
+import signal
+import string
+import struct
 import subprocess
+import tempfile
+import time
+from types import SimpleNamespace
 from typing import Callable, Optional
 
-from memtwin.real import RealError, host_ready
+from memtwin.real import Cg, Interrupted, RealError, _kv, host_ready, metrics_from, totals, unsupported
 
-PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs"}
+PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
+            "gcc": "gcc"}
 DEFAULT_WORKDIR = os.path.join(os.path.expanduser("~"), ".cache", "memtwin-lab")
 
 
@@ -57,12 +87,14 @@ def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) -
     out(f"host runner (memtwin real --on host): {'yes' if ok else 'no'}: {why}")
     missing = [f"{tool} ({pkg})" for tool, pkg in PACKAGES.items() if shutil.which(tool) is None]
     out("qemu tools: " + ("all present" if not missing else "missing " + ", ".join(missing) + " (memtwin lab setup installs them)"))
+    if shutil.which("busybox") and not _is_static(shutil.which("busybox")):
+        out(f"busybox: {shutil.which('busybox')} is dynamically linked; the initramfs needs busybox-static (memtwin lab setup)")
     k = find_kernel(workdir)
     out(f"guest kernel: {k}" if k else f"guest kernel: none in {workdir}/kpkg (memtwin lab setup downloads Debian's 6.1 package)")
     _, kvm = kvm_usable()
     out(f"accelerator: TCG ({kvm})")
-    out("guest runner (memtwin real --on qemu): no: the guest executor of scenario ops is not written yet; "
-        "recorded QEMU figures come from lab/measurements/memcg_qemu_lab.py")
+    ready, why = qemu_ready(workdir)
+    out(f"guest runner (memtwin real --on qemu): {'yes' if ready else 'no'}: {why}")
     out("recorded validation (memtwin validate --recorded): yes, anywhere")
     return 0 if ok else 1
 
@@ -74,6 +106,10 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
     if shutil.which("apt-get") is None:
         raise RealError("memtwin lab setup needs apt-get (Debian or Ubuntu); install qemu-system-x86, busybox-static, cpio and e2fsprogs by hand")
     need = sorted({pkg for tool, pkg in PACKAGES.items() if shutil.which(tool) is None})
+    if shutil.which("busybox") and not _is_static(shutil.which("busybox")):
+        need.append("busybox-static")
+    if shutil.which("gcc") and not _static_libc():
+        need.append("libc6-dev")
     if need:
         out(f"installing {' '.join(need)} ...")
         r = _run(["apt-get", "install", "-y", "-q", "--no-install-recommends"] + need)
@@ -106,6 +142,605 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
     return 0
 
 
-def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = None) -> dict:
-    raise RealError("--on qemu: the guest executor of scenario ops is not written yet (see `memtwin lab doctor`)\n"
-                    "  fix: use --on host, or --recorded for the recorded runs")
+
+# ---------------------------------------------------------------- memtwin real --on qemu
+
+GUEST_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "memtwin_guest.c")
+SUPPORTED_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount")
+# the modules a guest needs for its disk, loaded with their dependencies (when the kernel has them as modules)
+ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "crc32c_intel", "ext4")
+DISK_ROOT = "/s"  # where the guest mounts the scenario's disk: scenario path P is guest path /s/P
+ADVICE = {"dontneed": 4, "willneed": 3}  # POSIX_FADV_* on Linux
+READ_ADVICE = {"normal": 0, "sequential": 1, "random": 2}
+
+
+def _is_static(path: str) -> bool:
+    """True when the ELF file at `path` has no program interpreter (a static executable)."""
+    try:
+        with open(path, "rb") as f:
+            h = f.read(64)
+            if h[:4] != b"\x7fELF" or h[4] != 2:
+                return False
+            phoff, = struct.unpack_from("<Q", h, 32)
+            phentsize, phnum = struct.unpack_from("<HH", h, 54)
+            f.seek(phoff)
+            ph = f.read(phentsize * phnum)
+        return all(struct.unpack_from("<I", ph, i * phentsize)[0] != 3 for i in range(phnum))
+    except (OSError, struct.error):
+        return False
+
+
+def _static_libc() -> bool:
+    return bool(glob.glob("/usr/lib/*/libc.a") or glob.glob("/usr/lib*/libc.a"))
+
+
+def qemu_ready(workdir: str = DEFAULT_WORKDIR) -> tuple:
+    """(ok, reason): can `memtwin real --on qemu` run here? For `memtwin lab doctor` and test skips."""
+    for tool, pkg in PACKAGES.items():
+        if shutil.which(tool) is None:
+            return False, f"`{tool}` not found (memtwin lab setup, or apt-get install {pkg})"
+    if not _is_static(shutil.which("busybox")):
+        return False, f"{shutil.which('busybox')} is not a static busybox (apt-get install busybox-static)"
+    if not _static_libc():
+        return False, "no static C library to build the guest program (apt-get install libc6-dev)"
+    k = find_kernel(workdir)
+    if k is None:
+        return False, f"no guest kernel in {workdir}/kpkg (memtwin lab setup, or pass --kernel BZIMAGE)"
+    return True, f"QEMU/TCG with {os.path.basename(k)}"
+
+
+def guest_program(workdir: str) -> str:
+    """The static guest program, compiled from guest/memtwin_guest.c once per source version."""
+    with open(GUEST_SRC, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:12]
+    out = os.path.join(workdir, f"memtwin-guest-{digest}")
+    if os.path.exists(out):
+        return out
+    if shutil.which("gcc") is None:
+        raise RealError("--on qemu builds its guest program with gcc, which is not installed\n  fix: memtwin lab setup (or apt-get install gcc libc6-dev)")
+    os.makedirs(workdir, exist_ok=True)
+    tmp = out + f".tmp{os.getpid()}"
+    r = subprocess.run(["gcc", "-static", "-O2", "-o", tmp, GUEST_SRC], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0:
+        raise RealError(f"gcc -static could not build the guest program {GUEST_SRC}:\n{r.stderr.strip()[-800:]}\n"
+                        "  fix: apt-get install gcc libc6-dev (the static C library)")
+    os.replace(tmp, out)
+    return out
+
+
+def _kernel_and_modules(kernel: Optional[str], workdir: str) -> tuple:
+    """(kernel image, its modules directory or None, where it came from)."""
+    if kernel is None:
+        k = find_kernel(workdir)
+        if k is None:
+            raise RealError(f"no guest kernel in {workdir}/kpkg\n  fix: run `memtwin lab setup` (downloads Debian's 6.1 "
+                            "linux-image package), or pass --kernel BZIMAGE")
+        origin = "Debian package " + os.path.basename((glob.glob(os.path.join(workdir, "linux-image-*.deb")) or ["?"])[0])
+    else:
+        k = os.path.abspath(kernel)
+        if not os.path.isfile(k):
+            raise RealError(f"--kernel {kernel}: no such file\n  fix: give the path of a bzImage (e.g. arch/x86/boot/bzImage)")
+        with open(k, "rb") as f:
+            f.seek(0x202)
+            if f.read(4) != b"HdrS":
+                raise RealError(f"--kernel {kernel}: not an x86 bzImage (no boot protocol header)\n  fix: give a bzImage or vmlinuz")
+        origin = k
+    ver = re.sub(r"^vmlinuz-", "", os.path.basename(k))
+    mods = os.path.join(os.path.dirname(os.path.dirname(k)), "lib", "modules", ver)
+    return k, (mods if os.path.isdir(mods) else None), origin
+
+
+def _module_files(moddir: str) -> list:
+    """The .ko files the guest loads, dependencies first (read from each module's .modinfo)."""
+    by_name = {}
+    for dp, _, fns in os.walk(os.path.join(moddir, "kernel")):
+        for fn in fns:
+            m = re.match(r"(.+)\.ko(\.xz)?$", fn)
+            if m:
+                by_name[m.group(1).replace("-", "_")] = os.path.join(dp, fn)
+
+    def data(path: str) -> bytes:
+        with open(path, "rb") as f:
+            b = f.read()
+        return lzma.decompress(b) if path.endswith(".xz") else b
+
+    order, seen = [], set()
+
+    def visit(name: str) -> None:
+        if name in seen or name not in by_name:
+            return
+        seen.add(name)
+        m = re.search(rb"depends=([^\x00]*)\x00", data(by_name[name]))
+        for dep in (m.group(1).decode().split(",") if m and m.group(1) else []):
+            visit(dep.replace("-", "_"))
+        order.append(name)
+
+    for n in ROOT_MODULES:
+        visit(n)
+    return [(n, by_name[n], data) for n in order]
+
+
+_SAFE = frozenset(string.ascii_letters + string.digits + "/._-+,=:@")
+
+
+def _q(s: str) -> str:
+    """%-encode a field of the op script (fields are separated by single spaces)."""
+    return "".join(chr(b) if chr(b) in _SAFE else "%%%02X" % b for b in s.encode())
+
+
+def _gpath(spath: str) -> str:
+    return DISK_ROOT + "/" + spath.lstrip("/")
+
+
+def check_plan(plan: dict) -> None:
+    """Everything the guest cannot do, said before booting."""
+    why = unsupported(plan)
+    if why:
+        raise RealError(f"variant {plan['variant'] or 'default'!r} needs a policy no real kernel has: {why}")
+    for t in plan["tasks"]:
+        for op in t["ops"]:
+            k = op["op"]
+            if k not in SUPPORTED_OPS:
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` is not supported on qemu "
+                                f"(the guest program carries out {', '.join(SUPPORTED_OPS)})\n  fix: use --on host, or drop the op")
+            if k == "mount" and op["fs"] != "tmpfs":
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: mount of fs {op['fs']!r} is not supported on qemu (only tmpfs)")
+    for m in plan["mounts"]:
+        if m["fs"] != "tmpfs":
+            raise RealError(f"[mounts.\"{m['path']}\"] fs = {m['fs']!r}: on qemu the scenario's files live on one ext4 virtio disk; "
+                            "only tmpfs mounts are made besides it\n  fix: drop the mount, or make it tmpfs")
+    if len(plan["devices"]) > 1:
+        raise RealError(f"the scenario declares {len(plan['devices'])} devices; the qemu runner gives a scenario one virtio disk\n"
+                        "  fix: use one [devices.NAME]")
+    mach = plan["machine"]
+    if mach["ram"] < (256 << 20):
+        raise RealError(f"[machine] ram = {mach['ram'] >> 20} MiB: a guest needs at least 256 MiB\n  fix: ram = \"512M\" or more")
+    try:
+        with open("/proc/meminfo") as f:
+            avail = int(re.search(r"MemAvailable:\s+(\d+)", f.read()).group(1)) << 10
+    except (OSError, AttributeError):
+        avail = None
+    if avail is not None and mach["ram"] > avail * 0.7:
+        raise RealError(f"[machine] ram = {mach['ram'] >> 20} MiB is more than 70% of this host's available memory "
+                        f"({avail >> 20} MiB): QEMU would push the host into reclaim\n"
+                        "  fix: run a variant of the scenario with a smaller [machine] ram (the memcg limits decide "
+                        "what these scenarios measure), e.g. scenarios/validation/qemu61-*.toml")
+
+
+def op_script(plan: dict) -> tuple:
+    """(op script text, step names by index, tracked scenario paths by index, Cg view)."""
+    v = "1" if plan["cgroup"] == "v1" else "2"
+    mnt = "/sys/fs/cgroup/memory" if v == "1" else "/sys/fs/cgroup"
+    cg = Cg("v1" if v == "1" else "v2", mnt, mnt + "/memtwin")
+    L = [f"V {v}", f"TOP {_q(cg.top)}"]
+    snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat"] if v == "1"
+                 else ["memory.current", "memory.peak", "memory.stat", "memory.events"])
+    L += [f"SNAP {n}" for n in snapfiles]
+    if v == "2":
+        L.append(f"SET {_q(mnt + '/cgroup.subtree_control')} +memory")
+        L.append(f"MKCG {_q(cg.top)} 1")
+        L.append(f"MKCG {_q(cg.path('/'))} 0")
+    else:
+        L.append(f"MKCG {_q(cg.top)} 0")
+    made = [c["path"] for c in plan["cgroups"]] + [op["cgroup"] for t in plan["tasks"] for op in t["ops"] if op["op"] == "mkdir"]
+    parents = {p.strip("/").rsplit("/", 1)[0] for p in made if "/" in p.strip("/")}
+
+    def is_parent(p: str) -> int:
+        return int(v == "2" and p.strip("/") in parents)
+
+    for c in sorted(plan["cgroups"], key=lambda c: c["path"].count("/")):
+        d = cg.path(c["path"])
+        L.append(f"MKCG {_q(d)} {is_parent(c['path'])}")
+        if v == "1":
+            for k in ("high", "low", "min"):
+                if c[k]:
+                    raise RealError(f"[cgroups.{c['path']}] sets memory.{k}, which cgroup v1 (the scenario's cgroup) does not have\n"
+                                    "  fix: drop it, or set [kernel] cgroup = \"v2\"")
+            if c["max"] is not None:
+                L.append(f"SET {_q(d + '/memory.limit_in_bytes')} {c['max']}")
+        else:
+            for k, fn in (("max", "memory.max"), ("high", "memory.high")):
+                if c[k] is not None:
+                    L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
+            for k, fn in (("low", "memory.low"), ("min", "memory.min")):
+                if c[k]:
+                    L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
+    for m in plan["mounts"]:
+        L.append(f"TMPFS {_q(_gpath(m['path']))}")
+    tracked = [f["path"] for f in plan["files"]]
+    for t in plan["tasks"]:
+        for op in t["ops"]:
+            for p in [op.get("file")] + list(op.get("files") or []):
+                if p and p not in tracked:
+                    tracked.append(p)
+    for f in plan["files"]:
+        L.append(f"FILE {_q(_gpath(f['path']))} {f['size']} {f['mode'] or 0o644} {f['uid'] or 0}")
+    L += [f"TRACK {_q(_gpath(p))}" for p in tracked]
+    steps = []
+    nodes, cpus = plan["machine"]["nodes"], plan["machine"]["cpus"]
+    for n, t in enumerate(plan["tasks"]):
+        mask = 0
+        if nodes > 1:
+            for c in _node_cpus(cpus, nodes)[t["node"]]:
+                mask |= 1 << c
+        L.append(f"TASK {n} {_q(cg.path(t['cgroup']))} {t['start_ns']} {mask:x} {n}")
+        prev = None
+        for op in t["ops"]:
+            if op["step"] != prev:
+                steps.append(op["step"])
+                prev = op["step"]
+            f = _op_fields(op, cg, bool(plan["policies"].get("fadvise_directory")))
+            if op["op"] == "mkdir":
+                f += f" {is_parent(op['cgroup'])}"
+            L.append(f"O {len(steps) - 1} " + f)
+    return "\n".join(L) + "\n", steps, tracked, cg
+
+
+def _op_fields(op: dict, cg: Cg, walk: bool) -> str:
+    k = op["op"]
+    if k == "read":
+        length = -1 if op["length"] is None else op["length"]
+        pat = "rand" if op["pattern"] == "random" else "seq"
+        return (f"read {_q(_gpath(op['file']))} {op['offset']} {length} {op['bufsize']} {pat} "
+                f"{READ_ADVICE.get(op['fadvise'], 0)} {int(bool(op['scan']))} {op.get('count') or 0}")
+    if k == "write":
+        return (f"write {_q(_gpath(op['file']))} {op['offset']} {op['length']} {op['bufsize']} "
+                f"{int(bool(op['fsync']))} {int(bool(op['create']))}")
+    if k in ("fsync", "stat"):
+        return f"{k} {_q(_gpath(op['file']))}"
+    if k == "fadvise":
+        adv = ADVICE[op["advice"]]
+        if op["directory"] and not walk:
+            return f"fadvdir {adv} {_q(_gpath(op['path']))}"
+        return f"fadv {adv} {op['offset']} {op['length'] or 0} {len(op['files'])} " + " ".join(_q(_gpath(p)) for p in op["files"])
+    if k == "sleep":
+        return f"sleep {op['duration_ns']}"
+    if k in ("move", "mkdir", "rmdir"):
+        return f"{k} {_q(cg.path(op['cgroup']))}"
+    if k == "exec":
+        return "exec"
+    if k == "mount":
+        return f"mount {_q(_gpath(op['path']))} {int(bool(op.get('mkdir')))}"
+    raise RealError(f"step {op['step']!r}: op `{k}` is not supported on qemu")
+
+
+def _node_cpus(cpus: int, nodes: int) -> list:
+    return [list(range(i * cpus // nodes, (i + 1) * cpus // nodes)) for i in range(nodes)]
+
+
+GUEST_INIT = r"""#!/bin/sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs -o size=64m tmp /tmp
+exec 2>&1
+echo "@@UNAME $(uname -r)"
+echo "@@MEMTOTAL $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)"
+echo "@@NODES $(cat /sys/devices/system/node/online 2>/dev/null)"
+for m in $(cat /modules.order); do
+  insmod /lib/modules/$m.ko || echo "@@MODFAIL $m"
+done
+fail() { echo "@@ERROR $*"; sync; poweroff -f; }
+i=0
+while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+[ -b /dev/vda ] || fail "no /dev/vda: the guest kernel has no virtio_blk (neither built in nor in its modules)"
+echo @RA@ > /sys/block/vda/queue/read_ahead_kb || fail "cannot set read_ahead_kb"
+echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
+mkdir -p /s
+mount -t ext4 /dev/vda /s || fail "cannot mount the ext4 disk (ext4 neither built in nor in the kernel's modules?)"
+if [ @V@ = 2 ]; then
+  mount -t cgroup2 none /sys/fs/cgroup || fail "cannot mount cgroup2"
+else
+  mount -t tmpfs cg /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory && mount -t cgroup -o memory none /sys/fs/cgroup/memory || fail "cannot mount the cgroup v1 memory controller"
+fi
+/memtwin-guest /ops
+echo "@@EXIT $?"
+umount /s
+sync
+poweroff -f
+"""
+
+
+def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int) -> str:
+    root = os.path.join(tmp, "initramfs")
+    for d in ("bin", "proc", "sys", "dev", "tmp", "lib/modules"):
+        os.makedirs(os.path.join(root, d))
+    bb = shutil.which("busybox")
+    if bb is None or not _is_static(bb):
+        raise RealError("the guest needs a static busybox\n  fix: apt-get install busybox-static (or memtwin lab setup)")
+    shutil.copy(bb, os.path.join(root, "bin", "busybox"))
+    os.symlink("busybox", os.path.join(root, "bin", "sh"))
+    v = "1" if plan["cgroup"] == "v1" else "2"
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v))
+    os.chmod(os.path.join(root, "init"), 0o755)
+    with open(os.path.join(root, "ops"), "w") as f:
+        f.write(script)
+    shutil.copy(prog, os.path.join(root, "memtwin-guest"))
+    os.chmod(os.path.join(root, "memtwin-guest"), 0o755)
+    for name, path, data in modules:
+        with open(os.path.join(root, "lib", "modules", name + ".ko"), "wb") as f:
+            f.write(data(path))
+    with open(os.path.join(root, "modules.order"), "w") as f:
+        f.write("\n".join(n for n, _, _ in modules) + "\n")
+    out = os.path.join(tmp, "initramfs.cpio.gz")
+    files = subprocess.run(["find", "."], cwd=root, capture_output=True, check=True).stdout
+    with open(out, "wb") as fo:
+        cp = subprocess.Popen(["cpio", "-o", "-H", "newc", "--quiet"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        gz = subprocess.Popen(["gzip", "-1"], stdin=cp.stdout, stdout=fo)
+        cp.stdout.close()
+        cp.stdin.write(files)
+        cp.stdin.close()
+        if cp.wait() != 0 or gz.wait() != 0:
+            raise RealError("cpio/gzip could not build the initramfs (apt-get install cpio gzip)")
+    return out
+
+
+def _disk(tmp: str, plan: dict) -> str:
+    total = sum(f["size"] for f in plan["files"] if not any(f["path"].startswith(m["path"].rstrip("/") + "/") for m in plan["mounts"]))
+    written = sum(op["length"] for t in plan["tasks"] for op in t["ops"] if op["op"] == "write")
+    size = int((total + written) * 1.3) + (128 << 20)
+    img = os.path.join(tmp, "disk.img")
+    free = shutil.disk_usage(tmp).free
+    if size * 0.8 > free:
+        raise RealError(f"the guest disk needs about {size >> 20} MiB in {tmp}, which has {free >> 20} MiB free\n"
+                        "  fix: free space, or pass --workdir DIR on a larger file system")
+    with open(img, "wb") as f:
+        f.truncate(size)
+    r = subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", img], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RealError(f"mkfs.ext4 failed on {img}: {r.stderr.strip()}")
+    return img
+
+
+def qemu_command(plan: dict, kernel: str, initrd: str, img: str, serial: str) -> list:
+    mach = plan["machine"]
+    mb = mach["ram"] >> 20
+    cpus, nodes = mach["cpus"], mach["nodes"]
+    cmd = ["qemu-system-x86_64", "-accel", "tcg,thread=multi", "-cpu", "max", "-smp", str(cpus), "-m", f"{mb}M",
+           "-nodefaults", "-display", "none", "-monitor", "none", "-no-reboot", "-serial", f"file:{serial}",
+           "-kernel", kernel, "-initrd", initrd, "-append", "console=ttyS0 panic=-1 quiet loglevel=1"]
+    if nodes > 1:
+        per = [mb // nodes + (1 if i < mb % nodes else 0) for i in range(nodes)]
+        for i, (cs, m) in enumerate(zip(_node_cpus(cpus, nodes), per)):
+            cmd += ["-object", f"memory-backend-ram,id=m{i},size={m}M"]
+            node = f"node,nodeid={i},memdev=m{i}"
+            if cs:
+                node += f",cpus={cs[0]}-{cs[-1]}"
+            cmd += ["-numa", node]
+    drive = f"file={img},if=virtio,format=raw"
+    dev = plan["devices"][0] if plan["devices"] else None
+    if dev and dev["read_bw"]:
+        drive += f",throttling.bps-read={int(dev['read_bw'])}"
+    if dev and dev["write_bw"]:
+        drive += f",throttling.bps-write={int(dev['write_bw'])}"
+    cmd += ["-drive", drive]
+    return cmd
+
+
+def default_timeout(plan: dict) -> int:
+    """Seconds a guest run may take: boot, writing the files, and the ops at a slow TCG rate."""
+    sizes = {f["path"]: f["size"] for f in plan["files"]}
+    work, sleep = sum(sizes.values()), 0
+    for t in plan["tasks"]:
+        for op in t["ops"]:
+            if op["op"] == "read":
+                if op["pattern"] == "random":
+                    work += (op.get("count") or 0) * op["bufsize"]
+                else:
+                    work += op["length"] if op["length"] is not None else sizes.get(op["file"], 0)
+            elif op["op"] == "write":
+                work += op["length"]
+                sizes[op["file"]] = max(sizes.get(op["file"], 0), op["offset"] + op["length"])
+            elif op["op"] == "sleep":
+                sleep += op["duration_ns"] / 1e9
+    return int(120 + work / (8 << 20) + sleep * 3)
+
+
+# ---------------------------------------------------------------- parsing what the guest printed
+
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|meminfo|cgstat|res)$")
+
+
+def _sections(text: str) -> dict:
+    out, cur = {}, None
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            cur = m.group(1)
+            out[cur] = []
+        elif cur is not None:
+            out[cur].append(line)
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+def _snap(sec: dict, cg: Cg, d: str) -> SimpleNamespace:
+    def read(path: str) -> str:
+        v = sec.get("cg " + os.path.basename(path))
+        if v is None or v.startswith("!missing"):
+            raise FileNotFoundError(path)
+        return v
+
+    user_us, sys_us = (int(x) for x in sec["ru"].split())
+    try:
+        f = sec["stat"].rsplit(")", 1)[1].split()
+        iowait = int(f[39]) / 100.0  # USER_HZ
+    except (IndexError, ValueError):
+        iowait = None
+    io = {}
+    for line in sec["io"].splitlines():
+        k, _, val = line.partition(":")
+        io[k.strip()] = int(val)
+    return SimpleNamespace(t=float(sec["t"]), user=user_us / 1e6, sys=sys_us / 1e6, iowait=iowait, io=io,
+                           memcg=cg.snapshot(d, _read=read), vm=_kv(sec["vmstat"]))
+
+
+def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tuple:
+    """(step records sorted by end time, facts about the guest) from the serial console text."""
+    out = out.replace("\r", "")
+    facts = {}
+    for key in ("UNAME", "MEMTOTAL", "NODES", "RA", "COLD", "EXIT"):
+        m = re.search(rf"^@@{key} ?(.*)$", out, re.M)
+        facts[key.lower()] = m.group(1).strip() if m else None
+    facts["modfail"] = re.findall(r"^@@MODFAIL (\S+)", out, re.M)
+    errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
+    names = [t["name"] for t in plan["tasks"]]
+    for i, e in enumerate(errors):
+        m = re.match(r"task (\d+)(.*)$", e)
+        if m and int(m.group(1)) < len(names):
+            rest = m.group(2)
+            sm = re.match(r" step (\d+):(.*)$", rest)
+            if sm and int(sm.group(1)) < len(steps):
+                rest = f" step {steps[int(sm.group(1))]!r}:{sm.group(2)}"
+            errors[i] = f"task {names[int(m.group(1))]}{rest}"
+    if errors:
+        raise RealError("the guest run failed: " + "; ".join(errors))
+    if "@@DONE" not in out:
+        tail = "\n".join(out.strip().splitlines()[-15:])
+        raise RealError(f"the guest ended before reporting every task (kernel panic or early poweroff); its console ended with:\n{tail}")
+    recs = []
+    for m in re.finditer(r"^@@STEP (\d+) (\d+)\n(.*?)^@@ENDSTEP$", out, re.M | re.S):
+        ti, si, body = int(m.group(1)), int(m.group(2)), m.group(3)
+        a_txt, _, b_txt = body.partition("\n@@B\n")
+        a_sec = _sections(a_txt.split("@@A\n", 1)[-1])
+        b_sec = _sections(b_txt)
+        d = _cg_dir(a_sec)
+        a, b = _snap(a_sec, cg, d), _snap(b_sec, cg, d)
+        mi = {}
+        for line in b_sec["meminfo"].splitlines():
+            k, _, val = line.partition(":")
+            if val.split():
+                mi[k] = int(val.split()[0])
+        st = _kv(b_sec["cgstat"]) if "cgstat" in b_sec else None
+        res = {}
+        for line in b_sec.get("res", "").splitlines():
+            idx, n = line.split()
+            res[tracked[int(idx)]] = int(n)
+        recs.append({"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
+                     "metrics": metrics_from(a, b, mi, st), "resident_pages": res, "_end": b.t})
+    recs.sort(key=lambda s: s["_end"])
+    for s in recs:
+        del s["_end"]
+    return recs, facts
+
+
+def _cg_dir(sec: dict) -> str:
+    return sec["cgdir"].strip()
+
+
+def _cg_name(cg: Cg, d: str) -> str:
+    rel = os.path.relpath(d, cg.top)
+    return "" if rel in (".", "_root") else rel
+
+
+# ---------------------------------------------------------------- the run
+
+
+def _qemu_version() -> str:
+    try:
+        return subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "?"
+
+
+def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = None, timeout: Optional[int] = None,
+             log=None) -> dict:
+    """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info."""
+    workdir = workdir or DEFAULT_WORKDIR
+    check_plan(plan)
+    for tool, pkg in PACKAGES.items():
+        if shutil.which(tool) is None:
+            raise RealError(f"--on qemu needs `{tool}`, which is not installed\n  fix: memtwin lab setup (or apt-get install {pkg})")
+    kimg, moddir, origin = _kernel_and_modules(kernel, workdir)
+    prog = guest_program(workdir)
+    script, steps, tracked, cg = op_script(plan)
+    modules = _module_files(moddir) if moddir else []
+    timeout = timeout or default_timeout(plan)
+    ra = plan["devices"][0]["read_ahead_kb"] if plan["devices"] else 128
+    os.makedirs(workdir, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix="run-", dir=workdir)
+    proc = None
+    old = {}
+
+    def on_signal(signum, _frame):
+        raise Interrupted(f"interrupted by {signal.Signals(signum).name}; QEMU was stopped and its files removed")
+
+    for sg in (signal.SIGINT, signal.SIGTERM):
+        old[sg] = signal.signal(sg, on_signal)
+    try:
+        initrd = _initramfs(tmp, plan, script, modules, prog, ra)
+        img = _disk(tmp, plan)
+        serial = os.path.join(tmp, "serial.log")
+        cmd = qemu_command(plan, kimg, initrd, img, serial)
+        errf = open(os.path.join(tmp, "qemu.err"), "w+")
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True)
+        while proc.poll() is None:
+            if time.monotonic() - t0 > timeout:
+                raise RealError(f"the guest did not finish within {timeout} s (QEMU was killed)\n"
+                                f"  fix: pass --timeout SECONDS if the scenario is large; the console ended with:\n"
+                                + _tail(serial))
+            time.sleep(0.2)
+        wall = time.monotonic() - t0
+        errf.seek(0)
+        qerr = errf.read().strip()
+        errf.close()
+        try:
+            with open(serial, encoding="utf-8", errors="replace") as f:
+                out = f.read()
+        except OSError:
+            out = ""
+        if proc.returncode != 0 and "@@DONE" not in out:
+            raise RealError(f"qemu-system-x86_64 exited with status {proc.returncode}: {qerr[-600:] or 'no message'}")
+        recs, facts = parse_output(out, plan, steps, tracked, cg)
+        proc = None
+    finally:
+        for sg in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sg, signal.SIG_IGN)
+        if proc is not None and proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+        for sg, h in old.items():
+            signal.signal(sg, h)
+    notes = _qemu_notes(plan, facts)
+    dev = plan["devices"][0] if plan["devices"] else None
+    info = {
+        "on": "qemu", "kernel": facts["uname"] or "?", "kernel_image": origin,
+        "machine": {"cpus": plan["machine"]["cpus"], "nodes": plan["machine"]["nodes"], "guest_nodes_online": facts["nodes"],
+                    "ram_kB": int(facts["memtotal"] or 0),
+                    "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
+                    "disk": "ext4 on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
+                    "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1)},
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "timing_comparable": False,
+        "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
+        "notes": notes,
+        "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),
+    }
+    return {"steps": recs, "totals": totals(recs), "real": info}
+
+
+def _tail(path: str, n: int = 15) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return "\n".join(f.read().replace("\r", "").strip().splitlines()[-n:]) or "(nothing)"
+    except OSError:
+        return "(nothing)"
+
+
+def _qemu_notes(plan: dict, facts: dict) -> list:
+    from memtwin.real import _notes
+
+    notes = ["the guest runs under QEMU/TCG (emulated CPUs): times are not comparable with the engine's or real hardware's",
+             "tasks run concurrently in the guest, each starting at its start offset"]
+    notes += [n for n in _notes(plan) if "host's cgroup" not in n]
+    if facts.get("cold") not in (None, "0"):
+        notes.append(f"{facts['cold']} pages of the scenario's files stayed resident after fadvise(DONTNEED) before the tasks started")
+    if facts.get("modfail"):
+        notes.append("modules that did not load (built in, or missing): " + ", ".join(facts["modfail"]))
+    return notes

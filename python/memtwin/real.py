@@ -166,8 +166,9 @@ class Cg:
     def procs(self, d: str) -> str:
         return os.path.join(d, "cgroup.procs")
 
-    def snapshot(self, d: str) -> dict:
-        """Counters and levels of one memcg."""
+    def snapshot(self, d: str, _read=_read) -> dict:
+        """Counters and levels of one memcg (`_read`: how a control file is read; the QEMU runner
+        passes the guest's recorded copies)."""
         s = {}
         if self.version == "v1":
             s["usage"] = int(_read(os.path.join(d, "memory.usage_in_bytes")))
@@ -222,6 +223,13 @@ class Snap:
 
 def step_metrics(cg: Cg, a: Snap, b: Snap, files: dict) -> tuple:
     """(metrics, resident_pages) of one step from two snapshots, named as the engine names them."""
+    return metrics_from(a, b, _meminfo(), cg.cgroup_stat()), resident(files)
+
+
+def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
+    """The engine-named metrics of one step: snapshots `a` (start) and `b` (end) with attributes
+    t, user, sys, iowait, io, memcg (Cg.snapshot), vm (/proc/vmstat); `mi` /proc/meminfo in kB
+    and `st` the subtree's cgroup.stat (None on cgroup v1) at the end."""
     m = {
         "elapsed_s": b.t - a.t, "user_s": b.user - a.user, "sys_s": b.sys - a.sys,
         "read_bytes": b.io["read_bytes"] - a.io["read_bytes"],
@@ -241,15 +249,13 @@ def step_metrics(cg: Cg, a: Snap, b: Snap, files: dict) -> tuple:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    mi = _meminfo()
     for k in ("MemFree", "Cached", "Dirty", "Percpu", "Slab"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
-    st = cg.cgroup_stat()
     if st is not None:
         m["cgroup.nr_descendants"] = st.get("nr_descendants", 0)
         m["cgroup.nr_dying_descendants"] = st.get("nr_dying_descendants", 0)
-    return m, resident(files)
+    return m
 
 
 def resident(files: dict) -> dict:

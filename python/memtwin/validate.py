@@ -120,7 +120,7 @@ def recorded_path(scn_path: str, spec: dict) -> str:
 
 
 def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kernel: Optional[str] = None,
-                  scratch: str = "/var/tmp") -> tuple:
+                  scratch: str = "/var/tmp", workdir: Optional[str] = None, timeout: Optional[int] = None) -> tuple:
     """(rows, check outcomes, skipped) of one scenario; prints as it goes."""
     from memtwin import real as realmod
 
@@ -166,7 +166,7 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
             else:
                 from memtwin import qemu
 
-                real = qemu.run_qemu(plan, kernel=kernel)
+                real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
             info = real.get("real", {})
             if info:
                 out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"

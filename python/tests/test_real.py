@@ -94,8 +94,12 @@ def test_a_variant_needing_a_policy_no_kernel_has_is_refused(capsys):
 
 
 def test_qemu_says_what_is_missing(tmp_path, capsys):
-    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "qemu")
-    assert code == 2 and "not written yet" in err
+    empty = tmp_path / "lab"
+    empty.mkdir()
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "qemu", "--workdir", str(empty))
+    assert code == 2 and ("memtwin lab setup" in err or "not installed" in err), err
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "qemu", "--kernel", str(tmp_path / "nope"))
+    assert code == 2 and "--kernel" in err and "no such file" in err, err
 
 
 @needs_host

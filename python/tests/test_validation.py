@@ -29,6 +29,22 @@ KNOWN_OUT = {
     # 21.0 MB (with cleaning both read 21.0 MB since dirty pages are now rotated as
     # lru_deactivate_file() does).
     ("host-dir-eviction.toml", "keep-20", "grep data 1/*", "read_bytes"),
+    # Debian's 6.1 kernel in QEMU (order-0 pages in ext4, like the engine) re-reads even more:
+    # 1143.6 MB read for the 256M file (4.26x; 213668 workingset refaults; two runs agreed to
+    # 0.003%) where the engine reads 302.8 MB (1.13x), and keeps 4446 pages resident where the
+    # engine keeps 5100. So large folios are not the cause of the ra8192 disagreement: readahead
+    # pages reclaimed before use are re-read far more often than the engine models.
+    ("qemu61-tight-ra8192.toml", "default", "cat", "read_bytes"),
+    ("qemu61-tight-ra8192.toml", "default", "cat", "resident_pages"),
+    # fadvise(DONTNEED) on directory 2 right after cp (dirty pages): in the TCG guest a third of
+    # the pages are written back (QEMU's throttle lets a burst of bps/10 through) before the
+    # invalidation walk reaches them and are dropped (usage 41.9 -> 29.3 MB at X = 20); the
+    # engine's writeback takes the device's time and drops none. Re-run with write_bw = 10M,
+    # the guest drops none either (resident stays 10240 pages): an emulation timing artifact.
+    ("qemu61-dir-eviction.toml", "clean-20", "clean 2", "memcg.usage_bytes"),
+    ("qemu61-dir-eviction.toml", "clean-20", "clean 2", "resident_pages"),
+    ("qemu61-dir-eviction.toml", "clean-28", "clean 2", "memcg.usage_bytes"),
+    ("qemu61-dir-eviction.toml", "clean-28", "clean 2", "resident_pages"),
 }
 
 
@@ -37,6 +53,7 @@ def test_there_is_a_validation_set():
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
     assert sum(n.startswith("host-") for n in names) == 7
+    assert sum(n.startswith("qemu61-") for n in names) == 7
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: os.path.relpath(p, ROOT))

@@ -1,0 +1,557 @@
+/* memtwin-guest: carries out a memtwin scenario's ops inside a QEMU guest (memtwin real --on qemu).
+ *
+ * Built on the host with `gcc -static -O2` and put into the guest's busybox initramfs with the op
+ * script (/ops, written by python/memtwin/qemu.py from the engine's resolved plan). The guest's
+ * /init loads the modules, mounts proc/sysfs/devtmpfs and the virtio disk, then runs
+ *   memtwin-guest /ops
+ * which sets up the cgroups and files, runs every task as a child process in its memcg (all
+ * concurrently, each after its start offset), and prints each task's step snapshots on stdout (the
+ * serial console) between @@BEGIN/@@END markers once every task has ended. The host computes the
+ * step metrics from the raw snapshots exactly as the host runner does.
+ *
+ * Op script: one record per line, fields separated by single spaces, paths %-encoded (see qemu.py).
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXLINE 65536
+
+static char *lines[1 << 20];
+static int nlines;
+static char version[8] = "2";
+static char top[512];
+static char *snapfiles[16];
+static int nsnap;
+static char *tracked[100000];
+static int ntracked;
+static unsigned char *wbuf;
+static size_t wbuf_len = 1 << 20;
+
+static void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    printf("@@ERROR ");
+    vprintf(fmt, ap);
+    printf("\n");
+    fflush(stdout);
+    va_end(ap);
+    exit(1);
+}
+
+static int split(char *s, char **f, int max) {
+    int n = 0;
+    char *save = NULL;
+    for (char *t = strtok_r(s, " \n", &save); t && n < max; t = strtok_r(NULL, " \n", &save)) f[n++] = t;
+    return n;
+}
+
+static char *unesc(const char *s) {
+    char *o = malloc(strlen(s) + 1), *p = o;
+    while (*s) {
+        if (s[0] == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2])) {
+            char h[3] = {s[1], s[2], 0};
+            *p++ = (char)strtol(h, NULL, 16);
+            s += 3;
+        } else {
+            *p++ = *s++;
+        }
+    }
+    *p = 0;
+    return o;
+}
+
+static long long num(const char *s) { return strtoll(s, NULL, 10); }
+
+static int write_file(const char *path, const char *val) {
+    int fd = open(path, O_WRONLY);
+    if (fd < 0) return -1;
+    ssize_t n = write(fd, val, strlen(val));
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n < 0 ? -1 : 0;
+}
+
+static void mkdirs(const char *path, int last) {
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p == '/') {
+            *p = 0;
+            mkdir(buf, 0755);
+            *p = '/';
+        }
+    }
+    if (last) mkdir(buf, 0755);
+}
+
+static void parent_dirs(const char *path) { mkdirs(path, 0); }
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------------ snapshots
+ * A task's records go to a static buffer touched before the task joins its memcg, and are written
+ * to the console with one write() per step (a tty write is not interleaved with another task's):
+ * nothing the recording does is charged to the scenario's memcgs. */
+
+#define OBUF (8 << 20)
+static char obuf[OBUF];
+static size_t olen;
+
+static void oflush(void) {
+    size_t off = 0;
+    while (off < olen) {
+        ssize_t w = write(1, obuf + off, olen - off);
+        if (w <= 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        off += w;
+    }
+    olen = 0;
+}
+
+static void oprintf(const char *fmt, ...) {
+    if (olen > OBUF - 65536) oflush();
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(obuf + olen, OBUF - olen, fmt, ap);
+    va_end(ap);
+    if (n > 0) olen += (size_t)n < OBUF - olen ? (size_t)n : OBUF - olen - 1;
+}
+
+static void dump(const char *tag, const char *path) {
+    oprintf("#%s\n", tag);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        oprintf("!missing %s\n", strerror(errno));
+        return;
+    }
+    ssize_t n;
+    char last = '\n';
+    for (;;) {
+        if (olen > OBUF - 65536) oflush();
+        n = read(fd, obuf + olen, 65536);
+        if (n <= 0) break;
+        olen += n;
+        last = obuf[olen - 1];
+    }
+    if (last != '\n') obuf[olen++] = '\n';
+    close(fd);
+}
+
+static long resident_pages(const char *path) {
+    int fd = open(path, O_RDONLY | O_NOFOLLOW);
+    if (fd < 0) return -1;
+    struct stat st;
+    long n = 0;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t pages = (st.st_size + pg - 1) / pg;
+        void *m = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+        if (m != MAP_FAILED) {
+            unsigned char *vec = malloc(pages);
+            if (mincore(m, st.st_size, vec) == 0)
+                for (size_t i = 0; i < pages; i++) n += vec[i] & 1;
+            free(vec);
+            munmap(m, st.st_size);
+        }
+    }
+    close(fd);
+    return n;
+}
+
+static void snap(const char *phase, const char *cgdir, int full) {
+    struct rusage ru, rc;
+    getrusage(RUSAGE_SELF, &ru);
+    getrusage(RUSAGE_CHILDREN, &rc);
+    oprintf("@@%s\n#cgdir\n%s\n#t\n%.9f\n", phase, cgdir, now());
+    oprintf("#ru\n%ld %ld\n",
+            (long)(ru.ru_utime.tv_sec + rc.ru_utime.tv_sec) * 1000000 + ru.ru_utime.tv_usec + rc.ru_utime.tv_usec,
+            (long)(ru.ru_stime.tv_sec + rc.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec + rc.ru_stime.tv_usec);
+    dump("io", "/proc/self/io");
+    dump("stat", "/proc/self/stat");
+    char p[1024];
+    for (int i = 0; i < nsnap; i++) {
+        snprintf(p, sizeof p, "%s/%s", cgdir, snapfiles[i]);
+        char tag[128];
+        snprintf(tag, sizeof tag, "cg %s", snapfiles[i]);
+        dump(tag, p);
+    }
+    dump("vmstat", "/proc/vmstat");
+    if (full) {
+        dump("meminfo", "/proc/meminfo");
+        if (strcmp(version, "2") == 0) {
+            snprintf(p, sizeof p, "%s/cgroup.stat", top);
+            dump("cgstat", p);
+        }
+        oprintf("#res\n");
+        for (int i = 0; i < ntracked; i++) {
+            long n = resident_pages(tracked[i]);
+            if (n > 0) oprintf("%d %ld\n", i, n);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static uint64_t rng_state;
+static uint64_t rnd(void) {
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int fill(int fd, long long off, long long len, long long bs) {
+    long long pos = off, end = off + len;
+    while (pos < end) {
+        long long n = end - pos;
+        if (n > bs) n = bs;
+        if (n > (long long)wbuf_len) n = wbuf_len;
+        ssize_t w = pwrite(fd, wbuf, n, pos);
+        if (w <= 0) return -1;
+        pos += w;
+    }
+    return 0;
+}
+
+static int enable_memory(const char *d) {
+    char p[1024];
+    if (strcmp(version, "2") != 0) return 0;
+    snprintf(p, sizeof p, "%s/cgroup.subtree_control", d);
+    return write_file(p, "+memory");
+}
+
+static char *cur_cg;
+static char *rbuf; /* the read buffer, touched before the task joins its memcg */
+
+/* returns 0, or -1 with errno set */
+static int do_op(char **f, int n) {
+    const char *k = f[2];
+    if (!strcmp(k, "read")) {
+        char *path = unesc(f[3]);
+        long long off = num(f[4]), len = num(f[5]), bs = num(f[6]), count = num(f[10]);
+        int rand_pat = !strcmp(f[7], "rand"), adv = atoi(f[8]), scan = atoi(f[9]);
+        int fd = open(path, O_RDONLY);
+        free(path);
+        if (fd < 0) return -1;
+        if (adv == 1) posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+        if (adv == 2) posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+        struct stat st;
+        fstat(fd, &st);
+        long long end = len < 0 ? st.st_size : (off + len < st.st_size ? off + len : st.st_size);
+        char *buf = rbuf;
+        if (rand_pat) {
+            long long slots = (end - off) / bs;
+            if (slots < 1) slots = 1;
+            for (long long i = 0; i < count; i++) {
+                ssize_t r = pread(fd, buf, bs, off + (long long)(rnd() % slots) * bs);
+                if (r < 0) { int e = errno; close(fd); errno = e; return -1; }
+                if (scan && r > 0) (void)memmem(buf, r, "data", 4);
+            }
+        } else {
+            long long pos = off;
+            while (pos < end) {
+                long long want = end - pos < bs ? end - pos : bs;
+                ssize_t r = pread(fd, buf, want, pos);
+                if (r < 0) { int e = errno; close(fd); errno = e; return -1; }
+                if (r == 0) break;
+                if (scan) (void)memmem(buf, r, "data", 4);
+                pos += r;
+            }
+        }
+        close(fd);
+    } else if (!strcmp(k, "write")) {
+        char *path = unesc(f[3]);
+        parent_dirs(path);
+        int fd = open(path, O_WRONLY | (atoi(f[8]) ? O_CREAT : 0), 0644);
+        free(path);
+        if (fd < 0) return -1;
+        if (fill(fd, num(f[4]), num(f[5]), num(f[6])) < 0) { int e = errno; close(fd); errno = e; return -1; }
+        if (atoi(f[7]) && fsync(fd) < 0) { int e = errno; close(fd); errno = e; return -1; }
+        close(fd);
+    } else if (!strcmp(k, "fsync")) {
+        char *path = unesc(f[3]);
+        int fd = open(path, O_RDONLY);
+        free(path);
+        if (fd < 0) return -1;
+        fsync(fd);
+        close(fd);
+    } else if (!strcmp(k, "stat")) {
+        char *path = unesc(f[3]);
+        struct stat st;
+        int r = stat(path, &st);
+        free(path);
+        if (r < 0) return -1;
+    } else if (!strcmp(k, "fadv")) {
+        int adv = atoi(f[3]);
+        long long off = num(f[4]), len = num(f[5]);
+        for (int i = 7; i < n; i++) {
+            char *path = unesc(f[i]);
+            int fd = open(path, O_RDONLY);
+            free(path);
+            if (fd < 0) {
+                if (errno == ENOENT) continue;
+                return -1;
+            }
+            posix_fadvise(fd, off, len, adv);
+            close(fd);
+        }
+    } else if (!strcmp(k, "fadvdir")) {
+        char *path = unesc(f[4]);
+        int fd = open(path, O_RDONLY | O_DIRECTORY);
+        free(path);
+        if (fd < 0) return -1;
+        posix_fadvise(fd, 0, 0, atoi(f[3]));
+        close(fd);
+    } else if (!strcmp(k, "sleep")) {
+        long long ns = num(f[3]);
+        struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {}
+    } else if (!strcmp(k, "move")) {
+        char p[1024], pid[32];
+        char *d = unesc(f[3]);
+        snprintf(p, sizeof p, "%s/cgroup.procs", d);
+        snprintf(pid, sizeof pid, "%d", getpid());
+        if (write_file(p, pid) < 0) { free(d); return -1; }
+        cur_cg = d;
+    } else if (!strcmp(k, "mkdir")) {
+        char *d = unesc(f[3]);
+        int r = mkdir(d, 0755);
+        if (r == 0 && atoi(f[4])) enable_memory(d);
+        free(d);
+        if (r < 0) return -1;
+    } else if (!strcmp(k, "rmdir")) {
+        char *d = unesc(f[3]);
+        int r = rmdir(d);
+        free(d);
+        if (r < 0) return -1;
+    } else if (!strcmp(k, "exec")) {
+        pid_t p = fork();
+        if (p == 0) {
+            execl("/bin/busybox", "true", (char *)NULL);
+            _exit(127);
+        }
+        int st;
+        waitpid(p, &st, 0);
+    } else if (!strcmp(k, "mount")) {
+        char *path = unesc(f[3]);
+        if (atoi(f[4])) mkdirs(path, 1);
+        int r = mount("tmpfs", path, "tmpfs", 0, NULL);
+        free(path);
+        if (r < 0) return -1;
+    } else {
+        errno = EINVAL;
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ tasks */
+
+
+static void run_task(int ti, int first, int last, char *cgdir, double start_at) {
+    char p[1024], pid[32];
+    /* everything the task needs is allocated and touched before it joins its memcg */
+    int nops = last - first;
+    char ***fs = calloc(nops + 1, sizeof *fs);
+    int *ns = calloc(nops + 1, sizeof *ns);
+    long long maxbs = 1 << 20;
+    for (int i = 0; i < nops; i++) {
+        char *line = strdup(lines[first + i]);
+        int cap = 2;
+        for (char *c = line; *c; c++) cap += *c == ' ';
+        fs[i] = malloc(cap * sizeof **fs);
+        ns[i] = split(line, fs[i], cap);
+        if (ns[i] > 6 && !strcmp(fs[i][2], "read") && num(fs[i][6]) > maxbs) maxbs = num(fs[i][6]);
+    }
+    rbuf = malloc(maxbs);
+    memset(rbuf, 1, maxbs);
+    memset(obuf, 0, OBUF);
+    snprintf(p, sizeof p, "%s/cgroup.procs", cgdir);
+    snprintf(pid, sizeof pid, "%d", getpid());
+    double d = start_at - now();
+    if (d > 0) {
+        struct timespec ts = {(time_t)d, (long)((d - (time_t)d) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    if (write_file(p, pid) < 0) {
+        oprintf("@@ERROR task %d: cannot join %s: %s\n", ti, cgdir, strerror(errno));
+        oflush();
+        _exit(1);
+    }
+    cur_cg = cgdir;
+    char step_cg[1024];
+    int in_step = 0;
+    for (int i = 0; i < nops; i++) {
+        char **f = fs[i];
+        const char *step = f[1];
+        if (!in_step) {
+            snprintf(step_cg, sizeof step_cg, "%s", cur_cg);
+            in_step = 1;
+            oprintf("@@STEP %d %s\n", ti, step);
+            snap("A", step_cg, 0);
+        }
+        if (do_op(f, ns[i]) < 0) {
+            oprintf("@@ERROR task %d step %s: op %s failed on the guest kernel: %s\n", ti, step, f[2], strerror(errno));
+            oflush();
+            _exit(1);
+        }
+        if (i + 1 == nops || strcmp(fs[i + 1][1], step) != 0) {
+            snap("B", step_cg, 1);
+            oprintf("@@ENDSTEP\n");
+            oflush();
+            in_step = 0;
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) die("usage: memtwin-guest OPS");
+    FILE *in = fopen(argv[1], "r");
+    if (!in) die("cannot open %s: %s", argv[1], strerror(errno));
+    static char buf[MAXLINE * 16];
+    while (fgets(buf, sizeof buf, in)) {
+        if (nlines >= (int)(sizeof lines / sizeof lines[0])) die("op script too long");
+        buf[strcspn(buf, "\n")] = 0;
+        lines[nlines++] = strdup(buf);
+    }
+    fclose(in);
+    wbuf = malloc(wbuf_len);
+    for (size_t i = 0; i < wbuf_len;) {
+        ssize_t r = getrandom(wbuf + i, wbuf_len - i, 0);
+        if (r <= 0) {
+            for (; i < wbuf_len; i++) wbuf[i] = (unsigned char)(i * 2654435761u >> 13);
+            break;
+        }
+        i += r;
+    }
+    struct {
+        int first, last;
+        char *cg;
+        double start;
+        unsigned long mask;
+        uint64_t seed;
+    } tasks[4096];
+    int ntasks = 0;
+    char *f[4096];
+    /* setup records, in order */
+    for (int i = 0; i < nlines; i++) {
+        char *line = strdup(lines[i]);
+        int n = split(line, f, 4096);
+        if (n == 0) { free(line); continue; }
+        if (!strcmp(f[0], "V")) {
+            snprintf(version, sizeof version, "%s", f[1]);
+        } else if (!strcmp(f[0], "TOP")) {
+            char *t = unesc(f[1]);
+            snprintf(top, sizeof top, "%s", t);
+        } else if (!strcmp(f[0], "SNAP")) {
+            snapfiles[nsnap++] = strdup(f[1]);
+        } else if (!strcmp(f[0], "MKCG")) {
+            char *d = unesc(f[1]);
+            if (mkdir(d, 0755) < 0 && errno != EEXIST) die("setup: mkdir %s: %s", d, strerror(errno));
+            /* cgroup v2: only a parent gets +memory in its subtree_control (a cgroup with controllers
+             * enabled for its children cannot hold processes) */
+            if (atoi(f[2]) && enable_memory(d) < 0) die("setup: +memory in %s: %s", d, strerror(errno));
+        } else if (!strcmp(f[0], "SET")) {
+            char *d = unesc(f[1]);
+            if (write_file(d, f[2]) < 0) die("setup: writing %s to %s: %s", f[2], d, strerror(errno));
+        } else if (!strcmp(f[0], "TMPFS")) {
+            char *d = unesc(f[1]);
+            mkdirs(d, 1);
+            if (mount("tmpfs", d, "tmpfs", 0, NULL) < 0) die("setup: mount tmpfs at %s: %s", d, strerror(errno));
+        } else if (!strcmp(f[0], "TRACK")) {
+            tracked[ntracked++] = unesc(f[1]);
+        } else if (!strcmp(f[0], "FILE")) {
+            char *p = unesc(f[1]);
+            parent_dirs(p);
+            int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)num(f[3]));
+            if (fd < 0) die("setup: create %s: %s", p, strerror(errno));
+            if (fill(fd, 0, num(f[2]), 1 << 20) < 0) die("setup: write %s: %s", p, strerror(errno));
+            if (fsync(fd) < 0) die("setup: fsync %s: %s", p, strerror(errno));
+            posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+            close(fd);
+            if (num(f[4])) chown(p, (uid_t)num(f[4]), (gid_t)-1);
+        } else if (!strcmp(f[0], "TASK")) {
+            tasks[ntasks].cg = unesc(f[2]);
+            tasks[ntasks].start = num(f[3]) / 1e9;
+            tasks[ntasks].mask = strtoul(f[4], NULL, 16);
+            tasks[ntasks].seed = (uint64_t)num(f[5]) * 0x9E3779B97F4A7C15ull + 1;
+            tasks[ntasks].first = i + 1;
+            tasks[ntasks].last = i + 1;
+            ntasks++;
+        } else if (!strcmp(f[0], "O")) {
+            if (!ntasks) die("op script: op before TASK");
+            tasks[ntasks - 1].last = i + 1;
+        }
+        free(line);
+    }
+    /* start cold: sync, drop every tracked file's pages again, count what is left */
+    sync();
+    long left = 0;
+    for (int i = 0; i < ntracked; i++) {
+        int fd = open(tracked[i], O_RDONLY);
+        if (fd >= 0) {
+            posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+            close(fd);
+        }
+        long n = resident_pages(tracked[i]);
+        if (n > 0) left += n;
+    }
+    printf("@@COLD %ld\n", left);
+    fflush(stdout);
+    double t0 = now();
+    pid_t pids[4096];
+    for (int t = 0; t < ntasks; t++) {
+        pid_t p = fork();
+        if (p < 0) die("fork: %s", strerror(errno));
+        if (p == 0) {
+            if (tasks[t].mask) {
+                cpu_set_t set;
+                CPU_ZERO(&set);
+                for (int c = 0; c < 64; c++)
+                    if (tasks[t].mask >> c & 1) CPU_SET(c, &set);
+                sched_setaffinity(0, sizeof set, &set);
+            }
+            rng_state = tasks[t].seed;
+            run_task(t, tasks[t].first, tasks[t].last, tasks[t].cg, t0 + tasks[t].start);
+            _exit(0);
+        }
+        pids[t] = p;
+    }
+    int bad = 0;
+    for (int t = 0; t < ntasks; t++) {
+        int st;
+        waitpid(pids[t], &st, 0);
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+            printf("@@ERROR task %d ended abnormally (wait status %d)\n", t, st);
+            bad = 1;
+        }
+    }
+    printf("@@DONE\n");
+    fflush(stdout);
+    return bad;
+}

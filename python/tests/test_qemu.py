@@ -1,0 +1,237 @@
+"""memtwin real --on qemu: the op script, the checks made before booting, the parsing of the
+guest's console, and one tiny scenario end to end in a QEMU/TCG guest compared with the engine
+(skipped, with the reason, when qemu or the guest kernel is absent; on the project's machines
+it runs: `memtwin lab setup` fetches the kernel)."""
+
+import json
+import os
+
+import pytest
+
+import memtwin
+from memtwin import qemu
+from memtwin.real import RealError
+
+from conftest import cli_run
+
+QEMU_OK, QEMU_WHY = qemu.qemu_ready()
+needs_qemu = pytest.mark.skipif(not QEMU_OK, reason=f"qemu runner unavailable: {QEMU_WHY}")
+
+TINY = """
+[scenario]
+name = "tiny"
+[machine]
+ram = "512M"
+cpus = 1
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.vda]
+read_bw = "200M"
+write_bw = "200M"
+read_ahead_kb = 128
+[files."/data/f"]
+size = "16M"
+[files."/data/g file"]
+size = "2M"
+[files."/data/h"]
+size = "6M"
+[cgroups.A]
+"memory.max" = "32M"
+[cgroups.B]
+"memory.max" = "8M"
+[tasks.a]
+cgroup = "A"
+ops = [
+  { op = "read", file = "/data/f", bufsize = "128K", step = "read 1" },
+  { op = "read", file = "/data/f", bufsize = "128K", step = "read 2" },
+  { op = "read", file = "/data/g file", bufsize = "64K", pattern = "random", count = 64, step = "random" },
+  { op = "fadvise", path = "/data/f", advice = "dontneed", step = "drop" },
+]
+[tasks.b]
+cgroup = "B"
+start = "0s"
+ops = [
+  { op = "write", file = "/data/out", length = "4M", bufsize = "1M", fsync = true, create = true, step = "write" },
+  { op = "read", file = "/data/h", bufsize = "128K", step = "b reads" },
+]
+%s
+"""
+
+
+def _scn(tmp_path, extra=""):
+    p = tmp_path / "tiny.toml"
+    p.write_text(TINY % extra)
+    return memtwin.load(str(p))
+
+
+def test_op_script_carries_the_plan(tmp_path):
+    scn = _scn(tmp_path)
+    plan = scn.doc.plan(None, [])
+    script, steps, tracked, cg = qemu.op_script(plan)
+    lines = script.splitlines()
+    assert lines[0] == "V 2"
+    assert "SET /sys/fs/cgroup/memtwin/A/memory.max 33554432" in lines
+    assert "SET /sys/fs/cgroup/memtwin/B/memory.max 8388608" in lines
+    # a path with a space is %-encoded, so fields stay space-separated
+    assert "FILE /s/data/g%20file 2097152 420 0" in lines
+    assert steps == ["read 1", "read 2", "random", "drop", "write", "b reads"]
+    ops = [l for l in lines if l.startswith("O ")]
+    assert len(ops) == sum(len(t["ops"]) for t in plan["tasks"])
+    assert ops[0] == "O 0 read /s/data/f 0 -1 131072 seq 0 0 0"
+    assert ops[2].startswith("O 2 read /s/data/g%20file 0 -1 65536 rand") and ops[2].endswith(" 64")
+    assert ops[3] == "O 3 fadv 4 0 0 1 /s/data/f"
+    assert ops[4] == "O 4 write /s/data/out 0 4194304 1048576 1 1"
+    assert "/data/out" in tracked
+
+
+def test_v1_scenarios_use_the_v1_memory_controller(tmp_path):
+    p = tmp_path / "v1.toml"
+    p.write_text(TINY.replace('cgroup = "v2"', 'cgroup = "v1"').replace('"memory.max"', '"memory.limit_in_bytes"') % "")
+    script, _, _, cg = qemu.op_script(memtwin.load(str(p)).doc.plan(None, []))
+    assert script.startswith("V 1\n")
+    assert "SET /sys/fs/cgroup/memory/memtwin/A/memory.limit_in_bytes 33554432" in script
+    assert "SNAP memory.usage_in_bytes" in script and "SNAP memory.current" not in script
+
+
+def test_unsupported_op_is_refused_before_booting(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, [])
+    plan["tasks"][0]["ops"].append({"step": "x", "op": "mmap_touch"})
+    with pytest.raises(RealError, match=r"op `mmap_touch` is not supported on qemu"):
+        qemu.check_plan(plan)
+
+
+def test_too_much_ram_is_refused(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, [])
+    plan["machine"]["ram"] = 1 << 50
+    with pytest.raises(RealError, match=r"\[machine\] ram"):
+        qemu.check_plan(plan)
+
+
+def test_several_devices_are_refused(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, [])
+    plan["devices"] = plan["devices"] * 2
+    with pytest.raises(RealError, match="one virtio disk"):
+        qemu.check_plan(plan)
+
+
+def test_qemu_command_has_numa_nodes_and_throttling(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, [])
+    plan["machine"].update(cpus=2, nodes=2, ram=2 << 30)
+    cmd = qemu.qemu_command(plan, "/k", "/i", "/d.img", "/s.log")
+    assert cmd[cmd.index("-m") + 1] == "2048M" and cmd[cmd.index("-smp") + 1] == "2"
+    assert "node,nodeid=0,memdev=m0,cpus=0-0" in cmd and "node,nodeid=1,memdev=m1,cpus=1-1" in cmd
+    assert "memory-backend-ram,id=m1,size=1024M" in cmd
+    drive = cmd[cmd.index("-drive") + 1]
+    assert "throttling.bps-read=209715200" in drive and "throttling.bps-write=209715200" in drive
+    assert "tcg,thread=multi" in cmd
+
+
+def test_guest_errors_name_the_task_and_step(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, [])
+    _, steps, tracked, cg = qemu.op_script(plan)
+    out = "@@UNAME 6.1.0\r\n@@ERROR task 1 step 4: op write failed on the guest kernel: No space left on device\r\n"
+    with pytest.raises(RealError, match=r"task b step 'write': op write failed.*No space left"):
+        qemu.parse_output(out, plan, steps, tracked, cg)
+    with pytest.raises(RealError, match="ended before reporting"):
+        qemu.parse_output("@@UNAME 6.1.0\nKernel panic - not syncing\n", plan, steps, tracked, cg)
+
+
+def test_static_busybox_check():
+    import sys
+
+    assert qemu._is_static(sys.executable) is False  # CPython is dynamically linked
+
+
+@needs_qemu
+def test_tiny_scenario_in_qemu_agrees_with_the_engine(tmp_path, capsys):
+    """Boots Debian's 6.1 kernel (about 15 s under TCG) and compares with the engine's linux-6.1 run."""
+    scn = _scn(tmp_path)
+    out_json = tmp_path / "real.json"
+    code, out, err = cli_run(capsys, "real", str(tmp_path / "tiny.toml"), "--on", "qemu", "--json", str(out_json))
+    assert code == 0, err
+    real = json.loads(out_json.read_text())["variants"]["default"]
+    info = real["real"]
+    assert info["on"] == "qemu" and info["kernel"].startswith("6.1") and info["timing_comparable"] is False
+    assert info["machine"]["read_ahead_kb"] == 128
+    sim = memtwin.run(scn).to_json()
+    rs = {(s["task"], s["name"]): s for s in real["steps"]}
+    ss = {(s["task"], s["name"]): s for s in sim["steps"]}
+    assert set(rs) == set(ss)
+
+    def close(a, b, rel=0.10, ab=0):
+        return abs(a - b) <= max(rel * abs(b), ab)
+
+    # the two tasks run concurrently, in their own memcgs on their own files; how far one has got
+    # when the other ends a step differs between the engine and TCG, so the resident pages are
+    # compared for the step's own task's files
+    own = {"a": ("/data/f", "/data/g file"), "b": ("/data/out", "/data/h")}
+    for key in ss:
+        r, s = rs[key], ss[key]
+        assert close(s["metrics"]["read_bytes"], r["metrics"]["read_bytes"], ab=1 << 20), (key, s["metrics"]["read_bytes"], r["metrics"]["read_bytes"])
+        assert close(s["metrics"]["memcg.usage_bytes"], r["metrics"]["memcg.usage_bytes"], ab=2 << 20), key
+        # (which of a memcg's files reclaim takes pages from depends on timing; their sum does not)
+        mine = lambda step: sum(step["resident_pages"].get(f, 0) for f in own[key[0]])  # noqa: E731
+        assert close(mine(s), mine(r), ab=64), (key, s["resident_pages"], r["resident_pages"])
+    # the first read comes from disk, the second from the page cache, on both
+    assert rs[("a", "read 1")]["metrics"]["read_bytes"] == 16 << 20
+    assert rs[("a", "read 2")]["metrics"]["read_bytes"] == 0
+    # fadvise(DONTNEED) emptied /data/f in the guest
+    assert "/data/f" not in rs[("a", "drop")]["resident_pages"]
+    # cgroup v2 in the guest: cgroup.stat is recorded
+    assert "cgroup.nr_dying_descendants" in rs[("a", "read 1")]["metrics"]
+
+
+def _qemu_procs(marker: str) -> list:
+    """QEMU processes whose command line names `marker` (this test's own work directory)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read()
+                if cmd.startswith(b"qemu-system") and marker.encode() in cmd:
+                    out.append(int(pid))
+            except OSError:
+                pass
+    return out
+
+
+@needs_qemu
+def test_sigterm_stops_qemu_and_removes_its_files(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    _scn(tmp_path, "")
+    work = tmp_path / "lab"
+    work.mkdir()
+    kernel = qemu.find_kernel()
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(tmp_path / "tiny.toml"), "--on", "qemu",
+                          "--kernel", kernel, "--workdir", str(work)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not _qemu_procs(str(work)):
+            time.sleep(0.1)
+        assert _qemu_procs(str(work)), "QEMU never started"
+        assert list(work.glob("run-*")), "the run directory was not made"
+        time.sleep(1.0)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130 and "SIGTERM" in err, err
+    assert _qemu_procs(str(work)) == []
+    assert list(work.glob("run-*")) == []
+
+
+def test_timeout_is_said_clearly(tmp_path, monkeypatch):
+    if not QEMU_OK:
+        pytest.skip(f"qemu runner unavailable: {QEMU_WHY}")
+    plan = _scn(tmp_path).doc.plan(None, [])
+    work = tmp_path / "lab"
+    with pytest.raises(RealError, match=r"(?s)did not finish within 3 s.*--timeout"):
+        qemu.run_qemu(plan, kernel=qemu.find_kernel(), workdir=str(work), timeout=3)
+    assert list(work.glob("run-*")) == []
