@@ -240,6 +240,12 @@ impl Kernel {
     #[inline]
     pub fn folio_test_locked(&mut self, page: PageId) -> bool {
         if !self.pages[page].test(pg::LOCKED) {
+            // Added by the readahead batch being built, not yet submitted: locked since
+            // `filemap_add_folio()` (`__folio_set_locked()`), so reclaim cannot take it.
+            if let Some((ino, s, e)) = self.ra_pending {
+                let p = &self.pages[page];
+                return p.mapping == ino && !p.test(pg::ANON) && p.index >= s && p.index < e;
+            }
             return false;
         }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);

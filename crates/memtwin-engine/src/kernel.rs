@@ -105,6 +105,9 @@ pub struct Kernel {
     /// Per frame, the completion time of the write request it is in (valid while
     /// `PG_writeback`).
     pub wb_done: Vec<Nanos>,
+    /// The readahead batch being built (`page_cache_ra_unbounded()`): its pages are locked
+    /// although their read is not submitted yet (inode, first index, end).
+    pub ra_pending: Option<(InodeId, u32, u32)>,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
     /// Swap writes in flight: (completion time, frame), earliest first.
@@ -155,6 +158,7 @@ impl Kernel {
             thp_enabled: false,
             wb_queue: Default::default(),
             wb_done: vec![],
+            ra_pending: None,
             swap: None,
             swap_wb_queue: Default::default(),
             vmas: vec![],

@@ -113,6 +113,8 @@ impl Kernel {
         }
         let end = index.saturating_add(nr).min(last_page + 1);
         let mark = (index + nr).saturating_sub(lookahead);
+        // The batch's pages are locked from when they are added until their read completes.
+        let saved = self.ra_pending.replace((inode, index, end));
         let mut run_start = index;
         let mut run_len = 0u32;
         for i in index..end {
@@ -129,10 +131,19 @@ impl Kernel {
                     }
                     run_len += 1;
                 }
+                Err(crate::filemap::IoError::Oom) if self.nr_free_pages() > 0 => {
+                    // The memcg charge failed (__GFP_NORETRY): submit what is batched and go
+                    // on with the next page, as page_cache_ra_unbounded() does when
+                    // filemap_add_folio() fails.
+                    self.read_pages(inode, run_start, run_len);
+                    run_start = i + 1;
+                    run_len = 0;
+                }
                 Err(_) => break,
             }
         }
         self.read_pages(inode, run_start, run_len);
+        self.ra_pending = saved;
     }
 }
 

@@ -169,3 +169,38 @@ fn fadvise_random_reads_only_what_is_asked() {
     );
     assert_invariants(k);
 }
+
+/// `page_cache_ra_unbounded()` locks each page as `filemap_add_folio()` adds it, before the
+/// batch's read is submitted: reclaim run by a later page's charge cannot take the batch's
+/// own pages. A window larger than the memcg keeps its first pages; the charges for the rest
+/// fail (`__GFP_NORETRY`) and those pages are simply not read ahead (the device is slow
+/// enough that the first pages are still being read while the rest are tried).
+#[test]
+fn a_readahead_batch_does_not_evict_its_own_pages() {
+    let mut s = sim(r#"
+[scenario]
+name = "ra-lock"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v1"
+[devices.sda]
+read_bw = "10M"
+[files."/f"]
+size = "8M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "2M"
+[tasks.t]
+cgroup = "ct"
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    k.do_page_cache_ra(f, 0, 1024, 0, ct);
+    let m = &k.mappings[f.idx()];
+    assert!(m.lookup(0).is_some(), "the batch's first page was not evicted by its own later charges");
+    assert!(m.lookup(1023).is_none(), "no room was left for the end of the window");
+    assert!(m.nrpages <= 512);
+    assert_eq!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal), 0, "nothing of the batch was reclaimed");
+    assert_invariants(k);
+}
