@@ -172,6 +172,24 @@ impl Kernel {
         Ok(())
     }
 
+    /// `mem_cgroup_uncharge()` of `nr` anonymous pages of `memcg` that were freed (and
+    /// `NR_ANON_PAGES`); a dying memcg left empty is freed.
+    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64) {
+        if nr == 0 {
+            return;
+        }
+        self.vmstat.nr_anon_pages -= nr;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.memcgs.counter_uncharge(memcg, nr);
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_anon -= nr;
+        if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
     /// `unmap_region()` -> `zap_pte_range()` / `zap_huge_pmd()`: free every page of `vma`,
     /// uncharge it, and free the VMA.
     pub fn do_munmap(&mut self, vma: VmaId) {
@@ -205,16 +223,7 @@ impl Kernel {
                 i += 1;
             }
         }
-        if freed > 0 {
-            self.memcgs.counter_uncharge(memcg, freed);
-            let m = &mut self.memcgs.memcgs[memcg.idx()];
-            m.nr_anon -= freed;
-            self.vmstat.nr_anon_pages -= freed;
-            let dying_and_empty = m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0;
-            if dying_and_empty {
-                self.mem_cgroup_try_free(memcg);
-            }
-        }
+        self.uncharge_anon(memcg, freed);
         pages.clear();
         self.free_vma_swap(vma);
         let vm = &mut self.vmas[v];

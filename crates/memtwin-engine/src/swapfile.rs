@@ -15,7 +15,7 @@ use crate::memory::VmaId;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
 use crate::page_alloc::PAGEBLOCK_NR;
-use crate::types::{DevId, MemcgId, PageId, PAGE_SIZE};
+use crate::types::{DevId, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 /// No swap slot (`swp_entry_t` of 0 in a page table).
@@ -150,16 +150,7 @@ impl Kernel {
         } else {
             self.free_page(p);
         }
-        self.vmstat.nr_anon_pages -= nr;
-        if memcg != MemcgId::NONE {
-            self.memcgs.counter_uncharge(memcg, nr);
-            let m = &mut self.memcgs.memcgs[memcg.idx()];
-            m.nr_anon -= nr;
-            let dying_and_empty = m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0;
-            if dying_and_empty {
-                self.mem_cgroup_try_free(memcg);
-            }
-        }
+        self.uncharge_anon(memcg, nr);
         nr
     }
 
