@@ -210,11 +210,15 @@ impl Kernel {
         self.vmstat.nr_file_pages
     }
 
-    /// Host memory held by the simulation's per-page structures (page arena and page-cache
-    /// slots), for the bytes-per-resident-page benchmark.
+    /// Host memory held by the simulation's per-page structures (page arena, page-cache
+    /// slots, shadow nodes, writeback completion times, VMA page tables, the zones' buddy
+    /// bookkeeping), for the bytes-per-resident-page benchmark.
     pub fn host_bytes(&self) -> usize {
         self.pages.host_bytes()
             + self.mappings.iter().map(|m| m.host_bytes()).sum::<usize>()
             + self.shadow_nodes.iter().map(|l| l.nodes.capacity() * 12).sum::<usize>()
+            + self.wb_done.capacity() * std::mem::size_of::<Nanos>()
+            + self.vmas.iter().map(|v| v.pages.capacity() * 4 + v.swap.capacity() * 4).sum::<usize>()
+            + self.zones.iter().map(|z| z.host_bytes()).sum::<usize>()
     }
 }

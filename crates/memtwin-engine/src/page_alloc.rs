@@ -375,6 +375,11 @@ impl Zone {
         self.free_blocks.push(b);
     }
 
+    /// Host bytes of the zone's buddy bookkeeping.
+    pub fn host_bytes(&self) -> usize {
+        self.blocks.capacity() * std::mem::size_of::<Pageblock>() + self.free_blocks.capacity() * 4
+    }
+
     /// Pageblocks in the zone.
     pub fn nr_blocks(&self) -> u32 {
         self.blocks.len() as u32
