@@ -451,8 +451,6 @@ pub struct Node {
     pub zlc_full: Vec<bool>,
     /// `zlc->last_full_zap`.
     pub zlc_last_zap: Nanos,
-    /// `pgdat->kswapd_order` of the pending wake-up.
-    pub kswapd_order: u32,
     /// kswapd is awake and reclaiming.
     pub kswapd_active: bool,
     /// kswapd's own clock: how far it has got.
@@ -862,13 +860,6 @@ impl Kernel {
                 self.kswapd_run(nid as u32);
             }
         }
-    }
-
-    /// Whether the running context is allowed to wake kswapd for pages of node `nid`: kept
-    /// for the one-node paths that wake kswapd by zone pressure.
-    pub fn wakeup_kswapd_local(&mut self) {
-        let nid = self.cur_nid;
-        self.wakeup_kswapd(nid, 0);
     }
 
     /// `wait_iff_congested()` / `congestion_wait()`: sleep until the device's writeback has
