@@ -411,8 +411,11 @@ def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dic
     elif kind == "mkdir":
         d = cg.path(op["cgroup"])
         os.mkdir(d)
-        if cg.version == "v2":
-            _enable_memory(d)
+        parent = os.path.dirname(d)
+        if cg.version == "v2" and parent != cg.top:
+            # The new cgroup needs the memory controller from its parent (cgroup v2: only a
+            # cgroup without processes may enable controllers for its children).
+            _enable_memory(parent)
     elif kind == "rmdir":
         os.rmdir(cg.path(op["cgroup"]))
     elif kind == "exec":
@@ -423,6 +426,22 @@ def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dic
     else:
         raise OpError(f"step {op['step']!r}: op `{kind}` has no real-kernel equivalent here")
     return cgdir
+
+
+def v2_parents(plan: dict) -> set:
+    """Cgroup paths (without slashes at the ends) that are parents of another cgroup the
+    scenario declares or creates: on cgroup v2 only they get `+memory` in
+    cgroup.subtree_control, since a cgroup that enables controllers for its children cannot
+    hold processes ("no internal processes"), and leaves must be able to take tasks."""
+    paths = [c["path"] for c in plan.get("cgroups", [])]
+    for t in plan.get("tasks", []):
+        paths += [op["cgroup"] for op in t.get("ops", []) if op.get("op") == "mkdir"]
+    out = set()
+    for p in paths:
+        parent = p.strip("/").rpartition("/")[0]
+        if parent:
+            out.add(parent)
+    return out
 
 
 def _enable_memory(d: str) -> None:
@@ -471,10 +490,11 @@ class HostRun:
         if self.version == "v2":
             _enable_memory(self.top)
             os.mkdir(self.cg.path("/"))
+        parents = v2_parents(self.plan)
         for c in self.plan["cgroups"]:
             d = self.cg.path(c["path"])
             os.mkdir(d)
-            if self.version == "v2":
+            if self.version == "v2" and c["path"].strip("/") in parents:
                 _enable_memory(d)
             self._limits(c, d)
         files = {}

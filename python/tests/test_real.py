@@ -210,3 +210,15 @@ def test_lab_doctor_says_what_runs(capsys):
     code, out, err = cli_run(capsys, "lab", "doctor")
     assert "host runner" in out and "guest runner" in out and "TCG" in out
     assert code == (0 if HOST_OK else 1)
+
+
+def test_cgroup_v2_enables_memory_only_in_parents():
+    from memtwin.real import v2_parents
+
+    plan = {
+        "cgroups": [{"path": "a"}, {"path": "a/b"}, {"path": "c"}],
+        "tasks": [{"ops": [{"op": "mkdir", "cgroup": "c/d/"}, {"op": "read"}]}],
+    }
+    # Leaves (a/b, c/d) and cgroups without children never get +memory: they must take tasks.
+    assert v2_parents(plan) == {"a", "c"}
+    assert v2_parents({"cgroups": [{"path": "x"}], "tasks": []}) == set()
