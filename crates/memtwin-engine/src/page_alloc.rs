@@ -311,23 +311,22 @@ impl Zone {
             self.partial_push(b);
             b
         };
+        Some(self.take_frame(b))
+    }
+
+    /// Take the lowest free frame of partial pageblock `b`; returns its PFN.
+    #[inline]
+    fn take_frame(&mut self, b: u32) -> u64 {
         let blk = &mut self.blocks[b as usize];
-        let mut pfn = None;
-        for (w, word) in blk.bits.iter_mut().enumerate() {
-            if *word != 0 {
-                let bit = word.trailing_zeros() as u64;
-                *word &= *word - 1;
-                pfn = Some(w as u64 * 64 + bit);
-                break;
-            }
-        }
-        let off = pfn.expect("a partial pageblock has a free frame");
+        let (w, word) = blk.bits.iter_mut().enumerate().find(|(_, word)| **word != 0).expect("a partial pageblock has a free frame");
+        let off = w as u64 * 64 + word.trailing_zeros() as u64;
+        *word &= *word - 1;
         blk.nr_free -= 1;
         if blk.nr_free == 0 {
             self.partial_del(b);
         }
         self.free -= 1;
-        Some(self.start_pfn + b as u64 * PAGEBLOCK_NR + off)
+        self.start_pfn + b as u64 * PAGEBLOCK_NR + off
     }
 
     /// `__rmqueue_smallest()` for order 9: a wholly free pageblock. Returns its first PFN.
@@ -415,26 +414,7 @@ impl Zone {
             b = blk.next;
             seen += 1;
         }
-        if best == NO_BLOCK {
-            return None;
-        }
-        let blk = &mut self.blocks[best as usize];
-        let mut off = None;
-        for (w, word) in blk.bits.iter_mut().enumerate() {
-            if *word != 0 {
-                let bit = word.trailing_zeros() as u64;
-                *word &= *word - 1;
-                off = Some(w as u64 * 64 + bit);
-                break;
-            }
-        }
-        let off = off?;
-        blk.nr_free -= 1;
-        if blk.nr_free == 0 {
-            self.partial_del(best);
-        }
-        self.free -= 1;
-        Some(self.start_pfn + best as u64 * PAGEBLOCK_NR + off)
+        (best != NO_BLOCK).then(|| self.take_frame(best))
     }
 }
 

@@ -77,11 +77,7 @@ impl Kernel {
                 self.pages[p].flags &= !pg::WRITEBACK;
                 self.vmstat.nr_writeback -= 1;
                 if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) && !self.pages[p].test(pg::DIRTY) {
-                    let v = self.folio_lruvec(p);
-                    self.lruvecs[v].del(&mut self.pages, p);
-                    self.pages[p].flags &= !pg::ACTIVE;
-                    self.lruvecs[v].add_tail(&mut self.pages, p, crate::mmzone::LruList::InactiveFile);
-                    self.vmstat.count(VmEvent::Pgrotated, 1);
+                    self.folio_rotate_reclaimable(p, crate::mmzone::LruList::InactiveFile);
                 }
                 self.pages[p].flags &= !pg::RECLAIM;
             }

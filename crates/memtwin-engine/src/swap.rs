@@ -23,6 +23,16 @@ impl Kernel {
         self.lruvecs[v].add(&mut self.pages, page, lru);
     }
 
+    /// `folio_rotate_reclaimable()`: a page marked for immediate reclaim (`PG_reclaim`)
+    /// whose writeback ended goes to the tail of the inactive list `lru`, next to be reclaimed.
+    pub fn folio_rotate_reclaimable(&mut self, page: PageId, lru: LruList) {
+        let v = self.folio_lruvec(page);
+        self.lruvecs[v].del(&mut self.pages, page);
+        self.pages[page].flags &= !(pg::ACTIVE | pg::RECLAIM);
+        self.lruvecs[v].add_tail(&mut self.pages, page, lru);
+        self.vmstat.count(VmEvent::Pgrotated, 1);
+    }
+
     /// `folio_mark_accessed()`: the first access sets `PG_referenced`; a second access on an
     /// inactive page moves it to the active list (`folio_activate()`), clears the flag and
     /// counts a working-set activation.

@@ -124,11 +124,7 @@ impl Kernel {
             self.pages[p].flags &= !pg::WRITEBACK;
             self.vmstat.nr_writeback -= 1;
             if page.test(pg::RECLAIM) && page.test(pg::LRU) {
-                let v = self.folio_lruvec(p);
-                self.lruvecs[v].del(&mut self.pages, p);
-                self.pages[p].flags &= !(pg::ACTIVE | pg::RECLAIM);
-                self.lruvecs[v].add_tail(&mut self.pages, p, LruList::InactiveAnon);
-                self.vmstat.count(VmEvent::Pgrotated, 1);
+                self.folio_rotate_reclaimable(p, LruList::InactiveAnon);
             }
         }
     }

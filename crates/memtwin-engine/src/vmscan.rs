@@ -296,6 +296,14 @@ impl Kernel {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
             }
         }
+        self.count_scan_steal(memcg, scanned, reclaimed, sc);
+        reclaimed
+    }
+
+    /// The scan and steal events of one `shrink_inactive_list()` batch: memory.stat
+    /// `pgscan`/`pgsteal` of the memcg, and /proc/vmstat's kswapd or direct counters for
+    /// global reclaim.
+    fn count_scan_steal(&mut self, memcg: MemcgId, scanned: u64, reclaimed: u64, sc: &mut ScanControl) {
         self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
         sc.nr_scanned += scanned;
@@ -305,7 +313,6 @@ impl Kernel {
             self.vmstat.count(scan_ev, scanned);
             self.vmstat.count(steal_ev, reclaimed);
         }
-        reclaimed
     }
 
     /// `inactive_is_low()` for the file lists: `inactive * ratio < active` with
@@ -408,15 +415,7 @@ impl Kernel {
             }
             reclaimed += 1;
         }
-        self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
-        self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
-        sc.nr_scanned += scanned;
-        if !sc.cgroup_reclaim {
-            let (scan_ev, steal_ev) =
-                if sc.kswapd { (VmEvent::PgscanKswapd, VmEvent::PgstealKswapd) } else { (VmEvent::PgscanDirect, VmEvent::PgstealDirect) };
-            self.vmstat.count(scan_ev, scanned);
-            self.vmstat.count(steal_ev, reclaimed);
-        }
+        self.count_scan_steal(memcg, scanned, reclaimed, sc);
         if kick_flusher {
             self.wakeup_flusher_threads();
         }
