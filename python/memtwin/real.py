@@ -367,7 +367,7 @@ def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dic
     elif kind == "write":
         path = files[op["file"]]
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | (os.O_CREAT if op["create"] else 0), 0o644)
+        fd = os.open(path, os.O_WRONLY | (os.O_CREAT if op["create"] else 0) | (os.O_TRUNC if op.get("truncate") else 0), 0o644)
         try:
             _fill(fd, op["offset"], op["length"], op["bufsize"])
             if op["fsync"]:

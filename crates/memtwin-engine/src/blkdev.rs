@@ -8,6 +8,16 @@
 
 use crate::types::{Nanos, NSEC_PER_SEC, PAGE_SIZE};
 
+/// `queue_congestion_on_threshold()` of a 128-request queue (block/blk-core.c, 2.6-4.x):
+/// `nr_requests - nr_requests/8 + 1` = 113 requests in flight, each of at most
+/// `BLK_DEF_MAX_SECTORS` (1024 sectors, 512 KiB, in 4.x): the write backlog in bytes above
+/// which a queue is congested. The engine's queue holds a time line, not requests, so the
+/// backlog is measured in bytes the device still has to write.
+pub const CONGESTION_ON_BYTES: u64 = 113 * 512 * 1024;
+/// `queue_congestion_off_threshold()`: `nr_requests - nr_requests/8 - nr_requests/16 - 1` =
+/// 103 requests: the backlog below which the queue is no longer congested.
+pub const CONGESTION_OFF_BYTES: u64 = 103 * 512 * 1024;
+
 /// Direction of a request.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Dir {
@@ -63,6 +73,16 @@ impl BlockDevice {
             busy_ns: 0,
             next_free_page: 0,
         }
+    }
+
+    /// `bdi_write_congested()`: whether the backlog at `now` is above the congestion
+    /// threshold; if so, when it will have drained below the off threshold.
+    pub fn write_congested(&self, now: Nanos) -> Option<Nanos> {
+        let backlog = self.busy_until.saturating_sub(now);
+        if backlog <= CONGESTION_ON_BYTES * NSEC_PER_SEC / self.write_bw {
+            return None;
+        }
+        Some(self.busy_until - CONGESTION_OFF_BYTES * NSEC_PER_SEC / self.write_bw)
     }
 
     /// `bdi->ra_pages`.
@@ -130,5 +150,19 @@ mod tests {
         let a = d.alloc_extent(10);
         let b = d.alloc_extent(10);
         assert!(b > a + 10);
+    }
+
+    /// A queue is congested above 113 requests' worth of backlog (56.5 MiB) and stays so
+    /// until it has drained to 103 requests' worth.
+    #[test]
+    fn congestion_follows_the_request_thresholds() {
+        let mut d = BlockDevice::new("sda", 100 << 20, 100 << 20, 0, 128);
+        let now = 1_000_000_000;
+        d.busy_until = now + 500_000_000; // 50 MiB of backlog
+        assert_eq!(d.write_congested(now), None);
+        d.busy_until = now + 1_000_000_000; // 100 MiB
+        let off = d.write_congested(now).expect("congested");
+        let left = (d.busy_until - off) as f64 / 1e9 * 100.0; // MiB still queued when it clears
+        assert!((left - 103.0 * 0.5).abs() < 0.01, "{left}");
     }
 }

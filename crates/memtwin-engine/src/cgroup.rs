@@ -34,6 +34,8 @@ pub enum Errno {
     ENOMEM,
     /// Permission denied (opening a directory without search or read permission).
     EACCES,
+    /// A `wait` op whose event no task will post any more (the run ended with it blocked).
+    EDEADLK,
 }
 
 impl std::fmt::Display for Errno {
@@ -45,6 +47,7 @@ impl std::fmt::Display for Errno {
             Errno::ENOSPC => "ENOSPC (no memcg id left)",
             Errno::ENOMEM => "ENOMEM (the memcg could not be charged)",
             Errno::EACCES => "EACCES (no search permission on a directory of the path, or no read permission on the directory)",
+            Errno::EDEADLK => "still waiting at the end of the run: no task posted the event again",
         })
     }
 }

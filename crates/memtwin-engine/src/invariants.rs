@@ -38,8 +38,10 @@ impl Kernel {
                 let mut cur = lv.lists[lru as usize].head;
                 let mut prev = PageId::NIL;
                 let mut count = 0;
+                let mut nr_pages = 0u64;
                 while cur != PageId::NIL {
                     let p = &self.pages[cur];
+                    nr_pages += if p.test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
                     if seen[cur.idx()] {
                         return Err(format!("page {} is on two LRU lists", cur.0));
                     }
@@ -83,6 +85,9 @@ impl Kernel {
                 }
                 if count != lv.lists[lru as usize].len || prev != lv.lists[lru as usize].tail {
                     return Err(format!("lruvec {v} list {lru:?} length or tail is wrong"));
+                }
+                if nr_pages != lv.lists[lru as usize].pages {
+                    return Err(format!("lruvec {v} list {lru:?} counts {} pages, holds {nr_pages}", lv.lists[lru as usize].pages));
                 }
                 on_lru += count;
             }

@@ -31,6 +31,7 @@ pub mod slab;
 pub mod sched;
 pub mod swap;
 pub mod swapfile;
+pub mod truncate;
 pub mod types;
 pub mod vmscan;
 pub mod vmstat;

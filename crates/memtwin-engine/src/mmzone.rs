@@ -7,6 +7,9 @@
 use crate::mm_types::{pg, PageArena};
 use crate::types::PageId;
 
+/// Base pages of a huge page on an LRU list (`HPAGE_PMD_NR`).
+const HPAGE_NR: u64 = crate::page_alloc::PAGEBLOCK_NR;
+
 /// `enum lru_list`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -57,13 +60,15 @@ pub struct ListHead {
     pub head: PageId,
     /// Oldest page: the next one reclaim looks at.
     pub tail: PageId,
-    /// Number of pages on the list.
+    /// Number of entries on the list (a huge page is one).
     pub len: u64,
+    /// Base pages on the list (`lruvec_page_state()`: a huge page is `HPAGE_PMD_NR`).
+    pub pages: u64,
 }
 
 impl Default for ListHead {
     fn default() -> Self {
-        ListHead { head: PageId::NIL, tail: PageId::NIL, len: 0 }
+        ListHead { head: PageId::NIL, tail: PageId::NIL, len: 0, pages: 0 }
     }
 }
 
@@ -84,6 +89,12 @@ impl Lruvec {
         self.lists[lru as usize].len
     }
 
+    /// Base pages on `lru` (`NR_LRU_BASE + lru` in pages: a huge page counts 512).
+    #[inline]
+    pub fn nr_pages(&self, lru: LruList) -> u64 {
+        self.lists[lru as usize].pages
+    }
+
     /// Pages on all file lists.
     pub fn file_pages(&self) -> u64 {
         self.size(LruList::InactiveFile) + self.size(LruList::ActiveFile)
@@ -101,6 +112,7 @@ impl Lruvec {
             p.next = old;
             p.lru = lru as u8;
             p.flags |= pg::LRU;
+            l.pages += if p.test(pg::HEAD) { HPAGE_NR } else { 1 };
         }
         if old != PageId::NIL {
             pages[old].prev = id;
@@ -122,6 +134,7 @@ impl Lruvec {
             p.prev = old;
             p.lru = lru as u8;
             p.flags |= pg::LRU;
+            l.pages += if p.test(pg::HEAD) { HPAGE_NR } else { 1 };
         }
         if old != PageId::NIL {
             pages[old].next = id;
@@ -135,13 +148,14 @@ impl Lruvec {
     /// `lruvec_del_folio()`: unlink `id` from its list and clear `PG_lru`.
     #[inline]
     pub fn del(&mut self, pages: &mut PageArena, id: PageId) {
-        let (prev, next, lru) = {
+        let (prev, next, lru, nr) = {
             let p = &mut pages[id];
             debug_assert!(p.test(pg::LRU), "page not on an LRU");
             p.flags &= !pg::LRU;
-            (p.prev, p.next, p.lru)
+            (p.prev, p.next, p.lru, if p.test(pg::HEAD) { HPAGE_NR } else { 1 })
         };
         let l = &mut self.lists[lru as usize];
+        l.pages -= nr;
         if prev != PageId::NIL {
             pages[prev].next = next;
         } else {

@@ -34,6 +34,9 @@ pub const ZLC_ZAP_INTERVAL: Nanos = 1_000_000_000;
 /// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop:
 /// `HZ/50` (mm/page_alloc.c `__alloc_pages_slowpath()` of 4.x).
 pub const CONGESTION_WAIT: Nanos = 20_000_000;
+/// `MAX_RECLAIM_RETRIES` of mm/page_alloc.c (4.7+; mm/internal.h later): rounds of direct
+/// reclaim without progress before the allocator gives up on an order-0 request.
+pub const MAX_RECLAIM_RETRIES: u32 = 16;
 /// Pages kswapd reclaims between two looks at its clock: `SWAP_CLUSTER_MAX` x 4 (an engine
 /// granularity; the kernel's `balance_pgdat()` checks the watermarks after every
 /// `shrink_node()` round).
@@ -437,6 +440,9 @@ pub struct Node {
     pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
+    /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
+    /// global reclaim scanned on this node since a page was last freed to it.
+    pub pages_scanned: u64,
 }
 
 /// Flags of an allocation request (`gfp_t` and `alloc_flags` reduced to what is modelled).
@@ -586,17 +592,53 @@ impl Kernel {
             if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
                 return Some(p);
             }
-            if progress == 0 {
+            if self.profile.oom_zone_reclaimable {
+                // Before 4.7: do_try_to_free_pages() claims progress while a zone of the
+                // zonelist is still reclaimable, and should_alloc_retry() retries an order-0
+                // request for as long as there is progress; with none, __alloc_pages_may_oom().
+                if progress == 0 && !self.zonelist_reclaimable(gfp.nid) {
+                    self.vmstat.count(VmEvent::OomKill, 1);
+                    return None;
+                }
+            } else if progress > 0 {
+                // should_reclaim_retry(): progress resets the count of rounds without it.
+                no_progress = 0;
+            } else {
                 no_progress += 1;
-                if no_progress > self.profile.max_reclaim_retries {
+                if no_progress > MAX_RECLAIM_RETRIES {
                     self.vmstat.count(VmEvent::OomKill, 1);
                     return None;
                 }
             }
             // should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while the disk has
-            // writeback in flight, at most 20 ms.
+            // writeback in flight, at most 20 ms. I/O that completed meanwhile ends its
+            // writeback (interrupt context), and kswapd has run on.
             self.congestion_wait(CONGESTION_WAIT);
+            self.writeback_end_io();
+            self.swap_end_io();
+            self.kswapd_catch_up();
         }
+    }
+
+    /// `all_unreclaimable()` negated, for the zonelist of node `nid`: some node still has
+    /// `zone_reclaimable()` memory, i.e. global reclaim scanned fewer than 6x its reclaimable
+    /// pages (file LRU pages, and anon LRU pages while swap has room) since a page was last
+    /// freed to it (mm/vmscan.c before 4.8, per zone there, per node here).
+    pub fn zonelist_reclaimable(&self, _nid: u32) -> bool {
+        let nn = self.nr_nodes as usize;
+        let swap = self.can_swap();
+        (0..self.nodes.len()).any(|n| {
+            let mut reclaimable = 0u64;
+            for v in (n..self.lruvecs.len()).step_by(nn) {
+                let l = &self.lruvecs[v];
+                use crate::mmzone::LruList;
+                reclaimable += l.nr_pages(LruList::InactiveFile) + l.nr_pages(LruList::ActiveFile);
+                if swap {
+                    reclaimable += l.nr_pages(LruList::InactiveAnon) + l.nr_pages(LruList::ActiveAnon);
+                }
+            }
+            self.nodes[n].pages_scanned < reclaimable * 6
+        })
     }
 
     /// `__alloc_pages_direct_reclaim()`: `try_to_free_pages()` for the zonelist, then (with the
@@ -735,6 +777,9 @@ impl Kernel {
         self.pages.free(page);
         let z = self.zone_of(page);
         self.zones[z].free_order0(page.0 as u64);
+        // free_pcppages_bulk(): freeing resets NR_PAGES_SCANNED.
+        let nid = self.zones[z].node as usize;
+        self.nodes[nid].pages_scanned = 0;
         self.vmstat.count(VmEvent::Pgfree, 1);
     }
 
@@ -745,6 +790,8 @@ impl Kernel {
         }
         let z = self.zone_of(head);
         self.zones[z].free_pageblock(head.0 as u64);
+        let nid = self.zones[z].node as usize;
+        self.nodes[nid].pages_scanned = 0;
         self.vmstat.count(VmEvent::Pgfree, PAGEBLOCK_NR);
     }
 

@@ -187,6 +187,13 @@ pub struct KernelProfile {
     /// LRUs): the fast path first allocates only from the local node's zones, each up to a
     /// batch of `high - low` pages per round, then everywhere.
     pub fair_zone_alloc: bool,
+    /// How the page allocator decides that reclaim is hopeless (the OOM path). Before 4.7
+    /// (0a0337e0d1d1 "mm, oom: rework oom detection"), `do_try_to_free_pages()` reports
+    /// progress while any zone of the zonelist is `zone_reclaimable()` (fewer pages scanned
+    /// since the last free than 6x its reclaimable pages), and `should_alloc_retry()` retries an
+    /// order-0 request for as long as it does: `true`. Since 4.7, `should_reclaim_retry()`
+    /// gives up after `MAX_RECLAIM_RETRIES` (16) rounds in a row without progress: `false`.
+    pub oom_zone_reclaimable: bool,
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
 }
@@ -269,6 +276,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         watermark_scale_factor: Some(10),
         watermark_check_lower_orders: false,
         fair_zone_alloc: false,
+        oom_zone_reclaimable: false,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -301,11 +309,12 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-4.4",
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
-                      zone allocation policy (3.12-4.7)",
+                      zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         reclaim_activates_dirty: false,
         watermark_scale_factor: None,
         fair_zone_alloc: true,
+        oom_zone_reclaimable: true,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {

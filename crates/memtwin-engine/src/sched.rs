@@ -51,6 +51,8 @@ struct Task {
     maps: Vec<(String, crate::memory::VmaId)>,
     /// Latency samples of the running step (mmap_probe rounds).
     samples: Vec<Nanos>,
+    /// Blocked in a `wait` op: off the run queue until a `post` of its event.
+    waiting: bool,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -110,6 +112,8 @@ pub struct Simulation {
     /// Ops that failed as the syscall would (EBUSY, ENOENT, ...), with where.
     errors: Vec<String>,
     nr_errors: u64,
+    /// Posts not yet taken by a `wait`, by event name.
+    events: Vec<(String, u64)>,
 }
 
 impl Simulation {
@@ -213,6 +217,7 @@ impl Simulation {
                     node: t.node,
                     maps: vec![],
                     samples: vec![],
+                    waiting: false,
                 }
             })
             .collect();
@@ -238,6 +243,7 @@ impl Simulation {
             runq,
             errors: vec![],
             nr_errors: 0,
+            events: vec![],
         }
     }
 
@@ -262,7 +268,7 @@ impl Simulation {
         }
         self.run_quantum(ti);
         let t = &self.tasks[ti];
-        if !t.killed && t.pc < self.scenario.tasks[ti].ops.len() {
+        if !t.killed && !t.waiting && t.pc < self.scenario.tasks[ti].ops.len() {
             self.runq.push(Reverse((t.times.clock, ti)));
         }
         true
@@ -279,6 +285,16 @@ impl Simulation {
             }
         }
         progress(self.work_total, self.work_total);
+        // Tasks still blocked: nothing will post their events any more.
+        for ti in 0..self.tasks.len() {
+            if self.tasks[ti].waiting {
+                let scn = Rc::clone(&self.scenario);
+                let op = &scn.tasks[ti].ops[self.tasks[ti].pc];
+                self.tasks[ti].waiting = false;
+                self.tasks[ti].killed = true;
+                self.op_failed(ti, op, crate::cgroup::Errno::EDEADLK);
+            }
+        }
         let end = self.tasks.iter().map(|t| t.times.clock).max().unwrap_or(0);
         self.kernel.now = end;
         self.series.sample(&self.kernel, end);
@@ -420,7 +436,7 @@ impl Simulation {
                     self.tasks[ti].cursor = Cursor::Read { pos: next_pos, end, left: next_left, ra };
                 }
             }
-            OpKind::Write { file, offset, length, bufsize, fsync, create } => {
+            OpKind::Write { file, offset, length, bufsize, fsync, create, truncate } => {
                 let inode = self.inodes[*file];
                 if *create && !self.kernel.inodes[inode.idx()].exists {
                     self.kernel.inodes[inode.idx()].exists = true;
@@ -430,6 +446,11 @@ impl Simulation {
                     return;
                 }
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
+                    if *truncate {
+                        self.enter(ti);
+                        self.kernel.truncate_inode_pages(inode);
+                        self.leave(ti, 0);
+                    }
                     self.tasks[ti].cursor = Cursor::Write { pos: *offset, end: offset + length };
                 }
                 let Cursor::Write { pos, end } = self.tasks[ti].cursor.clone() else { unreachable!() };
@@ -631,6 +652,38 @@ impl Simulation {
                     _ => unreachable!("a probe's cursor"),
                 }
             }
+            OpKind::Post { event } => {
+                let i = match self.events.iter().position(|(e, _)| e == event) {
+                    Some(i) => i,
+                    None => {
+                        self.events.push((event.clone(), 0));
+                        self.events.len() - 1
+                    }
+                };
+                self.events[i].1 += 1;
+                // Wake the first task blocked on it; it takes the post when it runs.
+                let now = self.tasks[ti].times.clock;
+                let waiter = (0..self.tasks.len()).find(|&w| {
+                    self.tasks[w].waiting && matches!(&scn.tasks[w].ops[self.tasks[w].pc].kind, OpKind::Wait { event: e } if e == event)
+                });
+                if let Some(w) = waiter {
+                    let t = &mut self.tasks[w];
+                    t.waiting = false;
+                    t.times.clock = t.times.clock.max(now);
+                    self.runq.push(Reverse((t.times.clock, w)));
+                }
+                finished = true;
+            }
+            OpKind::Wait { event } => match self.events.iter_mut().find(|(e, n)| e == event && *n > 0) {
+                Some((_, n)) => {
+                    *n -= 1;
+                    finished = true;
+                }
+                None => {
+                    self.tasks[ti].waiting = true;
+                    return;
+                }
+            },
             OpKind::Mount { path, fs, mkdir } => {
                 self.enter(ti);
                 self.kernel.cpu(self.kernel.cost.syscall);

@@ -16,6 +16,10 @@ pub const DEF_PRIORITY: u32 = 12;
 /// `vm.swappiness` default (mm/vmscan.c `vm_swappiness = 60`, every era modelled).
 pub const SWAPPINESS: u64 = 60;
 
+/// Longest stall of a direct reclaimer on a congested queue: `HZ/10` (`wait_iff_congested()`
+/// in `shrink_inactive_list()`, mm/vmscan.c 3.x-5.15; `reclaim_throttle()` since 5.16).
+pub const RECLAIM_THROTTLE: crate::types::Nanos = 100_000_000;
+
 /// `struct scan_control`.
 #[derive(Clone, Copy, Debug)]
 pub struct ScanControl {
@@ -273,7 +277,7 @@ impl Kernel {
     /// marked for immediate reclaim); a clean swap-cache page is freed; any other page is
     /// written to swap (`add_to_swap()` + `pageout()`), or activated when swap is full.
     fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
-        let (mut scanned, mut reclaimed) = (0u64, 0u64);
+        let (mut scanned, mut reclaimed, mut nr_writeback) = (0u64, 0u64, 0u64);
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, p);
@@ -283,6 +287,7 @@ impl Kernel {
                 self.pages[p].flags |= pg::RECLAIM;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
                 sc.nr_writeback += 1;
+                nr_writeback += 1;
                 continue;
             }
             if self.pages[p].test(pg::SWAPCACHE) {
@@ -296,14 +301,37 @@ impl Kernel {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
             }
         }
-        self.count_scan_steal(memcg, scanned, reclaimed, sc);
+        self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
+        if nr_writeback > 0 {
+            if let Some(dev) = self.swap.as_ref().map(|a| a.dev.idx()) {
+                self.throttle_direct_reclaim(dev, sc);
+            }
+        }
         reclaimed
+    }
+
+    /// The end of `shrink_inactive_list()` for a batch that met dirty pages or pages under
+    /// writeback on device `dev`: global direct reclaim stalls while that device's queue is
+    /// congested (`wait_iff_congested(zone, BLK_RW_ASYNC, HZ/10)` in 3.x-5.15, after the batch
+    /// flagged the zone `ZONE_CONGESTED`; `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)` since
+    /// 5.16), at most `HZ/10`, until the backlog drains below the off threshold. kswapd and
+    /// memcg limit reclaim do not stall here.
+    fn throttle_direct_reclaim(&mut self, dev: usize, sc: &ScanControl) {
+        if sc.kswapd || sc.cgroup_reclaim {
+            return;
+        }
+        if let Some(t) = self.devices[dev].write_congested(self.now) {
+            self.wait_until(t.min(self.now + RECLAIM_THROTTLE));
+            self.writeback_end_io();
+            self.swap_end_io();
+        }
     }
 
     /// The scan and steal events of one `shrink_inactive_list()` batch: memory.stat
     /// `pgscan`/`pgsteal` of the memcg, and /proc/vmstat's kswapd or direct counters for
-    /// global reclaim.
-    fn count_scan_steal(&mut self, memcg: MemcgId, scanned: u64, reclaimed: u64, sc: &mut ScanControl) {
+    /// global reclaim, which also adds to the node's `NR_PAGES_SCANNED` (pre-4.7 OOM
+    /// detection, `zone_reclaimable()`).
+    fn count_scan_steal(&mut self, memcg: MemcgId, v: usize, scanned: u64, reclaimed: u64, sc: &mut ScanControl) {
         self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
         sc.nr_scanned += scanned;
@@ -312,6 +340,10 @@ impl Kernel {
                 if sc.kswapd { (VmEvent::PgscanKswapd, VmEvent::PgstealKswapd) } else { (VmEvent::PgscanDirect, VmEvent::PgstealDirect) };
             self.vmstat.count(scan_ev, scanned);
             self.vmstat.count(steal_ev, reclaimed);
+            let nid = v % self.nr_nodes as usize;
+            if let Some(n) = self.nodes.get_mut(nid) {
+                n.pages_scanned += scanned;
+            }
         }
     }
 
@@ -368,6 +400,7 @@ impl Kernel {
         let mut scanned = 0;
         let mut reclaimed = 0;
         let mut kick_flusher = false;
+        let mut congested_dev = None;
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
             self.lruvecs[v].del(&mut self.pages, p);
@@ -383,9 +416,11 @@ impl Kernel {
                 self.pages[p].flags |= pg::RECLAIM;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
                 sc.nr_writeback += 1;
+                congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 continue;
             }
             if self.pages[p].test(pg::DIRTY) {
+                congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 // "Immediately reclaim when written back": PG_reclaim, so that the end of its
                 // writeback rotates it to the inactive tail (clear_dirty_for_io()).
                 kick_flusher = true;
@@ -415,9 +450,12 @@ impl Kernel {
             }
             reclaimed += 1;
         }
-        self.count_scan_steal(memcg, scanned, reclaimed, sc);
+        self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if kick_flusher {
             self.wakeup_flusher_threads();
+        }
+        if let Some(dev) = congested_dev {
+            self.throttle_direct_reclaim(dev.idx(), sc);
         }
         reclaimed
     }

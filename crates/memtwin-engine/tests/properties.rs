@@ -38,7 +38,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             }
         ),
         (0..nfiles, 0u64..2 << 20, 1u64..4 << 20, 4096u64..128 << 10, prop::bool::ANY)
-            .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync, create: file % 2 == 1 }),
+            .prop_map(|(file, offset, length, bufsize, fsync)| OpKind::Write { file, offset, length, bufsize, fsync, create: file % 2 == 1, truncate: offset < 64 << 10 }),
         Just(OpKind::Exec { program: "dd".into() }),
         (0..nfiles).prop_map(|file| OpKind::Fsync { file }),
         (0..nfiles).prop_map(|file| OpKind::Stat { file }),

@@ -244,7 +244,7 @@ impl Doc {
                         })?;
                         d.set_item("scan", scan)?;
                     }
-                    OpKind::Write { file, offset, length, bufsize, fsync, create } => {
+                    OpKind::Write { file, offset, length, bufsize, fsync, create, truncate } => {
                         d.set_item("op", "write")?;
                         d.set_item("file", fpath(*file))?;
                         d.set_item("offset", offset)?;
@@ -252,6 +252,7 @@ impl Doc {
                         d.set_item("bufsize", bufsize)?;
                         d.set_item("fsync", fsync)?;
                         d.set_item("create", create)?;
+                        d.set_item("truncate", truncate)?;
                     }
                     OpKind::Exec { program } => {
                         d.set_item("op", "exec")?;
@@ -317,6 +318,10 @@ impl Doc {
                         d.set_item("size", size)?;
                         d.set_item("interval_ns", interval)?;
                         d.set_item("while_task", while_task)?;
+                    }
+                    OpKind::Post { event } | OpKind::Wait { event } => {
+                        d.set_item("op", if matches!(o.kind, OpKind::Post { .. }) { "post" } else { "wait" })?;
+                        d.set_item("event", event)?;
                     }
                 }
                 ops.append(d)?;

@@ -960,6 +960,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
     }
+    // Every event a task waits for is posted by some task.
+    let posted: Vec<&str> =
+        tasks.iter().flat_map(|t| t.ops.iter()).filter_map(|op| if let OpKind::Post { event } = &op.kind { Some(event.as_str()) } else { None }).collect();
+    for (ti, t) in tasks.iter().enumerate() {
+        for op in &t.ops {
+            if let OpKind::Wait { event } = &op.kind {
+                if !posted.contains(&event.as_str()) {
+                    cx.err(
+                        &task_locs[ti].0,
+                        format!("task `{}` step `{}` waits for event `{event}`, which no task posts", t.name, op.step),
+                        format!("{}add {{ op = \"post\", event = \"{event}\" }} to the task that should wake it", suggest(event, &posted)),
+                    );
+                }
+            }
+        }
+    }
     // A task is in exactly one place: its own `cgroup` key or one cgroup's `procs`.
     let mut placed: Vec<Option<String>> = tasks.iter().enumerate().map(|(i, t)| task_locs[i].1.then(|| format!("tasks.{}.cgroup", t.name))).collect();
     for (tname, loc, cg) in &procs {
@@ -1088,7 +1104,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                     let q = format!("{dst_root}{}", &p[src_root.len()..]);
                     out.push((mk(vec![("op", s("read")), ("file", s(&p)), ("bufsize", s("128K"))]), step.clone(), label.clone()));
                     out.push((
-                        mk(vec![("op", s("write")), ("file", s(&q)), ("length", Val::Int(size as i64)), ("bufsize", s("128K")), ("create", Val::Bool(true))]),
+                        mk(vec![("op", s("write")), ("file", s(&q)), ("length", Val::Int(size as i64)), ("bufsize", s("128K")), ("create", Val::Bool(true)), ("truncate", Val::Bool(true))]),
                         step.clone(),
                         label.clone(),
                     ));
@@ -1329,8 +1345,9 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10).max(1);
             let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, &k("fsync"))).unwrap_or(false);
             let create = t.get("create").and_then(|v| get_bool(cx, v, &k("create"))).unwrap_or(false);
-            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync", "create"]);
-            OpKind::Write { file: file?, offset, length, bufsize, fsync, create }
+            let truncate = t.get("truncate").and_then(|v| get_bool(cx, v, &k("truncate"))).unwrap_or(false);
+            t.finish(cx, &["op", "step", "file", "offset", "length", "bufsize", "fsync", "create", "truncate"]);
+            OpKind::Write { file: file?, offset, length, bufsize, fsync, create, truncate }
         }
         "fsync" | "stat" => {
             let file = file_of(cx, &mut t);
@@ -1476,8 +1493,20 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             t.finish(cx, &["op", "step", "size", "interval", "while_task"]);
             OpKind::MmapProbe { size, interval, while_task: while_task? }
         }
+        "post" | "wait" => {
+            let event = t.get("event").and_then(|v| get_str(cx, v, &k("event")).map(str::to_string));
+            if t.get("event").is_none() {
+                cx.err(&n.loc, format!("{what}: {kind} needs `event`"), format!("add event = \"NAME\" (a `{}` op in another task names the same event)", if kind == "post" { "wait" } else { "post" }));
+            }
+            t.finish(cx, &["op", "step", "event"]);
+            if kind == "post" {
+                OpKind::Post { event: event? }
+            } else {
+                OpKind::Wait { event: event? }
+            }
+        }
         other => {
-            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "mmap_probe"];
+            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "mmap_probe", "post", "wait"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }

@@ -200,6 +200,9 @@ pub enum OpKind {
         /// The file is created by this write (`O_CREAT`): its dentry and inode are allocated
         /// and charged to the writer.
         create: bool,
+        /// The file is opened with `O_TRUNC` (as `cp` opens its destination): its page cache
+        /// is dropped before the write (`truncate_inode_pages()`).
+        truncate: bool,
     },
     /// fork + exec + exit of a short program (like `dd`) from the task's cgroup.
     Exec {
@@ -278,6 +281,18 @@ pub enum OpKind {
         interval: crate::types::Nanos,
         /// The task whose run the probe lasts for.
         while_task: String,
+    },
+    /// Post `event`: a counting semaphore shared by the scenario's tasks (a shell script's
+    /// `cmd &` and `kill` ordering). Wakes the first task waiting for it, else is kept for
+    /// the next `wait`.
+    Post {
+        /// Event name.
+        event: String,
+    },
+    /// Wait until `event` has been posted (taking one post).
+    Wait {
+        /// Event name.
+        event: String,
     },
     /// Mount a file system (a new superblock with its list_lrus).
     Mount {

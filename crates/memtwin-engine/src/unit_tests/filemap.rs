@@ -204,3 +204,75 @@ ops = [{ op = "read", file = "/f", bufsize = "1K" }]
     }
     assert_invariants(k);
 }
+
+/// `open(O_TRUNC)` → `truncate_inode_pages()`: every page of the file leaves the cache, dirty
+/// ones cancelled (not written), pages under writeback waited for; charges and counters go
+/// back to zero. `cp` opens its destination this way, so copying over a cached file first
+/// drops the old copy's pages.
+#[test]
+fn truncate_drops_every_page_dirty_or_under_writeback() {
+    let mut s = sim(r#"
+[scenario]
+name = "trunc"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "100M"
+write_bw = "10M"
+[files."/f"]
+size = 0
+[cgroups.ct]
+[tasks.writer]
+cgroup = "ct"
+ops = [{ op = "write", file = "/f", length = "4M", bufsize = "128K" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    run(&mut s);
+    let k = &mut s.kernel;
+    assert_eq!(k.mappings[f.idx()].nrdirty, 1024);
+    // Half the file goes under writeback: 2 MiB at 10 MB/s, about 0.2 s of device time.
+    k.writeback_inode(f, 512);
+    let t0 = k.now;
+    let busy = k.devices[0].busy_until;
+    assert!(busy > t0 && k.vmstat.nr_writeback == 512);
+    let written = k.devices[0].write_bytes;
+    assert_eq!(k.truncate_inode_pages(f), 1024);
+    assert!(k.now >= busy, "truncation waited for the pages under writeback");
+    assert_eq!(k.devices[0].write_bytes, written, "dirty pages are cancelled, not written");
+    assert_eq!(k.mappings[f.idx()].nrpages, 0);
+    assert_eq!(k.mappings[f.idx()].nrdirty, 0);
+    assert_eq!((k.vmstat.nr_dirty, k.vmstat.nr_writeback, k.vmstat.nr_file_pages), (0, 0, 0));
+    assert_eq!(page_usage(k, ct), 0);
+    assert_invariants(k);
+}
+
+/// `cp` over an existing destination truncates it: copying the same 8 MiB file twice leaves
+/// one copy's pages cached, not two, and rewrites no cached page in place.
+#[test]
+fn cp_over_a_cached_file_replaces_its_pages() {
+    let mut s = sim(r#"
+[scenario]
+name = "cp-twice"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "100M"
+[files."/src"]
+size = "8M"
+[tasks.sh]
+ops = [
+  { op = "cp", src = "/src", dst = "/dst", step = "cp 1" },
+  { op = "fsync", file = "/dst", step = "cp 1" },
+  { op = "cp", src = "/src", dst = "/dst", step = "cp 2" },
+]
+"#);
+    let dst = inode(&s, "/dst");
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.mappings[dst.idx()].nrpages, 2048);
+    assert_eq!(k.mappings[dst.idx()].nrdirty, 2048, "the second copy's pages, all new and dirty");
+    assert_eq!(k.vmstat.nr_file_pages, 4096, "source and one destination copy");
+    assert_invariants(k);
+}

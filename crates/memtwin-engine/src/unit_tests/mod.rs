@@ -14,6 +14,7 @@ mod list_lru;
 mod memcontrol;
 mod page_alloc;
 mod readahead;
+mod sched;
 mod swap;
 mod vmscan;
 mod workingset;

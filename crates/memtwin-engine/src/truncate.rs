@@ -1,0 +1,50 @@
+//! Truncation of a file's page cache (mm/truncate.c).
+
+use crate::filemap::Slot;
+use crate::kernel::Kernel;
+use crate::mm_types::pg;
+use crate::types::InodeId;
+
+impl Kernel {
+    /// `truncate_inode_pages()` (as `open(O_TRUNC)` → `do_truncate()` → `truncate_pagecache()`
+    /// does it to size 0): every page of the file leaves the page cache, dirty or not, and its
+    /// shadow entries go too. A page under read I/O or writeback is waited for first
+    /// (`folio_wait_locked()`, `folio_wait_writeback()`); dirty pages are cancelled, not
+    /// written (`folio_cancel_dirty()`). Returns the pages dropped.
+    pub fn truncate_inode_pages(&mut self, inode: InodeId) -> u64 {
+        let len = self.mappings[inode.idx()].slots.len() as u32;
+        let mut dropped = 0;
+        for i in 0..len {
+            let slot = self.mappings[inode.idx()].slot(i);
+            if slot.as_shadow().is_some() {
+                let m = &mut self.mappings[inode.idx()];
+                m.slots[i as usize] = Slot::EMPTY;
+                m.nrshadows -= 1;
+                m.nodes[(i >> crate::filemap::XA_CHUNK_SHIFT) as usize].shadows -= 1;
+                let memcg = m.nodes[(i >> crate::filemap::XA_CHUNK_SHIFT) as usize].owner;
+                self.workingset_update_node(inode, i, memcg);
+                continue;
+            }
+            let Some(p) = slot.as_page() else { continue };
+            self.cpu(self.cost.scan_page);
+            self.folio_wait_locked(p);
+            if self.pages[p].test(pg::WRITEBACK) {
+                // folio_wait_writeback(): until the request that carries it completes.
+                let done = self.wb_done[p.idx()];
+                self.wait_until(done);
+                self.writeback_end_io();
+            }
+            let v = self.folio_lruvec(p);
+            if self.pages[p].test(pg::LRU) {
+                self.lruvecs[v].del(&mut self.pages, p);
+            }
+            self.cpu(self.cost.evict_page);
+            // filemap_remove_folio() accounts a dirty page as cleaned (folio_cancel_dirty()).
+            self.filemap_remove_folio(p, None);
+            self.mem_cgroup_uncharge(p);
+            self.free_page(p);
+            dropped += 1;
+        }
+        dropped
+    }
+}

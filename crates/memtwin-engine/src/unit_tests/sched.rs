@@ -1,0 +1,78 @@
+//! The scheduler: one virtual clock, tasks ordered by it, and `post`/`wait` events between
+//! tasks (sched.rs).
+
+use super::*;
+
+fn step_end(res: &crate::SimResult, task: &str, step: &str) -> (f64, f64) {
+    let s = res.steps.iter().find(|s| s.task == task && s.name == step).unwrap_or_else(|| panic!("no step {task}/{step}"));
+    let get = |k: &str| s.metrics.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
+    (get("elapsed_s"), get("user_s"))
+}
+
+/// A `wait` blocks its task until another task `post`s the event, and takes one post; a post
+/// made before the wait is kept for it.
+#[test]
+fn wait_blocks_until_a_post_and_takes_one() {
+    let s = sim(r#"
+[scenario]
+name = "events"
+[machine]
+ram = "64M"
+[tasks.a]
+ops = [
+  { op = "sleep", duration = "1s", step = "a sleeps" },
+  { op = "post", event = "go", step = "a posts" },
+  { op = "post", event = "go", step = "a posts" },
+]
+[tasks.b]
+ops = [
+  { op = "wait", event = "go", step = "b waits" },
+  { op = "sleep", duration = "2s", step = "b sleeps" },
+  { op = "wait", event = "go", step = "b waits again" },
+]
+"#);
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert!(res.errors.is_empty(), "{:?}", res.errors);
+    let (waited, _) = step_end(&res, "b", "b waits");
+    assert!((waited - 1.0).abs() < 1e-6, "b waited for a's post at 1 s: {waited}");
+    let (again, _) = step_end(&res, "b", "b waits again");
+    assert!(again < 1e-6, "the second post was kept for the second wait: {again}");
+    assert!((res.engine.virtual_time_s - 3.0).abs() < 1e-6);
+}
+
+/// A task still waiting when every other task is done fails its op (EDEADLK) instead of
+/// hanging the run; a wait for an event no task posts is refused when the scenario is read.
+#[test]
+fn a_wait_nobody_answers_fails_or_is_refused() {
+    let s = sim(r#"
+[scenario]
+name = "deadlock"
+[machine]
+ram = "64M"
+[tasks.a]
+ops = [{ op = "post", event = "go" }]
+[tasks.b]
+ops = [{ op = "wait", event = "go" }, { op = "wait", event = "go", step = "second" }]
+"#);
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert_eq!(res.nr_errors, 1);
+    assert!(res.errors[0].contains("still waiting"), "{}", res.errors[0]);
+
+    let doc = crate::Document::from_toml(
+        "x.toml",
+        r#"
+[scenario]
+name = "typo"
+[machine]
+ram = "64M"
+[tasks.a]
+ops = [{ op = "post", event = "copied" }]
+[tasks.b]
+ops = [{ op = "wait", event = "copid" }]
+"#,
+    )
+    .unwrap();
+    let err = doc.resolve(None, &[]).unwrap_err().to_string();
+    assert!(err.contains("waits for event `copid`, which no task posts"), "{err}");
+    assert!(err.contains("copied"), "suggests the posted name: {err}");
+}
