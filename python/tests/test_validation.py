@@ -31,11 +31,6 @@ KNOWN_OUT = {
     # 21.0 MB (with cleaning both read 21.0 MB since dirty pages are now rotated as
     # lru_deactivate_file() does). On 6.1 in QEMU the same step agrees (-9.7%).
     ("host-dir-eviction.toml", "keep-20", "grep data 1/*", "read_bytes"),
-    # Debian's 6.1 in QEMU: the 20M memcg holds 4446 page-cache pages where the engine holds
-    # 5093. The guest's usage is the same (20.87 vs 20.89 MB): the rest is the cat process's
-    # own memory (its anonymous pages, page tables, kernel stack) charged to the memcg, which
-    # the engine does not model. (Bytes read agree: 1045 MB simulated vs 1143.6 MB.)
-    ("qemu61-tight-ra8192.toml", "default", "cat", "resident_pages"),
     # fadvise(DONTNEED) on directory 2 right after cp (dirty pages): in the TCG guest a third of
     # the pages are written back (QEMU's throttle lets a burst of bps/10 through) before the
     # invalidation walk reaches them and are dropped (usage 41.9 -> 29.3 MB at X = 20); the
