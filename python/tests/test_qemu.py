@@ -137,6 +137,16 @@ def test_guest_errors_name_the_task_and_step(tmp_path):
         qemu.parse_output("@@UNAME 6.1.0\nKernel panic - not syncing\n", plan, steps, tracked, cg)
 
 
+def test_guest_program_turns_thp_off_before_tasks_fork():
+    # khugepaged would collapse the program's touched buffers into a 2 MiB page charged to the
+    # memcg a task has joined by then (qemu61-tight-ra8192: rss_huge 2097152 in its 20M memcg)
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    main = src[src.index("int main("):]
+    assert "prctl(PR_SET_THP_DISABLE, 1" in main
+    assert main.index("PR_SET_THP_DISABLE") < main.index("fork()")
+
+
 def test_static_busybox_check():
     import sys
 
