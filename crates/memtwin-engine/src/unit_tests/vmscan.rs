@@ -631,3 +631,58 @@ ops = [{{ op = "write", file = "/f", length = "1M" }}]
         assert_invariants(k);
     }
 }
+
+/// Seed 004's first step on linux-3.13 (`cp -r a c` after writing `a`, then `b`): written
+/// pages are inactive with `PG_referenced` (`generic_perform_write()` calls
+/// `mark_page_accessed()` after the copy), so cp's read activates each file of `a` it finds
+/// cached. But `a` is the oldest part of the inactive list: once the copy's writes have used
+/// the free memory, reclaim takes the inactive tail, the files of `a` cp has not read yet
+/// (`page_check_references()`: PAGEREF_RECLAIM_CLEAN for a clean unmapped referenced page),
+/// and cp reads them from disk. The active list (the part of `a` read while cached) stays
+/// smaller than the inactive one (`inactive_file_is_low()`: `active > inactive`), so nothing
+/// is deactivated. No free memory can avoid this when `a` and `b` are the same size and the
+/// machine cannot hold three of them.
+#[test]
+fn copying_the_oldest_cached_directory_loses_its_unread_files() {
+    let n = 200u32;
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "seed004-cp"
+[machine]
+ram = "512M"
+[kernel]
+profile = "linux-3.13"
+[devices.sda]
+read_bw = "120M"
+write_bw = "110M"
+[dirs."/a"]
+files = {{ count = {n}, size = "1M" }}
+[dirs."/b"]
+files = {{ count = {n}, size = "1M" }}
+[tasks.sh]
+ops = [
+  {{ op = "repeat", times = {n}, ops = [{{ op = "write", file = "/a/f{{i}}", length = "1M", bufsize = "128K" }}] }},
+  {{ op = "repeat", times = {n}, ops = [{{ op = "write", file = "/b/f{{i}}", length = "1M", bufsize = "128K" }}] }},
+  {{ op = "cp", src = "/a", dst = "/c" }},
+]
+"#
+    ));
+    let files: Vec<InodeId> = (1..=n).map(|i| inode(&s, &format!("/a/f{i}"))).collect();
+    run(&mut s);
+    let k = &s.kernel;
+    let pages = 256u32;
+    let active = |f: InodeId| (0..pages).filter(|&i| k.mappings[f.idx()].lookup(i).is_some_and(|p| k.pages[p].test(pg::ACTIVE))).count() as u32;
+    // The files cp found cached were activated, in order; the others were read from disk
+    // and are inactive.
+    let hit = files.iter().take_while(|&&f| active(f) == pages).count();
+    assert!(hit > 0 && hit < n as usize / 2 + n as usize / 4, "{hit} of {n} files found cached");
+    for (j, &f) in files.iter().enumerate().skip(hit + 1) {
+        assert_eq!(active(f), 0, "file {} was evicted before cp read it", j + 1);
+    }
+    let reread = k.devices[0].read_bytes / PAGE_SIZE;
+    assert!(reread >= (n as u64 - hit as u64 - 1) * pages as u64, "cp read {reread} pages from disk");
+    assert_eq!(k.vmstat.get(VmEvent::Pgdeactivate), 0, "the active list is never the larger");
+    assert_eq!(lru_size(k, MemcgId::ROOT, LruList::ActiveFile), k.vmstat.get(VmEvent::Pgactivate));
+    assert_invariants(k);
+}
