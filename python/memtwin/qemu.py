@@ -385,7 +385,7 @@ def _op_fields(op: dict, cg: Cg, walk: bool) -> str:
                 f"{READ_ADVICE.get(op['fadvise'], 0)} {int(bool(op['scan']))} {op.get('count') or 0}")
     if k == "write":
         return (f"write {_q(_gpath(op['file']))} {op['offset']} {op['length']} {op['bufsize']} "
-                f"{int(bool(op['fsync']))} {int(bool(op['create']))}")
+                f"{int(bool(op['fsync']))} {int(bool(op['create']))} {int(bool(op.get('truncate')))}")
     if k in ("fsync", "stat"):
         return f"{k} {_q(_gpath(op['file']))}"
     if k == "fadvise":

@@ -288,7 +288,7 @@ static int do_op(char **f, int n) {
     } else if (!strcmp(k, "write")) {
         char *path = unesc(f[3]);
         parent_dirs(path);
-        int fd = open(path, O_WRONLY | (atoi(f[8]) ? O_CREAT : 0), 0644);
+        int fd = open(path, O_WRONLY | (atoi(f[8]) ? O_CREAT : 0) | (n > 9 && atoi(f[9]) ? O_TRUNC : 0), 0644);
         free(path);
         if (fd < 0) return -1;
         if (fill(fd, num(f[4]), num(f[5]), num(f[6])) < 0) { int e = errno; close(fd); errno = e; return -1; }

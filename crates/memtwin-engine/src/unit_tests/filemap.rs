@@ -248,8 +248,8 @@ ops = [{ op = "write", file = "/f", length = "4M", bufsize = "128K" }]
     assert_invariants(k);
 }
 
-/// `cp` over an existing destination truncates it: copying the same 8 MiB file twice leaves
-/// one copy's pages cached, not two, and rewrites no cached page in place.
+/// `cp` over an existing destination truncates it: copying the same 8 MiB file twice frees the
+/// first copy's pages and writes the second into new ones, rather than over the cached ones.
 #[test]
 fn cp_over_a_cached_file_replaces_its_pages() {
     let mut s = sim(r#"
@@ -274,5 +274,6 @@ ops = [
     assert_eq!(k.mappings[dst.idx()].nrpages, 2048);
     assert_eq!(k.mappings[dst.idx()].nrdirty, 2048, "the second copy's pages, all new and dirty");
     assert_eq!(k.vmstat.nr_file_pages, 4096, "source and one destination copy");
+    assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::Pgfree), 2048, "the first copy's pages were freed (1 GiB of RAM: nothing else is)");
     assert_invariants(k);
 }
