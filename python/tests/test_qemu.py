@@ -81,7 +81,7 @@ def test_op_script_carries_the_plan(tmp_path):
     assert ops[0] == "O 0 read /s/data/f 0 -1 131072 seq 0 0 0"
     assert ops[2].startswith("O 2 read /s/data/g%20file 0 -1 65536 rand") and ops[2].endswith(" 64")
     assert ops[3] == "O 3 fadv 4 0 0 1 /s/data/f"
-    assert ops[4] == "O 4 write /s/data/out 0 4194304 1048576 1 1"
+    assert ops[4] == "O 4 write /s/data/out 0 4194304 1048576 1 1 0"
     assert "/data/out" in tracked
 
 

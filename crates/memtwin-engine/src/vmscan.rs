@@ -277,13 +277,14 @@ impl Kernel {
     /// marked for immediate reclaim); a clean swap-cache page is freed; any other page is
     /// written to swap (`add_to_swap()` + `pageout()`), or activated when swap is full.
     fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
-        let (mut scanned, mut reclaimed, mut nr_writeback) = (0u64, 0u64, 0u64);
+        let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, p);
             scanned += 1;
             self.cpu(self.cost.scan_page);
             if self.pages[p].test(pg::WRITEBACK) {
+                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
                 self.pages[p].flags |= pg::RECLAIM;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
                 sc.nr_writeback += 1;
@@ -305,9 +306,29 @@ impl Kernel {
         if nr_writeback > 0 {
             if let Some(dev) = self.swap.as_ref().map(|a| a.dev.idx()) {
                 self.throttle_direct_reclaim(dev, sc);
+                self.throttle_kswapd(dev, nr_immediate, nr_writeback == scanned, sc);
             }
         }
         reclaimed
+    }
+
+    /// The end of `shrink_inactive_list()` for kswapd: a batch whose every page was under
+    /// writeback (`ZONE_WRITEBACK`/`PGDAT_WRITEBACK`) and that met pages already marked for
+    /// immediate reclaim (`nr_immediate`: reclaim found them under writeback before) means
+    /// pages are being queued for I/O faster than the device completes them: kswapd sleeps
+    /// `congestion_wait(BLK_RW_ASYNC, HZ/10)` (3.11-5.15; `reclaim_throttle(
+    /// VMSCAN_THROTTLE_WRITEBACK)` since 5.16), woken early when the queue leaves congestion.
+    fn throttle_kswapd(&mut self, dev: usize, nr_immediate: u64, all_writeback: bool, sc: &ScanControl) {
+        if !sc.kswapd || nr_immediate == 0 || !all_writeback {
+            return;
+        }
+        let until = match self.devices[dev].write_congested(self.now) {
+            Some(t) => t.min(self.now + RECLAIM_THROTTLE),
+            None => self.now + RECLAIM_THROTTLE,
+        };
+        self.wait_until(until);
+        self.writeback_end_io();
+        self.swap_end_io();
     }
 
     /// The end of `shrink_inactive_list()` for a batch that met dirty pages or pages under
@@ -401,6 +422,7 @@ impl Kernel {
         let mut reclaimed = 0;
         let mut kick_flusher = false;
         let mut congested_dev = None;
+        let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
             self.lruvecs[v].del(&mut self.pages, p);
@@ -413,6 +435,8 @@ impl Kernel {
             if self.pages[p].test(pg::WRITEBACK) {
                 // shrink_folio_list() "case 2": mark it for immediate reclaim and keep it; the
                 // end of its writeback rotates it to the tail (writeback_end_io()).
+                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
+                nr_writeback += 1;
                 self.pages[p].flags |= pg::RECLAIM;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
                 sc.nr_writeback += 1;
@@ -456,6 +480,7 @@ impl Kernel {
         }
         if let Some(dev) = congested_dev {
             self.throttle_direct_reclaim(dev.idx(), sc);
+            self.throttle_kswapd(dev.idx(), nr_immediate, nr_writeback == scanned, sc);
         }
         reclaimed
     }
