@@ -209,8 +209,10 @@ impl Kernel {
             let file_enough = !self.inactive_is_low(v) && self.lruvecs[v].size(LruList::InactiveFile) >> sc.priority > 0;
             if !file_enough {
                 let sw = SWAPPINESS;
-                nr_anon_inactive = scan(self.lruvecs[v].size(LruList::InactiveAnon)) * sw / 200;
-                nr_anon_active = scan(self.lruvecs[v].size(LruList::ActiveAnon)) * sw / 200;
+                // Sizes in pages (`lruvec_lru_size()`); the scan loop takes one entry (a page
+                // or a huge page) per unit, as isolate_lru_pages() counts `scan` in 4.x.
+                nr_anon_inactive = scan(self.lruvecs[v].nr_pages(LruList::InactiveAnon)) * sw / 200;
+                nr_anon_active = scan(self.lruvecs[v].nr_pages(LruList::ActiveAnon)) * sw / 200;
                 nr_inactive = nr_inactive * (200 - sw) / 200;
                 nr_active = nr_active * (200 - sw) / 200;
             }
@@ -247,10 +249,11 @@ impl Kernel {
     }
 
     /// `inactive_is_low()` for the anon lists: `inactive * ratio < active`, the ratio
-    /// `int_sqrt(10 * size_in_GiB)` (1 below 1 GiB). Entries are counted (a huge page is one).
+    /// `int_sqrt(10 * size_in_GiB)` (1 below 1 GiB), in pages (`lruvec_page_state()`: a huge
+    /// page counts 512).
     pub fn inactive_anon_is_low(&self, v: usize) -> bool {
         let l = &self.lruvecs[v];
-        let (inactive, active) = (l.size(LruList::InactiveAnon), l.size(LruList::ActiveAnon));
+        let (inactive, active) = (l.nr_pages(LruList::InactiveAnon), l.nr_pages(LruList::ActiveAnon));
         let gb = (inactive + active) >> (30 - crate::types::PAGE_SHIFT);
         let ratio = if gb > 0 { int_sqrt(10 * gb) } else { 1 };
         inactive * ratio < active

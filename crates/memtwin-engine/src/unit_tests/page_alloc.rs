@@ -352,3 +352,52 @@ ops = [{ op = "mmap", name = "a", size = "8M" }, { op = "touch", name = "a" }]
     assert_eq!(k.nodes[0].pages_scanned, 0, "freeing resets NR_PAGES_SCANNED");
     assert_invariants(k);
 }
+
+/// The anon lists are balanced in pages, as `lruvec_page_state()` counts them: four huge pages
+/// on the active list outweigh 100 base pages on the inactive one (2048 against 100 pages),
+/// though they are only 4 entries. Counting entries would never deactivate huge pages, and
+/// reclaim would swap out newer base pages instead.
+#[test]
+fn anon_list_balance_counts_huge_pages_as_512() {
+    let mut s = sim(r#"
+[scenario]
+name = "balance"
+[kernel]
+profile = "linux-4.3"
+thp = "always"
+[machine]
+ram = "64M"
+swap = "64M"
+[devices.sda]
+read_bw = "100M"
+[tasks.t]
+ops = [
+  { op = "mmap", name = "big", size = "8M" }, { op = "touch", name = "big" },
+  { op = "mmap", name = "small", size = "400K" }, { op = "touch", name = "small" },
+]
+"#);
+    run(&mut s);
+    let k = &mut s.kernel;
+    let v = k.lruvec_idx(MemcgId::ROOT, 0);
+    // Move the base pages to the inactive list, as deactivation would.
+    let mut base = vec![];
+    let mut p = k.lruvecs[v].tail(LruList::ActiveAnon);
+    while let Some(id) = p {
+        if !k.pages[id].test(pg::HEAD) {
+            base.push(id);
+        }
+        let prev = k.pages[id].prev;
+        p = (prev != PageId::NIL).then_some(prev);
+    }
+    assert_eq!(base.len(), 100);
+    for id in base {
+        k.lruvecs[v].del(&mut k.pages, id);
+        k.pages[id].flags &= !pg::ACTIVE;
+        k.lruvecs[v].add(&mut k.pages, id, LruList::InactiveAnon);
+    }
+    let l = &k.lruvecs[v];
+    assert_eq!((l.size(LruList::ActiveAnon), l.nr_pages(LruList::ActiveAnon)), (4, 2048));
+    assert_eq!((l.size(LruList::InactiveAnon), l.nr_pages(LruList::InactiveAnon)), (100, 100));
+    assert!(k.inactive_anon_is_low(v), "100 inactive pages against 2048 active ones");
+    assert_invariants(k);
+}
