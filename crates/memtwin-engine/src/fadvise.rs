@@ -9,7 +9,6 @@
 //! on: then DONTNEED on a directory drops the page cache of every file below it that the
 //! caller has permission on.
 
-use crate::filemap::{Slot, XA_CHUNK_SHIFT};
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
@@ -97,12 +96,7 @@ impl Kernel {
         for i in first..=last.min(len - 1) {
             let slot = self.mappings[inode.idx()].slot(i);
             if slot.as_shadow().is_some() {
-                let m = &mut self.mappings[inode.idx()];
-                m.slots[i as usize] = Slot::EMPTY;
-                m.nrshadows -= 1;
-                m.nodes[(i >> XA_CHUNK_SHIFT) as usize].shadows -= 1;
-                let memcg = self.mappings[inode.idx()].nodes[(i >> XA_CHUNK_SHIFT) as usize].owner;
-                self.workingset_update_node(inode, i, memcg);
+                self.clear_shadow_entry(inode, i);
                 st.shadows_cleared += 1;
                 continue;
             }
@@ -114,14 +108,7 @@ impl Kernel {
                 st.kept += 1;
                 continue;
             }
-            let v = self.folio_lruvec(p);
-            if self.pages[p].test(pg::LRU) {
-                self.lruvecs[v].del(&mut self.pages, p);
-            }
-            self.cpu(self.cost.evict_page);
-            self.filemap_remove_folio(p, None);
-            self.mem_cgroup_uncharge(p);
-            self.free_page(p);
+            self.delete_from_page_cache(p);
             st.dropped += 1;
         }
         st

@@ -1,9 +1,9 @@
 //! Truncation of a file's page cache (mm/truncate.c).
 
-use crate::filemap::Slot;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
-use crate::types::InodeId;
+use crate::filemap::{Slot, XA_CHUNK_SHIFT};
+use crate::types::{InodeId, PageId};
 
 impl Kernel {
     /// `truncate_inode_pages()` (as `open(O_TRUNC)` → `do_truncate()` → `truncate_pagecache()`
@@ -17,12 +17,7 @@ impl Kernel {
         for i in 0..len {
             let slot = self.mappings[inode.idx()].slot(i);
             if slot.as_shadow().is_some() {
-                let m = &mut self.mappings[inode.idx()];
-                m.slots[i as usize] = Slot::EMPTY;
-                m.nrshadows -= 1;
-                m.nodes[(i >> crate::filemap::XA_CHUNK_SHIFT) as usize].shadows -= 1;
-                let memcg = m.nodes[(i >> crate::filemap::XA_CHUNK_SHIFT) as usize].owner;
-                self.workingset_update_node(inode, i, memcg);
+                self.clear_shadow_entry(inode, i);
                 continue;
             }
             let Some(p) = slot.as_page() else { continue };
@@ -34,17 +29,35 @@ impl Kernel {
                 self.wait_until(done);
                 self.writeback_end_io();
             }
-            let v = self.folio_lruvec(p);
-            if self.pages[p].test(pg::LRU) {
-                self.lruvecs[v].del(&mut self.pages, p);
-            }
-            self.cpu(self.cost.evict_page);
             // filemap_remove_folio() accounts a dirty page as cleaned (folio_cancel_dirty()).
-            self.filemap_remove_folio(p, None);
-            self.mem_cgroup_uncharge(p);
-            self.free_page(p);
+            self.delete_from_page_cache(p);
             dropped += 1;
         }
         dropped
+    }
+
+    /// `delete_from_page_cache()` + `filemap_free_folio()` outside reclaim (invalidation,
+    /// truncation): take `p` off its LRU and out of its mapping without a shadow entry,
+    /// uncharge and free it.
+    pub fn delete_from_page_cache(&mut self, p: PageId) {
+        let v = self.folio_lruvec(p);
+        if self.pages[p].test(pg::LRU) {
+            self.lruvecs[v].del(&mut self.pages, p);
+        }
+        self.cpu(self.cost.evict_page);
+        self.filemap_remove_folio(p, None);
+        self.mem_cgroup_uncharge(p);
+        self.free_page(p);
+    }
+
+    /// `clear_shadow_entries()` for one slot: forget the shadow entry at `index` of `inode`.
+    pub fn clear_shadow_entry(&mut self, inode: InodeId, index: u32) {
+        let m = &mut self.mappings[inode.idx()];
+        m.slots[index as usize] = Slot::EMPTY;
+        m.nrshadows -= 1;
+        let node = (index >> XA_CHUNK_SHIFT) as usize;
+        m.nodes[node].shadows -= 1;
+        let memcg = m.nodes[node].owner;
+        self.workingset_update_node(inode, index, memcg);
     }
 }
