@@ -108,7 +108,10 @@ impl Kernel {
     fn do_huge_pmd_anonymous_page(&mut self, vma: VmaId, start: u32) -> Result<bool, FaultError> {
         let nid = self.cur_nid;
         self.cpu(self.cost.thp_fault);
-        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true }) else {
+        // alloc_hugepage_vma(): since 4.0 (5265047ac301 "mm, thp: really limit transparent
+        // hugepage allocation to local node") a THP fault asks the local node only.
+        let thisnode = self.profile.thp_thisnode;
+        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true, thisnode }) else {
             self.vmstat.count(VmEvent::ThpFaultFallback, 1);
             return Ok(false);
         };

@@ -455,12 +455,15 @@ pub struct Gfp {
     pub thp: bool,
     /// `__GFP_NO_KSWAPD` (THP faults before 4.x's defrag settings): do not wake kswapd.
     pub no_kswapd: bool,
+    /// `__GFP_THISNODE`: only the preferred node's zones (`ZONELIST_NOFALLBACK`, which has no
+    /// zonelist cache).
+    pub thisnode: bool,
 }
 
 impl Gfp {
     /// `GFP_KERNEL`/`GFP_HIGHUSER_MOVABLE` order-0 request from a task on node `nid`.
     pub const fn node(nid: u32) -> Gfp {
-        Gfp { nid, thp: false, no_kswapd: false }
+        Gfp { nid, thp: false, no_kswapd: false, thisnode: false }
     }
 }
 
@@ -662,7 +665,8 @@ impl Kernel {
     /// nothing was found, the zonelist is scanned again without the cache.
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         let nid = gfp.nid as usize;
-        let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1;
+        // ZONELIST_NOFALLBACK has no zonelist cache (its zlcache_ptr is NULL before 4.4).
+        let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode;
         let lower_orders = self.profile.watermark_check_lower_orders;
         // ALLOC_FAIR: set for the fast path (the low watermark) in 3.12-4.7.
         let mut fair = self.profile.fair_zone_alloc && mark == Wmark::Low;
@@ -675,6 +679,9 @@ impl Kernel {
             let mut nr_fair_skipped = 0;
             for zi in 0..len {
                 let z = self.nodes[nid].zonelist[zi];
+                if gfp.thisnode && self.zones[z].node != nid as u32 {
+                    break; // the node's own zones come first in its zonelist
+                }
                 if zlc_active && self.nodes[nid].zlc_full[zi] {
                     continue;
                 }

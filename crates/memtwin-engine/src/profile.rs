@@ -194,6 +194,10 @@ pub struct KernelProfile {
     /// order-0 request for as long as it does: `true`. Since 4.7, `should_reclaim_retry()`
     /// gives up after `MAX_RECLAIM_RETRIES` (16) rounds in a row without progress: `false`.
     pub oom_zone_reclaimable: bool,
+    /// A THP fault allocates with `__GFP_THISNODE` from the faulting task's node only (4.0+,
+    /// 5265047ac301 "mm, thp: really limit transparent hugepage allocation to local node");
+    /// before, through the fallback zonelist (other nodes too).
+    pub thp_thisnode: bool,
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
 }
@@ -277,6 +281,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         watermark_check_lower_orders: false,
         fair_zone_alloc: false,
         oom_zone_reclaimable: false,
+        thp_thisnode: true,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -328,8 +333,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
+                      THP faults fall back to other nodes (pre-4.0), \
                       otherwise as linux-4.3",
         workingset_refault: false,
+        thp_thisnode: false,
         ..linux_4_3.clone()
     };
     vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -72,9 +72,10 @@ fn the_zonelist_cache_sends_order0_remote_after_a_failed_thp_attempt() {
         let mut s = two_nodes(&format!("policies.zonelist_cache = {zlc}"));
         let k = &mut s.kernel;
         fragment_node0(k);
-        // A THP attempt from node 0: Normal fails its watermark (zlc set up), DMA32 fails the
-        // order-9 check and is marked full; node 1 has whole blocks.
-        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true }).unwrap();
+        // A high-order attempt from node 0 through the fallback zonelist (a pre-4.0 THP fault;
+        // in 4.x, SLUB's high-order slab attempts): Normal fails its watermark (zlc set up),
+        // DMA32 fails the order-9 check and is marked full; node 1 has whole blocks.
+        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false }).unwrap();
         assert_eq!(k.page_nid(huge), 1);
         // In 4.3's fast path the fair pass over the local zones comes first and the cache is
         // off for the rescan: the order-0 request is served locally either way.
@@ -99,7 +100,7 @@ fn the_zonelist_cache_is_zapped_after_a_second() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true }).unwrap();
+    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false }).unwrap();
     assert!(k.nodes[0].zlc_full[1], "DMA32 (position 1 of node 0's zonelist) is marked full");
     let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
     assert_eq!(k.page_nid(p), 1, "within the second DMA32 is skipped");
@@ -197,7 +198,7 @@ ops = [{ op = "sleep", duration = "1s" }]
         hold.push(k.zones[0].rmqueue_pageblock().unwrap());
     }
     let before: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
-    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true });
+    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false });
     assert!(got.is_some(), "a partly used block of clean file pages is emptied");
     assert!(k.vmstat.events[VmEvent::PgmigrateSuccess as usize] > 0);
     let after: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
@@ -400,4 +401,19 @@ ops = [
     assert_eq!((l.size(LruList::InactiveAnon), l.nr_pages(LruList::InactiveAnon)), (100, 100));
     assert!(k.inactive_anon_is_low(v), "100 inactive pages against 2048 active ones");
     assert_invariants(k);
+}
+
+/// Since 4.0 a THP fault asks its own node only (`__GFP_THISNODE`, `ZONELIST_NOFALLBACK`,
+/// which has no zonelist cache): with node 0 fragmented it falls back to a base page instead
+/// of taking node 1's free pageblocks, and marks nothing in the cache.
+#[test]
+fn thp_faults_stay_on_their_node_and_leave_the_zonelist_cache_alone() {
+    let mut s = two_nodes("policies.zonelist_cache = true");
+    let k = &mut s.kernel;
+    fragment_node0(k);
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true };
+    assert!(k.get_page_from_freelist(9, Wmark::Low, gfp).is_none(), "node 1's free pageblocks are not considered");
+    assert!(k.nodes[0].zlc_full.iter().all(|f| !f), "the NOFALLBACK zonelist has no zonelist cache");
+    assert!(crate::profile::profile("linux-4.3").unwrap().thp_thisnode);
+    assert!(!crate::profile::profile("linux-3.13").unwrap().thp_thisnode);
 }
