@@ -181,11 +181,15 @@ impl Kernel {
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
         let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
+        let new_node = node.pages == 0 && node.shadows == 0;
         node.pages += 1;
         if old.as_shadow().is_some() {
             node.shadows -= 1;
         }
         self.workingset_update_node(inode, index, memcg);
+        if new_node {
+            self.radix_tree_node_alloc();
+        }
         if let Some(shadow) = old.as_shadow() {
             self.mappings[inode.idx()].nrshadows -= 1;
             if self.profile.workingset_refault {
@@ -194,6 +198,19 @@ impl Kernel {
         }
         self.folio_add_lru(page);
         Ok(page)
+    }
+
+    /// `radix_tree_node_alloc()` (`xas_alloc()` since 4.20) for a new 64-slot node: every
+    /// `objs_per_slab`-th node needs a new slab page, whose high-order attempt is modelled
+    /// for its effect on the page allocator (`Kernel::slab_high_order_attempt`). The node's
+    /// bytes are not charged here.
+    fn radix_tree_node_alloc(&mut self) {
+        self.radix_nodes_allocated += 1;
+        let (order, objs) = crate::slab::slub_order(crate::slab::RADIX_TREE_NODE_SIZE, self.nr_cpu_ids);
+        if order > 0 && self.radix_nodes_allocated.is_multiple_of(objs) {
+            let nid = self.cur_nid;
+            self.slab_high_order_attempt(order, nid);
+        }
     }
 
     /// `__filemap_remove_folio()` + `page_cache_delete()`: take `page` out of its mapping,

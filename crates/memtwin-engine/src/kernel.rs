@@ -92,6 +92,9 @@ pub struct Kernel {
     pub superblocks: Vec<crate::list_lru::SuperBlock>,
     /// `nr_cpu_ids`: possible CPUs, each with a copy of every percpu allocation.
     pub nr_cpu_ids: u32,
+    /// Page-cache tree nodes allocated so far (one in `slub_order()`'s objects-per-slab
+    /// needs a new slab page).
+    pub radix_nodes_allocated: u64,
     /// NUMA nodes (`nr_node_ids`).
     pub nr_nodes: u32,
     /// Kernel memory outside the page cache: /proc/meminfo `Percpu` and `Slab`.
@@ -153,6 +156,7 @@ impl Kernel {
             kmem: Default::default(),
             superblocks: vec![],
             nr_cpu_ids: 1,
+            radix_nodes_allocated: 0,
             nr_nodes: 1,
             page_events: 0,
             thp_enabled: false,

@@ -236,6 +236,33 @@ impl Zone {
         self.free_blocks.len() as u64
     }
 
+    /// Free frames that lie in free, naturally aligned chunks of `1 << order` frames (the
+    /// pages the buddy allocator holds in blocks of at least that order), for orders 1 to 6:
+    /// whole free pageblocks plus the aligned free runs inside partial pageblocks.
+    pub fn nr_free_in_chunks(&self, order: u32) -> u64 {
+        debug_assert!((1..=6).contains(&order));
+        let n = 1u32 << order;
+        // Bit i of `m` ends up set when bits i..i+n of the word are all set and i is a
+        // multiple of n: the mask keeps the chunk starts.
+        let starts: u64 = (0..64 / n).fold(0u64, |m, k| m | 1 << (k * n));
+        let mut chunks = 0u64;
+        for b in &self.blocks {
+            if b.nr_free < n as u16 || b.nr_free as u64 == PAGEBLOCK_NR {
+                continue;
+            }
+            for &w in &b.bits {
+                let mut all = w;
+                let mut s = 1;
+                while s < n {
+                    all &= all >> s;
+                    s <<= 1;
+                }
+                chunks += (all & starts).count_ones() as u64;
+            }
+        }
+        self.free_blocks.len() as u64 * PAGEBLOCK_NR + chunks * n as u64
+    }
+
     /// Free frames outside wholly free pageblocks (the order-0..8 free lists).
     #[inline]
     pub fn nr_free_scattered(&self) -> u64 {
@@ -260,6 +287,12 @@ impl Zone {
         }
         if order == 0 {
             return true;
+        }
+        if order <= 6 {
+            // Orders the engine allocates nothing of (SLUB's high-order slab attempts): the
+            // free pages in chunks of at least that order stand for free_area[order..].
+            let big = self.nr_free_in_chunks(order) as i64;
+            return if lower_orders { big > min >> order } else { big > 0 };
         }
         if lower_orders {
             // for (o = 0; o < order; o++) { free -= nr_free[o] << o; min >>= 1; if (free <= min) fail }
@@ -642,6 +675,50 @@ impl Kernel {
             }
             self.nodes[n].pages_scanned < reclaimable * 6
         })
+    }
+
+    /// SLUB's first, high-order attempt for a new slab page (`allocate_slab()`: the cache's
+    /// preferred order with `__GFP_NORETRY` and, above its minimum order, without direct
+    /// reclaim; it falls back to the minimum order when it fails). The engine keeps slab
+    /// memory as bytes (slab.rs), so what is modelled of the attempt is its walk over the
+    /// task's zonelist, the fast path at the low watermark then the slowpath's at min, and
+    /// what that walk leaves in the zonelist cache: with the cache (kernels before 4.4) every
+    /// zone that fails the high-order check is marked full for order-0 requests too, the flaw
+    /// seed 002 names. Returns whether a zone passed (the slab page would have come from it).
+    pub fn slab_high_order_attempt(&mut self, order: u32, nid: u32) -> bool {
+        let lower_orders = self.profile.watermark_check_lower_orders;
+        let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1;
+        let n = nid as usize;
+        let len = self.nodes[n].zonelist.len();
+        for mark in [Wmark::Low, Wmark::Min] {
+            let mut zlc_active = false;
+            for zi in 0..len {
+                if zlc_active && self.nodes[n].zlc_full[zi] {
+                    continue;
+                }
+                let z = self.nodes[n].zonelist[zi];
+                let ok = {
+                    let zone = &self.zones[z];
+                    zone.watermark_ok(order, zone.wmark(mark), lower_orders)
+                };
+                if ok {
+                    return true;
+                }
+                if zlc_enabled {
+                    if !zlc_active {
+                        let now = self.now;
+                        let node = &mut self.nodes[n];
+                        if now >= node.zlc_last_zap + ZLC_ZAP_INTERVAL {
+                            node.zlc_full.iter_mut().for_each(|f| *f = false);
+                            node.zlc_last_zap = now;
+                        }
+                        zlc_active = true;
+                    }
+                    self.nodes[n].zlc_full[zi] = true;
+                }
+            }
+        }
+        false
     }
 
     /// `__alloc_pages_direct_reclaim()`: `try_to_free_pages()` for the zonelist, then (with the

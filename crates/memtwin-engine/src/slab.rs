@@ -98,6 +98,24 @@ impl Kernel {
     }
 }
 
+/// `sizeof(struct radix_tree_node)` with `RADIX_TREE_MAP_SHIFT` 6 on x86_64 (4.x: 576 bytes;
+/// `struct xa_node` keeps the size), the page cache's tree node.
+pub const RADIX_TREE_NODE_SIZE: u64 = 576;
+
+/// SLUB's `calculate_order()` for objects of `size` bytes on a machine with `cpus` CPUs
+/// (mm/slub.c, 3.x-6.x): the smallest order whose slab holds `slub_min_objects` = 4 x
+/// (fls(nr_cpu_ids) + 1) objects, at most `slub_max_order` 3 (`PAGE_ALLOC_COSTLY_ORDER`).
+/// Returns (order, objects per slab).
+pub fn slub_order(size: u64, cpus: u32) -> (u32, u64) {
+    let fls = 32 - cpus.max(1).leading_zeros() as u64;
+    let min_objects = 4 * (fls + 1);
+    let mut order = 0;
+    while order < 3 && (crate::types::PAGE_SIZE << order) / size < min_objects {
+        order += 1;
+    }
+    (order, (crate::types::PAGE_SIZE << order) / size)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -417,3 +417,54 @@ fn thp_faults_stay_on_their_node_and_leave_the_zonelist_cache_alone() {
     assert!(crate::profile::profile("linux-4.3").unwrap().thp_thisnode);
     assert!(!crate::profile::profile("linux-3.13").unwrap().thp_thisnode);
 }
+
+/// SLUB's slab order for the page cache's tree nodes (576 bytes): `slub_min_objects` = 4 x
+/// (fls(nr_cpu_ids) + 1) objects per slab, at most order 3.
+#[test]
+fn slub_orders_follow_calculate_order() {
+    use crate::slab::{slub_order, RADIX_TREE_NODE_SIZE as R};
+    // 1 CPU: 8 objects; 4096 / 576 = 7 < 8, so order 1 (14 objects).
+    assert_eq!(slub_order(R, 1), (1, 14));
+    // 2 CPUs: 12 objects: order 1 holds 14.
+    assert_eq!(slub_order(R, 2), (1, 14));
+    // 8 CPUs: 20 objects: order 2 (28).
+    assert_eq!(slub_order(R, 8), (2, 28));
+    // 64 CPUs: 32 objects: order 3 (56), the cap.
+    assert_eq!(slub_order(R, 64), (3, 56));
+    assert_eq!(slub_order(R, 4096), (3, 56));
+}
+
+/// Free frames in aligned chunks: a pageblock with frames 0-3 and 5-6 free holds one free
+/// order-2 chunk (4 frames) and, at order 1, two chunks (0-1, 2-3; 5-6 is not aligned).
+#[test]
+fn free_chunks_are_counted_by_aligned_runs() {
+    let mut s = two_nodes("");
+    let k = &mut s.kernel;
+    let all = drain(k, 0, 0);
+    let base = k.zones[0].start_pfn;
+    for off in [0u64, 1, 2, 3, 5, 6] {
+        assert!(all.contains(&(base + off)));
+        k.zones[0].free_order0(base + off);
+    }
+    assert_eq!(k.zones[0].nr_free_in_chunks(2), 4);
+    assert_eq!(k.zones[0].nr_free_in_chunks(1), 4);
+    assert_eq!(k.zones[0].free, 6);
+}
+
+/// With the zonelist cache, SLUB's failed order-2 attempt for a new slab page marks the
+/// zones it found short of order-2 blocks full (for order-0 requests too, for up to a
+/// second); without the cache the attempt leaves nothing behind.
+#[test]
+fn a_failed_slab_attempt_marks_zones_full_for_order0() {
+    for zlc in [true, false] {
+        let mut s = two_nodes(&format!("policies.zonelist_cache = {zlc}"));
+        let k = &mut s.kernel;
+        fragment_node0(k); // DMA32: every other frame free, no order-1 chunk at all
+        let _ = drain(k, 2, 0); // node 1 too: the attempt fails everywhere
+        assert!(!k.slab_high_order_attempt(2, 0));
+        assert_eq!(k.nodes[0].zlc_full.iter().any(|f| *f), zlc);
+        if zlc {
+            assert!(k.nodes[0].zlc_full[1], "DMA32 has order-0 frames only: marked full");
+        }
+    }
+}
