@@ -677,6 +677,17 @@ impl Kernel {
         })
     }
 
+    /// `zlc_setup()`: the zonelist cache of node `nid` comes into use for this walk; it is
+    /// zapped (every zone considered again) at most once a second.
+    fn zlc_setup(&mut self, nid: usize) {
+        let now = self.now;
+        let n = &mut self.nodes[nid];
+        if now >= n.zlc_last_zap + ZLC_ZAP_INTERVAL {
+            n.zlc_full.iter_mut().for_each(|f| *f = false);
+            n.zlc_last_zap = now;
+        }
+    }
+
     /// SLUB's first, high-order attempt for a new slab page (`allocate_slab()`: the cache's
     /// preferred order with `__GFP_NORETRY` and, above its minimum order, without direct
     /// reclaim; it falls back to the minimum order when it fails). The engine keeps slab
@@ -706,12 +717,7 @@ impl Kernel {
                 }
                 if zlc_enabled {
                     if !zlc_active {
-                        let now = self.now;
-                        let node = &mut self.nodes[n];
-                        if now >= node.zlc_last_zap + ZLC_ZAP_INTERVAL {
-                            node.zlc_full.iter_mut().for_each(|f| *f = false);
-                            node.zlc_last_zap = now;
-                        }
+                        self.zlc_setup(n);
                         zlc_active = true;
                     }
                     self.nodes[n].zlc_full[zi] = true;
@@ -779,13 +785,7 @@ impl Kernel {
                 };
                 if !ok {
                     if zlc_enabled && !did_zlc_setup {
-                        // zlc_setup(): zap the cache at most once a second.
-                        let now = self.now;
-                        let n = &mut self.nodes[nid];
-                        if now >= n.zlc_last_zap + ZLC_ZAP_INTERVAL {
-                            n.zlc_full.iter_mut().for_each(|f| *f = false);
-                            n.zlc_last_zap = now;
-                        }
+                        self.zlc_setup(nid);
                         zlc_active = true;
                         did_zlc_setup = true;
                     }

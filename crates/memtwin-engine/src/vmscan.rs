@@ -329,7 +329,13 @@ impl Kernel {
             Some(t) => t.min(self.now + RECLAIM_THROTTLE),
             None => self.now + RECLAIM_THROTTLE,
         };
-        self.wait_until(until);
+        self.io_schedule_until(until);
+    }
+
+    /// Sleep in D state until `t` (`io_schedule_timeout()`), then end the writeback of every
+    /// write that completed meanwhile (their interrupts ran while the task slept).
+    fn io_schedule_until(&mut self, t: crate::types::Nanos) {
+        self.wait_until(t);
         self.writeback_end_io();
         self.swap_end_io();
     }
@@ -345,9 +351,7 @@ impl Kernel {
             return;
         }
         if let Some(t) = self.devices[dev].write_congested(self.now) {
-            self.wait_until(t.min(self.now + RECLAIM_THROTTLE));
-            self.writeback_end_io();
-            self.swap_end_io();
+            self.io_schedule_until(t.min(self.now + RECLAIM_THROTTLE));
         }
     }
 
