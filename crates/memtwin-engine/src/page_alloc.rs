@@ -632,7 +632,7 @@ impl Kernel {
                 // Before 4.7: do_try_to_free_pages() claims progress while a zone of the
                 // zonelist is still reclaimable, and should_alloc_retry() retries an order-0
                 // request for as long as there is progress; with none, __alloc_pages_may_oom().
-                if progress == 0 && !self.zonelist_reclaimable(gfp.nid) {
+                if progress == 0 && !self.zonelist_reclaimable() {
                     self.vmstat.count(VmEvent::OomKill, 1);
                     return None;
                 }
@@ -656,11 +656,11 @@ impl Kernel {
         }
     }
 
-    /// `all_unreclaimable()` negated, for the zonelist of node `nid`: some node still has
+    /// `all_unreclaimable()` negated (every node's zonelist holds every zone): some node still has
     /// `zone_reclaimable()` memory, i.e. global reclaim scanned fewer than 6x its reclaimable
     /// pages (file LRU pages, and anon LRU pages while swap has room) since a page was last
     /// freed to it (mm/vmscan.c before 4.8, per zone there, per node here).
-    pub fn zonelist_reclaimable(&self, _nid: u32) -> bool {
+    pub fn zonelist_reclaimable(&self) -> bool {
         let nn = self.nr_nodes as usize;
         let swap = self.can_swap();
         (0..self.nodes.len()).any(|n| {

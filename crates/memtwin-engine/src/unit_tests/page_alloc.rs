@@ -346,9 +346,9 @@ ops = [{ op = "mmap", name = "a", size = "8M" }, { op = "touch", name = "a" }]
     let on_lru: u64 = k.lruvecs.iter().map(|l| l.nr_pages(LruList::InactiveAnon) + l.nr_pages(LruList::ActiveAnon)).sum();
     assert_eq!(on_lru, 2048, "8 MiB of anonymous memory, counted in base pages (huge pages count 512)");
     k.nodes[0].pages_scanned = 6 * on_lru - 1;
-    assert!(k.zonelist_reclaimable(0));
+    assert!(k.zonelist_reclaimable());
     k.nodes[0].pages_scanned = 6 * on_lru;
-    assert!(!k.zonelist_reclaimable(0), "scanned 6x its reclaimable pages: all_unreclaimable()");
+    assert!(!k.zonelist_reclaimable(), "scanned 6x its reclaimable pages: all_unreclaimable()");
     k.do_munmap(crate::memory::VmaId(0));
     assert_eq!(k.nodes[0].pages_scanned, 0, "freeing resets NR_PAGES_SCANNED");
     assert_invariants(k);
