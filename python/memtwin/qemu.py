@@ -354,6 +354,8 @@ def op_script(plan: dict) -> tuple:
                 if p and p not in tracked:
                     tracked.append(p)
     for f in plan["files"]:
+        if f.get("created"):  # a write op (or cp) creates it, as on the host (real.py)
+            continue
         L.append(f"FILE {_q(_gpath(f['path']))} {f['size']} {f['mode'] or 0o644} {f['uid'] or 0}")
     L += [f"TRACK {_q(_gpath(p))}" for p in tracked]
     steps = []

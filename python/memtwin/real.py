@@ -294,6 +294,40 @@ def _fill(f, offset: int, length: int, bufsize: int) -> None:
         pos += n
 
 
+# The task process (RealRun.run): `python3 -S -c _TASK_MAIN PKGDIR`, the job as JSON on stdin, its
+# steps (or {"error": ...}) as JSON on stdout. The memtwin package is entered without its
+# __init__ (which loads the engine and pandas): only this module and hostcache are imported.
+_TASK_MAIN = """
+import json, os, signal, sys, time, types
+pkg = types.ModuleType("memtwin")
+pkg.__path__ = [sys.argv[1]]
+sys.modules["memtwin"] = pkg
+from memtwin import real
+real.task_main(json.load(sys.stdin))
+"""
+
+
+def task_main(job: dict) -> None:
+    """Run one task of a RealRun (in its own process); report on stdout and exit."""
+    code = 0
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        cg = Cg(*job["cg"])
+        delay = job["start_at"] - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        plan = job["plan"]
+        res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"])}
+    except RealError as e:
+        res, code = {"error": str(e)}, 1
+    except BaseException as e:  # noqa: BLE001 - reported to the parent, never lost
+        res, code = {"error": f"task {job['task']['name']}: {type(e).__name__}: {e}"}, 1
+    sys.stdout.write(json.dumps(res))
+    sys.stdout.flush()
+    os._exit(code)
+
+
 def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int) -> list:
     """Carry out one task's ops in this process; a list of step records."""
     import gc
@@ -539,8 +573,14 @@ class HostRun:
                             "  fix: free space or pass --scratch DIR on a larger file system")
         with open(img, "wb") as f:
             f.truncate(size)
-        subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", img], check=True,
-                       capture_output=True)
+        # The engine's page cache holds order-0 pages. ext4 since 6.16 reads and writes regular
+        # files in large folios unless the file system has the verity (or encrypt) feature
+        # (ext4_should_enable_large_folio()), so the image gets `-O verity`: no file is made a
+        # verity file, and every kernel ext4 runs on order-0 folios as the engine does.
+        # e2fsprogs before 1.45 lacks the feature; those kernels predate ext4 large folios too.
+        base = ["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0"]
+        if subprocess.run(base + ["-O", "verity", img], capture_output=True).returncode != 0:
+            subprocess.run(base + [img], check=True, capture_output=True)
         out = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", img], check=True, capture_output=True, text=True)
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
@@ -554,9 +594,13 @@ class HostRun:
     def _populate(self) -> None:
         """Write every declared file (outside the scenario's memcgs), then drop its page cache."""
         for f in self.plan["files"]:
+            if f.get("created"):
+                # a write op (or cp) creates it: made here, the op's O_TRUNC would truncate an
+                # existing file, after which ext4 writes it back on close (auto_da_alloc)
+                continue
             p = self.files[f["path"]]
             os.makedirs(os.path.dirname(p), exist_ok=True)
-            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if False else f["mode"] or 0o644)
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, f["mode"] or 0o644)
             try:
                 _fill(fd, 0, f["size"], 1 << 20)
                 os.fsync(fd)
@@ -581,39 +625,32 @@ class HostRun:
         pipes = []
         t0 = time.monotonic()
         for n, t in enumerate(self.plan["tasks"]):
-            r, w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the task
-                os.close(r)
-                code = 0
-                try:
-                    signal.signal(signal.SIGINT, signal.SIG_DFL)
-                    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                    delay = t["start_ns"] / 1e9 - (time.monotonic() - t0)
-                    if delay > 0:
-                        time.sleep(delay)
-                    res = {"steps": run_task(t, self.plan, self.cg, self.files, self.scratch, self.plan["policies"], seed + n)}
-                except RealError as e:
-                    res, code = {"error": str(e)}, 1
-                except BaseException as e:  # noqa: BLE001 - reported to the parent, never lost
-                    res, code = {"error": f"task {t['name']}: {type(e).__name__}: {e}"}, 1
-                data = json.dumps(res).encode()
-                with os.fdopen(w, "wb") as fw:
-                    fw.write(data)
-                os._exit(code)
-            os.close(w)
-            self.children.append(pid)
-            pipes.append((t["name"], r, pid))
+            # Each task runs in a fresh interpreter that loads only this module and the standard
+            # library, and allocates and touches what it needs before it joins its memcg. A
+            # child forked from this process instead charged the memcg for the page tables and
+            # copy-on-write pages of everything it touched of its parent (about 1.7 MB of kmem
+            # and 0.8 MB of anon in a 64 MB memcg, measured 2026-11-22): room a real `cp` or
+            # `grep` does not take, and the page cache then lost to it changed what was re-read.
+            job = json.dumps({"task": t, "plan": self.plan, "cg": [self.cg.version, self.cg.mnt, self.cg.top],
+                              "files": self.files, "scratch": self.scratch, "seed": seed + n,
+                              "start_at": t0 + t["start_ns"] / 1e9})
+            child = subprocess.Popen([sys.executable, "-S", "-c", _TASK_MAIN, os.path.dirname(os.path.abspath(__file__))],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            child.stdin.write(job.encode())
+            child.stdin.close()
+            child.stdin = None  # sent whole; communicate() below only reads
+            self.children.append(child.pid)
+            pipes.append((t["name"], child))
         steps, errors = [], []
-        for name, r, pid in pipes:
-            with os.fdopen(r, "rb") as fr:
-                data = fr.read()
-            os.waitpid(pid, 0)
-            self.children.remove(pid)
+        for name, child in pipes:
+            data, err = child.communicate()
+            self.children.remove(child.pid)
             try:
                 res = json.loads(data)
             except ValueError:
-                errors.append(f"task {name} ended without reporting (killed?)")
+                why = err.decode(errors="replace").strip().splitlines()
+                errors.append(f"task {name} ended without reporting (exit status {child.returncode}"
+                              + (f": {why[-1]}" if why else ", killed?") + ")")
                 continue
             if "error" in res:
                 errors.append(res["error"])

@@ -73,6 +73,18 @@ def test_plan_is_the_engines_expanded_op_list(tmp_path):
         ("read", "/data/a/f1"), ("write", "/data/b/f1"), ("read", "/data/a/f2"), ("write", "/data/b/f2")]
     assert ops[0]["scan"] is True and ops[3]["create"] is True and ops[3]["length"] == 2 << 20
     assert plan["cgroups"] == [{"path": "A", "max": 100 << 20, "high": None, "low": 0, "min": 0}]
+    # cp's destinations are made by its writes: the runners must not make them beforehand
+    assert {f["path"]: f["created"] for f in plan["files"]} == {
+        "/data/a/f1": False, "/data/a/f2": False, "/data/b/f1": True, "/data/b/f2": True}
+
+
+def test_qemu_guest_setup_leaves_created_files_to_their_ops(tmp_path):
+    from memtwin import qemu
+    plan = memtwin.load(_scn(tmp_path)).doc.plan(None, [])
+    script = qemu.op_script(plan)[0]
+    made = [line for line in script.splitlines() if line.startswith("FILE ")]
+    assert len(made) == 2 and all("/a/" in line for line in made), made
+    assert sum(line.startswith("TRACK ") and "/b/f" in line for line in script.splitlines()) == 2
 
 
 def test_refuses_when_not_root(tmp_path, monkeypatch, capsys):
@@ -122,6 +134,25 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     jsonschema = pytest.importorskip("jsonschema")
     with open(os.path.join(ROOT, "schema", "result.schema.json")) as f:
         jsonschema.validate(doc, json.load(f))
+
+
+@needs_host
+def test_host_tasks_charge_their_memcg_little_beyond_the_page_cache(tmp_path, capsys):
+    """Each task runs in a fresh, lean interpreter: its memcg holds the page cache the ops
+    charge, not a forked Python process's page tables and copy-on-write pages (about 2.5 MB
+    when tasks were forked from the CLI process), and cp's destinations are created by its
+    writes, so they stay dirty after close (made beforehand, O_TRUNC would have ext4 write
+    them back on close: auto_da_alloc)."""
+    out_json = tmp_path / "r.json"
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "host", "--json", out_json)
+    assert code == 0, err
+    grep, cp = json.loads(out_json.read_text())["variants"]["default"]["steps"]
+    for s in (grep, cp):
+        m = s["metrics"]
+        assert 0 <= m["memcg.usage_bytes"] - m["memcg.file_bytes"] < 1 << 20, m
+    assert cp["metrics"]["memcg.file_bytes"] == 6 << 20
+    # b/f1 and b/f2 (3 MiB), written and not flushed on close (flushed, Dirty was near 0)
+    assert cp["metrics"]["meminfo.Dirty_kB"] >= 2 << 10
 
 
 @needs_host

@@ -125,6 +125,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                             device: if i % 3 == 2 { None } else { Some(0) },
                             uid: 0,
                             mode: 0o644,
+                            created: false,
                         })
                         .collect(),
                     dirs: vec![],

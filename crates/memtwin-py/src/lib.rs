@@ -207,6 +207,7 @@ impl Doc {
             x.set_item("device", f.device)?;
             x.set_item("uid", f.uid)?;
             x.set_item("mode", f.mode)?;
+            x.set_item("created", f.created)?;
             files.append(x)?;
         }
         out.set_item("files", files)?;

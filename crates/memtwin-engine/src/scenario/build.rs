@@ -785,7 +785,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if size > (u32::MAX as u64 - 1) * crate::types::PAGE_SIZE {
                 cx.err(kloc, format!("{what} is larger than the engine's 16 TiB file limit"), "make the file smaller than 16T");
             }
-            files.push(FileSpec { path: fpath.clone(), size, device, uid, mode });
+            files.push(FileSpec { path: fpath.clone(), size, device, uid, mode, created: false });
         }
     }
     for (fpath, loc, size, dpath, fuid, fmode) in dir_files {
@@ -801,7 +801,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         };
         let uid = fuid.unwrap_or_else(|| inherited_uid(&fpath, &dir_specs));
-        files.push(FileSpec { path: fpath, size, device, uid, mode: fmode });
+        files.push(FileSpec { path: fpath, size, device, uid, mode: fmode, created: false });
     }
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
@@ -899,9 +899,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
                     match mount_of(&f, &all_mounts) {
                         // inode_init_owner(): the creating task's fsuid; mode 0666 & ~umask 022.
-                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644 }),
+                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true }),
                         // With a single disk, files outside any mount live on it.
-                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644 }),
+                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true }),
                         None => cx.err(
                             &n.loc,
                             format!("`{f}` is created here, but no mount holds it"),

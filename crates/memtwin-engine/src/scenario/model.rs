@@ -128,6 +128,12 @@ pub struct FileSpec {
     pub uid: u32,
     /// Permission bits.
     pub mode: u32,
+    /// Made by a write op (`create = true`, or a `cp` destination) rather than declared: the
+    /// engine gives it an inode of size 0 from the start, but on a real kernel it does not exist
+    /// until that op creates it (opening an existing file with O_TRUNC is not the same: ext4
+    /// then flushes it on close, `ext4_alloc_da_blocks()`), so the real-kernel runners leave it
+    /// to the op.
+    pub created: bool,
 }
 
 /// A directory: `[dirs.PATH]`, or implied by the files below it.
