@@ -150,7 +150,7 @@ def test_host_tasks_charge_their_memcg_little_beyond_the_page_cache(tmp_path, ca
     for s in (grep, cp):
         m = s["metrics"]
         assert 0 <= m["memcg.usage_bytes"] - m["memcg.file_bytes"] < 1 << 20, m
-    assert cp["metrics"]["memcg.file_bytes"] == 6 << 20
+    assert 6 << 20 <= cp["metrics"]["memcg.file_bytes"] < (6 << 20) + (64 << 10)  # + directory blocks
     # b/f1 and b/f2 (3 MiB), written and not flushed on close (flushed, Dirty was near 0)
     assert cp["metrics"]["meminfo.Dirty_kB"] >= 2 << 10
 

@@ -18,22 +18,35 @@ RECORDED = [p for p in SCENARIOS if memtwin.load(p).doc.table("validation") is n
 # Known disagreements with the recorded real runs, each with what causes it. The test fails
 # when a metric leaves tolerance that is not listed here, and when a listed one comes back
 # within tolerance (then remove it from this list).
-KNOWN_OUT: set = set()
-# Emptied 2026-11-22. The last six entries were runner artifacts, not engine errors: the host's
-# 6.18 ext4 cached files in large folios (host-tight-ra8192 read +60%: the runner's image now has
-# the verity feature, which keeps ext4 on order-0 folios); both runners made cp's destination
-# files before the run, so cp's O_TRUNC truncated an existing file and ext4 wrote it back on close
-# (auto_da_alloc), leaving directory 2 clean before "clean 2" (qemu61-dir-eviction clean-20/28,
-# usage and resident +31..+48%); and host tasks forked from the CLI process charged their memcg
-# about 2.5 MB of page tables and copy-on-write pages (host-dir-eviction keep-20 grep read -14%).
+KNOWN_OUT = {
+    # "clean 2" on a real kernel is `memtwin evict`: posix_fadvise(DONTNEED) per file, which
+    # starts writeback of directory 2's dirty pages before deactivating them; the engine runs the
+    # seed's in-kernel walk (fadvise_directory: invalidate_mapping_pages(), no writeback, dirty
+    # pages deactivated with PG_reclaim). The kernel then re-reads 16.9 MB (host) and 16.1 MB
+    # (6.1 in QEMU) of directory 1 in grep, about as without cleaning (17.0, 18.0); the engine
+    # re-reads all 21.0 MB. Running per-file fadvise in the engine instead makes it re-read 0
+    # (directory 2, written back, goes first), so the difference is not only the operation:
+    # cause not found (2026-11-22). Directory cleaning of written-back pages agrees to 0.4%
+    # (host-dir-eviction-sync).
+    ("host-dir-eviction.toml", "clean-20", "grep data 1/*", "read_bytes"),
+    ("qemu61-dir-eviction.toml", "clean-20", "grep data 1/*", "read_bytes"),
+}
+# Emptied once, 2026-11-22: the six entries before were runner artifacts, not engine errors:
+# the host's 6.18 ext4 cached files in large folios (host-tight-ra8192 read +60%: the runner's
+# image now has the verity feature, which keeps ext4 on order-0 folios); both runners made cp's
+# destination files before the run, so cp's O_TRUNC truncated an existing file and ext4 wrote it
+# back on close (auto_da_alloc), leaving directory 2 clean before "clean 2" (qemu61-dir-eviction
+# clean-20/28, usage and resident +31..+48%); host tasks forked from the CLI process charged
+# their memcg about 2.5 MB of page tables and copy-on-write pages; and images under 512 MiB got
+# 1 KiB blocks, four buffer heads per page (host-dir-eviction keep-20 grep read -14%).
 
 
 def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    assert sum(n.startswith("host-") for n in names) == 7
-    assert sum(n.startswith("qemu61-") for n in names) == 7
+    assert sum(n.startswith("host-") for n in names) == 8
+    assert sum(n.startswith("qemu61-") for n in names) == 8
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: os.path.relpath(p, ROOT))

@@ -49,13 +49,18 @@ impl Kernel {
     /// counter as the bytes add up. Returns false if the charge failed (the allocation then
     /// fails with ENOMEM).
     pub fn memcg_kmem_charge(&mut self, memcg: MemcgId, bytes: u64) -> bool {
+        self.memcg_kmem_charge_gfp(memcg, bytes, true)
+    }
+
+    /// `obj_cgroup_charge()` as `memcg_kmem_charge()`, reclaiming only if `may_reclaim`.
+    pub fn memcg_kmem_charge_gfp(&mut self, memcg: MemcgId, bytes: u64, may_reclaim: bool) -> bool {
         if memcg == MemcgId::ROOT || memcg == MemcgId::NONE {
             return true;
         }
         let m = &self.memcgs.memcgs[memcg.idx()];
         let need = (m.kmem_bytes + bytes).div_ceil(PAGE_SIZE).saturating_sub(m.kmem_pages);
         if need > 0 {
-            if self.try_charge_memcg(memcg, need, true).is_err() {
+            if self.try_charge_memcg(memcg, need, may_reclaim).is_err() {
                 return false;
             }
             self.memcgs.memcgs[memcg.idx()].kmem_pages += need;

@@ -10,6 +10,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::ChargeError;
 use crate::mm_types::pg;
 use crate::readahead::FileRaState;
+use crate::profile::BUFFER_HEAD_SLAB;
 use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
@@ -390,18 +391,45 @@ impl Kernel {
         let end = pos + len;
         let first = (pos / PAGE_SIZE) as u32;
         let last = ((end - 1) / PAGE_SIZE) as u32;
+        let buffers = self.profile.account_buffer_heads && !self.inodes[inode.idx()].is_shmem();
         for index in first..=last {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
                     self.io.hits += 1;
                     self.folio_wait_locked(p);
+                    if buffers && !self.pages[p].test(pg::PRIVATE) {
+                        // A page read in without buffers (mpage readahead) gets them now,
+                        // from a charge that must not reclaim the page itself.
+                        let owner = self.pages[p].memcg;
+                        if owner != MemcgId::NONE && self.memcg_kmem_charge_gfp(owner, BUFFER_HEAD_SLAB, false) {
+                            self.pages[p].flags |= pg::PRIVATE;
+                        }
+                    }
                     p
                 }
                 None => {
                     self.io.misses += 1;
+                    // The buffer heads ext4's write_begin attaches (create_empty_buffers()),
+                    // charged before the page so that their reclaim cannot take it.
+                    if buffers && !self.memcg_kmem_charge(memcg, BUFFER_HEAD_SLAB) {
+                        return Err(IoError::Oom);
+                    }
                     // Whole-page writes need no read; the engine treats every write as such.
-                    self.filemap_add_folio(inode, index, memcg, true)?
+                    match self.filemap_add_folio(inode, index, memcg, true) {
+                        Ok(p) => {
+                            if buffers {
+                                self.pages[p].flags |= pg::PRIVATE;
+                            }
+                            p
+                        }
+                        Err(e) => {
+                            if buffers {
+                                self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB);
+                            }
+                            return Err(e);
+                        }
+                    }
                 }
             };
             self.cpu(self.cost.copy_page);

@@ -41,6 +41,10 @@ pub mod pg {
     pub const TAIL: u16 = 1 << 13;
     /// `PG_swapcache`: an anonymous page with swap slots, written out or being written.
     pub const SWAPCACHE: u16 = 1 << 14;
+    /// `PG_private` of a block file system's page: buffer heads attached (`create_empty_buffers()`
+    /// on a write), charged as slab to the page's memcg while it has one
+    /// (`KernelProfile::account_buffer_heads`).
+    pub const PRIVATE: u16 = 1 << 15;
 }
 
 /// The simulated `struct page` (a single-page folio).

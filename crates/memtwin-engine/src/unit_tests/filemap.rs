@@ -277,3 +277,51 @@ ops = [
     assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::Pgfree), 2048, "the first copy's pages were freed (1 GiB of RAM: nothing else is)");
     assert_invariants(k);
 }
+
+/// Since 4.19 a written page's buffer heads are charged to its memcg (105 bytes of slab per
+/// page with page-sized blocks) and given back with the page; a page read in first gets them
+/// when it is overwritten; tmpfs pages have none; before 4.19 nothing is charged.
+#[test]
+fn buffer_heads_of_written_pages_are_charged_with_them() {
+    for (profile, per_page) in [("linux-6.1", crate::profile::BUFFER_HEAD_SLAB), ("linux-4.4", 0)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "bh"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[mounts."/tmp"]
+fs = "tmpfs"
+[files."/r"]
+size = "64K"
+[files."/tmp/t"]
+size = 0
+[cgroups.A]
+[tasks.idle]
+cgroup = "A"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let a = memcg(&s, "A");
+        let r = inode(&s, "/r");
+        let t = inode(&s, "/tmp/t");
+        let k = &mut s.kernel;
+        let before = k.memcgs.memcgs[a.idx()].kmem_bytes;
+        let (usage0, kpages0) = (k.memcgs.memcgs[a.idx()].counter.usage, k.memcgs.memcgs[a.idx()].kmem_pages);
+        read_pages(k, r, 0, 16, a);
+        assert_eq!(k.memcgs.memcgs[a.idx()].kmem_bytes, before, "{profile}: read pages have no buffers");
+        k.generic_perform_write(r, 0, 8 * PAGE_SIZE, a).unwrap();
+        k.generic_perform_write(r, 64 << 10, 24 * PAGE_SIZE, a).unwrap();
+        k.generic_perform_write(t, 0, 10 * PAGE_SIZE, a).unwrap();
+        let m = &k.memcgs.memcgs[a.idx()];
+        assert_eq!(m.kmem_bytes - before, 32 * per_page, "{profile}: 8 overwritten + 24 new disk pages, no tmpfs ones");
+        assert_eq!(m.kmem_pages - kpages0, (m.kmem_bytes).div_ceil(PAGE_SIZE) - before.div_ceil(PAGE_SIZE));
+        assert_eq!(m.counter.usage - usage0, 16 + 24 + 10 + (m.kmem_pages - kpages0), "{profile}: pages and whole slab pages");
+        assert_invariants(k);
+        k.truncate_inode_pages(r);
+        assert_eq!(k.memcgs.memcgs[a.idx()].kmem_bytes, before, "{profile}: dropped with their pages");
+        assert_invariants(k);
+    }
+}
