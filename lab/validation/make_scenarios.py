@@ -154,49 +154,26 @@ ops = [
 """, ra=ra)
     # seed 004 scaled down: dirs 1 and 3 of X files of 1M, a 64M memcg, X on both sides of
     # the point (4X = 64M without cleaning, 3X = 64M with it) where cleaning matters.
-    xs = (12, 20, 28)
-    body = ["""
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-
-[tasks.sh]
-cgroup = "A"
-ops = [
-  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },
-  { op = "fadvise", path = "/data/2", advice = "dontneed", step = "clean 2" },
-  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },
-  { op = "grep", path = "/data/1", step = "grep data 1/*" },
-]
-"""]
-    base = min(xs)
-    for d in (1, 3):
-        for i in range(1, base + 1):
-            body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
-    for x in xs:
-        for kind in ("keep", "clean"):
-            body.append(f"[variants.{kind}-{x}]")
-            body.append(f'description = "X = {x}, {"without" if kind == "keep" else "with"} cleaning 2"')
-            body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' else 'false'}")
-            for d in (1, 3):
-                for i in range(base + 1, x + 1):
-                    body.append(f'[variants.{kind}-{x}.files."/data/{d}/f{i}"]\nsize = "1M"')
-            body.append("")
-    write("host-dir-eviction", "seed 004 scaled down: cp -r 1 2; [clean 2]; cp -r 3 4; grep over 1, in a 64M memcg",
-          "dirs 1 and 3 of X 1M files; does cleaning 2 keep 1 cached? (X = 12, 20, 28)",
-          "\n".join(body))
-
+    dir_eviction("host-dir-eviction", (12, 20, 28), sync=False)
     # The same with directory 2 written back first (`memtwin evict --sync`): DONTNEED drops only
     # clean pages, and in a 64M memcg of a large machine nothing writes 2 back before "clean 2"
     # (dirty_background_ratio is of the whole machine's memory; cgroup v1 has no per-memcg
     # writeback), so in host-dir-eviction the cleaning drops nothing, on the kernel as in the
     # engine. Here it drops all of 2: X = 12 (4X fits: cleaning changes nothing), 18 (3X fits,
     # 4X does not: cleaning keeps 1 cached) and 24 (neither fits).
-    xs = (12, 18, 24)
-    sync_ops = lambda x: ['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },'] + [
-        f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1)] + [
-        '  { op = "fadvise", path = "/data/2", advice = "dontneed", step = "clean 2" },',
-        '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
-        '  { op = "grep", path = "/data/1", step = "grep data 1/*" },']
+    dir_eviction("host-dir-eviction-sync", (12, 18, 24), sync=True)
+
+
+def dir_eviction(name, xs, sync):
+    """cp -r 1 2; [sync 2;] [clean 2]; cp -r 3 4; grep over 1 in a 64M memcg, variants keep-X and
+    clean-X; with `sync`, each variant lists its own ops (one fsync per file of 2)."""
+    def ops(x):
+        return (['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },']
+                + [f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1) if sync]
+                + ['  { op = "fadvise", path = "/data/2", advice = "dontneed", step = "clean 2" },',
+                   '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
+                   '  { op = "grep", path = "/data/1", step = "grep data 1/*" },'])
+    base = min(xs)
     body = ["""
 [cgroups.A]
 "memory.limit_in_bytes" = "64M"
@@ -204,27 +181,26 @@ ops = [
 [tasks.sh]
 cgroup = "A"
 ops = [
-""" + "\n".join(sync_ops(min(xs))) + "\n]\n"]
-    base = min(xs)
+""" + "\n".join(ops(base)) + "\n]\n"]
     for d in (1, 3):
         for i in range(1, base + 1):
             body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
     for x in xs:
         for kind in ("keep", "clean"):
             body.append(f"[variants.{kind}-{x}]")
-            body.append(f'description = "X = {x}, 2 written back, {"without" if kind == "keep" else "with"} cleaning 2"')
+            body.append(f'description = "X = {x}, {"2 written back, " if sync else ""}{"without" if kind == "keep" else "with"} cleaning 2"')
             body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' else 'false'}")
-            body.append("tasks.sh.ops = [")
-            body += sync_ops(x)
-            body.append("]")
+            if sync:
+                body += ["tasks.sh.ops = ["] + ops(x) + ["]"]
             for d in (1, 3):
                 for i in range(base + 1, x + 1):
                     body.append(f'[variants.{kind}-{x}.files."/data/{d}/f{i}"]\nsize = "1M"')
             body.append("")
-    write("host-dir-eviction-sync", "seed 004 scaled down, 2 written back before the cleaning: cp -r 1 2; sync 2; [clean 2]; cp -r 3 4; grep over 1, in a 64M memcg",
-          "dirs 1 and 3 of X 1M files, 2 fsynced; does cleaning 2 keep 1 cached? (X = 12, 18, 24)",
+    what = "seed 004 scaled down" + (", 2 written back before the cleaning: cp -r 1 2; sync 2;" if sync else ": cp -r 1 2;")
+    write(name, what + " [clean 2]; cp -r 3 4; grep over 1, in a 64M memcg",
+          f"dirs 1 and 3 of X 1M files{', 2 fsynced' if sync else ''}; does cleaning 2 keep 1 cached? "
+          f"(X = {', '.join(map(str, xs))})",
           "\n".join(body))
-
 
 if __name__ == "__main__":
     main()

@@ -298,7 +298,7 @@ def _fill(f, offset: int, length: int, bufsize: int) -> None:
 # steps (or {"error": ...}) as JSON on stdout. The memtwin package is entered without its
 # __init__ (which loads the engine and pandas): only this module and hostcache are imported.
 _TASK_MAIN = """
-import json, os, signal, sys, time, types
+import json, sys, types
 pkg = types.ModuleType("memtwin")
 pkg.__path__ = [sys.argv[1]]
 sys.modules["memtwin"] = pkg

@@ -416,20 +416,14 @@ impl Kernel {
                         return Err(IoError::Oom);
                     }
                     // Whole-page writes need no read; the engine treats every write as such.
-                    match self.filemap_add_folio(inode, index, memcg, true) {
-                        Ok(p) => {
-                            if buffers {
-                                self.pages[p].flags |= pg::PRIVATE;
-                            }
-                            p
-                        }
-                        Err(e) => {
-                            if buffers {
-                                self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB);
-                            }
-                            return Err(e);
+                    let added = self.filemap_add_folio(inode, index, memcg, true);
+                    if buffers {
+                        match added {
+                            Ok(p) => self.pages[p].flags |= pg::PRIVATE,
+                            Err(_) => self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB),
                         }
                     }
+                    added?
                 }
             };
             self.cpu(self.cost.copy_page);
