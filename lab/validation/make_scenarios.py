@@ -166,11 +166,16 @@ ops = [
 
 def dir_eviction(name, xs, sync):
     """cp -r 1 2; [sync 2;] [clean 2]; cp -r 3 4; grep over 1 in a 64M memcg, variants keep-X and
-    clean-X; with `sync`, each variant lists its own ops (one fsync per file of 2)."""
-    def ops(x):
+    clean-X. Without `sync`, 2 is dirty at "clean 2", and clean-X cleans it from user space
+    (`walk = true`: posix_fadvise(DONTNEED) on each file, as `memtwin evict` does), which every
+    kernel can run as the engine does; keep-X makes the kernel's own call on the directory (no
+    effect). With `sync` (one fsync per file of 2), 2 is clean at "clean 2", where the seed-004
+    policy's walk and the per-file calls drop the same pages, so clean-X runs the policy.
+    Variants whose ops differ from the base list their own."""
+    def ops(x, walk):
         return (['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },']
                 + [f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1) if sync]
-                + ['  { op = "fadvise", path = "/data/2", advice = "dontneed", step = "clean 2" },',
+                + [f'  {{ op = "fadvise", path = "/data/2", advice = "dontneed",{" walk = true," if walk else ""} step = "clean 2" }},',
                    '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
                    '  { op = "grep", path = "/data/1", step = "grep data 1/*" },'])
     base = min(xs)
@@ -181,23 +186,26 @@ def dir_eviction(name, xs, sync):
 [tasks.sh]
 cgroup = "A"
 ops = [
-""" + "\n".join(ops(base)) + "\n]\n"]
+""" + "\n".join(ops(base, False)) + "\n]\n"]
     for d in (1, 3):
         for i in range(1, base + 1):
             body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
     for x in xs:
         for kind in ("keep", "clean"):
+            walk = kind == "clean" and not sync
+            how = " from user space, file by file" if walk else ""
             body.append(f"[variants.{kind}-{x}]")
-            body.append(f'description = "X = {x}, {"2 written back, " if sync else ""}{"without" if kind == "keep" else "with"} cleaning 2"')
-            body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' else 'false'}")
-            if sync:
-                body += ["tasks.sh.ops = ["] + ops(x) + ["]"]
+            body.append(f'description = "X = {x}, {"2 written back, " if sync else ""}{"without" if kind == "keep" else "with"} cleaning 2{how}"')
+            body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' and sync else 'false'}")
+            if sync or walk:
+                body += ["tasks.sh.ops = ["] + ops(x, walk) + ["]"]
             for d in (1, 3):
                 for i in range(base + 1, x + 1):
                     body.append(f'[variants.{kind}-{x}.files."/data/{d}/f{i}"]\nsize = "1M"')
             body.append("")
-    what = "seed 004 scaled down" + (", 2 written back before the cleaning: cp -r 1 2; sync 2;" if sync else ": cp -r 1 2;")
-    write(name, what + " [clean 2]; cp -r 3 4; grep over 1, in a 64M memcg",
+    what = ("seed 004 scaled down, 2 written back before the cleaning: cp -r 1 2; sync 2; [clean 2 (policy fadvise_directory)];"
+            if sync else "seed 004 scaled down, 2 dirty: cp -r 1 2; [clean 2 file by file from user space];")
+    write(name, what + " cp -r 3 4; grep over 1, in a 64M memcg",
           f"dirs 1 and 3 of X 1M files{', 2 fsynced' if sync else ''}; does cleaning 2 keep 1 cached? "
           f"(X = {', '.join(map(str, xs))})",
           "\n".join(body))

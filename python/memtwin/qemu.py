@@ -392,7 +392,7 @@ def _op_fields(op: dict, cg: Cg, walk: bool) -> str:
         return f"{k} {_q(_gpath(op['file']))}"
     if k == "fadvise":
         adv = ADVICE[op["advice"]]
-        if op["directory"] and not walk:
+        if op["directory"] and not walk and not op.get("walk"):
             return f"fadvdir {adv} {_q(_gpath(op['path']))}"
         return f"fadv {adv} {op['offset']} {op['length'] or 0} {len(op['files'])} " + " ".join(_q(_gpath(p)) for p in op["files"])
     if k == "sleep":

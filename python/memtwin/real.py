@@ -418,7 +418,7 @@ def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dic
         os.stat(files[op["file"]])
     elif kind == "fadvise":
         adv = os.POSIX_FADV_DONTNEED if op["advice"] == "dontneed" else os.POSIX_FADV_WILLNEED
-        if op["directory"] and not policies.get("fadvise_directory"):
+        if op["directory"] and not op.get("walk") and not policies.get("fadvise_directory"):
             # every real kernel: a directory's fadvise touches only the directory's own mapping
             d = os.path.dirname(files[op["files"][0]]) if op["files"] else scratch
             fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
@@ -427,7 +427,8 @@ def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dic
             finally:
                 os.close(fd)
         else:
-            # a file, or the fadvise_directory policy's tree walk done from user space
+            # a file, a user-space walk (walk = true), or the fadvise_directory policy's tree
+            # walk done from user space
             for p in op["files"]:
                 try:
                     fd = os.open(files[p], os.O_RDONLY)
@@ -732,10 +733,12 @@ class HostRun:
 
 def _notes(plan: dict, host_v: Optional[str] = None) -> list:
     notes = []
-    dir_fadvise = any(op["op"] == "fadvise" and op["directory"] for t in plan["tasks"] for op in t["ops"])
+    dir_fadvise = any(op["op"] == "fadvise" and op["directory"] and not op.get("walk") for t in plan["tasks"] for op in t["ops"])
     if dir_fadvise and plan["policies"].get("fadvise_directory"):
         notes.append("fadvise(DONTNEED) on a directory under the fadvise_directory policy (seed 004, in no kernel) was carried out "
-                     "by its user-space equivalent: posix_fadvise(DONTNEED) on every file below it (the `memtwin evict` walk)")
+                     "by its user-space equivalent: posix_fadvise(DONTNEED) on every file below it (the `memtwin evict` walk); "
+                     "the two drop the same clean pages, but the per-file call also starts writeback of dirty ones, which the "
+                     "patch's walk did not")
     elif dir_fadvise:
         notes.append("fadvise on a directory: the real kernel's own call on the directory fd (it drops nothing below it)")
     if host_v and host_v != plan["cgroup"]:

@@ -51,6 +51,41 @@ def test_the_policy_skips_files_the_caller_does_not_own():
     assert after == 3 * 1024
 
 
+def test_a_walk_advises_every_file_from_user_space_without_the_policy():
+    # uid 1000 may open every file below /d (files carry no mode), so its per-file
+    # DONTNEED drops all four, where the policy's walk skips root's two.
+    for uid in (0, 1000):
+        s = scenario(False, uid)
+        s["tasks"]["t"]["ops"][-1]["walk"] = True
+        r = memtwin.run(s)
+        assert r.steps.loc["clean", "meminfo.Cached_kB"] == 1024, f"uid {uid}: only /keep stays"
+
+
+def test_a_walk_starts_writeback_of_dirty_files_that_the_policy_leaves_dirty():
+    def dirty_after(policy, walk):
+        s = scenario(policy)
+        s["devices"]["sda"]["write_bw"] = "1G"
+        s["tasks"]["t"]["ops"] = [{"op": "write", "file": "/d/f0", "length": "1M", "step": "write"},
+                                  {"op": "fadvise", "path": "/d", "advice": "dontneed", "walk": walk, "step": "clean"}]
+        r = memtwin.run(s)
+        return r.steps.loc["clean", "meminfo.Dirty_kB"], r.steps.loc["clean", "meminfo.Cached_kB"]
+    assert dirty_after(False, True) == (0, 1024), "writeback started, the pages stay until it ends"
+    assert dirty_after(True, False) == (1024, 1024), "the patch's walk starts no writeback"
+
+
+def test_walk_on_a_file_or_not_a_bool_is_a_located_error():
+    s = scenario(False)
+    s["tasks"]["t"]["ops"][-1].update(path="/keep", walk=True)
+    with pytest.raises(memtwin.ScenarioError) as e:
+        memtwin.run(s)
+    assert "tasks.t.ops[5]" in str(e.value) and "`walk = true` needs a directory" in str(e.value)
+    s = scenario(False)
+    s["tasks"]["t"]["ops"][-1]["walk"] = "yes"
+    with pytest.raises(memtwin.ScenarioError) as e:
+        memtwin.run(s)
+    assert "tasks.t.ops[5].walk must be true or false" in str(e.value)
+
+
 def test_a_path_that_is_neither_file_nor_directory_is_a_located_error():
     s = scenario(True)
     s["tasks"]["t"]["ops"][-1]["path"] = "/nowhere"
@@ -63,6 +98,9 @@ def test_a_path_that_is_neither_file_nor_directory_is_a_located_error():
 def test_the_schema_knows_the_op():
     schema = json.load(open(os.path.join(ROOT, "schema", "scenario.schema.json")))
     jsonschema.validate(scenario(True), schema)
+    walk = scenario(False)
+    walk["tasks"]["t"]["ops"][-1]["walk"] = True
+    jsonschema.validate(walk, schema)
     bad = scenario(True)
     bad["tasks"]["t"]["ops"][-1]["advice"] = "forget"
     with pytest.raises(jsonschema.ValidationError):

@@ -85,6 +85,31 @@ def test_op_script_carries_the_plan(tmp_path):
     assert "/data/out" in tracked
 
 
+def test_a_directory_fadvise_is_the_kernels_call_unless_walked(tmp_path):
+    p = tmp_path / "walk.toml"
+    p.write_text("""
+[scenario]
+name = "walk"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/d/a"]
+size = "64K"
+[files."/d/sub/b"]
+size = "64K"
+[tasks.t]
+ops = [
+  { op = "fadvise", path = "/d", advice = "dontneed", step = "own" },
+  { op = "fadvise", path = "/d", advice = "dontneed", walk = true, step = "walk" },
+]
+""")
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    assert [op["walk"] for op in plan["tasks"][0]["ops"]] == [False, True]
+    ops = [l for l in qemu.op_script(plan)[0].splitlines() if l.startswith("O ")]
+    assert ops == ["O 0 fadvdir 4 /s/d", "O 1 fadv 4 0 0 2 /s/d/a /s/d/sub/b"]
+
+
 def test_v1_scenarios_use_the_v1_memory_controller(tmp_path):
     p = tmp_path / "v1.toml"
     p.write_text(TINY.replace('cgroup = "v2"', 'cgroup = "v1"').replace('"memory.max"', '"memory.limit_in_bytes"') % "")

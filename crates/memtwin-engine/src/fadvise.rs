@@ -30,7 +30,8 @@ pub enum Advice {
 pub struct InvalidateStats {
     /// Pages dropped from the page cache.
     pub dropped: u64,
-    /// Pages kept (dirty, under writeback or under read I/O) and deactivated.
+    /// Pages that could not be dropped (dirty, or under writeback before v5.12) and were
+    /// deactivated. Pages passed over (locked, or under writeback since v5.12) are in neither.
     pub kept: u64,
     /// Shadow entries cleared.
     pub shadows_cleared: u64,
@@ -83,10 +84,13 @@ impl Kernel {
         }
     }
 
-    /// `mapping_try_invalidate()` + `clear_shadow_entries()`: drop the clean, unlocked pages
-    /// of `first..=last` that are not under writeback (no shadow entries: this is not
-    /// reclaim), deactivate the others (`deactivate_file_folio()`), and clear the range's
-    /// shadow entries.
+    /// `mapping_try_invalidate()` + `clear_shadow_entries()` (`invalidate_mapping_pages()`
+    /// before 6.x): drop the clean, unlocked pages of `first..=last` that are not under
+    /// writeback (no shadow entries: this is not reclaim), and clear the range's shadow
+    /// entries. A locked page (read I/O in flight) is passed over: the `folio_trylock()`
+    /// fails. A page under writeback is passed over too since v5.12 (`find_lock_entries()`);
+    /// before, and for dirty pages in every era, the page that cannot be dropped is
+    /// deactivated (`deactivate_file_folio()`).
     pub fn mapping_try_invalidate(&mut self, inode: InodeId, first: u32, last: u32) -> InvalidateStats {
         let mut st = InvalidateStats::default();
         let len = self.mappings[inode.idx()].slots.len() as u32;
@@ -102,8 +106,11 @@ impl Kernel {
             }
             let Some(p) = slot.as_page() else { continue };
             self.cpu(self.cost.scan_page);
-            let busy = self.folio_test_locked(p) || self.pages[p].test(pg::DIRTY) || self.pages[p].test(pg::WRITEBACK);
-            if busy {
+            let writeback = self.pages[p].test(pg::WRITEBACK);
+            if self.folio_test_locked(p) || (writeback && self.profile.invalidate_skips_writeback) {
+                continue;
+            }
+            if writeback || self.pages[p].test(pg::DIRTY) {
                 self.deactivate_file_folio(p);
                 st.kept += 1;
                 continue;

@@ -137,4 +137,20 @@ impl Kernel {
         }
         self.dir_permission(dir, uid, MAY_READ)
     }
+
+    /// `link_path_walk()` to a file by `uid`: search permission on every directory above it
+    /// (`may_lookup()`). The engine's files carry an owner but no mode: opening one for
+    /// reading is allowed once it is reached.
+    pub fn may_reach(&self, inode: InodeId, uid: u32) -> bool {
+        let mut d = self.inodes[inode.idx()].parent;
+        loop {
+            if !self.dir_permission(d, uid, MAY_EXEC) {
+                return false;
+            }
+            if d == DirId::ROOT {
+                return true;
+            }
+            d = self.dirs[d.idx()].parent;
+        }
+    }
 }

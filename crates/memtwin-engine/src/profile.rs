@@ -183,6 +183,11 @@ pub struct KernelProfile {
     /// allocates with `__GFP_ACCOUNT` under the page's memcg, "fs, mm: account buffer_head to
     /// kmem cgroup"); before, they were not accounted.
     pub account_buffer_heads: bool,
+    /// An invalidation (`invalidate_mapping_pages()`, fadvise DONTNEED) passes over pages under
+    /// writeback without touching them (v5.12+: `find_lock_entries()` skips them, 5c211ba29deb
+    /// "mm: add and use find_lock_entries"); before, it tried them like any other page and
+    /// deactivated them with `PG_reclaim` when they could not be dropped (mm/truncate.c).
+    pub invalidate_skips_writeback: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -286,6 +291,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         kmalloc_large_in_slab: true,
         reclaim_activates_dirty: true,
         account_buffer_heads: true,
+        invalidate_skips_writeback: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -313,12 +319,14 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_5_0 = KernelProfile {
         name: "linux-5.0",
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
-                      sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches",
+                      sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
+                      invalidation deactivates pages under writeback (pre-5.12)",
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
         memcg_kmem: KMEM_5_0,
         kmalloc_large_in_slab: false,
+        invalidate_skips_writeback: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {

@@ -472,7 +472,7 @@ impl Simulation {
                     self.tasks[ti].cursor = Cursor::Write { pos: next, end };
                 }
             }
-            OpKind::Fadvise { path, files, directory, advice, offset, length } => {
+            OpKind::Fadvise { path, files, directory, walk, advice, offset, length } => {
                 self.enter(ti);
                 let memcg = self.tasks[ti].memcg;
                 let uid = self.scenario.tasks[ti].uid;
@@ -484,6 +484,23 @@ impl Simulation {
                 let mut denied = false;
                 if !*directory {
                     self.kernel.generic_fadvise(self.inodes[files[0]], first, last, *advice, memcg);
+                } else if *walk {
+                    // From user space: opendir, then open + posix_fadvise + close of every file
+                    // below that exists and whose directory the task may search.
+                    self.kernel.cpu(self.kernel.cost.syscall);
+                    match self.kernel.lookup_dir(path) {
+                        Some(d) if self.kernel.may_open_dir(d, uid) => {
+                            for &f in files {
+                                let inode = self.inodes[f];
+                                if !self.kernel.inodes[inode.idx()].exists || !self.kernel.may_reach(inode, uid) {
+                                    continue;
+                                }
+                                self.kernel.cpu(2 * self.kernel.cost.syscall + self.kernel.cost.lookup);
+                                self.kernel.generic_fadvise(inode, first, last, *advice, memcg);
+                            }
+                        }
+                        _ => denied = true,
+                    }
                 } else {
                     self.kernel.cpu(self.kernel.cost.syscall);
                     match self.kernel.lookup_dir(path) {

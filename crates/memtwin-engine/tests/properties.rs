@@ -46,14 +46,16 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             path: format!("/f{file}"),
             files: vec![file],
             directory: false,
+            walk: false,
             advice: if dontneed { memtwin_engine::fadvise::Advice::DontNeed } else { memtwin_engine::fadvise::Advice::WillNeed },
             offset,
             length,
         }),
-        Just(OpKind::Fadvise {
+        prop::bool::ANY.prop_map(move |walk| OpKind::Fadvise {
             path: "/".into(),
             files: (0..nfiles).collect(),
             directory: true,
+            walk,
             advice: memtwin_engine::fadvise::Advice::DontNeed,
             offset: 0,
             length: None,

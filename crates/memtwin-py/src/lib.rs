@@ -259,11 +259,12 @@ impl Doc {
                         d.set_item("op", "exec")?;
                         d.set_item("program", program)?;
                     }
-                    OpKind::Fadvise { path, files, directory, advice, offset, length } => {
+                    OpKind::Fadvise { path, files, directory, walk, advice, offset, length } => {
                         d.set_item("op", "fadvise")?;
                         d.set_item("path", path)?;
                         d.set_item("files", files.iter().map(|i| fpath(*i)).collect::<Vec<_>>())?;
                         d.set_item("directory", directory)?;
+                        d.set_item("walk", walk)?;
                         d.set_item("advice", match advice {
                             memtwin_engine::fadvise::Advice::DontNeed => "dontneed",
                             memtwin_engine::fadvise::Advice::WillNeed => "willneed",

@@ -1425,8 +1425,12 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             };
             let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
             let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
-            t.finish(cx, &["op", "step", "path", "advice", "offset", "length"]);
-            OpKind::Fadvise { path: fadvise_path, files: files_idx?, directory, advice: advice?, offset, length }
+            let walk = t.get("walk").and_then(|v| get_bool(cx, v, &k("walk"))).unwrap_or(false);
+            if walk && !directory && files_idx.is_some() {
+                cx.err(&n.loc, format!("{what}: `walk = true` needs a directory, and `{fadvise_path}` is a file"), "drop `walk`, or give the directory's path");
+            }
+            t.finish(cx, &["op", "step", "path", "advice", "offset", "length", "walk"]);
+            OpKind::Fadvise { path: fadvise_path, files: files_idx?, directory, walk, advice: advice?, offset, length }
         }
         "exec" => {
             let program = t.get("program").and_then(|v| get_str(cx, v, &k("program")).map(str::to_string)).unwrap_or_else(|| "a.out".into());

@@ -223,6 +223,10 @@ pub enum OpKind {
         files: Vec<usize>,
         /// Whether `path` named a directory.
         directory: bool,
+        /// The user-space walk (`walk = true`, as `memtwin evict` or `vmtouch -e` do): open
+        /// every file below the directory, in declaration order, and advise it, instead of one
+        /// call on the directory.
+        walk: bool,
         /// The advice.
         advice: crate::fadvise::Advice,
         /// Start offset.

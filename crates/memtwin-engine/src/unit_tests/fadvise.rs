@@ -5,6 +5,10 @@ use crate::fadvise::Advice;
 use crate::vmstat::VmEvent;
 
 fn machine(policy: bool, extra: &str) -> Simulation {
+    machine_on("linux-6.6", policy, extra)
+}
+
+fn machine_on(profile: &str, policy: bool, extra: &str) -> Simulation {
     sim(&format!(
         r#"
 [scenario]
@@ -12,7 +16,7 @@ name = "fadvise"
 [machine]
 ram = "1G"
 [kernel]
-profile = "linux-6.6"
+profile = "{profile}"
 cgroup = "v2"
 [kernel.policies]
 fadvise_directory = {policy}
@@ -61,24 +65,53 @@ fn dontneed_drops_clean_pages_of_the_range_and_uncharges_them() {
     assert_invariants(k);
 }
 
+/// DONTNEED on dirty pages: writeback starts, and the pages, now under writeback, stay. Before
+/// v5.12 the invalidation then deactivated them (`kept`); since, `find_lock_entries()` passes
+/// over them and they stay where they were on the LRU.
 #[test]
 fn dontneed_starts_writeback_but_keeps_dirty_pages_this_time() {
-    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"write\", file = \"/d/a\", length = \"64K\" }]\n");
-    let a = inode(&s, "/d/a");
-    run(&mut s);
+    for (profile, kept) in [("linux-5.0", 16), ("linux-6.6", 0)] {
+        let mut s = machine_on(profile, false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"write\", file = \"/d/a\", length = \"64K\" }]\n");
+        let a = inode(&s, "/d/a");
+        run(&mut s);
+        let k = &mut s.kernel;
+        assert_eq!(k.mappings[a.idx()].nrdirty, 16);
+        let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+        assert_eq!((st.dropped, st.kept), (0, kept), "{profile}: under writeback, not dropped");
+        assert_eq!(k.mappings[a.idx()].nrdirty, 0, "writeback was started");
+        let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+        assert_eq!((st.dropped, st.kept), (0, kept), "{profile}: still under writeback");
+        // The write completes on the device.
+        k.now += 1_000_000_000;
+        k.writeback_end_io();
+        assert_eq!(k.vmstat.nr_writeback, 0);
+        let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
+        assert_eq!((st.dropped, st.kept), (16, 0), "{profile}: clean now, dropped");
+        assert_invariants(k);
+    }
+}
+
+/// Since v5.12 a page under writeback is not deactivated by DONTNEED: no PG_reclaim, so the
+/// end of its writeback does not rotate it, and it keeps its place on the LRU.
+#[test]
+fn dontneed_leaves_pages_under_writeback_in_place_since_5_12() {
+    let mut s = machine_on("linux-6.6", false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let (ct, a) = (memcg(&s, "ct"), inode(&s, "/d/a"));
     let k = &mut s.kernel;
-    assert_eq!(k.mappings[a.idx()].nrdirty, 16);
-    let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
-    assert_eq!((st.dropped, st.kept), (0, 16), "under writeback: kept");
-    assert_eq!(k.mappings[a.idx()].nrdirty, 0, "writeback was started");
-    let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
-    assert_eq!((st.dropped, st.kept), (0, 16), "still under writeback: kept");
-    // The write completes on the device.
+    read_pages(k, a, 0, 8, ct);
+    read_pages(k, a, 0, 8, ct); // active
+    let p = page_at(k, a, 5);
+    k.folio_mark_dirty(p);
+    let rotated = k.vmstat.get(VmEvent::Pgrotated);
+    let st = k.generic_fadvise(a, 5, 5, Advice::DontNeed, ct);
+    assert_eq!((st.dropped, st.kept), (0, 0));
+    assert!(k.pages[p].test(pg::WRITEBACK), "writeback started");
+    assert_eq!(lru_of(k, p), Some(LruList::ActiveFile), "passed over: still active");
+    assert!(!k.pages[p].test(pg::RECLAIM));
     k.now += 1_000_000_000;
     k.writeback_end_io();
-    assert_eq!(k.vmstat.nr_writeback, 0);
-    let st = k.generic_fadvise(a, 0, u32::MAX, Advice::DontNeed, MemcgId::ROOT);
-    assert_eq!((st.dropped, st.kept), (16, 0), "clean now: dropped");
+    assert_eq!(lru_of(k, p), Some(LruList::ActiveFile));
+    assert_eq!(k.vmstat.get(VmEvent::Pgrotated), rotated, "nothing rotated");
     assert_invariants(k);
 }
 
@@ -93,10 +126,11 @@ fn dontneed_clears_shadow_entries_and_deactivates_what_it_keeps() {
         isolate_and_evict(k, a, i);
     }
     assert_eq!(k.mappings[a.idx()].nrshadows, 4);
-    // Pages 4..8 are active; make one dirty so that it cannot go.
+    // Pages 4..8 are active; make one dirty so that it cannot go. The invalidation alone
+    // (no writeback started first, as in the seed-004 walk) meets it dirty.
     let p = page_at(k, a, 5);
     k.folio_mark_dirty(p);
-    let st = k.generic_fadvise(a, 0, 7, Advice::DontNeed, ct);
+    let st = k.mapping_try_invalidate(a, 0, 7);
     assert_eq!(st.shadows_cleared, 4);
     assert_eq!((st.dropped, st.kept), (3, 1));
     assert_eq!(k.mappings[a.idx()].nrshadows, 0);
@@ -170,7 +204,7 @@ fn dontneed_writes_back_only_the_range() {
     assert_eq!(k.mappings[a.idx()].nrdirty, 16);
     let written = k.io.write_bytes;
     let st = k.generic_fadvise(a, 4, 7, Advice::DontNeed, MemcgId::ROOT);
-    assert_eq!((st.dropped, st.kept), (0, 4), "the range is under writeback: kept");
+    assert_eq!((st.dropped, st.kept), (0, 0), "the range is under writeback: passed over");
     assert_eq!(k.mappings[a.idx()].nrdirty, 12, "only pages 4..=7 were written back");
     assert_eq!(k.io.write_bytes - written, 4 * 4096);
     for i in (0..4).chain(8..16) {
@@ -185,12 +219,13 @@ fn dontneed_writes_back_only_the_range() {
     assert_invariants(k);
 }
 
-/// `lru_deactivate_file()`: a page the invalidation could not drop because it is dirty or
-/// under writeback goes to the inactive head with PG_reclaim; once its writeback ends it is
-/// rotated to the inactive tail, the next page reclaim takes.
+/// `lru_deactivate_file()` (before v5.12, when the invalidation still tried pages under
+/// writeback): a page the invalidation could not drop because it is dirty or under writeback
+/// goes to the inactive head with PG_reclaim; once its writeback ends it is rotated to the
+/// inactive tail, the next page reclaim takes.
 #[test]
 fn kept_pages_go_to_the_inactive_head_with_pg_reclaim_and_rotate_to_the_tail_when_written() {
-    let mut s = machine(false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let mut s = machine_on("linux-5.0", false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
     let (ct, a) = (memcg(&s, "ct"), inode(&s, "/d/a"));
     let k = &mut s.kernel;
     read_pages(k, a, 0, 8, ct);
@@ -215,4 +250,28 @@ fn kept_pages_go_to_the_inactive_head_with_pg_reclaim_and_rotate_to_the_tail_whe
     assert!(!k.pages[p].test(pg::RECLAIM));
     assert_eq!(k.vmstat.get(VmEvent::Pgrotated), rotated + 1);
     assert_invariants(k);
+}
+
+/// `mapping_try_invalidate()` takes each page with `folio_trylock()`: a page whose read is
+/// still in flight is locked, and the invalidation passes over it, neither dropped nor
+/// deactivated (every era).
+#[test]
+fn dontneed_passes_over_pages_under_read_io() {
+    for profile in ["linux-3.13", "linux-6.6"] {
+        let mut s = machine_on(profile, false, "[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+        let (ct, a) = (memcg(&s, "ct"), inode(&s, "/d/a"));
+        let k = &mut s.kernel;
+        k.do_page_cache_ra(a, 0, 16, 0, ct);
+        let p = page_at(k, a, 3);
+        assert!(k.folio_test_locked(p), "{profile}: the read has not completed");
+        let st = k.generic_fadvise(a, 0, 15, Advice::DontNeed, ct);
+        assert_eq!((st.dropped, st.kept), (0, 0), "{profile}");
+        assert_eq!(k.mappings[a.idx()].nrpages, 16);
+        assert!(!k.pages[p].test(pg::RECLAIM));
+        // Once the read has completed the pages go.
+        k.now += 1_000_000_000;
+        let st = k.generic_fadvise(a, 0, 15, Advice::DontNeed, ct);
+        assert_eq!((st.dropped, st.kept), (16, 0), "{profile}");
+        assert_invariants(k);
+    }
 }
