@@ -52,13 +52,21 @@ def test_the_policy_skips_files_the_caller_does_not_own():
 
 
 def test_a_walk_advises_every_file_from_user_space_without_the_policy():
-    # uid 1000 may open every file below /d (files carry no mode), so its per-file
-    # DONTNEED drops all four, where the policy's walk skips root's two.
+    # uid 1000 may open every file below /d (0644), so its per-file DONTNEED drops all four,
+    # where the policy's walk skips root's two.
     for uid in (0, 1000):
         s = scenario(False, uid)
         s["tasks"]["t"]["ops"][-1]["walk"] = True
         r = memtwin.run(s)
         assert r.steps.loc["clean", "meminfo.Cached_kB"] == 1024, f"uid {uid}: only /keep stays"
+
+
+def test_a_walk_skips_files_the_task_may_not_open():
+    s = scenario(False, 1000)
+    s["files"]["/d/f0"]["mode"] = 0o600  # root's, not readable by others
+    s["tasks"]["t"]["ops"][-1]["walk"] = True
+    r = memtwin.run(s)
+    assert r.steps.loc["clean", "meminfo.Cached_kB"] == 2 * 1024, "/d/f0 and /keep stay"
 
 
 def test_a_walk_starts_writeback_of_dirty_files_that_the_policy_leaves_dirty():

@@ -138,11 +138,19 @@ impl Kernel {
         self.dir_permission(dir, uid, MAY_READ)
     }
 
-    /// `link_path_walk()` to a file by `uid`: search permission on every directory above it
-    /// (`may_lookup()`). The engine's files carry an owner but no mode: opening one for
-    /// reading is allowed once it is reached.
-    pub fn may_reach(&self, inode: InodeId, uid: u32) -> bool {
-        let mut d = self.inodes[inode.idx()].parent;
+    /// `open(path, O_RDONLY)` of a file by `uid`: search permission on every directory above
+    /// it (`may_lookup()`), then read permission on the file (`may_open()`,
+    /// `generic_permission()`: owner bits for the owner, other bits for anyone else; root
+    /// passes). False is EACCES.
+    pub fn may_open_file(&self, inode: InodeId, uid: u32) -> bool {
+        let f = &self.inodes[inode.idx()];
+        if uid != 0 {
+            let bits = if f.uid == uid { (f.mode >> 6) & 7 } else { f.mode & 7 };
+            if bits & MAY_READ != MAY_READ {
+                return false;
+            }
+        }
+        let mut d = f.parent;
         loop {
             if !self.dir_permission(d, uid, MAY_EXEC) {
                 return false;
