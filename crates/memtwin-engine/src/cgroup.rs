@@ -134,6 +134,7 @@ impl Kernel {
         self.memcgs.memcgs[m.idx()].state = MemcgState::Dying;
         let parent = self.memcgs.get(m).parent.unwrap_or(MemcgId::ROOT);
         self.dcache_reparent(m, parent);
+        self.xa_nodes_reparent(m, parent);
         if self.memcgs.memcgs[m.idx()].kmem_id.is_some() {
             self.memcg_reparent_list_lrus(m);
             let kid = self.memcgs.memcgs[m.idx()].kmem_id.take().expect("checked");

@@ -261,6 +261,31 @@ impl Kernel {
         }
         self.memcgs.memcgs[memcg.idx()].lru_objects -= moved_lru;
         self.memcgs.memcgs[parent.idx()].lru_objects += moved_lru;
+        self.memcg_kmem_reparent(memcg, parent, moved_bytes);
+    }
+
+    /// The page cache's tree nodes charged to an offlined memcg: from 5.9 on (objcg
+    /// reparenting, as for dentries and inodes) their charges move to the parent; before,
+    /// they stay charged to — and pin — the dying memcg.
+    pub fn xa_nodes_reparent(&mut self, memcg: MemcgId, parent: MemcgId) {
+        if !self.profile.account_xa_nodes || self.profile.memcg_kmem.slab_objects_pin {
+            return;
+        }
+        let mut moved = 0u64;
+        for m in &mut self.mappings {
+            for node in &mut m.nodes {
+                if node.charged == memcg {
+                    node.charged = parent;
+                    moved += 1;
+                }
+            }
+        }
+        self.memcg_kmem_reparent(memcg, parent, moved * crate::slab::RADIX_TREE_NODE_SIZE);
+    }
+
+    /// Move `moved_bytes` of slab charges from `memcg` to `parent` (`obj_cgroup` reparenting):
+    /// whole pages leave the child's counter and join the parent's.
+    fn memcg_kmem_reparent(&mut self, memcg: MemcgId, parent: MemcgId, moved_bytes: u64) {
         if moved_bytes == 0 {
             return;
         }

@@ -11,6 +11,7 @@ use crate::memcontrol::ChargeError;
 use crate::mm_types::pg;
 use crate::readahead::FileRaState;
 use crate::profile::BUFFER_HEAD_SLAB;
+use crate::slab::RADIX_TREE_NODE_SIZE;
 use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
@@ -66,11 +67,13 @@ pub struct XaNode {
     pub gen: u32,
     /// The memcg whose shadow-node list holds the node.
     pub owner: MemcgId,
+    /// The memcg the node's slab object is charged to (`NONE`: not charged).
+    pub charged: MemcgId,
 }
 
 impl Default for XaNode {
     fn default() -> Self {
-        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT }
+        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE }
     }
 }
 
@@ -171,24 +174,47 @@ impl Kernel {
             // shmem_alloc_folio(): swap-backed, on the anon LRU.
             self.pages[page].flags |= pg::SWAPBACKED;
         }
+        // xas_nomem()/xas_alloc(): a page into an empty 64-slot range needs a new tree node,
+        // allocated (and, with `account_xa_nodes`, charged) before the page goes in.
+        let chunk = (index >> XA_CHUNK_SHIFT) as usize;
+        self.mappings[inode.idx()].ensure(index);
+        let node_needed = {
+            let n = &self.mappings[inode.idx()].nodes[chunk];
+            n.pages == 0 && n.shadows == 0
+        };
+        let node_memcg = if node_needed && self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
+        if node_memcg != MemcgId::NONE && !self.memcg_kmem_charge_gfp(node_memcg, RADIX_TREE_NODE_SIZE, may_reclaim) {
+            self.free_page(page);
+            return Err(IoError::Oom);
+        }
         if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim) {
+            self.memcg_kmem_uncharge(node_memcg, RADIX_TREE_NODE_SIZE);
             self.free_page(page);
             return Err(e.into());
         }
         let m = &mut self.mappings[inode.idx()];
-        m.ensure(index);
         let old = m.slots[index as usize];
         m.slots[index as usize] = Slot::page(page);
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
-        let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
+        let node = &mut m.nodes[chunk];
         let new_node = node.pages == 0 && node.shadows == 0;
         node.pages += 1;
+        if new_node {
+            node.charged = node_memcg;
+        }
         if old.as_shadow().is_some() {
             node.shadows -= 1;
         }
         self.workingset_update_node(inode, index, memcg);
         if new_node {
+            if node_memcg == MemcgId::NONE && self.profile.account_xa_nodes && memcg != MemcgId::NONE {
+                // The page charge's reclaim emptied the range meanwhile and freed its node:
+                // this insert allocates a new one, charged without further reclaim.
+                if self.memcg_kmem_charge_gfp(memcg, RADIX_TREE_NODE_SIZE, false) {
+                    self.mappings[inode.idx()].nodes[chunk].charged = memcg;
+                }
+            }
             self.radix_tree_node_alloc();
         }
         if let Some(shadow) = old.as_shadow() {
@@ -204,7 +230,7 @@ impl Kernel {
     /// `radix_tree_node_alloc()` (`xas_alloc()` since 4.20) for a new 64-slot node: every
     /// `objs_per_slab`-th node needs a new slab page, whose high-order attempt is modelled
     /// for its effect on the page allocator (`Kernel::slab_high_order_attempt`). The node's
-    /// bytes are not charged here.
+    /// memcg charge is taken by `filemap_add_folio()`.
     fn radix_tree_node_alloc(&mut self) {
         self.radix_nodes_allocated += 1;
         let (order, objs) = crate::slab::slub_order(crate::slab::RADIX_TREE_NODE_SIZE, self.nr_cpu_ids);
@@ -238,6 +264,17 @@ impl Kernel {
         }
         let memcg = self.pages[page].memcg;
         self.workingset_update_node(inode, index, memcg);
+        self.xa_node_free_if_empty(inode, index);
+    }
+
+    /// `xas_delete_node()`: a tree node left with no page and no shadow entry is freed, and
+    /// its slab object uncharged from the memcg it was charged to.
+    pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
+        let node = &mut self.mappings[inode.idx()].nodes[(index >> XA_CHUNK_SHIFT) as usize];
+        if node.pages == 0 && node.shadows == 0 && node.charged != MemcgId::NONE {
+            let memcg = std::mem::replace(&mut node.charged, MemcgId::NONE);
+            self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+        }
     }
 
     /// Wait for a locked (under read I/O) page; returns when it is up to date.

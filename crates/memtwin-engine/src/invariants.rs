@@ -154,6 +154,9 @@ impl Kernel {
                 if p != node.pages as usize || s != node.shadows as usize {
                     return Err(format!("inode {ino} node {c}: counts {}/{} {}/{}", node.pages, p, node.shadows, s));
                 }
+                if p == 0 && s == 0 && node.charged != crate::types::MemcgId::NONE {
+                    return Err(format!("inode {ino} node {c}: empty but still charged"));
+                }
             }
         }
         Ok(())

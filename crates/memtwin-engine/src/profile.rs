@@ -183,6 +183,12 @@ pub struct KernelProfile {
     /// allocates with `__GFP_ACCOUNT` under the page's memcg, "fs, mm: account buffer_head to
     /// kmem cgroup"); before, they were not accounted.
     pub account_buffer_heads: bool,
+    /// The page cache's tree nodes (`radix_tree_node` / `xa_node`, 576-byte slab objects, one
+    /// per 64 slots) are charged to the memcg of the task that inserts the page needing them:
+    /// v4.6 (58e698af4c63 "radix-tree: account radix_tree_node to memory cgroup"), lost when
+    /// the page cache moved to the xarray in v4.20, restored in v5.2 (7b785645e8f1 "mm: fix
+    /// page cache convergence regression", backported to 4.20+ stable).
+    pub account_xa_nodes: bool,
     /// An invalidation (`invalidate_mapping_pages()`, fadvise DONTNEED) passes over pages under
     /// writeback without touching them (v5.12+: `find_lock_entries()` skips them, 5c211ba29deb
     /// "mm: add and use find_lock_entries"); before, it tried them like any other page and
@@ -291,6 +297,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         kmalloc_large_in_slab: true,
         reclaim_activates_dirty: true,
         account_buffer_heads: true,
+        account_xa_nodes: true,
         invalidate_skips_writeback: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
@@ -320,12 +327,14 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-5.0",
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
-                      invalidation deactivates pages under writeback (pre-5.12)",
+                      page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
+                      under writeback (pre-5.12)",
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
         memcg_kmem: KMEM_5_0,
         kmalloc_large_in_slab: false,
+        account_xa_nodes: false,
         invalidate_skips_writeback: false,
         ..linux_5_17.clone()
     };

@@ -59,5 +59,6 @@ impl Kernel {
         m.nodes[node].shadows -= 1;
         let memcg = m.nodes[node].owner;
         self.workingset_update_node(inode, index, memcg);
+        self.xa_node_free_if_empty(inode, index);
     }
 }

@@ -77,7 +77,9 @@ fn the_superblock_shrinker_frees_unused_dentries_under_memcg_pressure() {
     assert_eq!(m.lru_objects, 1, "all 200 stat'ed files pruned, /big kept");
     assert!(k.inodes[inode(&s, "/big").idx()].dentry.cached);
     let per_file = DENTRY_SLAB + DISK_INODE_SLAB;
-    assert_eq!(m.kmem_bytes, m.lru_objects * per_file);
+    let nodes = xa_node_bytes(k, ct);
+    assert_eq!(nodes, 16 * crate::slab::RADIX_TREE_NODE_SIZE, "/big's 16 tree nodes (pages or shadow entries in each)");
+    assert_eq!(m.kmem_bytes, m.lru_objects * per_file + nodes);
     assert!(m.counter.usage <= 256, "at or under memory.max");
     let freed = 201 - m.lru_objects;
     assert_eq!(k.kmem.file_objects_slab, m.lru_objects * per_file, "{freed} pairs freed from Slab too");

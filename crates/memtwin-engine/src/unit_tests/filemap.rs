@@ -280,10 +280,13 @@ ops = [
 
 /// Since 4.19 a written page's buffer heads are charged to its memcg (105 bytes of slab per
 /// page with page-sized blocks) and given back with the page; a page read in first gets them
-/// when it is overwritten; tmpfs pages have none; before 4.19 nothing is charged.
+/// when it is overwritten; tmpfs pages have none; before 4.19 nothing is charged. The page
+/// cache's tree nodes are charged too where the profile says so (one 576-byte node per 64
+/// slots: one for /r's first 64 pages, one for the tmpfs file).
 #[test]
 fn buffer_heads_of_written_pages_are_charged_with_them() {
-    for (profile, per_page) in [("linux-6.1", crate::profile::BUFFER_HEAD_SLAB), ("linux-4.4", 0)] {
+    let node = crate::slab::RADIX_TREE_NODE_SIZE;
+    for (profile, per_page, per_node) in [("linux-6.1", crate::profile::BUFFER_HEAD_SLAB, node), ("linux-4.4", 0, 0)] {
         let mut s = sim(&format!(r#"
 [scenario]
 name = "bh"
@@ -311,17 +314,57 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         let before = k.memcgs.memcgs[a.idx()].kmem_bytes;
         let (usage0, kpages0) = (k.memcgs.memcgs[a.idx()].counter.usage, k.memcgs.memcgs[a.idx()].kmem_pages);
         read_pages(k, r, 0, 16, a);
-        assert_eq!(k.memcgs.memcgs[a.idx()].kmem_bytes, before, "{profile}: read pages have no buffers");
+        assert_eq!(k.memcgs.memcgs[a.idx()].kmem_bytes, before + per_node, "{profile}: read pages have no buffers, only their tree node");
         k.generic_perform_write(r, 0, 8 * PAGE_SIZE, a).unwrap();
         k.generic_perform_write(r, 64 << 10, 24 * PAGE_SIZE, a).unwrap();
         k.generic_perform_write(t, 0, 10 * PAGE_SIZE, a).unwrap();
         let m = &k.memcgs.memcgs[a.idx()];
-        assert_eq!(m.kmem_bytes - before, 32 * per_page, "{profile}: 8 overwritten + 24 new disk pages, no tmpfs ones");
+        assert_eq!(m.kmem_bytes - before, 32 * per_page + 2 * per_node, "{profile}: 8 overwritten + 24 new disk pages, no tmpfs ones");
         assert_eq!(m.kmem_pages - kpages0, (m.kmem_bytes).div_ceil(PAGE_SIZE) - before.div_ceil(PAGE_SIZE));
         assert_eq!(m.counter.usage - usage0, 16 + 24 + 10 + (m.kmem_pages - kpages0), "{profile}: pages and whole slab pages");
         assert_invariants(k);
         k.truncate_inode_pages(r);
-        assert_eq!(k.memcgs.memcgs[a.idx()].kmem_bytes, before, "{profile}: dropped with their pages");
+        assert_eq!(k.memcgs.memcgs[a.idx()].kmem_bytes, before + per_node, "{profile}: dropped with their pages; the tmpfs file's node stays");
+        assert_invariants(k);
+    }
+}
+
+/// The page cache's tree nodes: one 576-byte slab object per 64 slots, charged to the memcg
+/// of the task whose page needs it (4.6-4.19 and 5.2+), kept while a page or a shadow entry
+/// is in its range, given back when the range empties; linux-5.0 (4.20-5.1) charges nothing.
+#[test]
+fn page_cache_tree_nodes_are_charged_while_their_range_holds_entries() {
+    for (profile, per_node) in [("linux-6.6", crate::slab::RADIX_TREE_NODE_SIZE), ("linux-5.0", 0)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "xa"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[cgroups.A]
+[tasks.idle]
+cgroup = "A"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        let before = k.memcgs.get(a).kmem_bytes;
+        read_pages(k, f, 0, 100, a);
+        assert_eq!(k.memcgs.get(a).kmem_bytes - before, 2 * per_node, "{profile}: slots 0-63 and 64-99");
+        assert_eq!(xa_node_bytes(k, a), 2 * per_node);
+        for i in 64..100 {
+            isolate_and_evict(k, f, i);
+        }
+        assert_eq!(k.memcgs.get(a).kmem_bytes - before, 2 * per_node, "{profile}: shadow entries keep the second node");
+        k.truncate_inode_pages(f);
+        assert_eq!(k.memcgs.get(a).kmem_bytes, before, "{profile}: both ranges empty, both nodes freed");
         assert_invariants(k);
     }
 }

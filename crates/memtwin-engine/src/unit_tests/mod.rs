@@ -50,6 +50,12 @@ pub(crate) fn run(sim: &mut Simulation) -> usize {
 
 /// Pages charged to `m` and its descendants for page cache: the page counter less the pages
 /// their dentries and inodes (slab) take.
+/// Bytes of page-cache tree nodes charged to `m`.
+pub(crate) fn xa_node_bytes(k: &Kernel, m: MemcgId) -> u64 {
+    let n = k.mappings.iter().flat_map(|x| x.nodes.iter()).filter(|n| n.charged == m).count() as u64;
+    n * crate::slab::RADIX_TREE_NODE_SIZE
+}
+
 pub(crate) fn page_usage(k: &Kernel, m: MemcgId) -> u64 {
     let mut sub = vec![];
     k.memcgs.subtree(m, &mut sub);
