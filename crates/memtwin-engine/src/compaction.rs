@@ -29,6 +29,9 @@ impl Kernel {
         let mut stalled = false;
         for i in 0..self.nodes[nid].zonelist.len() {
             let z = self.nodes[nid].zonelist[i];
+            if gfp.thisnode && self.zones[z].node != gfp.nid {
+                break; // ZONELIST_NOFALLBACK: the local node's zones, which come first
+            }
             if self.compaction_deferred(z) || !self.compaction_suitable(z, order) {
                 continue;
             }
@@ -54,9 +57,10 @@ impl Kernel {
         None
     }
 
-    /// Whether every zone of the task's zonelist has compaction deferred.
+    /// Whether every zone of the request's zonelist (the local node's only, for
+    /// `__GFP_THISNODE`) has compaction deferred.
     pub fn compaction_deferred_all(&self, gfp: Gfp) -> bool {
-        self.nodes[gfp.nid as usize].zonelist.iter().all(|&z| {
+        self.nodes[gfp.nid as usize].zonelist.iter().filter(|&&z| !gfp.thisnode || self.zones[z].node == gfp.nid).all(|&z| {
             let zone = &self.zones[z];
             zone.compact_defer_shift > 0 && zone.compact_considered < (1 << zone.compact_defer_shift)
         })

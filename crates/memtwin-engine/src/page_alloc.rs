@@ -728,10 +728,17 @@ impl Kernel {
     }
 
     /// `__alloc_pages_direct_reclaim()`: `try_to_free_pages()` for the zonelist, then (with the
-    /// zonelist cache) forget which zones were full.
+    /// zonelist cache) forget which zones were full. A `__GFP_THISNODE` request's zonelist
+    /// (`ZONELIST_NOFALLBACK`) holds the local node's zones only, so only that node is
+    /// reclaimed.
     fn alloc_pages_direct_reclaim(&mut self, _order: u32, gfp: Gfp) -> u64 {
         self.vmstat.count(VmEvent::Allocstall, 1);
+        let saved = self.reclaim_nid;
+        if gfp.thisnode {
+            self.reclaim_nid = Some(gfp.nid);
+        }
         let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
+        self.reclaim_nid = saved;
         if progress > 0 && self.policies.zonelist_cache {
             // zlc_clear_zones_full()
             let n = &mut self.nodes[gfp.nid as usize];

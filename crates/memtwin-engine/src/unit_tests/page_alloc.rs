@@ -468,3 +468,31 @@ fn a_failed_slab_attempt_marks_zones_full_for_order0() {
         }
     }
 }
+
+/// A THP fault's slowpath stays on its node too: `ZONELIST_NOFALLBACK` holds the local zones
+/// only, so direct compaction looks at node 0's zones (node 1's deferral state is untouched)
+/// and direct reclaim shrinks node 0's LRU lists, not node 1's.
+#[test]
+fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
+    let mut s = two_nodes("[files.\"/f\"]\nsize = \"16M\"");
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    k.cur_nid = 1;
+    read_pages(k, f, 0, 2048, MemcgId::ROOT);
+    k.cur_nid = 0;
+    read_pages(k, f, 2048, 2048, MemcgId::ROOT);
+    let (v0, v1) = (k.lruvec_idx(MemcgId::ROOT, 0), k.lruvec_idx(MemcgId::ROOT, 1));
+    let on = |k: &Kernel, v: usize| k.lruvecs[v].nr_pages(LruList::InactiveFile) + k.lruvecs[v].nr_pages(LruList::ActiveFile);
+    let (node0, node1) = (on(k, v0), on(k, v1));
+    assert_eq!((node0, node1), (2048, 2048));
+    fragment_node0(k);
+    for z in 0..k.zones.len() {
+        k.zones[z].compact_defer_shift = 0;
+    }
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true };
+    let _ = k.alloc_pages(9, gfp);
+    assert!(on(k, v0) < node0, "node 0 was reclaimed");
+    assert_eq!(on(k, v1), node1, "node 1 was not");
+    assert_eq!(k.zones[2].compact_defer_shift, 0, "node 1's zone was not compacted");
+    // (fragment_node0() takes frames behind the allocator's back: no invariant check here.)
+}
