@@ -209,3 +209,31 @@ def test_generated_files_need_count_and_a_name_with_i(tmp_path):
     p, text = _errors(tmp_path, '[dirs."/data/2"]\nfiles = { size = "1M", name = "x" }\n')
     assert f"{p}:15:9:" in text and "has no `count`" in text
     assert "must hold `{i}`" in text
+
+
+def test_cp_goes_in_creation_order_and_grep_in_glob_order(tmp_path):
+    # GNU cp sorts a directory by inode number (creation order on ext4); the shell sorts
+    # `grep PAT 1/*` by name, so f10 comes before f2.
+    p = tmp_path / "order.toml"
+    p.write_text("""
+[scenario]
+name = "order"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1G"
+[dirs."/data/1"]
+files = { count = 12, size = "64K", name = "f{i}" }
+[tasks.t]
+ops = [
+  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp" },
+  { op = "grep", path = "/data/1", step = "grep" },
+]
+""")
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    ops = plan["tasks"][0]["ops"]
+    cp_reads = [o["file"] for o in ops if o["step"] == "cp" and o["op"] == "read"]
+    grep_reads = [o["file"] for o in ops if o["step"] == "grep"]
+    assert cp_reads == [f"/data/1/f{i}" for i in range(1, 13)]
+    assert grep_reads == ["/data/1/f1", "/data/1/f10", "/data/1/f11", "/data/1/f12"] + [f"/data/1/f{i}" for i in range(2, 10)]

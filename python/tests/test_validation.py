@@ -25,7 +25,9 @@ KNOWN_OUT: set = set()
 # walk (no writeback). The scenarios now clean with `walk = true`, file by file on both sides,
 # and the engine learned that since 5.12 an invalidation passes over pages under writeback
 # (find_lock_entries()) where it deactivated them with PG_reclaim before; with that it re-reads
-# 17.8 MB against the kernel's 17.9 (6.1) and 18.8 (6.18).
+# 17.8 MB against the kernel's 17.9 (6.1) and 18.8 (6.18). Later the same day grep took the
+# shell's glob order (f1, f10, f11, ..., f2, ...) instead of f1..f20: the engine predicted 10.4
+# MB for X = 20, and the re-recorded kernels read 10.5 MB (6.18) and 10.5 MB (6.1).
 # Emptied once, 2026-11-22: the six entries before were runner artifacts, not engine errors:
 # the host's 6.18 ext4 cached files in large folios (host-tight-ra8192 read +60%: the runner's
 # image now has the verity feature, which keeps ext4 on order-0 folios); both runners made cp's

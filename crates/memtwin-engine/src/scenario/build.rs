@@ -1062,10 +1062,13 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     })
 }
 
-/// `cp -r SRC DST` and `grep PATTERN PATH...` as the per-file ops they perform: cp reads
-/// every file below SRC (or SRC itself) and writes its copy below DST (created, same size);
-/// grep reads every file below PATH, scanning each page in user space. Files a cp created
-/// earlier in the same script count as existing for later cp and grep ops.
+/// `cp -r SRC DST` and `grep PATTERN PATH/*` as the per-file ops they perform: cp reads
+/// every file below SRC (or SRC itself) and writes its copy below DST (created, same size),
+/// in creation order (GNU cp reads a directory with `savedir(SAVEDIR_SORT_FASTREAD)`, sorted
+/// by inode number, which ext4 hands out in creation order); grep reads every file below PATH
+/// in the order the shell's glob gives them (sorted by name, byte order as in the C locale:
+/// f1, f10, f100, f11, ...), scanning each page in user space. Files a cp created earlier in
+/// the same script count as existing for later cp and grep ops.
 fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileSpec]) -> Vec<(Node, String, String)> {
     let mut known: Vec<(String, u64)> = files.iter().map(|f| (f.path.clone(), f.size)).collect();
     let mut out = Vec::with_capacity(ops.len());
@@ -1121,7 +1124,8 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                 if let Some((k, kl, _)) = entries.iter().find(|(k, _, _)| !["op", "step", "path"].contains(&k.as_str())) {
                     cx.err(kl, format!("unknown key `{k}` in {label}"), "a grep op takes op, step, path");
                 }
-                let targets = below(&path, &known);
+                let mut targets = below(&path, &known);
+                targets.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
                 if targets.is_empty() {
                     cx.err(&n.loc, format!("{label}: no file below `{path}`"), "name a declared file or a directory holding files");
                     continue;
