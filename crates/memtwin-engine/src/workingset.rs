@@ -54,7 +54,9 @@ impl Kernel {
     /// the node on `memcg`'s shadow-node list if it now holds only shadow entries, or take it
     /// off if it holds pages again or nothing at all. (The kernel files a node under the memcg
     /// its slab object is charged to; the engine uses the memcg of the page whose arrival or
-    /// eviction changed the node.)
+    /// eviction changed the node. Where the profile charges no tree nodes — before 4.6, and
+    /// 4.20-5.1 — every node is filed under the root, whose list only global reclaim shrinks:
+    /// limit reclaim keeps a memcg's shadow entries.)
     pub fn workingset_update_node(&mut self, inode: InodeId, index: u32, memcg: MemcgId) {
         let chunk = index >> XA_CHUNK_SHIFT;
         let node = &mut self.mappings[inode.idx()].nodes[chunk as usize];
@@ -63,7 +65,7 @@ impl Kernel {
             node.on_lru = true;
             node.gen = node.gen.wrapping_add(1);
             let gen = node.gen;
-            let m = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
+            let m = if memcg == MemcgId::NONE || !self.profile.account_xa_nodes { MemcgId::ROOT } else { memcg };
             let list = &mut self.shadow_nodes[m.idx()];
             list.nodes.push_back((inode, chunk, gen));
             list.count += 1;

@@ -396,6 +396,41 @@ ops = [{ op = "read", file = "/f" }]
     assert_invariants(k);
 }
 
+/// Where tree nodes are not charged to memcgs (before 4.6, and 4.20-5.1: linux-5.0 here),
+/// `list_lru_add()` files a shadow-only node under the root: a memcg's limit reclaim finds
+/// none on its own list, so the memcg keeps every shadow entry.
+#[test]
+fn without_charged_tree_nodes_limit_reclaim_keeps_shadow_entries() {
+    let mut s = sim(r#"
+[scenario]
+name = "shadow-nodes-5.0"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-5.0"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "32M"
+[cgroups.ct]
+"memory.max" = "1M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f" }]
+"#);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.vmstat.get(VmEvent::WorkingsetNodereclaim), 0);
+    assert_eq!(k.shadow_nodes[ct.idx()].count, 0, "nothing on ct's list");
+    let m = &k.mappings[f.idx()];
+    let shadow_only = m.nodes.iter().filter(|n| n.pages == 0 && n.shadows > 0).count() as u64;
+    assert!(shadow_only > 100, "{shadow_only} shadow-only nodes kept");
+    assert_eq!(k.shadow_nodes[MemcgId::ROOT.idx()].count, shadow_only, "all on the root's list");
+    assert_invariants(k);
+}
+
 /// Since 5.5 (b910718a948a "mm: vmscan: detect file thrashing at the reclaim root")
 /// `workingset_eviction()` records the shadow at the lruvec of the reclaim target
 /// (`mem_cgroup_lruvec(target_memcg, pgdat)`), and the refault is judged against that
