@@ -338,18 +338,16 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_invariants(k);
 }
 
-/// The shadow-node shrinker (`count_shadow_nodes()`): a memcg may keep at most one
-/// shadow-only xarray node per 8 pages on its LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`);
-/// beyond that reclaim frees the oldest nodes with their shadow entries
-/// (`shadow_lru_isolate()`), counting `workingset_nodereclaim`.
-#[test]
-fn shadow_node_shrinker_caps_shadow_nodes_per_memcg() {
-    let mut s = sim(r#"
+/// `cat` of a 32 MiB file in a memcg limited to 1 MiB: reclaim all the way.
+fn cat_32m_in_1m(profile: &str) -> Simulation {
+    sim(&format!(
+        r#"
 [scenario]
 name = "shadow-nodes"
 [machine]
 ram = "1G"
 [kernel]
+profile = "{profile}"
 cgroup = "v2"
 [devices.sda]
 read_bw = "1G"
@@ -359,8 +357,18 @@ size = "32M"
 "memory.max" = "1M"
 [tasks.cat]
 cgroup = "ct"
-ops = [{ op = "read", file = "/f" }]
-"#);
+ops = [{{ op = "read", file = "/f" }}]
+"#
+    ))
+}
+
+/// The shadow-node shrinker (`count_shadow_nodes()`): a memcg may keep at most one
+/// shadow-only xarray node per 8 pages on its LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`);
+/// beyond that reclaim frees the oldest nodes with their shadow entries
+/// (`shadow_lru_isolate()`), counting `workingset_nodereclaim`.
+#[test]
+fn shadow_node_shrinker_caps_shadow_nodes_per_memcg() {
+    let mut s = cat_32m_in_1m("linux-6.6");
     let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
     run_with(&mut s, |s| {
         let k = &s.kernel;
@@ -401,24 +409,7 @@ ops = [{ op = "read", file = "/f" }]
 /// none on its own list, so the memcg keeps every shadow entry.
 #[test]
 fn without_charged_tree_nodes_limit_reclaim_keeps_shadow_entries() {
-    let mut s = sim(r#"
-[scenario]
-name = "shadow-nodes-5.0"
-[machine]
-ram = "1G"
-[kernel]
-profile = "linux-5.0"
-cgroup = "v2"
-[devices.sda]
-read_bw = "1G"
-[files."/f"]
-size = "32M"
-[cgroups.ct]
-"memory.max" = "1M"
-[tasks.cat]
-cgroup = "ct"
-ops = [{ op = "read", file = "/f" }]
-"#);
+    let mut s = cat_32m_in_1m("linux-5.0");
     let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
     run(&mut s);
     let k = &s.kernel;
