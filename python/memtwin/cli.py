@@ -58,13 +58,15 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--variants", metavar="A,B", help="run only these variants, in this order")
     c.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed")
     rp = sub.add_parser("reproduce", help="run every seed scenario and write an HTML report",
-                        description="Run every scenarios/seed*.toml, every variant; print each compare table, its targets "
+                        description="Run every scenarios/seed*.toml and, marked as work in progress, every "
+                                    "scenarios/wip/seed*.toml, every variant; print each compare table, its targets "
                                     "and wall time, and write DIR/report.html (tables, published figures, targets and "
                                     "plots, self-contained: it works offline).", epilog=EPILOG)
     rp.add_argument("--only", nargs="+", metavar="SEED", help="run only these seeds, e.g. --only 000 003")
     rp.add_argument("--out", metavar="DIR", default=None, help="write report.html here (default build/reproduce; created if missing)")
     rp.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed, listing which")
     rp.add_argument("--scenarios", metavar="DIR", default=None, help="where the seed*.toml scenarios are (default: the repository's scenarios/)")
+    rp.add_argument("--no-wip", action="store_true", help="leave out the work-in-progress scenarios of DIR/wip/")
     k = sub.add_parser("check", help="validate a scenario without running it", description="Validate a scenario (and its variants) without running it.")
     k.add_argument("file", metavar="FILE")
     k.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE")
@@ -233,7 +235,7 @@ def cmd_check(a) -> int:
 def cmd_reproduce(a) -> int:
     from memtwin.reproduce import DEFAULT_OUT, reproduce
 
-    return reproduce(a.scenarios, a.only or (), a.out or DEFAULT_OUT, a.check)
+    return reproduce(a.scenarios, a.only or (), a.out or DEFAULT_OUT, a.check, wip=not a.no_wip)
 
 
 def cmd_bench(a) -> int:

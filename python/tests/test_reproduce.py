@@ -123,8 +123,26 @@ def test_only_unknown_seed(capsys, tmp_path, sim_calls):
     code, out, err = cli_run(capsys, "reproduce", "--only", "000", "042", "--out", tmp_path)
     assert code == 2
     assert "--only 042: error: no scenario for seed 042" in err
-    assert "fix: use one of: 000, 001, 003" in err
+    assert "fix: use one of: 000, 001, 002, 003, 004" in err, "the work-in-progress seeds count too"
     assert sim_calls == [] and not (tmp_path / "report.html").exists()
+
+
+def test_work_in_progress_seeds_are_included_and_marked(capsys, tmp_path):
+    # A scenarios directory with one seed and one work-in-progress seed (both seed 003's,
+    # which runs in a fraction of a second).
+    scn = tmp_path / "scn"
+    (scn / "wip").mkdir(parents=True)
+    shutil.copy(SCENARIOS / "seed003-dying-cgroups.toml", scn)
+    shutil.copy(SCENARIOS / "seed003-dying-cgroups.toml", scn / "wip" / "seed005-draft.toml")
+    code, out, _ = cli_run(capsys, "reproduce", "--scenarios", scn, "--out", tmp_path / "out")
+    assert code == 0
+    assert out.count("WORK IN PROGRESS") == 1
+    html = (tmp_path / "out" / "report.html").read_text()
+    assert html.count('<p class="wip">') == 1 and "(work in progress)" in html
+    assert len(_sections(html)) == 2
+    code, out, _ = cli_run(capsys, "reproduce", "--scenarios", scn, "--no-wip", "--out", tmp_path / "out2")
+    assert code == 0 and "WORK IN PROGRESS" not in out
+    assert len(_sections((tmp_path / "out2" / "report.html").read_text())) == 1
 
 
 def test_only_not_a_number(capsys, tmp_path, sim_calls):

@@ -88,6 +88,9 @@ pub struct AddressSpace {
     pub nrshadows: u64,
     /// Dirty pages (`PAGECACHE_TAG_DIRTY` count).
     pub nrdirty: u64,
+    /// No page below this index is dirty: where a search for dirty pages may start (what the
+    /// xarray's dirty tag gives the kernel's `filemap_get_folios_tag()`).
+    pub dirty_hint: u32,
     /// Read requests not yet known to be complete.
     pub inflight: Vec<Inflight>,
     /// Per 64-slot node occupancy, for the shadow-node shrinker.

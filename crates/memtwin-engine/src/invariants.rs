@@ -145,6 +145,10 @@ impl Kernel {
             if pages != m.nrpages || shadows != m.nrshadows {
                 return Err(format!("inode {ino}: nrpages {}/{} nrshadows {}/{}", m.nrpages, pages, m.nrshadows, shadows));
             }
+            let below = (m.dirty_hint as usize).min(m.slots.len());
+            if let Some(i) = m.slots[..below].iter().position(|s| s.as_page().is_some_and(|p| self.pages[p].test(crate::mm_types::pg::DIRTY))) {
+                return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
+            }
             for (c, node) in m.nodes.iter().enumerate() {
                 let start = c << XA_CHUNK_SHIFT;
                 let end = (start + (1 << XA_CHUNK_SHIFT)).min(m.slots.len());

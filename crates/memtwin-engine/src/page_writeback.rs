@@ -22,7 +22,9 @@ impl Kernel {
         self.cpu(self.cost.dirty_page);
         self.pages[page].flags |= pg::DIRTY;
         let inode = self.pages[page].mapping;
+        let index = self.pages[page].index;
         let m = &mut self.mappings[inode.idx()];
+        m.dirty_hint = m.dirty_hint.min(index);
         if m.nrdirty == 0 && !self.dirty_inodes.contains(&inode) {
             self.dirty_inodes.push(inode);
         }
@@ -123,7 +125,9 @@ impl Kernel {
         let mut done = 0;
         let len = (self.mappings[inode.idx()].slots.len() as u32).min(last.saturating_add(1));
         let mut run: Option<(u32, u32)> = None;
-        let mut i = first;
+        // Pages below the dirty hint are clean: the tagged lookup skips them.
+        let hint = self.mappings[inode.idx()].dirty_hint;
+        let mut i = first.max(hint);
         while i <= len && written < nr {
             let dirty_page = if i < len {
                 self.mappings[inode.idx()].lookup(i).filter(|&p| self.pages[p].test(pg::DIRTY))
@@ -150,6 +154,11 @@ impl Kernel {
         }
         if let Some((s, n)) = run {
             done = done.max(self.submit_write(inode, s, n));
+        }
+        if first <= hint {
+            // Everything from the hint up to where the scan stopped is clean now.
+            let m = &mut self.mappings[inode.idx()];
+            m.dirty_hint = m.dirty_hint.max(i.min(len));
         }
         (written, done)
     }
