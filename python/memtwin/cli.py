@@ -64,7 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                                     "plots, self-contained: it works offline).", epilog=EPILOG)
     rp.add_argument("--only", nargs="+", metavar="SEED", help="run only these seeds, e.g. --only 000 003")
     rp.add_argument("--out", metavar="DIR", default=None, help="write report.html here (default build/reproduce; created if missing)")
-    rp.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed, listing which")
+    rp.add_argument("--check", action="store_true", help="exit 1 when a target in [published.checks] is missed, listing which "
+                    "(the work-in-progress scenarios' misses are listed but do not count)")
     rp.add_argument("--scenarios", metavar="DIR", default=None, help="where the seed*.toml scenarios are (default: the repository's scenarios/)")
     rp.add_argument("--no-wip", action="store_true", help="leave out the work-in-progress scenarios of DIR/wip/")
     k = sub.add_parser("check", help="validate a scenario without running it", description="Validate a scenario (and its variants) without running it.")

@@ -145,6 +145,28 @@ def test_work_in_progress_seeds_are_included_and_marked(capsys, tmp_path):
     assert len(_sections((tmp_path / "out2" / "report.html").read_text())) == 1
 
 
+def _tightened_003() -> str:
+    text = (SCENARIOS / "seed003-dying-cgroups.toml").read_text()
+    assert "max = 0.6\n" in text
+    return text.replace("max = 0.6\n", "max = 0.1\n")
+
+
+def test_check_counts_the_misses_of_finished_scenarios_only(capsys, tmp_path):
+    # The same tightened seed-003 target, once in wip/ and once as a finished scenario.
+    scn = tmp_path / "scn"
+    (scn / "wip").mkdir(parents=True)
+    shutil.copy(SCENARIOS / "seed000-memcg-reread.toml", scn)
+    (scn / "wip" / "seed003-draft.toml").write_text(_tightened_003())
+    code, out, _ = cli_run(capsys, "reproduce", "--scenarios", scn, "--check", "--out", tmp_path / "out")
+    assert "MISSED  seed003-dying-cgroups (work in progress)" in out
+    assert "do not set the exit code" in out
+    assert code == 0, "only a work-in-progress scenario missed"
+    (scn / "seed003-dying-cgroups.toml").write_text(_tightened_003())
+    (scn / "wip" / "seed003-draft.toml").unlink()
+    code, out, _ = cli_run(capsys, "reproduce", "--scenarios", scn, "--check", "--out", tmp_path / "out2")
+    assert code == 1 and "MISSED  seed003-dying-cgroups:" in out
+
+
 def test_only_not_a_number(capsys, tmp_path, sim_calls):
     code, _, err = cli_run(capsys, "reproduce", "--only", "abc", "--out", tmp_path)
     assert code == 2 and "`abc` is not a seed number" in err and sim_calls == []

@@ -65,7 +65,16 @@ impl Kernel {
             }
             self.memcgs.memcgs[memcg.idx()].kmem_pages += need;
         }
-        self.memcgs.memcgs[memcg.idx()].kmem_bytes += bytes;
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.kmem_bytes += bytes;
+        // The charge's reclaim may have freed slab of this memcg meanwhile (buffer heads,
+        // tree nodes): whole pages beyond what the bytes need go back.
+        let keep = m.kmem_bytes.div_ceil(PAGE_SIZE);
+        if m.kmem_pages > keep {
+            let extra = m.kmem_pages - keep;
+            m.kmem_pages = keep;
+            self.memcgs.counter_uncharge(memcg, extra);
+        }
         true
     }
 

@@ -122,6 +122,26 @@ impl AddressSpace {
         self.inflight.iter().rev().find(|r| r.start <= index && index < r.end).map(|r| r.done)
     }
 
+    /// Whether the mapping's only entry (page or shadow) is at index 0: the xarray then keeps
+    /// it in its head, with no tree node.
+    pub fn head_only(&self) -> bool {
+        self.nrpages + self.nrshadows == 1 && self.slot(0) != Slot::EMPTY
+    }
+
+    /// The tree nodes an insert at `index` needs that the mapping has not got: the node of the
+    /// 64-slot range of `index`, unless the entry will be alone at index 0 (kept in the head);
+    /// and range 0's node, when a lone entry at index 0 stops being alone (`xas_expand()`).
+    pub fn xa_nodes_needed(&self, index: u32) -> (bool, bool) {
+        let entries = self.nrpages + self.nrshadows;
+        let occupied = self.slot(index) != Slot::EMPTY;
+        let after = entries + !occupied as u64;
+        let head_only_after = after == 1 && index == 0;
+        let n = &self.nodes[(index >> XA_CHUNK_SHIFT) as usize];
+        let need_chunk = n.pages == 0 && n.shadows == 0 && !head_only_after;
+        let need_zero = self.head_only() && !head_only_after;
+        (need_chunk, need_zero)
+    }
+
     /// Host bytes of this mapping.
     pub fn host_bytes(&self) -> usize {
         self.slots.capacity() * std::mem::size_of::<Slot>()
@@ -177,47 +197,54 @@ impl Kernel {
             // shmem_alloc_folio(): swap-backed, on the anon LRU.
             self.pages[page].flags |= pg::SWAPBACKED;
         }
-        // xas_nomem()/xas_alloc(): a page into an empty 64-slot range needs a new tree node,
-        // allocated (and, with `account_xa_nodes`, charged) before the page goes in.
+        if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim) {
+            self.free_page(page);
+            return Err(e.into());
+        }
+        // xas_create() / xas_nomem(): the tree nodes this insert needs are allocated (and, with
+        // `account_xa_nodes`, charged to the inserting task's memcg) before the page goes in.
+        // The page is not in the mapping nor on an LRU yet, so that charge's reclaim cannot
+        // take it; what it frees elsewhere can change the need, which is looked at again.
         let chunk = (index >> XA_CHUNK_SHIFT) as usize;
         self.mappings[inode.idx()].ensure(index);
-        let node_needed = {
-            let n = &self.mappings[inode.idx()].nodes[chunk];
-            n.pages == 0 && n.shadows == 0
-        };
-        let node_memcg = if node_needed && self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
-        if node_memcg != MemcgId::NONE && !self.memcg_kmem_charge_gfp(node_memcg, RADIX_TREE_NODE_SIZE, may_reclaim) {
+        let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
+        let (c0, z0) = self.mappings[inode.idx()].xa_nodes_needed(index);
+        let charged = (c0 as u64 + z0 as u64) * RADIX_TREE_NODE_SIZE;
+        if node_memcg != MemcgId::NONE && charged > 0 && !self.memcg_kmem_charge_gfp(node_memcg, charged, may_reclaim) {
+            self.mem_cgroup_uncharge(page);
             self.free_page(page);
             return Err(IoError::Oom);
         }
-        if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim) {
-            self.memcg_kmem_uncharge(node_memcg, RADIX_TREE_NODE_SIZE);
-            self.free_page(page);
-            return Err(e.into());
+        let (need_chunk, need_zero) = self.mappings[inode.idx()].xa_nodes_needed(index);
+        let needed = (need_chunk as u64 + need_zero as u64) * RADIX_TREE_NODE_SIZE;
+        if node_memcg != MemcgId::NONE {
+            if needed < charged {
+                self.memcg_kmem_uncharge(node_memcg, charged - needed);
+            } else if needed > charged && !self.memcg_kmem_charge_gfp(node_memcg, needed - charged, false) {
+                self.memcg_kmem_uncharge(node_memcg, charged);
+                self.mem_cgroup_uncharge(page);
+                self.free_page(page);
+                return Err(IoError::Oom);
+            }
         }
         let m = &mut self.mappings[inode.idx()];
         let old = m.slots[index as usize];
         m.slots[index as usize] = Slot::page(page);
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
+        if need_zero {
+            m.nodes[0].charged = node_memcg;
+        }
         let node = &mut m.nodes[chunk];
-        let new_node = node.pages == 0 && node.shadows == 0;
         node.pages += 1;
-        if new_node {
+        if need_chunk {
             node.charged = node_memcg;
         }
         if old.as_shadow().is_some() {
             node.shadows -= 1;
         }
         self.workingset_update_node(inode, index, memcg);
-        if new_node {
-            if node_memcg == MemcgId::NONE && self.profile.account_xa_nodes && memcg != MemcgId::NONE {
-                // The page charge's reclaim emptied the range meanwhile and freed its node:
-                // this insert allocates a new one, charged without further reclaim.
-                if self.memcg_kmem_charge_gfp(memcg, RADIX_TREE_NODE_SIZE, false) {
-                    self.mappings[inode.idx()].nodes[chunk].charged = memcg;
-                }
-            }
+        for _ in 0..need_chunk as u32 + need_zero as u32 {
             self.radix_tree_node_alloc();
         }
         if let Some(shadow) = old.as_shadow() {
@@ -271,11 +298,22 @@ impl Kernel {
     }
 
     /// `xas_delete_node()`: a tree node left with no page and no shadow entry is freed, and
-    /// its slab object uncharged from the memcg it was charged to.
+    /// its slab object uncharged from the memcg it was charged to; then `xas_shrink()`.
     pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
         let node = &mut self.mappings[inode.idx()].nodes[(index >> XA_CHUNK_SHIFT) as usize];
         if node.pages == 0 && node.shadows == 0 && node.charged != MemcgId::NONE {
             let memcg = std::mem::replace(&mut node.charged, MemcgId::NONE);
+            self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+        }
+        self.xas_shrink(inode);
+    }
+
+    /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and
+    /// range 0's node is freed.
+    pub fn xas_shrink(&mut self, inode: InodeId) {
+        let m = &mut self.mappings[inode.idx()];
+        if m.head_only() && m.nodes[0].charged != MemcgId::NONE {
+            let memcg = std::mem::replace(&mut m.nodes[0].charged, MemcgId::NONE);
             self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
         }
     }
@@ -439,11 +477,25 @@ impl Kernel {
                     self.io.hits += 1;
                     self.folio_wait_locked(p);
                     if buffers && !self.pages[p].test(pg::PRIVATE) {
-                        // A page read in without buffers (mpage readahead) gets them now,
-                        // from a charge that must not reclaim the page itself.
+                        // A page read in without buffers (mpage readahead) gets them now. The
+                        // page is locked in write_begin, so the charge's reclaim cannot take
+                        // it: the engine keeps it off its LRU list meanwhile, and puts it back
+                        // at the head, where reclaim leaves a page it could not lock.
                         let owner = self.pages[p].memcg;
-                        if owner != MemcgId::NONE && self.memcg_kmem_charge_gfp(owner, BUFFER_HEAD_SLAB, false) {
-                            self.pages[p].flags |= pg::PRIVATE;
+                        if owner != MemcgId::NONE {
+                            let on_lru = self.pages[p].test(pg::LRU);
+                            let list = crate::mmzone::LruList::from_u8(self.pages[p].lru);
+                            if on_lru {
+                                let v = self.folio_lruvec(p);
+                                self.lruvecs[v].del(&mut self.pages, p);
+                            }
+                            if self.memcg_kmem_charge_gfp(owner, BUFFER_HEAD_SLAB, false) {
+                                self.pages[p].flags |= pg::PRIVATE;
+                            }
+                            if on_lru {
+                                let v = self.folio_lruvec(p);
+                                self.lruvecs[v].add(&mut self.pages, p, list);
+                            }
                         }
                     }
                     p

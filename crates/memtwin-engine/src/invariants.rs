@@ -161,6 +161,9 @@ impl Kernel {
                 if p == 0 && s == 0 && node.charged != crate::types::MemcgId::NONE {
                     return Err(format!("inode {ino} node {c}: empty but still charged"));
                 }
+                if c == 0 && m.head_only() && node.charged != crate::types::MemcgId::NONE {
+                    return Err(format!("inode {ino}: a lone entry at index 0 lives in the head, but node 0 is charged"));
+                }
             }
         }
         Ok(())

@@ -102,6 +102,7 @@ impl Kernel {
             }
             m.nodes[chunk as usize] = crate::filemap::XaNode { gen: node.gen, ..Default::default() };
             self.memcg_kmem_uncharge(node.charged, crate::slab::RADIX_TREE_NODE_SIZE);
+            self.xas_shrink(inode);
             self.shadow_nodes[memcg.idx()].count -= 1;
             self.vmstat.count(VmEvent::WorkingsetNodereclaim, 1);
         }

@@ -368,3 +368,69 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         assert_invariants(k);
     }
 }
+
+/// A lone entry at index 0 lives in the xarray's head (`xas_expand()` stores it there), so a
+/// one-page file has no tree node; a second index makes range 0's node (and the new index's
+/// range's) necessary, and when index 0 is alone again `xas_shrink()` frees it.
+#[test]
+fn a_lone_page_at_index_0_needs_no_tree_node() {
+    let mut s = sim(r#"
+[scenario]
+name = "xa-head"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[cgroups.A]
+[tasks.idle]
+cgroup = "A"
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    let node = crate::slab::RADIX_TREE_NODE_SIZE;
+    let k = &mut s.kernel;
+    let before = k.memcgs.get(a).kmem_bytes;
+    read_pages(k, f, 0, 1, a);
+    assert_eq!(k.memcgs.get(a).kmem_bytes - before, 0, "index 0 alone: in the head");
+    read_pages(k, f, 100, 1, a);
+    assert_eq!(k.memcgs.get(a).kmem_bytes - before, 2 * node, "ranges 0 and 1 now have nodes");
+    let p = page_at(k, f, 100);
+    k.delete_from_page_cache(p);
+    assert_eq!(k.memcgs.get(a).kmem_bytes - before, 0, "index 0 alone again: back in the head");
+    assert_invariants(k);
+}
+
+/// From 5.9 a tree node's charge follows its memcg's objcg to the parent at offline, as
+/// dentries and inodes do, so it does not keep the dying memcg allocated.
+#[test]
+fn tree_node_charges_move_to_the_parent_at_offline() {
+    let mut s = sim(r#"
+[scenario]
+name = "xa-reparent"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[cgroups.p]
+[cgroups."p/c"]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (p, c, f) = (memcg(&s, "p"), memcg(&s, "p/c"), inode(&s, "/f"));
+    let node = crate::slab::RADIX_TREE_NODE_SIZE;
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 100, c);
+    assert_eq!(xa_node_bytes(k, c), 2 * node);
+    k.cgroup_rmdir("/p/c").unwrap();
+    assert_eq!((xa_node_bytes(k, c), xa_node_bytes(k, p)), (0, 2 * node));
+    assert_eq!(k.memcgs.get(c).kmem_bytes, 0);
+    assert_eq!(k.memcgs.get(c).counter.usage, 100, "only its pages keep it");
+    k.truncate_inode_pages(f);
+    assert_eq!(k.memcgs.get(c).state, crate::memcontrol::MemcgState::Freed);
+    assert_eq!(xa_node_bytes(k, p), 0);
+    assert_invariants(k);
+}
