@@ -277,8 +277,10 @@ impl Kernel {
     }
 
     /// `shrink_inactive_list()` of the anon lists: a page under swap writeback is kept (and
-    /// marked for immediate reclaim); a clean swap-cache page is freed; any other page is
-    /// written to swap (`add_to_swap()` + `pageout()`), or activated when swap is full.
+    /// marked for immediate reclaim); a clean swap-cache page is freed; any other anonymous
+    /// page is written to swap (`add_to_swap()` + `pageout()`), or activated when swap is
+    /// full. A tmpfs page (swap-backed page cache, on the anon lists too) is activated: its
+    /// swap-out (`shmem_writepage()`, page cache to swap cache) is not modelled.
     fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
         for _ in 0..nr {
@@ -298,7 +300,7 @@ impl Kernel {
                 reclaimed += self.free_swapped_page(p);
                 continue;
             }
-            if self.swap_writepage(p) {
+            if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
             } else {
                 self.pages[p].flags |= pg::ACTIVE;

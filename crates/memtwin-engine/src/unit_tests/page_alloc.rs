@@ -248,6 +248,40 @@ ops = [
     assert_eq!(k.vmstat.nr_anon_pages, 0);
 }
 
+/// tmpfs pages sit on the anon lists with swap-backed anonymous memory. Reclaim that meets
+/// them with swap configured keeps them (their swap-out, `shmem_writepage()`, is not
+/// modelled) and goes on swapping out the anonymous pages; it used to take a tmpfs page for
+/// an anonymous one and index a VMA by its inode (found by the property test).
+#[test]
+fn reclaim_with_swap_keeps_tmpfs_pages_and_swaps_anonymous_ones() {
+    let mut s = sim(r#"
+[scenario]
+name = "swap-tmpfs"
+[kernel]
+profile = "linux-4.3"
+[machine]
+ram = "128M"
+swap = "256M"
+[devices.sda]
+read_bw = "200M"
+[mounts."/tmp"]
+fs = "tmpfs"
+[files."/tmp/t"]
+size = 0
+[tasks.t]
+ops = [
+  { op = "write", file = "/tmp/t", length = "16M", step = "tmpfs" },
+  { op = "mmap", name = "a", size = "160M", step = "fill" },
+  { op = "touch", name = "a", step = "fill" },
+]
+"#);
+    let t = inode(&s, "/tmp/t");
+    run_with(&mut s, |s| assert_invariants(&s.kernel));
+    let k = &s.kernel;
+    assert!(k.vmstat.get(VmEvent::Pswpout) > 0, "anonymous pages went to swap");
+    assert_eq!(k.mappings[t.idx()].nrpages, 4096, "every tmpfs page stayed");
+}
+
 #[test]
 fn without_swap_anonymous_pages_are_never_scanned() {
     let mut s = sim(r#"
