@@ -2,84 +2,99 @@
 //! more cases than it runs by default. Both run a scenario step by step with the invariants
 //! checked after every step.
 
+use memtwin_engine::fadvise::Advice;
 use memtwin_engine::memcontrol::CgroupVersion;
 use memtwin_engine::profile::{profile, Policies};
 use memtwin_engine::scenario::model::*;
 use memtwin_engine::Simulation;
 
-#[test]
-/// A write over a page that readahead brought in without buffer heads charges them; the
-/// charge's reclaim must not evict the page the write holds (write_begin keeps it locked).
-fn a_buffer_head_charge_does_not_reclaim_the_page_being_written() {
-    let scn = Scenario {
-        name: "uaf".into(), description: String::new(), variant: None, seed: 7,
-        machine: Machine { ram: 136314880, cpus: 4, kernel_reserved: 4 << 20, nodes: 1, dma32: 0, swap: 0, swap_device: Some(0),
-            boot_percpu: 1 << 20, boot_slab: 8 << 20, boot_used: 300 << 20, boot_superblocks: 3 },
-        profile: profile("linux-6.6").unwrap(), thp: false,
+/// linux-6.6, cgroup v2, 130 MiB of RAM, one disk and a tmpfs: memcg `c0` (memory.max,
+/// memory.low) with a child `c0/c1` (memory.max, memory.low), disk files of the given sizes,
+/// and the tasks' op lists, all in `c0`.
+fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Vec<OpKind>>) -> Scenario {
+    Scenario {
+        name: "regression".into(),
+        description: String::new(),
+        variant: None,
+        seed: 7,
+        machine: Machine {
+            ram: 136314880,
+            cpus: 4,
+            kernel_reserved: 4 << 20,
+            nodes: 1,
+            dma32: 0,
+            swap: 0,
+            swap_device: Some(0),
+            boot_percpu: 1 << 20,
+            boot_slab: 8 << 20,
+            boot_used: 300 << 20,
+            boot_superblocks: 3,
+        },
+        profile: profile("linux-6.6").unwrap(),
+        thp: false,
         policies: Policies { recharge_on_pagecache_get: false, memcg_percpu_release_on_offline: false, fadvise_directory: false, zonelist_cache: false },
         cgroup_version: CgroupVersion::V2,
         devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
         cgroups: vec![
-            CgroupSpec { path: "c0".into(), max: Some(2168733), high: None, low: 2593148, min: 0 },
-            CgroupSpec { path: "c0/c1".into(), max: Some(6966582), high: None, low: 891511, min: 0 },
+            CgroupSpec { path: "c0".into(), max: Some(c0.0), high: None, low: c0.1, min: 0 },
+            CgroupSpec { path: "c0/c1".into(), max: c1.0, high: None, low: c1.1, min: 0 },
         ],
         mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
-        files: vec![
-            FileSpec { path: "/f0".into(), size: 3993482, device: Some(0), uid: 0, mode: 0o644, created: false },
-            FileSpec { path: "/f1".into(), size: 490373, device: Some(0), uid: 0, mode: 0o644, created: false },
-        ],
+        files: sizes
+            .iter()
+            .enumerate()
+            .map(|(i, &size)| FileSpec { path: format!("/f{i}"), size, device: Some(0), uid: 0, mode: 0o644, created: false })
+            .collect(),
         dirs: vec![],
-        tasks: vec![
-            TaskSpec { name: "t0".into(), uid: 0, cgroup: Some(0), node: 0, start: 0, ops: vec![OpSpec { step: "t0:0".into(), kind: OpKind::Fadvise {
-                path: "/f0".into(), files: vec![0], directory: false, walk: false, advice: memtwin_engine::fadvise::Advice::WillNeed, offset: 816145, length: Some(1641456) } }] },
-            TaskSpec { name: "t1".into(), uid: 1000, cgroup: Some(0), node: 0, start: 0, ops: vec![OpSpec { step: "t1:0".into(), kind: OpKind::Write {
-                file: 0, offset: 315392, length: 544769, bufsize: 4096, fsync: false, create: false, truncate: false } }] },
-        ],
-        sample_interval: 10_000_000, report_metrics: vec![],
-    };
-    let mut sim = Simulation::new(&scn);
+        tasks: tasks
+            .into_iter()
+            .enumerate()
+            .map(|(t, ops)| TaskSpec {
+                name: format!("t{t}"),
+                uid: 0,
+                cgroup: Some(0),
+                node: 0,
+                start: 0,
+                ops: ops.into_iter().enumerate().map(|(i, kind)| OpSpec { step: format!("t{t}:{i}"), kind }).collect(),
+            })
+            .collect(),
+        sample_interval: 10_000_000,
+        report_metrics: vec![],
+    }
+}
+
+fn willneed(offset: u64, length: Option<u64>) -> OpKind {
+    OpKind::Fadvise { path: "/f0".into(), files: vec![0], directory: false, walk: false, advice: Advice::WillNeed, offset, length }
+}
+
+fn write(offset: u64, length: u64, bufsize: u64) -> OpKind {
+    OpKind::Write { file: 0, offset, length, bufsize, fsync: false, create: false, truncate: false }
+}
+
+fn run_checked(scn: &Scenario) {
+    let mut sim = Simulation::new(scn);
     let mut steps = 0;
     while sim.step() {
         steps += 1;
-        sim.kernel.check_invariants().unwrap();
+        if let Err(e) = sim.kernel.check_invariants() {
+            panic!("after step {steps}: {e}");
+        }
         assert!(steps < 1_000_000);
     }
 }
 
+/// A write over a page that readahead brought in without buffer heads charges them; the
+/// charge's reclaim must not evict the page the write holds (write_begin keeps it locked).
 #[test]
+fn a_buffer_head_charge_does_not_reclaim_the_page_being_written() {
+    let tasks = vec![vec![willneed(816145, Some(1641456))], vec![write(315392, 544769, 4096)]];
+    run_checked(&scenario((2168733, 2593148), (Some(6966582), 891511), &[3993482, 490373], tasks));
+}
+
 /// Reclaim inside a slab charge can free slab of the same memcg (buffer heads, tree nodes):
 /// the whole pages the charge took beyond what the bytes need go back.
+#[test]
 fn a_slab_charge_keeps_whole_pages_matching_its_bytes() {
-    let scn = Scenario {
-        name: "kmem".into(), description: String::new(), variant: None, seed: 7,
-        machine: Machine { ram: 136314880, cpus: 4, kernel_reserved: 4 << 20, nodes: 1, dma32: 0, swap: 0, swap_device: Some(0),
-            boot_percpu: 1 << 20, boot_slab: 8 << 20, boot_used: 300 << 20, boot_superblocks: 3 },
-        profile: profile("linux-6.6").unwrap(), thp: false,
-        policies: Policies { recharge_on_pagecache_get: false, memcg_percpu_release_on_offline: false, fadvise_directory: false, zonelist_cache: false },
-        cgroup_version: CgroupVersion::V2,
-        devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
-        cgroups: vec![
-            CgroupSpec { path: "c0".into(), max: Some(2740562), high: None, low: 198517, min: 0 },
-            CgroupSpec { path: "c0/c1".into(), max: None, high: None, low: 3728787, min: 0 },
-        ],
-        mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
-        files: vec![
-            FileSpec { path: "/f0".into(), size: 7671887, device: Some(0), uid: 0, mode: 0o644, created: false },
-            FileSpec { path: "/f1".into(), size: 8873257, device: Some(0), uid: 0, mode: 0o644, created: false },
-        ],
-        dirs: vec![],
-        tasks: vec![
-            TaskSpec { name: "t0".into(), uid: 0, cgroup: Some(0), node: 0, start: 0, ops: vec![OpSpec { step: "t0:0".into(), kind: OpKind::Fadvise {
-                path: "/f0".into(), files: vec![0], directory: false, walk: false, advice: memtwin_engine::fadvise::Advice::WillNeed, offset: 1159168, length: None } }, OpSpec { step: "t0:1".into(), kind: OpKind::Write { file: 0, offset: 1048576, length: 643073, bufsize: 90932, fsync: false, create: false, truncate: false } }] },
-            
-        ],
-        sample_interval: 10_000_000, report_metrics: vec![],
-    };
-    let mut sim = Simulation::new(&scn);
-    let mut steps = 0;
-    while sim.step() {
-        steps += 1;
-        if let Err(e) = sim.kernel.check_invariants() { panic!("after step {steps}: {e}"); }
-        assert!(steps < 1_000_000);
-    }
+    let tasks = vec![vec![willneed(1159168, None), write(1048576, 643073, 90932)]];
+    run_checked(&scenario((2740562, 198517), (None, 3728787), &[7671887, 8873257], tasks));
 }
