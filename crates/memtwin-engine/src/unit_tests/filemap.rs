@@ -329,14 +329,11 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     }
 }
 
-/// The page cache's tree nodes: one 576-byte slab object per 64 slots, charged to the memcg
-/// of the task whose page needs it (4.6-4.19 and 5.2+), kept while a page or a shadow entry
-/// is in its range, given back when the range empties; linux-5.0 (4.20-5.1) charges nothing.
-#[test]
-fn page_cache_tree_nodes_are_charged_while_their_range_holds_entries() {
-    for (profile, per_node) in [("linux-6.6", crate::slab::RADIX_TREE_NODE_SIZE), ("linux-5.0", 0)] {
-        let mut s = sim(&format!(
-            r#"
+/// One 1 MiB file on a disk, the memcgs `cgroups` (TOML table headers) and an idle task, on
+/// `profile`: the tests below drive the kernel by hand.
+fn one_file_idle(profile: &str, cgroups: &str) -> Simulation {
+    sim(&format!(
+        r#"
 [scenario]
 name = "xa"
 [machine]
@@ -347,13 +344,21 @@ profile = "{profile}"
 read_bw = "1G"
 [files."/f"]
 size = "1M"
-[cgroups.A]
+{cgroups}
 [tasks.idle]
-cgroup = "A"
 ops = [{{ op = "sleep", duration = "1ms" }}]
 "#
-        ));
-        let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    ))
+}
+
+/// The page cache's tree nodes: one 576-byte slab object per 64 slots, charged to the memcg
+/// of the task whose page needs it (4.6-4.19 and 5.2+), kept while a page or a shadow entry
+/// is in its range, given back when the range empties; linux-5.0 (4.20-5.1) charges nothing.
+#[test]
+fn page_cache_tree_nodes_are_charged_while_their_range_holds_entries() {
+    for (profile, per_node) in [("linux-6.6", crate::slab::RADIX_TREE_NODE_SIZE), ("linux-5.0", 0)] {
+        let s = &mut one_file_idle(profile, "[cgroups.A]");
+        let (a, f) = (memcg(s, "A"), inode(s, "/f"));
         let k = &mut s.kernel;
         let before = k.memcgs.get(a).kmem_bytes;
         read_pages(k, f, 0, 100, a);
@@ -374,20 +379,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// range's) necessary, and when index 0 is alone again `xas_shrink()` frees it.
 #[test]
 fn a_lone_page_at_index_0_needs_no_tree_node() {
-    let mut s = sim(r#"
-[scenario]
-name = "xa-head"
-[machine]
-ram = "1G"
-[devices.sda]
-read_bw = "1G"
-[files."/f"]
-size = "1M"
-[cgroups.A]
-[tasks.idle]
-cgroup = "A"
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+    let mut s = one_file_idle("linux-6.6", "[cgroups.A]");
     let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
     let node = crate::slab::RADIX_TREE_NODE_SIZE;
     let k = &mut s.kernel;
@@ -406,20 +398,7 @@ ops = [{ op = "sleep", duration = "1ms" }]
 /// dentries and inodes do, so it does not keep the dying memcg allocated.
 #[test]
 fn tree_node_charges_move_to_the_parent_at_offline() {
-    let mut s = sim(r#"
-[scenario]
-name = "xa-reparent"
-[machine]
-ram = "1G"
-[devices.sda]
-read_bw = "1G"
-[files."/f"]
-size = "1M"
-[cgroups.p]
-[cgroups."p/c"]
-[tasks.idle]
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+    let mut s = one_file_idle("linux-6.6", "[cgroups.p]\n[cgroups.\"p/c\"]");
     let (p, c, f) = (memcg(&s, "p"), memcg(&s, "p/c"), inode(&s, "/f"));
     let node = crate::slab::RADIX_TREE_NODE_SIZE;
     let k = &mut s.kernel;
