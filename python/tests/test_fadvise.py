@@ -237,3 +237,4 @@ ops = [
     grep_reads = [o["file"] for o in ops if o["step"] == "grep"]
     assert cp_reads == [f"/data/1/f{i}" for i in range(1, 13)]
     assert grep_reads == ["/data/1/f1", "/data/1/f10", "/data/1/f11", "/data/1/f12"] + [f"/data/1/f{i}" for i in range(2, 10)]
+

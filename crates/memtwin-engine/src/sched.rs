@@ -481,7 +481,7 @@ impl Simulation {
                     Some(0) | None => u32::MAX,
                     Some(l) => ((offset + l - 1) / PAGE_SIZE) as u32,
                 };
-                let mut denied = false;
+                let mut failed = None;
                 if !*directory {
                     self.kernel.generic_fadvise(self.inodes[files[0]], first, last, *advice, memcg);
                 } else if *walk {
@@ -499,12 +499,14 @@ impl Simulation {
                                 self.kernel.generic_fadvise(inode, first, last, *advice, memcg);
                             }
                         }
-                        _ => denied = true,
+                        Some(_) => failed = Some(crate::cgroup::Errno::EACCES),
+                        None => failed = Some(crate::cgroup::Errno::ENOENT),
                     }
                 } else {
                     self.kernel.cpu(self.kernel.cost.syscall);
                     match self.kernel.lookup_dir(path) {
-                        Some(d) if !self.kernel.may_open_dir(d, uid) => denied = true,
+                        None => failed = Some(crate::cgroup::Errno::ENOENT),
+                        Some(d) if !self.kernel.may_open_dir(d, uid) => failed = Some(crate::cgroup::Errno::EACCES),
                         // The seed-004 policy: every file below that the caller owns.
                         Some(d) if self.kernel.policies.fadvise_directory && *advice == crate::fadvise::Advice::DontNeed => {
                             self.kernel.shrink_pagecache_parent(d, uid);
@@ -514,8 +516,8 @@ impl Simulation {
                     }
                 }
                 self.leave(ti, user);
-                if denied {
-                    self.op_failed(ti, op, crate::cgroup::Errno::EACCES);
+                if let Some(errno) = failed {
+                    self.op_failed(ti, op, errno);
                 }
                 finished = true;
             }
