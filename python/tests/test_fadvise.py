@@ -61,6 +61,23 @@ def test_a_walk_advises_every_file_from_user_space_without_the_policy():
         assert r.steps.loc["clean", "meminfo.Cached_kB"] == 1024, f"uid {uid}: only /keep stays"
 
 
+def test_a_walk_skips_subdirectories_the_task_may_not_list():
+    s = {
+        "scenario": {"name": "walk-perm"},
+        "machine": {"ram": "1G"},
+        "devices": {"sda": {"read_bw": "1G"}},
+        "dirs": {"/d": {"uid": 0, "mode": "0755"}, "/d/sub": {"uid": 0, "mode": "0711"}},
+        "files": {"/d/a": {"size": "1M"}, "/d/sub/b": {"size": "1M"}},
+        "tasks": {"t": {"uid": 1000, "ops": [
+            {"op": "read", "file": "/d/a", "step": "read"}, {"op": "read", "file": "/d/sub/b", "step": "read"},
+            {"op": "fadvise", "path": "/d", "advice": "dontneed", "walk": True, "step": "clean"},
+        ]}},
+    }
+    r = memtwin.run(s)
+    # /d/sub may be searched (x) but not listed (no r for others): the walk never sees b.
+    assert r.steps.loc["clean", "meminfo.Cached_kB"] == 1024
+
+
 def test_a_walk_skips_files_the_task_may_not_open():
     s = scenario(False, 1000)
     s["files"]["/d/f0"]["mode"] = 0o600  # root's, not readable by others

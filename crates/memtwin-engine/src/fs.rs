@@ -161,4 +161,21 @@ impl Kernel {
             d = self.dirs[d.idx()].parent;
         }
     }
+
+    /// A walk of the tree below `top` (readdir of each directory, as `memtwin evict` or
+    /// `vmtouch -e` do) reaches `inode` when `uid` may list every directory from `top` down to
+    /// the file's (read and search permission) and open the file for reading.
+    pub fn may_walk_to(&self, top: DirId, inode: InodeId, uid: u32) -> bool {
+        let mut d = self.inodes[inode.idx()].parent;
+        while d != top {
+            if !self.dir_permission(d, uid, MAY_READ | MAY_EXEC) {
+                return false;
+            }
+            if d == DirId::ROOT {
+                return false; // not below `top`
+            }
+            d = self.dirs[d.idx()].parent;
+        }
+        self.may_open_file(inode, uid)
+    }
 }

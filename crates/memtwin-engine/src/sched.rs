@@ -486,13 +486,14 @@ impl Simulation {
                     self.kernel.generic_fadvise(self.inodes[files[0]], first, last, *advice, memcg);
                 } else if *walk {
                     // From user space: opendir, then open + posix_fadvise + close of every file
-                    // below that exists and that the task may open for reading.
+                    // below that exists and that the task reaches (it may list each directory
+                    // on the way and open the file for reading).
                     self.kernel.cpu(self.kernel.cost.syscall);
                     match self.kernel.lookup_dir(path) {
                         Some(d) if self.kernel.may_open_dir(d, uid) => {
                             for &f in files {
                                 let inode = self.inodes[f];
-                                if !self.kernel.inodes[inode.idx()].exists || !self.kernel.may_open_file(inode, uid) {
+                                if !self.kernel.inodes[inode.idx()].exists || !self.kernel.may_walk_to(d, inode, uid) {
                                     continue;
                                 }
                                 self.kernel.cpu(2 * self.kernel.cost.syscall + self.kernel.cost.lookup);
