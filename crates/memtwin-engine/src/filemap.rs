@@ -201,32 +201,13 @@ impl Kernel {
             self.free_page(page);
             return Err(e.into());
         }
-        // xas_create() / xas_nomem(): the tree nodes this insert needs are allocated (and, with
-        // `account_xa_nodes`, charged to the inserting task's memcg) before the page goes in.
-        // The page is not in the mapping nor on an LRU yet, so that charge's reclaim cannot
-        // take it; what it frees elsewhere can change the need, which is looked at again.
         let chunk = (index >> XA_CHUNK_SHIFT) as usize;
-        self.mappings[inode.idx()].ensure(index);
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
-        let (c0, z0) = self.mappings[inode.idx()].xa_nodes_needed(index);
-        let charged = (c0 as u64 + z0 as u64) * RADIX_TREE_NODE_SIZE;
-        if node_memcg != MemcgId::NONE && charged > 0 && !self.memcg_kmem_charge_gfp(node_memcg, charged, may_reclaim) {
+        let Some((need_chunk, need_zero)) = self.xas_nomem(inode, index, node_memcg, may_reclaim) else {
             self.mem_cgroup_uncharge(page);
             self.free_page(page);
             return Err(IoError::Oom);
-        }
-        let (need_chunk, need_zero) = self.mappings[inode.idx()].xa_nodes_needed(index);
-        let needed = (need_chunk as u64 + need_zero as u64) * RADIX_TREE_NODE_SIZE;
-        if node_memcg != MemcgId::NONE {
-            if needed < charged {
-                self.memcg_kmem_uncharge(node_memcg, charged - needed);
-            } else if needed > charged && !self.memcg_kmem_charge_gfp(node_memcg, needed - charged, false) {
-                self.memcg_kmem_uncharge(node_memcg, charged);
-                self.mem_cgroup_uncharge(page);
-                self.free_page(page);
-                return Err(IoError::Oom);
-            }
-        }
+        };
         let m = &mut self.mappings[inode.idx()];
         let old = m.slots[index as usize];
         m.slots[index as usize] = Slot::page(page);
@@ -297,13 +278,46 @@ impl Kernel {
         self.xa_node_free_if_empty(inode, index);
     }
 
-    /// `xas_delete_node()`: a tree node left with no page and no shadow entry is freed, and
-    /// its slab object uncharged from the memcg it was charged to; then `xas_shrink()`.
+    /// `xas_create()` / `xas_nomem()` for an insert at `index`: the tree nodes it needs are
+    /// allocated, and charged to `memcg` (`NONE`: not charged), before the page goes in. The
+    /// page is not in the mapping nor on an LRU yet, so the charge's reclaim cannot take it;
+    /// what that reclaim frees elsewhere can change the need, which is looked at again.
+    /// Returns which nodes the insert makes (its range's, range 0's), or `None` when the
+    /// charge failed.
+    fn xas_nomem(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(bool, bool)> {
+        let bytes = |(c, z): (bool, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
+        self.mappings[inode.idx()].ensure(index);
+        let charged = bytes(self.mappings[inode.idx()].xa_nodes_needed(index));
+        if memcg != MemcgId::NONE && charged > 0 && !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
+            return None;
+        }
+        let need = self.mappings[inode.idx()].xa_nodes_needed(index);
+        let needed = bytes(need);
+        if memcg != MemcgId::NONE {
+            if needed < charged {
+                self.memcg_kmem_uncharge(memcg, charged - needed);
+            } else if needed > charged && !self.memcg_kmem_charge_gfp(memcg, needed - charged, false) {
+                self.memcg_kmem_uncharge(memcg, charged);
+                return None;
+            }
+        }
+        Some(need)
+    }
+
+    /// The slab object of `inode`'s tree node for range `chunk` is freed: uncharge it from the
+    /// memcg it was charged to.
+    pub fn xa_node_uncharge(&mut self, inode: InodeId, chunk: usize) {
+        let memcg = std::mem::replace(&mut self.mappings[inode.idx()].nodes[chunk].charged, MemcgId::NONE);
+        self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+    }
+
+    /// `xas_delete_node()`: a tree node left with no page and no shadow entry is freed; then
+    /// `xas_shrink()`.
     pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
-        let node = &mut self.mappings[inode.idx()].nodes[(index >> XA_CHUNK_SHIFT) as usize];
-        if node.pages == 0 && node.shadows == 0 && node.charged != MemcgId::NONE {
-            let memcg = std::mem::replace(&mut node.charged, MemcgId::NONE);
-            self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+        let chunk = (index >> XA_CHUNK_SHIFT) as usize;
+        let node = &self.mappings[inode.idx()].nodes[chunk];
+        if node.pages == 0 && node.shadows == 0 {
+            self.xa_node_uncharge(inode, chunk);
         }
         self.xas_shrink(inode);
     }
@@ -311,10 +325,8 @@ impl Kernel {
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and
     /// range 0's node is freed.
     pub fn xas_shrink(&mut self, inode: InodeId) {
-        let m = &mut self.mappings[inode.idx()];
-        if m.head_only() && m.nodes[0].charged != MemcgId::NONE {
-            let memcg = std::mem::replace(&mut m.nodes[0].charged, MemcgId::NONE);
-            self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+        if self.mappings[inode.idx()].head_only() {
+            self.xa_node_uncharge(inode, 0);
         }
     }
 

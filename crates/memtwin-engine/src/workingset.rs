@@ -100,8 +100,9 @@ impl Kernel {
                     m.nrshadows -= 1;
                 }
             }
+            self.xa_node_uncharge(inode, chunk as usize);
+            let m = &mut self.mappings[inode.idx()];
             m.nodes[chunk as usize] = crate::filemap::XaNode { gen: node.gen, ..Default::default() };
-            self.memcg_kmem_uncharge(node.charged, crate::slab::RADIX_TREE_NODE_SIZE);
             self.xas_shrink(inode);
             self.shadow_nodes[memcg.idx()].count -= 1;
             self.vmstat.count(VmEvent::WorkingsetNodereclaim, 1);
