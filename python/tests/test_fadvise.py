@@ -255,3 +255,33 @@ ops = [
     assert cp_reads == [f"/data/1/f{i}" for i in range(1, 13)]
     assert grep_reads == ["/data/1/f1", "/data/1/f10", "/data/1/f11", "/data/1/f12"] + [f"/data/1/f{i}" for i in range(2, 10)]
 
+
+
+def test_grep_reads_a_directory_before_a_sibling_its_name_prefixes(tmp_path):
+    # The glob sorts the names of 1's entries: "a" before "a.txt" (a prefix sorts first), and
+    # grep reads all of a/ before going on, although '/' sorts after '.' as a byte.
+    p = tmp_path / "prefix.toml"
+    p.write_text("""
+[scenario]
+name = "prefix"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1G"
+[files."/data/1/a.txt"]
+size = "64K"
+[files."/data/1/a/x"]
+size = "64K"
+[files."/data/1/a/y/z"]
+size = "64K"
+[files."/data/1/a-b"]
+size = "64K"
+[files."/data/1/B"]
+size = "64K"
+[tasks.t]
+ops = [{ op = "grep", path = "/data/1", step = "grep" }]
+""")
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    grep_reads = [o["file"] for o in plan["tasks"][0]["ops"] if o["step"] == "grep"]
+    assert grep_reads == ["/data/1/B", "/data/1/a/x", "/data/1/a/y/z", "/data/1/a-b", "/data/1/a.txt"]

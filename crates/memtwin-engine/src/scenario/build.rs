@@ -1067,7 +1067,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 /// in creation order (GNU cp reads a directory with `savedir(SAVEDIR_SORT_FASTREAD)`, sorted
 /// by inode number, which ext4 hands out in creation order); grep reads every file below PATH
 /// in the order the shell's glob gives them (sorted by name, byte order as in the C locale:
-/// f1, f10, f100, f11, ...), scanning each page in user space. Files a cp created earlier in
+/// f1, f10, f100, f11, ...; see `glob_order`), scanning each page in user space. Files a cp created earlier in
 /// the same script count as existing for later cp and grep ops.
 fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileSpec]) -> Vec<(Node, String, String)> {
     let mut known: Vec<(String, u64)> = files.iter().map(|f| (f.path.clone(), f.size)).collect();
@@ -1125,7 +1125,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                     cx.err(kl, format!("unknown key `{k}` in {label}"), "a grep op takes op, step, path");
                 }
                 let mut targets = below(&path, &known);
-                targets.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                targets.sort_by(|a, b| glob_order(&a.0, &b.0));
                 if targets.is_empty() {
                     cx.err(&n.loc, format!("{label}: no file below `{path}`"), "name a declared file or a directory holding files");
                     continue;
@@ -1138,6 +1138,16 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
         }
     }
     out
+}
+
+/// The order in which `grep PATTERN PATH/*` meets two files below PATH: the shell sorts the
+/// names of each directory's entries byte-wise (C locale, `strcmp()`), and a directory is read
+/// whole before its next sibling, so paths compare component by component: `a/x` comes before
+/// `a.txt` because `a` sorts before `a.txt`, though `/` sorts after `.` as a byte. (Below the
+/// first level real `grep -r` walks in readdir order, which on ext4 follows name hashes; the
+/// engine keeps name order there too, so that runs stay reproducible.)
+fn glob_order(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('/').map(str::as_bytes).cmp(b.split('/').map(str::as_bytes))
 }
 
 /// A task's name and place, its own cgroup (with where it was written), its start time and
