@@ -162,6 +162,11 @@ ops = [
     # engine. Here it drops all of 2: X = 12 (4X fits: cleaning changes nothing), 18 (3X fits,
     # 4X does not: cleaning keeps 1 cached) and 24 (neither fits).
     dir_eviction("host-dir-eviction-sync", (12, 18, 24), sync=True)
+    # Seed 004's own start state, scaled down: 1 and 3 written (and synced) inside the memcg just
+    # before the script, in either order, so that the script starts with both cached, as at the
+    # seed's scale (1 and 3 fill 69-94% of the memcg, as they fill 70-90% of a 2 GB machine at
+    # X = 360-460). 2 is synced before the cleaning, which runs the seed-004 policy.
+    dir_eviction_warm("host-dir-eviction-warm", (22, 26, 30))
 
 
 def dir_eviction(name, xs, sync):
@@ -209,6 +214,49 @@ ops = [
           f"dirs 1 and 3 of X 1M files{', 2 fsynced' if sync else ''}; does cleaning 2 keep 1 cached? "
           f"(X = {', '.join(map(str, xs))})",
           "\n".join(body))
+
+def dir_eviction_warm(name, xs):
+    """Write 1 then 3 (variants keep-13-X, clean-13-X) or 3 then 1 (keep-31-X, clean-31-X) in a
+    64M memcg, fsync them, then cp -r 1 2; sync 2; [clean 2 (policy fadvise_directory)];
+    cp -r 3 4; grep over 1. Every variant lists its own ops."""
+    def ops(x, order):
+        create = [f'  {{ op = "write", file = "/data/{d}/f{i}", length = "1M", bufsize = "128K", create = true, truncate = true, step = "create {order[0]} and {order[1]}" }},'
+                  for d in order for i in range(1, x + 1)]
+        sync = [f'  {{ op = "fsync", file = "/data/{d}/f{i}", step = "sync 1 and 3" }},' for d in order for i in range(1, x + 1)]
+        return (create + sync
+                + ['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },']
+                + [f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1)]
+                + ['  { op = "fadvise", path = "/data/2", advice = "dontneed", step = "clean 2" },',
+                   '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
+                   '  { op = "grep", path = "/data/1", step = "grep data 1/*" },'])
+    base = min(xs)
+    body = ["""
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+
+[tasks.sh]
+cgroup = "A"
+ops = [
+""" + "\n".join(ops(base, "13")) + "\n]\n"]
+    for d in (1, 3):
+        for i in range(1, base + 1):
+            body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
+    for order in ("13", "31"):
+        for x in xs:
+            for kind in ("keep", "clean"):
+                body.append(f"[variants.{kind}-{order}-{x}]")
+                body.append(f'description = "X = {x}, {order[0]} then {order[1]} written first, {"without" if kind == "keep" else "with"} cleaning 2"')
+                body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' else 'false'}")
+                body += ["tasks.sh.ops = ["] + ops(x, order) + ["]"]
+                for d in (1, 3):
+                    for i in range(base + 1, x + 1):
+                        body.append(f'[variants.{kind}-{order}-{x}.files."/data/{d}/f{i}"]\nsize = "1M"')
+                body.append("")
+    write(name, "seed 004 scaled down from its own start state: write 1 and 3 (either order), sync; cp -r 1 2; sync 2; "
+          "[clean 2 (policy fadvise_directory)]; cp -r 3 4; grep over 1, in a 64M memcg",
+          f"dirs 1 and 3 of X 1M files written just before; does cleaning 2 keep 1 cached? (X = {', '.join(map(str, xs))})",
+          "\n".join(body))
+
 
 if __name__ == "__main__":
     main()

@@ -42,8 +42,9 @@ def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    assert sum(n.startswith("host-") for n in names) == 8
-    assert sum(n.startswith("qemu61-") for n in names) == 8
+    assert sum(n.startswith("host-") for n in names) == 9
+    assert sum(n.startswith("qemu61-") for n in names) == 9
+    assert "host-dir-eviction-warm.toml" in names and "qemu61-dir-eviction-warm.toml" in names
 
 
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: os.path.relpath(p, ROOT))

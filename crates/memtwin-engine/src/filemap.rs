@@ -471,7 +471,8 @@ impl Kernel {
     }
 
     /// `generic_perform_write()`: one `write()` of `len` bytes at `pos` by a task in `memcg`:
-    /// find or create each page, copy into it, mark it dirty, and throttle in
+    /// find or create each page, copy into it, mark it accessed (kernels before 4.7, see
+    /// `KernelProfile::write_marks_accessed`) and dirty, and throttle in
     /// `balance_dirty_pages()`. Writes extend the file.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
         self.cpu(self.cost.syscall);
@@ -531,7 +532,9 @@ impl Kernel {
                 }
             };
             self.cpu(self.cost.copy_page);
-            self.folio_mark_accessed(page);
+            if self.profile.write_marks_accessed {
+                self.folio_mark_accessed(page);
+            }
             if !self.inodes[inode.idx()].is_shmem() {
                 self.folio_mark_dirty(page);
             }

@@ -194,6 +194,12 @@ pub struct KernelProfile {
     /// "mm: add and use find_lock_entries"); before, it tried them like any other page and
     /// deactivated them with `PG_reclaim` when they could not be dropped (mm/truncate.c).
     pub invalidate_skips_writeback: bool,
+    /// A buffered write marks each page it writes accessed, as a read does: up to v4.6
+    /// (`mark_page_accessed()` in 3.13's `generic_perform_write()`, `FGP_ACCESSED` in
+    /// `grab_cache_page_write_begin()` from 3.16), so a page written then read is activated
+    /// by the read. From v4.7 (bbddabe2e436 "mm: filemap: only do access activations on
+    /// reads") writes leave the page unreferenced, and only reads activate.
+    pub write_marks_accessed: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -299,6 +305,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         account_buffer_heads: true,
         account_xa_nodes: true,
         invalidate_skips_writeback: true,
+        write_marks_accessed: false,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -342,9 +349,11 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-4.4",
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
-                      zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7)",
+                      zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
+                      writes mark pages accessed (pre-4.7)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         reclaim_activates_dirty: false,
+        write_marks_accessed: true,
         account_buffer_heads: false,
         watermark_scale_factor: None,
         fair_zone_alloc: true,

@@ -413,3 +413,51 @@ fn tree_node_charges_move_to_the_parent_at_offline() {
     assert_eq!(xa_node_bytes(k, p), 0);
     assert_invariants(k);
 }
+
+/// Before 4.7 a buffered write marks the page accessed (3.13's `generic_perform_write()`,
+/// later `FGP_ACCESSED` in `grab_cache_page_write_begin()`), so one read of a freshly written
+/// page activates it; from 4.7 (bbddabe2e436) only reads count, and the read merely
+/// references it. Host 6.18 and QEMU 6.1 agree with the newer rule
+/// (scenarios/validation/*-dir-eviction-warm.toml: cp of a written directory reads nothing
+/// and activates nothing).
+#[test]
+fn a_written_page_is_activated_by_one_read_only_before_4_7() {
+    for (profile, activated) in [("linux-3.13", true), ("linux-4.4", true), ("linux-5.0", false), ("linux-6.6", false)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "write-then-read"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1G"
+[files."/f"]
+size = "64K"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        k.generic_perform_write(f, 0, 65536, MemcgId::ROOT).unwrap();
+        for i in 0..16 {
+            let p = page_at(k, f, i);
+            assert_eq!(k.pages[p].test(pg::REFERENCED), activated, "{profile}: page {i} referenced by the write");
+            assert_eq!(lru_of(k, p), Some(LruList::InactiveFile));
+        }
+        let mut ra = FileRaState::new(32);
+        k.filemap_read(f, 0, 65536, &mut ra, MemcgId::ROOT).unwrap();
+        for i in 0..16 {
+            let p = page_at(k, f, i);
+            let want = if activated { LruList::ActiveFile } else { LruList::InactiveFile };
+            assert_eq!(lru_of(k, p), Some(want), "{profile}: page {i} after one read");
+            if !activated {
+                assert!(k.pages[p].test(pg::REFERENCED), "{profile}: the read references page {i}");
+            }
+        }
+        assert_invariants(k);
+    }
+}
