@@ -146,7 +146,7 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
 # ---------------------------------------------------------------- memtwin real --on qemu
 
 GUEST_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "memtwin_guest.c")
-SUPPORTED_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount")
+SUPPORTED_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount", "mmap", "touch", "munmap")
 # the modules a guest needs for its disk, loaded with their dependencies (when the kernel has them as modules)
 ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "crc32c_intel", "ext4")
 DISK_ROOT = "/s"  # where the guest mounts the scenario's disk: scenario path P is guest path /s/P
@@ -371,15 +371,19 @@ def op_script(plan: dict) -> tuple:
             if op["step"] != prev:
                 steps.append(op["step"])
                 prev = op["step"]
-            f = _op_fields(op, cg, bool(plan["policies"].get("fadvise_directory")))
+            f = _op_fields(op, cg, bool(plan["policies"].get("fadvise_directory")), bool(plan.get("thp")))
             if op["op"] == "mkdir":
                 f += f" {is_parent(op['cgroup'])}"
             L.append(f"O {len(steps) - 1} " + f)
     return "\n".join(L) + "\n", steps, tracked, cg
 
 
-def _op_fields(op: dict, cg: Cg, walk: bool) -> str:
+def _op_fields(op: dict, cg: Cg, walk: bool, thp: bool = False) -> str:
     k = op["op"]
+    if k == "mmap":
+        return f"mmap {_q(op['name'])} {op['size']} {int(thp)}"
+    if k in ("touch", "munmap"):
+        return f"{k} {_q(op['name'])}"
     if k == "read":
         length = -1 if op["length"] is None else op["length"]
         pat = "rand" if op["pattern"] == "random" else "seq"
@@ -428,6 +432,8 @@ i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 [ -b /dev/vda ] || fail "no /dev/vda: the guest kernel has no virtio_blk (neither built in nor in its modules)"
 echo @RA@ > /sys/block/vda/queue/read_ahead_kb || fail "cannot set read_ahead_kb"
+echo @THP@ > /sys/kernel/mm/transparent_hugepage/enabled || fail "cannot set transparent_hugepage/enabled"
+echo "@@THP $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
 mkdir -p /s
 mount -t ext4 /dev/vda /s || fail "cannot mount the ext4 disk (ext4 neither built in nor in the kernel's modules?)"
@@ -455,7 +461,7 @@ def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_k
     os.symlink("busybox", os.path.join(root, "bin", "sh"))
     v = "1" if plan["cgroup"] == "v1" else "2"
     with open(os.path.join(root, "init"), "w") as f:
-        f.write(GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v))
+        f.write(GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never"))
     os.chmod(os.path.join(root, "init"), 0o755)
     with open(os.path.join(root, "ops"), "w") as f:
         f.write(script)
@@ -580,6 +586,15 @@ def _snap(sec: dict, cg: Cg, d: str) -> SimpleNamespace:
                            memcg=cg.snapshot(d, _read=read), vm=_kv(sec["vmstat"]))
 
 
+def node_memory(out: str) -> dict:
+    """MemTotal and MemFree of each NUMA node just before the tasks start (the guest prints its
+    /sys/devices/system/node/nodeN/meminfo lines as @@NODEMEM), in kB, by node id."""
+    nodes: dict = {}
+    for nid, key, kb in re.findall(r"^@@NODEMEM Node (\d+) (MemTotal|MemFree):\s+(\d+) kB", out, re.M):
+        nodes.setdefault(nid, {})[key] = int(kb)
+    return nodes
+
+
 def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tuple:
     """(step records sorted by end time, facts about the guest) from the serial console text."""
     out = out.replace("\r", "")
@@ -588,6 +603,8 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         m = re.search(rf"^@@{key} ?(.*)$", out, re.M)
         facts[key.lower()] = m.group(1).strip() if m else None
     facts["modfail"] = re.findall(r"^@@MODFAIL (\S+)", out, re.M)
+    facts["thp"] = (re.search(r"^@@THP (.*)$", out, re.M) or [None, None])[1]
+    facts["node_mem_kB"] = node_memory(out)
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
     for i, e in enumerate(errors):
@@ -719,7 +736,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "ram_kB": int(facts["memtotal"] or 0),
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
                     "disk": "ext4 on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
-                    "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1)},
+                    "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
+                    "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"]},
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",

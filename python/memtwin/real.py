@@ -149,7 +149,9 @@ V2_EVENTS = {
 }
 VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "pgactivate",
           "pgdeactivate", "pgrefill", "workingset_refault_file", "workingset_activate_file",
-          "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim"]
+          "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
+          "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
+          "compact_success", "pgmigrate_success", "pswpin", "pswpout"]
 
 
 class Cg:
@@ -249,7 +251,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    for k in ("MemFree", "Cached", "Dirty", "Percpu", "Slab"):
+    for k in ("MemFree", "Cached", "Dirty", "Percpu", "Slab", "AnonPages"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
     if st is not None:
@@ -767,6 +769,12 @@ def run_host(plan: dict, scratch_parent: str = "/var/tmp", log=None) -> dict:
     why = unsupported(plan)
     if why:
         raise RealError(f"variant {plan['variant']!r} needs a policy no real kernel has: {why}")
+    for t in plan["tasks"]:
+        for op in t["ops"]:
+            if op["op"] in ("mmap", "touch", "munmap", "mmap_probe"):
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{op['op']}` (anonymous memory) is not carried out "
+                                "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
+                                "  fix: use --on qemu (the guest gets the scenario's nodes and THP setting)")
     run = HostRun(plan, scratch_parent)
     old = {}
 

@@ -270,3 +270,68 @@ def test_timeout_is_said_clearly(tmp_path, monkeypatch):
     with pytest.raises(RealError, match=r"(?s)did not finish within 3 s.*--timeout"):
         qemu.run_qemu(plan, kernel=qemu.find_kernel(), workdir=str(work), timeout=3)
     assert list(work.glob("run-*")) == []
+
+
+NUMA_ANON = """
+[scenario]
+name = "numa"
+[machine]
+ram = "2G"
+cpus = 2
+nodes = 2
+node_reserved = ["95M", "42M"]
+[kernel]
+profile = "linux-6.1"
+thp = "%s"
+[tasks.t]
+node = 1
+ops = [
+  { op = "mmap", name = "a b", size = "64M", step = "map" },
+  { op = "touch", name = "a b", step = "touch" },
+  { op = "munmap", name = "a b", step = "unmap" },
+]
+"""
+
+
+@pytest.mark.parametrize("thp", ["never", "always"])
+def test_anonymous_ops_and_thp_reach_the_guest(tmp_path, thp):
+    p = tmp_path / "numa.toml"
+    p.write_text(NUMA_ANON % thp)
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    assert plan["thp"] is (thp == "always")
+    qemu.check_plan(plan)  # mmap, touch and munmap are carried out by the guest program
+    script, steps, _, _ = qemu.op_script(plan)
+    assert steps == ["map", "touch", "unmap"]
+    ops = [l for l in script.splitlines() if l.startswith("O ")]
+    assert ops == [f"O 0 mmap a%20b {64 << 20} {int(thp == 'always')}", "O 1 touch a%20b", "O 2 munmap a%20b"]
+    task = next(l for l in script.splitlines() if l.startswith("TASK "))
+    assert task.split()[4] == "2", "pinned to node 1's CPU (cpu 1)"
+    init = qemu.GUEST_INIT.replace("@THP@", "always" if plan["thp"] else "never")
+    assert f"echo {thp} > /sys/kernel/mm/transparent_hugepage/enabled" in init
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    assert '!strcmp(k, "mmap")' in src and '!strcmp(k, "touch")' in src and '!strcmp(k, "munmap")' in src
+
+
+def test_node_memory_at_start_is_read_from_the_console():
+    out = ("@@UNAME 6.1.0\r\n@@COLD 0\n"
+           "@@NODEMEM Node 0 MemTotal:         985456 kB\n@@NODEMEM Node 0 MemFree:          950892 kB\n"
+           "@@NODEMEM Node 1 MemTotal:        1029560 kB\n@@NODEMEM Node 1 MemFree:         1005704 kB\n"
+           "Node 1 MemFree: 1 kB\n")
+    assert qemu.node_memory(out.replace("\r", "")) == {"0": {"MemTotal": 985456, "MemFree": 950892},
+                                                     "1": {"MemTotal": 1029560, "MemFree": 1005704}}
+    assert qemu.node_memory("@@UNAME 6.1.0\n") == {}
+
+
+@pytest.mark.parametrize("machine, what", [
+    ('node_reserved = ["95M"]', "has 1 entries for 2 node(s)"),
+    ('node_reserved = ["95M", "42M"]\nkernel_reserved = "100M"', "sets both kernel_reserved and node_reserved"),
+    ('node_reserved = ["1G", "42M"]', "is not below the node's share of RAM"),
+    ('node_reserved = "95M"', "must be an array of sizes"),
+])
+def test_node_reserved_errors_name_the_key_and_the_fix(tmp_path, machine, what):
+    p = tmp_path / "bad.toml"
+    p.write_text((NUMA_ANON % "never").replace('node_reserved = ["95M", "42M"]', machine))
+    with pytest.raises(memtwin.ScenarioError) as e:
+        memtwin.load(str(p)).doc.plan(None, [])
+    assert what in str(e.value) and f"{p}:" in str(e.value)

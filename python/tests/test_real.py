@@ -105,6 +105,17 @@ def test_a_variant_needing_a_policy_no_kernel_has_is_refused(capsys):
     assert code == 2 and "no real kernel has" in err and "seed 000" in err
 
 
+def test_anonymous_memory_ops_are_sent_to_qemu_before_anything_is_made(capsys, monkeypatch):
+    if os.geteuid() != 0:
+        pytest.skip("without root the host runner stops earlier (test_refuses_when_not_root)")
+    made = []
+    monkeypatch.setattr(real.HostRun, "__init__", lambda self, *a, **k: made.append(a))
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-numa-anon.toml")
+    code, out, err = cli_run(capsys, "real", path, "--on", "host", "--variant", "spill-1400")
+    assert code == 2 and "op `mmap` (anonymous memory) is not carried out by the host runner" in err and "--on qemu" in err
+    assert made == [], "refused before the scratch directory and memcgs are made"
+
+
 def test_qemu_says_what_is_missing(tmp_path, capsys):
     empty = tmp_path / "lab"
     empty.mkdir()

@@ -176,12 +176,20 @@ impl Simulation {
         // the hot path.
         let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
         k.pages = crate::mm_types::PageArena::with_capacity(file_pages.min(k.managed_pages()) as usize + 1024);
-        // Memory split evenly between the nodes (node 0 takes the remainder), node 0's first
-        // `dma32` bytes in ZONE_DMA32.
-        let managed = k.managed_pages();
+        // Memory split evenly between the nodes (node 0 takes the remainder), less what each
+        // node holds at boot when the scenario says (`node_reserved`), node 0's first `dma32`
+        // bytes in ZONE_DMA32.
         let n = scn.machine.nodes as u64;
-        let mut node_pages = vec![managed / n; n as usize];
-        node_pages[0] += managed % n;
+        let node_pages = if scn.machine.node_reserved.len() == n as usize {
+            let mut v: Vec<u64> = scn.machine.node_reserved.iter().map(|&r| ram_pages / n - r / PAGE_SIZE).collect();
+            v[0] += ram_pages % n;
+            v
+        } else {
+            let managed = k.managed_pages();
+            let mut v = vec![managed / n; n as usize];
+            v[0] += managed % n;
+            v
+        };
         k.setup_nodes(&node_pages, scn.machine.dma32 / PAGE_SIZE);
         if let (true, Some(d)) = (scn.machine.swap > 0, scn.machine.swap_device) {
             let pages = scn.machine.swap / PAGE_SIZE;

@@ -102,6 +102,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         cpus: 4,
                         kernel_reserved: 4 << 20,
                         nodes: 1 + (ram_mb % 2) as u32,
+                        node_reserved: vec![],
                         dma32: if ram_mb % 3 == 0 { (ram_mb / 4) << 20 } else { 0 },
                         swap: if ram_mb % 4 < 2 { (ram_mb / 2) << 20 } else { 0 },
                         swap_device: Some(0),

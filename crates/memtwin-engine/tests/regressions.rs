@@ -22,6 +22,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             cpus: 4,
             kernel_reserved: 4 << 20,
             nodes: 1,
+            node_reserved: vec![],
             dma32: 0,
             swap: 0,
             swap_device: Some(0),

@@ -168,6 +168,7 @@ impl Doc {
         m.set_item("cpus", scn.machine.cpus)?;
         m.set_item("nodes", scn.machine.nodes)?;
         out.set_item("machine", m)?;
+        out.set_item("thp", scn.thp)?;
         let devs = PyList::empty(py);
         for d in &scn.devices {
             let x = PyDict::new(py);

@@ -246,6 +246,13 @@ static int enable_memory(const char *d) {
     return write_file(p, "+memory");
 }
 
+static struct {
+    char *name;
+    void *addr;
+    size_t len;
+} regions[64];
+static int nregions;
+
 static char *cur_cg;
 static char *rbuf; /* the read buffer, touched before the task joins its memcg */
 
@@ -358,6 +365,30 @@ static int do_op(char **f, int n) {
         }
         int st;
         waitpid(p, &st, 0);
+    } else if (!strcmp(k, "mmap")) {
+        /* mmap NAME SIZE THP: an anonymous private mapping; THP = 1 lets it have transparent
+         * huge pages (the program runs with PR_SET_THP_DISABLE, see main) */
+        if (nregions >= (int)(sizeof regions / sizeof regions[0])) { errno = ENOMEM; return -1; }
+        if (atoi(f[5]) && prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) < 0) return -1;
+        size_t len = (size_t)num(f[4]);
+        void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (a == MAP_FAILED) return -1;
+        regions[nregions].name = strdup(f[3]);
+        regions[nregions].addr = a;
+        regions[nregions].len = len;
+        nregions++;
+    } else if (!strcmp(k, "touch") || !strcmp(k, "munmap")) {
+        int r = -1;
+        for (int i = 0; i < nregions; i++)
+            if (regions[i].addr && !strcmp(regions[i].name, f[3])) r = i;
+        if (r < 0) { errno = ENOENT; return -1; }
+        if (!strcmp(k, "touch")) {
+            volatile char *c = regions[r].addr;
+            for (size_t o = 0; o < regions[r].len; o += 4096) c[o] = 1;
+        } else {
+            if (munmap(regions[r].addr, regions[r].len) < 0) return -1;
+            regions[r].addr = NULL;
+        }
     } else if (!strcmp(k, "mount")) {
         char *path = unesc(f[3]);
         if (atoi(f[4])) mkdirs(path, 1);
@@ -530,6 +561,15 @@ int main(int argc, char **argv) {
         if (n > 0) left += n;
     }
     printf("@@COLD %ld\n", left);
+    for (int nd = 0; nd < 64; nd++) {
+        char np[128], line[256];
+        snprintf(np, sizeof np, "/sys/devices/system/node/node%d/meminfo", nd);
+        FILE *nf = fopen(np, "r");
+        if (!nf) break;
+        while (fgets(line, sizeof line, nf))
+            if (strstr(line, "MemFree:") || strstr(line, "MemTotal:")) printf("@@NODEMEM %s", line);
+        fclose(nf);
+    }
     fflush(stdout);
     double t0 = now();
     pid_t pids[4096];

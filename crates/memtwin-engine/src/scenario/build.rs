@@ -426,8 +426,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, dma32: 0, swap: 0, swap_device: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
     let mut reserved = None;
+    let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
     let mut swap_dev_name: Option<(String, Loc)> = None;
     match top.get("machine") {
@@ -462,6 +463,19 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
+                if let Some(v) = t.get("node_reserved") {
+                    match &v.v {
+                        Val::Arr(items) => {
+                            for (i, it) in items.iter().enumerate() {
+                                if let Some(b) = get_size(cx, it, &format!("machine.node_reserved[{i}]")) {
+                                    machine.node_reserved.push(b);
+                                }
+                            }
+                            node_reserved_loc = Some(v.loc.clone());
+                        }
+                        other => cx.err(&v.loc, format!("machine.node_reserved must be an array of sizes, one per node, not {}", other.type_name()), "write node_reserved = [\"95M\", \"42M\"]"),
+                    }
+                }
                 if let Some(v) = t.get("dma32") {
                     machine.dma32 = get_size(cx, v, "machine.dma32").unwrap_or(0);
                 }
@@ -484,13 +498,29 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("boot_superblocks") {
                     machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
     }
     // struct page is 64 bytes per 4 KiB page (include/linux/mm_types.h): 1/64 of RAM.
     machine.kernel_reserved = reserved.unwrap_or(machine.ram / 64);
+    if let Some(loc) = &node_reserved_loc {
+        let n = machine.nodes as usize;
+        if reserved.is_some() {
+            cx.err(loc, "[machine] sets both kernel_reserved and node_reserved", "keep node_reserved (per node) or kernel_reserved (split evenly), not both");
+        } else if machine.node_reserved.len() != n {
+            cx.err(loc, format!("machine.node_reserved has {} entries for {n} node(s)", machine.node_reserved.len()), "give one size per node, node 0 first");
+        } else {
+            let per_node = machine.ram / n as u64;
+            for (i, &r) in machine.node_reserved.iter().enumerate() {
+                if r >= per_node {
+                    cx.err(loc, format!("machine.node_reserved[{i}] ({r} bytes) is not below the node's share of RAM ({per_node} bytes)"), "lower it, or raise machine.ram");
+                }
+            }
+            machine.kernel_reserved = machine.node_reserved.iter().sum();
+        }
+    }
     if machine.kernel_reserved >= machine.ram && machine.ram > 0 {
         cx.err(&doc.loc, "machine.kernel_reserved is not below machine.ram", "lower machine.kernel_reserved or raise machine.ram");
     }

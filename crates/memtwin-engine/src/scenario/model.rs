@@ -56,6 +56,10 @@ pub struct Machine {
     pub kernel_reserved: u64,
     /// NUMA nodes (`nr_node_ids`); RAM is split evenly between them.
     pub nodes: u32,
+    /// Per node, the memory the kernel and the booted system hold there when the experiment
+    /// starts (a node's /sys/devices/system/node/nodeN/meminfo MemTotal less MemFree, plus what
+    /// firmware and the kernel took before that), bytes; empty: `kernel_reserved`, split evenly.
+    pub node_reserved: Vec<u64>,
     /// Bytes of node 0 in ZONE_DMA32 (the first 4 GiB of physical memory less the PCI hole);
     /// 0 = the machine is modelled with one Normal zone per node.
     pub dma32: u64,

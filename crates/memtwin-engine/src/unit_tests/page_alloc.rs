@@ -530,3 +530,48 @@ fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
     assert_eq!(k.zones[2].compact_defer_shift, 0, "node 1's zone was not compacted");
     // (fragment_node0() takes frames behind the allocator's back: no invariant check here.)
 }
+
+/// `node_reserved` takes each node's boot-time holdings from its share of RAM: node 0 keeps
+/// 1 GiB - 95 MiB and node 1 1 GiB - 42 MiB free, where `kernel_reserved` would split evenly.
+/// A fault that spills over counts one `numa_miss` (and `numa_foreign`) per page; a huge page
+/// counts one `numa_hit` for its 512 pages (`zone_statistics(..., 1)` in `rmqueue()`, while
+/// PGALLOC counts pages).
+#[test]
+fn node_reserved_sets_each_nodes_free_memory_and_numa_events_count_allocations() {
+    let scn = |thp: &str| {
+        format!(
+            r#"
+[scenario]
+name = "nodes"
+[machine]
+ram = "2G"
+cpus = 2
+nodes = 2
+node_reserved = ["95M", "42M"]
+[kernel]
+profile = "linux-6.1"
+thp = "{thp}"
+[tasks.t]
+node = 0
+ops = [{{ op = "mmap", name = "a", size = "64M" }}, {{ op = "touch", name = "a" }}]
+"#
+        )
+    };
+    let mut s = sim(&scn("never"));
+    {
+        let k = &s.kernel;
+        let free = |n: usize| k.nodes[n].zones.iter().map(|&z| k.zones[z].free).sum::<u64>();
+        assert_eq!(free(0), (1024 - 95) * 256);
+        assert_eq!(free(1), (1024 - 42) * 256);
+    }
+    run(&mut s);
+    assert_eq!(s.kernel.vmstat.get(VmEvent::NumaHit), 64 * 256, "one event per base page");
+    assert_eq!(s.kernel.vmstat.get(VmEvent::NumaMiss), 0);
+    let mut s = sim(&scn("always"));
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.vmstat.get(VmEvent::ThpFaultAlloc), 32);
+    assert_eq!(k.vmstat.get(VmEvent::NumaHit), 32, "one event per huge page");
+    assert_eq!(k.vmstat.get(VmEvent::Pgalloc), 64 * 256, "PGALLOC counts pages");
+    assert_invariants(k);
+}
