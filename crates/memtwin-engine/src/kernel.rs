@@ -97,6 +97,8 @@ pub struct Kernel {
     pub radix_nodes_allocated: u64,
     /// NUMA nodes (`nr_node_ids`).
     pub nr_nodes: u32,
+    /// RAM in pages (`node_present_pages()` summed over the nodes).
+    pub present_pages: u64,
     /// Kernel memory outside the page cache: /proc/meminfo `Percpu` and `Slab`.
     pub kmem: crate::slab::KmemStat,
     /// Page accesses simulated (hits + misses + writes), for the benchmark.
@@ -158,6 +160,7 @@ impl Kernel {
             nr_cpu_ids: 1,
             radix_nodes_allocated: 0,
             nr_nodes: 1,
+            present_pages: ram_pages,
             page_events: 0,
             thp_enabled: false,
             wb_queue: Default::default(),

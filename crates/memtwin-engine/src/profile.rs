@@ -12,6 +12,18 @@ pub enum InactiveRatio {
     OneToOne,
 }
 
+/// How `count_shadow_nodes()` (mm/workingset.c) caps the nodes that hold only shadow entries.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ShadowNodeCap {
+    /// v3.15-v4.5: one list per node for the whole machine, capped at
+    /// `node_present_pages() >> (1 + RADIX_TREE_MAP_SHIFT - 3)`, one node per 16 present pages.
+    NodePresent,
+    /// v4.20+ (95f9ab2d596e "mm: workingset: don't drop refault information prematurely"):
+    /// per memcg, one node per 8 pages of its LRU lists and its slab
+    /// (`pages >> (XA_CHUNK_SHIFT - 3)`).
+    MemcgLruAndSlab,
+}
+
 /// How limit reclaim walks the memcgs below its target (`shrink_node_memcgs()`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ReclaimWalk {
@@ -154,6 +166,8 @@ pub struct KernelProfile {
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
     pub workingset_refault: bool,
+    /// The shadow-node shrinker's cap.
+    pub shadow_node_cap: ShadowNodeCap,
     /// Shadow entries name the reclaim target's lruvec, ages propagate to ancestors, and a
     /// refault is judged against the target's hierarchical active list (v5.5+, b910718a948a
     /// "mm: vmscan: detect file thrashing at the reclaim root"). Before, the page's own
@@ -295,6 +309,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         max_reclaim_retries: 16,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
+        shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
         eviction_at_reclaim_root: true,
         eviction_reads_age_first: true,
         reclaim_walk: ReclaimWalk::Full,
@@ -350,8 +365,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
-                      writes mark pages accessed (pre-4.7)",
+                      writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6)",
         file_inactive_ratio: InactiveRatio::OneToOne,
+        shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
         write_marks_accessed: true,
         account_buffer_heads: false,

@@ -78,12 +78,20 @@ impl Kernel {
     }
 
     /// `count_shadow_nodes()` + `scan_shadow_nodes()`: the shadow-node shrinker of `memcg`,
-    /// run from `shrink_slab()` during reclaim. It keeps at most one node per 8 pages on the
-    /// memcg's LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`) and frees the oldest nodes beyond
-    /// that, forgetting their shadow entries (`shadow_lru_isolate()`).
+    /// run from `shrink_slab()` during reclaim. Since 4.20 it keeps at most one node per 8
+    /// pages of the memcg's LRU lists and slab (`pages >> (XA_CHUNK_SHIFT - 3)`); before 4.6,
+    /// one per 16 present pages of the machine (`node_present_pages() >> 4`, the engine's one
+    /// list standing for the per-node ones). It frees the oldest nodes beyond that, forgetting
+    /// their shadow entries (`shadow_lru_isolate()`).
     pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId) {
-        let pages: u64 = LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum();
-        let max_nodes = pages >> (XA_CHUNK_SHIFT - 3);
+        let max_nodes = match self.profile.shadow_node_cap {
+            crate::profile::ShadowNodeCap::MemcgLruAndSlab => {
+                let lru: u64 = LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum();
+                let slab = self.memcgs.get(memcg).kmem_bytes / crate::types::PAGE_SIZE;
+                (lru + slab) >> (XA_CHUNK_SHIFT - 3)
+            }
+            crate::profile::ShadowNodeCap::NodePresent => self.present_pages >> (1 + XA_CHUNK_SHIFT - 3),
+        };
         while self.shadow_nodes[memcg.idx()].count > max_nodes {
             let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
             let node = self.mappings[inode.idx()].nodes[chunk as usize];

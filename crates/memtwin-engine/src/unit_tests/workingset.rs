@@ -362,9 +362,9 @@ ops = [{{ op = "read", file = "/f" }}]
     ))
 }
 
-/// The shadow-node shrinker (`count_shadow_nodes()`): a memcg may keep at most one
-/// shadow-only xarray node per 8 pages on its LRU lists (`pages >> (XA_CHUNK_SHIFT - 3)`);
-/// beyond that reclaim frees the oldest nodes with their shadow entries
+/// The shadow-node shrinker (`count_shadow_nodes()`, 4.20+): a memcg may keep at most one
+/// shadow-only xarray node per 8 pages of its LRU lists and slab (`pages >> (XA_CHUNK_SHIFT -
+/// 3)`); beyond that reclaim frees the oldest nodes with their shadow entries
 /// (`shadow_lru_isolate()`), counting `workingset_nodereclaim`.
 #[test]
 fn shadow_node_shrinker_caps_shadow_nodes_per_memcg() {
@@ -373,13 +373,15 @@ fn shadow_node_shrinker_caps_shadow_nodes_per_memcg() {
     run_with(&mut s, |s| {
         let k = &s.kernel;
         let lru: u64 = LruList::ALL.iter().map(|&l| lru_size(k, ct, l)).sum();
+        let slab = k.memcgs.get(ct).kmem_bytes / PAGE_SIZE;
         assert!(
-            k.shadow_nodes[ct.idx()].count <= lru >> 3,
-            "{} shadow nodes for {lru} LRU pages",
+            k.shadow_nodes[ct.idx()].count <= (lru + slab) >> 3,
+            "{} shadow nodes for {lru} LRU pages and {slab} slab pages",
             k.shadow_nodes[ct.idx()].count
         );
     });
     let k = &s.kernel;
+    assert!(k.memcgs.get(ct).kmem_bytes > 0, "the memcg is charged slab (tree nodes), which the cap counts");
     assert!(k.vmstat.get(VmEvent::WorkingsetNodereclaim) > 0);
     let m = &k.mappings[f.idx()];
     let shadow_only = m
@@ -476,4 +478,43 @@ ops = [{ op = "sleep", duration = "1ms" }]
         "p's subtree has 128 active pages"
     );
     assert_invariants(k);
+}
+
+/// Before 4.6 the shadow-node shrinker keeps one list per node for the whole machine, capped
+/// at one node per 16 present pages (`node_present_pages() >> (1 + RADIX_TREE_MAP_SHIFT - 3)`),
+/// whatever the memcgs hold: 64 MiB of RAM (16384 pages) keeps up to 1024 shadow-only nodes of
+/// the 2048 that a 512 MiB file read through it leaves, where 4.20+ would keep ~1900.
+#[test]
+fn before_4_6_shadow_nodes_are_capped_by_present_pages() {
+    for (profile, cap) in [("linux-4.4", 16384 >> 4), ("linux-4.3", 16384 >> 4)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "cap"
+[machine]
+ram = "64M"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "512M"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K", step = "a" }}, {{ op = "read", file = "/f", length = "256M", bufsize = "128K", step = "b" }}]
+"#
+        ));
+        let most = std::cell::Cell::new(0u64);
+        run_with(&mut s, |s| {
+            let n = s.kernel.shadow_nodes[MemcgId::ROOT.idx()].count;
+            assert!(n <= cap, "{profile}: {n} nodes");
+            most.set(most.get().max(n));
+        });
+        let k = &s.kernel;
+        assert_eq!(k.present_pages, 16384);
+        let lru: u64 = LruList::ALL.iter().map(|&l| lru_size(k, MemcgId::ROOT, l)).sum();
+        assert!(lru >> 3 > cap, "{profile}: the 4.20+ rule would allow {} nodes", lru >> 3);
+        assert!(most.get() + 64 >= cap, "{profile}: at most {} nodes, below the cap of {cap}", most.get());
+        assert!(k.vmstat.get(VmEvent::WorkingsetNodereclaim) > 0, "{profile}: the cap was reached");
+        assert_invariants(k);
+    }
 }
