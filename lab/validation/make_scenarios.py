@@ -169,6 +169,37 @@ ops = [
     dir_eviction_warm("host-dir-eviction-warm", (22, 26, 30))
 
 
+def _script(x, sync2, walk):
+    """cp -r 1 2; [fsync each file of 2;] clean 2 (fadvise DONTNEED on the directory, or the
+    user-space walk); cp -r 3 4; grep over 1, as op lines."""
+    return (['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },']
+            + [f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1) if sync2]
+            + [f'  {{ op = "fadvise", path = "/data/2", advice = "dontneed",{" walk = true," if walk else ""} step = "clean 2" }},',
+               '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
+               '  { op = "grep", path = "/data/1", step = "grep data 1/*" },'])
+
+
+def _base_body(base_ops, base):
+    """The 64M memcg, task sh with the base variant's ops, and the files of 1 and 3 for X = base."""
+    body = ["""
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+
+[tasks.sh]
+cgroup = "A"
+ops = [
+""" + "\n".join(base_ops) + "\n]\n"]
+    for d in (1, 3):
+        for i in range(1, base + 1):
+            body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
+    return body
+
+
+def _variant_files(name, base, x):
+    """The files of 1 and 3 that variant `name` (X = x) has beyond the base's."""
+    return [f'[variants.{name}.files."/data/{d}/f{i}"]\nsize = "1M"' for d in (1, 3) for i in range(base + 1, x + 1)]
+
+
 def dir_eviction(name, xs, sync):
     """cp -r 1 2; [sync 2;] [clean 2]; cp -r 3 4; grep over 1 in a 64M memcg, variants keep-X and
     clean-X. Without `sync`, 2 is dirty at "clean 2", and clean-X cleans it from user space
@@ -178,23 +209,9 @@ def dir_eviction(name, xs, sync):
     policy's walk and the per-file calls drop the same pages, so clean-X runs the policy.
     Variants whose ops differ from the base list their own."""
     def ops(x, walk):
-        return (['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },']
-                + [f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1) if sync]
-                + [f'  {{ op = "fadvise", path = "/data/2", advice = "dontneed",{" walk = true," if walk else ""} step = "clean 2" }},',
-                   '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
-                   '  { op = "grep", path = "/data/1", step = "grep data 1/*" },'])
+        return _script(x, sync, walk)
     base = min(xs)
-    body = ["""
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-
-[tasks.sh]
-cgroup = "A"
-ops = [
-""" + "\n".join(ops(base, False)) + "\n]\n"]
-    for d in (1, 3):
-        for i in range(1, base + 1):
-            body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
+    body = _base_body(ops(base, False), base)
     for x in xs:
         for kind in ("keep", "clean"):
             walk = kind == "clean" and not sync
@@ -204,9 +221,7 @@ ops = [
             body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' and sync else 'false'}")
             if sync or walk:
                 body += ["tasks.sh.ops = ["] + ops(x, walk) + ["]"]
-            for d in (1, 3):
-                for i in range(base + 1, x + 1):
-                    body.append(f'[variants.{kind}-{x}.files."/data/{d}/f{i}"]\nsize = "1M"')
+            body += _variant_files(f"{kind}-{x}", base, x)
             body.append("")
     what = ("seed 004 scaled down, 2 written back before the cleaning: cp -r 1 2; sync 2; [clean 2 (policy fadvise_directory)];"
             if sync else "seed 004 scaled down, 2 dirty: cp -r 1 2; [clean 2 file by file from user space];")
@@ -223,24 +238,9 @@ def dir_eviction_warm(name, xs):
         create = [f'  {{ op = "write", file = "/data/{d}/f{i}", length = "1M", bufsize = "128K", create = true, truncate = true, step = "create {order[0]} and {order[1]}" }},'
                   for d in order for i in range(1, x + 1)]
         sync = [f'  {{ op = "fsync", file = "/data/{d}/f{i}", step = "sync 1 and 3" }},' for d in order for i in range(1, x + 1)]
-        return (create + sync
-                + ['  { op = "cp", src = "/data/1", dst = "/data/2", step = "cp -r 1 2" },']
-                + [f'  {{ op = "fsync", file = "/data/2/f{i}", step = "sync 2" }},' for i in range(1, x + 1)]
-                + ['  { op = "fadvise", path = "/data/2", advice = "dontneed", step = "clean 2" },',
-                   '  { op = "cp", src = "/data/3", dst = "/data/4", step = "cp -r 3 4" },',
-                   '  { op = "grep", path = "/data/1", step = "grep data 1/*" },'])
+        return create + sync + _script(x, True, False)
     base = min(xs)
-    body = ["""
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-
-[tasks.sh]
-cgroup = "A"
-ops = [
-""" + "\n".join(ops(base, "13")) + "\n]\n"]
-    for d in (1, 3):
-        for i in range(1, base + 1):
-            body.append(f'[files."/data/{d}/f{i}"]\nsize = "1M"\n')
+    body = _base_body(ops(base, "13"), base)
     for order in ("13", "31"):
         for x in xs:
             for kind in ("keep", "clean"):
@@ -248,9 +248,7 @@ ops = [
                 body.append(f'description = "X = {x}, {order[0]} then {order[1]} written first, {"without" if kind == "keep" else "with"} cleaning 2"')
                 body.append(f"kernel.policies.fadvise_directory = {'true' if kind == 'clean' else 'false'}")
                 body += ["tasks.sh.ops = ["] + ops(x, order) + ["]"]
-                for d in (1, 3):
-                    for i in range(base + 1, x + 1):
-                        body.append(f'[variants.{kind}-{order}-{x}.files."/data/{d}/f{i}"]\nsize = "1M"')
+                body += _variant_files(f"{kind}-{order}-{x}", base, x)
                 body.append("")
     write(name, "seed 004 scaled down from its own start state: write 1 and 3 (either order), sync; cp -r 1 2; sync 2; "
           "[clean 2 (policy fadvise_directory)]; cp -r 3 4; grep over 1, in a 64M memcg",
