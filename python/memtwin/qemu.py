@@ -281,8 +281,10 @@ def check_plan(plan: dict) -> None:
         for op in t["ops"]:
             k = op["op"]
             if k not in SUPPORTED_OPS:
+                from .real import HOST_OPS
+                fix = "use --on host, or drop the op" if k in HOST_OPS else "drop the op for the real run (--on host does not carry it out either)"
                 raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` is not supported on qemu "
-                                f"(the guest program carries out {', '.join(SUPPORTED_OPS)})\n  fix: use --on host, or drop the op")
+                                f"(the guest program carries out {', '.join(SUPPORTED_OPS)})\n  fix: {fix}")
             if k == "mount" and op["fs"] != "tmpfs":
                 raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: mount of fs {op['fs']!r} is not supported on qemu (only tmpfs)")
     for m in plan["mounts"]:
@@ -432,8 +434,12 @@ i=0
 while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 [ -b /dev/vda ] || fail "no /dev/vda: the guest kernel has no virtio_blk (neither built in nor in its modules)"
 echo @RA@ > /sys/block/vda/queue/read_ahead_kb || fail "cannot set read_ahead_kb"
-echo @THP@ > /sys/kernel/mm/transparent_hugepage/enabled || fail "cannot set transparent_hugepage/enabled"
-echo "@@THP $(cat /sys/kernel/mm/transparent_hugepage/enabled)"
+if [ -e /sys/kernel/mm/transparent_hugepage/enabled ]; then
+  echo @THP@ > /sys/kernel/mm/transparent_hugepage/enabled || fail "cannot set transparent_hugepage/enabled"
+  echo "@@THP $(cat /sys/kernel/mm/transparent_hugepage/enabled) defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag)"
+elif [ @THP@ = always ]; then
+  fail "the scenario asks for THP (kernel.thp = always) and the guest kernel has no transparent huge pages"
+fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
 mkdir -p /s
 mount -t ext4 /dev/vda /s || fail "cannot mount the ext4 disk (ext4 neither built in nor in the kernel's modules?)"
@@ -450,6 +456,12 @@ poweroff -f
 """
 
 
+def guest_init(plan: dict, ra_kb: int) -> str:
+    """The guest's /init for this plan: read_ahead_kb, the cgroup version, the THP setting."""
+    v = "1" if plan["cgroup"] == "v1" else "2"
+    return GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+
+
 def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int) -> str:
     root = os.path.join(tmp, "initramfs")
     for d in ("bin", "proc", "sys", "dev", "tmp", "lib/modules"):
@@ -459,9 +471,8 @@ def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_k
         raise RealError("the guest needs a static busybox\n  fix: apt-get install busybox-static (or memtwin lab setup)")
     shutil.copy(bb, os.path.join(root, "bin", "busybox"))
     os.symlink("busybox", os.path.join(root, "bin", "sh"))
-    v = "1" if plan["cgroup"] == "v1" else "2"
     with open(os.path.join(root, "init"), "w") as f:
-        f.write(GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never"))
+        f.write(guest_init(plan, ra_kb))
     os.chmod(os.path.join(root, "init"), 0o755)
     with open(os.path.join(root, "ops"), "w") as f:
         f.write(script)

@@ -756,6 +756,10 @@ UNSUPPORTED_POLICIES = {
 }
 
 
+# The ops the host runner carries out (`mount` is refused with its own reason).
+HOST_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount")
+
+
 def unsupported(plan: dict) -> Optional[str]:
     """Why no real kernel can run this variant (a policy no kernel has), or None."""
     for k, why in UNSUPPORTED_POLICIES.items():
@@ -769,12 +773,19 @@ def run_host(plan: dict, scratch_parent: str = "/var/tmp", log=None) -> dict:
     why = unsupported(plan)
     if why:
         raise RealError(f"variant {plan['variant']!r} needs a policy no real kernel has: {why}")
+    from . import qemu
     for t in plan["tasks"]:
         for op in t["ops"]:
-            if op["op"] in ("mmap", "touch", "munmap", "mmap_probe"):
-                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{op['op']}` (anonymous memory) is not carried out "
+            k = op["op"]
+            if k in HOST_OPS:
+                continue
+            if k in ("mmap", "touch", "munmap"):
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
                                 "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
                                 "  fix: use --on qemu (the guest gets the scenario's nodes and THP setting)")
+            if k not in qemu.SUPPORTED_OPS:
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` has no real-kernel runner yet "
+                                "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
     run = HostRun(plan, scratch_parent)
     old = {}
 

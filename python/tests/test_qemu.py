@@ -4,6 +4,7 @@ guest's console, and one tiny scenario end to end in a QEMU/TCG guest compared w
 it runs: `memtwin lab setup` fetches the kernel)."""
 
 import json
+import re
 import os
 
 import pytest
@@ -306,8 +307,9 @@ def test_anonymous_ops_and_thp_reach_the_guest(tmp_path, thp):
     assert ops == [f"O 0 mmap a%20b {64 << 20} {int(thp == 'always')}", "O 1 touch a%20b", "O 2 munmap a%20b"]
     task = next(l for l in script.splitlines() if l.startswith("TASK "))
     assert task.split()[4] == "2", "pinned to node 1's CPU (cpu 1)"
-    init = qemu.GUEST_INIT.replace("@THP@", "always" if plan["thp"] else "never")
+    init = qemu.guest_init(plan, 128)
     assert f"echo {thp} > /sys/kernel/mm/transparent_hugepage/enabled" in init
+    assert "@THP@" not in init and "@RA@" not in init and "echo 128 > /sys/block/vda/queue/read_ahead_kb" in init
     with open(qemu.GUEST_SRC) as f:
         src = f.read()
     assert '!strcmp(k, "mmap")' in src and '!strcmp(k, "touch")' in src and '!strcmp(k, "munmap")' in src
@@ -326,7 +328,9 @@ def test_node_memory_at_start_is_read_from_the_console():
 @pytest.mark.parametrize("machine, what", [
     ('node_reserved = ["95M"]', "has 1 entries for 2 node(s)"),
     ('node_reserved = ["95M", "42M"]\nkernel_reserved = "100M"', "sets both kernel_reserved and node_reserved"),
-    ('node_reserved = ["1G", "42M"]', "is not below the node's share of RAM"),
+    ('node_reserved = ["1G", "42M"]', "leaves node 0 less than 256 KiB of its 1048576 KiB share of RAM"),
+    ('node_reserved = ["1048324K", "42M"]', "leaves node 0 less than 256 KiB"),
+    ('node_reserved = ["x", "42M"]', "node_reserved[0]"),
     ('node_reserved = "95M"', "must be an array of sizes"),
 ])
 def test_node_reserved_errors_name_the_key_and_the_fix(tmp_path, machine, what):
@@ -335,3 +339,29 @@ def test_node_reserved_errors_name_the_key_and_the_fix(tmp_path, machine, what):
     with pytest.raises(memtwin.ScenarioError) as e:
         memtwin.load(str(p)).doc.plan(None, [])
     assert what in str(e.value) and f"{p}:" in str(e.value)
+
+
+def test_node_reserved_is_checked_in_pages_when_ram_does_not_split_evenly(tmp_path):
+    # 16390K on 2 nodes is 2048 pages each; 8194K reserved would leave node 1 no page at all
+    # (and its first allocation would find no zone), though in bytes it is below 8195K.
+    p = tmp_path / "odd.toml"
+    p.write_text('[scenario]\nname = "odd"\n[machine]\nram = "16390K"\nnodes = 2\nnode_reserved = ["0", "8194K"]\n'
+                 '[tasks.t]\nnode = 1\nops = [{ op = "mmap", name = "a", size = "4M" }, { op = "touch", name = "a" }]\n')
+    with pytest.raises(memtwin.ScenarioError, match=r"node_reserved\[1\] \(8390656 bytes\) leaves node 1 less than 256 KiB"):
+        memtwin.load(str(p)).doc.plan(None, [])
+    p.write_text(p.read_text().replace('"8194K"', '"7936K"'))  # leaves 64 pages: allowed, and it runs
+    touch = memtwin.run(str(p)).steps.iloc[-1]
+    assert touch["vmstat.numa_hit"] < 64 and touch["vmstat.numa_miss"] > 900, "node 1's few pages, then node 0"
+
+
+@pytest.mark.parametrize("ops, what", [
+    ('{ op = "mmap", name = "", size = "4M" }', "the mapping's name is empty"),
+    ('{ op = "mmap", name = "b", size = "4M" }, { op = "mmap", name = "b", size = "8M" }', "maps `b` again while it is still mapped"),
+])
+def test_mapping_names_are_checked_before_any_runner_sees_them(tmp_path, ops, what):
+    # The guest program splits its op records on spaces (an empty name would shift the
+    # fields) and keeps one region per name, as the engine does.
+    p = tmp_path / "names.toml"
+    p.write_text(f'[scenario]\nname = "names"\n[machine]\nram = "256M"\n[tasks.t]\nops = [{ops}]\n')
+    with pytest.raises(memtwin.ScenarioError, match=re.escape(what)):
+        memtwin.load(str(p)).doc.plan(None, [])

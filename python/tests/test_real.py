@@ -264,3 +264,16 @@ def test_cgroup_v2_enables_memory_only_in_parents():
     # Leaves (a/b, c/d) and cgroups without children never get +memory: they must take tasks.
     assert v2_parents(plan) == {"a", "c"}
     assert v2_parents({"cgroups": [{"path": "x"}], "tasks": []}) == set()
+
+
+def test_ops_no_runner_carries_out_are_refused_without_sending_the_user_elsewhere():
+    # seed 002's stutter needs post/wait and the mmap probe: neither runner has them, so
+    # neither may send the user to the other one.
+    from memtwin import qemu
+    plan = memtwin.load(os.path.join(ROOT, "scenarios", "wip", "seed002-stutter.toml")).doc.plan("zlc", [])
+    with pytest.raises(real.RealError) as host:
+        real.run_host(plan)
+    with pytest.raises(real.RealError) as guest:
+        qemu.check_plan(plan)
+    assert "neither --on host nor --on qemu" in str(host.value) and "--on host does not carry it out either" in str(guest.value)
+    assert "use --on qemu" not in str(host.value) and "use --on host" not in str(guest.value)

@@ -471,8 +471,8 @@ impl Kernel {
     }
 
     /// `generic_perform_write()`: one `write()` of `len` bytes at `pos` by a task in `memcg`:
-    /// find or create each page, copy into it, mark it accessed (kernels before 4.7, see
-    /// `KernelProfile::write_marks_accessed`) and dirty, and throttle in
+    /// find or create each page, copy into it, mark it accessed (tmpfs always, other file
+    /// systems before 4.7: `KernelProfile::write_marks_accessed`) and dirty, and throttle in
     /// `balance_dirty_pages()`. Writes extend the file.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
         self.cpu(self.cost.syscall);
@@ -532,7 +532,9 @@ impl Kernel {
                 }
             };
             self.cpu(self.cost.copy_page);
-            if self.profile.write_marks_accessed {
+            // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE);
+            // block file systems before 4.7 only.
+            if self.profile.write_marks_accessed || self.inodes[inode.idx()].is_shmem() {
                 self.folio_mark_accessed(page);
             }
             if !self.inodes[inode.idx()].is_shmem() {

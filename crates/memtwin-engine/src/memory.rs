@@ -102,16 +102,20 @@ impl Kernel {
         self.do_anonymous_page(vma, index, nid)
     }
 
-    /// `do_huge_pmd_anonymous_page()`: allocate an order-9 page (no kswapd wake-up, give up
-    /// after compaction and one reclaim round: `GFP_TRANSHUGE`), charge 512 pages, clear it.
-    /// Returns `Ok(false)` when the caller must fall back to a base page.
+    /// `do_huge_pmd_anonymous_page()`: allocate an order-9 page, charge 512 pages, clear it.
+    /// The request wakes no kswapd; with THP defrag "always" (the default before 4.6) it gives
+    /// up after compaction and one reclaim round (`GFP_TRANSHUGE`), with "madvise" (the
+    /// default since 4.6; memtwin's mappings are not madvised) after its attempt at the min
+    /// watermark (`GFP_TRANSHUGE_LIGHT`). Returns `Ok(false)` when the caller must fall back
+    /// to a base page.
     fn do_huge_pmd_anonymous_page(&mut self, vma: VmaId, start: u32) -> Result<bool, FaultError> {
         let nid = self.cur_nid;
         self.cpu(self.cost.thp_fault);
         // alloc_hugepage_vma(): since 4.0 (5265047ac301 "mm, thp: really limit transparent
         // hugepage allocation to local node") a THP fault asks the local node only.
         let thisnode = self.profile.thp_thisnode;
-        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true, thisnode }) else {
+        let no_direct_reclaim = self.profile.thp_defrag_madvise;
+        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true, thisnode, no_direct_reclaim }) else {
             self.vmstat.count(VmEvent::ThpFaultFallback, 1);
             return Ok(false);
         };

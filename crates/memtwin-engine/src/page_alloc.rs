@@ -491,12 +491,15 @@ pub struct Gfp {
     /// `__GFP_THISNODE`: only the preferred node's zones (`ZONELIST_NOFALLBACK`, which has no
     /// zonelist cache).
     pub thisnode: bool,
+    /// `__GFP_DIRECT_RECLAIM` absent (`GFP_TRANSHUGE_LIGHT`): the slowpath gives up after its
+    /// attempt at the min watermark, with neither direct compaction nor direct reclaim.
+    pub no_direct_reclaim: bool,
 }
 
 impl Gfp {
     /// `GFP_KERNEL`/`GFP_HIGHUSER_MOVABLE` order-0 request from a task on node `nid`.
     pub const fn node(nid: u32) -> Gfp {
-        Gfp { nid, thp: false, no_kswapd: false, thisnode: false }
+        Gfp { nid, thp: false, no_kswapd: false, thisnode: false, no_direct_reclaim: false }
     }
 }
 
@@ -602,6 +605,9 @@ impl Kernel {
         loop {
             if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
                 return Some(p);
+            }
+            if gfp.no_direct_reclaim {
+                return None; // !can_direct_reclaim: goto nopage
             }
             if order > 0 {
                 // __alloc_pages_direct_compact() (async), then one direct reclaim round, then

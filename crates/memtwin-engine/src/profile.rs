@@ -212,8 +212,14 @@ pub struct KernelProfile {
     /// (`mark_page_accessed()` in 3.13's `generic_perform_write()`, `FGP_ACCESSED` in
     /// `grab_cache_page_write_begin()` from 3.16), so a page written then read is activated
     /// by the read. From v4.7 (bbddabe2e436 "mm: filemap: only do access activations on
-    /// reads") writes leave the page unreferenced, and only reads activate.
+    /// reads") writes leave the page unreferenced, and only reads activate. tmpfs is not
+    /// concerned: `shmem_get_folio_gfp()` marks a page written with `SGP_WRITE` in every era.
     pub write_marks_accessed: bool,
+    /// THP defrag defaults to "madvise" (v4.6+, 444eb2a449ef "mm: thp: set THP defrag by
+    /// default to madvise and add a stall-free defrag option"): a fault in a mapping without
+    /// MADV_HUGEPAGE asks with `GFP_TRANSHUGE_LIGHT`, no direct compaction or reclaim. Before,
+    /// "always": `GFP_TRANSHUGE`, direct compaction and reclaim.
+    pub thp_defrag_madvise: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -321,6 +327,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         account_xa_nodes: true,
         invalidate_skips_writeback: true,
         write_marks_accessed: false,
+        thp_defrag_madvise: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -365,11 +372,13 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
-                      writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6)",
+                      writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
+                      THP faults compact and reclaim (defrag \"always\", pre-4.6)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
         write_marks_accessed: true,
+        thp_defrag_madvise: false,
         account_buffer_heads: false,
         watermark_scale_factor: None,
         fair_zone_alloc: true,

@@ -341,8 +341,16 @@ impl Simulation {
                 OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
                 other => format!("{other:?}"),
             };
+            // Errno's own text speaks of cgroups; say what it means for the other ops.
+            use crate::cgroup::Errno;
+            let why = match (&op.kind, e) {
+                (OpKind::Mmap { .. }, Errno::EEXIST) => "EEXIST (the task already has a live mapping of that name)".to_string(),
+                (OpKind::Munmap { .. } | OpKind::Touch { .. }, Errno::ENOENT) => "ENOENT (the task has no live mapping of that name)".to_string(),
+                (OpKind::Fadvise { .. }, Errno::ENOENT) => "ENOENT (no such directory)".to_string(),
+                _ => e.to_string(),
+            };
             self.errors.push(format!(
-                "task {} at {:.6} s, step {:?}, op {} ({what}): {e}",
+                "task {} at {:.6} s, step {:?}, op {} ({what}): {why}",
                 self.tasks[ti].name,
                 crate::types::secs(self.kernel.now),
                 op.step,

@@ -41,11 +41,12 @@ pub enum VmEvent {
     OomKill,
     /// `workingset_nodereclaim`: shadow nodes freed by the shadow shrinker.
     WorkingsetNodereclaim,
-    /// `numa_hit`: pages allocated on the node the task wanted.
+    /// `numa_hit`: allocations (of any order: a huge page counts once) served by the node the
+    /// task wanted.
     NumaHit,
-    /// `numa_miss`: pages allocated on a node the task did not want.
+    /// `numa_miss`: allocations served by a node the task did not want.
     NumaMiss,
-    /// `numa_foreign`: pages the task wanted on its node that came from another.
+    /// `numa_foreign`: allocations the task wanted from its node that another served.
     NumaForeign,
     /// `thp_fault_alloc`.
     ThpFaultAlloc,

@@ -255,6 +255,28 @@ static int nregions;
 
 static char *cur_cg;
 static char *rbuf; /* the read buffer, touched before the task joins its memcg */
+static size_t rbuf_len;
+
+/* Let the task's new mappings have transparent huge pages: PR_SET_THP_DISABLE (see main) is
+ * per process, so it is lifted for the whole task, and the program's own large buffers are
+ * kept out with MADV_NOHUGEPAGE first (khugepaged would collapse them into huge pages charged
+ * to the task's memcg). Small heap allocations (the op lines) stay eligible. */
+static int thp_for_mappings(void) {
+    static int done;
+    if (done) return 0;
+    long pg = sysconf(_SC_PAGESIZE);
+    struct { void *p; size_t len; } own[] = {{obuf, OBUF}, {lines, sizeof lines}, {wbuf, wbuf_len}, {rbuf, rbuf_len}};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        if (!own[i].p) continue;
+        uintptr_t a = ((uintptr_t)own[i].p + pg - 1) & ~(uintptr_t)(pg - 1);
+        uintptr_t e = ((uintptr_t)own[i].p + own[i].len) & ~(uintptr_t)(pg - 1);
+        if (e > a && madvise((void *)a, e - a, MADV_NOHUGEPAGE) < 0) return -1;
+    }
+    if (prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) < 0) return -1;
+    done = 1;
+    return 0;
+}
+
 
 /* returns 0, or -1 with errno set */
 static int do_op(char **f, int n) {
@@ -368,16 +390,26 @@ static int do_op(char **f, int n) {
     } else if (!strcmp(k, "mmap")) {
         /* mmap NAME SIZE THP: an anonymous private mapping; THP = 1 lets it have transparent
          * huge pages (the program runs with PR_SET_THP_DISABLE, see main) */
-        if (nregions >= (int)(sizeof regions / sizeof regions[0])) { errno = ENOMEM; return -1; }
-        if (atoi(f[5]) && prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) < 0) return -1;
+        if (n < 6) { errno = EINVAL; return -1; }
+        int slot = -1;
+        for (int i = 0; i < nregions; i++) {
+            if (regions[i].addr && !strcmp(regions[i].name, f[3])) { errno = EEXIST; return -1; }
+            if (!regions[i].addr && slot < 0) slot = i;
+        }
+        if (slot < 0) {
+            if (nregions >= (int)(sizeof regions / sizeof regions[0])) { errno = ENOMEM; return -1; }
+            slot = nregions++;
+        }
+        if (atoi(f[5]) && thp_for_mappings() < 0) return -1;
         size_t len = (size_t)num(f[4]);
         void *a = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (a == MAP_FAILED) return -1;
-        regions[nregions].name = strdup(f[3]);
-        regions[nregions].addr = a;
-        regions[nregions].len = len;
-        nregions++;
+        free(regions[slot].name);
+        regions[slot].name = strdup(f[3]);
+        regions[slot].addr = a;
+        regions[slot].len = len;
     } else if (!strcmp(k, "touch") || !strcmp(k, "munmap")) {
+        if (n < 4) { errno = EINVAL; return -1; }
         int r = -1;
         for (int i = 0; i < nregions; i++)
             if (regions[i].addr && !strcmp(regions[i].name, f[3])) r = i;
@@ -421,6 +453,7 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
         if (ns[i] > 6 && !strcmp(fs[i][2], "read") && num(fs[i][6]) > maxbs) maxbs = num(fs[i][6]);
     }
     rbuf = malloc(maxbs);
+    rbuf_len = (size_t)maxbs;
     memset(rbuf, 1, maxbs);
     memset(obuf, 0, OBUF);
     snprintf(p, sizeof p, "%s/cgroup.procs", cgdir);

@@ -466,12 +466,20 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("node_reserved") {
                     match &v.v {
                         Val::Arr(items) => {
+                            let mut ok = true;
                             for (i, it) in items.iter().enumerate() {
-                                if let Some(b) = get_size(cx, it, &format!("machine.node_reserved[{i}]")) {
-                                    machine.node_reserved.push(b);
+                                match get_size(cx, it, &format!("machine.node_reserved[{i}]")) {
+                                    Some(b) => machine.node_reserved.push(b),
+                                    None => ok = false,
                                 }
                             }
-                            node_reserved_loc = Some(v.loc.clone());
+                            // With an entry in error, the per-node checks below would only
+                            // repeat it under another name.
+                            if ok {
+                                node_reserved_loc = Some(v.loc.clone());
+                            } else {
+                                machine.node_reserved.clear();
+                            }
                         }
                         other => cx.err(&v.loc, format!("machine.node_reserved must be an array of sizes, one per node, not {}", other.type_name()), "write node_reserved = [\"95M\", \"42M\"]"),
                     }
@@ -512,13 +520,25 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         } else if machine.node_reserved.len() != n {
             cx.err(loc, format!("machine.node_reserved has {} entries for {n} node(s)", machine.node_reserved.len()), "give one size per node, node 0 first");
         } else {
-            let per_node = machine.ram / n as u64;
+            // Checked in pages, as sched.rs splits them: every node keeps at least
+            // MIN_NODE_PAGES for the allocator.
+            let per_node = machine.ram / crate::types::PAGE_SIZE / n as u64;
+            let mut fits = true;
             for (i, &r) in machine.node_reserved.iter().enumerate() {
-                if r >= per_node {
-                    cx.err(loc, format!("machine.node_reserved[{i}] ({r} bytes) is not below the node's share of RAM ({per_node} bytes)"), "lower it, or raise machine.ram");
+                if r / crate::types::PAGE_SIZE + MIN_NODE_PAGES > per_node {
+                    fits = false;
+                    cx.err(
+                        loc,
+                        format!("machine.node_reserved[{i}] ({r} bytes) leaves node {i} less than {} KiB of its {} KiB share of RAM", MIN_NODE_PAGES * 4, per_node * 4),
+                        "lower it, or raise machine.ram",
+                    );
                 }
             }
-            machine.kernel_reserved = machine.node_reserved.iter().sum();
+            if fits {
+                machine.kernel_reserved = machine.node_reserved.iter().sum();
+            } else {
+                machine.node_reserved.clear();
+            }
         }
     }
     if machine.kernel_reserved >= machine.ram && machine.ram > 0 {
@@ -964,7 +984,17 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         let mut mapped: Vec<&str> = vec![];
         for op in &t.ops {
             match &op.kind {
-                OpKind::Mmap { name, .. } => mapped.push(name),
+                OpKind::Mmap { name, .. } => {
+                    if mapped.contains(&name.as_str()) {
+                        cx.err(
+                            &task_locs[ti].0,
+                            format!("task `{}` step `{}` maps `{name}` again while it is still mapped", t.name, op.step),
+                            format!("munmap `{name}` first, or give this mapping another name"),
+                        );
+                    } else {
+                        mapped.push(name);
+                    }
+                }
                 OpKind::Touch { name } | OpKind::Munmap { name } => {
                     if !mapped.contains(&name.as_str()) {
                         cx.err(
@@ -1191,6 +1221,10 @@ struct Known<'a> {
     cgroups: &'a [CgroupSpec],
     dyn_cgroups: &'a [String],
 }
+
+/// The fewest pages `node_reserved` may leave a node (256 KiB, what 16M of RAM gives each of
+/// 64 nodes).
+const MIN_NODE_PAGES: u64 = 64;
 
 /// The most ops one task may expand to (repeats included).
 const MAX_OPS_PER_TASK: usize = 2_000_000;
@@ -1504,6 +1538,9 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             let size = t.get("size").and_then(|v| get_size(cx, v, &k("size")));
             if name.is_none() && t.get("name").is_none() {
                 cx.err(&n.loc, format!("{what}: mmap needs `name`"), "add name = \"hog\" (touch and munmap refer to it)");
+            }
+            if name.as_deref().is_some_and(|x| x.trim().is_empty()) {
+                cx.err(&n.loc, format!("{what}: the mapping's name is empty"), "give it a name, e.g. name = \"hog\" (touch and munmap refer to it)");
             }
             if size.is_none() && t.get("size").is_none() {
                 cx.err(&n.loc, format!("{what}: mmap needs `size`"), "add size = \"1G\"");

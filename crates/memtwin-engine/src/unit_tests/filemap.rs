@@ -461,3 +461,41 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         assert_invariants(k);
     }
 }
+
+/// tmpfs marks a written page accessed in every era (`shmem_get_folio_gfp()` with
+/// `SGP_WRITE`): on 6.6 as on 3.13, one write references a new page and a second write of it
+/// activates it, where an ext4 page on 6.6 stays unreferenced.
+#[test]
+fn tmpfs_writes_mark_pages_accessed_in_every_era() {
+    for profile in ["linux-3.13", "linux-6.6"] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "shmem-write"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[mounts."/tmp"]
+fs = "tmpfs"
+[files."/tmp/f"]
+size = "16K"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let f = inode(&s, "/tmp/f");
+        let k = &mut s.kernel;
+        k.generic_perform_write(f, 0, 16384, MemcgId::ROOT).unwrap();
+        for i in 0..4 {
+            let p = page_at(k, f, i);
+            assert!(k.pages[p].test(pg::REFERENCED), "{profile}: tmpfs page {i} referenced by its first write");
+        }
+        k.generic_perform_write(f, 0, 16384, MemcgId::ROOT).unwrap();
+        for i in 0..4 {
+            let p = page_at(k, f, i);
+            assert!(k.pages[p].test(pg::ACTIVE), "{profile}: tmpfs page {i} activated by its second write");
+        }
+        assert_invariants(k);
+    }
+}

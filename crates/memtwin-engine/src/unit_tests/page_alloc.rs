@@ -75,7 +75,7 @@ fn the_zonelist_cache_sends_order0_remote_after_a_failed_thp_attempt() {
         // A high-order attempt from node 0 through the fallback zonelist (a pre-4.0 THP fault;
         // in 4.x, SLUB's high-order slab attempts): Normal fails its watermark (zlc set up),
         // DMA32 fails the order-9 check and is marked full; node 1 has whole blocks.
-        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false }).unwrap();
+        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false }).unwrap();
         assert_eq!(k.page_nid(huge), 1);
         // In 4.3's fast path the fair pass over the local zones comes first and the cache is
         // off for the rescan: the order-0 request is served locally either way.
@@ -100,7 +100,7 @@ fn the_zonelist_cache_is_zapped_after_a_second() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false }).unwrap();
+    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false }).unwrap();
     assert!(k.nodes[0].zlc_full[1], "DMA32 (position 1 of node 0's zonelist) is marked full");
     let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
     assert_eq!(k.page_nid(p), 1, "within the second DMA32 is skipped");
@@ -198,7 +198,7 @@ ops = [{ op = "sleep", duration = "1s" }]
         hold.push(k.zones[0].rmqueue_pageblock().unwrap());
     }
     let before: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
-    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false });
+    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false });
     assert!(got.is_some(), "a partly used block of clean file pages is emptied");
     assert!(k.vmstat.events[VmEvent::PgmigrateSuccess as usize] > 0);
     let after: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
@@ -445,7 +445,7 @@ fn thp_faults_stay_on_their_node_and_leave_the_zonelist_cache_alone() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true };
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false };
     assert!(k.get_page_from_freelist(9, Wmark::Low, gfp).is_none(), "node 1's free pageblocks are not considered");
     assert!(k.nodes[0].zlc_full.iter().all(|f| !f), "the NOFALLBACK zonelist has no zonelist cache");
     assert!(crate::profile::profile("linux-4.3").unwrap().thp_thisnode);
@@ -523,7 +523,7 @@ fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
     for z in 0..k.zones.len() {
         k.zones[z].compact_defer_shift = 0;
     }
-    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true };
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false };
     let _ = k.alloc_pages(9, gfp);
     assert!(on(k, v0) < node0, "node 0 was reclaimed");
     assert_eq!(on(k, v1), node1, "node 1 was not");
