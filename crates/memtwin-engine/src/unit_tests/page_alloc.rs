@@ -575,3 +575,50 @@ ops = [{{ op = "mmap", name = "a", size = "64M" }}, {{ op = "touch", name = "a" 
     assert_eq!(k.vmstat.get(VmEvent::Pgalloc), 64 * 256, "PGALLOC counts pages");
     assert_invariants(k);
 }
+
+/// THP defrag: before 4.6 ("always") a THP fault that finds no free huge page goes on to
+/// direct compaction and a round of direct reclaim (`GFP_TRANSHUGE`); from 4.6 ("madvise",
+/// the mapping not advised) it asks with `GFP_TRANSHUGE_LIGHT` and gives up after its attempt
+/// at the min watermark, stalling nowhere, and the base pages it falls back to find memory
+/// that kswapd frees. Debian's 6.1 showed the light behaviour (qemu61-numa-anon: allocstall
+/// and compact_stall 0 with 255 fallbacks).
+#[test]
+fn thp_faults_reclaim_directly_only_before_4_6() {
+    for (profile, light) in [("linux-4.3", false), ("linux-6.1", true)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "defrag"
+[machine]
+ram = "64M"
+[kernel]
+profile = "{profile}"
+thp = "always"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "44M"
+[tasks.t]
+ops = [
+  {{ op = "read", file = "/f", bufsize = "128K" }},
+  {{ op = "mmap", name = "a", size = "24M" }}, {{ op = "touch", name = "a" }},
+]
+"#
+        ));
+        run(&mut s);
+        let k = &s.kernel;
+        let v = |e| k.vmstat.get(e);
+        assert_eq!(v(VmEvent::ThpFaultAlloc) + v(VmEvent::ThpFaultFallback), 12, "{profile}: 12 THP faults");
+        assert!(v(VmEvent::ThpFaultFallback) > 0, "{profile}: some fall back");
+        if light {
+            assert_eq!((v(VmEvent::Allocstall), v(VmEvent::PgscanDirect), v(VmEvent::CompactStall)), (0, 0, 0), "{profile}: no direct reclaim or compaction");
+            assert!(v(VmEvent::PgscanKswapd) > 0, "{profile}: kswapd freed what the base pages took");
+        } else {
+            assert!(v(VmEvent::Allocstall) > 0 && v(VmEvent::PgscanDirect) > 0, "{profile}: the THP faults reclaimed directly");
+        }
+        assert_invariants(k);
+    }
+    let p = |n: &str| crate::profile::profile(n).unwrap().thp_defrag_madvise;
+    assert!(!p("linux-3.13") && !p("linux-4.3") && !p("linux-4.4"));
+    assert!(p("linux-5.0") && p("linux-6.1") && p("linux-6.6"));
+}
