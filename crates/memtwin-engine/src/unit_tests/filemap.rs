@@ -414,6 +414,12 @@ fn tree_node_charges_move_to_the_parent_at_offline() {
     assert_invariants(k);
 }
 
+/// A 1G machine on `profile` with `tables` (devices, mounts, files) and one idle task, for
+/// tests that drive the kernel's functions themselves.
+fn idle_sim(profile: &str, tables: &str) -> Simulation {
+    sim(&format!("[scenario]\nname = \"idle\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"{profile}\"\n{tables}\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"))
+}
+
 /// Before 4.7 a buffered write marks the page accessed (3.13's `generic_perform_write()`,
 /// later `FGP_ACCESSED` in `grab_cache_page_write_begin()`), so one read of a freshly written
 /// page activates it; from 4.7 (bbddabe2e436) only reads count, and the read merely
@@ -423,23 +429,7 @@ fn tree_node_charges_move_to_the_parent_at_offline() {
 #[test]
 fn a_written_page_is_activated_by_one_read_only_before_4_7() {
     for (profile, activated) in [("linux-3.13", true), ("linux-4.4", true), ("linux-5.0", false), ("linux-6.6", false)] {
-        let mut s = sim(&format!(
-            r#"
-[scenario]
-name = "write-then-read"
-[machine]
-ram = "1G"
-[kernel]
-profile = "{profile}"
-[devices.sda]
-read_bw = "1G"
-write_bw = "1G"
-[files."/f"]
-size = "64K"
-[tasks.t]
-ops = [{{ op = "sleep", duration = "1ms" }}]
-"#
-        ));
+        let mut s = idle_sim(profile, "[devices.sda]\nread_bw = \"1G\"\nwrite_bw = \"1G\"\n[files.\"/f\"]\nsize = \"64K\"");
         let f = inode(&s, "/f");
         let k = &mut s.kernel;
         k.generic_perform_write(f, 0, 65536, MemcgId::ROOT).unwrap();
@@ -468,22 +458,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 #[test]
 fn tmpfs_writes_mark_pages_accessed_in_every_era() {
     for profile in ["linux-3.13", "linux-6.6"] {
-        let mut s = sim(&format!(
-            r#"
-[scenario]
-name = "shmem-write"
-[machine]
-ram = "1G"
-[kernel]
-profile = "{profile}"
-[mounts."/tmp"]
-fs = "tmpfs"
-[files."/tmp/f"]
-size = "16K"
-[tasks.t]
-ops = [{{ op = "sleep", duration = "1ms" }}]
-"#
-        ));
+        let mut s = idle_sim(profile, "[mounts.\"/tmp\"]\nfs = \"tmpfs\"\n[files.\"/tmp/f\"]\nsize = \"16K\"");
         let f = inode(&s, "/tmp/f");
         let k = &mut s.kernel;
         k.generic_perform_write(f, 0, 16384, MemcgId::ROOT).unwrap();
