@@ -756,8 +756,27 @@ UNSUPPORTED_POLICIES = {
 }
 
 
-# The ops the host runner carries out (`mount` is refused with its own reason).
-HOST_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount")
+def refuse_before_running(plan: dict) -> None:
+    """Refuse, before anything is made, a plan with an op the host runner does not carry out,
+    and say where it can run: first the ops no runner has, then the ones only the QEMU guest has."""
+    from . import qemu
+    ops = [(t["name"], op) for t in plan["tasks"] for op in t["ops"]]
+    for tname, op in ops:
+        k = op["op"]
+        if k not in qemu.SUPPORTED_OPS or (k == "mount" and op.get("fs") != "tmpfs"):
+            what = f"op `{k}`" + (f" of a {op['fs']} file system" if k == "mount" else "")
+            raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "
+                            "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
+    for tname, op in ops:
+        k = op["op"]
+        if k in ("mmap", "touch", "munmap"):
+            raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
+                            "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
+                            "  fix: use --on qemu (the guest gets the scenario's nodes and THP setting)")
+        if k == "mount":
+            raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out "
+                            "by the host runner: mounting file systems on the host is outside what it may touch\n"
+                            "  fix: use --on qemu (the guest mounts tmpfs)")
 
 
 def unsupported(plan: dict) -> Optional[str]:
@@ -773,19 +792,7 @@ def run_host(plan: dict, scratch_parent: str = "/var/tmp", log=None) -> dict:
     why = unsupported(plan)
     if why:
         raise RealError(f"variant {plan['variant']!r} needs a policy no real kernel has: {why}")
-    from . import qemu
-    for t in plan["tasks"]:
-        for op in t["ops"]:
-            k = op["op"]
-            if k in HOST_OPS:
-                continue
-            if k in ("mmap", "touch", "munmap"):
-                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
-                                "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
-                                "  fix: use --on qemu (the guest gets the scenario's nodes and THP setting)")
-            if k not in qemu.SUPPORTED_OPS:
-                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` has no real-kernel runner yet "
-                                "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
+    refuse_before_running(plan)
     run = HostRun(plan, scratch_parent)
     old = {}
 

@@ -266,14 +266,55 @@ def test_cgroup_v2_enables_memory_only_in_parents():
     assert v2_parents({"cgroups": [{"path": "x"}], "tasks": []}) == set()
 
 
-def test_ops_no_runner_carries_out_are_refused_without_sending_the_user_elsewhere():
-    # seed 002's stutter needs post/wait and the mmap probe: neither runner has them, so
-    # neither may send the user to the other one.
+class _MustNotRun(Exception):
+    pass
+
+
+def _no_host_run(monkeypatch):
+    def refuse(self, *a, **k):
+        raise _MustNotRun("the host run was started")
+    monkeypatch.setattr(real.HostRun, "__init__", refuse)
+
+
+ANON_AND_PROBE = """
+[scenario]
+name = "mixed"
+[machine]
+ram = "1G"
+[tasks.hog]
+ops = [{ op = "mmap", name = "a", size = "64M" }, { op = "touch", name = "a" }]
+[tasks.probe]
+ops = [{ op = "mmap_probe", size = "8M", interval = "5ms", while_task = "hog" }]
+"""
+
+
+@pytest.mark.parametrize("source", ["seed002", "mixed", "mount-ext4"])
+def test_ops_no_runner_carries_out_are_refused_without_sending_the_user_elsewhere(tmp_path, monkeypatch, source):
+    # seed 002's stutter needs post/wait and the mmap probe; "mixed" has anonymous ops (the
+    # guest has them) before the probe (no runner has it); an ext4 mount neither runner makes.
+    # Neither runner may send the user to the other one, and nothing may start on the host.
     from memtwin import qemu
-    plan = memtwin.load(os.path.join(ROOT, "scenarios", "wip", "seed002-stutter.toml")).doc.plan("zlc", [])
+    _no_host_run(monkeypatch)
+    if source == "seed002":
+        plan = memtwin.load(os.path.join(ROOT, "scenarios", "wip", "seed002-stutter.toml")).doc.plan("zlc", [])
+    else:
+        p = tmp_path / "s.toml"
+        text = ANON_AND_PROBE if source == "mixed" else (
+            '[scenario]\nname = "m"\n[machine]\nram = "1G"\n[tasks.t]\nops = [{ op = "mount", path = "/mnt/x", fs = "ext4", mkdir = true }]\n')
+        p.write_text(text)
+        plan = memtwin.load(str(p)).doc.plan(None, [])
     with pytest.raises(real.RealError) as host:
         real.run_host(plan)
-    with pytest.raises(real.RealError) as guest:
-        qemu.check_plan(plan)
-    assert "neither --on host nor --on qemu" in str(host.value) and "--on host does not carry it out either" in str(guest.value)
-    assert "use --on qemu" not in str(host.value) and "use --on host" not in str(guest.value)
+    assert "neither --on host nor --on qemu" in str(host.value) and "use --on qemu" not in str(host.value)
+    if source != "mount-ext4":
+        with pytest.raises(real.RealError) as guest:
+            qemu.check_plan(plan)
+        assert "--on host does not carry it out either" in str(guest.value) and "use --on host" not in str(guest.value)
+
+
+def test_a_tmpfs_mount_is_sent_to_qemu_before_anything_starts(tmp_path, monkeypatch):
+    _no_host_run(monkeypatch)
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\n[tasks.t]\nops = [{ op = "mount", path = "/mnt/x", fs = "tmpfs", mkdir = true }]\n')
+    with pytest.raises(real.RealError, match=r"(?s)op `mount` \(tmpfs at /mnt/x\).*use --on qemu"):
+        real.run_host(memtwin.load(str(p)).doc.plan(None, []))

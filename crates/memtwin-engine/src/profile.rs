@@ -217,7 +217,9 @@ pub struct KernelProfile {
     pub write_marks_accessed: bool,
     /// THP defrag defaults to "madvise" (v4.6+, 444eb2a449ef "mm: thp: set THP defrag by
     /// default to madvise and add a stall-free defrag option"): a fault in a mapping without
-    /// MADV_HUGEPAGE asks with `GFP_TRANSHUGE_LIGHT`, no direct compaction or reclaim. Before,
+    /// MADV_HUGEPAGE asks without reclaim flags (the mask named `GFP_TRANSHUGE_LIGHT` from 4.8),
+    /// so no direct compaction or reclaim (no profile covers 4.6-4.7, whose slowpath gave up
+    /// even before its attempt at the min watermark). Before,
     /// "always": `GFP_TRANSHUGE`, direct compaction and reclaim.
     pub thp_defrag_madvise: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).

@@ -981,18 +981,16 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // the name; `mmap_probe` watches a task that exists.
     let task_names: Vec<String> = tasks.iter().map(|t| t.name.clone()).collect();
     for (ti, t) in tasks.iter().enumerate() {
-        let mut mapped: Vec<&str> = vec![];
+        let mut mapped: std::collections::HashSet<&str> = std::collections::HashSet::new();
         for op in &t.ops {
             match &op.kind {
                 OpKind::Mmap { name, .. } => {
-                    if mapped.contains(&name.as_str()) {
+                    if !mapped.insert(name.as_str()) {
                         cx.err(
                             &task_locs[ti].0,
                             format!("task `{}` step `{}` maps `{name}` again while it is still mapped", t.name, op.step),
                             format!("munmap `{name}` first, or give this mapping another name"),
                         );
-                    } else {
-                        mapped.push(name);
                     }
                 }
                 OpKind::Touch { name } | OpKind::Munmap { name } => {
@@ -1004,7 +1002,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         );
                     }
                     if matches!(op.kind, OpKind::Munmap { .. }) {
-                        mapped.retain(|m| m != name);
+                        mapped.remove(name.as_str());
                     }
                 }
                 OpKind::MmapProbe { while_task, .. } if !task_names.contains(while_task) || *while_task == t.name => {
