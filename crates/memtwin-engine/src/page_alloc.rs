@@ -859,16 +859,15 @@ impl Kernel {
     /// allocation whatever its order (`rmqueue()` passes 1; PGALLOC counts the pages): a huge
     /// page counts once, as QEMU's 6.1 shows (qemu61-numa-anon.toml).
     fn zone_statistics(&mut self, z: usize, preferred: u32) {
-        let nr = 1;
         if self.zones[z].node == preferred {
-            self.zones[z].numa_hit += nr;
-            self.vmstat.count(VmEvent::NumaHit, nr);
+            self.zones[z].numa_hit += 1;
+            self.vmstat.count(VmEvent::NumaHit, 1);
         } else {
-            self.zones[z].numa_miss += nr;
+            self.zones[z].numa_miss += 1;
             let pz = self.nodes[preferred as usize].zones[0];
-            self.zones[pz].numa_foreign += nr;
-            self.vmstat.count(VmEvent::NumaMiss, nr);
-            self.vmstat.count(VmEvent::NumaForeign, nr);
+            self.zones[pz].numa_foreign += 1;
+            self.vmstat.count(VmEvent::NumaMiss, 1);
+            self.vmstat.count(VmEvent::NumaForeign, 1);
         }
     }
 
