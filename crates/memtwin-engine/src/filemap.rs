@@ -482,7 +482,11 @@ impl Kernel {
         let end = pos + len;
         let first = (pos / PAGE_SIZE) as u32;
         let last = ((end - 1) / PAGE_SIZE) as u32;
-        let buffers = self.profile.account_buffer_heads && !self.inodes[inode.idx()].is_shmem();
+        let shmem = self.inodes[inode.idx()].is_shmem();
+        let buffers = self.profile.account_buffer_heads && !shmem;
+        // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE); block
+        // file systems before 4.7 only.
+        let mark_accessed = self.profile.write_marks_accessed || shmem;
         for index in first..=last {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
@@ -532,12 +536,10 @@ impl Kernel {
                 }
             };
             self.cpu(self.cost.copy_page);
-            // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE);
-            // block file systems before 4.7 only.
-            if self.profile.write_marks_accessed || self.inodes[inode.idx()].is_shmem() {
+            if mark_accessed {
                 self.folio_mark_accessed(page);
             }
-            if !self.inodes[inode.idx()].is_shmem() {
+            if !shmem {
                 self.folio_mark_dirty(page);
             }
         }
