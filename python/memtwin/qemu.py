@@ -681,10 +681,11 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info."""
     workdir = workdir or DEFAULT_WORKDIR
     check_plan(plan)
+    # The user's own arguments first: a wrong --kernel path is wrong on every machine.
+    kimg, moddir, origin = _kernel_and_modules(kernel, workdir)
     for tool, pkg in PACKAGES.items():
         if shutil.which(tool) is None:
             raise RealError(f"--on qemu needs `{tool}`, which is not installed\n  fix: memtwin lab setup (or apt-get install {pkg})")
-    kimg, moddir, origin = _kernel_and_modules(kernel, workdir)
     prog = guest_program(workdir)
     script, steps, tracked, cg = op_script(plan)
     modules = _module_files(moddir) if moddir else []

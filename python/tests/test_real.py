@@ -125,6 +125,17 @@ def test_qemu_says_what_is_missing(tmp_path, capsys):
     assert code == 2 and "--kernel" in err and "no such file" in err, err
 
 
+def test_qemu_names_the_missing_tool_whatever_the_machine_has(tmp_path, capsys, monkeypatch):
+    """The same answer on a machine with QEMU and on one without: which() is made to miss it."""
+    from memtwin import qemu
+
+    bz = tmp_path / "bzImage"
+    bz.write_bytes(b"\0" * 0x202 + b"HdrS" + b"\0" * 64)  # the boot protocol header's magic
+    monkeypatch.setattr(qemu.shutil, "which", lambda tool: None)
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "qemu", "--kernel", str(bz))
+    assert code == 2 and "qemu-system-x86_64" in err and "not installed" in err and "memtwin lab setup" in err, err
+
+
 @needs_host
 def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     before = _leftovers()
