@@ -2,7 +2,7 @@
 (`checks`) the simulation is held to. Only reports and tests read it; the engine never does.
 
     [published]
-    source = "shared/seeds/000_....txt"
+    source = "Author, \"[PATCH] title\", list, date"
     [published.figures.VARIANT."STEP"]
     METRIC = 1.23
     [[published.checks]]

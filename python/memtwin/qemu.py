@@ -78,7 +78,7 @@ def find_kernel(workdir: str = DEFAULT_WORKDIR) -> Optional[str]:
 def kvm_usable() -> tuple:
     if not os.path.exists("/dev/kvm"):
         return False, "/dev/kvm is missing"
-    return False, "/dev/kvm exists, but KVM guests hang or assert on these machines (see shared/reference/real-kernels-here.md); TCG is used"
+    return False, "/dev/kvm exists, but KVM guests hang or assert on these machines (seen on this project's lab machines); TCG is used"
 
 
 def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) -> int:

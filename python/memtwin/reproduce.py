@@ -26,9 +26,9 @@ _SEED_RE = re.compile(r"^seed(\d+)")
 
 
 def default_scenarios_dir() -> str:
-    """<repo>/scenarios when running from the repository (editable install), else ./scenarios."""
-    repo = Path(__file__).resolve().parents[2] / "scenarios"
-    return str(repo) if repo.is_dir() else "scenarios"
+    """The scenarios shipped inside the package (memtwin/scenarios; the repository's scenarios/
+    is a link to it), so `memtwin reproduce` finds them from any directory, installed or not."""
+    return str(Path(__file__).resolve().parent / "scenarios")
 
 
 def _shown(path: str) -> str:

@@ -268,3 +268,23 @@ def test_latency_and_seed_table_plots(tmp_path):
            "figures": {"a": {"probe": {"latency.q2_ms": 10.0}}}}
     slugs = [pl.slug for pl in plots_for(scn.name, results, pub)]
     assert "seed-table" in slugs
+
+
+def test_reproduce_finds_the_packaged_scenarios_from_any_directory(tmp_path, monkeypatch, capsys):
+    """The seeds ship inside the package (memtwin/scenarios, which a wheel installs), so a
+    non-editable install reproduces from any working directory, not only the repository's."""
+    packaged = Path(memtwin.__file__).resolve().parent / "scenarios"
+    assert (packaged / "seed000-memcg-reread.toml").is_file() and (packaged / "wip" / "seed004-dir-clean.toml").is_file()
+    assert SCENARIOS.resolve() == packaged.resolve(), "the repository's scenarios/ is the package's"
+    monkeypatch.chdir(tmp_path)  # no ./scenarios here
+    code, out, err = cli_run(capsys, "reproduce", "--only", "000", "--out", tmp_path / "out")
+    assert code == 0, err
+    assert "seed000-memcg-reread" in out and (tmp_path / "out" / "report.html").is_file()
+
+
+def test_the_wheel_ships_the_scenarios():
+    """maturin puts every file of the python/memtwin tree in the wheel; the scenarios must be real
+    files there, not a link maturin would skip."""
+    packaged = ROOT / "python" / "memtwin" / "scenarios"
+    assert packaged.is_dir() and not packaged.is_symlink()
+    assert not any(p.is_symlink() for p in packaged.rglob("*"))
