@@ -115,7 +115,7 @@ def test_compare_seed000(capsys, sim_calls):
     code, out, err = cli_run(capsys, "compare", SEED)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[2] == "published figures: shared/seeds/000_0a6c4b07157259f0.txt"
+    assert lines[2].startswith("published figures: Kirill Tkhai, \"[PATCH RFC 0/3]") and "shared/" not in out
     assert lines[4].split() == ["baseline", "recharge"]
     assert lines[5].split() == ["simulated", "published", "simulated", "published"]
     assert "Targets ([published.checks]):" in lines
@@ -598,7 +598,7 @@ def test_scenario_that_is_not_a_table(capsys, tmp_path, sim_calls, cmd):
 BAD_PUBLISHED = {
     "unknown check kind": ('kind = "ratio"\na = "baseline', 'kind = "ratio_of"\na = "baseline', "published.checks[0]",
                            "unknown check kind `ratio_of`", 'write kind = "ratio", "published" or "growth"'),
-    "unknown key in [published]": ('source = "shared', 'sources = "shared', "published.sources",
+    "unknown key in [published]": ('source = "Kirill', 'sources = "Kirill', "published.sources",
                                    "unknown key `sources` in [published]", "remove it; [published] takes checks, figures, source, table"),
     "unknown key in a check": ("min = 0.95\nmax = 1.05", "min = 0.95\nmx = 1.05", "published.checks[0]",
                                "unknown key `mx` in a ratio check", "remove it; a ratio check takes a, b, kind, max, min, name"),
