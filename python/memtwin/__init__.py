@@ -8,6 +8,16 @@ The engine is Rust (memtwin-engine); this package is the CLI, the Python API and
 """
 
 from memtwin._memtwin import ScenarioError, metric_names, profiles
+
+
+def _scenario_error_str(self) -> str:
+    """The message as the CLI prints it (`PLACE: error: WHAT` / `  fix: HOW`), not the args tuple."""
+    return str(self.args[0]) if self.args else ""
+
+
+ScenarioError.__str__ = _scenario_error_str
+# Each error as (place, what, fix); the message lists them all.
+ScenarioError.errors = property(lambda self: list(self.args[1]) if len(self.args) > 1 else [])
 from memtwin.api import Result, Scenario, load, run
 
 __all__ = ["ScenarioError", "Result", "Scenario", "load", "run", "metric_names", "profiles"]

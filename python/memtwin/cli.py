@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
+import signal
 import sys
+import threading
 import time
 from typing import Optional, Sequence
 
 from memtwin import _memtwin, hostcache
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Result, load
-from memtwin.jsonio import OutputError, check_writable, ensure_dir, write_json
+from memtwin.jsonio import OutputError, check_writable, ensure_dir, remove_empty_created, write_json
 from memtwin.progress import Progress
 from memtwin.real import Interrupted as RealInterrupted
 from memtwin.real import RealError
@@ -187,6 +190,8 @@ def cmd_compare(a) -> int:
     scn = load(a.file)
     declared = [v for v, _ in scn.variants()]
     wanted = [v.strip() for v in a.variants.split(",") if v.strip()] if a.variants else (declared or [None])
+    if a.variants is not None:
+        _check_variants_arg(a.file, a.variants, wanted, declared)
     for v in wanted:
         scn.check(v, a.sets)  # every variant is validated before anything runs
     results = {}
@@ -222,6 +227,24 @@ def cmd_compare(a) -> int:
     if a.check and not all(o.ok or o.skipped for o in outcomes):
         return 1
     return 0
+
+
+def _check_variants_arg(path: str, arg: str, wanted: list, declared: list) -> None:
+    """`--variants A,B`: every name declared, none twice; the error names the flag as typed."""
+    if not declared:
+        raise ScenarioError(f"--variants {arg}: error: {path} declares no variants\n"
+                            "  fix: run without --variants: this scenario declares no [variants.NAME] tables", [])
+    if not wanted:
+        raise ScenarioError(f"--variants {arg}: error: no variant named\n  fix: e.g. --variants {','.join(declared[:2])}", [])
+    unknown = [v for v in wanted if v not in declared]
+    if unknown:
+        names = ", ".join(f"`{v}`" for v in unknown)
+        near = [m for v in unknown for m in difflib.get_close_matches(v, declared, n=1)]
+        hint = "did you mean " + ", ".join(f"`{m}`" for m in near) + "? " if near else ""
+        raise ScenarioError(f"--variants {arg}: error: {path} has no variant {names}\n  fix: {hint}use some of: {', '.join(declared)}", [])
+    twice = sorted({v for v in wanted if wanted.count(v) > 1})
+    if twice:
+        raise ScenarioError(f"--variants {arg}: error: {', '.join(twice)} named twice\n  fix: name each variant once", [])
 
 
 def cmd_check(a) -> int:
@@ -333,12 +356,39 @@ def cmd_lab(a) -> int:
     return 2
 
 
+class Terminated(Exception):
+    """SIGTERM (or SIGHUP) arrived: stop as Ctrl-C does, with the shell's exit code for it."""
+
+    def __init__(self, signum: int):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _raise_terminated(signum, _frame):
+    raise Terminated(signum)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = _parser()
     a = p.parse_args(argv)
     if not a.cmd:
         p.print_help()
         return 2
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        for sg in (signal.SIGTERM, signal.SIGHUP):
+            old[sg] = signal.signal(sg, _raise_terminated)
+    try:
+        code = _dispatch(a)
+    finally:
+        for sg, h in old.items():
+            signal.signal(sg, h)
+    if code != 0:
+        remove_empty_created()  # a failed or interrupted run leaves no empty --out/--plot directory
+    return code
+
+
+def _dispatch(a) -> int:
     try:
         if a.cmd == "run":
             return cmd_run(a)
@@ -375,8 +425,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"memtwin {a.cmd}: {e}", file=sys.stderr)
         return 130 if isinstance(e, RealInterrupted) else 2
     except KeyboardInterrupt:
-        print("\ninterrupted; nothing was written", file=sys.stderr)
+        print(f"\nmemtwin {a.cmd}: interrupted (SIGINT); outputs are written whole or not at all, and none was left half-written", file=sys.stderr)
         return 130
+    except Terminated as e:
+        print(f"\nmemtwin {a.cmd}: terminated ({e}); outputs are written whole or not at all, and none was left half-written", file=sys.stderr)
+        return 128 + e.signum
     return 2
 
 

@@ -36,20 +36,12 @@ def check_writable(path: str) -> None:
 def write_json(path: str, data: dict) -> None:
     """Write `data` as JSON to `path` atomically (a temporary file renamed into place), so a
     failure never leaves a partial file or destroys an older one."""
-    check_writable(path)
-    parent = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".memtwin-", suffix=".json", dir=parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(_clean(data), f, indent=1, sort_keys=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_text(path, json.dumps(_clean(data), indent=1, sort_keys=False) + "\n")
+
+
+# Directories this process created for its outputs, outermost first: a run that fails or is
+# interrupted removes those it left empty (remove_empty_created), so nothing is left behind.
+_created: list = []
 
 
 def ensure_dir(path: str) -> None:
@@ -57,25 +49,46 @@ def ensure_dir(path: str) -> None:
     is not a directory, or cannot be created, raises OutputError."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise OutputError(f"{path}: error: exists and is not a directory\n  fix: remove it or choose another directory")
+    missing = []
+    p = os.path.abspath(path)
+    while not os.path.exists(p):
+        missing.append(p)
+        p = os.path.dirname(p)
     try:
         os.makedirs(path, exist_ok=True)
     except OSError as e:
         raise OutputError(f"{path}: error: cannot create the directory ({e.strerror})\n  fix: choose a directory you can write to") from None
+    _created.extend(reversed(missing))
     if not os.access(path, os.W_OK):
         raise OutputError(f"{path}: error: cannot write in this directory\n  fix: choose a directory you can write to")
 
 
+def remove_empty_created() -> None:
+    """Remove the output directories this process created and left empty, deepest first."""
+    while _created:
+        try:
+            os.rmdir(_created.pop())
+        except OSError:
+            pass  # not empty (an output was written), or already gone
+
+
 def write_text(path: str, text: str) -> None:
-    """Write `text` (UTF-8) to `path` atomically, as write_json does."""
+    """Write `text` (UTF-8) to `path` atomically, with the mode the umask gives a new file."""
+    write_bytes(path, text.encode("utf-8"))
+
+
+def write_bytes(path: str, data: bytes) -> None:
+    """Write `data` to `path` atomically: a temporary file in the same directory renamed into
+    place, so a failure or a signal never leaves a partial file or destroys an older one."""
     check_writable(path)
     parent = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".memtwin-", suffix=".tmp", dir=parent)
     try:
         mask = os.umask(0)
         os.umask(mask)
-        os.fchmod(fd, 0o666 & ~mask)  # mkstemp makes it 0600; a report is for reading
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        os.fchmod(fd, 0o666 & ~mask)  # mkstemp makes it 0600; an output is for reading
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)
     except BaseException:
         try:

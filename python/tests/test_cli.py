@@ -279,11 +279,25 @@ def test_json_over_an_existing_file_is_untouched_when_writing_fails(capsys, tmp_
     out_json = tmp_path / "out.json"
     out_json.write_text("old\n")
 
-    def broken_dump(obj, f, **kw):
-        f.write('{"scenario": ')
-        raise OSError(28, "No space left on device")
+    real_fdopen = os.fdopen
 
-    monkeypatch.setattr("memtwin.jsonio.json.dump", broken_dump)
+    class HalfWritten:
+        """The temporary file: takes half of what is written, then the disk is full."""
+
+        def __init__(self, fd, mode):
+            self.f = real_fdopen(fd, mode)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.f.close()
+
+        def write(self, data):
+            self.f.write(data[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("memtwin.jsonio.os.fdopen", HalfWritten)
     with pytest.raises(OSError):
         main(["run", str(SEED), "--variant", "recharge", "--json", str(out_json)])
     capsys.readouterr()
@@ -508,16 +522,16 @@ def test_unknown_variant_in_compare(capsys, tmp_path, sim_calls):
     # --variants is validated name by name, as --variant is, before anything runs.
     code, out, err = cli_run(capsys, "compare", SEED, "--variants", "baseline,rechrge", "--json", tmp_path / "r.json")
     assert code == 2 and out == "" and sim_calls == []
-    assert err.splitlines() == [f"--variant rechrge: error: {SEED} has no variant `rechrge`",
-                                "  fix: did you mean `recharge`? use one of: baseline, recharge"]
+    assert err.splitlines() == [f"--variants baseline,rechrge: error: {SEED} has no variant `rechrge`",
+                                "  fix: did you mean `recharge`? use some of: baseline, recharge"]
     assert list(tmp_path.iterdir()) == []
 
 
 def test_unknown_variant_in_compare_is_reported_even_after_good_ones(capsys, sim_calls):
     code, out, err = cli_run(capsys, "compare", SEED, "--variants", "recharge,baseline,nosuch")
     assert code == 2 and out == "" and sim_calls == []
-    assert err.splitlines() == [f"--variant nosuch: error: {SEED} has no variant `nosuch`",
-                                "  fix: use one of: baseline, recharge"]
+    assert err.splitlines() == [f"--variants recharge,baseline,nosuch: error: {SEED} has no variant `nosuch`",
+                                "  fix: use some of: baseline, recharge"]
 
 
 def test_unknown_variant_in_compare_of_a_scenario_without_variants(capsys, tmp_path, sim_calls):
@@ -525,8 +539,8 @@ def test_unknown_variant_in_compare_of_a_scenario_without_variants(capsys, tmp_p
     path.write_text(GOOD[: GOOD.index("[variants.fast]")])
     code, out, err = cli_run(capsys, "compare", path, "--variants", "fast")
     assert code == 2 and out == "" and sim_calls == []
-    assert err.splitlines() == [f"--variant fast: error: {path} has no variant `fast`",
-                                "  fix: run without --variant: this scenario declares no [variants.NAME] tables"]
+    assert err.splitlines() == [f"--variants fast: error: {path} declares no variants",
+                                "  fix: run without --variants: this scenario declares no [variants.NAME] tables"]
 
 
 def test_unknown_variant_in_seed000(capsys, sim_calls):

@@ -32,6 +32,13 @@ pub fn metric_kind(name: &str) -> MetricKind {
     }
 }
 
+/// Whether the metric called `name` counts whole things (bytes, pages, kB, events, samples), as
+/// every /proc and cgroup file the kernel writes does; only times (`*_s`, `*_ms`) are real numbers.
+/// Results carry such metrics as integers.
+pub fn metric_is_integer(name: &str) -> bool {
+    !(name.ends_with("_s") || name.ends_with("_ms"))
+}
+
 /// One step: one operation of one task.
 #[derive(Clone, Debug)]
 pub struct StepResult {

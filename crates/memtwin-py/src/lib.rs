@@ -83,7 +83,12 @@ fn load_dict(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Doc> {
 fn pairs_to_dict<'py>(py: Python<'py>, pairs: &[(String, f64)]) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (k, v) in pairs {
-        d.set_item(k, v)?;
+        // Counts as Python ints (pandas keeps them int64, JSON prints 1073741824, not 1073741824.0).
+        if memtwin_engine::metrics::metric_is_integer(k) && v.fract() == 0.0 && v.abs() < 9.0e15 {
+            d.set_item(k, *v as i64)?;
+        } else {
+            d.set_item(k, v)?;
+        }
     }
     Ok(d)
 }
