@@ -90,6 +90,40 @@ struct Pageblock {
 
 const NO_BLOCK: u32 = u32::MAX;
 
+/// The orders whose free chunks `Zone::nr_free_in_chunks` counts (1 to `CHUNK_ORDERS`).
+const CHUNK_ORDERS: usize = 6;
+
+/// Bit i set where i is a multiple of `1 << order`: the starts of naturally aligned chunks of
+/// that order in a 64-frame word (index `order - 1`).
+const CHUNK_STARTS: [u64; CHUNK_ORDERS] = {
+    let mut m = [0u64; CHUNK_ORDERS];
+    let mut o = 1;
+    while o <= CHUNK_ORDERS {
+        let n = 1u32 << o;
+        let mut i = 0;
+        while i < 64 {
+            m[o - 1] |= 1 << i;
+            i += n;
+        }
+        o += 1;
+    }
+    m
+};
+
+/// Free, naturally aligned chunks of `1 << order` frames in the 64 frames of `word` (bit set =
+/// frame free): bit i of `all` ends up set when bits i..i+n of the word are all set.
+#[inline(always)]
+fn word_chunks(word: u64, order: usize) -> u64 {
+    let n = 1u32 << order;
+    let mut all = word;
+    let mut s = 1;
+    while s < n {
+        all &= all >> s;
+        s <<= 1;
+    }
+    (all & CHUNK_STARTS[order - 1]).count_ones() as u64
+}
+
 /// `struct zone`: counters, watermarks and the buddy free lists.
 #[derive(Clone, Debug)]
 pub struct Zone {
@@ -130,6 +164,10 @@ pub struct Zone {
     /// Order-9 free list: wholly free pageblocks (a stack; the last one is taken first).
     free_blocks: Vec<u32>,
     partial_head: u32,
+    /// Free aligned chunks of order 1..=6 over every pageblock, wholly free ones included
+    /// (index `order - 1`), kept up to date as frames are taken and freed, as the kernel's
+    /// `free_area[order].nr_free` are: a watermark check never walks the zone.
+    chunks: [u64; CHUNK_ORDERS],
 }
 
 impl Zone {
@@ -178,7 +216,14 @@ impl Zone {
             blocks,
             free_blocks: Vec::with_capacity(nblocks),
             partial_head: NO_BLOCK,
+            chunks: [0; CHUNK_ORDERS],
         };
+        for b in 0..nblocks {
+            for w in 0..8 {
+                let word = z.blocks[b].bits[w];
+                z.count_word(word);
+            }
+        }
         // Lowest PFNs are handed out first: push in descending order onto the stack. A short
         // last block can never be an order-9 block: it is a partial block from the start.
         for b in (0..nblocks as u32).rev() {
@@ -240,27 +285,51 @@ impl Zone {
     /// pages the buddy allocator holds in blocks of at least that order), for orders 1 to 6:
     /// whole free pageblocks plus the aligned free runs inside partial pageblocks.
     pub fn nr_free_in_chunks(&self, order: u32) -> u64 {
-        debug_assert!((1..=6).contains(&order));
-        let n = 1u32 << order;
-        // Bit i of `m` ends up set when bits i..i+n of the word are all set and i is a
-        // multiple of n: the mask keeps the chunk starts.
-        let starts: u64 = (0..64 / n).fold(0u64, |m, k| m | 1 << (k * n));
-        let mut chunks = 0u64;
-        for b in &self.blocks {
-            if b.nr_free < n as u16 || b.nr_free as u64 == PAGEBLOCK_NR {
-                continue;
-            }
-            for &w in &b.bits {
-                let mut all = w;
-                let mut s = 1;
-                while s < n {
-                    all &= all >> s;
-                    s <<= 1;
+        debug_assert!((1..=CHUNK_ORDERS as u32).contains(&order));
+        // Every wholly free pageblock holds PAGEBLOCK_NR >> order chunks, all counted in
+        // `chunks`; they count as whole blocks here.
+        let whole = self.free_blocks.len() as u64;
+        let partial_chunks = self.chunks[order as usize - 1] - whole * (PAGEBLOCK_NR >> order);
+        whole * PAGEBLOCK_NR + (partial_chunks << order)
+    }
+
+    /// `chunks` after the whole word `word` of a pageblock's bitmap appeared (at boot).
+    fn count_word(&mut self, word: u64) {
+        for o in 1..=CHUNK_ORDERS {
+            self.chunks[o - 1] += word_chunks(word, o);
+        }
+    }
+
+    /// `chunks` after bit `bit` of a word flipped, `full` being the word with the bit set (the
+    /// word after a free, before a take): at each order, the one aligned chunk holding the bit
+    /// is complete in `full` or not, as `__free_one_page()` merges a buddy or not.
+    #[inline(always)]
+    fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
+        for o in 1..=CHUNK_ORDERS as u32 {
+            let n = 1u32 << o;
+            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << (bit & !(n - 1)) };
+            if full & mask == mask {
+                if freed {
+                    self.chunks[o as usize - 1] += 1;
+                } else {
+                    self.chunks[o as usize - 1] -= 1;
                 }
-                chunks += (all & starts).count_ones() as u64;
             }
         }
-        self.free_blocks.len() as u64 * PAGEBLOCK_NR + chunks * n as u64
+    }
+
+    /// The walk `nr_free_in_chunks` replaced, for the tests: counted from the bitmaps.
+    #[cfg(test)]
+    pub fn nr_free_in_chunks_walked(&self, order: u32) -> u64 {
+        let n = 1u64 << order;
+        let mut chunks = 0;
+        for b in &self.blocks {
+            if b.nr_free as u64 == PAGEBLOCK_NR {
+                continue;
+            }
+            chunks += b.bits.iter().map(|&w| word_chunks(w, order as usize)).sum::<u64>();
+        }
+        self.free_blocks.len() as u64 * PAGEBLOCK_NR + chunks * n
     }
 
     /// Free frames outside wholly free pageblocks (the order-0..8 free lists).
@@ -356,9 +425,12 @@ impl Zone {
         let blk = &mut self.blocks[b as usize];
         let (w, word) = blk.bits.iter_mut().enumerate().find(|(_, word)| **word != 0).expect("a partial pageblock has a free frame");
         let off = w as u64 * 64 + word.trailing_zeros() as u64;
+        let full = *word;
         *word &= *word - 1;
         blk.nr_free -= 1;
-        if blk.nr_free == 0 {
+        let empty = blk.nr_free == 0;
+        self.count_flip(full, (off % 64) as u32, false);
+        if empty {
             self.partial_del(b);
         }
         self.free -= 1;
@@ -373,6 +445,9 @@ impl Zone {
         blk.bits = [0; 8];
         blk.nr_free = 0;
         self.free -= PAGEBLOCK_NR;
+        for o in 1..=CHUNK_ORDERS {
+            self.chunks[o - 1] -= PAGEBLOCK_NR >> o;
+        }
         Some(self.start_pfn + b as u64 * PAGEBLOCK_NR)
     }
 
@@ -386,9 +461,11 @@ impl Zone {
         let blk = &mut self.blocks[b as usize];
         debug_assert!(blk.bits[(off / 64) as usize] & (1 << (off % 64)) == 0, "double free of pfn {pfn}");
         blk.bits[(off / 64) as usize] |= 1 << (off % 64);
+        let full = blk.bits[(off / 64) as usize];
         blk.nr_free += 1;
         let (nr_free, cap, on_partial) = (blk.nr_free, blk.cap, blk.on_partial);
         self.free += 1;
+        self.count_flip(full, (off % 64) as u32, true);
         if nr_free as u64 == PAGEBLOCK_NR {
             if on_partial {
                 self.partial_del(b);
@@ -407,6 +484,9 @@ impl Zone {
         blk.bits = [u64::MAX; 8];
         blk.nr_free = PAGEBLOCK_NR as u16;
         self.free += PAGEBLOCK_NR;
+        for o in 1..=CHUNK_ORDERS {
+            self.chunks[o - 1] += PAGEBLOCK_NR >> o;
+        }
         self.free_blocks.push(b);
     }
 

@@ -485,6 +485,43 @@ fn free_chunks_are_counted_by_aligned_runs() {
     assert_eq!(k.zones[0].free, 6);
 }
 
+/// The chunk counts kept up to date on take and free (`free_area[order].nr_free`, which the
+/// kernel updates in `__free_one_page()`/`del_page_from_free_list()`) always equal a walk of
+/// every pageblock's bitmap, through order-0 and order-9 takes and frees in a pseudo-random
+/// order.
+#[test]
+fn free_chunk_counts_kept_on_take_and_free_equal_a_walk_of_the_bitmaps() {
+    let mut s = two_nodes("");
+    let k = &mut s.kernel;
+    let check = |k: &Kernel| {
+        for z in &k.zones {
+            for o in 1..=6 {
+                assert_eq!(z.nr_free_in_chunks(o), z.nr_free_in_chunks_walked(o), "order {o}");
+            }
+        }
+    };
+    check(k);
+    let mut held: Vec<u64> = vec![];
+    let mut blocks: Vec<u64> = vec![];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for i in 0..60_000u32 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        match x % 16 {
+            0 if !blocks.is_empty() => k.zones[0].free_pageblock(blocks.swap_remove((x >> 8) as usize % blocks.len())),
+            1 => blocks.extend(k.zones[0].rmqueue_pageblock()),
+            2..=8 if !held.is_empty() => k.zones[0].free_order0(held.swap_remove((x >> 8) as usize % held.len())),
+            _ => held.extend(k.zones[0].rmqueue_order0()),
+        }
+        if i % 997 == 0 {
+            check(k);
+        }
+    }
+    check(k);
+    assert!(k.zones[0].nr_free_blocks() < k.zones[0].nr_blocks() as u64, "the walk met partial blocks");
+}
+
 /// With the zonelist cache, SLUB's failed order-2 attempt for a new slab page marks the
 /// zones it found short of order-2 blocks full (for order-0 requests too, for up to a
 /// second); without the cache the attempt leaves nothing behind.
