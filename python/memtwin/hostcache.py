@@ -28,8 +28,6 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from memtwin.progress import Progress
-
 PAGE = os.sysconf("SC_PAGE_SIZE")
 _SYS_CACHESTAT = 451  # x86_64 and the generic syscall table (include/uapi/asm-generic/unistd.h)
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
@@ -446,6 +444,8 @@ def _with_progress(label: str, path: str, cross_mounts: bool, work: Callable) ->
     first, a walk without opening any file)."""
     if not _progress_wanted():
         return work(None)
+    from memtwin.progress import Progress  # here: the host runner's lean task processes import this module
+
     total = count_files(path, cross_mounts)
     bar = Progress(label)
     try:

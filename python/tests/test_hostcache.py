@@ -241,7 +241,9 @@ def test_big_trees_show_progress_on_a_terminal(tmp_path, capsys, monkeypatch, cm
     for i in range(300):
         (root / f"f{i}").write_bytes(b"x")
     _Bar.calls = []
-    monkeypatch.setattr(hostcache, "Progress", _Bar)
+    import memtwin.progress
+
+    monkeypatch.setattr(memtwin.progress, "Progress", _Bar)
     monkeypatch.setenv("MEMTWIN_PROGRESS", "1")
     code, out, err = _cli(capsys, cmd, str(root), "--json")
     assert code == 0
