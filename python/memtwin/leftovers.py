@@ -297,7 +297,7 @@ def report(out: Callable[[str], None], scratch_parents: Iterable[str], workdirs:
     if os.geteuid() != 0:
         out("leftovers: " + NOT_ROOT.replace("\n", "\n" + " " * 10))
     if not gone:
-        out("leftovers of killed runs: none")
+        out("leftovers of killed runs: none" + ("" if os.geteuid() == 0 else " (of QEMU runs: the only ones visible)"))
     else:
         out(f"leftovers of killed runs: {len(gone)} run(s) whose process is gone (memtwin lab clean removes them):")
         for r in gone:
@@ -423,44 +423,45 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
             if lazy.returncode == 0:
                 out(f"removed: mount {m} (detached lazily: still in use: {res.stderr.strip()})")
             else:
-                problems.append(f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}")
+                problems.append((f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}", f"see who uses it (fuser -vm {m})"))
         for dev, bf in r.loops:
             res = _run(["losetup", "-d", dev])
             if res.returncode == 0:
                 out(f"removed: loop device {dev} (backing file {bf})")
             else:
-                problems.append(f"loop device {dev}: {res.stderr.strip()}")
+                problems.append((f"loop device {dev}: {res.stderr.strip()}", f"see losetup -l {dev}"))
         if r.scratch:
             under = [m for m, _, _ in _mountinfo() if m == r.scratch or m.startswith(r.scratch.rstrip("/") + "/")]
             users = _users(r.scratch)
             if users:
-                problems.append(f"{r.scratch}: still used by " + ", ".join(f"{p} ({_comm(p)})" for p in users[:5])
-                                + " — stop them first; not removed")
+                problems.append((f"{r.scratch}: still used by " + ", ".join(f"{p} ({_comm(p)})" for p in users[:5]) + "; not removed",
+                                 "stop them (they outlived the run that made it)"))
             elif under:
-                problems.append(f"{r.scratch}: still has a mount below it ({', '.join(under)}); not removed")
+                problems.append((f"{r.scratch}: still has a mount below it ({', '.join(under)}); not removed",
+                                 "unmount it (umount -l MOUNT)"))
             else:
                 size = _du(r.scratch)
                 shutil.rmtree(r.scratch, ignore_errors=True)
                 if os.path.exists(r.scratch):
-                    problems.append(f"{r.scratch}: could not be removed entirely")
+                    problems.append((f"{r.scratch}: could not be removed entirely", f"see what stays (ls -la {r.scratch})"))
                 else:
                     what = "scratch directory" if r.kind == "host" else "QEMU run directory"
                     out(f"removed: {what} {r.scratch} ({_human(size)})")
         for cg in r.cgroups:
             tasks = _tasks(cg)
             if tasks:
-                problems.append(f"cgroup {cg}: still has tasks: " + ", ".join(f"{p} ({_comm(p)})" for p in tasks[:5])
-                                + " — stop them, or move them out (echo PID > cgroup.procs of another cgroup)")
+                problems.append((f"cgroup {cg}: still has tasks: " + ", ".join(f"{p} ({_comm(p)})" for p in tasks[:5]) + "; not removed",
+                                 "stop them, or move them out (echo PID > the cgroup.procs of another cgroup)"))
                 continue
             why = _rmdir_tree(cg)
             if why:
-                problems.append(f"cgroup {why}")
+                problems.append((f"cgroup {why}", "see whether something still uses it"))
             else:
                 out(f"removed: cgroup {cg} (with everything below it)")
         if problems:
             failed += 1
-            err(f"memtwin lab clean: error: {r.name}: could not remove: " + "; ".join(problems)
-                + "\n  fix: see above, then run memtwin lab clean again")
+            for what, fix in problems:
+                err(f"memtwin lab clean: error: {what}\n  fix: {fix}, then run memtwin lab clean again")
         else:
             removed += 1
     if not any(not r.alive for r in runs):

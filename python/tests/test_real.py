@@ -360,6 +360,10 @@ def test_sigkill_leaves_leftovers_that_lab_doctor_lists_and_lab_clean_removes(tm
         time.sleep(1.5)  # into the sleep step: the task is in its memcg
         tasks = [t for cg in made["cgroups"] for dp, _, _ in os.walk(cg) for t in open(os.path.join(dp, "cgroup.procs")).read().split()]
         assert tasks, "the task never joined its memcg"
+        # while it runs, lab clean leaves it alone
+        code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
+        assert code == 0 and f"left alone: {os.path.basename(made['scratch'][0])}: its owner, pid {p.pid} running" in out, out + err
+        assert _made_by_run(parent) == made and p.poll() is None
         p.kill()
         p.wait()
         left = _made_by_run(parent)
