@@ -134,7 +134,7 @@ class Run:
         out += [f"loop device {dev} (backing file {bf})" for dev, bf in self.loops]
         if self.scratch:
             what = "scratch directory" if self.kind == "host" else "QEMU run directory"
-            out.append(f"{what} {self.scratch} ({_human(_du(self.scratch))})")
+            out.append(f"{what} {self.scratch} ({_human(_du(self.scratch))} on disk)")
         return out
 
 
@@ -295,7 +295,7 @@ def report(out: Callable[[str], None], scratch_parents: Iterable[str], workdirs:
     runs = find(scratch_parents, workdirs)
     gone = [r for r in runs if not r.alive]
     if os.geteuid() != 0:
-        out("leftovers: " + NOT_ROOT.replace("\n", "\n" + " " * 10))
+        out("leftovers: " + NOT_ROOT)
     if not gone:
         out("leftovers of killed runs: none" + ("" if os.geteuid() == 0 else " (of QEMU runs: the only ones visible)"))
     else:
@@ -330,7 +330,7 @@ def warn(scratch_parents: Iterable[str], workdirs: Iterable[str], place: str = "
         kinds.append(f"{sum(len(r.loops) for r in gone)} loop device(s)")
     dirs = [r.scratch for r in gone if r.scratch]
     if dirs:
-        kinds.append(f"{len(dirs)} scratch directory(ies), {_human(sum(_du(d) for d in dirs))}")
+        kinds.append(f"{len(dirs)} scratch directory(ies) ({_human(sum(_du(d) for d in dirs))} on disk)")
     print(f"{place}: warning: {len(gone)} killed memtwin run(s) left {', '.join(kinds)} behind\n"
           f"  fix: memtwin lab clean (memtwin lab doctor lists them)", file=sys.stderr)
 
@@ -446,7 +446,7 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
                     problems.append((f"{r.scratch}: could not be removed entirely", f"see what stays (ls -la {r.scratch})"))
                 else:
                     what = "scratch directory" if r.kind == "host" else "QEMU run directory"
-                    out(f"removed: {what} {r.scratch} ({_human(size)})")
+                    out(f"removed: {what} {r.scratch} ({_human(size)} on disk)")
         for cg in r.cgroups:
             tasks = _tasks(cg)
             if tasks:

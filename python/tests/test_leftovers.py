@@ -175,7 +175,7 @@ def test_doctor_says_it_cannot_see_host_leftovers_without_root(monkeypatch, caps
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     code, out, err = cli_run(capsys, "lab", "doctor")
     assert "leftovers: not root: cannot see or remove the host runner's cgroups, loop devices and mounts" in out
-    assert "fix: sudo memtwin lab doctor" in out
+    assert "\n  fix: sudo memtwin lab doctor" in out
     code, out, err = cli_run(capsys, "lab", "clean")
     assert "memtwin lab clean: not root: cannot see or remove" in err and "fix: sudo memtwin lab clean" in err
 
@@ -188,5 +188,5 @@ def test_real_warns_about_leftovers_and_names_lab_clean(tmp_path, dead, capsys):
                        "scenarios", "validation", "host-first-reader.toml")
     code, out, err = cli_run(capsys, "real", scn, "--on", "qemu", "--workdir", work, "--kernel", tmp_path / "nope")
     assert code == 2  # no such kernel: the run itself does not start
-    assert "memtwin real: warning: 1 killed memtwin run(s) left 1 scratch directory(ies)" in err
+    assert "memtwin real: warning: 1 killed memtwin run(s) left 1 scratch directory(ies) (" in err
     assert "  fix: memtwin lab clean (memtwin lab doctor lists them)" in err
