@@ -106,10 +106,16 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel")
     va.add_argument("--workdir", metavar="DIR", help="qemu: the lab's work directory (default ~/.cache/memtwin-lab)")
     va.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop each guest after this long")
-    lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, or say what it can run here",
+    lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, say what it can run here, clean up killed runs",
                         description="setup: install QEMU, busybox, cpio, e2fsprogs and Debian's 6.1 kernel package (root, apt). "
-                                    "doctor: say what the lab can run on this machine, and why not.")
-    lb.add_argument("lab_cmd", choices=["setup", "doctor"], metavar="setup|doctor")
+                                    "doctor: say what the lab can run on this machine, and why not, and list what killed "
+                                    "`memtwin real` runs left behind. clean: remove those leftovers (cgroups, mounts, loop "
+                                    "devices, scratch and QEMU run directories), only memtwin's own and only once the "
+                                    "process that made them is gone.")
+    lb.add_argument("lab_cmd", choices=["setup", "doctor", "clean"], metavar="setup|doctor|clean")
+    lb.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="doctor, clean: where host runs made their scratch "
+                    "directories (memtwin real --scratch; default /var/tmp)")
+    lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
     return p
 
@@ -294,6 +300,10 @@ def cmd_real(a) -> int:
             print(f"{v}: skipped: {why}")
             continue
         plans.append((v, plan))
+    if plans:
+        from memtwin import leftovers, qemu as qemumod
+
+        leftovers.warn([a.scratch], [a.workdir or qemumod.DEFAULT_WORKDIR])
     out = {}
     for v, plan in plans:
         if a.on == "host":
@@ -351,8 +361,12 @@ def cmd_lab(a) -> int:
     if a.lab_cmd == "setup":
         return qemu.setup(print)
     if a.lab_cmd == "doctor":
-        return qemu.doctor(print)
-    print("usage: memtwin lab setup|doctor", file=sys.stderr)
+        return qemu.doctor(print, a.workdir or qemu.DEFAULT_WORKDIR, a.scratch)
+    if a.lab_cmd == "clean":
+        from memtwin import leftovers
+
+        return leftovers.clean(print, lambda s: print(s, file=sys.stderr), [a.scratch], [a.workdir or qemu.DEFAULT_WORKDIR])
+    print("usage: memtwin lab setup|doctor|clean", file=sys.stderr)
     return 2
 
 

@@ -8,9 +8,11 @@ directory was never merged), so these do it from user space, file by file:
 - `evict PATH...` drops every regular file's clean page cache with
   posix_fadvise(POSIX_FADV_DONTNEED), optionally writing dirty pages first (`--sync`).
 
-Both walk trees without following symlinks, stay on one file system unless told otherwise,
-skip what they cannot open (and count it), stream through huge trees in bounded memory (only
-the `--top` largest files are kept), and fail only when nothing could be done.
+Both follow a symbolic link named as a PATH (as du and `find -H` do, and say so) but no symlink
+found below it, stay on one file system unless told otherwise, skip what they cannot open below
+a PATH (and count it), stream through huge trees in bounded memory (only the `--top` largest files
+are kept), and show a progress bar on a terminal. The command fails (exit 1) when a PATH itself
+cannot be read, after doing the others, or when nothing at all could be done.
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ import heapq
 import mmap
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 _SYS_CACHESTAT = 451  # x86_64 and the generic syscall table (include/uapi/asm-generic/unistd.h)
@@ -113,6 +116,10 @@ class TreeTotals:
     errors: list = field(default_factory=list)
     methods: set = field(default_factory=set)
     top: list = field(default_factory=list)  # heap of (pages, path)
+    error: Optional[str] = None  # the PATH itself could not be read: why
+    fix: Optional[str] = None  # ... and what to do
+    target: Optional[str] = None  # the PATH is a symbolic link to this (followed)
+    kind: Optional[str] = None  # the PATH is a special file of this kind (nothing done)
 
     def note_error(self, where: str, e: OSError) -> None:
         self.skipped += 1
@@ -120,20 +127,67 @@ class TreeTotals:
             self.errors.append(f"{where}: {e.strerror or e}")
 
 
-def walk(root: str, totals: TreeTotals, cross_mounts: bool) -> Iterator[tuple[str, os.stat_result]]:
-    """Regular files below `root` (or `root` itself), without following symlinks; other
-    file systems are skipped unless `cross_mounts`. Errors are counted in `totals`."""
+_KINDS = [(stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device")]
+
+
+def _root_error(root: str, e: OSError, totals: TreeTotals) -> None:
+    """Record why the PATH named on the command line cannot be read, and the fix."""
+    totals.note_error(root, e)
+    if e.errno == errno.ENOENT:
+        totals.error, totals.fix = "no such file or directory", "check the path (a typo, or a tree removed meanwhile?)"
+    elif e.errno in (errno.EACCES, errno.EPERM):
+        totals.error, totals.fix = "permission denied", "run as a user who may read it (e.g. with sudo)"
+    elif e.errno == errno.ELOOP:
+        totals.error, totals.fix = "a loop of symbolic links", "name the file or directory itself"
+    elif e.errno == errno.ENOTDIR:
+        totals.error, totals.fix = "a component of the path is not a directory", "check the path"
+    else:
+        totals.error, totals.fix = (e.strerror or str(e)).lower(), "check the path"
+
+
+def _root(root: str, totals: TreeTotals) -> Optional[tuple[str, os.stat_result]]:
+    """(path to open, stat) of a PATH named on the command line, following it if it is a
+    symbolic link (as du and `find -H` do); None, with the reason in `totals`, if it cannot be
+    read."""
     try:
         st = os.lstat(root)
     except OSError as e:
-        totals.note_error(root, e)
+        _root_error(root, e, totals)
+        return None
+    if not stat.S_ISLNK(st.st_mode):
+        return root, st
+    target = os.path.realpath(root)
+    try:
+        st = os.stat(root)
+    except OSError as e:
+        if e.errno == errno.ENOENT:
+            totals.note_error(root, e)
+            totals.error = f"a symbolic link to {os.readlink(root)}, which does not exist"
+            totals.fix = "name an existing file or directory (or mend the link)"
+        else:
+            _root_error(root, e, totals)
+        return None
+    totals.target = target
+    return target, st
+
+
+def walk(root: str, totals: TreeTotals, cross_mounts: bool) -> Iterator[tuple[str, os.stat_result]]:
+    """Regular files below `root` (or `root` itself), following `root` if it is a symlink but
+    no symlink below it; other file systems are skipped unless `cross_mounts`. Errors are
+    counted in `totals`; an unreadable `root` is also recorded in `totals.error`."""
+    found = _root(root, totals)
+    if found is None:
         return
+    real, st = found
     if stat.S_ISREG(st.st_mode):
-        yield root, st
+        yield real, st
         return
     if not stat.S_ISDIR(st.st_mode):
         totals.special += 1
+        totals.kind = next((k for test, k in _KINDS if test(st.st_mode)), "a special file")
         return
+    root = real if totals.target else root
     dev = st.st_dev
     stack = [root]
     while stack:
@@ -159,6 +213,37 @@ def walk(root: str, totals: TreeTotals, cross_mounts: bool) -> Iterator[tuple[st
                     totals.special += 1
 
 
+def count_files(root: str, cross_mounts: bool = False) -> int:
+    """How many regular files `walk` would yield (a cheaper pass: for the progress bar's total)."""
+    t = TreeTotals(root)
+    found = _root(root, t)
+    if found is None:
+        return 0
+    real, st = found
+    if not stat.S_ISDIR(st.st_mode):
+        return 1 if stat.S_ISREG(st.st_mode) else 0
+    n, dev, stack = 0, st.st_dev, [real]
+    while stack:
+        try:
+            it = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with it:
+            for ent in it:
+                try:
+                    if ent.is_dir(follow_symlinks=False):
+                        if cross_mounts or ent.stat(follow_symlinks=False).st_dev == dev:
+                            stack.append(ent.path)
+                    elif ent.is_file(follow_symlinks=False):
+                        n += 1
+                except OSError:
+                    continue
+    return n
+
+
+PROGRESS_EVERY = 64  # files between two progress calls
+
+
 def _keep_top(totals: TreeTotals, top: int, pages: int, path: str) -> None:
     if top <= 0 or pages <= 0:
         return
@@ -168,17 +253,22 @@ def _keep_top(totals: TreeTotals, top: int, pages: int, path: str) -> None:
         heapq.heapreplace(totals.top, (pages, path))
 
 
-def cached(root: str, top: int = 20, cross_mounts: bool = False) -> TreeTotals:
-    """Resident page-cache pages of every regular file below `root`."""
+def cached(root: str, top: int = 20, cross_mounts: bool = False, progress: Optional[Callable[[int], None]] = None) -> TreeTotals:
+    """Resident page-cache pages of every regular file below `root`; `progress(n)` is called
+    with the number of files walked so far, now and then and at the end."""
     t = TreeTotals(root)
+    n = 0
     for path, st in walk(root, t, cross_mounts):
+        n += 1
+        if progress is not None and n % PROGRESS_EVERY == 0:
+            progress(n)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as e:
             t.note_error(path, e)
             continue
         try:
-            n, m = resident_pages(fd, st.st_size)
+            pages, m = resident_pages(fd, st.st_size)
             t.methods.add(m)
         except OSError as e:
             t.note_error(path, e)
@@ -186,17 +276,24 @@ def cached(root: str, top: int = 20, cross_mounts: bool = False) -> TreeTotals:
         finally:
             os.close(fd)
         t.files += 1
-        t.pages_before += n
-        t.pages_after += n
-        _keep_top(t, top, n, path)
+        t.pages_before += pages
+        t.pages_after += pages
+        _keep_top(t, top, pages, path)
+    if progress is not None:
+        progress(n)
     return t
 
 
-def evict(root: str, sync: bool = False, top: int = 0, cross_mounts: bool = False) -> TreeTotals:
+def evict(root: str, sync: bool = False, top: int = 0, cross_mounts: bool = False,
+          progress: Optional[Callable[[int], None]] = None) -> TreeTotals:
     """posix_fadvise(POSIX_FADV_DONTNEED) every regular file below `root`; with `sync`,
-    fdatasync() each first so its dirty pages can go too."""
+    fdatasync() each first so its dirty pages can go too. `progress` as for cached()."""
     t = TreeTotals(root)
+    n = 0
     for path, st in walk(root, t, cross_mounts):
+        n += 1
+        if progress is not None and n % PROGRESS_EVERY == 0:
+            progress(n)
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError as e:
@@ -218,6 +315,8 @@ def evict(root: str, sync: bool = False, top: int = 0, cross_mounts: bool = Fals
         t.pages_before += before
         t.pages_after += after
         _keep_top(t, top, before - after, path)
+    if progress is not None:
+        progress(n)
     return t
 
 
@@ -235,6 +334,8 @@ def to_json(t: TreeTotals) -> dict:
         "method": "+".join(sorted(t.methods)) or None,
         "top": [{"path": p, "pages": n} for n, p in sorted(t.top, reverse=True)],
         "errors": t.errors,
+        "error": t.error,
+        "target": t.target,
     }
 
 
@@ -250,13 +351,18 @@ def human(n: int) -> str:
 # Command line: `memtwin cached` and `memtwin evict`
 
 
+PATHS_HELP = ("A PATH that is a symbolic link is followed, and said so (as du and find -H do); symlinks found below a "
+              "PATH are not. A PATH that cannot be read is reported with the fix, the others are still done, and the "
+              "command then exits 1. On a terminal, a progress bar on stderr follows big trees.")
+
+
 def add_parsers(sub) -> None:
     """Add the `cached` and `evict` subcommands to the CLI's subparsers."""
     c = sub.add_parser(
         "cached",
         help="resident page cache of files and trees on this host",
         description="Report the resident page cache of every regular file below each PATH, with totals per tree, "
-        "using cachestat(2) where the kernel allows it and mincore(2) otherwise (like fincore and vmtouch).",
+        "using cachestat(2) where the kernel allows it and mincore(2) otherwise (like fincore and vmtouch). " + PATHS_HELP,
     )
     c.add_argument("paths", nargs="+", metavar="PATH")
     c.add_argument("--top", type=int, default=20, metavar="N", help="list the N files with most resident pages (default 20; 0: none)")
@@ -266,8 +372,8 @@ def add_parsers(sub) -> None:
         "evict",
         help="drop the page cache of whole trees on this host (fadvise DONTNEED per file)",
         description="Drop every regular file's clean page cache below each PATH with posix_fadvise(POSIX_FADV_DONTNEED): "
-        "what seed 004's directory fadvise would do, from user space. Symlinks are not followed; files that cannot be "
-        "opened are skipped and counted.",
+        "what seed 004's directory fadvise would do, from user space. Files below a PATH that cannot be opened are "
+        "skipped and counted. " + PATHS_HELP,
     )
     e.add_argument("paths", nargs="+", metavar="PATH")
     e.add_argument("--sync", action="store_true", help="write dirty pages back first (fdatasync) so they can be dropped too")
@@ -278,19 +384,32 @@ def add_parsers(sub) -> None:
 
 def _report(trees: list, as_json: bool, verb: str, synced: bool = False) -> int:
     import json
-    import sys
+
+    def error(t: TreeTotals) -> None:
+        sys.stdout.flush()
+        print(f"{t.path}: error: {t.error}\n  fix: {t.fix}", file=sys.stderr)
 
     if as_json:
+        for t in trees:
+            if t.error:
+                error(t)
         print(json.dumps({"trees": [to_json(t) for t in trees]}, indent=1))
     else:
         for t in trees:
+            if t.error:
+                error(t)
+                continue
+            if t.kind:
+                print(f"{t.path}: {t.kind}, not a regular file or directory: no page cache to report")
+                continue
             methods = "+".join(sorted(t.methods)) or "-"
+            name = f"{t.path} -> {t.target}" if t.target else t.path
             if verb == "cached":
-                print(f"{t.path}: {t.files} files, {t.pages_before} pages resident ({human(t.pages_before * PAGE)}) [{methods}]")
+                print(f"{name}: {t.files} files, {t.pages_before} pages resident ({human(t.pages_before * PAGE)}) [{methods}]")
             else:
                 dropped = t.pages_before - t.pages_after
                 print(
-                    f"{t.path}: {t.files} files, {t.pages_before} -> {t.pages_after} pages resident, "
+                    f"{name}: {t.files} files, {t.pages_before} -> {t.pages_after} pages resident, "
                     f"{human(dropped * PAGE)} dropped [{methods}]"
                 )
             if verb == "evict" and t.pages_after and not synced:
@@ -301,19 +420,50 @@ def _report(trees: list, as_json: bool, verb: str, synced: bool = False) -> int:
                 print(f"  {err}", file=sys.stderr)
             for n, p in sorted(t.top, reverse=True):
                 print(f"  {n:>10}  {p}")
-    # Fail only when nothing at all could be done.
+    bad = [t for t in trees if t.error]
+    if bad:
+        done = "read" if verb == "cached" else "evicted"
+        if len(bad) == len(trees):
+            what = f"{trees[0].path} could not" if len(trees) == 1 else f"none of the {len(trees)} paths could"
+            print(f"memtwin {verb}: error: {what} be {done}", file=sys.stderr)
+        else:
+            print(f"memtwin {verb}: error: {len(bad)} of {len(trees)} paths could not be {done} (named above); "
+                  f"the other {len(trees) - len(bad)} were done", file=sys.stderr)
+        return 1
+    # Below the PATHs, fail only when nothing at all could be done.
     return 0 if any(t.files for t in trees) or not any(t.skipped for t in trees) else 1
+
+
+def _progress_wanted() -> bool:
+    """A progress bar only on a terminal (or when MEMTWIN_PROGRESS=1 asks for one)."""
+    return os.environ.get("MEMTWIN_PROGRESS") == "1" or (hasattr(sys.stderr, "isatty") and sys.stderr.isatty())
+
+
+def _with_progress(label: str, path: str, cross_mounts: bool, work: Callable) -> TreeTotals:
+    """`work(progress)` under a progress bar on stderr (on a terminal; the total is counted
+    first, a walk without opening any file)."""
+    if not _progress_wanted():
+        return work(None)
+    from memtwin.progress import Progress  # here: the host runner's lean task processes import this module
+
+    total = count_files(path, cross_mounts)
+    bar = Progress(label)
+    try:
+        return work(lambda n: bar(n, max(total, n)))
+    finally:
+        bar.close()
 
 
 def run_cli(a) -> int:
     """Run `memtwin cached` or `memtwin evict` for parsed arguments `a`."""
     if a.top < 0:
-        import sys
-
         print(f"--top: error: {a.top} is negative\n  fix: give a number of files, e.g. --top 20", file=sys.stderr)
         return 2
-    if a.cmd == "cached":
-        trees = [cached(p, a.top, a.cross_mounts) for p in a.paths]
-    else:
-        trees = [evict(p, a.sync, a.top, a.cross_mounts) for p in a.paths]
+    trees = []
+    for p in a.paths:
+        if a.cmd == "cached":
+            work = lambda progress, p=p: cached(p, a.top, a.cross_mounts, progress)  # noqa: E731
+        else:
+            work = lambda progress, p=p: evict(p, a.sync, a.top, a.cross_mounts, progress)  # noqa: E731
+        trees.append(_with_progress(f"{a.cmd} {p}", p, a.cross_mounts, work))
     return _report(trees, a.json, a.cmd, getattr(a, "sync", False))

@@ -46,6 +46,7 @@ import time
 from types import SimpleNamespace
 from typing import Callable, Optional
 
+from memtwin import leftovers
 from memtwin.real import Cg, Interrupted, RealError, _kv, host_ready, metrics_from, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
@@ -81,8 +82,9 @@ def kvm_usable() -> tuple:
     return False, "/dev/kvm exists, but KVM guests hang or assert on these machines (seen on this project's lab machines); TCG is used"
 
 
-def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) -> int:
-    """Say what the lab can run here, and why not. Exit code 0 when the host runner works."""
+def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR, scratch: str = leftovers.DEFAULT_SCRATCH) -> int:
+    """Say what the lab can run here, and why not, and what killed runs left behind. Exit code
+    0 when the host runner works."""
     ok, why = host_ready()
     out(f"host runner (memtwin real --on host): {'yes' if ok else 'no'}: {why}")
     missing = [f"{tool} ({pkg})" for tool, pkg in PACKAGES.items() if shutil.which(tool) is None]
@@ -96,6 +98,7 @@ def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) -
     ready, why = qemu_ready(workdir)
     out(f"guest runner (memtwin real --on qemu): {'yes' if ready else 'no'}: {why}")
     out("recorded validation (memtwin validate --recorded): yes, anywhere")
+    leftovers.report(out, [scratch], [workdir])
     return 0 if ok else 1
 
 
@@ -676,6 +679,14 @@ def _qemu_version() -> str:
         return "?"
 
 
+def _die_with_parent() -> None:
+    """In the QEMU child before exec: SIGKILL it when this process dies (a killed `memtwin real`
+    must not leave a guest running)."""
+    import ctypes
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
 def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = None, timeout: Optional[int] = None,
              log=None) -> dict:
     """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info."""
@@ -693,6 +704,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     ra = plan["devices"][0]["read_ahead_kb"] if plan["devices"] else 128
     os.makedirs(workdir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="run-", dir=workdir)
+    leftovers.write_owner(tmp, "qemu")  # for `memtwin lab clean`, should this process be killed (SIGKILL)
     proc = None
     old = {}
 
@@ -708,7 +720,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         cmd = qemu_command(plan, kimg, initrd, img, serial)
         errf = open(os.path.join(tmp, "qemu.err"), "w+")
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True)
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True,
+                                preexec_fn=_die_with_parent)
         while proc.poll() is None:
             if time.monotonic() - t0 > timeout:
                 raise RealError(f"the guest did not finish within {timeout} s (QEMU was killed)\n"

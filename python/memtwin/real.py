@@ -32,10 +32,9 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from typing import Optional
 
-from memtwin import hostcache
+from memtwin import hostcache, leftovers
 
 GiB = 1 << 30
 
@@ -315,6 +314,7 @@ def task_main(job: dict) -> None:
     try:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        die_with_parent(job["parent"])
         cg = Cg(*job["cg"])
         delay = job["start_at"] - time.monotonic()
         if delay > 0:
@@ -328,6 +328,19 @@ def task_main(job: dict) -> None:
     sys.stdout.write(json.dumps(res))
     sys.stdout.flush()
     os._exit(code)
+
+
+def die_with_parent(parent: int) -> None:
+    """Have the kernel SIGKILL this process when its parent dies (prctl PR_SET_PDEATHSIG): a
+    task must not outlive a killed `memtwin real` in its memcg, keeping the cgroup busy."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the prctl
+        os._exit(1)
 
 
 def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int) -> list:
@@ -499,7 +512,9 @@ class HostRun:
             raise RealError("memtwin real --on host must run as root: it creates memory cgroups, a loop device and a mount\n"
                             "  fix: run it with sudo, or use --recorded / --on qemu")
         self.version, self.mnt = find_memory_controller()
-        self.id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        # <pid>-<start time>-<hex>: `memtwin lab clean` knows from the name alone whether the
+        # process that made the cgroup still runs (memtwin.leftovers)
+        self.id = leftovers.run_id()
         self.plan = plan
         self.scratch_parent = scratch_parent
         self.top = os.path.join(self.mnt, f"memtwin-{self.id}")
@@ -522,6 +537,10 @@ class HostRun:
             raise RealError(f"the scenario declares {len(devs)} devices; the host runner gives a scenario one disk\n  fix: use one [devices.NAME]")
         os.mkdir(self.scratch, 0o700)
         self.made_scratch = True
+        # who made this run's cgroup, image, loop device and mount, should it be killed (SIGKILL)
+        # before its cleanup: `memtwin lab clean` removes them once this process is gone
+        leftovers.write_owner(self.scratch, "host", cgroup=self.top, image=os.path.join(self.scratch, "disk.img"),
+                              mount=os.path.join(self.scratch, "mnt"))
         os.mkdir(self.top)
         self.made_top = True
         if self.version == "v2":
@@ -638,7 +657,7 @@ class HostRun:
             # copy-on-write pages of everything it touched of its parent (about 1.7 MB of kmem
             # and 0.8 MB of anon in a 64 MB memcg, measured 2026-11-22): room a real `cp` or
             # `grep` does not take, and the page cache then lost to it changed what was re-read.
-            job = json.dumps({"task": t, "plan": self.plan, "cg": [self.cg.version, self.cg.mnt, self.cg.top],
+            job = json.dumps({"task": t, "plan": self.plan, "parent": os.getpid(), "cg": [self.cg.version, self.cg.mnt, self.cg.top],
                               "files": self.files, "scratch": self.scratch, "seed": seed + n,
                               "start_at": t0 + t["start_ns"] / 1e9})
             child = subprocess.Popen([sys.executable, "-S", "-c", _TASK_MAIN, os.path.dirname(os.path.abspath(__file__))],

@@ -147,6 +147,112 @@ def test_json_layout(tree):
     root, _, _ = tree
     j = hostcache.to_json(hostcache.evict(root, top=5))
     assert set(j) == {"path", "files", "skipped", "special_files", "pages_before", "pages_after", "bytes_before",
-                      "bytes_after", "bytes_dropped", "method", "top", "errors"}
+                      "bytes_after", "bytes_dropped", "method", "top", "errors", "error", "target"}
+    assert j["error"] is None and j["target"] is None
     assert j["bytes_dropped"] == j["bytes_before"] - j["bytes_after"] == 3 * 2 * MIB
     assert len(j["top"]) == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: `memtwin cached` / `memtwin evict` with bad or unusual paths
+
+
+def _cli(capsys, *args):
+    from conftest import cli_run
+
+    return cli_run(capsys, *args)
+
+
+@pytest.mark.parametrize("cmd", ["cached", "evict"])
+def test_a_missing_path_among_several_is_reported_and_fails_after_the_others(tree, tmp_path, capsys, cmd):
+    root, files, _ = tree
+    missing = str(tmp_path / "nope")
+    code, out, err = _cli(capsys, cmd, missing, root, "--top", "0")
+    assert code == 1, (out, err)
+    assert f"{missing}: error: no such file or directory" in err
+    assert "  fix: " in err
+    assert f"{root}: 3 files" in out, "the other path was still done"
+    assert "1 of 2 paths could not be" in err
+    if cmd == "evict":
+        assert _resident(files["a"]) == 0
+
+
+@pytest.mark.parametrize("cmd", ["cached", "evict"])
+def test_every_missing_path_is_named_and_json_says_so(tmp_path, capsys, cmd):
+    a, b = str(tmp_path / "a"), str(tmp_path / "b")
+    code, out, err = _cli(capsys, cmd, a, b, "--json")
+    assert code == 1
+    assert f"{a}: error: no such file or directory" in err and f"{b}: error: no such file or directory" in err
+    trees = json.loads(out)["trees"]
+    assert [t["error"] for t in trees] == ["no such file or directory"] * 2
+
+
+def test_a_symlink_named_on_the_command_line_is_followed_and_said_so(tree, tmp_path, capsys):
+    root, files, outside = tree
+    link = str(tmp_path / "to-tree")
+    os.symlink(root, link)
+    code, out, err = _cli(capsys, "evict", link, "--top", "0")
+    assert code == 0, err
+    assert f"{link} -> {root}: 3 files" in out, out
+    assert "1 special files" in out, "the fifo below it; the link itself is followed, not counted"
+    assert _resident(files["a"]) == 0 and _resident(files["b"]) == 0
+    assert _resident(outside) == MIB // hostcache.PAGE, "symlinks below it are still not followed"
+    flink = str(tmp_path / "to-file")
+    os.symlink(outside, flink)
+    code, out, err = _cli(capsys, "cached", flink, "--json")
+    t = json.loads(out)["trees"][0]
+    assert code == 0 and t["files"] == 1 and t["special_files"] == 0 and t["target"] == outside
+
+
+def test_a_dangling_symlink_is_an_error_naming_its_target(tmp_path, capsys):
+    link = str(tmp_path / "dangling")
+    os.symlink(str(tmp_path / "gone"), link)
+    code, out, err = _cli(capsys, "cached", link)
+    assert code == 1
+    assert f"{link}: error: a symbolic link to {tmp_path / 'gone'}, which does not exist" in err
+    assert "  fix: " in err
+
+
+def test_a_special_file_on_the_command_line_is_named(tmp_path, capsys):
+    fifo = str(tmp_path / "fifo")
+    os.mkfifo(fifo)
+    code, out, err = _cli(capsys, "cached", fifo)
+    assert code == 0
+    assert f"{fifo}: a named pipe (FIFO), not a regular file or directory: no page cache to report" in out
+
+
+class _Bar:
+    calls = []
+
+    def __init__(self, label):
+        self.label = label
+
+    def __call__(self, done, total):
+        _Bar.calls.append((self.label, done, total))
+
+    def close(self):
+        _Bar.calls.append((self.label, "close"))
+
+
+@pytest.mark.parametrize("cmd", ["cached", "evict"])
+def test_big_trees_show_progress_on_a_terminal(tmp_path, capsys, monkeypatch, cmd):
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(300):
+        (root / f"f{i}").write_bytes(b"x")
+    _Bar.calls = []
+    import memtwin.progress
+
+    monkeypatch.setattr(memtwin.progress, "Progress", _Bar)
+    monkeypatch.setenv("MEMTWIN_PROGRESS", "1")
+    code, out, err = _cli(capsys, cmd, str(root), "--json")
+    assert code == 0
+    assert _Bar.calls, "no progress was shown"
+    assert _Bar.calls[-1] == (f"{cmd} {root}", "close")
+    assert _Bar.calls[-2] == (f"{cmd} {root}", 300, 300)
+    assert all(c[2] == 300 for c in _Bar.calls[:-1])
+    # not on a terminal: nothing
+    _Bar.calls = []
+    monkeypatch.delenv("MEMTWIN_PROGRESS")
+    code, out, err = _cli(capsys, cmd, str(root), "--json")
+    assert code == 0 and _Bar.calls == []

@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -329,3 +330,81 @@ def test_a_tmpfs_mount_is_sent_to_qemu_before_anything_starts(tmp_path, monkeypa
     p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\n[tasks.t]\nops = [{ op = "mount", path = "/mnt/x", fs = "tmpfs", mkdir = true }]\n')
     with pytest.raises(real.RealError, match=r"(?s)op `mount` \(tmpfs at /mnt/x\).*use --on qemu"):
         real.run_host(memtwin.load(str(p)).doc.plan(None, []))
+
+
+def _made_by_run(parent):
+    """What a host run with --scratch PARENT has on the machine now: its scratch directories,
+    cgroups (by the scratch directories' names), loop devices backed by an image below PARENT,
+    mounts below PARENT."""
+    from memtwin import leftovers
+
+    prefix = parent.rstrip("/") + "/"
+    scratch = glob.glob(os.path.join(parent, "memtwin-*"))
+    names = {os.path.basename(s) for s in scratch}
+    cgroups = [os.path.join(m["mnt"], n) for m in real._mounts() if m["fstype"] in ("cgroup", "cgroup2") for n in names
+               if os.path.isdir(os.path.join(m["mnt"], n))]
+    loops = [dev for dev, bf in leftovers._loops() if bf.startswith(prefix)]
+    mounts = [m["mnt"] for m in real._mounts() if m["mnt"].startswith(prefix)]
+    return {"scratch": scratch, "cgroups": cgroups, "loops": loops, "mounts": mounts}
+
+
+@needs_host
+def test_sigkill_leaves_leftovers_that_lab_doctor_lists_and_lab_clean_removes(tmp_path, capsys):
+    """SIGKILL cannot be caught: the run's cgroups, loop device, mount and scratch directory
+    stay. `memtwin lab doctor` lists them, `memtwin lab clean` removes them all."""
+    from memtwin import leftovers
+
+    parent = tempfile.mkdtemp(prefix="memtwin-test-kill-", dir="/var/tmp")
+    scn = tmp_path / "s.toml"
+    scn.write_text(SMALL.replace('[tasks.t]\ncgroup = "A"', '[cgroups."A/B"]\n[tasks.t]\ncgroup = "A/B"')
+                   % '{ op = "sleep", duration = "120s", step = "wait" },')
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(memtwin.__file__)))
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(scn), "--on", "host", "--scratch", parent],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline and not _made_by_run(parent)["mounts"] and p.poll() is None:
+            time.sleep(0.05)
+        assert p.poll() is None, "the run ended early: " + p.communicate()[1]
+        made = _made_by_run(parent)
+        assert made["mounts"], "the run never mounted its disk"
+        time.sleep(1.5)  # into the sleep step: the task is in its memcg
+        tasks = [t for cg in made["cgroups"] for dp, _, _ in os.walk(cg) for t in open(os.path.join(dp, "cgroup.procs")).read().split()]
+        assert tasks, "the task never joined its memcg"
+        # while it runs, lab clean leaves it alone
+        code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
+        assert code == 0 and f"left alone: {os.path.basename(made['scratch'][0])}: its owner, pid {p.pid} running" in out, out + err
+        assert _made_by_run(parent) == made and p.poll() is None
+        p.kill()
+        p.wait()
+        left = _made_by_run(parent)
+        assert len(left["scratch"]) == 1 and len(left["cgroups"]) == 1 and len(left["loops"]) == 1 and len(left["mounts"]) == 1, left
+        name = os.path.basename(left["scratch"][0])
+        assert os.path.isdir(os.path.join(left["cgroups"][0], "A", "B"))
+        # the task processes die with their parent (PR_SET_PDEATHSIG): the memcgs empty out
+        deadline = time.time() + 10
+        while time.time() < deadline and any(open(os.path.join(dp, "cgroup.procs")).read().split()
+                                             for dp, _, _ in os.walk(left["cgroups"][0])):
+            time.sleep(0.05)
+        code, out, err = cli_run(capsys, "lab", "doctor", "--scratch", parent)
+        assert f"{name} (pid {p.pid} gone):" in out, out
+        for what in (f"cgroup {left['cgroups'][0]} (and 2 below it)", f"mount {left['mounts'][0]}",
+                     f"loop device {left['loops'][0]} (backing file {left['scratch'][0]}/disk.img)",
+                     f"scratch directory {left['scratch'][0]}"):
+            assert what in out, (what, out)
+        code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
+        assert code == 0, out + err
+        for what in (f"removed: mount {left['mounts'][0]}", f"removed: loop device {left['loops'][0]}",
+                     f"removed: scratch directory {left['scratch'][0]}", f"removed: cgroup {left['cgroups'][0]}"):
+            assert what in out, (what, out)
+        assert _made_by_run(parent) == {"scratch": [], "cgroups": [], "loops": [], "mounts": []}
+        assert not any(os.path.exists(os.path.join(m["mnt"], name)) for m in real._mounts() if m["fstype"] in ("cgroup", "cgroup2"))
+        code, out, err = cli_run(capsys, "lab", "doctor", "--scratch", parent)
+        assert name not in out
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        if any(_made_by_run(parent).values()):
+            leftovers.clean(lambda s: None, lambda s: print(s, file=sys.stderr), [parent], [])
+        shutil.rmtree(parent, ignore_errors=True)
