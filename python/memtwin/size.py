@@ -173,8 +173,10 @@ class SizeResult:
         if self.answer is None:
             return (f"no {self.knob} in {fmt_size(self.lo)}..{fmt_size(self.hi)} meets the SLO: at {fmt_size(self.hi)} "
                     f"{self.slo.metric} is {_fmt(self._at(self.hi))}, the bound {_fmt(self.bound)}")
-        step = f"within {fmt_size(self.resolution)}" if self.source != "recorded" else "among the recorded limits"
-        return (f"smallest {self.knob} meeting the SLO: {fmt_size(self.answer)} ({self.answer} bytes), {step}; "
+        if self.source == "recorded":
+            return (f"smallest {self.knob} meeting the SLO: {fmt_size(self.answer)} ({self.answer} bytes) among the recorded limits; "
+                    f"{len(self.points)} recorded points looked at")
+        return (f"smallest {self.knob} meeting the SLO: {fmt_size(self.answer)} ({self.answer} bytes), within {fmt_size(self.resolution)}; "
                 f"{len(self.points)} runs")
 
     def _at(self, limit) -> Optional[float]:

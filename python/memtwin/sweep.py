@@ -388,7 +388,7 @@ def plan_sweep(path: str, grid: Grid, variants: Optional[Sequence[str]] = None, 
 
 
 def manifest_of(plan: Plan) -> dict:
-    return {"format": FORMAT, "scenario": plan.name, "source": os.path.abspath(plan.path), "scenario_sha256": plan.digest,
+    return {"format": FORMAT, "scenario": plan.name, "source": plan.path, "scenario_sha256": plan.digest,
             "sets": plan.sets, "grid": plan.grid.to_json(), "variants": plan.variants, "on": plan.on}
 
 
@@ -488,7 +488,7 @@ def _run_local(todo: list, jobs: int, on_done: Callable, on_fail: Callable) -> N
     ex.shutdown(wait=True)
 
 
-def _run_ray(todo: list, jobs: int, address: Optional[str], on_done: Callable, on_fail: Callable) -> str:
+def _run_ray(todo: list, jobs: int, address: Optional[str], on_done: Callable, on_fail: Callable, ready: Callable = lambda: None) -> str:
     try:
         import ray
     except ImportError:
@@ -505,10 +505,11 @@ def _run_ray(todo: list, jobs: int, address: Optional[str], on_done: Callable, o
                 raise _err(f"--ray {address}", f"cannot connect to the Ray cluster ({str(e).splitlines()[0]})",
                            "check the address `ray status` prints on the head node; its Ray and Python versions must match this one's") from None
         else:
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR,
-                     runtime_env={"env_vars": {k: os.environ[k] for k in ("PYTHONPATH", "MEMTWIN_SWEEP_TEST_CRASH") if k in os.environ}})
+            # the local cluster's workers inherit this process's environment (PYTHONPATH included)
+            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         started = True
     where = ray.get_runtime_context().gcs_address if hasattr(ray.get_runtime_context(), "gcs_address") else "ray"
+    ready()
     remote = ray.remote(num_cpus=1)(run_point)
     refs = {}
     try:
@@ -592,6 +593,7 @@ def run_sweep(plan: Plan, out_dir: str, jobs: Optional[int] = None, ray: Optiona
         write_json(os.path.join(_points_dir(out_dir), t["hash"] + ".json"), rec)
         done[t["hash"]] = rec
         state["n"] += 1
+        clock["last"] = time.perf_counter()
         if progress:
             progress(state["n"], total)
 
@@ -599,12 +601,19 @@ def run_sweep(plan: Plan, out_dir: str, jobs: Optional[int] = None, ray: Optiona
         failed.append((t, why))
 
     t0 = time.perf_counter()
+    clock = {"t0": t0}
+
+    def ready():
+        clock["start_s"] = time.perf_counter() - t0
+        clock["t0"] = time.perf_counter()
+        log(f"Ray cluster ready in {clock['start_s']:.1f} s")
+
     if todo:
         if ray is not None:
-            _run_ray(todo, jobs, ray, on_done, on_fail)
+            _run_ray(todo, jobs, ray, on_done, on_fail, ready)
         else:
             _run_local(todo, min(jobs, len(todo)), on_done, on_fail)
-    wall = time.perf_counter() - t0
+    wall = clock.get("last", time.perf_counter()) - clock["t0"]  # to the last point (not the cluster's shutdown)
     records = [done[t["hash"]] for t in plan.tasks if t["hash"] in done]
     return SweepRun(plan, out_dir, records, skipped, len(todo) - len(failed), failed, wall, where)
 
@@ -724,7 +733,7 @@ def totals_by_point(df, source: str = "engine", step: Optional[str] = None, task
         out.loc[present == 0, m] = float("nan")
     if "pagecache_hit_pages" in out and "pagecache_miss_pages" in out:
         tot = out["pagecache_hit_pages"] + out["pagecache_miss_pages"]
-        out["miss_ratio"] = (out["pagecache_miss_pages"] / tot.where(tot != 0)).fillna(0.0)
+        out["miss_ratio"] = (out["pagecache_miss_pages"] / tot.where(tot != 0)).where(tot != 0, 0.0).where(tot.notna())
     return pd.DataFrame(out)
 
 
@@ -845,17 +854,26 @@ def _print_summary(plan: Plan, df) -> None:
     from memtwin.sweepplots import knees
 
     tot = totals_by_point(df)
+    real = totals_by_point(df, "real") if (df["source"] == "real").any() else None
     keys = plan.grid.keys
     ms = [m for m in SUMMARY_METRICS if m in tot.columns]
+    cols = [(m, tot, m) for m in ms]
+    if real is not None:  # the kernel's figures beside the twin's (times are wall clock: not comparable)
+        cols += [(m, real, f"{m} (kernel)") for m in ms if not m.endswith("_s") and real[m].notna().any()]
     if len(tot) <= 60:
         vals = {k: dict(zip(key_column(plan.grid.values(k)), plan.grid.values(k))) for k in keys}
         w = [max(12, len(k)) for k in keys]
-        print(" ".join(f"{k:>{wi}}" for k, wi in zip(keys, w)) + f" {'variant':>12} " + " ".join(f"{m:>16}" for m in ms))
-        for _, r in tot.iterrows():
-            print(" ".join(f"{vals[k].get(r[k], r[k])!s:>{wi}}" for k, wi in zip(keys, w)) + f" {r['variant']:>12} "
-                  + " ".join(f"{fmt_value(r[m]) if r[m] == r[m] else '-':>16}" for m in ms))
+        print(" ".join(f"{k:>{wi}}" for k, wi in zip(keys, w)) + f" {'variant':>12} " + " ".join(f"{h:>16}" for _, _, h in cols))
+        for i, r in tot.iterrows():
+            cells = []
+            for m, t, _ in cols:
+                v = t[m].iloc[i] if i < len(t) else float("nan")
+                cells.append(f"{fmt_value(v) if v == v else '-':>16}")
+            print(" ".join(f"{vals[k].get(r[k], r[k])!s:>{wi}}" for k, wi in zip(keys, w)) + f" {r['variant']:>12} " + " ".join(cells))
     else:
         print(f"{len(tot)} (point, variant) rows: see sweep.csv")
     for line in knees(plan, df):
         print(line)
+
+
 main = cmd_sweep

@@ -108,7 +108,7 @@ def sweep_plots(plan: Plan, df) -> list:
                     ax.axvline(k, color=line.get_color(), linestyle="--", linewidth=0.8, alpha=0.7)
                     ax.annotate(f"knee {_fmt_x(xk, k)}", (k, float(fin[fin[xk] == k][m].iloc[0])), textcoords="offset points",
                                 xytext=(4, 6), fontsize=7, color=line.get_color())
-            if real is not None:
+            if real is not None and not m.endswith("_s"):  # the kernel's times are wall clock, not comparable
                 for label, g in _groups(plan, real, xk):
                     fin = g[[math.isfinite(x) for x in g[xk]]]
                     ax.plot(fin[xk], fin[m], marker="D", linestyle="none", markersize=6, markerfacecolor="none",
