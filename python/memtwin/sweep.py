@@ -816,7 +816,10 @@ def cmd_sweep(a) -> int:
     log = lambda s: print(s, flush=True)  # noqa: E731
     try:
         run = run_sweep(plan, a.out, a.jobs, a.ray, a.force, bar, log)
-    except BaseException:
+    except ScenarioError:
+        bar.close()
+        raise
+    except BaseException:  # Ctrl-C, SIGTERM, ...: say what is kept
         bar.close()
         n = len(_load_done(a.out, plan.tasks)) if os.path.isdir(_points_dir(a.out)) else 0
         print(f"\nsweep: {n} of {len(plan.tasks)} runs are finished and kept in {_points_dir(a.out)}; "
