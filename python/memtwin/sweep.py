@@ -431,6 +431,18 @@ def _load_done(out_dir: str, tasks: list) -> dict:
     return done
 
 
+def write_point(path: str, rec: dict) -> None:
+    """One point's record, atomically; compact JSON (json's C encoder: indented output would
+    take the pure-Python one, several ms a point)."""
+    from memtwin.jsonio import _clean, write_text
+
+    try:
+        text = json.dumps(rec, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # inf or NaN: null, as every memtwin JSON writes them
+        text = json.dumps(_clean(rec), separators=(",", ":"))
+    write_text(path, text + "\n")
+
+
 def _label(t: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in t["point"]) + f" [{t['variant']}]"
 
@@ -590,7 +602,7 @@ def run_sweep(plan: Plan, out_dir: str, jobs: Optional[int] = None, ray: Optiona
     total = len(plan.tasks)
 
     def on_done(t, rec):
-        write_json(os.path.join(_points_dir(out_dir), t["hash"] + ".json"), rec)
+        write_point(os.path.join(_points_dir(out_dir), t["hash"] + ".json"), rec)
         done[t["hash"]] = rec
         state["n"] += 1
         clock["last"] = time.perf_counter()
@@ -655,23 +667,25 @@ def tidy_table(plan: Plan, records: list):
                     seen.add(m)
                     extra.append(m)
     metrics = order + sorted(extra)
-    rows = []
+    cols = ["point", *keys, "variant", "source", "step_index", "step", "task", "memcg", *metrics, "miss_ratio"]
+    data: dict = {c: [] for c in cols}
     for rec in records:
         pt = dict((k, v) for k, v in rec["point"])
         for source, steps in (("engine", rec["steps"]), ("real", rec.get("real", {}).get("steps"))):
             if steps is None:
                 continue
             for i, s in enumerate(steps):
-                row = {"point": rec["hash"]}
+                data["point"].append(rec["hash"])
                 for k in keys:
-                    row[k] = colvals[k][pt[k]]
-                row.update({"variant": rec["variant"], "source": source, "step_index": i, "step": s["name"], "task": s["task"], "memcg": s["memcg"]})
+                    data[k].append(colvals[k][pt[k]])
+                for c, v in (("variant", rec["variant"]), ("source", source), ("step_index", i), ("step", s["name"]),
+                             ("task", s["task"]), ("memcg", s["memcg"])):
+                    data[c].append(v)
+                sm = s["metrics"]
                 for m in metrics:
-                    row[m] = s["metrics"].get(m)
-                row["miss_ratio"] = miss_ratio(s["metrics"])
-                rows.append(row)
-    cols = ["point", *keys, "variant", "source", "step_index", "step", "task", "memcg", *metrics, "miss_ratio"]
-    df = pd.DataFrame(rows, columns=cols)
+                    data[m].append(sm.get(m))
+                data["miss_ratio"].append(miss_ratio(sm))
+    df = pd.DataFrame(data, columns=cols)
     # a metric no step reports (None everywhere) stays a float column of NaN, not objects
     for m in metrics:
         if df[m].dtype == object:
@@ -727,10 +741,12 @@ def totals_by_point(df, source: str = "engine", step: Optional[str] = None, task
     swept = list(df.columns)[1:list(df.columns).index("variant")]
     agg = {c: "first" for c in swept}
     agg.update({m: ("last" if _is_level(m) else "sum") for m in ms})
-    out = d.groupby(["point", "variant"], sort=False).agg(agg).reset_index()
+    grouped = d.groupby(["point", "variant"], sort=False)
+    out = grouped.agg(agg).reset_index()
+    present = grouped[ms].count().reset_index(drop=True)
     for m in ms:  # a metric no step reports stays missing, not 0
-        present = d.groupby(["point", "variant"], sort=False)[m].count().values
-        out.loc[present == 0, m] = float("nan")
+        if (present[m] == 0).any():
+            out.loc[(present[m] == 0).values, m] = float("nan")
     if "pagecache_hit_pages" in out and "pagecache_miss_pages" in out:
         tot = out["pagecache_hit_pages"] + out["pagecache_miss_pages"]
         out["miss_ratio"] = (out["pagecache_miss_pages"] / tot.where(tot != 0)).where(tot != 0, 0.0).where(tot.notna())
