@@ -125,6 +125,13 @@ def parse_between(text: str) -> tuple:
     return a, b
 
 
+def human(n: int) -> str:
+    """A limit for people: 64M, 1G, else MiB with two decimals (64.75M); the bytes go beside it."""
+    if n % (1 << 20) == 0:
+        return fmt_size(n)
+    return f"{n / (1 << 20):.2f}M"
+
+
 def _fmt(v: Optional[float]) -> str:
     if v is None or v != v:
         return "-"
@@ -165,7 +172,7 @@ class SizeResult:
         un = self.unlimited
         for p in rows:
             rel = f"{p.value / un:.3f}x" if un else "-"
-            lines.append(f"{fmt_size(p.limit):>10} {_fmt(p.value):>20} {rel:>13}  {'yes' if p.meets else 'no'}")
+            lines.append(f"{human(p.limit):>10} {_fmt(p.value):>20} {rel:>13}  {'yes' if p.meets else 'no'}")
         lines.append(f"{'max':>10} {_fmt(un):>20} {'1.000x' if un else '-':>13}  (unlimited)")
         return "\n".join(lines)
 
@@ -174,9 +181,9 @@ class SizeResult:
             return (f"no {self.knob} in {fmt_size(self.lo)}..{fmt_size(self.hi)} meets the SLO: at {fmt_size(self.hi)} "
                     f"{self.slo.metric} is {_fmt(self._at(self.hi))}, the bound {_fmt(self.bound)}")
         if self.source == "recorded":
-            return (f"smallest {self.knob} meeting the SLO: {fmt_size(self.answer)} ({self.answer} bytes) among the recorded limits; "
+            return (f"smallest {self.knob} meeting the SLO: {human(self.answer)} ({self.answer} bytes) among the recorded limits; "
                     f"{len(self.points)} recorded points looked at")
-        return (f"smallest {self.knob} meeting the SLO: {fmt_size(self.answer)} ({self.answer} bytes), within {fmt_size(self.resolution)}; "
+        return (f"smallest {self.knob} meeting the SLO: {human(self.answer)} ({self.answer} bytes), within {fmt_size(self.resolution)}; "
                 f"{len(self.points)} runs")
 
     def _at(self, limit) -> Optional[float]:

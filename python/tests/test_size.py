@@ -66,7 +66,7 @@ def test_size_on_the_engine(capsys):
     code, out, err = cli_run(capsys, "size", TIGHT, "--slo", "read_bytes<=1.5x", "--between", "16M..256M")
     assert code == 0, err
     assert "SLO: read_bytes <= 100663296 (1.5x the unlimited run's 67108864)" in out
-    assert "smallest memory.limit_in_bytes meeting the SLO: 66304K (67895296 bytes), within 1M" in out
+    assert "smallest memory.limit_in_bytes meeting the SLO: 64.75M (67895296 bytes), within 1M" in out
     assert "  max             67108864        1.000x  (unlimited)" in out
 
 
