@@ -117,3 +117,13 @@ def test_size_recorded_on_the_command_line(capsys):
     assert code == 0, err
     assert "note: from the recorded real figures of" in out
     assert "smallest memory.limit_in_bytes meeting the SLO: 72M (75497472 bytes) among the recorded limits" in out
+
+
+def test_size_of_one_step(capsys):
+    code, out, err = cli_run(capsys, "size", TIGHT, "--slo", "read_bytes<=32M", "--step", "read 2", "--between", "16M..256M")
+    assert code == 0, err
+    assert ", step read 2" in out
+    r = memtwin.size(TIGHT, slo="read_bytes<=32M", step="read 2", between="16M..256M")
+    assert r.unlimited == 0 and 60 * M < r.answer < 70 * M  # the second read re-reads at most 32M
+    code, _, err = cli_run(capsys, "size", TIGHT, "--step", "read 3")
+    assert code == 2 and "has no step 'read 3'" in err
