@@ -32,7 +32,6 @@ import json
 import math
 import os
 import re
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence

@@ -38,7 +38,7 @@ import signal
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from memtwin._memtwin import ScenarioError
 
@@ -563,6 +563,8 @@ class SweepRun:
     failed: list  # (task, reason)
     wall_s: float
     where: str
+    jobs: int = 1
+    sims: list = field(default_factory=list)
 
     def table(self):
         return tidy_table(self.plan, self.records)
@@ -571,11 +573,11 @@ class SweepRun:
 def run_sweep(plan: Plan, out_dir: str, jobs: Optional[int] = None, ray: Optional[str] = None, force: bool = False,
               progress: Optional[Callable] = None, log: Callable = lambda s: None) -> SweepRun:
     """Run the plan's missing points into OUT_DIR/points; return what is there and what failed."""
-    from memtwin.jsonio import ensure_dir, write_json
+    from memtwin.jsonio import ensure_dir
 
-    jobs = jobs or os.cpu_count() or 1
-    if jobs < 1:
+    if jobs is not None and jobs < 1:
         raise _err("--jobs", f"must be 1 or more, not {jobs}", "e.g. --jobs 2")
+    jobs = jobs or os.cpu_count() or 1
     if plan.on == "host":
         if ray is not None:
             raise _err("--on host", "real-kernel runs cannot go to a Ray cluster", "leave out --ray: host runs go one at a time on this machine")
@@ -598,12 +600,14 @@ def run_sweep(plan: Plan, out_dir: str, jobs: Optional[int] = None, ray: Optiona
     log(f"{plan.name}: {len(plan.tasks) // max(1, len(plan.variants))} points x {len(plan.variants)} variant(s) = {len(plan.tasks)} runs; "
         f"{skipped} already done in {out_dir}, {len(todo)} to run" + (f" on {where}" if todo else ""))
     failed: list = []
+    sims: list = []  # simulation seconds of the runs made now
     state = {"n": skipped}
     total = len(plan.tasks)
 
     def on_done(t, rec):
         write_point(os.path.join(_points_dir(out_dir), t["hash"] + ".json"), rec)
         done[t["hash"]] = rec
+        sims.append(rec.get("sim_s", 0.0))
         state["n"] += 1
         clock["last"] = time.perf_counter()
         if progress:
@@ -627,7 +631,7 @@ def run_sweep(plan: Plan, out_dir: str, jobs: Optional[int] = None, ray: Optiona
             _run_local(todo, min(jobs, len(todo)), on_done, on_fail)
     wall = clock.get("last", time.perf_counter()) - clock["t0"]  # to the last point (not the cluster's shutdown)
     records = [done[t["hash"]] for t in plan.tasks if t["hash"] in done]
-    return SweepRun(plan, out_dir, records, skipped, len(todo) - len(failed), failed, wall, where)
+    return SweepRun(plan, out_dir, records, skipped, len(todo) - len(failed), failed, wall, where, jobs, sims)
 
 
 # --- the table ------------------------------------------------------------------------------------
@@ -843,12 +847,10 @@ def cmd_sweep(a) -> int:
         raise
     bar.close()
     if run.ran:
-        sims = [r["sim_s"] for r in run.records if r["hash"] in {t["hash"] for t in plan.tasks}][-run.ran:]
         per = run.wall_s / run.ran
-        jobs = 1 if plan.on == "host" else (a.jobs or os.cpu_count() or 1)
-        sim = sum(sims) / len(sims) if sims else 0.0
+        sim = sum(run.sims) / len(run.sims) if run.sims else 0.0
         print(f"ran {run.ran} in {run.wall_s:.2f} s ({run.ran / run.wall_s * 60:.0f} runs/min); simulation {sim * 1e3:.1f} ms/run, "
-              f"overhead {max(0.0, per * min(jobs, run.ran) - sim) * 1e3:.1f} ms/run")
+              f"overhead {max(0.0, per * min(run.jobs, run.ran) - sim) * 1e3:.1f} ms/run")
     df = run.table()
     if len(df):
         paths = write_tables(a.out, df, run.records, plan)

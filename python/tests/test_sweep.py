@@ -3,7 +3,6 @@ the tables and plots, and the same table on local processes and on a local Ray c
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
