@@ -514,6 +514,14 @@ def _run_ray(todo: list, jobs: int, address: Optional[str], on_done: Callable, o
             try:
                 ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
             except Exception as e:  # noqa: BLE001
+                chain, c = [], e
+                while c is not None and len(chain) < 5:
+                    chain.append(c)
+                    c = c.__cause__ or c.__context__
+                if any("AuthToken" in str(x) or type(x).__name__ == "AuthenticationError" for x in chain):
+                    raise _err(f"--ray {address}", "the Ray cluster refused this client: it wants its authentication token",
+                               "export RAY_AUTH_MODE=token and the cluster's token (RAY_AUTH_TOKEN, or the file ~/.ray/auth_token "
+                               "copied from the head node), then run the sweep again") from None
                 raise _err(f"--ray {address}", f"cannot connect to the Ray cluster ({str(e).splitlines()[0]})",
                            "check the address `ray status` prints on the head node; its Ray and Python versions must match this one's") from None
         else:
