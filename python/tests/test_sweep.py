@@ -3,6 +3,7 @@ the tables and plots, and the same table on local processes and on a local Ray c
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -192,3 +193,26 @@ def test_local_and_ray_tables_are_identical(tmp_path):
     assert len(local) == 9 * 2 * 2
     pd.testing.assert_frame_equal(local, on_ray)
     assert (tmp_path / "local" / "sweep.csv").read_bytes() == (tmp_path / "ray" / "sweep.csv").read_bytes()
+
+
+# --- on this host's kernel --------------------------------------------------------------------------------
+
+def test_sweep_on_the_host_puts_the_kernels_points_beside_the_twins(capsys, tmp_path):
+    from memtwin import real
+
+    ok, why = real.host_ready()
+    if not ok:
+        pytest.skip(f"host runner unavailable: {why}")
+    import pandas as pd
+
+    out = tmp_path / "sw"
+    tight = ROOT / "scenarios" / "validation" / "host-reread-tight.toml"
+    code, so, err = cli_run(capsys, "sweep", tight, "--grid", 'cgroups.A."memory.limit_in_bytes"=48M,max', "--on", "host", "--out", out)
+    assert code == 0, err
+    assert "read_bytes (kernel)" in so
+    df = pd.read_parquet(out / "sweep.parquet")
+    assert list(df["source"]) == ["engine", "engine", "real", "real"] * 2
+    real_48 = df[(df["source"] == "real") & (df['cgroups.A."memory.limit_in_bytes"'] == 48 << 20)]
+    assert real_48["read_bytes"].sum() >= 120 << 20  # the file is read twice from disk under 48M
+    data = json.loads((out / "sweep.json").read_text())
+    assert data["on"] == "host" and data["points"][0]["real"]["info"]["on"] == "host"
