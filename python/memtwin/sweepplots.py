@@ -20,6 +20,8 @@ import math
 import os
 from typing import Optional
 
+from matplotlib.ticker import NullFormatter
+
 from memtwin.plots import Plot, _png, plt
 from memtwin.sweep import Plan, fmt_size, key_column, totals_by_point
 
@@ -124,6 +126,7 @@ def sweep_plots(plan: Plan, df) -> list:
                 ax.set_xticks(ticks)
                 ax.set_xticklabels([_fmt_x(xk, t) for t in ticks], rotation=45, fontsize=7)
                 ax.minorticks_off()
+                ax.xaxis.set_minor_formatter(NullFormatter())
             ax.set_xlabel(xk)
             ax.set_ylabel(m)
             ax.set_title(f"{plan.name}: {title}")
