@@ -525,8 +525,9 @@ def _run_ray(todo: list, jobs: int, address: Optional[str], on_done: Callable, o
                 raise _err(f"--ray {address}", f"cannot connect to the Ray cluster ({str(e).splitlines()[0]})",
                            "check the address `ray status` prints on the head node; its Ray and Python versions must match this one's") from None
         else:
-            # the local cluster's workers inherit this process's environment (PYTHONPATH included)
-            ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+            # a new cluster here (address="local": never one a stale /tmp/ray file names); its workers
+            # inherit this process's environment (PYTHONPATH included)
+            ray.init(address="local", num_cpus=jobs, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
         started = True
     where = ray.get_runtime_context().gcs_address if hasattr(ray.get_runtime_context(), "gcs_address") else "ray"
     ready()
