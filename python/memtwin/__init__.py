@@ -19,6 +19,13 @@ ScenarioError.__str__ = _scenario_error_str
 # Each error as (place, what, fix); the message lists them all.
 ScenarioError.errors = property(lambda self: list(self.args[1]) if len(self.args) > 1 else [])
 from memtwin.api import Result, Scenario, load, run
+# The modules memtwin.sweep and memtwin.size are imported first, then their functions take the
+# package attributes: memtwin.sweep(...) and memtwin.size(...) (import the modules by their
+# dotted names, `from memtwin.sweep import Grid`).
+import memtwin.size as _size_module  # noqa: E402,F401
+import memtwin.sweep as _sweep_module  # noqa: E402,F401
+from memtwin.size import size  # noqa: E402
+from memtwin.sweep import sweep  # noqa: E402
 
-__all__ = ["ScenarioError", "Result", "Scenario", "load", "run", "metric_names", "profiles"]
+__all__ = ["ScenarioError", "Result", "Scenario", "load", "run", "metric_names", "profiles", "sweep", "size"]
 __version__ = "0.1.0"

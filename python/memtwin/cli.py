@@ -117,6 +117,8 @@ def _parser() -> argparse.ArgumentParser:
                     "directories (memtwin real --scratch; default /var/tmp)")
     lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
+    for mod in ("sweep", "size"):  # their own modules (memtwin.sweep/.size as attributes are the API functions)
+        __import__(f"memtwin.{mod}", fromlist=["add_parser"]).add_parser(sub, EPILOG)
     return p
 
 
@@ -420,6 +422,8 @@ def _dispatch(a) -> int:
             return cmd_validate(a)
         if a.cmd == "lab":
             return cmd_lab(a)
+        if a.cmd in ("sweep", "size"):
+            return __import__(f"memtwin.{a.cmd}", fromlist=["x"]).main(a)
         if a.cmd in ("cached", "evict"):
             return hostcache.run_cli(a)
         if a.cmd == "metrics":
