@@ -8,7 +8,7 @@ import sys
 import time
 from typing import Optional, Sequence
 
-from memtwin import _memtwin, hostcache
+from memtwin import _memtwin, hostcache, progress
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Result, load
 from memtwin.jsonio import OutputError, check_writable, ensure_dir, write_json
@@ -37,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="memtwin", description="A digital twin of Linux memory management.", epilog=EPILOG,
                                 formatter_class=_HelpFormatter)
     p.add_argument("--version", action="version", version="memtwin 0.1.0")
+    p.add_argument("--quiet", action="store_true", help="no progress bars on stderr (also MEMTWIN_QUIET=1)")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     def common(sp, variants: bool):
@@ -272,15 +273,21 @@ def cmd_real(a) -> int:
             continue
         plans.append((v, plan))
     out = {}
-    for v, plan in plans:
-        if a.on == "host":
-            res = realmod.run_host(plan, a.scratch)
-        else:
-            from memtwin import qemu
+    bar = progress.Progress(f"real {a.on}")  # not Progress: the tests count simulations by that one
+    try:
+        for i, (v, plan) in enumerate(plans):
+            bar(i, len(plans), label=f"real --on {a.on}: {v or 'default'} ({i + 1}/{len(plans)})")
+            if a.on == "host":
+                res = realmod.run_host(plan, a.scratch)
+            else:
+                from memtwin import qemu
 
-            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
-        out[v or "default"] = res
-        _print_real(plan, v, res)
+                res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
+            out[v or "default"] = res
+            with progress.paused():
+                _print_real(plan, v, res)
+    finally:
+        bar.close()
     if a.json:
         write_json(a.json, {"scenario": plans[0][1]["name"] if plans else scn.name, "variants": out})
         print(f"wrote {a.json}")
@@ -339,6 +346,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not a.cmd:
         p.print_help()
         return 2
+    quiet_before = progress.QUIET
+    progress.QUIET = quiet_before or a.quiet
     try:
         if a.cmd == "run":
             return cmd_run(a)
@@ -377,6 +386,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted; nothing was written", file=sys.stderr)
         return 130
+    finally:
+        progress.QUIET = quiet_before
     return 2
 
 

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
+from memtwin import progress
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Scenario, load
 from memtwin.jsonio import ensure_dir, write_text
+from memtwin.progress import Progress
 from memtwin.published import CheckOutcome, evaluate, figure
 from memtwin.report import compare_table, fmt_value, metrics_for
 
@@ -123,13 +125,16 @@ def _validate(files: Sequence[str]) -> tuple[list, list]:
     return scns, errors
 
 
-def _run_section(path: str, scn: Scenario) -> Section:
+def _run_section(path: str, scn: Scenario, step=None) -> Section:
+    """Run every variant of `scn`; `step(variant)` is called before each (the overall bar)."""
     from memtwin import cli  # the progress bar and error listing of `memtwin compare`
 
     variants = [v for v, _ in scn.variants()] or [None]
     results = {}
     t0 = time.perf_counter()
     for v in variants:
+        if step:
+            step(v or "default")
         results[v or "default"] = cli._run_variant(scn, v, [])
     wall = time.perf_counter() - t0
     first = next(iter(results.values()))
@@ -279,13 +284,29 @@ def reproduce(scenarios_dir: Optional[str] = None, only: Sequence[str] = (), out
     report = os.path.join(out_dir, "report.html")
     sections = []
     t0 = time.perf_counter()
-    for i, (path, scn) in enumerate(zip(files, scns), 1):
-        nv = len(scn.variants()) or 1
-        print(f"[{i}/{len(files)}] {scn.name}: running {nv} variant{'s' if nv != 1 else ''}", file=err, flush=True)
-        sec = _run_section(path, scn)
-        _print_section(sec, out)
-        sec.plots = plots_for(sec.name, sec.results, sec.scn.published, sec.metrics)
-        sections.append(sec)
+    total = sum(len(scn.variants()) or 1 for scn in scns)
+    done = 0
+    # The whole run as one bar (a unit per variant, the running variant's own progress moving it
+    # between units, so the ETA moves during a long one), above the running variant's bar.
+    bar = Progress("reproduce", stream=err, nest=True)
+    try:
+        for i, (path, scn) in enumerate(zip(files, scns), 1):
+            nv = len(scn.variants()) or 1
+            progress.note(f"[{i}/{len(files)}] {scn.name}: running {nv} variant{'s' if nv != 1 else ''}", err)
+
+            def step(v, scn=scn):
+                nonlocal done
+                done += 1
+                bar(done - 1, total, label=f"[{done}/{total}] {scn.name}: {v}")
+
+            sec = _run_section(path, scn, step)
+            bar(done, total)
+            with progress.paused():
+                _print_section(sec, out)
+            sec.plots = plots_for(sec.name, sec.results, sec.scn.published, sec.metrics)
+            sections.append(sec)
+    finally:
+        bar.close()
     write_text(report, render_html(sections))
     missed = [(s, o) for s in sections for o in s.outcomes if _missed(o)]
     total = sum(len(s.outcomes) for s in sections)

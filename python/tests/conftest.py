@@ -14,7 +14,7 @@ class _Recorder:
     def __init__(self, label, *a, **k):
         self.label = label
 
-    def __call__(self, done, total):
+    def __call__(self, done, total, label=None):
         _Recorder.calls.append((self.label, done, total))
 
     def close(self):
