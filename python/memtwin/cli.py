@@ -16,7 +16,7 @@ from memtwin.progress import Progress
 from memtwin.real import Interrupted as RealInterrupted
 from memtwin.real import RealError
 from memtwin.published import evaluate, seed_table
-from memtwin.report import compare_table, metrics_for, run_table
+from memtwin.report import compare_table, metrics_for, run_table, wrap
 
 EPILOG = "Scenario format: schema/scenario.schema.json; results: schema/result.schema.json."
 
@@ -197,10 +197,10 @@ def cmd_compare(a) -> int:
     wall = time.perf_counter() - t0
     first = next(iter(results.values()))
     desc = first.info["description"]
-    print(f"{first.scenario}: {desc}" if desc else first.scenario)
+    print(wrap(f"{first.scenario}: {desc}", "  ") if desc else first.scenario)
     print(f"kernel profile {first.info['profile']}, cgroup {first.info['cgroup']}")
     if scn.published.get("source"):
-        print(f"published figures: {scn.published['source']}")
+        print(wrap(f"published figures: {scn.published['source']}", "  "))
     print()
     print(compare_table(results, metrics_for(first.info, metrics), scn.published))
     table = seed_table(scn.published, results)
@@ -212,7 +212,7 @@ def cmd_compare(a) -> int:
         print()
         print("Targets ([published.checks]):")
         for o in outcomes:
-            print(f"  {o.status}  {o.name}: {o.detail}")
+            print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8))
     print()
     print(f"{len(results)} variants simulated in {wall:.2f} s")
     if a.json:
@@ -295,22 +295,24 @@ def cmd_real(a) -> int:
 
 
 def _print_real(plan: dict, v, res: dict) -> None:
+    from memtwin.report import Col, fit, fmt_value, label, wrap
+
     info = res["real"]
     print(f"{plan['name']} {v or 'default'}: real kernel {info['kernel']} ({info['on']}), {info['date']}")
     for n in info.get("notes", []):
-        print(f"note: {n}")
+        print(wrap(f"note: {n}", "      "))
     if not info["timing_comparable"]:
         print("note: times are wall-clock figures of this run, not comparable with the engine's")
     shown = ["elapsed_s", "read_bytes", "memcg.usage_bytes", "memcg.file_bytes", "meminfo.Cached_kB", "cgroup.nr_dying_descendants"]
-    print(f"{'step':24} " + " ".join(f"{m:>16}" for m in shown) + f" {'resident_pages':>15}")
-    for s in res["steps"]:
-        vals = [s["metrics"].get(m) for m in shown]
-        print(f"{s['name'][:24]:24} " + " ".join(f"{'-' if val is None else format(val, '.6g'):>16}" for val in vals)
-              + f" {sum(s['resident_pages'].values()):>15}")
+    steps = res["steps"]
+    cols = [[Col(m, [fmt_value(s["metrics"].get(m)) for s in steps])] for m in shown]
+    cols.append([Col("resident_pages", [fmt_value(sum(s["resident_pages"].values())) for s in steps])])
+    print(fit([label("step", [s["name"] for s in steps])], cols))
     print()
 
 
 def cmd_validate(a) -> int:
+    from memtwin.report import wrap
     from memtwin.validate import format_rows, validate_file
 
     if not a.recorded and not a.on:
@@ -322,7 +324,7 @@ def cmd_validate(a) -> int:
         if rows:
             print(format_rows(rows))
         for o in outcomes:
-            print(f"  {o.status}  {o.name}: {o.detail}")
+            print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8))
         bad += sum(not r.ok for r in rows) + sum(not (o.ok or o.skipped) for o in outcomes)
         print()
     print("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance")

@@ -21,7 +21,7 @@ from memtwin.api import Scenario, load
 from memtwin.jsonio import ensure_dir, write_text
 from memtwin.progress import Progress
 from memtwin.published import CheckOutcome, evaluate, figure
-from memtwin.report import compare_table, fmt_value, metrics_for
+from memtwin.report import compare_table, fmt_value, metrics_for, wrap
 
 DEFAULT_OUT = os.path.join("build", "reproduce")
 _SEED_RE = re.compile(r"^seed(\d+)")
@@ -147,19 +147,19 @@ def _print_section(sec: Section, out: TextIO) -> None:
     desc = first.info["description"]
     print(f"== {sec.name} ({sec.path}) ==", file=out)
     if sec.wip:
-        print(WIP_NOTE, file=out)
+        print(wrap(WIP_NOTE), file=out)
     if desc:
-        print(desc, file=out)
+        print(wrap(desc), file=out)
     print(f"kernel profile {first.info['profile']}, cgroup {first.info['cgroup']}", file=out)
     if sec.scn.published.get("source"):
-        print(f"published figures: {sec.scn.published['source']}", file=out)
+        print(wrap(f"published figures: {sec.scn.published['source']}", "  "), file=out)
     print(file=out)
     print(compare_table(sec.results, sec.metrics, sec.scn.published), file=out)
     if sec.outcomes:
         print(file=out)
         print("Targets ([published.checks]):", file=out)
         for o in sec.outcomes:
-            print(f"  {o.status}  {o.name}: {o.detail}", file=out)
+            print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8), file=out)
     print(file=out)
     print(f"{sec.name}: {len(sec.results)} variants simulated in {sec.wall_s:.2f} s (wall time)", file=out)
     print(file=out)
@@ -313,7 +313,7 @@ def reproduce(scenarios_dir: Optional[str] = None, only: Sequence[str] = (), out
     print(f"{len(sections)} scenario(s), {total} target(s): {total - len(missed)} met, {len(missed)} missed; "
           f"{time.perf_counter() - t0:.2f} s in all", file=out)
     for s, o in missed:
-        print(f"  MISSED  {s.name}{' (work in progress)' if s.wip else ''}: {o.name}: {o.detail}", file=out)
+        print(wrap(f"  MISSED  {s.name}{' (work in progress)' if s.wip else ''}: {o.name}: {o.detail}", " " * 10), file=out)
     if check and any(s.wip for s, _ in missed):
         print("--check: the work-in-progress scenarios' misses are known and do not set the exit code", file=out)
     print(f"wrote {report}", file=out)

@@ -102,19 +102,26 @@ def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, on
 
 
 def format_rows(rows: list) -> str:
-    lines = [f"{'variant':14} {'step':28} {'metric':24} {'simulated':>14} {'real':>14} {'difference':>18} {'tolerance':>14}  "]
-    for r in rows:
-        sim = "-" if r.sim is None else f"{r.sim:14.6g}"
-        real = "-" if r.real is None else f"{r.real:14.6g}"
-        if r.diff is None:
-            diff = "n/a"
-        else:
-            pct = f" ({r.diff / r.real * 100:+.1f}%)" if r.real else ""
-            diff = f"{r.diff:+.4g}{pct}"
-        tol = f"{r.rel * 100:g}%" + (f" or {r.abs:g}" if r.abs else "")
-        mark = "ok" if r.ok else ("MISSING" if r.diff is None else "OUT")
-        lines.append(f"{r.variant[:14]:14} {r.step[:28]:28} {r.metric[:24]:24} {sim:>14} {real:>14} {diff:>18} {tol:>14}  {mark}")
-    return "\n".join(lines)
+    """A table per variant (a line naming it, then a row per step and metric), 100 characters
+    wide at most: step names too long for it wrap."""
+    from memtwin.report import Col, fmt_diff, fmt_value, label, render
+
+    out = []
+    for variant in dict.fromkeys(r.variant for r in rows):
+        rs = [r for r in rows if r.variant == variant]
+        diffs, tols, marks = [], [], []
+        for r in rs:
+            if r.diff is None:
+                diffs.append("n/a")
+            else:
+                diffs.append(fmt_diff(r.diff) + (f" ({r.diff / r.real * 100:+.1f}%)" if r.real else ""))
+            tols.append(f"{r.rel * 100:g}%" + (f" or {fmt_value(r.abs)}" if r.abs else ""))
+            marks.append("ok" if r.ok else ("MISSING" if r.diff is None else "OUT"))
+        out.append(f"variant {variant}:")
+        out.append(render([label("step", [r.step for r in rs]), label("metric", [r.metric for r in rs]),
+                           Col("simulated", [fmt_value(r.sim) for r in rs]), Col("real", [fmt_value(r.real) for r in rs]),
+                           Col("difference", diffs), Col("tolerance", tols), Col("", marks, justify="left")]))
+    return "\n".join(out)
 
 
 def recorded_path(scn_path: str, spec: dict) -> str:
@@ -127,8 +134,11 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
     variant on stderr meanwhile)."""
 
     def say(line: str) -> None:
+        from memtwin.report import wrap
+
+        indent = " " * (len(line) - len(line.lstrip()) + (6 if line.lstrip().startswith("note: ") else 2))
         with progress.paused():
-            out(line)
+            out(wrap(line, indent))
 
     scn = load(path)
     spec = scn.doc.table("validation")

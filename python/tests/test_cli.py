@@ -18,7 +18,7 @@ import pytest
 import memtwin
 import memtwin.cli as cli
 from memtwin.cli import main
-from conftest import cli_run
+from conftest import cli_run, unwrapped
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = ROOT / "scenarios" / "seed000-memcg-reread.toml"
@@ -92,7 +92,8 @@ def test_run_seed000(capsys, sim_calls):
     assert lines[1] == "kernel profile linux-5.0, cgroup v1, policies: recharge_on_pagecache_get=off, memcg_percpu_release_on_offline=off, fadvise_directory=off"
     header = lines[3].split()
     assert header == ["step", "elapsed_s", "user_s", "sys_s", "read_bytes", "memcg.usage_bytes"]
-    rows = {ln[:6]: ln[6:].split() for ln in lines[4:6]}
+    assert set(lines[4]) == {"-", " "}  # the rule under the header
+    rows = {ln[:6]: ln[6:].split() for ln in lines[5:7]}
     assert set(rows) == {"read 1", "read 2"}
     # Without --variant the base document runs: the kernel as it is, both reads from disk.
     assert rows["read 1"][3] == rows["read 2"][3] == str(GIB)
@@ -115,9 +116,11 @@ def test_compare_seed000(capsys, sim_calls):
     code, out, err = cli_run(capsys, "compare", SEED)
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[2] == "published figures: shared/seeds/000_0a6c4b07157259f0.txt"
-    assert lines[4].split() == ["baseline", "recharge"]
-    assert lines[5].split() == ["simulated", "published", "simulated", "published"]
+    assert lines[:2] == ["seed000-memcg-reread: A 1 GiB file read twice by cat in a memcg limited to 20M: is the second read",
+                         "  cached?"], "the description wrapped at 100 characters"
+    assert lines[3] == "published figures: shared/seeds/000_0a6c4b07157259f0.txt"
+    assert lines[5].split() == ["baseline", "recharge"]
+    assert lines[6].split() == ["simulated", "published", "simulated", "published"]
     assert "Targets ([published.checks]):" in lines
     targets = [ln.strip() for ln in lines if ln.startswith("  PASS") or ln.startswith("  FAIL")]
     assert len(targets) == 3 and all(t.startswith("PASS") for t in targets), targets
@@ -139,7 +142,7 @@ def test_compare_only_some_variants(capsys, tmp_path):
     assert code == 0
     assert list(json.loads(out_json.read_text())["variants"]) == ["recharge"]
     # The checks that name the baseline are skipped: it was not run.
-    assert "  SKIP  baseline: the second read is as slow as the first (within 5%): skipped: variant baseline was not run" in out.splitlines()
+    assert "  SKIP  baseline: the second read is as slow as the first (within 5%): skipped: variant baseline was not run" in unwrapped(out)
     targets = [ln.split()[0] for ln in out.splitlines() if ln.startswith("  ") and ln.split()[0] in ("PASS", "FAIL", "SKIP")]
     assert targets == ["SKIP", "PASS", "PASS"]
 
@@ -147,7 +150,7 @@ def test_compare_only_some_variants(capsys, tmp_path):
 def test_compare_check_does_not_fail_on_skipped_checks(capsys):
     code, out, _ = cli_run(capsys, "compare", SEED, "--variants", "recharge", "--check")
     assert code == 0
-    assert "  SKIP  baseline: the second read is as slow as the first (within 5%): skipped: variant baseline was not run" in out.splitlines()
+    assert "  SKIP  baseline: the second read is as slow as the first (within 5%): skipped: variant baseline was not run" in unwrapped(out)
     assert "FAIL" not in out
 
 
@@ -716,7 +719,7 @@ def test_compare_check_fails_when_a_target_is_missed(capsys, tmp_path):
     out_json = tmp_path / "r.json"
     code, out, _ = cli_run(capsys, "compare", path, "--check", "--json", out_json)
     assert code == 1
-    fails = [ln for ln in out.splitlines() if ln.startswith("  FAIL")]
+    fails = [ln for ln in unwrapped(out) if ln.startswith("  FAIL")]
     assert len(fails) == 1
     assert fails[0].startswith("  FAIL  recharge: sys time of the cached read within 30% of the seed's: ")
     assert fails[0].endswith("tolerance 5%)")
