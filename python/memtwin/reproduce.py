@@ -179,6 +179,7 @@ CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 table { border-collapse: collapse; font-size: .9em; margin: .5em 0; }
+.tablewrap { max-width: 100%; overflow-x: auto; margin: .8em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; }
 td.num { text-align: right; font-family: ui-monospace, Menlo, Consolas, monospace; }
 td.pub { background: #f4f4ff; }
@@ -195,32 +196,70 @@ def _e(s) -> str:
     return html.escape(str(s), quote=True)
 
 
+HTML_WIDTH_PX = 1060  # the body's 1100 px less its padding
+CHAR_PX = 8.7  # a character of the tables' .9em monospace, about
+CELL_PX = 22  # a cell's padding and border
+
+
+def _col_px(texts) -> float:
+    return max([len(str(t)) for t in texts] + [1]) * CHAR_PX + CELL_PX
+
+
 def _table_html(sec: Section) -> str:
+    """The simulated and published figures: a row per (step, metric), per variant its
+    simulated figure and, when it has published ones, the published figure and the difference;
+    the variants in blocks that fit the page's width, each repeating the step and metric
+    columns (and a block scrolls sideways, as a last resort, when one variant does not fit)."""
     names = list(sec.results)
     first = sec.results[names[0]]
     steps = [s["name"] for s in first.raw["steps"]]
     pub = sec.scn.published or {}
-    rows = ["<table>", "<thead><tr><th rowspan=\"2\">step</th><th rowspan=\"2\">metric</th>"
-            + "".join(f"<th colspan=\"3\">{_e(v)}</th>" for v in names) + "</tr>",
-            "<tr>" + "<th>simulated</th><th>published</th><th>diff</th>" * len(names) + "</tr></thead><tbody>"]
-    for step in steps:
-        for m in sec.metrics:
-            cells = [f"<td>{_e(step)}</td><td>{_e(m)}</td>"]
-            for v in names:
-                try:
-                    val = sec.results[v].metric(step, m)
-                except KeyError:
-                    val = None
-                p = figure(pub, v, step, m)
-                diff = ""
-                if p is not None and val is not None:
-                    diff = f"{(val - p) * 100.0 / p:+.1f}%" if p else ("0" if val == 0 else "")
-                cells.append(f"<td class=\"num\">{_e(fmt_value(val))}</td>"
-                             f"<td class=\"num pub\">{_e(fmt_value(p)) if p is not None else ''}</td>"
-                             f"<td class=\"num\">{_e(diff)}</td>")
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-    rows.append("</tbody></table>")
-    return "\n".join(rows)
+    rows = [(step, m) for step in steps for m in sec.metrics]
+    cells, width = {}, {}
+    for v in names:
+        col = []
+        for step, m in rows:
+            try:
+                val = sec.results[v].metric(step, m)
+            except KeyError:
+                val = None
+            p = figure(pub, v, step, m)
+            diff = ""
+            if p is not None and val is not None:
+                diff = f"{(val - p) * 100.0 / p:+.1f}%" if p else ("0" if val == 0 else "")
+            col.append((fmt_value(val), fmt_value(p) if p is not None else "", diff))
+        has_pub = bool(pub.get("figures", {}).get(v))
+        cells[v] = (col, has_pub)
+        width[v] = max(_col_px([c[0] for c in col] + ["simulated"]) + (
+            _col_px([c[1] for c in col] + ["published"]) + _col_px([c[2] for c in col] + ["diff"]) if has_pub else 0),
+            len(v) * CHAR_PX + CELL_PX)
+    label_px = _col_px([st for st, _ in rows] + ["step"]) + _col_px([m for _, m in rows] + ["metric"])
+    blocks, cur, w = [], [], label_px
+    for v in names:
+        if cur and w + width[v] > HTML_WIDTH_PX:
+            blocks.append(cur)
+            cur, w = [], label_px
+        cur.append(v)
+        w += width[v]
+    blocks.append(cur)
+    out = []
+    for block in blocks:
+        t = ["<div class=\"tablewrap\"><table>",
+             "<thead><tr><th rowspan=\"2\">step</th><th rowspan=\"2\">metric</th>"
+             + "".join(f"<th colspan=\"{3 if cells[v][1] else 1}\">{_e(v)}</th>" for v in block) + "</tr>",
+             "<tr>" + "".join("<th>simulated</th><th>published</th><th>diff</th>" if cells[v][1] else "<th>simulated</th>"
+                              for v in block) + "</tr></thead><tbody>"]
+        for i, (step, m) in enumerate(rows):
+            row = [f"<td>{_e(step)}</td><td>{_e(m)}</td>"]
+            for v in block:
+                sim, p, diff = cells[v][0][i]
+                row.append(f"<td class=\"num\">{_e(sim)}</td>")
+                if cells[v][1]:
+                    row.append(f"<td class=\"num pub\">{_e(p)}</td><td class=\"num\">{_e(diff)}</td>")
+            t.append("<tr>" + "".join(row) + "</tr>")
+        t.append("</tbody></table></div>")
+        out.append("\n".join(t))
+    return "\n".join(out)
 
 
 def _section_html(sec: Section) -> str:

@@ -66,3 +66,35 @@ def test_real_table_fits_100_columns_and_prints_integers(capsys):
     assert max(len(ln) for ln in out.splitlines()) <= 100
     assert "67108864" in out and "6.71089e+07" not in out and not EXP.search(out)
     assert "1.2346" in out and "16384" in out
+
+
+def test_html_table_of_many_variants_is_split_into_blocks_that_fit_the_page():
+    from types import SimpleNamespace
+
+    from memtwin.reproduce import Section, _table_html
+
+    class Fake:
+        def __init__(self, steps):
+            self.steps = steps
+            self.raw = {"steps": [{"name": s, "metrics": m} for s, m in steps.items()]}
+
+        def metric(self, step, name):
+            return self.steps[step][name]
+
+    names = [f"{'keep' if i % 2 == 0 else 'clean'}-{360 + 10 * (i // 2)}" for i in range(38)]
+    results = {v: Fake({"cp -r 1 2": {"elapsed_s": 14.7373 + i, "memcg.usage_bytes": 2106359808.0},
+                        "grep data 1/*": {"elapsed_s": 2.0758 * (i + 1), "memcg.usage_bytes": 2105978880.0}})
+               for i, v in enumerate(names)}
+    figures = {v: {"grep data 1/*": {"elapsed_s": 2.0 + i}} for i, v in enumerate(names)}
+    sec = Section("seed004.toml", SimpleNamespace(published={"figures": figures}), results,
+                  ["elapsed_s", "memcg.usage_bytes"], [], 1.0)
+    html = _table_html(sec)
+    tables = re.findall(r"<table>.*?</table>", html, re.S)
+    assert 1 < len(tables) < 38
+    assert html.count('<div class="tablewrap">') == len(tables)  # scrolls sideways rather than overflow the page
+    heads = [re.findall(r'<th colspan="3">([^<]+)</th>', t) for t in tables]
+    assert [v for h in heads for v in h] == names, "every variant once, in order"
+    for t, h in zip(tables, heads):
+        assert '<th rowspan="2">step</th><th rowspan="2">metric</th>' in t, "each block repeats the row labels"
+        assert t.count("<tr>") == 2 + 4
+    assert [len(h) for h in heads] == [2] * 19, "as many as fit: a keep/clean pair, its published figures beside"
