@@ -98,3 +98,82 @@ def test_html_table_of_many_variants_is_split_into_blocks_that_fit_the_page():
         assert '<th rowspan="2">step</th><th rowspan="2">metric</th>' in t, "each block repeats the row labels"
         assert t.count("<tr>") == 2 + 4
     assert [len(h) for h in heads] == [2] * 19, "as many as fit: a keep/clean pair, its published figures beside"
+
+
+# --------------------------------------------------------------------------------------------
+# Plots: a distinct colour per variant, legends beside the data
+
+
+def _seed004_like(n):
+    class Fake:
+        def __init__(self, i):
+            self.raw = {"steps": [{"name": s, "metrics": {"elapsed_s": 1.0 + i + k}} for k, s in enumerate(("cp -r 1 2", "grep data 1/*"))]}
+            self.info = {"report_metrics": ["elapsed_s"]}
+
+        def metric(self, step, name):
+            return next(s["metrics"][name] for s in self.raw["steps"] if s["name"] == step)
+
+    names = [f"{'keep' if i % 2 == 0 else 'clean'}-{360 + 10 * (i // 2)}" for i in range(n)]
+    return {v: Fake(i) for i, v in enumerate(names)}
+
+
+@pytest.mark.parametrize("names", [
+    [f"{'keep' if i % 2 == 0 else 'clean'}-{360 + 10 * (i // 2)}" for i in range(38)],  # a hue per group
+    [f"v{i}" for i in range(38)],  # no groups: a sampled map
+    [f"v{i}" for i in range(15)],  # tab20
+    ["keep-360", "keep-460", "clean-360"],  # tab10
+])
+def test_variant_colours_are_distinct(names):
+    from memtwin.plots import variant_colors
+
+    colors = variant_colors(names)
+    assert list(colors) == names
+    rgb = [tuple(round(c, 3) for c in colors[v]) for v in names]
+    assert len(set(rgb)) == len(names)
+
+
+def test_seed004_groups_keep_and_clean_by_hue():
+    import colorsys
+
+    from memtwin.plots import variant_colors
+
+    colors = variant_colors([f"{g}-{x}" for x in range(360, 460, 10) for g in ("keep", "clean")])
+    hue = {v: round(colorsys.rgb_to_hls(*c)[0], 2) for v, c in colors.items()}
+    assert len({hue[v] for v in hue if v.startswith("keep")}) == 1
+    assert len({hue[v] for v in hue if v.startswith("clean")}) == 1
+    assert hue["keep-360"] != hue["clean-360"]
+
+
+def test_plots_of_38_variants_have_distinct_colours_and_legends_outside_the_axes(monkeypatch):
+    from matplotlib.colors import to_rgb
+
+    from memtwin import plots
+
+    figs = []
+    monkeypatch.setattr(plots, "_capture", figs)
+    results = _seed004_like(38)
+    pub = {"figures": {v: {"grep data 1/*": {"elapsed_s": 2.0}} for v in results},
+           "table": {"at": "grep data 1/*/elapsed_s", "rows": "X", "columns": ["without cleaning", "with cleaning"],
+                     "cells": [[str(360 + 10 * i), f"keep-{360 + 10 * i}", f"clean-{360 + 10 * i}"] for i in range(19)]}}
+    out = plots.plots_for("seed004-dir-clean", results, pub, ["elapsed_s"])
+    assert {p.slug for p in out} == {"seed-table", "metrics"} and len(figs) == 2
+    import matplotlib.pyplot as plt
+
+    try:
+        for fig in figs:
+            fig.canvas.draw()
+            renderer = fig.canvas.get_renderer()
+            legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+            assert legends, "every plot has a legend"
+            for leg in legends:
+                lb = leg.get_window_extent(renderer)
+                for ax in fig.axes:
+                    if ax.get_visible():
+                        assert not lb.overlaps(ax.get_window_extent(renderer)), "the legend lies outside the axes"
+        bars = [fig for fig in figs if any(ax.patches for ax in fig.axes)][0]
+        ax = bars.axes[0]
+        colours = {c.get_label(): to_rgb(c.patches[0].get_facecolor()) for c in ax.containers}
+        assert len(colours) == 38 and len(set(colours.values())) == 38
+    finally:
+        for fig in figs:
+            plt.close(fig)
