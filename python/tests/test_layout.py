@@ -177,3 +177,11 @@ def test_plots_of_38_variants_have_distinct_colours_and_legends_outside_the_axes
     finally:
         for fig in figs:
             plt.close(fig)
+
+
+def test_readme_sample_is_what_compare_prints(capsys):
+    readme = (ROOT / "README.md").read_text()
+    head = "```\n$ memtwin compare scenarios/seed000-memcg-reread.toml\n"
+    sample = readme.split(head, 1)[1].split("```\n", 1)[0]
+    _, out, _ = cli_run(capsys, "compare", ROOT / "scenarios" / "seed000-memcg-reread.toml")
+    assert WALL.sub("", sample) == WALL.sub("", out), "copy the output of the command into README.md"
