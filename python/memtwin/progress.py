@@ -57,15 +57,13 @@ class _Display:
         if self.rich is not None:
             return
         from rich.console import Console
-        from rich.progress import BarColumn, Progress as RichProgress, TaskProgressColumn, TextColumn, \
-            TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, Progress as RichProgress, TaskProgressColumn, TextColumn
 
         forced = os.environ.get("MEMTWIN_PROGRESS") == "1"
         console = Console(file=stream, force_terminal=True if forced else None, highlight=False, emoji=False)
         self.rich = RichProgress(TextColumn("{task.description}", markup=False), BarColumn(bar_width=30),
-                                 TaskProgressColumn(), TimeElapsedColumn(), TextColumn("ETA"),
-                                 TimeRemainingColumn(), console=console, transient=True, refresh_per_second=4,
-                                 redirect_stdout=False, redirect_stderr=False)
+                                 TaskProgressColumn(), _times_column(), console=console, transient=True,
+                                 refresh_per_second=4, redirect_stdout=False, redirect_stderr=False)
         self.stream = stream
         self.rich.start()
 
@@ -94,6 +92,35 @@ class _Display:
 _display = _Display()
 
 
+def _clock(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def eta(elapsed: float, done: float, total: Optional[float]) -> Optional[float]:
+    """Seconds left at the average pace since the start; None before there is a pace (the
+    first second, the first percent) or without a total."""
+    if not total or done <= 0 or elapsed < 1.0 or done / total < 0.01:
+        return None
+    return max(0.0, elapsed * (total - done) / done)
+
+
+def _times_column():
+    """`0:00:23 ETA 0:00:49`: the time since the bar was made and the time left at the average
+    pace since then (rich's own estimate looks at the last 30 s only, which a unit of a long
+    variant can outlast), computed at each redraw."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class Times(ProgressColumn):
+        def render(self, task):
+            elapsed = time.monotonic() - task.fields.get("t0", time.monotonic())
+            left = None if task.total is None else (0.0 if task.completed >= task.total else eta(elapsed, task.completed, task.total))
+            return Text(f"{_clock(elapsed)} ETA {'-:--:--' if left is None else _clock(left)}")
+
+    return Times()
+
+
 class Progress:
     """Callable as `progress(done, total)`; see the module's docstring."""
 
@@ -107,6 +134,7 @@ class Progress:
         self.done, self.total = 0.0, 0.0
         self.sub = 0.0  # nest: the fraction of the next unit that the bars opened after this one report
         self.task = None
+        self.ends = 0  # calls in a row at done >= total
         self.drawn = False
         self.closed = False
         self.enabled = enabled(self.stream)
@@ -121,6 +149,7 @@ class Progress:
         if (done, total) != (self.done, self.total):
             self.sub = 0.0
         self.done, self.total = done, total
+        self.ends = self.ends + 1 if total > 0 and done >= total else 0
         frac = 0.0 if total <= 0 else min(1.0, done / total)
         for parent in _display.bars:
             if parent is self:
@@ -145,10 +174,15 @@ class Progress:
             if not bar.drawn and now - bar.start >= bar.delay:
                 bar.drawn = True
             if bar.task is None and bar.drawn:
-                bar.task = _display.rich.add_task(bar.label, total=bar._shown()[1])
+                bar.task = _display.rich.add_task(bar.label, total=bar._shown()[1], t0=bar.start)
             if bar.task is not None:
                 done, total = bar._shown()
+                # still called at its end: the work goes on past what its total counted (a pulse)
                 _display.rich.update(bar.task, completed=done, total=total, description=bar.label)
+                if bar.ends > 1 and not bar.nest:
+                    for t in _display.rich.tasks:
+                        if t.id == bar.task:
+                            t.total = None  # rich's update() cannot unset it
         _display.refresh()
 
     def close(self) -> None:

@@ -146,3 +146,20 @@ def test_validate_shows_a_progress_line_per_variant(env, capsys):
     assert "validate host-dir-eviction-sync.toml: keep-12 (1/6)" in err
     assert "validate host-dir-eviction-sync.toml: clean-24 (6/6)" in err
     assert "\x1b" not in out and "every metric within tolerance" in out
+
+
+def test_eta_at_the_average_pace():
+    assert progress.eta(10.0, 25, 100) == pytest.approx(30.0)
+    assert progress.eta(10.0, 100, 100) == 0.0
+    assert progress.eta(0.5, 50, 100) is None, "no pace in the first second"
+    assert progress.eta(10.0, 0, 100) is None and progress.eta(10.0, 5, 0) is None
+    assert progress._clock(3725) == "1:02:05"
+
+
+def test_a_bar_called_past_its_end_pulses(env):
+    tty = Tty()
+    bar = progress.Progress("long tail", stream=tty)
+    bar(10, 10)
+    bar(10, 10)
+    assert progress._display.rich.tasks[0].total is None
+    bar.close()
