@@ -116,7 +116,8 @@ def _header(res: Result) -> str:
     pol = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in res.info["policies"].items())
     title = res.scenario + (f" [{res.variant}]" if res.variant else "")
     desc = res.info["description"]
-    return (f"{title}: {desc}" if desc else title) + f"\nkernel profile {res.info['profile']}, cgroup {res.info['cgroup']}, policies: {pol}"
+    return (wrap(f"{title}: {desc}", "  ") if desc else title) + "\n" + wrap(
+        f"kernel profile {res.info['profile']}, cgroup {res.info['cgroup']}, policies: {pol}", "  ")
 
 
 def _run_variant(scn, variant: Optional[str], sets: Sequence[str]) -> Result:
