@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Optional, Sequence
 
-from memtwin import _memtwin, hostcache
+from memtwin import _memtwin, hostcache, progress
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Result, load
 from memtwin.jsonio import OutputError, check_writable, ensure_dir, remove_empty_created, write_json
@@ -19,7 +19,7 @@ from memtwin.progress import Progress
 from memtwin.real import Interrupted as RealInterrupted
 from memtwin.real import RealError
 from memtwin.published import evaluate, seed_table
-from memtwin.report import compare_table, metrics_for, run_table
+from memtwin.report import compare_table, metrics_for, run_table, wrap
 
 EPILOG = "Scenario format: schema/scenario.schema.json; results: schema/result.schema.json."
 
@@ -40,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="memtwin", description="A digital twin of Linux memory management.", epilog=EPILOG,
                                 formatter_class=_HelpFormatter)
     p.add_argument("--version", action="version", version="memtwin 0.1.0")
+    p.add_argument("--quiet", action="store_true", help="no progress bars on stderr (also MEMTWIN_QUIET=1)")
     sub = p.add_subparsers(dest="cmd", metavar="COMMAND")
 
     def common(sp, variants: bool):
@@ -126,7 +127,8 @@ def _header(res: Result) -> str:
     pol = ", ".join(f"{k}={'on' if v else 'off'}" for k, v in res.info["policies"].items())
     title = res.scenario + (f" [{res.variant}]" if res.variant else "")
     desc = res.info["description"]
-    return (f"{title}: {desc}" if desc else title) + f"\nkernel profile {res.info['profile']}, cgroup {res.info['cgroup']}, policies: {pol}"
+    return (wrap(f"{title}: {desc}", "  ") if desc else title) + "\n" + wrap(
+        f"kernel profile {res.info['profile']}, cgroup {res.info['cgroup']}, policies: {pol}", "  ")
 
 
 def _run_variant(scn, variant: Optional[str], sets: Sequence[str]) -> Result:
@@ -209,10 +211,10 @@ def cmd_compare(a) -> int:
     wall = time.perf_counter() - t0
     first = next(iter(results.values()))
     desc = first.info["description"]
-    print(f"{first.scenario}: {desc}" if desc else first.scenario)
+    print(wrap(f"{first.scenario}: {desc}", "  ") if desc else first.scenario)
     print(f"kernel profile {first.info['profile']}, cgroup {first.info['cgroup']}")
     if scn.published.get("source"):
-        print(f"published figures: {scn.published['source']}")
+        print(wrap(f"published figures: {scn.published['source']}", "  "))
     print()
     print(compare_table(results, metrics_for(first.info, metrics), scn.published))
     table = seed_table(scn.published, results)
@@ -224,7 +226,7 @@ def cmd_compare(a) -> int:
         print()
         print("Targets ([published.checks]):")
         for o in outcomes:
-            print(f"  {o.status}  {o.name}: {o.detail}")
+            print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8))
     print()
     print(f"{len(results)} variants simulated in {wall:.2f} s")
     if a.json:
@@ -307,15 +309,21 @@ def cmd_real(a) -> int:
 
         leftovers.warn([a.scratch], [a.workdir or qemumod.DEFAULT_WORKDIR])
     out = {}
-    for v, plan in plans:
-        if a.on == "host":
-            res = realmod.run_host(plan, a.scratch)
-        else:
-            from memtwin import qemu
+    bar = progress.Progress(f"real {a.on}")  # not Progress: the tests count simulations by that one
+    try:
+        for i, (v, plan) in enumerate(plans):
+            bar(i, len(plans), label=f"real --on {a.on}: {v or 'default'} ({i + 1}/{len(plans)})")
+            if a.on == "host":
+                res = realmod.run_host(plan, a.scratch)
+            else:
+                from memtwin import qemu
 
-            res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
-        out[v or "default"] = res
-        _print_real(plan, v, res)
+                res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
+            out[v or "default"] = res
+            with progress.paused():
+                _print_real(plan, v, res)
+    finally:
+        bar.close()
     if a.json:
         write_json(a.json, {"scenario": plans[0][1]["name"] if plans else scn.name, "variants": out})
         print(f"wrote {a.json}")
@@ -323,22 +331,24 @@ def cmd_real(a) -> int:
 
 
 def _print_real(plan: dict, v, res: dict) -> None:
+    from memtwin.report import Col, fit, fmt_value, label, wrap
+
     info = res["real"]
     print(f"{plan['name']} {v or 'default'}: real kernel {info['kernel']} ({info['on']}), {info['date']}")
     for n in info.get("notes", []):
-        print(f"note: {n}")
+        print(wrap(f"note: {n}", "      "))
     if not info["timing_comparable"]:
         print("note: times are wall-clock figures of this run, not comparable with the engine's")
     shown = ["elapsed_s", "read_bytes", "memcg.usage_bytes", "memcg.file_bytes", "meminfo.Cached_kB", "cgroup.nr_dying_descendants"]
-    print(f"{'step':24} " + " ".join(f"{m:>16}" for m in shown) + f" {'resident_pages':>15}")
-    for s in res["steps"]:
-        vals = [s["metrics"].get(m) for m in shown]
-        print(f"{s['name'][:24]:24} " + " ".join(f"{'-' if val is None else format(val, '.6g'):>16}" for val in vals)
-              + f" {sum(s['resident_pages'].values()):>15}")
+    steps = res["steps"]
+    cols = [[Col(m, [fmt_value(s["metrics"].get(m)) for s in steps])] for m in shown]
+    cols.append([Col("resident_pages", [fmt_value(sum(s["resident_pages"].values())) for s in steps])])
+    print(fit([label("step", [s["name"] for s in steps])], cols))
     print()
 
 
 def cmd_validate(a) -> int:
+    from memtwin.report import wrap
     from memtwin.validate import format_rows, validate_file
 
     if not a.recorded and not a.on:
@@ -350,7 +360,7 @@ def cmd_validate(a) -> int:
         if rows:
             print(format_rows(rows))
         for o in outcomes:
-            print(f"  {o.status}  {o.name}: {o.detail}")
+            print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8))
         bad += sum(not r.ok for r in rows) + sum(not (o.ok or o.skipped) for o in outcomes)
         print()
     print("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance")
@@ -390,6 +400,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not a.cmd:
         p.print_help()
         return 2
+    quiet_before = progress.QUIET
+    progress.QUIET = quiet_before or a.quiet
     old = {}
     if threading.current_thread() is threading.main_thread():
         for sg in (signal.SIGTERM, signal.SIGHUP):
@@ -397,6 +409,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         code = _dispatch(a)
     finally:
+        progress.QUIET = quiet_before
         for sg, h in old.items():
             signal.signal(sg, h)
     if code != 0:

@@ -48,6 +48,16 @@ class CheckOutcome:
         return "SKIP" if self.skipped else ("PASS" if self.ok else "FAIL")
 
 
+def fmt_num(v: float) -> str:
+    """A figure in a target's outcome: integers as integers (25136407, not 2.51364e+07), other
+    figures with 6 significant digits, large ones with one decimal."""
+    if float(v).is_integer():
+        return str(int(v))
+    if abs(v) >= 1e5:
+        return f"{v:.1f}"
+    return f"{v:.6g}"
+
+
 def _err(where: str, message: str, fix: str) -> ScenarioError:
     return ScenarioError(f"{where}: error: {message}\n  fix: {fix}", [(where, message, fix)])
 
@@ -201,7 +211,7 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
                 out.append(CheckOutcome(name, False, ref, skipped=True))
                 continue
             rel = (sim - pub) / pub if pub else float("inf")
-            out.append(CheckOutcome(name, abs(rel) <= tol, f"{sim:.6g} vs published {pub:.6g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
+            out.append(CheckOutcome(name, abs(rel) <= tol, f"{fmt_num(sim)} vs published {fmt_num(pub)} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
         elif kind == "growth":
             sim_a, ref_a = value("from")
             sim_b, ref_b = value("at")
@@ -217,7 +227,7 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
                 continue
             sg, pg = sim_b - sim_a, pb - pa
             rel = (sg - pg) / pg if pg else float("inf")
-            out.append(CheckOutcome(name, abs(rel) <= tol, f"grew {sg:.6g} vs published {pg:.6g} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
+            out.append(CheckOutcome(name, abs(rel) <= tol, f"grew {fmt_num(sg)} vs published {fmt_num(pg)} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
         else:
             raise _err(where, f"unknown check kind `{kind}`", 'write kind = "ratio", "published" or "growth"')
     return out
@@ -249,26 +259,26 @@ def _validate_table(t, variants: list, source: str) -> None:
 
 def seed_table(published: Mapping, results: Mapping[str, "object"]) -> Optional[str]:
     """The seed's own table (`[published.table]`): a row per label, for each column the
-    simulated figure of that row's variant beside the published one and their difference.
-    None when the scenario has no such table."""
+    simulated figure of that row's variant beside the published one and their difference (in
+    blocks of columns when they do not fit in 100 characters). None when the scenario has no
+    such table."""
+    from memtwin.report import Col, fit, label
+
     t = published.get("table") if published else None
     if not t:
         return None
     step, metric = t["at"].rsplit("/", 1)
-    label_w = max(len(str(t.get("rows", ""))), *(len(r[0]) for r in t["cells"])) + 2
-    cell_w = 32
-    head1 = str(t.get("rows", "")).ljust(label_w) + "".join(c.rjust(cell_w) for c in t["columns"])
-    head2 = " " * label_w + "".join(("simulated  published     diff").rjust(cell_w) for _ in t["columns"])
-    lines = [str(t.get("title", t["at"])), head1, head2]
-    for row in t["cells"]:
-        line = row[0].ljust(label_w)
-        for v in row[1:]:
+    groups = []
+    for i, col in enumerate(t["columns"]):
+        sims, pubs, diffs = [], [], []
+        for row in t["cells"]:
+            v = row[i + 1]
             r = results.get(v)
             sim = r.metric(step, metric) if r is not None else None
             pub = figure(published, v, step, metric)
-            s_sim = f"{sim:9.3f}" if sim is not None else f"{'-':>9}"
-            s_pub = f"{pub:9.3f}" if pub is not None else f"{'-':>9}"
-            s_diff = f"{(sim - pub) / pub * 100:+7.1f}%" if sim is not None and pub else f"{'':>8}"
-            line += f"{s_sim}  {s_pub}  {s_diff}".rjust(cell_w)
-        lines.append(line)
-    return "\n".join(lines)
+            sims.append(f"{sim:.3f}" if sim is not None else "-")
+            pubs.append(f"{pub:.3f}" if pub is not None else "-")
+            diffs.append(f"{(sim - pub) / pub * 100:+.1f}%" if sim is not None and pub else "")
+        groups.append([Col(f"{col}\nsimulated", sims), Col("\npublished", pubs), Col("\ndiff", diffs)])
+    rows = label(str(t.get("rows", "")) + "\n", [row[0] for row in t["cells"]])
+    return str(t.get("title", t["at"])) + "\n" + fit([rows], groups)

@@ -15,11 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
+from memtwin import progress
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Scenario, load
 from memtwin.jsonio import ensure_dir, write_text
+from memtwin.progress import Progress
 from memtwin.published import CheckOutcome, evaluate, figure
-from memtwin.report import compare_table, fmt_value, metrics_for
+from memtwin.report import compare_table, fmt_value, metrics_for, wrap
 
 DEFAULT_OUT = os.path.join("build", "reproduce")
 _SEED_RE = re.compile(r"^seed(\d+)")
@@ -123,13 +125,16 @@ def _validate(files: Sequence[str]) -> tuple[list, list]:
     return scns, errors
 
 
-def _run_section(path: str, scn: Scenario) -> Section:
+def _run_section(path: str, scn: Scenario, step=None) -> Section:
+    """Run every variant of `scn`; `step(variant)` is called before each (the overall bar)."""
     from memtwin import cli  # the progress bar and error listing of `memtwin compare`
 
     variants = [v for v, _ in scn.variants()] or [None]
     results = {}
     t0 = time.perf_counter()
     for v in variants:
+        if step:
+            step(v or "default")
         results[v or "default"] = cli._run_variant(scn, v, [])
     wall = time.perf_counter() - t0
     first = next(iter(results.values()))
@@ -142,19 +147,19 @@ def _print_section(sec: Section, out: TextIO) -> None:
     desc = first.info["description"]
     print(f"== {sec.name} ({sec.path}) ==", file=out)
     if sec.wip:
-        print(WIP_NOTE, file=out)
+        print(wrap(WIP_NOTE), file=out)
     if desc:
-        print(desc, file=out)
+        print(wrap(desc), file=out)
     print(f"kernel profile {first.info['profile']}, cgroup {first.info['cgroup']}", file=out)
     if sec.scn.published.get("source"):
-        print(f"published figures: {sec.scn.published['source']}", file=out)
+        print(wrap(f"published figures: {sec.scn.published['source']}", "  "), file=out)
     print(file=out)
     print(compare_table(sec.results, sec.metrics, sec.scn.published), file=out)
     if sec.outcomes:
         print(file=out)
         print("Targets ([published.checks]):", file=out)
         for o in sec.outcomes:
-            print(f"  {o.status}  {o.name}: {o.detail}", file=out)
+            print(wrap(f"  {o.status}  {o.name}: {o.detail}", " " * 8), file=out)
     print(file=out)
     print(f"{sec.name}: {len(sec.results)} variants simulated in {sec.wall_s:.2f} s (wall time)", file=out)
     print(file=out)
@@ -174,6 +179,7 @@ CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1100px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { border-bottom: 2px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 table { border-collapse: collapse; font-size: .9em; margin: .5em 0; }
+.tablewrap { max-width: 100%; overflow-x: auto; margin: .8em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; }
 td.num { text-align: right; font-family: ui-monospace, Menlo, Consolas, monospace; }
 td.pub { background: #f4f4ff; }
@@ -190,32 +196,70 @@ def _e(s) -> str:
     return html.escape(str(s), quote=True)
 
 
+HTML_WIDTH_PX = 1060  # the body's 1100 px less its padding
+CHAR_PX = 8.7  # a character of the tables' .9em monospace, about
+CELL_PX = 22  # a cell's padding and border
+
+
+def _col_px(texts) -> float:
+    return max([len(str(t)) for t in texts] + [1]) * CHAR_PX + CELL_PX
+
+
 def _table_html(sec: Section) -> str:
+    """The simulated and published figures: a row per (step, metric), per variant its
+    simulated figure and, when it has published ones, the published figure and the difference;
+    the variants in blocks that fit the page's width, each repeating the step and metric
+    columns (and a block scrolls sideways, as a last resort, when one variant does not fit)."""
     names = list(sec.results)
     first = sec.results[names[0]]
     steps = [s["name"] for s in first.raw["steps"]]
     pub = sec.scn.published or {}
-    rows = ["<table>", "<thead><tr><th rowspan=\"2\">step</th><th rowspan=\"2\">metric</th>"
-            + "".join(f"<th colspan=\"3\">{_e(v)}</th>" for v in names) + "</tr>",
-            "<tr>" + "<th>simulated</th><th>published</th><th>diff</th>" * len(names) + "</tr></thead><tbody>"]
-    for step in steps:
-        for m in sec.metrics:
-            cells = [f"<td>{_e(step)}</td><td>{_e(m)}</td>"]
-            for v in names:
-                try:
-                    val = sec.results[v].metric(step, m)
-                except KeyError:
-                    val = None
-                p = figure(pub, v, step, m)
-                diff = ""
-                if p is not None and val is not None:
-                    diff = f"{(val - p) * 100.0 / p:+.1f}%" if p else ("0" if val == 0 else "")
-                cells.append(f"<td class=\"num\">{_e(fmt_value(val))}</td>"
-                             f"<td class=\"num pub\">{_e(fmt_value(p)) if p is not None else ''}</td>"
-                             f"<td class=\"num\">{_e(diff)}</td>")
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-    rows.append("</tbody></table>")
-    return "\n".join(rows)
+    rows = [(step, m) for step in steps for m in sec.metrics]
+    cells, width = {}, {}
+    for v in names:
+        col = []
+        for step, m in rows:
+            try:
+                val = sec.results[v].metric(step, m)
+            except KeyError:
+                val = None
+            p = figure(pub, v, step, m)
+            diff = ""
+            if p is not None and val is not None:
+                diff = f"{(val - p) * 100.0 / p:+.1f}%" if p else ("0" if val == 0 else "")
+            col.append((fmt_value(val), fmt_value(p) if p is not None else "", diff))
+        has_pub = bool(pub.get("figures", {}).get(v))
+        cells[v] = (col, has_pub)
+        width[v] = max(_col_px([c[0] for c in col] + ["simulated"]) + (
+            _col_px([c[1] for c in col] + ["published"]) + _col_px([c[2] for c in col] + ["diff"]) if has_pub else 0),
+            len(v) * CHAR_PX + CELL_PX)
+    label_px = _col_px([st for st, _ in rows] + ["step"]) + _col_px([m for _, m in rows] + ["metric"])
+    blocks, cur, w = [], [], label_px
+    for v in names:
+        if cur and w + width[v] > HTML_WIDTH_PX:
+            blocks.append(cur)
+            cur, w = [], label_px
+        cur.append(v)
+        w += width[v]
+    blocks.append(cur)
+    out = []
+    for block in blocks:
+        t = ["<div class=\"tablewrap\"><table>",
+             "<thead><tr><th rowspan=\"2\">step</th><th rowspan=\"2\">metric</th>"
+             + "".join(f"<th colspan=\"{3 if cells[v][1] else 1}\">{_e(v)}</th>" for v in block) + "</tr>",
+             "<tr>" + "".join("<th>simulated</th><th>published</th><th>diff</th>" if cells[v][1] else "<th>simulated</th>"
+                              for v in block) + "</tr></thead><tbody>"]
+        for i, (step, m) in enumerate(rows):
+            row = [f"<td>{_e(step)}</td><td>{_e(m)}</td>"]
+            for v in block:
+                sim, p, diff = cells[v][0][i]
+                row.append(f"<td class=\"num\">{_e(sim)}</td>")
+                if cells[v][1]:
+                    row.append(f"<td class=\"num pub\">{_e(p)}</td><td class=\"num\">{_e(diff)}</td>")
+            t.append("<tr>" + "".join(row) + "</tr>")
+        t.append("</tbody></table></div>")
+        out.append("\n".join(t))
+    return "\n".join(out)
 
 
 def _section_html(sec: Section) -> str:
@@ -279,20 +323,36 @@ def reproduce(scenarios_dir: Optional[str] = None, only: Sequence[str] = (), out
     report = os.path.join(out_dir, "report.html")
     sections = []
     t0 = time.perf_counter()
-    for i, (path, scn) in enumerate(zip(files, scns), 1):
-        nv = len(scn.variants()) or 1
-        print(f"[{i}/{len(files)}] {scn.name}: running {nv} variant{'s' if nv != 1 else ''}", file=err, flush=True)
-        sec = _run_section(path, scn)
-        _print_section(sec, out)
-        sec.plots = plots_for(sec.name, sec.results, sec.scn.published, sec.metrics)
-        sections.append(sec)
+    total = sum(len(scn.variants()) or 1 for scn in scns)
+    done = 0
+    # The whole run as one bar (a unit per variant, the running variant's own progress moving it
+    # between units, so the ETA moves during a long one), above the running variant's bar.
+    bar = Progress("reproduce", stream=err, nest=True)
+    try:
+        for i, (path, scn) in enumerate(zip(files, scns), 1):
+            nv = len(scn.variants()) or 1
+            progress.note(f"[{i}/{len(files)}] {scn.name}: running {nv} variant{'s' if nv != 1 else ''}", err)
+
+            def step(v, scn=scn):
+                nonlocal done
+                done += 1
+                bar(done - 1, total, label=f"[{done}/{total}] {scn.name}: {v}")
+
+            sec = _run_section(path, scn, step)
+            bar(done, total)
+            with progress.paused():
+                _print_section(sec, out)
+            sec.plots = plots_for(sec.name, sec.results, sec.scn.published, sec.metrics)
+            sections.append(sec)
+    finally:
+        bar.close()
     write_text(report, render_html(sections))
     missed = [(s, o) for s in sections for o in s.outcomes if _missed(o)]
     total = sum(len(s.outcomes) for s in sections)
     print(f"{len(sections)} scenario(s), {total} target(s): {total - len(missed)} met, {len(missed)} missed; "
           f"{time.perf_counter() - t0:.2f} s in all", file=out)
     for s, o in missed:
-        print(f"  MISSED  {s.name}{' (work in progress)' if s.wip else ''}: {o.name}: {o.detail}", file=out)
+        print(wrap(f"  MISSED  {s.name}{' (work in progress)' if s.wip else ''}: {o.name}: {o.detail}", " " * 10), file=out)
     if check and any(s.wip for s, _ in missed):
         print("--check: the work-in-progress scenarios' misses are known and do not set the exit code", file=out)
     print(f"wrote {report}", file=out)

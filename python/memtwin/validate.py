@@ -15,8 +15,10 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from memtwin import progress
 from memtwin._memtwin import ScenarioError
 from memtwin.api import load, run
+from memtwin.progress import Progress
 from memtwin.published import evaluate
 
 
@@ -100,19 +102,26 @@ def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, on
 
 
 def format_rows(rows: list) -> str:
-    lines = [f"{'variant':14} {'step':28} {'metric':24} {'simulated':>14} {'real':>14} {'difference':>18} {'tolerance':>14}  "]
-    for r in rows:
-        sim = "-" if r.sim is None else f"{r.sim:14.6g}"
-        real = "-" if r.real is None else f"{r.real:14.6g}"
-        if r.diff is None:
-            diff = "n/a"
-        else:
-            pct = f" ({r.diff / r.real * 100:+.1f}%)" if r.real else ""
-            diff = f"{r.diff:+.4g}{pct}"
-        tol = f"{r.rel * 100:g}%" + (f" or {r.abs:g}" if r.abs else "")
-        mark = "ok" if r.ok else ("MISSING" if r.diff is None else "OUT")
-        lines.append(f"{r.variant[:14]:14} {r.step[:28]:28} {r.metric[:24]:24} {sim:>14} {real:>14} {diff:>18} {tol:>14}  {mark}")
-    return "\n".join(lines)
+    """A table per variant (a line naming it, then a row per step and metric), 100 characters
+    wide at most: step names too long for it wrap."""
+    from memtwin.report import Col, fmt_diff, fmt_value, label, render
+
+    out = []
+    for variant in dict.fromkeys(r.variant for r in rows):
+        rs = [r for r in rows if r.variant == variant]
+        diffs, tols, marks = [], [], []
+        for r in rs:
+            if r.diff is None:
+                diffs.append("n/a")
+            else:
+                diffs.append(fmt_diff(r.diff) + (f" ({r.diff / r.real * 100:+.1f}%)" if r.real else ""))
+            tols.append(f"{r.rel * 100:g}%" + (f" or {fmt_value(r.abs)}" if r.abs else ""))
+            marks.append("ok" if r.ok else ("MISSING" if r.diff is None else "OUT"))
+        out.append(f"variant {variant}:")
+        out.append(render([label("step", [r.step for r in rs]), label("metric", [r.metric for r in rs]),
+                           Col("simulated", [fmt_value(r.sim) for r in rs]), Col("real", [fmt_value(r.real) for r in rs]),
+                           Col("difference", diffs), Col("tolerance", tols), Col("", marks, justify="left")]))
+    return "\n".join(out)
 
 
 def recorded_path(scn_path: str, spec: dict) -> str:
@@ -121,8 +130,15 @@ def recorded_path(scn_path: str, spec: dict) -> str:
 
 def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kernel: Optional[str] = None,
                   scratch: str = "/var/tmp", workdir: Optional[str] = None, timeout: Optional[int] = None) -> tuple:
-    """(rows, check outcomes, skipped) of one scenario; prints as it goes."""
-    from memtwin import real as realmod
+    """(rows, check outcomes, skipped) of one scenario; prints as it goes (a progress bar per
+    variant on stderr meanwhile)."""
+
+    def say(line: str) -> None:
+        from memtwin.report import wrap
+
+        indent = " " * (len(line) - len(line.lstrip()) + (6 if line.lstrip().startswith("note: ") else 2))
+        with progress.paused():
+            out(wrap(line, indent))
 
     scn = load(path)
     spec = scn.doc.table("validation")
@@ -148,33 +164,48 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
                 raise _err(where, f"cannot read the recorded results {rp} ({e.strerror})", "re-record them: see README, 'Validation against real kernels'") from None
             except ValueError as e:
                 raise _err(where, f"the recorded results {rp} are not JSON ({e})", "re-record them") from None
-        for v in declared:
-            name = v or "default"
-            plan = scn.doc.plan(v, [])
-            why = realmod.unsupported(plan)
-            if why:
-                skipped.append((name, why))
-                out(f"  {name}: skipped: {why}")
-                continue
-            sim = run(scn, variant=v).to_json()
-            if recorded:
-                real = rec.get("variants", {}).get(name)
-                if real is None:
-                    raise _err(where, f"the recorded results have no variant {name!r}", "re-record them for every variant")
-            elif on == "host":
-                real = realmod.run_host(plan, scratch)
-            else:
-                from memtwin import qemu
-
-                real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
-            info = real.get("real", {})
-            if info:
-                out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"
-                    + ("" if info.get("timing_comparable") else " (times not comparable)"))
-                for n in info.get("notes", []):
-                    out(f"    note: {n}")
-            rows.extend(compare_steps(name, sim["steps"], real["steps"], tol, only, where))
+        bar = Progress(f"validate {path}")
+        try:
+            for i, v in enumerate(declared):
+                name = v or "default"
+                bar(i, len(declared), label=f"validate {os.path.basename(path)}: {name} ({i + 1}/{len(declared)})")
+                rows.extend(_validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped, say,
+                                              kernel, scratch, workdir, timeout))
+            bar(len(declared), len(declared))
+        finally:
+            bar.close()
     if pub_checks:
         results = {v or "default": run(scn, variant=v) for v in declared}
         outcomes = evaluate(scn.published, results, path)
     return rows, outcomes, skipped
+
+
+def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped, out, kernel, scratch, workdir,
+                      timeout) -> list:
+    """The rows of one variant: the engine's run against the real one."""
+    from memtwin import real as realmod
+
+    plan = scn.doc.plan(v, [])
+    why = realmod.unsupported(plan)
+    if why:
+        skipped.append((name, why))
+        out(f"  {name}: skipped: {why}")
+        return []
+    sim = run(scn, variant=v).to_json()
+    if recorded:
+        real = rec.get("variants", {}).get(name)
+        if real is None:
+            raise _err(where, f"the recorded results have no variant {name!r}", "re-record them for every variant")
+    elif on == "host":
+        real = realmod.run_host(plan, scratch)
+    else:
+        from memtwin import qemu
+
+        real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
+    info = real.get("real", {})
+    if info:
+        out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"
+            + ("" if info.get("timing_comparable") else " (times not comparable)"))
+        for n in info.get("notes", []):
+            out(f"    note: {n}")
+    return compare_steps(name, sim["steps"], real["steps"], tol, only, where)

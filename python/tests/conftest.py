@@ -14,7 +14,7 @@ class _Recorder:
     def __init__(self, label, *a, **k):
         self.label = label
 
-    def __call__(self, done, total):
+    def __call__(self, done, total, label=None):
         _Recorder.calls.append((self.label, done, total))
 
     def close(self):
@@ -34,3 +34,15 @@ def cli_run(capsys, *args):
     code = cli.main([str(a) for a in args])
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def unwrapped(text: str) -> list:
+    """The lines of `text` with the continuation lines of wrapped targets (`  PASS  ...`,
+    `  MISSED  ...`, indented further) joined to the line they continue."""
+    out = []
+    for ln in text.splitlines():
+        if out and ln.startswith("        ") and ln.strip() and out[-1].lstrip().split(" ", 1)[0] in ("PASS", "FAIL", "SKIP", "MISSED"):
+            out[-1] += " " + ln.strip()
+        else:
+            out.append(ln)
+    return out

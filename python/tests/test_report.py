@@ -336,11 +336,56 @@ def test_compare_table():
     lines = text.splitlines()
     assert lines[0].split() == ["base", "new"]
     assert lines[1].split() == ["simulated", "simulated", "published"]  # only `new` has figures
+    assert set(lines[2]) == {"-", " "}
     row = next(ln for ln in lines if ln.startswith("read 2  elapsed_s"))
     assert row.split()[3:] == ["10.2000", "(", "0.00%)", "0.2500", "(", "97.55%)", "0.2800"]
     row = next(ln for ln in lines if ln.startswith("read 1  sys_s"))
     assert row.split()[3:] == ["0.5000", "(", "0.00%)", "0.4000", "(", "20.00%)"]
     assert "Percentages compare each variant with base" in text
+    assert text == compare_table(RESULTS, ["elapsed_s", "sys_s"], {"figures": FIGURES}), "the same bytes every time"
+
+
+def test_fmt_pct_of_a_huge_change_keeps_its_width():
+    assert fmt_pct(-46356221.57) == "(-4.6e+07%)"
+    assert fmt_pct(99999.99) == "(99999.99%)"
+    assert len(fmt_pct(-46356221.57)) == len(fmt_pct(1.0))
+
+
+def _many(n):
+    """n variants with a published figure each, as seed 004's."""
+    results = {f"{'keep' if i % 2 == 0 else 'clean'}-{360 + 10 * (i // 2)}": Fake({
+        "create 1 and 3": {"elapsed_s": 13.6486 + i, "memcg.usage_bytes": 1509949440.0},
+        "grep data 1/*": {"elapsed_s": 2.0758 * (i + 1), "memcg.usage_bytes": 2105978880.0 + i}}) for i in range(n)}
+    figures = {v: {"grep data 1/*": {"elapsed_s": 2.0 + i}} for i, v in enumerate(results)}
+    return results, figures
+
+
+def test_a_wide_compare_table_is_split_into_blocks_that_fit_100_columns():
+    results, figures = _many(38)
+    text = compare_table(results, ["elapsed_s", "memcg.usage_bytes"], {"figures": figures})
+    lines = text.splitlines()
+    assert max(len(ln) for ln in lines) <= 100
+    # every variant once, in order, each block repeating the row labels
+    heads = [ln.split() for i, ln in enumerate(lines) if i + 1 < len(lines) and lines[i + 1].strip().startswith("simulated")]
+    assert [v for h in heads for v in h] == list(results)
+    assert len(heads) > 1
+    assert sum(ln.split()[:4] == ["grep", "data", "1/*", "elapsed_s"] for ln in lines) == len(heads)
+    # a block takes as many variants as fit: here two with their published figures
+    assert heads[0] == ["keep-360", "clean-360"]
+
+
+def test_run_table_splits_its_metrics_into_blocks():
+    from memtwin.report import run_table
+
+    class R:
+        raw = {"steps": [{"name": f"step {i}", "metrics": {f"metric.number_{j}": 1000000.0 * j for j in range(12)}} for i in range(3)]}
+
+    text = run_table(R, [f"metric.number_{j}" for j in range(12)])
+    lines = text.splitlines()
+    assert max(len(ln) for ln in lines) <= 100
+    blocks = text.split("\n\n")
+    assert len(blocks) >= 2 and all(b.startswith("step ") for b in blocks)
+    assert sum(ln.startswith("step ") and "metric.number_" in ln for ln in lines) == len(blocks)
 
 
 # --------------------------------------------------------------------------------------------
@@ -358,13 +403,14 @@ def test_seed_table_prints_simulated_published_and_difference():
     assert lines[0] == "read 2 (s)"
     assert lines[1].split() == ["run", "old", "new"]
     assert lines[2].split() == ["simulated", "published", "diff"] * 2
-    assert lines[3].split() == ["1", "10.200", "8.500", "+20.0%", "0.250", "0.280", "-10.7%"]
+    assert set(lines[3]) == {"-", " "}
+    assert lines[4].split() == ["1", "10.200", "8.500", "+20.0%", "0.250", "0.280", "-10.7%"]
 
 
 def test_seed_table_without_a_figure_or_a_run_shows_dashes():
     from memtwin.published import seed_table
     text = seed_table({"figures": {}, "table": TABLE}, {"base": RESULTS["base"]})
-    assert text.splitlines()[3].split() == ["1", "10.200", "-", "-", "-"]
+    assert text.splitlines()[4].split() == ["1", "10.200", "-", "-", "-"]
     assert seed_table({"figures": {}}, RESULTS) is None
 
 
