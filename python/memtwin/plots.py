@@ -23,6 +23,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+from memtwin.jsonio import write_bytes  # noqa: E402
 from memtwin.published import figure  # noqa: E402
 from memtwin.report import metrics_for  # noqa: E402
 
@@ -321,7 +322,6 @@ def write_plots(out_dir: str, name: str, plots: Sequence[Plot], suffix: str = ""
     paths = []
     for p in plots:
         path = os.path.join(out_dir, f"{_safe(name)}{'-' + _safe(suffix) if suffix else ''}-{p.slug}.png")
-        with open(path, "wb") as f:
-            f.write(p.png)
+        write_bytes(path, p.png)  # whole or not at all, even under SIGTERM
         paths.append(path)
     return paths
