@@ -547,7 +547,7 @@ impl Kernel {
         if end > ino.size {
             ino.size = end;
         }
-        self.balance_dirty_pages();
+        self.balance_dirty_pages(inode, memcg);
         Ok(len)
     }
 }

@@ -81,6 +81,10 @@ pub struct Kernel {
     pub in_kswapd: bool,
     /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
     pub dirty_inodes: Vec<InodeId>,
+    /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
+    /// (`inode_attach_wb()`: the memcg of the task that first dirtied it; cgroup v2, 4.2+);
+    /// `MemcgId::NONE` until then, or where cgroup writeback does not apply.
+    pub inode_wb: Vec<MemcgId>,
     /// Scratch list for memcg iteration, kept to avoid allocating in reclaim.
     pub(crate) scratch_memcgs: Vec<MemcgId>,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
@@ -152,6 +156,7 @@ impl Kernel {
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: vec![],
+            inode_wb: vec![],
             scratch_memcgs: vec![],
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![MemcgId::NONE],

@@ -25,6 +25,7 @@ impl Memcg {
             counter: PageCounter::default(),
             nr_file: 0,
             nr_dirty: 0,
+            nr_writeback: 0,
             events: [0; NR_MEMCG_EVENTS],
             level,
             state: MemcgState::Online,
@@ -170,6 +171,8 @@ pub struct Memcg {
     pub nr_file: u64,
     /// Dirty page-cache pages charged here (`file_dirty`, local).
     pub nr_dirty: u64,
+    /// Page-cache pages under writeback charged here (`file_writeback`, local).
+    pub nr_writeback: u64,
     /// Event counters (local).
     pub events: [u64; NR_MEMCG_EVENTS],
     /// Depth in the hierarchy (root = 0).
@@ -379,6 +382,15 @@ impl MemcgTree {
         sum
     }
 
+    /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).
+    pub fn subtree_sum(&self, m: MemcgId, f: fn(&Memcg) -> u64) -> u64 {
+        let mut sum = f(&self.memcgs[m.idx()]);
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.subtree_sum(c, f);
+        }
+        sum
+    }
+
     /// memory.stat `file` (pages), hierarchical.
     pub fn file_pages(&self, m: MemcgId) -> u64 {
         let mut sum = self.memcgs[m.idx()].nr_file;
@@ -568,7 +580,12 @@ impl Kernel {
     pub fn reclaim_throttle(&mut self) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            self.wait_until(t.min(now + 100_000_000));
+            self.wait_until(t.min(now + crate::vmscan::RECLAIM_THROTTLE));
+            // The writes that completed while the task slept ended their writeback
+            // (`folio_end_writeback()` ran from the interrupt): the next attempt finds those
+            // pages clean, rotated to the inactive tail when reclaim had marked them.
+            self.writeback_end_io();
+            self.swap_end_io();
         }
     }
 
@@ -590,6 +607,7 @@ impl Kernel {
             self.lruvecs[from].del(&mut self.pages, page);
         }
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         self.pages[page].memcg = memcg;
         let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
@@ -599,6 +617,7 @@ impl Kernel {
         if dirty {
             m.nr_dirty += 1;
         }
+        m.nr_writeback += writeback as u64;
         if on_lru {
             let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
@@ -621,6 +640,7 @@ impl Kernel {
         }
         self.memcgs.counter_uncharge(memcg, 1);
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= 1;
@@ -628,6 +648,7 @@ impl Kernel {
         if dirty {
             m.nr_dirty -= 1;
         }
+        m.nr_writeback -= writeback as u64;
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
         self.pages[page].memcg = MemcgId::NONE;

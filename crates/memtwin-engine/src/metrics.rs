@@ -24,7 +24,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("free.")
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.anon_bytes")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -131,6 +131,8 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("memcg.usage_bytes", (mc.counter.usage * PAGE_SIZE) as f64);
     put("memcg.max_usage_bytes", (mc.counter.watermark * PAGE_SIZE) as f64);
     put("memcg.file_bytes", (k.memcgs.file_pages(memcg) * PAGE_SIZE) as f64);
+    put("memcg.dirty_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_dirty) * PAGE_SIZE) as f64);
+    put("memcg.writeback_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_writeback) * PAGE_SIZE) as f64);
     put("memcg.failcnt", (b.failcnt - a.failcnt) as f64);
     for (ev, name) in MemcgEvent::ALL {
         let i = ev as usize;
@@ -250,6 +252,8 @@ pub fn metric_names() -> Vec<String> {
         "memcg.usage_bytes",
         "memcg.max_usage_bytes",
         "memcg.file_bytes",
+        "memcg.dirty_bytes",
+        "memcg.writeback_bytes",
         "memcg.failcnt",
     ]
     .iter()

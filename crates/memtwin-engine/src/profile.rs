@@ -222,6 +222,17 @@ pub struct KernelProfile {
     /// even before its attempt at the min watermark). Before,
     /// "always": `GFP_TRANSHUGE`, direct compaction and reclaim.
     pub thp_defrag_madvise: bool,
+    /// cgroup writeback (v4.2, the series ending in 1ed8d48c57bf "writeback: implement
+    /// memcg writeback domain based throttling"): on cgroup v2 each memcg is a writeback
+    /// domain (`wb_domain`) with dirty limits of its own (`mem_cgroup_wb_stats()`,
+    /// `mdtc_calc_avail()`), its own flusher work, and `balance_dirty_pages()` throttles a
+    /// writer against both the global and its memcg's domain. cgroup v1 only ever has the
+    /// global domain.
+    pub cgroup_writeback: bool,
+    /// `wakeup_flusher_threads()` starts writeback of every dirty page (v4.14, Jens Axboe's
+    /// series ending in "fs: kill 'nr_pages' argument from wakeup_flusher_threads()": one
+    /// full flush in flight per wb, `WB_start_all`); before, reclaim asked for a batch.
+    pub flusher_wakeup_writes_all: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -330,6 +341,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         invalidate_skips_writeback: true,
         write_marks_accessed: false,
         thp_defrag_madvise: true,
+        cgroup_writeback: true,
+        flusher_wakeup_writes_all: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -372,13 +385,15 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
-                      dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
+                      dirty pages met by reclaim stay inactive until written back (pre-4.12) and wake the flusher for a \
+                      batch, not all dirty pages (pre-4.14), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
+        flusher_wakeup_writes_all: false,
         write_marks_accessed: true,
         thp_defrag_madvise: false,
         account_buffer_heads: false,
@@ -398,10 +413,11 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
-                      THP faults fall back to other nodes (pre-4.0), \
+                      THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       otherwise as linux-4.3",
         workingset_refault: false,
         thp_thisnode: false,
+        cgroup_writeback: false,
         ..linux_4_3.clone()
     };
     vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

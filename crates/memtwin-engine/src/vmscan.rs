@@ -441,13 +441,30 @@ impl Kernel {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
                 continue;
             }
+            if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+                // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
+                // throttling of its own, so it waits for the writeback of a page it already
+                // marked (folio_wait_writeback()), then tries the page again.
+                let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+                self.io_schedule_until(done);
+            }
             if self.pages[p].test(pg::WRITEBACK) {
-                // shrink_folio_list() "case 2": mark it for immediate reclaim and keep it; the
-                // end of its writeback rotates it to the tail (writeback_end_io()).
+                // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
+                // 2": mark it for immediate reclaim and keep it; the end of its writeback
+                // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
+                // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
+                // "mm: vmscan: move dirty pages out of the way until they're flushed").
                 nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
                 nr_writeback += 1;
                 self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                if self.profile.reclaim_activates_dirty {
+                    self.pages[p].flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                    self.vmstat.count(VmEvent::Pgactivate, 1);
+                } else {
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                }
                 sc.nr_writeback += 1;
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 continue;
@@ -492,6 +509,13 @@ impl Kernel {
             self.throttle_kswapd(dev.idx(), nr_immediate, nr_writeback == scanned, sc);
         }
         reclaimed
+    }
+
+    /// `writeback_throttling_sane()`: global reclaim, and cgroup reclaim on cgroup v2 (whose
+    /// memcgs are writeback domains with dirty throttling, v4.2+); legacy (v1) memcg reclaim
+    /// is not, and waits on writeback instead.
+    pub fn writeback_throttling_sane(&self, sc: &ScanControl) -> bool {
+        !sc.cgroup_reclaim || (self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && self.profile.cgroup_writeback)
     }
 
     /// `__remove_mapping()` + `mem_cgroup_uncharge()` + `free_unref_folios()`: evict a clean
