@@ -75,6 +75,11 @@ pub struct Kernel {
     /// Pages charged while some memcg was above memory.high during the running syscall
     /// (`current->memcg_nr_pages_over_high`).
     pub nr_pages_over_high: u64,
+    /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
+    /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
+    pub charge_stock: (MemcgId, u64),
+    /// Time the running context spent stalled on memory (memory.high penalty sleeps), ns.
+    pub memstall_ns: Nanos,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
@@ -153,6 +158,8 @@ impl Kernel {
             reclaim_nid: None,
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
+            charge_stock: (MemcgId::NONE, 0),
+            memstall_ns: 0,
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: vec![],

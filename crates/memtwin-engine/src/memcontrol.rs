@@ -45,6 +45,36 @@ impl Memcg {
     }
 }
 
+/// `HZ` of the kernels modelled: Debian's x86_64 configuration (`CONFIG_HZ_250`).
+pub const HZ: u64 = 250;
+/// `MEMCG_MAX_HIGH_DELAY_JIFFIES`: the longest memory.high penalty per return to user space.
+pub const MEMCG_MAX_HIGH_DELAY_JIFFIES: u64 = 2 * HZ;
+/// `MEMCG_DELAY_PRECISION_SHIFT` (mm/memcontrol.c).
+pub const MEMCG_DELAY_PRECISION_SHIFT: u32 = 20;
+/// `MEMCG_DELAY_SCALING_SHIFT` (mm/memcontrol.c).
+pub const MEMCG_DELAY_SCALING_SHIFT: u32 = 14;
+
+/// `calculate_overage()`: how far `usage` is above `high`, as a fraction of `high` in
+/// `2^MEMCG_DELAY_PRECISION_SHIFT` units (0 when not above).
+pub fn calculate_overage(usage: u64, high: u64) -> u64 {
+    if usage <= high {
+        return 0;
+    }
+    let high = high.max(1);
+    ((((usage - high) as u128) << MEMCG_DELAY_PRECISION_SHIFT) / high as u128).min(u64::MAX as u128) as u64
+}
+
+/// `calculate_high_delay()`: the penalty in jiffies for a task that charged `nr_pages` over
+/// high with the memcg's `max_overage`: `overage^2 * HZ >> (PRECISION + SCALING)`, scaled by
+/// the task's share (`nr_pages / MEMCG_CHARGE_BATCH`).
+pub fn calculate_high_delay(nr_pages: u64, max_overage: u64, charge_batch: u64) -> u64 {
+    if max_overage == 0 {
+        return 0;
+    }
+    let p = (max_overage as u128 * max_overage as u128 * HZ as u128) >> MEMCG_DELAY_PRECISION_SHIFT >> MEMCG_DELAY_SCALING_SHIFT;
+    (p * nr_pages as u128 / charge_batch as u128).min(u64::MAX as u128) as u64
+}
+
 /// `PAGE_COUNTER_MAX`: no limit.
 pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
 
@@ -453,6 +483,20 @@ impl MemcgTree {
         }
     }
 
+    /// Whether `m` or an ancestor would be above its memory.high with `extra` more pages
+    /// (the rest of a charge batch going to the stock).
+    pub fn above_high(&self, m: MemcgId, extra: u64) -> bool {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let pc = &self.memcgs[c.idx()].counter;
+            if pc.usage + extra > pc.high {
+                return true;
+            }
+            cur = self.memcgs[c.idx()].parent;
+        }
+        false
+    }
+
     /// `mem_cgroup_margin()`: pages that can still be charged to `m` before some ancestor's
     /// limit is hit.
     pub fn margin(&self, m: MemcgId) -> u64 {
@@ -547,10 +591,8 @@ impl Kernel {
         let mut retries = self.profile.max_reclaim_retries;
         loop {
             let Some(over) = self.memcgs.over_limit(memcg, nr) else {
-                if self.memcgs.counter_charge(memcg, nr) {
-                    self.memcgs.count_event(memcg, MemcgEvent::High, 1);
-                    self.nr_pages_over_high += nr;
-                }
+                self.memcgs.counter_charge(memcg, nr);
+                self.charge_batch_high(memcg, nr);
                 return Ok(());
             };
             self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
@@ -657,23 +699,100 @@ impl Kernel {
         }
     }
 
-    /// `mem_cgroup_handle_over_high()` / `reclaim_high()`: on return to user space, each memcg
-    /// from `memcg` up that is above memory.high reclaims the pages the syscall charged over
-    /// it (at least `SWAP_CLUSTER_MAX`). The kernel's additional sleep penalty for memcgs that
-    /// stay above high is not modelled.
-    pub fn mem_cgroup_handle_over_high(&mut self, memcg: MemcgId) {
-        let nr = std::mem::take(&mut self.nr_pages_over_high);
-        if nr == 0 {
+    /// The memory.high side of `try_charge_memcg()` with the per-CPU charge stock: a charge
+    /// that `consume_stock()` cannot serve takes a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
+    /// if larger) from the page counter and `refill_stock()`s the rest; only then is memory.high
+    /// looked at, and a memcg (or ancestor) above it adds the batch to the task's
+    /// `memcg_nr_pages_over_high`, reclaimed on return to user space, or at once (5.18+) when
+    /// that exceeds a batch. The engine keeps the page counters exact (the stock's pre-charged
+    /// pages are not added to them) and models the batching of these checks.
+    fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64) {
+        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
+            self.charge_stock.1 -= nr;
             return;
         }
-        let mut cur = Some(memcg);
-        while let Some(c) = cur {
-            let pc = &self.memcgs.get(c).counter;
-            if pc.usage > pc.high {
-                self.try_to_free_mem_cgroup_pages(c, nr);
+        let batch = self.profile.memcg_charge_batch.max(nr);
+        self.charge_stock = (memcg, batch - nr);
+        if self.memcgs.above_high(memcg, batch - nr) {
+            self.nr_pages_over_high += batch;
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+                self.mem_cgroup_handle_over_high(memcg);
             }
-            cur = self.memcgs.get(c).parent;
         }
+    }
+
+    /// `reclaim_high()`: each memcg from `memcg` up to, not including, the root that is above
+    /// memory.high counts a memory.events `high` and reclaims `nr` pages. Returns the pages
+    /// reclaimed.
+    pub fn reclaim_high(&mut self, memcg: MemcgId, nr: u64) -> u64 {
+        let mut reclaimed = 0;
+        let mut cur = memcg;
+        while cur != MemcgId::ROOT && cur != MemcgId::NONE {
+            let pc = &self.memcgs.get(cur).counter;
+            if pc.usage > pc.high {
+                self.memcgs.count_event(cur, MemcgEvent::High, 1);
+                reclaimed += self.try_to_free_mem_cgroup_pages(cur, nr);
+            }
+            match self.memcgs.get(cur).parent {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        reclaimed
+    }
+
+    /// `mem_cgroup_handle_over_high()`: on return to user space (or inside a charge, 5.18+)
+    /// a task that charged pages over memory.high reclaims them (`reclaim_high()`); from 5.4,
+    /// while the memcg stays above high enough to owe more than `HZ/100` of penalty
+    /// (`calculate_high_delay()`), it retries reclaim of `SWAP_CLUSTER_MAX` pages as long as
+    /// reclaim makes progress (or up to `MAX_RECLAIM_RETRIES` times without), then sleeps the
+    /// penalty, at most 2 s (`MEMCG_MAX_HIGH_DELAY_JIFFIES`).
+    pub fn mem_cgroup_handle_over_high(&mut self, memcg: MemcgId) {
+        let nr_pages = std::mem::take(&mut self.nr_pages_over_high);
+        if nr_pages == 0 {
+            return;
+        }
+        let mut retries = self.profile.max_reclaim_retries;
+        let mut nr = nr_pages;
+        loop {
+            let reclaimed = self.reclaim_high(memcg, nr);
+            if !self.profile.memcg_high_delay {
+                return;
+            }
+            let overage = self.mem_find_max_overage(memcg);
+            let penalty = calculate_high_delay(nr_pages, overage, self.profile.memcg_charge_batch).min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
+            if penalty <= HZ / 100 {
+                return;
+            }
+            if reclaimed > 0 || retries > 0 {
+                if reclaimed == 0 {
+                    retries -= 1;
+                }
+                nr = crate::vmscan::SWAP_CLUSTER_MAX;
+                continue;
+            }
+            // schedule_timeout_killable(penalty_jiffies), a memory stall.
+            let ns = penalty * crate::types::NSEC_PER_SEC / HZ;
+            self.now += ns;
+            self.memstall_ns += ns;
+            return;
+        }
+    }
+
+    /// `mem_find_max_overage()`: the largest `calculate_overage()` from `memcg` up to, not
+    /// including, the root.
+    pub fn mem_find_max_overage(&self, memcg: MemcgId) -> u64 {
+        let mut max = 0;
+        let mut cur = memcg;
+        while cur != MemcgId::ROOT && cur != MemcgId::NONE {
+            let pc = &self.memcgs.get(cur).counter;
+            max = max.max(calculate_overage(pc.usage, pc.high));
+            match self.memcgs.get(cur).parent {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        max
     }
 
     /// Bytes charged to `memcg` (`memory.usage_in_bytes` / `memory.current`).

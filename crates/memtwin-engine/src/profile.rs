@@ -233,6 +233,21 @@ pub struct KernelProfile {
     /// series ending in "fs: kill 'nr_pages' argument from wakeup_flusher_threads()": one
     /// full flush in flight per wb, `WB_start_all`); before, reclaim asked for a batch.
     pub flusher_wakeup_writes_all: bool,
+    /// `MEMCG_CHARGE_BATCH`: pages a charge takes from the page counter at once into the
+    /// per-CPU stock (`consume_stock()`/`refill_stock()`): 64 from 6.1 ("memcg: increase
+    /// MEMCG_CHARGE_BATCH to 64"), 32 before (`CHARGE_BATCH`).
+    pub memcg_charge_batch: u64,
+    /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
+    /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
+    /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
+    /// failing reclaim over memory.high", retries from v5.8 "mm, memcg: reclaim more
+    /// aggressively before high allocator throttling"; no profile lies between 5.4 and 5.8).
+    /// Before, only `reclaim_high()` of the pages charged.
+    pub memcg_high_delay: bool,
+    /// A task more than a charge batch over memory.high reclaims synchronously inside the
+    /// charge, not only on return to user space (v5.18, "memcg: synchronously enforce
+    /// memory.high for large overcharges").
+    pub memcg_high_sync: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -343,6 +358,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         thp_defrag_madvise: true,
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
+        memcg_charge_batch: 64,
+        memcg_high_delay: true,
+        memcg_high_sync: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -362,9 +380,12 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
         description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
-                      with nr_deferred, objcg slab accounting, shared memcg walks",
+                      with nr_deferred, objcg slab accounting, shared memcg walks, charge batch 32, \
+                      memory.high reclaimed on return to user space only",
         memcg_kmem: KMEM_5_17,
         list_lru_layout: crate::list_lru::ListLruLayout::Eager,
+        memcg_charge_batch: 32,
+        memcg_high_sync: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -372,7 +393,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
-                      under writeback (pre-5.12)",
+                      under writeback (pre-5.12), no memory.high throttling delay (pre-5.4)",
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
@@ -380,6 +401,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         kmalloc_large_in_slab: false,
         account_xa_nodes: false,
         invalidate_skips_writeback: false,
+        memcg_high_delay: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {

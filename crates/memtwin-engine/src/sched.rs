@@ -53,6 +53,8 @@ struct Task {
     samples: Vec<Nanos>,
     /// Blocked in a `wait` op: off the run queue until a `post` of its event.
     waiting: bool,
+    /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
+    stock: (MemcgId, u64),
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -226,6 +228,7 @@ impl Simulation {
                     maps: vec![],
                     samples: vec![],
                     waiting: false,
+                    stock: (MemcgId::NONE, 0),
                 }
             })
             .collect();
@@ -368,6 +371,7 @@ impl Simulation {
         k.swap_end_io();
         k.sys_ns = 0;
         k.iowait_ns = 0;
+        k.charge_stock = t.stock;
         k.io = IoAcct::default();
     }
 
@@ -376,6 +380,7 @@ impl Simulation {
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
+        t.stock = k.charge_stock;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;

@@ -1,0 +1,163 @@
+//! Writers under memcg limits (issue 16): cgroup writeback domains, reclaim meeting dirty and
+//! writeback pages per era, memory.high's batching and penalty, readahead on random misses.
+
+use super::*;
+use crate::memcontrol::{calculate_high_delay, calculate_overage, MemcgEvent};
+
+fn writer(cgroup: &str, limit: &str, profile: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "writer"
+[machine]
+ram = "2G"
+[kernel]
+profile = "{profile}"
+cgroup = "{cgroup}"
+[devices.sda]
+read_bw = "500M"
+write_bw = "100M"
+[files."/out"]
+size = 0
+[cgroups.ct]
+{limit}
+[tasks.w]
+cgroup = "ct"
+ops = [{{ op = "write", file = "/out", length = "128M", bufsize = "1M", create = true, fsync = true }}]
+"#
+    ))
+}
+
+/// cgroup v2, 4.2+: the memcg is a writeback domain. `balance_dirty_pages()` keeps its dirty
+/// and writeback pages near the domain's setpoint (`mem_cgroup_wb_stats()` +
+/// `mdtc_calc_avail()`: file pages plus headroom under memory.max), so limit reclaim finds
+/// clean pages at the inactive tail and the writer of 4x its limit is never OOM-killed
+/// (Debian 6.1 in QEMU: pgscan = pgsteal, no oom_kill; qemu61-write-4x-fsync).
+#[test]
+fn v2_writer_is_throttled_by_its_memcg_domain_not_oom_killed() {
+    let mut s = writer("v2", r#""memory.max" = "32M""#, "linux-6.1");
+    let ct = memcg(&s, "ct");
+    let mut worst = 0;
+    run_with(&mut s, |s| {
+        let m = s.kernel.memcgs.get(ct);
+        worst = worst.max(m.nr_dirty + m.nr_writeback);
+    });
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::OomKill as usize], 0);
+    assert_eq!(k.devices[0].write_bytes, 128 << 20);
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::Pgscan as usize], k.memcgs.get(ct).events[MemcgEvent::Pgsteal as usize]);
+    // The domain: about 8192 file pages available, dirty_ratio 20%: limit ~1638 pages.
+    let g = k.global_dirty_limits();
+    let md = k.memcg_dirty_limits(ct, &g);
+    assert!(md.thresh > 0 && md.thresh < 2048, "{md:?}");
+    assert!(worst <= 2048 + 256, "dirty + writeback peaked at {worst} pages");
+    assert_invariants(k);
+}
+
+/// cgroup v1 has no memcg writeback domain (only the global limits, 20% of 2G here): the
+/// memcg fills with dirty pages; legacy memcg reclaim (`!writeback_throttling_sane()`) wakes
+/// the flusher and waits on pages it already marked (`shrink_folio_list()` case 3,
+/// `folio_wait_writeback()`), so the writer is not OOM-killed either (host 6.18, v1).
+#[test]
+fn v1_memcg_reclaim_waits_on_writeback() {
+    let mut s = writer("v1", r#""memory.limit_in_bytes" = "32M""#, "linux-6.6");
+    let ct = memcg(&s, "ct");
+    assert!(s.kernel.memcg_wb_domain(ct).is_none());
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::OomKill as usize], 0);
+    assert_eq!(k.devices[0].write_bytes, 128 << 20);
+    assert_invariants(k);
+}
+
+/// 3.13 has no cgroup writeback (4.2): no memcg domain even on v2.
+#[test]
+fn no_cgroup_writeback_before_4_2() {
+    let s = writer("v2", r#""memory.max" = "32M""#, "linux-3.13");
+    assert!(s.kernel.memcg_wb_domain(memcg(&s, "ct")).is_none());
+    let s = writer("v2", r#""memory.max" = "32M""#, "linux-4.4");
+    assert!(s.kernel.memcg_wb_domain(memcg(&s, "ct")).is_some());
+}
+
+/// `calculate_overage()` and `calculate_high_delay()` of mm/memcontrol.c (6.1): 10% over
+/// high owes (0.1 * 2^20)^2 * HZ >> 34 = 159 jiffies per batch; twice high owes 16000,
+/// clamped to MEMCG_MAX_HIGH_DELAY_JIFFIES (2 s) by the caller.
+#[test]
+fn memory_high_penalty_follows_calculate_high_delay() {
+    assert_eq!(calculate_overage(8192, 8192), 0);
+    let ov = calculate_overage(9011, 8192);
+    assert_eq!(ov, 104832);
+    assert_eq!(calculate_high_delay(64, ov, 64), 159);
+    assert_eq!(calculate_high_delay(128, ov, 64), 318);
+    assert_eq!(calculate_high_delay(64, calculate_overage(16384, 8192), 64), 16000);
+}
+
+/// memory.events `high` is counted in `reclaim_high()`, once per memcg above high per
+/// reclaim, not per page charged: charges go through the per-CPU stock in batches of
+/// MEMCG_CHARGE_BATCH (64 from 6.1), and only a batch charged to the counter over high adds
+/// to `memcg_nr_pages_over_high` (6.1 counts about 1 event per 158 pages on a 128M read).
+#[test]
+fn memory_high_events_are_counted_per_reclaim_not_per_page() {
+    let mut s = sim(r#"
+[scenario]
+name = "high"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.sda]
+read_bw = "500M"
+[files."/f"]
+size = "128M"
+[cgroups.ct]
+"memory.high" = "32M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }]
+"#);
+    let ct = memcg(&s, "ct");
+    run(&mut s);
+    let k = &s.kernel;
+    let high = k.memcgs.get(ct).events[MemcgEvent::High as usize];
+    let reclaimed = k.memcgs.get(ct).events[MemcgEvent::Pgsteal as usize];
+    assert!(high > 0 && high * 64 <= reclaimed + 64 * 4, "{high} events for {reclaimed} pages reclaimed");
+    assert!(k.memcgs.get(ct).counter.usage <= (32 << 20) / PAGE_SIZE + 2 * 64);
+    assert_invariants(k);
+}
+
+/// `try_context_readahead()` (`page_cache_sync_ra()` from 6.10): a random miss after 16
+/// cached pages reads min(16 + 1, ra_pages) pages from the miss with `async_size` 1; a miss
+/// with no cached history reads just the request ("standalone, small random read").
+#[test]
+fn random_miss_after_cached_history_reads_a_context_window() {
+    let mut s = sim(r#"
+[scenario]
+name = "ctx"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/f"]
+size = "1M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let mut ra = FileRaState::new(32);
+    ra.random = true;
+    k.filemap_read(f, 4 * PAGE_SIZE, 16 * PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 16);
+    let mut ra = FileRaState::new(32);
+    ra.prev_index = Some(100);
+    ra.prev_pos = Some(101 * PAGE_SIZE);
+    k.filemap_read(f, 20 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 16 + 17);
+    assert_eq!((ra.start, ra.size, ra.async_size), (20, 17, 1));
+    let mut ra = FileRaState::new(32);
+    ra.prev_index = Some(100);
+    k.filemap_read(f, 200 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 16 + 17 + 1);
+}
