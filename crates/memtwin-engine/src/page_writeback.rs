@@ -63,6 +63,9 @@ impl Kernel {
         }
         self.cpu(self.cost.dirty_page);
         self.pages[page].flags |= pg::DIRTY;
+        // folio_account_dirtied(): /proc/<pid>/io write_bytes counts the task that dirties a
+        // page (task_io_account_write()), whoever writes it back later.
+        self.io.write_bytes += PAGE_SIZE;
         let inode = self.pages[page].mapping;
         let index = self.pages[page].index;
         let m = &mut self.mappings[inode.idx()];
@@ -347,7 +350,6 @@ impl Kernel {
         }
         self.wb_queue.push(std::cmp::Reverse((done, inode.0, start, n)));
         self.vmstat.count(VmEvent::Pgpgout, n as u64 * PAGE_SIZE / 1024);
-        self.io.write_bytes += n as u64 * PAGE_SIZE;
         done
     }
 

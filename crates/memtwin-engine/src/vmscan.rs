@@ -217,6 +217,10 @@ impl Kernel {
                 nr_active = nr_active * (200 - sw) / 200;
             }
         }
+        // shrink_lruvec() compares what this call reclaimed (its local `nr_reclaimed`) with the
+        // whole target `sc->nr_to_reclaim`, not what the earlier priorities already got: a
+        // reclaim of 64 pages that reaches priority 7 takes up to 62 + 64.
+        let before = sc.nr_reclaimed;
         while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 || nr_anon_active > 0 {
             if nr_anon_inactive > 0 {
                 let n = nr_anon_inactive.min(SWAP_CLUSTER_MAX);
@@ -242,7 +246,7 @@ impl Kernel {
                     self.shrink_active_list(memcg, v, n, sc);
                 }
             }
-            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+            if sc.nr_reclaimed - before >= sc.nr_to_reclaim {
                 break;
             }
         }
