@@ -78,8 +78,12 @@ pub struct Kernel {
     /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
     /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
     pub charge_stock: (MemcgId, u64),
-    /// Time the running context spent stalled on memory (memory.high penalty sleeps), ns.
+    /// Time the running context spent stalled on memory in this quantum (psi.rs), ns.
     pub memstall_ns: Nanos,
+    /// Nesting of `psi_memstall_enter()` in the running context.
+    pub memstall_depth: u32,
+    /// When the running context's outermost memory stall began.
+    pub memstall_start: Nanos,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
@@ -160,6 +164,8 @@ impl Kernel {
             nr_pages_over_high: 0,
             charge_stock: (MemcgId::NONE, 0),
             memstall_ns: 0,
+            memstall_depth: 0,
+            memstall_start: 0,
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: vec![],

@@ -26,6 +26,7 @@ impl Memcg {
             nr_file: 0,
             nr_dirty: 0,
             nr_writeback: 0,
+            psi: Default::default(),
             events: [0; NR_MEMCG_EVENTS],
             level,
             state: MemcgState::Online,
@@ -203,6 +204,8 @@ pub struct Memcg {
     pub nr_dirty: u64,
     /// Page-cache pages under writeback charged here (`file_writeback`, local).
     pub nr_writeback: u64,
+    /// memory.pressure totals (its subtree's tasks).
+    pub psi: crate::psi::PsiTotals,
     /// Event counters (local).
     pub events: [u64; NR_MEMCG_EVENTS],
     /// Depth in the hierarchy (root = 0).
@@ -597,7 +600,9 @@ impl Kernel {
             };
             self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
             self.memcgs.count_event(over, MemcgEvent::Max, 1);
+            self.psi_memstall_enter();
             let reclaimed = self.try_to_free_mem_cgroup_pages(over, nr);
+            self.psi_memstall_leave();
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
@@ -611,7 +616,9 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             retries -= 1;
+            self.psi_memstall_enter();
             self.reclaim_throttle();
+            self.psi_memstall_leave();
         }
     }
 
@@ -731,7 +738,9 @@ impl Kernel {
             let pc = &self.memcgs.get(cur).counter;
             if pc.usage > pc.high {
                 self.memcgs.count_event(cur, MemcgEvent::High, 1);
+                self.psi_memstall_enter();
                 reclaimed += self.try_to_free_mem_cgroup_pages(cur, nr);
+                self.psi_memstall_leave();
             }
             match self.memcgs.get(cur).parent {
                 Some(p) => cur = p,
@@ -773,8 +782,9 @@ impl Kernel {
             }
             // schedule_timeout_killable(penalty_jiffies), a memory stall.
             let ns = penalty * crate::types::NSEC_PER_SEC / HZ;
+            self.psi_memstall_enter();
             self.now += ns;
-            self.memstall_ns += ns;
+            self.psi_memstall_leave();
             return;
         }
     }

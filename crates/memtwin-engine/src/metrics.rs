@@ -77,6 +77,8 @@ pub struct Snapshot {
     pub failcnt: u64,
     /// Global vmstat events.
     pub vm_events: [u64; NR_VM_EVENTS],
+    /// memory.pressure totals of the memcg and of the machine (root), ns.
+    pub psi: [Nanos; 4],
 }
 
 /// Task-side counters passed in by the scheduler.
@@ -110,6 +112,10 @@ impl Snapshot {
             memcg_events,
             failcnt: k.memcgs.get(memcg).counter.failcnt,
             vm_events: k.vmstat.events,
+            psi: {
+                let (m, r) = (k.memcgs.get(memcg).psi, k.memcgs.get(MemcgId::ROOT).psi);
+                [m.some, m.full, r.some, r.full]
+            },
         }
     }
 }
@@ -164,6 +170,11 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     let (swap_total, swap_used) = k.swap_usage();
     put("meminfo.SwapFree_kB", ((swap_total - swap_used) * PAGE_SIZE / 1024) as f64);
     put("meminfo.Writeback_kB", (k.vmstat.nr_writeback * PAGE_SIZE / 1024) as f64);
+    // memory.pressure of the step's memcg and /proc/pressure/memory, `total=` deltas in us.
+    put("psi.memory.some_us", ((b.psi[0] - a.psi[0]) / 1000) as f64);
+    put("psi.memory.full_us", ((b.psi[1] - a.psi[1]) / 1000) as f64);
+    put("psi.system.memory.some_us", ((b.psi[2] - a.psi[2]) / 1000) as f64);
+    put("psi.system.memory.full_us", ((b.psi[3] - a.psi[3]) / 1000) as f64);
     m
 }
 
@@ -282,6 +293,10 @@ pub fn metric_names() -> Vec<String> {
             "memcg.anon_bytes",
             "meminfo.SwapFree_kB",
             "meminfo.Writeback_kB",
+            "psi.memory.some_us",
+            "psi.memory.full_us",
+            "psi.system.memory.some_us",
+            "psi.system.memory.full_us",
         ]
         .iter()
         .map(|s| s.to_string()),

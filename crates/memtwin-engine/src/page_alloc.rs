@@ -743,7 +743,10 @@ impl Kernel {
         if gfp.thisnode {
             self.reclaim_nid = Some(gfp.nid);
         }
+        // __perform_reclaim(): a memory stall (psi_memstall_enter()).
+        self.psi_memstall_enter();
         let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
+        self.psi_memstall_leave();
         self.reclaim_nid = saved;
         if progress > 0 && self.policies.zonelist_cache {
             // zlc_clear_zones_full()

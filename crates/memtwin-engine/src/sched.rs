@@ -371,6 +371,7 @@ impl Simulation {
         k.swap_end_io();
         k.sys_ns = 0;
         k.iowait_ns = 0;
+        k.memstall_ns = 0;
         k.charge_stock = t.stock;
         k.io = IoAcct::default();
     }
@@ -378,6 +379,8 @@ impl Simulation {
     fn leave(&mut self, ti: usize, user_ns: Nanos) {
         let memcg = self.tasks[ti].memcg;
         self.kernel.mem_cgroup_handle_over_high(memcg);
+        let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
+        self.kernel.psi_account(memcg, start, stall);
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;

@@ -161,3 +161,23 @@ ops = [{ op = "sleep", duration = "1ms" }]
     k.filemap_read(f, 200 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
     assert_eq!(k.mappings[f.idx()].nrpages, 16 + 17 + 1);
 }
+
+/// PSI (kernel/sched/psi.c): a task's time in memcg limit reclaim is a memory stall
+/// (`psi_memstall_enter()` around `try_to_free_mem_cgroup_pages()` in `try_charge_memcg()`,
+/// 6.1), counted in its cgroup and every ancestor up to the machine; with one task, `full`
+/// equals `some`. A task that never reclaims stalls for nothing.
+#[test]
+fn psi_counts_reclaim_as_a_memory_stall() {
+    let mut s = writer("v2", r#""memory.max" = "32M""#, "linux-6.1");
+    let ct = memcg(&s, "ct");
+    run(&mut s);
+    let k = &s.kernel;
+    let (m, root) = (k.memcgs.get(ct).psi, k.memcgs.get(MemcgId::ROOT).psi);
+    assert!(m.some > 0, "{m:?}");
+    assert_eq!(m.full, m.some, "one task: full = some");
+    assert_eq!(root.some, m.some, "the machine's pressure includes the memcg's");
+    let mut s = writer("v2", r#""memory.max" = "1G""#, "linux-6.1");
+    let ct = memcg(&s, "ct");
+    run(&mut s);
+    assert_eq!(s.kernel.memcgs.get(ct).psi.some, 0, "no reclaim, no stall");
+}
