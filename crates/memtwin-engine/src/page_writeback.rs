@@ -223,8 +223,8 @@ impl Kernel {
     }
 
     /// `wakeup_flusher_threads()`: reclaim met dirty pages; start writeback, without
-    /// waiting, of every dirty page from 4.14 (`KernelProfile::flusher_wakeup_writes_all`),
-    /// of one reclaim batch worth of the oldest inodes before.
+    /// waiting, of every dirty page from 4.12 (`KernelProfile::flusher_wakeup_writes_all`),
+    /// of one batch worth of the oldest inodes before.
     pub fn wakeup_flusher_threads(&mut self) {
         let nr = if self.profile.flusher_wakeup_writes_all { self.vmstat.nr_dirty } else { crate::vmscan::SWAP_CLUSTER_MAX * 32 };
         self.writeback_dirty(nr, None);

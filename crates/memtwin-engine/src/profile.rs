@@ -229,13 +229,16 @@ pub struct KernelProfile {
     /// writer against both the global and its memcg's domain. cgroup v1 only ever has the
     /// global domain.
     pub cgroup_writeback: bool,
-    /// `wakeup_flusher_threads()` starts writeback of every dirty page (v4.14, Jens Axboe's
-    /// series ending in "fs: kill 'nr_pages' argument from wakeup_flusher_threads()": one
-    /// full flush in flight per wb, `WB_start_all`); before, reclaim asked for a batch.
+    /// Reclaim meeting dirty pages wakes the flusher for every dirty page ("flush the world":
+    /// `wakeup_flusher_threads(0, WB_REASON_VMSCAN)`, Johannes Weiner's series with "mm:
+    /// vmscan: kick flushers when we encounter dirty pages on the LRU", the one that also
+    /// activates dirty pages, `reclaim_activates_dirty`; 4.14 made every wakeup a full flush,
+    /// "fs: kill 'nr_pages' argument from wakeup_flusher_threads()"); before, direct reclaim
+    /// asked for about what it had scanned (modelled as one batch of 1024 pages).
     pub flusher_wakeup_writes_all: bool,
     /// `MEMCG_CHARGE_BATCH`: pages a charge takes from the page counter at once into the
-    /// per-CPU stock (`consume_stock()`/`refill_stock()`): 64 from 6.1 ("memcg: increase
-    /// MEMCG_CHARGE_BATCH to 64"), 32 before (`CHARGE_BATCH`).
+    /// per-CPU stock (`consume_stock()`/`refill_stock()`): 64 from 6.1 (1813e51eece0 "memcg:
+    /// increase MEMCG_CHARGE_BATCH to 64"), 32 before (`CHARGE_BATCH`).
     pub memcg_charge_batch: u64,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
@@ -245,9 +248,14 @@ pub struct KernelProfile {
     /// Before, only `reclaim_high()` of the pages charged.
     pub memcg_high_delay: bool,
     /// A task more than a charge batch over memory.high reclaims synchronously inside the
-    /// charge, not only on return to user space (v5.18, "memcg: synchronously enforce
-    /// memory.high for large overcharges").
+    /// charge, not only on return to user space (v5.18, c9afe31ec443 "memcg: synchronously
+    /// enforce memory.high for large overcharges").
     pub memcg_high_sync: bool,
+    /// `should_reclaim_retry()` counts a round without progress only when less than half of the
+    /// reclaimable memory waits for writeback; otherwise it waits for I/O and retries (4.7,
+    /// 0a0337e0d1d1 "mm, oom: rework oom detection", to 5.15; 5.16 replaced the wait with
+    /// `reclaim_throttle()` inside reclaim).
+    pub oom_waits_on_write_pending: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -359,6 +367,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
+        oom_waits_on_write_pending: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
         dirty_ratio: 20,
@@ -393,7 +402,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
-                      under writeback (pre-5.12), no memory.high throttling delay (pre-5.4)",
+                      under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
+                      OOM detection waits HZ/10 for write-pending pages (4.7-5.15)",
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
@@ -402,13 +412,14 @@ pub fn profiles() -> Vec<KernelProfile> {
         account_xa_nodes: false,
         invalidate_skips_writeback: false,
         memcg_high_delay: false,
+        oom_waits_on_write_pending: true,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
-                      dirty pages met by reclaim stay inactive until written back (pre-4.12) and wake the flusher for a \
-                      batch, not all dirty pages (pre-4.14), the fair \
+                      dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
+                      batch, not all dirty pages (pre-4.12), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6)",
@@ -422,6 +433,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         watermark_scale_factor: None,
         fair_zone_alloc: true,
         oom_zone_reclaimable: true,
+        oom_waits_on_write_pending: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {
