@@ -160,6 +160,21 @@ ops = [
 ]
 """, [("read_bytes", 4 * MIB), ("write_bytes", 4 * MIB), ("memcg.usage_bytes", 2 * MIB), ("memcg.events.high", 8),
       ("memcg.events.max", 8), ("memcg.events.oom_kill", 0)])
+    # memory.high over memory reclaim cannot free (anonymous, no swap): the penalty sleeps of
+    # mem_cgroup_handle_over_high() (calculate_high_delay()) are most of the step's time; they
+    # are jiffies, so wall-clock time in a TCG guest measures them (psi.memory.some_us).
+    write("qemu", "qemu61-high-anon", "36M of anonymous memory touched with memory.high = 32M and no swap",
+          "36M of anonymous memory touched with memory.high = 32M, no swap", """
+[cgroups.A]
+"memory.high" = "32M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "m", size = "36M", step = "touch" },
+  { op = "touch", name = "m", step = "touch" },
+]
+""", [("memcg.usage_bytes", 2 * MIB), ("memcg.events.high", 8), ("memcg.events.oom_kill", 0), ("psi.memory.some_us", 100000)])
 
 
 if __name__ == "__main__":

@@ -735,8 +735,7 @@ impl Kernel {
         let mut reclaimed = 0;
         let mut cur = memcg;
         while cur != MemcgId::ROOT && cur != MemcgId::NONE {
-            let pc = &self.memcgs.get(cur).counter;
-            if pc.usage > pc.high {
+            if self.page_counter_read(cur) > self.memcgs.get(cur).counter.high {
                 self.memcgs.count_event(cur, MemcgEvent::High, 1);
                 self.psi_memstall_enter();
                 reclaimed += self.try_to_free_mem_cgroup_pages(cur, nr);
@@ -789,14 +788,22 @@ impl Kernel {
         }
     }
 
+    /// `page_counter_read()` of `memcg` as the kernel's counter holds it: the engine's exact
+    /// usage plus the pages the running CPU's charge stock holds for it or a descendant
+    /// (charged to the counter with their batch, not used yet).
+    pub fn page_counter_read(&self, memcg: MemcgId) -> u64 {
+        let (m, n) = self.charge_stock;
+        let stocked = if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, memcg) { n } else { 0 };
+        self.memcgs.get(memcg).counter.usage + stocked
+    }
+
     /// `mem_find_max_overage()`: the largest `calculate_overage()` from `memcg` up to, not
     /// including, the root.
     pub fn mem_find_max_overage(&self, memcg: MemcgId) -> u64 {
         let mut max = 0;
         let mut cur = memcg;
         while cur != MemcgId::ROOT && cur != MemcgId::NONE {
-            let pc = &self.memcgs.get(cur).counter;
-            max = max.max(calculate_overage(pc.usage, pc.high));
+            max = max.max(calculate_overage(self.page_counter_read(cur), self.memcgs.get(cur).counter.high));
             match self.memcgs.get(cur).parent {
                 Some(p) => cur = p,
                 None => break,

@@ -256,6 +256,10 @@ pub struct KernelProfile {
     /// 0a0337e0d1d1 "mm, oom: rework oom detection", to 5.15; 5.16 replaced the wait with
     /// `reclaim_throttle()` inside reclaim).
     pub oom_waits_on_write_pending: bool,
+    /// User page tables are charged to the memcg as kernel memory (`__GFP_ACCOUNT` in x86's
+    /// page-table allocations, v4.5, Vladimir Davydov's "arch: x86: charge page tables to
+    /// kmemcg"); one page per 2 MiB of anonymous memory touched.
+    pub account_page_tables: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -367,6 +371,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
+        account_page_tables: true,
         oom_waits_on_write_pending: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
@@ -421,6 +426,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
                       batch, not all dirty pages (pre-4.12), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
+                      user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6)",
         file_inactive_ratio: InactiveRatio::OneToOne,
@@ -434,6 +440,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         fair_zone_alloc: true,
         oom_zone_reclaimable: true,
         oom_waits_on_write_pending: false,
+        account_page_tables: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {

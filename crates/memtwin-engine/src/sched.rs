@@ -644,7 +644,8 @@ impl Simulation {
                 }
                 let Cursor::Touch { vma, pos } = self.tasks[ti].cursor.clone() else { unreachable!() };
                 self.enter(ti);
-                let (next, ok) = self.touch_range(vma, pos);
+                let memcg = self.tasks[ti].memcg;
+                let (next, ok) = self.touch_range(vma, pos, memcg);
                 self.leave(ti, 0);
                 oom = !ok;
                 if oom || next as usize >= self.kernel.vmas[vma.0 as usize].pages.len() {
@@ -675,7 +676,8 @@ impl Simulation {
                     Cursor::Probe { vma, pos, t0 } => {
                         self.enter(ti);
                         let len = self.kernel.vmas[vma.0 as usize].pages.len();
-                        let (next, ok) = self.touch_range(vma, pos);
+                        let memcg = self.tasks[ti].memcg;
+                        let (next, ok) = self.touch_range(vma, pos, memcg);
                         if !ok || next as usize >= len {
                             self.kernel.do_munmap(vma);
                             let took = self.kernel.now - t0;
@@ -749,13 +751,16 @@ impl Simulation {
 
     /// Fault in up to `TOUCH_QUANTUM` pages of `vma` from `pos` (one PMD range). Returns the
     /// next position and false if a fault found no memory.
-    fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32) -> (u32, bool) {
+    fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32, memcg: MemcgId) -> (u32, bool) {
         let len = self.kernel.vmas[vma.0 as usize].pages.len() as u32;
         let end = (pos + TOUCH_QUANTUM).min(len);
         for i in pos..end {
             if self.kernel.handle_mm_fault(vma, i).is_err() {
                 return (i, false);
             }
+            // Each fault returns to user space: resume_user_mode_work() runs
+            // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
+            self.kernel.mem_cgroup_handle_over_high(memcg);
         }
         self.work_done += (end - pos) as u64;
         (end, true)

@@ -181,3 +181,43 @@ fn psi_counts_reclaim_as_a_memory_stall() {
     run(&mut s);
     assert_eq!(s.kernel.memcgs.get(ct).psi.some, 0, "no reclaim, no stall");
 }
+
+/// memory.high over unreclaimable memory (anonymous, no swap), 6.1: every fault returns to
+/// user space through `mem_cgroup_handle_over_high()`. The k-th 64-page batch over high (the
+/// counter holds the stock: usage includes the batch) owes
+/// `calculate_high_delay()` = floor(250 k^2 / 256) jiffies; above HZ/100 the handler retries
+/// reclaim MAX_RECLAIM_RETRIES times without progress (17 `reclaim_high()` events in all),
+/// then sleeps it. 36M over a 32M high is 16 batches, one more for the 18 page tables
+/// (`pte_alloc()`, charged from 4.5): 1 + 16 * 17 = 273 events and 1735 jiffies (6.94 s) of
+/// memory stall, as Debian 6.1 shows (qemu61-high-anon: 273 events, 7.10 s).
+#[test]
+fn memory_high_penalty_sleeps_over_unreclaimable_memory() {
+    let mut s = sim(r#"
+[scenario]
+name = "high-anon"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[cgroups.ct]
+"memory.high" = "32M"
+[tasks.t]
+cgroup = "ct"
+ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m" }, { op = "munmap", name = "m" }]
+"#);
+    let ct = memcg(&s, "ct");
+    let mut kmem_at_touch = 0;
+    run_with(&mut s, |s| {
+        kmem_at_touch = kmem_at_touch.max(s.kernel.memcgs.get(ct).kmem_bytes);
+    });
+    let k = &s.kernel;
+    assert_eq!(kmem_at_touch, 18 * PAGE_SIZE, "one page table per 2 MiB");
+    assert_eq!(k.memcgs.get(ct).kmem_bytes, 0, "freed with the mapping");
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::High as usize], 273);
+    let jiffies: u64 = (2..=17u64).map(|k| k * k * 250 / 256).sum();
+    assert_eq!(jiffies, 1735);
+    let stall = k.memcgs.get(ct).psi.some;
+    assert!(stall >= jiffies * 4_000_000 && stall < jiffies * 4_000_000 + 50_000_000, "{stall}");
+    assert_invariants(k);
+}
