@@ -214,7 +214,8 @@ class Cg:
 
 
 def _psi(text: str) -> dict:
-    """memory.pressure (or /proc/pressure/memory): {"some": total_us, "full": total_us}."""
+    """memory.pressure (or /proc/pressure/memory): {"some": total_us, "full": total_us,
+    "some_avg10": percent, "some_avg60": ..., "full_avg10": ..., "full_avg60": ...}."""
     out = {}
     for line in text.splitlines():
         f = line.split()
@@ -223,6 +224,8 @@ def _psi(text: str) -> dict:
                 k, _, v = kv.partition("=")
                 if k == "total":
                     out[f[0]] = int(v)
+                elif k in ("avg10", "avg60"):
+                    out[f"{f[0]}_{k}"] = float(v)
     return out
 
 
@@ -273,6 +276,9 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
         for k in ("some", "full"):
             if k in pa and k in pb:
                 m[f"psi.memory.{k}_us"] = pb[k] - pa[k]
+            for w in ("avg10", "avg60"):
+                if f"{k}_{w}" in pb:
+                    m[f"psi.memory.{k}_{w}"] = pb[f"{k}_{w}"]
     if a.memcg["failcnt"] is not None and b.memcg["failcnt"] is not None:
         m["memcg.failcnt"] = b.memcg["failcnt"] - a.memcg["failcnt"]
     for k, v in b.memcg["events"].items():
@@ -864,5 +870,5 @@ def totals(steps: list) -> dict:
 
 
 def _is_level(name: str) -> bool:
-    return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or name in (
+    return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
         "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes")

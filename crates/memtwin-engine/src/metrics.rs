@@ -24,6 +24,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("free.")
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
+        || name.contains("_avg")
         || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes")
     {
         MetricKind::Gauge
@@ -33,10 +34,11 @@ pub fn metric_kind(name: &str) -> MetricKind {
 }
 
 /// Whether the metric called `name` counts whole things (bytes, pages, kB, events, samples), as
-/// every /proc and cgroup file the kernel writes does; only times (`*_s`, `*_ms`) are real numbers.
+/// every /proc and cgroup file the kernel writes does; only times (`*_s`, `*_ms`) and the PSI
+/// averages (`*_avg10`, `*_avg60`: percent with two decimals) are real numbers.
 /// Results carry such metrics as integers.
 pub fn metric_is_integer(name: &str) -> bool {
-    !(name.ends_with("_s") || name.ends_with("_ms"))
+    !(name.ends_with("_s") || name.ends_with("_ms") || name.contains("_avg"))
 }
 
 /// One step: one operation of one task.
@@ -175,6 +177,12 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("psi.memory.full_us", ((b.psi[1] - a.psi[1]) / 1000) as f64);
     put("psi.system.memory.some_us", ((b.psi[2] - a.psi[2]) / 1000) as f64);
     put("psi.system.memory.full_us", ((b.psi[3] - a.psi[3]) / 1000) as f64);
+    // memory.pressure's avg10/avg60 (percent) at the end of the step.
+    let avgs = mc.psi.avgs_at(b.clock);
+    put("psi.memory.some_avg10", avgs[0]);
+    put("psi.memory.some_avg60", avgs[1]);
+    put("psi.memory.full_avg10", avgs[2]);
+    put("psi.memory.full_avg60", avgs[3]);
     m
 }
 
@@ -297,6 +305,10 @@ pub fn metric_names() -> Vec<String> {
             "psi.memory.full_us",
             "psi.system.memory.some_us",
             "psi.system.memory.full_us",
+            "psi.memory.some_avg10",
+            "psi.memory.some_avg60",
+            "psi.memory.full_avg10",
+            "psi.memory.full_avg60",
         ]
         .iter()
         .map(|s| s.to_string()),

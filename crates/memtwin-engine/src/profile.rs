@@ -260,6 +260,11 @@ pub struct KernelProfile {
     /// page-table allocations, v4.5, Vladimir Davydov's "arch: x86: charge page tables to
     /// kmemcg"); one page per 2 MiB of anonymous memory touched.
     pub account_page_tables: bool,
+    /// `ra->prev_pos` is the position after the last read (`iocb->ki_pos`, from the 5.11
+    /// rework of `generic_file_buffered_read()` into `filemap_read()`); before, the last byte
+    /// read (`prev_index << PAGE_SHIFT | prev_offset`). Readahead's sequential test compares
+    /// the missed index with `prev_pos >> PAGE_SHIFT`.
+    pub ra_prev_pos_after_read: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -371,6 +376,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
+        ra_prev_pos_after_read: true,
         account_page_tables: true,
         oom_waits_on_write_pending: false,
         memcg_high_delay: true,
@@ -418,6 +424,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         invalidate_skips_writeback: false,
         memcg_high_delay: false,
         oom_waits_on_write_pending: true,
+        ra_prev_pos_after_read: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {

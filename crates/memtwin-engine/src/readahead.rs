@@ -71,7 +71,13 @@ impl Kernel {
             self.do_page_cache_ra(inode, index, req, 0, memcg);
             return;
         }
-        let sequential = index == 0 || ra.prev_index.is_some_and(|p| p + 1 == index || p == index);
+        // "sequential cache miss: (index - prev_index) <= 1" (unsigned), prev_index being
+        // `ra->prev_pos >> PAGE_SHIFT`: the page of the last byte read before 5.11, the page of
+        // the byte after the read from then on (`ra->prev_pos = iocb->ki_pos` in
+        // filemap_read()), so that a read right after an aligned one, or one page further,
+        // is sequential.
+        let prev = if self.profile.ra_prev_pos_after_read { ra.prev_pos.map(|p| (p / PAGE_SIZE) as u32) } else { ra.prev_index };
+        let sequential = index == 0 || prev.is_some_and(|p| index.wrapping_sub(p) <= 1);
         // An oversize read (more than the window) starts a window as a sequential one does.
         if !sequential && req <= max {
             // try_context_readahead() (inlined into page_cache_sync_ra() in 6.10): the pages

@@ -221,3 +221,52 @@ ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m" }, 
     assert!(stall >= jiffies * 4_000_000 && stall < jiffies * 4_000_000 + 50_000_000, "{stall}");
     assert_invariants(k);
 }
+
+/// `ondemand_readahead()`'s sequential test `index - (ra->prev_pos >> PAGE_SHIFT) <= 1`: with
+/// `prev_pos` the position after the previous read (5.11+, `filemap_read()`), a miss one page
+/// past the end of an aligned read of pages 0..=3 (index 5, prev_pos >> 12 = 4) starts a
+/// window (get_init_ra_size(1, 32) = 4 pages); in 5.0, whose `prev_pos` is the last byte read
+/// (page 3), it is a small random read of 1 page.
+#[test]
+fn sequential_test_follows_each_eras_prev_pos() {
+    for (profile, pages) in [("linux-6.1", 4), ("linux-5.0", 1)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "prev-pos"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/f"]
+size = "1M"
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        let mut ra = FileRaState::new(32);
+        ra.prev_index = Some(3);
+        ra.prev_pos = Some(4 * PAGE_SIZE);
+        k.filemap_read(f, 5 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+        assert_eq!(k.mappings[f.idx()].nrpages, pages, "{profile}");
+    }
+}
+
+/// memory.pressure's averages (kernel/sched/psi.c `update_averages()` + `calc_avgs()`, with
+/// `calc_load()`'s fixed point): three 2 s periods (`PSI_FREQ`) fully stalled give
+/// avg10 = 45.09% and avg60 = 9.49%; a period with no stall then decays them.
+#[test]
+fn psi_averages_follow_calc_avgs() {
+    use crate::psi::{PsiTotals, PSI_FREQ};
+    let mut p = PsiTotals::default();
+    p.add_stall(0, 3 * PSI_FREQ, true);
+    assert_eq!(p.avgs_at(3 * PSI_FREQ), [45.09, 9.49, 45.09, 9.49]);
+    assert_eq!((p.some, p.full), (3 * PSI_FREQ, 3 * PSI_FREQ));
+    let later = p.avgs_at(4 * PSI_FREQ);
+    assert!(later[0] < 45.09 && later[0] > 30.0, "{later:?}");
+}
