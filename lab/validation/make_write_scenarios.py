@@ -68,7 +68,8 @@ def main():
         pre = "host" if on == "host" else "qemu61"
         # cgroup v1 has no memory.events: there the recorded run itself (a task the kernel
         # killed fails the run) and the test walking every recording hold oom_kill.
-        common = [("write_bytes", 4 * MIB), ("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB)]
+        common = [("write_bytes", 4 * MIB), ("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB),
+                  ("memcg.dirty_bytes", 1 * MIB), ("memcg.writeback_bytes", 1 * MIB)]
         common += [("memcg.events.oom_kill", 0)] if on == "qemu" else []
         v2 = [("memcg.pgscan", 512), ("memcg.pgsteal", 512), ("memcg.events.max", 16)] if on == "qemu" else []
         for mult, fsync in ((2, False), (4, True), (8, True), (8, False)):
@@ -112,7 +113,8 @@ ops = [
   {{ op = "read", file = "/data/in", bufsize = "128K", fadvise = "sequential", step = "read 1" }},
   {{ op = "read", file = "/data/in", bufsize = "128K", fadvise = "sequential", step = "read 2" }},
 ]
-""", [("write_bytes", 4 * MIB), ("read_bytes", 4 * MIB), ("memcg.usage_bytes", 4 * MIB)]
+""", [("write_bytes", 4 * MIB), ("read_bytes", 4 * MIB), ("memcg.usage_bytes", 4 * MIB),
+              ("memcg.dirty_bytes", 1 * MIB), ("memcg.writeback_bytes", 1 * MIB)]
             + ([("memcg.events.oom_kill", 0)] if on == "qemu" else []))
         # Random reads without advice and with POSIX_FADV_RANDOM, at 4K, 16K and 64K.
         for bs, count in (("4K", 16000), ("16K", 4000), ("64K", 1000)):

@@ -153,42 +153,69 @@ impl Kernel {
         DirtyThrottleControl::new(avail, dirty, writeback, self.profile.dirty_ratio, self.profile.dirty_background_ratio)
     }
 
-    /// `balance_dirty_pages()` after a write to `inode` by a task in `memcg`: in each domain
-    /// (the global one, and on cgroup v2 from 4.2 the inode's memcg's), dirty pages above the
-    /// background threshold start the flusher (`wb_start_background_writeback()`: that
-    /// domain's inodes, in chunks of at least `MIN_WRITEBACK_PAGES`, down to the threshold);
-    /// a writer over either domain's setpoint (`wb_position_ratio()`: halfway between the
-    /// free-run ceiling and the limit) is paused until enough writeback completes. The pause
-    /// is modelled as a wait for completions rather than the kernel's computed sleep: the
-    /// writer ends up at the device's write bandwidth with the domain at its setpoint, as the
-    /// kernel's pos_ratio control steers it.
+    /// `balance_dirty_pages()` after a write to `inode` by a task in `memcg`, against the
+    /// global domain and, on cgroup v2 from 4.2, the inode's memcg's (its `wb`). Below the
+    /// free-run ceiling of both (`dirty_freerun_ceiling()`, halfway between the background
+    /// and the hard threshold) the writer runs free and nothing starts. Above it the wb's
+    /// background writeback starts (`wb_start_background_writeback()`) and the writer is
+    /// paused until its domains are back under their setpoint (`wb_position_ratio()`: halfway
+    /// between the ceiling and the limit); the pause is modelled as a wait for completions
+    /// rather than the kernel's computed sleep, so the writer ends up at the device's write
+    /// bandwidth with the domain at its setpoint, as pos_ratio steers it. On the way out,
+    /// global dirty pages above the background threshold start background writeback too.
     pub fn balance_dirty_pages(&mut self, inode: InodeId, memcg: MemcgId) {
         let wb = self.inode_wb.get(inode.idx()).copied().filter(|&m| m != MemcgId::NONE).unwrap_or(memcg);
         let wb = self.memcg_wb_domain(wb);
         let g = self.global_dirty_limits();
+        let freerun = g.dirty <= g.freerun()
+            && wb.is_none_or(|m| {
+                let md = self.memcg_dirty_limits(m, &g);
+                md.dirty <= md.freerun()
+            });
+        if !freerun {
+            self.wb_background_writeback(wb);
+            loop {
+                let g = self.global_dirty_limits();
+                let over = g.dirty > g.setpoint()
+                    || wb.is_some_and(|m| {
+                        let md = self.memcg_dirty_limits(m, &g);
+                        md.dirty > md.setpoint()
+                    });
+                if !over {
+                    break;
+                }
+                let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
+                self.wait_until(t);
+                self.writeback_end_io();
+            }
+        }
+        let g = self.global_dirty_limits();
         if g.nr_dirty > g.bg_thresh {
-            self.writeback_dirty(g.nr_dirty - g.bg_thresh / 2, None);
+            self.wb_background_writeback(wb);
         }
-        if let Some(m) = wb {
-            let md = self.memcg_dirty_limits(m, &self.global_dirty_limits());
-            if md.nr_dirty > md.bg_thresh {
-                let nr = (md.nr_dirty - md.bg_thresh).max(MIN_WRITEBACK_PAGES);
-                self.writeback_dirty(nr, Some(m));
+    }
+
+    /// `wb_over_bg_thresh()`: the global domain's dirty pages above its background threshold,
+    /// or (cgroup writeback) the memcg domain's above its own.
+    pub fn wb_over_bg_thresh(&self, wb: Option<MemcgId>) -> bool {
+        let g = self.global_dirty_limits();
+        g.nr_dirty > g.bg_thresh || wb.is_some_and(|m| {
+            let md = self.memcg_dirty_limits(m, &g);
+            md.nr_dirty > md.bg_thresh
+        })
+    }
+
+    /// `wb_start_background_writeback()` and the flusher's background work (`wb_writeback()`
+    /// with `for_background`): chunks of `MIN_WRITEBACK_PAGES` (`writeback_chunk_size()`'s
+    /// floor) of the wb's inodes (`None`: every inode) for as long as `wb_over_bg_thresh()`.
+    /// The flusher's own pace is not modelled: its writes are queued at once.
+    pub fn wb_background_writeback(&mut self, wb: Option<MemcgId>) {
+        while self.wb_over_bg_thresh(wb) {
+            let before = self.vmstat.nr_dirty;
+            self.writeback_dirty(MIN_WRITEBACK_PAGES, wb);
+            if self.vmstat.nr_dirty == before {
+                break; // nothing of this wb's left to write
             }
-        }
-        loop {
-            let g = self.global_dirty_limits();
-            let over = g.dirty > g.setpoint()
-                || wb.is_some_and(|m| {
-                    let md = self.memcg_dirty_limits(m, &g);
-                    md.dirty > md.setpoint()
-                });
-            if !over {
-                break;
-            }
-            let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
-            self.wait_until(t);
-            self.writeback_end_io();
         }
     }
 
@@ -353,10 +380,18 @@ impl Kernel {
         done
     }
 
-    /// `vfs_fsync()`: write back every dirty page of `inode` and wait for the device.
+    /// `vfs_fsync()`: write back every dirty page of `inode` and wait for the device: for its
+    /// own requests and for the pages already under writeback by the flusher
+    /// (`file_write_and_wait_range()` -> `filemap_fdatawait_range()` waits on every page of
+    /// the range with `PG_writeback`).
     pub fn vfs_fsync(&mut self, inode: InodeId) {
         self.cpu(self.cost.syscall);
-        let (_, done) = self.writeback_inode(inode, u64::MAX);
+        let (_, mut done) = self.writeback_inode(inode, u64::MAX);
+        for std::cmp::Reverse((t, ino, _, _)) in self.wb_queue.iter() {
+            if *ino == inode.0 {
+                done = done.max(*t);
+            }
+        }
         self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
         self.wait_until(done);
         self.writeback_end_io();

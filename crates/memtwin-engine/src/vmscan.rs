@@ -434,6 +434,7 @@ impl Kernel {
         let mut scanned = 0;
         let mut reclaimed = 0;
         let mut kick_flusher = false;
+        let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
         for _ in 0..nr {
@@ -478,6 +479,7 @@ impl Kernel {
                 // "Immediately reclaim when written back": PG_reclaim, so that the end of its
                 // writeback rotates it to the inactive tail (clear_dirty_for_io()).
                 kick_flusher = true;
+                nr_unqueued_dirty += 1;
                 if self.profile.reclaim_activates_dirty {
                     // v4.12+: activate_locked, counted as an activation.
                     self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
@@ -505,7 +507,21 @@ impl Kernel {
             reclaimed += 1;
         }
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
-        if kick_flusher {
+        if self.profile.flusher_wakeup_writes_all {
+            // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
+            // that flushers are not doing their job": the flusher is woken only when every
+            // page the batch took was dirty and not under writeback (`nr_unqueued_dirty ==
+            // nr_taken`). Legacy (v1) memcg reclaim then waits for writeback to progress
+            // (`reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`, at most HZ/10; woken when the
+            // first of the writes completes).
+            if scanned > 0 && nr_unqueued_dirty == scanned {
+                self.wakeup_flusher_threads();
+                if !self.writeback_throttling_sane(sc) {
+                    let first = self.wb_queue.peek().map(|r| r.0 .0).unwrap_or(self.now);
+                    self.io_schedule_until(first.min(self.now + RECLAIM_THROTTLE));
+                }
+            }
+        } else if kick_flusher {
             self.wakeup_flusher_threads();
         }
         if let Some(dev) = congested_dev {
