@@ -760,7 +760,9 @@ impl Simulation {
             }
             // Each fault returns to user space: resume_user_mode_work() runs
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
-            self.kernel.mem_cgroup_handle_over_high(memcg);
+            if self.kernel.nr_pages_over_high != 0 {
+                self.kernel.mem_cgroup_handle_over_high(memcg);
+            }
         }
         self.work_done += (end - pos) as u64;
         (end, true)
