@@ -68,8 +68,14 @@ def main():
         pre = "host" if on == "host" else "qemu61"
         # cgroup v1 has no memory.events: there the recorded run itself (a task the kernel
         # killed fails the run) and the test walking every recording hold oom_kill.
-        common = [("write_bytes", 4 * MIB), ("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB),
-                  ("memcg.dirty_bytes", 1 * MIB), ("memcg.writeback_bytes", 1 * MIB)]
+        common = [("write_bytes", 4 * MIB), ("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB)]
+        # Dirty and writeback pages are compared after fsync, where the kernel's level is
+        # determined. Without it (and in steps that end while a writer runs on) they are the
+        # phase of a sawtooth the flusher's pace decides (see ARCHITECTURE.md, "What is
+        # simplified"): engine vs kernel, 2026-11-25, dirty at the end of a write step without
+        # fsync: host 6.18 v1 2x 1.9 vs 12.8 MB, 8x 9.5 vs 30.9 MB; 6.1 v2 2x 4.2 vs 5.0 MB,
+        # 8x 4.2 vs 1.1 MB.
+        synced = [("memcg.dirty_bytes", 1 * MIB), ("memcg.writeback_bytes", 1 * MIB)]
         common += [("memcg.events.oom_kill", 0)] if on == "qemu" else []
         v2 = [("memcg.pgscan", 512), ("memcg.pgsteal", 512), ("memcg.events.max", 16)] if on == "qemu" else []
         for mult, fsync in ((2, False), (4, True), (8, True), (8, False)):
@@ -89,7 +95,7 @@ cgroup = "A"
 ops = [
   {{ op = "write", file = "/data/out", length = "{size}M", bufsize = "1M", create = true, fsync = {str(fsync).lower()}, step = "write" }},
 ]
-""", common + v2)
+""", common + (synced if fsync else []) + v2)
         name = f"{pre}-write-4x-reader"
         write(on, name, "a 128M writer and a 32M file read twice, in one memcg limited to 32M",
               "128M written (fsync) while a 32M file is read twice, in a 32M memcg",
@@ -113,8 +119,7 @@ ops = [
   {{ op = "read", file = "/data/in", bufsize = "128K", fadvise = "sequential", step = "read 1" }},
   {{ op = "read", file = "/data/in", bufsize = "128K", fadvise = "sequential", step = "read 2" }},
 ]
-""", [("write_bytes", 4 * MIB), ("read_bytes", 4 * MIB), ("memcg.usage_bytes", 4 * MIB),
-              ("memcg.dirty_bytes", 1 * MIB), ("memcg.writeback_bytes", 1 * MIB)]
+""", [("write_bytes", 4 * MIB), ("read_bytes", 4 * MIB), ("memcg.usage_bytes", 4 * MIB)]
             + ([("memcg.events.oom_kill", 0)] if on == "qemu" else []))
         # Random reads without advice and with POSIX_FADV_RANDOM, at 4K, 16K and 64K.
         for bs, count in (("4K", 16000), ("16K", 4000), ("64K", 1000)):

@@ -18,25 +18,7 @@ RECORDED = [p for p in SCENARIOS if memtwin.load(p).doc.table("validation") is n
 # Known disagreements with the recorded real runs, each with what causes it. The test fails
 # when a metric leaves tolerance that is not listed here, and when a listed one comes back
 # within tolerance (then remove it from this list).
-KNOWN_OUT: set = {
-    # Issue 16, 2026-11-25: dirty and writeback pages left at the end of a writer's step that
-    # does not fsync, or at the end of a reader's step while a writer runs on (end-of-step
-    # levels of a sawtooth, so the phase decides them). On cgroup v2 the memcg domain's dirty
-    # pages climb to the free-run ceiling, the flusher writes them down in 4 MiB chunks and
-    # they climb again (engine 4.2 MB vs 1.1 MB on qemu61-write-8x; qemu61-write-2x agrees);
-    # on v1 the memcg fills with dirty pages until a reclaim batch finds nothing but dirty
-    # pages and wakes the flusher for all of them (host 6.18 ends 2x and 8x with 12.8 and 30.9
-    # MB dirty, the engine with 1.9 and 9.5). The flusher's own pace (a worker thread that
-    # submits at its CPU's speed, slow under TCG) is not modelled: the engine queues its
-    # writes at once.
-    ("host-write-2x.toml", "default", "write", "memcg.dirty_bytes"),
-    ("host-write-8x.toml", "default", "write", "memcg.dirty_bytes"),
-    ("host-write-4x-reader.toml", "default", "read 1", "memcg.dirty_bytes"),
-    ("host-write-4x-reader.toml", "default", "read 2", "memcg.dirty_bytes"),
-    ("host-write-4x-reader.toml", "default", "read 2", "memcg.writeback_bytes"),
-    ("qemu61-write-4x-reader.toml", "default", "read 1", "memcg.dirty_bytes"),
-    ("qemu61-write-8x.toml", "default", "write", "memcg.dirty_bytes"),
-}
+KNOWN_OUT: set = set()
 # Emptied, 2026-11-25 (issue 16): memory.events high on Debian 6.1 was 34-61% above the
 # kernel's once counted per reclaim_high() with the charge stock's batching: the engine's
 # shrink_lruvec() stopped when the whole reclaim (all priorities so far) met its target, the
