@@ -140,7 +140,7 @@ cgroup = "A"
 ops = [
   {{ op = "read", file = "/data/f", bufsize = "{bs}", pattern = "random", count = {count}{fad}, step = "random reads" }},
 ]
-""", [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB)])
+""", [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB)] + v2)
     # memory.high alone, and under a memory.max above it (cgroup v2 only).
     for name, files, what in (
         ("qemu61-high-read", '"memory.high" = "32M"', "a 128M file read twice with memory.high = 32M"),

@@ -126,9 +126,20 @@ impl Kernel {
         if index == expected || index == ra.start + ra.size {
             ra.start += ra.size;
         } else {
-            // Interleaved or restarted stream: start a window after the marker page.
-            ra.start = index + 1;
-            ra.size = req.max(1);
+            // "Hit a marked folio without valid readahead state" (interleaved or random
+            // reads): the window starts at the first page missing after the marker
+            // (`page_cache_next_miss()`, at most `max` on), and its old size is taken to be
+            // the distance to it, plus the request; none if the cached run is longer.
+            let m = &self.mappings[inode.idx()];
+            let mut start = index + 1;
+            while start - index <= max && m.lookup(start).is_some() {
+                start += 1;
+            }
+            if start - index > max {
+                return;
+            }
+            ra.start = start;
+            ra.size = start - index + req;
         }
         ra.size = get_next_ra_size(ra.size, max);
         ra.async_size = ra.size;

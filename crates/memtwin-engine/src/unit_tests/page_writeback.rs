@@ -270,3 +270,34 @@ fn psi_averages_follow_calc_avgs() {
     let later = p.avgs_at(4 * PSI_FREQ);
     assert!(later[0] < 45.09 && later[0] > 30.0, "{later:?}");
 }
+
+/// `ondemand_readahead()` with `hit_readahead_marker` and no valid window (a random read
+/// landing on a marked page, 2.6.31-6.9; `page_cache_async_ra()` after): the window starts at
+/// `page_cache_next_miss(index + 1)` and its size is `get_next_ra_size(start - index + req)`.
+/// Marker at 19, pages 20..=23 cached, a 4-page request: start 24, size get_next(9) = 18.
+#[test]
+fn marker_hit_without_window_starts_after_the_cached_run() {
+    let mut s = sim(r#"
+[scenario]
+name = "marker"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/f"]
+size = "1M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let mut fill = FileRaState::new(32);
+    fill.random = true;
+    k.filemap_read(f, 19 * PAGE_SIZE, 5 * PAGE_SIZE, &mut fill, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 5);
+    let mut ra = FileRaState::new(32);
+    k.page_cache_async_ra(&mut ra, f, 19, 4, MemcgId::ROOT);
+    assert_eq!((ra.start, ra.size, ra.async_size), (24, 18, 18));
+    assert_eq!(k.mappings[f.idx()].nrpages, 5 + 18);
+}
