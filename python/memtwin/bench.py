@@ -7,7 +7,10 @@
     whole 1 GiB file resident;
 (d) the page allocator's hot paths: first-touch anonymous faults of base pages and of huge
     pages (THP) with munmap, on a 2-node machine with a DMA32 zone (mmap 1 GiB, touch,
-    munmap, 8 times).
+    munmap, 8 times);
+(e) a writer under a memcg limit: 1 GiB written (1 MiB writes, then fsync) by a task in a
+    32M cgroup-v2 memcg, so every page is a write that charges, dirties, is written back
+    (memcg writeback domain) and reclaimed.
 Throughput is simulated page accesses per wall-clock second, best of `repeat` runs.
 """
 
@@ -33,6 +36,19 @@ def _scenario(reads: int, limit: str) -> dict:
         "files": {"/f": {"size": "1G"}},
         "cgroups": {"ct": {"memory.max": limit}},
         "tasks": {"t": {"cgroup": "ct", "ops": ops}},
+        "report": {"sample_interval": "10s"},
+    }
+
+
+def _writer_scenario() -> dict:
+    return {
+        "scenario": {"name": "bench-writer"},
+        "machine": {"ram": "16G", "cpus": 2},
+        "kernel": {"profile": "linux-6.6", "cgroup": "v2"},
+        "devices": {"sda": {"read_bw": "10G", "write_bw": "10G", "read_ahead_kb": 128}},
+        "files": {"/out": {"size": 0}},
+        "cgroups": {"ct": {"memory.max": "32M"}},
+        "tasks": {"t": {"cgroup": "ct", "ops": [{"op": "write", "file": "/out", "length": "1G", "bufsize": "1M", "create": True, "fsync": True}]}},
         "report": {"sample_interval": "10s"},
     }
 
@@ -82,8 +98,13 @@ def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
         t, out = _time(doc, repeat)
         anon[name] = {"page_events": out["engine"]["page_events"], "seconds": t, "events_per_second": out["engine"]["page_events"] / t}
 
+    wdoc = _memtwin.load_dict(_writer_scenario(), "bench-writer")
+    t_w, w_out = _time(wdoc, repeat)
+    writer = {"page_events": w_out["engine"]["page_events"], "seconds": t_w, "events_per_second": w_out["engine"]["page_events"] / t_w}
+
     e = warm_out["engine"]
     return {
+        "writer": writer,
         "anon_faults": anon,
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()},
         "date": time.strftime("%Y-%m-%d"),
@@ -111,5 +132,6 @@ def format_bench(r: dict) -> str:
             f"(c) memory:                    {m['bytes_per_resident_page']:8.1f} bytes per resident page (target <= 48)  {ok(m['bytes_per_resident_page'] <= m['target'])}",
             f"(d) anonymous faults + munmap: {r['anon_faults']['base_pages']['events_per_second'] / 1e6:8.1f} M base pages/s, "
             f"{r['anon_faults']['thp']['events_per_second'] / 1e6:.1f} M pages/s in huge pages",
+            f"(e) writer under a memcg limit: {r['writer']['events_per_second'] / 1e6:7.1f} M page events/s",
         ]
     )

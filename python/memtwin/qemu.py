@@ -319,7 +319,7 @@ def op_script(plan: dict) -> tuple:
     cg = Cg("v1" if v == "1" else "v2", mnt, mnt + "/memtwin")
     L = [f"V {v}", f"TOP {_q(cg.top)}"]
     snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat"] if v == "1"
-                 else ["memory.current", "memory.peak", "memory.stat", "memory.events"])
+                 else ["memory.current", "memory.peak", "memory.stat", "memory.events", "memory.pressure"])
     L += [f"SNAP {n}" for n in snapfiles]
     if v == "2":
         L.append(f"SET {_q(mnt + '/cgroup.subtree_control')} +memory")

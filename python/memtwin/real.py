@@ -178,6 +178,9 @@ class Cg:
             st = _kv(_read(os.path.join(d, "memory.stat")))
             s["file"] = st.get("total_cache", st.get("cache", 0))
             s["anon"] = st.get("total_rss", st.get("rss", 0))
+            s["dirty"] = st.get("total_dirty", st.get("dirty"))
+            s["writeback"] = st.get("total_writeback", st.get("writeback"))
+            s["psi"] = None
             s["events"] = {k: st.get(v) for k, v in V1_EVENTS.items()}
         else:
             s["usage"] = int(_read(os.path.join(d, "memory.current")))
@@ -190,6 +193,12 @@ class Cg:
             s["failcnt"] = ev.get("max")
             s["file"] = st.get("file", 0)
             s["anon"] = st.get("anon", 0)
+            s["dirty"] = st.get("file_dirty")
+            s["writeback"] = st.get("file_writeback")
+            try:
+                s["psi"] = _psi(_read(os.path.join(d, "memory.pressure")))
+            except OSError:
+                s["psi"] = None
             s["events"] = {k: st.get(v) for k, v in V2_EVENTS.items()}
             s["events"]["memcg.events.max"] = ev.get("max")
             s["events"]["memcg.events.high"] = ev.get("high")
@@ -201,6 +210,22 @@ class Cg:
         if self.version != "v2":
             return None
         return _kv(_read(os.path.join(self.top, "cgroup.stat")))
+
+
+def _psi(text: str) -> dict:
+    """memory.pressure (or /proc/pressure/memory): {"some": total_us, "full": total_us,
+    "some_avg10": percent, "some_avg60": ..., "full_avg10": ..., "full_avg60": ...}."""
+    out = {}
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] in ("some", "full"):
+            for kv in f[1:]:
+                k, _, v = kv.partition("=")
+                if k == "total":
+                    out[f[0]] = int(v)
+                elif k in ("avg10", "avg60"):
+                    out[f"{f[0]}_{k}"] = float(v)
+    return out
 
 
 def _vmstat() -> dict:
@@ -242,6 +267,17 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     if b.memcg["max_usage"] is not None:
         m["memcg.max_usage_bytes"] = b.memcg["max_usage"]
     m["memcg.file_bytes"] = b.memcg["file"]
+    for k in ("dirty", "writeback"):
+        if b.memcg.get(k) is not None:
+            m[f"memcg.{k}_bytes"] = b.memcg[k]
+    pa, pb = a.memcg.get("psi"), b.memcg.get("psi")
+    if pa and pb:
+        for k in ("some", "full"):
+            if k in pa and k in pb:
+                m[f"psi.memory.{k}_us"] = pb[k] - pa[k]
+            for w in ("avg10", "avg60"):
+                if f"{k}_{w}" in pb:
+                    m[f"psi.memory.{k}_{w}"] = pb[f"{k}_{w}"]
     if a.memcg["failcnt"] is not None and b.memcg["failcnt"] is not None:
         m["memcg.failcnt"] = b.memcg["failcnt"] - a.memcg["failcnt"]
     for k, v in b.memcg["events"].items():
@@ -250,7 +286,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    for k in ("MemFree", "Cached", "Dirty", "Percpu", "Slab", "AnonPages"):
+    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
     if st is not None:
@@ -563,6 +599,8 @@ class HostRun:
                 for p in [op.get("file")] + list(op.get("files") or []):
                     if p and p not in files:
                         files[p] = os.path.join(self.scratch, "mnt", p.lstrip("/"))
+        # Room for what the write ops add, as the QEMU runner's disk has (qemu._disk).
+        total += sum(op.get("length") or 0 for t in self.plan["tasks"] for op in t["ops"] if op["op"] == "write")
         ra = devs[0]["read_ahead_kb"] if devs else 128
         self._disk(total, ra)
         self.files = files
@@ -851,5 +889,5 @@ def totals(steps: list) -> dict:
 
 
 def _is_level(name: str) -> bool:
-    return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or name in (
-        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes")
+    return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
+        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes")

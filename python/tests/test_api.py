@@ -107,9 +107,11 @@ def test_steps_dataframe(recharge):
     assert steps.loc["read 1", "read_bytes"] == GIB
     assert steps.loc["read 2", "read_bytes"] == 0
     assert steps.loc["read 2", "elapsed_s"] == recharge.metric("read 2", "elapsed_s")
-    # Times are floats; counts (bytes, pages, kB, events) stay integers, as the kernel writes them.
-    assert all(pd.api.types.is_float_dtype(steps[m]) for m in memtwin.metric_names() if m.endswith(("_s", "_ms")))
-    assert all(pd.api.types.is_integer_dtype(steps[m]) for m in memtwin.metric_names() if not m.endswith(("_s", "_ms")))
+    # Times and PSI averages (percent, two decimals) are floats; counts (bytes, pages, kB,
+    # events) stay integers, as the kernel writes them.
+    real = lambda m: m.endswith(("_s", "_ms")) or "_avg" in m  # noqa: E731
+    assert all(pd.api.types.is_float_dtype(steps[m]) for m in memtwin.metric_names() if real(m))
+    assert all(pd.api.types.is_integer_dtype(steps[m]) for m in memtwin.metric_names() if not real(m))
 
 
 def test_totals_series(recharge):

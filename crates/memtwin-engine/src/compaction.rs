@@ -25,6 +25,15 @@ impl Kernel {
     /// zonelist that is not deferred and has room (`compaction_suitable()`), and take the
     /// block it frees.
     pub fn alloc_pages_direct_compact(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
+        // A memory stall (psi_memstall_enter() around try_to_compact_pages()).
+        self.psi_memstall_enter();
+        let page = self.try_to_compact_pages(order, gfp);
+        self.psi_memstall_leave();
+        page
+    }
+
+    /// `try_to_compact_pages()`: the body of [`Kernel::alloc_pages_direct_compact`].
+    fn try_to_compact_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         let nid = gfp.nid as usize;
         let mut stalled = false;
         for i in 0..self.nodes[nid].zonelist.len() {

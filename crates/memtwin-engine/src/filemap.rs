@@ -338,7 +338,16 @@ impl Kernel {
         }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         if let Some(done) = self.mappings[inode.idx()].inflight_done(index) {
+            // folio_wait_bit_common(): waiting for the read of a refaulting workingset page
+            // is thrashing, a memory stall.
+            let thrashing = self.pages[page].test(pg::WORKINGSET);
+            if thrashing {
+                self.psi_memstall_enter();
+            }
             self.wait_until(done);
+            if thrashing {
+                self.psi_memstall_leave();
+            }
         }
         self.pages[page].flags &= !pg::LOCKED;
     }
@@ -547,7 +556,7 @@ impl Kernel {
         if end > ino.size {
             ino.size = end;
         }
-        self.balance_dirty_pages();
+        self.balance_dirty_pages(inode, memcg);
         Ok(len)
     }
 }

@@ -75,12 +75,25 @@ pub struct Kernel {
     /// Pages charged while some memcg was above memory.high during the running syscall
     /// (`current->memcg_nr_pages_over_high`).
     pub nr_pages_over_high: u64,
+    /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
+    /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
+    pub charge_stock: (MemcgId, u64),
+    /// Time the running context spent stalled on memory in this quantum (psi.rs), ns.
+    pub memstall_ns: Nanos,
+    /// Nesting of `psi_memstall_enter()` in the running context.
+    pub memstall_depth: u32,
+    /// When the running context's outermost memory stall began.
+    pub memstall_start: Nanos,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
     /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
     pub dirty_inodes: Vec<InodeId>,
+    /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
+    /// (`inode_attach_wb()`: the memcg of the task that first dirtied it; cgroup v2, 4.2+);
+    /// `MemcgId::NONE` until then, or where cgroup writeback does not apply.
+    pub inode_wb: Vec<MemcgId>,
     /// Scratch list for memcg iteration, kept to avoid allocating in reclaim.
     pub(crate) scratch_memcgs: Vec<MemcgId>,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
@@ -149,9 +162,14 @@ impl Kernel {
             reclaim_nid: None,
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
+            charge_stock: (MemcgId::NONE, 0),
+            memstall_ns: 0,
+            memstall_depth: 0,
+            memstall_start: 0,
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: vec![],
+            inode_wb: vec![],
             scratch_memcgs: vec![],
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![MemcgId::NONE],

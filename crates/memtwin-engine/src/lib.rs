@@ -25,6 +25,7 @@ pub mod mmzone;
 pub mod page_alloc;
 pub mod page_writeback;
 pub mod profile;
+pub mod psi;
 pub mod readahead;
 pub mod scenario;
 pub mod slab;

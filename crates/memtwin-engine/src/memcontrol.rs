@@ -25,6 +25,8 @@ impl Memcg {
             counter: PageCounter::default(),
             nr_file: 0,
             nr_dirty: 0,
+            nr_writeback: 0,
+            psi: Default::default(),
             events: [0; NR_MEMCG_EVENTS],
             level,
             state: MemcgState::Online,
@@ -42,6 +44,36 @@ impl Memcg {
             lru_objects: 0,
         }
     }
+}
+
+/// `HZ` of the kernels modelled: Debian's x86_64 configuration (`CONFIG_HZ_250`).
+pub const HZ: u64 = 250;
+/// `MEMCG_MAX_HIGH_DELAY_JIFFIES`: the longest memory.high penalty per return to user space.
+pub const MEMCG_MAX_HIGH_DELAY_JIFFIES: u64 = 2 * HZ;
+/// `MEMCG_DELAY_PRECISION_SHIFT` (mm/memcontrol.c).
+pub const MEMCG_DELAY_PRECISION_SHIFT: u32 = 20;
+/// `MEMCG_DELAY_SCALING_SHIFT` (mm/memcontrol.c).
+pub const MEMCG_DELAY_SCALING_SHIFT: u32 = 14;
+
+/// `calculate_overage()`: how far `usage` is above `high`, as a fraction of `high` in
+/// `2^MEMCG_DELAY_PRECISION_SHIFT` units (0 when not above).
+pub fn calculate_overage(usage: u64, high: u64) -> u64 {
+    if usage <= high {
+        return 0;
+    }
+    let high = high.max(1);
+    ((((usage - high) as u128) << MEMCG_DELAY_PRECISION_SHIFT) / high as u128).min(u64::MAX as u128) as u64
+}
+
+/// `calculate_high_delay()`: the penalty in jiffies for a task that charged `nr_pages` over
+/// high with the memcg's `max_overage`: `overage^2 * HZ >> (PRECISION + SCALING)`, scaled by
+/// the task's share (`nr_pages / MEMCG_CHARGE_BATCH`).
+pub fn calculate_high_delay(nr_pages: u64, max_overage: u64, charge_batch: u64) -> u64 {
+    if max_overage == 0 {
+        return 0;
+    }
+    let p = (max_overage as u128 * max_overage as u128 * HZ as u128) >> MEMCG_DELAY_PRECISION_SHIFT >> MEMCG_DELAY_SCALING_SHIFT;
+    (p * nr_pages as u128 / charge_batch as u128).min(u64::MAX as u128) as u64
 }
 
 /// `PAGE_COUNTER_MAX`: no limit.
@@ -170,6 +202,10 @@ pub struct Memcg {
     pub nr_file: u64,
     /// Dirty page-cache pages charged here (`file_dirty`, local).
     pub nr_dirty: u64,
+    /// Page-cache pages under writeback charged here (`file_writeback`, local).
+    pub nr_writeback: u64,
+    /// memory.pressure totals (its subtree's tasks).
+    pub psi: crate::psi::PsiTotals,
     /// Event counters (local).
     pub events: [u64; NR_MEMCG_EVENTS],
     /// Depth in the hierarchy (root = 0).
@@ -379,6 +415,15 @@ impl MemcgTree {
         sum
     }
 
+    /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).
+    pub fn subtree_sum(&self, m: MemcgId, f: fn(&Memcg) -> u64) -> u64 {
+        let mut sum = f(&self.memcgs[m.idx()]);
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.subtree_sum(c, f);
+        }
+        sum
+    }
+
     /// memory.stat `file` (pages), hierarchical.
     pub fn file_pages(&self, m: MemcgId) -> u64 {
         let mut sum = self.memcgs[m.idx()].nr_file;
@@ -439,6 +484,20 @@ impl MemcgTree {
             pc.usage -= nr;
             cur = self.memcgs[c.idx()].parent;
         }
+    }
+
+    /// Whether `m` or an ancestor would be above its memory.high with `extra` more pages
+    /// (the rest of a charge batch going to the stock).
+    pub fn above_high(&self, m: MemcgId, extra: u64) -> bool {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let pc = &self.memcgs[c.idx()].counter;
+            if pc.usage + extra > pc.high {
+                return true;
+            }
+            cur = self.memcgs[c.idx()].parent;
+        }
+        false
     }
 
     /// `mem_cgroup_margin()`: pages that can still be charged to `m` before some ancestor's
@@ -535,15 +594,15 @@ impl Kernel {
         let mut retries = self.profile.max_reclaim_retries;
         loop {
             let Some(over) = self.memcgs.over_limit(memcg, nr) else {
-                if self.memcgs.counter_charge(memcg, nr) {
-                    self.memcgs.count_event(memcg, MemcgEvent::High, 1);
-                    self.nr_pages_over_high += nr;
-                }
+                self.memcgs.counter_charge(memcg, nr);
+                self.charge_batch_high(memcg, nr);
                 return Ok(());
             };
             self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
             self.memcgs.count_event(over, MemcgEvent::Max, 1);
+            self.psi_memstall_enter();
             let reclaimed = self.try_to_free_mem_cgroup_pages(over, nr);
+            self.psi_memstall_leave();
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
@@ -557,7 +616,9 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             retries -= 1;
+            self.psi_memstall_enter();
             self.reclaim_throttle();
+            self.psi_memstall_leave();
         }
     }
 
@@ -568,7 +629,12 @@ impl Kernel {
     pub fn reclaim_throttle(&mut self) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            self.wait_until(t.min(now + 100_000_000));
+            self.wait_until(t.min(now + crate::vmscan::RECLAIM_THROTTLE));
+            // The writes that completed while the task slept ended their writeback
+            // (`folio_end_writeback()` ran from the interrupt): the next attempt finds those
+            // pages clean, rotated to the inactive tail when reclaim had marked them.
+            self.writeback_end_io();
+            self.swap_end_io();
         }
     }
 
@@ -590,6 +656,7 @@ impl Kernel {
             self.lruvecs[from].del(&mut self.pages, page);
         }
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         self.pages[page].memcg = memcg;
         let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
@@ -599,6 +666,7 @@ impl Kernel {
         if dirty {
             m.nr_dirty += 1;
         }
+        m.nr_writeback += writeback as u64;
         if on_lru {
             let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
@@ -621,6 +689,7 @@ impl Kernel {
         }
         self.memcgs.counter_uncharge(memcg, 1);
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= 1;
@@ -628,6 +697,7 @@ impl Kernel {
         if dirty {
             m.nr_dirty -= 1;
         }
+        m.nr_writeback -= writeback as u64;
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
         self.pages[page].memcg = MemcgId::NONE;
@@ -636,23 +706,110 @@ impl Kernel {
         }
     }
 
-    /// `mem_cgroup_handle_over_high()` / `reclaim_high()`: on return to user space, each memcg
-    /// from `memcg` up that is above memory.high reclaims the pages the syscall charged over
-    /// it (at least `SWAP_CLUSTER_MAX`). The kernel's additional sleep penalty for memcgs that
-    /// stay above high is not modelled.
-    pub fn mem_cgroup_handle_over_high(&mut self, memcg: MemcgId) {
-        let nr = std::mem::take(&mut self.nr_pages_over_high);
-        if nr == 0 {
+    /// The memory.high side of `try_charge_memcg()` with the per-CPU charge stock: a charge
+    /// that `consume_stock()` cannot serve takes a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
+    /// if larger) from the page counter and `refill_stock()`s the rest; only then is memory.high
+    /// looked at, and a memcg (or ancestor) above it adds the batch to the task's
+    /// `memcg_nr_pages_over_high`, reclaimed on return to user space, or at once (5.18+) when
+    /// that exceeds a batch. The engine keeps the page counters exact (the stock's pre-charged
+    /// pages are not added to them) and models the batching of these checks.
+    fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64) {
+        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
+            self.charge_stock.1 -= nr;
             return;
         }
-        let mut cur = Some(memcg);
-        while let Some(c) = cur {
-            let pc = &self.memcgs.get(c).counter;
-            if pc.usage > pc.high {
-                self.try_to_free_mem_cgroup_pages(c, nr);
+        let batch = self.profile.memcg_charge_batch.max(nr);
+        self.charge_stock = (memcg, batch - nr);
+        if self.memcgs.above_high(memcg, batch - nr) {
+            self.nr_pages_over_high += batch;
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+                self.mem_cgroup_handle_over_high(memcg);
             }
-            cur = self.memcgs.get(c).parent;
         }
+    }
+
+    /// `reclaim_high()`: each memcg from `memcg` up to, not including, the root that is above
+    /// memory.high counts a memory.events `high` and reclaims `nr` pages. Returns the pages
+    /// reclaimed.
+    pub fn reclaim_high(&mut self, memcg: MemcgId, nr: u64) -> u64 {
+        let mut reclaimed = 0;
+        let mut cur = memcg;
+        while cur != MemcgId::ROOT && cur != MemcgId::NONE {
+            if self.page_counter_read(cur) > self.memcgs.get(cur).counter.high {
+                self.memcgs.count_event(cur, MemcgEvent::High, 1);
+                self.psi_memstall_enter();
+                reclaimed += self.try_to_free_mem_cgroup_pages(cur, nr);
+                self.psi_memstall_leave();
+            }
+            match self.memcgs.get(cur).parent {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        reclaimed
+    }
+
+    /// `mem_cgroup_handle_over_high()`: on return to user space (or inside a charge, 5.18+)
+    /// a task that charged pages over memory.high reclaims them (`reclaim_high()`); from 5.4,
+    /// while the memcg stays above high enough to owe more than `HZ/100` of penalty
+    /// (`calculate_high_delay()`), it retries reclaim of `SWAP_CLUSTER_MAX` pages as long as
+    /// reclaim makes progress (or up to `MAX_RECLAIM_RETRIES` times without), then sleeps the
+    /// penalty, at most 2 s (`MEMCG_MAX_HIGH_DELAY_JIFFIES`).
+    pub fn mem_cgroup_handle_over_high(&mut self, memcg: MemcgId) {
+        let nr_pages = std::mem::take(&mut self.nr_pages_over_high);
+        if nr_pages == 0 {
+            return;
+        }
+        let mut retries = self.profile.max_reclaim_retries;
+        let mut nr = nr_pages;
+        loop {
+            let reclaimed = self.reclaim_high(memcg, nr);
+            if !self.profile.memcg_high_delay {
+                return;
+            }
+            let overage = self.mem_find_max_overage(memcg);
+            let penalty = calculate_high_delay(nr_pages, overage, self.profile.memcg_charge_batch).min(MEMCG_MAX_HIGH_DELAY_JIFFIES);
+            if penalty <= HZ / 100 {
+                return;
+            }
+            if reclaimed > 0 || retries > 0 {
+                if reclaimed == 0 {
+                    retries -= 1;
+                }
+                nr = crate::vmscan::SWAP_CLUSTER_MAX;
+                continue;
+            }
+            // schedule_timeout_killable(penalty_jiffies), a memory stall.
+            let ns = penalty * crate::types::NSEC_PER_SEC / HZ;
+            self.psi_memstall_enter();
+            self.now += ns;
+            self.psi_memstall_leave();
+            return;
+        }
+    }
+
+    /// `page_counter_read()` of `memcg` as the kernel's counter holds it: the engine's exact
+    /// usage plus the pages the running CPU's charge stock holds for it or a descendant
+    /// (charged to the counter with their batch, not used yet).
+    pub fn page_counter_read(&self, memcg: MemcgId) -> u64 {
+        let (m, n) = self.charge_stock;
+        let stocked = if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, memcg) { n } else { 0 };
+        self.memcgs.get(memcg).counter.usage + stocked
+    }
+
+    /// `mem_find_max_overage()`: the largest `calculate_overage()` from `memcg` up to, not
+    /// including, the root.
+    pub fn mem_find_max_overage(&self, memcg: MemcgId) -> u64 {
+        let mut max = 0;
+        let mut cur = memcg;
+        while cur != MemcgId::ROOT && cur != MemcgId::NONE {
+            max = max.max(calculate_overage(self.page_counter_read(cur), self.memcgs.get(cur).counter.high));
+            match self.memcgs.get(cur).parent {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
+        max
     }
 
     /// Bytes charged to `memcg` (`memory.usage_in_bytes` / `memory.current`).

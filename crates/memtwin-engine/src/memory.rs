@@ -34,6 +34,11 @@ pub struct Vma {
     /// The swap slot of each page that was swapped out (`NO_SLOT` otherwise); empty until
     /// the first swap-out.
     pub swap: Vec<u32>,
+    /// Per 2 MiB range, whether its page table (the PTE page, or the table a huge page
+    /// deposits) was allocated; they go at munmap.
+    pub ptes: Vec<bool>,
+    /// Page-table pages allocated.
+    pub nr_ptes: u64,
 }
 
 /// Why a fault failed.
@@ -50,7 +55,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![] });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0 });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -60,7 +65,30 @@ impl Kernel {
         v.memcg = memcg;
         v.live = true;
         v.nr_resident = 0;
+        v.ptes.clear();
+        v.ptes.resize((nr_pages as usize).div_ceil(PAGEBLOCK_NR as usize), false);
+        v.nr_ptes = 0;
         id
+    }
+
+    /// `pte_alloc()` (and the table `do_huge_pmd_anonymous_page()` deposits): the first fault
+    /// in a 2 MiB range allocates its page table, charged to the memcg as kernel memory from
+    /// 4.5 (Vladimir Davydov's "arch: x86: charge page tables to kmemcg",
+    /// `KernelProfile::account_page_tables`). The engine accounts the page, it does not take
+    /// a frame for it. False when the charge fails (the fault's OOM).
+    fn pte_alloc(&mut self, vma: VmaId, index: u32) -> bool {
+        let v = vma.0 as usize;
+        let r = (index / PAGEBLOCK_NR as u32) as usize;
+        if !self.profile.account_page_tables || self.vmas[v].ptes.get(r).copied().unwrap_or(true) {
+            return true;
+        }
+        let memcg = self.vmas[v].memcg;
+        if !self.memcg_kmem_charge(memcg, crate::types::PAGE_SIZE) {
+            return false;
+        }
+        self.vmas[v].ptes[r] = true;
+        self.vmas[v].nr_ptes += 1;
+        true
     }
 
     /// Cost multiplier for touching memory of node `page_nid` from node `cpu_nid`, in tenths:
@@ -82,6 +110,9 @@ impl Kernel {
         let v = vma.0 as usize;
         if self.vmas[v].pages[index as usize] != PageId::NIL {
             return Ok(());
+        }
+        if !self.pte_alloc(vma, index) {
+            return Err(FaultError::Oom);
         }
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
@@ -231,6 +262,9 @@ impl Kernel {
             }
         }
         self.uncharge_anon(memcg, freed);
+        // free_pgtables(): the page tables go with the mapping.
+        let ptes = std::mem::take(&mut self.vmas[v].nr_ptes);
+        self.memcg_kmem_uncharge(memcg, ptes * crate::types::PAGE_SIZE);
         pages.clear();
         self.free_vma_swap(vma);
         let vm = &mut self.vmas[v];

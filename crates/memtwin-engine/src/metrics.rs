@@ -24,7 +24,8 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("free.")
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.anon_bytes")
+        || name.contains("_avg")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -33,10 +34,11 @@ pub fn metric_kind(name: &str) -> MetricKind {
 }
 
 /// Whether the metric called `name` counts whole things (bytes, pages, kB, events, samples), as
-/// every /proc and cgroup file the kernel writes does; only times (`*_s`, `*_ms`) are real numbers.
+/// every /proc and cgroup file the kernel writes does; only times (`*_s`, `*_ms`) and the PSI
+/// averages (`*_avg10`, `*_avg60`: percent with two decimals) are real numbers.
 /// Results carry such metrics as integers.
 pub fn metric_is_integer(name: &str) -> bool {
-    !(name.ends_with("_s") || name.ends_with("_ms"))
+    !(name.ends_with("_s") || name.ends_with("_ms") || name.contains("_avg"))
 }
 
 /// One step: one operation of one task.
@@ -77,6 +79,8 @@ pub struct Snapshot {
     pub failcnt: u64,
     /// Global vmstat events.
     pub vm_events: [u64; NR_VM_EVENTS],
+    /// memory.pressure totals of the memcg and of the machine (root), ns.
+    pub psi: [Nanos; 4],
 }
 
 /// Task-side counters passed in by the scheduler.
@@ -110,6 +114,10 @@ impl Snapshot {
             memcg_events,
             failcnt: k.memcgs.get(memcg).counter.failcnt,
             vm_events: k.vmstat.events,
+            psi: {
+                let (m, r) = (k.memcgs.get(memcg).psi, k.memcgs.get(MemcgId::ROOT).psi);
+                [m.some, m.full, r.some, r.full]
+            },
         }
     }
 }
@@ -131,6 +139,8 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("memcg.usage_bytes", (mc.counter.usage * PAGE_SIZE) as f64);
     put("memcg.max_usage_bytes", (mc.counter.watermark * PAGE_SIZE) as f64);
     put("memcg.file_bytes", (k.memcgs.file_pages(memcg) * PAGE_SIZE) as f64);
+    put("memcg.dirty_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_dirty) * PAGE_SIZE) as f64);
+    put("memcg.writeback_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_writeback) * PAGE_SIZE) as f64);
     put("memcg.failcnt", (b.failcnt - a.failcnt) as f64);
     for (ev, name) in MemcgEvent::ALL {
         let i = ev as usize;
@@ -162,6 +172,17 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     let (swap_total, swap_used) = k.swap_usage();
     put("meminfo.SwapFree_kB", ((swap_total - swap_used) * PAGE_SIZE / 1024) as f64);
     put("meminfo.Writeback_kB", (k.vmstat.nr_writeback * PAGE_SIZE / 1024) as f64);
+    // memory.pressure of the step's memcg and /proc/pressure/memory, `total=` deltas in us.
+    put("psi.memory.some_us", ((b.psi[0] - a.psi[0]) / 1000) as f64);
+    put("psi.memory.full_us", ((b.psi[1] - a.psi[1]) / 1000) as f64);
+    put("psi.system.memory.some_us", ((b.psi[2] - a.psi[2]) / 1000) as f64);
+    put("psi.system.memory.full_us", ((b.psi[3] - a.psi[3]) / 1000) as f64);
+    // memory.pressure's avg10/avg60 (percent) at the end of the step.
+    let avgs = mc.psi.avgs_at(b.clock);
+    put("psi.memory.some_avg10", avgs[0]);
+    put("psi.memory.some_avg60", avgs[1]);
+    put("psi.memory.full_avg10", avgs[2]);
+    put("psi.memory.full_avg60", avgs[3]);
     m
 }
 
@@ -250,6 +271,8 @@ pub fn metric_names() -> Vec<String> {
         "memcg.usage_bytes",
         "memcg.max_usage_bytes",
         "memcg.file_bytes",
+        "memcg.dirty_bytes",
+        "memcg.writeback_bytes",
         "memcg.failcnt",
     ]
     .iter()
@@ -278,6 +301,14 @@ pub fn metric_names() -> Vec<String> {
             "memcg.anon_bytes",
             "meminfo.SwapFree_kB",
             "meminfo.Writeback_kB",
+            "psi.memory.some_us",
+            "psi.memory.full_us",
+            "psi.system.memory.some_us",
+            "psi.system.memory.full_us",
+            "psi.memory.some_avg10",
+            "psi.memory.some_avg60",
+            "psi.memory.full_avg10",
+            "psi.memory.full_avg60",
         ]
         .iter()
         .map(|s| s.to_string()),

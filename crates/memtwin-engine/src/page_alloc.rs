@@ -731,6 +731,15 @@ impl Kernel {
                     self.vmstat.count(VmEvent::OomKill, 1);
                     return None;
                 }
+                if self.profile.oom_waits_on_write_pending
+                    && 2 * (self.vmstat.nr_dirty + self.vmstat.nr_writeback) > self.nr_file_lru_pages() + self.nr_free_pages()
+                {
+                    // should_reclaim_retry() 4.7-5.15: a round without progress while more
+                    // than half of what is reclaimable waits for writeback waits for I/O
+                    // (congestion_wait(BLK_RW_ASYNC, HZ/10)) "to prevent from pre mature OOM"
+                    // before the next round; the round still counts.
+                    self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE);
+                }
             }
             // should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while the disk has
             // writeback in flight, at most 20 ms. I/O that completed meanwhile ends its
@@ -740,6 +749,12 @@ impl Kernel {
             self.swap_end_io();
             self.kswapd_catch_up();
         }
+    }
+
+    /// File LRU pages of every node (`zone_reclaimable_pages()` without swap).
+    pub fn nr_file_lru_pages(&self) -> u64 {
+        use crate::mmzone::LruList;
+        self.lruvecs.iter().map(|l| l.nr_pages(LruList::InactiveFile) + l.nr_pages(LruList::ActiveFile)).sum()
     }
 
     /// `all_unreclaimable()` negated (every node's zonelist holds every zone): some node still has
@@ -823,7 +838,10 @@ impl Kernel {
         if gfp.thisnode {
             self.reclaim_nid = Some(gfp.nid);
         }
+        // __perform_reclaim(): a memory stall (psi_memstall_enter()).
+        self.psi_memstall_enter();
         let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
+        self.psi_memstall_leave();
         self.reclaim_nid = saved;
         if progress > 0 && self.policies.zonelist_cache {
             // zlc_clear_zones_full()

@@ -10,8 +10,50 @@
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
-use crate::types::{InodeId, PageId, PAGE_SIZE};
+use crate::types::{InodeId, MemcgId, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
+
+/// `MIN_WRITEBACK_PAGES` (fs/fs-writeback.c): the flusher writes an inode in chunks of at
+/// least 4 MiB (`writeback_chunk_size()` rounds down to it).
+pub const MIN_WRITEBACK_PAGES: u64 = 1024;
+
+/// `struct dirty_throttle_control` of one writeback domain, in pages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DirtyThrottleControl {
+    /// Dirtyable memory (`avail`).
+    pub avail: u64,
+    /// Dirty pages (`NR_FILE_DIRTY`: what the flusher can write).
+    pub nr_dirty: u64,
+    /// Dirty plus writeback pages (`dtc->dirty`).
+    pub dirty: u64,
+    /// `thresh`: `vm.dirty_ratio` of `avail`.
+    pub thresh: u64,
+    /// `bg_thresh`: `vm.dirty_background_ratio` of `avail` (half of `thresh` if not below it).
+    pub bg_thresh: u64,
+}
+
+impl DirtyThrottleControl {
+    /// `domain_dirty_limits()` with ratios (the byte settings are 0 by default).
+    pub fn new(avail: u64, nr_dirty: u64, nr_writeback: u64, ratio: u32, bg_ratio: u32) -> Self {
+        let thresh = avail * ratio as u64 / 100;
+        let mut bg_thresh = avail * bg_ratio as u64 / 100;
+        if bg_thresh >= thresh {
+            bg_thresh = thresh / 2;
+        }
+        DirtyThrottleControl { avail, nr_dirty, dirty: nr_dirty + nr_writeback, thresh, bg_thresh }
+    }
+
+    /// `dirty_freerun_ceiling()`: below it a writer is not throttled at all.
+    pub fn freerun(&self) -> u64 {
+        (self.thresh + self.bg_thresh) / 2
+    }
+
+    /// The setpoint of `wb_position_ratio()`: `(freerun + limit) / 2`, where the writer's
+    /// rate equals the write bandwidth.
+    pub fn setpoint(&self) -> u64 {
+        (self.freerun() + self.thresh) / 2
+    }
+}
 
 impl Kernel {
     /// `folio_mark_dirty()`: set `PG_dirty`, account it, and queue the inode for writeback.
@@ -21,6 +63,9 @@ impl Kernel {
         }
         self.cpu(self.cost.dirty_page);
         self.pages[page].flags |= pg::DIRTY;
+        // folio_account_dirtied(): /proc/<pid>/io write_bytes counts the task that dirties a
+        // page (task_io_account_write()), whoever writes it back later.
+        self.io.write_bytes += PAGE_SIZE;
         let inode = self.pages[page].mapping;
         let index = self.pages[page].index;
         let m = &mut self.mappings[inode.idx()];
@@ -31,8 +76,21 @@ impl Kernel {
         m.nrdirty += 1;
         self.vmstat.nr_dirty += 1;
         let memcg = self.pages[page].memcg;
-        if memcg != crate::types::MemcgId::NONE {
+        if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty += 1;
+            self.inode_attach_wb(inode, memcg);
+        }
+    }
+
+    /// `inode_attach_wb()`: the first memcg to dirty an inode owns its writeback (cgroup v2,
+    /// 4.2+); the foreign-inode switching of `wbc_detach_inode()` is not modelled.
+    fn inode_attach_wb(&mut self, inode: InodeId, memcg: MemcgId) {
+        let Some(m) = self.memcg_wb_domain(memcg) else { return };
+        if self.inode_wb.len() <= inode.idx() {
+            self.inode_wb.resize(self.mappings.len().max(inode.idx() + 1), MemcgId::NONE);
+        }
+        if self.inode_wb[inode.idx()] == MemcgId::NONE {
+            self.inode_wb[inode.idx()] = m;
         }
     }
 
@@ -41,22 +99,123 @@ impl Kernel {
         self.nr_free_pages() + self.nr_file_pages()
     }
 
-    /// `balance_dirty_pages()`: start background writeback above the background threshold;
-    /// above the hard threshold, write back and wait for the device.
-    /// Throttled while dirty plus writeback pages are above the hard threshold, the writer
-    /// waits for writeback to complete.
-    pub fn balance_dirty_pages(&mut self) {
-        let dirtyable = self.global_dirtyable_memory();
-        let bg = dirtyable * self.profile.dirty_background_ratio as u64 / 100;
-        let thresh = dirtyable * self.profile.dirty_ratio as u64 / 100;
-        let dirty = self.vmstat.nr_dirty;
-        if dirty > bg {
-            self.writeback_dirty(dirty - bg / 2);
+    /// The global domain's `dirty_throttle_control` (`domain_dirty_limits()` on
+    /// `global_dirtyable_memory()`, `vm.dirty_ratio` and `vm.dirty_background_ratio`).
+    pub fn global_dirty_limits(&self) -> DirtyThrottleControl {
+        let avail = self.global_dirtyable_memory();
+        DirtyThrottleControl::new(
+            avail,
+            self.vmstat.nr_dirty,
+            self.vmstat.nr_writeback,
+            self.profile.dirty_ratio,
+            self.profile.dirty_background_ratio,
+        )
+    }
+
+    /// `mem_cgroup_wb_stats()`: (file LRU pages, headroom, dirty, writeback) of `memcg`'s
+    /// writeback domain; the counts are hierarchical, the headroom is the smallest
+    /// `min(memory.max, memory.high) - usage` from `memcg` up to, not including, the root.
+    pub fn mem_cgroup_wb_stats(&self, memcg: MemcgId) -> (u64, u64, u64, u64) {
+        let t = &self.memcgs;
+        let filepages = t.subtree_sum(memcg, |m| m.nr_file - m.nr_shmem);
+        let dirty = t.subtree_sum(memcg, |m| m.nr_dirty);
+        let writeback = t.subtree_sum(memcg, |m| m.nr_writeback);
+        let mut headroom = crate::memcontrol::PAGE_COUNTER_MAX;
+        let mut cur = memcg;
+        while let Some(parent) = t.get(cur).parent {
+            let pc = &t.get(cur).counter;
+            let ceiling = pc.max.min(pc.high);
+            headroom = headroom.min(ceiling - ceiling.min(pc.usage));
+            cur = parent;
         }
-        while self.vmstat.nr_dirty + self.vmstat.nr_writeback > thresh {
-            let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
-            self.wait_until(t);
-            self.writeback_end_io();
+        (filepages, headroom, dirty, writeback)
+    }
+
+    /// The writeback domain `wb` of a writer's memcg, when it has one of its own: cgroup
+    /// writeback (`KernelProfile::cgroup_writeback`, cgroup v2 only) and not the root.
+    pub fn memcg_wb_domain(&self, memcg: MemcgId) -> Option<MemcgId> {
+        let own = self.profile.cgroup_writeback
+            && self.memcgs.version == crate::memcontrol::CgroupVersion::V2
+            && memcg != MemcgId::NONE
+            && memcg != MemcgId::ROOT;
+        own.then_some(memcg)
+    }
+
+    /// The memcg domain's `dirty_throttle_control`: `mem_cgroup_wb_stats()` then
+    /// `mdtc_calc_avail()` (file pages plus the headroom, at most the clean pages outside the
+    /// memcg) and `domain_dirty_limits()` with the same ratios as the global domain.
+    pub fn memcg_dirty_limits(&self, memcg: MemcgId, gdtc: &DirtyThrottleControl) -> DirtyThrottleControl {
+        let (filepages, headroom, dirty, writeback) = self.mem_cgroup_wb_stats(memcg);
+        let clean = filepages - filepages.min(dirty + writeback);
+        let global_clean = gdtc.avail - gdtc.avail.min(gdtc.dirty);
+        let other_clean = global_clean - global_clean.min(clean);
+        let avail = filepages + headroom.min(other_clean);
+        DirtyThrottleControl::new(avail, dirty, writeback, self.profile.dirty_ratio, self.profile.dirty_background_ratio)
+    }
+
+    /// `balance_dirty_pages()` after a write to `inode` by a task in `memcg`, against the
+    /// global domain and, on cgroup v2 from 4.2, the inode's memcg's (its `wb`). Below the
+    /// free-run ceiling of both (`dirty_freerun_ceiling()`, halfway between the background
+    /// and the hard threshold) the writer runs free and nothing starts. Above it the wb's
+    /// background writeback starts (`wb_start_background_writeback()`) and the writer is
+    /// paused until its domains are back under their setpoint (`wb_position_ratio()`: halfway
+    /// between the ceiling and the limit); the pause is modelled as a wait for completions
+    /// rather than the kernel's computed sleep, so the writer ends up at the device's write
+    /// bandwidth with the domain at its setpoint, as pos_ratio steers it. On the way out,
+    /// global dirty pages above the background threshold start background writeback too.
+    pub fn balance_dirty_pages(&mut self, inode: InodeId, memcg: MemcgId) {
+        let wb = self.inode_wb.get(inode.idx()).copied().filter(|&m| m != MemcgId::NONE).unwrap_or(memcg);
+        let wb = self.memcg_wb_domain(wb);
+        let g = self.global_dirty_limits();
+        let freerun = g.dirty <= g.freerun()
+            && wb.is_none_or(|m| {
+                let md = self.memcg_dirty_limits(m, &g);
+                md.dirty <= md.freerun()
+            });
+        if !freerun {
+            self.wb_background_writeback(wb);
+            loop {
+                let g = self.global_dirty_limits();
+                let over = g.dirty > g.setpoint()
+                    || wb.is_some_and(|m| {
+                        let md = self.memcg_dirty_limits(m, &g);
+                        md.dirty > md.setpoint()
+                    });
+                if !over {
+                    break;
+                }
+                let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
+                self.wait_until(t);
+                self.writeback_end_io();
+            }
+        }
+        let g = self.global_dirty_limits();
+        if g.nr_dirty > g.bg_thresh {
+            self.wb_background_writeback(wb);
+        }
+    }
+
+    /// `wb_over_bg_thresh()`: the global domain's dirty pages above its background threshold,
+    /// or (cgroup writeback) the memcg domain's above its own.
+    pub fn wb_over_bg_thresh(&self, wb: Option<MemcgId>) -> bool {
+        let g = self.global_dirty_limits();
+        g.nr_dirty > g.bg_thresh || wb.is_some_and(|m| {
+            let md = self.memcg_dirty_limits(m, &g);
+            md.nr_dirty > md.bg_thresh
+        })
+    }
+
+    /// `wb_start_background_writeback()` and the flusher's background work (`wb_writeback()`
+    /// with `for_background`): chunks of `MIN_WRITEBACK_PAGES` (`writeback_chunk_size()`'s
+    /// floor) of the wb's inodes (`None`: every inode) for as long as `wb_over_bg_thresh()`.
+    /// The flusher's own pace is not modelled: its writes are queued at once.
+    pub fn wb_background_writeback(&mut self, wb: Option<MemcgId>) {
+        while self.wb_over_bg_thresh(wb) {
+            let before = self.vmstat.nr_dirty;
+            self.writeback_dirty(MIN_WRITEBACK_PAGES, wb);
+            if self.vmstat.nr_dirty == before {
+                break; // nothing of this wb's left to write
+            }
         }
     }
 
@@ -78,6 +237,10 @@ impl Kernel {
                 }
                 self.pages[p].flags &= !pg::WRITEBACK;
                 self.vmstat.nr_writeback -= 1;
+                let memcg = self.pages[p].memcg;
+                if memcg != MemcgId::NONE {
+                    self.memcgs.memcgs[memcg.idx()].nr_writeback -= 1;
+                }
                 if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) && !self.pages[p].test(pg::DIRTY) {
                     self.folio_rotate_reclaimable(p, crate::mmzone::LruList::InactiveFile);
                 }
@@ -86,24 +249,36 @@ impl Kernel {
         }
     }
 
-    /// `wakeup_flusher_threads()`: reclaim met dirty pages; write back the oldest dirty
-    /// inodes (one reclaim batch worth) without waiting.
+    /// `wakeup_flusher_threads()`: reclaim met dirty pages; start writeback, without
+    /// waiting, of every dirty page from 4.12 (`KernelProfile::flusher_wakeup_writes_all`),
+    /// of one batch worth of the oldest inodes before.
     pub fn wakeup_flusher_threads(&mut self) {
-        self.writeback_dirty(crate::vmscan::SWAP_CLUSTER_MAX * 32);
+        let nr = if self.profile.flusher_wakeup_writes_all { self.vmstat.nr_dirty } else { crate::vmscan::SWAP_CLUSTER_MAX * 32 };
+        self.writeback_dirty(nr, None);
     }
 
-    /// `wb_writeback()`: write back up to `nr` dirty pages, oldest inode first. Returns the
-    /// completion time of the last request (0 if nothing was written).
-    pub fn writeback_dirty(&mut self, nr: u64) -> u64 {
+    /// `wb_writeback()`: write back up to `nr` dirty pages, oldest inode first; of every
+    /// inode (`None`: the bdi's root wb and all others, as the global domain's background
+    /// writeback and `wakeup_flusher_threads()` do) or of the inodes in memcg `wb`'s
+    /// writeback domain. Returns the completion time of the last request (0 if nothing was
+    /// written).
+    pub fn writeback_dirty(&mut self, nr: u64, wb: Option<MemcgId>) -> u64 {
         let mut left = nr;
         let mut last_done = 0;
-        while left > 0 && !self.dirty_inodes.is_empty() {
-            let inode = self.dirty_inodes[0];
+        let mut i = 0;
+        while left > 0 && i < self.dirty_inodes.len() {
+            let inode = self.dirty_inodes[i];
+            if let Some(m) = wb {
+                if self.inode_wb.get(inode.idx()).copied() != Some(m) {
+                    i += 1;
+                    continue;
+                }
+            }
             let (written, done) = self.writeback_inode(inode, left);
             last_done = last_done.max(done);
             left = left.saturating_sub(written);
             if self.mappings[inode.idx()].nrdirty == 0 {
-                self.dirty_inodes.retain(|&i| i != inode);
+                self.dirty_inodes.remove(i);
             } else if written == 0 {
                 break;
             }
@@ -168,6 +343,10 @@ impl Kernel {
         if !self.pages[p].test(pg::WRITEBACK) {
             self.pages[p].flags |= pg::WRITEBACK;
             self.vmstat.nr_writeback += 1;
+            let memcg = self.pages[p].memcg;
+            if memcg != MemcgId::NONE {
+                self.memcgs.memcgs[memcg.idx()].nr_writeback += 1;
+            }
         }
     }
 
@@ -178,7 +357,7 @@ impl Kernel {
         self.mappings[inode.idx()].nrdirty -= 1;
         self.vmstat.nr_dirty -= 1;
         let memcg = self.pages[p].memcg;
-        if memcg != crate::types::MemcgId::NONE {
+        if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty -= 1;
         }
     }
@@ -198,14 +377,21 @@ impl Kernel {
         }
         self.wb_queue.push(std::cmp::Reverse((done, inode.0, start, n)));
         self.vmstat.count(VmEvent::Pgpgout, n as u64 * PAGE_SIZE / 1024);
-        self.io.write_bytes += n as u64 * PAGE_SIZE;
         done
     }
 
-    /// `vfs_fsync()`: write back every dirty page of `inode` and wait for the device.
+    /// `vfs_fsync()`: write back every dirty page of `inode` and wait for the device: for its
+    /// own requests and for the pages already under writeback by the flusher
+    /// (`file_write_and_wait_range()` -> `filemap_fdatawait_range()` waits on every page of
+    /// the range with `PG_writeback`).
     pub fn vfs_fsync(&mut self, inode: InodeId) {
         self.cpu(self.cost.syscall);
-        let (_, done) = self.writeback_inode(inode, u64::MAX);
+        let (_, mut done) = self.writeback_inode(inode, u64::MAX);
+        for std::cmp::Reverse((t, ino, _, _)) in self.wb_queue.iter() {
+            if *ino == inode.0 {
+                done = done.max(*t);
+            }
+        }
         self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
         self.wait_until(done);
         self.writeback_end_io();

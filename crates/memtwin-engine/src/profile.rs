@@ -222,6 +222,49 @@ pub struct KernelProfile {
     /// even before its attempt at the min watermark). Before,
     /// "always": `GFP_TRANSHUGE`, direct compaction and reclaim.
     pub thp_defrag_madvise: bool,
+    /// cgroup writeback (v4.2, the series ending in 1ed8d48c57bf "writeback: implement
+    /// memcg writeback domain based throttling"): on cgroup v2 each memcg is a writeback
+    /// domain (`wb_domain`) with dirty limits of its own (`mem_cgroup_wb_stats()`,
+    /// `mdtc_calc_avail()`), its own flusher work, and `balance_dirty_pages()` throttles a
+    /// writer against both the global and its memcg's domain. cgroup v1 only ever has the
+    /// global domain.
+    pub cgroup_writeback: bool,
+    /// Reclaim meeting dirty pages wakes the flusher for every dirty page ("flush the world":
+    /// `wakeup_flusher_threads(0, WB_REASON_VMSCAN)`, Johannes Weiner's series with "mm:
+    /// vmscan: kick flushers when we encounter dirty pages on the LRU", the one that also
+    /// activates dirty pages, `reclaim_activates_dirty`; 4.14 made every wakeup a full flush,
+    /// "fs: kill 'nr_pages' argument from wakeup_flusher_threads()"); before, direct reclaim
+    /// asked for about what it had scanned (modelled as one batch of 1024 pages).
+    pub flusher_wakeup_writes_all: bool,
+    /// `MEMCG_CHARGE_BATCH`: pages a charge takes from the page counter at once into the
+    /// per-CPU stock (`consume_stock()`/`refill_stock()`): 64 from 6.1 (1813e51eece0 "memcg:
+    /// increase MEMCG_CHARGE_BATCH to 64"), 32 before (`CHARGE_BATCH`).
+    pub memcg_charge_batch: u64,
+    /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
+    /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
+    /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
+    /// failing reclaim over memory.high", retries from v5.8 "mm, memcg: reclaim more
+    /// aggressively before high allocator throttling"; no profile lies between 5.4 and 5.8).
+    /// Before, only `reclaim_high()` of the pages charged.
+    pub memcg_high_delay: bool,
+    /// A task more than a charge batch over memory.high reclaims synchronously inside the
+    /// charge, not only on return to user space (v5.18, c9afe31ec443 "memcg: synchronously
+    /// enforce memory.high for large overcharges").
+    pub memcg_high_sync: bool,
+    /// `should_reclaim_retry()` counts a round without progress only when less than half of the
+    /// reclaimable memory waits for writeback; otherwise it waits for I/O and retries (4.7,
+    /// 0a0337e0d1d1 "mm, oom: rework oom detection", to 5.15; 5.16 replaced the wait with
+    /// `reclaim_throttle()` inside reclaim).
+    pub oom_waits_on_write_pending: bool,
+    /// User page tables are charged to the memcg as kernel memory (`__GFP_ACCOUNT` in x86's
+    /// page-table allocations, v4.5, Vladimir Davydov's "arch: x86: charge page tables to
+    /// kmemcg"); one page per 2 MiB of anonymous memory touched.
+    pub account_page_tables: bool,
+    /// `ra->prev_pos` is the position after the last read (`iocb->ki_pos`, from the 5.11
+    /// rework of `generic_file_buffered_read()` into `filemap_read()`); before, the last byte
+    /// read (`prev_index << PAGE_SHIFT | prev_offset`). Readahead's sequential test compares
+    /// the missed index with `prev_pos >> PAGE_SHIFT`.
+    pub ra_prev_pos_after_read: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -330,6 +373,14 @@ pub fn profiles() -> Vec<KernelProfile> {
         invalidate_skips_writeback: true,
         write_marks_accessed: false,
         thp_defrag_madvise: true,
+        cgroup_writeback: true,
+        flusher_wakeup_writes_all: true,
+        memcg_charge_batch: 64,
+        ra_prev_pos_after_read: true,
+        account_page_tables: true,
+        oom_waits_on_write_pending: false,
+        memcg_high_delay: true,
+        memcg_high_sync: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -349,9 +400,12 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
         description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
-                      with nr_deferred, objcg slab accounting, shared memcg walks",
+                      with nr_deferred, objcg slab accounting, shared memcg walks, charge batch 32, \
+                      memory.high reclaimed on return to user space only",
         memcg_kmem: KMEM_5_17,
         list_lru_layout: crate::list_lru::ListLruLayout::Eager,
+        memcg_charge_batch: 32,
+        memcg_high_sync: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -359,7 +413,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
-                      under writeback (pre-5.12)",
+                      under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
+                      OOM detection waits HZ/10 for write-pending pages (4.7-5.15)",
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
@@ -367,24 +422,32 @@ pub fn profiles() -> Vec<KernelProfile> {
         kmalloc_large_in_slab: false,
         account_xa_nodes: false,
         invalidate_skips_writeback: false,
+        memcg_high_delay: false,
+        oom_waits_on_write_pending: true,
+        ra_prev_pos_after_read: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
-                      dirty pages met by reclaim stay inactive until written back (pre-4.12), the fair \
+                      dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
+                      batch, not all dirty pages (pre-4.12), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
+                      user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
+        flusher_wakeup_writes_all: false,
         write_marks_accessed: true,
         thp_defrag_madvise: false,
         account_buffer_heads: false,
         watermark_scale_factor: None,
         fair_zone_alloc: true,
         oom_zone_reclaimable: true,
+        oom_waits_on_write_pending: false,
+        account_page_tables: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {
@@ -398,10 +461,11 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
-                      THP faults fall back to other nodes (pre-4.0), \
+                      THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       otherwise as linux-4.3",
         workingset_refault: false,
         thp_thisnode: false,
+        cgroup_writeback: false,
         ..linux_4_3.clone()
     };
     vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -60,9 +60,10 @@ pub fn get_next_ra_size(cur: u32, max: u32) -> u32 {
 }
 
 impl Kernel {
-    /// `page_cache_sync_ra()`: a read missed at `index` wanting `req` pages. A sequential miss
-    /// (first page, or right after the previous read) starts a fresh ramp-up window there; a
-    /// random one reads just the request.
+    /// `page_cache_sync_ra()` (`ondemand_readahead()` before 6.10): a read missed at `index`
+    /// wanting `req` pages. A sequential miss (first page, or right after the previous read)
+    /// or an oversize read starts a fresh ramp-up window there; a random one reads the
+    /// request, or more when the pages before it are cached (`try_context_readahead()`).
     pub fn page_cache_sync_ra(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, req: u32, memcg: MemcgId) {
         let max = ra.ra_pages;
         if ra.random {
@@ -70,15 +71,51 @@ impl Kernel {
             self.do_page_cache_ra(inode, index, req, 0, memcg);
             return;
         }
-        let sequential = index == 0 || ra.prev_index.is_some_and(|p| p + 1 == index || p == index);
-        if !sequential {
-            self.do_page_cache_ra(inode, index, req.min(max), 0, memcg);
+        // "sequential cache miss: (index - prev_index) <= 1" (unsigned), prev_index being
+        // `ra->prev_pos >> PAGE_SHIFT`: the page of the last byte read before 5.11, the page of
+        // the byte after the read from then on (`ra->prev_pos = iocb->ki_pos` in
+        // filemap_read()), so that a read right after an aligned one, or one page further,
+        // is sequential.
+        let prev = if self.profile.ra_prev_pos_after_read { ra.prev_pos.map(|p| (p / PAGE_SIZE) as u32) } else { ra.prev_index };
+        let sequential = index == 0 || prev.is_some_and(|p| index.wrapping_sub(p) <= 1);
+        // An oversize read (more than the window) starts a window as a sequential one does.
+        if !sequential && req <= max {
+            // try_context_readahead() (inlined into page_cache_sync_ra() in 6.10): the pages
+            // cached just before the miss are the trace a sequential stream leaves; with more
+            // of them than the request, read that much again past the miss (twice as much when
+            // the file is cached from its start), else read just the request ("standalone,
+            // small random read") without touching the window.
+            let (contig, from_start) = self.count_history_pages(inode, index, max);
+            if contig <= req {
+                self.do_page_cache_ra(inode, index, req, 0, memcg);
+                return;
+            }
+            let size = if from_start { contig * 2 } else { contig };
+            ra.start = index;
+            ra.size = (size + req).min(max);
+            ra.async_size = 1;
+            self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
             return;
         }
         ra.start = index;
         ra.size = get_init_ra_size(req, max);
         ra.async_size = if ra.size > req { ra.size - req } else { ra.size };
         self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+    }
+
+    /// `count_history_pages()` (`page_cache_prev_miss()` from `index - 1`, at most `max`
+    /// entries back): (pages cached contiguously just before `index`, whether they reach the
+    /// start of the file). A shadow entry is a miss.
+    pub fn count_history_pages(&self, inode: InodeId, index: u32, max: u32) -> (u32, bool) {
+        let m = &self.mappings[inode.idx()];
+        let mut n = 0;
+        while n < max && n < index {
+            if m.lookup(index - 1 - n).is_none() {
+                return (n, false);
+            }
+            n += 1;
+        }
+        (n, n == index)
     }
 
     /// `page_cache_async_ra()`: the reader reached the `PG_readahead` page at `index`; push
@@ -89,9 +126,20 @@ impl Kernel {
         if index == expected || index == ra.start + ra.size {
             ra.start += ra.size;
         } else {
-            // Interleaved or restarted stream: start a window after the marker page.
-            ra.start = index + 1;
-            ra.size = req.max(1);
+            // "Hit a marked folio without valid readahead state" (interleaved or random
+            // reads): the window starts at the first page missing after the marker
+            // (`page_cache_next_miss()`, at most `max` on), and its old size is taken to be
+            // the distance to it, plus the request; none if the cached run is longer.
+            let m = &self.mappings[inode.idx()];
+            let mut start = index + 1;
+            while start - index <= max && m.lookup(start).is_some() {
+                start += 1;
+            }
+            if start - index > max {
+                return;
+            }
+            ra.start = start;
+            ra.size = start - index + req;
         }
         ra.size = get_next_ra_size(ra.size, max);
         ra.async_size = ra.size;

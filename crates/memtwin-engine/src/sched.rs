@@ -53,6 +53,8 @@ struct Task {
     samples: Vec<Nanos>,
     /// Blocked in a `wait` op: off the run queue until a `post` of its event.
     waiting: bool,
+    /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
+    stock: (MemcgId, u64),
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -226,6 +228,7 @@ impl Simulation {
                     maps: vec![],
                     samples: vec![],
                     waiting: false,
+                    stock: (MemcgId::NONE, 0),
                 }
             })
             .collect();
@@ -368,14 +371,19 @@ impl Simulation {
         k.swap_end_io();
         k.sys_ns = 0;
         k.iowait_ns = 0;
+        k.memstall_ns = 0;
+        k.charge_stock = t.stock;
         k.io = IoAcct::default();
     }
 
     fn leave(&mut self, ti: usize, user_ns: Nanos) {
         let memcg = self.tasks[ti].memcg;
         self.kernel.mem_cgroup_handle_over_high(memcg);
+        let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
+        self.kernel.psi_account(memcg, start, stall);
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
+        t.stock = k.charge_stock;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
@@ -636,7 +644,8 @@ impl Simulation {
                 }
                 let Cursor::Touch { vma, pos } = self.tasks[ti].cursor.clone() else { unreachable!() };
                 self.enter(ti);
-                let (next, ok) = self.touch_range(vma, pos);
+                let memcg = self.tasks[ti].memcg;
+                let (next, ok) = self.touch_range(vma, pos, memcg);
                 self.leave(ti, 0);
                 oom = !ok;
                 if oom || next as usize >= self.kernel.vmas[vma.0 as usize].pages.len() {
@@ -667,7 +676,8 @@ impl Simulation {
                     Cursor::Probe { vma, pos, t0 } => {
                         self.enter(ti);
                         let len = self.kernel.vmas[vma.0 as usize].pages.len();
-                        let (next, ok) = self.touch_range(vma, pos);
+                        let memcg = self.tasks[ti].memcg;
+                        let (next, ok) = self.touch_range(vma, pos, memcg);
                         if !ok || next as usize >= len {
                             self.kernel.do_munmap(vma);
                             let took = self.kernel.now - t0;
@@ -741,12 +751,17 @@ impl Simulation {
 
     /// Fault in up to `TOUCH_QUANTUM` pages of `vma` from `pos` (one PMD range). Returns the
     /// next position and false if a fault found no memory.
-    fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32) -> (u32, bool) {
+    fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32, memcg: MemcgId) -> (u32, bool) {
         let len = self.kernel.vmas[vma.0 as usize].pages.len() as u32;
         let end = (pos + TOUCH_QUANTUM).min(len);
         for i in pos..end {
             if self.kernel.handle_mm_fault(vma, i).is_err() {
                 return (i, false);
+            }
+            // Each fault returns to user space: resume_user_mode_work() runs
+            // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
+            if self.kernel.nr_pages_over_high != 0 {
+                self.kernel.mem_cgroup_handle_over_high(memcg);
             }
         }
         self.work_done += (end - pos) as u64;

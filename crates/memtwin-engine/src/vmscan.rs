@@ -217,6 +217,10 @@ impl Kernel {
                 nr_active = nr_active * (200 - sw) / 200;
             }
         }
+        // shrink_lruvec() compares what this call reclaimed (its local `nr_reclaimed`) with the
+        // whole target `sc->nr_to_reclaim`, not what the earlier priorities already got: a
+        // reclaim of 64 pages that reaches priority 7 takes up to 62 + 64.
+        let before = sc.nr_reclaimed;
         while nr_inactive > 0 || nr_active > 0 || nr_anon_inactive > 0 || nr_anon_active > 0 {
             if nr_anon_inactive > 0 {
                 let n = nr_anon_inactive.min(SWAP_CLUSTER_MAX);
@@ -242,7 +246,7 @@ impl Kernel {
                     self.shrink_active_list(memcg, v, n, sc);
                 }
             }
-            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+            if sc.nr_reclaimed - before >= sc.nr_to_reclaim {
                 break;
             }
         }
@@ -430,6 +434,7 @@ impl Kernel {
         let mut scanned = 0;
         let mut reclaimed = 0;
         let mut kick_flusher = false;
+        let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
         for _ in 0..nr {
@@ -441,13 +446,30 @@ impl Kernel {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
                 continue;
             }
+            if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+                // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
+                // throttling of its own, so it waits for the writeback of a page it already
+                // marked (folio_wait_writeback()), then tries the page again.
+                let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+                self.io_schedule_until(done);
+            }
             if self.pages[p].test(pg::WRITEBACK) {
-                // shrink_folio_list() "case 2": mark it for immediate reclaim and keep it; the
-                // end of its writeback rotates it to the tail (writeback_end_io()).
+                // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
+                // 2": mark it for immediate reclaim and keep it; the end of its writeback
+                // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
+                // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
+                // "mm: vmscan: move dirty pages out of the way until they're flushed").
                 nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
                 nr_writeback += 1;
                 self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                if self.profile.reclaim_activates_dirty {
+                    self.pages[p].flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                    self.vmstat.count(VmEvent::Pgactivate, 1);
+                } else {
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                }
                 sc.nr_writeback += 1;
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 continue;
@@ -457,6 +479,7 @@ impl Kernel {
                 // "Immediately reclaim when written back": PG_reclaim, so that the end of its
                 // writeback rotates it to the inactive tail (clear_dirty_for_io()).
                 kick_flusher = true;
+                nr_unqueued_dirty += 1;
                 if self.profile.reclaim_activates_dirty {
                     // v4.12+: activate_locked, counted as an activation.
                     self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
@@ -484,7 +507,21 @@ impl Kernel {
             reclaimed += 1;
         }
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
-        if kick_flusher {
+        if self.profile.flusher_wakeup_writes_all {
+            // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
+            // that flushers are not doing their job": the flusher is woken only when every
+            // page the batch took was dirty and not under writeback (`nr_unqueued_dirty ==
+            // nr_taken`). Legacy (v1) memcg reclaim then waits for writeback to progress
+            // (`reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`, at most HZ/10; woken when the
+            // first of the writes completes).
+            if scanned > 0 && nr_unqueued_dirty == scanned {
+                self.wakeup_flusher_threads();
+                if !self.writeback_throttling_sane(sc) {
+                    let first = self.wb_queue.peek().map(|r| r.0 .0).unwrap_or(self.now);
+                    self.io_schedule_until(first.min(self.now + RECLAIM_THROTTLE));
+                }
+            }
+        } else if kick_flusher {
             self.wakeup_flusher_threads();
         }
         if let Some(dev) = congested_dev {
@@ -492,6 +529,13 @@ impl Kernel {
             self.throttle_kswapd(dev.idx(), nr_immediate, nr_writeback == scanned, sc);
         }
         reclaimed
+    }
+
+    /// `writeback_throttling_sane()`: global reclaim, and cgroup reclaim on cgroup v2 (whose
+    /// memcgs are writeback domains with dirty throttling, v4.2+); legacy (v1) memcg reclaim
+    /// is not, and waits on writeback instead.
+    pub fn writeback_throttling_sane(&self, sc: &ScanControl) -> bool {
+        !sc.cgroup_reclaim || (self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && self.profile.cgroup_writeback)
     }
 
     /// `__remove_mapping()` + `mem_cgroup_uncharge()` + `free_unref_folios()`: evict a clean

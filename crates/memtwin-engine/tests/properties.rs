@@ -87,7 +87,8 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         // Every other cgroup nests under the previous one.
                         path: if i % 2 == 1 { format!("c{}/c{i}", i - 1) } else { format!("c{i}") },
                         max: *max,
-                        high: None,
+                        // memory.high (v2) on some: twice the low setting when it is above 2M.
+                        high: if !v1 && *low > 2 << 20 { Some(*low * 2) } else { None },
                         low: if v1 { 0 } else { *low },
                         min: 0,
                     })

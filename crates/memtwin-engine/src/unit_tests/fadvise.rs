@@ -202,11 +202,11 @@ fn dontneed_writes_back_only_the_range() {
     run(&mut s);
     let k = &mut s.kernel;
     assert_eq!(k.mappings[a.idx()].nrdirty, 16);
-    let written = k.io.write_bytes;
+    let written = k.devices[0].write_bytes;
     let st = k.generic_fadvise(a, 4, 7, Advice::DontNeed, MemcgId::ROOT);
     assert_eq!((st.dropped, st.kept), (0, 0), "the range is under writeback: passed over");
     assert_eq!(k.mappings[a.idx()].nrdirty, 12, "only pages 4..=7 were written back");
-    assert_eq!(k.io.write_bytes - written, 4 * 4096);
+    assert_eq!(k.devices[0].write_bytes - written, 4 * 4096);
     for i in (0..4).chain(8..16) {
         assert!(k.pages[page_at(k, a, i)].test(pg::DIRTY), "page {i} outside the range stays dirty");
     }

@@ -12,6 +12,7 @@ mod filemap;
 mod fs;
 mod list_lru;
 mod memcontrol;
+mod page_writeback;
 mod page_alloc;
 mod readahead;
 mod sched;

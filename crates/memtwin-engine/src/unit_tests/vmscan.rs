@@ -291,9 +291,11 @@ fn reclaim_activation_of_dirty_pages_counts_pgactivate() {
     let activated = k.memcgs.events(ct, MemcgEvent::Pgactivate);
     assert!(activated > 0);
     assert_eq!(k.vmstat.get(VmEvent::Pgactivate), activated);
-    // Every page reclaim met dirty (activated) or under writeback (kept) has PG_reclaim and
-    // was rotated when its write completed.
-    assert!(k.vmstat.get(VmEvent::Pgrotated) >= activated);
+    // Every page reclaim met dirty or under writeback has PG_reclaim and was rotated when its
+    // write completed. From 4.12 both are activated (activate_locked, c55e8d035b28 "mm: vmscan:
+    // move dirty pages out of the way until they're flushed"), so a page met dirty, then met
+    // again under writeback once deactivated, counts two activations and one rotation.
+    assert!(activated >= 64, "{activated}");
     assert_eq!(k.vmstat.get(VmEvent::Pgrotated), 64);
     assert_invariants(k);
 }

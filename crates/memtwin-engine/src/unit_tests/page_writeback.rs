@@ -1,0 +1,303 @@
+//! Writers under memcg limits (issue 16): cgroup writeback domains, reclaim meeting dirty and
+//! writeback pages per era, memory.high's batching and penalty, readahead on random misses.
+
+use super::*;
+use crate::memcontrol::{calculate_high_delay, calculate_overage, MemcgEvent};
+
+fn writer(cgroup: &str, limit: &str, profile: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "writer"
+[machine]
+ram = "2G"
+[kernel]
+profile = "{profile}"
+cgroup = "{cgroup}"
+[devices.sda]
+read_bw = "500M"
+write_bw = "100M"
+[files."/out"]
+size = 0
+[cgroups.ct]
+{limit}
+[tasks.w]
+cgroup = "ct"
+ops = [{{ op = "write", file = "/out", length = "128M", bufsize = "1M", create = true, fsync = true }}]
+"#
+    ))
+}
+
+/// cgroup v2, 4.2+: the memcg is a writeback domain. `balance_dirty_pages()` keeps its dirty
+/// and writeback pages near the domain's setpoint (`mem_cgroup_wb_stats()` +
+/// `mdtc_calc_avail()`: file pages plus headroom under memory.max), so limit reclaim finds
+/// clean pages at the inactive tail and the writer of 4x its limit is never OOM-killed
+/// (Debian 6.1 in QEMU: pgscan = pgsteal, no oom_kill; qemu61-write-4x-fsync).
+#[test]
+fn v2_writer_is_throttled_by_its_memcg_domain_not_oom_killed() {
+    let mut s = writer("v2", r#""memory.max" = "32M""#, "linux-6.1");
+    let ct = memcg(&s, "ct");
+    let mut worst = 0;
+    run_with(&mut s, |s| {
+        let m = s.kernel.memcgs.get(ct);
+        worst = worst.max(m.nr_dirty + m.nr_writeback);
+    });
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::OomKill as usize], 0);
+    assert_eq!(k.devices[0].write_bytes, 128 << 20);
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::Pgscan as usize], k.memcgs.get(ct).events[MemcgEvent::Pgsteal as usize]);
+    // The domain: about 8192 file pages available, dirty_ratio 20%: limit ~1638 pages.
+    let g = k.global_dirty_limits();
+    let md = k.memcg_dirty_limits(ct, &g);
+    assert!(md.thresh > 0 && md.thresh < 2048, "{md:?}");
+    assert!(worst <= 2048 + 256, "dirty + writeback peaked at {worst} pages");
+    assert_invariants(k);
+}
+
+/// cgroup v1 has no memcg writeback domain (only the global limits, 20% of 2G here): the
+/// memcg fills with dirty pages; legacy memcg reclaim (`!writeback_throttling_sane()`) wakes
+/// the flusher and waits on pages it already marked (`shrink_folio_list()` case 3,
+/// `folio_wait_writeback()`), so the writer is not OOM-killed either (host 6.18, v1).
+#[test]
+fn v1_memcg_reclaim_waits_on_writeback() {
+    let mut s = writer("v1", r#""memory.limit_in_bytes" = "32M""#, "linux-6.6");
+    let ct = memcg(&s, "ct");
+    assert!(s.kernel.memcg_wb_domain(ct).is_none());
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::OomKill as usize], 0);
+    assert_eq!(k.devices[0].write_bytes, 128 << 20);
+    assert_invariants(k);
+}
+
+/// 3.13 has no cgroup writeback (4.2): no memcg domain even on v2.
+#[test]
+fn no_cgroup_writeback_before_4_2() {
+    let s = writer("v2", r#""memory.max" = "32M""#, "linux-3.13");
+    assert!(s.kernel.memcg_wb_domain(memcg(&s, "ct")).is_none());
+    let s = writer("v2", r#""memory.max" = "32M""#, "linux-4.4");
+    assert!(s.kernel.memcg_wb_domain(memcg(&s, "ct")).is_some());
+}
+
+/// `calculate_overage()` and `calculate_high_delay()` of mm/memcontrol.c (6.1): 10% over
+/// high owes (0.1 * 2^20)^2 * HZ >> 34 = 159 jiffies per batch; twice high owes 16000,
+/// clamped to MEMCG_MAX_HIGH_DELAY_JIFFIES (2 s) by the caller.
+#[test]
+fn memory_high_penalty_follows_calculate_high_delay() {
+    assert_eq!(calculate_overage(8192, 8192), 0);
+    let ov = calculate_overage(9011, 8192);
+    assert_eq!(ov, 104832);
+    assert_eq!(calculate_high_delay(64, ov, 64), 159);
+    assert_eq!(calculate_high_delay(128, ov, 64), 318);
+    assert_eq!(calculate_high_delay(64, calculate_overage(16384, 8192), 64), 16000);
+}
+
+/// memory.events `high` is counted in `reclaim_high()`, once per memcg above high per
+/// reclaim, not per page charged: charges go through the per-CPU stock in batches of
+/// MEMCG_CHARGE_BATCH (64 from 6.1), and only a batch charged to the counter over high adds
+/// to `memcg_nr_pages_over_high` (6.1 counts about 1 event per 158 pages on a 128M read).
+#[test]
+fn memory_high_events_are_counted_per_reclaim_not_per_page() {
+    let mut s = sim(r#"
+[scenario]
+name = "high"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.sda]
+read_bw = "500M"
+[files."/f"]
+size = "128M"
+[cgroups.ct]
+"memory.high" = "32M"
+[tasks.cat]
+cgroup = "ct"
+ops = [{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }]
+"#);
+    let ct = memcg(&s, "ct");
+    run(&mut s);
+    let k = &s.kernel;
+    let high = k.memcgs.get(ct).events[MemcgEvent::High as usize];
+    let reclaimed = k.memcgs.get(ct).events[MemcgEvent::Pgsteal as usize];
+    assert!(high > 0 && high * 64 <= reclaimed + 64 * 4, "{high} events for {reclaimed} pages reclaimed");
+    assert!(k.memcgs.get(ct).counter.usage <= (32 << 20) / PAGE_SIZE + 2 * 64);
+    assert_invariants(k);
+}
+
+/// `try_context_readahead()` (`page_cache_sync_ra()` from 6.10): a random miss after 16
+/// cached pages reads min(16 + 1, ra_pages) pages from the miss with `async_size` 1; a miss
+/// with no cached history reads just the request ("standalone, small random read").
+#[test]
+fn random_miss_after_cached_history_reads_a_context_window() {
+    let mut s = sim(r#"
+[scenario]
+name = "ctx"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/f"]
+size = "1M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let mut ra = FileRaState::new(32);
+    ra.random = true;
+    k.filemap_read(f, 4 * PAGE_SIZE, 16 * PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 16);
+    let mut ra = FileRaState::new(32);
+    ra.prev_index = Some(100);
+    ra.prev_pos = Some(101 * PAGE_SIZE);
+    k.filemap_read(f, 20 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 16 + 17);
+    assert_eq!((ra.start, ra.size, ra.async_size), (20, 17, 1));
+    let mut ra = FileRaState::new(32);
+    ra.prev_index = Some(100);
+    k.filemap_read(f, 200 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 16 + 17 + 1);
+}
+
+/// PSI (kernel/sched/psi.c): a task's time in memcg limit reclaim is a memory stall
+/// (`psi_memstall_enter()` around `try_to_free_mem_cgroup_pages()` in `try_charge_memcg()`,
+/// 6.1), counted in its cgroup and every ancestor up to the machine; with one task, `full`
+/// equals `some`. A task that never reclaims stalls for nothing.
+#[test]
+fn psi_counts_reclaim_as_a_memory_stall() {
+    let mut s = writer("v2", r#""memory.max" = "32M""#, "linux-6.1");
+    let ct = memcg(&s, "ct");
+    run(&mut s);
+    let k = &s.kernel;
+    let (m, root) = (k.memcgs.get(ct).psi, k.memcgs.get(MemcgId::ROOT).psi);
+    assert!(m.some > 0, "{m:?}");
+    assert_eq!(m.full, m.some, "one task: full = some");
+    assert_eq!(root.some, m.some, "the machine's pressure includes the memcg's");
+    let mut s = writer("v2", r#""memory.max" = "1G""#, "linux-6.1");
+    let ct = memcg(&s, "ct");
+    run(&mut s);
+    assert_eq!(s.kernel.memcgs.get(ct).psi.some, 0, "no reclaim, no stall");
+}
+
+/// memory.high over unreclaimable memory (anonymous, no swap), 6.1: every fault returns to
+/// user space through `mem_cgroup_handle_over_high()`. The k-th 64-page batch over high (the
+/// counter holds the stock: usage includes the batch) owes
+/// `calculate_high_delay()` = floor(250 k^2 / 256) jiffies; above HZ/100 the handler retries
+/// reclaim MAX_RECLAIM_RETRIES times without progress (17 `reclaim_high()` events in all),
+/// then sleeps it. 36M over a 32M high is 16 batches, one more for the 18 page tables
+/// (`pte_alloc()`, charged from 4.5): 1 + 16 * 17 = 273 events and 1735 jiffies (6.94 s) of
+/// memory stall, as Debian 6.1 shows (qemu61-high-anon: 273 events, 7.10 s).
+#[test]
+fn memory_high_penalty_sleeps_over_unreclaimable_memory() {
+    let mut s = sim(r#"
+[scenario]
+name = "high-anon"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[cgroups.ct]
+"memory.high" = "32M"
+[tasks.t]
+cgroup = "ct"
+ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m" }, { op = "munmap", name = "m" }]
+"#);
+    let ct = memcg(&s, "ct");
+    let mut kmem_at_touch = 0;
+    run_with(&mut s, |s| {
+        kmem_at_touch = kmem_at_touch.max(s.kernel.memcgs.get(ct).kmem_bytes);
+    });
+    let k = &s.kernel;
+    assert_eq!(kmem_at_touch, 18 * PAGE_SIZE, "one page table per 2 MiB");
+    assert_eq!(k.memcgs.get(ct).kmem_bytes, 0, "freed with the mapping");
+    assert_eq!(k.memcgs.get(ct).events[MemcgEvent::High as usize], 273);
+    let jiffies: u64 = (2..=17u64).map(|k| k * k * 250 / 256).sum();
+    assert_eq!(jiffies, 1735);
+    let stall = k.memcgs.get(ct).psi.some;
+    assert!(stall >= jiffies * 4_000_000 && stall < jiffies * 4_000_000 + 50_000_000, "{stall}");
+    assert_invariants(k);
+}
+
+/// `ondemand_readahead()`'s sequential test `index - (ra->prev_pos >> PAGE_SHIFT) <= 1`: with
+/// `prev_pos` the position after the previous read (5.11+, `filemap_read()`), a miss one page
+/// past the end of an aligned read of pages 0..=3 (index 5, prev_pos >> 12 = 4) starts a
+/// window (get_init_ra_size(1, 32) = 4 pages); in 5.0, whose `prev_pos` is the last byte read
+/// (page 3), it is a small random read of 1 page.
+#[test]
+fn sequential_test_follows_each_eras_prev_pos() {
+    for (profile, pages) in [("linux-6.1", 4), ("linux-5.0", 1)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "prev-pos"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/f"]
+size = "1M"
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        let mut ra = FileRaState::new(32);
+        ra.prev_index = Some(3);
+        ra.prev_pos = Some(4 * PAGE_SIZE);
+        k.filemap_read(f, 5 * PAGE_SIZE, PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+        assert_eq!(k.mappings[f.idx()].nrpages, pages, "{profile}");
+    }
+}
+
+/// memory.pressure's averages (kernel/sched/psi.c `update_averages()` + `calc_avgs()`, with
+/// `calc_load()`'s fixed point): three 2 s periods (`PSI_FREQ`) fully stalled give
+/// avg10 = 45.09% and avg60 = 9.49%; a period with no stall then decays them.
+#[test]
+fn psi_averages_follow_calc_avgs() {
+    use crate::psi::{PsiTotals, PSI_FREQ};
+    let mut p = PsiTotals::default();
+    p.add_stall(0, 3 * PSI_FREQ, true);
+    assert_eq!(p.avgs_at(3 * PSI_FREQ), [45.09, 9.49, 45.09, 9.49]);
+    assert_eq!((p.some, p.full), (3 * PSI_FREQ, 3 * PSI_FREQ));
+    let later = p.avgs_at(4 * PSI_FREQ);
+    assert!(later[0] < 45.09 && later[0] > 30.0, "{later:?}");
+}
+
+/// `ondemand_readahead()` with `hit_readahead_marker` and no valid window (a random read
+/// landing on a marked page, 2.6.31-6.9; `page_cache_async_ra()` after): the window starts at
+/// `page_cache_next_miss(index + 1)` and its size is `get_next_ra_size(start - index + req)`.
+/// Marker at 19, pages 20..=23 cached, a 4-page request: start 24, size get_next(9) = 18.
+#[test]
+fn marker_hit_without_window_starts_after_the_cached_run() {
+    let mut s = sim(r#"
+[scenario]
+name = "marker"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "500M"
+read_ahead_kb = 128
+[files."/f"]
+size = "1M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let mut fill = FileRaState::new(32);
+    fill.random = true;
+    k.filemap_read(f, 19 * PAGE_SIZE, 5 * PAGE_SIZE, &mut fill, MemcgId::ROOT).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, 5);
+    let mut ra = FileRaState::new(32);
+    k.page_cache_async_ra(&mut ra, f, 19, 4, MemcgId::ROOT);
+    assert_eq!((ra.start, ra.size, ra.async_size), (24, 18, 18));
+    assert_eq!(k.mappings[f.idx()].nrpages, 5 + 18);
+}
