@@ -286,10 +286,16 @@ impl Simulation {
     /// [`Interrupted`] as soon as `progress` returns false.
     pub fn run(mut self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, Interrupted> {
         let mut n = 0u64;
+        let mut reported = 0u64;
         while self.step() {
             n += 1;
-            if n.is_multiple_of(2048) && !progress(self.work_done.min(self.work_total), self.work_total) {
-                return Err(Interrupted);
+            // Every 2048 syscalls, and every PROGRESS_PAGES pages of work, so that a few huge
+            // reads report as they go too.
+            if n.is_multiple_of(2048) || self.work_done - reported >= PROGRESS_PAGES {
+                reported = self.work_done;
+                if !progress(self.work_done.min(self.work_total), self.work_total) {
+                    return Err(Interrupted);
+                }
             }
         }
         progress(self.work_total, self.work_total);
@@ -791,6 +797,10 @@ impl Simulation {
         });
     }
 }
+
+/// Pages of work (page events) between two progress reports at most, whatever the syscalls'
+/// sizes: 1 Mi page events, a few milliseconds of engine time.
+pub const PROGRESS_PAGES: u64 = 1 << 20;
 
 /// The caller's progress callback asked the run to stop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

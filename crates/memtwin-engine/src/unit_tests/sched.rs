@@ -76,3 +76,34 @@ ops = [{ op = "wait", event = "copid" }]
     assert!(err.contains("waits for event `copid`, which no task posts"), "{err}");
     assert!(err.contains("copied"), "suggests the posted name: {err}");
 }
+
+/// A run of a few huge `read()`s reports progress as it goes, not only every 2048 syscalls:
+/// at least every `PROGRESS_PAGES` pages of work.
+#[test]
+fn huge_reads_report_progress_as_they_go() {
+    let doc = crate::Document::from_toml(
+        "progress.toml",
+        r#"
+[scenario]
+name = "huge-reads"
+[machine]
+ram = "16G"
+[devices.sda]
+read_bw = "10G"
+[files."/f"]
+size = "8G"
+[tasks.t]
+ops = [{ op = "read", file = "/f", bufsize = "1G" }]
+"#,
+    )
+    .unwrap();
+    let scn = doc.resolve(None, &[]).unwrap();
+    let mut calls = vec![];
+    crate::simulate(&scn, &mut |done, total| {
+        calls.push((done, total));
+        true
+    })
+    .unwrap();
+    let midway = calls.iter().filter(|(d, t)| *d > 0 && d < t).count();
+    assert!(midway >= 1, "progress during an 8-syscall read: {calls:?}");
+}
