@@ -1,0 +1,61 @@
+"""A newcomer's bad inputs through `memtwin check` and `memtwin run` (memtwin.cli.main): each is
+refused before anything runs, with `file:line:col`, what is wrong, the limit and a fix; exit
+code 2; never a Rust panic, an abort or a Debug dump of the engine's structures."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import cli_run
+
+SCENARIO = """[scenario]
+name = "bad"
+[machine]
+ram = "{ram}"
+cpus = {cpus}
+[kernel]
+cgroup = "{cgroup}"
+[devices.sda]
+read_bw = "100G"
+[files."/big"]
+size = "{size}"
+[cgroups.ct]
+{limit}
+[tasks.cat]
+cgroup = "ct"
+ops = [{{ op = "read", file = "/big", bufsize = "128K", step = "read" }}, {{ op = "sleep", duration = "{sleep}", step = "nap" }}]
+"""
+
+
+def scenario(tmp_path, **over) -> str:
+    p = dict(ram="64G", cpus=2, cgroup="v2", size="1G", limit="", sleep="1s")
+    p.update(over)
+    f = tmp_path / "bad.toml"
+    f.write_text(SCENARIO.format(**p))
+    return str(f)
+
+
+@pytest.mark.parametrize(
+    "over, place, words",
+    [
+        (dict(ram="1P"), "4:7", ["machine.ram is 1 PiB", "at most 1 TiB"]),
+        (dict(cpus=100000000), "5:8", ["machine.cpus is 100000000", "8192"]),
+        (dict(size="16T"), "11:8", ["files.\"/big\".size is 16 TiB", "8 TiB"]),
+        (dict(sleep="100000000h"), "16:", ["tasks.cat.ops[1].duration is \"100000000h\"", "one year"]),
+    ],
+)
+@pytest.mark.parametrize("cmd", ["check", "run"])
+def test_limits_are_checked_before_anything_runs(capsys, tmp_path, over, place, words, cmd):
+    f = scenario(tmp_path, **over)
+    code, out, err = cli_run(capsys, cmd, f)
+    assert code == 2, (out, err)
+    assert err.startswith(f"{f}:{place}"), err
+    assert ": error: " in err and "\n  fix: " in err, err
+    for w in words:
+        assert w in err, err
+    assert "Traceback" not in err and "panicked" not in err
+
+
+def test_a_1tib_file_on_a_64g_machine_is_accepted(capsys, tmp_path):
+    code, out, err = cli_run(capsys, "check", scenario(tmp_path, size="1T"))
+    assert code == 0, err
