@@ -59,3 +59,12 @@ def test_limits_are_checked_before_anything_runs(capsys, tmp_path, over, place, 
 def test_a_1tib_file_on_a_64g_machine_is_accepted(capsys, tmp_path):
     code, out, err = cli_run(capsys, "check", scenario(tmp_path, size="1T"))
     assert code == 0, err
+
+
+@pytest.mark.parametrize("cgroup, limit", [("v1", '"memory.limit_in_bytes" = "0"'), ("v2", '"memory.max" = 0')])
+def test_a_zero_limit_runs_and_says_why_the_read_failed(capsys, tmp_path, cgroup, limit):
+    code, out, err = cli_run(capsys, "run", scenario(tmp_path, cgroup=cgroup, limit=limit))
+    assert code == 0, err
+    key = limit.split("=")[0].strip().strip('"')
+    assert 'step "read", op 0 (read /big): ENOMEM: cgroup `ct` has ' + key + " = 0" in err, err
+    assert "Read {" not in err and "bufsize:" not in err, err

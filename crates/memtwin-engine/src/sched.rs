@@ -341,18 +341,14 @@ impl Simulation {
     fn op_failed(&mut self, ti: usize, op: &crate::scenario::model::OpSpec, e: crate::cgroup::Errno) {
         self.nr_errors += 1;
         if self.errors.len() < 100 {
-            let what = match &op.kind {
-                OpKind::Move { cgroup } => format!("move to {cgroup}"),
-                OpKind::Mkdir { cgroup } => format!("mkdir {cgroup}"),
-                OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
-                other => format!("{other:?}"),
-            };
+            let what = op.kind.describe(&self.scenario.files);
             // Errno's own text speaks of cgroups; say what it means for the other ops.
             use crate::cgroup::Errno;
             let why = match (&op.kind, e) {
                 (OpKind::Mmap { .. }, Errno::EEXIST) => "EEXIST (the task already has a live mapping of that name)".to_string(),
                 (OpKind::Munmap { .. } | OpKind::Touch { .. }, Errno::ENOENT) => "ENOENT (the task has no live mapping of that name)".to_string(),
                 (OpKind::Fadvise { .. }, Errno::ENOENT) => "ENOENT (no such directory)".to_string(),
+                (_, Errno::ENOMEM) => self.enomem_why(self.tasks[ti].memcg),
                 _ => e.to_string(),
             };
             self.errors.push(format!(
@@ -363,6 +359,30 @@ impl Simulation {
                 self.tasks[ti].pc
             ));
         }
+    }
+
+    /// Why a charge to `memcg` failed, in the scenario's terms: a memcg (or an ancestor) with
+    /// a limit of 0 can hold nothing. The kernel accepts such a limit on an empty group
+    /// (`mem_cgroup_resize_max()` only fails, with EBUSY, when usage cannot be brought under
+    /// it); the task's first charge then finds no room and no way to reclaim any
+    /// (`try_charge_memcg()`): the memcg OOM killer kills it, or the allocation fails.
+    fn enomem_why(&self, memcg: MemcgId) -> String {
+        let file = match self.scenario.cgroup_version {
+            crate::memcontrol::CgroupVersion::V1 => "memory.limit_in_bytes",
+            crate::memcontrol::CgroupVersion::V2 => "memory.max",
+        };
+        let mut cur = Some(memcg);
+        while let Some(m) = cur {
+            let mc = self.kernel.memcgs.get(m);
+            if mc.counter.max == 0 {
+                return format!(
+                    "ENOMEM: cgroup `{}` has {file} = 0, so nothing can be charged to it (the kernel accepts a 0 limit on an empty cgroup; a task's first charge there fails and the memcg OOM killer kills it). Write {file} = \"max\" for no limit, or a size such as \"100M\"",
+                    mc.path.trim_start_matches('/'),
+                );
+            }
+            cur = mc.parent;
+        }
+        crate::cgroup::Errno::ENOMEM.to_string()
     }
 
     fn enter(&mut self, ti: usize) {
