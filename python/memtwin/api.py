@@ -12,6 +12,13 @@ from memtwin._memtwin import ScenarioError
 PathOrDict = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
 
+def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters, as the engine counts them) of byte `offset`
+    of `raw`, whose bytes before `offset` are valid UTF-8."""
+    start = raw.rfind(b"\n", 0, offset) + 1
+    return raw.count(b"\n", 0, offset) + 1, len(raw[start:offset].decode("utf-8")) + 1
+
+
 def _scenario_error(where: str, message: str, fix: str) -> ScenarioError:
     return ScenarioError(f"{where}: error: {message}\n  fix: {fix}", [(where, message, fix)])
 
@@ -65,7 +72,12 @@ def load(scenario: PathOrDict) -> Scenario:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise _scenario_error(path, f"the file is not UTF-8 text (byte {e.start})", "save the scenario as UTF-8 TOML") from None
+            line, col = _line_col(raw, e.start)
+            raise _scenario_error(
+                f"{path}:{line}:{col}",
+                f"the file is not UTF-8 text: byte 0x{raw[e.start]:02x} (offset {e.start}) is not part of a UTF-8 character",
+                "save the scenario as UTF-8 TOML (a scenario is a text file, like scenarios/seed000-memcg-reread.toml)",
+            ) from None
         scn = _from_doc(_memtwin.load_toml(text, path), path, os.path.basename(path))
     from memtwin.published import validate
 

@@ -68,3 +68,23 @@ def test_a_zero_limit_runs_and_says_why_the_read_failed(capsys, tmp_path, cgroup
     key = limit.split("=")[0].strip().strip('"')
     assert 'step "read", op 0 (read /big): ENOMEM: cgroup `ct` has ' + key + " = 0" in err, err
     assert "Read {" not in err and "bufsize:" not in err, err
+
+
+def test_binary_garbage_names_the_first_bad_byte(capsys, tmp_path):
+    f = tmp_path / "garbage.toml"
+    f.write_bytes(b'[scenario]\nname = "\xc3\xa9t\xc3\xa9"\n\x00\xff\xfe\x01binary')
+    for cmd in ("check", "run"):
+        code, out, err = cli_run(capsys, cmd, f)
+        assert code == 2 and out == ""
+        # Line 3: the NUL is valid UTF-8 (TOML refuses it later); 0xff at column 2 is not.
+        assert err.startswith(f"{f}:3:2: error: the file is not UTF-8 text: byte 0xff (offset 27)"), err
+        assert "\n  fix: " in err
+
+
+def test_a_duplicate_table_is_named_with_both_places(capsys, tmp_path):
+    f = tmp_path / "dup.toml"
+    f.write_text(SCENARIO.format(ram="1G", cpus=2, cgroup="v2", size="1M", limit="", sleep="1s") + '[tasks.cat]\nops = [{ op = "sleep", duration = "1s" }]\n')
+    code, out, err = cli_run(capsys, "check", f)
+    assert code == 2
+    assert err.startswith(f"{f}:17:8: error: duplicate key `tasks.cat`: the table [tasks.cat] is defined twice (first at {f}:14:1)"), err
+    assert "fix: merge the two [tasks.cat] tables" in err

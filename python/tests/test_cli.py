@@ -560,10 +560,13 @@ def test_directory_as_file(capsys, tmp_path, sim_calls, cmd):
 
 def test_not_utf8(capsys, tmp_path, sim_calls):
     path = tmp_path / "latin1.toml"
-    path.write_bytes(GOOD.replace('"broken"', '"caf\xe9"').encode("latin-1"))
+    text = GOOD.replace('"broken"', '"caf\xe9"')
+    path.write_bytes(text.encode("latin-1"))
     code, out, err = cli_run(capsys, "run", path)
     assert code == 2 and out == "" and sim_calls == []
-    assert err.splitlines()[0].startswith(f"{path}: error: the file is not UTF-8 text")
+    i = text.index("\xe9")
+    line, col = text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
+    assert err.splitlines()[0].startswith(f"{path}:{line}:{col}: error: the file is not UTF-8 text: byte 0xe9"), err
 
 
 def test_multiline_inline_table_in_ops(capsys, tmp_path):
