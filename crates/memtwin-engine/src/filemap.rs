@@ -66,7 +66,8 @@ impl AddressSpace {
         self.xa.leaf_mut(id).slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize] = slot;
     }
 
-    /// The node of 64-slot range `chunk`, if it is allocated.
+    /// The node of 64-slot range `chunk`, if it is allocated (`xas_load()` to shift 0, the
+    /// `xa_node` the kernel's workingset code reaches through `xas.xa_node`).
     #[inline]
     pub fn node(&self, chunk: u32) -> Option<&XaNode> {
         self.xa.leaf_id(chunk).map(|id| &self.xa.leaf(id).node)
@@ -78,7 +79,8 @@ impl AddressSpace {
         self.xa.leaf_id(chunk).map(|id| &mut self.xa.leaf_mut(id).node)
     }
 
-    /// Every allocated node as (range, occupancy), in no particular order.
+    /// Every allocated node as (range, occupancy), in no particular order (what
+    /// `xas_for_each()` visits, for the reparenting and invariant walks).
     pub fn xa_nodes(&self) -> impl Iterator<Item = (u32, &XaNode)> {
         self.xa.leaves().map(|l| (l.chunk, &l.node))
     }
@@ -89,7 +91,7 @@ impl AddressSpace {
         self.xa.next_entry(from, last)
     }
 
-    /// The entries of `first..=last` as (index, slot), in index order.
+    /// The entries of `first..=last` as (index, slot), in index order (`xa_for_each_range()`).
     pub fn entries(&self, first: u32, last: u32) -> impl Iterator<Item = (u32, Slot)> + '_ {
         let mut from = Some(first);
         std::iter::from_fn(move || {
