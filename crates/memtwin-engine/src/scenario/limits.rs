@@ -70,7 +70,7 @@ pub const MAX_ERRORS: usize = 200;
 /// A size in the units people write: "8 TiB", "1 GiB", "4096 bytes".
 pub fn human_size(b: u64) -> String {
     for (shift, unit) in [(50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if b >= 1 << shift && b % (1 << shift) == 0 {
+        if b >= 1 << shift && b.is_multiple_of(1 << shift) {
             return format!("{} {unit}", b >> shift);
         }
     }
