@@ -103,6 +103,9 @@ pub struct Simulation {
     steps: Vec<StepResult>,
     series: Series,
     next_sample: Nanos,
+    /// The time series' sample interval: the scenario's, doubled each time the series would
+    /// pass [`MAX_SAMPLES`] rows.
+    sample_interval: Nanos,
     rng: Rng,
     /// Work units (pages) done and planned, for progress reports.
     work_done: u64,
@@ -245,6 +248,7 @@ impl Simulation {
             steps: vec![],
             series,
             next_sample: 0,
+            sample_interval: scn.sample_interval,
             rng: Rng::new(scn.seed),
             work_done: 0,
             work_total: work_total.max(1),
@@ -272,7 +276,15 @@ impl Simulation {
         while self.next_sample <= t_now {
             self.kernel.now = self.next_sample;
             self.series.sample(&self.kernel, self.next_sample);
-            self.next_sample += self.scenario.sample_interval;
+            if self.series.rows.len() >= MAX_SAMPLES {
+                // A run far longer than its sample interval: keep every other row and sample
+                // half as often, so the series stays a regular grid over the whole run.
+                self.series.rows = std::mem::take(&mut self.series.rows).into_iter().step_by(2).collect();
+                self.sample_interval *= 2;
+                self.next_sample = (self.series.rows.len() as u64) * self.sample_interval;
+                continue;
+            }
+            self.next_sample += self.sample_interval;
         }
         self.run_quantum(ti);
         let t = &self.tasks[ti];
@@ -817,6 +829,12 @@ impl Simulation {
         });
     }
 }
+
+/// Most rows the time series keeps (100 000, a few MiB): a run longer than
+/// `report.sample_interval` times this has its series thinned to every other row and its
+/// interval doubled, as often as needed, instead of growing with the virtual time (a year-long
+/// sleep sampled every 100 ms would take 300 million rows).
+pub const MAX_SAMPLES: usize = 100_000;
 
 /// Pages of work (page events) between two progress reports at most, whatever the syscalls'
 /// sizes: 1 Mi page events, a few milliseconds of engine time.

@@ -96,3 +96,34 @@ fn devices_beyond_their_limits() {
     assert!(e.contains("devices.sda.read_bw is 1 bytes per second"), "{e}");
     assert!(e.contains("devices.sda.read_ahead_kb is 100000000000"), "{e}");
 }
+
+#[test]
+fn mounts_beyond_fs_mount_max() {
+    let e = error(&base("ram = \"1G\"\nboot_superblocks = 9223372036854775807", FILE, READ));
+    assert!(e.starts_with("limits.toml:5:20: error: machine.boot_superblocks is 9223372036854775807") && e.contains("fs.mount-max"), "{e}");
+    let e = error(&base("ram = \"1G\"\nboot_superblocks = 99990", FILE, "{ op = \"repeat\", times = 20, ops = [{ op = \"mount\", path = \"/mnt/{i}\" }] }"));
+    assert!(e.starts_with("limits.toml:11:") && e.contains("number 100001") && e.contains("fs.mount-max (100000)"), "{e}");
+}
+
+#[test]
+fn kernel_reserved_is_blamed_where_it_is_written() {
+    let e = error(&base("ram = \"1G\"\nkernel_reserved = \"1P\"", FILE, READ));
+    assert!(e.starts_with("limits.toml:5:19: error: machine.kernel_reserved is not below machine.ram"), "{e}");
+}
+
+/// A run far longer than its sample interval (a year of sleep sampled every 100 ms) keeps at
+/// most `MAX_SAMPLES` rows of time series, on a regular grid: it neither takes 300 million
+/// rows of memory nor the time to fill them.
+#[test]
+fn a_year_long_run_keeps_a_bounded_time_series() {
+    let doc = Document::from_toml("limits.toml", &base("ram = \"1G\"", FILE, "{ op = \"sleep\", duration = \"8760h\" }, { op = \"read\", file = \"/f\" }")).unwrap();
+    let scn = doc.resolve(None, &[]).unwrap();
+    let t0 = std::time::Instant::now();
+    let r = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
+    assert!(t0.elapsed().as_secs() < 20);
+    let rows = &r.series.rows;
+    assert!(rows.len() <= memtwin_engine::sched::MAX_SAMPLES + 1 && rows.len() > 1000, "{} rows", rows.len());
+    let dt = rows[1][0] - rows[0][0];
+    assert!(rows.windows(2).take(rows.len() - 2).all(|w| ((w[1][0] - w[0][0]) - dt).abs() < 1e-6 * dt), "a regular grid");
+    assert!(rows[rows.len() - 2][0] > 0.99 * 8760.0 * 3600.0, "covering the whole run");
+}

@@ -545,7 +545,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     machine.boot_used = get_size(cx, v, "machine.boot_used").unwrap_or(0);
                 }
                 if let Some(v) = t.get("boot_superblocks") {
-                    machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
+                    match get_uint(cx, v, "machine.boot_superblocks") {
+                        Some(n) if n > MAX_MOUNTS => cx.err(
+                            &v.loc,
+                            format!("machine.boot_superblocks is {n}, more than the kernel mounts: fs.mount-max is {MAX_MOUNTS}"),
+                            format!("give at most boot_superblocks = {MAX_MOUNTS} (a booted system has a few dozen)"),
+                        ),
+                        Some(n) => machine.boot_superblocks = n as u32,
+                        None => {}
+                    }
                 }
                 t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
             }
@@ -583,7 +591,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         }
     }
     if machine.kernel_reserved >= machine.ram && machine.ram > 0 {
-        cx.err(&doc.loc, "machine.kernel_reserved is not below machine.ram", "lower machine.kernel_reserved or raise machine.ram");
+        let loc = match top.entries.iter().find(|(k, _, _)| k == "machine").map(|(_, _, m)| &m.v) {
+            Some(Val::Table(m)) => m.iter().find(|(k, _, _)| k == "kernel_reserved" || k == "node_reserved").map(|(_, _, v)| v.loc.clone()),
+            _ => None,
+        };
+        cx.err(loc.as_ref().unwrap_or(&doc.loc), "machine.kernel_reserved is not below machine.ram", "lower machine.kernel_reserved or raise machine.ram");
     }
 
     // [devices.NAME]
@@ -986,6 +998,23 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         let Val::Table(e) = &n.v else { return false };
         e.iter().any(|(k, _, v)| k == key && v.v == Val::Bool(true))
     };
+    // Mounted file systems stay below fs.mount-max.
+    let mut nr_mounts = machine.boot_superblocks as u64 + devices.len() as u64 + mounts.len() as u64;
+    'mounts: for (tname, _, _, _, ops) in &expanded {
+        for (n, _, label) in ops {
+            if op_str(n, "op").as_deref() == Some("mount") {
+                nr_mounts += 1;
+                if nr_mounts > MAX_MOUNTS {
+                    cx.err(
+                        &n.loc,
+                        format!("{label}: task `{tname}` mounts the scenario's file system number {nr_mounts}, more than fs.mount-max ({MAX_MOUNTS}) allows"),
+                        format!("mount fewer file systems: at most {MAX_MOUNTS} with the booted system's and the devices'"),
+                    );
+                    break 'mounts;
+                }
+            }
+        }
+    }
     let mut dyn_cgroups: Vec<String> = vec![];
     let mut dyn_mounts: Vec<MountSpec> = vec![];
     for (_, _, _, _, ops) in &expanded {

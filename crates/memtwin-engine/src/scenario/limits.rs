@@ -64,6 +64,12 @@ pub const MAX_OPS: usize = 4_000_000;
 /// and the root takes one.
 pub const MAX_CGROUPS: usize = crate::memcontrol::MEM_CGROUP_ID_MAX as usize - 1;
 
+/// Most mounted file systems (superblocks: the booted system's, one per device, `[mounts]`
+/// and mount ops): `fs.mount-max`'s default, 100000, beyond which the kernel's `mount()`
+/// fails with ENOSPC. (Each mount re-counts every superblock's list_lrus in the engine, so
+/// mounts cost time quadratic in their number: 100000 take about a minute.)
+pub const MAX_MOUNTS: u64 = 100_000;
+
 /// Most errors reported for one scenario: beyond these, the rest would repeat them.
 pub const MAX_ERRORS: usize = 200;
 
