@@ -127,3 +127,15 @@ fn a_year_long_run_keeps_a_bounded_time_series() {
     assert!(rows.windows(2).take(rows.len() - 2).all(|w| ((w[1][0] - w[0][0]) - dt).abs() < 1e-6 * dt), "a regular grid");
     assert!(rows[rows.len() - 2][0] > 0.99 * 8760.0 * 3600.0, "covering the whole run");
 }
+
+/// Building a scenario with as many files as the limits allow takes time linear in them: a
+/// grep and a cp over 300 000 generated files, and an op naming one, resolve in seconds (the
+/// lookups by path were linear scans, which made this hours).
+#[test]
+fn many_files_build_in_linear_time() {
+    let files = "[files.\"/f\"]\nsize = \"1M\"\n[dirs.\"/d\"]\nfiles = { count = 300000, size = \"0\" }";
+    let ops = "{ op = \"grep\", path = \"/d\" }, { op = \"cp\", src = \"/d\", dst = \"/e\" }, { op = \"read\", file = \"/e/f300000\" }";
+    let t0 = std::time::Instant::now();
+    ok(&base("ram = \"1G\"", files, ops));
+    assert!(t0.elapsed().as_secs() < 30, "{:?}", t0.elapsed());
+}

@@ -784,14 +784,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     };
 
     // [files.PATH]
-    let mount_of = |path: &str, mounts: &[MountSpec]| -> Option<usize> {
-        mounts
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| path == m.path || path.starts_with(&format!("{}/", m.path)) || m.path.is_empty())
-            .max_by_key(|(_, m)| m.path.len())
-            .map(|(i, _)| i)
-    };
+    let mount_index = MountIndex::new(&mounts);
     // [dirs.PATH]: owner and mode of a directory, and optionally the files it holds.
     let mut dir_specs: Vec<DirSpec> = vec![];
     let mut dir_files: Vec<(String, Loc, u64, String, Option<u32>, u32)> = vec![];
@@ -894,7 +887,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     0
                 }
             };
-            let on_mount = mount_of(fpath, &mounts);
+            let on_mount = mount_index.mount_of(fpath);
             let device = match t.get("device") {
                 Some(v) => get_str(cx, v, &key("device")).and_then(|d| match devices.iter().position(|x| x.name == d) {
                     Some(i) => Some(i),
@@ -929,11 +922,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             files.push(FileSpec { path: fpath.clone(), size, device, uid, mode, created: false });
         }
     }
+    let mut file_paths: std::collections::HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
     for (fpath, loc, size, dpath, fuid, fmode) in dir_files {
-        if files.iter().any(|f| f.path == fpath) {
+        if file_paths.contains(&fpath) {
             continue; // a [files] entry of the same path overrides the generated one
         }
-        let device = match mount_of(&fpath, &mounts) {
+        let device = match mount_index.mount_of(&fpath) {
             Some(m) => mounts[m].device,
             None if devices.len() == 1 => Some(0),
             None => {
@@ -942,6 +936,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         };
         let uid = fuid.unwrap_or_else(|| inherited_uid(&fpath, &dir_specs));
+        file_paths.insert(fpath.clone());
         files.push(FileSpec { path: fpath, size, device, uid, mode: fmode, created: false });
     }
 
@@ -1038,13 +1033,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     dyn_cgroups.dedup();
     // Directories a task's file creation implies are the task's, as `mkdir -p` makes them.
     let mut created_dirs: Vec<DirSpec> = vec![];
+    let mut created_dir_paths: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (_, _, _, (_, task_uid, _), ops) in &expanded {
         for (n, _, _) in ops {
             if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
                 if let Some(f) = op_str(n, "file") {
-                    if !files.iter().any(|x| x.path == f) {
+                    if !file_paths.contains(&f) {
                         let mut d = crate::fs::parent_path(&f).to_string();
-                        while d != "/" && !created_dirs.iter().any(|x| x.path == d) {
+                        while d != "/" && !created_dir_paths.contains(&d) {
+                            created_dir_paths.insert(d.clone());
                             created_dirs.push(DirSpec { path: d.clone(), uid: *task_uid, mode: 0o755 });
                             d = crate::fs::parent_path(&d).to_string();
                         }
@@ -1053,19 +1050,26 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
     }
+    let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
+    let all_mount_index = MountIndex::new(&all_mounts);
     for (_, _, _, (_, task_uid, _), ops) in &expanded {
         for (n, _, _) in ops {
             if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
                 if let Some(f) = op_str(n, "file") {
-                    if files.iter().any(|x| x.path == f) {
+                    if file_paths.contains(&f) {
                         continue;
                     }
-                    let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
-                    match mount_of(&f, &all_mounts) {
+                    match all_mount_index.mount_of(&f) {
                         // inode_init_owner(): the creating task's fsuid; mode 0666 & ~umask 022.
-                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true }),
+                        Some(m) => {
+                            file_paths.insert(f.clone());
+                            files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true })
+                        }
                         // With a single disk, files outside any mount live on it.
-                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true }),
+                        None if devices.len() == 1 => {
+                            file_paths.insert(f.clone());
+                            files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true })
+                        }
                         None => cx.err(
                             &n.loc,
                             format!("`{f}` is created here, but no mount holds it"),
@@ -1081,7 +1085,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         cx.err(&loc, format!("the scenario has {} files, more than the engine's limit of {MAX_FILES}", files.len()), "declare, generate and create fewer files");
     }
     let dirs = all_dirs(cx, top.get("dirs"), dir_specs, created_dirs, &files);
-    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups, dirs: &dirs, commit_limit: machine.ram.saturating_add(machine.swap) };
+    let mut file_index = std::collections::HashMap::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        file_index.entry(f.path.as_str()).or_insert(i);
+    }
+    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups, dirs: &dirs, commit_limit: machine.ram.saturating_add(machine.swap), file_index };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
@@ -1259,6 +1267,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 /// the same script count as existing for later cp and grep ops.
 fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileSpec]) -> Vec<(Node, String, String)> {
     let mut known: Vec<(String, u64)> = files.iter().map(|f| (f.path.clone(), f.size)).collect();
+    let mut known_paths: std::collections::HashSet<String> = known.iter().map(|(p, _)| p.clone()).collect();
     let mut out = Vec::with_capacity(ops.len());
     let s = |v: &str| Val::Str(v.to_string());
     for (n, step, label) in ops {
@@ -1303,7 +1312,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                         step.clone(),
                         label.clone(),
                     ));
-                    if !known.iter().any(|(k, _)| *k == q) {
+                    if known_paths.insert(q.clone()) {
                         known.push((q, size));
                     }
                 }
@@ -1354,6 +1363,32 @@ struct Known<'a> {
     dyn_cgroups: &'a [String],
     /// RAM + swap, bytes: the largest anonymous mapping the overcommit heuristic allows.
     commit_limit: u64,
+    /// Each file's index in `files` by path (the first, for a path given twice).
+    file_index: std::collections::HashMap<&'a str, usize>,
+}
+
+/// The mounts by path: the mount a path lies on is its longest mount-point prefix (the last
+/// declared of equal ones), found by walking up the path, whatever the number of mounts.
+struct MountIndex(std::collections::HashMap<String, usize>);
+
+impl MountIndex {
+    fn new(mounts: &[MountSpec]) -> MountIndex {
+        MountIndex(mounts.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect())
+    }
+
+    /// The mount holding `path`: itself a mount point, or below one (`""` is the root's).
+    fn mount_of(&self, path: &str) -> Option<usize> {
+        let mut p = path;
+        loop {
+            if let Some(&i) = self.0.get(p) {
+                return Some(i);
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return self.0.get("").copied(),
+            }
+        }
+    }
 }
 
 /// The fewest pages `node_reserved` may leave a node (256 KiB, what 16M of RAM gives each of
@@ -1462,11 +1497,13 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             return None;
         };
         let s = get_str(cx, v, "file")?;
-        match files.iter().position(|f| f.path == s) {
-            Some(i) => Some(i),
+        match known.file_index.get(s) {
+            Some(&i) => Some(i),
             None => {
                 let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{}declare [files.\"{s}\"], create it with a write op (create = true), or use one of: {}", suggest(s, &names), names.join(", ")));
+                let list = if names.len() > 20 { format!("{}, ... ({} files)", names[..20].join(", "), names.len()) } else { names.join(", ") };
+                let hint = if names.len() > 10_000 { String::new() } else { suggest(s, &names) };
+                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{hint}declare [files.\"{s}\"], create it with a write op (create = true), or use one of: {list}"));
                 None
             }
         }
@@ -1626,7 +1663,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     Some(p) => {
                         let p = if p == "/" { "/" } else { p.trim_end_matches('/') };
                         fadvise_path = p.to_string();
-                        if let Some(i) = files.iter().position(|f| f.path == p) {
+                        if let Some(&i) = known.file_index.get(p) {
                             (Some(vec![i]), false)
                         } else {
                             let prefix = if p == "/" { "/".to_string() } else { format!("{p}/") };
@@ -1816,24 +1853,28 @@ fn get_mode(cx: &mut Cx, n: &Node, what: &str) -> Option<u32> {
 /// creation makes (the task's, 0755). A path both a file and a directory is an error.
 fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, created: Vec<DirSpec>, files: &[FileSpec]) -> Vec<DirSpec> {
     let mut out: Vec<DirSpec> = declared;
+    let mut seen: std::collections::HashSet<String> = out.iter().map(|d| d.path.clone()).collect();
+    let created_by_path: std::collections::HashMap<&str, &DirSpec> = created.iter().rev().map(|c| (c.path.as_str(), c)).collect();
     for f in files {
         let mut d = crate::fs::parent_path(&f.path).to_string();
-        while d != "/" && !out.iter().any(|x| x.path == d) {
-            let c = created.iter().find(|c| c.path == d).cloned();
+        while d != "/" && !seen.contains(&d) {
+            let c = created_by_path.get(d.as_str()).map(|c| (*c).clone());
+            seen.insert(d.clone());
             out.push(c.unwrap_or(DirSpec { path: d.clone(), uid: 0, mode: 0o755 }));
             d = crate::fs::parent_path(&d).to_string();
         }
     }
     for c in created {
-        if !out.iter().any(|x| x.path == c.path) {
+        if seen.insert(c.path.clone()) {
             out.push(c);
         }
     }
     if let Some(n) = dirs_node {
         if let Val::Table(entries) = &n.v {
+            let file_paths: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
             for (p, loc, _) in entries {
                 let p = p.trim_end_matches('/');
-                if files.iter().any(|f| f.path == p) {
+                if file_paths.contains(p) {
                     cx.err(loc, format!("`{p}` is declared both as a directory and as a file"), format!("remove [dirs.\"{p}\"] or [files.\"{p}\"]"));
                 }
             }
