@@ -139,3 +139,18 @@ fn many_files_build_in_linear_time() {
     ok(&base("ram = \"1G\"", files, ops));
     assert!(t0.elapsed().as_secs() < 30, "{:?}", t0.elapsed());
 }
+
+/// fadvise ops name their files at build time: a repeat of them over a big directory is
+/// refused past `MAX_FADVISE_FILES` files in all, quickly, instead of listing them millions of
+/// times.
+#[test]
+fn fadvise_of_big_directories_is_bounded() {
+    let files = "[files.\"/f\"]\nsize = \"1M\"\n[dirs.\"/d\"]\nfiles = { count = 100000, size = \"0\" }";
+    let ops = "{ op = \"repeat\", times = 1000000, ops = [{ op = \"fadvise\", path = \"/d\", advice = \"dontneed\" }] }";
+    let t0 = std::time::Instant::now();
+    let doc = Document::from_toml("limits.toml", &base("ram = \"1G\"", files, ops)).unwrap();
+    let e = doc.resolve(None, &[]).unwrap_err().to_string();
+    assert!(e.contains("more than the engine's limit of 10000000 files"), "{e}");
+    assert!(t0.elapsed().as_secs() < 30, "{:?}", t0.elapsed());
+    ok(&base("ram = \"1G\"", files, "{ op = \"fadvise\", path = \"/d\", advice = \"dontneed\" }, { op = \"fadvise\", path = \"/\", advice = \"willneed\", walk = true }"));
+}

@@ -14,6 +14,8 @@ const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts"
 pub(crate) struct Cx<'a> {
     pub sources: &'a Sources,
     pub errors: Vec<ScenarioError>,
+    /// Files named by the fadvise ops so far (a directory's count all of those below it).
+    pub fadvise_files: u64,
 }
 
 impl Cx<'_> {
@@ -260,7 +262,7 @@ pub fn variants(doc: &Node) -> Vec<(String, String)> {
 
 /// Apply `variant` and `sets` to `doc` and build the scenario.
 pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node]) -> Result<Scenario, ScenarioErrors> {
-    let mut cx = Cx { sources, errors: vec![] };
+    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0 };
     let Val::Table(top) = &doc.v else {
         cx.err(&doc.loc, "a scenario must be a table", "start the file with a [scenario] table");
         return Err(ScenarioErrors(cx.errors));
@@ -1089,7 +1091,18 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     for (i, f) in files.iter().enumerate() {
         file_index.entry(f.path.as_str()).or_insert(i);
     }
-    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups, dirs: &dirs, commit_limit: machine.ram.saturating_add(machine.swap), file_index };
+    let mut sorted_files: Vec<(&str, usize)> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+    sorted_files.sort_unstable();
+    let dir_paths = dirs.iter().map(|d| d.path.as_str()).collect();
+    let known = Known {
+        files: &files,
+        cgroups: &cgroups,
+        dyn_cgroups: &dyn_cgroups,
+        commit_limit: machine.ram.saturating_add(machine.swap),
+        file_index,
+        sorted_files,
+        dir_paths,
+    };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
@@ -1358,13 +1371,16 @@ type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32, u32),
 /// What op references are checked against.
 struct Known<'a> {
     files: &'a [FileSpec],
-    dirs: &'a [DirSpec],
     cgroups: &'a [CgroupSpec],
     dyn_cgroups: &'a [String],
     /// RAM + swap, bytes: the largest anonymous mapping the overcommit heuristic allows.
     commit_limit: u64,
     /// Each file's index in `files` by path (the first, for a path given twice).
     file_index: std::collections::HashMap<&'a str, usize>,
+    /// (path, index) of every file, by path: the files below a directory are a range.
+    sorted_files: Vec<(&'a str, usize)>,
+    /// Every directory's path.
+    dir_paths: std::collections::HashSet<&'a str>,
 }
 
 /// The mounts by path: the mount a path lies on is its longest mount-point prefix (the last
@@ -1667,8 +1683,28 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                             (Some(vec![i]), false)
                         } else {
                             let prefix = if p == "/" { "/".to_string() } else { format!("{p}/") };
-                            let below: Vec<usize> = files.iter().enumerate().filter(|(_, f)| f.path.starts_with(&prefix)).map(|(i, _)| i).collect();
-                            if below.is_empty() && known.dirs.iter().any(|d| d.path == p) {
+                            // The files below, in declaration order: a range of the files by path.
+                            let sf = &known.sorted_files;
+                            let start = sf.partition_point(|(q, _)| *q < prefix.as_str());
+                            // Past the limit, later ops are refused without counting their files.
+                            let left = MAX_FADVISE_FILES.saturating_sub(cx.fadvise_files) as usize;
+                            let n = sf[start..].iter().take(left + 1).take_while(|(q, _)| q.starts_with(&prefix)).count();
+                            cx.fadvise_files = cx.fadvise_files.saturating_add(n as u64).max(if n > left { MAX_FADVISE_FILES + 1 } else { 0 });
+                            let below: Vec<usize> = if cx.fadvise_files > MAX_FADVISE_FILES {
+                                cx.err(
+                                    &v.loc,
+                                    format!("{what}: the scenario's fadvise ops name more than the engine's limit of {MAX_FADVISE_FILES} files in all (a directory counts every file below it)"),
+                                    "advise fewer directories, or smaller ones",
+                                );
+                                vec![]
+                            } else {
+                                let mut b: Vec<usize> = sf[start..start + n].iter().map(|(_, i)| *i).collect();
+                                b.sort_unstable();
+                                b
+                            };
+                            if below.is_empty() && cx.fadvise_files > MAX_FADVISE_FILES {
+                                (None, true)
+                            } else if below.is_empty() && known.dir_paths.contains(p) {
                                 (Some(below), true)
                             } else if below.is_empty() {
                                 cx.err(&v.loc, format!("`{p}` is neither a file nor a directory holding files"), "name a declared file, or a directory that [files] entries lie below");

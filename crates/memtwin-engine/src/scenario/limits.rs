@@ -53,6 +53,10 @@ pub const MAX_RANDOM_READS: u64 = 100_000_000;
 /// its path), and copies and fadvise walks go through all of them.
 pub const MAX_FILES: usize = 1_000_000;
 
+/// Most files all fadvise ops name together, a directory counting every file below it: ten
+/// million (each op keeps the list of its files).
+pub const MAX_FADVISE_FILES: u64 = 10_000_000;
+
 /// Most ops of one task once `repeat`, `cp` and `grep` are expanded: two million (each
 /// expanded op is a value tree of a few hundred bytes while the scenario is built).
 pub const MAX_OPS_PER_TASK: usize = 2_000_000;
