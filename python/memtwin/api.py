@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
@@ -10,6 +11,53 @@ from memtwin import _memtwin
 from memtwin._memtwin import ScenarioError
 
 PathOrDict = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters, as the engine counts them) of byte `offset`
+    of `raw`, whose bytes before `offset` are valid UTF-8."""
+    start = raw.rfind(b"\n", 0, offset) + 1
+    return raw.count(b"\n", 0, offset) + 1, len(raw[start:offset].decode("utf-8")) + 1
+
+
+def _key_parts(path: str) -> list[str]:
+    """`published.figures.v."step one".m` as its keys, unquoted."""
+    parts, cur, quoted = [], "", False
+    for c in path:
+        if c == '"':
+            quoted = not quoted
+        elif c == "." and not quoted:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+    out = []
+    for part in parts + [cur]:
+        # `checks[1]`: the key, then the array index.
+        m = re.fullmatch(r"(.*?)((?:\[\d+\])+)", part)
+        if m:
+            out.append(m.group(1))
+            out += re.findall(r"\d+", m.group(2))
+        else:
+            out.append(part)
+    return [p for p in out if p != ""]
+
+
+def _located(e: ScenarioError, scn: "Scenario") -> ScenarioError:
+    """A [published] error of a file, which names its key path, re-placed at the
+    `file:line:col` where that key was written (the key path kept in the message)."""
+    try:
+        (where, message, fix), = e.args[1]
+    except (IndexError, TypeError, ValueError):
+        return e
+    prefix = f"{scn.source}: "
+    if not where.startswith(prefix):
+        return e
+    keypath = where[len(prefix):]
+    loc = scn.doc.locate(_key_parts(keypath))
+    if not loc:
+        return e
+    return _scenario_error(loc, f"{keypath}: {message}", fix)
 
 
 def _scenario_error(where: str, message: str, fix: str) -> ScenarioError:
@@ -65,7 +113,12 @@ def load(scenario: PathOrDict) -> Scenario:
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as e:
-            raise _scenario_error(path, f"the file is not UTF-8 text (byte {e.start})", "save the scenario as UTF-8 TOML") from None
+            line, col = _line_col(raw, e.start)
+            raise _scenario_error(
+                f"{path}:{line}:{col}",
+                f"the file is not UTF-8 text: byte 0x{raw[e.start]:02x} (offset {e.start}) is not part of a UTF-8 character",
+                "save the scenario as UTF-8 TOML (a scenario is a text file, like scenarios/seed000-memcg-reread.toml)",
+            ) from None
         scn = _from_doc(_memtwin.load_toml(text, path), path, os.path.basename(path))
     from memtwin.published import validate
 
@@ -74,7 +127,12 @@ def load(scenario: PathOrDict) -> Scenario:
     def steps_of(v: str) -> list:
         return list(scn.doc.step_names(None if v == "default" and not declared else v))
 
-    validate(scn.published, declared, scn.source, steps_of, set(_memtwin.metric_names()))
+    try:
+        validate(scn.published, declared, scn.source, steps_of, set(_memtwin.metric_names()))
+    except ScenarioError as e:
+        if isinstance(scenario, Mapping):
+            raise
+        raise _located(e, scn) from None
     if scn.published is None:
         scn.published = {}
     return scn

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -585,10 +586,13 @@ def test_directory_as_file(capsys, tmp_path, sim_calls, cmd):
 
 def test_not_utf8(capsys, tmp_path, sim_calls):
     path = tmp_path / "latin1.toml"
-    path.write_bytes(GOOD.replace('"broken"', '"caf\xe9"').encode("latin-1"))
+    text = GOOD.replace('"broken"', '"caf\xe9"')
+    path.write_bytes(text.encode("latin-1"))
     code, out, err = cli_run(capsys, "run", path)
     assert code == 2 and out == "" and sim_calls == []
-    assert err.splitlines()[0].startswith(f"{path}: error: the file is not UTF-8 text")
+    i = text.index("\xe9")
+    line, col = text.count("\n", 0, i) + 1, i - text.rfind("\n", 0, i)
+    assert err.splitlines()[0].startswith(f"{path}:{line}:{col}: error: the file is not UTF-8 text: byte 0xe9"), err
 
 
 def test_multiline_inline_table_in_ops(capsys, tmp_path):
@@ -659,7 +663,11 @@ def test_malformed_published_table_is_found_before_running(capsys, tmp_path, sim
     code, out, err = cli_run(capsys, *args)
     assert code == 2
     assert out == ""
-    assert err.splitlines() == [f"{path}: {where}: error: {message}", f"  fix: {fix}"]
+    # Placed at the file:line:col of the key path's deepest key (kept in the message).
+    m = re.fullmatch(rf"{re.escape(str(path))}:(\d+):(\d+): error: {re.escape(where)}: {re.escape(message)}", err.splitlines()[0])
+    assert m, err
+    assert int(m.group(1)) > text.replace(old, new)[: text.replace(old, new).index("[published")].count("\n"), err
+    assert err.splitlines()[1:] == [f"  fix: {fix}"]
     assert sim_calls == []
     assert not (tmp_path / "out.json").exists()
 
@@ -670,7 +678,8 @@ def test_check_naming_a_variant_in_a_scenario_without_variants(capsys, tmp_path,
                     'a = "fast/read 1/elapsed_s"\nb = "default/read 1/elapsed_s"\nmin = 2\n')
     code, out, err = cli_run(capsys, "compare", path, "--check")
     assert code == 2 and out == "" and sim_calls == []
-    assert err.splitlines()[0] == f"{path}: published.checks[0]: error: `fast/read 1/elapsed_s` names no declared variant"
+    line = GOOD[: GOOD.index("[variants.fast]")].count("\n") + 2
+    assert err.splitlines()[0] == f"{path}:{line}:1: error: published.checks[0]: `fast/read 1/elapsed_s` names no declared variant"
     assert err.splitlines()[1].startswith("  fix: ")
 
 
@@ -683,7 +692,7 @@ def test_check_naming_an_unknown_metric_or_step_is_found_before_running(capsys, 
     code, out, err = cli_run(capsys, "compare", path)
     assert code == 2
     assert out == "" and sim_calls == []
-    assert err.splitlines()[0].startswith(f"{path}: published.checks[1]: error: ")
+    assert re.match(rf"{re.escape(str(path))}:\d+:\d+: error: published.checks\[1\]: ", err.splitlines()[0]), err
 
 
 # --------------------------------------------------------------------------------------------

@@ -160,7 +160,7 @@ impl Kernel {
         if page.test(pg::ANON) {
             self.vmas[page.mapping.0 as usize].pages[page.index as usize] = new;
         } else {
-            self.mappings[page.mapping.idx()].slots[page.index as usize] = crate::filemap::Slot::page(new);
+            self.mappings[page.mapping.idx()].replace_slot(page.index, crate::filemap::Slot::page(new));
         }
         self.pages.free(old);
     }

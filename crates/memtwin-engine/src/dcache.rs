@@ -282,9 +282,9 @@ impl Kernel {
         }
         let mut moved = 0u64;
         for m in &mut self.mappings {
-            for node in &mut m.nodes {
-                if node.charged == memcg {
-                    node.charged = parent;
+            for leaf in m.xa.leaves_mut() {
+                if leaf.node.charged == memcg {
+                    leaf.node.charged = parent;
                     moved += 1;
                 }
             }

@@ -64,15 +64,11 @@ impl Kernel {
                 // __filemap_fdatawrite_range(mapping, offset, endbyte, WB_SYNC_NONE): writeback
                 // of the range only starts; its pages are under writeback during this call
                 // (PG_writeback) and cannot be dropped by it.
-                let len = self.mappings[inode.idx()].slots.len() as u32;
-                if len == 0 {
-                    return InvalidateStats::default();
-                }
-                let last = last.min(len - 1);
                 if first > last {
                     return InvalidateStats::default();
                 }
-                let any_dirty = (first..=last).any(|i| self.mappings[inode.idx()].lookup(i).is_some_and(|p| self.pages[p].test(pg::DIRTY)));
+                let m = &self.mappings[inode.idx()];
+                let any_dirty = m.nrdirty > 0 && m.entries(first, last).any(|(_, s)| s.as_page().is_some_and(|p| self.pages[p].test(pg::DIRTY)));
                 if any_dirty {
                     self.writeback_range(inode, first, last, u64::MAX);
                     if self.mappings[inode.idx()].nrdirty == 0 {
@@ -93,11 +89,9 @@ impl Kernel {
     /// deactivated (`deactivate_file_folio()`).
     pub fn mapping_try_invalidate(&mut self, inode: InodeId, first: u32, last: u32) -> InvalidateStats {
         let mut st = InvalidateStats::default();
-        let len = self.mappings[inode.idx()].slots.len() as u32;
-        if len == 0 {
-            return st;
-        }
-        for i in first..=last.min(len - 1) {
+        let mut from = Some(first);
+        while let Some(i) = from.and_then(|f| self.mappings[inode.idx()].next_entry(f, last)) {
+            from = i.checked_add(1);
             let slot = self.mappings[inode.idx()].slot(i);
             if slot.as_shadow().is_some() {
                 self.clear_shadow_entry(inode, i);

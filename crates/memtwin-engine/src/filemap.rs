@@ -1,9 +1,9 @@
 //! The page cache of each file and the buffered read and write paths (mm/filemap.c).
 //!
-//! An [`AddressSpace`] holds one slot per page of the file, like the kernel's xarray: empty, a
-//! resident page, or a shadow entry left by reclaim (see [`crate::workingset`]). The slot
-//! array is allocated when the file is first touched and grows with it; unlike the xarray it
-//! is flat, which makes a lookup one load.
+//! An [`AddressSpace`] holds one slot per page of the file in an xarray ([`crate::xarray`]):
+//! empty, a resident page, or a shadow entry left by reclaim (see [`crate::workingset`]).
+//! Its 64-slot nodes exist only where entries are, so a mapping costs the host memory in
+//! proportion to its resident pages and shadow entries, not to the file's size.
 
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
@@ -15,29 +15,8 @@ use crate::slab::RADIX_TREE_NODE_SIZE;
 use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
-/// One xarray slot: 0 = empty, even = a page (`(id + 1) << 1`), odd = a shadow entry.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub struct Slot(pub u64);
-
-impl Slot {
-    /// An empty slot.
-    pub const EMPTY: Slot = Slot(0);
-    /// A slot holding `page`.
-    #[inline(always)]
-    pub fn page(page: PageId) -> Slot {
-        Slot(((page.0 as u64) + 1) << 1)
-    }
-    /// The page in this slot, if any.
-    #[inline(always)]
-    pub fn as_page(self) -> Option<PageId> {
-        (self.0 != 0 && self.0 & 1 == 0).then(|| PageId(((self.0 >> 1) - 1) as u32))
-    }
-    /// The shadow entry in this slot, if any (`xa_is_value()`).
-    #[inline(always)]
-    pub fn as_shadow(self) -> Option<u64> {
-        (self.0 & 1 == 1).then_some(self.0)
-    }
-}
+pub use crate::xarray::{Slot, XaNode, XA_CHUNK_SHIFT};
+use crate::xarray::XArray;
 
 /// A read request in flight: pages `start..end` are locked until `done`.
 #[derive(Copy, Clone, Debug)]
@@ -50,38 +29,16 @@ pub struct Inflight {
     pub done: Nanos,
 }
 
-/// Slots per xarray node (`XA_CHUNK_SIZE`, 1 << `XA_CHUNK_SHIFT` = 64).
-pub const XA_CHUNK_SHIFT: u32 = 6;
-
-/// Occupancy of one 64-slot xarray node: what `workingset_update_node()` looks at to put a
-/// node holding only shadow entries on the shadow-node list_lru.
-#[derive(Copy, Clone, Debug)]
-pub struct XaNode {
-    /// Pages in the node (`node->count - node->nr_values`).
-    pub pages: u8,
-    /// Shadow entries in the node (`node->nr_values`).
-    pub shadows: u8,
-    /// On a memcg's shadow-node list.
-    pub on_lru: bool,
-    /// Bumped each time the node goes on a list, to recognise stale list entries.
-    pub gen: u32,
-    /// The memcg whose shadow-node list holds the node.
-    pub owner: MemcgId,
-    /// The memcg the node's slab object is charged to (`NONE`: not charged).
-    pub charged: MemcgId,
-}
-
-impl Default for XaNode {
-    fn default() -> Self {
-        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE }
-    }
-}
-
 /// `struct address_space`.
 #[derive(Clone, Debug, Default)]
 pub struct AddressSpace {
     /// `i_pages`.
-    pub slots: Vec<Slot>,
+    pub xa: XArray,
+    /// One past the highest index an insert was ever prepared for: no entry lies at or
+    /// beyond it (bounds the scans of writeback).
+    pub extent: u64,
+    /// The last shadow-list generation given to one of the mapping's nodes ([`XaNode::gen`]).
+    pub gen_seq: u32,
     /// `nrpages`: resident pages.
     pub nrpages: u64,
     /// Shadow entries held (`nr_shadows` in older kernels' `nrexceptional`).
@@ -93,15 +50,55 @@ pub struct AddressSpace {
     pub dirty_hint: u32,
     /// Read requests not yet known to be complete.
     pub inflight: Vec<Inflight>,
-    /// Per 64-slot node occupancy, for the shadow-node shrinker.
-    pub nodes: Vec<XaNode>,
 }
 
 impl AddressSpace {
-    /// The slot of page `index` (empty beyond the array).
+    /// The slot of page `index` (`xa_load()`).
     #[inline(always)]
     pub fn slot(&self, index: u32) -> Slot {
-        self.slots.get(index as usize).copied().unwrap_or(Slot::EMPTY)
+        self.xa.get(index)
+    }
+
+    /// Replace the entry of an occupied slot (`xas_store()` over an existing entry, as
+    /// migration does).
+    pub fn replace_slot(&mut self, index: u32, slot: Slot) {
+        let id = self.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("replace_slot() on an empty range");
+        self.xa.leaf_mut(id).slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize] = slot;
+    }
+
+    /// The node of 64-slot range `chunk`, if it is allocated (`xas_load()` to shift 0, the
+    /// `xa_node` the kernel's workingset code reaches through `xas.xa_node`).
+    #[inline]
+    pub fn node(&self, chunk: u32) -> Option<&XaNode> {
+        self.xa.leaf_id(chunk).map(|id| &self.xa.leaf(id).node)
+    }
+
+    /// The node of 64-slot range `chunk`, if it is allocated, to change.
+    #[inline]
+    pub fn node_mut(&mut self, chunk: u32) -> Option<&mut XaNode> {
+        self.xa.leaf_id(chunk).map(|id| &mut self.xa.leaf_mut(id).node)
+    }
+
+    /// Every allocated node as (range, occupancy), in no particular order (what
+    /// `xas_for_each()` visits, for the reparenting and invariant walks).
+    pub fn xa_nodes(&self) -> impl Iterator<Item = (u32, &XaNode)> {
+        self.xa.leaves().map(|l| (l.chunk, &l.node))
+    }
+
+    /// The first index of `from..=last` holding an entry (a page or a shadow), `xa_find()`.
+    #[inline]
+    pub fn next_entry(&self, from: u32, last: u32) -> Option<u32> {
+        self.xa.next_entry(from, last)
+    }
+
+    /// The entries of `first..=last` as (index, slot), in index order (`xa_for_each_range()`).
+    pub fn entries(&self, first: u32, last: u32) -> impl Iterator<Item = (u32, Slot)> + '_ {
+        let mut from = Some(first);
+        std::iter::from_fn(move || {
+            let i = self.next_entry(from?, last)?;
+            from = i.checked_add(1);
+            Some((i, self.slot(i)))
+        })
     }
 
     /// `filemap_get_folio()` without side effects.
@@ -111,10 +108,7 @@ impl AddressSpace {
     }
 
     fn ensure(&mut self, index: u32) {
-        if index as usize >= self.slots.len() {
-            self.slots.resize(index as usize + 1, Slot::EMPTY);
-            self.nodes.resize((index >> XA_CHUNK_SHIFT) as usize + 1, XaNode::default());
-        }
+        self.extent = self.extent.max(index as u64 + 1);
     }
 
     /// Completion time of the newest in-flight read covering `index`.
@@ -136,16 +130,15 @@ impl AddressSpace {
         let occupied = self.slot(index) != Slot::EMPTY;
         let after = entries + !occupied as u64;
         let head_only_after = after == 1 && index == 0;
-        let n = &self.nodes[(index >> XA_CHUNK_SHIFT) as usize];
-        let need_chunk = n.pages == 0 && n.shadows == 0 && !head_only_after;
+        let empty = self.node(index >> XA_CHUNK_SHIFT).is_none_or(|n| n.pages == 0 && n.shadows == 0);
+        let need_chunk = empty && !head_only_after;
         let need_zero = self.head_only() && !head_only_after;
         (need_chunk, need_zero)
     }
 
     /// Host bytes of this mapping.
     pub fn host_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.nodes.capacity() * std::mem::size_of::<XaNode>()
+        self.xa.host_bytes()
             + self.inflight.capacity() * std::mem::size_of::<Inflight>()
     }
 }
@@ -201,7 +194,7 @@ impl Kernel {
             self.free_page(page);
             return Err(e.into());
         }
-        let chunk = (index >> XA_CHUNK_SHIFT) as usize;
+        let chunk = index >> XA_CHUNK_SHIFT;
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
         let Some((need_chunk, need_zero)) = self.xas_nomem(inode, index, node_memcg, may_reclaim) else {
             self.mem_cgroup_uncharge(page);
@@ -209,14 +202,16 @@ impl Kernel {
             return Err(IoError::Oom);
         };
         let m = &mut self.mappings[inode.idx()];
-        let old = m.slots[index as usize];
-        m.slots[index as usize] = Slot::page(page);
+        if need_zero {
+            m.node_mut(0).expect("a lone entry at index 0 has its range's node").charged = node_memcg;
+        }
+        let leaf = m.xa.create(chunk);
+        let leaf = m.xa.leaf_mut(leaf);
+        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+        let old = std::mem::replace(slot, Slot::page(page));
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
-        if need_zero {
-            m.nodes[0].charged = node_memcg;
-        }
-        let node = &mut m.nodes[chunk];
+        let node = &mut leaf.node;
         node.pages += 1;
         if need_chunk {
             node.charged = node_memcg;
@@ -256,15 +251,17 @@ impl Kernel {
     pub fn filemap_remove_folio(&mut self, page: PageId, shadow: Option<u64>) {
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         let m = &mut self.mappings[inode.idx()];
-        debug_assert_eq!(m.slots[index as usize].as_page(), Some(page));
+        let leaf = m.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
+        let leaf = m.xa.leaf_mut(leaf);
+        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+        debug_assert_eq!(slot.as_page(), Some(page));
         m.nrpages -= 1;
         self.vmstat.nr_file_pages -= 1;
-        let node = &mut m.nodes[(index >> XA_CHUNK_SHIFT) as usize];
-        node.pages -= 1;
-        m.slots[index as usize] = match shadow {
+        leaf.node.pages -= 1;
+        *slot = match shadow {
             Some(s) => {
                 m.nrshadows += 1;
-                node.shadows += 1;
+                leaf.node.shadows += 1;
                 Slot(s)
             }
             None => Slot::EMPTY,
@@ -306,18 +303,20 @@ impl Kernel {
 
     /// The slab object of `inode`'s tree node for range `chunk` is freed: uncharge it from the
     /// memcg it was charged to.
-    pub fn xa_node_uncharge(&mut self, inode: InodeId, chunk: usize) {
-        let memcg = std::mem::replace(&mut self.mappings[inode.idx()].nodes[chunk].charged, MemcgId::NONE);
+    pub fn xa_node_uncharge(&mut self, inode: InodeId, chunk: u32) {
+        let node = self.mappings[inode.idx()].node_mut(chunk);
+        let memcg = node.map_or(MemcgId::NONE, |n| std::mem::replace(&mut n.charged, MemcgId::NONE));
         self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
     }
 
-    /// `xas_delete_node()`: a tree node left with no page and no shadow entry is freed; then
-    /// `xas_shrink()`.
+    /// `xas_delete_node()`: a tree node left with no page and no shadow entry is uncharged
+    /// and freed (its host memory too); then `xas_shrink()`.
     pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
-        let chunk = (index >> XA_CHUNK_SHIFT) as usize;
-        let node = &self.mappings[inode.idx()].nodes[chunk];
-        if node.pages == 0 && node.shadows == 0 {
+        let chunk = index >> XA_CHUNK_SHIFT;
+        let empty = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.pages == 0 && n.shadows == 0);
+        if empty {
             self.xa_node_uncharge(inode, chunk);
+            self.mappings[inode.idx()].xa.free_leaf(chunk);
         }
         self.xas_shrink(inode);
     }
@@ -390,7 +389,7 @@ impl Kernel {
         m.inflight.retain(|r| r.done > now);
         m.inflight.push(Inflight { start: index, end: index + nr, done });
         for i in index..index + nr {
-            if let Some(p) = m.slots[i as usize].as_page() {
+            if let Some(p) = m.lookup(i) {
                 self.pages[p].flags |= pg::LOCKED | pg::FRESH;
             }
         }

@@ -140,29 +140,35 @@ impl Kernel {
         self.check_lifecycle()?;
         self.check_directories()?;
         for (ino, m) in self.mappings.iter().enumerate() {
-            let pages = m.slots.iter().filter(|s| s.as_page().is_some()).count() as u64;
-            let shadows = m.slots.iter().filter(|s| s.as_shadow().is_some()).count() as u64;
-            if pages != m.nrpages || shadows != m.nrshadows {
-                return Err(format!("inode {ino}: nrpages {}/{} nrshadows {}/{}", m.nrpages, pages, m.nrshadows, shadows));
-            }
-            let below = (m.dirty_hint as usize).min(m.slots.len());
-            if let Some(i) = m.slots[..below].iter().position(|s| s.as_page().is_some_and(|p| self.pages[p].test(crate::mm_types::pg::DIRTY))) {
-                return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
-            }
-            for (c, node) in m.nodes.iter().enumerate() {
-                let start = c << XA_CHUNK_SHIFT;
-                let end = (start + (1 << XA_CHUNK_SHIFT)).min(m.slots.len());
-                let sl = &m.slots[start.min(end)..end];
-                let p = sl.iter().filter(|s| s.as_page().is_some()).count();
-                let s = sl.iter().filter(|s| s.as_shadow().is_some()).count();
+            let (mut pages, mut shadows) = (0u64, 0u64);
+            for leaf in m.xa.leaves() {
+                let (c, node) = (leaf.chunk, &leaf.node);
+                if m.xa.leaf_id(c).map(|id| m.xa.leaf(id).chunk) != Some(c) {
+                    return Err(format!("inode {ino} node {c}: not reachable from the tree's root"));
+                }
+                let p = leaf.slots.iter().filter(|s| s.as_page().is_some()).count();
+                let s = leaf.slots.iter().filter(|s| s.as_shadow().is_some()).count();
+                pages += p as u64;
+                shadows += s as u64;
                 if p != node.pages as usize || s != node.shadows as usize {
                     return Err(format!("inode {ino} node {c}: counts {}/{} {}/{}", node.pages, p, node.shadows, s));
                 }
-                if p == 0 && s == 0 && node.charged != crate::types::MemcgId::NONE {
-                    return Err(format!("inode {ino} node {c}: empty but still charged"));
+                if p == 0 && s == 0 {
+                    return Err(format!("inode {ino} node {c}: empty but not freed"));
+                }
+                if (c as u64) << XA_CHUNK_SHIFT >= m.extent {
+                    return Err(format!("inode {ino} node {c}: beyond the mapping's extent {}", m.extent));
                 }
                 if c == 0 && m.head_only() && node.charged != crate::types::MemcgId::NONE {
                     return Err(format!("inode {ino}: a lone entry at index 0 lives in the head, but node 0 is charged"));
+                }
+            }
+            if pages != m.nrpages || shadows != m.nrshadows {
+                return Err(format!("inode {ino}: nrpages {}/{} nrshadows {}/{}", m.nrpages, pages, m.nrshadows, shadows));
+            }
+            if m.dirty_hint > 0 {
+                if let Some((i, _)) = m.entries(0, m.dirty_hint - 1).find(|(_, s)| s.as_page().is_some_and(|p| self.pages[p].test(crate::mm_types::pg::DIRTY))) {
+                    return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
                 }
             }
         }

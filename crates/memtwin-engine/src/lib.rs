@@ -37,6 +37,7 @@ pub mod types;
 pub mod vmscan;
 pub mod vmstat;
 pub mod workingset;
+pub mod xarray;
 
 pub use scenario::{Document, Scenario, ScenarioError, ScenarioErrors};
 pub use sched::{simulate, Interrupted, SimResult, Simulation};

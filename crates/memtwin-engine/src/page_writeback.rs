@@ -298,7 +298,8 @@ impl Kernel {
     pub fn writeback_range(&mut self, inode: InodeId, first: u32, last: u32, nr: u64) -> (u64, u64) {
         let mut written = 0;
         let mut done = 0;
-        let len = (self.mappings[inode.idx()].slots.len() as u32).min(last.saturating_add(1));
+        let extent = self.mappings[inode.idx()].extent.min(u32::MAX as u64) as u32;
+        let len = extent.min(last.saturating_add(1));
         let mut run: Option<(u32, u32)> = None;
         // Pages below the dirty hint are clean: the tagged lookup skips them.
         let hint = self.mappings[inode.idx()].dirty_hint;
@@ -322,6 +323,11 @@ impl Kernel {
                 (None, Some((s, n))) => {
                     done = done.max(self.submit_write(inode, s, n));
                     run = None;
+                }
+                (None, None) if i < len => {
+                    // Skip the empty ranges: only an entry can be a dirty page.
+                    i = self.mappings[inode.idx()].next_entry(i + 1, len - 1).unwrap_or(len);
+                    continue;
                 }
                 (None, None) => {}
             }

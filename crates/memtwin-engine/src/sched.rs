@@ -105,6 +105,9 @@ pub struct Simulation {
     steps: Vec<StepResult>,
     series: Series,
     next_sample: Nanos,
+    /// The time series' sample interval: the scenario's, doubled each time the series would
+    /// pass [`MAX_SAMPLES`] rows.
+    sample_interval: Nanos,
     rng: Rng,
     /// Work units (pages) done and planned, for progress reports.
     work_done: u64,
@@ -248,6 +251,7 @@ impl Simulation {
             steps: vec![],
             series,
             next_sample: 0,
+            sample_interval: scn.sample_interval,
             rng: Rng::new(scn.seed),
             work_done: 0,
             work_total: work_total.max(1),
@@ -275,7 +279,15 @@ impl Simulation {
         while self.next_sample <= t_now {
             self.kernel.now = self.next_sample;
             self.series.sample(&self.kernel, self.next_sample);
-            self.next_sample += self.scenario.sample_interval;
+            if self.series.rows.len() >= MAX_SAMPLES {
+                // A run far longer than its sample interval: keep every other row and sample
+                // half as often, so the series stays a regular grid over the whole run.
+                self.series.rows = std::mem::take(&mut self.series.rows).into_iter().step_by(2).collect();
+                self.sample_interval *= 2;
+                self.next_sample = (self.series.rows.len() as u64) * self.sample_interval;
+                continue;
+            }
+            self.next_sample += self.sample_interval;
         }
         self.run_quantum(ti);
         let t = &self.tasks[ti];
@@ -289,10 +301,16 @@ impl Simulation {
     /// [`Interrupted`] as soon as `progress` returns false.
     pub fn run(mut self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, Interrupted> {
         let mut n = 0u64;
+        let mut reported = 0u64;
         while self.step() {
             n += 1;
-            if n.is_multiple_of(2048) && !progress(self.work_done.min(self.work_total), self.work_total) {
-                return Err(Interrupted);
+            // Every 2048 syscalls, and every PROGRESS_PAGES pages of work, so that a few huge
+            // reads report as they go too.
+            if n.is_multiple_of(2048) || self.work_done - reported >= PROGRESS_PAGES {
+                reported = self.work_done;
+                if !progress(self.work_done.min(self.work_total), self.work_total) {
+                    return Err(Interrupted);
+                }
             }
         }
         progress(self.work_total, self.work_total);
@@ -338,18 +356,14 @@ impl Simulation {
     fn op_failed(&mut self, ti: usize, op: &crate::scenario::model::OpSpec, e: crate::cgroup::Errno) {
         self.nr_errors += 1;
         if self.errors.len() < 100 {
-            let what = match &op.kind {
-                OpKind::Move { cgroup } => format!("move to {cgroup}"),
-                OpKind::Mkdir { cgroup } => format!("mkdir {cgroup}"),
-                OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
-                other => format!("{other:?}"),
-            };
+            let what = op.kind.describe(&self.scenario.files);
             // Errno's own text speaks of cgroups; say what it means for the other ops.
             use crate::cgroup::Errno;
             let why = match (&op.kind, e) {
                 (OpKind::Mmap { .. }, Errno::EEXIST) => "EEXIST (the task already has a live mapping of that name)".to_string(),
                 (OpKind::Munmap { .. } | OpKind::Touch { .. }, Errno::ENOENT) => "ENOENT (the task has no live mapping of that name)".to_string(),
                 (OpKind::Fadvise { .. }, Errno::ENOENT) => "ENOENT (no such directory)".to_string(),
+                (_, Errno::ENOMEM) => self.enomem_why(self.tasks[ti].memcg),
                 _ => e.to_string(),
             };
             self.errors.push(format!(
@@ -360,6 +374,30 @@ impl Simulation {
                 self.tasks[ti].pc
             ));
         }
+    }
+
+    /// Why a charge to `memcg` failed, in the scenario's terms: a memcg (or an ancestor) with
+    /// a limit of 0 can hold nothing. The kernel accepts such a limit on an empty group
+    /// (`mem_cgroup_resize_max()` only fails, with EBUSY, when usage cannot be brought under
+    /// it); the task's first charge then finds no room and no way to reclaim any
+    /// (`try_charge_memcg()`): the memcg OOM killer kills it, or the allocation fails.
+    fn enomem_why(&self, memcg: MemcgId) -> String {
+        let file = match self.scenario.cgroup_version {
+            crate::memcontrol::CgroupVersion::V1 => "memory.limit_in_bytes",
+            crate::memcontrol::CgroupVersion::V2 => "memory.max",
+        };
+        let mut cur = Some(memcg);
+        while let Some(m) = cur {
+            let mc = self.kernel.memcgs.get(m);
+            if mc.counter.max == 0 {
+                return format!(
+                    "ENOMEM: cgroup `{}` has {file} = 0, so nothing can be charged to it (the kernel accepts a 0 limit on an empty cgroup; a task's first charge there fails and the memcg OOM killer kills it). Write {file} = \"max\" for no limit, or a size such as \"100M\"",
+                    mc.path.trim_start_matches('/'),
+                );
+            }
+            cur = mc.parent;
+        }
+        crate::cgroup::Errno::ENOMEM.to_string()
     }
 
     fn enter(&mut self, ti: usize) {
@@ -806,6 +844,16 @@ impl Simulation {
         });
     }
 }
+
+/// Most rows the time series keeps (100 000, a few MiB): a run longer than
+/// `report.sample_interval` times this has its series thinned to every other row and its
+/// interval doubled, as often as needed, instead of growing with the virtual time (a year-long
+/// sleep sampled every 100 ms would take 300 million rows).
+pub const MAX_SAMPLES: usize = 100_000;
+
+/// Pages of work (page events) between two progress reports at most, whatever the syscalls'
+/// sizes: 1 Mi page events, a few milliseconds of engine time.
+pub const PROGRESS_PAGES: u64 = 1 << 20;
 
 /// The caller's progress callback asked the run to stop.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -12,9 +12,10 @@ impl Kernel {
     /// (`folio_wait_locked()`, `folio_wait_writeback()`); dirty pages are cancelled, not
     /// written (`folio_cancel_dirty()`). Returns the pages dropped.
     pub fn truncate_inode_pages(&mut self, inode: InodeId) -> u64 {
-        let len = self.mappings[inode.idx()].slots.len() as u32;
         let mut dropped = 0;
-        for i in 0..len {
+        let mut from = Some(0u32);
+        while let Some(i) = from.and_then(|f| self.mappings[inode.idx()].next_entry(f, u32::MAX)) {
+            from = i.checked_add(1);
             let slot = self.mappings[inode.idx()].slot(i);
             if slot.as_shadow().is_some() {
                 self.clear_shadow_entry(inode, i);
@@ -53,11 +54,11 @@ impl Kernel {
     /// `clear_shadow_entries()` for one slot: forget the shadow entry at `index` of `inode`.
     pub fn clear_shadow_entry(&mut self, inode: InodeId, index: u32) {
         let m = &mut self.mappings[inode.idx()];
-        m.slots[index as usize] = Slot::EMPTY;
+        m.replace_slot(index, Slot::EMPTY);
         m.nrshadows -= 1;
-        let node = (index >> XA_CHUNK_SHIFT) as usize;
-        m.nodes[node].shadows -= 1;
-        let memcg = m.nodes[node].owner;
+        let node = m.node_mut(index >> XA_CHUNK_SHIFT).expect("a shadow entry's range has its node");
+        node.shadows -= 1;
+        let memcg = node.owner;
         self.workingset_update_node(inode, index, memcg);
         self.xa_node_free_if_empty(inode, index);
     }

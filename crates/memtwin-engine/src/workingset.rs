@@ -59,17 +59,19 @@ impl Kernel {
     /// limit reclaim keeps a memcg's shadow entries.)
     pub fn workingset_update_node(&mut self, inode: InodeId, index: u32, memcg: MemcgId) {
         let chunk = index >> XA_CHUNK_SHIFT;
-        let node = &mut self.mappings[inode.idx()].nodes[chunk as usize];
+        let mapping = &mut self.mappings[inode.idx()];
+        let Some(node) = mapping.node_mut(chunk) else { return };
         let shadow_only = node.pages == 0 && node.shadows > 0;
         if shadow_only && !node.on_lru {
-            node.on_lru = true;
-            node.gen = node.gen.wrapping_add(1);
-            let gen = node.gen;
             let m = if memcg == MemcgId::NONE || !self.profile.account_xa_nodes { MemcgId::ROOT } else { memcg };
+            node.on_lru = true;
+            node.owner = m;
+            mapping.gen_seq = mapping.gen_seq.wrapping_add(1);
+            let gen = mapping.gen_seq;
+            mapping.node_mut(chunk).expect("allocated").gen = gen;
             let list = &mut self.shadow_nodes[m.idx()];
             list.nodes.push_back((inode, chunk, gen));
             list.count += 1;
-            self.mappings[inode.idx()].nodes[chunk as usize].owner = m;
         } else if !shadow_only && node.on_lru {
             node.on_lru = false;
             let m = node.owner;
@@ -94,23 +96,25 @@ impl Kernel {
         };
         while self.shadow_nodes[memcg.idx()].count > max_nodes {
             let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
-            let node = self.mappings[inode.idx()].nodes[chunk as usize];
-            if !node.on_lru || node.gen != gen {
-                continue; // stale entry: the node left the list since
+            let live = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.on_lru && n.gen == gen);
+            if !live {
+                continue; // stale entry: the node left the list, or was freed, since
             }
             self.cpu(self.cost.scan_page);
             let m = &mut self.mappings[inode.idx()];
-            let start = (chunk << XA_CHUNK_SHIFT) as usize;
-            let end = (start + (1 << XA_CHUNK_SHIFT)).min(m.slots.len());
-            for slot in &mut m.slots[start..end] {
+            let leaf = m.xa.leaf_id(chunk).expect("a listed node is allocated");
+            let leaf = m.xa.leaf_mut(leaf);
+            debug_assert_eq!(leaf.node.pages, 0);
+            for slot in &mut leaf.slots {
                 if slot.as_shadow().is_some() {
                     *slot = crate::filemap::Slot::EMPTY;
                     m.nrshadows -= 1;
                 }
             }
-            self.xa_node_uncharge(inode, chunk as usize);
-            let m = &mut self.mappings[inode.idx()];
-            m.nodes[chunk as usize] = crate::filemap::XaNode { gen: node.gen, ..Default::default() };
+            leaf.node.shadows = 0;
+            leaf.node.on_lru = false;
+            self.xa_node_uncharge(inode, chunk);
+            self.mappings[inode.idx()].xa.free_leaf(chunk);
             self.xas_shrink(inode);
             self.shadow_nodes[memcg.idx()].count -= 1;
             self.vmstat.count(VmEvent::WorkingsetNodereclaim, 1);

@@ -134,6 +134,29 @@ impl Doc {
         self.doc.variants()
     }
 
+    /// Where the value at key path `path` (table keys, or array indices as numbers) was
+    /// written, as `file:line:col`: the deepest part of the path that exists. `None` when
+    /// not even its first key does.
+    fn locate(&self, path: Vec<String>) -> Option<String> {
+        let mut node = &self.doc.root;
+        let mut found = None;
+        for key in &path {
+            let next = match &node.v {
+                Val::Table(entries) => entries.iter().find(|(k, _, _)| k == key).map(|(_, _, v)| v),
+                Val::Arr(items) => key.trim_matches(|c| c == '[' || c == ']').parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(n) => {
+                    node = n;
+                    found = Some(self.doc.sources.describe(&n.loc));
+                }
+                None => break,
+            }
+        }
+        found
+    }
+
     /// Check the scenario with a variant and --set overrides applied, without running it.
     #[pyo3(signature = (variant=None, sets=Vec::new()))]
     fn check(&self, variant: Option<&str>, sets: Vec<String>) -> PyResult<String> {

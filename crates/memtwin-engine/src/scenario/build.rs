@@ -2,6 +2,7 @@
 //! overrides, check every key and value, resolve every name, and collect every problem with
 //! its place and a fix.
 
+use super::limits::*;
 use super::model::*;
 use super::units::{parse_duration, parse_size};
 use super::value::{merge, Loc, Node, ScenarioError, ScenarioErrors, Sources, Val};
@@ -13,10 +14,15 @@ const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts"
 pub(crate) struct Cx<'a> {
     pub sources: &'a Sources,
     pub errors: Vec<ScenarioError>,
+    /// Files named by the fadvise ops so far (a directory's count all of those below it).
+    pub fadvise_files: u64,
 }
 
 impl Cx<'_> {
     fn err(&mut self, loc: &Loc, message: impl Into<String>, fix: impl Into<String>) {
+        if self.errors.len() >= MAX_ERRORS {
+            return;
+        }
         self.errors.push(ScenarioError { location: self.sources.describe(loc), message: message.into(), fix: fix.into() });
     }
 }
@@ -176,6 +182,14 @@ const DURATION_FIX: &str = "write a duration with a unit: \"5ms\", \"100us\", \"
 fn get_duration(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
     match &n.v {
         Val::Str(s) => match parse_duration(s) {
+            Ok(v) if v > MAX_DURATION => {
+                cx.err(
+                    &n.loc,
+                    format!("{what} is \"{s}\", longer than the engine's limit of one year of virtual time"),
+                    "write a duration of at most \"8760h\" (the virtual clock counts nanoseconds in 64 bits)",
+                );
+                None
+            }
             Ok(v) => Some(v),
             Err(e) => {
                 cx.err(&n.loc, format!("{what}: {e}"), DURATION_FIX);
@@ -203,6 +217,14 @@ fn get_bandwidth(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
     let v = get_size(cx, n2, what)?;
     if v == 0 {
         cx.err(&n.loc, format!("{what} is zero"), "give the device a bandwidth above zero, e.g. \"100M\" (bytes per second)");
+        return None;
+    }
+    if v < MIN_BANDWIDTH {
+        cx.err(
+            &n.loc,
+            format!("{what} is {v} bytes per second, below the engine's smallest bandwidth of {MIN_BANDWIDTH} (one page a second)"),
+            "give the device at least \"4K\" per second, e.g. \"100M\"",
+        );
         return None;
     }
     Some(v)
@@ -240,7 +262,7 @@ pub fn variants(doc: &Node) -> Vec<(String, String)> {
 
 /// Apply `variant` and `sets` to `doc` and build the scenario.
 pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node]) -> Result<Scenario, ScenarioErrors> {
-    let mut cx = Cx { sources, errors: vec![] };
+    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0 };
     let Val::Table(top) = &doc.v else {
         cx.err(&doc.loc, "a scenario must be a table", "start the file with a [scenario] table");
         return Err(ScenarioErrors(cx.errors));
@@ -440,7 +462,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             if r < 16 << 20 {
                                 cx.err(&v.loc, format!("machine.ram is {r} bytes, too small to boot"), "give the machine at least \"16M\" of RAM");
                             }
-                            machine.ram = r;
+                            if r > MAX_RAM {
+                                cx.err(
+                                    &v.loc,
+                                    format!("machine.ram is {}, more than the engine can hold: at most {} (its page arena takes 24 bytes of host memory per simulated 4 KiB page, 6 GiB for 1 TiB)", human_size(r), human_size(MAX_RAM)),
+                                    "give the machine at most ram = \"1T\"; scale the scenario down (files, limits) with it",
+                                );
+                            } else {
+                                machine.ram = r;
+                            }
                         }
                     }
                     None => cx.err(&n.loc, "[machine] has no `ram`", "add ram = \"16G\" to [machine]"),
@@ -448,7 +478,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 if let Some(v) = t.get("cpus") {
                     match get_uint(cx, v, "machine.cpus") {
                         Some(0) => cx.err(&v.loc, "machine.cpus is 0", "give the machine at least one CPU"),
-                        Some(c) => machine.cpus = c.min(8192) as u32,
+                        Some(c) if c > MAX_CPUS => cx.err(
+                            &v.loc,
+                            format!("machine.cpus is {c}, more than the kernel's largest NR_CPUS ({MAX_CPUS}, x86_64 with CONFIG_MAXSMP)"),
+                            format!("give the machine at most cpus = {MAX_CPUS}"),
+                        ),
+                        Some(c) => machine.cpus = c as u32,
                         None => {}
                     }
                 }
@@ -489,6 +524,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 if let Some(v) = t.get("swap") {
                     machine.swap = get_size(cx, v, "machine.swap").unwrap_or(0);
+                    if machine.swap > MAX_FILE_SIZE {
+                        cx.err(
+                            &v.loc,
+                            format!("machine.swap is {}, more than the engine's largest swap area of {} (swap slots are numbered in 32 bits, as page indices)", human_size(machine.swap), human_size(MAX_FILE_SIZE)),
+                            "give the machine at most swap = \"8T\"",
+                        );
+                        machine.swap = 0;
+                    }
                     swap_loc = Some(v.loc.clone());
                 }
                 if let Some(v) = t.get("swap_device") {
@@ -504,7 +547,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     machine.boot_used = get_size(cx, v, "machine.boot_used").unwrap_or(0);
                 }
                 if let Some(v) = t.get("boot_superblocks") {
-                    machine.boot_superblocks = get_uint(cx, v, "machine.boot_superblocks").unwrap_or(0).min(1 << 20) as u32;
+                    match get_uint(cx, v, "machine.boot_superblocks") {
+                        Some(n) if n > MAX_MOUNTS => cx.err(
+                            &v.loc,
+                            format!("machine.boot_superblocks is {n}, more than the kernel mounts: fs.mount-max is {MAX_MOUNTS}"),
+                            format!("give at most boot_superblocks = {MAX_MOUNTS} (a booted system has a few dozen)"),
+                        ),
+                        Some(n) => machine.boot_superblocks = n as u32,
+                        None => {}
+                    }
                 }
                 t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
             }
@@ -542,7 +593,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         }
     }
     if machine.kernel_reserved >= machine.ram && machine.ram > 0 {
-        cx.err(&doc.loc, "machine.kernel_reserved is not below machine.ram", "lower machine.kernel_reserved or raise machine.ram");
+        let loc = match top.entries.iter().find(|(k, _, _)| k == "machine").map(|(_, _, m)| &m.v) {
+            Some(Val::Table(m)) => m.iter().find(|(k, _, _)| k == "kernel_reserved" || k == "node_reserved").map(|(_, _, v)| v.loc.clone()),
+            _ => None,
+        };
+        cx.err(loc.as_ref().unwrap_or(&doc.loc), "machine.kernel_reserved is not below machine.ram", "lower machine.kernel_reserved or raise machine.ram");
     }
 
     // [devices.NAME]
@@ -560,7 +615,17 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             };
             let write_bw = t.get("write_bw").and_then(|v| get_bandwidth(cx, v, &key("write_bw")));
             let seek = t.get("seek").and_then(|v| get_duration(cx, v, &key("seek"))).unwrap_or(0);
-            let read_ahead_kb = t.get("read_ahead_kb").and_then(|v| get_uint(cx, v, &key("read_ahead_kb"))).unwrap_or(128);
+            let read_ahead_kb = match t.get("read_ahead_kb") {
+                Some(v) => match get_uint(cx, v, &key("read_ahead_kb")) {
+                    Some(kb) if kb > MAX_READ_AHEAD_KB => {
+                        cx.err(&v.loc, format!("{} is {kb}, more than the engine's largest readahead window of {MAX_READ_AHEAD_KB} KiB (1 GiB)", key("read_ahead_kb")), "set read_ahead_kb to at most 1048576 (the kernel's default is 128)");
+                        128
+                    }
+                    Some(kb) => kb,
+                    None => 128,
+                },
+                None => 128,
+            };
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
             let rb = read_bw.unwrap_or(1);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
@@ -621,6 +686,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut cgroup_locs: Vec<Loc> = vec![];
     if let Some(n) = top.get("cgroups") {
         let entries = table_entries(cx, n, "cgroups");
+        if entries.len() > MAX_CGROUPS {
+            cx.err(&n.loc, format!("[cgroups] declares {} cgroups, more than memcg ids allow: {MAX_CGROUPS} (MEM_CGROUP_ID_MAX, 65535, less the root)", entries.len()), "declare fewer cgroups");
+        }
         for (cpath, kloc, cn) in entries {
             let path = cpath.trim_matches('/').to_string();
             let what = format!("[cgroups.\"{cpath}\"]");
@@ -718,14 +786,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     };
 
     // [files.PATH]
-    let mount_of = |path: &str, mounts: &[MountSpec]| -> Option<usize> {
-        mounts
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| path == m.path || path.starts_with(&format!("{}/", m.path)) || m.path.is_empty())
-            .max_by_key(|(_, m)| m.path.len())
-            .map(|(i, _)| i)
-    };
+    let mount_index = MountIndex::new(&mounts);
     // [dirs.PATH]: owner and mode of a directory, and optionally the files it holds.
     let mut dir_specs: Vec<DirSpec> = vec![];
     let mut dir_files: Vec<(String, Loc, u64, String, Option<u32>, u32)> = vec![];
@@ -745,18 +806,38 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if let Some(fnode) = t.get("files") {
                 let fwhat = format!("{what} files");
                 if let Some(mut ft) = Tab::new(cx, fnode, &fwhat) {
+                    let mut too_many = false;
                     let count = match ft.get("count") {
-                        Some(v) => get_uint(cx, v, &key("files.count")).unwrap_or(0),
+                        Some(v) => {
+                            let c = get_uint(cx, v, &key("files.count")).unwrap_or(0);
+                            if dir_files.len() as u64 + c > MAX_FILES as u64 {
+                                too_many = true;
+                                cx.err(
+                                    &v.loc,
+                                    format!("{} is {c}: the scenario's directories would hold more than the engine's limit of {MAX_FILES} files", key("files.count")),
+                                    format!("generate at most {MAX_FILES} files in all (each is an inode, a dentry and a mapping)"),
+                                );
+                            }
+                            c
+                        }
                         None => {
                             cx.err(&fnode.loc, format!("{fwhat} has no `count`"), "add count = 360 (files f1 ... f360)");
                             0
                         }
                     };
-                    if count > 1_000_000 {
-                        cx.err(&fnode.loc, format!("{fwhat}: count {count} is more than the engine takes"), "declare at most 1000000 files per directory");
-                    }
                     let size = match ft.get("size") {
-                        Some(v) => get_size(cx, v, &key("files.size")).unwrap_or(0),
+                        Some(v) => match get_size(cx, v, &key("files.size")) {
+                            Some(sz) if sz > MAX_FILE_SIZE => {
+                                cx.err(
+                                    &v.loc,
+                                    format!("{} is {}, larger than the engine's largest file of {} (page indices are 32-bit)", key("files.size"), human_size(sz), human_size(MAX_FILE_SIZE)),
+                                    "make the files at most size = \"8T\"",
+                                );
+                                0
+                            }
+                            Some(sz) => sz,
+                            None => 0,
+                        },
                         None => {
                             cx.err(&fnode.loc, format!("{fwhat} has no `size`"), "add size = \"2M\"");
                             0
@@ -772,7 +853,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     let fuid = ft.get("uid").and_then(|v| get_uint(cx, v, &key("files.uid"))).map(|u| u.min(u32::MAX as u64) as u32);
                     let fmode = ft.get("mode").and_then(|v| get_mode(cx, v, &key("files.mode"))).unwrap_or(0o644);
                     ft.finish(cx, &["count", "size", "name", "uid", "mode"]);
-                    if count <= 1_000_000 && name.contains("{i}") && !name.contains('/') {
+                    if !too_many && name.contains("{i}") && !name.contains('/') {
                         for i in 1..=count {
                             let base = if path == "/" { String::new() } else { path.clone() };
                             dir_files.push((format!("{base}/{}", name.replace("{i}", &i.to_string())), fnode.loc.clone(), size, path.clone(), fuid, fmode));
@@ -808,7 +889,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     0
                 }
             };
-            let on_mount = mount_of(fpath, &mounts);
+            let on_mount = mount_index.mount_of(fpath);
             let device = match t.get("device") {
                 Some(v) => get_str(cx, v, &key("device")).and_then(|d| match devices.iter().position(|x| x.name == d) {
                     Some(i) => Some(i),
@@ -832,17 +913,23 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             let uid = t.get("uid").and_then(|v| get_uint(cx, v, &key("uid"))).map(|u| u.min(u32::MAX as u64) as u32).unwrap_or_else(|| inherited_uid(fpath, &dir_specs));
             let mode = t.get("mode").and_then(|v| get_mode(cx, v, &key("mode"))).unwrap_or(0o644);
             t.finish(cx, &["size", "device", "uid", "mode"]);
-            if size > (u32::MAX as u64 - 1) * crate::types::PAGE_SIZE {
-                cx.err(kloc, format!("{what} is larger than the engine's 16 TiB file limit"), "make the file smaller than 16T");
+            if size > MAX_FILE_SIZE {
+                let loc = t.entries.iter().find(|(k, _, _)| k == "size").map(|(_, _, v)| v.loc.clone()).unwrap_or_else(|| kloc.clone());
+                cx.err(
+                    &loc,
+                    format!("{} is {}, larger than the engine's largest file of {} (page indices are 32-bit)", key("size"), human_size(size), human_size(MAX_FILE_SIZE)),
+                    "make the file at most size = \"8T\"",
+                );
             }
             files.push(FileSpec { path: fpath.clone(), size, device, uid, mode, created: false });
         }
     }
+    let mut file_paths: std::collections::HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
     for (fpath, loc, size, dpath, fuid, fmode) in dir_files {
-        if files.iter().any(|f| f.path == fpath) {
+        if file_paths.contains(&fpath) {
             continue; // a [files] entry of the same path overrides the generated one
         }
-        let device = match mount_of(&fpath, &mounts) {
+        let device = match mount_index.mount_of(&fpath) {
             Some(m) => mounts[m].device,
             None if devices.len() == 1 => Some(0),
             None => {
@@ -851,12 +938,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         };
         let uid = fuid.unwrap_or_else(|| inherited_uid(&fpath, &dir_specs));
+        file_paths.insert(fpath.clone());
         files.push(FileSpec { path: fpath, size, device, uid, mode: fmode, created: false });
     }
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
     // scripts create, then check every op against what exists or will.
     let mut expanded: Vec<ExpandedTask> = vec![];
+    let mut total_ops = 0usize;
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -889,7 +978,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
             }
             t.finish(cx, &["cgroup", "ops", "start", "uid", "node"]);
-            let ops = expand_tree_ops(cx, ops, &files);
+            let mut ops = expand_tree_ops(cx, ops, &files);
+            total_ops += ops.len();
+            if total_ops > MAX_OPS {
+                cx.err(kloc, format!("{what}: the tasks' ops, expanded, number more than the engine's limit of {MAX_OPS}"), "repeat fewer times, or run fewer tasks");
+                ops.clear();
+            }
             expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid, node), ops));
         }
     }
@@ -901,6 +995,23 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         let Val::Table(e) = &n.v else { return false };
         e.iter().any(|(k, _, v)| k == key && v.v == Val::Bool(true))
     };
+    // Mounted file systems stay below fs.mount-max.
+    let mut nr_mounts = machine.boot_superblocks as u64 + devices.len() as u64 + mounts.len() as u64;
+    'mounts: for (tname, _, _, _, ops) in &expanded {
+        for (n, _, label) in ops {
+            if op_str(n, "op").as_deref() == Some("mount") {
+                nr_mounts += 1;
+                if nr_mounts > MAX_MOUNTS {
+                    cx.err(
+                        &n.loc,
+                        format!("{label}: task `{tname}` mounts the scenario's file system number {nr_mounts}, more than fs.mount-max ({MAX_MOUNTS}) allows"),
+                        format!("mount fewer file systems: at most {MAX_MOUNTS} with the booted system's and the devices'"),
+                    );
+                    break 'mounts;
+                }
+            }
+        }
+    }
     let mut dyn_cgroups: Vec<String> = vec![];
     let mut dyn_mounts: Vec<MountSpec> = vec![];
     for (_, _, _, _, ops) in &expanded {
@@ -924,13 +1035,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     dyn_cgroups.dedup();
     // Directories a task's file creation implies are the task's, as `mkdir -p` makes them.
     let mut created_dirs: Vec<DirSpec> = vec![];
+    let mut created_dir_paths: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (_, _, _, (_, task_uid, _), ops) in &expanded {
         for (n, _, _) in ops {
             if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
                 if let Some(f) = op_str(n, "file") {
-                    if !files.iter().any(|x| x.path == f) {
+                    if !file_paths.contains(&f) {
                         let mut d = crate::fs::parent_path(&f).to_string();
-                        while d != "/" && !created_dirs.iter().any(|x| x.path == d) {
+                        while d != "/" && !created_dir_paths.contains(&d) {
+                            created_dir_paths.insert(d.clone());
                             created_dirs.push(DirSpec { path: d.clone(), uid: *task_uid, mode: 0o755 });
                             d = crate::fs::parent_path(&d).to_string();
                         }
@@ -939,19 +1052,26 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
     }
+    let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
+    let all_mount_index = MountIndex::new(&all_mounts);
     for (_, _, _, (_, task_uid, _), ops) in &expanded {
         for (n, _, _) in ops {
             if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
                 if let Some(f) = op_str(n, "file") {
-                    if files.iter().any(|x| x.path == f) {
+                    if file_paths.contains(&f) {
                         continue;
                     }
-                    let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
-                    match mount_of(&f, &all_mounts) {
+                    match all_mount_index.mount_of(&f) {
                         // inode_init_owner(): the creating task's fsuid; mode 0666 & ~umask 022.
-                        Some(m) => files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true }),
+                        Some(m) => {
+                            file_paths.insert(f.clone());
+                            files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true })
+                        }
                         // With a single disk, files outside any mount live on it.
-                        None if devices.len() == 1 => files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true }),
+                        None if devices.len() == 1 => {
+                            file_paths.insert(f.clone());
+                            files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true })
+                        }
                         None => cx.err(
                             &n.loc,
                             format!("`{f}` is created here, but no mount holds it"),
@@ -962,14 +1082,45 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
         }
     }
+    if files.len() > MAX_FILES {
+        let loc = top.entries.iter().find(|(k, _, _)| k == "files").map(|(_, l, _)| l.clone()).unwrap_or_else(|| doc.loc.clone());
+        cx.err(&loc, format!("the scenario has {} files, more than the engine's limit of {MAX_FILES}", files.len()), "declare, generate and create fewer files");
+    }
     let dirs = all_dirs(cx, top.get("dirs"), dir_specs, created_dirs, &files);
-    let known = Known { files: &files, cgroups: &cgroups, dyn_cgroups: &dyn_cgroups, dirs: &dirs };
+    let mut file_index = std::collections::HashMap::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        file_index.entry(f.path.as_str()).or_insert(i);
+    }
+    let mut sorted_files: Vec<(&str, usize)> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+    sorted_files.sort_unstable();
+    let dir_paths = dirs.iter().map(|d| d.path.as_str()).collect();
+    let known = Known {
+        files: &files,
+        cgroups: &cgroups,
+        dyn_cgroups: &dyn_cgroups,
+        commit_limit: machine.ram.saturating_add(machine.swap),
+        file_index,
+        sorted_files,
+        dir_paths,
+    };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
         let mut out = vec![];
+        // The task's start and sleeps, added up, stay below MAX_TASK_SLEEP.
+        let mut slept = start.0;
         for (n, step, label) in ops.iter() {
             if let Some(op) = extract_op(cx, n, label, step, &known) {
+                if let OpKind::Sleep { duration } = op.kind {
+                    slept = slept.saturating_add(duration);
+                    if slept > MAX_TASK_SLEEP && slept - duration <= MAX_TASK_SLEEP {
+                        cx.err(
+                            &n.loc,
+                            format!("{label}: task `{tname}` has slept more than the engine's limit of 100 years of virtual time by here"),
+                            "sleep less: the virtual clock counts nanoseconds in 64 bits (584 years), and the ops' I/O needs room too",
+                        );
+                    }
+                }
                 out.push(op);
             }
         }
@@ -1129,6 +1280,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 /// the same script count as existing for later cp and grep ops.
 fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileSpec]) -> Vec<(Node, String, String)> {
     let mut known: Vec<(String, u64)> = files.iter().map(|f| (f.path.clone(), f.size)).collect();
+    let mut known_paths: std::collections::HashSet<String> = known.iter().map(|(p, _)| p.clone()).collect();
     let mut out = Vec::with_capacity(ops.len());
     let s = |v: &str| Val::Str(v.to_string());
     for (n, step, label) in ops {
@@ -1146,6 +1298,10 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
             let r = root.trim_end_matches('/');
             known.iter().filter(|(p, _)| p == r || p.starts_with(&format!("{r}/"))).cloned().collect()
         };
+        if out.len() > MAX_OPS_PER_TASK {
+            cx.err(&n.loc, format!("{label}: the task's copies and greps expand to more than the engine's limit of {MAX_OPS_PER_TASK} ops"), "copy or grep fewer files per task, or split the work over several tasks");
+            return out;
+        }
         match kind.as_deref() {
             Some("cp") => {
                 let (Some(src), Some(dst)) = (get("src"), get("dst")) else {
@@ -1169,7 +1325,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                         step.clone(),
                         label.clone(),
                     ));
-                    if !known.iter().any(|(k, _)| *k == q) {
+                    if known_paths.insert(q.clone()) {
                         known.push((q, size));
                     }
                 }
@@ -1215,17 +1371,46 @@ type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32, u32),
 /// What op references are checked against.
 struct Known<'a> {
     files: &'a [FileSpec],
-    dirs: &'a [DirSpec],
     cgroups: &'a [CgroupSpec],
     dyn_cgroups: &'a [String],
+    /// RAM + swap, bytes: the largest anonymous mapping the overcommit heuristic allows.
+    commit_limit: u64,
+    /// Each file's index in `files` by path (the first, for a path given twice).
+    file_index: std::collections::HashMap<&'a str, usize>,
+    /// (path, index) of every file, by path: the files below a directory are a range.
+    sorted_files: Vec<(&'a str, usize)>,
+    /// Every directory's path.
+    dir_paths: std::collections::HashSet<&'a str>,
+}
+
+/// The mounts by path: the mount a path lies on is its longest mount-point prefix (the last
+/// declared of equal ones), found by walking up the path, whatever the number of mounts.
+struct MountIndex(std::collections::HashMap<String, usize>);
+
+impl MountIndex {
+    fn new(mounts: &[MountSpec]) -> MountIndex {
+        MountIndex(mounts.iter().enumerate().map(|(i, m)| (m.path.clone(), i)).collect())
+    }
+
+    /// The mount holding `path`: itself a mount point, or below one (`""` is the root's).
+    fn mount_of(&self, path: &str) -> Option<usize> {
+        let mut p = path;
+        loop {
+            if let Some(&i) = self.0.get(p) {
+                return Some(i);
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return self.0.get("").copied(),
+            }
+        }
+    }
 }
 
 /// The fewest pages `node_reserved` may leave a node (256 KiB, what 16M of RAM gives each of
 /// 64 nodes).
 const MIN_NODE_PAGES: u64 = 64;
 
-/// The most ops one task may expand to (repeats included).
-const MAX_OPS_PER_TASK: usize = 2_000_000;
 
 /// Replace `{i}` in every string of `n` with `i`.
 fn subst(n: &Node, i: &str) -> Node {
@@ -1280,8 +1465,13 @@ fn expand_op(cx: &mut Cx, n: &Node, task: &str, i: usize, out: &mut Vec<(Node, S
         }
     };
     t.finish(cx, &["op", "step", "times", "ops"]);
-    if out.len() as u64 + times * inner.len() as u64 > MAX_OPS_PER_TASK as u64 {
-        cx.err(&n.loc, format!("{what} expands to more than {MAX_OPS_PER_TASK} ops"), "repeat fewer times, or split the work over several tasks");
+    if (out.len() as u64).saturating_add(times.saturating_mul(inner.len() as u64)) > MAX_OPS_PER_TASK as u64 {
+        let loc = entries.iter().find(|(k, _, _)| k == "times").map(|(_, _, v)| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+        cx.err(
+            &loc,
+            format!("{what}.times is {times}: the task would have more than the engine's limit of {MAX_OPS_PER_TASK} ops"),
+            "repeat fewer times, or split the work over several tasks",
+        );
         return;
     }
     for it in &inner {
@@ -1323,11 +1513,13 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             return None;
         };
         let s = get_str(cx, v, "file")?;
-        match files.iter().position(|f| f.path == s) {
-            Some(i) => Some(i),
+        match known.file_index.get(s) {
+            Some(&i) => Some(i),
             None => {
                 let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{}declare [files.\"{s}\"], create it with a write op (create = true), or use one of: {}", suggest(s, &names), names.join(", ")));
+                let list = if names.len() > 20 { format!("{}, ... ({} files)", names[..20].join(", "), names.len()) } else { names.join(", ") };
+                let hint = if names.len() > 10_000 { String::new() } else { suggest(s, &names) };
+                cx.err(&v.loc, format!("unknown file `{s}`"), format!("{hint}declare [files.\"{s}\"], create it with a write op (create = true), or use one of: {list}"));
                 None
             }
         }
@@ -1366,9 +1558,13 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             let file = file_of(cx, &mut t);
             let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
             let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
-            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10);
+            let bufsize = get_bufsize(cx, &mut t, &k("bufsize"));
             if bufsize == 0 {
                 cx.err(&n.loc, format!("{what}: bufsize is 0"), "read with a buffer of at least 1 byte, e.g. bufsize = \"128K\" (cat's)");
+            }
+            check_file_range(cx, &mut t, &k("offset"), offset, "offset");
+            if let Some(l) = length {
+                check_file_range(cx, &mut t, &k("length"), l, "length");
             }
             let pattern = match t.get("pattern") {
                 None => Pattern::Sequential,
@@ -1376,7 +1572,18 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     Some("sequential") => Pattern::Sequential,
                     Some("random") => {
                         let count = match t.get("count") {
-                            Some(c) => get_uint(cx, c, &k("count")).unwrap_or(1),
+                            Some(c) => match get_uint(cx, c, &k("count")) {
+                                Some(x) if x > MAX_RANDOM_READS => {
+                                    cx.err(
+                                        &c.loc,
+                                        format!("{} is {x}, more than the engine's limit of {MAX_RANDOM_READS} reads in one op", k("count")),
+                                        "read fewer times (each read is one read() syscall), or use several ops",
+                                    );
+                                    1
+                                }
+                                Some(x) => x,
+                                None => 1,
+                            },
                             None => {
                                 cx.err(&v.loc, "a random read needs `count`", "add count = 1000 (number of reads)");
                                 1
@@ -1418,7 +1625,17 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     0
                 }
             };
-            let bufsize = t.get("bufsize").and_then(|v| get_size(cx, v, &k("bufsize"))).unwrap_or(128 << 10).max(1);
+            let bufsize = get_bufsize(cx, &mut t, &k("bufsize")).max(1);
+            check_file_range(cx, &mut t, &k("offset"), offset, "offset");
+            check_file_range(cx, &mut t, &k("length"), length, "length");
+            if offset.saturating_add(length) > MAX_FILE_SIZE && offset <= MAX_FILE_SIZE && length <= MAX_FILE_SIZE {
+                let loc = t.entries.iter().find(|(kk, _, _)| kk == "length").map(|(_, _, v)| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+                cx.err(
+                    &loc,
+                    format!("{what}: the write ends at byte {}, beyond the engine's largest file of {} (page indices are 32-bit)", offset.saturating_add(length), human_size(MAX_FILE_SIZE)),
+                    "write less, or at a lower offset, so that offset + length is at most \"8T\"",
+                );
+            }
             let fsync = t.get("fsync").and_then(|v| get_bool(cx, v, &k("fsync"))).unwrap_or(false);
             let create = t.get("create").and_then(|v| get_bool(cx, v, &k("create"))).unwrap_or(false);
             let truncate = t.get("truncate").and_then(|v| get_bool(cx, v, &k("truncate"))).unwrap_or(false);
@@ -1462,12 +1679,32 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     Some(p) => {
                         let p = if p == "/" { "/" } else { p.trim_end_matches('/') };
                         fadvise_path = p.to_string();
-                        if let Some(i) = files.iter().position(|f| f.path == p) {
+                        if let Some(&i) = known.file_index.get(p) {
                             (Some(vec![i]), false)
                         } else {
                             let prefix = if p == "/" { "/".to_string() } else { format!("{p}/") };
-                            let below: Vec<usize> = files.iter().enumerate().filter(|(_, f)| f.path.starts_with(&prefix)).map(|(i, _)| i).collect();
-                            if below.is_empty() && known.dirs.iter().any(|d| d.path == p) {
+                            // The files below, in declaration order: a range of the files by path.
+                            let sf = &known.sorted_files;
+                            let start = sf.partition_point(|(q, _)| *q < prefix.as_str());
+                            // Past the limit, later ops are refused without counting their files.
+                            let left = MAX_FADVISE_FILES.saturating_sub(cx.fadvise_files) as usize;
+                            let n = sf[start..].iter().take(left + 1).take_while(|(q, _)| q.starts_with(&prefix)).count();
+                            cx.fadvise_files = cx.fadvise_files.saturating_add(n as u64).max(if n > left { MAX_FADVISE_FILES + 1 } else { 0 });
+                            let below: Vec<usize> = if cx.fadvise_files > MAX_FADVISE_FILES {
+                                cx.err(
+                                    &v.loc,
+                                    format!("{what}: the scenario's fadvise ops name more than the engine's limit of {MAX_FADVISE_FILES} files in all (a directory counts every file below it)"),
+                                    "advise fewer directories, or smaller ones",
+                                );
+                                vec![]
+                            } else {
+                                let mut b: Vec<usize> = sf[start..start + n].iter().map(|(_, i)| *i).collect();
+                                b.sort_unstable();
+                                b
+                            };
+                            if below.is_empty() && cx.fadvise_files > MAX_FADVISE_FILES {
+                                (None, true)
+                            } else if below.is_empty() && known.dir_paths.contains(p) {
                                 (Some(below), true)
                             } else if below.is_empty() {
                                 cx.err(&v.loc, format!("`{p}` is neither a file nor a directory holding files"), "name a declared file, or a directory that [files] entries lie below");
@@ -1501,6 +1738,10 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             };
             let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
             let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
+            check_file_range(cx, &mut t, &k("offset"), offset, "offset");
+            if let Some(l) = length {
+                check_file_range(cx, &mut t, &k("length"), l, "length");
+            }
             let walk = t.get("walk").and_then(|v| get_bool(cx, v, &k("walk"))).unwrap_or(false);
             if walk && !directory && files_idx.is_some() {
                 cx.err(&n.loc, format!("{what}: `walk = true` needs a directory, and `{fadvise_path}` is a file"), "drop `walk`, or give the directory's path");
@@ -1544,8 +1785,14 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                 cx.err(&n.loc, format!("{what}: mmap needs `size`"), "add size = \"1G\"");
             }
             if let Some(sz) = size {
-                if sz == 0 || sz > (u32::MAX as u64) * crate::types::PAGE_SIZE {
-                    cx.err(&n.loc, format!("{what}: mmap size {sz} is out of range"), "give a size from 4K to 16T");
+                if sz == 0 {
+                    cx.err(&n.loc, format!("{what}: mmap size is 0"), "give a size of at least 4K");
+                } else if sz > known.commit_limit {
+                    cx.err(
+                        &n.loc,
+                        format!("{what}: mmap size {} is more than the machine's RAM and swap ({}): the kernel's overcommit heuristic (vm.overcommit_memory = 0, __vm_enough_memory()) refuses it", human_size(sz), human_size(known.commit_limit)),
+                        "map at most machine.ram + machine.swap",
+                    );
                 }
             }
             t.finish(cx, &["op", "step", "name", "size"]);
@@ -1565,8 +1812,8 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
         }
         "mmap_probe" => {
             let size = t.get("size").and_then(|v| get_size(cx, v, &k("size"))).unwrap_or(128 << 20);
-            if size == 0 || size > 1 << 40 {
-                cx.err(&n.loc, format!("{what}: probe size {size} is out of range"), "give a size from 4K to 1T, e.g. \"128M\"");
+            if size == 0 || size > 1 << 40 || size > known.commit_limit {
+                cx.err(&n.loc, format!("{what}: probe size {size} is out of range"), "give a size from 4K to 1T and at most machine.ram + machine.swap, e.g. \"128M\"");
             }
             let interval = t.get("interval").and_then(|v| get_duration(cx, v, &k("interval"))).unwrap_or(5_000_000);
             let while_task = t.get("while_task").and_then(|v| get_str(cx, v, &k("while_task")).map(str::to_string));
@@ -1597,6 +1844,33 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
     Some(OpSpec { step, kind: op })
 }
 
+/// The `bufsize` of a read or write (default 128 KiB, cat's), at most [`MAX_RW_COUNT`].
+fn get_bufsize(cx: &mut Cx, t: &mut Tab, what: &str) -> u64 {
+    let Some(v) = t.get("bufsize") else { return 128 << 10 };
+    match get_size(cx, v, what) {
+        Some(b) if b > MAX_RW_COUNT => {
+            cx.err(
+                &v.loc,
+                format!("{what} is {}, more than one read() or write() moves: MAX_RW_COUNT, {MAX_RW_COUNT} bytes (2 GiB less a page)", human_size(b)),
+                "use a buffer of at most \"1G\", e.g. bufsize = \"128K\" (cat's)",
+            );
+            128 << 10
+        }
+        Some(b) => b,
+        None => 128 << 10,
+    }
+}
+
+/// An offset or length in a file: at most [`MAX_FILE_SIZE`].
+fn check_file_range(cx: &mut Cx, t: &mut Tab, what: &str, v: u64, key: &str) {
+    if v > MAX_FILE_SIZE {
+        let loc = t.entries.iter().find(|(k, _, _)| k == key).map(|(_, _, n)| n.loc.clone());
+        if let Some(loc) = loc {
+            cx.err(&loc, format!("{what} is {}, beyond the engine's largest file of {}", human_size(v), human_size(MAX_FILE_SIZE)), "give at most \"8T\" (page indices are 32-bit)");
+        }
+    }
+}
+
 /// A file or directory mode: an integer (`0o755`) or an octal string (`"0755"`, `"755"`).
 fn get_mode(cx: &mut Cx, n: &Node, what: &str) -> Option<u32> {
     let v = match &n.v {
@@ -1615,24 +1889,28 @@ fn get_mode(cx: &mut Cx, n: &Node, what: &str) -> Option<u32> {
 /// creation makes (the task's, 0755). A path both a file and a directory is an error.
 fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, created: Vec<DirSpec>, files: &[FileSpec]) -> Vec<DirSpec> {
     let mut out: Vec<DirSpec> = declared;
+    let mut seen: std::collections::HashSet<String> = out.iter().map(|d| d.path.clone()).collect();
+    let created_by_path: std::collections::HashMap<&str, &DirSpec> = created.iter().rev().map(|c| (c.path.as_str(), c)).collect();
     for f in files {
         let mut d = crate::fs::parent_path(&f.path).to_string();
-        while d != "/" && !out.iter().any(|x| x.path == d) {
-            let c = created.iter().find(|c| c.path == d).cloned();
+        while d != "/" && !seen.contains(&d) {
+            let c = created_by_path.get(d.as_str()).map(|c| (*c).clone());
+            seen.insert(d.clone());
             out.push(c.unwrap_or(DirSpec { path: d.clone(), uid: 0, mode: 0o755 }));
             d = crate::fs::parent_path(&d).to_string();
         }
     }
     for c in created {
-        if !out.iter().any(|x| x.path == c.path) {
+        if seen.insert(c.path.clone()) {
             out.push(c);
         }
     }
     if let Some(n) = dirs_node {
         if let Val::Table(entries) = &n.v {
+            let file_paths: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
             for (p, loc, _) in entries {
                 let p = p.trim_end_matches('/');
-                if files.iter().any(|f| f.path == p) {
+                if file_paths.contains(p) {
                     cx.err(loc, format!("`{p}` is declared both as a directory and as a file"), format!("remove [dirs.\"{p}\"] or [files.\"{p}\"]"));
                 }
             }

@@ -5,6 +5,7 @@
 //! carry `file:line:column` and a one-line fix, and nothing runs while there is one.
 
 pub mod build;
+pub mod limits;
 pub mod model;
 pub mod units;
 pub mod value;

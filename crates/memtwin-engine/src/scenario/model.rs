@@ -319,6 +319,57 @@ pub enum OpKind {
     },
 }
 
+impl OpKind {
+    /// The op as the scenario wrote it, for messages: its kind, then the file, cgroup,
+    /// mapping or event it names (`read /data/f`, `sleep 1s`, `mkdir t/1`); never the
+    /// engine's internal form.
+    pub fn describe(&self, files: &[FileSpec]) -> String {
+        use super::limits::human_size;
+        let path = |f: &usize| files.get(*f).map_or("?", |x| x.path.as_str()).to_string();
+        let range = |offset: u64, length: Option<u64>| {
+            let mut r = String::new();
+            if offset > 0 {
+                r += &format!(" from offset {}", human_size(offset));
+            }
+            if let Some(l) = length {
+                r += &format!(", {}", human_size(l));
+            }
+            r
+        };
+        match self {
+            OpKind::Read { file, offset, length, pattern, .. } => {
+                let random = match pattern {
+                    Pattern::Random { count } => format!(" ({count} random reads)"),
+                    Pattern::Sequential => String::new(),
+                };
+                format!("read {}{}{random}", path(file), range(*offset, *length))
+            }
+            OpKind::Write { file, offset, length, .. } => format!("write {}{}", path(file), range(*offset, Some(*length))),
+            OpKind::Exec { program } => format!("exec {program}"),
+            OpKind::Fadvise { path, advice, offset, length, walk, .. } => {
+                let a = match advice {
+                    crate::fadvise::Advice::DontNeed => "dontneed",
+                    crate::fadvise::Advice::WillNeed => "willneed",
+                };
+                format!("fadvise {a} {path}{}{}", range(*offset, *length), if *walk { " (walk)" } else { "" })
+            }
+            OpKind::Stat { file } => format!("stat {}", path(file)),
+            OpKind::Fsync { file } => format!("fsync {}", path(file)),
+            OpKind::Sleep { duration } => format!("sleep {}", crate::types::secs(*duration)) + " s",
+            OpKind::Move { cgroup } => format!("move to {}", if cgroup.is_empty() { "/" } else { cgroup }),
+            OpKind::Mkdir { cgroup } => format!("mkdir {cgroup}"),
+            OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
+            OpKind::Mmap { name, size } => format!("mmap {name} ({})", human_size(*size)),
+            OpKind::Touch { name } => format!("touch {name}"),
+            OpKind::Munmap { name } => format!("munmap {name}"),
+            OpKind::MmapProbe { size, while_task, .. } => format!("mmap_probe of {} while {while_task} runs", human_size(*size)),
+            OpKind::Post { event } => format!("post {event}"),
+            OpKind::Wait { event } => format!("wait {event}"),
+            OpKind::Mount { path, fs, .. } => format!("mount {fs} on {path}"),
+        }
+    }
+}
+
 /// An operation with its step name.
 #[derive(Clone, Debug)]
 pub struct OpSpec {

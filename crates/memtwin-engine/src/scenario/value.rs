@@ -102,7 +102,10 @@ impl Sources {
 
 /// 1-based line and column of byte `offset` in `text`.
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
@@ -153,6 +156,17 @@ pub fn parse_toml(sources: &Sources, src: usize) -> Result<Node, ScenarioErrors>
         Err(e) => {
             let offset = e.span().map(|s| s.start).unwrap_or(0);
             let msg = e.message().trim().replace('\n', " ");
+            if msg.starts_with("duplicate key") {
+                if let Some((path, header, first)) = duplicate_key(text, offset) {
+                    let first = first.map(|f| format!(" (first at {})", sources.describe(&Loc::Text { src, offset: f }))).unwrap_or_default();
+                    let (message, fix) = if header {
+                        (format!("duplicate key `{path}`: the table [{path}] is defined twice{first}"), format!("merge the two [{path}] tables into one, or rename one of them"))
+                    } else {
+                        (format!("duplicate key `{path}`: it is set twice{first}"), format!("keep one `{path}` and delete the other"))
+                    };
+                    return Err(ScenarioErrors(vec![ScenarioError { location: sources.describe(&Loc::Text { src, offset }), message, fix }]));
+                }
+            }
             Err(ScenarioErrors(vec![ScenarioError {
                 location: sources.describe(&Loc::Text { src, offset }),
                 message: format!("this is not valid TOML: {msg}"),
@@ -160,6 +174,86 @@ pub fn parse_toml(sources: &Sources, src: usize) -> Result<Node, ScenarioErrors>
             }]))
         }
     }
+}
+
+/// Split a TOML dotted key (`a."b.c" . d`) into its parts, unquoted.
+fn key_parts(s: &str) -> Vec<String> {
+    let mut parts = vec![];
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    for c in s.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '.') => parts.push(std::mem::take(&mut cur).trim().to_string()),
+            (None, c) if c.is_whitespace() => {}
+            (None, c) => cur.push(c),
+        }
+    }
+    parts.push(cur.trim().to_string());
+    parts
+}
+
+/// The full key path a line defines, given the table it is in: a `[table]` header's path, or
+/// the table's path joined with a `key = value` line's dotted key. `None` for other lines.
+fn line_defines(line: &str, table: &[String]) -> Option<(Vec<String>, bool)> {
+    let t = line.trim_start();
+    if let Some(rest) = t.strip_prefix("[[") {
+        return Some((key_parts(rest.split("]]").next()?), true));
+    }
+    if let Some(rest) = t.strip_prefix('[') {
+        return Some((key_parts(rest.split(']').next()?), true));
+    }
+    if t.is_empty() || t.starts_with('#') {
+        return None;
+    }
+    // The key ends at the first `=` outside quotes.
+    let mut quote: Option<char> = None;
+    for (i, c) in t.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '=') => {
+                let mut path = table.to_vec();
+                path.extend(key_parts(&t[..i]));
+                return Some((path, false));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// For a "duplicate key" error at `offset`: the duplicated key path (`tasks.cat`), whether it
+/// is a table header, and where it was first defined (byte offset of that line).
+fn duplicate_key(text: &str, offset: usize) -> Option<(String, bool, Option<usize>)> {
+    let mut table: Vec<String> = vec![];
+    let mut seen: Vec<(Vec<String>, (usize, bool))> = vec![];
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let end = start + line.len();
+        let def = line_defines(line, &table);
+        if offset < end || end == text.len() {
+            let (path, header) = def?;
+            // First defined by the same line, or implicitly by a dotted key below it.
+            let first = seen.iter().find(|(p, h)| *p == path || (!h.1 && p.starts_with(&path))).map(|(_, h)| h.0);
+            let shown: Vec<String> = path
+                .iter()
+                .map(|k| if !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') { k.clone() } else { format!("\"{k}\"") })
+                .collect();
+            return Some((shown.join("."), header, first));
+        }
+        if let Some((path, header)) = def {
+            if header {
+                table = path.clone();
+            }
+            seen.push((path, (start + line.len() - line.trim_start().len(), header)));
+        }
+        start = end;
+    }
+    None
 }
 
 fn convert_table(t: &toml::de::DeTable<'_>, start: usize, src: usize) -> Node {
@@ -282,6 +376,26 @@ mod tests {
         let src = s.add("bad.toml", "[machine]\nram = \n");
         let e = parse_toml(&s, src).unwrap_err();
         assert!(e.0[0].location.starts_with("bad.toml:2:"), "{}", e);
+    }
+
+    #[test]
+    fn duplicate_keys_are_named_with_both_places() {
+        let mut s = Sources::default();
+        let src = s.add("dup.toml", "[scenario]\nname = \"d\"\n[tasks.cat]\nops = []\n[tasks.cat]\nops = []\n");
+        let e = parse_toml(&s, src).unwrap_err().to_string();
+        assert!(e.starts_with("dup.toml:5:"), "{e}");
+        assert!(e.contains("duplicate key `tasks.cat`") && e.contains("first at dup.toml:3:1"), "{e}");
+        let src = s.add("dup2.toml", "[scenario]\nname = \"d\"\n  name = \"e\"\n");
+        let e = parse_toml(&s, src).unwrap_err().to_string();
+        assert!(e.contains("duplicate key `scenario.name`") && e.contains("first at dup2.toml:2:1"), "{e}");
+        let src = s.add("dup3.toml", "[files]\n\"/f\".size = 1\n[files.\"/f\"]\nsize = 2\n");
+        let e = parse_toml(&s, src).unwrap_err().to_string();
+        assert!(e.contains("duplicate key `files.\"/f\"`") && e.contains("first at dup3.toml:2:1"), "{e}");
+    }
+
+    #[test]
+    fn line_col_of_an_offset_inside_a_character() {
+        assert_eq!(line_col("é", 1), (1, 1));
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod sched;
 mod swap;
 mod vmscan;
 mod workingset;
+mod xarray;
 
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
@@ -53,7 +54,7 @@ pub(crate) fn run(sim: &mut Simulation) -> usize {
 /// their dentries and inodes (slab) take.
 /// Bytes of page-cache tree nodes charged to `m`.
 pub(crate) fn xa_node_bytes(k: &Kernel, m: MemcgId) -> u64 {
-    let n = k.mappings.iter().flat_map(|x| x.nodes.iter()).filter(|n| n.charged == m).count() as u64;
+    let n = k.mappings.iter().flat_map(|x| x.xa_nodes()).filter(|(_, n)| n.charged == m).count() as u64;
     n * crate::slab::RADIX_TREE_NODE_SIZE
 }
 

@@ -76,3 +76,71 @@ ops = [{ op = "wait", event = "copid" }]
     assert!(err.contains("waits for event `copid`, which no task posts"), "{err}");
     assert!(err.contains("copied"), "suggests the posted name: {err}");
 }
+
+/// A run of a few huge `read()`s reports progress as it goes, not only every 2048 syscalls:
+/// at least every `PROGRESS_PAGES` pages of work.
+#[test]
+fn huge_reads_report_progress_as_they_go() {
+    let doc = crate::Document::from_toml(
+        "progress.toml",
+        r#"
+[scenario]
+name = "huge-reads"
+[machine]
+ram = "16G"
+[devices.sda]
+read_bw = "10G"
+[files."/f"]
+size = "8G"
+[tasks.t]
+ops = [{ op = "read", file = "/f", bufsize = "1G" }]
+"#,
+    )
+    .unwrap();
+    let scn = doc.resolve(None, &[]).unwrap();
+    let mut calls = vec![];
+    crate::simulate(&scn, &mut |done, total| {
+        calls.push((done, total));
+        true
+    })
+    .unwrap();
+    let midway = calls.iter().filter(|(d, t)| *d > 0 && d < t).count();
+    assert!(midway >= 1, "progress during an 8-syscall read: {calls:?}");
+}
+
+/// A cgroup with a 0 limit (v1 `memory.limit_in_bytes = "0"`, v2 `memory.max = 0`) is
+/// accepted, as the kernel accepts it on an empty group; the task's first charge fails, and
+/// the failure names the op as the scenario wrote it and the limit that made it fail — never
+/// the engine's structures.
+#[test]
+fn a_zero_limit_fails_with_a_message_in_the_scenarios_terms() {
+    for (version, file, value) in [("v1", "memory.limit_in_bytes", "\"0\""), ("v2", "memory.max", "0")] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "zero"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "{version}"
+[devices.sda]
+read_bw = "100M"
+[files."/f"]
+size = "1M"
+[cgroups.ct]
+"{file}" = {value}
+[tasks.cat]
+cgroup = "ct"
+ops = [{{ op = "read", file = "/f", step = "read" }}]
+"#
+        ));
+        run(&mut s);
+        let errors = s.op_errors();
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let e = &errors[0];
+        assert!(e.contains("step \"read\"") && e.contains("(read /f)"), "{e}");
+        assert!(e.contains(&format!("cgroup `ct` has {file} = 0")) && e.contains("ENOMEM"), "{e}");
+        assert!(!e.contains("Read {") && !e.contains("bufsize:"), "no Debug dump: {e}");
+        assert_invariants(&s.kernel);
+    }
+}

@@ -385,9 +385,8 @@ fn shadow_node_shrinker_caps_shadow_nodes_per_memcg() {
     assert!(k.vmstat.get(VmEvent::WorkingsetNodereclaim) > 0);
     let m = &k.mappings[f.idx()];
     let shadow_only = m
-        .nodes
-        .iter()
-        .filter(|n| n.pages == 0 && n.shadows > 0)
+        .xa_nodes()
+        .filter(|(_, n)| n.pages == 0 && n.shadows > 0)
         .count() as u64;
     assert_eq!(
         shadow_only,
@@ -418,7 +417,7 @@ fn without_charged_tree_nodes_limit_reclaim_keeps_shadow_entries() {
     assert_eq!(k.vmstat.get(VmEvent::WorkingsetNodereclaim), 0);
     assert_eq!(k.shadow_nodes[ct.idx()].count, 0, "nothing on ct's list");
     let m = &k.mappings[f.idx()];
-    let shadow_only = m.nodes.iter().filter(|n| n.pages == 0 && n.shadows > 0).count() as u64;
+    let shadow_only = m.xa_nodes().filter(|(_, n)| n.pages == 0 && n.shadows > 0).count() as u64;
     assert!(shadow_only > 100, "{shadow_only} shadow-only nodes kept");
     assert_eq!(k.shadow_nodes[MemcgId::ROOT.idx()].count, shadow_only, "all on the root's list");
     assert_invariants(k);

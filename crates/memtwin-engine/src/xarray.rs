@@ -1,0 +1,373 @@
+//! The page cache's index (lib/xarray.c, include/linux/xarray.h).
+//!
+//! An [`XArray`] is a radix tree of 64-slot nodes, as the kernel's: a leaf node (`struct
+//! xa_node` at shift 0) holds the slots of one 64-page range ("chunk") of the file, and inner
+//! nodes (shift 6, 12, ...) hold 64 children each. A node is allocated when the first entry
+//! lands in its range (`xas_create()`) and freed when its last entry goes (`xas_store()` →
+//! `xas_delete_node()`); the tree grows a level when an index beyond its reach is stored
+//! (`xas_expand()`) and drops levels whose only child is child 0 (`xas_shrink()`). Host
+//! memory is therefore proportional to the entries held (resident pages and shadow entries),
+//! not to the file's size: a 1 TiB file read through a small machine keeps only the nodes of
+//! the pages resident.
+//!
+//! Nodes live in two arenas (leaves and inner nodes) with free lists, so a node freed and one
+//! allocated later reuse the same memory, and the hot path — a lookup — allocates nothing. A
+//! lookup remembers the last leaf it found (the kernel's `xa_state` keeps its node across a
+//! walk in the same way), so a sequential read costs one comparison per page; a walk from the
+//! root costs at most [`XA_MAX_LEVELS`] loads.
+//!
+//! Each leaf carries the occupancy the shadow-node shrinker needs ([`XaNode`]: pages, shadow
+//! entries, list membership, the memcg its slab object is charged to), which the kernel keeps
+//! in `xa_node` too (`count`, `nr_values`, `private_list`, the object's memcg).
+
+use crate::types::MemcgId;
+use std::cell::Cell;
+
+/// Slots per xarray node is 1 << `XA_CHUNK_SHIFT` (`XA_CHUNK_SIZE` = 64, the kernel's
+/// default without `CONFIG_BASE_SMALL`).
+pub const XA_CHUNK_SHIFT: u32 = 6;
+/// Slots per node (`XA_CHUNK_SIZE`).
+pub const XA_CHUNK_SIZE: usize = 1 << XA_CHUNK_SHIFT;
+const XA_CHUNK_MASK: u32 = XA_CHUNK_SIZE as u32 - 1;
+/// Inner levels the tree can have above its leaves: a page index is a `u32`, whose chunk
+/// number (`index >> XA_CHUNK_SHIFT`, 26 bits) takes at most 5 levels of 6 bits.
+pub const XA_MAX_LEVELS: u32 = (32 - XA_CHUNK_SHIFT).div_ceil(XA_CHUNK_SHIFT);
+/// No node (the arenas' null index).
+const NIL: u32 = u32::MAX;
+
+/// One xarray slot: 0 = empty, even = a page (`(id + 1) << 1`), odd = a shadow entry.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Slot(pub u64);
+
+impl Slot {
+    /// An empty slot.
+    pub const EMPTY: Slot = Slot(0);
+    /// A slot holding `page`.
+    #[inline(always)]
+    pub fn page(page: crate::types::PageId) -> Slot {
+        Slot(((page.0 as u64) + 1) << 1)
+    }
+    /// The page in this slot, if any.
+    #[inline(always)]
+    pub fn as_page(self) -> Option<crate::types::PageId> {
+        (self.0 != 0 && self.0 & 1 == 0).then(|| crate::types::PageId(((self.0 >> 1) - 1) as u32))
+    }
+    /// The shadow entry in this slot, if any (`xa_is_value()`).
+    #[inline(always)]
+    pub fn as_shadow(self) -> Option<u64> {
+        (self.0 & 1 == 1).then_some(self.0)
+    }
+}
+
+/// Occupancy of one 64-slot xarray node: what `workingset_update_node()` looks at to put a
+/// node holding only shadow entries on the shadow-node list_lru.
+#[derive(Copy, Clone, Debug)]
+pub struct XaNode {
+    /// Pages in the node (`node->count - node->nr_values`).
+    pub pages: u8,
+    /// Shadow entries in the node (`node->nr_values`).
+    pub shadows: u8,
+    /// On a memcg's shadow-node list.
+    pub on_lru: bool,
+    /// A number unique within the mapping, given each time the node goes on a list, to
+    /// recognise stale list entries (a list entry names (inode, chunk, gen); the node it named
+    /// may have left the list, or been freed and another allocated for the same range).
+    pub gen: u32,
+    /// The memcg whose shadow-node list holds the node.
+    pub owner: MemcgId,
+    /// The memcg the node's slab object is charged to (`NONE`: not charged).
+    pub charged: MemcgId,
+}
+
+impl Default for XaNode {
+    fn default() -> Self {
+        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE }
+    }
+}
+
+/// A leaf node: the 64 slots of one chunk and their occupancy.
+#[derive(Clone, Debug)]
+pub struct XaLeaf {
+    /// `slots[]`.
+    pub slots: [Slot; XA_CHUNK_SIZE],
+    /// Occupancy and shadow-list state.
+    pub node: XaNode,
+    /// The chunk (`index >> XA_CHUNK_SHIFT`) the leaf covers; `NIL` while free.
+    pub chunk: u32,
+}
+
+/// An inner node: 64 children (inner nodes or leaves, by level).
+#[derive(Clone, Debug)]
+struct XaInner {
+    children: [u32; XA_CHUNK_SIZE],
+    count: u8,
+}
+
+/// `struct xarray`: see the module documentation.
+#[derive(Clone, Debug)]
+pub struct XArray {
+    /// `xa_head`: the root node (a leaf when `levels` is 0), or `NIL`.
+    root: u32,
+    /// Inner levels above the leaves; the tree covers chunks below 64^levels.
+    levels: u32,
+    leaves: Vec<XaLeaf>,
+    free_leaves: Vec<u32>,
+    inner: Vec<XaInner>,
+    free_inner: Vec<u32>,
+    /// (chunk, leaf) of the last leaf a walk found.
+    cache: Cell<(u32, u32)>,
+}
+
+impl Default for XArray {
+    fn default() -> Self {
+        XArray { root: NIL, levels: 0, leaves: Vec::new(), free_leaves: Vec::new(), inner: Vec::new(), free_inner: Vec::new(), cache: Cell::new((NIL, NIL)) }
+    }
+}
+
+impl XArray {
+    #[inline(always)]
+    fn fits(&self, chunk: u32) -> bool {
+        let bits = XA_CHUNK_SHIFT * self.levels;
+        bits >= 32 || chunk >> bits == 0
+    }
+
+    /// The leaf of `chunk`, if allocated (`xas_load()` down to shift 0).
+    #[inline(always)]
+    pub fn leaf_id(&self, chunk: u32) -> Option<u32> {
+        let (c, id) = self.cache.get();
+        if c == chunk {
+            return Some(id);
+        }
+        self.walk(chunk)
+    }
+
+    fn walk(&self, chunk: u32) -> Option<u32> {
+        if self.root == NIL || !self.fits(chunk) {
+            return None;
+        }
+        let mut n = self.root;
+        for l in (0..self.levels).rev() {
+            n = self.inner[n as usize].children[((chunk >> (XA_CHUNK_SHIFT * l)) & XA_CHUNK_MASK) as usize];
+            if n == NIL {
+                return None;
+            }
+        }
+        self.cache.set((chunk, n));
+        Some(n)
+    }
+
+    /// The entry at `index` (`xa_load()`).
+    #[inline(always)]
+    pub fn get(&self, index: u32) -> Slot {
+        match self.leaf_id(index >> XA_CHUNK_SHIFT) {
+            Some(id) => self.leaves[id as usize].slots[(index & XA_CHUNK_MASK) as usize],
+            None => Slot::EMPTY,
+        }
+    }
+
+    /// The leaf with arena index `id`.
+    #[inline(always)]
+    pub fn leaf(&self, id: u32) -> &XaLeaf {
+        &self.leaves[id as usize]
+    }
+
+    /// The leaf with arena index `id`, to change.
+    #[inline(always)]
+    pub fn leaf_mut(&mut self, id: u32) -> &mut XaLeaf {
+        &mut self.leaves[id as usize]
+    }
+
+    /// Every allocated leaf (arena order).
+    pub fn leaves(&self) -> impl Iterator<Item = &XaLeaf> {
+        self.leaves.iter().filter(|l| l.chunk != NIL)
+    }
+
+    /// Every allocated leaf (arena order), to change.
+    pub fn leaves_mut(&mut self) -> impl Iterator<Item = &mut XaLeaf> {
+        self.leaves.iter_mut().filter(|l| l.chunk != NIL)
+    }
+
+    fn alloc_inner(&mut self) -> u32 {
+        let n = XaInner { children: [NIL; XA_CHUNK_SIZE], count: 0 };
+        match self.free_inner.pop() {
+            Some(id) => {
+                self.inner[id as usize] = n;
+                id
+            }
+            None => {
+                self.inner.push(n);
+                self.inner.len() as u32 - 1
+            }
+        }
+    }
+
+    fn alloc_leaf(&mut self, chunk: u32) -> u32 {
+        let l = XaLeaf { slots: [Slot::EMPTY; XA_CHUNK_SIZE], node: XaNode::default(), chunk };
+        match self.free_leaves.pop() {
+            Some(id) => {
+                self.leaves[id as usize] = l;
+                id
+            }
+            None => {
+                self.leaves.push(l);
+                self.leaves.len() as u32 - 1
+            }
+        }
+    }
+
+    /// The leaf of `chunk`, allocated (with the inner nodes above it, the tree grown as
+    /// needed: `xas_expand()` + `xas_create()`) if missing.
+    pub fn create(&mut self, chunk: u32) -> u32 {
+        if let Some(id) = self.leaf_id(chunk) {
+            return id;
+        }
+        while !self.fits(chunk) {
+            if self.root != NIL {
+                let r = self.alloc_inner();
+                self.inner[r as usize].children[0] = self.root;
+                self.inner[r as usize].count = 1;
+                self.root = r;
+            }
+            self.levels += 1;
+        }
+        let id = if self.levels == 0 {
+            debug_assert_eq!(self.root, NIL);
+            let id = self.alloc_leaf(chunk);
+            self.root = id;
+            id
+        } else {
+            if self.root == NIL {
+                self.root = self.alloc_inner();
+            }
+            let mut n = self.root;
+            for l in (1..self.levels).rev() {
+                let off = ((chunk >> (XA_CHUNK_SHIFT * l)) & XA_CHUNK_MASK) as usize;
+                let mut c = self.inner[n as usize].children[off];
+                if c == NIL {
+                    c = self.alloc_inner();
+                    self.inner[n as usize].children[off] = c;
+                    self.inner[n as usize].count += 1;
+                }
+                n = c;
+            }
+            let off = (chunk & XA_CHUNK_MASK) as usize;
+            debug_assert_eq!(self.inner[n as usize].children[off], NIL);
+            let id = self.alloc_leaf(chunk);
+            self.inner[n as usize].children[off] = id;
+            self.inner[n as usize].count += 1;
+            id
+        };
+        self.cache.set((chunk, id));
+        id
+    }
+
+    /// `xas_delete_node()`: free the leaf of `chunk` (which holds no entry any more) and every
+    /// inner node left childless, then `xas_shrink()`.
+    pub fn free_leaf(&mut self, chunk: u32) {
+        let Some(id) = self.leaf_id(chunk) else { return };
+        debug_assert!(self.leaves[id as usize].slots.iter().all(|s| *s == Slot::EMPTY));
+        self.cache.set((NIL, NIL));
+        self.leaves[id as usize].chunk = NIL;
+        self.free_leaves.push(id);
+        if self.levels == 0 {
+            self.root = NIL;
+            return;
+        }
+        let mut path = [(NIL, 0usize); XA_MAX_LEVELS as usize + 1];
+        let mut n = self.root;
+        for (d, l) in (0..self.levels).rev().enumerate() {
+            let off = ((chunk >> (XA_CHUNK_SHIFT * l)) & XA_CHUNK_MASK) as usize;
+            path[d] = (n, off);
+            n = self.inner[n as usize].children[off];
+        }
+        for d in (0..self.levels as usize).rev() {
+            let (p, off) = path[d];
+            let node = &mut self.inner[p as usize];
+            node.children[off] = NIL;
+            node.count -= 1;
+            if node.count > 0 {
+                break;
+            }
+            self.free_inner.push(p);
+            if d == 0 {
+                self.root = NIL;
+                self.levels = 0;
+                return;
+            }
+        }
+        // xas_shrink(): a root whose only child is child 0 gives way to it.
+        while self.levels > 0 {
+            let r = &self.inner[self.root as usize];
+            if r.count != 1 || r.children[0] == NIL {
+                break;
+            }
+            let child = r.children[0];
+            self.free_inner.push(self.root);
+            self.root = child;
+            self.levels -= 1;
+        }
+    }
+
+    fn next_in(&self, n: u32, l: u32, base: u64, from: u64) -> Option<u32> {
+        if l == 0 {
+            return Some(base as u32);
+        }
+        let s = XA_CHUNK_SHIFT * (l - 1);
+        let start = if from > base { ((from - base) >> s) as usize } else { 0 };
+        let node = &self.inner[n as usize];
+        for off in start..XA_CHUNK_SIZE {
+            let c = node.children[off];
+            if c != NIL {
+                if let Some(r) = self.next_in(c, l - 1, base + ((off as u64) << s), from) {
+                    return Some(r);
+                }
+            }
+        }
+        None
+    }
+
+    /// The first chunk at or after `from` that has a leaf (`xas_find()` at shift 0).
+    pub fn next_chunk(&self, from: u32) -> Option<u32> {
+        if self.root == NIL || !self.fits(from) {
+            return None;
+        }
+        self.next_in(self.root, self.levels, 0, from as u64)
+    }
+
+    /// The first index in `from..=last` holding an entry (page or shadow), `xa_find()`.
+    pub fn next_entry(&self, from: u32, last: u32) -> Option<u32> {
+        if from > last {
+            return None;
+        }
+        let mut chunk = from >> XA_CHUNK_SHIFT;
+        let mut off = (from & XA_CHUNK_MASK) as usize;
+        loop {
+            let c = self.next_chunk(chunk)?;
+            if c != chunk {
+                off = 0;
+            }
+            let leaf = &self.leaves[self.leaf_id(c)? as usize];
+            if let Some(o) = (off..XA_CHUNK_SIZE).find(|&o| leaf.slots[o] != Slot::EMPTY) {
+                let index = (c << XA_CHUNK_SHIFT) | o as u32;
+                return (index <= last).then_some(index);
+            }
+            if (c as u64 + 1) << XA_CHUNK_SHIFT > last as u64 {
+                return None;
+            }
+            chunk = c + 1;
+            off = 0;
+        }
+    }
+
+    /// Host bytes of the tree.
+    pub fn host_bytes(&self) -> usize {
+        self.leaves.capacity() * std::mem::size_of::<XaLeaf>()
+            + self.inner.capacity() * std::mem::size_of::<XaInner>()
+            + (self.free_leaves.capacity() + self.free_inner.capacity()) * 4
+    }
+
+    /// Allocated (leaf, inner) nodes.
+    pub fn nr_nodes(&self) -> (usize, usize) {
+        (self.leaves.len() - self.free_leaves.len(), self.inner.len() - self.free_inner.len())
+    }
+}
