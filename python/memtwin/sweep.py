@@ -752,10 +752,12 @@ def totals_by_point(df, source: str = "engine", step: Optional[str] = None, task
         d = d[d["step"] == step]
     ms = [m for m in metric_columns(df) if m != "miss_ratio"]
     swept = list(df.columns)[1:list(df.columns).index("variant")]
-    agg = {c: "first" for c in swept}
-    agg.update({m: ("last" if _is_level(m) else "sum") for m in ms})
     grouped = d.groupby(["point", "variant"], sort=False)
-    out = grouped.agg(agg).reset_index()
+    levels = [m for m in ms if _is_level(m)]
+    counters = [m for m in ms if not _is_level(m)]
+    # One aggregation per kind, joined at once (agg with a dict inserts a column at a time).
+    parts = [grouped[swept].first(), grouped[counters].sum(), grouped[levels].last()]
+    out = pd.concat(parts, axis=1)[swept + ms].reset_index()
     present = grouped[ms].count().reset_index(drop=True)
     for m in ms:  # a metric no step reports stays missing, not 0
         if (present[m] == 0).any():
