@@ -70,12 +70,23 @@ def main():
         # killed fails the run) and the test walking every recording hold oom_kill.
         common = [("write_bytes", 4 * MIB), ("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB)]
         # Dirty and writeback pages are compared after fsync, where the kernel's level is
-        # determined. Without it (and in steps that end while a writer runs on) they are the
-        # phase of a sawtooth the flusher's pace decides (see ARCHITECTURE.md, "What is
-        # simplified"): engine vs kernel, 2026-11-25, dirty at the end of a write step without
-        # fsync: host 6.18 v1 2x 1.9 vs 12.8 MB, 8x 9.5 vs 30.9 MB; 6.1 v2 2x 4.2 vs 5.0 MB,
-        # 8x 4.2 vs 1.1 MB.
+        # determined (1 MiB floor). Without fsync they are the phase of a sawtooth at the
+        # moment the step ends, which the flusher's timing decides; repeated runs of the same
+        # scenario, 2026-11-25 (lab/validation/flusher-spread.md), memcg dirty at the end:
+        # host 6.18 v1 2x 12.8, 16.8, 9.4, 26.2 MB; 8x 30.9, 19.3, 9.5, 5.6 MB (and 0 to 19.6
+        # MB under writeback): anywhere between 0 and the memcg's limit, as v1 has no memcg
+        # writeback domain and only reclaim's wakeup_flusher_threads() writes them, so no
+        # comparison is meaningful there. On 6.1 v2 the memcg domain bounds them: dirty plus
+        # writeback stays under the domain's hard threshold, vm.dirty_ratio (20%) of the
+        # memcg's dirtyable pages (32M: 6.4 MiB), and background writeback drains them to 0
+        # each time they pass the free-run ceiling; runs: 2x 5.0, 2.9, 3.6 MB; 8x 1.1, 1.4,
+        # 0.35 MB dirty (0, 0, 5.4 MB under writeback). The tolerance of these four figures
+        # there is that threshold: the engine must keep them inside the band the kernel
+        # enforces, not at one phase of it.
         synced = [("memcg.dirty_bytes", 1 * MIB), ("memcg.writeback_bytes", 1 * MIB)]
+        dirty_limit = 32 * MIB * 20 // 100
+        unsynced = [("memcg.dirty_bytes", dirty_limit), ("memcg.writeback_bytes", dirty_limit),
+                    ("meminfo.Dirty_kB", dirty_limit // 1024), ("meminfo.Writeback_kB", dirty_limit // 1024)] if on == "qemu" else []
         common += [("memcg.events.oom_kill", 0)] if on == "qemu" else []
         v2 = [("memcg.pgscan", 512), ("memcg.pgsteal", 512), ("memcg.events.max", 16)] if on == "qemu" else []
         for mult, fsync in ((2, False), (4, True), (8, True), (8, False)):
@@ -95,7 +106,7 @@ cgroup = "A"
 ops = [
   {{ op = "write", file = "/data/out", length = "{size}M", bufsize = "1M", create = true, fsync = {str(fsync).lower()}, step = "write" }},
 ]
-""", common + (synced if fsync else []) + v2)
+""", common + (synced if fsync else unsynced) + v2)
         name = f"{pre}-write-4x-reader"
         write(on, name, "a 128M writer and a 32M file read twice, in one memcg limited to 32M",
               "128M written (fsync) while a 32M file is read twice, in a 32M memcg",

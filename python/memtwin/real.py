@@ -245,6 +245,11 @@ class Snap:
         self.io = _self_io()
         self.memcg = cg.snapshot(cgdir)
         self.vm = _vmstat()
+        try:
+            # System-wide memory pressure (the only PSI a cgroup v1 host has).
+            self.psi_sys = _psi(_read("/proc/pressure/memory"))
+        except OSError:
+            self.psi_sys = None
 
 
 def step_metrics(cg: Cg, a: Snap, b: Snap, files: dict) -> tuple:
@@ -278,6 +283,11 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
             for w in ("avg10", "avg60"):
                 if f"{k}_{w}" in pb:
                     m[f"psi.memory.{k}_{w}"] = pb[f"{k}_{w}"]
+    sa, sb = getattr(a, "psi_sys", None), getattr(b, "psi_sys", None)
+    if sa and sb:
+        for k in ("some", "full"):
+            if k in sa and k in sb:
+                m[f"psi.system.memory.{k}_us"] = sb[k] - sa[k]
     if a.memcg["failcnt"] is not None and b.memcg["failcnt"] is not None:
         m["memcg.failcnt"] = b.memcg["failcnt"] - a.memcg["failcnt"]
     for k, v in b.memcg["events"].items():

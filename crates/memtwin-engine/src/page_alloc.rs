@@ -738,7 +738,7 @@ impl Kernel {
                     // than half of what is reclaimable waits for writeback waits for I/O
                     // (congestion_wait(BLK_RW_ASYNC, HZ/10)) "to prevent from pre mature OOM"
                     // before the next round; the round still counts.
-                    self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE);
+                    self.should_reclaim_retry_write_pending_wait();
                 }
             }
             // should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while the disk has
@@ -1084,6 +1084,22 @@ impl Kernel {
                 self.kswapd_run(nid as u32);
             }
         }
+    }
+
+    /// The wait of `should_reclaim_retry()` (mm/page_alloc.c 4.7-5.15) for a round without
+    /// progress while more than half of the reclaimable memory is dirty or under writeback:
+    /// `congestion_wait(BLK_RW_ASYNC, HZ/10)`. On the 5.x block layer nothing wakes it early
+    /// (`ReclaimThrottle::CongestionTimeout`: the whole HZ/10); before 5.0, until the device's
+    /// backlog drains.
+    pub fn should_reclaim_retry_write_pending_wait(&mut self) {
+        match self.profile.reclaim_throttle {
+            crate::profile::ReclaimThrottle::CongestionTimeout => {
+                let t = crate::vmscan::congestion_wait_blk_mq(self.now, crate::vmscan::RECLAIM_THROTTLE);
+                self.wait_until(t);
+            }
+            _ => self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE),
+        }
+        self.writeback_end_io();
     }
 
     /// `wait_iff_congested()` / `congestion_wait()`: sleep until the device's writeback has

@@ -16,6 +16,9 @@ use crate::vmstat::VmEvent;
 /// `MIN_WRITEBACK_PAGES` (fs/fs-writeback.c): the flusher writes an inode in chunks of at
 /// least 4 MiB (`writeback_chunk_size()` rounds down to it).
 pub const MIN_WRITEBACK_PAGES: u64 = 1024;
+/// `DIRTY_SCOPE` (mm/page-writeback.c): `writeback_chunk_size()` takes at most 1/8 of the
+/// global dirty limit.
+pub const DIRTY_SCOPE: u64 = 8;
 
 /// `struct dirty_throttle_control` of one writeback domain, in pages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -205,14 +208,28 @@ impl Kernel {
         })
     }
 
+    /// `writeback_chunk_size()` (fs/fs-writeback.c, 3.2+) for background and kupdate work
+    /// (`WB_SYNC_NONE`, `work->nr_pages` unbounded): pages written of one inode before the
+    /// flusher moves on, `round_down(min(wb->avg_write_bandwidth / 2, dirty_limit /
+    /// DIRTY_SCOPE) + MIN_WRITEBACK_PAGES, MIN_WRITEBACK_PAGES)`. `wb->avg_write_bandwidth` is
+    /// taken as what `wb_update_write_bandwidth()` converges to, the device's write bandwidth,
+    /// and `global_wb_domain.dirty_limit` as the global hard threshold.
+    pub fn writeback_chunk_size(&self, write_bw_bytes: u64) -> u64 {
+        let bw_pages = write_bw_bytes / PAGE_SIZE;
+        let pages = (bw_pages / 2).min(self.global_dirty_limits().thresh / DIRTY_SCOPE);
+        (pages + MIN_WRITEBACK_PAGES) / MIN_WRITEBACK_PAGES * MIN_WRITEBACK_PAGES
+    }
+
     /// `wb_start_background_writeback()` and the flusher's background work (`wb_writeback()`
-    /// with `for_background`): chunks of `MIN_WRITEBACK_PAGES` (`writeback_chunk_size()`'s
-    /// floor) of the wb's inodes (`None`: every inode) for as long as `wb_over_bg_thresh()`.
-    /// The flusher's own pace is not modelled: its writes are queued at once.
+    /// with `for_background`): `writeback_chunk_size()` pages of the wb's inodes at a time
+    /// (`None`: every inode) for as long as `wb_over_bg_thresh()`. The flusher's own pace is
+    /// not modelled: its writes are queued at once.
     pub fn wb_background_writeback(&mut self, wb: Option<MemcgId>) {
+        let bw = self.devices.iter().map(|d| d.write_bw).max().unwrap_or(1);
         while self.wb_over_bg_thresh(wb) {
             let before = self.vmstat.nr_dirty;
-            self.writeback_dirty(MIN_WRITEBACK_PAGES, wb);
+            let chunk = self.writeback_chunk_size(bw);
+            self.writeback_dirty(chunk, wb);
             if self.vmstat.nr_dirty == before {
                 break; // nothing of this wb's left to write
             }
@@ -401,5 +418,30 @@ impl Kernel {
         self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
         self.wait_until(done);
         self.writeback_end_io();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::{profile, Policies};
+
+    #[test]
+    fn writeback_chunk_size_follows_fs_writeback_c() {
+        // fs/fs-writeback.c writeback_chunk_size() (3.2+, WB_SYNC_NONE):
+        // round_down(min(avg_write_bandwidth / 2, dirty_limit / DIRTY_SCOPE) + MIN_WRITEBACK_PAGES,
+        // MIN_WRITEBACK_PAGES).
+        let k = Kernel::new(profile("linux-6.1").unwrap(), Policies::default(), crate::memcontrol::CgroupVersion::V2, 1 << 19, 0);
+        let limit = k.global_dirty_limits().thresh;
+        assert!(limit > 0);
+        // A slow device: half its bandwidth (100 MiB/s: 25600 pages/s -> 12800) is the smaller.
+        let slow = 100 << 20;
+        let want = ((12800u64).min(limit / 8) + 1024) / 1024 * 1024;
+        assert_eq!(k.writeback_chunk_size(slow), want);
+        assert_eq!(want % MIN_WRITEBACK_PAGES, 0);
+        // A very slow device still writes MIN_WRITEBACK_PAGES (4 MiB) per inode.
+        assert_eq!(k.writeback_chunk_size(1 << 20), MIN_WRITEBACK_PAGES);
+        // A fast device: 1/8 of the global dirty limit.
+        assert_eq!(k.writeback_chunk_size(1 << 40), (limit / DIRTY_SCOPE + 1024) / 1024 * 1024);
     }
 }

@@ -36,6 +36,28 @@ pub enum ReclaimWalk {
     SharedPartial,
 }
 
+/// How reclaim waits for writeback when it meets pages being written faster than the device
+/// completes them, per era (mm/vmscan.c, mm/backing-dev.c).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ReclaimThrottle {
+    /// Before 5.0 (the legacy request queue): `congestion_wait(BLK_RW_ASYNC, HZ/10)` and
+    /// `wait_iff_congested()` sleep on the bdi's congestion wait queue, woken by
+    /// `clear_wb_congested()` when the queue's backlog falls below its congestion-off mark
+    /// (`blk_clear_congested()` from `__freed_request()`).
+    Congestion,
+    /// 5.0-5.15: with the legacy request path gone (5.0, a1ce35fa4985 "block: remove dead
+    /// elevator code"), no blk-mq device marks its bdi congested, so `congestion_wait()`
+    /// always sleeps its whole timeout and `wait_iff_congested()` never sleeps (it returns at
+    /// once when `nr_wb_congested` is 0). This is what Mel Gorman's 5.16 series replaced.
+    CongestionTimeout,
+    /// 5.16+: `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (8cd7c588decf "mm/vmscan:
+    /// throttle reclaim until some writeback completes if congested"): sleep at most HZ/10 and
+    /// be woken by `__acct_reclaim_writeback()` once more than `SWAP_CLUSTER_MAX *
+    /// nr_throttled` pages of the node have finished writeback since the first throttled task
+    /// started waiting.
+    Writeback,
+}
+
 /// Mechanisms from the seed patch sets, switchable per scenario variant.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policies {
@@ -256,6 +278,15 @@ pub struct KernelProfile {
     /// 0a0337e0d1d1 "mm, oom: rework oom detection", to 5.15; 5.16 replaced the wait with
     /// `reclaim_throttle()` inside reclaim).
     pub oom_waits_on_write_pending: bool,
+    /// How reclaim waits on writeback (`congestion_wait()` before 5.16, `reclaim_throttle()`
+    /// since); see [`ReclaimThrottle`].
+    pub reclaim_throttle: ReclaimThrottle,
+    /// Legacy (v1) memcg reclaim that wakes the flusher (`nr_unqueued_dirty == nr_taken`) also
+    /// throttles there, `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` in
+    /// `shrink_inactive_list()` (v6.1, 81a70c21d917 "mm/cgroup/reclaim: fix dirty pages
+    /// throttling on cgroup v1"); before, it only waited on pages it had already marked
+    /// (`folio_wait_writeback()` in `shrink_page_list()`).
+    pub v1_reclaim_throttle: bool,
     /// User page tables are charged to the memcg as kernel memory (`__GFP_ACCOUNT` in x86's
     /// page-table allocations, v4.5, Vladimir Davydov's "arch: x86: charge page tables to
     /// kmemcg"); one page per 2 MiB of anonymous memory touched.
@@ -379,6 +410,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_prev_pos_after_read: true,
         account_page_tables: true,
         oom_waits_on_write_pending: false,
+        reclaim_throttle: ReclaimThrottle::Writeback,
+        v1_reclaim_throttle: true,
         memcg_high_delay: true,
         memcg_high_sync: true,
         dirty_ratio: 20,
@@ -406,6 +439,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         list_lru_layout: crate::list_lru::ListLruLayout::Eager,
         memcg_charge_batch: 32,
         memcg_high_sync: false,
+        v1_reclaim_throttle: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -424,6 +458,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         invalidate_skips_writeback: false,
         memcg_high_delay: false,
         oom_waits_on_write_pending: true,
+        reclaim_throttle: ReclaimThrottle::CongestionTimeout,
         ra_prev_pos_after_read: false,
         ..linux_5_17.clone()
     };
@@ -447,6 +482,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         fair_zone_alloc: true,
         oom_zone_reclaimable: true,
         oom_waits_on_write_pending: false,
+        reclaim_throttle: ReclaimThrottle::Congestion,
         account_page_tables: false,
         ..linux_5_0.clone()
     };

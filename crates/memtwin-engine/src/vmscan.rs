@@ -5,7 +5,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
-use crate::profile::{InactiveRatio, ReclaimWalk};
+use crate::profile::{InactiveRatio, ReclaimThrottle, ReclaimWalk};
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
@@ -19,6 +19,41 @@ pub const SWAPPINESS: u64 = 60;
 /// Longest stall of a direct reclaimer on a congested queue: `HZ/10` (`wait_iff_congested()`
 /// in `shrink_inactive_list()`, mm/vmscan.c 3.x-5.15; `reclaim_throttle()` since 5.16).
 pub const RECLAIM_THROTTLE: crate::types::Nanos = 100_000_000;
+
+/// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+): a task
+/// throttled at `now`, one of `nr_throttled` on the node, sleeps until
+/// `__acct_reclaim_writeback()` sees more than `SWAP_CLUSTER_MAX * nr_throttled` pages of
+/// the node finish writeback since the throttling started (`NR_THROTTLED_WRITTEN -
+/// nr_reclaim_start`), at most `HZ/10` (`RECLAIM_THROTTLE`). `completions`: (completion
+/// time, pages) of the writes in flight, in completion order.
+pub fn reclaim_throttle_writeback_wake(
+    now: crate::types::Nanos,
+    nr_throttled: u64,
+    completions: impl IntoIterator<Item = (crate::types::Nanos, u64)>,
+) -> crate::types::Nanos {
+    let timeout = now + RECLAIM_THROTTLE;
+    let mut written = 0;
+    for (t, n) in completions {
+        if t <= now {
+            continue; // completed before the throttling started
+        }
+        if t >= timeout {
+            break;
+        }
+        written += n;
+        if written > SWAP_CLUSTER_MAX * nr_throttled {
+            return t;
+        }
+    }
+    timeout
+}
+
+/// `congestion_wait(BLK_RW_ASYNC, timeout)` (mm/backing-dev.c) 5.0-5.15: no blk-mq device
+/// marks its bdi congested, so nothing calls `clear_wb_congested()` to wake the sleeper and it
+/// sleeps the whole `io_schedule_timeout(timeout)`. Returns the wake-up time.
+pub fn congestion_wait_blk_mq(now: crate::types::Nanos, timeout: crate::types::Nanos) -> crate::types::Nanos {
+    now + timeout
+}
 
 /// `struct scan_control`.
 #[derive(Clone, Copy, Debug)]
@@ -331,11 +366,23 @@ impl Kernel {
         if !sc.kswapd || nr_immediate == 0 || !all_writeback {
             return;
         }
-        let until = match self.devices[dev].write_congested(self.now) {
-            Some(t) => t.min(self.now + RECLAIM_THROTTLE),
-            None => self.now + RECLAIM_THROTTLE,
+        let until = match self.profile.reclaim_throttle {
+            ReclaimThrottle::Congestion => match self.devices[dev].write_congested(self.now) {
+                Some(t) => t.min(self.now + RECLAIM_THROTTLE),
+                None => self.now + RECLAIM_THROTTLE,
+            },
+            ReclaimThrottle::CongestionTimeout => congestion_wait_blk_mq(self.now, RECLAIM_THROTTLE),
+            ReclaimThrottle::Writeback => self.reclaim_throttle_writeback_until(),
         };
         self.io_schedule_until(until);
+    }
+
+    /// When `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+) called
+    /// now by one task returns: see [`reclaim_throttle_writeback_wake`].
+    pub fn reclaim_throttle_writeback_until(&self) -> crate::types::Nanos {
+        let mut done: Vec<(crate::types::Nanos, u64)> = self.wb_queue.iter().map(|r| (r.0 .0, r.0 .3 as u64)).collect();
+        done.sort_unstable();
+        reclaim_throttle_writeback_wake(self.now, 1, done)
     }
 
     /// Sleep in D state until `t` (`io_schedule_timeout()`), then end the writeback of every
@@ -354,6 +401,11 @@ impl Kernel {
     /// memcg limit reclaim do not stall here.
     fn throttle_direct_reclaim(&mut self, dev: usize, sc: &ScanControl) {
         if sc.kswapd || sc.cgroup_reclaim {
+            return;
+        }
+        if self.profile.reclaim_throttle == ReclaimThrottle::CongestionTimeout {
+            // wait_iff_congested() 5.0-5.15: no blk-mq bdi is ever congested
+            // (nr_wb_congested == 0), so it only cond_resched()s.
             return;
         }
         if let Some(t) = self.devices[dev].write_congested(self.now) {
@@ -511,14 +563,14 @@ impl Kernel {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
             // that flushers are not doing their job": the flusher is woken only when every
             // page the batch took was dirty and not under writeback (`nr_unqueued_dirty ==
-            // nr_taken`). Legacy (v1) memcg reclaim then waits for writeback to progress
-            // (`reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`, at most HZ/10; woken when the
-            // first of the writes completes).
+            // nr_taken`). From 6.1 legacy (v1) memcg reclaim then waits for writeback to
+            // progress (`reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`, at most HZ/10; woken
+            // once more than SWAP_CLUSTER_MAX pages have finished writeback).
             if scanned > 0 && nr_unqueued_dirty == scanned {
                 self.wakeup_flusher_threads();
-                if !self.writeback_throttling_sane(sc) {
-                    let first = self.wb_queue.peek().map(|r| r.0 .0).unwrap_or(self.now);
-                    self.io_schedule_until(first.min(self.now + RECLAIM_THROTTLE));
+                if self.profile.v1_reclaim_throttle && !self.writeback_throttling_sane(sc) {
+                    let until = self.reclaim_throttle_writeback_until();
+                    self.io_schedule_until(until);
                 }
             }
         } else if kick_flusher {
@@ -546,5 +598,65 @@ impl Kernel {
         self.filemap_remove_folio(p, shadow);
         self.mem_cgroup_uncharge(p);
         self.free_page(p);
+    }
+}
+
+#[cfg(test)]
+mod throttle_tests {
+    use super::*;
+    use crate::profile::{profile, Policies, ReclaimThrottle};
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn reclaim_throttle_writeback_5_16_wakes_after_swap_cluster_max_pages_written() {
+        // mm/vmscan.c 5.16+ __acct_reclaim_writeback(): wake_up once
+        // nr_written > SWAP_CLUSTER_MAX * nr_throttled; 32 pages are not enough, 33 are.
+        let now = 1_000 * MS;
+        let done = [(now + 2 * MS, 16), (now + 5 * MS, 16), (now + 7 * MS, 1), (now + 9 * MS, 64)];
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, done), now + 7 * MS);
+        // Two throttled tasks need more than 64 pages.
+        assert_eq!(reclaim_throttle_writeback_wake(now, 2, done), now + 9 * MS);
+        // Writes completed before the throttling started do not count (nr_reclaim_start).
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [(now - MS, 1000), (now + 3 * MS, 40)]), now + 3 * MS);
+        // Nothing completing within HZ/10: the timeout.
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [(now + 150 * MS, 1000)]), now + RECLAIM_THROTTLE);
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, []), now + RECLAIM_THROTTLE);
+    }
+
+    #[test]
+    fn congestion_wait_5_0_to_5_15_sleeps_the_whole_hz_10_on_blk_mq() {
+        // mm/backing-dev.c congestion_wait() 5.0-5.15: no blk-mq bdi calls clear_wb_congested().
+        assert_eq!(congestion_wait_blk_mq(7 * MS, RECLAIM_THROTTLE), 7 * MS + 100 * MS);
+        assert_eq!(RECLAIM_THROTTLE, 100 * MS, "HZ/10");
+    }
+
+    #[test]
+    fn reclaim_throttle_eras_per_profile() {
+        // congestion_wait()/wait_iff_congested() with a legacy request queue before 5.0,
+        // congestion_wait() on blk-mq 5.0-5.15, reclaim_throttle() from 5.16.
+        assert_eq!(profile("linux-4.4").unwrap().reclaim_throttle, ReclaimThrottle::Congestion);
+        assert_eq!(profile("linux-5.0").unwrap().reclaim_throttle, ReclaimThrottle::CongestionTimeout);
+        for p in ["linux-5.17", "linux-6.1", "linux-6.6"] {
+            assert_eq!(profile(p).unwrap().reclaim_throttle, ReclaimThrottle::Writeback, "{p}");
+        }
+        // shrink_inactive_list()'s v1 reclaim_throttle() after waking the flusher: 6.1+.
+        assert!(!profile("linux-5.17").unwrap().v1_reclaim_throttle);
+        assert!(profile("linux-6.1").unwrap().v1_reclaim_throttle);
+    }
+
+    #[test]
+    fn should_reclaim_retry_4_7_to_5_15_waits_hz_10_for_write_pending() {
+        // mm/page_alloc.c should_reclaim_retry() 4.7-5.15: "if (2 * write_pending > reclaimable)
+        // { congestion_wait(BLK_RW_ASYNC, HZ/10); return true; }" -- on 5.x the full HZ/10,
+        // as nothing clears a blk-mq bdi's congestion.
+        let mut k = Kernel::new(profile("linux-5.0").unwrap(), Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
+        assert!(k.profile.oom_waits_on_write_pending);
+        let t0 = k.now;
+        k.should_reclaim_retry_write_pending_wait();
+        assert_eq!(k.now - t0, 100 * MS);
+        assert_eq!(k.iowait_ns, 100 * MS);
+        // 5.16 removed the wait (reclaim_throttle() inside reclaim instead).
+        assert!(!profile("linux-5.17").unwrap().oom_waits_on_write_pending);
     }
 }
