@@ -465,7 +465,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             if r > MAX_RAM {
                                 cx.err(
                                     &v.loc,
-                                    format!("machine.ram is {}, more than the engine can hold: at most {} (its page arena takes 24 bytes of host memory per simulated 4 KiB page, 6 GiB for 1 TiB)", human_size(r), human_size(MAX_RAM)),
+                                    format!("machine.ram is {}, more than the engine can hold: at most {} (its page arena takes 24 bytes of host memory per simulated 4 KiB page, 12 GiB for 2 TiB, and a full page cache about 9 more)", human_size(r), human_size(MAX_RAM)),
                                     "give the machine at most ram = \"1T\"; scale the scenario down (files, limits) with it",
                                 );
                             } else {
