@@ -799,10 +799,23 @@ impl Simulation {
     fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32, memcg: MemcgId) -> (u32, bool) {
         let len = self.kernel.vmas[vma.0 as usize].pages.len() as u32;
         let end = (pos + TOUCH_QUANTUM).min(len);
-        for i in pos..end {
+        let mut i = pos;
+        while i < end {
+            // Pages already mapped (the rest of a huge page the fault before mapped, or pages
+            // touched before) take no fault: the run is skipped at once, with the same result
+            // as one handle_mm_fault() each (which returns at once) while nothing is over
+            // memory.high (whose check follows every access).
+            if self.kernel.nr_pages_over_high == 0 {
+                let mapped = &self.kernel.vmas[vma.0 as usize].pages[i as usize..end as usize];
+                i += mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32;
+                if i >= end {
+                    break;
+                }
+            }
             if self.kernel.handle_mm_fault(vma, i).is_err() {
                 return (i, false);
             }
+            i += 1;
             // Each fault returns to user space: resume_user_mode_work() runs
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {
