@@ -79,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default 3)")
     b.add_argument("--scale", action="store_true", help="the scaling tables instead: wall time and peak RSS per machine RAM (64G..2T), "
-                   "container count (1000..20000) and file count (1e3..1e7), each size in its own process, with the fitted growth exponents")
+                   "container count (1000..20000) and file count (1e3..4e6; the engine holds at most 6 million files), each size in its own process, with the fitted growth exponents")
     b.add_argument("--only", metavar="KIND[,KIND]", help="with --scale: only these tables (ram, containers, files)")
     b.add_argument("--quick", action="store_true", help="with --scale: two small sizes per table (a quick look)")
     b.add_argument("--timeout", type=float, default=900, help="with --scale: seconds one size may run before it is stopped (default 900)")
