@@ -192,7 +192,7 @@ class Result:
         """This run in the `variants` entry layout of the --json output."""
         return {
             "steps": [
-                {"name": s["name"], "task": s["task"], "memcg": s["memcg"], "metrics": s["metrics"], "resident_pages": s.get("resident_pages", {})}
+                {"name": s["name"], "task": s["task"], "memcg": s["memcg"], "metrics": s["metrics"], "resident_pages": s.get("resident_pages", {}), "pagecache": s.get("pagecache", sum(s.get("resident_pages", {}).values()))}
                 for s in self.raw["steps"]
             ],
             "totals": self.raw["totals"],

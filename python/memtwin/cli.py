@@ -78,6 +78,11 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="measure the engine's speed and memory", description="Measure simulated page events per second on the hit path and under memcg-limit reclaim, and bytes per resident page.")
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default 3)")
+    b.add_argument("--scale", action="store_true", help="the scaling tables instead: wall time and peak RSS per machine RAM (64G..2T), "
+                   "container count (1000..20000) and file count (1e3..4e6; the engine holds at most 6 million files), each size in its own process, with the fitted growth exponents")
+    b.add_argument("--only", metavar="KIND[,KIND]", help="with --scale: only these tables (ram, containers, files)")
+    b.add_argument("--quick", action="store_true", help="with --scale: two small sizes per table (a quick look)")
+    b.add_argument("--timeout", type=float, default=900, help="with --scale: seconds one size may run before it is stopped (default 900)")
     sub.add_parser("metrics", help="list every metric a step reports", description="List every metric a step reports.")
     hostcache.add_parsers(sub)
     rl = sub.add_parser("real", help="run a scenario on a real kernel (this host or a QEMU guest) and record the engine's metrics",
@@ -277,6 +282,16 @@ def cmd_bench(a) -> int:
 
     if a.repeat < 1:
         raise ScenarioError("--repeat: error: must be 1 or more\n  fix: e.g. --repeat 3", [])
+    if a.scale:
+        from memtwin.scalebench import SIZES, format_scale, run_scale
+
+        kinds = a.only.split(",") if a.only else None
+        bad = [k for k in kinds or [] if k not in SIZES]
+        if bad:
+            raise ScenarioError(f"--only: error: unknown table {bad[0]!r}\n  fix: one or more of {','.join(SIZES)}", [])
+        r = run_scale(kinds, quick=a.quick, timeout=a.timeout, progress=None if a.json else (lambda m: print(m, file=sys.stderr, flush=True)))
+        print(json.dumps(r, indent=1) if a.json else format_scale(r))
+        return 0
     r = run_bench(repeat=a.repeat)
     print(json.dumps(r, indent=1) if a.json else format_bench(r))
     return 0
@@ -342,7 +357,7 @@ def _print_real(plan: dict, v, res: dict) -> None:
     shown = ["elapsed_s", "read_bytes", "memcg.usage_bytes", "memcg.file_bytes", "meminfo.Cached_kB", "cgroup.nr_dying_descendants"]
     steps = res["steps"]
     cols = [[Col(m, [fmt_value(s["metrics"].get(m)) for s in steps])] for m in shown]
-    cols.append([Col("resident_pages", [fmt_value(sum(s["resident_pages"].values())) for s in steps])])
+    cols.append([Col("resident_pages", [fmt_value(s["pagecache"] if s.get("pagecache") is not None else sum(s["resident_pages"].values())) for s in steps])])
     print(fit([label("step", [s["name"] for s in steps])], cols))
     print()
 

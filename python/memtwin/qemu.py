@@ -47,7 +47,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import Cg, Interrupted, RealError, _kv, host_ready, metrics_from, totals, unsupported
+from memtwin.real import Cg, Interrupted, RealError, _kv, host_ready, metrics_from, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -635,6 +635,16 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         tail = "\n".join(out.strip().splitlines()[-15:])
         raise RealError(f"the guest ended before reporting every task (kernel panic or early poweroff); its console ended with:\n{tail}")
     recs = []
+    # the ops of each step, by the step index op_script() gave them
+    step_ops = {}
+    for t in plan["tasks"]:
+        prev = None
+        for op in t["ops"]:
+            if op["step"] != prev:
+                prev = op["step"]
+                step_ops[len(step_ops)] = []
+            step_ops[len(step_ops) - 1].append(op)
+    recs = []
     for m in re.finditer(r"^@@STEP (\d+) (\d+)\n(.*?)^@@ENDSTEP$", out, re.M | re.S):
         ti, si, body = int(m.group(1)), int(m.group(2)), m.group(3)
         a_txt, _, b_txt = body.partition("\n@@B\n")
@@ -652,8 +662,9 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         for line in b_sec.get("res", "").splitlines():
             idx, n = line.split()
             res[tracked[int(idx)]] = int(n)
+        res, total = step_view(res, step_ops.get(si, []), plan.get("report_resident_pages", "step"))
         recs.append({"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
-                     "metrics": metrics_from(a, b, mi, st), "resident_pages": res, "_end": b.t})
+                     "metrics": metrics_from(a, b, mi, st), "resident_pages": res, "pagecache": total, "_end": b.t})
     recs.sort(key=lambda s: s["_end"])
     for s in recs:
         del s["_end"]

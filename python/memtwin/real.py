@@ -305,6 +305,30 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     return m
 
 
+def step_files(ops: list) -> set:
+    """Scenario paths the ops of one step name: a read's, write's, stat's or fsync's file, the
+    files an fadvise names or finds below its directory (the engine's
+    `Simulation::step_resident_pages`)."""
+    out = set()
+    for op in ops:
+        if op.get("file"):
+            out.add(op["file"])
+        out.update(op.get("files") or ())
+    return out
+
+
+def step_view(res_all: dict, ops: list, mode: str) -> tuple:
+    """(resident_pages, pagecache) of a step as the engine reports them, from the resident pages
+    of every scenario file: `pagecache` their sum (the engine's NR_FILE_PAGES: every page-cache
+    page of the simulated machine is a scenario file's); `resident_pages` the files the step's
+    ops name ([report] resident_pages = "step", the default) or every file ("all")."""
+    total = sum(res_all.values())
+    if mode == "all":
+        return res_all, total
+    names = step_files(ops)
+    return {p: n for p, n in res_all.items() if p in names}, total
+
+
 def resident(files: dict) -> dict:
     """Resident pages of each scenario file that exists (scenario path -> pages), zeros left out."""
     out = {}
@@ -406,10 +430,12 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     _write(cg.procs(cgdir), str(os.getpid()))
     steps, snap, step_cg = [], None, cgdir
     ops = task["ops"]
+    first = 0
     for i, op in enumerate(ops):
         if snap is None:
             snap, step_cg = Snap(cg, cgdir), cgdir
             step_start = time.time()
+            first = i
         try:
             cgdir = do_op(op, cg, cgdir, files, scratch, policies, rng, buf)
         except OSError as e:
@@ -417,8 +443,9 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
         if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
             continue
         metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
+        res, total = step_view(res, ops[first:i + 1], plan.get("report_resident_pages", "step"))
         steps.append({"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
-                      "metrics": metrics, "resident_pages": res, "_end": time.time(), "_start": step_start})
+                      "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start})
         snap = None
     return steps
 

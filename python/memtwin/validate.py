@@ -68,6 +68,10 @@ def tolerances(spec: dict, where: str) -> dict:
 
 def _value(step: dict, metric: str) -> Optional[float]:
     if metric == "resident_pages":
+        # the machine's page-cache total: `pagecache` (engine and runners since issue 17), or the
+        # sum of a whole-machine snapshot (runs recorded before, which listed every file)
+        if step.get("pagecache") is not None:
+            return float(step["pagecache"])
         rp = step.get("resident_pages")
         return None if rp is None else float(sum(rp.values()))
     v = step["metrics"].get(metric)

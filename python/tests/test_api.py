@@ -167,7 +167,7 @@ def test_metric_lookup_errors(recharge):
 def test_to_json_layout(recharge):
     j = recharge.to_json()
     assert list(j) == ["steps", "totals"]
-    assert [list(s) for s in j["steps"]] == [["name", "task", "memcg", "metrics", "resident_pages"]] * 2
+    assert [list(s) for s in j["steps"]] == [["name", "task", "memcg", "metrics", "resident_pages", "pagecache"]] * 2
     assert j["totals"] == recharge.raw["totals"]
 
 

@@ -38,7 +38,7 @@ def scenario(tmp_path, **over) -> str:
 @pytest.mark.parametrize(
     "over, place, words",
     [
-        (dict(ram="1P"), "4:7", ["machine.ram is 1 PiB", "at most 1 TiB"]),
+        (dict(ram="1P"), "4:7", ["machine.ram is 1 PiB", "at most 2 TiB"]),
         (dict(cpus=100000000), "5:8", ["machine.cpus is 100000000", "8192"]),
         (dict(size="16T"), "11:8", ["files.\"/big\".size is 16 TiB", "8 TiB"]),
         (dict(sleep="100000000h"), "16:", ["tasks.cat.ops[1].duration is \"100000000h\"", "one year"]),

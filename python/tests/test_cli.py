@@ -201,7 +201,7 @@ def test_run_json_layout(capsys, tmp_path):
     assert list(v) == ["steps", "totals"]
     assert [s["name"] for s in v["steps"]] == ["read 1", "read 2"]
     for s in v["steps"]:
-        assert list(s) == ["name", "task", "memcg", "metrics", "resident_pages"]
+        assert list(s) == ["name", "task", "memcg", "metrics", "resident_pages", "pagecache"]
         assert (s["task"], s["memcg"]) == ("cat", "/ct")
         assert list(s["metrics"]) == memtwin.metric_names()
     assert list(v["totals"]) == memtwin.metric_names()

@@ -233,8 +233,8 @@ impl Kernel {
     /// charges stay where they are (no `move_charge_at_immigrate`).
     pub fn cgroup_attach_task(&mut self, from: MemcgId, path: &str) -> Result<MemcgId, Errno> {
         let to = self.memcgs.by_path(&normalize(path)).ok_or(Errno::ENOENT)?;
-        self.memcgs.memcgs[from.idx()].nr_tasks -= 1;
-        self.memcgs.memcgs[to.idx()].nr_tasks += 1;
+        self.memcgs.add_tasks(from, -1);
+        self.memcgs.add_tasks(to, 1);
         Ok(to)
     }
 }

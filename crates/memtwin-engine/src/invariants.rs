@@ -188,8 +188,14 @@ impl Kernel {
         let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab + self.kmem.superblock_slab + self.kmem.shrinker_slab;
         let mut ids = std::collections::BTreeSet::new();
         let mut kids = std::collections::BTreeSet::new();
+        if self.memcgs.descendants(MemcgId::ROOT) != self.memcgs.descendants_walk(MemcgId::ROOT) {
+            return Err(format!("root descendants counted {:?}, walked {:?}", self.memcgs.descendants(MemcgId::ROOT), self.memcgs.descendants_walk(MemcgId::ROOT)));
+        }
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             let me = MemcgId(i as u32);
+            if m.state != MemcgState::Freed && m.nr_tasks_subtree as u64 != self.memcgs.subtree_sum(me, |m| m.nr_tasks as u64) {
+                return Err(format!("memcg {}: subtree task count {} is not its subtree's", m.path, m.nr_tasks_subtree));
+            }
             percpu += m.percpu_bytes;
             slab += m.slab_bytes;
             let live_children = m.children.iter().filter(|c| self.memcgs.get(**c).state != MemcgState::Freed).count();

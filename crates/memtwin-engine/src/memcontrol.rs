@@ -33,6 +33,7 @@ impl Memcg {
             id,
             kmem_id: None,
             nr_tasks: 0,
+            nr_tasks_subtree: 0,
             nr_shmem: 0,
             nr_anon: 0,
             percpu_bytes: 0,
@@ -218,6 +219,9 @@ pub struct Memcg {
     pub kmem_id: Option<u32>,
     /// Tasks attached (`cgroup.procs`).
     pub nr_tasks: u32,
+    /// Tasks in this memcg and its descendants (kept by `MemcgTree::add_tasks`, so that PSI's
+    /// per-quantum test of a single-task subtree costs the tree's depth, not its size).
+    pub nr_tasks_subtree: u32,
     /// Shmem (tmpfs) pages charged here, included in `nr_file` (memory.stat `shmem`).
     pub nr_shmem: u64,
     /// Anonymous pages charged here (memory.stat `anon`, local).
@@ -340,6 +344,17 @@ impl MemcgTree {
 
     /// `cgroup.stat`: (`nr_descendants`, `nr_dying_descendants`) of `m`.
     pub fn descendants(&self, m: MemcgId) -> (u64, u64) {
+        if m == MemcgId::ROOT {
+            // Every memcg descends from the root: O(1) from the counts kept (the online map
+            // holds the root and the online memcgs; `nr_allocated` the root, online and dying).
+            let online = self.online.len() as u64;
+            return (online - 1, self.nr_allocated - online);
+        }
+        self.descendants_walk(m)
+    }
+
+    /// `descendants` by walking the subtree (the invariant check compares the two for the root).
+    pub fn descendants_walk(&self, m: MemcgId) -> (u64, u64) {
         let mut live = 0;
         let mut dying = 0;
         let mut stack: Vec<MemcgId> = self.memcgs[m.idx()].children.clone();
@@ -413,6 +428,18 @@ impl MemcgTree {
             sum += self.anon_pages(c);
         }
         sum
+    }
+
+    /// Add `n` (may be negative) tasks to `m`: its own count and the subtree counts of it and
+    /// every ancestor (O(depth)).
+    pub fn add_tasks(&mut self, m: MemcgId, n: i32) {
+        self.memcgs[m.idx()].nr_tasks = (self.memcgs[m.idx()].nr_tasks as i64 + n as i64) as u32;
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &mut self.memcgs[c.idx()];
+            mc.nr_tasks_subtree = (mc.nr_tasks_subtree as i64 + n as i64) as u32;
+            cur = mc.parent;
+        }
     }
 
     /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).

@@ -56,8 +56,12 @@ pub struct StepResult {
     /// order they were taken.
     pub samples: Vec<Nanos>,
     /// Resident page-cache pages per file at the end of the step (`mapping->nrpages`, what
-    /// mincore or cachestat report), files with none left out.
+    /// mincore or cachestat report), files with none left out: the files the step's ops name,
+    /// or every file with `[report] resident_pages = "all"` (`ResidentPagesReport`).
     pub resident_pages: Vec<(String, u64)>,
+    /// Page-cache pages of the whole machine at the end of the step (`NR_FILE_PAGES`, the sum
+    /// of every mapping's nrpages; a counter, O(1)): what validation compares.
+    pub pagecache: u64,
 }
 
 /// Counters of a task and its memcg at one instant, to take deltas from.
@@ -405,6 +409,18 @@ mod tests {
         let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
         assert_eq!(names, metric_names());
     }
+}
+
+/// Resident pages of the given files that have any, in inode order; `inodes` (a scratch list,
+/// duplicates allowed) is sorted and deduplicated in place. Costs the files given.
+pub fn resident_pages_of(k: &Kernel, inodes: &mut Vec<crate::types::InodeId>) -> Vec<(String, u64)> {
+    inodes.sort_unstable_by_key(|i| i.idx());
+    inodes.dedup();
+    inodes
+        .iter()
+        .filter(|i| k.mappings[i.idx()].nrpages > 0)
+        .map(|i| (k.inodes[i.idx()].path.clone(), k.mappings[i.idx()].nrpages))
+        .collect()
 }
 
 /// Resident pages of every file that has any (`mapping->nrpages` per inode), in inode order.

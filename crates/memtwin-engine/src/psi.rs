@@ -144,7 +144,7 @@ impl Kernel {
         let end = start + stall;
         let mut cur = Some(memcg);
         while let Some(c) = cur {
-            let single = self.memcgs.subtree_sum(c, |m| m.nr_tasks as u64) <= 1;
+            let single = self.memcgs.memcgs[c.idx()].nr_tasks_subtree <= 1;
             self.memcgs.memcgs[c.idx()].psi.add_stall(start, end, single);
             cur = self.memcgs.memcgs[c.idx()].parent;
         }

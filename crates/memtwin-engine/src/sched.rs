@@ -44,6 +44,8 @@ struct Task {
     cursor: Cursor,
     snapshot: Option<Snapshot>,
     step_memcg: MemcgId,
+    /// The op the current step began with (its ops name the files of its `resident_pages`).
+    step_pc: usize,
     killed: bool,
     /// `numa_node_id()` of the CPU the task runs on.
     node: u32,
@@ -119,6 +121,8 @@ pub struct Simulation {
     nr_errors: u64,
     /// Posts not yet taken by a `wait`, by event name.
     events: Vec<(String, u64)>,
+    /// Scratch list of a step's files (`step_resident_pages`), reused.
+    rp_scratch: Vec<InodeId>,
 }
 
 impl Simulation {
@@ -217,7 +221,7 @@ impl Simulation {
                     };
                 }
                 let memcg = t.cgroup.map(|i| memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
-                k.memcgs.memcgs[memcg.idx()].nr_tasks += 1;
+                k.memcgs.add_tasks(memcg, 1);
                 Task {
                     name: t.name.clone(),
                     memcg,
@@ -226,6 +230,7 @@ impl Simulation {
                     cursor: Cursor::Idle,
                     snapshot: None,
                     step_memcg: memcg,
+                    step_pc: 0,
                     killed: false,
                     node: t.node,
                     maps: vec![],
@@ -259,6 +264,7 @@ impl Simulation {
             errors: vec![],
             nr_errors: 0,
             events: vec![],
+            rp_scratch: vec![],
         }
     }
 
@@ -439,6 +445,7 @@ impl Simulation {
         if self.tasks[ti].snapshot.is_none() {
             let memcg = self.tasks[ti].memcg;
             self.tasks[ti].step_memcg = memcg;
+            self.tasks[ti].step_pc = self.tasks[ti].pc;
             self.tasks[ti].snapshot = Some(Snapshot::take(&self.kernel, memcg, self.tasks[ti].times));
         }
         let user = self.kernel.cost.user_per_syscall;
@@ -792,10 +799,23 @@ impl Simulation {
     fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32, memcg: MemcgId) -> (u32, bool) {
         let len = self.kernel.vmas[vma.0 as usize].pages.len() as u32;
         let end = (pos + TOUCH_QUANTUM).min(len);
-        for i in pos..end {
+        let mut i = pos;
+        while i < end {
+            // Pages already mapped (the rest of a huge page the fault before mapped, or pages
+            // touched before) take no fault: the run is skipped at once, with the same result
+            // as one handle_mm_fault() each (which returns at once) while nothing is over
+            // memory.high (whose check follows every access).
+            if self.kernel.nr_pages_over_high == 0 {
+                let mapped = &self.kernel.vmas[vma.0 as usize].pages[i as usize..end as usize];
+                i += mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32;
+                if i >= end {
+                    break;
+                }
+            }
             if self.kernel.handle_mm_fault(vma, i).is_err() {
                 return (i, false);
             }
+            i += 1;
             // Each fault returns to user space: resume_user_mode_work() runs
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {
@@ -834,14 +854,38 @@ impl Simulation {
         let mut metrics = step_metrics(&self.kernel, memcg, &before, &after, !ok);
         let samples = std::mem::take(&mut self.tasks[ti].samples);
         metrics.extend(crate::metrics::mmtests_latency(&samples));
+        let resident_pages = self.step_resident_pages(ti, pc);
         self.steps.push(StepResult {
             name: op.step.clone(),
             task: self.tasks[ti].name.clone(),
             memcg: self.kernel.memcgs.get(memcg).path.clone(),
             metrics,
             samples,
-            resident_pages: crate::metrics::resident_pages(&self.kernel),
+            resident_pages,
+            pagecache: self.kernel.nr_file_pages(),
         });
+    }
+
+    /// `resident_pages` of the step of task `ti` that ended with op `pc`: the files its ops
+    /// name (`ResidentPagesReport::Step`), or every file (`All`).
+    fn step_resident_pages(&mut self, ti: usize, pc: usize) -> Vec<(String, u64)> {
+        use crate::scenario::model::ResidentPagesReport;
+        if self.scenario.resident_pages == ResidentPagesReport::All {
+            return crate::metrics::resident_pages(&self.kernel);
+        }
+        let scn = Rc::clone(&self.scenario);
+        let mut inodes = std::mem::take(&mut self.rp_scratch);
+        inodes.clear();
+        for op in &scn.tasks[ti].ops[self.tasks[ti].step_pc.min(pc)..=pc] {
+            match &op.kind {
+                OpKind::Read { file, .. } | OpKind::Write { file, .. } | OpKind::Stat { file } | OpKind::Fsync { file } => inodes.push(self.inodes[*file]),
+                OpKind::Fadvise { files, .. } => inodes.extend(files.iter().map(|f| self.inodes[*f])),
+                _ => {}
+            }
+        }
+        let out = crate::metrics::resident_pages_of(&self.kernel, &mut inodes);
+        self.rp_scratch = inodes;
+        out
     }
 }
 

@@ -195,6 +195,11 @@ impl XArray {
                 id
             }
             None => {
+                // A first node takes room for one (a Vec's first allocation would hold four
+                // of these 260-byte nodes).
+                if self.inner.capacity() == 0 {
+                    self.inner.reserve_exact(1);
+                }
                 self.inner.push(n);
                 self.inner.len() as u32 - 1
             }
@@ -209,6 +214,12 @@ impl XArray {
                 id
             }
             None => {
+                // A file's first leaf takes room for one leaf only: a Vec's first allocation
+                // holds four of these 540-byte leaves, 2 KiB for every small file (a million
+                // 8K files held 2.1 GiB of leaves, 1.6 of them empty).
+                if self.leaves.capacity() == 0 {
+                    self.leaves.reserve_exact(1);
+                }
                 self.leaves.push(l);
                 self.leaves.len() as u32 - 1
             }

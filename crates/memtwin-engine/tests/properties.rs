@@ -147,6 +147,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         .collect(),
                     sample_interval: 10_000_000,
                     report_metrics: vec![],
+                    resident_pages: Default::default(),
                 }
             })
         })

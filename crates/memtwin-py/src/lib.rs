@@ -240,6 +240,10 @@ impl Doc {
             files.append(x)?;
         }
         out.set_item("files", files)?;
+        out.set_item("report_resident_pages", match scn.resident_pages {
+            memtwin_engine::scenario::model::ResidentPagesReport::Step => "step",
+            memtwin_engine::scenario::model::ResidentPagesReport::All => "all",
+        })?;
         let fpath = |i: usize| scn.files[i].path.clone();
         let tasks = PyList::empty(py);
         for t in &scn.tasks {
@@ -420,6 +424,7 @@ impl Doc {
                 rp.set_item(f, n)?;
             }
             d.set_item("resident_pages", rp)?;
+            d.set_item("pagecache", s.pagecache)?;
             steps.append(d)?;
         }
         out.set_item("steps", steps)?;

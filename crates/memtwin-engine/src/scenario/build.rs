@@ -465,7 +465,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             if r > MAX_RAM {
                                 cx.err(
                                     &v.loc,
-                                    format!("machine.ram is {}, more than the engine can hold: at most {} (its page arena takes 24 bytes of host memory per simulated 4 KiB page, 6 GiB for 1 TiB)", human_size(r), human_size(MAX_RAM)),
+                                    format!("machine.ram is {}, more than the engine can hold: at most {} (its page arena takes 24 bytes of host memory per simulated 4 KiB page, 12 GiB for 2 TiB, and a full page cache about 9 more)", human_size(r), human_size(MAX_RAM)),
                                     "give the machine at most ram = \"1T\"; scale the scenario down (files, limits) with it",
                                 );
                             } else {
@@ -866,16 +866,30 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         }
     }
     dir_specs.sort_by_key(|d| d.path.matches('/').count());
-    for i in 0..dir_specs.len() {
-        if dir_specs[i].uid == u32::MAX {
-            let p = dir_specs[i].path.clone();
-            dir_specs[i].uid = dir_specs[..i].iter().filter(|d| d.path == "/" || p.starts_with(&format!("{}/", d.path))).max_by_key(|d| d.path.len()).map(|d| d.uid).unwrap_or(0);
+    // The nearest declared directory above a path, found by walking up its parents in a map of
+    // the declared directories (the last declaration of a path wins): the path's depth in
+    // lookups, whatever the number of directories.
+    fn nearest_uid(uids: &std::collections::HashMap<String, u32>, path: &str) -> Option<u32> {
+        let mut d = crate::fs::parent_path(path);
+        loop {
+            if let Some(&u) = uids.get(d) {
+                return Some(u);
+            }
+            if d == "/" {
+                return None;
+            }
+            d = crate::fs::parent_path(d);
         }
     }
+    let mut dir_uids: std::collections::HashMap<String, u32> = std::collections::HashMap::with_capacity(dir_specs.len());
+    for d in dir_specs.iter_mut() {
+        if d.uid == u32::MAX {
+            d.uid = nearest_uid(&dir_uids, &d.path).unwrap_or(0);
+        }
+        dir_uids.insert(d.path.clone(), d.uid);
+    }
     // The owner of a file nobody named one for: that of its nearest declared directory.
-    let inherited_uid = |path: &str, dirs: &[DirSpec]| -> u32 {
-        dirs.iter().filter(|d| d.path == "/" || path.starts_with(&format!("{}/", d.path))).max_by_key(|d| d.path.len()).map(|d| d.uid).unwrap_or(0)
-    };
+    let inherited_uid = |path: &str, _dirs: &[DirSpec]| -> u32 { nearest_uid(&dir_uids, path).unwrap_or(0) };
     let mut files: Vec<FileSpec> = vec![];
     if let Some(n) = top.get("files") {
         for (fpath, kloc, fnode) in table_entries(cx, n, "files") {
@@ -946,6 +960,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // scripts create, then check every op against what exists or will.
     let mut expanded: Vec<ExpandedTask> = vec![];
     let mut total_ops = 0usize;
+    let mut tree_index = None;
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -978,7 +993,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
             }
             t.finish(cx, &["cgroup", "ops", "start", "uid", "node"]);
-            let mut ops = expand_tree_ops(cx, ops, &files);
+            let mut ops = expand_tree_ops(cx, ops, &files, &mut tree_index);
             total_ops += ops.len();
             if total_ops > MAX_OPS {
                 cx.err(kloc, format!("{what}: the tasks' ops, expanded, number more than the engine's limit of {MAX_OPS}"), "repeat fewer times, or run fewer tasks");
@@ -1211,6 +1226,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // [report]
     let mut sample_interval = 100_000_000;
     let mut report_metrics = vec![];
+    let mut resident_pages = crate::scenario::model::ResidentPagesReport::Step;
     if let Some(n) = top.get("report") {
         if let Some(mut t) = Tab::new(cx, n, "[report]") {
             if let Some(v) = t.get("sample_interval") {
@@ -1240,7 +1256,16 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     other => cx.err(&v.loc, format!("report.metrics must be an array, not {}", other.type_name()), "write metrics = [\"elapsed_s\", \"read_bytes\"]"),
                 }
             }
-            t.finish(cx, &["sample_interval", "metrics"]);
+            if let Some(v) = t.get("resident_pages") {
+                if let Some(s) = get_str(cx, v, "report.resident_pages") {
+                    match s {
+                        "step" => resident_pages = crate::scenario::model::ResidentPagesReport::Step,
+                        "all" => resident_pages = crate::scenario::model::ResidentPagesReport::All,
+                        _ => cx.err(&v.loc, format!("report.resident_pages must be \"step\" or \"all\", not {s:?}"), "write resident_pages = \"step\" (the files each step's ops name) or \"all\" (every file, every step)"),
+                    }
+                }
+            }
+            t.finish(cx, &["sample_interval", "metrics", "resident_pages"]);
         }
     }
     top.get("variants");
@@ -1268,6 +1293,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         tasks,
         sample_interval,
         report_metrics,
+        resident_pages,
     })
 }
 
@@ -1278,9 +1304,56 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
 /// in the order the shell's glob gives them (sorted by name, byte order as in the C locale:
 /// f1, f10, f100, f11, ...; see `glob_order`), scanning each page in user space. Files a cp created earlier in
 /// the same script count as existing for later cp and grep ops.
-fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileSpec]) -> Vec<(Node, String, String)> {
-    let mut known: Vec<(String, u64)> = files.iter().map(|f| (f.path.clone(), f.size)).collect();
-    let mut known_paths: std::collections::HashSet<String> = known.iter().map(|(p, _)| p.clone()).collect();
+/// The files a task's `cp` and `grep` ops can name: the scenario's (`files`), sorted by path
+/// once for all tasks, and those the task's own earlier copies created (`created`), so that
+/// the files below a path are a range found by binary search, not a scan of every file.
+struct TreeIndex<'a> {
+    /// (path, size, declaration index), by path (stable: a path given twice keeps its order).
+    sorted: Vec<(&'a str, u64, usize)>,
+}
+
+impl<'a> TreeIndex<'a> {
+    fn new(files: &'a [FileSpec]) -> Self {
+        let mut sorted: Vec<(&str, u64, usize)> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), f.size, i)).collect();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        TreeIndex { sorted }
+    }
+
+    fn contains(&self, p: &str) -> bool {
+        self.sorted.binary_search_by(|e| e.0.cmp(p)).is_ok()
+    }
+
+    /// The files at `root` or below it, in the order a scan of the declared files followed by
+    /// the task's created ones (`created`: path -> (creation number, size)) meets them.
+    fn below(&self, root: &str, created: &std::collections::BTreeMap<String, (usize, u64)>) -> Vec<(String, u64)> {
+        let r = root.trim_end_matches('/');
+        let mut hits: Vec<(usize, &str, u64)> = vec![];
+        // `r` itself, then `r/...`: a contiguous run from "r/" up to, not including, "r0"
+        // ('0' is the byte after '/').
+        let lo = self.sorted.partition_point(|e| e.0 < r);
+        hits.extend(self.sorted[lo..].iter().take_while(|e| e.0 == r).map(|e| (e.2, e.0, e.1)));
+        let (from, to) = (format!("{r}/"), format!("{r}0"));
+        let lo = self.sorted.partition_point(|e| e.0 < from.as_str());
+        hits.extend(self.sorted[lo..].iter().take_while(|e| e.0 < to.as_str()).map(|e| (e.2, e.0, e.1)));
+        let n = self.sorted.len();
+        if let Some(&(seq, size)) = created.get(r) {
+            hits.push((n + seq, r, size));
+        }
+        for (p, &(seq, size)) in created.range::<str, _>((std::ops::Bound::Included(from.as_str()), std::ops::Bound::Excluded(to.as_str()))) {
+            hits.push((n + seq, p.as_str(), size));
+        }
+        hits.sort_unstable_by_key(|h| h.0);
+        hits.into_iter().map(|(_, p, size)| (p.to_string(), size)).collect()
+    }
+}
+
+fn expand_tree_ops<'a>(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &'a [FileSpec], index: &mut Option<TreeIndex<'a>>) -> Vec<(Node, String, String)> {
+    let is_tree_op = |n: &Node| matches!(&n.v, Val::Table(e) if e.iter().any(|(k, _, v)| k == "op" && matches!(&v.v, Val::Str(x) if x == "cp" || x == "grep")));
+    if !ops.iter().any(|(n, _, _)| is_tree_op(n)) {
+        return ops;
+    }
+    let index: &TreeIndex = index.get_or_insert_with(|| TreeIndex::new(files));
+    let mut created: std::collections::BTreeMap<String, (usize, u64)> = std::collections::BTreeMap::new();
     let mut out = Vec::with_capacity(ops.len());
     let s = |v: &str| Val::Str(v.to_string());
     for (n, step, label) in ops {
@@ -1293,10 +1366,6 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
         let mk = |pairs: Vec<(&str, Val)>| Node {
             v: Val::Table(pairs.into_iter().map(|(k, v)| (k.to_string(), n.loc.clone(), Node { v, loc: n.loc.clone() })).collect()),
             loc: n.loc.clone(),
-        };
-        let below = |root: &str, known: &[(String, u64)]| -> Vec<(String, u64)> {
-            let r = root.trim_end_matches('/');
-            known.iter().filter(|(p, _)| p == r || p.starts_with(&format!("{r}/"))).cloned().collect()
         };
         if out.len() > MAX_OPS_PER_TASK {
             cx.err(&n.loc, format!("{label}: the task's copies and greps expand to more than the engine's limit of {MAX_OPS_PER_TASK} ops"), "copy or grep fewer files per task, or split the work over several tasks");
@@ -1311,7 +1380,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                 if let Some((k, kl, _)) = entries.iter().find(|(k, _, _)| !["op", "step", "src", "dst"].contains(&k.as_str())) {
                     cx.err(kl, format!("unknown key `{k}` in {label}"), "a cp op takes op, step, src, dst");
                 }
-                let srcs = below(&src, &known);
+                let srcs = index.below(&src, &created);
                 if srcs.is_empty() {
                     cx.err(&n.loc, format!("{label}: nothing to copy below `{src}`"), "name a declared file or a directory holding files");
                     continue;
@@ -1325,8 +1394,9 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                         step.clone(),
                         label.clone(),
                     ));
-                    if known_paths.insert(q.clone()) {
-                        known.push((q, size));
+                    if !index.contains(&q) && !created.contains_key(&q) {
+                        let seq = created.len();
+                        created.insert(q, (seq, size));
                     }
                 }
             }
@@ -1338,7 +1408,7 @@ fn expand_tree_ops(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &[FileS
                 if let Some((k, kl, _)) = entries.iter().find(|(k, _, _)| !["op", "step", "path"].contains(&k.as_str())) {
                     cx.err(kl, format!("unknown key `{k}` in {label}"), "a grep op takes op, step, path");
                 }
-                let mut targets = below(&path, &known);
+                let mut targets = index.below(&path, &created);
                 targets.sort_by(|a, b| glob_order(&a.0, &b.0));
                 if targets.is_empty() {
                     cx.err(&n.loc, format!("{label}: no file below `{path}`"), "name a declared file or a directory holding files");

@@ -43,6 +43,23 @@ pub struct Scenario {
     pub sample_interval: Nanos,
     /// Metrics the report shows first (all are computed).
     pub report_metrics: Vec<String>,
+    /// Which files each step's `resident_pages` lists (`[report] resident_pages`).
+    pub resident_pages: ResidentPagesReport,
+}
+
+/// `[report] resident_pages`: which files a step's `resident_pages` lists. Every step also
+/// carries `pagecache`, the machine's page-cache total (`NR_FILE_PAGES`), whatever this says.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum ResidentPagesReport {
+    /// `"step"` (default): the files the step's own ops name (read, write, stat, fsync, the
+    /// files an fadvise names or finds below its directory), files with no page left out. Its
+    /// cost follows the step's ops, not the machine's files: 10,000 containers each reading its
+    /// own file give 10,000 entries, not 10,000 x 10,000.
+    #[default]
+    Step,
+    /// `"all"`: every file of the machine with resident pages, at the end of every step (a
+    /// whole-machine snapshot; costs the number of files per step).
+    All,
 }
 
 /// `[machine]`.
