@@ -84,3 +84,15 @@ def test_record_real_program(tmp_path):
         fid = files[str(data)]
         read = sum(e[2] for e in r.events() if e[4] == fid and e[5] == trace.OPS["read"])
     assert read == 100000
+
+
+def test_replay_stopgap(tmp_path):
+    """A synthetic trace: 8 MiB read sequentially in 128 KiB reads, replayed at a 4M limit."""
+    from memtwin import replay
+    out = tmp_path / "r.mtt"
+    w = trace.Writer(str(out), {"source": "test", "files": [{"id": 0, "path": "/data/f", "size": 8 << 20}]})
+    for i in range(64):
+        w.add(i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
+    w.close()
+    t = replay.replay(str(out), "4M").totals
+    assert t["read_bytes"] >= 8 << 20 and t["memcg.max_usage_bytes"] <= 4 << 20
