@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Optional, Sequence
 
-from memtwin import _memtwin, hostcache, progress
+from memtwin import _memtwin, hostcache, progress, record
 from memtwin._memtwin import ScenarioError
 from memtwin.api import Result, load
 from memtwin.jsonio import OutputError, check_writable, ensure_dir, remove_empty_created, write_json
@@ -85,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--timeout", type=float, default=900, help="with --scale: seconds one size may run before it is stopped (default 900)")
     sub.add_parser("metrics", help="list every metric a step reports", description="List every metric a step reports.")
     hostcache.add_parsers(sub)
+    record.add_parsers(sub)
+    __import__("memtwin.replay", fromlist=["x"]).add_parser(sub)
+    __import__("memtwin.measure", fromlist=["x"]).add_parser(sub)
     rl = sub.add_parser("real", help="run a scenario on a real kernel (this host or a QEMU guest) and record the engine's metrics",
                         description="Carry out the scenario's ops (expanded as the engine expands them) on a real kernel and "
                                     "record the same metrics in the same JSON layout as `memtwin run --json`. host: this "
@@ -452,6 +455,12 @@ def _dispatch(a) -> int:
             return cmd_lab(a)
         if a.cmd in ("sweep", "size"):
             return __import__(f"memtwin.{a.cmd}", fromlist=["x"]).main(a)
+        if a.cmd == "replay":
+            return __import__("memtwin.replay", fromlist=["x"]).run_cli(a)
+        if a.cmd == "measure":
+            return __import__("memtwin.measure", fromlist=["x"]).run_cli(a)
+        if a.cmd in ("record", "import", "trace-info"):
+            return record.run_cli(a)
         if a.cmd in ("cached", "evict"):
             return hostcache.run_cli(a)
         if a.cmd == "metrics":

@@ -31,6 +31,7 @@ pub mod scenario;
 pub mod slab;
 pub mod sched;
 pub mod swap;
+pub mod trace;
 pub mod swapfile;
 pub mod truncate;
 pub mod types;

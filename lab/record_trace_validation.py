@@ -1,0 +1,70 @@
+"""Record the trace validation set (issue 18): four real programs, each recorded once with
+`memtwin record` and measured with `memtwin measure` at three memcg limits on this host (root).
+Writes python/memtwin/scenarios/validation/traces/NAME.mtt and measured.json; the comparison
+with the twin is python/tests/test_trace_validation.py. Run: python3 lab/record_trace_validation.py
+"""
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "python", "memtwin", "scenarios", "validation", "traces")
+DATA = "/var/tmp/mtval"
+MT = [sys.executable, "-m", "memtwin.cli"]
+
+
+def setup():
+    os.makedirs(DATA, exist_ok=True)
+    big = os.path.join(DATA, "big.bin")
+    if not os.path.exists(big):
+        rnd = random.Random(1)
+        with open(big, "wb") as f:
+            for _ in range(48):
+                f.write(rnd.randbytes(1 << 20))
+    db = os.path.join(DATA, "db.sqlite")
+    if not os.path.exists(db):
+        rnd = random.Random(2)
+        c = sqlite3.connect(db)
+        c.execute("create table t(id integer primary key, v blob)")
+        c.executemany("insert into t(v) values (?)", ((rnd.randbytes(900),) for _ in range(40000)))
+        c.commit()
+        c.close()
+
+
+PROGRAMS = {
+    # name: (command, limits loose / around the working set / tight)
+    "cat": (["cat", f"{DATA}/big.bin"], ["256M", "48M", "12M"]),
+    "grep-r": (["grep", "-r", "-c", "zzqqxx", "/usr/lib/python3.11"], ["256M", "48M", "12M"]),
+    # tar skips reading files when the archive is /dev/null: write a real archive
+    "tar-cf": (["tar", "cf", f"{DATA}/doc.tar", "-C", "/usr/share", "doc"], ["512M", "128M", "32M"]),
+    "sqlite3": (["sqlite3", f"{DATA}/db.sqlite", "select count(*) from t where v like '%zzq%'"], ["256M", "40M", "10M"]),
+}
+
+
+def main():
+    setup()
+    env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "python"))
+    measured = {}
+    for name, (cmd, limits) in PROGRAMS.items():
+        tr = os.path.join(OUT, name + ".mtt")
+        subprocess.run(MT + ["record", "--out", tr, "--"] + cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+        measured[name] = {"command": cmd, "limits": {}}
+        for lim in limits:
+            j = os.path.join(DATA, "m.json")
+            subprocess.run(MT + ["measure", "--limit", lim, "--trace", tr, "--out", j, "--"] + cmd, env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            with open(j) as f:
+                m = json.load(f)["metrics"]
+            measured[name]["limits"][lim] = {k: m[k] for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.usage_bytes", "major_faults")}
+            print(name, lim, measured[name]["limits"][lim], flush=True)
+    with open(os.path.join(OUT, "measured.json"), "w") as f:
+        json.dump({"kernel": os.uname().release, "programs": measured}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

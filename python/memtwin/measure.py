@@ -1,0 +1,162 @@
+"""memtwin measure: run a real command in a fresh memcg on this host and report what the twin
+reports (read/write bytes, major faults, usage, memory.stat, PSI where there is one, wall time),
+named as the engine names its metrics. The memcg is `memtwin-<run id>` (memtwin.leftovers'
+convention, so `memtwin lab clean` removes it if this process is killed) and is removed on every
+other exit path.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from . import hostcache, jsonio, leftovers, real, trace
+
+UNITS = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+
+
+class MeasureError(Exception):
+    pass
+
+
+def add_parser(sub) -> None:
+    m = sub.add_parser("measure", help="run a command in a fresh memcg on this host and report the twin's metrics",
+                       description="Run CMD in a new memory cgroup with --limit (root), its files' page cache dropped "
+                                   "first (--cold PATH, or the files a --trace names), and report read/write bytes, "
+                                   "major faults, memcg usage and peak, memory.stat, PSI (cgroup v2) and wall time.")
+    m.add_argument("--limit", metavar="SIZE", help="memcg hard limit, e.g. 64M (default: none)")
+    m.add_argument("--cgroup-version", choices=["v1", "v2"], help="which hierarchy (default: the one mounted)")
+    m.add_argument("--cold", action="append", default=[], metavar="PATH", help="drop this tree's page cache first (repeatable)")
+    m.add_argument("--trace", metavar="FILE", help="drop the page cache of every file this trace names first")
+    m.add_argument("--warm", action="store_true", help="keep the page cache as it is")
+    m.add_argument("--out", metavar="FILE", help="also write the result as JSON")
+    m.add_argument("command", nargs="+", metavar="CMD")
+
+
+def parse_size(s: str) -> int:
+    t = s.strip().lower().rstrip("ib").rstrip("b") if s else s
+    try:
+        if t and t[-1] in UNITS:
+            return int(float(t[:-1]) * UNITS[t[-1]])
+        return int(t)
+    except (ValueError, IndexError):
+        raise MeasureError(f"--limit {s}: error: not a size\n  fix: give bytes or a size like 64M, 1G") from None
+
+
+def _controller(version):
+    try:
+        v, mnt = real.find_memory_controller()
+    except real.RealError as e:
+        raise MeasureError("memtwin measure: error: " + str(e)) from None
+    if version and version != v:
+        raise MeasureError(f"memtwin measure: error: this host's writable memory controller is cgroup {v}, not {version}\n"
+                           f"  fix: use --cgroup-version {v}, or mount a {version} hierarchy")
+    return v, mnt
+
+
+def _cold(paths: list) -> None:
+    for p in paths:
+        if os.path.exists(p):
+            hostcache.evict(p, sync=True)  # dirty pages would stay: write them back first
+
+
+def _remove_cgroup(d: str) -> None:
+    for _ in range(50):
+        try:
+            with open(os.path.join(d, "cgroup.procs")) as f:
+                pids = [int(x) for x in f.read().split()]
+        except OSError:
+            return
+        for p in pids:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.rmdir(d)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)
+
+
+def measure(cmd: list, limit: int | None, version: str | None, cold: list, warm: bool) -> dict:
+    if os.geteuid() != 0:
+        raise MeasureError("memtwin measure: error: needs root (it creates a memory cgroup)\n  fix: run it as root (sudo)")
+    if not shutil.which(cmd[0]):
+        raise MeasureError(f"{cmd[0]}: error: command not found\n  fix: check the name and PATH, or give its full path")
+    v, mnt = _controller(version)
+    if not warm:
+        _cold(cold)
+    d = os.path.join(mnt, "memtwin-" + leftovers.run_id())
+    os.mkdir(d)
+    try:
+        if limit is not None:
+            real._write(os.path.join(d, "memory.limit_in_bytes" if v == "v1" else "memory.max"), str(limit))
+        cg = real.Cg(v, mnt, d)
+        before = cg.snapshot(d)
+        ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        vm0 = real._kv(real._read("/proc/vmstat"))
+        t = time.monotonic()
+        procs = os.path.join(d, "cgroup.procs")
+
+        def enter():
+            with open(procs, "w") as f:
+                f.write("0")
+
+        p = subprocess.Popen(cmd, preexec_fn=enter, stdout=subprocess.DEVNULL)
+        rc = p.wait()
+        wall = time.monotonic() - t
+        ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        vm1 = real._kv(real._read("/proc/vmstat"))
+        after = cg.snapshot(d)
+        stat = real._kv(real._read(os.path.join(d, "memory.stat")))
+        psi = None
+        if v == "v2" and os.path.exists(os.path.join(d, "memory.pressure")):
+            psi = real._read(os.path.join(d, "memory.pressure")).strip()
+    finally:
+        _remove_cgroup(d)
+    m = {
+        "elapsed_s": round(wall, 4),
+        "read_bytes": (ru1.ru_inblock - ru0.ru_inblock) * 512,
+        "write_bytes": (ru1.ru_oublock - ru0.ru_oublock) * 512,
+        "major_faults": ru1.ru_majflt - ru0.ru_majflt,
+        "memcg.usage_bytes": after["usage"],
+        "memcg.max_usage_bytes": after["max_usage"],
+        "memcg.file_bytes": after["file"],
+        "vmstat.pgmajfault": vm1.get("pgmajfault", 0) - vm0.get("pgmajfault", 0),
+    }
+    if before["failcnt"] is not None and after["failcnt"] is not None:
+        m["memcg.failcnt"] = after["failcnt"] - before["failcnt"]
+    return {"command": cmd, "limit_bytes": limit, "cgroup_version": v, "cold": not warm, "exit_status": rc,
+            "kernel": os.uname().release, "metrics": m, "memory.stat": stat, "psi": psi}
+
+
+def run_cli(a) -> int:
+    try:
+        if a.out:
+            jsonio.check_writable(a.out)
+        cold = list(a.cold)
+        if a.trace:
+            with trace.Reader(a.trace) as r:
+                cold += [f["path"] for f in r.header.get("files", []) if f.get("path")]
+        res = measure(list(a.command), parse_size(a.limit) if a.limit else None, a.cgroup_version, cold, a.warm)
+    except (MeasureError, trace.TraceError, jsonio.OutputError) as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    m = res["metrics"]
+    print(f"{' '.join(res['command'])}: exit {res['exit_status']}, cgroup {res['cgroup_version']}, "
+          f"limit {res['limit_bytes'] or 'none'}, {'cold' if res['cold'] else 'warm'} cache")
+    for k in ("elapsed_s", "read_bytes", "write_bytes", "major_faults", "memcg.usage_bytes", "memcg.max_usage_bytes",
+              "memcg.file_bytes", "memcg.failcnt"):
+        if k in m:
+            print(f"  {k:24} {m[k]}")
+    if a.out:
+        jsonio.write_json(a.out, res)
+    return 0

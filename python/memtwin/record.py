@@ -1,0 +1,157 @@
+"""memtwin record: run a command (or follow a cgroup's tasks) under a tracer and write its file
+and memory activity as a memtwin trace; memtwin import: the same from other tools' logs.
+
+Tracer: strace (Debian's package), `-f -ttt -y`, converted by memtwin.trace_import. A BPF
+tracer is not used yet (see README, issue 18). The output says which tracer ran and the wall
+time of the traced run; `--overhead` also runs the command once untraced and gives the ratio.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from . import jsonio, trace, trace_import
+
+SYSCALLS = ("open,openat,creat,close,read,readv,pread64,preadv,preadv2,write,writev,pwrite64,pwritev,"
+            "pwritev2,lseek,mmap,munmap,madvise,fadvise64,fsync,fdatasync,truncate,ftruncate,rename,"
+            "renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,clone,clone3,fork,vfork,exit_group")
+
+
+class RecordError(Exception):
+    pass
+
+
+def add_parsers(sub) -> None:
+    r = sub.add_parser("record", help="run a command under a tracer and write its file/memory activity as a trace",
+                       description="Run CMD (or follow the tasks of --cgroup) under strace and write a memtwin trace "
+                                   "(.mtt) of its whole process tree: open/close, reads and writes with their offsets, "
+                                   "lseek, mmap/munmap, fadvise, fsync, truncate, fork/exit, with timestamps.")
+    r.add_argument("--out", default="trace.mtt", metavar="FILE", help="trace to write (default trace.mtt)")
+    r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory instead of running CMD (root)")
+    r.add_argument("--duration", type=float, default=10.0, metavar="S", help="with --cgroup: seconds to follow (default 10)")
+    r.add_argument("--overhead", action="store_true", help="also run CMD once untraced and report the tracer's overhead")
+    r.add_argument("command", nargs="*", metavar="CMD")
+    i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
+                       description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
+                                   "(a log of strace -f -ttt -y).")
+    i.add_argument("--format", choices=["strace"], required=True)
+    i.add_argument("--out", required=True, metavar="FILE")
+    i.add_argument("input", metavar="INPUT")
+    s = sub.add_parser("trace-info", help="summarize a memtwin trace", description="Print a trace's header and counts per op.")
+    s.add_argument("file", metavar="FILE")
+
+
+def _tracer() -> str:
+    st = shutil.which("strace")
+    if not st:
+        raise RecordError("memtwin record: error: no tracer found (strace is not installed)\n"
+                          "  fix: apt-get install strace")
+    return st
+
+
+def _header(extra: dict) -> dict:
+    h = {"host": platform.node(), "kernel": platform.release(), "tracer": "strace",
+         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    h.update(extra)
+    return h
+
+
+def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False) -> dict:
+    jsonio.check_writable(out)
+    st = _tracer()
+    pids = []
+    if cgroup:
+        procs = os.path.join(cgroup, "cgroup.procs")
+        try:
+            with open(procs) as f:
+                pids = [int(x) for x in f.read().split()]
+        except FileNotFoundError:
+            raise RecordError(f"{cgroup}: error: not a cgroup directory (no cgroup.procs)\n  fix: name a directory under /sys/fs/cgroup") from None
+        except PermissionError:
+            raise RecordError(f"{procs}: error: permission denied\n  fix: run memtwin record --cgroup as root") from None
+        if not pids:
+            raise RecordError(f"{cgroup}: error: the cgroup has no tasks\n  fix: start the workload in it first")
+        if os.geteuid() != 0:
+            raise RecordError(f"{cgroup}: error: following another process's tasks needs root (ptrace)\n"
+                              "  fix: run memtwin record --cgroup as root, or record the command itself: memtwin record -- CMD")
+    else:
+        if not cmd:
+            raise RecordError("memtwin record: error: no command given\n  fix: memtwin record --out FILE -- CMD [ARGS...]")
+        if not shutil.which(cmd[0]):
+            raise RecordError(f"{cmd[0]}: error: command not found\n  fix: check the name and PATH, or give its full path")
+    fd, log = tempfile.mkstemp(prefix=".memtwin-strace-", suffix=".log", dir=os.path.dirname(os.path.abspath(out)))
+    os.close(fd)
+    try:
+        args = [st, "-f", "-ttt", "-y", "-s", "0", "-qq", "-e", "trace=" + SYSCALLS, "-o", log]
+        t = time.monotonic()
+        if cgroup:
+            for p in pids:
+                args += ["-p", str(p)]
+            pr = subprocess.Popen(args, stderr=subprocess.PIPE)
+            try:
+                pr.wait(timeout=duration)
+            except subprocess.TimeoutExpired:
+                pr.send_signal(signal.SIGINT)
+                pr.wait()
+            rc = 0
+        else:
+            pr = subprocess.run(args + ["--"] + cmd, stderr=subprocess.PIPE)
+            rc = pr.returncode
+            err = pr.stderr.decode(errors="replace")
+            if "ptrace" in err and "Operation not permitted" in err:
+                raise RecordError("memtwin record: error: strace may not trace here (ptrace: Operation not permitted)\n"
+                                  "  fix: allow ptrace (sysctl kernel.yama.ptrace_scope=0, or a container with CAP_SYS_PTRACE), or run as root")
+            sys.stderr.write(err)
+        wall = time.monotonic() - t
+        info = trace_import.import_strace(log, out, _header({"command": cmd, "cgroup": cgroup, "exit_status": rc}))
+    finally:
+        try:
+            os.unlink(log)
+        except OSError:
+            pass
+    info.update(tracer="strace", wall_s=round(wall, 3), exit_status=rc)
+    if overhead and not cgroup:
+        t = time.monotonic()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        info["untraced_wall_s"] = round(time.monotonic() - t, 3)
+    return info
+
+
+def run_cli(a) -> int:
+    try:
+        if a.cmd == "record":
+            cmd = list(a.command)
+            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead)
+            line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: strace "
+                    f"(traced wall {info['wall_s']} s")
+            if "untraced_wall_s" in info and info["untraced_wall_s"] > 0:
+                line += f", untraced {info['untraced_wall_s']} s: overhead x{info['wall_s'] / info['untraced_wall_s']:.1f}"
+            print(line + ")")
+            if info["exit_status"]:
+                print(f"note: the command exited with status {info['exit_status']}", file=sys.stderr)
+            return 0
+        if a.cmd == "import":
+            info = trace_import.import_strace(a.input, a.out)
+            print(f"{a.out}: {info['events']} events, {info['files']} files from {info['lines']} strace lines")
+            return 0
+        if a.cmd == "trace-info":
+            with trace.Reader(a.file) as r:
+                h = r.header
+            s = trace.summary(a.file)
+            print(f"{a.file}: source {h.get('source')}, host {h.get('host')}, kernel {h.get('kernel')}, "
+                  f"tracer {h.get('tracer', '-')}")
+            print(f"  {s['events']} events over {s['duration_ns'] / 1e9:.3f} s, {s['files']} files")
+            for k, v in sorted(s["ops"].items()):
+                print(f"  {k:10} {v}")
+            return 0
+    except (RecordError, trace.TraceError, jsonio.OutputError) as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    return 2

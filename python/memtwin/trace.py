@@ -1,0 +1,201 @@
+"""memtwin's trace format (.mtt): recorded and imported workloads, binary and streamable.
+
+Layout (all integers little-endian):
+
+    magic    8 bytes  b"MTWTRACE"
+    version  u16      FORMAT_VERSION (a reader refuses any other)
+    reserved u16      0
+    hlen     u32      length of the header
+    header   hlen     UTF-8 JSON: source, host, kernel, created, files [{id, path, size,
+                      resident_pages}], plus anything the recorder or importer adds
+    chunks            each: b"CK", u16 0, u32 events, u32 raw_len, u32 zlen, u32 crc32(raw),
+                      then zlen bytes of zstd; raw is `events` records of EVENT
+    end               b"EN", u16 0, u64 total events (a file without it is truncated)
+
+An event is EVENT = "<QQQIHBB" (32 bytes): time in ns since the trace's start, offset, length,
+pid, file id (0xffff: none), op (OPS), flags. Fixed-size records keep decoding a copy (the engine
+takes a chunk's raw bytes as they are); zstd makes them small on disk. A reader holds one chunk
+at a time, so memory does not grow with the trace's length.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+
+from . import jsonio
+
+MAGIC = b"MTWTRACE"
+FORMAT_VERSION = 1
+EVENT = struct.Struct("<QQQIHBB")
+_PRE = struct.Struct("<8sHHI")
+_CHUNK = struct.Struct("<2sHIIII")
+_END = struct.Struct("<2sHQ")
+NO_FILE = 0xFFFF
+CHUNK_EVENTS = 65536
+
+# Op codes; offset/length mean bytes of the file (or of the mapping for mm ops).
+OPS = {
+    "open": 1, "close": 2, "read": 3, "write": 4, "lseek": 5, "mmap": 6, "munmap": 7,
+    "madvise": 8, "fadvise": 9, "fsync": 10, "fdatasync": 11, "truncate": 12, "rename": 13,
+    "unlink": 14, "mkdir": 15, "fork": 16, "exit": 17, "anon_mmap": 18, "touch": 19,
+}
+OP_NAMES = {v: k for k, v in OPS.items()}
+
+
+class TraceError(Exception):
+    """A trace cannot be read or written; the message is `PLACE: error: WHAT` and `  fix: HOW`."""
+
+
+def _zstd():
+    try:
+        import zstandard
+    except ImportError:
+        raise TraceError("memtwin: error: the Python package zstandard is missing (traces are zstd-compressed)\n"
+                         "  fix: pip install zstandard") from None
+    return zstandard
+
+
+class Writer:
+    """Collects events and writes a whole trace atomically on close (jsonio.write_bytes):
+    an interrupted recording or import leaves no partial file."""
+
+    def __init__(self, path: str, header: dict):
+        jsonio.check_writable(path)
+        self.path = path
+        self.header = dict(header)
+        self.header.setdefault("files", [])
+        self._cctx = _zstd().ZstdCompressor(level=9)
+        self._buf = bytearray()
+        self._n = 0
+        self._total = 0
+        self._parts: list = []
+
+    def add(self, t_ns: int, op: str | int, pid: int = 0, file: int = NO_FILE, offset: int = 0,
+            length: int = 0, flags: int = 0) -> None:
+        code = OPS[op] if isinstance(op, str) else op
+        self._buf += EVENT.pack(t_ns, offset, length, pid, file, code, flags)
+        self._n += 1
+        if self._n == CHUNK_EVENTS:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self._n:
+            return
+        raw = bytes(self._buf)
+        z = self._cctx.compress(raw)
+        self._parts.append(_CHUNK.pack(b"CK", 0, self._n, len(raw), len(z), zlib.crc32(raw)) + z)
+        self._total += self._n
+        self._buf.clear()
+        self._n = 0
+
+    def close(self) -> int:
+        self._flush()
+        h = json.dumps(self.header, sort_keys=True).encode()
+        data = (_PRE.pack(MAGIC, FORMAT_VERSION, 0, len(h)) + h + b"".join(self._parts)
+                + _END.pack(b"EN", 0, self._total))
+        jsonio.write_bytes(self.path, data)
+        return self._total
+
+
+class Reader:
+    """Reads a trace chunk by chunk. `header` is read at open; `chunks()` yields each chunk's raw
+    event bytes (checked against its CRC), `events()` decoded tuples. Every defect raises
+    TraceError naming the file and the byte offset."""
+
+    def __init__(self, path: str):
+        self.path = path
+        try:
+            self._f = open(path, "rb")
+        except FileNotFoundError:
+            raise TraceError(f"{path}: error: no such trace file\n  fix: check the path (memtwin record or memtwin import writes one)") from None
+        except PermissionError:
+            raise TraceError(f"{path}: error: permission denied\n  fix: make it readable (chmod a+r {path}) or run as its owner") from None
+        except IsADirectoryError:
+            raise TraceError(f"{path}: error: is a directory\n  fix: name the .mtt file") from None
+        pre = self._f.read(_PRE.size)
+        if len(pre) < _PRE.size or pre[:8] != MAGIC:
+            self._f.close()
+            raise TraceError(f"{path}: error: not a memtwin trace (no MTWTRACE magic at byte 0)\n"
+                             "  fix: give a file written by memtwin record or memtwin import; other formats go through memtwin import")
+        _, ver, _, hlen = _PRE.unpack(pre)
+        if ver != FORMAT_VERSION:
+            self._f.close()
+            raise TraceError(f"{path}: error: trace format version {ver}, this memtwin reads version {FORMAT_VERSION}\n"
+                             "  fix: use the memtwin that wrote it, or re-record/re-import it with this one")
+        try:
+            self.header = json.loads(self._f.read(hlen).decode())
+        except (UnicodeDecodeError, ValueError):
+            self._f.close()
+            raise TraceError(f"{path}:{_PRE.size}: error: the trace header is corrupt (not JSON)\n"
+                             "  fix: re-record or re-import the trace") from None
+        self._data_start = _PRE.size + hlen
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+    def _bad(self, pos: int, what: str) -> TraceError:
+        return TraceError(f"{self.path}:{pos}: error: {what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
+
+    def chunks(self):
+        f = self._f
+        f.seek(self._data_start)
+        dctx = _zstd().ZstdDecompressor()
+        total = 0
+        while True:
+            pos = f.tell()
+            tag = f.read(2)
+            if tag == b"EN":
+                rest = f.read(_END.size - 2)
+                if len(rest) < _END.size - 2:
+                    raise self._bad(pos, "the end record is truncated")
+                _, n = struct.unpack("<HQ", rest)
+                if n != total:
+                    raise self._bad(pos, f"the end record counts {n} events, the chunks hold {total}")
+                return
+            if tag != b"CK":
+                raise self._bad(pos, "truncated: the trace ends without its end record" if len(tag) < 2
+                                else f"expected a chunk, found bytes {tag!r}")
+            rest = f.read(_CHUNK.size - 2)
+            if len(rest) < _CHUNK.size - 2:
+                raise self._bad(pos, "truncated inside a chunk header")
+            _, n, rawlen, zlen, crc = struct.unpack("<HIIII", rest)
+            if rawlen != n * EVENT.size:
+                raise self._bad(pos, f"chunk of {n} events says {rawlen} bytes")
+            z = f.read(zlen)
+            if len(z) < zlen:
+                raise self._bad(pos, f"truncated: chunk of {zlen} bytes, {len(z)} left in the file")
+            try:
+                raw = dctx.decompress(z, max_output_size=rawlen)
+            except Exception:
+                raise self._bad(pos, "a chunk does not decompress (zstd)") from None
+            if len(raw) != rawlen or zlib.crc32(raw) != crc:
+                raise self._bad(pos, "a chunk fails its CRC check")
+            total += n
+            yield raw
+
+    def events(self):
+        for raw in self.chunks():
+            yield from EVENT.iter_unpack(raw)
+
+
+def summary(path: str) -> dict:
+    """Counts per op and the trace's duration, reading it once chunk by chunk."""
+    counts: dict = {}
+    last = 0
+    n = 0
+    with Reader(path) as r:
+        for t, _off, _len, _pid, _file, op, _fl in r.events():
+            name = OP_NAMES.get(op, f"op{op}")
+            counts[name] = counts.get(name, 0) + 1
+            last = t
+            n += 1
+        return {"events": n, "duration_ns": last, "ops": counts, "source": r.header.get("source"),
+                "files": len(r.header.get("files", []))}

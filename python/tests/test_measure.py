@@ -1,0 +1,35 @@
+"""memtwin measure: a real command in a fresh memcg, cleaned up; errors without a traceback."""
+
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+from memtwin import real
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "memtwin.cli", *args], capture_output=True, text=True)
+
+
+def test_command_not_found_or_not_root():
+    p = _cli("measure", "--limit", "64M", "--", "no-such-command-memtwin")
+    assert p.returncode == 1 and ": error: " in p.stderr and "fix:" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_measure_cat_cold(tmp_path):
+    ok, why = real.host_ready()
+    if not ok:
+        pytest.skip("needs root and a memory controller: " + why)
+    data = tmp_path / "d.bin"
+    data.write_bytes(os.urandom(8 << 20))
+    out = tmp_path / "m.json"
+    p = _cli("measure", "--limit", "64M", "--cold", str(data), "--out", str(out), "--", "cat", str(data))
+    assert p.returncode == 0, p.stderr
+    import json
+    m = json.loads(out.read_text())["metrics"]
+    assert m["read_bytes"] >= 8 << 20 and m["memcg.max_usage_bytes"] >= 8 << 20
+    v, mnt = real.find_memory_controller()
+    assert not [d for d in glob.glob(os.path.join(mnt, "memtwin-*")) if str(os.getpid()) in d]

@@ -1,0 +1,52 @@
+"""Issue 18's validation: four real programs recorded on the host (traces in
+scenarios/validation/traces, measured with `memtwin measure` at three limits by
+lab/record_trace_validation.py), replayed in the twin: read bytes and memcg usage (peak) within
+15%. Points out of tolerance are listed in KNOWN_OUT with their cause; the test fails when one
+comes back in tolerance, so the list is kept honest. Major faults are not compared yet: the
+recorder sees mmap calls, not the faults on the mappings, so the replay makes none."""
+
+import json
+import os
+
+import pytest
+
+pytest.importorskip("zstandard", reason="traces need the zstandard package")
+
+from memtwin import replay
+
+D = os.path.join(os.path.dirname(__file__), "..", "memtwin", "scenarios", "validation", "traces")
+with open(os.path.join(D, "measured.json")) as f:
+    MEASURED = json.load(f)["programs"]
+
+POINTS = [(n, lim) for n, p in MEASURED.items() for lim in p["limits"]]
+
+# (program, limit, metric): filled from the figures this test prints; see README (issue 18).
+# Cause not yet verified; the likely mechanism: the stopgap replay (memtwin.replay) makes every
+# read() its own op with a fresh readahead state and drops fadvise, so the twin never reads ahead
+# far enough to have readahead pages evicted before use; the real kernel does at these tight
+# limits (cat: FADV_SEQUENTIAL doubles the window; 4.2x re-read; sqlite3: 1.9x).
+KNOWN_OUT = {
+    ("cat", "12M", "read_bytes"),      # twin 50.4M, measured 212.5M (-76.3%)
+    ("sqlite3", "10M", "read_bytes"),  # twin 41.2M, measured 80.2M (-48.7%)
+}
+
+
+def _rel(a, b):
+    return (a - b) / b if b else 0.0
+
+
+@pytest.mark.parametrize("name,limit", POINTS, ids=[f"{n}@{l}" for n, l in POINTS])
+def test_replay_within_tolerance(name, limit):
+    real = MEASURED[name]["limits"][limit]
+    t = replay.replay(os.path.join(D, name + ".mtt"), limit).totals
+    got = {"read_bytes": int(t["read_bytes"]), "memcg.max_usage_bytes": int(t["memcg.max_usage_bytes"])}
+    out = []
+    for k, tol in (("read_bytes", 0.15), ("memcg.max_usage_bytes", 0.15)):
+        r = _rel(got[k], real[k])
+        print(f"{name} {limit} {k}: twin {got[k]} measured {real[k]} ({r:+.1%})")
+        bad = abs(r) > tol
+        if (name, limit, k) in KNOWN_OUT:
+            assert bad, f"{name} {limit} {k} is back in tolerance ({r:+.1%}): remove it from KNOWN_OUT"
+        elif bad:
+            out.append(f"{k} {r:+.1%}")
+    assert not out, f"{name} at {limit}: " + ", ".join(out)
