@@ -377,7 +377,7 @@ def _users(path: str) -> list:
     return pids
 
 
-def _rmdir_tree(top: str) -> Optional[str]:
+def rmdir_cgroup_tree(top: str) -> Optional[str]:
     """rmdir a cgroup subtree, deepest first (a cgroup whose tasks just died may stay busy a
     moment); None, or why not."""
     dirs = sorted((dp for dp, _, _ in os.walk(top)), key=lambda p: -p.count("/"))
@@ -453,7 +453,7 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
                 problems.append((f"cgroup {cg}: still has tasks: " + ", ".join(f"{p} ({_comm(p)})" for p in tasks[:5]) + "; not removed",
                                  "stop them, or move them out (echo PID > the cgroup.procs of another cgroup)"))
                 continue
-            why = _rmdir_tree(cg)
+            why = rmdir_cgroup_tree(cg)
             if why:
                 problems.append((f"cgroup {why}", "see whether something still uses it"))
             else:

@@ -21,7 +21,6 @@ at every step boundary it records /proc/self/io, rusage, the memcg's control fil
 from __future__ import annotations
 
 import datetime
-import errno
 import json
 import os
 import platform
@@ -794,21 +793,9 @@ class HostRun:
             self.made_scratch = False
         if self.made_top:
             # deepest first; a cgroup with tasks cannot go, so wait a moment for killed children
-            dirs = [dp for dp, _, _ in os.walk(self.top)]
-            for d in sorted(dirs, key=lambda p: -p.count("/")):
-                for _ in range(50):
-                    try:
-                        os.rmdir(d)
-                        break
-                    except FileNotFoundError:
-                        break
-                    except OSError as e:
-                        if e.errno != errno.EBUSY:
-                            left.append(f"cgroup {d}: {e.strerror}")
-                            break
-                        time.sleep(0.1)
-                else:
-                    left.append(f"cgroup {d}: still busy")
+            why = leftovers.rmdir_cgroup_tree(self.top)
+            if why:
+                left.append(f"cgroup {why}")
             self.made_top = False
         return left
 
