@@ -2,7 +2,7 @@
 """Write the validation scenarios of scenarios/validation/: host-*.toml and qemu61-*.toml.
 
 Each is a small scenario a real kernel runs in a cgroup v1 memcg: host-NAME on this machine's
-kernel (`memtwin real --on host`, engine profile linux-6.6), qemu61-NAME, the same workload,
+kernel (`memtwin real --on host`, engine profile linux-6.18), qemu61-NAME, the same workload,
 on Debian's 6.1 kernel in a QEMU guest with 2 GiB (`memtwin real --on qemu`, engine profile
 linux-6.1). Both read into order-0 pages, as the engine does: 6.1's ext4 has no large folios, and
 the host runner formats its scratch image with the verity feature, which keeps 6.18's ext4 off
@@ -29,7 +29,7 @@ ram = "24G"
 cpus = 2
 
 [kernel]
-profile = "linux-6.6"
+profile = "linux-6.18"
 cgroup = "v1"
 
 [devices.sda]

@@ -48,8 +48,9 @@ def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    assert sum(n.startswith("host-") for n in names) == 9 + 11
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 15
+    assert sum(n.startswith("host-") for n in names) == 9 + 12
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16
+    assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "qemu61-numa-anon.toml" in names  # the page allocator's NUMA fallback, THP on and off
     assert "host-dir-eviction-warm.toml" in names and "qemu61-dir-eviction-warm.toml" in names
 

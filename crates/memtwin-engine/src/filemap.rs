@@ -48,6 +48,10 @@ pub struct AddressSpace {
     /// No page below this index is dirty: where a search for dirty pages may start (what the
     /// xarray's dirty tag gives the kernel's `filemap_get_folios_tag()`).
     pub dirty_hint: u32,
+    /// `inode->dirtied_when`: when the inode went from clean to dirty (`__mark_inode_dirty()`
+    /// sets it only then); kupdate writeback writes it once it is older than
+    /// `dirty_expire_interval`.
+    pub dirtied_when: crate::types::Nanos,
     /// Read requests not yet known to be complete.
     pub inflight: Vec<Inflight>,
 }
@@ -269,6 +273,8 @@ impl Kernel {
         if self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
+            let key = self.inode_wb_key(inode) as usize;
+            self.wb_dirty[key] -= 1;
         }
         let memcg = self.pages[page].memcg;
         self.workingset_update_node(inode, index, memcg);

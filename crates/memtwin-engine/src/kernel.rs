@@ -123,6 +123,19 @@ pub struct Kernel {
     /// Per frame, the completion time of the write request it is in (valid while
     /// `PG_writeback`).
     pub wb_done: Vec<Nanos>,
+    /// Armed periodic-writeback timers (`wb->dwork` queued by `wb_wakeup_delayed()`): (when,
+    /// writeback domain key: 0 the root wb, memcg index + 1 a memcg's), earliest first.
+    pub wb_timers: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
+    /// Per writeback domain key, whether its timer is armed (`delayed_work_pending()`).
+    pub wb_timer_armed: Vec<bool>,
+    /// Per writeback domain key, its dirty pages (`WB_RECLAIMABLE`).
+    pub wb_dirty: Vec<u64>,
+    /// Per writeback domain key, its write completions in the global domain
+    /// (`wb->completions`).
+    pub wb_completions: Vec<crate::flex_proportions::FpropLocal>,
+    /// The global writeback domain's completions (`global_wb_domain.completions`) and when its
+    /// period timer fires next (`period_time`; 0: off).
+    pub wb_domain: (crate::flex_proportions::FpropGlobal, Nanos),
     /// The readahead batch being built (`page_cache_ra_unbounded()`): its pages are locked
     /// although their read is not submitted yet (inode, first index, end).
     pub ra_pending: Option<(InodeId, u32, u32)>,
@@ -183,6 +196,11 @@ impl Kernel {
             thp_enabled: false,
             wb_queue: Default::default(),
             wb_done: vec![],
+            wb_timers: Default::default(),
+            wb_timer_armed: vec![],
+            wb_dirty: vec![],
+            wb_completions: vec![],
+            wb_domain: Default::default(),
             ra_pending: None,
             swap: None,
             swap_wb_queue: Default::default(),
@@ -191,6 +209,16 @@ impl Kernel {
         };
         k.setup_nodes(&[managed], 0);
         k
+    }
+
+    /// Bring the kernel's timers up to `t` and set the clock there: the periodic flusher
+    /// wake-ups due by then (`wb_workfn()` of expired `wb->dwork`, each at its own time), then
+    /// the write and swap-write completions due by `t` (`folio_end_writeback()`).
+    pub fn advance_clock(&mut self, t: Nanos) {
+        self.wb_run_timers(t);
+        self.now = t;
+        self.writeback_end_io();
+        self.swap_end_io();
     }
 
     /// Spend `ns` of system CPU time in the running context.

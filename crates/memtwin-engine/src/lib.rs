@@ -13,6 +13,7 @@ pub mod compaction;
 pub mod dcache;
 pub mod fadvise;
 pub mod filemap;
+pub mod flex_proportions;
 pub mod fs;
 pub mod invariants;
 pub mod kernel;

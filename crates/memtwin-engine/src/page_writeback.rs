@@ -10,7 +10,7 @@
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
-use crate::types::{InodeId, MemcgId, PageId, PAGE_SIZE};
+use crate::types::{InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 /// `MIN_WRITEBACK_PAGES` (fs/fs-writeback.c): the flusher writes an inode in chunks of at
@@ -19,6 +19,16 @@ pub const MIN_WRITEBACK_PAGES: u64 = 1024;
 /// `DIRTY_SCOPE` (mm/page-writeback.c): `writeback_chunk_size()` takes at most 1/8 of the
 /// global dirty limit.
 pub const DIRTY_SCOPE: u64 = 8;
+/// `dirty_writeback_interval` (mm/page-writeback.c, `vm.dirty_writeback_centisecs`, 500
+/// centisecs since 2.6.x): the flusher wakes this long after a writeback domain gets its first
+/// dirty inode, and again after each run while it has dirty inodes (`wb_wakeup_delayed()`).
+pub const DIRTY_WRITEBACK_INTERVAL: Nanos = 5_000_000_000;
+/// `dirty_expire_interval` (mm/page-writeback.c, `vm.dirty_expire_centisecs`, 3000 centisecs
+/// since 2.6.x): kupdate writeback writes an inode once it has been dirty this long.
+pub const DIRTY_EXPIRE_INTERVAL: Nanos = 30_000_000_000;
+/// `VM_COMPLETIONS_PERIOD_LEN` (mm/page-writeback.c, 3 s since 3.5's flexible proportions):
+/// the period after which the writeback domains' completion counts are halved.
+pub const VM_COMPLETIONS_PERIOD_LEN: Nanos = 3_000_000_000;
 
 /// `struct dirty_throttle_control` of one writeback domain, in pages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -71,29 +81,120 @@ impl Kernel {
         self.io.write_bytes += PAGE_SIZE;
         let inode = self.pages[page].mapping;
         let index = self.pages[page].index;
+        let now = self.now;
         let m = &mut self.mappings[inode.idx()];
         m.dirty_hint = m.dirty_hint.min(index);
-        if m.nrdirty == 0 && !self.dirty_inodes.contains(&inode) {
-            self.dirty_inodes.push(inode);
+        let was_clean = m.nrdirty == 0;
+        if was_clean {
+            // __mark_inode_dirty(): dirtied_when is set when the inode becomes dirty.
+            m.dirtied_when = now;
+            if !self.dirty_inodes.contains(&inode) {
+                self.dirty_inodes.push(inode);
+            }
         }
         m.nrdirty += 1;
         self.vmstat.nr_dirty += 1;
         let memcg = self.pages[page].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty += 1;
-            self.inode_attach_wb(inode, memcg);
+        }
+        self.inode_attach_wb(inode, memcg);
+        let key = self.inode_wb_key(inode) as usize;
+        if self.wb_dirty.len() <= key {
+            self.wb_dirty.resize(key + 1, 0);
+        }
+        self.wb_dirty[key] += 1;
+        if was_clean {
+            // The inode goes on its wb's b_dirty list: the wb's flusher is woken in
+            // dirty_writeback_interval if it is not already due (wb_wakeup_delayed()).
+            let key = self.inode_wb_key(inode);
+            self.wb_wakeup_delayed(key);
         }
     }
 
-    /// `inode_attach_wb()`: the first memcg to dirty an inode owns its writeback (cgroup v2,
-    /// 4.2+); the foreign-inode switching of `wbc_detach_inode()` is not modelled.
+    /// The writeback domain of `inode` as a timer key: 0 the bdi's root wb, memcg index + 1 a
+    /// memcg's wb (cgroup v2 writeback, `inode_to_wb()`).
+    pub(crate) fn inode_wb_key(&self, inode: InodeId) -> u32 {
+        match self.inode_wb.get(inode.idx()) {
+            Some(&m) if m != MemcgId::NONE && m != MemcgId::ROOT => m.0 + 1,
+            _ => 0,
+        }
+    }
+
+    /// `wb_wakeup_delayed()`: queue the wb's flusher work `dirty_writeback_interval` from now,
+    /// unless it is already queued (`queue_delayed_work()` leaves a pending work alone).
+    pub fn wb_wakeup_delayed(&mut self, key: u32) {
+        let k = key as usize;
+        if self.wb_timer_armed.len() <= k {
+            self.wb_timer_armed.resize(k + 1, false);
+        }
+        if !self.wb_timer_armed[k] {
+            self.wb_timer_armed[k] = true;
+            self.wb_timers.push(std::cmp::Reverse((self.now + DIRTY_WRITEBACK_INTERVAL, key)));
+        }
+    }
+
+    /// Run every periodic flusher wake-up due by `until`, in time order, each at its own time
+    /// (`wb_workfn()` of a wb whose delayed work expired): `wb_check_old_data_flush()`, then
+    /// `wb_check_background_flush()`, then re-queue itself while the wb has dirty inodes. The
+    /// clock is left at the last wake-up run (callers set it to `until` after).
+    pub fn wb_run_timers(&mut self, until: Nanos) {
+        while let Some(&std::cmp::Reverse((t, key))) = self.wb_timers.peek() {
+            if t > until {
+                break;
+            }
+            self.wb_timers.pop();
+            self.wb_timer_armed[key as usize] = false;
+            self.now = t;
+            self.writeback_end_io();
+            let dirty_left = self.wb_check_old_data_flush(key);
+            let wb = if key == 0 { None } else { Some(MemcgId(key - 1)) };
+            if self.wb_over_bg_thresh(wb) {
+                self.wb_background_writeback(wb);
+            }
+            if dirty_left {
+                self.wb_wakeup_delayed(key);
+            }
+        }
+    }
+
+    /// `wb_check_old_data_flush()` -> `wb_writeback()` with `for_kupdate`: write back every
+    /// inode of wb `key` dirtied at least `dirty_expire_interval` ago (`queue_io()` moves only
+    /// those from `b_dirty` to `b_io`; the work loops over them, `writeback_chunk_size()` at a
+    /// time, until none is left), oldest first. Returns whether the wb still has dirty inodes
+    /// (`wb_has_dirty_io()`).
+    fn wb_check_old_data_flush(&mut self, key: u32) -> bool {
+        let expired_before = self.now.saturating_sub(DIRTY_EXPIRE_INTERVAL);
+        let mut dirty_left = false;
+        let mut i = 0;
+        while i < self.dirty_inodes.len() {
+            let inode = self.dirty_inodes[i];
+            i += 1;
+            if self.inode_wb_key(inode) != key || self.mappings[inode.idx()].nrdirty == 0 {
+                continue;
+            }
+            // inode_dirtied_after(inode, dirtied_before) keeps the young ones on b_dirty.
+            if self.mappings[inode.idx()].dirtied_when > expired_before {
+                dirty_left = true;
+                continue;
+            }
+            self.writeback_inode(inode, u64::MAX);
+            dirty_left |= self.mappings[inode.idx()].nrdirty > 0;
+        }
+        let mappings = &self.mappings;
+        self.dirty_inodes.retain(|i| mappings[i.idx()].nrdirty > 0);
+        dirty_left
+    }
+
+    /// `inode_attach_wb()`: the inode's writeback domain is fixed by its first dirtying: the
+    /// memcg of the task that did it (cgroup v2, 4.2+), else the bdi's root wb
+    /// (`MemcgId::ROOT`); the foreign-inode switching of `wbc_detach_inode()` is not modelled.
     fn inode_attach_wb(&mut self, inode: InodeId, memcg: MemcgId) {
-        let Some(m) = self.memcg_wb_domain(memcg) else { return };
         if self.inode_wb.len() <= inode.idx() {
             self.inode_wb.resize(self.mappings.len().max(inode.idx() + 1), MemcgId::NONE);
         }
         if self.inode_wb[inode.idx()] == MemcgId::NONE {
-            self.inode_wb[inode.idx()] = m;
+            self.inode_wb[inode.idx()] = self.memcg_wb_domain(memcg).unwrap_or(MemcgId::ROOT);
         }
     }
 
@@ -198,14 +299,74 @@ impl Kernel {
         }
     }
 
-    /// `wb_over_bg_thresh()`: the global domain's dirty pages above its background threshold,
-    /// or (cgroup writeback) the memcg domain's above its own.
+    /// `wb_over_bg_thresh()` (4.2+; `over_bground_thresh()` of the bdi before): the global
+    /// domain's dirty pages above its background threshold, or the wb's own dirty pages above
+    /// its share of it ([`Kernel::wb_calc_thresh`]); with cgroup writeback, the same against
+    /// the memcg domain's threshold (whose share 6.1 still takes from the global domain:
+    /// `wb_calc_thresh(mdtc->wb, ...)` builds a global `dirty_throttle_control`). `None` is
+    /// the bdi's root wb.
     pub fn wb_over_bg_thresh(&self, wb: Option<MemcgId>) -> bool {
         let g = self.global_dirty_limits();
-        g.nr_dirty > g.bg_thresh || wb.is_some_and(|m| {
+        if g.nr_dirty > g.bg_thresh {
+            return true;
+        }
+        let key = wb.map_or(0, |m| m.0 + 1);
+        let reclaimable = self.wb_dirty.get(key as usize).copied().unwrap_or(0);
+        if reclaimable > self.wb_calc_thresh(key, g.bg_thresh, g.nr_dirty) {
+            return true;
+        }
+        wb.is_some_and(|m| {
             let md = self.memcg_dirty_limits(m, &g);
-            md.nr_dirty > md.bg_thresh
+            md.nr_dirty > md.bg_thresh || reclaimable > self.wb_calc_thresh(key, md.bg_thresh, g.nr_dirty)
         })
+    }
+
+    /// `wb_calc_thresh()` / `__wb_calc_thresh()`: wb `key`'s share of `thresh`, in proportion to
+    /// its part of the global domain's recent write completions (`fprop_fraction_percpu()`;
+    /// bdi min_ratio 0 and max_ratio 100, the defaults). A wb that has completed no write yet
+    /// gets 0, so the flusher's next wake-up finds it over its background threshold. From
+    /// v6.14 (Jim Zhao, "mm/page-writeback: raise wb_thresh to prevent write blocking with
+    /// strictlimit") a wb gets at least 1/8 of what the domain has left under `thresh`
+    /// (`KernelProfile::wb_thresh_floor`); `dirty` is the domain's dirty pages.
+    pub fn wb_calc_thresh(&self, key: u32, thresh: u64, dirty: u64) -> u64 {
+        let (g, _) = self.wb_domain_at(self.now);
+        let local = self.wb_completions.get(key as usize).copied().unwrap_or_default();
+        let (num, den) = g.fraction(&local);
+        let mut wb_thresh = (thresh as u128 * num as u128 / den as u128) as u64;
+        if self.profile.wb_thresh_floor && thresh > dirty {
+            wb_thresh = wb_thresh.max((thresh - dirty) / 8);
+        }
+        wb_thresh.min(thresh)
+    }
+
+    /// The global writeback domain as its period timer (`writeout_period()`, every
+    /// `VM_COMPLETIONS_PERIOD_LEN`) leaves it at `t`: each period halves the events
+    /// (`fprop_new_period()`), and the timer stops when at most one event is left.
+    fn wb_domain_at(&self, t: Nanos) -> (crate::flex_proportions::FpropGlobal, Nanos) {
+        let (mut g, mut period_time) = self.wb_domain;
+        while period_time != 0 && period_time <= t {
+            if g.new_period(1) {
+                period_time += VM_COMPLETIONS_PERIOD_LEN;
+            } else {
+                period_time = 0;
+            }
+        }
+        (g, period_time)
+    }
+
+    /// `wb_domain_writeout_add()` from `__wb_writeout_add()` (`folio_end_writeback()` of a wb
+    /// with `BDI_CAP_WRITEBACK_ACCT`): `nr` pages of wb `key` completed at `t`; the first event
+    /// after the period timer stopped starts it again (`wp_next_time()`).
+    fn wb_writeout_add(&mut self, key: u32, nr: u64, t: Nanos) {
+        let (mut g, mut period_time) = self.wb_domain_at(t);
+        if self.wb_completions.len() <= key as usize {
+            self.wb_completions.resize(key as usize + 1, Default::default());
+        }
+        g.add(&mut self.wb_completions[key as usize], nr);
+        if period_time == 0 {
+            period_time = t + VM_COMPLETIONS_PERIOD_LEN;
+        }
+        self.wb_domain = (g, period_time);
     }
 
     /// `writeback_chunk_size()` (fs/fs-writeback.c, 3.2+) for background and kupdate work
@@ -247,12 +408,14 @@ impl Kernel {
                 break;
             }
             self.wb_queue.pop();
+            let mut completed = 0;
             for i in start..start + n {
                 let Some(p) = self.mappings[inode as usize].lookup(i) else { continue };
                 if !self.pages[p].test(pg::WRITEBACK) || self.wb_done[p.idx()] != done {
                     continue; // rewritten since, by a later request
                 }
                 self.pages[p].flags &= !pg::WRITEBACK;
+                completed += 1;
                 self.vmstat.nr_writeback -= 1;
                 let memcg = self.pages[p].memcg;
                 if memcg != MemcgId::NONE {
@@ -262,6 +425,10 @@ impl Kernel {
                     self.folio_rotate_reclaimable(p, crate::mmzone::LruList::InactiveFile);
                 }
                 self.pages[p].flags &= !pg::RECLAIM;
+            }
+            if completed > 0 {
+                let key = self.inode_wb_key(InodeId(inode));
+                self.wb_writeout_add(key, completed, done);
             }
         }
     }
@@ -379,6 +546,8 @@ impl Kernel {
         let inode = self.pages[p].mapping;
         self.mappings[inode.idx()].nrdirty -= 1;
         self.vmstat.nr_dirty -= 1;
+        let key = self.inode_wb_key(inode) as usize;
+        self.wb_dirty[key] -= 1;
         let memcg = self.pages[p].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty -= 1;

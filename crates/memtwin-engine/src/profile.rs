@@ -296,6 +296,11 @@ pub struct KernelProfile {
     /// read (`prev_index << PAGE_SHIFT | prev_offset`). Readahead's sequential test compares
     /// the missed index with `prev_pos >> PAGE_SHIFT`.
     pub ra_prev_pos_after_read: bool,
+    /// A wb's share of a dirty threshold is at least 1/8 of what its domain has left under it
+    /// (`__wb_calc_thresh()`, v6.14, Jim Zhao's "mm/page-writeback: raise wb_thresh to prevent
+    /// write blocking with strictlimit"); before, a wb that completed no write recently has a
+    /// share of 0, and the flusher writes its dirty pages at its next wake-up.
+    pub wb_thresh_floor: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -386,7 +391,7 @@ pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
 pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
         name: "linux-6.6",
-        description: "a 6.x kernel like the host's: MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, \
+        description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, \
                       refault detection at the reclaim root, full memcg walks, lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
         file_inactive_ratio: InactiveRatio::Sqrt,
@@ -414,6 +419,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         v1_reclaim_throttle: true,
         memcg_high_delay: true,
         memcg_high_sync: true,
+        wb_thresh_floor: false,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         watermark_scale_factor: Some(10),
@@ -504,7 +510,14 @@ pub fn profiles() -> Vec<KernelProfile> {
         cgroup_writeback: false,
         ..linux_4_3.clone()
     };
-    vec![linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
+    let linux_6_18 = KernelProfile {
+        name: "linux-6.18",
+        description: "this host's kernel: as linux-6.6, and every wb gets at least 1/8 of what its domain has left \
+                      under a dirty threshold (6.14)",
+        wb_thresh_floor: true,
+        ..linux_6_6.clone()
+    };
+    vec![linux_6_18, linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
 }
 
 /// Look a profile up by name.

@@ -30,6 +30,9 @@ enum Cursor {
     Touch { vma: crate::memory::VmaId, pos: u32 },
     /// A latency-probe round: mapped at `t0`, touching from `pos`.
     Probe { vma: crate::memory::VmaId, pos: u32, t0: Nanos },
+    /// Asleep until the task's clock: the step ends when the task is scheduled again, so
+    /// that everything due before it (other tasks, the flusher's timers) has run.
+    Sleeping,
 }
 
 /// Pages one fault quantum touches: one PMD range (a huge page, or 512 base-page faults).
@@ -283,7 +286,7 @@ impl Simulation {
     pub fn step(&mut self) -> bool {
         let Some(Reverse((t_now, ti))) = self.runq.pop() else { return false };
         while self.next_sample <= t_now {
-            self.kernel.now = self.next_sample;
+            self.kernel.advance_clock(self.next_sample);
             self.series.sample(&self.kernel, self.next_sample);
             if self.series.rows.len() >= MAX_SAMPLES {
                 // A run far longer than its sample interval: keep every other row and sample
@@ -331,7 +334,7 @@ impl Simulation {
             }
         }
         let end = self.tasks.iter().map(|t| t.times.clock).max().unwrap_or(0);
-        self.kernel.now = end;
+        self.kernel.advance_clock(end);
         self.series.sample(&self.kernel, end);
         let k = &self.kernel;
         let engine = EngineStats {
@@ -352,6 +355,11 @@ impl Simulation {
             errors: self.errors,
             nr_errors: self.nr_errors,
         })
+    }
+
+    /// Steps ended so far.
+    pub fn steps_done(&self) -> usize {
+        self.steps.len()
     }
 
     /// The ops that failed so far, as the syscall would (at most the first 100).
@@ -409,10 +417,8 @@ impl Simulation {
     fn enter(&mut self, ti: usize) {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
-        k.now = t.times.clock;
         k.cur_nid = t.node;
-        k.writeback_end_io();
-        k.swap_end_io();
+        k.advance_clock(t.times.clock);
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.memstall_ns = 0;
@@ -612,8 +618,14 @@ impl Simulation {
                 finished = true;
             }
             OpKind::Sleep { duration } => {
-                self.tasks[ti].times.clock += duration;
-                finished = true;
+                if matches!(self.tasks[ti].cursor, Cursor::Sleeping) {
+                    // Woken: the kernel's timers run up to now before the step's snapshot.
+                    self.kernel.advance_clock(self.tasks[ti].times.clock);
+                    finished = true;
+                } else {
+                    self.tasks[ti].times.clock += duration;
+                    self.tasks[ti].cursor = Cursor::Sleeping;
+                }
             }
             OpKind::Move { cgroup } => {
                 self.enter(ti);

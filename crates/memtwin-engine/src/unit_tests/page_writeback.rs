@@ -301,3 +301,94 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_eq!((ra.start, ra.size, ra.async_size), (24, 18, 18));
     assert_eq!(k.mappings[f.idx()].nrpages, 5 + 18);
 }
+
+fn idle_writer(cgroup: &str, profile: &str, ops: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "idle-writer"
+[machine]
+ram = "2G"
+[kernel]
+profile = "{profile}"
+cgroup = "{cgroup}"
+[devices.sda]
+read_bw = "500M"
+write_bw = "100M"
+[files."/a"]
+size = 0
+[files."/b"]
+size = 0
+[tasks.w]
+ops = [{ops}]
+"#
+    ))
+}
+
+/// Periodic writeback (fs/fs-writeback.c, 6.1: `wb_wakeup_delayed()`,
+/// `wb_check_old_data_flush()`, `inode_dirtied_after()`): a file far below every background
+/// threshold stays dirty until its inode has been dirty for `dirty_expire_interval` (30 s);
+/// the flusher, woken every `dirty_writeback_interval` (5 s) from the first dirtying, then
+/// writes it; an inode dirtied later waits for its own expiry.
+///
+/// Before 6.14 a wb's background threshold is its share of the domain's recent write
+/// completions (`wb_over_bg_thresh()` -> `wb_calc_thresh()`): on a machine that has written
+/// nothing yet the share is 0, so the first wake-up (5 s) writes file a; once a's
+/// completions make the wb the only writer, b waits for kupdate. From 6.14 the share is at
+/// least 1/8 of the domain's room (`__wb_calc_thresh()`), so a waits for kupdate too (host
+/// 6.18: host-write-idle).
+#[test]
+fn kupdate_writes_inodes_dirty_longer_than_dirty_expire_interval() {
+    let kupdate_only = vec![(1024, 0), (1024, 0), (1024, 1024), (1024, 1024), (0, 1024), (0, 1024), (0, 0)];
+    let fresh_wb_first = vec![(1024, 0), (0, 0), (0, 1024), (0, 1024), (0, 1024), (0, 1024), (0, 0)];
+    for (cgroup, profile, want) in [
+        ("v1", "linux-6.18", &kupdate_only),
+        ("v2", "linux-6.18", &kupdate_only),
+        ("v1", "linux-6.6", &fresh_wb_first),
+        ("v2", "linux-6.1", &fresh_wb_first),
+        ("v1", "linux-3.13", &fresh_wb_first),
+    ] {
+        let ops = r#"{ op = "write", file = "/a", length = "4M", create = true, step = "a" },
+                     { op = "sleep", duration = "20s", step = "20" },
+                     { op = "write", file = "/b", length = "4M", create = true, step = "b" },
+                     { op = "sleep", duration = "9s", step = "29" },
+                     { op = "sleep", duration = "7s", step = "36" },
+                     { op = "sleep", duration = "13s", step = "49" },
+                     { op = "sleep", duration = "7s", step = "56" }"#;
+        let mut s = idle_writer(cgroup, profile, ops);
+        let a = s.inode("/a").unwrap();
+        let b = s.inode("/b").unwrap();
+        let mut seen = vec![];
+        let mut last = 0;
+        while s.step() {
+            if s.steps_done() != last {
+                last = s.steps_done();
+                let k = &s.kernel;
+                seen.push((k.mappings[a.idx()].nrdirty, k.mappings[b.idx()].nrdirty));
+            }
+        }
+        // After a, 20 s, b, 29 s: nothing has expired; at 36 s a has (dirty since ~0 s), b
+        // (since ~20 s) only at 56 s.
+        assert_eq!(&seen, want, "{cgroup} {profile}");
+        let k = &s.kernel;
+        assert_eq!(k.devices[0].write_bytes, 8 << 20);
+        assert!(k.wb_timers.is_empty(), "the flusher stops re-arming once its wb is clean");
+        assert_invariants(k);
+    }
+}
+
+/// `wb_wakeup_delayed()` queues the delayed work only if it is not pending
+/// (`queue_delayed_work()`): dirtying more inodes does not push the wake-up back.
+#[test]
+fn wb_wakeup_delayed_does_not_postpone_a_pending_wakeup() {
+    let ops = r#"{ op = "write", file = "/a", length = "4K", create = true },
+                 { op = "sleep", duration = "3s" },
+                 { op = "write", file = "/b", length = "4K", create = true }"#;
+    let mut s = idle_writer("v1", "linux-6.18", ops);
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.wb_timers.len(), 1);
+    let std::cmp::Reverse((t, key)) = *k.wb_timers.peek().unwrap();
+    assert_eq!(key, 0);
+    assert!(t < crate::page_writeback::DIRTY_WRITEBACK_INTERVAL + 1_000_000, "armed at the first dirtying: {t}");
+}
