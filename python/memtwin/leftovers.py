@@ -377,6 +377,27 @@ def _users(path: str) -> list:
     return pids
 
 
+def unthrottle_loop(dev: str) -> None:
+    """Delete the root blkio cgroup's throttle rules of loop device `dev` (the host runner
+    throttles its loop device to the scenario's bandwidth; writing 0 deletes a rule)."""
+    base = "/sys/fs/cgroup/blkio"
+    try:
+        with open(f"/sys/block/{os.path.basename(dev)}/dev") as f:
+            majmin = f.read().strip()
+    except OSError:
+        return
+    for kind in ("read", "write"):
+        path = os.path.join(base, f"blkio.throttle.{kind}_bps_device")
+        try:
+            with open(path) as f:
+                ruled = any(line.split()[:1] == [majmin] for line in f)
+            if ruled:
+                with open(path, "w") as f:
+                    f.write(f"{majmin} 0")
+        except OSError:
+            pass
+
+
 def rmdir_cgroup_tree(top: str) -> Optional[str]:
     """rmdir a cgroup subtree, deepest first (a cgroup whose tasks just died may stay busy a
     moment); None, or why not."""
@@ -425,6 +446,7 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
             else:
                 problems.append((f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}", f"see who uses it (fuser -vm {m})"))
         for dev, bf in r.loops:
+            unthrottle_loop(dev)
             res = _run(["losetup", "-d", dev])
             if res.returncode == 0:
                 out(f"removed: loop device {dev} (backing file {bf})")

@@ -62,6 +62,12 @@ def _leftovers(version_mnt=None):
         if m["fstype"] in ("cgroup", "cgroup2"):
             left += glob.glob(os.path.join(m["mnt"], "memtwin-*"))
     left += glob.glob("/var/tmp/memtwin-*")
+    # the loop device's blkio throttle rules (root blkio cgroup, v1)
+    for kind in ("read", "write"):
+        path = f"/sys/fs/cgroup/blkio/blkio.throttle.{kind}_bps_device"
+        if os.path.exists(path):
+            with open(path) as f:
+                left += [f"{kind} rule {line.strip()}" for line in f if line.strip()]
     return set(left)
 
 
@@ -154,6 +160,10 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     assert cp["resident_pages"]["/data/b/f1"] == 512
     assert 3 << 20 <= grep["metrics"]["memcg.usage_bytes"] < 8 << 20
     assert doc["variants"]["default"]["real"]["on"] == "host"
+    disk = doc["variants"]["default"]["real"]["machine"]["disk"]
+    if os.path.exists("/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device"):
+        # the scenario's device bandwidth, as the QEMU lab's virtio disk has it
+        assert "throttled to read" in disk and "blkio.throttle" in disk, disk
     jsonschema = pytest.importorskip("jsonschema")
     with open(os.path.join(ROOT, "schema", "result.schema.json")) as f:
         jsonschema.validate(doc, json.load(f))
