@@ -554,6 +554,7 @@ impl Kernel {
                 self.folio_mark_accessed(page);
             }
             if !shmem {
+                self.cpu(self.cost.write_begin_end);
                 self.folio_mark_dirty(page);
             }
         }
