@@ -72,7 +72,7 @@ impl Kernel {
                 if any_dirty {
                     self.writeback_range(inode, first, last, u64::MAX);
                     if self.mappings[inode.idx()].nrdirty == 0 {
-                        self.dirty_inodes.retain(|&i| i != inode);
+                        self.dirty_inodes.remove(inode);
                     }
                 }
                 self.mapping_try_invalidate(inode, first, last)

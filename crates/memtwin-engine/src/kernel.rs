@@ -89,7 +89,7 @@ pub struct Kernel {
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
     /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
-    pub dirty_inodes: Vec<InodeId>,
+    pub dirty_inodes: crate::page_writeback::DirtyInodes,
     /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
     /// (`inode_attach_wb()`: the memcg of the task that first dirtied it; cgroup v2, 4.2+);
     /// `MemcgId::NONE` until then, or where cgroup writeback does not apply.
@@ -181,7 +181,7 @@ impl Kernel {
             memstall_start: 0,
             kswapd_ns: 0,
             in_kswapd: false,
-            dirty_inodes: vec![],
+            dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
             shadow_nodes: vec![Default::default()],

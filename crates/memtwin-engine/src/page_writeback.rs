@@ -30,6 +30,98 @@ pub const DIRTY_EXPIRE_INTERVAL: Nanos = 30_000_000_000;
 /// the period after which the writeback domains' completion counts are halved.
 pub const VM_COMPLETIONS_PERIOD_LEN: Nanos = 3_000_000_000;
 
+/// The inodes with dirty pages, oldest first (the bdi's `b_dirty` list, one for all wbs): a
+/// doubly linked list through per-inode links, so that adding, removing and testing an inode
+/// cost the same whatever the number of files.
+#[derive(Clone, Debug, Default)]
+pub struct DirtyInodes {
+    head: u32,
+    tail: u32,
+    /// Per inode: (previous, next), `NIL` at the ends; `(ABSENT, ABSENT)` off the list.
+    links: Vec<(u32, u32)>,
+    len: usize,
+}
+
+const NIL: u32 = u32::MAX;
+const ABSENT: u32 = u32::MAX - 1;
+
+impl DirtyInodes {
+    /// An empty list.
+    pub fn new() -> Self {
+        DirtyInodes { head: NIL, tail: NIL, links: vec![], len: 0 }
+    }
+
+    /// Inodes on the list.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No inode on the list.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether `inode` is on the list.
+    pub fn contains(&self, inode: InodeId) -> bool {
+        self.links.get(inode.idx()).is_some_and(|l| l.0 != ABSENT)
+    }
+
+    /// Put `inode` at the tail (`inode_io_list_move_locked(inode, wb, &wb->b_dirty)`), unless
+    /// it is on the list.
+    pub fn push_back(&mut self, inode: InodeId) {
+        if self.contains(inode) {
+            return;
+        }
+        if self.links.len() <= inode.idx() {
+            self.links.resize(inode.idx() + 1, (ABSENT, ABSENT));
+        }
+        self.links[inode.idx()] = (self.tail, NIL);
+        if self.tail == NIL {
+            self.head = inode.0;
+        } else {
+            self.links[self.tail as usize].1 = inode.0;
+        }
+        self.tail = inode.0;
+        self.len += 1;
+    }
+
+    /// Take `inode` off the list, if it is on it.
+    pub fn remove(&mut self, inode: InodeId) {
+        if !self.contains(inode) {
+            return;
+        }
+        let (prev, next) = self.links[inode.idx()];
+        if prev == NIL {
+            self.head = next;
+        } else {
+            self.links[prev as usize].1 = next;
+        }
+        if next == NIL {
+            self.tail = prev;
+        } else {
+            self.links[next as usize].0 = prev;
+        }
+        self.links[inode.idx()] = (ABSENT, ABSENT);
+        self.len -= 1;
+    }
+
+    /// The oldest inode.
+    pub fn first(&self) -> Option<InodeId> {
+        (self.head != NIL).then_some(InodeId(self.head))
+    }
+
+    /// The inode after `inode` (which must be on the list).
+    pub fn next(&self, inode: InodeId) -> Option<InodeId> {
+        let n = self.links[inode.idx()].1;
+        (n != NIL).then_some(InodeId(n))
+    }
+
+    /// Every inode, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = InodeId> + '_ {
+        std::iter::successors(self.first(), move |&i| self.next(i))
+    }
+}
+
 /// `struct dirty_throttle_control` of one writeback domain, in pages.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DirtyThrottleControl {
@@ -88,9 +180,7 @@ impl Kernel {
         if was_clean {
             // __mark_inode_dirty(): dirtied_when is set when the inode becomes dirty.
             m.dirtied_when = now;
-            if !self.dirty_inodes.contains(&inode) {
-                self.dirty_inodes.push(inode);
-            }
+            self.dirty_inodes.push_back(inode);
         }
         m.nrdirty += 1;
         self.vmstat.nr_dirty += 1;
@@ -166,11 +256,14 @@ impl Kernel {
     fn wb_check_old_data_flush(&mut self, key: u32) -> bool {
         let expired_before = self.now.saturating_sub(DIRTY_EXPIRE_INTERVAL);
         let mut dirty_left = false;
-        let mut i = 0;
-        while i < self.dirty_inodes.len() {
-            let inode = self.dirty_inodes[i];
-            i += 1;
-            if self.inode_wb_key(inode) != key || self.mappings[inode.idx()].nrdirty == 0 {
+        let mut cur = self.dirty_inodes.first();
+        while let Some(inode) = cur {
+            cur = self.dirty_inodes.next(inode);
+            if self.mappings[inode.idx()].nrdirty == 0 {
+                self.dirty_inodes.remove(inode);
+                continue;
+            }
+            if self.inode_wb_key(inode) != key {
                 continue;
             }
             // inode_dirtied_after(inode, dirtied_before) keeps the young ones on b_dirty.
@@ -179,10 +272,12 @@ impl Kernel {
                 continue;
             }
             self.writeback_inode(inode, u64::MAX);
-            dirty_left |= self.mappings[inode.idx()].nrdirty > 0;
+            if self.mappings[inode.idx()].nrdirty == 0 {
+                self.dirty_inodes.remove(inode);
+            } else {
+                dirty_left = true;
+            }
         }
-        let mappings = &self.mappings;
-        self.dirty_inodes.retain(|i| mappings[i.idx()].nrdirty > 0);
         dirty_left
     }
 
@@ -449,12 +544,12 @@ impl Kernel {
     pub fn writeback_dirty(&mut self, nr: u64, wb: Option<MemcgId>) -> u64 {
         let mut left = nr;
         let mut last_done = 0;
-        let mut i = 0;
-        while left > 0 && i < self.dirty_inodes.len() {
-            let inode = self.dirty_inodes[i];
+        let mut cur = self.dirty_inodes.first();
+        while left > 0 {
+            let Some(inode) = cur else { break };
+            cur = self.dirty_inodes.next(inode);
             if let Some(m) = wb {
                 if self.inode_wb.get(inode.idx()).copied() != Some(m) {
-                    i += 1;
                     continue;
                 }
             }
@@ -462,7 +557,7 @@ impl Kernel {
             last_done = last_done.max(done);
             left = left.saturating_sub(written);
             if self.mappings[inode.idx()].nrdirty == 0 {
-                self.dirty_inodes.remove(i);
+                self.dirty_inodes.remove(inode);
             } else if written == 0 {
                 break;
             }
@@ -584,7 +679,9 @@ impl Kernel {
                 done = done.max(*t);
             }
         }
-        self.dirty_inodes.retain(|&i| self.mappings[i.idx()].nrdirty > 0);
+        if self.mappings[inode.idx()].nrdirty == 0 {
+            self.dirty_inodes.remove(inode);
+        }
         self.wait_until(done);
         self.writeback_end_io();
     }
@@ -612,5 +709,35 @@ mod tests {
         assert_eq!(k.writeback_chunk_size(1 << 20), MIN_WRITEBACK_PAGES);
         // A fast device: 1/8 of the global dirty limit.
         assert_eq!(k.writeback_chunk_size(1 << 40), (limit / DIRTY_SCOPE + 1024) / 1024 * 1024);
+    }
+}
+
+#[cfg(test)]
+mod dirty_list_tests {
+    use super::*;
+
+    /// The b_dirty list keeps dirtying order through removals from anywhere, and adding an
+    /// inode already on it leaves it where it is (`inode_io_list_move_locked()` is only
+    /// called for an inode that was clean).
+    #[test]
+    fn dirty_inodes_keep_order_through_removals() {
+        let mut l = DirtyInodes::new();
+        for i in [3, 1, 4, 5, 9] {
+            l.push_back(InodeId(i));
+        }
+        l.push_back(InodeId(1));
+        assert_eq!(l.iter().map(|i| i.0).collect::<Vec<_>>(), vec![3, 1, 4, 5, 9]);
+        l.remove(InodeId(4));
+        l.remove(InodeId(3));
+        l.remove(InodeId(9));
+        l.remove(InodeId(7)); // never on it
+        assert_eq!(l.iter().map(|i| i.0).collect::<Vec<_>>(), vec![1, 5]);
+        assert!(!l.contains(InodeId(3)) && l.contains(InodeId(5)) && l.len() == 2);
+        l.push_back(InodeId(3));
+        assert_eq!(l.iter().map(|i| i.0).collect::<Vec<_>>(), vec![1, 5, 3]);
+        l.remove(InodeId(1));
+        l.remove(InodeId(5));
+        l.remove(InodeId(3));
+        assert!(l.is_empty() && l.first().is_none());
     }
 }

@@ -210,7 +210,7 @@ fn dontneed_writes_back_only_the_range() {
     for i in (0..4).chain(8..16) {
         assert!(k.pages[page_at(k, a, i)].test(pg::DIRTY), "page {i} outside the range stays dirty");
     }
-    assert!(k.dirty_inodes.contains(&a), "the inode still has dirty pages");
+    assert!(k.dirty_inodes.contains(a), "the inode still has dirty pages");
     k.now += 1_000_000_000;
     k.writeback_end_io();
     let st = k.generic_fadvise(a, 4, 7, Advice::DontNeed, MemcgId::ROOT);
