@@ -131,6 +131,7 @@ class Reader:
             raise TraceError(f"{path}:{_PRE.size}: error: the trace header is corrupt (not JSON)\n"
                              "  fix: re-record or re-import the trace") from None
         self._data_start = _PRE.size + hlen
+        self._events_before = 0
 
     def close(self) -> None:
         self._f.close()
@@ -141,14 +142,40 @@ class Reader:
     def __exit__(self, *a):
         self.close()
 
-    def _bad(self, pos: int, what: str) -> TraceError:
-        return TraceError(f"{self.path}:{pos}: error: {what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
+    def _bad(self, pos: int, what: str, chunk: int | None = None) -> TraceError:
+        where = f" chunk {chunk} (events from {self._events_before})" if chunk is not None else ""
+        return TraceError(f"{self.path}:{pos}:{where} error: {what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
+
+    def event_count(self) -> int:
+        """Events in the trace, from its end record (the file's last 12 bytes), without reading
+        the chunks; TraceError if the file does not end with one."""
+        f = self._f
+        end = f.seek(0, 2)
+        if end < self._data_start + _END.size:
+            raise self._bad(end, "truncated: the trace ends without its end record")
+        f.seek(end - _END.size)
+        tag, _, n = _END.unpack(f.read(_END.size))
+        if tag != b"EN":
+            raise self._bad(end - _END.size, "truncated: the trace ends without its end record")
+        return n
+
+    def files(self) -> list:
+        """The header's files as (path, size) by id; a file of unknown size counts 0 bytes."""
+        out = []
+        for i, fe in enumerate(self.header.get("files", [])):
+            if not isinstance(fe, dict) or fe.get("id", i) != i or not isinstance(fe.get("path"), str):
+                raise TraceError(f"{self.path}:{_PRE.size}: error: the header's file {i} is malformed (needs id {i} and a path)\n"
+                                 "  fix: re-record or re-import the trace")
+            out.append((fe["path"], int(fe.get("size") or 0)))
+        return out
 
     def chunks(self):
         f = self._f
         f.seek(self._data_start)
         dctx = _zstd().ZstdDecompressor()
         total = 0
+        k = 0
+        self._events_before = 0
         while True:
             pos = f.tell()
             tag = f.read(2)
@@ -162,23 +189,25 @@ class Reader:
                 return
             if tag != b"CK":
                 raise self._bad(pos, "truncated: the trace ends without its end record" if len(tag) < 2
-                                else f"expected a chunk, found bytes {tag!r}")
+                                else f"expected a chunk, found bytes {tag!r}", k)
             rest = f.read(_CHUNK.size - 2)
             if len(rest) < _CHUNK.size - 2:
-                raise self._bad(pos, "truncated inside a chunk header")
+                raise self._bad(pos, "truncated inside a chunk header", k)
             _, n, rawlen, zlen, crc = struct.unpack("<HIIII", rest)
             if rawlen != n * EVENT.size:
-                raise self._bad(pos, f"chunk of {n} events says {rawlen} bytes")
+                raise self._bad(pos, f"chunk of {n} events says {rawlen} bytes", k)
             z = f.read(zlen)
             if len(z) < zlen:
-                raise self._bad(pos, f"truncated: chunk of {zlen} bytes, {len(z)} left in the file")
+                raise self._bad(pos, f"truncated: chunk of {zlen} bytes, {len(z)} left in the file", k)
             try:
                 raw = dctx.decompress(z, max_output_size=rawlen)
             except Exception:
-                raise self._bad(pos, "a chunk does not decompress (zstd)") from None
+                raise self._bad(pos, "the chunk does not decompress (zstd)", k) from None
             if len(raw) != rawlen or zlib.crc32(raw) != crc:
-                raise self._bad(pos, "a chunk fails its CRC check")
+                raise self._bad(pos, "the chunk fails its CRC check", k)
             total += n
+            k += 1
+            self._events_before = total
             yield raw
 
     def events(self):
@@ -199,3 +228,15 @@ def summary(path: str) -> dict:
             n += 1
         return {"events": n, "duration_ns": last, "ops": counts, "source": r.header.get("source"),
                 "files": len(r.header.get("files", []))}
+
+
+class Chunks:
+    """A trace file as the engine pulls it (the binding calls `chunks()` once per loop): each
+    call opens the file and yields its chunks' raw bytes, one held at a time."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def chunks(self):
+        with Reader(self.path) as r:
+            yield from r.chunks()

@@ -1,0 +1,402 @@
+//! A trace task: the events of a recorded or imported workload (trace.rs decodes them, chunk by
+//! chunk, from the source the caller attaches) run as the syscalls they record, inside the
+//! scenario's machine, memcgs and kernel profile. A child module of sched.rs (it runs in the
+//! scheduler's quanta). Memory is flat in the trace's length: one chunk, plus per trace file a
+//! readahead state and an open count, plus the live anonymous mappings.
+//!
+//! Events and the kernel paths they take:
+//! - `open`: `do_filp_open()` (dentry and inode instantiated and charged, `dget`), a fresh
+//!   `file->f_ra` (`file_ra_state_init()`); `close`: `dput`.
+//! - `read` (read/pread/readv at the recorded offset): `filemap_read()` with the file's readahead
+//!   state; `write`: `generic_perform_write()`.
+//! - `fadvise` (flags = the POSIX_FADV_* code): `generic_fadvise()`: NORMAL/RANDOM/SEQUENTIAL set
+//!   the readahead state, WILLNEED reads ahead, DONTNEED invalidates.
+//! - `fsync`/`fdatasync`: `vfs_fsync()`; `truncate` to 0 and `unlink`: `truncate_inode_pages()`.
+//! - `anon_mmap`: `do_mmap()` of private anonymous memory (faulted by `touch` events);
+//!   `munmap`: the pid's mapping of that length; `exit`: the pid's mappings go.
+//! - `mmap` of a file: not replayed (strace sees the call, not the page faults on the mapping):
+//!   counted in the result's `skipped`, as are the other events listed there.
+//! - `lseek`, `rename`, `mkdir`, `fork`, `madvise`: the syscall's CPU cost.
+
+use super::{Cursor, Simulation};
+use crate::readahead::FileRaState;
+use crate::scenario::model::{OpKind, OpSpec};
+use crate::trace::{ChunkSource, TraceCursor, TraceEvent, TraceOp};
+use crate::types::{pages_for, InodeId, Nanos, PAGE_SIZE};
+use std::cmp::Reverse;
+
+/// Events a trace task runs in one quantum at most before the scheduler looks at the other
+/// tasks and the progress callback again (when nothing else is due sooner).
+const TRACE_BATCH: u32 = 4096;
+
+/// What a trace replay did, for the result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    /// The task.
+    pub task: String,
+    /// The trace as the scenario names it.
+    pub path: String,
+    /// Events run (all loops).
+    pub events: u64,
+    /// Passes over the trace completed.
+    pub loops: u64,
+    /// Events counted and not replayed, by reason.
+    pub skipped: Vec<(&'static str, u64)>,
+}
+
+/// Why an event was counted and skipped (the `skipped` keys).
+const SKIP_FILE_MMAP: &str = "mmap of a file (page faults on file mappings are not in the trace)";
+const SKIP_MUNMAP: &str = "munmap of no anonymous mapping of that length (a file mapping's)";
+const SKIP_TOUCH: &str = "touch with no live anonymous mapping";
+const SKIP_TRUNCATE: &str = "truncate to a non-zero size (the size is set, cached pages beyond it stay)";
+const SKIP_BIG_MMAP: &str = "anon_mmap larger than the machine's RAM and swap (address-space reservations)";
+
+/// A running trace task's state.
+pub(super) struct TraceRun {
+    cursor: TraceCursor<Box<dyn ChunkSource>>,
+    /// The event read but not yet run (its think time took the task past another's turn).
+    pending: Option<TraceEvent>,
+    inodes: Vec<InodeId>,
+    ra: Vec<FileRaState>,
+    refs: Vec<u32>,
+    /// Live anonymous mappings: (pid, bytes, vma).
+    maps: Vec<(u32, u64, crate::memory::VmaId)>,
+    loop_no: u64,
+    /// The task's clock when this loop started, and the loop's first event's time.
+    base: Nanos,
+    first_t: Option<u64>,
+    skipped: Vec<(&'static str, u64)>,
+}
+
+impl TraceRun {
+    fn skip(&mut self, why: &'static str) {
+        match self.skipped.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, n)) => *n += 1,
+            None => self.skipped.push((why, 1)),
+        }
+    }
+}
+
+/// `POSIX_FADV_*` codes (include/uapi/linux/fadvise.h, x86-64).
+const FADV_NORMAL: u8 = 0;
+const FADV_RANDOM: u8 = 1;
+const FADV_SEQUENTIAL: u8 = 2;
+const FADV_WILLNEED: u8 = 3;
+const FADV_DONTNEED: u8 = 4;
+
+enum Outcome {
+    Ok,
+    Oom,
+}
+
+impl Simulation {
+    /// Attach the source of the chunks of task `task`'s trace (a task whose script is
+    /// `[tasks.NAME] trace = "FILE"`); the caller reads and decompresses the file.
+    pub fn attach_trace(&mut self, task: usize, source: Box<dyn ChunkSource>) {
+        self.trace_sources[task] = Some(source);
+    }
+
+    /// The index of each task whose script is a trace, with the trace's path as the scenario
+    /// names it.
+    pub fn trace_tasks(&self) -> Vec<(usize, String)> {
+        self.scenario
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match t.ops.first().map(|o| &o.kind) {
+                Some(OpKind::Trace { path, .. }) => Some((i, path.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn trace_failed(&mut self, ti: usize, msg: String) {
+        if self.trace_error.is_none() {
+            self.trace_error = Some(msg);
+        }
+        self.tasks[ti].killed = true;
+    }
+
+    /// One quantum of a trace task: events in order, each with its think time (scaled) before
+    /// it, until the task's clock passes the next task's or the next sample, a batch is done,
+    /// or the trace ends.
+    pub(super) fn trace_quantum(&mut self, ti: usize, op: &OpSpec) {
+        let OpKind::Trace { path, files, time_scale, loops, .. } = &op.kind else { unreachable!("a trace op") };
+        if self.trace_runs[ti].is_none() {
+            let Some(src) = self.trace_sources[ti].take() else {
+                let msg = format!("{path}: error: task `{}` has no source for its trace's chunks\n  fix: run the scenario through memtwin (it reads the trace file), or call Simulation::attach_trace", self.tasks[ti].name);
+                self.trace_failed(ti, msg);
+                return;
+            };
+            let bdi = |sim: &Simulation, inode: InodeId| {
+                let dev = sim.kernel.inodes[inode.idx()].dev;
+                dev.map(|d| sim.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1)
+            };
+            let inodes: Vec<InodeId> = files.iter().map(|&f| self.inodes[f]).collect();
+            let ra = inodes.iter().map(|&i| FileRaState::new(bdi(self, i))).collect();
+            self.trace_runs[ti] = Some(Box::new(TraceRun {
+                cursor: TraceCursor::new(src),
+                pending: None,
+                refs: vec![0; inodes.len()],
+                inodes,
+                ra,
+                maps: vec![],
+                loop_no: 0,
+                base: self.tasks[ti].times.clock,
+                first_t: None,
+                skipped: vec![],
+            }));
+        }
+        let mut run = self.trace_runs[ti].take().expect("set above");
+        let horizon = self.runq.peek().map(|Reverse(x)| *x);
+        let past = |clock: Nanos, next_sample: Nanos| clock >= next_sample || horizon.is_some_and(|h| (clock, ti) > h);
+        let mut n = 0;
+        let mut finished = false;
+        let mut oom = false;
+        loop {
+            let ev = match run.pending.take() {
+                Some(e) => e,
+                None => match run.cursor.next_event() {
+                    Ok(Some(e)) => {
+                        // Think time: the event starts no earlier than the recorded gap since
+                        // the loop's first event allows, scaled.
+                        let first = *run.first_t.get_or_insert(e.t_ns);
+                        if *time_scale > 0.0 {
+                            let at = run.base + (e.t_ns.saturating_sub(first) as f64 * time_scale) as Nanos;
+                            let clock = &mut self.tasks[ti].times.clock;
+                            if *clock < at {
+                                *clock = at;
+                                if n > 0 && past(at, self.next_sample) {
+                                    run.pending = Some(e);
+                                    break;
+                                }
+                            }
+                        }
+                        e
+                    }
+                    Ok(None) => {
+                        run.loop_no += 1;
+                        if run.loop_no < *loops {
+                            if let Err(e) = run.cursor.rewind() {
+                                self.trace_runs[ti] = Some(run);
+                                self.trace_failed(ti, e.to_string());
+                                return;
+                            }
+                            run.base = self.tasks[ti].times.clock;
+                            run.first_t = None;
+                            continue;
+                        }
+                        finished = true;
+                        break;
+                    }
+                    Err(e) => {
+                        let place = format!("{path}: event {}", run.cursor.events);
+                        let msg = match e {
+                            crate::trace::TraceError::Source(m) => m,
+                            other => format!("{place}: error: {other}\n  fix: the trace is damaged or was written by a newer memtwin; re-record or re-import it"),
+                        };
+                        self.trace_runs[ti] = Some(run);
+                        self.trace_failed(ti, msg);
+                        return;
+                    }
+                },
+            };
+            let index = run.cursor.events - 1;
+            match self.trace_event(ti, &mut run, &ev, op) {
+                Ok(Outcome::Ok) => {}
+                Ok(Outcome::Oom) => {
+                    oom = true;
+                    finished = true;
+                    break;
+                }
+                Err(what) => {
+                    let msg = format!(
+                        "{path}: event {index} ({:?} at {:.6} s): error: {what}\n  fix: re-import or re-record the trace so that its header lists every file its events name",
+                        ev.op,
+                        ev.t_ns as f64 / 1e9
+                    );
+                    self.trace_runs[ti] = Some(run);
+                    self.trace_failed(ti, msg);
+                    return;
+                }
+            }
+            self.work_done += 1;
+            n += 1;
+            if n >= TRACE_BATCH || past(self.tasks[ti].times.clock, self.next_sample) {
+                break;
+            }
+        }
+        if finished {
+            // The pid's mappings outlive nothing: a trace that ends ends its processes.
+            for (_, _, vma) in std::mem::take(&mut run.maps) {
+                self.kernel.do_munmap(vma);
+            }
+            for (i, &r) in run.refs.iter().enumerate() {
+                for _ in 0..r {
+                    self.kernel.dput(run.inodes[i]);
+                }
+            }
+            self.trace_stats.push(TraceStats {
+                task: self.tasks[ti].name.clone(),
+                path: path.clone(),
+                events: run.cursor.events,
+                loops: run.loop_no,
+                skipped: std::mem::take(&mut run.skipped),
+            });
+            self.tasks[ti].cursor = Cursor::Idle;
+            self.finish_step(ti, op, !oom);
+            if oom {
+                self.tasks[ti].killed = true;
+            }
+        } else {
+            self.trace_runs[ti] = Some(run);
+        }
+    }
+
+    /// Run one event as its syscall. `Err` names a defect of the event.
+    fn trace_event(&mut self, ti: usize, run: &mut TraceRun, ev: &TraceEvent, op: &OpSpec) -> Result<Outcome, String> {
+        let file = match ev.file {
+            Some(f) if (f as usize) < run.inodes.len() => Some(f as usize),
+            Some(f) => return Err(format!("it names file id {f}, but the trace's header lists {} file(s)", run.inodes.len())),
+            None => None,
+        };
+        let needs_file = matches!(
+            ev.op,
+            TraceOp::Open | TraceOp::Close | TraceOp::Read | TraceOp::Write | TraceOp::Fadvise | TraceOp::Fsync | TraceOp::Fdatasync | TraceOp::Truncate | TraceOp::Unlink | TraceOp::Mmap
+        );
+        let f = match (needs_file, file) {
+            (true, None) => return Err("it names no file".to_string()),
+            (_, f) => f.unwrap_or(0),
+        };
+        let user = self.kernel.cost.user_per_syscall;
+        let memcg = self.tasks[ti].memcg;
+        let mut out = Outcome::Ok;
+        self.enter(ti);
+        match ev.op {
+            TraceOp::Open => {
+                let inode = run.inodes[f];
+                self.kernel.inodes[inode.idx()].exists = true;
+                if self.kernel.d_instantiate(inode, memcg) {
+                    self.kernel.cpu(self.kernel.cost.syscall);
+                    self.kernel.dget(inode);
+                    run.refs[f] += 1;
+                    // file_ra_state_init(): a new struct file's window is the device's.
+                    let dev = self.kernel.inodes[inode.idx()].dev;
+                    run.ra[f] = FileRaState::new(dev.map(|d| self.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1));
+                } else {
+                    self.op_failed(ti, op, crate::cgroup::Errno::ENOMEM);
+                }
+            }
+            TraceOp::Close => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                if run.refs[f] > 0 {
+                    run.refs[f] -= 1;
+                    self.kernel.dput(run.inodes[f]);
+                }
+            }
+            TraceOp::Read => {
+                if self.kernel.filemap_read(run.inodes[f], ev.offset, ev.length, &mut run.ra[f], memcg).is_err() {
+                    out = Outcome::Oom;
+                }
+            }
+            TraceOp::Write => {
+                if self.kernel.generic_perform_write(run.inodes[f], ev.offset, ev.length, memcg).is_err() {
+                    out = Outcome::Oom;
+                }
+            }
+            TraceOp::Fadvise => {
+                let first = (ev.offset / PAGE_SIZE) as u32;
+                let last = if ev.length == 0 { u32::MAX } else { ((ev.offset + ev.length - 1) / PAGE_SIZE).min(u32::MAX as u64) as u32 };
+                let inode = run.inodes[f];
+                let dev = self.kernel.inodes[inode.idx()].dev;
+                let bdi = dev.map(|d| self.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1);
+                match ev.flags {
+                    FADV_DONTNEED => {
+                        self.kernel.generic_fadvise(inode, first, last, crate::fadvise::Advice::DontNeed, memcg);
+                    }
+                    FADV_WILLNEED => {
+                        self.kernel.generic_fadvise(inode, first, last, crate::fadvise::Advice::WillNeed, memcg);
+                    }
+                    // generic_fadvise(): NORMAL the device's window, RANDOM no readahead
+                    // (FMODE_RANDOM), SEQUENTIAL twice the window; NOREUSE nothing.
+                    FADV_NORMAL | FADV_RANDOM | FADV_SEQUENTIAL => {
+                        self.kernel.cpu(self.kernel.cost.syscall);
+                        let ra = &mut run.ra[f];
+                        ra.ra_pages = if ev.flags == FADV_SEQUENTIAL { bdi * 2 } else { bdi };
+                        ra.random = ev.flags == FADV_RANDOM;
+                    }
+                    _ => self.kernel.cpu(self.kernel.cost.syscall),
+                }
+            }
+            TraceOp::Fsync | TraceOp::Fdatasync => self.kernel.vfs_fsync(run.inodes[f]),
+            TraceOp::Truncate | TraceOp::Unlink => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                let inode = run.inodes[f];
+                if ev.op == TraceOp::Unlink || ev.length == 0 {
+                    self.kernel.truncate_inode_pages(inode);
+                    self.kernel.inodes[inode.idx()].size = 0;
+                } else {
+                    self.kernel.inodes[inode.idx()].size = ev.length;
+                    run.skip(SKIP_TRUNCATE);
+                }
+            }
+            TraceOp::Mmap => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                run.skip(SKIP_FILE_MMAP);
+            }
+            TraceOp::AnonMmap => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                let pages = pages_for(ev.length);
+                if pages > self.kernel.managed_pages() + self.scenario.machine.swap / PAGE_SIZE {
+                    run.skip(SKIP_BIG_MMAP);
+                } else if pages > 0 {
+                    let vma = self.kernel.do_mmap_anon(pages, memcg);
+                    run.maps.push((ev.pid, ev.length, vma));
+                }
+            }
+            TraceOp::Munmap => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                match run.maps.iter().rposition(|&(p, l, _)| p == ev.pid && l == ev.length) {
+                    Some(i) => {
+                        let (_, _, vma) = run.maps.remove(i);
+                        self.kernel.do_munmap(vma);
+                    }
+                    None => run.skip(SKIP_MUNMAP),
+                }
+            }
+            TraceOp::Touch => match run.maps.iter().rev().find(|m| m.0 == ev.pid) {
+                Some(&(_, _, vma)) => {
+                    let len = self.kernel.vmas[vma.0 as usize].pages.len() as u64;
+                    let first = (ev.offset / PAGE_SIZE).min(len);
+                    let end = (ev.offset + ev.length).div_ceil(PAGE_SIZE).min(len);
+                    for i in first..end {
+                        if self.kernel.vmas[vma.0 as usize].pages[i as usize] != crate::types::PageId::NIL {
+                            continue;
+                        }
+                        if self.kernel.handle_mm_fault(vma, i as u32).is_err() {
+                            out = Outcome::Oom;
+                            break;
+                        }
+                        if self.kernel.nr_pages_over_high != 0 {
+                            self.kernel.mem_cgroup_handle_over_high(memcg);
+                        }
+                    }
+                }
+                None => run.skip(SKIP_TOUCH),
+            },
+            TraceOp::Exit => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                while let Some(i) = run.maps.iter().rposition(|m| m.0 == ev.pid) {
+                    let (_, _, vma) = run.maps.remove(i);
+                    self.kernel.do_munmap(vma);
+                }
+            }
+            TraceOp::Lseek | TraceOp::Rename | TraceOp::Mkdir | TraceOp::Fork | TraceOp::Madvise => self.kernel.cpu(self.kernel.cost.syscall),
+        }
+        let pages = self.kernel.io.hits + self.kernel.io.misses;
+        self.leave(ti, user);
+        // Progress counts events for a trace task (leave() counted its pages).
+        self.work_done -= pages;
+        Ok(out)
+    }
+}
