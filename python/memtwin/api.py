@@ -237,6 +237,6 @@ def run(
     from memtwin import trace
 
     try:
-        return Result(scn.doc.run(variant, list(sets), progress, {w: trace.Chunks(p) for w, p in scn.traces.items()}))
+        return Result(scn.doc.run(variant, list(sets), progress, dict(scn.traces)))
     except _memtwin.TraceReplayError as e:
         raise trace.TraceError(str(e)) from None

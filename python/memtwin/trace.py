@@ -21,6 +21,7 @@ at a time, so memory does not grow with the trace's length.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import zlib
 
@@ -58,19 +59,33 @@ def _zstd():
 
 
 class Writer:
-    """Collects events and writes a whole trace atomically on close (jsonio.write_bytes):
-    an interrupted recording or import leaves no partial file."""
+    """Collects events and writes a whole trace atomically on close: compressed chunks are
+    spooled to an anonymous temporary file as they fill (memory stays flat in the trace's
+    length), then header, chunks and end record go to a temporary file renamed into place, so an
+    interrupted recording or import leaves no partial file."""
 
-    def __init__(self, path: str, header: dict):
+    def __init__(self, path: str, header: dict, level: int = 9):
+        import tempfile
+
         jsonio.check_writable(path)
         self.path = path
         self.header = dict(header)
         self.header.setdefault("files", [])
-        self._cctx = _zstd().ZstdCompressor(level=9)
+        self._cctx = _zstd().ZstdCompressor(level=level)
         self._buf = bytearray()
         self._n = 0
         self._total = 0
-        self._parts: list = []
+        self._spool = tempfile.TemporaryFile(dir=os.path.dirname(os.path.abspath(path)))
+
+    def add_raw(self, raw: bytes) -> None:
+        """Add a whole chunk of already packed events (a multiple of EVENT.size bytes, at most
+        CHUNK_EVENTS events), e.g. from numpy; pending single events are flushed first."""
+        if len(raw) % EVENT.size or len(raw) > CHUNK_EVENTS * EVENT.size:
+            raise ValueError(f"a raw chunk of {len(raw)} bytes is not 1..{CHUNK_EVENTS} events of {EVENT.size} bytes")
+        self._flush()
+        self._buf += raw
+        self._n = len(raw) // EVENT.size
+        self._flush()
 
     def add(self, t_ns: int, op: str | int, pid: int = 0, file: int = NO_FILE, offset: int = 0,
             length: int = 0, flags: int = 0) -> None:
@@ -85,18 +100,43 @@ class Writer:
             return
         raw = bytes(self._buf)
         z = self._cctx.compress(raw)
-        self._parts.append(_CHUNK.pack(b"CK", 0, self._n, len(raw), len(z), zlib.crc32(raw)) + z)
+        self._spool.write(_CHUNK.pack(b"CK", 0, self._n, len(raw), len(z), zlib.crc32(raw)))
+        self._spool.write(z)
         self._total += self._n
         self._buf.clear()
         self._n = 0
 
     def close(self) -> int:
+        import shutil
+        import tempfile
+
         self._flush()
         h = json.dumps(self.header, sort_keys=True).encode()
-        data = (_PRE.pack(MAGIC, FORMAT_VERSION, 0, len(h)) + h + b"".join(self._parts)
-                + _END.pack(b"EN", 0, self._total))
-        jsonio.write_bytes(self.path, data)
+        parent = os.path.dirname(os.path.abspath(self.path))
+        fd, tmp = tempfile.mkstemp(prefix=".memtwin-", suffix=".tmp", dir=parent)
+        try:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)
+            with os.fdopen(fd, "wb") as f:
+                f.write(_PRE.pack(MAGIC, FORMAT_VERSION, 0, len(h)) + h)
+                self._spool.seek(0)
+                shutil.copyfileobj(self._spool, f, 1 << 20)
+                f.write(_END.pack(b"EN", 0, self._total))
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        finally:
+            self._spool.close()
         return self._total
+
+    def abort(self) -> None:
+        """Drop what was collected; nothing is written."""
+        self._spool.close()
 
 
 class Reader:
@@ -143,8 +183,8 @@ class Reader:
         self.close()
 
     def _bad(self, pos: int, what: str, chunk: int | None = None) -> TraceError:
-        where = f" chunk {chunk} (events from {self._events_before})" if chunk is not None else ""
-        return TraceError(f"{self.path}:{pos}:{where} error: {what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
+        where = f"chunk {chunk} (from event {self._events_before}): " if chunk is not None else ""
+        return TraceError(f"{self.path}:{pos}: error: {where}{what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
 
     def event_count(self) -> int:
         """Events in the trace, from its end record (the file's last 12 bytes), without reading

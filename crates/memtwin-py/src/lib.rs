@@ -3,6 +3,8 @@
 
 use memtwin_engine::scenario::{Loc, Node, Val};
 use memtwin_engine::Document;
+
+mod tracefile;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
@@ -455,8 +457,9 @@ impl Doc {
     }
 
     /// Run the scenario; `progress(done, total)` is called now and then.
-    /// `traces` maps each trace path (as the scenario names it) to an object whose `chunks()`
-    /// yields the trace's raw chunks (memtwin.trace.Reader).
+    /// `traces` maps each trace path (as the scenario names it) to the file to read (a str:
+    /// read, decompressed and checked in a thread of the binding), or to an object whose
+    /// `chunks()` yields the trace's raw chunks (memtwin.trace.Chunks).
     #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None, traces=None))]
     fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>, traces: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
         let scn = self.resolve(variant, &sets).map_err(scenario_error)?;
@@ -479,7 +482,12 @@ impl Doc {
         for (ti, path) in sim.trace_tasks() {
             let factory = traces.as_ref().and_then(|t| t.get_item(&path).ok().flatten());
             if let Some(f) = factory {
-                sim.attach_trace(ti, Box::new(PyChunks { factory: f.unbind(), iter: None, error: source_error.clone() }));
+                // A path: read in a thread of the binding (tracefile.rs); any other object:
+                // its chunks() in Python.
+                match f.extract::<String>() {
+                    Ok(p) => sim.attach_trace(ti, Box::new(tracefile::FileChunks::new(p))),
+                    Err(_) => sim.attach_trace(ti, Box::new(PyChunks { factory: f.unbind(), iter: None, error: source_error.clone() })),
+                }
             }
         }
         let result = sim.run_traced(&mut cb);
