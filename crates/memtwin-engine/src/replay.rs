@@ -400,3 +400,122 @@ impl Simulation {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::model::TraceHeader;
+    use crate::trace::{VecChunks, EVENT_SIZE, NO_FILE};
+    use crate::{Document, RunError, SimResult, Simulation};
+
+    fn ev(t: u64, op: u8, file: u16, off: u64, len: u64, flags: u8) -> Vec<u8> {
+        let mut v = Vec::with_capacity(EVENT_SIZE);
+        v.extend_from_slice(&t.to_le_bytes());
+        v.extend_from_slice(&off.to_le_bytes());
+        v.extend_from_slice(&len.to_le_bytes());
+        v.extend_from_slice(&7u32.to_le_bytes());
+        v.extend_from_slice(&file.to_le_bytes());
+        v.push(op);
+        v.push(flags);
+        v
+    }
+
+    fn run(events: &[Vec<u8>], extra: &str) -> Result<SimResult, RunError> {
+        let text = format!(
+            "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\ncpus = 2\n[kernel]\nprofile = \"linux-6.1\"\ncgroup = \"v1\"\n[devices.sda]\nread_bw = \"100M\"\n[cgroups.ct]\n[tasks.t]\ncgroup = \"ct\"\ntrace = \"x.mtt\"\n{extra}\n"
+        );
+        let doc = Document::from_toml("t.toml", &text).unwrap();
+        let h = TraceHeader { files: vec![("/data/a".into(), 1 << 20), ("/data/b".into(), 1 << 20)], events: events.len() as u64 };
+        let scn = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap();
+        let mut sim = Simulation::new(&scn);
+        // Two chunks, so that events cross a chunk boundary.
+        let all = events.concat();
+        let cut = (events.len() / 2) * EVENT_SIZE;
+        sim.attach_trace(0, Box::new(VecChunks::new(vec![all[..cut].to_vec(), all[cut..].to_vec()])));
+        sim.run_traced(&mut |_, _| true)
+    }
+
+    fn total(r: &SimResult, k: &str) -> f64 {
+        r.totals.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap_or_else(|| panic!("no total {k}"))
+    }
+
+    const OPEN: u8 = 1;
+    const CLOSE: u8 = 2;
+    const READ: u8 = 3;
+    const MMAP: u8 = 6;
+    const FADVISE: u8 = 9;
+    const EXIT: u8 = 17;
+    const ANON: u8 = 18;
+    const TOUCH: u8 = 19;
+
+    /// filemap_read() (mm/filemap.c): a cold read of a whole file reads it from disk; the same
+    /// read again (second loop) hits the page cache.
+    #[test]
+    fn reads_then_rereads_in_a_second_loop() {
+        let evs: Vec<Vec<u8>> = std::iter::once(ev(0, OPEN, 0, 0, 0, 0))
+            .chain((0..8).map(|i| ev(i + 1, READ, 0, i * 131072, 131072, 0)))
+            .chain(std::iter::once(ev(10, CLOSE, 0, 0, 0, 0)))
+            .collect();
+        let r = run(&evs, "").unwrap();
+        assert_eq!(total(&r, "read_bytes"), (1 << 20) as f64);
+        assert_eq!(r.traces[0].events, 10);
+        let r2 = run(&evs, "loops = 2").unwrap();
+        assert_eq!(r2.traces[0].events, 20);
+        assert_eq!(r2.traces[0].loops, 2);
+        assert_eq!(total(&r2, "read_bytes"), (1 << 20) as f64, "the second pass hits");
+    }
+
+    /// Think time: time_scale = 1 keeps the recorded gap (10 s here), 0 drops it.
+    #[test]
+    fn time_scale_keeps_or_drops_think_time() {
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(10_000_000_000, READ, 0, 0, 4096, 0)];
+        let kept = run(&evs, "time_scale = 1.0").unwrap();
+        let dropped = run(&evs, "time_scale = 0").unwrap();
+        assert!(kept.engine.virtual_time_s >= 10.0, "{}", kept.engine.virtual_time_s);
+        assert!(dropped.engine.virtual_time_s < 1.0, "{}", dropped.engine.virtual_time_s);
+    }
+
+    /// generic_fadvise() (mm/fadvise.c): POSIX_FADV_DONTNEED drops the clean pages, so the
+    /// next read of them misses again.
+    #[test]
+    fn fadvise_dontneed_drops_clean_pages() {
+        let evs = vec![ev(0, OPEN, 1, 0, 0, 0), ev(1, READ, 1, 0, 1 << 20, 0), ev(2, FADVISE, 1, 0, 0, 4), ev(3, READ, 1, 0, 1 << 20, 0)];
+        let r = run(&evs, "").unwrap();
+        assert_eq!(total(&r, "read_bytes"), (2 << 20) as f64);
+    }
+
+    /// A file mmap is counted and skipped, never dropped silently; anonymous memory is mapped,
+    /// faulted by `touch` (charged to the memcg) and unmapped when its process exits.
+    #[test]
+    fn mmaps_counted_and_anon_faulted() {
+        let evs = vec![ev(0, MMAP, 0, 0, 1 << 20, 0), ev(1, ANON, NO_FILE, 0, 4 << 20, 0), ev(2, TOUCH, NO_FILE, 0, 4 << 20, 0), ev(3, EXIT, NO_FILE, 0, 0, 0)];
+        let r = run(&evs, "").unwrap();
+        assert_eq!(r.traces[0].skipped, vec![(super::SKIP_FILE_MMAP, 1)]);
+        assert!(total(&r, "memcg.max_usage_bytes") >= (4 << 20) as f64);
+        assert!(total(&r, "memcg.usage_bytes") < (1 << 20) as f64, "exit unmapped it");
+    }
+
+    /// A defect stops the run with the trace, the event's index and a fix.
+    #[test]
+    fn defects_name_the_event() {
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, READ, 5, 0, 4096, 0)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("a file id outside the header must fail") };
+        assert!(m.starts_with("x.mtt: event 1 ") && m.contains("file id 5") && m.contains("fix:"), "{m}");
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, 99, 0, 0, 4096, 0)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("an unknown op must fail") };
+        assert!(m.contains("event 1") && m.contains("op code 99"), "{m}");
+        let evs = vec![ev(0, READ, NO_FILE, 0, 4096, 0)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("a read of no file must fail") };
+        assert!(m.contains("event 0") && m.contains("names no file"), "{m}");
+    }
+
+    /// The scenario builder checks a trace task's keys and never expands the trace.
+    #[test]
+    fn trace_tasks_are_checked() {
+        let doc = Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"100M\"\n[tasks.t]\ntrace = \"x.mtt\"\nloops = 0\nops = []\n").unwrap();
+        let h = TraceHeader { files: vec![("/data/a".into(), 4096)], events: 1 };
+        let e = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap_err().to_string();
+        assert!(e.contains("both `trace` and `ops`") && e.contains("loops is 0"), "{e}");
+        let e = doc.resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains("t.toml:8:") && e.contains("was not read"), "{e}");
+    }
+}
