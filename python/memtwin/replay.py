@@ -33,6 +33,9 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
 
 def replay(path: str, limit: str | None = None, progress=None, **kw):
     """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace."""
+    with trace.Reader(path) as r:  # the trace's own defects first, named as the trace names them
+        r.files()
+        r.event_count()
     return api.run(to_scenario(path, limit, **kw), progress=progress)
 
 
