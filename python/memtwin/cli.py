@@ -90,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     hostcache.add_parsers(sub)
     record.add_parsers(sub)
     __import__("memtwin.replay", fromlist=["x"]).add_parser(sub)
+    __import__("memtwin.cachesim", fromlist=["x"]).add_parser(sub)
     __import__("memtwin.measure", fromlist=["x"]).add_parser(sub)
     rl = sub.add_parser("real", help="run a scenario on a real kernel (this host or a QEMU guest) and record the engine's metrics",
                         description="Carry out the scenario's ops (expanded as the engine expands them) on a real kernel and "
@@ -472,6 +473,8 @@ def _dispatch(a) -> int:
             return __import__(f"memtwin.{a.cmd}", fromlist=["x"]).main(a)
         if a.cmd == "replay":
             return __import__("memtwin.replay", fromlist=["x"]).run_cli(a)
+        if a.cmd == "cachesim":
+            return __import__("memtwin.cachesim", fromlist=["x"]).run_cli(a)
         if a.cmd == "measure":
             return __import__("memtwin.measure", fromlist=["x"]).run_cli(a)
         if a.cmd in ("record", "import", "trace-info"):

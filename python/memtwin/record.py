@@ -40,8 +40,16 @@ def add_parsers(sub) -> None:
     r.add_argument("command", nargs="*", metavar="CMD")
     i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
                        description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
-                                   "(a log of strace -f -ttt -y).")
-    i.add_argument("--format", choices=["strace"], required=True)
+                                   "(a log of strace -f -ttt -y); oracleGeneral (libCacheSim's binary trace, raw or .zst); "
+                                   "lcs-csv (a csv trace as libCacheSim reads it, with --csv-params). Object traces' objects "
+                                   "become ranges of one file (--objects device) or files of their own (--objects files).")
+    i.add_argument("--format", choices=["strace", "oracleGeneral", "lcs-csv"], required=True)
+    i.add_argument("--objects", choices=["device", "files"], default="device",
+                   help="object traces: each object a page-aligned range of /lcs/device (default), or a file /lcs/obj/ID")
+    i.add_argument("--ignore-obj-size", action="store_true", help="object traces: every object one page (libCacheSim's --ignore-obj-size)")
+    i.add_argument("--readahead", action="store_true", help="object traces: keep the kernel's readahead (default: POSIX_FADV_RANDOM first)")
+    i.add_argument("--csv-params", metavar="PARAMS", default="time-col=1, obj-id-col=2, obj-size-col=3, delimiter=,, has-header=false",
+                   help="lcs-csv: libCacheSim's csv parameters (default \"time-col=1, obj-id-col=2, obj-size-col=3, delimiter=,, has-header=false\")")
     i.add_argument("--out", required=True, metavar="FILE")
     i.add_argument("input", metavar="INPUT")
     s = sub.add_parser("trace-info", help="summarize a memtwin trace", description="Print a trace's header and counts per op.")
@@ -138,8 +146,17 @@ def run_cli(a) -> int:
                 print(f"note: the command exited with status {info['exit_status']}", file=sys.stderr)
             return 0
         if a.cmd == "import":
-            info = trace_import.import_strace(a.input, a.out)
-            print(f"{a.out}: {info['events']} events, {info['files']} files from {info['lines']} strace lines")
+            if a.format == "strace":
+                info = trace_import.import_strace(a.input, a.out)
+                print(f"{a.out}: {info['events']} events, {info['files']} files from {info['lines']} strace lines")
+                return 0
+            kw = {"objects": a.objects, "ignore_obj_size": a.ignore_obj_size, "readahead": a.readahead}
+            if a.format == "oracleGeneral":
+                info = trace_import.import_oracle_general(a.input, a.out, **kw)
+            else:
+                info = trace_import.import_lcs_csv(a.input, a.out, a.csv_params, **kw)
+            print(f"{a.out}: {info['events']} events: {info['requests']} requests of {info['objects']} objects, "
+                  f"{info['files']} file(s) ({a.objects})")
             return 0
         if a.cmd == "trace-info":
             with trace.Reader(a.file) as r:
