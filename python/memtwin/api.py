@@ -153,11 +153,12 @@ def _read_traces(scn: Scenario, base: Optional[str]) -> None:
             with trace.Reader(path) as r:
                 files = r.files()
                 events = r.event_count()
+                resident = r.resident()
         except trace.TraceError as e:
             where = scn.doc.locate(["tasks", task, "trace"]) or f"{scn.source}: tasks.{task}.trace"
             what, _, fix = str(e).partition("\n  fix: ")
             raise _scenario_error(where, f"trace: {what}", fix or "check the trace file") from None
-        scn.doc.set_trace_header(written, files, events)
+        scn.doc.set_trace_header(written, files, events, resident)
         scn.traces[written] = path
 
 

@@ -15,7 +15,7 @@ from . import api, trace
 
 
 def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale: float = 0.0,
-                loops: int = 1, profile: str = "linux-6.1", cgroup: str = "v1") -> dict:
+                loops: int = 1, profile: str = "linux-6.1", cgroup: str = "v1", cold: bool = False) -> dict:
     """The scenario `memtwin replay` runs: the trace as task `trace` in memcg `ct`."""
     cg = {}
     if limit:
@@ -27,7 +27,7 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
         "devices": {"sda": {"read_bw": 500_000_000, "seek": "100us", "read_ahead_kb": 128}},
         "cgroups": {"ct": cg},
         "tasks": {"trace": {"cgroup": "ct", "trace": os.path.abspath(path), "time_scale": time_scale, "loops": loops,
-                            "step": "replay"}},
+                            "step": "replay", "initial_cache": not cold}},
     }
 
 
@@ -53,6 +53,8 @@ def add_parser(sub) -> None:
     p.add_argument("--loops", type=int, default=1, metavar="N", help="passes over the trace (default 1)")
     p.add_argument("--ram", default="4G", metavar="SIZE", help="the twin machine's RAM (default 4G)")
     p.add_argument("--cgroup-version", choices=("v1", "v2"), default="v1", help="cgroup interface (default v1)")
+    p.add_argument("--cold", action="store_true", help="start with none of the trace's files cached (default: the cache "
+                   "the recording started with, when the trace has it)")
     p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
 
 
@@ -72,7 +74,7 @@ def run_cli(a) -> int:
     bar = Progress(f"replay {os.path.basename(a.file)}")
     t0 = time.monotonic()
     try:
-        r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version)
+        r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version, cold=a.cold)
     except (trace.TraceError, api.ScenarioError) as e:
         bar.close()
         print(str(e.args[0] if e.args else e), file=sys.stderr)

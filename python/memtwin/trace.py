@@ -7,7 +7,8 @@ Layout (all integers little-endian):
     reserved u16      0
     hlen     u32      length of the header
     header   hlen     UTF-8 JSON: source, host, kernel, created, files [{id, path, size,
-                      resident_pages}], plus anything the recorder or importer adds
+                      resident}], plus anything the recorder or importer adds; `resident` lists
+                      the page ranges [first page, pages] cached when the recording started
     chunks            each: b"CK", u16 0, u32 events, u32 raw_len, u32 zlen, u32 crc32(raw),
                       then zlen bytes of zstd; raw is `events` records of EVENT
     end               b"EN", u16 0, u64 total events (a file without it is truncated)
@@ -198,6 +199,22 @@ class Reader:
         if tag != b"EN":
             raise self._bad(end - _END.size, "truncated: the trace ends without its end record")
         return n
+
+    def resident(self) -> list:
+        """The page ranges resident when the recording started, as (file id, first page, pages):
+        each header file's `resident` list of [first page, pages] (memtwin record's mincore
+        snapshot)."""
+        out = []
+        for i, fe in enumerate(self.header.get("files", [])):
+            for r in (fe.get("resident") or []) if isinstance(fe, dict) else []:
+                try:
+                    first, n = int(r[0]), int(r[1])
+                    assert 0 <= first < 2**32 and 0 < n < 2**32
+                except (TypeError, ValueError, IndexError, AssertionError):
+                    raise TraceError(f"{self.path}:{_PRE.size}: error: the header's file {i} has a malformed resident range {r!r}\n"
+                                     "  fix: resident ranges are [first page, pages]; re-record the trace") from None
+                out.append((i, first, n))
+        return out
 
     def files(self) -> list:
         """The header's files as (path, size) by id; a file of unknown size counts 0 bytes."""

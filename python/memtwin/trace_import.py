@@ -54,6 +54,11 @@ def _split_args(s: str) -> list:
     return out
 
 
+# The advice of fadvise64 as the event's flags: include/uapi/linux/fadvise.h (x86-64 values).
+_FADV = {"POSIX_FADV_NORMAL": 0, "POSIX_FADV_RANDOM": 1, "POSIX_FADV_SEQUENTIAL": 2, "POSIX_FADV_WILLNEED": 3,
+         "POSIX_FADV_DONTNEED": 4, "POSIX_FADV_NOREUSE": 5}
+
+
 def _int(s: str) -> int:
     s = s.strip()
     return int(s, 16) if s.startswith("0x") else int(s)
@@ -83,8 +88,10 @@ def _is_data_file(path) -> bool:
     return bool(path) and path.startswith("/") and not path.startswith(("/dev/", "/proc/", "/sys/", "pipe:", "socket:"))
 
 
-def import_strace(log: str, out: str, header: dict | None = None) -> dict:
-    """Convert the strace log `log` into the trace `out`; returns the summary of what it kept."""
+def import_strace(log: str, out: str, header: dict | None = None, resident: dict | None = None) -> dict:
+    """Convert the strace log `log` into the trace `out`; returns the summary of what it kept.
+    `resident` maps a file's real path to its page ranges cached at the recording's start
+    (memtwin record's snapshot), written as the header file's `resident`."""
     try:
         f = open(log, errors="replace")
     except FileNotFoundError:
@@ -179,12 +186,18 @@ def import_strace(log: str, out: str, header: dict | None = None) -> dict:
             elif name in ("fsync", "fdatasync"):
                 w.add(dt, name, pid=pid, file=fid)
             elif name == "fadvise64" and len(args) >= 4:
-                w.add(dt, "fadvise", pid=pid, file=fid, offset=_int(args[1]), length=_int(args[2]))
+                w.add(dt, "fadvise", pid=pid, file=fid, offset=_int(args[1]), length=_int(args[2]),
+                      flags=_FADV.get(args[3].strip(), 0))
             elif name == "ftruncate" and len(args) >= 2:
                 w.add(dt, "truncate", pid=pid, file=fid, length=_int(args[1]))
     if seen == 0:
         raise trace.TraceError(f"{log}: error: no strace lines found (expected 'PID SECONDS.USEC call(...) = RET')\n"
                                "  fix: record with strace -f -ttt -y -o FILE CMD")
+    if resident:
+        for fe in files.list:
+            r = resident.get(os.path.realpath(fe["path"]))
+            if r:
+                fe["resident"] = r
     w.header["files"] = files.list
     n = w.close()
     return {"events": n, "files": len(files.list), "lines": seen, "skipped": skipped}

@@ -111,3 +111,40 @@ def test_replay_args(tmp_path):
     assert _cli("replay", str(p), "--loops", "0").returncode == 2
     r = _cli("replay", str(tmp_path / "none.mtt"))
     assert r.returncode == 1 and "no such trace file" in r.stderr
+
+
+def test_initial_cache_from_the_header(tmp_path):
+    """A header file's `resident` ranges (memtwin record's mincore snapshot) are cached before the
+    first event; --cold starts without them."""
+    p = tmp_path / "r.mtt"
+    w = trace.Writer(str(p), {"source": "test", "files": [{"id": 0, "path": "/data/f0", "size": 4 << 20, "resident": [[0, 512]]}]})
+    w.add(0, "open", pid=1, file=0)
+    w.add(1, "read", pid=1, file=0, offset=0, length=4 << 20)
+    w.close()
+    warm, cold = _cli("replay", str(p)), _cli("replay", str(p), "--cold")
+    assert "read_bytes               2097152" in warm.stdout, warm.stdout + warm.stderr
+    assert "read_bytes               4194304" in cold.stdout, cold.stdout + cold.stderr
+    bad = tmp_path / "b.mtt"
+    w = trace.Writer(str(bad), {"source": "test", "files": [{"id": 0, "path": "/data/f0", "size": 4096, "resident": [[0, -1]]}]})
+    w.add(0, "open", pid=1, file=0)
+    w.close()
+    r = _cli("replay", str(bad))
+    assert r.returncode == 1 and "malformed resident range" in r.stderr
+
+
+def test_resident_ranges(tmp_path):
+    from memtwin import hostcache
+
+    f = tmp_path / "f.bin"
+    f.write_bytes(os.urandom(1 << 20))
+    fd = os.open(f, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        if hostcache.resident_ranges(str(f)):
+            pytest.skip("this file system keeps the pages after POSIX_FADV_DONTNEED")
+        os.pread(fd, 64 << 10, 256 << 10)
+    finally:
+        os.close(fd)
+    r = hostcache.resident_ranges(str(f))
+    assert r and r[0][0] <= 64 and sum(n for _f, n in r) >= 16, r

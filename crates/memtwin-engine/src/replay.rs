@@ -121,7 +121,7 @@ impl Simulation {
     /// it, until the task's clock passes the next task's or the next sample, a batch is done,
     /// or the trace ends.
     pub(super) fn trace_quantum(&mut self, ti: usize, op: &OpSpec) {
-        let OpKind::Trace { path, files, time_scale, loops, .. } = &op.kind else { unreachable!("a trace op") };
+        let OpKind::Trace { path, files, time_scale, loops, resident, .. } = &op.kind else { unreachable!("a trace op") };
         if self.trace_runs[ti].is_none() {
             let Some(src) = self.trace_sources[ti].take() else {
                 let msg = format!("{path}: error: task `{}` has no source for its trace's chunks\n  fix: run the scenario through memtwin (it reads the trace file), or call Simulation::attach_trace", self.tasks[ti].name);
@@ -133,6 +133,19 @@ impl Simulation {
                 dev.map(|d| sim.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1)
             };
             let inodes: Vec<InodeId> = files.iter().map(|&f| self.inodes[f]).collect();
+            // The page cache the recording started with: pages someone read before, uptodate,
+            // on the LRU, charged to the root memcg (filemap_add_folio() with no read).
+            for &(f, first, n) in resident {
+                let inode = inodes[f as usize];
+                let size_pages = pages_for(self.kernel.inodes[inode.idx()].size);
+                for index in first as u64..(first as u64 + n as u64).min(size_pages) {
+                    if self.kernel.mappings[inode.idx()].lookup(index as u32).is_none()
+                        && self.kernel.filemap_add_folio(inode, index as u32, crate::types::MemcgId::ROOT, true).is_err()
+                    {
+                        break;
+                    }
+                }
+            }
             let ra = inodes.iter().map(|&i| FileRaState::new(bdi(self, i))).collect();
             self.trace_runs[ti] = Some(Box::new(TraceRun {
                 cursor: TraceCursor::new(src),
@@ -424,7 +437,7 @@ mod tests {
             "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\ncpus = 2\n[kernel]\nprofile = \"linux-6.1\"\ncgroup = \"v1\"\n[devices.sda]\nread_bw = \"100M\"\n[cgroups.ct]\n[tasks.t]\ncgroup = \"ct\"\ntrace = \"x.mtt\"\n{extra}\n"
         );
         let doc = Document::from_toml("t.toml", &text).unwrap();
-        let h = TraceHeader { files: vec![("/data/a".into(), 1 << 20), ("/data/b".into(), 1 << 20)], events: events.len() as u64 };
+        let h = TraceHeader { files: vec![("/data/a".into(), 1 << 20), ("/data/b".into(), 1 << 20)], events: events.len() as u64, resident: vec![(1, 0, 128)] };
         let scn = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap();
         let mut sim = Simulation::new(&scn);
         // Two chunks, so that events cross a chunk boundary.
@@ -478,9 +491,22 @@ mod tests {
     /// next read of them misses again.
     #[test]
     fn fadvise_dontneed_drops_clean_pages() {
-        let evs = vec![ev(0, OPEN, 1, 0, 0, 0), ev(1, READ, 1, 0, 1 << 20, 0), ev(2, FADVISE, 1, 0, 0, 4), ev(3, READ, 1, 0, 1 << 20, 0)];
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, READ, 0, 0, 1 << 20, 0), ev(2, FADVISE, 0, 0, 0, 4), ev(3, READ, 0, 0, 1 << 20, 0)];
         let r = run(&evs, "").unwrap();
         assert_eq!(total(&r, "read_bytes"), (2 << 20) as f64);
+    }
+
+    /// The cache the recording started with (the header's resident ranges: the first 512K of
+    /// /data/b here) is in the page cache before the first event, charged to the root memcg;
+    /// `initial_cache = false` starts cold.
+    #[test]
+    fn initial_cache_from_the_header() {
+        let evs = vec![ev(0, OPEN, 1, 0, 0, 0), ev(1, READ, 1, 0, 1 << 20, 0)];
+        let warm = run(&evs, "").unwrap();
+        assert_eq!(total(&warm, "read_bytes"), (512 << 10) as f64);
+        assert!(total(&warm, "memcg.usage_bytes") < (600 << 10) as f64, "the resident half is not the task memcg's");
+        let cold = run(&evs, "initial_cache = false").unwrap();
+        assert_eq!(total(&cold, "read_bytes"), (1 << 20) as f64);
     }
 
     /// A file mmap is counted and skipped, never dropped silently; anonymous memory is mapped,
@@ -512,7 +538,7 @@ mod tests {
     #[test]
     fn trace_tasks_are_checked() {
         let doc = Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"100M\"\n[tasks.t]\ntrace = \"x.mtt\"\nloops = 0\nops = []\n").unwrap();
-        let h = TraceHeader { files: vec![("/data/a".into(), 4096)], events: 1 };
+        let h = TraceHeader { files: vec![("/data/a".into(), 4096)], events: 1, resident: vec![] };
         let e = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap_err().to_string();
         assert!(e.contains("both `trace` and `ops`") && e.contains("loops is 0"), "{e}");
         let e = doc.resolve(None, &[]).unwrap_err().to_string();

@@ -204,10 +204,11 @@ impl Doc {
 
     /// Give the header of the trace the scenario names `path`: its files as (path, size) by
     /// trace file id, and its number of events.
-    fn set_trace_header(&self, path: String, files: Vec<(String, u64)>, events: u64) {
+    #[pyo3(signature = (path, files, events, resident=Vec::new()))]
+    fn set_trace_header(&self, path: String, files: Vec<(String, u64)>, events: u64, resident: Vec<(u16, u32, u32)>) {
         let mut t = self.traces.lock().expect("not poisoned");
         t.retain(|(p, _)| *p != path);
-        t.push((path, memtwin_engine::scenario::model::TraceHeader { files, events }));
+        t.push((path, memtwin_engine::scenario::model::TraceHeader { files, events, resident }));
     }
 
     /// The declared variants as (name, description) pairs.

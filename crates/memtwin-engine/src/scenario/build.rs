@@ -994,6 +994,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     let path = get_str(cx, tn, &format!("tasks.{tname}.trace")).map(str::to_string);
                     let scale = t.get("time_scale").cloned();
                     let loops = t.get("loops").cloned();
+                    let initial_cache = t.get("initial_cache").cloned();
                     let step = t.get("step").and_then(|v| get_str(cx, v, &format!("tasks.{tname}.step")).map(str::to_string));
                     if let Some(path) = path {
                         match cx.traces.iter().find(|(p, _)| *p == path).map(|(_, h)| h.clone()) {
@@ -1031,6 +1032,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                                 if let Some(v) = loops {
                                     e.push(("loops".into(), v.loc.clone(), v));
                                 }
+                                if let Some(v) = initial_cache {
+                                    e.push(("initial_cache".into(), v.loc.clone(), v));
+                                }
                                 let node = Node { v: Val::Table(e), loc: tn.loc.clone() };
                                 ops.push((node, step.unwrap_or_else(|| tname.clone()), format!("tasks.{tname}.trace")));
                             }
@@ -1047,7 +1051,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ] (or trace = \"FILE.mtt\" to replay a recorded workload)"),
             }
             }
-            t.finish(cx, &["cgroup", "ops", "start", "uid", "node", "trace", "time_scale", "loops", "step"]);
+            t.finish(cx, &["cgroup", "ops", "start", "uid", "node", "trace", "time_scale", "loops", "step", "initial_cache"]);
             let mut ops = expand_tree_ops(cx, ops, &files, &mut tree_index);
             total_ops += ops.len();
             if total_ops > MAX_OPS {
@@ -1987,9 +1991,11 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     None => 1,
                 },
             };
-            t.finish(cx, &["op", "trace", "time_scale", "loops"]);
+            let initial_cache = t.get("initial_cache").and_then(|v| get_bool(cx, v, "initial_cache")).unwrap_or(true);
+            t.finish(cx, &["op", "trace", "time_scale", "loops", "initial_cache"]);
             let files = h.files.iter().map(|(p, _)| known.file_index.get(p.as_str()).copied()).collect::<Option<Vec<usize>>>()?;
-            OpKind::Trace { path, files, events: h.events, time_scale, loops }
+            let resident = if initial_cache { h.resident.iter().filter(|r| (r.0 as usize) < files.len()).copied().collect() } else { vec![] };
+            OpKind::Trace { path, files, events: h.events, time_scale, loops, resident }
         }
         other => {
             let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "mmap_probe", "post", "wait"];

@@ -340,6 +340,10 @@ pub enum OpKind {
         time_scale: f64,
         /// Passes over the trace.
         loops: u64,
+        /// Pages of the trace's files resident when it was recorded, as (trace file id, first
+        /// page, pages): put in the page cache before the first event (`initial_cache`, the
+        /// default), charged to the root memcg, as pages someone else read before.
+        resident: Vec<(u16, u32, u32)>,
     },
     /// Mount a file system (a new superblock with its list_lrus).
     Mount {
@@ -438,6 +442,8 @@ pub struct TraceHeader {
     pub files: Vec<(String, u64)>,
     /// Events in the trace.
     pub events: u64,
+    /// Page ranges resident at the recording's start: (file id, first page, pages).
+    pub resident: Vec<(u16, u32, u32)>,
 }
 
 /// Trace headers by the path a scenario names the trace with.
