@@ -45,9 +45,10 @@ def add_parsers(sub) -> None:
     i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
                        description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
                                    "(a log of strace -f -ttt -y); oracleGeneral (libCacheSim's binary trace, raw or .zst); "
-                                   "lcs-csv (a csv trace as libCacheSim reads it, with --csv-params). Object traces' objects "
+                                   "lcs-csv (a csv trace as libCacheSim reads it, with --csv-params); ftrace (ftrace or trace-cmd report "
+                                   "text of mm_filemap_add_to_page_cache: each page added replayed as a read of it). Object traces' objects "
                                    "become ranges of one file (--objects device) or files of their own (--objects files).")
-    i.add_argument("--format", choices=["strace", "oracleGeneral", "lcs-csv"], required=True)
+    i.add_argument("--format", choices=["strace", "oracleGeneral", "lcs-csv", "ftrace"], required=True)
     i.add_argument("--objects", choices=["device", "files"], default="device",
                    help="object traces: each object a page-aligned range of /lcs/device (default), or a file /lcs/obj/ID")
     i.add_argument("--ignore-obj-size", action="store_true", help="object traces: every object one page (libCacheSim's --ignore-obj-size)")
@@ -191,6 +192,11 @@ def run_cli(a) -> int:
             if a.format == "strace":
                 info = trace_import.import_strace(a.input, a.out)
                 print(f"{a.out}: {info['events']} events, {info['files']} files from {info['lines']} strace lines")
+                return 0
+            if a.format == "ftrace":
+                info = trace_import.import_ftrace(a.input, a.out, readahead=a.readahead)
+                print(f"{a.out}: {info['events']} events: {info['added']} pages added to the page cache in {info['files']} files "
+                      f"({info['evictions']} evictions counted, not replayed)")
                 return 0
             kw = {"objects": a.objects, "ignore_obj_size": a.ignore_obj_size, "readahead": a.readahead}
             if a.format == "oracleGeneral":

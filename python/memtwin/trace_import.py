@@ -412,3 +412,72 @@ def import_lcs_csv(src: str, out: str, params: str, objects: str = "device", ign
         w.abort()
         raise
     return {"events": total, "requests": n, "objects": len(m.where), "files": len(m.files)}
+
+
+# ---------------------------------------------------------------------------------------------
+# ftrace / trace-cmd text of the page-cache tracepoints (include/trace/events/filemap.h):
+#   mm_filemap_add_to_page_cache: dev MAJ:MIN ino INO [page=PTR] pfn=0xPFN ofs=BYTES [order=N]
+#   mm_filemap_delete_from_page_cache: (same fields)
+# (`page=` before 5.16's folio conversion, `order=` since). Each page added is a page the kernel
+# read in (a miss, readahead included): replayed as a read of that page, with readahead off
+# (POSIX_FADV_RANDOM first on each file, since the trace already holds the readahead's pages).
+# Deletions are the kernel's evictions, an outcome rather than an input: counted in the header
+# (`evictions`), not replayed. Each inode becomes a file /ftrace/MAJ:MIN/INO sized by the
+# furthest page seen.
+# ---------------------------------------------------------------------------------------------
+
+_FTRACE = re.compile(
+    r"^\s*(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d+\]\s+(?:\S+\s+)?(?P<ts>\d+\.\d+):\s+"
+    r"mm_filemap_(?P<ev>add_to|delete_from)_page_cache:\s+dev (?P<maj>\d+):(?P<min>\d+) ino (?P<ino>[0-9a-fA-F]+)"
+    r"(?: page=\S+)? pfn=(?:0x)?[0-9a-fA-F]+ ofs=(?P<ofs>\d+)(?: order=(?P<order>\d+))?")
+
+
+def import_ftrace(src: str, out: str, readahead: bool = False) -> dict:
+    """ftrace (`/sys/kernel/tracing/trace`) or `trace-cmd report` text into the trace `out`."""
+    try:
+        f = open(src, errors="replace")
+    except FileNotFoundError:
+        raise trace.TraceError(f"{src}: error: no such file\n  fix: check the path; record with trace-cmd record -e filemap") from None
+    w = trace.Writer(out, {"source": "ftrace", "source_file": os.path.basename(src), "files": []})
+    try:
+        ids: dict = {}
+        files: list = []
+        t0 = None
+        adds = dels = 0
+        with f:
+            for line in f:
+                m = _FTRACE.match(line)
+                if not m:
+                    continue
+                t = int(round(float(m.group("ts")) * 1e9))
+                if t0 is None:
+                    t0 = t
+                key = (int(m.group("maj")), int(m.group("min")), m.group("ino").lower())
+                length = 4096 << int(m.group("order") or 0)
+                ofs = int(m.group("ofs"))
+                if m.group("ev") == "delete_from":
+                    dels += 1
+                    continue
+                fid = ids.get(key)
+                if fid is None:
+                    if len(files) >= trace.NO_FILE:
+                        raise trace.TraceError(f"{src}: error: more than {trace.NO_FILE - 1} files (inodes)\n"
+                                               "  fix: split the trace, or filter it to the inodes of interest")
+                    fid = ids[key] = len(files)
+                    files.append({"id": fid, "path": f"/ftrace/{key[0]}:{key[1]}/{key[2]}", "size": 0})
+                    if not readahead:
+                        w.add(max(t - t0, 0), "fadvise", pid=int(m.group("pid")), file=fid, flags=1)
+                files[fid]["size"] = max(files[fid]["size"], ofs + length)
+                w.add(max(t - t0, 0), "read", pid=int(m.group("pid")), file=fid, offset=ofs, length=length)
+                adds += 1
+        if adds == 0:
+            raise trace.TraceError(f"{src}: error: no mm_filemap_add_to_page_cache events found\n"
+                                   "  fix: record them: trace-cmd record -e filemap:mm_filemap_add_to_page_cache "
+                                   "-e filemap:mm_filemap_delete_from_page_cache CMD, then trace-cmd report > FILE")
+        w.header["files"] = files
+        w.header["evictions"] = dels
+        total = w.close()
+    except BaseException:
+        w.abort()
+        raise
+    return {"events": total, "added": adds, "evictions": dels, "files": len(files)}

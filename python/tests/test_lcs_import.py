@@ -89,3 +89,32 @@ def test_cross_check_with_libcachesim(tmp_path):
     r = cachesim.run(src, "64M", algos=("lru",))
     ours, lru = r["rows"][0]["miss_ratio"], r["rows"][1]["miss_ratio"]
     assert ours == pytest.approx(500 / 5000) and lru == pytest.approx(500 / 5000)
+
+
+FTRACE = """# tracer: nop
+            cat-2001    [001] .....  5000.100000: mm_filemap_add_to_page_cache: dev 8:1 ino 2a pfn=0x1234 ofs=0 order=0
+            cat-2001    [001] .....  5000.100001: mm_filemap_add_to_page_cache: dev 8:1 ino 2a pfn=0x1235 ofs=4096 order=2
+            cat-2001    [001] .....  5000.200000: mm_filemap_delete_from_page_cache: dev 8:1 ino 2a pfn=0x1234 ofs=0 order=0
+ cat-2002 [000]  5001.000000: mm_filemap_add_to_page_cache: dev 8:1 ino 2b page=0000000012345678 pfn=0x99 ofs=8192
+            cat-2001    [001] .....  5001.500000: mm_filemap_add_to_page_cache: dev 8:1 ino 2a pfn=0x1236 ofs=0 order=0
+"""
+
+
+def test_ftrace(tmp_path):
+    src = tmp_path / "f.txt"
+    src.write_text(FTRACE)
+    out = str(tmp_path / "f.mtt")
+    info = trace_import.import_ftrace(str(src), out)
+    assert info == {"events": 6, "added": 4, "evictions": 1, "files": 2}
+    with trace.Reader(out) as r:
+        assert r.files() == [("/ftrace/8:1/2a", 4096 + 4 * 4096), ("/ftrace/8:1/2b", 3 * 4096)]
+        reads = [(t, f, off, ln) for t, off, ln, _p, f, op, _fl in r.events() if op == trace.OPS["read"]]
+    assert reads == [(0, 0, 0, 4096), (1000, 0, 4096, 16384), (900_000_000, 1, 8192, 4096), (1_400_000_000, 0, 0, 4096)]
+    # Replayed with room for all: the 6 distinct pages miss once, page 0's re-add hits.
+    t = replay.replay(out, "64M").totals
+    assert (t["pagecache_miss_pages"], t["pagecache_hit_pages"]) == (6, 1)
+    empty = tmp_path / "e.txt"
+    empty.write_text("# tracer: nop\n")
+    with pytest.raises(trace.TraceError) as e:
+        trace_import.import_ftrace(str(empty), str(tmp_path / "e.mtt"))
+    assert "no mm_filemap_add_to_page_cache events" in str(e.value) and not os.path.exists(tmp_path / "e.mtt")
