@@ -158,7 +158,7 @@ def _read_traces(scn: Scenario, base: Optional[str]) -> None:
             where = scn.doc.locate(["tasks", task, "trace"]) or f"{scn.source}: tasks.{task}.trace"
             what, _, fix = str(e).partition("\n  fix: ")
             raise _scenario_error(where, f"trace: {what}", fix or "check the trace file") from None
-        scn.doc.set_trace_header(written, files, events, resident)
+        scn.doc.set_trace_header(written, files, events, resident, os.path.abspath(path))
         scn.traces[written] = path
 
 
@@ -238,6 +238,6 @@ def run(
     from memtwin import trace
 
     try:
-        return Result(scn.doc.run(variant, list(sets), progress, dict(scn.traces)))
+        return Result(scn.doc.run(variant, list(sets), progress))  # the doc reads its traces' files
     except _memtwin.TraceReplayError as e:
         raise trace.TraceError(str(e)) from None

@@ -494,6 +494,10 @@ def _dispatch(a) -> int:
     except OutputError as e:
         print(str(e), file=sys.stderr)
         return 2
+    except _memtwin.TraceReplayError as e:
+        # A trace task's trace is defective (found while replaying it): the place and the fix.
+        print(str(e), file=sys.stderr)
+        return 1
     except RealError as e:
         print(f"memtwin {a.cmd}: {e}", file=sys.stderr)
         return 130 if isinstance(e, RealInterrupted) else 2

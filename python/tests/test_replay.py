@@ -148,3 +148,22 @@ def test_resident_ranges(tmp_path):
         os.close(fd)
     r = hostcache.resident_ranges(str(f))
     assert r and r[0][0] <= 64 and sum(n for _f, n in r) >= 16, r
+
+
+def test_run_a_scenario_with_a_corrupt_trace(tmp_path):
+    """`memtwin run` of a scenario whose trace is damaged past its first chunk: the trace's place
+    and fix, exit 1, no --json file."""
+    good = tmp_path / "g.mtt"
+    _write(good)
+    data = bytearray(good.read_bytes())
+    hlen = struct.unpack("<I", data[12:16])[0]
+    pos = 16 + hlen
+    second = pos + 20 + struct.unpack("<I", data[pos + 12: pos + 16])[0]
+    data[second + 30] ^= 0xFF
+    (tmp_path / "bad.mtt").write_bytes(bytes(data))
+    s = tmp_path / "s.toml"
+    s.write_text('[scenario]\nname = "s"\n[machine]\nram = "1G"\ncpus = 2\n[devices.sda]\nread_bw = "100M"\n[tasks.app]\ntrace = "bad.mtt"\n')
+    out = tmp_path / "o.json"
+    r = _cli("run", str(s), "--json", str(out))
+    assert r.returncode == 1 and not out.exists()
+    assert f"bad.mtt:{second}: error: chunk 1 (from event 65536)" in r.stderr and "fix:" in r.stderr, r.stderr

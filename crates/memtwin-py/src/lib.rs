@@ -80,6 +80,9 @@ struct Doc {
     doc: Document,
     /// The headers of the traces the tasks name, given by the caller (`set_trace_header`).
     traces: std::sync::Mutex<memtwin_engine::scenario::model::TraceHeaders>,
+    /// The file each trace path was read from (`set_trace_header`'s `file`): a run reads it
+    /// unless `run`'s `traces` gives another source.
+    trace_files: std::sync::Mutex<Vec<(String, String)>>,
 }
 
 impl Doc {
@@ -131,7 +134,7 @@ fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, (String, String)>
 /// Parse a TOML scenario text; `name` (usually the path) appears in error locations.
 #[pyfunction]
 fn load_toml(text: &str, name: &str) -> PyResult<Doc> {
-    Document::from_toml(name, text).map(|doc| Doc { doc, traces: Default::default() }).map_err(scenario_error)
+    Document::from_toml(name, text).map(|doc| Doc { doc, traces: Default::default(), trace_files: Default::default() }).map_err(scenario_error)
 }
 
 /// Take a scenario given as a dict (the same structure as the TOML file).
@@ -145,7 +148,7 @@ fn load_dict(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Doc> {
         let loc = format!("{name}: at {path}");
         ScenarioError::new_err((format!("{loc}: error: {m}\n  fix: {fix}"), vec![(loc, m, fix.to_string())]))
     })?;
-    Ok(Doc { doc: Document::from_tree(name, root), traces: Default::default() })
+    Ok(Doc { doc: Document::from_tree(name, root), traces: Default::default(), trace_files: Default::default() })
 }
 
 fn pairs_to_dict<'py>(py: Python<'py>, pairs: &[(String, f64)]) -> PyResult<Bound<'py, PyDict>> {
@@ -204,8 +207,15 @@ impl Doc {
 
     /// Give the header of the trace the scenario names `path`: its files as (path, size) by
     /// trace file id, and its number of events.
-    #[pyo3(signature = (path, files, events, resident=Vec::new()))]
-    fn set_trace_header(&self, path: String, files: Vec<(String, u64)>, events: u64, resident: Vec<(u16, u32, u32)>) {
+    /// `file`: where the trace was read from (a relative `path` resolved by the caller); runs
+    /// read it from there.
+    #[pyo3(signature = (path, files, events, resident=Vec::new(), file=None))]
+    fn set_trace_header(&self, path: String, files: Vec<(String, u64)>, events: u64, resident: Vec<(u16, u32, u32)>, file: Option<String>) {
+        {
+            let mut f = self.trace_files.lock().expect("not poisoned");
+            f.retain(|(p, _)| *p != path);
+            f.push((path.clone(), file.unwrap_or_else(|| path.clone())));
+        }
         let mut t = self.traces.lock().expect("not poisoned");
         t.retain(|(p, _)| *p != path);
         t.push((path, memtwin_engine::scenario::model::TraceHeader { files, events, resident }));
@@ -481,7 +491,13 @@ impl Doc {
         let mut sim = memtwin_engine::Simulation::new(&scn);
         let source_error = std::rc::Rc::new(std::cell::RefCell::new(None));
         for (ti, path) in sim.trace_tasks() {
-            let factory = traces.as_ref().and_then(|t| t.get_item(&path).ok().flatten());
+            let mut factory = traces.as_ref().and_then(|t| t.get_item(&path).ok().flatten());
+            if factory.is_none() {
+                let files = self.trace_files.lock().expect("not poisoned");
+                if let Some((_, file)) = files.iter().find(|(p, _)| *p == path) {
+                    factory = Some(pyo3::types::PyString::new(py, file).into_any());
+                }
+            }
             if let Some(f) = factory {
                 // A path: read in a thread of the binding (tracefile.rs); any other object:
                 // its chunks() in Python.
