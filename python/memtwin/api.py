@@ -73,6 +73,9 @@ class Scenario:
     source: str
     doc: Any
     published: dict = field(default_factory=dict)
+    # Trace path as the scenario names it -> the file read (relative paths: from the
+    # scenario file's directory).
+    traces: dict = field(default_factory=dict)
 
     def variants(self) -> list[tuple[str, str]]:
         """Declared variants as (name, description)."""
@@ -120,6 +123,7 @@ def load(scenario: PathOrDict) -> Scenario:
                 "save the scenario as UTF-8 TOML (a scenario is a text file, like scenarios/seed000-memcg-reread.toml)",
             ) from None
         scn = _from_doc(_memtwin.load_toml(text, path), path, os.path.basename(path))
+    _read_traces(scn, None if isinstance(scenario, Mapping) else os.path.dirname(os.fspath(scenario)))
     from memtwin.published import validate
 
     declared = [v for v, _ in scn.variants()]
@@ -136,6 +140,26 @@ def load(scenario: PathOrDict) -> Scenario:
     if scn.published is None:
         scn.published = {}
     return scn
+
+
+def _read_traces(scn: Scenario, base: Optional[str]) -> None:
+    """Read the header (files, event count) of every trace the tasks name and give it to the
+    engine, which does no I/O; a trace that cannot be read is an error at its `trace` key."""
+    for task, written in scn.doc.trace_paths():
+        path = written if base is None or os.path.isabs(written) else os.path.join(base, written)
+        from memtwin import trace
+
+        try:
+            with trace.Reader(path) as r:
+                files = r.files()
+                events = r.event_count()
+                resident = r.resident()
+        except trace.TraceError as e:
+            where = scn.doc.locate(["tasks", task, "trace"]) or f"{scn.source}: tasks.{task}.trace"
+            what, _, fix = str(e).partition("\n  fix: ")
+            raise _scenario_error(where, f"trace: {what}", fix or "check the trace file") from None
+        scn.doc.set_trace_header(written, files, events, resident, os.path.abspath(path))
+        scn.traces[written] = path
 
 
 class Result:
@@ -209,4 +233,11 @@ def run(
 
     `sets` are `KEY=VALUE` overrides as on the command line (`kernel.cgroup=v2`)."""
     scn = scenario if isinstance(scenario, Scenario) else load(scenario)
-    return Result(scn.doc.run(variant, list(sets), progress))
+    if not scn.traces:
+        return Result(scn.doc.run(variant, list(sets), progress))
+    from memtwin import trace
+
+    try:
+        return Result(scn.doc.run(variant, list(sets), progress))  # the doc reads its traces' files
+    except _memtwin.TraceReplayError as e:
+        raise trace.TraceError(str(e)) from None

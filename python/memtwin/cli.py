@@ -82,11 +82,15 @@ def _parser() -> argparse.ArgumentParser:
                    "container count (1000..20000) and file count (1e3..4e6; the engine holds at most 6 million files), each size in its own process, with the fitted growth exponents")
     b.add_argument("--only", metavar="KIND[,KIND]", help="with --scale: only these tables (ram, containers, files)")
     b.add_argument("--quick", action="store_true", help="with --scale: two small sizes per table (a quick look)")
+    b.add_argument("--replay", action="store_true", help="the streaming replay instead: synthetic read-heavy traces of 1e6, 1e7 and 1e8 events "
+                   "(generated once into ~/.cache/memtwin-bench), each replayed in its own process: wall and CPU time, events/s, peak RSS")
+    b.add_argument("--events", metavar="N[,N]", help="with --replay: these trace sizes instead (e.g. 1000000,10000000)")
     b.add_argument("--timeout", type=float, default=900, help="with --scale: seconds one size may run before it is stopped (default 900)")
     sub.add_parser("metrics", help="list every metric a step reports", description="List every metric a step reports.")
     hostcache.add_parsers(sub)
     record.add_parsers(sub)
     __import__("memtwin.replay", fromlist=["x"]).add_parser(sub)
+    __import__("memtwin.cachesim", fromlist=["x"]).add_parser(sub)
     __import__("memtwin.measure", fromlist=["x"]).add_parser(sub)
     rl = sub.add_parser("real", help="run a scenario on a real kernel (this host or a QEMU guest) and record the engine's metrics",
                         description="Carry out the scenario's ops (expanded as the engine expands them) on a real kernel and "
@@ -285,6 +289,18 @@ def cmd_bench(a) -> int:
 
     if a.repeat < 1:
         raise ScenarioError("--repeat: error: must be 1 or more\n  fix: e.g. --repeat 3", [])
+    if a.replay:
+        from memtwin.replaybench import SIZES as RSIZES, format_replay_bench, run_replay_bench
+
+        try:
+            sizes = tuple(int(x) for x in a.events.split(",")) if a.events else RSIZES
+        except ValueError:
+            raise ScenarioError(f"--events: error: {a.events!r} is not a list of whole numbers\n  fix: e.g. --events 1000000,10000000", []) from None
+        if any(n < 1 for n in sizes):
+            raise ScenarioError("--events: error: sizes must be 1 or more\n  fix: e.g. --events 1000000", [])
+        r = run_replay_bench(sizes)
+        print(json.dumps(r, indent=1) if a.json else format_replay_bench(r))
+        return 0
     if a.scale:
         from memtwin.scalebench import SIZES, format_scale, run_scale
 
@@ -457,6 +473,8 @@ def _dispatch(a) -> int:
             return __import__(f"memtwin.{a.cmd}", fromlist=["x"]).main(a)
         if a.cmd == "replay":
             return __import__("memtwin.replay", fromlist=["x"]).run_cli(a)
+        if a.cmd == "cachesim":
+            return __import__("memtwin.cachesim", fromlist=["x"]).run_cli(a)
         if a.cmd == "measure":
             return __import__("memtwin.measure", fromlist=["x"]).run_cli(a)
         if a.cmd in ("record", "import", "trace-info"):
@@ -476,6 +494,10 @@ def _dispatch(a) -> int:
     except OutputError as e:
         print(str(e), file=sys.stderr)
         return 2
+    except _memtwin.TraceReplayError as e:
+        # A trace task's trace is defective (found while replaying it): the place and the fix.
+        print(str(e), file=sys.stderr)
+        return 1
     except RealError as e:
         print(f"memtwin {a.cmd}: {e}", file=sys.stderr)
         return 130 if isinstance(e, RealInterrupted) else 2

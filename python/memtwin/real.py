@@ -884,6 +884,10 @@ def refuse_before_running(plan: dict) -> None:
     ops = [(t["name"], op) for t in plan["tasks"] for op in t["ops"]]
     for tname, op in ops:
         k = op["op"]
+        if k == "trace":
+            raise RealError(f"[tasks.{tname}]: a trace ({op['trace']}) has no real-kernel runner: a trace records a program, "
+                            "and the real side of a recorded program is the program itself\n"
+                            "  fix: run it with memtwin measure --limit SIZE -- CMD (the command the trace's header names)")
         if k not in qemu.SUPPORTED_OPS or (k == "mount" and op.get("fs") != "tmpfs"):
             what = f"op `{k}`" + (f" of a {op['fs']} file system" if k == "mount" else "")
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "

@@ -37,11 +37,24 @@ def add_parsers(sub) -> None:
     r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory instead of running CMD (root)")
     r.add_argument("--duration", type=float, default=10.0, metavar="S", help="with --cgroup: seconds to follow (default 10)")
     r.add_argument("--overhead", action="store_true", help="also run CMD once untraced and report the tracer's overhead")
+    r.add_argument("--resident", action="append", default=[], metavar="PATH",
+                   help="snapshot the page cache of the files at or below PATH before the command starts (mincore), "
+                        "kept as the trace's initial cache state; every argument of CMD that names an existing "
+                        "file or directory is snapshotted too (at most RESIDENT_MAX_FILES files in all)")
     r.add_argument("command", nargs="*", metavar="CMD")
     i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
                        description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
-                                   "(a log of strace -f -ttt -y).")
-    i.add_argument("--format", choices=["strace"], required=True)
+                                   "(a log of strace -f -ttt -y); oracleGeneral (libCacheSim's binary trace, raw or .zst); "
+                                   "lcs-csv (a csv trace as libCacheSim reads it, with --csv-params); ftrace (ftrace or trace-cmd report "
+                                   "text of mm_filemap_add_to_page_cache: each page added replayed as a read of it). Object traces' objects "
+                                   "become ranges of one file (--objects device) or files of their own (--objects files).")
+    i.add_argument("--format", choices=["strace", "oracleGeneral", "lcs-csv", "ftrace"], required=True)
+    i.add_argument("--objects", choices=["device", "files"], default="device",
+                   help="object traces: each object a page-aligned range of /lcs/device (default), or a file /lcs/obj/ID")
+    i.add_argument("--ignore-obj-size", action="store_true", help="object traces: every object one page (libCacheSim's --ignore-obj-size)")
+    i.add_argument("--readahead", action="store_true", help="object traces: keep the kernel's readahead (default: POSIX_FADV_RANDOM first)")
+    i.add_argument("--csv-params", metavar="PARAMS", default="time-col=1, obj-id-col=2, obj-size-col=3, delimiter=,, has-header=false",
+                   help="lcs-csv: libCacheSim's csv parameters (default \"time-col=1, obj-id-col=2, obj-size-col=3, delimiter=,, has-header=false\")")
     i.add_argument("--out", required=True, metavar="FILE")
     i.add_argument("input", metavar="INPUT")
     s = sub.add_parser("trace-info", help="summarize a memtwin trace", description="Print a trace's header and counts per op.")
@@ -63,7 +76,37 @@ def _header(extra: dict) -> dict:
     return h
 
 
-def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False) -> dict:
+RESIDENT_MAX_FILES = 100_000
+
+
+def snapshot_resident(paths: list) -> tuple[dict, dict]:
+    """The page cache of the regular files at or below `paths` now: {real path: [[first page,
+    pages], ...]} (files with nothing cached left out), and counts (files looked at, skipped)."""
+    from . import hostcache
+
+    out: dict = {}
+    seen = skipped = 0
+    for root in paths:
+        if not os.path.exists(root):
+            continue
+        t = hostcache.TreeTotals(root)
+        for path, _st in hostcache.walk(root, t, False):
+            if seen >= RESIDENT_MAX_FILES:
+                break
+            seen += 1
+            try:
+                r = hostcache.resident_ranges(path)
+            except OSError:
+                skipped += 1
+                continue
+            if r:
+                out[os.path.realpath(path)] = r
+    return out, {"files": seen, "skipped": skipped, "cached_files": len(out),
+                 "cached_pages": sum(n for rs in out.values() for _f, n in rs)}
+
+
+def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False,
+           resident_paths: list | None = None) -> dict:
     jsonio.check_writable(out)
     st = _tracer()
     pids = []
@@ -86,6 +129,9 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             raise RecordError("memtwin record: error: no command given\n  fix: memtwin record --out FILE -- CMD [ARGS...]")
         if not shutil.which(cmd[0]):
             raise RecordError(f"{cmd[0]}: error: command not found\n  fix: check the name and PATH, or give its full path")
+    # The cache the command starts with: the files it names and those below --resident.
+    snap_paths = list(resident_paths or []) + [x for x in cmd[1:] if x.startswith("/") or os.path.exists(x)]
+    resident, snap = snapshot_resident([p for p in snap_paths if os.path.exists(p)])
     fd, log = tempfile.mkstemp(prefix=".memtwin-strace-", suffix=".log", dir=os.path.dirname(os.path.abspath(out)))
     os.close(fd)
     try:
@@ -110,7 +156,9 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
                                   "  fix: allow ptrace (sysctl kernel.yama.ptrace_scope=0, or a container with CAP_SYS_PTRACE), or run as root")
             sys.stderr.write(err)
         wall = time.monotonic() - t
-        info = trace_import.import_strace(log, out, _header({"command": cmd, "cgroup": cgroup, "exit_status": rc}))
+        info = trace_import.import_strace(log, out, _header({"command": cmd, "cgroup": cgroup, "exit_status": rc,
+                                                              "resident_snapshot": dict(snap, method="mincore")}), resident)
+        info["resident"] = snap
     finally:
         try:
             os.unlink(log)
@@ -128,18 +176,35 @@ def run_cli(a) -> int:
     try:
         if a.cmd == "record":
             cmd = list(a.command)
-            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead)
+            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident)
             line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: strace "
                     f"(traced wall {info['wall_s']} s")
             if "untraced_wall_s" in info and info["untraced_wall_s"] > 0:
                 line += f", untraced {info['untraced_wall_s']} s: overhead x{info['wall_s'] / info['untraced_wall_s']:.1f}"
             print(line + ")")
+            rs = info.get("resident", {})
+            if rs.get("files"):
+                print(f"  cache at the start (mincore): {rs['cached_pages']} pages in {rs['cached_files']} of {rs['files']} files looked at")
             if info["exit_status"]:
                 print(f"note: the command exited with status {info['exit_status']}", file=sys.stderr)
             return 0
         if a.cmd == "import":
-            info = trace_import.import_strace(a.input, a.out)
-            print(f"{a.out}: {info['events']} events, {info['files']} files from {info['lines']} strace lines")
+            if a.format == "strace":
+                info = trace_import.import_strace(a.input, a.out)
+                print(f"{a.out}: {info['events']} events, {info['files']} files from {info['lines']} strace lines")
+                return 0
+            if a.format == "ftrace":
+                info = trace_import.import_ftrace(a.input, a.out, readahead=a.readahead)
+                print(f"{a.out}: {info['events']} events: {info['added']} pages added to the page cache in {info['files']} files "
+                      f"({info['evictions']} evictions counted, not replayed)")
+                return 0
+            kw = {"objects": a.objects, "ignore_obj_size": a.ignore_obj_size, "readahead": a.readahead}
+            if a.format == "oracleGeneral":
+                info = trace_import.import_oracle_general(a.input, a.out, **kw)
+            else:
+                info = trace_import.import_lcs_csv(a.input, a.out, a.csv_params, **kw)
+            print(f"{a.out}: {info['events']} events: {info['requests']} requests of {info['objects']} objects, "
+                  f"{info['files']} file(s) ({a.objects})")
             return 0
         if a.cmd == "trace-info":
             with trace.Reader(a.file) as r:

@@ -1,64 +1,100 @@
-"""memtwin replay (stopgap): a recorded trace's file reads and writes as a scenario's ops.
+"""memtwin replay: a recorded or imported trace run in the twin, streamed.
 
-This is NOT the streaming replay issue 18 asks for: it expands the trace into a list of ops in
-Python, so it is for small traces only. mmap'd reads (page faults) are not replayed: strace sees
-the mmap, not the faults. The engine's streaming decoder is crates/memtwin-engine/src/trace.rs.
+The trace becomes one task of a small scenario (`[tasks.trace] trace = FILE`, in memcg `ct`
+with --limit): the engine's scheduler pulls the trace's chunks as it runs (sched/replay.rs), so
+memory stays flat whatever the trace's length, and the trace's files are created on the
+scenario's machine from its header. Any scenario can do the same with its own machine, memcgs,
+kernel profile and variants (see ARCHITECTURE.md, "Recorded workloads").
 """
 
 from __future__ import annotations
 
+import os
+
 from . import api, trace
 
 
-def to_scenario(path: str, limit: str | None = None, ram: str = "4G") -> dict:
-    with trace.Reader(path) as r:
-        files = {f["id"]: f for f in r.header.get("files", [])}
-        ops = []
-        for _t, off, length, _pid, fid, op, _fl in r.events():
-            f = files.get(fid)
-            if f is None or not f.get("size") or length == 0:
-                continue
-            if op == trace.OPS["read"]:
-                ops.append({"op": "read", "file": f["path"], "offset": off, "length": length, "bufsize": length})
-            elif op == trace.OPS["write"]:
-                ops.append({"op": "write", "file": f["path"], "offset": off, "length": length, "bufsize": length})
-    used = {o["file"] for o in ops}
-    scn = {
+def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale: float = 0.0,
+                loops: int = 1, profile: str = "linux-6.1", cgroup: str = "v1", cold: bool = False) -> dict:
+    """The scenario `memtwin replay` runs: the trace as task `trace` in memcg `ct`."""
+    cg = {}
+    if limit:
+        cg = {"memory.limit_in_bytes": limit} if cgroup == "v1" else {"memory.max": limit}
+    return {
         "scenario": {"name": "replay", "seed": 0},
         "machine": {"ram": ram, "cpus": 2},
-        "kernel": {"profile": "linux-6.1", "cgroup": "v1"},
+        "kernel": {"profile": profile, "cgroup": cgroup},
         "devices": {"sda": {"read_bw": 500_000_000, "seek": "100us", "read_ahead_kb": 128}},
-        "files": {f["path"]: {"size": f["size"], "device": "sda"} for f in files.values() if f["path"] in used},
-        "cgroups": {"ct": {"memory.limit_in_bytes": limit} if limit else {}},
-        "tasks": {"trace": {"cgroup": "ct", "ops": ops or [{"op": "sleep", "time": "0s"}]}},
+        "cgroups": {"ct": cg},
+        "tasks": {"trace": {"cgroup": "ct", "trace": os.path.abspath(path), "time_scale": time_scale, "loops": loops,
+                            "step": "replay", "initial_cache": not cold}},
     }
-    return scn
 
 
-def replay(path: str, limit: str | None = None):
-    return api.run(to_scenario(path, limit))
+def replay(path: str, limit: str | None = None, progress=None, **kw):
+    """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace."""
+    with trace.Reader(path) as r:  # the trace's own defects first, named as the trace names them
+        r.files()
+        r.event_count()
+    return api.run(to_scenario(path, limit, **kw), progress=progress)
 
 
 KEYS = ("read_bytes", "write_bytes", "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("replay", help="replay a recorded trace's reads and writes in the twin (small traces)",
-                       description="Replay a trace's file reads and writes in the twin in one memcg with --limit "
-                                   "(stopgap: the trace is expanded in memory; mmap faults are not replayed).")
+    p = sub.add_parser("replay", help="replay a recorded or imported trace in the twin, streamed",
+                       description="Replay a trace (.mtt) in the twin: its events run as the syscalls they record, "
+                                   "in one memcg with --limit, the trace read chunk by chunk as the engine runs.")
     p.add_argument("file", metavar="TRACE")
     p.add_argument("--limit", metavar="SIZE", help="memcg hard limit, e.g. 64M")
+    p.add_argument("--time-scale", type=float, default=0.0, metavar="X",
+                   help="think time between events, scaled (0, the default: none; 1: as recorded)")
+    p.add_argument("--loops", type=int, default=1, metavar="N", help="passes over the trace (default 1)")
+    p.add_argument("--ram", default="4G", metavar="SIZE", help="the twin machine's RAM (default 4G)")
+    p.add_argument("--cgroup-version", choices=("v1", "v2"), default="v1", help="cgroup interface (default v1)")
+    p.add_argument("--cold", action="store_true", help="start with none of the trace's files cached (default: the cache "
+                   "the recording started with, when the trace has it)")
+    p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
 
 
 def run_cli(a) -> int:
+    import json
     import sys
+    import time
+
+    from .progress import Progress
+
+    if a.loops < 1:
+        print(f"memtwin replay: error: --loops {a.loops}\n  fix: give 1 or more", file=sys.stderr)
+        return 2
+    if a.time_scale < 0:
+        print(f"memtwin replay: error: --time-scale {a.time_scale}\n  fix: give 0 or more", file=sys.stderr)
+        return 2
+    bar = Progress(f"replay {os.path.basename(a.file)}")
+    t0 = time.monotonic()
     try:
-        t = replay(a.file, a.limit).totals
+        r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version, cold=a.cold)
     except (trace.TraceError, api.ScenarioError) as e:
+        bar.close()
         print(str(e.args[0] if e.args else e), file=sys.stderr)
         return 1
-    print(f"{a.file}: replayed in the twin, limit {a.limit or 'none'}")
+    bar.close()
+    wall = time.monotonic() - t0
+    t = r.totals
+    info = r.raw.get("traces", [{}])[0]
+    if a.json:
+        print(json.dumps({"trace": a.file, "limit": a.limit, "events": info.get("events"), "wall_s": round(wall, 3),
+                          "skipped": info.get("skipped", {}),
+                          "totals": {k: (int(v) if float(v).is_integer() else float(v)) for k, v in t.items()}},
+                         indent=1, sort_keys=True))
+        return 0
+    ev = info.get("events", 0)
+    print(f"{a.file}: replayed in the twin, limit {a.limit or 'none'}: {ev} events in {wall:.2f} s"
+          f" ({ev / wall / 1e6:.1f} M events/s)" if wall > 0 else "")
     for k in KEYS:
         if k in t.index:
             print(f"  {k:24} {int(t[k])}")
+    for why, n in sorted(info.get("skipped", {}).items()):
+        print(f"  skipped {n} event(s): {why}")
     return 0

@@ -7,7 +7,8 @@ Layout (all integers little-endian):
     reserved u16      0
     hlen     u32      length of the header
     header   hlen     UTF-8 JSON: source, host, kernel, created, files [{id, path, size,
-                      resident_pages}], plus anything the recorder or importer adds
+                      resident}], plus anything the recorder or importer adds; `resident` lists
+                      the page ranges [first page, pages] cached when the recording started
     chunks            each: b"CK", u16 0, u32 events, u32 raw_len, u32 zlen, u32 crc32(raw),
                       then zlen bytes of zstd; raw is `events` records of EVENT
     end               b"EN", u16 0, u64 total events (a file without it is truncated)
@@ -21,6 +22,7 @@ at a time, so memory does not grow with the trace's length.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import zlib
 
@@ -58,19 +60,33 @@ def _zstd():
 
 
 class Writer:
-    """Collects events and writes a whole trace atomically on close (jsonio.write_bytes):
-    an interrupted recording or import leaves no partial file."""
+    """Collects events and writes a whole trace atomically on close: compressed chunks are
+    spooled to an anonymous temporary file as they fill (memory stays flat in the trace's
+    length), then header, chunks and end record go to a temporary file renamed into place, so an
+    interrupted recording or import leaves no partial file."""
 
-    def __init__(self, path: str, header: dict):
+    def __init__(self, path: str, header: dict, level: int = 9):
+        import tempfile
+
         jsonio.check_writable(path)
         self.path = path
         self.header = dict(header)
         self.header.setdefault("files", [])
-        self._cctx = _zstd().ZstdCompressor(level=9)
+        self._cctx = _zstd().ZstdCompressor(level=level)
         self._buf = bytearray()
         self._n = 0
         self._total = 0
-        self._parts: list = []
+        self._spool = tempfile.TemporaryFile(dir=os.path.dirname(os.path.abspath(path)))
+
+    def add_raw(self, raw: bytes) -> None:
+        """Add a whole chunk of already packed events (a multiple of EVENT.size bytes, at most
+        CHUNK_EVENTS events), e.g. from numpy; pending single events are flushed first."""
+        if len(raw) % EVENT.size or len(raw) > CHUNK_EVENTS * EVENT.size:
+            raise ValueError(f"a raw chunk of {len(raw)} bytes is not 1..{CHUNK_EVENTS} events of {EVENT.size} bytes")
+        self._flush()
+        self._buf += raw
+        self._n = len(raw) // EVENT.size
+        self._flush()
 
     def add(self, t_ns: int, op: str | int, pid: int = 0, file: int = NO_FILE, offset: int = 0,
             length: int = 0, flags: int = 0) -> None:
@@ -85,18 +101,43 @@ class Writer:
             return
         raw = bytes(self._buf)
         z = self._cctx.compress(raw)
-        self._parts.append(_CHUNK.pack(b"CK", 0, self._n, len(raw), len(z), zlib.crc32(raw)) + z)
+        self._spool.write(_CHUNK.pack(b"CK", 0, self._n, len(raw), len(z), zlib.crc32(raw)))
+        self._spool.write(z)
         self._total += self._n
         self._buf.clear()
         self._n = 0
 
     def close(self) -> int:
+        import shutil
+        import tempfile
+
         self._flush()
         h = json.dumps(self.header, sort_keys=True).encode()
-        data = (_PRE.pack(MAGIC, FORMAT_VERSION, 0, len(h)) + h + b"".join(self._parts)
-                + _END.pack(b"EN", 0, self._total))
-        jsonio.write_bytes(self.path, data)
+        parent = os.path.dirname(os.path.abspath(self.path))
+        fd, tmp = tempfile.mkstemp(prefix=".memtwin-", suffix=".tmp", dir=parent)
+        try:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.fchmod(fd, 0o666 & ~mask)
+            with os.fdopen(fd, "wb") as f:
+                f.write(_PRE.pack(MAGIC, FORMAT_VERSION, 0, len(h)) + h)
+                self._spool.seek(0)
+                shutil.copyfileobj(self._spool, f, 1 << 20)
+                f.write(_END.pack(b"EN", 0, self._total))
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        finally:
+            self._spool.close()
         return self._total
+
+    def abort(self) -> None:
+        """Drop what was collected; nothing is written."""
+        self._spool.close()
 
 
 class Reader:
@@ -131,6 +172,7 @@ class Reader:
             raise TraceError(f"{path}:{_PRE.size}: error: the trace header is corrupt (not JSON)\n"
                              "  fix: re-record or re-import the trace") from None
         self._data_start = _PRE.size + hlen
+        self._events_before = 0
 
     def close(self) -> None:
         self._f.close()
@@ -141,14 +183,56 @@ class Reader:
     def __exit__(self, *a):
         self.close()
 
-    def _bad(self, pos: int, what: str) -> TraceError:
-        return TraceError(f"{self.path}:{pos}: error: {what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
+    def _bad(self, pos: int, what: str, chunk: int | None = None) -> TraceError:
+        where = f"chunk {chunk} (from event {self._events_before}): " if chunk is not None else ""
+        return TraceError(f"{self.path}:{pos}: error: {where}{what}\n  fix: the file is damaged or was cut short; re-record or re-import it")
+
+    def event_count(self) -> int:
+        """Events in the trace, from its end record (the file's last 12 bytes), without reading
+        the chunks; TraceError if the file does not end with one."""
+        f = self._f
+        end = f.seek(0, 2)
+        if end < self._data_start + _END.size:
+            raise self._bad(end, "truncated: the trace ends without its end record")
+        f.seek(end - _END.size)
+        tag, _, n = _END.unpack(f.read(_END.size))
+        if tag != b"EN":
+            raise self._bad(end - _END.size, "truncated: the trace ends without its end record")
+        return n
+
+    def resident(self) -> list:
+        """The page ranges resident when the recording started, as (file id, first page, pages):
+        each header file's `resident` list of [first page, pages] (memtwin record's mincore
+        snapshot)."""
+        out = []
+        for i, fe in enumerate(self.header.get("files", [])):
+            for r in (fe.get("resident") or []) if isinstance(fe, dict) else []:
+                try:
+                    first, n = int(r[0]), int(r[1])
+                    assert 0 <= first < 2**32 and 0 < n < 2**32
+                except (TypeError, ValueError, IndexError, AssertionError):
+                    raise TraceError(f"{self.path}:{_PRE.size}: error: the header's file {i} has a malformed resident range {r!r}\n"
+                                     "  fix: resident ranges are [first page, pages]; re-record the trace") from None
+                out.append((i, first, n))
+        return out
+
+    def files(self) -> list:
+        """The header's files as (path, size) by id; a file of unknown size counts 0 bytes."""
+        out = []
+        for i, fe in enumerate(self.header.get("files", [])):
+            if not isinstance(fe, dict) or fe.get("id", i) != i or not isinstance(fe.get("path"), str):
+                raise TraceError(f"{self.path}:{_PRE.size}: error: the header's file {i} is malformed (needs id {i} and a path)\n"
+                                 "  fix: re-record or re-import the trace")
+            out.append((fe["path"], int(fe.get("size") or 0)))
+        return out
 
     def chunks(self):
         f = self._f
         f.seek(self._data_start)
         dctx = _zstd().ZstdDecompressor()
         total = 0
+        k = 0
+        self._events_before = 0
         while True:
             pos = f.tell()
             tag = f.read(2)
@@ -162,23 +246,25 @@ class Reader:
                 return
             if tag != b"CK":
                 raise self._bad(pos, "truncated: the trace ends without its end record" if len(tag) < 2
-                                else f"expected a chunk, found bytes {tag!r}")
+                                else f"expected a chunk, found bytes {tag!r}", k)
             rest = f.read(_CHUNK.size - 2)
             if len(rest) < _CHUNK.size - 2:
-                raise self._bad(pos, "truncated inside a chunk header")
+                raise self._bad(pos, "truncated inside a chunk header", k)
             _, n, rawlen, zlen, crc = struct.unpack("<HIIII", rest)
             if rawlen != n * EVENT.size:
-                raise self._bad(pos, f"chunk of {n} events says {rawlen} bytes")
+                raise self._bad(pos, f"chunk of {n} events says {rawlen} bytes", k)
             z = f.read(zlen)
             if len(z) < zlen:
-                raise self._bad(pos, f"truncated: chunk of {zlen} bytes, {len(z)} left in the file")
+                raise self._bad(pos, f"truncated: chunk of {zlen} bytes, {len(z)} left in the file", k)
             try:
                 raw = dctx.decompress(z, max_output_size=rawlen)
             except Exception:
-                raise self._bad(pos, "a chunk does not decompress (zstd)") from None
+                raise self._bad(pos, "the chunk does not decompress (zstd)", k) from None
             if len(raw) != rawlen or zlib.crc32(raw) != crc:
-                raise self._bad(pos, "a chunk fails its CRC check")
+                raise self._bad(pos, "the chunk fails its CRC check", k)
             total += n
+            k += 1
+            self._events_before = total
             yield raw
 
     def events(self):
@@ -199,3 +285,15 @@ def summary(path: str) -> dict:
             n += 1
         return {"events": n, "duration_ns": last, "ops": counts, "source": r.header.get("source"),
                 "files": len(r.header.get("files", []))}
+
+
+class Chunks:
+    """A trace file as the engine pulls it (the binding calls `chunks()` once per loop): each
+    call opens the file and yields its chunks' raw bytes, one held at a time."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def chunks(self):
+        with Reader(self.path) as r:
+            yield from r.chunks()

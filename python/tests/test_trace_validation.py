@@ -1,9 +1,11 @@
 """Issue 18's validation: four real programs recorded on the host (traces in
 scenarios/validation/traces, measured with `memtwin measure` at three limits by
-lab/record_trace_validation.py), replayed in the twin: read bytes and memcg usage (peak) within
-15%. Points out of tolerance are listed in KNOWN_OUT with their cause; the test fails when one
-comes back in tolerance, so the list is kept honest. Major faults are not compared yet: the
-recorder sees mmap calls, not the faults on the mappings, so the replay makes none."""
+lab/record_trace_validation.py), replayed in the twin by the streaming replay (`memtwin replay`:
+the trace as a scenario task, sched/replay.rs): read bytes and memcg usage (peak) within 15%.
+Points out of tolerance are listed in KNOWN_OUT with their cause; the test fails when one comes
+back in tolerance, so the list is kept honest. Major faults are not compared yet: the recorder sees
+mmap calls, not the faults on the mappings, so the replay makes none (it counts the file mmaps as
+skipped)."""
 
 import json
 import os
@@ -21,10 +23,11 @@ with open(os.path.join(D, "measured.json")) as f:
 POINTS = [(n, lim) for n, p in MEASURED.items() for lim in p["limits"]]
 
 # (program, limit, metric): filled from the figures this test prints; see README (issue 18).
-# Cause not yet verified; the likely mechanism: the stopgap replay (memtwin.replay) makes every
-# read() its own op with a fresh readahead state and drops fadvise, so the twin never reads ahead
-# far enough to have readahead pages evicted before use; the real kernel does at these tight
-# limits (cat: FADV_SEQUENTIAL doubles the window; 4.2x re-read; sqlite3: 1.9x).
+# Cause not yet verified. At these tight limits the real kernel re-reads pages its readahead
+# brought in and reclaim evicted before use (cat: 4.2x the file; sqlite3: 1.9x); the twin, with
+# the streaming replay (one readahead state per file kept across reads, fadvise applied) as with
+# the stopgap before it, does not. Replaying cat's trace with its POSIX_FADV_SEQUENTIAL restored
+# (the trace predates advice in traces) still reads 50.4M at 12M.
 KNOWN_OUT = {
     ("cat", "12M", "read_bytes"),      # twin 50.4M, measured 212.5M (-76.3%)
     ("sqlite3", "10M", "read_bytes"),  # twin 41.2M, measured 80.2M (-48.7%)

@@ -42,6 +42,6 @@ pub mod workingset;
 pub mod xarray;
 
 pub use scenario::{Document, Scenario, ScenarioError, ScenarioErrors};
-pub use sched::{simulate, Interrupted, SimResult, Simulation};
+pub use sched::{simulate, Interrupted, RunError, SimResult, Simulation, TraceStats};
 #[cfg(test)]
 mod unit_tests;

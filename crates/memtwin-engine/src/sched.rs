@@ -17,6 +17,10 @@ use std::cmp::Reverse;
 use std::rc::Rc;
 use std::collections::BinaryHeap;
 
+#[path = "replay.rs"]
+mod replay;
+pub use replay::TraceStats;
+
 /// Where a task is within its current operation.
 #[derive(Clone, Debug)]
 enum Cursor {
@@ -96,6 +100,17 @@ pub struct SimResult {
     pub errors: Vec<String>,
     /// Failed ops in all.
     pub nr_errors: u64,
+    /// What each trace task's replay did (sched/replay.rs).
+    pub traces: Vec<TraceStats>,
+}
+
+/// Why a run stopped before its end.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The progress callback asked it to.
+    Interrupted,
+    /// A trace task's trace is defective; the message names the place and the fix.
+    Trace(String),
 }
 
 /// A scenario set up on a fresh kernel, ready to run.
@@ -126,6 +141,12 @@ pub struct Simulation {
     events: Vec<(String, u64)>,
     /// Scratch list of a step's files (`step_resident_pages`), reused.
     rp_scratch: Vec<InodeId>,
+    /// Per task, the chunk source of its trace until it starts, then its replay's state.
+    trace_sources: Vec<Option<Box<dyn crate::trace::ChunkSource>>>,
+    trace_runs: Vec<Option<Box<replay::TraceRun>>>,
+    /// The first defect a trace showed: it stops the run.
+    trace_error: Option<String>,
+    trace_stats: Vec<TraceStats>,
 }
 
 impl Simulation {
@@ -220,6 +241,7 @@ impl Simulation {
                             Pattern::Random { count } => count * pages_for(*bufsize),
                         },
                         OpKind::Write { length, .. } => pages_for(*length),
+                        OpKind::Trace { events, loops, .. } => events.saturating_mul(*loops),
                         _ => 1,
                     };
                 }
@@ -268,6 +290,10 @@ impl Simulation {
             nr_errors: 0,
             events: vec![],
             rp_scratch: vec![],
+            trace_sources: (0..scn.tasks.len()).map(|_| None).collect(),
+            trace_runs: (0..scn.tasks.len()).map(|_| None).collect(),
+            trace_error: None,
+            trace_stats: vec![],
         }
     }
 
@@ -308,17 +334,25 @@ impl Simulation {
 
     /// Run to the end, calling `progress(done, total)` now and then; the run stops with
     /// [`Interrupted`] as soon as `progress` returns false.
-    pub fn run(mut self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, Interrupted> {
+    pub fn run(self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, Interrupted> {
+        self.run_traced(progress).map_err(|_| Interrupted)
+    }
+
+    /// [`Simulation::run`], telling an interruption from a defective trace.
+    pub fn run_traced(mut self, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<SimResult, RunError> {
         let mut n = 0u64;
         let mut reported = 0u64;
         while self.step() {
+            if let Some(e) = self.trace_error.take() {
+                return Err(RunError::Trace(e));
+            }
             n += 1;
             // Every 2048 syscalls, and every PROGRESS_PAGES pages of work, so that a few huge
             // reads report as they go too.
             if n.is_multiple_of(2048) || self.work_done - reported >= PROGRESS_PAGES {
                 reported = self.work_done;
                 if !progress(self.work_done.min(self.work_total), self.work_total) {
-                    return Err(Interrupted);
+                    return Err(RunError::Interrupted);
                 }
             }
         }
@@ -354,6 +388,7 @@ impl Simulation {
             engine,
             errors: self.errors,
             nr_errors: self.nr_errors,
+            traces: self.trace_stats,
         })
     }
 
@@ -458,6 +493,10 @@ impl Simulation {
         let mut finished = false;
         let mut oom = false;
         match &op.kind {
+            OpKind::Trace { .. } => {
+                self.trace_quantum(ti, op);
+                return;
+            }
             OpKind::Read { file, offset, length, bufsize, pattern, fadvise, scan } => {
                 let inode = self.inodes[*file];
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) && !self.open_file(ti, inode, op) {
@@ -891,7 +930,7 @@ impl Simulation {
         for op in &scn.tasks[ti].ops[self.tasks[ti].step_pc.min(pc)..=pc] {
             match &op.kind {
                 OpKind::Read { file, .. } | OpKind::Write { file, .. } | OpKind::Stat { file } | OpKind::Fsync { file } => inodes.push(self.inodes[*file]),
-                OpKind::Fadvise { files, .. } => inodes.extend(files.iter().map(|f| self.inodes[*f])),
+                OpKind::Fadvise { files, .. } | OpKind::Trace { files, .. } => inodes.extend(files.iter().map(|f| self.inodes[*f])),
                 _ => {}
             }
         }

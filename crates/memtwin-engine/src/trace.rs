@@ -4,8 +4,8 @@
 //! holds one chunk: memory stays flat in the trace's length. Decoding reads fixed 32-byte
 //! little-endian records in place and allocates nothing.
 //!
-//! Not yet wired into the scheduler (issue 18): a trace task's ops are meant to come from a
-//! [`TraceCursor`] instead of `Task::ops`.
+//! The scheduler runs a trace task's events from a [`TraceCursor`] (sched/replay.rs); a
+//! scenario never expands a trace into ops.
 
 /// Bytes per event record: `<QQQIHBB`: time ns, offset, length, pid, file, op, flags.
 pub const EVENT_SIZE: usize = 32;
@@ -110,6 +110,9 @@ pub enum TraceError {
         /// The chunk's length.
         bytes: usize,
     },
+    /// The source could not give the next chunk (the caller's message names the place: file,
+    /// chunk, byte offset, and the fix).
+    Source(String),
     /// An op code this engine does not know.
     UnknownOp {
         /// Index of the event in the trace.
@@ -124,39 +127,58 @@ impl std::fmt::Display for TraceError {
         match self {
             TraceError::RaggedChunk { bytes } => write!(f, "a chunk of {bytes} bytes is not a whole number of {EVENT_SIZE}-byte events"),
             TraceError::UnknownOp { event, code } => write!(f, "event {event} has the unknown op code {code}"),
+            TraceError::Source(m) => f.write_str(m),
         }
     }
 }
 
 /// Where chunks come from: the caller reads and decompresses, the engine decodes. `next_chunk`
-/// fills `buf` (cleared by the caller's implementation) and returns false at the end.
+/// fills `buf` (cleared by the caller's implementation) and returns false at the end; an `Err`
+/// is a defect of the trace, its message naming the place and the fix.
 pub trait ChunkSource {
     /// Put the next chunk's raw events in `buf`; false at the end.
-    fn next_chunk(&mut self, buf: &mut Vec<u8>) -> bool;
+    fn next_chunk(&mut self, buf: &mut Vec<u8>) -> Result<bool, String>;
+    /// Start over at the trace's first chunk (the next loop of a `loops` replay).
+    fn rewind(&mut self) -> Result<(), String>;
+}
+
+impl ChunkSource for Box<dyn ChunkSource> {
+    fn next_chunk(&mut self, buf: &mut Vec<u8>) -> Result<bool, String> {
+        (**self).next_chunk(buf)
+    }
+    fn rewind(&mut self) -> Result<(), String> {
+        (**self).rewind()
+    }
 }
 
 /// Chunks already in memory (tests, small traces).
 pub struct VecChunks {
-    chunks: std::vec::IntoIter<Vec<u8>>,
+    chunks: Vec<Vec<u8>>,
+    next: usize,
 }
 
 impl VecChunks {
     /// These chunks, in order.
     pub fn new(chunks: Vec<Vec<u8>>) -> Self {
-        VecChunks { chunks: chunks.into_iter() }
+        VecChunks { chunks, next: 0 }
     }
 }
 
 impl ChunkSource for VecChunks {
-    fn next_chunk(&mut self, buf: &mut Vec<u8>) -> bool {
-        match self.chunks.next() {
+    fn next_chunk(&mut self, buf: &mut Vec<u8>) -> Result<bool, String> {
+        match self.chunks.get(self.next) {
             Some(c) => {
                 buf.clear();
-                buf.extend_from_slice(&c);
-                true
+                buf.extend_from_slice(c);
+                self.next += 1;
+                Ok(true)
             }
-            None => false,
+            None => Ok(false),
         }
+    }
+    fn rewind(&mut self) -> Result<(), String> {
+        self.next = 0;
+        Ok(())
     }
 }
 
@@ -180,7 +202,8 @@ impl<S: ChunkSource> TraceCursor<S> {
     /// The next event, `Ok(None)` at the end.
     pub fn next_event(&mut self) -> Result<Option<TraceEvent>, TraceError> {
         while self.pos >= self.buf.len() {
-            if self.done || !self.source.next_chunk(&mut self.buf) {
+            let more = if self.done { false } else { self.source.next_chunk(&mut self.buf).map_err(|m| { self.done = true; TraceError::Source(m) })? };
+            if !more {
                 self.done = true;
                 self.buf.clear();
                 self.pos = 0;
@@ -209,6 +232,15 @@ impl<S: ChunkSource> TraceCursor<S> {
         self.pos += EVENT_SIZE;
         self.events += 1;
         Ok(Some(ev))
+    }
+
+    /// Back to the trace's first event (the source starts over); `events` keeps counting.
+    pub fn rewind(&mut self) -> Result<(), TraceError> {
+        self.source.rewind().map_err(TraceError::Source)?;
+        self.buf.clear();
+        self.pos = 0;
+        self.done = false;
+        Ok(())
     }
 }
 

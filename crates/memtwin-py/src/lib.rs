@@ -2,13 +2,72 @@
 //! hand results back as plain Python data. No logic lives here.
 
 use memtwin_engine::scenario::{Loc, Node, Val};
-use memtwin_engine::{simulate, Document};
+use memtwin_engine::Document;
+
+mod tracefile;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 create_exception!(_memtwin, ScenarioError, PyValueError, "A scenario has errors; the message lists each with its place and a fix.");
+create_exception!(_memtwin, TraceReplayError, PyValueError, "A trace task's trace is defective; the message names the place (file, event) and the fix.");
+
+/// The chunks of a trace, from a Python object whose `chunks()` returns an iterator of each
+/// chunk's raw event bytes (memtwin.trace.Reader does); `chunks()` is called again for each loop.
+/// A Python exception is kept to be raised as it is when the run stops.
+struct PyChunks {
+    factory: Py<PyAny>,
+    iter: Option<Py<PyAny>>,
+    error: std::rc::Rc<std::cell::RefCell<Option<PyErr>>>,
+}
+
+impl PyChunks {
+    fn fail(&self, e: PyErr) -> String {
+        let msg = Python::attach(|py| e.value(py).to_string());
+        *self.error.borrow_mut() = Some(e);
+        msg
+    }
+}
+
+impl memtwin_engine::trace::ChunkSource for PyChunks {
+    fn next_chunk(&mut self, buf: &mut Vec<u8>) -> Result<bool, String> {
+        if self.iter.is_none() {
+            self.rewind()?;
+        }
+        let r: PyResult<Option<()>> = Python::attach(|py| {
+            let it = self.iter.as_ref().expect("set above").bind(py);
+            match it.call_method0("__next__") {
+                Ok(obj) => {
+                    let b = obj.cast::<pyo3::types::PyBytes>().map_err(|_| PyValueError::new_err("a trace chunk must be bytes"))?;
+                    buf.clear();
+                    buf.extend_from_slice(b.as_bytes());
+                    Ok(Some(()))
+                }
+                Err(e) if e.is_instance_of::<pyo3::exceptions::PyStopIteration>(py) => Ok(None),
+                Err(e) => Err(e),
+            }
+        });
+        match r {
+            Ok(x) => Ok(x.is_some()),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn rewind(&mut self) -> Result<(), String> {
+        let r = Python::attach(|py| -> PyResult<Py<PyAny>> {
+            let it = self.factory.bind(py).call_method0("chunks")?;
+            Ok(it.try_iter()?.into_any().unbind())
+        });
+        match r {
+            Ok(it) => {
+                self.iter = Some(it);
+                Ok(())
+            }
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+}
 
 fn scenario_error(e: memtwin_engine::ScenarioErrors) -> PyErr {
     let items: Vec<(String, String, String)> = e.0.iter().map(|x| (x.location.clone(), x.message.clone(), x.fix.clone())).collect();
@@ -19,6 +78,18 @@ fn scenario_error(e: memtwin_engine::ScenarioErrors) -> PyErr {
 #[pyclass(module = "memtwin._memtwin", frozen)]
 struct Doc {
     doc: Document,
+    /// The headers of the traces the tasks name, given by the caller (`set_trace_header`).
+    traces: std::sync::Mutex<memtwin_engine::scenario::model::TraceHeaders>,
+    /// The file each trace path was read from (`set_trace_header`'s `file`): a run reads it
+    /// unless `run`'s `traces` gives another source.
+    trace_files: std::sync::Mutex<Vec<(String, String)>>,
+}
+
+impl Doc {
+    fn resolve(&self, variant: Option<&str>, sets: &[String]) -> Result<memtwin_engine::Scenario, memtwin_engine::ScenarioErrors> {
+        let traces = self.traces.lock().expect("not poisoned");
+        self.doc.resolve_with_traces(variant, sets, &traces)
+    }
 }
 
 fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, (String, String)> {
@@ -63,7 +134,7 @@ fn to_node(obj: &Bound<'_, PyAny>, path: &str) -> Result<Node, (String, String)>
 /// Parse a TOML scenario text; `name` (usually the path) appears in error locations.
 #[pyfunction]
 fn load_toml(text: &str, name: &str) -> PyResult<Doc> {
-    Document::from_toml(name, text).map(|doc| Doc { doc }).map_err(scenario_error)
+    Document::from_toml(name, text).map(|doc| Doc { doc, traces: Default::default(), trace_files: Default::default() }).map_err(scenario_error)
 }
 
 /// Take a scenario given as a dict (the same structure as the TOML file).
@@ -77,7 +148,7 @@ fn load_dict(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Doc> {
         let loc = format!("{name}: at {path}");
         ScenarioError::new_err((format!("{loc}: error: {m}\n  fix: {fix}"), vec![(loc, m, fix.to_string())]))
     })?;
-    Ok(Doc { doc: Document::from_tree(name, root) })
+    Ok(Doc { doc: Document::from_tree(name, root), traces: Default::default(), trace_files: Default::default() })
 }
 
 fn pairs_to_dict<'py>(py: Python<'py>, pairs: &[(String, f64)]) -> PyResult<Bound<'py, PyDict>> {
@@ -129,6 +200,27 @@ impl Doc {
         }
     }
 
+    /// The trace files the tasks name (`[tasks.NAME] trace = "FILE"`): (task, path as written).
+    fn trace_paths(&self) -> Vec<(String, String)> {
+        self.doc.trace_paths()
+    }
+
+    /// Give the header of the trace the scenario names `path`: its files as (path, size) by
+    /// trace file id, and its number of events.
+    /// `file`: where the trace was read from (a relative `path` resolved by the caller); runs
+    /// read it from there.
+    #[pyo3(signature = (path, files, events, resident=Vec::new(), file=None))]
+    fn set_trace_header(&self, path: String, files: Vec<(String, u64)>, events: u64, resident: Vec<(u16, u32, u32)>, file: Option<String>) {
+        {
+            let mut f = self.trace_files.lock().expect("not poisoned");
+            f.retain(|(p, _)| *p != path);
+            f.push((path.clone(), file.unwrap_or_else(|| path.clone())));
+        }
+        let mut t = self.traces.lock().expect("not poisoned");
+        t.retain(|(p, _)| *p != path);
+        t.push((path, memtwin_engine::scenario::model::TraceHeader { files, events, resident }));
+    }
+
     /// The declared variants as (name, description) pairs.
     fn variants(&self) -> Vec<(String, String)> {
         self.doc.variants()
@@ -160,13 +252,13 @@ impl Doc {
     /// Check the scenario with a variant and --set overrides applied, without running it.
     #[pyo3(signature = (variant=None, sets=Vec::new()))]
     fn check(&self, variant: Option<&str>, sets: Vec<String>) -> PyResult<String> {
-        self.doc.resolve(variant, &sets).map(|s| s.name).map_err(scenario_error)
+        self.resolve(variant, &sets).map(|s| s.name).map_err(scenario_error)
     }
 
     /// The step names the scenario (with `variant` applied) will report, in script order.
     #[pyo3(signature = (variant=None))]
     fn step_names(&self, variant: Option<&str>) -> PyResult<Vec<String>> {
-        let scn = self.doc.resolve(variant, &[]).map_err(scenario_error)?;
+        let scn = self.resolve(variant, &[]).map_err(scenario_error)?;
         Ok(scn.tasks.iter().flat_map(|t| t.ops.iter().map(|o| o.step.clone())).collect())
     }
 
@@ -177,7 +269,7 @@ impl Doc {
     #[pyo3(signature = (variant=None, sets=Vec::new()))]
     fn plan<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
         use memtwin_engine::scenario::model::{Advice, OpKind, Pattern};
-        let scn = self.doc.resolve(variant, &sets).map_err(scenario_error)?;
+        let scn = self.resolve(variant, &sets).map_err(scenario_error)?;
         let out = PyDict::new(py);
         out.set_item("name", &scn.name)?;
         out.set_item("variant", &scn.variant)?;
@@ -354,6 +446,13 @@ impl Doc {
                         d.set_item("interval_ns", interval)?;
                         d.set_item("while_task", while_task)?;
                     }
+                    OpKind::Trace { path, time_scale, loops, events, .. } => {
+                        d.set_item("op", "trace")?;
+                        d.set_item("trace", path)?;
+                        d.set_item("time_scale", time_scale)?;
+                        d.set_item("loops", loops)?;
+                        d.set_item("events", events)?;
+                    }
                     OpKind::Post { event } | OpKind::Wait { event } => {
                         d.set_item("op", if matches!(o.kind, OpKind::Post { .. }) { "post" } else { "wait" })?;
                         d.set_item("event", event)?;
@@ -369,9 +468,12 @@ impl Doc {
     }
 
     /// Run the scenario; `progress(done, total)` is called now and then.
-    #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None))]
-    fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>) -> PyResult<Bound<'py, PyDict>> {
-        let scn = self.doc.resolve(variant, &sets).map_err(scenario_error)?;
+    /// `traces` maps each trace path (as the scenario names it) to the file to read (a str:
+    /// read, decompressed and checked in a thread of the binding), or to an object whose
+    /// `chunks()` yields the trace's raw chunks (memtwin.trace.Chunks).
+    #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None, traces=None))]
+    fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>, traces: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
+        let scn = self.resolve(variant, &sets).map_err(scenario_error)?;
         let mut callback_error: Option<PyErr> = None;
         let mut cb = |done: u64, total: u64| -> bool {
             if let Err(e) = py.check_signals() {
@@ -386,11 +488,39 @@ impl Doc {
             }
             true
         };
-        let result = simulate(&scn, &mut cb);
+        let mut sim = memtwin_engine::Simulation::new(&scn);
+        let source_error = std::rc::Rc::new(std::cell::RefCell::new(None));
+        for (ti, path) in sim.trace_tasks() {
+            let mut factory = traces.as_ref().and_then(|t| t.get_item(&path).ok().flatten());
+            if factory.is_none() {
+                let files = self.trace_files.lock().expect("not poisoned");
+                if let Some((_, file)) = files.iter().find(|(p, _)| *p == path) {
+                    factory = Some(pyo3::types::PyString::new(py, file).into_any());
+                }
+            }
+            if let Some(f) = factory {
+                // A path: read in a thread of the binding (tracefile.rs); any other object:
+                // its chunks() in Python.
+                match f.extract::<String>() {
+                    Ok(p) => sim.attach_trace(ti, Box::new(tracefile::FileChunks::new(p))),
+                    Err(_) => sim.attach_trace(ti, Box::new(PyChunks { factory: f.unbind(), iter: None, error: source_error.clone() })),
+                }
+            }
+        }
+        let result = sim.run_traced(&mut cb);
         if let Some(e) = callback_error {
             return Err(e);
         }
-        let r = result.map_err(|_| PyKeyboardInterrupt::new_err("interrupted"))?;
+        let r = match result {
+            Ok(r) => r,
+            Err(memtwin_engine::RunError::Interrupted) => return Err(PyKeyboardInterrupt::new_err("interrupted")),
+            Err(memtwin_engine::RunError::Trace(m)) => {
+                return Err(match source_error.borrow_mut().take() {
+                    Some(e) => e,
+                    None => TraceReplayError::new_err(m),
+                })
+            }
+        };
         let out = PyDict::new(py);
         out.set_item("scenario", &r.scenario)?;
         out.set_item("variant", &r.variant)?;
@@ -442,6 +572,21 @@ impl Doc {
         out.set_item("engine", e)?;
         out.set_item("errors", &r.errors)?;
         out.set_item("nr_errors", r.nr_errors)?;
+        let tl = PyList::empty(py);
+        for t in &r.traces {
+            let d = PyDict::new(py);
+            d.set_item("task", &t.task)?;
+            d.set_item("trace", &t.path)?;
+            d.set_item("events", t.events)?;
+            d.set_item("loops", t.loops)?;
+            let sk = PyDict::new(py);
+            for (k, n) in &t.skipped {
+                sk.set_item(*k, n)?;
+            }
+            d.set_item("skipped", sk)?;
+            tl.append(d)?;
+        }
+        out.set_item("traces", tl)?;
         Ok(out)
     }
 }
@@ -461,6 +606,7 @@ fn profiles() -> Vec<(String, String)> {
 #[pymodule]
 fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("TraceReplayError", m.py().get_type::<TraceReplayError>())?;
     m.add_class::<Doc>()?;
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(load_dict, m)?)?;

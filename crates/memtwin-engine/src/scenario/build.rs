@@ -16,6 +16,8 @@ pub(crate) struct Cx<'a> {
     pub errors: Vec<ScenarioError>,
     /// Files named by the fadvise ops so far (a directory's count all of those below it).
     pub fadvise_files: u64,
+    /// The headers of the traces tasks name, read by the caller.
+    pub traces: &'a [(String, super::model::TraceHeader)],
 }
 
 impl Cx<'_> {
@@ -261,8 +263,8 @@ pub fn variants(doc: &Node) -> Vec<(String, String)> {
 }
 
 /// Apply `variant` and `sets` to `doc` and build the scenario.
-pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node]) -> Result<Scenario, ScenarioErrors> {
-    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0 };
+pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node], traces: &[(String, super::model::TraceHeader)]) -> Result<Scenario, ScenarioErrors> {
+    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0, traces };
     let Val::Table(top) = &doc.v else {
         cx.err(&doc.loc, "a scenario must be a table", "start the file with a [scenario] table");
         return Err(ScenarioErrors(cx.errors));
@@ -961,6 +963,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut expanded: Vec<ExpandedTask> = vec![];
     let mut total_ops = 0usize;
     let mut tree_index = None;
+    let mut trace_files: Vec<FileSpec> = vec![];
     if let Some(n) = top.get("tasks") {
         for (tname, kloc, tn) in table_entries(cx, n, "tasks") {
             let what = format!("[tasks.{tname}]");
@@ -983,6 +986,61 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => 0,
             };
             let mut ops = vec![];
+            let trace_node = t.get("trace").cloned();
+            if let Some(tn) = &trace_node {
+                    if let Some(l) = t.get("ops").map(|o| o.loc.clone()) {
+                        cx.err(&l, format!("{what} has both `trace` and `ops`"), "a task runs either a trace or a script: move the ops to another task");
+                    }
+                    let path = get_str(cx, tn, &format!("tasks.{tname}.trace")).map(str::to_string);
+                    let scale = t.get("time_scale").cloned();
+                    let loops = t.get("loops").cloned();
+                    let initial_cache = t.get("initial_cache").cloned();
+                    let step = t.get("step").and_then(|v| get_str(cx, v, &format!("tasks.{tname}.step")).map(str::to_string));
+                    if let Some(path) = path {
+                        match cx.traces.iter().find(|(p, _)| *p == path).map(|(_, h)| h.clone()) {
+                            None => cx.err(
+                                &tn.loc,
+                                format!("the trace `{path}` was not read (the engine reads no files)"),
+                                "run the scenario with memtwin (memtwin run, or memtwin.api.run), which reads the trace's header",
+                            ),
+                            Some(h) => {
+                                // The trace's files exist on the scenario's machine: those the
+                                // scenario declares as declared, the others as the header sizes
+                                // them, on the mount that holds them (or the only device).
+                                for (fpath, size) in &h.files {
+                                    if file_paths.contains(fpath) {
+                                        continue;
+                                    }
+                                    let device = match mount_index.mount_of(fpath) {
+                                        Some(m) => mounts[m].device,
+                                        None if devices.len() == 1 => Some(0),
+                                        None => {
+                                            cx.err(&tn.loc, format!("the trace's file `{fpath}` needs a device"), "declare exactly one [devices.NAME], declare the file with its device in [files], or a mount holding it");
+                                            break;
+                                        }
+                                    };
+                                    file_paths.insert(fpath.clone());
+                                    trace_files.push(FileSpec { path: fpath.clone(), size: *size, device, uid: 0, mode: 0o644, created: false });
+                                }
+                                let mut e = vec![
+                                    ("op".to_string(), tn.loc.clone(), Node { v: Val::Str("trace".into()), loc: tn.loc.clone() }),
+                                    ("trace".to_string(), tn.loc.clone(), tn.clone()),
+                                ];
+                                if let Some(v) = scale {
+                                    e.push(("time_scale".into(), v.loc.clone(), v));
+                                }
+                                if let Some(v) = loops {
+                                    e.push(("loops".into(), v.loc.clone(), v));
+                                }
+                                if let Some(v) = initial_cache {
+                                    e.push(("initial_cache".into(), v.loc.clone(), v));
+                                }
+                                let node = Node { v: Val::Table(e), loc: tn.loc.clone() };
+                                ops.push((node, step.unwrap_or_else(|| tname.clone()), format!("tasks.{tname}.trace")));
+                            }
+                        }
+                    }
+            } else {
             match t.get("ops") {
                 Some(Node { v: Val::Arr(items), .. }) => {
                     for (i, it) in items.iter().enumerate() {
@@ -990,9 +1048,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
                 Some(other) => cx.err(&other.loc, format!("ops must be an array, not {}", other.v.type_name()), "write ops = [ { op = \"read\", file = \"/data/f\" } ]"),
-                None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ]"),
+                None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ] (or trace = \"FILE.mtt\" to replay a recorded workload)"),
             }
-            t.finish(cx, &["cgroup", "ops", "start", "uid", "node"]);
+            }
+            t.finish(cx, &["cgroup", "ops", "start", "uid", "node", "trace", "time_scale", "loops", "step", "initial_cache"]);
             let mut ops = expand_tree_ops(cx, ops, &files, &mut tree_index);
             total_ops += ops.len();
             if total_ops > MAX_OPS {
@@ -1002,6 +1061,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid, node), ops));
         }
     }
+    drop(tree_index);
+    files.extend(trace_files);
     let op_str = |n: &Node, key: &str| -> Option<String> {
         let Val::Table(e) = &n.v else { return None };
         e.iter().find(|(k, _, _)| k == key).and_then(|(_, _, v)| if let Val::Str(s) = &v.v { Some(s.clone()) } else { None })
@@ -1905,6 +1966,37 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                 OpKind::Wait { event: event? }
             }
         }
+        "trace" => {
+            let path = t.get("trace").and_then(|v| get_str(cx, v, "trace").map(str::to_string))?;
+            let h = cx.traces.iter().find(|(p, _)| *p == path).map(|(_, h)| h.clone())?;
+            let time_scale = match t.get("time_scale") {
+                None => 1.0,
+                Some(v) => match v.v {
+                    Val::Float(f) if f >= 0.0 && f.is_finite() => f,
+                    Val::Int(i) if i >= 0 => i as f64,
+                    _ => {
+                        cx.err(&v.loc, "time_scale must be a number of 0 or more", "write time_scale = 1.0 to keep the recorded think time, 0 to drop it, 0.5 to halve it");
+                        1.0
+                    }
+                },
+            };
+            let loops = match t.get("loops") {
+                None => 1,
+                Some(v) => match get_uint(cx, v, "loops") {
+                    Some(0) => {
+                        cx.err(&v.loc, "loops is 0", "write loops = 1 (or more) passes over the trace");
+                        1
+                    }
+                    Some(n) => n,
+                    None => 1,
+                },
+            };
+            let initial_cache = t.get("initial_cache").and_then(|v| get_bool(cx, v, "initial_cache")).unwrap_or(true);
+            t.finish(cx, &["op", "trace", "time_scale", "loops", "initial_cache"]);
+            let files = h.files.iter().map(|(p, _)| known.file_index.get(p.as_str()).copied()).collect::<Option<Vec<usize>>>()?;
+            let resident = if initial_cache { h.resident.iter().filter(|r| (r.0 as usize) < files.len()).copied().collect() } else { vec![] };
+            OpKind::Trace { path, files, events: h.events, time_scale, loops, resident }
+        }
         other => {
             let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "mmap_probe", "post", "wait"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
@@ -1987,5 +2079,34 @@ fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, creat
         }
     }
     out.sort_by(|a, b| (a.path != "/", a.path.matches('/').count(), &a.path).cmp(&(b.path != "/", b.path.matches('/').count(), &b.path)));
+    out
+}
+
+/// The trace files `[tasks.NAME] trace = "FILE"` names, in the document and its variants:
+/// (task, path).
+pub fn trace_paths(doc: &Node) -> Vec<(String, String)> {
+    fn tasks_of(n: &Node, out: &mut Vec<(String, String)>) {
+        let Val::Table(top) = &n.v else { return };
+        let Some((_, _, tasks)) = top.iter().find(|(k, _, _)| k == "tasks") else { return };
+        let Val::Table(ts) = &tasks.v else { return };
+        for (name, _, t) in ts {
+            if let Val::Table(e) = &t.v {
+                if let Some((_, _, Node { v: Val::Str(p), .. })) = e.iter().find(|(k, _, _)| k == "trace") {
+                    if !out.iter().any(|(_, q)| q == p) {
+                        out.push((name.clone(), p.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = vec![];
+    tasks_of(doc, &mut out);
+    if let Val::Table(top) = &doc.v {
+        if let Some((_, _, Node { v: Val::Table(vs), .. })) = top.iter().find(|(k, _, _)| k == "variants") {
+            for (_, _, v) in vs {
+                tasks_of(v, &mut out);
+            }
+        }
+    }
     out
 }

@@ -46,6 +46,17 @@ impl Document {
 
     /// Apply `variant` and `--set KEY=VALUE` overrides and check everything.
     pub fn resolve(&self, variant: Option<&str>, sets: &[String]) -> Result<Scenario, ScenarioErrors> {
+        self.resolve_with_traces(variant, sets, &[])
+    }
+
+    /// The trace files the tasks name (`[tasks.NAME] trace = "FILE"`, variants' included):
+    /// (task, path), for the caller to read their headers (the engine does no I/O).
+    pub fn trace_paths(&self) -> Vec<(String, String)> {
+        build::trace_paths(&self.root)
+    }
+
+    /// [`Document::resolve`] with the headers of the traces the tasks name.
+    pub fn resolve_with_traces(&self, variant: Option<&str>, sets: &[String], traces: &[(String, model::TraceHeader)]) -> Result<Scenario, ScenarioErrors> {
         let mut sources = self.sources.clone();
         let mut set_nodes = vec![];
         let mut errors = vec![];
@@ -58,6 +69,6 @@ impl Document {
         if !errors.is_empty() {
             return Err(ScenarioErrors(errors));
         }
-        build::build(&sources, &self.root, variant, &set_nodes)
+        build::build(&sources, &self.root, variant, &set_nodes, traces)
     }
 }

@@ -325,6 +325,26 @@ pub enum OpKind {
         /// Event name.
         event: String,
     },
+    /// A recorded or imported workload (`[tasks.NAME] trace = "FILE"`): the trace's events,
+    /// streamed chunk by chunk from a [`crate::trace::ChunkSource`] the caller attaches
+    /// ([`crate::Simulation::attach_trace`]), run as the syscalls they record
+    /// (sched/replay.rs). Never expanded into ops.
+    Trace {
+        /// The trace file as the scenario names it.
+        path: String,
+        /// Index into `files` of each of the trace header's files, by trace file id.
+        files: Vec<usize>,
+        /// Events in one pass of the trace (its end record), for progress.
+        events: u64,
+        /// Think time between events, scaled: 1 keeps the recorded gaps, 0 drops them.
+        time_scale: f64,
+        /// Passes over the trace.
+        loops: u64,
+        /// Pages of the trace's files resident when it was recorded, as (trace file id, first
+        /// page, pages): put in the page cache before the first event (`initial_cache`, the
+        /// default), charged to the root memcg, as pages someone else read before.
+        resident: Vec<(u16, u32, u32)>,
+    },
     /// Mount a file system (a new superblock with its list_lrus).
     Mount {
         /// Mount point.
@@ -383,6 +403,7 @@ impl OpKind {
             OpKind::Post { event } => format!("post {event}"),
             OpKind::Wait { event } => format!("wait {event}"),
             OpKind::Mount { path, fs, .. } => format!("mount {fs} on {path}"),
+            OpKind::Trace { path, loops, .. } => format!("trace {path}{}", if *loops > 1 { format!(" ({loops} loops)") } else { String::new() }),
         }
     }
 }
@@ -412,3 +433,18 @@ pub struct TaskSpec {
     /// Its script.
     pub ops: Vec<OpSpec>,
 }
+
+/// What the caller read from a trace file's header and end record (the engine does no I/O):
+/// the trace's files (path, size in bytes, by trace file id) and its number of events.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceHeader {
+    /// (path, size) of each file, in trace file id order.
+    pub files: Vec<(String, u64)>,
+    /// Events in the trace.
+    pub events: u64,
+    /// Page ranges resident at the recording's start: (file id, first page, pages).
+    pub resident: Vec<(u16, u32, u32)>,
+}
+
+/// Trace headers by the path a scenario names the trace with.
+pub type TraceHeaders = Vec<(String, TraceHeader)>;

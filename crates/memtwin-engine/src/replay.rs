@@ -1,0 +1,562 @@
+//! A trace task: the events of a recorded or imported workload (trace.rs decodes them, chunk by
+//! chunk, from the source the caller attaches) run as the syscalls they record, inside the
+//! scenario's machine, memcgs and kernel profile. A child module of sched.rs (it runs in the
+//! scheduler's quanta). Memory is flat in the trace's length: one chunk, plus per trace file a
+//! readahead state and an open count, plus the live anonymous mappings.
+//!
+//! Events and the kernel paths they take:
+//! - `open`: `do_filp_open()` (dentry and inode instantiated and charged, `dget`), a fresh
+//!   `file->f_ra` (`file_ra_state_init()`); `close`: `dput`.
+//! - `read` (read/pread/readv at the recorded offset): `filemap_read()` with the file's readahead
+//!   state; `write`: `generic_perform_write()`.
+//! - `fadvise` (flags = the POSIX_FADV_* code): `generic_fadvise()`: NORMAL/RANDOM/SEQUENTIAL set
+//!   the readahead state, WILLNEED reads ahead, DONTNEED invalidates.
+//! - `fsync`/`fdatasync`: `vfs_fsync()`; `truncate` to 0 and `unlink`: `truncate_inode_pages()`.
+//! - `anon_mmap`: `do_mmap()` of private anonymous memory (faulted by `touch` events);
+//!   `munmap`: the pid's mapping of that length; `exit`: the pid's mappings go.
+//! - `mmap` of a file: not replayed (strace sees the call, not the page faults on the mapping):
+//!   counted in the result's `skipped`, as are the other events listed there.
+//! - `lseek`, `rename`, `mkdir`, `fork`, `madvise`: the syscall's CPU cost.
+
+use super::{Cursor, Simulation};
+use crate::readahead::FileRaState;
+use crate::scenario::model::{OpKind, OpSpec};
+use crate::trace::{ChunkSource, TraceCursor, TraceEvent, TraceOp};
+use crate::types::{pages_for, InodeId, Nanos, PAGE_SIZE};
+use std::cmp::Reverse;
+
+/// Events a trace task runs in one quantum at most before the scheduler looks at the other
+/// tasks and the progress callback again (when nothing else is due sooner).
+const TRACE_BATCH: u32 = 4096;
+
+/// What a trace replay did, for the result.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceStats {
+    /// The task.
+    pub task: String,
+    /// The trace as the scenario names it.
+    pub path: String,
+    /// Events run (all loops).
+    pub events: u64,
+    /// Passes over the trace completed.
+    pub loops: u64,
+    /// Events counted and not replayed, by reason.
+    pub skipped: Vec<(&'static str, u64)>,
+}
+
+/// Why an event was counted and skipped (the `skipped` keys).
+const SKIP_FILE_MMAP: &str = "mmap of a file (page faults on file mappings are not in the trace)";
+const SKIP_MUNMAP: &str = "munmap of no anonymous mapping of that length (a file mapping's)";
+const SKIP_TOUCH: &str = "touch with no live anonymous mapping";
+const SKIP_TRUNCATE: &str = "truncate to a non-zero size (the size is set, cached pages beyond it stay)";
+const SKIP_BIG_MMAP: &str = "anon_mmap larger than the machine's RAM and swap (address-space reservations)";
+
+/// A running trace task's state.
+pub(super) struct TraceRun {
+    cursor: TraceCursor<Box<dyn ChunkSource>>,
+    /// The event read but not yet run (its think time took the task past another's turn).
+    pending: Option<TraceEvent>,
+    inodes: Vec<InodeId>,
+    ra: Vec<FileRaState>,
+    refs: Vec<u32>,
+    /// Live anonymous mappings: (pid, bytes, vma).
+    maps: Vec<(u32, u64, crate::memory::VmaId)>,
+    loop_no: u64,
+    /// The task's clock when this loop started, and the loop's first event's time.
+    base: Nanos,
+    first_t: Option<u64>,
+    skipped: Vec<(&'static str, u64)>,
+}
+
+impl TraceRun {
+    fn skip(&mut self, why: &'static str) {
+        match self.skipped.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, n)) => *n += 1,
+            None => self.skipped.push((why, 1)),
+        }
+    }
+}
+
+/// `POSIX_FADV_*` codes (include/uapi/linux/fadvise.h, x86-64).
+const FADV_NORMAL: u8 = 0;
+const FADV_RANDOM: u8 = 1;
+const FADV_SEQUENTIAL: u8 = 2;
+const FADV_WILLNEED: u8 = 3;
+const FADV_DONTNEED: u8 = 4;
+
+enum Outcome {
+    Ok,
+    Oom,
+}
+
+impl Simulation {
+    /// Attach the source of the chunks of task `task`'s trace (a task whose script is
+    /// `[tasks.NAME] trace = "FILE"`); the caller reads and decompresses the file.
+    pub fn attach_trace(&mut self, task: usize, source: Box<dyn ChunkSource>) {
+        self.trace_sources[task] = Some(source);
+    }
+
+    /// The index of each task whose script is a trace, with the trace's path as the scenario
+    /// names it.
+    pub fn trace_tasks(&self) -> Vec<(usize, String)> {
+        self.scenario
+            .tasks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| match t.ops.first().map(|o| &o.kind) {
+                Some(OpKind::Trace { path, .. }) => Some((i, path.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn trace_failed(&mut self, ti: usize, msg: String) {
+        if self.trace_error.is_none() {
+            self.trace_error = Some(msg);
+        }
+        self.tasks[ti].killed = true;
+    }
+
+    /// One quantum of a trace task: events in order, each with its think time (scaled) before
+    /// it, until the task's clock passes the next task's or the next sample, a batch is done,
+    /// or the trace ends.
+    pub(super) fn trace_quantum(&mut self, ti: usize, op: &OpSpec) {
+        let OpKind::Trace { path, files, time_scale, loops, resident, .. } = &op.kind else { unreachable!("a trace op") };
+        if self.trace_runs[ti].is_none() {
+            let Some(src) = self.trace_sources[ti].take() else {
+                let msg = format!("{path}: error: task `{}` has no source for its trace's chunks\n  fix: run the scenario through memtwin (it reads the trace file), or call Simulation::attach_trace", self.tasks[ti].name);
+                self.trace_failed(ti, msg);
+                return;
+            };
+            let bdi = |sim: &Simulation, inode: InodeId| {
+                let dev = sim.kernel.inodes[inode.idx()].dev;
+                dev.map(|d| sim.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1)
+            };
+            let inodes: Vec<InodeId> = files.iter().map(|&f| self.inodes[f]).collect();
+            // The page cache the recording started with: pages someone read before, uptodate,
+            // on the LRU, charged to the root memcg (filemap_add_folio() with no read).
+            for &(f, first, n) in resident {
+                let inode = inodes[f as usize];
+                let size_pages = pages_for(self.kernel.inodes[inode.idx()].size);
+                for index in first as u64..(first as u64 + n as u64).min(size_pages) {
+                    if self.kernel.mappings[inode.idx()].lookup(index as u32).is_none()
+                        && self.kernel.filemap_add_folio(inode, index as u32, crate::types::MemcgId::ROOT, true).is_err()
+                    {
+                        break;
+                    }
+                }
+            }
+            let ra = inodes.iter().map(|&i| FileRaState::new(bdi(self, i))).collect();
+            self.trace_runs[ti] = Some(Box::new(TraceRun {
+                cursor: TraceCursor::new(src),
+                pending: None,
+                refs: vec![0; inodes.len()],
+                inodes,
+                ra,
+                maps: vec![],
+                loop_no: 0,
+                base: self.tasks[ti].times.clock,
+                first_t: None,
+                skipped: vec![],
+            }));
+        }
+        let mut run = self.trace_runs[ti].take().expect("set above");
+        let horizon = self.runq.peek().map(|Reverse(x)| *x);
+        let past = |clock: Nanos, next_sample: Nanos| clock >= next_sample || horizon.is_some_and(|h| (clock, ti) > h);
+        let mut n = 0;
+        let mut finished = false;
+        let mut oom = false;
+        loop {
+            let ev = match run.pending.take() {
+                Some(e) => e,
+                None => match run.cursor.next_event() {
+                    Ok(Some(e)) => {
+                        // Think time: the event starts no earlier than the recorded gap since
+                        // the loop's first event allows, scaled.
+                        let first = *run.first_t.get_or_insert(e.t_ns);
+                        if *time_scale > 0.0 {
+                            let at = run.base + (e.t_ns.saturating_sub(first) as f64 * time_scale) as Nanos;
+                            let clock = &mut self.tasks[ti].times.clock;
+                            if *clock < at {
+                                // The think time took the task past another's turn or a sample:
+                                // the event waits for the scheduler to come back to it.
+                                *clock = at;
+                                if past(at, self.next_sample) {
+                                    run.pending = Some(e);
+                                    break;
+                                }
+                            }
+                        }
+                        e
+                    }
+                    Ok(None) => {
+                        run.loop_no += 1;
+                        if run.loop_no < *loops {
+                            if let Err(e) = run.cursor.rewind() {
+                                self.trace_runs[ti] = Some(run);
+                                self.trace_failed(ti, e.to_string());
+                                return;
+                            }
+                            run.base = self.tasks[ti].times.clock;
+                            run.first_t = None;
+                            continue;
+                        }
+                        finished = true;
+                        break;
+                    }
+                    Err(e) => {
+                        let place = format!("{path}: event {}", run.cursor.events);
+                        let msg = match e {
+                            crate::trace::TraceError::Source(m) => m,
+                            other => format!("{place}: error: {other}\n  fix: the trace is damaged or was written by a newer memtwin; re-record or re-import it"),
+                        };
+                        self.trace_runs[ti] = Some(run);
+                        self.trace_failed(ti, msg);
+                        return;
+                    }
+                },
+            };
+            let index = run.cursor.events - 1;
+            match self.trace_event(ti, &mut run, &ev, op) {
+                Ok(Outcome::Ok) => {}
+                Ok(Outcome::Oom) => {
+                    oom = true;
+                    finished = true;
+                    break;
+                }
+                Err(what) => {
+                    let msg = format!(
+                        "{path}: event {index} ({:?} at {:.6} s): error: {what}\n  fix: re-import or re-record the trace so that its header lists every file its events name",
+                        ev.op,
+                        ev.t_ns as f64 / 1e9
+                    );
+                    self.trace_runs[ti] = Some(run);
+                    self.trace_failed(ti, msg);
+                    return;
+                }
+            }
+            self.work_done += 1;
+            n += 1;
+            if n >= TRACE_BATCH || past(self.tasks[ti].times.clock, self.next_sample) {
+                break;
+            }
+        }
+        if finished {
+            // The pid's mappings outlive nothing: a trace that ends ends its processes.
+            for (_, _, vma) in std::mem::take(&mut run.maps) {
+                self.kernel.do_munmap(vma);
+            }
+            for (i, &r) in run.refs.iter().enumerate() {
+                for _ in 0..r {
+                    self.kernel.dput(run.inodes[i]);
+                }
+            }
+            self.trace_stats.push(TraceStats {
+                task: self.tasks[ti].name.clone(),
+                path: path.clone(),
+                events: run.cursor.events,
+                loops: run.loop_no,
+                skipped: std::mem::take(&mut run.skipped),
+            });
+            self.tasks[ti].cursor = Cursor::Idle;
+            self.finish_step(ti, op, !oom);
+            if oom {
+                self.tasks[ti].killed = true;
+            }
+        } else {
+            self.trace_runs[ti] = Some(run);
+        }
+    }
+
+    /// Run one event as its syscall. `Err` names a defect of the event.
+    fn trace_event(&mut self, ti: usize, run: &mut TraceRun, ev: &TraceEvent, op: &OpSpec) -> Result<Outcome, String> {
+        let file = match ev.file {
+            Some(f) if (f as usize) < run.inodes.len() => Some(f as usize),
+            Some(f) => return Err(format!("it names file id {f}, but the trace's header lists {} file(s)", run.inodes.len())),
+            None => None,
+        };
+        let needs_file = matches!(
+            ev.op,
+            TraceOp::Open | TraceOp::Close | TraceOp::Read | TraceOp::Write | TraceOp::Fadvise | TraceOp::Fsync | TraceOp::Fdatasync | TraceOp::Truncate | TraceOp::Unlink | TraceOp::Mmap
+        );
+        let f = match (needs_file, file) {
+            (true, None) => return Err("it names no file".to_string()),
+            (_, f) => f.unwrap_or(0),
+        };
+        let user = self.kernel.cost.user_per_syscall;
+        let memcg = self.tasks[ti].memcg;
+        let mut out = Outcome::Ok;
+        self.enter(ti);
+        match ev.op {
+            TraceOp::Open => {
+                let inode = run.inodes[f];
+                self.kernel.inodes[inode.idx()].exists = true;
+                if self.kernel.d_instantiate(inode, memcg) {
+                    self.kernel.cpu(self.kernel.cost.syscall);
+                    self.kernel.dget(inode);
+                    run.refs[f] += 1;
+                    // file_ra_state_init(): a new struct file's window is the device's.
+                    let dev = self.kernel.inodes[inode.idx()].dev;
+                    run.ra[f] = FileRaState::new(dev.map(|d| self.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1));
+                } else {
+                    self.op_failed(ti, op, crate::cgroup::Errno::ENOMEM);
+                }
+            }
+            TraceOp::Close => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                if run.refs[f] > 0 {
+                    run.refs[f] -= 1;
+                    self.kernel.dput(run.inodes[f]);
+                }
+            }
+            TraceOp::Read => {
+                if self.kernel.filemap_read(run.inodes[f], ev.offset, ev.length, &mut run.ra[f], memcg).is_err() {
+                    out = Outcome::Oom;
+                }
+            }
+            TraceOp::Write => {
+                if self.kernel.generic_perform_write(run.inodes[f], ev.offset, ev.length, memcg).is_err() {
+                    out = Outcome::Oom;
+                }
+            }
+            TraceOp::Fadvise => {
+                let first = (ev.offset / PAGE_SIZE) as u32;
+                let last = if ev.length == 0 { u32::MAX } else { ((ev.offset + ev.length - 1) / PAGE_SIZE).min(u32::MAX as u64) as u32 };
+                let inode = run.inodes[f];
+                let dev = self.kernel.inodes[inode.idx()].dev;
+                let bdi = dev.map(|d| self.kernel.devices[d.idx()].ra_pages() as u32).unwrap_or(1);
+                match ev.flags {
+                    FADV_DONTNEED => {
+                        self.kernel.generic_fadvise(inode, first, last, crate::fadvise::Advice::DontNeed, memcg);
+                    }
+                    FADV_WILLNEED => {
+                        self.kernel.generic_fadvise(inode, first, last, crate::fadvise::Advice::WillNeed, memcg);
+                    }
+                    // generic_fadvise(): NORMAL the device's window, RANDOM no readahead
+                    // (FMODE_RANDOM), SEQUENTIAL twice the window; NOREUSE nothing.
+                    FADV_NORMAL | FADV_RANDOM | FADV_SEQUENTIAL => {
+                        self.kernel.cpu(self.kernel.cost.syscall);
+                        let ra = &mut run.ra[f];
+                        ra.ra_pages = if ev.flags == FADV_SEQUENTIAL { bdi * 2 } else { bdi };
+                        ra.random = ev.flags == FADV_RANDOM;
+                    }
+                    _ => self.kernel.cpu(self.kernel.cost.syscall),
+                }
+            }
+            TraceOp::Fsync | TraceOp::Fdatasync => self.kernel.vfs_fsync(run.inodes[f]),
+            TraceOp::Truncate | TraceOp::Unlink => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                let inode = run.inodes[f];
+                if ev.op == TraceOp::Unlink || ev.length == 0 {
+                    self.kernel.truncate_inode_pages(inode);
+                    self.kernel.inodes[inode.idx()].size = 0;
+                } else {
+                    self.kernel.inodes[inode.idx()].size = ev.length;
+                    run.skip(SKIP_TRUNCATE);
+                }
+            }
+            TraceOp::Mmap => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                run.skip(SKIP_FILE_MMAP);
+            }
+            TraceOp::AnonMmap => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                let pages = pages_for(ev.length);
+                if pages > self.kernel.managed_pages() + self.scenario.machine.swap / PAGE_SIZE {
+                    run.skip(SKIP_BIG_MMAP);
+                } else if pages > 0 {
+                    let vma = self.kernel.do_mmap_anon(pages, memcg);
+                    run.maps.push((ev.pid, ev.length, vma));
+                }
+            }
+            TraceOp::Munmap => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                match run.maps.iter().rposition(|&(p, l, _)| p == ev.pid && l == ev.length) {
+                    Some(i) => {
+                        let (_, _, vma) = run.maps.remove(i);
+                        self.kernel.do_munmap(vma);
+                    }
+                    None => run.skip(SKIP_MUNMAP),
+                }
+            }
+            TraceOp::Touch => match run.maps.iter().rev().find(|m| m.0 == ev.pid) {
+                Some(&(_, _, vma)) => {
+                    let len = self.kernel.vmas[vma.0 as usize].pages.len() as u64;
+                    let first = (ev.offset / PAGE_SIZE).min(len);
+                    let end = (ev.offset + ev.length).div_ceil(PAGE_SIZE).min(len);
+                    for i in first..end {
+                        if self.kernel.vmas[vma.0 as usize].pages[i as usize] != crate::types::PageId::NIL {
+                            continue;
+                        }
+                        if self.kernel.handle_mm_fault(vma, i as u32).is_err() {
+                            out = Outcome::Oom;
+                            break;
+                        }
+                        if self.kernel.nr_pages_over_high != 0 {
+                            self.kernel.mem_cgroup_handle_over_high(memcg);
+                        }
+                    }
+                }
+                None => run.skip(SKIP_TOUCH),
+            },
+            TraceOp::Exit => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                while let Some(i) = run.maps.iter().rposition(|m| m.0 == ev.pid) {
+                    let (_, _, vma) = run.maps.remove(i);
+                    self.kernel.do_munmap(vma);
+                }
+            }
+            TraceOp::Lseek | TraceOp::Rename | TraceOp::Mkdir | TraceOp::Fork | TraceOp::Madvise => self.kernel.cpu(self.kernel.cost.syscall),
+        }
+        let pages = self.kernel.io.hits + self.kernel.io.misses;
+        self.leave(ti, user);
+        // Progress counts events for a trace task (leave() counted its pages).
+        self.work_done -= pages;
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::model::TraceHeader;
+    use crate::trace::{VecChunks, EVENT_SIZE, NO_FILE};
+    use crate::{Document, RunError, SimResult, Simulation};
+
+    fn ev(t: u64, op: u8, file: u16, off: u64, len: u64, flags: u8) -> Vec<u8> {
+        let mut v = Vec::with_capacity(EVENT_SIZE);
+        v.extend_from_slice(&t.to_le_bytes());
+        v.extend_from_slice(&off.to_le_bytes());
+        v.extend_from_slice(&len.to_le_bytes());
+        v.extend_from_slice(&7u32.to_le_bytes());
+        v.extend_from_slice(&file.to_le_bytes());
+        v.push(op);
+        v.push(flags);
+        v
+    }
+
+    fn run(events: &[Vec<u8>], extra: &str) -> Result<SimResult, RunError> {
+        let text = format!(
+            "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\ncpus = 2\n[kernel]\nprofile = \"linux-6.1\"\ncgroup = \"v1\"\n[devices.sda]\nread_bw = \"100M\"\n[cgroups.ct]\n[tasks.t]\ncgroup = \"ct\"\ntrace = \"x.mtt\"\n{extra}\n"
+        );
+        let doc = Document::from_toml("t.toml", &text).unwrap();
+        let h = TraceHeader { files: vec![("/data/a".into(), 1 << 20), ("/data/b".into(), 1 << 20)], events: events.len() as u64, resident: vec![(1, 0, 128)] };
+        let scn = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap();
+        let mut sim = Simulation::new(&scn);
+        // Two chunks, so that events cross a chunk boundary.
+        let all = events.concat();
+        let cut = (events.len() / 2) * EVENT_SIZE;
+        sim.attach_trace(0, Box::new(VecChunks::new(vec![all[..cut].to_vec(), all[cut..].to_vec()])));
+        sim.run_traced(&mut |_, _| true)
+    }
+
+    fn total(r: &SimResult, k: &str) -> f64 {
+        r.totals.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap_or_else(|| panic!("no total {k}"))
+    }
+
+    const OPEN: u8 = 1;
+    const CLOSE: u8 = 2;
+    const READ: u8 = 3;
+    const MMAP: u8 = 6;
+    const FADVISE: u8 = 9;
+    const EXIT: u8 = 17;
+    const ANON: u8 = 18;
+    const TOUCH: u8 = 19;
+
+    /// filemap_read() (mm/filemap.c): a cold read of a whole file reads it from disk; the same
+    /// read again (second loop) hits the page cache.
+    #[test]
+    fn reads_then_rereads_in_a_second_loop() {
+        let evs: Vec<Vec<u8>> = std::iter::once(ev(0, OPEN, 0, 0, 0, 0))
+            .chain((0..8).map(|i| ev(i + 1, READ, 0, i * 131072, 131072, 0)))
+            .chain(std::iter::once(ev(10, CLOSE, 0, 0, 0, 0)))
+            .collect();
+        let r = run(&evs, "").unwrap();
+        assert_eq!(total(&r, "read_bytes"), (1 << 20) as f64);
+        assert_eq!(r.traces[0].events, 10);
+        let r2 = run(&evs, "loops = 2").unwrap();
+        assert_eq!(r2.traces[0].events, 20);
+        assert_eq!(r2.traces[0].loops, 2);
+        assert_eq!(total(&r2, "read_bytes"), (1 << 20) as f64, "the second pass hits");
+    }
+
+    /// Think time: time_scale = 1 keeps the recorded gap (10 s here), 0 drops it.
+    #[test]
+    fn time_scale_keeps_or_drops_think_time() {
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(10_000_000_000, READ, 0, 0, 4096, 0)];
+        let kept = run(&evs, "time_scale = 1.0").unwrap();
+        let dropped = run(&evs, "time_scale = 0").unwrap();
+        assert!(kept.engine.virtual_time_s >= 10.0, "{}", kept.engine.virtual_time_s);
+        assert!(dropped.engine.virtual_time_s < 1.0, "{}", dropped.engine.virtual_time_s);
+    }
+
+    /// Events keep their virtual-time order with other tasks: a trace's read at 10 s comes
+    /// after another task's fadvise(DONTNEED) at 5 s, so it misses again (with the think time
+    /// dropped it runs before, and hits).
+    #[test]
+    fn think_time_interleaves_with_other_tasks() {
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, READ, 0, 0, 1 << 20, 0), ev(10_000_000_000, READ, 0, 0, 1 << 20, 0)];
+        let other = "[tasks.b]\nops = [{ op = \"sleep\", duration = \"5s\" }, { op = \"fadvise\", path = \"/data/a\", advice = \"dontneed\" }]";
+        let r = run(&evs, &format!("time_scale = 1\n{other}")).unwrap();
+        assert_eq!(total(&r, "read_bytes"), (2 << 20) as f64);
+        let r = run(&evs, &format!("time_scale = 0\n{other}")).unwrap();
+        assert_eq!(total(&r, "read_bytes"), (1 << 20) as f64);
+    }
+
+    /// generic_fadvise() (mm/fadvise.c): POSIX_FADV_DONTNEED drops the clean pages, so the
+    /// next read of them misses again.
+    #[test]
+    fn fadvise_dontneed_drops_clean_pages() {
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, READ, 0, 0, 1 << 20, 0), ev(2, FADVISE, 0, 0, 0, 4), ev(3, READ, 0, 0, 1 << 20, 0)];
+        let r = run(&evs, "").unwrap();
+        assert_eq!(total(&r, "read_bytes"), (2 << 20) as f64);
+    }
+
+    /// The cache the recording started with (the header's resident ranges: the first 512K of
+    /// /data/b here) is in the page cache before the first event, charged to the root memcg;
+    /// `initial_cache = false` starts cold.
+    #[test]
+    fn initial_cache_from_the_header() {
+        let evs = vec![ev(0, OPEN, 1, 0, 0, 0), ev(1, READ, 1, 0, 1 << 20, 0)];
+        let warm = run(&evs, "").unwrap();
+        assert_eq!(total(&warm, "read_bytes"), (512 << 10) as f64);
+        assert!(total(&warm, "memcg.usage_bytes") < (600 << 10) as f64, "the resident half is not the task memcg's");
+        let cold = run(&evs, "initial_cache = false").unwrap();
+        assert_eq!(total(&cold, "read_bytes"), (1 << 20) as f64);
+    }
+
+    /// A file mmap is counted and skipped, never dropped silently; anonymous memory is mapped,
+    /// faulted by `touch` (charged to the memcg) and unmapped when its process exits.
+    #[test]
+    fn mmaps_counted_and_anon_faulted() {
+        let evs = vec![ev(0, MMAP, 0, 0, 1 << 20, 0), ev(1, ANON, NO_FILE, 0, 4 << 20, 0), ev(2, TOUCH, NO_FILE, 0, 4 << 20, 0), ev(3, EXIT, NO_FILE, 0, 0, 0)];
+        let r = run(&evs, "").unwrap();
+        assert_eq!(r.traces[0].skipped, vec![(super::SKIP_FILE_MMAP, 1)]);
+        assert!(total(&r, "memcg.max_usage_bytes") >= (4 << 20) as f64);
+        assert!(total(&r, "memcg.usage_bytes") < (1 << 20) as f64, "exit unmapped it");
+    }
+
+    /// A defect stops the run with the trace, the event's index and a fix.
+    #[test]
+    fn defects_name_the_event() {
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, READ, 5, 0, 4096, 0)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("a file id outside the header must fail") };
+        assert!(m.starts_with("x.mtt: event 1 ") && m.contains("file id 5") && m.contains("fix:"), "{m}");
+        let evs = vec![ev(0, OPEN, 0, 0, 0, 0), ev(1, 99, 0, 0, 4096, 0)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("an unknown op must fail") };
+        assert!(m.contains("event 1") && m.contains("op code 99"), "{m}");
+        let evs = vec![ev(0, READ, NO_FILE, 0, 4096, 0)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("a read of no file must fail") };
+        assert!(m.contains("event 0") && m.contains("names no file"), "{m}");
+    }
+
+    /// The scenario builder checks a trace task's keys and never expands the trace.
+    #[test]
+    fn trace_tasks_are_checked() {
+        let doc = Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"100M\"\n[tasks.t]\ntrace = \"x.mtt\"\nloops = 0\nops = []\n").unwrap();
+        let h = TraceHeader { files: vec![("/data/a".into(), 4096)], events: 1, resident: vec![] };
+        let e = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap_err().to_string();
+        assert!(e.contains("both `trace` and `ops`") && e.contains("loops is 0"), "{e}");
+        let e = doc.resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains("t.toml:8:") && e.contains("was not read"), "{e}");
+    }
+}
