@@ -137,19 +137,21 @@ def _self_io() -> dict:
 
 
 # memory.stat names of the engine's memcg events, per hierarchy (hierarchical counters).
-V1_EVENTS = {"memcg.pgpgin": "total_pgpgin", "memcg.pgpgout": "total_pgpgout"}
+V1_EVENTS = {"memcg.pgpgin": "total_pgpgin", "memcg.pgpgout": "total_pgpgout",
+             "memcg.pgfault": "total_pgfault", "memcg.pgmajfault": "total_pgmajfault"}
 V2_EVENTS = {
     "memcg.pgscan": "pgscan", "memcg.pgsteal": "pgsteal", "memcg.pgactivate": "pgactivate",
     "memcg.pgdeactivate": "pgdeactivate", "memcg.pgrefill": "pgrefill",
     "memcg.workingset_refault_file": "workingset_refault_file",
     "memcg.workingset_activate_file": "workingset_activate_file",
     "memcg.workingset_restore_file": "workingset_restore_file",
+    "memcg.pgfault": "pgfault", "memcg.pgmajfault": "pgmajfault",
 }
 VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "pgactivate",
           "pgdeactivate", "pgrefill", "workingset_refault_file", "workingset_activate_file",
           "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
           "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
-          "compact_success", "pgmigrate_success", "pswpin", "pswpout"]
+          "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault"]
 
 
 class Cg:
@@ -177,6 +179,7 @@ class Cg:
             st = _kv(_read(os.path.join(d, "memory.stat")))
             s["file"] = st.get("total_cache", st.get("cache", 0))
             s["anon"] = st.get("total_rss", st.get("rss", 0))
+            s["mapped"] = st.get("total_mapped_file", st.get("mapped_file"))
             s["dirty"] = st.get("total_dirty", st.get("dirty"))
             s["writeback"] = st.get("total_writeback", st.get("writeback"))
             s["psi"] = None
@@ -192,7 +195,7 @@ class Cg:
             s["failcnt"] = ev.get("max")
             s["file"] = st.get("file", 0)
             s["anon"] = st.get("anon", 0)
-            s["dirty"] = st.get("file_dirty")
+            s["mapped"] = st.get("file_mapped")
             s["writeback"] = st.get("file_writeback")
             try:
                 s["psi"] = _psi(_read(os.path.join(d, "memory.pressure")))
@@ -271,6 +274,10 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     if b.memcg["max_usage"] is not None:
         m["memcg.max_usage_bytes"] = b.memcg["max_usage"]
     m["memcg.file_bytes"] = b.memcg["file"]
+    if b.memcg.get("anon") is not None:
+        m["memcg.anon_bytes"] = b.memcg["anon"]
+    if b.memcg.get("mapped") is not None:
+        m["memcg.file_mapped_bytes"] = b.memcg["mapped"]
     for k in ("dirty", "writeback"):
         if b.memcg.get(k) is not None:
             m[f"memcg.{k}_bytes"] = b.memcg[k]
@@ -295,7 +302,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages"):
+    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
     if st is not None:
@@ -914,4 +921,5 @@ def totals(steps: list) -> dict:
 
 def _is_level(name: str) -> bool:
     return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
-        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes")
+        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes",
+        "memcg.anon_bytes", "memcg.file_mapped_bytes")

@@ -200,6 +200,13 @@ pub struct KernelProfile {
     pub eviction_reads_age_first: bool,
     /// How limit reclaim walks the target's subtree.
     pub reclaim_walk: ReclaimWalk,
+    /// Read faults on file mappings map the resident pages around the fault
+    /// (`do_fault_around()` -> `filemap_map_pages()`, `fault_around_bytes` = 64K; v3.15+,
+    /// 8c6e50b0290c "mm: introduce vm_ops->map_pages()"). Before, one page per fault.
+    pub fault_around: bool,
+    /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
+    /// madvise() returns EINVAL for them.
+    pub madv_cold_pageout: bool,
     /// Kernel memory of one memcg.
     pub memcg_kmem: MemcgKmemCost,
     /// How memcg-aware list_lrus lay out their per-memcg lists (seed 001).
@@ -395,6 +402,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         eviction_at_reclaim_root: true,
         eviction_reads_age_first: true,
         reclaim_walk: ReclaimWalk::Full,
+        fault_around: true,
+        madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
         kmalloc_large_in_slab: true,
@@ -444,6 +453,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_0 = KernelProfile {
         name: "linux-5.0",
+        madv_cold_pageout: false,
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
@@ -496,6 +506,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
+        fault_around: false,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       otherwise as linux-4.3",

@@ -65,8 +65,8 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Rmdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Mount { path: format!("/mnt/{i}"), fs: "tmpfs".into(), mkdir: i % 2 == 0 }),
-        (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size }),
-        (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}") }),
+        (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size, file: None }),
+        (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: memtwin_engine::scenario::model::MapAccess::write_all() }),
         (0usize..2).prop_map(|i| OpKind::Munmap { name: format!("m{i}") }),
     ]
 }
