@@ -576,9 +576,12 @@ pub const MMAP_LOTSAMISS: u32 = 100;
 impl Kernel {
     /// `filemap_fault()`: the page-cache page behind page `i` of file VMA `vma`, read in if
     /// need be. A page found starts async readahead at a `PG_readahead` marker
-    /// (`do_async_mmap_readahead()`); a missing one is a major fault (`PGMAJFAULT`), read
-    /// with `do_sync_mmap_readahead()` or alone. Waits for the page's read.
-    pub fn filemap_fault(&mut self, vma: crate::memory::VmaId, i: u32) -> Result<PageId, crate::memory::FaultError> {
+    /// (`do_async_mmap_readahead()`, not on a retried fault: `FAULT_FLAG_TRIED`); a missing
+    /// one is a major fault (`PGMAJFAULT`), read with `do_sync_mmap_readahead()` or alone.
+    /// Waits for the page's read. A fault that waited for I/O, having dropped mmap_lock to do
+    /// so (`maybe_unlock_mmap_for_io()`, `lock_folio_maybe_drop_mmap()`), returns `None`:
+    /// `VM_FAULT_RETRY`, the caller faults again.
+    pub fn filemap_fault(&mut self, vma: crate::memory::VmaId, i: u32, tried: bool) -> Result<Option<PageId>, crate::memory::FaultError> {
         let v = vma.0 as usize;
         let (inode, pgoff) = {
             let f = self.vmas[v].file.as_ref().expect("a file VMA");
@@ -587,12 +590,19 @@ impl Kernel {
         let memcg = self.vmas[v].memcg;
         self.page_events += 1;
         self.cpu(self.cost.lookup);
+        let retry;
         let page = match self.mappings[inode.idx()].lookup(pgoff) {
             Some(p) => {
-                self.do_async_mmap_readahead(vma, p, pgoff);
+                if !tried {
+                    self.do_async_mmap_readahead(vma, p, pgoff);
+                }
+                // A page still under read I/O: lock_folio_maybe_drop_mmap() sleeps without
+                // mmap_lock, and the fault is retried.
+                retry = !tried && self.folio_test_locked(p);
                 p
             }
             None => {
+                retry = !tried;
                 self.count_pgmajfault(memcg);
                 self.do_sync_mmap_readahead(vma, pgoff);
                 match self.mappings[inode.idx()].lookup(pgoff) {
@@ -609,7 +619,7 @@ impl Kernel {
         // The fault maps the page: the first access of a page read ahead for it.
         self.pages[page].flags &= !pg::FRESH;
         self.folio_wait_locked(page);
-        Ok(page)
+        Ok(if retry { None } else { Some(page) })
     }
 
     /// `do_sync_mmap_readahead()` (6.1): nothing for `VM_RAND_READ` or without a window; for

@@ -37,6 +37,7 @@ impl Memcg {
             nr_shmem: 0,
             nr_anon: 0,
             nr_file_mapped: 0,
+            refaults_snapshot: 0,
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -236,6 +237,9 @@ pub struct Memcg {
     /// Page-cache pages charged here that some VMA maps (`NR_FILE_MAPPED`: memory.stat
     /// `mapped_file` on v1, `file_mapped` on v2, local).
     pub nr_file_mapped: u64,
+    /// `lruvec->refaults[WORKINGSET_FILE]`: the subtree's `workingset_activate_file` when a
+    /// reclaim rooted here last ended (`snapshot_refaults()`).
+    pub refaults_snapshot: u64,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -453,6 +457,17 @@ impl MemcgTree {
     }
 
     /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).
+    /// Event `ev` (a [`MemcgEvent`] index) summed over `m` and its descendants
+    /// (`lruvec_page_state()` of the hierarchical lruvec).
+    pub fn subtree_events(&self, m: MemcgId, ev: usize) -> u64 {
+        let mut sum = self.memcgs[m.idx()].events[ev];
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.subtree_events(c, ev);
+        }
+        sum
+    }
+
+    /// The sum of `f` over `m` and its descendants.
     pub fn subtree_sum(&self, m: MemcgId, f: fn(&Memcg) -> u64) -> u64 {
         let mut sum = f(&self.memcgs[m.idx()]);
         for &c in &self.memcgs[m.idx()].children {

@@ -409,31 +409,47 @@ impl Kernel {
         if !self.pte_alloc(vma, i) {
             return Err(FaultError::Oom);
         }
-        self.count_pgfault(memcg, false);
-        self.cpu(self.cost.anon_fault);
         if self.vmas[v].swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
             // A private copy that was swapped out.
+            self.count_pgfault(memcg, false);
+            self.cpu(self.cost.anon_fault);
             self.count_pgmajfault(memcg);
             let nid = self.cur_nid;
             return self.do_swap_page(vma, i, nid).map(|_| ()).ok_or(FaultError::Oom);
         }
-        if write && !shared {
-            // do_cow_fault(): read the file page (__do_fault()), copy it; the file page is
-            // not mapped.
-            let p = self.filemap_fault(vma, i)?;
-            return self.cow_page(vma, i, p);
+        // A fault that had to wait for I/O returns VM_FAULT_RETRY after dropping mmap_lock,
+        // and the architecture's fault handler takes it again (FAULT_FLAG_TRIED): a second
+        // handle_mm_fault(), counted again in pgfault, whose fault-around now maps the pages
+        // read.
+        let mut tried = false;
+        loop {
+            self.count_pgfault(memcg, false);
+            self.cpu(self.cost.anon_fault);
+            if write && !shared {
+                // do_cow_fault(): read the file page (__do_fault()), copy it; the file page is
+                // not mapped.
+                match self.filemap_fault(vma, i, tried)? {
+                    None => tried = true,
+                    Some(p) => return self.cow_page(vma, i, p),
+                }
+                continue;
+            }
+            if !write && self.profile.fault_around && self.do_fault_around(vma, i) {
+                // do_read_fault(): filemap_map_pages() mapped the page: no ->fault.
+                return Ok(());
+            }
+            match self.filemap_fault(vma, i, tried)? {
+                None => tried = true,
+                Some(p) => {
+                    self.page_add_file_rmap(vma, i, p);
+                    if write {
+                        // do_shared_fault(): ->page_mkwrite, then fault_dirty_shared_page().
+                        self.do_page_mkwrite(p, memcg);
+                    }
+                    return Ok(());
+                }
+            }
         }
-        if !write && self.profile.fault_around && self.do_fault_around(vma, i) {
-            // do_read_fault(): filemap_map_pages() mapped the page: no ->fault.
-            return Ok(());
-        }
-        let p = self.filemap_fault(vma, i)?;
-        self.page_add_file_rmap(vma, i, p);
-        if write {
-            // do_shared_fault(): ->page_mkwrite, then fault_dirty_shared_page().
-            self.do_page_mkwrite(p, memcg);
-        }
-        Ok(())
     }
 
     /// `do_page_mkwrite()` (ext4's `block_page_mkwrite()`: the page dirtied) +

@@ -204,6 +204,13 @@ pub struct KernelProfile {
     /// (`do_fault_around()` -> `filemap_map_pages()`, `fault_around_bytes` = 64K; v3.15+,
     /// 8c6e50b0290c "mm: introduce vm_ops->map_pages()"). Before, one page per fault.
     pub fault_around: bool,
+    /// Reclaim deactivates the active file list whenever the reclaim root saw refault
+    /// activations since its last reclaim ("When refaults are being observed, it means a new
+    /// workingset is being established. Deactivate to get rid of any stale active pages
+    /// quickly": `sc->may_deactivate` in `prepare_scan_count()`/`shrink_node()` and
+    /// `snapshot_refaults()`, v5.9+, b91ac374346b "mm: vmscan: enforce inactive:active ratio
+    /// at the reclaim root"), not only when the inactive list is low.
+    pub deactivate_on_refault: bool,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -403,6 +410,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         eviction_reads_age_first: true,
         reclaim_walk: ReclaimWalk::Full,
         fault_around: true,
+        deactivate_on_refault: true,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -454,6 +462,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_5_0 = KernelProfile {
         name: "linux-5.0",
         madv_cold_pageout: false,
+        deactivate_on_refault: false,
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \

@@ -110,6 +110,9 @@ pub struct ScanControl {
     pub memcg_low_skipped: bool,
     /// `nr.writeback`: pages found under writeback.
     pub nr_writeback: u64,
+    /// `may_deactivate & DEACTIVATE_FILE` forced by refaults at the reclaim root (5.9+):
+    /// the active file list is shrunk whether or not the inactive one is low.
+    pub deactivate_file: bool,
 }
 
 impl ScanControl {
@@ -125,6 +128,7 @@ impl ScanControl {
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
             nr_writeback: 0,
+            deactivate_file: false,
         }
     }
 }
@@ -154,6 +158,16 @@ impl Kernel {
     /// ignoring memory.low.
     pub fn do_try_to_free_pages(&mut self, sc: &mut ScanControl) -> u64 {
         self.cpu(self.cost.reclaim_call);
+        // prepare_scan_count() (5.9+): refaults seen at the reclaim root since its last
+        // reclaim force the deactivation of active file pages; snapshot_refaults() at the end.
+        let refaults = if self.profile.deactivate_on_refault {
+            let i = MemcgEvent::WorkingsetActivateFile as usize;
+            let r = self.memcgs.subtree_events(sc.target, i);
+            sc.deactivate_file = r != self.memcgs.get(sc.target).refaults_snapshot;
+            Some(r)
+        } else {
+            None
+        };
         loop {
             sc.priority = DEF_PRIORITY;
             loop {
@@ -168,6 +182,9 @@ impl Kernel {
                 break;
             }
             sc.memcg_low_reclaim = true;
+        }
+        if let Some(r) = refaults {
+            self.memcgs.memcgs[sc.target.idx()].refaults_snapshot = r;
         }
         sc.nr_reclaimed
     }
@@ -309,7 +326,7 @@ impl Kernel {
             if nr_active > 0 {
                 let n = nr_active.min(SWAP_CLUSTER_MAX);
                 nr_active -= n;
-                if self.inactive_is_low(v) {
+                if sc.deactivate_file || self.inactive_is_low(v) {
                     self.shrink_active_list(memcg, v, n, sc);
                 }
             }

@@ -68,7 +68,46 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size, file: None }),
         (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: memtwin_engine::scenario::model::MapAccess::write_all() }),
         (0usize..2).prop_map(|i| OpKind::Munmap { name: format!("m{i}") }),
+        // File mappings (named after their file; sized to the file in `fix_file_maps`).
+        (0..nfiles, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, 0u8..3).prop_map(|(file, shared, exec, populate, adv)| OpKind::Mmap {
+            name: format!("f{file}"),
+            size: 0,
+            file: Some(MapFile { file, offset: 0, shared, exec, populate, advice: [MAdvice::Normal, MAdvice::Random, MAdvice::Sequential][adv as usize] }),
+        }),
+        (0..nfiles, prop::bool::ANY, 0u8..3, 0u64..2 << 20).prop_map(|(file, write, pat, offset)| OpKind::Touch {
+            name: format!("f{file}"),
+            access: MapAccess {
+                write,
+                offset: offset & !4095,
+                length: None,
+                pattern: [TouchPattern::Sequential, TouchPattern::Random { count: 700 }, TouchPattern::Strided { stride: 3 }][pat as usize],
+            },
+        }),
+        (0..nfiles, 0u8..7).prop_map(|(file, a)| OpKind::Madvise {
+            name: format!("f{file}"),
+            advice: [MAdvice::Normal, MAdvice::Sequential, MAdvice::Random, MAdvice::WillNeed, MAdvice::DontNeed, MAdvice::Cold, MAdvice::PageOut][a as usize],
+            offset: 0,
+            length: None,
+        }),
+        (0..nfiles, prop::bool::ANY).prop_map(|(file, lock)| OpKind::Mlock { name: format!("f{file}"), lock }),
+        (0..nfiles).prop_map(|file| OpKind::Msync { name: format!("f{file}") }),
+        (0..nfiles).prop_map(|file| OpKind::Munmap { name: format!("f{file}") }),
     ]
+}
+
+/// File mappings map their whole file (a whole number of pages; build.rs refuses a mapping
+/// past the end); a file under a page long, or on tmpfs, is not mapped (a sleep instead).
+fn fix_file_maps(ops: &mut [OpSpec], files: &[FileSpec]) {
+    for op in ops {
+        if let OpKind::Mmap { size, file: Some(f), .. } = &mut op.kind {
+            let spec = &files[f.file];
+            if spec.device.is_none() || spec.size < 4096 {
+                op.kind = OpKind::Sleep { duration: 1 };
+            } else {
+                *size = spec.size / 4096 * 4096;
+            }
+        }
+    }
 }
 
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
@@ -93,7 +132,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         min: 0,
                     })
                     .collect();
-                Scenario {
+                let mut scn = Scenario {
                     name: "prop".into(),
                     description: String::new(),
                     variant: None,
@@ -148,7 +187,12 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                     sample_interval: 10_000_000,
                     report_metrics: vec![],
                     resident_pages: Default::default(),
+                };
+                let files = scn.files.clone();
+                for t in &mut scn.tasks {
+                    fix_file_maps(&mut t.ops, &files);
                 }
+                scn
             })
         })
 }
