@@ -18,7 +18,17 @@ RECORDED = [p for p in SCENARIOS if memtwin.load(p).doc.table("validation") is n
 # Known disagreements with the recorded real runs, each with what causes it. The test fails
 # when a metric leaves tolerance that is not listed here, and when a listed one comes back
 # within tolerance (then remove it from this list).
-KNOWN_OUT: set = set()
+KNOWN_OUT: set = {
+    # Issue 20, 2026-11-25: 2000 random stores into a shared mapping of a 96M file under a 32M
+    # limit. The kernel activated 355, 361 and 350 refaulting pages in three recordings, the
+    # engine 234, with refaults (4884 vs 4868), reclaim activations (47/47) and pgscan (7277 vs
+    # 7296) in agreement. What differs is writeback during the step: the kernel ends it with
+    # 5.2 MB dirty and 2.6 MB written, the engine with 3.0 MB dirty and 4.9 MB written, so
+    # fewer dirty pages pass through reclaim's activate_locked (PG_reclaim) to grow the active
+    # list that bounds the refault distance. Dirty throttling of page_mkwrite faults
+    # (balance_dirty_pages_ratelimited() per fault) is the mechanism to look at.
+    ("qemu61-mmap-db.toml", "default", "update", "memcg.workingset_activate_file"),
+}
 # Emptied, 2026-11-25 (issue 16): memory.events high on Debian 6.1 was 34-61% above the
 # kernel's once counted per reclaim_high() with the charge stock's batching: the engine's
 # shrink_lruvec() stopped when the whole reclaim (all priorities so far) met its target, the
@@ -49,7 +59,8 @@ def test_there_is_a_validation_set():
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
     assert sum(n.startswith("host-") for n in names) == 9 + 11
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 15
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 15 + 5
+    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5  # issue 20: file mappings
     assert "qemu61-numa-anon.toml" in names  # the page allocator's NUMA fallback, THP on and off
     assert "host-dir-eviction-warm.toml" in names and "qemu61-dir-eviction-warm.toml" in names
 

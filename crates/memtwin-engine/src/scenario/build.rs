@@ -1121,8 +1121,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
+    // Where each kept op was written, for the checks across a task's ops below.
+    let mut op_locs: Vec<Vec<Loc>> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
         let mut out = vec![];
+        let mut locs = vec![];
         // The task's start and sleeps, added up, stay below MAX_TASK_SLEEP.
         let mut slept = start.0;
         for (n, step, label) in ops.iter() {
@@ -1138,8 +1141,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
                 out.push(op);
+                locs.push(n.loc.clone());
             }
         }
+        op_locs.push(locs);
         task_locs.push((kloc, cg_from_task.is_some()));
         let (start, uid, node) = start;
         tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, node, ops: out });
@@ -1154,11 +1159,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         let mut locked: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
         let mut exec_maps: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let limit = t.cgroup.and_then(|c| cgroups.get(c)).and_then(|c| c.max);
-        for op in &t.ops {
+        for (oi, op) in t.ops.iter().enumerate() {
+            let oloc = op_locs[ti].get(oi).unwrap_or(&task_locs[ti].0);
             match &op.kind {
                 OpKind::Touch { name, access: MapAccess { write: true, .. } } if exec_maps.contains(name.as_str()) => {
                     cx.err(
-                        &task_locs[ti].0,
+                        oloc,
                         format!("task `{}` step `{}` writes to mapping `{name}`, which is mapped with exec = true (PROT_READ | PROT_EXEC): the store would fault (SIGSEGV)", t.name, op.step),
                         "touch it with access = \"read\", or map it without exec",
                     );
@@ -1171,7 +1177,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         let end = offset.saturating_add(length.unwrap_or(0));
                         if *offset >= size || end > size {
                             cx.err(
-                                &task_locs[ti].0,
+                                oloc,
                                 format!("task `{}` step `{}`: {} reaches byte {}, past the end of mapping `{name}` ({}): the access would fault outside the VMA (SIGSEGV)", t.name, op.step, op.kind.describe(&files), end.max(*offset), human_size(size)),
                                 format!("keep offset + length within {}", human_size(size)),
                             );
@@ -1186,7 +1192,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         let total: u64 = locked.values().sum();
                         if let Some(max) = limit.filter(|&m| total > m) {
                             cx.err(
-                                &task_locs[ti].0,
+                                oloc,
                                 format!("task `{}` step `{}` mlocks {} in all, more than its cgroup's limit of {}: mlocked pages cannot be reclaimed, so the task would be OOM-killed while faulting them in", t.name, op.step, human_size(total), human_size(max)),
                                 "mlock less (munlock or munmap other mappings first), or raise the cgroup's memory limit",
                             );
@@ -1207,7 +1213,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                     if !mapped.insert(name.as_str()) {
                         cx.err(
-                            &task_locs[ti].0,
+                            oloc,
                             format!("task `{}` step `{}` maps `{name}` again while it is still mapped", t.name, op.step),
                             format!("munmap `{name}` first, or give this mapping another name"),
                         );
@@ -1216,7 +1222,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 OpKind::Touch { name, .. } | OpKind::Munmap { name } | OpKind::Madvise { name, .. } | OpKind::Msync { name } | OpKind::Mlock { name, .. } => {
                     if !mapped.contains(&name.as_str()) {
                         cx.err(
-                            &task_locs[ti].0,
+                            oloc,
                             format!("task `{}` step `{}` uses mapping `{name}` before any mmap of it", t.name, op.step),
                             format!("add {{ op = \"mmap\", name = \"{name}\", size = \"1G\" }} earlier in the task's ops"),
                         );
@@ -1230,7 +1236,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 OpKind::MmapProbe { while_task, .. } if !task_names.contains(while_task) || *while_task == t.name => {
                     {
                         cx.err(
-                            &task_locs[ti].0,
+                            oloc,
                             format!("task `{}` step `{}`: while_task `{while_task}` is not another task", t.name, op.step),
                             format!("{}name the task whose run the probe lasts for: {}", suggest(while_task, &task_names.iter().map(String::as_str).collect::<Vec<_>>()), task_names.join(", ")),
                         );
@@ -1920,6 +1926,10 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     cx.err(&loc, format!("{what}: a file mapping takes `length`, not `size`"), "write length = \"64M\" (or leave it out to map the file to its end)");
                 }
                 let fsize = file.map(|f| known.files[f].size).unwrap_or(0);
+                if let Some(f) = file.filter(|&f| known.files[f].device.is_none()) {
+                    let loc = t.get("file").map(|v| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+                    cx.err(&loc, format!("{what}: `{}` lives on tmpfs, and the engine does not model faults on shmem mappings (shmem_fault())", known.files[f].path), "map a file on a block device (one not under a tmpfs mount)");
+                }
                 let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
                 let size = match length {
                     Some(l) => {
