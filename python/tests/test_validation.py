@@ -58,7 +58,8 @@ def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    assert sum(n.startswith("host-") for n in names) == 9 + 11
+    assert sum(n.startswith("host-") for n in names) == 9 + 11 + 4
+    assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     assert sum(n.startswith("qemu61-") for n in names) == 10 + 15 + 5
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5  # issue 20: file mappings
     assert "qemu61-numa-anon.toml" in names  # the page allocator's NUMA fallback, THP on and off

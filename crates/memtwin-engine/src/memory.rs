@@ -349,6 +349,11 @@ impl Kernel {
     }
 }
 
+/// `current->nr_dirtied_pause` of a task that has not been throttled yet (kernel/fork.c:
+/// `128 >> (PAGE_SHIFT - 10)` pages): how many pages it dirties between two
+/// `balance_dirty_pages()` calls of `balance_dirty_pages_ratelimited()`.
+pub const NR_DIRTIED_PAUSE: u32 = 32;
+
 /// `fault_around_bytes` (mm/memory.c): 64 KiB, the window `do_fault_around()` maps.
 pub const FAULT_AROUND_BYTES: u64 = 65536;
 
@@ -419,11 +424,13 @@ impl Kernel {
         }
         // A fault that had to wait for I/O returns VM_FAULT_RETRY after dropping mmap_lock,
         // and the architecture's fault handler takes it again (FAULT_FLAG_TRIED): a second
-        // handle_mm_fault(), counted again in pgfault, whose fault-around now maps the pages
-        // read.
+        // handle_mm_fault(), counted again in pgfault before 6.4, whose fault-around now maps
+        // the pages read.
         let mut tried = false;
         loop {
-            self.count_pgfault(memcg, false);
+            if !tried || self.profile.pgfault_counts_retries {
+                self.count_pgfault(memcg, false);
+            }
             self.cpu(self.cost.anon_fault);
             if write && !shared {
                 // do_cow_fault(): read the file page (__do_fault()), copy it; the file page is
@@ -453,11 +460,18 @@ impl Kernel {
     }
 
     /// `do_page_mkwrite()` (ext4's `block_page_mkwrite()`: the page dirtied) +
-    /// `fault_dirty_shared_page()` (`balance_dirty_pages_ratelimited()`).
+    /// `fault_dirty_shared_page()` -> `balance_dirty_pages_ratelimited()`: the task enters
+    /// `balance_dirty_pages()` once it has dirtied `nr_dirtied_pause` pages (32 pages:
+    /// `128 >> (PAGE_SHIFT - 10)`, the initial pause; the adaptive pause of
+    /// `dirty_poll_interval()` is not modelled), not on every fault.
     fn do_page_mkwrite(&mut self, p: PageId, memcg: MemcgId) {
         let inode = self.pages[p].mapping;
         self.folio_mark_dirty(p);
-        self.balance_dirty_pages(inode, memcg);
+        self.nr_dirtied += 1;
+        if self.nr_dirtied >= NR_DIRTIED_PAUSE {
+            self.nr_dirtied = 0;
+            self.balance_dirty_pages(inode, memcg);
+        }
     }
 
     /// `wp_page_copy()` / the copy of `do_cow_fault()`: a new anonymous page, charged to the

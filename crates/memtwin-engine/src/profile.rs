@@ -211,6 +211,11 @@ pub struct KernelProfile {
     /// `snapshot_refaults()`, v5.9+, b91ac374346b "mm: vmscan: enforce inactive:active ratio
     /// at the reclaim root"), not only when the inactive list is low.
     pub deactivate_on_refault: bool,
+    /// `pgfault` counts every `handle_mm_fault()` call, a fault retried after I/O
+    /// (`VM_FAULT_RETRY`) twice (before 6.4); from 6.4 (53156443a303 "mm: do not increment
+    /// pgfault stats when page fault handler retries") `mm_account_fault()` counts a fault
+    /// once, when it completes.
+    pub pgfault_counts_retries: bool,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -411,6 +416,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_walk: ReclaimWalk::Full,
         fault_around: true,
         deactivate_on_refault: true,
+        pgfault_counts_retries: false,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -445,6 +451,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.1 (Debian 12's kernel): as linux-6.6, but limit reclaim resumes a shared \
                       memcg walk (before 1ba6fc9af35b)",
         reclaim_walk: ReclaimWalk::SharedPartial,
+        pgfault_counts_retries: true,
         ..linux_6_6.clone()
     };
     let linux_5_17 = KernelProfile {

@@ -59,6 +59,8 @@ struct Task {
     waiting: bool,
     /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
     stock: (MemcgId, u64),
+    /// `current->nr_dirtied` (page faults' dirty throttling).
+    nr_dirtied: u32,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -243,6 +245,7 @@ impl Simulation {
                     samples: vec![],
                     waiting: false,
                     stock: (MemcgId::NONE, 0),
+                    nr_dirtied: 0,
                 }
             })
             .collect();
@@ -423,6 +426,7 @@ impl Simulation {
         k.iowait_ns = 0;
         k.memstall_ns = 0;
         k.charge_stock = t.stock;
+        k.nr_dirtied = t.nr_dirtied;
         k.io = IoAcct::default();
     }
 
@@ -434,6 +438,7 @@ impl Simulation {
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
+        t.nr_dirtied = k.nr_dirtied;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;

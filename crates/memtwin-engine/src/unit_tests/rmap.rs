@@ -268,6 +268,18 @@ fn munmap_marks_young_pages_accessed() {
     assert_invariants(k);
 }
 
+/// mm/memory.c: before 6.4 `handle_mm_fault()` counts pgfault on entry, so a fault retried
+/// after its I/O counts twice; from 6.4 (53156443a303) `mm_account_fault()` counts it once.
+#[test]
+fn retried_fault_counted_twice_before_6_4() {
+    for (p, want) in [("linux-6.1", 2), ("linux-6.6", 1)] {
+        let (mut s, _, _, vma) = mapped(p, true, false);
+        s.kernel.handle_mm_fault_file(vma, 500, false).unwrap();
+        assert_eq!(s.kernel.vmstat.get(VmEvent::Pgfault), want, "{p}");
+        assert_eq!(s.kernel.vmstat.get(VmEvent::Pgmajfault), 1, "{p}");
+    }
+}
+
 /// The refault-driven deactivation of `prepare_scan_count()` is 5.9+ (b91ac374346b).
 #[test]
 fn deactivate_on_refault_per_era() {
