@@ -10,7 +10,11 @@
     munmap, 8 times);
 (e) a writer under a memcg limit: 1 GiB written (1 MiB writes, then fsync) by a task in a
     32M cgroup-v2 memcg, so every page is a write that charges, dirties, is written back
-    (memcg writeback domain) and reclaimed.
+    (memcg writeback domain) and reclaimed;
+(f) faults on a mapped file: a 1 GiB file mapped shared by a task in a 64M memcg, loaded
+    front to back (fault-around, read-around, mapped pages reclaimed through rmap), then,
+    with MADV_RANDOM, 262144 random loads (a major fault of one page each, its retry,
+    refaults).
 Throughput is simulated page accesses per wall-clock second, best of `repeat` runs.
 """
 
@@ -49,6 +53,26 @@ def _writer_scenario() -> dict:
         "files": {"/out": {"size": 0}},
         "cgroups": {"ct": {"memory.max": "32M"}},
         "tasks": {"t": {"cgroup": "ct", "ops": [{"op": "write", "file": "/out", "length": "1G", "bufsize": "1M", "create": True, "fsync": True}]}},
+        "report": {"sample_interval": "10s"},
+    }
+
+
+def _mapped_scenario() -> dict:
+    ops = [
+        {"op": "mmap", "name": "db", "file": "/f", "shared": True, "step": "map"},
+        {"op": "touch", "name": "db", "access": "read", "step": "sequential"},
+        {"op": "madvise", "name": "db", "advice": "random", "step": "random"},
+        {"op": "touch", "name": "db", "access": "read", "pattern": "random", "count": PAGES_PER_GIB, "step": "random"},
+        {"op": "munmap", "name": "db", "step": "unmap"},
+    ]
+    return {
+        "scenario": {"name": "bench-mapped"},
+        "machine": {"ram": "16G", "cpus": 2},
+        "kernel": {"profile": "linux-6.6", "cgroup": "v2"},
+        "devices": {"sda": {"read_bw": "10G", "read_ahead_kb": 128}},
+        "files": {"/f": {"size": "1G"}},
+        "cgroups": {"ct": {"memory.max": "64M"}},
+        "tasks": {"t": {"cgroup": "ct", "ops": ops}},
         "report": {"sample_interval": "10s"},
     }
 
@@ -102,9 +126,16 @@ def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
     t_w, w_out = _time(wdoc, repeat)
     writer = {"page_events": w_out["engine"]["page_events"], "seconds": t_w, "events_per_second": w_out["engine"]["page_events"] / t_w}
 
+    mdoc = _memtwin.load_dict(_mapped_scenario(), "bench-mapped")
+    t_m, m_out = _time(mdoc, repeat)
+    majfaults = sum(s["metrics"]["vmstat.pgmajfault"] for s in m_out["steps"])
+    mapped = {"page_events": m_out["engine"]["page_events"], "seconds": t_m, "events_per_second": m_out["engine"]["page_events"] / t_m,
+              "major_faults": majfaults}
+
     e = warm_out["engine"]
     return {
         "writer": writer,
+        "mapped_faults": mapped,
         "anon_faults": anon,
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()},
         "date": time.strftime("%Y-%m-%d"),
@@ -133,5 +164,7 @@ def format_bench(r: dict) -> str:
             f"(d) anonymous faults + munmap: {r['anon_faults']['base_pages']['events_per_second'] / 1e6:8.1f} M base pages/s, "
             f"{r['anon_faults']['thp']['events_per_second'] / 1e6:.1f} M pages/s in huge pages",
             f"(e) writer under a memcg limit: {r['writer']['events_per_second'] / 1e6:7.1f} M page events/s",
+            f"(f) faults on a mapped file:   {r['mapped_faults']['events_per_second'] / 1e6:8.1f} M page events/s"
+            f"  [{int(r['mapped_faults']['major_faults'])} major faults]",
         ]
     )

@@ -149,7 +149,11 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
 # ---------------------------------------------------------------- memtwin real --on qemu
 
 GUEST_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guest", "memtwin_guest.c")
-SUPPORTED_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount", "mmap", "touch", "munmap")
+SUPPORTED_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "mkdir", "rmdir", "exec", "mount", "mmap", "touch", "munmap",
+                 "madvise", "msync", "mlock", "munlock")
+# madvise() advice, as the guest's op script codes it (guest/memtwin_guest.c madv_of())
+MADVICE = {"normal": 0, "sequential": 1, "random": 2, "willneed": 3, "dontneed": 4, "cold": 5, "pageout": 6}
+TOUCH_PATTERN = {"sequential": 0, "random": 1, "strided": 2}
 # the modules a guest needs for its disk, loaded with their dependencies (when the kernel has them as modules)
 ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "crc32c_intel", "ext4")
 DISK_ROOT = "/s"  # where the guest mounts the scenario's disk: scenario path P is guest path /s/P
@@ -385,10 +389,21 @@ def op_script(plan: dict) -> tuple:
 
 def _op_fields(op: dict, cg: Cg, walk: bool, thp: bool = False) -> str:
     k = op["op"]
+    if k == "mmap" and op.get("file"):
+        return (f"fmmap {_q(op['name'])} {_q(_gpath(op['file']))} {op['offset']} {op['size']} {int(bool(op['shared']))} "
+                f"{int(bool(op['exec']))} {int(bool(op['populate']))} {MADVICE[op['advice']]}")
     if k == "mmap":
         return f"mmap {_q(op['name'])} {op['size']} {int(thp)}"
-    if k in ("touch", "munmap"):
+    if k == "touch" and (op.get("access", "write") != "write" or op.get("offset") or op.get("length") is not None
+                         or op.get("pattern", "sequential") != "sequential"):
+        length = -1 if op.get("length") is None else op["length"]
+        return (f"mtouch {_q(op['name'])} {int(op['access'] == 'write')} {op['offset']} {length} "
+                f"{TOUCH_PATTERN[op['pattern']]} {op.get('count') or 0} {op.get('stride_pages') or 1}")
+    if k in ("touch", "munmap", "msync", "mlock", "munlock"):
         return f"{k} {_q(op['name'])}"
+    if k == "madvise":
+        length = -1 if op.get("length") is None else op["length"]
+        return f"madv {_q(op['name'])} {MADVICE[op['advice']]} {op['offset']} {length}"
     if k == "read":
         length = -1 if op["length"] is None else op["length"]
         pat = "rand" if op["pattern"] == "random" else "seq"

@@ -137,19 +137,21 @@ def _self_io() -> dict:
 
 
 # memory.stat names of the engine's memcg events, per hierarchy (hierarchical counters).
-V1_EVENTS = {"memcg.pgpgin": "total_pgpgin", "memcg.pgpgout": "total_pgpgout"}
+V1_EVENTS = {"memcg.pgpgin": "total_pgpgin", "memcg.pgpgout": "total_pgpgout",
+             "memcg.pgfault": "total_pgfault", "memcg.pgmajfault": "total_pgmajfault"}
 V2_EVENTS = {
     "memcg.pgscan": "pgscan", "memcg.pgsteal": "pgsteal", "memcg.pgactivate": "pgactivate",
     "memcg.pgdeactivate": "pgdeactivate", "memcg.pgrefill": "pgrefill",
     "memcg.workingset_refault_file": "workingset_refault_file",
     "memcg.workingset_activate_file": "workingset_activate_file",
     "memcg.workingset_restore_file": "workingset_restore_file",
+    "memcg.pgfault": "pgfault", "memcg.pgmajfault": "pgmajfault",
 }
 VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "pgactivate",
           "pgdeactivate", "pgrefill", "workingset_refault_file", "workingset_activate_file",
           "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
           "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
-          "compact_success", "pgmigrate_success", "pswpin", "pswpout"]
+          "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault"]
 
 
 class Cg:
@@ -177,6 +179,7 @@ class Cg:
             st = _kv(_read(os.path.join(d, "memory.stat")))
             s["file"] = st.get("total_cache", st.get("cache", 0))
             s["anon"] = st.get("total_rss", st.get("rss", 0))
+            s["mapped"] = st.get("total_mapped_file", st.get("mapped_file"))
             s["dirty"] = st.get("total_dirty", st.get("dirty"))
             s["writeback"] = st.get("total_writeback", st.get("writeback"))
             s["psi"] = None
@@ -192,7 +195,7 @@ class Cg:
             s["failcnt"] = ev.get("max")
             s["file"] = st.get("file", 0)
             s["anon"] = st.get("anon", 0)
-            s["dirty"] = st.get("file_dirty")
+            s["mapped"] = st.get("file_mapped")
             s["writeback"] = st.get("file_writeback")
             try:
                 s["psi"] = _psi(_read(os.path.join(d, "memory.pressure")))
@@ -271,6 +274,10 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     if b.memcg["max_usage"] is not None:
         m["memcg.max_usage_bytes"] = b.memcg["max_usage"]
     m["memcg.file_bytes"] = b.memcg["file"]
+    if b.memcg.get("anon") is not None:
+        m["memcg.anon_bytes"] = b.memcg["anon"]
+    if b.memcg.get("mapped") is not None:
+        m["memcg.file_mapped_bytes"] = b.memcg["mapped"]
     for k in ("dirty", "writeback"):
         if b.memcg.get(k) is not None:
             m[f"memcg.{k}_bytes"] = b.memcg[k]
@@ -295,7 +302,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages"):
+    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
     if st is not None:
@@ -542,6 +549,8 @@ def do_op(op: dict, cg: Cg, cgdir: str, files: dict, scratch: str, policies: dic
         os.rmdir(cg.path(op["cgroup"]))
     elif kind == "exec":
         subprocess.run(["/bin/true"], check=True)
+    elif kind in ("mmap", "touch", "munmap", "madvise", "msync", "mlock", "munlock"):
+        _map_op(op, files, rng)
     elif kind == "mount":
         raise OpError(f"step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out by the host runner: "
                       "mounting many file systems on the host is outside what it may touch; use --on qemu")
@@ -894,7 +903,7 @@ def refuse_before_running(plan: dict) -> None:
                             "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
     for tname, op in ops:
         k = op["op"]
-        if k in ("mmap", "touch", "munmap"):
+        if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname):
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
                             "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
                             "  fix: use --on qemu (the guest gets the scenario's nodes and THP setting)")
@@ -902,6 +911,95 @@ def refuse_before_running(plan: dict) -> None:
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out "
                             "by the host runner: mounting file systems on the host is outside what it may touch\n"
                             "  fix: use --on qemu (the guest mounts tmpfs)")
+
+
+def _file_mapping_op(op: dict, ops: list, tname: str) -> bool:
+    """Whether `op` works on a file mapping (the host runner carries those out; anonymous
+    mappings need the scenario's NUMA layout and THP setting, which only the guest has)."""
+    if op["op"] == "mmap":
+        return bool(op.get("file"))
+    last = None
+    for t, o in ops:
+        if t == tname and o["op"] == "mmap" and o["name"] == op["name"]:
+            last = o
+        if o is op:
+            break
+    return bool(last and last.get("file"))
+
+
+# The task process's live mappings by name (each task runs in a process of its own):
+# (mmap object, length).
+_MAPS: dict = {}
+_MADV = {"normal": "MADV_NORMAL", "sequential": "MADV_SEQUENTIAL", "random": "MADV_RANDOM", "willneed": "MADV_WILLNEED",
+         "dontneed": "MADV_DONTNEED", "cold": "MADV_COLD", "pageout": "MADV_PAGEOUT"}
+_MADV_NUM = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
+
+
+def _madvise(m, advice: str, start: int = 0, length: Optional[int] = None) -> None:
+    import mmap as mmap_mod
+    name = _MADV[advice]
+    flag = getattr(mmap_mod, name, _MADV_NUM.get(name))
+    if length is None:
+        length = len(m) - start
+    m.madvise(flag, start, length)
+
+
+def _mlock(m, lock: bool) -> None:
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    buf = (ctypes.c_char * len(m)).from_buffer(m)
+    addr = ctypes.addressof(buf)
+    r = (libc.mlock if lock else libc.munlock)(ctypes.c_void_p(addr), ctypes.c_size_t(len(m)))
+    del buf
+    if r != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+
+
+def _map_op(op: dict, files: dict, rng) -> None:
+    """The file-mapping ops: mmap of a file, touch, madvise, msync, mlock/munlock, munmap."""
+    import mmap as mmap_mod
+    kind, name = op["op"], op["name"]
+    if kind == "mmap":
+        shared, ex = bool(op["shared"]), bool(op["exec"])
+        fd = os.open(files[op["file"]], os.O_RDWR if shared and not ex else os.O_RDONLY)
+        try:
+            prot = mmap_mod.PROT_READ | (mmap_mod.PROT_EXEC if ex else mmap_mod.PROT_WRITE)
+            flags = (mmap_mod.MAP_SHARED if shared else mmap_mod.MAP_PRIVATE) | (mmap_mod.MAP_POPULATE if op["populate"] else 0)
+            m = mmap_mod.mmap(fd, op["size"], flags=flags, prot=prot, offset=op["offset"])
+        finally:
+            os.close(fd)
+        _MAPS[name] = m
+        if op["advice"] != "normal":
+            _madvise(m, op["advice"])
+        return
+    m = _MAPS[name]
+    if kind == "munmap":
+        m.close()
+        del _MAPS[name]
+    elif kind == "msync":
+        m.flush()
+    elif kind in ("mlock", "munlock"):
+        _mlock(m, kind == "mlock")
+    elif kind == "madvise":
+        _madvise(m, op["advice"], op["offset"], op["length"])
+    elif kind == "touch":
+        pages = len(m) // 4096
+        first = min(op.get("offset", 0) // 4096, pages)
+        end = pages if op.get("length") is None else min(pages, (op["offset"] + op["length"] + 4095) // 4096)
+        n = max(0, end - first)
+        write = op.get("access", "write") == "write"
+        pat = op.get("pattern", "sequential")
+        if pat == "random":
+            idx = (first + rng.randrange(n) for _ in range(op["count"] if n else 0))
+        else:
+            idx = range(first, end, op.get("stride_pages") or 1 if pat == "strided" else 1)
+        sink = 0
+        for i in idx:
+            if write:
+                m[i * 4096] = 1
+            else:
+                sink += m[i * 4096]
 
 
 def unsupported(plan: dict) -> Optional[str]:
@@ -958,4 +1056,5 @@ def totals(steps: list) -> dict:
 
 def _is_level(name: str) -> bool:
     return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
-        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes")
+        "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes",
+        "memcg.anon_bytes", "memcg.file_mapped_bytes")

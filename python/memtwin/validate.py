@@ -35,6 +35,7 @@ class Row:
     real: Optional[float]
     rel: float
     abs: float
+    known: Optional[str] = None  # why it is a known disagreement ([[validation.known_out]])
 
     @property
     def diff(self) -> Optional[float]:
@@ -49,6 +50,30 @@ class Row:
     @property
     def ok(self) -> bool:
         return self.diff is not None and abs(self.diff) <= self.allowed
+
+    @property
+    def counts_as_bad(self) -> bool:
+        """Out of tolerance and not a listed known disagreement, or listed as one but back
+        within tolerance (the listing must then go)."""
+        return (not self.ok) != bool(self.known)
+
+
+def known_out(spec: dict, where: str) -> dict:
+    """`[[validation.known_out]]`: {(variant or None, step, metric): why} of the disagreements
+    the scenario documents, each with its cause."""
+    out = {}
+    entries = spec.get("known_out", [])
+    if not isinstance(entries, list):
+        raise _err(f"{where}.known_out", "known_out must be an array of tables", 'write [[validation.known_out]] with step, metric and why')
+    for i, e in enumerate(entries):
+        w = f"{where}.known_out[{i}]"
+        if not isinstance(e, dict) or not {"step", "metric", "why"} <= set(e) or set(e) - {"step", "metric", "why", "variant"}:
+            raise _err(w, "each known_out entry needs step, metric and why (and may name a variant)",
+                       'write { step = "STEP", metric = "METRIC", why = "what causes it" }')
+        if not str(e["why"]).strip():
+            raise _err(w, "why is empty", "say what causes the disagreement")
+        out[(e.get("variant"), e["step"], e["metric"])] = str(e["why"])
+    return out
 
 
 def tolerances(spec: dict, where: str) -> dict:
@@ -78,7 +103,8 @@ def _value(step: dict, metric: str) -> Optional[float]:
     return None if v is None else float(v)
 
 
-def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, only: Optional[list], where: str) -> list:
+def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, only: Optional[list], where: str,
+                  known: Optional[dict] = None) -> list:
     rows = []
     if [s["name"] for s in sim_steps] != [s["name"] for s in real_steps]:
         # tasks may end steps in another order on a real kernel: match by (task, name, occurrence)
@@ -101,7 +127,8 @@ def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, on
             raise _err(where, f"variant {variant}: the real results have no step {s['name']!r} of task {s['task']}",
                        "re-record the real results for this scenario (memtwin real FILE --on ... --json OUT)")
         for m, (rel, ab) in tol.items():
-            rows.append(Row(variant, s["name"], m, _value(s, m), _value(r, m), rel, ab))
+            why = (known or {}).get((variant, s["name"], m)) or (known or {}).get((None, s["name"], m))
+            rows.append(Row(variant, s["name"], m, _value(s, m), _value(r, m), rel, ab, why))
     return rows
 
 
@@ -120,7 +147,10 @@ def format_rows(rows: list) -> str:
             else:
                 diffs.append(fmt_diff(r.diff) + (f" ({r.diff / r.real * 100:+.1f}%)" if r.real else ""))
             tols.append(f"{r.rel * 100:g}%" + (f" or {fmt_value(r.abs)}" if r.abs else ""))
-            marks.append("ok" if r.ok else ("MISSING" if r.diff is None else "OUT"))
+            if r.known:
+                marks.append("known out" if not r.ok else "ok, listed as known out: remove it from known_out")
+            else:
+                marks.append("ok" if r.ok else ("MISSING" if r.diff is None else "OUT"))
         out.append(f"variant {variant}:")
         out.append(render([label("step", [r.step for r in rs]), label("metric", [r.metric for r in rs]),
                            Col("simulated", [fmt_value(r.sim) for r in rs]), Col("real", [fmt_value(r.real) for r in rs]),
@@ -156,6 +186,7 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
     if spec is not None:
         where = f"{path}: validation"
         tol = tolerances(spec, where)
+        known = known_out(spec, where)
         only = spec.get("steps")
         if recorded:
             if "recorded" not in spec:
@@ -174,7 +205,7 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
                 name = v or "default"
                 bar(i, len(declared), label=f"validate {os.path.basename(path)}: {name} ({i + 1}/{len(declared)})")
                 rows.extend(_validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped, say,
-                                              kernel, scratch, workdir, timeout))
+                                              kernel, scratch, workdir, timeout, known))
             bar(len(declared), len(declared))
         finally:
             bar.close()
@@ -185,7 +216,7 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
 
 
 def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped, out, kernel, scratch, workdir,
-                      timeout) -> list:
+                      timeout, known=None) -> list:
     """The rows of one variant: the engine's run against the real one."""
     from memtwin import real as realmod
 
@@ -212,4 +243,4 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
             + ("" if info.get("timing_comparable") else " (times not comparable)"))
         for n in info.get("notes", []):
             out(f"    note: {n}")
-    return compare_steps(name, sim["steps"], real["steps"], tol, only, where)
+    return compare_steps(name, sim["steps"], real["steps"], tol, only, where, known)

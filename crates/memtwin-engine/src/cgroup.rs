@@ -36,6 +36,8 @@ pub enum Errno {
     EACCES,
     /// A `wait` op whose event no task will post any more (the run ended with it blocked).
     EDEADLK,
+    /// An argument this kernel does not accept (madvise COLD/PAGEOUT before 5.4).
+    EINVAL,
 }
 
 impl std::fmt::Display for Errno {
@@ -48,6 +50,7 @@ impl std::fmt::Display for Errno {
             Errno::ENOMEM => "ENOMEM (the memcg could not be charged)",
             Errno::EACCES => "EACCES (no search permission on a directory of the path, or no read permission on the directory)",
             Errno::EDEADLK => "still waiting at the end of the run: no task posted the event again",
+            Errno::EINVAL => "EINVAL (the kernel profile does not know this advice: MADV_COLD and MADV_PAGEOUT are 5.4+)",
         })
     }
 }

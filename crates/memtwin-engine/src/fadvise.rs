@@ -104,7 +104,8 @@ impl Kernel {
             if self.folio_test_locked(p) || (writeback && self.profile.invalidate_skips_writeback) {
                 continue;
             }
-            if writeback || self.pages[p].test(pg::DIRTY) {
+            // mapping_evict_folio() keeps a mapped page (folio_mapped()).
+            if writeback || self.pages[p].test(pg::DIRTY) || self.pages[p].mapcount > 0 {
                 self.deactivate_file_folio(p);
                 st.kept += 1;
                 continue;
@@ -122,6 +123,11 @@ impl Kernel {
     /// ends; any other goes straight to the tail, to be reclaimed next.
     pub fn deactivate_file_folio(&mut self, p: PageId) {
         if !self.pages[p].test(pg::LRU) || self.pages[p].test(pg::SWAPBACKED) {
+            return;
+        }
+        // lru_deactivate_file_fn(): "Some processes are using the page" (folio_mapped()), and
+        // an unevictable page, stay where they are.
+        if self.pages[p].mapcount > 0 || self.pages[p].lru == LruList::Unevictable as u8 {
             return;
         }
         let v = self.folio_lruvec(p);

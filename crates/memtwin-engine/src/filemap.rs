@@ -54,6 +54,8 @@ pub struct AddressSpace {
     pub dirtied_when: crate::types::Nanos,
     /// Read requests not yet known to be complete.
     pub inflight: Vec<Inflight>,
+    /// `i_mmap`: the file VMAs mapping this file (rmap.rs).
+    pub i_mmap: Vec<crate::memory::VmaId>,
 }
 
 impl AddressSpace {
@@ -253,6 +255,10 @@ impl Kernel {
     /// `__filemap_remove_folio()` + `page_cache_delete()`: take `page` out of its mapping,
     /// leaving `shadow` (or nothing) in its slot. The caller uncharges and frees it.
     pub fn filemap_remove_folio(&mut self, page: PageId, shadow: Option<u64>) {
+        if self.pages[page].mapcount > 0 {
+            // truncate: unmap_mapping_range() first (reclaim has unmapped it already).
+            self.try_to_unmap(page);
+        }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         let m = &mut self.mappings[inode.idx()];
         let leaf = m.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
@@ -564,6 +570,152 @@ impl Kernel {
         }
         self.balance_dirty_pages(inode, memcg);
         Ok(len)
+    }
+}
+
+
+/// `MMAP_LOTSAMISS` (mm/filemap.c): after this many more mmap misses than hits, read-around
+/// stops.
+pub const MMAP_LOTSAMISS: u32 = 100;
+
+/// Page faults on file mappings (mm/filemap.c 6.1): `filemap_fault()`, its mmap readahead
+/// and `filemap_map_pages()`.
+impl Kernel {
+    /// `filemap_fault()`: the page-cache page behind page `i` of file VMA `vma`, read in if
+    /// need be. A page found starts async readahead at a `PG_readahead` marker
+    /// (`do_async_mmap_readahead()`, not on a retried fault: `FAULT_FLAG_TRIED`); a missing
+    /// one is a major fault (`PGMAJFAULT`), read with `do_sync_mmap_readahead()` or alone.
+    /// Waits for the page's read. A fault that waited for I/O, having dropped mmap_lock to do
+    /// so (`maybe_unlock_mmap_for_io()`, `lock_folio_maybe_drop_mmap()`), returns `None`:
+    /// `VM_FAULT_RETRY`, the caller faults again.
+    pub fn filemap_fault(&mut self, vma: crate::memory::VmaId, i: u32, tried: bool) -> Result<Option<PageId>, crate::memory::FaultError> {
+        let v = vma.0 as usize;
+        let (inode, pgoff) = {
+            let f = self.vmas[v].file.as_ref().expect("a file VMA");
+            (f.inode, f.pgoff + i)
+        };
+        let memcg = self.vmas[v].memcg;
+        self.page_events += 1;
+        self.cpu(self.cost.lookup);
+        let retry;
+        let page = match self.mappings[inode.idx()].lookup(pgoff) {
+            Some(p) => {
+                if !tried {
+                    self.do_async_mmap_readahead(vma, p, pgoff);
+                }
+                // A page still under read I/O: lock_folio_maybe_drop_mmap() sleeps without
+                // mmap_lock, and the fault is retried.
+                retry = !tried && self.folio_test_locked(p);
+                p
+            }
+            None => {
+                retry = !tried;
+                self.count_pgmajfault(memcg);
+                self.do_sync_mmap_readahead(vma, pgoff);
+                match self.mappings[inode.idx()].lookup(pgoff) {
+                    Some(p) => p,
+                    None => {
+                        // __filemap_get_folio(FGP_CREAT) + filemap_read_folio().
+                        let p = self.filemap_add_folio(inode, pgoff, memcg, true).map_err(|_| crate::memory::FaultError::Oom)?;
+                        self.read_pages(inode, pgoff, 1);
+                        p
+                    }
+                }
+            }
+        };
+        // The fault maps the page: the first access of a page read ahead for it.
+        self.pages[page].flags &= !pg::FRESH;
+        self.folio_wait_locked(page);
+        Ok(if retry { None } else { Some(page) })
+    }
+
+    /// `do_sync_mmap_readahead()` (6.1): nothing for `VM_RAND_READ` or without a window; for
+    /// `VM_SEQ_READ` a sequential window (`page_cache_sync_ra()` of `ra_pages`); otherwise,
+    /// unless the file has seen more than `MMAP_LOTSAMISS` misses than hits, read-around: a
+    /// window of `ra_pages` centred on the fault, its last quarter async.
+    pub fn do_sync_mmap_readahead(&mut self, vma: crate::memory::VmaId, pgoff: u32) {
+        let v = vma.0 as usize;
+        let memcg = self.vmas[v].memcg;
+        let f = self.vmas[v].file.as_mut().expect("a file VMA");
+        if f.rand_read || f.ra.ra_pages == 0 {
+            return;
+        }
+        let inode = f.inode;
+        if f.seq_read {
+            let mut ra = std::mem::take(&mut f.ra);
+            let n = ra.ra_pages;
+            self.page_cache_sync_ra(&mut ra, inode, pgoff, n, memcg);
+            self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
+            return;
+        }
+        if f.mmap_miss < MMAP_LOTSAMISS * 10 {
+            f.mmap_miss += 1;
+        }
+        if f.mmap_miss > MMAP_LOTSAMISS {
+            return;
+        }
+        let ra_pages = f.ra.ra_pages;
+        f.ra.start = pgoff.saturating_sub(ra_pages / 2);
+        f.ra.size = ra_pages;
+        f.ra.async_size = ra_pages / 4;
+        let (start, size, async_size) = (f.ra.start, f.ra.size, f.ra.async_size);
+        // page_cache_ra_order(ractl, ra, 0) -> do_page_cache_ra().
+        self.do_page_cache_ra(inode, start, size, async_size, memcg);
+    }
+
+    /// `do_async_mmap_readahead()` (6.1): a fault found `page`: one mmap miss less, and the
+    /// next window if it carries `PG_readahead` (none for `VM_RAND_READ`).
+    pub fn do_async_mmap_readahead(&mut self, vma: crate::memory::VmaId, page: PageId, pgoff: u32) {
+        let v = vma.0 as usize;
+        let memcg = self.vmas[v].memcg;
+        let f = self.vmas[v].file.as_mut().expect("a file VMA");
+        if f.rand_read || f.ra.ra_pages == 0 {
+            return;
+        }
+        f.mmap_miss = f.mmap_miss.saturating_sub(1);
+        if self.pages[page].test(pg::READAHEAD) {
+            self.pages[page].flags &= !pg::READAHEAD;
+            let inode = f.inode;
+            let mut ra = std::mem::take(&mut f.ra);
+            let n = ra.ra_pages;
+            self.page_cache_async_ra(&mut ra, inode, pgoff, n, memcg);
+            self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
+        }
+    }
+
+    /// `filemap_map_pages()` (6.1): every page of `first..end` of `vma` that is resident, up
+    /// to date, not locked and not a `PG_readahead` marker (`next_uptodate_page()`) takes one
+    /// off `mmap_miss` and, unless its PTE is there already, is mapped. No fault is counted
+    /// for them and they are not marked accessed (their PTEs are young: x86's protections
+    /// carry `_PAGE_ACCESSED`).
+    pub fn filemap_map_pages(&mut self, vma: crate::memory::VmaId, first: u32, end: u32) {
+        let v = vma.0 as usize;
+        let (inode, pgoff) = {
+            let f = self.vmas[v].file.as_ref().expect("a file VMA");
+            (f.inode, f.pgoff)
+        };
+        let size = self.inodes[inode.idx()].size;
+        let last_page = (size.max(1) - 1) / PAGE_SIZE;
+        let mut mapped = 0u32;
+        for i in first..end {
+            if (pgoff + i) as u64 > last_page {
+                break;
+            }
+            let Some(p) = self.mappings[inode.idx()].lookup(pgoff + i) else { continue };
+            if self.pages[p].test(pg::READAHEAD) || self.folio_test_locked(p) {
+                continue;
+            }
+            mapped += 1;
+            let cur = self.vmas[v].pages[i as usize];
+            if cur != PageId::NIL {
+                continue;
+            }
+            self.cpu(self.cost.lookup);
+            self.pages[p].flags &= !pg::FRESH;
+            self.page_add_file_rmap(vma, i, p);
+        }
+        let f = self.vmas[v].file.as_mut().expect("a file VMA");
+        f.mmap_miss = f.mmap_miss.saturating_sub(mapped);
     }
 }
 

@@ -139,6 +139,7 @@ impl Kernel {
         }
         self.check_lifecycle()?;
         self.check_directories()?;
+        self.check_rmap()?;
         for (ino, m) in self.mappings.iter().enumerate() {
             let (mut pages, mut shadows) = (0u64, 0u64);
             for leaf in m.xa.leaves() {
@@ -287,6 +288,72 @@ impl Kernel {
         }
         if dir_seen[0] != 0 || self.dir_index.len() != self.dirs.len() {
             return Err("the root is someone's child, or the path index has stray entries".into());
+        }
+        Ok(())
+    }
+}
+
+impl Kernel {
+    /// The reverse map of file pages (rmap.rs): every live file VMA is on its file's
+    /// `i_mmap` and maps only resident pages of its file at their offsets; each page's
+    /// `mapcount` is the number of VMAs mapping it; `NR_FILE_MAPPED` and each memcg's
+    /// `file_mapped` count the mapped pages; a page is on the unevictable list exactly while
+    /// a `VM_LOCKED` VMA maps it.
+    pub fn check_rmap(&self) -> Result<(), String> {
+        let mut counts: std::collections::HashMap<PageId, u32> = std::collections::HashMap::new();
+        let mut locked: std::collections::HashSet<PageId> = std::collections::HashSet::new();
+        for (vi, v) in self.vmas.iter().enumerate() {
+            let Some(f) = v.file.as_ref().filter(|_| v.live) else { continue };
+            if !self.mappings[f.inode.idx()].i_mmap.contains(&crate::memory::VmaId(vi as u32)) {
+                return Err(format!("file VMA {vi} is not on its file's i_mmap"));
+            }
+            for (i, &p) in v.pages.iter().enumerate() {
+                if p == PageId::NIL || self.pages[p].test(pg::ANON) {
+                    continue;
+                }
+                let pgc = &self.pages[p];
+                if pgc.mapping != f.inode || pgc.index != f.pgoff + i as u32 || self.mappings[f.inode.idx()].lookup(pgc.index) != Some(p) {
+                    return Err(format!("file VMA {vi} maps page {} at {i}, which is not its file's page there", p.0));
+                }
+                *counts.entry(p).or_default() += 1;
+                if f.locked {
+                    locked.insert(p);
+                }
+            }
+        }
+        let mut mapped = 0u64;
+        let mut per_memcg = vec![0u64; self.memcgs.len()];
+        for lv in &self.lruvecs {
+            for lru in LruList::ALL {
+                let mut cur = lv.lists[lru as usize].head;
+                while cur != PageId::NIL {
+                    let p = &self.pages[cur];
+                    if !p.test(pg::ANON) {
+                        let n = counts.get(&cur).copied().unwrap_or(0);
+                        if p.mapcount as u32 != n {
+                            return Err(format!("page {} has mapcount {} but {n} VMAs map it", cur.0, p.mapcount));
+                        }
+                        if n > 0 {
+                            mapped += 1;
+                            if p.memcg != MemcgId::NONE {
+                                per_memcg[p.memcg.idx()] += 1;
+                            }
+                        }
+                        if (lru == LruList::Unevictable) != locked.contains(&cur) {
+                            return Err(format!("page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if lru == LruList::Unevictable { "" } else { "not " }, if locked.contains(&cur) { "" } else { "not " }));
+                        }
+                    }
+                    cur = p.next;
+                }
+            }
+        }
+        if mapped != self.vmstat.nr_mapped {
+            return Err(format!("NR_FILE_MAPPED {} but {mapped} pages are mapped", self.vmstat.nr_mapped));
+        }
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            if m.nr_file_mapped != per_memcg[i] {
+                return Err(format!("memcg {} file_mapped {} != its mapped pages {}", m.path, m.nr_file_mapped, per_memcg[i]));
+            }
         }
         Ok(())
     }

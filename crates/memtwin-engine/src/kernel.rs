@@ -78,6 +78,9 @@ pub struct Kernel {
     /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
     /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
     pub charge_stock: (MemcgId, u64),
+    /// `current->nr_dirtied`: pages the running task dirtied through page faults since its
+    /// last `balance_dirty_pages()` (`balance_dirty_pages_ratelimited()`); saved per task.
+    pub nr_dirtied: u32,
     /// Time the running context spent stalled on memory in this quantum (psi.rs), ns.
     pub memstall_ns: Nanos,
     /// Nesting of `psi_memstall_enter()` in the running context.
@@ -176,6 +179,7 @@ impl Kernel {
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
             charge_stock: (MemcgId::NONE, 0),
+            nr_dirtied: 0,
             memstall_ns: 0,
             memstall_depth: 0,
             memstall_start: 0,

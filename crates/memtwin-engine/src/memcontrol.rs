@@ -36,6 +36,8 @@ impl Memcg {
             nr_tasks_subtree: 0,
             nr_shmem: 0,
             nr_anon: 0,
+            nr_file_mapped: 0,
+            refaults_snapshot: 0,
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -152,10 +154,14 @@ pub enum MemcgEvent {
     OomKill,
     /// memory.events `low`: reclaimed despite memory.low (second pass).
     Low,
+    /// `pgfault`: page faults taken by the memcg's tasks.
+    Pgfault,
+    /// `pgmajfault`: faults that had to read the page from disk.
+    Pgmajfault,
 }
 
 /// Number of [`MemcgEvent`]s.
-pub const NR_MEMCG_EVENTS: usize = 14;
+pub const NR_MEMCG_EVENTS: usize = 16;
 
 impl MemcgEvent {
     /// All events with their memory.stat names, and memory.events names as `events.NAME`.
@@ -174,6 +180,8 @@ impl MemcgEvent {
         (MemcgEvent::High, "events.high"),
         (MemcgEvent::OomKill, "events.oom_kill"),
         (MemcgEvent::Low, "events.low"),
+        (MemcgEvent::Pgfault, "pgfault"),
+        (MemcgEvent::Pgmajfault, "pgmajfault"),
     ];
 }
 
@@ -226,6 +234,12 @@ pub struct Memcg {
     pub nr_shmem: u64,
     /// Anonymous pages charged here (memory.stat `anon`, local).
     pub nr_anon: u64,
+    /// Page-cache pages charged here that some VMA maps (`NR_FILE_MAPPED`: memory.stat
+    /// `mapped_file` on v1, `file_mapped` on v2, local).
+    pub nr_file_mapped: u64,
+    /// `lruvec->refaults[WORKINGSET_FILE]`: the subtree's `workingset_activate_file` when a
+    /// reclaim rooted here last ended (`snapshot_refaults()`).
+    pub refaults_snapshot: u64,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -443,6 +457,17 @@ impl MemcgTree {
     }
 
     /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).
+    /// Event `ev` (a [`MemcgEvent`] index) summed over `m` and its descendants
+    /// (`lruvec_page_state()` of the hierarchical lruvec).
+    pub fn subtree_events(&self, m: MemcgId, ev: usize) -> u64 {
+        let mut sum = self.memcgs[m.idx()].events[ev];
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.subtree_events(c, ev);
+        }
+        sum
+    }
+
+    /// The sum of `f` over `m` and its descendants.
     pub fn subtree_sum(&self, m: MemcgId, f: fn(&Memcg) -> u64) -> u64 {
         let mut sum = f(&self.memcgs[m.idx()]);
         for &c in &self.memcgs[m.idx()].children {
@@ -686,8 +711,10 @@ impl Kernel {
         let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         self.pages[page].memcg = memcg;
         let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
+        let mapped = self.pages[page].mapcount > 0;
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += 1;
+        m.nr_file_mapped += mapped as u64;
         m.nr_shmem += shmem as u64;
         m.events[MemcgEvent::Pgpgin as usize] += 1;
         if dirty {
@@ -718,8 +745,10 @@ impl Kernel {
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
         let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
+        let mapped = self.pages[page].mapcount > 0;
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= 1;
+        m.nr_file_mapped -= mapped as u64;
         m.nr_shmem -= shmem as u64;
         if dirty {
             m.nr_dirty -= 1;

@@ -39,6 +39,54 @@ pub struct Vma {
     pub ptes: Vec<bool>,
     /// Page-table pages allocated.
     pub nr_ptes: u64,
+    /// The file side of a file mapping (`vma->vm_file`, `vm_pgoff`, its flags); `None` for
+    /// anonymous memory. In a file VMA `pages[i]` is the page-cache page mapped at page `i`
+    /// (no `pg::ANON`), or the private copy a write made of it (`pg::ANON`, COW).
+    pub file: Option<Box<FileVma>>,
+}
+
+/// The file of a file VMA, and the per-PTE state the engine keeps for it.
+#[derive(Clone, Debug)]
+pub struct FileVma {
+    /// `vma->vm_file`'s inode.
+    pub inode: InodeId,
+    /// `vm_pgoff`: the file page mapped at the VMA's first page.
+    pub pgoff: u32,
+    /// `VM_SHARED`.
+    pub shared: bool,
+    /// `VM_EXEC`.
+    pub exec: bool,
+    /// `VM_LOCKED` (mlock).
+    pub locked: bool,
+    /// `VM_SEQ_READ` (MADV_SEQUENTIAL).
+    pub seq_read: bool,
+    /// `VM_RAND_READ` (MADV_RANDOM).
+    pub rand_read: bool,
+    /// The accessed ("young") bit of each page's PTE, as bits: set by the access that maps
+    /// or touches the page (the CPU sets it), tested and cleared by `folio_referenced()`.
+    pub young: Vec<u64>,
+    /// `file->f_ra`: the opened file's readahead state (its `mmap_miss` too).
+    pub ra: crate::readahead::FileRaState,
+    /// `ra->mmap_miss`.
+    pub mmap_miss: u32,
+}
+
+impl FileVma {
+    /// Whether page `i`'s PTE is young.
+    #[inline]
+    pub fn young(&self, i: u32) -> bool {
+        self.young[(i / 64) as usize] & (1 << (i % 64)) != 0
+    }
+    /// Set or clear page `i`'s accessed bit.
+    #[inline]
+    pub fn set_young(&mut self, i: u32, on: bool) {
+        let w = &mut self.young[(i / 64) as usize];
+        if on {
+            *w |= 1 << (i % 64);
+        } else {
+            *w &= !(1 << (i % 64));
+        }
+    }
 }
 
 /// Why a fault failed.
@@ -55,7 +103,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0 });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, file: None });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -68,6 +116,7 @@ impl Kernel {
         v.ptes.clear();
         v.ptes.resize((nr_pages as usize).div_ceil(PAGEBLOCK_NR as usize), false);
         v.nr_ptes = 0;
+        v.file = None;
         id
     }
 
@@ -114,8 +163,10 @@ impl Kernel {
         if !self.pte_alloc(vma, index) {
             return Err(FaultError::Oom);
         }
+        self.count_pgfault(self.vmas[v].memcg, false);
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
+            self.count_pgmajfault(self.vmas[v].memcg);
             return self.do_swap_page(vma, index, nid).map(|_| ()).ok_or(FaultError::Oom);
         }
         if self.thp_enabled {
@@ -210,6 +261,21 @@ impl Kernel {
         Ok(())
     }
 
+    /// `count_vm_event(PGFAULT)` + `count_memcg_event_mm(PGFAULT)` of `handle_mm_fault()`.
+    pub(crate) fn count_pgfault(&mut self, memcg: MemcgId, _major: bool) {
+        use crate::memcontrol::MemcgEvent;
+        self.vmstat.count(VmEvent::Pgfault, 1);
+        self.memcgs.count_event(memcg, MemcgEvent::Pgfault, 1);
+    }
+
+    /// `PGMAJFAULT` (vmstat and the memcg's): the fault had to read the page (`VM_FAULT_MAJOR`:
+    /// `filemap_fault()` found no page, `do_swap_page()` read from swap).
+    pub(crate) fn count_pgmajfault(&mut self, memcg: MemcgId) {
+        use crate::memcontrol::MemcgEvent;
+        self.vmstat.count(VmEvent::Pgmajfault, 1);
+        self.memcgs.count_event(memcg, MemcgEvent::Pgmajfault, 1);
+    }
+
     /// `mem_cgroup_uncharge()` of `nr` anonymous pages of `memcg` that were freed (and
     /// `NR_ANON_PAGES`); a dying memcg left empty is freed.
     pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64) {
@@ -233,6 +299,13 @@ impl Kernel {
     pub fn do_munmap(&mut self, vma: VmaId) {
         self.cpu(self.cost.mmap_call);
         let v = vma.0 as usize;
+        if self.vmas[v].file.is_some() {
+            // zap_pte_range() of the file pages first; the private copies (anonymous) are
+            // freed below as any anonymous page.
+            let n = self.vmas[v].pages.len() as u32;
+            self.zap_file_range(vma, 0, n);
+            self.i_mmap_remove(vma);
+        }
         let mut pages = std::mem::take(&mut self.vmas[v].pages);
         let memcg = self.vmas[v].memcg;
         let mut i = 0;
@@ -271,6 +344,207 @@ impl Kernel {
         vm.pages = pages;
         vm.live = false;
         vm.nr_resident = 0;
+        vm.file = None;
         self.free_vmas.push(vma);
+    }
+}
+
+/// `current->nr_dirtied_pause` of a task that has not been throttled yet (kernel/fork.c:
+/// `128 >> (PAGE_SHIFT - 10)` pages): how many pages it dirties between two
+/// `balance_dirty_pages()` calls of `balance_dirty_pages_ratelimited()`.
+pub const NR_DIRTIED_PAUSE: u32 = 32;
+
+/// `fault_around_bytes` (mm/memory.c): 64 KiB, the window `do_fault_around()` maps.
+pub const FAULT_AROUND_BYTES: u64 = 65536;
+
+/// File mappings: `do_mmap()` of a file, `handle_mm_fault()` -> `do_fault()`
+/// (`do_read_fault()`, `do_cow_fault()`, `do_shared_fault()`), write-protect faults
+/// (`do_wp_page()`), and zapping.
+impl Kernel {
+    /// `do_mmap()` of `nr_pages` of `inode` from file page `pgoff` for a task in `memcg`
+    /// (`MAP_SHARED` when `shared`, `PROT_EXEC` when `exec`); the opened file's readahead
+    /// window is the device's (`file_ra_state_init()`).
+    pub fn do_mmap_file(&mut self, inode: InodeId, pgoff: u32, nr_pages: u64, memcg: MemcgId, shared: bool, exec: bool) -> VmaId {
+        let vma = self.do_mmap_anon(nr_pages, memcg);
+        let ra_pages = self.inodes[inode.idx()].dev.map_or(1, |d| self.devices[d.idx()].ra_pages() as u32);
+        self.vmas[vma.0 as usize].file = Some(Box::new(FileVma {
+            inode,
+            pgoff,
+            shared,
+            exec,
+            locked: false,
+            seq_read: false,
+            rand_read: false,
+            young: vec![0; (nr_pages as usize).div_ceil(64)],
+            ra: crate::readahead::FileRaState::new(ra_pages),
+            mmap_miss: 0,
+        }));
+        self.i_mmap_insert(vma);
+        vma
+    }
+
+    /// An access by the task to page `i` of file VMA `vma` (a store when `write`): no fault
+    /// when the PTE is there and allows it (the CPU sets the accessed bit); else
+    /// `handle_mm_fault()`: `do_read_fault()`, `do_cow_fault()` or `do_shared_fault()` for a
+    /// missing PTE, `do_wp_page()` for a store to a read-only one (a private mapping's copy,
+    /// or a shared page's `page_mkwrite()` after it was cleaned).
+    pub fn handle_mm_fault_file(&mut self, vma: VmaId, i: u32, write: bool) -> Result<(), FaultError> {
+        let v = vma.0 as usize;
+        let p = self.vmas[v].pages[i as usize];
+        let (shared, memcg) = (self.vmas[v].file.as_ref().expect("a file VMA").shared, self.vmas[v].memcg);
+        if p != PageId::NIL {
+            if self.pages[p].test(pg::ANON) {
+                return Ok(());
+            }
+            self.vmas[v].file.as_mut().expect("a file VMA").set_young(i, true);
+            if !write || (shared && self.pages[p].test(pg::DIRTY)) {
+                return Ok(());
+            }
+            // do_wp_page(): the PTE is write-protected.
+            self.count_pgfault(memcg, false);
+            self.cpu(self.cost.anon_fault);
+            if shared {
+                self.do_page_mkwrite(p, memcg);
+                return Ok(());
+            }
+            // wp_page_copy(): the private copy replaces the file page in this VMA.
+            self.page_remove_file_rmap(vma, i, false);
+            return self.cow_page(vma, i, p);
+        }
+        if !self.pte_alloc(vma, i) {
+            return Err(FaultError::Oom);
+        }
+        if self.vmas[v].swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
+            // A private copy that was swapped out.
+            self.count_pgfault(memcg, false);
+            self.cpu(self.cost.anon_fault);
+            self.count_pgmajfault(memcg);
+            let nid = self.cur_nid;
+            return self.do_swap_page(vma, i, nid).map(|_| ()).ok_or(FaultError::Oom);
+        }
+        // A fault that had to wait for I/O returns VM_FAULT_RETRY after dropping mmap_lock,
+        // and the architecture's fault handler takes it again (FAULT_FLAG_TRIED): a second
+        // handle_mm_fault(), counted again in pgfault before 6.4, whose fault-around now maps
+        // the pages read.
+        let mut tried = false;
+        loop {
+            if !tried || self.profile.pgfault_counts_retries {
+                self.count_pgfault(memcg, false);
+            }
+            self.cpu(self.cost.anon_fault);
+            if write && !shared {
+                // do_cow_fault(): read the file page (__do_fault()), copy it; the file page is
+                // not mapped.
+                match self.filemap_fault(vma, i, tried)? {
+                    None => tried = true,
+                    Some(p) => return self.cow_page(vma, i, p),
+                }
+                continue;
+            }
+            if !write && self.profile.fault_around && self.do_fault_around(vma, i) {
+                // do_read_fault(): filemap_map_pages() mapped the page: no ->fault.
+                return Ok(());
+            }
+            match self.filemap_fault(vma, i, tried)? {
+                None => tried = true,
+                Some(p) => {
+                    self.page_add_file_rmap(vma, i, p);
+                    if write {
+                        // do_shared_fault(): ->page_mkwrite, then fault_dirty_shared_page().
+                        self.do_page_mkwrite(p, memcg);
+                    }
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// `do_page_mkwrite()` (ext4's `block_page_mkwrite()`: the page dirtied) +
+    /// `fault_dirty_shared_page()` -> `balance_dirty_pages_ratelimited()`: the task enters
+    /// `balance_dirty_pages()` once it has dirtied `nr_dirtied_pause` pages (32 pages:
+    /// `128 >> (PAGE_SHIFT - 10)`, the initial pause; the adaptive pause of
+    /// `dirty_poll_interval()` is not modelled), not on every fault.
+    fn do_page_mkwrite(&mut self, p: PageId, memcg: MemcgId) {
+        let inode = self.pages[p].mapping;
+        self.folio_mark_dirty(p);
+        self.nr_dirtied += 1;
+        if self.nr_dirtied >= NR_DIRTIED_PAUSE {
+            self.nr_dirtied = 0;
+            self.balance_dirty_pages(inode, memcg);
+        }
+    }
+
+    /// `wp_page_copy()` / the copy of `do_cow_fault()`: a new anonymous page, charged to the
+    /// VMA's memcg, holding a copy of file page `src`, mapped at page `i` of `vma`.
+    fn cow_page(&mut self, vma: VmaId, i: u32, src: PageId) -> Result<(), FaultError> {
+        let _ = src;
+        let nid = self.cur_nid;
+        let pfn = self.alloc_pages(0, Gfp::node(nid)).ok_or(FaultError::Oom)?;
+        let memcg = self.vmas[vma.0 as usize].memcg;
+        if self.try_charge_memcg(memcg, 1, true).is_err() {
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return Err(FaultError::Oom);
+        }
+        // copy_user_highpage(): a page copy, as read() copies one.
+        self.cpu(self.cost.copy_page);
+        self.pages.init(pfn, InodeId(vma.0), i);
+        let p = &mut self.pages[pfn];
+        p.memcg = memcg;
+        p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
+        self.vmas[vma.0 as usize].pages[i as usize] = pfn;
+        self.vmas[vma.0 as usize].nr_resident += 1;
+        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        self.vmstat.nr_anon_pages += 1;
+        let lv = self.folio_lruvec(pfn);
+        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        self.page_events += 1;
+        Ok(())
+    }
+
+    /// `do_fault_around()` (3.15+): map the resident pages of the `fault_around_bytes`
+    /// window holding page `i` (aligned in the VMA, within it and within its PMD) with
+    /// `filemap_map_pages()`. Returns whether page `i` itself got mapped.
+    fn do_fault_around(&mut self, vma: VmaId, i: u32) -> bool {
+        let nr = (FAULT_AROUND_BYTES / crate::types::PAGE_SIZE) as u32;
+        if nr <= 1 {
+            return false;
+        }
+        let len = self.vmas[vma.0 as usize].pages.len() as u32;
+        let start = i & !(nr - 1);
+        let pmd_end = (i | (PAGEBLOCK_NR as u32 - 1)) + 1;
+        let end = (start + nr).min(len).min(pmd_end);
+        self.filemap_map_pages(vma, start, end);
+        self.vmas[vma.0 as usize].pages[i as usize] != PageId::NIL
+    }
+
+    /// `zap_page_range()` of pages `first..end` of file VMA `vma` (munmap, MADV_DONTNEED):
+    /// file pages are unmapped (a young PTE marks the page accessed), private copies freed
+    /// and uncharged.
+    pub fn zap_file_range(&mut self, vma: VmaId, first: u32, end: u32) {
+        let v = vma.0 as usize;
+        let memcg = self.vmas[v].memcg;
+        let mut freed = 0;
+        for i in first..end {
+            let p = self.vmas[v].pages[i as usize];
+            if p == PageId::NIL {
+                continue;
+            }
+            self.cpu(self.cost.zap_page);
+            if self.pages[p].test(pg::ANON) {
+                let lv = self.folio_lruvec(p);
+                self.lruvecs[lv].del(&mut self.pages, p);
+                if self.pages[p].test(pg::WRITEBACK) {
+                    self.vmstat.nr_writeback -= 1;
+                }
+                self.vmas[v].pages[i as usize] = PageId::NIL;
+                self.vmas[v].nr_resident -= 1;
+                self.free_page(p);
+                freed += 1;
+            } else {
+                self.page_remove_file_rmap(vma, i, true);
+            }
+        }
+        self.uncharge_anon(memcg, freed);
     }
 }

@@ -25,7 +25,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
         || name.contains("_avg")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -173,6 +173,8 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("shrinker_info.kB", ((k.kmem.shrinker_slab + k.kmem.shrinker_other) / 1024) as f64);
     put("meminfo.AnonPages_kB", (k.vmstat.nr_anon_pages * PAGE_SIZE / 1024) as f64);
     put("memcg.anon_bytes", (k.memcgs.anon_pages(memcg) * PAGE_SIZE) as f64);
+    put("memcg.file_mapped_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_file_mapped) * PAGE_SIZE) as f64);
+    put("meminfo.Mapped_kB", (k.vmstat.nr_mapped * PAGE_SIZE / 1024) as f64);
     let (swap_total, swap_used) = k.swap_usage();
     put("meminfo.SwapFree_kB", ((swap_total - swap_used) * PAGE_SIZE / 1024) as f64);
     put("meminfo.Writeback_kB", (k.vmstat.nr_writeback * PAGE_SIZE / 1024) as f64);
@@ -303,6 +305,8 @@ pub fn metric_names() -> Vec<String> {
             "shrinker_info.kB",
             "meminfo.AnonPages_kB",
             "memcg.anon_bytes",
+            "memcg.file_mapped_bytes",
+            "meminfo.Mapped_kB",
             "meminfo.SwapFree_kB",
             "meminfo.Writeback_kB",
             "psi.memory.some_us",

@@ -64,6 +64,10 @@ pub struct Page {
     pub flags: u16,
     /// Which LRU list the page is on (see [`crate::mmzone::LruList`]), when `PG_lru` is set.
     pub lru: u8,
+    /// `folio_mapcount()` of a page-cache page: the page-table entries of file VMAs mapping
+    /// it (rmap.rs). It takes the byte `struct Page` had as padding. Anonymous pages are
+    /// mapped by their one VMA and keep 0 here.
+    pub mapcount: u8,
 }
 
 impl Page {
@@ -75,6 +79,7 @@ impl Page {
         next: PageId::NIL,
         flags: 0,
         lru: 0,
+        mapcount: 0,
     };
 
     /// Whether all of `flag` are set.

@@ -200,6 +200,25 @@ pub struct KernelProfile {
     pub eviction_reads_age_first: bool,
     /// How limit reclaim walks the target's subtree.
     pub reclaim_walk: ReclaimWalk,
+    /// Read faults on file mappings map the resident pages around the fault
+    /// (`do_fault_around()` -> `filemap_map_pages()`, `fault_around_bytes` = 64K; v3.15+,
+    /// 8c6e50b0290c "mm: introduce vm_ops->map_pages()"). Before, one page per fault.
+    pub fault_around: bool,
+    /// Reclaim deactivates the active file list whenever the reclaim root saw refault
+    /// activations since its last reclaim ("When refaults are being observed, it means a new
+    /// workingset is being established. Deactivate to get rid of any stale active pages
+    /// quickly": `sc->may_deactivate` in `prepare_scan_count()`/`shrink_node()` and
+    /// `snapshot_refaults()`, v5.9+, b91ac374346b "mm: vmscan: enforce inactive:active ratio
+    /// at the reclaim root"), not only when the inactive list is low.
+    pub deactivate_on_refault: bool,
+    /// `pgfault` counts every `handle_mm_fault()` call, a fault retried after I/O
+    /// (`VM_FAULT_RETRY`) twice (before 6.4); from 6.4 (53156443a303 "mm: do not increment
+    /// pgfault stats when page fault handler retries") `mm_account_fault()` counts a fault
+    /// once, when it completes.
+    pub pgfault_counts_retries: bool,
+    /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
+    /// madvise() returns EINVAL for them.
+    pub madv_cold_pageout: bool,
     /// Kernel memory of one memcg.
     pub memcg_kmem: MemcgKmemCost,
     /// How memcg-aware list_lrus lay out their per-memcg lists (seed 001).
@@ -400,6 +419,10 @@ pub fn profiles() -> Vec<KernelProfile> {
         eviction_at_reclaim_root: true,
         eviction_reads_age_first: true,
         reclaim_walk: ReclaimWalk::Full,
+        fault_around: true,
+        deactivate_on_refault: true,
+        pgfault_counts_retries: false,
+        madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
         kmalloc_large_in_slab: true,
@@ -434,6 +457,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.1 (Debian 12's kernel): as linux-6.6, but limit reclaim resumes a shared \
                       memcg walk (before 1ba6fc9af35b)",
         reclaim_walk: ReclaimWalk::SharedPartial,
+        pgfault_counts_retries: true,
         ..linux_6_6.clone()
     };
     let linux_5_17 = KernelProfile {
@@ -450,6 +474,8 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_0 = KernelProfile {
         name: "linux-5.0",
+        madv_cold_pageout: false,
+        deactivate_on_refault: false,
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
@@ -502,6 +528,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
+        fault_around: false,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       otherwise as linux-4.3",

@@ -32,6 +32,8 @@ enum Cursor {
     Write { pos: u64, end: u64 },
     /// Touching the pages of a mapping, `pos` next.
     Touch { vma: crate::memory::VmaId, pos: u32 },
+    /// Touching a range of a mapping by pattern: `done` of `total` pages touched.
+    MapTouch { vma: crate::memory::VmaId, done: u64, total: u64 },
     /// A latency-probe round: mapped at `t0`, touching from `pos`.
     Probe { vma: crate::memory::VmaId, pos: u32, t0: Nanos },
     /// Asleep until the task's clock: the step ends when the task is scheduled again, so
@@ -64,6 +66,8 @@ struct Task {
     waiting: bool,
     /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
     stock: (MemcgId, u64),
+    /// `current->nr_dirtied` (page faults' dirty throttling).
+    nr_dirtied: u32,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -242,6 +246,10 @@ impl Simulation {
                         },
                         OpKind::Write { length, .. } => pages_for(*length),
                         OpKind::Trace { events, loops, .. } => events.saturating_mul(*loops),
+                        OpKind::Touch { access, .. } => match access.pattern {
+                            crate::scenario::model::TouchPattern::Random { count } => count,
+                            _ => 1,
+                        },
                         _ => 1,
                     };
                 }
@@ -262,6 +270,7 @@ impl Simulation {
                     samples: vec![],
                     waiting: false,
                     stock: (MemcgId::NONE, 0),
+                    nr_dirtied: 0,
                 }
             })
             .collect();
@@ -410,7 +419,7 @@ impl Simulation {
             use crate::cgroup::Errno;
             let why = match (&op.kind, e) {
                 (OpKind::Mmap { .. }, Errno::EEXIST) => "EEXIST (the task already has a live mapping of that name)".to_string(),
-                (OpKind::Munmap { .. } | OpKind::Touch { .. }, Errno::ENOENT) => "ENOENT (the task has no live mapping of that name)".to_string(),
+                (OpKind::Munmap { .. } | OpKind::Touch { .. } | OpKind::Madvise { .. } | OpKind::Msync { .. } | OpKind::Mlock { .. }, Errno::ENOENT) => "ENOENT (the task has no live mapping of that name)".to_string(),
                 (OpKind::Fadvise { .. }, Errno::ENOENT) => "ENOENT (no such directory)".to_string(),
                 (_, Errno::ENOMEM) => self.enomem_why(self.tasks[ti].memcg),
                 _ => e.to_string(),
@@ -458,6 +467,7 @@ impl Simulation {
         k.iowait_ns = 0;
         k.memstall_ns = 0;
         k.charge_stock = t.stock;
+        k.nr_dirtied = t.nr_dirtied;
         k.io = IoAcct::default();
     }
 
@@ -469,6 +479,7 @@ impl Simulation {
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
+        t.nr_dirtied = k.nr_dirtied;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
@@ -703,11 +714,39 @@ impl Simulation {
                 self.leave(ti, user);
                 finished = true;
             }
-            OpKind::Mmap { name, size } => {
+            OpKind::Mmap { name, size, file } => {
+                if let Some(f) = file {
+                    if !self.open_file(ti, self.inodes[f.file], op) {
+                        self.finish_step(ti, op, true);
+                        return;
+                    }
+                }
                 self.enter(ti);
                 let memcg = self.tasks[ti].memcg;
                 if self.tasks[ti].maps.iter().any(|(n, _)| n == name) {
                     self.op_failed(ti, op, crate::cgroup::Errno::EEXIST);
+                } else if let Some(f) = file {
+                    let inode = self.inodes[f.file];
+                    let n = pages_for(*size);
+                    let vma = self.kernel.do_mmap_file(inode, (f.offset / PAGE_SIZE) as u32, n, memcg, f.shared, f.exec);
+                    self.tasks[ti].maps.push((name.clone(), vma));
+                    if f.advice != crate::scenario::model::MAdvice::Normal && self.kernel.do_madvise(vma, 0, n as u32, f.advice).is_err() {
+                        self.op_failed(ti, op, crate::cgroup::Errno::EINVAL);
+                    }
+                    if f.populate {
+                        // MAP_POPULATE -> __mm_populate(): FOLL_WRITE for a private writable
+                        // mapping (a copy of every page), read faults otherwise.
+                        let write = !f.shared && !f.exec;
+                        for i in 0..n as u32 {
+                            if self.kernel.handle_mm_fault_file(vma, i, write).is_err() {
+                                oom = true;
+                                break;
+                            }
+                            if self.kernel.nr_pages_over_high != 0 {
+                                self.kernel.mem_cgroup_handle_over_high(memcg);
+                            }
+                        }
+                    }
                 } else {
                     let vma = self.kernel.do_mmap_anon(pages_for(*size), memcg);
                     self.tasks[ti].maps.push((name.clone(), vma));
@@ -720,17 +759,70 @@ impl Simulation {
                 match self.tasks[ti].maps.iter().position(|(n, _)| n == name) {
                     Some(i) => {
                         let (_, vma) = self.tasks[ti].maps.remove(i);
+                        let inode = self.kernel.vmas[vma.0 as usize].file.as_ref().map(|f| f.inode);
                         self.kernel.do_munmap(vma);
+                        if let Some(inode) = inode {
+                            // The mapping held the file open (fput() at unmap).
+                            self.kernel.dput(inode);
+                        }
                     }
                     None => self.op_failed(ti, op, crate::cgroup::Errno::ENOENT),
                 }
                 self.leave(ti, user);
                 finished = true;
             }
-            OpKind::Touch { name } => {
+            OpKind::Madvise { name, advice, offset, length } => {
+                self.enter(ti);
+                match self.tasks[ti].maps.iter().find(|(n, _)| n == name) {
+                    Some(&(_, vma)) => {
+                        let len = self.kernel.vmas[vma.0 as usize].pages.len() as u32;
+                        let first = ((offset / PAGE_SIZE) as u32).min(len);
+                        let end = length.map_or(len, |l| (pages_for(offset + l) as u32).min(len));
+                        if self.kernel.do_madvise(vma, first, end.max(first), *advice).is_err() {
+                            self.op_failed(ti, op, crate::cgroup::Errno::EINVAL);
+                        }
+                    }
+                    None => self.op_failed(ti, op, crate::cgroup::Errno::ENOENT),
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Msync { name } => {
+                self.enter(ti);
+                match self.tasks[ti].maps.iter().find(|(n, _)| n == name) {
+                    Some(&(_, vma)) => self.kernel.msync(vma),
+                    None => self.op_failed(ti, op, crate::cgroup::Errno::ENOENT),
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Mlock { name, lock } => {
+                self.enter(ti);
+                match self.tasks[ti].maps.iter().find(|(n, _)| n == name) {
+                    Some(&(_, vma)) => oom = self.kernel.do_mlock(vma, *lock).is_err(),
+                    None => self.op_failed(ti, op, crate::cgroup::Errno::ENOENT),
+                }
+                self.leave(ti, user);
+                finished = true;
+            }
+            OpKind::Touch { name, access } => {
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
                     match self.tasks[ti].maps.iter().find(|(n, _)| n == name) {
-                        Some(&(_, vma)) => self.tasks[ti].cursor = Cursor::Touch { vma, pos: 0 },
+                        Some(&(_, vma)) if self.kernel.vmas[vma.0 as usize].file.is_none() && *access == crate::scenario::model::MapAccess::write_all() => {
+                            self.tasks[ti].cursor = Cursor::Touch { vma, pos: 0 }
+                        }
+                        Some(&(_, vma)) => {
+                            let len = self.kernel.vmas[vma.0 as usize].pages.len() as u64;
+                            let first = (access.offset / PAGE_SIZE).min(len);
+                            let end = access.length.map_or(len, |l| pages_for(access.offset + l).min(len));
+                            let n = end.saturating_sub(first);
+                            let total = match access.pattern {
+                                crate::scenario::model::TouchPattern::Sequential => n,
+                                crate::scenario::model::TouchPattern::Strided { stride } => n.div_ceil(stride.max(1)),
+                                crate::scenario::model::TouchPattern::Random { count } => if n == 0 { 0 } else { count },
+                            };
+                            self.tasks[ti].cursor = Cursor::MapTouch { vma, done: 0, total };
+                        }
                         None => {
                             self.op_failed(ti, op, crate::cgroup::Errno::ENOENT);
                             self.finish_step(ti, op, true);
@@ -738,16 +830,32 @@ impl Simulation {
                         }
                     }
                 }
-                let Cursor::Touch { vma, pos } = self.tasks[ti].cursor.clone() else { unreachable!() };
-                self.enter(ti);
-                let memcg = self.tasks[ti].memcg;
-                let (next, ok) = self.touch_range(vma, pos, memcg);
-                self.leave(ti, 0);
-                oom = !ok;
-                if oom || next as usize >= self.kernel.vmas[vma.0 as usize].pages.len() {
-                    finished = true;
-                } else {
-                    self.tasks[ti].cursor = Cursor::Touch { vma, pos: next };
+                match self.tasks[ti].cursor.clone() {
+                    Cursor::Touch { vma, pos } => {
+                        self.enter(ti);
+                        let memcg = self.tasks[ti].memcg;
+                        let (next, ok) = self.touch_range(vma, pos, memcg);
+                        self.leave(ti, 0);
+                        oom = !ok;
+                        if oom || next as usize >= self.kernel.vmas[vma.0 as usize].pages.len() {
+                            finished = true;
+                        } else {
+                            self.tasks[ti].cursor = Cursor::Touch { vma, pos: next };
+                        }
+                    }
+                    Cursor::MapTouch { vma, done, total } => {
+                        self.enter(ti);
+                        let memcg = self.tasks[ti].memcg;
+                        let (next, ok) = self.touch_pattern(vma, access, done, total, memcg);
+                        self.leave(ti, 0);
+                        oom = !ok;
+                        if oom || next >= total {
+                            finished = true;
+                        } else {
+                            self.tasks[ti].cursor = Cursor::MapTouch { vma, done: next, total };
+                        }
+                    }
+                    _ => unreachable!("a touch's cursor"),
                 }
             }
             OpKind::MmapProbe { size, interval, while_task } => {
@@ -875,6 +983,38 @@ impl Simulation {
         }
         self.work_done += (end - pos) as u64;
         (end, true)
+    }
+
+    /// One quantum of a patterned `touch`: up to `TOUCH_QUANTUM` accesses from the `done`-th
+    /// of `total`, each one `handle_mm_fault()` when its PTE is missing or write-protected
+    /// (a file VMA), then the return to user space's memory.high work. Returns (accesses
+    /// done, no OOM).
+    fn touch_pattern(&mut self, vma: crate::memory::VmaId, access: &crate::scenario::model::MapAccess, done: u64, total: u64, memcg: MemcgId) -> (u64, bool) {
+        use crate::scenario::model::TouchPattern;
+        let len = self.kernel.vmas[vma.0 as usize].pages.len() as u64;
+        let first = (access.offset / PAGE_SIZE).min(len);
+        let end = access.length.map_or(len, |l| pages_for(access.offset + l).min(len));
+        let n = end.saturating_sub(first).max(1);
+        let stop = (done + TOUCH_QUANTUM as u64).min(total);
+        let file = self.kernel.vmas[vma.0 as usize].file.is_some();
+        for k in done..stop {
+            let i = first
+                + match access.pattern {
+                    TouchPattern::Sequential => k,
+                    TouchPattern::Strided { stride } => k * stride,
+                    TouchPattern::Random { .. } => self.rng.below(n),
+                };
+            self.kernel.page_events += 1;
+            let r = if file { self.kernel.handle_mm_fault_file(vma, i as u32, access.write) } else { self.kernel.handle_mm_fault(vma, i as u32) };
+            if r.is_err() {
+                return (k, false);
+            }
+            if self.kernel.nr_pages_over_high != 0 {
+                self.kernel.mem_cgroup_handle_over_high(memcg);
+            }
+        }
+        self.work_done += stop - done;
+        (stop, true)
     }
 
     /// `open()`: look the file up (instantiating its dentry and inode, charged to the task's

@@ -41,7 +41,7 @@ impl Kernel {
         let flags = self.pages[page].flags;
         if flags & pg::REFERENCED == 0 {
             self.pages[page].flags |= pg::REFERENCED;
-        } else if flags & pg::ACTIVE == 0 {
+        } else if flags & pg::ACTIVE == 0 && self.pages[page].lru != LruList::Unevictable as u8 {
             if flags & pg::LRU != 0 {
                 self.cpu(self.cost.activate);
                 let v = self.folio_lruvec(page);

@@ -55,6 +55,38 @@ pub fn congestion_wait_blk_mq(now: crate::types::Nanos, timeout: crate::types::N
     now + timeout
 }
 
+/// `enum folio_references` (mm/vmscan.c): what `folio_check_references()` decided for a
+/// mapped page at the inactive tail.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FolioRef {
+    /// `FOLIOREF_ACTIVATE`: to the active list.
+    Activate,
+    /// `FOLIOREF_KEEP`: back to the inactive list for another trip.
+    Keep,
+    /// `FOLIOREF_RECLAIM` / `FOLIOREF_RECLAIM_CLEAN`: unmap and reclaim.
+    Reclaim,
+    /// A `VM_LOCKED` VMA maps it: to the unevictable list (the mlock race the kernel settles
+    /// with `FOLIOREF_ACTIVATE` and `folio_evictable()`).
+    Unevictable,
+}
+
+/// `folio_check_references()` (mm/vmscan.c; `page_check_references()` 2.6.34-5.17, same
+/// rules): `referenced_ptes` young PTEs found, `referenced_folio` its `PG_referenced`, `exec`
+/// whether a `VM_EXEC` VMA had one. "All mapped folios start out with page table references
+/// from the instantiating fault, so we need to look twice if a mapped file/anon folio is used
+/// more than once": a second reference (the flag, or another PTE) activates, one young PTE
+/// keeps it for another trip with `PG_referenced` set, executable file pages activate after
+/// their first use; with no young PTE it is reclaimed.
+pub fn folio_references(referenced_ptes: u32, referenced_folio: bool, exec: bool) -> FolioRef {
+    if referenced_ptes > 0 {
+        if referenced_folio || referenced_ptes > 1 || exec {
+            return FolioRef::Activate;
+        }
+        return FolioRef::Keep;
+    }
+    FolioRef::Reclaim
+}
+
 /// `struct scan_control`.
 #[derive(Clone, Copy, Debug)]
 pub struct ScanControl {
@@ -78,6 +110,9 @@ pub struct ScanControl {
     pub memcg_low_skipped: bool,
     /// `nr.writeback`: pages found under writeback.
     pub nr_writeback: u64,
+    /// `may_deactivate & DEACTIVATE_FILE` forced by refaults at the reclaim root (5.9+):
+    /// the active file list is shrunk whether or not the inactive one is low.
+    pub deactivate_file: bool,
 }
 
 impl ScanControl {
@@ -93,6 +128,7 @@ impl ScanControl {
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
             nr_writeback: 0,
+            deactivate_file: false,
         }
     }
 }
@@ -122,6 +158,16 @@ impl Kernel {
     /// ignoring memory.low.
     pub fn do_try_to_free_pages(&mut self, sc: &mut ScanControl) -> u64 {
         self.cpu(self.cost.reclaim_call);
+        // prepare_scan_count() (5.9+): refaults seen at the reclaim root since its last
+        // reclaim force the deactivation of active file pages; snapshot_refaults() at the end.
+        let refaults = if self.profile.deactivate_on_refault {
+            let i = MemcgEvent::WorkingsetActivateFile as usize;
+            let r = self.memcgs.subtree_events(sc.target, i);
+            sc.deactivate_file = r != self.memcgs.get(sc.target).refaults_snapshot;
+            Some(r)
+        } else {
+            None
+        };
         loop {
             sc.priority = DEF_PRIORITY;
             loop {
@@ -136,6 +182,9 @@ impl Kernel {
                 break;
             }
             sc.memcg_low_reclaim = true;
+        }
+        if let Some(r) = refaults {
+            self.memcgs.memcgs[sc.target.idx()].refaults_snapshot = r;
         }
         sc.nr_reclaimed
     }
@@ -277,7 +326,7 @@ impl Kernel {
             if nr_active > 0 {
                 let n = nr_active.min(SWAP_CLUSTER_MAX);
                 nr_active -= n;
-                if self.inactive_is_low(v) {
+                if sc.deactivate_file || self.inactive_is_low(v) {
                     self.shrink_active_list(memcg, v, n, sc);
                 }
             }
@@ -454,23 +503,40 @@ impl Kernel {
     }
 
     /// `shrink_active_list()`: move up to `nr` pages from the tail of the active list to the
-    /// inactive list, marking them `PG_workingset`.
+    /// inactive list, marking them `PG_workingset`. A mapped page's young PTEs are cleared
+    /// on the way (`folio_referenced()`); one an executable mapping used goes round the
+    /// active list once more ("Identify referenced, file-backed active folios and give them
+    /// one more trip around the active list", every era modelled: 8cab4754d24a, 2.6.31).
     fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
         let mut moved = 0;
+        let mut scanned = 0;
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
             self.cpu(self.cost.scan_page);
             self.lruvecs[v].del(&mut self.pages, p);
+            scanned += 1;
+            if self.pages[p].mapcount > 0 {
+                let r = self.folio_referenced(p);
+                if r.locked {
+                    self.pages[p].flags &= !pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+                    continue;
+                }
+                if r.ptes > 0 && r.exec {
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    continue;
+                }
+            }
             let pg_ = &mut self.pages[p];
             pg_.flags &= !pg::ACTIVE;
             pg_.flags |= pg::WORKINGSET;
             self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
             moved += 1;
         }
-        self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, moved);
+        self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
         if !sc.cgroup_reclaim {
-            self.vmstat.count(VmEvent::Pgrefill, moved);
+            self.vmstat.count(VmEvent::Pgrefill, scanned);
         }
         self.vmstat.count(VmEvent::Pgdeactivate, moved);
     }
@@ -525,6 +591,31 @@ impl Kernel {
                 sc.nr_writeback += 1;
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 continue;
+            }
+            if self.pages[p].mapcount > 0 {
+                match self.folio_check_references(p) {
+                    FolioRef::Activate => {
+                        self.pages[p].flags |= pg::ACTIVE;
+                        self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                        self.vmstat.count(VmEvent::Pgactivate, 1);
+                        continue;
+                    }
+                    FolioRef::Keep => {
+                        self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                        continue;
+                    }
+                    FolioRef::Unevictable => {
+                        self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+                        continue;
+                    }
+                    FolioRef::Reclaim => {
+                        if !self.pages[p].test(pg::DIRTY) {
+                            // try_to_unmap() before __remove_mapping().
+                            self.try_to_unmap(p);
+                        }
+                    }
+                }
             }
             if self.pages[p].test(pg::DIRTY) {
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
@@ -581,6 +672,22 @@ impl Kernel {
             self.throttle_kswapd(dev.idx(), nr_immediate, nr_writeback == scanned, sc);
         }
         reclaimed
+    }
+
+    /// `folio_check_references()` of a mapped file page: `folio_referenced()` through rmap,
+    /// `folio_test_clear_referenced()`, then [`folio_references`]; a kept page gets
+    /// `PG_referenced` (`folio_set_referenced()`).
+    pub fn folio_check_references(&mut self, p: PageId) -> FolioRef {
+        let r = self.folio_referenced(p);
+        let referenced_folio = self.pages[p].test(pg::REFERENCED);
+        self.pages[p].flags &= !pg::REFERENCED;
+        if r.locked {
+            return FolioRef::Unevictable;
+        }
+        if r.ptes > 0 {
+            self.pages[p].flags |= pg::REFERENCED;
+        }
+        folio_references(r.ptes, referenced_folio, r.exec)
     }
 
     /// `writeback_throttling_sane()`: global reclaim, and cgroup reclaim on cgroup v2 (whose

@@ -66,10 +66,14 @@ pub enum VmEvent {
     Pswpin,
     /// `pswpout`: pages written to swap.
     Pswpout,
+    /// `pgfault`: page faults.
+    Pgfault,
+    /// `pgmajfault`: page faults that read from disk (`VM_FAULT_MAJOR`).
+    Pgmajfault,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 30;
+pub const NR_VM_EVENTS: usize = 32;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -104,6 +108,8 @@ impl VmEvent {
         (VmEvent::Pgrotated, "pgrotated"),
         (VmEvent::Pswpin, "pswpin"),
         (VmEvent::Pswpout, "pswpout"),
+        (VmEvent::Pgfault, "pgfault"),
+        (VmEvent::Pgmajfault, "pgmajfault"),
     ];
 }
 
@@ -120,6 +126,8 @@ pub struct VmStat {
     pub nr_anon_pages: u64,
     /// `NR_FILE_PAGES`: page-cache pages (/proc/meminfo `Cached`).
     pub nr_file_pages: u64,
+    /// `NR_FILE_MAPPED`: page-cache pages mapped by some VMA (/proc/meminfo `Mapped`).
+    pub nr_mapped: u64,
 }
 
 impl VmStat {

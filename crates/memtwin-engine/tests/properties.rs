@@ -24,6 +24,49 @@ fn cgroup_name(i: usize, ncg: usize) -> String {
     }
 }
 
+/// Ops on file mappings (and the reads and writes that compete with them), for the mapped-page
+/// property test: a task's ops are mostly mmap, touch, madvise, mlock, msync, munmap.
+fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
+    prop_oneof![
+        3 => (0..nfiles, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, 0u8..3).prop_map(|(file, shared, exec, populate, adv)| OpKind::Mmap {
+            name: format!("f{file}"),
+            size: 0,
+            file: Some(MapFile { file, offset: 0, shared, exec, populate, advice: [MAdvice::Normal, MAdvice::Random, MAdvice::Sequential][adv as usize] }),
+        }),
+        6 => (0..nfiles, prop::bool::ANY, 0u8..3, 0u64..2 << 20).prop_map(|(file, write, pat, offset)| OpKind::Touch {
+            name: format!("f{file}"),
+            access: MapAccess {
+                write,
+                offset: offset & !4095,
+                length: None,
+                pattern: [TouchPattern::Sequential, TouchPattern::Random { count: 700 }, TouchPattern::Strided { stride: 3 }][pat as usize],
+            },
+        }),
+        2 => (0..nfiles, 0u8..7).prop_map(|(file, a)| OpKind::Madvise {
+            name: format!("f{file}"),
+            advice: [MAdvice::Normal, MAdvice::Sequential, MAdvice::Random, MAdvice::WillNeed, MAdvice::DontNeed, MAdvice::Cold, MAdvice::PageOut][a as usize],
+            offset: 0,
+            length: None,
+        }),
+        2 => (0..nfiles, prop::bool::ANY).prop_map(|(file, lock)| OpKind::Mlock { name: format!("f{file}"), lock }),
+        1 => (0..nfiles).prop_map(|file| OpKind::Msync { name: format!("f{file}") }),
+        1 => (0..nfiles).prop_map(|file| OpKind::Munmap { name: format!("f{file}") }),
+        2 => (0..nfiles, 0u64..4 << 20, 1u64..256 << 10).prop_map(|(file, offset, bufsize)| OpKind::Read {
+            file,
+            offset,
+            length: None,
+            bufsize,
+            pattern: Pattern::Sequential,
+            fadvise: Advice::Normal,
+            scan: false,
+        }),
+        1 => (0..nfiles, 0u64..2 << 20, 1u64..4 << 20).prop_map(|(file, offset, length)| OpKind::Write { file, offset, length, bufsize: 64 << 10, fsync: false, create: false, truncate: false }),
+        1 => (0usize..2, 4096u64..8 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size, file: None }),
+        1 => (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: MapAccess::write_all() }),
+    ]
+    .boxed()
+}
+
 fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
     prop_oneof![
         (0..nfiles, 0u64..4 << 20, prop::option::of(1u64..8 << 20), 1u64..256 << 10, prop::bool::ANY, 0u8..3).prop_map(
@@ -65,20 +108,65 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Rmdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Mount { path: format!("/mnt/{i}"), fs: "tmpfs".into(), mkdir: i % 2 == 0 }),
-        (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size }),
-        (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}") }),
+        (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size, file: None }),
+        (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: memtwin_engine::scenario::model::MapAccess::write_all() }),
         (0usize..2).prop_map(|i| OpKind::Munmap { name: format!("m{i}") }),
+        // File mappings (named after their file; sized to the file in `fix_file_maps`).
+        (0..nfiles, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, 0u8..3).prop_map(|(file, shared, exec, populate, adv)| OpKind::Mmap {
+            name: format!("f{file}"),
+            size: 0,
+            file: Some(MapFile { file, offset: 0, shared, exec, populate, advice: [MAdvice::Normal, MAdvice::Random, MAdvice::Sequential][adv as usize] }),
+        }),
+        (0..nfiles, prop::bool::ANY, 0u8..3, 0u64..2 << 20).prop_map(|(file, write, pat, offset)| OpKind::Touch {
+            name: format!("f{file}"),
+            access: MapAccess {
+                write,
+                offset: offset & !4095,
+                length: None,
+                pattern: [TouchPattern::Sequential, TouchPattern::Random { count: 700 }, TouchPattern::Strided { stride: 3 }][pat as usize],
+            },
+        }),
+        (0..nfiles, 0u8..7).prop_map(|(file, a)| OpKind::Madvise {
+            name: format!("f{file}"),
+            advice: [MAdvice::Normal, MAdvice::Sequential, MAdvice::Random, MAdvice::WillNeed, MAdvice::DontNeed, MAdvice::Cold, MAdvice::PageOut][a as usize],
+            offset: 0,
+            length: None,
+        }),
+        (0..nfiles, prop::bool::ANY).prop_map(|(file, lock)| OpKind::Mlock { name: format!("f{file}"), lock }),
+        (0..nfiles).prop_map(|file| OpKind::Msync { name: format!("f{file}") }),
+        (0..nfiles).prop_map(|file| OpKind::Munmap { name: format!("f{file}") }),
     ]
 }
 
+/// File mappings map their whole file (a whole number of pages; build.rs refuses a mapping
+/// past the end); a file under a page long, or on tmpfs, is not mapped (a sleep instead).
+fn fix_file_maps(ops: &mut [OpSpec], files: &[FileSpec]) {
+    for op in ops {
+        if let OpKind::Mmap { size, file: Some(f), .. } = &mut op.kind {
+            let spec = &files[f.file];
+            if spec.device.is_none() || spec.size < 4096 {
+                op.kind = OpKind::Sleep { duration: 1 };
+            } else {
+                *size = spec.size / 4096 * 4096;
+            }
+        }
+    }
+}
+
 fn scenario_strategy() -> impl Strategy<Value = Scenario> {
+    scenario_strategy_with(false)
+}
+
+/// Random scenarios; with `maps`, the tasks' ops are file-mapping ops ([`map_op_strategy`]).
+fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
     let files = prop::collection::vec(0u64..12 << 20, 1..4);
     let limits = prop::collection::vec((prop::option::of(256u64 << 10..16 << 20), 0u64..4 << 20), 1..5);
     (files, limits, prop::bool::ANY, prop::bool::ANY, 32u64..160, 0u8..6, prop::bool::ANY)
-        .prop_flat_map(|(fsizes, limits, recharge, v1, ram_mb, prof, release)| {
+        .prop_flat_map(move |(fsizes, limits, recharge, v1, ram_mb, prof, release)| {
             let nf = fsizes.len();
             let nc = limits.len();
-            let tasks = prop::collection::vec((prop::option::of(0..nc), prop::collection::vec(op_strategy(nf, nc), 1..6)), 1..4);
+            let ops = if maps { prop::collection::vec(map_op_strategy(nf), 3..12).boxed() } else { prop::collection::vec(op_strategy(nf, nc).boxed(), 1..6).boxed() };
+            let tasks = prop::collection::vec((prop::option::of(0..nc), ops), 1..4);
             tasks.prop_map(move |tasks| {
                 let cgroups = limits
                     .iter()
@@ -93,7 +181,7 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                         min: 0,
                     })
                     .collect();
-                Scenario {
+                let mut scn = Scenario {
                     name: "prop".into(),
                     description: String::new(),
                     variant: None,
@@ -148,7 +236,12 @@ fn scenario_strategy() -> impl Strategy<Value = Scenario> {
                     sample_interval: 10_000_000,
                     report_metrics: vec![],
                     resident_pages: Default::default(),
+                };
+                let files = scn.files.clone();
+                for t in &mut scn.tasks {
+                    fix_file_maps(&mut t.ops, &files);
                 }
+                scn
             })
         })
 }
@@ -164,6 +257,22 @@ proptest! {
     fn pages_and_charges_are_conserved_after_every_step(scn in scenario_strategy()) {
         let mut sim = Simulation::new(&scn);
         sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
+        let mut steps = 0;
+        while sim.step() {
+            steps += 1;
+            if let Err(e) = sim.kernel.check_invariants() {
+                return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
+            }
+            prop_assert!(steps < 2_000_000, "runaway simulation");
+        }
+    }
+
+    #[test]
+    fn mapped_pages_and_charges_are_conserved_after_every_step(scn in scenario_strategy_with(true)) {
+        // rmap (mapcount = VMAs mapping the page, NR_FILE_MAPPED and file_mapped), the
+        // unevictable list of mlocked pages, private copies as anonymous pages: with every
+        // other invariant, after every step.
+        let mut sim = Simulation::new(&scn);
         let mut steps = 0;
         while sim.step() {
             steps += 1;

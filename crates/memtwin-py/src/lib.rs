@@ -427,13 +427,50 @@ impl Doc {
                         d.set_item("fs", fs)?;
                         d.set_item("mkdir", mkdir)?;
                     }
-                    OpKind::Mmap { name, size } => {
+                    OpKind::Mmap { name, size, file } => {
                         d.set_item("op", "mmap")?;
                         d.set_item("name", name)?;
                         d.set_item("size", size)?;
+                        if let Some(f) = file {
+                            d.set_item("file", fpath(f.file))?;
+                            d.set_item("offset", f.offset)?;
+                            d.set_item("shared", f.shared)?;
+                            d.set_item("exec", f.exec)?;
+                            d.set_item("populate", f.populate)?;
+                            d.set_item("advice", f.advice.name())?;
+                        }
                     }
-                    OpKind::Touch { name } => {
+                    OpKind::Touch { name, access } => {
                         d.set_item("op", "touch")?;
+                        d.set_item("name", name)?;
+                        d.set_item("access", if access.write { "write" } else { "read" })?;
+                        d.set_item("offset", access.offset)?;
+                        d.set_item("length", access.length)?;
+                        match access.pattern {
+                            memtwin_engine::scenario::model::TouchPattern::Sequential => d.set_item("pattern", "sequential")?,
+                            memtwin_engine::scenario::model::TouchPattern::Random { count } => {
+                                d.set_item("pattern", "random")?;
+                                d.set_item("count", count)?;
+                            }
+                            memtwin_engine::scenario::model::TouchPattern::Strided { stride } => {
+                                d.set_item("pattern", "strided")?;
+                                d.set_item("stride_pages", stride)?;
+                            }
+                        }
+                    }
+                    OpKind::Madvise { name, advice, offset, length } => {
+                        d.set_item("op", "madvise")?;
+                        d.set_item("name", name)?;
+                        d.set_item("advice", advice.name())?;
+                        d.set_item("offset", offset)?;
+                        d.set_item("length", length)?;
+                    }
+                    OpKind::Msync { name } => {
+                        d.set_item("op", "msync")?;
+                        d.set_item("name", name)?;
+                    }
+                    OpKind::Mlock { name, lock } => {
+                        d.set_item("op", if *lock { "mlock" } else { "munlock" })?;
                         d.set_item("name", name)?;
                     }
                     OpKind::Munmap { name } => {

@@ -253,6 +253,25 @@ static struct {
 } regions[64];
 static int nregions;
 
+static int region_of(const char *name) {
+    for (int i = 0; i < nregions; i++)
+        if (regions[i].addr && !strcmp(regions[i].name, name)) return i;
+    return -1;
+}
+
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+/* the op script's advice codes: 0 normal, 1 sequential, 2 random, 3 willneed, 4 dontneed,
+ * 5 cold, 6 pageout */
+static int madv_of(int a) {
+    static const int m[] = {MADV_NORMAL, MADV_SEQUENTIAL, MADV_RANDOM, MADV_WILLNEED, MADV_DONTNEED, MADV_COLD, MADV_PAGEOUT};
+    return a >= 0 && a < 7 ? m[a] : MADV_NORMAL;
+}
+
 static char *cur_cg;
 static char *rbuf; /* the read buffer, touched before the task joins its memcg */
 static size_t rbuf_len;
@@ -408,6 +427,80 @@ static int do_op(char **f, int n) {
         regions[slot].name = strdup(f[3]);
         regions[slot].addr = a;
         regions[slot].len = len;
+    } else if (!strcmp(k, "fmmap")) {
+        /* fmmap NAME PATH OFFSET LEN SHARED EXEC POPULATE ADVICE: a file mapping; exec
+         * mappings are PROT_READ|PROT_EXEC, others PROT_READ|PROT_WRITE */
+        if (n < 11) { errno = EINVAL; return -1; }
+        int slot = -1;
+        for (int i = 0; i < nregions; i++) {
+            if (regions[i].addr && !strcmp(regions[i].name, f[3])) { errno = EEXIST; return -1; }
+            if (!regions[i].addr && slot < 0) slot = i;
+        }
+        if (slot < 0) {
+            if (nregions >= (int)(sizeof regions / sizeof regions[0])) { errno = ENOMEM; return -1; }
+            slot = nregions++;
+        }
+        int shared = atoi(f[7]), ex = atoi(f[8]), populate = atoi(f[9]), adv = atoi(f[10]);
+        char *path = unesc(f[4]);
+        int fd = open(path, ex || !shared ? O_RDONLY : O_RDWR);
+        free(path);
+        if (fd < 0) return -1;
+        size_t len = (size_t)num(f[6]);
+        int prot = ex ? (PROT_READ | PROT_EXEC) : (PROT_READ | PROT_WRITE);
+        void *a = mmap(NULL, len, prot, (shared ? MAP_SHARED : MAP_PRIVATE) | (populate ? MAP_POPULATE : 0), fd, (off_t)num(f[5]));
+        close(fd);
+        if (a == MAP_FAILED) return -1;
+        free(regions[slot].name);
+        regions[slot].name = strdup(f[3]);
+        regions[slot].addr = a;
+        regions[slot].len = len;
+        if (adv && madvise(a, len, madv_of(adv)) < 0) return -1;
+    } else if (!strcmp(k, "mtouch")) {
+        /* mtouch NAME WRITE OFFSET LEN PATTERN COUNT STRIDE_PAGES: PATTERN 0 sequential,
+         * 1 random (COUNT pages), 2 strided; LEN -1 = to the end */
+        if (n < 10) { errno = EINVAL; return -1; }
+        int r = region_of(f[3]);
+        if (r < 0) { errno = ENOENT; return -1; }
+        int wr = atoi(f[4]), pat = atoi(f[7]);
+        long long off = num(f[5]), len = num(f[6]), count = num(f[8]), stride = num(f[9]);
+        size_t pages = regions[r].len / 4096;
+        size_t first = off / 4096;
+        size_t end = len < 0 ? pages : (size_t)((off + len + 4095) / 4096);
+        if (end > pages) end = pages;
+        if (first > end) first = end;
+        size_t np = end - first;
+        volatile char *c = regions[r].addr;
+        volatile char sink = 0;
+        if (np == 0) return 0;
+        if (pat == 1) {
+            for (long long i = 0; i < count; i++) {
+                size_t pg = first + rnd() % np;
+                if (wr) c[pg * 4096] = 1; else sink += c[pg * 4096];
+            }
+        } else {
+            size_t st = pat == 2 && stride > 0 ? (size_t)stride : 1;
+            for (size_t pg = first; pg < end; pg += st) {
+                if (wr) c[pg * 4096] = 1; else sink += c[pg * 4096];
+            }
+        }
+        (void)sink;
+    } else if (!strcmp(k, "madv")) {
+        /* madv NAME ADVICE OFFSET LEN (LEN -1 = to the end) */
+        if (n < 7) { errno = EINVAL; return -1; }
+        int r = region_of(f[3]);
+        if (r < 0) { errno = ENOENT; return -1; }
+        long long off = num(f[5]), len = num(f[6]);
+        if (len < 0 || off + len > (long long)regions[r].len) len = regions[r].len - off;
+        if (madvise((char *)regions[r].addr + off, len, madv_of(atoi(f[4]))) < 0) return -1;
+    } else if (!strcmp(k, "msync") || !strcmp(k, "mlock") || !strcmp(k, "munlock")) {
+        if (n < 4) { errno = EINVAL; return -1; }
+        int r = region_of(f[3]);
+        if (r < 0) { errno = ENOENT; return -1; }
+        int rc;
+        if (!strcmp(k, "msync")) rc = msync(regions[r].addr, regions[r].len, MS_SYNC);
+        else if (!strcmp(k, "mlock")) rc = mlock(regions[r].addr, regions[r].len);
+        else rc = munlock(regions[r].addr, regions[r].len);
+        if (rc < 0) return -1;
     } else if (!strcmp(k, "touch") || !strcmp(k, "munmap")) {
         if (n < 4) { errno = EINVAL; return -1; }
         int r = -1;

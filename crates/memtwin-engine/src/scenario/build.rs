@@ -8,6 +8,7 @@ use super::units::{parse_duration, parse_size};
 use super::value::{merge, Loc, Node, ScenarioError, ScenarioErrors, Sources, Val};
 use crate::memcontrol::CgroupVersion;
 use crate::profile::{profile, profiles, Policies};
+use crate::types::PAGE_SIZE;
 
 const TOP_KEYS: &[&str] = &["scenario", "machine", "kernel", "devices", "mounts", "cgroups", "dirs", "files", "tasks", "report", "variants", "published", "validation"];
 
@@ -1181,8 +1182,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
+    // Where each kept op was written, for the checks across a task's ops below.
+    let mut op_locs: Vec<Vec<Loc>> = vec![];
     for (tname, kloc, cg_from_task, start, ops) in expanded {
         let mut out = vec![];
+        let mut locs = vec![];
         // The task's start and sleeps, added up, stay below MAX_TASK_SLEEP.
         let mut slept = start.0;
         for (n, step, label) in ops.iter() {
@@ -1198,8 +1202,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
                 out.push(op);
+                locs.push(n.loc.clone());
             }
         }
+        op_locs.push(locs);
         task_locs.push((kloc, cg_from_task.is_some()));
         let (start, uid, node) = start;
         tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, node, ops: out });
@@ -1209,33 +1215,89 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let task_names: Vec<String> = tasks.iter().map(|t| t.name.clone()).collect();
     for (ti, t) in tasks.iter().enumerate() {
         let mut mapped: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        for op in &t.ops {
+        // Live mappings' sizes, and the bytes mlocked, for the range and mlock checks.
+        let mut sizes: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+        let mut locked: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+        let mut exec_maps: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let limit = t.cgroup.and_then(|c| cgroups.get(c)).and_then(|c| c.max);
+        for (oi, op) in t.ops.iter().enumerate() {
+            let oloc = op_locs[ti].get(oi).unwrap_or(&task_locs[ti].0);
             match &op.kind {
-                OpKind::Mmap { name, .. } => {
+                OpKind::Touch { name, access: MapAccess { write: true, .. } } if exec_maps.contains(name.as_str()) => {
+                    cx.err(
+                        oloc,
+                        format!("task `{}` step `{}` writes to mapping `{name}`, which is mapped with exec = true (PROT_READ | PROT_EXEC): the store would fault (SIGSEGV)", t.name, op.step),
+                        "touch it with access = \"read\", or map it without exec",
+                    );
+                }
+                _ => {}
+            }
+            match &op.kind {
+                OpKind::Touch { name, access: MapAccess { offset, length, .. } } | OpKind::Madvise { name, offset, length, .. } => {
+                    if let Some(&size) = sizes.get(name.as_str()) {
+                        let end = offset.saturating_add(length.unwrap_or(0));
+                        if *offset >= size || end > size {
+                            cx.err(
+                                oloc,
+                                format!("task `{}` step `{}`: {} reaches byte {}, past the end of mapping `{name}` ({}): the access would fault outside the VMA (SIGSEGV)", t.name, op.step, op.kind.describe(&files), end.max(*offset), human_size(size)),
+                                format!("keep offset + length within {}", human_size(size)),
+                            );
+                        }
+                    }
+                }
+                OpKind::Mlock { name, lock } => {
+                    if *lock {
+                        if let Some(&size) = sizes.get(name.as_str()) {
+                            locked.insert(name.as_str(), size);
+                        }
+                        let total: u64 = locked.values().sum();
+                        if let Some(max) = limit.filter(|&m| total > m) {
+                            cx.err(
+                                oloc,
+                                format!("task `{}` step `{}` mlocks {} in all, more than its cgroup's limit of {}: mlocked pages cannot be reclaimed, so the task would be OOM-killed while faulting them in", t.name, op.step, human_size(total), human_size(max)),
+                                "mlock less (munlock or munmap other mappings first), or raise the cgroup's memory limit",
+                            );
+                        }
+                    } else {
+                        locked.remove(name.as_str());
+                    }
+                }
+                _ => {}
+            }
+            match &op.kind {
+                OpKind::Mmap { name, size, file } => {
+                    sizes.insert(name.as_str(), *size);
+                    if file.as_ref().is_some_and(|f| f.exec) {
+                        exec_maps.insert(name.as_str());
+                    } else {
+                        exec_maps.remove(name.as_str());
+                    }
                     if !mapped.insert(name.as_str()) {
                         cx.err(
-                            &task_locs[ti].0,
+                            oloc,
                             format!("task `{}` step `{}` maps `{name}` again while it is still mapped", t.name, op.step),
                             format!("munmap `{name}` first, or give this mapping another name"),
                         );
                     }
                 }
-                OpKind::Touch { name } | OpKind::Munmap { name } => {
+                OpKind::Touch { name, .. } | OpKind::Munmap { name } | OpKind::Madvise { name, .. } | OpKind::Msync { name } | OpKind::Mlock { name, .. } => {
                     if !mapped.contains(&name.as_str()) {
                         cx.err(
-                            &task_locs[ti].0,
+                            oloc,
                             format!("task `{}` step `{}` uses mapping `{name}` before any mmap of it", t.name, op.step),
                             format!("add {{ op = \"mmap\", name = \"{name}\", size = \"1G\" }} earlier in the task's ops"),
                         );
                     }
                     if matches!(op.kind, OpKind::Munmap { .. }) {
                         mapped.remove(name.as_str());
+                        sizes.remove(name.as_str());
+                        locked.remove(name.as_str());
                     }
                 }
                 OpKind::MmapProbe { while_task, .. } if !task_names.contains(while_task) || *while_task == t.name => {
                     {
                         cx.err(
-                            &task_locs[ti].0,
+                            oloc,
                             format!("task `{}` step `{}`: while_task `{while_task}` is not another task", t.name, op.step),
                             format!("{}name the task whose run the probe lasts for: {}", suggest(while_task, &task_names.iter().map(String::as_str).collect::<Vec<_>>()), task_names.join(", ")),
                         );
@@ -1905,40 +1967,186 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
         }
         "mmap" => {
             let name = t.get("name").and_then(|v| get_str(cx, v, &k("name")).map(str::to_string));
-            let size = t.get("size").and_then(|v| get_size(cx, v, &k("size")));
             if name.is_none() && t.get("name").is_none() {
                 cx.err(&n.loc, format!("{what}: mmap needs `name`"), "add name = \"hog\" (touch and munmap refer to it)");
             }
             if name.as_deref().is_some_and(|x| x.trim().is_empty()) {
                 cx.err(&n.loc, format!("{what}: the mapping's name is empty"), "give it a name, e.g. name = \"hog\" (touch and munmap refer to it)");
             }
-            if size.is_none() && t.get("size").is_none() {
-                cx.err(&n.loc, format!("{what}: mmap needs `size`"), "add size = \"1G\"");
-            }
-            if let Some(sz) = size {
-                if sz == 0 {
-                    cx.err(&n.loc, format!("{what}: mmap size is 0"), "give a size of at least 4K");
-                } else if sz > known.commit_limit {
-                    cx.err(
-                        &n.loc,
-                        format!("{what}: mmap size {} is more than the machine's RAM and swap ({}): the kernel's overcommit heuristic (vm.overcommit_memory = 0, __vm_enough_memory()) refuses it", human_size(sz), human_size(known.commit_limit)),
-                        "map at most machine.ram + machine.swap",
-                    );
+            if t.get("file").is_some() {
+                // A file mapping: `length` (default: the file from `offset` to its end).
+                let file = file_of(cx, &mut t);
+                let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
+                check_file_range(cx, &mut t, &k("offset"), offset, "offset");
+                if offset % PAGE_SIZE != 0 {
+                    let loc = t.get("offset").map(|v| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+                    cx.err(&loc, format!("{what}: offset {offset} is not a multiple of the page size (mmap() returns EINVAL)"), format!("give a multiple of 4096, e.g. offset = {}", offset / PAGE_SIZE * PAGE_SIZE));
                 }
+                if t.get("size").is_some() {
+                    let loc = t.get("size").map(|v| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+                    cx.err(&loc, format!("{what}: a file mapping takes `length`, not `size`"), "write length = \"64M\" (or leave it out to map the file to its end)");
+                }
+                let fsize = file.map(|f| known.files[f].size).unwrap_or(0);
+                if let Some(f) = file.filter(|&f| known.files[f].device.is_none()) {
+                    let loc = t.get("file").map(|v| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+                    cx.err(&loc, format!("{what}: `{}` lives on tmpfs, and the engine does not model faults on shmem mappings (shmem_fault())", known.files[f].path), "map a file on a block device (one not under a tmpfs mount)");
+                }
+                let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
+                let size = match length {
+                    Some(l) => {
+                        check_file_range(cx, &mut t, &k("length"), l, "length");
+                        if file.is_some() && offset.saturating_add(l) > fsize.div_ceil(PAGE_SIZE) * PAGE_SIZE {
+                            let loc = t.get("length").map(|v| v.loc.clone()).unwrap_or_else(|| n.loc.clone());
+                            cx.err(
+                                &loc,
+                                format!("{what}: the mapping ends at byte {}, past the end of `{}` ({}): touching a page beyond it raises SIGBUS", offset.saturating_add(l), known.files[file.unwrap_or(0)].path, human_size(fsize)),
+                                format!("map at most {} from offset {}, or make the file larger", human_size(fsize.div_ceil(PAGE_SIZE) * PAGE_SIZE - offset.min(fsize)), offset),
+                            );
+                        }
+                        l
+                    }
+                    None => fsize.saturating_sub(offset),
+                };
+                if file.is_some() && size == 0 {
+                    cx.err(&n.loc, format!("{what}: nothing to map (the file is {} and the offset {offset})", human_size(fsize)), "map a file with data, or a lower offset");
+                }
+                let flag = |cx: &mut Cx, t: &mut Tab, key: &str| t.get(key).and_then(|v| get_bool(cx, v, &k(key))).unwrap_or(false);
+                let shared = match (t.get("shared"), t.get("private")) {
+                    (Some(_), Some(v)) => {
+                        cx.err(&v.loc, format!("{what}: give `shared` or `private`, not both"), "drop one of them");
+                        false
+                    }
+                    (Some(_), None) => flag(cx, &mut t, "shared"),
+                    (None, Some(_)) => !flag(cx, &mut t, "private"),
+                    (None, None) => false,
+                };
+                let exec = flag(cx, &mut t, "exec");
+                let populate = flag(cx, &mut t, "populate");
+                let advice = match t.get("advice") {
+                    Some(v) => get_madvice(cx, v, &k("advice")).unwrap_or(MAdvice::Normal),
+                    None => MAdvice::Normal,
+                };
+                t.finish(cx, &["op", "step", "name", "file", "offset", "length", "size", "shared", "private", "exec", "populate", "advice"]);
+                OpKind::Mmap { name: name?, size, file: Some(MapFile { file: file?, offset, shared, exec, populate, advice }) }
+            } else {
+                let size = t.get("size").and_then(|v| get_size(cx, v, &k("size")));
+                if size.is_none() && t.get("size").is_none() {
+                    cx.err(&n.loc, format!("{what}: mmap needs `size` (anonymous memory) or `file`"), "add size = \"1G\", or file = \"/data/f\" to map a file");
+                }
+                if let Some(sz) = size {
+                    if sz == 0 {
+                        cx.err(&n.loc, format!("{what}: mmap size is 0"), "give a size of at least 4K");
+                    } else if sz > known.commit_limit {
+                        cx.err(
+                            &n.loc,
+                            format!("{what}: mmap size {} is more than the machine's RAM and swap ({}): the kernel's overcommit heuristic (vm.overcommit_memory = 0, __vm_enough_memory()) refuses it", human_size(sz), human_size(known.commit_limit)),
+                            "map at most machine.ram + machine.swap",
+                        );
+                    }
+                }
+                t.finish(cx, &["op", "step", "name", "size"]);
+                OpKind::Mmap { name: name?, size: size?, file: None }
             }
-            t.finish(cx, &["op", "step", "name", "size"]);
-            OpKind::Mmap { name: name?, size: size? }
         }
-        "touch" | "munmap" => {
+        "touch" | "munmap" | "msync" | "mlock" | "munlock" | "madvise" => {
             let name = t.get("name").and_then(|v| get_str(cx, v, &k("name")).map(str::to_string));
             if t.get("name").is_none() {
                 cx.err(&n.loc, format!("{what}: {kind} needs `name`"), "add name = \"hog\" (the name an earlier mmap gave)");
             }
-            t.finish(cx, &["op", "step", "name"]);
-            if kind == "touch" {
-                OpKind::Touch { name: name? }
-            } else {
-                OpKind::Munmap { name: name? }
+            let range = |cx: &mut Cx, t: &mut Tab| {
+                let offset = t.get("offset").and_then(|v| get_size(cx, v, &k("offset"))).unwrap_or(0);
+                let length = t.get("length").and_then(|v| get_size(cx, v, &k("length")));
+                check_file_range(cx, t, &k("offset"), offset, "offset");
+                if let Some(l) = length {
+                    check_file_range(cx, t, &k("length"), l, "length");
+                }
+                (offset, length)
+            };
+            match kind.as_str() {
+                "touch" => {
+                    let (offset, length) = range(cx, &mut t);
+                    let write = match t.get("access") {
+                        None => true,
+                        Some(v) => match get_str(cx, v, &k("access")) {
+                            Some("write") => true,
+                            Some("read") => false,
+                            Some(other) => {
+                                cx.err(&v.loc, format!("unknown access `{other}`"), "write access = \"read\" (loads) or \"write\" (stores)");
+                                true
+                            }
+                            None => true,
+                        },
+                    };
+                    let pattern = match t.get("pattern") {
+                        None => TouchPattern::Sequential,
+                        Some(v) => match get_str(cx, v, &k("pattern")) {
+                            Some("sequential") => TouchPattern::Sequential,
+                            Some("random") => {
+                                let count = match t.get("count") {
+                                    Some(c) => match get_uint(cx, c, &k("count")) {
+                                        Some(x) if x > MAX_RANDOM_READS => {
+                                            cx.err(&c.loc, format!("{} is {x}, more than the engine's limit of {MAX_RANDOM_READS} pages in one op", k("count")), "touch fewer pages, or use several ops");
+                                            1
+                                        }
+                                        Some(x) => x,
+                                        None => 1,
+                                    },
+                                    None => {
+                                        cx.err(&v.loc, "a random touch needs `count`", "add count = 10000 (pages touched)");
+                                        1
+                                    }
+                                };
+                                TouchPattern::Random { count }
+                            }
+                            Some("strided") => {
+                                let stride = match t.get("stride") {
+                                    Some(c) => match get_size(cx, c, &k("stride")) {
+                                        Some(x) if x < PAGE_SIZE || x % PAGE_SIZE != 0 => {
+                                            cx.err(&c.loc, format!("{} is {x}: the stride is in bytes, a multiple of the page size", k("stride")), "write stride = \"64K\" (every 16th page)");
+                                            1
+                                        }
+                                        Some(x) => x / PAGE_SIZE,
+                                        None => 1,
+                                    },
+                                    None => {
+                                        cx.err(&v.loc, "a strided touch needs `stride`", "add stride = \"64K\" (bytes between two touched pages)");
+                                        1
+                                    }
+                                };
+                                TouchPattern::Strided { stride }
+                            }
+                            Some(other) => {
+                                cx.err(&v.loc, format!("unknown pattern `{other}`"), "write pattern = \"sequential\", \"random\" (with count) or \"strided\" (with stride)");
+                                TouchPattern::Sequential
+                            }
+                            None => TouchPattern::Sequential,
+                        },
+                    };
+                    t.finish(cx, &["op", "step", "name", "offset", "length", "access", "pattern", "count", "stride"]);
+                    OpKind::Touch { name: name?, access: MapAccess { write, offset, length, pattern } }
+                }
+                "madvise" => {
+                    let (offset, length) = range(cx, &mut t);
+                    let advice = match t.get("advice") {
+                        Some(v) => get_madvice(cx, v, &k("advice")),
+                        None => {
+                            cx.err(&n.loc, format!("{what}: madvise needs `advice`"), "add advice = \"random\" (or sequential, willneed, dontneed, cold, pageout, normal)");
+                            None
+                        }
+                    };
+                    t.finish(cx, &["op", "step", "name", "offset", "length", "advice"]);
+                    OpKind::Madvise { name: name?, advice: advice?, offset, length }
+                }
+                _ => {
+                    t.finish(cx, &["op", "step", "name"]);
+                    let name = name?;
+                    match kind.as_str() {
+                        "munmap" => OpKind::Munmap { name },
+                        "msync" => OpKind::Msync { name },
+                        "mlock" => OpKind::Mlock { name, lock: true },
+                        _ => OpKind::Mlock { name, lock: false },
+                    }
+                }
             }
         }
         "mmap_probe" => {
@@ -1998,7 +2206,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             OpKind::Trace { path, files, events: h.events, time_scale, loops, resident }
         }
         other => {
-            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "mmap_probe", "post", "wait"];
+            let ops = ["read", "write", "stat", "fadvise", "fsync", "cp", "grep", "sleep", "move", "mkdir", "rmdir", "mount", "exec", "repeat", "mmap", "touch", "munmap", "madvise", "msync", "mlock", "munlock", "mmap_probe", "post", "wait"];
             cx.err(&kloc, format!("unknown op `{other}`"), format!("{}use one of: {}", suggest(other, &ops), ops.join(", ")));
             return None;
         }
@@ -2024,6 +2232,24 @@ fn get_bufsize(cx: &mut Cx, t: &mut Tab, what: &str) -> u64 {
 }
 
 /// An offset or length in a file: at most [`MAX_FILE_SIZE`].
+/// A `madvise()` advice.
+fn get_madvice(cx: &mut Cx, v: &Node, what: &str) -> Option<MAdvice> {
+    match get_str(cx, v, what)? {
+        "normal" => Some(MAdvice::Normal),
+        "sequential" => Some(MAdvice::Sequential),
+        "random" => Some(MAdvice::Random),
+        "willneed" => Some(MAdvice::WillNeed),
+        "dontneed" => Some(MAdvice::DontNeed),
+        "cold" => Some(MAdvice::Cold),
+        "pageout" => Some(MAdvice::PageOut),
+        other => {
+            let all = ["normal", "sequential", "random", "willneed", "dontneed", "cold", "pageout"];
+            cx.err(&v.loc, format!("unknown madvise advice `{other}`"), format!("{}use one of: {}", suggest(other, &all), all.join(", ")));
+            None
+        }
+    }
+}
+
 fn check_file_range(cx: &mut Cx, t: &mut Tab, what: &str, v: u64, key: &str) {
     if v > MAX_FILE_SIZE {
         let loc = t.entries.iter().find(|(k, _, _)| k == key).map(|(_, _, n)| n.loc.clone());

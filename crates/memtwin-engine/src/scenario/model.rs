@@ -285,17 +285,46 @@ pub enum OpKind {
         /// Cgroup path.
         cgroup: String,
     },
-    /// `mmap()` a private anonymous region of `size` bytes, named for later ops.
+    /// `mmap()` a private anonymous region of `size` bytes, or (`file`) a file range of
+    /// `size` bytes, named for later ops.
     Mmap {
         /// Name, unique among the task's live mappings.
         name: String,
         /// Bytes.
         size: u64,
+        /// The file mapped, `None` for anonymous memory.
+        file: Option<MapFile>,
     },
-    /// Write one byte to every page of a mapping (first touch faults it in).
+    /// Access the pages of a mapping (or a range of it): one byte read or written per page
+    /// touched, the first access of a page faulting it in.
     Touch {
         /// The mapping's name.
         name: String,
+        /// What is touched and how.
+        access: MapAccess,
+    },
+    /// `madvise()` a mapping's range.
+    Madvise {
+        /// The mapping's name.
+        name: String,
+        /// The advice.
+        advice: MAdvice,
+        /// Start offset within the mapping.
+        offset: u64,
+        /// Bytes; `None` = to the end of the mapping.
+        length: Option<u64>,
+    },
+    /// `msync(MS_SYNC)` of a whole mapping.
+    Msync {
+        /// The mapping's name.
+        name: String,
+    },
+    /// `mlock()` (`lock = true`) or `munlock()` a whole mapping.
+    Mlock {
+        /// The mapping's name.
+        name: String,
+        /// mlock or munlock.
+        lock: bool,
     },
     /// `munmap()` a mapping.
     Munmap {
@@ -396,8 +425,19 @@ impl OpKind {
             OpKind::Move { cgroup } => format!("move to {}", if cgroup.is_empty() { "/" } else { cgroup }),
             OpKind::Mkdir { cgroup } => format!("mkdir {cgroup}"),
             OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
-            OpKind::Mmap { name, size } => format!("mmap {name} ({})", human_size(*size)),
-            OpKind::Touch { name } => format!("touch {name}"),
+            OpKind::Mmap { name, size, file: None } => format!("mmap {name} ({})", human_size(*size)),
+            OpKind::Mmap { name, size, file: Some(f) } => format!("mmap {name} of {}{}", path(&f.file), range(f.offset, Some(*size))),
+            OpKind::Touch { name, access } => {
+                let p = match access.pattern {
+                    TouchPattern::Sequential => String::new(),
+                    TouchPattern::Random { count } => format!(" ({count} random pages)"),
+                    TouchPattern::Strided { stride } => format!(" (every {stride}th page)"),
+                };
+                format!("touch {name}{}{p}", range(access.offset, access.length))
+            }
+            OpKind::Madvise { name, advice, offset, length } => format!("madvise {} {name}{}", advice.name(), range(*offset, *length)),
+            OpKind::Msync { name } => format!("msync {name}"),
+            OpKind::Mlock { name, lock } => format!("{} {name}", if *lock { "mlock" } else { "munlock" }),
             OpKind::Munmap { name } => format!("munmap {name}"),
             OpKind::MmapProbe { size, while_task, .. } => format!("mmap_probe of {} while {while_task} runs", human_size(*size)),
             OpKind::Post { event } => format!("post {event}"),
@@ -406,6 +446,94 @@ impl OpKind {
             OpKind::Trace { path, loops, .. } => format!("trace {path}{}", if *loops > 1 { format!(" ({loops} loops)") } else { String::new() }),
         }
     }
+}
+
+/// The file side of a file mapping (`mmap(fd, offset)`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapFile {
+    /// Index into `files`.
+    pub file: usize,
+    /// Byte offset in the file (page aligned).
+    pub offset: u64,
+    /// `MAP_SHARED` (writes go to the file) or `MAP_PRIVATE` (writes copy the page: COW).
+    pub shared: bool,
+    /// `PROT_EXEC`: the VMA has `VM_EXEC` (program text, shared libraries).
+    pub exec: bool,
+    /// `MAP_POPULATE`: fault every page in at mmap time (`mm_populate()`).
+    pub populate: bool,
+    /// `madvise()` given right after mapping.
+    pub advice: MAdvice,
+}
+
+/// `madvise()` advice (include/uapi/asm-generic/mman-common.h).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MAdvice {
+    /// `MADV_NORMAL`.
+    Normal,
+    /// `MADV_SEQUENTIAL`: `VM_SEQ_READ`.
+    Sequential,
+    /// `MADV_RANDOM`: `VM_RAND_READ`.
+    Random,
+    /// `MADV_WILLNEED`: read the range ahead.
+    WillNeed,
+    /// `MADV_DONTNEED`: unmap the range (file pages stay cached; private copies go).
+    DontNeed,
+    /// `MADV_COLD` (5.4+): deactivate the range's pages.
+    Cold,
+    /// `MADV_PAGEOUT` (5.4+): reclaim the range's pages.
+    PageOut,
+}
+
+impl MAdvice {
+    /// The scenario's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            MAdvice::Normal => "normal",
+            MAdvice::Sequential => "sequential",
+            MAdvice::Random => "random",
+            MAdvice::WillNeed => "willneed",
+            MAdvice::DontNeed => "dontneed",
+            MAdvice::Cold => "cold",
+            MAdvice::PageOut => "pageout",
+        }
+    }
+}
+
+/// How a `touch` op goes over a mapping.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MapAccess {
+    /// Stores (`true`) or loads.
+    pub write: bool,
+    /// Byte offset of the range within the mapping.
+    pub offset: u64,
+    /// Bytes; `None` = to the end of the mapping.
+    pub length: Option<u64>,
+    /// Page order.
+    pub pattern: TouchPattern,
+}
+
+impl MapAccess {
+    /// The whole mapping written front to back (the anonymous `touch`).
+    pub fn write_all() -> Self {
+        MapAccess { write: true, offset: 0, length: None, pattern: TouchPattern::Sequential }
+    }
+}
+
+/// Page order of a `touch`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TouchPattern {
+    /// Every page, front to back.
+    Sequential,
+    /// `count` pages picked uniformly at random (the scenario's seed).
+    Random {
+        /// Pages touched.
+        count: u64,
+    },
+    /// Every `stride`-th page, front to back.
+    Strided {
+        /// Pages between two touched pages.
+        stride: u64,
+    },
 }
 
 /// An operation with its step name.

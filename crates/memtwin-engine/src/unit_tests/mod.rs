@@ -15,6 +15,7 @@ mod memcontrol;
 mod page_writeback;
 mod page_alloc;
 mod readahead;
+mod rmap;
 mod sched;
 mod swap;
 mod vmscan;

@@ -1,0 +1,289 @@
+//! File mappings: the fault path (mm/memory.c `do_read_fault()`, `do_cow_fault()`,
+//! `do_shared_fault()`, `do_fault_around()`; mm/filemap.c 6.1 `filemap_fault()`,
+//! `do_sync_mmap_readahead()`, `do_async_mmap_readahead()`, `filemap_map_pages()`), the
+//! reverse map and reclaim's view of mapped pages (mm/rmap.c `folio_referenced()`,
+//! `try_to_unmap()`; mm/vmscan.c `folio_check_references()`), mlock (mm/mlock.c) and madvise
+//! (mm/madvise.c).
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+use crate::memory::VmaId;
+use crate::vmscan::{folio_references, FolioRef};
+use crate::vmstat::VmEvent;
+
+fn scenario(profile: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "mmap"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+read_ahead_kb = 128
+[files."/f"]
+size = "4M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    )
+}
+
+/// A kernel of `profile` with the 4M file `/f` (1024 pages) mapped whole by a task of `ct`.
+fn mapped(profile: &str, shared: bool, exec: bool) -> (Simulation, MemcgId, InodeId, VmaId) {
+    let mut s = sim(&scenario(profile));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let vma = s.kernel.do_mmap_file(f, 0, 1024, ct, shared, exec);
+    (s, ct, f, vma)
+}
+
+fn resident(k: &Kernel, f: InodeId) -> Vec<u32> {
+    (0..1024).filter(|&i| k.mappings[f.idx()].lookup(i).is_some()).collect()
+}
+
+fn mapped_pages(k: &Kernel, vma: VmaId) -> Vec<u32> {
+    let v = &k.vmas[vma.0 as usize];
+    (0..v.pages.len() as u32).filter(|&i| v.pages[i as usize] != PageId::NIL).collect()
+}
+
+/// mm/filemap.c 6.1 `do_sync_mmap_readahead()`: a read fault on a missing page is a major
+/// fault that reads around it, `ra_pages` (32) from `pgoff - ra_pages / 2`, the last quarter
+/// asynchronous (`PG_readahead` at start + 24); the fault waited for I/O, so it is retried
+/// (`VM_FAULT_RETRY`: pgfault counted twice) and the retry's `do_fault_around()` maps the
+/// 64K-aligned window's up-to-date pages, skipping the readahead marker
+/// (`next_uptodate_page()`).
+#[test]
+fn read_fault_reads_around_and_the_retry_maps_the_window_6_1() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 500, false).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 2, "the fault and its retry");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgmajfault), 1);
+    assert_eq!(resident(k, f), (484..516).collect::<Vec<_>>());
+    assert!(k.pages[page_at(k, f, 508)].test(pg::READAHEAD));
+    let want: Vec<u32> = (496..512).filter(|&i| i != 508).collect();
+    assert_eq!(mapped_pages(k, vma), want);
+    assert_eq!(k.vmstat.nr_mapped, 15);
+    assert_eq!(k.memcgs.get(ct).nr_file_mapped, 15);
+    // mmap_miss: one miss, then 15 pages mapped around (filemap_map_pages() counts each).
+    assert_eq!(k.vmas[vma.0 as usize].file.as_ref().unwrap().mmap_miss, 0);
+    // A page of the window is mapped already: no fault.
+    k.handle_mm_fault_file(vma, 497, false).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 2);
+    // The marker page is resident but unmapped: a minor fault that starts async readahead
+    // (do_async_mmap_readahead()) of the next window.
+    k.handle_mm_fault_file(vma, 508, false).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert!(resident(k, f).contains(&540), "the async window follows the read-around one");
+    assert_invariants(k);
+}
+
+/// mm/filemap.c `do_sync_mmap_readahead()`: past `MMAP_LOTSAMISS` (100) more misses than
+/// hits read-around stops and the fault reads its page alone.
+#[test]
+fn mmap_miss_above_lotsamiss_stops_read_around() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    k.vmas[vma.0 as usize].file.as_mut().unwrap().mmap_miss = crate::filemap::MMAP_LOTSAMISS;
+    k.handle_mm_fault_file(vma, 300, false).unwrap();
+    assert_eq!(resident(k, f), vec![300]);
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert_invariants(k);
+}
+
+/// mm/madvise.c `madvise_behavior()` + mm/filemap.c: `MADV_RANDOM` (`VM_RAND_READ`) turns
+/// mmap readahead off (one page per major fault); `MADV_SEQUENTIAL` (`VM_SEQ_READ`) reads a
+/// sequential window from the fault (`page_cache_sync_ra()`).
+#[test]
+fn vm_rand_read_and_vm_seq_read() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    k.do_madvise(vma, 0, 1024, crate::scenario::model::MAdvice::Random).unwrap();
+    k.handle_mm_fault_file(vma, 700, false).unwrap();
+    assert_eq!(resident(k, f), vec![700]);
+    k.do_madvise(vma, 0, 1024, crate::scenario::model::MAdvice::Sequential).unwrap();
+    k.handle_mm_fault_file(vma, 100, false).unwrap();
+    let r = resident(k, f);
+    assert!(r.contains(&100) && r.contains(&131) && !r.contains(&99), "a window starting at the fault: {r:?}");
+    assert_invariants(k);
+}
+
+/// mm/memory.c `do_fault_around()` appeared in 3.15 (8c6e50b0290c): linux-3.13 maps one page
+/// per fault.
+#[test]
+fn no_fault_around_before_3_15() {
+    let (mut s, _, _, vma) = mapped("linux-3.13", true, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 500, false).unwrap();
+    assert_eq!(mapped_pages(k, vma), vec![500]);
+    assert_invariants(k);
+}
+
+/// mm/vmscan.c `folio_check_references()` (6.1; `page_check_references()` since 2.6.34,
+/// 645747462435 "vmscan: detect mapped file pages used only once"): one young PTE keeps a
+/// page for another trip; a second reference (PG_referenced, or another young PTE), or a
+/// young PTE of a `VM_EXEC` mapping (8cab4754d24a, 2.6.31), activates it; no young PTE
+/// reclaims it whatever PG_referenced says.
+#[test]
+fn folio_references_rules() {
+    assert_eq!(folio_references(1, false, false), FolioRef::Keep);
+    assert_eq!(folio_references(1, true, false), FolioRef::Activate);
+    assert_eq!(folio_references(2, false, false), FolioRef::Activate);
+    assert_eq!(folio_references(1, false, true), FolioRef::Activate);
+    assert_eq!(folio_references(0, true, false), FolioRef::Reclaim);
+    assert_eq!(folio_references(0, false, true), FolioRef::Reclaim);
+}
+
+/// mm/rmap.c `folio_referenced()` through the VMA's accessed bits: the first check of a page
+/// mapped by its fault keeps it and sets PG_referenced; used again, it is activated; left
+/// alone, the next check finds its PTE old and reclaims it.
+#[test]
+fn mapped_page_needs_two_references_to_activate() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", false, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 0, false).unwrap();
+    let p = page_at(k, f, 0);
+    assert_eq!(k.folio_check_references(p), FolioRef::Keep);
+    assert!(k.pages[p].test(pg::REFERENCED));
+    assert!(!k.vmas[vma.0 as usize].file.as_ref().unwrap().young(0), "folio_referenced() clears the young bit");
+    k.handle_mm_fault_file(vma, 0, false).unwrap(); // the CPU sets it again
+    assert_eq!(k.folio_check_references(p), FolioRef::Activate);
+    assert_eq!(k.folio_check_references(p), FolioRef::Reclaim);
+    assert_invariants(k);
+}
+
+/// `VM_EXEC` file pages are activated after their first use (folio_check_references()).
+#[test]
+fn exec_mapping_activates_at_first_use() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", false, true);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 0, false).unwrap();
+    let p = page_at(k, f, 0);
+    assert_eq!(k.folio_check_references(p), FolioRef::Activate);
+}
+
+/// mm/memory.c `do_cow_fault()` / `wp_page_copy()`: a store to a private file mapping copies
+/// the page into an anonymous page charged to the task; the file page stays cached, unmapped
+/// in that VMA.
+#[test]
+fn private_write_copies_to_an_anonymous_page() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", false, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 10, false).unwrap();
+    let file_page = page_at(k, f, 10);
+    assert_eq!(k.pages[file_page].mapcount, 1);
+    let faults = k.vmstat.get(VmEvent::Pgfault);
+    k.handle_mm_fault_file(vma, 10, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), faults + 1, "do_wp_page()");
+    let copy = k.vmas[vma.0 as usize].pages[10];
+    assert!(k.pages[copy].test(pg::ANON) && copy != file_page);
+    assert_eq!(k.pages[file_page].mapcount, 0);
+    assert_eq!(k.memcgs.get(ct).nr_anon, 1);
+    // A store to a page never read: do_cow_fault() reads it and copies it.
+    k.handle_mm_fault_file(vma, 900, true).unwrap();
+    assert!(k.pages[k.vmas[vma.0 as usize].pages[900]].test(pg::ANON));
+    assert!(k.pages[page_at(k, f, 900)].mapcount == 0);
+    assert_eq!(k.memcgs.get(ct).nr_anon, 2);
+    assert_invariants(k);
+    k.do_munmap(vma);
+    assert_eq!(k.memcgs.get(ct).nr_anon, 0);
+    assert_eq!(k.vmstat.nr_mapped, 0);
+    assert_invariants(k);
+}
+
+/// mm/memory.c `do_shared_fault()` / `wp_page_shared()`: a store to a shared mapping dirties
+/// the page (`page_mkwrite`); once written back (`page_mkclean()` write-protects it) the next
+/// store faults again.
+#[test]
+fn shared_write_dirties_and_faults_again_after_writeback() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 3, true).unwrap();
+    let p = page_at(k, f, 3);
+    assert!(k.pages[p].test(pg::DIRTY));
+    assert_eq!(k.memcgs.get(ct).nr_dirty, 1);
+    let faults = k.vmstat.get(VmEvent::Pgfault);
+    k.handle_mm_fault_file(vma, 3, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), faults, "a dirty page's PTE is writable");
+    k.msync(vma);
+    assert!(!k.pages[p].test(pg::DIRTY));
+    k.handle_mm_fault_file(vma, 3, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), faults + 1);
+    assert!(k.pages[p].test(pg::DIRTY));
+    assert_invariants(k);
+}
+
+/// mm/mlock.c (5.18+ `mlock_folio()`/`munlock_folio()`): mlock faults the mapping in and
+/// moves its pages to the unevictable list; munlock puts them back on the inactive list.
+#[test]
+fn mlock_moves_pages_to_the_unevictable_list() {
+    let (mut s, ct, _, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    k.do_mlock(vma, true).unwrap();
+    assert_eq!(lru_size(k, ct, LruList::Unevictable), 1024);
+    assert_invariants(k);
+    k.do_mlock(vma, false).unwrap();
+    assert_eq!(lru_size(k, ct, LruList::Unevictable), 0);
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 1024);
+    assert_invariants(k);
+}
+
+/// mm/madvise.c: `MADV_COLD` and `MADV_PAGEOUT` are 5.4+ (EINVAL before); PAGEOUT unmaps and
+/// reclaims the clean pages only this VMA maps.
+#[test]
+fn madv_pageout_5_4_plus() {
+    let (mut s, _, _, vma) = mapped("linux-5.0", true, false);
+    assert_eq!(s.kernel.do_madvise(vma, 0, 16, crate::scenario::model::MAdvice::PageOut), Err(crate::madvise::MadviseError::Inval));
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    for i in 0..16 {
+        k.handle_mm_fault_file(vma, i, false).unwrap();
+    }
+    let before = k.mappings[f.idx()].nrpages;
+    k.do_madvise(vma, 0, 16, crate::scenario::model::MAdvice::PageOut).unwrap();
+    assert_eq!(k.mappings[f.idx()].nrpages, before - 16);
+    assert!(mapped_pages(k, vma).iter().all(|&i| i >= 16));
+    assert_eq!(k.memcgs.get(ct).nr_file_mapped, mapped_pages(k, vma).len() as u64);
+    assert_invariants(k);
+}
+
+/// mm/memory.c `zap_pte_range()`: unmapping a page whose PTE is young marks it accessed
+/// (unless the VMA is `VM_SEQ_READ`).
+#[test]
+fn munmap_marks_young_pages_accessed() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 0, false).unwrap();
+    let p = page_at(k, f, 0);
+    assert!(!k.pages[p].test(pg::REFERENCED), "faults do not mark pages accessed");
+    k.do_munmap(vma);
+    assert!(k.pages[p].test(pg::REFERENCED));
+    assert_eq!(k.pages[p].mapcount, 0);
+    assert_invariants(k);
+}
+
+/// mm/memory.c: before 6.4 `handle_mm_fault()` counts pgfault on entry, so a fault retried
+/// after its I/O counts twice; from 6.4 (53156443a303) `mm_account_fault()` counts it once.
+#[test]
+fn retried_fault_counted_twice_before_6_4() {
+    for (p, want) in [("linux-6.1", 2), ("linux-6.6", 1)] {
+        let (mut s, _, _, vma) = mapped(p, true, false);
+        s.kernel.handle_mm_fault_file(vma, 500, false).unwrap();
+        assert_eq!(s.kernel.vmstat.get(VmEvent::Pgfault), want, "{p}");
+        assert_eq!(s.kernel.vmstat.get(VmEvent::Pgmajfault), 1, "{p}");
+    }
+}
+
+/// The refault-driven deactivation of `prepare_scan_count()` is 5.9+ (b91ac374346b).
+#[test]
+fn deactivate_on_refault_per_era() {
+    for (p, on) in [("linux-5.0", false), ("linux-4.4", false), ("linux-5.17", true), ("linux-6.1", true), ("linux-6.6", true)] {
+        assert_eq!(crate::profile::profile(p).unwrap().deactivate_on_refault, on, "{p}");
+    }
+}
