@@ -328,7 +328,7 @@ def build(patches: list, fragment: Optional[str] = None, jobs: Optional[int] = N
         os.makedirs(dest, exist_ok=True)
         logpath = os.path.join(dest, "build.log")
         t0 = time.monotonic()
-        with open(logpath, "w") as log:
+        with open(logpath, "w", buffering=1) as log:
             out(f"kernel {name}: source {SOURCE_PACKAGE} {version}, patches: {', '.join(patches) or 'none'}; log {logpath}")
             _set_patches(tree, patches, log)
             _configure(tree, config, log)
