@@ -121,10 +121,14 @@ class Patched:
     scenario: str
     kernel: str
     steps: dict  # seed variant -> the recorded variant's steps
+    timing_comparable: bool = False
 
     def value(self, variant: str, step: str, metric: str) -> Optional[float]:
+        """The recorded figure; none for times of a run whose times are not comparable (TCG)."""
         from memtwin.validate import _value
 
+        if not self.timing_comparable and (metric.endswith("_s") or metric.endswith("_us")):
+            return None
         for s in self.steps.get(variant, []):
             if s["name"] == step:
                 return _value(s, metric)
@@ -154,13 +158,14 @@ def patched_runs(scenarios_dir: str) -> dict:
                 rec = json.load(fh)
         except (OSError, ValueError):
             continue  # not recorded yet: no column
-        steps, kernel = {}, "?"
+        steps, kernel, timing = {}, "?", True
         for seed_v, rec_v in (spec.get("patched_variants") or {}).items():
             run = rec.get("variants", {}).get(rec_v)
             if run:
                 steps[seed_v] = run["steps"]
                 kernel = (run.get("real") or {}).get("kernel_image") or kernel
-        out[seed] = Patched(_shown(path), kernel, steps)
+                timing = timing and bool((run.get("real") or {}).get("timing_comparable"))
+        out[seed] = Patched(_shown(path), kernel, steps, timing)
     return out
 
 
@@ -208,7 +213,8 @@ def _print_section(sec: Section, out: TextIO) -> None:
     print(file=out)
     if sec.patched:
         print(wrap(f"patched kernel: {sec.patched.kernel}, recorded by {sec.patched.scenario} (its own machine "
-                   "and scale: see its header)", "  "), file=out)
+                   "and scale: see its header" + ("" if sec.patched.timing_comparable else "; its times, under QEMU/TCG, "
+                                                  "are not comparable and not shown") + ")", "  "), file=out)
     print(compare_table(sec.results, sec.metrics, sec.scn.published, sec.patched.value if sec.patched else None), file=out)
     if sec.outcomes:
         print(file=out)

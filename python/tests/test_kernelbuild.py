@@ -140,3 +140,24 @@ def test_a_built_kernel_is_found_by_name(tmp_path):
     k, mods, origin = qemu._kernel_and_modules("004-fadvise-dir", str(tmp_path))
     assert k == str(img) and mods is None and "lab build 004-fadvise-dir" in origin
     assert qemu.kernel_knobs(str(img), str(tmp_path)) == {}, "a path is not a lab build"
+
+
+def test_reproduce_shows_the_patched_kernels_figures_beside_the_seeds():
+    from memtwin import reproduce
+    from memtwin.report import compare_table
+
+    runs = reproduce.patched_runs(reproduce.default_scenarios_dir())
+    assert {"seed000-memcg-reread", "seed003-dying-cgroups"} <= set(runs)
+    p = runs["seed000-memcg-reread"]
+    assert p.value("recharge", "read 2", "read_bytes") == 0.0
+    assert p.value("baseline", "read 2", "read_bytes") == float(1 << 30)
+    assert p.value("recharge", "read 2", "elapsed_s") is None, "TCG times are not shown"
+    d = runs["seed003-dying-cgroups"]
+    assert d.value("release", "after 1000 dying", "meminfo.Percpu_kB") < d.value("baseline", "after 1000 dying", "meminfo.Percpu_kB") / 4
+    scn = memtwin.load(os.path.join(reproduce.default_scenarios_dir(), "seed000-memcg-reread.toml"))
+    sec = reproduce._run_section(scn.path if hasattr(scn, "path") else "seed000", scn)
+    sec.patched = p
+    text = compare_table(sec.results, ["read_bytes"], scn.published, p.value)
+    assert "patched kernel" in text and "1073741824" in text
+    html = reproduce._section_html(sec)
+    assert "<th>patched kernel</th>" in html and "td class=\"num kern\"" in html
