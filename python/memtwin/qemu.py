@@ -802,6 +802,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         shutil.rmtree(tmp, ignore_errors=True)
         for sg, h in old.items():
             signal.signal(sg, h)
+    facts["knobs_set"] = {pol: facts["knobs"].get(path) for pol, path in knobs.items()}
     notes = _qemu_notes(plan, facts)
     dev = plan["devices"][0] if plan["devices"] else None
     info = {
@@ -835,7 +836,19 @@ def _qemu_notes(plan: dict, facts: dict) -> list:
 
     notes = ["the guest runs under QEMU/TCG (emulated CPUs): times are not comparable with the engine's or real hardware's",
              "tasks run concurrently in the guest, each starting at its start offset"]
-    notes += [n for n in _notes(plan) if "host's cgroup" not in n]
+    if "fadvise_directory" in facts.get("knobs_set", {}):
+        # a lab kernel with 004: the directory fadvise is the kernel's own, as the sysctl says
+        on = facts["knobs_set"]["fadvise_directory"] == "1"
+        notes += [n for n in _notes(plan) if "host's cgroup" not in n and "on a directory" not in n]
+        if any(op["op"] == "fadvise" and op["directory"] for t in plan["tasks"] for op in t["ops"]):
+            notes.append("fadvise on a directory: the patched kernel's own call on the directory fd, with "
+                         f"vm.fadvise_dontneed_dir = {int(on)} (kernel/patches/004-fadvise-dir: "
+                         + ("it drops the clean page cache of every file below it)" if on else "it drops nothing below it)"))
+    else:
+        notes += [n for n in _notes(plan) if "host's cgroup" not in n]
+    for pol, val in sorted(facts.get("knobs_set", {}).items()):
+        if pol != "fadvise_directory":
+            notes.append(f"the lab kernel's switch for {pol} was {val}")
     if facts.get("cold") not in (None, "0"):
         notes.append(f"{facts['cold']} pages of the scenario's files stayed resident after fadvise(DONTNEED) before the tasks started")
     if facts.get("modfail"):
