@@ -324,6 +324,7 @@ def cmd_real(a) -> int:
     if a.on == "qemu" and a.kernel:
         from memtwin import qemu as qemumod
 
+        qemumod._kernel_and_modules(a.kernel, a.workdir or qemumod.DEFAULT_WORKDIR)  # a bad --kernel first
         knobs = qemumod.kernel_knobs(a.kernel, a.workdir)
     for v in wanted:
         plan = scn.doc.plan(v, a.sets)

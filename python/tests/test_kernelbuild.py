@@ -161,3 +161,31 @@ def test_reproduce_shows_the_patched_kernels_figures_beside_the_seeds():
     assert "patched kernel" in text and "1073741824" in text
     html = reproduce._section_html(sec)
     assert "<th>patched kernel</th>" in html and "td class=\"num kern\"" in html
+
+
+def test_the_build_tree_reverts_the_series_it_had_before_applying_others(tmp_path, monkeypatch):
+    if shutil.which("patch") is None:
+        pytest.skip("patch is not installed")
+    tree, pdir = tmp_path / "tree", tmp_path / "patches"
+    (tree / "mm").mkdir(parents=True)
+    (tree / "mm" / "a.c").write_text("one\ntwo\nthree\n")
+    (tree / "mm" / "b.c").write_text("alpha\nbeta\n")
+    for name, f, old, new in (("000-x", "a.c", "one\ntwo\nthree\n", "one\nTWO\nthree\n"), ("004-y", "b.c", "alpha\nbeta\n", "alpha\nBETA\n")):
+        (pdir / name).mkdir(parents=True)
+        import difflib
+        diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/mm/{f}", f"b/mm/{f}"))
+        (pdir / name / "0001-change.patch").write_text(diff)
+    monkeypatch.setattr(kernelbuild, "PATCH_DIR", str(pdir))
+    log = open(tmp_path / "log", "w")
+    kernelbuild._set_patches(str(tree), ["000-x"], log)
+    assert (tree / "mm" / "a.c").read_text() == "one\nTWO\nthree\n"
+    kernelbuild._set_patches(str(tree), ["004-y"], log)
+    assert (tree / "mm" / "a.c").read_text() == "one\ntwo\nthree\n", "000-x reverted"
+    assert (tree / "mm" / "b.c").read_text() == "alpha\nBETA\n"
+    kernelbuild._set_patches(str(tree), ["000-x", "004-y"], log)
+    kernelbuild._set_patches(str(tree), [], log)
+    assert (tree / "mm" / "a.c").read_text() == "one\ntwo\nthree\n" and (tree / "mm" / "b.c").read_text() == "alpha\nbeta\n"
+    (pdir / "000-x" / "0001-change.patch").write_text((pdir / "000-x" / "0001-change.patch").read_text().replace("-two\n", "-deux\n"))
+    with pytest.raises(RealError) as e:
+        kernelbuild._set_patches(str(tree), ["000-x"], log)
+    assert "0001-change.patch" in str(e.value) and "mm/a.c: hunk #1" in str(e.value)
