@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import signal
 import sys
 import threading
@@ -324,7 +325,8 @@ def cmd_real(a) -> int:
     if a.on == "qemu" and a.kernel:
         from memtwin import qemu as qemumod
 
-        qemumod._kernel_and_modules(a.kernel, a.workdir or qemumod.DEFAULT_WORKDIR)  # a bad --kernel first
+        if os.path.sep not in a.kernel and not os.path.exists(a.kernel):  # a lab build's name: is it built?
+            qemumod._kernel_and_modules(a.kernel, a.workdir or qemumod.DEFAULT_WORKDIR)
         knobs = qemumod.kernel_knobs(a.kernel, a.workdir)
     for v in wanted:
         plan = scn.doc.plan(v, a.sets)
