@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import signal
 import sys
 import threading
@@ -103,7 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     rl.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a setting (repeatable)")
     rl.add_argument("--json", metavar="OUT", help="write the results as JSON to OUT (schema/result.schema.json)")
     rl.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: where the scratch directory memtwin-<id> goes (default /var/tmp)")
-    rl.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel instead of Debian's 6.1 package")
+    rl.add_argument("--kernel", metavar="BZIMAGE|NAME", help="qemu: boot this kernel instead of Debian's 6.1 package: a bzImage, "
+                    "or the name of a lab build (memtwin lab kernel list)")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
     rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
     va = sub.add_parser("validate", help="compare the engine with a real kernel, metric by metric",
@@ -116,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--on", choices=["host", "qemu"], help="run the real side now, here")
     g.add_argument("--recorded", action="store_true", help="use the recorded real results named by [validation] recorded")
     va.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: scratch directory parent")
-    va.add_argument("--kernel", metavar="BZIMAGE", help="qemu: boot this kernel")
+    va.add_argument("--kernel", metavar="BZIMAGE|NAME", help="qemu: boot this kernel (a bzImage or a lab build's name)")
     va.add_argument("--workdir", metavar="DIR", help="qemu: the lab's work directory (default ~/.cache/memtwin-lab)")
     va.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop each guest after this long")
     lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, say what it can run here, clean up killed runs",
@@ -125,7 +127,14 @@ def _parser() -> argparse.ArgumentParser:
                                     "`memtwin real` runs left behind. clean: remove those leftovers (cgroups, mounts, loop "
                                     "devices, scratch and QEMU run directories), only memtwin's own and only once the "
                                     "process that made them is gone.")
-    lb.add_argument("lab_cmd", choices=["setup", "doctor", "clean"], metavar="setup|doctor|clean")
+    lb.add_argument("lab_cmd", choices=["setup", "doctor", "clean", "kernel"], metavar="setup|doctor|clean|kernel")
+    lb.add_argument("kernel_cmd", nargs="?", choices=["build", "list"], metavar="build|list",
+                    help="kernel build: build a 6.1 lab kernel from Debian's linux-source-6.1 with the named patches of "
+                    "kernel/patches/ (cached; `memtwin real --on qemu --kernel NAME` boots it). kernel list: the built ones")
+    lb.add_argument("--patch", action="append", metavar="NAME", help="kernel build: apply kernel/patches/NAME (repeatable)")
+    lb.add_argument("--config", metavar="FRAGMENT", help="kernel build: extra CONFIG_X=y lines after kernel/config/lab.config")
+    lb.add_argument("--jobs", type=int, metavar="N", help="kernel build: make -jN (default: the number of CPUs)")
+    lb.add_argument("--force", action="store_true", help="kernel build: rebuild even if the cache has the kernel")
     lb.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="doctor, clean: where host runs made their scratch "
                     "directories (memtwin real --scratch; default /var/tmp)")
     lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
@@ -328,9 +337,16 @@ def cmd_real(a) -> int:
     else:
         wanted = [a.variant]
     plans = []
+    knobs = {}
+    if a.on == "qemu" and a.kernel:
+        from memtwin import qemu as qemumod
+
+        if os.path.sep not in a.kernel and not os.path.exists(a.kernel):  # a lab build's name: is it built?
+            qemumod._kernel_and_modules(a.kernel, a.workdir or qemumod.DEFAULT_WORKDIR)
+        knobs = qemumod.kernel_knobs(a.kernel, a.workdir)
     for v in wanted:
         plan = scn.doc.plan(v, a.sets)
-        why = realmod.unsupported(plan)
+        why = realmod.unsupported(plan, knobs)
         if why and a.variant != "all":
             raise realmod.RealError(f"{a.file}: variant {v or 'default'} needs a policy no real kernel has: {why}\n"
                                     "  fix: choose a variant without it (memtwin validate skips such variants)")
@@ -410,6 +426,13 @@ def cmd_lab(a) -> int:
         return qemu.setup(print)
     if a.lab_cmd == "doctor":
         return qemu.doctor(print, a.workdir or qemu.DEFAULT_WORKDIR, a.scratch)
+    if a.lab_cmd == "kernel":
+        from memtwin import kernelbuild
+
+        if a.kernel_cmd is None:
+            print("usage: memtwin lab kernel build [--patch NAME]... [--config FRAGMENT] [--jobs N] | memtwin lab kernel list", file=sys.stderr)
+            return 2
+        return kernelbuild.cmd_kernel(a)
     if a.lab_cmd == "clean":
         from memtwin import leftovers
 

@@ -215,8 +215,33 @@ def guest_program(workdir: str) -> str:
     return out
 
 
+def lab_kernel(kernel: Optional[str], workdir: Optional[str] = None) -> Optional[dict]:
+    """The meta.json of the lab build `--kernel NAME` names (memtwin lab kernel build), or None."""
+    if kernel is None:
+        return None
+    from memtwin import kernelbuild
+
+    return kernelbuild.resolve(kernel, workdir or DEFAULT_WORKDIR)
+
+
+def kernel_knobs(kernel: Optional[str], workdir: Optional[str] = None) -> dict:
+    """policy -> sysctl of the patched lab kernel `kernel` names ({} for any other kernel)."""
+    meta = lab_kernel(kernel, workdir)
+    return dict(meta.get("knobs") or {}) if meta else {}
+
+
 def _kernel_and_modules(kernel: Optional[str], workdir: str) -> tuple:
     """(kernel image, its modules directory or None, where it came from)."""
+    meta = lab_kernel(kernel, workdir)
+    if meta is not None:
+        return meta["image"], None, f"lab build {meta['name']} ({meta['source']}, {meta['key']})"
+    if kernel is not None and os.path.sep not in kernel and not os.path.exists(kernel):
+        from memtwin import kernelbuild
+
+        names = sorted({m["name"] for m in kernelbuild.list_built(workdir)})
+        raise RealError(f"--kernel {kernel}: neither a file nor a lab kernel built here (built: {', '.join(names) or 'none'})\n"
+                        f"  fix: memtwin lab kernel build" + "".join(f" --patch {p}" for p in kernel.split("+") if p != "lab")
+                        + ", or give the path of a bzImage")
     if kernel is None:
         k = find_kernel(workdir)
         if k is None:
@@ -279,9 +304,10 @@ def _gpath(spath: str) -> str:
     return DISK_ROOT + "/" + spath.lstrip("/")
 
 
-def check_plan(plan: dict) -> None:
-    """Everything the guest cannot do, said before booting."""
-    why = unsupported(plan)
+def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
+    """Everything the guest cannot do, said before booting. `knobs`: the run-time switches of a
+    patched lab kernel (policy -> sysctl), which make the policies they switch runnable."""
+    why = unsupported(plan, knobs)
     if why:
         raise RealError(f"variant {plan['variant'] or 'default'!r} needs a policy no real kernel has: {why}")
     for t in plan["tasks"]:
@@ -316,7 +342,7 @@ def check_plan(plan: dict) -> None:
                         "what these scenarios measure), e.g. scenarios/validation/qemu61-*.toml")
 
 
-def op_script(plan: dict) -> tuple:
+def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
     """(op script text, step names by index, tracked scenario paths by index, Cg view)."""
     v = "1" if plan["cgroup"] == "v1" else "2"
     mnt = "/sys/fs/cgroup/memory" if v == "1" else "/sys/fs/cgroup"
@@ -380,7 +406,10 @@ def op_script(plan: dict) -> tuple:
             if op["step"] != prev:
                 steps.append(op["step"])
                 prev = op["step"]
-            f = _op_fields(op, cg, bool(plan["policies"].get("fadvise_directory")), bool(plan.get("thp")))
+            # fadvise on a directory: the policy is emulated by fadvising every file below it, unless
+            # the kernel has the directory DONTNEED itself (patch 004, switched on in /init)
+            walk = bool(plan["policies"].get("fadvise_directory")) and "fadvise_directory" not in (knobs or {})
+            f = _op_fields(op, cg, walk, bool(plan.get("thp")))
             if op["op"] == "mkdir":
                 f += f" {is_parent(op['cgroup'])}"
             L.append(f"O {len(steps) - 1} " + f)
@@ -466,7 +495,7 @@ if [ @V@ = 2 ]; then
 else
   mount -t tmpfs cg /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory && mount -t cgroup -o memory none /sys/fs/cgroup/memory || fail "cannot mount the cgroup v1 memory controller"
 fi
-/memtwin-guest /ops
+@SYSCTL@/memtwin-guest /ops
 echo "@@EXIT $?"
 umount /s
 sync
@@ -474,13 +503,20 @@ poweroff -f
 """
 
 
-def guest_init(plan: dict, ra_kb: int) -> str:
-    """The guest's /init for this plan: read_ahead_kb, the cgroup version, the THP setting."""
+def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
+    """The guest's /init for this plan: read_ahead_kb, the cgroup version, the THP setting, and on a
+    patched lab kernel its run-time switches (sysctls) set from the variant's policies."""
     v = "1" if plan["cgroup"] == "v1" else "2"
-    return GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+    sysctl = ""
+    for pol, path in sorted((knobs or {}).items()):
+        val = int(bool(plan["policies"].get(pol)))
+        sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"\n'
+                   f'echo "@@KNOB {path} $(cat /proc/sys/{path})"\n')
+    return (GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+            .replace("@SYSCTL@", sysctl))
 
 
-def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int) -> str:
+def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int, knobs: Optional[dict] = None) -> str:
     root = os.path.join(tmp, "initramfs")
     for d in ("bin", "proc", "sys", "dev", "tmp", "lib/modules"):
         os.makedirs(os.path.join(root, d))
@@ -490,7 +526,7 @@ def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_k
     shutil.copy(bb, os.path.join(root, "bin", "busybox"))
     os.symlink("busybox", os.path.join(root, "bin", "sh"))
     with open(os.path.join(root, "init"), "w") as f:
-        f.write(guest_init(plan, ra_kb))
+        f.write(guest_init(plan, ra_kb, knobs))
     os.chmod(os.path.join(root, "init"), 0o755)
     with open(os.path.join(root, "ops"), "w") as f:
         f.write(script)
@@ -631,6 +667,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     for key in ("UNAME", "MEMTOTAL", "NODES", "RA", "COLD", "EXIT"):
         m = re.search(rf"^@@{key} ?(.*)$", out, re.M)
         facts[key.lower()] = m.group(1).strip() if m else None
+    facts["knobs"] = dict(re.findall(r"^@@KNOB (\S+) (\S+)$", out, re.M))
     facts["modfail"] = re.findall(r"^@@MODFAIL (\S+)", out, re.M)
     facts["thp"] = (re.search(r"^@@THP (.*)$", out, re.M) or [None, None])[1]
     facts["node_mem_kB"] = node_memory(out)
@@ -717,14 +754,15 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
              log=None) -> dict:
     """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info."""
     workdir = workdir or DEFAULT_WORKDIR
-    check_plan(plan)
+    knobs = kernel_knobs(kernel, workdir)
+    check_plan(plan, knobs)
     # The user's own arguments first: a wrong --kernel path is wrong on every machine.
     kimg, moddir, origin = _kernel_and_modules(kernel, workdir)
     for tool, pkg in PACKAGES.items():
         if shutil.which(tool) is None:
             raise RealError(f"--on qemu needs `{tool}`, which is not installed\n  fix: memtwin lab setup (or apt-get install {pkg})")
     prog = guest_program(workdir)
-    script, steps, tracked, cg = op_script(plan)
+    script, steps, tracked, cg = op_script(plan, knobs)
     modules = _module_files(moddir) if moddir else []
     timeout = timeout or default_timeout(plan)
     ra = plan["devices"][0]["read_ahead_kb"] if plan["devices"] else 128
@@ -740,7 +778,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     for sg in (signal.SIGINT, signal.SIGTERM):
         old[sg] = signal.signal(sg, on_signal)
     try:
-        initrd = _initramfs(tmp, plan, script, modules, prog, ra)
+        initrd = _initramfs(tmp, plan, script, modules, prog, ra, knobs)
         img = _disk(tmp, plan)
         serial = os.path.join(tmp, "serial.log")
         cmd = qemu_command(plan, kimg, initrd, img, serial)
@@ -779,6 +817,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         shutil.rmtree(tmp, ignore_errors=True)
         for sg, h in old.items():
             signal.signal(sg, h)
+    facts["knobs_set"] = {pol: facts["knobs"].get(path) for pol, path in knobs.items()}
     notes = _qemu_notes(plan, facts)
     dev = plan["devices"][0] if plan["devices"] else None
     info = {
@@ -793,6 +832,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         "timing_comparable": False,
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
         "notes": notes,
+        "kernel_knobs": {pol: {"sysctl": path, "value": facts["knobs"].get(path)} for pol, path in sorted(knobs.items())},
         "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),
     }
     return {"steps": recs, "totals": totals(recs), "real": info}
@@ -811,7 +851,19 @@ def _qemu_notes(plan: dict, facts: dict) -> list:
 
     notes = ["the guest runs under QEMU/TCG (emulated CPUs): times are not comparable with the engine's or real hardware's",
              "tasks run concurrently in the guest, each starting at its start offset"]
-    notes += [n for n in _notes(plan) if "host's cgroup" not in n]
+    if "fadvise_directory" in facts.get("knobs_set", {}):
+        # a lab kernel with 004: the directory fadvise is the kernel's own, as the sysctl says
+        on = facts["knobs_set"]["fadvise_directory"] == "1"
+        notes += [n for n in _notes(plan) if "host's cgroup" not in n and "on a directory" not in n]
+        if any(op["op"] == "fadvise" and op["directory"] for t in plan["tasks"] for op in t["ops"]):
+            notes.append("fadvise on a directory: the patched kernel's own call on the directory fd, with "
+                         f"vm.fadvise_dontneed_dir = {int(on)} (kernel/patches/004-fadvise-dir: "
+                         + ("it drops the clean page cache of every file below it)" if on else "it drops nothing below it)"))
+    else:
+        notes += [n for n in _notes(plan) if "host's cgroup" not in n]
+    for pol, val in sorted(facts.get("knobs_set", {}).items()):
+        if pol != "fadvise_directory":
+            notes.append(f"the lab kernel's switch for {pol} was {val}")
     if facts.get("cold") not in (None, "0"):
         notes.append(f"{facts['cold']} pages of the scenario's files stayed resident after fadvise(DONTNEED) before the tasks started")
     if facts.get("modfail"):

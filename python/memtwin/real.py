@@ -1002,11 +1002,13 @@ def _map_op(op: dict, files: dict, rng) -> None:
                 sink += m[i * 4096]
 
 
-def unsupported(plan: dict) -> Optional[str]:
-    """Why no real kernel can run this variant (a policy no kernel has), or None."""
+def unsupported(plan: dict, knobs: Optional[dict] = None) -> Optional[str]:
+    """Why no real kernel can run this variant (a policy no kernel has), or None. `knobs`: the
+    policies a patched lab kernel switches at run time (memtwin.kernelbuild.KNOBS), which it can run."""
     for k, why in UNSUPPORTED_POLICIES.items():
-        if plan["policies"].get(k):
-            return why
+        if plan["policies"].get(k) and k not in (knobs or {}):
+            return why + " (a lab kernel built with its patch runs it: memtwin lab kernel build --patch " \
+                + __import__("memtwin.kernelbuild", fromlist=["KNOBS"]).KNOBS[k][0] + ")"
     return None
 
 

@@ -154,11 +154,13 @@ def run_table(result, metrics: Sequence[str]) -> str:
     return fit([label("step", [s["name"] for s in steps])], cols)
 
 
-def compare_table(results: Mapping[str, object], metrics: Sequence[str], published: Optional[Mapping] = None) -> str:
+def compare_table(results: Mapping[str, object], metrics: Sequence[str], published: Optional[Mapping] = None,
+                  patched=None) -> str:
     """compare-kernels layout: a row per (step, metric), per variant its figure with the change
     against the first variant, `simulated (gain%)`, and the published figure beside it when
-    there is one; variants that do not fit in WIDTH go to further blocks, each repeating the
-    step and metric labels."""
+    there is one, and `patched(variant, step, metric)`'s figure (a patched lab kernel's recorded
+    run) when it gives one; variants that do not fit in WIDTH go to further blocks, each
+    repeating the step and metric labels."""
     names = list(results)
     base = results[names[0]]
     figures = (published or {}).get("figures", {})
@@ -183,6 +185,9 @@ def compare_table(results: Mapping[str, object], metrics: Sequence[str], publish
         if figures.get(v):
             pub = [figures.get(v, {}).get(step, {}).get(m) for step, m in rows]
             g.append(Col("\npublished", [fmt_value(float(x)) if isinstance(x, (int, float)) else "" for x in pub]))
+        if patched is not None and any(patched(v, step, m) is not None for step, m in rows):
+            g.append(Col("\npatched kernel", [fmt_value(patched(v, step, m)) if patched(v, step, m) is not None else ""
+                                              for step, m in rows]))
         groups.append(g)
     lines = [fit(labels, groups), "",
              wrap(f"Percentages compare each variant with {names[0]}; for times, I/O, scans and misses a positive "

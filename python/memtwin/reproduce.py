@@ -94,6 +94,7 @@ class Section:
     outcomes: list
     wall_s: float
     plots: list = field(default_factory=list)
+    patched: Optional[Patched] = None
 
     @property
     def name(self) -> str:
@@ -110,6 +111,62 @@ class Section:
             desc += "."
         vs = "; ".join(f"{v}: {d}" if d else v for v, d in self.scn.variants())
         return (desc + (f" Compared: {vs}." if vs else "")).strip()
+
+
+@dataclass
+class Patched:
+    """A seed's experiment recorded on a patched lab kernel (memtwin lab kernel build): a
+    validation scenario whose [validation] says `patched_kernel_for = "SEED SCENARIO NAME"` and
+    maps the seed's variants to its own (`patched_variants`)."""
+    scenario: str
+    kernel: str
+    steps: dict  # seed variant -> the recorded variant's steps
+    timing_comparable: bool = False
+
+    def value(self, variant: str, step: str, metric: str) -> Optional[float]:
+        """The recorded figure; none for times of a run whose times are not comparable (TCG)."""
+        from memtwin.validate import _value
+
+        if not self.timing_comparable and (metric.endswith("_s") or metric.endswith("_us")):
+            return None
+        for s in self.steps.get(variant, []):
+            if s["name"] == step:
+                return _value(s, metric)
+        return None
+
+
+def patched_runs(scenarios_dir: str) -> dict:
+    """seed scenario name -> Patched, from scenarios_dir/validation/*.toml."""
+    import json
+
+    out = {}
+    vdir = os.path.join(scenarios_dir, "validation")
+    for f in sorted(os.listdir(vdir)) if os.path.isdir(vdir) else []:
+        if not f.endswith(".toml"):
+            continue
+        path = os.path.join(vdir, f)
+        with open(path) as fh:
+            if "patched_kernel_for" not in fh.read():
+                continue
+        spec = load(path).doc.table("validation") or {}
+        seed = spec.get("patched_kernel_for")
+        if not seed or "recorded" not in spec:
+            continue
+        rec_path = os.path.join(vdir, spec["recorded"])
+        try:
+            with open(rec_path) as fh:
+                rec = json.load(fh)
+        except (OSError, ValueError):
+            continue  # not recorded yet: no column
+        steps, kernel, timing = {}, "?", True
+        for seed_v, rec_v in (spec.get("patched_variants") or {}).items():
+            run = rec.get("variants", {}).get(rec_v)
+            if run:
+                steps[seed_v] = run["steps"]
+                kernel = (run.get("real") or {}).get("kernel_image") or kernel
+                timing = timing and bool((run.get("real") or {}).get("timing_comparable"))
+        out[seed] = Patched(_shown(path), kernel, steps, timing)
+    return out
 
 
 def _validate(files: Sequence[str]) -> tuple[list, list]:
@@ -154,7 +211,11 @@ def _print_section(sec: Section, out: TextIO) -> None:
     if sec.scn.published.get("source"):
         print(wrap(f"published figures: {sec.scn.published['source']}", "  "), file=out)
     print(file=out)
-    print(compare_table(sec.results, sec.metrics, sec.scn.published), file=out)
+    if sec.patched:
+        print(wrap(f"patched kernel: {sec.patched.kernel}, recorded by {sec.patched.scenario} (its own machine "
+                   "and scale: see its header" + ("" if sec.patched.timing_comparable else "; its times, under QEMU/TCG, "
+                                                  "are not comparable and not shown") + ")", "  "), file=out)
+    print(compare_table(sec.results, sec.metrics, sec.scn.published, sec.patched.value if sec.patched else None), file=out)
     if sec.outcomes:
         print(file=out)
         print("Targets ([published.checks]):", file=out)
@@ -183,6 +244,7 @@ table { border-collapse: collapse; font-size: .9em; margin: .5em 0; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; }
 td.num { text-align: right; font-family: ui-monospace, Menlo, Consolas, monospace; }
 td.pub { background: #f4f4ff; }
+td.kern { background: #f0fff0; }
 th { background: #eee; }
 .pass { color: #176317; font-weight: bold; } .fail { color: #b00; font-weight: bold; } .skip { color: #777; font-weight: bold; }
 .meta { color: #555; font-size: .9em; }
@@ -227,11 +289,14 @@ def _table_html(sec: Section) -> str:
             diff = ""
             if p is not None and val is not None:
                 diff = f"{(val - p) * 100.0 / p:+.1f}%" if p else ("0" if val == 0 else "")
-            col.append((fmt_value(val), fmt_value(p) if p is not None else "", diff))
+            k = sec.patched.value(v, step, m) if sec.patched else None
+            col.append((fmt_value(val), fmt_value(p) if p is not None else "", diff, fmt_value(k) if k is not None else ""))
         has_pub = bool(pub.get("figures", {}).get(v))
-        cells[v] = (col, has_pub)
+        has_k = bool(sec.patched and sec.patched.steps.get(v))
+        cells[v] = (col, has_pub, has_k)
         width[v] = max(_col_px([c[0] for c in col] + ["simulated"]) + (
-            _col_px([c[1] for c in col] + ["published"]) + _col_px([c[2] for c in col] + ["diff"]) if has_pub else 0),
+            _col_px([c[1] for c in col] + ["published"]) + _col_px([c[2] for c in col] + ["diff"]) if has_pub else 0)
+            + (_col_px([c[3] for c in col] + ["patched kernel"]) if has_k else 0),
             len(v) * CHAR_PX + CELL_PX)
     label_px = _col_px([st for st, _ in rows] + ["step"]) + _col_px([m for _, m in rows] + ["metric"])
     blocks, cur, w = [], [], label_px
@@ -246,16 +311,18 @@ def _table_html(sec: Section) -> str:
     for block in blocks:
         t = ["<div class=\"tablewrap\"><table>",
              "<thead><tr><th rowspan=\"2\">step</th><th rowspan=\"2\">metric</th>"
-             + "".join(f"<th colspan=\"{3 if cells[v][1] else 1}\">{_e(v)}</th>" for v in block) + "</tr>",
-             "<tr>" + "".join("<th>simulated</th><th>published</th><th>diff</th>" if cells[v][1] else "<th>simulated</th>"
-                              for v in block) + "</tr></thead><tbody>"]
+             + "".join(f"<th colspan=\"{(3 if cells[v][1] else 1) + cells[v][2]}\">{_e(v)}</th>" for v in block) + "</tr>",
+             "<tr>" + "".join(("<th>simulated</th><th>published</th><th>diff</th>" if cells[v][1] else "<th>simulated</th>")
+                              + ("<th>patched kernel</th>" if cells[v][2] else "") for v in block) + "</tr></thead><tbody>"]
         for i, (step, m) in enumerate(rows):
             row = [f"<td>{_e(step)}</td><td>{_e(m)}</td>"]
             for v in block:
-                sim, p, diff = cells[v][0][i]
+                sim, p, diff, k = cells[v][0][i]
                 row.append(f"<td class=\"num\">{_e(sim)}</td>")
                 if cells[v][1]:
                     row.append(f"<td class=\"num pub\">{_e(p)}</td><td class=\"num\">{_e(diff)}</td>")
+                if cells[v][2]:
+                    row.append(f"<td class=\"num kern\">{_e(k)}</td>")
             t.append("<tr>" + "".join(row) + "</tr>")
         t.append("</tbody></table></div>")
         out.append("\n".join(t))
@@ -270,8 +337,10 @@ def _section_html(sec: Section) -> str:
              f"<p class=\"desc\">{_e(sec.sentence())}</p>",
              f"<p class=\"meta\">scenario {_e(sec.path)}; kernel profile {_e(first.info['profile'])}, cgroup {_e(first.info['cgroup'])}"
              + (f"; published figures: {_e(src)}" if src else "")
+             + (f"; patched kernel: {_e(sec.patched.kernel)}, recorded by {_e(sec.patched.scenario)} (its own machine and "
+                "scale: see its header)" if sec.patched else "")
              + f"; {len(sec.results)} variants simulated in {sec.wall_s:.2f} s (wall time)</p>",
-             "<h3>Simulated and published</h3>", _table_html(sec)]
+             "<h3>Simulated, published" + (" and on the patched kernel" if sec.patched else "") + "</h3>", _table_html(sec)]
     if sec.outcomes:
         parts.append("<h3>Targets</h3><ul class=\"targets\">")
         for o in sec.outcomes:
@@ -298,7 +367,9 @@ def render_html(sections: Sequence[Section]) -> str:
         "<title>memtwin reproduce</title>", f"<style>{CSS}</style></head><body>",
         "<h1>memtwin reproduce: the seeds, simulated</h1>",
         f"<p>{len(sections)} scenario(s), {len(outcomes)} target(s): {len(outcomes) - len(missed)} met, {len(missed)} missed. "
-        "Published figures are shaded; diff is simulated against published.</p>",
+        "Published figures are shaded; diff is simulated against published; the patched kernel's figures (green) "
+        "are the seed's experiment recorded on a 6.1 lab kernel with the seed's patch (memtwin lab kernel build), on "
+        "the machine its validation scenario names.</p>",
         f"<ul>{toc}</ul>",
         *(_section_html(s) for s in sections),
         "</body></html>", ""])
@@ -322,6 +393,7 @@ def reproduce(scenarios_dir: Optional[str] = None, only: Sequence[str] = (), out
     ensure_dir(out_dir)  # fail on a bad DIR before the runs
     report = os.path.join(out_dir, "report.html")
     sections = []
+    patched = patched_runs(scenarios_dir or default_scenarios_dir())
     t0 = time.perf_counter()
     total = sum(len(scn.variants()) or 1 for scn in scns)
     done = 0
@@ -339,6 +411,7 @@ def reproduce(scenarios_dir: Optional[str] = None, only: Sequence[str] = (), out
                 bar(done - 1, total, label=f"[{done}/{total}] {scn.name}: {v}")
 
             sec = _run_section(path, scn, step)
+            sec.patched = patched.get(scn.name)
             bar(done, total)
             with progress.paused():
                 _print_section(sec, out)

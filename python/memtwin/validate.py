@@ -1,7 +1,8 @@
 """`memtwin validate`: the engine against a real kernel, metric by metric.
 
 For each variant a real kernel can run (a variant needing a policy no kernel has is skipped and
-said so), the engine runs the scenario and the real side comes from a run on this host, in QEMU,
+said so, unless it was recorded on, or runs on, a patched lab kernel that has the policy as a run-time
+switch: memtwin.kernelbuild), the engine runs the scenario and the real side comes from a run on this host, in QEMU,
 or from the recorded results the scenario's `[validation] recorded` names. Each metric of
 `[validation.tolerance]` is compared step by step: |sim - real| <= max(rel * |real|, abs).
 A scenario with `[published.checks]` against recorded real figures (the QEMU dying-cgroup and
@@ -221,7 +222,16 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
     from memtwin import real as realmod
 
     plan = scn.doc.plan(v, [])
-    why = realmod.unsupported(plan)
+    if recorded:
+        # a variant recorded on a patched lab kernel (memtwin lab kernel build) has its switches
+        knobs = ((rec or {}).get("variants", {}).get(name, {}).get("real") or {}).get("kernel_knobs") or {}
+    elif on == "qemu":
+        from memtwin import qemu
+
+        knobs = qemu.kernel_knobs(kernel, workdir)
+    else:
+        knobs = {}
+    why = realmod.unsupported(plan, knobs)
     if why:
         skipped.append((name, why))
         out(f"  {name}: skipped: {why}")

@@ -240,7 +240,7 @@ def op(draw, files: list, cgroups: list, task: str) -> str:
 def generated(draw) -> bytes:
     ram = draw(edge(st.sampled_from(['"64M"', '"256M"', '"1G"']), st.sampled_from(['"1P"', '"1M"', "0", '"2T"', "-5"])))
     cpus = draw(edge(st.integers(1, 8).map(str), st.sampled_from(["0", "100000000", "-1", '"two"'])))
-    profile = draw(edge(st.sampled_from(["linux-6.6", "linux-6.1", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]), st.just("linux-9.9")))
+    profile = draw(edge(st.sampled_from(["linux-6.6", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]), st.just("linux-9.9")))
     version = draw(st.sampled_from(["v1", "v2"]))
     bw = draw(edge(st.sampled_from(['"100M"', '"1G"']), st.sampled_from(["0", "1", '"1E"', '"x"'])))
     out = [

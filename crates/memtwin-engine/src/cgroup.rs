@@ -152,14 +152,18 @@ impl Kernel {
         self.memcgs.memcgs[m.idx()].slab_bytes -= files;
         if self.policies.memcg_percpu_release_on_offline {
             // The series: flush the percpu statistics into atomic counters (one kmalloc'ed
-            // copy of the same arrays), then free the percpu memory.
+            // copy of the same arrays), then free the percpu memory. The copy, as
+            // kernel/patches/003-percpu-release does it on 6.1: `memcg_vmstats_atomic` holds
+            // the state and event arrays with their flushed copies, not `nr_page_events` and
+            // `targets[2]` (24 B), plus the pointer to the released percpu memory (8 B);
+            // `lruvec_stats_atomic` the lruvec arrays plus that pointer.
             let c = self.profile.memcg_kmem.clone();
             let nodes = self.nr_nodes as u64;
             let release = (c.vmstats_percpu + nodes * c.lruvec_stats_percpu) * self.nr_cpu_ids as u64;
             self.pcpu_free(release);
-            let mut atomics = self.kmalloc(c.vmstats_percpu);
+            let mut atomics = self.kmalloc(c.vmstats_percpu - 24 + 8);
             for _ in 0..nodes {
-                atomics += self.kmalloc(c.lruvec_stats_percpu);
+                atomics += self.kmalloc(c.lruvec_stats_percpu + 8);
             }
             let mc = &mut self.memcgs.memcgs[m.idx()];
             mc.percpu_bytes -= release;

@@ -406,6 +406,25 @@ pub const KMEM_6_1: MemcgKmemCost = MemcgKmemCost {
     shrinker_info: ShrinkerInfo::WithDeferred,
 };
 
+/// Kernel memory of a memcg in the lab's own 6.1 build (`memtwin lab kernel build`: Debian's
+/// linux-source-6.1, 6.1.192, with `make tinyconfig` + kernel/config/lab.config and the seeds'
+/// patches). Its sizes, compiled from that tree with its config (sizeof in a file including
+/// mm/memcontrol.c): `memcg_vmstats_percpu` 1032 (MEMCG_NR_STAT 48, NR_MEMCG_EVENTS 15: no
+/// THP-split and NUMA-balancing items of Debian's config), `lruvec_stats_percpu` 656
+/// (NR_VM_NODE_STAT_ITEMS 41), `memcg_vmstats` 1008, `mem_cgroup_per_node` 2304. The config has no
+/// CONFIG_CGROUP_PERF: no `perf_cgroup_info` percpu (32) and no `perf_cgroup` slab (256).
+/// The 000/003/004 patches leave `mem_cgroup` at 2240 (kmalloc-4k either way).
+pub const KMEM_6_1_LAB: MemcgKmemCost = MemcgKmemCost {
+    vmstats_percpu: 1032,
+    lruvec_stats_percpu: 656,
+    other_percpu: 64 + 128 + 5 * 8 + 4,
+    memcg_struct: 2240,
+    memcg_vmstats_struct: 1008,
+    per_node_struct: 2304,
+    cgroup_other_slab: 1024 + 5 * 64 + 64 + 128,
+    ..KMEM_6_1
+};
+
 /// All built-in profiles. Each era is written as what it changes against the next newer one.
 pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
@@ -459,6 +478,13 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_walk: ReclaimWalk::SharedPartial,
         pgfault_counts_retries: true,
         ..linux_6_6.clone()
+    };
+    let linux_6_1_lab = KernelProfile {
+        name: "linux-6.1-lab",
+        description: "the lab's own 6.1 build (memtwin lab kernel build: tinyconfig + kernel/config/lab.config): \
+                      as linux-6.1, with that config's structure sizes",
+        memcg_kmem: KMEM_6_1_LAB,
+        ..linux_6_1.clone()
     };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
@@ -544,7 +570,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         wb_thresh_floor: true,
         ..linux_6_6.clone()
     };
-    vec![linux_6_18, linux_6_6, linux_6_1, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
+    vec![linux_6_18, linux_6_6, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
 }
 
 /// Look a profile up by name.

@@ -392,7 +392,10 @@ fn percpu_per_memcg_and_the_release_on_offline_policy_for_every_profile() {
             let files = kernfs_files_bytes(c.kernfs_files);
             if release {
                 let released = cpus * (c.vmstats_percpu + nodes * c.lruvec_stats_percpu);
-                let atomics = kmalloc_size(c.vmstats_percpu) + nodes * kmalloc_size(c.lruvec_stats_percpu);
+                // kernel/patches/003-percpu-release (6.1): memcg_vmstats_atomic has the percpu
+                // struct's arrays without nr_page_events and targets[2], plus a pointer;
+                // lruvec_stats_atomic the lruvec arrays plus a pointer.
+                let atomics = kmalloc_size(c.vmstats_percpu - 24 + 8) + nodes * kmalloc_size(c.lruvec_stats_percpu + 8);
                 assert_eq!(percpu1 - k.kmem.percpu, released, "{}", prof.name);
                 assert_eq!(mc.percpu_bytes, cpus * c.other_percpu, "{}", prof.name);
                 assert_eq!(k.kmem.slab, slab1 - files + atomics, "{}", prof.name);
