@@ -15,6 +15,7 @@
     kind = "published"        # simulated within rel_tol of the published figure
     at = "VARIANT/STEP/METRIC"
     rel_tol = 0.30
+    abs_tol = 16384           # optional: or within this much (figures near zero)
     [[published.checks]]
     kind = "growth"           # simulated at - from within rel_tol of the published difference
     from = "VARIANT/STEP/METRIC"
@@ -76,7 +77,7 @@ def figure(published: Mapping, variant: str, step: str, metric: str) -> Optional
 
 CHECK_KEYS = {
     "ratio": {"name", "kind", "a", "b", "min", "max"},
-    "published": {"name", "kind", "at", "rel_tol"},
+    "published": {"name", "kind", "at", "rel_tol", "abs_tol"},
     "growth": {"name", "kind", "from", "at", "rel_tol"},
 }
 PUBLISHED_KEYS = {"source", "figures", "checks", "table"}
@@ -152,6 +153,9 @@ def validate(published, variants: list, source: str, steps_of=None, metrics=None
             tol = c.get("rel_tol")
             if isinstance(tol, bool) or not isinstance(tol, (int, float)) or tol < 0:
                 raise _err(where, f"a {kind} check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)")
+            atol = c.get("abs_tol", 0)
+            if isinstance(atol, bool) or not isinstance(atol, (int, float)) or atol < 0:
+                raise _err(where, "`abs_tol` must be a number of 0 or more (in the metric's unit)", "write abs_tol = 16384")
             for r in refs:
                 v, step, metric = split_ref(c[r], where)
                 if figure(published, v, step, metric) is None:
@@ -210,8 +214,11 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
             if sim is None:
                 out.append(CheckOutcome(name, False, ref, skipped=True))
                 continue
-            rel = (sim - pub) / pub if pub else float("inf")
-            out.append(CheckOutcome(name, abs(rel) <= tol, f"{fmt_num(sim)} vs published {fmt_num(pub)} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
+            atol = c.get("abs_tol", 0)
+            ok = abs(sim - pub) <= max(tol * abs(pub), atol)
+            rel = f"{(sim - pub) / pub * 100:+.1f}%" if pub else f"{fmt_num(sim - pub)}"
+            tols = f"{tol * 100:g}%" + (f" or {fmt_num(atol)}" if atol else "")
+            out.append(CheckOutcome(name, ok, f"{fmt_num(sim)} vs published {fmt_num(pub)} ({rel}, tolerance {tols})"))
         elif kind == "growth":
             sim_a, ref_a = value("from")
             sim_b, ref_b = value("at")

@@ -253,7 +253,7 @@ INVALID = {
     "unknown key in a published check": (
         {"figures": NEW_FIGURES, "checks": [{"kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.1, "tol": 1}]},
         "published.checks[0]", "unknown key `tol` in a published check",
-        "remove it; a published check takes at, kind, name, rel_tol"),
+        "remove it; a published check takes abs_tol, at, kind, name, rel_tol"),
     "unknown kind": (
         {"checks": [{"kind": "within", "at": "new/read 2/sys_s"}]}, "published.checks[0]", "unknown check kind `within`",
         'write kind = "ratio", "published" or "growth"'),
@@ -425,3 +425,14 @@ def test_a_bad_seed_table_is_an_error_with_a_fix(bad, message):
     with pytest.raises(ScenarioError) as e:
         validate({"table": bad}, ["base", "new"], "x.toml")
     assert message in str(e.value) and "fix:" in str(e.value)
+
+
+def test_published_abs_tol_admits_figures_near_zero():
+    # A published 0 (the 3.13.10 re-read of seed 004, 3 then 1) cannot be met within a relative
+    # tolerance; abs_tol gives the absolute margin, the larger of the two applies.
+    results = {"z": Fake({"s": {"a": 4000.0}})}
+    pub = {"figures": {"z": {"s": {"a": 0}}}}
+    (o,) = evaluate({**pub, "checks": [{"kind": "published", "at": "z/s/a", "rel_tol": 0.1, "abs_tol": 16384}]}, results, "x.toml")
+    assert o.ok and o.detail == "4000 vs published 0 (4000, tolerance 10% or 16384)"
+    (o,) = evaluate({**pub, "checks": [{"kind": "published", "at": "z/s/a", "rel_tol": 0.1, "abs_tol": 1000}]}, results, "x.toml")
+    assert not o.ok
