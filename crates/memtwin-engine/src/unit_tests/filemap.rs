@@ -274,7 +274,11 @@ ops = [
     assert_eq!(k.mappings[dst.idx()].nrpages, 2048);
     assert_eq!(k.mappings[dst.idx()].nrdirty, 2048, "the second copy's pages, all new and dirty");
     assert_eq!(k.vmstat.nr_file_pages, 4096, "source and one destination copy");
-    assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::Pgfree), 2048, "the first copy's pages were freed (1 GiB of RAM: nothing else is)");
+    // The first copy's pages were freed (1 GiB of RAM: nothing else is), and with them the
+    // slab pages of their buffer heads and tree nodes: 2048 x 105 + 32 x 576 bytes, 57 pages
+    // at most (fewer when a slab page is shared with the second copy's objects).
+    let freed = k.vmstat.get(crate::vmstat::VmEvent::Pgfree);
+    assert!((2048 + 50..=2048 + 57).contains(&freed), "pgfree {freed}");
     assert_invariants(k);
 }
 
