@@ -285,7 +285,7 @@ def _seed_table(results: Mapping, published: Mapping) -> list[Plot]:
         ax.plot(labels, [float("nan") if x is None else x for x in sim], marker="o", color=f"C{i}", label=f"{col} (simulated)")
         if any(p is not None for p in pub):
             ax.plot(labels, [float("nan") if x is None else x for x in pub], marker="D", linestyle="--", color=f"C{i}",
-                    markeredgecolor="black", label=f"{col} (published)")
+                    markeredgecolor="black", label=f"{col} ({'real kernel' if t.get('seed_at') else 'published'})")
     ax.set_xlabel(str(t.get("rows", "")))
     ax.set_ylabel(metric)
     ax.set_title(str(t.get("title", t["at"])), fontsize=9)

@@ -15,6 +15,7 @@
     kind = "published"        # simulated within rel_tol of the published figure
     at = "VARIANT/STEP/METRIC"
     rel_tol = 0.30
+    abs_tol = 16384           # optional: or within this much (figures near zero)
     [[published.checks]]
     kind = "growth"           # simulated at - from within rel_tol of the published difference
     from = "VARIANT/STEP/METRIC"
@@ -26,6 +27,9 @@
     rows = "X"                # the first column's heading
     columns = ["without cleaning", "with cleaning"]
     cells = [["360", "keep-360", "clean-360"], ...]   # row label, then a variant per column
+    seed_at = "STEP/METRIC"   # optional: the seed's own figure, shown first in each column,
+                              # when the targets (`at`) are a real kernel's measurements
+    headings = ["published", "real", "simulated"]     # optional, with seed_at
 """
 
 from __future__ import annotations
@@ -76,11 +80,11 @@ def figure(published: Mapping, variant: str, step: str, metric: str) -> Optional
 
 CHECK_KEYS = {
     "ratio": {"name", "kind", "a", "b", "min", "max"},
-    "published": {"name", "kind", "at", "rel_tol"},
+    "published": {"name", "kind", "at", "rel_tol", "abs_tol"},
     "growth": {"name", "kind", "from", "at", "rel_tol"},
 }
 PUBLISHED_KEYS = {"source", "figures", "checks", "table"}
-TABLE_KEYS = {"title", "at", "rows", "columns", "cells"}
+TABLE_KEYS = {"title", "at", "rows", "columns", "cells", "seed_at", "headings"}
 
 
 def validate(published, variants: list, source: str, steps_of=None, metrics=None) -> None:
@@ -152,6 +156,9 @@ def validate(published, variants: list, source: str, steps_of=None, metrics=None
             tol = c.get("rel_tol")
             if isinstance(tol, bool) or not isinstance(tol, (int, float)) or tol < 0:
                 raise _err(where, f"a {kind} check needs a `rel_tol` of 0 or more", "add rel_tol = 0.30 (30%)")
+            atol = c.get("abs_tol", 0)
+            if isinstance(atol, bool) or not isinstance(atol, (int, float)) or atol < 0:
+                raise _err(where, "`abs_tol` must be a number of 0 or more (in the metric's unit)", "write abs_tol = 16384")
             for r in refs:
                 v, step, metric = split_ref(c[r], where)
                 if figure(published, v, step, metric) is None:
@@ -210,8 +217,11 @@ def evaluate(published: Mapping, results: Mapping[str, "object"], source: str) -
             if sim is None:
                 out.append(CheckOutcome(name, False, ref, skipped=True))
                 continue
-            rel = (sim - pub) / pub if pub else float("inf")
-            out.append(CheckOutcome(name, abs(rel) <= tol, f"{fmt_num(sim)} vs published {fmt_num(pub)} ({rel * 100:+.1f}%, tolerance {tol * 100:g}%)"))
+            atol = c.get("abs_tol", 0)
+            ok = abs(sim - pub) <= max(tol * abs(pub), atol)
+            rel = f"{(sim - pub) / pub * 100:+.1f}%" if pub else f"{fmt_num(sim - pub)}"
+            tols = f"{tol * 100:g}%" + (f" or {fmt_num(atol)}" if atol else "")
+            out.append(CheckOutcome(name, ok, f"{fmt_num(sim)} vs published {fmt_num(pub)} ({rel}, tolerance {tols})"))
         elif kind == "growth":
             sim_a, ref_a = value("from")
             sim_b, ref_b = value("at")
@@ -243,6 +253,13 @@ def _validate_table(t, variants: list, source: str) -> None:
     at = t.get("at")
     if not isinstance(at, str) or len(at.split("/")) < 2 or not all(at.split("/")):
         raise _err(f"{where}.at", "`at` must be STEP/METRIC", 'write at = "grep data 1/*/elapsed_s"')
+    sa = t.get("seed_at")
+    if sa is not None and (not isinstance(sa, str) or len(sa.split("/")) < 2 or not all(sa.split("/"))):
+        raise _err(f"{where}.seed_at", "`seed_at` must be STEP/METRIC", 'write seed_at = "grep data 1/*/elapsed_s"')
+    hd = t.get("headings")
+    if hd is not None and (sa is None or not isinstance(hd, list) or len(hd) != 3 or not all(isinstance(h, str) for h in hd)):
+        raise _err(f"{where}.headings", "`headings` names the three figures of a column and needs `seed_at`",
+                   'write headings = ["published", "real", "simulated"] beside seed_at')
     cols = t.get("columns")
     if not isinstance(cols, list) or not cols or not all(isinstance(c, str) for c in cols):
         raise _err(f"{where}.columns", "`columns` must be a list of headings", 'write columns = ["without cleaning", "with cleaning"]')
@@ -268,6 +285,8 @@ def seed_table(published: Mapping, results: Mapping[str, "object"]) -> Optional[
     if not t:
         return None
     step, metric = t["at"].rsplit("/", 1)
+    if t.get("seed_at"):
+        return _seed_table_with_seed(t, published, results, step, metric)
     groups = []
     for i, col in enumerate(t["columns"]):
         sims, pubs, diffs = [], [], []
@@ -280,5 +299,37 @@ def seed_table(published: Mapping, results: Mapping[str, "object"]) -> Optional[
             pubs.append(f"{pub:.3f}" if pub is not None else "-")
             diffs.append(f"{(sim - pub) / pub * 100:+.1f}%" if sim is not None and pub else "")
         groups.append([Col(f"{col}\nsimulated", sims), Col("\npublished", pubs), Col("\ndiff", diffs)])
+    rows = label(str(t.get("rows", "")) + "\n", [row[0] for row in t["cells"]])
+    return str(t.get("title", t["at"])) + "\n" + fit([rows], groups)
+
+
+def _seed_table_with_seed(t: Mapping, published: Mapping, results: Mapping[str, "object"], step: str, metric: str) -> str:
+    """`seed_table()` of a table with `seed_at`: per column the seed's own figure (`seed_at`,
+    e.g. its grep time), the real kernel's (`at`, the target), the simulated one and its
+    difference from the real one."""
+    from memtwin.report import Col, fit, label
+
+    sstep, smetric = t["seed_at"].rsplit("/", 1)
+    heads = t.get("headings") or ["published", "real", "simulated"]
+
+    def num(v: Optional[float]) -> str:
+        return "-" if v is None else (fmt_num(v) if float(v).is_integer() else f"{v:.3f}")
+
+    groups = []
+    for i, col in enumerate(t["columns"]):
+        seeds, reals, sims, diffs = [], [], [], []
+        for row in t["cells"]:
+            v = row[i + 1]
+            r = results.get(v)
+            sim = r.metric(step, metric) if r is not None else None
+            real = figure(published, v, step, metric)
+            seeds.append(num(figure(published, v, sstep, smetric)))
+            reals.append(num(real))
+            sims.append(num(sim))
+            if sim is not None and real is not None:
+                diffs.append(f"{(sim - real) / real * 100:+.1f}%" if real else fmt_num(sim - real))
+            else:
+                diffs.append("")
+        groups.append([Col(f"{col}\n{heads[0]}", seeds), Col(f"\n{heads[1]}", reals), Col(f"\n{heads[2]}", sims), Col("\ndiff", diffs)])
     rows = label(str(t.get("rows", "")) + "\n", [row[0] for row in t["cells"]])
     return str(t.get("title", t["at"])) + "\n" + fit([rows], groups)

@@ -20,7 +20,7 @@ from memtwin._memtwin import ScenarioError
 from memtwin.api import Scenario, load
 from memtwin.jsonio import ensure_dir, write_text
 from memtwin.progress import Progress
-from memtwin.published import CheckOutcome, evaluate, figure
+from memtwin.published import CheckOutcome, evaluate, figure, seed_table
 from memtwin.report import compare_table, fmt_value, metrics_for, wrap
 
 DEFAULT_OUT = os.path.join("build", "reproduce")
@@ -216,6 +216,10 @@ def _print_section(sec: Section, out: TextIO) -> None:
                    "and scale: see its header" + ("" if sec.patched.timing_comparable else "; its times, under QEMU/TCG, "
                                                   "are not comparable and not shown") + ")", "  "), file=out)
     print(compare_table(sec.results, sec.metrics, sec.scn.published, sec.patched.value if sec.patched else None), file=out)
+    table = seed_table(sec.scn.published, sec.results)
+    if table:
+        print(file=out)
+        print(table, file=out)
     if sec.outcomes:
         print(file=out)
         print("Targets ([published.checks]):", file=out)
@@ -341,6 +345,9 @@ def _section_html(sec: Section) -> str:
                 "scale: see its header)" if sec.patched else "")
              + f"; {len(sec.results)} variants simulated in {sec.wall_s:.2f} s (wall time)</p>",
              "<h3>Simulated, published" + (" and on the patched kernel" if sec.patched else "") + "</h3>", _table_html(sec)]
+    table = seed_table(sec.scn.published, sec.results)
+    if table:
+        parts.append(f"<h3>The seed's table</h3><div class=\"tablewrap\"><pre>{_e(table)}</pre></div>")
     if sec.outcomes:
         parts.append("<h3>Targets</h3><ul class=\"targets\">")
         for o in sec.outcomes:

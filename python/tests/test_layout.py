@@ -13,7 +13,7 @@ from conftest import cli_run
 
 ROOT = Path(__file__).resolve().parents[2]
 # seed 002 (scenarios/wip) takes about 40 s: `memtwin reproduce` prints it, through the same code
-SEEDS = sorted(ROOT.glob("scenarios/seed*.toml")) + [ROOT / "scenarios" / "wip" / "seed004-dir-clean.toml"]
+SEEDS = sorted(ROOT.glob("scenarios/seed*.toml"))
 WALL = re.compile(r"simulated in \d+\.\d\d s")
 EXP = re.compile(r"\d\.\d+e[+-]\d\d")
 
@@ -31,7 +31,7 @@ def test_compare_fits_100_columns_and_is_the_same_every_run(capsys, path):
 def test_seed004_prints_every_variant_in_blocks(capsys):
     import memtwin
 
-    path = ROOT / "scenarios" / "wip" / "seed004-dir-clean.toml"
+    path = ROOT / "scenarios" / "seed004-dir-clean.toml"
     variants = [v for v, _ in memtwin.load(path).variants()]
     _, out, _ = cli_run(capsys, "compare", path)
     lines = out.splitlines()

@@ -253,7 +253,7 @@ INVALID = {
     "unknown key in a published check": (
         {"figures": NEW_FIGURES, "checks": [{"kind": "published", "at": "new/read 2/sys_s", "rel_tol": 0.1, "tol": 1}]},
         "published.checks[0]", "unknown key `tol` in a published check",
-        "remove it; a published check takes at, kind, name, rel_tol"),
+        "remove it; a published check takes abs_tol, at, kind, name, rel_tol"),
     "unknown kind": (
         {"checks": [{"kind": "within", "at": "new/read 2/sys_s"}]}, "published.checks[0]", "unknown check kind `within`",
         'write kind = "ratio", "published" or "growth"'),
@@ -425,3 +425,29 @@ def test_a_bad_seed_table_is_an_error_with_a_fix(bad, message):
     with pytest.raises(ScenarioError) as e:
         validate({"table": bad}, ["base", "new"], "x.toml")
     assert message in str(e.value) and "fix:" in str(e.value)
+
+
+def test_published_abs_tol_admits_figures_near_zero():
+    # A published 0 (the 3.13.10 re-read of seed 004, 3 then 1) cannot be met within a relative
+    # tolerance; abs_tol gives the absolute margin, the larger of the two applies.
+    results = {"z": Fake({"s": {"a": 4000.0}})}
+    pub = {"figures": {"z": {"s": {"a": 0}}}}
+    (o,) = evaluate({**pub, "checks": [{"kind": "published", "at": "z/s/a", "rel_tol": 0.1, "abs_tol": 16384}]}, results, "x.toml")
+    assert o.ok and o.detail == "4000 vs published 0 (4000, tolerance 10% or 16384)"
+    (o,) = evaluate({**pub, "checks": [{"kind": "published", "at": "z/s/a", "rel_tol": 0.1, "abs_tol": 1000}]}, results, "x.toml")
+    assert not o.ok
+
+
+def test_seed_table_with_the_seeds_figure_beside_a_real_kernels():
+    # Seed 004: the seed's grep time (seed_at), the re-read a real kernel measured (at, the
+    # target) and the simulated re-read with its difference from the real one.
+    from memtwin.published import seed_table
+    table = {**TABLE, "seed_at": "read 2/sys_s", "headings": ["seed", "real", "twin"]}
+    figures = {"base": {"read 2": {"sys_s": 2.385, "elapsed_s": 8.5}}, "new": {"read 2": {"elapsed_s": 0.28}}}
+    lines = seed_table({"figures": figures, "table": table}, RESULTS).splitlines()
+    assert lines[1].split() == ["run", "old", "new"]
+    assert lines[2].split() == ["seed", "real", "twin", "diff"] * 2
+    assert lines[4].split() == ["1", "2.385", "8.500", "10.200", "+20.0%", "-", "0.280", "0.250", "-10.7%"]
+    validate({"figures": figures, "table": table}, ["base", "new"], "x.toml")
+    with pytest.raises(ScenarioError, match="needs `seed_at`"):
+        validate({"figures": figures, "table": {**TABLE, "headings": ["a", "b", "c"]}}, ["base", "new"], "x.toml")

@@ -275,7 +275,7 @@ def test_reproduce_finds_the_packaged_scenarios_from_any_directory(tmp_path, mon
     """The seeds ship inside the package (memtwin/scenarios, which a wheel installs), so a
     non-editable install reproduces from any working directory, not only the repository's."""
     packaged = Path(memtwin.__file__).resolve().parent / "scenarios"
-    assert (packaged / "seed000-memcg-reread.toml").is_file() and (packaged / "wip" / "seed004-dir-clean.toml").is_file()
+    assert (packaged / "seed000-memcg-reread.toml").is_file() and (packaged / "seed004-dir-clean.toml").is_file() and (packaged / "wip" / "seed002-stutter.toml").is_file()
     assert SCENARIOS.resolve() == packaged.resolve(), "the repository's scenarios/ is the package's"
     monkeypatch.chdir(tmp_path)  # no ./scenarios here
     code, out, err = cli_run(capsys, "reproduce", "--only", "000", "--out", tmp_path / "out")

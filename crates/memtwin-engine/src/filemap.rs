@@ -209,7 +209,9 @@ impl Kernel {
         };
         let m = &mut self.mappings[inode.idx()];
         if need_zero {
-            m.node_mut(0).expect("a lone entry at index 0 has its range's node").charged = node_memcg;
+            let n0 = m.node_mut(0).expect("a lone entry at index 0 has its range's node");
+            n0.charged = node_memcg;
+            n0.slab = true;
         }
         let leaf = m.xa.create(chunk);
         let leaf = m.xa.leaf_mut(leaf);
@@ -221,6 +223,7 @@ impl Kernel {
         node.pages += 1;
         if need_chunk {
             node.charged = node_memcg;
+            node.slab = true;
         }
         if old.as_shadow().is_some() {
             node.shadows -= 1;
@@ -245,6 +248,7 @@ impl Kernel {
     /// memcg charge is taken by `filemap_add_folio()`.
     fn radix_tree_node_alloc(&mut self) {
         self.radix_nodes_allocated += 1;
+        self.pagecache_slab_alloc(RADIX_TREE_NODE_SIZE);
         let (order, objs) = crate::slab::slub_order(crate::slab::RADIX_TREE_NODE_SIZE, self.nr_cpu_ids);
         if order > 0 && self.radix_nodes_allocated.is_multiple_of(objs) {
             let nid = self.cur_nid;
@@ -317,8 +321,11 @@ impl Kernel {
     /// memcg it was charged to.
     pub fn xa_node_uncharge(&mut self, inode: InodeId, chunk: u32) {
         let node = self.mappings[inode.idx()].node_mut(chunk);
-        let memcg = node.map_or(MemcgId::NONE, |n| std::mem::replace(&mut n.charged, MemcgId::NONE));
+        let (memcg, slab) = node.map_or((MemcgId::NONE, false), |n| (std::mem::replace(&mut n.charged, MemcgId::NONE), std::mem::replace(&mut n.slab, false)));
         self.memcg_kmem_uncharge(memcg, RADIX_TREE_NODE_SIZE);
+        if slab {
+            self.pagecache_slab_free(RADIX_TREE_NODE_SIZE);
+        }
     }
 
     /// `xas_delete_node()`: a tree node left with no page and no shadow entry is uncharged
@@ -503,7 +510,11 @@ impl Kernel {
         let first = (pos / PAGE_SIZE) as u32;
         let last = ((end - 1) / PAGE_SIZE) as u32;
         let shmem = self.inodes[inode.idx()].is_shmem();
-        let buffers = self.profile.account_buffer_heads && !shmem;
+        // A block file system's write_begin attaches buffer heads to the page (ext4:
+        // create_empty_buffers() in every era); they are slab taken from the page allocator
+        // (slab.rs), charged to the page's memcg from 4.19 (`account_buffer_heads`).
+        let buffers = !shmem;
+        let account = self.profile.account_buffer_heads;
         // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE); block
         // file systems before 4.7 only.
         let mark_accessed = self.profile.write_marks_accessed || shmem;
@@ -519,7 +530,10 @@ impl Kernel {
                         // it: the engine keeps it off its LRU list meanwhile, and puts it back
                         // at the head, where reclaim leaves a page it could not lock.
                         let owner = self.pages[p].memcg;
-                        if owner != MemcgId::NONE {
+                        if !account {
+                            self.pages[p].flags |= pg::PRIVATE;
+                            self.pagecache_slab_alloc(BUFFER_HEAD_SLAB);
+                        } else if owner != MemcgId::NONE {
                             let on_lru = self.pages[p].test(pg::LRU);
                             let list = crate::mmzone::LruList::from_u8(self.pages[p].lru);
                             if on_lru {
@@ -528,6 +542,7 @@ impl Kernel {
                             }
                             if self.memcg_kmem_charge_gfp(owner, BUFFER_HEAD_SLAB, false) {
                                 self.pages[p].flags |= pg::PRIVATE;
+                                self.pagecache_slab_alloc(BUFFER_HEAD_SLAB);
                             }
                             if on_lru {
                                 let v = self.folio_lruvec(p);
@@ -541,15 +556,19 @@ impl Kernel {
                     self.io.misses += 1;
                     // The buffer heads ext4's write_begin attaches (create_empty_buffers()),
                     // charged before the page so that their reclaim cannot take it.
-                    if buffers && !self.memcg_kmem_charge(memcg, BUFFER_HEAD_SLAB) {
+                    if buffers && account && !self.memcg_kmem_charge(memcg, BUFFER_HEAD_SLAB) {
                         return Err(IoError::Oom);
                     }
                     // Whole-page writes need no read; the engine treats every write as such.
                     let added = self.filemap_add_folio(inode, index, memcg, true);
                     if buffers {
                         match added {
-                            Ok(p) => self.pages[p].flags |= pg::PRIVATE,
-                            Err(_) => self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB),
+                            Ok(p) => {
+                                self.pages[p].flags |= pg::PRIVATE;
+                                self.pagecache_slab_alloc(BUFFER_HEAD_SLAB);
+                            }
+                            Err(_) if account => self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB),
+                            Err(_) => {}
                         }
                     }
                     added?
@@ -568,8 +587,23 @@ impl Kernel {
         if end > ino.size {
             ino.size = end;
         }
+        if self.pagecache_slab_owed() {
+            self.pagecache_slab_settle();
+        }
         self.balance_dirty_pages(inode, memcg);
         Ok(len)
+    }
+
+    /// `try_to_free_buffers()` (fs/buffer.c): free the buffer heads of `page` (before it
+    /// leaves the page cache, or its memcg): their slab goes back (slab.rs) and, when they were
+    /// charged (`account_buffer_heads`), their charge.
+    pub fn try_to_free_buffers(&mut self, page: PageId) {
+        self.pages[page].flags &= !pg::PRIVATE;
+        if self.profile.account_buffer_heads {
+            let memcg = self.pages[page].memcg;
+            self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB);
+        }
+        self.pagecache_slab_free(BUFFER_HEAD_SLAB);
     }
 }
 

@@ -6,12 +6,13 @@ use crate::filemap::XA_CHUNK_SHIFT;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
-use crate::types::{MemcgId, PageId};
+use crate::types::{MemcgId, PageId, PAGE_SIZE};
 
 impl Kernel {
     /// Check every invariant; the error names the first one broken.
     ///
-    /// - free + used = managed pages;
+    /// - free + used = managed pages; used = pages on LRU lists + the frames of the page
+    ///   cache's companion slab (buffer heads, tree nodes) + the boot frames;
     /// - every resident page is in exactly one page-cache slot and on exactly one LRU list,
     ///   the list of the lruvec of the memcg it is charged to (the root's if uncharged);
     /// - no page is charged twice: each memcg's local charged pages equal its `file` stat,
@@ -97,11 +98,18 @@ impl Kernel {
         if anon_frames != self.vmstat.nr_anon_pages {
             return Err(format!("NR_ANON_PAGES {} but {anon_frames} anonymous frames are on LRU lists", self.vmstat.nr_anon_pages));
         }
-        if file_on_lru + anon_frames != used {
-            return Err(format!("{used} pages in use but {file_on_lru} file and {anon_frames} anonymous on LRU lists"));
+        // Kernel frames: the page cache's companion slab (its frames cover its bytes exactly
+        // once settled, and never exceed them by a whole page) and the boot memory.
+        let slab_frames = self.kmem.pagecache_slab_frames.len() as u64;
+        if slab_frames * PAGE_SIZE >= self.kmem.pagecache_slab + PAGE_SIZE {
+            return Err(format!("{slab_frames} slab frames for {} bytes of buffer heads and tree nodes", self.kmem.pagecache_slab));
+        }
+        let kernel_frames = slab_frames + self.kmem.boot_frames;
+        if file_on_lru + anon_frames + kernel_frames != used {
+            return Err(format!("{used} pages in use but {file_on_lru} file and {anon_frames} anonymous on LRU lists and {kernel_frames} kernel frames"));
         }
         let cached: u64 = self.mappings.iter().map(|m| m.nrpages).sum();
-        if cached != self.vmstat.nr_file_pages || cached + anon_frames != used {
+        if cached != self.vmstat.nr_file_pages || cached + anon_frames + kernel_frames != used {
             return Err(format!("NR_FILE_PAGES {} but mappings hold {cached} and {used} frames are used", self.vmstat.nr_file_pages));
         }
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
@@ -186,7 +194,7 @@ impl Kernel {
     pub fn check_lifecycle(&self) -> Result<(), String> {
         use crate::memcontrol::MemcgState;
         let mut percpu = self.kmem.boot_percpu + self.kmem.superblock_percpu;
-        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab + self.kmem.superblock_slab + self.kmem.shrinker_slab;
+        let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab + self.kmem.superblock_slab + self.kmem.shrinker_slab + self.kmem.pagecache_slab;
         let mut ids = std::collections::BTreeSet::new();
         let mut kids = std::collections::BTreeSet::new();
         if self.memcgs.descendants(MemcgId::ROOT) != self.memcgs.descendants_walk(MemcgId::ROOT) {

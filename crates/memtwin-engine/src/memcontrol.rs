@@ -738,8 +738,7 @@ impl Kernel {
         if self.pages[page].test(crate::mm_types::pg::PRIVATE) {
             // The page leaves its memcg (freed, or kept uncharged by the seed-000 policy): its
             // buffer heads go with the charge (try_to_free_buffers() before __remove_mapping()).
-            self.pages[page].flags &= !crate::mm_types::pg::PRIVATE;
-            self.memcg_kmem_uncharge(memcg, crate::profile::BUFFER_HEAD_SLAB);
+            self.try_to_free_buffers(page);
         }
         self.memcgs.counter_uncharge(memcg, 1);
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);

@@ -42,6 +42,11 @@ pub const MAX_RECLAIM_RETRIES: u32 = 16;
 /// `shrink_node()` round).
 pub const KSWAPD_BATCH: u64 = 128;
 
+/// Pages of ZONE_DMA on x86_64 (`MAX_DMA_PFN`: the first 16 MiB).
+pub const ZONE_DMA_PAGES: u64 = 4096;
+/// `sysctl_lowmem_reserve_ratio[ZONE_DMA]` (mm/page_alloc.c, 2.6 to 6.x): 256.
+pub const LOWMEM_RESERVE_RATIO_DMA: u64 = 256;
+
 /// `enum zone_type` (the zones x86_64 machines have memory in).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ZoneType {
@@ -160,6 +165,10 @@ pub struct Zone {
     pub compact_defer_shift: u32,
     /// `compact_cached_migrate_pfn`, as a block index within the zone.
     pub compact_migrate_block: u32,
+    /// Free frames of ZONE_DMA (folded into node 0's lowest zone) that its `lowmem_reserve`
+    /// keeps from every allocation the engine makes: out of the free lists, but counted in
+    /// `MemFree` (`Kernel::nr_free_pages`).
+    pub lowmem_held: u64,
     blocks: Vec<Pageblock>,
     /// Order-9 free list: wholly free pageblocks (a stack; the last one is taken first).
     free_blocks: Vec<u32>,
@@ -213,6 +222,7 @@ impl Zone {
             compact_considered: 0,
             compact_defer_shift: 0,
             compact_migrate_block: 0,
+            lowmem_held: 0,
             blocks,
             free_blocks: Vec::with_capacity(nblocks),
             partial_head: NO_BLOCK,
@@ -437,6 +447,20 @@ impl Zone {
         self.start_pfn + b as u64 * PAGEBLOCK_NR + off
     }
 
+    /// The lowest free frame of the zone (ZONE_DMA's held frames sit at the lowest PFNs);
+    /// returns its PFN. Walks the pageblocks from the start: for boot only.
+    pub fn rmqueue_lowest(&mut self) -> Option<u64> {
+        let b = (0..self.blocks.len()).find(|&b| self.blocks[b].nr_free > 0)? as u32;
+        if !self.blocks[b as usize].on_partial {
+            // A wholly free pageblock leaves the order-9 list for the partial one.
+            if let Some(i) = self.free_blocks.iter().position(|&x| x == b) {
+                self.free_blocks.remove(i);
+            }
+            self.partial_push(b);
+        }
+        Some(self.take_frame(b))
+    }
+
     /// `__rmqueue_smallest()` for order 9: a wholly free pageblock. Returns its first PFN.
     #[inline]
     pub fn rmqueue_pageblock(&mut self) -> Option<u64> {
@@ -614,6 +638,24 @@ impl Kernel {
             z.setup_per_zone_wmarks(&self.profile, lowmem);
             z.alloc_batch = (z.wmark_high - z.wmark_low) as i64;
         }
+        // ZONE_DMA, the first 16 MiB of node 0, is folded into node 0's lowest zone; its
+        // lowmem_reserve against the zones above it (setup_per_zone_lowmem_reserve():
+        // their managed pages / sysctl_lowmem_reserve_ratio[ZONE_DMA] = 256, in every era
+        // modelled) keeps that many of its frames free from page-cache, anonymous and slab
+        // allocations (`__zone_watermark_ok()` adds it to the mark): they stay in MemFree.
+        if let Some(&low) = self.nodes.first().and_then(|n| n.zones.last()) {
+            let node0: u64 = self.nodes[0].zones.iter().map(|&z| self.zones[z].managed).sum();
+            if node0 > 2 * ZONE_DMA_PAGES {
+                let held = ((node0 - ZONE_DMA_PAGES) / LOWMEM_RESERVE_RATIO_DMA).min(ZONE_DMA_PAGES);
+                let z = &mut self.zones[low];
+                for _ in 0..held {
+                    if z.rmqueue_lowest().is_none() {
+                        break;
+                    }
+                    z.lowmem_held += 1;
+                }
+            }
+        }
         let n = self.nodes.len();
         for nid in 0..n {
             // build_zonelists(): the local node, then the others in order of distance (all
@@ -647,9 +689,10 @@ impl Kernel {
         self.zones[self.zone_of(pfn)].node
     }
 
-    /// Free pages over all zones (`NR_FREE_PAGES` of /proc/meminfo `MemFree`).
+    /// Free pages over all zones (`NR_FREE_PAGES` of /proc/meminfo `MemFree`), ZONE_DMA's
+    /// reserved ones included.
     pub fn nr_free_pages(&self) -> u64 {
-        self.zones.iter().map(|z| z.free).sum()
+        self.zones.iter().map(|z| z.free + z.lowmem_held).sum()
     }
 
     /// Managed pages over all zones.
@@ -671,6 +714,12 @@ impl Kernel {
     /// orders, direct reclaim, and (order 0) retry while reclaim makes progress or the
     /// device is congested. Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
+        if self.pagecache_slab_owed() {
+            // The slab pages of the buffer heads and tree nodes allocated since the last
+            // allocation (slab.rs): taken first, as the kernel took them when it allocated
+            // those objects.
+            self.pagecache_slab_settle();
+        }
         self.writeback_end_io();
         self.swap_end_io();
         self.kswapd_catch_up();
@@ -971,6 +1020,11 @@ impl Kernel {
 
     /// `free_unref_folios()`: give an order-0 page frame back to its zone.
     pub fn free_page(&mut self, page: PageId) {
+        // A block-device page freed with its buffer heads still attached (an uncharged page:
+        // mem_cgroup_uncharge() frees them for a charged one): try_to_free_buffers().
+        if self.pages[page].test(crate::mm_types::pg::PRIVATE) {
+            self.try_to_free_buffers(page);
+        }
         self.pages.free(page);
         let z = self.zone_of(page);
         self.zones[z].free_order0(page.0 as u64);

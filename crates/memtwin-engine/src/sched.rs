@@ -228,6 +228,7 @@ impl Simulation {
             v
         };
         k.setup_nodes(&node_pages, scn.machine.dma32 / PAGE_SIZE);
+        k.take_boot_frames();
         if let (true, Some(d)) = (scn.machine.swap > 0, scn.machine.swap_device) {
             let pages = scn.machine.swap / PAGE_SIZE;
             let base = k.devices[d].alloc_extent(pages);

@@ -63,9 +63,105 @@ pub struct KmemStat {
     pub boot_percpu: u64,
     /// See `boot_percpu`.
     pub boot_slab: u64,
+    /// Part of `slab` held by the page cache's companion objects: the buffer heads of written
+    /// block-device pages and the page cache's tree nodes. Unlike the rest of `slab` (a count
+    /// of bytes), their slab pages are frames taken from the page allocator
+    /// (`pagecache_slab_frames`), since they grow with the page cache and compete with it.
+    pub pagecache_slab: u64,
+    /// The frames holding `pagecache_slab`: `ceil(pagecache_slab / PAGE_SIZE)` of them once
+    /// `Kernel::pagecache_slab_settle()` has run (slabs packed full: partial slabs left by
+    /// frees are not modelled).
+    pub pagecache_slab_frames: Vec<crate::types::PageId>,
+    /// `pagecache_slab_settle()` is running (its allocations must not settle again).
+    pub settling: bool,
+    /// Frames taken at boot for `boot_used` (the memory a booted machine holds before the
+    /// experiment: kernel slab, page tables, initramfs), never freed.
+    pub boot_frames: u64,
 }
 
+/// The mapping value of a frame held by a slab cache (not in any page cache; never on an LRU
+/// list, so reclaim and compaction leave it alone).
+pub const SLAB_FRAME: crate::types::InodeId = crate::types::InodeId(u32::MAX - 1);
+
 impl Kernel {
+    /// `kmem_cache_alloc()` of a page-cache companion object of `bytes` (a buffer head in
+    /// `alloc_buffer_head()`, a tree node in `radix_tree_node_alloc()`): counted in `Slab`;
+    /// the slab page it may need is taken from the page allocator by the next
+    /// `pagecache_slab_settle()` (at the latest, the next page allocation's).
+    pub fn pagecache_slab_alloc(&mut self, bytes: u64) {
+        self.kmem.slab += bytes;
+        self.kmem.pagecache_slab += bytes;
+    }
+
+    /// `kmem_cache_free()` of a page-cache companion object: a slab page left empty goes back
+    /// to the page allocator (`discard_slab()`) at once.
+    pub fn pagecache_slab_free(&mut self, bytes: u64) {
+        self.kmem.slab -= bytes;
+        self.kmem.pagecache_slab -= bytes;
+        let need = self.kmem.pagecache_slab.div_ceil(crate::types::PAGE_SIZE) as usize;
+        while self.kmem.pagecache_slab_frames.len() > need {
+            let p = self.kmem.pagecache_slab_frames.pop().expect("more frames than needed");
+            self.free_page(p);
+        }
+    }
+
+    /// `allocate_slab()` for the page-cache companion caches: take the frames their objects
+    /// need from the page allocator (`GFP_NOFS`: kswapd and direct reclaim as for a page-cache
+    /// page), or give back those they no longer need. A frame the allocator cannot give
+    /// (the OOM path) is left owed; the next call tries again.
+    pub fn pagecache_slab_settle(&mut self) {
+        if self.kmem.settling {
+            return;
+        }
+        self.kmem.settling = true;
+        loop {
+            let need = self.kmem.pagecache_slab.div_ceil(crate::types::PAGE_SIZE) as usize;
+            let have = self.kmem.pagecache_slab_frames.len();
+            if have < need {
+                let gfp = crate::page_alloc::Gfp::node(self.cur_nid);
+                match self.alloc_pages(0, gfp) {
+                    Some(pfn) => {
+                        let p = self.pages.init(pfn, SLAB_FRAME, 0);
+                        self.kmem.pagecache_slab_frames.push(p);
+                    }
+                    None => break,
+                }
+            } else if have > need {
+                let p = self.kmem.pagecache_slab_frames.pop().expect("more frames than needed");
+                self.free_page(p);
+            } else {
+                break;
+            }
+        }
+        self.kmem.settling = false;
+    }
+
+    /// Whether the page-cache companion caches owe frames (`pagecache_slab_settle()` has
+    /// work).
+    #[inline(always)]
+    pub fn pagecache_slab_owed(&self) -> bool {
+        self.kmem.pagecache_slab > self.kmem.pagecache_slab_frames.len() as u64 * crate::types::PAGE_SIZE
+    }
+
+    /// The memory a booted machine holds (`boot_used`): its frames are taken from node 0's
+    /// zones (then the others') before the experiment starts, as the boot allocated them, so
+    /// that `MemFree` starts at MemTotal minus it as on the machine measured. Never freed.
+    pub fn take_boot_frames(&mut self) {
+        let want = self.kmem.boot_used / crate::types::PAGE_SIZE;
+        let list = self.nodes.first().map(|n| n.zonelist.clone()).unwrap_or_default();
+        for z in list {
+            while self.kmem.boot_frames < want {
+                match self.zones[z].rmqueue_order0() {
+                    Some(pfn) => {
+                        self.pages.init(crate::types::PageId(pfn as u32), SLAB_FRAME, 0);
+                        self.kmem.boot_frames += 1;
+                    }
+                    None => break,
+                }
+            }
+        }
+    }
+
     /// `pcpu_alloc()`: `bytes` per possible CPU.
     pub fn pcpu_alloc(&mut self, bytes: u64) -> u64 {
         let total = bytes * self.nr_cpu_ids as u64;

@@ -77,11 +77,14 @@ pub struct XaNode {
     pub owner: MemcgId,
     /// The memcg the node's slab object is charged to (`NONE`: not charged).
     pub charged: MemcgId,
+    /// The node's slab object is allocated (counted in `KmemStat::pagecache_slab`); freed
+    /// with the charge.
+    pub slab: bool,
 }
 
 impl Default for XaNode {
     fn default() -> Self {
-        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE }
+        XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE, slab: false }
     }
 }
 

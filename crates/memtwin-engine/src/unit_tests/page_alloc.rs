@@ -475,7 +475,8 @@ fn free_chunks_are_counted_by_aligned_runs() {
     let mut s = two_nodes("");
     let k = &mut s.kernel;
     let all = drain(k, 0, 0);
-    let base = k.zones[0].start_pfn;
+    // Past ZONE_DMA, whose lowest frames its lowmem_reserve holds.
+    let base = k.zones[0].start_pfn + crate::page_alloc::ZONE_DMA_PAGES;
     for off in [0u64, 1, 2, 3, 5, 6] {
         assert!(all.contains(&(base + off)));
         k.zones[0].free_order0(base + off);
@@ -598,7 +599,11 @@ ops = [{{ op = "mmap", name = "a", size = "64M" }}, {{ op = "touch", name = "a" 
     {
         let k = &s.kernel;
         let free = |n: usize| k.nodes[n].zones.iter().map(|&z| k.zones[z].free).sum::<u64>();
-        assert_eq!(free(0), (1024 - 95) * 256);
+        // Node 0 less ZONE_DMA's frames its lowmem_reserve holds (managed above it / 256),
+        // which MemFree counts.
+        let held = ((1024 - 95) * 256 - crate::page_alloc::ZONE_DMA_PAGES) / 256;
+        assert_eq!(free(0), (1024 - 95) * 256 - held);
+        assert_eq!(k.nr_free_pages(), (1024 - 95) * 256 + (1024 - 42) * 256);
         assert_eq!(free(1), (1024 - 42) * 256);
     }
     run(&mut s);
@@ -658,4 +663,38 @@ ops = [
     let p = |n: &str| crate::profile::profile(n).unwrap().thp_defrag_madvise;
     assert!(!p("linux-3.13") && !p("linux-4.3") && !p("linux-4.4"));
     assert!(p("linux-5.0") && p("linux-6.1") && p("linux-6.6"));
+}
+
+
+/// `setup_per_zone_lowmem_reserve()` (mm/page_alloc.c, 3.13 to 6.x): ZONE_DMA keeps
+/// managed(above) / `sysctl_lowmem_reserve_ratio[ZONE_DMA]` (256) of its frames from
+/// allocations for higher zones, the page cache's among them. On a 2 GiB machine that is
+/// (managed - 4096) / 256 pages, held at the lowest PFNs, counted in MemFree, never handed out:
+/// filling memory with page cache leaves MemFree at least that high.
+#[test]
+fn zone_dma_lowmem_reserve_keeps_its_frames_from_the_page_cache() {
+    let mut s = sim(
+        r#"
+[scenario]
+name = "dma"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-3.13"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "3G"
+[tasks.t]
+ops = [{ op = "read", file = "/f" }]
+"#,
+    );
+    let held = (s.kernel.managed_pages() - crate::page_alloc::ZONE_DMA_PAGES) / crate::page_alloc::LOWMEM_RESERVE_RATIO_DMA;
+    assert_eq!(s.kernel.zones[0].lowmem_held, held);
+    assert!(!s.kernel.zones[0].is_free(s.kernel.zones[0].start_pfn), "the lowest frames are the held ones");
+    run(&mut s);
+    let k = &s.kernel;
+    assert!(k.nr_free_pages() >= held + k.zones[0].wmark_min, "MemFree {} pages", k.nr_free_pages());
+    assert_eq!(k.nr_free_pages(), k.zones.iter().map(|z| z.free).sum::<u64>() + held);
+    assert_invariants(k);
 }
