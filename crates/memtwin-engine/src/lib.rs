@@ -17,6 +17,7 @@ pub mod fs;
 pub mod invariants;
 pub mod kernel;
 pub mod list_lru;
+pub mod lru_gen;
 pub mod memcontrol;
 pub mod memory;
 pub mod metrics;

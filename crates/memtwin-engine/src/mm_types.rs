@@ -62,8 +62,14 @@ pub struct Page {
     pub next: PageId,
     /// `page->flags` (see [`pg`]).
     pub flags: u16,
-    /// Which LRU list the page is on (see [`crate::mmzone::LruList`]), when `PG_lru` is set.
+    /// Which LRU list the page is on (see [`crate::mmzone::LruList`]; under the
+    /// multi-generational LRU a generation list, [`crate::lru_gen::gen_list`]), when `PG_lru`
+    /// is set.
     pub lru: u8,
+    /// The `LRU_REFS` bits of `page->flags` (include/linux/mmzone.h, 6.1): accesses through
+    /// file descriptors beyond `PG_referenced` and `PG_workingset`, 0..=3
+    /// (`LRU_REFS_WIDTH` = 2); used only by the multi-generational LRU.
+    pub refs: u8,
 }
 
 impl Page {
@@ -75,6 +81,7 @@ impl Page {
         next: PageId::NIL,
         flags: 0,
         lru: 0,
+        refs: 0,
     };
 
     /// Whether all of `flag` are set.

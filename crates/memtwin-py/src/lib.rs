@@ -197,6 +197,8 @@ impl Doc {
         m.set_item("nodes", scn.machine.nodes)?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
+        out.set_item("lru_gen", scn.profile.lru_gen)?;
+        out.set_item("min_ttl_ms", scn.profile.lru_gen_min_ttl_ms)?;
         let devs = PyList::empty(py);
         for d in &scn.devices {
             let x = PyDict::new(py);
