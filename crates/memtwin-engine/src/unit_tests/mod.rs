@@ -11,6 +11,7 @@ mod fadvise;
 mod filemap;
 mod fs;
 mod list_lru;
+mod lru_gen;
 mod memcontrol;
 mod page_writeback;
 mod page_alloc;
