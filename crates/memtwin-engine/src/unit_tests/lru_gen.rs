@@ -391,3 +391,97 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 0);
     assert_invariants(k);
 }
+
+/// Anonymous memory and a file under one memcg limit, with swap, on the multi-generational
+/// LRU (6.1 `isolate_folios()`: with swap, `get_type_to_scan()` weighs anon against file by
+/// swappiness and refaults): both are reclaimed, anon to swap, and faulting it back reads it
+/// from swap. The generation window stays within MIN_NR_GENS..MAX_NR_GENS for both types.
+#[test]
+fn anon_and_file_with_swap_under_a_memcg_limit_on_lru_gen() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-swap"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[machine]
+ram = "256M"
+swap = "256M"
+[devices.sda]
+read_bw = "200M"
+[files."/f"]
+size = "32M"
+[cgroups.ct]
+"memory.max" = "48M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "mmap", name = "a", size = "40M", step = "fill" },
+  { op = "touch", name = "a", step = "fill" },
+  { op = "read", file = "/f", bufsize = "128K", step = "read" },
+  { op = "read", file = "/f", bufsize = "128K", step = "read again" },
+  { op = "touch", name = "a", step = "touch again" },
+  { op = "munmap", name = "a", step = "unmap" },
+]
+"#);
+    let ct = memcg(&s, "ct");
+    run_with(&mut s, |s| {
+        assert_invariants(&s.kernel);
+        let g = &s.kernel.lruvecs[s.kernel.lruvec_idx(ct, 0)].lrugen;
+        for ty in [LRU_GEN_ANON, LRU_GEN_FILE] {
+            assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&g.nr_gens(ty)), "type {ty}: {} generations", g.nr_gens(ty));
+        }
+    });
+    let k = &s.kernel;
+    assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpout) > 0, "anon went to swap");
+    assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpin) > 0, "and came back");
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) > 0);
+    assert_eq!(k.swap_usage().1, 0, "munmap freed every slot");
+    assert!(k.memcgs.get(ct).counter.usage <= 48 << 8);
+}
+
+/// fadvise(POSIX_FADV_DONTNEED) on the multi-generational LRU: clean pages are dropped
+/// (`invalidate_mapping_pages()`), and dirty ones it cannot drop are deactivated
+/// (`deactivate_file_folio()` -> `lru_deactivate_file()`: off their generation, back with
+/// PG_reclaim), never left with PG_active on a generation list.
+#[test]
+fn fadvise_dontneed_on_lru_gen_drops_clean_pages_and_keeps_dirty_ones_listed() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-fadvise"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1M"
+[files."/r"]
+size = "8M"
+[files."/w"]
+size = "0"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "read", file = "/r", bufsize = "128K", step = "read" },
+  { op = "write", file = "/w", length = "4M", bufsize = "128K", step = "write" },
+  { op = "fadvise", path = "/r", advice = "dontneed", step = "drop r" },
+  { op = "fadvise", path = "/w", advice = "dontneed", step = "drop w" },
+]
+"#);
+    run_with(&mut s, |s| assert_invariants(&s.kernel));
+    let (r, w) = (inode(&s, "/r"), inode(&s, "/w"));
+    let k = &s.kernel;
+    assert_eq!(k.mappings[r.idx()].nrpages, 0, "clean pages dropped");
+    let dirty_left = k.mappings[w.idx()].nrpages;
+    for i in 0..1024 {
+        if let Some(p) = k.mappings[w.idx()].lookup(i) {
+            assert!(k.pages[p].test(pg::LRU) && !k.pages[p].test(pg::ACTIVE));
+        }
+    }
+    assert!(dirty_left <= 1024);
+}
