@@ -566,6 +566,12 @@ impl Kernel {
     /// chosen (`isolate_folios()`), reclaim it, and retire emptied generations. Returns the
     /// pages scanned (0 when the lruvec is down to `MIN_NR_GENS`).
     fn evict_folios(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl, swappiness: u64) -> u64 {
+        // The completion interrupts of writes that finished while reclaim ran (its CPU time
+        // advances the clock) end their writeback now, rotating PG_reclaim pages to the tail
+        // of the oldest generation (folio_rotate_reclaimable()), as they would have
+        // meanwhile: reclaim then finds them clean instead of aging past them.
+        self.writeback_end_io();
+        self.swap_end_io();
         let mut scanned = self.isolate_folios(memcg, v, sc, swappiness);
         scanned += self.try_to_inc_min_seq(v, swappiness != 0) as u64;
         if self.lruvecs[v].lrugen.nr_gens((swappiness == 0) as usize) == MIN_NR_GENS {

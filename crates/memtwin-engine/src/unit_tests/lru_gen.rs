@@ -485,3 +485,5 @@ ops = [
     }
     assert!(dirty_left <= 1024);
 }
+
+
