@@ -767,7 +767,9 @@ impl Kernel {
             success = true;
         }
         self.scratch_memcgs = list;
-        if !success && min_ttl > 0 && priority != DEF_PRIORITY {
+        // "check the order to exclude compaction-induced reclaim": the engine's kswapd runs
+        // for order-0 watermarks.
+        if !success && min_ttl > 0 {
             let v = self.lruvec_idx(MemcgId::ROOT, nid);
             self.lruvecs[v].lrugen.min_ttl_ooms += 1;
         }

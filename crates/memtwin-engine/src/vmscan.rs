@@ -115,8 +115,9 @@ impl Kernel {
     pub fn shrink_node_global(&mut self, nr_pages: u64, kswapd: bool) -> u64 {
         let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, kswapd);
         if kswapd && self.profile.lru_gen {
-            // kswapd_age_node() -> lru_gen_age_node() (6.1), before balance_pgdat() shrinks.
-            self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), DEF_PRIORITY - 2);
+            // kswapd_age_node() -> lru_gen_age_node() (6.1), before balance_pgdat() shrinks,
+            // as on its first pass (sc.priority = DEF_PRIORITY).
+            self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), DEF_PRIORITY);
         }
         self.do_try_to_free_pages(&mut sc)
     }

@@ -487,3 +487,30 @@ ops = [
 }
 
 
+
+/// mm/vmscan.c 6.1 `lru_gen_age_node()` / `age_lruvec()` with `min_ttl_ms`: kswapd does not age
+/// a memcg whose oldest file generation is younger than min_ttl (`time_is_after_jiffies(birth +
+/// min_ttl)`), and when no memcg could be aged 6.1 invokes the OOM killer (counted here); once
+/// the generation is old enough, it ages as without the setting.
+#[test]
+fn lru_gen_age_node_6_1_leaves_memcgs_younger_than_min_ttl_alone() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    k.profile.lru_gen_min_ttl_ms = 1000;
+    read_pages(k, a, 0, 64, ct);
+    let v = k.lruvec_idx(ct, 0);
+    // One aging: the oldest file generation is now generation 1, born when ct was made.
+    k.inc_max_seq(v, false);
+    let birth = k.lruvecs[v].lrugen.timestamps[lru_gen_from_seq(k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE])];
+    k.now = birth + 500_000_000; // 0.5 s: younger than min_ttl
+    let max_seq = k.lruvecs[v].lrugen.max_seq;
+    k.lru_gen_age_node(0, crate::vmscan::DEF_PRIORITY);
+    assert_eq!(k.lruvecs[v].lrugen.max_seq, max_seq, "not aged");
+    assert!(k.lruvecs[v].lrugen.min_ttl_skips >= 1);
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "every memcg too young: 6.1 would OOM-kill");
+    k.now = birth + 1_500_000_000;
+    k.lru_gen_age_node(0, crate::vmscan::DEF_PRIORITY);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "old enough: age_lruvec() succeeds, no OOM");
+}
+
