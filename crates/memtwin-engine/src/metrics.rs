@@ -292,7 +292,21 @@ pub const LATENCY_METRICS: [&str; 18] = [
     "latency.best1_mean_ms",
 ];
 
-/// Every metric name a step reports, in report order.
+/// The multi-generational LRU's metrics ([`lru_gen_metrics`]), in report order: a step reports
+/// them only under `kernel.lru_gen = true`, after the others and before the latency ones.
+pub fn lru_gen_metric_names() -> Vec<String> {
+    let mut v = vec![];
+    for j in 0..crate::lru_gen::MAX_NR_GENS {
+        for x in ["anon_pages", "file_pages", "age_ms"] {
+            v.push(format!("memcg.lru_gen.gen{j}.{x}"));
+        }
+    }
+    v.extend(["memcg.lru_gen.nr_gens_file", "memcg.lru_gen.max_seq", "lru_gen.min_ttl_ooms"].map(String::from));
+    v
+}
+
+/// Every metric name a step reports, in report order; under `kernel.lru_gen = true` a step also
+/// reports [`lru_gen_metric_names`], before the latency ones.
 pub fn metric_names() -> Vec<String> {
     let mut v: Vec<String> = [
         "elapsed_s",
@@ -440,6 +454,19 @@ mod tests {
         let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
         let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
         assert_eq!(names, metric_names());
+        let scn = crate::Document::from_toml(
+            "t.toml",
+            "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\nlru_gen = true\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n",
+        )
+        .unwrap()
+        .resolve(None, &[])
+        .unwrap();
+        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
+        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
+        let mut want = metric_names();
+        let at = want.iter().position(|n| n == "latency.samples").unwrap();
+        want.splice(at..at, lru_gen_metric_names());
+        assert_eq!(names, want, "under lru_gen the lru_gen metrics come before the latency ones");
     }
 }
 

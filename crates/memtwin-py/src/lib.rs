@@ -454,6 +454,12 @@ fn metric_names() -> Vec<String> {
     memtwin_engine::metrics::metric_names()
 }
 
+/// The metrics a step reports in addition under `kernel.lru_gen = true`.
+#[pyfunction]
+fn lru_gen_metric_names() -> Vec<String> {
+    memtwin_engine::metrics::lru_gen_metric_names()
+}
+
 /// The kernel profiles: (name, description).
 #[pyfunction]
 fn profiles() -> Vec<(String, String)> {
@@ -467,6 +473,7 @@ fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(load_dict, m)?)?;
     m.add_function(wrap_pyfunction!(metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(lru_gen_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     Ok(())
 }

@@ -1280,7 +1280,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
             }
             if let Some(v) = t.get("metrics") {
-                let known = crate::metrics::metric_names();
+                let mut known = crate::metrics::metric_names();
+                known.extend(crate::metrics::lru_gen_metric_names());
                 match &v.v {
                     Val::Arr(items) => {
                         for it in items {
