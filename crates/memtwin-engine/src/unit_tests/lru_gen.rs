@@ -514,3 +514,50 @@ fn lru_gen_age_node_6_1_leaves_memcgs_younger_than_min_ttl_alone() {
     assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "old enough: age_lruvec() succeeds, no OOM");
 }
 
+
+/// memory.low under the multi-generational LRU: `shrink_node_memcgs()` (shared with the two
+/// lists) skips a memcg below its protection before `lru_gen_shrink_lruvec()` is reached
+/// (6.1 `get_nr_to_scan()` returns 0 for it too), so a sibling's reads under the parent's
+/// limit take the unprotected memcg's pages only.
+#[test]
+fn memory_low_protects_a_memcg_under_lru_gen() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-low"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/p"]
+size = "12M"
+[files."/u"]
+size = "12M"
+[files."/x"]
+size = "16M"
+[cgroups.P]
+"memory.max" = "32M"
+[cgroups."P/prot"]
+"memory.low" = "16M"
+[cgroups."P/unprot"]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (prot, unprot) = (memcg(&s, "P/prot"), memcg(&s, "P/unprot"));
+    let (p, u, x) = (inode(&s, "/p"), inode(&s, "/u"), inode(&s, "/x"));
+    let k = &mut s.kernel;
+    for c in 0..6 {
+        read_pages(k, p, c * 512, 512, prot);
+        read_pages(k, u, c * 512, 512, unprot);
+    }
+    for c in 0..8 {
+        read_pages(k, x, c * 512, 512, unprot);
+    }
+    assert_eq!(k.mappings[p.idx()].nrpages, 3072, "the protected memcg kept all of /p");
+    assert_eq!(k.memcgs.events(prot, MemcgEvent::Pgsteal), 0);
+    assert!(k.memcgs.events(unprot, MemcgEvent::Pgsteal) > 0);
+    assert_invariants(k);
+}
