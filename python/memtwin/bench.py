@@ -15,6 +15,8 @@
     front to back (fault-around, read-around, mapped pages reclaimed through rmap), then,
     with MADV_RANDOM, 262144 random loads (a major fault of one page each, its retry,
     refaults).
+(a-lru_gen), (b-lru_gen): (a) and (b) with the multi-generational LRU on (`kernel.lru_gen =
+    true`): hits count refs (folio_inc_refs()), reclaim evicts from the oldest generation.
 Throughput is simulated page accesses per wall-clock second, best of `repeat` runs.
 """
 
@@ -30,12 +32,15 @@ GIB = 1 << 30
 PAGES_PER_GIB = GIB // 4096
 
 
-def _scenario(reads: int, limit: str) -> dict:
+def _scenario(reads: int, limit: str, lru_gen: bool = False) -> dict:
     ops = [{"op": "read", "file": "/f", "bufsize": "128K", "fadvise": "sequential", "step": f"read {i + 1}"} for i in range(reads)]
+    kernel = {"profile": "linux-6.6", "cgroup": "v2"}
+    if lru_gen:
+        kernel["lru_gen"] = True
     return {
         "scenario": {"name": "bench"},
         "machine": {"ram": "16G", "cpus": 2},
-        "kernel": {"profile": "linux-6.6", "cgroup": "v2"},
+        "kernel": kernel,
         "devices": {"sda": {"read_bw": "10G", "read_ahead_kb": 128}},
         "files": {"/f": {"size": "1G"}},
         "cgroups": {"ct": {"memory.max": limit}},
@@ -103,18 +108,27 @@ def _time(doc, repeat: int) -> tuple[float, dict]:
     return best, out
 
 
-def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
-    cold = _memtwin.load_dict(_scenario(1, "max"), "bench-hit-cold")
-    warm = _memtwin.load_dict(_scenario(1 + rereads, "max"), "bench-hit")
+def _hits_and_reclaim(repeat: int, rereads: int, lru_gen: bool) -> tuple:
+    """(hit-path row, limit-reclaim row, the warm run's output) of (a) and (b)."""
+    tag = "-lru_gen" if lru_gen else ""
+    cold = _memtwin.load_dict(_scenario(1, "max", lru_gen), "bench-hit-cold" + tag)
+    warm = _memtwin.load_dict(_scenario(1 + rereads, "max", lru_gen), "bench-hit" + tag)
     t_cold, _ = _time(cold, repeat)
     t_warm, warm_out = _time(warm, repeat)
     hit_events = rereads * PAGES_PER_GIB
     hit_rate = hit_events / max(t_warm - t_cold, 1e-9)
-
-    reclaim = _memtwin.load_dict(_scenario(3, "20M"), "bench-reclaim")
+    reclaim = _memtwin.load_dict(_scenario(3, "20M", lru_gen), "bench-reclaim" + tag)
     t_rec, rec_out = _time(reclaim, repeat)
-    rec_rate = rec_out["engine"]["page_events"] / t_rec
     steal = sum(s["metrics"]["memcg.pgsteal"] for s in rec_out["steps"])
+    hit = {"page_events": hit_events, "seconds": t_warm - t_cold, "events_per_second": hit_rate, "target": 20e6}
+    rec = {"page_events": rec_out["engine"]["page_events"], "pages_reclaimed": steal, "seconds": t_rec,
+           "events_per_second": rec_out["engine"]["page_events"] / t_rec, "target": 5e6}
+    return hit, rec, warm_out
+
+
+def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
+    hit, rec, warm_out = _hits_and_reclaim(repeat, rereads, False)
+    hit_gen, rec_gen, _ = _hits_and_reclaim(repeat, rereads, True)
 
     anon = {}
     for name, thp in (("base_pages", False), ("thp", True)):
@@ -139,14 +153,10 @@ def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
         "anon_faults": anon,
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count()},
         "date": time.strftime("%Y-%m-%d"),
-        "hit_path": {"page_events": hit_events, "seconds": t_warm - t_cold, "events_per_second": hit_rate, "target": 20e6},
-        "limit_reclaim": {
-            "page_events": rec_out["engine"]["page_events"],
-            "pages_reclaimed": steal,
-            "seconds": t_rec,
-            "events_per_second": rec_rate,
-            "target": 5e6,
-        },
+        "hit_path": hit,
+        "limit_reclaim": rec,
+        "hit_path_lru_gen": hit_gen,
+        "limit_reclaim_lru_gen": rec_gen,
         "memory": {"resident_pages": e["resident_pages"], "host_bytes": e["host_bytes"], "bytes_per_resident_page": e["host_bytes"] / max(e["resident_pages"], 1), "target": 48},
     }
 
@@ -166,5 +176,10 @@ def format_bench(r: dict) -> str:
             f"(e) writer under a memcg limit: {r['writer']['events_per_second'] / 1e6:7.1f} M page events/s",
             f"(f) faults on a mapped file:   {r['mapped_faults']['events_per_second'] / 1e6:8.1f} M page events/s"
             f"  [{int(r['mapped_faults']['major_faults'])} major faults]",
+            f"(a) with lru_gen:              {r['hit_path_lru_gen']['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 20)  "
+            f"{ok(r['hit_path_lru_gen']['events_per_second'] >= r['hit_path_lru_gen']['target'])}",
+            f"(b) with lru_gen:              {r['limit_reclaim_lru_gen']['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 5)   "
+            f"{ok(r['limit_reclaim_lru_gen']['events_per_second'] >= r['limit_reclaim_lru_gen']['target'])}"
+            f"  [{int(r['limit_reclaim_lru_gen']['pages_reclaimed'])} pages reclaimed]",
         ]
     )

@@ -488,6 +488,12 @@ elif [ @THP@ = always ]; then
   fail "the scenario asks for THP (kernel.thp = always) and the guest kernel has no transparent huge pages"
 fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
+if [ @LRUGEN@ = y ]; then
+  [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
+  echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
+  echo @MINTTL@ > /sys/kernel/mm/lru_gen/min_ttl_ms || fail "cannot write /sys/kernel/mm/lru_gen/min_ttl_ms"
+fi
+[ -e /sys/kernel/mm/lru_gen/enabled ] && echo "@@LRUGEN $(cat /sys/kernel/mm/lru_gen/enabled) min_ttl_ms: $(cat /sys/kernel/mm/lru_gen/min_ttl_ms)"
 mkdir -p /s
 mount -t ext4 /dev/vda /s || fail "cannot mount the ext4 disk (ext4 neither built in nor in the kernel's modules?)"
 if [ @V@ = 2 ]; then
@@ -497,6 +503,9 @@ else
 fi
 @SYSCTL@/memtwin-guest /ops
 echo "@@EXIT $?"
+if [ @LRUGEN@ = y ] && mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
+  sed 's/^/@@LRUGENDBG /' /sys/kernel/debug/lru_gen
+fi
 umount /s
 sync
 poweroff -f
@@ -510,9 +519,14 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
     sysctl = ""
     for pol, path in sorted((knobs or {}).items()):
         val = int(bool(plan["policies"].get(pol)))
-        sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"\n'
-                   f'echo "@@KNOB {path} $(cat /proc/sys/{path})"\n')
-    return (GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+        sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"
+'
+                   f'echo "@@KNOB {path} $(cat /proc/sys/{path})"
+')
+    init = GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+    # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with
+    # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
+    return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
             .replace("@SYSCTL@", sysctl))
 
 
@@ -670,6 +684,8 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["knobs"] = dict(re.findall(r"^@@KNOB (\S+) (\S+)$", out, re.M))
     facts["modfail"] = re.findall(r"^@@MODFAIL (\S+)", out, re.M)
     facts["thp"] = (re.search(r"^@@THP (.*)$", out, re.M) or [None, None])[1]
+    facts["lru_gen"] = (re.search(r"^@@LRUGEN (.*)$", out, re.M) or [None, None])[1]
+    facts["lru_gen_debug"] = re.findall(r"^@@LRUGENDBG (.*)$", out, re.M)
     facts["node_mem_kB"] = node_memory(out)
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
@@ -827,7 +843,9 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
                     "disk": "ext4 on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
                     "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
-                    "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"]},
+                    "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
+                    "lru_gen": facts["lru_gen"]},
+        **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",

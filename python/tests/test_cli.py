@@ -714,15 +714,17 @@ def test_check_with_set(capsys):
 def test_metrics(capsys):
     code, out, err = cli_run(capsys, "metrics")
     assert (code, err) == (0, "")
-    assert out.splitlines() == memtwin.metric_names()
+    # Every metric, then those a step reports only under kernel.lru_gen = true.
+    assert out.splitlines() == memtwin.metric_names() + memtwin.lru_gen_metric_names()
     assert out.splitlines()[:5] == ["elapsed_s", "user_s", "sys_s", "iowait_s", "read_bytes"]
+    assert "memcg.lru_gen.gen0.file_pages" in out.splitlines()
 
 
 def test_profiles(capsys):
     code, out, err = cli_run(capsys, "profiles")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert [ln.split()[0] for ln in lines] == ["linux-6.18", "linux-6.6", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
+    assert [ln.split()[0] for ln in lines] == ["linux-6.18", "linux-6.6", "linux-6.6-lru_gen", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
     for (name, desc), ln in zip(memtwin.profiles(), lines):
         assert ln == f"{name:10}  {desc}"
 

@@ -15,6 +15,8 @@ from memtwin.real import RealError
 
 from conftest import cli_run
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
 QEMU_OK, QEMU_WHY = qemu.qemu_ready()
 needs_qemu = pytest.mark.skipif(not QEMU_OK, reason=f"qemu runner unavailable: {QEMU_WHY}")
 
@@ -365,3 +367,34 @@ def test_mapping_names_are_checked_before_any_runner_sees_them(tmp_path, ops, wh
     p.write_text(f'[scenario]\nname = "names"\n[machine]\nram = "256M"\n[tasks.t]\nops = [{ops}]\n')
     with pytest.raises(memtwin.ScenarioError, match=re.escape(what)):
         memtwin.load(str(p)).doc.plan(None, [])
+
+
+@pytest.mark.parametrize("lru_gen", [False, True])
+def test_lru_gen_reaches_the_guest_and_its_state_is_recorded(lru_gen):
+    # Debian's 6.1 builds CONFIG_LRU_GEN=y with CONFIG_LRU_GEN_ENABLED unset: the guest turns it
+    # on only when the scenario asks (kernel.lru_gen), and always reports the file's state.
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-stream-wset.toml")
+    sets = [] if lru_gen else ["kernel.lru_gen=false"]
+    plan = memtwin.load(path).doc.plan(None, sets)
+    assert plan["lru_gen"] is lru_gen and plan["min_ttl_ms"] == 0
+    init = qemu.guest_init(plan, 128)
+    assert "@LRUGEN@" not in init and "@MINTTL@" not in init
+    assert ("if [ y = y ]; then" in init) is lru_gen
+    assert "echo y > /sys/kernel/mm/lru_gen/enabled" in init
+    assert 'echo "@@LRUGEN $(cat /sys/kernel/mm/lru_gen/enabled)' in init
+    out = "@@UNAME 6.1.0\n@@LRUGEN 0x0007 min_ttl_ms: 0\n@@DONE\n@@LRUGENDBG memcg     1 /\n@@LRUGENDBG           1  5076  0  17\n"
+    _, facts = qemu.parse_output(out, {"tasks": []}, [], [], None)
+    assert facts["lru_gen"] == "0x0007 min_ttl_ms: 0"
+    assert facts["lru_gen_debug"] == ["memcg     1 /", "          1  5076  0  17"]
+
+
+def test_recorded_lru_gen_runs_say_lru_gen_was_on():
+    import json
+    for name in ("qemu61-lrugen-stream-wset", "qemu61-lrugen-reread-tight", "qemu61-lrugen-reread-loose", "qemu61-lrugen-two-memcgs"):
+        with open(os.path.join(ROOT, "scenarios", "validation", "real", name + ".json")) as f:
+            rec = json.load(f)
+        info = rec["variants"]["default"]["real"]
+        assert info["machine"]["lru_gen"].startswith("0x0007"), name
+        assert any(line.startswith("memcg") for line in info["lru_gen_debug"]), name
+    with open(os.path.join(ROOT, "scenarios", "validation", "real", "qemu61-stream-wset.json")) as f:
+        assert json.load(f)["variants"]["default"]["real"]["machine"]["lru_gen"].startswith("0x0000")

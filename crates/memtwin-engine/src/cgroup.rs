@@ -83,7 +83,7 @@ impl Kernel {
         let parent = self.memcgs.by_path(&parent_path).ok_or(Errno::ENOENT)?;
         let m = self.memcgs.create(parent, &name).ok_or(Errno::ENOSPC)?;
         for _ in 0..self.nr_nodes {
-            self.lruvecs.push(Default::default());
+            self.lruvecs.push(crate::mmzone::Lruvec::new(self.profile.lru_gen, self.now));
         }
         self.shadow_nodes.push(Default::default());
         self.reclaim_iter.push(MemcgId::NONE);

@@ -148,7 +148,7 @@ impl Kernel {
         // A page-cache page a file VMA maps is not migrated here (the kernel moves its PTEs
         // through rmap, remove_migration_ptes(); the engine leaves it where it is), nor one
         // on the unevictable list.
-        if p.mapcount > 0 || p.lru == crate::mmzone::LruList::Unevictable as u8 {
+        if p.mapcount > 0 || p.lru() == crate::mmzone::LruList::Unevictable as u8 {
             return false;
         }
         !self.folio_test_locked(page)

@@ -127,7 +127,7 @@ impl Kernel {
         }
         // lru_deactivate_file_fn(): "Some processes are using the page" (folio_mapped()), and
         // an unevictable page, stay where they are.
-        if self.pages[p].mapcount > 0 || self.pages[p].lru == LruList::Unevictable as u8 {
+        if self.pages[p].mapcount > 0 || self.pages[p].lru() == LruList::Unevictable as u8 {
             return;
         }
         let v = self.folio_lruvec(p);
@@ -135,8 +135,11 @@ impl Kernel {
         self.lruvecs[v].del(&mut self.pages, p);
         self.pages[p].flags &= !(pg::ACTIVE | pg::REFERENCED);
         if self.pages[p].test(pg::DIRTY) || self.pages[p].test(pg::WRITEBACK) {
-            self.pages[p].flags |= pg::RECLAIM;
+            // lruvec_add_folio() before folio_set_reclaim(), as lru_deactivate_file_fn() has
+            // it: under lru_gen the page goes to the second oldest generation, not the second
+            // youngest that PG_reclaim on a dirty page would pick (lru_gen_add_folio()).
             self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+            self.pages[p].flags |= pg::RECLAIM;
         } else {
             self.lruvecs[v].add_tail(&mut self.pages, p, LruList::InactiveFile);
             self.vmstat.count(VmEvent::Pgrotated, 1);

@@ -535,7 +535,7 @@ impl Kernel {
                             self.pagecache_slab_alloc(BUFFER_HEAD_SLAB);
                         } else if owner != MemcgId::NONE {
                             let on_lru = self.pages[p].test(pg::LRU);
-                            let list = crate::mmzone::LruList::from_u8(self.pages[p].lru);
+                            let list = crate::mmzone::LruList::from_u8(self.pages[p].lru());
                             if on_lru {
                                 let v = self.folio_lruvec(p);
                                 self.lruvecs[v].del(&mut self.pages, p);

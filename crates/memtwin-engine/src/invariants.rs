@@ -35,8 +35,32 @@ impl Kernel {
         let mut seen = vec![false; self.pages.len()];
         let mut on_lru = 0u64;
         for (v, lv) in self.lruvecs.iter().enumerate() {
-            for lru in LruList::ALL {
-                let mut cur = lv.lists[lru as usize].head;
+            for list in 0..crate::mmzone::NR_ALL_LISTS {
+                // The two-list lists, then the multi-generational LRU's generation lists
+                // (which must be empty when it is off, and hold no page with PG_active, and
+                // only pages of their type, when it is on).
+                let gen_list = list >= crate::mmzone::NR_LRU_LISTS;
+                let lru = crate::mmzone::LruList::from_u8(list as u8);
+                if lv.lrugen.enabled && !gen_list && lru != LruList::Unevictable && lv.lists[list].len > 0 {
+                    return Err(format!("lruvec {v} uses the multi-generational LRU but has pages on the two-list {lru:?}"));
+                }
+                if !lv.lrugen.enabled && gen_list && lv.lists[list].len > 0 {
+                    return Err(format!("lruvec {v} has pages on generation list {list} with the multi-generational LRU off"));
+                }
+                if gen_list && lv.lists[list].len > 0 {
+                    let g = &lv.lrugen;
+                    let (gen, ty) = (crate::lru_gen::list_gen(list), crate::lru_gen::list_type(list));
+                    // Every populated generation lies in [min_seq[type], max_seq].
+                    let inside = (g.min_seq[ty]..=g.max_seq).any(|s| crate::lru_gen::lru_gen_from_seq(s) == gen);
+                    if !inside {
+                        return Err(format!("lruvec {v} has pages in generation {gen} of type {ty} outside min_seq {} .. max_seq {}", g.min_seq[ty], g.max_seq));
+                    }
+                    let n = g.max_seq + 1 - g.min_seq[ty];
+                    if !(crate::lru_gen::MIN_NR_GENS..=crate::lru_gen::MAX_NR_GENS).contains(&n) {
+                        return Err(format!("lruvec {v} type {ty} has {n} generations"));
+                    }
+                }
+                let mut cur = lv.lists[list].head;
                 let mut prev = PageId::NIL;
                 let mut count = 0;
                 let mut nr_pages = 0u64;
@@ -47,13 +71,16 @@ impl Kernel {
                         return Err(format!("page {} is on two LRU lists", cur.0));
                     }
                     seen[cur.idx()] = true;
-                    if !p.test(pg::LRU) || p.lru != lru as u8 || p.prev != prev {
+                    if !p.test(pg::LRU) || p.lru() as usize != list || p.prev != prev {
                         return Err(format!("page {} has broken LRU links or flags", cur.0));
                     }
                     if self.folio_lruvec(cur) != v {
                         return Err(format!("page {} charged to {:?} sits on lruvec {v}", cur.0, p.memcg));
                     }
-                    if p.test(pg::ACTIVE) != lru.is_active() {
+                    if gen_list && p.test(pg::SWAPBACKED) != (crate::lru_gen::list_type(list) == crate::lru_gen::LRU_GEN_ANON) {
+                        return Err(format!("page {} is on a generation list of the other type", cur.0));
+                    }
+                    if p.test(pg::ACTIVE) != (!gen_list && lru.is_active()) {
                         return Err(format!("page {} PG_active disagrees with its list", cur.0));
                     }
                     if p.test(pg::ANON) {
@@ -84,11 +111,11 @@ impl Kernel {
                     cur = p.next;
                     count += 1;
                 }
-                if count != lv.lists[lru as usize].len || prev != lv.lists[lru as usize].tail {
-                    return Err(format!("lruvec {v} list {lru:?} length or tail is wrong"));
+                if count != lv.lists[list].len || prev != lv.lists[list].tail {
+                    return Err(format!("lruvec {v} list {list} length or tail is wrong"));
                 }
-                if nr_pages != lv.lists[lru as usize].pages {
-                    return Err(format!("lruvec {v} list {lru:?} counts {} pages, holds {nr_pages}", lv.lists[lru as usize].pages));
+                if nr_pages != lv.lists[list].pages {
+                    return Err(format!("lruvec {v} list {list} counts {} pages, holds {nr_pages}", lv.lists[list].pages));
                 }
                 on_lru += count;
             }

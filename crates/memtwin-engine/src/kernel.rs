@@ -156,6 +156,7 @@ impl Kernel {
     /// A kernel with `ram_pages` of RAM of which `reserved_pages` are taken by the kernel itself.
     pub fn new(profile: KernelProfile, policies: Policies, version: CgroupVersion, ram_pages: u64, reserved_pages: u64) -> Kernel {
         let managed = ram_pages.saturating_sub(reserved_pages);
+        let lru_gen = profile.lru_gen;
         let mut k = Kernel {
             profile,
             policies,
@@ -165,7 +166,7 @@ impl Kernel {
             iowait_ns: 0,
             io: IoAcct::default(),
             pages: PageArena::with_capacity(0),
-            lruvecs: vec![Lruvec::default()],
+            lruvecs: vec![Lruvec::new(lru_gen, 0)],
             memcgs: MemcgTree::new(version),
             mappings: vec![],
             inodes: vec![],

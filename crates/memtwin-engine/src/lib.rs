@@ -18,6 +18,7 @@ pub mod fs;
 pub mod invariants;
 pub mod kernel;
 pub mod list_lru;
+pub mod lru_gen;
 pub mod madvise;
 pub mod memcontrol;
 pub mod memory;

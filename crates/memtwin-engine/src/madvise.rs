@@ -58,7 +58,7 @@ impl Kernel {
                     // ptep_test_and_clear_young(), folio_clear_referenced().
                     self.vmas[v].file.as_mut().expect("a file VMA").set_young(i, false);
                     self.pages[p].flags &= !pg::REFERENCED;
-                    if !self.pages[p].test(pg::LRU) || self.pages[p].lru == LruList::Unevictable as u8 {
+                    if !self.pages[p].test(pg::LRU) || self.pages[p].lru() == LruList::Unevictable as u8 {
                         continue;
                     }
                     if advice == MAdvice::Cold {

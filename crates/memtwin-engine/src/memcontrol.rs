@@ -702,7 +702,7 @@ impl Kernel {
     /// `commit_charge()`: record `memcg` in the page after the counters were charged.
     pub(crate) fn commit_charge(&mut self, page: PageId, memcg: MemcgId) {
         let on_lru = self.pages[page].test(crate::mm_types::pg::LRU);
-        let lru = self.pages[page].lru;
+        let lru = self.pages[page].lru();
         if on_lru {
             let from = self.folio_lruvec(page);
             self.lruvecs[from].del(&mut self.pages, page);

@@ -189,7 +189,39 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("psi.memory.some_avg60", avgs[1]);
     put("psi.memory.full_avg10", avgs[2]);
     put("psi.memory.full_avg60", avgs[3]);
+    if k.profile.lru_gen {
+        lru_gen_metrics(k, memcg, &mut m);
+    }
     m
+}
+
+/// The multi-generational LRU's state of `memcg` (node 0 and beyond summed), as
+/// /sys/kernel/debug/lru_gen shows it: `memcg.lru_gen.genJ.{anon,file}_pages` and `.age_ms`
+/// for the generation J below the youngest (`max_seq - J`, J = 0..3; 0 pages outside the
+/// window), the number of file generations, and the times `min_ttl_ms` held kswapd back.
+/// Only under `kernel.lru_gen = true`.
+pub fn lru_gen_metrics(k: &Kernel, memcg: MemcgId, m: &mut Vec<(String, f64)>) {
+    let gens = k.lru_gen_generations(memcg);
+    let max_seq = gens.iter().map(|g| g.0).max().unwrap_or(0);
+    for j in 0..crate::lru_gen::MAX_NR_GENS {
+        let (mut anon, mut file, mut age) = (0u64, 0u64, 0u64);
+        for &(seq, a, an, f) in &gens {
+            if seq + j == max_seq {
+                anon += an;
+                file += f;
+                age = age.max(a);
+            }
+        }
+        m.push((format!("memcg.lru_gen.gen{j}.anon_pages"), anon as f64));
+        m.push((format!("memcg.lru_gen.gen{j}.file_pages"), file as f64));
+        m.push((format!("memcg.lru_gen.gen{j}.age_ms"), (age / 1_000_000) as f64));
+    }
+    let v = k.lruvec_idx(memcg, 0);
+    let g = &k.lruvecs[v].lrugen;
+    m.push(("memcg.lru_gen.nr_gens_file".to_string(), g.nr_gens(crate::lru_gen::LRU_GEN_FILE) as f64));
+    m.push(("memcg.lru_gen.max_seq".to_string(), g.max_seq as f64));
+    let ooms: u64 = (0..k.nr_nodes).map(|n| k.lruvecs[k.lruvec_idx(MemcgId::ROOT, n)].lrugen.min_ttl_ooms).sum();
+    m.push(("lru_gen.min_ttl_ooms".to_string(), ooms as f64));
 }
 
 /// The latency metrics of a step, in milliseconds, as mmtests reports a latency benchmark
@@ -262,7 +294,21 @@ pub const LATENCY_METRICS: [&str; 18] = [
     "latency.best1_mean_ms",
 ];
 
-/// Every metric name a step reports, in report order.
+/// The multi-generational LRU's metrics ([`lru_gen_metrics`]), in report order: a step reports
+/// them only under `kernel.lru_gen = true`, after the others and before the latency ones.
+pub fn lru_gen_metric_names() -> Vec<String> {
+    let mut v = vec![];
+    for j in 0..crate::lru_gen::MAX_NR_GENS {
+        for x in ["anon_pages", "file_pages", "age_ms"] {
+            v.push(format!("memcg.lru_gen.gen{j}.{x}"));
+        }
+    }
+    v.extend(["memcg.lru_gen.nr_gens_file", "memcg.lru_gen.max_seq", "lru_gen.min_ttl_ooms"].map(String::from));
+    v
+}
+
+/// Every metric name a step reports, in report order; under `kernel.lru_gen = true` a step also
+/// reports [`lru_gen_metric_names`], before the latency ones.
 pub fn metric_names() -> Vec<String> {
     let mut v: Vec<String> = [
         "elapsed_s",
@@ -412,6 +458,19 @@ mod tests {
         let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
         let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
         assert_eq!(names, metric_names());
+        let scn = crate::Document::from_toml(
+            "t.toml",
+            "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\nlru_gen = true\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n",
+        )
+        .unwrap()
+        .resolve(None, &[])
+        .unwrap();
+        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
+        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
+        let mut want = metric_names();
+        let at = want.iter().position(|n| n == "latency.samples").unwrap();
+        want.splice(at..at, lru_gen_metric_names());
+        assert_eq!(names, want, "under lru_gen the lru_gen metrics come before the latency ones");
     }
 }
 

@@ -19,7 +19,7 @@ impl Kernel {
     /// `mlock_folio()`: move `p` to the unevictable list (`PG_active` cleared).
     pub fn mlock_folio(&mut self, p: PageId) {
         let pg_ = &self.pages[p];
-        if !pg_.test(pg::LRU) || pg_.lru == LruList::Unevictable as u8 || pg_.test(pg::ANON) {
+        if !pg_.test(pg::LRU) || pg_.lru() == LruList::Unevictable as u8 || pg_.test(pg::ANON) {
             return;
         }
         let v = self.folio_lruvec(p);
@@ -31,7 +31,7 @@ impl Kernel {
     /// `munlock_folio()`: `p` is evictable again: off the unevictable list, onto the inactive
     /// file list.
     pub fn munlock_folio(&mut self, p: PageId) {
-        if !self.pages[p].test(pg::LRU) || self.pages[p].lru != LruList::Unevictable as u8 {
+        if !self.pages[p].test(pg::LRU) || self.pages[p].lru() != LruList::Unevictable as u8 {
             return;
         }
         let v = self.folio_lruvec(p);

@@ -62,8 +62,13 @@ pub struct Page {
     pub next: PageId,
     /// `page->flags` (see [`pg`]).
     pub flags: u16,
-    /// Which LRU list the page is on (see [`crate::mmzone::LruList`]), when `PG_lru` is set.
-    pub lru: u8,
+    /// Low 6 bits: which LRU list the page is on (see [`crate::mmzone::LruList`]; under the
+    /// multi-generational LRU a generation list, [`crate::lru_gen::gen_list`]), when `PG_lru`
+    /// is set ([`Page::lru`]). High 2 bits: the `LRU_REFS` bits of `page->flags`
+    /// (include/linux/mmzone.h, 6.1): accesses through file descriptors beyond `PG_referenced`
+    /// and `PG_workingset`, 0..=3 (`LRU_REFS_WIDTH` = 2), used only by the multi-generational
+    /// LRU ([`Page::refs`]). Packed so that `Page` stays 24 bytes.
+    pub lru_refs: u8,
     /// `folio_mapcount()` of a page-cache page: the page-table entries of file VMAs mapping
     /// it (rmap.rs). It takes the byte `struct Page` had as padding. Anonymous pages are
     /// mapped by their one VMA and keep 0 here.
@@ -71,6 +76,31 @@ pub struct Page {
 }
 
 impl Page {
+    /// The LRU list number (valid while `PG_lru`).
+    #[inline(always)]
+    pub fn lru(&self) -> u8 {
+        self.lru_refs & 0x3f
+    }
+
+    /// Put the page's LRU list number (its refs are kept).
+    #[inline(always)]
+    pub fn set_lru(&mut self, list: u8) {
+        debug_assert!(list < 0x40);
+        self.lru_refs = (self.lru_refs & 0xc0) | list;
+    }
+
+    /// The `LRU_REFS` bits (multi-generational LRU).
+    #[inline(always)]
+    pub fn refs(&self) -> u8 {
+        self.lru_refs >> 6
+    }
+
+    /// Set the `LRU_REFS` bits (0..=3).
+    #[inline(always)]
+    pub fn set_refs(&mut self, refs: u8) {
+        debug_assert!(refs < 4);
+        self.lru_refs = (self.lru_refs & 0x3f) | (refs << 6);
+    }
     const FREE: Page = Page {
         mapping: InodeId(u32::MAX),
         index: 0,
@@ -78,7 +108,7 @@ impl Page {
         prev: PageId::NIL,
         next: PageId::NIL,
         flags: 0,
-        lru: 0,
+        lru_refs: 0,
         mapcount: 0,
     };
 

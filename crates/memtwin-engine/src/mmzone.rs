@@ -38,9 +38,14 @@ impl LruList {
         LruList::ActiveFile,
         LruList::Unevictable,
     ];
-    /// From the `u8` stored in a page.
+    /// From the `u8` stored in a page. A generation list of the multi-generational LRU maps
+    /// to its type's inactive list (putting the page back lets `lru_gen_add_folio()` choose
+    /// the generation again, from `PG_active` as `lru_gen_del_folio()` left it).
     #[inline]
     pub fn from_u8(v: u8) -> LruList {
+        if v as usize >= NR_LRU_LISTS {
+            return if crate::lru_gen::list_type(v as usize) == crate::lru_gen::LRU_GEN_FILE { LruList::InactiveFile } else { LruList::InactiveAnon };
+        }
         LruList::ALL[v as usize]
     }
     /// `is_active_lru()`.
@@ -72,26 +77,51 @@ impl Default for ListHead {
     }
 }
 
+/// Lists of a lruvec: the two-list LRU's `NR_LRU_LISTS`, then the multi-generational LRU's
+/// `MAX_NR_GENS x ANON_AND_FILE` generation lists (`lrugen->folios[gen][type]`, one zone).
+pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
+
 /// `struct lruvec`: the LRU lists of one memcg on one node, plus the workingset clock.
 #[derive(Clone, Debug, Default)]
 pub struct Lruvec {
-    /// `lruvec->lists[]`.
-    pub lists: [ListHead; NR_LRU_LISTS],
+    /// `lruvec->lists[]`, then `lrugen->folios[][]` (see [`NR_ALL_LISTS`]).
+    pub lists: [ListHead; NR_ALL_LISTS],
     /// `lruvec->nonresident_age`: bumped on every eviction and activation in this lruvec and
     /// its descendants (mm/workingset.c).
     pub nonresident_age: u64,
+    /// `lruvec->lrugen`: the multi-generational LRU's state; when `lrugen.enabled`, pages go on
+    /// the generation lists and the two-list lists hold only unevictable pages.
+    pub lrugen: crate::lru_gen::LruGenStruct,
 }
 
 impl Lruvec {
-    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`.
+    /// A lruvec, with the multi-generational LRU on when `lru_gen` (`lru_gen_init_lruvec()`
+    /// at time `now`).
+    pub fn new(lru_gen: bool, now: crate::types::Nanos) -> Lruvec {
+        let mut v = Lruvec::default();
+        if lru_gen {
+            v.lrugen.init(now);
+        }
+        v
+    }
+
+    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`. Under the multi-generational LRU the
+    /// two youngest generations count as active, the others as inactive
+    /// (`lru_gen_update_size()`).
     #[inline]
     pub fn size(&self, lru: LruList) -> u64 {
+        if self.lrugen.enabled && lru != LruList::Unevictable {
+            return crate::lru_gen::compat_size(self, lru, false);
+        }
         self.lists[lru as usize].len
     }
 
     /// Base pages on `lru` (`NR_LRU_BASE + lru` in pages: a huge page counts 512).
     #[inline]
     pub fn nr_pages(&self, lru: LruList) -> u64 {
+        if self.lrugen.enabled && lru != LruList::Unevictable {
+            return crate::lru_gen::compat_size(self, lru, true);
+        }
         self.lists[lru as usize].pages
     }
 
@@ -100,17 +130,29 @@ impl Lruvec {
         self.size(LruList::InactiveFile) + self.size(LruList::ActiveFile)
     }
 
-    /// `lruvec_add_folio()`: put `id` at the head of `lru` and set `PG_lru`.
+    /// `lruvec_add_folio()`: put `id` at the head of `lru` and set `PG_lru`; under the
+    /// multi-generational LRU, at the head of the generation `lru_gen_add_folio()` picks.
     #[inline]
     pub fn add(&mut self, pages: &mut PageArena, id: PageId, lru: LruList) {
-        let l = &mut self.lists[lru as usize];
+        let list = if self.lrugen.enabled && lru != LruList::Unevictable {
+            crate::lru_gen::lru_gen_add_folio(&self.lrugen, &mut pages[id], lru, false)
+        } else {
+            lru as usize
+        };
+        self.link(pages, id, list);
+    }
+
+    /// Put `id` at the head of list number `list` (of [`NR_ALL_LISTS`]) and set `PG_lru`.
+    #[inline]
+    pub fn link(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+        let l = &mut self.lists[list];
         let old = l.head;
         {
             let p = &mut pages[id];
             debug_assert!(!p.test(pg::LRU), "page already on an LRU");
             p.prev = PageId::NIL;
             p.next = old;
-            p.lru = lru as u8;
+            p.set_lru(list as u8);
             p.flags |= pg::LRU;
             l.pages += if p.test(pg::HEAD) { HPAGE_NR } else { 1 };
         }
@@ -123,16 +165,29 @@ impl Lruvec {
         l.len += 1;
     }
 
-    /// `lruvec_add_folio_tail()`: put `id` at the tail of `lru` (next to be reclaimed).
+    /// `lruvec_add_folio_tail()`: put `id` at the tail of `lru` (next to be reclaimed); under
+    /// the multi-generational LRU, at the tail of the oldest generation
+    /// (`lru_gen_add_folio(reclaiming = true)`).
     #[inline]
     pub fn add_tail(&mut self, pages: &mut PageArena, id: PageId, lru: LruList) {
-        let l = &mut self.lists[lru as usize];
+        let list = if self.lrugen.enabled && lru != LruList::Unevictable {
+            crate::lru_gen::lru_gen_add_folio(&self.lrugen, &mut pages[id], lru, true)
+        } else {
+            lru as usize
+        };
+        self.link_tail(pages, id, list);
+    }
+
+    /// Put `id` at the tail of list number `list` and set `PG_lru`.
+    #[inline]
+    pub fn link_tail(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+        let l = &mut self.lists[list];
         let old = l.tail;
         {
             let p = &mut pages[id];
             p.next = PageId::NIL;
             p.prev = old;
-            p.lru = lru as u8;
+            p.set_lru(list as u8);
             p.flags |= pg::LRU;
             l.pages += if p.test(pg::HEAD) { HPAGE_NR } else { 1 };
         }
@@ -145,14 +200,27 @@ impl Lruvec {
         l.len += 1;
     }
 
-    /// `lruvec_del_folio()`: unlink `id` from its list and clear `PG_lru`.
+    /// `lruvec_del_folio()`: unlink `id` from its list and clear `PG_lru`. A page taken off
+    /// one of the two youngest generations gets `PG_active` (`lru_gen_del_folio(reclaiming =
+    /// false)`, "for folio_migrate_flags()"), so that putting it back keeps it young.
     #[inline]
     pub fn del(&mut self, pages: &mut PageArena, id: PageId) {
+        let list = pages[id].lru() as usize;
+        self.unlink(pages, id);
+        if list >= NR_LRU_LISTS && crate::lru_gen::lru_gen_is_active(&self.lrugen, crate::lru_gen::list_gen(list)) {
+            pages[id].flags |= pg::ACTIVE;
+        }
+    }
+
+    /// Unlink `id` from its list and clear `PG_lru`, leaving its flags alone
+    /// (`lru_gen_del_folio(reclaiming = true)` for the generation lists).
+    #[inline]
+    pub fn unlink(&mut self, pages: &mut PageArena, id: PageId) {
         let (prev, next, lru, nr) = {
             let p = &mut pages[id];
             debug_assert!(p.test(pg::LRU), "page not on an LRU");
             p.flags &= !pg::LRU;
-            (p.prev, p.next, p.lru, if p.test(pg::HEAD) { HPAGE_NR } else { 1 })
+            (p.prev, p.next, p.lru(), if p.test(pg::HEAD) { HPAGE_NR } else { 1 })
         };
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;
@@ -177,7 +245,7 @@ impl Lruvec {
     /// and `putback_lru_page()` keep LRU order in the kernel only approximately; here the
     /// position is kept exactly).
     pub fn relink(&mut self, pages: &mut PageArena, id: PageId) {
-        let (prev, next, lru) = (pages[id].prev, pages[id].next, pages[id].lru);
+        let (prev, next, lru) = (pages[id].prev, pages[id].next, pages[id].lru());
         let l = &mut self.lists[lru as usize];
         if prev != PageId::NIL {
             pages[prev].next = id;
@@ -194,7 +262,13 @@ impl Lruvec {
     /// The oldest page of `lru`, if any (`lru_to_folio()`).
     #[inline]
     pub fn tail(&self, lru: LruList) -> Option<PageId> {
-        let t = self.lists[lru as usize].tail;
+        self.list_tail(lru as usize)
+    }
+
+    /// The oldest page of list number `list`, if any.
+    #[inline]
+    pub fn list_tail(&self, list: usize) -> Option<PageId> {
+        let t = self.lists[list].tail;
         (t != PageId::NIL).then_some(t)
     }
 }

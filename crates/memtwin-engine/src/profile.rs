@@ -345,6 +345,17 @@ pub struct KernelProfile {
     /// 5265047ac301 "mm, thp: really limit transparent hugepage allocation to local node");
     /// before, through the fallback zonelist (other nodes too).
     pub thp_thisnode: bool,
+    /// The kernel has the multi-generational LRU built in (`CONFIG_LRU_GEN`, v6.1, ec1c86b25f4b
+    /// "mm: multi-gen LRU: groundwork"); `kernel.lru_gen = true` may switch it on.
+    pub lru_gen_available: bool,
+    /// Reclaim uses the multi-generational LRU (`/sys/kernel/mm/lru_gen/enabled` = y, the
+    /// default of `CONFIG_LRU_GEN_ENABLED` kernels: Fedora, Arch, Ubuntu 23.10+) instead of the
+    /// active/inactive lists; see [`crate::lru_gen`]. Debian builds it in off.
+    pub lru_gen: bool,
+    /// `/sys/kernel/mm/lru_gen/min_ttl_ms` (default 0, off): kswapd/global reclaim leaves a
+    /// memcg alone (and the OOM killer is invoked) while its oldest generation is younger than
+    /// this (`lru_gen_age_node()`, `lruvec_is_reclaimable()`, 6.1).
+    pub lru_gen_min_ttl_ms: u64,
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
 }
@@ -469,6 +480,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         fair_zone_alloc: false,
         oom_zone_reclaimable: false,
         thp_thisnode: true,
+        lru_gen_available: true,
+        lru_gen: false,
+        lru_gen_min_ttl_ms: 0,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -486,6 +500,13 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_kmem: KMEM_6_1_LAB,
         ..linux_6_1.clone()
     };
+    let linux_6_6_lru_gen = KernelProfile {
+        name: "linux-6.6-lru_gen",
+        description: "linux-6.6 as Fedora, Arch and Ubuntu 23.10+ ship it: the multi-generational LRU \
+                      on (CONFIG_LRU_GEN_ENABLED), min_ttl_ms 0",
+        lru_gen: true,
+        ..linux_6_6.clone()
+    };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
         description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
@@ -496,6 +517,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_charge_batch: 32,
         memcg_high_sync: false,
         v1_reclaim_throttle: false,
+        lru_gen_available: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -570,7 +592,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         wb_thresh_floor: true,
         ..linux_6_6.clone()
     };
-    vec![linux_6_18, linux_6_6, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
+    vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
 }
 
 /// Look a profile up by name.

@@ -75,7 +75,7 @@ impl Kernel {
                 self.memcgs.memcgs[memcg.idx()].nr_file_mapped -= 1;
             }
         }
-        if self.pages[p].lru == crate::mmzone::LruList::Unevictable as u8 && self.pages[p].test(pg::LRU) && !self.folio_locked_by_vma(p) {
+        if self.pages[p].lru() == crate::mmzone::LruList::Unevictable as u8 && self.pages[p].test(pg::LRU) && !self.folio_locked_by_vma(p) {
             self.munlock_folio(p);
         }
     }

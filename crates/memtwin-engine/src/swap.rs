@@ -38,10 +38,14 @@ impl Kernel {
     /// counts a working-set activation.
     #[inline]
     pub fn folio_mark_accessed(&mut self, page: PageId) {
+        if self.profile.lru_gen {
+            // "if (lru_gen_enabled()) { folio_inc_refs(folio); return; }" (6.1)
+            return self.folio_inc_refs(page);
+        }
         let flags = self.pages[page].flags;
         if flags & pg::REFERENCED == 0 {
             self.pages[page].flags |= pg::REFERENCED;
-        } else if flags & pg::ACTIVE == 0 && self.pages[page].lru != LruList::Unevictable as u8 {
+        } else if flags & pg::ACTIVE == 0 && self.pages[page].lru() != LruList::Unevictable as u8 {
             if flags & pg::LRU != 0 {
                 self.cpu(self.cost.activate);
                 let v = self.folio_lruvec(page);

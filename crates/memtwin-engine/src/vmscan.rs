@@ -150,6 +150,11 @@ impl Kernel {
     /// One `balance_pgdat()` round of global reclaim of the node (kswapd when `kswapd`).
     pub fn shrink_node_global(&mut self, nr_pages: u64, kswapd: bool) -> u64 {
         let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, kswapd);
+        if kswapd && self.profile.lru_gen {
+            // kswapd_age_node() -> lru_gen_age_node() (6.1), before balance_pgdat() shrinks,
+            // as on its first pass (sc.priority = DEF_PRIORITY).
+            self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), DEF_PRIORITY);
+        }
         self.do_try_to_free_pages(&mut sc)
     }
 
@@ -253,6 +258,10 @@ impl Kernel {
 
     /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`.
     fn shrink_lruvec_node(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+        if self.lruvecs[v].lrugen.enabled {
+            // "if (lru_gen_enabled()) { lru_gen_shrink_lruvec(lruvec, sc); return; }" (6.1)
+            return self.lru_gen_shrink_lruvec(memcg, v, sc);
+        }
         // mem_cgroup_protection(): emin in the low-ignoring pass, else max(emin, elow); the
         // reclaim target itself is never protected.
         let pc = &self.memcgs.get(memcg).counter;
@@ -466,7 +475,7 @@ impl Kernel {
     /// `pgscan`/`pgsteal` of the memcg, and /proc/vmstat's kswapd or direct counters for
     /// global reclaim, which also adds to the node's `NR_PAGES_SCANNED` (pre-4.7 OOM
     /// detection, `zone_reclaimable()`).
-    fn count_scan_steal(&mut self, memcg: MemcgId, v: usize, scanned: u64, reclaimed: u64, sc: &mut ScanControl) {
+    pub(crate) fn count_scan_steal(&mut self, memcg: MemcgId, v: usize, scanned: u64, reclaimed: u64, sc: &mut ScanControl) {
         self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
         sc.nr_scanned += scanned;

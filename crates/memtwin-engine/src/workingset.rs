@@ -139,6 +139,9 @@ impl Kernel {
     /// `target` (the limit-reclaim memcg, or root for global reclaim). Since v5.5 the shadow
     /// names the target's lruvec; before, the page's own memcg's.
     pub fn workingset_eviction(&mut self, page: PageId, target: MemcgId) -> u64 {
+        if self.profile.lru_gen {
+            return self.lru_gen_eviction(page);
+        }
         let memcg = self.pages[page].memcg;
         let own = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
         let m = if self.profile.eviction_at_reclaim_root { target } else { own };
@@ -173,6 +176,9 @@ impl Kernel {
     /// whether it goes straight to the active list. The decision is made at the eviction
     /// lruvec; the refault and activation are counted in the memcg that now owns the page.
     pub fn workingset_refault(&mut self, page: PageId, shadow: u64) {
+        if self.profile.lru_gen {
+            return self.lru_gen_refault(page, shadow);
+        }
         self.cpu(self.cost.refault);
         let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
         let page_memcg = self.pages[page].memcg;

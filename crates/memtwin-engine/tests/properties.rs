@@ -291,3 +291,40 @@ proptest! {
         prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
     }
 }
+
+/// The same scenarios on the multi-generational LRU (mm/vmscan.c CONFIG_LRU_GEN, 6.1): the
+/// 6.1 or 6.6 profile with `kernel.lru_gen = true`, some with `min_ttl_ms`.
+fn lru_gen_scenario_strategy() -> impl Strategy<Value = Scenario> {
+    (scenario_strategy(), prop::bool::ANY, prop::option::of(0u64..2000)).prop_map(|(mut scn, six_six, ttl)| {
+        scn.profile = profile(if six_six { "linux-6.6" } else { "linux-6.1" }).unwrap();
+        scn.profile.lru_gen = true;
+        scn.profile.lru_gen_min_ttl_ms = ttl.unwrap_or(0);
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn lru_gen_pages_and_charges_are_conserved_after_every_step(scn in lru_gen_scenario_strategy()) {
+        let mut sim = Simulation::new(&scn);
+        sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
+        let mut steps = 0;
+        while sim.step() {
+            steps += 1;
+            if let Err(e) = sim.kernel.check_invariants() {
+                return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
+            }
+            prop_assert!(steps < 2_000_000, "runaway simulation");
+        }
+    }
+
+    #[test]
+    fn lru_gen_same_scenario_same_result(scn in lru_gen_scenario_strategy()) {
+        let a = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
+        let b = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
+        prop_assert_eq!(format!("{:?}", a.steps), format!("{:?}", b.steps));
+        prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
+    }
+}

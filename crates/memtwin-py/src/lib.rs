@@ -289,6 +289,8 @@ impl Doc {
         m.set_item("nodes", scn.machine.nodes)?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
+        out.set_item("lru_gen", scn.profile.lru_gen)?;
+        out.set_item("min_ttl_ms", scn.profile.lru_gen_min_ttl_ms)?;
         let devs = PyList::empty(py);
         for d in &scn.devices {
             let x = PyDict::new(py);
@@ -634,6 +636,12 @@ fn metric_names() -> Vec<String> {
     memtwin_engine::metrics::metric_names()
 }
 
+/// The metrics a step reports in addition under `kernel.lru_gen = true`.
+#[pyfunction]
+fn lru_gen_metric_names() -> Vec<String> {
+    memtwin_engine::metrics::lru_gen_metric_names()
+}
+
 /// The kernel profiles: (name, description).
 #[pyfunction]
 fn profiles() -> Vec<(String, String)> {
@@ -648,6 +656,7 @@ fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_toml, m)?)?;
     m.add_function(wrap_pyfunction!(load_dict, m)?)?;
     m.add_function(wrap_pyfunction!(metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(lru_gen_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     Ok(())
 }

@@ -446,7 +446,48 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     None => {}
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp"]);
+            if let Some(v) = t.get("lru_gen") {
+                if let Some(b) = get_bool(cx, v, "kernel.lru_gen") {
+                    if b && !prof.lru_gen_available {
+                        cx.err(
+                            &v.loc,
+                            format!("kernel.lru_gen = true on profile `{}`: the multi-generational LRU came in Linux 6.1", prof.name),
+                            "use profile \"linux-6.1\" or newer, or drop kernel.lru_gen",
+                        );
+                    } else {
+                        prof.lru_gen = b;
+                    }
+                }
+            }
+            if let Some(v) = t.get("reclaim_walk") {
+                match get_str(cx, v, "kernel.reclaim_walk") {
+                    Some("full") => prof.reclaim_walk = crate::profile::ReclaimWalk::Full,
+                    Some("shared") => prof.reclaim_walk = crate::profile::ReclaimWalk::SharedPartial,
+                    Some(other) => cx.err(
+                        &v.loc,
+                        format!("unknown reclaim walk `{other}`"),
+                        "write \"full\" (shrink_node_memcgs() visits every memcg of the subtree: mem_cgroup_iter(target, NULL, NULL), \
+                         6.6+ and 6.1 stable) or \"shared\" (a reclaim cookie resumes the walk where the last reclaimer stopped)",
+                    ),
+                    None => {}
+                }
+            }
+            if let Some(v) = t.get("min_ttl_ms") {
+                if let Some(ms) = get_uint(cx, v, "kernel.min_ttl_ms") {
+                    if !prof.lru_gen {
+                        cx.err(
+                            &v.loc,
+                            "kernel.min_ttl_ms is a setting of the multi-generational LRU, which this scenario does not switch on",
+                            "add kernel.lru_gen = true (on a 6.1 or newer profile), or drop kernel.min_ttl_ms",
+                        );
+                    } else if ms > 3_600_000 {
+                        cx.err(&v.loc, format!("kernel.min_ttl_ms is {ms}: more than an hour"), "write a number of milliseconds from 0 (off) to 3600000, e.g. kernel.min_ttl_ms = 1000");
+                    } else {
+                        prof.lru_gen_min_ttl_ms = ms;
+                    }
+                }
+            }
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "reclaim_walk"]);
         }
     }
 
@@ -1362,7 +1403,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
             }
             if let Some(v) = t.get("metrics") {
-                let known = crate::metrics::metric_names();
+                let mut known = crate::metrics::metric_names();
+                known.extend(crate::metrics::lru_gen_metric_names());
                 match &v.v {
                     Val::Arr(items) => {
                         for it in items {

@@ -11,6 +11,7 @@ mod fadvise;
 mod filemap;
 mod fs;
 mod list_lru;
+mod lru_gen;
 mod memcontrol;
 mod page_writeback;
 mod page_alloc;
@@ -111,7 +112,7 @@ pub(crate) fn page_at(k: &Kernel, inode: InodeId, index: u32) -> PageId {
 /// The LRU list `page` is on, if any.
 pub(crate) fn lru_of(k: &Kernel, page: PageId) -> Option<LruList> {
     let p = &k.pages[page];
-    p.test(pg::LRU).then(|| LruList::from_u8(p.lru))
+    p.test(pg::LRU).then(|| LruList::from_u8(p.lru()))
 }
 
 /// Size of `list` in the lruvec of `memcg`.

@@ -1,0 +1,798 @@
+//! The multi-generational LRU (mm/vmscan.c's `CONFIG_LRU_GEN` part, include/linux/mm_inline.h,
+//! mm/workingset.c's `lru_gen_eviction()`/`lru_gen_refault()`, mm/swap.c's
+//! `folio_inc_refs()`), as Linux 6.1 has it.
+//!
+//! It sits beside the two-list code of vmscan.rs, not in place of it: every lruvec carries
+//! both the two-list lists and the generation lists (`lrugen->folios[gen][type]`), and the
+//! profile switch `KernelProfile::lru_gen` (`/sys/kernel/mm/lru_gen/enabled`) decides which
+//! one a lruvec uses. `Lruvec::add()`/`add_tail()`/`del()` (mmzone.rs) dispatch to
+//! [`lru_gen_add_folio`] when it is on, so every caller that puts a page on an LRU (page cache
+//! adds, anonymous faults, memcg moves, fadvise, writeback rotation) places it in a
+//! generation as the kernel does; `shrink_lruvec()` (vmscan.rs) hands reclaim to
+//! [`Kernel::lru_gen_shrink_lruvec`]; `folio_mark_accessed()` (swap.rs) to
+//! [`Kernel::folio_inc_refs`]; `workingset_eviction()`/`workingset_refault()` (workingset.rs)
+//! to [`Kernel::lru_gen_eviction`]/[`Kernel::lru_gen_refault`].
+//!
+//! Generations: `max_seq` (youngest, shared by both types) and `min_seq[type]` (oldest, per
+//! type) bound a window of `MIN_NR_GENS`..`MAX_NR_GENS` sequence numbers; a page's generation
+//! is `seq % MAX_NR_GENS`. Aging (`inc_max_seq()`) opens a new youngest generation; eviction
+//! takes pages from the oldest generation's tail (`scan_folios()`), sorting out those that
+//! were promoted, are protected by their tier, or wait for writeback (`sort_folio()`).
+//! Tiers: a page read N times through a file descriptor is in tier `order_base_2(N)`
+//! (`lru_tier_from_refs()`), and the PID controller (`get_tier_idx()`, `read_ctrl_pos()`)
+//! protects the tiers whose refault rate exceeds the first tier's.
+//!
+//! What the engine does not model, and why: the page-table walk of `try_to_inc_max_seq()` and
+//! `lru_gen_look_around()` promote pages whose PTE accessed bit is set; the engine keeps no
+//! accessed bits for mapped pages (anonymous pages are touched once, at their fault), so
+//! aging promotes nothing and a mapped page's generation is the one it was faulted into.
+//! Zones are not split (one list per generation and type). `CONFIG_LRU_GEN_STATS` is off, as
+//! in Debian's build (`NR_HIST_GENS` = 1). The memcg LRU for global reclaim is 6.3+ and no
+//! profile has it: global reclaim walks memcgs as the two-list code does. `min_ttl_ms` gates
+//! kswapd's aging (`age_lruvec()`); the OOM kill 6.1 then invokes when every memcg is younger
+//! is counted (`LruGenStruct::min_ttl_ooms`), not carried out.
+
+use crate::kernel::Kernel;
+use crate::memcontrol::MemcgEvent;
+use crate::mm_types::{pg, Page};
+use crate::mmzone::{LruList, Lruvec, NR_LRU_LISTS};
+use crate::types::{MemcgId, Nanos, PageId};
+use crate::vmscan::{ScanControl, DEF_PRIORITY};
+use crate::vmstat::VmEvent;
+
+/// `MIN_NR_GENS` (include/linux/mmzone.h, 6.1): the eviction stalls at two generations.
+pub const MIN_NR_GENS: u64 = 2;
+/// `MAX_NR_GENS` (6.1): at most four generations.
+pub const MAX_NR_GENS: u64 = 4;
+/// `MAX_NR_TIERS` (6.1).
+pub const MAX_NR_TIERS: usize = 4;
+/// `LRU_REFS_WIDTH` on x86_64 (`MAX_NR_TIERS - 2`, include/linux/page-flags-layout.h).
+pub const LRU_REFS_WIDTH: u32 = 2;
+/// `MIN_LRU_BATCH` = `BITS_PER_LONG`.
+pub const MIN_LRU_BATCH: u64 = 64;
+/// `MAX_LRU_BATCH` = `MIN_LRU_BATCH * 64`.
+pub const MAX_LRU_BATCH: u64 = MIN_LRU_BATCH * 64;
+/// `LRU_GEN_ANON`.
+pub const LRU_GEN_ANON: usize = 0;
+/// `LRU_GEN_FILE`.
+pub const LRU_GEN_FILE: usize = 1;
+/// Generation lists of a lruvec: `MAX_NR_GENS x ANON_AND_FILE`.
+pub const NR_GEN_LISTS: usize = MAX_NR_GENS as usize * 2;
+/// vm.swappiness (the two-list code's `SWAPPINESS`).
+const SWAPPINESS: u64 = crate::vmscan::SWAPPINESS;
+
+/// The lruvec list number of generation `gen`, type `ty`.
+#[inline(always)]
+pub fn gen_list(gen: usize, ty: usize) -> usize {
+    NR_LRU_LISTS + gen * 2 + ty
+}
+
+/// The generation of list number `list` (a generation list).
+#[inline(always)]
+pub fn list_gen(list: usize) -> usize {
+    (list - NR_LRU_LISTS) / 2
+}
+
+/// The type (`LRU_GEN_ANON`/`LRU_GEN_FILE`) of list number `list` (a generation list).
+#[inline(always)]
+pub fn list_type(list: usize) -> usize {
+    (list - NR_LRU_LISTS) % 2
+}
+
+/// `lru_gen_from_seq()`.
+#[inline(always)]
+pub fn lru_gen_from_seq(seq: u64) -> usize {
+    (seq % MAX_NR_GENS) as usize
+}
+
+/// `lru_tier_from_refs()` (include/linux/mm_inline.h, 6.1): `order_base_2(refs + 1)`.
+#[inline(always)]
+pub fn lru_tier_from_refs(refs: u32) -> usize {
+    debug_assert!(refs <= 1 << LRU_REFS_WIDTH);
+    let n = refs + 1;
+    (32 - (n - 1).leading_zeros()) as usize
+}
+
+/// `folio_lru_refs()`: the `LRU_REFS` bits plus `PG_workingset`.
+#[inline(always)]
+pub fn folio_lru_refs(p: &Page) -> u32 {
+    p.refs() as u32 + p.test(pg::WORKINGSET) as u32
+}
+
+/// `folio_is_file_lru()`: the generation type of a page.
+#[inline(always)]
+fn page_type(p: &Page) -> usize {
+    if p.test(pg::SWAPBACKED) {
+        LRU_GEN_ANON
+    } else {
+        LRU_GEN_FILE
+    }
+}
+
+/// `struct lru_gen_struct` (include/linux/mmzone.h, 6.1) with `NR_HIST_GENS` = 1.
+#[derive(Clone, Debug, Default)]
+pub struct LruGenStruct {
+    /// `lrugen->enabled`.
+    pub enabled: bool,
+    /// `max_seq`: the youngest generation.
+    pub max_seq: u64,
+    /// `min_seq[type]`: the oldest generation of each type.
+    pub min_seq: [u64; 2],
+    /// `timestamps[gen]`: when each generation was opened.
+    pub timestamps: [Nanos; MAX_NR_GENS as usize],
+    /// `avg_refaulted[type][tier]`: the I term's refaults.
+    pub avg_refaulted: [[u64; MAX_NR_TIERS]; 2],
+    /// `avg_total[type][tier]`: the I term's evictions plus protections.
+    pub avg_total: [[u64; MAX_NR_TIERS]; 2],
+    /// `refaulted[0][type][tier]`: refaults from the generation being evicted.
+    pub refaulted: [[u64; MAX_NR_TIERS]; 2],
+    /// `evicted[0][type][tier]`.
+    pub evicted: [[u64; MAX_NR_TIERS]; 2],
+    /// `protected[0][type][tier - 1]`: pages `sort_folio()` kept for their tier.
+    pub protected: [[u64; MAX_NR_TIERS - 1]; 2],
+    /// `lruvec->mm_state.seq`: the last generation the (non-)walk finished.
+    pub mm_seq: u64,
+    /// Times kswapd found this lruvec's oldest generation younger than `min_ttl_ms`
+    /// (`age_lruvec()` returning false).
+    pub min_ttl_skips: u64,
+    /// Times `lru_gen_age_node()` would have invoked the OOM killer because every memcg was
+    /// younger than `min_ttl_ms` (counted on the root's lruvec).
+    pub min_ttl_ooms: u64,
+}
+
+impl LruGenStruct {
+    /// `lru_gen_init_lruvec()` (6.1): `max_seq = MIN_NR_GENS + 1`, `min_seq = 0`, every
+    /// timestamp now, `mm_state.seq = MIN_NR_GENS`.
+    pub fn init(&mut self, now: Nanos) {
+        *self = LruGenStruct { enabled: true, max_seq: MIN_NR_GENS + 1, mm_seq: MIN_NR_GENS, timestamps: [now; 4], ..Default::default() };
+    }
+
+    /// `get_nr_gens()`.
+    #[inline]
+    pub fn nr_gens(&self, ty: usize) -> u64 {
+        self.max_seq - self.min_seq[ty] + 1
+    }
+
+    /// `read_ctrl_pos()` (mm/vmscan.c, 6.1): the PID controller's position for `tier` of
+    /// `ty`: refaulted and total (evicted, plus protected for tiers above 0) of the
+    /// generation being evicted plus the moving averages of earlier ones.
+    pub fn read_ctrl_pos(&self, ty: usize, tier: usize, gain: u64) -> CtrlPos {
+        let mut total = self.avg_total[ty][tier] + self.evicted[ty][tier];
+        if tier > 0 {
+            total += self.protected[ty][tier - 1];
+        }
+        CtrlPos { refaulted: self.avg_refaulted[ty][tier] + self.refaulted[ty][tier], total, gain }
+    }
+
+    /// `reset_ctrl_pos()` (6.1) with `NR_HIST_GENS` = 1: on `carryover` (the oldest
+    /// generation was retired), halve the sums into the moving averages (smoothing factor
+    /// 1/2) and clear the current counters; otherwise (`inc_max_seq()`) nothing to do.
+    pub fn reset_ctrl_pos(&mut self, ty: usize, carryover: bool) {
+        if !carryover {
+            return;
+        }
+        for tier in 0..MAX_NR_TIERS {
+            self.avg_refaulted[ty][tier] = (self.avg_refaulted[ty][tier] + self.refaulted[ty][tier]) / 2;
+            let mut sum = self.avg_total[ty][tier] + self.evicted[ty][tier];
+            if tier > 0 {
+                sum += self.protected[ty][tier - 1];
+            }
+            self.avg_total[ty][tier] = sum / 2;
+            self.refaulted[ty][tier] = 0;
+            self.evicted[ty][tier] = 0;
+            if tier > 0 {
+                self.protected[ty][tier - 1] = 0;
+            }
+        }
+    }
+
+    /// `get_tier_idx()` (6.1): the highest tier of `ty` not to protect: compare each tier
+    /// above 0 (gain 2) with the first tier (gain 1), stopping at the first whose refault
+    /// rate is higher.
+    pub fn get_tier_idx(&self, ty: usize) -> usize {
+        let sp = self.read_ctrl_pos(ty, 0, 1);
+        let mut tier = 1;
+        while tier < MAX_NR_TIERS {
+            let pv = self.read_ctrl_pos(ty, tier, 2);
+            if !positive_ctrl_err(&sp, &pv) {
+                break;
+            }
+            tier += 1;
+        }
+        tier - 1
+    }
+
+    /// `get_type_to_scan()` (6.1): anon or file by their first tiers' refault rates weighted
+    /// by swappiness (gains `swappiness` and `200 - swappiness`), and the last tier of the
+    /// chosen type to evict.
+    pub fn get_type_to_scan(&self, swappiness: u64) -> (usize, usize) {
+        let gain = [swappiness, 200 - swappiness];
+        let sp = self.read_ctrl_pos(LRU_GEN_ANON, 0, gain[LRU_GEN_ANON]);
+        let pv = self.read_ctrl_pos(LRU_GEN_FILE, 0, gain[LRU_GEN_FILE]);
+        let ty = positive_ctrl_err(&sp, &pv) as usize;
+        let sp = self.read_ctrl_pos(1 - ty, 0, gain[1 - ty]);
+        let mut tier = 1;
+        while tier < MAX_NR_TIERS {
+            let pv = self.read_ctrl_pos(ty, tier, gain[ty]);
+            if !positive_ctrl_err(&sp, &pv) {
+                break;
+            }
+            tier += 1;
+        }
+        (ty, tier - 1)
+    }
+}
+
+/// `struct ctrl_pos`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CtrlPos {
+    /// Refaults.
+    pub refaulted: u64,
+    /// Evictions plus protections.
+    pub total: u64,
+    /// Gain.
+    pub gain: u64,
+}
+
+/// `positive_ctrl_err()` (6.1): the process variable has few refaults (fewer than
+/// `MIN_LRU_BATCH`) or a refault rate not above the setpoint's.
+pub fn positive_ctrl_err(sp: &CtrlPos, pv: &CtrlPos) -> bool {
+    pv.refaulted < MIN_LRU_BATCH
+        || pv.refaulted as u128 * (sp.total + MIN_LRU_BATCH) as u128 * sp.gain as u128 <= (sp.refaulted + 1) as u128 * pv.total as u128 * pv.gain as u128
+}
+
+/// `lru_gen_is_active()`: the two youngest generations count as active.
+#[inline]
+pub fn lru_gen_is_active(g: &LruGenStruct, gen: usize) -> bool {
+    gen == lru_gen_from_seq(g.max_seq) || gen == lru_gen_from_seq(g.max_seq.wrapping_sub(1))
+}
+
+/// `lru_gen_add_folio()` (include/linux/mm_inline.h, 6.1): the generation list a page goes
+/// on. Active (freshly faulted, or `PG_active` from `lru_gen_del_folio()`): the youngest;
+/// anonymous not in swap cache, or waiting for writeback with `PG_reclaim`: the second
+/// youngest; put back by reclaim (`reclaiming`, `folio_rotate_reclaimable()`), or with only
+/// `MIN_NR_GENS` generations: the oldest; else the second oldest. Clears `PG_active`.
+pub fn lru_gen_add_folio(g: &LruGenStruct, p: &mut Page, lru: LruList, reclaiming: bool) -> usize {
+    let ty = if lru.is_file() { LRU_GEN_FILE } else { LRU_GEN_ANON };
+    let seq = if lru.is_active() || p.test(pg::ACTIVE) {
+        g.max_seq
+    } else if (ty == LRU_GEN_ANON && !p.test(pg::SWAPCACHE)) || (p.test(pg::RECLAIM) && (p.test(pg::DIRTY) || p.test(pg::WRITEBACK))) {
+        g.max_seq - 1
+    } else if reclaiming || g.min_seq[ty] + MIN_NR_GENS >= g.max_seq {
+        g.min_seq[ty]
+    } else {
+        g.min_seq[ty] + 1
+    };
+    p.flags &= !pg::ACTIVE;
+    gen_list(lru_gen_from_seq(seq), ty)
+}
+
+/// Pages (or, with `base_pages`, base pages) the two-list statistics show on `lru` under
+/// the multi-generational LRU: `lru_gen_update_size()` counts the two youngest generations
+/// as active, the others as inactive.
+pub fn compat_size(v: &Lruvec, lru: LruList, base_pages: bool) -> u64 {
+    let ty = if lru.is_file() { LRU_GEN_FILE } else { LRU_GEN_ANON };
+    let mut n = 0;
+    for gen in 0..MAX_NR_GENS as usize {
+        if lru_gen_is_active(&v.lrugen, gen) == lru.is_active() {
+            let l = &v.lists[gen_list(gen, ty)];
+            n += if base_pages { l.pages } else { l.len };
+        }
+    }
+    n
+}
+
+impl Kernel {
+    /// `folio_inc_refs()` (mm/swap.c, 6.1), what `folio_mark_accessed()` does under the
+    /// multi-generational LRU: the first access sets `PG_referenced`, the second
+    /// `PG_workingset`, later ones count up the `LRU_REFS` bits (saturating at 3). No list
+    /// moves: the page's tier changes, not its generation.
+    #[inline]
+    pub fn folio_inc_refs(&mut self, page: PageId) {
+        let p = &mut self.pages[page];
+        if !p.test(pg::REFERENCED) {
+            p.flags |= pg::REFERENCED;
+        } else if !p.test(pg::WORKINGSET) {
+            p.flags |= pg::WORKINGSET;
+        } else if (p.refs() as u32) < (1 << LRU_REFS_WIDTH) - 1 {
+            p.set_refs(p.refs() + 1);
+        }
+    }
+
+    /// `lru_gen_eviction()` (mm/workingset.c, 6.1): the shadow entry of a page being evicted:
+    /// its own memcg, the oldest generation of its type and its refs (`token = min_seq <<
+    /// LRU_REFS_WIDTH | max(refs - 1, 0)`, the workingset bit `refs != 0`); counts the
+    /// eviction in its tier.
+    pub fn lru_gen_eviction(&mut self, page: PageId) -> u64 {
+        let p = &self.pages[page];
+        let ty = page_type(p);
+        let refs = folio_lru_refs(p);
+        let tier = lru_tier_from_refs(refs);
+        let memcg = if p.memcg == MemcgId::NONE { MemcgId::ROOT } else { p.memcg };
+        let v = self.folio_lruvec(page);
+        let g = &mut self.lruvecs[v].lrugen;
+        let min_seq = g.min_seq[ty];
+        let token = (min_seq << LRU_REFS_WIDTH) | refs.saturating_sub(1) as u64;
+        g.evicted[ty][tier] += 1;
+        crate::workingset::pack_shadow(memcg, token, refs != 0)
+    }
+
+    /// `lru_gen_refault()` (mm/workingset.c, 6.1): a page read back in over `shadow`. Only a
+    /// page refaulting into the memcg it was evicted from, while that lruvec's oldest
+    /// generation is still the one it was evicted from, counts: as a refault of its tier
+    /// (the PID controller's input) and `workingset_refault_*`; one that had been read
+    /// `BIT(LRU_REFS_WIDTH)` or more times (refs >= 3) is a "stall" (`workingset_restore_*`)
+    /// and comes back in the top tier (refs bits full, `PG_workingset`).
+    pub fn lru_gen_refault(&mut self, page: PageId, shadow: u64) {
+        self.cpu(self.cost.refault);
+        let (memcg, token, workingset) = crate::workingset::unpack_shadow(shadow);
+        let page_memcg = self.pages[page].memcg;
+        let own = if page_memcg == MemcgId::NONE { MemcgId::ROOT } else { page_memcg };
+        if memcg != own {
+            return;
+        }
+        let ty = page_type(&self.pages[page]);
+        let v = self.folio_lruvec(page);
+        let g = &mut self.lruvecs[v].lrugen;
+        let min_seq = g.min_seq[ty];
+        let mask = (1u64 << crate::workingset::EVICTION_BITS) - 1;
+        if token >> LRU_REFS_WIDTH != (min_seq & (mask >> LRU_REFS_WIDTH)) {
+            return;
+        }
+        let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + workingset as u32;
+        let tier = lru_tier_from_refs(refs);
+        g.refaulted[ty][tier] += 1;
+        if ty == LRU_GEN_FILE {
+            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, 1);
+            self.vmstat.count(VmEvent::WorkingsetRefaultFile, 1);
+        }
+        if refs >= (1 << LRU_REFS_WIDTH) - 1 {
+            let p = &mut self.pages[page];
+            p.set_refs((1 << LRU_REFS_WIDTH) - 1);
+            p.flags |= pg::WORKINGSET;
+            if ty == LRU_GEN_FILE {
+                self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, 1);
+                self.vmstat.count(VmEvent::WorkingsetRestoreFile, 1);
+            }
+        }
+    }
+
+    /// `folio_inc_gen()` (6.1): move a page of the oldest generation to the next one,
+    /// clearing its refs, `PG_referenced` and `PG_workingset` (and setting `PG_reclaim` when
+    /// `reclaiming`); returns the new list number. The caller links it.
+    fn folio_inc_gen(&mut self, v: usize, p: PageId, reclaiming: bool) -> usize {
+        let ty = page_type(&self.pages[p]);
+        let old_gen = lru_gen_from_seq(self.lruvecs[v].lrugen.min_seq[ty]);
+        let new_gen = (old_gen + 1) % MAX_NR_GENS as usize;
+        let page = &mut self.pages[p];
+        page.set_refs(0);
+        page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
+        if reclaiming {
+            page.flags |= pg::RECLAIM;
+        }
+        gen_list(new_gen, ty)
+    }
+
+    /// `inc_min_seq()` (6.1): retire the oldest generation of `ty`, moving what is left in it
+    /// to the next (`folio_inc_gen()`); an anonymous generation with swapping impossible is
+    /// retired without moving its pages.
+    fn inc_min_seq(&mut self, v: usize, ty: usize, can_swap: bool) {
+        if !(ty == LRU_GEN_ANON && !can_swap) {
+            let old = gen_list(lru_gen_from_seq(self.lruvecs[v].lrugen.min_seq[ty]), ty);
+            while let Some(p) = self.lruvecs[v].list_tail(old) {
+                self.cpu(self.cost.scan_page);
+                let list = self.folio_inc_gen(v, p, false);
+                self.lruvecs[v].unlink(&mut self.pages, p);
+                self.lruvecs[v].link(&mut self.pages, p, list);
+            }
+        }
+        let g = &mut self.lruvecs[v].lrugen;
+        g.reset_ctrl_pos(ty, true);
+        g.min_seq[ty] += 1;
+    }
+
+    /// `try_to_inc_min_seq()` (6.1): advance each type's `min_seq` past empty generations
+    /// (keeping `MIN_NR_GENS`), anon no further than file when swapping is possible.
+    fn try_to_inc_min_seq(&mut self, v: usize, can_swap: bool) -> bool {
+        let g = &self.lruvecs[v].lrugen;
+        let mut min_seq = g.min_seq;
+        for ty in (!can_swap as usize)..2 {
+            while min_seq[ty] + MIN_NR_GENS <= g.max_seq {
+                let gen = lru_gen_from_seq(min_seq[ty]);
+                if self.lruvecs[v].lists[gen_list(gen, ty)].len > 0 {
+                    break;
+                }
+                min_seq[ty] += 1;
+            }
+        }
+        if can_swap {
+            min_seq[LRU_GEN_ANON] = min_seq[LRU_GEN_ANON].min(min_seq[LRU_GEN_FILE]);
+            min_seq[LRU_GEN_FILE] = min_seq[LRU_GEN_ANON].max(g.min_seq[LRU_GEN_FILE]);
+        }
+        let mut success = false;
+        for ty in (!can_swap as usize)..2 {
+            let g = &mut self.lruvecs[v].lrugen;
+            if min_seq[ty] == g.min_seq[ty] {
+                continue;
+            }
+            g.reset_ctrl_pos(ty, true);
+            g.min_seq[ty] = min_seq[ty];
+            success = true;
+        }
+        success
+    }
+
+    /// `inc_max_seq()` (6.1): open a new youngest generation, first retiring the oldest of a
+    /// type that already has `MAX_NR_GENS`.
+    pub fn inc_max_seq(&mut self, v: usize, can_swap: bool) {
+        for ty in [LRU_GEN_FILE, LRU_GEN_ANON] {
+            if self.lruvecs[v].lrugen.nr_gens(ty) == MAX_NR_GENS {
+                self.inc_min_seq(v, ty, can_swap);
+            }
+        }
+        let now = self.now;
+        let g = &mut self.lruvecs[v].lrugen;
+        g.reset_ctrl_pos(LRU_GEN_ANON, false);
+        g.reset_ctrl_pos(LRU_GEN_FILE, false);
+        let next = lru_gen_from_seq(g.max_seq + 1);
+        g.timestamps[next] = now;
+        g.max_seq += 1;
+    }
+
+    /// `try_to_inc_max_seq()` (6.1) as `iterate_mm_list_nowalk()` leaves it: no page-table
+    /// walk (the engine has no accessed bits to harvest), so the aging succeeds whenever the
+    /// lruvec's `mm_state.seq` is behind `max_seq`.
+    fn try_to_inc_max_seq(&mut self, v: usize, max_seq: u64, can_swap: bool) -> bool {
+        let g = &mut self.lruvecs[v].lrugen;
+        if max_seq <= g.mm_seq {
+            return max_seq < g.max_seq;
+        }
+        g.mm_seq += 1;
+        self.inc_max_seq(v, can_swap);
+        true
+    }
+
+    /// `should_run_aging()` (6.1): (whether to age, pages to scan = total >> priority, or
+    /// all of a dying memcg's). Age when fewer than `MIN_NR_GENS + 1` generations remain, or
+    /// at exactly that many when the youngest holds more than 1/`MIN_NR_GENS` of the pages or
+    /// the oldest less than 1/(`MIN_NR_GENS + 2`).
+    pub fn should_run_aging(&self, v: usize, can_swap: bool, priority: u32, online: bool) -> (bool, u64) {
+        let g = &self.lruvecs[v].lrugen;
+        let (mut old, mut young, mut total) = (0u64, 0u64, 0u64);
+        for ty in (!can_swap as usize)..2 {
+            for seq in g.min_seq[ty]..=g.max_seq {
+                let size = self.lruvecs[v].lists[gen_list(lru_gen_from_seq(seq), ty)].pages;
+                total += size;
+                if seq == g.max_seq {
+                    young += size;
+                } else if seq + MIN_NR_GENS == g.max_seq {
+                    old += size;
+                }
+            }
+        }
+        let nr_to_scan = if online { total >> priority } else { total };
+        let min = g.min_seq[!can_swap as usize];
+        if min + MIN_NR_GENS > g.max_seq {
+            return (true, nr_to_scan);
+        }
+        if min + MIN_NR_GENS < g.max_seq {
+            return (false, nr_to_scan);
+        }
+        if young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total {
+            return (true, nr_to_scan);
+        }
+        (false, nr_to_scan)
+    }
+
+    /// `get_swappiness()` (6.1): vm.swappiness when there is swap to write to
+    /// (`mem_cgroup_get_nr_swap_pages() >= MIN_LRU_BATCH`), else 0.
+    fn lru_gen_swappiness(&self) -> u64 {
+        match self.swap.as_ref() {
+            Some(s) if s.pages - s.inuse >= MIN_LRU_BATCH => SWAPPINESS,
+            _ => 0,
+        }
+    }
+
+    /// `get_nr_to_scan()` (6.1): pages to scan in this lruvec at this priority, aging it
+    /// first when needed (not at `DEF_PRIORITY`, and not by kswapd, which ages in
+    /// [`Kernel::lru_gen_age_node`]).
+    fn lru_gen_get_nr_to_scan(&mut self, memcg: MemcgId, v: usize, sc: &ScanControl, can_swap: bool) -> u64 {
+        let online = self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
+        let (need_aging, nr_to_scan) = self.should_run_aging(v, can_swap, sc.priority, online);
+        if !need_aging {
+            return nr_to_scan;
+        }
+        if sc.priority != DEF_PRIORITY {
+            if sc.kswapd {
+                return 0;
+            }
+            let max_seq = self.lruvecs[v].lrugen.max_seq;
+            if self.try_to_inc_max_seq(v, max_seq, can_swap) {
+                return nr_to_scan;
+            }
+        }
+        let g = &self.lruvecs[v].lrugen;
+        if g.min_seq[!can_swap as usize] + MIN_NR_GENS <= g.max_seq {
+            nr_to_scan
+        } else {
+            0
+        }
+    }
+
+    /// `lru_gen_shrink_lruvec()` (6.1): evict batches from the oldest generation until
+    /// `total >> priority` pages were scanned, the lruvec was aged twice (fairness), or, for
+    /// global reclaim at low priority, enough was reclaimed.
+    pub fn lru_gen_shrink_lruvec(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+        let start_max_seq = self.lruvecs[v].lrugen.max_seq;
+        let start_reclaimed = sc.nr_reclaimed;
+        let mut scanned = 0;
+        loop {
+            let swappiness = self.lru_gen_swappiness();
+            let nr_to_scan = self.lru_gen_get_nr_to_scan(memcg, v, sc, swappiness != 0);
+            if nr_to_scan == 0 {
+                return;
+            }
+            let delta = self.evict_folios(memcg, v, sc, swappiness);
+            if delta == 0 {
+                return;
+            }
+            scanned += delta;
+            if scanned >= nr_to_scan {
+                return;
+            }
+            // should_abort_scan()
+            if !sc.kswapd {
+                if self.lruvecs[v].lrugen.max_seq - start_max_seq > 1 {
+                    return;
+                }
+                if sc.cgroup_reclaim {
+                    continue;
+                }
+            } else if sc.nr_reclaimed - start_reclaimed < sc.nr_to_reclaim {
+                continue;
+            }
+            if sc.priority > DEF_PRIORITY - 2 {
+                continue;
+            }
+            // The watermark check of should_abort_scan(): the engine's reclaim callers stop
+            // once their target is met, which stands for the zone being above its mark.
+            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                return;
+            }
+        }
+    }
+
+    /// `evict_folios()` (6.1): isolate a batch from the oldest generation of the type
+    /// chosen (`isolate_folios()`), reclaim it, and retire emptied generations. Returns the
+    /// pages scanned (0 when the lruvec is down to `MIN_NR_GENS`).
+    fn evict_folios(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl, swappiness: u64) -> u64 {
+        // The completion interrupts of writes that finished while reclaim ran (its CPU time
+        // advances the clock) end their writeback now, rotating PG_reclaim pages to the tail
+        // of the oldest generation (folio_rotate_reclaimable()), as they would have
+        // meanwhile: reclaim then finds them clean instead of aging past them.
+        self.writeback_end_io();
+        self.swap_end_io();
+        let mut scanned = self.isolate_folios(memcg, v, sc, swappiness);
+        scanned += self.try_to_inc_min_seq(v, swappiness != 0) as u64;
+        if self.lruvecs[v].lrugen.nr_gens((swappiness == 0) as usize) == MIN_NR_GENS {
+            scanned = 0;
+        }
+        scanned
+    }
+
+    /// `isolate_folios()` (6.1): scan the obvious type first (file without swap, anon when
+    /// its oldest generation is older), else the one `get_type_to_scan()` picks; fall back to
+    /// the other type when nothing was scanned.
+    fn isolate_folios(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl, swappiness: u64) -> u64 {
+        let g = &self.lruvecs[v].lrugen;
+        let (mut ty, mut tier) = if swappiness == 0 {
+            (LRU_GEN_FILE, None)
+        } else if g.min_seq[LRU_GEN_ANON] < g.min_seq[LRU_GEN_FILE] {
+            (LRU_GEN_ANON, None)
+        } else if swappiness == 1 {
+            (LRU_GEN_FILE, None)
+        } else if swappiness == 200 {
+            (LRU_GEN_ANON, None)
+        } else {
+            let (t, i) = g.get_type_to_scan(swappiness);
+            (t, Some(i))
+        };
+        let mut scanned = 0;
+        for _ in ((swappiness == 0) as usize)..2 {
+            let t = tier.unwrap_or_else(|| self.lruvecs[v].lrugen.get_tier_idx(ty));
+            scanned = self.scan_folios(memcg, v, sc, ty, t);
+            if scanned > 0 {
+                break;
+            }
+            ty = 1 - ty;
+            tier = None;
+        }
+        scanned
+    }
+
+    /// `scan_folios()` (6.1) with `shrink_folio_list()` of each isolated page: from the tail
+    /// of the oldest generation of `ty`, sort out pages to keep (`sort_folio()`) and reclaim
+    /// the others, until `MIN_LRU_BATCH` are isolated or `MAX_LRU_BATCH` looked at.
+    fn scan_folios(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl, ty: usize, tier_idx: usize) -> u64 {
+        if self.lruvecs[v].lrugen.nr_gens(ty) == MIN_NR_GENS {
+            return 0;
+        }
+        let list = gen_list(lru_gen_from_seq(self.lruvecs[v].lrugen.min_seq[ty]), ty);
+        let (mut scanned, mut sorted, mut isolated, mut reclaimed) = (0u64, 0u64, 0u64, 0u64);
+        let mut remaining = MAX_LRU_BATCH;
+        while let Some(p) = self.lruvecs[v].list_tail(list) {
+            scanned += 1;
+            self.cpu(self.cost.scan_page);
+            if self.sort_folio(memcg, v, p, sc, tier_idx) {
+                sorted += 1;
+            } else {
+                self.isolate_folio(v, p);
+                isolated += 1;
+                reclaimed += self.lru_gen_reclaim_folio(v, p, sc);
+            }
+            remaining -= 1;
+            if remaining == 0 || isolated >= MIN_LRU_BATCH {
+                break;
+            }
+        }
+        self.count_scan_steal(memcg, v, isolated, reclaimed, sc);
+        sc.nr_reclaimed += reclaimed;
+        self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, sorted);
+        if !sc.cgroup_reclaim {
+            self.vmstat.count(VmEvent::Pgrefill, sorted);
+        }
+        if isolated > 0 || remaining == 0 {
+            scanned
+        } else {
+            0
+        }
+    }
+
+    /// `sort_folio()` (6.1): keep a page of the oldest generation when its tier is above
+    /// `tier_idx` or its refs are saturated (protected: to the next generation, counted in
+    /// `protected[]` and `workingset_activate_*`), or when it is locked, under writeback or
+    /// dirty (to the next generation with `PG_reclaim`). Returns whether it was kept.
+    fn sort_folio(&mut self, memcg: MemcgId, v: usize, p: PageId, sc: &mut ScanControl, tier_idx: usize) -> bool {
+        let page = &self.pages[p];
+        let ty = page_type(page);
+        let refs = folio_lru_refs(page);
+        let tier = lru_tier_from_refs(refs);
+        if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
+            let list = self.folio_inc_gen(v, p, false);
+            self.lruvecs[v].unlink(&mut self.pages, p);
+            self.lruvecs[v].link_tail(&mut self.pages, p, list);
+            self.lruvecs[v].lrugen.protected[ty][tier - 1] += 1;
+            if ty == LRU_GEN_FILE {
+                self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateFile, 1);
+                self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
+            }
+            return true;
+        }
+        let writeback = self.pages[p].test(pg::WRITEBACK);
+        if self.folio_test_locked(p) || writeback || (ty == LRU_GEN_FILE && self.pages[p].test(pg::DIRTY)) {
+            if writeback {
+                sc.nr_writeback += 1;
+            }
+            let list = self.folio_inc_gen(v, p, true);
+            self.lruvecs[v].unlink(&mut self.pages, p);
+            self.lruvecs[v].link(&mut self.pages, p, list);
+            return true;
+        }
+        false
+    }
+
+    /// `isolate_folio()` (6.1): take the page off its generation; a page not referenced since
+    /// its last access count loses its refs and `PG_workingset` ("see the comment on
+    /// MAX_NR_TIERS"); `PG_reclaim` and `PG_referenced` are cleared for
+    /// `shrink_folio_list()`.
+    fn isolate_folio(&mut self, v: usize, p: PageId) {
+        let page = &mut self.pages[p];
+        if !page.test(pg::REFERENCED) {
+            page.set_refs(0);
+            page.flags &= !pg::WORKINGSET;
+        }
+        page.flags &= !(pg::RECLAIM | pg::REFERENCED);
+        self.lruvecs[v].unlink(&mut self.pages, p);
+    }
+
+    /// `shrink_folio_list()` of one isolated page under the multi-generational LRU, and its
+    /// putback (`move_folios_to_lru()`): a clean file page is evicted (with a shadow entry,
+    /// [`Kernel::lru_gen_eviction`]), or with seed 000's `recharge_on_pagecache_get` and limit
+    /// reclaim uncharged and put on the root memcg's lruvec, in the generation
+    /// `lru_gen_add_folio()` gives it there (the root's second oldest, or oldest); a
+    /// swap-cache page is freed; another anonymous page is written to swap and put back
+    /// (`PG_reclaim` under writeback: the second youngest generation), or, when it cannot be
+    /// (swap full, tmpfs), activated into the youngest. Returns pages reclaimed.
+    fn lru_gen_reclaim_folio(&mut self, v: usize, p: PageId, sc: &mut ScanControl) -> u64 {
+        if self.pages[p].test(pg::SWAPBACKED) {
+            if self.pages[p].test(pg::SWAPCACHE) {
+                return self.free_swapped_page(p);
+            }
+            if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
+                self.pages[p].flags |= pg::RECLAIM;
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+            } else {
+                self.pages[p].set_refs(0);
+                self.pages[p].flags &= !(pg::REFERENCED | pg::WORKINGSET);
+                self.pages[p].flags |= pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+            }
+            return 0;
+        }
+        self.pages[p].flags &= !pg::READAHEAD;
+        let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
+        if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
+            self.mem_cgroup_uncharge(p);
+            let root = self.folio_lruvec(p);
+            self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
+        } else {
+            self.evict(p, sc.target);
+        }
+        1
+    }
+
+    /// `lru_gen_age_node()` + `age_lruvec()` (6.1), run by kswapd before it reclaims: age
+    /// every memcg's lruvec on the node that needs it (`should_run_aging()`), except those
+    /// whose oldest file generation is younger than `min_ttl_ms` (thrashing prevention).
+    /// When `min_ttl_ms` is set and every memcg is that young, 6.1 invokes the OOM killer;
+    /// the engine counts it in the root lruvec's `min_ttl_ooms`.
+    pub fn lru_gen_age_node(&mut self, nid: u32, priority: u32) {
+        let min_ttl = self.profile.lru_gen_min_ttl_ms * 1_000_000;
+        let mut list = std::mem::take(&mut self.scratch_memcgs);
+        self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
+        let swappiness = self.lru_gen_swappiness();
+        let mut success = false;
+        for &m in &list {
+            if self.memcgs.below_min(m) {
+                continue;
+            }
+            let v = self.lruvec_idx(m, nid);
+            let online = self.memcgs.get(m).state == crate::memcontrol::MemcgState::Online;
+            let (need_aging, nr_to_scan) = self.should_run_aging(v, swappiness != 0, priority, online);
+            if min_ttl > 0 {
+                let g = &self.lruvecs[v].lrugen;
+                let birth = g.timestamps[lru_gen_from_seq(g.min_seq[LRU_GEN_FILE])];
+                if birth + min_ttl > self.now {
+                    self.lruvecs[v].lrugen.min_ttl_skips += 1;
+                    continue;
+                }
+                if nr_to_scan == 0 && priority != DEF_PRIORITY {
+                    continue;
+                }
+            }
+            if need_aging {
+                let max_seq = self.lruvecs[v].lrugen.max_seq;
+                self.try_to_inc_max_seq(v, max_seq, swappiness != 0);
+            }
+            success = true;
+        }
+        self.scratch_memcgs = list;
+        // "check the order to exclude compaction-induced reclaim": the engine's kswapd runs
+        // for order-0 watermarks.
+        if !success && min_ttl > 0 {
+            let v = self.lruvec_idx(MemcgId::ROOT, nid);
+            self.lruvecs[v].lrugen.min_ttl_ooms += 1;
+        }
+    }
+
+    /// Per-generation page counts of `memcg` on all nodes, oldest first, as
+    /// /sys/kernel/debug/lru_gen shows them: (seq, age in ns, anon pages, file pages).
+    pub fn lru_gen_generations(&self, memcg: MemcgId) -> Vec<(u64, Nanos, u64, u64)> {
+        let mut out = vec![];
+        for nid in 0..self.nr_nodes {
+            let lv = &self.lruvecs[self.lruvec_idx(memcg, nid)];
+            let g = &lv.lrugen;
+            if !g.enabled {
+                continue;
+            }
+            let first = g.min_seq[0].min(g.min_seq[1]);
+            for seq in first..=g.max_seq {
+                let gen = lru_gen_from_seq(seq);
+                let anon = if seq >= g.min_seq[0] { lv.lists[gen_list(gen, LRU_GEN_ANON)].pages } else { 0 };
+                let file = if seq >= g.min_seq[1] { lv.lists[gen_list(gen, LRU_GEN_FILE)].pages } else { 0 };
+                out.push((seq, self.now.saturating_sub(g.timestamps[gen]), anon, file));
+            }
+        }
+        out
+    }
+}

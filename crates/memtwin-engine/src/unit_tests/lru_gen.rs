@@ -1,0 +1,563 @@
+//! The multi-generational LRU (mm/vmscan.c CONFIG_LRU_GEN, include/linux/mm_inline.h,
+//! mm/swap.c folio_inc_refs(), mm/workingset.c lru_gen_eviction()/lru_gen_refault()), held to
+//! Linux 6.1.
+
+use super::*;
+use crate::lru_gen::*;
+use crate::memcontrol::MemcgEvent;
+
+/// A 1 GiB machine on `profile` with the multi-generational LRU on, a memcg `ct` (limit
+/// `limit`, or none), files `/a` (4 MiB) and `/b` (16 MiB).
+fn setup(profile: &str, limit: &str) -> (Simulation, MemcgId, InodeId, InodeId) {
+    let lim = if limit.is_empty() { String::new() } else { format!("\"memory.max\" = \"{limit}\"") };
+    let s = sim(&format!(
+        r#"
+[scenario]
+name = "lru-gen"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "1G"
+[files."/a"]
+size = "4M"
+[files."/b"]
+size = "16M"
+[cgroups.ct]
+{lim}
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (ct, a, b) = (memcg(&s, "ct"), inode(&s, "/a"), inode(&s, "/b"));
+    (s, ct, a, b)
+}
+
+/// The generation (`folio_lru_gen()`) of a page on a generation list.
+fn gen_of(k: &Kernel, p: PageId) -> usize {
+    let l = k.pages[p].lru() as usize;
+    assert!(l >= crate::mmzone::NR_LRU_LISTS, "page not on a generation list");
+    list_gen(l)
+}
+
+/// include/linux/mm_inline.h 6.1 `lru_tier_from_refs()`: `order_base_2(refs + 1)`; refs N-1
+/// for a page accessed N > 1 times, so 0 and 1 access share tier 0.
+#[test]
+fn lru_tier_from_refs_6_1_is_order_base_2_of_refs_plus_1() {
+    assert_eq!([0, 1, 2, 3, 4].map(lru_tier_from_refs), [0, 1, 2, 2, 3]);
+    assert_eq!(MAX_NR_TIERS, 4);
+    assert_eq!(1u32 << LRU_REFS_WIDTH, 4, "refs saturate at BIT(LRU_REFS_WIDTH)");
+}
+
+/// mm/swap.c 6.1 `folio_mark_accessed()` -> `folio_inc_refs()` under lru_gen: PG_referenced,
+/// then PG_workingset, then the LRU_REFS bits up to 3; the page never changes list.
+#[test]
+fn folio_inc_refs_6_1_counts_reads_into_tiers_without_moving_the_page() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, 1, ct);
+    let p = page_at(k, a, 0);
+    let list = k.pages[p].lru();
+    let mut tiers = vec![lru_tier_from_refs(folio_lru_refs(&k.pages[p]))];
+    for _ in 0..5 {
+        read_pages(k, a, 0, 1, ct);
+        tiers.push(lru_tier_from_refs(folio_lru_refs(&k.pages[p])));
+        assert_eq!(k.pages[p].lru(), list, "a read moves no page between generations");
+    }
+    // 1 read: PG_referenced (tier 0); 2: +PG_workingset (refs 1, tier 1); 3, 4: refs 2, 3
+    // (tier 2); 5, 6: refs 4 (tier 3, saturated).
+    assert_eq!(tiers, vec![0, 1, 2, 2, 3, 3]);
+    assert!(k.pages[p].test(pg::REFERENCED) && k.pages[p].test(pg::WORKINGSET));
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 0, "no activation under lru_gen");
+    assert_invariants(k);
+}
+
+/// include/linux/mm_inline.h 6.1 `lru_gen_add_folio()`: a page read into the page cache goes
+/// to the second oldest generation (`min_seq + 1`) while there are more than MIN_NR_GENS,
+/// else the oldest; a freshly faulted (active) page to the youngest; an anonymous page not in
+/// swap cache to the second youngest; `folio_rotate_reclaimable()` (reclaiming) to the oldest.
+#[test]
+fn lru_gen_add_folio_6_1_places_pages_by_kind() {
+    let mut g = LruGenStruct::default();
+    g.init(0);
+    assert_eq!((g.max_seq, g.min_seq), (MIN_NR_GENS + 1, [0, 0]), "lru_gen_init_lruvec()");
+    let mut file = crate::mm_types::Page { mapping: InodeId(0), index: 0, memcg: MemcgId::ROOT, prev: PageId::NIL, next: PageId::NIL, flags: 0, lru_refs: 0, mapcount: 0 };
+    // min_seq 0 + MIN_NR_GENS < max_seq 3: min_seq + 1.
+    assert_eq!(lru_gen_add_folio(&g, &mut file, LruList::InactiveFile, false), gen_list(1, LRU_GEN_FILE));
+    assert_eq!(lru_gen_add_folio(&g, &mut file, LruList::InactiveFile, true), gen_list(0, LRU_GEN_FILE));
+    file.flags |= pg::ACTIVE;
+    assert_eq!(lru_gen_add_folio(&g, &mut file, LruList::InactiveFile, false), gen_list(3, LRU_GEN_FILE));
+    assert!(!file.test(pg::ACTIVE), "lru_gen_add_folio() clears PG_active");
+    let mut anon = crate::mm_types::Page { flags: pg::ANON | pg::SWAPBACKED, ..file };
+    assert_eq!(lru_gen_add_folio(&g, &mut anon, LruList::InactiveAnon, false), gen_list(2, LRU_GEN_ANON));
+    anon.flags |= pg::SWAPCACHE | pg::RECLAIM | pg::WRITEBACK;
+    assert_eq!(lru_gen_add_folio(&g, &mut anon, LruList::InactiveAnon, false), gen_list(2, LRU_GEN_ANON));
+    // With only MIN_NR_GENS + 1 generations left of file (min_seq 1, max_seq 3): the oldest.
+    g.min_seq[LRU_GEN_FILE] = 1;
+    assert_eq!(lru_gen_add_folio(&g, &mut file, LruList::InactiveFile, false), gen_list(1, LRU_GEN_FILE));
+    // The two youngest generations are "active" (lru_gen_is_active()).
+    assert!(lru_gen_is_active(&g, 3) && lru_gen_is_active(&g, 2) && !lru_gen_is_active(&g, 1));
+}
+
+/// mm/vmscan.c 6.1 `positive_ctrl_err()`: true while the process variable has fewer than
+/// MIN_LRU_BATCH refaults, or `pv.refaulted * (sp.total + MIN_LRU_BATCH) * sp.gain <=
+/// (sp.refaulted + 1) * pv.total * pv.gain`.
+#[test]
+fn positive_ctrl_err_6_1() {
+    let sp = CtrlPos { refaulted: 100, total: 1000, gain: 1 };
+    assert!(positive_ctrl_err(&sp, &CtrlPos { refaulted: 63, total: 64, gain: 2 }), "fewer than MIN_LRU_BATCH refaults");
+    // pv rate 64/100 vs sp 101/1064 with gain 2: 64 * 1064 * 1 = 68096 > 101 * 100 * 2 = 20200.
+    assert!(!positive_ctrl_err(&sp, &CtrlPos { refaulted: 64, total: 100, gain: 2 }));
+    // pv rate 64/2000: 68096 <= 101 * 2000 * 2 = 404000.
+    assert!(positive_ctrl_err(&sp, &CtrlPos { refaulted: 64, total: 2000, gain: 2 }));
+}
+
+/// mm/vmscan.c 6.1 `get_tier_idx()` / `read_ctrl_pos()`: a tier whose refaults per
+/// (evicted + protected) page exceed twice the first tier's is protected, and so are those
+/// above it; with no refault history nothing is.
+#[test]
+fn get_tier_idx_6_1_protects_tiers_that_refault_more_than_tier_0() {
+    let mut g = LruGenStruct::default();
+    g.init(0);
+    let f = LRU_GEN_FILE;
+    assert_eq!(g.get_tier_idx(f), MAX_NR_TIERS - 1, "no history: evict every tier");
+    g.evicted[f][0] = 10_000;
+    g.refaulted[f][0] = 100;
+    g.evicted[f][1] = 500;
+    g.protected[f][0] = 500;
+    g.refaulted[f][1] = 400; // 400/1000 against 101/10064
+    assert_eq!(g.get_tier_idx(f), 0, "tier 1 (and above) protected");
+    g.refaulted[f][1] = 10; // below MIN_LRU_BATCH: too few to judge
+    assert_eq!(g.get_tier_idx(f), MAX_NR_TIERS - 1);
+    // Tier 2 refaulting more, tier 1 not: tiers 0 and 1 evicted.
+    g.evicted[f][2] = 100;
+    g.refaulted[f][2] = 80;
+    assert_eq!(g.get_tier_idx(f), 1);
+    // read_ctrl_pos(): total of a tier above 0 counts the pages protected from it.
+    assert_eq!(g.read_ctrl_pos(f, 1, 2), CtrlPos { refaulted: 10, total: 1000, gain: 2 });
+}
+
+/// mm/vmscan.c 6.1 `reset_ctrl_pos(carryover = true)` with NR_HIST_GENS 1: the averages
+/// take half of (average + current), the current counters restart.
+#[test]
+fn reset_ctrl_pos_6_1_carries_half_into_the_averages() {
+    let mut g = LruGenStruct::default();
+    g.init(0);
+    let f = LRU_GEN_FILE;
+    g.avg_refaulted[f][1] = 10;
+    g.refaulted[f][1] = 30;
+    g.avg_total[f][1] = 100;
+    g.evicted[f][1] = 50;
+    g.protected[f][0] = 50;
+    g.reset_ctrl_pos(f, false);
+    assert_eq!(g.refaulted[f][1], 30, "inc_max_seq()'s reset keeps everything (NR_HIST_GENS 1)");
+    g.reset_ctrl_pos(f, true);
+    assert_eq!((g.avg_refaulted[f][1], g.avg_total[f][1]), (20, 100));
+    assert_eq!((g.refaulted[f][1], g.evicted[f][1], g.protected[f][0]), (0, 0, 0));
+}
+
+/// 6.1 eviction under a memcg limit: a file read once keeps the window between MIN_NR_GENS
+/// and MAX_NR_GENS; without aging (the second oldest generation stays big, the youngest
+/// empty: `should_run_aging()` false) pages leave the oldest generation in FIFO order, each
+/// with a shadow entry that `lru_gen_refault()` counts while `min_seq` has not moved.
+#[test]
+fn evict_folios_6_1_takes_the_oldest_generation_fifo_and_refaults_count() {
+    let (mut s, ct, _, b) = setup("linux-6.1", "8M");
+    let k = &mut s.kernel;
+    for c in 0..8 {
+        read_pages(k, b, c * 512, 512, ct); // 16M through an 8M limit, 2M a read()
+    }
+    let g = &k.lruvecs[k.lruvec_idx(ct, 0)].lrugen;
+    let nr = g.nr_gens(LRU_GEN_FILE);
+    assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&nr), "{nr} generations");
+    let resident: Vec<u32> = (0..4096).filter(|&i| k.mappings[b.idx()].lookup(i).is_some()).collect();
+    assert!(resident.len() > 1500 && resident.len() < 2048, "{} resident", resident.len());
+    // FIFO: what survives is the end of the file.
+    assert_eq!(*resident.last().unwrap(), 4095);
+    assert!(resident.windows(2).all(|w| w[1] == w[0] + 1), "one contiguous tail");
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) >= 4096 - 2048);
+    // Read the start again: those pages refault (same memcg, same min_seq: no aging ran).
+    let before = k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile);
+    read_pages(k, b, 0, 64, ct);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile) - before, 64);
+    let g = &k.lruvecs[k.lruvec_idx(ct, 0)].lrugen;
+    assert!(g.refaulted[LRU_GEN_FILE][0] >= 64, "refaults of tier 0 feed the PID controller");
+    assert_invariants(k);
+}
+
+/// mm/vmscan.c 6.1 `sort_folio()`: with tier 1 refaulting far more than tier 0, a page read
+/// twice (tier 1) met at the tail of the oldest generation is protected: moved to the next
+/// generation (`folio_inc_gen()`, refs and PG_referenced/PG_workingset cleared) and counted in
+/// `protected[]` and `workingset_activate_file`; a page read once is evicted.
+#[test]
+fn sort_folio_6_1_protects_a_tier_the_pid_controller_says_refaults() {
+    let (mut s, ct, a, b) = setup("linux-6.1", "12M");
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, 1024, ct);
+    read_pages(k, a, 0, 1024, ct); // /a: tier 1
+    let v = k.lruvec_idx(ct, 0);
+    {
+        let g = &mut k.lruvecs[v].lrugen;
+        g.evicted[LRU_GEN_FILE][0] = 100_000;
+        g.refaulted[LRU_GEN_FILE][0] = 10;
+        g.evicted[LRU_GEN_FILE][1] = 1000;
+        g.refaulted[LRU_GEN_FILE][1] = 900;
+        assert_eq!(g.get_tier_idx(LRU_GEN_FILE), 0);
+    }
+    // /a sits at the tail of the second oldest generation, the one eviction starts on once the
+    // empty oldest is retired. 2600 pages of /b (10.2M) bring the memcg over its 12M limit:
+    // reclaim meets /a first.
+    for c in 0..5 {
+        read_pages(k, b, c * 520, 520, ct);
+    }
+    let oldest = k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE];
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) > 0, "reclaim ran");
+    let kept = (0..1024).filter(|&i| k.mappings[a.idx()].lookup(i).is_some()).count();
+    assert_eq!(kept, 1024, "every page of /a was protected");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetActivateFile), 1024);
+    assert!(k.lruvecs[v].lrugen.protected[LRU_GEN_FILE][0] > 0 || k.lruvecs[v].lrugen.avg_total[LRU_GEN_FILE][1] > 0);
+    let p = page_at(k, a, 0);
+    assert!(!k.pages[p].test(pg::WORKINGSET) && k.pages[p].refs() == 0, "folio_inc_gen() clears the refs");
+    assert_ne!(gen_of(k, p), lru_gen_from_seq(oldest), "moved out of the oldest generation");
+    assert_invariants(k);
+}
+
+/// mm/workingset.c 6.1 `lru_gen_refault()`: a page evicted with refs >= 3 (read four or more
+/// times) that refaults is a "stall": `workingset_restore_file`, and it comes back with its
+/// refs saturated and PG_workingset (the top tier, always protected by `sort_folio()`).
+#[test]
+fn lru_gen_refault_6_1_restores_pages_read_four_times() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    for _ in 0..4 {
+        read_pages(k, a, 0, 1, ct);
+    }
+    read_pages(k, a, 1, 1, ct);
+    for i in 0..2 {
+        let p = page_at(k, a, i);
+        let v = k.folio_lruvec(p);
+        k.lruvecs[v].unlink(&mut k.pages, p);
+        k.evict(p, ct);
+    }
+    let g = &k.lruvecs[k.lruvec_idx(ct, 0)].lrugen;
+    // lru_gen_eviction(): evicted[tier] by the refs at eviction (refs 3: tier 2; refs 0: 0).
+    assert_eq!((g.evicted[LRU_GEN_FILE][2], g.evicted[LRU_GEN_FILE][0]), (1, 1));
+    read_pages(k, a, 0, 2, ct);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 2);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreFile), 1);
+    let p = page_at(k, a, 0);
+    // refs 3 + PG_workingset = BIT(LRU_REFS_WIDTH); the read that brought it in adds nothing
+    // beyond saturation.
+    assert_eq!(folio_lru_refs(&k.pages[p]), 1 << LRU_REFS_WIDTH);
+    assert_invariants(k);
+}
+
+/// mm/workingset.c 6.1 `lru_gen_refault()`: once the lruvec's oldest generation has moved
+/// on (`min_seq` advanced past the one the page was evicted from), a refault is not counted.
+#[test]
+fn lru_gen_refault_6_1_ignores_shadows_of_retired_generations() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, 1, ct);
+    let p = page_at(k, a, 0);
+    let v = k.folio_lruvec(p);
+    k.lruvecs[v].unlink(&mut k.pages, p);
+    k.evict(p, ct);
+    k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE] += 1;
+    k.lruvecs[v].lrugen.max_seq += 1;
+    read_pages(k, a, 0, 1, ct);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 0);
+}
+
+/// mm/vmscan.c 6.1 `inc_max_seq()`: with MAX_NR_GENS generations of a type, the oldest is
+/// retired first (`inc_min_seq()`: its pages move to the next generation); the new youngest
+/// gets a timestamp.
+#[test]
+fn inc_max_seq_6_1_retires_the_oldest_at_max_nr_gens() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    read_pages(k, a, 0, 10, ct);
+    let v = k.lruvec_idx(ct, 0);
+    k.now += 5_000_000;
+    // lru_gen_init_lruvec() leaves seqs 0..=3: already MAX_NR_GENS. Opening 4 retires 0
+    // (empty); the file pages read in sit in 1 (min_seq + 1).
+    assert_eq!(gen_of(k, page_at(k, a, 0)), 1);
+    k.inc_max_seq(v, false);
+    let g = &k.lruvecs[v].lrugen;
+    assert_eq!((g.max_seq, g.min_seq[LRU_GEN_FILE]), (4, 1));
+    assert_eq!(g.nr_gens(LRU_GEN_FILE), MAX_NR_GENS);
+    assert_eq!(g.timestamps[lru_gen_from_seq(4)], k.now);
+    // Opening 5 retires 1: its pages move to 2 (folio_inc_gen()).
+    k.inc_max_seq(v, false);
+    let g = &k.lruvecs[v].lrugen;
+    assert_eq!((g.max_seq, g.min_seq[LRU_GEN_FILE]), (5, 2));
+    // Anonymous generations without swap are retired without moving pages (min_seq only).
+    assert_eq!(g.min_seq[LRU_GEN_ANON], 2);
+    assert_eq!(gen_of(k, page_at(k, a, 0)), lru_gen_from_seq(2), "pages of the retired generation 1 moved to 2");
+    assert_eq!(k.lruvecs[v].lists[gen_list(lru_gen_from_seq(2), LRU_GEN_FILE)].len, 10);
+    assert_invariants(k);
+}
+
+/// Where lru_gen and the two lists differ most (the qemu61-lrugen-stream-wset recording): a
+/// working set read twice survives a stream under the two lists (it is active), and is
+/// evicted by the multi-generational LRU, whose PID controller has seen no refaults to
+/// justify protecting tier 1.
+#[test]
+fn a_stream_evicts_the_working_set_under_lru_gen_but_not_under_the_two_lists() {
+    let wset_kept = |lru_gen: bool| {
+        let (mut s, ct, a, b) = setup("linux-6.1", "10M");
+        let k = &mut s.kernel;
+        if !lru_gen {
+            // The same machine booted with lru_gen off.
+            for v in &mut k.lruvecs {
+                assert_eq!(v.lists.iter().skip(5).map(|l| l.len).sum::<u64>(), 0);
+                v.lrugen.enabled = false;
+            }
+            k.profile.lru_gen = false;
+        }
+        read_pages(k, a, 0, 1024, ct);
+        read_pages(k, a, 0, 1024, ct);
+        for i in 0..4 {
+            read_pages(k, b, i * 1024, 1024, ct);
+        }
+        assert_invariants(k);
+        (0..1024).filter(|&i| k.mappings[a.idx()].lookup(i).is_some()).count()
+    };
+    assert_eq!(wset_kept(false), 1024);
+    assert_eq!(wset_kept(true), 0);
+}
+
+/// `kernel.lru_gen` is a 6.1+ switch and `min_ttl_ms` needs it: both errors name the place.
+#[test]
+fn lru_gen_on_an_old_profile_is_a_scenario_error() {
+    let doc = |prof: &str, extra: &str| {
+        format!("[scenario]\nname = \"x\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"{prof}\"\n{extra}\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n")
+    };
+    let err = |t: String| Document::from_toml("s.toml", &t).unwrap().resolve(None, &[]).unwrap_err().to_string();
+    let e = err(doc("linux-5.0", "lru_gen = true"));
+    assert!(e.contains("s.toml:7:") && e.contains("came in Linux 6.1"), "{e}");
+    let e = err(doc("linux-6.1", "min_ttl_ms = 1000"));
+    assert!(e.contains("s.toml:7:") && e.contains("lru_gen = true"), "{e}");
+    let e = err(doc("linux-6.1", "lru_gen = \"yes\""));
+    assert!(e.contains("true or false"), "{e}");
+    let ok = Document::from_toml("s.toml", &doc("linux-6.1", "lru_gen = true\nmin_ttl_ms = 1000")).unwrap().resolve(None, &[]).unwrap();
+    assert!(ok.profile.lru_gen && ok.profile.lru_gen_min_ttl_ms == 1000);
+    assert!(crate::profile::profile("linux-6.6-lru_gen").unwrap().lru_gen);
+}
+
+/// Seed 000 (`recharge_on_pagecache_get`) under lru_gen: limit reclaim uncharges the clean
+/// page it isolated from the oldest generation and puts it on the root memcg's lruvec, in the
+/// generation `lru_gen_add_folio()` gives a page there (not active: the root's second oldest,
+/// or its oldest), where global reclaim may evict it.
+#[test]
+fn seed000_root_putback_under_lru_gen_lands_in_the_roots_old_generations() {
+    let mut s = sim(
+        r#"
+[scenario]
+name = "seed000-lru-gen"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v1"
+lru_gen = true
+[kernel.policies]
+recharge_on_pagecache_get = true
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "8M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#,
+    );
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 4096, ct);
+    let root_v = k.lruvec_idx(MemcgId::ROOT, 0);
+    let g = k.lruvecs[root_v].lrugen.clone();
+    let on_root = (0..4096).filter_map(|i| k.mappings[f.idx()].lookup(i)).filter(|&p| k.pages[p].memcg == MemcgId::NONE).collect::<Vec<_>>();
+    assert!(on_root.len() > 1500, "{} pages put back on the root", on_root.len());
+    for &p in &on_root {
+        assert_eq!(k.folio_lruvec(p), root_v);
+        let gen = gen_of(k, p);
+        assert!(gen == lru_gen_from_seq(g.min_seq[LRU_GEN_FILE]) || gen == lru_gen_from_seq(g.min_seq[LRU_GEN_FILE] + 1));
+    }
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), 0);
+    assert_invariants(k);
+}
+
+/// Anonymous memory and a file under one memcg limit, with swap, on the multi-generational
+/// LRU (6.1 `isolate_folios()`: with swap, `get_type_to_scan()` weighs anon against file by
+/// swappiness and refaults): both are reclaimed, anon to swap, and faulting it back reads it
+/// from swap. The generation window stays within MIN_NR_GENS..MAX_NR_GENS for both types.
+#[test]
+fn anon_and_file_with_swap_under_a_memcg_limit_on_lru_gen() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-swap"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[machine]
+ram = "256M"
+swap = "256M"
+[devices.sda]
+read_bw = "200M"
+[files."/f"]
+size = "32M"
+[cgroups.ct]
+"memory.max" = "48M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "mmap", name = "a", size = "40M", step = "fill" },
+  { op = "touch", name = "a", step = "fill" },
+  { op = "read", file = "/f", bufsize = "128K", step = "read" },
+  { op = "read", file = "/f", bufsize = "128K", step = "read again" },
+  { op = "touch", name = "a", step = "touch again" },
+  { op = "munmap", name = "a", step = "unmap" },
+]
+"#);
+    let ct = memcg(&s, "ct");
+    run_with(&mut s, |s| {
+        assert_invariants(&s.kernel);
+        let g = &s.kernel.lruvecs[s.kernel.lruvec_idx(ct, 0)].lrugen;
+        for ty in [LRU_GEN_ANON, LRU_GEN_FILE] {
+            assert!((MIN_NR_GENS..=MAX_NR_GENS).contains(&g.nr_gens(ty)), "type {ty}: {} generations", g.nr_gens(ty));
+        }
+    });
+    let k = &s.kernel;
+    assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpout) > 0, "anon went to swap");
+    assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpin) > 0, "and came back");
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) > 0);
+    assert_eq!(k.swap_usage().1, 0, "munmap freed every slot");
+    assert!(k.memcgs.get(ct).counter.usage <= 48 << 8);
+}
+
+/// fadvise(POSIX_FADV_DONTNEED) on the multi-generational LRU: clean pages are dropped
+/// (`invalidate_mapping_pages()`), and dirty ones it cannot drop are deactivated
+/// (`deactivate_file_folio()` -> `lru_deactivate_file()`: off their generation, back with
+/// PG_reclaim), never left with PG_active on a generation list.
+#[test]
+fn fadvise_dontneed_on_lru_gen_drops_clean_pages_and_keeps_dirty_ones_listed() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-fadvise"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1M"
+[files."/r"]
+size = "8M"
+[files."/w"]
+size = "0"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "read", file = "/r", bufsize = "128K", step = "read" },
+  { op = "write", file = "/w", length = "4M", bufsize = "128K", step = "write" },
+  { op = "fadvise", path = "/r", advice = "dontneed", step = "drop r" },
+  { op = "fadvise", path = "/w", advice = "dontneed", step = "drop w" },
+]
+"#);
+    run_with(&mut s, |s| assert_invariants(&s.kernel));
+    let (r, w) = (inode(&s, "/r"), inode(&s, "/w"));
+    let k = &s.kernel;
+    assert_eq!(k.mappings[r.idx()].nrpages, 0, "clean pages dropped");
+    let dirty_left = k.mappings[w.idx()].nrpages;
+    for i in 0..1024 {
+        if let Some(p) = k.mappings[w.idx()].lookup(i) {
+            assert!(k.pages[p].test(pg::LRU) && !k.pages[p].test(pg::ACTIVE));
+        }
+    }
+    assert!(dirty_left <= 1024);
+}
+
+
+
+/// mm/vmscan.c 6.1 `lru_gen_age_node()` / `age_lruvec()` with `min_ttl_ms`: kswapd does not age
+/// a memcg whose oldest file generation is younger than min_ttl (`time_is_after_jiffies(birth +
+/// min_ttl)`), and when no memcg could be aged 6.1 invokes the OOM killer (counted here); once
+/// the generation is old enough, it ages as without the setting.
+#[test]
+fn lru_gen_age_node_6_1_leaves_memcgs_younger_than_min_ttl_alone() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    k.profile.lru_gen_min_ttl_ms = 1000;
+    read_pages(k, a, 0, 64, ct);
+    let v = k.lruvec_idx(ct, 0);
+    // One aging: the oldest file generation is now generation 1, born when ct was made.
+    k.inc_max_seq(v, false);
+    let birth = k.lruvecs[v].lrugen.timestamps[lru_gen_from_seq(k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE])];
+    k.now = birth + 500_000_000; // 0.5 s: younger than min_ttl
+    let max_seq = k.lruvecs[v].lrugen.max_seq;
+    k.lru_gen_age_node(0, crate::vmscan::DEF_PRIORITY);
+    assert_eq!(k.lruvecs[v].lrugen.max_seq, max_seq, "not aged");
+    assert!(k.lruvecs[v].lrugen.min_ttl_skips >= 1);
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "every memcg too young: 6.1 would OOM-kill");
+    k.now = birth + 1_500_000_000;
+    k.lru_gen_age_node(0, crate::vmscan::DEF_PRIORITY);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "old enough: age_lruvec() succeeds, no OOM");
+}
+
+
+/// memory.low under the multi-generational LRU: `shrink_node_memcgs()` (shared with the two
+/// lists) skips a memcg below its protection before `lru_gen_shrink_lruvec()` is reached
+/// (6.1 `get_nr_to_scan()` returns 0 for it too), so a sibling's reads under the parent's
+/// limit take the unprotected memcg's pages only.
+#[test]
+fn memory_low_protects_a_memcg_under_lru_gen() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-low"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/p"]
+size = "12M"
+[files."/u"]
+size = "12M"
+[files."/x"]
+size = "16M"
+[cgroups.P]
+"memory.max" = "32M"
+[cgroups."P/prot"]
+"memory.low" = "16M"
+[cgroups."P/unprot"]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (prot, unprot) = (memcg(&s, "P/prot"), memcg(&s, "P/unprot"));
+    let (p, u, x) = (inode(&s, "/p"), inode(&s, "/u"), inode(&s, "/x"));
+    let k = &mut s.kernel;
+    for c in 0..6 {
+        read_pages(k, p, c * 512, 512, prot);
+        read_pages(k, u, c * 512, 512, unprot);
+    }
+    for c in 0..8 {
+        read_pages(k, x, c * 512, 512, unprot);
+    }
+    assert_eq!(k.mappings[p.idx()].nrpages, 3072, "the protected memcg kept all of /p");
+    assert_eq!(k.memcgs.events(prot, MemcgEvent::Pgsteal), 0);
+    assert!(k.memcgs.events(unprot, MemcgEvent::Pgsteal) > 0);
+    assert_invariants(k);
+}
