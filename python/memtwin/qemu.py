@@ -519,10 +519,8 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
     sysctl = ""
     for pol, path in sorted((knobs or {}).items()):
         val = int(bool(plan["policies"].get(pol)))
-        sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"
-'
-                   f'echo "@@KNOB {path} $(cat /proc/sys/{path})"
-')
+        sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"\n'
+                   f'echo "@@KNOB {path} $(cat /proc/sys/{path})"\n')
     init = GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
     # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with
     # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
