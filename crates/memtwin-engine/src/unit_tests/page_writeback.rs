@@ -4,7 +4,9 @@
 use super::*;
 use crate::memcontrol::{calculate_high_delay, calculate_overage, MemcgEvent};
 
-fn writer(cgroup: &str, limit: &str, profile: &str) -> Simulation {
+/// A 2G machine with a 100 MB/s-write disk, empty files /out, /a and /b, memcg `ct` with
+/// `limit`, and task `w` with the `[tasks.w]` line `task_cgroup` ("": the root) running `ops`.
+fn write_sim(cgroup: &str, profile: &str, limit: &str, task_cgroup: &str, ops: &str) -> Simulation {
     sim(&format!(
         r#"
 [scenario]
@@ -19,13 +21,21 @@ read_bw = "500M"
 write_bw = "100M"
 [files."/out"]
 size = 0
+[files."/a"]
+size = 0
+[files."/b"]
+size = 0
 [cgroups.ct]
 {limit}
 [tasks.w]
-cgroup = "ct"
-ops = [{{ op = "write", file = "/out", length = "128M", bufsize = "1M", create = true, fsync = true }}]
+{task_cgroup}
+ops = [{ops}]
 "#
     ))
+}
+
+fn writer(cgroup: &str, limit: &str, profile: &str) -> Simulation {
+    write_sim(cgroup, profile, limit, r#"cgroup = "ct""#, r#"{ op = "write", file = "/out", length = "128M", bufsize = "1M", create = true, fsync = true }"#)
 }
 
 /// cgroup v2, 4.2+: the memcg is a writeback domain. `balance_dirty_pages()` keeps its dirty
@@ -303,26 +313,7 @@ ops = [{ op = "sleep", duration = "1ms" }]
 }
 
 fn idle_writer(cgroup: &str, profile: &str, ops: &str) -> Simulation {
-    sim(&format!(
-        r#"
-[scenario]
-name = "idle-writer"
-[machine]
-ram = "2G"
-[kernel]
-profile = "{profile}"
-cgroup = "{cgroup}"
-[devices.sda]
-read_bw = "500M"
-write_bw = "100M"
-[files."/a"]
-size = 0
-[files."/b"]
-size = 0
-[tasks.w]
-ops = [{ops}]
-"#
-    ))
+    write_sim(cgroup, profile, "", "", ops)
 }
 
 /// Periodic writeback (fs/fs-writeback.c, 6.1: `wb_wakeup_delayed()`,
