@@ -153,10 +153,15 @@ impl PageArena {
         let i = pfn.idx();
         if i >= self.pages.len() {
             assert!(i < self.max_pfns, "pfn {i} beyond the machine's memory");
-            // Fill the reserved capacity first (no reallocation), then grow by half.
+            // Fill the reserved capacity first (no reallocation), then grow by an eighth,
+            // exactly (`Vec::resize` alone would double the capacity): the arena covers the
+            // highest frame used, so its growth step is memory the host holds for frames the
+            // machine may never use (12.5% at most; a few hundred reallocations up to 2 TiB).
             let cap = self.pages.capacity();
-            let want = if i < cap { cap } else { (i + 1).max(cap + cap / 2) };
-            self.pages.resize(want.min(self.max_pfns.max(i + 1)), Page::FREE);
+            let want = if i < cap { cap } else { (i + 1).max(cap + cap / 8) };
+            let want = want.min(self.max_pfns.max(i + 1));
+            self.pages.reserve_exact(want - self.pages.len());
+            self.pages.resize(want, Page::FREE);
         }
         debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
         self.pages[i] = Page { mapping, index, ..Page::FREE };
