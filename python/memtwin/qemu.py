@@ -328,6 +328,10 @@ def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
         raise RealError(f"the scenario declares {len(plan['devices'])} devices; the qemu runner gives a scenario one virtio disk\n"
                         "  fix: use one [devices.NAME]")
     mach = plan["machine"]
+    if mach.get("swap"):
+        raise RealError(f"[machine] swap = {mach['swap']} bytes: the QEMU guest has no swap device yet, so its anonymous memory "
+                        "could not be swapped as the engine's is and the comparison would mislead\n"
+                        "  fix: drop [machine] swap for the real run (or compare without swap)")
     if mach["ram"] < (256 << 20):
         raise RealError(f"[machine] ram = {mach['ram'] >> 20} MiB: a guest needs at least 256 MiB\n  fix: ram = \"512M\" or more")
     try:

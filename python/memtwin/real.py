@@ -901,6 +901,10 @@ def refuse_before_running(plan: dict) -> None:
             what = f"op `{k}`" + (f" of a {op['fs']} file system" if k == "mount" else "")
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "
                             "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
+    if plan["machine"].get("swap"):
+        raise RealError(f"[machine] swap = {plan['machine']['swap']} bytes: the host runner does not set up swap "
+                        "(it would change the whole host), so the comparison would mislead\n"
+                        "  fix: drop [machine] swap for the real run")
     for tname, op in ops:
         k = op["op"]
         if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname):

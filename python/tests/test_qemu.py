@@ -143,6 +143,14 @@ def test_several_devices_are_refused(tmp_path):
         qemu.check_plan(plan)
 
 
+def test_swap_is_refused_until_the_guest_has_a_swap_device(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, [])
+    assert plan["machine"]["swap"] == 0
+    plan["machine"]["swap"] = 256 << 20
+    with pytest.raises(RealError, match=r"\[machine\] swap .*no swap device.*\n  fix: "):
+        qemu.check_plan(plan)
+
+
 def test_qemu_command_has_numa_nodes_and_throttling(tmp_path):
     plan = _scn(tmp_path).doc.plan(None, [])
     plan["machine"].update(cpus=2, nodes=2, ram=2 << 30)

@@ -342,6 +342,14 @@ def test_a_tmpfs_mount_is_sent_to_qemu_before_anything_starts(tmp_path, monkeypa
         real.run_host(memtwin.load(str(p)).doc.plan(None, []))
 
 
+def test_swap_is_refused_before_anything_starts(tmp_path, monkeypatch):
+    _no_host_run(monkeypatch)
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\nswap = "256M"\n[devices.sda]\nread_bw = "100M"\n[tasks.t]\nops = [{ op = "sleep", duration = "1s" }]\n')
+    with pytest.raises(real.RealError, match=r"\[machine\] swap = 268435456 bytes: the host runner does not set up swap"):
+        real.run_host(memtwin.load(str(p)).doc.plan(None, []))
+
+
 def _made_by_run(parent):
     """What a host run with --scratch PARENT has on the machine now: its scratch directories,
     cgroups (by the scratch directories' names), loop devices backed by an image below PARENT,

@@ -287,6 +287,7 @@ impl Doc {
         m.set_item("ram", scn.machine.ram)?;
         m.set_item("cpus", scn.machine.cpus)?;
         m.set_item("nodes", scn.machine.nodes)?;
+        m.set_item("swap", scn.machine.swap)?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
         out.set_item("lru_gen", scn.profile.lru_gen)?;
