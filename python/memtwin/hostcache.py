@@ -70,10 +70,9 @@ def _cachestat(fd: int) -> Optional[int]:
     return int(cs.nr_cache)
 
 
-def _mincore(fd: int, size: int) -> int:
-    """Resident pages of the file behind `fd` by mincore(2) on a read-only shared mapping,
-    1 GiB at a time."""
-    resident = 0
+def _mincore_windows(fd: int, size: int):
+    """mincore(2) of the file behind `fd` on a read-only shared mapping, 1 GiB at a time:
+    yields (first page of the window, one byte per page whose bit 0 is set when resident)."""
     window = 1 << 30
     off = 0
     while off < size:
@@ -88,11 +87,15 @@ def _mincore(fd: int, size: int) -> int:
             if _libc.mincore(addr, length, vec) != 0:
                 e = ctypes.get_errno()
                 raise OSError(e, os.strerror(e))
-            resident += sum(b & 1 for b in vec)
+            yield off // PAGE, bytes(vec)
         finally:
             _libc.munmap(addr, length)
         off += length
-    return resident
+
+
+def _mincore(fd: int, size: int) -> int:
+    """Resident pages of the file behind `fd` by mincore(2)."""
+    return sum(sum(b & 1 for b in vec) for _, vec in _mincore_windows(fd, size))
 
 
 def resident_ranges(path: str) -> list:
@@ -101,32 +104,14 @@ def resident_ranges(path: str) -> list:
     be opened or mapped."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     try:
-        size = os.fstat(fd).st_size
         out: list = []
-        window = 1 << 30
-        off = 0
-        while off < size:
-            length = min(window, size - off)
-            addr = _libc.mmap(None, length, mmap.PROT_READ, mmap.MAP_SHARED, fd, off)
-            if addr in (None, ctypes.c_void_p(-1).value):
-                e = ctypes.get_errno()
-                raise OSError(e, os.strerror(e))
-            try:
-                pages = (length + PAGE - 1) // PAGE
-                vec = (ctypes.c_ubyte * pages)()
-                if _libc.mincore(addr, length, vec) != 0:
-                    e = ctypes.get_errno()
-                    raise OSError(e, os.strerror(e))
-                base = off // PAGE
-                for i, b in enumerate(bytes(vec)):
-                    if b & 1:
-                        if out and out[-1][0] + out[-1][1] == base + i:
-                            out[-1][1] += 1
-                        else:
-                            out.append([base + i, 1])
-            finally:
-                _libc.munmap(addr, length)
-            off += length
+        for base, vec in _mincore_windows(fd, os.fstat(fd).st_size):
+            for i, b in enumerate(vec):
+                if b & 1:
+                    if out and out[-1][0] + out[-1][1] == base + i:
+                        out[-1][1] += 1
+                    else:
+                        out.append([base + i, 1])
         return out
     finally:
         os.close(fd)

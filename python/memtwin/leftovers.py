@@ -377,15 +377,17 @@ def _users(path: str) -> list:
     return pids
 
 
-def unthrottle_loop(dev: str) -> None:
+def unthrottle_loop(dev: str) -> list:
     """Delete the root blkio cgroup's throttle rules of loop device `dev` (the host runner
-    throttles its loop device to the scenario's bandwidth; writing 0 deletes a rule)."""
+    throttles its loop device to the scenario's bandwidth; writing 0 deletes a rule). Returns
+    what could not be deleted."""
     base = "/sys/fs/cgroup/blkio"
     try:
         with open(f"/sys/block/{os.path.basename(dev)}/dev") as f:
             majmin = f.read().strip()
     except OSError:
-        return
+        return []
+    left = []
     for kind in ("read", "write"):
         path = os.path.join(base, f"blkio.throttle.{kind}_bps_device")
         try:
@@ -394,8 +396,11 @@ def unthrottle_loop(dev: str) -> None:
             if ruled:
                 with open(path, "w") as f:
                     f.write(f"{majmin} 0")
-        except OSError:
+        except FileNotFoundError:
             pass
+        except OSError as e:
+            left.append(f"blkio throttle rule of {majmin} ({kind}): {e}")
+    return left
 
 
 def rmdir_cgroup_tree(top: str) -> Optional[str]:
@@ -446,7 +451,8 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
             else:
                 problems.append((f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}", f"see who uses it (fuser -vm {m})"))
         for dev, bf in r.loops:
-            unthrottle_loop(dev)
+            for why in unthrottle_loop(dev):
+                problems.append((why, "see /sys/fs/cgroup/blkio/blkio.throttle.*_bps_device (writing 'MAJ:MIN 0' deletes a rule)"))
             res = _run(["losetup", "-d", dev])
             if res.returncode == 0:
                 out(f"removed: loop device {dev} (backing file {bf})")

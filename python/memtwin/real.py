@@ -680,14 +680,11 @@ class HostRun:
             " (blkio.throttle of the root blkio cgroup)"
 
     def _unthrottle(self) -> list:
-        """Remove the blkio throttle rules of the loop device (writing 0 deletes a rule)."""
+        """Remove the loop device's blkio throttle rules (leftovers.unthrottle_loop, which
+        `memtwin lab clean` uses too); what could not be removed."""
         left = []
         if getattr(self, "throttled", None):
-            for kind in ("read", "write"):
-                try:
-                    _write(f"/sys/fs/cgroup/blkio/blkio.throttle.{kind}_bps_device", f"{self.throttled} 0")
-                except OSError as e:
-                    left.append(f"blkio throttle rule of {self.throttled} ({kind}): {e}")
+            left = leftovers.unthrottle_loop(self.loop)
             self.throttled = None
         return left
 

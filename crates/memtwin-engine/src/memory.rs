@@ -244,12 +244,19 @@ impl Kernel {
         }
         let dist = self.distance(nid, self.page_nid(pfn));
         self.cpu(self.cost.clear_page * dist / LOCAL_DISTANCE as u64);
+        self.anon_page_install(vma, index, pfn, memcg);
+        Ok(())
+    }
+
+    /// `folio_add_new_anon_rmap()` + `folio_add_lru_vma()`: the new anonymous page in frame
+    /// `pfn`, charged to `memcg`, mapped at page `index` of `vma` and put on the active anon
+    /// list (`lru_cache_add_active_or_unevictable()`: new anonymous pages start active; before
+    /// 5.9's b518154e59aa they did, and the engine keeps them there: without swap they are
+    /// never scanned).
+    fn anon_page_install(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId) {
         self.pages.init(pfn, InodeId(vma.0), index);
         let p = &mut self.pages[pfn];
         p.memcg = memcg;
-        // lru_cache_add_active_or_unevictable(): new anonymous pages start active (before
-        // 5.9's b518154e59aa they did; the engine keeps them there: without swap they are
-        // never scanned).
         p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
         self.vmas[vma.0 as usize].pages[index as usize] = pfn;
         self.vmas[vma.0 as usize].nr_resident += 1;
@@ -258,7 +265,6 @@ impl Kernel {
         let lv = self.folio_lruvec(pfn);
         self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
         self.page_events += 1;
-        Ok(())
     }
 
     /// `count_vm_event(PGFAULT)` + `count_memcg_event_mm(PGFAULT)` of `handle_mm_fault()`.
@@ -488,17 +494,7 @@ impl Kernel {
         }
         // copy_user_highpage(): a page copy, as read() copies one.
         self.cpu(self.cost.copy_page);
-        self.pages.init(pfn, InodeId(vma.0), i);
-        let p = &mut self.pages[pfn];
-        p.memcg = memcg;
-        p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
-        self.vmas[vma.0 as usize].pages[i as usize] = pfn;
-        self.vmas[vma.0 as usize].nr_resident += 1;
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
-        self.vmstat.nr_anon_pages += 1;
-        let lv = self.folio_lruvec(pfn);
-        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
-        self.page_events += 1;
+        self.anon_page_install(vma, i, pfn, memcg);
         Ok(())
     }
 

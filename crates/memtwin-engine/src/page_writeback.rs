@@ -189,15 +189,14 @@ impl Kernel {
             self.memcgs.memcgs[memcg.idx()].nr_dirty += 1;
         }
         self.inode_attach_wb(inode, memcg);
-        let key = self.inode_wb_key(inode) as usize;
-        if self.wb_dirty.len() <= key {
-            self.wb_dirty.resize(key + 1, 0);
+        let key = self.inode_wb_key(inode);
+        if self.wb_dirty.len() <= key as usize {
+            self.wb_dirty.resize(key as usize + 1, 0);
         }
-        self.wb_dirty[key] += 1;
+        self.wb_dirty[key as usize] += 1;
         if was_clean {
             // The inode goes on its wb's b_dirty list: the wb's flusher is woken in
             // dirty_writeback_interval if it is not already due (wb_wakeup_delayed()).
-            let key = self.inode_wb_key(inode);
             self.wb_wakeup_delayed(key);
         }
     }

@@ -246,6 +246,33 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
         })
 }
 
+/// Run `scn` step by step, checking the conservation invariants after every step (and before
+/// the first with `at_start`).
+fn invariants_after_every_step(scn: &Scenario, at_start: bool) -> Result<(), TestCaseError> {
+    let mut sim = Simulation::new(scn);
+    if at_start {
+        sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
+    }
+    let mut steps = 0;
+    while sim.step() {
+        steps += 1;
+        if let Err(e) = sim.kernel.check_invariants() {
+            return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
+        }
+        prop_assert!(steps < 2_000_000, "runaway simulation");
+    }
+    Ok(())
+}
+
+/// Two runs of `scn` give the same steps and time series.
+fn same_result_twice(scn: &Scenario) -> Result<(), TestCaseError> {
+    let a = memtwin_engine::simulate(scn, &mut |_, _| true).unwrap();
+    let b = memtwin_engine::simulate(scn, &mut |_, _| true).unwrap();
+    prop_assert_eq!(format!("{:?}", a.steps), format!("{:?}", b.steps));
+    prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
+    Ok(())
+}
+
 fn config() -> Config {
     Config { cases: 96, rng_seed: RngSeed::Fixed(20261121), failure_persistence: None, ..Config::default() }
 }
@@ -255,16 +282,7 @@ proptest! {
 
     #[test]
     fn pages_and_charges_are_conserved_after_every_step(scn in scenario_strategy()) {
-        let mut sim = Simulation::new(&scn);
-        sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
-        let mut steps = 0;
-        while sim.step() {
-            steps += 1;
-            if let Err(e) = sim.kernel.check_invariants() {
-                return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
-            }
-            prop_assert!(steps < 2_000_000, "runaway simulation");
-        }
+        invariants_after_every_step(&scn, true)?;
     }
 
     #[test]
@@ -272,23 +290,12 @@ proptest! {
         // rmap (mapcount = VMAs mapping the page, NR_FILE_MAPPED and file_mapped), the
         // unevictable list of mlocked pages, private copies as anonymous pages: with every
         // other invariant, after every step.
-        let mut sim = Simulation::new(&scn);
-        let mut steps = 0;
-        while sim.step() {
-            steps += 1;
-            if let Err(e) = sim.kernel.check_invariants() {
-                return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
-            }
-            prop_assert!(steps < 2_000_000, "runaway simulation");
-        }
+        invariants_after_every_step(&scn, false)?;
     }
 
     #[test]
     fn same_scenario_same_result(scn in scenario_strategy()) {
-        let a = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
-        let b = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
-        prop_assert_eq!(format!("{:?}", a.steps), format!("{:?}", b.steps));
-        prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
+        same_result_twice(&scn)?;
     }
 }
 
@@ -308,23 +315,11 @@ proptest! {
 
     #[test]
     fn lru_gen_pages_and_charges_are_conserved_after_every_step(scn in lru_gen_scenario_strategy()) {
-        let mut sim = Simulation::new(&scn);
-        sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
-        let mut steps = 0;
-        while sim.step() {
-            steps += 1;
-            if let Err(e) = sim.kernel.check_invariants() {
-                return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
-            }
-            prop_assert!(steps < 2_000_000, "runaway simulation");
-        }
+        invariants_after_every_step(&scn, true)?;
     }
 
     #[test]
     fn lru_gen_same_scenario_same_result(scn in lru_gen_scenario_strategy()) {
-        let a = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
-        let b = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
-        prop_assert_eq!(format!("{:?}", a.steps), format!("{:?}", b.steps));
-        prop_assert_eq!(format!("{:?}", a.series.rows), format!("{:?}", b.series.rows));
+        same_result_twice(&scn)?;
     }
 }

@@ -136,14 +136,12 @@ ops = [{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }]
     assert_invariants(k);
 }
 
-/// `try_context_readahead()` (`page_cache_sync_ra()` from 6.10): a random miss after 16
-/// cached pages reads min(16 + 1, ra_pages) pages from the miss with `async_size` 1; a miss
-/// with no cached history reads just the request ("standalone, small random read").
-#[test]
-fn random_miss_after_cached_history_reads_a_context_window() {
-    let mut s = sim(r#"
+/// A 1G machine with a 1M file `/f`, not cached, on a read_ahead_kb 128 disk, and an idle
+/// task: for driving the readahead functions directly.
+fn one_cold_file() -> Simulation {
+    sim(r#"
 [scenario]
-name = "ctx"
+name = "ra"
 [machine]
 ram = "1G"
 [devices.sda]
@@ -153,7 +151,15 @@ read_ahead_kb = 128
 size = "1M"
 [tasks.idle]
 ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+"#)
+}
+
+/// `try_context_readahead()` (`page_cache_sync_ra()` from 6.10): a random miss after 16
+/// cached pages reads min(16 + 1, ra_pages) pages from the miss with `async_size` 1; a miss
+/// with no cached history reads just the request ("standalone, small random read").
+#[test]
+fn random_miss_after_cached_history_reads_a_context_window() {
+    let mut s = one_cold_file();
     let f = inode(&s, "/f");
     let k = &mut s.kernel;
     let mut ra = FileRaState::new(32);
@@ -287,19 +293,7 @@ fn psi_averages_follow_calc_avgs() {
 /// Marker at 19, pages 20..=23 cached, a 4-page request: start 24, size get_next(9) = 18.
 #[test]
 fn marker_hit_without_window_starts_after_the_cached_run() {
-    let mut s = sim(r#"
-[scenario]
-name = "marker"
-[machine]
-ram = "1G"
-[devices.sda]
-read_bw = "500M"
-read_ahead_kb = 128
-[files."/f"]
-size = "1M"
-[tasks.idle]
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+    let mut s = one_cold_file();
     let f = inode(&s, "/f");
     let k = &mut s.kernel;
     let mut fill = FileRaState::new(32);
