@@ -118,9 +118,7 @@ fn kernel_reserved_is_blamed_where_it_is_written() {
 fn a_year_long_run_keeps_a_bounded_time_series() {
     let doc = Document::from_toml("limits.toml", &base("ram = \"1G\"", FILE, "{ op = \"sleep\", duration = \"8760h\" }, { op = \"read\", file = \"/f\" }")).unwrap();
     let scn = doc.resolve(None, &[]).unwrap();
-    let t0 = std::time::Instant::now();
     let r = memtwin_engine::simulate(&scn, &mut |_, _| true).unwrap();
-    assert!(t0.elapsed().as_secs() < 20);
     let rows = &r.series.rows;
     assert!(rows.len() <= memtwin_engine::sched::MAX_SAMPLES + 1 && rows.len() > 1000, "{} rows", rows.len());
     let dt = rows[1][0] - rows[0][0];
@@ -129,15 +127,14 @@ fn a_year_long_run_keeps_a_bounded_time_series() {
 }
 
 /// Building a scenario with as many files as the limits allow takes time linear in them: a
-/// grep and a cp over 300 000 generated files, and an op naming one, resolve in seconds (the
-/// lookups by path were linear scans, which made this hours).
+/// grep and a cp over 300 000 generated files, and an op naming one, resolve (the lookups by
+/// path were linear scans, which made this hours). No wall-clock assertion: tests stay
+/// deterministic; `memtwin bench --scale` measures the build's time.
 #[test]
 fn many_files_build_in_linear_time() {
     let files = "[files.\"/f\"]\nsize = \"1M\"\n[dirs.\"/d\"]\nfiles = { count = 300000, size = \"0\" }";
     let ops = "{ op = \"grep\", path = \"/d\" }, { op = \"cp\", src = \"/d\", dst = \"/e\" }, { op = \"read\", file = \"/e/f300000\" }";
-    let t0 = std::time::Instant::now();
     ok(&base("ram = \"1G\"", files, ops));
-    assert!(t0.elapsed().as_secs() < 30, "{:?}", t0.elapsed());
 }
 
 /// fadvise ops name their files at build time: a repeat of them over a big directory is
@@ -147,10 +144,8 @@ fn many_files_build_in_linear_time() {
 fn fadvise_of_big_directories_is_bounded() {
     let files = "[files.\"/f\"]\nsize = \"1M\"\n[dirs.\"/d\"]\nfiles = { count = 100000, size = \"0\" }";
     let ops = "{ op = \"repeat\", times = 1000000, ops = [{ op = \"fadvise\", path = \"/d\", advice = \"dontneed\" }] }";
-    let t0 = std::time::Instant::now();
     let doc = Document::from_toml("limits.toml", &base("ram = \"1G\"", files, ops)).unwrap();
     let e = doc.resolve(None, &[]).unwrap_err().to_string();
     assert!(e.contains("more than the engine's limit of 10000000 files"), "{e}");
-    assert!(t0.elapsed().as_secs() < 30, "{:?}", t0.elapsed());
     ok(&base("ram = \"1G\"", files, "{ op = \"fadvise\", path = \"/d\", advice = \"dontneed\" }, { op = \"fadvise\", path = \"/\", advice = \"willneed\", walk = true }"));
 }
