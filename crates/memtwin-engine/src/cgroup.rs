@@ -86,7 +86,7 @@ impl Kernel {
             self.lruvecs.push(crate::mmzone::Lruvec::new(self.profile.lru_gen, self.now));
         }
         self.shadow_nodes.push(Default::default());
-        self.reclaim_iter.push(MemcgId::NONE);
+        self.reclaim_iter.push([MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]);
         debug_assert_eq!(self.lruvecs.len(), self.memcgs.len() * self.nr_nodes as usize);
         // mem_cgroup_alloc(): percpu statistics, then the structures; cgroup_create(): the
         // cgroup, its other per-controller objects, its kernfs directory and control files.

@@ -101,9 +101,10 @@ pub struct Kernel {
     pub(crate) scratch_memcgs: Vec<MemcgId>,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
     pub shadow_nodes: Vec<crate::workingset::ShadowNodeList>,
-    /// Where the last shared-iterator limit-reclaim walk of each target stopped
-    /// (`mz->iter.position`), index = target memcg; `MemcgId::NONE` = at the start.
-    pub reclaim_iter: Vec<MemcgId>,
+    /// Where the last shared-iterator reclaim walk of each target stopped
+    /// (`mz->iter.position`), index = target memcg, then priority up to 5.4
+    /// (`mz->iter[priority]`) or slot 0 (6.11+); `MemcgId::NONE` = at the start.
+    pub reclaim_iter: Vec<[MemcgId; crate::vmscan::DEF_PRIORITY as usize + 1]>,
     /// Mounted file systems, each with its two memcg-aware list_lrus.
     pub superblocks: Vec<crate::list_lru::SuperBlock>,
     /// `nr_cpu_ids`: possible CPUs, each with a copy of every percpu allocation.
@@ -190,7 +191,7 @@ impl Kernel {
             inode_wb: vec![],
             scratch_memcgs: vec![],
             shadow_nodes: vec![Default::default()],
-            reclaim_iter: vec![MemcgId::NONE],
+            reclaim_iter: vec![[MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]],
             kmem: Default::default(),
             superblocks: vec![],
             nr_cpu_ids: 1,

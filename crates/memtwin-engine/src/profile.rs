@@ -24,16 +24,23 @@ pub enum ShadowNodeCap {
     MemcgLruAndSlab,
 }
 
-/// How limit reclaim walks the memcgs below its target (`shrink_node_memcgs()`).
+/// How reclaim walks the memcgs below its target (`shrink_node_memcgs()`, `shrink_node()`
+/// before 4.20's rename, `mem_cgroup_iter()` with a reclaim cookie).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ReclaimWalk {
-    /// Every memcg of the subtree at every priority, no early stop (v6.6: 1ba6fc9af35b
-    /// "mm: vmscan: do not share cgroup iteration between reclaimers").
+    /// Up to 5.4: limit reclaim shares one iterator per target, node and priority
+    /// (`mz->iter[reclaim->priority]`), resumes after the memcg the last reclaimer at that
+    /// priority stopped at, and stops once `nr_to_reclaim` is met (`!global_reclaim(sc)`).
+    /// Global reclaim walks the whole subtree.
+    SharedPerPriority,
+    /// 5.5 to 6.10: every memcg of the subtree at every priority, no early stop (1ba6fc9af35b
+    /// "mm: vmscan: do not share cgroup iteration between reclaimers", 5.5).
     Full,
-    /// `mem_cgroup_iter()` with a reclaim cookie: the walk resumes where the last reclaimer
-    /// of the same target stopped, and stops once `nr_to_reclaim` is met (before v6.6, and
-    /// again since v6.11).
-    SharedPartial,
+    /// 6.11+ (6be5e186fd65 "mm: vmscan: restore incremental cgroup iteration"): every
+    /// reclaimer but kswapd shares one iterator per target and node and stops once
+    /// `nr_to_reclaim` is met; a `do_try_to_free_pages()` that reclaimed nothing goes round
+    /// once more with a full walk (`sc->memcg_full_walk`, priority reset: 308d6ef58d66).
+    Shared,
 }
 
 /// How reclaim waits for writeback when it meets pages being written faster than the device
@@ -441,7 +448,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
         name: "linux-6.6",
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, \
-                      refault detection at the reclaim root, full memcg walks, lazy list_lrus, 6.1 structure sizes",
+                      refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
@@ -487,9 +494,8 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_6_1 = KernelProfile {
         name: "linux-6.1",
-        description: "6.1 (Debian 12's kernel): as linux-6.6, but limit reclaim resumes a shared \
-                      memcg walk (before 1ba6fc9af35b)",
-        reclaim_walk: ReclaimWalk::SharedPartial,
+        description: "6.1 (Debian 12's kernel): as linux-6.6, but page faults retried after \
+                      dropping mmap_lock count twice in pgfault",
         pgfault_counts_retries: true,
         ..linux_6_6.clone()
     };
@@ -511,7 +517,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-5.17",
         description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
                       with nr_deferred, objcg slab accounting, shared memcg walks, charge batch 32, \
-                      memory.high reclaimed on return to user space only",
+                      memory.high reclaimed on return to user space only, full memcg walks (5.5-6.10)",
         memcg_kmem: KMEM_5_17,
         list_lru_layout: crate::list_lru::ListLruLayout::Eager,
         memcg_charge_batch: 32,
@@ -526,9 +532,11 @@ pub fn profiles() -> Vec<KernelProfile> {
         deactivate_on_refault: false,
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \
                       sqrt inactive ratio, refault detection at the page's memcg, per-memcg kmem caches, \
+                      limit reclaim resumes a memcg walk shared per priority (pre-5.5), \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
                       under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
                       OOM detection waits HZ/10 for write-pending pages (4.7-5.15)",
+        reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
@@ -588,8 +596,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_18 = KernelProfile {
         name: "linux-6.18",
         description: "this host's kernel: as linux-6.6, and every wb gets at least 1/8 of what its domain has left \
-                      under a dirty threshold (6.14)",
+                      under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
+                      goal (6.11)",
         wb_thresh_floor: true,
+        reclaim_walk: ReclaimWalk::Shared,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

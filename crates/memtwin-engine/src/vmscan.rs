@@ -113,6 +113,9 @@ pub struct ScanControl {
     /// `may_deactivate & DEACTIVATE_FILE` forced by refaults at the reclaim root (5.9+):
     /// the active file list is shrunk whether or not the inactive one is low.
     pub deactivate_file: bool,
+    /// `memcg_full_walk` (6.11+): this reclaim walks every memcg of the subtree, the shared
+    /// iterator aside.
+    pub memcg_full_walk: bool,
 }
 
 impl ScanControl {
@@ -129,6 +132,7 @@ impl ScanControl {
             memcg_low_skipped: false,
             nr_writeback: 0,
             deactivate_file: false,
+            memcg_full_walk: false,
         }
     }
 }
@@ -183,7 +187,16 @@ impl Kernel {
                 }
                 sc.priority -= 1;
             }
-            if sc.nr_reclaimed > 0 || !sc.memcg_low_skipped || sc.memcg_low_reclaim {
+            if sc.nr_reclaimed > 0 {
+                break;
+            }
+            // 6.11+: a partial walk that got nothing goes round once more over every memcg
+            // ("Avoid false OOMs in this case"), before the memory.low retry.
+            if self.profile.reclaim_walk == ReclaimWalk::Shared && !sc.memcg_full_walk {
+                sc.memcg_full_walk = true;
+                continue;
+            }
+            if !sc.memcg_low_skipped || sc.memcg_low_reclaim {
                 break;
             }
             sc.memcg_low_reclaim = true;
@@ -201,17 +214,26 @@ impl Kernel {
         // calculate_protection() leaves the subtree, pre-order, in `list`.
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(sc.target, &mut list);
-        let shared = sc.cgroup_reclaim && self.profile.reclaim_walk == ReclaimWalk::SharedPartial;
-        // With a shared iterator the walk resumes after the memcg the previous walk of this
-        // target stopped at, and runs to the end of the subtree (one round).
-        let start = if shared {
-            let last = self.reclaim_iter[sc.target.idx()];
-            list.iter().position(|&m| m == last).map(|i| i + 1).unwrap_or(0)
+        // Which reclaimers share an iterator, and which one (`mem_cgroup_reclaim_cookie`).
+        let slot = match self.profile.reclaim_walk {
+            ReclaimWalk::Full => None,
+            ReclaimWalk::SharedPerPriority => sc.cgroup_reclaim.then_some(sc.priority as usize),
+            ReclaimWalk::Shared => (!sc.kswapd && !sc.memcg_full_walk).then_some(0),
+        };
+        let shared = slot.is_some();
+        // With a shared iterator the walk resumes after the memcg the previous walk stopped
+        // at, and runs to the end of the subtree (one round). A walk that would start past
+        // the end restarts from the beginning (`mem_cgroup_iter()`: "a new one might jump in
+        // right at the end of the hierarchy - make sure they see at least one group and
+        // restart from the beginning").
+        let start = if let Some(slot) = slot {
+            let last = self.reclaim_iter[sc.target.idx()][slot];
+            list.iter().position(|&m| m == last).map(|i| i + 1).filter(|&i| i < list.len()).unwrap_or(0)
         } else {
             0
         };
         let mut stopped_at = None;
-        for &m in &list[start.min(list.len())..] {
+        for &m in &list[start..] {
             if self.memcgs.below_min(m) {
                 continue;
             }
@@ -231,8 +253,8 @@ impl Kernel {
                 break;
             }
         }
-        if shared {
-            self.reclaim_iter[sc.target.idx()] = stopped_at.unwrap_or(MemcgId::NONE);
+        if let Some(slot) = slot {
+            self.reclaim_iter[sc.target.idx()][slot] = stopped_at.unwrap_or(MemcgId::NONE);
         }
         self.scratch_memcgs = list;
     }

@@ -462,12 +462,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if let Some(v) = t.get("reclaim_walk") {
                 match get_str(cx, v, "kernel.reclaim_walk") {
                     Some("full") => prof.reclaim_walk = crate::profile::ReclaimWalk::Full,
-                    Some("shared") => prof.reclaim_walk = crate::profile::ReclaimWalk::SharedPartial,
+                    Some("shared") => prof.reclaim_walk = crate::profile::ReclaimWalk::Shared,
+                    Some("per-priority") => prof.reclaim_walk = crate::profile::ReclaimWalk::SharedPerPriority,
                     Some(other) => cx.err(
                         &v.loc,
                         format!("unknown reclaim walk `{other}`"),
                         "write \"full\" (shrink_node_memcgs() visits every memcg of the subtree: mem_cgroup_iter(target, NULL, NULL), \
-                         6.6+ and 6.1 stable) or \"shared\" (a reclaim cookie resumes the walk where the last reclaimer stopped)",
+                         5.5-6.10), \"shared\" (6.11+: direct reclaimers resume a walk shared per target and stop at their goal) \
+                         or \"per-priority\" (up to 5.4: limit reclaim resumes a walk shared per target and priority)",
                     ),
                     None => {}
                 }

@@ -392,10 +392,11 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_invariants(k);
 }
 
-/// Anonymous memory and a file under one memcg limit, with swap, on the multi-generational
-/// LRU (6.1 `isolate_folios()`: with swap, `get_type_to_scan()` weighs anon against file by
-/// swappiness and refaults): both are reclaimed, anon to swap, and faulting it back reads it
-/// from swap. The generation window stays within MIN_NR_GENS..MAX_NR_GENS for both types.
+/// Anonymous memory larger than its memcg's limit, and a file, with swap, on the
+/// multi-generational LRU (6.1 `isolate_folios()`: with swap, `get_type_to_scan()` weighs anon
+/// against file by swappiness and refaults): anon goes to swap, the file is reclaimed, and
+/// faulting anon back reads it from swap. The generation window stays within
+/// MIN_NR_GENS..MAX_NR_GENS for both types.
 #[test]
 fn anon_and_file_with_swap_under_a_memcg_limit_on_lru_gen() {
     let mut s = sim(r#"
@@ -417,7 +418,7 @@ size = "32M"
 [tasks.t]
 cgroup = "ct"
 ops = [
-  { op = "mmap", name = "a", size = "40M", step = "fill" },
+  { op = "mmap", name = "a", size = "56M", step = "fill" },
   { op = "touch", name = "a", step = "fill" },
   { op = "read", file = "/f", bufsize = "128K", step = "read" },
   { op = "read", file = "/f", bufsize = "128K", step = "read again" },

@@ -688,3 +688,73 @@ ops = [
     assert_eq!(lru_size(k, MemcgId::ROOT, LruList::ActiveFile), k.vmstat.get(VmEvent::Pgactivate));
     assert_invariants(k);
 }
+
+/// Four children of `p` holding 2 MiB each, on `profile`.
+fn four_children(profile: &str) -> (Simulation, [MemcgId; 4]) {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "walk"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[cgroups.p]
+{}
+"#,
+        (0..4)
+            .map(|i| format!(
+                "[files.\"/f{i}\"]\nsize = \"2M\"\n[cgroups.\"p/c{i}\"]\n[tasks.t{i}]\ncgroup = \"p/c{i}\"\nops = [{{ op = \"read\", file = \"/f{i}\" }}]\n"
+            ))
+            .collect::<String>()
+    ));
+    let c = [0, 1, 2, 3].map(|i| memcg(&s, &format!("p/c{i}")));
+    run(&mut s);
+    (s, c)
+}
+
+/// `mem_cgroup_iter()` with a reclaim cookie restarts a walk that would begin past the end of
+/// the subtree from its beginning ("make sure they see at least one group and restart from
+/// the beginning", 4.4 and 6.11 alike): limit reclaim of a memcg without children scans the
+/// same in every era, call after call, whichever walk the era has.
+#[test]
+fn a_shared_walk_of_a_single_memcg_restarts_at_its_beginning() {
+    let scans = |profile: &str| {
+        let (mut s, c) = four_children(profile);
+        let k = &mut s.kernel;
+        (0..4)
+            .map(|_| {
+                let before = k.memcgs.events(c[0], MemcgEvent::Pgscan);
+                k.try_to_free_mem_cgroup_pages(c[0], 32);
+                k.memcgs.events(c[0], MemcgEvent::Pgscan) - before
+            })
+            .collect::<Vec<_>>()
+    };
+    let full = scans("linux-6.6"); // 5.5-6.10
+    assert!(full.iter().all(|&n| n >= 32), "{full:?}");
+    assert_eq!(scans("linux-6.18"), full, "6.11+ shared walk");
+    assert_eq!(scans("linux-5.0"), full, "pre-5.5 walk shared per priority");
+}
+
+/// Global direct reclaim (`shrink_node_global(.., kswapd = false)`): from 6.11 (6be5e186fd65)
+/// every reclaimer but kswapd stops its memcg walk once `nr_to_reclaim` is met, so the
+/// children after the one that met it lose only what the higher priorities scanned;
+/// 5.5-6.10 (1ba6fc9af35b) walk every memcg at every priority, and four equal children lose
+/// the same; kswapd walks every memcg in all eras.
+#[test]
+fn direct_reclaim_stops_its_memcg_walk_at_its_goal_from_6_11() {
+    let stolen = |profile: &str, kswapd: bool| {
+        let (mut s, c) = four_children(profile);
+        s.kernel.shrink_node_global(32, kswapd);
+        c.map(|m| s.kernel.memcgs.events(m, MemcgEvent::Pgsteal))
+    };
+    let l = stolen("linux-6.18", false);
+    assert!(l[0] > l[3] && l.iter().sum::<u64>() >= 32, "6.11+, partial walk: {l:?}");
+    let l = stolen("linux-6.6", false);
+    assert!(l.iter().all(|&n| n == l[0]) && l[0] > 0, "5.5-6.10, full walk: {l:?}");
+    let l = stolen("linux-6.18", true);
+    assert!(l.iter().all(|&n| n == l[0]) && l[0] > 0, "kswapd, full walk: {l:?}");
+}
