@@ -395,8 +395,17 @@ def test_sigkill_leaves_leftovers_that_lab_doctor_lists_and_lab_clean_removes(tm
         assert p.poll() is None, "the run ended early: " + p.communicate()[1]
         made = _made_by_run(parent)
         assert made["mounts"], "the run never mounted its disk"
-        time.sleep(1.5)  # into the sleep step: the task is in its memcg
-        tasks = [t for cg in made["cgroups"] for dp, _, _ in os.walk(cg) for t in open(os.path.join(dp, "cgroup.procs")).read().split()]
+        # Into the sleep step: the task joins its memcg (polled, not timed: a loaded machine
+        # can take seconds between the mount and the first step).
+        def tasks_in_memcgs():
+            made = _made_by_run(parent)
+            return made, [t for cg in made["cgroups"] for dp, _, _ in os.walk(cg)
+                          for t in open(os.path.join(dp, "cgroup.procs")).read().split()]
+        deadline = time.time() + 60
+        made, tasks = tasks_in_memcgs()
+        while not tasks and time.time() < deadline and p.poll() is None:
+            time.sleep(0.1)
+            made, tasks = tasks_in_memcgs()
         assert tasks, "the task never joined its memcg"
         # while it runs, lab clean leaves it alone
         code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
