@@ -156,9 +156,16 @@ impl Kernel {
     /// inside the VMA and is untouched (falling back to a base page when no huge page can be
     /// had: `thp_fault_fallback`), else `do_anonymous_page()`.
     pub fn handle_mm_fault(&mut self, vma: VmaId, index: u32) -> Result<(), FaultError> {
+        self.handle_mm_fault_walk(vma, index).map(|_| ())
+    }
+
+    /// `handle_mm_fault()`, returning the allocation's zonelist walk when the fault was a
+    /// base-page `do_anonymous_page()` whose allocation and charge changed nothing but the
+    /// counters of one zone and of the memcg (see [`Kernel::handle_mm_fault_run`]).
+    fn handle_mm_fault_walk(&mut self, vma: VmaId, index: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         let v = vma.0 as usize;
         if self.vmas[v].pages[index as usize] != PageId::NIL {
-            return Ok(());
+            return Ok(None);
         }
         if !self.pte_alloc(vma, index) {
             return Err(FaultError::Oom);
@@ -167,7 +174,7 @@ impl Kernel {
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
             self.count_pgmajfault(self.vmas[v].memcg);
-            return self.do_swap_page(vma, index, nid).map(|_| ()).ok_or(FaultError::Oom);
+            return self.do_swap_page(vma, index, nid).map(|_| None).ok_or(FaultError::Oom);
         }
         if self.thp_enabled {
             let start = index & !(PAGEBLOCK_NR as u32 - 1);
@@ -178,10 +185,58 @@ impl Kernel {
                 && !swapped(self)
                 && self.do_huge_pmd_anonymous_page(vma, start)?
             {
-                return Ok(());
+                return Ok(None);
             }
         }
         self.do_anonymous_page(vma, index, nid)
+    }
+
+    /// `handle_mm_fault()` of page `index` of anonymous `vma`, then, while nothing but the
+    /// faults themselves happens, of the unmapped pages after it in the same 2 MiB range, up
+    /// to `end`: each is a base-page `do_anonymous_page()` (the range has its page table, so
+    /// no THP attempt), and is taken here without the zonelist walk and `alloc_pages()`'s
+    /// checks when they would all come out as for the page before: no I/O completion or
+    /// kswapd work due (`alloc_quiet_until()`), the same walk to the same zone
+    /// (`freelist_walk_holds()`), a charge without reclaim or memory.high work
+    /// (`charge_is_quiet()`), no swap entry at the page. The result is that of one
+    /// `handle_mm_fault()` per page, with the task's return to user space between faults
+    /// doing nothing (nothing over memory.high). Returns the index after the last page
+    /// faulted.
+    pub fn handle_mm_fault_run(&mut self, vma: VmaId, index: u32, end: u32) -> Result<u32, FaultError> {
+        let Some(w) = self.handle_mm_fault_walk(vma, index)? else {
+            return Ok(index + 1);
+        };
+        if self.nr_pages_over_high != 0 {
+            return Ok(index + 1);
+        }
+        let v = vma.0 as usize;
+        let end = end.min((index | (PAGEBLOCK_NR as u32 - 1)) + 1).min(self.vmas[v].pages.len() as u32);
+        let memcg = self.vmas[v].memcg;
+        let until = self.alloc_quiet_until();
+        let page_nid = self.zones[w.zone].node;
+        let clear = self.cost.clear_page * self.distance(w.nid, page_nid) / LOCAL_DISTANCE as u64;
+        let swapped = !self.vmas[v].swap.is_empty();
+        let mut i = index + 1;
+        while i < end {
+            if self.vmas[v].pages[i as usize] != PageId::NIL
+                || (swapped && self.vmas[v].swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT))
+            {
+                break;
+            }
+            // The allocation happens after the fault's own CPU cost.
+            let t = self.now + self.cost.anon_fault;
+            if t >= until || !self.freelist_walk_holds(&w, t) || !self.charge_is_quiet(memcg, 1) {
+                break;
+            }
+            self.count_pgfault(memcg, false);
+            self.cpu(self.cost.anon_fault);
+            let pfn = self.alloc_order0_again(&w);
+            self.try_charge_memcg(memcg, 1, true).expect("a quiet charge");
+            self.cpu(clear);
+            self.anon_page_install(vma, i, pfn, memcg);
+            i += 1;
+        }
+        Ok(i)
     }
 
     /// `do_huge_pmd_anonymous_page()`: allocate an order-9 page, charge 512 pages, clear it.
@@ -233,10 +288,14 @@ impl Kernel {
 
     /// `do_anonymous_page()`: allocate a zeroed order-0 page on the task's node (or wherever
     /// the zonelist falls back to), charge it, map it, put it on the anon LRU.
-    fn do_anonymous_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Result<(), FaultError> {
+    /// Returns the allocation's zonelist walk when it and the charge changed nothing but
+    /// counters (`Kernel::freelist_walk`, `charge_is_quiet()`).
+    fn do_anonymous_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         self.cpu(self.cost.anon_fault);
         let pfn = self.alloc_pages(0, Gfp::node(nid)).ok_or(FaultError::Oom)?;
+        let walk = self.freelist_walk.take();
         let memcg = self.vmas[vma.0 as usize].memcg;
+        let quiet = self.charge_is_quiet(memcg, 1);
         if self.try_charge_memcg(memcg, 1, true).is_err() {
             let z = self.zone_of(pfn);
             self.zones[z].free_order0(pfn.0 as u64);
@@ -245,7 +304,7 @@ impl Kernel {
         let dist = self.distance(nid, self.page_nid(pfn));
         self.cpu(self.cost.clear_page * dist / LOCAL_DISTANCE as u64);
         self.anon_page_install(vma, index, pfn, memcg);
-        Ok(())
+        Ok(if quiet { walk } else { None })
     }
 
     /// `folio_add_new_anon_rmap()` + `folio_add_lru_vma()`: the new anonymous page in frame
@@ -265,6 +324,14 @@ impl Kernel {
         let lv = self.folio_lruvec(pfn);
         self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
         self.page_events += 1;
+    }
+
+    /// The frames of a run of zapped base pages back to the buddy (`free_pages_run`).
+    fn flush_free_run(&mut self, run: &mut (PageId, u64, usize)) {
+        if run.1 > 0 {
+            self.free_pages_run(run.0, run.1);
+        }
+        *run = (PageId::NIL, 0, 0);
     }
 
     /// `count_vm_event(PGFAULT)` + `count_memcg_event_mm(PGFAULT)` of `handle_mm_fault()`.
@@ -316,6 +383,9 @@ impl Kernel {
         let memcg = self.vmas[v].memcg;
         let mut i = 0;
         let mut freed = 0u64;
+        // Base pages in consecutive frames of one pageblock go back to the buddy together
+        // (`free_pages_run`), in the order they were zapped: (first frame, count, zone).
+        let mut run = (PageId::NIL, 0u64, 0usize);
         while i < pages.len() {
             let p = pages[i];
             if p == PageId::NIL {
@@ -329,17 +399,32 @@ impl Kernel {
                 self.vmstat.nr_writeback -= 1;
             }
             if self.pages[p].test(pg::HEAD) {
+                self.flush_free_run(&mut run);
                 self.cpu(self.cost.zap_thp);
                 self.free_pageblock(p);
                 freed += PAGEBLOCK_NR;
                 i += PAGEBLOCK_NR as usize;
             } else {
                 self.cpu(self.cost.zap_page);
-                self.free_page(p);
+                if self.pages[p].test(pg::PRIVATE) {
+                    self.flush_free_run(&mut run);
+                    self.free_page(p);
+                } else {
+                    self.pages.free(p);
+                    // The next frame of the run, in the same pageblock of the same zone.
+                    let (first, n, z) = run;
+                    if n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64) && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
+                        run.1 += 1;
+                    } else {
+                        self.flush_free_run(&mut run);
+                        run = (p, 1, self.zone_of(p));
+                    }
+                }
                 freed += 1;
                 i += 1;
             }
         }
+        self.flush_free_run(&mut run);
         self.uncharge_anon(memcg, freed);
         // free_pgtables(): the page tables go with the mapping.
         let ptes = std::mem::take(&mut self.vmas[v].nr_ptes);

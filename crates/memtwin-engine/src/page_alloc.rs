@@ -312,18 +312,21 @@ impl Zone {
 
     /// `chunks` after bit `bit` of a word flipped, `full` being the word with the bit set (the
     /// word after a free, before a take): at each order, the one aligned chunk holding the bit
-    /// is complete in `full` or not, as `__free_one_page()` merges a buddy or not.
+    /// is complete in `full` or not, as `__free_one_page()` merges a buddy or not. A chunk
+    /// holds the chunks of lower orders around the bit, so the first incomplete order ends
+    /// the walk (the merge loop stops at the first missing buddy).
     #[inline(always)]
     fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
         for o in 1..=CHUNK_ORDERS as u32 {
             let n = 1u32 << o;
             let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << (bit & !(n - 1)) };
-            if full & mask == mask {
-                if freed {
-                    self.chunks[o as usize - 1] += 1;
-                } else {
-                    self.chunks[o as usize - 1] -= 1;
-                }
+            if full & mask != mask {
+                break;
+            }
+            if freed {
+                self.chunks[o as usize - 1] += 1;
+            } else {
+                self.chunks[o as usize - 1] -= 1;
             }
         }
     }
@@ -500,6 +503,52 @@ impl Zone {
         }
     }
 
+    /// `free_order0()` of the `n` frames `pfn..pfn + n`, in that order, all in one pageblock:
+    /// the same bitmap, counts, chunk counts and list moves, one word at a time.
+    pub fn free_order0_run(&mut self, pfn: u64, n: u64) {
+        let rel = pfn - self.start_pfn;
+        let b = (rel / PAGEBLOCK_NR) as u32;
+        let off = rel % PAGEBLOCK_NR;
+        debug_assert!(n > 0 && off + n <= PAGEBLOCK_NR, "a run of {n} frames from pfn {pfn} crosses its pageblock");
+        let blk = &mut self.blocks[b as usize];
+        let on_partial = blk.on_partial;
+        let (mut lo, end) = (off, off + n);
+        let mut flips = [0u64; CHUNK_ORDERS];
+        while lo < end {
+            let w = (lo / 64) as usize;
+            let hi = end.min((w as u64 + 1) * 64);
+            let width = hi - lo;
+            let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (lo % 64) };
+            let old = blk.bits[w];
+            debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
+            let new = old | mask;
+            blk.bits[w] = new;
+            // Every aligned chunk completed by the frees is counted once, when its last
+            // frame comes back: the chunks complete in `new` and not in `old`.
+            for o in 1..=CHUNK_ORDERS {
+                flips[o - 1] += word_chunks(new, o) - word_chunks(old, o);
+            }
+            lo = hi;
+        }
+        blk.nr_free += n as u16;
+        let nr_free = blk.nr_free;
+        self.free += n;
+        for o in 0..CHUNK_ORDERS {
+            self.chunks[o] += flips[o];
+        }
+        // One free after another: the first puts a pageblock that was wholly used on the
+        // partial list, the one that frees its last frame moves it to the order-9 list (a
+        // push and a delete with nothing between leave the partial list as it was).
+        if nr_free as u64 == PAGEBLOCK_NR {
+            if on_partial {
+                self.partial_del(b);
+            }
+            self.free_blocks.push(b);
+        } else if !on_partial {
+            self.partial_push(b);
+        }
+    }
+
     /// `__free_one_page()` of an order-9 block.
     pub fn free_pageblock(&mut self, pfn: u64) {
         let b = ((pfn - self.start_pfn) / PAGEBLOCK_NR) as u32;
@@ -580,6 +629,24 @@ pub struct Node {
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
+}
+
+/// The outcome of an order-0 `get_page_from_freelist()` walk at the low watermark that
+/// changed no state but the chosen zone's counters. Repeated with nothing else changed, the
+/// walk takes the same path to the same zone for as long as that zone passes its watermark,
+/// keeps a fair-allocation batch when it was chosen in the fair pass, and (when the walk
+/// set up the zonelist cache) the cache is not due for its zap: `Kernel::alloc_order0_again`
+/// allocates on that basis without walking the zonelist again.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FreelistWalk {
+    /// The zone the walk took the page from.
+    pub zone: usize,
+    /// The requesting node.
+    pub nid: u32,
+    /// Chosen in the fair pass (`ALLOC_FAIR`): the zone's `NR_ALLOC_BATCH` had to be positive.
+    pub fair: bool,
+    /// The walk called `zlc_setup()` (a zone failed with the zonelist cache enabled).
+    pub zlc: bool,
 }
 
 /// Flags of an allocation request (`gfp_t` and `alloc_flags` reduced to what is modelled).
@@ -828,14 +895,16 @@ impl Kernel {
     }
 
     /// `zlc_setup()`: the zonelist cache of node `nid` comes into use for this walk; it is
-    /// zapped (every zone considered again) at most once a second.
-    fn zlc_setup(&mut self, nid: usize) {
+    /// zapped (every zone considered again) at most once a second. Returns whether it was.
+    fn zlc_setup(&mut self, nid: usize) -> bool {
         let now = self.now;
         let n = &mut self.nodes[nid];
         if now >= n.zlc_last_zap + ZLC_ZAP_INTERVAL {
             n.zlc_full.iter_mut().for_each(|f| *f = false);
             n.zlc_last_zap = now;
+            return true;
         }
+        false
     }
 
     /// SLUB's first, high-order attempt for a new slab page (`allocate_slab()`: the cache's
@@ -906,8 +975,15 @@ impl Kernel {
     /// once a second); from then on zones marked full are skipped and every zone that fails
     /// is marked full, whatever the order of the request (the flaw seed 002 names); if
     /// nothing was found, the zonelist is scanned again without the cache.
+    ///
+    /// An order-0 walk at the low watermark that changed nothing but the chosen zone's
+    /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
+    /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        self.freelist_walk = None;
         let nid = gfp.nid as usize;
+        // Whether the walk changed no state but the chosen zone's counters.
+        let mut clean = true;
         // ZONELIST_NOFALLBACK has no zonelist cache (its zlcache_ptr is NULL before 4.4).
         let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode;
         let lower_orders = self.profile.watermark_check_lower_orders;
@@ -945,12 +1021,13 @@ impl Kernel {
                 };
                 if !ok {
                     if zlc_enabled && !did_zlc_setup {
-                        self.zlc_setup(nid);
+                        clean &= !self.zlc_setup(nid);
                         zlc_active = true;
                         did_zlc_setup = true;
                     }
                     // zone_reclaim_mode is 0: goto this_zone_full.
                     if zlc_active {
+                        clean &= self.nodes[nid].zlc_full[zi];
                         self.nodes[nid].zlc_full[zi] = true;
                     }
                     continue;
@@ -962,10 +1039,14 @@ impl Kernel {
                         self.zones[z].alloc_batch -= 1i64 << order;
                         self.zone_statistics(z, nid as u32);
                         self.vmstat.count(VmEvent::Pgalloc, 1u64 << order);
+                        if clean && order == 0 && mark == Wmark::Low {
+                            self.freelist_walk = Some(FreelistWalk { zone: z, nid: nid as u32, fair, zlc: did_zlc_setup });
+                        }
                         return Some(PageId(pfn as u32));
                     }
                     None => {
                         if zlc_active {
+                            clean &= self.nodes[nid].zlc_full[zi];
                             self.nodes[nid].zlc_full[zi] = true;
                         }
                     }
@@ -975,6 +1056,7 @@ impl Kernel {
                 fair = false;
                 if nr_fair_skipped > 0 {
                     rescan = true;
+                    clean = false;
                     self.reset_alloc_batches(nid);
                 }
                 if self.nodes.len() > 1 {
@@ -989,6 +1071,52 @@ impl Kernel {
                 return None;
             }
         }
+    }
+
+    /// The earliest time at which `alloc_pages()` would do more than walk the zonelist: an
+    /// I/O completion falls due (`writeback_end_io()`, `swap_end_io()`), an awake kswapd is
+    /// behind the clock (`kswapd_catch_up()`), or slab pages are owed (now). Before it, an
+    /// allocation is its `get_page_from_freelist()` walk alone.
+    pub fn alloc_quiet_until(&self) -> Nanos {
+        if self.pagecache_slab_owed() {
+            return 0;
+        }
+        let mut t = Nanos::MAX;
+        if let Some(&std::cmp::Reverse((done, ..))) = self.wb_queue.peek() {
+            t = t.min(done);
+        }
+        if let Some(&std::cmp::Reverse((done, _))) = self.swap_wb_queue.peek() {
+            t = t.min(done);
+        }
+        for n in &self.nodes {
+            if n.kswapd_active {
+                // kswapd_run() works while its clock is behind: idle up to and at its clock.
+                t = t.min(n.kswapd_clock.saturating_add(1));
+            }
+        }
+        t
+    }
+
+    /// Whether an order-0 allocation at time `t` (before `alloc_quiet_until()`), with nothing
+    /// changed since the walk `w` but `w`'s own allocations, would repeat it: its zone still
+    /// passes the low watermark (`__zone_watermark_ok()` of order 0), keeps a fair batch when
+    /// it was chosen in the fair pass, and the zonelist cache is not due for its zap.
+    #[inline]
+    pub fn freelist_walk_holds(&self, w: &FreelistWalk, t: Nanos) -> bool {
+        let zone = &self.zones[w.zone];
+        zone.free > zone.wmark_low && (!w.fair || zone.alloc_batch > 0) && (!w.zlc || t < self.nodes[w.nid as usize].zlc_last_zap + ZLC_ZAP_INTERVAL)
+    }
+
+    /// The allocation `get_page_from_freelist()` makes when it repeats walk `w` (the caller
+    /// checked `freelist_walk_holds()`): a frame from `w`'s zone, its fair batch, NUMA and
+    /// `PGALLOC` counts, as `buffered_rmqueue()` and `zone_statistics()` do.
+    #[inline]
+    pub fn alloc_order0_again(&mut self, w: &FreelistWalk) -> PageId {
+        let pfn = self.zones[w.zone].rmqueue_order0().expect("a zone above its watermark has a free frame");
+        self.zones[w.zone].alloc_batch -= 1;
+        self.zone_statistics(w.zone, w.nid);
+        self.vmstat.count(VmEvent::Pgalloc, 1);
+        PageId(pfn as u32)
     }
 
     /// `reset_alloc_batches()`: every zone of node `nid` gets its fair-allocation batch
@@ -1032,6 +1160,16 @@ impl Kernel {
         let nid = self.zones[z].node as usize;
         self.nodes[nid].pages_scanned = 0;
         self.vmstat.count(VmEvent::Pgfree, 1);
+    }
+
+    /// `free_page()` of the `n` frames `first..first + n` of one pageblock, in that order,
+    /// whose `Page`s the caller already freed (none had buffer heads).
+    pub fn free_pages_run(&mut self, first: PageId, n: u64) {
+        let z = self.zone_of(first);
+        self.zones[z].free_order0_run(first.0 as u64, n);
+        let nid = self.zones[z].node as usize;
+        self.nodes[nid].pages_scanned = 0;
+        self.vmstat.count(VmEvent::Pgfree, n);
     }
 
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.
