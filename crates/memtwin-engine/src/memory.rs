@@ -214,7 +214,8 @@ impl Kernel {
         let memcg = self.vmas[v].memcg;
         let until = self.alloc_quiet_until();
         let page_nid = self.zones[w.zone].node;
-        let clear = self.cost.clear_page * self.distance(w.nid, page_nid) / LOCAL_DISTANCE as u64;
+        let (fault, clear) = (self.cost.anon_fault, self.cost.clear_page * self.distance(w.nid, page_nid) / LOCAL_DISTANCE as u64);
+        let lv = self.lruvec_idx(memcg, if self.nr_nodes == 1 { 0 } else { page_nid });
         let swapped = !self.vmas[v].swap.is_empty();
         let mut i = index + 1;
         while i < end {
@@ -223,18 +224,29 @@ impl Kernel {
             {
                 break;
             }
-            // The allocation happens after the fault's own CPU cost.
-            let t = self.now + self.cost.anon_fault;
-            if t >= until || !self.freelist_walk_holds(&w, t) || !self.charge_is_quiet(memcg, 1) {
+            // The allocation happens after the fault's own CPU cost; the charge after it
+            // touches only memcg counters, so it is made (or found not quiet) first.
+            let t = self.now + fault;
+            if t >= until || !self.freelist_walk_holds(&w, t) || !self.try_charge_quiet(memcg, 1) {
                 break;
             }
-            self.count_pgfault(memcg, false);
-            self.cpu(self.cost.anon_fault);
-            let pfn = self.alloc_order0_again(&w);
-            self.try_charge_memcg(memcg, 1, true).expect("a quiet charge");
-            self.cpu(clear);
-            self.anon_page_install(vma, i, pfn, memcg);
+            self.cpu(fault + clear);
+            let pfn = self.take_order0_again(&w);
+            self.anon_page_link(vma, i, pfn, memcg, lv);
             i += 1;
+        }
+        // The counters of the faults taken above: PGFAULT, PGALLOC and the NUMA events of
+        // each allocation, the pages mapped.
+        let n = (i - index - 1) as u64;
+        if n > 0 {
+            self.vmstat.count(VmEvent::Pgfault, n);
+            self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgfault, n);
+            self.zone_statistics_n(w.zone, w.nid, n);
+            self.vmstat.count(VmEvent::Pgalloc, n);
+            self.vmas[v].nr_resident += n;
+            self.memcgs.memcgs[memcg.idx()].nr_anon += n;
+            self.vmstat.nr_anon_pages += n;
+            self.page_events += n;
         }
         Ok(i)
     }
@@ -267,13 +279,10 @@ impl Kernel {
         let page_nid = self.page_nid(head);
         let dist = self.distance(nid, page_nid);
         self.cpu(self.cost.clear_page * PAGEBLOCK_NR * dist / LOCAL_DISTANCE as u64);
-        for i in 0..PAGEBLOCK_NR as u32 {
-            let pfn = PageId(head.0 + i);
-            self.pages.init(pfn, InodeId(vma.0), start + i);
-            let p = &mut self.pages[pfn];
-            p.memcg = memcg;
-            p.flags |= pg::ANON | pg::SWAPBACKED | if i == 0 { pg::HEAD } else { pg::TAIL };
-            self.vmas[vma.0 as usize].pages[(start + i) as usize] = pfn;
+        self.pages.init_range(head, PAGEBLOCK_NR as u32, InodeId(vma.0), start, memcg, pg::ANON | pg::SWAPBACKED | pg::TAIL);
+        self.pages[head].flags = pg::ANON | pg::SWAPBACKED | pg::HEAD;
+        for (i, slot) in self.vmas[vma.0 as usize].pages[start as usize..(start + PAGEBLOCK_NR as u32) as usize].iter_mut().enumerate() {
+            *slot = PageId(head.0 + i as u32);
         }
         self.memcgs.memcgs[memcg.idx()].nr_anon += PAGEBLOCK_NR;
         self.vmas[vma.0 as usize].nr_resident += PAGEBLOCK_NR;
@@ -313,17 +322,25 @@ impl Kernel {
     /// 5.9's b518154e59aa they did, and the engine keeps them there: without swap they are
     /// never scanned).
     fn anon_page_install(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId) {
+        let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(pfn) };
+        let lv = self.lruvec_idx(memcg, nid);
+        self.anon_page_link(vma, index, pfn, memcg, lv);
+        self.vmas[vma.0 as usize].nr_resident += 1;
+        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        self.vmstat.nr_anon_pages += 1;
+        self.page_events += 1;
+    }
+
+    /// The page and list side of `anon_page_install()`, with `lv` the lruvec of `memcg` on
+    /// the frame's node; the caller counts the page.
+    #[inline(always)]
+    fn anon_page_link(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId, lv: usize) {
         self.pages.init(pfn, InodeId(vma.0), index);
         let p = &mut self.pages[pfn];
         p.memcg = memcg;
         p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
         self.vmas[vma.0 as usize].pages[index as usize] = pfn;
-        self.vmas[vma.0 as usize].nr_resident += 1;
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
-        self.vmstat.nr_anon_pages += 1;
-        let lv = self.folio_lruvec(pfn);
         self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
-        self.page_events += 1;
     }
 
     /// The frames of a run of zapped base pages back to the buddy (`free_pages_run`).
@@ -392,7 +409,11 @@ impl Kernel {
                 i += 1;
                 continue;
             }
-            let lv = self.folio_lruvec(p);
+            // folio_lruvec(): the run's zone (the frame after it is in it) or the frame's.
+            let (first, n, z) = run;
+            let in_run = n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64);
+            let nid = if self.nr_nodes == 1 { 0 } else if in_run { self.zones[z].node } else { self.page_nid(p) };
+            let lv = self.lruvec_idx(self.pages[p].memcg, nid);
             self.lruvecs[lv].del(&mut self.pages, p);
             if self.pages[p].test(pg::WRITEBACK) {
                 // The swap write in flight completes on its own; the page goes now.
@@ -412,8 +433,7 @@ impl Kernel {
                 } else {
                     self.pages.free(p);
                     // The next frame of the run, in the same pageblock of the same zone.
-                    let (first, n, z) = run;
-                    if n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64) && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
+                    if in_run && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
                         run.1 += 1;
                     } else {
                         self.flush_free_run(&mut run);

@@ -510,32 +510,45 @@ impl Zone {
         let b = (rel / PAGEBLOCK_NR) as u32;
         let off = rel % PAGEBLOCK_NR;
         debug_assert!(n > 0 && off + n <= PAGEBLOCK_NR, "a run of {n} frames from pfn {pfn} crosses its pageblock");
-        let blk = &mut self.blocks[b as usize];
-        let on_partial = blk.on_partial;
+        let on_partial = self.blocks[b as usize].on_partial;
         let (mut lo, end) = (off, off + n);
-        let mut flips = [0u64; CHUNK_ORDERS];
         while lo < end {
             let w = (lo / 64) as usize;
             let hi = end.min((w as u64 + 1) * 64);
             let width = hi - lo;
-            let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (lo % 64) };
-            let old = blk.bits[w];
-            debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
-            let new = old | mask;
-            blk.bits[w] = new;
-            // Every aligned chunk completed by the frees is counted once, when its last
-            // frame comes back: the chunks complete in `new` and not in `old`.
-            for o in 1..=CHUNK_ORDERS {
-                flips[o - 1] += word_chunks(new, o) - word_chunks(old, o);
+            let old = self.blocks[b as usize].bits[w];
+            if width <= 4 {
+                // A few frames: one at a time, as free_order0() counts them.
+                for bit in lo % 64..lo % 64 + width {
+                    let word = &mut self.blocks[b as usize].bits[w];
+                    debug_assert!(*word & (1 << bit) == 0, "double free of pfn {}", pfn - off + w as u64 * 64 + bit);
+                    *word |= 1 << bit;
+                    let full = *word;
+                    self.count_flip(full, bit as u32, true);
+                }
+            } else {
+                let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (lo % 64) };
+                debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
+                let new = old | mask;
+                self.blocks[b as usize].bits[w] = new;
+                // Every aligned chunk completed by the frees is counted once, when its last
+                // frame comes back: the chunks complete in `new` and not in `old`.
+                let (mut a_new, mut a_old) = (new, old);
+                for o in 1..=CHUNK_ORDERS {
+                    // Bit i of a_* set: frames i..i + 2^o all free (word_chunks, order by order).
+                    let s = 1u32 << (o - 1);
+                    a_new &= a_new >> s;
+                    a_old &= a_old >> s;
+                    let starts = CHUNK_STARTS[o - 1];
+                    self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
+                }
             }
             lo = hi;
         }
+        let blk = &mut self.blocks[b as usize];
         blk.nr_free += n as u16;
         let nr_free = blk.nr_free;
         self.free += n;
-        for o in 0..CHUNK_ORDERS {
-            self.chunks[o] += flips[o];
-        }
         // One free after another: the first puts a pageblock that was wholly used on the
         // partial list, the one that frees its last frame moves it to the order-9 list (a
         // push and a delete with nothing between leave the partial list as it was).
@@ -635,7 +648,7 @@ pub struct Node {
 /// changed no state but the chosen zone's counters. Repeated with nothing else changed, the
 /// walk takes the same path to the same zone for as long as that zone passes its watermark,
 /// keeps a fair-allocation batch when it was chosen in the fair pass, and (when the walk
-/// set up the zonelist cache) the cache is not due for its zap: `Kernel::alloc_order0_again`
+/// set up the zonelist cache) the cache is not due for its zap: `Kernel::take_order0_again`
 /// allocates on that basis without walking the zonelist again.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FreelistWalk {
@@ -1108,14 +1121,14 @@ impl Kernel {
     }
 
     /// The allocation `get_page_from_freelist()` makes when it repeats walk `w` (the caller
-    /// checked `freelist_walk_holds()`): a frame from `w`'s zone, its fair batch, NUMA and
-    /// `PGALLOC` counts, as `buffered_rmqueue()` and `zone_statistics()` do.
-    #[inline]
-    pub fn alloc_order0_again(&mut self, w: &FreelistWalk) -> PageId {
-        let pfn = self.zones[w.zone].rmqueue_order0().expect("a zone above its watermark has a free frame");
-        self.zones[w.zone].alloc_batch -= 1;
-        self.zone_statistics(w.zone, w.nid);
-        self.vmstat.count(VmEvent::Pgalloc, 1);
+    /// checked `freelist_walk_holds()`): a frame from `w`'s zone and its fair batch, as
+    /// `buffered_rmqueue()` does. The caller adds the counts (`zone_statistics()`, `PGALLOC`)
+    /// for a run of allocations at once (`zone_statistics_n()`).
+    #[inline(always)]
+    pub fn take_order0_again(&mut self, w: &FreelistWalk) -> PageId {
+        let zone = &mut self.zones[w.zone];
+        let pfn = zone.rmqueue_order0().expect("a zone above its watermark has a free frame");
+        zone.alloc_batch -= 1;
         PageId(pfn as u32)
     }
 
@@ -1134,15 +1147,20 @@ impl Kernel {
     /// allocation whatever its order (`rmqueue()` passes 1; PGALLOC counts the pages): a huge
     /// page counts once, as QEMU's 6.1 shows (qemu61-numa-anon.toml).
     fn zone_statistics(&mut self, z: usize, preferred: u32) {
+        self.zone_statistics_n(z, preferred, 1);
+    }
+
+    /// `zone_statistics()` of `n` allocations from zone `z` for node `preferred`.
+    pub(crate) fn zone_statistics_n(&mut self, z: usize, preferred: u32, n: u64) {
         if self.zones[z].node == preferred {
-            self.zones[z].numa_hit += 1;
-            self.vmstat.count(VmEvent::NumaHit, 1);
+            self.zones[z].numa_hit += n;
+            self.vmstat.count(VmEvent::NumaHit, n);
         } else {
-            self.zones[z].numa_miss += 1;
+            self.zones[z].numa_miss += n;
             let pz = self.nodes[preferred as usize].zones[0];
-            self.zones[pz].numa_foreign += 1;
-            self.vmstat.count(VmEvent::NumaMiss, 1);
-            self.vmstat.count(VmEvent::NumaForeign, 1);
+            self.zones[pz].numa_foreign += n;
+            self.vmstat.count(VmEvent::NumaMiss, n);
+            self.vmstat.count(VmEvent::NumaForeign, n);
         }
     }
 
@@ -1174,9 +1192,7 @@ impl Kernel {
 
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.
     pub fn free_pageblock(&mut self, head: PageId) {
-        for i in 0..PAGEBLOCK_NR as u32 {
-            self.pages.free(PageId(head.0 + i));
-        }
+        self.pages.free_range(head, PAGEBLOCK_NR as u32);
         let z = self.zone_of(head);
         self.zones[z].free_pageblock(head.0 as u64);
         let nid = self.zones[z].node as usize;
