@@ -147,6 +147,9 @@ pub struct Kernel {
     pub swap: Option<crate::swapfile::SwapArea>,
     /// Swap writes in flight: (completion time, frame), earliest first.
     pub swap_wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
+    /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
+    /// nothing but its zone's counters (set by the walk, taken by the anonymous fault).
+    pub freelist_walk: Option<crate::page_alloc::FreelistWalk>,
     /// Anonymous mappings (VMAs); index = `VmaId`.
     pub vmas: Vec<crate::memory::Vma>,
     /// Unmapped VMA entries, reused first.
@@ -210,6 +213,7 @@ impl Kernel {
             ra_pending: None,
             swap: None,
             swap_wb_queue: Default::default(),
+            freelist_walk: None,
             vmas: vec![],
             free_vmas: vec![],
         };

@@ -674,6 +674,34 @@ impl Kernel {
         }
     }
 
+    /// Whether `try_charge_memcg(memcg, nr)` would take its fast path and nothing more: no
+    /// counter up to the root in the way (`page_counter_try_charge()` succeeds), and either
+    /// the charge stock covers `nr` (`consume_stock()`) or the refill leaves every counter at
+    /// or below memory.high (no `memcg_nr_pages_over_high`, no synchronous reclaim).
+    #[inline]
+    pub fn charge_is_quiet(&self, memcg: MemcgId, nr: u64) -> bool {
+        if self.memcgs.over_limit(memcg, nr).is_some() {
+            return false;
+        }
+        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
+            return true;
+        }
+        // charge_batch_high() tests usage + nr + (batch - nr) after the charge.
+        !self.memcgs.above_high(memcg, self.profile.memcg_charge_batch.max(nr))
+    }
+
+    /// `try_charge_memcg(memcg, nr)` when it is quiet (`charge_is_quiet()`), else nothing:
+    /// returns whether it charged.
+    #[inline]
+    pub fn try_charge_quiet(&mut self, memcg: MemcgId, nr: u64) -> bool {
+        if !self.charge_is_quiet(memcg, nr) {
+            return false;
+        }
+        self.memcgs.counter_charge(memcg, nr);
+        self.charge_batch_high(memcg, nr);
+        true
+    }
+
     /// `reclaim_throttle()` (mm/vmscan.c, v5.16+; `congestion_wait(HZ/10)` before): reclaim
     /// made no progress, typically because the pages it found are still under I/O; sleep
     /// until the first busy device's queue drains, at most `HZ/10` (100 ms), so that the I/O

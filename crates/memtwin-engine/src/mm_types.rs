@@ -184,6 +184,33 @@ impl PageArena {
         self.nr_in_use -= 1;
     }
 
+    /// `init()` of the `n` frames from `first` (frame `first + i` holding `mapping` at
+    /// `index + i`), charged to `memcg`, with `flags`: a huge page's frames at once.
+    pub fn init_range(&mut self, first: PageId, n: u32, mapping: InodeId, index: u32, memcg: MemcgId, flags: u16) {
+        let (lo, hi) = (first.idx(), first.idx() + n as usize);
+        if hi > self.pages.len() {
+            // The arena grows frame by frame, as init() grows it.
+            for i in 0..n {
+                self.init(PageId(first.0 + i), mapping, index + i);
+                let p = &mut self.pages[lo + i as usize];
+                p.memcg = memcg;
+                p.flags = flags;
+            }
+            return;
+        }
+        for (i, p) in self.pages[lo..hi].iter_mut().enumerate() {
+            debug_assert!(p.mapping == InodeId(u32::MAX), "frame {} handed out twice", lo + i);
+            *p = Page { mapping, index: index + i as u32, memcg, flags, ..Page::FREE };
+        }
+        self.nr_in_use += n as usize;
+    }
+
+    /// `free()` of the `n` frames from `first`.
+    pub fn free_range(&mut self, first: PageId, n: u32) {
+        self.pages[first.idx()..first.idx() + n as usize].fill(Page::FREE);
+        self.nr_in_use -= n as usize;
+    }
+
     /// Frames currently in use.
     pub fn in_use(&self) -> usize {
         self.nr_in_use

@@ -972,10 +972,10 @@ impl Simulation {
                     break;
                 }
             }
-            if self.kernel.handle_mm_fault(vma, i).is_err() {
-                return (i, false);
+            match self.kernel.handle_mm_fault_run(vma, i, end) {
+                Ok(next) => i = next,
+                Err(_) => return (i, false),
             }
-            i += 1;
             // Each fault returns to user space: resume_user_mode_work() runs
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {
