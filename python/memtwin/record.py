@@ -89,6 +89,37 @@ def _header(extra: dict, tracer: str = "strace") -> dict:
 RESIDENT_MAX_FILES = 100_000
 
 
+def device_read_ahead_kb(path: str) -> int | None:
+    """read_ahead_kb of the block device holding `path` (/sys/dev/block/MAJ:MIN/queue, or its
+    disk's for a partition); None when it is not on a block device."""
+    try:
+        dev = os.stat(path).st_dev
+    except OSError:
+        return None
+    base = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
+    for q in (os.path.join(base, "queue", "read_ahead_kb"), os.path.join(base, "..", "queue", "read_ahead_kb")):
+        try:
+            with open(q) as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def add_read_ahead(header: dict) -> None:
+    """The recording host's readahead window: each header file's device's read_ahead_kb, and
+    the header's `read_ahead_kb`, that of the device holding the most bytes of the trace's files
+    (memtwin replay gives it to its device)."""
+    per: dict = {}
+    for fe in header.get("files", []):
+        ra = device_read_ahead_kb(fe.get("path") or "")
+        if ra is not None:
+            fe["read_ahead_kb"] = ra
+            per[ra] = per.get(ra, 0) + int(fe.get("size") or 0) + 1
+    if per:
+        header["read_ahead_kb"] = max(per, key=per.get)
+
+
 def snapshot_resident(paths: list) -> tuple[dict, dict]:
     """The page cache of the regular files at or below `paths` now: {real path: [[first page,
     pages], ...]} (files with nothing cached left out), and counts (files looked at, skipped)."""
@@ -214,6 +245,7 @@ def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap) -> dict:
                 r = resident.get(os.path.realpath(fe["path"]))
                 if r:
                     fe["resident"] = r
+            add_read_ahead(w.header)
             n = w.close()
         except BaseException:
             w.abort()

@@ -33,10 +33,15 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
 
 
 def replay(path: str, limit: str | None = None, progress=None, **kw):
-    """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace."""
+    """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace.
+    The device's read_ahead_kb is the recording host's when the trace's header has it (memtwin
+    record writes it), else 128, unless `read_ahead_kb` is given."""
     with trace.Reader(path) as r:  # the trace's own defects first, named as the trace names them
         r.files()
         r.event_count()
+        if kw.get("read_ahead_kb") is None:
+            ra = r.header.get("read_ahead_kb")
+            kw["read_ahead_kb"] = ra if isinstance(ra, int) and 0 <= ra <= 1 << 20 else 128
     return api.run(to_scenario(path, limit, **kw), progress=progress)
 
 
@@ -67,8 +72,8 @@ def add_parser(sub) -> None:
     p.add_argument("--cgroup-version", choices=("v1", "v2"), default="v1", help="cgroup interface (default v1)")
     p.add_argument("--cold", action="store_true", help="start with none of the trace's files cached (default: the cache "
                    "the recording started with, when the trace has it)")
-    p.add_argument("--read-ahead-kb", type=_ra_kb, default=128, metavar="KB",
-                   help="the twin device's read_ahead_kb (default 128; the recording host's is in /sys/block/DEV/queue/read_ahead_kb)")
+    p.add_argument("--read-ahead-kb", type=_ra_kb, default=None, metavar="KB",
+                   help="the twin device's read_ahead_kb (default: the recording host's, from the trace's header, else 128)")
     p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
 
 
