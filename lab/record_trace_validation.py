@@ -89,7 +89,8 @@ def main():
             subprocess.run(MT + ["measure", "--limit", lim, "--trace", tr, "--out", j, "--"] + cmd, env=env, check=True,
                            stdout=subprocess.DEVNULL)
             with open(j) as f:
-                m = json.load(f)["metrics"]
+                v = json.load(f)["variants"]["default"]   # the engine's layout (measure.engine_layout)
+            m = dict(v["totals"], major_faults=v["real"]["rusage"]["major_faults"])
             measured[name]["limits"][lim] = {k: m[k] for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.usage_bytes", "major_faults")}
             print(name, lim, measured[name]["limits"][lim], flush=True)
     with open(os.path.join(OUT, "measured.json"), "w") as f:
