@@ -359,8 +359,10 @@ impl Kernel {
         let mut mapped = 0u64;
         let mut per_memcg = vec![0u64; self.memcgs.len()];
         for lv in &self.lruvecs {
-            for lru in LruList::ALL {
-                let mut cur = lv.lists[lru as usize].head;
+            // Every list: the two-list ones and, under lru_gen, the generation lists.
+            for (list, l) in lv.lists.iter().enumerate() {
+                let unevictable = list == LruList::Unevictable as usize;
+                let mut cur = l.head;
                 while cur != PageId::NIL {
                     let p = &self.pages[cur];
                     if !p.test(pg::ANON) {
@@ -374,8 +376,8 @@ impl Kernel {
                                 per_memcg[p.memcg.idx()] += 1;
                             }
                         }
-                        if (lru == LruList::Unevictable) != locked.contains(&cur) {
-                            return Err(format!("page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if lru == LruList::Unevictable { "" } else { "not " }, if locked.contains(&cur) { "" } else { "not " }));
+                        if unevictable != locked.contains(&cur) {
+                            return Err(format!("page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if unevictable { "" } else { "not " }, if locked.contains(&cur) { "" } else { "not " }));
                         }
                     }
                     cur = p.next;

@@ -99,6 +99,10 @@ pub struct Kernel {
     pub inode_wb: Vec<MemcgId>,
     /// Scratch list for memcg iteration, kept to avoid allocating in reclaim.
     pub(crate) scratch_memcgs: Vec<MemcgId>,
+    /// `current->reclaim_state->mm_walk` is set: the reclaimer running has a page-table walk
+    /// context (kswapd always; direct reclaim once its aging allocated one, until the end of
+    /// `lru_gen_shrink_lruvec()`), so `lru_gen_look_around()` updates generations in place.
+    pub(crate) lru_gen_mm_walk: bool,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
     pub shadow_nodes: Vec<crate::workingset::ShadowNodeList>,
     /// Where the last shared-iterator reclaim walk of each target stopped
@@ -193,6 +197,7 @@ impl Kernel {
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
+            lru_gen_mm_walk: false,
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![[MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]],
             kmem: Default::default(),

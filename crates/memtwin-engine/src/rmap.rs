@@ -106,6 +106,7 @@ impl Kernel {
         }
         let inode = self.pages[p].mapping;
         let index = self.pages[p].index;
+        let lru_gen = self.lruvecs[self.folio_lruvec(p)].lrugen.enabled;
         for k in 0..self.mappings[inode.idx()].i_mmap.len() {
             let vma = self.mappings[inode.idx()].i_mmap[k];
             self.cpu(self.cost.scan_page);
@@ -120,9 +121,17 @@ impl Kernel {
                 break;
             }
             if f.young(i) {
+                r.exec |= f.exec;
+                if lru_gen && !f.seq_read && !f.rand_read {
+                    // folio_referenced_one() (6.1): lru_gen_look_around() clears this PTE
+                    // with its neighbours and counts one reference;
+                    // ptep_clear_flush_young_notify() then finds it old.
+                    self.lru_gen_look_around(vma, i, p);
+                    r.ptes += 1;
+                    continue;
+                }
                 f.set_young(i, false);
                 r.ptes += 1;
-                r.exec |= f.exec;
             }
         }
         r
