@@ -175,6 +175,7 @@ impl Simulation {
         for i in 0..scn.machine.boot_superblocks {
             k.mount(&format!("(boot {i})"), "boot");
         }
+        k.root_fs_order0 = !scn.machine.fs_features.is_empty();
         for d in &scn.devices {
             k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }
