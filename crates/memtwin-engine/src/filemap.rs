@@ -730,12 +730,8 @@ impl Kernel {
             let folio = self.pages.page_folio(page);
             if self.pages[folio].test(pg::READAHEAD) {
                 self.pages[folio].flags &= !pg::READAHEAD;
-                if folio == page {
-                    self.page_cache_async_ra(ra, inode, index, last - index + 1, memcg);
-                } else {
-                    let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
-                    self.page_cache_async_ra_folio(ra, inode, fi, order, last - fi + 1, memcg);
-                }
+                let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
+                self.page_cache_async_ra_folio(ra, inode, fi, order, last - fi + 1, memcg);
             }
             self.folio_wait_locked(page);
             // "When a read accesses the same folio several times, only mark it as accessed
