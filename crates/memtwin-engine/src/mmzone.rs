@@ -104,15 +104,20 @@ impl Lruvec {
         v
     }
 
-    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`. Under the multi-generational LRU the
-    /// two youngest generations count as active, the others as inactive
-    /// (`lru_gen_update_size()`).
+    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`: the file lists in pages (a large
+    /// folio counts its pages); the anon lists in entries, as the anon reclaim's callers
+    /// expect (a huge page is one). Under the multi-generational LRU the two youngest
+    /// generations count as active, the others as inactive (`lru_gen_update_size()`).
     #[inline]
     pub fn size(&self, lru: LruList) -> u64 {
         if self.lrugen.enabled && lru != LruList::Unevictable {
             return crate::lru_gen::compat_size(self, lru, false);
         }
-        self.lists[lru as usize].len
+        if lru.is_file() {
+            self.lists[lru as usize].pages
+        } else {
+            self.lists[lru as usize].len
+        }
     }
 
     /// Base pages on `lru` (`NR_LRU_BASE + lru` in pages: a huge page counts 512).
