@@ -173,9 +173,40 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     if os.path.exists("/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device"):
         # the scenario's device bandwidth, as the QEMU lab's virtio disk has it
         assert "throttled to read" in disk and "blkio.throttle" in disk, disk
+    # the scenario's root file system, mkfs.ext4's default features (ext4 large folios on 6.16+)
+    assert doc["variants"]["default"]["real"]["machine"]["fs"] == "ext4"
+    assert "-O" not in doc["variants"]["default"]["real"]["machine"]["mkfs"].split()
+    # folios by order from kpageflags: the memcg's page cache, the pages mincore counts plus the
+    # directories' blocks (ext4 keeps them in the block device's page cache, charged to the reader)
+    if os.access("/proc/kpagecgroup", os.R_OK):
+        assert "kpagecgroup" in doc["variants"]["default"]["real"]["folios_source"]
+        for s in steps:
+            fol = s["folios"]
+            assert fol["file_pages"] == sum(n << int(o) for o, n in fol["file"].items())
+            assert 0 <= fol["file_pages"] - s["pagecache"] <= 16, (s["name"], fol, s["pagecache"])
     jsonschema = pytest.importorskip("jsonschema")
     with open(os.path.join(ROOT, "schema", "result.schema.json")) as f:
         jsonschema.validate(doc, json.load(f))
+
+
+def test_the_scratch_image_gets_the_scenarios_root_file_system():
+    """[machine] fs and fs_features (issue 21): ext4 with mkfs.ext4's defaults (6.16+ caches its
+    files in large folios), ext4 with the verity feature (order-0 folios on every kernel:
+    ext4_should_enable_large_folio()), xfs with mkfs.xfs's defaults; anything else is refused
+    before anything is made."""
+    def plan(**m):
+        return {"machine": m}
+
+    fs, cmd = real.mkfs_command(plan(), "IMG")
+    assert fs == "ext4" and cmd[0] == "mkfs.ext4" and "-O" not in cmd and cmd[-1] == "IMG"
+    assert cmd[cmd.index("-b") + 1] == "4096"
+    fs, cmd = real.mkfs_command(plan(fs="ext4", fs_features=["verity"]), "IMG")
+    assert cmd[cmd.index("-O") + 1] == "verity"
+    if shutil.which("mkfs.xfs"):
+        fs, cmd = real.mkfs_command(plan(fs="xfs"), "IMG")
+        assert fs == "xfs" and cmd[0] == "mkfs.xfs" and cmd[-1] == "IMG"
+    with pytest.raises(real.RealError, match=r"fs = 'btrfs'(.|\n)*fix: write fs = \"ext4\" or \"xfs\""):
+        real.mkfs_command(plan(fs="btrfs"), "IMG")
 
 
 @needs_host
