@@ -176,7 +176,7 @@ impl Simulation {
             k.mount(&format!("(boot {i})"), "boot");
         }
         for d in &scn.devices {
-            k.mount(&format!("/dev/{}", d.name), "ext4");
+            k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);
