@@ -20,7 +20,7 @@ seed = 0
 [machine]
 ram = "{ram}"
 cpus = 2
-
+{fs}
 [kernel]
 profile = "{profile}"
 cgroup = "{cgroup}"
@@ -37,12 +37,20 @@ WHERE = {
     "qemu": ("Debian's 6.1 kernel in a QEMU guest (cgroup v2)", "2G", "linux-6.1", "v2"),
 }
 
+# the root file system the recordings were taken on: the host runner's ext4 image with the verity
+# feature, which keeps 6.18's ext4 files in order-0 folios (ext4_should_enable_large_folio());
+# the guest's ext4 (6.1: no ext4 large folios) with mkfs.ext4's defaults
+FS = {
+    "host": 'fs = "ext4"\nfs_features = ["verity"]\n',
+    "qemu": "",
+}
+
 
 def head(generator, on, name, what, desc):
     """The file head of scenario `name` run `on` host or qemu."""
     where, ram, profile, cgroup = WHERE[on]
     return HEAD.format(generator=generator, where=where, on=on, what=what, name=name, desc=desc, ram=ram,
-                       profile=profile, cgroup=cgroup)
+                       profile=profile, cgroup=cgroup, fs=FS[on])
 
 
 def tol(name, on, metrics):
