@@ -28,7 +28,7 @@ cgroup = "{cgroup}"
 [devices.sda]
 read_bw = "500M"
 write_bw = "400M"
-read_ahead_kb = 128
+read_ahead_kb = {ra}
 """
 
 # where, machine RAM, engine profile, cgroup version
@@ -46,11 +46,13 @@ FS = {
 }
 
 
-def head(generator, on, name, what, desc):
-    """The file head of scenario `name` run `on` host or qemu."""
-    where, ram, profile, cgroup = WHERE[on]
-    return HEAD.format(generator=generator, where=where, on=on, what=what, name=name, desc=desc, ram=ram,
-                       profile=profile, cgroup=cgroup, fs=FS[on])
+def head(generator, on, name, what, desc, ra=128, fs=None, where=None):
+    """The file head of scenario `name` run `on` host or qemu: read_ahead_kb `ra`, the [machine]
+    lines of the root file system `fs` (default: what the order-0 recordings were taken on),
+    `where` said in its first line (default: the machine's)."""
+    w, ram, profile, cgroup = WHERE[on]
+    return HEAD.format(generator=generator, where=where or w, on=on, what=what, name=name, desc=desc, ram=ram,
+                       profile=profile, cgroup=cgroup, fs=FS[on] if fs is None else fs, ra=ra)
 
 
 def tol(name, on, metrics):

@@ -48,7 +48,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import FOLIOS_SOURCE, Cg, Interrupted, RealError, _kv, fs_of, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -505,6 +505,7 @@ elif [ @THP@ = always ]; then
   fail "the scenario asks for THP (kernel.thp = always) and the guest kernel has no transparent huge pages"
 fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
+for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
 if [ @LRUGEN@ = y ]; then
   [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
   echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
@@ -539,7 +540,7 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
         sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"\n'
                    f'echo "@@KNOB {path} $(cat /proc/sys/{path})"\n')
     init = (GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
-            .replace("@FS@", fs_of(plan)[0]))
+            .replace("@FS@", fs_of(plan)[0]).replace("@QUEUE@", " ".join(QUEUE_LIMITS)))
     # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with
     # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
@@ -702,6 +703,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         m = re.search(rf"^@@{key} ?(.*)$", out, re.M)
         facts[key.lower()] = m.group(1).strip() if m else None
     facts["knobs"] = dict(re.findall(r"^@@KNOB (\S+) (\S+)$", out, re.M))
+    facts["queue"] = {k: int(v) for k, v in re.findall(r"^@@QUEUE (\S+) (\d+)$", out, re.M)}
     facts["modfail"] = re.findall(r"^@@MODFAIL (\S+)", out, re.M)
     facts["thp"] = (re.search(r"^@@THP (.*)$", out, re.M) or [None, None])[1]
     facts["lru_gen"] = (re.search(r"^@@LRUGEN (.*)$", out, re.M) or [None, None])[1]
@@ -878,7 +880,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "ram_kB": int(facts["memtotal"] or 0),
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
                     "disk": f"{fs_of(plan)[0]} on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
-                    "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
+                    "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     "lru_gen": facts["lru_gen"]},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),

@@ -685,6 +685,23 @@ def _enable_memory(d: str) -> None:
 # ---------------------------------------------------------------- the host run
 
 
+# The block queue's limits that bound readahead besides read_ahead_kb: page_cache_sync_ra()
+# and ondemand readahead take max(ra_pages, bdi->io_pages) for a large request, and io_pages is
+# max_sectors_kb (blk_apply_bdi_limits / blk_queue_max_hw_sectors).
+QUEUE_LIMITS = ("max_sectors_kb", "max_hw_sectors_kb", "logical_block_size", "rotational", "nr_requests")
+
+
+def queue_limits(qdir: str) -> dict:
+    """The device's queue limits (QUEUE_LIMITS) read from its sysfs queue directory."""
+    out = {}
+    for k in QUEUE_LIMITS:
+        try:
+            out[k] = int(_read(os.path.join(qdir, k)))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
 def fs_of(plan: dict) -> tuple:
     """(type, ext4 features) of the scenario's root file system: `[machine] fs` (default ext4)
     and `[machine] fs_features` (ext4 superblock features, e.g. ["verity"])."""
@@ -860,6 +877,7 @@ class HostRun:
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
+        self.queue = queue_limits(f"/sys/block/{name}/queue")
         mnt = os.path.join(self.scratch, "mnt")
         os.mkdir(mnt)
         r = subprocess.run(["mount", "-t", fs, self.loop, mnt], capture_output=True, text=True)
@@ -985,7 +1003,7 @@ class HostRun:
             "machine": {"cpus": os.cpu_count(), "ram_kB": _meminfo().get("MemTotal"), "cgroup": f"{self.version} at {self.mnt}",
                         "disk": f"{self.fs} image on {self.loop} (loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
                         "fs": self.fs, "mkfs": self.mkfs,
-                        "read_ahead_kb": self.read_ahead_kb, "arch": u.machine},
+                        "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}), "arch": u.machine},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",

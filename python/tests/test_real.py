@@ -176,6 +176,7 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     # the scenario's root file system, mkfs.ext4's default features (ext4 large folios on 6.16+)
     assert doc["variants"]["default"]["real"]["machine"]["fs"] == "ext4"
     assert "-O" not in doc["variants"]["default"]["real"]["machine"]["mkfs"].split()
+    assert doc["variants"]["default"]["real"]["machine"]["queue"]["max_sectors_kb"] > 0  # bounds readahead too
     # folios by order from kpageflags: the memcg's page cache, the pages mincore counts plus the
     # directories' blocks (ext4 keeps them in the block device's page cache, charged to the reader)
     if os.access("/proc/kpagecgroup", os.R_OK):
