@@ -445,6 +445,71 @@ def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
     return {"file": {str(k): v for k, v in sorted(file_orders.items())}, **counts}
 
 
+# ---------------------------------------------------------------- folios added and deleted (tracefs)
+
+# tracepoints of mm/filemap.c (include/trace/events/filemap.h) with the folio's order (6.x; 6.1's
+# have no order field): every folio the page cache gains (__filemap_add_folio) and loses
+# (__filemap_remove_folio: reclaim, truncation, invalidation)
+FOLIO_EVENTS = {"added": "mm_filemap_add_to_page_cache", "deleted": "mm_filemap_delete_from_page_cache"}
+FOLIO_EVENTS_SOURCE = ("tracefs events filemap/mm_filemap_add_to_page_cache and mm_filemap_delete_from_page_cache "
+                       "(their `order` field), one trace instance each, filtered on the scratch file system's device "
+                       "(s_dev), drained at each step's end by the task whose step ended and counted by order; `lost`: "
+                       "events the instances' ring buffers overran or dropped")
+MAX_ORDER_COUNTED = 20
+
+
+def folio_events_supported(tracefs: Optional[str] = None) -> Optional[str]:
+    """None when this kernel's filemap tracepoints carry the folio order (read from the tracefs
+    mounted at `tracefs`; without it: whether the kernel has tracefs at all); else why not."""
+    if tracefs is None:
+        try:
+            return None if "tracefs" in _read("/proc/filesystems").split() else "the kernel has no tracefs (CONFIG_TRACING off)"
+        except OSError as e:
+            return f"/proc/filesystems: {e.strerror}"
+    fmt = os.path.join(tracefs, "events", "filemap", FOLIO_EVENTS["added"], "format")
+    try:
+        if "field:unsigned char order" not in _read(fmt):
+            return "the filemap tracepoints of this kernel have no order field"
+    except OSError as e:
+        return f"no {fmt} ({e.strerror}: the kernel has no filemap tracepoints)"
+    return None
+
+
+def drain_folio_events(pipes: dict, buf: bytearray) -> dict:
+    """Read what the trace instances `pipes` ({"added": dir, "deleted": dir}) hold and count
+    their events by order: {"added": {order: n}, "deleted": {order: n}, "lost": n}. trace_pipe
+    returns whole lines, so each order is counted by its line ending (`order=N\\n`) in `buf`
+    (allocated before the task joined its memcg) without making an object per event."""
+    out: dict = {"lost": 0}
+    pats = [(o, b"order=%d\n" % o) for o in range(MAX_ORDER_COUNTED + 1)]
+    mv = memoryview(buf)
+    for kind, d in pipes.items():
+        counts: dict = {}
+        fd = os.open(os.path.join(d, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            while True:
+                try:
+                    n = os.readv(fd, [mv])
+                except BlockingIOError:
+                    break
+                if n <= 0:
+                    break
+                for o, pat in pats:
+                    c = buf.count(pat, 0, n)
+                    if c:
+                        counts[o] = counts.get(o, 0) + c
+        finally:
+            os.close(fd)
+        out[kind] = {str(o): c for o, c in sorted(counts.items())}
+        for cpu in os.listdir(os.path.join(d, "per_cpu")):
+            st = _read(os.path.join(d, "per_cpu", cpu, "stats"))
+            for line in st.splitlines():
+                k, _, v = line.partition(":")
+                if k.strip() in ("overrun", "dropped events"):
+                    out["lost"] += int(v.split()[0])
+    return out
+
+
 # ---------------------------------------------------------------- carrying out one task
 
 
@@ -489,7 +554,8 @@ def task_main(job: dict) -> None:
         if delay > 0:
             time.sleep(delay)
         plan = job["plan"]
-        res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"])}
+        res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"],
+                                 job.get("traces"))}
     except RealError as e:
         res, code = {"error": str(e)}, 1
     except BaseException as e:  # noqa: BLE001 - reported to the parent, never lost
@@ -512,8 +578,11 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int) -> list:
-    """Carry out one task's ops in this process; a list of step records."""
+def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int,
+             traces: Optional[dict] = None) -> list:
+    """Carry out one task's ops in this process; a list of step records. `traces`: the trace
+    instances that count the folios the page cache gains and loses (HostRun._trace_folios)."""
+    job_traces = traces or {}
     import gc
 
     rng = random.Random(seed)
@@ -551,6 +620,8 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
                "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start}
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
+        if job_traces:
+            rec["folio_events"] = drain_folio_events(job_traces, buf)
         steps.append(rec)
         snap = None
     return steps
@@ -756,6 +827,8 @@ class HostRun:
         self.made_top = False
         self.made_scratch = False
         self.notes = []
+        self.traces = {}  # kind -> trace instance directory (_trace_folios)
+        self.traces_why = None
 
     # -- setup
     def setup(self) -> dict:
@@ -800,6 +873,7 @@ class HostRun:
         self.files = files
         self._populate()
         self._throttle(devs[0] if devs else None)
+        self._trace_folios()
         return files
 
     def _throttle(self, dev) -> None:
@@ -827,6 +901,47 @@ class HostRun:
                 _write(os.path.join(base, f"blkio.throttle.{kind}_bps_device"), f"{majmin} {int(bps)}")
         self.disk_throttle = "throttled to " + ", ".join(f"{k} {int(v)} B/s" for k, v in rules.items() if v) + \
             " (blkio.throttle of the root blkio cgroup)"
+
+    def _trace_folios(self) -> None:
+        """Count the folios the page cache of the scratch file system gains and loses, by order
+        (FOLIO_EVENTS): one trace instance `memtwin-<id>-<kind>` per event, filtered on the loop
+        device, drained by the tasks at each step's end (drain_folio_events); removed in
+        cleanup() (and by `memtwin lab clean` after a SIGKILL: leftovers.find). The run mounts
+        tracefs in its scratch directory (the one tracefs of the kernel, seen there too), so that
+        whoever mounts or unmounts /sys/kernel/tracing meanwhile does not take it away."""
+        self.traces_why = folio_events_supported() if self.plan.get("record_folios", True) else "not asked for"
+        if self.traces_why:
+            return
+        tracefs = os.path.join(self.scratch, "tracefs")
+        os.mkdir(tracefs)
+        r = subprocess.run(["mount", "-t", "tracefs", "nodev", tracefs], capture_output=True, text=True)
+        if r.returncode != 0:
+            self.traces_why = f"mount -t tracefs failed: {r.stderr.strip()}"
+            return
+        self.mounted.append(tracefs)
+        self.traces_why = folio_events_supported(tracefs)
+        if self.traces_why:
+            return
+        with open(f"/sys/block/{os.path.basename(self.loop)}/dev") as f:
+            major, minor = (int(x) for x in f.read().split(":"))
+        s_dev = (major << 20) | minor  # the kernel's dev_t (MKDEV), as the tracepoint records it
+        for kind, event in FOLIO_EVENTS.items():
+            d = os.path.join(tracefs, "instances", f"memtwin-{self.id}-{kind}")
+            os.mkdir(d)
+            self.traces[kind] = d
+            _write(os.path.join(d, "buffer_size_kb"), "8192")
+            ev = os.path.join(d, "events", "filemap", event)
+            _write(os.path.join(ev, "filter"), f"s_dev == {s_dev}")
+            _write(os.path.join(ev, "enable"), "1")
+
+    def _untrace(self) -> list:
+        left = []
+        for kind, d in list(self.traces.items()):
+            why = leftovers.remove_trace_instance(d)
+            if why:
+                left.append(why)
+            del self.traces[kind]
+        return left
 
     def _unthrottle(self) -> list:
         """Remove the loop device's blkio throttle rules (leftovers.unthrottle_loop, which
@@ -928,7 +1043,7 @@ class HostRun:
             # and 0.8 MB of anon in a 64 MB memcg, measured 2026-11-22): room a real `cp` or
             # `grep` does not take, and the page cache then lost to it changed what was re-read.
             job = json.dumps({"task": t, "plan": self.plan, "parent": os.getpid(), "cg": [self.cg.version, self.cg.mnt, self.cg.top],
-                              "files": self.files, "scratch": self.scratch, "seed": seed + n,
+                              "files": self.files, "scratch": self.scratch, "seed": seed + n, "traces": self.traces,
                               "start_at": t0 + t["start_ns"] / 1e9})
             child = subprocess.Popen([sys.executable, "-S", "-c", _TASK_MAIN, os.path.dirname(os.path.abspath(__file__))],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -970,6 +1085,7 @@ class HostRun:
             except OSError:
                 pass
             self.children.remove(pid)
+        left += self._untrace()  # the trace instances, while their tracefs is still mounted
         for m in reversed(self.mounted):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
             if r.returncode != 0:
@@ -1008,6 +1124,7 @@ class HostRun:
             "timing_comparable": False,
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
             **({"folios_source": FOLIOS_SOURCE} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
+            **({"folio_events_source": FOLIO_EVENTS_SOURCE} if not self.traces_why else {"folio_events_unavailable": self.traces_why}),
             "notes": self.notes,
             "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
         }
