@@ -13,7 +13,10 @@ no advice), on file systems that cache files in large folios:
   (large folios since 5.18), files of 128 and 256 MiB (TCG reads slowly), tight = 20M, loose =
   512M;
 - seed 000's experiment (a 1 GiB file read twice by cat through a 20M memcg at read_ahead_kb
-  128) on host ext4 and on guest XFS.
+  128) on host ext4 and on guest XFS;
+- and their order-0 counterpart, BENCHMARKS.md's calibration pair: host-verity-seq-tight-1g-ra*,
+  the 1 GiB file through 20M on the ext4 image with the verity feature (order-0 folios on 6.18),
+  which the engine's order-0 page cache models: these go to scenarios/validation/ directly.
 
 Every recording keeps, per step (pass), read_bytes, the memcg's usage and the folios charged to
 it by order (`folios`, from /proc/kpagecgroup and /proc/kpageflags, see README "Validation
@@ -26,7 +29,8 @@ Run from the repository root: python3 lab/validation/make_folio_scenarios.py
 """
 import os
 
-from scenario_text import MIB, head, tol
+from scenario_text import FS as ORDER0_FS
+from scenario_text import MIB, OUT as VALIDATION, head, tol
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation-pending")
 GEN = "make_folio_scenarios.py"
@@ -42,11 +46,14 @@ def limit(on, size):
     return f'"memory.limit_in_bytes" = "{size}"' if on == "host" else f'"memory.max" = "{size}"'
 
 
-def write(on, name, what, desc, ra, body):
+def write(on, name, what, desc, ra, body, order0=False):
     fs, where = FS[on]
-    text = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where)
+    if order0:
+        text, out = head(GEN, on, name, what, desc, ra=ra, fs=ORDER0_FS[on]), VALIDATION
+    else:
+        text, out = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where), OUT
     # the recording's directory is the scenario's own real/ (relative to the scenario file)
-    with open(os.path.join(OUT, name + ".toml"), "w") as f:
+    with open(os.path.join(out, name + ".toml"), "w") as f:
         f.write(text + body + tol(name, on, METRICS))
 
 
@@ -78,7 +85,7 @@ def main():
                             what = (f"{count} random 16K reads (no advice) of a {size} file, three times, in a memcg "
                                     f"limited to {mem}, read_ahead_kb {ra}")
                             desc = f"{count} random 16K reads of a {size} file, 3 passes, {mem} memcg, read_ahead_kb {ra}"
-                        write(on, name, what, desc, ra, f"""
+                        body = f"""
 [files."/data/f"]
 size = "{size}"
 
@@ -90,7 +97,11 @@ cgroup = "A"
 ops = [
 {reads(op, 3)}
 ]
-""")
+"""
+                        write(on, name, what, desc, ra, body)
+                        if on == "host" and pat == "seq" and lim == "tight" and size == "1G":
+                            write(on, f"host-verity-seq-tight-1g-ra{ra}", what + " (ext4 -O verity: order-0 folios)",
+                                  desc + ", ext4 -O verity", ra, body, order0=True)
         # seed 000's experiment on a large-folio file system (the seed's own disk speed is left
         # to the lab's device: the comparison is of bytes read and memory, not of time)
         name = f"{pre[on]}-seed000"

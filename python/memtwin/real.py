@@ -475,9 +475,11 @@ def folio_events_supported(tracefs: Optional[str] = None) -> Optional[str]:
     return None
 
 
-def drain_folio_events(pipes: dict, buf: bytearray) -> dict:
+def drain_folio_events(pipes: dict, buf: bytearray, seen: dict) -> dict:
     """Read what the trace instances `pipes` ({"added": dir, "deleted": dir}) hold and count
-    their events by order: {"added": {order: n}, "deleted": {order: n}, "lost": n}. trace_pipe
+    their events by order: {"added": {order: n}, "deleted": {order: n}, "lost": n}, `lost` the
+    events the ring buffers overran or dropped since the last drain (`seen`: the instances'
+    cumulative counts then, updated here). trace_pipe
     returns whole lines, so each order is counted by its line ending (`order=N\\n`) in `buf`
     (allocated before the task joined its memcg) without making an object per event."""
     out: dict = {"lost": 0}
@@ -501,12 +503,15 @@ def drain_folio_events(pipes: dict, buf: bytearray) -> dict:
         finally:
             os.close(fd)
         out[kind] = {str(o): c for o, c in sorted(counts.items())}
+        lost = 0
         for cpu in os.listdir(os.path.join(d, "per_cpu")):
             st = _read(os.path.join(d, "per_cpu", cpu, "stats"))
             for line in st.splitlines():
                 k, _, v = line.partition(":")
                 if k.strip() in ("overrun", "dropped events"):
-                    out["lost"] += int(v.split()[0])
+                    lost += int(v.split()[0])
+        out["lost"] += lost - seen.get(d, 0)
+        seen[d] = lost
     return out
 
 
@@ -582,9 +587,9 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
              traces: Optional[dict] = None) -> list:
     """Carry out one task's ops in this process; a list of step records. `traces`: the trace
     instances that count the folios the page cache gains and loses (HostRun._trace_folios)."""
-    job_traces = traces or {}
     import gc
 
+    job_traces, lost_seen = traces or {}, {}
     rng = random.Random(seed)
     cgdir = cg.path(task["cgroup"])
     # Everything this process needs is allocated and touched before it joins the memcg, and the
@@ -621,7 +626,7 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
         if job_traces:
-            rec["folio_events"] = drain_folio_events(job_traces, buf)
+            rec["folio_events"] = drain_folio_events(job_traces, buf, lost_seen)
         steps.append(rec)
         snap = None
     return steps
@@ -756,9 +761,10 @@ def _enable_memory(d: str) -> None:
 # ---------------------------------------------------------------- the host run
 
 
-# The block queue's limits that bound readahead besides read_ahead_kb: page_cache_sync_ra()
-# and ondemand readahead take max(ra_pages, bdi->io_pages) for a large request, and io_pages is
-# max_sectors_kb (blk_apply_bdi_limits / blk_queue_max_hw_sectors).
+# The block queue's limits that bound readahead besides read_ahead_kb: a read request larger
+# than ra_pages may read up to min(request, bdi->io_pages) (mm/readahead.c, 6.1's
+# ondemand_readahead(), 6.18's page_cache_sync_ra()/page_cache_async_ra()), and io_pages is
+# max_sectors_kb in pages (blk_queue_max_hw_sectors() in 6.1, blk_apply_bdi_limits() later).
 QUEUE_LIMITS = ("max_sectors_kb", "max_hw_sectors_kb", "logical_block_size", "rotational", "nr_requests")
 
 
