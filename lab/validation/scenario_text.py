@@ -20,7 +20,7 @@ seed = 0
 [machine]
 ram = "{ram}"
 cpus = 2
-
+{fs}
 [kernel]
 profile = "{profile}"
 cgroup = "{cgroup}"
@@ -28,7 +28,7 @@ cgroup = "{cgroup}"
 [devices.sda]
 read_bw = "500M"
 write_bw = "400M"
-read_ahead_kb = 128
+read_ahead_kb = {ra}
 """
 
 # where, machine RAM, engine profile, cgroup version
@@ -37,12 +37,22 @@ WHERE = {
     "qemu": ("Debian's 6.1 kernel in a QEMU guest (cgroup v2)", "2G", "linux-6.1", "v2"),
 }
 
+# the root file system the recordings were taken on: the host runner's ext4 image with the verity
+# feature, which keeps 6.18's ext4 files in order-0 folios (ext4_should_enable_large_folio());
+# the guest's ext4 (6.1: no ext4 large folios) with mkfs.ext4's defaults
+FS = {
+    "host": 'fs = "ext4"\nfs_features = ["verity"]\n',
+    "qemu": "",
+}
 
-def head(generator, on, name, what, desc):
-    """The file head of scenario `name` run `on` host or qemu."""
-    where, ram, profile, cgroup = WHERE[on]
-    return HEAD.format(generator=generator, where=where, on=on, what=what, name=name, desc=desc, ram=ram,
-                       profile=profile, cgroup=cgroup)
+
+def head(generator, on, name, what, desc, ra=128, fs=None, where=None):
+    """The file head of scenario `name` run `on` host or qemu: read_ahead_kb `ra`, the [machine]
+    lines of the root file system `fs` (default: what the order-0 recordings were taken on),
+    `where` said in its first line (default: the machine's)."""
+    w, ram, profile, cgroup = WHERE[on]
+    return HEAD.format(generator=generator, where=where or w, on=on, what=what, name=name, desc=desc, ram=ram,
+                       profile=profile, cgroup=cgroup, fs=FS[on] if fs is None else fs, ra=ra)
 
 
 def tol(name, on, metrics):

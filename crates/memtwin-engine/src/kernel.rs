@@ -147,6 +147,9 @@ pub struct Kernel {
     /// The readahead batch being built (`page_cache_ra_unbounded()`): its pages are locked
     /// although their read is not submitted yet (inode, first index, end).
     pub ra_pending: Option<(InodeId, u32, u32)>,
+    /// The root file system on the devices has superblock features that keep its files at
+    /// order 0 (`[machine] fs_features`: ext4's verity or encrypt).
+    pub root_fs_order0: bool,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
     /// Swap writes in flight: (completion time, frame), earliest first.
@@ -216,6 +219,7 @@ impl Kernel {
             wb_completions: vec![],
             wb_domain: Default::default(),
             ra_pending: None,
+            root_fs_order0: false,
             swap: None,
             swap_wb_queue: Default::default(),
             freelist_walk: None,

@@ -764,7 +764,11 @@ impl Kernel {
         self.pages[p].flags &= !pg::READAHEAD;
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
         if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
-            self.mem_cgroup_uncharge(p);
+            if self.pages[p].test(pg::HEAD) {
+                self.mem_cgroup_uncharge_folio(p);
+            } else {
+                self.mem_cgroup_uncharge(p);
+            }
             let root = self.folio_lruvec(p);
             self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
         } else {

@@ -755,6 +755,42 @@ impl Kernel {
         }
     }
 
+    /// `commit_charge()` of a large page-cache folio (charged, not on an LRU): every frame
+    /// records `memcg`, the `file` stat counts its pages and v1's `pgpgin` one event
+    /// (`mem_cgroup_charge_statistics()` counts a folio once).
+    pub(crate) fn commit_charge_folio(&mut self, head: PageId, memcg: MemcgId) {
+        let n = self.pages.folio_nr_pages(head);
+        for i in 0..n as u32 {
+            self.pages[PageId(head.0 + i)].memcg = memcg;
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file += n;
+        m.events[MemcgEvent::Pgpgin as usize] += 1;
+    }
+
+    /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
+    /// counters lose its pages, v1's `pgpgout` counts one event, its frames are left
+    /// uncharged.
+    pub fn mem_cgroup_uncharge_folio(&mut self, head: PageId) {
+        let memcg = self.pages[head].memcg;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.cpu(self.cost.charge);
+        let n = self.pages.folio_nr_pages(head);
+        self.memcgs.counter_uncharge(memcg, n);
+        for i in 0..n as u32 {
+            self.pages[PageId(head.0 + i)].memcg = MemcgId::NONE;
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file -= n;
+        m.events[MemcgEvent::Pgpgout as usize] += 1;
+        let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
+        if dying_and_empty {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
     /// `mem_cgroup_uncharge()`: drop the page's charge (counters, `file` stat, v1 `pgpgout`)
     /// and leave it uncharged. The caller moves it between LRUs if it stays on one.
     pub fn mem_cgroup_uncharge(&mut self, page: PageId) {

@@ -129,6 +129,34 @@ fn word_chunks(word: u64, order: usize) -> u64 {
     (all & CHUNK_STARTS[order - 1]).count_ones() as u64
 }
 
+/// Partial pageblocks `rmqueue_order()` looks at before it splits a free one: a bound on the
+/// cost of a large-folio allocation, whatever the machine's size.
+pub const RMQUEUE_PARTIAL_SCAN: u32 = 64;
+
+/// The offset of the first naturally aligned run of `1 << order` free frames in a
+/// pageblock's bitmap (orders 1..=8), or `None`.
+fn find_free_run(bits: &[u64; 8], order: u32) -> Option<u32> {
+    if order as usize <= CHUNK_ORDERS {
+        let n = 1u32 << order;
+        for (w, &word) in bits.iter().enumerate() {
+            let mut all = word;
+            let mut s = 1;
+            while s < n {
+                all &= all >> s;
+                s <<= 1;
+            }
+            let starts = all & CHUNK_STARTS[order as usize - 1];
+            if starts != 0 {
+                return Some(w as u32 * 64 + starts.trailing_zeros());
+            }
+        }
+        None
+    } else {
+        let words = 1usize << (order - 6);
+        (0..8).step_by(words).find(|&w| bits[w..w + words].iter().all(|&x| x == u64::MAX)).map(|w| w as u32 * 64)
+    }
+}
+
 /// `struct zone`: counters, watermarks and the buddy free lists.
 #[derive(Clone, Debug)]
 pub struct Zone {
@@ -448,6 +476,56 @@ impl Zone {
         }
         self.free -= 1;
         self.start_pfn + b as u64 * PAGEBLOCK_NR + off
+    }
+
+    /// `__rmqueue_smallest()` for orders 1..=8 (the page cache's large folios): the first
+    /// naturally aligned free run of `1 << order` frames in one of the first
+    /// [`RMQUEUE_PARTIAL_SCAN`] partial pageblocks (their bitmaps stand for the kernel's
+    /// `free_area[1..8]` lists, which the engine does not keep), else a wholly free pageblock
+    /// is split (`expand()`), its remainder staying free in the block. Returns the first PFN.
+    pub fn rmqueue_order(&mut self, order: u32) -> Option<u64> {
+        debug_assert!((1..PAGEBLOCK_ORDER).contains(&order));
+        let n = 1u32 << order;
+        // The chunk counts say whether a partial pageblock has a run of an order up to 6.
+        let whole = self.free_blocks.len() as u64;
+        let partial_may = order as usize > CHUNK_ORDERS || self.chunks[order as usize - 1] > whole * (PAGEBLOCK_NR >> order);
+        if partial_may {
+            let mut b = self.partial_head;
+            let mut seen = 0;
+            while b != NO_BLOCK && seen < RMQUEUE_PARTIAL_SCAN {
+                let blk = &self.blocks[b as usize];
+                if blk.nr_free as u32 >= n {
+                    if let Some(off) = find_free_run(&blk.bits, order) {
+                        return Some(self.take_run(b, off, n));
+                    }
+                }
+                b = blk.next;
+                seen += 1;
+            }
+        }
+        let b = self.free_blocks.pop()?;
+        self.partial_push(b);
+        Some(self.take_run(b, 0, n))
+    }
+
+    /// Take frames `off..off + n` of pageblock `b` (free, on the partial list); returns the
+    /// PFN of the first.
+    fn take_run(&mut self, b: u32, off: u32, n: u32) -> u64 {
+        for i in off..off + n {
+            let blk = &mut self.blocks[b as usize];
+            let word = &mut blk.bits[(i / 64) as usize];
+            debug_assert!(*word & (1 << (i % 64)) != 0, "frame {i} of block {b} is not free");
+            let full = *word;
+            *word &= !(1u64 << (i % 64));
+            self.count_flip(full, i % 64, false);
+        }
+        let blk = &mut self.blocks[b as usize];
+        blk.nr_free -= n as u16;
+        if blk.nr_free == 0 {
+            self.partial_del(b);
+        }
+        self.free -= n as u64;
+        self.start_pfn + b as u64 * PAGEBLOCK_NR + off as u64
     }
 
     /// The lowest free frame of the zone (ZONE_DMA's held frames sit at the lowest PFNs);
@@ -1045,7 +1123,11 @@ impl Kernel {
                     }
                     continue;
                 }
-                let pfn = if order == 0 { self.zones[z].rmqueue_order0() } else { self.zones[z].rmqueue_pageblock() };
+                let pfn = match order {
+                    0 => self.zones[z].rmqueue_order0(),
+                    o if o < PAGEBLOCK_ORDER => self.zones[z].rmqueue_order(o),
+                    _ => self.zones[z].rmqueue_pageblock(),
+                };
                 match pfn {
                     Some(pfn) => {
                         // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
@@ -1188,6 +1270,14 @@ impl Kernel {
         let nid = self.zones[z].node as usize;
         self.nodes[nid].pages_scanned = 0;
         self.vmstat.count(VmEvent::Pgfree, n);
+    }
+
+    /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
+    /// to its pageblock (the buddy merges them as their neighbours come back).
+    pub fn free_folio(&mut self, head: PageId, nr: u64) {
+        for i in 0..nr as u32 {
+            self.free_page(PageId(head.0 + i));
+        }
     }
 
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.

@@ -30,6 +30,8 @@ impl Kernel {
     /// VMA `vma`, its PTE young (an access made it; x86 prefaulted PTEs too:
     /// `arch_wants_old_prefaulted_pte()` is false there).
     pub fn page_add_file_rmap(&mut self, vma: VmaId, i: u32, p: PageId) {
+        // The engine maps single pages only: a page of a large folio is split first.
+        let p = self.split_page_folio(p);
         let v = vma.0 as usize;
         debug_assert!(self.vmas[v].pages[i as usize] == PageId::NIL);
         self.vmas[v].pages[i as usize] = p;

@@ -175,8 +175,9 @@ impl Simulation {
         for i in 0..scn.machine.boot_superblocks {
             k.mount(&format!("(boot {i})"), "boot");
         }
+        k.root_fs_order0 = !scn.machine.fs_features.is_empty();
         for d in &scn.devices {
-            k.mount(&format!("/dev/{}", d.name), "ext4");
+            k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);

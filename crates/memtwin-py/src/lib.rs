@@ -288,6 +288,8 @@ impl Doc {
         m.set_item("cpus", scn.machine.cpus)?;
         m.set_item("nodes", scn.machine.nodes)?;
         m.set_item("swap", scn.machine.swap)?;
+        m.set_item("fs", &scn.machine.fs)?;
+        m.set_item("fs_features", scn.machine.fs_features.clone())?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
         out.set_item("lru_gen", scn.profile.lru_gen)?;
