@@ -451,6 +451,8 @@ def test_an_xfs_root_is_formatted_loaded_and_mounted_in_the_guest(tmp_path):
     assert "mount -t xfs /dev/vda /s" in init and "@FS@" not in init
     script, _, _, _ = qemu.op_script(plan)
     assert "FOLIOS 1" in script.splitlines()
+    script, _, _, _ = qemu.op_script({**plan, "record_folios": False})  # memtwin real --no-folios
+    assert "FOLIOS 0" in script.splitlines()
     if qemu.find_kernel():
         import glob as _glob
 
