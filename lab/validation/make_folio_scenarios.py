@@ -24,7 +24,7 @@ against real kernels"), and the device's read_ahead_kb and queue limits in `real
 
 They live in scenarios/validation-pending/ (with their recordings in real/ there), outside the
 `validate --recorded scenarios/validation/*.toml` glob, until the engine models large folios;
-the engine's side moves them to scenarios/validation/ (OUT below) when it passes them.
+the engine's side moves them to scenarios/validation/ (OUT and the head's dir below) when it passes them.
 Run from the repository root: python3 lab/validation/make_folio_scenarios.py
 """
 import os
@@ -51,7 +51,7 @@ def write(on, name, what, desc, ra, body, order0=False):
     if order0:
         text, out = head(GEN, on, name, what, desc, ra=ra, fs=ORDER0_FS[on]), VALIDATION
     else:
-        text, out = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where), OUT
+        text, out = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where, dir="scenarios/validation-pending"), OUT
     # the recording's directory is the scenario's own real/ (relative to the scenario file)
     with open(os.path.join(out, name + ".toml"), "w") as f:
         f.write(text + body + tol(name, on, METRICS))

@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
                     "or the name of a lab build (memtwin lab kernel list)")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
     rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
+    rl.add_argument("--no-folios", action="store_true", help="do not record the memcg's folios by order at each step's end "
+                    "(a scan of /proc/kpagecgroup that takes about a second per step on a large host, between the steps) "
+                    "nor, on the host, the folios added and deleted (trace instances)")
     va = sub.add_parser("validate", help="compare the engine with a real kernel, metric by metric",
                         description="Run the engine and a real kernel (this host, QEMU, or the recorded results) for every "
                                     "variant a real kernel can run and print metric | simulated | real | difference | "
@@ -346,6 +349,7 @@ def cmd_real(a) -> int:
         knobs = qemumod.kernel_knobs(a.kernel, a.workdir)
     for v in wanted:
         plan = scn.doc.plan(v, a.sets)
+        plan["record_folios"] = not a.no_folios
         why = realmod.unsupported(plan, knobs)
         if why and a.variant != "all":
             raise realmod.RealError(f"{a.file}: variant {v or 'default'} needs a policy no real kernel has: {why}\n"

@@ -451,6 +451,8 @@ def test_an_xfs_root_is_formatted_loaded_and_mounted_in_the_guest(tmp_path):
     assert "mount -t xfs /dev/vda /s" in init and "@FS@" not in init
     script, _, _, _ = qemu.op_script(plan)
     assert "FOLIOS 1" in script.splitlines()
+    script, _, _, _ = qemu.op_script({**plan, "record_folios": False})  # memtwin real --no-folios
+    assert "FOLIOS 0" in script.splitlines()
     if qemu.find_kernel():
         import glob as _glob
 
@@ -495,7 +497,7 @@ def test_xfs_in_the_guest_caches_large_folios(tmp_path):
     (step,) = res["steps"]
     assert res["real"]["machine"]["disk"].startswith("xfs on a raw image")
     assert res["real"]["machine"]["read_ahead_kb"] == 8192 and res["real"]["machine"]["queue"]["max_sectors_kb"] > 0
-    assert "kpagecgroup" in res["real"]["folios_source"]
+    assert "kpagecgroup" in res["real"]["folios_source"] and "no folio order" in res["real"]["folio_events_unavailable"]
     assert step["metrics"]["read_bytes"] == 24 << 20
     fol = step["folios"]
     assert step["pagecache"] == 6144

@@ -201,6 +201,16 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
         jsonschema.validate(doc, json.load(f))
 
 
+@needs_host
+def test_no_folios_records_neither_the_scan_nor_the_events(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    code, out, err = cli_run(capsys, "real", _scn(tmp_path), "--on", "host", "--no-folios", "--json", out_json)
+    assert code == 0, err
+    res = json.loads(out_json.read_text())["variants"]["default"]
+    assert not any("folios" in s or "folio_events" in s for s in res["steps"])
+    assert "folios_source" not in res["real"] and res["real"]["folio_events_unavailable"] == "not asked for"
+
+
 def test_the_scratch_image_gets_the_scenarios_root_file_system():
     """[machine] fs and fs_features (issue 21): ext4 with mkfs.ext4's defaults (6.16+ caches its
     files in large folios), ext4 with the verity feature (order-0 folios on every kernel:
