@@ -5,6 +5,7 @@
 //! Its 64-slot nodes exist only where entries are, so a mapping costs the host memory in
 //! proportion to its resident pages and shadow entries, not to the file's size.
 
+use crate::delayacct::StallKind;
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::memcontrol::ChargeError;
@@ -360,11 +361,11 @@ impl Kernel {
             // is thrashing, a memory stall.
             let thrashing = self.pages[page].test(pg::WORKINGSET);
             if thrashing {
-                self.psi_memstall_enter();
+                self.stall_enter(StallKind::Thrashing);
             }
             self.wait_until(done);
             if thrashing {
-                self.psi_memstall_leave();
+                self.stall_leave(StallKind::Thrashing);
             }
         }
         self.pages[page].flags &= !pg::LOCKED;

@@ -383,7 +383,7 @@ impl Kernel {
                     break;
                 }
                 let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
-                self.wait_until(t);
+                self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(t));
                 self.writeback_end_io();
             }
         }

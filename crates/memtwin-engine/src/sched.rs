@@ -467,6 +467,7 @@ impl Simulation {
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.memstall_ns = 0;
+        k.stall = Default::default();
         k.charge_stock = t.stock;
         k.nr_dirtied = t.nr_dirtied;
         k.io = IoAcct::default();
@@ -477,6 +478,7 @@ impl Simulation {
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
         self.kernel.psi_account(memcg, start, stall);
+        let stall = self.kernel.stall.take();
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
@@ -485,6 +487,9 @@ impl Simulation {
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
         t.times.iowait += k.iowait_ns;
+        for (acc, ns) in t.times.stall.iter_mut().zip(stall) {
+            *acc += ns;
+        }
         t.times.io.read_bytes += k.io.read_bytes;
         t.times.io.write_bytes += k.io.write_bytes;
         t.times.io.hits += k.io.hits;

@@ -167,7 +167,8 @@ impl Kernel {
         }
         self.cpu(self.cost.submit_io);
         let done = self.devices[dev.idx()].submit(Dir::Read, base + slot as u64, 1, self.now);
-        self.wait_until(done);
+        // swap_readpage(): the fault waits for the read (delayacct_swapin_start()).
+        self.stalled(crate::delayacct::StallKind::Swapin, |k| k.wait_until(done));
         self.io.read_bytes += PAGE_SIZE;
         self.vmstat.count(VmEvent::Pswpin, 1);
         self.vmstat.count(VmEvent::Pgpgin, PAGE_SIZE / 1024);

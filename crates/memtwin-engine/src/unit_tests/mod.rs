@@ -7,6 +7,7 @@
 
 mod cgroup;
 mod dcache;
+mod delayacct;
 mod fadvise;
 mod filemap;
 mod fs;
