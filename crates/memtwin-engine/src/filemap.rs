@@ -403,6 +403,7 @@ impl Kernel {
         self.cpu(self.cost.submit_io);
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("read_pages() is never called for shmem");
+        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
         let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
         let now = self.now;
         let m = &mut self.mappings[inode.idx()];

@@ -321,6 +321,10 @@ impl Simulation {
     /// taking the time-series samples due before it. Returns false when every task is done.
     pub fn step(&mut self) -> bool {
         let Some(Reverse((t_now, ti))) = self.runq.pop() else { return false };
+        // No context looks at a device queue before the earliest of this task's clock and an
+        // awake kswapd's (which catches up from its own): requests completed by then are freed.
+        let horizon = self.kernel.nodes.iter().filter(|n| n.kswapd_active).map(|n| n.kswapd_clock).fold(t_now, Nanos::min);
+        self.kernel.blk_retire(horizon);
         while self.next_sample <= t_now {
             self.kernel.advance_clock(self.next_sample);
             self.series.sample(&self.kernel, self.next_sample);

@@ -366,6 +366,9 @@ impl Kernel {
                 break;
             }
         }
+        if self.profile.throttle_vm_writeout {
+            self.throttle_vm_writeout();
+        }
     }
 
     /// `inactive_is_low()` for the anon lists: `inactive * ratio < active`, the ratio
