@@ -5,6 +5,7 @@
 //! Its 64-slot nodes exist only where entries are, so a mapping costs the host memory in
 //! proportion to its resident pages and shadow entries, not to the file's size.
 
+use crate::delayacct::StallKind;
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::memcontrol::ChargeError;
@@ -603,11 +604,11 @@ impl Kernel {
             // is thrashing, a memory stall.
             let thrashing = self.pages[page].test(pg::WORKINGSET);
             if thrashing {
-                self.psi_memstall_enter();
+                self.stall_enter(StallKind::Thrashing);
             }
             self.wait_until(done);
             if thrashing {
-                self.psi_memstall_leave();
+                self.stall_leave(StallKind::Thrashing);
             }
         }
         self.pages[page].flags &= !pg::LOCKED;
@@ -645,6 +646,7 @@ impl Kernel {
         self.cpu(self.cost.submit_io);
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("read_pages() is never called for shmem");
+        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
         let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
         let now = self.now;
         let m = &mut self.mappings[inode.idx()];

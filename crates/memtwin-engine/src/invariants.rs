@@ -21,6 +21,7 @@ impl Kernel {
     /// - mapping counters (pages, shadows, per-node occupancy) match the slots;
     /// - the cgroup life cycle: see [`Kernel::check_lifecycle`];
     /// - the directory tree: see [`Kernel::check_directories`].
+    /// - every device's requests: see [`Kernel::check_request_queues`].
     pub fn check_invariants(&self) -> Result<(), String> {
         let used = self.pages.in_use() as u64;
         let (free, managed) = (self.nr_free_pages(), self.managed_pages());
@@ -193,6 +194,7 @@ impl Kernel {
         }
         self.check_lifecycle()?;
         self.check_directories()?;
+        self.check_request_queues()?;
         self.check_rmap()?;
         for (ino, m) in self.mappings.iter().enumerate() {
             let (mut pages, mut shadows) = (0u64, 0u64);
@@ -409,6 +411,24 @@ impl Kernel {
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             if m.nr_file_mapped != per_memcg[i] {
                 return Err(format!("memcg {} file_mapped {} != its mapped pages {}", m.path, m.nr_file_mapped, per_memcg[i]));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Kernel {
+    /// Every request a device allocated is either held (in flight, or completed and not yet
+    /// freed) or was freed once: `queued = completed + held`, and each class's requests
+    /// complete in order (the device serves them in submission order).
+    pub fn check_request_queues(&self) -> Result<(), String> {
+        for d in &self.devices {
+            let q = &d.queue;
+            if q.queued != q.completed + q.held() {
+                return Err(format!("device {}: {} requests queued != {} completed + {} held", d.name, q.queued, q.completed, q.held()));
+            }
+            if !q.ordered() {
+                return Err(format!("device {}: requests complete out of submission order", d.name));
             }
         }
         Ok(())

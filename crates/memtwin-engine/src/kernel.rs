@@ -87,6 +87,9 @@ pub struct Kernel {
     pub memstall_depth: u32,
     /// When the running context's outermost memory stall began.
     pub memstall_start: Nanos,
+    /// The running context's stall frames and per-kind stall times this quantum
+    /// (delayacct.rs; the source of the `stall.*_ms` metrics and of `memstall_ns`).
+    pub stall: crate::delayacct::StallAcct,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
@@ -195,6 +198,7 @@ impl Kernel {
             memstall_ns: 0,
             memstall_depth: 0,
             memstall_start: 0,
+            stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),

@@ -1,6 +1,7 @@
 //! Memory cgroups: the hierarchy, page counters, charging and memory.stat (mm/memcontrol.c,
 //! mm/page_counter.c).
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::types::{MemcgId, PageId, PAGE_SIZE};
 
@@ -652,9 +653,9 @@ impl Kernel {
             };
             self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
             self.memcgs.count_event(over, MemcgEvent::Max, 1);
-            self.psi_memstall_enter();
+            self.stall_enter(StallKind::Reclaim);
             let reclaimed = self.try_to_free_mem_cgroup_pages(over, nr);
-            self.psi_memstall_leave();
+            self.stall_leave(StallKind::Reclaim);
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
@@ -668,9 +669,12 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             retries -= 1;
-            self.psi_memstall_enter();
+            // The retry's throttle sleeps inside the charge's memory stall.
+            self.stall_enter(StallKind::Reclaim);
+            self.stall_enter(StallKind::Congestion);
             self.reclaim_throttle();
-            self.psi_memstall_leave();
+            self.stall_leave(StallKind::Congestion);
+            self.stall_leave(StallKind::Reclaim);
         }
     }
 
@@ -856,9 +860,9 @@ impl Kernel {
         while cur != MemcgId::ROOT && cur != MemcgId::NONE {
             if self.page_counter_read(cur) > self.memcgs.get(cur).counter.high {
                 self.memcgs.count_event(cur, MemcgEvent::High, 1);
-                self.psi_memstall_enter();
+                self.stall_enter(StallKind::Reclaim);
                 reclaimed += self.try_to_free_mem_cgroup_pages(cur, nr);
-                self.psi_memstall_leave();
+                self.stall_leave(StallKind::Reclaim);
             }
             match self.memcgs.get(cur).parent {
                 Some(p) => cur = p,
@@ -900,9 +904,9 @@ impl Kernel {
             }
             // schedule_timeout_killable(penalty_jiffies), a memory stall.
             let ns = penalty * crate::types::NSEC_PER_SEC / HZ;
-            self.psi_memstall_enter();
+            self.stall_enter(StallKind::High);
             self.now += ns;
-            self.psi_memstall_leave();
+            self.stall_leave(StallKind::High);
             return;
         }
     }

@@ -16,6 +16,7 @@
 //! form inside a partial pageblock do not change whether an order-0 or an order-9 request
 //! succeeds. Migrate types (grouping by mobility) are not modelled either.
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::profile::KernelProfile;
 use crate::types::{int_sqrt, InodeId, Nanos, PageId, PAGE_SIZE};
@@ -1048,9 +1049,9 @@ impl Kernel {
             self.reclaim_nid = Some(gfp.nid);
         }
         // __perform_reclaim(): a memory stall (psi_memstall_enter()).
-        self.psi_memstall_enter();
+        self.stall_enter(StallKind::Reclaim);
         let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
-        self.psi_memstall_leave();
+        self.stall_leave(StallKind::Reclaim);
         self.reclaim_nid = saved;
         if progress > 0 && self.policies.zonelist_cache {
             // zlc_clear_zones_full()
@@ -1393,7 +1394,7 @@ impl Kernel {
         match self.profile.reclaim_throttle {
             crate::profile::ReclaimThrottle::CongestionTimeout => {
                 let t = crate::vmscan::congestion_wait_blk_mq(self.now, crate::vmscan::RECLAIM_THROTTLE);
-                self.wait_until(t);
+                self.stalled(StallKind::Congestion, |k| k.wait_until(t));
             }
             _ => self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE),
         }
@@ -1405,7 +1406,7 @@ impl Kernel {
     pub fn congestion_wait(&mut self, timeout: Nanos) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            self.wait_until(t.min(now + timeout));
+            self.stalled(StallKind::Congestion, |k| k.wait_until(t.min(now + timeout)));
         }
     }
 }

@@ -313,6 +313,14 @@ pub struct KernelProfile {
     /// throttling on cgroup v1"); before, it only waited on pages it had already marked
     /// (`folio_wait_writeback()` in `shrink_page_list()`).
     pub v1_reclaim_throttle: bool,
+    /// How the block layer hands out requests (`get_request()` on the legacy request list
+    /// before 5.0, scheduler tags on blk-mq after, mq-deadline's async depth from 5.14); see
+    /// [`crate::blkdev::BlkQueue`].
+    pub blk_queue: crate::blkdev::BlkQueue,
+    /// `throttle_vm_writeout()` at the end of `shrink_lruvec()` (2.6-4.8; c2aa723a6093 "mm:
+    /// remove throttle_vm_writeout()", 4.9): reclaim sleeps `congestion_wait(BLK_RW_ASYNC,
+    /// HZ/10)` while the pages under writeback exceed the global dirty limit plus a tenth.
+    pub throttle_vm_writeout: bool,
     /// User page tables are charged to the memcg as kernel memory (`__GFP_ACCOUNT` in x86's
     /// page-table allocations, v4.5, Vladimir Davydov's "arch: x86: charge page tables to
     /// kmemcg"); one page per 2 MiB of anonymous memory touched.
@@ -535,6 +543,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
         v1_reclaim_throttle: true,
+        blk_queue: crate::blkdev::BlkQueue::MqAsyncDepth,
+        throttle_vm_writeout: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
         wb_thresh_floor: false,
@@ -607,6 +617,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_high_delay: false,
         oom_waits_on_write_pending: true,
         reclaim_throttle: ReclaimThrottle::CongestionTimeout,
+        blk_queue: crate::blkdev::BlkQueue::Mq,
         ra_prev_pos_after_read: false,
         ..linux_5_17.clone()
     };
@@ -631,6 +642,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_zone_reclaimable: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Congestion,
+        blk_queue: crate::blkdev::BlkQueue::Legacy,
+        throttle_vm_writeout: true,
         account_page_tables: false,
         ..linux_5_0.clone()
     };

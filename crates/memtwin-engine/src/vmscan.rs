@@ -1,6 +1,7 @@
 //! Page reclaim (mm/vmscan.c): memcg limit reclaim, global direct reclaim and kswapd, all
 //! through `do_try_to_free_pages()` -> `shrink_node_memcgs()` -> `shrink_lruvec()`.
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
@@ -365,6 +366,9 @@ impl Kernel {
                 break;
             }
         }
+        if self.profile.throttle_vm_writeout {
+            self.throttle_vm_writeout();
+        }
     }
 
     /// `inactive_is_low()` for the anon lists: `inactive * ratio < active`, the ratio
@@ -454,7 +458,7 @@ impl Kernel {
             ReclaimThrottle::CongestionTimeout => congestion_wait_blk_mq(self.now, RECLAIM_THROTTLE),
             ReclaimThrottle::Writeback => self.reclaim_throttle_writeback_until(),
         };
-        self.io_schedule_until(until);
+        self.io_schedule_until(until, StallKind::Congestion);
     }
 
     /// When `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+) called
@@ -465,10 +469,11 @@ impl Kernel {
         reclaim_throttle_writeback_wake(self.now, 1, done)
     }
 
-    /// Sleep in D state until `t` (`io_schedule_timeout()`), then end the writeback of every
-    /// write that completed meanwhile (their interrupts ran while the task slept).
-    fn io_schedule_until(&mut self, t: crate::types::Nanos) {
-        self.wait_until(t);
+    /// Sleep in D state until `t` (`io_schedule_timeout()`), a stall of `kind`, then end the
+    /// writeback of every write that completed meanwhile (their interrupts ran while the task
+    /// slept).
+    fn io_schedule_until(&mut self, t: crate::types::Nanos, kind: StallKind) {
+        self.stalled(kind, |k| k.wait_until(t));
         self.writeback_end_io();
         self.swap_end_io();
     }
@@ -489,7 +494,7 @@ impl Kernel {
             return;
         }
         if let Some(t) = self.devices[dev].write_congested(self.now) {
-            self.io_schedule_until(t.min(self.now + RECLAIM_THROTTLE));
+            self.io_schedule_until(t.min(self.now + RECLAIM_THROTTLE), StallKind::Congestion);
         }
     }
 
@@ -602,7 +607,7 @@ impl Kernel {
                 // throttling of its own, so it waits for the writeback of a page it already
                 // marked (folio_wait_writeback()), then tries the page again.
                 let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                self.io_schedule_until(done);
+                self.io_schedule_until(done, StallKind::Writeback);
             }
             if self.pages[p].test(pg::WRITEBACK) {
                 // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
@@ -698,7 +703,7 @@ impl Kernel {
                 self.wakeup_flusher_threads();
                 if self.profile.v1_reclaim_throttle && !self.writeback_throttling_sane(sc) {
                     let until = self.reclaim_throttle_writeback_until();
-                    self.io_schedule_until(until);
+                    self.io_schedule_until(until, StallKind::Congestion);
                 }
             }
         } else if kick_flusher {
