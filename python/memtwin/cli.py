@@ -139,6 +139,7 @@ def _parser() -> argparse.ArgumentParser:
                     "directories (memtwin real --scratch; default /var/tmp)")
     lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
+    __import__("memtwin.calibrate", fromlist=["x"]).add_parser(sub, EPILOG)
     for mod in ("sweep", "size"):  # their own modules (memtwin.sweep/.size as attributes are the API functions)
         __import__(f"memtwin.{mod}", fromlist=["add_parser"]).add_parser(sub, EPILOG)
     return p
@@ -500,6 +501,8 @@ def _dispatch(a) -> int:
             return __import__("memtwin.replay", fromlist=["x"]).run_cli(a)
         if a.cmd == "cachesim":
             return __import__("memtwin.cachesim", fromlist=["x"]).run_cli(a)
+        if a.cmd == "calibrate":
+            return __import__("memtwin.calibrate", fromlist=["x"]).main(a)
         if a.cmd == "measure":
             return __import__("memtwin.measure", fromlist=["x"]).run_cli(a)
         if a.cmd in ("record", "import", "trace-info"):
