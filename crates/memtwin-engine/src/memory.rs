@@ -221,6 +221,8 @@ impl Kernel {
             self.vmas[vma.0 as usize].pages[(start + i) as usize] = pfn;
         }
         self.memcgs.memcgs[memcg.idx()].nr_anon += PAGEBLOCK_NR;
+        // mem_cgroup_charge_statistics(): "pagein of a big page is an event"
+        self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgpgin, 1);
         self.vmas[vma.0 as usize].nr_resident += PAGEBLOCK_NR;
         self.vmstat.nr_anon_pages += PAGEBLOCK_NR;
         self.vmstat.count(VmEvent::ThpFaultAlloc, 1);
@@ -260,7 +262,10 @@ impl Kernel {
         p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
         self.vmas[vma.0 as usize].pages[index as usize] = pfn;
         self.vmas[vma.0 as usize].nr_resident += 1;
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_anon += 1;
+        // mem_cgroup_charge_statistics() from charge_memcg(): one PGPGIN per folio charged
+        m.events[crate::memcontrol::MemcgEvent::Pgpgin as usize] += 1;
         self.vmstat.nr_anon_pages += 1;
         let lv = self.folio_lruvec(pfn);
         self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
@@ -282,9 +287,11 @@ impl Kernel {
         self.memcgs.count_event(memcg, MemcgEvent::Pgmajfault, 1);
     }
 
-    /// `mem_cgroup_uncharge()` of `nr` anonymous pages of `memcg` that were freed (and
-    /// `NR_ANON_PAGES`); a dying memcg left empty is freed.
-    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64) {
+    /// `mem_cgroup_uncharge()` of `nr` anonymous pages in `folios` folios of `memcg` that were
+    /// freed (and `NR_ANON_PAGES`); a dying memcg left empty is freed. `uncharge_batch()`
+    /// counts one `PGPGOUT` per folio (`ug->pgpgout++` in `uncharge_folio()`, 6.1; v1's
+    /// memory.stat pgpgout), as `commit_charge()`'s side counts `PGPGIN`.
+    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64, folios: u64) {
         if nr == 0 {
             return;
         }
@@ -294,6 +301,7 @@ impl Kernel {
         }
         self.memcgs.counter_uncharge(memcg, nr);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.events[crate::memcontrol::MemcgEvent::Pgpgout as usize] += folios;
         m.nr_anon -= nr;
         if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
             self.mem_cgroup_try_free(memcg);
@@ -316,6 +324,7 @@ impl Kernel {
         let memcg = self.vmas[v].memcg;
         let mut i = 0;
         let mut freed = 0u64;
+        let mut folios = 0u64;
         while i < pages.len() {
             let p = pages[i];
             if p == PageId::NIL {
@@ -339,8 +348,9 @@ impl Kernel {
                 freed += 1;
                 i += 1;
             }
+            folios += 1;
         }
-        self.uncharge_anon(memcg, freed);
+        self.uncharge_anon(memcg, freed, folios);
         // free_pgtables(): the page tables go with the mapping.
         let ptes = std::mem::take(&mut self.vmas[v].nr_ptes);
         self.memcg_kmem_uncharge(memcg, ptes * crate::types::PAGE_SIZE);
@@ -541,6 +551,6 @@ impl Kernel {
                 self.page_remove_file_rmap(vma, i, true);
             }
         }
-        self.uncharge_anon(memcg, freed);
+        self.uncharge_anon(memcg, freed, freed);
     }
 }
