@@ -934,10 +934,20 @@ class HostRun:
                         "read_ahead_kb": self.read_ahead_kb, "arch": u.machine},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
+            # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks
+            # share the CPUs with whatever else runs, which wall-clock figures carry
+            "loadavg": _loadavg(),
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
             "notes": self.notes,
             "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
         }
+
+
+def _loadavg() -> Optional[list]:
+    try:
+        return [float(x) for x in _read("/proc/loadavg").split()[:3]]
+    except (OSError, ValueError):
+        return None
 
 
 def _notes(plan: dict, host_v: Optional[str] = None) -> list:
