@@ -416,7 +416,7 @@ def cmd_validate(a) -> int:
         known += [r for r in rows if r.known and not r.ok]
         print()
     tail = f" ({len(known)} known disagreement(s), each with its cause in the scenario's [[validation.known_out]])" if known else ""
-    print(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail)
+    print(wrap(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail, "  "))
     return 1 if bad else 0
 
 
