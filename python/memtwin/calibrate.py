@@ -212,7 +212,10 @@ def main(a) -> int:
         if os.geteuid() != 0:
             raise CalibrateError("memtwin calibrate: error: must run as root (it makes a loop device and a mount)\n"
                                  "  fix: run it with sudo")
-        size = parse_size(a.size)
+        try:
+            size = parse_size(a.size)
+        except Exception:  # noqa: BLE001 - parse_size's own error names --limit
+            raise CalibrateError(f"--size {a.size}: error: not a size\n  fix: give a size such as 512M") from None
         if size < 16 * MIB or size % MIB:
             raise CalibrateError(f"--size {a.size}: error: give a whole number of MiB, at least 16M\n  fix: e.g. --size 512M")
         if a.repeat < 1 or a.samples < 1:
