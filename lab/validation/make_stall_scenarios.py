@@ -80,8 +80,11 @@ KNOWN = {
         ("probe", "latency.max_ms", "the engine's probe waits 801 ms in one round, at 4.39 s (the copy's write phase, "
                                     "the memcg full of its dirty pages: about 0.8 s of the 150 MB/s disk) and never "
                                     "otherwise; the kernel's waits are shorter and spread (max 386, 218, 342 ms, p99 "
-                                    "141-277 ms over three runs). How reclaim waits on writeback and the device queue "
-                                    "(issue 23 items 1-2, helper ioq) is pending in the engine"),
+                                    "141-277 ms over three runs). In the engine, v1 memcg reclaim's case-3 wait "
+                                    "(vmscan.rs, folio_wait_writeback()) waits for the completion of a marked page "
+                                    "whose write sits behind the flusher's whole flush in the device's FIFO; the "
+                                    "kernel's request queue bounds what is in flight (issue 23 item 1, the request "
+                                    "queue and its waits, pending: helper ioq)"),
     ] + [(st, m, ROUNDS + "real 230, 167, 250 rounds over three runs, the engine 342") for st in ("copy", "probe")
          for m in ("memcg.pgfault", "memcg.pgpgout")],
     "host-stall-cp8x-p64m": [
