@@ -66,7 +66,12 @@ COUNTERS = [("elapsed_s", 0.10, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 CPU = ("CPU contention, not a memory mechanism: the host has 2 CPUs shared with other sessions (/proc/loadavg "
        "12-16 during these recordings, the run's own in real.loadavg); the control host-stall-alone-p16m, the same "
        "16 MiB probe with no copy and no reclaim in its memcg, takes 19-28 ms a round on the host against the engine's "
-       "9.8 ms (the engine gives every task a CPU of its own). Compare again on a quiet host")
+       "9.8 ms (the engine gives every task a CPU of its own), while its fastest rounds (7.5, 10.8, 16.4 ms over three "
+       "runs) bracket the engine's. With the runner at nice -19 (11:42, load 11) the control's p50 is 15.8 ms, but the "
+       "copies still take 12.6 s (4x) and 17.0 s (8x) with probe p50 38 and 145 ms: the kernel threads that carry the "
+       "I/O (the flusher, the loop device's workers) stay at nice 0 among the load, and how much of the rest is the "
+       "kernel's reclaim waits (issue 23 items 1-2, pending: helper ioq) is not separable here. Compare again on a "
+       "quiet host")
 ROUNDS = ("one fault and one charge per page per probe round, so the count follows the number of rounds, which "
           "follows the round time on the contended host (see the latency rows): ")
 KNOWN = {
