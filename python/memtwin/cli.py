@@ -142,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
                     "directories (memtwin real --scratch; default /var/tmp)")
     lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
+    __import__("memtwin.calibrate", fromlist=["x"]).add_parser(sub, EPILOG)
     for mod in ("sweep", "size"):  # their own modules (memtwin.sweep/.size as attributes are the API functions)
         __import__(f"memtwin.{mod}", fromlist=["add_parser"]).add_parser(sub, EPILOG)
     return p
@@ -419,7 +420,7 @@ def cmd_validate(a) -> int:
         known += [r for r in rows if r.known and not r.ok]
         print()
     tail = f" ({len(known)} known disagreement(s), each with its cause in the scenario's [[validation.known_out]])" if known else ""
-    print(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail)
+    print(wrap(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail, "  "))
     return 1 if bad else 0
 
 
@@ -504,6 +505,8 @@ def _dispatch(a) -> int:
             return __import__("memtwin.replay", fromlist=["x"]).run_cli(a)
         if a.cmd == "cachesim":
             return __import__("memtwin.cachesim", fromlist=["x"]).run_cli(a)
+        if a.cmd == "calibrate":
+            return __import__("memtwin.calibrate", fromlist=["x"]).main(a)
         if a.cmd == "measure":
             return __import__("memtwin.measure", fromlist=["x"]).run_cli(a)
         if a.cmd in ("record", "import", "trace-info"):

@@ -48,7 +48,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -323,8 +323,11 @@ def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
     for t in plan["tasks"]:
         for op in t["ops"]:
             k = op["op"]
+            if k == "mmap_probe" and host_carries_out(plan):
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `mmap_probe` is not carried out by the guest program yet\n"
+                                "  fix: use --on host (the host runner carries out the probe and reports its rounds' latencies)")
             if k not in SUPPORTED_OPS:
-                # Every op the host runner carries out, the guest does too.
+                # Every other op the host runner carries out, the guest does too.
                 raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` is not supported on qemu "
                                 f"(the guest program carries out {', '.join(SUPPORTED_OPS)})\n"
                                 "  fix: drop the op for the real run (--on host does not carry it out either)")

@@ -559,8 +559,11 @@ def task_main(job: dict) -> None:
         if delay > 0:
             time.sleep(delay)
         plan = job["plan"]
-        res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"],
-                                 job.get("traces"))}
+        try:
+            res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"],
+                                     job.get("traces"))}
+        finally:
+            mark_done(job["scratch"], job["task"]["name"])
     except RealError as e:
         res, code = {"error": str(e)}, 1
     except BaseException as e:  # noqa: BLE001 - reported to the parent, never lost
@@ -568,6 +571,46 @@ def task_main(job: dict) -> None:
     sys.stdout.write(json.dumps(res))
     sys.stdout.flush()
     os._exit(code)
+
+
+def done_marker(scratch: str, task: str) -> str:
+    """The file whose existence tells an `mmap_probe` watching `task` that the task is over."""
+    return os.path.join(scratch, f".done-{task}")
+
+
+def mark_done(scratch: str, task: str) -> None:
+    """Mark `task` over: written by the task when its last op returns (or fails) and by the
+    parent when the task's process ends (killed, e.g. by the OOM killer)."""
+    try:
+        with open(done_marker(scratch, task), "w"):
+            pass
+    except OSError:
+        pass
+
+
+def mmap_probe(size: int, interval_ns: int, watched: str, scratch: str) -> list:
+    """The engine's `mmap_probe` (mmtests' stutter latency probe): until the task `watched` is
+    over, map `size` bytes of anonymous memory, write one byte of every page, unmap, and sleep
+    `interval_ns`; each round's time (mmap to munmap, ns) in order. The pages are written from
+    C (a strided memoryview assignment), so a round is the kernel's faults, charges, reclaim
+    and zeroing, not the interpreter's loop."""
+    import mmap as mmap_mod
+
+    pages = (size + 4095) // 4096
+    ones = b"\x01" * pages
+    marker = done_marker(scratch, watched)
+    samples = []
+    while not os.path.exists(marker):
+        t0 = time.monotonic_ns()
+        m = mmap_mod.mmap(-1, pages * 4096, flags=mmap_mod.MAP_PRIVATE | mmap_mod.MAP_ANONYMOUS,
+                          prot=mmap_mod.PROT_READ | mmap_mod.PROT_WRITE)
+        mv = memoryview(m)
+        mv[::4096] = ones
+        mv.release()
+        m.close()
+        samples.append(time.monotonic_ns() - t0)
+        time.sleep(interval_ns / 1e9)
+    return samples
 
 
 def die_with_parent(parent: int) -> None:
@@ -613,8 +656,13 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
             snap, step_cg = Snap(cg, cgdir), cgdir
             step_start = time.time()
             first = i
+        if i == first:
+            samples = []
         try:
-            cgdir = do_op(op, cg, cgdir, files, scratch, policies, rng, buf)
+            if op["op"] == "mmap_probe":
+                samples += mmap_probe(op["size"], op["interval_ns"], op["while_task"], scratch)
+            else:
+                cgdir = do_op(op, cg, cgdir, files, scratch, policies, rng, buf)
         except OSError as e:
             raise OpError(f"task {task['name']}, step {op['step']!r}: {op['op']} failed on the real kernel: {e.strerror or e}") from None
         if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
@@ -622,7 +670,8 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
         metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
         res, total = step_view(res, ops[first:i + 1], plan.get("report_resident_pages", "step"))
         rec = {"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
-               "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start}
+               "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start,
+               "_samples": samples}
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
         if job_traces:
@@ -809,6 +858,11 @@ def mkfs_command(plan: dict, img: str) -> tuple:
         return fs, ["mkfs.xfs", "-q", "-f", img]
     raise RealError(f"[machine] fs = {fs!r}: the real-kernel runners format ext4 or xfs only\n"
                     "  fix: write fs = \"ext4\" or \"xfs\" for the real run")
+
+
+# Seconds between spawning the task processes and the scenario's time 0 (an interpreter with
+# only this module starts in about 50 ms on the lab's host; the lead leaves room for a loaded one).
+START_LEAD = 0.5
 
 
 class HostRun:
@@ -1040,7 +1094,10 @@ class HostRun:
     def run(self) -> list:
         seed = 0
         pipes = []
-        t0 = time.monotonic()
+        # A common start line: every task's interpreter is up before the scenario's time 0
+        # (START_LEAD), so tasks that start together in the scenario start together here; a
+        # probe watching a writer (mmap_probe) then sees all of it.
+        t0 = time.monotonic() + START_LEAD
         for n, t in enumerate(self.plan["tasks"]):
             # Each task runs in a fresh interpreter that loads only this module and the standard
             # library, and allocates and touches what it needs before it joins its memcg. A
@@ -1058,9 +1115,24 @@ class HostRun:
             child.stdin = None  # sent whole; communicate() below only reads
             self.children.append(child.pid)
             pipes.append((t["name"], child))
+        # Every task's output is read on a thread of its own, so that the moment a task's
+        # process ends, whatever ended it, an `mmap_probe` watching it is told (mark_done).
+        import threading
+
+        outs = {}
+
+        def collect(name, child):
+            outs[name] = child.communicate()
+            mark_done(self.scratch, name)
+
+        threads = [threading.Thread(target=collect, args=p, daemon=True) for p in pipes]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
         steps, errors = [], []
         for name, child in pipes:
-            data, err = child.communicate()
+            data, err = outs[name]
             self.children.remove(child.pid)
             try:
                 res = json.loads(data)
@@ -1076,7 +1148,15 @@ class HostRun:
         if errors:
             raise RealError("; ".join(errors))
         steps.sort(key=lambda s: s["_end"])
+        from memtwin._memtwin import latency_metrics
+
         for s in steps:
+            samples = s.pop("_samples")
+            # the probe's rounds as the engine reports them (metrics::mmtests_latency); a
+            # step without rounds reports zeros, as the engine's do
+            s["metrics"].update(latency_metrics(samples))
+            if samples:
+                s["latency_samples_ms"] = [n / 1e6 for n in samples]
             del s["_end"], s["_start"]
         return steps
 
@@ -1128,12 +1208,22 @@ class HostRun:
                         "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}), "arch": u.machine},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
+            # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks
+            # share the CPUs with whatever else runs, which wall-clock figures carry
+            "loadavg": _loadavg(),
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
             **({"folios_source": FOLIOS_SOURCE} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
             **({"folio_events_source": FOLIO_EVENTS_SOURCE} if not self.traces_why else {"folio_events_unavailable": self.traces_why}),
             "notes": self.notes,
             "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
         }
+
+
+def _loadavg() -> Optional[list]:
+    try:
+        return [float(x) for x in _read("/proc/loadavg").split()[:3]]
+    except (OSError, ValueError):
+        return None
 
 
 def _notes(plan: dict, host_v: Optional[str] = None) -> list:
@@ -1159,6 +1249,10 @@ UNSUPPORTED_POLICIES = {
 }
 
 
+# Ops only the host runner carries out (the guest program does not have them yet).
+HOST_ONLY_OPS = ("mmap_probe",)
+
+
 def refuse_before_running(plan: dict) -> None:
     """Refuse, before anything is made, a plan with an op the host runner does not carry out,
     and say where it can run: first the ops no runner has, then the ones only the QEMU guest has."""
@@ -1170,7 +1264,7 @@ def refuse_before_running(plan: dict) -> None:
             raise RealError(f"[tasks.{tname}]: a trace ({op['trace']}) has no real-kernel runner: a trace records a program, "
                             "and the real side of a recorded program is the program itself\n"
                             "  fix: run it with memtwin measure --limit SIZE -- CMD (the command the trace's header names)")
-        if k not in qemu.SUPPORTED_OPS or (k == "mount" and op.get("fs") != "tmpfs"):
+        if (k not in qemu.SUPPORTED_OPS and k not in HOST_ONLY_OPS) or (k == "mount" and op.get("fs") != "tmpfs"):
             what = f"op `{k}`" + (f" of a {op['fs']} file system" if k == "mount" else "")
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "
                             "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
@@ -1179,8 +1273,14 @@ def refuse_before_running(plan: dict) -> None:
         raise RealError(f"[machine] swap = {plan['machine']['swap']} bytes: the host runner does not set up swap "
                         "(it would change the whole host), so the comparison would mislead\n"
                         "  fix: drop [machine] swap for the real run")
+    if any(op["op"] == "mmap_probe" for _, op in ops):
+        probe_anon_matches(plan)
     for tname, op in ops:
         k = op["op"]
+        if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname) and any(o["op"] == "mmap_probe" for _, o in ops):
+            raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) beside an mmap_probe: neither "
+                            "--on host nor --on qemu carries out both (the host runner has no anonymous ops, the guest "
+                            "program no probe)\n  fix: drop one of them for the real run")
         if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname):
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
                             "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
@@ -1189,6 +1289,42 @@ def refuse_before_running(plan: dict) -> None:
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out "
                             "by the host runner: mounting file systems on the host is outside what it may touch\n"
                             "  fix: use --on qemu (the guest mounts tmpfs)")
+
+
+def host_carries_out(plan: dict) -> bool:
+    """Whether the host runner would take this plan (refuse_before_running says nothing)."""
+    try:
+        refuse_before_running(plan)
+    except RealError:
+        return False
+    return True
+
+
+def probe_anon_matches(plan: dict, thp_path: str = "/sys/kernel/mm/transparent_hugepage/enabled",
+                       node_dir: str = "/sys/devices/system/node") -> None:
+    """An `mmap_probe` maps anonymous memory without madvise: the host runner carries it out
+    where that memory is what the engine's is, i.e. the host's THP mode gives such a mapping
+    huge pages exactly when the scenario's `kernel.thp` does ("always"; "madvise" and "never"
+    give base pages) and the host has the scenario's number of NUMA nodes."""
+    try:
+        with open(thp_path) as f:
+            mode = f.read().split("[", 1)[1].split("]", 1)[0]
+    except (OSError, IndexError):
+        mode = "never"  # a kernel without THP
+    if (mode == "always") != bool(plan.get("thp")):
+        raise RealError(f"[kernel] thp = {str(bool(plan.get('thp'))).lower()}, but this host's transparent hugepages are "
+                        f"\"{mode}\": the mmap_probe's anonymous rounds would fault {'base' if plan.get('thp') else 'huge'} pages "
+                        f"where the engine's fault {'huge' if plan.get('thp') else 'base'} ones\n"
+                        f"  fix: set [kernel] thp = {'true' if mode == 'always' else 'false'} to match the host, or use a host whose "
+                        f"{thp_path} matches")
+    try:
+        nodes = len([d for d in os.listdir(node_dir) if d.startswith("node") and d[4:].isdigit()]) or 1
+    except OSError:
+        nodes = 1
+    if nodes != plan["machine"].get("nodes", 1):
+        raise RealError(f"[machine] nodes = {plan['machine'].get('nodes', 1)}, but this host has {nodes} NUMA node(s): "
+                        "the mmap_probe's anonymous memory would be placed differently\n"
+                        f"  fix: set [machine] nodes = {nodes} for the host run")
 
 
 def _file_mapping_op(op: dict, ops: list, tname: str) -> bool:

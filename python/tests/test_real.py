@@ -404,8 +404,9 @@ ops = [{ op = "mmap_probe", size = "8M", interval = "5ms", while_task = "hog" }]
 
 @pytest.mark.parametrize("source", ["seed002", "mixed", "mount-ext4"])
 def test_ops_no_runner_carries_out_are_refused_without_sending_the_user_elsewhere(tmp_path, monkeypatch, source):
-    # seed 002's stutter needs post/wait and the mmap probe; "mixed" has anonymous ops (the
-    # guest has them) before the probe (no runner has it); an ext4 mount neither runner makes.
+    # seed 002's stutter needs post/wait and the mmap probe; "mixed" has anonymous ops (only
+    # the guest has them) beside the probe (only the host runner has it); an ext4 mount neither
+    # runner makes.
     # Neither runner may send the user to the other one, and nothing may start on the host.
     from memtwin import qemu
     _no_host_run(monkeypatch)
@@ -533,3 +534,96 @@ def test_sigkill_leaves_leftovers_that_lab_doctor_lists_and_lab_clean_removes(tm
         if any(_made_by_run(parent).values()):
             leftovers.clean(lambda s: None, lambda s: print(s, file=sys.stderr), [parent], [])
         shutil.rmtree(parent, ignore_errors=True)
+
+
+PROBE = """
+[scenario]
+name = "probe"
+[machine]
+ram = "4G"
+[kernel]
+cgroup = "v1"
+[devices.sda]
+read_bw = "500M"
+[files."/data/src"]
+size = "8M"
+[cgroups.A]
+"memory.limit_in_bytes" = "100M"
+[tasks.cp]
+cgroup = "A"
+ops = [{ op = "cp", src = "/data/src", dst = "/data/dst", step = "copy" }, { op = "sleep", duration = "1s", step = "idle" }]
+[tasks.probe]
+cgroup = "A"
+ops = [{ op = "mmap_probe", size = "1M", interval = "5ms", while_task = "cp", step = "probe" }]
+"""
+
+
+def test_the_probe_runs_rounds_until_the_watched_task_is_marked_done(tmp_path):
+    # real.mmap_probe (the engine's mmap_probe on the host): rounds until the marker appears
+    import threading
+
+    t = threading.Timer(0.3, real.mark_done, args=(str(tmp_path), "w"))
+    t.start()
+    samples = real.mmap_probe(1 << 20, 5_000_000, "w", str(tmp_path))
+    t.join()
+    # 0.3 s of rounds of (a 1 MiB round + 5 ms sleep): some, not unbounded
+    assert 5 <= len(samples) <= 60 and all(s > 0 for s in samples)
+    assert os.path.exists(real.done_marker(str(tmp_path), "w"))
+
+
+def test_probe_latency_metrics_are_the_engines_arithmetic():
+    # the host runner's latency.* come from metrics::mmtests_latency (the engine's unit test
+    # mmtests_latency_table_arithmetic holds the same 1..20 ms series)
+    from memtwin._memtwin import latency_metrics
+    m = dict(latency_metrics([i * 1_000_000 for i in range(20, 0, -1)]))
+    assert m["latency.samples"] == 20 and m["latency.q2_ms"] == 11.0 and m["latency.max90_ms"] == 18.0
+    assert m["latency.max99_ms"] == 20.0 and m["latency.max_ms"] == 20.0 and m["latency.mean_ms"] == 10.5
+    assert dict(latency_metrics([]))["latency.q2_ms"] == 0.0
+
+
+@pytest.mark.parametrize("mode, thp, ok", [("always [madvise] never", False, True), ("[always] madvise never", False, False),
+                                          ("[always] madvise never", True, True), ("always madvise [never]", True, False)])
+def test_the_probe_runs_on_the_host_only_where_its_anonymous_pages_are_the_engines(tmp_path, mode, thp, ok):
+    f = tmp_path / "enabled"
+    f.write_text(mode + "\n")
+    nodes = tmp_path / "node"
+    (nodes / "node0").mkdir(parents=True)
+    plan = {"thp": thp, "machine": {"nodes": 1}}
+    if ok:
+        real.probe_anon_matches(plan, str(f), str(nodes))
+    else:
+        with pytest.raises(real.RealError, match=r"(?s)\[kernel\] thp = .*fix: set \[kernel\] thp"):
+            real.probe_anon_matches(plan, str(f), str(nodes))
+    (nodes / "node1").mkdir()
+    with pytest.raises(real.RealError, match=r"(?s)this host has 2 NUMA node\(s\).*fix: set \[machine\] nodes = 2"):
+        real.probe_anon_matches({"thp": mode.startswith("["), "machine": {"nodes": 1}}, str(f), str(nodes))
+
+
+def test_the_guest_sends_a_probe_to_the_host(tmp_path, monkeypatch):
+    from memtwin import qemu
+    monkeypatch.setattr(real, "probe_anon_matches", lambda plan: None)
+    p = tmp_path / "s.toml"
+    p.write_text(PROBE)
+    with pytest.raises(real.RealError, match=r"(?s)op `mmap_probe` is not carried out by the guest program yet.*use --on host"):
+        qemu.check_plan(memtwin.load(str(p)).doc.plan(None, []))
+
+
+@needs_host
+def test_host_run_carries_out_the_probe_and_reports_its_rounds(tmp_path, capsys):
+    if open("/sys/kernel/mm/transparent_hugepage/enabled").read().startswith("[always]"):
+        pytest.skip("this host gives plain anonymous mappings huge pages; the scenario's thp is false")
+    before = _leftovers()
+    p = tmp_path / "s.toml"
+    p.write_text(PROBE)
+    out_json = tmp_path / "r.json"
+    code, out, err = cli_run(capsys, "real", str(p), "--on", "host", "--json", out_json)
+    assert code == 0, err
+    assert _leftovers() == before
+    steps = {s["name"]: s for s in json.loads(out_json.read_text())["variants"]["default"]["steps"]}
+    probe = steps["probe"]
+    n = probe["metrics"]["latency.samples"]
+    # the probe started with the copy (a common start line) and ran while it and its 1 s
+    # sleep did; each round is in latency_samples_ms
+    assert n >= 1 and len(probe["latency_samples_ms"]) == n
+    assert 0 < probe["metrics"]["latency.q2_ms"] <= probe["metrics"]["latency.max_ms"]
+    assert steps["copy"]["metrics"]["latency.samples"] == 0

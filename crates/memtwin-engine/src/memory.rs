@@ -245,6 +245,8 @@ impl Kernel {
             self.vmstat.count(VmEvent::Pgalloc, n);
             self.vmas[v].nr_resident += n;
             self.memcgs.memcgs[memcg.idx()].nr_anon += n;
+            // one PGPGIN per folio charged (mem_cgroup_charge_statistics())
+            self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgpgin, n);
             self.vmstat.nr_anon_pages += n;
             self.page_events += n;
         }
@@ -285,6 +287,8 @@ impl Kernel {
             *slot = PageId(head.0 + i as u32);
         }
         self.memcgs.memcgs[memcg.idx()].nr_anon += PAGEBLOCK_NR;
+        // mem_cgroup_charge_statistics(): "pagein of a big page is an event"
+        self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgpgin, 1);
         self.vmas[vma.0 as usize].nr_resident += PAGEBLOCK_NR;
         self.vmstat.nr_anon_pages += PAGEBLOCK_NR;
         self.vmstat.count(VmEvent::ThpFaultAlloc, 1);
@@ -326,7 +330,10 @@ impl Kernel {
         let lv = self.lruvec_idx(memcg, nid);
         self.anon_page_link(vma, index, pfn, memcg, lv);
         self.vmas[vma.0 as usize].nr_resident += 1;
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_anon += 1;
+        // mem_cgroup_charge_statistics() from charge_memcg(): one PGPGIN per folio charged
+        m.events[crate::memcontrol::MemcgEvent::Pgpgin as usize] += 1;
         self.vmstat.nr_anon_pages += 1;
         self.page_events += 1;
     }
@@ -366,9 +373,11 @@ impl Kernel {
         self.memcgs.count_event(memcg, MemcgEvent::Pgmajfault, 1);
     }
 
-    /// `mem_cgroup_uncharge()` of `nr` anonymous pages of `memcg` that were freed (and
-    /// `NR_ANON_PAGES`); a dying memcg left empty is freed.
-    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64) {
+    /// `mem_cgroup_uncharge()` of `nr` anonymous pages in `folios` folios of `memcg` that were
+    /// freed (and `NR_ANON_PAGES`); a dying memcg left empty is freed. `uncharge_batch()`
+    /// counts one `PGPGOUT` per folio (`ug->pgpgout++` in `uncharge_folio()`, 6.1; v1's
+    /// memory.stat pgpgout), as `commit_charge()`'s side counts `PGPGIN`.
+    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64, folios: u64) {
         if nr == 0 {
             return;
         }
@@ -378,6 +387,7 @@ impl Kernel {
         }
         self.memcgs.counter_uncharge(memcg, nr);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.events[crate::memcontrol::MemcgEvent::Pgpgout as usize] += folios;
         m.nr_anon -= nr;
         if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
             self.mem_cgroup_try_free(memcg);
@@ -403,6 +413,7 @@ impl Kernel {
         // Base pages in consecutive frames of one pageblock go back to the buddy together
         // (`free_pages_run`), in the order they were zapped: (first frame, count, zone).
         let mut run = (PageId::NIL, 0u64, 0usize);
+        let mut folios = 0u64;
         while i < pages.len() {
             let p = pages[i];
             if p == PageId::NIL {
@@ -443,9 +454,10 @@ impl Kernel {
                 freed += 1;
                 i += 1;
             }
+            folios += 1;
         }
         self.flush_free_run(&mut run);
-        self.uncharge_anon(memcg, freed);
+        self.uncharge_anon(memcg, freed, folios);
         // free_pgtables(): the page tables go with the mapping.
         let ptes = std::mem::take(&mut self.vmas[v].nr_ptes);
         self.memcg_kmem_uncharge(memcg, ptes * crate::types::PAGE_SIZE);
@@ -646,6 +658,6 @@ impl Kernel {
                 self.page_remove_file_rmap(vma, i, true);
             }
         }
-        self.uncharge_anon(memcg, freed);
+        self.uncharge_anon(memcg, freed, freed);
     }
 }
