@@ -172,6 +172,9 @@ TOL_EXTRA = {
     "mmap-hot": """"memcg.pgmajfault" = { rel = 0.10, abs = 64 }
 "memcg.file_mapped_bytes" = { rel = 0.10, abs = 2097152 }
 "memcg.workingset_activate_file" = { rel = 0.10, abs = 64 }
+"memcg.pgactivate" = { rel = 0.10, abs = 64 }
+"memcg.pgscan" = { rel = 0.10, abs = 64 }
+"memcg.pgsteal" = { rel = 0.10, abs = 64 }
 """,
 }
 

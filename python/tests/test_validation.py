@@ -57,8 +57,9 @@ def test_there_is_a_validation_set():
     assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
                                                                 "host-stall-alone-p16m.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5  # + issue 22: four lru_gen recordings and stream-wset on the two lists
-    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5  # issue 20: file mappings
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 2  # + issue 22: four lru_gen recordings and stream-wset on the two lists; mmap-hot on both LRUs
+    assert sum(n.startswith("qemu61-mmap-") for n in names) == 6  # issue 20: file mappings (and issue 22's mmap-hot on the two lists)
+    assert {"qemu61-lrugen-mmap-hot.toml", "qemu61-mmap-hot.toml"} <= set(names)  # mapped pages under lru_gen
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     # seed 004 at its scale: 6.1 recorded in the lab, 3.13.10's figures as [published] checks
     assert "qemu61-seed004.toml" in names and "linux313-seed004.toml" in names

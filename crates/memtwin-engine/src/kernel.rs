@@ -106,6 +106,18 @@ pub struct Kernel {
     /// context (kswapd always; direct reclaim once its aging allocated one, until the end of
     /// `lru_gen_shrink_lruvec()`), so `lru_gen_look_around()` updates generations in place.
     pub(crate) lru_gen_mm_walk: bool,
+    /// The running task (`current->mm`), set by the scheduler: which mm a new mapping joins
+    /// and whose `lru_gen` bitmap a context switch sets (`u32::MAX`: none).
+    pub cur_mm: u32,
+    /// `current->in_lru_fault` (6.1 `lru_gen_enter_fault()`): a fault of a mapping that is
+    /// neither `VM_SEQ_READ` nor `VM_RAND_READ` is running, under the multi-generational LRU.
+    pub(crate) lru_gen_in_fault: bool,
+    /// `mm->lru_gen` of each task (by task index), under the multi-generational LRU.
+    pub lru_gen_mms: Vec<crate::lru_gen::LruGenMm>,
+    /// `memcg->mm_list` (by memcg index): the tasks' mms in the order they joined.
+    pub lru_gen_mm_lists: Vec<Vec<u32>>,
+    /// The mm of each VMA (by VMA index; `u32::MAX`: none).
+    pub lru_gen_vma_mm: Vec<u32>,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
     pub shadow_nodes: Vec<crate::workingset::ShadowNodeList>,
     /// Where the last shared-iterator reclaim walk of each target stopped
@@ -205,6 +217,11 @@ impl Kernel {
             inode_wb: vec![],
             scratch_memcgs: vec![],
             lru_gen_mm_walk: false,
+            cur_mm: u32::MAX,
+            lru_gen_in_fault: false,
+            lru_gen_mms: vec![],
+            lru_gen_mm_lists: vec![],
+            lru_gen_vma_mm: vec![],
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![[MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]],
             kmem: Default::default(),

@@ -22,10 +22,16 @@
 //! (`lru_tier_from_refs()`), and the PID controller (`get_tier_idx()`, `read_ctrl_pos()`)
 //! protects the tiers whose refault rate exceeds the first tier's.
 //!
-//! What the engine does not model, and why: the page-table walk of `try_to_inc_max_seq()` and
-//! `lru_gen_look_around()` promote pages whose PTE accessed bit is set; the engine keeps no
-//! accessed bits for mapped pages (anonymous pages are touched once, at their fault), so
-//! aging promotes nothing and a mapped page's generation is the one it was faulted into.
+//! Mapped pages: pages a file fault brings in start in the youngest generation
+//! (`lru_gen_in_fault()`); the aging's page-table walk ([`Kernel::lru_gen_walk_mms`], over the
+//! mms of the memcg's tasks, with `force_scan`, `should_skip_mm()` and the Bloom filters of
+//! PMDs) moves pages whose PTE is young to the generation being closed; eviction meeting a
+//! mapped page asks rmap (`folio_check_references()`), and a young PTE starts the look-around
+//! ([`Kernel::lru_gen_look_around`]).
+//!
+//! What the engine does not model, and why: accessed bits of anonymous pages (the walk skips
+//! anonymous VMAs, whose pages keep the generation they were faulted into); virtual addresses
+//! (each VMA is taken to start on a PMD boundary).
 //! Zones are not split (one list per generation and type). `CONFIG_LRU_GEN_STATS` is off, as
 //! in Debian's build (`NR_HIST_GENS` = 1). The memcg LRU for global reclaim is 6.3+ and no
 //! profile has it: global reclaim walks memcgs as the two-list code does. `min_ttl_ms` gates
@@ -113,6 +119,58 @@ fn page_type(p: &Page) -> usize {
     }
 }
 
+/// `lruvec->mm_state.tail` (6.1), as a position on the memcg's mm list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MmTail {
+    /// `NULL`: no iteration yet; the next one force-scans from its first mm.
+    #[default]
+    Null,
+    /// The first mm added since the last iteration (index on the list).
+    At(u32),
+    /// `&mm_list->fifo`: nothing added since.
+    End,
+}
+
+/// `BLOOM_FILTER_SHIFT` (6.1): 2^15 bits per filter.
+pub const BLOOM_FILTER_SHIFT: u32 = 15;
+
+/// `mm->lru_gen` of a task's address space (6.1): the memcg whose mm list holds it, its VMAs
+/// in the order they were mapped (the engine has no addresses: mapping order stands for
+/// address order), and `bitmap` (one bit per node, set when the task runs, `lru_gen_use_mm()`,
+/// cleared by the walker of that node).
+#[derive(Clone, Debug)]
+pub struct LruGenMm {
+    /// The memcg of the task (`mm->lru_gen.memcg`).
+    pub memcg: MemcgId,
+    /// The task's live mappings.
+    pub vmas: Vec<VmaId>,
+    /// `mm->lru_gen.bitmap`.
+    pub bitmap: u64,
+    /// On its memcg's mm list.
+    pub listed: bool,
+}
+
+impl Default for LruGenMm {
+    fn default() -> Self {
+        LruGenMm { memcg: MemcgId::ROOT, vmas: vec![], bitmap: 0, listed: false }
+    }
+}
+
+/// `get_item_key()` (6.1): two 15-bit keys from a 30-bit hash of the PMD - here of (VMA,
+/// PMD index), hashed with the golden-ratio multiplier of `hash_64()`.
+#[inline]
+pub fn bloom_keys(vma: VmaId, pmd: u32) -> [usize; 2] {
+    let h = ((((vma.0 as u64) << 32) | pmd as u64).wrapping_mul(0x61C8_8646_80B5_83EB) >> (64 - 2 * BLOOM_FILTER_SHIFT)) as usize;
+    [h & ((1 << BLOOM_FILTER_SHIFT) - 1), h >> BLOOM_FILTER_SHIFT]
+}
+
+/// `suitable_to_scan()` (6.1): at least one young PTE per cache line on average (64-byte
+/// lines, 8-byte PTEs: `n` = 8).
+#[inline]
+pub fn suitable_to_scan(total: u32, young: u32) -> bool {
+    young * 8 >= total
+}
+
 /// `struct lru_gen_struct` (include/linux/mmzone.h, 6.1) with `NR_HIST_GENS` = 1.
 #[derive(Clone, Debug, Default)]
 pub struct LruGenStruct {
@@ -136,6 +194,12 @@ pub struct LruGenStruct {
     pub protected: [[u64; MAX_NR_TIERS - 1]; 2],
     /// `lruvec->mm_state.seq`: the last generation the (non-)walk finished.
     pub mm_seq: u64,
+    /// `lruvec->mm_state.tail`: where on the memcg's mm list the mms added since the last
+    /// iteration start (they are walked with `force_scan`).
+    pub mm_tail: MmTail,
+    /// `lruvec->mm_state.filters[NR_BLOOM_FILTERS]`: the Bloom filters of PMDs worth walking
+    /// (`BLOOM_FILTER_SHIFT` = 15 bits each), allocated by the first walk that needs one.
+    pub filters: [Option<Box<[u64]>>; 2],
     /// Times kswapd found this lruvec's oldest generation younger than `min_ttl_ms`
     /// (`age_lruvec()` returning false).
     pub min_ttl_skips: u64,
@@ -443,19 +507,253 @@ impl Kernel {
         g.max_seq += 1;
     }
 
-    /// `try_to_inc_max_seq()` (6.1) as `iterate_mm_list_nowalk()` leaves it: no page-table
-    /// walk (the engine has no accessed bits to harvest), so the aging succeeds whenever the
-    /// lruvec's `mm_state.seq` is behind `max_seq`.
+    /// `try_to_inc_max_seq()` (6.1) with the page-table walk (`arch_has_hw_pte_young()` and
+    /// `LRU_GEN_MM_WALK`, on when lru_gen is enabled with "y"): unless another walker already
+    /// finished this generation (`max_seq <= mm_state.seq`), walk every mm on the memcg's mm
+    /// list ([`Kernel::lru_gen_walk_mms`]), then open a new generation.
     fn try_to_inc_max_seq(&mut self, v: usize, max_seq: u64, can_swap: bool) -> bool {
-        let g = &mut self.lruvecs[v].lrugen;
-        if max_seq <= g.mm_seq {
-            return max_seq < g.max_seq;
+        if max_seq <= self.lruvecs[v].lrugen.mm_seq {
+            return max_seq < self.lruvecs[v].lrugen.max_seq;
         }
-        g.mm_seq += 1;
         // set_mm_walk(NULL): the reclaimer keeps its walk context until clear_mm_walk().
         self.lru_gen_mm_walk = true;
+        self.lru_gen_walk_mms(v, max_seq, can_swap);
+        self.lruvecs[v].lrugen.mm_seq += 1;
         self.inc_max_seq(v, can_swap);
         true
+    }
+
+    /// `iterate_mm_list()` + `walk_mm()` (6.1) for one aging of lruvec `v`: each mm on its
+    /// memcg's list in turn, those added since the last iteration with `force_scan`
+    /// (`mm_state.tail`), others skipped unless their task ran since this node's last walk or
+    /// when they map fewer than `MIN_LRU_BATCH` pages (`should_skip_mm()`); the first mm
+    /// walked resets the Bloom filter of the next generation (`reset_bloom_filter(max_seq +
+    /// 1)`).
+    pub fn lru_gen_walk_mms(&mut self, v: usize, max_seq: u64, can_swap: bool) {
+        let memcg = MemcgId((v / self.nr_nodes as usize) as u32);
+        let nid = (v % self.nr_nodes as usize) as u32;
+        let Some(list) = self.lru_gen_mm_lists.get_mut(memcg.idx()).map(std::mem::take) else { return };
+        let mut force = false;
+        let mut first = true;
+        for (j, &mm) in list.iter().enumerate() {
+            let tail = self.lruvecs[v].lrugen.mm_tail;
+            if tail == MmTail::Null || tail == MmTail::At(j as u32) {
+                self.lruvecs[v].lrugen.mm_tail = if j + 1 < list.len() { MmTail::At(j as u32 + 1) } else { MmTail::End };
+                force = true;
+            }
+            // should_skip_mm()
+            let bit = 1u64 << (nid % 64);
+            let m = &mut self.lru_gen_mms[mm as usize];
+            if !force && m.bitmap & bit == 0 {
+                continue;
+            }
+            m.bitmap &= !bit;
+            let size: u64 = m
+                .vmas
+                .iter()
+                .map(|&vma| {
+                    let x = &self.vmas[vma.0 as usize];
+                    if x.file.is_some() || can_swap { x.nr_resident } else { 0 }
+                })
+                .sum();
+            if size < MIN_LRU_BATCH {
+                continue;
+            }
+            if first {
+                self.reset_bloom_filter(v, max_seq + 1);
+                first = false;
+            }
+            for k in 0..self.lru_gen_mms[mm as usize].vmas.len() {
+                let vma = self.lru_gen_mms[mm as usize].vmas[k];
+                self.lru_gen_walk_vma(v, vma, max_seq, can_swap, force);
+            }
+        }
+        self.lru_gen_mm_lists[memcg.idx()] = list;
+    }
+
+    /// `reset_bloom_filter()` (6.1): clear, or allocate, the filter of `seq`.
+    fn reset_bloom_filter(&mut self, v: usize, seq: u64) {
+        let f = &mut self.lruvecs[v].lrugen.filters[(seq % 2) as usize];
+        match f {
+            Some(bits) => bits.fill(0),
+            None => *f = Some(vec![0u64; 1 << (BLOOM_FILTER_SHIFT - 6)].into_boxed_slice()),
+        }
+    }
+
+    /// `update_bloom_filter()` (6.1): only into an allocated filter.
+    fn update_bloom_filter(&mut self, v: usize, seq: u64, vma: VmaId, pmd: u32) {
+        if let Some(bits) = self.lruvecs[v].lrugen.filters[(seq % 2) as usize].as_mut() {
+            for k in bloom_keys(vma, pmd) {
+                bits[k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+
+    /// `test_bloom_filter()` (6.1): true when the filter is not allocated yet.
+    pub(crate) fn test_bloom_filter(&self, v: usize, seq: u64, vma: VmaId, pmd: u32) -> bool {
+        match self.lruvecs[v].lrugen.filters[(seq % 2) as usize].as_ref() {
+            None => true,
+            Some(bits) => bloom_keys(vma, pmd).iter().all(|&k| bits[k / 64] & (1 << (k % 64)) != 0),
+        }
+    }
+
+    /// `walk_pmd_range()` + `walk_pte_range()` (6.1) over one VMA: VMAs `should_skip_vma()`
+    /// skips (locked, `VM_SEQ_READ`, `VM_RAND_READ`, tmpfs without swap) are left alone, and
+    /// anonymous ones too: the engine keeps no accessed bits for anonymous memory, so a walk
+    /// of them would find nothing. Each PMD (512 pages from the VMA's start) with a page table
+    /// and a young entry (x86's non-leaf PMD accessed bit, `LRU_GEN_NONLEAF_YOUNG`) that the
+    /// Bloom filter of `max_seq` holds, or any with `force_scan`, has its young PTEs cleared
+    /// and their pages moved to generation `max_seq` (`folio_update_gen()`: refs,
+    /// `PG_referenced` and `PG_workingset` cleared; an isolated page gets `PG_referenced`);
+    /// a PMD with at least one young PTE per cache line goes into the next generation's
+    /// filter. Each young PTE costs one `scan_page` of CPU.
+    fn lru_gen_walk_vma(&mut self, v: usize, vma: VmaId, max_seq: u64, can_swap: bool, force: bool) {
+        let vi = vma.0 as usize;
+        let Some(f) = self.vmas[vi].file.as_ref() else { return };
+        if !self.vmas[vi].live || f.locked || f.seq_read || f.rand_read {
+            return;
+        }
+        if !can_swap && self.inodes[f.inode.idx()].dev.is_none() {
+            return;
+        }
+        let len = self.vmas[vi].pages.len() as u32;
+        let ptrs = PAGEBLOCK_NR as u32;
+        let new_gen = lru_gen_from_seq(max_seq);
+        for pmd in 0..len.div_ceil(ptrs) {
+            if !self.vmas[vi].ptes.get(pmd as usize).copied().unwrap_or(false) {
+                continue;
+            }
+            let (start, end) = (pmd * ptrs, ((pmd + 1) * ptrs).min(len));
+            let f = self.vmas[vi].file.as_ref().expect("a file VMA");
+            if !f.young[(start / 64) as usize..end.div_ceil(64) as usize].iter().any(|&w| w != 0) {
+                continue;
+            }
+            if !force && !self.test_bloom_filter(v, max_seq, vma, pmd) {
+                continue;
+            }
+            let mut young = 0u32;
+            for i in start..end {
+                let q = self.vmas[vi].pages[i as usize];
+                if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(i) {
+                    continue;
+                }
+                // get_pfn_folio(): this lruvec's memcg and node; a private copy only with swap.
+                if self.folio_lruvec(q) != v || (self.pages[q].test(pg::ANON) && !can_swap) {
+                    continue;
+                }
+                self.vmas[vi].file.as_mut().expect("a file VMA").set_young(i, false);
+                young += 1;
+                self.cpu(self.cost.scan_page);
+                let page = &mut self.pages[q];
+                if !page.test(pg::LRU) {
+                    page.flags |= pg::REFERENCED;
+                    continue;
+                }
+                page.set_refs(0);
+                page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
+                if list_gen(page.lru() as usize) != new_gen {
+                    let ty = page_type(page);
+                    self.lruvecs[v].unlink(&mut self.pages, q);
+                    self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
+                }
+            }
+            if suitable_to_scan(end - start, young) {
+                self.update_bloom_filter(v, max_seq + 1, vma, pmd);
+            }
+        }
+    }
+
+    /// `lru_gen_add_mm()` (6.1): task `mm`'s address space joins `memcg`'s mm list; the
+    /// first mm added since an iteration becomes its lruvecs' `mm_state.tail`.
+    pub fn lru_gen_add_mm(&mut self, mm: u32, memcg: MemcgId) {
+        if !self.profile.lru_gen {
+            return;
+        }
+        if self.lru_gen_mms.len() <= mm as usize {
+            self.lru_gen_mms.resize(mm as usize + 1, LruGenMm::default());
+        }
+        if self.lru_gen_mm_lists.len() <= memcg.idx() {
+            self.lru_gen_mm_lists.resize(memcg.idx() + 1, vec![]);
+        }
+        let pos = self.lru_gen_mm_lists[memcg.idx()].len() as u32;
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvec_idx(memcg, nid);
+            if self.lruvecs[v].lrugen.mm_tail == MmTail::End {
+                self.lruvecs[v].lrugen.mm_tail = MmTail::At(pos);
+            }
+        }
+        self.lru_gen_mm_lists[memcg.idx()].push(mm);
+        let m = &mut self.lru_gen_mms[mm as usize];
+        m.memcg = memcg;
+        m.listed = true;
+    }
+
+    /// `lru_gen_del_mm()` (6.1): off its memcg's list; a `mm_state.tail` on it moves to the
+    /// next.
+    pub fn lru_gen_del_mm(&mut self, mm: u32) {
+        let Some(m) = self.lru_gen_mms.get_mut(mm as usize) else { return };
+        if !m.listed {
+            return;
+        }
+        m.listed = false;
+        let memcg = m.memcg;
+        let list = &mut self.lru_gen_mm_lists[memcg.idx()];
+        let r = list.iter().position(|&x| x == mm).expect("a listed mm is on its memcg's list") as u32;
+        list.remove(r as usize);
+        let len = list.len() as u32;
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvec_idx(memcg, nid);
+            let t = &mut self.lruvecs[v].lrugen.mm_tail;
+            if let MmTail::At(i) = *t {
+                if i > r {
+                    *t = MmTail::At(i - 1);
+                } else if i == r && r == len {
+                    *t = MmTail::End;
+                }
+            }
+        }
+    }
+
+    /// `lru_gen_migrate_mm()` (6.1): a task moved to `to` takes its mm to `to`'s list.
+    pub fn lru_gen_migrate_mm(&mut self, mm: u32, to: MemcgId) {
+        if self.lru_gen_mms.get(mm as usize).is_some_and(|m| m.listed && m.memcg != to) {
+            self.lru_gen_del_mm(mm);
+            self.lru_gen_add_mm(mm, to);
+        }
+    }
+
+    /// `lru_gen_use_mm()` (6.1, at context switch): the running task's mm has run on every
+    /// node since their last walks.
+    #[inline]
+    pub fn lru_gen_use_mm(&mut self) {
+        if let Some(m) = self.lru_gen_mms.get_mut(self.cur_mm as usize) {
+            m.bitmap = u64::MAX;
+        }
+    }
+
+    /// A new VMA `vma` of the running task (`cur_mm`), for its mm's walk.
+    pub fn lru_gen_mm_add_vma(&mut self, vma: VmaId) {
+        if !self.profile.lru_gen {
+            return;
+        }
+        if self.lru_gen_vma_mm.len() <= vma.0 as usize {
+            self.lru_gen_vma_mm.resize(vma.0 as usize + 1, u32::MAX);
+        }
+        self.lru_gen_vma_mm[vma.0 as usize] = self.cur_mm;
+        if let Some(m) = self.lru_gen_mms.get_mut(self.cur_mm as usize) {
+            m.vmas.push(vma);
+        }
+    }
+
+    /// `vma` unmapped: off its mm's walk.
+    pub fn lru_gen_mm_del_vma(&mut self, vma: VmaId) {
+        let Some(&mm) = self.lru_gen_vma_mm.get(vma.0 as usize) else { return };
+        self.lru_gen_vma_mm[vma.0 as usize] = u32::MAX;
+        if let Some(m) = self.lru_gen_mms.get_mut(mm as usize) {
+            if let Some(k) = m.vmas.iter().position(|&x| x == vma) {
+                m.vmas.remove(k);
+            }
+        }
     }
 
     /// `should_run_aging()` (6.1): (whether to age, pages to scan = total >> priority, or

@@ -117,6 +117,7 @@ impl Kernel {
         v.ptes.resize((nr_pages as usize).div_ceil(PAGEBLOCK_NR as usize), false);
         v.nr_ptes = 0;
         v.file = None;
+        self.lru_gen_mm_add_vma(id);
         id
     }
 
@@ -398,6 +399,7 @@ impl Kernel {
     /// uncharge it, and free the VMA.
     pub fn do_munmap(&mut self, vma: VmaId) {
         self.cpu(self.cost.mmap_call);
+        self.lru_gen_mm_del_vma(vma);
         let v = vma.0 as usize;
         if self.vmas[v].file.is_some() {
             // zap_pte_range() of the file pages first; the private copies (anonymous) are
@@ -512,6 +514,17 @@ impl Kernel {
     /// missing PTE, `do_wp_page()` for a store to a read-only one (a private mapping's copy,
     /// or a shared page's `page_mkwrite()` after it was cleaned).
     pub fn handle_mm_fault_file(&mut self, vma: VmaId, i: u32, write: bool) -> Result<(), FaultError> {
+        // lru_gen_enter_fault() (6.1): "the LRU algorithm doesn't apply to sequential or
+        // random reads"; lru_gen_exit_fault() after.
+        let f = self.vmas[vma.0 as usize].file.as_ref().expect("a file VMA");
+        self.lru_gen_in_fault = self.profile.lru_gen && !f.seq_read && !f.rand_read;
+        let r = self.do_file_fault(vma, i, write);
+        self.lru_gen_in_fault = false;
+        r
+    }
+
+    /// `__handle_mm_fault()` of a file VMA: the body of [`Kernel::handle_mm_fault_file`].
+    fn do_file_fault(&mut self, vma: VmaId, i: u32, write: bool) -> Result<(), FaultError> {
         let v = vma.0 as usize;
         let p = self.vmas[v].pages[i as usize];
         let (shared, memcg) = (self.vmas[v].file.as_ref().expect("a file VMA").shared, self.vmas[v].memcg);

@@ -236,6 +236,7 @@ impl Simulation {
             k.swap = Some(crate::swapfile::SwapArea::new(DevId(d as u32), base, pages));
         }
         let mut work_total = 0;
+        let mut ti = 0usize;
         let tasks: Vec<Task> = scn
             .tasks
             .iter()
@@ -257,6 +258,8 @@ impl Simulation {
                 }
                 let memcg = t.cgroup.map(|i| memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
                 k.memcgs.add_tasks(memcg, 1);
+                k.lru_gen_add_mm(ti as u32, memcg);
+                ti += 1;
                 Task {
                     name: t.name.clone(),
                     memcg,
@@ -468,6 +471,8 @@ impl Simulation {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
         k.cur_nid = t.node;
+        k.cur_mm = ti as u32;
+        k.lru_gen_use_mm();
         k.advance_clock(t.times.clock);
         k.sys_ns = 0;
         k.iowait_ns = 0;
@@ -693,7 +698,10 @@ impl Simulation {
                 self.kernel.cpu(self.kernel.cost.syscall);
                 let from = self.tasks[ti].memcg;
                 match self.kernel.cgroup_attach_task(from, cgroup) {
-                    Ok(to) => self.tasks[ti].memcg = to,
+                    Ok(to) => {
+                        self.tasks[ti].memcg = to;
+                        self.kernel.lru_gen_migrate_mm(ti as u32, to);
+                    }
                     Err(e) => self.op_failed(ti, op, e),
                 }
                 self.leave(ti, user);

@@ -9,9 +9,17 @@ use crate::vmstat::VmEvent;
 
 impl Kernel {
     /// `folio_add_lru()`: put a new page on its memcg's lruvec, on the active list if
-    /// `PG_active` is set (a refault judged to be in the working set), else inactive.
+    /// `PG_active` is set (a refault judged to be in the working set), else inactive. Under
+    /// the multi-generational LRU, during a fault of a mapping that is neither `VM_SEQ_READ`
+    /// nor `VM_RAND_READ` (`lru_gen_in_fault()`), every page is added active.
     #[inline]
     pub fn folio_add_lru(&mut self, page: PageId) {
+        if self.lru_gen_in_fault {
+            // 6.1: "if (lru_gen_enabled() && !folio_test_unevictable(folio) &&
+            // lru_gen_in_fault() ...) folio_set_active(folio)": a page a fault brings in (the
+            // faulting page and its readahead) starts in the youngest generation.
+            self.pages[page].flags |= pg::ACTIVE;
+        }
         let active = self.pages[page].test(pg::ACTIVE);
         let lru = match (self.pages[page].test(pg::SWAPBACKED), active) {
             (true, true) => LruList::ActiveAnon,

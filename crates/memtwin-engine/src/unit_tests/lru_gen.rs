@@ -563,14 +563,15 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_invariants(k);
 }
 
-/// mm/rmap.c 6.1 `folio_referenced_one()` -> mm/vmscan.c `lru_gen_look_around()`: evicting a
-/// mapped page whose PTE is young clears the young PTEs around it (at most MIN_LRU_BATCH in
-/// its PMD), promotes their pages to the youngest generation and activates the page itself
-/// (look-around marks it PG_referenced, so `folio_check_references()` sees two references).
-/// A mapping touched between streams read through the same memcg stays resident (recorded:
-/// qemu61-lrugen-mmap-hot, the same workload; before look-around the engine evicted it all).
+/// A shared mapping touched between streams read through the same memcg stays resident under
+/// lru_gen, with no activation counted (recorded: qemu61-lrugen-mmap-hot, the same workload:
+/// pgactivate 0, pgscan/pgsteal 64 in the first stream). mm/swap.c 6.1 `folio_add_lru()`: pages
+/// a fault brings in start in the youngest generation (`lru_gen_in_fault()`); mm/vmscan.c 6.1
+/// `try_to_inc_max_seq()`: the aging's page-table walk (`walk_pte_range()`) moves pages with
+/// young PTEs to the generation being closed, so the streams' pages are evicted first. Before
+/// these, the engine re-read the whole mapping after every stream.
 #[test]
-fn look_around_6_1_keeps_a_touched_mapping_through_streams() {
+fn mapped_pages_6_1_stay_through_streams_by_fault_activation_and_the_walk() {
     let touch = r#"{ op = "touch", name = "hot", access = "read" },"#;
     let scenario = format!(
             r#"
@@ -615,5 +616,99 @@ ops = [
     // Every step after the first touch completed (a step is a quantum of 512 faults here).
     let first_full = kept.iter().position(|&n| n == 4096).expect("the mapping was faulted in");
     assert!(kept[first_full..].iter().all(|&n| n == 4096), "touched between streams: {kept:?}");
-    assert!(s.kernel.memcgs.events(ct, MemcgEvent::Pgactivate) > 0, "look-around activated pages");
+    assert_eq!(s.kernel.memcgs.events(ct, MemcgEvent::Pgactivate), 0, "no activation, as recorded");
+}
+
+/// mm/vmscan.c 6.1 `iterate_mm_list()` + `walk_pte_range()`: the aging walks the mms on the
+/// memcg's list (the first iteration with `force_scan`), clears young PTEs and moves their
+/// pages to the generation being closed (`max_seq`'s), leaving pages without a young PTE
+/// where they are; a PMD with at least one young PTE per cache line enters the next
+/// generation's Bloom filter, and the next walk (not forced, the task has not run) skips
+/// the mm (`should_skip_mm()`: its bitmap bit is clear).
+#[test]
+fn aging_walk_6_1_promotes_pages_with_young_ptes() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    k.lru_gen_add_mm(0, ct);
+    k.cur_mm = 0;
+    k.lru_gen_use_mm();
+    let vma = k.do_mmap_file(a, 0, 1024, ct, true, false);
+    for i in 0..1024 {
+        k.handle_mm_fault_file(vma, i, false).unwrap();
+    }
+    let v = k.folio_lruvec(page_at(k, a, 0));
+    // Fault-time pages start in the youngest generation (lru_gen_in_fault()).
+    let youngest = lru_gen_from_seq(k.lruvecs[v].lrugen.max_seq);
+    assert!((0..1024).all(|i| gen_of(k, page_at(k, a, i)) == youngest));
+    // Spend the accessed bits of the second half, age twice without walking.
+    for i in 512..1024u32 {
+        k.vmas[vma.0 as usize].file.as_mut().unwrap().set_young(i, false);
+    }
+    k.inc_max_seq(v, false);
+    k.inc_max_seq(v, false);
+    let before: Vec<usize> = (0..1024).map(|i| gen_of(k, page_at(k, a, i))).collect();
+    let max_seq = k.lruvecs[v].lrugen.max_seq;
+    k.lru_gen_walk_mms(v, max_seq, false);
+    let closing = lru_gen_from_seq(max_seq);
+    for i in 0..1024u32 {
+        let g = gen_of(k, page_at(k, a, i));
+        if i < 512 {
+            assert_eq!(g, closing, "page {i} (young PTE) moved to max_seq's generation");
+            assert!(!k.vmas[vma.0 as usize].file.as_ref().unwrap().young(i));
+        } else {
+            assert_eq!(g, before[i as usize], "page {i} (old PTE) left alone");
+        }
+    }
+    assert!(k.test_bloom_filter(v, max_seq + 1, vma, 0), "the young PMD carried over");
+    assert!(!k.test_bloom_filter(v, max_seq + 1, vma, 1), "the old PMD did not");
+    assert_eq!(k.lruvecs[v].lrugen.mm_tail, crate::lru_gen::MmTail::End);
+    // Young again, but the task has not run since: the next walk skips the mm.
+    for i in 0..512u32 {
+        k.vmas[vma.0 as usize].file.as_mut().unwrap().set_young(i, true);
+    }
+    k.inc_max_seq(v, false);
+    let max_seq = k.lruvecs[v].lrugen.max_seq;
+    k.lru_gen_walk_mms(v, max_seq, false);
+    assert!(k.vmas[vma.0 as usize].file.as_ref().unwrap().young(0), "skipped: no PTE cleared");
+    assert_invariants(k);
+}
+
+/// mm/vmscan.c 6.1 `lru_gen_look_around()` (from `folio_referenced_one()` for a young PTE):
+/// the PTEs of the page's PMD, at most MIN_LRU_BATCH (64) centred on it, are scanned; the
+/// young ones are cleared and their pages promoted to the youngest generation, the others left
+/// where they are.
+#[test]
+fn look_around_6_1_promotes_the_young_ptes_around_a_referenced_page() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_file(a, 0, 1024, ct, true, false);
+    for i in 0..1024 {
+        k.handle_mm_fault_file(vma, i, false).unwrap();
+    }
+    let v = k.folio_lruvec(page_at(k, a, 0));
+    // Age the pages into the oldest generation without a walk (their PTEs stay young).
+    k.inc_max_seq(v, false);
+    k.inc_max_seq(v, false);
+    let oldest = lru_gen_from_seq(k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE]);
+    assert!((0..1024).all(|i| gen_of(k, page_at(k, a, i)) != lru_gen_from_seq(k.lruvecs[v].lrugen.max_seq)));
+    let before: Vec<usize> = (0..1024).map(|i| gen_of(k, page_at(k, a, i))).collect();
+    let young = k.lru_gen_look_around(vma, 100, page_at(k, a, 100));
+    assert_eq!(young, 64, "MIN_LRU_BATCH PTEs around page 100: 68..132");
+    let youngest = lru_gen_from_seq(k.lruvecs[v].lrugen.max_seq);
+    for i in 0..1024u32 {
+        let in_window = (68..132).contains(&i);
+        let f = k.vmas[vma.0 as usize].file.as_ref().unwrap();
+        assert_eq!(f.young(i), !in_window, "page {i}'s PTE");
+        let g = gen_of(k, page_at(k, a, i));
+        if in_window {
+            assert_eq!(g, youngest, "page {i} promoted");
+        } else {
+            assert_eq!(g, before[i as usize], "page {i} left alone");
+        }
+    }
+    let _ = oldest;
+    // Near the PMD's start the window is its first 64 PTEs (0..64), all still young.
+    assert_eq!(k.lru_gen_look_around(vma, 3, page_at(k, a, 3)), 64);
+    assert!((64..68).all(|i| k.vmas[vma.0 as usize].file.as_ref().unwrap().young(i)), "64..68 outside both windows");
+    assert_invariants(k);
 }
