@@ -473,14 +473,24 @@ impl Zone {
                 if old == 0 {
                     continue;
                 }
+                // The lowest free frames of the word, in order.
+                let take = (out.len() - done).min(old.count_ones() as usize);
+                let first = (base + w as u64 * 64) as u32;
                 let mut word = old;
-                while word != 0 && done < out.len() {
-                    out[done] = PageId((base + w as u64 * 64 + word.trailing_zeros() as u64) as u32);
-                    word &= word - 1;
-                    done += 1;
+                if old == u64::MAX && take == 64 {
+                    for (j, slot) in out[done..done + 64].iter_mut().enumerate() {
+                        *slot = PageId(first + j as u32);
+                    }
+                    word = 0;
+                } else {
+                    for slot in &mut out[done..done + take] {
+                        *slot = PageId(first + word.trailing_zeros());
+                        word &= word - 1;
+                    }
                 }
+                done += take;
                 self.blocks[b as usize].bits[w] = word;
-                taken += (old.count_ones() - word.count_ones()) as u64;
+                taken += take as u64;
                 // Each take breaks the aligned chunks around its frame that were whole
                 // (count_flip): the chunks whole in `old` and not in `word`.
                 let (mut a_new, mut a_old) = (word, old);
