@@ -694,6 +694,33 @@ impl Kernel {
         !self.memcgs.above_high(memcg, self.profile.memcg_charge_batch.max(nr))
     }
 
+    /// Pages that one-page charges to `memcg` can take in a row from the charge stock
+    /// (`consume_stock()`), each within every limit up to the root: quiet charges that only
+    /// move counters.
+    #[inline]
+    pub fn charge_from_stock(&self, memcg: MemcgId) -> u64 {
+        if self.charge_stock.0 != memcg || self.charge_stock.1 == 0 {
+            return 0;
+        }
+        let mut room = self.charge_stock.1;
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let pc = &self.memcgs.memcgs[c.idx()].counter;
+            room = room.min(pc.max.saturating_sub(pc.usage));
+            cur = self.memcgs.memcgs[c.idx()].parent;
+        }
+        room
+    }
+
+    /// `nr` one-page charges of `memcg` served by the stock (at most `charge_from_stock()`):
+    /// the page counters up to the root, the stock.
+    #[inline]
+    pub fn charge_stock_commit(&mut self, memcg: MemcgId, nr: u64) {
+        debug_assert!(nr <= self.charge_from_stock(memcg));
+        self.memcgs.counter_charge(memcg, nr);
+        self.charge_stock.1 -= nr;
+    }
+
     /// `try_charge_memcg(memcg, nr)` when it is quiet (`charge_is_quiet()`), else nothing:
     /// returns whether it charged.
     #[inline]

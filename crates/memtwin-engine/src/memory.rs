@@ -218,23 +218,57 @@ impl Kernel {
         let (fault, clear) = (self.cost.anon_fault, self.cost.clear_page * self.distance(w.nid, page_nid) / LOCAL_DISTANCE as u64);
         let lv = self.lruvec_idx(memcg, if self.nr_nodes == 1 { 0 } else { page_nid });
         let swapped = !self.vmas[v].swap.is_empty();
+        let step = fault + clear;
         let mut i = index + 1;
         while i < end {
-            if self.vmas[v].pages[i as usize] != PageId::NIL
-                || (swapped && self.vmas[v].swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT))
-            {
-                break;
-            }
             // The allocation happens after the fault's own CPU cost; the charge after it
             // touches only memcg counters, so it is made (or found not quiet) first.
             let t = self.now + fault;
-            if t >= until || !self.freelist_walk_holds(&w, t) || !self.try_charge_quiet(memcg, 1) {
+            if t >= until || !self.freelist_walk_holds(&w, t) {
                 break;
             }
-            self.cpu(fault + clear);
-            let pfn = self.take_order0_again(&w);
-            self.anon_page_link(vma, i, pfn, memcg, lv);
-            i += 1;
+            // The faults that will all come out the same, page k's allocation at t + k * step:
+            // before `until` and the zonelist cache's zap, while the zone stays above its
+            // watermark and keeps a fair batch, over unmapped pages without swap entries,
+            // charged from the stock within every limit (a charge that refills the stock
+            // goes alone, through try_charge_quiet()).
+            let mut k = (end - i) as u64;
+            k = k.min((until - t - 1) / step + 1);
+            if w.zlc {
+                k = k.min((self.nodes[w.nid as usize].zlc_last_zap + crate::page_alloc::ZLC_ZAP_INTERVAL - t - 1) / step + 1);
+            }
+            let zone = &self.zones[w.zone];
+            k = k.min(zone.free - zone.wmark_low);
+            if w.fair {
+                k = k.min(zone.alloc_batch as u64);
+            }
+            let from = i as usize;
+            k = self.vmas[v].pages[from..from + k as usize].iter().take_while(|p| **p == PageId::NIL).count() as u64;
+            if swapped {
+                let sw = &self.vmas[v].swap;
+                k = (0..k).take_while(|&j| sw.get(from + j as usize).is_none_or(|&s| s == crate::swapfile::NO_SLOT)).count() as u64;
+            }
+            let stocked = self.charge_from_stock(memcg).min(k);
+            if stocked > 0 {
+                k = stocked;
+                self.charge_stock_commit(memcg, k);
+            } else if k == 0 || !self.try_charge_quiet(memcg, 1) {
+                break;
+            } else {
+                k = 1;
+            }
+            self.cpu(k * step);
+            self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]);
+            self.zones[w.zone].alloc_batch -= k as i64;
+            if self.lruvecs[lv].lrugen.enabled {
+                for j in from..from + k as usize {
+                    let pfn = self.vmas[v].pages[j];
+                    self.anon_page_link(vma, j as u32, pfn, memcg, lv);
+                }
+            } else {
+                self.anon_pages_link_run(vma, from, k as usize, memcg, lv);
+            }
+            i += k as u32;
         }
         // The counters of the faults taken above: PGFAULT, PGALLOC and the NUMA events of
         // each allocation, the pages mapped.
@@ -339,6 +373,39 @@ impl Kernel {
         self.page_events += 1;
     }
 
+    /// `anon_page_link()` of the `n` pages of `vma` from `from`, whose frames are in
+    /// `vma.pages` already, one after the other onto the head of the two-list LRU's active
+    /// anon list: each page written whole, the list's ends and counts once.
+    fn anon_pages_link_run(&mut self, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize) {
+        let vp = &self.vmas[vma.0 as usize].pages[from..from + n];
+        let l = &mut self.lruvecs[lv].lists[LruList::ActiveAnon as usize];
+        let old_head = l.head;
+        for t in 0..n {
+            // Added in turn at the head: each page's next is the one added before it.
+            let next = if t == 0 { old_head } else { vp[t - 1] };
+            let prev = if t + 1 < n { vp[t + 1] } else { PageId::NIL };
+            let page = crate::mm_types::Page {
+                mapping: InodeId(vma.0),
+                index: (from + t) as u32,
+                memcg,
+                prev,
+                next,
+                flags: pg::ANON | pg::SWAPBACKED | pg::ACTIVE | pg::LRU,
+                lru_refs: LruList::ActiveAnon as u8,
+                mapcount: 0,
+            };
+            self.pages.install(vp[t], page);
+        }
+        if old_head != PageId::NIL {
+            self.pages[old_head].prev = vp[0];
+        } else {
+            l.tail = vp[0];
+        }
+        l.head = vp[n - 1];
+        l.len += n as u64;
+        l.pages += n as u64;
+    }
+
     /// The page and list side of `anon_page_install()`, with `lv` the lruvec of `memcg` on
     /// the frame's node; the caller counts the page.
     #[inline(always)]
@@ -349,6 +416,61 @@ impl Kernel {
         p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
         self.vmas[vma.0 as usize].pages[index as usize] = pfn;
         self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+    }
+
+    /// `zap_pte_range()` of the base pages of an anonymous VMA whose frames follow each other
+    /// in one pageblock and which sit next to each other on one LRU list (each page's
+    /// `prev` the next one: faulted in that order, nothing moved since), none under
+    /// writeback or with buffers: unlinked from the list at once (`lruvec_del_folio()` of
+    /// each in turn leaves the same list), their `Page`s freed. `pages` starts at the first
+    /// page; returns how many went (0 when fewer than two qualify; the caller frees the
+    /// frames and uncharges).
+    fn zap_segment(&mut self, pages: &[PageId]) -> u64 {
+        const NOT: u16 = pg::HEAD | pg::TAIL | pg::WRITEBACK | pg::PRIVATE;
+        let p = pages[0];
+        let first = self.pages[p];
+        if first.flags & (pg::LRU | NOT) != pg::LRU || pages.len() < 2 {
+            return 0;
+        }
+        let z = self.zone_of(p);
+        let zone = &self.zones[z];
+        let block_end = (zone.start_pfn + ((p.0 as u64 - zone.start_pfn) / PAGEBLOCK_NR + 1) * PAGEBLOCK_NR).min(zone.start_pfn + zone.managed);
+        let mut m = 1usize;
+        let mut last = first;
+        while m < pages.len() {
+            let q = pages[m];
+            if q.0 as u64 != p.0 as u64 + m as u64 || q.0 as u64 >= block_end || last.prev != q {
+                break;
+            }
+            let page = self.pages[q];
+            if page.flags & (pg::LRU | NOT) != pg::LRU || page.memcg != first.memcg || page.lru() != first.lru() {
+                break;
+            }
+            last = page;
+            m += 1;
+        }
+        if m < 2 {
+            return 0;
+        }
+        let nid = if self.nr_nodes == 1 { 0 } else { zone.node };
+        let lv = self.lruvec_idx(first.memcg, nid);
+        let (x, y) = (first.next, last.prev);
+        let l = &mut self.lruvecs[lv].lists[first.lru() as usize];
+        if y != PageId::NIL {
+            self.pages[y].next = x;
+        } else {
+            l.head = x;
+        }
+        if x != PageId::NIL {
+            self.pages[x].prev = y;
+        } else {
+            l.tail = y;
+        }
+        l.len -= m as u64;
+        l.pages -= m as u64;
+        self.cpu(self.cost.zap_page * m as u64);
+        self.pages.free_range(p, m as u32);
+        m as u64
     }
 
     /// The frames of a run of zapped base pages back to the buddy (`free_pages_run`).
@@ -420,6 +542,20 @@ impl Kernel {
             let p = pages[i];
             if p == PageId::NIL {
                 i += 1;
+                continue;
+            }
+            let m = self.zap_segment(&pages[i..]);
+            if m > 0 {
+                // Pages i..i + m went as a segment: their frames join the run to free.
+                let (first, n, z) = run;
+                if n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64) && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
+                    run.1 += m;
+                } else {
+                    self.flush_free_run(&mut run);
+                    run = (p, m, self.zone_of(p));
+                }
+                freed += m;
+                i += m as usize;
                 continue;
             }
             // folio_lruvec(): the run's zone (the frame after it is in it) or the frame's.

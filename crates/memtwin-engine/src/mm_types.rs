@@ -208,6 +208,20 @@ impl PageArena {
         self.nr_in_use += n as usize;
     }
 
+    /// Frame `pfn` now holds `page` (whole, as the caller built it): `init()` and the
+    /// caller's stores in one.
+    #[inline]
+    pub fn install(&mut self, pfn: PageId, page: Page) {
+        let i = pfn.idx();
+        if i >= self.pages.len() {
+            self.init(pfn, page.mapping, page.index);
+        } else {
+            debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
+            self.nr_in_use += 1;
+        }
+        self.pages[i] = page;
+    }
+
     /// `free()` of the `n` frames from `first`.
     pub fn free_range(&mut self, first: PageId, n: u32) {
         self.pages[first.idx()..first.idx() + n as usize].fill(Page::FREE);

@@ -529,6 +529,67 @@ impl Zone {
         self.start_pfn + b as u64 * PAGEBLOCK_NR + off as u64
     }
 
+    /// `rmqueue_order0()` once per slot of `out`, in order, writing the frames taken there
+    /// (the caller made sure the zone has that many free frames): the same frames, bitmaps,
+    /// counts, chunk counts and list moves, a bitmap word at a time.
+    pub fn take_order0_run(&mut self, out: &mut [PageId]) {
+        let mut done = 0;
+        while done < out.len() {
+            let b = if self.partial_head != NO_BLOCK {
+                self.partial_head
+            } else {
+                let b = self.free_blocks.pop().expect("a zone above its watermark has a free frame");
+                self.partial_push(b);
+                b
+            };
+            let base = self.start_pfn + b as u64 * PAGEBLOCK_NR;
+            let mut taken = 0u64;
+            for w in 0..8 {
+                if done == out.len() {
+                    break;
+                }
+                let old = self.blocks[b as usize].bits[w];
+                if old == 0 {
+                    continue;
+                }
+                // The lowest free frames of the word, in order.
+                let take = (out.len() - done).min(old.count_ones() as usize);
+                let first = (base + w as u64 * 64) as u32;
+                let mut word = old;
+                if old == u64::MAX && take == 64 {
+                    for (j, slot) in out[done..done + 64].iter_mut().enumerate() {
+                        *slot = PageId(first + j as u32);
+                    }
+                    word = 0;
+                } else {
+                    for slot in &mut out[done..done + take] {
+                        *slot = PageId(first + word.trailing_zeros());
+                        word &= word - 1;
+                    }
+                }
+                done += take;
+                self.blocks[b as usize].bits[w] = word;
+                taken += take as u64;
+                // Each take breaks the aligned chunks around its frame that were whole
+                // (count_flip): the chunks whole in `old` and not in `word`.
+                let (mut a_new, mut a_old) = (word, old);
+                for o in 1..=CHUNK_ORDERS {
+                    let s = 1u32 << (o - 1);
+                    a_new &= a_new >> s;
+                    a_old &= a_old >> s;
+                    let starts = CHUNK_STARTS[o - 1];
+                    self.chunks[o - 1] -= (a_old & starts).count_ones() as u64 - (a_new & starts).count_ones() as u64;
+                }
+            }
+            let blk = &mut self.blocks[b as usize];
+            blk.nr_free -= taken as u16;
+            self.free -= taken;
+            if blk.nr_free == 0 {
+                self.partial_del(b);
+            }
+        }
+    }
+
     /// The lowest free frame of the zone (ZONE_DMA's held frames sit at the lowest PFNs);
     /// returns its PFN. Walks the pageblocks from the start: for boot only.
     pub fn rmqueue_lowest(&mut self) -> Option<u64> {
