@@ -93,6 +93,8 @@ impl Kernel {
             v.swap[index + i] = slot + i as u32;
         }
         self.cpu(self.cost.submit_io);
+        // pageout() -> swap_writepage(): a WB_SYNC_NONE write, an async request.
+        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Async, base + slot as u64, nr);
         let done = self.devices[dev.idx()].submit(Dir::Write, base + slot as u64, nr, self.now);
         self.io.write_bytes += nr * PAGE_SIZE;
         self.vmstat.count(VmEvent::Pswpout, nr);
@@ -146,7 +148,7 @@ impl Kernel {
         } else {
             self.free_page(p);
         }
-        self.uncharge_anon(memcg, nr);
+        self.uncharge_anon(memcg, nr, 1);
         nr
     }
 
@@ -166,8 +168,10 @@ impl Kernel {
             return None;
         }
         self.cpu(self.cost.submit_io);
+        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + slot as u64, 1);
         let done = self.devices[dev.idx()].submit(Dir::Read, base + slot as u64, 1, self.now);
-        self.wait_until(done);
+        // swap_readpage(): the fault waits for the read (delayacct_swapin_start()).
+        self.stalled(crate::delayacct::StallKind::Swapin, |k| k.wait_until(done));
         self.io.read_bytes += PAGE_SIZE;
         self.vmstat.count(VmEvent::Pswpin, 1);
         self.vmstat.count(VmEvent::Pgpgin, PAGE_SIZE / 1024);
