@@ -38,11 +38,12 @@ class RecordError(Exception):
 
 def add_parsers(sub) -> None:
     r = sub.add_parser("record", help="run a command under a tracer and write its file/memory activity as a trace",
-                       description="Run CMD (or follow the tasks of --cgroup) under strace and write a memtwin trace "
-                                   "(.mtt) of its whole process tree: open/close, reads and writes with their offsets, "
-                                   "lseek, mmap/munmap, fadvise, fsync, truncate, fork/exit, with timestamps.")
+                       description="Run CMD (or follow the tasks of --cgroup) under a tracer (BPF when the host allows it, "
+                                   "else strace) and write a memtwin trace (.mtt) of its whole process tree: open/close, "
+                                   "reads and writes with their offsets, lseek, mmap/munmap/madvise and (BPF) the page "
+                                   "faults on the mappings, fadvise, fsync, truncate, fork/exit, with timestamps.")
     r.add_argument("--out", default="trace.mtt", metavar="FILE", help="trace to write (default trace.mtt)")
-    r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory instead of running CMD (root)")
+    r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory (BPF: and tasks that join it) instead of running CMD (root)")
     r.add_argument("--duration", type=float, default=10.0, metavar="S", help="with --cgroup: seconds to follow (default 10)")
     r.add_argument("--overhead", action="store_true", help="also run CMD once untraced and report the tracer's overhead")
     r.add_argument("--tracer", choices=["auto", "bpf", "strace"], default="auto",
