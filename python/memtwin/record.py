@@ -38,11 +38,12 @@ class RecordError(Exception):
 
 def add_parsers(sub) -> None:
     r = sub.add_parser("record", help="run a command under a tracer and write its file/memory activity as a trace",
-                       description="Run CMD (or follow the tasks of --cgroup) under strace and write a memtwin trace "
-                                   "(.mtt) of its whole process tree: open/close, reads and writes with their offsets, "
-                                   "lseek, mmap/munmap, fadvise, fsync, truncate, fork/exit, with timestamps.")
+                       description="Run CMD (or follow the tasks of --cgroup) under a tracer (BPF when the host allows it, "
+                                   "else strace) and write a memtwin trace (.mtt) of its whole process tree: open/close, "
+                                   "reads and writes with their offsets, lseek, mmap/munmap/madvise and (BPF) the page "
+                                   "faults on the mappings, fadvise, fsync, truncate, fork/exit, with timestamps.")
     r.add_argument("--out", default="trace.mtt", metavar="FILE", help="trace to write (default trace.mtt)")
-    r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory instead of running CMD (root)")
+    r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory (BPF: and tasks that join it) instead of running CMD (root)")
     r.add_argument("--duration", type=float, default=10.0, metavar="S", help="with --cgroup: seconds to follow (default 10)")
     r.add_argument("--overhead", action="store_true", help="also run CMD once untraced and report the tracer's overhead")
     r.add_argument("--tracer", choices=["auto", "bpf", "strace"], default="auto",
@@ -51,6 +52,9 @@ def add_parsers(sub) -> None:
                    help="snapshot the page cache of the files at or below PATH before the command starts (mincore), "
                         "kept as the trace's initial cache state; every argument of CMD that names an existing "
                         "file or directory is snapshotted too (at most RESIDENT_MAX_FILES files in all)")
+    r.add_argument("--cold", action="append", default=[], metavar="PATH",
+                   help="drop the page cache of the files at or below PATH first (written back first; repeatable), "
+                        "as memtwin measure does: what a page fault maps depends on what is cached")
     r.add_argument("command", nargs="*", metavar="CMD")
     i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
                        description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
@@ -147,8 +151,11 @@ def snapshot_resident(paths: list) -> tuple[dict, dict]:
 
 
 def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False,
-           resident_paths: list | None = None, tracer: str = "auto") -> dict:
+           resident_paths: list | None = None, tracer: str = "auto", cold: list | None = None) -> dict:
     jsonio.check_writable(out)
+    for p in cold or []:
+        if not os.path.exists(p):
+            raise RecordError(f"--cold {p}: error: no such file or directory\n  fix: name a file or directory to drop from the page cache")
     why_not_bpf = record_bpf.available() if tracer != "strace" else "--tracer strace"
     if tracer == "bpf" and why_not_bpf:
         raise RecordError(f"memtwin record: error: the BPF tracer cannot run here: {why_not_bpf}\n"
@@ -173,6 +180,10 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             raise RecordError("memtwin record: error: no command given\n  fix: memtwin record --out FILE -- CMD [ARGS...]")
         if not shutil.which(cmd[0]):
             raise RecordError(f"{cmd[0]}: error: command not found\n  fix: check the name and PATH, or give its full path")
+    if cold:
+        from . import hostcache
+        for p in cold:
+            hostcache.evict(p, sync=True)
     # The cache the command starts with: the files it names and those below --resident.
     snap_paths = list(resident_paths or []) + [x for x in cmd[1:] if x.startswith("/") or os.path.exists(x)]
     resident, snap = snapshot_resident([p for p in snap_paths if os.path.exists(p)])
@@ -266,7 +277,7 @@ def run_cli(a) -> int:
     try:
         if a.cmd == "record":
             cmd = list(a.command)
-            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer)
+            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer, a.cold)
             line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: {info['tracer']} "
                     f"(traced wall {info['wall_s']} s")
             if "untraced_wall_s" in info and info["untraced_wall_s"] > 0:

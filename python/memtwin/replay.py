@@ -75,6 +75,28 @@ def add_parser(sub) -> None:
     p.add_argument("--read-ahead-kb", type=_ra_kb, default=None, metavar="KB",
                    help="the twin device's read_ahead_kb (default: the recording host's, from the trace's header, else 128)")
     p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
+    p.add_argument("--against", metavar="MEASURED.json",
+                   help="compare with a measurement (memtwin measure --out, or any result in the engine's layout): "
+                        "twin, measured and the difference for each metric both have")
+
+
+COMPARE_KEYS = ("read_bytes", "write_bytes", "memcg.max_usage_bytes", "memcg.usage_bytes", "memcg.file_bytes", "memcg.pgmajfault")
+
+
+def load_measured(path: str) -> dict:
+    """The totals of a result in the engine's layout (variant "default", or the only one)."""
+    import json
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        vs = doc["variants"]
+        v = vs.get("default") or next(iter(vs.values()))
+        return {k: x for k, x in v["totals"].items() if isinstance(x, (int, float))}
+    except FileNotFoundError:
+        raise trace.TraceError(f"{path}: error: no such file\n  fix: write one with memtwin measure --out {path} -- CMD") from None
+    except (ValueError, KeyError, TypeError, AttributeError, StopIteration):
+        raise trace.TraceError(f"{path}: error: not a result in the engine's layout (variants -> totals)\n"
+                               "  fix: give the file memtwin measure --out (or memtwin run/real --json) wrote") from None
 
 
 def run_cli(a) -> int:
@@ -90,6 +112,13 @@ def run_cli(a) -> int:
     if a.time_scale < 0:
         print(f"memtwin replay: error: --time-scale {a.time_scale}\n  fix: give 0 or more", file=sys.stderr)
         return 2
+    measured = None
+    if a.against:
+        try:
+            measured = load_measured(a.against)
+        except trace.TraceError as e:
+            print(str(e), file=sys.stderr)
+            return 1
     bar = Progress(f"replay {os.path.basename(a.file)}")
     t0 = time.monotonic()
     try:
@@ -117,4 +146,11 @@ def run_cli(a) -> int:
             print(f"  {k:24} {int(t[k])}")
     for why, n in sorted(info.get("skipped", {}).items()):
         print(f"  skipped {n} event(s): {why}")
+    if measured is not None:
+        print(f"  {'':24} {'twin':>14} {'measured':>14} {'twin - measured':>16}")
+        for k in COMPARE_KEYS:
+            if k in t.index and k in measured:
+                tw, me = float(t[k]), float(measured[k])
+                d = f"{(tw - me) / me:+.1%}" if me else ("0" if tw == me else "n/a")
+                print(f"  {k:24} {int(tw):>14} {int(me):>14} {d:>16}")
     return 0

@@ -186,3 +186,50 @@ def test_record_bpf_real_program(tmp_path):
         evs = list(r.events())
     assert sum(e[2] for e in evs if e[4] == fid and e[5] == trace.OPS["read"]) == 100000
     assert sum(1 for e in evs if e[5] == trace.OPS["fault"]) > 10
+
+
+def _children_named(ppid: int, comm: str) -> list:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as f:
+                    st = f.read()
+            except OSError:
+                continue
+            name = st[st.index("(") + 1:st.rindex(")")]
+            if name == comm and int(st[st.rindex(")") + 2:].split()[1]) == ppid:
+                out.append(int(d))
+    return out
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None,
+                    reason="the BPF tracer cannot run here (needs root, bpftrace, BTF)")
+def test_record_bpf_interrupted_leaves_nothing(tmp_path):
+    """Ctrl-C while the traced command runs: exit 130, no trace file, no tracer output or
+    script left in the output's directory, no bpftrace process, tracefs as it was."""
+    import signal
+    import time
+    mounted = os.path.isdir("/sys/kernel/tracing/events")
+    out = tmp_path / "x.mtt"
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "record", "--tracer", "bpf", "--out", str(out), "--", "sleep", "60"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not _children_named(p.pid, "sleep"):   # the command runs once the tracer is attached
+        assert p.poll() is None, p.stderr.read()
+        assert time.monotonic() < deadline, "the traced command did not start"
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and not out.exists()
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".memtwin-")]
+    assert not _children_named(p.pid, "sleep")
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    assert str(tmp_path).encode() not in f.read(), "a bpftrace of this test is still running"
+            except OSError:
+                pass
+    assert os.path.isdir("/sys/kernel/tracing/events") == mounted

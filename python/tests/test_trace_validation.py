@@ -28,9 +28,12 @@ POINTS = [(n, lim) for n, p in MEASURED.items() for lim in p["limits"]]
 # file at 12M (212.3M read again, as recorded) added folios of order 0/2/4/6/7/8/9 (bpftrace on
 # mm_filemap_add_to_page_cache: 97% of the pages in folios of order >= 2, up to 2 MiB), and
 # reclaim evicts whole folios, pages not yet read included, so the 8 MiB readahead windows are
-# re-read. The replay reads with a 128 KiB window and order-0 pages. With the host's 8192 KiB
-# window alone the twin reads cat@12M 146.5M (-31%) and sqlite3@10M 141.6M (+77%): the window is
-# half the mechanism, large folios (not modelled: issue 21) the other half; both stay out.
+# re-read. This test replays with profile linux-6.1 and a 128 KiB window (order-0 pages). With
+# the host's 8192 KiB window alone the twin reads cat@12M 146.5M (-31%) and sqlite3@10M 141.6M
+# (+77%). With issue 21's large folios (merged into main on 2026-11-28: profile linux-6.18, ext4)
+# and the 8192 KiB window, sqlite3@10M comes within tolerance (-12.9%) but cat@12M reads 68M
+# (-68%) and sqlite3-mmap@10M -63.5%: replaying these traces as linux-6.18 with the host's
+# window is the next step, after finding why cat still does not thrash as the kernel does.
 #
 # sqlite3-mmap (recorded with the BPF tracer: its page faults on the database's mapping, major
 # faults compared within 20%): at 10M the same large-folio thrashing (the twin reads 119.6M and
