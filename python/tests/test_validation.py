@@ -51,7 +51,11 @@ def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 3  # + issue 21: the order-0 (verity) 1G cat pair
+    assert sum(n.startswith("host-verity-") for n in names) == 2
+    # issue 23 item 4: the latency probe beside a copy, 4x and 8x, and the probe alone (the control)
+    assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
+                                                                "host-stall-alone-p16m.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5  # + issue 22: four lru_gen recordings and stream-wset on the two lists
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5  # issue 20: file mappings

@@ -678,6 +678,34 @@ impl Kernel {
         }
     }
 
+    /// Whether `try_charge_memcg(memcg, nr)` would take its fast path and nothing more: no
+    /// counter up to the root in the way (`page_counter_try_charge()` succeeds), and either
+    /// the charge stock covers `nr` (`consume_stock()`) or the refill leaves every counter at
+    /// or below memory.high (no `memcg_nr_pages_over_high`, no synchronous reclaim).
+    #[inline]
+    pub fn charge_is_quiet(&self, memcg: MemcgId, nr: u64) -> bool {
+        if self.memcgs.over_limit(memcg, nr).is_some() {
+            return false;
+        }
+        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
+            return true;
+        }
+        // charge_batch_high() tests usage + nr + (batch - nr) after the charge.
+        !self.memcgs.above_high(memcg, self.profile.memcg_charge_batch.max(nr))
+    }
+
+    /// `try_charge_memcg(memcg, nr)` when it is quiet (`charge_is_quiet()`), else nothing:
+    /// returns whether it charged.
+    #[inline]
+    pub fn try_charge_quiet(&mut self, memcg: MemcgId, nr: u64) -> bool {
+        if !self.charge_is_quiet(memcg, nr) {
+            return false;
+        }
+        self.memcgs.counter_charge(memcg, nr);
+        self.charge_batch_high(memcg, nr);
+        true
+    }
+
     /// `reclaim_throttle()` (mm/vmscan.c, v5.16+; `congestion_wait(HZ/10)` before): reclaim
     /// made no progress, typically because the pages it found are still under I/O; sleep
     /// until the first busy device's queue drains, at most `HZ/10` (100 ms), so that the I/O
@@ -728,6 +756,42 @@ impl Kernel {
         if on_lru {
             let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
+        }
+    }
+
+    /// `commit_charge()` of a large page-cache folio (charged, not on an LRU): every frame
+    /// records `memcg`, the `file` stat counts its pages and v1's `pgpgin` one event
+    /// (`mem_cgroup_charge_statistics()` counts a folio once).
+    pub(crate) fn commit_charge_folio(&mut self, head: PageId, memcg: MemcgId) {
+        let n = self.pages.folio_nr_pages(head);
+        for i in 0..n as u32 {
+            self.pages[PageId(head.0 + i)].memcg = memcg;
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file += n;
+        m.events[MemcgEvent::Pgpgin as usize] += 1;
+    }
+
+    /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
+    /// counters lose its pages, v1's `pgpgout` counts one event, its frames are left
+    /// uncharged.
+    pub fn mem_cgroup_uncharge_folio(&mut self, head: PageId) {
+        let memcg = self.pages[head].memcg;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.cpu(self.cost.charge);
+        let n = self.pages.folio_nr_pages(head);
+        self.memcgs.counter_uncharge(memcg, n);
+        for i in 0..n as u32 {
+            self.pages[PageId(head.0 + i)].memcg = MemcgId::NONE;
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file -= n;
+        m.events[MemcgEvent::Pgpgout as usize] += 1;
+        let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
+        if dying_and_empty {
+            self.mem_cgroup_try_free(memcg);
         }
     }
 

@@ -175,8 +175,9 @@ impl Simulation {
         for i in 0..scn.machine.boot_superblocks {
             k.mount(&format!("(boot {i})"), "boot");
         }
+        k.root_fs_order0 = !scn.machine.fs_features.is_empty();
         for d in &scn.devices {
-            k.mount(&format!("/dev/{}", d.name), "ext4");
+            k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);
@@ -981,10 +982,10 @@ impl Simulation {
                     break;
                 }
             }
-            if self.kernel.handle_mm_fault(vma, i).is_err() {
-                return (i, false);
+            match self.kernel.handle_mm_fault_run(vma, i, end) {
+                Ok(next) => i = next,
+                Err(_) => return (i, false),
             }
-            i += 1;
             // Each fault returns to user space: resume_user_mode_work() runs
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {

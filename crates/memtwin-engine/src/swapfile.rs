@@ -148,7 +148,7 @@ impl Kernel {
         } else {
             self.free_page(p);
         }
-        self.uncharge_anon(memcg, nr);
+        self.uncharge_anon(memcg, nr, 1);
         nr
     }
 

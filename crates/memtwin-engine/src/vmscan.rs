@@ -546,11 +546,12 @@ impl Kernel {
     fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
         let mut moved = 0;
         let mut scanned = 0;
-        for _ in 0..nr {
+        while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
+            let nr_p = self.pages.folio_nr_pages(p);
             self.cpu(self.cost.scan_page);
             self.lruvecs[v].del(&mut self.pages, p);
-            scanned += 1;
+            scanned += nr_p;
             if self.pages[p].mapcount > 0 {
                 let r = self.folio_referenced(p);
                 if r.locked {
@@ -567,7 +568,7 @@ impl Kernel {
             pg_.flags &= !pg::ACTIVE;
             pg_.flags |= pg::WORKINGSET;
             self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
-            moved += 1;
+            moved += nr_p;
         }
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
@@ -591,10 +592,11 @@ impl Kernel {
         let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
-        for _ in 0..nr {
+        while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
+            let nr_p = self.pages.folio_nr_pages(p);
             self.lruvecs[v].del(&mut self.pages, p);
-            scanned += 1;
+            scanned += nr_p;
             self.cpu(self.cost.scan_page);
             if self.folio_test_locked(p) {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
@@ -676,14 +678,18 @@ impl Kernel {
             // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
             self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
             if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
-                self.mem_cgroup_uncharge(p);
+                if self.pages[p].test(pg::HEAD) {
+                    self.mem_cgroup_uncharge_folio(p);
+                } else {
+                    self.mem_cgroup_uncharge(p);
+                }
                 self.pages[p].flags &= !pg::ACTIVE;
                 let root = self.folio_lruvec(p);
                 self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
             } else {
                 self.evict(p, sc.target);
             }
-            reclaimed += 1;
+            reclaimed += nr_p;
         }
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
@@ -738,6 +744,14 @@ impl Kernel {
     pub fn evict(&mut self, p: PageId, target: MemcgId) {
         self.cpu(self.cost.evict_page);
         let shadow = if self.profile.workingset_refault { Some(self.workingset_eviction(p, target)) } else { None };
+        if self.pages[p].test(pg::HEAD) {
+            // A large folio goes whole, leaving one shadow entry over its range.
+            let nr = self.pages.folio_nr_pages(p);
+            self.filemap_remove_large_folio(p, shadow);
+            self.mem_cgroup_uncharge_folio(p);
+            self.free_folio(p, nr);
+            return;
+        }
         self.filemap_remove_folio(p, shadow);
         self.mem_cgroup_uncharge(p);
         self.free_page(p);
