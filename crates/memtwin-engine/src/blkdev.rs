@@ -106,6 +106,7 @@ impl RequestQueue {
     }
 
     /// Free the requests completed by `horizon` (each once).
+    #[inline]
     pub fn retire(&mut self, horizon: Nanos) {
         for q in &mut self.rq {
             while let Some(&t) = q.front() {

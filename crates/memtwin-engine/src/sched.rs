@@ -477,7 +477,7 @@ impl Simulation {
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.memstall_ns = 0;
-        k.stall = Default::default();
+        debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
         k.charge_stock = t.stock;
         k.nr_dirtied = t.nr_dirtied;
         k.io = IoAcct::default();

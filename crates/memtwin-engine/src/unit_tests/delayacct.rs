@@ -102,3 +102,88 @@ ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m", st
     let total: f64 = crate::delayacct::StallKind::ALL.iter().map(|(_, n)| get(&format!("stall.{n}_ms"))).sum();
     assert!(total <= elapsed_ms, "stalls {total} within the step's {elapsed_ms} ms");
 }
+
+/// The metric of `name` in the step called `step`, summed over the steps of that name.
+fn step_metric(res: &crate::SimResult, step: &str, name: &str) -> f64 {
+    res.steps.iter().filter(|s| s.name == step).map(|s| s.metrics.iter().find(|(m, _)| m == name).unwrap_or_else(|| panic!("no {name}")).1).sum()
+}
+
+/// `do_swap_page()` -> `swap_readpage()` (4.3): a fault on a swapped-out page waits for its
+/// read, a `swapin` stall (delayacct's `swapin`); it is all of the task's I/O wait while it
+/// touches its pages again, and not a memory stall (no workingset page). The first pass, which
+/// pushes pages out, stalls in direct reclaim instead.
+#[test]
+fn swap_in_faults_are_swapin_stalls() {
+    let s = sim(r#"
+[scenario]
+name = "swapin"
+[kernel]
+profile = "linux-4.3"
+[machine]
+ram = "128M"
+swap = "256M"
+[devices.sda]
+read_bw = "200M"
+[tasks.t]
+ops = [
+  { op = "mmap", name = "a", size = "160M", step = "fill" },
+  { op = "touch", name = "a", step = "fill" },
+  { op = "touch", name = "a", step = "again" },
+  { op = "munmap", name = "a", step = "unmap" },
+]
+"#);
+    let res = s.run(&mut |_, _| true).unwrap();
+    let swapin = step_metric(&res, "again", "stall.swapin_ms");
+    assert!(step_metric(&res, "again", "vmstat.pswpin") > 0.0);
+    assert!(swapin > 0.0);
+    // Each swap-in read is one page: its wait is the device's seek and transfer, or longer
+    // behind the swap-outs queued before it; the step's other waits are in other kinds.
+    let iowait_ms = step_metric(&res, "again", "iowait_s") * 1e3;
+    let others: f64 = ["congestion", "writeback", "dirty"].iter().map(|k| step_metric(&res, "again", &format!("stall.{k}_ms"))).sum();
+    assert!((iowait_ms - swapin - others).abs() < 1e-3, "iowait {iowait_ms} = swapin {swapin} + {others}");
+    assert!(step_metric(&res, "fill", "stall.reclaim_ms") > 0.0, "the first pass reclaims");
+    assert_eq!(step_metric(&res, "fill", "stall.swapin_ms"), 0.0);
+}
+
+/// Direct compaction for a THP fault (`__alloc_pages_direct_compact()` ->
+/// `try_to_compact_pages()`, 4.3) is a `compaction` stall (delayacct's `compact`) and a
+/// memory stall: its migration CPU is the task's `stall.compaction_ms` and PSI's.
+#[test]
+fn direct_compaction_is_a_compaction_stall() {
+    let mut s = sim(r#"
+[scenario]
+name = "compact"
+[kernel]
+profile = "linux-4.3"
+[machine]
+ram = "64M"
+[devices.sda]
+read_bw = "100M"
+[files."/f"]
+size = "16M"
+[tasks.t]
+ops = [{ op = "sleep", duration = "1s" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 4096, MemcgId::ROOT);
+    k.now += 1_000_000_000;
+    // Every 8th page kept, every whole free block taken: an order-9 request must compact.
+    for i in 0..4096u32 {
+        if i % 8 != 0 {
+            isolate_and_evict(k, f, i);
+        }
+    }
+    while k.zones[0].nr_free_blocks() > 0 {
+        k.zones[0].rmqueue_pageblock().unwrap();
+    }
+    k.stall.take();
+    k.memstall_ns = 0;
+    let t0 = k.now;
+    let gfp = crate::page_alloc::Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false };
+    assert!(k.alloc_pages_direct_compact(9, gfp).is_some());
+    let ns = k.stall.take();
+    assert!(ns[StallKind::Compaction as usize] > 0);
+    assert_eq!(ns[StallKind::Compaction as usize], k.now - t0, "all of it compaction");
+    assert_eq!(k.memstall_ns, k.now - t0, "and a memory stall");
+}
