@@ -14,6 +14,9 @@ no advice), on file systems that cache files in large folios:
   512M;
 - seed 000's experiment (a 1 GiB file read twice by cat through a 20M memcg at read_ahead_kb
   128) on host ext4 and on guest XFS;
+- the host validation set re-recorded on ext4 with mkfs's defaults: every
+  scenarios/validation/host-NAME.toml (but the directory-eviction ones, thousands of files
+  per variant) as host-ext4-NAME.toml, the same scenario without `fs_features = ["verity"]`;
 - and their order-0 counterpart, BENCHMARKS.md's calibration pair: host-verity-seq-tight-1g-ra*,
   the 1 GiB file through 20M on the ext4 image with the verity feature (order-0 folios on 6.18),
   which the engine's order-0 page cache models: these go to scenarios/validation/ directly.
@@ -27,6 +30,7 @@ They live in scenarios/validation-pending/ (with their recordings in real/ there
 the engine's side moves them to scenarios/validation/ (OUT and the head's dir below) when it passes them.
 Run from the repository root: python3 lab/validation/make_folio_scenarios.py
 """
+import glob
 import os
 
 from scenario_text import FS as ORDER0_FS
@@ -119,6 +123,32 @@ ops = [
 {reads('op = "read", file = "/data/file_1gb", bufsize = "128K", fadvise = "sequential"', 2, "read")}
 ]
 """)
+
+    rerecord_host_set()
+
+
+def rerecord_host_set():
+    """host-ext4-NAME.toml: scenarios/validation/host-NAME.toml on ext4 with mkfs's default
+    features (6.18: large folios) instead of the verity image its recording was taken on."""
+    verity = '# recorded on ext4 made with -O verity: 6.18\'s ext4 keeps such a file system\'s files in order-0\n' \
+             '# folios (ext4_should_enable_large_folio()), as the engine\'s page cache held them\n'
+    for src in sorted(glob.glob(os.path.join(VALIDATION, "host-*.toml"))):
+        name = os.path.basename(src)[:-len(".toml")]
+        base = name[len("host-"):]
+        if base.startswith(("verity-", "dir-eviction")):
+            continue
+        with open(src) as f:
+            text = f.read()
+        assert 'fs_features = ["verity"]\n' in text, src
+        text = text.replace(verity, "").replace('fs_features = ["verity"]\n', "")
+        new = f"host-ext4-{base}"
+        text = (text.replace(f'name = "{name}"', f'name = "{new}"', 1)
+                .replace(f"real/{name}.json", f"real/{new}.json")
+                .replace(f"scenarios/validation/{name}.toml", f"scenarios/validation-pending/{new}.toml"))
+        head = (f"# {new}: {name}.toml (scenarios/validation/) re-recorded on ext4 with mkfs.ext4's default features\n"
+                f"# (6.18: large folios), written by lab/validation/make_folio_scenarios.py (issue 21).\n")
+        with open(os.path.join(OUT, new + ".toml"), "w") as f:
+            f.write(head + text)
 
 
 if __name__ == "__main__":
