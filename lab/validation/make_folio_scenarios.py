@@ -50,12 +50,19 @@ def limit(on, size):
     return f'"memory.limit_in_bytes" = "{size}"' if on == "host" else f'"memory.max" = "{size}"'
 
 
+# Still out of tolerance on the engine's large-folio model (ARCHITECTURE.md "The read path in
+# folios"): sequential reads through 20M at read_ahead_kb 8192, where the engine reads 23-43%
+# more. They stay pending; every other large-folio scenario passes and goes to OUT.
+PENDING = {"host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192",
+           "qemu61-xfs-seq-tight-128m-ra8192", "qemu61-xfs-seq-tight-256m-ra8192"}
+
+
 def write(on, name, what, desc, ra, body, order0=False):
     fs, where = FS[on]
     if order0:
         text, out = head(GEN, on, name, what, desc, ra=ra, fs=ORDER0_FS[on]), VALIDATION
     else:
-        text, out = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where, dir="scenarios/validation-pending"), OUT
+        text, out = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where), OUT if name in PENDING else VALIDATION
     # the recording's directory is the scenario's own real/ (relative to the scenario file)
     with open(os.path.join(out, name + ".toml"), "w") as f:
         f.write(text + body + tol(name, on, METRICS))

@@ -618,6 +618,15 @@ impl Kernel {
     /// has completed.
     #[inline]
     pub fn folio_test_locked(&mut self, page: PageId) -> bool {
+        if let Some((ino, s, e)) = self.read_pinned {
+            // The reader's batch holds a reference on the folio (filemap_get_read_batch()):
+            // reclaim cannot free it (`folio_ref_freeze()` in __remove_mapping() fails) and
+            // keeps it, as it keeps a locked one.
+            let p = &self.pages[page];
+            if p.mapping == ino && !p.test(pg::ANON) && p.index >= s && p.index < e {
+                return true;
+            }
+        }
         if !self.pages[page].test(pg::LOCKED) {
             // Added by the readahead batch being built, not yet submitted: locked since
             // `filemap_add_folio()` (`__folio_set_locked()`), so reclaim cannot take it.
@@ -709,6 +718,15 @@ impl Kernel {
                 }
                 None => {
                     self.io.misses += 1;
+                    if index > first {
+                        // filemap_read() copied the folios before the missing page and moved
+                        // `ra->prev_pos` to the position after them ("ra->prev_pos =
+                        // iocb->ki_pos" per folio copied); filemap_get_pages() then finds
+                        // nothing at the page and calls page_cache_sync_readahead() from
+                        // there: a miss inside a read is a sequential one.
+                        ra.prev_pos = Some(index as u64 * PAGE_SIZE);
+                        ra.prev_index = Some(index - 1);
+                    }
                     self.page_cache_sync_ra(ra, inode, index, last - index + 1, memcg);
                     match self.mappings[inode.idx()].lookup(index) {
                         Some(p) => {
@@ -733,7 +751,11 @@ impl Kernel {
             if self.pages[folio].test(pg::READAHEAD) {
                 self.pages[folio].flags &= !pg::READAHEAD;
                 let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
+                // filemap_readahead() runs with the batch's folios referenced, the marked one
+                // (this page's) last.
+                let saved = self.read_pinned.replace((inode, fi, fi + (1 << order)));
                 self.page_cache_async_ra_folio(ra, inode, fi, order, last - fi + 1, memcg);
+                self.read_pinned = saved;
             }
             self.folio_wait_locked(page);
             // "When a read accesses the same folio several times, only mark it as accessed

@@ -165,6 +165,9 @@ pub struct Kernel {
     /// The root file system on the devices has superblock features that keep its files at
     /// order 0 (`[machine] fs_features`: ext4's verity or encrypt).
     pub root_fs_order0: bool,
+    /// The folio a `read()` holds a reference on while it starts asynchronous readahead
+    /// (inode, first index, end): reclaim keeps it (`filemap_get_read_batch()`).
+    pub read_pinned: Option<(InodeId, u32, u32)>,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
     /// Swap writes in flight: (completion time, frame), earliest first.
@@ -241,6 +244,7 @@ impl Kernel {
             wb_domain: Default::default(),
             ra_pending: None,
             root_fs_order0: false,
+            read_pinned: None,
             swap: None,
             swap_wb_queue: Default::default(),
             freelist_walk: None,
