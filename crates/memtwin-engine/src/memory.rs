@@ -555,6 +555,8 @@ impl Kernel {
                     run = (p, m, self.zone_of(p));
                 }
                 freed += m;
+                // each a base page: one PGPGOUT per folio uncharged
+                folios += m;
                 i += m as usize;
                 continue;
             }
