@@ -172,6 +172,31 @@ impl Kernel {
         if named != inuse {
             return Err(format!("{inuse} swap slots in use but page tables name {named}"));
         }
+        // Swap charges: each memcg's swap counter is the charged slots recorded for its
+        // subtree in the swap_cgroup map, and within memory.swap.max (v2).
+        let mut local_swap = vec![0u64; self.memcgs.memcgs.len()];
+        if let Some(area) = self.swap.as_ref() {
+            for (m, n) in area.slots_by_memcg() {
+                if m == MemcgId::NONE {
+                    return Err(format!("{n} charged swap slots record no memcg"));
+                }
+                local_swap[m.idx()] += n;
+            }
+        }
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            let mut sub = vec![];
+            self.memcgs.subtree(MemcgId(i as u32), &mut sub);
+            let sum: u64 = sub.iter().map(|c| local_swap[c.idx()]).sum();
+            if sum != m.swap {
+                return Err(format!("memcg {} swap charge {} != charged slots in its subtree {}", m.path, m.swap, sum));
+            }
+            if self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && i != 0 && m.swap > m.swap_max {
+                return Err(format!("memcg {} swap {} above memory.swap.max {}", m.path, m.swap, m.swap_max));
+            }
+            if self.memcgs.version == crate::memcontrol::CgroupVersion::V1 && m.counter.usage + m.swap > m.memsw_max {
+                return Err(format!("memcg {} memory + swap {} above memory.memsw.limit_in_bytes {}", m.path, m.counter.usage + m.swap, m.memsw_max));
+            }
+        }
         self.check_lifecycle()?;
         self.check_directories()?;
         self.check_rmap()?;

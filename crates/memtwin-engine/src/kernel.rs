@@ -99,6 +99,8 @@ pub struct Kernel {
     pub inode_wb: Vec<MemcgId>,
     /// Scratch list for memcg iteration, kept to avoid allocating in reclaim.
     pub(crate) scratch_memcgs: Vec<MemcgId>,
+    /// `prepare_scan_count()`'s figures per node for the reclaim pass under way.
+    pub(crate) scan_prep: Vec<crate::vmscan::ScanPrep>,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
     pub shadow_nodes: Vec<crate::workingset::ShadowNodeList>,
     /// Where the last shared-iterator reclaim walk of each target stopped
@@ -190,6 +192,7 @@ impl Kernel {
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
+            scan_prep: vec![],
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![[MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]],
             kmem: Default::default(),

@@ -15,58 +15,201 @@ use crate::memory::VmaId;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
 use crate::page_alloc::PAGEBLOCK_NR;
-use crate::types::{DevId, PageId, PAGE_SIZE};
+use crate::memcontrol::{CgroupVersion, MemcgEvent};
+use crate::types::{DevId, MemcgId, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 /// No swap slot (`swp_entry_t` of 0 in a page table).
 pub const NO_SLOT: u32 = u32::MAX;
 
-/// `struct swap_info_struct`.
+/// `SWAPFILE_CLUSTER` (mm/swapfile.c, x86_64 with THP: `HPAGE_PMD_NR`, 512; 256 without):
+/// how many slots the allocator hands out from one run before it looks for a free run again.
+pub const SWAPFILE_CLUSTER: u64 = 512;
+
+/// `struct swap_info_struct` of a swap area on a rotational device (no `cluster_info`, the
+/// allocation of mm/swapfile.c `scan_swap_map_slots()`), with its `swap_cgroup` map
+/// (mm/swap_cgroup.c: the memcg each slot is charged to).
 #[derive(Clone, Debug)]
 pub struct SwapArea {
     /// The device holding the area.
     pub dev: DevId,
     /// First device page of the area.
     pub base: u64,
-    /// Slots (pages) in the area.
+    /// Slots of the area, the header's (slot 0, `SWAP_MAP_BAD`) included (`si->max`).
+    pub max: u64,
+    /// Usable slots (`si->pages`: `max` less the header page).
     pub pages: u64,
     /// Slots in use (`inuse_pages`).
     pub inuse: u64,
-    /// Free slots, reused last-freed first; slots never used yet start at `next`.
-    free: Vec<u32>,
-    next: u32,
+    /// `swap_map[]` as bits: which slots are in use; grown on demand up to the highest slot
+    /// used, so that host memory follows the swap used, not the area's size.
+    used: Vec<u64>,
+    /// `swap_cgroup` ids: the memcg recorded for each slot (grown with `used`).
+    memcg: Vec<MemcgId>,
+    /// Whether the slot's swap charge was taken (v2: with the slot; v1: when the page was
+    /// freed, `mem_cgroup_swapout()`), as bits (grown with `used`).
+    charged: Vec<u64>,
+    /// `si->cluster_next`: where the next scan starts.
+    cluster_next: u64,
+    /// `si->cluster_nr`: slots left before the allocator looks for a free run again.
+    cluster_nr: u64,
+    /// `si->lowest_bit`, `si->highest_bit`: the lowest and highest free slot (bounds).
+    lowest_bit: u64,
 }
 
 impl SwapArea {
-    /// An area of `pages` slots at device page `base` of `dev` (`swapon`).
-    pub fn new(dev: DevId, base: u64, pages: u64) -> SwapArea {
-        SwapArea { dev, base, pages, inuse: 0, free: vec![], next: 0 }
+    /// An area of `slots` slots (page 0 the swap header) at device page `base` of `dev`
+    /// (`mkswap` + `swapon`).
+    pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
+        let max = slots.max(1);
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1 }
     }
 
-    /// `get_swap_pages()`: `n` contiguous slots for a huge page, or one; `None` when full.
-    fn alloc(&mut self, n: u64) -> Option<u32> {
+    #[inline]
+    fn is_used(&self, s: u64) -> bool {
+        s == 0 || self.used.get((s / 64) as usize).is_some_and(|w| w & (1 << (s % 64)) != 0)
+    }
+
+    fn set_used(&mut self, s: u64, on: bool) {
+        let w = (s / 64) as usize;
+        if w >= self.used.len() {
+            // Grown by an eighth at least (amortised), never past the area.
+            let want = (w + 1).max(self.used.len() + self.used.len() / 8).min(self.max.div_ceil(64) as usize);
+            self.used.resize(want, 0);
+            self.charged.resize(want, 0);
+            self.memcg.resize(want * 64, MemcgId::NONE);
+        }
+        if on {
+            self.used[w] |= 1 << (s % 64);
+        } else {
+            self.used[w] &= !(1 << (s % 64));
+        }
+    }
+
+    /// The first free slot at or after `from` (wrapping to `lowest_bit` once), or `None`.
+    fn next_free(&self, from: u64) -> Option<u64> {
+        let scan = |lo: u64, hi: u64| -> Option<u64> {
+            let mut s = lo;
+            while s < hi {
+                let w = (s / 64) as usize;
+                let word = self.used.get(w).copied().unwrap_or(0) | if w == 0 { 1 } else { 0 };
+                let free = !word & (u64::MAX << (s % 64));
+                if free != 0 {
+                    let f = (w as u64) * 64 + free.trailing_zeros() as u64;
+                    return (f < hi).then_some(f);
+                }
+                s = (w as u64 + 1) * 64;
+            }
+            None
+        };
+        scan(from, self.max).or_else(|| scan(self.lowest_bit, from.min(self.max)))
+    }
+
+    /// The first run of `n` free slots from `lowest_bit` ("Locate the first empty (unaligned)
+    /// cluster"), or `None`.
+    fn free_run(&self, n: u64) -> Option<u64> {
+        let mut s = self.lowest_bit;
+        let mut run = 0;
+        while s < self.max {
+            let w = (s / 64) as usize;
+            if s % 64 == 0 && run + 64 <= n && self.used.get(w).copied().unwrap_or(0) == 0 && w > 0 {
+                run += 64;
+                s += 64;
+            } else if self.is_used(s) {
+                run = 0;
+                s += 1;
+            } else {
+                run += 1;
+                s += 1;
+            }
+            if run >= n {
+                return Some(s - n);
+            }
+        }
+        None
+    }
+
+    /// `scan_swap_map_slots()` on a rotational device: the next free slot from `cluster_next`
+    /// forward (wrapping), and every `SWAPFILE_CLUSTER` slots a new start at the first free
+    /// run of that many from the lowest free slot, "to minimize the span of allocated swap".
+    /// `n` > 1 (a huge page, `swap_alloc_cluster()`): `n` contiguous free slots. The slots are
+    /// charged to `memcg` in the area's `swap_cgroup` map. `None` when the area is full.
+    fn alloc(&mut self, n: u64, memcg: MemcgId) -> Option<u32> {
         if self.inuse + n > self.pages {
             return None;
         }
-        if n == 1 {
-            if let Some(s) = self.free.pop() {
-                self.inuse += 1;
-                return Some(s);
+        let start = if n > 1 {
+            self.free_run(n)?
+        } else {
+            if self.cluster_nr == 0 {
+                self.cluster_nr = SWAPFILE_CLUSTER - 1;
+                if self.pages - self.inuse >= SWAPFILE_CLUSTER {
+                    if let Some(r) = self.free_run(SWAPFILE_CLUSTER) {
+                        self.cluster_next = r;
+                    }
+                }
+            } else {
+                self.cluster_nr -= 1;
             }
+            self.next_free(self.cluster_next)?
+        };
+        for s in start..start + n {
+            self.set_used(s, true);
+            self.memcg[s as usize] = memcg;
         }
-        if self.next as u64 + n > self.pages {
-            return None; // a cluster of n contiguous free slots is not looked for in holes
-        }
-        let s = self.next;
-        self.next += n as u32;
+        self.cluster_next = start + n;
         self.inuse += n;
-        Some(s)
+        if start == self.lowest_bit {
+            self.lowest_bit = self.next_free(start + n).unwrap_or(self.max);
+        }
+        Some(start as u32)
     }
 
-    /// `swap_free()`.
-    fn free(&mut self, slot: u32) {
+    /// `swap_entry_free()`: the slot is free again; returns the memcg recorded for it
+    /// (`swap_cgroup_record(entry, 0)`) and whether it carried a swap charge.
+    fn free(&mut self, slot: u32) -> (MemcgId, bool) {
+        let s = slot as u64;
+        debug_assert!(self.is_used(s) && s != 0, "freeing a free swap slot");
+        self.set_used(s, false);
+        let charged = self.is_charged(slot);
+        self.set_charged(slot, false);
         self.inuse -= 1;
-        self.free.push(slot);
+        if s < self.lowest_bit {
+            self.lowest_bit = s;
+        }
+        (std::mem::replace(&mut self.memcg[s as usize], MemcgId::NONE), charged)
+    }
+
+    /// Whether slot `slot` carries its memcg's swap charge.
+    pub fn is_charged(&self, slot: u32) -> bool {
+        self.charged.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    /// Mark the swap charge of slot `slot` as taken or gone.
+    pub fn set_charged(&mut self, slot: u32, on: bool) {
+        if let Some(w) = self.charged.get_mut(slot as usize / 64) {
+            if on {
+                *w |= 1 << (slot % 64);
+            } else {
+                *w &= !(1 << (slot % 64));
+            }
+        }
+    }
+
+    /// The memcg slot `slot` is charged to (`lookup_swap_cgroup_id()`).
+    pub fn slot_memcg(&self, slot: u32) -> MemcgId {
+        self.memcg.get(slot as usize).copied().unwrap_or(MemcgId::NONE)
+    }
+
+    /// Slots in use charged to each memcg (for the invariants): (memcg, slots).
+    pub fn slots_by_memcg(&self) -> Vec<(MemcgId, u64)> {
+        let mut m: std::collections::BTreeMap<u32, u64> = Default::default();
+        for s in 1..(self.used.len() as u64 * 64).min(self.max) {
+            if self.is_used(s) && self.is_charged(s as u32) {
+                *m.entry(self.memcg[s as usize].0).or_default() += 1;
+            }
+        }
+        m.into_iter().map(|(k, v)| (MemcgId(k), v)).collect()
     }
 }
 
@@ -77,12 +220,43 @@ impl Kernel {
         self.swap.as_ref().is_some_and(|s| s.inuse < s.pages)
     }
 
+    /// `mem_cgroup_get_nr_swap_pages()` (6.1): the free slots `memcg` may still take, the
+    /// global free slots capped by memory.swap.max - memory.swap.current of it and every
+    /// ancestor below the root (cgroup v2; v1 and the root: the global free slots).
+    pub fn mem_cgroup_get_nr_swap_pages(&self, memcg: MemcgId) -> u64 {
+        let free = self.swap.as_ref().map_or(0, |s| s.pages - s.inuse);
+        free.min(self.memcgs.swap_room(memcg))
+    }
+
     /// `add_to_swap()` + `pageout()` of the anonymous page (or huge page) `p`: give it swap
-    /// slots and write it out. Returns false when the swap area is full (the page stays).
+    /// slots and write it out. Returns false when the swap area is full, or (cgroup v2) the
+    /// slots would pass memory.swap.max of the page's memcg or an ancestor
+    /// (`__mem_cgroup_try_charge_swap()`: memory.swap.events `max` at the memcg whose limit
+    /// is in the way and `fail` at the page's, both counted up the hierarchy as
+    /// `memcg_memory_event()` does); the page stays.
     pub fn swap_writepage(&mut self, p: PageId) -> bool {
         let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
+        let memcg = self.pages[p].memcg;
         let Some(area) = self.swap.as_mut() else { return false };
-        let Some(slot) = area.alloc(nr) else { return false };
+        let Some(slot) = area.alloc(nr, memcg) else { return false };
+        if self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE {
+            if let Some(over) = self.memcgs.try_charge_swap(memcg, nr) {
+                let area = self.swap.as_mut().expect("swap area");
+                for i in 0..nr as u32 {
+                    area.free(slot + i);
+                }
+                self.memcg_memory_event(over, MemcgEvent::SwapMax);
+                self.memcg_memory_event(memcg, MemcgEvent::SwapFail);
+                return false;
+            }
+        }
+        let v2 = self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE;
+        let area = self.swap.as_mut().expect("swap area");
+        if v2 {
+            for i in 0..nr as u32 {
+                area.set_charged(slot + i, true);
+            }
+        }
         let (dev, base) = (area.dev, area.base);
         let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
         let v = &mut self.vmas[vma];
@@ -136,6 +310,16 @@ impl Kernel {
         let memcg = self.pages[p].memcg;
         let huge = self.pages[p].test(pg::HEAD);
         let nr = if huge { PAGEBLOCK_NR } else { 1 };
+        if self.memcgs.version == CgroupVersion::V1 && memcg != MemcgId::NONE {
+            // mem_cgroup_swapout() (v1): the memsw charge moves from the page to its swap
+            // entry (memory.stat `swap`), and the page's memory charge goes.
+            self.memcgs.swap_charge(memcg, nr);
+            let slot = self.vmas[vma].swap[index];
+            let area = self.swap.as_mut().expect("a swap-cache page has slots");
+            for i in 0..nr as u32 {
+                area.set_charged(slot + i, true);
+            }
+        }
         self.cpu(self.cost.evict_page);
         for i in 0..nr as usize {
             self.vmas[vma].pages[index + i] = PageId::NIL;
@@ -179,22 +363,64 @@ impl Kernel {
         v.pages[index as usize] = pfn;
         v.swap[index as usize] = NO_SLOT;
         v.nr_resident += 1;
-        self.swap.as_mut().expect("swap area").free(slot);
+        v.mkyoung(index);
+        self.swap_free(slot);
         self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
         self.vmstat.nr_anon_pages += 1;
-        let lv = self.folio_lruvec(pfn);
-        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        self.swapin_lru_add(pfn);
         Some(pfn)
+    }
+
+    /// The LRU list of a page read back from swap: 6.1's `__read_swap_cache_async()` adds it
+    /// to the inactive anon list (`folio_add_lru()`); before 5.9 `do_swap_page()` also called
+    /// `activate_page()` (removed with b518154e59aa's workingset protection).
+    fn swapin_lru_add(&mut self, pfn: PageId) {
+        let lv = self.folio_lruvec(pfn);
+        let active = !self.profile.anon_fault_inactive;
+        if active {
+            self.pages[pfn].flags |= pg::ACTIVE;
+            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        } else {
+            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::InactiveAnon);
+        }
+        self.update_page_reclaim_stat(lv, false, 1, active);
+    }
+
+    /// `swap_free()` of a slot no page table names any more (the page was read back with a
+    /// write fault: `should_try_to_free_swap()`, or unmapped): `swap_entry_free()` and
+    /// `__mem_cgroup_uncharge_swap()` of the memcg it was charged to. A dying memcg whose last
+    /// charge this was is freed (swap entries hold a reference to it).
+    pub fn swap_free(&mut self, slot: u32) {
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
+        let (memcg, charged) = area.free(slot);
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        // v2 charged the slot when it was allocated; v1 when the page was freed, so a slot
+        // whose page is still resident (under writeback, or in the swap cache) has no swap
+        // charge yet.
+        if charged {
+            self.memcgs.swap_uncharge(memcg, 1);
+        }
+        if self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Dying {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
+    /// `memcg_memory_event()`: count `ev` at `memcg` and, as memory.events is hierarchical
+    /// on v2, at every ancestor (memory.swap.events too).
+    pub fn memcg_memory_event(&mut self, memcg: MemcgId, ev: MemcgEvent) {
+        // The engine's memory.stat events are local and summed per subtree when read
+        // (`MemcgTree::events`), so one count at the memcg stands for the hierarchy.
+        self.memcgs.count_event(memcg, ev, 1);
     }
 
     /// `free_swap_and_cache()` of every slot a VMA still holds (munmap).
     pub fn free_vma_swap(&mut self, vma: VmaId) {
         let slots = std::mem::take(&mut self.vmas[vma.0 as usize].swap);
-        if let Some(area) = self.swap.as_mut() {
-            for &s in &slots {
-                if s != NO_SLOT {
-                    area.free(s);
-                }
+        for &s in &slots {
+            if s != NO_SLOT {
+                self.swap_free(s);
             }
         }
         let mut slots = slots;
