@@ -21,6 +21,7 @@ task each, so that the order of events does not depend on TCG's timing):
                            memory.memsw.limit_in_bytes 96M and memory.swappiness 100, then a 64M
                            file read: memsw caps memory + swap at 96M
   lrugen-swap              swap-sw60's workload with the multi-generational LRU on (issue 22)
+  lrugen-swap-retouch      swap-retouch's workload with the multi-generational LRU on
 
 Recorded results go to scenarios/validation/real/. Run from the repository root:
 python3 lab/validation/make_swap_scenarios.py, then for each file
@@ -159,6 +160,19 @@ ops = [
     "lrugen-swap": ("the multi-generational LRU with 48M anon and a 32M file read three times in a 64M memcg",
                     "lru_gen on: 48M anonymous touched, a 32M file read three times, anonymous touched again; memory.max 64M, swap 256M",
                     "v2", "lru_gen = true\n", ANON_FILE),
+    "lrugen-swap-retouch": ("the multi-generational LRU with 96M anon touched twice in a 64M memcg",
+                            "lru_gen on: 96M anonymous touched twice, memory.max 64M, swap 256M", "v2", "lru_gen = true\n", """
+[cgroups.A]
+"memory.max" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "heap", size = "96M", step = "touch 1" },
+  { op = "touch", name = "heap", step = "touch 1" },
+  { op = "touch", name = "heap", step = "touch 2" },
+]
+"""),
 }
 
 

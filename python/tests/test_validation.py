@@ -54,7 +54,7 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
-    assert swap >= 2  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
+    assert swap == 4  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
     assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + swap  # + issue 22: four lru_gen recordings and stream-wset on the two lists
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5  # issue 20: file mappings
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares

@@ -32,6 +32,8 @@ impl Kernel {
         let mut local_anon = vec![0u64; n];
         let mut anon_frames = 0u64;
         let mut anon_entries = 0u64;
+        let mut local_swapcache = vec![0u64; n];
+        let mut swapcache_frames = 0u64;
         let mut seen = vec![false; self.pages.len()];
         let mut on_lru = 0u64;
         for (v, lv) in self.lruvecs.iter().enumerate() {
@@ -83,6 +85,21 @@ impl Kernel {
                     if p.test(pg::ACTIVE) != (!gen_list && lru.is_active()) {
                         return Err(format!("page {} PG_active disagrees with its list", cur.0));
                     }
+                    if p.test(pg::ANON) && p.mapping == crate::swapfile::SWAPPER {
+                        // Read by swap readahead, mapped by no page table: the swap cache
+                        // holds it at its slot.
+                        if !p.test(pg::SWAPCACHE) || self.swap.as_ref().map(|a| a.cache_get(p.index)) != Some(cur) {
+                            return Err(format!("unmapped swap-cache page {} is not in the swap cache at slot {}", cur.0, p.index));
+                        }
+                        if p.memcg != MemcgId::NONE {
+                            local_swapcache[p.memcg.idx()] += 1;
+                        }
+                        swapcache_frames += 1;
+                        prev = cur;
+                        cur = p.next;
+                        count += 1;
+                        continue;
+                    }
                     if p.test(pg::ANON) {
                         // An anonymous page (or a huge page's head): its VMA maps it.
                         let nr = if p.test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
@@ -121,10 +138,14 @@ impl Kernel {
             }
         }
         // A huge page is one LRU entry for 512 frames.
-        let file_on_lru = on_lru - anon_entries;
+        let file_on_lru = on_lru - anon_entries - swapcache_frames;
         if anon_frames != self.vmstat.nr_anon_pages {
             return Err(format!("NR_ANON_PAGES {} but {anon_frames} anonymous frames are on LRU lists", self.vmstat.nr_anon_pages));
         }
+        if swapcache_frames != self.vmstat.nr_swapcache_unmapped {
+            return Err(format!("{} unmapped swap-cache pages counted but {swapcache_frames} on LRU lists", self.vmstat.nr_swapcache_unmapped));
+        }
+        let anon_frames = anon_frames + swapcache_frames;
         // Kernel frames: the page cache's companion slab (its frames cover its bytes exactly
         // once settled, and never exceed them by a whole page) and the boot memory.
         let slab_frames = self.kmem.pagecache_slab_frames.len() as u64;
@@ -146,7 +167,10 @@ impl Kernel {
             if m.nr_anon != local_anon[i] {
                 return Err(format!("memcg {} anon stat {} != charged anonymous pages {}", m.path, m.nr_anon, local_anon[i]));
             }
-            local[i] += local_anon[i];
+            if m.nr_swapcache != local_swapcache[i] {
+                return Err(format!("memcg {} unmapped swap-cache stat {} != charged such pages {}", m.path, m.nr_swapcache, local_swapcache[i]));
+            }
+            local[i] += local_anon[i] + local_swapcache[i];
         }
         // Slab charges (dentries, inodes) take whole pages of the counter too.
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {

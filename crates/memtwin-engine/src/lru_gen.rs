@@ -704,6 +704,11 @@ impl Kernel {
     /// (swap full, tmpfs), activated into the youngest. Returns pages reclaimed.
     fn lru_gen_reclaim_folio(&mut self, v: usize, p: PageId, sc: &mut ScanControl) -> u64 {
         if self.pages[p].test(pg::SWAPBACKED) {
+            if self.swap_read_pending(p) {
+                // Locked for its read: put back.
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                return 0;
+            }
             if self.pages[p].test(pg::SWAPCACHE) {
                 return self.free_swapped_page(p);
             }

@@ -49,6 +49,7 @@ impl Memcg {
             swap_max: PAGE_COUNTER_MAX,
             memsw_max: PAGE_COUNTER_MAX,
             swappiness: crate::vmscan::SWAPPINESS,
+            nr_swapcache: 0,
         }
     }
 }
@@ -278,6 +279,9 @@ pub struct Memcg {
     pub memsw_max: u64,
     /// memory.swappiness (v1; `memcg->swappiness`, inherited from the parent at creation).
     pub swappiness: u64,
+    /// Pages charged here that are in the swap cache and mapped by no page table (swap
+    /// readahead's), local.
+    pub nr_swapcache: u64,
 }
 
 /// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).

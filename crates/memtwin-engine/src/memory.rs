@@ -205,7 +205,7 @@ impl Kernel {
         self.count_pgfault(self.vmas[v].memcg, false);
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
-            self.count_pgmajfault(self.vmas[v].memcg);
+            // do_swap_page() counts the major fault when it has to read.
             return self.do_swap_page(vma, index, nid).map(|_| ()).ok_or(FaultError::Oom);
         }
         if self.thp_enabled {
@@ -478,7 +478,6 @@ impl Kernel {
             // A private copy that was swapped out.
             self.count_pgfault(memcg, false);
             self.cpu(self.cost.anon_fault);
-            self.count_pgmajfault(memcg);
             let nid = self.cur_nid;
             return self.do_swap_page(vma, i, nid).map(|_| ()).ok_or(FaultError::Oom);
         }

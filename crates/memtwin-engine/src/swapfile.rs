@@ -53,8 +53,46 @@ pub struct SwapArea {
     cluster_next: u64,
     /// `si->cluster_nr`: slots left before the allocator looks for a free run again.
     cluster_nr: u64,
-    /// `si->lowest_bit`, `si->highest_bit`: the lowest and highest free slot (bounds).
+    /// `si->lowest_bit`: the lowest free slot.
     lowest_bit: u64,
+    /// The swap cache (`swapper_spaces`): the page holding each slot's data, mapped or not
+    /// (grown with `used`).
+    cache: Vec<PageId>,
+    /// `prev_offset` of mm/swap_state.c: the slot of the last fault that found no readahead hit.
+    ra_prev_offset: u64,
+    /// `swapin_readahead_hits`: faults that found a readahead page since the last readahead.
+    ra_hits: u64,
+    /// `last_readahead_pages`: the last window.
+    ra_last: u64,
+}
+
+/// `page_cluster` (mm/swap.c `swap_setup()`: 3 above 16 MiB of RAM): swap readahead reads up
+/// to `1 << page_cluster` = 8 slots around a faulting one.
+pub const PAGE_CLUSTER: u32 = 3;
+
+/// `page->mapping` of an anonymous page in the swap cache that no page table maps (read by
+/// swap readahead): its `index` is then its slot.
+pub const SWAPPER: crate::types::InodeId = crate::types::InodeId(u32::MAX - 1);
+
+/// `__swapin_nr_pages()` (mm/swap_state.c, 6.1): the readahead window for a fault at `offset`
+/// given the previous fault's slot, the readahead hits since and the last window, at most
+/// `max_pages`: hits + 2 rounded up to a power of two from 4; with no hits 2 for a fault next
+/// to the previous one, else 1; never less than half the last window.
+pub fn swapin_nr_pages(prev_offset: u64, offset: u64, hits: u64, max_pages: u64, prev_win: u64) -> u64 {
+    let mut pages = hits + 2;
+    if pages == 2 {
+        if offset != prev_offset + 1 && offset + 1 != prev_offset {
+            pages = 1;
+        }
+    } else {
+        let mut roundup = 4;
+        while roundup < pages {
+            roundup <<= 1;
+        }
+        pages = roundup;
+    }
+    pages = pages.min(max_pages);
+    pages.max(prev_win / 2)
 }
 
 impl SwapArea {
@@ -62,7 +100,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1 }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0 }
     }
 
     #[inline]
@@ -78,6 +116,7 @@ impl SwapArea {
             self.used.resize(want, 0);
             self.charged.resize(want, 0);
             self.memcg.resize(want * 64, MemcgId::NONE);
+            self.cache.resize(want * 64, PageId::NIL);
         }
         if on {
             self.used[w] |= 1 << (s % 64);
@@ -196,6 +235,35 @@ impl SwapArea {
         }
     }
 
+    /// Whether slot `slot` is in use (`__swp_swapcount() > 0` or cached).
+    pub fn slot_in_use(&self, slot: u32) -> bool {
+        (slot as u64) < self.max && self.is_used(slot as u64)
+    }
+
+    /// The swap-cache page of slot `slot` (`swap_cache_get_folio()`), or `PageId::NIL`.
+    pub fn cache_get(&self, slot: u32) -> PageId {
+        self.cache.get(slot as usize).copied().unwrap_or(PageId::NIL)
+    }
+
+    /// Put `p` in (or, with `PageId::NIL`, take it out of) the swap cache at `slot`.
+    pub fn cache_set(&mut self, slot: u32, p: PageId) {
+        if let Some(c) = self.cache.get_mut(slot as usize) {
+            *c = p;
+        }
+    }
+
+    /// `swapin_nr_pages()`: the readahead window for a fault at `slot` (consumes the hits).
+    fn swapin_nr_pages(&mut self, slot: u32) -> u64 {
+        let max_pages = 1u64 << PAGE_CLUSTER;
+        let hits = std::mem::take(&mut self.ra_hits);
+        let pages = swapin_nr_pages(self.ra_prev_offset, slot as u64, hits, max_pages, self.ra_last);
+        if hits == 0 {
+            self.ra_prev_offset = slot as u64;
+        }
+        self.ra_last = pages;
+        pages
+    }
+
     /// The memcg slot `slot` is charged to (`lookup_swap_cgroup_id()`).
     pub fn slot_memcg(&self, slot: u32) -> MemcgId {
         self.memcg.get(slot as usize).copied().unwrap_or(MemcgId::NONE)
@@ -252,8 +320,10 @@ impl Kernel {
         }
         let v2 = self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE;
         let area = self.swap.as_mut().expect("swap area");
-        if v2 {
-            for i in 0..nr as u32 {
+        for i in 0..nr as u32 {
+            // add_to_swap_cache()
+            area.cache_set(slot + i, p);
+            if v2 {
                 area.set_charged(slot + i, true);
             }
         }
@@ -304,23 +374,39 @@ impl Kernel {
     }
 
     /// `__remove_mapping()` of a clean swap-cache page: unmap it (the page table keeps the
-    /// slot), uncharge and free it. Returns the pages freed.
+    /// slot) or, read by readahead and never mapped, take it out of the swap cache
+    /// (`__delete_from_swap_cache()`), uncharge and free it. Returns the pages freed.
     pub fn free_swapped_page(&mut self, p: PageId) -> u64 {
-        let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
         let memcg = self.pages[p].memcg;
         let huge = self.pages[p].test(pg::HEAD);
         let nr = if huge { PAGEBLOCK_NR } else { 1 };
+        let unmapped = self.pages[p].mapping == SWAPPER;
+        let slot = if unmapped {
+            self.pages[p].index
+        } else {
+            let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
+            self.vmas[vma].swap[index]
+        };
         if self.memcgs.version == CgroupVersion::V1 && memcg != MemcgId::NONE {
             // mem_cgroup_swapout() (v1): the memsw charge moves from the page to its swap
             // entry (memory.stat `swap`), and the page's memory charge goes.
             self.memcgs.swap_charge(memcg, nr);
-            let slot = self.vmas[vma].swap[index];
             let area = self.swap.as_mut().expect("a swap-cache page has slots");
             for i in 0..nr as u32 {
                 area.set_charged(slot + i, true);
             }
         }
         self.cpu(self.cost.evict_page);
+        let area = self.swap.as_mut().expect("a swap-cache page has slots");
+        for i in 0..nr as u32 {
+            area.cache_set(slot + i, PageId::NIL);
+        }
+        if unmapped {
+            self.free_page(p);
+            self.uncharge_swapcache(memcg);
+            return 1;
+        }
+        let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
         for i in 0..nr as usize {
             self.vmas[vma].pages[index + i] = PageId::NIL;
         }
@@ -334,63 +420,230 @@ impl Kernel {
         nr
     }
 
-    /// `do_swap_page()`: page `index` of `vma` was swapped out; read it back from its slot,
-    /// waiting for the device, map a fresh page and free the slot. Returns the frame, or
-    /// `None` when no memory could be had.
+    /// Whether `p` is a swap-cache page whose read has not completed (locked, as
+    /// `__read_swap_cache_async()` leaves it until `swap_readpage()`'s I/O ends): reclaim
+    /// cannot take it.
+    #[inline]
+    pub fn swap_read_pending(&self, p: PageId) -> bool {
+        let page = &self.pages[p];
+        page.test(pg::SWAPCACHE) && !page.test(pg::WRITEBACK) && page.mapping == SWAPPER && self.wb_done.get(p.idx()).is_some_and(|&d| d > self.now)
+    }
+
+    /// The uncharge of a freed swap-cache page no page table mapped.
+    fn uncharge_swapcache(&mut self, memcg: MemcgId) {
+        self.vmstat.nr_swapcache_unmapped -= 1;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.memcgs.counter_uncharge(memcg, 1);
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_swapcache -= 1;
+        if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
+    /// `do_swap_page()`: page `index` of `vma` was swapped out. Look its slot up in the swap
+    /// cache (`swap_cache_get_folio()`: a page readahead brought counts `swap_ra_hit`); if it
+    /// is not there, `swapin_readahead()` -> `swap_cluster_readahead()` (the guest's virtio
+    /// disk is rotational, so not the VMA-based readahead) reads the window around it and
+    /// the fault is major. Wait for the page's read, map it, and, as the fault writes
+    /// (`should_try_to_free_swap()` with `FAULT_FLAG_WRITE`), free its slot. Returns the
+    /// frame, or `None` when no memory could be had.
     pub fn do_swap_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Option<PageId> {
         let slot = self.vmas[vma.0 as usize].swap[index as usize];
-        let area = self.swap.as_ref().expect("a slot implies a swap area");
-        let (dev, base) = (area.dev, area.base);
+        let fault_memcg = self.vmas[vma.0 as usize].memcg;
         self.cpu(self.cost.anon_fault);
-        let pfn = self.alloc_pages(0, crate::page_alloc::Gfp::node(nid))?;
-        let memcg = self.vmas[vma.0 as usize].memcg;
-        if self.try_charge_memcg(memcg, 1, true).is_err() {
-            let z = self.zone_of(pfn);
-            self.zones[z].free_order0(pfn.0 as u64);
-            return None;
+        let mut pfn = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
+        if pfn != PageId::NIL {
+            if self.pages[pfn].test(pg::READAHEAD) {
+                self.pages[pfn].flags &= !pg::READAHEAD;
+                self.vmstat.count(VmEvent::SwapRaHit, 1);
+                self.swap.as_mut().expect("swap area").ra_hits += 1;
+            }
+        } else {
+            self.count_pgmajfault(fault_memcg);
+            self.swap_cluster_readahead(slot, nid, fault_memcg);
+            pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
+            if pfn == PageId::NIL {
+                return None;
+            }
         }
-        self.cpu(self.cost.submit_io);
-        let done = self.devices[dev.idx()].submit(Dir::Read, base + slot as u64, 1, self.now);
-        self.wait_until(done);
-        self.io.read_bytes += PAGE_SIZE;
-        self.vmstat.count(VmEvent::Pswpin, 1);
-        self.vmstat.count(VmEvent::Pgpgin, PAGE_SIZE / 1024);
-        self.pages.init(pfn, crate::types::InodeId(vma.0), index);
-        let p = &mut self.pages[pfn];
-        p.memcg = memcg;
-        p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
+        // folio_lock_or_retry(): a page still being read is waited for.
+        if let Some(&done) = self.wb_done.get(pfn.idx()) {
+            if done > self.now && !self.pages[pfn].test(pg::WRITEBACK) {
+                self.wait_until(done);
+            }
+        }
+        debug_assert!(self.pages[pfn].mapping == SWAPPER, "a swap-cache page of a swapped-out PTE is unmapped");
+        let memcg = self.pages[pfn].memcg;
+        self.vmstat.nr_swapcache_unmapped -= 1;
+        if memcg != MemcgId::NONE {
+            self.memcgs.memcgs[memcg.idx()].nr_swapcache -= 1;
+            self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        }
+        self.vmstat.nr_anon_pages += 1;
+        let pg_ = &mut self.pages[pfn];
+        pg_.mapping = crate::types::InodeId(vma.0);
+        pg_.index = index;
+        pg_.flags &= !(pg::SWAPCACHE | pg::READAHEAD);
         let v = &mut self.vmas[vma.0 as usize];
         v.pages[index as usize] = pfn;
         v.swap[index as usize] = NO_SLOT;
         v.nr_resident += 1;
         v.mkyoung(index);
+        // folio_free_swap(): out of the swap cache, the slot freed.
+        self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
         self.swap_free(slot);
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
-        self.vmstat.nr_anon_pages += 1;
-        self.swapin_lru_add(pfn);
+        if !self.profile.anon_fault_inactive && !self.pages[pfn].test(pg::ACTIVE) && self.pages[pfn].test(pg::LRU) {
+            // Before 5.9 do_swap_page() activated the page (`activate_page()`).
+            let lv = self.folio_lruvec(pfn);
+            self.lruvecs[lv].del(&mut self.pages, pfn);
+            self.pages[pfn].flags |= pg::ACTIVE;
+            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+            self.update_rotated_anon(lv);
+        }
         Some(pfn)
     }
 
-    /// The LRU list of a page read back from swap: 6.1's `__read_swap_cache_async()` adds it
-    /// to the inactive anon list (`folio_add_lru()`); before 5.9 `do_swap_page()` also called
-    /// `activate_page()` (removed with b518154e59aa's workingset protection).
+    /// `swap_cluster_readahead()` (mm/swap_state.c, 6.1) for a fault at `slot`: read the
+    /// `swapin_nr_pages()` window, aligned, around it (never the header), each slot in use
+    /// and not cached yet into a new swap-cache page (`__read_swap_cache_async()`: charged to
+    /// the memcg the slot records, `mem_cgroup_swapin_charge_folio()`, on the inactive anon
+    /// list), the others marked `PG_readahead` and counted in `swap_ra`; contiguous reads are
+    /// one request (the plug). With a window of one, or when the readahead could not read the
+    /// faulting slot, it is read alone (`read_swap_cache_async()`).
+    fn swap_cluster_readahead(&mut self, slot: u32, nid: u32, fault_memcg: MemcgId) {
+        let area = self.swap.as_mut().expect("swap area");
+        let mask = area.swapin_nr_pages(slot) - 1;
+        let max = area.max;
+        let (start, end) = if mask > 0 { (((slot as u64) & !mask).max(1), ((slot as u64) | mask).min(max - 1)) } else { (slot as u64, slot as u64) };
+        let mut run: Option<(u64, u64)> = None;
+        for s in start..=end {
+            let read = self.read_swap_cache_async(s as u32, s as u32 != slot, nid, fault_memcg);
+            run = match (run, read) {
+                (Some((a, b)), true) if b + 1 == s => Some((a, s)),
+                (Some(r), true) => {
+                    self.swap_readpages(r);
+                    Some((s, s))
+                }
+                (None, true) => Some((s, s)),
+                (r, false) => {
+                    if let Some(r) = r {
+                        self.swap_readpages(r);
+                    }
+                    None
+                }
+            };
+        }
+        if let Some(r) = run {
+            self.swap_readpages(r);
+        }
+    }
+
+    /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless
+    /// the slot is free or cached already, or no memory can be had. Returns whether a page was
+    /// added (its read is for the caller to submit).
+    fn read_swap_cache_async(&mut self, slot: u32, readahead: bool, nid: u32, fault_memcg: MemcgId) -> bool {
+        let area = self.swap.as_ref().expect("swap area");
+        if !area.slot_in_use(slot) || area.cache_get(slot) != PageId::NIL {
+            return false;
+        }
+        let recorded = area.slot_memcg(slot);
+        let memcg = if recorded != MemcgId::NONE && self.memcgs.get(recorded).state != crate::memcontrol::MemcgState::Freed { recorded } else { fault_memcg };
+        let Some(pfn) = self.alloc_pages(0, crate::page_alloc::Gfp::node(nid)) else { return false };
+        // The allocation's reclaim may have freed or cached the slot meanwhile.
+        let area = self.swap.as_ref().expect("swap area");
+        if !area.slot_in_use(slot) || area.cache_get(slot) != PageId::NIL || self.try_charge_memcg(memcg, 1, true).is_err() {
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return false;
+        }
+        if !self.swap.as_ref().expect("swap area").slot_in_use(slot) || self.swap.as_ref().expect("swap area").cache_get(slot) != PageId::NIL {
+            // The charge's reclaim took it: give the charge back.
+            self.memcgs.counter_uncharge(memcg, 1);
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return false;
+        }
+        self.pages.init(pfn, SWAPPER, slot);
+        let p = &mut self.pages[pfn];
+        p.memcg = memcg;
+        p.flags |= pg::ANON | pg::SWAPBACKED | pg::SWAPCACHE | if readahead { pg::READAHEAD } else { 0 };
+        let area = self.swap.as_mut().expect("swap area");
+        area.cache_set(slot, pfn);
+        if self.memcgs.version == CgroupVersion::V1 && area.is_charged(slot) {
+            // mem_cgroup_swapin_uncharge_swap() (v1): the memsw charge is the page's now.
+            area.set_charged(slot, false);
+            let rec = area.slot_memcg(slot);
+            self.memcgs.swap_uncharge(rec, 1);
+        }
+        self.memcgs.memcgs[memcg.idx()].nr_swapcache += 1;
+        self.vmstat.nr_swapcache_unmapped += 1;
+        if readahead {
+            self.vmstat.count(VmEvent::SwapRa, 1);
+        }
+        // The read is submitted with its run; until it completes the page is locked.
+        if pfn.idx() >= self.wb_done.len() {
+            self.wb_done.resize(self.pages.len().max(pfn.idx() + 1), 0);
+        }
+        self.swapin_lru_add(pfn);
+        self.page_events += 1;
+        true
+    }
+
+    /// `swap_readpage()` of the pages read for slots `first..=last` as one request.
+    fn swap_readpages(&mut self, (first, last): (u64, u64)) {
+        let area = self.swap.as_ref().expect("swap area");
+        let (dev, base) = (area.dev, area.base);
+        let n = last - first + 1;
+        self.cpu(self.cost.submit_io);
+        let done = self.devices[dev.idx()].submit(Dir::Read, base + first, n, self.now);
+        self.io.read_bytes += n * PAGE_SIZE;
+        self.vmstat.count(VmEvent::Pswpin, n);
+        self.vmstat.count(VmEvent::Pgpgin, n * PAGE_SIZE / 1024);
+        for s in first..=last {
+            let p = self.swap.as_ref().expect("swap area").cache_get(s as u32);
+            if p != PageId::NIL {
+                self.wb_done[p.idx()] = done;
+            }
+        }
+    }
+
+    /// `recent_rotated` of an anon page activated at fault (before 5.8).
+    fn update_rotated_anon(&mut self, lv: usize) {
+        if self.profile.scan_balance == crate::profile::ScanBalance::Rotated {
+            self.lruvecs[lv].recent_rotated[0] += 1;
+        }
+    }
+
+    /// The LRU list of a page read from swap: the inactive anon list (`folio_add_lru()` in
+    /// `__read_swap_cache_async()`, every era; before 5.9 `do_swap_page()` then activated the
+    /// page it mapped).
     fn swapin_lru_add(&mut self, pfn: PageId) {
         let lv = self.folio_lruvec(pfn);
-        let active = !self.profile.anon_fault_inactive;
-        if active {
-            self.pages[pfn].flags |= pg::ACTIVE;
-            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
-        } else {
-            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::InactiveAnon);
-        }
-        self.update_page_reclaim_stat(lv, false, 1, active);
+        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::InactiveAnon);
+        self.update_page_reclaim_stat(lv, false, 1, false);
     }
 
     /// `swap_free()` of a slot no page table names any more (the page was read back with a
     /// write fault: `should_try_to_free_swap()`, or unmapped): `swap_entry_free()` and
-    /// `__mem_cgroup_uncharge_swap()` of the memcg it was charged to. A dying memcg whose last
+    /// `__mem_cgroup_uncharge_swap()` of the memcg it was charged to; a page readahead left in
+    /// the swap cache for it goes too (`free_swap_and_cache()`). A dying memcg whose last
     /// charge this was is freed (swap entries hold a reference to it).
     pub fn swap_free(&mut self, slot: u32) {
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
+        let cached = area.cache_get(slot);
+        if cached != PageId::NIL {
+            area.cache_set(slot, PageId::NIL);
+            let p = self.pages[cached];
+            if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
+                let lv = self.folio_lruvec(cached);
+                self.lruvecs[lv].del(&mut self.pages, cached);
+                self.free_page(cached);
+                self.uncharge_swapcache(p.memcg);
+            }
+        }
         let area = self.swap.as_mut().expect("a slot implies a swap area");
         let (memcg, charged) = area.free(slot);
         if memcg == MemcgId::NONE {

@@ -729,6 +729,11 @@ impl Kernel {
                 nr_writeback += 1;
                 continue;
             }
+            if self.swap_read_pending(p) {
+                // Read by swap readahead and still locked for its I/O.
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                continue;
+            }
             let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
             if self.pages[p].test(pg::ANON) {
                 let ptes = self.anon_referenced(p) as u32;

@@ -70,10 +70,14 @@ pub enum VmEvent {
     Pgfault,
     /// `pgmajfault`: page faults that read from disk (`VM_FAULT_MAJOR`).
     Pgmajfault,
+    /// `swap_ra`: pages swap readahead read beside the one a fault asked for.
+    SwapRa,
+    /// `swap_ra_hit`: faults that found a page swap readahead had read.
+    SwapRaHit,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 32;
+pub const NR_VM_EVENTS: usize = 34;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -110,11 +114,13 @@ impl VmEvent {
         (VmEvent::Pswpout, "pswpout"),
         (VmEvent::Pgfault, "pgfault"),
         (VmEvent::Pgmajfault, "pgmajfault"),
+        (VmEvent::SwapRa, "swap_ra"),
+        (VmEvent::SwapRaHit, "swap_ra_hit"),
     ];
 }
 
 /// /proc/vmstat event counters plus the page states /proc/meminfo reports.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct VmStat {
     /// Event counters, indexed by [`VmEvent`].
     pub events: [u64; NR_VM_EVENTS],
@@ -128,6 +134,15 @@ pub struct VmStat {
     pub nr_file_pages: u64,
     /// `NR_FILE_MAPPED`: page-cache pages mapped by some VMA (/proc/meminfo `Mapped`).
     pub nr_mapped: u64,
+    /// Anonymous pages in the swap cache that no page table maps (read by swap readahead and
+    /// not faulted yet): on the anon LRU, charged, not in `NR_ANON_MAPPED`.
+    pub nr_swapcache_unmapped: u64,
+}
+
+impl Default for VmStat {
+    fn default() -> Self {
+        VmStat { events: [0; NR_VM_EVENTS], nr_dirty: 0, nr_writeback: 0, nr_anon_pages: 0, nr_file_pages: 0, nr_mapped: 0, nr_swapcache_unmapped: 0 }
+    }
 }
 
 impl VmStat {
