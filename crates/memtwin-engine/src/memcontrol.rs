@@ -38,6 +38,7 @@ impl Memcg {
             nr_anon: 0,
             nr_file_mapped: 0,
             refaults_snapshot: 0,
+            refaults_snapshot_anon: 0,
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -168,10 +169,16 @@ pub enum MemcgEvent {
     /// memory.swap.events `fail` (v2): a page could not get a slot, for lack of swap or of
     /// room under memory.swap.max (`MEMCG_SWAP_FAIL`).
     SwapFail,
+    /// `workingset_refault_anon` (5.9+).
+    WorkingsetRefaultAnon,
+    /// `workingset_activate_anon`.
+    WorkingsetActivateAnon,
+    /// `workingset_restore_anon`.
+    WorkingsetRestoreAnon,
 }
 
 /// Number of [`MemcgEvent`]s.
-pub const NR_MEMCG_EVENTS: usize = 18;
+pub const NR_MEMCG_EVENTS: usize = 21;
 
 impl MemcgEvent {
     /// All events with their memory.stat names, and memory.events names as `events.NAME`.
@@ -194,6 +201,9 @@ impl MemcgEvent {
         (MemcgEvent::Pgmajfault, "pgmajfault"),
         (MemcgEvent::SwapMax, "swap_events.max"),
         (MemcgEvent::SwapFail, "swap_events.fail"),
+        (MemcgEvent::WorkingsetRefaultAnon, "workingset_refault_anon"),
+        (MemcgEvent::WorkingsetActivateAnon, "workingset_activate_anon"),
+        (MemcgEvent::WorkingsetRestoreAnon, "workingset_restore_anon"),
     ];
 }
 
@@ -252,6 +262,8 @@ pub struct Memcg {
     /// `lruvec->refaults[WORKINGSET_FILE]`: the subtree's `workingset_activate_file` when a
     /// reclaim rooted here last ended (`snapshot_refaults()`).
     pub refaults_snapshot: u64,
+    /// `lruvec->refaults[WORKINGSET_ANON]` (5.9+): anon activations at its last reclaim as root.
+    pub refaults_snapshot_anon: u64,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.

@@ -391,6 +391,10 @@ pub struct KernelProfile {
     /// protect the workingset on anonymous LRU": `lru_cache_add_inactive_or_unevictable()`);
     /// before, on the active list (`lru_cache_add_active_or_unevictable()`).
     pub anon_fault_inactive: bool,
+    /// Refault detection for anonymous pages (5.9+, aae466b0052e "mm/swap: implement
+    /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
+    /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
+    pub anon_workingset: bool,
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
 }
@@ -521,6 +525,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
+        anon_workingset: true,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -567,7 +572,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
                       under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
                       OOM detection waits HZ/10 for write-pending pages (4.7-5.15), anon/file scan balance \
-                      by recent rotations (pre-5.8), new anonymous pages on the active list (pre-5.9)",
+                      by recent rotations (pre-5.8), new anonymous pages on the active list and no anon refault detection (pre-5.9)",
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
@@ -582,6 +587,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_prev_pos_after_read: false,
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
+        anon_workingset: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {

@@ -58,6 +58,9 @@ pub struct SwapArea {
     /// The swap cache (`swapper_spaces`): the page holding each slot's data, mapped or not
     /// (grown with `used`).
     cache: Vec<PageId>,
+    /// Shadow entries left in the swap cache by reclaim (`__delete_from_swap_cache(folio,
+    /// entry, shadow)`, 5.9+), `NO_SHADOW` where none (grown with `used`).
+    shadow: Vec<u64>,
     /// `prev_offset` of mm/swap_state.c: the slot of the last fault that found no readahead hit.
     ra_prev_offset: u64,
     /// `swapin_readahead_hits`: faults that found a readahead page since the last readahead.
@@ -65,6 +68,9 @@ pub struct SwapArea {
     /// `last_readahead_pages`: the last window.
     ra_last: u64,
 }
+
+/// No shadow entry in a swap-cache slot.
+const NO_SHADOW: u64 = u64::MAX;
 
 /// `page_cluster` (mm/swap.c `swap_setup()`: 3 above 16 MiB of RAM): swap readahead reads up
 /// to `1 << page_cluster` = 8 slots around a faulting one.
@@ -100,7 +106,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0 }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0 }
     }
 
     #[inline]
@@ -117,6 +123,7 @@ impl SwapArea {
             self.charged.resize(want, 0);
             self.memcg.resize(want * 64, MemcgId::NONE);
             self.cache.resize(want * 64, PageId::NIL);
+            self.shadow.resize(want * 64, NO_SHADOW);
         }
         if on {
             self.used[w] |= 1 << (s % 64);
@@ -173,7 +180,7 @@ impl SwapArea {
     /// run of that many from the lowest free slot, "to minimize the span of allocated swap".
     /// `n` > 1 (a huge page, `swap_alloc_cluster()`): `n` contiguous free slots. The slots are
     /// charged to `memcg` in the area's `swap_cgroup` map. `None` when the area is full.
-    fn alloc(&mut self, n: u64, memcg: MemcgId) -> Option<u32> {
+    pub(crate) fn alloc(&mut self, n: u64, memcg: MemcgId) -> Option<u32> {
         if self.inuse + n > self.pages {
             return None;
         }
@@ -206,12 +213,13 @@ impl SwapArea {
 
     /// `swap_entry_free()`: the slot is free again; returns the memcg recorded for it
     /// (`swap_cgroup_record(entry, 0)`) and whether it carried a swap charge.
-    fn free(&mut self, slot: u32) -> (MemcgId, bool) {
+    pub(crate) fn free(&mut self, slot: u32) -> (MemcgId, bool) {
         let s = slot as u64;
         debug_assert!(self.is_used(s) && s != 0, "freeing a free swap slot");
         self.set_used(s, false);
         let charged = self.is_charged(slot);
         self.set_charged(slot, false);
+        self.shadow[s as usize] = NO_SHADOW;
         self.inuse -= 1;
         if s < self.lowest_bit {
             self.lowest_bit = s;
@@ -250,6 +258,20 @@ impl SwapArea {
         if let Some(c) = self.cache.get_mut(slot as usize) {
             *c = p;
         }
+    }
+
+    /// Leave `shadow` in slot `slot` of the swap cache.
+    fn set_shadow(&mut self, slot: u32, shadow: u64) {
+        if let Some(x) = self.shadow.get_mut(slot as usize) {
+            *x = shadow;
+        }
+    }
+
+    /// `get_shadow_from_swap_cache()` (taking it).
+    fn take_shadow(&mut self, slot: u32) -> Option<u64> {
+        let x = self.shadow.get_mut(slot as usize)?;
+        let s = std::mem::replace(x, NO_SHADOW);
+        (s != NO_SHADOW).then_some(s)
     }
 
     /// `swapin_nr_pages()`: the readahead window for a fault at `slot` (consumes the hits).
@@ -377,6 +399,12 @@ impl Kernel {
     /// slot) or, read by readahead and never mapped, take it out of the swap cache
     /// (`__delete_from_swap_cache()`), uncharge and free it. Returns the pages freed.
     pub fn free_swapped_page(&mut self, p: PageId) -> u64 {
+        self.free_swapped_page_shadow(p, None)
+    }
+
+    /// [`Kernel::free_swapped_page`] by two-list reclaim aimed at `target`: from 5.9 the slot
+    /// keeps a shadow entry (`workingset_eviction()` in `__remove_mapping()`).
+    pub fn free_swapped_page_shadow(&mut self, p: PageId, target: Option<MemcgId>) -> u64 {
         let memcg = self.pages[p].memcg;
         let huge = self.pages[p].test(pg::HEAD);
         let nr = if huge { PAGEBLOCK_NR } else { 1 };
@@ -397,9 +425,16 @@ impl Kernel {
             }
         }
         self.cpu(self.cost.evict_page);
+        let shadow = match target {
+            Some(t) if self.profile.anon_workingset && self.profile.workingset_refault && !huge => Some(self.workingset_eviction(p, t)),
+            _ => None,
+        };
         let area = self.swap.as_mut().expect("a swap-cache page has slots");
         for i in 0..nr as u32 {
             area.cache_set(slot + i, PageId::NIL);
+        }
+        if let Some(sh) = shadow {
+            area.set_shadow(slot, sh);
         }
         if unmapped {
             self.free_page(p);
@@ -583,6 +618,10 @@ impl Kernel {
         if readahead {
             self.vmstat.count(VmEvent::SwapRa, 1);
         }
+        if let Some(shadow) = self.swap.as_mut().expect("swap area").take_shadow(slot) {
+            // __read_swap_cache_async(): "if (shadow) workingset_refault(folio, shadow)".
+            self.workingset_refault_anon(pfn, shadow);
+        }
         // The read is submitted with its run; until it completes the page is locked.
         if pfn.idx() >= self.wb_done.len() {
             self.wb_done.resize(self.pages.len().max(pfn.idx() + 1), 0);
@@ -619,11 +658,12 @@ impl Kernel {
 
     /// The LRU list of a page read from swap: the inactive anon list (`folio_add_lru()` in
     /// `__read_swap_cache_async()`, every era; before 5.9 `do_swap_page()` then activated the
-    /// page it mapped).
+    /// page it mapped), the active one when its refault activated it (5.9+).
     fn swapin_lru_add(&mut self, pfn: PageId) {
         let lv = self.folio_lruvec(pfn);
-        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::InactiveAnon);
-        self.update_page_reclaim_stat(lv, false, 1, false);
+        let active = self.pages[pfn].test(pg::ACTIVE);
+        self.lruvecs[lv].add(&mut self.pages, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
+        self.update_page_reclaim_stat(lv, false, 1, active);
     }
 
     /// `swap_free()` of a slot no page table names any more (the page was read back with a

@@ -290,6 +290,11 @@ impl Kernel {
         if let Some(r) = refaults {
             self.memcgs.memcgs[sc.target.idx()].refaults_snapshot = r;
         }
+        if self.profile.anon_workingset {
+            // snapshot_refaults(): WORKINGSET_ACTIVATE_ANON too.
+            let r = self.memcgs.subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
+            self.memcgs.memcgs[sc.target.idx()].refaults_snapshot_anon = r;
+        }
         sc.nr_reclaimed
     }
 
@@ -489,7 +494,11 @@ impl Kernel {
                 sizes[2] += l.size(LruList::InactiveFile);
                 sizes[3] += l.size(LruList::ActiveFile);
             }
-            let anon_low = inactive_is_low_sizes(sizes[0], sizes[1], InactiveRatio::Sqrt);
+            // "When refaults are being observed, it means a new workingset is being
+            // established. Deactivate to get rid of any stale active pages quickly."
+            let anon_refaults = self.memcgs.subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
+            let anon_low = anon_refaults != self.memcgs.get(sc.target).refaults_snapshot_anon
+                || inactive_is_low_sizes(sizes[0], sizes[1], InactiveRatio::Sqrt);
             let file_low = inactive_is_low_sizes(sizes[2], sizes[3], self.profile.file_inactive_ratio);
             let deactivate_file = sc.deactivate_file || file_low;
             let (mut file_and_free_low, mut anon) = (false, 0);
@@ -757,7 +766,7 @@ impl Kernel {
                 }
             }
             if self.pages[p].test(pg::SWAPCACHE) {
-                reclaimed += self.free_swapped_page(p);
+                reclaimed += self.free_swapped_page_shadow(p, Some(sc.target));
                 continue;
             }
             if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {

@@ -74,10 +74,16 @@ pub enum VmEvent {
     SwapRa,
     /// `swap_ra_hit`: faults that found a page swap readahead had read.
     SwapRaHit,
+    /// `workingset_refault_anon`: pages read back from swap whose slot held a shadow (5.9+).
+    WorkingsetRefaultAnon,
+    /// `workingset_activate_anon`: such pages activated at once.
+    WorkingsetActivateAnon,
+    /// `workingset_restore_anon`: activated ones that were active before their eviction.
+    WorkingsetRestoreAnon,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 34;
+pub const NR_VM_EVENTS: usize = 37;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -116,6 +122,9 @@ impl VmEvent {
         (VmEvent::Pgmajfault, "pgmajfault"),
         (VmEvent::SwapRa, "swap_ra"),
         (VmEvent::SwapRaHit, "swap_ra_hit"),
+        (VmEvent::WorkingsetRefaultAnon, "workingset_refault_anon"),
+        (VmEvent::WorkingsetActivateAnon, "workingset_activate_anon"),
+        (VmEvent::WorkingsetRestoreAnon, "workingset_restore_anon"),
     ];
 }
 

@@ -212,6 +212,40 @@ impl Kernel {
         }
     }
 
+    /// `workingset_refault()` of an anonymous page read back from swap (5.9+): the
+    /// refault distance against the eviction lruvec's working set (`NR_ACTIVE_FILE +
+    /// NR_INACTIVE_FILE`, plus `NR_ACTIVE_ANON` while the memcg can swap); within it the page
+    /// is activated (`workingset_activate_anon`) and, active before its eviction, restored
+    /// (`workingset_restore_anon`, anon cost: `lru_note_cost_folio()`).
+    pub fn workingset_refault_anon(&mut self, page: PageId, shadow: u64) {
+        self.cpu(self.cost.refault);
+        let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
+        let page_memcg = self.pages[page].memcg;
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultAnon, 1);
+        self.vmstat.count(VmEvent::WorkingsetRefaultAnon, 1);
+        let e = if eviction_memcg.idx() < self.memcgs.len() { eviction_memcg } else { MemcgId::ROOT };
+        let refault = self.lruvecs[self.lruvec_idx(e, 0)].nonresident_age;
+        let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
+        let mut ws = self.workingset_size(e, LruList::ActiveFile) + self.workingset_size(e, LruList::InactiveFile);
+        if self.mem_cgroup_get_nr_swap_pages(page_memcg) > 0 {
+            ws += self.workingset_size(e, LruList::ActiveAnon);
+        }
+        if distance > ws {
+            return;
+        }
+        self.pages[page].flags |= pg::ACTIVE;
+        self.workingset_age_nonresident(page_memcg, 1);
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateAnon, 1);
+        self.vmstat.count(VmEvent::WorkingsetActivateAnon, 1);
+        if workingset {
+            self.pages[page].flags |= pg::WORKINGSET;
+            let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
+            self.lru_note_cost(page_memcg, nid, false, 1);
+            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreAnon, 1);
+            self.vmstat.count(VmEvent::WorkingsetRestoreAnon, 1);
+        }
+    }
+
     /// `workingset_activation()`: a page was activated by a second access.
     #[inline]
     pub fn workingset_activation(&mut self, page: PageId) {

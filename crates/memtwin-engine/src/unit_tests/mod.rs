@@ -19,6 +19,7 @@ mod readahead;
 mod rmap;
 mod sched;
 mod swap;
+mod swapfile;
 mod vmscan;
 mod workingset;
 mod xarray;
