@@ -4,9 +4,10 @@
 Each is a small scenario a real kernel runs in a cgroup v1 memcg: host-NAME on this machine's
 kernel (`memtwin real --on host`, engine profile linux-6.18), qemu61-NAME, the same workload,
 on Debian's 6.1 kernel in a QEMU guest with 2 GiB (`memtwin real --on qemu`, engine profile
-linux-6.1). Both read into order-0 pages, as the engine does: 6.1's ext4 has no large folios, and
-the host runner formats its scratch image with the verity feature, which keeps 6.18's ext4 off
-them. Recorded results go to scenarios/validation/real/. The
+linux-6.1). Both read into order-0 pages: 6.1's ext4 has no large folios, and the host
+scenarios say fs_features = ["verity"], with which the host runner formats its scratch image and
+which keeps 6.18's ext4 off them (the large-folio scenarios of issue 21 are
+make_folio_scenarios.py's). Recorded results go to scenarios/validation/real/. The
 directory-eviction scenario (seed 004 scaled down) has one file table per file, hence the
 generator. Run from the repository root: python3 lab/validation/make_scenarios.py
 """
@@ -27,6 +28,10 @@ seed = 0
 [machine]
 ram = "24G"
 cpus = 2
+# recorded on ext4 made with -O verity: 6.18's ext4 keeps such a file system's files in order-0
+# folios (ext4_should_enable_large_folio()), as the engine's page cache held them
+fs = "ext4"
+fs_features = ["verity"]
 
 [kernel]
 profile = "linux-6.18"

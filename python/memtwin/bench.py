@@ -17,6 +17,9 @@
     refaults).
 (a-lru_gen), (b-lru_gen): (a) and (b) with the multi-generational LRU on (`kernel.lru_gen =
     true`): hits count refs (folio_inc_refs()), reclaim evicts from the oldest generation.
+(g) large folios: (a), (b) and (c) with the file on XFS under linux-6.18 at read_ahead_kb
+    8192, where readahead caches it in folios of up to 512 pages (issue 21): memory per
+    resident 4 KiB of file data, hits and reclaim (whole folios evicted) per second.
 Throughput is simulated page accesses per wall-clock second, best of `repeat` runs.
 """
 
@@ -32,16 +35,19 @@ GIB = 1 << 30
 PAGES_PER_GIB = GIB // 4096
 
 
-def _scenario(reads: int, limit: str, lru_gen: bool = False) -> dict:
+def _scenario(reads: int, limit: str, lru_gen: bool = False, large_folios: bool = False) -> dict:
     ops = [{"op": "read", "file": "/f", "bufsize": "128K", "fadvise": "sequential", "step": f"read {i + 1}"} for i in range(reads)]
-    kernel = {"profile": "linux-6.6", "cgroup": "v2"}
+    kernel = {"profile": "linux-6.18" if large_folios else "linux-6.6", "cgroup": "v2"}
+    machine = {"ram": "16G", "cpus": 2}
     if lru_gen:
         kernel["lru_gen"] = True
+    if large_folios:
+        machine["fs"] = "xfs"
     return {
         "scenario": {"name": "bench"},
-        "machine": {"ram": "16G", "cpus": 2},
+        "machine": machine,
         "kernel": kernel,
-        "devices": {"sda": {"read_bw": "10G", "read_ahead_kb": 128}},
+        "devices": {"sda": {"read_bw": "10G", "read_ahead_kb": 8192 if large_folios else 128}},
         "files": {"/f": {"size": "1G"}},
         "cgroups": {"ct": {"memory.max": limit}},
         "tasks": {"t": {"cgroup": "ct", "ops": ops}},
@@ -108,16 +114,16 @@ def _time(doc, repeat: int) -> tuple[float, dict]:
     return best, out
 
 
-def _hits_and_reclaim(repeat: int, rereads: int, lru_gen: bool) -> tuple:
+def _hits_and_reclaim(repeat: int, rereads: int, lru_gen: bool, large_folios: bool = False) -> tuple:
     """(hit-path row, limit-reclaim row, the warm run's output) of (a) and (b)."""
-    tag = "-lru_gen" if lru_gen else ""
-    cold = _memtwin.load_dict(_scenario(1, "max", lru_gen), "bench-hit-cold" + tag)
-    warm = _memtwin.load_dict(_scenario(1 + rereads, "max", lru_gen), "bench-hit" + tag)
+    tag = ("-lru_gen" if lru_gen else "") + ("-large-folios" if large_folios else "")
+    cold = _memtwin.load_dict(_scenario(1, "max", lru_gen, large_folios), "bench-hit-cold" + tag)
+    warm = _memtwin.load_dict(_scenario(1 + rereads, "max", lru_gen, large_folios), "bench-hit" + tag)
     t_cold, _ = _time(cold, repeat)
     t_warm, warm_out = _time(warm, repeat)
     hit_events = rereads * PAGES_PER_GIB
     hit_rate = hit_events / max(t_warm - t_cold, 1e-9)
-    reclaim = _memtwin.load_dict(_scenario(3, "20M", lru_gen), "bench-reclaim" + tag)
+    reclaim = _memtwin.load_dict(_scenario(3, "20M", lru_gen, large_folios), "bench-reclaim" + tag)
     t_rec, rec_out = _time(reclaim, repeat)
     steal = sum(s["metrics"]["memcg.pgsteal"] for s in rec_out["steps"])
     hit = {"page_events": hit_events, "seconds": t_warm - t_cold, "events_per_second": hit_rate, "target": 20e6}
@@ -129,6 +135,8 @@ def _hits_and_reclaim(repeat: int, rereads: int, lru_gen: bool) -> tuple:
 def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
     hit, rec, warm_out = _hits_and_reclaim(repeat, rereads, False)
     hit_gen, rec_gen, _ = _hits_and_reclaim(repeat, rereads, True)
+    hit_lf, rec_lf, warm_lf = _hits_and_reclaim(repeat, rereads, False, large_folios=True)
+    e_lf = warm_lf["engine"]
 
     anon = {}
     for name, thp in (("base_pages", False), ("thp", True)):
@@ -158,6 +166,12 @@ def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
         "hit_path_lru_gen": hit_gen,
         "limit_reclaim_lru_gen": rec_gen,
         "memory": {"resident_pages": e["resident_pages"], "host_bytes": e["host_bytes"], "bytes_per_resident_page": e["host_bytes"] / max(e["resident_pages"], 1), "target": 48},
+        "large_folios": {
+            "hit_path": hit_lf,
+            "limit_reclaim": rec_lf,
+            "memory": {"resident_pages": e_lf["resident_pages"], "host_bytes": e_lf["host_bytes"],
+                       "bytes_per_resident_page": e_lf["host_bytes"] / max(e_lf["resident_pages"], 1)},
+        },
     }
 
 
@@ -181,5 +195,9 @@ def format_bench(r: dict) -> str:
             f"(b) with lru_gen:              {r['limit_reclaim_lru_gen']['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 5)   "
             f"{ok(r['limit_reclaim_lru_gen']['events_per_second'] >= r['limit_reclaim_lru_gen']['target'])}"
             f"  [{int(r['limit_reclaim_lru_gen']['pages_reclaimed'])} pages reclaimed]",
+            f"(g) large folios (XFS, 6.18):  {r['large_folios']['memory']['bytes_per_resident_page']:8.1f} bytes per resident 4 KiB, "
+            f"hits {r['large_folios']['hit_path']['events_per_second'] / 1e6:.1f} M page events/s, "
+            f"reclaim {r['large_folios']['limit_reclaim']['events_per_second'] / 1e6:.1f} M page events/s"
+            f"  [{int(r['large_folios']['limit_reclaim']['pages_reclaimed'])} pages reclaimed]",
         ]
     )

@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
                     "or the name of a lab build (memtwin lab kernel list)")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
     rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
+    rl.add_argument("--no-folios", action="store_true", help="do not record the memcg's folios by order at each step's end "
+                    "(a scan of /proc/kpagecgroup that takes about a second per step on a large host, between the steps) "
+                    "nor, on the host, the folios added and deleted (trace instances)")
     va = sub.add_parser("validate", help="compare the engine with a real kernel, metric by metric",
                         description="Run the engine and a real kernel (this host, QEMU, or the recorded results) for every "
                                     "variant a real kernel can run and print metric | simulated | real | difference | "
@@ -139,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
                     "directories (memtwin real --scratch; default /var/tmp)")
     lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
+    __import__("memtwin.calibrate", fromlist=["x"]).add_parser(sub, EPILOG)
     for mod in ("sweep", "size"):  # their own modules (memtwin.sweep/.size as attributes are the API functions)
         __import__(f"memtwin.{mod}", fromlist=["add_parser"]).add_parser(sub, EPILOG)
     return p
@@ -346,6 +350,7 @@ def cmd_real(a) -> int:
         knobs = qemumod.kernel_knobs(a.kernel, a.workdir)
     for v in wanted:
         plan = scn.doc.plan(v, a.sets)
+        plan["record_folios"] = not a.no_folios
         why = realmod.unsupported(plan, knobs)
         if why and a.variant != "all":
             raise realmod.RealError(f"{a.file}: variant {v or 'default'} needs a policy no real kernel has: {why}\n"
@@ -415,7 +420,7 @@ def cmd_validate(a) -> int:
         known += [r for r in rows if r.known and not r.ok]
         print()
     tail = f" ({len(known)} known disagreement(s), each with its cause in the scenario's [[validation.known_out]])" if known else ""
-    print(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail)
+    print(wrap(("every metric within tolerance" if not bad else f"{bad} metric(s) out of tolerance") + tail, "  "))
     return 1 if bad else 0
 
 
@@ -500,6 +505,8 @@ def _dispatch(a) -> int:
             return __import__("memtwin.replay", fromlist=["x"]).run_cli(a)
         if a.cmd == "cachesim":
             return __import__("memtwin.cachesim", fromlist=["x"]).run_cli(a)
+        if a.cmd == "calibrate":
+            return __import__("memtwin.calibrate", fromlist=["x"]).main(a)
         if a.cmd == "measure":
             return __import__("memtwin.measure", fromlist=["x"]).run_cli(a)
         if a.cmd in ("record", "import", "trace-info"):

@@ -113,6 +113,7 @@ class Run:
     cgroups: list = field(default_factory=list)  # top cgroup directories (one per hierarchy)
     mounts: list = field(default_factory=list)
     loops: list = field(default_factory=list)  # (device, backing file)
+    traces: list = field(default_factory=list)  # tracefs instances (the folio event counts)
 
     @property
     def alive(self) -> bool:
@@ -132,6 +133,7 @@ class Run:
             out.append(f"cgroup {c}" + (f" (and {n} below it)" if n else ""))
         out += [f"mount {m}" for m in self.mounts]
         out += [f"loop device {dev} (backing file {bf})" for dev, bf in self.loops]
+        out += [f"trace instance {t}" for t in self.traces]
         if self.scratch:
             what = "scratch directory" if self.kind == "host" else "QEMU run directory"
             out.append(f"{what} {self.scratch} ({_human(_du(self.scratch))} on disk)")
@@ -250,6 +252,15 @@ def find(scratch_parents: Iterable[str] = (DEFAULT_SCRATCH,), workdirs: Iterable
             if s and os.path.basename(bf) == "disk.img" and os.path.dirname(bf) == s:
                 scratch(s)
                 host(os.path.basename(s)).loops.append((dev, bf))
+        # the host runner's trace instances, memtwin-<id>-added and -deleted (real.py), seen
+        # through any tracefs mount (the run's own, below its scratch directory, or the usual one)
+        seen_traces = set()
+        for t in trace_instances():
+            n = os.path.basename(t)
+            run, _, kind = n.rpartition("-")
+            if NAME_RE.match(run) and kind in ("added", "deleted") and n not in seen_traces:
+                seen_traces.add(n)
+                host(run).traces.append(t)
         for mnt in _memcg_mounts():
             try:
                 names = os.listdir(mnt)
@@ -403,6 +414,36 @@ def unthrottle_loop(dev: str) -> list:
     return left
 
 
+def trace_instances() -> list:
+    """Every tracefs instance directory, through each tracefs mount (mountinfo)."""
+    out = []
+    for mnt, fstype, _ in _mountinfo():
+        if fstype == "tracefs":
+            try:
+                out += [os.path.join(mnt, "instances", n) for n in sorted(os.listdir(os.path.join(mnt, "instances")))]
+            except OSError:
+                pass
+    return out
+
+
+def remove_trace_instance(d: str) -> Optional[str]:
+    """Switch off the events of tracefs instance `d` and remove it; None, or what went wrong."""
+    for dp, _, fns in os.walk(os.path.join(d, "events")):
+        if "enable" in fns and os.path.basename(os.path.dirname(dp)) == "filemap":
+            try:
+                with open(os.path.join(dp, "enable"), "w") as f:
+                    f.write("0")
+            except OSError:
+                pass
+    try:
+        os.rmdir(d)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"trace instance {d}: {e.strerror}"
+    return None
+
+
 def rmdir_cgroup_tree(top: str) -> Optional[str]:
     """rmdir a cgroup subtree, deepest first (a cgroup whose tasks just died may stay busy a
     moment); None, or why not."""
@@ -440,6 +481,12 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
                 out(f"left alone: {r.scratch}: no owner file, so not known to be memtwin's leftover")
             continue
         problems = []
+        for t in r.traces:
+            why = remove_trace_instance(t)
+            if why:
+                problems.append((why, f"see what holds it (fuser -v {t}/trace_pipe), then rmdir {t}"))
+            else:
+                out(f"removed: trace instance {t}")
         for m in r.mounts:
             res = _run(["umount", m])
             if res.returncode == 0:

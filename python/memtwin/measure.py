@@ -134,8 +134,39 @@ def measure(cmd: list, limit: int | None, version: str | None, cold: list, warm:
     }
     if before["failcnt"] is not None and after["failcnt"] is not None:
         m["memcg.failcnt"] = after["failcnt"] - before["failcnt"]
+    # memory.stat's event counters of the fresh memcg, as the engine names them.
+    for k in MEMCG_STAT:
+        if k in stat:
+            m["memcg." + k] = stat[k]
     return {"command": cmd, "limit_bytes": limit, "cgroup_version": v, "cold": not warm, "exit_status": rc,
-            "kernel": os.uname().release, "metrics": m, "memory.stat": stat, "psi": psi}
+            "kernel": os.uname().release, "metrics": m, "memory.stat": stat, "psi": psi, "cgroup": d,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+# memory.stat counters that are engine metrics (memcg.NAME): v1 has the first four, v2 all.
+MEMCG_STAT = ("pgpgin", "pgpgout", "pgfault", "pgmajfault", "pgscan", "pgsteal", "pgactivate", "pgdeactivate", "pgrefill",
+              "workingset_refault_file", "workingset_activate_file", "workingset_restore_file")
+# What measure reports that is not one of the engine's metrics (kept in `real`).
+_NOT_METRICS = ("major_faults", "vmstat.pgmajfault")
+
+
+def engine_layout(res: dict) -> dict:
+    """A measurement in the layout of `memtwin run --json` (schema/result.schema.json): variant
+    "default" with one step, `measure`, whose metrics are the measurement's engine metrics, and
+    `real` saying where it ran; so `memtwin compare`, `validate --recorded` and the report read it
+    as they read a `memtwin real` run."""
+    m = {k: v for k, v in res["metrics"].items() if k not in _NOT_METRICS}
+    cg = res.get("cgroup") or ""
+    step = {"name": "measure", "task": "cmd", "memcg": "/" + os.path.basename(cg), "metrics": m}
+    realinfo = {"on": "host", "kernel": res["kernel"], "date": res["date"], "timing_comparable": True,
+                "read_bytes_source": "getrusage(RUSAGE_CHILDREN) ru_inblock x 512 of the command's process tree",
+                "machine": {"cgroup": res["cgroup_version"]}, "command": res["command"], "limit_bytes": res["limit_bytes"],
+                "cold": res["cold"], "exit_status": res["exit_status"],
+                "rusage": {"major_faults": res["metrics"]["major_faults"]},
+                "vmstat": {"pgmajfault": res["metrics"]["vmstat.pgmajfault"]},
+                "memory.stat": res["memory.stat"], "psi": res["psi"]}
+    return {"scenario": "measure " + os.path.basename(res["command"][0]),
+            "variants": {"default": {"steps": [step], "totals": dict(m), "real": realinfo}}}
 
 
 def run_cli(a) -> int:
@@ -153,10 +184,10 @@ def run_cli(a) -> int:
     m = res["metrics"]
     print(f"{' '.join(res['command'])}: exit {res['exit_status']}, cgroup {res['cgroup_version']}, "
           f"limit {res['limit_bytes'] or 'none'}, {'cold' if res['cold'] else 'warm'} cache")
-    for k in ("elapsed_s", "read_bytes", "write_bytes", "major_faults", "memcg.usage_bytes", "memcg.max_usage_bytes",
-              "memcg.file_bytes", "memcg.failcnt"):
+    for k in ("elapsed_s", "read_bytes", "write_bytes", "major_faults", "memcg.pgmajfault", "memcg.usage_bytes",
+              "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.failcnt"):
         if k in m:
             print(f"  {k:24} {m[k]}")
     if a.out:
-        jsonio.write_json(a.out, res)
+        jsonio.write_json(a.out, engine_layout(res))
     return 0

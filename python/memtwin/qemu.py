@@ -10,16 +10,17 @@ in the lab's work directory) carries it out inside a busybox initramfs:
 
 - QEMU/TCG (`-accel tcg,thread=multi -cpu max`; KVM does not work on these machines) with the
   scenario's RAM and CPUs, `-numa` nodes when the scenario has several, no network, and one
-  virtio disk: a sparse raw image with ext4 (mkfs.ext4 here), throttled to the scenario's device
-  bandwidth (`throttling.bps-read/-write`); read_ahead_kb is set in the guest.
-- The guest's /init loads virtio_blk/ext4 and their dependencies from the kernel package's
+  virtio disk: a sparse raw image with the scenario's root file system (`[machine] fs`: ext4 or
+  xfs, made here by real.mkfs_command), throttled to the scenario's device bandwidth (`throttling.bps-read/-write`); read_ahead_kb is set in the guest.
+- The guest's /init loads virtio_blk and ext4 or xfs and their dependencies from the kernel package's
   lib/modules with insmod, mounts the disk and the scenario's cgroup hierarchy (cgroup v2 with
   +memory, or the v1 memory controller when the scenario says cgroup = "v1"), and runs the program:
   it makes the cgroups with their limits, writes every declared file (fsync, then
   fadvise(DONTNEED): the run starts cold), then starts every task as a child process in its memcg
   after its start offset (tasks run concurrently), and records raw snapshots (/proc/self/io,
   rusage, the memcg's control files, /proc/vmstat, /proc/meminfo, cgroup.stat, resident pages of
-  every scenario file by mincore) at each step boundary.
+  every scenario file by mincore, and the memcg's folios by order from /proc/kpagecgroup and
+  /proc/kpageflags) at each step boundary.
 - The snapshots come back over the serial console; the metrics are computed from them by
   memtwin.real.metrics_from, as for a host run, so the JSON layout is the same. Times are TCG
   wall-clock times: `real.timing_comparable` is false.
@@ -47,10 +48,13 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import Cg, Interrupted, RealError, _kv, host_ready, metrics_from, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
+# what formats a scenario's XFS root file system (`[machine] fs = "xfs"`, both runners); only
+# those scenarios need it, so `lab setup` installs it but `lab doctor` does not require it
+FS_PACKAGES = {"mkfs.xfs": "xfsprogs"}
 DEFAULT_WORKDIR = os.path.join(os.path.expanduser("~"), ".cache", "memtwin-lab")
 
 
@@ -89,6 +93,9 @@ def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR, s
     out(f"host runner (memtwin real --on host): {'yes' if ok else 'no'}: {why}")
     missing = [f"{tool} ({pkg})" for tool, pkg in PACKAGES.items() if shutil.which(tool) is None]
     out("qemu tools: " + ("all present" if not missing else "missing " + ", ".join(missing) + " (memtwin lab setup installs them)"))
+    nofs = [f"{tool} ({pkg})" for tool, pkg in FS_PACKAGES.items() if shutil.which(tool) is None]
+    out("xfs root file systems ([machine] fs = \"xfs\"): " + ("yes" if not nofs else "no: missing " + ", ".join(nofs)
+                                                              + " (memtwin lab setup installs it)"))
     if shutil.which("busybox") and not _is_static(shutil.which("busybox")):
         out(f"busybox: {shutil.which('busybox')} is dynamically linked; the initramfs needs busybox-static (memtwin lab setup)")
     k = find_kernel(workdir)
@@ -108,7 +115,7 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
         raise RealError("memtwin lab setup installs packages with apt-get: run it as root")
     if shutil.which("apt-get") is None:
         raise RealError("memtwin lab setup needs apt-get (Debian or Ubuntu); install qemu-system-x86, busybox-static, cpio and e2fsprogs by hand")
-    need = sorted({pkg for tool, pkg in PACKAGES.items() if shutil.which(tool) is None})
+    need = sorted({pkg for tool, pkg in {**PACKAGES, **FS_PACKAGES}.items() if shutil.which(tool) is None})
     if shutil.which("busybox") and not _is_static(shutil.which("busybox")):
         need.append("busybox-static")
     if shutil.which("gcc") and not _static_libc():
@@ -123,7 +130,7 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
             raise RealError(f"apt-get install {' '.join(need)} failed: {r.stderr.strip()[-400:]}")
         out(f"installed {' '.join(need)}")
     else:
-        out("qemu-system-x86, busybox-static, cpio, e2fsprogs: already installed")
+        out("qemu-system-x86, busybox-static, cpio, e2fsprogs, xfsprogs: already installed")
     if find_kernel(workdir):
         out(f"kernel: already unpacked ({find_kernel(workdir)})")
         return 0
@@ -154,8 +161,10 @@ SUPPORTED_OPS = ("read", "write", "fsync", "stat", "fadvise", "sleep", "move", "
 # madvise() advice, as the guest's op script codes it (guest/memtwin_guest.c madv_of())
 MADVICE = {"normal": 0, "sequential": 1, "random": 2, "willneed": 3, "dontneed": 4, "cold": 5, "pageout": 6}
 TOUCH_PATTERN = {"sequential": 0, "random": 1, "strided": 2}
-# the modules a guest needs for its disk, loaded with their dependencies (when the kernel has them as modules)
-ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "crc32c_intel", "ext4")
+# the modules a guest needs for its disk, loaded with their dependencies (when the kernel has them as modules):
+# virtio and the scenario's root file system ([machine] fs)
+ROOT_MODULES = ("virtio_pci", "virtio_blk", "crc32c_generic", "crc32c_intel")
+FS_MODULES = {"ext4": ("ext4",), "xfs": ("xfs",)}
 DISK_ROOT = "/s"  # where the guest mounts the scenario's disk: scenario path P is guest path /s/P
 ADVICE = {"dontneed": 4, "willneed": 3}  # POSIX_FADV_* on Linux
 READ_ADVICE = {"normal": 0, "sequential": 1, "random": 2}
@@ -262,8 +271,9 @@ def _kernel_and_modules(kernel: Optional[str], workdir: str) -> tuple:
     return k, (mods if os.path.isdir(mods) else None), origin
 
 
-def _module_files(moddir: str) -> list:
-    """The .ko files the guest loads, dependencies first (read from each module's .modinfo)."""
+def _module_files(moddir: str, fs: str = "ext4") -> list:
+    """The .ko files the guest loads for its virtio disk and file system `fs`, dependencies first
+    (read from each module's .modinfo)."""
     by_name = {}
     for dp, _, fns in os.walk(os.path.join(moddir, "kernel")):
         for fn in fns:
@@ -287,7 +297,7 @@ def _module_files(moddir: str) -> list:
             visit(dep.replace("-", "_"))
         order.append(name)
 
-    for n in ROOT_MODULES:
+    for n in ROOT_MODULES + FS_MODULES[fs]:
         visit(n)
     return [(n, by_name[n], data) for n in order]
 
@@ -313,16 +323,21 @@ def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
     for t in plan["tasks"]:
         for op in t["ops"]:
             k = op["op"]
+            if k == "mmap_probe" and host_carries_out(plan):
+                raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `mmap_probe` is not carried out by the guest program yet\n"
+                                "  fix: use --on host (the host runner carries out the probe and reports its rounds' latencies)")
             if k not in SUPPORTED_OPS:
-                # Every op the host runner carries out, the guest does too.
+                # Every other op the host runner carries out, the guest does too.
                 raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: op `{k}` is not supported on qemu "
                                 f"(the guest program carries out {', '.join(SUPPORTED_OPS)})\n"
                                 "  fix: drop the op for the real run (--on host does not carry it out either)")
             if k == "mount" and op["fs"] != "tmpfs":
                 raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: mount of fs {op['fs']!r} is not supported on qemu (only tmpfs)")
+    mkfs_command(plan, "check")  # a root file system the runner cannot format, said before booting
     for m in plan["mounts"]:
         if m["fs"] != "tmpfs":
-            raise RealError(f"[mounts.\"{m['path']}\"] fs = {m['fs']!r}: on qemu the scenario's files live on one ext4 virtio disk; "
+            raise RealError(f"[mounts.\"{m['path']}\"] fs = {m['fs']!r}: on qemu the scenario's files live on one virtio disk "
+                            f"with the root file system ([machine] fs = {fs_of(plan)[0]!r}); "
                             "only tmpfs mounts are made besides it\n  fix: drop the mount, or make it tmpfs")
     if len(plan["devices"]) > 1:
         raise RealError(f"the scenario declares {len(plan['devices'])} devices; the qemu runner gives a scenario one virtio disk\n"
@@ -406,6 +421,7 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
             continue
         L.append(f"FILE {_q(_gpath(f['path']))} {f['size']} {f['mode'] or 0o644} {f['uid'] or 0}")
     L += [f"TRACK {_q(_gpath(p))}" for p in tracked]
+    L.append(f"FOLIOS {int(bool(plan.get('record_folios', True)))}")
     steps = []
     nodes, cpus = plan["machine"]["nodes"], plan["machine"]["cpus"]
     for n, t in enumerate(plan["tasks"]):
@@ -510,6 +526,7 @@ if [ @SWAP@ = y ]; then
   echo @SWAPPINESS@ > /proc/sys/vm/swappiness || fail "cannot write /proc/sys/vm/swappiness"
   echo "@@SWAP $(tail -n +2 /proc/swaps | tr -s ' ' | tr '\t' ' ') rotational: $(cat /sys/block/vdb/queue/rotational) page-cluster: $(cat /proc/sys/vm/page-cluster) swappiness: $(cat /proc/sys/vm/swappiness) vma_ra: $(cat /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null) zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
 fi
+for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
 if [ @LRUGEN@ = y ]; then
   [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
   echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
@@ -517,7 +534,7 @@ if [ @LRUGEN@ = y ]; then
 fi
 [ -e /sys/kernel/mm/lru_gen/enabled ] && echo "@@LRUGEN $(cat /sys/kernel/mm/lru_gen/enabled) min_ttl_ms: $(cat /sys/kernel/mm/lru_gen/min_ttl_ms)"
 mkdir -p /s
-mount -t ext4 /dev/vda /s || fail "cannot mount the ext4 disk (ext4 neither built in nor in the kernel's modules?)"
+mount -t @FS@ /dev/vda /s || fail "cannot mount the @FS@ disk (@FS@ neither built in nor in the kernel's modules?)"
 if [ @V@ = 2 ]; then
   mount -t cgroup2 none /sys/fs/cgroup || fail "cannot mount cgroup2"
 else
@@ -543,7 +560,8 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
         val = int(bool(plan["policies"].get(pol)))
         sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"\n'
                    f'echo "@@KNOB {path} $(cat /proc/sys/{path})"\n')
-    init = GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+    init = (GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
+            .replace("@FS@", fs_of(plan)[0]).replace("@QUEUE@", " ".join(QUEUE_LIMITS)))
     # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with
     # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
     # [machine] swap: a second virtio disk (vdb) made swap in the guest; kernel.swappiness.
@@ -597,11 +615,15 @@ def _disk(tmp: str, plan: dict) -> str:
                         "  fix: free space, or pass --workdir DIR on a larger file system")
     with open(img, "wb") as f:
         f.truncate(size)
-    # -b 4096: page-sized blocks, as on the host (real.py); mke2fs would give an image under
-    # 512 MiB 1 KiB blocks, four buffer heads per page-cache page.
-    r = subprocess.run(["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0", img], capture_output=True, text=True)
+    # the host runner's mkfs (real.mkfs_command): ext4 with page-sized blocks and the scenario's
+    # features, or xfs with mkfs.xfs's defaults
+    fs, cmd = mkfs_command(plan, img)
+    if fs == "xfs" and size < (512 << 20):
+        with open(img, "wb") as f:
+            f.truncate(512 << 20)  # mkfs.xfs (xfsprogs 5.19+) refuses a file system under 300 MiB
+    r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise RealError(f"mkfs.ext4 failed on {img}: {r.stderr.strip()}")
+        raise RealError(f"{cmd[0]} failed on {img}: {r.stderr.strip()}")
     return img
 
 
@@ -657,7 +679,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|meminfo|cgstat|res)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|meminfo|cgstat|res|folios)$")
 
 
 def _sections(text: str) -> dict:
@@ -710,6 +732,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         m = re.search(rf"^@@{key} ?(.*)$", out, re.M)
         facts[key.lower()] = m.group(1).strip() if m else None
     facts["knobs"] = dict(re.findall(r"^@@KNOB (\S+) (\S+)$", out, re.M))
+    facts["queue"] = {k: int(v) for k, v in re.findall(r"^@@QUEUE (\S+) (\d+)$", out, re.M)}
     facts["modfail"] = re.findall(r"^@@MODFAIL (\S+)", out, re.M)
     facts["thp"] = (re.search(r"^@@THP (.*)$", out, re.M) or [None, None])[1]
     facts["lru_gen"] = (re.search(r"^@@LRUGEN (.*)$", out, re.M) or [None, None])[1]
@@ -760,12 +783,28 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
             idx, n = line.split()
             res[tracked[int(idx)]] = int(n)
         res, total = step_view(res, step_ops.get(si, []), plan.get("report_resident_pages", "step"))
-        recs.append({"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
-                     "metrics": metrics_from(a, b, mi, st), "resident_pages": res, "pagecache": total, "_end": b.t})
+        rec = {"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
+               "metrics": metrics_from(a, b, mi, st), "resident_pages": res, "pagecache": total, "_end": b.t}
+        if "folios" in b_sec:
+            rec["folios"] = parse_folios(b_sec["folios"])
+        recs.append(rec)
     recs.sort(key=lambda s: s["_end"])
     for s in recs:
         del s["_end"]
     return recs, facts
+
+
+def parse_folios(text: str) -> dict:
+    """The guest's #folios section (memtwin_guest.c folios()) in the host runner's layout
+    (memtwin.real.memcg_folios): {"file": {order: folios}, "file_pages": n, "other_pages": n}."""
+    out = {"file": {}, "file_pages": 0, "other_pages": 0}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[0] == "order":
+            out["file"][f[1]] = int(f[2])
+        elif len(f) == 2 and f[0] in ("file_pages", "other_pages"):
+            out[f[0]] = int(f[1])
+    return out
 
 
 def _cg_dir(sec: dict) -> str:
@@ -808,7 +847,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
             raise RealError(f"--on qemu needs `{tool}`, which is not installed\n  fix: memtwin lab setup (or apt-get install {pkg})")
     prog = guest_program(workdir)
     script, steps, tracked, cg = op_script(plan, knobs)
-    modules = _module_files(moddir) if moddir else []
+    modules = _module_files(moddir, fs_of(plan)[0]) if moddir else []
     timeout = timeout or default_timeout(plan)
     ra = plan["devices"][0]["read_ahead_kb"] if plan["devices"] else 128
     os.makedirs(workdir, exist_ok=True)
@@ -875,8 +914,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         "machine": {"cpus": plan["machine"]["cpus"], "nodes": plan["machine"]["nodes"], "guest_nodes_online": facts["nodes"],
                     "ram_kB": int(facts["memtotal"] or 0),
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
-                    "disk": "ext4 on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
-                    "read_ahead_kb": int(facts["ra"] or 0), "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
+                    "disk": f"{fs_of(plan)[0]} on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
+                    "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     "lru_gen": facts["lru_gen"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {})},
@@ -884,6 +923,10 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
+        **({"folios_source": FOLIOS_SOURCE.replace("/proc/kpageflags", "/proc/kpageflags in the guest", 1)}
+           if any("folios" in r for r in recs) else {}),
+        "folio_events_unavailable": "the guest runner does not count the folios added and deleted (Debian 6.1's filemap "
+                                    "tracepoints carry no folio order)",
         "notes": notes,
         "kernel_knobs": {pol: {"sysctl": path, "value": facts["knobs"].get(path)} for pol, path in sorted(knobs.items())},
         "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),

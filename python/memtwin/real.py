@@ -6,8 +6,9 @@ file), so the real side does exactly what the simulation does. Two places to run
 
 - `host` (this module): this machine's kernel. Everything lives in a cgroup subtree
   `memtwin-<id>` of the host's memory controller (cgroup v2, or the v1 hierarchy) and a scratch
-  directory `memtwin-<id>` (default under /var/tmp). The scenario's disk is an ext4 image in
-  the scratch directory on a loop device with direct I/O (so the image's own page cache is
+  directory `memtwin-<id>` (default under /var/tmp). The scenario's disk is an image of its root
+  file system (`[machine] fs`: ext4 or xfs, see mkfs_command) in the scratch directory on a loop
+  device with direct I/O (so the image's own page cache is
   never involved) whose read_ahead_kb is the scenario's; its reads are this kernel's block I/O.
   The runner removes every cgroup, mount, loop device and file it made when a step fails or the
   run is interrupted (SIGINT, SIGTERM).
@@ -15,7 +16,8 @@ file), so the real side does exactly what the simulation does. Two places to run
 
 Each scenario task is a child process that moves itself into its cgroup and carries out its ops;
 at every step boundary it records /proc/self/io, rusage, the memcg's control files,
-/proc/meminfo and the resident pages of every scenario file (cachestat, else mincore).
+/proc/meminfo and the resident pages of every scenario file (cachestat, else mincore), and then
+the folios charged to its memcg by order (memcg_folios: /proc/kpagecgroup, /proc/kpageflags).
 """
 
 from __future__ import annotations
@@ -368,6 +370,167 @@ def resident(files: dict) -> dict:
     return out
 
 
+# ---------------------------------------------------------------- folios by order (kpageflags)
+
+# /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h, the same in 6.1 and 6.18)
+KPF_UPTODATE, KPF_LRU, KPF_SLAB, KPF_ANON, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_PGTABLE = 3, 5, 7, 12, 15, 16, 26
+FOLIOS_SOURCE = ("/proc/kpagecgroup and /proc/kpageflags at each step's end: every PFN charged to the step's memcg "
+                 "(kpagecgroup = the memcg directory's inode), a folio = a compound head and the tail PFNs after it "
+                 "(order-0: a page that is neither); file folios are those whose head is not KPF_ANON, KPF_SLAB or "
+                 "KPF_PGTABLE and is KPF_LRU or KPF_UPTODATE; scanned after the step's metrics were read")
+
+
+def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
+    """The folios charged to the memcg whose cgroup inode is `ino`, by order, from
+    /proc/kpagecgroup and /proc/kpageflags (fs/proc/page.c: kpagecgroup_read() gives
+    page_cgroup_ino() of each PFN, kpageflags_read() stable_page_flags()). A folio is a PFN the
+    memcg is charged for and, when it is a compound head, the KPF_COMPOUND_TAIL PFNs after it:
+    6.1's page_cgroup_ino() reads the page's own memcg_data, which only a head has (its tails
+    read 0), 6.18's reads the folio's. `cgbuf` and `flbuf`: equal-sized buffers (a multiple of 8
+    bytes) allocated before the task joined its memcg, so that the scan charges it nothing.
+    {"file": {order: folios}, "file_pages": n, "other_pages": n} (other: anon, kmem)."""
+    import struct
+
+    pat = struct.pack("<Q", ino)
+    tail, head = 1 << KPF_COMPOUND_TAIL, 1 << KPF_COMPOUND_HEAD
+    not_file = (1 << KPF_ANON) | (1 << KPF_SLAB) | (1 << KPF_PGTABLE) | tail
+    cached = (1 << KPF_LRU) | (1 << KPF_UPTODATE)
+    file_orders: dict = {}
+    counts = {"file_pages": 0, "other_pages": 0}
+    cur = None  # the folio being assembled: [pages, is_file], open while its tails may follow
+
+    def close() -> None:
+        n, is_file = cur
+        if is_file:
+            order = max(n - 1, 0).bit_length()
+            file_orders[order] = file_orders.get(order, 0) + 1
+            counts["file_pages"] += n
+        else:
+            counts["other_pages"] += n
+
+    def flags(i: int) -> int:
+        return int.from_bytes(flbuf[i:i + 8], "little")
+
+    fc = os.open("/proc/kpagecgroup", os.O_RDONLY)
+    ff = os.open("/proc/kpageflags", os.O_RDONLY)
+    try:
+        cmv, fmv = memoryview(cgbuf), memoryview(flbuf)
+        off = 0
+        while True:
+            n = os.preadv(fc, [cmv], off)
+            n -= n % 8
+            if n <= 0:
+                break
+            have_flags, i = False, 0
+            if cur is not None:  # a folio open at the end of the last chunk: its tails first
+                os.preadv(ff, [fmv[:n]], off)
+                have_flags = True
+                while i < n and flags(i) & tail:
+                    cur[0] += 1
+                    i += 8
+                if i < n:
+                    close()
+                    cur = None
+            i = cgbuf.find(pat, i, n)
+            while i >= 0:
+                if i % 8:
+                    i = cgbuf.find(pat, i + 1, n)
+                    continue
+                if not have_flags:
+                    os.preadv(ff, [fmv[:n]], off)
+                    have_flags = True
+                fl = flags(i)
+                cur = [1, not fl & not_file and bool(fl & cached)]
+                i += 8
+                if fl & head:
+                    while i < n and flags(i) & tail:
+                        cur[0] += 1
+                        i += 8
+                if i < n:
+                    close()
+                    cur = None
+                    i = cgbuf.find(pat, i, n)
+                else:
+                    i = -1
+            off += n
+    finally:
+        os.close(fc)
+        os.close(ff)
+    if cur is not None:
+        close()
+    return {"file": {str(k): v for k, v in sorted(file_orders.items())}, **counts}
+
+
+# ---------------------------------------------------------------- folios added and deleted (tracefs)
+
+# tracepoints of mm/filemap.c (include/trace/events/filemap.h) with the folio's order (6.x; 6.1's
+# have no order field): every folio the page cache gains (__filemap_add_folio) and loses
+# (__filemap_remove_folio: reclaim, truncation, invalidation)
+FOLIO_EVENTS = {"added": "mm_filemap_add_to_page_cache", "deleted": "mm_filemap_delete_from_page_cache"}
+FOLIO_EVENTS_SOURCE = ("tracefs events filemap/mm_filemap_add_to_page_cache and mm_filemap_delete_from_page_cache "
+                       "(their `order` field), one trace instance each, filtered on the scratch file system's device "
+                       "(s_dev), drained at each step's end by the task whose step ended and counted by order; `lost`: "
+                       "events the instances' ring buffers overran or dropped")
+MAX_ORDER_COUNTED = 20
+
+
+def folio_events_supported(tracefs: Optional[str] = None) -> Optional[str]:
+    """None when this kernel's filemap tracepoints carry the folio order (read from the tracefs
+    mounted at `tracefs`; without it: whether the kernel has tracefs at all); else why not."""
+    if tracefs is None:
+        try:
+            return None if "tracefs" in _read("/proc/filesystems").split() else "the kernel has no tracefs (CONFIG_TRACING off)"
+        except OSError as e:
+            return f"/proc/filesystems: {e.strerror}"
+    fmt = os.path.join(tracefs, "events", "filemap", FOLIO_EVENTS["added"], "format")
+    try:
+        if "field:unsigned char order" not in _read(fmt):
+            return "the filemap tracepoints of this kernel have no order field"
+    except OSError as e:
+        return f"no {fmt} ({e.strerror}: the kernel has no filemap tracepoints)"
+    return None
+
+
+def drain_folio_events(pipes: dict, buf: bytearray, seen: dict) -> dict:
+    """Read what the trace instances `pipes` ({"added": dir, "deleted": dir}) hold and count
+    their events by order: {"added": {order: n}, "deleted": {order: n}, "lost": n}, `lost` the
+    events the ring buffers overran or dropped since the last drain (`seen`: the instances'
+    cumulative counts then, updated here). trace_pipe
+    returns whole lines, so each order is counted by its line ending (`order=N\\n`) in `buf`
+    (allocated before the task joined its memcg) without making an object per event."""
+    out: dict = {"lost": 0}
+    pats = [(o, b"order=%d\n" % o) for o in range(MAX_ORDER_COUNTED + 1)]
+    mv = memoryview(buf)
+    for kind, d in pipes.items():
+        counts: dict = {}
+        fd = os.open(os.path.join(d, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            while True:
+                try:
+                    n = os.readv(fd, [mv])
+                except BlockingIOError:
+                    break
+                if n <= 0:
+                    break
+                for o, pat in pats:
+                    c = buf.count(pat, 0, n)
+                    if c:
+                        counts[o] = counts.get(o, 0) + c
+        finally:
+            os.close(fd)
+        out[kind] = {str(o): c for o, c in sorted(counts.items())}
+        lost = 0
+        for cpu in os.listdir(os.path.join(d, "per_cpu")):
+            st = _read(os.path.join(d, "per_cpu", cpu, "stats"))
+            for line in st.splitlines():
+                k, _, v = line.partition(":")
+                if k.strip() in ("overrun", "dropped events"):
+                    lost += int(v.split()[0])
+        out["lost"] += lost - seen.get(d, 0)
+        seen[d] = lost
+    return out
+
+
 # ---------------------------------------------------------------- carrying out one task
 
 
@@ -412,7 +575,11 @@ def task_main(job: dict) -> None:
         if delay > 0:
             time.sleep(delay)
         plan = job["plan"]
-        res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"])}
+        try:
+            res = {"steps": run_task(job["task"], plan, cg, job["files"], job["scratch"], plan["policies"], job["seed"],
+                                     job.get("traces"))}
+        finally:
+            mark_done(job["scratch"], job["task"]["name"])
     except RealError as e:
         res, code = {"error": str(e)}, 1
     except BaseException as e:  # noqa: BLE001 - reported to the parent, never lost
@@ -420,6 +587,46 @@ def task_main(job: dict) -> None:
     sys.stdout.write(json.dumps(res))
     sys.stdout.flush()
     os._exit(code)
+
+
+def done_marker(scratch: str, task: str) -> str:
+    """The file whose existence tells an `mmap_probe` watching `task` that the task is over."""
+    return os.path.join(scratch, f".done-{task}")
+
+
+def mark_done(scratch: str, task: str) -> None:
+    """Mark `task` over: written by the task when its last op returns (or fails) and by the
+    parent when the task's process ends (killed, e.g. by the OOM killer)."""
+    try:
+        with open(done_marker(scratch, task), "w"):
+            pass
+    except OSError:
+        pass
+
+
+def mmap_probe(size: int, interval_ns: int, watched: str, scratch: str) -> list:
+    """The engine's `mmap_probe` (mmtests' stutter latency probe): until the task `watched` is
+    over, map `size` bytes of anonymous memory, write one byte of every page, unmap, and sleep
+    `interval_ns`; each round's time (mmap to munmap, ns) in order. The pages are written from
+    C (a strided memoryview assignment), so a round is the kernel's faults, charges, reclaim
+    and zeroing, not the interpreter's loop."""
+    import mmap as mmap_mod
+
+    pages = (size + 4095) // 4096
+    ones = b"\x01" * pages
+    marker = done_marker(scratch, watched)
+    samples = []
+    while not os.path.exists(marker):
+        t0 = time.monotonic_ns()
+        m = mmap_mod.mmap(-1, pages * 4096, flags=mmap_mod.MAP_PRIVATE | mmap_mod.MAP_ANONYMOUS,
+                          prot=mmap_mod.PROT_READ | mmap_mod.PROT_WRITE)
+        mv = memoryview(m)
+        mv[::4096] = ones
+        mv.release()
+        m.close()
+        samples.append(time.monotonic_ns() - t0)
+        time.sleep(interval_ns / 1e9)
+    return samples
 
 
 def die_with_parent(parent: int) -> None:
@@ -435,10 +642,13 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int) -> list:
-    """Carry out one task's ops in this process; a list of step records."""
+def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int,
+             traces: Optional[dict] = None) -> list:
+    """Carry out one task's ops in this process; a list of step records. `traces`: the trace
+    instances that count the folios the page cache gains and loses (HostRun._trace_folios)."""
     import gc
 
+    job_traces, lost_seen = traces or {}, {}
     rng = random.Random(seed)
     cgdir = cg.path(task["cgroup"])
     # Everything this process needs is allocated and touched before it joins the memcg, and the
@@ -446,6 +656,10 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     # the memcg then holds what the ops charge, not this Python process's memory.
     buf = bytearray(1 << 20)
     buf[:] = _BUF
+    # the folio scan's second buffer (memcg_folios; `buf` is its first between steps)
+    flbuf = bytearray(1 << 20)
+    flbuf[:] = _BUF
+    scan = plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK)
     gc.collect()
     gc.freeze()
     gc.disable()
@@ -458,16 +672,27 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
             snap, step_cg = Snap(cg, cgdir), cgdir
             step_start = time.time()
             first = i
+        if i == first:
+            samples = []
         try:
-            cgdir = do_op(op, cg, cgdir, files, scratch, policies, rng, buf)
+            if op["op"] == "mmap_probe":
+                samples += mmap_probe(op["size"], op["interval_ns"], op["while_task"], scratch)
+            else:
+                cgdir = do_op(op, cg, cgdir, files, scratch, policies, rng, buf)
         except OSError as e:
             raise OpError(f"task {task['name']}, step {op['step']!r}: {op['op']} failed on the real kernel: {e.strerror or e}") from None
         if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
             continue
         metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
         res, total = step_view(res, ops[first:i + 1], plan.get("report_resident_pages", "step"))
-        steps.append({"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
-                      "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start})
+        rec = {"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
+               "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start,
+               "_samples": samples}
+        if scan:
+            rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
+        if job_traces:
+            rec["folio_events"] = drain_folio_events(job_traces, buf, lost_seen)
+        steps.append(rec)
         snap = None
     return steps
 
@@ -601,6 +826,61 @@ def _enable_memory(d: str) -> None:
 # ---------------------------------------------------------------- the host run
 
 
+# The block queue's limits that bound readahead besides read_ahead_kb: a read request larger
+# than ra_pages may read up to min(request, bdi->io_pages) (mm/readahead.c, 6.1's
+# ondemand_readahead(), 6.18's page_cache_sync_ra()/page_cache_async_ra()), and io_pages is
+# max_sectors_kb in pages (blk_queue_max_hw_sectors() in 6.1, blk_apply_bdi_limits() later).
+QUEUE_LIMITS = ("max_sectors_kb", "max_hw_sectors_kb", "logical_block_size", "rotational", "nr_requests")
+
+
+def queue_limits(qdir: str) -> dict:
+    """The device's queue limits (QUEUE_LIMITS) read from its sysfs queue directory."""
+    out = {}
+    for k in QUEUE_LIMITS:
+        try:
+            out[k] = int(_read(os.path.join(qdir, k)))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def fs_of(plan: dict) -> tuple:
+    """(type, ext4 features) of the scenario's root file system: `[machine] fs` (default ext4)
+    and `[machine] fs_features` (ext4 superblock features, e.g. ["verity"])."""
+    m = plan.get("machine", {})
+    return m.get("fs") or "ext4", sorted(m.get("fs_features") or [])
+
+
+def mkfs_command(plan: dict, img: str) -> tuple:
+    """(fs type, the mkfs command that formats `img` as the scenario's root file system).
+
+    ext4 gets mkfs.ext4's default features plus the scenario's `fs_features`: ext4 since 6.16
+    caches regular files in large folios unless the file system has the verity or encrypt
+    feature (fs/ext4/inode.c ext4_should_enable_large_folio()), so `fs_features = ["verity"]`
+    keeps the order-0 page cache the host recordings before issue 21 were taken on (no file is
+    made a verity file). -b 4096: mke2fs gives a file system under 512 MiB 1 KiB blocks ("small"
+    in mke2fs.conf), and ext4 then gives every page-cache page four buffer heads and four times
+    the block I/O; page-sized blocks are what ext4 file systems have in use. xfs: mkfs.xfs's
+    defaults (4 KiB blocks; XFS has cached files in large folios since 5.18)."""
+    fs, features = fs_of(plan)
+    if fs == "ext4":
+        cmd = ["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0"]
+        if features:
+            cmd += ["-O", ",".join(features)]
+        return fs, cmd + [img]
+    if fs == "xfs":
+        if shutil.which("mkfs.xfs") is None:
+            raise RealError("[machine] fs = \"xfs\": mkfs.xfs is not installed\n  fix: apt-get install xfsprogs")
+        return fs, ["mkfs.xfs", "-q", "-f", img]
+    raise RealError(f"[machine] fs = {fs!r}: the real-kernel runners format ext4 or xfs only\n"
+                    "  fix: write fs = \"ext4\" or \"xfs\" for the real run")
+
+
+# Seconds between spawning the task processes and the scenario's time 0 (an interpreter with
+# only this module starts in about 50 ms on the lab's host; the lead leaves room for a loaded one).
+START_LEAD = 0.5
+
+
 class HostRun:
     """Owns the subtree, scratch directory, image, loop device and mounts of one run."""
 
@@ -623,6 +903,8 @@ class HostRun:
         self.made_top = False
         self.made_scratch = False
         self.notes = []
+        self.traces = {}  # kind -> trace instance directory (_trace_folios)
+        self.traces_why = None
 
     # -- setup
     def setup(self) -> dict:
@@ -667,6 +949,7 @@ class HostRun:
         self.files = files
         self._populate()
         self._throttle(devs[0] if devs else None)
+        self._trace_folios()
         return files
 
     def _throttle(self, dev) -> None:
@@ -694,6 +977,47 @@ class HostRun:
                 _write(os.path.join(base, f"blkio.throttle.{kind}_bps_device"), f"{majmin} {int(bps)}")
         self.disk_throttle = "throttled to " + ", ".join(f"{k} {int(v)} B/s" for k, v in rules.items() if v) + \
             " (blkio.throttle of the root blkio cgroup)"
+
+    def _trace_folios(self) -> None:
+        """Count the folios the page cache of the scratch file system gains and loses, by order
+        (FOLIO_EVENTS): one trace instance `memtwin-<id>-<kind>` per event, filtered on the loop
+        device, drained by the tasks at each step's end (drain_folio_events); removed in
+        cleanup() (and by `memtwin lab clean` after a SIGKILL: leftovers.find). The run mounts
+        tracefs in its scratch directory (the one tracefs of the kernel, seen there too), so that
+        whoever mounts or unmounts /sys/kernel/tracing meanwhile does not take it away."""
+        self.traces_why = folio_events_supported() if self.plan.get("record_folios", True) else "not asked for"
+        if self.traces_why:
+            return
+        tracefs = os.path.join(self.scratch, "tracefs")
+        os.mkdir(tracefs)
+        r = subprocess.run(["mount", "-t", "tracefs", "nodev", tracefs], capture_output=True, text=True)
+        if r.returncode != 0:
+            self.traces_why = f"mount -t tracefs failed: {r.stderr.strip()}"
+            return
+        self.mounted.append(tracefs)
+        self.traces_why = folio_events_supported(tracefs)
+        if self.traces_why:
+            return
+        with open(f"/sys/block/{os.path.basename(self.loop)}/dev") as f:
+            major, minor = (int(x) for x in f.read().split(":"))
+        s_dev = (major << 20) | minor  # the kernel's dev_t (MKDEV), as the tracepoint records it
+        for kind, event in FOLIO_EVENTS.items():
+            d = os.path.join(tracefs, "instances", f"memtwin-{self.id}-{kind}")
+            os.mkdir(d)
+            self.traces[kind] = d
+            _write(os.path.join(d, "buffer_size_kb"), "8192")
+            ev = os.path.join(d, "events", "filemap", event)
+            _write(os.path.join(ev, "filter"), f"s_dev == {s_dev}")
+            _write(os.path.join(ev, "enable"), "1")
+
+    def _untrace(self) -> list:
+        left = []
+        for kind, d in list(self.traces.items()):
+            why = leftovers.remove_trace_instance(d)
+            if why:
+                left.append(why)
+            del self.traces[kind]
+        return left
 
     def _unthrottle(self) -> list:
         """Remove the loop device's blkio throttle rules (leftovers.unthrottle_loop, which
@@ -723,6 +1047,8 @@ class HostRun:
     def _disk(self, total: int, ra_kb: int) -> None:
         img = os.path.join(self.scratch, "disk.img")
         size = int(total * 2.2) + (256 << 20)
+        if fs_of(self.plan)[0] == "xfs":
+            size = max(size, 512 << 20)  # mkfs.xfs (xfsprogs 5.19+) refuses a file system under 300 MiB
         need = int(total * 1.2) + (64 << 20)
         free = shutil.disk_usage(self.scratch_parent).free
         if need > free:
@@ -730,25 +1056,25 @@ class HostRun:
                             "  fix: free space or pass --scratch DIR on a larger file system")
         with open(img, "wb") as f:
             f.truncate(size)
-        # The engine's page cache holds order-0 pages. ext4 since 6.16 reads and writes regular
-        # files in large folios unless the file system has the verity (or encrypt) feature
-        # (ext4_should_enable_large_folio()), so the image gets `-O verity`: no file is made a
-        # verity file, and every kernel ext4 runs on order-0 folios as the engine does.
-        # e2fsprogs before 1.45 lacks the feature; those kernels predate ext4 large folios too.
-        # -b 4096: mke2fs gives a file system under 512 MiB 1 KiB blocks ("small" in
-        # mke2fs.conf), and ext4 then gives every page-cache page four buffer heads (416 bytes
-        # of slab charged to the memcg, not 104) and four times the block I/O; page-sized blocks
-        # are what ext4 file systems have in use.
-        base = ["mkfs.ext4", "-q", "-F", "-b", "4096", "-E", "lazy_itable_init=0,lazy_journal_init=0"]
-        if subprocess.run(base + ["-O", "verity", img], capture_output=True).returncode != 0:
-            subprocess.run(base + [img], check=True, capture_output=True)
+        fs, mkfs = mkfs_command(self.plan, img)
+        r = subprocess.run(mkfs, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RealError(f"{' '.join(mkfs[:-1])} failed on the scratch image: {r.stderr.strip()[-400:]}\n"
+                            "  fix: " + ("install xfsprogs (apt-get install xfsprogs)" if fs == "xfs"
+                                         else "install a newer e2fsprogs (1.45+ knows -O verity)"))
+        self.fs = fs
+        self.mkfs = " ".join(mkfs[:-1])
         out = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", img], check=True, capture_output=True, text=True)
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
+        self.queue = queue_limits(f"/sys/block/{name}/queue")
         mnt = os.path.join(self.scratch, "mnt")
         os.mkdir(mnt)
-        subprocess.run(["mount", "-t", "ext4", self.loop, mnt], check=True, capture_output=True)
+        r = subprocess.run(["mount", "-t", fs, self.loop, mnt], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RealError(f"mount -t {fs} of the scratch image failed: {r.stderr.strip()}\n"
+                            f"  fix: load the {fs} module (modprobe {fs}), or use --on qemu")
         self.mounted.append(mnt)
         self.read_ahead_kb = ra_kb
 
@@ -784,7 +1110,10 @@ class HostRun:
     def run(self) -> list:
         seed = 0
         pipes = []
-        t0 = time.monotonic()
+        # A common start line: every task's interpreter is up before the scenario's time 0
+        # (START_LEAD), so tasks that start together in the scenario start together here; a
+        # probe watching a writer (mmap_probe) then sees all of it.
+        t0 = time.monotonic() + START_LEAD
         for n, t in enumerate(self.plan["tasks"]):
             # Each task runs in a fresh interpreter that loads only this module and the standard
             # library, and allocates and touches what it needs before it joins its memcg. A
@@ -793,7 +1122,7 @@ class HostRun:
             # and 0.8 MB of anon in a 64 MB memcg, measured 2026-11-22): room a real `cp` or
             # `grep` does not take, and the page cache then lost to it changed what was re-read.
             job = json.dumps({"task": t, "plan": self.plan, "parent": os.getpid(), "cg": [self.cg.version, self.cg.mnt, self.cg.top],
-                              "files": self.files, "scratch": self.scratch, "seed": seed + n,
+                              "files": self.files, "scratch": self.scratch, "seed": seed + n, "traces": self.traces,
                               "start_at": t0 + t["start_ns"] / 1e9})
             child = subprocess.Popen([sys.executable, "-S", "-c", _TASK_MAIN, os.path.dirname(os.path.abspath(__file__))],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -802,9 +1131,24 @@ class HostRun:
             child.stdin = None  # sent whole; communicate() below only reads
             self.children.append(child.pid)
             pipes.append((t["name"], child))
+        # Every task's output is read on a thread of its own, so that the moment a task's
+        # process ends, whatever ended it, an `mmap_probe` watching it is told (mark_done).
+        import threading
+
+        outs = {}
+
+        def collect(name, child):
+            outs[name] = child.communicate()
+            mark_done(self.scratch, name)
+
+        threads = [threading.Thread(target=collect, args=p, daemon=True) for p in pipes]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
         steps, errors = [], []
         for name, child in pipes:
-            data, err = child.communicate()
+            data, err = outs[name]
             self.children.remove(child.pid)
             try:
                 res = json.loads(data)
@@ -820,7 +1164,15 @@ class HostRun:
         if errors:
             raise RealError("; ".join(errors))
         steps.sort(key=lambda s: s["_end"])
+        from memtwin._memtwin import latency_metrics
+
         for s in steps:
+            samples = s.pop("_samples")
+            # the probe's rounds as the engine reports them (metrics::mmtests_latency); a
+            # step without rounds reports zeros, as the engine's do
+            s["metrics"].update(latency_metrics(samples))
+            if samples:
+                s["latency_samples_ms"] = [n / 1e6 for n in samples]
             del s["_end"], s["_start"]
         return steps
 
@@ -835,6 +1187,7 @@ class HostRun:
             except OSError:
                 pass
             self.children.remove(pid)
+        left += self._untrace()  # the trace instances, while their tracefs is still mounted
         for m in reversed(self.mounted):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
             if r.returncode != 0:
@@ -866,14 +1219,27 @@ class HostRun:
         return {
             "on": "host", "kernel": u.release,
             "machine": {"cpus": os.cpu_count(), "ram_kB": _meminfo().get("MemTotal"), "cgroup": f"{self.version} at {self.mnt}",
-                        "disk": f"ext4 image on {self.loop} (loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
-                        "read_ahead_kb": self.read_ahead_kb, "arch": u.machine},
+                        "disk": f"{self.fs} image on {self.loop} (loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
+                        "fs": self.fs, "mkfs": self.mkfs,
+                        "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}), "arch": u.machine},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
+            # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks
+            # share the CPUs with whatever else runs, which wall-clock figures carry
+            "loadavg": _loadavg(),
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
+            **({"folios_source": FOLIOS_SOURCE} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
+            **({"folio_events_source": FOLIO_EVENTS_SOURCE} if not self.traces_why else {"folio_events_unavailable": self.traces_why}),
             "notes": self.notes,
             "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
         }
+
+
+def _loadavg() -> Optional[list]:
+    try:
+        return [float(x) for x in _read("/proc/loadavg").split()[:3]]
+    except (OSError, ValueError):
+        return None
 
 
 def _notes(plan: dict, host_v: Optional[str] = None) -> list:
@@ -899,6 +1265,10 @@ UNSUPPORTED_POLICIES = {
 }
 
 
+# Ops only the host runner carries out (the guest program does not have them yet).
+HOST_ONLY_OPS = ("mmap_probe",)
+
+
 def refuse_before_running(plan: dict) -> None:
     """Refuse, before anything is made, a plan with an op the host runner does not carry out,
     and say where it can run: first the ops no runner has, then the ones only the QEMU guest has."""
@@ -910,16 +1280,23 @@ def refuse_before_running(plan: dict) -> None:
             raise RealError(f"[tasks.{tname}]: a trace ({op['trace']}) has no real-kernel runner: a trace records a program, "
                             "and the real side of a recorded program is the program itself\n"
                             "  fix: run it with memtwin measure --limit SIZE -- CMD (the command the trace's header names)")
-        if k not in qemu.SUPPORTED_OPS or (k == "mount" and op.get("fs") != "tmpfs"):
+        if (k not in qemu.SUPPORTED_OPS and k not in HOST_ONLY_OPS) or (k == "mount" and op.get("fs") != "tmpfs"):
             what = f"op `{k}`" + (f" of a {op['fs']} file system" if k == "mount" else "")
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "
                             "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
+    mkfs_command(plan, "check")  # a file system the runner cannot format, said before anything is made
     if plan["machine"].get("swap"):
         raise RealError(f"[machine] swap = {plan['machine']['swap']} bytes: the host runner does not set up swap "
                         "(it would change the whole host), so the comparison would mislead\n"
                         "  fix: drop [machine] swap for the real run")
+    if any(op["op"] == "mmap_probe" for _, op in ops):
+        probe_anon_matches(plan)
     for tname, op in ops:
         k = op["op"]
+        if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname) and any(o["op"] == "mmap_probe" for _, o in ops):
+            raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) beside an mmap_probe: neither "
+                            "--on host nor --on qemu carries out both (the host runner has no anonymous ops, the guest "
+                            "program no probe)\n  fix: drop one of them for the real run")
         if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname):
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
                             "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
@@ -928,6 +1305,42 @@ def refuse_before_running(plan: dict) -> None:
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out "
                             "by the host runner: mounting file systems on the host is outside what it may touch\n"
                             "  fix: use --on qemu (the guest mounts tmpfs)")
+
+
+def host_carries_out(plan: dict) -> bool:
+    """Whether the host runner would take this plan (refuse_before_running says nothing)."""
+    try:
+        refuse_before_running(plan)
+    except RealError:
+        return False
+    return True
+
+
+def probe_anon_matches(plan: dict, thp_path: str = "/sys/kernel/mm/transparent_hugepage/enabled",
+                       node_dir: str = "/sys/devices/system/node") -> None:
+    """An `mmap_probe` maps anonymous memory without madvise: the host runner carries it out
+    where that memory is what the engine's is, i.e. the host's THP mode gives such a mapping
+    huge pages exactly when the scenario's `kernel.thp` does ("always"; "madvise" and "never"
+    give base pages) and the host has the scenario's number of NUMA nodes."""
+    try:
+        with open(thp_path) as f:
+            mode = f.read().split("[", 1)[1].split("]", 1)[0]
+    except (OSError, IndexError):
+        mode = "never"  # a kernel without THP
+    if (mode == "always") != bool(plan.get("thp")):
+        raise RealError(f"[kernel] thp = {str(bool(plan.get('thp'))).lower()}, but this host's transparent hugepages are "
+                        f"\"{mode}\": the mmap_probe's anonymous rounds would fault {'base' if plan.get('thp') else 'huge'} pages "
+                        f"where the engine's fault {'huge' if plan.get('thp') else 'base'} ones\n"
+                        f"  fix: set [kernel] thp = {'true' if mode == 'always' else 'false'} to match the host, or use a host whose "
+                        f"{thp_path} matches")
+    try:
+        nodes = len([d for d in os.listdir(node_dir) if d.startswith("node") and d[4:].isdigit()]) or 1
+    except OSError:
+        nodes = 1
+    if nodes != plan["machine"].get("nodes", 1):
+        raise RealError(f"[machine] nodes = {plan['machine'].get('nodes', 1)}, but this host has {nodes} NUMA node(s): "
+                        "the mmap_probe's anonymous memory would be placed differently\n"
+                        f"  fix: set [machine] nodes = {nodes} for the host run")
 
 
 def _file_mapping_op(op: dict, ops: list, tname: str) -> bool:

@@ -1,9 +1,12 @@
 """memtwin record: run a command (or follow a cgroup's tasks) under a tracer and write its file
 and memory activity as a memtwin trace; memtwin import: the same from other tools' logs.
 
-Tracer: strace (Debian's package), `-f -ttt -y`, converted by memtwin.trace_import. A BPF
-tracer is not used yet (see README, issue 18). The output says which tracer ran and the wall
-time of the traced run; `--overhead` also runs the command once untraced and gives the ratio.
+Tracers, best first: BPF (bpftrace on the kernel's tracepoints, memtwin.record_bpf: syscalls
+with the file and position read in the kernel, and the page faults on mappings) when the host
+allows it (root, bpftrace, BTF, the tracepoints), else strace (Debian's package, `-f -ttt -y`,
+converted by memtwin.trace_import: syscalls only, no page faults). The output says which tracer
+ran, why BPF was not used, what the tracer cannot see, and the wall time of the traced run;
+`--overhead` also runs the command once untraced and gives the ratio.
 """
 
 from __future__ import annotations
@@ -17,7 +20,12 @@ import sys
 import tempfile
 import time
 
-from . import jsonio, trace, trace_import
+from . import jsonio, record_bpf, trace, trace_import
+
+# What a strace recording lacks (the header's `missing`).
+STRACE_MISSING = ["page faults on file and anonymous mappings (strace sees syscalls only: file mmaps are counted, "
+                  "not replayed; anonymous memory is not faulted)",
+                  "the file position of descriptors opened before the recording started (taken as 0)"]
 
 SYSCALLS = ("open,openat,creat,close,read,readv,pread64,preadv,preadv2,write,writev,pwrite64,pwritev,"
             "pwritev2,lseek,mmap,munmap,madvise,fadvise64,fsync,fdatasync,truncate,ftruncate,rename,"
@@ -37,6 +45,8 @@ def add_parsers(sub) -> None:
     r.add_argument("--cgroup", metavar="PATH", help="follow the tasks already in this cgroup directory instead of running CMD (root)")
     r.add_argument("--duration", type=float, default=10.0, metavar="S", help="with --cgroup: seconds to follow (default 10)")
     r.add_argument("--overhead", action="store_true", help="also run CMD once untraced and report the tracer's overhead")
+    r.add_argument("--tracer", choices=["auto", "bpf", "strace"], default="auto",
+                   help="auto (default): BPF when the host allows it, else strace; bpf or strace: that one or an error")
     r.add_argument("--resident", action="append", default=[], metavar="PATH",
                    help="snapshot the page cache of the files at or below PATH before the command starts (mincore), "
                         "kept as the trace's initial cache state; every argument of CMD that names an existing "
@@ -69,14 +79,45 @@ def _tracer() -> str:
     return st
 
 
-def _header(extra: dict) -> dict:
-    h = {"host": platform.node(), "kernel": platform.release(), "tracer": "strace",
+def _header(extra: dict, tracer: str = "strace") -> dict:
+    h = {"host": platform.node(), "kernel": platform.release(), "tracer": tracer,
          "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     h.update(extra)
     return h
 
 
 RESIDENT_MAX_FILES = 100_000
+
+
+def device_read_ahead_kb(path: str) -> int | None:
+    """read_ahead_kb of the block device holding `path` (/sys/dev/block/MAJ:MIN/queue, or its
+    disk's for a partition); None when it is not on a block device."""
+    try:
+        dev = os.stat(path).st_dev
+    except OSError:
+        return None
+    base = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
+    for q in (os.path.join(base, "queue", "read_ahead_kb"), os.path.join(base, "..", "queue", "read_ahead_kb")):
+        try:
+            with open(q) as f:
+                return int(f.read())
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def add_read_ahead(header: dict) -> None:
+    """The recording host's readahead window: each header file's device's read_ahead_kb, and
+    the header's `read_ahead_kb`, that of the device holding the most bytes of the trace's files
+    (memtwin replay gives it to its device)."""
+    per: dict = {}
+    for fe in header.get("files", []):
+        ra = device_read_ahead_kb(fe.get("path") or "")
+        if ra is not None:
+            fe["read_ahead_kb"] = ra
+            per[ra] = per.get(ra, 0) + int(fe.get("size") or 0) + 1
+    if per:
+        header["read_ahead_kb"] = max(per, key=per.get)
 
 
 def snapshot_resident(paths: list) -> tuple[dict, dict]:
@@ -106,9 +147,12 @@ def snapshot_resident(paths: list) -> tuple[dict, dict]:
 
 
 def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False,
-           resident_paths: list | None = None) -> dict:
+           resident_paths: list | None = None, tracer: str = "auto") -> dict:
     jsonio.check_writable(out)
-    st = _tracer()
+    why_not_bpf = record_bpf.available() if tracer != "strace" else "--tracer strace"
+    if tracer == "bpf" and why_not_bpf:
+        raise RecordError(f"memtwin record: error: the BPF tracer cannot run here: {why_not_bpf}\n"
+                          "  fix: run as root on a kernel with BTF and bpftrace installed, or use --tracer strace")
     pids = []
     if cgroup:
         procs = os.path.join(cgroup, "cgroup.procs")
@@ -132,6 +176,14 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
     # The cache the command starts with: the files it names and those below --resident.
     snap_paths = list(resident_paths or []) + [x for x in cmd[1:] if x.startswith("/") or os.path.exists(x)]
     resident, snap = snapshot_resident([p for p in snap_paths if os.path.exists(p)])
+    if why_not_bpf is None:
+        try:
+            return _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap)
+        except record_bpf.BpfUnavailable as e:
+            if tracer == "bpf":
+                raise RecordError(f"memtwin record: error: the BPF tracer failed: {e}\n  fix: use --tracer strace") from None
+            why_not_bpf = str(e)
+    st = _tracer()
     fd, log = tempfile.mkstemp(prefix=".memtwin-strace-", suffix=".log", dir=os.path.dirname(os.path.abspath(out)))
     os.close(fd)
     try:
@@ -157,18 +209,56 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             sys.stderr.write(err)
         wall = time.monotonic() - t
         info = trace_import.import_strace(log, out, _header({"command": cmd, "cgroup": cgroup, "exit_status": rc,
-                                                              "resident_snapshot": dict(snap, method="mincore")}), resident)
+                                                              "resident_snapshot": dict(snap, method="mincore"),
+                                                              "missing": STRACE_MISSING, "bpf_not_used": why_not_bpf}), resident)
         info["resident"] = snap
     finally:
         try:
             os.unlink(log)
         except OSError:
             pass
-    info.update(tracer="strace", wall_s=round(wall, 3), exit_status=rc)
+    info.update(tracer="strace", wall_s=round(wall, 3), exit_status=rc, bpf_not_used=why_not_bpf, missing=STRACE_MISSING)
     if overhead and not cgroup:
-        t = time.monotonic()
-        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        info["untraced_wall_s"] = round(time.monotonic() - t, 3)
+        info["untraced_wall_s"] = _untraced(cmd)
+    return info
+
+
+def _untraced(cmd: list) -> float:
+    t = time.monotonic()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return round(time.monotonic() - t, 3)
+
+
+def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap) -> dict:
+    """memtwin record with the BPF tracer (memtwin.record_bpf)."""
+    outdir = os.path.dirname(os.path.abspath(out))
+    with record_bpf.Tracefs():
+        raw, rc, wall = record_bpf.trace_tasks(None if cgroup else cmd, cgroup, duration, outdir)
+    try:
+        hdr = {"source": "bpftrace", "command": cmd, "cgroup": cgroup, "exit_status": rc,
+               "resident_snapshot": dict(snap, method="mincore"), "missing": record_bpf.MISSING}
+        w = trace.Writer(out, _header(hdr, "bpftrace"))
+        try:
+            counts = record_bpf.convert(raw, w, trace_import._is_data_file, os.getcwd())
+            files = w.header["files"]
+            for fe in files:
+                r = resident.get(os.path.realpath(fe["path"]))
+                if r:
+                    fe["resident"] = r
+            add_read_ahead(w.header)
+            n = w.close()
+        except BaseException:
+            w.abort()
+            raise
+    finally:
+        try:
+            os.unlink(raw)
+        except OSError:
+            pass
+    info = dict(counts, events=n, files=len(files), resident=snap, tracer="bpftrace", wall_s=round(wall, 3),
+                exit_status=rc, missing=record_bpf.MISSING)
+    if overhead and not cgroup:
+        info["untraced_wall_s"] = _untraced(cmd)
     return info
 
 
@@ -176,12 +266,19 @@ def run_cli(a) -> int:
     try:
         if a.cmd == "record":
             cmd = list(a.command)
-            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident)
-            line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: strace "
+            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer)
+            line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: {info['tracer']} "
                     f"(traced wall {info['wall_s']} s")
             if "untraced_wall_s" in info and info["untraced_wall_s"] > 0:
                 line += f", untraced {info['untraced_wall_s']} s: overhead x{info['wall_s'] / info['untraced_wall_s']:.1f}"
             print(line + ")")
+            if info["tracer"] == "bpftrace":
+                print(f"  page faults: {info['faults']} ({info['file_faults']} on files, {info['anon_faults']} on anonymous memory), "
+                      f"{info['maps']} mappings")
+            elif info.get("bpf_not_used"):
+                print(f"  BPF not used: {info['bpf_not_used']}")
+            for m in info.get("missing", []):
+                print(f"  not recorded: {m}")
             rs = info.get("resident", {})
             if rs.get("files"):
                 print(f"  cache at the start (mincore): {rs['cached_pages']} pages in {rs['cached_files']} of {rs['files']} files looked at")

@@ -15,7 +15,8 @@ from . import api, trace
 
 
 def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale: float = 0.0,
-                loops: int = 1, profile: str = "linux-6.1", cgroup: str = "v1", cold: bool = False) -> dict:
+                loops: int = 1, profile: str = "linux-6.1", cgroup: str = "v1", cold: bool = False,
+                read_ahead_kb: int = 128) -> dict:
     """The scenario `memtwin replay` runs: the trace as task `trace` in memcg `ct`."""
     cg = {}
     if limit:
@@ -24,7 +25,7 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
         "scenario": {"name": "replay", "seed": 0},
         "machine": {"ram": ram, "cpus": 2},
         "kernel": {"profile": profile, "cgroup": cgroup},
-        "devices": {"sda": {"read_bw": 500_000_000, "seek": "100us", "read_ahead_kb": 128}},
+        "devices": {"sda": {"read_bw": 500_000_000, "seek": "100us", "read_ahead_kb": read_ahead_kb}},
         "cgroups": {"ct": cg},
         "tasks": {"trace": {"cgroup": "ct", "trace": os.path.abspath(path), "time_scale": time_scale, "loops": loops,
                             "step": "replay", "initial_cache": not cold}},
@@ -32,14 +33,30 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
 
 
 def replay(path: str, limit: str | None = None, progress=None, **kw):
-    """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace."""
+    """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace.
+    The device's read_ahead_kb is the recording host's when the trace's header has it (memtwin
+    record writes it), else 128, unless `read_ahead_kb` is given."""
     with trace.Reader(path) as r:  # the trace's own defects first, named as the trace names them
         r.files()
         r.event_count()
+        if kw.get("read_ahead_kb") is None:
+            ra = r.header.get("read_ahead_kb")
+            kw["read_ahead_kb"] = ra if isinstance(ra, int) and 0 <= ra <= 1 << 20 else 128
     return api.run(to_scenario(path, limit, **kw), progress=progress)
 
 
 KEYS = ("read_bytes", "write_bytes", "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes")
+
+
+def _ra_kb(s: str) -> int:
+    import argparse
+    try:
+        v = int(s)
+    except ValueError:
+        v = -1
+    if not 0 <= v <= 1 << 20:
+        raise argparse.ArgumentTypeError(f"{s!r} is not a size in KiB from 0 to 1048576 (e.g. 128)")
+    return v
 
 
 def add_parser(sub) -> None:
@@ -55,6 +72,8 @@ def add_parser(sub) -> None:
     p.add_argument("--cgroup-version", choices=("v1", "v2"), default="v1", help="cgroup interface (default v1)")
     p.add_argument("--cold", action="store_true", help="start with none of the trace's files cached (default: the cache "
                    "the recording started with, when the trace has it)")
+    p.add_argument("--read-ahead-kb", type=_ra_kb, default=None, metavar="KB",
+                   help="the twin device's read_ahead_kb (default: the recording host's, from the trace's header, else 128)")
     p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
 
 
@@ -74,7 +93,8 @@ def run_cli(a) -> int:
     bar = Progress(f"replay {os.path.basename(a.file)}")
     t0 = time.monotonic()
     try:
-        r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version, cold=a.cold)
+        r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version, cold=a.cold,
+                   read_ahead_kb=a.read_ahead_kb)
     except (trace.TraceError, api.ScenarioError) as e:
         bar.close()
         print(str(e.args[0] if e.args else e), file=sys.stderr)

@@ -14,7 +14,9 @@ Layout (all integers little-endian):
     end               b"EN", u16 0, u64 total events (a file without it is truncated)
 
 An event is EVENT = "<QQQIHBB" (32 bytes): time in ns since the trace's start, offset, length,
-pid, file id (0xffff: none), op (OPS), flags. Fixed-size records keep decoding a copy (the engine
+pid, file id (0xffff: none), op (OPS), flags; for the events on numbered mappings (`fault`,
+`unmap`, `map_advise`) the file field holds the mapping's number. schema/trace-format.md
+documents every op's fields. Fixed-size records keep decoding a copy (the engine
 takes a chunk's raw bytes as they are); zstd makes them small on disk. A reader holds one chunk
 at a time, so memory does not grow with the trace's length.
 """
@@ -42,7 +44,13 @@ OPS = {
     "open": 1, "close": 2, "read": 3, "write": 4, "lseek": 5, "mmap": 6, "munmap": 7,
     "madvise": 8, "fadvise": 9, "fsync": 10, "fdatasync": 11, "truncate": 12, "rename": 13,
     "unlink": 14, "mkdir": 15, "fork": 16, "exit": 17, "anon_mmap": 18, "touch": 19,
+    "map": 20, "unmap": 21, "fault": 22, "map_advise": 23,
 }
+# Numbered mappings (schema/trace-format.md): `map` takes the lowest number no live mapping
+# holds; `fault`, `unmap` and `map_advise` name the mapping by that number in the file field.
+MAP_SHARED, MAP_WRITE, MAP_EXEC = 1, 2, 4          # map flags
+FAULT_WRITE, FAULT_MAJOR = 1, 2                    # fault flags
+UNMAP_LAST = 1                                     # unmap flag: the mapping ends
 OP_NAMES = {v: k for k, v in OPS.items()}
 
 

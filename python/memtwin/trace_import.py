@@ -199,6 +199,11 @@ def import_strace(log: str, out: str, header: dict | None = None, resident: dict
             if r:
                 fe["resident"] = r
     w.header["files"] = files.list
+    if header is not None and "tracer" in header:
+        # memtwin record's own run: the host's readahead windows (the header of an imported
+        # log from elsewhere does not say them).
+        from .record import add_read_ahead
+        add_read_ahead(w.header)
     n = w.close()
     return {"events": n, "files": len(files.list), "lines": seen, "skipped": skipped}
 

@@ -342,9 +342,18 @@ def test_located_errors_of_the_new_ops(capsys, monkeypatch, tmp_path, cmd, name)
         (lambda d: d["mounts"].update({"/data": {"fs": "ext4"}}), "mounts./data",
          '[mounts."/data"] is a ext4 file system without a device'),
         (lambda d: d["machine"].update(nodes=65), "machine.nodes", "machine.nodes is 65"),
+        (lambda d: d["machine"].update(fs="ext3"), "machine.fs", "machine.fs is `ext3`, a file system the engine does not model"),
+        (lambda d: d["machine"].update(fs="tmpfs"), "machine.fs",
+         "machine.fs is tmpfs: the root file system is the one on the devices"),
+        (lambda d: d["machine"].update(fs_features=["verity", "bigalloc"]), "machine.fs_features[1]",
+         "machine.fs_features[1] is `bigalloc`, not an ext4 feature the page cache depends on"),
+        (lambda d: d["machine"].update(fs="xfs", fs_features=["verity"]), "machine.fs_features",
+         "machine.fs_features names ext4 features, but machine.fs is xfs"),
+        (lambda d: d["mounts"].update({"/data": {"fs": "zfs"}}), "mounts./data.fs",
+         "mounts.\"/data\".fs is `zfs`, a file system the engine does not model"),
     ],
     ids=["move to an unknown cgroup", "create outside any mount", "nested repeat", "mkdir /", "ext4 without a device",
-         "65 nodes"],
+         "65 nodes", "unknown root fs", "tmpfs root", "unknown ext4 feature", "ext4 feature on xfs", "unknown mount fs"],
 )
 def test_dict_errors_name_the_key_path(change, location, message):
     doc = copy.deepcopy(LIFE)
@@ -363,3 +372,15 @@ def test_a_cgroup_made_by_a_later_mkdir_of_another_task_may_be_moved_to():
     r = memtwin.run(doc)
     assert r.raw["nr_errors"] == 0
     assert r.steps.loc["move", "cgroup.nr_descendants"] == 2  # t and made
+
+
+def test_the_plan_carries_the_root_file_system():
+    """[machine] fs (default ext4) and fs_features reach the plan the real-kernel runners read."""
+    doc = copy.deepcopy(LIFE)
+    plan = memtwin.load(doc).doc.plan(None, [])
+    assert (plan["machine"]["fs"], plan["machine"]["fs_features"]) == ("ext4", [])
+    doc["machine"].update(fs="ext4", fs_features=["verity", "encrypt", "verity"])
+    plan = memtwin.load(doc).doc.plan(None, [])
+    assert (plan["machine"]["fs"], plan["machine"]["fs_features"]) == ("ext4", ["encrypt", "verity"])
+    doc["machine"].update(fs="xfs", fs_features=[])
+    assert memtwin.load(doc).doc.plan(None, [])["machine"]["fs"] == "xfs"

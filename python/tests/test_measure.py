@@ -2,6 +2,7 @@
 
 import glob
 import os
+from pathlib import Path
 import subprocess
 import sys
 
@@ -29,7 +30,15 @@ def test_measure_cat_cold(tmp_path):
     p = _cli("measure", "--limit", "64M", "--cold", str(data), "--out", str(out), "--", "cat", str(data))
     assert p.returncode == 0, p.stderr
     import json
-    m = json.loads(out.read_text())["metrics"]
+    doc = json.loads(out.read_text())
+    # The engine's layout (schema/result.schema.json), so compare/validate read it as a real run.
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json.loads((Path(__file__).resolve().parents[2] / "schema" / "result.schema.json").read_text())
+    jsonschema.validate(doc, schema)
+    v = doc["variants"]["default"]
+    m = v["totals"]
     assert m["read_bytes"] >= 8 << 20 and m["memcg.max_usage_bytes"] >= 8 << 20
+    assert v["steps"][0]["metrics"] == m and v["real"]["on"] == "host" and v["real"]["exit_status"] == 0
+    assert "memcg.pgmajfault" in m and v["real"]["rusage"]["major_faults"] >= 0
     v, mnt = real.find_memory_controller()
     assert not [d for d in glob.glob(os.path.join(mnt, "memtwin-*")) if str(os.getpid()) in d]

@@ -453,3 +453,101 @@ def test_recorded_lru_gen_runs_say_lru_gen_was_on():
         assert any(line.startswith("memcg") for line in info["lru_gen_debug"]), name
     with open(os.path.join(ROOT, "scenarios", "validation", "real", "qemu61-stream-wset.json")) as f:
         assert json.load(f)["variants"]["default"]["real"]["machine"]["lru_gen"].startswith("0x0000")
+
+
+# ---------------------------------------------------------------- the root file system and folios (issue 21)
+
+XFS_READ = """
+[scenario]
+name = "xfs read"
+[machine]
+ram = "512M"
+cpus = 1
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.vda]
+read_bw = "200M"
+read_ahead_kb = 8192
+[files."/data/f"]
+size = "24M"
+[cgroups.A]
+"memory.max" = "64M"
+[tasks.a]
+cgroup = "A"
+ops = [
+  { op = "read", file = "/data/f", bufsize = "128K", step = "read" },
+]
+"""
+
+
+def _xfs_plan(tmp_path):
+    p = tmp_path / "xfs.toml"
+    p.write_text(XFS_READ)
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    plan["machine"]["fs"] = "xfs"  # [machine] fs (the engine's key, issue 21), set on the plan
+    return plan
+
+
+def test_an_xfs_root_is_formatted_loaded_and_mounted_in_the_guest(tmp_path):
+    """6.1 caches XFS files in large folios (5.18+) and ext4 files in order-0 pages: the guest's
+    disk gets the scenario's root file system, its module and mount type."""
+    plan = _xfs_plan(tmp_path)
+    qemu.check_plan(plan)
+    init = qemu.guest_init(plan, 8192)
+    assert "mount -t xfs /dev/vda /s" in init and "@FS@" not in init
+    script, _, _, _ = qemu.op_script(plan)
+    assert "FOLIOS 1" in script.splitlines()
+    script, _, _, _ = qemu.op_script({**plan, "record_folios": False})  # memtwin real --no-folios
+    assert "FOLIOS 0" in script.splitlines()
+    if qemu.find_kernel():
+        import glob as _glob
+
+        k = qemu.find_kernel()
+        ver = os.path.basename(k)[len("vmlinuz-"):]
+        moddir = os.path.join(os.path.dirname(os.path.dirname(k)), "lib", "modules", ver)
+        names = [n for n, _, _ in qemu._module_files(moddir, "xfs")]
+        assert "xfs" in names and "ext4" not in names and "virtio_blk" in names
+        assert names.index("libcrc32c") < names.index("xfs"), names  # dependencies first
+        assert "ext4" in [n for n, _, _ in qemu._module_files(moddir, "ext4")]
+        assert _glob.glob(moddir)
+    if os.path.exists("/usr/sbin/mkfs.xfs") or __import__("shutil").which("mkfs.xfs"):
+        img = qemu._disk(str(tmp_path), plan)
+        with open(img, "rb") as f:
+            assert f.read(4) == b"XFSB"  # the XFS superblock magic
+
+
+def test_a_root_file_system_the_runners_cannot_format_is_refused_before_booting(tmp_path):
+    plan = _xfs_plan(tmp_path)
+    plan["machine"]["fs"] = "btrfs"
+    with pytest.raises(RealError, match=r"\[machine\] fs = 'btrfs'.*ext4 or xfs(.|\n)*fix:"):
+        qemu.check_plan(plan)
+
+
+def test_folios_by_order_are_read_from_the_console():
+    assert qemu.parse_folios("file_pages 4672\nother_pages 11\norder 6 7\norder 9 4\n") == {
+        "file": {"6": 7, "9": 4}, "file_pages": 4672, "other_pages": 11}
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    # 6.1's kpagecgroup gives a tail page 0 (page_cgroup_ino reads the page's own memcg_data):
+    # the guest takes a head's tails from kpageflags, as the host runner does
+    assert "/proc/kpagecgroup" in src and "KPF_COMPOUND_TAIL" in src
+
+
+@needs_qemu
+def test_xfs_in_the_guest_caches_large_folios(tmp_path):
+    """Boots Debian's 6.1 kernel with an XFS disk (about 15 s under TCG): the file is read once
+    from disk, and the page cache the memcg holds is in folios of several orders, as many pages
+    as mincore counts."""
+    plan = _xfs_plan(tmp_path)
+    res = qemu.run_qemu(plan)
+    (step,) = res["steps"]
+    assert res["real"]["machine"]["disk"].startswith("xfs on a raw image")
+    assert res["real"]["machine"]["read_ahead_kb"] == 8192 and res["real"]["machine"]["queue"]["max_sectors_kb"] > 0
+    assert "kpagecgroup" in res["real"]["folios_source"] and "no folio order" in res["real"]["folio_events_unavailable"]
+    assert step["metrics"]["read_bytes"] == 24 << 20
+    fol = step["folios"]
+    assert step["pagecache"] == 6144
+    assert 0 <= fol["file_pages"] - step["pagecache"] <= 16, fol  # + the directory's and inode's blocks
+    assert fol["file_pages"] == sum(n << int(o) for o, n in fol["file"].items())
+    assert any(int(o) >= 2 for o in fol["file"]), fol

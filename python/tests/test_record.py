@@ -1,5 +1,6 @@
 """memtwin record / import --format strace: offsets per descriptor, errors, no partial output."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -74,7 +75,7 @@ def test_record_real_program(tmp_path):
     data = tmp_path / "data.bin"
     data.write_bytes(b"x" * 100000)
     out = tmp_path / "cat.mtt"
-    p = _cli("record", "--out", str(out), "--", "cat", str(data))
+    p = _cli("record", "--tracer", "strace", "--out", str(out), "--", "cat", str(data))
     if p.returncode != 0 and "ptrace" in p.stderr:
         pytest.skip("ptrace is not allowed here: " + p.stderr.splitlines()[0])
     assert p.returncode == 0, p.stderr
@@ -96,3 +97,92 @@ def test_replay_stopgap(tmp_path):
     w.close()
     t = replay.replay(str(out), "4M").totals
     assert t["read_bytes"] >= 8 << 20 and t["memcg.max_usage_bytes"] <= 4 << 20
+
+
+# The BPF tracer's lines (record_bpf.script prints them) for: exec of /bin/prog (dev 8:1 in the
+# kernel's encoding, inode 10), its interpreter's first fault learnt from filemap_fault, an
+# mmap of /data/f (inode 20) faulted twice, a heap fault (no file: anonymous), munmap, exit.
+KDEV = (8 << 20) | 1
+BPF_LINES = f"""\
+E 1000 7 10 {KDEV} 40960
+P 1001 10 {KDEV} 0 prog
+P 1001 10 {KDEV} 1 bin
+P 1001 10 {KDEV} 2 /
+F 2000 7 7 5000123 20
+G 2001 7 7 10 {KDEV} 1
+O 3000 7 20 {KDEV} 1048576
+P 3001 20 {KDEV} 0 f
+P 3001 20 {KDEV} 1 data
+P 3001 20 {KDEV} 2 /
+M 4000 7 7f0000000000 1048576 1 2 0 20 {KDEV} 1048576
+F 5000 7 7 7f0000003010 4
+F 5100 7 7 7f0000004000 6
+F 5200 7 7 600010010 6
+R 5300 7 20 {KDEV} 1048576 8192 4096
+N 6000 7 7f0000000000 1048576
+X 7000 7
+"""
+
+
+def test_bpf_lines_to_events(tmp_path):
+    """record_bpf.Converter: faults resolved to numbered mappings (the mmap'd file's, the
+    program's learnt from filemap_fault at the page's file index, anonymous memory for an
+    address of no mapping), the last munmap frees the number, exit ends the process."""
+    import os
+    from memtwin import record_bpf
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 8 probes...\nREADY 1\n" + BPF_LINES)
+    out = tmp_path / "b.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/")
+    w.close()
+    assert counts["faults"] == 4 and counts["file_faults"] == 3 and counts["anon_faults"] == 1
+    with trace.Reader(str(out)) as r:
+        files = [f["path"] for f in r.header["files"]]
+        ev = [(trace.OP_NAMES[e[5]], e[4], e[1], e[2], e[6]) for e in r.events()]
+    dev = record_bpf.kdev_to_stdev(KDEV)
+    assert files[0] == os.path.join(record_bpf._mounts().get(dev, "/"), "bin/prog")
+    assert files[1].endswith("data/f")
+    assert ev == [
+        # the program: page 1 faulted at 0x5000123, so its file page 0 is at 0x4fff000 (a
+        # mapping of the whole file, 10 pages), number 0; an instruction fetch (flags 20 & 16).
+        ("map", 0, 0, 40960, trace.MAP_EXEC),
+        ("fault", 0, 4096, 0, 0),
+        ("open", 1, 0, 0, 0),
+        ("map", 1, 0, 1048576, 0),                # PROT_READ, MAP_PRIVATE: number 1
+        ("fault", 1, 12288, 0, 0),                # a read
+        ("fault", 1, 16384, 0, trace.FAULT_WRITE),
+        ("map", 0xFFFF, 0, 2 << 20, trace.MAP_WRITE),   # the heap: anonymous, number 2
+        ("fault", 2, 0x10000, 0, trace.FAULT_WRITE),
+        ("read", 1, 8192, 4096, 0),
+        ("unmap", 1, 0, 1048576, trace.UNMAP_LAST),
+        ("exit", 0xFFFF, 0, 0, 0),
+    ], ev
+
+
+def test_bpf_script_is_generated_for_a_cgroup():
+    from memtwin import record_bpf
+    s = record_bpf.script([11, 12], cgroup_id=77)
+    assert "@t[11] = 1; @t[12] = 1;" in s and "args->dst_id == 77" in s
+    assert s.count("printf(\"READY") == 1 and "raw_syscalls:sys_enter" in s and "page_fault_user" in s
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None,
+                    reason="the BPF tracer cannot run here (needs root, bpftrace, BTF)")
+def test_record_bpf_real_program(tmp_path):
+    """memtwin record with the BPF tracer: cat's reads of a file, in bytes, and its page
+    faults on its own program and libraries (numbered mappings)."""
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"x" * 100000)
+    out = tmp_path / "cat.mtt"
+    p = _cli("record", "--tracer", "bpf", "--out", str(out), "--", "cat", str(data))
+    assert p.returncode == 0, p.stderr
+    assert "tracer: bpftrace" in p.stdout and "page faults:" in p.stdout
+    with trace.Reader(str(out)) as r:
+        assert r.header["tracer"] == "bpftrace"
+        files = {f["path"]: f["id"] for f in r.header["files"]}
+        assert os.path.realpath(str(data)) in files, (files, p.stdout, p.stderr)
+        fid = files[os.path.realpath(str(data))]
+        evs = list(r.events())
+    assert sum(e[2] for e in evs if e[4] == fid and e[5] == trace.OPS["read"]) == 100000
+    assert sum(1 for e in evs if e[5] == trace.OPS["fault"]) > 10

@@ -51,12 +51,18 @@ def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 3  # + issue 21: the order-0 (verity) 1G cat pair
+    assert sum(n.startswith("host-verity-") for n in names) == 2
+    # issue 23 item 4: the latency probe beside a copy, 4x and 8x, and the probe alone (the control)
+    assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
+                                                                "host-stall-alone-p16m.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
     assert swap == 4  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + swap  # + issue 22: four lru_gen recordings and stream-wset on the two lists
-    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5  # issue 20: file mappings
+    hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
+    assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + swap + hot  # + issue 22: four lru_gen recordings and stream-wset on the two lists
+    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     # seed 004 at its scale: 6.1 recorded in the lab, 3.13.10's figures as [published] checks
     assert "qemu61-seed004.toml" in names and "linux313-seed004.toml" in names

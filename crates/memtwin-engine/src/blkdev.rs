@@ -1,10 +1,27 @@
-//! Block devices: a single request queue with a latency and bandwidth model
-//! (block/blk-core.c, block/blk-mq.c, and the device's `queue/` attributes).
+//! Block devices: a request queue per device with a latency and bandwidth model
+//! (block/blk-core.c, block/blk-mq.c, block/elevator.c, and the device's `queue/` attributes).
 //!
-//! Requests are served one after the other in submission order. A request costs its transfer
-//! time (`bytes / bandwidth`) plus an access latency when it does not start where the previous
-//! request ended (a seek on a disk, a random-read penalty on flash). A request submitted while
-//! the device is busy waits for it.
+//! The device serves requests one after the other in submission order. A request costs its
+//! transfer time (`bytes / bandwidth`) plus an access latency when it does not start where the
+//! previous request ended (a seek on a disk, a random-read penalty on flash). A request
+//! submitted while the device is busy waits for it.
+//!
+//! The queue holds requests, not bytes: a submission of `pages` is cut into requests of at most
+//! `MAX_REQUEST_PAGES` (`max_sectors_kb`), or merged into the last request when it continues
+//! it and that request has not started yet (`elv_merge()`'s back merge; the plug's merge of
+//! consecutive bios). Each request is allocated in its class (`rl->count[is_sync]` of the
+//! legacy request list; a scheduler tag on blk-mq) and freed when it completes, so the number in
+//! flight at any instant is known; `get_request()`/`blk_mq_get_tag()` make a submitter sleep
+//! while its class is full ([`BlockDevice::get_request_wait`]). Requests are kept per class in
+//! completion order ([`RequestQueue`]): counting those in flight at an instant is a binary
+//! search, retiring completed ones is amortised O(1), and no per-request cost depends on the
+//! queue's length.
+//!
+//! Not modelled: the scheduler's reordering (CFQ's preference of sync queues and its idling,
+//! mq-deadline's read/write batches and expiries): every era serves the device's requests in
+//! submission order.
+
+use std::collections::VecDeque;
 
 use crate::types::{Nanos, NSEC_PER_SEC, PAGE_SIZE};
 
@@ -17,6 +34,100 @@ pub const CONGESTION_ON_BYTES: u64 = 113 * 512 * 1024;
 /// `queue_congestion_off_threshold()`: `nr_requests - nr_requests/8 - nr_requests/16 - 1` =
 /// 103 requests: the backlog below which the queue is no longer congested.
 pub const CONGESTION_OFF_BYTES: u64 = 103 * 512 * 1024;
+
+/// `BLKDEV_MAX_RQ` (include/linux/blkdev.h): the default `nr_requests` of a legacy request
+/// list, per class (2.6-4.x), and the cap of a blk-mq queue's scheduler tags
+/// (`blk_mq_init_sched()`: `2 * min(queue_depth, BLKDEV_MAX_RQ)`, 128 for a tag set of 64 or
+/// more: a SATA disk's 32 NCQ tags give 64, the engine takes 128 for every device).
+pub const BLKDEV_MAX_RQ: u64 = 128;
+
+/// Largest request, in pages: `BLK_DEF_MAX_SECTORS` = 1024 sectors (`max_sectors_kb` 512,
+/// include/linux/blkdev.h in 4.x; a SATA disk's limit in later eras too).
+pub const MAX_REQUEST_PAGES: u64 = 1024 * 512 / PAGE_SIZE;
+
+/// A request's class: the legacy request list counts and limits sync and async requests
+/// apart (`rl->count[is_sync]`, `rl->wait[is_sync]`); `rw_is_sync()`: reads and
+/// `REQ_SYNC` writes are sync, background and reclaim writeback async.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RqClass {
+    /// `BLK_RW_SYNC`: reads.
+    Sync = 0,
+    /// `BLK_RW_ASYNC`: writeback and swap-out.
+    Async = 1,
+}
+
+/// How the era's block layer hands out requests (a profile switch).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BlkQueue {
+    /// Before 5.0, SATA/SCSI disks on the legacy request path (block/blk-core.c
+    /// `__get_request()`): `nr_requests` per class; a task that finds its class full sleeps on
+    /// `rl->wait[is_sync]` until `__freed_request()` frees one (`count + 1 <= nr_requests`).
+    Legacy,
+    /// 5.0-5.13, blk-mq (the legacy path removed in 5.0, a1ce35fa4985): one pool of
+    /// `nr_requests` scheduler tags for both classes; `blk_mq_get_tag()` sleeps until a tag is
+    /// freed.
+    Mq,
+    /// 5.14+: mq-deadline keeps a quarter of the tags for sync requests: async ones may use
+    /// `async_depth = 3 * nr_requests / 4` (`dd_limit_depth()`, 07757588e507 "block/mq-deadline:
+    /// Reserve 25% of scheduler tags for synchronous requests").
+    MqAsyncDepth,
+}
+
+/// The requests allocated and not yet retired, per class, in completion order, with the
+/// counts the property tests hold: every request queued completes once
+/// (`queued = completed + in the lists`).
+#[derive(Clone, Debug, Default)]
+pub struct RequestQueue {
+    /// Per class, completion time of each allocated request, earliest first.
+    rq: [VecDeque<Nanos>; 2],
+    /// Requests allocated (`blk_get_request()`), ever.
+    pub queued: u64,
+    /// Bios merged into the last request instead of allocating one.
+    pub merged: u64,
+    /// Requests completed and freed (`__blk_put_request()` / `blk_mq_free_request()`).
+    pub completed: u64,
+    /// The last request: its class, pages, and when the device starts it.
+    last: Option<(RqClass, u64, Nanos)>,
+}
+
+impl RequestQueue {
+    /// Requests of `class` allocated and not completed at `now`.
+    #[inline]
+    pub fn in_flight(&self, class: RqClass, now: Nanos) -> u64 {
+        let q = &self.rq[class as usize];
+        (q.len() - q.partition_point(|&t| t <= now)) as u64
+    }
+
+    /// The first completion after `now` in `class`.
+    #[inline]
+    fn next_completion(&self, class: RqClass, now: Nanos) -> Option<Nanos> {
+        let q = &self.rq[class as usize];
+        q.get(q.partition_point(|&t| t <= now)).copied()
+    }
+
+    /// Free the requests completed by `horizon` (each once).
+    pub fn retire(&mut self, horizon: Nanos) {
+        for q in &mut self.rq {
+            while let Some(&t) = q.front() {
+                if t > horizon {
+                    break;
+                }
+                q.pop_front();
+                self.completed += 1;
+            }
+        }
+    }
+
+    /// Requests held in the lists (completed ones not retired yet included).
+    pub fn held(&self) -> u64 {
+        (self.rq[0].len() + self.rq[1].len()) as u64
+    }
+
+    /// Whether each class's completion times are in order.
+    pub fn ordered(&self) -> bool {
+        self.rq.iter().all(|q| q.iter().zip(q.iter().skip(1)).all(|(a, b)| a <= b))
+    }
+}
 
 /// Direction of a request.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -54,6 +165,10 @@ pub struct BlockDevice {
     pub busy_ns: Nanos,
     /// Next free device page for new files.
     pub next_free_page: u64,
+    /// `queue/nr_requests`.
+    pub nr_requests: u64,
+    /// The allocated requests.
+    pub queue: RequestQueue,
 }
 
 impl BlockDevice {
@@ -72,6 +187,8 @@ impl BlockDevice {
             ios: 0,
             busy_ns: 0,
             next_free_page: 0,
+            nr_requests: BLKDEV_MAX_RQ,
+            queue: RequestQueue::default(),
         }
     }
 
@@ -98,18 +215,51 @@ impl BlockDevice {
         base
     }
 
-    /// `submit_bio()` of `pages` pages at device page `start`, at time `now`: returns the
-    /// completion time.
+    /// `submit_bio()` of `pages` pages at device page `start`, at time `now`, in the
+    /// direction's usual class (reads sync, writes async): returns the completion time.
     pub fn submit(&mut self, dir: Dir, start: u64, pages: u64, now: Nanos) -> Nanos {
+        let class = match dir {
+            Dir::Read => RqClass::Sync,
+            Dir::Write => RqClass::Async,
+        };
+        self.submit_class(dir, class, start, pages, now)
+    }
+
+    /// `submit_bio()` in request class `class`: back-merged into the last request when it
+    /// continues it, is of the same class, has not started and has room (`elv_merge()`,
+    /// `ELEVATOR_BACK_MERGE`), else cut into requests of at most `MAX_REQUEST_PAGES`
+    /// (`blk_queue_split()`), each allocated (`get_request()`) and completing when the device
+    /// has transferred it. Returns the completion time of the last.
+    pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
         let bytes = pages * PAGE_SIZE;
         let bw = match dir {
             Dir::Read => self.read_bw,
             Dir::Write => self.write_bw,
         };
         let seek = if start == self.last_end { 0 } else { self.seek_ns };
-        let xfer = (bytes as u128 * NSEC_PER_SEC as u128 / bw as u128) as Nanos;
+        let xfer_of = |p: u64| (p as u128 * PAGE_SIZE as u128 * NSEC_PER_SEC as u128 / bw as u128) as Nanos;
+        let xfer = xfer_of(pages);
         let begin = now.max(self.busy_until);
         let done = begin + seek + xfer;
+        match self.queue.last {
+            Some((c, n, started)) if seek == 0 && c == class && started > now && n + pages <= MAX_REQUEST_PAGES => {
+                // Back merge: the last request grows and completes later.
+                *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
+                self.queue.last = Some((c, n + pages, started));
+                self.queue.merged += 1;
+            }
+            _ => {
+                let q = &mut self.queue.rq[class as usize];
+                let mut off = 0;
+                while off < pages {
+                    let n = (pages - off).min(MAX_REQUEST_PAGES);
+                    off += n;
+                    q.push_back(if off == pages { done } else { begin + seek + xfer_of(off) });
+                    self.queue.queued += 1;
+                    self.queue.last = Some((class, n, if off == n { begin } else { begin + seek + xfer_of(off - n) }));
+                }
+            }
+        }
         self.busy_until = done;
         self.busy_ns += seek + xfer;
         self.last_end = start + pages;
@@ -119,6 +269,77 @@ impl BlockDevice {
             Dir::Write => self.write_bytes += bytes,
         }
         done
+    }
+
+    /// `get_request()` (block/blk-core.c, before 5.0) / `blk_mq_get_tag()` (5.0+) for a bio of
+    /// `pages` at `start` in `class` submitted at `now`: `None` when it merges into the last
+    /// request or a request is free; else the time the submitter wakes with one, the first
+    /// completion of a request it may take (`__freed_request()` wakes one exclusive waiter of
+    /// the class; a freed blk-mq tag wakes a waiter of either class). The legacy list limits
+    /// each class to `nr_requests`; blk-mq both together, and from 5.14 async requests to
+    /// three quarters of them.
+    pub fn get_request_wait(&self, class: RqClass, start: u64, pages: u64, now: Nanos, era: BlkQueue) -> Option<Nanos> {
+        if let Some((c, n, started)) = self.queue.last {
+            if start == self.last_end && c == class && started > now && n + pages <= MAX_REQUEST_PAGES {
+                return None;
+            }
+        }
+        let q = &self.queue;
+        let (sync, asy) = (q.in_flight(RqClass::Sync, now), q.in_flight(RqClass::Async, now));
+        let next_any = || match (q.next_completion(RqClass::Sync, now), q.next_completion(RqClass::Async, now)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let nr = self.nr_requests;
+        match era {
+            BlkQueue::Legacy => {
+                let n = if class == RqClass::Sync { sync } else { asy };
+                if n >= nr {
+                    q.next_completion(class, now)
+                } else {
+                    None
+                }
+            }
+            BlkQueue::Mq | BlkQueue::MqAsyncDepth => {
+                let async_depth = if era == BlkQueue::MqAsyncDepth { (3 * nr / 4).max(1) } else { nr };
+                // Async requests beyond their depth would be waiting for a tag in the kernel
+                // (the engine's flusher queues its writes at once): they hold no tag a sync
+                // request could take.
+                let held = sync + asy.min(async_depth);
+                let full = match class {
+                    RqClass::Sync => held >= nr,
+                    RqClass::Async => held >= nr || asy >= async_depth,
+                };
+                if full {
+                    next_any()
+                } else {
+                    None
+                }
+            }
+        }
+    }
+}
+
+impl crate::kernel::Kernel {
+    /// `get_request()` / `blk_mq_get_tag()` for a bio of `pages` at device page `start` of
+    /// device `dev`, in `class`, from the running context: sleep until a request of the class
+    /// is free (see [`BlockDevice::get_request_wait`]), a `congestion` stall (the task waits
+    /// for the queue, `io_schedule()` in `get_request()`). The flusher's own writes do not
+    /// come here: it is not a task (its writes are queued at once, see ARCHITECTURE.md).
+    pub fn blk_get_request(&mut self, dev: usize, class: RqClass, start: u64, pages: u64) {
+        let era = self.profile.blk_queue;
+        if let Some(t) = self.devices[dev].get_request_wait(class, start, pages, self.now, era) {
+            self.stalled(crate::delayacct::StallKind::Congestion, |k| k.wait_until(t));
+        }
+    }
+
+    /// Free every device's requests completed by `horizon` (`blk_mq_free_request()`,
+    /// `__blk_put_request()`): the scheduler passes the earliest clock any context can still
+    /// look at the queues with (the running task's, or a lagging kswapd's).
+    pub fn blk_retire(&mut self, horizon: Nanos) {
+        for d in &mut self.devices {
+            d.queue.retire(horizon);
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 //! Not moved, as async compaction does not move them: pages under read I/O (locked), dirty
 //! or under writeback. Huge pages fill their pageblock and are never migration sources.
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
 use crate::page_alloc::{Gfp, Wmark, PAGEBLOCK_NR};
@@ -26,9 +27,9 @@ impl Kernel {
     /// block it frees.
     pub fn alloc_pages_direct_compact(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         // A memory stall (psi_memstall_enter() around try_to_compact_pages()).
-        self.psi_memstall_enter();
+        self.stall_enter(StallKind::Compaction);
         let page = self.try_to_compact_pages(order, gfp);
-        self.psi_memstall_leave();
+        self.stall_leave(StallKind::Compaction);
         page
     }
 

@@ -100,6 +100,14 @@ impl Kernel {
             }
             let Some(p) = slot.as_page() else { continue };
             self.cpu(self.cost.scan_page);
+            // find_lock_entries() omits a large folio that begins before the range or extends
+            // beyond it: it stays whole and cached.
+            let folio = self.pages.page_folio(p);
+            let nr = self.pages.folio_nr_pages(folio);
+            if folio != p || i as u64 + nr - 1 > last as u64 {
+                from = (self.pages[folio].index as u64 + nr).try_into().ok();
+                continue;
+            }
             let writeback = self.pages[p].test(pg::WRITEBACK);
             if self.folio_test_locked(p) || (writeback && self.profile.invalidate_skips_writeback) {
                 continue;
@@ -107,11 +115,11 @@ impl Kernel {
             // mapping_evict_folio() keeps a mapped page (folio_mapped()).
             if writeback || self.pages[p].test(pg::DIRTY) || self.pages[p].mapcount > 0 {
                 self.deactivate_file_folio(p);
-                st.kept += 1;
+                st.kept += nr;
                 continue;
             }
             self.delete_from_page_cache(p);
-            st.dropped += 1;
+            st.dropped += nr;
         }
         st
     }

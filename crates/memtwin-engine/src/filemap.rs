@@ -5,6 +5,7 @@
 //! Its 64-slot nodes exist only where entries are, so a mapping costs the host memory in
 //! proportion to its resident pages and shadow entries, not to the file's size.
 
+use crate::delayacct::StallKind;
 use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::memcontrol::ChargeError;
@@ -56,6 +57,9 @@ pub struct AddressSpace {
     pub inflight: Vec<Inflight>,
     /// `i_mmap`: the file VMAs mapping this file (rmap.rs).
     pub i_mmap: Vec<crate::memory::VmaId>,
+    /// `mapping_max_folio_order()`: the largest folio its page cache takes (0: order-0 pages
+    /// only), from its file system and the era ([`Kernel::mapping_set_folio_order`]).
+    pub max_order: u8,
 }
 
 impl AddressSpace {
@@ -149,6 +153,15 @@ impl AddressSpace {
     }
 }
 
+/// Why `filemap_add_large_folio()` failed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AddError {
+    /// A page already lies in the folio's range (`-EEXIST`).
+    Exists,
+    /// No frames, or the charge failed (`-ENOMEM`).
+    NoMem,
+}
+
 /// Why a syscall failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum IoError {
@@ -183,7 +196,29 @@ impl Kernel {
         self.mappings.push(AddressSpace::default());
         let id = InodeId(self.inodes.len() as u32 - 1);
         self.d_add_file(id);
+        self.mapping_set_folio_order(id);
         id
+    }
+
+    /// `mapping_set_large_folios()` / `mapping_set_folio_order_range()` as the file system
+    /// does it when it sets up a regular file's inode (`xfs_setup_inode()`,
+    /// `ext4_set_inode_mapping_order()`): the era's largest order for the file system the file
+    /// lives on (its mount, else the root file system of its device), 0 on tmpfs and where the
+    /// era has none ([`crate::profile::LargeFolios`]).
+    pub fn mapping_set_folio_order(&mut self, inode: InodeId) {
+        let lf = self.profile.large_folios;
+        if !lf.any() || self.inodes[inode.idx()].is_shmem() || self.superblocks.is_empty() {
+            return;
+        }
+        let sb = &self.superblocks[self.sb_of(inode)];
+        let order = match sb.fs.as_str() {
+            "xfs" => lf.xfs,
+            "ext4" if sb.path.starts_with("/dev/") && self.root_fs_order0 => 0,
+            "ext4" => lf.ext4,
+            "btrfs" => lf.btrfs,
+            _ => 0,
+        };
+        self.mappings[inode.idx()].max_order = order;
     }
 
     /// `filemap_add_folio()`: allocate a frame, charge it to `memcg`, insert it at `index`
@@ -240,6 +275,215 @@ impl Kernel {
         }
         self.folio_add_lru(page);
         Ok(page)
+    }
+
+    /// `filemap_add_folio()` of a large folio (`order` >= 1, from `page_cache_ra_order()`):
+    /// allocate `1 << order` contiguous frames (`filemap_alloc_folio()`: readahead's
+    /// `__GFP_NORETRY` request, which the engine serves from the free lists, waking kswapd,
+    /// without direct reclaim or compaction), charge them at once (`mem_cgroup_charge()` of
+    /// the folio: one reclaim pass for `nr` pages when `may_reclaim` is false), store the
+    /// folio in its `nr` slots (each slot holds its own frame; the kernel's multi-index entry
+    /// covers the same range), consult the last shadow entry the range held
+    /// (`xas_for_each_conflict()`) with `workingset_refault()`, and put the head on the LRU.
+    /// `Err(Exists)` when a page already lies in the range (`-EEXIST`), before anything is
+    /// allocated.
+    pub fn filemap_add_large_folio(&mut self, inode: InodeId, index: u32, order: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, AddError> {
+        debug_assert!(order >= 1 && index.is_multiple_of(1 << order));
+        let n = 1u32 << order;
+        if self.mappings[inode.idx()].entries(index, index + n - 1).any(|(_, s)| s.as_page().is_some()) {
+            return Err(AddError::Exists);
+        }
+        self.cpu(self.cost.add_page);
+        let gfp = crate::page_alloc::Gfp { no_direct_reclaim: true, ..crate::page_alloc::Gfp::node(self.cur_nid) };
+        let head = self.alloc_pages(order, gfp).ok_or(AddError::NoMem)?;
+        for i in 0..n {
+            let f = PageId(head.0 + i);
+            self.pages.init(f, inode, index + i);
+            if i > 0 {
+                self.pages[f].flags |= pg::TAIL;
+                self.pages[f].prev = head;
+            }
+        }
+        self.pages[head].flags |= pg::HEAD;
+        self.pages[PageId(head.0 + 1)].mapcount = order as u8;
+        self.cpu(self.cost.charge);
+        if self.try_charge_memcg(memcg, n as u64, may_reclaim).is_err() {
+            self.free_folio(head, n as u64);
+            return Err(AddError::NoMem);
+        }
+        self.commit_charge_folio(head, memcg);
+        let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
+        let Some((need_chunks, need_zero)) = self.xas_nomem_range(inode, index, n, node_memcg, may_reclaim) else {
+            self.mem_cgroup_uncharge_folio(head);
+            self.free_folio(head, n as u64);
+            return Err(AddError::NoMem);
+        };
+        let m = &mut self.mappings[inode.idx()];
+        if need_zero {
+            let n0 = m.node_mut(0).expect("a lone entry at index 0 has its range's node");
+            n0.charged = node_memcg;
+            n0.slab = true;
+        }
+        let mut shadow = None;
+        let mut nr_shadows = 0u64;
+        let (first_chunk, last_chunk) = (index >> XA_CHUNK_SHIFT, (index + n - 1) >> XA_CHUNK_SHIFT);
+        for chunk in first_chunk..=last_chunk {
+            let fresh = m.node(chunk).is_none_or(|x| x.pages == 0 && x.shadows == 0);
+            let leaf = m.xa.create(chunk);
+            let leaf = m.xa.leaf_mut(leaf);
+            let lo = index.max(chunk << XA_CHUNK_SHIFT);
+            let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
+            for i in lo..hi {
+                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+                let old = std::mem::replace(slot, Slot::page(PageId(head.0 + (i - index))));
+                if let Some(s) = old.as_shadow() {
+                    shadow = Some(s);
+                    nr_shadows += 1;
+                    leaf.node.shadows -= 1;
+                }
+                leaf.node.pages += 1;
+            }
+            if fresh && need_chunks > 0 {
+                leaf.node.charged = node_memcg;
+                leaf.node.slab = true;
+            }
+        }
+        m.nrpages += n as u64;
+        m.nrshadows -= nr_shadows;
+        self.vmstat.nr_file_pages += n as u64;
+        for chunk in first_chunk..=last_chunk {
+            self.workingset_update_node(inode, chunk << XA_CHUNK_SHIFT, memcg);
+        }
+        for _ in 0..need_chunks + need_zero as u32 {
+            self.radix_tree_node_alloc();
+        }
+        if let Some(shadow) = shadow {
+            if self.profile.workingset_refault {
+                self.workingset_refault(head, shadow);
+            }
+        }
+        self.folio_add_lru(head);
+        Ok(head)
+    }
+
+    /// `xas_nomem()` for the `n` slots of a large folio from `index`: the leaf nodes of its
+    /// 64-slot ranges that are not there (or empty), and range 0's when a lone entry at index
+    /// 0 stops being alone, charged to `memcg` before the folio goes in. Returns (leaf nodes
+    /// made, whether range 0's is), or `None` when the charge failed.
+    fn xas_nomem_range(&mut self, inode: InodeId, index: u32, n: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(u32, bool)> {
+        let need = |m: &AddressSpace| {
+            let chunks = (index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT).filter(|&c| m.node(c).is_none_or(|x| x.pages == 0 && x.shadows == 0)).count() as u32;
+            (chunks, m.head_only())
+        };
+        let bytes = |(c, z): (u32, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
+        self.mappings[inode.idx()].ensure(index + n - 1);
+        let charged = bytes(need(&self.mappings[inode.idx()]));
+        if memcg != MemcgId::NONE && charged > 0 && !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
+            return None;
+        }
+        let now = need(&self.mappings[inode.idx()]);
+        let needed = bytes(now);
+        if memcg != MemcgId::NONE {
+            if needed < charged {
+                self.memcg_kmem_uncharge(memcg, charged - needed);
+            } else if needed > charged && !self.memcg_kmem_charge_gfp(memcg, needed - charged, false) {
+                self.memcg_kmem_uncharge(memcg, charged);
+                return None;
+            }
+        }
+        Some(now)
+    }
+
+    /// `__filemap_remove_folio()` of a large folio: its `nr` slots emptied, or each given
+    /// `shadow` (one shadow entry for the folio: the kernel stores it as one multi-index value
+    /// entry over the same range). The caller uncharges and frees it.
+    pub fn filemap_remove_large_folio(&mut self, head: PageId, shadow: Option<u64>) {
+        let n = self.pages.folio_nr_pages(head) as u32;
+        let (inode, index) = (self.pages[head].mapping, self.pages[head].index);
+        debug_assert!(!self.pages[head].test(pg::DIRTY) && self.pages[head].mapcount == 0, "large folios are clean and unmapped");
+        let memcg = self.pages[head].memcg;
+        let m = &mut self.mappings[inode.idx()];
+        for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
+            let leaf = m.xa.leaf_id(chunk).expect("a folio's range has its nodes");
+            let leaf = m.xa.leaf_mut(leaf);
+            let lo = index.max(chunk << XA_CHUNK_SHIFT);
+            let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
+            for i in lo..hi {
+                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+                debug_assert_eq!(slot.as_page(), Some(PageId(head.0 + (i - index))));
+                leaf.node.pages -= 1;
+                *slot = match shadow {
+                    Some(s) => {
+                        leaf.node.shadows += 1;
+                        Slot(s)
+                    }
+                    None => Slot::EMPTY,
+                };
+            }
+        }
+        m.nrpages -= n as u64;
+        if shadow.is_some() {
+            m.nrshadows += n as u64;
+        }
+        self.vmstat.nr_file_pages -= n as u64;
+        for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
+            self.workingset_update_node(inode, chunk << XA_CHUNK_SHIFT, memcg);
+            self.xa_node_free_if_empty(inode, chunk << XA_CHUNK_SHIFT);
+        }
+    }
+
+    /// `split_folio()` (`split_huge_page_to_list()`): a large page-cache folio becomes `nr`
+    /// order-0 pages in place: each frame keeps its slot, charge and flags that are per page
+    /// (`PG_locked` while its read is in flight, the engine's `FRESH`); the head keeps its
+    /// LRU place and the tails follow it on the same list (`lru_add_page_tail()`), with the
+    /// head's `PG_referenced`, `PG_active` and `PG_workingset`. The engine splits a folio
+    /// before any path that handles single pages only touches it (writes, faults, fadvise,
+    /// truncation, migration); see ARCHITECTURE.md "The read path in folios".
+    pub fn split_folio(&mut self, head: PageId) {
+        let order = self.pages.folio_order(head);
+        if order == 0 || self.pages[head].test(pg::ANON) {
+            return;
+        }
+        let n = 1u32 << order;
+        let keep = self.pages[head].flags & (pg::REFERENCED | pg::ACTIVE | pg::WORKINGSET | pg::SWAPBACKED);
+        let refs = self.pages[head].refs();
+        let on_lru = self.pages[head].test(pg::LRU);
+        let v = self.folio_lruvec(head);
+        let list = self.pages[head].lru() as usize;
+        if on_lru {
+            // Take the folio off its list (its count is in pages), put it back as a page.
+            self.lruvecs[v].unlink(&mut self.pages, head);
+        }
+        self.pages[head].flags &= !pg::HEAD;
+        self.pages[PageId(head.0 + 1)].mapcount = 0;
+        for i in 1..n {
+            let t = &mut self.pages[PageId(head.0 + i)];
+            t.flags = (t.flags & !pg::TAIL) | keep;
+            t.prev = PageId::NIL;
+            t.next = PageId::NIL;
+            t.set_refs(refs);
+        }
+        if on_lru {
+            // Tails after the head, in index order (each one inserted after the previous).
+            self.lruvecs[v].link(&mut self.pages, head, list);
+            let mut prev = head;
+            for i in 1..n {
+                let t = PageId(head.0 + i);
+                self.lruvecs[v].link_after(&mut self.pages, prev, t, list);
+                prev = t;
+            }
+        }
+    }
+
+    /// `split_folio()` of the folio holding page-cache page `page`, if it is large; returns the
+    /// page, now order 0.
+    #[inline]
+    pub fn split_page_folio(&mut self, page: PageId) -> PageId {
+        let head = self.pages.page_folio(page);
+        if self.pages[head].test(pg::HEAD) && !self.pages[head].test(pg::ANON) {
+            self.split_folio(head);
+        }
+        page
     }
 
     /// `radix_tree_node_alloc()` (`xas_alloc()` since 4.20) for a new 64-slot node: every
@@ -360,11 +604,11 @@ impl Kernel {
             // is thrashing, a memory stall.
             let thrashing = self.pages[page].test(pg::WORKINGSET);
             if thrashing {
-                self.psi_memstall_enter();
+                self.stall_enter(StallKind::Thrashing);
             }
             self.wait_until(done);
             if thrashing {
-                self.psi_memstall_leave();
+                self.stall_leave(StallKind::Thrashing);
             }
         }
         self.pages[page].flags &= !pg::LOCKED;
@@ -402,6 +646,7 @@ impl Kernel {
         self.cpu(self.cost.submit_io);
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("read_pages() is never called for shmem");
+        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
         let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
         let now = self.now;
         let m = &mut self.mappings[inode.idx()];
@@ -430,6 +675,7 @@ impl Kernel {
         let first = (pos / PAGE_SIZE) as u32;
         let last = ((end - 1) / PAGE_SIZE) as u32;
         let recharge = self.policies.recharge_on_pagecache_get;
+        let mut last_folio = PageId::NIL;
         for index in first..=last {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
@@ -443,6 +689,8 @@ impl Kernel {
                         self.io.hits += 1;
                     }
                     if recharge && self.pages[p].memcg == MemcgId::NONE {
+                        // The seed-000 RFC charges single pages: a large folio is split.
+                        self.split_page_folio(p);
                         // pagecache_get_page() of the seed-000 RFC: the first reader pays.
                         // A failed charge leaves the page uncharged on the root LRU.
                         self.cpu(self.cost.charge);
@@ -479,16 +727,26 @@ impl Kernel {
                 }
             };
             self.cpu(self.cost.lookup);
-            if self.pages[page].test(pg::READAHEAD) {
-                self.pages[page].flags &= !pg::READAHEAD;
-                self.page_cache_async_ra(ra, inode, index, last - index + 1, memcg);
+            // The folio's flags live in its head (`page_folio()`): the reader meets a marked
+            // folio at whichever of its pages it enters.
+            let folio = self.pages.page_folio(page);
+            if self.pages[folio].test(pg::READAHEAD) {
+                self.pages[folio].flags &= !pg::READAHEAD;
+                let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
+                self.page_cache_async_ra_folio(ra, inode, fi, order, last - fi + 1, memcg);
             }
             self.folio_wait_locked(page);
             // "When a read accesses the same folio several times, only mark it as accessed
-            // the first time": the first page is skipped if the previous read ended in it.
-            let same_as_last = index == first && ra.prev_pos.is_some_and(|pp| pp > 0 && (pp - 1) / PAGE_SIZE == index as u64);
-            if !same_as_last {
-                self.folio_mark_accessed(page);
+            // the first time": each folio once per read, the first one not if the previous
+            // read ended in it (`pos_same_folio()`).
+            if folio != last_folio {
+                let fi = self.pages[folio].index as u64;
+                let nr = self.pages.folio_nr_pages(folio);
+                let same_as_last = index == first && ra.prev_pos.is_some_and(|pp| pp > 0 && ((pp - 1) / PAGE_SIZE).wrapping_sub(fi) < nr);
+                if !same_as_last {
+                    self.folio_mark_accessed(folio);
+                }
+                last_folio = folio;
             }
             self.cpu(self.cost.copy_page);
         }
@@ -522,6 +780,8 @@ impl Kernel {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
+                    // The engine writes single pages: a large folio is split first.
+                    let p = self.split_page_folio(p);
                     self.io.hits += 1;
                     self.folio_wait_locked(p);
                     if buffers && !self.pages[p].test(pg::PRIVATE) {

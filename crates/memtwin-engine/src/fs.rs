@@ -7,6 +7,18 @@
 use crate::kernel::Kernel;
 use crate::types::{DevId, DirId, InodeId};
 
+/// The file-system types a scenario can name (`[machine] fs`, `[mounts.PATH] fs`, a mount
+/// op's `fs`): what decides the folio orders its regular files' page cache takes
+/// (`mapping_set_large_folios()`/`mapping_set_folio_order_range()` per file system, see
+/// [`crate::profile::KernelProfile::large_folios`]).
+pub const FS_TYPES: &[&str] = &["ext4", "xfs", "btrfs", "tmpfs"];
+
+/// The ext4 features (`mkfs.ext4 -O`) a scenario can name in `[machine] fs_features`: the
+/// superblock features that keep ext4's regular files at order 0 where its era has large
+/// folios (`ext4_should_enable_large_folio()`, fs/ext4/inode.c, 6.16+:
+/// `ext4_has_feature_verity(sb)`, `ext4_has_feature_encrypt(sb)`).
+pub const EXT4_FEATURES: &[&str] = &["verity", "encrypt"];
+
 /// `MAY_EXEC`: search permission on a directory.
 pub const MAY_EXEC: u32 = 1;
 /// `MAY_WRITE`.

@@ -21,6 +21,7 @@ impl Kernel {
     /// - mapping counters (pages, shadows, per-node occupancy) match the slots;
     /// - the cgroup life cycle: see [`Kernel::check_lifecycle`];
     /// - the directory tree: see [`Kernel::check_directories`].
+    /// - every device's requests: see [`Kernel::check_request_queues`].
     pub fn check_invariants(&self) -> Result<(), String> {
         let used = self.pages.in_use() as u64;
         let (free, managed) = (self.nr_free_pages(), self.managed_pages());
@@ -36,6 +37,7 @@ impl Kernel {
         let mut swapcache_frames = 0u64;
         let mut seen = vec![false; self.pages.len()];
         let mut on_lru = 0u64;
+        let mut file_frames = 0u64;
         for (v, lv) in self.lruvecs.iter().enumerate() {
             for list in 0..crate::mmzone::NR_ALL_LISTS {
                 // The two-list lists, then the multi-generational LRU's generation lists
@@ -68,7 +70,7 @@ impl Kernel {
                 let mut nr_pages = 0u64;
                 while cur != PageId::NIL {
                     let p = &self.pages[cur];
-                    nr_pages += if p.test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+                    nr_pages += self.pages.folio_nr_pages(cur);
                     if seen[cur.idx()] {
                         return Err(format!("page {} is on two LRU lists", cur.0));
                     }
@@ -117,12 +119,29 @@ impl Kernel {
                         count += 1;
                         continue;
                     }
+                    // A page-cache folio: one LRU entry for its 2^order frames, each in the
+                    // slot of its index, the tails charged as the head, naming it, on no list.
+                    let nr = self.pages.folio_nr_pages(cur);
                     if p.memcg != MemcgId::NONE {
-                        local[p.memcg.idx()] += 1;
+                        local[p.memcg.idx()] += nr;
                     }
-                    let slot = self.mappings[p.mapping.idx()].lookup(p.index);
-                    if slot != Some(cur) {
-                        return Err(format!("page {} is not in its mapping's slot", cur.0));
+                    file_frames += nr;
+                    let m = &self.mappings[p.mapping.idx()];
+                    for i in 0..nr as u32 {
+                        let f = PageId(cur.0 + i);
+                        if m.lookup(p.index + i) != Some(f) {
+                            return Err(format!("page {} (frame {i} of folio {}) is not in its mapping's slot", f.0, cur.0));
+                        }
+                        if i > 0 {
+                            let t = &self.pages[f];
+                            if !t.test(pg::TAIL) || t.prev != cur || t.test(pg::LRU) || t.memcg != p.memcg || t.mapping != p.mapping {
+                                return Err(format!("tail {} of folio {} is not its tail", f.0, cur.0));
+                            }
+                            if seen[f.idx()] {
+                                return Err(format!("frame {} is in two folios or on an LRU list", f.0));
+                            }
+                            seen[f.idx()] = true;
+                        }
                     }
                     prev = cur;
                     cur = p.next;
@@ -138,7 +157,8 @@ impl Kernel {
             }
         }
         // A huge page is one LRU entry for 512 frames.
-        let file_on_lru = on_lru - anon_entries - swapcache_frames;
+        let _ = (on_lru, anon_entries);
+        let file_on_lru = file_frames;
         if anon_frames != self.vmstat.nr_anon_pages {
             return Err(format!("NR_ANON_PAGES {} but {anon_frames} anonymous frames are on LRU lists", self.vmstat.nr_anon_pages));
         }
@@ -223,6 +243,7 @@ impl Kernel {
         }
         self.check_lifecycle()?;
         self.check_directories()?;
+        self.check_request_queues()?;
         self.check_rmap()?;
         for (ino, m) in self.mappings.iter().enumerate() {
             let (mut pages, mut shadows) = (0u64, 0u64);
@@ -408,8 +429,10 @@ impl Kernel {
         let mut mapped = 0u64;
         let mut per_memcg = vec![0u64; self.memcgs.len()];
         for lv in &self.lruvecs {
-            for lru in LruList::ALL {
-                let mut cur = lv.lists[lru as usize].head;
+            // Every list: the two-list ones and, under lru_gen, the generation lists.
+            for (list, l) in lv.lists.iter().enumerate() {
+                let unevictable = list == LruList::Unevictable as usize;
+                let mut cur = l.head;
                 while cur != PageId::NIL {
                     let p = &self.pages[cur];
                     if !p.test(pg::ANON) {
@@ -423,8 +446,8 @@ impl Kernel {
                                 per_memcg[p.memcg.idx()] += 1;
                             }
                         }
-                        if (lru == LruList::Unevictable) != locked.contains(&cur) {
-                            return Err(format!("page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if lru == LruList::Unevictable { "" } else { "not " }, if locked.contains(&cur) { "" } else { "not " }));
+                        if unevictable != locked.contains(&cur) {
+                            return Err(format!("page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if unevictable { "" } else { "not " }, if locked.contains(&cur) { "" } else { "not " }));
                         }
                     }
                     cur = p.next;
@@ -437,6 +460,24 @@ impl Kernel {
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             if m.nr_file_mapped != per_memcg[i] {
                 return Err(format!("memcg {} file_mapped {} != its mapped pages {}", m.path, m.nr_file_mapped, per_memcg[i]));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Kernel {
+    /// Every request a device allocated is either held (in flight, or completed and not yet
+    /// freed) or was freed once: `queued = completed + held`, and each class's requests
+    /// complete in order (the device serves them in submission order).
+    pub fn check_request_queues(&self) -> Result<(), String> {
+        for d in &self.devices {
+            let q = &d.queue;
+            if q.queued != q.completed + q.held() {
+                return Err(format!("device {}: {} requests queued != {} completed + {} held", d.name, q.queued, q.completed, q.held()));
+            }
+            if !q.ordered() {
+                return Err(format!("device {}: requests complete out of submission order", d.name));
             }
         }
         Ok(())

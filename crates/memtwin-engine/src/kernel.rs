@@ -87,6 +87,9 @@ pub struct Kernel {
     pub memstall_depth: u32,
     /// When the running context's outermost memory stall began.
     pub memstall_start: Nanos,
+    /// The running context's stall frames and per-kind stall times this quantum
+    /// (delayacct.rs; the source of the `stall.*_ms` metrics and of `memstall_ns`).
+    pub stall: crate::delayacct::StallAcct,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
@@ -101,6 +104,10 @@ pub struct Kernel {
     pub(crate) scratch_memcgs: Vec<MemcgId>,
     /// `prepare_scan_count()`'s figures per node for the reclaim pass under way.
     pub(crate) scan_prep: Vec<crate::vmscan::ScanPrep>,
+    /// `current->reclaim_state->mm_walk` is set: the reclaimer running has a page-table walk
+    /// context (kswapd always; direct reclaim once its aging allocated one, until the end of
+    /// `lru_gen_shrink_lruvec()`), so `lru_gen_look_around()` updates generations in place.
+    pub(crate) lru_gen_mm_walk: bool,
     /// The `shadow_nodes` list_lru, one list per memcg (index = memcg index).
     pub shadow_nodes: Vec<crate::workingset::ShadowNodeList>,
     /// Where the last shared-iterator reclaim walk of each target stopped
@@ -145,10 +152,16 @@ pub struct Kernel {
     /// The readahead batch being built (`page_cache_ra_unbounded()`): its pages are locked
     /// although their read is not submitted yet (inode, first index, end).
     pub ra_pending: Option<(InodeId, u32, u32)>,
+    /// The root file system on the devices has superblock features that keep its files at
+    /// order 0 (`[machine] fs_features`: ext4's verity or encrypt).
+    pub root_fs_order0: bool,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
     /// Swap writes in flight: (completion time, frame), earliest first.
     pub swap_wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
+    /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
+    /// nothing but its zone's counters (set by the walk, taken by the anonymous fault).
+    pub freelist_walk: Option<crate::page_alloc::FreelistWalk>,
     /// Anonymous mappings (VMAs); index = `VmaId`.
     pub vmas: Vec<crate::memory::Vma>,
     /// Unmapped VMA entries, reused first.
@@ -187,12 +200,14 @@ impl Kernel {
             memstall_ns: 0,
             memstall_depth: 0,
             memstall_start: 0,
+            stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
             scan_prep: vec![],
+            lru_gen_mm_walk: false,
             shadow_nodes: vec![Default::default()],
             reclaim_iter: vec![[MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]],
             kmem: Default::default(),
@@ -211,8 +226,10 @@ impl Kernel {
             wb_completions: vec![],
             wb_domain: Default::default(),
             ra_pending: None,
+            root_fs_order0: false,
             swap: None,
             swap_wb_queue: Default::default(),
+            freelist_walk: None,
             vmas: vec![],
             free_vmas: vec![],
         };

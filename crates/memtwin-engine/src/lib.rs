@@ -11,6 +11,7 @@ pub mod blkdev;
 pub mod cgroup;
 pub mod compaction;
 pub mod dcache;
+pub mod delayacct;
 pub mod fadvise;
 pub mod filemap;
 pub mod flex_proportions;

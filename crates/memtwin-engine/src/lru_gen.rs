@@ -37,7 +37,9 @@ use crate::memcontrol::MemcgEvent;
 use crate::mm_types::{pg, Page};
 use crate::mmzone::{LruList, Lruvec, NR_LRU_LISTS};
 use crate::types::{MemcgId, Nanos, PageId};
-use crate::vmscan::{ScanControl, DEF_PRIORITY};
+use crate::memory::VmaId;
+use crate::page_alloc::PAGEBLOCK_NR;
+use crate::vmscan::{FolioRef, ScanControl, DEF_PRIORITY};
 use crate::vmstat::VmEvent;
 
 /// `MIN_NR_GENS` (include/linux/mmzone.h, 6.1): the eviction stalls at two generations.
@@ -48,6 +50,8 @@ pub const MAX_NR_GENS: u64 = 4;
 pub const MAX_NR_TIERS: usize = 4;
 /// `LRU_REFS_WIDTH` on x86_64 (`MAX_NR_TIERS - 2`, include/linux/page-flags-layout.h).
 pub const LRU_REFS_WIDTH: u32 = 2;
+/// `PAGEVEC_SIZE` (include/linux/pagevec.h, 6.1).
+pub const PAGEVEC_SIZE: usize = 15;
 /// `MIN_LRU_BATCH` = `BITS_PER_LONG`.
 pub const MIN_LRU_BATCH: u64 = 64;
 /// `MAX_LRU_BATCH` = `MIN_LRU_BATCH * 64`.
@@ -446,6 +450,8 @@ impl Kernel {
             return max_seq < g.max_seq;
         }
         g.mm_seq += 1;
+        // set_mm_walk(NULL): the reclaimer keeps its walk context until clear_mm_walk().
+        self.lru_gen_mm_walk = true;
         self.inc_max_seq(v, can_swap);
         true
     }
@@ -522,6 +528,15 @@ impl Kernel {
     /// `total >> priority` pages were scanned, the lruvec was aged twice (fairness), or, for
     /// global reclaim at low priority, enough was reclaimed.
     pub fn lru_gen_shrink_lruvec(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+        // set_mm_walk(pgdat): kswapd's walk context; a direct reclaimer gets one at its first
+        // aging (try_to_inc_max_seq() -> set_mm_walk(NULL)). clear_mm_walk() at the end.
+        self.lru_gen_mm_walk = sc.kswapd;
+        self.lru_gen_evict_loop(memcg, v, sc);
+        self.lru_gen_mm_walk = false;
+    }
+
+    /// The loop of `lru_gen_shrink_lruvec()` (6.1).
+    fn lru_gen_evict_loop(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         let start_max_seq = self.lruvecs[v].lrugen.max_seq;
         let start_reclaimed = sc.nr_reclaimed;
         let mut scanned = 0;
@@ -723,16 +738,127 @@ impl Kernel {
             }
             return 0;
         }
+        if self.pages[p].mapcount > 0 {
+            // shrink_folio_list()'s folio_check_references() of a mapped page: with the
+            // multi-generational LRU a young PTE starts the look-around
+            // (folio_referenced_one() -> lru_gen_look_around()), which marks the isolated
+            // page PG_referenced, so one young PTE activates it; a page kept or activated
+            // goes back with PG_active into the youngest generation (evict_folios(): "don't
+            // add rejected folios to the oldest generation", set_mask_bits(LRU_REFS_MASK |
+            // LRU_REFS_FLAGS, PG_active)); one without a young PTE is unmapped and reclaimed.
+            match self.folio_check_references(p) {
+                FolioRef::Activate | FolioRef::Keep => {
+                    let memcg = self.pages[p].memcg;
+                    let page = &mut self.pages[p];
+                    page.set_refs(0);
+                    page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
+                    page.flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                    self.vmstat.count(VmEvent::Pgactivate, 1);
+                    return 0;
+                }
+                FolioRef::Unevictable => {
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+                    return 0;
+                }
+                FolioRef::Reclaim => self.try_to_unmap(p),
+            }
+        }
         self.pages[p].flags &= !pg::READAHEAD;
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
         if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
-            self.mem_cgroup_uncharge(p);
+            if self.pages[p].test(pg::HEAD) {
+                self.mem_cgroup_uncharge_folio(p);
+            } else {
+                self.mem_cgroup_uncharge(p);
+            }
             let root = self.folio_lruvec(p);
             self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
         } else {
             self.evict(p, sc.target);
         }
         1
+    }
+
+    /// `lru_gen_look_around()` (mm/vmscan.c, 6.1), called by `folio_referenced_one()` for a
+    /// young PTE of a mapping that is neither `VM_SEQ_READ` nor `VM_RAND_READ`: scan the PTEs
+    /// around page `i` of `vma` - its PMD's, at most `MIN_LRU_BATCH` of them centred on it -
+    /// clear the young ones whose page is on the same lruvec (`get_pfn_folio()`: same memcg
+    /// and node; a private copy only when anonymous pages can be swapped), mark the isolated
+    /// ones `PG_referenced` and promote the others to the youngest generation. Without a
+    /// page-table walker of its own (direct reclaim before its first aging) and fewer than
+    /// `PAGEVEC_SIZE` to promote, each is activated (`folio_activate()`: counted in
+    /// pgactivate, refs kept); else their generation is updated in place
+    /// (`folio_update_gen()`: refs, `PG_referenced` and `PG_workingset` cleared). The VMA is
+    /// taken to start on a PMD boundary (the engine has no virtual addresses). Returns the
+    /// young PTEs cleared (page `i`'s among them).
+    pub fn lru_gen_look_around(&mut self, vma: VmaId, i: u32, p: PageId) -> u32 {
+        let v = self.folio_lruvec(p);
+        let vi = vma.0 as usize;
+        let len = self.vmas[vi].pages.len() as u32;
+        let ptrs = PAGEBLOCK_NR as u32;
+        let batch = MIN_LRU_BATCH as u32;
+        let mut start = i & !(ptrs - 1);
+        let mut end = (i | (ptrs - 1)).min(len - 1) + 1;
+        if end - start > batch {
+            if i - start < batch / 2 {
+                end = start + batch;
+            } else if end - i < batch / 2 {
+                start = end - batch;
+            } else {
+                start = i - batch / 2;
+                end = i + batch / 2;
+            }
+        }
+        // get_swappiness() of the page's memcg (`walk->can_swap`, set by the aging).
+        let memcg = match self.pages[p].memcg {
+            MemcgId::NONE => MemcgId::ROOT,
+            m => m,
+        };
+        let can_swap = !self.lru_gen_mm_walk || self.lru_gen_swappiness(memcg) != 0;
+        let max_seq = self.lruvecs[v].lrugen.max_seq;
+        let new_gen = lru_gen_from_seq(max_seq);
+        let mut young = 0u32;
+        let mut promote = [PageId::NIL; MIN_LRU_BATCH as usize];
+        let mut nr_promote = 0;
+        for k in start..end {
+            let q = self.vmas[vi].pages[k as usize];
+            if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(k) {
+                continue;
+            }
+            if self.folio_lruvec(q) != v || (self.pages[q].test(pg::ANON) && !can_swap) {
+                continue;
+            }
+            self.vmas[vi].file.as_mut().expect("a file VMA").set_young(k, false);
+            young += 1;
+            if !self.pages[q].test(pg::LRU) {
+                self.pages[q].flags |= pg::REFERENCED;
+            } else if list_gen(self.pages[q].lru() as usize) != new_gen {
+                promote[nr_promote] = q;
+                nr_promote += 1;
+            }
+        }
+        self.cpu(self.cost.scan_page * (end - start) as u64);
+        let memcg = self.pages[p].memcg;
+        let activate = !self.lru_gen_mm_walk && nr_promote < PAGEVEC_SIZE;
+        for &q in &promote[..nr_promote] {
+            let ty = page_type(&self.pages[q]);
+            self.lruvecs[v].unlink(&mut self.pages, q);
+            if activate {
+                self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
+            } else {
+                let page = &mut self.pages[q];
+                page.set_refs(0);
+                page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
+                self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
+            }
+        }
+        if activate && nr_promote > 0 {
+            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_promote as u64);
+            self.vmstat.count(VmEvent::Pgactivate, nr_promote as u64);
+        }
+        young
     }
 
     /// `lru_gen_age_node()` + `age_lruvec()` (6.1), run by kswapd before it reclaims: age
@@ -744,6 +870,8 @@ impl Kernel {
         let min_ttl = self.profile.lru_gen_min_ttl_ms * 1_000_000;
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
+        // set_mm_walk(pgdat) .. clear_mm_walk()
+        self.lru_gen_mm_walk = true;
         let mut success = false;
         for &m in &list {
             if self.memcgs.below_min(m) {
@@ -771,6 +899,7 @@ impl Kernel {
             success = true;
         }
         self.scratch_memcgs = list;
+        self.lru_gen_mm_walk = false;
         // "check the order to exclude compaction-induced reclaim": the engine's kswapd runs
         // for order-0 watermarks.
         if !success && min_ttl > 0 {

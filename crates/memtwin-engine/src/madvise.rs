@@ -114,6 +114,6 @@ impl Kernel {
             self.free_page(p);
             freed += 1;
         }
-        self.uncharge_anon(memcg, freed);
+        self.uncharge_anon(memcg, freed, freed);
     }
 }

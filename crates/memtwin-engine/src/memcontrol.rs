@@ -1,6 +1,7 @@
 //! Memory cgroups: the hierarchy, page counters, charging and memory.stat (mm/memcontrol.c,
 //! mm/page_counter.c).
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::types::{MemcgId, PageId, PAGE_SIZE};
 
@@ -793,9 +794,9 @@ impl Kernel {
                 self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
             }
             self.memcgs.count_event(over, MemcgEvent::Max, 1);
-            self.psi_memstall_enter();
+            self.stall_enter(StallKind::Reclaim);
             let reclaimed = self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
-            self.psi_memstall_leave();
+            self.stall_leave(StallKind::Reclaim);
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
@@ -809,10 +810,42 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             retries -= 1;
-            self.psi_memstall_enter();
+            // The retry's throttle sleeps inside the charge's memory stall.
+            self.stall_enter(StallKind::Reclaim);
+            self.stall_enter(StallKind::Congestion);
             self.reclaim_throttle();
-            self.psi_memstall_leave();
+            self.stall_leave(StallKind::Congestion);
+            self.stall_leave(StallKind::Reclaim);
         }
+    }
+
+    /// Whether `try_charge_memcg(memcg, nr)` would take its fast path and nothing more: no
+    /// counter up to the root in the way (`page_counter_try_charge()` succeeds), and either
+    /// the charge stock covers `nr` (`consume_stock()`) or the refill leaves every counter at
+    /// or below memory.high (no `memcg_nr_pages_over_high`, no synchronous reclaim).
+    #[inline]
+    pub fn charge_is_quiet(&self, memcg: MemcgId, nr: u64) -> bool {
+        // v1 memsw is tried first (`try_charge_memcg()`): over it, the charge reclaims.
+        if self.memcgs.over_memsw_limit(memcg, nr).is_some() || self.memcgs.over_limit(memcg, nr).is_some() {
+            return false;
+        }
+        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
+            return true;
+        }
+        // charge_batch_high() tests usage + nr + (batch - nr) after the charge.
+        !self.memcgs.above_high(memcg, self.profile.memcg_charge_batch.max(nr))
+    }
+
+    /// `try_charge_memcg(memcg, nr)` when it is quiet (`charge_is_quiet()`), else nothing:
+    /// returns whether it charged.
+    #[inline]
+    pub fn try_charge_quiet(&mut self, memcg: MemcgId, nr: u64) -> bool {
+        if !self.charge_is_quiet(memcg, nr) {
+            return false;
+        }
+        self.memcgs.counter_charge(memcg, nr);
+        self.charge_batch_high(memcg, nr);
+        true
     }
 
     /// `reclaim_throttle()` (mm/vmscan.c, v5.16+; `congestion_wait(HZ/10)` before): reclaim
@@ -865,6 +898,42 @@ impl Kernel {
         if on_lru {
             let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
+        }
+    }
+
+    /// `commit_charge()` of a large page-cache folio (charged, not on an LRU): every frame
+    /// records `memcg`, the `file` stat counts its pages and v1's `pgpgin` one event
+    /// (`mem_cgroup_charge_statistics()` counts a folio once).
+    pub(crate) fn commit_charge_folio(&mut self, head: PageId, memcg: MemcgId) {
+        let n = self.pages.folio_nr_pages(head);
+        for i in 0..n as u32 {
+            self.pages[PageId(head.0 + i)].memcg = memcg;
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file += n;
+        m.events[MemcgEvent::Pgpgin as usize] += 1;
+    }
+
+    /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
+    /// counters lose its pages, v1's `pgpgout` counts one event, its frames are left
+    /// uncharged.
+    pub fn mem_cgroup_uncharge_folio(&mut self, head: PageId) {
+        let memcg = self.pages[head].memcg;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.cpu(self.cost.charge);
+        let n = self.pages.folio_nr_pages(head);
+        self.memcgs.counter_uncharge(memcg, n);
+        for i in 0..n as u32 {
+            self.pages[PageId(head.0 + i)].memcg = MemcgId::NONE;
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file -= n;
+        m.events[MemcgEvent::Pgpgout as usize] += 1;
+        let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
+        if dying_and_empty {
+            self.mem_cgroup_try_free(memcg);
         }
     }
 
@@ -933,9 +1002,9 @@ impl Kernel {
         while cur != MemcgId::ROOT && cur != MemcgId::NONE {
             if self.page_counter_read(cur) > self.memcgs.get(cur).counter.high {
                 self.memcgs.count_event(cur, MemcgEvent::High, 1);
-                self.psi_memstall_enter();
+                self.stall_enter(StallKind::Reclaim);
                 reclaimed += self.try_to_free_mem_cgroup_pages(cur, nr);
-                self.psi_memstall_leave();
+                self.stall_leave(StallKind::Reclaim);
             }
             match self.memcgs.get(cur).parent {
                 Some(p) => cur = p,
@@ -977,9 +1046,9 @@ impl Kernel {
             }
             // schedule_timeout_killable(penalty_jiffies), a memory stall.
             let ns = penalty * crate::types::NSEC_PER_SEC / HZ;
-            self.psi_memstall_enter();
+            self.stall_enter(StallKind::High);
             self.now += ns;
-            self.psi_memstall_leave();
+            self.stall_leave(StallKind::High);
             return;
         }
     }

@@ -193,11 +193,18 @@ impl Kernel {
     /// inside the VMA and is untouched (falling back to a base page when no huge page can be
     /// had: `thp_fault_fallback`), else `do_anonymous_page()`.
     pub fn handle_mm_fault(&mut self, vma: VmaId, index: u32) -> Result<(), FaultError> {
+        self.handle_mm_fault_walk(vma, index).map(|_| ())
+    }
+
+    /// `handle_mm_fault()`, returning the allocation's zonelist walk when the fault was a
+    /// base-page `do_anonymous_page()` whose allocation and charge changed nothing but the
+    /// counters of one zone and of the memcg (see [`Kernel::handle_mm_fault_run`]).
+    fn handle_mm_fault_walk(&mut self, vma: VmaId, index: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         let v = vma.0 as usize;
         if self.vmas[v].pages[index as usize] != PageId::NIL {
             // Mapped: no fault; the access sets the PTE's accessed bit.
             self.vmas[v].mkyoung(index);
-            return Ok(());
+            return Ok(None);
         }
         if !self.pte_alloc(vma, index) {
             return Err(FaultError::Oom);
@@ -206,7 +213,7 @@ impl Kernel {
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
             // do_swap_page() counts the major fault when it has to read.
-            return self.do_swap_page(vma, index, nid).map(|_| ()).ok_or(FaultError::Oom);
+            return self.do_swap_page(vma, index, nid).map(|_| None).ok_or(FaultError::Oom);
         }
         if self.thp_enabled {
             let start = index & !(PAGEBLOCK_NR as u32 - 1);
@@ -217,10 +224,72 @@ impl Kernel {
                 && !swapped(self)
                 && self.do_huge_pmd_anonymous_page(vma, start)?
             {
-                return Ok(());
+                return Ok(None);
             }
         }
         self.do_anonymous_page(vma, index, nid)
+    }
+
+    /// `handle_mm_fault()` of page `index` of anonymous `vma`, then, while nothing but the
+    /// faults themselves happens, of the unmapped pages after it in the same 2 MiB range, up
+    /// to `end`: each is a base-page `do_anonymous_page()` (the range has its page table, so
+    /// no THP attempt), and is taken here without the zonelist walk and `alloc_pages()`'s
+    /// checks when they would all come out as for the page before: no I/O completion or
+    /// kswapd work due (`alloc_quiet_until()`), the same walk to the same zone
+    /// (`freelist_walk_holds()`), a charge without reclaim or memory.high work
+    /// (`charge_is_quiet()`), no swap entry at the page. The result is that of one
+    /// `handle_mm_fault()` per page, with the task's return to user space between faults
+    /// doing nothing (nothing over memory.high). Returns the index after the last page
+    /// faulted.
+    pub fn handle_mm_fault_run(&mut self, vma: VmaId, index: u32, end: u32) -> Result<u32, FaultError> {
+        let Some(w) = self.handle_mm_fault_walk(vma, index)? else {
+            return Ok(index + 1);
+        };
+        if self.nr_pages_over_high != 0 {
+            return Ok(index + 1);
+        }
+        let v = vma.0 as usize;
+        let end = end.min((index | (PAGEBLOCK_NR as u32 - 1)) + 1).min(self.vmas[v].pages.len() as u32);
+        let memcg = self.vmas[v].memcg;
+        let until = self.alloc_quiet_until();
+        let page_nid = self.zones[w.zone].node;
+        let (fault, clear) = (self.cost.anon_fault, self.cost.clear_page * self.distance(w.nid, page_nid) / LOCAL_DISTANCE as u64);
+        let lv = self.lruvec_idx(memcg, if self.nr_nodes == 1 { 0 } else { page_nid });
+        let swapped = !self.vmas[v].swap.is_empty();
+        let mut i = index + 1;
+        while i < end {
+            if self.vmas[v].pages[i as usize] != PageId::NIL
+                || (swapped && self.vmas[v].swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT))
+            {
+                break;
+            }
+            // The allocation happens after the fault's own CPU cost; the charge after it
+            // touches only memcg counters, so it is made (or found not quiet) first.
+            let t = self.now + fault;
+            if t >= until || !self.freelist_walk_holds(&w, t) || !self.try_charge_quiet(memcg, 1) {
+                break;
+            }
+            self.cpu(fault + clear);
+            let pfn = self.take_order0_again(&w);
+            self.anon_page_link(vma, i, pfn, memcg, lv);
+            i += 1;
+        }
+        // The counters of the faults taken above: PGFAULT, PGALLOC and the NUMA events of
+        // each allocation, the pages mapped.
+        let n = (i - index - 1) as u64;
+        if n > 0 {
+            self.vmstat.count(VmEvent::Pgfault, n);
+            self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgfault, n);
+            self.zone_statistics_n(w.zone, w.nid, n);
+            self.vmstat.count(VmEvent::Pgalloc, n);
+            self.vmas[v].nr_resident += n;
+            self.memcgs.memcgs[memcg.idx()].nr_anon += n;
+            // one PGPGIN per folio charged (mem_cgroup_charge_statistics())
+            self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgpgin, n);
+            self.vmstat.nr_anon_pages += n;
+            self.page_events += n;
+        }
+        Ok(i)
     }
 
     /// `do_huge_pmd_anonymous_page()`: allocate an order-9 page, charge 512 pages, clear it.
@@ -251,15 +320,14 @@ impl Kernel {
         let page_nid = self.page_nid(head);
         let dist = self.distance(nid, page_nid);
         self.cpu(self.cost.clear_page * PAGEBLOCK_NR * dist / LOCAL_DISTANCE as u64);
-        for i in 0..PAGEBLOCK_NR as u32 {
-            let pfn = PageId(head.0 + i);
-            self.pages.init(pfn, InodeId(vma.0), start + i);
-            let p = &mut self.pages[pfn];
-            p.memcg = memcg;
-            p.flags |= pg::ANON | pg::SWAPBACKED | if i == 0 { pg::HEAD } else { pg::TAIL };
-            self.vmas[vma.0 as usize].pages[(start + i) as usize] = pfn;
+        self.pages.init_range(head, PAGEBLOCK_NR as u32, InodeId(vma.0), start, memcg, pg::ANON | pg::SWAPBACKED | pg::TAIL);
+        self.pages[head].flags = pg::ANON | pg::SWAPBACKED | pg::HEAD;
+        for (i, slot) in self.vmas[vma.0 as usize].pages[start as usize..(start + PAGEBLOCK_NR as u32) as usize].iter_mut().enumerate() {
+            *slot = PageId(head.0 + i as u32);
         }
         self.memcgs.memcgs[memcg.idx()].nr_anon += PAGEBLOCK_NR;
+        // mem_cgroup_charge_statistics(): "pagein of a big page is an event"
+        self.memcgs.count_event(memcg, crate::memcontrol::MemcgEvent::Pgpgin, 1);
         self.vmas[vma.0 as usize].nr_resident += PAGEBLOCK_NR;
         self.vmstat.nr_anon_pages += PAGEBLOCK_NR;
         self.vmstat.count(VmEvent::ThpFaultAlloc, 1);
@@ -271,10 +339,14 @@ impl Kernel {
 
     /// `do_anonymous_page()`: allocate a zeroed order-0 page on the task's node (or wherever
     /// the zonelist falls back to), charge it, map it, put it on the anon LRU.
-    fn do_anonymous_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Result<(), FaultError> {
+    /// Returns the allocation's zonelist walk when it and the charge changed nothing but
+    /// counters (`Kernel::freelist_walk`, `charge_is_quiet()`).
+    fn do_anonymous_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         self.cpu(self.cost.anon_fault);
         let pfn = self.alloc_pages(0, Gfp::node(nid)).ok_or(FaultError::Oom)?;
+        let walk = self.freelist_walk.take();
         let memcg = self.vmas[vma.0 as usize].memcg;
+        let quiet = self.charge_is_quiet(memcg, 1);
         if self.try_charge_memcg(memcg, 1, true).is_err() {
             let z = self.zone_of(pfn);
             self.zones[z].free_order0(pfn.0 as u64);
@@ -283,24 +355,44 @@ impl Kernel {
         let dist = self.distance(nid, self.page_nid(pfn));
         self.cpu(self.cost.clear_page * dist / LOCAL_DISTANCE as u64);
         self.anon_page_install(vma, index, pfn, memcg);
-        Ok(())
+        Ok(if quiet { walk } else { None })
     }
 
     /// `folio_add_new_anon_rmap()` + `folio_add_lru_vma()`: the new anonymous page in frame
     /// `pfn`, charged to `memcg`, mapped at page `index` of `vma` (its PTE young) and put on
     /// the anon LRU ([`Kernel::anon_lru_add`]).
     fn anon_page_install(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId) {
+        let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(pfn) };
+        let lv = self.lruvec_idx(memcg, nid);
+        self.anon_page_link(vma, index, pfn, memcg, lv);
+        self.vmas[vma.0 as usize].nr_resident += 1;
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_anon += 1;
+        // mem_cgroup_charge_statistics() from charge_memcg(): one PGPGIN per folio charged
+        m.events[crate::memcontrol::MemcgEvent::Pgpgin as usize] += 1;
+        self.vmstat.nr_anon_pages += 1;
+        self.page_events += 1;
+    }
+
+    /// The page and list side of `anon_page_install()`, with `lv` the lruvec of `memcg` on
+    /// the frame's node; the caller counts the page.
+    #[inline(always)]
+    fn anon_page_link(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId, lv: usize) {
         self.pages.init(pfn, InodeId(vma.0), index);
         let p = &mut self.pages[pfn];
         p.memcg = memcg;
         p.flags |= pg::ANON | pg::SWAPBACKED;
         self.vmas[vma.0 as usize].pages[index as usize] = pfn;
-        self.vmas[vma.0 as usize].nr_resident += 1;
         self.vmas[vma.0 as usize].mkyoung(index);
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
-        self.vmstat.nr_anon_pages += 1;
-        self.anon_lru_add(pfn, 1);
-        self.page_events += 1;
+        self.anon_lru_add_lv(pfn, lv, 1);
+    }
+
+    /// The frames of a run of zapped base pages back to the buddy (`free_pages_run`).
+    fn flush_free_run(&mut self, run: &mut (PageId, u64, usize)) {
+        if run.1 > 0 {
+            self.free_pages_run(run.0, run.1);
+        }
+        *run = (PageId::NIL, 0, 0);
     }
 
     /// The LRU list a new anonymous page (or huge page, `nr` pages) goes on: the inactive
@@ -310,8 +402,14 @@ impl Kernel {
     /// counted in the lruvec's `recent_scanned` (and `recent_rotated` when active:
     /// `__pagevec_lru_add_fn()` -> `update_page_reclaim_stat()`).
     pub(crate) fn anon_lru_add(&mut self, pfn: PageId, nr: u64) {
-        let active = !self.profile.anon_fault_inactive;
         let lv = self.folio_lruvec(pfn);
+        self.anon_lru_add_lv(pfn, lv, nr);
+    }
+
+    /// [`Kernel::anon_lru_add`] with `lv` the page's lruvec (`folio_lruvec()`).
+    #[inline(always)]
+    fn anon_lru_add_lv(&mut self, pfn: PageId, lv: usize, nr: u64) {
+        let active = !self.profile.anon_fault_inactive;
         if active {
             self.pages[pfn].flags |= pg::ACTIVE;
             self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
@@ -336,9 +434,11 @@ impl Kernel {
         self.memcgs.count_event(memcg, MemcgEvent::Pgmajfault, 1);
     }
 
-    /// `mem_cgroup_uncharge()` of `nr` anonymous pages of `memcg` that were freed (and
-    /// `NR_ANON_PAGES`); a dying memcg left empty is freed.
-    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64) {
+    /// `mem_cgroup_uncharge()` of `nr` anonymous pages in `folios` folios of `memcg` that were
+    /// freed (and `NR_ANON_PAGES`); a dying memcg left empty is freed. `uncharge_batch()`
+    /// counts one `PGPGOUT` per folio (`ug->pgpgout++` in `uncharge_folio()`, 6.1; v1's
+    /// memory.stat pgpgout), as `commit_charge()`'s side counts `PGPGIN`.
+    pub(crate) fn uncharge_anon(&mut self, memcg: MemcgId, nr: u64, folios: u64) {
         if nr == 0 {
             return;
         }
@@ -348,6 +448,7 @@ impl Kernel {
         }
         self.memcgs.counter_uncharge(memcg, nr);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.events[crate::memcontrol::MemcgEvent::Pgpgout as usize] += folios;
         m.nr_anon -= nr;
         if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
             self.mem_cgroup_try_free(memcg);
@@ -370,31 +471,54 @@ impl Kernel {
         let memcg = self.vmas[v].memcg;
         let mut i = 0;
         let mut freed = 0u64;
+        // Base pages in consecutive frames of one pageblock go back to the buddy together
+        // (`free_pages_run`), in the order they were zapped: (first frame, count, zone).
+        let mut run = (PageId::NIL, 0u64, 0usize);
+        let mut folios = 0u64;
         while i < pages.len() {
             let p = pages[i];
             if p == PageId::NIL {
                 i += 1;
                 continue;
             }
-            let lv = self.folio_lruvec(p);
+            // folio_lruvec(): the run's zone (the frame after it is in it) or the frame's.
+            let (first, n, z) = run;
+            let in_run = n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64);
+            let nid = if self.nr_nodes == 1 { 0 } else if in_run { self.zones[z].node } else { self.page_nid(p) };
+            let lv = self.lruvec_idx(self.pages[p].memcg, nid);
             self.lruvecs[lv].del(&mut self.pages, p);
             if self.pages[p].test(pg::WRITEBACK) {
                 // The swap write in flight completes on its own; the page goes now.
                 self.vmstat.nr_writeback -= 1;
             }
             if self.pages[p].test(pg::HEAD) {
+                self.flush_free_run(&mut run);
                 self.cpu(self.cost.zap_thp);
                 self.free_pageblock(p);
                 freed += PAGEBLOCK_NR;
                 i += PAGEBLOCK_NR as usize;
             } else {
                 self.cpu(self.cost.zap_page);
-                self.free_page(p);
+                if self.pages[p].test(pg::PRIVATE) {
+                    self.flush_free_run(&mut run);
+                    self.free_page(p);
+                } else {
+                    self.pages.free(p);
+                    // The next frame of the run, in the same pageblock of the same zone.
+                    if in_run && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
+                        run.1 += 1;
+                    } else {
+                        self.flush_free_run(&mut run);
+                        run = (p, 1, self.zone_of(p));
+                    }
+                }
                 freed += 1;
                 i += 1;
             }
+            folios += 1;
         }
-        self.uncharge_anon(memcg, freed);
+        self.flush_free_run(&mut run);
+        self.uncharge_anon(memcg, freed, folios);
         // free_pgtables(): the page tables go with the mapping.
         let ptes = std::mem::take(&mut self.vmas[v].nr_ptes);
         self.memcg_kmem_uncharge(memcg, ptes * crate::types::PAGE_SIZE);
@@ -594,6 +718,6 @@ impl Kernel {
                 self.page_remove_file_rmap(vma, i, true);
             }
         }
-        self.uncharge_anon(memcg, freed);
+        self.uncharge_anon(memcg, freed, freed);
     }
 }

@@ -1,6 +1,7 @@
 //! What a run reports: per-step metrics, totals and time series, named with the kernel's own
 //! vocabulary (memory.stat, /proc/vmstat, /proc/meminfo, /usr/bin/time).
 
+use crate::delayacct::{StallKind, NR_STALL_KINDS};
 use crate::kernel::{IoAcct, Kernel};
 use crate::memcontrol::{MemcgEvent, NR_MEMCG_EVENTS};
 use crate::types::{secs, MemcgId, Nanos, PAGE_SIZE};
@@ -77,6 +78,8 @@ pub struct Snapshot {
     pub iowait: Nanos,
     /// Task's I/O.
     pub io: IoAcct,
+    /// Task's stall times per kind (delayacct.rs).
+    pub stall: [Nanos; NR_STALL_KINDS],
     /// The memcg's hierarchical events.
     pub memcg_events: [u64; NR_MEMCG_EVENTS],
     /// The memcg's failcnt.
@@ -100,6 +103,8 @@ pub struct TaskTimes {
     pub iowait: Nanos,
     /// I/O.
     pub io: IoAcct,
+    /// Stall times per [`crate::delayacct::StallKind`] (`stall.*_ms`).
+    pub stall: [Nanos; NR_STALL_KINDS],
 }
 
 impl Snapshot {
@@ -115,6 +120,7 @@ impl Snapshot {
             sys: t.sys,
             iowait: t.iowait,
             io: t.io,
+            stall: t.stall,
             memcg_events,
             failcnt: k.memcgs.get(memcg).counter.failcnt,
             vm_events: k.vmstat.events,
@@ -191,6 +197,11 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("psi.memory.some_avg60", avgs[1]);
     put("psi.memory.full_avg10", avgs[2]);
     put("psi.memory.full_avg60", avgs[3]);
+    // Where the task's time went while it waited in the kernel (delayacct.rs), ms.
+    for (kind, name) in StallKind::ALL {
+        let i = kind as usize;
+        put(&format!("stall.{name}_ms"), (b.stall[i] - a.stall[i]) as f64 / 1e6);
+    }
     if k.profile.lru_gen {
         lru_gen_metrics(k, memcg, &mut m);
     }
@@ -370,6 +381,7 @@ pub fn metric_names() -> Vec<String> {
         .iter()
         .map(|s| s.to_string()),
     );
+    v.extend(StallKind::ALL.iter().map(|(_, n)| format!("stall.{n}_ms")));
     v.extend(LATENCY_METRICS.iter().map(|s| s.to_string()));
     v
 }

@@ -35,9 +35,12 @@ pub mod pg {
     /// `PageAnon()`: an anonymous page; `mapping` holds its VMA (`VmaId`), `index` its page
     /// offset in the VMA.
     pub const ANON: u16 = 1 << 11;
-    /// `PageHead()` of a PMD-sized (order-9) folio: the one frame of the folio on the LRU.
+    /// `PageHead()` of a large folio: the one frame of the folio on the LRU. An anonymous
+    /// head is PMD-sized (order 9); a page-cache head's order is in its first tail page
+    /// ([`super::PageArena::folio_order`]).
     pub const HEAD: u16 = 1 << 12;
-    /// `PageTail()`: frames 1..511 of a huge page (on no list).
+    /// `PageTail()`: frames 1.. of a large folio (on no list; a page-cache tail's `prev` names
+    /// its head, `compound_head()`).
     pub const TAIL: u16 = 1 << 13;
     /// `PG_swapcache`: an anonymous page with swap slots, written out or being written.
     pub const SWAPCACHE: u16 = 1 << 14;
@@ -182,6 +185,65 @@ impl PageArena {
     pub fn free(&mut self, id: PageId) {
         self.pages[id.idx()] = Page::FREE;
         self.nr_in_use -= 1;
+    }
+
+    /// `init()` of the `n` frames from `first` (frame `first + i` holding `mapping` at
+    /// `index + i`), charged to `memcg`, with `flags`: a huge page's frames at once.
+    pub fn init_range(&mut self, first: PageId, n: u32, mapping: InodeId, index: u32, memcg: MemcgId, flags: u16) {
+        let (lo, hi) = (first.idx(), first.idx() + n as usize);
+        if hi > self.pages.len() {
+            // The arena grows frame by frame, as init() grows it.
+            for i in 0..n {
+                self.init(PageId(first.0 + i), mapping, index + i);
+                let p = &mut self.pages[lo + i as usize];
+                p.memcg = memcg;
+                p.flags = flags;
+            }
+            return;
+        }
+        for (i, p) in self.pages[lo..hi].iter_mut().enumerate() {
+            debug_assert!(p.mapping == InodeId(u32::MAX), "frame {} handed out twice", lo + i);
+            *p = Page { mapping, index: index + i as u32, memcg, flags, ..Page::FREE };
+        }
+        self.nr_in_use += n as usize;
+    }
+
+    /// `free()` of the `n` frames from `first`.
+    pub fn free_range(&mut self, first: PageId, n: u32) {
+        self.pages[first.idx()..first.idx() + n as usize].fill(Page::FREE);
+        self.nr_in_use -= n as usize;
+    }
+
+    /// `folio_order()`: 0 for a single page, else the order the head's first tail page holds
+    /// (`folio->_folio_order` lives in page[1] in the kernel; here its `mapcount` byte, as a
+    /// tail is never mapped on its own). An anonymous head is a PMD-sized THP.
+    #[inline(always)]
+    pub fn folio_order(&self, id: PageId) -> u32 {
+        let p = &self.pages[id.idx()];
+        if p.flags & pg::HEAD == 0 {
+            0
+        } else if p.flags & pg::ANON != 0 {
+            crate::page_alloc::PAGEBLOCK_ORDER
+        } else {
+            self.pages[id.idx() + 1].mapcount as u32
+        }
+    }
+
+    /// `folio_nr_pages()`.
+    #[inline(always)]
+    pub fn folio_nr_pages(&self, id: PageId) -> u64 {
+        1 << self.folio_order(id)
+    }
+
+    /// `page_folio()` of a page-cache page: its head when it is a tail of a large folio.
+    #[inline(always)]
+    pub fn page_folio(&self, id: PageId) -> PageId {
+        let p = &self.pages[id.idx()];
+        if p.flags & (pg::TAIL | pg::ANON) == pg::TAIL {
+            p.prev
+        } else {
+            id
+        }
     }
 
     /// Frames currently in use.

@@ -8,7 +8,6 @@ use crate::mm_types::{pg, PageArena};
 use crate::types::PageId;
 
 /// Base pages of a huge page on an LRU list (`HPAGE_PMD_NR`).
-const HPAGE_NR: u64 = crate::page_alloc::PAGEBLOCK_NR;
 
 /// `enum lru_list`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -116,15 +115,20 @@ impl Lruvec {
         v
     }
 
-    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`. Under the multi-generational LRU the
-    /// two youngest generations count as active, the others as inactive
-    /// (`lru_gen_update_size()`).
+    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)`: the file lists in pages (a large
+    /// folio counts its pages); the anon lists in entries, as the anon reclaim's callers
+    /// expect (a huge page is one). Under the multi-generational LRU the two youngest
+    /// generations count as active, the others as inactive (`lru_gen_update_size()`).
     #[inline]
     pub fn size(&self, lru: LruList) -> u64 {
         if self.lrugen.enabled && lru != LruList::Unevictable {
             return crate::lru_gen::compat_size(self, lru, false);
         }
-        self.lists[lru as usize].len
+        if lru.is_file() {
+            self.lists[lru as usize].pages
+        } else {
+            self.lists[lru as usize].len
+        }
     }
 
     /// Base pages on `lru` (`NR_LRU_BASE + lru` in pages: a huge page counts 512).
@@ -156,6 +160,7 @@ impl Lruvec {
     /// Put `id` at the head of list number `list` (of [`NR_ALL_LISTS`]) and set `PG_lru`.
     #[inline]
     pub fn link(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+        let nr = pages.folio_nr_pages(id);
         let l = &mut self.lists[list];
         let old = l.head;
         {
@@ -165,7 +170,7 @@ impl Lruvec {
             p.next = old;
             p.set_lru(list as u8);
             p.flags |= pg::LRU;
-            l.pages += if p.test(pg::HEAD) { HPAGE_NR } else { 1 };
+            l.pages += nr;
         }
         if old != PageId::NIL {
             pages[old].prev = id;
@@ -173,6 +178,30 @@ impl Lruvec {
             l.tail = id;
         }
         l.head = id;
+        l.len += 1;
+    }
+
+    /// Put `id` right after `after` (on list number `list`) and set `PG_lru`
+    /// (`list_add_tail(&tail->lru, &head->lru)` of a split's tail pages, `lru_add_page_tail()`).
+    pub fn link_after(&mut self, pages: &mut PageArena, after: PageId, id: PageId, list: usize) {
+        let nr = pages.folio_nr_pages(id);
+        let next = pages[after].next;
+        {
+            let p = &mut pages[id];
+            debug_assert!(!p.test(pg::LRU), "page already on an LRU");
+            p.prev = after;
+            p.next = next;
+            p.set_lru(list as u8);
+            p.flags |= pg::LRU;
+        }
+        pages[after].next = id;
+        let l = &mut self.lists[list];
+        if next != PageId::NIL {
+            pages[next].prev = id;
+        } else {
+            l.tail = id;
+        }
+        l.pages += nr;
         l.len += 1;
     }
 
@@ -192,6 +221,7 @@ impl Lruvec {
     /// Put `id` at the tail of list number `list` and set `PG_lru`.
     #[inline]
     pub fn link_tail(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+        let nr = pages.folio_nr_pages(id);
         let l = &mut self.lists[list];
         let old = l.tail;
         {
@@ -200,7 +230,7 @@ impl Lruvec {
             p.prev = old;
             p.set_lru(list as u8);
             p.flags |= pg::LRU;
-            l.pages += if p.test(pg::HEAD) { HPAGE_NR } else { 1 };
+            l.pages += nr;
         }
         if old != PageId::NIL {
             pages[old].next = id;
@@ -227,11 +257,12 @@ impl Lruvec {
     /// (`lru_gen_del_folio(reclaiming = true)` for the generation lists).
     #[inline]
     pub fn unlink(&mut self, pages: &mut PageArena, id: PageId) {
-        let (prev, next, lru, nr) = {
+        let nr = pages.folio_nr_pages(id);
+        let (prev, next, lru) = {
             let p = &mut pages[id];
             debug_assert!(p.test(pg::LRU), "page not on an LRU");
             p.flags &= !pg::LRU;
-            (p.prev, p.next, p.lru(), if p.test(pg::HEAD) { HPAGE_NR } else { 1 })
+            (p.prev, p.next, p.lru())
         };
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;

@@ -16,6 +16,7 @@
 //! form inside a partial pageblock do not change whether an order-0 or an order-9 request
 //! succeeds. Migrate types (grouping by mobility) are not modelled either.
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::profile::KernelProfile;
 use crate::types::{int_sqrt, InodeId, Nanos, PageId, PAGE_SIZE};
@@ -127,6 +128,34 @@ fn word_chunks(word: u64, order: usize) -> u64 {
         s <<= 1;
     }
     (all & CHUNK_STARTS[order - 1]).count_ones() as u64
+}
+
+/// Partial pageblocks `rmqueue_order()` looks at before it splits a free one: a bound on the
+/// cost of a large-folio allocation, whatever the machine's size.
+pub const RMQUEUE_PARTIAL_SCAN: u32 = 64;
+
+/// The offset of the first naturally aligned run of `1 << order` free frames in a
+/// pageblock's bitmap (orders 1..=8), or `None`.
+fn find_free_run(bits: &[u64; 8], order: u32) -> Option<u32> {
+    if order as usize <= CHUNK_ORDERS {
+        let n = 1u32 << order;
+        for (w, &word) in bits.iter().enumerate() {
+            let mut all = word;
+            let mut s = 1;
+            while s < n {
+                all &= all >> s;
+                s <<= 1;
+            }
+            let starts = all & CHUNK_STARTS[order as usize - 1];
+            if starts != 0 {
+                return Some(w as u32 * 64 + starts.trailing_zeros());
+            }
+        }
+        None
+    } else {
+        let words = 1usize << (order - 6);
+        (0..8).step_by(words).find(|&w| bits[w..w + words].iter().all(|&x| x == u64::MAX)).map(|w| w as u32 * 64)
+    }
 }
 
 /// `struct zone`: counters, watermarks and the buddy free lists.
@@ -312,18 +341,21 @@ impl Zone {
 
     /// `chunks` after bit `bit` of a word flipped, `full` being the word with the bit set (the
     /// word after a free, before a take): at each order, the one aligned chunk holding the bit
-    /// is complete in `full` or not, as `__free_one_page()` merges a buddy or not.
+    /// is complete in `full` or not, as `__free_one_page()` merges a buddy or not. A chunk
+    /// holds the chunks of lower orders around the bit, so the first incomplete order ends
+    /// the walk (the merge loop stops at the first missing buddy).
     #[inline(always)]
     fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
         for o in 1..=CHUNK_ORDERS as u32 {
             let n = 1u32 << o;
             let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << (bit & !(n - 1)) };
-            if full & mask == mask {
-                if freed {
-                    self.chunks[o as usize - 1] += 1;
-                } else {
-                    self.chunks[o as usize - 1] -= 1;
-                }
+            if full & mask != mask {
+                break;
+            }
+            if freed {
+                self.chunks[o as usize - 1] += 1;
+            } else {
+                self.chunks[o as usize - 1] -= 1;
             }
         }
     }
@@ -447,6 +479,56 @@ impl Zone {
         self.start_pfn + b as u64 * PAGEBLOCK_NR + off
     }
 
+    /// `__rmqueue_smallest()` for orders 1..=8 (the page cache's large folios): the first
+    /// naturally aligned free run of `1 << order` frames in one of the first
+    /// [`RMQUEUE_PARTIAL_SCAN`] partial pageblocks (their bitmaps stand for the kernel's
+    /// `free_area[1..8]` lists, which the engine does not keep), else a wholly free pageblock
+    /// is split (`expand()`), its remainder staying free in the block. Returns the first PFN.
+    pub fn rmqueue_order(&mut self, order: u32) -> Option<u64> {
+        debug_assert!((1..PAGEBLOCK_ORDER).contains(&order));
+        let n = 1u32 << order;
+        // The chunk counts say whether a partial pageblock has a run of an order up to 6.
+        let whole = self.free_blocks.len() as u64;
+        let partial_may = order as usize > CHUNK_ORDERS || self.chunks[order as usize - 1] > whole * (PAGEBLOCK_NR >> order);
+        if partial_may {
+            let mut b = self.partial_head;
+            let mut seen = 0;
+            while b != NO_BLOCK && seen < RMQUEUE_PARTIAL_SCAN {
+                let blk = &self.blocks[b as usize];
+                if blk.nr_free as u32 >= n {
+                    if let Some(off) = find_free_run(&blk.bits, order) {
+                        return Some(self.take_run(b, off, n));
+                    }
+                }
+                b = blk.next;
+                seen += 1;
+            }
+        }
+        let b = self.free_blocks.pop()?;
+        self.partial_push(b);
+        Some(self.take_run(b, 0, n))
+    }
+
+    /// Take frames `off..off + n` of pageblock `b` (free, on the partial list); returns the
+    /// PFN of the first.
+    fn take_run(&mut self, b: u32, off: u32, n: u32) -> u64 {
+        for i in off..off + n {
+            let blk = &mut self.blocks[b as usize];
+            let word = &mut blk.bits[(i / 64) as usize];
+            debug_assert!(*word & (1 << (i % 64)) != 0, "frame {i} of block {b} is not free");
+            let full = *word;
+            *word &= !(1u64 << (i % 64));
+            self.count_flip(full, i % 64, false);
+        }
+        let blk = &mut self.blocks[b as usize];
+        blk.nr_free -= n as u16;
+        if blk.nr_free == 0 {
+            self.partial_del(b);
+        }
+        self.free -= n as u64;
+        self.start_pfn + b as u64 * PAGEBLOCK_NR + off as u64
+    }
+
     /// The lowest free frame of the zone (ZONE_DMA's held frames sit at the lowest PFNs);
     /// returns its PFN. Walks the pageblocks from the start: for boot only.
     pub fn rmqueue_lowest(&mut self) -> Option<u64> {
@@ -496,6 +578,65 @@ impl Zone {
             }
             self.free_blocks.push(b);
         } else if !on_partial && nr_free <= cap {
+            self.partial_push(b);
+        }
+    }
+
+    /// `free_order0()` of the `n` frames `pfn..pfn + n`, in that order, all in one pageblock:
+    /// the same bitmap, counts, chunk counts and list moves, one word at a time.
+    pub fn free_order0_run(&mut self, pfn: u64, n: u64) {
+        let rel = pfn - self.start_pfn;
+        let b = (rel / PAGEBLOCK_NR) as u32;
+        let off = rel % PAGEBLOCK_NR;
+        debug_assert!(n > 0 && off + n <= PAGEBLOCK_NR, "a run of {n} frames from pfn {pfn} crosses its pageblock");
+        let on_partial = self.blocks[b as usize].on_partial;
+        let (mut lo, end) = (off, off + n);
+        while lo < end {
+            let w = (lo / 64) as usize;
+            let hi = end.min((w as u64 + 1) * 64);
+            let width = hi - lo;
+            let old = self.blocks[b as usize].bits[w];
+            if width <= 4 {
+                // A few frames: one at a time, as free_order0() counts them.
+                for bit in lo % 64..lo % 64 + width {
+                    let word = &mut self.blocks[b as usize].bits[w];
+                    debug_assert!(*word & (1 << bit) == 0, "double free of pfn {}", pfn - off + w as u64 * 64 + bit);
+                    *word |= 1 << bit;
+                    let full = *word;
+                    self.count_flip(full, bit as u32, true);
+                }
+            } else {
+                let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (lo % 64) };
+                debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
+                let new = old | mask;
+                self.blocks[b as usize].bits[w] = new;
+                // Every aligned chunk completed by the frees is counted once, when its last
+                // frame comes back: the chunks complete in `new` and not in `old`.
+                let (mut a_new, mut a_old) = (new, old);
+                for o in 1..=CHUNK_ORDERS {
+                    // Bit i of a_* set: frames i..i + 2^o all free (word_chunks, order by order).
+                    let s = 1u32 << (o - 1);
+                    a_new &= a_new >> s;
+                    a_old &= a_old >> s;
+                    let starts = CHUNK_STARTS[o - 1];
+                    self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
+                }
+            }
+            lo = hi;
+        }
+        let blk = &mut self.blocks[b as usize];
+        blk.nr_free += n as u16;
+        let nr_free = blk.nr_free;
+        self.free += n;
+        // One free after another: the first puts a pageblock that was wholly used on the
+        // partial list, the one that frees its last frame moves it to the order-9 list (a
+        // push and a delete with nothing between leave the partial list as it was).
+        if nr_free as u64 == PAGEBLOCK_NR {
+            if on_partial {
+                self.partial_del(b);
+            }
+            self.free_blocks.push(b);
+        } else if !on_partial {
             self.partial_push(b);
         }
     }
@@ -580,6 +721,24 @@ pub struct Node {
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
+}
+
+/// The outcome of an order-0 `get_page_from_freelist()` walk at the low watermark that
+/// changed no state but the chosen zone's counters. Repeated with nothing else changed, the
+/// walk takes the same path to the same zone for as long as that zone passes its watermark,
+/// keeps a fair-allocation batch when it was chosen in the fair pass, and (when the walk
+/// set up the zonelist cache) the cache is not due for its zap: `Kernel::take_order0_again`
+/// allocates on that basis without walking the zonelist again.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FreelistWalk {
+    /// The zone the walk took the page from.
+    pub zone: usize,
+    /// The requesting node.
+    pub nid: u32,
+    /// Chosen in the fair pass (`ALLOC_FAIR`): the zone's `NR_ALLOC_BATCH` had to be positive.
+    pub fair: bool,
+    /// The walk called `zlc_setup()` (a zone failed with the zonelist cache enabled).
+    pub zlc: bool,
 }
 
 /// Flags of an allocation request (`gfp_t` and `alloc_flags` reduced to what is modelled).
@@ -828,14 +987,16 @@ impl Kernel {
     }
 
     /// `zlc_setup()`: the zonelist cache of node `nid` comes into use for this walk; it is
-    /// zapped (every zone considered again) at most once a second.
-    fn zlc_setup(&mut self, nid: usize) {
+    /// zapped (every zone considered again) at most once a second. Returns whether it was.
+    fn zlc_setup(&mut self, nid: usize) -> bool {
         let now = self.now;
         let n = &mut self.nodes[nid];
         if now >= n.zlc_last_zap + ZLC_ZAP_INTERVAL {
             n.zlc_full.iter_mut().for_each(|f| *f = false);
             n.zlc_last_zap = now;
+            return true;
         }
+        false
     }
 
     /// SLUB's first, high-order attempt for a new slab page (`allocate_slab()`: the cache's
@@ -888,9 +1049,9 @@ impl Kernel {
             self.reclaim_nid = Some(gfp.nid);
         }
         // __perform_reclaim(): a memory stall (psi_memstall_enter()).
-        self.psi_memstall_enter();
+        self.stall_enter(StallKind::Reclaim);
         let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
-        self.psi_memstall_leave();
+        self.stall_leave(StallKind::Reclaim);
         self.reclaim_nid = saved;
         if progress > 0 && self.policies.zonelist_cache {
             // zlc_clear_zones_full()
@@ -906,8 +1067,15 @@ impl Kernel {
     /// once a second); from then on zones marked full are skipped and every zone that fails
     /// is marked full, whatever the order of the request (the flaw seed 002 names); if
     /// nothing was found, the zonelist is scanned again without the cache.
+    ///
+    /// An order-0 walk at the low watermark that changed nothing but the chosen zone's
+    /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
+    /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        self.freelist_walk = None;
         let nid = gfp.nid as usize;
+        // Whether the walk changed no state but the chosen zone's counters.
+        let mut clean = true;
         // ZONELIST_NOFALLBACK has no zonelist cache (its zlcache_ptr is NULL before 4.4).
         let zlc_enabled = self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode;
         let lower_orders = self.profile.watermark_check_lower_orders;
@@ -945,27 +1113,36 @@ impl Kernel {
                 };
                 if !ok {
                     if zlc_enabled && !did_zlc_setup {
-                        self.zlc_setup(nid);
+                        clean &= !self.zlc_setup(nid);
                         zlc_active = true;
                         did_zlc_setup = true;
                     }
                     // zone_reclaim_mode is 0: goto this_zone_full.
                     if zlc_active {
+                        clean &= self.nodes[nid].zlc_full[zi];
                         self.nodes[nid].zlc_full[zi] = true;
                     }
                     continue;
                 }
-                let pfn = if order == 0 { self.zones[z].rmqueue_order0() } else { self.zones[z].rmqueue_pageblock() };
+                let pfn = match order {
+                    0 => self.zones[z].rmqueue_order0(),
+                    o if o < PAGEBLOCK_ORDER => self.zones[z].rmqueue_order(o),
+                    _ => self.zones[z].rmqueue_pageblock(),
+                };
                 match pfn {
                     Some(pfn) => {
                         // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
                         self.zones[z].alloc_batch -= 1i64 << order;
                         self.zone_statistics(z, nid as u32);
                         self.vmstat.count(VmEvent::Pgalloc, 1u64 << order);
+                        if clean && order == 0 && mark == Wmark::Low {
+                            self.freelist_walk = Some(FreelistWalk { zone: z, nid: nid as u32, fair, zlc: did_zlc_setup });
+                        }
                         return Some(PageId(pfn as u32));
                     }
                     None => {
                         if zlc_active {
+                            clean &= self.nodes[nid].zlc_full[zi];
                             self.nodes[nid].zlc_full[zi] = true;
                         }
                     }
@@ -975,6 +1152,7 @@ impl Kernel {
                 fair = false;
                 if nr_fair_skipped > 0 {
                     rescan = true;
+                    clean = false;
                     self.reset_alloc_batches(nid);
                 }
                 if self.nodes.len() > 1 {
@@ -989,6 +1167,52 @@ impl Kernel {
                 return None;
             }
         }
+    }
+
+    /// The earliest time at which `alloc_pages()` would do more than walk the zonelist: an
+    /// I/O completion falls due (`writeback_end_io()`, `swap_end_io()`), an awake kswapd is
+    /// behind the clock (`kswapd_catch_up()`), or slab pages are owed (now). Before it, an
+    /// allocation is its `get_page_from_freelist()` walk alone.
+    pub fn alloc_quiet_until(&self) -> Nanos {
+        if self.pagecache_slab_owed() {
+            return 0;
+        }
+        let mut t = Nanos::MAX;
+        if let Some(&std::cmp::Reverse((done, ..))) = self.wb_queue.peek() {
+            t = t.min(done);
+        }
+        if let Some(&std::cmp::Reverse((done, _))) = self.swap_wb_queue.peek() {
+            t = t.min(done);
+        }
+        for n in &self.nodes {
+            if n.kswapd_active {
+                // kswapd_run() works while its clock is behind: idle up to and at its clock.
+                t = t.min(n.kswapd_clock.saturating_add(1));
+            }
+        }
+        t
+    }
+
+    /// Whether an order-0 allocation at time `t` (before `alloc_quiet_until()`), with nothing
+    /// changed since the walk `w` but `w`'s own allocations, would repeat it: its zone still
+    /// passes the low watermark (`__zone_watermark_ok()` of order 0), keeps a fair batch when
+    /// it was chosen in the fair pass, and the zonelist cache is not due for its zap.
+    #[inline]
+    pub fn freelist_walk_holds(&self, w: &FreelistWalk, t: Nanos) -> bool {
+        let zone = &self.zones[w.zone];
+        zone.free > zone.wmark_low && (!w.fair || zone.alloc_batch > 0) && (!w.zlc || t < self.nodes[w.nid as usize].zlc_last_zap + ZLC_ZAP_INTERVAL)
+    }
+
+    /// The allocation `get_page_from_freelist()` makes when it repeats walk `w` (the caller
+    /// checked `freelist_walk_holds()`): a frame from `w`'s zone and its fair batch, as
+    /// `buffered_rmqueue()` does. The caller adds the counts (`zone_statistics()`, `PGALLOC`)
+    /// for a run of allocations at once (`zone_statistics_n()`).
+    #[inline(always)]
+    pub fn take_order0_again(&mut self, w: &FreelistWalk) -> PageId {
+        let zone = &mut self.zones[w.zone];
+        let pfn = zone.rmqueue_order0().expect("a zone above its watermark has a free frame");
+        zone.alloc_batch -= 1;
+        PageId(pfn as u32)
     }
 
     /// `reset_alloc_batches()`: every zone of node `nid` gets its fair-allocation batch
@@ -1006,15 +1230,20 @@ impl Kernel {
     /// allocation whatever its order (`rmqueue()` passes 1; PGALLOC counts the pages): a huge
     /// page counts once, as QEMU's 6.1 shows (qemu61-numa-anon.toml).
     fn zone_statistics(&mut self, z: usize, preferred: u32) {
+        self.zone_statistics_n(z, preferred, 1);
+    }
+
+    /// `zone_statistics()` of `n` allocations from zone `z` for node `preferred`.
+    pub(crate) fn zone_statistics_n(&mut self, z: usize, preferred: u32, n: u64) {
         if self.zones[z].node == preferred {
-            self.zones[z].numa_hit += 1;
-            self.vmstat.count(VmEvent::NumaHit, 1);
+            self.zones[z].numa_hit += n;
+            self.vmstat.count(VmEvent::NumaHit, n);
         } else {
-            self.zones[z].numa_miss += 1;
+            self.zones[z].numa_miss += n;
             let pz = self.nodes[preferred as usize].zones[0];
-            self.zones[pz].numa_foreign += 1;
-            self.vmstat.count(VmEvent::NumaMiss, 1);
-            self.vmstat.count(VmEvent::NumaForeign, 1);
+            self.zones[pz].numa_foreign += n;
+            self.vmstat.count(VmEvent::NumaMiss, n);
+            self.vmstat.count(VmEvent::NumaForeign, n);
         }
     }
 
@@ -1034,11 +1263,27 @@ impl Kernel {
         self.vmstat.count(VmEvent::Pgfree, 1);
     }
 
+    /// `free_page()` of the `n` frames `first..first + n` of one pageblock, in that order,
+    /// whose `Page`s the caller already freed (none had buffer heads).
+    pub fn free_pages_run(&mut self, first: PageId, n: u64) {
+        let z = self.zone_of(first);
+        self.zones[z].free_order0_run(first.0 as u64, n);
+        let nid = self.zones[z].node as usize;
+        self.nodes[nid].pages_scanned = 0;
+        self.vmstat.count(VmEvent::Pgfree, n);
+    }
+
+    /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
+    /// to its pageblock (the buddy merges them as their neighbours come back).
+    pub fn free_folio(&mut self, head: PageId, nr: u64) {
+        for i in 0..nr as u32 {
+            self.free_page(PageId(head.0 + i));
+        }
+    }
+
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.
     pub fn free_pageblock(&mut self, head: PageId) {
-        for i in 0..PAGEBLOCK_NR as u32 {
-            self.pages.free(PageId(head.0 + i));
-        }
+        self.pages.free_range(head, PAGEBLOCK_NR as u32);
         let z = self.zone_of(head);
         self.zones[z].free_pageblock(head.0 as u64);
         let nid = self.zones[z].node as usize;
@@ -1149,7 +1394,7 @@ impl Kernel {
         match self.profile.reclaim_throttle {
             crate::profile::ReclaimThrottle::CongestionTimeout => {
                 let t = crate::vmscan::congestion_wait_blk_mq(self.now, crate::vmscan::RECLAIM_THROTTLE);
-                self.wait_until(t);
+                self.stalled(StallKind::Congestion, |k| k.wait_until(t));
             }
             _ => self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE),
         }
@@ -1161,7 +1406,7 @@ impl Kernel {
     pub fn congestion_wait(&mut self, timeout: Nanos) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            self.wait_until(t.min(now + timeout));
+            self.stalled(StallKind::Congestion, |k| k.wait_until(t.min(now + timeout)));
         }
     }
 }

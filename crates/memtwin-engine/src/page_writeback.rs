@@ -310,6 +310,29 @@ impl Kernel {
         )
     }
 
+    /// `throttle_vm_writeout()` (mm/page-writeback.c, 2.6-4.8), called at the end of
+    /// `shrink_lruvec()`: while the pages under writeback exceed the global dirty threshold
+    /// plus a tenth ("Boost the allowable dirty threshold a bit for page allocators so they
+    /// don't get DoS'ed by heavy writers"), sleep `congestion_wait(BLK_RW_ASYNC, HZ/10)` and
+    /// look again. Reclaim's allocations here are `GFP_KERNEL`-like (`__GFP_FS | __GFP_IO`),
+    /// so the loop does not give up after one sleep. kswapd too.
+    pub fn throttle_vm_writeout(&mut self) {
+        loop {
+            let g = self.global_dirty_limits();
+            let thresh = g.thresh + g.thresh / 10;
+            if self.vmstat.nr_writeback <= thresh {
+                return;
+            }
+            let before = self.now;
+            self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE);
+            self.writeback_end_io();
+            self.swap_end_io();
+            if self.now == before {
+                return; // nothing in flight: nothing will complete
+            }
+        }
+    }
+
     /// `mem_cgroup_wb_stats()`: (file LRU pages, headroom, dirty, writeback) of `memcg`'s
     /// writeback domain; the counts are hierarchical, the headroom is the smallest
     /// `min(memory.max, memory.high) - usage` from `memcg` up to, not including, the root.
@@ -383,7 +406,7 @@ impl Kernel {
                     break;
                 }
                 let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
-                self.wait_until(t);
+                self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(t));
                 self.writeback_end_io();
             }
         }

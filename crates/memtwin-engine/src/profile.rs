@@ -332,6 +332,14 @@ pub struct KernelProfile {
     /// throttling on cgroup v1"); before, it only waited on pages it had already marked
     /// (`folio_wait_writeback()` in `shrink_page_list()`).
     pub v1_reclaim_throttle: bool,
+    /// How the block layer hands out requests (`get_request()` on the legacy request list
+    /// before 5.0, scheduler tags on blk-mq after, mq-deadline's async depth from 5.14); see
+    /// [`crate::blkdev::BlkQueue`].
+    pub blk_queue: crate::blkdev::BlkQueue,
+    /// `throttle_vm_writeout()` at the end of `shrink_lruvec()` (2.6-4.8; c2aa723a6093 "mm:
+    /// remove throttle_vm_writeout()", 4.9): reclaim sleeps `congestion_wait(BLK_RW_ASYNC,
+    /// HZ/10)` while the pages under writeback exceed the global dirty limit plus a tenth.
+    pub throttle_vm_writeout: bool,
     /// User page tables are charged to the memcg as kernel memory (`__GFP_ACCOUNT` in x86's
     /// page-table allocations, v4.5, Vladimir Davydov's "arch: x86: charge page tables to
     /// kmemcg"); one page per 2 MiB of anonymous memory touched.
@@ -395,8 +403,66 @@ pub struct KernelProfile {
     /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
     /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
     pub anon_workingset: bool,
+    /// Large folios in the page cache: which file systems' regular files take them, up to
+    /// which order, and how readahead sizes them.
+    pub large_folios: LargeFolios,
     /// Policies switched on by default in this era (none of the seeds' are).
     pub policies: Policies,
+}
+
+/// `MAX_PAGECACHE_ORDER` on x86_64 with THP: `min(MAX_XAS_ORDER, PREFERRED_MAX_PAGECACHE_ORDER)`
+/// = min(11, `HPAGE_PMD_ORDER` = 9) (include/linux/pagemap.h, 6.1 and later); a PMD-sized
+/// folio of 2 MiB.
+pub const MAX_PAGECACHE_ORDER: u8 = 9;
+
+/// Large folios in the page cache of an era, per file system: the largest folio order a
+/// regular file's mapping takes (`mapping_max_folio_order()`; 0 = order-0 pages only,
+/// `!mapping_large_folio_support()`). tmpfs stays at order 0 (its `huge=` option is off by
+/// default and not modelled).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LargeFolios {
+    /// XFS: `mapping_set_large_folios()` in `xfs_setup_inode()` since 5.18, up to
+    /// [`MAX_PAGECACHE_ORDER`].
+    pub xfs: u8,
+    /// ext4 regular files: since 6.16, `ext4_set_inode_mapping_order()` (fs/ext4/inode.c) up
+    /// to `EXT4_MAX_PAGECACHE_ORDER` = min(`MAX_PAGECACHE_ORDER`, 11 + `i_blkbits` -
+    /// `PAGE_SHIFT`) = 9 with 4 KiB blocks, unless the superblock has the verity or encrypt
+    /// feature (`ext4_should_enable_large_folio()`; `[machine] fs_features`).
+    pub ext4: u8,
+    /// btrfs: 0 in every profile (its large folios need `CONFIG_BTRFS_EXPERIMENTAL`, 6.17+,
+    /// which distribution kernels leave off).
+    pub btrfs: u8,
+    /// How readahead picks folio orders.
+    pub ra: RaOrder,
+}
+
+impl LargeFolios {
+    /// No file system has large folios (before 5.18).
+    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2 };
+
+    /// Whether any file system of the era has large folios.
+    pub fn any(&self) -> bool {
+        self.xfs > 0 || self.ext4 > 0 || self.btrfs > 0
+    }
+}
+
+/// How `page_cache_ra_order()` (mm/readahead.c) picks folio orders.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RaOrder {
+    /// 5.18-6.15 (Debian's 6.1.192 read): `ondemand_readahead()` passes the order of the
+    /// `PG_readahead` folio that triggered it (0 for a synchronous miss) and
+    /// `page_cache_ra_order()` allocates folios of that order + 2, capped at the mapping's
+    /// maximum and lowered until one fits in `ra->size`; nothing below 4 pages of window; a
+    /// failed allocation or insertion falls back to `do_page_cache_ra()` of a whole window
+    /// from where it stopped.
+    MarkedPlus2,
+    /// 6.16+ (mainline's mm/readahead.c, which 6.18 runs): the order lives in the file's
+    /// `ra->order`: a synchronous miss resets it to 0, each `page_cache_async_ra()` adds 2
+    /// and rounds the window's end down to that order's alignment; `page_cache_ra_order()`
+    /// caps it at the mapping's maximum and `ilog2(ra->size)` and stores it back; the
+    /// fallback reads only the rest of the window; a window reaching the end of the file sets
+    /// no `PG_readahead` mark.
+    FileOrder,
 }
 
 /// Kernel memory of a memcg in v5.0/v5.1 (x86_64); see the fields of [`MemcgKmemCost`].
@@ -479,7 +545,7 @@ pub const KMEM_6_1_LAB: MemcgKmemCost = MemcgKmemCost {
 pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6 = KernelProfile {
         name: "linux-6.6",
-        description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, \
+        description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18), \
                       refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
         file_inactive_ratio: InactiveRatio::Sqrt,
@@ -509,6 +575,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
         v1_reclaim_throttle: true,
+        blk_queue: crate::blkdev::BlkQueue::MqAsyncDepth,
+        throttle_vm_writeout: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
         wb_thresh_floor: false,
@@ -526,6 +594,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
         anon_workingset: true,
+        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -551,7 +620,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
-        description: "5.17, the base of the list_lru series (seed 001): eager list_lrus, shrinker_info \
+        description: "5.17, the base of the list_lru series (seed 001): no large folios (XFS has them from 5.18), eager list_lrus, shrinker_info \
                       with nr_deferred, objcg slab accounting, shared memcg walks, charge batch 32, \
                       memory.high reclaimed on return to user space only, full memcg walks (5.5-6.10)",
         memcg_kmem: KMEM_5_17,
@@ -560,6 +629,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_high_sync: false,
         v1_reclaim_throttle: false,
         lru_gen_available: false,
+        large_folios: LargeFolios::NONE,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -584,6 +654,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_high_delay: false,
         oom_waits_on_write_pending: true,
         reclaim_throttle: ReclaimThrottle::CongestionTimeout,
+        blk_queue: crate::blkdev::BlkQueue::Mq,
         ra_prev_pos_after_read: false,
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
@@ -611,6 +682,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_zone_reclaimable: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Congestion,
+        blk_queue: crate::blkdev::BlkQueue::Legacy,
+        throttle_vm_writeout: true,
         account_page_tables: false,
         ..linux_5_0.clone()
     };
@@ -635,11 +708,13 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_6_18 = KernelProfile {
         name: "linux-6.18",
-        description: "this host's kernel: as linux-6.6, and every wb gets at least 1/8 of what its domain has left \
+        description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16), readahead \
+                      keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
+        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

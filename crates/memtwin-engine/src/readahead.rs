@@ -27,6 +27,9 @@ pub struct FileRaState {
     pub random: bool,
     /// `prev_pos`: the byte after the end of the previous read.
     pub prev_pos: Option<u64>,
+    /// `ra->order` (6.16+, [`crate::profile::RaOrder::FileOrder`]): the folio order the
+    /// stream's readahead has reached.
+    pub order: u32,
 }
 
 impl FileRaState {
@@ -94,13 +97,144 @@ impl Kernel {
             ra.start = index;
             ra.size = (size + req).min(max);
             ra.async_size = 1;
-            self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+            self.ra_submit(ra, inode, None, memcg);
             return;
         }
         ra.start = index;
         ra.size = get_init_ra_size(req, max);
         ra.async_size = if ra.size > req { ra.size - req } else { ra.size };
-        self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+        self.ra_submit(ra, inode, None, memcg);
+    }
+
+    /// `readit:` of `ondemand_readahead()` / `page_cache_sync_ra()` / `page_cache_async_ra()`:
+    /// read the window `ra` describes. A mapping without large folios takes
+    /// `do_page_cache_ra()`, as every order-0 kernel does; one with them goes through
+    /// `page_cache_ra_order()`, with the order of the `PG_readahead` folio that triggered
+    /// an asynchronous window (`marked`; `None` for a synchronous miss).
+    fn ra_submit(&mut self, ra: &mut FileRaState, inode: InodeId, marked: Option<u32>, memcg: MemcgId) {
+        if self.mappings[inode.idx()].max_order == 0 {
+            if self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+                ra.order = 0; // "if (!mapping_large_folio_support(mapping)) { ra->order = 0; goto fallback; }"
+            }
+            self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+            return;
+        }
+        if marked.is_none() && self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+            ra.order = 0; // page_cache_sync_ra(): "readit: ra->order = 0;"
+        }
+        self.page_cache_ra_order(ra, inode, marked, memcg);
+    }
+
+    /// `page_cache_ra_order()` (mm/readahead.c) for a mapping with large folios: the window
+    /// `ra.start..ra.start + ra.size` in folios of the chosen order, each aligned (a
+    /// misaligned index takes the order of its lowest set bit) and within the window and the
+    /// file; the folio holding the mark (rounded down to its order, `ra_alloc_folio()`) gets
+    /// `PG_readahead`. The order per era ([`crate::profile::RaOrder`]): 5.18-6.15 the marked
+    /// folio's order + 2 (0 + 2 on a synchronous miss), nothing below a 4-page window, orders
+    /// 1 lowered to 0, the window grown to the last folio's end; 6.16+ `ra->order`, reset to 0
+    /// by a synchronous miss and raised by 2 per asynchronous window, no mark in a window
+    /// reaching the end of the file. A folio that cannot be added (a page already cached in
+    /// its range, no frames, the charge failed) ends the loop; what was added is submitted,
+    /// and `do_page_cache_ra()` reads on from there in order-0 pages: a whole window
+    /// (5.18-6.15) or what is left of this one (6.16+).
+    pub fn page_cache_ra_order(&mut self, ra: &mut FileRaState, inode: InodeId, marked: Option<u32>, memcg: MemcgId) {
+        let file_order = self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder;
+        let max_order = self.mappings[inode.idx()].max_order as u32;
+        let isize = self.inodes[inode.idx()].size;
+        if isize == 0 {
+            return;
+        }
+        let start = ra.start;
+        let last_page = ((isize - 1) / PAGE_SIZE) as u32;
+        if start > last_page {
+            return;
+        }
+        let mut index = start;
+        let window_end = start.saturating_add(ra.size.max(1) - 1);
+        let (limit, mark, new_order) = if file_order {
+            let (limit, mark) = if last_page > window_end { (window_end, Some(start + ra.size - ra.async_size)) } else { (last_page, None) };
+            let order = ra.order.min(max_order).min(31 - ra.size.max(1).leading_zeros());
+            ra.order = order;
+            (limit, mark, order)
+        } else {
+            if ra.size < 4 {
+                self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+                return;
+            }
+            let mut order = marked.unwrap_or(0);
+            if order < max_order {
+                order = (order + 2).min(max_order);
+                while (1u32 << order) > ra.size {
+                    order -= 1;
+                }
+            }
+            (last_page.min(window_end), Some(start + ra.size - ra.async_size), order)
+        };
+        let saved = self.ra_pending.replace((inode, start, limit + 1));
+        let mut failed = false;
+        while index <= limit {
+            let mut order = new_order;
+            if index & ((1u32 << order) - 1) != 0 {
+                order = index.trailing_zeros();
+                if !file_order && order == 1 {
+                    order = 0;
+                }
+            }
+            while order > 0 && index + (1u32 << order) - 1 > limit {
+                order -= 1;
+                if !file_order && order == 1 {
+                    order = 0;
+                }
+            }
+            if !self.ra_alloc_folio(inode, index, mark, order, memcg) {
+                failed = true;
+                break;
+            }
+            index += 1 << order;
+        }
+        if !file_order && index > limit {
+            ra.size += index - limit - 1;
+            ra.async_size += index - limit - 1;
+        }
+        self.read_pages(inode, start, index - start);
+        self.ra_pending = saved;
+        if !failed {
+            return;
+        }
+        if file_order {
+            // "->readahead() may have updated readahead window size so we have to check
+            // there's still something to read."
+            if ra.size > index - start {
+                self.do_page_cache_ra(inode, index, ra.size - (index - start), ra.async_size, memcg);
+            }
+        } else {
+            // read_pages() moved the control's index to where the loop stopped.
+            self.do_page_cache_ra(inode, index, ra.size, ra.async_size, memcg);
+        }
+    }
+
+    /// `ra_alloc_folio()`: a folio of `order` at `index` with readahead's `__GFP_NORETRY`,
+    /// `PG_readahead` when it starts at `mark` rounded down to its order; false when it
+    /// cannot be added.
+    fn ra_alloc_folio(&mut self, inode: InodeId, index: u32, mark: Option<u32>, order: u32, memcg: MemcgId) -> bool {
+        let page = if order == 0 {
+            if self.mappings[inode.idx()].lookup(index).is_some() {
+                return false; // -EEXIST
+            }
+            match self.filemap_add_folio(inode, index, memcg, false) {
+                Ok(p) => p,
+                Err(_) => return false,
+            }
+        } else {
+            match self.filemap_add_large_folio(inode, index, order, memcg, false) {
+                Ok(p) => p,
+                Err(_) => return false,
+            }
+        };
+        if mark.is_some_and(|m| m & !((1u32 << order) - 1) == index) {
+            self.pages[page].flags |= pg::READAHEAD;
+        }
+        true
     }
 
     /// `count_history_pages()` (`page_cache_prev_miss()` from `index - 1`, at most `max`
@@ -121,9 +255,19 @@ impl Kernel {
     /// `page_cache_async_ra()`: the reader reached the `PG_readahead` page at `index`; push
     /// the window forward and grow it.
     pub fn page_cache_async_ra(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, req: u32, memcg: MemcgId) {
+        self.page_cache_async_ra_folio(ra, inode, index, 0, req, memcg)
+    }
+
+    /// `page_cache_async_ra()` for a `PG_readahead` folio of `order` at `index` (its first
+    /// page): the expected index is the mark rounded down to the folio's order; 6.16+ also
+    /// raises `ra->order` by 2 and rounds the window's end down to that order's alignment
+    /// (at most `ffs(ra_pages) - 1`).
+    pub fn page_cache_async_ra_folio(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, order: u32, req: u32, memcg: MemcgId) {
         let max = ra.ra_pages;
-        let expected = ra.start.wrapping_add(ra.size).wrapping_sub(ra.async_size);
-        if index == expected || index == ra.start + ra.size {
+        let large = self.mappings[inode.idx()].max_order > 0;
+        let file_order = large && self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder;
+        let expected = ra.start.wrapping_add(ra.size).wrapping_sub(ra.async_size) & !((1u32 << order) - 1);
+        if index == expected || (!file_order && index == ra.start + ra.size) {
             ra.start += ra.size;
         } else {
             // "Hit a marked folio without valid readahead state" (interleaved or random
@@ -142,8 +286,21 @@ impl Kernel {
             ra.size = start - index + req;
         }
         ra.size = get_next_ra_size(ra.size, max);
+        if file_order {
+            ra.order += 2;
+            let align = 1u32 << ra.order.min(max.trailing_zeros());
+            let end = ra.start + ra.size;
+            let aligned_end = end & !(align - 1);
+            if aligned_end > ra.start {
+                ra.size -= end - aligned_end;
+            }
+        }
         ra.async_size = ra.size;
-        self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+        if large {
+            self.ra_submit(ra, inode, Some(order), memcg);
+        } else {
+            self.do_page_cache_ra(inode, ra.start, ra.size, ra.async_size, memcg);
+        }
     }
 
     /// `do_page_cache_ra()` + `page_cache_ra_unbounded()`: add the missing pages of

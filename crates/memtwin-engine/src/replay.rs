@@ -14,8 +14,16 @@
 //! - `fsync`/`fdatasync`: `vfs_fsync()`; `truncate` to 0 and `unlink`: `truncate_inode_pages()`.
 //! - `anon_mmap`: `do_mmap()` of private anonymous memory (faulted by `touch` events);
 //!   `munmap`: the pid's mapping of that length; `exit`: the pid's mappings go.
-//! - `mmap` of a file: not replayed (strace sees the call, not the page faults on the mapping):
-//!   counted in the result's `skipped`, as are the other events listed there.
+//! - `mmap` of a file (format 1's unnumbered event, as strace logs are imported): not replayed
+//!   (strace sees the call, not the page faults on the mapping): counted in the result's
+//!   `skipped`, as are the other events listed there.
+//! - Numbered mappings (what a recorder that sees page faults writes): `map` is `do_mmap()` of
+//!   a file (`do_mmap_file()`, the file held open as `get_file()` does) or of anonymous memory;
+//!   `fault` is `handle_mm_fault()` on a page of it: `handle_mm_fault_file()` (read, COW or
+//!   shared fault, fault-around, mmap readahead) or `do_anonymous_page()` (a read maps the
+//!   shared zero page: a minor fault, no page); `unmap` is `zap_page_range()` of a range, or
+//!   `do_munmap()` of the whole mapping with its last range; `map_advise` is `do_madvise()`.
+//!   A process's numbered mappings end at its `exit`.
 //! - `lseek`, `rename`, `mkdir`, `fork`, `madvise`: the syscall's CPU cost.
 
 use super::{Cursor, Simulation};
@@ -24,6 +32,7 @@ use crate::scenario::model::{OpKind, OpSpec};
 use crate::trace::{ChunkSource, TraceCursor, TraceEvent, TraceOp};
 use crate::types::{pages_for, InodeId, Nanos, PAGE_SIZE};
 use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Events a trace task runs in one quantum at most before the scheduler looks at the other
 /// tasks and the progress callback again (when nothing else is due sooner).
@@ -50,6 +59,23 @@ const SKIP_MUNMAP: &str = "munmap of no anonymous mapping of that length (a file
 const SKIP_TOUCH: &str = "touch with no live anonymous mapping";
 const SKIP_TRUNCATE: &str = "truncate to a non-zero size (the size is set, cached pages beyond it stay)";
 const SKIP_BIG_MMAP: &str = "anon_mmap larger than the machine's RAM and swap (address-space reservations)";
+const SKIP_BIG_MAP: &str = "map of anonymous memory larger than the machine's RAM and swap (its faults are skipped too)";
+const SKIP_MAP_FAILED: &str = "map whose file could not be opened (no memory for its dentry)";
+const SKIP_FAULT_UNBACKED: &str = "fault on a mapping that was skipped";
+const SKIP_FAULT_EOF: &str = "fault beyond the mapped file's end (SIGBUS in the kernel)";
+const SKIP_MADVISE: &str = "map_advise with an advice not modelled (or not in this kernel profile)";
+
+/// Most live numbered mappings a trace may have (the number is the event's 16-bit file field).
+const MAX_MAPS: usize = 0xffff;
+
+/// A numbered mapping of a trace (`map` event): the process that made it, its VMA (`None`
+/// when skipped), and the trace file it maps (held open until the mapping ends).
+#[derive(Clone, Copy)]
+struct MapSlot {
+    pid: u32,
+    vma: Option<crate::memory::VmaId>,
+    file: Option<usize>,
+}
 
 /// A running trace task's state.
 pub(super) struct TraceRun {
@@ -61,6 +87,10 @@ pub(super) struct TraceRun {
     refs: Vec<u32>,
     /// Live anonymous mappings: (pid, bytes, vma).
     maps: Vec<(u32, u64, crate::memory::VmaId)>,
+    /// Numbered mappings by number (`None`: free), and the free numbers below `mmaps.len()`:
+    /// a `map` takes the lowest free number, as `open()` takes the lowest free descriptor.
+    mmaps: Vec<Option<MapSlot>>,
+    free_maps: BinaryHeap<Reverse<u16>>,
     loop_no: u64,
     /// The task's clock when this loop started, and the loop's first event's time.
     base: Nanos,
@@ -69,6 +99,19 @@ pub(super) struct TraceRun {
 }
 
 impl TraceRun {
+    /// The lowest free mapping number, taken for `slot`; `None` when all are taken.
+    fn take_map_number(&mut self, slot: MapSlot) -> Option<u16> {
+        if let Some(Reverse(n)) = self.free_maps.pop() {
+            self.mmaps[n as usize] = Some(slot);
+            return Some(n);
+        }
+        if self.mmaps.len() >= MAX_MAPS {
+            return None;
+        }
+        self.mmaps.push(Some(slot));
+        Some((self.mmaps.len() - 1) as u16)
+    }
+
     fn skip(&mut self, why: &'static str) {
         match self.skipped.iter_mut().find(|(w, _)| *w == why) {
             Some((_, n)) => *n += 1,
@@ -76,6 +119,17 @@ impl TraceRun {
         }
     }
 }
+
+/// `fault` flags: a store (`FAULT_FLAG_WRITE`); the kernel counted it major (`VM_FAULT_MAJOR`
+/// or a retried fault: `mm_account_fault()`), kept for the reader, the engine decides its own.
+const FAULT_WRITE: u8 = 1;
+#[allow(dead_code)]
+const FAULT_MAJOR: u8 = 2;
+/// `unmap` flag: the mapping's last range (the mapping ends, its number is free).
+const UNMAP_LAST: u8 = 1;
+/// `map` flags: `MAP_SHARED`, `PROT_WRITE`, `PROT_EXEC`.
+const MAP_SHARED: u8 = 1;
+const MAP_EXEC: u8 = 4;
 
 /// `POSIX_FADV_*` codes (include/uapi/linux/fadvise.h, x86-64).
 const FADV_NORMAL: u8 = 0;
@@ -154,6 +208,8 @@ impl Simulation {
                 inodes,
                 ra,
                 maps: vec![],
+                mmaps: vec![],
+                free_maps: BinaryHeap::new(),
                 loop_no: 0,
                 base: self.tasks[ti].times.clock,
                 first_t: None,
@@ -192,6 +248,9 @@ impl Simulation {
                     Ok(None) => {
                         run.loop_no += 1;
                         if run.loop_no < *loops {
+                            // The loop's processes are gone: their numbered mappings end, so
+                            // the next pass numbers its mappings from 0 again.
+                            self.end_all_mappings(&mut run);
                             if let Err(e) = run.cursor.rewind() {
                                 self.trace_runs[ti] = Some(run);
                                 self.trace_failed(ti, e.to_string());
@@ -246,6 +305,7 @@ impl Simulation {
             for (_, _, vma) in std::mem::take(&mut run.maps) {
                 self.kernel.do_munmap(vma);
             }
+            self.end_all_mappings(&mut run);
             for (i, &r) in run.refs.iter().enumerate() {
                 for _ in 0..r {
                     self.kernel.dput(run.inodes[i]);
@@ -268,8 +328,144 @@ impl Simulation {
         }
     }
 
+    /// `do_munmap()` of numbered mapping `n` (and `fput()` of its file); the number is free.
+    fn end_mapping(&mut self, run: &mut TraceRun, n: usize) {
+        if let Some(slot) = run.mmaps[n].take() {
+            if let Some(vma) = slot.vma {
+                self.kernel.do_munmap(vma);
+            }
+            if let Some(f) = slot.file {
+                self.kernel.dput(run.inodes[f]);
+            }
+            run.free_maps.push(Reverse(n as u16));
+        }
+    }
+
+    fn end_all_mappings(&mut self, run: &mut TraceRun) {
+        for n in 0..run.mmaps.len() {
+            self.end_mapping(run, n);
+        }
+        run.mmaps.clear();
+        run.free_maps.clear();
+    }
+
+    /// The events that name a numbered mapping (in their file field): `fault`, `unmap`,
+    /// `map_advise`.
+    fn trace_map_event(&mut self, ti: usize, run: &mut TraceRun, ev: &TraceEvent) -> Result<Outcome, String> {
+        let n = ev.file.map_or(usize::MAX, |f| f as usize);
+        let Some(slot) = run.mmaps.get(n).copied().flatten() else {
+            return Err(match ev.file {
+                None => "it names no mapping".to_string(),
+                Some(f) => format!("it names mapping {f}, which no live `map` event holds (numbers are taken lowest first and freed by the last `unmap` or the process's `exit`)"),
+            });
+        };
+        let memcg = self.tasks[ti].memcg;
+        let user = self.kernel.cost.user_per_syscall;
+        let mut out = Outcome::Ok;
+        let Some(vma) = slot.vma else {
+            if ev.op == TraceOp::Unmap && ev.flags & UNMAP_LAST != 0 {
+                self.enter(ti);
+                self.kernel.cpu(self.kernel.cost.syscall);
+                self.end_mapping(run, n);
+                self.leave_event(ti, user);
+            } else if ev.op == TraceOp::Fault {
+                run.skip(SKIP_FAULT_UNBACKED);
+            }
+            return Ok(out);
+        };
+        let len = self.kernel.vmas[vma.0 as usize].pages.len() as u64;
+        let is_file = self.kernel.vmas[vma.0 as usize].file.is_some();
+        let first = ev.offset / PAGE_SIZE;
+        match ev.op {
+            TraceOp::Fault => {
+                if first >= len {
+                    if is_file {
+                        run.skip(SKIP_FAULT_EOF);
+                        return Ok(out);
+                    }
+                    return Err(format!("it faults at byte {} of mapping {n}, which has {} bytes", ev.offset, len * PAGE_SIZE));
+                }
+                let i = first as u32;
+                let write = ev.flags & FAULT_WRITE != 0;
+                // A fault is not a syscall: no syscall cost, the fault's own cost is charged
+                // by the fault path; enter/leave for PSI and memory.high.
+                self.enter(ti);
+                if is_file {
+                    if self.kernel.handle_mm_fault_file(vma, i, write).is_err() {
+                        out = Outcome::Oom;
+                    }
+                } else if self.kernel.vmas[vma.0 as usize].pages[i as usize] == crate::types::PageId::NIL {
+                    if write {
+                        if self.kernel.handle_mm_fault(vma, i).is_err() {
+                            out = Outcome::Oom;
+                        }
+                    } else {
+                        // do_anonymous_page() of a read: the shared zero page is mapped, no
+                        // page is allocated or charged.
+                        self.kernel.count_pgfault(memcg, false);
+                        self.kernel.cpu(self.kernel.cost.anon_fault);
+                    }
+                }
+                if self.kernel.nr_pages_over_high != 0 {
+                    self.kernel.mem_cgroup_handle_over_high(memcg);
+                }
+                self.leave_event(ti, 0);
+            }
+            TraceOp::Unmap => {
+                self.enter(ti);
+                if ev.flags & UNMAP_LAST != 0 {
+                    self.kernel.cpu(self.kernel.cost.syscall);
+                    self.end_mapping(run, n);
+                } else {
+                    // A part of the mapping: zap_page_range() of it (MADV_DONTNEED's path);
+                    // the VMA keeps its other pages.
+                    let end = pages_for(ev.offset + ev.length).min(len);
+                    let _ = self.kernel.do_madvise(vma, first.min(len) as u32, end.max(first.min(len)) as u32, crate::scenario::model::MAdvice::DontNeed);
+                }
+                self.leave_event(ti, user);
+            }
+            TraceOp::MapAdvise => {
+                use crate::scenario::model::MAdvice;
+                let advice = match ev.flags {
+                    0 => Some(MAdvice::Normal),
+                    1 => Some(MAdvice::Random),
+                    2 => Some(MAdvice::Sequential),
+                    3 => Some(MAdvice::WillNeed),
+                    4 => Some(MAdvice::DontNeed),
+                    20 => Some(MAdvice::Cold),
+                    21 => Some(MAdvice::PageOut),
+                    _ => None,
+                };
+                self.enter(ti);
+                let end = if ev.length == 0 { len } else { pages_for(ev.offset + ev.length).min(len) };
+                let first = first.min(len);
+                match advice {
+                    Some(a) if self.kernel.do_madvise(vma, first as u32, end.max(first) as u32, a).is_ok() => {}
+                    _ => {
+                        self.kernel.cpu(self.kernel.cost.syscall);
+                        run.skip(SKIP_MADVISE);
+                    }
+                }
+                self.leave_event(ti, user);
+            }
+            _ => unreachable!("a mapping event"),
+        }
+        Ok(out)
+    }
+
+    /// `leave()` for a trace event: progress counts events for a trace task, not the pages
+    /// leave() counts.
+    fn leave_event(&mut self, ti: usize, user: Nanos) {
+        let pages = self.kernel.io.hits + self.kernel.io.misses;
+        self.leave(ti, user);
+        self.work_done -= pages;
+    }
+
     /// Run one event as its syscall. `Err` names a defect of the event.
     fn trace_event(&mut self, ti: usize, run: &mut TraceRun, ev: &TraceEvent, op: &OpSpec) -> Result<Outcome, String> {
+        if matches!(ev.op, TraceOp::Fault | TraceOp::Unmap | TraceOp::MapAdvise) {
+            return self.trace_map_event(ti, run, ev);
+        }
         let file = match ev.file {
             Some(f) if (f as usize) < run.inodes.len() => Some(f as usize),
             Some(f) => return Err(format!("it names file id {f}, but the trace's header lists {} file(s)", run.inodes.len())),
@@ -359,6 +555,48 @@ impl Simulation {
                 self.kernel.cpu(self.kernel.cost.syscall);
                 run.skip(SKIP_FILE_MMAP);
             }
+            TraceOp::Map => {
+                self.kernel.cpu(self.kernel.cost.syscall);
+                let pages = pages_for(ev.length);
+                let mut slot = MapSlot { pid: ev.pid, vma: None, file: None };
+                match ev.file {
+                    None => {
+                        if pages > self.kernel.managed_pages() + self.scenario.machine.swap / PAGE_SIZE {
+                            run.skip(SKIP_BIG_MAP);
+                        } else if pages > 0 {
+                            slot.vma = Some(self.kernel.do_mmap_anon(pages, memcg));
+                        }
+                    }
+                    Some(_) => {
+                        let inode = run.inodes[f];
+                        self.kernel.inodes[inode.idx()].exists = true;
+                        if self.kernel.d_instantiate(inode, memcg) {
+                            // get_file(): the mapping holds the file open until it ends.
+                            self.kernel.dget(inode);
+                            slot.file = Some(f);
+                            // The VMA covers no page past the file's end (a fault there is
+                            // SIGBUS), so a mapping's size is bounded by its file's.
+                            let pgoff = ev.offset / PAGE_SIZE;
+                            let n = pages.min(pages_for(self.kernel.inodes[inode.idx()].size).saturating_sub(pgoff)).max(1);
+                            let (shared, exec) = (ev.flags & MAP_SHARED != 0, ev.flags & MAP_EXEC != 0);
+                            slot.vma = Some(self.kernel.do_mmap_file(inode, pgoff.min(u32::MAX as u64) as u32, n, memcg, shared, exec));
+                        } else {
+                            run.skip(SKIP_MAP_FAILED);
+                        }
+                    }
+                }
+                if run.take_map_number(slot).is_none() {
+                    if let Some(v) = slot.vma {
+                        self.kernel.do_munmap(v);
+                    }
+                    if let Some(f) = slot.file {
+                        self.kernel.dput(run.inodes[f]);
+                    }
+                    self.leave_event(ti, user);
+                    return Err(format!("it makes a {}th live mapping (at most {MAX_MAPS})", MAX_MAPS + 1));
+                }
+            }
+            TraceOp::Fault | TraceOp::Unmap | TraceOp::MapAdvise => unreachable!("trace_map_event"),
             TraceOp::AnonMmap => {
                 self.kernel.cpu(self.kernel.cost.syscall);
                 let pages = pages_for(ev.length);
@@ -405,13 +643,16 @@ impl Simulation {
                     let (_, _, vma) = run.maps.remove(i);
                     self.kernel.do_munmap(vma);
                 }
+                // exit_mmap(): the process's numbered mappings end.
+                for n in 0..run.mmaps.len() {
+                    if run.mmaps[n].is_some_and(|m| m.pid == ev.pid) {
+                        self.end_mapping(run, n);
+                    }
+                }
             }
             TraceOp::Lseek | TraceOp::Rename | TraceOp::Mkdir | TraceOp::Fork | TraceOp::Madvise => self.kernel.cpu(self.kernel.cost.syscall),
         }
-        let pages = self.kernel.io.hits + self.kernel.io.misses;
-        self.leave(ti, user);
-        // Progress counts events for a trace task (leave() counted its pages).
-        self.work_done -= pages;
+        self.leave_event(ti, user);
         Ok(out)
     }
 }
@@ -533,6 +774,64 @@ mod tests {
         assert_eq!(r.traces[0].skipped, vec![(super::SKIP_FILE_MMAP, 1)]);
         assert!(total(&r, "memcg.max_usage_bytes") >= (4 << 20) as f64);
         assert!(total(&r, "memcg.usage_bytes") < (1 << 20) as f64, "exit unmapped it");
+    }
+
+    const MAP: u8 = 20;
+    const UNMAP: u8 = 21;
+    const FAULT: u8 = 22;
+    const MAP_ADVISE: u8 = 23;
+
+    /// filemap_fault() (mm/filemap.c, 6.1): a read fault on a numbered file mapping of a cold
+    /// file is a major fault that reads the page and its read-around window
+    /// (do_sync_mmap_readahead(): ra_pages centred on the fault); a second fault on a page of
+    /// that window is minor (the page is cached).
+    #[test]
+    fn file_faults_read_through_the_mapping() {
+        let evs = vec![ev(0, MAP, 0, 0, 1 << 20, 0), ev(1, FAULT, 0, 128 << 10, 0, 0), ev(2, FAULT, 0, 132 << 10, 0, 0), ev(3, UNMAP, 0, 0, 1 << 20, 1)];
+        let r = run(&evs, "initial_cache = false").unwrap();
+        assert_eq!(total(&r, "memcg.pgmajfault"), 1.0);
+        let read = total(&r, "read_bytes");
+        assert!(read > 4096.0 && read <= (1 << 20) as f64, "read-around reads a window: {read}");
+        assert!(r.traces[0].skipped.is_empty(), "{:?}", r.traces[0].skipped);
+        // MADV_RANDOM first (VM_RAND_READ): no read-around, the faulted page alone.
+        let evs = vec![ev(0, MAP, 0, 0, 1 << 20, 0), ev(1, MAP_ADVISE, 0, 0, 0, 1), ev(2, FAULT, 0, 128 << 10, 0, 0), ev(3, FAULT, 0, 132 << 10, 0, 0)];
+        let r = run(&evs, "initial_cache = false").unwrap();
+        assert_eq!(total(&r, "memcg.pgmajfault"), 2.0);
+        assert_eq!(total(&r, "read_bytes"), 8192.0);
+    }
+
+    /// do_anonymous_page() (mm/memory.c): a read fault maps the zero page (no memory charged),
+    /// a write fault allocates a page charged to the memcg; munmap (the last range) frees them.
+    #[test]
+    fn anon_faults_read_zero_page_write_charges() {
+        let reads: Vec<Vec<u8>> = std::iter::once(ev(0, MAP, NO_FILE, 0, 8 << 20, 0)).chain((0..512).map(|i| ev(1, FAULT, 0, i * 4096, 0, 0))).collect();
+        let r = run(&reads, "").unwrap();
+        assert!(total(&r, "memcg.max_usage_bytes") < (1 << 20) as f64, "reads map the zero page");
+        assert!(total(&r, "memcg.pgfault") >= 512.0);
+        let writes: Vec<Vec<u8>> = std::iter::once(ev(0, MAP, NO_FILE, 0, 8 << 20, 0)).chain((0..512).map(|i| ev(1, FAULT, 0, i * 4096, 0, 1))).collect();
+        let r = run(&writes, "").unwrap();
+        assert!(total(&r, "memcg.max_usage_bytes") >= (2 << 20) as f64);
+        let mut freed = writes.clone();
+        freed.push(ev(2, UNMAP, 0, 0, 8 << 20, 1));
+        freed.push(ev(3, MAP, NO_FILE, 0, 4096, 0));
+        let r = run(&freed, "").unwrap();
+        assert!(total(&r, "memcg.usage_bytes") < (1 << 20) as f64, "the last unmap freed them");
+    }
+
+    /// Mapping numbers: a map takes the lowest free number (0 again after mapping 0 ended),
+    /// exit ends the process's mappings, and an event naming a number no live map holds is a
+    /// defect of the trace.
+    #[test]
+    fn mapping_numbers_are_reused_and_checked() {
+        let evs = vec![ev(0, MAP, NO_FILE, 0, 1 << 20, 0), ev(1, MAP, 0, 0, 1 << 20, 0), ev(2, UNMAP, 0, 0, 1 << 20, 1), ev(3, MAP, NO_FILE, 0, 4096, 0), ev(4, FAULT, 0, 8192, 0, 1)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("mapping 0 now has one page: a fault at byte 8192 must fail") };
+        assert!(m.contains("event 4") && m.contains("byte 8192 of mapping 0"), "{m}");
+        let evs = vec![ev(0, MAP, NO_FILE, 0, 1 << 20, 0), ev(1, EXIT, NO_FILE, 0, 0, 0), ev(2, FAULT, 0, 0, 0, 1)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("exit ended mapping 0") };
+        assert!(m.contains("event 2") && m.contains("mapping 0") && m.contains("fix:"), "{m}");
+        // A partial unmap zaps its range and keeps the mapping.
+        let evs = vec![ev(0, MAP, NO_FILE, 0, 1 << 20, 0), ev(1, FAULT, 0, 0, 0, 1), ev(2, UNMAP, 0, 0, 4096, 0), ev(3, FAULT, 0, 4096, 0, 1)];
+        run(&evs, "").unwrap();
     }
 
     /// A defect stops the run with the trace, the event's index and a fix.

@@ -30,6 +30,8 @@ impl Kernel {
     /// VMA `vma`, its PTE young (an access made it; x86 prefaulted PTEs too:
     /// `arch_wants_old_prefaulted_pte()` is false there).
     pub fn page_add_file_rmap(&mut self, vma: VmaId, i: u32, p: PageId) {
+        // The engine maps single pages only: a page of a large folio is split first.
+        let p = self.split_page_folio(p);
         let v = vma.0 as usize;
         debug_assert!(self.vmas[v].pages[i as usize] == PageId::NIL);
         self.vmas[v].pages[i as usize] = p;
@@ -106,6 +108,7 @@ impl Kernel {
         }
         let inode = self.pages[p].mapping;
         let index = self.pages[p].index;
+        let lru_gen = self.lruvecs[self.folio_lruvec(p)].lrugen.enabled;
         for k in 0..self.mappings[inode.idx()].i_mmap.len() {
             let vma = self.mappings[inode.idx()].i_mmap[k];
             self.cpu(self.cost.scan_page);
@@ -120,9 +123,17 @@ impl Kernel {
                 break;
             }
             if f.young(i) {
+                r.exec |= f.exec;
+                if lru_gen && !f.seq_read && !f.rand_read {
+                    // folio_referenced_one() (6.1): lru_gen_look_around() clears this PTE
+                    // with its neighbours and counts one reference;
+                    // ptep_clear_flush_young_notify() then finds it old.
+                    self.lru_gen_look_around(vma, i, p);
+                    r.ptes += 1;
+                    continue;
+                }
                 f.set_young(i, false);
                 r.ptes += 1;
-                r.exec |= f.exec;
             }
         }
         r

@@ -175,8 +175,9 @@ impl Simulation {
         for i in 0..scn.machine.boot_superblocks {
             k.mount(&format!("(boot {i})"), "boot");
         }
+        k.root_fs_order0 = !scn.machine.fs_features.is_empty();
         for d in &scn.devices {
-            k.mount(&format!("/dev/{}", d.name), "ext4");
+            k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);
@@ -329,6 +330,10 @@ impl Simulation {
     /// taking the time-series samples due before it. Returns false when every task is done.
     pub fn step(&mut self) -> bool {
         let Some(Reverse((t_now, ti))) = self.runq.pop() else { return false };
+        // No context looks at a device queue before the earliest of this task's clock and an
+        // awake kswapd's (which catches up from its own): requests completed by then are freed.
+        let horizon = self.kernel.nodes.iter().filter(|n| n.kswapd_active).map(|n| n.kswapd_clock).fold(t_now, Nanos::min);
+        self.kernel.blk_retire(horizon);
         while self.next_sample <= t_now {
             self.kernel.advance_clock(self.next_sample);
             self.series.sample(&self.kernel, self.next_sample);
@@ -475,6 +480,7 @@ impl Simulation {
         k.sys_ns = 0;
         k.iowait_ns = 0;
         k.memstall_ns = 0;
+        k.stall = Default::default();
         k.charge_stock = t.stock;
         k.nr_dirtied = t.nr_dirtied;
         k.io = IoAcct::default();
@@ -485,6 +491,7 @@ impl Simulation {
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
         self.kernel.psi_account(memcg, start, stall);
+        let stall = self.kernel.stall.take();
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
@@ -493,6 +500,9 @@ impl Simulation {
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
         t.times.iowait += k.iowait_ns;
+        for (acc, ns) in t.times.stall.iter_mut().zip(stall) {
+            *acc += ns;
+        }
         t.times.io.read_bytes += k.io.read_bytes;
         t.times.io.write_bytes += k.io.write_bytes;
         t.times.io.hits += k.io.hits;
@@ -980,10 +990,10 @@ impl Simulation {
                     break;
                 }
             }
-            if self.kernel.handle_mm_fault(vma, i).is_err() {
-                return (i, false);
+            match self.kernel.handle_mm_fault_run(vma, i, end) {
+                Ok(next) => i = next,
+                Err(_) => return (i, false),
             }
-            i += 1;
             // Each fault returns to user space: resume_user_mode_work() runs
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {

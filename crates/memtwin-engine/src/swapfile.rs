@@ -359,6 +359,8 @@ impl Kernel {
             v.swap[index + i] = slot + i as u32;
         }
         self.cpu(self.cost.submit_io);
+        // pageout() -> swap_writepage(): a WB_SYNC_NONE write, an async request.
+        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Async, base + slot as u64, nr);
         let done = self.devices[dev.idx()].submit(Dir::Write, base + slot as u64, nr, self.now);
         self.io.write_bytes += nr * PAGE_SIZE;
         self.vmstat.count(VmEvent::Pswpout, nr);
@@ -451,7 +453,7 @@ impl Kernel {
         } else {
             self.free_page(p);
         }
-        self.uncharge_anon(memcg, nr);
+        self.uncharge_anon(memcg, nr, 1);
         nr
     }
 
@@ -473,6 +475,8 @@ impl Kernel {
         self.memcgs.counter_uncharge(memcg, 1);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_swapcache -= 1;
+        // uncharge_folio(): one PGPGOUT per folio uncharged.
+        m.events[crate::memcontrol::MemcgEvent::Pgpgout as usize] += 1;
         if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
             self.mem_cgroup_try_free(memcg);
         }
@@ -505,9 +509,15 @@ impl Kernel {
             }
         }
         // folio_lock_or_retry(): a page still being read is waited for.
+        // folio_wait_bit_common() (6.1): waiting for the read of a workingset page is
+        // thrashing, a memory stall; the read's submission was the swapin delay.
         if let Some(&done) = self.wb_done.get(pfn.idx()) {
             if done > self.now && !self.pages[pfn].test(pg::WRITEBACK) {
-                self.wait_until(done);
+                if self.pages[pfn].test(pg::WORKINGSET) {
+                    self.stalled(crate::delayacct::StallKind::Thrashing, |k| k.wait_until(done));
+                } else {
+                    self.wait_until(done);
+                }
             }
         }
         debug_assert!(self.pages[pfn].mapping == SWAPPER, "a swap-cache page of a swapped-out PTE is unmapped");
@@ -613,7 +623,11 @@ impl Kernel {
             let rec = area.slot_memcg(slot);
             self.memcgs.swap_uncharge(rec, 1);
         }
-        self.memcgs.memcgs[memcg.idx()].nr_swapcache += 1;
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_swapcache += 1;
+        // mem_cgroup_swapin_charge_folio() -> charge_memcg() -> mem_cgroup_charge_statistics():
+        // one PGPGIN per folio charged, as for a new anonymous page.
+        m.events[crate::memcontrol::MemcgEvent::Pgpgin as usize] += 1;
         self.vmstat.nr_swapcache_unmapped += 1;
         if readahead {
             self.vmstat.count(VmEvent::SwapRa, 1);
@@ -637,6 +651,10 @@ impl Kernel {
         let (dev, base) = (area.dev, area.base);
         let n = last - first + 1;
         self.cpu(self.cost.submit_io);
+        // swap_readpage() (6.1): the submission is the swapin delay (delayacct_swapin_start()
+        // .. _end(): "when the device is congested ... submission can be a significant part
+        // of overall IO time"), a sync request; the fault waits for the page's lock after.
+        self.stalled(crate::delayacct::StallKind::Swapin, |k| k.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + first, n));
         let done = self.devices[dev.idx()].submit(Dir::Read, base + first, n, self.now);
         self.io.read_bytes += n * PAGE_SIZE;
         self.vmstat.count(VmEvent::Pswpin, n);

@@ -53,6 +53,14 @@ pub enum TraceOp {
     AnonMmap,
     /// `touch` (see python/memtwin/trace.py).
     Touch,
+    /// `map`: a file or anonymous mapping, numbered as trace.py documents.
+    Map,
+    /// `unmap`: a range of a numbered mapping, or its last range.
+    Unmap,
+    /// `fault`: a page fault on a numbered mapping.
+    Fault,
+    /// `map_advise`: madvise() on a range of a numbered mapping.
+    MapAdvise,
 }
 
 impl TraceOp {
@@ -78,6 +86,10 @@ impl TraceOp {
             17 => Exit,
             18 => AnonMmap,
             19 => Touch,
+            20 => Map,
+            21 => Unmap,
+            22 => Fault,
+            23 => MapAdvise,
             _ => return None,
         })
     }

@@ -31,21 +31,29 @@ impl Kernel {
                 self.writeback_end_io();
             }
             // filemap_remove_folio() accounts a dirty page as cleaned (folio_cancel_dirty()).
+            // The whole file goes: a large folio (met at its head) goes whole.
+            dropped += self.pages.folio_nr_pages(p);
             self.delete_from_page_cache(p);
-            dropped += 1;
         }
         dropped
     }
 
     /// `delete_from_page_cache()` + `filemap_free_folio()` outside reclaim (invalidation,
     /// truncation): take `p` off its LRU and out of its mapping without a shadow entry,
-    /// uncharge and free it.
+    /// uncharge and free it; a large folio's head takes the whole folio.
     pub fn delete_from_page_cache(&mut self, p: PageId) {
         let v = self.folio_lruvec(p);
         if self.pages[p].test(pg::LRU) {
             self.lruvecs[v].del(&mut self.pages, p);
         }
         self.cpu(self.cost.evict_page);
+        if self.pages[p].test(pg::HEAD) {
+            let nr = self.pages.folio_nr_pages(p);
+            self.filemap_remove_large_folio(p, None);
+            self.mem_cgroup_uncharge_folio(p);
+            self.free_folio(p, nr);
+            return;
+        }
         self.filemap_remove_folio(p, None);
         self.mem_cgroup_uncharge(p);
         self.free_page(p);

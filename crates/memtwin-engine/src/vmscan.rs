@@ -1,6 +1,7 @@
 //! Page reclaim (mm/vmscan.c): memcg limit reclaim, global direct reclaim and kswapd, all
 //! through `do_try_to_free_pages()` -> `shrink_node_memcgs()` -> `shrink_lruvec()`.
 
+use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
@@ -473,6 +474,9 @@ impl Kernel {
         if self.swap.is_some() && self.inactive_anon_is_low(v) {
             self.shrink_active_anon(memcg, v, SWAP_CLUSTER_MAX);
         }
+        if self.profile.throttle_vm_writeout {
+            self.throttle_vm_writeout();
+        }
     }
 
     /// `prepare_scan_count()` (5.8+) for every node reclaim visits: the reclaim root's
@@ -813,7 +817,7 @@ impl Kernel {
             ReclaimThrottle::CongestionTimeout => congestion_wait_blk_mq(self.now, RECLAIM_THROTTLE),
             ReclaimThrottle::Writeback => self.reclaim_throttle_writeback_until(),
         };
-        self.io_schedule_until(until);
+        self.io_schedule_until(until, StallKind::Congestion);
     }
 
     /// When `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+) called
@@ -824,10 +828,11 @@ impl Kernel {
         reclaim_throttle_writeback_wake(self.now, 1, done)
     }
 
-    /// Sleep in D state until `t` (`io_schedule_timeout()`), then end the writeback of every
-    /// write that completed meanwhile (their interrupts ran while the task slept).
-    fn io_schedule_until(&mut self, t: crate::types::Nanos) {
-        self.wait_until(t);
+    /// Sleep in D state until `t` (`io_schedule_timeout()`), a stall of `kind`, then end the
+    /// writeback of every write that completed meanwhile (their interrupts ran while the task
+    /// slept).
+    fn io_schedule_until(&mut self, t: crate::types::Nanos, kind: StallKind) {
+        self.stalled(kind, |k| k.wait_until(t));
         self.writeback_end_io();
         self.swap_end_io();
     }
@@ -848,7 +853,7 @@ impl Kernel {
             return;
         }
         if let Some(t) = self.devices[dev].write_congested(self.now) {
-            self.io_schedule_until(t.min(self.now + RECLAIM_THROTTLE));
+            self.io_schedule_until(t.min(self.now + RECLAIM_THROTTLE), StallKind::Congestion);
         }
     }
 
@@ -900,11 +905,12 @@ impl Kernel {
     fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
         let mut moved = 0;
         let mut scanned = 0;
-        for _ in 0..nr {
+        while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
+            let nr_p = self.pages.folio_nr_pages(p);
             self.cpu(self.cost.scan_page);
             self.lruvecs[v].del(&mut self.pages, p);
-            scanned += 1;
+            scanned += nr_p;
             if self.pages[p].mapcount > 0 {
                 let r = self.folio_referenced(p);
                 if r.locked {
@@ -921,7 +927,7 @@ impl Kernel {
             pg_.flags &= !pg::ACTIVE;
             pg_.flags |= pg::WORKINGSET;
             self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
-            moved += 1;
+            moved += nr_p;
         }
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
@@ -945,10 +951,11 @@ impl Kernel {
         let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
-        for _ in 0..nr {
+        while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
+            let nr_p = self.pages.folio_nr_pages(p);
             self.lruvecs[v].del(&mut self.pages, p);
-            scanned += 1;
+            scanned += nr_p;
             self.cpu(self.cost.scan_page);
             if self.folio_test_locked(p) {
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
@@ -959,7 +966,7 @@ impl Kernel {
                 // throttling of its own, so it waits for the writeback of a page it already
                 // marked (folio_wait_writeback()), then tries the page again.
                 let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                self.io_schedule_until(done);
+                self.io_schedule_until(done, StallKind::Writeback);
             }
             if self.pages[p].test(pg::WRITEBACK) {
                 // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
@@ -1030,14 +1037,18 @@ impl Kernel {
             // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
             self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
             if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
-                self.mem_cgroup_uncharge(p);
+                if self.pages[p].test(pg::HEAD) {
+                    self.mem_cgroup_uncharge_folio(p);
+                } else {
+                    self.mem_cgroup_uncharge(p);
+                }
                 self.pages[p].flags &= !pg::ACTIVE;
                 let root = self.folio_lruvec(p);
                 self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
             } else {
                 self.evict(p, sc.target);
             }
-            reclaimed += 1;
+            reclaimed += nr_p;
         }
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
@@ -1051,7 +1062,7 @@ impl Kernel {
                 self.wakeup_flusher_threads();
                 if self.profile.v1_reclaim_throttle && !self.writeback_throttling_sane(sc) {
                     let until = self.reclaim_throttle_writeback_until();
-                    self.io_schedule_until(until);
+                    self.io_schedule_until(until, StallKind::Congestion);
                 }
             }
         } else if kick_flusher {
@@ -1092,6 +1103,14 @@ impl Kernel {
     pub fn evict(&mut self, p: PageId, target: MemcgId) {
         self.cpu(self.cost.evict_page);
         let shadow = if self.profile.workingset_refault { Some(self.workingset_eviction(p, target)) } else { None };
+        if self.pages[p].test(pg::HEAD) {
+            // A large folio goes whole, leaving one shadow entry over its range.
+            let nr = self.pages.folio_nr_pages(p);
+            self.filemap_remove_large_folio(p, shadow);
+            self.mem_cgroup_uncharge_folio(p);
+            self.free_folio(p, nr);
+            return;
+        }
         self.filemap_remove_folio(p, shadow);
         self.mem_cgroup_uncharge(p);
         self.free_page(p);

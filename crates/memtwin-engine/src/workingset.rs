@@ -145,12 +145,15 @@ impl Kernel {
         let memcg = self.pages[page].memcg;
         let own = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
         let m = if self.profile.eviction_at_reclaim_root { target } else { own };
+        // workingset_age_nonresident(lruvec, folio_nr_pages(folio)): a large folio ages the
+        // lruvec by its pages.
+        let nr = self.pages.folio_nr_pages(page);
         let eviction = if self.profile.eviction_reads_age_first {
             let e = self.lruvecs[self.lruvec_idx(m, 0)].nonresident_age;
-            self.workingset_age_nonresident(m, 1);
+            self.workingset_age_nonresident(m, nr);
             e
         } else {
-            self.workingset_age_nonresident(m, 1);
+            self.workingset_age_nonresident(m, nr);
             self.lruvecs[self.lruvec_idx(m, 0)].nonresident_age
         };
         pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
@@ -182,8 +185,10 @@ impl Kernel {
         self.cpu(self.cost.refault);
         let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
         let page_memcg = self.pages[page].memcg;
-        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, 1);
-        self.vmstat.count(VmEvent::WorkingsetRefaultFile, 1);
+        // Counted in pages: mod_lruvec_state(lruvec, WORKINGSET_REFAULT_BASE + file, nr).
+        let nr = self.pages.folio_nr_pages(page);
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, nr);
+        self.vmstat.count(VmEvent::WorkingsetRefaultFile, nr);
         // The memcg may be gone (ids are never reused within a run, but be defensive).
         let e = if eviction_memcg.idx() < self.memcgs.len() { eviction_memcg } else { MemcgId::ROOT };
         let refault = self.lruvecs[self.lruvec_idx(e, 0)].nonresident_age;
@@ -199,16 +204,16 @@ impl Kernel {
             return;
         }
         self.pages[page].flags |= pg::ACTIVE;
-        self.workingset_age_nonresident(page_memcg, 1);
-        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateFile, 1);
-        self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
+        self.workingset_age_nonresident(page_memcg, nr);
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateFile, nr);
+        self.vmstat.count(VmEvent::WorkingsetActivateFile, nr);
         if workingset {
             self.pages[page].flags |= pg::WORKINGSET;
             // lru_note_cost_folio() (5.8+): a restored working-set page is file cost.
             let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
-            self.lru_note_cost(page_memcg, nid, true, 1);
-            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, 1);
-            self.vmstat.count(VmEvent::WorkingsetRestoreFile, 1);
+            self.lru_note_cost(page_memcg, nid, true, nr);
+            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, nr);
+            self.vmstat.count(VmEvent::WorkingsetRestoreFile, nr);
         }
     }
 
@@ -250,7 +255,8 @@ impl Kernel {
     #[inline]
     pub fn workingset_activation(&mut self, page: PageId) {
         let memcg = self.pages[page].memcg;
-        self.workingset_age_nonresident(memcg, 1);
+        let nr = self.pages.folio_nr_pages(page);
+        self.workingset_age_nonresident(memcg, nr);
     }
 }
 

@@ -30,6 +30,8 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             boot_slab: 8 << 20,
             boot_used: 300 << 20,
             boot_superblocks: 3,
+            fs: "ext4".into(),
+            fs_features: vec![],
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,

@@ -288,6 +288,8 @@ impl Doc {
         m.set_item("cpus", scn.machine.cpus)?;
         m.set_item("nodes", scn.machine.nodes)?;
         m.set_item("swap", scn.machine.swap)?;
+        m.set_item("fs", &scn.machine.fs)?;
+        m.set_item("fs_features", scn.machine.fs_features.clone())?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
         out.set_item("lru_gen", scn.profile.lru_gen)?;
@@ -647,6 +649,14 @@ fn lru_gen_metric_names() -> Vec<String> {
     memtwin_engine::metrics::lru_gen_metric_names()
 }
 
+/// The latency metrics (`latency.*`, mmtests' stutter table) of a step's samples in
+/// nanoseconds, as the engine computes them (`metrics::mmtests_latency`): the host runner's
+/// probe rounds get the same arithmetic.
+#[pyfunction]
+fn latency_metrics(samples_ns: Vec<u64>) -> Vec<(String, f64)> {
+    memtwin_engine::metrics::mmtests_latency(&samples_ns)
+}
+
 /// The kernel profiles: (name, description).
 #[pyfunction]
 fn profiles() -> Vec<(String, String)> {
@@ -662,6 +672,7 @@ fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_dict, m)?)?;
     m.add_function(wrap_pyfunction!(metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(lru_gen_metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(latency_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     Ok(())
 }

@@ -184,6 +184,88 @@ static long resident_pages(const char *path) {
     return n;
 }
 
+/* Folios charged to a memcg, by order (memtwin.real.memcg_folios does the same on the host):
+ * /proc/kpagecgroup gives each PFN's page_cgroup_ino(), /proc/kpageflags its stable_page_flags()
+ * (fs/proc/page.c); a large folio is a compound head and the tail PFNs after it. The buffers are
+ * touched before the task joins its memcg (run_task), so the scan charges it nothing. */
+#define KPF_UPTODATE 3
+#define KPF_LRU 5
+#define KPF_SLAB 7
+#define KPF_ANON 12
+#define KPF_COMPOUND_HEAD 15
+#define KPF_COMPOUND_TAIL 16
+#define KPF_PGTABLE 26
+#define KBUF 8192
+static uint64_t kcg[KBUF], kfl[KBUF];
+static int record_folios;
+
+static long f_orders[64], f_file_pages, f_other_pages, f_cur = -1;
+static int f_is_file;
+
+static void folio_close(void) {
+    if (f_cur < 0) return;
+    if (f_is_file) {
+        int o = 0;
+        while ((1L << o) < f_cur) o++;
+        f_orders[o]++;
+        f_file_pages += f_cur;
+    } else
+        f_other_pages += f_cur;
+    f_cur = -1;
+}
+
+/* A folio: a PFN charged to the memcg and, when it is a compound head, the KPF_COMPOUND_TAIL
+ * PFNs after it (6.1's page_cgroup_ino() reads the page's own memcg_data, which only a head has). */
+static void folios(const char *cgdir) {
+    struct stat st;
+    if (stat(cgdir, &st) < 0) return;
+    int fc = open("/proc/kpagecgroup", O_RDONLY), ff = open("/proc/kpageflags", O_RDONLY);
+    if (fc < 0 || ff < 0) {
+        if (fc >= 0) close(fc);
+        if (ff >= 0) close(ff);
+        return;
+    }
+    memset(f_orders, 0, sizeof f_orders);
+    f_file_pages = f_other_pages = 0;
+    f_cur = -1;
+    const uint64_t tail = 1ULL << KPF_COMPOUND_TAIL, head = 1ULL << KPF_COMPOUND_HEAD;
+    const uint64_t not_file = 1ULL << KPF_ANON | 1ULL << KPF_SLAB | 1ULL << KPF_PGTABLE | tail;
+    const uint64_t cached = 1ULL << KPF_LRU | 1ULL << KPF_UPTODATE;
+    uint64_t ino = st.st_ino;
+    for (off_t off = 0;; off += (off_t)sizeof kcg) {
+        ssize_t nb = pread(fc, kcg, sizeof kcg, off);
+        if (nb <= 0) break;
+        long n = nb / 8, i = 0;
+        int have = 0;
+        if (f_cur >= 0) { /* a folio open at the end of the last chunk: its tails first */
+            if (pread(ff, kfl, n * 8, off) != n * 8) memset(kfl, 0, sizeof kfl);
+            have = 1;
+            while (i < n && (kfl[i] & tail)) f_cur++, i++;
+            if (i < n) folio_close();
+        }
+        for (; i < n; i++) {
+            if (kcg[i] != ino) continue;
+            if (!have) {
+                if (pread(ff, kfl, n * 8, off) != n * 8) memset(kfl, 0, sizeof kfl);
+                have = 1;
+            }
+            uint64_t fl = kfl[i];
+            f_cur = 1;
+            f_is_file = !(fl & not_file) && (fl & cached);
+            if (fl & head)
+                while (i + 1 < n && (kfl[i + 1] & tail)) f_cur++, i++;
+            if (i + 1 < n) folio_close();
+        }
+        if (nb < (ssize_t)sizeof kcg) break;
+    }
+    close(fc);
+    close(ff);
+    folio_close();
+    oprintf("#folios\nfile_pages %ld\nother_pages %ld\n", f_file_pages, f_other_pages);
+    for (int o = 0; o < 64; o++)
+        if (f_orders[o]) oprintf("order %d %ld\n", o, f_orders[o]);
+}
+
 static void snap(const char *phase, const char *cgdir, int full) {
     struct rusage ru, rc;
     getrusage(RUSAGE_SELF, &ru);
@@ -213,6 +295,7 @@ static void snap(const char *phase, const char *cgdir, int full) {
             long n = resident_pages(tracked[i]);
             if (n > 0) oprintf("%d %ld\n", i, n);
         }
+        if (record_folios) folios(cgdir);
     }
 }
 
@@ -549,6 +632,8 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
     rbuf_len = (size_t)maxbs;
     memset(rbuf, 1, maxbs);
     memset(obuf, 0, OBUF);
+    memset(kcg, 0, sizeof kcg);
+    memset(kfl, 0, sizeof kfl);
     snprintf(p, sizeof p, "%s/cgroup.procs", cgdir);
     snprintf(pid, sizeof pid, "%d", getpid());
     double d = start_at - now();
@@ -648,6 +733,8 @@ int main(int argc, char **argv) {
             char *d = unesc(f[1]);
             mkdirs(d, 1);
             if (mount("tmpfs", d, "tmpfs", 0, NULL) < 0) die("setup: mount tmpfs at %s: %s", d, strerror(errno));
+        } else if (!strcmp(f[0], "FOLIOS")) {
+            record_folios = atoi(f[1]);
         } else if (!strcmp(f[0], "TRACK")) {
             tracked[ntracked++] = unesc(f[1]);
         } else if (!strcmp(f[0], "FILE")) {

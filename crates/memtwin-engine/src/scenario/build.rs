@@ -123,6 +123,16 @@ fn get_str<'n>(cx: &mut Cx, n: &'n Node, what: &str) -> Option<&'n str> {
     }
 }
 
+/// A file-system type ([`crate::fs::FS_TYPES`]).
+fn get_fs(cx: &mut Cx, n: &Node, what: &str) -> Option<String> {
+    let fs = get_str(cx, n, what)?;
+    if crate::fs::FS_TYPES.contains(&fs) {
+        return Some(fs.to_string());
+    }
+    cx.err(&n.loc, format!("{what} is `{fs}`, a file system the engine does not model"), format!("{}write one of: {}", suggest(fs, crate::fs::FS_TYPES), crate::fs::FS_TYPES.join(", ")));
+    None
+}
+
 fn get_bool(cx: &mut Cx, n: &Node, what: &str) -> Option<bool> {
     match &n.v {
         Val::Bool(b) => Some(*b),
@@ -510,7 +520,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![] };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -619,7 +629,38 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks"]);
+                if let Some(v) = t.get("fs") {
+                    if let Some(fs) = get_str(cx, v, "machine.fs") {
+                        if fs == "tmpfs" {
+                            cx.err(&v.loc, "machine.fs is tmpfs: the root file system is the one on the devices", "write fs = \"ext4\", \"xfs\" or \"btrfs\"; put tmpfs files under a [mounts.\"/tmp\"] fs = \"tmpfs\"");
+                        } else if crate::fs::FS_TYPES.contains(&fs) {
+                            machine.fs = fs.to_string();
+                        } else {
+                            let known: Vec<&str> = crate::fs::FS_TYPES.iter().copied().filter(|f| *f != "tmpfs").collect();
+                            cx.err(&v.loc, format!("machine.fs is `{fs}`, a file system the engine does not model"), format!("{}write one of: {}", suggest(fs, &known), known.join(", ")));
+                        }
+                    }
+                }
+                if let Some(v) = t.get("fs_features") {
+                    match &v.v {
+                        Val::Arr(items) => {
+                            for (i, it) in items.iter().enumerate() {
+                                let Some(f) = get_str(cx, it, &format!("machine.fs_features[{i}]")) else { continue };
+                                if !crate::fs::EXT4_FEATURES.contains(&f) {
+                                    cx.err(&it.loc, format!("machine.fs_features[{i}] is `{f}`, not an ext4 feature the page cache depends on"), format!("{}write features from: {} (or leave fs_features out for mkfs.ext4's defaults)", suggest(f, crate::fs::EXT4_FEATURES), crate::fs::EXT4_FEATURES.join(", ")));
+                                } else if !machine.fs_features.iter().any(|x| x == f) {
+                                    machine.fs_features.push(f.to_string());
+                                }
+                            }
+                            machine.fs_features.sort();
+                            if !machine.fs_features.is_empty() && machine.fs != "ext4" {
+                                cx.err(&v.loc, format!("machine.fs_features names ext4 features, but machine.fs is {}", machine.fs), "drop fs_features, or write fs = \"ext4\"");
+                            }
+                        }
+                        other => cx.err(&v.loc, format!("machine.fs_features must be an array of strings, not {}", other.type_name()), "write fs_features = [\"verity\"]"),
+                    }
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -719,7 +760,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if !mpath.starts_with('/') {
                 cx.err(kloc, format!("mount point `{mpath}` is not an absolute path"), "write mount points as absolute paths, e.g. [mounts.\"/tmp\"]");
             }
-            let fs = t.get("fs").and_then(|v| get_str(cx, v, &format!("mounts.\"{mpath}\".fs")).map(str::to_string)).unwrap_or_else(|| "tmpfs".into());
+            let fs = t.get("fs").and_then(|v| get_fs(cx, v, &format!("mounts.\"{mpath}\".fs"))).unwrap_or_else(|| "tmpfs".into());
             let device = match t.get("device") {
                 Some(v) => get_str(cx, v, &format!("mounts.\"{mpath}\".device")).and_then(|d| match devices.iter().position(|x| x.name == d) {
                     Some(i) => Some(i),
@@ -2059,7 +2100,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     None
                 }
             };
-            let fs = t.get("fs").and_then(|v| get_str(cx, v, &k("fs")).map(str::to_string)).unwrap_or_else(|| "tmpfs".into());
+            let fs = t.get("fs").and_then(|v| get_fs(cx, v, &k("fs"))).unwrap_or_else(|| "tmpfs".into());
             let mkdir = t.get("mkdir").and_then(|v| get_bool(cx, v, &k("mkdir"))).unwrap_or(true);
             t.finish(cx, &["op", "step", "path", "fs", "mkdir"]);
             if let Some(p) = &path {

@@ -93,6 +93,13 @@ pub struct Machine {
     /// Superblocks the booted system already has (proc, sysfs, tmpfs, cgroup, pipefs,
     /// sockfs, ...), each with two memcg-aware list_lrus.
     pub boot_superblocks: u32,
+    /// The root file system's type, on every device (`[machine] fs`, one of
+    /// [`crate::fs::FS_TYPES`] other than tmpfs; default "ext4"): files on a device and not
+    /// below a `[mounts]` mount point live on it.
+    pub fs: String,
+    /// Its superblock features that matter to the page cache (`[machine] fs_features`, ext4
+    /// only: [`crate::fs::EXT4_FEATURES`]), sorted, each once.
+    pub fs_features: Vec<String>,
 }
 
 /// `[mounts.PATH]`.

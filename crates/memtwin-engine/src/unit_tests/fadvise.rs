@@ -275,3 +275,24 @@ fn dontneed_passes_over_pages_under_read_io() {
         assert_invariants(k);
     }
 }
+
+/// `mapping_try_invalidate()` with `find_lock_entries()` (mm/filemap.c, 6.1): a large folio
+/// that begins before the range or extends beyond it is omitted, whole; those inside go
+/// whole (their pages counted).
+#[test]
+fn dontneed_skips_large_folios_straddling_the_range() {
+    use super::readahead::{folio_reader, folios};
+    let mut s = folio_reader("linux-6.1", "xfs", "", 8192, None);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let k = &mut s.kernel;
+    // 128..384 holds 16 folios of order 4: invalidate 136..=359, which cuts 128..144 and
+    // 352..368 and holds 144..352 (13 folios, 208 pages).
+    assert!(folios(k, f).contains(&(128, 4)) && folios(k, f).contains(&(352, 4)));
+    let st = k.mapping_try_invalidate(f, 136, 359);
+    assert_eq!(st.dropped, 208);
+    let left = folios(k, f);
+    assert!(left.contains(&(128, 4)) && left.contains(&(352, 4)), "the straddling folios stay whole");
+    assert!(!left.iter().any(|&(i, _)| (144..352).contains(&i)));
+    assert_invariants(k);
+}

@@ -529,3 +529,22 @@ fn tmpfs_writes_mark_pages_accessed_in_every_era() {
         assert_invariants(k);
     }
 }
+
+/// The engine writes single pages: a write into a large folio splits it (`split_folio()`,
+/// as `truncate_inode_partial_folio()` and the kernel's splitting paths do) into order-0
+/// pages that keep their slots, charge and LRU place, and dirties only the written page.
+#[test]
+fn a_write_into_a_large_folio_splits_it() {
+    use super::readahead::{folio_reader, folios};
+    let mut s = folio_reader("linux-6.1", "xfs", "", 8192, None);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let k = &mut s.kernel;
+    assert!(folios(k, f).contains(&(384, 6)));
+    k.generic_perform_write(f, 400 * PAGE_SIZE, 100, MemcgId::ROOT).unwrap();
+    let fo = folios(k, f);
+    assert!((384..448).all(|i| fo.contains(&(i, 0))), "the order-6 folio became 64 pages");
+    assert!(fo.contains(&(448, 6)), "its neighbour is untouched");
+    assert_eq!(k.mappings[f.idx()].nrdirty, 1);
+    assert_invariants(k);
+}

@@ -562,3 +562,58 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert!(k.memcgs.events(unprot, MemcgEvent::Pgsteal) > 0);
     assert_invariants(k);
 }
+
+/// mm/rmap.c 6.1 `folio_referenced_one()` -> mm/vmscan.c `lru_gen_look_around()`: evicting a
+/// mapped page whose PTE is young clears the young PTEs around it (at most MIN_LRU_BATCH in
+/// its PMD), promotes their pages to the youngest generation and activates the page itself
+/// (look-around marks it PG_referenced, so `folio_check_references()` sees two references).
+/// A mapping touched between streams read through the same memcg stays resident (recorded:
+/// qemu61-lrugen-mmap-hot, the same workload; before look-around the engine evicted it all).
+#[test]
+fn look_around_6_1_keeps_a_touched_mapping_through_streams() {
+    let touch = r#"{ op = "touch", name = "hot", access = "read" },"#;
+    let scenario = format!(
+            r#"
+[scenario]
+name = "mmap-hot"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "1G"
+[files."/hot"]
+size = "16M"
+[files."/s1"]
+size = "24M"
+[files."/s2"]
+size = "24M"
+[files."/s3"]
+size = "24M"
+[cgroups.ct]
+"memory.max" = "40M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "mmap", name = "hot", file = "/hot", shared = true }},
+  {{ op = "touch", name = "hot", access = "read" }},
+  {{ op = "read", file = "/s1", bufsize = "128K" }}, {touch}
+  {{ op = "read", file = "/s2", bufsize = "128K" }}, {touch}
+  {{ op = "read", file = "/s3", bufsize = "128K" }}, {touch}
+]
+"#
+    );
+    let mut s = sim(&scenario);
+    let (hot, ct) = (inode(&s, "/hot"), memcg(&s, "ct"));
+    let mut kept = vec![];
+    run_with(&mut s, |s| {
+        kept.push((0..4096).filter(|&i| s.kernel.mappings[hot.idx()].lookup(i).is_some()).count());
+        assert_invariants(&s.kernel);
+    });
+    // Every step after the first touch completed (a step is a quantum of 512 faults here).
+    let first_full = kept.iter().position(|&n| n == 4096).expect("the mapping was faulted in");
+    assert!(kept[first_full..].iter().all(|&n| n == 4096), "touched between streams: {kept:?}");
+    assert!(s.kernel.memcgs.events(ct, MemcgEvent::Pgactivate) > 0, "look-around activated pages");
+}

@@ -272,3 +272,38 @@ ops = [{ op = "read", file = "/f" }]
     assert!(page_usage(k, p) <= 256);
     assert_invariants(k);
 }
+
+/// A task in a v1 memcg maps 1 MiB of anonymous memory, writes it and unmaps it, twice.
+const ANON_ROUNDS: &str = r#"
+[scenario]
+name = "anon-rounds"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v1"
+[cgroups.a]
+[tasks.t]
+cgroup = "a"
+ops = [
+  { op = "mmap", name = "m", size = "1M" }, { op = "touch", name = "m" }, { op = "munmap", name = "m" },
+  { op = "mmap", name = "m", size = "1M" }, { op = "touch", name = "m" }, { op = "munmap", name = "m" },
+]
+"#;
+
+/// v1's memory.stat `pgpgin`/`pgpgout` count every folio charged and uncharged, anonymous ones
+/// too: `charge_memcg()` calls `mem_cgroup_charge_statistics()` (one `PGPGIN` per folio, "pagein
+/// of a big page is an event") and `uncharge_folio()` adds one to `ug->pgpgout`, which
+/// `uncharge_batch()` counts (Linux 6.1 mm/memcontrol.c). The engine counted only page-cache
+/// pages, so an mmap probe's rounds were missing from both.
+#[test]
+fn anonymous_charges_and_unmaps_count_pgpgin_and_pgpgout_per_folio() {
+    let mut s = sim(ANON_ROUNDS);
+    let a = memcg(&s, "a");
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.events(a, MemcgEvent::Pgpgin), 512, "two rounds of 256 base pages charged");
+    assert_eq!(k.memcgs.events(a, MemcgEvent::Pgpgout), 512, "and uncharged at munmap");
+    assert_eq!(page_usage(k, a), 0);
+    assert_invariants(k);
+}

@@ -5,8 +5,10 @@
 //! that pins the behaviour down more precisely. Every scenario-level test ends by checking
 //! the conservation invariants ([`Kernel::check_invariants`]).
 
+mod blkdev;
 mod cgroup;
 mod dcache;
+mod delayacct;
 mod fadvise;
 mod filemap;
 mod fs;

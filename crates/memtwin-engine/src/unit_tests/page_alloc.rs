@@ -698,3 +698,117 @@ ops = [{ op = "read", file = "/f" }]
     assert_eq!(k.nr_free_pages(), k.zones.iter().map(|z| z.free).sum::<u64>() + held);
     assert_invariants(k);
 }
+
+/// `Zone::free_order0_run()` (munmap's `free_pages_run()`) of consecutive frames of a pageblock leave
+/// the buddy exactly as `free_unref_folios()` of each frame in turn (mm/page_alloc.c 4.3
+/// `__free_one_page()`): same free counts, same free chunks of every order, and the same
+/// frames handed out afterwards (the partial and order-9 lists in the same order).
+#[test]
+fn freeing_a_run_of_frames_equals_freeing_them_one_by_one() {
+    let mut one = two_nodes("");
+    let mut run = two_nodes("");
+    let (a, b) = (&mut one.kernel, &mut run.kernel);
+    let z = 0;
+    let all = drain(a, z, 0);
+    assert_eq!(drain(b, z, 0), all);
+    let (start, end) = (a.zones[z].start_pfn, a.zones[z].start_pfn + a.zones[z].managed);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut runs = 0;
+    for _ in 0..20_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let first = start + (x >> 16) % (end - start);
+        // Up to 100 frames, within the pageblock, up to the first free one.
+        let block_end = (first - start) / PAGEBLOCK_NR * PAGEBLOCK_NR + PAGEBLOCK_NR + start;
+        let want = 1 + (x >> 40) % 100;
+        let n = (first..(first + want).min(block_end).min(end)).take_while(|&p| !a.zones[z].is_free(p)).count() as u64;
+        if n == 0 {
+            continue;
+        }
+        for p in first..first + n {
+            a.zones[z].free_order0(p);
+        }
+        b.zones[z].free_order0_run(first, n);
+        runs += 1;
+        for o in 1..=6 {
+            assert_eq!(a.zones[z].nr_free_in_chunks(o), b.zones[z].nr_free_in_chunks(o), "order {o}");
+            assert_eq!(b.zones[z].nr_free_in_chunks(o), b.zones[z].nr_free_in_chunks_walked(o), "order {o}");
+        }
+        assert_eq!(a.zones[z].free, b.zones[z].free);
+        assert_eq!(a.zones[z].nr_free_blocks(), b.zones[z].nr_free_blocks());
+    }
+    assert!(runs > 300 && a.zones[z].nr_free_blocks() > 0, "{runs} runs, some blocks merged whole");
+    // The same frames come out of both, in the same order.
+    assert_eq!(drain(a, z, 0), drain(b, z, 0));
+}
+
+/// `handle_mm_fault_run()` (issue 17) gives what one `handle_mm_fault()` per page gives
+/// (mm/memory.c 4.3 `do_anonymous_page()` through `__alloc_pages_nodemask()`): the same
+/// frames in the same order, the same clock, counters and zone state, through a run that
+/// meets kswapd waking and catching up, the fair zone policy's batches, the zonelist cache
+/// and the fall-back to the other node.
+#[test]
+fn anonymous_fault_runs_equal_one_fault_at_a_time() {
+    let extra = "policies.zonelist_cache = true";
+    let file = r#"
+[files."/data/f"]
+size = "80M"
+[tasks.r]
+ops = [{ op = "read", file = "/data/f" }]
+"#;
+    let scn = |_: ()| {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "runs"
+[kernel]
+profile = "linux-4.3"
+{extra}
+[machine]
+ram = "128M"
+nodes = 2
+dma32 = "32M"
+[devices.sda]
+read_bw = "100M"
+{file}
+"#
+        ));
+        run(&mut s);
+        s
+    };
+    let (mut one, mut runs) = (scn(()), scn(()));
+    let (a, b) = (&mut one.kernel, &mut runs.kernel);
+    let n = (72 << 20) / PAGE_SIZE as u32;
+    let (va, vb) = (a.do_mmap_anon(n as u64, MemcgId::ROOT), b.do_mmap_anon(n as u64, MemcgId::ROOT));
+    for i in 0..n {
+        a.handle_mm_fault(va, i).unwrap();
+    }
+    let mut i = 0;
+    let mut calls = 0;
+    while i < n {
+        let end = (i + PAGEBLOCK_NR as u32).min(n);
+        i = b.handle_mm_fault_run(vb, i, end).unwrap();
+        calls += 1;
+    }
+    assert!(calls < n / 4, "runs of faults were taken ({calls} calls for {n} pages)");
+    assert_eq!(a.vmas[va.0 as usize].pages, b.vmas[vb.0 as usize].pages, "the same frames");
+    assert_eq!((a.now, a.sys_ns, a.iowait_ns), (b.now, b.sys_ns, b.iowait_ns));
+    assert_eq!(a.vmstat.events, b.vmstat.events);
+    assert!(a.vmstat.events[VmEvent::NumaMiss as usize] > 0 && a.vmstat.events[VmEvent::KswapdWakeup as usize] > 0, "the run met the other node and kswapd");
+    for z in 0..a.zones.len() {
+        let (x, y) = (&a.zones[z], &b.zones[z]);
+        assert_eq!((x.free, x.numa_hit, x.numa_miss, x.numa_foreign, x.alloc_batch), (y.free, y.numa_hit, y.numa_miss, y.numa_foreign, y.alloc_batch));
+    }
+    for nid in 0..a.nodes.len() {
+        assert_eq!(a.nodes[nid].zlc_full, b.nodes[nid].zlc_full);
+        assert_eq!((a.nodes[nid].kswapd_clock, a.nodes[nid].zlc_last_zap), (b.nodes[nid].kswapd_clock, b.nodes[nid].zlc_last_zap));
+    }
+    assert_invariants(a);
+    assert_invariants(b);
+    a.do_munmap(va);
+    b.do_munmap(vb);
+    assert_eq!(a.nr_free_pages(), b.nr_free_pages());
+    assert_eq!(a.vmstat.events, b.vmstat.events);
+    assert_invariants(b);
+}

@@ -204,3 +204,126 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_eq!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal), 0, "nothing of the batch was reclaimed");
     assert_invariants(k);
 }
+
+/// A 16 MiB file on a root file system `fs` (with `features`) under `profile`, read by cat
+/// (128 KiB reads) at `read_ahead_kb`, in a memcg of `limit` when given.
+pub(super) fn folio_reader(profile: &str, fs: &str, features: &str, read_ahead_kb: u32, limit: Option<&str>) -> Simulation {
+    let cg = limit.map(|l| format!("[cgroups.A]\n\"memory.max\" = \"{l}\"\n")).unwrap_or_default();
+    let task_cg = if limit.is_some() { "cgroup = \"A\"\n" } else { "" };
+    sim(&format!(
+        r#"
+[scenario]
+name = "folios"
+[machine]
+ram = "1G"
+fs = "{fs}"
+fs_features = [{features}]
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+read_ahead_kb = {read_ahead_kb}
+[files."/f"]
+size = "16M"
+{cg}
+[tasks.cat]
+{task_cg}ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+    ))
+}
+
+/// The page-cache folios of `f` as (first index, order), in index order.
+pub(super) fn folios(k: &Kernel, f: InodeId) -> Vec<(u32, u32)> {
+    let m = &k.mappings[f.idx()];
+    let mut out = vec![];
+    let mut i = 0u32;
+    while let Some(j) = m.next_entry(i, u32::MAX) {
+        let Some(p) = m.lookup(j) else {
+            i = j + 1;
+            continue;
+        };
+        let order = k.pages.folio_order(p);
+        out.push((j, order));
+        i = j + (1 << order);
+    }
+    out
+}
+
+/// Orders of consecutive runs of folios: (order, how many).
+pub(super) fn runs(f: &[(u32, u32)]) -> Vec<(u32, usize)> {
+    let mut out: Vec<(u32, usize)> = vec![];
+    for &(_, o) in f {
+        match out.last_mut() {
+            Some((lo, n)) if *lo == o => *n += 1,
+            _ => out.push((o, 1)),
+        }
+    }
+    out
+}
+
+/// mm/readahead.c 5.18-6.15 (Debian's 6.1.192), `page_cache_ra_order()` on XFS, worked by
+/// hand from the source: the synchronous window (start 0, `get_init_ra_size(32, 2048)` = 128
+/// pages, mark at 32) takes order 0 + 2: 32 folios of order 2. Each asynchronous window takes
+/// the marked folio's order + 2: 128..384 in 16 of order 4, 384..896 in 8 of order 6; the
+/// window 896..1920 wants order 8 but 896 is aligned to 128 only (`__ffs(index)`): one of
+/// order 7, three of order 8, and 1792's order 8 would pass the window's end: order 7. Then
+/// 1920..3968 at order 9: 1920 takes 7, three of order 9, 3584 steps down to 8, 3840 to 7;
+/// the file's end (4096) clips the last window to one more of order 7.
+#[test]
+fn ra_order_6_1_xfs_grows_the_marked_folios_order_by_two() {
+    let mut s = folio_reader("linux-6.1", "xfs", "", 8192, None);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(k.mappings[f.idx()].max_order, 9);
+    assert_eq!(runs(&folios(k, f)), vec![(2, 32), (4, 16), (6, 8), (7, 1), (8, 3), (7, 2), (9, 3), (8, 1), (7, 2)]);
+    assert_eq!(k.mappings[f.idx()].nrpages, 4096, "the whole file is cached");
+    assert_invariants(k);
+}
+
+/// mm/readahead.c 6.16+ (`ra->order`, which 6.18 runs), on ext4 (large folios since 6.16),
+/// worked by hand: the synchronous window resets `ra->order` to 0 (128 pages of order 0);
+/// each asynchronous one adds 2 and rounds its end down to that order's alignment: 128..384
+/// in order 2, 384..896 in order 4, 896..1920 in order 6; 1920's window of 2048 is cut to end
+/// at 3840 (aligned to 256) and takes order 8 (`ilog2(ra->size)` allows 10, the order 8):
+/// 1920 is aligned to 128 only (one of order 7), then order 8; the last window (order 10,
+/// capped at 9) starts at 3840, aligned to 256: one more of order 8 to the end of the file.
+#[test]
+fn ra_order_6_18_ext4_starts_at_order_0() {
+    let mut s = folio_reader("linux-6.18", "ext4", "", 8192, None);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let k = &s.kernel;
+    assert_eq!(runs(&folios(k, f)), vec![(0, 128), (2, 64), (4, 32), (6, 16), (7, 1), (8, 8)]);
+    assert_eq!(k.mappings[f.idx()].nrpages, 4096);
+    assert_invariants(k);
+}
+
+/// Where the era or the file system has no large folios, every page is order 0: ext4 on 6.1,
+/// ext4 with the verity feature on 6.18 (`ext4_should_enable_large_folio()`), XFS on 5.17.
+#[test]
+fn no_large_folios_where_the_file_system_has_none() {
+    for (profile, fs, features) in [("linux-6.1", "ext4", ""), ("linux-6.18", "ext4", "\"verity\""), ("linux-5.17", "xfs", "")] {
+        let mut s = folio_reader(profile, fs, features, 8192, None);
+        let f = inode(&s, "/f");
+        run(&mut s);
+        let k = &s.kernel;
+        assert_eq!(k.mappings[f.idx()].max_order, 0, "{profile} {fs}");
+        assert_eq!(runs(&folios(k, f)), vec![(0, 4096)], "{profile} {fs}");
+    }
+}
+
+/// At read_ahead_kb 128 (32-page windows) 6.1 reads order-2 folios and the marked folio's
+/// order + 2 is capped by the window: `while ((1 << new_order) > ra->size) new_order--`
+/// keeps every folio at order 5 or below.
+#[test]
+fn ra_order_is_capped_by_the_window() {
+    let mut s = folio_reader("linux-6.1", "xfs", "", 128, None);
+    let f = inode(&s, "/f");
+    run(&mut s);
+    let fo = folios(&s.kernel, f);
+    assert!(fo.iter().all(|&(_, o)| o <= 5), "{:?}", runs(&fo));
+    assert!(fo.iter().any(|&(_, o)| o == 5), "{:?}", runs(&fo));
+    assert_invariants(&s.kernel);
+}

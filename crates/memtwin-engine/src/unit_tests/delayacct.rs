@@ -1,0 +1,104 @@
+//! One accounting of stalls (delayacct.rs): per-task `stall.*_ms` and PSI's memory pressure
+//! taken from the same frames (kernel/delayacct.c, include/linux/psi.h).
+
+use super::*;
+use crate::delayacct::StallKind;
+use crate::profile::{profile, Policies};
+
+const MS: u64 = 1_000_000;
+
+fn kernel(p: &str) -> Kernel {
+    Kernel::new(profile(p).unwrap(), Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0)
+}
+
+/// A direct reclaimer that sleeps in `congestion_wait()` inside `__perform_reclaim()` (4.3:
+/// `shrink_inactive_list()`'s `wait_iff_congested()`): the sleep is `congestion`, the reclaim's
+/// CPU `reclaim`, and PSI counts the whole bracket once, because `psi_memstall_enter()` was
+/// called by `__perform_reclaim()` only (4.20+; the engine's PSI counts it in every era).
+#[test]
+fn nested_frames_charge_the_innermost_kind_and_psi_once() {
+    let mut k = kernel("linux-4.3");
+    k.now = 1_000 * MS;
+    k.stall_enter(StallKind::Reclaim);
+    k.cpu(3 * MS);
+    k.stall_enter(StallKind::Congestion);
+    k.wait_until(k.now + 40 * MS);
+    k.stall_leave(StallKind::Congestion);
+    k.cpu(2 * MS);
+    k.stall_leave(StallKind::Reclaim);
+    let ns = k.stall.take();
+    assert_eq!(ns[StallKind::Reclaim as usize], 5 * MS);
+    assert_eq!(ns[StallKind::Congestion as usize], 40 * MS);
+    assert_eq!(ns.iter().sum::<u64>(), 45 * MS, "no nanosecond counted twice");
+    assert_eq!(k.memstall_ns, 45 * MS, "PSI: one memory stall for the whole bracket");
+    assert_eq!(k.stall.take(), [0; crate::delayacct::NR_STALL_KINDS], "taken once");
+}
+
+/// `congestion_wait()` in the allocator's retry loop (`should_alloc_retry()` ->
+/// `wait_iff_congested()`, 4.3) is outside `__perform_reclaim()`: a stall of its kind, not a
+/// memory stall. A swap-in's read (`swap_readpage()`, delayacct `swapin`) is not one either
+/// (the kernel enters a memstall there only for a workingset page, which anonymous pages are
+/// not in the engine).
+#[test]
+fn waits_outside_reclaim_are_not_memory_stalls() {
+    let mut k = kernel("linux-4.3");
+    k.stalled(StallKind::Congestion, |k| k.wait_until(k.now + 20 * MS));
+    k.stalled(StallKind::Swapin, |k| k.wait_until(k.now + 7 * MS));
+    let ns = k.stall.take();
+    assert_eq!(ns[StallKind::Congestion as usize], 20 * MS);
+    assert_eq!(ns[StallKind::Swapin as usize], 7 * MS);
+    assert_eq!(k.memstall_ns, 0);
+    assert_eq!(k.iowait_ns, 27 * MS, "both are io_schedule() sleeps");
+}
+
+/// kswapd is not a task: frames it opens while it runs inside a task's quantum charge nothing
+/// to the task (`kswapd_run()` moves the clock back to its own and restores the task's).
+#[test]
+fn kswapd_frames_are_not_the_tasks() {
+    let mut k = kernel("linux-4.3");
+    k.now = 500 * MS;
+    k.stall_enter(StallKind::Reclaim);
+    let task_now = k.now;
+    k.in_kswapd = true;
+    k.now = 100 * MS;
+    k.stalled(StallKind::Congestion, |k| k.wait_until(k.now + 100 * MS));
+    k.in_kswapd = false;
+    k.now = task_now + MS;
+    k.stall_leave(StallKind::Reclaim);
+    let ns = k.stall.take();
+    assert_eq!(ns[StallKind::Reclaim as usize], MS);
+    assert_eq!(ns[StallKind::Congestion as usize], 0);
+}
+
+/// `mem_cgroup_handle_over_high()`'s penalty sleep (6.1) is a `high` stall and a memory stall;
+/// the per-task metric and memory.pressure agree (one task, so `full` = `some` too).
+#[test]
+fn memory_high_penalty_is_a_high_stall_in_the_step_metrics() {
+    let s = sim(r#"
+[scenario]
+name = "high-anon"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[cgroups.ct]
+"memory.high" = "32M"
+[tasks.t]
+cgroup = "ct"
+ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m", step = "touch" }, { op = "munmap", name = "m" }]
+"#);
+    let res = s.run(&mut |_, _| true).unwrap();
+    let st = res.steps.iter().find(|s| s.name == "touch").unwrap();
+    let get = |n: &str| st.metrics.iter().find(|(m, _)| m == n).unwrap_or_else(|| panic!("no {n}")).1;
+    let high = get("stall.high_ms");
+    // 1735 jiffies of penalty at HZ = 250 (see page_writeback's memory.high test).
+    assert_eq!(high, 1735.0 * 4.0);
+    let reclaim = get("stall.reclaim_ms");
+    assert!(reclaim > 0.0, "reclaim_high() ran");
+    let psi_ms = get("psi.memory.some_us") / 1000.0;
+    assert!((psi_ms - (high + reclaim)).abs() < 0.01, "PSI {psi_ms} = high {high} + reclaim {reclaim}");
+    let elapsed_ms = get("elapsed_s") * 1000.0;
+    let total: f64 = crate::delayacct::StallKind::ALL.iter().map(|(_, n)| get(&format!("stall.{n}_ms"))).sum();
+    assert!(total <= elapsed_ms, "stalls {total} within the step's {elapsed_ms} ms");
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Write the large-folio validation scenarios of issue 21 into scenarios/validation-pending/.
+
+Files read through tight and loose memcg limits at read_ahead_kb 128 and 8192, three passes
+each, sequentially (cat: 128 KiB reads after POSIX_FADV_SEQUENTIAL) and at random (16 KiB reads,
+no advice), on file systems that cache files in large folios:
+
+- host-ext4-*: this host's kernel (6.18, cgroup v1, engine profile linux-6.18) on ext4 with
+  mkfs.ext4's default features (ext4 regular files in large folios since 6.16:
+  ext4_should_enable_large_folio()), files of 512 MiB and 1 GiB, tight = 20M, loose = twice the
+  file;
+- qemu61-xfs-*: Debian's 6.1 in a 2 GiB QEMU guest (cgroup v2, engine profile linux-6.1) on XFS
+  (large folios since 5.18), files of 128 and 256 MiB (TCG reads slowly), tight = 20M, loose =
+  512M;
+- seed 000's experiment (a 1 GiB file read twice by cat through a 20M memcg at read_ahead_kb
+  128) on host ext4 and on guest XFS;
+- and their order-0 counterpart, BENCHMARKS.md's calibration pair: host-verity-seq-tight-1g-ra*,
+  the 1 GiB file through 20M on the ext4 image with the verity feature (order-0 folios on 6.18),
+  which the engine's order-0 page cache models: these go to scenarios/validation/ directly.
+
+Every recording keeps, per step (pass), read_bytes, the memcg's usage and the folios charged to
+it by order (`folios`, from /proc/kpagecgroup and /proc/kpageflags, see README "Validation
+against real kernels"), and the device's read_ahead_kb and queue limits in `real.machine`.
+
+They live in scenarios/validation-pending/ (with their recordings in real/ there), outside the
+`validate --recorded scenarios/validation/*.toml` glob, until the engine models large folios;
+the engine's side moves them to scenarios/validation/ (OUT and the head's dir below) when it passes them.
+Run from the repository root: python3 lab/validation/make_folio_scenarios.py
+"""
+import os
+
+from scenario_text import FS as ORDER0_FS
+from scenario_text import MIB, OUT as VALIDATION, head, tol
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation-pending")
+GEN = "make_folio_scenarios.py"
+
+FS = {
+    "host": ('fs = "ext4"\n', "this host's kernel (6.18, cgroup v1) on ext4 with mkfs.ext4's default features (large folios)"),
+    "qemu": ('fs = "xfs"\n', "Debian's 6.1 kernel in a QEMU guest (cgroup v2) on XFS (large folios)"),
+}
+METRICS = [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB), ("resident_pages", 256)]
+
+
+def limit(on, size):
+    return f'"memory.limit_in_bytes" = "{size}"' if on == "host" else f'"memory.max" = "{size}"'
+
+
+def write(on, name, what, desc, ra, body, order0=False):
+    fs, where = FS[on]
+    if order0:
+        text, out = head(GEN, on, name, what, desc, ra=ra, fs=ORDER0_FS[on]), VALIDATION
+    else:
+        text, out = head(GEN, on, name, what, desc, ra=ra, fs=fs, where=where, dir="scenarios/validation-pending"), OUT
+    # the recording's directory is the scenario's own real/ (relative to the scenario file)
+    with open(os.path.join(out, name + ".toml"), "w") as f:
+        f.write(text + body + tol(name, on, METRICS))
+
+
+def reads(op, passes, step="pass"):
+    return "\n".join(f'  {{ {op}, step = "{step} {i}" }},' for i in range(1, passes + 1))
+
+
+def main():
+    os.makedirs(os.path.join(OUT, "real"), exist_ok=True)
+    sizes = {"host": ("512M", "1G"), "qemu": ("128M", "256M")}
+    loose = {"512M": "1G", "1G": "2G", "128M": "512M", "256M": "512M"}
+    pre = {"host": "host-ext4", "qemu": "qemu61-xfs"}
+    for on in ("host", "qemu"):
+        for size in sizes[on]:
+            for lim in ("tight", "loose"):
+                mem = "20M" if lim == "tight" else loose[size]
+                for ra in (128, 8192):
+                    for pat in ("seq", "rand"):
+                        if pat == "rand" and on == "qemu" and size != "256M":
+                            continue  # the guest's random reads: the larger file only (TCG time)
+                        name = f"{pre[on]}-{pat}-{lim}-{size.lower()}-ra{ra}"
+                        if pat == "seq":
+                            op = 'op = "read", file = "/data/f", bufsize = "128K", fadvise = "sequential"'
+                            what = f"a {size} file read three times by cat in a memcg limited to {mem}, read_ahead_kb {ra}"
+                            desc = f"{size} file read 3 times by cat (128K reads) in a {mem} memcg, read_ahead_kb {ra}"
+                        else:
+                            count = 4096 if on == "host" else 2048
+                            op = f'op = "read", file = "/data/f", bufsize = "16K", pattern = "random", count = {count}'
+                            what = (f"{count} random 16K reads (no advice) of a {size} file, three times, in a memcg "
+                                    f"limited to {mem}, read_ahead_kb {ra}")
+                            desc = f"{count} random 16K reads of a {size} file, 3 passes, {mem} memcg, read_ahead_kb {ra}"
+                        body = f"""
+[files."/data/f"]
+size = "{size}"
+
+[cgroups.A]
+{limit(on, mem)}
+
+[tasks.r]
+cgroup = "A"
+ops = [
+{reads(op, 3)}
+]
+"""
+                        write(on, name, what, desc, ra, body)
+                        if on == "host" and pat == "seq" and lim == "tight" and size == "1G":
+                            write(on, f"host-verity-seq-tight-1g-ra{ra}", what + " (ext4 -O verity: order-0 folios)",
+                                  desc + ", ext4 -O verity", ra, body, order0=True)
+        # seed 000's experiment on a large-folio file system (the seed's own disk speed is left
+        # to the lab's device: the comparison is of bytes read and memory, not of time)
+        name = f"{pre[on]}-seed000"
+        write(on, name, "seed 000's experiment, a 1G file read twice by cat in a memcg limited to 20M, read_ahead_kb 128",
+              "seed 000 (baseline): 1G file read twice by cat (128K reads) in a 20M memcg, read_ahead_kb 128", 128, f"""
+[files."/data/file_1gb"]
+size = "1G"
+
+[cgroups.ct]
+{limit(on, "20M")}
+
+[tasks.cat]
+cgroup = "ct"
+ops = [
+{reads('op = "read", file = "/data/file_1gb", bufsize = "128K", fadvise = "sequential"', 2, "read")}
+]
+""")
+
+
+if __name__ == "__main__":
+    main()

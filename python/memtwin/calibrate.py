@@ -1,0 +1,244 @@
+"""memtwin calibrate: measure the disk the host runner gives a scenario and write it as the
+scenario's `[devices.NAME]` table.
+
+`memtwin real --on host` runs a scenario on an ext4 image on a loop device (direct I/O) in its
+scratch directory (real.HostRun._disk); with a scenario bandwidth it throttles the loop device
+with blk-throttle (real.HostRun._throttle). The engine's device (blkdev.rs) has three figures:
+`read_bw` and `write_bw` (bytes/s of a sequential stream) and `seek` (what a request that does
+not start where the last one ended pays on top of its transfer). This command sets up the same
+disk, writes a file and measures, with O_DIRECT so the page cache is not in the way:
+
+- write_bw: 1 MiB writes from the start of the file to its end, then fsync;
+- read_bw: 1 MiB reads of the file, start to end;
+- 4 KiB random reads (page-aligned offsets in the whole file): their latency's quantiles;
+  `seek` = the median minus the transfer time of 4 KiB at read_bw;
+- also the buffered read a cold reader gets (page cache dropped, 1 MiB read() calls, the
+  device's read_ahead_kb), for comparison.
+
+Each pass is repeated `--repeat` times and the median kept. With `--throttle READ,WRITE` the
+loop device gets the runner's blk-throttle rules first, which shows what a rule actually gives.
+Everything it makes (scratch directory, image, loop device, mount, rules) is removed on every
+exit path, as a host run's are.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import mmap
+import os
+import platform
+import random
+import signal
+import statistics
+import sys
+import time
+
+from . import leftovers, real
+from .measure import parse_size
+
+MIB = 1 << 20
+
+
+class CalibrateError(Exception):
+    pass
+
+
+def add_parser(sub, epilog=None) -> None:
+    c = sub.add_parser("calibrate", help="measure the host runner's disk and write it as a scenario's [devices] table",
+                       description="Set up the disk `memtwin real --on host` gives a scenario (ext4 on a loop device) and "
+                                   "measure its sequential read and write bandwidth and 4 KiB random read latency with "
+                                   "O_DIRECT; print (or write) them as a [devices.NAME] table. Root only; run it under "
+                                   "`flock /tmp/memtwin-host.lock` like every host run.", epilog=epilog)
+    c.add_argument("--on", choices=["host"], default="host", help="which lab disk (only the host runner's for now)")
+    c.add_argument("--size", default="512M", help="the test file's size (default 512M)")
+    c.add_argument("--repeat", type=int, default=3, help="passes per measurement; the median is kept (default 3)")
+    c.add_argument("--samples", type=int, default=2000, help="4 KiB random reads per pass (default 2000)")
+    c.add_argument("--read-ahead-kb", type=int, default=128, help="the loop device's read_ahead_kb (default 128)")
+    c.add_argument("--throttle", metavar="READ,WRITE", help="give the loop device the host runner's blk-throttle rules "
+                   "(bytes/s or sizes such as 400M) before measuring")
+    c.add_argument("--device", default="sda", help="the table's device name (default sda)")
+    c.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="where the image goes (default /var/tmp)")
+    c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
+    c.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+
+
+def _throttle_arg(s):
+    parts = s.split(",")
+    if len(parts) != 2:
+        raise CalibrateError(f"--throttle {s}: error: give READ,WRITE bandwidths\n  fix: e.g. --throttle 400M,300M")
+    try:
+        r, w = (parse_size(p) for p in parts)
+    except Exception:  # noqa: BLE001 - parse_size's own error names --limit
+        raise CalibrateError(f"--throttle {s}: error: not two sizes\n  fix: e.g. --throttle 400M,300M") from None
+    if r <= 0 or w <= 0:
+        raise CalibrateError(f"--throttle {s}: error: bandwidths must be positive\n  fix: e.g. --throttle 400M,300M")
+    return r, w
+
+
+def _seq(fd: int, size: int, write: bool, buf) -> float:
+    """Seconds to write (then fsync) or read `size` bytes in 1 MiB O_DIRECT requests."""
+    t0 = time.monotonic()
+    pos = 0
+    while pos < size:
+        if write:
+            n = os.pwrite(fd, buf, pos)
+        else:
+            n = os.preadv(fd, [buf], pos)
+        if n <= 0:
+            raise CalibrateError(f"short {'write' if write else 'read'} at {pos}")
+        pos += n
+    if write:
+        os.fsync(fd)
+    return time.monotonic() - t0
+
+
+def _random_4k(fd: int, size: int, n: int, rng) -> list:
+    """Latencies (s) of `n` O_DIRECT 4 KiB reads at random page-aligned offsets."""
+    page = mmap.mmap(-1, 4096)
+    slots = size // 4096
+    out = []
+    for _ in range(n):
+        off = rng.randrange(slots) * 4096
+        t0 = time.monotonic_ns()
+        os.preadv(fd, [page], off)
+        out.append((time.monotonic_ns() - t0) / 1e9)
+    page.close()
+    return out
+
+
+def _buffered_read(path: str, size: int) -> float:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        buf = bytearray(MIB)
+        t0 = time.monotonic()
+        pos = 0
+        while pos < size:
+            n = os.readv(fd, [buf])
+            if n <= 0:
+                break
+            pos += n
+        return time.monotonic() - t0
+    finally:
+        os.close(fd)
+
+
+def _q(xs: list, p: float) -> float:
+    s = sorted(xs)
+    return s[int((len(s) - 1) * p + 0.5)]
+
+
+def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_parent: str) -> dict:
+    """Set up the host runner's disk, measure it, remove everything; the figures."""
+    plan = {"mounts": [], "devices": [], "files": [], "tasks": [], "cgroups": []}
+    run = real.HostRun(plan, scratch_parent)
+    old = {}
+
+    def on_signal(signum, _frame):
+        raise real.Interrupted(f"interrupted by {signal.Signals(signum).name}; everything calibrate made was removed")
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        old[s] = signal.signal(s, on_signal)
+    try:
+        os.mkdir(run.scratch, 0o700)
+        run.made_scratch = True
+        leftovers.write_owner(run.scratch, "host", image=os.path.join(run.scratch, "disk.img"),
+                              mount=os.path.join(run.scratch, "mnt"))
+        run._disk(size, ra_kb)
+        path = os.path.join(run.scratch, "mnt", "calibrate.dat")
+        buf = mmap.mmap(-1, MIB)
+        buf.write(os.urandom(MIB))
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_DIRECT, 0o600)
+        try:
+            # lay the file out once (ext4 allocates its extents), so the timed writes overwrite
+            _seq(fd, size, True, buf)
+            if throttle:
+                run._throttle({"read_bw": throttle[0], "write_bw": throttle[1]})
+            rng = random.Random(0)
+            w, r, lat, br = [], [], [], []
+            for _ in range(repeat):
+                w.append(size / _seq(fd, size, True, buf))
+                r.append(size / _seq(fd, size, False, buf))
+                lat.append(_random_4k(fd, size, samples, rng))
+                br.append(size / _buffered_read(path, size))
+        finally:
+            os.close(fd)
+            buf.close()
+        read_bw, write_bw = statistics.median(r), statistics.median(w)
+        p50 = statistics.median(_q(x, 0.5) for x in lat)
+        out = {
+            "read_bw": int(read_bw), "write_bw": int(write_bw),
+            "rand4k_p50_us": p50 * 1e6,
+            "rand4k_p90_us": statistics.median(_q(x, 0.9) for x in lat) * 1e6,
+            "rand4k_p99_us": statistics.median(_q(x, 0.99) for x in lat) * 1e6,
+            "seek_ns": max(0, int(p50 * 1e9 - 4096 * 1e9 / read_bw)),
+            "buffered_read_bw": int(statistics.median(br)),
+            "passes": {"read_bw": [int(x) for x in r], "write_bw": [int(x) for x in w],
+                       "rand4k_p50_us": [_q(x, 0.5) * 1e6 for x in lat], "buffered_read_bw": [int(x) for x in br]},
+            "size": size, "repeat": repeat, "samples": samples, "read_ahead_kb": ra_kb,
+            "throttle": {"read_bw": throttle[0], "write_bw": throttle[1]} if throttle else None,
+            "disk": f"ext4 image on a loop device (direct I/O) in {scratch_parent}",
+            "kernel": platform.release(),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        return out
+    finally:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        left = run.cleanup()
+        for s, h in old.items():
+            signal.signal(s, h)
+        if left:
+            print("memtwin calibrate: could not remove: " + "; ".join(left), file=sys.stderr)
+
+
+def device_table(name: str, f: dict) -> str:
+    """The [devices.NAME] table of the figures, what they are in comments."""
+    thr = f["throttle"]
+    how = ("throttled to read " + str(thr["read_bw"]) + " B/s, write " + str(thr["write_bw"]) + " B/s") if thr else "unthrottled"
+    return (f"# memtwin calibrate --on host, {f['date']}, kernel {f['kernel']}: {f['disk']}, {how};\n"
+            f"# O_DIRECT, {f['size'] >> 20} MiB file, median of {f['repeat']} passes: sequential 1 MiB reads "
+            f"{f['read_bw'] / 1e6:.0f} MB/s, writes {f['write_bw'] / 1e6:.0f} MB/s;\n"
+            f"# random 4 KiB reads p50 {f['rand4k_p50_us']:.0f} us, p90 {f['rand4k_p90_us']:.0f} us, "
+            f"p99 {f['rand4k_p99_us']:.0f} us (seek = p50 minus 4 KiB at read_bw);\n"
+            f"# buffered cold read (read_ahead_kb {f['read_ahead_kb']}): {f['buffered_read_bw'] / 1e6:.0f} MB/s\n"
+            f"[devices.{name}]\nread_bw = {f['read_bw']}\nwrite_bw = {f['write_bw']}\n"
+            f"seek = \"{f['seek_ns'] / 1000:.0f}us\"\nread_ahead_kb = {f['read_ahead_kb']}\n")
+
+
+def main(a) -> int:
+    try:
+        if os.geteuid() != 0:
+            raise CalibrateError("memtwin calibrate: error: must run as root (it makes a loop device and a mount)\n"
+                                 "  fix: run it with sudo")
+        try:
+            size = parse_size(a.size)
+        except Exception:  # noqa: BLE001 - parse_size's own error names --limit
+            raise CalibrateError(f"--size {a.size}: error: not a size\n  fix: give a size such as 512M") from None
+        if size < 16 * MIB or size % MIB:
+            raise CalibrateError(f"--size {a.size}: error: give a whole number of MiB, at least 16M\n  fix: e.g. --size 512M")
+        if a.repeat < 1 or a.samples < 1:
+            raise CalibrateError("--repeat and --samples must be at least 1\n  fix: e.g. --repeat 3 --samples 2000")
+        thr = _throttle_arg(a.throttle) if a.throttle else None
+        for p in (a.out, a.json):
+            if p and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+                raise CalibrateError(f"{p}: error: its directory does not exist\n  fix: create it or give another path")
+        f = measure(size, a.repeat, a.samples, a.read_ahead_kb, thr, a.scratch)
+    except real.Interrupted as e:
+        print(f"memtwin calibrate: {e}", file=sys.stderr)
+        return 130
+    except (CalibrateError, real.RealError) as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    text = device_table(a.device, f)
+    print(text, end="")
+    if a.out:
+        with open(a.out + ".tmp", "w") as fh:
+            fh.write(text)
+        os.rename(a.out + ".tmp", a.out)
+    if a.json:
+        with open(a.json + ".tmp", "w") as fh:
+            json.dump(f, fh, indent=1)
+        os.rename(a.json + ".tmp", a.json)
+    return 0

@@ -1,0 +1,709 @@
+"""memtwin record's BPF tracer: bpftrace on the kernel's tracepoints, used when the host allows
+it (root, bpftrace, the tracepoints below); memtwin.record falls back to strace otherwise.
+
+What it records, for the command's whole process tree (or a cgroup's tasks and their
+descendants, plus tasks that join the cgroup while it runs):
+- syscalls (tracepoints syscalls:sys_enter_*/sys_exit_*): open/openat/creat, close,
+  read/readv/pread64/preadv/preadv2, write/writev/pwrite64/pwritev/pwritev2, sendfile64 and
+  copy_file_range (as a read and a write), fadvise64, fsync/fdatasync, ftruncate, mmap, munmap,
+  mremap, madvise. The file of a descriptor is read in the kernel (`current->files`): inode,
+  device, size, and the file position before the call (the offset a read or write touched), so
+  nothing depends on following descriptors through dup/fork as a log parser must;
+- processes: task:task_newtask (fork; threads are followed, not written), sched_process_exec,
+  sched_process_exit (group_dead: the process's exit);
+- page faults: exceptions:page_fault_user, and page_fault_kernel at user addresses (a
+  copy_to_user() into memory not yet faulted), each `handle_mm_fault()` the kernel ran (a PTE a
+  fault-around mapped takes no fault and is not seen); filemap:mm_filemap_fault names the file
+  page a fault reached `filemap_fault()` for (6.x).
+
+`convert` turns the tracer's lines into trace events (schema/trace-format.md): a fault's address
+is resolved against the process's mappings (from its mmap calls; a mapping the kernel made at
+exec, the program and its interpreter, is learnt from the first fault that reaches
+filemap_fault() in it); a fault at an address of no known mapping and no file (heap, stack,
+bss) is a fault on anonymous memory, in a mapping of the 2 MiB around it that a file mapping
+found later replaces. What the tracer cannot see is listed in the header's `missing`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import shutil
+import struct
+import subprocess
+
+from . import trace
+
+PAGE = 4096
+# The tracepoints the tracer needs (under /sys/kernel/tracing/events).
+TRACEPOINTS = ("exceptions/page_fault_user", "filemap/mm_filemap_fault", "raw_syscalls/sys_enter",
+               "task/task_newtask", "sched/sched_process_exit", "sched/sched_process_exec")
+TRACEFS = "/sys/kernel/tracing"
+MISSING = [
+    "faults a fault-around satisfied (the kernel takes none: no tracer can see them)",
+    "whether each fault was major (the engine decides from its own page cache)",
+    "io_uring, splice and AIO file I/O (only the syscalls listed in record_bpf.py)",
+    "anonymous memory a forked child inherits (the child's faults map memory of its own)",
+]
+
+# x86-64 error_code bits (arch/x86/include/asm/trap_pf.h).
+_PF_WRITE = 2
+_PF_INSTR = 16
+# mmap flags and prot (include/uapi/asm-generic/mman*.h).
+_MAP_SHARED = 0x01
+_MAP_SHARED_VALIDATE = 0x03
+_MAP_FIXED = 0x10
+_MAP_ANON = 0x20
+_PROT_WRITE = 2
+_PROT_EXEC = 4
+_DEPTH = 10   # path components read from the dentry chain
+
+
+class BpfUnavailable(Exception):
+    """Why BPF cannot trace here (the caller falls back to strace and says this)."""
+
+
+def _fd(e: str) -> str:
+    return f"*(curtask->files->fdt->fd + ({e}))"
+
+
+def _reg(f: str) -> str:
+    """A regular file of a block device's file system (not procfs, sysfs, tmpfs, pipes)."""
+    return f"({f} != 0 && ({f}->f_inode->i_mode & 0xf000) == 0x8000 && {f}->f_inode->i_sb->s_bdev != 0)"
+
+
+def _names(f: str) -> str:
+    """The path of file `f`, the first time its inode is seen: one `P` line per component of
+    its dentry chain up to its mount's root (one printf each keeps the BPF stack small)."""
+    key = f"{f}->f_inode->i_ino, {f}->f_inode->i_sb->s_dev"
+    out = [f"if (@seen[{key}] == 0) {{ @seen[{key}] = 1; $d = {f}->f_path.dentry; "
+           f'printf("P %llu %lu %u 0 %s\\n", nsecs, {key}, str($d->d_name.name)); ']
+    for k in range(1, _DEPTH):
+        out.append(f'if ((uint64)$d != (uint64)$d->d_parent) {{ $d = $d->d_parent; printf("P %llu %lu %u {k} %s\\n", nsecs, {key}, str($d->d_name.name)); ')
+    return "".join(out) + "}" * (_DEPTH - 1) + " }"
+
+
+# x86-64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl).
+NR = {"read": 0, "write": 1, "open": 2, "close": 3, "mmap": 9, "munmap": 11, "pread64": 17, "pwrite64": 18,
+      "readv": 19, "writev": 20, "mremap": 25, "madvise": 28, "sendfile64": 40, "fsync": 74, "fdatasync": 75,
+      "ftruncate": 77, "creat": 85, "fadvise64": 221, "openat": 257, "preadv": 295, "pwritev": 296,
+      "copy_file_range": 326, "preadv2": 327, "pwritev2": 328}
+
+
+def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0) -> str:
+    """The bpftrace program: `roots` are the thread ids followed from the start; with
+    `cgroup_id`, threads attached to that cgroup later are followed too. The syscalls go
+    through raw_syscalls:sys_enter/sys_exit (two probes: attaching one tracepoint per syscall
+    takes a minute on a loaded host), switched on the syscall number."""
+    ino = "$f->f_inode->i_ino, $f->f_inode->i_sb->s_dev, $f->f_inode->i_size"
+    a = [f"args->args[{k}]" for k in range(6)]
+    p = []
+    p.append("BEGIN { " + " ".join(f"@t[{int(r)}] = 1;" for r in roots) + ' printf("READY %llu\\n", nsecs); }')
+    p.append('tracepoint:task:task_newtask /@t[tid]/ { @t[args->pid] = 1; printf("K %llu %d %d %llu\\n", nsecs, pid, args->pid, args->clone_flags); }')
+    if cgroup_id is not None:
+        p.append(f'tracepoint:cgroup:cgroup_attach_task /args->dst_id == {int(cgroup_id)}/ {{ @t[args->pid] = 1; printf("J %llu %d\\n", nsecs, args->pid); }}')
+    p.append('tracepoint:sched:sched_process_exit /@t[tid]/ { delete(@t[tid]); if (args->group_dead) { printf("X %llu %d\\n", nsecs, pid); } }')
+    p.append('tracepoint:sched:sched_process_exec /@t[tid]/ { $f = curtask->mm->exe_file; '
+             f'printf("E %llu %d %lu %u %lld\\n", nsecs, pid, {ino}); {_names("$f")} }}')
+    enter = []
+    # Reads and writes: the file and its position before the call (printed at the exit with
+    # the bytes done); sendfile and copy_file_range read their input (and write the output).
+    rw = {"read": ("R", None), "readv": ("R", None), "pread64": ("R", a[3]), "preadv": ("R", a[3]), "preadv2": ("R", a[3]),
+          "write": ("W", None), "writev": ("W", None), "pwrite64": ("W", a[3]), "pwritev": ("W", a[3]), "pwritev2": ("W", a[3])}
+    for kind in ("R", "W"):
+        plain = " || ".join(f"$n == {NR[c]}" for c, (k, pos) in rw.items() if k == kind and pos is None)
+        posd = " || ".join(f"$n == {NR[c]}" for c, (k, pos) in rw.items() if k == kind and pos is not None)
+        code = 1 if kind == "R" else 2
+        enter.append(f"if ({plain} || {posd}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ @fd[tid] = {a[0]} + 1; @kind[tid] = {code}; "
+                     f"@pos[tid] = $f->f_pos; if ({posd}) {{ @pos[tid] = {a[3]}; }} {_names('$f')} }} }}")
+    enter.append(f"if ($n == {NR['sendfile64']}) {{ $f = {_fd(a[1])}; if {_reg('$f')} {{ @fd[tid] = {a[1]} + 1; @kind[tid] = 1; @pos[tid] = $f->f_pos; "
+                 f"if ({a[2]} != 0) {{ @pos[tid] = *(int64 *)uptr({a[2]}); }} {_names('$f')} }} }}")
+    enter.append(f"if ($n == {NR['copy_file_range']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ @fd[tid] = {a[0]} + 1; @kind[tid] = 1; @pos[tid] = $f->f_pos; "
+                 f"if ({a[1]} != 0) {{ @pos[tid] = *(int64 *)uptr({a[1]}); }} {_names('$f')} }} "
+                 f"$g = {_fd(a[2])}; if {_reg('$g')} {{ @fd2[tid] = {a[2]} + 1; @pos2[tid] = $g->f_pos; if ({a[3]} != 0) {{ @pos2[tid] = *(int64 *)uptr({a[3]}); }} }} }}")
+    enter.append(f"if ($n == {NR['openat']} || $n == {NR['open']} || $n == {NR['creat']}) {{ @o[tid] = 1; }}")
+    enter.append(f"if ($n == {NR['close']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ printf(\"C %llu %d %lu %u %lld\\n\", nsecs, pid, {ino}); }} }}")
+    enter.append(f"if ($n == {NR['fadvise64']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ "
+                 f"printf(\"A %llu %d %lu %u %lld %lld %lld %d\\n\", nsecs, pid, {ino}, {a[1]}, {a[2]}, {a[3]}); }} }}")
+    enter.append(f"if ($n == {NR['fsync']} || $n == {NR['fdatasync']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ printf(\"S %llu %d %lu %u %lld\\n\", nsecs, pid, {ino}); }} }}")
+    enter.append(f"if ($n == {NR['ftruncate']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ printf(\"T %llu %d %lu %u %lld %lld\\n\", nsecs, pid, {ino}, {a[1]}); }} }}")
+    enter.append(f"if ($n == {NR['mmap']}) {{ @ml[tid] = {a[1]}; @mp[tid] = {a[2]}; @mf[tid] = {a[3]}; @mo[tid] = {a[5]}; @mi[tid] = 0; @md[tid] = 0; @ms[tid] = 0; "
+                 f"if (({a[3]} & {_MAP_ANON}) == 0) {{ $f = {_fd(a[4])}; if {_reg('$f')} {{ "
+                 f"@mi[tid] = $f->f_inode->i_ino; @md[tid] = $f->f_inode->i_sb->s_dev; @ms[tid] = $f->f_inode->i_size; {_names('$f')} }} }} @m[tid] = 1; }}")
+    enter.append(f"if ($n == {NR['munmap']}) {{ @ua[tid] = {a[0]}; @ul[tid] = {a[1]}; }}")
+    enter.append(f"if ($n == {NR['mremap']}) {{ @ra[tid] = {a[0]}; @rl[tid] = {a[1]}; @rn[tid] = {a[2]}; }}")
+    enter.append(f"if ($n == {NR['madvise']}) {{ @va[tid] = {a[0]}; @vl[tid] = {a[1]}; @vb[tid] = {a[2]} + 1; }}")
+    p.append("tracepoint:raw_syscalls:sys_enter /@t[tid]/ { $n = args->id; " + " ".join(enter) + " }")
+    ex = []
+    ex.append(f"if (@fd[tid]) {{ if (args->ret > 0) {{ $f = {_fd('@fd[tid] - 1')}; "
+              f"if (@kind[tid] == 1) {{ printf(\"R %llu %d %lu %u %lld %lld %ld\\n\", nsecs, pid, {ino}, @pos[tid], args->ret); }} "
+              f"else {{ printf(\"W %llu %d %lu %u %lld %lld %ld\\n\", nsecs, pid, {ino}, @pos[tid], args->ret); }} "
+              f"if (@fd2[tid]) {{ $f = {_fd('@fd2[tid] - 1')}; printf(\"W %llu %d %lu %u %lld %lld %ld\\n\", nsecs, pid, {ino}, @pos2[tid], args->ret); }} }} "
+              "delete(@fd[tid]); delete(@kind[tid]); delete(@pos[tid]); delete(@fd2[tid]); delete(@pos2[tid]); }")
+    ex.append(f"if (@o[tid]) {{ delete(@o[tid]); if (args->ret >= 0) {{ $f = {_fd('args->ret')}; "
+              f"if {_reg('$f')} {{ printf(\"O %llu %d %lu %u %lld\\n\", nsecs, pid, {ino}); {_names('$f')} }} }} }}")
+    ex.append('if (@m[tid]) { if ((uint64)args->ret < 0xfffffffffffff000) { '
+              'printf("M %llu %d %lx %lu %lu %lu %lu %lu %u %lld\\n", nsecs, pid, args->ret, @ml[tid], @mp[tid], @mf[tid], @mo[tid], @mi[tid], @md[tid], @ms[tid]); } '
+              'delete(@m[tid]); delete(@ml[tid]); delete(@mp[tid]); delete(@mf[tid]); delete(@mo[tid]); delete(@mi[tid]); delete(@md[tid]); delete(@ms[tid]); }')
+    ex.append('if (@ul[tid]) { if (args->ret == 0) { printf("N %llu %d %lx %lu\\n", nsecs, pid, @ua[tid], @ul[tid]); } delete(@ua[tid]); delete(@ul[tid]); }')
+    ex.append('if (@rl[tid]) { if ((uint64)args->ret < 0xfffffffffffff000) { printf("Q %llu %d %lx %lu %lu %lx\\n", nsecs, pid, @ra[tid], @rl[tid], @rn[tid], args->ret); } '
+              "delete(@ra[tid]); delete(@rl[tid]); delete(@rn[tid]); }")
+    ex.append('if (@vb[tid]) { if (args->ret == 0) { printf("V %llu %d %lx %lu %d\\n", nsecs, pid, @va[tid], @vl[tid], @vb[tid] - 1); } '
+              "delete(@va[tid]); delete(@vl[tid]); delete(@vb[tid]); }")
+    p.append("tracepoint:raw_syscalls:sys_exit /@t[tid]/ { " + " ".join(ex) + " }")
+    # Faults.
+    p.append('tracepoint:exceptions:page_fault_user /@t[tid]/ { printf("F %llu %d %d %lx %lu\\n", nsecs, pid, tid, args->address, args->error_code); }')
+    p.append('tracepoint:exceptions:page_fault_kernel /@t[tid] && args->address < 0x800000000000/ { printf("F %llu %d %d %lx %lu\\n", nsecs, pid, tid, args->address, args->error_code); }')
+    p.append('tracepoint:filemap:mm_filemap_fault /@t[tid]/ { printf("G %llu %d %d %lu %u %lu\\n", nsecs, pid, tid, args->i_ino, args->s_dev, args->index); }')
+    # Attached last: BEGIN may run before the other probes are attached, so the recorder
+    # waits until this one sees its own getppid() calls.
+    p.append(f'tracepoint:raw_syscalls:sys_exit /pid == {int(sync_pid)} && args->id == 110/ {{ printf("SYNC\\n"); }}')
+    return "\n".join(p) + "\n"
+
+
+def available() -> str | None:
+    """None when the BPF tracer can run here, else why not (for the output)."""
+    if not shutil.which("bpftrace"):
+        return "bpftrace is not installed (apt-get install bpftrace)"
+    if os.geteuid() != 0:
+        return "BPF tracing needs root"
+    if not os.path.isdir("/sys/kernel/btf") or not os.path.exists("/sys/kernel/btf/vmlinux"):
+        return "the kernel has no BTF (/sys/kernel/btf/vmlinux)"
+    return None
+
+
+class Tracefs:
+    """tracefs mounted for the tracer's run when it is not (bpftrace attaches tracepoints by the
+    ids under /sys/kernel/tracing/events), unmounted after: nothing is left behind."""
+
+    def __init__(self):
+        self.mounted = False
+
+    def __enter__(self):
+        if not os.path.isdir(os.path.join(TRACEFS, "events")):
+            r = subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise BpfUnavailable(f"tracefs is not mounted and could not be ({r.stderr.strip()})")
+            self.mounted = True
+        missing = [t for t in TRACEPOINTS if not os.path.isdir(os.path.join(TRACEFS, "events", t))]
+        if missing:
+            self.__exit__()
+            raise BpfUnavailable(f"the kernel lacks the tracepoints {', '.join(missing)}")
+        return self
+
+    def __exit__(self, *a):
+        if self.mounted:
+            subprocess.run(["umount", TRACEFS], capture_output=True)
+            self.mounted = False
+
+
+def kdev_to_stdev(kdev: int) -> int:
+    """The kernel's dev_t (MKDEV: major << 20 | minor) as stat() reports st_dev."""
+    return os.makedev(kdev >> 20, kdev & 0xFFFFF)
+
+
+def elf_interp(path: str) -> str | None:
+    """The PT_INTERP path of an ELF executable (the interpreter the kernel maps at exec)."""
+    try:
+        with open(path, "rb") as f:
+            h = f.read(64)
+            if len(h) < 64 or h[:4] != b"\x7fELF" or h[4] != 2:
+                return None
+            phoff, = struct.unpack_from("<Q", h, 32)
+            phentsize, phnum = struct.unpack_from("<HH", h, 54)
+            f.seek(phoff)
+            ph = f.read(phentsize * phnum)
+            for k in range(phnum):
+                typ, = struct.unpack_from("<I", ph, k * phentsize)
+                if typ == 3:
+                    off, = struct.unpack_from("<Q", ph, k * phentsize + 8)
+                    size, = struct.unpack_from("<Q", ph, k * phentsize + 32)
+                    f.seek(off)
+                    return f.read(size).rstrip(b"\0").decode(errors="replace")
+    except OSError:
+        return None
+    return None
+
+
+def _mounts() -> dict:
+    """st_dev -> mount point of each mount whose root is its file system's root
+    (/proc/self/mountinfo): a dentry chain ends at its mount's root."""
+    out: dict = {}
+    try:
+        with open("/proc/self/mountinfo") as fh:
+            for line in fh:
+                f = line.split()
+                if len(f) > 4 and f[3] == "/":
+                    ma, mi = f[2].split(":")
+                    out.setdefault(os.makedev(int(ma), int(mi)), f[4].replace("\\040", " "))
+    except OSError:
+        pass
+    return out
+
+
+class _Region:
+    __slots__ = ("start", "end", "num", "base", "kind")
+
+    def __init__(self, start, end, num, base, kind):
+        self.start, self.end, self.num, self.base, self.kind = start, end, num, base, kind
+
+
+class Converter:
+    """Tracer lines -> trace events, in time order. Mapping numbers are given as the engine
+    takes them (lowest free; freed by the last unmap or the owner's exit)."""
+
+    def __init__(self, w: trace.Writer, is_data_file, cwd: str):
+        self.w = w
+        self.is_data = is_data_file
+        self.cwd = cwd
+        self.files: dict = {}        # (st_dev, ino) -> id
+        self.flist: list = []        # {"id", "path", "size"}
+        self.exec_keys: list = []    # (st_dev, ino) of the programs executed
+        self.known_size: dict = {}   # (st_dev, ino) -> size seen at exec
+        self.regions: dict = {}      # tgid -> sorted list of _Region
+        self.free: list = []         # heap of free numbers
+        self.nums: list = []         # number -> [owner tgid, live regions] or None
+        self.pending_fault: dict = {}  # tid -> (t, tgid, address, error_code)
+        self.t0 = None
+        self.counts = {"faults": 0, "file_faults": 0, "anon_faults": 0, "maps": 0, "events": 0}
+        self.interp_of: dict = {}    # exe path -> interpreter path
+        self.chains: dict = {}       # (st_dev, ino) -> {component index: name}
+        self.fkeys: list = []        # file id -> (st_dev, ino)
+        self.mounts = _mounts()      # st_dev -> mount point
+
+    # -- files --------------------------------------------------------------------------------
+    def _path(self, key) -> str | None:
+        """The path of (st_dev, ino): its dentry chain (P lines) under its mount's mount point,
+        else a program's interpreter found by stat."""
+        return self._path_of_chain(key) or self._lookup(key)
+
+    def _file(self, kdev: int, ino: int, size: int) -> int | None:
+        key = (kdev_to_stdev(kdev), ino)
+        fid = self.files.get(key)
+        if fid is None:
+            if len(self.flist) >= trace.NO_FILE:
+                return None
+            fid = len(self.flist)
+            self.files[key] = fid
+            path = self._path(key)
+            size = max(int(size), self.known_size.get(key, 0))
+            if not size and path:
+                try:
+                    size = os.stat(path).st_size
+                except OSError:
+                    pass
+            self.flist.append({"id": fid, "path": path, "size": max(int(size), 0)})
+            self.fkeys.append(key)
+        fe = self.flist[fid]
+        fe["size"] = max(fe["size"], int(size))
+        return fid
+
+    def finish_files(self) -> None:
+        """Paths learnt after a file's first event, and a name for any still unknown."""
+        for fe, key in zip(self.flist, self.fkeys):
+            if fe["path"] is None:
+                fe["path"] = self._path(key) or f"/memtwin-unresolved/dev{key[0]}-ino{key[1]}"
+            if not fe["size"] and not fe["path"].startswith("/memtwin-unresolved/"):
+                try:
+                    fe["size"] = os.stat(fe["path"]).st_size
+                except OSError:
+                    pass
+
+    def _lookup(self, key) -> str | None:
+        """A file seen only by inode (a program's interpreter, which the kernel maps at exec):
+        the PT_INTERP of each program executed, checked by stat."""
+        for ek in self.exec_keys:
+            exe = self._path_of_chain(ek)
+            if exe is None:
+                continue
+            if exe not in self.interp_of:
+                self.interp_of[exe] = elf_interp(exe)
+            for cand in (exe, self.interp_of[exe]):
+                try:
+                    st = os.stat(cand)
+                except (OSError, TypeError):
+                    continue
+                if (st.st_dev, st.st_ino) == key:
+                    return os.path.realpath(cand)
+        return None
+
+    def _path_of_chain(self, key) -> str | None:
+        ch = self.chains.get(key)
+        if not ch:
+            return None
+        names = [ch.get(k) for k in range(len(ch))]
+        if names[-1] != "/" or None in names:
+            return None
+        rel = "/".join(reversed(names[:-1]))
+        mp = self.mounts.get(key[0], "/")
+        return os.path.join(mp, rel) if rel else mp
+
+    # -- numbers and regions ------------------------------------------------------------------
+    def _emit(self, t, op, **kw):
+        self.w.add(max(t - self.t0, 0), op, **kw)
+        self.counts["events"] += 1
+
+    def _map(self, t, tgid, start, end, fid, foff, flags, kind, base=0):
+        if self.free:
+            num = heapq.heappop(self.free)
+            self.nums[num] = [tgid, 0]
+        else:
+            num = len(self.nums)
+            if num >= 0xFFFF:
+                return None
+            self.nums.append([tgid, 0])
+        self._emit(t, "map", pid=tgid, file=trace.NO_FILE if fid is None else fid, offset=foff,
+                   length=end - start, flags=flags)
+        self.counts["maps"] += 1
+        self._add_region(tgid, _Region(start, end, num, base, kind))
+        return num
+
+    def _add_region(self, tgid, r):
+        rs = self.regions.setdefault(tgid, [])
+        rs.append(r)
+        rs.sort(key=lambda x: x.start)
+        self.nums[r.num][1] += 1
+
+    def _find(self, tgid, addr):
+        for r in self.regions.get(tgid, ()):
+            if r.start <= addr < r.end:
+                return r
+            if r.start > addr:
+                break
+        return None
+
+    def _unmap(self, t, tgid, a, b, kinds=None):
+        """munmap() of [a, b): each overlapped region's part zapped, regions split; a number
+        whose last region goes gets the `last` flag (its mapping ends)."""
+        rs = self.regions.get(tgid)
+        if not rs:
+            return
+        keep = []
+        hits = []
+        for r in rs:
+            if r.end <= a or r.start >= b or (kinds and r.kind not in kinds):
+                keep.append(r)
+                continue
+            s, e = max(r.start, a), min(r.end, b)
+            hits.append((r, s, e))
+            if r.start < s:
+                keep.append(_Region(r.start, s, r.num, r.base, r.kind))
+                self.nums[r.num][1] += 1
+            if e < r.end:
+                keep.append(_Region(e, r.end, r.num, r.base + (e - r.start), r.kind))
+                self.nums[r.num][1] += 1
+        keep.sort(key=lambda x: x.start)
+        self.regions[tgid] = keep
+        for r, s, e in hits:
+            self.nums[r.num][1] -= 1
+            last = self.nums[r.num][1] == 0
+            self._emit(t, "unmap", pid=tgid, file=r.num, offset=r.base + (s - r.start), length=e - s,
+                       flags=trace.UNMAP_LAST if last else 0)
+            if last:
+                self.nums[r.num] = None
+                heapq.heappush(self.free, r.num)
+
+    def _exit(self, t, tgid):
+        """exit_mmap(): the process's mappings end with its `exit` event (the engine ends the
+        numbers the process made)."""
+        self._emit(t, "exit", pid=tgid)
+        for n in sorted({r.num for r in self.regions.pop(tgid, [])}):
+            self.nums[n] = None
+            heapq.heappush(self.free, n)
+
+    # -- faults -------------------------------------------------------------------------------
+    def _fault_known(self, t, tgid, r, addr, code):
+        page = addr & ~(PAGE - 1)
+        self._emit(t, "fault", pid=tgid, file=r.num, offset=r.base + (page - r.start),
+                   flags=trace.FAULT_WRITE if code & _PF_WRITE else 0)
+        self.counts["faults"] += 1
+        self.counts["file_faults" if r.kind == "file" else "anon_faults"] += 1
+
+    def _resolve_pending(self, tid, g=None):
+        pf = self.pending_fault.pop(tid, None)
+        if pf is None:
+            return
+        t, tgid, addr, code = pf
+        page = addr & ~(PAGE - 1)
+        if g is not None:
+            kdev, ino, index = g
+            fid = self._file(kdev, ino, 0)
+            if fid is not None:
+                size = self.flist[fid]["size"] or (index + 1) * PAGE
+                npages = max((size + PAGE - 1) // PAGE, index + 1)
+                base = page - index * PAGE
+                start, end = self._free_span(tgid, base, base + npages * PAGE, page, skip_guess=True)
+                # A file mapping found here replaces the anonymous guesses over it.
+                self._unmap(t, tgid, start, end, kinds=("guess",))
+                flags = _PROT_EXEC if code & _PF_INSTR else 0
+                if self._map(t, tgid, start, end, fid, start - base, flags, "file") is not None:
+                    self._fault_known(t, tgid, self._find(tgid, page), addr, code)
+                return
+        r = self._find(tgid, page)
+        if r is None:
+            # No file: anonymous memory (heap, stack, bss), a 2 MiB guess around it.
+            lo = page & ~((1 << 21) - 1)
+            start, end = self._free_span(tgid, lo, lo + (1 << 21), page)
+            if self._map(t, tgid, start, end, None, 0, trace.MAP_WRITE, "guess") is None:
+                return
+            r = self._find(tgid, page)
+        self._fault_known(t, tgid, r, addr, code)
+
+    def _free_span(self, tgid, lo, hi, at, skip_guess=False):
+        """[lo, hi) cut to the part around `at` that no region of the process covers (no
+        region but the guesses with `skip_guess`)."""
+        for r in self.regions.get(tgid, ()):
+            if skip_guess and r.kind == "guess":
+                continue
+            if r.end <= at:
+                lo = max(lo, r.end)
+            elif r.start > at:
+                hi = min(hi, r.start)
+        return lo, max(hi, at + PAGE)
+
+    # -- lines --------------------------------------------------------------------------------
+    def line(self, f: list) -> None:
+        kind, t = f[0], int(f[1])
+        if self.t0 is None:
+            self.t0 = t
+        if kind == "P":
+            # P t ino dev k name: a component of a file's path (its name may hold spaces).
+            key = (kdev_to_stdev(int(f[3])), int(f[2]))
+            self.chains.setdefault(key, {})[int(f[4])] = " ".join(f[5:]) if len(f) > 5 else ""
+            return
+        tid = int(f[3]) if kind in ("F", "G") else None
+        if kind == "G":
+            self._resolve_pending(tid, (int(f[5]), int(f[4]), int(f[6])))
+            return
+        if kind == "F":
+            self._resolve_pending(tid)
+            tgid, addr, code = int(f[2]), int(f[4], 16), int(f[5])
+            r = self._find(tgid, addr & ~(PAGE - 1))
+            if r is not None and r.kind != "guess":
+                self._fault_known(t, tgid, r, addr, code)
+            else:
+                # Held until the thread's next event: a filemap_fault() right after names
+                # its file.
+                self.pending_fault[tid] = (t, tgid, addr, code)
+            return
+        # Any other event of a process ends its threads' pending faults (no filemap_fault
+        # followed them).
+        pid = int(f[2])
+        for k in [k for k, v in self.pending_fault.items() if v[1] == pid]:
+            self._resolve_pending(k)
+        if kind == "K":
+            child, flags = int(f[3]), int(f[4])
+            if not flags & 0x10000:    # CLONE_THREAD: a thread, not a process
+                self._emit(t, "fork", pid=pid, length=child)
+        elif kind == "X":
+            self._exit(t, pid)
+        elif kind == "E":
+            # exec: the old address space goes (exec_mmap()); the program's interpreter is
+            # mapped by the kernel, found by its PT_INTERP when its faults name its inode.
+            self._unmap(t, pid, 0, 1 << 64)
+            key = (kdev_to_stdev(int(f[4])), int(f[3]))
+            self.exec_keys.append(key)
+            self.known_size[key] = max(self.known_size.get(key, 0), int(f[5]))
+        elif kind == "O":
+            fid = self._file(int(f[4]), int(f[3]), int(f[5]))
+            if fid is not None:
+                self._emit(t, "open", pid=pid, file=fid)
+        elif kind in ("C", "S"):
+            fid = self._file(int(f[4]), int(f[3]), int(f[5]))
+            if fid is not None:
+                self._emit(t, "close" if kind == "C" else "fsync", pid=pid, file=fid)
+        elif kind in ("R", "W"):
+            fid = self._file(int(f[4]), int(f[3]), int(f[5]))
+            if fid is not None:
+                off, n = int(f[6]), int(f[7])
+                if kind == "W":
+                    self.flist[fid]["size"] = max(self.flist[fid]["size"], off + n)
+                self._emit(t, "read" if kind == "R" else "write", pid=pid, file=fid, offset=max(off, 0), length=n)
+        elif kind == "A":
+            fid = self._file(int(f[4]), int(f[3]), int(f[5]))
+            if fid is not None:
+                self._emit(t, "fadvise", pid=pid, file=fid, offset=max(int(f[6]), 0), length=max(int(f[7]), 0), flags=int(f[8]) & 0xFF)
+        elif kind == "T":
+            fid = self._file(int(f[4]), int(f[3]), int(f[5]))
+            if fid is not None:
+                self._emit(t, "truncate", pid=pid, file=fid, length=max(int(f[6]), 0))
+        elif kind == "M":
+            addr, length, prot, flags, off = int(f[3], 16), int(f[4]), int(f[5]), int(f[6]), int(f[7])
+            ino, kdev, size = int(f[8]), int(f[9]), int(f[10])
+            end = addr + ((length + PAGE - 1) & ~(PAGE - 1))
+            # A new mapping replaces whatever the process had there (MAP_FIXED, or a guess).
+            self._unmap(t, pid, addr, end)
+            fid = self._file(kdev, ino, size) if ino and not flags & _MAP_ANON else None
+            mflags = trace.MAP_SHARED if flags & 3 in (_MAP_SHARED, _MAP_SHARED_VALIDATE) else 0
+            mflags |= (trace.MAP_WRITE if prot & _PROT_WRITE else 0) | (trace.MAP_EXEC if prot & _PROT_EXEC else 0)
+            self._map(t, pid, addr, end, fid, off if fid is not None else 0, mflags, "file" if fid is not None else "anon")
+        elif kind == "N":
+            addr, length = int(f[3], 16), int(f[4])
+            self._unmap(t, pid, addr, addr + ((length + PAGE - 1) & ~(PAGE - 1)))
+        elif kind == "Q":
+            old, olen, nlen, new = int(f[3], 16), int(f[4]), int(f[5]), int(f[6], 16)
+            olen = (olen + PAGE - 1) & ~(PAGE - 1)
+            nlen = (nlen + PAGE - 1) & ~(PAGE - 1)
+            if nlen < olen:
+                self._unmap(t, pid, old + nlen, old + olen)
+                olen = nlen
+            if new != old:
+                # The pages move with their mapping (move_vma()): same numbers, new addresses.
+                rs = self.regions.get(pid, [])
+                for r in rs:
+                    if old <= r.start and r.end <= old + olen:
+                        r.start += new - old
+                        r.end += new - old
+                rs.sort(key=lambda x: x.start)
+        elif kind == "V":
+            addr, length, adv = int(f[3], 16), int(f[4]), int(f[5])
+            a, b = addr, addr + ((length + PAGE - 1) & ~(PAGE - 1))
+            for r in list(self.regions.get(pid, ())):
+                if r.end <= a or r.start >= b:
+                    continue
+                s, e = max(r.start, a), min(r.end, b)
+                self._emit(t, "map_advise", pid=pid, file=r.num, offset=r.base + (s - r.start), length=e - s, flags=adv & 0xFF)
+
+    def finish(self):
+        for k in list(self.pending_fault):
+            self._resolve_pending(k)
+
+
+def parse_lines(path: str, window_ns: int = 2_000_000_000):
+    """The tracer's lines as field lists in time order: bpftrace prints each CPU's buffer in
+    turn, so lines arrive out of order by up to its polling period; a heap holds a window of
+    `window_ns` (memory bounded by the event rate, not the recording's length)."""
+    heap: list = []
+    seq = 0
+    newest = 0
+    with open(path, errors="replace") as fh:
+        for line in fh:
+            f = line.rstrip("\n").split(" ") if line[:1] == "P" else line.split()
+            if len(f) < 3 or len(f[0]) != 1 or not f[1].isdigit():
+                continue
+            t = int(f[1])
+            newest = max(newest, t)
+            heapq.heappush(heap, (t, seq, f))
+            seq += 1
+            while heap and heap[0][0] < newest - window_ns:
+                yield heapq.heappop(heap)[2]
+    while heap:
+        yield heapq.heappop(heap)[2]
+
+
+_MAPS = ("@t", "@o", "@seen", "@kind", "@fd", "@pos", "@fd2", "@pos2", "@ml", "@mp", "@mf", "@mo", "@mi", "@md", "@ms", "@m",
+         "@ua", "@ul", "@ra", "@rl", "@rn", "@va", "@vl", "@vb")
+
+
+def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str):
+    """Run the tracer over CMD (started once the tracer is attached) or over the tasks of
+    `cgroup` for `duration` seconds. Returns (path of the tracer's output, exit status of CMD,
+    wall seconds of the traced run). The caller removes the output file."""
+    import signal
+    import tempfile
+    import time
+
+    fd, outp = tempfile.mkstemp(prefix=".memtwin-bpf-", suffix=".txt", dir=outdir)
+    os.close(fd)
+    sfd, sp = tempfile.mkstemp(prefix=".memtwin-bpf-", suffix=".bt", dir=outdir)
+    os.close(sfd)
+    child = None
+    bt = None
+    rpipe = wpipe = None
+    try:
+        cgid = None
+        if cgroup:
+            roots = []
+            for name in ("tasks", "cgroup.threads"):
+                fn = os.path.join(cgroup, name)
+                if os.path.exists(fn):
+                    with open(fn) as fh:
+                        roots = [int(x) for x in fh.read().split()]
+                    break
+            cgid = os.stat(cgroup).st_ino
+        else:
+            rpipe, wpipe = os.pipe()
+            # The command waits in a shell that execs it once the tracer is attached (the
+            # same process: its exec is the first thing traced).
+            hold = f'read _ <&{rpipe}; exec {rpipe}<&-; exec "$@"'
+            child = subprocess.Popen(["/bin/sh", "-c", hold, "sh"] + list(cmd), pass_fds=(rpipe,), stderr=subprocess.PIPE)
+            os.close(rpipe)
+            rpipe = None
+            roots = [child.pid]
+        with open(sp, "w") as fh:
+            fh.write(script(roots, cgid, os.getpid()))
+            fh.write("END { " + " ".join(f"clear({m});" for m in _MAPS) + " }\n")
+        env = dict(os.environ, BPFTRACE_STRLEN="64")
+        # stdout to the file, line-buffered (-o FILE is block-buffered: READY would wait).
+        with open(outp, "w") as ofh:
+            bt = subprocess.Popen(["bpftrace", "-B", "line", sp], stdout=ofh, stderr=subprocess.PIPE, env=env,
+                                  start_new_session=True)
+        # Attached once the last probe sees this process's getppid() calls.
+        deadline = time.monotonic() + 600
+        while True:
+            os.getppid()
+            with open(outp, errors="replace") as fh:
+                if "SYNC" in fh.read(8192):
+                    break
+            if bt.poll() is not None:
+                err = bt.stderr.read().decode(errors="replace")
+                err = "\n".join(x for x in err.splitlines() if "RLIMIT_MEMLOCK" not in x)
+                raise BpfUnavailable(f"bpftrace failed: {err.strip()[:400]}")
+            if time.monotonic() > deadline:
+                raise BpfUnavailable("bpftrace did not attach within 600 s")
+            time.sleep(0.05)
+        t = time.monotonic()
+        if child is not None:
+            os.write(wpipe, b"\n")
+            os.close(wpipe)
+            wpipe = None
+            _, err = child.communicate()
+            rc = child.returncode
+            import sys
+            sys.stderr.write(err.decode(errors="replace"))
+        else:
+            time.sleep(duration)
+            rc = 0
+        wall = time.monotonic() - t
+        bt.send_signal(signal.SIGINT)
+        bt.wait()
+        bt = None
+        return outp, rc, wall
+    except BaseException:
+        try:
+            os.unlink(outp)
+        except OSError:
+            pass
+        raise
+    finally:
+        for p_ in (rpipe, wpipe):
+            if p_ is not None:
+                os.close(p_)
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.wait()
+        if bt is not None and bt.poll() is None:
+            bt.send_signal(signal.SIGINT)
+            try:
+                bt.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                bt.kill()
+                bt.wait()
+        try:
+            os.unlink(sp)
+        except OSError:
+            pass
+
+
+def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
+    """The tracer's output into `w` (the caller closes it); returns the counts."""
+    c = Converter(w, is_data_file, cwd)
+    for f in parse_lines(outp):
+        try:
+            c.line(f)
+        except (ValueError, IndexError):
+            continue
+    c.finish()
+    c.finish_files()
+    w.header["files"] = c.flist
+    return dict(c.counts, files=len(c.flist))
