@@ -492,6 +492,17 @@ def _node_cpus(cpus: int, nodes: int) -> list:
     return [list(range(i * cpus // nodes, (i + 1) * cpus // nodes)) for i in range(nodes)]
 
 
+# [machine] swap: the second virtio disk (vdb) made swap, vm.swappiness written, the state recorded
+GUEST_SWAP = r"""i=0
+while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+[ -b /dev/vdb ] || fail "no /dev/vdb: the guest sees no second virtio disk for swap"
+mkswap /dev/vdb >/dev/null || fail "mkswap /dev/vdb failed"
+swapon /dev/vdb || fail "swapon /dev/vdb failed (the guest kernel lacks CONFIG_SWAP?)"
+echo @SWAPPINESS@ > /proc/sys/vm/swappiness || fail "cannot write /proc/sys/vm/swappiness"
+echo "@@SWAP $(tail -n +2 /proc/swaps | tr -s ' ' | tr '\t' ' ') rotational: $(cat /sys/block/vdb/queue/rotational) page-cluster: $(cat /proc/sys/vm/page-cluster) swappiness: $(cat /proc/sys/vm/swappiness) vma_ra: $(cat /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null) zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
+"""
+
+
 GUEST_INIT = r"""#!/bin/sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -517,16 +528,7 @@ elif [ @THP@ = always ]; then
   fail "the scenario asks for THP (kernel.thp = always) and the guest kernel has no transparent huge pages"
 fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
-if [ @SWAP@ = y ]; then
-  i=0
-  while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
-  [ -b /dev/vdb ] || fail "no /dev/vdb: the guest sees no second virtio disk for swap"
-  mkswap /dev/vdb >/dev/null || fail "mkswap /dev/vdb failed"
-  swapon /dev/vdb || fail "swapon /dev/vdb failed (the guest kernel lacks CONFIG_SWAP?)"
-  echo @SWAPPINESS@ > /proc/sys/vm/swappiness || fail "cannot write /proc/sys/vm/swappiness"
-  echo "@@SWAP $(tail -n +2 /proc/swaps | tr -s ' ' | tr '\t' ' ') rotational: $(cat /sys/block/vdb/queue/rotational) page-cluster: $(cat /proc/sys/vm/page-cluster) swappiness: $(cat /proc/sys/vm/swappiness) vma_ra: $(cat /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null) zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
-fi
-for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
+@SWAPSETUP@for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
 if [ @LRUGEN@ = y ]; then
   [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
   echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
@@ -565,7 +567,8 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
     # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with
     # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
     # [machine] swap: a second virtio disk (vdb) made swap in the guest; kernel.swappiness.
-    init = init.replace("@SWAP@", "y" if plan["machine"].get("swap") else "n").replace("@SWAPPINESS@", str(int(plan.get("swappiness", 60))))
+    swap = GUEST_SWAP.replace("@SWAPPINESS@", str(int(plan.get("swappiness", 60)))) if plan["machine"].get("swap") else ""
+    init = init.replace("@SWAPSETUP@", swap)
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
             .replace("@SYSCTL@", sysctl))
 

@@ -193,3 +193,29 @@ fn new_anon_pages_start_inactive_from_5_9() {
         assert_eq!(s.kernel.memcg_lru_size(ct, list), 1024, "{profile}");
     }
 }
+
+/// Bad swap settings are refused with the place and the fix: a v2 file on v1 and the
+/// reverse, memory.swappiness on v2 (which has none: `mem_cgroup_swappiness()`), a memsw limit
+/// below the memory limit (`mem_cgroup_resize_max()`: -EINVAL), swappiness above the era's
+/// range (200 from 5.8, 100 before).
+#[test]
+fn bad_swap_settings_name_the_place_and_the_fix() {
+    let cases: [(&str, &str, &str, &str); 5] = [
+        ("v1", r#""memory.swap.max" = "8M""#, "", "`memory.swap.max` is a cgroup v2 file"),
+        ("v2", r#""memory.memsw.limit_in_bytes" = "32M""#, "", "`memory.memsw.limit_in_bytes` is a cgroup v1 file"),
+        ("v2", r#""memory.swappiness" = 10"#, "", "cgroup v2 has no per-cgroup swappiness"),
+        ("v1", r#""memory.memsw.limit_in_bytes" = "8M""#, "", "below memory.limit_in_bytes"),
+        ("v2", "", "swappiness = 150\nprofile = \"linux-5.0\"", "takes 0 to 100"),
+    ];
+    for (cgroup, cg, kernel, want) in cases {
+        let toml = hog(cgroup, "4M", cg, kernel);
+        let toml = if kernel.contains("profile") { toml.replacen("profile = \"linux-6.1\"\n", "", 1) } else { toml };
+        let doc = Document::from_toml("bad.toml", &toml).unwrap_or_else(|e| panic!("{e}"));
+        let err = match doc.resolve(None, &[]) {
+            Ok(_) => panic!("{want}: accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(want), "{err}");
+        assert!(err.contains("bad.toml:") && err.contains("fix:"), "{err}");
+    }
+}
