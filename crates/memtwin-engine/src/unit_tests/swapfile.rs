@@ -146,6 +146,27 @@ fn memsw_limits_memory_and_swap_v1_6_1() {
     assert!(s.kernel.memcgs.events(ct, MemcgEvent::OomKill) > 0);
 }
 
+/// v1 memsw (`try_charge_memcg()`, 6.1: memsw is tried before memory) holds for the faults
+/// taken as a run too (`charge_is_quiet()`): with memsw 2M above the memory limit the hog
+/// fills memory, swaps 2M, then every charge fails memsw and reclaims without swapping until
+/// the OOM kill; no charge may pass memory + swap over the memsw limit meanwhile.
+#[test]
+fn memsw_holds_for_fault_runs_v1_6_1() {
+    let mut s = sim(&hog("v1", "20M", r#""memory.memsw.limit_in_bytes" = "18M""#, ""));
+    let ct = memcg(&s, "ct");
+    let mut peak = (0, 0);
+    let steps = run_with(&mut s, |s| {
+        let m = s.kernel.memcgs.get(ct);
+        if m.counter.usage + m.swap > peak.0 + peak.1 {
+            peak = (m.counter.usage, m.swap);
+        }
+    });
+    assert!(steps > 1);
+    assert!(peak.1 > 0, "the hog swapped");
+    assert!(peak.0 + peak.1 <= 18 << 8, "memory {} + swap {} pages over memsw", peak.0, peak.1);
+    assert!(s.kernel.memcgs.events(ct, MemcgEvent::OomKill) > 0);
+}
+
 /// `mem_cgroup_swappiness()` + `get_scan_count()` (6.1): a v1 memcg with memory.swappiness 0
 /// is never swapped by its limit reclaim ("memcg users want to use this knob to disable
 /// swapping for individual groups completely"); vm.swappiness 0 on v2 does the same.
