@@ -343,10 +343,12 @@ def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
         raise RealError(f"the scenario declares {len(plan['devices'])} devices; the qemu runner gives a scenario one virtio disk\n"
                         "  fix: use one [devices.NAME]")
     mach = plan["machine"]
-    if mach.get("swap"):
-        raise RealError(f"[machine] swap = {mach['swap']} bytes: the QEMU guest has no swap device yet, so its anonymous memory "
-                        "could not be swapped as the engine's is and the comparison would mislead\n"
-                        "  fix: drop [machine] swap for the real run (or compare without swap)")
+    if mach.get("swap") and mach["swap"] < (40 << 10):
+        raise RealError(f"[machine] swap = {mach['swap']} bytes: mkswap needs at least 10 pages (40 KiB)\n"
+                        "  fix: give the machine swap = \"64M\" or more, or no swap")
+    if not mach.get("swap") and any(c.get("swap_max") is not None or c.get("memsw_max") is not None for c in plan["cgroups"]):
+        raise RealError("a cgroup limits swap (memory.swap.max / memory.memsw.limit_in_bytes) but the machine has no swap\n"
+                        "  fix: give the machine [machine] swap = SIZE, or drop the swap limit")
     if mach["ram"] < (256 << 20):
         raise RealError(f"[machine] ram = {mach['ram'] >> 20} MiB: a guest needs at least 256 MiB\n  fix: ram = \"512M\" or more")
     try:
@@ -369,6 +371,9 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
     L = [f"V {v}", f"TOP {_q(cg.top)}"]
     snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat"] if v == "1"
                  else ["memory.current", "memory.peak", "memory.stat", "memory.events", "memory.pressure"])
+    if plan["machine"].get("swap"):
+        # the memcg's swap: memory.swap.current and memory.swap.events (v2), memsw (v1)
+        snapfiles += ["memory.memsw.usage_in_bytes"] if v == "1" else ["memory.swap.current", "memory.swap.events"]
     L += [f"SNAP {n}" for n in snapfiles]
     if v == "2":
         L.append(f"SET {_q(mnt + '/cgroup.subtree_control')} +memory")
@@ -392,9 +397,13 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
                                     "  fix: drop it, or set [kernel] cgroup = \"v2\"")
             if c["max"] is not None:
                 L.append(f"SET {_q(d + '/memory.limit_in_bytes')} {c['max']}")
+            if c.get("memsw_max") is not None:  # after memory.limit_in_bytes: memsw may not be below it
+                L.append(f"SET {_q(d + '/memory.memsw.limit_in_bytes')} {c['memsw_max']}")
+            if c.get("swappiness") is not None:
+                L.append(f"SET {_q(d + '/memory.swappiness')} {c['swappiness']}")
         else:
-            for k, fn in (("max", "memory.max"), ("high", "memory.high")):
-                if c[k] is not None:
+            for k, fn in (("max", "memory.max"), ("high", "memory.high"), ("swap_max", "memory.swap.max")):
+                if c.get(k) is not None:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
             for k, fn in (("low", "memory.low"), ("min", "memory.min")):
                 if c[k]:
@@ -483,6 +492,17 @@ def _node_cpus(cpus: int, nodes: int) -> list:
     return [list(range(i * cpus // nodes, (i + 1) * cpus // nodes)) for i in range(nodes)]
 
 
+# [machine] swap: the second virtio disk (vdb) made swap, vm.swappiness written, the state recorded
+GUEST_SWAP = r"""i=0
+while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
+[ -b /dev/vdb ] || fail "no /dev/vdb: the guest sees no second virtio disk for swap"
+mkswap /dev/vdb >/dev/null || fail "mkswap /dev/vdb failed"
+swapon /dev/vdb || fail "swapon /dev/vdb failed (the guest kernel lacks CONFIG_SWAP?)"
+echo @SWAPPINESS@ > /proc/sys/vm/swappiness || fail "cannot write /proc/sys/vm/swappiness"
+echo "@@SWAP $(tail -n +2 /proc/swaps | tr -s ' ' | tr '\t' ' ') rotational: $(cat /sys/block/vdb/queue/rotational) page-cluster: $(cat /proc/sys/vm/page-cluster) swappiness: $(cat /proc/sys/vm/swappiness) vma_ra: $(cat /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null) zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
+"""
+
+
 GUEST_INIT = r"""#!/bin/sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -508,7 +528,7 @@ elif [ @THP@ = always ]; then
   fail "the scenario asks for THP (kernel.thp = always) and the guest kernel has no transparent huge pages"
 fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
-for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
+@SWAPSETUP@for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
 if [ @LRUGEN@ = y ]; then
   [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
   echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
@@ -546,6 +566,9 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
             .replace("@FS@", fs_of(plan)[0]).replace("@QUEUE@", " ".join(QUEUE_LIMITS)))
     # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with
     # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
+    # [machine] swap: a second virtio disk (vdb) made swap in the guest; kernel.swappiness.
+    swap = GUEST_SWAP.replace("@SWAPPINESS@", str(int(plan.get("swappiness", 60)))) if plan["machine"].get("swap") else ""
+    init = init.replace("@SWAPSETUP@", swap)
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
             .replace("@SYSCTL@", sysctl))
 
@@ -607,7 +630,7 @@ def _disk(tmp: str, plan: dict) -> str:
     return img
 
 
-def qemu_command(plan: dict, kernel: str, initrd: str, img: str, serial: str) -> list:
+def qemu_command(plan: dict, kernel: str, initrd: str, img: str, serial: str, swap_img: Optional[str] = None) -> list:
     mach = plan["machine"]
     mb = mach["ram"] >> 20
     cpus, nodes = mach["cpus"], mach["nodes"]
@@ -622,13 +645,19 @@ def qemu_command(plan: dict, kernel: str, initrd: str, img: str, serial: str) ->
             if cs:
                 node += f",cpus={cs[0]}-{cs[-1]}"
             cmd += ["-numa", node]
-    drive = f"file={img},if=virtio,format=raw"
     dev = plan["devices"][0] if plan["devices"] else None
+    throttle = ""
     if dev and dev["read_bw"]:
-        drive += f",throttling.bps-read={int(dev['read_bw'])}"
+        throttle += f",throttling.bps-read={int(dev['read_bw'])}"
     if dev and dev["write_bw"]:
-        drive += f",throttling.bps-write={int(dev['write_bw'])}"
-    cmd += ["-drive", drive]
+        throttle += f",throttling.bps-write={int(dev['write_bw'])}"
+    if swap_img and throttle:
+        # the engine's swap area lives on the scenario's one device: the swap disk shares the
+        # data disk's bandwidth (one QEMU throttle group)
+        throttle += ",throttling.group=memtwin"
+    cmd += ["-drive", f"file={img},if=virtio,format=raw" + throttle]
+    if swap_img:
+        cmd += ["-drive", f"file={swap_img},if=virtio,format=raw" + throttle]
     return cmd
 
 
@@ -711,6 +740,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["thp"] = (re.search(r"^@@THP (.*)$", out, re.M) or [None, None])[1]
     facts["lru_gen"] = (re.search(r"^@@LRUGEN (.*)$", out, re.M) or [None, None])[1]
     facts["lru_gen_debug"] = re.findall(r"^@@LRUGENDBG (.*)$", out, re.M)
+    facts["swap"] = (re.search(r"^@@SWAP (.*)$", out, re.M) or [None, None])[1]
     facts["node_mem_kB"] = node_memory(out)
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
@@ -837,8 +867,13 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     try:
         initrd = _initramfs(tmp, plan, script, modules, prog, ra, knobs)
         img = _disk(tmp, plan)
+        swap_img = None
+        if plan["machine"].get("swap"):
+            swap_img = os.path.join(tmp, "swap.img")
+            with open(swap_img, "wb") as f:  # sparse; mkswap in the guest writes its header
+                f.truncate(int(plan["machine"]["swap"]))
         serial = os.path.join(tmp, "serial.log")
-        cmd = qemu_command(plan, kimg, initrd, img, serial)
+        cmd = qemu_command(plan, kimg, initrd, img, serial, swap_img)
         errf = open(os.path.join(tmp, "qemu.err"), "w+")
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True,
@@ -885,7 +920,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "disk": f"{fs_of(plan)[0]} on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
                     "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
-                    "lru_gen": facts["lru_gen"]},
+                    "lru_gen": facts["lru_gen"],
+                    **({"swap": facts["swap"]} if facts.get("swap") else {})},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,

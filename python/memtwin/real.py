@@ -148,12 +148,16 @@ V2_EVENTS = {
     "memcg.workingset_activate_file": "workingset_activate_file",
     "memcg.workingset_restore_file": "workingset_restore_file",
     "memcg.pgfault": "pgfault", "memcg.pgmajfault": "pgmajfault",
+    "memcg.workingset_refault_anon": "workingset_refault_anon",
+    "memcg.workingset_activate_anon": "workingset_activate_anon",
+    "memcg.workingset_restore_anon": "workingset_restore_anon",
 }
 VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "pgactivate",
           "pgdeactivate", "pgrefill", "workingset_refault_file", "workingset_activate_file",
           "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
           "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
-          "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault"]
+          "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault",
+          "swap_ra", "swap_ra_hit", "workingset_refault_anon", "workingset_activate_anon", "workingset_restore_anon"]
 
 
 class Cg:
@@ -186,6 +190,11 @@ class Cg:
             s["writeback"] = st.get("total_writeback", st.get("writeback"))
             s["psi"] = None
             s["events"] = {k: st.get(v) for k, v in V1_EVENTS.items()}
+            try:
+                # memsw counts memory and swap together: its swap part
+                s["swap"] = int(_read(os.path.join(d, "memory.memsw.usage_in_bytes"))) - s["usage"]
+            except OSError:
+                s["swap"] = None
         else:
             s["usage"] = int(_read(os.path.join(d, "memory.current")))
             try:
@@ -208,6 +217,13 @@ class Cg:
             s["events"]["memcg.events.high"] = ev.get("high")
             s["events"]["memcg.events.oom_kill"] = ev.get("oom_kill")
             s["events"]["memcg.events.low"] = ev.get("low")
+            try:
+                s["swap"] = int(_read(os.path.join(d, "memory.swap.current")))
+                sev = _kv(_read(os.path.join(d, "memory.swap.events")))
+                s["events"]["memcg.swap_events.max"] = sev.get("max")
+                s["events"]["memcg.swap_events.fail"] = sev.get("fail")
+            except OSError:
+                s["swap"] = None
         return s
 
     def cgroup_stat(self) -> Optional[dict]:
@@ -280,7 +296,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
         m["memcg.anon_bytes"] = b.memcg["anon"]
     if b.memcg.get("mapped") is not None:
         m["memcg.file_mapped_bytes"] = b.memcg["mapped"]
-    for k in ("dirty", "writeback"):
+    for k in ("dirty", "writeback", "swap"):
         if b.memcg.get(k) is not None:
             m[f"memcg.{k}_bytes"] = b.memcg[k]
     pa, pb = a.memcg.get("psi"), b.memcg.get("psi")
@@ -304,7 +320,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped"):
+    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped", "SwapFree"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
     if st is not None:

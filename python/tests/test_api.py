@@ -407,7 +407,7 @@ def test_did_you_mean_limit_in_cgroup_v1():
     assert e.value.args[0].splitlines() == [
         '<scenario dict>: at cgroups.ct.limit: error: unknown key `limit` in [cgroups."ct"]',
         '  fix: did you mean `memory.limit_in_bytes`? remove it; the keys [cgroups."ct"] takes are: '
-        'memory.limit_in_bytes, procs']
+        'memory.limit_in_bytes, memory.memsw.limit_in_bytes, memory.swappiness, procs']
 
 
 # --------------------------------------------------------------------------------------------

@@ -143,12 +143,58 @@ def test_several_devices_are_refused(tmp_path):
         qemu.check_plan(plan)
 
 
-def test_swap_is_refused_until_the_guest_has_a_swap_device(tmp_path):
+def test_swap_gives_the_guest_a_second_disk_sharing_the_throttle(tmp_path):
+    # [machine] swap: a second virtio disk (vdb), mkswap + swapon in /init, vm.swappiness
+    # written, the swap state recorded; both disks in one QEMU throttle group (the engine's
+    # swap area is on the scenario's one device).
+    plan = _scn(tmp_path).doc.plan(None, ["machine.swap=256M", "kernel.swappiness=100"])
+    assert plan["machine"]["swap"] == 256 << 20 and plan["swappiness"] == 100
+    qemu.check_plan(plan)
+    cmd = qemu.qemu_command(plan, "/k", "/i", "/d.img", "/s.log", "/swap.img")
+    drives = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-drive"]
+    assert len(drives) == 2 and drives[1].startswith("file=/swap.img,if=virtio,format=raw")
+    assert all("throttling.group=memtwin" in d and "throttling.bps-write=" in d for d in drives)
+    init = qemu.guest_init(plan, 128)
+    assert "swapon /dev/vdb" in init and "echo 100 > /proc/sys/vm/swappiness" in init
+    script, *_ = qemu.op_script(plan)
+    assert "SNAP memory.swap.current" in script and "SNAP memory.swap.events" in script
+    out = "@@UNAME 6.1.0\n@@SWAP /dev/vdb partition 262140 0 -2 rotational: 1 page-cluster: 3 swappiness: 100\n@@DONE\n"
+    _, facts = qemu.parse_output(out, {"tasks": []}, [], [], None)
+    assert facts["swap"].startswith("/dev/vdb partition 262140") and "swappiness: 100" in facts["swap"]
+    # without swap: no second disk, no swap files read
     plan = _scn(tmp_path).doc.plan(None, [])
-    assert plan["machine"]["swap"] == 0
-    plan["machine"]["swap"] = 256 << 20
-    with pytest.raises(RealError, match=r"\[machine\] swap .*no swap device.*\n  fix: "):
+    assert sum(a == "-drive" for a in qemu.qemu_command(plan, "/k", "/i", "/d.img", "/s.log")) == 1
+    assert "memory.swap" not in qemu.op_script(plan)[0] and "swapon" not in qemu.guest_init(plan, 128)
+
+
+def test_swap_limits_reach_the_guest(tmp_path):
+    plan = _scn(tmp_path).doc.plan(None, ["machine.swap=256M", 'cgroups.A."memory.swap.max"=8M'])
+    assert "SET /sys/fs/cgroup/memtwin/A/memory.swap.max 8388608" in qemu.op_script(plan)[0]
+    # a swap limit without swap is refused before booting
+    plan["machine"]["swap"] = 0
+    with pytest.raises(RealError, match=r"limits swap .* no swap\n  fix: "):
         qemu.check_plan(plan)
+
+
+def test_v1_memsw_and_swappiness_reach_the_guest(tmp_path):
+    p = tmp_path / "v1.toml"
+    p.write_text(TINY.replace('cgroup = "v2"', 'cgroup = "v1"').replace('"memory.max"', '"memory.limit_in_bytes"') % "")
+    plan = memtwin.load(str(p)).doc.plan(None, ["machine.swap=256M", 'cgroups.A."memory.memsw.limit_in_bytes"=64M',
+                                                 'cgroups.A."memory.swappiness"=0'])
+    script = qemu.op_script(plan)[0].splitlines()
+    limit = script.index("SET /sys/fs/cgroup/memory/memtwin/A/memory.limit_in_bytes 33554432")
+    # memsw after the memory limit: the kernel refuses a memsw limit below it
+    assert script.index("SET /sys/fs/cgroup/memory/memtwin/A/memory.memsw.limit_in_bytes 67108864") > limit
+    assert "SET /sys/fs/cgroup/memory/memtwin/A/memory.swappiness 0" in script
+    assert "SNAP memory.memsw.usage_in_bytes" in script
+
+
+def test_recorded_swap_runs_had_the_swap_device():
+    import json
+    for name in ("qemu61-swap-retouch", "qemu61-swap-v1-memsw", "qemu61-swap-sw0", "qemu61-lrugen-swap"):
+        with open(os.path.join(ROOT, "scenarios", "validation", "real", name + ".json")) as f:
+            info = json.load(f)["variants"]["default"]["real"]
+        assert info["machine"]["swap"].startswith("/dev/vdb partition 262140"), name
 
 
 def test_qemu_command_has_numa_nodes_and_throttling(tmp_path):

@@ -57,9 +57,13 @@ def test_there_is_a_validation_set():
     assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
                                                                 "host-stall-alone-p16m.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + 2  # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 11 on XFS (large folios); mmap-hot on both LRUs
-    assert sum(n.startswith("qemu61-mmap-") for n in names) == 6  # issue 20: file mappings (and issue 22's mmap-hot on the two lists)
-    assert {"qemu61-lrugen-mmap-hot.toml", "qemu61-mmap-hot.toml"} <= set(names)  # mapped pages under lru_gen
+    swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
+    assert swap == 4  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
+    hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
+    assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
+    # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 11 on XFS (large folios)
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + swap + hot
+    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192
     # stays in scenarios/validation-pending/, 23-43% over)
     assert sum(n.startswith("host-ext4-") for n in names) == 15 and sum(n.startswith("qemu61-xfs-") for n in names) == 11

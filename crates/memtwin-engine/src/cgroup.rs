@@ -180,6 +180,7 @@ impl Kernel {
         let mc = self.memcgs.get(m);
         if mc.state != MemcgState::Dying
             || mc.counter.usage > 0
+            || mc.swap > 0
             || mc.kmem_pins > 0
             || mc.children.iter().any(|c| self.memcgs.get(*c).state != MemcgState::Freed)
         {

@@ -143,7 +143,8 @@ impl Kernel {
     /// under writeback, not part of a huge page.
     fn page_movable(&mut self, page: PageId) -> bool {
         let p = &self.pages[page];
-        if !p.test(pg::LRU) || p.flags & (pg::DIRTY | pg::WRITEBACK | pg::HEAD | pg::TAIL) != 0 {
+        // A swap-cache page stays too (its slot's cache entry would have to follow it).
+        if !p.test(pg::LRU) || p.flags & (pg::DIRTY | pg::WRITEBACK | pg::HEAD | pg::TAIL | pg::SWAPCACHE) != 0 {
             return false;
         }
         // A page-cache page a file VMA maps is not migrated here (the kernel moves its PTEs

@@ -33,6 +33,8 @@ impl Kernel {
         let mut local_anon = vec![0u64; n];
         let mut anon_frames = 0u64;
         let mut anon_entries = 0u64;
+        let mut local_swapcache = vec![0u64; n];
+        let mut swapcache_frames = 0u64;
         let mut seen = vec![false; self.pages.len()];
         let mut on_lru = 0u64;
         let mut file_frames = 0u64;
@@ -84,6 +86,21 @@ impl Kernel {
                     }
                     if p.test(pg::ACTIVE) != (!gen_list && lru.is_active()) {
                         return Err(format!("page {} PG_active disagrees with its list", cur.0));
+                    }
+                    if p.test(pg::ANON) && p.mapping == crate::swapfile::SWAPPER {
+                        // Read by swap readahead, mapped by no page table: the swap cache
+                        // holds it at its slot.
+                        if !p.test(pg::SWAPCACHE) || self.swap.as_ref().map(|a| a.cache_get(p.index)) != Some(cur) {
+                            return Err(format!("unmapped swap-cache page {} is not in the swap cache at slot {}", cur.0, p.index));
+                        }
+                        if p.memcg != MemcgId::NONE {
+                            local_swapcache[p.memcg.idx()] += 1;
+                        }
+                        swapcache_frames += 1;
+                        prev = cur;
+                        cur = p.next;
+                        count += 1;
+                        continue;
                     }
                     if p.test(pg::ANON) {
                         // An anonymous page (or a huge page's head): its VMA maps it.
@@ -145,6 +162,10 @@ impl Kernel {
         if anon_frames != self.vmstat.nr_anon_pages {
             return Err(format!("NR_ANON_PAGES {} but {anon_frames} anonymous frames are on LRU lists", self.vmstat.nr_anon_pages));
         }
+        if swapcache_frames != self.vmstat.nr_swapcache_unmapped {
+            return Err(format!("{} unmapped swap-cache pages counted but {swapcache_frames} on LRU lists", self.vmstat.nr_swapcache_unmapped));
+        }
+        let anon_frames = anon_frames + swapcache_frames;
         // Kernel frames: the page cache's companion slab (its frames cover its bytes exactly
         // once settled, and never exceed them by a whole page) and the boot memory.
         let slab_frames = self.kmem.pagecache_slab_frames.len() as u64;
@@ -166,7 +187,10 @@ impl Kernel {
             if m.nr_anon != local_anon[i] {
                 return Err(format!("memcg {} anon stat {} != charged anonymous pages {}", m.path, m.nr_anon, local_anon[i]));
             }
-            local[i] += local_anon[i];
+            if m.nr_swapcache != local_swapcache[i] {
+                return Err(format!("memcg {} unmapped swap-cache stat {} != charged such pages {}", m.path, m.nr_swapcache, local_swapcache[i]));
+            }
+            local[i] += local_anon[i] + local_swapcache[i];
         }
         // Slab charges (dentries, inodes) take whole pages of the counter too.
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
@@ -191,6 +215,31 @@ impl Kernel {
         let (_, inuse) = self.swap_usage();
         if named != inuse {
             return Err(format!("{inuse} swap slots in use but page tables name {named}"));
+        }
+        // Swap charges: each memcg's swap counter is the charged slots recorded for its
+        // subtree in the swap_cgroup map, and within memory.swap.max (v2).
+        let mut local_swap = vec![0u64; self.memcgs.memcgs.len()];
+        if let Some(area) = self.swap.as_ref() {
+            for (m, n) in area.slots_by_memcg() {
+                if m == MemcgId::NONE {
+                    return Err(format!("{n} charged swap slots record no memcg"));
+                }
+                local_swap[m.idx()] += n;
+            }
+        }
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            let mut sub = vec![];
+            self.memcgs.subtree(MemcgId(i as u32), &mut sub);
+            let sum: u64 = sub.iter().map(|c| local_swap[c.idx()]).sum();
+            if sum != m.swap {
+                return Err(format!("memcg {} swap charge {} != charged slots in its subtree {}", m.path, m.swap, sum));
+            }
+            if self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && i != 0 && m.swap > m.swap_max {
+                return Err(format!("memcg {} swap {} above memory.swap.max {}", m.path, m.swap, m.swap_max));
+            }
+            if self.memcgs.version == crate::memcontrol::CgroupVersion::V1 && m.counter.usage + m.swap > m.memsw_max {
+                return Err(format!("memcg {} memory + swap {} above memory.memsw.limit_in_bytes {}", m.path, m.counter.usage + m.swap, m.memsw_max));
+            }
         }
         self.check_lifecycle()?;
         self.check_directories()?;

@@ -102,6 +102,8 @@ pub struct Kernel {
     pub inode_wb: Vec<MemcgId>,
     /// Scratch list for memcg iteration, kept to avoid allocating in reclaim.
     pub(crate) scratch_memcgs: Vec<MemcgId>,
+    /// `prepare_scan_count()`'s figures per node for the reclaim pass under way.
+    pub(crate) scan_prep: Vec<crate::vmscan::ScanPrep>,
     /// `current->reclaim_state->mm_walk` is set: the reclaimer running has a page-table walk
     /// context (kswapd always; direct reclaim once its aging allocated one, until the end of
     /// `lru_gen_shrink_lruvec()`), so `lru_gen_look_around()` updates generations in place.
@@ -219,6 +221,7 @@ impl Kernel {
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
+            scan_prep: vec![],
             lru_gen_mm_walk: false,
             cur_mm: u32::MAX,
             lru_gen_in_fault: false,

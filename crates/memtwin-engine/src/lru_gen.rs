@@ -68,8 +68,6 @@ pub const LRU_GEN_ANON: usize = 0;
 pub const LRU_GEN_FILE: usize = 1;
 /// Generation lists of a lruvec: `MAX_NR_GENS x ANON_AND_FILE`.
 pub const NR_GEN_LISTS: usize = MAX_NR_GENS as usize * 2;
-/// vm.swappiness (the two-list code's `SWAPPINESS`).
-const SWAPPINESS: u64 = crate::vmscan::SWAPPINESS;
 
 /// The lruvec list number of generation `gen`, type `ty`.
 #[inline(always)]
@@ -788,13 +786,14 @@ impl Kernel {
         (false, nr_to_scan)
     }
 
-    /// `get_swappiness()` (6.1): vm.swappiness when there is swap to write to
-    /// (`mem_cgroup_get_nr_swap_pages() >= MIN_LRU_BATCH`), else 0.
-    fn lru_gen_swappiness(&self) -> u64 {
-        match self.swap.as_ref() {
-            Some(s) if s.pages - s.inuse >= MIN_LRU_BATCH => SWAPPINESS,
-            _ => 0,
+    /// `get_swappiness()` (6.1): the memcg's swappiness (`mem_cgroup_swappiness()`: its v1
+    /// memory.swappiness, else vm.swappiness) when it may still take `MIN_LRU_BATCH` slots
+    /// (`mem_cgroup_get_nr_swap_pages()`: free slots, capped by memory.swap.max), else 0.
+    fn lru_gen_swappiness(&self, memcg: MemcgId) -> u64 {
+        if self.mem_cgroup_get_nr_swap_pages(memcg) < MIN_LRU_BATCH {
+            return 0;
         }
+        self.memcgs.swappiness(memcg, self.profile.swappiness)
     }
 
     /// `get_nr_to_scan()` (6.1): pages to scan in this lruvec at this priority, aging it
@@ -840,7 +839,7 @@ impl Kernel {
         let start_reclaimed = sc.nr_reclaimed;
         let mut scanned = 0;
         loop {
-            let swappiness = self.lru_gen_swappiness();
+            let swappiness = if sc.may_swap { self.lru_gen_swappiness(memcg) } else { 0 };
             let nr_to_scan = self.lru_gen_get_nr_to_scan(memcg, v, sc, swappiness != 0);
             if nr_to_scan == 0 {
                 return;
@@ -1018,6 +1017,11 @@ impl Kernel {
     /// (swap full, tmpfs), activated into the youngest. Returns pages reclaimed.
     fn lru_gen_reclaim_folio(&mut self, v: usize, p: PageId, sc: &mut ScanControl) -> u64 {
         if self.pages[p].test(pg::SWAPBACKED) {
+            if self.swap_read_pending(p) {
+                // Locked for its read: put back.
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                return 0;
+            }
             if self.pages[p].test(pg::SWAPCACHE) {
                 return self.free_swapped_page(p);
             }
@@ -1105,7 +1109,12 @@ impl Kernel {
                 end = i + batch / 2;
             }
         }
-        let can_swap = !self.lru_gen_mm_walk || self.lru_gen_swappiness() != 0;
+        // get_swappiness() of the page's memcg (`walk->can_swap`, set by the aging).
+        let memcg = match self.pages[p].memcg {
+            MemcgId::NONE => MemcgId::ROOT,
+            m => m,
+        };
+        let can_swap = !self.lru_gen_mm_walk || self.lru_gen_swappiness(memcg) != 0;
         let max_seq = self.lruvecs[v].lrugen.max_seq;
         let new_gen = lru_gen_from_seq(max_seq);
         let mut young = 0u32;
@@ -1159,7 +1168,6 @@ impl Kernel {
         let min_ttl = self.profile.lru_gen_min_ttl_ms * 1_000_000;
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
-        let swappiness = self.lru_gen_swappiness();
         // set_mm_walk(pgdat) .. clear_mm_walk()
         self.lru_gen_mm_walk = true;
         let mut success = false;
@@ -1167,6 +1175,7 @@ impl Kernel {
             if self.memcgs.below_min(m) {
                 continue;
             }
+            let swappiness = self.lru_gen_swappiness(m);
             let v = self.lruvec_idx(m, nid);
             let online = self.memcgs.get(m).state == crate::memcontrol::MemcgState::Online;
             let (need_aging, nr_to_scan) = self.should_run_aging(v, swappiness != 0, priority, online);

@@ -39,6 +39,7 @@ impl Memcg {
             nr_anon: 0,
             nr_file_mapped: 0,
             refaults_snapshot: 0,
+            refaults_snapshot_anon: 0,
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -46,6 +47,11 @@ impl Memcg {
             kmem_bytes: 0,
             kmem_pages: 0,
             lru_objects: 0,
+            swap: 0,
+            swap_max: PAGE_COUNTER_MAX,
+            memsw_max: PAGE_COUNTER_MAX,
+            swappiness: crate::vmscan::SWAPPINESS,
+            nr_swapcache: 0,
         }
     }
 }
@@ -159,10 +165,21 @@ pub enum MemcgEvent {
     Pgfault,
     /// `pgmajfault`: faults that had to read the page from disk.
     Pgmajfault,
+    /// memory.swap.events `max` (v2): a swap charge met memory.swap.max (`MEMCG_SWAP_MAX`).
+    SwapMax,
+    /// memory.swap.events `fail` (v2): a page could not get a slot, for lack of swap or of
+    /// room under memory.swap.max (`MEMCG_SWAP_FAIL`).
+    SwapFail,
+    /// `workingset_refault_anon` (5.9+).
+    WorkingsetRefaultAnon,
+    /// `workingset_activate_anon`.
+    WorkingsetActivateAnon,
+    /// `workingset_restore_anon`.
+    WorkingsetRestoreAnon,
 }
 
 /// Number of [`MemcgEvent`]s.
-pub const NR_MEMCG_EVENTS: usize = 16;
+pub const NR_MEMCG_EVENTS: usize = 21;
 
 impl MemcgEvent {
     /// All events with their memory.stat names, and memory.events names as `events.NAME`.
@@ -183,6 +200,11 @@ impl MemcgEvent {
         (MemcgEvent::Low, "events.low"),
         (MemcgEvent::Pgfault, "pgfault"),
         (MemcgEvent::Pgmajfault, "pgmajfault"),
+        (MemcgEvent::SwapMax, "swap_events.max"),
+        (MemcgEvent::SwapFail, "swap_events.fail"),
+        (MemcgEvent::WorkingsetRefaultAnon, "workingset_refault_anon"),
+        (MemcgEvent::WorkingsetActivateAnon, "workingset_activate_anon"),
+        (MemcgEvent::WorkingsetRestoreAnon, "workingset_restore_anon"),
     ];
 }
 
@@ -241,6 +263,8 @@ pub struct Memcg {
     /// `lruvec->refaults[WORKINGSET_FILE]`: the subtree's `workingset_activate_file` when a
     /// reclaim rooted here last ended (`snapshot_refaults()`).
     pub refaults_snapshot: u64,
+    /// `lruvec->refaults[WORKINGSET_ANON]` (5.9+): anon activations at its last reclaim as root.
+    pub refaults_snapshot_anon: u64,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -256,6 +280,21 @@ pub struct Memcg {
     pub kmem_pages: u64,
     /// Its unused dentries on superblock LRUs (to skip the shrinkers quickly).
     pub lru_objects: u64,
+    /// Swap slots charged to this memcg and its descendants, pages: v2's `memcg->swap` page
+    /// counter (memory.swap.current), charged when reclaim gives a page a slot
+    /// (`__mem_cgroup_try_charge_swap()`); on v1 the swap part of `memcg->memsw` (memory.stat
+    /// `swap`), moved from memory to swap when the swapped page is freed
+    /// (`mem_cgroup_swapout()`). Uncharged when the slot is freed (`__mem_cgroup_uncharge_swap()`).
+    pub swap: u64,
+    /// memory.swap.max (v2), pages.
+    pub swap_max: u64,
+    /// memory.memsw.limit_in_bytes (v1), pages: the limit of memory + swap.
+    pub memsw_max: u64,
+    /// memory.swappiness (v1; `memcg->swappiness`, inherited from the parent at creation).
+    pub swappiness: u64,
+    /// Pages charged here that are in the swap cache and mapped by no page table (swap
+    /// readahead's), local.
+    pub nr_swapcache: u64,
 }
 
 /// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).
@@ -347,6 +386,8 @@ impl MemcgTree {
         let level = self.memcgs[parent.idx()].level + 1;
         self.online.insert(path.clone(), id);
         self.memcgs.push(Memcg::new(path, Some(parent), level, css_id));
+        // mem_cgroup_css_alloc(): "memcg->swappiness = mem_cgroup_swappiness(parent)".
+        self.memcgs[id.idx()].swappiness = self.memcgs[parent.idx()].swappiness;
         self.memcgs[parent.idx()].children.push(id);
         self.nr_allocated += 1;
         Some(id)
@@ -509,6 +550,92 @@ impl MemcgTree {
         None
     }
 
+    /// v1 with swap accounting (`do_memsw_account()`): the first memcg from `m` up whose
+    /// `memsw` counter (memory + swap) cannot take `nr` more pages. `try_charge_memcg()` tries
+    /// memsw before memory, and a memsw failure reclaims without swapping
+    /// (`reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP`).
+    #[inline]
+    pub fn over_memsw_limit(&self, m: MemcgId, nr: u64) -> Option<MemcgId> {
+        if self.version != CgroupVersion::V1 {
+            return None;
+        }
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.memcgs[c.idx()];
+            if mc.counter.usage + mc.swap + nr > mc.memsw_max {
+                return Some(c);
+            }
+            cur = mc.parent;
+        }
+        None
+    }
+
+    /// `mem_cgroup_get_nr_swap_pages()` (6.1) without the global part: the room left under
+    /// memory.swap.max from `m` up to the root (v2; v1 and the root: unlimited).
+    pub fn swap_room(&self, m: MemcgId) -> u64 {
+        let mut room = u64::MAX;
+        if self.version != CgroupVersion::V2 {
+            return room;
+        }
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &self.memcgs[c.idx()];
+            if c == MemcgId::ROOT {
+                break;
+            }
+            room = room.min(mc.swap_max.saturating_sub(mc.swap));
+            cur = mc.parent;
+        }
+        room
+    }
+
+    /// `page_counter_try_charge(&memcg->swap)` (v2): the first memcg from `m` up (the root
+    /// excluded) whose memory.swap.max `nr` more slots would pass, or `None` after charging.
+    pub fn try_charge_swap(&mut self, m: MemcgId, nr: u64) -> Option<MemcgId> {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            if c == MemcgId::ROOT {
+                break;
+            }
+            let mc = &self.memcgs[c.idx()];
+            if self.version == CgroupVersion::V2 && mc.swap + nr > mc.swap_max {
+                return Some(c);
+            }
+            cur = mc.parent;
+        }
+        self.swap_charge(m, nr);
+        None
+    }
+
+    /// The swap part of the counters of `m` and its ancestors grows by `nr` pages.
+    pub fn swap_charge(&mut self, m: MemcgId, nr: u64) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            self.memcgs[c.idx()].swap += nr;
+            cur = self.memcgs[c.idx()].parent;
+        }
+    }
+
+    /// `__mem_cgroup_uncharge_swap()`: `nr` slots of `m` freed.
+    pub fn swap_uncharge(&mut self, m: MemcgId, nr: u64) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            debug_assert!(self.memcgs[c.idx()].swap >= nr, "swap counter underflow");
+            self.memcgs[c.idx()].swap -= nr;
+            cur = self.memcgs[c.idx()].parent;
+        }
+    }
+
+    /// `mem_cgroup_swappiness()` (6.1): cgroup v2 has no per-cgroup swappiness, and the
+    /// root's is vm.swappiness; a v1 memcg has its own memory.swappiness.
+    pub fn swappiness(&self, m: MemcgId, vm_swappiness: u64) -> u64 {
+        if self.version == CgroupVersion::V2 || m == MemcgId::ROOT || m == MemcgId::NONE {
+            vm_swappiness
+        } else {
+            self.memcgs[m.idx()].swappiness
+        }
+    }
+
     /// `page_counter_charge()` on `m` and every ancestor; returns whether any counter went
     /// above its `memory.high`.
     #[inline]
@@ -558,9 +685,15 @@ impl MemcgTree {
     pub fn margin(&self, m: MemcgId) -> u64 {
         let mut margin = u64::MAX;
         let mut cur = Some(m);
+        let memsw = self.version == CgroupVersion::V1;
         while let Some(c) = cur {
             let pc = &self.memcgs[c.idx()].counter;
             margin = margin.min(pc.max.saturating_sub(pc.usage));
+            if memsw {
+                // mem_cgroup_margin(): "if (do_memsw_account())" the memsw room too.
+                let mc = &self.memcgs[c.idx()];
+                margin = margin.min(mc.memsw_max.saturating_sub(pc.usage + mc.swap));
+            }
             cur = self.memcgs[c.idx()].parent;
         }
         margin
@@ -646,15 +779,23 @@ impl Kernel {
     pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
         let mut retries = self.profile.max_reclaim_retries;
         loop {
-            let Some(over) = self.memcgs.over_limit(memcg, nr) else {
+            // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
+            // not swap, which would not lower memsw ("reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP").
+            let (over, may_swap) = match self.memcgs.over_memsw_limit(memcg, nr) {
+                Some(m) => (Some(m), false),
+                None => (self.memcgs.over_limit(memcg, nr), true),
+            };
+            let Some(over) = over else {
                 self.memcgs.counter_charge(memcg, nr);
                 self.charge_batch_high(memcg, nr);
                 return Ok(());
             };
-            self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+            if may_swap {
+                self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+            }
             self.memcgs.count_event(over, MemcgEvent::Max, 1);
             self.stall_enter(StallKind::Reclaim);
-            let reclaimed = self.try_to_free_mem_cgroup_pages(over, nr);
+            let reclaimed = self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
             self.stall_leave(StallKind::Reclaim);
             if self.memcgs.margin(over) >= nr {
                 continue;
@@ -684,7 +825,8 @@ impl Kernel {
     /// or below memory.high (no `memcg_nr_pages_over_high`, no synchronous reclaim).
     #[inline]
     pub fn charge_is_quiet(&self, memcg: MemcgId, nr: u64) -> bool {
-        if self.memcgs.over_limit(memcg, nr).is_some() {
+        // v1 memsw is tried first (`try_charge_memcg()`): over it, the charge reclaims.
+        if self.memcgs.over_memsw_limit(memcg, nr).is_some() || self.memcgs.over_limit(memcg, nr).is_some() {
             return false;
         }
         if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {

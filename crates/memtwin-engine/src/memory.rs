@@ -39,6 +39,11 @@ pub struct Vma {
     pub ptes: Vec<bool>,
     /// Page-table pages allocated.
     pub nr_ptes: u64,
+    /// The accessed ("young") bit of each anonymous page's PTE, as bits: set by the fault that
+    /// maps the page and by every later access (the CPU sets it), tested and cleared by
+    /// reclaim's `folio_referenced()` (an anonymous page has one PTE: no fork is modelled).
+    /// Empty for a file VMA (whose bits are in [`FileVma::young`]).
+    pub young: Vec<u64>,
     /// The file side of a file mapping (`vma->vm_file`, `vm_pgoff`, its flags); `None` for
     /// anonymous memory. In a file VMA `pages[i]` is the page-cache page mapped at page `i`
     /// (no `pg::ANON`), or the private copy a write made of it (`pg::ANON`, COW).
@@ -69,6 +74,36 @@ pub struct FileVma {
     pub ra: crate::readahead::FileRaState,
     /// `ra->mmap_miss`.
     pub mmap_miss: u32,
+}
+
+impl Vma {
+    /// Set the accessed bit of anonymous page `i`'s PTE (an access by the CPU).
+    #[inline]
+    pub fn mkyoung(&mut self, i: u32) {
+        if let Some(w) = self.young.get_mut((i / 64) as usize) {
+            *w |= 1 << (i % 64);
+        }
+    }
+
+    /// Set the accessed bits of pages `from..to` (a run of accesses).
+    pub fn mkyoung_range(&mut self, from: u32, to: u32) {
+        for i in from..to {
+            self.mkyoung(i);
+        }
+    }
+
+    /// `ptep_test_and_clear_young()` of anonymous page `i`'s PTE.
+    #[inline]
+    pub fn test_and_clear_young(&mut self, i: u32) -> bool {
+        match self.young.get_mut((i / 64) as usize) {
+            Some(w) => {
+                let y = *w & (1 << (i % 64)) != 0;
+                *w &= !(1 << (i % 64));
+                y
+            }
+            None => false,
+        }
+    }
 }
 
 impl FileVma {
@@ -103,7 +138,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, file: None });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -116,6 +151,8 @@ impl Kernel {
         v.ptes.clear();
         v.ptes.resize((nr_pages as usize).div_ceil(PAGEBLOCK_NR as usize), false);
         v.nr_ptes = 0;
+        v.young.clear();
+        v.young.resize((nr_pages as usize).div_ceil(64), 0);
         v.file = None;
         self.lru_gen_mm_add_vma(id);
         id
@@ -166,6 +203,8 @@ impl Kernel {
     fn handle_mm_fault_walk(&mut self, vma: VmaId, index: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         let v = vma.0 as usize;
         if self.vmas[v].pages[index as usize] != PageId::NIL {
+            // Mapped: no fault; the access sets the PTE's accessed bit.
+            self.vmas[v].mkyoung(index);
             return Ok(None);
         }
         if !self.pte_alloc(vma, index) {
@@ -174,7 +213,7 @@ impl Kernel {
         self.count_pgfault(self.vmas[v].memcg, false);
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
-            self.count_pgmajfault(self.vmas[v].memcg);
+            // do_swap_page() counts the major fault when it has to read.
             return self.do_swap_page(vma, index, nid).map(|_| None).ok_or(FaultError::Oom);
         }
         if self.thp_enabled {
@@ -327,9 +366,8 @@ impl Kernel {
         self.vmas[vma.0 as usize].nr_resident += PAGEBLOCK_NR;
         self.vmstat.nr_anon_pages += PAGEBLOCK_NR;
         self.vmstat.count(VmEvent::ThpFaultAlloc, 1);
-        self.pages[head].flags |= pg::ACTIVE;
-        let lv = self.folio_lruvec(head);
-        self.lruvecs[lv].add(&mut self.pages, head, LruList::ActiveAnon);
+        self.vmas[vma.0 as usize].mkyoung_range(start, start + PAGEBLOCK_NR as u32);
+        self.anon_lru_add(head, PAGEBLOCK_NR);
         self.page_events += PAGEBLOCK_NR;
         Ok(true)
     }
@@ -356,10 +394,8 @@ impl Kernel {
     }
 
     /// `folio_add_new_anon_rmap()` + `folio_add_lru_vma()`: the new anonymous page in frame
-    /// `pfn`, charged to `memcg`, mapped at page `index` of `vma` and put on the active anon
-    /// list (`lru_cache_add_active_or_unevictable()`: new anonymous pages start active; before
-    /// 5.9's b518154e59aa they did, and the engine keeps them there: without swap they are
-    /// never scanned).
+    /// `pfn`, charged to `memcg`, mapped at page `index` of `vma` (its PTE young) and put on
+    /// the anon LRU ([`Kernel::anon_lru_add`]).
     fn anon_page_install(&mut self, vma: VmaId, index: u32, pfn: PageId, memcg: MemcgId) {
         let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(pfn) };
         let lv = self.lruvec_idx(memcg, nid);
@@ -413,9 +449,10 @@ impl Kernel {
         self.pages.init(pfn, InodeId(vma.0), index);
         let p = &mut self.pages[pfn];
         p.memcg = memcg;
-        p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
+        p.flags |= pg::ANON | pg::SWAPBACKED;
         self.vmas[vma.0 as usize].pages[index as usize] = pfn;
-        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        self.vmas[vma.0 as usize].mkyoung(index);
+        self.anon_lru_add_lv(pfn, lv, 1);
     }
 
     /// `zap_pte_range()` of the base pages of an anonymous VMA whose frames follow each other
@@ -479,6 +516,30 @@ impl Kernel {
             self.free_pages_run(run.0, run.1);
         }
         *run = (PageId::NIL, 0, 0);
+    }
+
+    /// The LRU list a new anonymous page (or huge page, `nr` pages) goes on: the inactive
+    /// anon list from 5.9 (b518154e59aa "mm/vmscan: protect the workingset on anonymous LRU":
+    /// `lru_cache_add_inactive_or_unevictable()`), the active one before
+    /// (`lru_cache_add_active_or_unevictable()`); with the pre-5.8 scan balance the add is
+    /// counted in the lruvec's `recent_scanned` (and `recent_rotated` when active:
+    /// `__pagevec_lru_add_fn()` -> `update_page_reclaim_stat()`).
+    pub(crate) fn anon_lru_add(&mut self, pfn: PageId, nr: u64) {
+        let lv = self.folio_lruvec(pfn);
+        self.anon_lru_add_lv(pfn, lv, nr);
+    }
+
+    /// [`Kernel::anon_lru_add`] with `lv` the page's lruvec (`folio_lruvec()`).
+    #[inline(always)]
+    fn anon_lru_add_lv(&mut self, pfn: PageId, lv: usize, nr: u64) {
+        let active = !self.profile.anon_fault_inactive;
+        if active {
+            self.pages[pfn].flags |= pg::ACTIVE;
+            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        } else {
+            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::InactiveAnon);
+        }
+        self.update_page_reclaim_stat(lv, false, nr, active);
     }
 
     /// `count_vm_event(PGFAULT)` + `count_memcg_event_mm(PGFAULT)` of `handle_mm_fault()`.
@@ -692,7 +753,6 @@ impl Kernel {
             // A private copy that was swapped out.
             self.count_pgfault(memcg, false);
             self.cpu(self.cost.anon_fault);
-            self.count_pgmajfault(memcg);
             let nid = self.cur_nid;
             return self.do_swap_page(vma, i, nid).map(|_| ()).ok_or(FaultError::Oom);
         }

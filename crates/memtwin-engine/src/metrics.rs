@@ -26,7 +26,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
         || name.contains("_avg")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -183,6 +183,8 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("meminfo.Mapped_kB", (k.vmstat.nr_mapped * PAGE_SIZE / 1024) as f64);
     let (swap_total, swap_used) = k.swap_usage();
     put("meminfo.SwapFree_kB", ((swap_total - swap_used) * PAGE_SIZE / 1024) as f64);
+    // memory.swap.current (v2); v1: memory.memsw.usage_in_bytes less memory.usage_in_bytes.
+    put("memcg.swap_bytes", (mc.swap * PAGE_SIZE) as f64);
     put("meminfo.Writeback_kB", (k.vmstat.nr_writeback * PAGE_SIZE / 1024) as f64);
     // memory.pressure of the step's memcg and /proc/pressure/memory, `total=` deltas in us.
     put("psi.memory.some_us", ((b.psi[0] - a.psi[0]) / 1000) as f64);
@@ -365,6 +367,7 @@ pub fn metric_names() -> Vec<String> {
             "memcg.file_mapped_bytes",
             "meminfo.Mapped_kB",
             "meminfo.SwapFree_kB",
+            "memcg.swap_bytes",
             "meminfo.Writeback_kB",
             "psi.memory.some_us",
             "psi.memory.full_us",

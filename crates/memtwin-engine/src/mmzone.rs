@@ -91,6 +91,17 @@ pub struct Lruvec {
     /// `lruvec->lrugen`: the multi-generational LRU's state; when `lrugen.enabled`, pages go on
     /// the generation lists and the two-list lists hold only unevictable pages.
     pub lrugen: crate::lru_gen::LruGenStruct,
+    /// `lruvec->anon_cost` (5.8+): anonymous pages reclaim swapped out, decayed
+    /// (`lru_note_cost()`); noted in this lruvec and every ancestor's.
+    pub anon_cost: u64,
+    /// `lruvec->file_cost` (5.8+): file pages reclaim wrote and restored refaults, decayed.
+    pub file_cost: u64,
+    /// `reclaim_stat.recent_scanned[anon, file]` (before 5.8): pages added to and scanned
+    /// on the lists of each type.
+    pub recent_scanned: [u64; 2],
+    /// `reclaim_stat.recent_rotated[anon, file]` (before 5.8): pages of each type that went
+    /// (back) to the active list.
+    pub recent_rotated: [u64; 2],
 }
 
 impl Lruvec {

@@ -43,6 +43,25 @@ pub enum ReclaimWalk {
     Shared,
 }
 
+/// How `get_scan_count()` (mm/vmscan.c) balances the anonymous and file lists when both may be
+/// scanned, per era.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ScanBalance {
+    /// Before 5.8: SCAN_FILE while the inactive file list is not low and has pages to scan at
+    /// this priority; else SCAN_FRACT with `anon_prio = swappiness`, `file_prio = 200 -
+    /// swappiness`, each weighed by `recent_scanned / recent_rotated` of its lists
+    /// (`struct zone_reclaim_stat`, halved when the scans pass a quarter of the lists).
+    Rotated,
+    /// 5.8+ (314b57fb0460 "mm: balance LRU lists based on relative thrashing", 7cf111bc39f6
+    /// "mm: vmscan: determine anon/file pressure balance at the reclaim root"): the cost of
+    /// each type (`lruvec->anon_cost`: pages swapped out, `file_cost`: file pages written by
+    /// reclaim and restored refaults, `lru_note_cost()`, decayed), read at the reclaim root
+    /// (`prepare_scan_count()`); `cache_trim_mode` (SCAN_FILE while the inactive file list has
+    /// pages at this priority and no file refaults), `file_is_tiny` (SCAN_ANON, global
+    /// reclaim), SCAN_EQUAL at priority 0; swappiness up to 200 (c843966c556d).
+    Cost,
+}
+
 /// How reclaim waits for writeback when it meets pages being written faster than the device
 /// completes them, per era (mm/vmscan.c, mm/backing-dev.c).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -371,6 +390,19 @@ pub struct KernelProfile {
     /// memcg alone (and the OOM killer is invoked) while its oldest generation is younger than
     /// this (`lru_gen_age_node()`, `lruvec_is_reclaimable()`, 6.1).
     pub lru_gen_min_ttl_ms: u64,
+    /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
+    /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
+    pub swappiness: u64,
+    /// How `get_scan_count()` balances anon against file (see [`ScanBalance`]).
+    pub scan_balance: ScanBalance,
+    /// A new anonymous page starts on the inactive anon list (5.9+, b518154e59aa "mm/vmscan:
+    /// protect the workingset on anonymous LRU": `lru_cache_add_inactive_or_unevictable()`);
+    /// before, on the active list (`lru_cache_add_active_or_unevictable()`).
+    pub anon_fault_inactive: bool,
+    /// Refault detection for anonymous pages (5.9+, aae466b0052e "mm/swap: implement
+    /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
+    /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
+    pub anon_workingset: bool,
     /// Large folios in the page cache: which file systems' regular files take them, up to
     /// which order, and how readahead sizes them.
     pub large_folios: LargeFolios,
@@ -558,6 +590,10 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_available: true,
         lru_gen: false,
         lru_gen_min_ttl_ms: 0,
+        swappiness: crate::vmscan::SWAPPINESS,
+        scan_balance: ScanBalance::Cost,
+        anon_fault_inactive: true,
+        anon_workingset: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
         policies: Policies::default(),
     };
@@ -605,7 +641,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       limit reclaim resumes a memcg walk shared per priority (pre-5.5), \
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
                       under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
-                      OOM detection waits HZ/10 for write-pending pages (4.7-5.15)",
+                      OOM detection waits HZ/10 for write-pending pages (4.7-5.15), anon/file scan balance \
+                      by recent rotations (pre-5.8), new anonymous pages on the active list and no anon refault detection (pre-5.9)",
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
@@ -619,6 +656,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_throttle: ReclaimThrottle::CongestionTimeout,
         blk_queue: crate::blkdev::BlkQueue::Mq,
         ra_prev_pos_after_read: false,
+        scan_balance: ScanBalance::Rotated,
+        anon_fault_inactive: false,
+        anon_workingset: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {

@@ -183,6 +183,8 @@ impl Simulation {
             k.mount(&m.path, &m.fs);
         }
         let mut memcg_of_cgroup = Vec::with_capacity(scn.cgroups.len());
+        // The root memcg's swappiness is vm.swappiness; children inherit their parent's.
+        k.memcgs.memcgs[MemcgId::ROOT.idx()].swappiness = k.profile.swappiness;
         for c in &scn.cgroups {
             let id = k.cgroup_mkdir(&c.path).expect("cgroups are validated: parents first, unique, within the id space");
             let pc = &mut k.memcgs.memcgs[id.idx()].counter;
@@ -190,6 +192,12 @@ impl Simulation {
             pc.high = c.high.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             pc.low = c.low / PAGE_SIZE;
             pc.min = c.min / PAGE_SIZE;
+            let m = &mut k.memcgs.memcgs[id.idx()];
+            m.swap_max = c.swap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
+            m.memsw_max = c.memsw_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
+            if let Some(sw) = c.swappiness {
+                m.swappiness = sw;
+            }
             memcg_of_cgroup.push(id);
         }
         for d in &scn.dirs {
@@ -1000,6 +1008,8 @@ impl Simulation {
                 self.kernel.mem_cgroup_handle_over_high(memcg);
             }
         }
+        // Every page of the run was accessed: its PTE is young (the CPU sets the bit).
+        self.kernel.vmas[vma.0 as usize].mkyoung_range(pos, end);
         self.work_done += (end - pos) as u64;
         (end, true)
     }

@@ -15,58 +15,291 @@ use crate::memory::VmaId;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
 use crate::page_alloc::PAGEBLOCK_NR;
-use crate::types::{DevId, PageId, PAGE_SIZE};
+use crate::memcontrol::{CgroupVersion, MemcgEvent};
+use crate::types::{DevId, MemcgId, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 /// No swap slot (`swp_entry_t` of 0 in a page table).
 pub const NO_SLOT: u32 = u32::MAX;
 
-/// `struct swap_info_struct`.
+/// `SWAPFILE_CLUSTER` (mm/swapfile.c, x86_64 with THP: `HPAGE_PMD_NR`, 512; 256 without):
+/// how many slots the allocator hands out from one run before it looks for a free run again.
+pub const SWAPFILE_CLUSTER: u64 = 512;
+
+/// `struct swap_info_struct` of a swap area on a rotational device (no `cluster_info`, the
+/// allocation of mm/swapfile.c `scan_swap_map_slots()`), with its `swap_cgroup` map
+/// (mm/swap_cgroup.c: the memcg each slot is charged to).
 #[derive(Clone, Debug)]
 pub struct SwapArea {
     /// The device holding the area.
     pub dev: DevId,
     /// First device page of the area.
     pub base: u64,
-    /// Slots (pages) in the area.
+    /// Slots of the area, the header's (slot 0, `SWAP_MAP_BAD`) included (`si->max`).
+    pub max: u64,
+    /// Usable slots (`si->pages`: `max` less the header page).
     pub pages: u64,
     /// Slots in use (`inuse_pages`).
     pub inuse: u64,
-    /// Free slots, reused last-freed first; slots never used yet start at `next`.
-    free: Vec<u32>,
-    next: u32,
+    /// `swap_map[]` as bits: which slots are in use; grown on demand up to the highest slot
+    /// used, so that host memory follows the swap used, not the area's size.
+    used: Vec<u64>,
+    /// `swap_cgroup` ids: the memcg recorded for each slot (grown with `used`).
+    memcg: Vec<MemcgId>,
+    /// Whether the slot's swap charge was taken (v2: with the slot; v1: when the page was
+    /// freed, `mem_cgroup_swapout()`), as bits (grown with `used`).
+    charged: Vec<u64>,
+    /// `si->cluster_next`: where the next scan starts.
+    cluster_next: u64,
+    /// `si->cluster_nr`: slots left before the allocator looks for a free run again.
+    cluster_nr: u64,
+    /// `si->lowest_bit`: the lowest free slot.
+    lowest_bit: u64,
+    /// The swap cache (`swapper_spaces`): the page holding each slot's data, mapped or not
+    /// (grown with `used`).
+    cache: Vec<PageId>,
+    /// Shadow entries left in the swap cache by reclaim (`__delete_from_swap_cache(folio,
+    /// entry, shadow)`, 5.9+), `NO_SHADOW` where none (grown with `used`).
+    shadow: Vec<u64>,
+    /// `prev_offset` of mm/swap_state.c: the slot of the last fault that found no readahead hit.
+    ra_prev_offset: u64,
+    /// `swapin_readahead_hits`: faults that found a readahead page since the last readahead.
+    ra_hits: u64,
+    /// `last_readahead_pages`: the last window.
+    ra_last: u64,
+}
+
+/// No shadow entry in a swap-cache slot.
+const NO_SHADOW: u64 = u64::MAX;
+
+/// `page_cluster` (mm/swap.c `swap_setup()`: 3 above 16 MiB of RAM): swap readahead reads up
+/// to `1 << page_cluster` = 8 slots around a faulting one.
+pub const PAGE_CLUSTER: u32 = 3;
+
+/// `page->mapping` of an anonymous page in the swap cache that no page table maps (read by
+/// swap readahead): its `index` is then its slot.
+pub const SWAPPER: crate::types::InodeId = crate::types::InodeId(u32::MAX - 1);
+
+/// `__swapin_nr_pages()` (mm/swap_state.c, 6.1): the readahead window for a fault at `offset`
+/// given the previous fault's slot, the readahead hits since and the last window, at most
+/// `max_pages`: hits + 2 rounded up to a power of two from 4; with no hits 2 for a fault next
+/// to the previous one, else 1; never less than half the last window.
+pub fn swapin_nr_pages(prev_offset: u64, offset: u64, hits: u64, max_pages: u64, prev_win: u64) -> u64 {
+    let mut pages = hits + 2;
+    if pages == 2 {
+        if offset != prev_offset + 1 && offset + 1 != prev_offset {
+            pages = 1;
+        }
+    } else {
+        let mut roundup = 4;
+        while roundup < pages {
+            roundup <<= 1;
+        }
+        pages = roundup;
+    }
+    pages = pages.min(max_pages);
+    pages.max(prev_win / 2)
 }
 
 impl SwapArea {
-    /// An area of `pages` slots at device page `base` of `dev` (`swapon`).
-    pub fn new(dev: DevId, base: u64, pages: u64) -> SwapArea {
-        SwapArea { dev, base, pages, inuse: 0, free: vec![], next: 0 }
+    /// An area of `slots` slots (page 0 the swap header) at device page `base` of `dev`
+    /// (`mkswap` + `swapon`).
+    pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
+        let max = slots.max(1);
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0 }
     }
 
-    /// `get_swap_pages()`: `n` contiguous slots for a huge page, or one; `None` when full.
-    fn alloc(&mut self, n: u64) -> Option<u32> {
+    #[inline]
+    fn is_used(&self, s: u64) -> bool {
+        s == 0 || self.used.get((s / 64) as usize).is_some_and(|w| w & (1 << (s % 64)) != 0)
+    }
+
+    fn set_used(&mut self, s: u64, on: bool) {
+        let w = (s / 64) as usize;
+        if w >= self.used.len() {
+            // Grown by an eighth at least (amortised), never past the area.
+            let want = (w + 1).max(self.used.len() + self.used.len() / 8).min(self.max.div_ceil(64) as usize);
+            self.used.resize(want, 0);
+            self.charged.resize(want, 0);
+            self.memcg.resize(want * 64, MemcgId::NONE);
+            self.cache.resize(want * 64, PageId::NIL);
+            self.shadow.resize(want * 64, NO_SHADOW);
+        }
+        if on {
+            self.used[w] |= 1 << (s % 64);
+        } else {
+            self.used[w] &= !(1 << (s % 64));
+        }
+    }
+
+    /// The first free slot at or after `from` (wrapping to `lowest_bit` once), or `None`.
+    fn next_free(&self, from: u64) -> Option<u64> {
+        let scan = |lo: u64, hi: u64| -> Option<u64> {
+            let mut s = lo;
+            while s < hi {
+                let w = (s / 64) as usize;
+                let word = self.used.get(w).copied().unwrap_or(0) | if w == 0 { 1 } else { 0 };
+                let free = !word & (u64::MAX << (s % 64));
+                if free != 0 {
+                    let f = (w as u64) * 64 + free.trailing_zeros() as u64;
+                    return (f < hi).then_some(f);
+                }
+                s = (w as u64 + 1) * 64;
+            }
+            None
+        };
+        scan(from, self.max).or_else(|| scan(self.lowest_bit, from.min(self.max)))
+    }
+
+    /// The first run of `n` free slots from `lowest_bit` ("Locate the first empty (unaligned)
+    /// cluster"), or `None`.
+    fn free_run(&self, n: u64) -> Option<u64> {
+        let mut s = self.lowest_bit;
+        let mut run = 0;
+        while s < self.max {
+            let w = (s / 64) as usize;
+            if s % 64 == 0 && run + 64 <= n && self.used.get(w).copied().unwrap_or(0) == 0 && w > 0 {
+                run += 64;
+                s += 64;
+            } else if self.is_used(s) {
+                run = 0;
+                s += 1;
+            } else {
+                run += 1;
+                s += 1;
+            }
+            if run >= n {
+                return Some(s - n);
+            }
+        }
+        None
+    }
+
+    /// `scan_swap_map_slots()` on a rotational device: the next free slot from `cluster_next`
+    /// forward (wrapping), and every `SWAPFILE_CLUSTER` slots a new start at the first free
+    /// run of that many from the lowest free slot, "to minimize the span of allocated swap".
+    /// `n` > 1 (a huge page, `swap_alloc_cluster()`): `n` contiguous free slots. The slots are
+    /// charged to `memcg` in the area's `swap_cgroup` map. `None` when the area is full.
+    pub(crate) fn alloc(&mut self, n: u64, memcg: MemcgId) -> Option<u32> {
         if self.inuse + n > self.pages {
             return None;
         }
-        if n == 1 {
-            if let Some(s) = self.free.pop() {
-                self.inuse += 1;
-                return Some(s);
+        let start = if n > 1 {
+            self.free_run(n)?
+        } else {
+            if self.cluster_nr == 0 {
+                self.cluster_nr = SWAPFILE_CLUSTER - 1;
+                if self.pages - self.inuse >= SWAPFILE_CLUSTER {
+                    if let Some(r) = self.free_run(SWAPFILE_CLUSTER) {
+                        self.cluster_next = r;
+                    }
+                }
+            } else {
+                self.cluster_nr -= 1;
             }
+            self.next_free(self.cluster_next)?
+        };
+        for s in start..start + n {
+            self.set_used(s, true);
+            self.memcg[s as usize] = memcg;
         }
-        if self.next as u64 + n > self.pages {
-            return None; // a cluster of n contiguous free slots is not looked for in holes
-        }
-        let s = self.next;
-        self.next += n as u32;
+        self.cluster_next = start + n;
         self.inuse += n;
-        Some(s)
+        if start == self.lowest_bit {
+            self.lowest_bit = self.next_free(start + n).unwrap_or(self.max);
+        }
+        Some(start as u32)
     }
 
-    /// `swap_free()`.
-    fn free(&mut self, slot: u32) {
+    /// `swap_entry_free()`: the slot is free again; returns the memcg recorded for it
+    /// (`swap_cgroup_record(entry, 0)`) and whether it carried a swap charge.
+    pub(crate) fn free(&mut self, slot: u32) -> (MemcgId, bool) {
+        let s = slot as u64;
+        debug_assert!(self.is_used(s) && s != 0, "freeing a free swap slot");
+        self.set_used(s, false);
+        let charged = self.is_charged(slot);
+        self.set_charged(slot, false);
+        self.shadow[s as usize] = NO_SHADOW;
         self.inuse -= 1;
-        self.free.push(slot);
+        if s < self.lowest_bit {
+            self.lowest_bit = s;
+        }
+        (std::mem::replace(&mut self.memcg[s as usize], MemcgId::NONE), charged)
+    }
+
+    /// Whether slot `slot` carries its memcg's swap charge.
+    pub fn is_charged(&self, slot: u32) -> bool {
+        self.charged.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    /// Mark the swap charge of slot `slot` as taken or gone.
+    pub fn set_charged(&mut self, slot: u32, on: bool) {
+        if let Some(w) = self.charged.get_mut(slot as usize / 64) {
+            if on {
+                *w |= 1 << (slot % 64);
+            } else {
+                *w &= !(1 << (slot % 64));
+            }
+        }
+    }
+
+    /// Whether slot `slot` is in use (`__swp_swapcount() > 0` or cached).
+    pub fn slot_in_use(&self, slot: u32) -> bool {
+        (slot as u64) < self.max && self.is_used(slot as u64)
+    }
+
+    /// The swap-cache page of slot `slot` (`swap_cache_get_folio()`), or `PageId::NIL`.
+    pub fn cache_get(&self, slot: u32) -> PageId {
+        self.cache.get(slot as usize).copied().unwrap_or(PageId::NIL)
+    }
+
+    /// Put `p` in (or, with `PageId::NIL`, take it out of) the swap cache at `slot`.
+    pub fn cache_set(&mut self, slot: u32, p: PageId) {
+        if let Some(c) = self.cache.get_mut(slot as usize) {
+            *c = p;
+        }
+    }
+
+    /// Leave `shadow` in slot `slot` of the swap cache.
+    fn set_shadow(&mut self, slot: u32, shadow: u64) {
+        if let Some(x) = self.shadow.get_mut(slot as usize) {
+            *x = shadow;
+        }
+    }
+
+    /// `get_shadow_from_swap_cache()` (taking it).
+    fn take_shadow(&mut self, slot: u32) -> Option<u64> {
+        let x = self.shadow.get_mut(slot as usize)?;
+        let s = std::mem::replace(x, NO_SHADOW);
+        (s != NO_SHADOW).then_some(s)
+    }
+
+    /// `swapin_nr_pages()`: the readahead window for a fault at `slot` (consumes the hits).
+    fn swapin_nr_pages(&mut self, slot: u32) -> u64 {
+        let max_pages = 1u64 << PAGE_CLUSTER;
+        let hits = std::mem::take(&mut self.ra_hits);
+        let pages = swapin_nr_pages(self.ra_prev_offset, slot as u64, hits, max_pages, self.ra_last);
+        if hits == 0 {
+            self.ra_prev_offset = slot as u64;
+        }
+        self.ra_last = pages;
+        pages
+    }
+
+    /// The memcg slot `slot` is charged to (`lookup_swap_cgroup_id()`).
+    pub fn slot_memcg(&self, slot: u32) -> MemcgId {
+        self.memcg.get(slot as usize).copied().unwrap_or(MemcgId::NONE)
+    }
+
+    /// Slots in use charged to each memcg (for the invariants): (memcg, slots).
+    pub fn slots_by_memcg(&self) -> Vec<(MemcgId, u64)> {
+        let mut m: std::collections::BTreeMap<u32, u64> = Default::default();
+        for s in 1..(self.used.len() as u64 * 64).min(self.max) {
+            if self.is_used(s) && self.is_charged(s as u32) {
+                *m.entry(self.memcg[s as usize].0).or_default() += 1;
+            }
+        }
+        m.into_iter().map(|(k, v)| (MemcgId(k), v)).collect()
     }
 }
 
@@ -77,12 +310,45 @@ impl Kernel {
         self.swap.as_ref().is_some_and(|s| s.inuse < s.pages)
     }
 
+    /// `mem_cgroup_get_nr_swap_pages()` (6.1): the free slots `memcg` may still take, the
+    /// global free slots capped by memory.swap.max - memory.swap.current of it and every
+    /// ancestor below the root (cgroup v2; v1 and the root: the global free slots).
+    pub fn mem_cgroup_get_nr_swap_pages(&self, memcg: MemcgId) -> u64 {
+        let free = self.swap.as_ref().map_or(0, |s| s.pages - s.inuse);
+        free.min(self.memcgs.swap_room(memcg))
+    }
+
     /// `add_to_swap()` + `pageout()` of the anonymous page (or huge page) `p`: give it swap
-    /// slots and write it out. Returns false when the swap area is full (the page stays).
+    /// slots and write it out. Returns false when the swap area is full, or (cgroup v2) the
+    /// slots would pass memory.swap.max of the page's memcg or an ancestor
+    /// (`__mem_cgroup_try_charge_swap()`: memory.swap.events `max` at the memcg whose limit
+    /// is in the way and `fail` at the page's, both counted up the hierarchy as
+    /// `memcg_memory_event()` does); the page stays.
     pub fn swap_writepage(&mut self, p: PageId) -> bool {
         let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
+        let memcg = self.pages[p].memcg;
         let Some(area) = self.swap.as_mut() else { return false };
-        let Some(slot) = area.alloc(nr) else { return false };
+        let Some(slot) = area.alloc(nr, memcg) else { return false };
+        if self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE {
+            if let Some(over) = self.memcgs.try_charge_swap(memcg, nr) {
+                let area = self.swap.as_mut().expect("swap area");
+                for i in 0..nr as u32 {
+                    area.free(slot + i);
+                }
+                self.memcg_memory_event(over, MemcgEvent::SwapMax);
+                self.memcg_memory_event(memcg, MemcgEvent::SwapFail);
+                return false;
+            }
+        }
+        let v2 = self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE;
+        let area = self.swap.as_mut().expect("swap area");
+        for i in 0..nr as u32 {
+            // add_to_swap_cache()
+            area.cache_set(slot + i, p);
+            if v2 {
+                area.set_charged(slot + i, true);
+            }
+        }
         let (dev, base) = (area.dev, area.base);
         let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
         let v = &mut self.vmas[vma];
@@ -132,13 +398,52 @@ impl Kernel {
     }
 
     /// `__remove_mapping()` of a clean swap-cache page: unmap it (the page table keeps the
-    /// slot), uncharge and free it. Returns the pages freed.
+    /// slot) or, read by readahead and never mapped, take it out of the swap cache
+    /// (`__delete_from_swap_cache()`), uncharge and free it. Returns the pages freed.
     pub fn free_swapped_page(&mut self, p: PageId) -> u64 {
-        let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
+        self.free_swapped_page_shadow(p, None)
+    }
+
+    /// [`Kernel::free_swapped_page`] by two-list reclaim aimed at `target`: from 5.9 the slot
+    /// keeps a shadow entry (`workingset_eviction()` in `__remove_mapping()`).
+    pub fn free_swapped_page_shadow(&mut self, p: PageId, target: Option<MemcgId>) -> u64 {
         let memcg = self.pages[p].memcg;
         let huge = self.pages[p].test(pg::HEAD);
         let nr = if huge { PAGEBLOCK_NR } else { 1 };
+        let unmapped = self.pages[p].mapping == SWAPPER;
+        let slot = if unmapped {
+            self.pages[p].index
+        } else {
+            let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
+            self.vmas[vma].swap[index]
+        };
+        if self.memcgs.version == CgroupVersion::V1 && memcg != MemcgId::NONE {
+            // mem_cgroup_swapout() (v1): the memsw charge moves from the page to its swap
+            // entry (memory.stat `swap`), and the page's memory charge goes.
+            self.memcgs.swap_charge(memcg, nr);
+            let area = self.swap.as_mut().expect("a swap-cache page has slots");
+            for i in 0..nr as u32 {
+                area.set_charged(slot + i, true);
+            }
+        }
         self.cpu(self.cost.evict_page);
+        let shadow = match target {
+            Some(t) if self.profile.anon_workingset && self.profile.workingset_refault && !huge => Some(self.workingset_eviction(p, t)),
+            _ => None,
+        };
+        let area = self.swap.as_mut().expect("a swap-cache page has slots");
+        for i in 0..nr as u32 {
+            area.cache_set(slot + i, PageId::NIL);
+        }
+        if let Some(sh) = shadow {
+            area.set_shadow(slot, sh);
+        }
+        if unmapped {
+            self.free_page(p);
+            self.uncharge_swapcache(memcg);
+            return 1;
+        }
+        let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
         for i in 0..nr as usize {
             self.vmas[vma].pages[index + i] = PageId::NIL;
         }
@@ -152,53 +457,281 @@ impl Kernel {
         nr
     }
 
-    /// `do_swap_page()`: page `index` of `vma` was swapped out; read it back from its slot,
-    /// waiting for the device, map a fresh page and free the slot. Returns the frame, or
-    /// `None` when no memory could be had.
+    /// Whether `p` is a swap-cache page whose read has not completed (locked, as
+    /// `__read_swap_cache_async()` leaves it until `swap_readpage()`'s I/O ends): reclaim
+    /// cannot take it.
+    #[inline]
+    pub fn swap_read_pending(&self, p: PageId) -> bool {
+        let page = &self.pages[p];
+        page.test(pg::SWAPCACHE) && !page.test(pg::WRITEBACK) && page.mapping == SWAPPER && self.wb_done.get(p.idx()).is_some_and(|&d| d > self.now)
+    }
+
+    /// The uncharge of a freed swap-cache page no page table mapped.
+    fn uncharge_swapcache(&mut self, memcg: MemcgId) {
+        self.vmstat.nr_swapcache_unmapped -= 1;
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        self.memcgs.counter_uncharge(memcg, 1);
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_swapcache -= 1;
+        // uncharge_folio(): one PGPGOUT per folio uncharged.
+        m.events[crate::memcontrol::MemcgEvent::Pgpgout as usize] += 1;
+        if m.state == crate::memcontrol::MemcgState::Dying && m.counter.usage == 0 {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
+    /// `do_swap_page()`: page `index` of `vma` was swapped out. Look its slot up in the swap
+    /// cache (`swap_cache_get_folio()`: a page readahead brought counts `swap_ra_hit`); if it
+    /// is not there, `swapin_readahead()` -> `swap_cluster_readahead()` (the guest's virtio
+    /// disk is rotational, so not the VMA-based readahead) reads the window around it and
+    /// the fault is major. Wait for the page's read, map it, and, as the fault writes
+    /// (`should_try_to_free_swap()` with `FAULT_FLAG_WRITE`), free its slot. Returns the
+    /// frame, or `None` when no memory could be had.
     pub fn do_swap_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Option<PageId> {
         let slot = self.vmas[vma.0 as usize].swap[index as usize];
-        let area = self.swap.as_ref().expect("a slot implies a swap area");
-        let (dev, base) = (area.dev, area.base);
+        let fault_memcg = self.vmas[vma.0 as usize].memcg;
         self.cpu(self.cost.anon_fault);
-        let pfn = self.alloc_pages(0, crate::page_alloc::Gfp::node(nid))?;
-        let memcg = self.vmas[vma.0 as usize].memcg;
-        if self.try_charge_memcg(memcg, 1, true).is_err() {
-            let z = self.zone_of(pfn);
-            self.zones[z].free_order0(pfn.0 as u64);
-            return None;
+        let mut pfn = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
+        if pfn != PageId::NIL {
+            if self.pages[pfn].test(pg::READAHEAD) {
+                self.pages[pfn].flags &= !pg::READAHEAD;
+                self.vmstat.count(VmEvent::SwapRaHit, 1);
+                self.swap.as_mut().expect("swap area").ra_hits += 1;
+            }
+        } else {
+            self.count_pgmajfault(fault_memcg);
+            self.swap_cluster_readahead(slot, nid, fault_memcg);
+            pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
+            if pfn == PageId::NIL {
+                return None;
+            }
         }
-        self.cpu(self.cost.submit_io);
-        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + slot as u64, 1);
-        let done = self.devices[dev.idx()].submit(Dir::Read, base + slot as u64, 1, self.now);
-        // swap_readpage(): the fault waits for the read (delayacct_swapin_start()).
-        self.stalled(crate::delayacct::StallKind::Swapin, |k| k.wait_until(done));
-        self.io.read_bytes += PAGE_SIZE;
-        self.vmstat.count(VmEvent::Pswpin, 1);
-        self.vmstat.count(VmEvent::Pgpgin, PAGE_SIZE / 1024);
-        self.pages.init(pfn, crate::types::InodeId(vma.0), index);
-        let p = &mut self.pages[pfn];
-        p.memcg = memcg;
-        p.flags |= pg::ANON | pg::SWAPBACKED | pg::ACTIVE;
+        // folio_lock_or_retry(): a page still being read is waited for.
+        // folio_wait_bit_common() (6.1): waiting for the read of a workingset page is
+        // thrashing, a memory stall; the read's submission was the swapin delay.
+        if let Some(&done) = self.wb_done.get(pfn.idx()) {
+            if done > self.now && !self.pages[pfn].test(pg::WRITEBACK) {
+                if self.pages[pfn].test(pg::WORKINGSET) {
+                    self.stalled(crate::delayacct::StallKind::Thrashing, |k| k.wait_until(done));
+                } else {
+                    self.wait_until(done);
+                }
+            }
+        }
+        debug_assert!(self.pages[pfn].mapping == SWAPPER, "a swap-cache page of a swapped-out PTE is unmapped");
+        let memcg = self.pages[pfn].memcg;
+        self.vmstat.nr_swapcache_unmapped -= 1;
+        if memcg != MemcgId::NONE {
+            self.memcgs.memcgs[memcg.idx()].nr_swapcache -= 1;
+            self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
+        }
+        self.vmstat.nr_anon_pages += 1;
+        let pg_ = &mut self.pages[pfn];
+        pg_.mapping = crate::types::InodeId(vma.0);
+        pg_.index = index;
+        pg_.flags &= !(pg::SWAPCACHE | pg::READAHEAD);
         let v = &mut self.vmas[vma.0 as usize];
         v.pages[index as usize] = pfn;
         v.swap[index as usize] = NO_SLOT;
         v.nr_resident += 1;
-        self.swap.as_mut().expect("swap area").free(slot);
-        self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
-        self.vmstat.nr_anon_pages += 1;
-        let lv = self.folio_lruvec(pfn);
-        self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+        v.mkyoung(index);
+        // folio_free_swap(): out of the swap cache, the slot freed.
+        self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
+        self.swap_free(slot);
+        if !self.profile.anon_fault_inactive && !self.pages[pfn].test(pg::ACTIVE) && self.pages[pfn].test(pg::LRU) {
+            // Before 5.9 do_swap_page() activated the page (`activate_page()`).
+            let lv = self.folio_lruvec(pfn);
+            self.lruvecs[lv].del(&mut self.pages, pfn);
+            self.pages[pfn].flags |= pg::ACTIVE;
+            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+            self.update_rotated_anon(lv);
+        }
         Some(pfn)
+    }
+
+    /// `swap_cluster_readahead()` (mm/swap_state.c, 6.1) for a fault at `slot`: read the
+    /// `swapin_nr_pages()` window, aligned, around it (never the header), each slot in use
+    /// and not cached yet into a new swap-cache page (`__read_swap_cache_async()`: charged to
+    /// the memcg the slot records, `mem_cgroup_swapin_charge_folio()`, on the inactive anon
+    /// list), the others marked `PG_readahead` and counted in `swap_ra`; contiguous reads are
+    /// one request (the plug). With a window of one, or when the readahead could not read the
+    /// faulting slot, it is read alone (`read_swap_cache_async()`).
+    fn swap_cluster_readahead(&mut self, slot: u32, nid: u32, fault_memcg: MemcgId) {
+        let area = self.swap.as_mut().expect("swap area");
+        let mask = area.swapin_nr_pages(slot) - 1;
+        let max = area.max;
+        let (start, end) = if mask > 0 { (((slot as u64) & !mask).max(1), ((slot as u64) | mask).min(max - 1)) } else { (slot as u64, slot as u64) };
+        let mut run: Option<(u64, u64)> = None;
+        for s in start..=end {
+            let read = self.read_swap_cache_async(s as u32, s as u32 != slot, nid, fault_memcg);
+            run = match (run, read) {
+                (Some((a, b)), true) if b + 1 == s => Some((a, s)),
+                (Some(r), true) => {
+                    self.swap_readpages(r);
+                    Some((s, s))
+                }
+                (None, true) => Some((s, s)),
+                (r, false) => {
+                    if let Some(r) = r {
+                        self.swap_readpages(r);
+                    }
+                    None
+                }
+            };
+        }
+        if let Some(r) = run {
+            self.swap_readpages(r);
+        }
+    }
+
+    /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless
+    /// the slot is free or cached already, or no memory can be had. Returns whether a page was
+    /// added (its read is for the caller to submit).
+    fn read_swap_cache_async(&mut self, slot: u32, readahead: bool, nid: u32, fault_memcg: MemcgId) -> bool {
+        let area = self.swap.as_ref().expect("swap area");
+        if !area.slot_in_use(slot) || area.cache_get(slot) != PageId::NIL {
+            return false;
+        }
+        let recorded = area.slot_memcg(slot);
+        let memcg = if recorded != MemcgId::NONE && self.memcgs.get(recorded).state != crate::memcontrol::MemcgState::Freed { recorded } else { fault_memcg };
+        let Some(pfn) = self.alloc_pages(0, crate::page_alloc::Gfp::node(nid)) else { return false };
+        // The allocation's reclaim may have freed or cached the slot meanwhile.
+        let area = self.swap.as_ref().expect("swap area");
+        if !area.slot_in_use(slot) || area.cache_get(slot) != PageId::NIL || self.try_charge_memcg(memcg, 1, true).is_err() {
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return false;
+        }
+        if !self.swap.as_ref().expect("swap area").slot_in_use(slot) || self.swap.as_ref().expect("swap area").cache_get(slot) != PageId::NIL {
+            // The charge's reclaim took it: give the charge back.
+            self.memcgs.counter_uncharge(memcg, 1);
+            let z = self.zone_of(pfn);
+            self.zones[z].free_order0(pfn.0 as u64);
+            return false;
+        }
+        self.pages.init(pfn, SWAPPER, slot);
+        let p = &mut self.pages[pfn];
+        p.memcg = memcg;
+        p.flags |= pg::ANON | pg::SWAPBACKED | pg::SWAPCACHE | if readahead { pg::READAHEAD } else { 0 };
+        let area = self.swap.as_mut().expect("swap area");
+        area.cache_set(slot, pfn);
+        if self.memcgs.version == CgroupVersion::V1 && area.is_charged(slot) {
+            // mem_cgroup_swapin_uncharge_swap() (v1): the memsw charge is the page's now.
+            area.set_charged(slot, false);
+            let rec = area.slot_memcg(slot);
+            self.memcgs.swap_uncharge(rec, 1);
+        }
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_swapcache += 1;
+        // mem_cgroup_swapin_charge_folio() -> charge_memcg() -> mem_cgroup_charge_statistics():
+        // one PGPGIN per folio charged, as for a new anonymous page.
+        m.events[crate::memcontrol::MemcgEvent::Pgpgin as usize] += 1;
+        self.vmstat.nr_swapcache_unmapped += 1;
+        if readahead {
+            self.vmstat.count(VmEvent::SwapRa, 1);
+        }
+        if let Some(shadow) = self.swap.as_mut().expect("swap area").take_shadow(slot) {
+            // __read_swap_cache_async(): "if (shadow) workingset_refault(folio, shadow)".
+            self.workingset_refault_anon(pfn, shadow);
+        }
+        // The read is submitted with its run; until it completes the page is locked.
+        if pfn.idx() >= self.wb_done.len() {
+            self.wb_done.resize(self.pages.len().max(pfn.idx() + 1), 0);
+        }
+        self.swapin_lru_add(pfn);
+        self.page_events += 1;
+        true
+    }
+
+    /// `swap_readpage()` of the pages read for slots `first..=last` as one request.
+    fn swap_readpages(&mut self, (first, last): (u64, u64)) {
+        let area = self.swap.as_ref().expect("swap area");
+        let (dev, base) = (area.dev, area.base);
+        let n = last - first + 1;
+        self.cpu(self.cost.submit_io);
+        // swap_readpage() (6.1): the submission is the swapin delay (delayacct_swapin_start()
+        // .. _end(): "when the device is congested ... submission can be a significant part
+        // of overall IO time"), a sync request; the fault waits for the page's lock after.
+        self.stalled(crate::delayacct::StallKind::Swapin, |k| k.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + first, n));
+        let done = self.devices[dev.idx()].submit(Dir::Read, base + first, n, self.now);
+        self.io.read_bytes += n * PAGE_SIZE;
+        self.vmstat.count(VmEvent::Pswpin, n);
+        self.vmstat.count(VmEvent::Pgpgin, n * PAGE_SIZE / 1024);
+        for s in first..=last {
+            let p = self.swap.as_ref().expect("swap area").cache_get(s as u32);
+            if p != PageId::NIL {
+                self.wb_done[p.idx()] = done;
+            }
+        }
+    }
+
+    /// `recent_rotated` of an anon page activated at fault (before 5.8).
+    fn update_rotated_anon(&mut self, lv: usize) {
+        if self.profile.scan_balance == crate::profile::ScanBalance::Rotated {
+            self.lruvecs[lv].recent_rotated[0] += 1;
+        }
+    }
+
+    /// The LRU list of a page read from swap: the inactive anon list (`folio_add_lru()` in
+    /// `__read_swap_cache_async()`, every era; before 5.9 `do_swap_page()` then activated the
+    /// page it mapped), the active one when its refault activated it (5.9+).
+    fn swapin_lru_add(&mut self, pfn: PageId) {
+        let lv = self.folio_lruvec(pfn);
+        let active = self.pages[pfn].test(pg::ACTIVE);
+        self.lruvecs[lv].add(&mut self.pages, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
+        self.update_page_reclaim_stat(lv, false, 1, active);
+    }
+
+    /// `swap_free()` of a slot no page table names any more (the page was read back with a
+    /// write fault: `should_try_to_free_swap()`, or unmapped): `swap_entry_free()` and
+    /// `__mem_cgroup_uncharge_swap()` of the memcg it was charged to; a page readahead left in
+    /// the swap cache for it goes too (`free_swap_and_cache()`). A dying memcg whose last
+    /// charge this was is freed (swap entries hold a reference to it).
+    pub fn swap_free(&mut self, slot: u32) {
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
+        let cached = area.cache_get(slot);
+        if cached != PageId::NIL {
+            area.cache_set(slot, PageId::NIL);
+            let p = self.pages[cached];
+            if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
+                let lv = self.folio_lruvec(cached);
+                self.lruvecs[lv].del(&mut self.pages, cached);
+                self.free_page(cached);
+                self.uncharge_swapcache(p.memcg);
+            }
+        }
+        let area = self.swap.as_mut().expect("a slot implies a swap area");
+        let (memcg, charged) = area.free(slot);
+        if memcg == MemcgId::NONE {
+            return;
+        }
+        // v2 charged the slot when it was allocated; v1 when the page was freed, so a slot
+        // whose page is still resident (under writeback, or in the swap cache) has no swap
+        // charge yet.
+        if charged {
+            self.memcgs.swap_uncharge(memcg, 1);
+        }
+        if self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Dying {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
+    /// `memcg_memory_event()`: count `ev` at `memcg` and, as memory.events is hierarchical
+    /// on v2, at every ancestor (memory.swap.events too).
+    pub fn memcg_memory_event(&mut self, memcg: MemcgId, ev: MemcgEvent) {
+        // The engine's memory.stat events are local and summed per subtree when read
+        // (`MemcgTree::events`), so one count at the memcg stands for the hierarchy.
+        self.memcgs.count_event(memcg, ev, 1);
     }
 
     /// `free_swap_and_cache()` of every slot a VMA still holds (munmap).
     pub fn free_vma_swap(&mut self, vma: VmaId) {
         let slots = std::mem::take(&mut self.vmas[vma.0 as usize].swap);
-        if let Some(area) = self.swap.as_mut() {
-            for &s in &slots {
-                if s != NO_SLOT {
-                    area.free(s);
-                }
+        for &s in &slots {
+            if s != NO_SLOT {
+                self.swap_free(s);
             }
         }
         let mut slots = slots;

@@ -7,6 +7,7 @@ use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
 use crate::profile::{InactiveRatio, ReclaimThrottle, ReclaimWalk};
+use crate::profile::ScanBalance as ScanModel;
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
@@ -14,7 +15,8 @@ use crate::vmstat::VmEvent;
 pub const SWAP_CLUSTER_MAX: u64 = 32;
 /// `DEF_PRIORITY`: reclaim starts scanning `lru_size >> 12` pages per list.
 pub const DEF_PRIORITY: u32 = 12;
-/// `vm.swappiness` default (mm/vmscan.c `vm_swappiness = 60`, every era modelled).
+/// `vm.swappiness` default (mm/vmscan.c `vm_swappiness = 60`, every era modelled); a scenario
+/// sets its own with `kernel.swappiness` (`KernelProfile::swappiness`).
 pub const SWAPPINESS: u64 = 60;
 
 /// Longest stall of a direct reclaimer on a congested queue: `HZ/10` (`wait_iff_congested()`
@@ -54,6 +56,23 @@ pub fn reclaim_throttle_writeback_wake(
 /// sleeps the whole `io_schedule_timeout(timeout)`. Returns the wake-up time.
 pub fn congestion_wait_blk_mq(now: crate::types::Nanos, timeout: crate::types::Nanos) -> crate::types::Nanos {
     now + timeout
+}
+
+/// `inactive_is_low()` on list sizes: `inactive * ratio < active`, the ratio
+/// `int_sqrt(10 * size_in_GiB)` (1 below 1 GiB) or 1:1.
+pub fn inactive_is_low_sizes(inactive: u64, active: u64, ratio: InactiveRatio) -> bool {
+    let r = match ratio {
+        InactiveRatio::OneToOne => 1,
+        InactiveRatio::Sqrt => {
+            let gb = (inactive + active) >> (30 - crate::types::PAGE_SHIFT);
+            if gb > 0 {
+                int_sqrt(10 * gb)
+            } else {
+                1
+            }
+        }
+    };
+    inactive * r < active
 }
 
 /// `enum folio_references` (mm/vmscan.c): what `folio_check_references()` decided for a
@@ -117,6 +136,65 @@ pub struct ScanControl {
     /// `memcg_full_walk` (6.11+): this reclaim walks every memcg of the subtree, the shared
     /// iterator aside.
     pub memcg_full_walk: bool,
+    /// `may_swap`: anonymous pages may be swapped (false for a v1 memsw limit).
+    pub may_swap: bool,
+}
+
+/// What `prepare_scan_count()` (mm/vmscan.c, 5.8+) reads at the reclaim root for one node,
+/// once per pass, for `get_scan_count()` of every lruvec below it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScanPrep {
+    /// `sc->anon_cost`, `sc->file_cost`: the root lruvec's `anon_cost`/`file_cost`.
+    pub anon_cost: u64,
+    /// See `anon_cost`.
+    pub file_cost: u64,
+    /// `may_deactivate & DEACTIVATE_ANON`: the root's inactive anon list is low (anon
+    /// refaults, the other reason, are not modelled: swapped-out pages leave no shadow).
+    pub deactivate_anon: bool,
+    /// `cache_trim_mode`: the root's inactive file list has pages at this priority and
+    /// neither file refaults nor a low inactive file list ask to deactivate.
+    pub cache_trim_mode: bool,
+    /// `file_is_tiny` (global reclaim): the node's file and free pages are under its zones'
+    /// high watermarks while inactive anon pages are there to scan.
+    pub file_is_tiny: bool,
+    /// The node's file and free pages are under its zones' high watermarks (the "cache
+    /// trap" test of global reclaim, every era).
+    pub file_and_free_low: bool,
+}
+
+/// `enum scan_balance` (mm/vmscan.c).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ScanBalance {
+    /// `SCAN_EQUAL`: every list by its size.
+    Equal,
+    /// `SCAN_FRACT`: anon and file by `fraction[] / denominator`.
+    Fract,
+    /// `SCAN_ANON`: anonymous lists only.
+    Anon,
+    /// `SCAN_FILE`: file lists only.
+    File,
+}
+
+/// `get_scan_count()`'s `SCAN_FRACT` weights of the 5.8+ cost model: `(fraction[anon],
+/// fraction[file], denominator)` from swappiness and the root's `anon_cost`/`file_cost`
+/// ("at least a third of the pressure is applied, before swappiness").
+pub fn scan_fraction_cost(swappiness: u64, anon_cost: u64, file_cost: u64) -> (u64, u64, u64) {
+    let total = anon_cost + file_cost;
+    let anon = total + anon_cost;
+    let file = total + file_cost;
+    let total = anon + file;
+    let ap = swappiness * (total + 1) / (anon + 1);
+    let fp = (200 - swappiness) * (total + 1) / (file + 1);
+    (ap, fp, ap + fp)
+}
+
+/// `get_scan_count()`'s `SCAN_FRACT` weights before 5.8: `anon_prio = swappiness`, `file_prio =
+/// 200 - swappiness`, each times `(recent_scanned + 1) / (recent_rotated + 1)` of its type;
+/// the denominator is `ap + fp + 1`.
+pub fn scan_fraction_rotated(swappiness: u64, scanned: [u64; 2], rotated: [u64; 2]) -> (u64, u64, u64) {
+    let ap = swappiness * (scanned[0] + 1) / (rotated[0] + 1);
+    let fp = (200 - swappiness) * (scanned[1] + 1) / (rotated[1] + 1);
+    (ap, fp, ap + fp + 1)
 }
 
 impl ScanControl {
@@ -134,6 +212,7 @@ impl ScanControl {
             nr_writeback: 0,
             deactivate_file: false,
             memcg_full_walk: false,
+            may_swap: true,
         }
     }
 }
@@ -142,7 +221,14 @@ impl Kernel {
     /// `try_to_free_mem_cgroup_pages()`: limit reclaim of `memcg` and its descendants for at
     /// least `max(nr_pages, SWAP_CLUSTER_MAX)` pages. Returns the pages reclaimed.
     pub fn try_to_free_mem_cgroup_pages(&mut self, memcg: MemcgId, nr_pages: u64) -> u64 {
+        self.try_to_free_mem_cgroup_pages_swap(memcg, nr_pages, true)
+    }
+
+    /// `try_to_free_mem_cgroup_pages()` with `MEMCG_RECLAIM_MAY_SWAP` as `may_swap` (6.1;
+    /// `may_swap = !noswap` before): a v1 memsw limit reclaims without swapping.
+    pub fn try_to_free_mem_cgroup_pages_swap(&mut self, memcg: MemcgId, nr_pages: u64, may_swap: bool) -> u64 {
         let mut sc = ScanControl::new(memcg, nr_pages.max(SWAP_CLUSTER_MAX), true, false);
+        sc.may_swap = may_swap;
         self.do_try_to_free_pages(&mut sc)
     }
 
@@ -205,6 +291,11 @@ impl Kernel {
         if let Some(r) = refaults {
             self.memcgs.memcgs[sc.target.idx()].refaults_snapshot = r;
         }
+        if self.profile.anon_workingset {
+            // snapshot_refaults(): WORKINGSET_ACTIVATE_ANON too.
+            let r = self.memcgs.subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
+            self.memcgs.memcgs[sc.target.idx()].refaults_snapshot_anon = r;
+        }
         sc.nr_reclaimed
     }
 
@@ -215,6 +306,9 @@ impl Kernel {
         // calculate_protection() leaves the subtree, pre-order, in `list`.
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(sc.target, &mut list);
+        if self.swap.is_some() {
+            self.prepare_scan_count(sc, &list);
+        }
         // Which reclaimers share an iterator, and which one (`mem_cgroup_reclaim_cookie`).
         let slot = match self.profile.reclaim_walk {
             ReclaimWalk::Full => None,
@@ -313,26 +407,29 @@ impl Kernel {
                 scan
             }
         };
-        let mut nr_inactive = scan(self.lruvecs[v].size(LruList::InactiveFile));
-        let mut nr_active = scan(self.lruvecs[v].size(LruList::ActiveFile));
-        // get_scan_count() with a swap area: reclaim only file pages while the inactive file
-        // list is not low and has pages to scan at this priority (SCAN_FILE); otherwise anon
-        // and file in proportion to vm.swappiness (anon_prio = swappiness, file_prio =
-        // 200 - swappiness; the recent-rotation feedback is not modelled). Without swap, or
-        // with the area full, anonymous pages are not scanned.
-        let (mut nr_anon_inactive, mut nr_anon_active) = (0u64, 0u64);
-        if self.can_swap() {
-            let file_enough = !self.inactive_is_low(v) && self.lruvecs[v].size(LruList::InactiveFile) >> sc.priority > 0;
-            if !file_enough {
-                let sw = SWAPPINESS;
-                // Sizes in pages (`lruvec_lru_size()`); the scan loop takes one entry (a page
-                // or a huge page) per unit, as isolate_lru_pages() counts `scan` in 4.x.
-                nr_anon_inactive = scan(self.lruvecs[v].nr_pages(LruList::InactiveAnon)) * sw / 200;
-                nr_anon_active = scan(self.lruvecs[v].nr_pages(LruList::ActiveAnon)) * sw / 200;
-                nr_inactive = nr_inactive * (200 - sw) / 200;
-                nr_active = nr_active * (200 - sw) / 200;
-            }
+        // get_scan_count(): how much of each list, by the era's anon/file balance.
+        let balance = self.scan_balance(memcg, v, sc);
+        let online = !dying;
+        let mut nr = [0u64; 4];
+        for (i, lru) in [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile].into_iter().enumerate() {
+            let file = i >= 2;
+            // Anonymous sizes in pages (`lruvec_lru_size()`); the scan loop takes one entry
+            // (a page or a huge page) per unit, as isolate_lru_pages() counts `scan` in 4.x.
+            let size = if file { self.lruvecs[v].size(lru) } else { self.lruvecs[v].nr_pages(lru) };
+            let s = scan(size);
+            nr[i] = match balance {
+                (ScanBalance::Equal, ..) => s,
+                (ScanBalance::Fract, ap, fp, den) => {
+                    let f = if file { fp } else { ap };
+                    // "Make sure we don't miss the last page on the offlined memory cgroups
+                    // because of a round-off error."
+                    if online || den == 0 { (s as u128 * f as u128 / den.max(1) as u128) as u64 } else { (s as u128 * f as u128).div_ceil(den as u128) as u64 }
+                }
+                (ScanBalance::File, ..) => if file { s } else { 0 },
+                (ScanBalance::Anon, ..) => if file { 0 } else { s },
+            };
         }
+        let [mut nr_anon_inactive, mut nr_anon_active, mut nr_inactive, mut nr_active] = nr;
         // shrink_lruvec() compares what this call reclaimed (its local `nr_reclaimed`) with the
         // whole target `sc->nr_to_reclaim`, not what the earlier priorities already got: a
         // reclaim of 64 pages that reaches priority 7 takes up to 62 + 64.
@@ -346,7 +443,13 @@ impl Kernel {
             if nr_anon_active > 0 {
                 let n = nr_anon_active.min(SWAP_CLUSTER_MAX);
                 nr_anon_active -= n;
-                if self.inactive_anon_is_low(v) {
+                // 5.9+: `sc->may_deactivate & DEACTIVATE_ANON`, decided at the reclaim root
+                // (prepare_scan_count()); before, inactive_list_is_low() of this lruvec.
+                let deactivate = match self.profile.scan_balance {
+                    ScanModel::Cost => self.scan_prep.get(v % self.nr_nodes as usize).is_some_and(|p| p.deactivate_anon),
+                    ScanModel::Rotated => self.inactive_anon_is_low(v),
+                };
+                if deactivate {
                     self.shrink_active_anon(memcg, v, n);
                 }
             }
@@ -366,8 +469,175 @@ impl Kernel {
                 break;
             }
         }
+        // "Even if we did not try to evict anon pages at all, we want to rebalance the anon
+        // lru active/inactive ratio" (can_age_anon_pages(): swap is present).
+        if self.swap.is_some() && self.inactive_anon_is_low(v) {
+            self.shrink_active_anon(memcg, v, SWAP_CLUSTER_MAX);
+        }
         if self.profile.throttle_vm_writeout {
             self.throttle_vm_writeout();
+        }
+    }
+
+    /// `prepare_scan_count()` (5.8+) for every node reclaim visits: the reclaim root's
+    /// costs, whether to deactivate anon, `cache_trim_mode`, `file_is_tiny`. The root's
+    /// lruvec sizes are its subtree's (`lruvec_page_state()` is hierarchical), summed over
+    /// `subtree` (the walk's memcgs).
+    fn prepare_scan_count(&mut self, sc: &ScanControl, subtree: &[MemcgId]) {
+        let nodes = self.nr_nodes as usize;
+        if self.scan_prep.len() < nodes {
+            self.scan_prep.resize(nodes, ScanPrep::default());
+        }
+        for nid in 0..nodes {
+            let target = self.lruvec_idx(sc.target, nid as u32);
+            let mut sizes = [0u64; 4];
+            for &m in subtree {
+                let l = &self.lruvecs[self.lruvec_idx(m, nid as u32)];
+                sizes[0] += l.nr_pages(LruList::InactiveAnon);
+                sizes[1] += l.nr_pages(LruList::ActiveAnon);
+                sizes[2] += l.size(LruList::InactiveFile);
+                sizes[3] += l.size(LruList::ActiveFile);
+            }
+            // "When refaults are being observed, it means a new workingset is being
+            // established. Deactivate to get rid of any stale active pages quickly."
+            let anon_refaults = self.memcgs.subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
+            let anon_low = anon_refaults != self.memcgs.get(sc.target).refaults_snapshot_anon
+                || inactive_is_low_sizes(sizes[0], sizes[1], InactiveRatio::Sqrt);
+            let file_low = inactive_is_low_sizes(sizes[2], sizes[3], self.profile.file_inactive_ratio);
+            let deactivate_file = sc.deactivate_file || file_low;
+            let (mut file_and_free_low, mut anon) = (false, 0);
+            if !sc.cgroup_reclaim {
+                let (mut free, mut high) = (0, 0);
+                for z in self.zones.iter().filter(|z| z.node as usize == nid) {
+                    free += z.free;
+                    high += z.wmark_high;
+                }
+                let mut file = 0;
+                if sc.target == MemcgId::ROOT {
+                    // The walk's memcgs are all of them: the node's lists are summed above.
+                    file = sizes[2] + sizes[3];
+                    anon = sizes[0];
+                } else {
+                    for m in 0..self.memcgs.len() {
+                        let l = &self.lruvecs[self.lruvec_idx(MemcgId(m as u32), nid as u32)];
+                        file += l.size(LruList::InactiveFile) + l.size(LruList::ActiveFile);
+                        anon += l.nr_pages(LruList::InactiveAnon);
+                    }
+                }
+                file_and_free_low = file + free <= high;
+            }
+            self.scan_prep[nid] = ScanPrep {
+                anon_cost: self.lruvecs[target].anon_cost,
+                file_cost: self.lruvecs[target].file_cost,
+                deactivate_anon: anon_low,
+                cache_trim_mode: sizes[2] >> sc.priority > 0 && !deactivate_file,
+                file_is_tiny: file_and_free_low && !anon_low && anon >> sc.priority > 0,
+                file_and_free_low,
+            };
+        }
+    }
+
+    /// `get_scan_count()`'s choice for lruvec `v` of `memcg`: the balance and, for
+    /// `SCAN_FRACT`, (`fraction[anon]`, `fraction[file]`, denominator). Without swap room for
+    /// the memcg (`can_reclaim_anon_pages()`: `mem_cgroup_get_nr_swap_pages()`), or when the
+    /// reclaim may not swap (a v1 memsw limit), file only.
+    fn scan_balance(&mut self, memcg: MemcgId, v: usize, sc: &ScanControl) -> (ScanBalance, u64, u64, u64) {
+        if !sc.may_swap || self.mem_cgroup_get_nr_swap_pages(memcg) == 0 {
+            return (ScanBalance::File, 0, 0, 0);
+        }
+        let swappiness = self.memcgs.swappiness(memcg, self.profile.swappiness);
+        // "Global reclaim will swap to prevent OOM even with no swappiness, but memcg users
+        // want to use this knob to disable swapping for individual groups completely."
+        if sc.cgroup_reclaim && swappiness == 0 {
+            return (ScanBalance::File, 0, 0, 0);
+        }
+        // "Do not apply any pressure balancing cleverness when the system is close to OOM."
+        if sc.priority == 0 && swappiness > 0 {
+            return (ScanBalance::Equal, 0, 0, 0);
+        }
+        match self.profile.scan_balance {
+            ScanModel::Cost => {
+                let p = self.scan_prep.get(v % self.nr_nodes as usize).copied().unwrap_or_default();
+                if p.file_is_tiny {
+                    return (ScanBalance::Anon, 0, 0, 0);
+                }
+                if p.cache_trim_mode {
+                    return (ScanBalance::File, 0, 0, 0);
+                }
+                let (ap, fp, den) = scan_fraction_cost(swappiness, p.anon_cost, p.file_cost);
+                (ScanBalance::Fract, ap, fp, den)
+            }
+            ScanModel::Rotated => {
+                let l = &self.lruvecs[v];
+                // "Prevent the reclaimer from falling into the cache trap" (4.x-5.7, global
+                // reclaim): the node's file and free pages under its high watermarks.
+                let low = self.scan_prep.get(v % self.nr_nodes as usize).is_some_and(|p| p.file_and_free_low);
+                if low && !self.inactive_anon_is_low(v) && l.nr_pages(LruList::InactiveAnon) >> sc.priority > 0 {
+                    return (ScanBalance::Anon, 0, 0, 0);
+                }
+                // "If there is enough inactive page cache ... we do not reclaim anything from
+                // the anonymous working set right now."
+                if !self.inactive_is_low(v) && self.lruvecs[v].size(LruList::InactiveFile) >> sc.priority > 0 {
+                    return (ScanBalance::File, 0, 0, 0);
+                }
+                // The stats are halved once the scans pass a quarter of the lists.
+                let l = &mut self.lruvecs[v];
+                let anon = l.nr_pages(LruList::InactiveAnon) + l.nr_pages(LruList::ActiveAnon);
+                let file = l.size(LruList::InactiveFile) + l.size(LruList::ActiveFile);
+                for (t, size) in [(0, anon), (1, file)] {
+                    if l.recent_scanned[t] > size / 4 {
+                        l.recent_scanned[t] /= 2;
+                        l.recent_rotated[t] /= 2;
+                    }
+                }
+                let (ap, fp, den) = scan_fraction_rotated(swappiness, l.recent_scanned, l.recent_rotated);
+                (ScanBalance::Fract, ap, fp, den)
+            }
+        }
+    }
+
+    /// `lru_note_cost()` (mm/swap.c, 5.8+): `nr` pages of reclaim cost of one type (anon:
+    /// swapped out; file: written by reclaim, or a restored refault) in the lruvec of `memcg`
+    /// on node `nid` and every ancestor's, each halving both costs once they pass a quarter
+    /// of its LRU pages. The LRU pages of a memcg's lruvec (hierarchical in the kernel) are
+    /// taken from its page counter (its subtree's charged pages: LRU pages and the kernel
+    /// memory charged with them), the root's from the node's LRU pages.
+    pub fn lru_note_cost(&mut self, memcg: MemcgId, nid: u32, file: bool, nr: u64) {
+        if self.profile.scan_balance != ScanModel::Cost || nr == 0 || memcg == MemcgId::NONE {
+            return;
+        }
+        let mut cur = Some(memcg);
+        while let Some(m) = cur {
+            let lrusize = if m == MemcgId::ROOT {
+                self.vmstat.nr_anon_pages + self.nr_file_pages()
+            } else {
+                self.memcgs.get(m).counter.usage
+            };
+            let idx = self.lruvec_idx(m, nid);
+            let l = &mut self.lruvecs[idx];
+            if file {
+                l.file_cost += nr;
+            } else {
+                l.anon_cost += nr;
+            }
+            if l.file_cost + l.anon_cost > lrusize / 4 {
+                l.file_cost /= 2;
+                l.anon_cost /= 2;
+            }
+            cur = self.memcgs.get(m).parent;
+        }
+    }
+
+    /// `update_page_reclaim_stat()` (before 5.8): `nr` pages of one type added to or scanned
+    /// on the lists of lruvec `v`, `rotated` when they went to the active list.
+    pub fn update_page_reclaim_stat(&mut self, v: usize, file: bool, nr: u64, rotated: bool) {
+        if self.profile.scan_balance != ScanModel::Rotated {
+            return;
+        }
+        let l = &mut self.lruvecs[v];
+        l.recent_scanned[file as usize] += nr;
+        if rotated {
+            l.recent_rotated[file as usize] += nr;
         }
     }
 
@@ -383,29 +653,82 @@ impl Kernel {
     }
 
     /// `shrink_active_list()` of the anon lists: move up to `nr` pages from the active tail to
-    /// the inactive list (anonymous pages are not referenced-checked: the engine does not
-    /// track accessed bits of page tables).
+    /// the inactive list, clearing their PTEs' accessed bits (`folio_referenced()`: a
+    /// referenced anonymous page is deactivated all the same; before 5.8 it counts as rotated
+    /// in `recent_rotated`), marking them `PG_workingset`.
     fn shrink_active_anon(&mut self, memcg: MemcgId, v: usize, nr: u64) {
-        let mut moved = 0;
+        let (mut moved, mut scanned, mut rotated) = (0, 0, 0);
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveAnon) else { break };
             self.cpu(self.cost.scan_page);
             self.lruvecs[v].del(&mut self.pages, p);
+            let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            scanned += n;
+            if self.anon_referenced(p) {
+                rotated += n;
+            }
             self.pages[p].flags &= !pg::ACTIVE;
+            self.pages[p].flags |= pg::WORKINGSET;
             self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
-            moved += 1;
+            moved += n;
         }
+        self.update_page_reclaim_stat(v, false, scanned, false);
+        if rotated > 0 {
+            self.update_rotated(v, false, rotated);
+        }
+        self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
+        self.vmstat.count(VmEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
         self.vmstat.count(VmEvent::Pgdeactivate, moved);
     }
 
-    /// `shrink_inactive_list()` of the anon lists: a page under swap writeback is kept (and
-    /// marked for immediate reclaim); a clean swap-cache page is freed; any other anonymous
-    /// page is written to swap (`add_to_swap()` + `pageout()`), or activated when swap is
-    /// full. A tmpfs page (swap-backed page cache, on the anon lists too) is activated: its
-    /// swap-out (`shmem_writepage()`, page cache to swap cache) is not modelled.
+    /// `recent_rotated` alone (before 5.8): pages that stayed or went active.
+    fn update_rotated(&mut self, v: usize, file: bool, nr: u64) {
+        if self.profile.scan_balance == ScanModel::Rotated {
+            self.lruvecs[v].recent_rotated[file as usize] += nr;
+        }
+    }
+
+    /// `folio_referenced()` of an anonymous page: test and clear the accessed bit of the PTE
+    /// mapping it (any of a huge page's 512: its PMD's), in its anonymous VMA or, for a private
+    /// copy, its file VMA. An unmapped page is not referenced.
+    pub fn anon_referenced(&mut self, p: PageId) -> bool {
+        let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index);
+        let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR as u32 } else { 1 };
+        let Some(vm) = self.vmas.get_mut(vma) else { return false };
+        if vm.pages.get(index as usize) != Some(&p) {
+            return false;
+        }
+        let mut young = false;
+        for i in index..index + n {
+            young |= match vm.file.as_mut() {
+                Some(f) => {
+                    let y = f.young(i);
+                    f.set_young(i, false);
+                    y
+                }
+                None => vm.test_and_clear_young(i),
+            };
+        }
+        young
+    }
+
+    /// `shrink_inactive_list()` of the anon lists. A page under swap writeback is kept (and
+    /// marked for immediate reclaim); the others go through `folio_check_references()`
+    /// (`folio_references()`: one young PTE keeps it for another trip with `PG_referenced`
+    /// set, a second reference activates it); one to reclaim is freed when it is a clean
+    /// swap-cache page, else written to swap (`add_to_swap()` + `pageout()`), or activated
+    /// when it gets no slot (swap full, or memory.swap.max: `activate_locked`). A tmpfs page
+    /// (swap-backed page cache, on the anon lists too) is activated: its swap-out
+    /// (`shmem_writepage()`, page cache to swap cache) is not modelled. The pages written
+    /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+).
     fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
+        let (mut nr_pageout, mut nr_activate) = (0u64, 0u64);
+        // The swap writes that completed by now have ended their writeback (their
+        // completion interrupts, `end_swap_bio_write()`, ran while reclaim went on), and the
+        // pages reclaim marked are at the inactive tail.
+        self.swap_end_io();
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, p);
@@ -419,18 +742,54 @@ impl Kernel {
                 nr_writeback += 1;
                 continue;
             }
+            if self.swap_read_pending(p) {
+                // Read by swap readahead and still locked for its I/O.
+                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                continue;
+            }
+            let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+            if self.pages[p].test(pg::ANON) {
+                let ptes = self.anon_referenced(p) as u32;
+                let referenced_folio = self.pages[p].test(pg::REFERENCED);
+                self.pages[p].flags &= !pg::REFERENCED;
+                if ptes > 0 {
+                    self.pages[p].flags |= pg::REFERENCED;
+                }
+                match folio_references(ptes, referenced_folio, false) {
+                    FolioRef::Activate => {
+                        self.pages[p].flags |= pg::ACTIVE;
+                        self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+                        nr_activate += n;
+                        continue;
+                    }
+                    FolioRef::Keep => {
+                        self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                        continue;
+                    }
+                    FolioRef::Reclaim | FolioRef::Unevictable => {}
+                }
+            }
             if self.pages[p].test(pg::SWAPCACHE) {
-                reclaimed += self.free_swapped_page(p);
+                reclaimed += self.free_swapped_page_shadow(p, Some(sc.target));
                 continue;
             }
             if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
+                nr_pageout += n;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
             } else {
                 self.pages[p].flags |= pg::ACTIVE;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+                nr_activate += n;
             }
         }
+        if nr_activate > 0 {
+            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_activate);
+            self.vmstat.count(VmEvent::Pgactivate, nr_activate);
+            self.update_rotated(v, false, nr_activate);
+        }
+        self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
+        self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout);
         if nr_writeback > 0 {
             if let Some(dev) = self.swap.as_ref().map(|a| a.dev.idx()) {
                 self.throttle_direct_reclaim(dev, sc);

@@ -70,10 +70,20 @@ pub enum VmEvent {
     Pgfault,
     /// `pgmajfault`: page faults that read from disk (`VM_FAULT_MAJOR`).
     Pgmajfault,
+    /// `swap_ra`: pages swap readahead read beside the one a fault asked for.
+    SwapRa,
+    /// `swap_ra_hit`: faults that found a page swap readahead had read.
+    SwapRaHit,
+    /// `workingset_refault_anon`: pages read back from swap whose slot held a shadow (5.9+).
+    WorkingsetRefaultAnon,
+    /// `workingset_activate_anon`: such pages activated at once.
+    WorkingsetActivateAnon,
+    /// `workingset_restore_anon`: activated ones that were active before their eviction.
+    WorkingsetRestoreAnon,
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 32;
+pub const NR_VM_EVENTS: usize = 37;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -110,11 +120,16 @@ impl VmEvent {
         (VmEvent::Pswpout, "pswpout"),
         (VmEvent::Pgfault, "pgfault"),
         (VmEvent::Pgmajfault, "pgmajfault"),
+        (VmEvent::SwapRa, "swap_ra"),
+        (VmEvent::SwapRaHit, "swap_ra_hit"),
+        (VmEvent::WorkingsetRefaultAnon, "workingset_refault_anon"),
+        (VmEvent::WorkingsetActivateAnon, "workingset_activate_anon"),
+        (VmEvent::WorkingsetRestoreAnon, "workingset_restore_anon"),
     ];
 }
 
 /// /proc/vmstat event counters plus the page states /proc/meminfo reports.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct VmStat {
     /// Event counters, indexed by [`VmEvent`].
     pub events: [u64; NR_VM_EVENTS],
@@ -128,6 +143,15 @@ pub struct VmStat {
     pub nr_file_pages: u64,
     /// `NR_FILE_MAPPED`: page-cache pages mapped by some VMA (/proc/meminfo `Mapped`).
     pub nr_mapped: u64,
+    /// Anonymous pages in the swap cache that no page table maps (read by swap readahead and
+    /// not faulted yet): on the anon LRU, charged, not in `NR_ANON_MAPPED`.
+    pub nr_swapcache_unmapped: u64,
+}
+
+impl Default for VmStat {
+    fn default() -> Self {
+        VmStat { events: [0; NR_VM_EVENTS], nr_dirty: 0, nr_writeback: 0, nr_anon_pages: 0, nr_file_pages: 0, nr_mapped: 0, nr_swapcache_unmapped: 0 }
+    }
 }
 
 impl VmStat {

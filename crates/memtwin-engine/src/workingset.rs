@@ -159,17 +159,17 @@ impl Kernel {
         pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
     }
 
-    /// Active file pages the refault distance is compared with: the eviction lruvec's own
+    /// Pages of list `lru` the refault distance is compared with: the eviction lruvec's own
     /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since.
-    fn workingset_size(&self, m: MemcgId) -> u64 {
-        let local = self.memcg_lru_size(m, LruList::ActiveFile);
+    fn workingset_size(&self, m: MemcgId, lru: LruList) -> u64 {
+        let local = self.memcg_lru_size(m, lru);
         if !self.profile.eviction_at_reclaim_root || self.memcgs.get(m).children.is_empty() {
             return local;
         }
         let mut sum = local;
         let mut stack: Vec<MemcgId> = self.memcgs.get(m).children.clone();
         while let Some(c) = stack.pop() {
-            sum += self.memcg_lru_size(c, LruList::ActiveFile);
+            sum += self.memcg_lru_size(c, lru);
             stack.extend_from_slice(&self.memcgs.get(c).children);
         }
         sum
@@ -193,8 +193,14 @@ impl Kernel {
         let e = if eviction_memcg.idx() < self.memcgs.len() { eviction_memcg } else { MemcgId::ROOT };
         let refault = self.lruvecs[self.lruvec_idx(e, 0)].nonresident_age;
         let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
-        // Without swap only the active file list counts as the working set (file refault).
-        if distance > self.workingset_size(e) {
+        // The working set a file refault competes with: the active file list, and since
+        // 5.8 (34e58cac6d8f "mm: workingset: let cache workingset challenge anon") the anon
+        // lists too when the refaulting page's memcg can swap.
+        let mut ws = self.workingset_size(e, LruList::ActiveFile);
+        if self.profile.scan_balance == crate::profile::ScanBalance::Cost && self.mem_cgroup_get_nr_swap_pages(page_memcg) > 0 {
+            ws += self.workingset_size(e, LruList::ActiveAnon) + self.workingset_size(e, LruList::InactiveAnon);
+        }
+        if distance > ws {
             return;
         }
         self.pages[page].flags |= pg::ACTIVE;
@@ -203,8 +209,45 @@ impl Kernel {
         self.vmstat.count(VmEvent::WorkingsetActivateFile, nr);
         if workingset {
             self.pages[page].flags |= pg::WORKINGSET;
+            // lru_note_cost_folio() (5.8+): a restored working-set page is file cost.
+            let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
+            self.lru_note_cost(page_memcg, nid, true, nr);
             self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, nr);
             self.vmstat.count(VmEvent::WorkingsetRestoreFile, nr);
+        }
+    }
+
+    /// `workingset_refault()` of an anonymous page read back from swap (5.9+): the
+    /// refault distance against the eviction lruvec's working set (`NR_ACTIVE_FILE +
+    /// NR_INACTIVE_FILE`, plus `NR_ACTIVE_ANON` while the memcg can swap); within it the page
+    /// is activated (`workingset_activate_anon`) and, active before its eviction, restored
+    /// (`workingset_restore_anon`, anon cost: `lru_note_cost_folio()`).
+    pub fn workingset_refault_anon(&mut self, page: PageId, shadow: u64) {
+        self.cpu(self.cost.refault);
+        let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
+        let page_memcg = self.pages[page].memcg;
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultAnon, 1);
+        self.vmstat.count(VmEvent::WorkingsetRefaultAnon, 1);
+        let e = if eviction_memcg.idx() < self.memcgs.len() { eviction_memcg } else { MemcgId::ROOT };
+        let refault = self.lruvecs[self.lruvec_idx(e, 0)].nonresident_age;
+        let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
+        let mut ws = self.workingset_size(e, LruList::ActiveFile) + self.workingset_size(e, LruList::InactiveFile);
+        if self.mem_cgroup_get_nr_swap_pages(page_memcg) > 0 {
+            ws += self.workingset_size(e, LruList::ActiveAnon);
+        }
+        if distance > ws {
+            return;
+        }
+        self.pages[page].flags |= pg::ACTIVE;
+        self.workingset_age_nonresident(page_memcg, 1);
+        self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateAnon, 1);
+        self.vmstat.count(VmEvent::WorkingsetActivateAnon, 1);
+        if workingset {
+            self.pages[page].flags |= pg::WORKINGSET;
+            let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(page) };
+            self.lru_note_cost(page_memcg, nid, false, 1);
+            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreAnon, 1);
+            self.vmstat.count(VmEvent::WorkingsetRestoreAnon, 1);
         }
     }
 

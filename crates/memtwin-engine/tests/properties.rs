@@ -179,6 +179,12 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         high: if !v1 && *low > 2 << 20 { Some(*low * 2) } else { None },
                         low: if v1 { 0 } else { *low },
                         min: 0,
+                        // Swap limits on some: memory.swap.max (v2) of half the low setting,
+                        // memory.memsw.limit_in_bytes (v1) the limit plus that; every third
+                        // v1 cgroup swaps at its own swappiness.
+                        swap_max: if !v1 && i % 2 == 0 { Some(*low / 2) } else { None },
+                        memsw_max: if v1 && i % 2 == 0 { max.map(|m| m + *low / 2) } else { None },
+                        swappiness: if v1 && i % 3 == 1 { Some([0, 100, 0][i % 3 + (*low % 2) as usize]) } else { None },
                     })
                     .collect();
                 let mut scn = Scenario {

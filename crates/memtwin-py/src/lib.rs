@@ -294,6 +294,7 @@ impl Doc {
         out.set_item("thp", scn.thp)?;
         out.set_item("lru_gen", scn.profile.lru_gen)?;
         out.set_item("min_ttl_ms", scn.profile.lru_gen_min_ttl_ms)?;
+        out.set_item("swappiness", scn.profile.swappiness)?;
         let devs = PyList::empty(py);
         for d in &scn.devices {
             let x = PyDict::new(py);
@@ -313,6 +314,9 @@ impl Doc {
             x.set_item("high", c.high)?;
             x.set_item("low", c.low)?;
             x.set_item("min", c.min)?;
+            x.set_item("swap_max", c.swap_max)?;
+            x.set_item("memsw_max", c.memsw_max)?;
+            x.set_item("swappiness", c.swappiness)?;
             cgs.append(x)?;
         }
         out.set_item("cgroups", cgs)?;

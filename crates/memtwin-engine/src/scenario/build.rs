@@ -499,7 +499,23 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "reclaim_walk"]);
+            if let Some(v) = t.get("swappiness") {
+                if let Some(sw) = get_uint(cx, v, "kernel.swappiness") {
+                    // vm.swappiness: 0..100 before 5.8, 0..200 since (c843966c556d, with the
+                    // cost model: "allow swappiness that prefers reclaiming anon").
+                    let top = if prof.scan_balance == crate::profile::ScanBalance::Cost { 200 } else { 100 };
+                    if sw > top {
+                        cx.err(
+                            &v.loc,
+                            format!("kernel.swappiness is {sw}: vm.swappiness on profile `{}` takes 0 to {top}", prof.name),
+                            format!("write a value from 0 to {top} (default 60){}", if top == 100 { "; 101-200 came with Linux 5.8" } else { "" }),
+                        );
+                    } else {
+                        prof.swappiness = sw;
+                    }
+                }
+            }
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "reclaim_walk", "swappiness"]);
         }
     }
 
@@ -768,6 +784,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [cgroups.PATH]
+    let profile_cost_model = prof.scan_balance == crate::profile::ScanBalance::Cost;
     let mut cgroups: Vec<CgroupSpec> = vec![];
     let mut procs: Vec<(String, Loc, usize)> = vec![];
     let mut cgroup_locs: Vec<Loc> = vec![];
@@ -784,11 +801,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 continue;
             }
             let Some(mut t) = Tab::new(cx, cn, &what) else { continue };
-            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0 };
+            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0, swap_max: None, memsw_max: None, swappiness: None };
             let (known, v2keys): (&[&str], bool) = match version {
-                CgroupVersion::V1 => (&["memory.limit_in_bytes", "procs"], false),
-                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "procs"], true),
+                CgroupVersion::V1 => (&["memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.swappiness", "procs"], false),
+                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "memory.swap.max", "procs"], true),
             };
+            let mut memsw_loc = None;
             for (k, kl, v) in t.entries.iter() {
                 let key = k.as_str();
                 match (key, v2keys) {
@@ -796,7 +814,39 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ("memory.high", true) => spec.high = get_limit(cx, v, key).unwrap_or(None),
                     ("memory.low", true) => spec.low = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
                     ("memory.min", true) => spec.min = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
-                    ("memory.max" | "memory.high" | "memory.low" | "memory.min" | "memory.limit_in_bytes", _) if !version_known => {}
+                    ("memory.swap.max", true) => spec.swap_max = get_limit(cx, v, key).unwrap_or(None),
+                    ("memory.memsw.limit_in_bytes", false) => {
+                        spec.memsw_max = get_limit(cx, v, key).unwrap_or(None);
+                        memsw_loc = Some(v.loc.clone());
+                    }
+                    ("memory.swappiness", false) => {
+                        if let Some(sw) = get_uint(cx, v, key) {
+                            // mem_cgroup_swappiness_write(): "if (val > 200) return -EINVAL" (5.8+;
+                            // 100 before).
+                            let top = if profile_cost_model { 200 } else { 100 };
+                            if sw > top {
+                                cx.err(&v.loc, format!("memory.swappiness is {sw}: the kernel takes 0 to {top}"), format!("write a value from 0 to {top}"));
+                            } else {
+                                spec.swappiness = Some(sw);
+                            }
+                        }
+                    }
+                    ("memory.swap.max", false) if version_known => cx.err(
+                        kl,
+                        "`memory.swap.max` is a cgroup v2 file but this scenario uses cgroup v1",
+                        "limit memory + swap with \"memory.memsw.limit_in_bytes\" (v1), or set kernel.cgroup = \"v2\"",
+                    ),
+                    ("memory.memsw.limit_in_bytes", true) if version_known => cx.err(
+                        kl,
+                        "`memory.memsw.limit_in_bytes` is a cgroup v1 file but this scenario uses cgroup v2",
+                        "limit swap alone with \"memory.swap.max\" (v2), or set kernel.cgroup = \"v1\"",
+                    ),
+                    ("memory.swappiness", true) if version_known => cx.err(
+                        kl,
+                        "`memory.swappiness` is a cgroup v1 file: cgroup v2 has no per-cgroup swappiness (mem_cgroup_swappiness() returns vm.swappiness)",
+                        "set kernel.swappiness for the machine, or set kernel.cgroup = \"v1\"",
+                    ),
+                    ("memory.max" | "memory.high" | "memory.low" | "memory.min" | "memory.limit_in_bytes" | "memory.swap.max" | "memory.memsw.limit_in_bytes" | "memory.swappiness", _) if !version_known => {}
                     ("memory.max" | "memory.high" | "memory.low" | "memory.min", false) => cx.err(
                         kl,
                         format!("`{key}` is a cgroup v2 file but this scenario uses cgroup v1"),
@@ -823,6 +873,16 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 t.used[i] = true;
             }
             t.finish(cx, known);
+            if let (Some(ms), Some(loc)) = (spec.memsw_max, &memsw_loc) {
+                // mem_cgroup_resize_max(): "memsw limit can't be lower than mem limit" (-EINVAL).
+                if spec.max.is_none_or(|m| ms < m) {
+                    cx.err(
+                        loc,
+                        format!("memory.memsw.limit_in_bytes ({}) is below memory.limit_in_bytes ({}): memsw counts memory and swap together, and the kernel refuses a memsw limit lower than the memory limit", human_size(ms), spec.max.map(human_size).unwrap_or_else(|| "max".into())),
+                        "set memory.memsw.limit_in_bytes to at least memory.limit_in_bytes (memory + the swap allowed)",
+                    );
+                }
+            }
             cgroups.push(spec);
             cgroup_locs.push(kloc.clone());
         }

@@ -141,6 +141,13 @@ pub struct CgroupSpec {
     pub low: u64,
     /// memory.min (v2).
     pub min: u64,
+    /// memory.swap.max (v2), bytes; `None` = "max".
+    pub swap_max: Option<u64>,
+    /// memory.memsw.limit_in_bytes (v1: memory and swap together), bytes; `None` = unlimited.
+    pub memsw_max: Option<u64>,
+    /// memory.swappiness (v1); `None`: inherited from the parent at creation
+    /// (`mem_cgroup_css_alloc()`), vm.swappiness at the top.
+    pub swappiness: Option<u64>,
 }
 
 /// `[files.PATH]`.

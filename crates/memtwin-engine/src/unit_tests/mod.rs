@@ -21,6 +21,7 @@ mod readahead;
 mod rmap;
 mod sched;
 mod swap;
+mod swapfile;
 mod vmscan;
 mod workingset;
 mod xarray;

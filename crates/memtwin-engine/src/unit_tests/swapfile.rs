@@ -1,0 +1,242 @@
+//! Swap held to Linux 6.1 (mm/swapfile.c, mm/swap_state.c, mm/memcontrol.c's swap
+//! accounting, mm/vmscan.c `get_scan_count()`).
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+use crate::swapfile::swapin_nr_pages;
+use crate::vmscan::{scan_fraction_cost, scan_fraction_rotated};
+use crate::vmstat::VmEvent;
+
+/// An anonymous hog of `anon` in a cgroup `ct` with the extra cgroup keys `cg`, on a machine
+/// with 256M of swap.
+fn hog(cgroup: &str, anon: &str, cg: &str, kernel: &str) -> String {
+    let max = if cgroup == "v1" { "memory.limit_in_bytes" } else { "memory.max" };
+    format!(
+        r#"
+[scenario]
+name = "swap"
+[machine]
+ram = "1G"
+swap = "256M"
+[kernel]
+profile = "linux-6.1"
+cgroup = "{cgroup}"
+{kernel}
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+"{max}" = "16M"
+{cg}
+[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "mmap", name = "m", size = "{anon}", step = "touch 1" }},
+  {{ op = "touch", name = "m", step = "touch 1" }},
+  {{ op = "touch", name = "m", step = "touch 2" }},
+]
+"#
+    )
+}
+
+/// `__swapin_nr_pages()` (mm/swap_state.c, 6.1): no hits and a fault not next to the last
+/// one read one page; next to it, two; hits + 2 rounded up to a power of two from 4, capped
+/// at `1 << page_cluster`; never below half the last window.
+#[test]
+fn swapin_nr_pages_6_1() {
+    assert_eq!(swapin_nr_pages(100, 500, 0, 8, 0), 1);
+    assert_eq!(swapin_nr_pages(100, 101, 0, 8, 0), 2);
+    assert_eq!(swapin_nr_pages(100, 99, 0, 8, 0), 2);
+    assert_eq!(swapin_nr_pages(100, 500, 1, 8, 0), 4);
+    assert_eq!(swapin_nr_pages(100, 500, 3, 8, 0), 8);
+    assert_eq!(swapin_nr_pages(100, 500, 40, 8, 0), 8);
+    // "Don't shrink readahead too fast"
+    assert_eq!(swapin_nr_pages(100, 500, 0, 8, 8), 4);
+}
+
+/// `get_scan_count()` SCAN_FRACT of 6.1 (the 5.8+ cost model): equal costs at swappiness 100
+/// weigh anon and file alike; swappiness 0 gives anon nothing; a higher anon cost (pages
+/// swapped out) moves pressure to file, "at least a third of the pressure" kept on each.
+#[test]
+fn scan_fraction_cost_6_1() {
+    let (ap, fp, den) = scan_fraction_cost(100, 50, 50);
+    assert_eq!(ap, fp);
+    assert_eq!(den, ap + fp);
+    assert_eq!(scan_fraction_cost(0, 10, 10).0, 0);
+    let (ap, fp, _) = scan_fraction_cost(60, 1000, 0);
+    assert!(ap < fp, "anon costly: file scanned more");
+    // total = 1000, anon = 2000, file = 1000: ap = 60 * 3001 / 2001, fp = 140 * 3001 / 1001
+    assert_eq!((ap, fp), (60 * 3001 / 2001, 140 * 3001 / 1001));
+}
+
+/// `get_scan_count()` SCAN_FRACT before 5.8 (5.0): `anon_prio = swappiness`, `file_prio = 200 -
+/// swappiness`, each times `(recent_scanned + 1) / (recent_rotated + 1)`; denominator `ap +
+/// fp + 1`.
+#[test]
+fn scan_fraction_rotated_5_0() {
+    assert_eq!(scan_fraction_rotated(60, [99, 99], [0, 0]), (6000, 14000, 20001));
+    // Rotated anon pages (activated, or new anonymous pages before 5.9) protect anon.
+    let (ap, fp, _) = scan_fraction_rotated(60, [99, 99], [99, 0]);
+    assert_eq!(ap, 60);
+    assert!(ap < fp);
+}
+
+/// `scan_swap_map_slots()` (6.1, a rotational device: no cluster_info): slots are handed out
+/// forward from `cluster_next`, a freed slot is not reused before the scan wraps to the
+/// lowest free one, slot 0 (the header) never; the area's usable pages are its size less the
+/// header.
+#[test]
+fn swap_slots_go_forward_6_1() {
+    use crate::swapfile::SwapArea;
+    let mut a = SwapArea::new(crate::types::DevId(0), 0, 8);
+    assert_eq!(a.pages, 7);
+    let m = MemcgId::ROOT;
+    assert_eq!((a.alloc(1, m), a.alloc(1, m), a.alloc(1, m)), (Some(1), Some(2), Some(3)));
+    a.free(2);
+    assert_eq!(a.alloc(1, m), Some(4), "forward, not the freed slot");
+    assert_eq!((a.alloc(1, m), a.alloc(1, m), a.alloc(1, m)), (Some(5), Some(6), Some(7)));
+    assert_eq!(a.alloc(1, m), Some(2), "wrapped to the lowest free slot");
+    assert_eq!(a.alloc(1, m), None, "full");
+    assert_eq!(a.inuse, 7);
+}
+
+/// memory.swap.max (v2): with room for the overage the hog swaps within it; with
+/// memory.swap.max = 0 `mem_cgroup_get_nr_swap_pages()` is 0, `get_scan_count()` scans no
+/// anon (SCAN_FILE), and the hog is OOM-killed without touching swap.
+#[test]
+fn swap_max_caps_the_memcgs_swap_v2_6_1() {
+    let mut s = sim(&hog("v2", "20M", r#""memory.swap.max" = "8M""#, ""));
+    run(&mut s);
+    let ct = memcg(&s, "ct");
+    let k = &s.kernel;
+    let m = k.memcgs.get(ct);
+    assert!(m.swap > 0 && m.swap <= 8 << 8, "swap {} pages within memory.swap.max", m.swap);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::OomKill), 0);
+    k.check_invariants().unwrap();
+
+    let mut s = sim(&hog("v2", "20M", r#""memory.swap.max" = "0""#, ""));
+    run(&mut s);
+    let ct = memcg(&s, "ct");
+    let k = &s.kernel;
+    assert_eq!(k.memcgs.get(ct).swap, 0);
+    assert_eq!(k.vmstat.get(VmEvent::Pswpout), 0);
+    assert!(k.memcgs.events(ct, MemcgEvent::OomKill) > 0);
+    k.check_invariants().unwrap();
+}
+
+/// v1 memsw (`do_memsw_account()`): memory + swap within memory.memsw.limit_in_bytes; with
+/// the memsw limit equal to the memory limit nothing may be swapped (a memsw failure reclaims
+/// without `MEMCG_RECLAIM_MAY_SWAP`) and the hog is OOM-killed.
+#[test]
+fn memsw_limits_memory_and_swap_v1_6_1() {
+    let mut s = sim(&hog("v1", "20M", r#""memory.memsw.limit_in_bytes" = "24M""#, ""));
+    run(&mut s);
+    let ct = memcg(&s, "ct");
+    let k = &s.kernel;
+    let m = k.memcgs.get(ct);
+    assert!(m.swap > 0);
+    assert!(m.counter.usage + m.swap <= 24 << 8);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::OomKill), 0);
+    k.check_invariants().unwrap();
+
+    let mut s = sim(&hog("v1", "20M", r#""memory.memsw.limit_in_bytes" = "16M""#, ""));
+    run(&mut s);
+    let ct = memcg(&s, "ct");
+    assert_eq!(s.kernel.memcgs.get(ct).swap, 0);
+    assert!(s.kernel.memcgs.events(ct, MemcgEvent::OomKill) > 0);
+}
+
+/// v1 memsw (`try_charge_memcg()`, 6.1: memsw is tried before memory) holds for the faults
+/// taken as a run too (`charge_is_quiet()`): with memsw 2M above the memory limit the hog
+/// fills memory, swaps 2M, then every charge fails memsw and reclaims without swapping until
+/// the OOM kill; no charge may pass memory + swap over the memsw limit meanwhile.
+#[test]
+fn memsw_holds_for_fault_runs_v1_6_1() {
+    let mut s = sim(&hog("v1", "20M", r#""memory.memsw.limit_in_bytes" = "18M""#, ""));
+    let ct = memcg(&s, "ct");
+    let mut peak = (0, 0);
+    let steps = run_with(&mut s, |s| {
+        let m = s.kernel.memcgs.get(ct);
+        if m.counter.usage + m.swap > peak.0 + peak.1 {
+            peak = (m.counter.usage, m.swap);
+        }
+    });
+    assert!(steps > 1);
+    assert!(peak.1 > 0, "the hog swapped");
+    assert!(peak.0 + peak.1 <= 18 << 8, "memory {} + swap {} pages over memsw", peak.0, peak.1);
+    assert!(s.kernel.memcgs.events(ct, MemcgEvent::OomKill) > 0);
+}
+
+/// `mem_cgroup_swappiness()` + `get_scan_count()` (6.1): a v1 memcg with memory.swappiness 0
+/// is never swapped by its limit reclaim ("memcg users want to use this knob to disable
+/// swapping for individual groups completely"); vm.swappiness 0 on v2 does the same.
+#[test]
+fn swappiness_0_disables_limit_reclaim_swapping_6_1() {
+    let mut s = sim(&hog("v1", "20M", r#""memory.swappiness" = 0"#, ""));
+    run(&mut s);
+    let ct = memcg(&s, "ct");
+    assert_eq!(s.kernel.vmstat.get(VmEvent::Pswpout), 0);
+    assert!(s.kernel.memcgs.events(ct, MemcgEvent::OomKill) > 0);
+    let mut s = sim(&hog("v2", "20M", "", "swappiness = 0"));
+    run(&mut s);
+    assert_eq!(s.kernel.vmstat.get(VmEvent::Pswpout), 0);
+    // the default (60) swaps
+    let mut s = sim(&hog("v2", "20M", "", ""));
+    run(&mut s);
+    assert!(s.kernel.vmstat.get(VmEvent::Pswpout) > 0);
+}
+
+/// `do_swap_page()` -> `swap_cluster_readahead()` (6.1): a sequential re-touch of swapped
+/// pages finds most of them in the swap cache (`swap_ra_hit`), so major faults are a fraction
+/// of the pages read back (up to 1 in 8: page-cluster 3).
+#[test]
+fn sequential_swap_in_is_read_ahead_6_1() {
+    let mut s = sim(&hog("v2", "24M", "", ""));
+    run(&mut s);
+    let k = &s.kernel;
+    let pswpin = k.vmstat.get(VmEvent::Pswpin);
+    let major = k.vmstat.get(VmEvent::Pgmajfault);
+    assert!(pswpin > 1000, "{pswpin} pages read back");
+    assert!(major * 6 < pswpin, "{major} major faults for {pswpin} pages");
+    assert!(k.vmstat.get(VmEvent::SwapRaHit) > 0 && k.vmstat.get(VmEvent::SwapRa) >= k.vmstat.get(VmEvent::SwapRaHit));
+    k.check_invariants().unwrap();
+}
+
+/// New anonymous pages start on the inactive list from 5.9 (`lru_cache_add_inactive_or_unevictable()`),
+/// on the active list before (linux-5.0).
+#[test]
+fn new_anon_pages_start_inactive_from_5_9() {
+    for (profile, list) in [("linux-6.1", LruList::InactiveAnon), ("linux-5.0", LruList::ActiveAnon)] {
+        let toml = hog("v2", "4M", "", "").replace(r#"profile = "linux-6.1""#, &format!(r#"profile = "{profile}""#));
+        let mut s = sim(&toml);
+        run(&mut s);
+        let ct = memcg(&s, "ct");
+        assert_eq!(s.kernel.memcg_lru_size(ct, list), 1024, "{profile}");
+    }
+}
+
+/// Bad swap settings are refused with the place and the fix: a v2 file on v1 and the
+/// reverse, memory.swappiness on v2 (which has none: `mem_cgroup_swappiness()`), a memsw limit
+/// below the memory limit (`mem_cgroup_resize_max()`: -EINVAL), swappiness above the era's
+/// range (200 from 5.8, 100 before).
+#[test]
+fn bad_swap_settings_name_the_place_and_the_fix() {
+    let cases: [(&str, &str, &str, &str); 5] = [
+        ("v1", r#""memory.swap.max" = "8M""#, "", "`memory.swap.max` is a cgroup v2 file"),
+        ("v2", r#""memory.memsw.limit_in_bytes" = "32M""#, "", "`memory.memsw.limit_in_bytes` is a cgroup v1 file"),
+        ("v2", r#""memory.swappiness" = 10"#, "", "cgroup v2 has no per-cgroup swappiness"),
+        ("v1", r#""memory.memsw.limit_in_bytes" = "8M""#, "", "below memory.limit_in_bytes"),
+        ("v2", "", "swappiness = 150\nprofile = \"linux-5.0\"", "takes 0 to 100"),
+    ];
+    for (cgroup, cg, kernel, want) in cases {
+        let toml = hog(cgroup, "4M", cg, kernel);
+        let toml = if kernel.contains("profile") { toml.replacen("profile = \"linux-6.1\"\n", "", 1) } else { toml };
+        let doc = Document::from_toml("bad.toml", &toml).unwrap_or_else(|e| panic!("{e}"));
+        let err = match doc.resolve(None, &[]) {
+            Ok(_) => panic!("{want}: accepted"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(want), "{err}");
+        assert!(err.contains("bad.toml:") && err.contains("fix:"), "{err}");
+    }
+}
