@@ -299,7 +299,8 @@ impl Kernel {
             self.cpu(k * step);
             self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]);
             self.zones[w.zone].alloc_batch -= k as i64;
-            if self.lruvecs[lv].lrugen.enabled {
+            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive {
+                // Generation lists, or the inactive anon list from 5.9: page by page.
                 for j in from..from + k as usize {
                     let pfn = self.vmas[v].pages[j];
                     self.anon_page_link(vma, j as u32, pfn, memcg, lv);
@@ -411,7 +412,8 @@ impl Kernel {
 
     /// `anon_page_link()` of the `n` pages of `vma` from `from`, whose frames are in
     /// `vma.pages` already, one after the other onto the head of the two-list LRU's active
-    /// anon list: each page written whole, the list's ends and counts once.
+    /// anon list (eras that add new anonymous pages active, before 5.9): each page written
+    /// whole, the list's ends and counts once.
     fn anon_pages_link_run(&mut self, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize) {
         let vp = &self.vmas[vma.0 as usize].pages[from..from + n];
         let l = &mut self.lruvecs[lv].lists[LruList::ActiveAnon as usize];
@@ -440,6 +442,10 @@ impl Kernel {
         l.head = vp[n - 1];
         l.len += n as u64;
         l.pages += n as u64;
+        // Their PTEs young (the faulting accesses), and the reclaim statistics of
+        // `anon_lru_add_lv()` for pages added active.
+        self.vmas[vma.0 as usize].mkyoung_range(from as u32, (from + n) as u32);
+        self.update_page_reclaim_stat(lv, false, n as u64, true);
     }
 
     /// The page and list side of `anon_page_install()`, with `lv` the lruvec of `memcg` on

@@ -399,6 +399,11 @@ pub struct KernelProfile {
     /// protect the workingset on anonymous LRU": `lru_cache_add_inactive_or_unevictable()`);
     /// before, on the active list (`lru_cache_add_active_or_unevictable()`).
     pub anon_fault_inactive: bool,
+    /// Where a swap-in's delay is accounted: 6.1's `swap_readpage()` counts the read's
+    /// submission (`delayacct_swapin_start()`..`_end()`) and the fault's wait for the page
+    /// is not swapin delay; older kernels (5.17 and before here) set `DELAYACCT_PF_SWAPIN`
+    /// around `lock_page_or_retry()` in `do_swap_page()`, so the wait is.
+    pub swapin_delay_in_readpage: bool,
     /// Refault detection for anonymous pages (5.9+, aae466b0052e "mm/swap: implement
     /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
     /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
@@ -593,6 +598,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
+        swapin_delay_in_readpage: true,
         anon_workingset: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
         policies: Policies::default(),
@@ -630,6 +636,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         v1_reclaim_throttle: false,
         lru_gen_available: false,
         large_folios: LargeFolios::NONE,
+        swapin_delay_in_readpage: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {

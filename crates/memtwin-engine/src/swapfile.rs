@@ -515,6 +515,9 @@ impl Kernel {
             if done > self.now && !self.pages[pfn].test(pg::WRITEBACK) {
                 if self.pages[pfn].test(pg::WORKINGSET) {
                     self.stalled(crate::delayacct::StallKind::Thrashing, |k| k.wait_until(done));
+                } else if !self.profile.swapin_delay_in_readpage {
+                    // before 6.1 here: DELAYACCT_PF_SWAPIN around lock_page_or_retry()
+                    self.stalled(crate::delayacct::StallKind::Swapin, |k| k.wait_until(done));
                 } else {
                     self.wait_until(done);
                 }
