@@ -366,6 +366,21 @@ impl Kernel {
         Ok(head)
     }
 
+    /// The end of `xas_nomem()`'s charge: `charged` bytes of tree nodes were charged to
+    /// `memcg` before its reclaim ran, `needed` are needed now; give back the difference, or
+    /// charge it without reclaim (all of it given back when that fails). False when it failed.
+    fn xa_charge_settle(&mut self, memcg: MemcgId, charged: u64, needed: u64) -> bool {
+        if memcg != MemcgId::NONE {
+            if needed < charged {
+                self.memcg_kmem_uncharge(memcg, charged - needed);
+            } else if needed > charged && !self.memcg_kmem_charge_gfp(memcg, needed - charged, false) {
+                self.memcg_kmem_uncharge(memcg, charged);
+                return false;
+            }
+        }
+        true
+    }
+
     /// `xas_nomem()` for the `n` slots of a large folio from `index`: the leaf nodes of its
     /// 64-slot ranges that are not there (or empty), and range 0's when a lone entry at index
     /// 0 stops being alone, charged to `memcg` before the folio goes in. Returns (leaf nodes
@@ -383,13 +398,8 @@ impl Kernel {
         }
         let now = need(&self.mappings[inode.idx()]);
         let needed = bytes(now);
-        if memcg != MemcgId::NONE {
-            if needed < charged {
-                self.memcg_kmem_uncharge(memcg, charged - needed);
-            } else if needed > charged && !self.memcg_kmem_charge_gfp(memcg, needed - charged, false) {
-                self.memcg_kmem_uncharge(memcg, charged);
-                return None;
-            }
+        if !self.xa_charge_settle(memcg, charged, needed) {
+            return None;
         }
         Some(now)
     }
@@ -550,13 +560,8 @@ impl Kernel {
         }
         let need = self.mappings[inode.idx()].xa_nodes_needed(index);
         let needed = bytes(need);
-        if memcg != MemcgId::NONE {
-            if needed < charged {
-                self.memcg_kmem_uncharge(memcg, charged - needed);
-            } else if needed > charged && !self.memcg_kmem_charge_gfp(memcg, needed - charged, false) {
-                self.memcg_kmem_uncharge(memcg, charged);
-                return None;
-            }
+        if !self.xa_charge_settle(memcg, charged, needed) {
+            return None;
         }
         Some(need)
     }

@@ -631,33 +631,44 @@ impl Kernel {
             }
             let mut young = 0u32;
             for i in start..end {
-                let q = self.vmas[vi].pages[i as usize];
-                if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(i) {
-                    continue;
-                }
-                // get_pfn_folio(): this lruvec's memcg and node; a private copy only with swap.
-                if self.folio_lruvec(q) != v || (self.pages[q].test(pg::ANON) && !can_swap) {
-                    continue;
-                }
+                let Some(q) = self.young_pte_folio(vi, i, v, can_swap) else { continue };
                 self.vmas[vi].file.as_mut().expect("a file VMA").set_young(i, false);
                 young += 1;
                 self.cpu(self.cost.scan_page);
-                let page = &mut self.pages[q];
-                if !page.test(pg::LRU) {
-                    page.flags |= pg::REFERENCED;
-                    continue;
-                }
-                page.set_refs(0);
-                page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
-                if list_gen(page.lru() as usize) != new_gen {
-                    let ty = page_type(page);
-                    self.lruvecs[v].unlink(&mut self.pages, q);
-                    self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
-                }
+                self.folio_update_gen(v, q, new_gen);
             }
             if suitable_to_scan(end - start, young) {
                 self.update_bloom_filter(v, max_seq + 1, vma, pmd);
             }
+        }
+    }
+
+    /// `get_pfn_folio()` (6.1) of page `i` of file VMA `vi` when its PTE is young: the page,
+    /// if it is on lruvec `v` (its memcg and node) and is not a private (anonymous) copy
+    /// unless anonymous pages can be swapped.
+    fn young_pte_folio(&self, vi: usize, i: u32, v: usize, can_swap: bool) -> Option<PageId> {
+        let q = self.vmas[vi].pages[i as usize];
+        if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(i) {
+            return None;
+        }
+        (self.folio_lruvec(q) == v && !(self.pages[q].test(pg::ANON) && !can_swap)).then_some(q)
+    }
+
+    /// `folio_update_gen()` (6.1): a page on the LRU goes to generation `new_gen` with its
+    /// refs, `PG_referenced` and `PG_workingset` cleared; an isolated one gets
+    /// `PG_referenced` (for `shrink_folio_list()`).
+    fn folio_update_gen(&mut self, v: usize, q: PageId, new_gen: usize) {
+        let page = &mut self.pages[q];
+        if !page.test(pg::LRU) {
+            page.flags |= pg::REFERENCED;
+            return;
+        }
+        page.set_refs(0);
+        page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
+        if list_gen(page.lru() as usize) != new_gen {
+            let ty = page_type(page);
+            self.lruvecs[v].unlink(&mut self.pages, q);
+            self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
         }
     }
 
@@ -1121,13 +1132,7 @@ impl Kernel {
         let mut promote = [PageId::NIL; MIN_LRU_BATCH as usize];
         let mut nr_promote = 0;
         for k in start..end {
-            let q = self.vmas[vi].pages[k as usize];
-            if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(k) {
-                continue;
-            }
-            if self.folio_lruvec(q) != v || (self.pages[q].test(pg::ANON) && !can_swap) {
-                continue;
-            }
+            let Some(q) = self.young_pte_folio(vi, k, v, can_swap) else { continue };
             self.vmas[vi].file.as_mut().expect("a file VMA").set_young(k, false);
             young += 1;
             if !self.pages[q].test(pg::LRU) {
@@ -1141,15 +1146,12 @@ impl Kernel {
         let memcg = self.pages[p].memcg;
         let activate = !self.lru_gen_mm_walk && nr_promote < PAGEVEC_SIZE;
         for &q in &promote[..nr_promote] {
-            let ty = page_type(&self.pages[q]);
-            self.lruvecs[v].unlink(&mut self.pages, q);
             if activate {
+                let ty = page_type(&self.pages[q]);
+                self.lruvecs[v].unlink(&mut self.pages, q);
                 self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
             } else {
-                let page = &mut self.pages[q];
-                page.set_refs(0);
-                page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
-                self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
+                self.folio_update_gen(v, q, new_gen);
             }
         }
         if activate && nr_promote > 0 {
