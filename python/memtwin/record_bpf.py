@@ -665,6 +665,10 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             time.sleep(duration)
             rc = 0
         wall = time.monotonic() - t
+        # bpftrace drops what is still in its per-CPU perf buffers when SIGINT stops it: wait
+        # until it has printed the command's exit (X line of its pid), then one more SYNC
+        # round trip (a later poll of every buffer), at most 10 s.
+        _drain(bt, outp, child.pid if child is not None else None)
         bt.send_signal(signal.SIGINT)
         bt.wait()
         bt = None
@@ -693,6 +697,33 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             os.unlink(sp)
         except OSError:
             pass
+
+
+def _drain(bt, outp: str, pid: int | None, timeout: float = 10.0) -> None:
+    """Wait until bpftrace (`bt`, writing `outp`) has printed the exit of `pid` (when given)
+    and answered one more SYNC (this process's getppid()), so that every event before them
+    has left the perf buffers."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    exit_tail = f" {pid}\n" if pid is not None else None
+
+    def text() -> str:
+        with open(outp, errors="replace") as fh:
+            return fh.read()
+
+    def exited(t: str) -> bool:
+        return exit_tail is None or any(line.startswith("X ") and line.endswith(exit_tail)
+                                        for line in t.splitlines(keepends=True))
+
+    while not exited(text()) and bt.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    syncs = text().count("SYNC")
+    while bt.poll() is None and time.monotonic() < deadline:
+        os.getppid()
+        if text().count("SYNC") > syncs:
+            return
+        time.sleep(0.02)
 
 
 def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
