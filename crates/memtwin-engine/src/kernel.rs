@@ -314,11 +314,18 @@ impl Kernel {
     /// slots, shadow nodes, writeback completion times, VMA page tables, the zones' buddy
     /// bookkeeping), for the bytes-per-resident-page benchmark.
     pub fn host_bytes(&self) -> usize {
-        self.pages.host_bytes()
-            + self.mappings.iter().map(|m| m.host_bytes()).sum::<usize>()
-            + self.shadow_nodes.iter().map(|l| l.nodes.capacity() * 12).sum::<usize>()
-            + self.wb_done.capacity() * std::mem::size_of::<Nanos>()
-            + self.vmas.iter().map(|v| v.pages.capacity() * 4 + v.swap.capacity() * 4).sum::<usize>()
-            + self.zones.iter().map(|z| z.host_bytes()).sum::<usize>()
+        self.host_bytes_parts().iter().map(|(_, b)| b).sum()
+    }
+
+    /// [`Kernel::host_bytes`] part by part (`memtwin bench` prints where the bytes go).
+    pub fn host_bytes_parts(&self) -> [(&'static str, usize); 6] {
+        [
+            ("page_arena", self.pages.host_bytes()),
+            ("xarray", self.mappings.iter().map(|m| m.host_bytes()).sum::<usize>()),
+            ("shadow_node_lists", self.shadow_nodes.iter().map(|l| l.nodes.capacity() * 12).sum::<usize>()),
+            ("wb_done", self.wb_done.capacity() * std::mem::size_of::<Nanos>()),
+            ("vma_page_tables", self.vmas.iter().map(|v| v.pages.capacity() * 4 + v.swap.capacity() * 4).sum::<usize>()),
+            ("buddy", self.zones.iter().map(|z| z.host_bytes()).sum::<usize>()),
+        ]
     }
 }

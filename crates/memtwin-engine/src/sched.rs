@@ -77,6 +77,8 @@ pub struct EngineStats {
     pub page_events: u64,
     /// Host bytes held by per-page structures at the end.
     pub host_bytes: u64,
+    /// `host_bytes` part by part ([`crate::kernel::Kernel::host_bytes_parts`]).
+    pub host_bytes_parts: Vec<(&'static str, u64)>,
     /// Resident simulated pages at the end.
     pub resident_pages: u64,
     /// Virtual time at the end, seconds.
@@ -400,6 +402,7 @@ impl Simulation {
         let engine = EngineStats {
             page_events: k.page_events,
             host_bytes: k.host_bytes() as u64,
+            host_bytes_parts: k.host_bytes_parts().iter().map(|&(n, b)| (n, b as u64)).collect(),
             resident_pages: k.nr_file_pages(),
             virtual_time_s: crate::types::secs(end),
             kswapd_s: crate::types::secs(k.kswapd_ns),
