@@ -72,27 +72,26 @@ impl AddressSpace {
     /// Replace the entry of an occupied slot (`xas_store()` over an existing entry, as
     /// migration does).
     pub fn replace_slot(&mut self, index: u32, slot: Slot) {
-        let id = self.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("replace_slot() on an empty range");
-        self.xa.leaf_mut(id).slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize] = slot;
+        self.xa.store(index, slot);
     }
 
     /// The node of 64-slot range `chunk`, if it is allocated (`xas_load()` to shift 0, the
     /// `xa_node` the kernel's workingset code reaches through `xas.xa_node`).
     #[inline]
     pub fn node(&self, chunk: u32) -> Option<&XaNode> {
-        self.xa.leaf_id(chunk).map(|id| &self.xa.leaf(id).node)
+        self.xa.leaf_id(chunk).map(|id| self.xa.node(id))
     }
 
     /// The node of 64-slot range `chunk`, if it is allocated, to change.
     #[inline]
     pub fn node_mut(&mut self, chunk: u32) -> Option<&mut XaNode> {
-        self.xa.leaf_id(chunk).map(|id| &mut self.xa.leaf_mut(id).node)
+        self.xa.leaf_id(chunk).map(|id| self.xa.node_mut(id))
     }
 
     /// Every allocated node as (range, occupancy), in no particular order (what
     /// `xas_for_each()` visits, for the reparenting and invariant walks).
     pub fn xa_nodes(&self) -> impl Iterator<Item = (u32, &XaNode)> {
-        self.xa.leaves().map(|l| (l.chunk, &l.node))
+        self.xa.leaves()
     }
 
     /// The first index of `from..=last` holding an entry (a page or a shadow), `xa_find()`.
@@ -248,13 +247,11 @@ impl Kernel {
             n0.charged = node_memcg;
             n0.slab = true;
         }
-        let leaf = m.xa.create(chunk);
-        let leaf = m.xa.leaf_mut(leaf);
-        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-        let old = std::mem::replace(slot, Slot::page(page));
+        m.xa.create(chunk);
+        let old = m.xa.store(index, Slot::page(page));
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
-        let node = &mut leaf.node;
+        let node = m.node_mut(chunk).expect("created");
         node.pages += 1;
         if need_chunk {
             node.charged = node_memcg;
@@ -329,23 +326,25 @@ impl Kernel {
         let (first_chunk, last_chunk) = (index >> XA_CHUNK_SHIFT, (index + n - 1) >> XA_CHUNK_SHIFT);
         for chunk in first_chunk..=last_chunk {
             let fresh = m.node(chunk).is_none_or(|x| x.pages == 0 && x.shadows == 0);
-            let leaf = m.xa.create(chunk);
-            let leaf = m.xa.leaf_mut(leaf);
+            m.xa.create(chunk);
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
+            let (mut added, mut replaced) = (0u8, 0u8);
             for i in lo..hi {
-                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-                let old = std::mem::replace(slot, Slot::page(PageId(head.0 + (i - index))));
+                let old = m.xa.store(i, Slot::page(PageId(head.0 + (i - index))));
                 if let Some(s) = old.as_shadow() {
                     shadow = Some(s);
                     nr_shadows += 1;
-                    leaf.node.shadows -= 1;
+                    replaced += 1;
                 }
-                leaf.node.pages += 1;
+                added += 1;
             }
+            let node = m.node_mut(chunk).expect("created");
+            node.shadows -= replaced;
+            node.pages += added;
             if fresh && need_chunks > 0 {
-                leaf.node.charged = node_memcg;
-                leaf.node.slab = true;
+                node.charged = node_memcg;
+                node.slab = true;
             }
         }
         m.nrpages += n as u64;
@@ -414,21 +413,16 @@ impl Kernel {
         let memcg = self.pages[head].memcg;
         let m = &mut self.mappings[inode.idx()];
         for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
-            let leaf = m.xa.leaf_id(chunk).expect("a folio's range has its nodes");
-            let leaf = m.xa.leaf_mut(leaf);
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
             for i in lo..hi {
-                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-                debug_assert_eq!(slot.as_page(), Some(PageId(head.0 + (i - index))));
-                leaf.node.pages -= 1;
-                *slot = match shadow {
-                    Some(s) => {
-                        leaf.node.shadows += 1;
-                        Slot(s)
-                    }
-                    None => Slot::EMPTY,
-                };
+                let _old = m.xa.store(i, shadow.map_or(Slot::EMPTY, Slot));
+                debug_assert_eq!(_old.as_page(), Some(PageId(head.0 + (i - index))));
+            }
+            let node = m.node_mut(chunk).expect("a folio's range has its nodes");
+            node.pages -= (hi - lo) as u8;
+            if shadow.is_some() {
+                node.shadows += (hi - lo) as u8;
             }
         }
         m.nrpages -= n as u64;
@@ -519,21 +513,16 @@ impl Kernel {
         }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         let m = &mut self.mappings[inode.idx()];
-        let leaf = m.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
-        let leaf = m.xa.leaf_mut(leaf);
-        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-        debug_assert_eq!(slot.as_page(), Some(page));
+        let _old = m.xa.store(index, shadow.map_or(Slot::EMPTY, Slot));
+        debug_assert_eq!(_old.as_page(), Some(page));
         m.nrpages -= 1;
         self.vmstat.nr_file_pages -= 1;
-        leaf.node.pages -= 1;
-        *slot = match shadow {
-            Some(s) => {
-                m.nrshadows += 1;
-                leaf.node.shadows += 1;
-                Slot(s)
-            }
-            None => Slot::EMPTY,
-        };
+        let node = m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
+        node.pages -= 1;
+        if shadow.is_some() {
+            m.nrshadows += 1;
+            m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node").shadows += 1;
+        }
         if self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
