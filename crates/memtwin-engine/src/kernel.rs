@@ -114,6 +114,9 @@ pub struct Kernel {
     /// `current->in_lru_fault` (6.1 `lru_gen_enter_fault()`): a fault of a mapping that is
     /// neither `VM_SEQ_READ` nor `VM_RAND_READ` is running, under the multi-generational LRU.
     pub(crate) lru_gen_in_fault: bool,
+    /// The task (its mm's index) the OOM killer chose and marked (`mark_oom_victim()`) that
+    /// has not exited yet; the scheduler kills it (oom_kill.rs).
+    pub oom_victim: Option<u32>,
     /// `mm->lru_gen` of each task (by task index), under the multi-generational LRU.
     pub lru_gen_mms: Vec<crate::lru_gen::LruGenMm>,
     /// `memcg->mm_list` (by memcg index): the tasks' mms in the order they joined.
@@ -225,6 +228,7 @@ impl Kernel {
             lru_gen_mm_walk: false,
             cur_mm: u32::MAX,
             lru_gen_in_fault: false,
+            oom_victim: None,
             lru_gen_mms: vec![],
             lru_gen_mm_lists: vec![],
             lru_gen_vma_mm: vec![],

@@ -779,6 +779,11 @@ pub struct Node {
     pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
+    /// `sc->memcgs_need_aging` of kswapd's `balance_pgdat()` under the multi-generational LRU
+    /// (6.1): false when a wake-up starts it (its `scan_control` is zeroed), set by
+    /// `lru_gen_age_node()` when it skips, cleared by an eviction that reclaimed
+    /// `MIN_LRU_BATCH` without needing aging.
+    pub lru_gen_memcgs_need_aging: bool,
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
@@ -1378,6 +1383,7 @@ impl Kernel {
             let n = &mut self.nodes[nid as usize];
             n.kswapd_active = true;
             n.kswapd_clock = n.kswapd_clock.max(now);
+            n.lru_gen_memcgs_need_aging = false;
             self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
         self.kswapd_run(nid);

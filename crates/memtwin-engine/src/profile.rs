@@ -386,9 +386,9 @@ pub struct KernelProfile {
     /// default of `CONFIG_LRU_GEN_ENABLED` kernels: Fedora, Arch, Ubuntu 23.10+) instead of the
     /// active/inactive lists; see [`crate::lru_gen`]. Debian builds it in off.
     pub lru_gen: bool,
-    /// `/sys/kernel/mm/lru_gen/min_ttl_ms` (default 0, off): kswapd/global reclaim leaves a
-    /// memcg alone (and the OOM killer is invoked) while its oldest generation is younger than
-    /// this (`lru_gen_age_node()`, `lruvec_is_reclaimable()`, 6.1).
+    /// `/sys/kernel/mm/lru_gen/min_ttl_ms` (default 0, off): kswapd does not age a memcg whose
+    /// oldest file generation is younger than this, and when no memcg passes it invokes the
+    /// OOM killer (`lru_gen_age_node()` -> `out_of_memory()`, 6.1; oom_kill.rs).
     pub lru_gen_min_ttl_ms: u64,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.

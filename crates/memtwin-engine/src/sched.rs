@@ -335,6 +335,10 @@ impl Simulation {
     /// taking the time-series samples due before it. Returns false when every task is done.
     pub fn step(&mut self) -> bool {
         let Some(Reverse((t_now, ti))) = self.runq.pop() else { return false };
+        if self.tasks[ti].killed {
+            // Killed (by the OOM killer) while it waited for its turn.
+            return true;
+        }
         // No context looks at a device queue before the earliest of this task's clock and an
         // awake kswapd's (which catches up from its own): requests completed by then are freed.
         let horizon = self.kernel.nodes.iter().filter(|n| n.kswapd_active).map(|n| n.kswapd_clock).fold(t_now, Nanos::min);
@@ -353,11 +357,60 @@ impl Simulation {
             self.next_sample += self.sample_interval;
         }
         self.run_quantum(ti);
+        if let Some(victim) = self.kernel.oom_victim {
+            self.oom_kill_task(victim as usize);
+        }
         let t = &self.tasks[ti];
         if !t.killed && !t.waiting && t.pc < self.scenario.tasks[ti].ops.len() {
             self.runq.push(Reverse((t.times.clock, ti)));
+        } else if !t.waiting {
+            // do_exit() -> exit_mm(): its mm leaves its memcg's list (lru_gen_del_mm()) and
+            // the OOM killer's candidates.
+            self.kernel.task_exit_mm(ti as u32);
         }
         true
+    }
+
+    /// The SIGKILL of the task the OOM killer chose (`Kernel::oom_victim`, oom_kill.rs) and its
+    /// exit, at the kernel's present time: the step it is in ends with `oom_killed` (a task
+    /// between steps is killed in the next one, which it was about to run), the file its
+    /// read or write holds is closed, and `exit_mmap()` frees its mappings (`do_munmap()` of
+    /// each, the files they map closed).
+    fn oom_kill_task(&mut self, ti: usize) {
+        let scn = Rc::clone(&self.scenario);
+        if self.tasks[ti].killed || self.tasks[ti].pc >= scn.tasks[ti].ops.len() {
+            self.kernel.task_exit_mm(ti as u32);
+            return;
+        }
+        let op = &scn.tasks[ti].ops[self.tasks[ti].pc];
+        let now = self.kernel.now;
+        self.tasks[ti].times.clock = now;
+        if self.tasks[ti].snapshot.is_none() {
+            let memcg = self.tasks[ti].memcg;
+            self.tasks[ti].step_memcg = memcg;
+            self.tasks[ti].step_pc = self.tasks[ti].pc;
+            self.tasks[ti].snapshot = Some(Snapshot::take(&self.kernel, memcg, self.tasks[ti].times));
+        }
+        self.enter(ti);
+        match (&op.kind, std::mem::replace(&mut self.tasks[ti].cursor, Cursor::Idle)) {
+            (OpKind::Read { file, .. }, Cursor::Read { .. }) | (OpKind::Write { file, .. }, Cursor::Write { .. }) => {
+                self.kernel.dput(self.inodes[*file]);
+            }
+            (_, Cursor::Probe { vma, .. }) => self.kernel.do_munmap(vma),
+            _ => {}
+        }
+        for (_, vma) in std::mem::take(&mut self.tasks[ti].maps) {
+            let inode = self.kernel.vmas[vma.0 as usize].file.as_ref().map(|f| f.inode);
+            self.kernel.do_munmap(vma);
+            if let Some(inode) = inode {
+                self.kernel.dput(inode);
+            }
+        }
+        self.kernel.task_exit_mm(ti as u32);
+        self.leave(ti, 0);
+        self.tasks[ti].killed = true;
+        self.tasks[ti].waiting = false;
+        self.finish_step(ti, op, false);
     }
 
     /// Run to the end, calling `progress(done, total)` now and then; the run stops with

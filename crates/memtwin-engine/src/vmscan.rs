@@ -202,7 +202,7 @@ pub fn scan_fraction_rotated(swappiness: u64, scanned: [u64; 2], rotated: [u64; 
 }
 
 impl ScanControl {
-    fn new(target: MemcgId, nr_to_reclaim: u64, cgroup_reclaim: bool, kswapd: bool) -> Self {
+    pub(crate) fn new(target: MemcgId, nr_to_reclaim: u64, cgroup_reclaim: bool, kswapd: bool) -> Self {
         ScanControl {
             nr_to_reclaim,
             nr_reclaimed: 0,
@@ -245,11 +245,6 @@ impl Kernel {
     /// One `balance_pgdat()` round of global reclaim of the node (kswapd when `kswapd`).
     pub fn shrink_node_global(&mut self, nr_pages: u64, kswapd: bool) -> u64 {
         let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, kswapd);
-        if kswapd && self.profile.lru_gen {
-            // kswapd_age_node() -> lru_gen_age_node() (6.1), before balance_pgdat() shrinks,
-            // as on its first pass (sc.priority = DEF_PRIORITY).
-            self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), DEF_PRIORITY);
-        }
         self.do_try_to_free_pages(&mut sc)
     }
 
@@ -272,6 +267,11 @@ impl Kernel {
             sc.priority = DEF_PRIORITY;
             loop {
                 sc.nr_scanned = 0;
+                if sc.kswapd && self.profile.lru_gen {
+                    // balance_pgdat() -> kswapd_age_node() -> lru_gen_age_node() (6.1), before
+                    // it shrinks the node at each priority.
+                    self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), sc);
+                }
                 self.shrink_node_memcgs(sc);
                 if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 {
                     break;
