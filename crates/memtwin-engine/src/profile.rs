@@ -751,6 +751,15 @@ pub fn profile(name: &str) -> Option<KernelProfile> {
 /// | M7 user-space `memcpy` of 4 KiB, sequential buffers | 308 per copy |
 /// | M9 `write()` of 1 MiB over pages already cached and dirty (ext4 as above, 2026-11-25) | 968 |
 /// | M10 `write()` of 1 MiB creating a 1 GiB file, no limit, no writeback meanwhile (median of 1726, 1592, 1548) | 1592 |
+/// | M11 first-touch anonymous fault of a base page (THP `madvise`, none asked), kernel time; munmap of them (lab/measurements/anon_fault_cost.py, 2026-11-28: p10 of 200 rounds of 18 MiB, three runs 1288, 1305, 1315; munmap 249-254) | 1305; 250 |
+/// | M12 the same with `MADV_HUGEPAGE`: 9 huge-page faults per round (three runs 141, 144, 152); munmap | 150; 13 |
+///
+/// M11 and M12 are 10th percentiles: the median base-page fault doubles (2.1-2.2 us) while the
+/// other vCPU builds (the zone and LRU locks and the pcp lists are shared), the huge page's
+/// clearing does not move; the engine gives each task a CPU of its own. The earlier figures
+/// (anon_fault + clear_page 2040 ns, clear_page 460, zap_page 335) were taken on the host while
+/// other sessions loaded it: the quiet host's `mmap_probe` control (host-stall-alone-p16m, 16 MiB
+/// rounds) took 6.44 ms a round, 1.57 us per page for fault, clearing, charge and unmap.
 ///
 /// Where a measurement covers several functions, the split between them is an estimate from
 /// the work each does, and is marked so; the sums match the measurements.
@@ -807,19 +816,20 @@ pub struct CpuCost {
     /// `mmap()` or `munmap()` of a 128 MiB anonymous region, the call itself: 26 us measured
     /// (0.8 ns per page of the region, mmap + madvise, 50 iterations, median of 3 runs).
     pub mmap_call: u64,
-    /// `do_anonymous_page()` of a base page without the clearing: 2040 ns per first-touch
-    /// fault measured with THP off, less `clear_page`.
+    /// `do_anonymous_page()` of a base page without the clearing: 1305 ns per first-touch
+    /// fault (M11), less `clear_page`.
     pub anon_fault: u64,
-    /// `clear_page()` of 4 KiB on the local node: 460 ns per 4 KiB measured as the cost of THP
-    /// faults (which are almost all clearing) divided by 512. Remote nodes cost
+    /// `clear_page()` of 4 KiB on the local node: 150 ns, M12 (a huge page's fault is almost
+    /// all clearing, so its time per 4 KiB bounds this from above). Remote nodes cost
     /// `REMOTE_DISTANCE / LOCAL_DISTANCE` times this.
     pub clear_page: u64,
     /// `do_huge_pmd_anonymous_page()` without the clearing; estimate (the THP fault
     /// measurement does not separate it from the clearing).
     pub thp_fault: u64,
-    /// `zap_pte_range()` + free per base page at munmap: 335 ns measured.
+    /// `zap_pte_range()` + free per base page at munmap: 250 ns (M11's munmap).
     pub zap_page: u64,
-    /// `zap_huge_pmd()` + free of a huge page: 6.4 us measured (12.5 ns per 4 KiB).
+    /// `zap_huge_pmd()` + free of a huge page: 6.4 us measured (12.5 ns per 4 KiB; M12's
+    /// munmap gave 13-14 ns per 4 KiB).
     pub zap_thp: u64,
     /// Compaction's migrate scanner per page looked at; estimate.
     pub compact_scan_page: u64,
@@ -849,10 +859,10 @@ impl CpuCost {
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
-            anon_fault: 1_580,
-            clear_page: 460,
+            anon_fault: 1_155,
+            clear_page: 150,
             thp_fault: 2_000,
-            zap_page: 335,
+            zap_page: 250,
             zap_thp: 6_400,
             compact_scan_page: 20,
             migrate_page: 2_040,
