@@ -17,7 +17,7 @@ use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 pub use crate::xarray::{Slot, XaNode, XA_CHUNK_SHIFT};
-use crate::xarray::XArray;
+use crate::xarray::{XArray, XA_CHUNK_SIZE};
 
 /// A read request in flight: pages `start..end` are locked until `done`.
 #[derive(Copy, Clone, Debug)]
@@ -345,6 +345,10 @@ impl Kernel {
             if fresh && need_chunks > 0 {
                 node.charged = node_memcg;
                 node.slab = true;
+            }
+            if hi - lo == XA_CHUNK_SIZE as u32 {
+                // The folio fills the chunk (order >= 6): one multi-index entry.
+                m.xa.compact_run(chunk);
             }
         }
         m.nrpages += n as u64;
