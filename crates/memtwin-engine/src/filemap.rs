@@ -289,7 +289,8 @@ impl Kernel {
     pub fn filemap_add_large_folio(&mut self, inode: InodeId, index: u32, order: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, AddError> {
         debug_assert!(order >= 1 && index.is_multiple_of(1 << order));
         let n = 1u32 << order;
-        if self.mappings[inode.idx()].entries(index, index + n - 1).any(|(_, s)| s.as_page().is_some()) {
+        let m = &self.mappings[inode.idx()];
+        if (index..index + n).any(|i| m.slot(i).as_page().is_some()) {
             return Err(AddError::Exists);
         }
         self.cpu(self.cost.add_page);

@@ -33,7 +33,8 @@ ops = [{ op = "read", file = "/f", offset = "4095G", length = "1M", fadvise = "r
 }
 
 /// Leaves are freed as their last entry goes and the tree shrinks back; lookups, stores and
-/// `xa_find()` agree with a plain map under random stores and erasures.
+/// `xa_find()` agree with a plain map under random stores and erasures of pages and shadow
+/// entries, whatever layout (narrow, wide, run) each leaf is in.
 #[test]
 fn xarray_matches_a_map_and_frees_empty_nodes() {
     let mut xa = XArray::default();
@@ -58,6 +59,17 @@ fn xarray_matches_a_map_and_frees_empty_nodes() {
             let v = if step % 5 == 0 { 1 + 2 * step as u64 } else { 2 + 2 * step as u64 };
             xa.store(index, Slot(v));
             model.insert(index, v);
+        }
+        if step % 499 == 0 {
+            // A chunk filled with consecutive frames (a large folio's) becomes a run leaf.
+            let c = index >> 6;
+            let base = 2 * step;
+            for o in 0..64u32 {
+                let v = Slot::page(PageId(base + o));
+                xa.store(c << 6 | o, v);
+                model.insert(c << 6 | o, v.0);
+            }
+            xa.compact_run(c);
         }
         if step % 97 == 0 {
             for (&i, &v) in model.iter().take(50) {
