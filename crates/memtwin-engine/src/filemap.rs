@@ -17,7 +17,7 @@ use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 pub use crate::xarray::{Slot, XaNode, XA_CHUNK_SHIFT};
-use crate::xarray::XArray;
+use crate::xarray::{XArray, XA_CHUNK_SIZE};
 
 /// A read request in flight: pages `start..end` are locked until `done`.
 #[derive(Copy, Clone, Debug)]
@@ -77,13 +77,13 @@ impl AddressSpace {
 
     /// The node of 64-slot range `chunk`, if it is allocated (`xas_load()` to shift 0, the
     /// `xa_node` the kernel's workingset code reaches through `xas.xa_node`).
-    #[inline]
+    #[inline(always)]
     pub fn node(&self, chunk: u32) -> Option<&XaNode> {
         self.xa.leaf_id(chunk).map(|id| self.xa.node(id))
     }
 
     /// The node of 64-slot range `chunk`, if it is allocated, to change.
-    #[inline]
+    #[inline(always)]
     pub fn node_mut(&mut self, chunk: u32) -> Option<&mut XaNode> {
         self.xa.leaf_id(chunk).map(|id| self.xa.node_mut(id))
     }
@@ -127,6 +127,7 @@ impl AddressSpace {
 
     /// Whether the mapping's only entry (page or shadow) is at index 0: the xarray then keeps
     /// it in its head, with no tree node.
+    #[inline]
     pub fn head_only(&self) -> bool {
         self.nrpages + self.nrshadows == 1 && self.slot(0) != Slot::EMPTY
     }
@@ -134,6 +135,7 @@ impl AddressSpace {
     /// The tree nodes an insert at `index` needs that the mapping has not got: the node of the
     /// 64-slot range of `index`, unless the entry will be alone at index 0 (kept in the head);
     /// and range 0's node, when a lone entry at index 0 stops being alone (`xas_expand()`).
+    #[inline]
     pub fn xa_nodes_needed(&self, index: u32) -> (bool, bool) {
         let entries = self.nrpages + self.nrshadows;
         let occupied = self.slot(index) != Slot::EMPTY;
@@ -287,7 +289,8 @@ impl Kernel {
     pub fn filemap_add_large_folio(&mut self, inode: InodeId, index: u32, order: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, AddError> {
         debug_assert!(order >= 1 && index.is_multiple_of(1 << order));
         let n = 1u32 << order;
-        if self.mappings[inode.idx()].entries(index, index + n - 1).any(|(_, s)| s.as_page().is_some()) {
+        let m = &self.mappings[inode.idx()];
+        if (index..index + n).any(|i| m.slot(i).as_page().is_some()) {
             return Err(AddError::Exists);
         }
         self.cpu(self.cost.add_page);
@@ -345,6 +348,10 @@ impl Kernel {
             if fresh && need_chunks > 0 {
                 node.charged = node_memcg;
                 node.slab = true;
+            }
+            if hi - lo == XA_CHUNK_SIZE as u32 {
+                // The folio fills the chunk (order >= 6): one multi-index entry.
+                m.xa.compact_run(chunk);
             }
         }
         m.nrpages += n as u64;
@@ -543,8 +550,13 @@ impl Kernel {
     fn xas_nomem(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(bool, bool)> {
         let bytes = |(c, z): (bool, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
         self.mappings[inode.idx()].ensure(index);
-        let charged = bytes(self.mappings[inode.idx()].xa_nodes_needed(index));
-        if memcg != MemcgId::NONE && charged > 0 && !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
+        let first = self.mappings[inode.idx()].xa_nodes_needed(index);
+        let charged = bytes(first);
+        if memcg == MemcgId::NONE || charged == 0 {
+            // Nothing charged, so no reclaim ran: the need is what it was.
+            return Some(first);
+        }
+        if !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
             return None;
         }
         let need = self.mappings[inode.idx()].xa_nodes_needed(index);

@@ -1342,9 +1342,19 @@ impl Kernel {
     /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
     /// to its pageblock (the buddy merges them as their neighbours come back).
     pub fn free_folio(&mut self, head: PageId, nr: u64) {
-        for i in 0..nr as u32 {
-            self.free_page(PageId(head.0 + i));
+        let any_private = (0..nr as u32).any(|i| self.pages[PageId(head.0 + i)].test(crate::mm_types::pg::PRIVATE));
+        let z = self.zone_of(head);
+        let off = (head.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR;
+        if any_private || off + nr > PAGEBLOCK_NR || !self.zones[z].contains(head.0 as u64 + nr - 1) {
+            for i in 0..nr as u32 {
+                self.free_page(PageId(head.0 + i));
+            }
+            return;
         }
+        // A folio within one pageblock (as the buddy hands them out): its frames go back as a run
+        // (`free_pages_run()`: the same bitmap, counts and list moves as one at a time).
+        self.pages.free_range(head, nr as u32);
+        self.free_pages_run(head, nr);
     }
 
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.

@@ -107,9 +107,26 @@ struct Leaf<S> {
     values: u8,
 }
 
-/// The tag of a wide leaf's id (ids of narrow leaves have it clear). Leaf ids are below
-/// 2^31 - 1, so no tagged id is `NIL`.
+/// A leaf whose 64 slots are all pages in consecutive frames: a chunk that one large folio of
+/// order 6 or more covers (the kernel stores such a folio as one multi-index entry in the node
+/// above the leaves, `xas_store()` with `xas_set_order()`; its pages are consecutive frames).
+/// It keeps the first slot's frame only; a store of anything else into it turns it back into
+/// a narrow leaf.
+#[derive(Clone, Debug)]
+struct RunLeaf {
+    /// Occupancy and shadow-list state.
+    node: XaNode,
+    /// The chunk the leaf covers; `NIL` while free.
+    chunk: u32,
+    /// The frame in slot 0; slot `o` holds frame `base + o`.
+    base: u32,
+}
+
+/// The tag of a wide leaf's id, and of a run leaf's (ids of narrow leaves have both clear).
+/// Leaf ids are below 2^30, so no tagged id is `NIL`.
 const WIDE: u32 = 1 << 31;
+const RUN: u32 = 1 << 30;
+const TAGS: u32 = WIDE | RUN;
 
 /// An inner node: 64 children (inner nodes or leaves, by level).
 #[derive(Clone, Debug)]
@@ -129,6 +146,8 @@ pub struct XArray {
     free_narrow: Vec<u32>,
     wide: Vec<Leaf<Slot>>,
     free_wide: Vec<u32>,
+    runs: Vec<RunLeaf>,
+    free_runs: Vec<u32>,
     inner: Vec<XaInner>,
     free_inner: Vec<u32>,
     /// (chunk, leaf) of the last leaf a walk found.
@@ -144,6 +163,8 @@ impl Default for XArray {
             free_narrow: Vec::new(),
             wide: Vec::new(),
             free_wide: Vec::new(),
+            runs: Vec::new(),
+            free_runs: Vec::new(),
             inner: Vec::new(),
             free_inner: Vec::new(),
             cache: Cell::new((NIL, NIL)),
@@ -197,10 +218,12 @@ impl XArray {
     /// Slot `off` of leaf `id`.
     #[inline(always)]
     pub fn slot(&self, id: u32, off: u32) -> Slot {
-        if id & WIDE == 0 {
+        if id & TAGS == 0 {
             Slot(self.narrow[id as usize].slots[off as usize] as u64)
-        } else {
+        } else if id & WIDE != 0 {
             self.wide[(id & !WIDE) as usize].slots[off as usize]
+        } else {
+            Slot::page(crate::types::PageId(self.runs[(id & !RUN) as usize].base + off))
         }
     }
 
@@ -212,30 +235,36 @@ impl XArray {
     /// The occupancy of leaf `id`.
     #[inline(always)]
     pub fn node(&self, id: u32) -> &XaNode {
-        if id & WIDE == 0 {
+        if id & TAGS == 0 {
             &self.narrow[id as usize].node
-        } else {
+        } else if id & WIDE != 0 {
             &self.wide[(id & !WIDE) as usize].node
+        } else {
+            &self.runs[(id & !RUN) as usize].node
         }
     }
 
     /// The occupancy of leaf `id`, to change.
     #[inline(always)]
     pub fn node_mut(&mut self, id: u32) -> &mut XaNode {
-        if id & WIDE == 0 {
+        if id & TAGS == 0 {
             &mut self.narrow[id as usize].node
-        } else {
+        } else if id & WIDE != 0 {
             &mut self.wide[(id & !WIDE) as usize].node
+        } else {
+            &mut self.runs[(id & !RUN) as usize].node
         }
     }
 
     /// The chunk leaf `id` covers.
     #[inline]
     pub fn chunk(&self, id: u32) -> u32 {
-        if id & WIDE == 0 {
+        if id & TAGS == 0 {
             self.narrow[id as usize].chunk
-        } else {
+        } else if id & WIDE != 0 {
             self.wide[(id & !WIDE) as usize].chunk
+        } else {
+            self.runs[(id & !RUN) as usize].chunk
         }
     }
 
@@ -246,6 +275,12 @@ impl XArray {
         let chunk = index >> XA_CHUNK_SHIFT;
         let off = (index & XA_CHUNK_MASK) as usize;
         let mut id = self.leaf_id(chunk).expect("store() into an allocated range");
+        if id & RUN != 0 {
+            if slot == self.slot(id, off as u32) {
+                return slot;
+            }
+            id = self.unrun(chunk, id);
+        }
         let narrow_fits = slot.0 & 1 == 0 && slot.0 <= u32::MAX as u64;
         if id & WIDE == 0 {
             if narrow_fits {
@@ -327,25 +362,66 @@ impl XArray {
         self.relink(chunk, new);
     }
 
-    /// Every allocated leaf's id (arena order, narrow ones first).
+    /// Store the 64 slots of `chunk`'s leaf as a run leaf when they are pages in consecutive
+    /// frames (a chunk a large folio of order 6 or more fills; see [`RunLeaf`]).
+    pub fn compact_run(&mut self, chunk: u32) {
+        let Some(id) = self.leaf_id(chunk) else { return };
+        if id & TAGS != 0 {
+            return;
+        }
+        let l = &self.narrow[id as usize];
+        let first = l.slots[0];
+        if first == 0 || first & 1 != 0 {
+            return;
+        }
+        if !l.slots.iter().enumerate().all(|(o, &s)| s == first + 2 * o as u32) {
+            return;
+        }
+        let run = RunLeaf { node: l.node, chunk, base: (first >> 1) - 1 };
+        self.narrow[id as usize].chunk = NIL;
+        self.free_narrow.push(id);
+        let new = alloc_in(&mut self.runs, &mut self.free_runs, run) | RUN;
+        self.relink(chunk, new);
+    }
+
+    /// Move run leaf `id` of `chunk` to the narrow layout; returns its new id.
+    #[cold]
+    fn unrun(&mut self, chunk: u32, id: u32) -> u32 {
+        let r = &mut self.runs[(id & !RUN) as usize];
+        let mut slots = [0u32; XA_CHUNK_SIZE];
+        for (o, s) in slots.iter_mut().enumerate() {
+            *s = Slot::page(crate::types::PageId(r.base + o as u32)).0 as u32;
+        }
+        let narrow = Leaf { slots, node: r.node, chunk, values: 0 };
+        r.chunk = NIL;
+        self.free_runs.push(id & !RUN);
+        let new = alloc_in(&mut self.narrow, &mut self.free_narrow, narrow);
+        self.relink(chunk, new);
+        new
+    }
+
+    /// Every allocated leaf's id (arena order: narrow, wide, run leaves).
     pub fn leaf_ids(&self) -> impl Iterator<Item = u32> + '_ {
         let n = self.narrow.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32);
         let w = self.wide.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | WIDE);
-        n.chain(w)
+        let r = self.runs.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | RUN);
+        n.chain(w).chain(r)
     }
 
-    /// Every allocated leaf as (chunk, occupancy), narrow ones first.
+    /// Every allocated leaf as (chunk, occupancy), in [`XArray::leaf_ids`] order.
     pub fn leaves(&self) -> impl Iterator<Item = (u32, &XaNode)> {
         let n = self.narrow.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
         let w = self.wide.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
-        n.chain(w)
+        let r = self.runs.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
+        n.chain(w).chain(r)
     }
 
     /// Every allocated leaf's occupancy, to change.
     pub fn nodes_mut(&mut self) -> impl Iterator<Item = &mut XaNode> {
         let n = self.narrow.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
         let w = self.wide.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
-        n.chain(w)
+        let r = self.runs.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
+        n.chain(w).chain(r)
     }
 
     fn alloc_inner(&mut self) -> u32 {
@@ -423,12 +499,15 @@ impl XArray {
         let Some(id) = self.leaf_id(chunk) else { return };
         debug_assert!(self.slots(id).all(|s| s == Slot::EMPTY));
         self.cache.set((NIL, NIL));
-        if id & WIDE == 0 {
+        if id & TAGS == 0 {
             self.narrow[id as usize].chunk = NIL;
             self.free_narrow.push(id);
-        } else {
+        } else if id & WIDE != 0 {
             self.wide[(id & !WIDE) as usize].chunk = NIL;
             self.free_wide.push(id & !WIDE);
+        } else {
+            self.runs[(id & !RUN) as usize].chunk = NIL;
+            self.free_runs.push(id & !RUN);
         }
         if self.levels == 0 {
             self.root = NIL;
@@ -524,20 +603,24 @@ impl XArray {
     pub fn host_bytes(&self) -> usize {
         self.narrow.capacity() * std::mem::size_of::<Leaf<u32>>()
             + self.wide.capacity() * std::mem::size_of::<Leaf<Slot>>()
+            + self.runs.capacity() * std::mem::size_of::<RunLeaf>()
             + self.inner.capacity() * std::mem::size_of::<XaInner>()
-            + (self.free_narrow.capacity() + self.free_wide.capacity() + self.free_inner.capacity()) * 4
+            + (self.free_narrow.capacity() + self.free_wide.capacity() + self.free_runs.capacity() + self.free_inner.capacity()) * 4
     }
 
     /// Allocated (leaf, inner) nodes.
     pub fn nr_nodes(&self) -> (usize, usize) {
-        (self.narrow.len() - self.free_narrow.len() + self.wide.len() - self.free_wide.len(), self.inner.len() - self.free_inner.len())
+        (
+            self.narrow.len() - self.free_narrow.len() + self.wide.len() - self.free_wide.len() + self.runs.len() - self.free_runs.len(),
+            self.inner.len() - self.free_inner.len(),
+        )
     }
 }
 
 /// Put `leaf` in a free entry of `arena` (or a new one); returns its index. A first leaf takes
 /// room for one leaf only: a Vec's first allocation holds four, 2 KiB for every small file (a
 /// million 8K files held 2.1 GiB of leaves, 1.6 of them empty).
-fn alloc_in<S>(arena: &mut Vec<Leaf<S>>, free: &mut Vec<u32>, leaf: Leaf<S>) -> u32 {
+fn alloc_in<T>(arena: &mut Vec<T>, free: &mut Vec<u32>, leaf: T) -> u32 {
     match free.pop() {
         Some(id) => {
             arena[id as usize] = leaf;
