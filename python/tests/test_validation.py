@@ -66,7 +66,7 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + swap + hot
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192
-    # and host-ext4-tight-ra8192 stay in scenarios/validation-pending/, 23-43% over), and the
+    # and host-ext4-tight-ra8192 stay in scenarios/validation-pending/), and the
     # host set re-recorded on default ext4 (21 of its 22; lab/validation/make_folio_scenarios.py)
     assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 11
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares

@@ -30,6 +30,10 @@ pub struct Inflight {
     pub done: Nanos,
 }
 
+/// `BIO_MAX_VECS` (include/linux/bio.h; `BIO_MAX_PAGES` before 5.12): the most segments a bio
+/// holds, one per folio a file system's readahead adds to it (`bio_max_segs()`).
+pub const BIO_MAX_VECS: u32 = 256;
+
 /// `struct address_space`.
 #[derive(Clone, Debug, Default)]
 pub struct AddressSpace {
@@ -652,8 +656,13 @@ impl Kernel {
         }
     }
 
-    /// `read_pages()`: submit one read request for the `nr` freshly added pages starting at
-    /// `index`, lock them until it completes, and account it (`pgpgin`, task read_bytes).
+    /// `read_pages()`: submit the `nr` freshly added pages starting at `index` for reading,
+    /// lock them until their read completes, and account it (`pgpgin`, task read_bytes). The
+    /// file system's `->readahead()` (`mpage_readahead()`, ext4's `ext4_mpage_readpages()`,
+    /// `iomap_readahead()`) builds bios of at most `BIO_MAX_VECS` folios each (`bio_alloc(bdev,
+    /// bio_max_segs(nr_pages), ...)`; one segment per folio) and submits each when it is full;
+    /// the end of a bio's I/O (`mpage_end_io()` / `folio_end_read()`) unlocks its folios, so
+    /// a window's first folios are up to date while its later bios are still on the device.
     pub fn read_pages(&mut self, inode: InodeId, index: u32, nr: u32) {
         if nr == 0 {
             return;
@@ -662,12 +671,30 @@ impl Kernel {
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("read_pages() is never called for shmem");
         self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
-        let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
         let now = self.now;
-        let m = &mut self.mappings[inode.idx()];
-        m.inflight.retain(|r| r.done > now);
-        m.inflight.push(Inflight { start: index, end: index + nr, done });
-        for i in index..index + nr {
+        self.mappings[inode.idx()].inflight.retain(|r| r.done > now);
+        let end = index + nr;
+        let mut start = index;
+        while start < end {
+            // One bio: up to BIO_MAX_VECS folios from `start`.
+            let mut i = start;
+            let mut vecs = 0;
+            while i < end && vecs < BIO_MAX_VECS {
+                i += match self.mappings[inode.idx()].lookup(i) {
+                    Some(p) => {
+                        let head = self.pages.page_folio(p);
+                        (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i
+                    }
+                    None => 1,
+                };
+                vecs += 1;
+            }
+            let done = self.devices[dev.idx()].submit(Dir::Read, base + start as u64, (i - start) as u64, self.now);
+            self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done });
+            start = i;
+        }
+        let m = &self.mappings[inode.idx()];
+        for i in index..end {
             if let Some(p) = m.lookup(i) {
                 self.pages[p].flags |= pg::LOCKED | pg::FRESH;
             }

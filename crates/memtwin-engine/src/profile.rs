@@ -349,6 +349,13 @@ pub struct KernelProfile {
     /// read (`prev_index << PAGE_SHIFT | prev_offset`). Readahead's sequential test compares
     /// the missed index with `prev_pos >> PAGE_SHIFT`.
     pub ra_prev_pos_after_read: bool,
+    /// `page_cache_ra_unbounded()` stops its loop when `filemap_add_folio()` fails with
+    /// `-ENOMEM` (readahead's `__GFP_NORETRY` memcg charge failed after its one reclaim pass)
+    /// and submits what it added, as it stops when the allocation fails: 6.10+ (Liu Shixin,
+    /// "mm/readahead: break read-ahead loop if filemap_add_folio return -ENOMEM"). Before, it
+    /// submitted the batch and went on with the next page, charging (and reclaiming) page
+    /// by page to the window's end (Debian's 6.1.192 read).
+    pub ra_enomem_stops: bool,
     /// A wb's share of a dirty threshold is at least 1/8 of what its domain has left under it
     /// (`__wb_calc_thresh()`, v6.14, Jim Zhao's "mm/page-writeback: raise wb_thresh to prevent
     /// write blocking with strictlimit"); before, a wb that completed no write recently has a
@@ -576,6 +583,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
         ra_prev_pos_after_read: true,
+        ra_enomem_stops: false,
         account_page_tables: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
@@ -718,10 +726,11 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
-                      goal (6.11)",
+                      goal (6.11), readahead stops at a failed memcg charge (6.10)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
+        ra_enomem_stops: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
