@@ -374,7 +374,13 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
     if plan["machine"].get("swap"):
         # the memcg's swap: memory.swap.current and memory.swap.events (v2), memsw (v1)
         snapfiles += ["memory.memsw.usage_in_bytes"] if v == "1" else ["memory.swap.current", "memory.swap.events"]
+    zswap = (plan["machine"].get("zswap") or {}).get("enabled")
+    if zswap and v == "2":
+        snapfiles.append("memory.zswap.current")
     L += [f"SNAP {n}" for n in snapfiles]
+    if zswap:
+        # /sys/kernel/debug/zswap's counters with every snapshot
+        L.append("ZSWAP 1")
     if v == "2":
         L.append(f"SET {_q(mnt + '/cgroup.subtree_control')} +memory")
         L.append(f"MKCG {_q(cg.top)} 1")
@@ -402,7 +408,7 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
             if c.get("swappiness") is not None:
                 L.append(f"SET {_q(d + '/memory.swappiness')} {c['swappiness']}")
         else:
-            for k, fn in (("max", "memory.max"), ("high", "memory.high"), ("swap_max", "memory.swap.max")):
+            for k, fn in (("max", "memory.max"), ("high", "memory.high"), ("swap_max", "memory.swap.max"), ("zswap_max", "memory.zswap.max")):
                 if c.get(k) is not None:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
             for k, fn in (("low", "memory.low"), ("min", "memory.min")):
@@ -451,7 +457,14 @@ def _op_fields(op: dict, cg: Cg, walk: bool, thp: bool = False) -> str:
         return (f"fmmap {_q(op['name'])} {_q(_gpath(op['file']))} {op['offset']} {op['size']} {int(bool(op['shared']))} "
                 f"{int(bool(op['exec']))} {int(bool(op['populate']))} {MADVICE[op['advice']]}")
     if k == "mmap":
-        return f"mmap {_q(op['name'])} {op['size']} {int(thp)}"
+        # the pages' data (scenario `fill`): -1 one byte, 0 same-filled, N the first N bytes random
+        fill = op.get("fill") or "byte"
+        code = {"byte": -1, "same": 0, "random": 4096}.get(fill)
+        if code is None:
+            code = int(fill.split("-", 1)[1]) if fill.startswith("random-") and fill.split("-", 1)[1].isdigit() else None
+        if code is None:
+            raise RealError(f"step {op['step']!r}: mmap fill {fill!r} is not one the guest program writes")
+        return f"mmap {_q(op['name'])} {op['size']} {int(thp)} {code}"
     if k == "touch" and (op.get("access", "write") != "write" or op.get("offset") or op.get("length") is not None
                          or op.get("pattern", "sequential") != "sequential"):
         length = -1 if op.get("length") is None else op["length"]
@@ -496,7 +509,7 @@ def _node_cpus(cpus: int, nodes: int) -> list:
 GUEST_SWAP = r"""i=0
 while [ ! -b /dev/vdb ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 [ -b /dev/vdb ] || fail "no /dev/vdb: the guest sees no second virtio disk for swap"
-mkswap /dev/vdb >/dev/null || fail "mkswap /dev/vdb failed"
+@ROTSETUP@@ZSWAPSETUP@mkswap /dev/vdb >/dev/null || fail "mkswap /dev/vdb failed"
 swapon /dev/vdb || fail "swapon /dev/vdb failed (the guest kernel lacks CONFIG_SWAP?)"
 echo @SWAPPINESS@ > /proc/sys/vm/swappiness || fail "cannot write /proc/sys/vm/swappiness"
 echo "@@SWAP $(tail -n +2 /proc/swaps | tr -s ' ' | tr '\t' ' ') rotational: $(cat /sys/block/vdb/queue/rotational) page-cluster: $(cat /proc/sys/vm/page-cluster) swappiness: $(cat /proc/sys/vm/swappiness) vma_ra: $(cat /sys/kernel/mm/swap/vma_ra_enabled 2>/dev/null) zswap: $(cat /sys/module/zswap/parameters/enabled 2>/dev/null)"
@@ -544,13 +557,33 @@ else
 fi
 @SYSCTL@/memtwin-guest /ops
 echo "@@EXIT $?"
-if [ @LRUGEN@ = y ] && mount -t debugfs none /sys/kernel/debug 2>/dev/null; then
+if [ @LRUGEN@ = y ] && { [ -e /sys/kernel/debug/lru_gen ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; }; then
   sed 's/^/@@LRUGENDBG /' /sys/kernel/debug/lru_gen
 fi
 umount /s
 sync
 poweroff -f
 """
+
+
+# [machine] zswap: /sys/module/zswap/parameters/* written before swapon (Debian's 6.1 builds zswap in,
+# off by default, lzo + zbud), debugfs mounted for /sys/kernel/debug/zswap, the state recorded
+ZSWAP_PARAMS = ("compressor", "zpool", "max_pool_percent", "accept_threshold_percent",
+                "same_filled_pages_enabled", "non_same_filled_pages_enabled", "enabled")
+
+
+def guest_zswap(z: Optional[dict]) -> str:
+    if not z:
+        return ""
+    d = "/sys/module/zswap/parameters"
+    out = [f'[ -d {d} ] || fail "the scenario asks for zswap and the guest kernel has no {d} (CONFIG_ZSWAP)"',
+           '[ -e /sys/kernel/debug/zswap ] || mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs (zswap\'s counters)"']
+    for k in ZSWAP_PARAMS:
+        v = z[k]
+        v = ("Y" if v else "N") if isinstance(v, bool) else str(v)
+        out.append(f'echo {v} > {d}/{k} || fail "cannot write {v} to {d}/{k}"')
+    out.append('echo "@@ZSWAP ' + " ".join(f"{k}=$(cat {d}/{k})" for k in ZSWAP_PARAMS) + '"')
+    return "\n".join(out) + "\n"
 
 
 def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
@@ -568,6 +601,12 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
     # CONFIG_LRU_GEN_ENABLED unset, so it boots with the two lists and 0x0000 there).
     # [machine] swap: a second virtio disk (vdb) made swap in the guest; kernel.swappiness.
     swap = GUEST_SWAP.replace("@SWAPPINESS@", str(int(plan.get("swappiness", 60)))) if plan["machine"].get("swap") else ""
+    swap = swap.replace("@ZSWAPSETUP@", guest_zswap(plan["machine"].get("zswap")))
+    # a non-rotational device ([devices.X] rotational = false): the swap disk's queue says so before
+    # swapon, which then makes the area SWP_SOLIDSTATE (VMA-based swap readahead, the SSD allocator)
+    rot = not plan["devices"] or plan["devices"][0].get("rotational", True)
+    swap = swap.replace("@ROTSETUP@", "" if rot else
+                        'echo 0 > /sys/block/vdb/queue/rotational || fail "cannot write /sys/block/vdb/queue/rotational"\n')
     init = init.replace("@SWAPSETUP@", swap)
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
             .replace("@SYSCTL@", sysctl))
@@ -682,7 +721,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|meminfo|cgstat|res|folios)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|zswap|meminfo|cgstat|res|folios)$")
 
 
 def _sections(text: str) -> dict:
@@ -715,7 +754,8 @@ def _snap(sec: dict, cg: Cg, d: str) -> SimpleNamespace:
         k, _, val = line.partition(":")
         io[k.strip()] = int(val)
     return SimpleNamespace(t=float(sec["t"]), user=user_us / 1e6, sys=sys_us / 1e6, iowait=iowait, io=io,
-                           memcg=cg.snapshot(d, _read=read), vm=_kv(sec["vmstat"]))
+                           memcg=cg.snapshot(d, _read=read), vm=_kv(sec["vmstat"]),
+                           zswap=_kv(sec["zswap"]) if "zswap" in sec else None)
 
 
 def node_memory(out: str) -> dict:
@@ -741,6 +781,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["lru_gen"] = (re.search(r"^@@LRUGEN (.*)$", out, re.M) or [None, None])[1]
     facts["lru_gen_debug"] = re.findall(r"^@@LRUGENDBG (.*)$", out, re.M)
     facts["swap"] = (re.search(r"^@@SWAP (.*)$", out, re.M) or [None, None])[1]
+    facts["zswap"] = (re.search(r"^@@ZSWAP (.*)$", out, re.M) or [None, None])[1]
     facts["node_mem_kB"] = node_memory(out)
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
@@ -921,7 +962,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     "lru_gen": facts["lru_gen"],
-                    **({"swap": facts["swap"]} if facts.get("swap") else {})},
+                    **({"swap": facts["swap"]} if facts.get("swap") else {}),
+                    **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,

@@ -214,6 +214,8 @@ class Cg:
             except OSError:
                 s["psi"] = None
             s["events"] = {k: st.get(v) for k, v in V2_EVENTS.items()}
+            # zswap (5.19+): memory.stat zswap (= memory.zswap.current), zswapped (bytes), zswpin/out
+            s["zswap"] = {k: st.get(k) for k in ("zswap", "zswapped", "zswpin", "zswpout")}
             s["events"]["memcg.events.max"] = ev.get("max")
             s["events"]["memcg.events.high"] = ev.get("high")
             s["events"]["memcg.events.oom_kill"] = ev.get("oom_kill")
@@ -324,6 +326,29 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped", "SwapFree"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
+    za, zb = getattr(a, "zswap", None), getattr(b, "zswap", None)
+    if za is not None and zb is not None:
+        # /sys/kernel/debug/zswap: counters as deltas, the pool's levels at the end
+        for k in ("pool_limit_hit", "written_back_pages", "reject_reclaim_fail", "reject_compress_poor", "reject_alloc_fail"):
+            if k in za and k in zb:
+                m[f"zswap.{k}"] = zb[k] - za[k]
+        for k in ("stored_pages", "same_filled_pages", "pool_total_size"):
+            if k in zb:
+                m[f"zswap.{k}"] = zb[k]
+        for k in ("zswpin", "zswpout"):
+            if k in b.vm and k in a.vm:
+                m["vmstat." + k] = b.vm[k] - a.vm[k]
+        mza, mzb = a.memcg.get("zswap") or {}, b.memcg.get("zswap") or {}
+        for k in ("zswpin", "zswpout"):
+            if mzb.get(k) is not None and mza.get(k) is not None:
+                m["memcg." + k] = mzb[k] - mza[k]
+        if mzb.get("zswap") is not None:
+            m["memcg.zswap_bytes"] = mzb["zswap"]
+        if mzb.get("zswapped") is not None:
+            m["memcg.zswapped_bytes"] = mzb["zswapped"]
+        for k in ("Zswap", "Zswapped"):
+            if k in mi:
+                m[f"meminfo.{k}_kB"] = mi[k]
     if st is not None:
         m["cgroup.nr_descendants"] = st.get("nr_descendants", 0)
         m["cgroup.nr_dying_descendants"] = st.get("nr_dying_descendants", 0)

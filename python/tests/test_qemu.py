@@ -167,6 +167,51 @@ def test_swap_gives_the_guest_a_second_disk_sharing_the_throttle(tmp_path):
     assert "memory.swap" not in qemu.op_script(plan)[0] and "swapon" not in qemu.guest_init(plan, 128)
 
 
+def test_zswap_and_a_non_rotational_swap_disk_reach_the_guest():
+    # [machine] zswap: its parameters written to /sys/module/zswap/parameters before swapon
+    # (enabled last), debugfs mounted, /sys/kernel/debug/zswap dumped with every snapshot and
+    # memory.zswap.current snapshotted; the mapping's fill reaches the guest program; a
+    # non-rotational device has its swap disk's queue say so before swapon.
+    plan = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "qemu61-zswap-pool-limit.toml")).doc.plan(None, [])
+    assert plan["machine"]["zswap"]["max_pool_percent"] == 1
+    qemu.check_plan(plan)
+    init = qemu.guest_init(plan, 128)
+    d = "/sys/module/zswap/parameters"
+    assert init.index(f"echo 1 > {d}/max_pool_percent") < init.index(f"echo Y > {d}/enabled") < init.index("swapon /dev/vdb")
+    assert f"echo lzo > {d}/compressor" in init and f"echo zbud > {d}/zpool" in init and "mount -t debugfs" in init
+    assert "echo 0 > /sys/block/vdb/queue/rotational" not in init
+    script, *_ = qemu.op_script(plan)
+    assert "ZSWAP 1" in script.splitlines() and "SNAP memory.zswap.current" in script
+    assert f"O 0 mmap heap {160 << 20} 0 1024" in script.splitlines()
+    plan = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "qemu61-swap-vma-ra.toml")).doc.plan(None, [])
+    init = qemu.guest_init(plan, 128)
+    assert init.index("echo 0 > /sys/block/vdb/queue/rotational") < init.index("swapon /dev/vdb")
+    assert "zswap" not in qemu.op_script(plan)[0] and "/sys/module/zswap/parameters/enabled" not in init.split("@@SWAP")[0]
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    assert '"ZSWAP"' in src and "write_page(r, pg)" in src
+
+
+def test_zswap_counters_become_metrics():
+    # /sys/kernel/debug/zswap as the guest dumps it (#zswap), memory.stat's zswap lines and vmstat
+    from memtwin.real import metrics_from
+    from types import SimpleNamespace as NS
+
+    def snap(stored, hits, zswpout, mz):
+        memcg = {"usage": 1, "max_usage": None, "file": 0, "failcnt": None, "events": {}, "zswap": mz}
+        return NS(t=0.0, user=0.0, sys=0.0, iowait=None, io={"read_bytes": 0, "write_bytes": 0}, memcg=memcg,
+                  vm={"zswpout": zswpout, "zswpin": 0},
+                  zswap={"stored_pages": stored, "pool_limit_hit": hits, "pool_total_size": stored * 2048})
+    a = snap(10, 3, 100, {"zswap": 0, "zswapped": 0, "zswpin": 0, "zswpout": 5})
+    b = snap(30, 7, 160, {"zswap": 2200, "zswapped": 8192, "zswpin": 1, "zswpout": 25})
+    m = metrics_from(a, b, {"Zswap": 60, "Zswapped": 120}, None)
+    assert m["zswap.stored_pages"] == 30 and m["zswap.pool_limit_hit"] == 4 and m["zswap.pool_total_size"] == 61440
+    assert m["vmstat.zswpout"] == 60 and m["memcg.zswpout"] == 20 and m["memcg.zswpin"] == 1
+    assert m["memcg.zswap_bytes"] == 2200 and m["memcg.zswapped_bytes"] == 8192 and m["meminfo.Zswap_kB"] == 60
+    a.zswap = b.zswap = None
+    assert not any("zsw" in k for k in metrics_from(a, b, {"Zswap": 60}, None))
+
+
 def test_swap_limits_reach_the_guest(tmp_path):
     plan = _scn(tmp_path).doc.plan(None, ["machine.swap=256M", 'cgroups.A."memory.swap.max"=8M'])
     assert "SET /sys/fs/cgroup/memtwin/A/memory.swap.max 8388608" in qemu.op_script(plan)[0]
@@ -361,7 +406,8 @@ def test_anonymous_ops_and_thp_reach_the_guest(tmp_path, thp):
     script, steps, _, _ = qemu.op_script(plan)
     assert steps == ["map", "touch", "unmap"]
     ops = [l for l in script.splitlines() if l.startswith("O ")]
-    assert ops == [f"O 0 mmap a%20b {64 << 20} {int(thp == 'always')}", "O 1 touch a%20b", "O 2 munmap a%20b"]
+    # the last field: the pages' fill (-1: one byte per page, the default)
+    assert ops == [f"O 0 mmap a%20b {64 << 20} {int(thp == 'always')} -1", "O 1 touch a%20b", "O 2 munmap a%20b"]
     task = next(l for l in script.splitlines() if l.startswith("TASK "))
     assert task.split()[4] == "2", "pinned to node 1's CPU (cpu 1)"
     init = qemu.guest_init(plan, 128)

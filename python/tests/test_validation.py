@@ -59,11 +59,16 @@ def test_there_is_a_validation_set():
                                                                 "host-stall-alone-p16m.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
-    assert swap == 6  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
+    # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap); + item 3: VMA-based
+    # readahead (swap-vma-ra, swap-interleaved-vma-ra; the interleaved one by cluster is pending)
+    assert swap == 6 + 2  # 6: + sw60 and sw100 (their re-touch: per-pass file deactivation)
+    zswap = {n for n in names if n.startswith("qemu61-zswap-")}
+    assert zswap == {"qemu61-zswap-same.toml", "qemu61-zswap-random.toml", "qemu61-zswap-1k-file.toml",
+                     "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
     hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
     # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 11 on XFS (large folios)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + swap + hot
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + swap + hot + len(zswap)
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192
     # and host-ext4-tight-ra8192 stay in scenarios/validation-pending/), and the

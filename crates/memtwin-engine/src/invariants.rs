@@ -172,7 +172,9 @@ impl Kernel {
         if slab_frames * PAGE_SIZE >= self.kmem.pagecache_slab + PAGE_SIZE {
             return Err(format!("{slab_frames} slab frames for {} bytes of buffer heads and tree nodes", self.kmem.pagecache_slab));
         }
-        let kernel_frames = slab_frames + self.kmem.boot_frames;
+        // zswap's pool pages (zbud) are kernel frames too.
+        let zswap_frames = self.zswap.as_ref().map_or(0, |z| z.pool_pages());
+        let kernel_frames = slab_frames + self.kmem.boot_frames + zswap_frames;
         if file_on_lru + anon_frames + kernel_frames != used {
             return Err(format!("{used} pages in use but {file_on_lru} file and {anon_frames} anonymous on LRU lists and {kernel_frames} kernel frames"));
         }
@@ -241,6 +243,7 @@ impl Kernel {
                 return Err(format!("memcg {} memory + swap {} above memory.memsw.limit_in_bytes {}", m.path, m.counter.usage + m.swap, m.memsw_max));
             }
         }
+        self.check_zswap()?;
         self.check_lifecycle()?;
         self.check_directories()?;
         self.check_request_queues()?;
@@ -478,6 +481,56 @@ impl Kernel {
             }
             if !q.ordered() {
                 return Err(format!("device {}: requests complete out of submission order", d.name));
+            }
+        }
+        Ok(())
+    }
+
+    /// zswap: every entry is at a slot in use whose page is not resident in memory as well
+    /// unless the swap cache holds it (a page is in zswap, on disk or in memory); the
+    /// counters (`stored_pages`, `same_filled_pages`) count the entries; the pool's frames
+    /// are distinct kernel frames; each memcg's `zswap_bytes`/`zswapped` are the entries
+    /// charged to its subtree (cgroup v2, 5.19+).
+    pub fn check_zswap(&self) -> Result<(), String> {
+        let Some(z) = self.zswap.as_ref() else { return Ok(()) };
+        let (entries, same) = z.count_entries();
+        if entries != z.stats.stored_pages || same != z.stats.same_filled_pages {
+            return Err(format!("zswap holds {entries} entries ({same} same-filled) but stored_pages {} same_filled_pages {}", z.stats.stored_pages, z.stats.same_filled_pages));
+        }
+        let mut frames = 0u64;
+        for f in z.frames() {
+            if self.pages[f].mapping != crate::slab::SLAB_FRAME || self.pages[f].test(pg::LRU) {
+                return Err(format!("zswap pool frame {} is not a kernel frame", f.0));
+            }
+            frames += 1;
+        }
+        if frames != z.pool_pages() {
+            return Err(format!("zswap pool counts {} pages but its LRU holds {frames}", z.pool_pages()));
+        }
+        let n = self.memcgs.memcgs.len();
+        let (mut bytes, mut count) = (vec![0u64; n], vec![0u64; n]);
+        let charged = self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && self.profile.zswap_memcg;
+        if let Some(area) = self.swap.as_ref() {
+            for (s, len) in z.entries() {
+                if s == 0 || !area.slot_in_use(s) {
+                    return Err(format!("zswap entry at free slot {s}"));
+                }
+                let m = area.slot_memcg(s);
+                if charged && m != MemcgId::NONE {
+                    let mut cur = Some(m);
+                    while let Some(c) = cur {
+                        bytes[c.idx()] += len;
+                        count[c.idx()] += 1;
+                        cur = self.memcgs.get(c).parent;
+                    }
+                }
+            }
+        } else if entries > 0 {
+            return Err(format!("{entries} zswap entries without a swap area"));
+        }
+        for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            if m.zswap_bytes != bytes[i] || m.zswapped != count[i] {
+                return Err(format!("memcg {} zswap {} bytes / {} pages but its entries hold {} / {}", m.path, m.zswap_bytes, m.zswapped, bytes[i], count[i]));
             }
         }
         Ok(())

@@ -175,6 +175,8 @@ pub struct Kernel {
     pub read_pinned: Option<(InodeId, u32, u32)>,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
+    /// zswap in front of the swap area (`[machine] zswap`), `None` when not configured.
+    pub zswap: Option<crate::zswap::Zswap>,
     /// Swap writes in flight: (completion time, frame), earliest first.
     pub swap_wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
     /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
@@ -253,6 +255,7 @@ impl Kernel {
             root_fs_order0: false,
             read_pinned: None,
             swap: None,
+            zswap: None,
             swap_wb_queue: Default::default(),
             freelist_walk: None,
             vmas: vec![],

@@ -41,6 +41,7 @@ pub mod sched;
 pub mod swap;
 pub mod trace;
 pub mod swapfile;
+pub mod zswap;
 pub mod truncate;
 pub mod types;
 pub mod vmscan;

@@ -1048,6 +1048,10 @@ impl Kernel {
                 return self.free_swapped_page(p);
             }
             if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
+                if !self.pages[p].test(pg::WRITEBACK) {
+                    // Stored by zswap without I/O: clean, freed in this pass.
+                    return self.free_swapped_page(p);
+                }
                 self.pages[p].flags |= pg::RECLAIM;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
             } else {

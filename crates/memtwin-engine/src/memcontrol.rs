@@ -52,6 +52,11 @@ impl Memcg {
             memsw_max: PAGE_COUNTER_MAX,
             swappiness: crate::vmscan::SWAPPINESS,
             nr_swapcache: 0,
+            zswap_bytes: 0,
+            zswapped: 0,
+            zswpin: 0,
+            zswpout: 0,
+            zswap_max: PAGE_COUNTER_MAX,
         }
     }
 }
@@ -295,6 +300,17 @@ pub struct Memcg {
     /// Pages charged here that are in the swap cache and mapped by no page table (swap
     /// readahead's), local.
     pub nr_swapcache: u64,
+    /// `MEMCG_ZSWAP_B` (5.19+, memory.zswap.current, memory.stat `zswap`): compressed bytes
+    /// zswap holds for pages of this memcg's subtree (hierarchical).
+    pub zswap_bytes: u64,
+    /// `MEMCG_ZSWAPPED` (memory.stat `zswapped`, pages), hierarchical.
+    pub zswapped: u64,
+    /// memory.stat `zswpin` events, local.
+    pub zswpin: u64,
+    /// memory.stat `zswpout` events, local.
+    pub zswpout: u64,
+    /// memory.zswap.max (5.19+, cgroup v2), pages.
+    pub zswap_max: u64,
 }
 
 /// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).

@@ -48,6 +48,12 @@ pub struct Vma {
     /// anonymous memory. In a file VMA `pages[i]` is the page-cache page mapped at page `i`
     /// (no `pg::ANON`), or the private copy a write made of it (`pg::ANON`, COW).
     pub file: Option<Box<FileVma>>,
+    /// What its anonymous pages hold once written (the mmap op's `fill`): what zswap makes
+    /// of them.
+    pub fill: crate::zswap::AnonFill,
+    /// `vma->swap_readahead_info` (4.14+): the page of the last swap fault or readahead hit,
+    /// the last window and the readahead hits since (`SWAP_RA_VAL(addr, win, hits)`).
+    pub swap_ra: (u32, u32, u32),
 }
 
 /// The file of a file VMA, and the per-PTE state the engine keeps for it.
@@ -138,7 +144,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: (0, 0, 0) });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -154,6 +160,8 @@ impl Kernel {
         v.young.clear();
         v.young.resize((nr_pages as usize).div_ceil(64), 0);
         v.file = None;
+        v.fill = crate::zswap::AnonFill::Byte;
+        v.swap_ra = (0, 0, 0);
         self.lru_gen_mm_add_vma(id);
         id
     }
@@ -206,6 +214,10 @@ impl Kernel {
             // Mapped: no fault; the access sets the PTE's accessed bit.
             self.vmas[v].mkyoung(index);
             return Ok(None);
+        }
+        if self.zswap.as_ref().is_some_and(|z| z.shrink_queued) {
+            // zswap's shrink_worker, queued by a store that found the pool full.
+            self.zswap_shrink_worker();
         }
         if !self.pte_alloc(vma, index) {
             return Err(FaultError::Oom);

@@ -26,6 +26,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
         || name.contains("_avg")
+        || matches!(name, "zswap.stored_pages" | "zswap.same_filled_pages" | "zswap.pool_total_size" | "memcg.zswap_bytes" | "memcg.zswapped_bytes")
         || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes")
     {
         MetricKind::Gauge
@@ -88,6 +89,8 @@ pub struct Snapshot {
     pub vm_events: [u64; NR_VM_EVENTS],
     /// memory.pressure totals of the memcg and of the machine (root), ns.
     pub psi: [Nanos; 4],
+    /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
+    pub zswap: [u64; ZSWAP_COUNTERS.len()],
 }
 
 /// Task-side counters passed in by the scheduler.
@@ -107,6 +110,36 @@ pub struct TaskTimes {
     pub stall: [Nanos; NR_STALL_KINDS],
 }
 
+/// zswap's counters reported per step (deltas): vmstat `zswpin`/`zswpout`, the memcg's
+/// memory.stat `zswpin`/`zswpout` (its subtree), and /sys/kernel/debug/zswap's.
+pub const ZSWAP_COUNTERS: [&str; 9] = [
+    "vmstat.zswpin",
+    "vmstat.zswpout",
+    "memcg.zswpin",
+    "memcg.zswpout",
+    "zswap.pool_limit_hit",
+    "zswap.written_back_pages",
+    "zswap.reject_reclaim_fail",
+    "zswap.reject_compress_poor",
+    "zswap.reject_alloc_fail",
+];
+
+fn zswap_counters(k: &Kernel, memcg: MemcgId) -> [u64; ZSWAP_COUNTERS.len()] {
+    let Some(z) = k.zswap.as_ref() else { return [0; ZSWAP_COUNTERS.len()] };
+    let s = &z.stats;
+    [
+        s.zswpin,
+        s.zswpout,
+        k.memcgs.subtree_sum(memcg, |m| m.zswpin),
+        k.memcgs.subtree_sum(memcg, |m| m.zswpout),
+        s.pool_limit_hit,
+        s.written_back_pages,
+        s.reject_reclaim_fail,
+        s.reject_compress_poor,
+        s.reject_alloc_fail,
+    ]
+}
+
 impl Snapshot {
     /// Read the counters of `memcg` and the machine, with the task's times.
     pub fn take(k: &Kernel, memcg: MemcgId, t: TaskTimes) -> Snapshot {
@@ -124,6 +157,7 @@ impl Snapshot {
             memcg_events,
             failcnt: k.memcgs.get(memcg).counter.failcnt,
             vm_events: k.vmstat.events,
+            zswap: zswap_counters(k, memcg),
             psi: {
                 let (m, r) = (k.memcgs.get(memcg).psi, k.memcgs.get(MemcgId::ROOT).psi);
                 [m.some, m.full, r.some, r.full]
@@ -204,6 +238,23 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     }
     if k.profile.lru_gen {
         lru_gen_metrics(k, memcg, &mut m);
+    }
+    if let Some(z) = k.zswap.as_ref() {
+        // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep
+        // their metrics.
+        for (i, name) in ZSWAP_COUNTERS.iter().enumerate() {
+            m.push((name.to_string(), (b.zswap[i] - a.zswap[i]) as f64));
+        }
+        let pool = z.pool_pages() * PAGE_SIZE;
+        m.push(("zswap.stored_pages".into(), z.stats.stored_pages as f64));
+        m.push(("zswap.same_filled_pages".into(), z.stats.same_filled_pages as f64));
+        m.push(("zswap.pool_total_size".into(), pool as f64));
+        m.push(("meminfo.Zswap_kB".into(), (pool / 1024) as f64));
+        m.push(("meminfo.Zswapped_kB".into(), (z.stats.stored_pages * PAGE_SIZE / 1024) as f64));
+        // memory.zswap.current (= memory.stat `zswap`) and memory.stat `zswapped` (bytes).
+        let mc = k.memcgs.get(memcg);
+        m.push(("memcg.zswap_bytes".into(), mc.zswap_bytes as f64));
+        m.push(("memcg.zswapped_bytes".into(), (mc.zswapped * PAGE_SIZE) as f64));
     }
     m
 }

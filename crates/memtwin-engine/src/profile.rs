@@ -415,6 +415,22 @@ pub struct KernelProfile {
     /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
     /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
     pub anon_workingset: bool,
+    /// zswap's memcg accounting (5.19+, f4840ccfca25 "zswap: memcg accounting" and
+    /// f6498b776d28 "mm: zswap: add basic meminfo and vmstat coverage"): the compressed bytes
+    /// charged to the page's memcg (cgroup v2), memory.zswap.current/max, memory.stat
+    /// `zswap`/`zswapped`/`zswpin`/`zswpout`, vmstat `zswpin`/`zswpout`. Before, zswap is
+    /// neither charged nor counted there.
+    pub zswap_memcg: bool,
+    /// zswap as 6.1 has it (frontswap hooks, non-exclusive loads, the zbud pool written back
+    /// from its LRU when full) is the mechanism modelled; later kernels changed it (exclusive
+    /// loads 6.5/6.7, the memcg-aware shrinker 6.8, zbud removed): `false` there, and a
+    /// scenario asking for zswap on such a profile is refused.
+    pub zswap_modelled: bool,
+    /// VMA-based swap readahead (4.14+, ec560175c0b6 "mm, swap: VMA based swap readahead"):
+    /// `swapin_readahead()` uses `swap_vma_readahead()` when `vma_ra_enabled` (default on)
+    /// and no swap area is rotational (`swap_use_vma_readahead()`); before, always
+    /// `swapin_readahead()`'s cluster readahead by slot.
+    pub swap_vma_readahead: bool,
     /// Large folios in the page cache: which file systems' regular files take them, up to
     /// which order, and how readahead sizes them.
     pub large_folios: LargeFolios,
@@ -608,6 +624,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         anon_fault_inactive: true,
         swapin_delay_in_readpage: true,
         anon_workingset: true,
+        zswap_memcg: true,
+        zswap_modelled: false,
+        swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
         policies: Policies::default(),
     };
@@ -616,6 +635,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.1 (Debian 12's kernel): as linux-6.6, but page faults retried after \
                       dropping mmap_lock count twice in pgfault",
         pgfault_counts_retries: true,
+        zswap_modelled: true,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
@@ -645,6 +665,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_available: false,
         large_folios: LargeFolios::NONE,
         swapin_delay_in_readpage: false,
+        zswap_memcg: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
@@ -674,6 +695,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
         anon_workingset: false,
+        zswap_modelled: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {
@@ -700,6 +722,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         blk_queue: crate::blkdev::BlkQueue::Legacy,
         throttle_vm_writeout: true,
         account_page_tables: false,
+        swap_vma_readahead: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {

@@ -197,6 +197,7 @@ impl Simulation {
             let m = &mut k.memcgs.memcgs[id.idx()];
             m.swap_max = c.swap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             m.memsw_max = c.memsw_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
+            m.zswap_max = c.zswap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             if let Some(sw) = c.swappiness {
                 m.swappiness = sw;
             }
@@ -243,7 +244,12 @@ impl Simulation {
         if let (true, Some(d)) = (scn.machine.swap > 0, scn.machine.swap_device) {
             let pages = scn.machine.swap / PAGE_SIZE;
             let base = k.devices[d].alloc_extent(pages);
-            k.swap = Some(crate::swapfile::SwapArea::new(DevId(d as u32), base, pages));
+            let mut area = crate::swapfile::SwapArea::new(DevId(d as u32), base, pages);
+            // swapon: "if (p->bdev && bdev_nonrot(p->bdev)) p->flags |= SWP_SOLIDSTATE; else
+            // atomic_inc(&nr_rotate_swap)".
+            area.solidstate = !scn.devices[d].rotational;
+            k.swap = Some(area);
+            k.zswap = scn.machine.zswap.map(crate::zswap::Zswap::new);
         }
         let mut work_total = 0;
         let mut ti = 0usize;
@@ -797,7 +803,7 @@ impl Simulation {
                 self.leave(ti, user);
                 finished = true;
             }
-            OpKind::Mmap { name, size, file } => {
+            OpKind::Mmap { name, size, file, fill } => {
                 if let Some(f) = file {
                     if !self.open_file(ti, self.inodes[f.file], op) {
                         self.finish_step(ti, op, true);
@@ -832,6 +838,7 @@ impl Simulation {
                     }
                 } else {
                     let vma = self.kernel.do_mmap_anon(pages_for(*size), memcg);
+                    self.kernel.vmas[vma.0 as usize].fill = *fill;
                     self.tasks[ti].maps.push((name.clone(), vma));
                 }
                 self.leave(ti, user);

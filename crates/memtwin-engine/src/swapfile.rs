@@ -67,6 +67,9 @@ pub struct SwapArea {
     ra_hits: u64,
     /// `last_readahead_pages`: the last window.
     ra_last: u64,
+    /// `SWP_SOLIDSTATE`: the area's device is not rotational (`bdev_nonrot()`); with no
+    /// rotational area (`nr_rotate_swap` 0) swap-in reads ahead by virtual address.
+    pub solidstate: bool,
 }
 
 /// No shadow entry in a swap-cache slot.
@@ -75,6 +78,14 @@ const NO_SHADOW: u64 = u64::MAX;
 /// `page_cluster` (mm/swap.c `swap_setup()`: 3 above 16 MiB of RAM): swap readahead reads up
 /// to `1 << page_cluster` = 8 slots around a faulting one.
 pub const PAGE_CLUSTER: u32 = 3;
+
+/// `SWAP_RA_ORDER_CEILING` (mm/swap_state.c, 64-bit): the VMA-based window is at most
+/// `1 << min(page_cluster, 5)` pages.
+pub const SWAP_RA_ORDER_CEILING: u32 = 5;
+
+/// `SWAP_RA_HITS_MAX` (mm/swap_state.c: `SWAP_RA_HITS_MASK`, `(1 << SWAP_RA_WIN_SHIFT) - 1`
+/// with `SWAP_RA_WIN_SHIFT = PAGE_SHIFT / 2`): the VMA's readahead hits saturate at 63.
+pub const SWAP_RA_HITS_MAX: u32 = (1 << (12 / 2)) - 1;
 
 /// `page->mapping` of an anonymous page in the swap cache that no page table maps (read by
 /// swap readahead): its `index` is then its slot.
@@ -106,7 +117,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0 }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0, solidstate: false }
     }
 
     #[inline]
@@ -358,8 +369,24 @@ impl Kernel {
         for i in 0..nr as usize {
             v.swap[index + i] = slot + i as u32;
         }
+        let _ = (dev, base);
+        // swap_writepage(): frontswap_store() first (zswap; not for a huge page, "THP isn't
+        // supported"): taken, the write starts and ends at once, no I/O.
+        if nr == 1 && self.zswap_store(p, slot) {
+            self.pages[p].flags |= pg::SWAPCACHE;
+            return true;
+        }
+        self.swap_submit_write(p, slot, nr);
+        true
+    }
+
+    /// `__swap_writepage()` of the swap-cache page `p` (`nr` frames) to slots `slot..`: an
+    /// async request (pageout()'s `WB_SYNC_NONE`), the page `PG_writeback` + `PG_reclaim`
+    /// until `swap_end_io()`.
+    pub(crate) fn swap_submit_write(&mut self, p: PageId, slot: u32, nr: u64) {
+        let area = self.swap.as_ref().expect("swap area");
+        let (dev, base) = (area.dev, area.base);
         self.cpu(self.cost.submit_io);
-        // pageout() -> swap_writepage(): a WB_SYNC_NONE write, an async request.
         self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Async, base + slot as u64, nr);
         let done = self.devices[dev.idx()].submit(Dir::Write, base + slot as u64, nr, self.now);
         self.io.write_bytes += nr * PAGE_SIZE;
@@ -373,7 +400,6 @@ impl Kernel {
         }
         self.wb_done[p.idx()] = done;
         self.swap_wb_queue.push(std::cmp::Reverse((done, p.0)));
-        true
     }
 
     /// `folio_end_writeback()` of swap writes completed by now: the page leaves
@@ -386,12 +412,13 @@ impl Kernel {
             self.swap_wb_queue.pop();
             let p = PageId(p);
             let page = self.pages[p];
-            if !page.test(pg::ANON) || !page.test(pg::WRITEBACK) || !page.test(pg::SWAPCACHE) || self.wb_done[p.idx()] != done {
+            if !page.test(pg::ANON) || !page.test(pg::WRITEBACK) || self.wb_done[p.idx()] != done {
                 continue; // unmapped and freed meanwhile
             }
             self.pages[p].flags &= !pg::WRITEBACK;
             self.vmstat.nr_writeback -= 1;
-            if page.test(pg::RECLAIM) && page.test(pg::LRU) {
+            // A page zswap wrote back that a fault mapped meanwhile has left the swap cache.
+            if page.test(pg::SWAPCACHE) && page.test(pg::RECLAIM) && page.test(pg::LRU) {
                 self.folio_rotate_reclaimable(p, LruList::InactiveAnon);
             }
         }
@@ -482,28 +509,65 @@ impl Kernel {
         }
     }
 
+    /// `swap_use_vma_readahead()`: `vma_ra_enabled` (on by default) and no rotational swap
+    /// area (`nr_rotate_swap` 0), from 4.14.
+    #[inline]
+    pub fn swap_use_vma_readahead(&self) -> bool {
+        self.profile.swap_vma_readahead && self.swap.as_ref().is_some_and(|a| a.solidstate)
+    }
+
     /// `do_swap_page()`: page `index` of `vma` was swapped out. Look its slot up in the swap
-    /// cache (`swap_cache_get_folio()`: a page readahead brought counts `swap_ra_hit`); if it
-    /// is not there, `swapin_readahead()` -> `swap_cluster_readahead()` (the guest's virtio
-    /// disk is rotational, so not the VMA-based readahead) reads the window around it and
-    /// the fault is major. Wait for the page's read, map it, and, as the fault writes
-    /// (`should_try_to_free_swap()` with `FAULT_FLAG_WRITE`), free its slot. Returns the
-    /// frame, or `None` when no memory could be had.
+    /// cache (`swap_cache_get_folio()`: a page readahead brought counts `swap_ra_hit`, a hit
+    /// of the area's readahead or, VMA-based, of the VMA's, whose last address it also
+    /// moves); if it is not there, `swapin_readahead()` reads ahead —
+    /// `swap_vma_readahead()` when [`Kernel::swap_use_vma_readahead`], else
+    /// `swap_cluster_readahead()` (a rotational swap device, as the guest's virtio disk is
+    /// unless its queue says otherwise) — and the fault is major. Wait for the page's read,
+    /// map it, and, as the fault writes (`should_try_to_free_swap()` with
+    /// `FAULT_FLAG_WRITE`), free its slot. Returns the frame, or `None` when no memory could
+    /// be had.
     pub fn do_swap_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Option<PageId> {
         let slot = self.vmas[vma.0 as usize].swap[index as usize];
         let fault_memcg = self.vmas[vma.0 as usize].memcg;
         self.cpu(self.cost.anon_fault);
+        let vma_ra = self.swap_use_vma_readahead();
         let mut pfn = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
         if pfn != PageId::NIL {
-            if self.pages[pfn].test(pg::READAHEAD) {
+            let readahead = self.pages[pfn].test(pg::READAHEAD);
+            if vma_ra {
+                // SWAP_RA_VAL(addr, win, hits): hits + 1 (at most SWAP_RA_HITS_MAX) on a
+                // readahead page, the address moved to this fault's either way.
+                let ra = &mut self.vmas[vma.0 as usize].swap_ra;
+                *ra = (index, ra.1, if readahead { (ra.2 + 1).min(SWAP_RA_HITS_MAX) } else { ra.2 });
+            }
+            if readahead {
                 self.pages[pfn].flags &= !pg::READAHEAD;
                 self.vmstat.count(VmEvent::SwapRaHit, 1);
-                self.swap.as_mut().expect("swap area").ra_hits += 1;
+                if !vma_ra {
+                    self.swap.as_mut().expect("swap area").ra_hits += 1;
+                }
             }
         } else {
             self.count_pgmajfault(fault_memcg);
-            self.swap_cluster_readahead(slot, nid, fault_memcg);
+            if vma_ra {
+                self.swap_vma_readahead(vma, index, nid, fault_memcg);
+            } else {
+                self.swap_cluster_readahead(slot, nid, fault_memcg);
+            }
             pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
+            if pfn == PageId::NIL {
+                // swap_cluster_readahead() ends with read_swap_cache_async() of the faulting
+                // slot: its page, filled from zswap (no read to wait for, unlocked) and
+                // referenced by nothing, may have been reclaimed by a later page's charge;
+                // it is read again, alone.
+                if self.read_swap_cache_async(slot, false, nid, fault_memcg) {
+                    let p = self.swap.as_ref().expect("swap area").cache_get(slot);
+                    if !self.zswap_load(slot, p) {
+                        self.swap_readpages((slot as u64, slot as u64));
+                    }
+                }
+                pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
+            }
             if pfn == PageId::NIL {
                 return None;
             }
@@ -569,6 +633,11 @@ impl Kernel {
         let mut run: Option<(u64, u64)> = None;
         for s in start..=end {
             let read = self.read_swap_cache_async(s as u32, s as u32 != slot, nid, fault_memcg);
+            // swap_readpage(): frontswap_load() first; a zswap entry fills the page, no bio.
+            let read = read && {
+                let p = self.swap.as_ref().expect("swap area").cache_get(s as u32);
+                !self.zswap_load(s as u32, p)
+            };
             run = match (run, read) {
                 (Some((a, b)), true) if b + 1 == s => Some((a, s)),
                 (Some(r), true) => {
@@ -589,10 +658,68 @@ impl Kernel {
         }
     }
 
+    /// `swap_vma_readahead()` (mm/swap_state.c, 6.1) for a fault at page `index` of `vma`:
+    /// `swap_ra_info()` sizes the window with `__swapin_nr_pages()` from the VMA's last
+    /// fault page, window and hits (at most `1 << min(page_cluster, SWAP_RA_ORDER_CEILING)`),
+    /// records (this page, window, 0 hits), and places it forward from the fault after a
+    /// fault on the page before, backward after one on the page after, else centred
+    /// (`(win - 1) / 2` pages before), clamped to the VMA and to the fault's page table
+    /// (`swap_ra_clamp_pfn()`, a 2 MiB range). Every page of the window whose PTE holds a swap
+    /// entry is read into the swap cache (the others but the faulting one `PG_readahead`,
+    /// `swap_ra`); reads of adjacent slots are one request (the plug). A window of one reads
+    /// the faulting page alone.
+    fn swap_vma_readahead(&mut self, vma: VmaId, index: u32, nid: u32, fault_memcg: MemcgId) {
+        let v = vma.0 as usize;
+        let max_win = 1u64 << PAGE_CLUSTER.min(SWAP_RA_ORDER_CEILING);
+        let (prev, prev_win, hits) = self.vmas[v].swap_ra;
+        let win = swapin_nr_pages(prev as u64, index as u64, hits as u64, max_win, prev_win as u64);
+        self.vmas[v].swap_ra = (index, win as u32, 0);
+        let (f, w) = (index as i64, win as i64);
+        let (lo, hi) = if win == 1 {
+            (f, f + 1)
+        } else if f == prev as i64 + 1 {
+            (f, f + w)
+        } else if prev as i64 == f + 1 {
+            (f - w + 1, f + 1)
+        } else {
+            let left = (w - 1) / 2;
+            (f - left, f + w - left)
+        };
+        let pmd = f & !(PAGEBLOCK_NR as i64 - 1);
+        let (lo, hi) = (lo.max(0).max(pmd) as u32, (hi.min(self.vmas[v].pages.len() as i64).min(pmd + PAGEBLOCK_NR as i64)) as u32);
+        let mut run: Option<(u64, u64)> = None;
+        for i in lo..hi {
+            let vv = &self.vmas[v];
+            let s = vv.swap.get(i as usize).copied().unwrap_or(NO_SLOT);
+            if s == NO_SLOT || vv.pages[i as usize] != PageId::NIL {
+                continue; // not a swap PTE
+            }
+            let read = self.read_swap_cache_async(s, i != index, nid, fault_memcg) && {
+                let p = self.swap.as_ref().expect("swap area").cache_get(s);
+                !self.zswap_load(s, p)
+            };
+            if !read {
+                continue;
+            }
+            let s = s as u64;
+            run = match run {
+                Some((a, b)) if b + 1 == s => Some((a, s)),
+                Some(r) => {
+                    self.swap_readpages(r);
+                    Some((s, s))
+                }
+                None => Some((s, s)),
+            };
+        }
+        if let Some(r) = run {
+            self.swap_readpages(r);
+        }
+    }
+
     /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless
     /// the slot is free or cached already, or no memory can be had. Returns whether a page was
     /// added (its read is for the caller to submit).
-    fn read_swap_cache_async(&mut self, slot: u32, readahead: bool, nid: u32, fault_memcg: MemcgId) -> bool {
+    pub(crate) fn read_swap_cache_async(&mut self, slot: u32, readahead: bool, nid: u32, fault_memcg: MemcgId) -> bool {
         let area = self.swap.as_ref().expect("swap area");
         if !area.slot_in_use(slot) || area.cache_get(slot) != PageId::NIL {
             return false;
@@ -707,6 +834,8 @@ impl Kernel {
         }
         let area = self.swap.as_mut().expect("a slot implies a swap area");
         let (memcg, charged) = area.free(slot);
+        // swap_range_free() -> frontswap_invalidate_page()
+        self.zswap_invalidate(slot, memcg);
         if memcg == MemcgId::NONE {
             return;
         }

@@ -788,7 +788,13 @@ impl Kernel {
             }
             if self.pages[p].test(pg::ANON) && self.swap_writepage(p) {
                 nr_pageout += n;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                if !self.pages[p].test(pg::WRITEBACK) {
+                    // zswap took it (frontswap_store(): writeback started and ended in
+                    // swap_writepage()): PAGE_SUCCESS on a clean page, freed in this pass.
+                    reclaimed += self.free_swapped_page_shadow(p, Some(sc.target));
+                } else {
+                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                }
             } else {
                 self.pages[p].flags |= pg::ACTIVE;
                 self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);

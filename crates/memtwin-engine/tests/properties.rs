@@ -25,6 +25,13 @@ fn cgroup_name(i: usize, ncg: usize) -> String {
 }
 
 /// Ops on file mappings (and the reads and writes that compete with them), for the mapped-page
+/// The data of an anonymous mapping's pages: one byte, same-filled, 1 KiB random, all random
+/// (what zswap stores, compresses and rejects differs).
+fn fill_of(f: u8) -> memtwin_engine::zswap::AnonFill {
+    use memtwin_engine::zswap::AnonFill;
+    [AnonFill::Byte, AnonFill::Same, AnonFill::Random(1024), AnonFill::Random(4096)][f as usize]
+}
+
 /// property test: a task's ops are mostly mmap, touch, madvise, mlock, msync, munmap.
 fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
     prop_oneof![
@@ -32,6 +39,7 @@ fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
             name: format!("f{file}"),
             size: 0,
             file: Some(MapFile { file, offset: 0, shared, exec, populate, advice: [MAdvice::Normal, MAdvice::Random, MAdvice::Sequential][adv as usize] }),
+            fill: Default::default(),
         }),
         6 => (0..nfiles, prop::bool::ANY, 0u8..3, 0u64..2 << 20).prop_map(|(file, write, pat, offset)| OpKind::Touch {
             name: format!("f{file}"),
@@ -61,7 +69,7 @@ fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
             scan: false,
         }),
         1 => (0..nfiles, 0u64..2 << 20, 1u64..4 << 20).prop_map(|(file, offset, length)| OpKind::Write { file, offset, length, bufsize: 64 << 10, fsync: false, create: false, truncate: false }),
-        1 => (0usize..2, 4096u64..8 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size, file: None }),
+        1 => (0usize..2, 4096u64..8 << 20, 0u8..4).prop_map(|(i, size, f)| OpKind::Mmap { name: format!("m{i}"), size, file: None, fill: fill_of(f) }),
         1 => (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: MapAccess::write_all() }),
     ]
     .boxed()
@@ -108,7 +116,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
         (0usize..3).prop_map(|i| OpKind::Mkdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Rmdir { cgroup: format!("d{i}") }),
         (0usize..3).prop_map(|i| OpKind::Mount { path: format!("/mnt/{i}"), fs: "tmpfs".into(), mkdir: i % 2 == 0 }),
-        (0usize..2, 4096u64..48 << 20).prop_map(|(i, size)| OpKind::Mmap { name: format!("m{i}"), size, file: None }),
+        (0usize..2, 4096u64..48 << 20, 0u8..4).prop_map(|(i, size, f)| OpKind::Mmap { name: format!("m{i}"), size, file: None, fill: fill_of(f) }),
         (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: memtwin_engine::scenario::model::MapAccess::write_all() }),
         (0usize..2).prop_map(|i| OpKind::Munmap { name: format!("m{i}") }),
         // File mappings (named after their file; sized to the file in `fix_file_maps`).
@@ -116,6 +124,7 @@ fn op_strategy(nfiles: usize, ncg: usize) -> impl Strategy<Value = OpKind> {
             name: format!("f{file}"),
             size: 0,
             file: Some(MapFile { file, offset: 0, shared, exec, populate, advice: [MAdvice::Normal, MAdvice::Random, MAdvice::Sequential][adv as usize] }),
+            fill: Default::default(),
         }),
         (0..nfiles, prop::bool::ANY, 0u8..3, 0u64..2 << 20).prop_map(|(file, write, pat, offset)| OpKind::Touch {
             name: format!("f{file}"),
@@ -185,6 +194,8 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         swap_max: if !v1 && i % 2 == 0 { Some(*low / 2) } else { None },
                         memsw_max: if v1 && i % 2 == 0 { max.map(|m| m + *low / 2) } else { None },
                         swappiness: if v1 && i % 3 == 1 { Some([0, 100, 0][i % 3 + (*low % 2) as usize]) } else { None },
+                        // memory.zswap.max (v2) on every third: an eighth of the low setting.
+                        zswap_max: if !v1 && i % 3 == 2 { Some(*low / 8) } else { None },
                     })
                     .collect();
                 let mut scn = Scenario {
@@ -201,6 +212,10 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         dma32: if ram_mb % 3 == 0 { (ram_mb / 4) << 20 } else { 0 },
                         swap: if ram_mb % 4 < 2 { (ram_mb / 2) << 20 } else { 0 },
                         swap_device: Some(0),
+                        // zswap in front of the swap on the profiles whose zswap is modelled
+                        // (linux-6.1, linux-5.17), with a pool limit of 1-3% of RAM so that
+                        // the pool fills and writes back.
+                        zswap: (ram_mb % 4 < 2 && (prof == 3 || prof == 4)).then(|| memtwin_engine::zswap::ZswapParams { max_pool_percent: 1 + ram_mb % 3, ..Default::default() }),
                         boot_percpu: 1 << 20,
                         boot_slab: 8 << 20,
                         boot_used: 300 << 20,
@@ -212,7 +227,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     thp: release,
                     policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release, fadvise_directory: release, zonelist_cache: recharge },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
-                    devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128 }],
+                    devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1 }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes

@@ -288,6 +288,18 @@ impl Doc {
         m.set_item("cpus", scn.machine.cpus)?;
         m.set_item("nodes", scn.machine.nodes)?;
         m.set_item("swap", scn.machine.swap)?;
+        if let Some(z) = scn.machine.zswap {
+            // /sys/module/zswap/parameters/* for the real runners.
+            let zd = PyDict::new(py);
+            zd.set_item("enabled", z.enabled)?;
+            zd.set_item("compressor", "lzo")?;
+            zd.set_item("zpool", "zbud")?;
+            zd.set_item("max_pool_percent", z.max_pool_percent)?;
+            zd.set_item("accept_threshold_percent", z.accept_threshold_percent)?;
+            zd.set_item("same_filled_pages_enabled", z.same_filled_pages_enabled)?;
+            zd.set_item("non_same_filled_pages_enabled", z.non_same_filled_pages_enabled)?;
+            m.set_item("zswap", zd)?;
+        }
         m.set_item("fs", &scn.machine.fs)?;
         m.set_item("fs_features", scn.machine.fs_features.clone())?;
         out.set_item("machine", m)?;
@@ -303,6 +315,7 @@ impl Doc {
             x.set_item("write_bw", d.write_bw)?;
             x.set_item("seek_ns", d.seek)?;
             x.set_item("read_ahead_kb", d.read_ahead_kb)?;
+            x.set_item("rotational", d.rotational)?;
             devs.append(x)?;
         }
         out.set_item("devices", devs)?;
@@ -317,6 +330,7 @@ impl Doc {
             x.set_item("swap_max", c.swap_max)?;
             x.set_item("memsw_max", c.memsw_max)?;
             x.set_item("swappiness", c.swappiness)?;
+            x.set_item("zswap_max", c.zswap_max)?;
             cgs.append(x)?;
         }
         out.set_item("cgroups", cgs)?;
@@ -436,10 +450,13 @@ impl Doc {
                         d.set_item("fs", fs)?;
                         d.set_item("mkdir", mkdir)?;
                     }
-                    OpKind::Mmap { name, size, file } => {
+                    OpKind::Mmap { name, size, file, fill } => {
                         d.set_item("op", "mmap")?;
                         d.set_item("name", name)?;
                         d.set_item("size", size)?;
+                        if file.is_none() {
+                            d.set_item("fill", fill.name())?;
+                        }
                         if let Some(f) = file {
                             d.set_item("file", fpath(f.file))?;
                             d.set_item("offset", f.offset)?;

@@ -41,6 +41,7 @@ static char version[8] = "2";
 static char top[512];
 static char *snapfiles[16];
 static int nsnap;
+static int zswap_stats; /* ZSWAP 1: dump /sys/kernel/debug/zswap with every snapshot */
 static char *tracked[100000];
 static int ntracked;
 static unsigned char *wbuf;
@@ -284,6 +285,24 @@ static void snap(const char *phase, const char *cgdir, int full) {
         dump(tag, p);
     }
     dump("vmstat", "/proc/vmstat");
+    if (zswap_stats) {
+        static const char *zs[] = {"pool_limit_hit", "reject_reclaim_fail", "reject_alloc_fail", "reject_kmemcache_fail",
+                                   "reject_compress_poor", "written_back_pages", "duplicate_entry", "pool_total_size",
+                                   "stored_pages", "same_filled_pages"};
+        oprintf("#zswap\n");
+        for (size_t i = 0; i < sizeof zs / sizeof zs[0]; i++) {
+            char zp[128], buf[64];
+            snprintf(zp, sizeof zp, "/sys/kernel/debug/zswap/%s", zs[i]);
+            int fd = open(zp, O_RDONLY);
+            if (fd < 0) continue;
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            close(fd);
+            if (n <= 0) continue;
+            buf[n] = 0;
+            oprintf("%s %s", zs[i], buf);
+            if (buf[n - 1] != '\n') oprintf("\n");
+        }
+    }
     if (full) {
         dump("meminfo", "/proc/meminfo");
         if (strcmp(version, "2") == 0) {
@@ -333,8 +352,35 @@ static struct {
     char *name;
     void *addr;
     size_t len;
+    int fill; /* what a write puts in a page: -1 one byte (1 at its start), 0 every byte 1
+               * (same-filled), N > 0 the first N bytes random and the rest zero */
 } regions[64];
 static int nregions;
+
+/* splitmix64: the random bytes of page `pg` of a region, independent of the ops' rnd() */
+static uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* a write touch of page `pg` of region `r`: its data as the region's fill says (what zswap
+ * stores, compresses or rejects), then the byte every touch writes */
+static void write_page(int r, size_t pg) {
+    volatile char *c = (volatile char *)regions[r].addr + pg * 4096;
+    int f = regions[r].fill;
+    if (f == 0) {
+        memset((char *)c, 1, 4096);
+    } else if (f > 0) {
+        uint64_t seed = mix64(((uint64_t)r << 40) ^ pg), w;
+        for (int i = 0; i < f; i += 8) {
+            w = mix64(seed + (uint64_t)i);
+            memcpy((char *)c + i, &w, f - i >= 8 ? 8 : (size_t)(f - i));
+        }
+    }
+    c[0] = 1;
+}
 
 static int region_of(const char *name) {
     for (int i = 0; i < nregions; i++)
@@ -493,6 +539,8 @@ static int do_op(char **f, int n) {
         /* mmap NAME SIZE THP: an anonymous private mapping; THP = 1 lets it have transparent
          * huge pages (the program runs with PR_SET_THP_DISABLE, see main) */
         if (n < 6) { errno = EINVAL; return -1; }
+        int fillv = n >= 7 ? atoi(f[6]) : -1;
+        if (fillv > 4096 || fillv < -1) { errno = EINVAL; return -1; }
         int slot = -1;
         for (int i = 0; i < nregions; i++) {
             if (regions[i].addr && !strcmp(regions[i].name, f[3])) { errno = EEXIST; return -1; }
@@ -510,6 +558,7 @@ static int do_op(char **f, int n) {
         regions[slot].name = strdup(f[3]);
         regions[slot].addr = a;
         regions[slot].len = len;
+        regions[slot].fill = fillv;
     } else if (!strcmp(k, "fmmap")) {
         /* fmmap NAME PATH OFFSET LEN SHARED EXEC POPULATE ADVICE: a file mapping; exec
          * mappings are PROT_READ|PROT_EXEC, others PROT_READ|PROT_WRITE */
@@ -537,6 +586,7 @@ static int do_op(char **f, int n) {
         regions[slot].name = strdup(f[3]);
         regions[slot].addr = a;
         regions[slot].len = len;
+        regions[slot].fill = -1;
         if (adv && madvise(a, len, madv_of(adv)) < 0) return -1;
     } else if (!strcmp(k, "mtouch")) {
         /* mtouch NAME WRITE OFFSET LEN PATTERN COUNT STRIDE_PAGES: PATTERN 0 sequential,
@@ -558,12 +608,12 @@ static int do_op(char **f, int n) {
         if (pat == 1) {
             for (long long i = 0; i < count; i++) {
                 size_t pg = first + rnd() % np;
-                if (wr) c[pg * 4096] = 1; else sink += c[pg * 4096];
+                if (wr) write_page(r, pg); else sink += c[pg * 4096];
             }
         } else {
             size_t st = pat == 2 && stride > 0 ? (size_t)stride : 1;
             for (size_t pg = first; pg < end; pg += st) {
-                if (wr) c[pg * 4096] = 1; else sink += c[pg * 4096];
+                if (wr) write_page(r, pg); else sink += c[pg * 4096];
             }
         }
         (void)sink;
@@ -591,8 +641,7 @@ static int do_op(char **f, int n) {
             if (regions[i].addr && !strcmp(regions[i].name, f[3])) r = i;
         if (r < 0) { errno = ENOENT; return -1; }
         if (!strcmp(k, "touch")) {
-            volatile char *c = regions[r].addr;
-            for (size_t o = 0; o < regions[r].len; o += 4096) c[o] = 1;
+            for (size_t pg = 0; pg < regions[r].len / 4096; pg++) write_page(r, pg);
         } else {
             if (munmap(regions[r].addr, regions[r].len) < 0) return -1;
             regions[r].addr = NULL;
@@ -720,6 +769,8 @@ int main(int argc, char **argv) {
             snprintf(top, sizeof top, "%s", t);
         } else if (!strcmp(f[0], "SNAP")) {
             snapfiles[nsnap++] = strdup(f[1]);
+        } else if (!strcmp(f[0], "ZSWAP")) {
+            zswap_stats = atoi(f[1]);
         } else if (!strcmp(f[0], "MKCG")) {
             char *d = unesc(f[1]);
             if (mkdir(d, 0755) < 0 && errno != EEXIST) die("setup: mkdir %s: %s", d, strerror(errno));

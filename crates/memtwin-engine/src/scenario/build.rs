@@ -143,6 +143,87 @@ fn get_bool(cx: &mut Cx, n: &Node, what: &str) -> Option<bool> {
     }
 }
 
+/// `[machine] zswap = { enabled, compressor, zpool, max_pool_percent,
+/// accept_threshold_percent, same_filled_pages_enabled, non_same_filled_pages_enabled }`:
+/// /sys/module/zswap/parameters/*. The engine models the `lzo` compressor and the `zbud`
+/// pool (Debian 6.1's defaults); other values are refused.
+fn get_zswap(cx: &mut Cx, n: &Node) -> Option<crate::zswap::ZswapParams> {
+    let mut t = Tab::new(cx, n, "machine.zswap")?;
+    let mut p = crate::zswap::ZswapParams::default();
+    let mut ok = true;
+    if let Some(v) = t.get("enabled") {
+        p.enabled = get_bool(cx, v, "machine.zswap.enabled").unwrap_or(true);
+    }
+    for (key, want, why) in [("compressor", "lzo", "LZO1X-1, CONFIG_ZSWAP_COMPRESSOR_DEFAULT of Debian's 6.1"), ("zpool", "zbud", "two compressed pages per pool page, CONFIG_ZSWAP_ZPOOL_DEFAULT of Debian's 6.1")] {
+        if let Some(v) = t.get(key) {
+            match get_str(cx, v, &format!("machine.zswap.{key}")) {
+                Some(s) if s == want => {}
+                Some(s) => {
+                    ok = false;
+                    cx.err(&v.loc, format!("machine.zswap.{key} is `{s}`: the engine models `{want}` only ({why})"), format!("write {key} = \"{want}\", or leave it out"));
+                }
+                None => ok = false,
+            }
+        }
+    }
+    for (key, field) in [("max_pool_percent", 0usize), ("accept_threshold_percent", 1)] {
+        if let Some(v) = t.get(key) {
+            match get_uint(cx, v, &format!("machine.zswap.{key}")) {
+                Some(x) if x <= 100 => {
+                    if field == 0 {
+                        p.max_pool_percent = x;
+                    } else {
+                        p.accept_threshold_percent = x;
+                    }
+                }
+                Some(x) => {
+                    ok = false;
+                    cx.err(&v.loc, format!("machine.zswap.{key} is {x}: a percentage"), format!("write {key} = a value from 0 to 100"));
+                }
+                None => ok = false,
+            }
+        }
+    }
+    for key in ["same_filled_pages_enabled", "non_same_filled_pages_enabled"] {
+        if let Some(v) = t.get(key) {
+            let b = get_bool(cx, v, &format!("machine.zswap.{key}"));
+            ok &= b.is_some();
+            if key == "same_filled_pages_enabled" {
+                p.same_filled_pages_enabled = b.unwrap_or(true);
+            } else {
+                p.non_same_filled_pages_enabled = b.unwrap_or(true);
+            }
+        }
+    }
+    t.finish(cx, &["enabled", "compressor", "zpool", "max_pool_percent", "accept_threshold_percent", "same_filled_pages_enabled", "non_same_filled_pages_enabled"]);
+    ok.then_some(p)
+}
+
+/// An anonymous mapping's `fill`: "byte" (one byte set per page, what `touch` writes; the
+/// default), "same" (every byte the same: a same-filled page), "random" (the whole page
+/// random) or "random-SIZE" (the first SIZE bytes random, the rest zero, e.g. "random-1K").
+fn get_fill(cx: &mut Cx, n: &Node, what: &str) -> Option<crate::zswap::AnonFill> {
+    use crate::zswap::AnonFill;
+    let s = get_str(cx, n, what)?;
+    let fix = "write fill = \"byte\" (one byte per page), \"same\" (same-filled pages), \"random\" (incompressible) or \"random-1K\" (the first 1 KiB of each page random, the rest zero)";
+    match s {
+        "byte" => Some(AnonFill::Byte),
+        "same" => Some(AnonFill::Same),
+        "random" => Some(AnonFill::Random(PAGE_SIZE as u16)),
+        _ => match s.strip_prefix("random-").and_then(|x| crate::scenario::units::parse_size(x).ok()) {
+            Some(b) if b > 0 && b <= PAGE_SIZE => Some(AnonFill::Random(b as u16)),
+            Some(b) => {
+                cx.err(&n.loc, format!("{what} is `{s}`: {b} random bytes in a {PAGE_SIZE}-byte page"), fix);
+                None
+            }
+            None => {
+                cx.err(&n.loc, format!("{what} is `{s}`, not a fill the engine knows"), fix);
+                None
+            }
+        },
+    }
+}
+
 fn get_uint(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
     match &n.v {
         Val::Int(i) if *i >= 0 => Some(*i as u64),
@@ -520,11 +601,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![] };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![] };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
     let mut swap_dev_name: Option<(String, Loc)> = None;
+    let mut zswap_loc: Option<Loc> = None;
     match top.get("machine") {
         Some(n) => {
             if let Some(mut t) = Tab::new(cx, n, "[machine]") {
@@ -606,6 +688,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                     swap_loc = Some(v.loc.clone());
                 }
+                if let Some(v) = t.get("zswap") {
+                    machine.zswap = get_zswap(cx, v);
+                    zswap_loc = Some(v.loc.clone());
+                }
                 if let Some(v) = t.get("swap_device") {
                     swap_dev_name = get_str(cx, v, "machine.swap_device").map(|s| (s.to_string(), v.loc.clone()));
                 }
@@ -660,7 +746,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         other => cx.err(&v.loc, format!("machine.fs_features must be an array of strings, not {}", other.type_name()), "write fs_features = [\"verity\"]"),
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -729,9 +815,21 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 },
                 None => 128,
             };
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
+            let rotational = t.get("rotational").and_then(|v| get_bool(cx, v, &key("rotational"))).unwrap_or(true);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational"]);
             let rb = read_bw.unwrap_or(1);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational });
+        }
+    }
+    if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {
+        if machine.swap == 0 && z.enabled {
+            cx.err(loc, "machine.zswap is enabled but the machine has no swap: zswap caches pages on their way to a swap device (frontswap_store() in swap_writepage())", "add swap = \"256M\" to [machine], or drop zswap");
+        } else if !prof.zswap_modelled {
+            cx.err(
+                loc,
+                format!("machine.zswap on profile `{}`: the engine models zswap as Linux 5.15-6.4 have it (frontswap hooks, non-exclusive loads, zbud written back from its LRU); this era's differs", prof.name),
+                "use profile \"linux-6.1\" (or \"linux-5.17\"), or drop machine.zswap",
+            );
         }
     }
     // The swap area's device: named, or the only one.
@@ -801,10 +899,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 continue;
             }
             let Some(mut t) = Tab::new(cx, cn, &what) else { continue };
-            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0, swap_max: None, memsw_max: None, swappiness: None };
+            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None };
             let (known, v2keys): (&[&str], bool) = match version {
                 CgroupVersion::V1 => (&["memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.swappiness", "procs"], false),
-                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "memory.swap.max", "procs"], true),
+                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "memory.swap.max", "memory.zswap.max", "procs"], true),
             };
             let mut memsw_loc = None;
             for (k, kl, v) in t.entries.iter() {
@@ -815,6 +913,13 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ("memory.low", true) => spec.low = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
                     ("memory.min", true) => spec.min = get_limit(cx, v, key).unwrap_or(None).unwrap_or(u64::MAX / 2),
                     ("memory.swap.max", true) => spec.swap_max = get_limit(cx, v, key).unwrap_or(None),
+                    ("memory.zswap.max", true) => {
+                        if !prof.zswap_memcg {
+                            cx.err(&v.loc, format!("memory.zswap.max on profile `{}`: the file came in Linux 5.19 (zswap memcg accounting)", prof.name), "use profile \"linux-6.1\", or drop memory.zswap.max");
+                        } else {
+                            spec.zswap_max = get_limit(cx, v, key).unwrap_or(None);
+                        }
+                    }
                     ("memory.memsw.limit_in_bytes", false) => {
                         spec.memsw_max = get_limit(cx, v, key).unwrap_or(None);
                         memsw_loc = Some(v.loc.clone());
@@ -1409,7 +1514,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 _ => {}
             }
             match &op.kind {
-                OpKind::Mmap { name, size, file } => {
+                OpKind::Mmap { name, size, file, .. } => {
                     sizes.insert(name.as_str(), *size);
                     if file.as_ref().is_some_and(|f| f.exec) {
                         exec_maps.insert(name.as_str());
@@ -2172,7 +2277,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     None => MAdvice::Normal,
                 };
                 t.finish(cx, &["op", "step", "name", "file", "offset", "length", "size", "shared", "private", "exec", "populate", "advice"]);
-                OpKind::Mmap { name: name?, size, file: Some(MapFile { file: file?, offset, shared, exec, populate, advice }) }
+                OpKind::Mmap { name: name?, size, file: Some(MapFile { file: file?, offset, shared, exec, populate, advice }), fill: crate::zswap::AnonFill::Byte }
             } else {
                 let size = t.get("size").and_then(|v| get_size(cx, v, &k("size")));
                 if size.is_none() && t.get("size").is_none() {
@@ -2189,8 +2294,12 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                         );
                     }
                 }
-                t.finish(cx, &["op", "step", "name", "size"]);
-                OpKind::Mmap { name: name?, size: size?, file: None }
+                let fill = match t.get("fill") {
+                    Some(v) => get_fill(cx, v, &k("fill")).unwrap_or_default(),
+                    None => crate::zswap::AnonFill::Byte,
+                };
+                t.finish(cx, &["op", "step", "name", "size", "fill"]);
+                OpKind::Mmap { name: name?, size: size?, file: None, fill }
             }
         }
         "touch" | "munmap" | "msync" | "mlock" | "munlock" | "madvise" => {

@@ -84,6 +84,8 @@ pub struct Machine {
     pub swap: u64,
     /// Index into `devices` of the device holding the swap area.
     pub swap_device: Option<usize>,
+    /// zswap in front of the swap area (`[machine] zswap`), `None` when not asked for.
+    pub zswap: Option<crate::zswap::ZswapParams>,
     /// /proc/meminfo `Percpu` at the start of the experiment, bytes.
     pub boot_percpu: u64,
     /// /proc/meminfo `Slab` at the start of the experiment, bytes.
@@ -126,6 +128,10 @@ pub struct DeviceSpec {
     pub seek: Nanos,
     /// `queue/read_ahead_kb`.
     pub read_ahead_kb: u64,
+    /// `queue/rotational` (default true, as a virtio or SATA disk reports): a swap area on a
+    /// non-rotational device is `SWP_SOLIDSTATE`, and with no rotational swap area swap-in
+    /// reads ahead by virtual address (`swap_vma_readahead()`, 4.14+).
+    pub rotational: bool,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".
@@ -148,6 +154,8 @@ pub struct CgroupSpec {
     /// memory.swappiness (v1); `None`: inherited from the parent at creation
     /// (`mem_cgroup_css_alloc()`), vm.swappiness at the top.
     pub swappiness: Option<u64>,
+    /// memory.zswap.max (v2, 5.19+), bytes; `None` = "max".
+    pub zswap_max: Option<u64>,
 }
 
 /// `[files.PATH]`.
@@ -308,6 +316,8 @@ pub enum OpKind {
         size: u64,
         /// The file mapped, `None` for anonymous memory.
         file: Option<MapFile>,
+        /// What anonymous pages of it hold once written (`fill`): what zswap makes of them.
+        fill: crate::zswap::AnonFill,
     },
     /// Access the pages of a mapping (or a range of it): one byte read or written per page
     /// touched, the first access of a page faulting it in.
@@ -439,8 +449,8 @@ impl OpKind {
             OpKind::Move { cgroup } => format!("move to {}", if cgroup.is_empty() { "/" } else { cgroup }),
             OpKind::Mkdir { cgroup } => format!("mkdir {cgroup}"),
             OpKind::Rmdir { cgroup } => format!("rmdir {cgroup}"),
-            OpKind::Mmap { name, size, file: None } => format!("mmap {name} ({})", human_size(*size)),
-            OpKind::Mmap { name, size, file: Some(f) } => format!("mmap {name} of {}{}", path(&f.file), range(f.offset, Some(*size))),
+            OpKind::Mmap { name, size, file: None, .. } => format!("mmap {name} ({})", human_size(*size)),
+            OpKind::Mmap { name, size, file: Some(f), .. } => format!("mmap {name} of {}{}", path(&f.file), range(f.offset, Some(*size))),
             OpKind::Touch { name, access } => {
                 let p = match access.pattern {
                     TouchPattern::Sequential => String::new(),

@@ -25,6 +25,7 @@ mod swapfile;
 mod vmscan;
 mod workingset;
 mod xarray;
+mod zswap;
 
 use crate::kernel::Kernel;
 use crate::mm_types::pg;

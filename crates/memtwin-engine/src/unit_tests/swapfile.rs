@@ -240,3 +240,60 @@ fn bad_swap_settings_name_the_place_and_the_fix() {
         assert!(err.contains("bad.toml:") && err.contains("fix:"), "{err}");
     }
 }
+
+/// 96M written even pages first, then odd pages (so swap slots interleave the two halves), then
+/// touched in address order, in a 64M memcg, on a rotational or non-rotational swap device.
+fn interleaved(rotational: bool, profile: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "interleaved"
+[machine]
+ram = "1G"
+swap = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+rotational = {rotational}
+[cgroups.ct]
+"memory.max" = "16M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "mmap", name = "m", size = "24M", step = "touch 1" }},
+  {{ op = "touch", name = "m", access = "write", pattern = "strided", stride = "8K", step = "touch 1" }},
+  {{ op = "touch", name = "m", access = "write", offset = "4K", pattern = "strided", stride = "8K", step = "touch 1" }},
+  {{ op = "touch", name = "m", step = "touch 2" }},
+]
+"#
+    )
+}
+
+/// `swapin_readahead()` (6.1): `swap_use_vma_readahead()` is false while a rotational swap
+/// area exists (`nr_rotate_swap`), so the cluster readahead reads the faulting slot's
+/// neighbours — here every other page of the address space, as the slots interleave —;
+/// on a non-rotational device (`SWP_SOLIDSTATE`) `swap_vma_readahead()` reads the faulting
+/// address's neighbours whose PTEs hold swap entries (`swap_ra_info()`: window from
+/// `__swapin_nr_pages()` on the VMA's last fault, clamped to the VMA and the page table), which
+/// here are half of them: about twice the major faults. Before 4.14 (4.4) there is no VMA
+/// readahead, so the device's rotation changes nothing.
+#[test]
+fn vma_readahead_on_non_rotational_swap_4_14_and_6_1() {
+    let majfaults = |rotational: bool, profile: &str| {
+        let mut s = sim(&interleaved(rotational, profile));
+        run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+        let k = &s.kernel;
+        assert!(k.vmstat.get(VmEvent::Pswpin) > 1000);
+        (k.vmstat.get(VmEvent::Pgmajfault), k.vmstat.get(VmEvent::SwapRa), k.vmstat.get(VmEvent::SwapRaHit))
+    };
+    let (cluster, cra, chit) = majfaults(true, "linux-6.1");
+    let (vma, vra, vhit) = majfaults(false, "linux-6.1");
+    assert!(vma * 10 > cluster * 15, "VMA readahead {vma} major faults, cluster {cluster}");
+    assert!(cra > 0 && vra > 0 && chit <= cra && vhit <= vra);
+    let (old_rot, ..) = majfaults(true, "linux-4.4");
+    let (old_nonrot, ..) = majfaults(false, "linux-4.4");
+    assert_eq!(old_rot, old_nonrot, "no VMA readahead before 4.14");
+}

@@ -1,0 +1,225 @@
+//! zswap held to Linux 6.1 (mm/zswap.c behind mm/frontswap.c and mm/page_io.c, the zbud pool
+//! of mm/zbud.c, `obj_cgroup_*_zswap()` of mm/memcontrol.c).
+
+use super::*;
+use crate::memcontrol::MemcgEvent;
+use crate::vmstat::VmEvent;
+use crate::zswap::{lzo1x_1_compressed_len, AnonFill, ZBUD_CHUNK, ZBUD_MAX_ALLOC, ZSWAP_HEADER};
+
+/// A hog of `anon` with `fill` touched twice in a 16M v2 memcg, swap 256M, zswap with `zswap`
+/// (inline-table keys), the extra cgroup keys `cg`.
+fn zhog(anon: &str, fill: &str, zswap: &str, cg: &str, profile: &str, cgroup: &str) -> String {
+    let max = if cgroup == "v1" { "memory.limit_in_bytes" } else { "memory.max" };
+    format!(
+        r#"
+[scenario]
+name = "zswap"
+[machine]
+ram = "1G"
+swap = "256M"
+zswap = {{ {zswap} }}
+[kernel]
+profile = "{profile}"
+cgroup = "{cgroup}"
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+"{max}" = "16M"
+{cg}
+[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "mmap", name = "m", size = "{anon}", fill = "{fill}", step = "touch 1" }},
+  {{ op = "touch", name = "m", step = "touch 1" }},
+  {{ op = "touch", name = "m", step = "touch 2" }},
+]
+"#
+    )
+}
+
+fn stats(s: &Simulation) -> crate::zswap::ZswapStats {
+    s.kernel.zswap.as_ref().expect("zswap").stats.clone()
+}
+
+/// `lzo1x_1_compress()` (lib/lzo/lzo1x_compress.c) of the fills: one set byte is a short
+/// literal, one long match and the 20-byte tail (tens of bytes); 1 KiB of random bytes
+/// stays 1 KiB plus the encoding and the skip into the zeros; a random page expands
+/// (literal-run length bytes and the end marker) past what zbud takes.
+#[test]
+fn lzo1x_1_sizes_of_the_fills_6_1() {
+    let byte = lzo1x_1_compressed_len(AnonFill::Byte);
+    assert!((30..=64).contains(&byte), "{byte}");
+    assert_eq!(lzo1x_1_compressed_len(AnonFill::Same), 0);
+    let k1 = lzo1x_1_compressed_len(AnonFill::Random(1024));
+    // 1024 + 33 skipped zeros + 1 as a literal run (2 + 1039/255 length bytes), a match of
+    // 4096 - 20 - 1058 bytes (3 + 1 + 11), the 20-byte tail (1 + 20), the end marker (3).
+    assert_eq!(k1, 1058 + 2 + (1058 - 18) / 255 + 4 + (4096 - 20 - 1058 - 33) / 255 + 21 + 3);
+    let all = lzo1x_1_compressed_len(AnonFill::Random(4096));
+    assert!(all > PAGE_SIZE && all + ZSWAP_HEADER > ZBUD_MAX_ALLOC);
+}
+
+/// `zswap_frontswap_store()` of same-filled pages (6.1, `zswap_is_page_same_filled()`): kept
+/// as their word, no pool page, nothing charged (`entry->length` 0) but `zswapped` and
+/// `zswpout` counted; the store frees the page in the same reclaim pass (no disk write,
+/// `pswpout` 0); the re-touch loads them (`zswpin`) without I/O.
+#[test]
+fn same_filled_pages_stored_without_pool_memory_6_1() {
+    let mut s = sim(&zhog("24M", "same", "enabled = true", "", "linux-6.1", "v2"));
+    let ct = memcg(&s, "ct");
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let k = &s.kernel;
+    let z = stats(&s);
+    assert_eq!(k.vmstat.get(VmEvent::Pswpout), 0);
+    assert_eq!(k.vmstat.get(VmEvent::Pswpin), 0);
+    assert_eq!(k.io.read_bytes, 0);
+    assert!(z.zswpout > 1000 && z.zswpin > 1000, "{z:?}");
+    assert_eq!(z.same_filled_pages, z.stored_pages);
+    assert_eq!(k.zswap.as_ref().unwrap().pool_pages(), 0);
+    let m = k.memcgs.get(ct);
+    assert_eq!(m.zswap_bytes, 0);
+    assert_eq!(m.zswapped, z.stored_pages);
+    assert_eq!(m.zswpout, z.zswpout);
+    // Entries are not invalidated by a load (6.1), but the write fault frees the slot.
+    assert_eq!(m.swap, z.stored_pages);
+}
+
+/// zbud (mm/zbud.c `zbud_alloc()`): two compressed pages share a pool page when their chunks
+/// fit (1 KiB of random data: 18 of 63 chunks each), so a pool filled in one go has half as
+/// many pages as entries; once entries go (`zbud_free()`), pages left with one buddy take the
+/// next entries first (`unbuddied` lists). `obj_cgroup_charge_zswap()` charges the
+/// compressed bytes to the memcg (memory.zswap.current), whole pages of its page counter.
+#[test]
+fn zbud_pairs_compressed_pages_and_charges_the_bytes_6_1() {
+    let mut s = sim(&zhog("24M", "random-1K", "enabled = true", "", "linux-6.1", "v2"));
+    let ct = memcg(&s, "ct");
+    let mut first = None;
+    run_with(&mut s, |s| {
+        s.kernel.check_invariants().unwrap();
+        let z = s.kernel.zswap.as_ref().unwrap();
+        if z.stats.zswpin == 0 {
+            // Filled in one go: nothing loaded, so nothing invalidated yet.
+            first = Some((z.stats.stored_pages, z.pool_pages()));
+        }
+        assert!(z.pool_pages() >= z.stats.stored_pages.div_ceil(2) && z.pool_pages() <= z.stats.stored_pages);
+    });
+    let (stored, pool) = first.unwrap();
+    assert!(stored > 1000);
+    assert_eq!(pool, stored.div_ceil(2));
+    let k = &s.kernel;
+    let z = stats(&s);
+    let len = lzo1x_1_compressed_len(AnonFill::Random(1024));
+    assert_eq!((ZSWAP_HEADER + len).div_ceil(ZBUD_CHUNK), 18);
+    let m = k.memcgs.get(ct);
+    assert_eq!(m.zswap_bytes, z.stored_pages * len);
+    assert!(m.kmem_bytes >= m.zswap_bytes && m.kmem_pages == m.kmem_bytes.div_ceil(PAGE_SIZE));
+    assert_eq!(k.vmstat.get(VmEvent::Pswpout), 0);
+}
+
+/// `zswap_frontswap_store()` (6.1) asks the compressor for at most `PAGE_SIZE` of output
+/// (`dlen = PAGE_SIZE`, crypto/lzo.c's `lzo1x_1_compress_safe()`): a random page, which LZO
+/// expands, fails to compress and goes to the disk without any reject counter; output that
+/// fits a page but not a zbud buddy (`zbud_alloc()`: over `PAGE_SIZE - ZHDR_SIZE_ALIGNED -
+/// CHUNK_SIZE`) is `reject_compress_poor`.
+#[test]
+fn incompressible_pages_go_to_disk_6_1() {
+    let mut s = sim(&zhog("24M", "random", "enabled = true", "", "linux-6.1", "v2"));
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let k = &s.kernel;
+    let z = stats(&s);
+    assert_eq!(z.stored_pages, 0);
+    assert_eq!(z.reject_compress_poor, 0);
+    assert!(k.vmstat.get(VmEvent::Pswpout) > 1000);
+    assert!(k.vmstat.get(VmEvent::Pswpin) > 1000);
+    // 3900 random bytes: LZO's output (about 4070) fits the page but not a zbud buddy.
+    let n = lzo1x_1_compressed_len(AnonFill::Random(3900));
+    assert!(n <= PAGE_SIZE && n + ZSWAP_HEADER > ZBUD_MAX_ALLOC, "{n}");
+    let mut s = sim(&zhog("24M", "random-3900", "enabled = true", "", "linux-6.1", "v2"));
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let z = stats(&s);
+    assert_eq!(z.stored_pages, 0);
+    assert_eq!(s.kernel.vmstat.get(VmEvent::Pswpout), z.reject_compress_poor);
+}
+
+/// `zswap_is_full()` / `zswap_can_accept()` (6.1): a pool over `max_pool_percent` of RAM
+/// rejects the store (`pool_limit_hit`, the page goes to disk) and queues `shrink_worker()`,
+/// which writes the oldest zbud page's entries back to swap (`zswap_writeback_entry()`:
+/// `written_back_pages`, `pswpout`); stores are then rejected until the pool is under
+/// `accept_threshold_percent` of its limit.
+#[test]
+fn full_pool_rejects_and_writes_back_6_1() {
+    let mut s = sim(&zhog("48M", "random-1K", "max_pool_percent = 1", "", "linux-6.1", "v2"));
+    let mut peak = 0;
+    run_with(&mut s, |s| {
+        s.kernel.check_invariants().unwrap();
+        peak = peak.max(s.kernel.zswap.as_ref().unwrap().pool_pages());
+    });
+    let k = &s.kernel;
+    let z = stats(&s);
+    let totalram = k.managed_pages();
+    assert!(z.pool_limit_hit > 0, "{z:?}");
+    assert!(z.written_back_pages > 0, "{z:?}");
+    assert!(peak <= totalram / 100 + 1, "pool peaked at {peak} pages, limit {}", totalram / 100);
+    assert!(k.vmstat.get(VmEvent::Pswpout) >= z.written_back_pages + z.pool_limit_hit);
+}
+
+/// memory.zswap.max (5.19+, `obj_cgroup_may_zswap()`): 0 refuses every store of the memcg's
+/// pages, which go to disk.
+#[test]
+fn zswap_max_0_sends_pages_to_disk_6_1() {
+    let mut s = sim(&zhog("24M", "random-1K", "enabled = true", r#""memory.zswap.max" = "0""#, "linux-6.1", "v2"));
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let z = stats(&s);
+    assert_eq!(z.stored_pages + z.zswpout, 0);
+    assert!(s.kernel.vmstat.get(VmEvent::Pswpout) > 1000);
+}
+
+/// Before 5.19 (5.17) and on cgroup v1 zswap charges nothing to the memcg; 5.17 has no
+/// zswpin/zswpout counters (f6498b776d28 came in 5.19).
+#[test]
+fn no_memcg_charge_before_5_19_or_on_v1() {
+    let mut s = sim(&zhog("24M", "random-1K", "enabled = true", "", "linux-5.17", "v2"));
+    let ct = memcg(&s, "ct");
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let z = stats(&s);
+    assert!(z.stored_pages > 1000);
+    assert_eq!(z.zswpout, 0);
+    assert_eq!(s.kernel.memcgs.get(ct).zswap_bytes, 0);
+    let mut s = sim(&zhog("24M", "random-1K", "enabled = true", "", "linux-6.1", "v1"));
+    let ct = memcg(&s, "ct");
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    assert!(stats(&s).stored_pages > 1000);
+    assert_eq!(s.kernel.memcgs.get(ct).zswap_bytes, 0);
+    assert_eq!(s.kernel.memcgs.events(ct, MemcgEvent::OomKill), 0);
+}
+
+/// `zswap.enabled = false` is swap as without zswap: the same outputs.
+#[test]
+fn zswap_disabled_is_plain_swap_6_1() {
+    let plain = zhog("24M", "byte", "enabled = true", "", "linux-6.1", "v2").replace("zswap = { enabled = true }\n", "");
+    let mut a = sim(&plain);
+    run(&mut a);
+    let mut b = sim(&zhog("24M", "byte", "enabled = false", "", "linux-6.1", "v2"));
+    run(&mut b);
+    assert_eq!(a.kernel.vmstat.get(VmEvent::Pswpout), b.kernel.vmstat.get(VmEvent::Pswpout));
+    assert_eq!(a.kernel.vmstat.get(VmEvent::Pswpin), b.kernel.vmstat.get(VmEvent::Pswpin));
+    assert!(a.kernel.vmstat.get(VmEvent::Pswpout) > 1000);
+}
+
+/// Bad input: zswap without swap, an unmodelled compressor, zswap on a profile whose zswap
+/// differs, memory.zswap.max before 5.19, an unknown fill.
+#[test]
+fn zswap_bad_input_is_refused() {
+    let check = |toml: String, want: &str| {
+        let doc = Document::from_toml("t.toml", &toml).unwrap();
+        let e = doc.resolve(None, &[]).err().unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(e.to_string().contains(want), "{e}");
+    };
+    check(zhog("24M", "byte", "enabled = true", "", "linux-6.1", "v2").replace("swap = \"256M\"\n", ""), "has no swap");
+    check(zhog("24M", "byte", "compressor = \"zstd\"", "", "linux-6.1", "v2"), "`lzo` only");
+    check(zhog("24M", "byte", "max_pool_percent = 101", "", "linux-6.1", "v2"), "a percentage");
+    check(zhog("24M", "byte", "enabled = true", "", "linux-6.6", "v2"), "profile `linux-6.6`");
+    check(zhog("24M", "byte", "enabled = true", r#""memory.zswap.max" = "1M""#, "linux-5.17", "v2"), "5.19");
+    check(zhog("24M", "zeros", "enabled = true", "", "linux-6.1", "v2"), "not a fill");
+    check(zhog("24M", "random-8K", "enabled = true", "", "linux-6.1", "v2"), "random bytes in a 4096-byte page");
+}

@@ -1,0 +1,658 @@
+//! zswap: the compressed cache in front of swap (mm/zswap.c as of 6.1, behind the frontswap
+//! hooks of mm/frontswap.c and mm/page_io.c), with its default zpool on Debian's 6.1, zbud
+//! (mm/zbud.c: at most two compressed pages per pool page).
+//!
+//! Reclaim's `swap_writepage()` first offers a page to `frontswap_store()` ->
+//! `zswap_frontswap_store()`: a same-filled page is kept as its one repeated word (no pool
+//! memory), another is compressed and stored in a zbud page; the write then "starts and ends"
+//! at once (`folio_start_writeback()` + `folio_end_writeback()`, no I/O), so
+//! `shrink_folio_list()` frees the page in the same pass. A store is rejected — the page goes
+//! to the disk as before — when the pool is over `max_pool_percent` of RAM (`pool_limit_hit`,
+//! which queues the shrink worker: `zpool_shrink()` -> `zbud_reclaim_page()` writes the
+//! oldest pool page's entries back to swap, `zswap_writeback_entry()`), until it is back under
+//! `accept_threshold_percent` of that; when the compressed page does not fit a zbud buddy
+//! (`reject_compress_poor`), or does not fit the one page the compressor may write (LZO's
+//! output of incompressible data: compression fails, counted nowhere); or when the memcg is at its memory.zswap.max (5.19+, cgroup v2).
+//! `swap_readpage()` asks `frontswap_load()` first: an entry is decompressed, no I/O, and
+//! (6.1: loads are not exclusive) stays until its slot is freed (`swap_entry_free()` ->
+//! `frontswap_invalidate_page()`). The compressed bytes are charged to the page's memcg as
+//! kernel memory (`obj_cgroup_charge_zswap()`, 5.19+, cgroup v2), memory.stat `zswap`,
+//! `zswapped`, `zswpin`, `zswpout`.
+//!
+//! What a page compresses to depends on its data: each anonymous mapping says what its pages
+//! hold ([`AnonFill`], the scenario's `fill`), and [`lzo1x_1_compressed_len`] gives the
+//! size LZO1X-1 (`lzo`, Debian's `CONFIG_ZSWAP_COMPRESSOR_DEFAULT`) makes of it.
+
+use crate::kernel::Kernel;
+use crate::memcontrol::CgroupVersion;
+use crate::mm_types::pg;
+use crate::types::{MemcgId, PageId, PAGE_SIZE};
+
+/// What the pages of an anonymous mapping hold once written (the scenario's mmap `fill`;
+/// the real-kernel runners write it): it decides what zswap stores.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum AnonFill {
+    /// One byte set at the start of the page, the rest zero (what a `touch` writes).
+    #[default]
+    Byte,
+    /// Every byte the same (a same-filled page: `zswap_is_page_same_filled()`).
+    Same,
+    /// The first `n` bytes random (incompressible), the rest zero; `n` = 4096: all random.
+    Random(u16),
+}
+
+impl AnonFill {
+    /// The scenario's spelling.
+    pub fn name(&self) -> String {
+        match self {
+            AnonFill::Byte => "byte".into(),
+            AnonFill::Same => "same".into(),
+            AnonFill::Random(n) if *n as u64 >= PAGE_SIZE => "random".into(),
+            AnonFill::Random(n) => format!("random-{n}"),
+        }
+    }
+}
+
+/// `struct zswap_header` before each compressed page in an evictable zpool (zbud): the swap
+/// entry, 8 bytes (`hlen = zpool_evictable() ? sizeof(zhdr) : 0`).
+pub const ZSWAP_HEADER: u64 = 8;
+/// zbud's allocation unit: `CHUNK_SIZE` = `PAGE_SIZE >> NCHUNKS_ORDER` (6) = 64 bytes.
+pub const ZBUD_CHUNK: u64 = 64;
+/// `NCHUNKS`: chunks of a zbud page after its header (`(PAGE_SIZE - ZHDR_SIZE_ALIGNED) >>
+/// CHUNK_SHIFT`) = 63.
+pub const ZBUD_NCHUNKS: u64 = (PAGE_SIZE - ZBUD_CHUNK) / ZBUD_CHUNK;
+/// The largest object zbud takes: `PAGE_SIZE - ZHDR_SIZE_ALIGNED - CHUNK_SIZE` (bigger:
+/// `zbud_alloc()` returns -ENOSPC, zswap counts `reject_compress_poor`).
+pub const ZBUD_MAX_ALLOC: u64 = PAGE_SIZE - 2 * ZBUD_CHUNK;
+/// `zbud_zpool_shrink()` -> `zbud_reclaim_page(pool, 8)`: pool pages tried per shrink.
+pub const ZBUD_RECLAIM_RETRIES: u32 = 8;
+
+/// What LZO1X-1 (lib/lzo/lzo1x_compress.c, `lzo1x_1_compress()`, the `lzo` compressor) makes
+/// of one 4 KiB page holding `fill`, in bytes, from the format's encoding:
+/// - a literal run of `t` bytes costs `t` plus 1 byte (t <= 18) or 2 + (t - 18) / 255;
+/// - a match (`M3`, offsets up to 16 KiB) of `m` bytes costs 3 bytes plus one per 255 of
+///   `m - 33` beyond the first;
+/// - the compressor looks for matches from byte 4 on and, inside a literal run, skips ahead
+///   `1 + (ip - ii) / 32` bytes at a time (`literal: ip += 1 + ((ip - ii) >> 5)`), so a run
+///   of `r` random bytes ends about `r / 32 + 1` bytes into the zeros after it (the second
+///   zero word it hashes is the first match);
+/// - the match stops 20 bytes before the end (`ip_end = in + in_len - 20`), which go out as
+///   literals, then the 3-byte end marker (`M4_MARKER | 1, 0, 0`).
+///
+/// Random bytes never match (a 4-byte hash collision that also compares equal is a 2^-32
+/// event per position). A same-filled page is never compressed by zswap (it keeps the word).
+/// An estimate within a few bytes of the real output for these fills (the skip's exact end
+/// depends on where the literal run stops), which is what memory.zswap.current adds up.
+pub fn lzo1x_1_compressed_len(fill: AnonFill) -> u64 {
+    let lit = |t: u64| if t == 0 { 0 } else if t <= 18 { 1 + t } else { 2 + (t - 18) / 255 + t };
+    let mat = |m: u64| if m <= 33 { 3 } else { 3 + 1 + (m - 33) / 255 };
+    let (random, tail) = match fill {
+        AnonFill::Same => return 0,
+        AnonFill::Byte => (1u64, 20u64),
+        AnonFill::Random(n) => ((n as u64).min(PAGE_SIZE), 20),
+    };
+    // The literal run: the random bytes and the zeros the skipping passes over before the
+    // second zero word is hashed (at least 4: the first word looked at is at byte 4).
+    let run = (random + 1 + random / 32).max(5);
+    if run + tail >= PAGE_SIZE {
+        // Nothing left to match: one literal run of the whole page.
+        return lit(PAGE_SIZE) + 3;
+    }
+    let matched = PAGE_SIZE - tail - run;
+    lit(run) + mat(matched) + lit(tail) + 3
+}
+
+/// The zswap tunables (`/sys/module/zswap/parameters/*`, the scenario's `[machine] zswap`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZswapParams {
+    /// `enabled` (Debian's 6.1: `CONFIG_ZSWAP_DEFAULT_ON` unset, so off unless asked).
+    pub enabled: bool,
+    /// `max_pool_percent` (default 20): the pool's limit, percent of RAM.
+    pub max_pool_percent: u64,
+    /// `accept_threshold_percent` (default 90, 5.6+): after the pool was full, stores are
+    /// rejected until it is below this percent of its limit.
+    pub accept_threshold_percent: u64,
+    /// `same_filled_pages_enabled` (default true, 5.1+).
+    pub same_filled_pages_enabled: bool,
+    /// `non_same_filled_pages_enabled` (default true, 5.15+).
+    pub non_same_filled_pages_enabled: bool,
+}
+
+impl Default for ZswapParams {
+    fn default() -> Self {
+        ZswapParams { enabled: true, max_pool_percent: 20, accept_threshold_percent: 90, same_filled_pages_enabled: true, non_same_filled_pages_enabled: true }
+    }
+}
+
+/// /sys/kernel/debug/zswap and the zswap lines of /proc/vmstat.
+#[derive(Clone, Debug, Default)]
+pub struct ZswapStats {
+    /// `pool_limit_hit`.
+    pub pool_limit_hit: u64,
+    /// `written_back_pages`.
+    pub written_back_pages: u64,
+    /// `reject_reclaim_fail`.
+    pub reject_reclaim_fail: u64,
+    /// `reject_compress_poor`.
+    pub reject_compress_poor: u64,
+    /// `reject_alloc_fail`.
+    pub reject_alloc_fail: u64,
+    /// `stored_pages`.
+    pub stored_pages: u64,
+    /// `same_filled_pages`.
+    pub same_filled_pages: u64,
+    /// vmstat `zswpin` (5.19+).
+    pub zswpin: u64,
+    /// vmstat `zswpout` (5.19+).
+    pub zswpout: u64,
+}
+
+const NIL: u32 = u32::MAX;
+/// No entry at a slot.
+const NO_ENTRY: u16 = u16::MAX;
+/// The handle of a same-filled entry (no pool memory).
+const SAME_FILLED: u32 = u32::MAX;
+/// `blist` of a zbud page with both buddies used (`pool->buddied`).
+const BUDDIED: u8 = u8::MAX;
+
+/// `struct zbud_header` of one pool page, with the engine's links.
+#[derive(Clone, Copy, Debug)]
+struct ZbudPage {
+    frame: PageId,
+    first_chunks: u8,
+    last_chunks: u8,
+    /// The slots whose entries the buddies hold.
+    first_slot: u32,
+    last_slot: u32,
+    /// `zhdr->lru` (head = most recently allocated into).
+    lru_prev: u32,
+    lru_next: u32,
+    /// `zhdr->buddy` on `unbuddied[blist]` (or `BUDDIED`, on no engine list).
+    buddy_prev: u32,
+    buddy_next: u32,
+    blist: u8,
+}
+
+/// `struct zbud_pool`.
+#[derive(Clone, Debug)]
+struct Zbud {
+    pages: Vec<ZbudPage>,
+    free_ids: Vec<u32>,
+    /// `unbuddied[i]`: pages with one buddy used and `i` free chunks.
+    unbuddied: [u32; ZBUD_NCHUNKS as usize + 1],
+    lru_head: u32,
+    lru_tail: u32,
+    /// `pages_nr`.
+    pages_nr: u64,
+}
+
+impl Zbud {
+    fn new() -> Zbud {
+        Zbud { pages: vec![], free_ids: vec![], unbuddied: [NIL; ZBUD_NCHUNKS as usize + 1], lru_head: NIL, lru_tail: NIL, pages_nr: 0 }
+    }
+
+    fn lru_del(&mut self, i: u32) {
+        let (p, n) = (self.pages[i as usize].lru_prev, self.pages[i as usize].lru_next);
+        if p == NIL { self.lru_head = n } else { self.pages[p as usize].lru_next = n }
+        if n == NIL { self.lru_tail = p } else { self.pages[n as usize].lru_prev = p }
+    }
+
+    fn lru_add(&mut self, i: u32) {
+        let h = self.lru_head;
+        self.pages[i as usize].lru_prev = NIL;
+        self.pages[i as usize].lru_next = h;
+        if h == NIL { self.lru_tail = i } else { self.pages[h as usize].lru_prev = i }
+        self.lru_head = i;
+    }
+
+    fn buddy_del(&mut self, i: u32) {
+        let z = self.pages[i as usize];
+        if z.blist == BUDDIED {
+            return;
+        }
+        if z.buddy_prev == NIL { self.unbuddied[z.blist as usize] = z.buddy_next } else { self.pages[z.buddy_prev as usize].buddy_next = z.buddy_next }
+        if z.buddy_next != NIL {
+            self.pages[z.buddy_next as usize].buddy_prev = z.buddy_prev;
+        }
+        self.pages[i as usize].blist = BUDDIED;
+    }
+
+    /// `list_add(&zhdr->buddy, ...)`: onto `unbuddied[num_free_chunks()]` when one buddy is
+    /// free, else `buddied`.
+    fn buddy_add(&mut self, i: u32) {
+        let z = self.pages[i as usize];
+        if z.first_chunks != 0 && z.last_chunks != 0 {
+            self.pages[i as usize].blist = BUDDIED;
+            return;
+        }
+        // num_free_chunks(): "There is always at least one free chunk".
+        let free = ZBUD_NCHUNKS - z.first_chunks as u64 - z.last_chunks as u64;
+        let h = self.unbuddied[free as usize];
+        let zp = &mut self.pages[i as usize];
+        zp.blist = free as u8;
+        zp.buddy_prev = NIL;
+        zp.buddy_next = h;
+        if h != NIL {
+            self.pages[h as usize].buddy_prev = i;
+        }
+        self.unbuddied[free as usize] = i;
+    }
+}
+
+/// The zswap state of the machine (`zswap_trees[type]` of its one swap area, the current pool).
+#[derive(Clone, Debug)]
+pub struct Zswap {
+    /// The tunables.
+    pub params: ZswapParams,
+    /// Counters.
+    pub stats: ZswapStats,
+    /// The entry of each slot: its compressed length (`entry->length`), `NO_ENTRY` for none
+    /// (grown on demand with the slots used).
+    len: Vec<u16>,
+    /// Its zbud handle: pool page * 2 + buddy (1 = last), `SAME_FILLED` for a same-filled one.
+    handle: Vec<u32>,
+    zbud: Zbud,
+    /// `zswap_pool_reached_full`.
+    reached_full: bool,
+    /// The pool's `shrink_work` is queued (`queue_work()` of a queued work does nothing).
+    pub shrink_queued: bool,
+    /// The pool page `zbud_reclaim_page()` is working on (`under_reclaim`), and whether its
+    /// entries all went (the page was freed).
+    reclaiming: u32,
+    reclaim_freed: bool,
+}
+
+impl Zswap {
+    /// zswap with `params`, an empty pool.
+    pub fn new(params: ZswapParams) -> Zswap {
+        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), reached_full: false, shrink_queued: false, reclaiming: NIL, reclaim_freed: false }
+    }
+
+    /// `zswap_pool_total_size` in pages (zbud: `pages_nr`).
+    pub fn pool_pages(&self) -> u64 {
+        self.zbud.pages_nr
+    }
+
+    /// Whether slot `slot` has an entry (`zswap_rb_search()`).
+    pub fn has_entry(&self, slot: u32) -> bool {
+        self.len.get(slot as usize).is_some_and(|&l| l != NO_ENTRY)
+    }
+
+    /// The compressed length of slot `slot`'s entry.
+    pub fn entry_len(&self, slot: u32) -> Option<u64> {
+        self.len.get(slot as usize).filter(|&&l| l != NO_ENTRY).map(|&l| l as u64)
+    }
+
+    /// `zswap_is_full()`: `totalram_pages() * max_pool_percent / 100 <
+    /// DIV_ROUND_UP(zswap_pool_total_size, PAGE_SIZE)`.
+    pub fn is_full(&self, totalram: u64) -> bool {
+        totalram * self.params.max_pool_percent / 100 < self.pool_pages()
+    }
+
+    /// `zswap_can_accept()`: the pool below `accept_threshold_percent` of its limit.
+    pub fn can_accept(&self, totalram: u64) -> bool {
+        totalram * self.params.accept_threshold_percent / 100 * self.params.max_pool_percent / 100 > self.pool_pages()
+    }
+
+    fn grow(&mut self, slot: u32) {
+        let s = slot as usize;
+        if s >= self.len.len() {
+            let want = (s + 1).max(self.len.len() + self.len.len() / 8);
+            self.len.resize(want, NO_ENTRY);
+            self.handle.resize(want, NIL);
+        }
+    }
+
+    /// Entries held, for the invariants: (entries, same-filled, pool pages named by them).
+    pub fn count_entries(&self) -> (u64, u64) {
+        let e = self.len.iter().filter(|&&l| l != NO_ENTRY).count() as u64;
+        let s = self.handle.iter().zip(&self.len).filter(|(&h, &l)| l != NO_ENTRY && h == SAME_FILLED).count() as u64;
+        (e, s)
+    }
+
+    /// Every entry: (slot, compressed length).
+    pub fn entries(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.len.iter().enumerate().filter(|(_, &l)| l != NO_ENTRY).map(|(s, &l)| (s as u32, l as u64))
+    }
+
+    /// The pool's frames (for the invariants).
+    pub fn frames(&self) -> impl Iterator<Item = PageId> + '_ {
+        let mut i = self.zbud.lru_head;
+        std::iter::from_fn(move || {
+            if i == NIL {
+                return None;
+            }
+            let z = self.zbud.pages[i as usize];
+            i = z.lru_next;
+            Some(z.frame)
+        })
+    }
+}
+
+impl Kernel {
+    /// `zswap_frontswap_store()` (6.1) of the order-0 anonymous page `p` just given slot
+    /// `slot` (charged to `memcg`): returns whether zswap took it. Rejections leave the page
+    /// to the disk write (`__swap_writepage()`).
+    pub fn zswap_store(&mut self, p: PageId, slot: u32) -> bool {
+        let Some(z) = self.zswap.as_ref() else { return false };
+        if !z.params.enabled {
+            return false;
+        }
+        let memcg = self.pages[p].memcg;
+        let v2 = self.memcgs.version == CgroupVersion::V2 && self.profile.zswap_memcg && memcg != MemcgId::NONE;
+        if v2 && !self.obj_cgroup_may_zswap(memcg) {
+            return false;
+        }
+        let totalram = self.managed_pages();
+        let z = self.zswap.as_mut().expect("zswap");
+        if z.is_full(totalram) {
+            z.stats.pool_limit_hit += 1;
+            z.reached_full = true;
+            // "goto shrink": queue_work(shrink_wq, &pool->shrink_work), and reject.
+            z.shrink_queued = true;
+            return false;
+        }
+        if z.reached_full {
+            if !z.can_accept(totalram) {
+                return false;
+            }
+            z.reached_full = false;
+        }
+        let fill = self.vmas[self.pages[p].mapping.0 as usize].fill;
+        let params = self.zswap.as_ref().expect("zswap").params;
+        self.cpu(ZSWAP_SAME_FILLED_CHECK_NS);
+        let (len, handle) = if fill == AnonFill::Same && params.same_filled_pages_enabled {
+            (0u64, SAME_FILLED)
+        } else {
+            if !params.non_same_filled_pages_enabled {
+                return false;
+            }
+            self.cpu(LZO_COMPRESS_PAGE_NS);
+            let dlen = lzo1x_1_compressed_len(fill);
+            if dlen > PAGE_SIZE {
+                // The request's output is one page (`dlen = PAGE_SIZE`; crypto/lzo.c runs
+                // lzo1x_1_compress_safe()): a page LZO expands overruns it, compression fails
+                // (-EINVAL, "goto put_dstmem") and the store is refused, counted nowhere.
+                return false;
+            }
+            match self.zbud_alloc(ZSWAP_HEADER + dlen, slot) {
+                Ok(h) => (dlen, h),
+                Err(()) => return false,
+            }
+        };
+        let z = self.zswap.as_mut().expect("zswap");
+        z.grow(slot);
+        debug_assert!(z.len[slot as usize] == NO_ENTRY, "a new slot has no zswap entry");
+        z.len[slot as usize] = len as u16;
+        z.handle[slot as usize] = handle;
+        z.stats.stored_pages += 1;
+        if handle == SAME_FILLED {
+            z.stats.same_filled_pages += 1;
+        }
+        if self.profile.zswap_memcg {
+            z.stats.zswpout += 1;
+        }
+        if v2 {
+            self.obj_cgroup_charge_zswap(memcg, len);
+            self.memcgs.memcgs[memcg.idx()].zswpout += 1;
+        }
+        true
+    }
+
+    /// `obj_cgroup_may_zswap()` (5.19+): no ancestor below the root at its memory.zswap.max
+    /// (`zswap.max` 0 refuses outright; else the pages of its `MEMCG_ZSWAP_B` against it).
+    pub fn obj_cgroup_may_zswap(&self, memcg: MemcgId) -> bool {
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            if c == MemcgId::ROOT {
+                break;
+            }
+            let m = self.memcgs.get(c);
+            if m.zswap_max != crate::memcontrol::PAGE_COUNTER_MAX && m.zswap_bytes / PAGE_SIZE >= m.zswap_max {
+                return false;
+            }
+            cur = m.parent;
+        }
+        true
+    }
+
+    /// `obj_cgroup_charge_zswap()` (5.19+, cgroup v2): the compressed bytes go to the memcg's
+    /// page counter as kernel memory — forced, the store runs in reclaim (`PF_MEMALLOC`,
+    /// "charging must succeed") — and to `MEMCG_ZSWAP_B` / `MEMCG_ZSWAPPED` (hierarchical).
+    fn obj_cgroup_charge_zswap(&mut self, memcg: MemcgId, bytes: u64) {
+        if memcg != MemcgId::ROOT {
+            let m = &self.memcgs.memcgs[memcg.idx()];
+            let need = (m.kmem_bytes + bytes).div_ceil(PAGE_SIZE) - m.kmem_pages;
+            if need > 0 {
+                self.memcgs.counter_charge(memcg, need);
+            }
+            let m = &mut self.memcgs.memcgs[memcg.idx()];
+            m.kmem_pages += need;
+            m.kmem_bytes += bytes;
+        }
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let m = &mut self.memcgs.memcgs[c.idx()];
+            m.zswap_bytes += bytes;
+            m.zswapped += 1;
+            cur = m.parent;
+        }
+    }
+
+    /// `obj_cgroup_uncharge_zswap()`.
+    fn obj_cgroup_uncharge_zswap(&mut self, memcg: MemcgId, bytes: u64) {
+        if memcg != MemcgId::ROOT {
+            self.memcg_kmem_uncharge(memcg, bytes);
+        }
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let m = &mut self.memcgs.memcgs[c.idx()];
+            m.zswap_bytes -= bytes;
+            m.zswapped -= 1;
+            cur = m.parent;
+        }
+    }
+
+    /// `zbud_alloc()` of `size` bytes for slot `slot`'s entry: the first unbuddied page with
+    /// enough free chunks, else a new page from the page allocator (`__GFP_NORETRY |
+    /// __GFP_KSWAPD_RECLAIM`: kswapd may be woken, no direct reclaim). Returns the handle;
+    /// -ENOSPC (`reject_compress_poor`) or -ENOMEM (`reject_alloc_fail`) counted here.
+    fn zbud_alloc(&mut self, size: u64, slot: u32) -> Result<u32, ()> {
+        if size > ZBUD_MAX_ALLOC {
+            self.zswap.as_mut().expect("zswap").stats.reject_compress_poor += 1;
+            return Err(());
+        }
+        let chunks = size.div_ceil(ZBUD_CHUNK);
+        let zb = &self.zswap.as_ref().expect("zswap").zbud;
+        let found = (chunks as usize..=ZBUD_NCHUNKS as usize).map(|i| zb.unbuddied[i]).find(|&h| h != NIL);
+        let (i, last) = match found {
+            Some(i) => {
+                let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
+                zb.buddy_del(i);
+                (i, zb.pages[i as usize].first_chunks != 0)
+            }
+            None => {
+                let gfp = crate::page_alloc::Gfp { no_direct_reclaim: true, ..crate::page_alloc::Gfp::node(self.cur_nid) };
+                let Some(pfn) = self.alloc_pages(0, gfp) else {
+                    self.zswap.as_mut().expect("zswap").stats.reject_alloc_fail += 1;
+                    return Err(());
+                };
+                let frame = self.pages.init(pfn, crate::slab::SLAB_FRAME, 0);
+                let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
+                let z = ZbudPage { frame, first_chunks: 0, last_chunks: 0, first_slot: NIL, last_slot: NIL, lru_prev: NIL, lru_next: NIL, buddy_prev: NIL, buddy_next: NIL, blist: BUDDIED };
+                let i = match zb.free_ids.pop() {
+                    Some(i) => {
+                        zb.pages[i as usize] = z;
+                        i
+                    }
+                    None => {
+                        zb.pages.push(z);
+                        zb.pages.len() as u32 - 1
+                    }
+                };
+                zb.pages_nr += 1;
+                zb.lru_add(i);
+                (i, false)
+            }
+        };
+        let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
+        let z = &mut zb.pages[i as usize];
+        if last {
+            z.last_chunks = chunks as u8;
+            z.last_slot = slot;
+        } else {
+            z.first_chunks = chunks as u8;
+            z.first_slot = slot;
+        }
+        zb.buddy_add(i);
+        // "Add/move zbud page to beginning of LRU".
+        zb.lru_del(i);
+        zb.lru_add(i);
+        Ok(i * 2 + last as u32)
+    }
+
+    /// `zbud_free()` of `handle`: a page left empty goes back to the page allocator.
+    fn zbud_free(&mut self, handle: u32) {
+        let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
+        let i = handle / 2;
+        let z = &mut zb.pages[i as usize];
+        if handle % 2 == 1 {
+            z.last_chunks = 0;
+            z.last_slot = NIL;
+        } else {
+            z.first_chunks = 0;
+            z.first_slot = NIL;
+        }
+        zb.buddy_del(i);
+        let z = zb.pages[i as usize];
+        if z.first_chunks == 0 && z.last_chunks == 0 {
+            let zs = self.zswap.as_mut().expect("zswap");
+            if zs.reclaiming == i {
+                zs.reclaim_freed = true;
+            }
+            let zb = &mut zs.zbud;
+            zb.lru_del(i);
+            zb.free_ids.push(i);
+            zb.pages_nr -= 1;
+            self.free_page(z.frame);
+        } else {
+            zb.buddy_add(i);
+        }
+    }
+
+    /// `zswap_frontswap_invalidate_page()`: the slot was freed (`swap_entry_free()`); its
+    /// entry goes, its pool memory and charge with it. `memcg` is the slot's
+    /// (`entry->objcg`).
+    pub fn zswap_invalidate(&mut self, slot: u32, memcg: MemcgId) {
+        let Some(z) = self.zswap.as_mut() else { return };
+        let Some(len) = z.entry_len(slot) else { return };
+        let handle = z.handle[slot as usize];
+        z.len[slot as usize] = NO_ENTRY;
+        z.handle[slot as usize] = NIL;
+        z.stats.stored_pages -= 1;
+        if handle == SAME_FILLED {
+            z.stats.same_filled_pages -= 1;
+        } else {
+            self.zbud_free(handle);
+        }
+        if self.memcgs.version == CgroupVersion::V2 && self.profile.zswap_memcg && memcg != MemcgId::NONE {
+            self.obj_cgroup_uncharge_zswap(memcg, len);
+        }
+    }
+
+    /// `zswap_frontswap_load()` (6.1) for the swap-cache page just added at slot `slot`:
+    /// with an entry, the page is filled from it (decompressed, or the same-filled word
+    /// written) without I/O, `zswpin` counted, and the entry stays (loads are not exclusive
+    /// before 6.5). Returns whether it did.
+    pub fn zswap_load(&mut self, slot: u32, p: PageId) -> bool {
+        let Some(z) = self.zswap.as_mut() else { return false };
+        let Some(len) = z.entry_len(slot) else { return false };
+        if self.profile.zswap_memcg {
+            z.stats.zswpin += 1;
+        }
+        self.cpu(if len > 0 { LZO_DECOMPRESS_PAGE_NS } else { self.cost.clear_page });
+        let memcg = self.swap.as_ref().map_or(MemcgId::NONE, |a| a.slot_memcg(slot));
+        if self.memcgs.version == CgroupVersion::V2 && self.profile.zswap_memcg && memcg != MemcgId::NONE {
+            self.memcgs.memcgs[memcg.idx()].zswpin += 1;
+        }
+        if p.idx() < self.wb_done.len() {
+            // Up to date at once: the fault does not wait for a read.
+            self.wb_done[p.idx()] = self.now;
+        }
+        true
+    }
+
+    /// The queued `shrink_worker()` (6.1): `zpool_shrink(pool, 1)` -> `zbud_reclaim_page(pool,
+    /// 8)`: from the LRU tail, a pool page's entries are written back to their swap slots
+    /// (`zswap_writeback_entry()`) until a page is freed; none freed: `reject_reclaim_fail`.
+    /// The engine runs the worker when the faulting task next enters the fault path.
+    pub fn zswap_shrink_worker(&mut self) {
+        let Some(z) = self.zswap.as_mut() else { return };
+        if !z.shrink_queued {
+            return;
+        }
+        z.shrink_queued = false;
+        for _ in 0..ZBUD_RECLAIM_RETRIES {
+            let zb = &self.zswap.as_ref().expect("zswap").zbud;
+            let i = zb.lru_tail;
+            if i == NIL {
+                break;
+            }
+            let z = zb.pages[i as usize];
+            // under_reclaim: the page goes to the LRU head if it keeps an entry.
+            let zs = self.zswap.as_mut().expect("zswap");
+            zs.zbud.lru_del(i);
+            zs.zbud.lru_add(i);
+            zs.reclaiming = i;
+            zs.reclaim_freed = false;
+            // "if (ret) goto next": a failed eviction skips the other buddy.
+            let mut ok = true;
+            for s in [z.first_slot, z.last_slot] {
+                if s != NIL && ok {
+                    ok = self.zswap_writeback_entry(s);
+                }
+            }
+            let zs = self.zswap.as_mut().expect("zswap");
+            zs.reclaiming = NIL;
+            if zs.reclaim_freed {
+                return;
+            }
+        }
+        self.zswap.as_mut().expect("zswap").stats.reject_reclaim_fail += 1;
+    }
+
+    /// `zswap_writeback_entry()` of slot `slot`: a new swap-cache page for it
+    /// (`zswap_get_swap_cache_page()` -> `__read_swap_cache_async()`, charged to the slot's
+    /// memcg; a slot already cached fails with -EEXIST), decompressed into, marked
+    /// `PG_reclaim` and written (`__swap_writepage()`); the entry is freed
+    /// (`written_back_pages`).
+    fn zswap_writeback_entry(&mut self, slot: u32) -> bool {
+        let area = self.swap.as_ref().expect("zswap entries imply a swap area");
+        if area.cache_get(slot) != PageId::NIL {
+            return false;
+        }
+        let memcg = area.slot_memcg(slot);
+        let nid = self.cur_nid;
+        if !self.read_swap_cache_async(slot, false, nid, memcg) {
+            return false;
+        }
+        let p = self.swap.as_ref().expect("swap area").cache_get(slot);
+        let len = self.zswap.as_ref().and_then(|z| z.entry_len(slot)).unwrap_or(0);
+        self.cpu(if len > 0 { LZO_DECOMPRESS_PAGE_NS } else { self.cost.clear_page });
+        self.swap_submit_write(p, slot, 1);
+        self.zswap.as_mut().expect("zswap").stats.written_back_pages += 1;
+        let m = self.swap.as_ref().expect("swap area").slot_memcg(slot);
+        self.zswap_invalidate(slot, m);
+        debug_assert!(self.pages[p].test(pg::SWAPCACHE));
+        true
+    }
+}
+
+/// `zswap_is_page_same_filled()`: one pass over the page's words; estimate of its CPU cost
+/// (4 KiB read at ~40 GB/s), not measured.
+pub const ZSWAP_SAME_FILLED_CHECK_NS: u64 = 100;
+/// LZO1X-1 compression of one 4 KiB page, CPU time; estimate (LZO1X-1 compresses at about
+/// 600-700 MB/s on one core of a current x86_64), not measured.
+pub const LZO_COMPRESS_PAGE_NS: u64 = 6_000;
+/// LZO1X decompression of one 4 KiB page; estimate (about 2 GB/s), not measured.
+pub const LZO_DECOMPRESS_PAGE_NS: u64 = 2_000;
