@@ -813,7 +813,7 @@ impl Kernel {
     /// `generic_perform_write()`: one `write()` of `len` bytes at `pos` by a task in `memcg`:
     /// find or create each page, copy into it, mark it accessed (tmpfs always, other file
     /// systems before 4.7: `KernelProfile::write_marks_accessed`) and dirty, and throttle in
-    /// `balance_dirty_pages()`. Writes extend the file.
+    /// throttle in `balance_dirty_pages_ratelimited()` after each page. Writes extend the file.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
         self.cpu(self.cost.syscall);
         if len == 0 {
@@ -896,6 +896,13 @@ impl Kernel {
             if !shmem {
                 self.cpu(self.cost.write_begin_end);
                 self.folio_mark_dirty(page);
+                let ino = &mut self.inodes[inode.idx()];
+                let page_end = end.min((index as u64 + 1) * PAGE_SIZE);
+                if page_end > ino.size {
+                    ino.size = page_end;
+                }
+                // After each page copied (`balance_dirty_pages_ratelimited()` in the loop).
+                self.balance_dirty_pages_ratelimited(inode, memcg);
             }
         }
         let ino = &mut self.inodes[inode.idx()];
@@ -905,7 +912,6 @@ impl Kernel {
         if self.pagecache_slab_owed() {
             self.pagecache_slab_settle();
         }
-        self.balance_dirty_pages(inode, memcg);
         Ok(len)
     }
 

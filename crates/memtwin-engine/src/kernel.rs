@@ -78,9 +78,15 @@ pub struct Kernel {
     /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
     /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
     pub charge_stock: (MemcgId, u64),
-    /// `current->nr_dirtied`: pages the running task dirtied through page faults since its
-    /// last `balance_dirty_pages()` (`balance_dirty_pages_ratelimited()`); saved per task.
-    pub nr_dirtied: u32,
+    /// The running task's dirty throttling state (`current->nr_dirtied`, `nr_dirtied_pause`,
+    /// `dirty_paused_when`, its CPU's `bdp_ratelimits`); saved per task.
+    pub task_dirty: crate::page_writeback::TaskDirty,
+    /// `ratelimit_pages` (`writeback_set_ratelimit()`).
+    pub ratelimit_pages: u64,
+    /// Per writeback domain key, the wb's bandwidth estimates and its domain's dirty limit.
+    pub wb_bw: Vec<crate::page_writeback::WbBandwidth>,
+    /// What the `writeback:balance_dirty_pages` tracepoint reported so far.
+    pub bdp_trace: crate::page_writeback::BdpTrace,
     /// Time the running context spent stalled on memory in this quantum (psi.rs), ns.
     pub memstall_ns: Nanos,
     /// Nesting of `psi_memstall_enter()` in the running context.
@@ -216,7 +222,10 @@ impl Kernel {
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
             charge_stock: (MemcgId::NONE, 0),
-            nr_dirtied: 0,
+            task_dirty: Default::default(),
+            ratelimit_pages: 0,
+            wb_bw: vec![],
+            bdp_trace: Default::default(),
             memstall_ns: 0,
             memstall_depth: 0,
             memstall_start: 0,

@@ -691,11 +691,6 @@ impl Kernel {
     }
 }
 
-/// `current->nr_dirtied_pause` of a task that has not been throttled yet (kernel/fork.c:
-/// `128 >> (PAGE_SHIFT - 10)` pages): how many pages it dirties between two
-/// `balance_dirty_pages()` calls of `balance_dirty_pages_ratelimited()`.
-pub const NR_DIRTIED_PAUSE: u32 = 32;
-
 /// `fault_around_bytes` (mm/memory.c): 64 KiB, the window `do_fault_around()` maps.
 pub const FAULT_AROUND_BYTES: u64 = 65536;
 
@@ -813,17 +808,12 @@ impl Kernel {
 
     /// `do_page_mkwrite()` (ext4's `block_page_mkwrite()`: the page dirtied) +
     /// `fault_dirty_shared_page()` -> `balance_dirty_pages_ratelimited()`: the task enters
-    /// `balance_dirty_pages()` once it has dirtied `nr_dirtied_pause` pages (32 pages:
-    /// `128 >> (PAGE_SHIFT - 10)`, the initial pause; the adaptive pause of
-    /// `dirty_poll_interval()` is not modelled), not on every fault.
+    /// `balance_dirty_pages()` once it has dirtied `nr_dirtied_pause` pages, not on every
+    /// fault.
     fn do_page_mkwrite(&mut self, p: PageId, memcg: MemcgId) {
         let inode = self.pages[p].mapping;
         self.folio_mark_dirty(p);
-        self.nr_dirtied += 1;
-        if self.nr_dirtied >= NR_DIRTIED_PAUSE {
-            self.nr_dirtied = 0;
-            self.balance_dirty_pages(inode, memcg);
-        }
+        self.balance_dirty_pages_ratelimited(inode, memcg);
     }
 
     /// `wp_page_copy()` / the copy of `do_cow_fault()`: a new anonymous page, charged to the

@@ -66,8 +66,8 @@ struct Task {
     waiting: bool,
     /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
     stock: (MemcgId, u64),
-    /// `current->nr_dirtied` (page faults' dirty throttling).
-    nr_dirtied: u32,
+    /// The task's dirty throttling state (`balance_dirty_pages()`).
+    dirty: crate::page_writeback::TaskDirty,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -291,7 +291,7 @@ impl Simulation {
                     samples: vec![],
                     waiting: false,
                     stock: (MemcgId::NONE, 0),
-                    nr_dirtied: 0,
+                    dirty: Default::default(),
                 }
             })
             .collect();
@@ -549,7 +549,7 @@ impl Simulation {
         k.memstall_ns = 0;
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
         k.charge_stock = t.stock;
-        k.nr_dirtied = t.nr_dirtied;
+        k.task_dirty = t.dirty;
         k.io = IoAcct::default();
     }
 
@@ -562,7 +562,7 @@ impl Simulation {
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
-        t.nr_dirtied = k.nr_dirtied;
+        t.dirty = k.task_dirty;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
