@@ -501,6 +501,26 @@ def test_recorded_lru_gen_runs_say_lru_gen_was_on():
         assert json.load(f)["variants"]["default"]["real"]["machine"]["lru_gen"].startswith("0x0000")
 
 
+def test_a_task_the_oom_killer_kills_ends_its_step_as_oom_killed():
+    # issue 22: kswapd's min_ttl_ms OOM kill (lru_gen_age_node() -> out_of_memory()). The guest
+    # program's parent ends the step of a task SIGKILLed in it, from the zombie (WNOWAIT, before
+    # wait4() reaps it), with the step's start snapshot the task left in memory shared with the
+    # parent and touched by it before the tasks fork (charged to no scenario memcg).
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    main = src[src.index("int main("):]
+    assert main.index("memset(m, 0, len)") < main.index("fork()")
+    assert "WEXITED | WNOWAIT" in main and main.index("WNOWAIT") < main.index("wait4(")
+    assert "si.si_status == SIGKILL" in main and '"#ru\\n%ld %ld\\n#killed\\n1\\n@@ENDSTEP\\n"' in main
+    assert qemu._SECTION.match("#killed")
+    with open(os.path.join(ROOT, "scenarios", "validation", "real", "qemu61-lrugen-minttl-oom.json")) as f:
+        rec = json.load(f)["variants"]["default"]
+    assert rec["real"]["oom_killed_tasks"] == ["streamer"]
+    by = {(s["task"], s["name"]): s["metrics"] for s in rec["steps"]}
+    assert by[("streamer", "stream")]["oom_killed"] == 1 and by[("streamer", "stream")]["vmstat.oom_kill"] == 1
+    assert by[("hog", "idle")]["oom_killed"] == 0
+
+
 # ---------------------------------------------------------------- the root file system and folios (issue 21)
 
 XFS_READ = """

@@ -29,9 +29,9 @@
 //! mapped page asks rmap (`folio_check_references()`), and a young PTE starts the look-around
 //! ([`Kernel::lru_gen_look_around`]).
 //!
-//! What the engine does not model, and why: accessed bits of anonymous pages (the walk skips
-//! anonymous VMAs, whose pages keep the generation they were faulted into); virtual addresses
-//! (each VMA is taken to start on a PMD boundary).
+//! The walk covers anonymous VMAs too when anonymous pages can be swapped (their accessed bits
+//! are `Vma::young`). What the engine does not model, and why: virtual addresses (each VMA is
+//! taken to start on a PMD boundary); the PTE dirty bit the walk carries to a folio.
 //! Zones are not split (one list per generation and type). `CONFIG_LRU_GEN_STATS` is off, as
 //! in Debian's build (`NR_HIST_GENS` = 1). The memcg LRU for global reclaim is 6.3+ and no
 //! profile has it: global reclaim walks memcgs as the two-list code does. `min_ttl_ms` gates
@@ -596,24 +596,35 @@ impl Kernel {
         }
     }
 
-    /// `walk_pmd_range()` + `walk_pte_range()` (6.1) over one VMA: VMAs `should_skip_vma()`
-    /// skips (locked, `VM_SEQ_READ`, `VM_RAND_READ`, tmpfs without swap) are left alone, and
-    /// anonymous ones too: the engine keeps no accessed bits for anonymous memory, so a walk
-    /// of them would find nothing. Each PMD (512 pages from the VMA's start) with a page table
-    /// and a young entry (x86's non-leaf PMD accessed bit, `LRU_GEN_NONLEAF_YOUNG`) that the
-    /// Bloom filter of `max_seq` holds, or any with `force_scan`, has its young PTEs cleared
-    /// and their pages moved to generation `max_seq` (`folio_update_gen()`: refs,
-    /// `PG_referenced` and `PG_workingset` cleared; an isolated page gets `PG_referenced`);
-    /// a PMD with at least one young PTE per cache line goes into the next generation's
-    /// filter. Each young PTE costs one `scan_page` of CPU.
+    /// `walk_pmd_range()` + `walk_pte_range()` (6.1) over one VMA, file and anonymous alike:
+    /// VMAs `should_skip_vma()` skips (locked, `VM_SEQ_READ`, `VM_RAND_READ`; anonymous memory
+    /// and tmpfs when anonymous pages cannot be swapped, `!walk->can_swap`) are left alone.
+    /// Each PMD (512 pages from the VMA's start) with a page table and a young entry (x86's
+    /// non-leaf PMD accessed bit, `LRU_GEN_NONLEAF_YOUNG`): a huge page it maps
+    /// (`pmd_trans_huge()`) is handled at once (`walk_pmd_range_locked()`: its PMD made old,
+    /// the folio moved), without the Bloom filter; else, when the Bloom filter of `max_seq`
+    /// holds it, or with `force_scan`, its young PTEs are cleared and their pages moved to
+    /// generation `max_seq` (`folio_update_gen()`: refs, `PG_referenced` and `PG_workingset`
+    /// cleared; an isolated page gets `PG_referenced`); a PMD with at least one young PTE per
+    /// cache line goes into the next generation's filter. Each young entry costs one
+    /// `scan_page` of CPU. The dirty bit `walk_pte_range()` carries to the folio is not kept
+    /// by the engine (a written anonymous page is dirty from its fault on).
     fn lru_gen_walk_vma(&mut self, v: usize, vma: VmaId, max_seq: u64, can_swap: bool, force: bool) {
         let vi = vma.0 as usize;
-        let Some(f) = self.vmas[vi].file.as_ref() else { return };
-        if !self.vmas[vi].live || f.locked || f.seq_read || f.rand_read {
+        if !self.vmas[vi].live {
             return;
         }
-        if !can_swap && self.inodes[f.inode.idx()].dev.is_none() {
-            return;
+        match self.vmas[vi].file.as_ref() {
+            Some(f) => {
+                if f.locked || f.seq_read || f.rand_read {
+                    return;
+                }
+                if !can_swap && self.inodes[f.inode.idx()].dev.is_none() {
+                    return;
+                }
+            }
+            None if !can_swap => return,
+            None => {}
         }
         let len = self.vmas[vi].pages.len() as u32;
         let ptrs = PAGEBLOCK_NR as u32;
@@ -623,8 +634,19 @@ impl Kernel {
                 continue;
             }
             let (start, end) = (pmd * ptrs, ((pmd + 1) * ptrs).min(len));
-            let f = self.vmas[vi].file.as_ref().expect("a file VMA");
-            if !f.young[(start / 64) as usize..end.div_ceil(64) as usize].iter().any(|&w| w != 0) {
+            if !self.vmas[vi].any_young(start, end) {
+                continue;
+            }
+            let head = self.vmas[vi].pages[start as usize];
+            if head != PageId::NIL && self.pages[head].test(pg::HEAD) && self.vmas[vi].file.is_none() {
+                // walk_pmd_range_locked(): pmdp_test_and_clear_young() of the huge page.
+                for i in start..end {
+                    self.vmas[vi].pte_mkold(i);
+                }
+                if self.folio_lruvec(head) == v {
+                    self.cpu(self.cost.scan_page);
+                    self.folio_update_gen(v, head, new_gen);
+                }
                 continue;
             }
             if !force && !self.test_bloom_filter(v, max_seq, vma, pmd) {
@@ -633,7 +655,7 @@ impl Kernel {
             let mut young = 0u32;
             for i in start..end {
                 let Some(q) = self.young_pte_folio(vi, i, v, can_swap) else { continue };
-                self.vmas[vi].file.as_mut().expect("a file VMA").set_young(i, false);
+                self.vmas[vi].pte_mkold(i);
                 young += 1;
                 self.cpu(self.cost.scan_page);
                 self.folio_update_gen(v, q, new_gen);
@@ -644,15 +666,16 @@ impl Kernel {
         }
     }
 
-    /// `get_pfn_folio()` (6.1) of page `i` of file VMA `vi` when its PTE is young: the page,
-    /// if it is on lruvec `v` (its memcg and node) and is not a private (anonymous) copy
-    /// unless anonymous pages can be swapped.
+    /// `get_pfn_folio()` (6.1) of page `i` of VMA `vi` when its PTE is young: the page, if it
+    /// is on lruvec `v` (its memcg and node), and, when it is swap-backed (anonymous, a
+    /// private copy, tmpfs), if anonymous pages can be swapped ("file VMAs can contain anon
+    /// pages from COW").
     fn young_pte_folio(&self, vi: usize, i: u32, v: usize, can_swap: bool) -> Option<PageId> {
         let q = self.vmas[vi].pages[i as usize];
-        if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(i) {
+        if q == PageId::NIL || !self.vmas[vi].pte_young(i) {
             return None;
         }
-        (self.folio_lruvec(q) == v && !(self.pages[q].test(pg::ANON) && !can_swap)).then_some(q)
+        (self.folio_lruvec(q) == v && !(self.pages[q].test(pg::SWAPBACKED) && !can_swap)).then_some(q)
     }
 
     /// `folio_update_gen()` (6.1): a page on the LRU goes to generation `new_gen` with its
@@ -1148,7 +1171,7 @@ impl Kernel {
         let mut nr_promote = 0;
         for k in start..end {
             let Some(q) = self.young_pte_folio(vi, k, v, can_swap) else { continue };
-            self.vmas[vi].file.as_mut().expect("a file VMA").set_young(k, false);
+            self.vmas[vi].pte_mkold(k);
             young += 1;
             if !self.pages[q].test(pg::LRU) {
                 self.pages[q].flags |= pg::REFERENCED;

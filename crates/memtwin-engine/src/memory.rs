@@ -110,6 +110,39 @@ impl Vma {
             None => false,
         }
     }
+
+    /// The accessed bit of page `i`'s PTE, in a file VMA ([`FileVma::young`]) or an anonymous
+    /// one (`pte_young()`).
+    #[inline]
+    pub fn pte_young(&self, i: u32) -> bool {
+        match &self.file {
+            Some(f) => f.young(i),
+            None => self.young.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0),
+        }
+    }
+
+    /// Clear the accessed bit of page `i`'s PTE (`ptep_test_and_clear_young()` of one found
+    /// young), in a file or an anonymous VMA.
+    #[inline]
+    pub fn pte_mkold(&mut self, i: u32) {
+        match self.file.as_mut() {
+            Some(f) => f.set_young(i, false),
+            None => {
+                self.test_and_clear_young(i);
+            }
+        }
+    }
+
+    /// Whether any PTE of pages `from..to` is young, a word of 64 at a time (the x86 non-leaf
+    /// PMD accessed bit the page-table walk tests first).
+    #[inline]
+    pub fn any_young(&self, from: u32, to: u32) -> bool {
+        let bits = match &self.file {
+            Some(f) => &f.young[..],
+            None => &self.young[..],
+        };
+        bits.get((from / 64) as usize..to.div_ceil(64) as usize).is_some_and(|w| w.iter().any(|&w| w != 0))
+    }
 }
 
 impl FileVma {

@@ -826,6 +826,76 @@ fn aging_walk_6_1_promotes_pages_with_young_ptes() {
     assert_invariants(k);
 }
 
+/// mm/vmscan.c 6.1 `should_skip_vma()` + `walk_pte_range()` / `walk_pmd_range()` over an
+/// anonymous VMA: with a swap area (`walk->can_swap`) the aging walks anonymous memory as it
+/// walks file mappings, moving the pages with young PTEs to the generation being closed and a
+/// PMD-mapped huge page as one folio (`walk_pmd_range_locked()`); without one the VMA is
+/// skipped and its accessed bits kept.
+#[test]
+fn aging_walk_6_1_walks_anonymous_vmas_when_anon_can_be_swapped() {
+    for thp in [false, true] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "lru-gen-anon-walk"
+[machine]
+ram = "1G"
+swap = "64M"
+swap_device = "sda"
+[devices.sda]
+read_bw = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+thp = "{}"
+[cgroups.ct]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#,
+            if thp { "always" } else { "never" }
+        ));
+        let ct = memcg(&s, "ct");
+        let k = &mut s.kernel;
+        k.lru_gen_add_mm(0, ct);
+        k.cur_mm = 0;
+        k.lru_gen_use_mm();
+        let vma = k.do_mmap_anon(1024, ct);
+        for i in 0..1024 {
+            k.handle_mm_fault(vma, i).unwrap();
+        }
+        let vi = vma.0 as usize;
+        let page = |k: &Kernel, i: u32| k.vmas[vi].pages[i as usize];
+        let v = k.folio_lruvec(page(k, 0));
+        // Spend the accessed bits of the second PMD, age twice without walking.
+        for i in 512..1024u32 {
+            k.vmas[vi].test_and_clear_young(i);
+        }
+        k.inc_max_seq(v, true);
+        k.inc_max_seq(v, true);
+        let heads: Vec<u32> = if thp { vec![0, 512] } else { (0..1024).collect() };
+        let before: Vec<usize> = heads.iter().map(|&i| gen_of(k, page(k, i))).collect();
+        let max_seq = k.lruvecs[v].lrugen.max_seq;
+        // Without swap (can_swap false) should_skip_vma() skips it.
+        k.lru_gen_walk_mms(v, max_seq, false);
+        assert!(k.vmas[vi].pte_young(0), "thp {thp}: skipped without swap, its accessed bits kept");
+        assert_eq!(heads.iter().map(|&i| gen_of(k, page(k, i))).collect::<Vec<_>>(), before);
+        k.lruvecs[v].lrugen.mm_tail = crate::lru_gen::MmTail::Null; // force_scan again
+        k.lru_gen_walk_mms(v, max_seq, true);
+        let closing = lru_gen_from_seq(max_seq);
+        for (n, &i) in heads.iter().enumerate() {
+            let g = gen_of(k, page(k, i));
+            if i < 512 {
+                assert_eq!(g, closing, "thp {thp}: page {i} (young) moved to max_seq's generation");
+                assert!(!k.vmas[vi].pte_young(i));
+            } else {
+                assert_eq!(g, before[n], "thp {thp}: page {i} (old) left alone");
+            }
+        }
+        assert_invariants(k);
+    }
+}
+
 /// mm/vmscan.c 6.1 `lru_gen_look_around()` (from `folio_referenced_one()` for a young PTE):
 /// the PTEs of the page's PMD, at most MIN_LRU_BATCH (64) centred on it, are scanned; the
 /// young ones are cleared and their pages promoted to the youngest generation, the others left
