@@ -729,9 +729,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 },
                 None => 128,
             };
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb"]);
+            let blk_throttle = t.get("blk_throttle").and_then(|v| get_bool(cx, v, &key("blk_throttle"))).unwrap_or(false);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "blk_throttle"]);
             let rb = read_bw.unwrap_or(1);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb });
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, blk_throttle });
         }
     }
     // The swap area's device: named, or the only one.

@@ -126,6 +126,9 @@ pub struct DeviceSpec {
     pub seek: Nanos,
     /// `queue/read_ahead_kb`.
     pub read_ahead_kb: u64,
+    /// `read_bw`/`write_bw` are blk-throttle limits over a faster disk (the host runner's
+    /// throttled loop device): each direction is served on its own budget (blkdev.rs).
+    pub blk_throttle: bool,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".
