@@ -47,12 +47,15 @@ profile = "linux-6.18"
 cgroup = "v1"
 
 # memtwin calibrate --on host --throttle 200M,150M (2026-11-28): 203 / 157 MB/s O_DIRECT,
-# 4 KiB random reads p50 80 us
+# 4 KiB random reads p50 80 us; the rules are blk-throttle's, a budget per direction over a
+# faster disk (a cold 512M read beside a 512M write + fsync: 2.64 s and 3.58 s, each at its
+# own rule: host-stall-rw-apart)
 [devices.sda]
 read_bw = "200M"
 write_bw = "150M"
 seek = "60us"
 read_ahead_kb = 128
+blk_throttle = true
 """
 
 # (metric, rel, abs): the issue's targets
@@ -114,7 +117,52 @@ on = "host"
     return HEAD.format(name=name, what=what, desc=desc) + body
 
 
+def rw_apart():
+    """The device itself: a cold 512M read beside a 512M write + fsync, each task in a memcg
+    without a limit. On the host's loop device the blk-throttle rules give each direction its
+    own budget, so the read takes what 512M at read_bw takes and the write what 512M at
+    write_bw takes, together (`blk_throttle = true`); one time line would serve them one after
+    the other."""
+    name = "host-stall-rw-apart"
+    what = "the throttled disk: a cold 512M read beside a 512M write + fsync, each in a memcg without a limit"
+    desc = "a cold 512M read beside a 512M write with fsync: the host disk's blk-throttle budgets, one per direction"
+    body = """
+# The recording: 2026-11-28 13:31 (loadavg 4.25), the runner at nice -19, from these ops under
+# the working name mix-rw. Under a load of 15-18 (other sessions' builds) the read took 6.0 and
+# 7.5 s: the loop device's worker thread runs at nice 0 among them.
+
+[files."/data/src"]
+size = "512M"
+
+[cgroups.A]
+[cgroups.B]
+
+[tasks.r]
+cgroup = "A"
+ops = [
+  { op = "read", file = "/data/src", bufsize = "128K", step = "read" },
+]
+
+[tasks.w]
+cgroup = "B"
+ops = [
+  { op = "write", file = "/data/dst", length = "512M", bufsize = "1M", create = true, fsync = true, step = "write" },
+]
+
+[validation]
+recorded = "real/host-stall-rw-apart.json"
+on = "host"
+
+[validation.tolerance]
+elapsed_s = { rel = 0.10, abs = 0 }
+read_bytes = { rel = 0.10, abs = 4194304 }
+"""
+    return HEAD.format(name=name, what=what, desc=desc) + body
+
+
 def main():
+    with open(os.path.join(OUT, "host-stall-rw-apart.toml"), "w") as f:
+        f.write(rw_apart())
     for name, limit, src, probe in (("host-stall-cp4x-p16m", "128M", "512M", "16M"),
                                     ("host-stall-cp8x-p64m", "128M", "1G", "64M"),
                                     ("host-stall-alone-p16m", "128M", None, "16M")):

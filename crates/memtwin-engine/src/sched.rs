@@ -171,7 +171,11 @@ impl Simulation {
         k.kmem.boot_used = scn.machine.boot_used;
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
-            k.devices.push(crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb));
+            k.devices.push(if d.blk_throttle {
+                crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+            } else {
+                crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+            });
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
         for i in 0..scn.machine.boot_superblocks {
@@ -417,6 +421,12 @@ impl Simulation {
         self.tasks[ti].killed = true;
         self.tasks[ti].waiting = false;
         self.finish_step(ti, op, false);
+    }
+
+    /// The I/O wait task `name` has accumulated so far (unit tests watch a task's sleeps).
+    #[cfg(test)]
+    pub(crate) fn task_iowait(&self, name: &str) -> Nanos {
+        self.tasks.iter().find(|t| t.name == name).map_or(0, |t| t.times.iowait)
     }
 
     /// Run to the end, calling `progress(done, total)` now and then; the run stops with
@@ -1061,6 +1071,7 @@ impl Simulation {
                     break;
                 }
             }
+            let slept = self.kernel.iowait_ns;
             match self.kernel.handle_mm_fault_run(vma, i, end) {
                 Ok(next) => i = next,
                 Err(_) => return (i, false),
@@ -1069,6 +1080,15 @@ impl Simulation {
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {
                 self.kernel.mem_cgroup_handle_over_high(memcg);
+            }
+            if self.kernel.iowait_ns != slept && i < end {
+                // The fault slept (on a page's writeback, a throttle, a request): the CPU went
+                // to the other tasks meanwhile (schedule() in io_schedule()), so the quantum
+                // ends here and the next faults run after what they did by this clock: a task
+                // that wakes does not find the pages freed during its sleep kept for it.
+                self.kernel.vmas[vma.0 as usize].mkyoung_range(pos, i);
+                self.work_done += (i - pos) as u64;
+                return (i, true);
             }
         }
         // Every page of the run was accessed: its PTE is young (the CPU sets the bit).
