@@ -73,7 +73,7 @@ impl AddressSpace {
     /// migration does).
     pub fn replace_slot(&mut self, index: u32, slot: Slot) {
         let id = self.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("replace_slot() on an empty range");
-        self.xa.leaf_mut(id).slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize] = slot;
+        *self.xa.leaf_mut(id).slot_mut((index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize) = slot;
     }
 
     /// The node of 64-slot range `chunk`, if it is allocated (`xas_load()` to shift 0, the
@@ -182,7 +182,7 @@ impl Kernel {
         let pages = pages_for(size).max(1);
         let disk_base = dev.map(|d| self.devices[d.idx()].alloc_extent(pages)).unwrap_or(0);
         self.inodes.push(crate::fs::Inode {
-            path: path.to_string(),
+            path: path.into(),
             size,
             dev,
             disk_base,
@@ -194,6 +194,7 @@ impl Kernel {
             parent: crate::types::DirId::ROOT,
         });
         self.mappings.push(AddressSpace::default());
+        self.mappings.last_mut().expect("pushed").xa.set_size_hint(pages_for(size));
         let id = InodeId(self.inodes.len() as u32 - 1);
         self.d_add_file(id);
         self.mapping_set_folio_order(id);
@@ -250,11 +251,10 @@ impl Kernel {
         }
         let leaf = m.xa.create(chunk);
         let leaf = m.xa.leaf_mut(leaf);
-        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+        let (slot, node) = leaf.slot_node_mut((index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
         let old = std::mem::replace(slot, Slot::page(page));
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
-        let node = &mut leaf.node;
         node.pages += 1;
         if need_chunk {
             node.charged = node_memcg;
@@ -334,14 +334,14 @@ impl Kernel {
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
             for i in lo..hi {
-                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+                let (slot, node) = leaf.slot_node_mut((i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
                 let old = std::mem::replace(slot, Slot::page(PageId(head.0 + (i - index))));
                 if let Some(s) = old.as_shadow() {
                     shadow = Some(s);
                     nr_shadows += 1;
-                    leaf.node.shadows -= 1;
+                    node.shadows -= 1;
                 }
-                leaf.node.pages += 1;
+                node.pages += 1;
             }
             if fresh && need_chunks > 0 {
                 leaf.node.charged = node_memcg;
@@ -419,12 +419,12 @@ impl Kernel {
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
             for i in lo..hi {
-                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+                let (slot, node) = leaf.slot_node_mut((i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
                 debug_assert_eq!(slot.as_page(), Some(PageId(head.0 + (i - index))));
-                leaf.node.pages -= 1;
+                node.pages -= 1;
                 *slot = match shadow {
                     Some(s) => {
-                        leaf.node.shadows += 1;
+                        node.shadows += 1;
                         Slot(s)
                     }
                     None => Slot::EMPTY,
@@ -521,15 +521,15 @@ impl Kernel {
         let m = &mut self.mappings[inode.idx()];
         let leaf = m.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
         let leaf = m.xa.leaf_mut(leaf);
-        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
+        let (slot, node) = leaf.slot_node_mut((index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
         debug_assert_eq!(slot.as_page(), Some(page));
         m.nrpages -= 1;
         self.vmstat.nr_file_pages -= 1;
-        leaf.node.pages -= 1;
+        node.pages -= 1;
         *slot = match shadow {
             Some(s) => {
                 m.nrshadows += 1;
-                leaf.node.shadows += 1;
+                node.shadows += 1;
                 Slot(s)
             }
             None => Slot::EMPTY,
@@ -665,6 +665,11 @@ impl Kernel {
         let now = self.now;
         let m = &mut self.mappings[inode.idx()];
         m.inflight.retain(|r| r.done > now);
+        if m.inflight.capacity() == 0 {
+            // A file's first request takes room for one (a small file never has more; a Vec's
+            // first allocation would hold four, kept for the file's life).
+            m.inflight.reserve_exact(1);
+        }
         m.inflight.push(Inflight { start: index, end: index + nr, done });
         for i in index..index + nr {
             if let Some(p) = m.lookup(i) {

@@ -252,8 +252,8 @@ impl Kernel {
                 if m.xa.leaf_id(c).map(|id| m.xa.leaf(id).chunk) != Some(c) {
                     return Err(format!("inode {ino} node {c}: not reachable from the tree's root"));
                 }
-                let p = leaf.slots.iter().filter(|s| s.as_page().is_some()).count();
-                let s = leaf.slots.iter().filter(|s| s.as_shadow().is_some()).count();
+                let p = leaf.slots().iter().filter(|s| s.as_page().is_some()).count();
+                let s = leaf.slots().iter().filter(|s| s.as_shadow().is_some()).count();
                 pages += p as u64;
                 shadows += s as u64;
                 if p != node.pages as usize || s != node.shadows as usize {

@@ -105,7 +105,7 @@ impl Kernel {
             let leaf = m.xa.leaf_id(chunk).expect("a listed node is allocated");
             let leaf = m.xa.leaf_mut(leaf);
             debug_assert_eq!(leaf.node.pages, 0);
-            for slot in &mut leaf.slots {
+            for slot in leaf.slots_mut() {
                 if slot.as_shadow().is_some() {
                     *slot = crate::filemap::Slot::EMPTY;
                     m.nrshadows -= 1;

@@ -89,14 +89,68 @@ impl Default for XaNode {
 }
 
 /// A leaf node: the 64 slots of one chunk and their occupancy.
+///
+/// The host holds only the slots up to the file's last page when the leaf was made (`slots`
+/// has 1, 2, 4, ... or 64 entries; the missing ones are empty), and all 64 from the first
+/// store beyond them: an 8 KiB file's leaf costs 16 bytes of slots, not 512. The simulated
+/// kernel's node is the same 64-slot `xa_node` either way (its slab charge, its place on the
+/// shadow-node list): this is host memory only.
 #[derive(Clone, Debug)]
 pub struct XaLeaf {
-    /// `slots[]`.
-    pub slots: [Slot; XA_CHUNK_SIZE],
+    /// `slots[]`, the first `slots.len()` of them.
+    slots: Box<[Slot]>,
     /// Occupancy and shadow-list state.
     pub node: XaNode,
     /// The chunk (`index >> XA_CHUNK_SHIFT`) the leaf covers; `NIL` while free.
     pub chunk: u32,
+}
+
+impl XaLeaf {
+    /// The entry in slot `off`.
+    #[inline(always)]
+    pub fn slot(&self, off: usize) -> Slot {
+        match self.slots.get(off) {
+            Some(s) => *s,
+            None => Slot::EMPTY,
+        }
+    }
+
+    /// Slot `off`, to change (the host's copy grows to all 64 slots first if it holds fewer).
+    #[inline(always)]
+    pub fn slot_mut(&mut self, off: usize) -> &mut Slot {
+        if off >= self.slots.len() {
+            self.grow();
+        }
+        &mut self.slots[off]
+    }
+
+    /// Slot `off` and the node's occupancy, to change together ([`XaLeaf::slot_mut`]).
+    #[inline(always)]
+    pub fn slot_node_mut(&mut self, off: usize) -> (&mut Slot, &mut XaNode) {
+        if off >= self.slots.len() {
+            self.grow();
+        }
+        (&mut self.slots[off], &mut self.node)
+    }
+
+    #[cold]
+    fn grow(&mut self) {
+        let mut full = vec![Slot::EMPTY; XA_CHUNK_SIZE].into_boxed_slice();
+        full[..self.slots.len()].copy_from_slice(&self.slots);
+        self.slots = full;
+    }
+
+    /// The slots the host holds (those beyond are empty).
+    #[inline]
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The slots the host holds, to change (those beyond are empty).
+    #[inline]
+    pub fn slots_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots
+    }
 }
 
 /// An inner node: 64 children (inner nodes or leaves, by level).
@@ -114,20 +168,46 @@ pub struct XArray {
     /// Inner levels above the leaves; the tree covers chunks below 64^levels.
     levels: u32,
     leaves: Vec<XaLeaf>,
-    free_leaves: Vec<u32>,
     inner: Vec<XaInner>,
-    free_inner: Vec<u32>,
+    /// The free lists of the two arenas, threaded through the free nodes themselves (a free
+    /// leaf's `node.gen`, a free inner node's `children[0]` name the next free one): no list
+    /// of its own for each of a million small files' mappings. `NIL`: empty.
+    free_leaf: u32,
+    free_inner: u32,
+    /// Nodes on the free lists (leaves, inner nodes).
+    nr_free: (u32, u32),
     /// (chunk, leaf) of the last leaf a walk found.
     cache: Cell<(u32, u32)>,
+    /// Pages of the file when it was set up ([`XArray::set_size_hint`]): a leaf made for a
+    /// chunk below it holds host slots up to the file's end only ([`XaLeaf`]).
+    size_hint: u32,
 }
 
 impl Default for XArray {
     fn default() -> Self {
-        XArray { root: NIL, levels: 0, leaves: Vec::new(), free_leaves: Vec::new(), inner: Vec::new(), free_inner: Vec::new(), cache: Cell::new((NIL, NIL)) }
+        XArray { root: NIL, levels: 0, leaves: Vec::new(), inner: Vec::new(), free_leaf: NIL, free_inner: NIL, nr_free: (0, 0), cache: Cell::new((NIL, NIL)), size_hint: 0 }
     }
 }
 
 impl XArray {
+    /// The file has `pages` pages: leaves made for its chunks hold host slots up to its end
+    /// (the last leaf of a small file a few, not 64). Host memory only: nothing the simulated
+    /// kernel sees depends on it.
+    pub fn set_size_hint(&mut self, pages: u64) {
+        self.size_hint = pages.min(u32::MAX as u64) as u32;
+    }
+
+    /// Host slots for a new leaf of `chunk`: up to the file's end (a power of two), all 64 for
+    /// chunks at or past it (a file that grows).
+    fn leaf_capacity(&self, chunk: u32) -> usize {
+        let first = (chunk as u64) << XA_CHUNK_SHIFT;
+        if (self.size_hint as u64) > first {
+            ((self.size_hint as u64 - first).min(XA_CHUNK_SIZE as u64) as usize).next_power_of_two()
+        } else {
+            XA_CHUNK_SIZE
+        }
+    }
+
     #[inline(always)]
     fn fits(&self, chunk: u32) -> bool {
         let bits = XA_CHUNK_SHIFT * self.levels;
@@ -163,7 +243,7 @@ impl XArray {
     #[inline(always)]
     pub fn get(&self, index: u32) -> Slot {
         match self.leaf_id(index >> XA_CHUNK_SHIFT) {
-            Some(id) => self.leaves[id as usize].slots[(index & XA_CHUNK_MASK) as usize],
+            Some(id) => self.leaves[id as usize].slot((index & XA_CHUNK_MASK) as usize),
             None => Slot::EMPTY,
         }
     }
@@ -190,9 +270,41 @@ impl XArray {
         self.leaves.iter_mut().filter(|l| l.chunk != NIL)
     }
 
+    fn push_free_leaf(&mut self, id: u32) {
+        self.leaves[id as usize].node.gen = self.free_leaf;
+        self.free_leaf = id;
+        self.nr_free.0 += 1;
+    }
+
+    fn pop_free_leaf(&mut self) -> Option<u32> {
+        let id = self.free_leaf;
+        if id == NIL {
+            return None;
+        }
+        self.free_leaf = self.leaves[id as usize].node.gen;
+        self.nr_free.0 -= 1;
+        Some(id)
+    }
+
+    fn push_free_inner(&mut self, id: u32) {
+        self.inner[id as usize].children[0] = self.free_inner;
+        self.free_inner = id;
+        self.nr_free.1 += 1;
+    }
+
+    fn pop_free_inner(&mut self) -> Option<u32> {
+        let id = self.free_inner;
+        if id == NIL {
+            return None;
+        }
+        self.free_inner = self.inner[id as usize].children[0];
+        self.nr_free.1 -= 1;
+        Some(id)
+    }
+
     fn alloc_inner(&mut self) -> u32 {
         let n = XaInner { children: [NIL; XA_CHUNK_SIZE], count: 0 };
-        match self.free_inner.pop() {
+        match self.pop_free_inner() {
             Some(id) => {
                 self.inner[id as usize] = n;
                 id
@@ -210,13 +322,21 @@ impl XArray {
     }
 
     fn alloc_leaf(&mut self, chunk: u32) -> u32 {
-        let l = XaLeaf { slots: [Slot::EMPTY; XA_CHUNK_SIZE], node: XaNode::default(), chunk };
-        match self.free_leaves.pop() {
+        let cap = self.leaf_capacity(chunk);
+        match self.pop_free_leaf() {
             Some(id) => {
-                self.leaves[id as usize] = l;
+                // A freed leaf's slots are empty; it keeps them when they are enough (no
+                // allocation when a big file's leaves are recycled).
+                let l = &mut self.leaves[id as usize];
+                if l.slots.len() < cap {
+                    l.slots = vec![Slot::EMPTY; cap].into_boxed_slice();
+                }
+                l.node = XaNode::default();
+                l.chunk = chunk;
                 id
             }
             None => {
+                let l = XaLeaf { slots: vec![Slot::EMPTY; cap].into_boxed_slice(), node: XaNode::default(), chunk };
                 // A file's first leaf takes room for one leaf only: a Vec's first allocation
                 // holds four of these 540-byte leaves, 2 KiB for every small file (a million
                 // 8K files held 2.1 GiB of leaves, 1.6 of them empty).
@@ -279,10 +399,10 @@ impl XArray {
     /// inner node left childless, then `xas_shrink()`.
     pub fn free_leaf(&mut self, chunk: u32) {
         let Some(id) = self.leaf_id(chunk) else { return };
-        debug_assert!(self.leaves[id as usize].slots.iter().all(|s| *s == Slot::EMPTY));
+        debug_assert!(self.leaves[id as usize].slots().iter().all(|s| *s == Slot::EMPTY));
         self.cache.set((NIL, NIL));
         self.leaves[id as usize].chunk = NIL;
-        self.free_leaves.push(id);
+        self.push_free_leaf(id);
         if self.levels == 0 {
             self.root = NIL;
             return;
@@ -302,7 +422,7 @@ impl XArray {
             if node.count > 0 {
                 break;
             }
-            self.free_inner.push(p);
+            self.push_free_inner(p);
             if d == 0 {
                 self.root = NIL;
                 self.levels = 0;
@@ -316,7 +436,7 @@ impl XArray {
                 break;
             }
             let child = r.children[0];
-            self.free_inner.push(self.root);
+            self.push_free_inner(self.root);
             self.root = child;
             self.levels -= 1;
         }
@@ -361,7 +481,7 @@ impl XArray {
                 off = 0;
             }
             let leaf = &self.leaves[self.leaf_id(c)? as usize];
-            if let Some(o) = (off..XA_CHUNK_SIZE).find(|&o| leaf.slots[o] != Slot::EMPTY) {
+            if let Some(o) = (off..leaf.slots().len()).find(|&o| leaf.slots()[o] != Slot::EMPTY) {
                 let index = (c << XA_CHUNK_SHIFT) | o as u32;
                 return (index <= last).then_some(index);
             }
@@ -376,12 +496,13 @@ impl XArray {
     /// Host bytes of the tree.
     pub fn host_bytes(&self) -> usize {
         self.leaves.capacity() * std::mem::size_of::<XaLeaf>()
+            + self.leaves.iter().map(|l| l.slots.len() * std::mem::size_of::<Slot>()).sum::<usize>()
             + self.inner.capacity() * std::mem::size_of::<XaInner>()
-            + (self.free_leaves.capacity() + self.free_inner.capacity()) * 4
+
     }
 
     /// Allocated (leaf, inner) nodes.
     pub fn nr_nodes(&self) -> (usize, usize) {
-        (self.leaves.len() - self.free_leaves.len(), self.inner.len() - self.free_inner.len())
+        (self.leaves.len() - self.nr_free.0 as usize, self.inner.len() - self.nr_free.1 as usize)
     }
 }

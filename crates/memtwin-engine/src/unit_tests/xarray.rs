@@ -47,7 +47,7 @@ fn xarray_matches_a_map_and_frees_empty_nodes() {
         };
         let chunk = index >> 6;
         let id = xa.create(chunk);
-        let slot = &mut xa.leaf_mut(id).slots[(index & 63) as usize];
+        let slot = xa.leaf_mut(id).slot_mut((index & 63) as usize);
         if model.contains_key(&index) && step % 3 != 0 {
             *slot = Slot::EMPTY;
             model.remove(&index);
@@ -70,7 +70,7 @@ fn xarray_matches_a_map_and_frees_empty_nodes() {
     assert_eq!(xa.nr_nodes().0, chunks.len(), "one leaf per occupied chunk");
     for i in model.keys().copied().collect::<Vec<_>>() {
         let id = xa.leaf_id(i >> 6).unwrap();
-        xa.leaf_mut(id).slots[(i & 63) as usize] = Slot::EMPTY;
+        *xa.leaf_mut(id).slot_mut((i & 63) as usize) = Slot::EMPTY;
         model.remove(&i);
         if !model.range((i >> 6) << 6..=((i >> 6) << 6 | 63)).any(|_| true) {
             xa.free_leaf(i >> 6);
@@ -78,4 +78,69 @@ fn xarray_matches_a_map_and_frees_empty_nodes() {
     }
     assert_eq!(xa.nr_nodes(), (0, 0), "every node freed");
     assert_eq!(xa.next_entry(0, u32::MAX), None);
+}
+
+/// The host's copy of a small file's leaf holds only the slots up to the file's end (a power
+/// of two), and all 64 from the first store beyond it; entries, `xa_find()` and the leaf's
+/// occupancy are those of the kernel's 64-slot `xa_node` whatever the host holds (lib/xarray.c
+/// `xas_store()`, `xas_find()`; linux-6.1). The same stores and erasures on a tree told the
+/// file's size and on one told nothing give the same entries at every index.
+#[test]
+fn small_file_leaf_holds_few_host_slots_and_grows_to_64() {
+    let mut small = XArray::default();
+    small.set_size_hint(2);
+    let mut plain = XArray::default();
+    for xa in [&mut small, &mut plain] {
+        let id = xa.create(0);
+        *xa.leaf_mut(id).slot_mut(1) = Slot(4);
+    }
+    let id = small.leaf_id(0).unwrap();
+    assert_eq!(small.leaf(id).slots().len(), 2, "an 8 KiB file's leaf: two host slots");
+    assert_eq!(plain.leaf(plain.leaf_id(0).unwrap()).slots().len(), 64);
+    assert!(small.host_bytes() < plain.host_bytes() / 4, "{} vs {} host bytes", small.host_bytes(), plain.host_bytes());
+    for i in 0..64 {
+        assert_eq!(small.get(i), plain.get(i), "index {i}");
+    }
+    assert_eq!(small.next_entry(2, u32::MAX), None, "no entry past the host's slots");
+    // A store past the file's end (a write extending it) grows the host's copy to 64 slots,
+    // keeping the entries.
+    for xa in [&mut small, &mut plain] {
+        let id = xa.leaf_id(0).unwrap();
+        *xa.leaf_mut(id).slot_mut(40) = Slot(7);
+    }
+    assert_eq!(small.leaf(id).slots().len(), 64);
+    for i in 0..64 {
+        assert_eq!(small.get(i), plain.get(i), "index {i} after the leaf grew");
+    }
+    assert_eq!(small.next_entry(2, u32::MAX), Some(40));
+    // Emptied and freed, then made again (from the free list): still a 64-slot copy, empty.
+    for xa in [&mut small, &mut plain] {
+        let id = xa.leaf_id(0).unwrap();
+        *xa.leaf_mut(id).slot_mut(1) = Slot::EMPTY;
+        *xa.leaf_mut(id).slot_mut(40) = Slot::EMPTY;
+        xa.free_leaf(0);
+        assert_eq!(xa.nr_nodes(), (0, 0));
+        let id = xa.create(0);
+        assert!(xa.leaf(id).slots().iter().all(|s| *s == Slot::EMPTY));
+        assert_eq!(xa.nr_nodes(), (1, 0), "the freed leaf reused");
+    }
+}
+
+/// A large file's leaves past its first chunks hold all 64 host slots, and the last chunk only
+/// up to the end: a 100-page file's second leaf (pages 64-99) holds 64 (36 rounded up to a power
+/// of two), its first 64.
+#[test]
+fn leaves_of_a_file_hold_host_slots_up_to_its_end() {
+    let mut xa = XArray::default();
+    xa.set_size_hint(100);
+    let a = xa.create(0);
+    let b = xa.create(1);
+    let c = xa.create(2);
+    assert_eq!(xa.leaf(a).slots().len(), 64);
+    assert_eq!(xa.leaf(b).slots().len(), 64, "36 slots rounded up to 64");
+    assert_eq!(xa.leaf(c).slots().len(), 64, "past the end: a file that grew");
+    let mut xa = XArray::default();
+    xa.set_size_hint(67);
+    let b = xa.create(1);
+    assert_eq!(xa.leaf(b).slots().len(), 4, "pages 64-66: three slots, rounded up to four");
 }
