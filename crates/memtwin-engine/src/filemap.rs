@@ -187,7 +187,7 @@ impl Kernel {
         let pages = pages_for(size).max(1);
         let disk_base = dev.map(|d| self.devices[d.idx()].alloc_extent(pages)).unwrap_or(0);
         self.inodes.push(crate::fs::Inode {
-            path: path.to_string(),
+            path: path.into(),
             size,
             dev,
             disk_base,
@@ -199,6 +199,7 @@ impl Kernel {
             parent: crate::types::DirId::ROOT,
         });
         self.mappings.push(AddressSpace::default());
+        self.mappings.last_mut().expect("pushed").xa.set_size_hint(pages_for(size));
         let id = InodeId(self.inodes.len() as u32 - 1);
         self.d_add_file(id);
         self.mapping_set_folio_order(id);
@@ -672,7 +673,13 @@ impl Kernel {
         let dev = dev.expect("read_pages() is never called for shmem");
         self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
         let now = self.now;
-        self.mappings[inode.idx()].inflight.retain(|r| r.done > now);
+        let m = &mut self.mappings[inode.idx()];
+        m.inflight.retain(|r| r.done > now);
+        if m.inflight.capacity() == 0 {
+            // A file's first request takes room for one (a small file never has more; a Vec's
+            // first allocation would hold four, kept for the file's life).
+            m.inflight.reserve_exact(1);
+        }
         let end = index + nr;
         let mut start = index;
         while start < end {

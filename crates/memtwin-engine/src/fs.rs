@@ -29,8 +29,8 @@ pub const MAY_READ: u32 = 4;
 /// `struct inode`, reduced to what the page cache and the block layer need.
 #[derive(Clone, Debug)]
 pub struct Inode {
-    /// Path of the file, for reports.
-    pub path: String,
+    /// Path of the file, for reports (shared with the steps' `resident_pages`).
+    pub path: std::sync::Arc<str>,
     /// `i_size` in bytes.
     pub size: u64,
     /// `i_sb->s_bdev`; `None` for a tmpfs (shmem) file, whose pages live only in memory.

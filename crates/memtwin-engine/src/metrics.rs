@@ -61,7 +61,7 @@ pub struct StepResult {
     /// Resident page-cache pages per file at the end of the step (`mapping->nrpages`, what
     /// mincore or cachestat report), files with none left out: the files the step's ops name,
     /// or every file with `[report] resident_pages = "all"` (`ResidentPagesReport`).
-    pub resident_pages: Vec<(String, u64)>,
+    pub resident_pages: Vec<(std::sync::Arc<str>, u64)>,
     /// Page-cache pages of the whole machine at the end of the step (`NR_FILE_PAGES`, the sum
     /// of every mapping's nrpages; a counter, O(1)): what validation compares.
     pub pagecache: u64,
@@ -559,7 +559,7 @@ mod tests {
 
 /// Resident pages of the given files that have any, in inode order; `inodes` (a scratch list,
 /// duplicates allowed) is sorted and deduplicated in place. Costs the files given.
-pub fn resident_pages_of(k: &Kernel, inodes: &mut Vec<crate::types::InodeId>) -> Vec<(String, u64)> {
+pub fn resident_pages_of(k: &Kernel, inodes: &mut Vec<crate::types::InodeId>) -> Vec<(std::sync::Arc<str>, u64)> {
     inodes.sort_unstable_by_key(|i| i.idx());
     inodes.dedup();
     inodes
@@ -570,7 +570,7 @@ pub fn resident_pages_of(k: &Kernel, inodes: &mut Vec<crate::types::InodeId>) ->
 }
 
 /// Resident pages of every file that has any (`mapping->nrpages` per inode), in inode order.
-pub fn resident_pages(k: &Kernel) -> Vec<(String, u64)> {
+pub fn resident_pages(k: &Kernel) -> Vec<(std::sync::Arc<str>, u64)> {
     k.inodes.iter().zip(k.mappings.iter()).filter(|(_, m)| m.nrpages > 0).map(|(i, m)| (i.path.clone(), m.nrpages)).collect()
 }
 

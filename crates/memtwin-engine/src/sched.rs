@@ -158,6 +158,13 @@ pub struct Simulation {
 impl Simulation {
     /// Boot a kernel for `scn`: devices, cgroups with their limits, files, tasks.
     pub fn new(scn: &Scenario) -> Simulation {
+        Simulation::with_scenario(Rc::new(scn.clone()))
+    }
+
+    /// [`Simulation::new`] sharing the caller's scenario instead of a copy of it (its files and
+    /// ops are the largest part of a ten-million-file scenario).
+    pub fn with_scenario(rc: Rc<Scenario>) -> Simulation {
+        let scn: &Scenario = &rc;
         let ram_pages = scn.machine.ram / PAGE_SIZE;
         let reserved = scn.machine.kernel_reserved / PAGE_SIZE;
         let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
@@ -215,6 +222,8 @@ impl Simulation {
                 k.vfs_mkdir(&d.path, d.uid, d.mode);
             }
         }
+        k.inodes.reserve_exact(scn.files.len());
+        k.mappings.reserve_exact(scn.files.len());
         let inodes: Vec<InodeId> =
             scn.files.iter().map(|f| k.create_inode(&f.path, f.size, f.device.map(|d| DevId(d as u32)), f.uid, f.mode)).collect();
         // Files that a write creates do not exist until then.
@@ -308,7 +317,7 @@ impl Simulation {
             .collect();
         Simulation {
             kernel: k,
-            scenario: Rc::new(scn.clone()),
+            scenario: rc.clone(),
             tasks,
             inodes,
             memcg_of_cgroup,
@@ -1159,7 +1168,7 @@ impl Simulation {
         metrics.extend(crate::metrics::mmtests_latency(&samples));
         let resident_pages = self.step_resident_pages(ti, pc);
         self.steps.push(StepResult {
-            name: op.step.clone(),
+            name: op.step.to_string(),
             task: self.tasks[ti].name.clone(),
             memcg: self.kernel.memcgs.get(memcg).path.clone(),
             metrics,
@@ -1171,7 +1180,7 @@ impl Simulation {
 
     /// `resident_pages` of the step of task `ti` that ended with op `pc`: the files its ops
     /// name (`ResidentPagesReport::Step`), or every file (`All`).
-    fn step_resident_pages(&mut self, ti: usize, pc: usize) -> Vec<(String, u64)> {
+    fn step_resident_pages(&mut self, ti: usize, pc: usize) -> Vec<(std::sync::Arc<str>, u64)> {
         use crate::scenario::model::ResidentPagesReport;
         if self.scenario.resident_pages == ResidentPagesReport::All {
             return crate::metrics::resident_pages(&self.kernel);

@@ -122,11 +122,30 @@ struct RunLeaf {
     base: u32,
 }
 
-/// The tag of a wide leaf's id, and of a run leaf's (ids of narrow leaves have both clear).
-/// Leaf ids are below 2^30, so no tagged id is `NIL`.
+/// Host slots of a short leaf.
+pub const SHORT_SLOTS: usize = 4;
+
+/// The leaf of a small file's only chunk (the file ends within its first [`SHORT_SLOTS`]
+/// pages, [`XArray::set_size_hint`]): those slots inline, pages only, the others empty (an
+/// 8 KiB file's leaf holds 16 bytes of slots, not 256). A store of anything else (a shadow
+/// entry, a page past them: a write extending the file) turns it into a narrow leaf. The
+/// simulated kernel's node is the same 64-slot `xa_node` either way (its slab charge, its
+/// place on the shadow-node list): this is host memory only.
+#[derive(Clone, Debug)]
+struct ShortLeaf {
+    slots: [u32; SHORT_SLOTS],
+    /// Occupancy and shadow-list state.
+    node: XaNode,
+    /// The chunk the leaf covers; `NIL` while free.
+    chunk: u32,
+}
+
+/// The tag of a wide leaf's id, of a run leaf's and of a short leaf's (ids of narrow leaves
+/// have all clear). Leaf ids are below 2^29, so no tagged id is `NIL`.
 const WIDE: u32 = 1 << 31;
 const RUN: u32 = 1 << 30;
-const TAGS: u32 = WIDE | RUN;
+const SHORT: u32 = 1 << 29;
+const TAGS: u32 = WIDE | RUN | SHORT;
 
 /// An inner node: 64 children (inner nodes or leaves, by level).
 #[derive(Clone, Debug)]
@@ -148,6 +167,10 @@ pub struct XArray {
     free_wide: Vec<u32>,
     runs: Vec<RunLeaf>,
     free_runs: Vec<u32>,
+    shorts: Vec<ShortLeaf>,
+    free_shorts: Vec<u32>,
+    /// Pages of the file when it was set up ([`XArray::set_size_hint`]).
+    size_hint: u32,
     inner: Vec<XaInner>,
     free_inner: Vec<u32>,
     /// (chunk, leaf) of the last leaf a walk found.
@@ -165,6 +188,9 @@ impl Default for XArray {
             free_wide: Vec::new(),
             runs: Vec::new(),
             free_runs: Vec::new(),
+            shorts: Vec::new(),
+            free_shorts: Vec::new(),
+            size_hint: 0,
             inner: Vec::new(),
             free_inner: Vec::new(),
             cache: Cell::new((NIL, NIL)),
@@ -222,6 +248,11 @@ impl XArray {
             Slot(self.narrow[id as usize].slots[off as usize] as u64)
         } else if id & WIDE != 0 {
             self.wide[(id & !WIDE) as usize].slots[off as usize]
+        } else if id & SHORT != 0 {
+            match self.shorts[(id & !SHORT) as usize].slots.get(off as usize) {
+                Some(&s) => Slot(s as u64),
+                None => Slot::EMPTY,
+            }
         } else {
             Slot::page(crate::types::PageId(self.runs[(id & !RUN) as usize].base + off))
         }
@@ -239,6 +270,8 @@ impl XArray {
             &self.narrow[id as usize].node
         } else if id & WIDE != 0 {
             &self.wide[(id & !WIDE) as usize].node
+        } else if id & SHORT != 0 {
+            &self.shorts[(id & !SHORT) as usize].node
         } else {
             &self.runs[(id & !RUN) as usize].node
         }
@@ -251,6 +284,8 @@ impl XArray {
             &mut self.narrow[id as usize].node
         } else if id & WIDE != 0 {
             &mut self.wide[(id & !WIDE) as usize].node
+        } else if id & SHORT != 0 {
+            &mut self.shorts[(id & !SHORT) as usize].node
         } else {
             &mut self.runs[(id & !RUN) as usize].node
         }
@@ -263,6 +298,8 @@ impl XArray {
             self.narrow[id as usize].chunk
         } else if id & WIDE != 0 {
             self.wide[(id & !WIDE) as usize].chunk
+        } else if id & SHORT != 0 {
+            self.shorts[(id & !SHORT) as usize].chunk
         } else {
             self.runs[(id & !RUN) as usize].chunk
         }
@@ -282,6 +319,13 @@ impl XArray {
             id = self.unrun(chunk, id);
         }
         let narrow_fits = slot.0 & 1 == 0 && slot.0 <= u32::MAX as u64;
+        if id & SHORT != 0 {
+            if narrow_fits && off < SHORT_SLOTS {
+                let old = std::mem::replace(&mut self.shorts[(id & !SHORT) as usize].slots[off], slot.0 as u32);
+                return Slot(old as u64);
+            }
+            id = self.unshort(chunk, id);
+        }
         if id & WIDE == 0 {
             if narrow_fits {
                 let old = std::mem::replace(&mut self.narrow[id as usize].slots[off], slot.0 as u32);
@@ -400,12 +444,34 @@ impl XArray {
         new
     }
 
-    /// Every allocated leaf's id (arena order: narrow, wide, run leaves).
+    /// Move short leaf `id` of `chunk` to the narrow layout; returns its new id.
+    #[cold]
+    fn unshort(&mut self, chunk: u32, id: u32) -> u32 {
+        let l = &mut self.shorts[(id & !SHORT) as usize];
+        let mut slots = [0u32; XA_CHUNK_SIZE];
+        slots[..SHORT_SLOTS].copy_from_slice(&l.slots);
+        let narrow = Leaf { slots, node: l.node, chunk, values: 0 };
+        l.chunk = NIL;
+        self.free_shorts.push(id & !SHORT);
+        let new = alloc_in(&mut self.narrow, &mut self.free_narrow, narrow);
+        self.relink(chunk, new);
+        new
+    }
+
+    /// The file has `pages` pages: a leaf made for a chunk in which it ends within the first
+    /// [`SHORT_SLOTS`] pages is a short leaf. Host memory only: nothing the simulated kernel
+    /// sees depends on it.
+    pub fn set_size_hint(&mut self, pages: u64) {
+        self.size_hint = pages.min(u32::MAX as u64) as u32;
+    }
+
+    /// Every allocated leaf's id (arena order: narrow, wide, run, short leaves).
     pub fn leaf_ids(&self) -> impl Iterator<Item = u32> + '_ {
         let n = self.narrow.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32);
         let w = self.wide.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | WIDE);
         let r = self.runs.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | RUN);
-        n.chain(w).chain(r)
+        let s = self.shorts.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | SHORT);
+        n.chain(w).chain(r).chain(s)
     }
 
     /// Every allocated leaf as (chunk, occupancy), in [`XArray::leaf_ids`] order.
@@ -413,7 +479,8 @@ impl XArray {
         let n = self.narrow.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
         let w = self.wide.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
         let r = self.runs.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
-        n.chain(w).chain(r)
+        let s = self.shorts.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
+        n.chain(w).chain(r).chain(s)
     }
 
     /// Every allocated leaf's occupancy, to change.
@@ -421,7 +488,8 @@ impl XArray {
         let n = self.narrow.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
         let w = self.wide.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
         let r = self.runs.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
-        n.chain(w).chain(r)
+        let s = self.shorts.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
+        n.chain(w).chain(r).chain(s)
     }
 
     fn alloc_inner(&mut self) -> u32 {
@@ -444,6 +512,11 @@ impl XArray {
     }
 
     fn alloc_leaf(&mut self, chunk: u32) -> u32 {
+        let first = (chunk as u64) << XA_CHUNK_SHIFT;
+        let end = self.size_hint as u64;
+        if end > first && end - first <= SHORT_SLOTS as u64 {
+            return alloc_in(&mut self.shorts, &mut self.free_shorts, ShortLeaf { slots: [0; SHORT_SLOTS], node: XaNode::default(), chunk }) | SHORT;
+        }
         alloc_in(&mut self.narrow, &mut self.free_narrow, Leaf { slots: [0; XA_CHUNK_SIZE], node: XaNode::default(), chunk, values: 0 })
     }
 
@@ -505,6 +578,9 @@ impl XArray {
         } else if id & WIDE != 0 {
             self.wide[(id & !WIDE) as usize].chunk = NIL;
             self.free_wide.push(id & !WIDE);
+        } else if id & SHORT != 0 {
+            self.shorts[(id & !SHORT) as usize].chunk = NIL;
+            self.free_shorts.push(id & !SHORT);
         } else {
             self.runs[(id & !RUN) as usize].chunk = NIL;
             self.free_runs.push(id & !RUN);
@@ -604,14 +680,16 @@ impl XArray {
         self.narrow.capacity() * std::mem::size_of::<Leaf<u32>>()
             + self.wide.capacity() * std::mem::size_of::<Leaf<Slot>>()
             + self.runs.capacity() * std::mem::size_of::<RunLeaf>()
+            + self.shorts.capacity() * std::mem::size_of::<ShortLeaf>()
             + self.inner.capacity() * std::mem::size_of::<XaInner>()
-            + (self.free_narrow.capacity() + self.free_wide.capacity() + self.free_runs.capacity() + self.free_inner.capacity()) * 4
+            + (self.free_narrow.capacity() + self.free_wide.capacity() + self.free_runs.capacity() + self.free_shorts.capacity() + self.free_inner.capacity()) * 4
     }
 
     /// Allocated (leaf, inner) nodes.
     pub fn nr_nodes(&self) -> (usize, usize) {
         (
-            self.narrow.len() - self.free_narrow.len() + self.wide.len() - self.free_wide.len() + self.runs.len() - self.free_runs.len(),
+            self.narrow.len() - self.free_narrow.len() + self.wide.len() - self.free_wide.len() + self.runs.len() - self.free_runs.len()
+                + self.shorts.len() - self.free_shorts.len(),
             self.inner.len() - self.free_inner.len(),
         )
     }

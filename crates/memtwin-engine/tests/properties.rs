@@ -253,7 +253,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                             cgroup,
                             node: (i % 2) as u32 % (1 + (ram_mb % 2) as u32),
                             start: 0,
-                            ops: ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{i}:{j}"), kind }).collect(),
+                            ops: ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{i}:{j}").into(), kind }).collect(),
                         })
                         .collect(),
                     sample_interval: 10_000_000,

@@ -59,7 +59,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
                 cgroup: Some(0),
                 node: 0,
                 start: 0,
-                ops: ops.into_iter().enumerate().map(|(i, kind)| OpSpec { step: format!("t{t}:{i}"), kind }).collect(),
+                ops: ops.into_iter().enumerate().map(|(i, kind)| OpSpec { step: format!("t{t}:{i}").into(), kind }).collect(),
             })
             .collect(),
         sample_interval: 10_000_000,

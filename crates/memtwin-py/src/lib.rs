@@ -259,7 +259,7 @@ impl Doc {
     #[pyo3(signature = (variant=None))]
     fn step_names(&self, variant: Option<&str>) -> PyResult<Vec<String>> {
         let scn = self.resolve(variant, &[]).map_err(scenario_error)?;
-        Ok(scn.tasks.iter().flat_map(|t| t.ops.iter().map(|o| o.step.clone())).collect())
+        Ok(scn.tasks.iter().flat_map(|t| t.ops.iter().map(|o| o.step.to_string())).collect())
     }
 
     /// The resolved scenario as plain data, for running it on a real kernel
@@ -371,7 +371,7 @@ impl Doc {
             let ops = PyList::empty(py);
             for o in &t.ops {
                 let d = PyDict::new(py);
-                d.set_item("step", &o.step)?;
+                d.set_item("step", &*o.step)?;
                 match &o.kind {
                     OpKind::Read { file, offset, length, bufsize, pattern, fadvise, scan } => {
                         d.set_item("op", "read")?;
@@ -536,7 +536,7 @@ impl Doc {
     /// `chunks()` yields the trace's raw chunks (memtwin.trace.Chunks).
     #[pyo3(signature = (variant=None, sets=Vec::new(), progress=None, traces=None))]
     fn run<'py>(&self, py: Python<'py>, variant: Option<&str>, sets: Vec<String>, progress: Option<Bound<'py, PyAny>>, traces: Option<Bound<'py, PyDict>>) -> PyResult<Bound<'py, PyDict>> {
-        let scn = self.resolve(variant, &sets).map_err(scenario_error)?;
+        let scn = std::rc::Rc::new(self.resolve(variant, &sets).map_err(scenario_error)?);
         let mut callback_error: Option<PyErr> = None;
         let mut cb = |done: u64, total: u64| -> bool {
             if let Err(e) = py.check_signals() {
@@ -551,7 +551,7 @@ impl Doc {
             }
             true
         };
-        let mut sim = memtwin_engine::Simulation::new(&scn);
+        let mut sim = memtwin_engine::Simulation::with_scenario(scn.clone());
         let source_error = std::rc::Rc::new(std::cell::RefCell::new(None));
         for (ti, path) in sim.trace_tasks() {
             let mut factory = traces.as_ref().and_then(|t| t.get_item(&path).ok().flatten());
@@ -601,6 +601,10 @@ impl Doc {
         info.set_item("policies", pol)?;
         info.set_item("report_metrics", &scn.report_metrics)?;
         out.set_item("info", info)?;
+        // The scenario's files and ops (the simulated machine went with `run_traced`) are given
+        // back before the steps become Python objects: a ten-million-file run's peak is then
+        // the larger of the two, not their sum.
+        drop(scn);
         let steps = PyList::empty(py);
         for s in &r.steps {
             let d = PyDict::new(py);
@@ -614,7 +618,7 @@ impl Doc {
             }
             let rp = PyDict::new(py);
             for (f, n) in &s.resident_pages {
-                rp.set_item(f, n)?;
+                rp.set_item(&**f, n)?;
             }
             d.set_item("resident_pages", rp)?;
             d.set_item("pagecache", s.pagecache)?;

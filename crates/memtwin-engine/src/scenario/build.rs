@@ -1042,7 +1042,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mount_index = MountIndex::new(&mounts);
     // [dirs.PATH]: owner and mode of a directory, and optionally the files it holds.
     let mut dir_specs: Vec<DirSpec> = vec![];
-    let mut dir_files: Vec<(String, Loc, u64, String, Option<u32>, u32)> = vec![];
+    // Generated files: (path, index into `dir_decls`); a declaration's (place, size, directory,
+    // uid, mode) is kept once, not per file.
+    let mut dir_files: Vec<(String, u32)> = vec![];
+    let mut dir_decls: Vec<(Loc, u64, String, Option<u32>, u32)> = vec![];
     if let Some(n) = top.get("dirs") {
         for (dpath, kloc, dnode) in table_entries(cx, n, "dirs") {
             let what = format!("[dirs.\"{dpath}\"]");
@@ -1107,9 +1110,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     let fmode = ft.get("mode").and_then(|v| get_mode(cx, v, &key("files.mode"))).unwrap_or(0o644);
                     ft.finish(cx, &["count", "size", "name", "uid", "mode"]);
                     if !too_many && name.contains("{i}") && !name.contains('/') {
+                        let decl = dir_decls.len() as u32;
+                        dir_decls.push((fnode.loc.clone(), size, path.clone(), fuid, fmode));
+                        let base = if path == "/" { "" } else { path.as_str() };
+                        let (head, tail) = name.split_once("{i}").expect("checked above");
+                        dir_files.reserve(count as usize);
                         for i in 1..=count {
-                            let base = if path == "/" { String::new() } else { path.clone() };
-                            dir_files.push((format!("{base}/{}", name.replace("{i}", &i.to_string())), fnode.loc.clone(), size, path.clone(), fuid, fmode));
+                            let fpath = if tail.contains("{i}") { format!("{base}/{}", name.replace("{i}", &i.to_string())) } else { format!("{base}/{head}{i}{tail}") };
+                            dir_files.push((fpath, decl));
                         }
                     }
                 }
@@ -1191,22 +1199,28 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             files.push(FileSpec { path: fpath.clone(), size, device, uid, mode, created: false });
         }
     }
-    let mut file_paths: std::collections::HashSet<String> = files.iter().map(|f| f.path.clone()).collect();
-    for (fpath, loc, size, dpath, fuid, fmode) in dir_files {
-        if file_paths.contains(&fpath) {
+    let mut file_paths = PathSet::default();
+    for i in 0..files.len() {
+        file_paths.insert(&files, i);
+    }
+    files.reserve_exact(dir_files.len());
+    for (fpath, decl) in dir_files {
+        let (loc, size, dpath, fuid, fmode) = &dir_decls[decl as usize];
+        let (size, fuid, fmode) = (*size, *fuid, *fmode);
+        if file_paths.contains(&files, &fpath) {
             continue; // a [files] entry of the same path overrides the generated one
         }
         let device = match mount_index.mount_of(&fpath) {
             Some(m) => mounts[m].device,
             None if devices.len() == 1 => Some(0),
             None => {
-                cx.err(&loc, format!("the files of [dirs.\"{dpath}\"] need a device"), "declare exactly one [devices.NAME], or a mount holding the directory");
+                cx.err(loc, format!("the files of [dirs.\"{dpath}\"] need a device"), "declare exactly one [devices.NAME], or a mount holding the directory");
                 break;
             }
         };
         let uid = fuid.unwrap_or_else(|| inherited_uid(&fpath, &dir_specs));
-        file_paths.insert(fpath.clone());
         files.push(FileSpec { path: fpath, size, device, uid, mode: fmode, created: false });
+        file_paths.insert(&files, files.len() - 1);
     }
 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
@@ -1259,7 +1273,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                                 // scenario declares as declared, the others as the header sizes
                                 // them, on the mount that holds them (or the only device).
                                 for (fpath, size) in &h.files {
-                                    if file_paths.contains(fpath) {
+                                    if file_paths.contains(&files, fpath) {
                                         continue;
                                     }
                                     let device = match mount_index.mount_of(fpath) {
@@ -1270,7 +1284,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                                             break;
                                         }
                                     };
-                                    file_paths.insert(fpath.clone());
+                                    file_paths.insert_path(fpath.clone(), files.len() + trace_files.len());
                                     trace_files.push(FileSpec { path: fpath.clone(), size: *size, device, uid: 0, mode: 0o644, created: false });
                                 }
                                 let mut e = vec![
@@ -1303,13 +1317,13 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
             }
             t.finish(cx, &["cgroup", "ops", "start", "uid", "node", "trace", "time_scale", "loops", "step", "initial_cache"]);
-            let mut ops = expand_tree_ops(cx, ops, &files, &mut tree_index);
+            let (mut ops, origins) = expand_tree_ops(cx, ops, &files, &mut tree_index);
             total_ops += ops.len();
             if total_ops > MAX_OPS {
                 cx.err(kloc, format!("{what}: the tasks' ops, expanded, number more than the engine's limit of {MAX_OPS}"), "repeat fewer times, or run fewer tasks");
                 ops.clear();
             }
-            expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid, node), ops));
+            expanded.push((tname.clone(), kloc.clone(), cg_from_task, (start, uid, node), ops, origins));
         }
     }
     drop(tree_index);
@@ -1324,8 +1338,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     };
     // Mounted file systems stay below fs.mount-max.
     let mut nr_mounts = machine.boot_superblocks as u64 + devices.len() as u64 + mounts.len() as u64;
-    'mounts: for (tname, _, _, _, ops) in &expanded {
-        for (n, _, label) in ops {
+    'mounts: for (tname, _, _, _, ops, _) in &expanded {
+        for (n, label) in ops.iter().filter_map(|o| if let ExpOp::Tree(t) = o { Some((&t.0, &t.2)) } else { None }) {
             if op_str(n, "op").as_deref() == Some("mount") {
                 nr_mounts += 1;
                 if nr_mounts > MAX_MOUNTS {
@@ -1341,8 +1355,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
     let mut dyn_cgroups: Vec<String> = vec![];
     let mut dyn_mounts: Vec<MountSpec> = vec![];
-    for (_, _, _, _, ops) in &expanded {
-        for (n, _, _) in ops {
+    for (_, _, _, _, ops, _) in &expanded {
+        for n in ops.iter().filter_map(|o| if let ExpOp::Tree(t) = o { Some(&t.0) } else { None }) {
             match op_str(n, "op").as_deref() {
                 Some("mkdir") => {
                     if let Some(c) = op_str(n, "cgroup") {
@@ -1363,11 +1377,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // Directories a task's file creation implies are the task's, as `mkdir -p` makes them.
     let mut created_dirs: Vec<DirSpec> = vec![];
     let mut created_dir_paths: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for (_, _, _, (_, task_uid, _), ops) in &expanded {
-        for (n, _, _) in ops {
-            if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
-                if let Some(f) = op_str(n, "file") {
-                    if !file_paths.contains(&f) {
+    for (_, _, _, (_, task_uid, _), ops, _) in &expanded {
+        for op in ops {
+            if let Some(f) = op.created_file(&op_str, &op_bool) {
+                {
+                    if !file_paths.contains(&files, &f) {
                         let mut d = crate::fs::parent_path(&f).to_string();
                         while d != "/" && !created_dir_paths.contains(&d) {
                             created_dir_paths.insert(d.clone());
@@ -1381,26 +1395,30 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
     let all_mounts: Vec<MountSpec> = mounts.iter().chain(dyn_mounts.iter()).cloned().collect();
     let all_mount_index = MountIndex::new(&all_mounts);
-    for (_, _, _, (_, task_uid, _), ops) in &expanded {
-        for (n, _, _) in ops {
-            if op_str(n, "op").as_deref() == Some("write") && op_bool(n, "create") {
-                if let Some(f) = op_str(n, "file") {
-                    if file_paths.contains(&f) {
+    for (_, _, _, (_, task_uid, _), ops, origins) in &expanded {
+        for op in ops {
+            if let Some(f) = op.created_file(&op_str, &op_bool) {
+                {
+                    if file_paths.contains(&files, &f) {
                         continue;
                     }
+                    let n_loc = match op {
+                        ExpOp::Tree(t) => &t.0.loc,
+                        ExpOp::Gen { origin, .. } => &origins[*origin as usize].0,
+                    };
                     match all_mount_index.mount_of(&f) {
                         // inode_init_owner(): the creating task's fsuid; mode 0666 & ~umask 022.
                         Some(m) => {
-                            file_paths.insert(f.clone());
-                            files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true })
+                            files.push(FileSpec { path: f, size: 0, device: all_mounts[m].device, uid: *task_uid, mode: 0o644, created: true });
+                            file_paths.insert(&files, files.len() - 1);
                         }
                         // With a single disk, files outside any mount live on it.
                         None if devices.len() == 1 => {
-                            file_paths.insert(f.clone());
-                            files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true })
+                            files.push(FileSpec { path: f, size: 0, device: Some(0), uid: *task_uid, mode: 0o644, created: true });
+                            file_paths.insert(&files, files.len() - 1);
                         }
                         None => cx.err(
-                            &n.loc,
+                            n_loc,
                             format!("`{f}` is created here, but no mount holds it"),
                             "declare the file system it lives on, e.g. [mounts.\"/tmp\"] fs = \"tmpfs\"",
                         ),
@@ -1414,33 +1432,47 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         cx.err(&loc, format!("the scenario has {} files, more than the engine's limit of {MAX_FILES}", files.len()), "declare, generate and create fewer files");
     }
     let dirs = all_dirs(cx, top.get("dirs"), dir_specs, created_dirs, &files);
-    let mut file_index = std::collections::HashMap::with_capacity(files.len());
-    for (i, f) in files.iter().enumerate() {
-        file_index.entry(f.path.as_str()).or_insert(i);
-    }
-    let mut sorted_files: Vec<(&str, usize)> = files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
-    sorted_files.sort_unstable();
     let dir_paths = dirs.iter().map(|d| d.path.as_str()).collect();
     let known = Known {
         files: &files,
         cgroups: &cgroups,
         dyn_cgroups: &dyn_cgroups,
         commit_limit: machine.ram.saturating_add(machine.swap),
-        file_index,
-        sorted_files,
+        file_index: file_paths,
+        sorted_files: std::cell::OnceCell::new(),
         dir_paths,
     };
     let mut tasks: Vec<TaskSpec> = vec![];
     let mut task_locs: Vec<(Loc, bool)> = vec![];
     // Where each kept op was written, for the checks across a task's ops below.
-    let mut op_locs: Vec<Vec<Loc>> = vec![];
-    for (tname, kloc, cg_from_task, start, ops) in expanded {
-        let mut out = vec![];
+    // (Each task's places, and the place of each op as an index into them: the ops a `cp` or
+    // `grep` stands for share its place.)
+    let mut op_locs: Vec<(Vec<Loc>, Vec<u32>)> = vec![];
+    for (tname, kloc, cg_from_task, start, ops, origins) in expanded {
+        let mut out = Vec::with_capacity(ops.len());
         let mut locs = vec![];
+        let mut loc_of_op = Vec::with_capacity(ops.len());
+        // Each origin's step name (shared by the ops it stands for) and place index.
+        let mut origin_step: Vec<Option<(std::sync::Arc<str>, u32)>> = vec![None; origins.len()];
         // The task's start and sleeps, added up, stay below MAX_TASK_SLEEP.
         let mut slept = start.0;
-        for (n, step, label) in ops.iter() {
-            if let Some(op) = extract_op(cx, n, label, step, &known) {
+        for eop in ops {
+            let (n, step, label) = match eop {
+                ExpOp::Tree(t) => *t,
+                ExpOp::Gen { origin, op } => {
+                    let (oloc, ostep, _) = &origins[origin as usize];
+                    let (step, li) = origin_step[origin as usize].get_or_insert_with(|| {
+                        locs.push(oloc.clone());
+                        (ostep.as_str().into(), locs.len() as u32 - 1)
+                    });
+                    if let Some(kind) = op.extract(&known) {
+                        out.push(OpSpec { step: step.clone(), kind });
+                        loc_of_op.push(*li);
+                    }
+                    continue;
+                }
+            };
+            if let Some(op) = extract_op(cx, &n, &label, &step, &known) {
                 if let OpKind::Sleep { duration } = op.kind {
                     slept = slept.saturating_add(duration);
                     if slept > MAX_TASK_SLEEP && slept - duration <= MAX_TASK_SLEEP {
@@ -1452,10 +1484,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
                 out.push(op);
-                locs.push(n.loc.clone());
+                locs.push(n.loc);
+                loc_of_op.push(locs.len() as u32 - 1);
             }
         }
-        op_locs.push(locs);
+        op_locs.push((locs, loc_of_op));
         task_locs.push((kloc, cg_from_task.is_some()));
         let (start, uid, node) = start;
         tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, node, ops: out });
@@ -1471,7 +1504,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         let mut exec_maps: std::collections::HashSet<&str> = std::collections::HashSet::new();
         let limit = t.cgroup.and_then(|c| cgroups.get(c)).and_then(|c| c.max);
         for (oi, op) in t.ops.iter().enumerate() {
-            let oloc = op_locs[ti].get(oi).unwrap_or(&task_locs[ti].0);
+            let oloc = op_locs[ti].1.get(oi).map(|&li| &op_locs[ti].0[li as usize]).unwrap_or(&task_locs[ti].0);
             match &op.kind {
                 OpKind::Touch { name, access: MapAccess { write: true, .. } } if exec_maps.contains(name.as_str()) => {
                     cx.err(
@@ -1698,52 +1731,55 @@ impl<'a> TreeIndex<'a> {
     }
 
     /// The files at `root` or below it, in the order a scan of the declared files followed by
-    /// the task's created ones (`created`: path -> (creation number, size)) meets them.
-    fn below(&self, root: &str, created: &std::collections::BTreeMap<String, (usize, u64)>) -> Vec<(String, u64)> {
+    /// the task's created ones (`created`: path -> (creation number, size)) meets them: (path,
+    /// size, declaration index or `None` for a created file).
+    fn below<'b>(&self, root: &str, created: &'b std::collections::BTreeMap<String, (usize, u64)>) -> Vec<(&'b str, u64, Option<usize>)>
+    where
+        'a: 'b,
+    {
         let r = root.trim_end_matches('/');
-        let mut hits: Vec<(usize, &str, u64)> = vec![];
+        let mut hits: Vec<(usize, &str, u64, Option<usize>)> = vec![];
         // `r` itself, then `r/...`: a contiguous run from "r/" up to, not including, "r0"
         // ('0' is the byte after '/').
         let lo = self.sorted.partition_point(|e| e.0 < r);
-        hits.extend(self.sorted[lo..].iter().take_while(|e| e.0 == r).map(|e| (e.2, e.0, e.1)));
+        hits.extend(self.sorted[lo..].iter().take_while(|e| e.0 == r).map(|e| (e.2, e.0, e.1, Some(e.2))));
         let (from, to) = (format!("{r}/"), format!("{r}0"));
         let lo = self.sorted.partition_point(|e| e.0 < from.as_str());
-        hits.extend(self.sorted[lo..].iter().take_while(|e| e.0 < to.as_str()).map(|e| (e.2, e.0, e.1)));
+        hits.extend(self.sorted[lo..].iter().take_while(|e| e.0 < to.as_str()).map(|e| (e.2, e.0, e.1, Some(e.2))));
         let n = self.sorted.len();
-        if let Some(&(seq, size)) = created.get(r) {
-            hits.push((n + seq, r, size));
+        if let Some((p, &(seq, size))) = created.get_key_value(r) {
+            hits.push((n + seq, p.as_str(), size, None));
         }
         for (p, &(seq, size)) in created.range::<str, _>((std::ops::Bound::Included(from.as_str()), std::ops::Bound::Excluded(to.as_str()))) {
-            hits.push((n + seq, p.as_str(), size));
+            hits.push((n + seq, p.as_str(), size, None));
         }
         hits.sort_unstable_by_key(|h| h.0);
-        hits.into_iter().map(|(_, p, size)| (p.to_string(), size)).collect()
+        hits.into_iter().map(|(_, p, size, decl)| (p, size, decl)).collect()
     }
 }
 
-fn expand_tree_ops<'a>(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &'a [FileSpec], index: &mut Option<TreeIndex<'a>>) -> Vec<(Node, String, String)> {
+/// Expand each `cp` and `grep` op into the reads and writes it stands for ([`ExpOp::Gen`]);
+/// other ops pass through as written. Also returns the (place, step, label) of each cp and
+/// grep op, which its generated ops name.
+fn expand_tree_ops<'a>(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &'a [FileSpec], index: &mut Option<TreeIndex<'a>>) -> (Vec<ExpOp>, Vec<(Loc, String, String)>) {
     let is_tree_op = |n: &Node| matches!(&n.v, Val::Table(e) if e.iter().any(|(k, _, v)| k == "op" && matches!(&v.v, Val::Str(x) if x == "cp" || x == "grep")));
+    let mut origins: Vec<(Loc, String, String)> = vec![];
     if !ops.iter().any(|(n, _, _)| is_tree_op(n)) {
-        return ops;
+        return (ops.into_iter().map(|t| ExpOp::Tree(Box::new(t))).collect(), origins);
     }
     let index: &TreeIndex = index.get_or_insert_with(|| TreeIndex::new(files));
     let mut created: std::collections::BTreeMap<String, (usize, u64)> = std::collections::BTreeMap::new();
-    let mut out = Vec::with_capacity(ops.len());
-    let s = |v: &str| Val::Str(v.to_string());
+    let mut out: Vec<ExpOp> = Vec::with_capacity(ops.len());
     for (n, step, label) in ops {
         let Val::Table(entries) = &n.v else {
-            out.push((n, step, label));
+            out.push(ExpOp::Tree(Box::new((n, step, label))));
             continue;
         };
         let get = |k: &str| entries.iter().find(|(kk, _, _)| kk == k).and_then(|(_, _, v)| if let Val::Str(x) = &v.v { Some(x.clone()) } else { None });
         let kind = get("op");
-        let mk = |pairs: Vec<(&str, Val)>| Node {
-            v: Val::Table(pairs.into_iter().map(|(k, v)| (k.to_string(), n.loc.clone(), Node { v, loc: n.loc.clone() })).collect()),
-            loc: n.loc.clone(),
-        };
         if out.len() > MAX_OPS_PER_TASK {
             cx.err(&n.loc, format!("{label}: the task's copies and greps expand to more than the engine's limit of {MAX_OPS_PER_TASK} ops"), "copy or grep fewer files per task, or split the work over several tasks");
-            return out;
+            return (out, origins);
         }
         match kind.as_deref() {
             Some("cp") => {
@@ -1754,20 +1790,23 @@ fn expand_tree_ops<'a>(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &'a
                 if let Some((k, kl, _)) = entries.iter().find(|(k, _, _)| !["op", "step", "src", "dst"].contains(&k.as_str())) {
                     cx.err(kl, format!("unknown key `{k}` in {label}"), "a cp op takes op, step, src, dst");
                 }
-                let srcs = index.below(&src, &created);
+                // Owned: the copies join `created` as they are made.
+                let srcs: Vec<(String, u64, Option<usize>)> = index.below(&src, &created).into_iter().map(|(p, size, decl)| (p.to_string(), size, decl)).collect();
                 if srcs.is_empty() {
                     cx.err(&n.loc, format!("{label}: nothing to copy below `{src}`"), "name a declared file or a directory holding files");
                     continue;
                 }
+                let origin = origins.len() as u32;
+                origins.push((n.loc.clone(), step, label));
                 let (src_root, dst_root) = (src.trim_end_matches('/').to_string(), dst.trim_end_matches('/').to_string());
-                for (p, size) in srcs {
+                for (p, size, decl) in srcs {
                     let q = format!("{dst_root}{}", &p[src_root.len()..]);
-                    out.push((mk(vec![("op", s("read")), ("file", s(&p)), ("bufsize", s("128K"))]), step.clone(), label.clone()));
-                    out.push((
-                        mk(vec![("op", s("write")), ("file", s(&q)), ("length", Val::Int(size as i64)), ("bufsize", s("128K")), ("create", Val::Bool(true)), ("truncate", Val::Bool(true))]),
-                        step.clone(),
-                        label.clone(),
-                    ));
+                    let file = match decl {
+                        Some(i) => GenFile::Declared(i as u32),
+                        None => GenFile::Path(p.into()),
+                    };
+                    out.push(ExpOp::Gen { origin, op: GenOp::Read { file, bufsize: CP_BUFSIZE, scan: false } });
+                    out.push(ExpOp::Gen { origin, op: GenOp::Write { file: q.clone(), length: size } });
                     if !index.contains(&q) && !created.contains_key(&q) {
                         let seq = created.len();
                         created.insert(q, (seq, size));
@@ -1783,19 +1822,25 @@ fn expand_tree_ops<'a>(cx: &mut Cx, ops: Vec<(Node, String, String)>, files: &'a
                     cx.err(kl, format!("unknown key `{k}` in {label}"), "a grep op takes op, step, path");
                 }
                 let mut targets = index.below(&path, &created);
-                targets.sort_by(|a, b| glob_order(&a.0, &b.0));
+                targets.sort_by(|a, b| glob_order(a.0, b.0));
                 if targets.is_empty() {
                     cx.err(&n.loc, format!("{label}: no file below `{path}`"), "name a declared file or a directory holding files");
                     continue;
                 }
-                for (p, _) in targets {
-                    out.push((mk(vec![("op", s("read")), ("file", s(&p)), ("bufsize", s("96K")), ("scan", Val::Bool(true))]), step.clone(), label.clone()));
+                let origin = origins.len() as u32;
+                for (p, _, decl) in targets {
+                    let file = match decl {
+                        Some(i) => GenFile::Declared(i as u32),
+                        None => GenFile::Path(p.into()),
+                    };
+                    out.push(ExpOp::Gen { origin, op: GenOp::Read { file, bufsize: GREP_BUFSIZE, scan: true } });
                 }
+                origins.push((n.loc.clone(), step, label));
             }
-            _ => out.push((n, step, label)),
+            _ => out.push(ExpOp::Tree(Box::new((n, step, label)))),
         }
     }
-    out
+    (out, origins)
 }
 
 /// The order in which `grep PATTERN PATH/*` meets two files below PATH: the shell sorts the
@@ -1810,7 +1855,123 @@ fn glob_order(a: &str, b: &str) -> std::cmp::Ordering {
 
 /// A task's name and place, its own cgroup (with where it was written), its start time and
 /// uid, and its ops expanded to (node, step name, label).
-type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32, u32), Vec<(Node, String, String)>);
+type ExpandedTask = (String, Loc, Option<(Option<usize>, Loc)>, (u64, u32, u32), Vec<ExpOp>, Vec<(Loc, String, String)>);
+
+/// One op of a task once `repeat`, `cp` and `grep` are expanded: as written (its value tree,
+/// step name and label, to be checked by `extract_op`), or one of the reads and writes a `cp`
+/// or `grep` stands for, made directly and naming the op it comes from (`origin`: an index
+/// into the task's (place, step, label) of its cp and grep ops). A grep over ten million files
+/// holds ten million of these small values, not ten million value trees.
+enum ExpOp {
+    Tree(Box<(Node, String, String)>),
+    Gen { origin: u32, op: GenOp },
+}
+
+/// A read or write a `cp` or `grep` stands for.
+enum GenOp {
+    /// Read the whole file, `bufsize` bytes per `read()` (cp: 128K, grep: 96K), scanning
+    /// each page in user space (grep).
+    Read { file: GenFile, bufsize: u64, scan: bool },
+    /// cp's write of its copy: created and truncated, `length` bytes, 128K per `write()`.
+    Write { file: String, length: u64 },
+}
+
+/// A file a generated op names: a declared one by its index in `files`, or one a `cp` of the
+/// task creates, by path.
+enum GenFile {
+    Declared(u32),
+    Path(Box<str>),
+}
+
+/// A `cp`'s `read()` and `write()` size: 128 KiB (coreutils' `IO_BUFSIZE`, src/ioblksize.h), as
+/// the op's expansion has always written it (`bufsize = "128K"`).
+const CP_BUFSIZE: u64 = 128 << 10;
+/// A `grep`'s `read()` size: 96 KiB, what `strace` shows GNU grep 3.8 reading a regular file
+/// with on this host (`read(3, ..., 98304)`), as the op's expansion has always written it.
+const GREP_BUFSIZE: u64 = 96 << 10;
+
+impl ExpOp {
+    /// The file the op creates, if it is a write with `create = true`.
+    fn created_file(&self, op_str: &dyn Fn(&Node, &str) -> Option<String>, op_bool: &dyn Fn(&Node, &str) -> bool) -> Option<String> {
+        match self {
+            ExpOp::Tree(t) => (op_str(&t.0, "op").as_deref() == Some("write") && op_bool(&t.0, "create")).then(|| op_str(&t.0, "file")).flatten(),
+            ExpOp::Gen { op: GenOp::Write { file, .. }, .. } => Some(file.clone()),
+            ExpOp::Gen { .. } => None,
+        }
+    }
+}
+
+impl GenOp {
+    /// The op, as `extract_op` would make it of the value tree that `cp`/`grep` expanded to
+    /// before (`{ op = "read", file, bufsize = "96K", scan = true }` and so on). Its files
+    /// exist by construction (declared, or created by the task's earlier writes).
+    fn extract(self, known: &Known) -> Option<OpKind> {
+        let index = |f: &str| known.file_index.get(known.files, f);
+        Some(match self {
+            GenOp::Read { file, bufsize, scan } => {
+                let file = match file {
+                    GenFile::Declared(i) => i as usize,
+                    GenFile::Path(p) => index(&p)?,
+                };
+                OpKind::Read { file, offset: 0, length: None, bufsize, pattern: Pattern::Sequential, fadvise: Advice::Normal, scan }
+            }
+            GenOp::Write { file, length } => OpKind::Write { file: index(&file)?, offset: 0, length, bufsize: CP_BUFSIZE, fsync: false, create: true, truncate: true },
+        })
+    }
+}
+
+/// The scenario's file paths while it is built, for membership and index lookups: each path's
+/// 64-bit hash mapped to the first file holding it (the path itself is read from `files`, not
+/// copied), and by name the few paths whose hash an other path took first, or that are not in
+/// `files` yet. About 20 bytes a file instead of a copy of every path in a set.
+#[derive(Default)]
+struct PathSet {
+    first: std::collections::HashMap<u64, u32>,
+    more: std::collections::HashMap<String, usize>,
+}
+
+impl PathSet {
+    fn hash(p: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        p.hash(&mut h);
+        h.finish()
+    }
+
+    /// The index of the first file of path `p`.
+    fn get(&self, files: &[FileSpec], p: &str) -> Option<usize> {
+        if let Some(&i) = self.first.get(&Self::hash(p)) {
+            if files.get(i as usize).is_some_and(|f| f.path == p) {
+                return Some(i as usize);
+            }
+        }
+        self.more.get(p).copied()
+    }
+
+    fn contains(&self, files: &[FileSpec], p: &str) -> bool {
+        self.get(files, p).is_some()
+    }
+
+    /// `files[i]` joins the set (a path already in it keeps its first index).
+    fn insert(&mut self, files: &[FileSpec], i: usize) {
+        let p = files[i].path.as_str();
+        match self.first.entry(Self::hash(p)) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i as u32);
+            }
+            std::collections::hash_map::Entry::Occupied(e) => {
+                if files[*e.get() as usize].path != p {
+                    self.more.entry(p.to_string()).or_insert(i);
+                }
+            }
+        }
+    }
+
+    /// Path `p` joins the set as file `i`, which `files` does not hold yet.
+    fn insert_path(&mut self, p: String, i: usize) {
+        self.more.entry(p).or_insert(i);
+    }
+}
 
 /// What op references are checked against.
 struct Known<'a> {
@@ -1820,9 +1981,10 @@ struct Known<'a> {
     /// RAM + swap, bytes: the largest anonymous mapping the overcommit heuristic allows.
     commit_limit: u64,
     /// Each file's index in `files` by path (the first, for a path given twice).
-    file_index: std::collections::HashMap<&'a str, usize>,
-    /// (path, index) of every file, by path: the files below a directory are a range.
-    sorted_files: Vec<(&'a str, usize)>,
+    file_index: PathSet,
+    /// (path, index) of every file, by path: the files below a directory are a range. Made
+    /// when a first fadvise of a directory needs it.
+    sorted_files: std::cell::OnceCell<Vec<(&'a str, usize)>>,
     /// Every directory's path.
     dir_paths: std::collections::HashSet<&'a str>,
 }
@@ -1957,8 +2119,8 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             return None;
         };
         let s = get_str(cx, v, "file")?;
-        match known.file_index.get(s) {
-            Some(&i) => Some(i),
+        match known.file_index.get(files, s) {
+            Some(i) => Some(i),
             None => {
                 let names: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
                 let list = if names.len() > 20 { format!("{}, ... ({} files)", names[..20].join(", "), names.len()) } else { names.join(", ") };
@@ -2123,12 +2285,16 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     Some(p) => {
                         let p = if p == "/" { "/" } else { p.trim_end_matches('/') };
                         fadvise_path = p.to_string();
-                        if let Some(&i) = known.file_index.get(p) {
+                        if let Some(i) = known.file_index.get(known.files, p) {
                             (Some(vec![i]), false)
                         } else {
                             let prefix = if p == "/" { "/".to_string() } else { format!("{p}/") };
                             // The files below, in declaration order: a range of the files by path.
-                            let sf = &known.sorted_files;
+                            let sf = known.sorted_files.get_or_init(|| {
+                                let mut v: Vec<(&str, usize)> = known.files.iter().enumerate().map(|(i, f)| (f.path.as_str(), i)).collect();
+                                v.sort_unstable();
+                                v
+                            });
                             let start = sf.partition_point(|(q, _)| *q < prefix.as_str());
                             // Past the limit, later ops are refused without counting their files.
                             let left = MAX_FADVISE_FILES.saturating_sub(cx.fadvise_files) as usize;
@@ -2456,7 +2622,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             };
             let initial_cache = t.get("initial_cache").and_then(|v| get_bool(cx, v, "initial_cache")).unwrap_or(true);
             t.finish(cx, &["op", "trace", "time_scale", "loops", "initial_cache"]);
-            let files = h.files.iter().map(|(p, _)| known.file_index.get(p.as_str()).copied()).collect::<Option<Vec<usize>>>()?;
+            let files = h.files.iter().map(|(p, _)| known.file_index.get(known.files, p.as_str())).collect::<Option<Vec<usize>>>()?;
             let resident = if initial_cache { h.resident.iter().filter(|r| (r.0 as usize) < files.len()).copied().collect() } else { vec![] };
             OpKind::Trace { path, files, events: h.events, time_scale, loops, resident }
         }
@@ -2466,7 +2632,7 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
             return None;
         }
     };
-    Some(OpSpec { step, kind: op })
+    Some(OpSpec { step: step.into(), kind: op })
 }
 
 /// The `bufsize` of a read or write (default 128 KiB, cat's), at most [`MAX_RW_COUNT`].
@@ -2535,6 +2701,10 @@ fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, creat
     let mut seen: std::collections::HashSet<String> = out.iter().map(|d| d.path.clone()).collect();
     let created_by_path: std::collections::HashMap<&str, &DirSpec> = created.iter().rev().map(|c| (c.path.as_str(), c)).collect();
     for f in files {
+        // (Most files' directory is known already: no copy of its path then.)
+        if seen.contains(crate::fs::parent_path(&f.path)) {
+            continue;
+        }
         let mut d = crate::fs::parent_path(&f.path).to_string();
         while d != "/" && !seen.contains(&d) {
             let c = created_by_path.get(d.as_str()).map(|c| (*c).clone());
@@ -2550,10 +2720,12 @@ fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, creat
     }
     if let Some(n) = dirs_node {
         if let Val::Table(entries) = &n.v {
-            let file_paths: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+            // The declared directories by path (fewer than the files, which may be millions).
+            let declared: std::collections::HashSet<&str> = entries.iter().map(|(p, _, _)| p.trim_end_matches('/')).collect();
+            let both: std::collections::HashSet<&str> = files.iter().map(|f| f.path.as_str()).filter(|p| declared.contains(p)).collect();
             for (p, loc, _) in entries {
                 let p = p.trim_end_matches('/');
-                if file_paths.contains(p) {
+                if both.contains(p) {
                     cx.err(loc, format!("`{p}` is declared both as a directory and as a file"), format!("remove [dirs.\"{p}\"] or [files.\"{p}\"]"));
                 }
             }

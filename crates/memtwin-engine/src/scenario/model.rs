@@ -566,8 +566,8 @@ pub enum TouchPattern {
 /// An operation with its step name.
 #[derive(Clone, Debug)]
 pub struct OpSpec {
-    /// Step name shown in reports.
-    pub step: String,
+    /// Step name shown in reports (shared by the ops a `cp` or `grep` stands for).
+    pub step: std::sync::Arc<str>,
     /// What it does.
     pub kind: OpKind,
 }

@@ -61,7 +61,7 @@ fn directories_are_objects_with_owner_mode_parent_and_children() {
     assert!(k.dirs[u.idx()].files.contains(&a));
     assert_eq!(k.inodes[inode(&s, "/home/u/sub/c").idx()].uid, 2000, "a file's own uid wins");
     let gen = dir(k, "/home/u/gen");
-    let names: Vec<&str> = k.dirs[gen.idx()].files.iter().map(|f| k.inodes[f.idx()].path.as_str()).collect();
+    let names: Vec<&str> = k.dirs[gen.idx()].files.iter().map(|f| &*k.inodes[f.idx()].path).collect();
     assert_eq!(names, ["/home/u/gen/g1", "/home/u/gen/g2", "/home/u/gen/g3"]);
     assert!(k.dirs[gen.idx()].files.iter().all(|f| k.inodes[f.idx()].size == 64 << 10 && k.inodes[f.idx()].uid == 1000));
     assert_invariants(k);

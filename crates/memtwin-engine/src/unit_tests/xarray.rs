@@ -167,3 +167,71 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential" }}]
     }
     assert_invariants(&large.kernel);
 }
+
+/// A small file's leaf holds only its first few slots on the host (a short leaf), and turns
+/// into a 64-slot leaf on the first store it cannot hold (a page past them: a write extending
+/// the file; a shadow entry); entries, `xa_find()` and the leaf's occupancy are those of the
+/// kernel's 64-slot `xa_node` whatever the host holds (lib/xarray.c `xas_store()`,
+/// `xas_find()`; linux-6.1). The same stores and erasures on a tree told the file's size and
+/// on one told nothing give the same entries at every index.
+#[test]
+fn small_file_leaf_holds_few_host_slots_and_grows_to_64() {
+    let mut small = XArray::default();
+    small.set_size_hint(2);
+    let mut plain = XArray::default();
+    for xa in [&mut small, &mut plain] {
+        xa.create(0);
+        xa.store(1, Slot(4));
+        xa.node_mut(xa.leaf_id(0).unwrap()).pages += 1;
+    }
+    assert!(small.host_bytes() < plain.host_bytes() / 4, "{} vs {} host bytes", small.host_bytes(), plain.host_bytes());
+    for i in 0..64 {
+        assert_eq!(small.get(i), plain.get(i), "index {i}");
+    }
+    assert_eq!(small.next_entry(2, u32::MAX), None, "no entry past the host's slots");
+    // A store past the short leaf's slots grows it to 64, keeping the entries and occupancy.
+    for xa in [&mut small, &mut plain] {
+        xa.store(40, Slot(8));
+        xa.node_mut(xa.leaf_id(0).unwrap()).pages += 1;
+    }
+    for i in 0..64 {
+        assert_eq!(small.get(i), plain.get(i), "index {i} after the leaf grew");
+    }
+    assert_eq!(small.node(small.leaf_id(0).unwrap()).pages, 2);
+    assert_eq!(small.next_entry(2, u32::MAX), Some(40));
+    // A shadow entry in a short leaf: the wide layout, same entries.
+    let mut s2 = XArray::default();
+    s2.set_size_hint(3);
+    s2.create(0);
+    s2.store(0, Slot(6));
+    s2.store(2, Slot(9));
+    assert_eq!((s2.get(0), s2.get(2)), (Slot(6), Slot(9)));
+    // Emptied and freed: no node left; made again from the free list.
+    for xa in [&mut small, &mut plain] {
+        xa.store(1, Slot::EMPTY);
+        xa.store(40, Slot::EMPTY);
+        xa.free_leaf(0);
+        assert_eq!(xa.nr_nodes(), (0, 0));
+        let id = xa.create(0);
+        assert!(xa.slots(id).all(|s| s == Slot::EMPTY));
+        assert_eq!(xa.nr_nodes(), (1, 0));
+    }
+}
+
+/// Only the chunk in which a file ends within its first `SHORT_SLOTS` pages gets a short leaf:
+/// a 66-page file's second chunk (pages 64-65) does, its first does not; a 100-page file's
+/// second chunk (36 pages) does not.
+#[test]
+fn short_leaves_only_where_the_file_ends_early_in_a_chunk() {
+    let bytes = |hint: u64, chunk: u32| {
+        let mut xa = XArray::default();
+        xa.set_size_hint(hint);
+        xa.create(chunk);
+        xa.host_bytes()
+    };
+    // (a leaf of chunk 1 has an inner node above it, as in the kernel's tree)
+    assert!(bytes(66, 1) + 200 < bytes(100, 1), "{} vs {}", bytes(66, 1), bytes(100, 1));
+    assert_eq!(bytes(100, 1), bytes(0, 1));
+    assert!(bytes(2, 0) < bytes(0, 0) / 4, "{} vs {}", bytes(2, 0), bytes(0, 0));
+    assert_eq!(bytes(66, 2), bytes(0, 2), "past the end: a file that grew");
+}
