@@ -10,11 +10,11 @@
 //! not to the file's size: a 1 TiB file read through a small machine keeps only the nodes of
 //! the pages resident.
 //!
-//! Nodes live in two arenas (leaves and inner nodes) with free lists, so a node freed and one
-//! allocated later reuse the same memory, and the hot path — a lookup — allocates nothing. A
-//! lookup remembers the last leaf it found (the kernel's `xa_state` keeps its node across a
-//! walk in the same way), so a sequential read costs one comparison per page; a walk from the
-//! root costs at most [`XA_MAX_LEVELS`] loads.
+//! Nodes live in arenas with free lists (inner nodes; leaves by layout: narrow, wide, run, see
+//! `Leaf` and `RunLeaf`), so a node freed and one allocated later reuse the same memory, and
+//! the hot path — a lookup — allocates nothing. A lookup remembers the last leaf it found (the
+//! kernel's `xa_state` keeps its node across a walk in the same way), so a sequential read
+//! costs one comparison per page; a walk from the root costs at most [`XA_MAX_LEVELS`] loads.
 //!
 //! Each leaf carries the occupancy the shadow-node shrinker needs ([`XaNode`]: pages, shadow
 //! entries, list membership, the memcg its slab object is charged to), which the kernel keeps
