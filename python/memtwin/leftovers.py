@@ -114,6 +114,7 @@ class Run:
     mounts: list = field(default_factory=list)
     loops: list = field(default_factory=list)  # (device, backing file)
     traces: list = field(default_factory=list)  # tracefs instances (the folio event counts)
+    sysctls: dict = field(default_factory=dict)  # /proc/sys path -> the value to put back
 
     @property
     def alive(self) -> bool:
@@ -231,6 +232,8 @@ def find(scratch_parents: Iterable[str] = (DEFAULT_SCRATCH,), workdirs: Iterable
         rec = read_owner(d)
         if rec and rec.get("kind") == "host":
             r.pid, r.start, r.boot, r.recorded = rec["pid"], rec.get("start"), rec.get("boot_id"), True
+            if isinstance(rec.get("sysctl"), dict):
+                r.sysctls = {k: str(v) for k, v in rec["sysctl"].items() if isinstance(k, str) and k.startswith("/proc/sys/vm/")}
 
     root = os.geteuid() == 0
     for parent in scratch_parents if root else ():
@@ -414,6 +417,20 @@ def unthrottle_loop(dev: str) -> list:
     return left
 
 
+def restore_sysctls(saved: dict) -> list:
+    """Put back the vm sysctls a host run changed (`saved`: /proc/sys path -> value, in the order
+    to write them: a ratio after its bytes twin, since writing one zeroes the other); what
+    could not be written."""
+    left = []
+    for path, value in saved.items():
+        try:
+            with open(path, "w") as f:
+                f.write(str(value))
+        except OSError as e:
+            left.append(f"{path}: could not write back {value}: {e.strerror}")
+    return left
+
+
 def trace_instances() -> list:
     """Every tracefs instance directory, through each tracefs mount (mountinfo)."""
     out = []
@@ -497,6 +514,10 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
                 out(f"removed: mount {m} (detached lazily: still in use: {res.stderr.strip()})")
             else:
                 problems.append((f"mount {m}: {lazy.stderr.strip() or res.stderr.strip()}", f"see who uses it (fuser -vm {m})"))
+        for why in restore_sysctls(r.sysctls):
+            problems.append((why, "write the value back by hand (sysctl -w)"))
+        if r.sysctls and not problems:
+            out("restored: " + ", ".join(f"{k} = {v}" for k, v in r.sysctls.items()))
         for dev, bf in r.loops:
             for why in unthrottle_loop(dev):
                 problems.append((why, "see /sys/fs/cgroup/blkio/blkio.throttle.*_bps_device (writing 'MAJ:MIN 0' deletes a rule)"))

@@ -595,6 +595,10 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
         val = int(bool(plan["policies"].get(pol)))
         sysctl += (f'echo {val} > /proc/sys/{path} || fail "cannot write /proc/sys/{path} (the kernel lacks the patch for {pol})"\n'
                    f'echo "@@KNOB {path} $(cat /proc/sys/{path})"\n')
+    # kernel.dirty_bytes / dirty_background_bytes: vm.dirty_bytes / vm.dirty_background_bytes
+    for key in ("dirty_bytes", "dirty_background_bytes"):
+        if plan.get(key):
+            sysctl += f'echo {int(plan[key])} > /proc/sys/vm/{key} || fail "cannot write /proc/sys/vm/{key}"\n'
     init = (GUEST_INIT.replace("@RA@", str(int(ra_kb))).replace("@V@", v).replace("@THP@", "always" if plan.get("thp") else "never")
             .replace("@FS@", fs_of(plan)[0]).replace("@QUEUE@", " ".join(QUEUE_LIMITS)))
     # kernel.lru_gen: /sys/kernel/mm/lru_gen/enabled (Debian's 6.1 builds CONFIG_LRU_GEN=y with

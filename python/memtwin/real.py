@@ -989,8 +989,34 @@ class HostRun:
         self.files = files
         self._populate()
         self._throttle(devs[0] if devs else None)
+        self._dirty_sysctls()
         self._trace_folios()
         return files
+
+    def _dirty_sysctls(self) -> None:
+        """Set vm.dirty_bytes / vm.dirty_background_bytes to the scenario's kernel.dirty_bytes /
+        dirty_background_bytes for the run (cleanup, or `memtwin lab clean` after a SIGKILL,
+        through the owner file, puts the old settings back). Writing a bytes setting zeroes its
+        ratio twin and the reverse, so the old state is put back by writing the one in use."""
+        want = {"dirty_bytes": self.plan.get("dirty_bytes") or 0, "dirty_background_bytes": self.plan.get("dirty_background_bytes") or 0}
+        if not any(want.values()):
+            return
+        saved = {}
+        for key, ratio in (("dirty_bytes", "dirty_ratio"), ("dirty_background_bytes", "dirty_background_ratio")):
+            if want[key]:
+                old_bytes = int(_read(f"/proc/sys/vm/{key}").strip())
+                old_ratio = int(_read(f"/proc/sys/vm/{ratio}").strip())
+                if old_bytes:
+                    saved[f"/proc/sys/vm/{key}"] = old_bytes
+                else:
+                    saved[f"/proc/sys/vm/{ratio}"] = old_ratio
+        self.sysctls_saved = saved
+        leftovers.write_owner(self.scratch, "host", cgroup=self.top, image=os.path.join(self.scratch, "disk.img"),
+                              mount=os.path.join(self.scratch, "mnt"), sysctl=saved)
+        for key, v in want.items():
+            if v:
+                _write(f"/proc/sys/vm/{key}", str(int(v)))
+        self.notes.append("vm sysctls for the run: " + ", ".join(f"vm.{k} = {int(v)}" for k, v in want.items() if v) + " (put back after it)")
 
     def _throttle(self, dev) -> None:
         """Throttle the loop device to the scenario's device bandwidth, as the QEMU lab's
@@ -1236,6 +1262,9 @@ class HostRun:
                     left.append(f"mount {m}: {r.stderr.strip()}")
         self.mounted = []
         left += self._unthrottle()
+        if getattr(self, "sysctls_saved", None):
+            left += leftovers.restore_sysctls(self.sysctls_saved)
+            self.sysctls_saved = None
         if self.loop:
             r = subprocess.run(["losetup", "-d", self.loop], capture_output=True, text=True)
             if r.returncode != 0:

@@ -617,3 +617,26 @@ def test_xfs_in_the_guest_caches_large_folios(tmp_path):
     assert 0 <= fol["file_pages"] - step["pagecache"] <= 16, fol  # + the directory's and inode's blocks
     assert fol["file_pages"] == sum(n << int(o) for o, n in fol["file"].items())
     assert any(int(o) >= 2 for o in fol["file"]), fol
+
+
+def test_dirty_bytes_reach_the_guest_and_the_host_owner_file(tmp_path, monkeypatch):
+    # kernel.dirty_bytes / dirty_background_bytes: the guest's /init writes vm.dirty_bytes and
+    # vm.dirty_background_bytes; left out, /init writes neither. The host runner saves what it
+    # changes in its owner file, where `memtwin lab clean` finds it (leftovers.find) and puts
+    # it back (restore_sysctls), a ratio after its bytes twin.
+    from memtwin import leftovers
+    plan = _scn(tmp_path).doc.plan(None, ["kernel.dirty_bytes=256M", "kernel.dirty_background_bytes=128M"])
+    assert (plan["dirty_bytes"], plan["dirty_background_bytes"]) == (256 << 20, 128 << 20)
+    init = qemu.guest_init(plan, 128)
+    assert f"echo {256 << 20} > /proc/sys/vm/dirty_bytes" in init and f"echo {128 << 20} > /proc/sys/vm/dirty_background_bytes" in init
+    assert "dirty_bytes" not in qemu.guest_init(_scn(tmp_path).doc.plan(None, []), 128)
+    d = tmp_path / "memtwin-1-2-0123abcd"
+    d.mkdir()
+    leftovers.write_owner(str(d), "host", sysctl={"/proc/sys/vm/dirty_ratio": 20, "/etc/passwd": 1})
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    run = [r for r in leftovers.find([str(tmp_path)]) if r.scratch == str(d)][0]
+    assert run.sysctls == {"/proc/sys/vm/dirty_ratio": "20"}  # only vm sysctls are ever written back
+    f = tmp_path / "knob"
+    f.write_text("0")
+    assert leftovers.restore_sysctls({str(f): 20}) == [] and f.read_text() == "20"
+    assert leftovers.restore_sysctls({str(tmp_path / "no" / "such"): 1})

@@ -51,8 +51,9 @@ def test_there_is_a_validation_set():
     names = [os.path.basename(p) for p in SCENARIOS]
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
-    # + issue 21: two on ext4 -O verity, 15 large-folio reads and 21 of the host set on default ext4
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 3
+    # + issue 21: two on ext4 -O verity, 15 large-folio reads and 21 of the host set on default ext4;
+    # + issue 16: the paced writer
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 3 + 1
     assert sum(n.startswith("host-verity-") for n in names) == 2
     # issue 23 item 4: the latency probe beside a copy, 4x and 8x, and the probe alone (the control)
     assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
@@ -68,13 +69,15 @@ def test_there_is_a_validation_set():
     hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
     # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 11 on XFS (large folios)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + swap + hot + len(zswap)
+    # + issue 16: the paced writer (qemu61-write-paced)
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + 1 + swap + hot + len(zswap)
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192
     # and host-ext4-tight-ra8192 stay in scenarios/validation-pending/), and the
     # host set re-recorded on default ext4 (21 of its 22; lab/validation/make_folio_scenarios.py)
     assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 11
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
+    assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # seed 004 at its scale: 6.1 recorded in the lab, 3.13.10's figures as [published] checks
     assert "qemu61-seed004.toml" in names and "linux313-seed004.toml" in names
     assert "qemu61-numa-anon.toml" in names  # the page allocator's NUMA fallback, THP on and off

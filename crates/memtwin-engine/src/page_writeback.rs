@@ -407,10 +407,30 @@ impl DirtyThrottleControl {
     /// taken per `PAGE_SIZE` (`vm_dirty_ratio * PAGE_SIZE / 100`) "for higher precision", as
     /// 2.6.37+ does.
     pub fn new(avail: u64, nr_dirty: u64, nr_writeback: u64, ratio: u32, bg_ratio: u32) -> Self {
-        let ratio = ratio as u64 * PAGE_SIZE / 100;
-        let bg_ratio = bg_ratio as u64 * PAGE_SIZE / 100;
-        let thresh = (ratio * avail / PAGE_SIZE).min(u32::MAX as u64);
-        let mut bg_thresh = bg_ratio * avail / PAGE_SIZE;
+        Self::with_bytes(avail, nr_dirty, nr_writeback, ratio, bg_ratio, 0, 0, None)
+    }
+
+    /// `domain_dirty_limits()`: `vm.dirty_bytes` / `vm.dirty_background_bytes` when set (in
+    /// pages, rounded up), else the ratios of `avail`. A memcg domain (`global_avail`: the
+    /// global domain's dirtyable pages) cannot take bytes: they become ratios of the global
+    /// domain's memory (`DIV_ROUND_UP(bytes, global_avail)` per `PAGE_SIZE`, 4.2+).
+    #[allow(clippy::too_many_arguments)]
+    pub fn with_bytes(avail: u64, nr_dirty: u64, nr_writeback: u64, ratio: u32, bg_ratio: u32, mut bytes: u64, mut bg_bytes: u64, global_avail: Option<u64>) -> Self {
+        let mut ratio = ratio as u64 * PAGE_SIZE / 100;
+        let mut bg_ratio = bg_ratio as u64 * PAGE_SIZE / 100;
+        if let Some(g) = global_avail {
+            let g = g.max(1);
+            if bytes > 0 {
+                ratio = bytes.div_ceil(g).min(PAGE_SIZE);
+            }
+            if bg_bytes > 0 {
+                bg_ratio = bg_bytes.div_ceil(g).min(PAGE_SIZE);
+            }
+            bytes = 0;
+            bg_bytes = 0;
+        }
+        let thresh = if bytes > 0 { bytes.div_ceil(PAGE_SIZE) } else { ratio * avail / PAGE_SIZE }.min(u32::MAX as u64);
+        let mut bg_thresh = if bg_bytes > 0 { bg_bytes.div_ceil(PAGE_SIZE) } else { bg_ratio * avail / PAGE_SIZE };
         if bg_thresh >= thresh {
             bg_thresh = thresh / 2;
         }
@@ -586,13 +606,8 @@ impl Kernel {
     /// `global_dirtyable_memory()`, `vm.dirty_ratio` and `vm.dirty_background_ratio`).
     pub fn global_dirty_limits(&self) -> DirtyThrottleControl {
         let avail = self.global_dirtyable_memory();
-        DirtyThrottleControl::new(
-            avail,
-            self.vmstat.nr_dirty,
-            self.vmstat.nr_writeback,
-            self.profile.dirty_ratio,
-            self.profile.dirty_background_ratio,
-        )
+        let p = &self.profile;
+        DirtyThrottleControl::with_bytes(avail, self.vmstat.nr_dirty, self.vmstat.nr_writeback, p.dirty_ratio, p.dirty_background_ratio, p.dirty_bytes, p.dirty_background_bytes, None)
     }
 
     /// `throttle_vm_writeout()` (mm/page-writeback.c, 2.6-4.8), called at the end of
@@ -656,7 +671,8 @@ impl Kernel {
         let global_clean = gdtc.avail - gdtc.avail.min(gdtc.dirty);
         let other_clean = global_clean - global_clean.min(clean);
         let avail = filepages + headroom.min(other_clean);
-        DirtyThrottleControl::new(avail, dirty, writeback, self.profile.dirty_ratio, self.profile.dirty_background_ratio)
+        let p = &self.profile;
+        DirtyThrottleControl::with_bytes(avail, dirty, writeback, p.dirty_ratio, p.dirty_background_ratio, p.dirty_bytes, p.dirty_background_bytes, Some(gdtc.avail))
     }
 
     /// The clock in jiffies (`jiffies`, counted from the engine's time 0).

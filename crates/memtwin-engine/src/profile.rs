@@ -365,6 +365,11 @@ pub struct KernelProfile {
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
     pub dirty_background_ratio: u32,
+    /// `vm.dirty_bytes` (0, the default: `vm.dirty_ratio` applies; `kernel.dirty_bytes`).
+    pub dirty_bytes: u64,
+    /// `vm.dirty_background_bytes` (0, the default: `vm.dirty_background_ratio` applies;
+    /// `kernel.dirty_background_bytes`).
+    pub dirty_background_bytes: u64,
     /// `vm.watermark_scale_factor` (v4.6+; `None` before: low = 5/4 min, high = 3/2 min).
     pub watermark_scale_factor: Option<u32>,
     /// `__zone_watermark_ok()` for order > 0 subtracts every lower order's free pages and
@@ -611,6 +616,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         wb_thresh_floor: false,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
+        dirty_bytes: 0,
+        dirty_background_bytes: 0,
         watermark_scale_factor: Some(10),
         watermark_check_lower_orders: false,
         fair_zone_alloc: false,

@@ -307,6 +307,8 @@ impl Doc {
         out.set_item("lru_gen", scn.profile.lru_gen)?;
         out.set_item("min_ttl_ms", scn.profile.lru_gen_min_ttl_ms)?;
         out.set_item("swappiness", scn.profile.swappiness)?;
+        out.set_item("dirty_bytes", scn.profile.dirty_bytes)?;
+        out.set_item("dirty_background_bytes", scn.profile.dirty_background_bytes)?;
         let devs = PyList::empty(py);
         for d in &scn.devices {
             let x = PyDict::new(py);

@@ -596,7 +596,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "reclaim_walk", "swappiness"]);
+            // vm.dirty_bytes (at least 2 pages: dirty_bytes_min) and vm.dirty_background_bytes
+            // (at least 1), mm/page-writeback.c's sysctl table; 0 (the default) leaves the ratio.
+            for (key, min) in [("dirty_bytes", 2 * crate::types::PAGE_SIZE), ("dirty_background_bytes", 1)] {
+                if let Some(v) = t.get(key) {
+                    if let Some(n) = get_size(cx, v, &format!("kernel.{key}")) {
+                        if n < min {
+                            cx.err(&v.loc, format!("kernel.{key} is {n} bytes: vm.{key} takes at least {min}"), format!("write a size of at least {min} bytes, e.g. kernel.{key} = \"256M\", or leave it out for the ratio"));
+                        } else if key == "dirty_bytes" {
+                            prof.dirty_bytes = n;
+                        } else {
+                            prof.dirty_background_bytes = n;
+                        }
+                    }
+                }
+            }
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
         }
     }
 

@@ -539,3 +539,30 @@ ops = [{ op = "write", file = "/out", length = "768M", bufsize = "1M", create = 
     assert!(get("elapsed_s") > 6.0, "{}", get("elapsed_s"));
     assert_eq!(get("psi.memory.some_us"), 0.0);
 }
+
+/// `domain_dirty_limits()` (6.1) with `vm.dirty_bytes` / `vm.dirty_background_bytes`: the global
+/// domain takes them in pages, rounded up; a memcg domain cannot, and takes them as ratios of
+/// the global domain's dirtyable memory per `PAGE_SIZE` (`DIV_ROUND_UP(bytes, global_avail)`).
+/// `kernel.dirty_bytes` below two pages (`dirty_bytes_min`) is refused.
+#[test]
+fn dirty_bytes_follow_domain_dirty_limits() {
+    let g = DirtyThrottleControl::with_bytes(500_000, 0, 0, 20, 10, 256 << 20, (128 << 20) + 1, None);
+    assert_eq!((g.thresh, g.bg_thresh), (65_536, 32_769));
+    // A memcg domain of 10000 dirtyable pages under a global one of 500000 pages: ratios
+    // ceil(268435456 / 500000) = 537 and ceil(134217729 / 500000) = 269 per 4096.
+    let m = DirtyThrottleControl::with_bytes(10_000, 0, 0, 20, 10, 256 << 20, (128 << 20) + 1, Some(500_000));
+    assert_eq!((m.thresh, m.bg_thresh), (537 * 10_000 / 4096, 269 * 10_000 / 4096));
+    // Background not below the threshold: half of it.
+    let h = DirtyThrottleControl::with_bytes(500_000, 0, 0, 20, 10, 64 << 20, 64 << 20, None);
+    assert_eq!(h.bg_thresh, h.thresh / 2);
+    let doc = crate::Document::from_toml(
+        "t.toml",
+        "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\ndirty_bytes = \"4K\"\n[tasks.t]\nops = []\n",
+    )
+    .unwrap();
+    let err = doc.resolve(None, &[]).unwrap_err().to_string();
+    assert!(err.contains("kernel.dirty_bytes is 4096 bytes") && err.contains("at least 8192"), "{err}");
+    let s = sim("[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\ndirty_bytes = \"256M\"\ndirty_background_bytes = \"128M\"\n[tasks.t]\nops = []\n");
+    let g = s.kernel.global_dirty_limits();
+    assert_eq!((g.thresh, g.bg_thresh), (65_536, 32_768));
+}
