@@ -223,6 +223,40 @@ ops = [
   { op = "touch", name = "m", step = "touch" },
 ]
 """, [("memcg.usage_bytes", 2 * MIB), ("memcg.events.high", 8), ("memcg.events.oom_kill", 0), ("psi.memory.some_us", 100000)])
+    # A writer paced by balance_dirty_pages()'s computed pauses (3.2+ IO-less throttling): its
+    # dirty and writeback pages between the free-run ceiling and the limit for most of the
+    # run, so the step's time is the pauses'. QEMU 6.1 v2: a 64M memcg's writeback domain
+    # (about 12.8 MB: paced from the first seconds) on a 20 MB/s disk; the guest's pauses are
+    # jiffies and the disk QEMU's throttle, so its wall-clock time measures them.
+    for on, name, limit_, size, wbw in (("qemu", "qemu61-write-paced", "64M", "256M", "20M"),):
+        text = head("make_write_scenarios.py", on, name,
+                    f"a {size} file written without fsync by a task paced by balance_dirty_pages() (a {wbw}B/s disk)",
+                    f"{size} written in 1M writes, {limit_} memcg, {wbw}B/s disk")
+        text = text.replace('read_bw = "500M"\nwrite_bw = "400M"', f'read_bw = "200M"\nwrite_bw = "{wbw}"')
+        metrics = [("elapsed_s", 0), ("write_bytes", 4 * MIB)]
+        if on == "host":
+            metrics += [("bdp.pause_ms", 0), ("bdp.task_ratelimit_kBps", 0), ("bdp.dirty_ratelimit_kBps", 0)]
+        else:
+            # dirty and writeback at the end: one phase of the memcg domain's sawtooth, compared
+            # to its threshold (20% of the 64M memcg's dirtyable pages, 12.8 MiB), as the
+            # unsynced writers above are
+            dl = 64 * MIB * 20 // 100
+            metrics += [("memcg.usage_bytes", 2 * MIB), ("memcg.events.oom_kill", 0), ("memcg.pgscan", 512), ("memcg.pgsteal", 512),
+                        ("meminfo.Dirty_kB", dl // 1024), ("meminfo.Writeback_kB", dl // 1024)]
+        with open(os.path.join(OUT, name + ".toml"), "w") as f:
+            f.write(text + f"""
+[files."/data/out"]
+size = "0"
+
+[cgroups.A]
+{limit(on, limit_)}
+
+[tasks.w]
+cgroup = "A"
+ops = [
+  {{ op = "write", file = "/data/out", length = "{size}", bufsize = "1M", create = true, step = "write" }},
+]
+""" + tol(name, on, metrics))
 
 
 if __name__ == "__main__":

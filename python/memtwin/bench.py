@@ -132,6 +132,16 @@ def _hits_and_reclaim(repeat: int, rereads: int, lru_gen: bool, large_folios: bo
     return hit, rec, warm_out
 
 
+def _parts(e: dict) -> dict:
+    """Where the host bytes go, per resident page (`Kernel::host_bytes_parts`), the parts that hold any."""
+    n = max(e["resident_pages"], 1)
+    return {k: v / n for k, v in e["host_bytes_parts"].items() if v}
+
+
+def _parts_text(m: dict) -> str:
+    return ", ".join(f"{k} {v:.1f}" for k, v in m["parts_per_resident_page"].items())
+
+
 def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
     hit, rec, warm_out = _hits_and_reclaim(repeat, rereads, False)
     hit_gen, rec_gen, _ = _hits_and_reclaim(repeat, rereads, True)
@@ -165,12 +175,13 @@ def run_bench(repeat: int = 3, rereads: int = 8) -> dict:
         "limit_reclaim": rec,
         "hit_path_lru_gen": hit_gen,
         "limit_reclaim_lru_gen": rec_gen,
-        "memory": {"resident_pages": e["resident_pages"], "host_bytes": e["host_bytes"], "bytes_per_resident_page": e["host_bytes"] / max(e["resident_pages"], 1), "target": 48},
+        "memory": {"resident_pages": e["resident_pages"], "host_bytes": e["host_bytes"], "bytes_per_resident_page": e["host_bytes"] / max(e["resident_pages"], 1), "target": 48,
+                   "parts_per_resident_page": _parts(e)},
         "large_folios": {
             "hit_path": hit_lf,
             "limit_reclaim": rec_lf,
             "memory": {"resident_pages": e_lf["resident_pages"], "host_bytes": e_lf["host_bytes"],
-                       "bytes_per_resident_page": e_lf["host_bytes"] / max(e_lf["resident_pages"], 1)},
+                       "bytes_per_resident_page": e_lf["host_bytes"] / max(e_lf["resident_pages"], 1), "parts_per_resident_page": _parts(e_lf)},
         },
     }
 
@@ -184,7 +195,8 @@ def format_bench(r: dict) -> str:
             f"(a) page-cache hits:           {h['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 20)  {ok(h['events_per_second'] >= h['target'])}",
             f"(b) under memcg-limit reclaim: {c['events_per_second'] / 1e6:8.1f} M page events/s  (target >= 5)   {ok(c['events_per_second'] >= c['target'])}"
             f"  [{int(c['pages_reclaimed'])} pages reclaimed]",
-            f"(c) memory:                    {m['bytes_per_resident_page']:8.1f} bytes per resident page (target <= 48)  {ok(m['bytes_per_resident_page'] <= m['target'])}",
+            f"(c) memory:                    {m['bytes_per_resident_page']:8.1f} bytes per resident page (target <= 48)  {ok(m['bytes_per_resident_page'] <= m['target'])}"
+            f"  [{_parts_text(m)}]",
             f"(d) anonymous faults + munmap: {r['anon_faults']['base_pages']['events_per_second'] / 1e6:8.1f} M base pages/s, "
             f"{r['anon_faults']['thp']['events_per_second'] / 1e6:.1f} M pages/s in huge pages",
             f"(e) writer under a memcg limit: {r['writer']['events_per_second'] / 1e6:7.1f} M page events/s",
@@ -198,6 +210,6 @@ def format_bench(r: dict) -> str:
             f"(g) large folios (XFS, 6.18):  {r['large_folios']['memory']['bytes_per_resident_page']:8.1f} bytes per resident 4 KiB, "
             f"hits {r['large_folios']['hit_path']['events_per_second'] / 1e6:.1f} M page events/s, "
             f"reclaim {r['large_folios']['limit_reclaim']['events_per_second'] / 1e6:.1f} M page events/s"
-            f"  [{int(r['large_folios']['limit_reclaim']['pages_reclaimed'])} pages reclaimed]",
+            f"  [{int(r['large_folios']['limit_reclaim']['pages_reclaimed'])} pages reclaimed; {_parts_text(r['large_folios']['memory'])}]",
         ]
     )

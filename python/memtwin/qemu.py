@@ -721,7 +721,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|zswap|meminfo|cgstat|res|folios)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|zswap|meminfo|cgstat|res|folios|killed)$")
 
 
 def _sections(text: str) -> dict:
@@ -785,6 +785,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["node_mem_kB"] = node_memory(out)
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
+    facts["oom_killed_tasks"] = [names[int(i)] for i in re.findall(r"^@@KILLED (\d+)$", out, re.M) if int(i) < len(names)]
     for i, e in enumerate(errors):
         m = re.match(r"task (\d+)(.*)$", e)
         if m and int(m.group(1)) < len(names):
@@ -827,8 +828,12 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
             idx, n = line.split()
             res[tracked[int(idx)]] = int(n)
         res, total = step_view(res, step_ops.get(si, []), plan.get("report_resident_pages", "step"))
+        metrics = metrics_from(a, b, mi, st)
+        # a task SIGKILLed in this step (the OOM killer): the guest program's parent ended the
+        # step for it from the zombie (`#killed`), as the engine ends a victim's step
+        metrics["oom_killed"] = 1 if "killed" in b_sec else 0
         rec = {"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
-               "metrics": metrics_from(a, b, mi, st), "resident_pages": res, "pagecache": total, "_end": b.t}
+               "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": b.t}
         if "folios" in b_sec:
             rec["folios"] = parse_folios(b_sec["folios"])
         recs.append(rec)
@@ -965,6 +970,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),
                     **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),
+        **({"oom_killed_tasks": facts["oom_killed_tasks"]} if facts.get("oom_killed_tasks") else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",

@@ -236,7 +236,8 @@ def test_v1_memsw_and_swappiness_reach_the_guest(tmp_path):
 
 def test_recorded_swap_runs_had_the_swap_device():
     import json
-    for name in ("qemu61-swap-retouch", "qemu61-swap-v1-memsw", "qemu61-swap-sw0", "qemu61-lrugen-swap"):
+    for name in ("qemu61-swap-retouch", "qemu61-swap-v1-memsw", "qemu61-swap-sw0", "qemu61-swap-sw60", "qemu61-swap-sw100",
+                 "qemu61-lrugen-swap"):
         with open(os.path.join(ROOT, "scenarios", "validation", "real", name + ".json")) as f:
             info = json.load(f)["variants"]["default"]["real"]
         assert info["machine"]["swap"].startswith("/dev/vdb partition 262140"), name
@@ -498,6 +499,26 @@ def test_recorded_lru_gen_runs_say_lru_gen_was_on():
         assert any(line.startswith("memcg") for line in info["lru_gen_debug"]), name
     with open(os.path.join(ROOT, "scenarios", "validation", "real", "qemu61-stream-wset.json")) as f:
         assert json.load(f)["variants"]["default"]["real"]["machine"]["lru_gen"].startswith("0x0000")
+
+
+def test_a_task_the_oom_killer_kills_ends_its_step_as_oom_killed():
+    # issue 22: kswapd's min_ttl_ms OOM kill (lru_gen_age_node() -> out_of_memory()). The guest
+    # program's parent ends the step of a task SIGKILLed in it, from the zombie (WNOWAIT, before
+    # wait4() reaps it), with the step's start snapshot the task left in memory shared with the
+    # parent and touched by it before the tasks fork (charged to no scenario memcg).
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    main = src[src.index("int main("):]
+    assert main.index("memset(m, 0, len)") < main.index("fork()")
+    assert "WEXITED | WNOWAIT" in main and main.index("WNOWAIT") < main.index("wait4(")
+    assert "si.si_status == SIGKILL" in main and '"#ru\\n%ld %ld\\n#killed\\n1\\n@@ENDSTEP\\n"' in main
+    assert qemu._SECTION.match("#killed")
+    with open(os.path.join(ROOT, "scenarios", "validation", "real", "qemu61-lrugen-minttl-oom.json")) as f:
+        rec = json.load(f)["variants"]["default"]
+    assert rec["real"]["oom_killed_tasks"] == ["streamer"]
+    by = {(s["task"], s["name"]): s["metrics"] for s in rec["steps"]}
+    assert by[("streamer", "stream")]["oom_killed"] == 1 and by[("streamer", "stream")]["vmstat.oom_kill"] == 1
+    assert by[("hog", "idle")]["oom_killed"] == 0
 
 
 # ---------------------------------------------------------------- the root file system and folios (issue 21)

@@ -17,6 +17,15 @@
 //! search, retiring completed ones is amortised O(1), and no per-request cost depends on the
 //! queue's length.
 //!
+//! A device whose bandwidths are blk-throttle limits over a faster disk (`blk_throttle`, the
+//! host runner's loop device: `blkio.throttle.read_bps_device`/`write_bps_device`) serves each
+//! direction on its own budget: block/blk-throttle.c keeps a slice per direction
+//! (`tg->bps[rw]`, `tg->bytes_disp[rw]`, `tg_within_bps_limit()`), so a read waits for the
+//! reads before it and not for the writes the flusher queued. The throttled bios are held in
+//! the throttle group's service queue before they are given a request (`blk_throtl_bio()` in
+//! `submit_bio_noacct()`), so they take no request and no tag: a submitter never waits for
+//! one on such a device.
+//!
 //! Not modelled: the scheduler's reordering (CFQ's preference of sync queues and its idling,
 //! mq-deadline's read/write batches and expiries): every era serves the device's requests in
 //! submission order.
@@ -88,6 +97,8 @@ pub struct RequestQueue {
     pub completed: u64,
     /// The last request: its class, pages, and when the device starts it.
     last: Option<(RqClass, u64, Nanos)>,
+    /// The direction of the last request.
+    last_dir: Option<Dir>,
 }
 
 impl RequestQueue {
@@ -170,6 +181,14 @@ pub struct BlockDevice {
     pub nr_requests: u64,
     /// The allocated requests.
     pub queue: RequestQueue,
+    /// `read_bw` and `write_bw` are blk-throttle limits over a faster disk: reads have a time
+    /// line of their own (`read_busy_until`, `read_last_end`); `busy_until` and `last_end`
+    /// are the writes'.
+    pub blk_throttle: bool,
+    /// With `blk_throttle`: when the reads' budget is next free.
+    pub read_busy_until: Nanos,
+    /// With `blk_throttle`: device page after the last read.
+    pub read_last_end: u64,
 }
 
 impl BlockDevice {
@@ -190,7 +209,18 @@ impl BlockDevice {
             next_free_page: 0,
             nr_requests: BLKDEV_MAX_RQ,
             queue: RequestQueue::default(),
+            blk_throttle: false,
+            read_busy_until: 0,
+            read_last_end: u64::MAX,
         }
+    }
+
+    /// A device whose `read_bw` and `write_bw` are blk-throttle limits
+    /// (`blkio.throttle.read_bps_device`, `write_bps_device`) over a disk faster than both:
+    /// each direction is served on its own budget (block/blk-throttle.c
+    /// `tg_within_bps_limit()`, a slice per direction).
+    pub fn throttled(name: &str, read_bw: u64, write_bw: u64, seek_ns: Nanos, read_ahead_kb: u64) -> Self {
+        BlockDevice { blk_throttle: true, ..BlockDevice::new(name, read_bw, write_bw, seek_ns, read_ahead_kb) }
     }
 
     /// `bdi_write_congested()`: whether the backlog at `now` is above the congestion
@@ -237,13 +267,18 @@ impl BlockDevice {
             Dir::Read => self.read_bw,
             Dir::Write => self.write_bw,
         };
-        let seek = if start == self.last_end { 0 } else { self.seek_ns };
+        // blk-throttle: a read is served on the reads' budget, a write on the writes'.
+        let own_line = self.blk_throttle && dir == Dir::Read;
+        let (line_busy, line_end) = if own_line { (self.read_busy_until, self.read_last_end) } else { (self.busy_until, self.last_end) };
+        let seek = if start == line_end { 0 } else { self.seek_ns };
         let xfer_of = |p: u64| (p as u128 * PAGE_SIZE as u128 * NSEC_PER_SEC as u128 / bw as u128) as Nanos;
         let xfer = xfer_of(pages);
-        let begin = now.max(self.busy_until);
+        let begin = now.max(line_busy);
         let done = begin + seek + xfer;
+        // The back merge needs the last request to be of this class, and (two lines) of
+        // this direction's line: with blk-throttle reads and writes are apart.
         match self.queue.last {
-            Some((c, n, started)) if seek == 0 && c == class && started > now && n + pages <= MAX_REQUEST_PAGES => {
+            Some((c, n, started)) if seek == 0 && c == class && started > now && n + pages <= MAX_REQUEST_PAGES && !(self.blk_throttle && self.queue.last_dir != Some(dir)) => {
                 // Back merge: the last request grows and completes later.
                 *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
                 self.queue.last = Some((c, n + pages, started));
@@ -261,9 +296,15 @@ impl BlockDevice {
                 }
             }
         }
-        self.busy_until = done;
+        self.queue.last_dir = Some(dir);
+        if own_line {
+            self.read_busy_until = done;
+            self.read_last_end = start + pages;
+        } else {
+            self.busy_until = done;
+            self.last_end = start + pages;
+        }
         self.busy_ns += seek + xfer;
-        self.last_end = start + pages;
         self.ios += 1;
         match dir {
             Dir::Read => self.read_bytes += bytes,
@@ -280,6 +321,11 @@ impl BlockDevice {
     /// each class to `nr_requests`; blk-mq both together, and from 5.14 async requests to
     /// three quarters of them.
     pub fn get_request_wait(&self, class: RqClass, start: u64, pages: u64, now: Nanos, era: BlkQueue) -> Option<Nanos> {
+        if self.blk_throttle {
+            // blk_throtl_bio() holds the bio before it is given a request: what waits is
+            // the bio, on its direction's budget (submit_class()'s time line), not the task.
+            return None;
+        }
         if let Some((c, n, started)) = self.queue.last {
             if start == self.last_end && c == class && started > now && n + pages <= MAX_REQUEST_PAGES {
                 return None;

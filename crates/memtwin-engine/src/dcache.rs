@@ -282,9 +282,9 @@ impl Kernel {
         }
         let mut moved = 0u64;
         for m in &mut self.mappings {
-            for leaf in m.xa.leaves_mut() {
-                if leaf.node.charged == memcg {
-                    leaf.node.charged = parent;
+            for node in m.xa.nodes_mut() {
+                if node.charged == memcg {
+                    node.charged = parent;
                     moved += 1;
                 }
             }

@@ -45,7 +45,8 @@ pub enum StallKind {
     Thrashing,
     /// memory.high's penalty sleep (`mem_cgroup_handle_over_high()`, 5.4+); a memory stall.
     High,
-    /// `balance_dirty_pages()` holding a writer (its pauses).
+    /// `balance_dirty_pages()` holding a writer: its pauses, `io_schedule_timeout()` (I/O wait,
+    /// PSI io, not a memory stall: no `psi_memstall_enter()` around them).
     Dirty,
 }
 

@@ -17,7 +17,7 @@ use crate::types::{pages_for, InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
 pub use crate::xarray::{Slot, XaNode, XA_CHUNK_SHIFT};
-use crate::xarray::XArray;
+use crate::xarray::{XArray, XA_CHUNK_SIZE};
 
 /// A read request in flight: pages `start..end` are locked until `done`.
 #[derive(Copy, Clone, Debug)]
@@ -29,6 +29,10 @@ pub struct Inflight {
     /// Completion time (`end_page_read()` unlocks the pages then).
     pub done: Nanos,
 }
+
+/// `BIO_MAX_VECS` (include/linux/bio.h; `BIO_MAX_PAGES` before 5.12): the most segments a bio
+/// holds, one per folio a file system's readahead adds to it (`bio_max_segs()`).
+pub const BIO_MAX_VECS: u32 = 256;
 
 /// `struct address_space`.
 #[derive(Clone, Debug, Default)]
@@ -72,27 +76,26 @@ impl AddressSpace {
     /// Replace the entry of an occupied slot (`xas_store()` over an existing entry, as
     /// migration does).
     pub fn replace_slot(&mut self, index: u32, slot: Slot) {
-        let id = self.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("replace_slot() on an empty range");
-        self.xa.leaf_mut(id).slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize] = slot;
+        self.xa.store(index, slot);
     }
 
     /// The node of 64-slot range `chunk`, if it is allocated (`xas_load()` to shift 0, the
     /// `xa_node` the kernel's workingset code reaches through `xas.xa_node`).
-    #[inline]
+    #[inline(always)]
     pub fn node(&self, chunk: u32) -> Option<&XaNode> {
-        self.xa.leaf_id(chunk).map(|id| &self.xa.leaf(id).node)
+        self.xa.leaf_id(chunk).map(|id| self.xa.node(id))
     }
 
     /// The node of 64-slot range `chunk`, if it is allocated, to change.
-    #[inline]
+    #[inline(always)]
     pub fn node_mut(&mut self, chunk: u32) -> Option<&mut XaNode> {
-        self.xa.leaf_id(chunk).map(|id| &mut self.xa.leaf_mut(id).node)
+        self.xa.leaf_id(chunk).map(|id| self.xa.node_mut(id))
     }
 
     /// Every allocated node as (range, occupancy), in no particular order (what
     /// `xas_for_each()` visits, for the reparenting and invariant walks).
     pub fn xa_nodes(&self) -> impl Iterator<Item = (u32, &XaNode)> {
-        self.xa.leaves().map(|l| (l.chunk, &l.node))
+        self.xa.leaves()
     }
 
     /// The first index of `from..=last` holding an entry (a page or a shadow), `xa_find()`.
@@ -128,6 +131,7 @@ impl AddressSpace {
 
     /// Whether the mapping's only entry (page or shadow) is at index 0: the xarray then keeps
     /// it in its head, with no tree node.
+    #[inline]
     pub fn head_only(&self) -> bool {
         self.nrpages + self.nrshadows == 1 && self.slot(0) != Slot::EMPTY
     }
@@ -135,6 +139,7 @@ impl AddressSpace {
     /// The tree nodes an insert at `index` needs that the mapping has not got: the node of the
     /// 64-slot range of `index`, unless the entry will be alone at index 0 (kept in the head);
     /// and range 0's node, when a lone entry at index 0 stops being alone (`xas_expand()`).
+    #[inline]
     pub fn xa_nodes_needed(&self, index: u32) -> (bool, bool) {
         let entries = self.nrpages + self.nrshadows;
         let occupied = self.slot(index) != Slot::EMPTY;
@@ -248,13 +253,11 @@ impl Kernel {
             n0.charged = node_memcg;
             n0.slab = true;
         }
-        let leaf = m.xa.create(chunk);
-        let leaf = m.xa.leaf_mut(leaf);
-        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-        let old = std::mem::replace(slot, Slot::page(page));
+        m.xa.create(chunk);
+        let old = m.xa.store(index, Slot::page(page));
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
-        let node = &mut leaf.node;
+        let node = m.node_mut(chunk).expect("created");
         node.pages += 1;
         if need_chunk {
             node.charged = node_memcg;
@@ -290,7 +293,8 @@ impl Kernel {
     pub fn filemap_add_large_folio(&mut self, inode: InodeId, index: u32, order: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, AddError> {
         debug_assert!(order >= 1 && index.is_multiple_of(1 << order));
         let n = 1u32 << order;
-        if self.mappings[inode.idx()].entries(index, index + n - 1).any(|(_, s)| s.as_page().is_some()) {
+        let m = &self.mappings[inode.idx()];
+        if (index..index + n).any(|i| m.slot(i).as_page().is_some()) {
             return Err(AddError::Exists);
         }
         self.cpu(self.cost.add_page);
@@ -329,23 +333,29 @@ impl Kernel {
         let (first_chunk, last_chunk) = (index >> XA_CHUNK_SHIFT, (index + n - 1) >> XA_CHUNK_SHIFT);
         for chunk in first_chunk..=last_chunk {
             let fresh = m.node(chunk).is_none_or(|x| x.pages == 0 && x.shadows == 0);
-            let leaf = m.xa.create(chunk);
-            let leaf = m.xa.leaf_mut(leaf);
+            m.xa.create(chunk);
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
+            let (mut added, mut replaced) = (0u8, 0u8);
             for i in lo..hi {
-                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-                let old = std::mem::replace(slot, Slot::page(PageId(head.0 + (i - index))));
+                let old = m.xa.store(i, Slot::page(PageId(head.0 + (i - index))));
                 if let Some(s) = old.as_shadow() {
                     shadow = Some(s);
                     nr_shadows += 1;
-                    leaf.node.shadows -= 1;
+                    replaced += 1;
                 }
-                leaf.node.pages += 1;
+                added += 1;
             }
+            let node = m.node_mut(chunk).expect("created");
+            node.shadows -= replaced;
+            node.pages += added;
             if fresh && need_chunks > 0 {
-                leaf.node.charged = node_memcg;
-                leaf.node.slab = true;
+                node.charged = node_memcg;
+                node.slab = true;
+            }
+            if hi - lo == XA_CHUNK_SIZE as u32 {
+                // The folio fills the chunk (order >= 6): one multi-index entry.
+                m.xa.compact_run(chunk);
             }
         }
         m.nrpages += n as u64;
@@ -414,21 +424,16 @@ impl Kernel {
         let memcg = self.pages[head].memcg;
         let m = &mut self.mappings[inode.idx()];
         for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
-            let leaf = m.xa.leaf_id(chunk).expect("a folio's range has its nodes");
-            let leaf = m.xa.leaf_mut(leaf);
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
             for i in lo..hi {
-                let slot = &mut leaf.slots[(i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-                debug_assert_eq!(slot.as_page(), Some(PageId(head.0 + (i - index))));
-                leaf.node.pages -= 1;
-                *slot = match shadow {
-                    Some(s) => {
-                        leaf.node.shadows += 1;
-                        Slot(s)
-                    }
-                    None => Slot::EMPTY,
-                };
+                let _old = m.xa.store(i, shadow.map_or(Slot::EMPTY, Slot));
+                debug_assert_eq!(_old.as_page(), Some(PageId(head.0 + (i - index))));
+            }
+            let node = m.node_mut(chunk).expect("a folio's range has its nodes");
+            node.pages -= (hi - lo) as u8;
+            if shadow.is_some() {
+                node.shadows += (hi - lo) as u8;
             }
         }
         m.nrpages -= n as u64;
@@ -519,21 +524,16 @@ impl Kernel {
         }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         let m = &mut self.mappings[inode.idx()];
-        let leaf = m.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
-        let leaf = m.xa.leaf_mut(leaf);
-        let slot = &mut leaf.slots[(index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize];
-        debug_assert_eq!(slot.as_page(), Some(page));
+        let _old = m.xa.store(index, shadow.map_or(Slot::EMPTY, Slot));
+        debug_assert_eq!(_old.as_page(), Some(page));
         m.nrpages -= 1;
         self.vmstat.nr_file_pages -= 1;
-        leaf.node.pages -= 1;
-        *slot = match shadow {
-            Some(s) => {
-                m.nrshadows += 1;
-                leaf.node.shadows += 1;
-                Slot(s)
-            }
-            None => Slot::EMPTY,
-        };
+        let node = m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
+        node.pages -= 1;
+        if shadow.is_some() {
+            m.nrshadows += 1;
+            m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node").shadows += 1;
+        }
         if self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
@@ -554,8 +554,13 @@ impl Kernel {
     fn xas_nomem(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(bool, bool)> {
         let bytes = |(c, z): (bool, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
         self.mappings[inode.idx()].ensure(index);
-        let charged = bytes(self.mappings[inode.idx()].xa_nodes_needed(index));
-        if memcg != MemcgId::NONE && charged > 0 && !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
+        let first = self.mappings[inode.idx()].xa_nodes_needed(index);
+        let charged = bytes(first);
+        if memcg == MemcgId::NONE || charged == 0 {
+            // Nothing charged, so no reclaim ran: the need is what it was.
+            return Some(first);
+        }
+        if !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
             return None;
         }
         let need = self.mappings[inode.idx()].xa_nodes_needed(index);
@@ -651,8 +656,13 @@ impl Kernel {
         }
     }
 
-    /// `read_pages()`: submit one read request for the `nr` freshly added pages starting at
-    /// `index`, lock them until it completes, and account it (`pgpgin`, task read_bytes).
+    /// `read_pages()`: submit the `nr` freshly added pages starting at `index` for reading,
+    /// lock them until their read completes, and account it (`pgpgin`, task read_bytes). The
+    /// file system's `->readahead()` (`mpage_readahead()`, ext4's `ext4_mpage_readpages()`,
+    /// `iomap_readahead()`) builds bios of at most `BIO_MAX_VECS` folios each (`bio_alloc(bdev,
+    /// bio_max_segs(nr_pages), ...)`; one segment per folio) and submits each when it is full;
+    /// the end of a bio's I/O (`mpage_end_io()` / `folio_end_read()`) unlocks its folios, so
+    /// a window's first folios are up to date while its later bios are still on the device.
     pub fn read_pages(&mut self, inode: InodeId, index: u32, nr: u32) {
         if nr == 0 {
             return;
@@ -661,12 +671,30 @@ impl Kernel {
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("read_pages() is never called for shmem");
         self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
-        let done = self.devices[dev.idx()].submit(Dir::Read, base + index as u64, nr as u64, self.now);
         let now = self.now;
-        let m = &mut self.mappings[inode.idx()];
-        m.inflight.retain(|r| r.done > now);
-        m.inflight.push(Inflight { start: index, end: index + nr, done });
-        for i in index..index + nr {
+        self.mappings[inode.idx()].inflight.retain(|r| r.done > now);
+        let end = index + nr;
+        let mut start = index;
+        while start < end {
+            // One bio: up to BIO_MAX_VECS folios from `start`.
+            let mut i = start;
+            let mut vecs = 0;
+            while i < end && vecs < BIO_MAX_VECS {
+                i += match self.mappings[inode.idx()].lookup(i) {
+                    Some(p) => {
+                        let head = self.pages.page_folio(p);
+                        (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i
+                    }
+                    None => 1,
+                };
+                vecs += 1;
+            }
+            let done = self.devices[dev.idx()].submit(Dir::Read, base + start as u64, (i - start) as u64, self.now);
+            self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done });
+            start = i;
+        }
+        let m = &self.mappings[inode.idx()];
+        for i in index..end {
             if let Some(p) = m.lookup(i) {
                 self.pages[p].flags |= pg::LOCKED | pg::FRESH;
             }
@@ -785,7 +813,7 @@ impl Kernel {
     /// `generic_perform_write()`: one `write()` of `len` bytes at `pos` by a task in `memcg`:
     /// find or create each page, copy into it, mark it accessed (tmpfs always, other file
     /// systems before 4.7: `KernelProfile::write_marks_accessed`) and dirty, and throttle in
-    /// `balance_dirty_pages()`. Writes extend the file.
+    /// throttle in `balance_dirty_pages_ratelimited()` after each page. Writes extend the file.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
         self.cpu(self.cost.syscall);
         if len == 0 {
@@ -868,6 +896,13 @@ impl Kernel {
             if !shmem {
                 self.cpu(self.cost.write_begin_end);
                 self.folio_mark_dirty(page);
+                let ino = &mut self.inodes[inode.idx()];
+                let page_end = end.min((index as u64 + 1) * PAGE_SIZE);
+                if page_end > ino.size {
+                    ino.size = page_end;
+                }
+                // After each page copied (`balance_dirty_pages_ratelimited()` in the loop).
+                self.balance_dirty_pages_ratelimited(inode, memcg);
             }
         }
         let ino = &mut self.inodes[inode.idx()];
@@ -877,7 +912,6 @@ impl Kernel {
         if self.pagecache_slab_owed() {
             self.pagecache_slab_settle();
         }
-        self.balance_dirty_pages(inode, memcg);
         Ok(len)
     }
 

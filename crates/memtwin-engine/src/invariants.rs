@@ -250,13 +250,13 @@ impl Kernel {
         self.check_rmap()?;
         for (ino, m) in self.mappings.iter().enumerate() {
             let (mut pages, mut shadows) = (0u64, 0u64);
-            for leaf in m.xa.leaves() {
-                let (c, node) = (leaf.chunk, &leaf.node);
-                if m.xa.leaf_id(c).map(|id| m.xa.leaf(id).chunk) != Some(c) {
+            for id in m.xa.leaf_ids() {
+                let (c, node) = (m.xa.chunk(id), m.xa.node(id));
+                if m.xa.leaf_id(c) != Some(id) {
                     return Err(format!("inode {ino} node {c}: not reachable from the tree's root"));
                 }
-                let p = leaf.slots.iter().filter(|s| s.as_page().is_some()).count();
-                let s = leaf.slots.iter().filter(|s| s.as_shadow().is_some()).count();
+                let p = m.xa.slots(id).filter(|s| s.as_page().is_some()).count();
+                let s = m.xa.slots(id).filter(|s| s.as_shadow().is_some()).count();
                 pages += p as u64;
                 shadows += s as u64;
                 if p != node.pages as usize || s != node.shadows as usize {

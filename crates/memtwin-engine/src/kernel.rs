@@ -78,9 +78,15 @@ pub struct Kernel {
     /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
     /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
     pub charge_stock: (MemcgId, u64),
-    /// `current->nr_dirtied`: pages the running task dirtied through page faults since its
-    /// last `balance_dirty_pages()` (`balance_dirty_pages_ratelimited()`); saved per task.
-    pub nr_dirtied: u32,
+    /// The running task's dirty throttling state (`current->nr_dirtied`, `nr_dirtied_pause`,
+    /// `dirty_paused_when`, its CPU's `bdp_ratelimits`); saved per task.
+    pub task_dirty: crate::page_writeback::TaskDirty,
+    /// `ratelimit_pages` (`writeback_set_ratelimit()`).
+    pub ratelimit_pages: u64,
+    /// Per writeback domain key, the wb's bandwidth estimates and its domain's dirty limit.
+    pub wb_bw: Vec<crate::page_writeback::WbBandwidth>,
+    /// What the `writeback:balance_dirty_pages` tracepoint reported so far.
+    pub bdp_trace: crate::page_writeback::BdpTrace,
     /// Time the running context spent stalled on memory in this quantum (psi.rs), ns.
     pub memstall_ns: Nanos,
     /// Nesting of `psi_memstall_enter()` in the running context.
@@ -114,6 +120,9 @@ pub struct Kernel {
     /// `current->in_lru_fault` (6.1 `lru_gen_enter_fault()`): a fault of a mapping that is
     /// neither `VM_SEQ_READ` nor `VM_RAND_READ` is running, under the multi-generational LRU.
     pub(crate) lru_gen_in_fault: bool,
+    /// The task (its mm's index) the OOM killer chose and marked (`mark_oom_victim()`) that
+    /// has not exited yet; the scheduler kills it (oom_kill.rs).
+    pub oom_victim: Option<u32>,
     /// `mm->lru_gen` of each task (by task index), under the multi-generational LRU.
     pub lru_gen_mms: Vec<crate::lru_gen::LruGenMm>,
     /// `memcg->mm_list` (by memcg index): the tasks' mms in the order they joined.
@@ -213,7 +222,10 @@ impl Kernel {
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
             charge_stock: (MemcgId::NONE, 0),
-            nr_dirtied: 0,
+            task_dirty: Default::default(),
+            ratelimit_pages: 0,
+            wb_bw: vec![],
+            bdp_trace: Default::default(),
             memstall_ns: 0,
             memstall_depth: 0,
             memstall_start: 0,
@@ -227,6 +239,7 @@ impl Kernel {
             lru_gen_mm_walk: false,
             cur_mm: u32::MAX,
             lru_gen_in_fault: false,
+            oom_victim: None,
             lru_gen_mms: vec![],
             lru_gen_mm_lists: vec![],
             lru_gen_vma_mm: vec![],
@@ -317,11 +330,18 @@ impl Kernel {
     /// slots, shadow nodes, writeback completion times, VMA page tables, the zones' buddy
     /// bookkeeping), for the bytes-per-resident-page benchmark.
     pub fn host_bytes(&self) -> usize {
-        self.pages.host_bytes()
-            + self.mappings.iter().map(|m| m.host_bytes()).sum::<usize>()
-            + self.shadow_nodes.iter().map(|l| l.nodes.capacity() * 12).sum::<usize>()
-            + self.wb_done.capacity() * std::mem::size_of::<Nanos>()
-            + self.vmas.iter().map(|v| v.pages.capacity() * 4 + v.swap.capacity() * 4).sum::<usize>()
-            + self.zones.iter().map(|z| z.host_bytes()).sum::<usize>()
+        self.host_bytes_parts().iter().map(|(_, b)| b).sum()
+    }
+
+    /// [`Kernel::host_bytes`] part by part (`memtwin bench` prints where the bytes go).
+    pub fn host_bytes_parts(&self) -> [(&'static str, usize); 6] {
+        [
+            ("page_arena", self.pages.host_bytes()),
+            ("xarray", self.mappings.iter().map(|m| m.host_bytes()).sum::<usize>()),
+            ("shadow_node_lists", self.shadow_nodes.iter().map(|l| l.nodes.capacity() * 12).sum::<usize>()),
+            ("wb_done", self.wb_done.capacity() * std::mem::size_of::<Nanos>()),
+            ("vma_page_tables", self.vmas.iter().map(|v| v.pages.capacity() * 4 + v.swap.capacity() * 4).sum::<usize>()),
+            ("buddy", self.zones.iter().map(|z| z.host_bytes()).sum::<usize>()),
+        ]
     }
 }

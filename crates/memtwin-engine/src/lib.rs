@@ -25,6 +25,7 @@ pub mod memcontrol;
 pub mod memory;
 pub mod mlock;
 pub mod msync;
+pub mod oom_kill;
 pub mod metrics;
 pub mod mm_types;
 pub mod mmzone;

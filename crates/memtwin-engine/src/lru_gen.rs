@@ -29,14 +29,14 @@
 //! mapped page asks rmap (`folio_check_references()`), and a young PTE starts the look-around
 //! ([`Kernel::lru_gen_look_around`]).
 //!
-//! What the engine does not model, and why: accessed bits of anonymous pages (the walk skips
-//! anonymous VMAs, whose pages keep the generation they were faulted into); virtual addresses
-//! (each VMA is taken to start on a PMD boundary).
+//! The walk covers anonymous VMAs too when anonymous pages can be swapped (their accessed bits
+//! are `Vma::young`). What the engine does not model, and why: virtual addresses (each VMA is
+//! taken to start on a PMD boundary); the PTE dirty bit the walk carries to a folio.
 //! Zones are not split (one list per generation and type). `CONFIG_LRU_GEN_STATS` is off, as
 //! in Debian's build (`NR_HIST_GENS` = 1). The memcg LRU for global reclaim is 6.3+ and no
 //! profile has it: global reclaim walks memcgs as the two-list code does. `min_ttl_ms` gates
-//! kswapd's aging (`age_lruvec()`); the OOM kill 6.1 then invokes when every memcg is younger
-//! is counted (`LruGenStruct::min_ttl_ooms`), not carried out.
+//! kswapd's aging (`age_lruvec()`), and when no memcg passes, kswapd invokes the OOM killer
+//! (`out_of_memory()`, oom_kill.rs), whose victim the scheduler kills.
 
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
@@ -201,8 +201,9 @@ pub struct LruGenStruct {
     /// Times kswapd found this lruvec's oldest generation younger than `min_ttl_ms`
     /// (`age_lruvec()` returning false).
     pub min_ttl_skips: u64,
-    /// Times `lru_gen_age_node()` would have invoked the OOM killer because every memcg was
-    /// younger than `min_ttl_ms` (counted on the root's lruvec).
+    /// Times `lru_gen_age_node()` invoked the OOM killer because no memcg was older than
+    /// `min_ttl_ms` (counted on the root's lruvec; a call while an earlier victim has not
+    /// exited yet kills nobody).
     pub min_ttl_ooms: u64,
 }
 
@@ -595,24 +596,35 @@ impl Kernel {
         }
     }
 
-    /// `walk_pmd_range()` + `walk_pte_range()` (6.1) over one VMA: VMAs `should_skip_vma()`
-    /// skips (locked, `VM_SEQ_READ`, `VM_RAND_READ`, tmpfs without swap) are left alone, and
-    /// anonymous ones too: the engine keeps no accessed bits for anonymous memory, so a walk
-    /// of them would find nothing. Each PMD (512 pages from the VMA's start) with a page table
-    /// and a young entry (x86's non-leaf PMD accessed bit, `LRU_GEN_NONLEAF_YOUNG`) that the
-    /// Bloom filter of `max_seq` holds, or any with `force_scan`, has its young PTEs cleared
-    /// and their pages moved to generation `max_seq` (`folio_update_gen()`: refs,
-    /// `PG_referenced` and `PG_workingset` cleared; an isolated page gets `PG_referenced`);
-    /// a PMD with at least one young PTE per cache line goes into the next generation's
-    /// filter. Each young PTE costs one `scan_page` of CPU.
+    /// `walk_pmd_range()` + `walk_pte_range()` (6.1) over one VMA, file and anonymous alike:
+    /// VMAs `should_skip_vma()` skips (locked, `VM_SEQ_READ`, `VM_RAND_READ`; anonymous memory
+    /// and tmpfs when anonymous pages cannot be swapped, `!walk->can_swap`) are left alone.
+    /// Each PMD (512 pages from the VMA's start) with a page table and a young entry (x86's
+    /// non-leaf PMD accessed bit, `LRU_GEN_NONLEAF_YOUNG`): a huge page it maps
+    /// (`pmd_trans_huge()`) is handled at once (`walk_pmd_range_locked()`: its PMD made old,
+    /// the folio moved), without the Bloom filter; else, when the Bloom filter of `max_seq`
+    /// holds it, or with `force_scan`, its young PTEs are cleared and their pages moved to
+    /// generation `max_seq` (`folio_update_gen()`: refs, `PG_referenced` and `PG_workingset`
+    /// cleared; an isolated page gets `PG_referenced`); a PMD with at least one young PTE per
+    /// cache line goes into the next generation's filter. Each young entry costs one
+    /// `scan_page` of CPU. The dirty bit `walk_pte_range()` carries to the folio is not kept
+    /// by the engine (a written anonymous page is dirty from its fault on).
     fn lru_gen_walk_vma(&mut self, v: usize, vma: VmaId, max_seq: u64, can_swap: bool, force: bool) {
         let vi = vma.0 as usize;
-        let Some(f) = self.vmas[vi].file.as_ref() else { return };
-        if !self.vmas[vi].live || f.locked || f.seq_read || f.rand_read {
+        if !self.vmas[vi].live {
             return;
         }
-        if !can_swap && self.inodes[f.inode.idx()].dev.is_none() {
-            return;
+        match self.vmas[vi].file.as_ref() {
+            Some(f) => {
+                if f.locked || f.seq_read || f.rand_read {
+                    return;
+                }
+                if !can_swap && self.inodes[f.inode.idx()].dev.is_none() {
+                    return;
+                }
+            }
+            None if !can_swap => return,
+            None => {}
         }
         let len = self.vmas[vi].pages.len() as u32;
         let ptrs = PAGEBLOCK_NR as u32;
@@ -622,8 +634,19 @@ impl Kernel {
                 continue;
             }
             let (start, end) = (pmd * ptrs, ((pmd + 1) * ptrs).min(len));
-            let f = self.vmas[vi].file.as_ref().expect("a file VMA");
-            if !f.young[(start / 64) as usize..end.div_ceil(64) as usize].iter().any(|&w| w != 0) {
+            if !self.vmas[vi].any_young(start, end) {
+                continue;
+            }
+            let head = self.vmas[vi].pages[start as usize];
+            if head != PageId::NIL && self.pages[head].test(pg::HEAD) && self.vmas[vi].file.is_none() {
+                // walk_pmd_range_locked(): pmdp_test_and_clear_young() of the huge page.
+                for i in start..end {
+                    self.vmas[vi].pte_mkold(i);
+                }
+                if self.folio_lruvec(head) == v {
+                    self.cpu(self.cost.scan_page);
+                    self.folio_update_gen(v, head, new_gen);
+                }
                 continue;
             }
             if !force && !self.test_bloom_filter(v, max_seq, vma, pmd) {
@@ -632,7 +655,7 @@ impl Kernel {
             let mut young = 0u32;
             for i in start..end {
                 let Some(q) = self.young_pte_folio(vi, i, v, can_swap) else { continue };
-                self.vmas[vi].file.as_mut().expect("a file VMA").set_young(i, false);
+                self.vmas[vi].pte_mkold(i);
                 young += 1;
                 self.cpu(self.cost.scan_page);
                 self.folio_update_gen(v, q, new_gen);
@@ -643,15 +666,16 @@ impl Kernel {
         }
     }
 
-    /// `get_pfn_folio()` (6.1) of page `i` of file VMA `vi` when its PTE is young: the page,
-    /// if it is on lruvec `v` (its memcg and node) and is not a private (anonymous) copy
-    /// unless anonymous pages can be swapped.
+    /// `get_pfn_folio()` (6.1) of page `i` of VMA `vi` when its PTE is young: the page, if it
+    /// is on lruvec `v` (its memcg and node), and, when it is swap-backed (anonymous, a
+    /// private copy, tmpfs), if anonymous pages can be swapped ("file VMAs can contain anon
+    /// pages from COW").
     fn young_pte_folio(&self, vi: usize, i: u32, v: usize, can_swap: bool) -> Option<PageId> {
         let q = self.vmas[vi].pages[i as usize];
-        if q == PageId::NIL || !self.vmas[vi].file.as_ref().expect("a file VMA").young(i) {
+        if q == PageId::NIL || !self.vmas[vi].pte_young(i) {
             return None;
         }
-        (self.folio_lruvec(q) == v && !(self.pages[q].test(pg::ANON) && !can_swap)).then_some(q)
+        (self.folio_lruvec(q) == v && !(self.pages[q].test(pg::SWAPBACKED) && !can_swap)).then_some(q)
     }
 
     /// `folio_update_gen()` (6.1): a page on the LRU goes to generation `new_gen` with its
@@ -810,27 +834,23 @@ impl Kernel {
     /// `get_nr_to_scan()` (6.1): pages to scan in this lruvec at this priority, aging it
     /// first when needed (not at `DEF_PRIORITY`, and not by kswapd, which ages in
     /// [`Kernel::lru_gen_age_node`]).
-    fn lru_gen_get_nr_to_scan(&mut self, memcg: MemcgId, v: usize, sc: &ScanControl, can_swap: bool) -> u64 {
+    fn lru_gen_get_nr_to_scan(&mut self, memcg: MemcgId, v: usize, sc: &ScanControl, can_swap: bool) -> (u64, bool) {
         let online = self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
         let (need_aging, nr_to_scan) = self.should_run_aging(v, can_swap, sc.priority, online);
         if !need_aging {
-            return nr_to_scan;
+            return (nr_to_scan, false);
         }
         if sc.priority != DEF_PRIORITY {
             if sc.kswapd {
-                return 0;
+                return (0, true);
             }
             let max_seq = self.lruvecs[v].lrugen.max_seq;
             if self.try_to_inc_max_seq(v, max_seq, can_swap) {
-                return nr_to_scan;
+                return (nr_to_scan, true);
             }
         }
         let g = &self.lruvecs[v].lrugen;
-        if g.min_seq[!can_swap as usize] + MIN_NR_GENS <= g.max_seq {
-            nr_to_scan
-        } else {
-            0
-        }
+        (if g.min_seq[!can_swap as usize] + MIN_NR_GENS <= g.max_seq { nr_to_scan } else { 0 }, true)
     }
 
     /// `lru_gen_shrink_lruvec()` (6.1): evict batches from the oldest generation until
@@ -844,29 +864,43 @@ impl Kernel {
         self.lru_gen_mm_walk = false;
     }
 
-    /// The loop of `lru_gen_shrink_lruvec()` (6.1).
+    /// The loop of `lru_gen_shrink_lruvec()` (6.1): the returns stand for its `goto done`;
+    /// after a `break` (enough scanned, or `should_abort_scan()`), kswapd's
+    /// `sc->memcgs_need_aging` is cleared when this lruvec gave `MIN_LRU_BATCH` pages without
+    /// needing aging ("see the comment in lru_gen_age_node()").
     fn lru_gen_evict_loop(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+        let start_reclaimed = sc.nr_reclaimed;
+        let need_aging = self.lru_gen_evict_batches(memcg, v, sc);
+        if need_aging == Some(false) && sc.kswapd && sc.nr_reclaimed - start_reclaimed >= MIN_LRU_BATCH {
+            let nid = v % self.nr_nodes as usize;
+            self.nodes[nid].lru_gen_memcgs_need_aging = false;
+        }
+    }
+
+    /// The `while (true)` of `lru_gen_shrink_lruvec()` (6.1): `None` when it ended at `goto
+    /// done`, else whether the last `get_nr_to_scan()` found the lruvec in need of aging.
+    fn lru_gen_evict_batches(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> Option<bool> {
         let start_max_seq = self.lruvecs[v].lrugen.max_seq;
         let start_reclaimed = sc.nr_reclaimed;
         let mut scanned = 0;
         loop {
             let swappiness = if sc.may_swap { self.lru_gen_swappiness(memcg) } else { 0 };
-            let nr_to_scan = self.lru_gen_get_nr_to_scan(memcg, v, sc, swappiness != 0);
+            let (nr_to_scan, need_aging) = self.lru_gen_get_nr_to_scan(memcg, v, sc, swappiness != 0);
             if nr_to_scan == 0 {
-                return;
+                return None;
             }
             let delta = self.evict_folios(memcg, v, sc, swappiness);
             if delta == 0 {
-                return;
+                return None;
             }
             scanned += delta;
             if scanned >= nr_to_scan {
-                return;
+                return Some(need_aging);
             }
             // should_abort_scan()
             if !sc.kswapd {
                 if self.lruvecs[v].lrugen.max_seq - start_max_seq > 1 {
-                    return;
+                    return Some(need_aging);
                 }
                 if sc.cgroup_reclaim {
                     continue;
@@ -880,7 +914,7 @@ impl Kernel {
             // The watermark check of should_abort_scan(): the engine's reclaim callers stop
             // once their target is met, which stands for the zone being above its mark.
             if sc.nr_reclaimed >= sc.nr_to_reclaim {
-                return;
+                return Some(need_aging);
             }
         }
     }
@@ -1137,7 +1171,7 @@ impl Kernel {
         let mut nr_promote = 0;
         for k in start..end {
             let Some(q) = self.young_pte_folio(vi, k, v, can_swap) else { continue };
-            self.vmas[vi].file.as_mut().expect("a file VMA").set_young(k, false);
+            self.vmas[vi].pte_mkold(k);
             young += 1;
             if !self.pages[q].test(pg::LRU) {
                 self.pages[q].flags |= pg::REFERENCED;
@@ -1165,26 +1199,40 @@ impl Kernel {
         young
     }
 
-    /// `lru_gen_age_node()` + `age_lruvec()` (6.1), run by kswapd before it reclaims: age
-    /// every memcg's lruvec on the node that needs it (`should_run_aging()`), except those
-    /// whose oldest file generation is younger than `min_ttl_ms` (thrashing prevention).
-    /// When `min_ttl_ms` is set and every memcg is that young, 6.1 invokes the OOM killer;
-    /// the engine counts it in the root lruvec's `min_ttl_ooms`.
-    pub fn lru_gen_age_node(&mut self, nid: u32, priority: u32) {
+    /// `lru_gen_age_node()` + `age_lruvec()` (mm/vmscan.c, 6.1), run by kswapd's
+    /// `balance_pgdat()` before it shrinks the node at each priority. Skipped, once, when
+    /// `sc->memcgs_need_aging` is clear (the eviction since the last call reclaimed
+    /// `MIN_LRU_BATCH` without needing aging; a new `balance_pgdat()` starts clear): the flag
+    /// is set again. Otherwise every memcg's lruvec on the node that is not below memory.min
+    /// (`mem_cgroup_below_min()`: `emin >= usage`, so an empty memcg too) is aged when it needs
+    /// it (`should_run_aging()`), except, with `min_ttl_ms` set, one whose oldest file
+    /// generation is younger than `min_ttl_ms`, or whose size at this priority is 0 below
+    /// `DEF_PRIORITY` ("likely too small to be helpful"). When `min_ttl_ms` is set and no
+    /// lruvec passed, the OOM killer is invoked (`out_of_memory()`, oom_kill.rs; kswapd
+    /// reclaims for order 0 here, so "the order to exclude compaction-induced reclaim" always
+    /// passes); each invocation counts in the root lruvec's `min_ttl_ooms`.
+    pub fn lru_gen_age_node(&mut self, nid: u32, sc: &ScanControl) {
         let min_ttl = self.profile.lru_gen_min_ttl_ms * 1_000_000;
+        if !self.nodes[nid as usize].lru_gen_memcgs_need_aging {
+            self.nodes[nid as usize].lru_gen_memcgs_need_aging = true;
+            return;
+        }
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
         // set_mm_walk(pgdat) .. clear_mm_walk()
         self.lru_gen_mm_walk = true;
         let mut success = false;
         for &m in &list {
-            if self.memcgs.below_min(m) {
+            // mem_cgroup_below_min() (include/linux/memcontrol.h, 6.1): not the root
+            // (mem_cgroup_supports_protection()), else emin >= usage.
+            let c = &self.memcgs.get(m).counter;
+            if m != MemcgId::ROOT && c.emin >= c.usage {
                 continue;
             }
             let swappiness = self.lru_gen_swappiness(m);
             let v = self.lruvec_idx(m, nid);
             let online = self.memcgs.get(m).state == crate::memcontrol::MemcgState::Online;
-            let (need_aging, nr_to_scan) = self.should_run_aging(v, swappiness != 0, priority, online);
+            let (need_aging, nr_to_scan) = self.should_run_aging(v, swappiness != 0, sc.priority, online);
             if min_ttl > 0 {
                 let g = &self.lruvecs[v].lrugen;
                 let birth = g.timestamps[lru_gen_from_seq(g.min_seq[LRU_GEN_FILE])];
@@ -1192,7 +1240,7 @@ impl Kernel {
                     self.lruvecs[v].lrugen.min_ttl_skips += 1;
                     continue;
                 }
-                if nr_to_scan == 0 && priority != DEF_PRIORITY {
+                if nr_to_scan == 0 && sc.priority != DEF_PRIORITY {
                     continue;
                 }
             }
@@ -1204,12 +1252,14 @@ impl Kernel {
         }
         self.scratch_memcgs = list;
         self.lru_gen_mm_walk = false;
-        // "check the order to exclude compaction-induced reclaim": the engine's kswapd runs
-        // for order-0 watermarks.
-        if !success && min_ttl > 0 {
-            let v = self.lruvec_idx(MemcgId::ROOT, nid);
-            self.lruvecs[v].lrugen.min_ttl_ooms += 1;
+        if success || min_ttl == 0 {
+            return;
         }
+        // "The main goal is to OOM kill if every generation from all memcgs is younger than
+        // min_ttl": mutex_trylock(&oom_lock) -> out_of_memory().
+        let v = self.lruvec_idx(MemcgId::ROOT, nid);
+        self.lruvecs[v].lrugen.min_ttl_ooms += 1;
+        self.out_of_memory();
     }
 
     /// Per-generation page counts of `memcg` on all nodes, oldest first, as

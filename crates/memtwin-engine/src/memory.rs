@@ -110,6 +110,39 @@ impl Vma {
             None => false,
         }
     }
+
+    /// The accessed bit of page `i`'s PTE, in a file VMA ([`FileVma::young`]) or an anonymous
+    /// one (`pte_young()`).
+    #[inline]
+    pub fn pte_young(&self, i: u32) -> bool {
+        match &self.file {
+            Some(f) => f.young(i),
+            None => self.young.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0),
+        }
+    }
+
+    /// Clear the accessed bit of page `i`'s PTE (`ptep_test_and_clear_young()` of one found
+    /// young), in a file or an anonymous VMA.
+    #[inline]
+    pub fn pte_mkold(&mut self, i: u32) {
+        match self.file.as_mut() {
+            Some(f) => f.set_young(i, false),
+            None => {
+                self.test_and_clear_young(i);
+            }
+        }
+    }
+
+    /// Whether any PTE of pages `from..to` is young, a word of 64 at a time (the x86 non-leaf
+    /// PMD accessed bit the page-table walk tests first).
+    #[inline]
+    pub fn any_young(&self, from: u32, to: u32) -> bool {
+        let bits = match &self.file {
+            Some(f) => &f.young[..],
+            None => &self.young[..],
+        };
+        bits.get((from / 64) as usize..to.div_ceil(64) as usize).is_some_and(|w| w.iter().any(|&w| w != 0))
+    }
 }
 
 impl FileVma {
@@ -691,11 +724,6 @@ impl Kernel {
     }
 }
 
-/// `current->nr_dirtied_pause` of a task that has not been throttled yet (kernel/fork.c:
-/// `128 >> (PAGE_SHIFT - 10)` pages): how many pages it dirties between two
-/// `balance_dirty_pages()` calls of `balance_dirty_pages_ratelimited()`.
-pub const NR_DIRTIED_PAUSE: u32 = 32;
-
 /// `fault_around_bytes` (mm/memory.c): 64 KiB, the window `do_fault_around()` maps.
 pub const FAULT_AROUND_BYTES: u64 = 65536;
 
@@ -813,17 +841,12 @@ impl Kernel {
 
     /// `do_page_mkwrite()` (ext4's `block_page_mkwrite()`: the page dirtied) +
     /// `fault_dirty_shared_page()` -> `balance_dirty_pages_ratelimited()`: the task enters
-    /// `balance_dirty_pages()` once it has dirtied `nr_dirtied_pause` pages (32 pages:
-    /// `128 >> (PAGE_SHIFT - 10)`, the initial pause; the adaptive pause of
-    /// `dirty_poll_interval()` is not modelled), not on every fault.
+    /// `balance_dirty_pages()` once it has dirtied `nr_dirtied_pause` pages, not on every
+    /// fault.
     fn do_page_mkwrite(&mut self, p: PageId, memcg: MemcgId) {
         let inode = self.pages[p].mapping;
         self.folio_mark_dirty(p);
-        self.nr_dirtied += 1;
-        if self.nr_dirtied >= NR_DIRTIED_PAUSE {
-            self.nr_dirtied = 0;
-            self.balance_dirty_pages(inode, memcg);
-        }
+        self.balance_dirty_pages_ratelimited(inode, memcg);
     }
 
     /// `wp_page_copy()` / the copy of `do_cow_fault()`: a new anonymous page, charged to the

@@ -27,6 +27,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("latency.")
         || name.contains("_avg")
         || matches!(name, "zswap.stored_pages" | "zswap.same_filled_pages" | "zswap.pool_total_size" | "memcg.zswap_bytes" | "memcg.zswapped_bytes")
+        || name.ends_with("ratelimit_kBps")
         || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes")
     {
         MetricKind::Gauge
@@ -91,6 +92,8 @@ pub struct Snapshot {
     pub psi: [Nanos; 4],
     /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
     pub zswap: [u64; ZSWAP_COUNTERS.len()],
+    /// The `writeback:balance_dirty_pages` tracepoint's sums so far (page_writeback.rs).
+    pub bdp: crate::page_writeback::BdpTrace,
 }
 
 /// Task-side counters passed in by the scheduler.
@@ -162,6 +165,7 @@ impl Snapshot {
                 let (m, r) = (k.memcgs.get(memcg).psi, k.memcgs.get(MemcgId::ROOT).psi);
                 [m.some, m.full, r.some, r.full]
             },
+            bdp: k.bdp_trace,
         }
     }
 }
@@ -236,6 +240,18 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         let i = kind as usize;
         put(&format!("stall.{name}_ms"), (b.stall[i] - a.stall[i]) as f64 / 1e6);
     }
+    // The machine's dirty throttling pauses in the step (`writeback:balance_dirty_pages`
+    // events with a pause): their number, total pause and period (ms), and their mean
+    // task_ratelimit and dirty_ratelimit (KB/s, as the tracepoint prints them).
+    let (ba, bb) = (&a.bdp, &b.bdp);
+    let pauses = bb.pauses - ba.pauses;
+    let jiffy_ms = crate::page_writeback::NSEC_PER_JIFFY as f64 / 1e6;
+    put("bdp.pauses", pauses as f64);
+    put("bdp.pause_ms", (bb.pause - ba.pause) as f64 * jiffy_ms);
+    put("bdp.period_ms", (bb.period - ba.period) as f64 * jiffy_ms);
+    let mean = |x: u64| if pauses > 0 { (x / pauses) as f64 } else { 0.0 };
+    put("bdp.task_ratelimit_kBps", mean(bb.task_ratelimit - ba.task_ratelimit));
+    put("bdp.dirty_ratelimit_kBps", mean(bb.dirty_ratelimit - ba.dirty_ratelimit));
     if k.profile.lru_gen {
         lru_gen_metrics(k, memcg, &mut m);
     }
@@ -433,6 +449,7 @@ pub fn metric_names() -> Vec<String> {
         .map(|s| s.to_string()),
     );
     v.extend(StallKind::ALL.iter().map(|(_, n)| format!("stall.{n}_ms")));
+    v.extend(["bdp.pauses", "bdp.pause_ms", "bdp.period_ms", "bdp.task_ratelimit_kBps", "bdp.dirty_ratelimit_kBps"].map(String::from));
     v.extend(LATENCY_METRICS.iter().map(|s| s.to_string()));
     v
 }

@@ -124,14 +124,29 @@ impl Page {
 
 /// `mem_map`: one `Page` per page frame, indexed by PFN. The page allocator
 /// (page_alloc.rs) decides which frame a page takes; the arena only records what the frame
-/// holds. It grows to the highest frame ever used, so a machine's unused memory costs the
-/// simulator nothing.
+/// holds. It covers the frames up to the highest ever used, so a machine's unused memory
+/// costs the simulator nothing.
+///
+/// At boot the arena reserves address space for every frame of the machine
+/// ([`PageArena::reserve_pfns`], as `CONFIG_SPARSEMEM_VMEMMAP` reserves the virtual memmap and
+/// populates it section by section) and writes entries only up to the highest frame used,
+/// rounded up to [`ARENA_GROW_FRAMES`]: the host backs the part written and no more, and the
+/// arena never moves. When the host refuses the reservation the arena grows by an eighth of
+/// its size at a time instead.
 #[derive(Debug)]
 pub struct PageArena {
     pages: Vec<Page>,
     nr_in_use: usize,
     max_pfns: usize,
+    /// The reservation for `max_pfns` frames succeeded: capacity beyond `len` is address
+    /// space the arena never wrote, which the host does not back.
+    reserved: bool,
 }
+
+/// Frames the arena's written part grows by when a frame beyond it is used: one pageblock
+/// (512 frames, 12 KiB of host memory), the granularity at which the buddy hands out frames
+/// of a fresh block.
+pub const ARENA_GROW_FRAMES: usize = 512;
 
 impl Default for PageArena {
     fn default() -> Self {
@@ -142,12 +157,14 @@ impl Default for PageArena {
 impl PageArena {
     /// An arena with room reserved for `capacity` frames.
     pub fn with_capacity(capacity: usize) -> Self {
-        PageArena { pages: Vec::with_capacity(capacity), nr_in_use: 0, max_pfns: usize::MAX }
+        PageArena { pages: Vec::with_capacity(capacity), nr_in_use: 0, max_pfns: usize::MAX, reserved: false }
     }
 
-    /// The machine has `n` frames: PFNs beyond are a bug.
+    /// The machine has `n` frames: PFNs beyond are a bug. Reserves address space for all of
+    /// them (see the type's documentation); nothing is written yet.
     pub fn reserve_pfns(&mut self, n: usize) {
         self.max_pfns = n;
+        self.reserved = n <= self.pages.len() || self.pages.try_reserve_exact(n - self.pages.len()).is_ok();
     }
 
     /// Record that frame `pfn` now caches `mapping`/`index`, uncharged and on no list.
@@ -155,21 +172,32 @@ impl PageArena {
     pub fn init(&mut self, pfn: PageId, mapping: InodeId, index: u32) -> PageId {
         let i = pfn.idx();
         if i >= self.pages.len() {
-            assert!(i < self.max_pfns, "pfn {i} beyond the machine's memory");
-            // Fill the reserved capacity first (no reallocation), then grow by an eighth,
-            // exactly (`Vec::resize` alone would double the capacity): the arena covers the
-            // highest frame used, so its growth step is memory the host holds for frames the
-            // machine may never use (12.5% at most; a few hundred reallocations up to 2 TiB).
-            let cap = self.pages.capacity();
-            let want = if i < cap { cap } else { (i + 1).max(cap + cap / 8) };
-            let want = want.min(self.max_pfns.max(i + 1));
-            self.pages.reserve_exact(want - self.pages.len());
-            self.pages.resize(want, Page::FREE);
+            self.grow(i);
         }
         debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
         self.pages[i] = Page { mapping, index, ..Page::FREE };
         self.nr_in_use += 1;
         pfn
+    }
+
+    /// Extend the written part of the arena to cover frame `i`.
+    #[cold]
+    fn grow(&mut self, i: usize) {
+        assert!(i < self.max_pfns, "pfn {i} beyond the machine's memory");
+        let cap = self.pages.capacity();
+        let want = if self.reserved && i < cap {
+            // Within the reservation: write up to the next ARENA_GROW_FRAMES boundary.
+            (i + 1).next_multiple_of(ARENA_GROW_FRAMES).min(cap)
+        } else {
+            // Fill the reserved capacity first (no reallocation), then grow by an eighth,
+            // exactly (`Vec::resize` alone would double the capacity): the arena covers the
+            // highest frame used, so its growth step is memory the host holds for frames the
+            // machine may never use (12.5% at most; a few hundred reallocations up to 2 TiB).
+            let want = if i < cap { cap } else { (i + 1).max(cap + cap / 8) };
+            want.min(self.max_pfns.max(i + 1))
+        };
+        self.pages.reserve_exact(want - self.pages.len());
+        self.pages.resize(want, Page::FREE);
     }
 
     /// Copy the page in frame `old` to the free frame `new` (migration); `old` stays in use
@@ -192,7 +220,7 @@ impl PageArena {
     pub fn init_range(&mut self, first: PageId, n: u32, mapping: InodeId, index: u32, memcg: MemcgId, flags: u16) {
         let (lo, hi) = (first.idx(), first.idx() + n as usize);
         if hi > self.pages.len() {
-            // The arena grows frame by frame, as init() grows it.
+            // The arena grows as init() grows it.
             for i in 0..n {
                 self.init(PageId(first.0 + i), mapping, index + i);
                 let p = &mut self.pages[lo + i as usize];
@@ -265,9 +293,15 @@ impl PageArena {
         self.nr_in_use
     }
 
-    /// Host bytes held by the arena.
+    /// Host bytes held by the arena: the entries written (rounded up to the host's 4 KiB
+    /// pages) when the machine's frames are reserved, else the whole capacity.
     pub fn host_bytes(&self) -> usize {
-        self.pages.capacity() * std::mem::size_of::<Page>()
+        let size = std::mem::size_of::<Page>();
+        if self.reserved {
+            (self.pages.len() * size).next_multiple_of(4096)
+        } else {
+            self.pages.capacity() * size
+        }
     }
 
     /// Frames the arena covers (free ones included), for invariant checks.

@@ -779,6 +779,11 @@ pub struct Node {
     pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
+    /// `sc->memcgs_need_aging` of kswapd's `balance_pgdat()` under the multi-generational LRU
+    /// (6.1): false when a wake-up starts it (its `scan_control` is zeroed), set by
+    /// `lru_gen_age_node()` when it skips, cleared by an eviction that reclaimed
+    /// `MIN_LRU_BATCH` without needing aging.
+    pub lru_gen_memcgs_need_aging: bool,
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
@@ -1337,9 +1342,19 @@ impl Kernel {
     /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
     /// to its pageblock (the buddy merges them as their neighbours come back).
     pub fn free_folio(&mut self, head: PageId, nr: u64) {
-        for i in 0..nr as u32 {
-            self.free_page(PageId(head.0 + i));
+        let any_private = (0..nr as u32).any(|i| self.pages[PageId(head.0 + i)].test(crate::mm_types::pg::PRIVATE));
+        let z = self.zone_of(head);
+        let off = (head.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR;
+        if any_private || off + nr > PAGEBLOCK_NR || !self.zones[z].contains(head.0 as u64 + nr - 1) {
+            for i in 0..nr as u32 {
+                self.free_page(PageId(head.0 + i));
+            }
+            return;
         }
+        // A folio within one pageblock (as the buddy hands them out): its frames go back as a run
+        // (`free_pages_run()`: the same bitmap, counts and list moves as one at a time).
+        self.pages.free_range(head, nr as u32);
+        self.free_pages_run(head, nr);
     }
 
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.
@@ -1378,6 +1393,7 @@ impl Kernel {
             let n = &mut self.nodes[nid as usize];
             n.kswapd_active = true;
             n.kswapd_clock = n.kswapd_clock.max(now);
+            n.lru_gen_memcgs_need_aging = false;
             self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
         self.kswapd_run(nid);

@@ -2,8 +2,9 @@
 //!
 //! Dirty pages are written back by the flusher when the machine's dirty pages pass
 //! `dirty_background_ratio` of dirtyable memory, when reclaim meets them, and on fsync. A
-//! writer is throttled in `balance_dirty_pages()` above `dirty_ratio` until the device has
-//! caught up. A page being written is clean and `PG_writeback` until its request completes
+//! writer past the free-run ceiling (halfway between the background and the hard threshold)
+//! sleeps the pauses `balance_dirty_pages()` computes from its domains' position and the
+//! wb's bandwidth estimates (3.2+'s IO-less dirty throttling). A page being written is clean and `PG_writeback` until its request completes
 //! on the device (`folio_end_writeback()`, run by [`Kernel::writeback_end_io`] whenever the
 //! clock has passed the completion); reclaim cannot free it until then.
 
@@ -29,6 +30,259 @@ pub const DIRTY_EXPIRE_INTERVAL: Nanos = 30_000_000_000;
 /// `VM_COMPLETIONS_PERIOD_LEN` (mm/page-writeback.c, 3 s since 3.5's flexible proportions):
 /// the period after which the writeback domains' completion counts are halved.
 pub const VM_COMPLETIONS_PERIOD_LEN: Nanos = 3_000_000_000;
+
+/// `HZ` (memcontrol.rs: Debian's `CONFIG_HZ_250`, the host's too): balance_dirty_pages()
+/// computes in jiffies.
+pub const HZ: u64 = crate::memcontrol::HZ;
+/// Nanoseconds per jiffy.
+pub const NSEC_PER_JIFFY: Nanos = crate::types::NSEC_PER_SEC / HZ;
+/// `MAX_PAUSE` (mm/page-writeback.c, 3.2+): `max(HZ/5, 1)`, 200 ms, the longest single pause.
+pub const MAX_PAUSE: u64 = if HZ / 5 > 1 { HZ / 5 } else { 1 };
+/// `BANDWIDTH_INTERVAL` (3.1+): `max(HZ/5, 1)`, how often the write bandwidth, the dirty
+/// ratelimit and the domains' dirty limits are re-estimated.
+pub const BANDWIDTH_INTERVAL: u64 = if HZ / 5 > 1 { HZ / 5 } else { 1 };
+/// `RATELIMIT_CALC_SHIFT` (3.2+): the fixed point of `pos_ratio`.
+pub const RATELIMIT_CALC_SHIFT: u32 = 10;
+/// `DIRTY_POLL_THRESH` (3.2+): `128 >> (PAGE_SHIFT - 10)`, the pages `wb_min_pause()` aims to
+/// let a task dirty between two pauses; also `nr_dirtied_pause` of a new task (kernel/fork.c).
+pub const DIRTY_POLL_THRESH: u64 = 32;
+/// `INIT_BW` (mm/backing-dev.c, 3.1+): `100 << (20 - PAGE_SHIFT)` pages/s, a new wb's write
+/// bandwidth and dirty ratelimit (`wb_init()`).
+pub const INIT_BW: u64 = 100 << (20 - 12);
+/// `WB_BANDWIDTH_IDLE_JIF` (5.14+): a wb idle this long restarts its bandwidth estimate
+/// (`wb_bandwidth_estimate_start()`).
+pub const WB_BANDWIDTH_IDLE_JIF: u64 = HZ;
+
+/// `roundup_pow_of_two()`.
+fn roundup_pow_of_two(x: u64) -> u64 {
+    x.max(1).next_power_of_two()
+}
+
+/// `ilog2()` (of at least 1).
+fn ilog2(x: u64) -> u64 {
+    63 - x.max(1).leading_zeros() as u64
+}
+
+/// The bandwidth estimates of one wb (`struct bdi_writeback`, 3.1+) and the dirty limit of the
+/// writeback domain of the same key (the global `global_wb_domain` for key 0, a memcg's
+/// `cgwb_domain` for memcg index + 1), in pages, pages/s and jiffies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WbBandwidth {
+    /// `WB_DIRTIED`: pages dirtied (`folio_account_dirtied()`).
+    pub dirtied: u64,
+    /// `WB_WRITTEN`: pages whose writeback completed (`__wb_writeout_add()`).
+    pub written: u64,
+    /// `WB_WRITEBACK`: pages under writeback.
+    pub writeback: u64,
+    /// `bw_time_stamp` (jiffies).
+    pub bw_time_stamp: u64,
+    /// `dirtied_stamp`.
+    pub dirtied_stamp: u64,
+    /// `written_stamp`.
+    pub written_stamp: u64,
+    /// `write_bandwidth` (pages/s).
+    pub write_bandwidth: u64,
+    /// `avg_write_bandwidth` (pages/s).
+    pub avg_write_bandwidth: u64,
+    /// `dirty_ratelimit` (pages/s): the base rate of a task dirtying pages of this wb.
+    pub dirty_ratelimit: u64,
+    /// `balanced_dirty_ratelimit` (pages/s).
+    pub balanced_dirty_ratelimit: u64,
+    /// `dirty_exceeded`: the wb over its share of a domain over its threshold.
+    pub dirty_exceeded: bool,
+    /// The wb completed writes in its memcg's domain (`wb->memcg_completions`: its share of
+    /// the domain it is the only member of on one bdi: all of it, or nothing yet).
+    pub memcg_completed: bool,
+    /// `dom->dirty_limit` of the domain of this key.
+    pub dom_dirty_limit: u64,
+    /// `dom->dirty_limit_tstamp` (jiffies).
+    pub dom_dirty_limit_tstamp: u64,
+}
+
+impl WbBandwidth {
+    /// `wb_init()` (and `wb_domain_init()`) at jiffies `now`.
+    pub fn new(now: u64) -> Self {
+        WbBandwidth {
+            dirtied: 0,
+            written: 0,
+            writeback: 0,
+            bw_time_stamp: now,
+            dirtied_stamp: 0,
+            written_stamp: 0,
+            write_bandwidth: INIT_BW,
+            avg_write_bandwidth: INIT_BW,
+            dirty_ratelimit: INIT_BW,
+            balanced_dirty_ratelimit: INIT_BW,
+            dirty_exceeded: false,
+            memcg_completed: false,
+            dom_dirty_limit: 0,
+            dom_dirty_limit_tstamp: now,
+        }
+    }
+}
+
+/// A task's dirty throttling state (`current->nr_dirtied`, `nr_dirtied_pause`,
+/// `dirty_paused_when`) and its CPU's `bdp_ratelimits` (each task has a CPU of its own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskDirty {
+    /// `nr_dirtied`: pages dirtied since the last pause.
+    pub nr_dirtied: u64,
+    /// `nr_dirtied_pause`: pages to dirty before the next `balance_dirty_pages()`.
+    pub nr_dirtied_pause: u64,
+    /// `dirty_paused_when` (jiffies; 0: never paused).
+    pub dirty_paused_when: u64,
+    /// `bdp_ratelimits` of the task's CPU.
+    pub bdp_ratelimits: u64,
+}
+
+impl Default for TaskDirty {
+    /// kernel/fork.c: `nr_dirtied_pause = 128 >> (PAGE_SHIFT - 10)`.
+    fn default() -> Self {
+        TaskDirty { nr_dirtied: 0, nr_dirtied_pause: DIRTY_POLL_THRESH, dirty_paused_when: 0, bdp_ratelimits: 0 }
+    }
+}
+
+/// What `trace_balance_dirty_pages()` reported over a run (writeback:balance_dirty_pages):
+/// the number of events, of those that slept (`pause > 0`), and the sums of their `pause`,
+/// `period` (jiffies), `task_ratelimit` and `dirty_ratelimit` (KB/s, as the tracepoint
+/// prints them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BdpTrace {
+    /// Events.
+    pub events: u64,
+    /// Events with a pause (the writer slept).
+    pub pauses: u64,
+    /// Sum of `pause` over the events that slept (jiffies).
+    pub pause: u64,
+    /// Sum of `period` over the events that slept (jiffies).
+    pub period: u64,
+    /// Sum of `task_ratelimit` over the events that slept (KB/s).
+    pub task_ratelimit: u64,
+    /// Sum of `dirty_ratelimit` over the events that slept (KB/s).
+    pub dirty_ratelimit: u64,
+}
+
+/// `pos_ratio_polynom()` (3.2+): `1 + ((setpoint - dirty) / (limit - setpoint))^3`, fixed
+/// point, clamped to `[0, 2]`.
+pub fn pos_ratio_polynom(setpoint: u64, dirty: u64, limit: u64) -> u64 {
+    let x = ((setpoint as i64 - dirty as i64) << RATELIMIT_CALC_SHIFT) / ((limit - setpoint) | 1) as i64;
+    let mut pos_ratio = x;
+    pos_ratio = pos_ratio * x >> RATELIMIT_CALC_SHIFT;
+    pos_ratio = pos_ratio * x >> RATELIMIT_CALC_SHIFT;
+    pos_ratio += 1 << RATELIMIT_CALC_SHIFT;
+    pos_ratio.clamp(0, 2 << RATELIMIT_CALC_SHIFT) as u64
+}
+
+/// `wb_position_ratio()` (3.2+, without `BDI_CAP_STRICTLIMIT`: no engine file system sets it):
+/// the domain's cubic control line around its setpoint, scaled by the wb's linear line around
+/// its share of the setpoint (`wb_setpoint`, over a span of 8 times the write bandwidth), and
+/// the wb reserve area below half its threshold. `bump_wb_thresh`: the wb's threshold is
+/// raised to 1/8 of the room left under the limit here (3.2-6.13; 6.14 moved the floor into
+/// `__wb_calc_thresh()`, `KernelProfile::wb_thresh_floor`). Returns `pos_ratio`.
+pub fn wb_position_ratio(dtc: &DirtyThrottleControl, write_bw: u64, bump_wb_thresh: bool) -> u64 {
+    let freerun = dtc.freerun();
+    let limit = dtc.limit();
+    if dtc.dirty >= limit {
+        return 0;
+    }
+    let setpoint = (freerun + limit) / 2;
+    let mut pos_ratio = pos_ratio_polynom(setpoint, dtc.dirty, limit);
+    let mut wb_thresh = dtc.wb_thresh.min(dtc.thresh);
+    if bump_wb_thresh {
+        wb_thresh = wb_thresh.max((limit - dtc.dirty) / 8);
+    }
+    let x = (wb_thresh << 16) / (dtc.thresh | 1);
+    let wb_setpoint = setpoint * x >> 16;
+    let span = (dtc.thresh - wb_thresh + 8 * write_bw) * x >> 16;
+    let x_intercept = wb_setpoint + span;
+    if dtc.wb_dirty < x_intercept - span / 4 {
+        pos_ratio = pos_ratio * (x_intercept - dtc.wb_dirty) / ((x_intercept - wb_setpoint) | 1);
+    } else {
+        pos_ratio /= 4;
+    }
+    let x_intercept = wb_thresh / 2;
+    if dtc.wb_dirty < x_intercept {
+        if dtc.wb_dirty > x_intercept / 8 {
+            pos_ratio = pos_ratio * x_intercept / dtc.wb_dirty;
+        } else {
+            pos_ratio *= 8;
+        }
+    }
+    pos_ratio
+}
+
+/// `wb_update_write_bandwidth()` (3.1+): the bandwidth of the pages written in the last
+/// `elapsed` jiffies, averaged over a period of `roundup_pow_of_two(3 * HZ)` with the
+/// previous estimate, and `avg_write_bandwidth` moved an eighth toward it when both agree on
+/// the direction (filtering out spikes); an estimate older than the period starts over.
+pub fn wb_update_write_bandwidth(b: &mut WbBandwidth, elapsed: u64, written: u64) {
+    let period = roundup_pow_of_two(3 * HZ);
+    let mut avg = b.avg_write_bandwidth;
+    let old = b.write_bandwidth;
+    let mut bw = (written - written.min(b.written_stamp)) * HZ;
+    if elapsed > period {
+        bw /= elapsed;
+        avg = bw;
+    } else {
+        bw += old * (period - elapsed);
+        bw >>= ilog2(period);
+        if avg > old && old >= bw {
+            avg -= (avg - old) >> 3;
+        }
+        if avg < old && old <= bw {
+            avg += (old - avg) >> 3;
+        }
+    }
+    b.write_bandwidth = bw;
+    b.avg_write_bandwidth = avg.max(1);
+}
+
+/// `dirty_poll_interval()` (3.2+): how many pages a task below the free-run ceiling may dirty
+/// before it looks again, `2^(ilog2(thresh - dirty) / 2)`.
+pub fn dirty_poll_interval(dirty: u64, thresh: u64) -> u64 {
+    if thresh > dirty {
+        1 << (ilog2(thresh - dirty) >> 1)
+    } else {
+        1
+    }
+}
+
+/// `wb_max_pause()` (3.2+): at most `MAX_PAUSE`, less on a small pool of dirty pages
+/// (`wb_dirty / (1 + bw / 32)` jiffies, plus one) so that the disk does not go idle.
+pub fn wb_max_pause(avg_write_bandwidth: u64, wb_dirty: u64) -> u64 {
+    let t = wb_dirty / (1 + avg_write_bandwidth / roundup_pow_of_two(1 + HZ / 8)) + 1;
+    t.min(MAX_PAUSE)
+}
+
+/// `wb_min_pause()` (3.3+): the shortest pause worth sleeping (about 10 ms for one writer,
+/// more for many) and the pages to dirty before the next call (`nr_dirtied_pause`): returns
+/// (min_pause, nr_dirtied_pause).
+pub fn wb_min_pause(avg_write_bandwidth: u64, wb_dirty_ratelimit: u64, max_pause: u64, task_ratelimit: u64, dirty_ratelimit: u64) -> (u64, u64) {
+    let hi = ilog2(avg_write_bandwidth) as i64;
+    let lo = ilog2(wb_dirty_ratelimit) as i64;
+    let mut t = (HZ / 100).max(1) as i64;
+    if hi > lo {
+        t += (hi - lo) * (10 * HZ as i64) / 1024;
+    }
+    t = t.min(1 + max_pause as i64 / 2);
+    let hz2 = roundup_pow_of_two(HZ) as i64;
+    let mut pages = dirty_ratelimit as i64 * t / hz2;
+    if pages < DIRTY_POLL_THRESH as i64 {
+        t = max_pause as i64;
+        pages = dirty_ratelimit as i64 * t / hz2;
+        if pages > DIRTY_POLL_THRESH as i64 {
+            pages = DIRTY_POLL_THRESH as i64;
+            t = HZ as i64 * DIRTY_POLL_THRESH as i64 / dirty_ratelimit as i64;
+        }
+    }
+    let pause = HZ as i64 * pages / (task_ratelimit as i64 + 1);
+    if pause > max_pause as i64 {
+        t = max_pause as i64;
+        pages = task_ratelimit as i64 * t / hz2;
+    }
+    let min_pause = if pages >= DIRTY_POLL_THRESH as i64 { 1 + t / 2 } else { t };
+    (min_pause as u64, pages.max(0) as u64)
+}
 
 /// The inodes with dirty pages, oldest first (the bdi's `b_dirty` list, one for all wbs): a
 /// doubly linked list through per-inode links, so that adding, removing and testing an inode
@@ -135,29 +389,55 @@ pub struct DirtyThrottleControl {
     pub thresh: u64,
     /// `bg_thresh`: `vm.dirty_background_ratio` of `avail` (half of `thresh` if not below it).
     pub bg_thresh: u64,
+    /// `wb_thresh`: the writer's wb's share of `thresh` (`wb_dirty_limits()`).
+    pub wb_thresh: u64,
+    /// `wb_bg_thresh`: `wb_thresh * bg_thresh / thresh`.
+    pub wb_bg_thresh: u64,
+    /// `wb_dirty`: the wb's dirty plus writeback pages (`WB_RECLAIMABLE + WB_WRITEBACK`).
+    pub wb_dirty: u64,
+    /// `pos_ratio` of `wb_position_ratio()`, fixed point (`1 << RATELIMIT_CALC_SHIFT` is 1.0).
+    pub pos_ratio: u64,
+    /// `dom->dirty_limit` of the domain (`hard_dirty_limit()` takes the larger of it and
+    /// `thresh`).
+    pub dom_dirty_limit: u64,
 }
 
 impl DirtyThrottleControl {
-    /// `domain_dirty_limits()` with ratios (the byte settings are 0 by default).
+    /// `domain_dirty_limits()` with ratios (the byte settings are 0 by default): the ratios are
+    /// taken per `PAGE_SIZE` (`vm_dirty_ratio * PAGE_SIZE / 100`) "for higher precision", as
+    /// 2.6.37+ does.
     pub fn new(avail: u64, nr_dirty: u64, nr_writeback: u64, ratio: u32, bg_ratio: u32) -> Self {
-        let thresh = avail * ratio as u64 / 100;
-        let mut bg_thresh = avail * bg_ratio as u64 / 100;
+        let ratio = ratio as u64 * PAGE_SIZE / 100;
+        let bg_ratio = bg_ratio as u64 * PAGE_SIZE / 100;
+        let thresh = (ratio * avail / PAGE_SIZE).min(u32::MAX as u64);
+        let mut bg_thresh = bg_ratio * avail / PAGE_SIZE;
         if bg_thresh >= thresh {
             bg_thresh = thresh / 2;
         }
-        DirtyThrottleControl { avail, nr_dirty, dirty: nr_dirty + nr_writeback, thresh, bg_thresh }
+        DirtyThrottleControl { avail, nr_dirty, dirty: nr_dirty + nr_writeback, thresh, bg_thresh, ..Default::default() }
     }
 
     /// `dirty_freerun_ceiling()`: below it a writer is not throttled at all.
     pub fn freerun(&self) -> u64 {
-        (self.thresh + self.bg_thresh) / 2
+        dirty_freerun_ceiling(self.thresh, self.bg_thresh)
+    }
+
+    /// `hard_dirty_limit()`: the larger of `thresh` and the domain's `dirty_limit`, which
+    /// follows `thresh` down slowly (`update_dirty_limit()`).
+    pub fn limit(&self) -> u64 {
+        self.thresh.max(self.dom_dirty_limit)
     }
 
     /// The setpoint of `wb_position_ratio()`: `(freerun + limit) / 2`, where the writer's
     /// rate equals the write bandwidth.
     pub fn setpoint(&self) -> u64 {
-        (self.freerun() + self.thresh) / 2
+        (self.freerun() + self.limit()) / 2
     }
+}
+
+/// `dirty_freerun_ceiling()` (mm/page-writeback.c, 3.2+): `(thresh + bg_thresh) / 2`.
+pub fn dirty_freerun_ceiling(thresh: u64, bg_thresh: u64) -> u64 {
+    (thresh + bg_thresh) / 2
 }
 
 impl Kernel {
@@ -194,6 +474,11 @@ impl Kernel {
             self.wb_dirty.resize(key as usize + 1, 0);
         }
         self.wb_dirty[key as usize] += 1;
+        // folio_account_dirtied(): WB_DIRTIED, current->nr_dirtied and the CPU's
+        // bdp_ratelimits.
+        self.wb_bw_mut(key).dirtied += 1;
+        self.task_dirty.nr_dirtied += 1;
+        self.task_dirty.bdp_ratelimits += 1;
         if was_clean {
             // The inode goes on its wb's b_dirty list: the wb's flusher is woken in
             // dirty_writeback_interval if it is not already due (wb_wakeup_delayed()).
@@ -374,46 +659,334 @@ impl Kernel {
         DirtyThrottleControl::new(avail, dirty, writeback, self.profile.dirty_ratio, self.profile.dirty_background_ratio)
     }
 
-    /// `balance_dirty_pages()` after a write to `inode` by a task in `memcg`, against the
-    /// global domain and, on cgroup v2 from 4.2, the inode's memcg's (its `wb`). Below the
-    /// free-run ceiling of both (`dirty_freerun_ceiling()`, halfway between the background
-    /// and the hard threshold) the writer runs free and nothing starts. Above it the wb's
-    /// background writeback starts (`wb_start_background_writeback()`) and the writer is
-    /// paused until its domains are back under their setpoint (`wb_position_ratio()`: halfway
-    /// between the ceiling and the limit); the pause is modelled as a wait for completions
-    /// rather than the kernel's computed sleep, so the writer ends up at the device's write
-    /// bandwidth with the domain at its setpoint, as pos_ratio steers it. On the way out,
-    /// global dirty pages above the background threshold start background writeback too.
-    pub fn balance_dirty_pages(&mut self, inode: InodeId, memcg: MemcgId) {
-        let wb = self.inode_wb.get(inode.idx()).copied().filter(|&m| m != MemcgId::NONE).unwrap_or(memcg);
-        let wb = self.memcg_wb_domain(wb);
-        let g = self.global_dirty_limits();
-        let freerun = g.dirty <= g.freerun()
-            && wb.is_none_or(|m| {
-                let md = self.memcg_dirty_limits(m, &g);
-                md.dirty <= md.freerun()
-            });
-        if !freerun {
-            self.wb_background_writeback(wb);
-            loop {
-                let g = self.global_dirty_limits();
-                let over = g.dirty > g.setpoint()
-                    || wb.is_some_and(|m| {
-                        let md = self.memcg_dirty_limits(m, &g);
-                        md.dirty > md.setpoint()
-                    });
-                if !over {
-                    break;
-                }
-                let Some(&std::cmp::Reverse((t, _, _, _))) = self.wb_queue.peek() else { break };
-                self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(t));
-                self.writeback_end_io();
+    /// The clock in jiffies (`jiffies`, counted from the engine's time 0).
+    #[inline]
+    pub fn jiffies(&self) -> u64 {
+        self.now / NSEC_PER_JIFFY
+    }
+
+    /// The bandwidth state of wb `key` (`wb_init()` at the current time when it is new).
+    pub fn wb_bw_mut(&mut self, key: u32) -> &mut WbBandwidth {
+        let k = key as usize;
+        if self.wb_bw.len() <= k {
+            let now = self.jiffies();
+            self.wb_bw.resize(k + 1, WbBandwidth::new(now));
+            if k == 0 || self.wb_bw[0].dom_dirty_limit == 0 {
+                self.writeback_set_ratelimit();
             }
         }
-        let g = self.global_dirty_limits();
-        if g.nr_dirty > g.bg_thresh {
-            self.wb_background_writeback(wb);
+        &mut self.wb_bw[k]
+    }
+
+    /// `writeback_set_ratelimit()` (at boot and when CPUs come up): the global domain's
+    /// `dirty_limit` starts at its threshold, and `ratelimit_pages` (how many pages a CPU may
+    /// dirty before its task looks at the limits whatever its own `nr_dirtied_pause`) is
+    /// `thresh / (CPUs * 32)`, at least 16. The engine takes them at the first dirtying.
+    fn writeback_set_ratelimit(&mut self) {
+        let thresh = self.global_dirty_limits().thresh;
+        self.wb_bw[0].dom_dirty_limit = thresh;
+        self.ratelimit_pages = (thresh / (self.nr_cpu_ids.max(1) as u64 * 32)).max(16);
+    }
+
+    /// The writeback domain key of `inode` as `balance_dirty_pages_ratelimited()` finds it: the
+    /// inode's wb (`inode_to_wb()`) or, before the inode has one, the writer's memcg's
+    /// (`wb_get_create_current()`), when it is a writeback domain of its own.
+    fn bdp_wb(&self, inode: InodeId, memcg: MemcgId) -> Option<MemcgId> {
+        let wb = self.inode_wb.get(inode.idx()).copied().filter(|&m| m != MemcgId::NONE).unwrap_or(memcg);
+        self.memcg_wb_domain(wb)
+    }
+
+    /// `balance_dirty_pages_ratelimited()` (3.2+), called for each page a `write()` copies
+    /// (`generic_perform_write()`) and each shared page a fault dirties
+    /// (`fault_dirty_shared_page()`): the task enters `balance_dirty_pages()` once it has
+    /// dirtied `nr_dirtied_pause` pages (8 while its wb is `dirty_exceeded`), or once its CPU
+    /// has dirtied `ratelimit_pages` since it last looked. The leaks of exited tasks
+    /// (`dirty_throttle_leaks`) are not modelled.
+    pub fn balance_dirty_pages_ratelimited(&mut self, inode: InodeId, memcg: MemcgId) {
+        let wb = self.bdp_wb(inode, memcg);
+        let key = wb.map_or(0, |m| m.0 + 1);
+        let exceeded = self.wb_bw_mut(key).dirty_exceeded;
+        let mut ratelimit = self.task_dirty.nr_dirtied_pause;
+        if exceeded {
+            ratelimit = ratelimit.min(32 >> (crate::types::PAGE_SHIFT - 10));
         }
+        let t = &mut self.task_dirty;
+        if t.nr_dirtied >= ratelimit {
+            t.bdp_ratelimits = 0;
+        } else if t.bdp_ratelimits >= self.ratelimit_pages {
+            t.bdp_ratelimits = 0;
+            ratelimit = 0;
+        }
+        if t.nr_dirtied >= ratelimit {
+            let pages = t.nr_dirtied;
+            self.balance_dirty_pages(wb, pages);
+        }
+    }
+
+    /// `wb_dirty_limits()` (3.2+): the wb's share of `dtc`'s threshold (`__wb_calc_thresh()`:
+    /// for the global domain its part of the recent completions, for a memcg domain all of it
+    /// once the wb completed a write there, being its only member), the share of the background
+    /// threshold, and the wb's dirty and writeback pages.
+    fn wb_dirty_limits(&self, dtc: &mut DirtyThrottleControl, key: u32, memcg_domain: bool) {
+        let b = self.wb_bw.get(key as usize).copied().unwrap_or(WbBandwidth::new(0));
+        dtc.wb_thresh = if memcg_domain {
+            let mut t = if b.memcg_completed { dtc.thresh } else { 0 };
+            if self.profile.wb_thresh_floor && dtc.thresh > dtc.dirty {
+                t = t.max((dtc.thresh - dtc.dirty) / 8);
+            }
+            t
+        } else {
+            self.wb_calc_thresh(key, dtc.thresh, dtc.dirty)
+        };
+        dtc.wb_bg_thresh = if dtc.thresh > 0 { dtc.wb_thresh * dtc.bg_thresh / dtc.thresh } else { 0 };
+        dtc.wb_dirty = self.wb_dirty.get(key as usize).copied().unwrap_or(0) + b.writeback;
+    }
+
+    /// `balance_dirty_pages()` (3.2+'s IO-less dirty throttling) of a task that dirtied
+    /// `pages_dirtied` pages of wb `wb` (`None`: the bdi's root wb), against the global domain
+    /// and, on cgroup v2 from 4.2, the wb's memcg domain. Below both free-run ceilings
+    /// (`dirty_freerun_ceiling()`) the task runs on and looks again after
+    /// `dirty_poll_interval()` pages. Above, background writeback is started and the task
+    /// sleeps the pause the kernel computes: `pos_ratio` of each domain (`wb_position_ratio()`;
+    /// the smaller one throttles), `task_ratelimit = dirty_ratelimit * pos_ratio`,
+    /// `period = HZ * pages_dirtied / task_ratelimit`, less the time since its last pause
+    /// (`dirty_paused_when`: think time), skipped below `wb_min_pause()` and cut to
+    /// `wb_max_pause()`; at or over the hard limit (`pos_ratio` 0) it sleeps `max_pause` and
+    /// looks again. Every `BANDWIDTH_INTERVAL` the wb's write bandwidth, dirty ratelimit and
+    /// the domains' dirty limits are re-estimated (`__wb_update_bandwidth()`). The sleep is
+    /// `io_schedule_timeout()`: I/O wait, not a memory stall (PSI's io, which the engine does
+    /// not keep), in the task's `stall.dirty`.
+    pub fn balance_dirty_pages(&mut self, wb: Option<MemcgId>, pages_dirtied: u64) {
+        let key = wb.map_or(0, |m| m.0 + 1);
+        self.wb_bw_mut(key);
+        loop {
+            let now = self.jiffies();
+            let mut g = self.global_dirty_limits();
+            g.dom_dirty_limit = self.wb_bw[0].dom_dirty_limit;
+            let mut m = wb.map(|m| {
+                let mut md = self.memcg_dirty_limits(m, &g);
+                md.dom_dirty_limit = self.wb_bw[key as usize].dom_dirty_limit;
+                md
+            });
+            let freerun = g.dirty <= g.freerun() && m.is_none_or(|md| md.dirty <= md.freerun());
+            // wb_start_background_writeback() (writeback_in_progress() is false whenever the
+            // task looks: the engine's flusher work does not stay queued). The flusher is
+            // woken, and runs while the task goes on: its writes are queued after the task's
+            // bandwidth update below, as the kernel's flusher thread does them after the
+            // writer's wake-up call returns (do_writepages()'s own bandwidth update then finds
+            // the estimate fresh).
+            if freerun {
+                if g.nr_dirty > g.bg_thresh {
+                    self.wb_background_writeback(wb);
+                }
+                let intv = dirty_poll_interval(g.dirty, g.thresh);
+                let m_intv = m.map_or(u64::MAX, |md| dirty_poll_interval(md.dirty, md.thresh));
+                let t = &mut self.task_dirty;
+                t.dirty_paused_when = now;
+                t.nr_dirtied = 0;
+                t.nr_dirtied_pause = intv.min(m_intv);
+                break;
+            }
+            self.wb_dirty_limits(&mut g, key, false);
+            let bump = !self.profile.wb_thresh_floor;
+            let mut dirty_exceeded = g.wb_dirty > g.wb_thresh && g.dirty > g.thresh;
+            let bw = self.wb_bw[key as usize];
+            g.pos_ratio = wb_position_ratio(&g, bw.avg_write_bandwidth, bump);
+            let mut sdtc = g;
+            if let Some(md) = m.as_mut() {
+                self.wb_dirty_limits(md, key, true);
+                dirty_exceeded |= md.wb_dirty > md.wb_thresh && md.dirty > md.thresh;
+                md.pos_ratio = wb_position_ratio(md, bw.avg_write_bandwidth, bump);
+                if md.pos_ratio < g.pos_ratio {
+                    sdtc = *md;
+                }
+            }
+            self.wb_bw[key as usize].dirty_exceeded = dirty_exceeded;
+            if self.wb_bw[key as usize].bw_time_stamp + BANDWIDTH_INTERVAL < now {
+                self.wb_update_bandwidth_full(key, &g, m.as_ref(), true);
+            }
+            let bw = self.wb_bw[key as usize];
+            let dirty_ratelimit = bw.dirty_ratelimit;
+            let task_ratelimit = dirty_ratelimit * sdtc.pos_ratio >> RATELIMIT_CALC_SHIFT;
+            let max_pause = wb_max_pause(bw.avg_write_bandwidth, sdtc.wb_dirty);
+            let (min_pause, nr_dirtied_pause) = wb_min_pause(bw.avg_write_bandwidth, bw.dirty_ratelimit, max_pause, task_ratelimit, dirty_ratelimit);
+            self.wb_background_writeback(wb);
+            let mut now = now as i64;
+            let (period, pause);
+            if task_ratelimit == 0 {
+                period = max_pause as i64;
+                pause = max_pause as i64;
+            } else {
+                period = (HZ * pages_dirtied / task_ratelimit) as i64;
+                let mut p = period;
+                let t = self.task_dirty;
+                if t.dirty_paused_when != 0 {
+                    p -= now - t.dirty_paused_when as i64;
+                }
+                if p < min_pause as i64 {
+                    // Think time (or a fast pace) covered the period: no sleep.
+                    self.bdp_trace.events += 1;
+                    let t = &mut self.task_dirty;
+                    if p < -(HZ as i64) {
+                        t.dirty_paused_when = now as u64;
+                        t.nr_dirtied = 0;
+                    } else if period != 0 {
+                        t.dirty_paused_when += period as u64;
+                        t.nr_dirtied = 0;
+                    } else if t.nr_dirtied_pause <= pages_dirtied {
+                        t.nr_dirtied_pause += pages_dirtied;
+                    }
+                    break;
+                }
+                if p > max_pause as i64 {
+                    now += (p - max_pause as i64).min(max_pause as i64);
+                    p = max_pause as i64;
+                }
+                pause = p;
+            }
+            let tr = &mut self.bdp_trace;
+            tr.events += 1;
+            tr.pauses += 1;
+            tr.pause += pause as u64;
+            tr.period += period as u64;
+            // The tracepoint prints the rates in KB/s (`KBps()`).
+            tr.task_ratelimit += task_ratelimit * (PAGE_SIZE / 1024);
+            tr.dirty_ratelimit += dirty_ratelimit * (PAGE_SIZE / 1024);
+            let until = self.now + pause as u64 * NSEC_PER_JIFFY;
+            self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(until));
+            self.writeback_end_io();
+            let t = &mut self.task_dirty;
+            t.dirty_paused_when = (now + pause) as u64;
+            t.nr_dirtied = 0;
+            t.nr_dirtied_pause = nr_dirtied_pause;
+            if task_ratelimit != 0 {
+                break;
+            }
+            // An unresponsive device: give up once the wb has (almost) nothing dirty
+            // (`wb_stat_error()`), or nothing will ever complete.
+            if sdtc.wb_dirty <= self.wb_stat_error() || self.wb_queue.is_empty() {
+                break;
+            }
+        }
+    }
+
+    /// `wb_stat_error()`: the per-CPU counters' largest error, `WB_STAT_BATCH * nr_cpu_ids`
+    /// (`WB_STAT_BATCH = 8 * (1 + ilog2(nr_cpu_ids))`).
+    fn wb_stat_error(&self) -> u64 {
+        let cpus = self.nr_cpu_ids.max(1) as u64;
+        8 * (1 + ilog2(cpus)) * cpus
+    }
+
+    /// `__wb_update_bandwidth()` (3.1+; 5.14+ with the domains and dirty ratelimit only from
+    /// `balance_dirty_pages()`): the domains' dirty limits (`domain_update_dirty_limit()`) and
+    /// the wb's dirty ratelimit against each domain (`wb_update_dirty_ratelimit()`, the memcg
+    /// domain's last) when `update_ratelimit`, then its write bandwidth.
+    fn wb_update_bandwidth_full(&mut self, key: u32, g: &DirtyThrottleControl, m: Option<&DirtyThrottleControl>, update_ratelimit: bool) {
+        self.writeback_end_io();
+        let now = self.jiffies();
+        let b = self.wb_bw[key as usize];
+        let elapsed = now.saturating_sub(b.bw_time_stamp).max(1);
+        let (dirtied, written) = (b.dirtied, b.written);
+        if update_ratelimit {
+            self.domain_update_dirty_limit(0, g, now);
+            self.wb_update_dirty_ratelimit(key, g, dirtied, elapsed);
+            if let Some(md) = m {
+                self.domain_update_dirty_limit(key, md, now);
+                self.wb_update_dirty_ratelimit(key, md, dirtied, elapsed);
+            }
+        }
+        let b = &mut self.wb_bw[key as usize];
+        wb_update_write_bandwidth(b, elapsed, written);
+        b.dirtied_stamp = dirtied;
+        b.written_stamp = written;
+        b.bw_time_stamp = now;
+    }
+
+    /// `domain_update_dirty_limit()` / `update_dirty_limit()` (3.2+): once per
+    /// `BANDWIDTH_INTERVAL`, the domain's `dirty_limit` follows its threshold up at once and
+    /// down by 1/32 of the distance to the larger of the threshold and the dirty pages.
+    fn domain_update_dirty_limit(&mut self, dom: u32, dtc: &DirtyThrottleControl, now: u64) {
+        let b = &mut self.wb_bw[dom as usize];
+        if now < b.dom_dirty_limit_tstamp + BANDWIDTH_INTERVAL {
+            return;
+        }
+        let mut limit = b.dom_dirty_limit;
+        if limit < dtc.thresh {
+            limit = dtc.thresh;
+        } else {
+            let thresh = dtc.thresh.max(dtc.dirty);
+            if limit > thresh {
+                limit -= (limit - thresh) >> 5;
+            }
+        }
+        b.dom_dirty_limit = limit;
+        b.dom_dirty_limit_tstamp = now;
+    }
+
+    /// `wb_update_dirty_ratelimit()` (3.2+): the wb's `dirty_ratelimit` steps toward
+    /// `balanced_dirty_ratelimit = task_ratelimit * write_bw / dirty_rate` (the rate at which
+    /// N writers together dirty at the write bandwidth), only when the position error points the
+    /// same way, by an eighth of the distance shrunk as it closes in.
+    fn wb_update_dirty_ratelimit(&mut self, key: u32, dtc: &DirtyThrottleControl, dirtied: u64, elapsed: u64) {
+        let b = &mut self.wb_bw[key as usize];
+        let dirty = dtc.dirty;
+        let limit = dtc.limit();
+        let setpoint = (dtc.freerun() + limit) / 2;
+        let write_bw = b.avg_write_bandwidth;
+        let mut dirty_ratelimit = b.dirty_ratelimit;
+        let dirty_rate = dirtied.saturating_sub(b.dirtied_stamp) * HZ / elapsed;
+        let task_ratelimit = (dirty_ratelimit * dtc.pos_ratio >> RATELIMIT_CALC_SHIFT) + 1;
+        let balanced_dirty_ratelimit = (task_ratelimit * write_bw / (dirty_rate | 1)).min(write_bw);
+        let mut step = 0;
+        if dirty < setpoint {
+            let x = b.balanced_dirty_ratelimit.min(balanced_dirty_ratelimit).min(task_ratelimit);
+            if dirty_ratelimit < x {
+                step = x - dirty_ratelimit;
+            }
+        } else {
+            let x = b.balanced_dirty_ratelimit.max(balanced_dirty_ratelimit).max(task_ratelimit);
+            if dirty_ratelimit > x {
+                step = dirty_ratelimit - x;
+            }
+        }
+        let shift = dirty_ratelimit / (2 * step + 1);
+        step = if shift < 64 { (step >> shift).div_ceil(8) } else { 0 };
+        if dirty_ratelimit < balanced_dirty_ratelimit {
+            dirty_ratelimit += step;
+        } else {
+            dirty_ratelimit -= step.min(dirty_ratelimit);
+        }
+        b.dirty_ratelimit = dirty_ratelimit.max(1);
+        b.balanced_dirty_ratelimit = balanced_dirty_ratelimit;
+    }
+
+    /// `wb_bandwidth_estimate_start()` (5.14+) at the start of `do_writepages()`: a wb idle for
+    /// more than `WB_BANDWIDTH_IDLE_JIF` with nothing under writeback starts its estimate
+    /// afresh, so the idle time does not count as slow writing.
+    fn wb_bandwidth_estimate_start(&mut self, key: u32) {
+        let now = self.jiffies();
+        let b = self.wb_bw_mut(key);
+        if now.saturating_sub(b.bw_time_stamp) > WB_BANDWIDTH_IDLE_JIF && b.writeback == 0 {
+            b.dirtied_stamp = b.dirtied;
+            b.written_stamp = b.written;
+            b.bw_time_stamp = now;
+        }
+    }
+
+    /// The end of `do_writepages()` (5.14+): `wb_update_bandwidth()` (the write bandwidth
+    /// alone) when the last estimate is over `BANDWIDTH_INTERVAL` old.
+    fn wb_update_bandwidth(&mut self, key: u32) {
+        let now = self.jiffies();
+        if self.wb_bw_mut(key).bw_time_stamp + BANDWIDTH_INTERVAL < now {
+            let g = DirtyThrottleControl::default();
+            self.wb_update_bandwidth_full(key, &g, None, false);
+        }
+    }
+
+    /// The write bandwidth estimate of wb `key` in bytes/s (`wb->avg_write_bandwidth`), for the
+    /// flusher's chunk size (`writeback_chunk_size()`).
+    pub fn wb_avg_write_bandwidth(&self, key: u32) -> u64 {
+        self.wb_bw.get(key as usize).map_or(INIT_BW, |b| b.avg_write_bandwidth) * PAGE_SIZE
     }
 
     /// `wb_over_bg_thresh()` (4.2+; `over_bground_thresh()` of the bdi before): the global
@@ -546,6 +1119,12 @@ impl Kernel {
             if completed > 0 {
                 let key = self.inode_wb_key(InodeId(inode));
                 self.wb_writeout_add(key, completed, done);
+                // __folio_end_writeback(): WB_WRITEBACK down, WB_WRITTEN up, and the wb's
+                // share of its memcg domain's completions (`wb->memcg_completions`).
+                let b = self.wb_bw_mut(key);
+                b.writeback -= completed;
+                b.written += completed;
+                b.memcg_completed |= key != 0;
             }
         }
     }
@@ -597,6 +1176,15 @@ impl Kernel {
     /// write back up to `nr` dirty pages of `first..=last` in index order, each contiguous run
     /// as one request. Returns (pages written, completion time).
     pub fn writeback_range(&mut self, inode: InodeId, first: u32, last: u32, nr: u64) -> (u64, u64) {
+        let key = self.inode_wb_key(inode);
+        self.wb_bandwidth_estimate_start(key);
+        let r = self.writeback_range_pages(inode, first, last, nr);
+        self.wb_update_bandwidth(key);
+        r
+    }
+
+    /// `write_cache_pages()` of [`Kernel::writeback_range`].
+    fn writeback_range_pages(&mut self, inode: InodeId, first: u32, last: u32, nr: u64) -> (u64, u64) {
         let mut written = 0;
         let mut done = 0;
         let extent = self.mappings[inode.idx()].extent.min(u32::MAX as u64) as u32;
@@ -650,6 +1238,8 @@ impl Kernel {
         if !self.pages[p].test(pg::WRITEBACK) {
             self.pages[p].flags |= pg::WRITEBACK;
             self.vmstat.nr_writeback += 1;
+            let key = self.inode_wb_key(self.pages[p].mapping);
+            self.wb_bw_mut(key).writeback += 1;
             let memcg = self.pages[p].memcg;
             if memcg != MemcgId::NONE {
                 self.memcgs.memcgs[memcg.idx()].nr_writeback += 1;

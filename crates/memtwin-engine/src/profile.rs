@@ -349,6 +349,13 @@ pub struct KernelProfile {
     /// read (`prev_index << PAGE_SHIFT | prev_offset`). Readahead's sequential test compares
     /// the missed index with `prev_pos >> PAGE_SHIFT`.
     pub ra_prev_pos_after_read: bool,
+    /// `page_cache_ra_unbounded()` stops its loop when `filemap_add_folio()` fails with
+    /// `-ENOMEM` (readahead's `__GFP_NORETRY` memcg charge failed after its one reclaim pass)
+    /// and submits what it added, as it stops when the allocation fails: 6.10+ (Liu Shixin,
+    /// "mm/readahead: break read-ahead loop if filemap_add_folio return -ENOMEM"). Before, it
+    /// submitted the batch and went on with the next page, charging (and reclaiming) page
+    /// by page to the window's end (Debian's 6.1.192 read).
+    pub ra_enomem_stops: bool,
     /// A wb's share of a dirty threshold is at least 1/8 of what its domain has left under it
     /// (`__wb_calc_thresh()`, v6.14, Jim Zhao's "mm/page-writeback: raise wb_thresh to prevent
     /// write blocking with strictlimit"); before, a wb that completed no write recently has a
@@ -386,9 +393,9 @@ pub struct KernelProfile {
     /// default of `CONFIG_LRU_GEN_ENABLED` kernels: Fedora, Arch, Ubuntu 23.10+) instead of the
     /// active/inactive lists; see [`crate::lru_gen`]. Debian builds it in off.
     pub lru_gen: bool,
-    /// `/sys/kernel/mm/lru_gen/min_ttl_ms` (default 0, off): kswapd/global reclaim leaves a
-    /// memcg alone (and the OOM killer is invoked) while its oldest generation is younger than
-    /// this (`lru_gen_age_node()`, `lruvec_is_reclaimable()`, 6.1).
+    /// `/sys/kernel/mm/lru_gen/min_ttl_ms` (default 0, off): kswapd does not age a memcg whose
+    /// oldest file generation is younger than this, and when no memcg passes it invokes the
+    /// OOM killer (`lru_gen_age_node()` -> `out_of_memory()`, 6.1; oom_kill.rs).
     pub lru_gen_min_ttl_ms: u64,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
@@ -592,6 +599,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
         ra_prev_pos_after_read: true,
+        ra_enomem_stops: false,
         account_page_tables: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
@@ -741,10 +749,11 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
-                      goal (6.11)",
+                      goal (6.11), readahead stops at a failed memcg charge (6.10)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
+        ra_enomem_stops: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
@@ -774,6 +783,15 @@ pub fn profile(name: &str) -> Option<KernelProfile> {
 /// | M7 user-space `memcpy` of 4 KiB, sequential buffers | 308 per copy |
 /// | M9 `write()` of 1 MiB over pages already cached and dirty (ext4 as above, 2026-11-25) | 968 |
 /// | M10 `write()` of 1 MiB creating a 1 GiB file, no limit, no writeback meanwhile (median of 1726, 1592, 1548) | 1592 |
+/// | M11 first-touch anonymous fault of a base page (THP `madvise`, none asked), kernel time; munmap of them (lab/measurements/anon_fault_cost.py, 2026-11-28: p10 of 200 rounds of 18 MiB, three runs 1288, 1305, 1315; munmap 249-254) | 1305; 250 |
+/// | M12 the same with `MADV_HUGEPAGE`: 9 huge-page faults per round (three runs 141, 144, 152); munmap | 150; 13 |
+///
+/// M11 and M12 are 10th percentiles: the median base-page fault doubles (2.1-2.2 us) while the
+/// other vCPU builds (the zone and LRU locks and the pcp lists are shared), the huge page's
+/// clearing does not move; the engine gives each task a CPU of its own. The earlier figures
+/// (anon_fault + clear_page 2040 ns, clear_page 460, zap_page 335) were taken on the host while
+/// other sessions loaded it: the quiet host's `mmap_probe` control (host-stall-alone-p16m, 16 MiB
+/// rounds) took 6.44 ms a round, 1.57 us per page for fault, clearing, charge and unmap.
 ///
 /// Where a measurement covers several functions, the split between them is an estimate from
 /// the work each does, and is marked so; the sums match the measurements.
@@ -830,19 +848,20 @@ pub struct CpuCost {
     /// `mmap()` or `munmap()` of a 128 MiB anonymous region, the call itself: 26 us measured
     /// (0.8 ns per page of the region, mmap + madvise, 50 iterations, median of 3 runs).
     pub mmap_call: u64,
-    /// `do_anonymous_page()` of a base page without the clearing: 2040 ns per first-touch
-    /// fault measured with THP off, less `clear_page`.
+    /// `do_anonymous_page()` of a base page without the clearing: 1305 ns per first-touch
+    /// fault (M11), less `clear_page`.
     pub anon_fault: u64,
-    /// `clear_page()` of 4 KiB on the local node: 460 ns per 4 KiB measured as the cost of THP
-    /// faults (which are almost all clearing) divided by 512. Remote nodes cost
+    /// `clear_page()` of 4 KiB on the local node: 150 ns, M12 (a huge page's fault is almost
+    /// all clearing, so its time per 4 KiB bounds this from above). Remote nodes cost
     /// `REMOTE_DISTANCE / LOCAL_DISTANCE` times this.
     pub clear_page: u64,
     /// `do_huge_pmd_anonymous_page()` without the clearing; estimate (the THP fault
     /// measurement does not separate it from the clearing).
     pub thp_fault: u64,
-    /// `zap_pte_range()` + free per base page at munmap: 335 ns measured.
+    /// `zap_pte_range()` + free per base page at munmap: 250 ns (M11's munmap).
     pub zap_page: u64,
-    /// `zap_huge_pmd()` + free of a huge page: 6.4 us measured (12.5 ns per 4 KiB).
+    /// `zap_huge_pmd()` + free of a huge page: 6.4 us measured (12.5 ns per 4 KiB; M12's
+    /// munmap gave 13-14 ns per 4 KiB).
     pub zap_thp: u64,
     /// Compaction's migrate scanner per page looked at; estimate.
     pub compact_scan_page: u64,
@@ -872,10 +891,10 @@ impl CpuCost {
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
-            anon_fault: 1_580,
-            clear_page: 460,
+            anon_fault: 1_155,
+            clear_page: 150,
             thp_fault: 2_000,
-            zap_page: 335,
+            zap_page: 250,
             zap_thp: 6_400,
             compact_scan_page: 20,
             migrate_page: 2_040,

@@ -305,8 +305,10 @@ impl Kernel {
 
     /// `do_page_cache_ra()` + `page_cache_ra_unbounded()`: add the missing pages of
     /// `index..index+nr` (clamped to the file), mark the page `lookahead` before the end with
-    /// `PG_readahead`, and submit each contiguous run of new pages as one request. Allocation
-    /// uses `__GFP_NORETRY`: when a charge fails after one reclaim pass, readahead stops.
+    /// `PG_readahead`, and submit each contiguous run of new pages (`read_pages()`).
+    /// Allocation uses `__GFP_NORETRY`: a charge that fails after one reclaim pass ends the
+    /// batch from 6.10 (`KernelProfile::ra_enomem_stops`); before, the loop goes on with the
+    /// next page.
     pub fn do_page_cache_ra(&mut self, inode: InodeId, index: u32, nr: u32, lookahead: u32, memcg: MemcgId) {
         let size = self.inodes[inode.idx()].size;
         if size == 0 {
@@ -336,10 +338,11 @@ impl Kernel {
                     }
                     run_len += 1;
                 }
-                Err(crate::filemap::IoError::Oom) if self.nr_free_pages() > 0 => {
-                    // The memcg charge failed (__GFP_NORETRY): submit what is batched and go
-                    // on with the next page, as page_cache_ra_unbounded() does when
-                    // filemap_add_folio() fails.
+                Err(crate::filemap::IoError::Oom) if self.nr_free_pages() > 0 && !self.profile.ra_enomem_stops => {
+                    // The memcg charge failed (__GFP_NORETRY): before 6.10 submit what is
+                    // batched and go on with the next page, as page_cache_ra_unbounded() did
+                    // when filemap_add_folio() failed; 6.10+ stops there (the `break` below,
+                    // `KernelProfile::ra_enomem_stops`).
                     self.read_pages(inode, run_start, run_len);
                     run_start = i + 1;
                     run_len = 0;

@@ -66,8 +66,8 @@ struct Task {
     waiting: bool,
     /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
     stock: (MemcgId, u64),
-    /// `current->nr_dirtied` (page faults' dirty throttling).
-    nr_dirtied: u32,
+    /// The task's dirty throttling state (`balance_dirty_pages()`).
+    dirty: crate::page_writeback::TaskDirty,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -77,6 +77,8 @@ pub struct EngineStats {
     pub page_events: u64,
     /// Host bytes held by per-page structures at the end.
     pub host_bytes: u64,
+    /// `host_bytes` part by part ([`crate::kernel::Kernel::host_bytes_parts`]).
+    pub host_bytes_parts: Vec<(&'static str, u64)>,
     /// Resident simulated pages at the end.
     pub resident_pages: u64,
     /// Virtual time at the end, seconds.
@@ -169,7 +171,11 @@ impl Simulation {
         k.kmem.boot_used = scn.machine.boot_used;
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
-            k.devices.push(crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb));
+            k.devices.push(if d.blk_throttle {
+                crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+            } else {
+                crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+            });
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
         for i in 0..scn.machine.boot_superblocks {
@@ -289,7 +295,7 @@ impl Simulation {
                     samples: vec![],
                     waiting: false,
                     stock: (MemcgId::NONE, 0),
-                    nr_dirtied: 0,
+                    dirty: Default::default(),
                 }
             })
             .collect();
@@ -339,6 +345,10 @@ impl Simulation {
     /// taking the time-series samples due before it. Returns false when every task is done.
     pub fn step(&mut self) -> bool {
         let Some(Reverse((t_now, ti))) = self.runq.pop() else { return false };
+        if self.tasks[ti].killed {
+            // Killed (by the OOM killer) while it waited for its turn.
+            return true;
+        }
         // No context looks at a device queue before the earliest of this task's clock and an
         // awake kswapd's (which catches up from its own): requests completed by then are freed.
         let horizon = self.kernel.nodes.iter().filter(|n| n.kswapd_active).map(|n| n.kswapd_clock).fold(t_now, Nanos::min);
@@ -357,11 +367,66 @@ impl Simulation {
             self.next_sample += self.sample_interval;
         }
         self.run_quantum(ti);
+        if let Some(victim) = self.kernel.oom_victim {
+            self.oom_kill_task(victim as usize);
+        }
         let t = &self.tasks[ti];
         if !t.killed && !t.waiting && t.pc < self.scenario.tasks[ti].ops.len() {
             self.runq.push(Reverse((t.times.clock, ti)));
+        } else if !t.waiting {
+            // do_exit() -> exit_mm(): its mm leaves its memcg's list (lru_gen_del_mm()) and
+            // the OOM killer's candidates.
+            self.kernel.task_exit_mm(ti as u32);
         }
         true
+    }
+
+    /// The SIGKILL of the task the OOM killer chose (`Kernel::oom_victim`, oom_kill.rs) and its
+    /// exit, at the kernel's present time: the step it is in ends with `oom_killed` (a task
+    /// between steps is killed in the next one, which it was about to run), the file its
+    /// read or write holds is closed, and `exit_mmap()` frees its mappings (`do_munmap()` of
+    /// each, the files they map closed).
+    fn oom_kill_task(&mut self, ti: usize) {
+        let scn = Rc::clone(&self.scenario);
+        if self.tasks[ti].killed || self.tasks[ti].pc >= scn.tasks[ti].ops.len() {
+            self.kernel.task_exit_mm(ti as u32);
+            return;
+        }
+        let op = &scn.tasks[ti].ops[self.tasks[ti].pc];
+        let now = self.kernel.now;
+        self.tasks[ti].times.clock = now;
+        if self.tasks[ti].snapshot.is_none() {
+            let memcg = self.tasks[ti].memcg;
+            self.tasks[ti].step_memcg = memcg;
+            self.tasks[ti].step_pc = self.tasks[ti].pc;
+            self.tasks[ti].snapshot = Some(Snapshot::take(&self.kernel, memcg, self.tasks[ti].times));
+        }
+        self.enter(ti);
+        match (&op.kind, std::mem::replace(&mut self.tasks[ti].cursor, Cursor::Idle)) {
+            (OpKind::Read { file, .. }, Cursor::Read { .. }) | (OpKind::Write { file, .. }, Cursor::Write { .. }) => {
+                self.kernel.dput(self.inodes[*file]);
+            }
+            (_, Cursor::Probe { vma, .. }) => self.kernel.do_munmap(vma),
+            _ => {}
+        }
+        for (_, vma) in std::mem::take(&mut self.tasks[ti].maps) {
+            let inode = self.kernel.vmas[vma.0 as usize].file.as_ref().map(|f| f.inode);
+            self.kernel.do_munmap(vma);
+            if let Some(inode) = inode {
+                self.kernel.dput(inode);
+            }
+        }
+        self.kernel.task_exit_mm(ti as u32);
+        self.leave(ti, 0);
+        self.tasks[ti].killed = true;
+        self.tasks[ti].waiting = false;
+        self.finish_step(ti, op, false);
+    }
+
+    /// The I/O wait task `name` has accumulated so far (unit tests watch a task's sleeps).
+    #[cfg(test)]
+    pub(crate) fn task_iowait(&self, name: &str) -> Nanos {
+        self.tasks.iter().find(|t| t.name == name).map_or(0, |t| t.times.iowait)
     }
 
     /// Run to the end, calling `progress(done, total)` now and then; the run stops with
@@ -406,6 +471,7 @@ impl Simulation {
         let engine = EngineStats {
             page_events: k.page_events,
             host_bytes: k.host_bytes() as u64,
+            host_bytes_parts: k.host_bytes_parts().iter().map(|&(n, b)| (n, b as u64)).collect(),
             resident_pages: k.nr_file_pages(),
             virtual_time_s: crate::types::secs(end),
             kswapd_s: crate::types::secs(k.kswapd_ns),
@@ -493,7 +559,7 @@ impl Simulation {
         k.memstall_ns = 0;
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
         k.charge_stock = t.stock;
-        k.nr_dirtied = t.nr_dirtied;
+        k.task_dirty = t.dirty;
         k.io = IoAcct::default();
     }
 
@@ -506,7 +572,7 @@ impl Simulation {
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
-        t.nr_dirtied = k.nr_dirtied;
+        t.dirty = k.task_dirty;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
@@ -1005,6 +1071,7 @@ impl Simulation {
                     break;
                 }
             }
+            let slept = self.kernel.iowait_ns;
             match self.kernel.handle_mm_fault_run(vma, i, end) {
                 Ok(next) => i = next,
                 Err(_) => return (i, false),
@@ -1013,6 +1080,15 @@ impl Simulation {
             // mem_cgroup_handle_over_high() for what the fault charged over memory.high.
             if self.kernel.nr_pages_over_high != 0 {
                 self.kernel.mem_cgroup_handle_over_high(memcg);
+            }
+            if self.kernel.iowait_ns != slept && i < end {
+                // The fault slept (on a page's writeback, a throttle, a request): the CPU went
+                // to the other tasks meanwhile (schedule() in io_schedule()), so the quantum
+                // ends here and the next faults run after what they did by this clock: a task
+                // that wakes does not find the pages freed during its sleep kept for it.
+                self.kernel.vmas[vma.0 as usize].mkyoung_range(pos, i);
+                self.work_done += (i - pos) as u64;
+                return (i, true);
             }
         }
         // Every page of the run was accessed: its PTE is young (the CPU sets the bit).

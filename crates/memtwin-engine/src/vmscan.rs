@@ -148,9 +148,13 @@ pub struct ScanPrep {
     pub anon_cost: u64,
     /// See `anon_cost`.
     pub file_cost: u64,
-    /// `may_deactivate & DEACTIVATE_ANON`: the root's inactive anon list is low (anon
-    /// refaults, the other reason, are not modelled: swapped-out pages leave no shadow).
+    /// `may_deactivate & DEACTIVATE_ANON`: the root saw anon refault activations since its
+    /// last reclaim, or its inactive anon list is low.
     pub deactivate_anon: bool,
+    /// `may_deactivate & DEACTIVATE_FILE` (5.9+): the root saw file refault activations
+    /// since its last reclaim, or its inactive file list is low, when this pass began;
+    /// `shrink_list()` deactivates the active file lists of every lruvec below by it.
+    pub deactivate_file: bool,
     /// `cache_trim_mode`: the root's inactive file list has pages at this priority and
     /// neither file refaults nor a low inactive file list ask to deactivate.
     pub cache_trim_mode: bool,
@@ -198,7 +202,7 @@ pub fn scan_fraction_rotated(swappiness: u64, scanned: [u64; 2], rotated: [u64; 
 }
 
 impl ScanControl {
-    fn new(target: MemcgId, nr_to_reclaim: u64, cgroup_reclaim: bool, kswapd: bool) -> Self {
+    pub(crate) fn new(target: MemcgId, nr_to_reclaim: u64, cgroup_reclaim: bool, kswapd: bool) -> Self {
         ScanControl {
             nr_to_reclaim,
             nr_reclaimed: 0,
@@ -241,11 +245,6 @@ impl Kernel {
     /// One `balance_pgdat()` round of global reclaim of the node (kswapd when `kswapd`).
     pub fn shrink_node_global(&mut self, nr_pages: u64, kswapd: bool) -> u64 {
         let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, kswapd);
-        if kswapd && self.profile.lru_gen {
-            // kswapd_age_node() -> lru_gen_age_node() (6.1), before balance_pgdat() shrinks,
-            // as on its first pass (sc.priority = DEF_PRIORITY).
-            self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), DEF_PRIORITY);
-        }
         self.do_try_to_free_pages(&mut sc)
     }
 
@@ -268,6 +267,11 @@ impl Kernel {
             sc.priority = DEF_PRIORITY;
             loop {
                 sc.nr_scanned = 0;
+                if sc.kswapd && self.profile.lru_gen {
+                    // balance_pgdat() -> kswapd_age_node() -> lru_gen_age_node() (6.1), before
+                    // it shrinks the node at each priority.
+                    self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), sc);
+                }
                 self.shrink_node_memcgs(sc);
                 if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 {
                     break;
@@ -306,7 +310,7 @@ impl Kernel {
         // calculate_protection() leaves the subtree, pre-order, in `list`.
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(sc.target, &mut list);
-        if self.swap.is_some() {
+        if self.swap.is_some() || self.profile.deactivate_on_refault {
             self.prepare_scan_count(sc, &list);
         }
         // Which reclaimers share an iterator, and which one (`mem_cgroup_reclaim_cookie`).
@@ -461,7 +465,15 @@ impl Kernel {
             if nr_active > 0 {
                 let n = nr_active.min(SWAP_CLUSTER_MAX);
                 nr_active -= n;
-                if sc.deactivate_file || self.inactive_is_low(v) {
+                // 5.9+: `sc->may_deactivate & DEACTIVATE_FILE`, decided at the reclaim root
+                // when the pass began (prepare_scan_count()); before, inactive_list_is_low()
+                // of this lruvec at each batch.
+                let deactivate = if self.profile.deactivate_on_refault {
+                    self.scan_prep.get(v % self.nr_nodes as usize).is_some_and(|p| p.deactivate_file)
+                } else {
+                    self.inactive_is_low(v)
+                };
+                if deactivate {
                     self.shrink_active_list(memcg, v, n, sc);
                 }
             }
@@ -530,6 +542,7 @@ impl Kernel {
                 anon_cost: self.lruvecs[target].anon_cost,
                 file_cost: self.lruvecs[target].file_cost,
                 deactivate_anon: anon_low,
+                deactivate_file,
                 cache_trim_mode: sizes[2] >> sc.priority > 0 && !deactivate_file,
                 file_is_tiny: file_and_free_low && !anon_low && anon >> sc.priority > 0,
                 file_and_free_low,

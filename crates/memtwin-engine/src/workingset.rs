@@ -102,17 +102,11 @@ impl Kernel {
             }
             self.cpu(self.cost.scan_page);
             let m = &mut self.mappings[inode.idx()];
-            let leaf = m.xa.leaf_id(chunk).expect("a listed node is allocated");
-            let leaf = m.xa.leaf_mut(leaf);
-            debug_assert_eq!(leaf.node.pages, 0);
-            for slot in &mut leaf.slots {
-                if slot.as_shadow().is_some() {
-                    *slot = crate::filemap::Slot::EMPTY;
-                    m.nrshadows -= 1;
-                }
-            }
-            leaf.node.shadows = 0;
-            leaf.node.on_lru = false;
+            debug_assert_eq!(m.node(chunk).expect("a listed node is allocated").pages, 0);
+            m.nrshadows -= m.xa.clear_values(chunk) as u64;
+            let node = m.node_mut(chunk).expect("a listed node is allocated");
+            node.shadows = 0;
+            node.on_lru = false;
             self.xa_node_uncharge(inode, chunk);
             self.mappings[inode.idx()].xa.free_leaf(chunk);
             self.xas_shrink(inode);

@@ -88,16 +88,45 @@ impl Default for XaNode {
     }
 }
 
-/// A leaf node: the 64 slots of one chunk and their occupancy.
+/// A leaf node: the 64 slots of one chunk and their occupancy. Its slots are stored in one of
+/// two layouts by what they hold (a storage choice of the engine; the kernel's `xa_node` has
+/// 64 pointer-sized slots whatever they hold): a narrow leaf, `u32` slots, while it holds only
+/// pages (a page's slot value fits 32 bits: frames are below 2^29); a wide leaf, 64-bit
+/// [`Slot`]s, while it holds a shadow entry. A leaf is widened when a shadow entry is stored
+/// in it and narrowed again when its last one goes, so the page cache of resident pages costs
+/// 4 bytes a slot, not 8.
 #[derive(Clone, Debug)]
-pub struct XaLeaf {
+struct Leaf<S> {
     /// `slots[]`.
-    pub slots: [Slot; XA_CHUNK_SIZE],
+    slots: [S; XA_CHUNK_SIZE],
     /// Occupancy and shadow-list state.
-    pub node: XaNode,
+    node: XaNode,
     /// The chunk (`index >> XA_CHUNK_SHIFT`) the leaf covers; `NIL` while free.
-    pub chunk: u32,
+    chunk: u32,
+    /// Value (shadow) entries among `slots` (wide leaves; 0 in narrow ones).
+    values: u8,
 }
+
+/// A leaf whose 64 slots are all pages in consecutive frames: a chunk that one large folio of
+/// order 6 or more covers (the kernel stores such a folio as one multi-index entry in the node
+/// above the leaves, `xas_store()` with `xas_set_order()`; its pages are consecutive frames).
+/// It keeps the first slot's frame only; a store of anything else into it turns it back into
+/// a narrow leaf.
+#[derive(Clone, Debug)]
+struct RunLeaf {
+    /// Occupancy and shadow-list state.
+    node: XaNode,
+    /// The chunk the leaf covers; `NIL` while free.
+    chunk: u32,
+    /// The frame in slot 0; slot `o` holds frame `base + o`.
+    base: u32,
+}
+
+/// The tag of a wide leaf's id, and of a run leaf's (ids of narrow leaves have both clear).
+/// Leaf ids are below 2^30, so no tagged id is `NIL`.
+const WIDE: u32 = 1 << 31;
+const RUN: u32 = 1 << 30;
+const TAGS: u32 = WIDE | RUN;
 
 /// An inner node: 64 children (inner nodes or leaves, by level).
 #[derive(Clone, Debug)]
@@ -113,8 +142,12 @@ pub struct XArray {
     root: u32,
     /// Inner levels above the leaves; the tree covers chunks below 64^levels.
     levels: u32,
-    leaves: Vec<XaLeaf>,
-    free_leaves: Vec<u32>,
+    narrow: Vec<Leaf<u32>>,
+    free_narrow: Vec<u32>,
+    wide: Vec<Leaf<Slot>>,
+    free_wide: Vec<u32>,
+    runs: Vec<RunLeaf>,
+    free_runs: Vec<u32>,
     inner: Vec<XaInner>,
     free_inner: Vec<u32>,
     /// (chunk, leaf) of the last leaf a walk found.
@@ -123,7 +156,19 @@ pub struct XArray {
 
 impl Default for XArray {
     fn default() -> Self {
-        XArray { root: NIL, levels: 0, leaves: Vec::new(), free_leaves: Vec::new(), inner: Vec::new(), free_inner: Vec::new(), cache: Cell::new((NIL, NIL)) }
+        XArray {
+            root: NIL,
+            levels: 0,
+            narrow: Vec::new(),
+            free_narrow: Vec::new(),
+            wide: Vec::new(),
+            free_wide: Vec::new(),
+            runs: Vec::new(),
+            free_runs: Vec::new(),
+            inner: Vec::new(),
+            free_inner: Vec::new(),
+            cache: Cell::new((NIL, NIL)),
+        }
     }
 }
 
@@ -134,7 +179,9 @@ impl XArray {
         bits >= 32 || chunk >> bits == 0
     }
 
-    /// The leaf of `chunk`, if allocated (`xas_load()` down to shift 0).
+    /// The leaf of `chunk`, if allocated (`xas_load()` down to shift 0): an id valid until the
+    /// next store, [`XArray::create`] or [`XArray::free_leaf`] (a store may move the leaf to
+    /// the other layout).
     #[inline(always)]
     pub fn leaf_id(&self, chunk: u32) -> Option<u32> {
         let (c, id) = self.cache.get();
@@ -163,31 +210,218 @@ impl XArray {
     #[inline(always)]
     pub fn get(&self, index: u32) -> Slot {
         match self.leaf_id(index >> XA_CHUNK_SHIFT) {
-            Some(id) => self.leaves[id as usize].slots[(index & XA_CHUNK_MASK) as usize],
+            Some(id) => self.slot(id, index & XA_CHUNK_MASK),
             None => Slot::EMPTY,
         }
     }
 
-    /// The leaf with arena index `id`.
+    /// Slot `off` of leaf `id`.
     #[inline(always)]
-    pub fn leaf(&self, id: u32) -> &XaLeaf {
-        &self.leaves[id as usize]
+    pub fn slot(&self, id: u32, off: u32) -> Slot {
+        if id & TAGS == 0 {
+            Slot(self.narrow[id as usize].slots[off as usize] as u64)
+        } else if id & WIDE != 0 {
+            self.wide[(id & !WIDE) as usize].slots[off as usize]
+        } else {
+            Slot::page(crate::types::PageId(self.runs[(id & !RUN) as usize].base + off))
+        }
     }
 
-    /// The leaf with arena index `id`, to change.
+    /// The 64 slots of leaf `id`, in order.
+    pub fn slots(&self, id: u32) -> impl Iterator<Item = Slot> + '_ {
+        (0..XA_CHUNK_SIZE as u32).map(move |o| self.slot(id, o))
+    }
+
+    /// The occupancy of leaf `id`.
     #[inline(always)]
-    pub fn leaf_mut(&mut self, id: u32) -> &mut XaLeaf {
-        &mut self.leaves[id as usize]
+    pub fn node(&self, id: u32) -> &XaNode {
+        if id & TAGS == 0 {
+            &self.narrow[id as usize].node
+        } else if id & WIDE != 0 {
+            &self.wide[(id & !WIDE) as usize].node
+        } else {
+            &self.runs[(id & !RUN) as usize].node
+        }
     }
 
-    /// Every allocated leaf (arena order).
-    pub fn leaves(&self) -> impl Iterator<Item = &XaLeaf> {
-        self.leaves.iter().filter(|l| l.chunk != NIL)
+    /// The occupancy of leaf `id`, to change.
+    #[inline(always)]
+    pub fn node_mut(&mut self, id: u32) -> &mut XaNode {
+        if id & TAGS == 0 {
+            &mut self.narrow[id as usize].node
+        } else if id & WIDE != 0 {
+            &mut self.wide[(id & !WIDE) as usize].node
+        } else {
+            &mut self.runs[(id & !RUN) as usize].node
+        }
     }
 
-    /// Every allocated leaf (arena order), to change.
-    pub fn leaves_mut(&mut self) -> impl Iterator<Item = &mut XaLeaf> {
-        self.leaves.iter_mut().filter(|l| l.chunk != NIL)
+    /// The chunk leaf `id` covers.
+    #[inline]
+    pub fn chunk(&self, id: u32) -> u32 {
+        if id & TAGS == 0 {
+            self.narrow[id as usize].chunk
+        } else if id & WIDE != 0 {
+            self.wide[(id & !WIDE) as usize].chunk
+        } else {
+            self.runs[(id & !RUN) as usize].chunk
+        }
+    }
+
+    /// `xas_store()` of `slot` at `index`, whose leaf exists; returns the entry it replaces.
+    /// Widens the leaf for a shadow entry, narrows it when its last shadow entry goes.
+    #[inline]
+    pub fn store(&mut self, index: u32, slot: Slot) -> Slot {
+        let chunk = index >> XA_CHUNK_SHIFT;
+        let off = (index & XA_CHUNK_MASK) as usize;
+        let mut id = self.leaf_id(chunk).expect("store() into an allocated range");
+        if id & RUN != 0 {
+            if slot == self.slot(id, off as u32) {
+                return slot;
+            }
+            id = self.unrun(chunk, id);
+        }
+        let narrow_fits = slot.0 & 1 == 0 && slot.0 <= u32::MAX as u64;
+        if id & WIDE == 0 {
+            if narrow_fits {
+                let old = std::mem::replace(&mut self.narrow[id as usize].slots[off], slot.0 as u32);
+                return Slot(old as u64);
+            }
+            id = self.widen(chunk, id);
+        }
+        let leaf = &mut self.wide[(id & !WIDE) as usize];
+        let old = std::mem::replace(&mut leaf.slots[off], slot);
+        leaf.values = leaf.values + (slot.0 & 1) as u8 - (old.0 & 1) as u8;
+        if leaf.values == 0 && leaf.slots.iter().all(|s| s.0 <= u32::MAX as u64) {
+            self.narrow_leaf(chunk, id);
+        }
+        old
+    }
+
+    /// Empty every shadow entry of leaf `chunk` (the shadow-node shrinker); returns how many.
+    pub fn clear_values(&mut self, chunk: u32) -> u32 {
+        let Some(id) = self.leaf_id(chunk) else { return 0 };
+        if id & WIDE == 0 {
+            return 0;
+        }
+        let leaf = &mut self.wide[(id & !WIDE) as usize];
+        let n = leaf.values as u32;
+        for s in &mut leaf.slots {
+            if s.0 & 1 == 1 {
+                *s = Slot::EMPTY;
+            }
+        }
+        leaf.values = 0;
+        if leaf.slots.iter().all(|s| s.0 <= u32::MAX as u64) {
+            self.narrow_leaf(chunk, id);
+        }
+        n
+    }
+
+    /// Point the tree's reference to `chunk`'s leaf at `new` (after a change of layout).
+    fn relink(&mut self, chunk: u32, new: u32) {
+        if self.levels == 0 {
+            self.root = new;
+        } else {
+            let mut n = self.root;
+            for l in (1..self.levels).rev() {
+                n = self.inner[n as usize].children[((chunk >> (XA_CHUNK_SHIFT * l)) & XA_CHUNK_MASK) as usize];
+            }
+            self.inner[n as usize].children[(chunk & XA_CHUNK_MASK) as usize] = new;
+        }
+        self.cache.set((chunk, new));
+    }
+
+    /// Move narrow leaf `id` of `chunk` to the wide layout; returns its new id.
+    #[cold]
+    fn widen(&mut self, chunk: u32, id: u32) -> u32 {
+        let l = &mut self.narrow[id as usize];
+        let mut slots = [Slot::EMPTY; XA_CHUNK_SIZE];
+        for (w, n) in slots.iter_mut().zip(l.slots.iter()) {
+            *w = Slot(*n as u64);
+        }
+        let wide = Leaf { slots, node: l.node, chunk, values: 0 };
+        l.chunk = NIL;
+        self.free_narrow.push(id);
+        let new = alloc_in(&mut self.wide, &mut self.free_wide, wide) | WIDE;
+        self.relink(chunk, new);
+        new
+    }
+
+    /// Move wide leaf `id` of `chunk` (no shadow entry left) to the narrow layout.
+    fn narrow_leaf(&mut self, chunk: u32, id: u32) {
+        let l = &mut self.wide[(id & !WIDE) as usize];
+        let mut slots = [0u32; XA_CHUNK_SIZE];
+        for (n, w) in slots.iter_mut().zip(l.slots.iter()) {
+            *n = w.0 as u32;
+        }
+        let narrow = Leaf { slots, node: l.node, chunk, values: 0 };
+        l.chunk = NIL;
+        self.free_wide.push(id & !WIDE);
+        let new = alloc_in(&mut self.narrow, &mut self.free_narrow, narrow);
+        self.relink(chunk, new);
+    }
+
+    /// Store the 64 slots of `chunk`'s leaf as a run leaf when they are pages in consecutive
+    /// frames (a chunk a large folio of order 6 or more fills; see [`RunLeaf`]).
+    pub fn compact_run(&mut self, chunk: u32) {
+        let Some(id) = self.leaf_id(chunk) else { return };
+        if id & TAGS != 0 {
+            return;
+        }
+        let l = &self.narrow[id as usize];
+        let first = l.slots[0];
+        if first == 0 || first & 1 != 0 {
+            return;
+        }
+        if !l.slots.iter().enumerate().all(|(o, &s)| s == first + 2 * o as u32) {
+            return;
+        }
+        let run = RunLeaf { node: l.node, chunk, base: (first >> 1) - 1 };
+        self.narrow[id as usize].chunk = NIL;
+        self.free_narrow.push(id);
+        let new = alloc_in(&mut self.runs, &mut self.free_runs, run) | RUN;
+        self.relink(chunk, new);
+    }
+
+    /// Move run leaf `id` of `chunk` to the narrow layout; returns its new id.
+    #[cold]
+    fn unrun(&mut self, chunk: u32, id: u32) -> u32 {
+        let r = &mut self.runs[(id & !RUN) as usize];
+        let mut slots = [0u32; XA_CHUNK_SIZE];
+        for (o, s) in slots.iter_mut().enumerate() {
+            *s = Slot::page(crate::types::PageId(r.base + o as u32)).0 as u32;
+        }
+        let narrow = Leaf { slots, node: r.node, chunk, values: 0 };
+        r.chunk = NIL;
+        self.free_runs.push(id & !RUN);
+        let new = alloc_in(&mut self.narrow, &mut self.free_narrow, narrow);
+        self.relink(chunk, new);
+        new
+    }
+
+    /// Every allocated leaf's id (arena order: narrow, wide, run leaves).
+    pub fn leaf_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        let n = self.narrow.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32);
+        let w = self.wide.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | WIDE);
+        let r = self.runs.iter().enumerate().filter(|(_, l)| l.chunk != NIL).map(|(i, _)| i as u32 | RUN);
+        n.chain(w).chain(r)
+    }
+
+    /// Every allocated leaf as (chunk, occupancy), in [`XArray::leaf_ids`] order.
+    pub fn leaves(&self) -> impl Iterator<Item = (u32, &XaNode)> {
+        let n = self.narrow.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
+        let w = self.wide.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
+        let r = self.runs.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
+        n.chain(w).chain(r)
+    }
+
+    /// Every allocated leaf's occupancy, to change.
+    pub fn nodes_mut(&mut self) -> impl Iterator<Item = &mut XaNode> {
+        let n = self.narrow.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
+        let w = self.wide.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
+        let r = self.runs.iter_mut().filter(|l| l.chunk != NIL).map(|l| &mut l.node);
+        n.chain(w).chain(r)
     }
 
     fn alloc_inner(&mut self) -> u32 {
@@ -210,23 +444,7 @@ impl XArray {
     }
 
     fn alloc_leaf(&mut self, chunk: u32) -> u32 {
-        let l = XaLeaf { slots: [Slot::EMPTY; XA_CHUNK_SIZE], node: XaNode::default(), chunk };
-        match self.free_leaves.pop() {
-            Some(id) => {
-                self.leaves[id as usize] = l;
-                id
-            }
-            None => {
-                // A file's first leaf takes room for one leaf only: a Vec's first allocation
-                // holds four of these 540-byte leaves, 2 KiB for every small file (a million
-                // 8K files held 2.1 GiB of leaves, 1.6 of them empty).
-                if self.leaves.capacity() == 0 {
-                    self.leaves.reserve_exact(1);
-                }
-                self.leaves.push(l);
-                self.leaves.len() as u32 - 1
-            }
-        }
+        alloc_in(&mut self.narrow, &mut self.free_narrow, Leaf { slots: [0; XA_CHUNK_SIZE], node: XaNode::default(), chunk, values: 0 })
     }
 
     /// The leaf of `chunk`, allocated (with the inner nodes above it, the tree grown as
@@ -279,10 +497,18 @@ impl XArray {
     /// inner node left childless, then `xas_shrink()`.
     pub fn free_leaf(&mut self, chunk: u32) {
         let Some(id) = self.leaf_id(chunk) else { return };
-        debug_assert!(self.leaves[id as usize].slots.iter().all(|s| *s == Slot::EMPTY));
+        debug_assert!(self.slots(id).all(|s| s == Slot::EMPTY));
         self.cache.set((NIL, NIL));
-        self.leaves[id as usize].chunk = NIL;
-        self.free_leaves.push(id);
+        if id & TAGS == 0 {
+            self.narrow[id as usize].chunk = NIL;
+            self.free_narrow.push(id);
+        } else if id & WIDE != 0 {
+            self.wide[(id & !WIDE) as usize].chunk = NIL;
+            self.free_wide.push(id & !WIDE);
+        } else {
+            self.runs[(id & !RUN) as usize].chunk = NIL;
+            self.free_runs.push(id & !RUN);
+        }
         if self.levels == 0 {
             self.root = NIL;
             return;
@@ -360,8 +586,8 @@ impl XArray {
             if c != chunk {
                 off = 0;
             }
-            let leaf = &self.leaves[self.leaf_id(c)? as usize];
-            if let Some(o) = (off..XA_CHUNK_SIZE).find(|&o| leaf.slots[o] != Slot::EMPTY) {
+            let leaf = self.leaf_id(c)?;
+            if let Some(o) = (off..XA_CHUNK_SIZE).find(|&o| self.slot(leaf, o as u32) != Slot::EMPTY) {
                 let index = (c << XA_CHUNK_SHIFT) | o as u32;
                 return (index <= last).then_some(index);
             }
@@ -375,13 +601,37 @@ impl XArray {
 
     /// Host bytes of the tree.
     pub fn host_bytes(&self) -> usize {
-        self.leaves.capacity() * std::mem::size_of::<XaLeaf>()
+        self.narrow.capacity() * std::mem::size_of::<Leaf<u32>>()
+            + self.wide.capacity() * std::mem::size_of::<Leaf<Slot>>()
+            + self.runs.capacity() * std::mem::size_of::<RunLeaf>()
             + self.inner.capacity() * std::mem::size_of::<XaInner>()
-            + (self.free_leaves.capacity() + self.free_inner.capacity()) * 4
+            + (self.free_narrow.capacity() + self.free_wide.capacity() + self.free_runs.capacity() + self.free_inner.capacity()) * 4
     }
 
     /// Allocated (leaf, inner) nodes.
     pub fn nr_nodes(&self) -> (usize, usize) {
-        (self.leaves.len() - self.free_leaves.len(), self.inner.len() - self.free_inner.len())
+        (
+            self.narrow.len() - self.free_narrow.len() + self.wide.len() - self.free_wide.len() + self.runs.len() - self.free_runs.len(),
+            self.inner.len() - self.free_inner.len(),
+        )
+    }
+}
+
+/// Put `leaf` in a free entry of `arena` (or a new one); returns its index. A first leaf takes
+/// room for one leaf only: a Vec's first allocation holds four, 2 KiB for every small file (a
+/// million 8K files held 2.1 GiB of leaves, 1.6 of them empty).
+fn alloc_in<T>(arena: &mut Vec<T>, free: &mut Vec<u32>, leaf: T) -> u32 {
+    match free.pop() {
+        Some(id) => {
+            arena[id as usize] = leaf;
+            id
+        }
+        None => {
+            if arena.capacity() == 0 {
+                arena.reserve_exact(1);
+            }
+            arena.push(leaf);
+            arena.len() as u32 - 1
+        }
     }
 }

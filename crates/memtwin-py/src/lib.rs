@@ -629,6 +629,11 @@ impl Doc {
         let e = PyDict::new(py);
         e.set_item("page_events", r.engine.page_events)?;
         e.set_item("host_bytes", r.engine.host_bytes)?;
+        let parts = PyDict::new(py);
+        for (n, b) in &r.engine.host_bytes_parts {
+            parts.set_item(*n, *b)?;
+        }
+        e.set_item("host_bytes_parts", parts)?;
         e.set_item("resident_pages", r.engine.resident_pages)?;
         e.set_item("virtual_time_s", r.engine.virtual_time_s)?;
         e.set_item("kswapd_s", r.engine.kswapd_s)?;

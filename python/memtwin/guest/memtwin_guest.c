@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -267,17 +268,27 @@ static void folios(const char *cgdir) {
         if (f_orders[o]) oprintf("order %d %ld\n", o, f_orders[o]);
 }
 
-static void snap(const char *phase, const char *cgdir, int full) {
-    struct rusage ru, rc;
-    getrusage(RUSAGE_SELF, &ru);
-    getrusage(RUSAGE_CHILDREN, &rc);
-    oprintf("@@%s\n#cgdir\n%s\n#t\n%.9f\n", phase, cgdir, now());
-    oprintf("#ru\n%ld %ld\n",
-            (long)(ru.ru_utime.tv_sec + rc.ru_utime.tv_sec) * 1000000 + ru.ru_utime.tv_usec + rc.ru_utime.tv_usec,
-            (long)(ru.ru_stime.tv_sec + rc.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec + rc.ru_stime.tv_usec);
-    dump("io", "/proc/self/io");
-    dump("stat", "/proc/self/stat");
+/* A snapshot of the running task (pid 0), or of task `pid`, a zombie killed by the OOM killer whose
+ * step the parent ends for it: its /proc/PID/io and stat (a zombie keeps them until it is reaped);
+ * its rusage (`killed_ru`, from wait4() once reaped) is printed by the caller. */
+static void snap_of(const char *phase, const char *cgdir, int full, pid_t pid) {
     char p[1024];
+    oprintf("@@%s\n#cgdir\n%s\n#t\n%.9f\n", phase, cgdir, now());
+    if (pid) {
+        snprintf(p, sizeof p, "/proc/%d/io", (int)pid);
+        dump("io", p);
+        snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+        dump("stat", p);
+    } else {
+        struct rusage ru, rc;
+        getrusage(RUSAGE_SELF, &ru);
+        getrusage(RUSAGE_CHILDREN, &rc);
+        oprintf("#ru\n%ld %ld\n",
+                (long)(ru.ru_utime.tv_sec + rc.ru_utime.tv_sec) * 1000000 + ru.ru_utime.tv_usec + rc.ru_utime.tv_usec,
+                (long)(ru.ru_stime.tv_sec + rc.ru_stime.tv_sec) * 1000000 + ru.ru_stime.tv_usec + rc.ru_stime.tv_usec);
+        dump("io", "/proc/self/io");
+        dump("stat", "/proc/self/stat");
+    }
     for (int i = 0; i < nsnap; i++) {
         snprintf(p, sizeof p, "%s/%s", cgdir, snapfiles[i]);
         char tag[128];
@@ -317,6 +328,24 @@ static void snap(const char *phase, const char *cgdir, int full) {
         if (record_folios) folios(cgdir);
     }
 }
+
+static void snap(const char *phase, const char *cgdir, int full) { snap_of(phase, cgdir, full, 0); }
+
+/* Each task's step in progress, in memory shared with the parent (touched by the parent before the
+ * tasks start, so charged to none of the scenario's memcgs): the step's name, its memcg and the
+ * text of its start snapshot. Should the task be SIGKILLed (the OOM killer) the parent ends the
+ * step for it with that text, a snapshot at its death and `#killed`, so that the recording has the
+ * step as the engine has it (`oom_killed`). */
+#define SLOT_A (64 << 10)
+#define MAX_SLOTS 64
+struct slot {
+    volatile int in_step;
+    char step[256];
+    char cg[1024];
+    size_t alen;
+    char a[SLOT_A];
+};
+static struct slot *slots;
 
 /* ------------------------------------------------------------------ ops */
 
@@ -705,7 +734,17 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
             snprintf(step_cg, sizeof step_cg, "%s", cur_cg);
             in_step = 1;
             oprintf("@@STEP %d %s\n", ti, step);
+            size_t mark = olen;
             snap("A", step_cg, 0);
+            if (slots && olen >= mark && olen - mark <= SLOT_A) {
+                struct slot *sl = &slots[ti];
+                snprintf(sl->step, sizeof sl->step, "%s", step);
+                snprintf(sl->cg, sizeof sl->cg, "%s", step_cg);
+                memcpy(sl->a, obuf + mark, olen - mark);
+                sl->alen = olen - mark;
+                __sync_synchronize();
+                sl->in_step = 1;
+            }
         }
         if (do_op(f, ns[i]) < 0) {
             oprintf("@@ERROR task %d step %s: op %s failed on the guest kernel: %s\n", ti, step, f[2], strerror(errno));
@@ -715,6 +754,8 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
         if (i + 1 == nops || strcmp(fs[i + 1][1], step) != 0) {
             snap("B", step_cg, 1);
             oprintf("@@ENDSTEP\n");
+            if (slots) slots[ti].in_step = 0;
+            __sync_synchronize();
             oflush();
             in_step = 0;
         }
@@ -835,6 +876,13 @@ int main(int argc, char **argv) {
         fclose(nf);
     }
     fflush(stdout);
+    if (ntasks <= MAX_SLOTS) {
+        size_t len = (size_t)ntasks * sizeof *slots;
+        void *m = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) die("mmap of the step slots: %s", strerror(errno));
+        memset(m, 0, len);
+        slots = m;
+    }
     double t0 = now();
     pid_t pids[4096];
     for (int t = 0; t < ntasks; t++) {
@@ -855,10 +903,39 @@ int main(int argc, char **argv) {
         pids[t] = p;
     }
     int bad = 0;
-    for (int t = 0; t < ntasks; t++) {
+    fflush(stdout);
+    for (int left = ntasks; left > 0;) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOWAIT) < 0) {
+            if (errno == EINTR) continue;
+            die("waitid: %s", strerror(errno));
+        }
+        int t = 0;
+        while (t < ntasks && pids[t] != si.si_pid) t++;
+        struct slot *sl = slots && t < ntasks ? &slots[t] : NULL;
+        int killed = t < ntasks && si.si_code == CLD_KILLED && si.si_status == SIGKILL && sl && sl->in_step && sl->alen;
+        if (killed) {
+            /* SIGKILLed in a step (the OOM killer): end the step for it, from the zombie */
+            oprintf("@@STEP %d %s\n", t, sl->step);
+            memcpy(obuf + olen, sl->a, sl->alen);
+            olen += sl->alen;
+            snap_of("B", sl->cg, 1, si.si_pid);
+        }
+        struct rusage ru;
         int st;
-        waitpid(pids[t], &st, 0);
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        memset(&ru, 0, sizeof ru);
+        if (wait4(si.si_pid, &st, 0, &ru) < 0) die("wait4: %s", strerror(errno));
+        if (t >= ntasks) continue;
+        left--;
+        if (killed) {
+            oprintf("#ru\n%ld %ld\n#killed\n1\n@@ENDSTEP\n",
+                    (long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
+                    (long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
+            oflush();
+            printf("@@KILLED %d\n", t);
+            fflush(stdout);
+        } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
             printf("@@ERROR task %d ended abnormally (wait status %d)\n", t, st);
             bad = 1;
         }

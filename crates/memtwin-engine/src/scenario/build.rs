@@ -815,10 +815,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 },
                 None => 128,
             };
+            let blk_throttle = t.get("blk_throttle").and_then(|v| get_bool(cx, v, &key("blk_throttle"))).unwrap_or(false);
             let rotational = t.get("rotational").and_then(|v| get_bool(cx, v, &key("rotational"))).unwrap_or(true);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational"]);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle"]);
             let rb = read_bw.unwrap_or(1);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational });
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

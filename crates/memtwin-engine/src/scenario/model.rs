@@ -132,6 +132,9 @@ pub struct DeviceSpec {
     /// non-rotational device is `SWP_SOLIDSTATE`, and with no rotational swap area swap-in
     /// reads ahead by virtual address (`swap_vma_readahead()`, 4.14+).
     pub rotational: bool,
+    /// `read_bw`/`write_bw` are blk-throttle limits over a faster disk (the host runner's
+    /// throttled loop device): each direction is served on its own budget (blkdev.rs).
+    pub blk_throttle: bool,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".

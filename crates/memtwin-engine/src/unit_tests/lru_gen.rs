@@ -491,8 +491,9 @@ ops = [
 
 /// mm/vmscan.c 6.1 `lru_gen_age_node()` / `age_lruvec()` with `min_ttl_ms`: kswapd does not age
 /// a memcg whose oldest file generation is younger than min_ttl (`time_is_after_jiffies(birth +
-/// min_ttl)`), and when no memcg could be aged 6.1 invokes the OOM killer (counted here); once
-/// the generation is old enough, it ages as without the setting.
+/// min_ttl)`), and when no memcg could be aged 6.1 invokes the OOM killer (`out_of_memory()`,
+/// counted in `min_ttl_ooms`; with no task to kill it kills nobody); once the generation is old
+/// enough, it ages as without the setting.
 #[test]
 fn lru_gen_age_node_6_1_leaves_memcgs_younger_than_min_ttl_alone() {
     let (mut s, ct, a, _) = setup("linux-6.1", "");
@@ -505,16 +506,168 @@ fn lru_gen_age_node_6_1_leaves_memcgs_younger_than_min_ttl_alone() {
     let birth = k.lruvecs[v].lrugen.timestamps[lru_gen_from_seq(k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE])];
     k.now = birth + 500_000_000; // 0.5 s: younger than min_ttl
     let max_seq = k.lruvecs[v].lrugen.max_seq;
-    k.lru_gen_age_node(0, crate::vmscan::DEF_PRIORITY);
+    let sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, true);
+    k.nodes[0].lru_gen_memcgs_need_aging = true;
+    k.lru_gen_age_node(0, &sc);
     assert_eq!(k.lruvecs[v].lrugen.max_seq, max_seq, "not aged");
     assert!(k.lruvecs[v].lrugen.min_ttl_skips >= 1);
     let root = k.lruvec_idx(MemcgId::ROOT, 0);
-    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "every memcg too young: 6.1 would OOM-kill");
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "every memcg too young: 6.1 invokes the OOM killer");
     k.now = birth + 1_500_000_000;
-    k.lru_gen_age_node(0, crate::vmscan::DEF_PRIORITY);
+    k.lru_gen_age_node(0, &sc);
     assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "old enough: age_lruvec() succeeds, no OOM");
 }
 
+/// mm/vmscan.c 6.1 `lru_gen_age_node()`: `sc->memcgs_need_aging` clear (a new
+/// `balance_pgdat()`, or an eviction that reclaimed `MIN_LRU_BATCH` without needing aging)
+/// makes it return at once, setting the flag, with no aging and no OOM kill even when every
+/// memcg is younger than min_ttl; `age_lruvec()` below `DEF_PRIORITY` does not count a lruvec
+/// whose size at that priority is 0 ("likely too small to be helpful"); and an empty memcg is
+/// below min (`mem_cgroup_below_min()`: emin 0 >= usage 0), so it is not aged.
+#[test]
+fn lru_gen_age_node_6_1_memcgs_need_aging_and_the_priority_gate() {
+    let (mut s, ct, a, _) = setup("linux-6.1", "");
+    let k = &mut s.kernel;
+    k.profile.lru_gen_min_ttl_ms = 1000;
+    read_pages(k, a, 0, 64, ct);
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    let v = k.lruvec_idx(ct, 0);
+    k.now = 2_000_000_000; // every generation is 2 s old: older than min_ttl
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, true);
+    assert!(!k.nodes[0].lru_gen_memcgs_need_aging, "a new balance_pgdat() starts clear");
+    k.now += 1;
+    let before = k.lruvecs[v].lrugen.min_ttl_skips;
+    // Make ct's oldest generation young: the gate alone decides.
+    k.lruvecs[v].lrugen.timestamps = [k.now; 4];
+    k.lruvecs[root].lrugen.timestamps = [k.now; 4];
+    k.lru_gen_age_node(0, &sc);
+    assert!(k.nodes[0].lru_gen_memcgs_need_aging, "the skip sets the flag");
+    assert_eq!(k.lruvecs[v].lrugen.min_ttl_skips, before, "skipped: no lruvec looked at");
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 0, "skipped: no OOM");
+    // Old generations again, and priority 1: ct's 64 pages >> 1 = 32 pages count, the root's
+    // and the empty memcgs' 0 do not; at priority 11, 64 >> 11 = 0 does not either.
+    k.lruvecs[v].lrugen.timestamps = [0; 4];
+    k.lruvecs[root].lrugen.timestamps = [0; 4];
+    sc.priority = 1;
+    k.lru_gen_age_node(0, &sc);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 0, "ct is old enough and sizable at priority 1");
+    sc.priority = 11;
+    k.lru_gen_age_node(0, &sc);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "at priority 11 no lruvec is sizable: OOM");
+    sc.priority = crate::vmscan::DEF_PRIORITY;
+    k.lru_gen_age_node(0, &sc);
+    assert_eq!(k.lruvecs[root].lrugen.min_ttl_ooms, 1, "at DEF_PRIORITY size does not matter");
+}
+
+/// mm/oom_kill.c 6.1 `select_bad_process()` / `oom_badness()`: the task whose RSS (anonymous,
+/// file-mapped), swap entries and page-table pages add up to most is chosen, the later task on
+/// a tie; a task that exited (off the mm lists) is not a candidate; while a chosen victim has
+/// not exited, no other is chosen (`tsk_is_oom_victim()`: abort).
+#[test]
+fn select_bad_process_6_1_chooses_by_oom_badness() {
+    let mut s = sim(r#"
+[scenario]
+name = "oom-badness"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[cgroups.a]
+[cgroups.b]
+[tasks.small]
+cgroup = "a"
+ops = [{ op = "mmap", name = "m", size = "8M" }, { op = "touch", name = "m" }, { op = "sleep", duration = "10s" }]
+[tasks.big]
+cgroup = "b"
+ops = [{ op = "mmap", name = "m", size = "24M" }, { op = "touch", name = "m" }, { op = "sleep", duration = "10s" }]
+[tasks.tie]
+cgroup = "a"
+ops = [{ op = "mmap", name = "m", size = "24M" }, { op = "touch", name = "m" }, { op = "sleep", duration = "10s" }]
+"#);
+    // Run until every task sleeps (its mapping touched).
+    while s.steps_done() < 6 {
+        assert!(s.step());
+    }
+    let k = &mut s.kernel;
+    // 8 MiB = 2048 pages plus 4 page tables (one per 2 MiB); 24 MiB = 6144 plus 12.
+    assert_eq!(k.oom_badness(0), 2048 + 4);
+    assert_eq!(k.oom_badness(1), 6144 + 12);
+    assert_eq!(k.oom_badness(2), 6144 + 12);
+    assert_eq!(k.select_bad_process(), Some(2), "a tie goes to the later task");
+    k.task_exit_mm(2);
+    assert_eq!(k.select_bad_process(), Some(1));
+    assert!(k.out_of_memory());
+    assert_eq!(k.oom_victim, Some(1));
+    assert_eq!(k.select_bad_process(), None, "a victim that has not exited blocks another choice");
+    assert!(!k.out_of_memory());
+}
+
+/// The min_ttl_ms OOM kill carried out (mm/vmscan.c 6.1 `lru_gen_age_node()` ->
+/// `out_of_memory()`): a task streaming through a mapped file faster than min_ttl_ms (its
+/// faults put pages in the youngest generation, so kswapd must age, and every generation
+/// becomes younger than min_ttl) makes kswapd's reclaim fall below `DEF_PRIORITY`, where the
+/// idle memcg's anonymous memory (no swap) does not count; the OOM killer kills the task with
+/// the most memory, the streamer itself (its mapped pages are RSS), not the idle hog: its step
+/// ends `oom_killed`, /proc/vmstat and its memcg count one `oom_kill`, and its mapping is gone.
+/// Without min_ttl_ms, or with a stream slower than it, nobody is killed.
+#[test]
+fn min_ttl_ms_6_1_oom_kills_the_largest_task_when_the_stream_outruns_it() {
+    let scn = |min_ttl: u64, read_bw: &str| {
+        format!(
+            r#"
+[scenario]
+name = "min-ttl"
+[machine]
+ram = "256M"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+min_ttl_ms = {min_ttl}
+[devices.sda]
+read_bw = "{read_bw}"
+[files."/big"]
+size = "640M"
+[cgroups.hog]
+[cgroups.io]
+[tasks.hog]
+cgroup = "hog"
+ops = [
+  {{ op = "mmap", name = "m", size = "64M", step = "fill" }},
+  {{ op = "touch", name = "m", step = "fill" }},
+  {{ op = "sleep", duration = "60s", step = "idle" }},
+]
+[tasks.reader]
+cgroup = "io"
+ops = [
+  {{ op = "sleep", duration = "1s" }},
+  {{ op = "mmap", name = "f", file = "/big", shared = true, advice = "normal", step = "stream" }},
+  {{ op = "touch", name = "f", access = "read", step = "stream" }},
+]
+"#
+        )
+    };
+    let metric = |r: &crate::SimResult, task: &str, step: &str, m: &str| {
+        let st = r.steps.iter().find(|s| s.task == task && s.name == step).unwrap_or_else(|| panic!("no step {task}/{step}"));
+        st.metrics.iter().find(|(n, _)| n == m).map(|(_, v)| *v).unwrap_or_else(|| panic!("no {m}"))
+    };
+    let run_it = |min_ttl, bw| sim(&scn(min_ttl, bw)).run(&mut |_, _| true).expect("runs");
+    let killed = run_it(1000, "2G");
+    assert_eq!(metric(&killed, "reader", "stream", "oom_killed"), 1.0, "the streamer is the victim");
+    assert_eq!(metric(&killed, "reader", "stream", "vmstat.oom_kill"), 1.0);
+    assert_eq!(metric(&killed, "reader", "stream", "memcg.events.oom_kill"), 1.0);
+    assert!(metric(&killed, "reader", "stream", "memcg.file_mapped_bytes") == 0.0, "its mapping is gone");
+    assert_eq!(metric(&killed, "hog", "idle", "oom_killed"), 0.0);
+    assert_eq!(metric(&killed, "hog", "idle", "memcg.anon_bytes"), 64.0 * 1048576.0, "the hog keeps its memory");
+    for (ttl, bw) in [(0, "2G"), (1000, "40M")] {
+        let r = run_it(ttl, bw);
+        assert_eq!(metric(&r, "reader", "stream", "oom_killed"), 0.0, "min_ttl_ms {ttl} at {bw}/s");
+        assert_eq!(metric(&r, "hog", "idle", "vmstat.oom_kill"), 0.0, "min_ttl_ms {ttl} at {bw}/s");
+        assert!(metric(&r, "reader", "stream", "vmstat.pgsteal_kswapd") > 0.0, "kswapd reclaimed");
+    }
+}
 
 /// memory.low under the multi-generational LRU: `shrink_node_memcgs()` (shared with the two
 /// lists) skips a memcg below its protection before `lru_gen_shrink_lruvec()` is reached
@@ -671,6 +824,76 @@ fn aging_walk_6_1_promotes_pages_with_young_ptes() {
     k.lru_gen_walk_mms(v, max_seq, false);
     assert!(k.vmas[vma.0 as usize].file.as_ref().unwrap().young(0), "skipped: no PTE cleared");
     assert_invariants(k);
+}
+
+/// mm/vmscan.c 6.1 `should_skip_vma()` + `walk_pte_range()` / `walk_pmd_range()` over an
+/// anonymous VMA: with a swap area (`walk->can_swap`) the aging walks anonymous memory as it
+/// walks file mappings, moving the pages with young PTEs to the generation being closed and a
+/// PMD-mapped huge page as one folio (`walk_pmd_range_locked()`); without one the VMA is
+/// skipped and its accessed bits kept.
+#[test]
+fn aging_walk_6_1_walks_anonymous_vmas_when_anon_can_be_swapped() {
+    for thp in [false, true] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "lru-gen-anon-walk"
+[machine]
+ram = "1G"
+swap = "64M"
+swap_device = "sda"
+[devices.sda]
+read_bw = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+thp = "{}"
+[cgroups.ct]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#,
+            if thp { "always" } else { "never" }
+        ));
+        let ct = memcg(&s, "ct");
+        let k = &mut s.kernel;
+        k.lru_gen_add_mm(0, ct);
+        k.cur_mm = 0;
+        k.lru_gen_use_mm();
+        let vma = k.do_mmap_anon(1024, ct);
+        for i in 0..1024 {
+            k.handle_mm_fault(vma, i).unwrap();
+        }
+        let vi = vma.0 as usize;
+        let page = |k: &Kernel, i: u32| k.vmas[vi].pages[i as usize];
+        let v = k.folio_lruvec(page(k, 0));
+        // Spend the accessed bits of the second PMD, age twice without walking.
+        for i in 512..1024u32 {
+            k.vmas[vi].test_and_clear_young(i);
+        }
+        k.inc_max_seq(v, true);
+        k.inc_max_seq(v, true);
+        let heads: Vec<u32> = if thp { vec![0, 512] } else { (0..1024).collect() };
+        let before: Vec<usize> = heads.iter().map(|&i| gen_of(k, page(k, i))).collect();
+        let max_seq = k.lruvecs[v].lrugen.max_seq;
+        // Without swap (can_swap false) should_skip_vma() skips it.
+        k.lru_gen_walk_mms(v, max_seq, false);
+        assert!(k.vmas[vi].pte_young(0), "thp {thp}: skipped without swap, its accessed bits kept");
+        assert_eq!(heads.iter().map(|&i| gen_of(k, page(k, i))).collect::<Vec<_>>(), before);
+        k.lruvecs[v].lrugen.mm_tail = crate::lru_gen::MmTail::Null; // force_scan again
+        k.lru_gen_walk_mms(v, max_seq, true);
+        let closing = lru_gen_from_seq(max_seq);
+        for (n, &i) in heads.iter().enumerate() {
+            let g = gen_of(k, page(k, i));
+            if i < 512 {
+                assert_eq!(g, closing, "thp {thp}: page {i} (young) moved to max_seq's generation");
+                assert!(!k.vmas[vi].pte_young(i));
+            } else {
+                assert_eq!(g, before[n], "thp {thp}: page {i} (old) left alone");
+            }
+        }
+        assert_invariants(k);
+    }
 }
 
 /// mm/vmscan.c 6.1 `lru_gen_look_around()` (from `folio_referenced_one()` for a young PTE):

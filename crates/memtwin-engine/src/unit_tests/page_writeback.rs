@@ -377,3 +377,165 @@ fn wb_wakeup_delayed_does_not_postpone_a_pending_wakeup() {
     assert_eq!(key, 0);
     assert!(t < crate::page_writeback::DIRTY_WRITEBACK_INTERVAL + 1_000_000, "armed at the first dirtying: {t}");
 }
+
+use crate::page_writeback::{
+    dirty_poll_interval, pos_ratio_polynom, wb_max_pause, wb_min_pause, wb_position_ratio, wb_update_write_bandwidth, DirtyThrottleControl,
+    WbBandwidth, INIT_BW, MAX_PAUSE, RATELIMIT_CALC_SHIFT,
+};
+
+/// mm/page-writeback.c (6.1) `pos_ratio_polynom()`: `1 + ((setpoint - dirty) / (limit -
+/// setpoint))^3` in 10-bit fixed point, with the kernel's integer steps: 2.0 (clamped) at and
+/// below the free-run ceiling, exactly 1.0 at the setpoint, and about 0 at the limit
+/// (`(limit - setpoint) | 1` makes the divisor odd: x = -204800 / 201 = -1018; -1018^2 >> 10
+/// = 1012; 1012 * -1018 >> 10 = -1007 (arithmetic shift); 1024 - 1007 = 17).
+#[test]
+fn pos_ratio_polynom_follows_page_writeback_c() {
+    let one = 1 << RATELIMIT_CALC_SHIFT;
+    assert_eq!(pos_ratio_polynom(1000, 1000, 1200), one);
+    assert_eq!(pos_ratio_polynom(1000, 1200, 1200), 17);
+    assert_eq!(pos_ratio_polynom(1000, 0, 1200), 2 * one);
+    // Halfway between setpoint and limit: 1 - 1/8.
+    let half = pos_ratio_polynom(1000, 1100, 1200);
+    assert!((one * 7 / 8 - 8..=one * 7 / 8 + 8).contains(&half), "{half}");
+    // Monotonic (negative feedback).
+    let mut last = u64::MAX;
+    for d in (0..1300).step_by(25) {
+        let r = pos_ratio_polynom(1000, d, 1200);
+        assert!(r <= last);
+        last = r;
+    }
+}
+
+/// `wb_position_ratio()` (6.1): one wb owning the whole domain (`wb_thresh == thresh`) at
+/// the domain's setpoint and at its own (`wb_setpoint = setpoint * wb_thresh / thresh`) runs
+/// at the base rate (pos_ratio 1.0); at the hard limit it is stopped (0); a wb far under half
+/// its threshold gets the reserve area's boost (up to 8x); a wb over its share is slowed
+/// below the domain's ratio, not under a quarter of it.
+#[test]
+fn wb_position_ratio_follows_page_writeback_c() {
+    let one = 1 << RATELIMIT_CALC_SHIFT;
+    let mut dtc = DirtyThrottleControl::new(100_000, 0, 0, 20, 10);
+    assert_eq!((dtc.thresh, dtc.bg_thresh), (19_995, 9_985));
+    dtc.wb_thresh = dtc.thresh;
+    let setpoint = dtc.setpoint();
+    assert_eq!(setpoint, (dtc.freerun() + dtc.thresh) / 2);
+    dtc.dirty = setpoint;
+    dtc.wb_dirty = setpoint;
+    let r = wb_position_ratio(&dtc, INIT_BW, true);
+    assert!((one - 4..=one + 4).contains(&r), "{r}");
+    dtc.dirty = dtc.thresh;
+    assert_eq!(wb_position_ratio(&dtc, INIT_BW, true), 0);
+    // The reserve area: wb_dirty under wb_thresh / 16 multiplies by 8.
+    dtc.dirty = setpoint;
+    dtc.wb_dirty = dtc.wb_thresh / 32;
+    let boosted = wb_position_ratio(&dtc, INIT_BW, true);
+    assert!(boosted > 7 * one, "{boosted}");
+    // A wb with half the domain's threshold but all of its dirty pages.
+    dtc.wb_thresh = dtc.thresh / 2;
+    dtc.wb_dirty = setpoint;
+    let over = wb_position_ratio(&dtc, 1000, true);
+    assert!(over < one && over >= one / 4, "{over}");
+}
+
+/// `dirty_poll_interval()`, `wb_max_pause()` and `wb_min_pause()` (6.1, HZ 250): a task far
+/// under the threshold looks again after 2^(ilog2(room) / 2) pages; the longest pause is
+/// `MAX_PAUSE` (HZ/5: 50 jiffies) but at most the time the device needs for the wb's dirty
+/// pages over 8 (wb_dirty / (1 + bw / 32) + 1: 1600 pages at 25600 pages/s, 2 jiffies); one writer at the base rate of 100 MB/s aims
+/// at 10 ms pauses (2 jiffies): 200 pages per pause, and sleeps at least 1 + t/2 = 2 jiffies.
+#[test]
+fn pause_bounds_follow_page_writeback_c() {
+    assert_eq!(dirty_poll_interval(0, 1000), 16);
+    assert_eq!(dirty_poll_interval(900, 1000), 8);
+    assert_eq!(dirty_poll_interval(1000, 1000), 1);
+    assert_eq!(MAX_PAUSE, 50);
+    assert_eq!(wb_max_pause(25_600, 1_600), 2);
+    assert_eq!(wb_max_pause(25_600, 1_000_000), MAX_PAUSE);
+    assert_eq!(wb_min_pause(25_600, 25_600, 50, 25_600, 25_600), (2, 200));
+    // A slow dirtier (task_ratelimit 1000 pages/s): 200 pages would be 50 jiffies, over
+    // max_pause 10 -> pages = 1000 * 10 / 256 = 39, the pause itself the minimum.
+    assert_eq!(wb_min_pause(25_600, 25_600, 10, 1_000, 25_600), (1 + 10 / 2, 39));
+}
+
+/// `wb_update_write_bandwidth()` (3.1+, 6.1): the estimate moves toward the bandwidth of the
+/// last interval weighted by elapsed / roundup_pow_of_two(3 * HZ) (1024 jiffies);
+/// `avg_write_bandwidth` follows it by an eighth of the gap once both move the same way;
+/// after a gap longer than the period it takes the measured bandwidth at once.
+#[test]
+fn write_bandwidth_follows_wb_update_write_bandwidth() {
+    let mut b = WbBandwidth::new(0);
+    // 10240 pages in 50 jiffies: 51200 pages/s.
+    wb_update_write_bandwidth(&mut b, 50, 10_240);
+    assert_eq!((b.write_bandwidth, b.avg_write_bandwidth), ((10_240 * 250 + 25_600 * 974) >> 10, 25_600));
+    b.written_stamp = 10_240;
+    wb_update_write_bandwidth(&mut b, 50, 20_480);
+    assert_eq!(b.write_bandwidth, (10_240 * 250 + 26_850 * 974) >> 10);
+    assert_eq!(b.avg_write_bandwidth, 25_600 + ((26_850 - 25_600) >> 3));
+    b.written_stamp = 20_480;
+    wb_update_write_bandwidth(&mut b, 2_000, 20_480 + 4_000);
+    assert_eq!((b.write_bandwidth, b.avg_write_bandwidth), (4_000 * 250 / 2_000, 500));
+}
+
+/// `balance_dirty_pages()` (3.2+'s IO-less throttling, 6.1): a writer of 768M on a 2G machine
+/// with a 50 MB/s disk and no memcg domain (v1) runs free up to the global free-run ceiling,
+/// then sleeps computed pauses that hold the domain's dirty and writeback pages between the
+/// ceiling and the hard limit (never over it) while the write bandwidth estimate converges to
+/// the disk's (12800 pages/s) and the dirty ratelimit follows it down from `INIT_BW` (25600). The
+/// pauses are `io_schedule_timeout()`: the writer's `stall.dirty` and I/O wait, and no memory
+/// stall (PSI some stays 0: balance_dirty_pages() has no `psi_memstall_enter()`).
+#[test]
+fn writer_is_paced_by_computed_pauses_not_memstall() {
+    let paced = r#"
+[scenario]
+name = "paced"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v1"
+[devices.sda]
+read_bw = "500M"
+write_bw = "50M"
+[files."/out"]
+size = 0
+[cgroups.ct]
+[tasks.w]
+cgroup = "ct"
+ops = [{ op = "write", file = "/out", length = "768M", bufsize = "1M", create = true }]
+"#;
+    let mut s = sim(paced);
+    let ct = memcg(&s, "ct");
+    let mut worst = 0;
+    let mut limit = 0;
+    let mut freerun = 0;
+    run_with(&mut s, |s| {
+        let g = s.kernel.global_dirty_limits();
+        worst = worst.max(g.dirty);
+        limit = limit.max(g.thresh);
+        freerun = g.freerun();
+    });
+    let k = &s.kernel;
+    assert!(worst > freerun, "the writer never left the free run: {worst} <= {freerun}");
+    assert!(worst <= limit + 256, "dirty + writeback peaked at {worst} pages over the limit {limit}");
+    let b = k.wb_bw[0];
+    let disk = 50 * 1024 * 1024 / PAGE_SIZE;
+    // The estimate's period is roundup_pow_of_two(3 * HZ) (4 s): after the 8 s run the last
+    // interval's estimate is within 20% of the disk, the smoothed one on its way down to it.
+    assert!(b.write_bandwidth * 10 > disk * 8 && b.write_bandwidth * 10 < disk * 12, "{b:?}");
+    assert!(b.avg_write_bandwidth * 10 > disk * 9 && b.avg_write_bandwidth < INIT_BW, "{b:?}");
+    assert!(b.dirty_ratelimit < INIT_BW && b.dirty_ratelimit * 2 > disk, "{b:?}");
+    let tr = k.bdp_trace;
+    assert!(tr.pauses > 100 && tr.pause > 0, "{tr:?}");
+    // Every pause is at most MAX_PAUSE.
+    assert!(tr.pause <= tr.pauses * MAX_PAUSE);
+    let m = k.memcgs.get(ct);
+    assert_eq!(m.psi.some, 0);
+    assert_invariants(k);
+    let res = sim(paced).run(&mut |_, _| true).unwrap();
+    let w = &res.steps.iter().find(|st| st.task == "w").unwrap().metrics;
+    let get = |n: &str| w.iter().find(|(k, _)| k == n).unwrap().1;
+    assert!(get("stall.dirty_ms") > 1000.0, "{}", get("stall.dirty_ms"));
+    assert_eq!(get("stall.dirty_ms"), get("bdp.pause_ms"));
+    // 768M at about 50 MB/s once past the free run (~300M dirty in 2G): well over 6 s.
+    assert!(get("elapsed_s") > 6.0, "{}", get("elapsed_s"));
+    assert_eq!(get("psi.memory.some_us"), 0.0);
+}

@@ -174,7 +174,8 @@ fn fadvise_random_reads_only_what_is_asked() {
 /// batch's read is submitted: reclaim run by a later page's charge cannot take the batch's
 /// own pages. A window larger than the memcg keeps its first pages; the charges for the rest
 /// fail (`__GFP_NORETRY`) and those pages are simply not read ahead (the device is slow
-/// enough that the first pages are still being read while the rest are tried).
+/// enough that even the batch's first bio, 256 pages, is still being read while the rest are
+/// tried: a bio whose read completed unlocks its pages, which reclaim may then take).
 #[test]
 fn a_readahead_batch_does_not_evict_its_own_pages() {
     let mut s = sim(r#"
@@ -185,7 +186,7 @@ ram = "1G"
 [kernel]
 cgroup = "v1"
 [devices.sda]
-read_bw = "10M"
+read_bw = "1M"
 [files."/f"]
 size = "8M"
 [cgroups.ct]
@@ -202,6 +203,94 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert!(m.lookup(1023).is_none(), "no room was left for the end of the window");
     assert!(m.nrpages <= 512);
     assert_eq!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal), 0, "nothing of the batch was reclaimed");
+    assert_invariants(k);
+}
+
+/// An 8 MiB file on a 10 MB/s device, read ahead through a 2M memcg (v1) under `profile`:
+/// the window of 1024 pages is larger than the memcg.
+fn ra_through_2m(profile: &str) -> (Simulation, MemcgId, InodeId) {
+    let s = sim(&format!(r#"
+[scenario]
+name = "ra-enomem"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "10M"
+[files."/f"]
+size = "8M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "2M"
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    (s, ct, f)
+}
+
+/// `page_cache_ra_unbounded()` (mm/readahead.c) when a page's memcg charge fails: 6.6 (as
+/// 5.18-6.9) submits what it added and goes on with the next page, so the window's last
+/// pages come in once reclaim run by those later charges finds pages whose read completed
+/// (the batch's first bio, 1 MiB at 10 MB/s, is done while the failing charges go on); 6.10+
+/// (linux-6.18: "mm/readahead: break read-ahead loop if filemap_add_folio return -ENOMEM")
+/// stops at the first failure and submits what it added.
+#[test]
+fn page_cache_ra_unbounded_stops_at_a_failed_charge_from_6_10() {
+    for (profile, stops) in [("linux-6.6", false), ("linux-6.18", true)] {
+        let (mut s, ct, f) = ra_through_2m(profile);
+        let k = &mut s.kernel;
+        k.do_page_cache_ra(f, 0, 1024, 0, ct);
+        let m = &k.mappings[f.idx()];
+        assert!(m.lookup(0).is_some(), "{profile}: the batch keeps its first page");
+        let contiguous = (0..1024).take_while(|&i| m.lookup(i).is_some()).count() as u64;
+        if stops {
+            assert_eq!(m.nrpages, contiguous, "{profile}: only the pages before the failed charge");
+            assert!(m.lookup(1023).is_none(), "{profile}: nothing after the failure");
+            assert_eq!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal), 0, "{profile}: one failed reclaim, nothing taken");
+        } else {
+            assert!(m.lookup(1023).is_some(), "{profile}: the loop went on to the window's end");
+            assert!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal) > 0, "{profile}: the later charges reclaimed the first bio's pages");
+        }
+        assert_invariants(k);
+    }
+}
+
+/// `read_pages()` through a file system's `->readahead()` (ext4's `ext4_mpage_readpages()`,
+/// `mpage_readahead()`, `iomap_readahead()`, 6.1 and 6.18 alike): bios of at most
+/// `BIO_MAX_VECS` = 256 folios, each unlocking its folios when its own read completes
+/// (`mpage_end_io()`): a window of 1024 order-0 pages is four bios, and its first page is up
+/// to date (unlocked, reclaimable) while its last is still being read.
+#[test]
+fn read_pages_unlocks_each_bio_of_256_folios_when_it_completes() {
+    let mut s = sim(&reader(128, r#"{ op = "sleep", duration = "1ms" }"#));
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    k.do_page_cache_ra(f, 0, 1024, 0, MemcgId::ROOT);
+    let m = &k.mappings[f.idx()];
+    let bios: Vec<(u32, u32, u64)> = m.inflight.iter().map(|r| (r.start, r.end, r.done)).collect();
+    assert_eq!(bios.iter().map(|b| (b.0, b.1)).collect::<Vec<_>>(), vec![(0, 256), (256, 512), (512, 768), (768, 1024)]);
+    assert!(bios.windows(2).all(|w| w[0].2 < w[1].2), "each bio completes after the one before it: {bios:?}");
+    assert_eq!(k.devices[0].read_bytes, 1024 * PAGE_SIZE);
+    let (first, last) = (m.lookup(0).unwrap(), m.lookup(1023).unwrap());
+    k.now = bios[0].2;
+    assert!(!k.folio_test_locked(first), "the first bio's pages are up to date when it completes");
+    assert!(k.folio_test_locked(last), "the last bio is still being read");
+    // Large folios: one segment each, so 2048 pages in order-2 folios (512) are two bios.
+    let mut s = folio_reader("linux-6.18", "ext4", "", 8192, None);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let mut ra = FileRaState::new(4096);
+    ra.start = 0;
+    ra.size = 2048;
+    ra.async_size = 2048;
+    ra.order = 2;
+    k.page_cache_ra_order(&mut ra, f, None, MemcgId::ROOT);
+    assert_eq!(runs(&folios(k, f)), vec![(2, 512)]);
+    let m = &k.mappings[f.idx()];
+    assert_eq!(m.inflight.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>(), vec![(0, 1024), (1024, 2048)]);
     assert_invariants(k);
 }
 

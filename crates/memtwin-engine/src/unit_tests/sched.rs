@@ -144,3 +144,54 @@ ops = [{{ op = "read", file = "/f", step = "read" }}]
         assert_invariants(&s.kernel);
     }
 }
+
+/// A task that sleeps in a page fault (here legacy v1 memcg reclaim waiting on a page's
+/// writeback, `folio_wait_writeback()` in 6.18's `shrink_folio_list()`) gives the CPU to the
+/// other tasks (`io_schedule()`): its quantum of faults ends at the fault that slept, and its
+/// next faults run after what the others did by its wake-up time. Without it, a probe that
+/// waited found every page freed during its sleep kept for it, and the copy beside it paid
+/// the probe's waits.
+#[test]
+fn a_fault_that_sleeps_ends_its_tasks_quantum() {
+    let mut s = sim(r#"
+[scenario]
+name = "sleeping-fault"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.18"
+cgroup = "v1"
+[devices.sda]
+read_bw = "200M"
+write_bw = "150M"
+blk_throttle = true
+[files."/data/src"]
+size = "256M"
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.cp]
+cgroup = "A"
+ops = [{ op = "cp", src = "/data/src", dst = "/data/dst", step = "copy" }]
+[tasks.probe]
+cgroup = "A"
+ops = [{ op = "mmap_probe", size = "32M", interval = "5ms", while_task = "cp", step = "probe" }]
+"#);
+    // The probe's quanta that slept: those that stopped short of a quantum's 512 faults, and
+    // those that ran all 512 (the sleep in their last fault). A round's last quantum unmaps.
+    let (mut short, mut full, mut mapped_before, mut iowait_before) = (0, 0, 0usize, 0u64);
+    run_with(&mut s, |s| {
+        let mapped = s.kernel.vmas.iter().map(|v| v.pages.iter().filter(|p| **p != crate::types::PageId::NIL).count()).sum::<usize>();
+        let iowait = s.task_iowait("probe");
+        if mapped > mapped_before && iowait > iowait_before {
+            if mapped - mapped_before < 512 {
+                short += 1;
+            } else {
+                full += 1;
+            }
+        }
+        mapped_before = mapped;
+        iowait_before = iowait;
+    });
+    assert!(short > 0, "the probe's faults slept in reclaim, and its quanta ended there");
+    assert!(full * 4 <= short, "a sleeping quantum went on with its faults: {full} of {}", full + short);
+}

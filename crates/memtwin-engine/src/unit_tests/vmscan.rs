@@ -788,3 +788,64 @@ fn a_large_folio_is_evicted_whole_with_one_shadow() {
     assert!(groups.iter().any(|&(_, n)| n >= 16), "order-4 folios left one shadow each: {groups:?}");
     assert_invariants(k);
 }
+
+/// A memcg of `profile` whose 16 MiB file has `inactive` pages on the inactive list and the
+/// rest active (read, then marked accessed again: `folio_activate()`).
+fn file_lists(profile: &str, inactive: u32) -> (Simulation, MemcgId) {
+    let toml = format!(
+        r#"
+[scenario]
+name = "deactivate"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    );
+    let mut s = sim(&toml);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 4096, ct);
+    for i in inactive..4096 {
+        let p = page_at(k, f, i);
+        k.folio_mark_accessed(p);
+    }
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), inactive as u64);
+    (s, ct)
+}
+
+/// Whether reclaim deactivates active file pages is decided once per pass from 5.9 on
+/// (b91ac374346b "mm: vmscan: enforce inactive:active ratio at the reclaim root"):
+/// `prepare_scan_count()` sets `sc->may_deactivate & DEACTIVATE_FILE` when the root's inactive
+/// file list is low as the pass begins, and `shrink_list()` then deactivates the whole
+/// `nr[LRU_ACTIVE_FILE]` of the pass in 6.1, even once the inactive list has overtaken the
+/// active one. Before (5.0), `shrink_list()` asked `inactive_list_is_low()` again before each
+/// `SWAP_CLUSTER_MAX` batch, so deactivation stopped within a batch of the 1:1 balance.
+#[test]
+fn file_deactivation_is_decided_per_pass_from_5_9() {
+    for (profile, per_pass) in [("linux-6.1", true), ("linux-5.0", false)] {
+        // 2000 inactive, 2096 active: the inactive list is low (ratio 1 below 1 GiB).
+        let (mut s, ct) = file_lists(profile, 2000);
+        let k = &mut s.kernel;
+        let got = k.try_to_free_mem_cgroup_pages(ct, 1024);
+        let (inactive, active) = (lru_size(k, ct, LruList::InactiveFile), lru_size(k, ct, LruList::ActiveFile));
+        assert!(got >= 1024, "{profile}: reclaimed {got}");
+        if per_pass {
+            // 6.1 here: 1234 pages deactivated, 1572 inactive against 862 active.
+            assert!(inactive > active + crate::vmscan::SWAP_CLUSTER_MAX, "{profile}: {inactive} inactive, {active} active");
+        } else {
+            // 5.0 here: 1180 inactive against 1178 active.
+            assert!(inactive <= active + crate::vmscan::SWAP_CLUSTER_MAX, "{profile}: {inactive} inactive, {active} active");
+        }
+        assert_invariants(k);
+    }
+}

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Record a host run of a one-step writer scenario with the kernel's dirty throttling traced, and
+add what the `writeback:balance_dirty_pages` tracepoint reported to the step's metrics.
+
+    flock /tmp/memtwin-host.lock python3 lab/validation/trace_bdp.py SCENARIO --json OUT
+
+Runs `memtwin real SCENARIO --on host --variant all --json OUT` (root, this host's kernel) while a
+tracefs instance of its own records writeback:balance_dirty_pages of the loop devices' bdis
+(`bdi 7:N`; run it under the host lock, so no other run's loop device is busy), then writes into
+OUT, for the scenario's one step, what the engine reports as the same tracepoint's sums
+(page_writeback.rs `BdpTrace`): `bdp.pauses` (events with pause > 0: the writer slept),
+`bdp.pause_ms` and `bdp.period_ms` (their sums; the tracepoint prints milliseconds),
+`bdp.task_ratelimit_kBps` and `bdp.dirty_ratelimit_kBps` (their means, KB/s), and a note saying
+where they come from. The instance and its tracefs mount are removed whatever happens (SIGINT,
+SIGTERM, a failing run).
+"""
+import argparse
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+from memtwin import leftovers  # noqa: E402
+
+LOOP_MAJOR = 7
+EVENT = re.compile(rb"balance_dirty_pages: bdi (\d+):\d+: .*?dirty_ratelimit=(\d+) task_ratelimit=(\d+) .*? pause=(-?\d+) period=(\d+) ")
+SOURCE = ("bdp.*: tracefs event writeback/balance_dirty_pages of the loop device's bdi over the run "
+          "(lab/validation/trace_bdp.py): events with pause > 0, their pause and period sums (ms), "
+          "their mean task_ratelimit and dirty_ratelimit (KB/s)")
+
+
+def record(scenario: str, out: str, work: str) -> tuple:
+    """(the events [(dirty_ratelimit, task_ratelimit, pause, period)] of the loop devices, the
+    events lost) of one host run whose results go to `out`."""
+    tracefs = os.path.join(work, "tracefs")
+    os.mkdir(tracefs)
+    subprocess.run(["mount", "-t", "tracefs", "nodev", tracefs], check=True)
+    inst = os.path.join(tracefs, "instances", f"memtwin-bdp-{os.getpid()}")
+    raw = os.path.join(work, "trace.txt")
+    stop = threading.Event()
+    reader = None
+    lost = 0
+    try:
+        ev = os.path.join(tracefs, "events", "writeback", "balance_dirty_pages")
+        if not os.path.isdir(ev):
+            sys.exit("trace_bdp: this kernel has no writeback/balance_dirty_pages tracepoint")
+        os.mkdir(inst)
+        with open(os.path.join(inst, "buffer_size_kb"), "w") as f:
+            f.write("16384")
+        with open(os.path.join(inst, "events", "writeback", "balance_dirty_pages", "enable"), "w") as f:
+            f.write("1")
+
+        def drain() -> None:
+            fd = os.open(os.path.join(inst, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
+            with open(raw, "wb") as o:
+                while True:
+                    try:
+                        b = os.read(fd, 1 << 20)
+                    except BlockingIOError:
+                        if stop.is_set():
+                            break
+                        stop.wait(0.01)
+                        continue
+                    o.write(b)
+            os.close(fd)
+
+        reader = threading.Thread(target=drain)
+        reader.start()
+        r = subprocess.run([sys.executable, "-m", "memtwin.cli", "real", scenario, "--on", "host", "--variant", "all", "--json", out],
+                           env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+        if r.returncode != 0:
+            sys.exit(f"trace_bdp: memtwin real failed (exit {r.returncode})")
+        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
+            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
+                lost += sum(int(line.split(":")[1]) for line in f if line.split(":")[0] in ("overrun", "dropped events"))
+    finally:
+        stop.set()
+        if reader is not None:
+            reader.join()
+        if os.path.isdir(inst):
+            why = leftovers.remove_trace_instance(inst)
+            if why:
+                print(f"trace_bdp: {why}", file=sys.stderr)
+        subprocess.run(["umount", tracefs])
+    events = []
+    with open(raw, "rb") as f:
+        for line in f:
+            m = EVENT.search(line)
+            if m and int(m.group(1)) == LOOP_MAJOR:
+                events.append(tuple(int(m.group(i)) for i in (2, 3, 4, 5)))
+    return events, lost
+
+
+def summary(events: list) -> dict:
+    """The bdp.* metrics of `events` (the engine's `BdpTrace` over a step)."""
+    slept = [e for e in events if e[2] > 0]
+    n = len(slept)
+    return {
+        "bdp.pauses": n,
+        "bdp.pause_ms": float(sum(e[2] for e in slept)),
+        "bdp.period_ms": float(sum(e[3] for e in slept)),
+        "bdp.task_ratelimit_kBps": sum(e[1] for e in slept) // n if n else 0,
+        "bdp.dirty_ratelimit_kBps": sum(e[0] for e in slept) // n if n else 0,
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("scenario")
+    ap.add_argument("--json", required=True, help="where the recorded results go (as memtwin real --json)")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        sys.exit("trace_bdp: run it as root (it runs memtwin real --on host and makes a trace instance)")
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, lambda signum, _f: sys.exit(f"trace_bdp: {signal.Signals(signum).name}; cleaned up"))
+    out = os.path.abspath(a.json)
+    with tempfile.TemporaryDirectory(prefix="memtwin-bdp-") as work:
+        events, lost = record(os.path.abspath(a.scenario), out + ".tmp", work)
+    if lost:
+        os.unlink(out + ".tmp")
+        sys.exit(f"trace_bdp: {lost} events lost (the ring buffer overran); nothing written")
+    with open(out + ".tmp") as f:
+        res = json.load(f)
+    if len(res["variants"]) != 1:
+        sys.exit("trace_bdp: the scenario must have one variant (the events are the run's)")
+    for v in res["variants"].values():
+        if len(v["steps"]) != 1:
+            sys.exit("trace_bdp: the scenario must have one step (the events are the run's)")
+        v["steps"][0]["metrics"].update(summary(events))
+        v.setdefault("real", {}).setdefault("notes", []).append(SOURCE)
+    with open(out + ".tmp", "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
+    print(f"trace_bdp: {len(events)} events, {summary(events)} -> {a.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
