@@ -356,6 +356,12 @@ pub struct KernelProfile {
     /// submitted the batch and went on with the next page, charging (and reclaiming) page
     /// by page to the window's end (Debian's 6.1.192 read).
     pub ra_enomem_stops: bool,
+    /// `ondemand_readahead()` before 6.11 takes a synchronous miss at the window's expected
+    /// `PG_readahead` index or at its end for an asynchronous hit (moves the window on and
+    /// ramps it up); 6.11+ (Jan Kara, "readahead: Make sure sync readahead reads needed page")
+    /// does so only for a marked folio, and a miss always starts a window at the missed page
+    /// (Debian's 6.1.192 has the old test).
+    pub ra_sync_miss_as_hit: bool,
     /// A wb's share of a dirty threshold is at least 1/8 of what its domain has left under it
     /// (`__wb_calc_thresh()`, v6.14, Jim Zhao's "mm/page-writeback: raise wb_thresh to prevent
     /// write blocking with strictlimit"); before, a wb that completed no write recently has a
@@ -605,6 +611,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_charge_batch: 64,
         ra_prev_pos_after_read: true,
         ra_enomem_stops: false,
+        ra_sync_miss_as_hit: true,
         account_page_tables: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
@@ -756,11 +763,13 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
-                      goal (6.11), readahead stops at a failed memcg charge (6.10)",
+                      goal (6.11), readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
+                      the missed page (6.11)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
         ra_enomem_stops: true,
+        ra_sync_miss_as_hit: false,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

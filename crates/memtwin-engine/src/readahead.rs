@@ -63,16 +63,44 @@ pub fn get_next_ra_size(cur: u32, max: u32) -> u32 {
 }
 
 impl Kernel {
-    /// `page_cache_sync_ra()` (`ondemand_readahead()` before 6.10): a read missed at `index`
-    /// wanting `req` pages. A sequential miss (first page, or right after the previous read)
-    /// or an oversize read starts a fresh ramp-up window there; a random one reads the
-    /// request, or more when the pages before it are cached (`try_context_readahead()`).
+    /// `page_cache_sync_ra()` (`ondemand_readahead()` before 6.11): a read missed at `index`
+    /// wanting `req` pages. Before 6.11 a miss at the window's expected marker or at its end
+    /// is an asynchronous hit (`KernelProfile::ra_sync_miss_as_hit`). A sequential miss (first
+    /// page, or right after the previous read) or an oversize read starts a fresh ramp-up
+    /// window there; a random one reads the request, or more when the pages before it are
+    /// cached (`try_context_readahead()`).
     pub fn page_cache_sync_ra(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, req: u32, memcg: MemcgId) {
         let max = ra.ra_pages;
         if ra.random {
             // force_page_cache_ra() of just the request.
             self.do_page_cache_ra(inode, index, req, 0, memcg);
             return;
+        }
+        if self.profile.ra_sync_miss_as_hit && index != 0 {
+            // ondemand_readahead() before 6.11 (Jan Kara, "readahead: Make sure sync readahead
+            // reads needed page"): a miss at the window's expected marker or at its end is
+            // taken for an asynchronous hit: the window moves on past the current one and
+            // ramps up, so the missed page itself is left to filemap_create_folio() unless it
+            // is the new window's start; "readit:" then merges the next window into one the
+            // read itself would reach.
+            let expected = ra.start.wrapping_add(ra.size).wrapping_sub(ra.async_size);
+            if index == expected || index == ra.start.wrapping_add(ra.size) {
+                ra.start = ra.start.wrapping_add(ra.size);
+                ra.size = ra.size.max(get_next_ra_size(ra.size, max));
+                ra.async_size = ra.size;
+                if index == ra.start {
+                    let add = get_next_ra_size(ra.size, max);
+                    if ra.size + add <= max {
+                        ra.async_size = add;
+                        ra.size += add;
+                    } else {
+                        ra.size = max;
+                        ra.async_size = max >> 1;
+                    }
+                }
+                self.ra_submit(ra, inode, None, memcg);
+                return;
+            }
         }
         // "sequential cache miss: (index - prev_index) <= 1" (unsigned), prev_index being
         // `ra->prev_pos >> PAGE_SHIFT`: the page of the last byte read before 5.11, the page of

@@ -258,6 +258,61 @@ fn page_cache_ra_unbounded_stops_at_a_failed_charge_from_6_10() {
     }
 }
 
+/// `ondemand_readahead()` before 6.11 (Debian's 6.1.192 reads "if (index == expected || index
+/// == (ra->start + ra->size))" for a synchronous miss too): a miss at the window's expected
+/// marker is taken for an asynchronous hit, the window moves past the current one and ramps up,
+/// and readahead does not read the missed page itself; 6.11+ (`page_cache_sync_ra()` after Jan
+/// Kara's "readahead: Make sure sync readahead reads needed page", linux-6.18) starts a window
+/// at the miss. A miss at the window's end is a hit whose new window starts there, and
+/// `readit:` merges the window after it into it.
+#[test]
+fn a_sync_miss_at_the_marker_is_an_async_hit_before_6_11() {
+    for (profile, as_hit) in [("linux-6.1", true), ("linux-6.18", false)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "ra-sync-hit"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        // The window [256, 320) was read ahead with its marker at 256, then lost.
+        let mut ra = FileRaState::new(64);
+        (ra.start, ra.size, ra.async_size) = (256, 64, 64);
+        ra.prev_pos = Some(255 * PAGE_SIZE);
+        k.page_cache_sync_ra(&mut ra, f, 256, 32, MemcgId::ROOT);
+        let m = &k.mappings[f.idx()];
+        if as_hit {
+            assert_eq!((ra.start, ra.size, ra.async_size), (320, 64, 64), "{profile}: the window moved on");
+            assert!(m.lookup(256).is_none(), "{profile}: the missed page is left to filemap_create_folio()");
+            assert!(m.lookup(320).is_some() && m.lookup(383).is_some());
+        } else {
+            assert_eq!(ra.start, 256, "{profile}: a window at the miss");
+            assert!(m.lookup(256).is_some() && m.lookup(320).is_none());
+        }
+        // A miss at the window's end: the new window starts at the miss and takes the next one in.
+        let mut ra = FileRaState::new(64);
+        (ra.start, ra.size, ra.async_size) = (1024, 16, 8);
+        ra.prev_pos = Some(1039 * PAGE_SIZE);
+        k.page_cache_sync_ra(&mut ra, f, 1040, 8, MemcgId::ROOT);
+        if as_hit {
+            assert_eq!((ra.start, ra.size, ra.async_size), (1040, 64, 32), "{profile}: 16 -> 32, then merged with the next (64): max, max/2");
+        } else {
+            assert_eq!((ra.start, ra.size, ra.async_size), (1040, 16, 8), "{profile}: get_init_ra_size(8, 64) = 16");
+        }
+        assert!(k.mappings[f.idx()].lookup(1040).is_some());
+        assert_invariants(k);
+    }
+}
+
 /// `read_pages()` through a file system's `->readahead()` (ext4's `ext4_mpage_readpages()`,
 /// `mpage_readahead()`, `iomap_readahead()`, 6.1 and 6.18 alike): bios of at most
 /// `BIO_MAX_VECS` = 256 folios, each unlocking its folios when its own read completes
