@@ -70,7 +70,9 @@ def test_there_is_a_validation_set():
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
     # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 11 on XFS (large folios)
     # + issue 16: the paced writer (qemu61-write-paced)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + 1 + swap + hot + len(zswap)
+    # + issue 22: min_ttl_ms's OOM kill and its control (qemu61-lrugen-minttl-oom, -slow)
+    assert sum(n.startswith("qemu61-lrugen-minttl-") for n in names) == 2
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + 1 + swap + hot + len(zswap) + 2
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192
     # and host-ext4-tight-ra8192 stay in scenarios/validation-pending/), and the

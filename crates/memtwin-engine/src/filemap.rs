@@ -960,6 +960,10 @@ impl Kernel {
         self.page_events += 1;
         self.cpu(self.cost.lookup);
         let retry;
+        // filemap_get_folio() holds a reference on the folio it finds (and the fault keeps it
+        // until the PTE is set): reclaim run by the readahead's allocations or during the wait
+        // cannot free it (`folio_ref_freeze()` in __remove_mapping() fails).
+        let saved = self.read_pinned.replace((inode, pgoff, pgoff + 1));
         let page = match self.mappings[inode.idx()].lookup(pgoff) {
             Some(p) => {
                 if !tried {
@@ -978,7 +982,13 @@ impl Kernel {
                     Some(p) => p,
                     None => {
                         // __filemap_get_folio(FGP_CREAT) + filemap_read_folio().
-                        let p = self.filemap_add_folio(inode, pgoff, memcg, true).map_err(|_| crate::memory::FaultError::Oom)?;
+                        let p = match self.filemap_add_folio(inode, pgoff, memcg, true) {
+                            Ok(p) => p,
+                            Err(_) => {
+                                self.read_pinned = saved;
+                                return Err(crate::memory::FaultError::Oom);
+                            }
+                        };
                         self.read_pages(inode, pgoff, 1);
                         p
                     }
@@ -988,6 +998,7 @@ impl Kernel {
         // The fault maps the page: the first access of a page read ahead for it.
         self.pages[page].flags &= !pg::FRESH;
         self.folio_wait_locked(page);
+        self.read_pinned = saved;
         Ok(if retry { None } else { Some(page) })
     }
 

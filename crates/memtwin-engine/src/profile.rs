@@ -662,7 +662,9 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6_lru_gen = KernelProfile {
         name: "linux-6.6-lru_gen",
         description: "linux-6.6 as Fedora, Arch and Ubuntu 23.10+ ship it: the multi-generational LRU \
-                      on (CONFIG_LRU_GEN_ENABLED), min_ttl_ms 0",
+                      on (CONFIG_LRU_GEN_ENABLED), min_ttl_ms 0; its mechanism is 6.1's (validated on Debian's \
+                      6.1): 6.3's memcg LRU for global reclaim (lru_gen_rotate_memcg(), shrink_many()) and 6.3's \
+                      aging in the eviction path are not modelled, global reclaim walks every memcg as 6.1 does",
         lru_gen: true,
         ..linux_6_6.clone()
     };

@@ -653,7 +653,19 @@ ops = [
         let st = r.steps.iter().find(|s| s.task == task && s.name == step).unwrap_or_else(|| panic!("no step {task}/{step}"));
         st.metrics.iter().find(|(n, _)| n == m).map(|(_, v)| *v).unwrap_or_else(|| panic!("no {m}"))
     };
-    let run_it = |min_ttl, bw| sim(&scn(min_ttl, bw)).run(&mut |_, _| true).expect("runs");
+    let run_it = |min_ttl, bw| {
+        let mut s = sim(&scn(min_ttl, bw));
+        // The kill (exit_mmap() of the victim) keeps pages and charges conserved.
+        let mut n = 0u64;
+        while s.step() {
+            n += 1;
+            if let Err(e) = s.kernel.check_invariants() {
+                panic!("step {n} (min_ttl {min_ttl}, {bw}) victim {:?} now {}: {e}", s.kernel.oom_victim, s.kernel.now);
+            }
+        }
+        assert_invariants(&s.kernel);
+        s.run(&mut |_, _| true).expect("runs")
+    };
     let killed = run_it(1000, "2G");
     assert_eq!(metric(&killed, "reader", "stream", "oom_killed"), 1.0, "the streamer is the victim");
     assert_eq!(metric(&killed, "reader", "stream", "vmstat.oom_kill"), 1.0);
