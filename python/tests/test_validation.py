@@ -58,7 +58,7 @@ def test_there_is_a_validation_set():
                                                                 "host-stall-alone-p16m.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
-    assert swap == 6  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
+    assert swap == 7  # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap)
     hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
     # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 11 on XFS (large folios)
