@@ -52,8 +52,8 @@ reads ahead by virtual address (swap_vma_readahead()) instead of by slot:
                            (lab/measurements/swap-pending/): the re-touch's major faults are
                            10.6% over (3273 against 2960; pswpout +4.5%), cause not found yet
 
-swap-max and lrugen-swap-retouch are recorded but kept out of the validation set (PENDING
-below, lab/measurements/swap-pending/): their last step misses.
+lrugen-swap-retouch is recorded but kept out of the validation set (PENDING below,
+lab/measurements/swap-pending/): its last step misses.
 Recorded results go to scenarios/validation/real/. Run from the repository root:
 python3 lab/validation/make_swap_scenarios.py, then for each file
 flock /tmp/memtwin-qemu.lock memtwin real scenarios/validation/NAME.toml --on qemu --json scenarios/validation/real/NAME.json
@@ -147,6 +147,26 @@ SCENARIOS = {
     "swap-sw100": ("48M anon and a 32M file read three times in a 64M memcg, swappiness 100",
                    "48M anonymous touched, a 32M file read three times, anonymous touched again; memory.max 64M, swap 256M, vm.swappiness 100",
                    "v2", "swappiness = 100\n", ANON_FILE),
+    "swap-max": ("68M anon in a 64M memcg with memory.swap.max 8M, then a 64M file read twice",
+                 "68M anonymous touched in memory.max 64M with memory.swap.max 8M, a 64M file read twice, anonymous touched again",
+                 "v2", "", """
+[files."/data/f"]
+size = "64M"
+
+[cgroups.A]
+"memory.max" = "64M"
+"memory.swap.max" = "8M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "heap", size = "68M", step = "anon" },
+  { op = "touch", name = "heap", step = "anon" },
+  { op = "read", file = "/data/f", bufsize = "128K", step = "read 1" },
+  { op = "read", file = "/data/f", bufsize = "128K", step = "read 2" },
+  { op = "touch", name = "heap", step = "retouch" },
+]
+"""),
     "swap-retouch": ("96M anon touched twice in a 64M memcg", "96M anonymous touched twice, memory.max 64M, swap 256M",
                      "v2", "", """
 [cgroups.A]
@@ -281,31 +301,10 @@ def known_out(name):
 
 
 # Recorded (lab/measurements/swap-pending/: the scenarios and their recordings) but not in the
-# validation set: their last step, the anonymous memory touched again with memory.swap.max
-# full (two lists) or the 96M re-touch under lru_gen, misses by more than 10% (pswpout,
-# pswpin, read_bytes; the steps before agree within a few percent); see that directory's
-# README. `--pending` writes them to that directory.
+# validation set: the last step, the 96M re-touch under lru_gen, misses by more than 10%
+# (pswpout, pswpin, read_bytes; the step before agrees within a few percent); see that
+# directory's README. `--pending` writes it to that directory.
 PENDING = {
-    "swap-max": ("68M anon in a 64M memcg with memory.swap.max 8M, then a 64M file read twice",
-                 "68M anonymous touched in memory.max 64M with memory.swap.max 8M, a 64M file read twice, anonymous touched again",
-                 "v2", "", """
-[files."/data/f"]
-size = "64M"
-
-[cgroups.A]
-"memory.max" = "64M"
-"memory.swap.max" = "8M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  { op = "mmap", name = "heap", size = "68M", step = "anon" },
-  { op = "touch", name = "heap", step = "anon" },
-  { op = "read", file = "/data/f", bufsize = "128K", step = "read 1" },
-  { op = "read", file = "/data/f", bufsize = "128K", step = "read 2" },
-  { op = "touch", name = "heap", step = "retouch" },
-]
-"""),
     "lrugen-swap-retouch": ("the multi-generational LRU with 96M anon touched twice in a 64M memcg",
                             "lru_gen on: 96M anonymous touched twice, memory.max 64M, swap 256M", "v2", "lru_gen = true\n", """
 [cgroups.A]

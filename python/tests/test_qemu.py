@@ -237,7 +237,7 @@ def test_v1_memsw_and_swappiness_reach_the_guest(tmp_path):
 def test_recorded_swap_runs_had_the_swap_device():
     import json
     for name in ("qemu61-swap-retouch", "qemu61-swap-v1-memsw", "qemu61-swap-sw0", "qemu61-swap-sw60", "qemu61-swap-sw100",
-                 "qemu61-lrugen-swap"):
+                 "qemu61-swap-max", "qemu61-lrugen-swap"):
         with open(os.path.join(ROOT, "scenarios", "validation", "real", name + ".json")) as f:
             info = json.load(f)["variants"]["default"]["real"]
         assert info["machine"]["swap"].startswith("/dev/vdb partition 262140"), name

@@ -62,7 +62,7 @@ def test_there_is_a_validation_set():
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
     # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap); + item 3: VMA-based
     # readahead (swap-vma-ra, swap-interleaved-vma-ra; the interleaved one by cluster is pending)
-    assert swap == 6 + 2  # 6: + sw60 and sw100 (their re-touch: per-pass file deactivation)
+    assert swap == 7 + 2  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
     zswap = {n for n in names if n.startswith("qemu61-zswap-")}
     assert zswap == {"qemu61-zswap-same.toml", "qemu61-zswap-random.toml", "qemu61-zswap-1k-file.toml",
                      "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap

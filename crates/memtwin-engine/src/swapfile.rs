@@ -766,10 +766,14 @@ impl Kernel {
             // __read_swap_cache_async(): "if (shadow) workingset_refault(folio, shadow)".
             self.workingset_refault_anon(pfn, shadow);
         }
-        // The read is submitted with its run; until it completes the page is locked.
+        // The read is submitted with its run; until it completes the page is locked
+        // (`__read_swap_cache_async()` returns it locked, and `swap_readpage()`'s completion
+        // unlocks it): reclaim by the charges of the window's later pages cannot take it
+        // (`folio_trylock()` fails in `shrink_folio_list()`), before its submission either.
         if pfn.idx() >= self.wb_done.len() {
             self.wb_done.resize(self.pages.len().max(pfn.idx() + 1), 0);
         }
+        self.wb_done[pfn.idx()] = crate::types::Nanos::MAX;
         self.swapin_lru_add(pfn);
         self.page_events += 1;
         true

@@ -297,3 +297,48 @@ fn vma_readahead_on_non_rotational_swap_4_14_and_6_1() {
     let (old_nonrot, ..) = majfaults(false, "linux-4.4");
     assert_eq!(old_rot, old_nonrot, "no VMA readahead before 4.14");
 }
+
+/// A page `__read_swap_cache_async()` adds to the swap cache is locked until its read
+/// completes (6.1: `swap_readpage()`'s `end_swap_bio_read()` unlocks it), so the reclaim that
+/// the charge of a later page of the same readahead window enters cannot take it
+/// (`folio_trylock()` fails in `shrink_folio_list()`) and `do_swap_page()` always finds the
+/// page it faulted for. qemu61-swap-max's workload: 68M of anonymous memory in 64M with
+/// memory.swap.max 8M, a 64M file read twice, the anonymous memory touched again;
+/// every page is young after the re-touch, so reclaim at priority 0 scans the whole inactive
+/// list and reaches the window's new pages.
+#[test]
+fn swap_readahead_pages_are_locked_until_read_6_1() {
+    let toml = r#"
+[scenario]
+name = "swap-max"
+[machine]
+ram = "1G"
+swap = "64M"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[files."/f"]
+size = "64M"
+[cgroups.ct]
+"memory.max" = "64M"
+"memory.swap.max" = "8M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "mmap", name = "m", size = "68M", step = "anon" },
+  { op = "touch", name = "m", step = "anon" },
+  { op = "read", file = "/f", step = "read" },
+  { op = "read", file = "/f", step = "read" },
+  { op = "touch", name = "m", step = "retouch" },
+]
+"#;
+    let mut s = sim(toml);
+    let res = s.run(&mut |_, _| true).unwrap();
+    let st = res.steps.iter().find(|s| s.name == "retouch").unwrap();
+    let get = |n: &str| st.metrics.iter().find(|(m, _)| m == n).unwrap_or_else(|| panic!("no {n}")).1;
+    assert_eq!(get("oom_killed"), 0.0, "the re-touch ran to its end");
+    assert!(get("vmstat.pswpin") > 0.0);
+}
