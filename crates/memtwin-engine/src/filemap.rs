@@ -249,7 +249,7 @@ impl Kernel {
             n0.charged = node_memcg;
             n0.slab = true;
         }
-        let leaf = m.xa.create(chunk);
+        let leaf = m.xa.create_for(chunk, (index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
         let leaf = m.xa.leaf_mut(leaf);
         let (slot, node) = leaf.slot_node_mut((index & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
         let old = std::mem::replace(slot, Slot::page(page));
@@ -329,10 +329,10 @@ impl Kernel {
         let (first_chunk, last_chunk) = (index >> XA_CHUNK_SHIFT, (index + n - 1) >> XA_CHUNK_SHIFT);
         for chunk in first_chunk..=last_chunk {
             let fresh = m.node(chunk).is_none_or(|x| x.pages == 0 && x.shadows == 0);
-            let leaf = m.xa.create(chunk);
-            let leaf = m.xa.leaf_mut(leaf);
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
             let hi = (index + n).min((chunk + 1) << XA_CHUNK_SHIFT);
+            let leaf = m.xa.create_for(chunk, ((hi - 1) & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
+            let leaf = m.xa.leaf_mut(leaf);
             for i in lo..hi {
                 let (slot, node) = leaf.slot_node_mut((i & ((1 << XA_CHUNK_SHIFT) - 1)) as usize);
                 let old = std::mem::replace(slot, Slot::page(PageId(head.0 + (i - index))));

@@ -88,22 +88,27 @@ impl Default for XaNode {
     }
 }
 
-/// A leaf node: the 64 slots of one chunk and their occupancy.
-///
-/// The host holds only the slots up to the file's last page when the leaf was made (`slots`
-/// has 1, 2, 4, ... or 64 entries; the missing ones are empty), and all 64 from the first
-/// store beyond them: an 8 KiB file's leaf costs 16 bytes of slots, not 512. The simulated
-/// kernel's node is the same 64-slot `xa_node` either way (its slab charge, its place on the
-/// shadow-node list): this is host memory only.
+/// A leaf node: the 64 slots of one chunk and their occupancy, as [`XaLeaf`] (its slots an
+/// unsized slice): the arena's leaves hold all 64 inline ([`FullLeaf`]); a small file's only
+/// leaf holds host slots up to the file's end only (1, 2, 4, ... 32: the missing ones are
+/// empty), in a box of its own, until a store beyond them moves it to the arena. An 8 KiB file's
+/// leaf so costs 16 bytes of slots, not 512. The simulated kernel's node is the same 64-slot
+/// `xa_node` either way (its slab charge, its place on the shadow-node list): host memory only,
+/// and the arena's leaves are reached without an extra load.
 #[derive(Clone, Debug)]
-pub struct XaLeaf {
-    /// `slots[]`, the first `slots.len()` of them.
-    slots: Box<[Slot]>,
+pub struct XaLeafT<S: ?Sized> {
     /// Occupancy and shadow-list state.
     pub node: XaNode,
     /// The chunk (`index >> XA_CHUNK_SHIFT`) the leaf covers; `NIL` while free.
     pub chunk: u32,
+    /// `slots[]`, the first `slots.len()` of them.
+    slots: S,
 }
+
+/// A leaf, whatever host slots it holds.
+pub type XaLeaf = XaLeafT<[Slot]>;
+/// A leaf of the arena: all 64 slots inline.
+type FullLeaf = XaLeafT<[Slot; XA_CHUNK_SIZE]>;
 
 impl XaLeaf {
     /// The entry in slot `off`.
@@ -115,29 +120,16 @@ impl XaLeaf {
         }
     }
 
-    /// Slot `off`, to change (the host's copy grows to all 64 slots first if it holds fewer).
+    /// Slot `off`, to change: within the host's slots ([`XArray::create_for`] makes room).
     #[inline(always)]
     pub fn slot_mut(&mut self, off: usize) -> &mut Slot {
-        if off >= self.slots.len() {
-            self.grow();
-        }
         &mut self.slots[off]
     }
 
     /// Slot `off` and the node's occupancy, to change together ([`XaLeaf::slot_mut`]).
     #[inline(always)]
     pub fn slot_node_mut(&mut self, off: usize) -> (&mut Slot, &mut XaNode) {
-        if off >= self.slots.len() {
-            self.grow();
-        }
         (&mut self.slots[off], &mut self.node)
-    }
-
-    #[cold]
-    fn grow(&mut self) {
-        let mut full = vec![Slot::EMPTY; XA_CHUNK_SIZE].into_boxed_slice();
-        full[..self.slots.len()].copy_from_slice(&self.slots);
-        self.slots = full;
     }
 
     /// The slots the host holds (those beyond are empty).
@@ -150,6 +142,39 @@ impl XaLeaf {
     #[inline]
     pub fn slots_mut(&mut self) -> &mut [Slot] {
         &mut self.slots
+    }
+}
+
+/// The leaf id of a mapping's small leaf (`XArray::small`); `NIL` is `u32::MAX`.
+const SMALL: u32 = u32::MAX - 1;
+
+/// A small file's leaf, boxed with `cap` (1, 2, 4, ... 32) host slots, empty.
+fn small_leaf(cap: usize, chunk: u32) -> Box<XaLeaf> {
+    fn mk<const N: usize>(chunk: u32) -> Box<XaLeaf> {
+        Box::new(XaLeafT { node: XaNode::default(), chunk, slots: [Slot::EMPTY; N] })
+    }
+    match cap {
+        1 => mk::<1>(chunk),
+        2 => mk::<2>(chunk),
+        4 => mk::<4>(chunk),
+        8 => mk::<8>(chunk),
+        16 => mk::<16>(chunk),
+        _ => mk::<32>(chunk),
+    }
+}
+
+/// The small leaf of a mapping (`Option<Box<XaLeaf>>`, cloned slot by slot).
+#[derive(Debug, Default)]
+struct Small(Option<Box<XaLeaf>>);
+
+impl Clone for Small {
+    fn clone(&self) -> Self {
+        Small(self.0.as_ref().map(|l| {
+            let mut c = small_leaf(l.slots.len(), l.chunk);
+            c.node = l.node;
+            c.slots.copy_from_slice(&l.slots);
+            c
+        }))
     }
 }
 
@@ -167,8 +192,10 @@ pub struct XArray {
     root: u32,
     /// Inner levels above the leaves; the tree covers chunks below 64^levels.
     levels: u32,
-    leaves: Vec<XaLeaf>,
+    leaves: Vec<FullLeaf>,
     inner: Vec<XaInner>,
+    /// A small file's only leaf (chunk 0, fewer than 64 host slots: [`XaLeafT`]), id `SMALL`.
+    small: Small,
     /// The free lists of the two arenas, threaded through the free nodes themselves (a free
     /// leaf's `node.gen`, a free inner node's `children[0]` name the next free one): no list
     /// of its own for each of a million small files' mappings. `NIL`: empty.
@@ -185,7 +212,7 @@ pub struct XArray {
 
 impl Default for XArray {
     fn default() -> Self {
-        XArray { root: NIL, levels: 0, leaves: Vec::new(), inner: Vec::new(), free_leaf: NIL, free_inner: NIL, nr_free: (0, 0), cache: Cell::new((NIL, NIL)), size_hint: 0 }
+        XArray { root: NIL, levels: 0, leaves: Vec::new(), inner: Vec::new(), small: Small(None), free_leaf: NIL, free_inner: NIL, nr_free: (0, 0), cache: Cell::new((NIL, NIL)), size_hint: 0 }
     }
 }
 
@@ -197,12 +224,12 @@ impl XArray {
         self.size_hint = pages.min(u32::MAX as u64) as u32;
     }
 
-    /// Host slots for a new leaf of `chunk`: up to the file's end (a power of two), all 64 for
-    /// chunks at or past it (a file that grows).
+    /// Host slots for a new leaf of `chunk`: for a file of fewer than 64 pages, its first
+    /// chunk's leaf up to the file's end (a power of two); 64 otherwise (and for a file that
+    /// has no size yet: it is being written).
     fn leaf_capacity(&self, chunk: u32) -> usize {
-        let first = (chunk as u64) << XA_CHUNK_SHIFT;
-        if (self.size_hint as u64) > first {
-            ((self.size_hint as u64 - first).min(XA_CHUNK_SIZE as u64) as usize).next_power_of_two()
+        if chunk == 0 && self.size_hint > 0 && (self.size_hint as usize) < XA_CHUNK_SIZE {
+            (self.size_hint as usize).next_power_of_two()
         } else {
             XA_CHUNK_SIZE
         }
@@ -243,31 +270,66 @@ impl XArray {
     #[inline(always)]
     pub fn get(&self, index: u32) -> Slot {
         match self.leaf_id(index >> XA_CHUNK_SHIFT) {
-            Some(id) => self.leaves[id as usize].slot((index & XA_CHUNK_MASK) as usize),
+            Some(SMALL) => self.leaf(SMALL).slot((index & XA_CHUNK_MASK) as usize),
+            Some(id) => self.leaves[id as usize].slots[(index & XA_CHUNK_MASK) as usize],
             None => Slot::EMPTY,
         }
     }
 
-    /// The leaf with arena index `id`.
+    /// The leaf with id `id` (from `leaf_id`/`create`).
     #[inline(always)]
     pub fn leaf(&self, id: u32) -> &XaLeaf {
+        if id == SMALL {
+            return self.small.0.as_deref().expect("the small leaf exists");
+        }
         &self.leaves[id as usize]
     }
 
-    /// The leaf with arena index `id`, to change.
+    /// The leaf with id `id`, to change.
     #[inline(always)]
     pub fn leaf_mut(&mut self, id: u32) -> &mut XaLeaf {
+        if id == SMALL {
+            return self.small.0.as_deref_mut().expect("the small leaf exists");
+        }
         &mut self.leaves[id as usize]
     }
 
-    /// Every allocated leaf (arena order).
+    /// Every allocated leaf (arena order, then the small one).
     pub fn leaves(&self) -> impl Iterator<Item = &XaLeaf> {
-        self.leaves.iter().filter(|l| l.chunk != NIL)
+        self.leaves.iter().filter(|l| l.chunk != NIL).map(|l| l as &XaLeaf).chain(self.small.0.as_deref())
     }
 
-    /// Every allocated leaf (arena order), to change.
+    /// Every allocated leaf (arena order, then the small one), to change.
     pub fn leaves_mut(&mut self) -> impl Iterator<Item = &mut XaLeaf> {
-        self.leaves.iter_mut().filter(|l| l.chunk != NIL)
+        self.leaves.iter_mut().filter(|l| l.chunk != NIL).map(|l| l as &mut XaLeaf).chain(self.small.0.as_deref_mut())
+    }
+
+    /// The small leaf moves to the arena, with all 64 host slots (a store past its slots, or
+    /// a second chunk, needs them); its new id.
+    #[cold]
+    fn promote_small(&mut self) -> u32 {
+        let l = self.small.0.take().expect("the small leaf exists");
+        debug_assert!(self.root == SMALL && self.levels == 0, "a small leaf is only ever the root");
+        let id = self.alloc_leaf(l.chunk, false);
+        let f = &mut self.leaves[id as usize];
+        f.node = l.node;
+        f.slots[..l.slots.len()].copy_from_slice(&l.slots);
+        self.root = id;
+        if self.cache.get().1 == SMALL {
+            self.cache.set((l.chunk, id));
+        }
+        id
+    }
+
+    /// [`XArray::create`], with room for stores up to slot `last_off` of the leaf.
+    #[inline]
+    pub fn create_for(&mut self, chunk: u32, last_off: usize) -> u32 {
+        let id = self.create(chunk);
+        if id == SMALL && last_off >= self.leaf(SMALL).slots.len() {
+            self.promote_small()
+        } else {
+            id
+        }
     }
 
     fn push_free_leaf(&mut self, id: u32) {
@@ -321,25 +383,26 @@ impl XArray {
         }
     }
 
-    fn alloc_leaf(&mut self, chunk: u32) -> u32 {
+    /// A new leaf for `chunk`: the small one (`may_be_small`: the tree is empty and the file
+    /// has fewer than 64 pages), else one of the arena's, from its free list first.
+    fn alloc_leaf(&mut self, chunk: u32, may_be_small: bool) -> u32 {
         let cap = self.leaf_capacity(chunk);
+        if may_be_small && cap < XA_CHUNK_SIZE {
+            self.small.0 = Some(small_leaf(cap, chunk));
+            return SMALL;
+        }
         match self.pop_free_leaf() {
             Some(id) => {
-                // A freed leaf's slots are empty; it keeps them when they are enough (no
-                // allocation when a big file's leaves are recycled).
+                // A freed leaf's slots are empty.
                 let l = &mut self.leaves[id as usize];
-                if l.slots.len() < cap {
-                    l.slots = vec![Slot::EMPTY; cap].into_boxed_slice();
-                }
                 l.node = XaNode::default();
                 l.chunk = chunk;
                 id
             }
             None => {
-                let l = XaLeaf { slots: vec![Slot::EMPTY; cap].into_boxed_slice(), node: XaNode::default(), chunk };
+                let l = FullLeaf { slots: [Slot::EMPTY; XA_CHUNK_SIZE], node: XaNode::default(), chunk };
                 // A file's first leaf takes room for one leaf only: a Vec's first allocation
-                // holds four of these 540-byte leaves, 2 KiB for every small file (a million
-                // 8K files held 2.1 GiB of leaves, 1.6 of them empty).
+                // holds four of these 540-byte leaves.
                 if self.leaves.capacity() == 0 {
                     self.leaves.reserve_exact(1);
                 }
@@ -355,6 +418,10 @@ impl XArray {
         if let Some(id) = self.leaf_id(chunk) {
             return id;
         }
+        if self.root == SMALL {
+            // A second chunk: the tree grows above a leaf of the arena.
+            self.promote_small();
+        }
         while !self.fits(chunk) {
             if self.root != NIL {
                 let r = self.alloc_inner();
@@ -366,7 +433,7 @@ impl XArray {
         }
         let id = if self.levels == 0 {
             debug_assert_eq!(self.root, NIL);
-            let id = self.alloc_leaf(chunk);
+            let id = self.alloc_leaf(chunk, true);
             self.root = id;
             id
         } else {
@@ -386,7 +453,7 @@ impl XArray {
             }
             let off = (chunk & XA_CHUNK_MASK) as usize;
             debug_assert_eq!(self.inner[n as usize].children[off], NIL);
-            let id = self.alloc_leaf(chunk);
+            let id = self.alloc_leaf(chunk, false);
             self.inner[n as usize].children[off] = id;
             self.inner[n as usize].count += 1;
             id
@@ -399,8 +466,13 @@ impl XArray {
     /// inner node left childless, then `xas_shrink()`.
     pub fn free_leaf(&mut self, chunk: u32) {
         let Some(id) = self.leaf_id(chunk) else { return };
-        debug_assert!(self.leaves[id as usize].slots().iter().all(|s| *s == Slot::EMPTY));
+        debug_assert!(self.leaf(id).slots().iter().all(|s| *s == Slot::EMPTY));
         self.cache.set((NIL, NIL));
+        if id == SMALL {
+            self.small.0 = None;
+            self.root = NIL;
+            return;
+        }
         self.leaves[id as usize].chunk = NIL;
         self.push_free_leaf(id);
         if self.levels == 0 {
@@ -480,7 +552,7 @@ impl XArray {
             if c != chunk {
                 off = 0;
             }
-            let leaf = &self.leaves[self.leaf_id(c)? as usize];
+            let leaf = self.leaf(self.leaf_id(c)?);
             if let Some(o) = (off..leaf.slots().len()).find(|&o| leaf.slots()[o] != Slot::EMPTY) {
                 let index = (c << XA_CHUNK_SHIFT) | o as u32;
                 return (index <= last).then_some(index);
@@ -495,14 +567,13 @@ impl XArray {
 
     /// Host bytes of the tree.
     pub fn host_bytes(&self) -> usize {
-        self.leaves.capacity() * std::mem::size_of::<XaLeaf>()
-            + self.leaves.iter().map(|l| l.slots.len() * std::mem::size_of::<Slot>()).sum::<usize>()
+        self.leaves.capacity() * std::mem::size_of::<FullLeaf>()
+            + self.small.0.as_deref().map_or(0, std::mem::size_of_val)
             + self.inner.capacity() * std::mem::size_of::<XaInner>()
-
     }
 
     /// Allocated (leaf, inner) nodes.
     pub fn nr_nodes(&self) -> (usize, usize) {
-        (self.leaves.len() - self.nr_free.0 as usize, self.inner.len() - self.nr_free.1 as usize)
+        (self.leaves.len() - self.nr_free.0 as usize + self.small.0.is_some() as usize, self.inner.len() - self.nr_free.1 as usize)
     }
 }

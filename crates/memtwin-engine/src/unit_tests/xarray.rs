@@ -105,10 +105,10 @@ fn small_file_leaf_holds_few_host_slots_and_grows_to_64() {
     // A store past the file's end (a write extending it) grows the host's copy to 64 slots,
     // keeping the entries.
     for xa in [&mut small, &mut plain] {
-        let id = xa.leaf_id(0).unwrap();
+        let id = xa.create_for(0, 40);
         *xa.leaf_mut(id).slot_mut(40) = Slot(7);
     }
-    assert_eq!(small.leaf(id).slots().len(), 64);
+    assert_eq!(small.leaf(small.leaf_id(0).unwrap()).slots().len(), 64);
     for i in 0..64 {
         assert_eq!(small.get(i), plain.get(i), "index {i} after the leaf grew");
     }
@@ -126,21 +126,28 @@ fn small_file_leaf_holds_few_host_slots_and_grows_to_64() {
     }
 }
 
-/// A large file's leaves past its first chunks hold all 64 host slots, and the last chunk only
-/// up to the end: a 100-page file's second leaf (pages 64-99) holds 64 (36 rounded up to a power
-/// of two), its first 64.
+/// Only a file of fewer than 64 pages has a small leaf, and only while it has one chunk: a
+/// 100-page file's leaves hold 64 host slots; a 3-page file's leaf holds four until a second
+/// chunk is made (a write past 64 pages), which moves it to the arena with its entries.
 #[test]
 fn leaves_of_a_file_hold_host_slots_up_to_its_end() {
     let mut xa = XArray::default();
     xa.set_size_hint(100);
     let a = xa.create(0);
     let b = xa.create(1);
-    let c = xa.create(2);
     assert_eq!(xa.leaf(a).slots().len(), 64);
-    assert_eq!(xa.leaf(b).slots().len(), 64, "36 slots rounded up to 64");
-    assert_eq!(xa.leaf(c).slots().len(), 64, "past the end: a file that grew");
+    assert_eq!(xa.leaf(b).slots().len(), 64);
     let mut xa = XArray::default();
-    xa.set_size_hint(67);
+    xa.set_size_hint(3);
+    let a = xa.create(0);
+    assert_eq!(xa.leaf(a).slots().len(), 4, "three pages: four host slots");
+    *xa.leaf_mut(a).slot_mut(2) = Slot(6);
     let b = xa.create(1);
-    assert_eq!(xa.leaf(b).slots().len(), 4, "pages 64-66: three slots, rounded up to four");
+    *xa.leaf_mut(b).slot_mut(0) = Slot(8);
+    assert_eq!(xa.get(2), Slot(6), "the first leaf's entry kept as it moved");
+    assert_eq!(xa.get(64), Slot(8));
+    assert_eq!(xa.leaf(xa.leaf_id(0).unwrap()).slots().len(), 64);
+    assert_eq!(xa.nr_nodes().0, 2);
+    assert_eq!(xa.next_entry(0, u32::MAX), Some(2));
+    assert_eq!(xa.next_entry(3, u32::MAX), Some(64));
 }
