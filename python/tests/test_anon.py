@@ -69,8 +69,8 @@ def test_probe_records_mmtests_latency_metrics_and_samples(tmp_path):
     assert n >= 2, "the probe ran for as long as the copy"
     assert pr["latency.min_ms"] <= pr["latency.q2_ms"] <= pr["latency.max_ms"]
     assert pr["latency.best50_mean_ms"] <= pr["latency.mean_ms"] + 1e-9
-    # 4096 base-page faults per round at >= 2 us each (measured fault + clear cost).
-    assert pr["latency.min_ms"] >= 4096 * 2.0e-3
+    # 4096 base-page faults per round at >= 1.3 us each (fault + clearing, BENCHMARKS.md M11).
+    assert pr["latency.min_ms"] >= 4096 * 1.3e-3
     step = next(s for s in r.raw["steps"] if s["name"] == "probe")
     samples = step["latency_samples_ms"]
     assert len(samples) == n and min(samples) == pytest.approx(pr["latency.min_ms"])

@@ -52,12 +52,13 @@ def test_there_is_a_validation_set():
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
     # + issue 21: two on ext4 -O verity, 15 large-folio reads and 21 of the host set on default ext4;
-    # + issue 16: the paced writer
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 3 + 1
+    # + issue 16: the paced writer; + issue 23: host-stall-rw-apart
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1
     assert sum(n.startswith("host-verity-") for n in names) == 2
-    # issue 23 item 4: the latency probe beside a copy, 4x and 8x, and the probe alone (the control)
+    # issue 23 item 4: the latency probe beside a copy, 4x and 8x, the probe alone (the control),
+    # and the throttled disk's two directions (a read beside a write)
     assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
-                                                                "host-stall-alone-p16m.toml"}
+                                                                "host-stall-alone-p16m.toml", "host-stall-rw-apart.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
     # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap); + item 3: VMA-based

@@ -1277,20 +1277,31 @@ impl Kernel {
         }
     }
 
+    /// `submit_bio()` of a run of `n` pages of `inode` from index `start`, cut into requests of
+    /// at most `MAX_REQUEST_PAGES` (`max_sectors_kb`): each request completes on its own, and
+    /// its pages end their writeback then (`end_bio` -> `folio_end_writeback()` per bio), so
+    /// the first pages of a long run are clean while the rest are still queued. Returns the
+    /// completion time of the last request.
     fn submit_write(&mut self, inode: InodeId, start: u32, n: u32) -> u64 {
         self.cpu(self.cost.submit_io);
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("shmem pages are never dirty-tracked");
-        let done = self.devices[dev.idx()].submit(Dir::Write, base + start as u64, n as u64, self.now);
-        for i in start..start + n {
-            if let Some(p) = self.mappings[inode.idx()].lookup(i) {
-                if p.idx() >= self.wb_done.len() {
-                    self.wb_done.resize(self.pages.len().max(p.idx() + 1), 0);
+        let mut done = 0;
+        let mut s = start;
+        while s < start + n {
+            let c = (start + n - s).min(crate::blkdev::MAX_REQUEST_PAGES as u32);
+            done = self.devices[dev.idx()].submit(Dir::Write, base + s as u64, c as u64, self.now);
+            for i in s..s + c {
+                if let Some(p) = self.mappings[inode.idx()].lookup(i) {
+                    if p.idx() >= self.wb_done.len() {
+                        self.wb_done.resize(self.pages.len().max(p.idx() + 1), 0);
+                    }
+                    self.wb_done[p.idx()] = done;
                 }
-                self.wb_done[p.idx()] = done;
             }
+            self.wb_queue.push(std::cmp::Reverse((done, inode.0, s, c)));
+            s += c;
         }
-        self.wb_queue.push(std::cmp::Reverse((done, inode.0, start, n)));
         self.vmstat.count(VmEvent::Pgpgout, n as u64 * PAGE_SIZE / 1024);
         done
     }

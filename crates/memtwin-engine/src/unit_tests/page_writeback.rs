@@ -565,4 +565,39 @@ fn dirty_bytes_follow_domain_dirty_limits() {
     let s = sim("[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\ndirty_bytes = \"256M\"\ndirty_background_bytes = \"128M\"\n[tasks.t]\nops = []\n");
     let g = s.kernel.global_dirty_limits();
     assert_eq!((g.thresh, g.bg_thresh), (65_536, 32_768));
+/// A long run of dirty pages is written as requests of at most `max_sectors_kb` (512 KiB,
+/// `MAX_REQUEST_PAGES`), each completing on its own: the bio's end_io (`ext4_end_bio()` ->
+/// `folio_end_writeback()`, 6.6, ext4 in base pages) ends the writeback of its pages only, so
+/// the first 128 pages of an 8 MiB run are clean after one request's transfer while the rest
+/// are queued (a large folio split over two requests ends with the second). Before, the whole
+/// run's pages completed with its last request: a reclaimer waiting on the first page of a
+/// 120 MiB flush waited for all of it.
+#[test]
+fn a_long_writeback_run_completes_request_by_request() {
+    let mut s = write_sim("v1", "linux-6.6", "", "", r#"{ op = "write", file = "/out", length = "8M", bufsize = "1M", create = true }"#);
+    run(&mut s);
+    let f = inode(&s, "/out");
+    let k = &mut s.kernel;
+    let t0 = k.now.max(k.devices[0].busy_until);
+    k.now = t0;
+    let (written, last) = k.writeback_inode(f, u64::MAX);
+    assert_eq!(written, 2048);
+    let req = crate::blkdev::MAX_REQUEST_PAGES;
+    assert_eq!(req, 128);
+    let one = req * 4096 * 1_000_000_000 / k.devices[0].write_bw; // 512 KiB at write_bw
+    let done_of = |k: &Kernel, i: u32| k.wb_done[page_at(k, f, i).idx()];
+    assert_eq!(done_of(k, 0), done_of(k, 127), "one request");
+    assert!(done_of(k, 128) > done_of(k, 127), "the next request completes after");
+    assert_eq!(done_of(k, 2047), last);
+    assert!(done_of(k, 0) <= t0 + k.cost.submit_io + k.devices[0].seek_ns + one + 1, "{} {}", done_of(k, 0) - t0, one);
+    // At the first request's completion only its pages leave writeback.
+    k.now = done_of(k, 0);
+    k.writeback_end_io();
+    assert!(!k.pages[page_at(k, f, 0)].test(crate::mm_types::pg::WRITEBACK));
+    assert!(k.pages[page_at(k, f, 128)].test(crate::mm_types::pg::WRITEBACK));
+    assert_eq!(k.vmstat.nr_writeback, 2048 - 128);
+    k.now = last;
+    k.writeback_end_io();
+    assert_eq!(k.vmstat.nr_writeback, 0);
+    assert_invariants(k);
 }
