@@ -156,17 +156,16 @@ impl Kernel {
     /// Pages of list `lru` the refault distance is compared with: the eviction lruvec's own
     /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since.
     fn workingset_size(&self, m: MemcgId, lru: LruList) -> u64 {
-        let local = self.memcg_lru_size(m, lru);
-        if !self.profile.eviction_at_reclaim_root || self.memcgs.get(m).children.is_empty() {
-            return local;
+        if !self.profile.eviction_at_reclaim_root {
+            return self.memcg_lru_size(m, lru);
         }
-        let mut sum = local;
-        let mut stack: Vec<MemcgId> = self.memcgs.get(m).children.clone();
-        while let Some(c) = stack.pop() {
-            sum += self.memcg_lru_size(c, lru);
-            stack.extend_from_slice(&self.memcgs.get(c).children);
-        }
-        sum
+        self.subtree_lru_size(m, lru)
+    }
+
+    /// `lru` pages of `m` and every memcg below it (the walk `workingset_size` needs on a
+    /// refault, depth-first without a heap allocation: the tree's depth bounds the recursion).
+    fn subtree_lru_size(&self, m: MemcgId, lru: LruList) -> u64 {
+        self.memcg_lru_size(m, lru) + self.memcgs.get(m).children.iter().map(|&c| self.subtree_lru_size(c, lru)).sum::<u64>()
     }
 
     /// `workingset_refault()`: `page` (charged, not yet on the LRU) replaces `shadow`; decide
