@@ -565,6 +565,8 @@ fn dirty_bytes_follow_domain_dirty_limits() {
     let s = sim("[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\ndirty_bytes = \"256M\"\ndirty_background_bytes = \"128M\"\n[tasks.t]\nops = []\n");
     let g = s.kernel.global_dirty_limits();
     assert_eq!((g.thresh, g.bg_thresh), (65_536, 32_768));
+}
+
 /// A long run of dirty pages is written as requests of at most `max_sectors_kb` (512 KiB,
 /// `MAX_REQUEST_PAGES`), each completing on its own: the bio's end_io (`ext4_end_bio()` ->
 /// `folio_end_writeback()`, 6.6, ext4 in base pages) ends the writeback of its pages only, so
