@@ -108,6 +108,9 @@ pub struct Kernel {
     pub inode_wb: Vec<MemcgId>,
     /// Scratch list for memcg iteration, kept to avoid allocating in reclaim.
     pub(crate) scratch_memcgs: Vec<MemcgId>,
+    /// Writeback completions (time, pages) in time order, reused by
+    /// [`Kernel::reclaim_throttle_writeback_until`] (no allocation per throttle).
+    pub(crate) scratch_completions: Vec<(Nanos, u64)>,
     /// `prepare_scan_count()`'s figures per node for the reclaim pass under way.
     pub(crate) scan_prep: Vec<crate::vmscan::ScanPrep>,
     /// `current->reclaim_state->mm_walk` is set: the reclaimer running has a page-table walk
@@ -235,6 +238,7 @@ impl Kernel {
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
+            scratch_completions: vec![],
             scan_prep: vec![],
             lru_gen_mm_walk: false,
             cur_mm: u32::MAX,

@@ -841,10 +841,14 @@ impl Kernel {
 
     /// When `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+) called
     /// now by one task returns: see [`reclaim_throttle_writeback_wake`].
-    pub fn reclaim_throttle_writeback_until(&self) -> crate::types::Nanos {
-        let mut done: Vec<(crate::types::Nanos, u64)> = self.wb_queue.iter().map(|r| (r.0 .0, r.0 .3 as u64)).collect();
+    pub fn reclaim_throttle_writeback_until(&mut self) -> crate::types::Nanos {
+        let mut done = std::mem::take(&mut self.scratch_completions);
+        done.clear();
+        done.extend(self.wb_queue.iter().map(|r| (r.0 .0, r.0 .3 as u64)));
         done.sort_unstable();
-        reclaim_throttle_writeback_wake(self.now, 1, done)
+        let until = reclaim_throttle_writeback_wake(self.now, 1, done.iter().copied());
+        self.scratch_completions = done;
+        until
     }
 
     /// Sleep in D state until `t` (`io_schedule_timeout()`), a stall of `kind`, then end the
