@@ -532,8 +532,8 @@ impl Kernel {
         let node = m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
         node.pages -= 1;
         if shadow.is_some() {
+            node.shadows += 1;
             m.nrshadows += 1;
-            m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node").shadows += 1;
         }
         if self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;

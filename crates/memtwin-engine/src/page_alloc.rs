@@ -793,8 +793,9 @@ pub struct Node {
 /// changed no state but the chosen zone's counters. Repeated with nothing else changed, the
 /// walk takes the same path to the same zone for as long as that zone passes its watermark,
 /// keeps a fair-allocation batch when it was chosen in the fair pass, and (when the walk
-/// set up the zonelist cache) the cache is not due for its zap: `Kernel::take_order0_again`
-/// allocates on that basis without walking the zonelist again.
+/// set up the zonelist cache) the cache is not due for its zap: a fault run
+/// (`handle_mm_fault_run`, `Zone::take_order0_run`) allocates on that basis without walking the
+/// zonelist again.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct FreelistWalk {
     /// The zone the walk took the page from.
@@ -1267,18 +1268,6 @@ impl Kernel {
     pub fn freelist_walk_holds(&self, w: &FreelistWalk, t: Nanos) -> bool {
         let zone = &self.zones[w.zone];
         zone.free > zone.wmark_low && (!w.fair || zone.alloc_batch > 0) && (!w.zlc || t < self.nodes[w.nid as usize].zlc_last_zap + ZLC_ZAP_INTERVAL)
-    }
-
-    /// The allocation `get_page_from_freelist()` makes when it repeats walk `w` (the caller
-    /// checked `freelist_walk_holds()`): a frame from `w`'s zone and its fair batch, as
-    /// `buffered_rmqueue()` does. The caller adds the counts (`zone_statistics()`, `PGALLOC`)
-    /// for a run of allocations at once (`zone_statistics_n()`).
-    #[inline(always)]
-    pub fn take_order0_again(&mut self, w: &FreelistWalk) -> PageId {
-        let zone = &mut self.zones[w.zone];
-        let pfn = zone.rmqueue_order0().expect("a zone above its watermark has a free frame");
-        zone.alloc_batch -= 1;
-        PageId(pfn as u32)
     }
 
     /// `reset_alloc_batches()`: every zone of node `nid` gets its fair-allocation batch

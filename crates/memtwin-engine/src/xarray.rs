@@ -476,11 +476,7 @@ impl XArray {
 
     /// Every allocated leaf as (chunk, occupancy), in [`XArray::leaf_ids`] order.
     pub fn leaves(&self) -> impl Iterator<Item = (u32, &XaNode)> {
-        let n = self.narrow.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
-        let w = self.wide.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
-        let r = self.runs.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
-        let s = self.shorts.iter().filter(|l| l.chunk != NIL).map(|l| (l.chunk, &l.node));
-        n.chain(w).chain(r).chain(s)
+        self.leaf_ids().map(|id| (self.chunk(id), self.node(id)))
     }
 
     /// Every allocated leaf's occupancy, to change.
