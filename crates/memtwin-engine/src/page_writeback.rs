@@ -180,12 +180,11 @@ pub fn pos_ratio_polynom(setpoint: u64, dirty: u64, limit: u64) -> u64 {
 /// raised to 1/8 of the room left under the limit here (3.2-6.13; 6.14 moved the floor into
 /// `__wb_calc_thresh()`, `KernelProfile::wb_thresh_floor`). Returns `pos_ratio`.
 pub fn wb_position_ratio(dtc: &DirtyThrottleControl, write_bw: u64, bump_wb_thresh: bool) -> u64 {
-    let freerun = dtc.freerun();
     let limit = dtc.limit();
     if dtc.dirty >= limit {
         return 0;
     }
-    let setpoint = (freerun + limit) / 2;
+    let setpoint = dtc.setpoint();
     let mut pos_ratio = pos_ratio_polynom(setpoint, dtc.dirty, limit);
     let mut wb_thresh = dtc.wb_thresh.min(dtc.thresh);
     if bump_wb_thresh {
@@ -946,8 +945,7 @@ impl Kernel {
     fn wb_update_dirty_ratelimit(&mut self, key: u32, dtc: &DirtyThrottleControl, dirtied: u64, elapsed: u64) {
         let b = &mut self.wb_bw[key as usize];
         let dirty = dtc.dirty;
-        let limit = dtc.limit();
-        let setpoint = (dtc.freerun() + limit) / 2;
+        let setpoint = dtc.setpoint();
         let write_bw = b.avg_write_bandwidth;
         let mut dirty_ratelimit = b.dirty_ratelimit;
         let dirty_rate = dirtied.saturating_sub(b.dirtied_stamp) * HZ / elapsed;

@@ -613,7 +613,7 @@ impl Kernel {
             self.lruvecs[lv].del(&mut self.pages, pfn);
             self.pages[pfn].flags |= pg::ACTIVE;
             self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
-            self.update_rotated_anon(lv);
+            self.update_rotated(lv, false, 1);
         }
         Some(pfn)
     }
@@ -801,12 +801,6 @@ impl Kernel {
         }
     }
 
-    /// `recent_rotated` of an anon page activated at fault (before 5.8).
-    fn update_rotated_anon(&mut self, lv: usize) {
-        if self.profile.scan_balance == crate::profile::ScanBalance::Rotated {
-            self.lruvecs[lv].recent_rotated[0] += 1;
-        }
-    }
 
     /// The LRU list of a page read from swap: the inactive anon list (`folio_add_lru()` in
     /// `__read_swap_cache_async()`, every era; before 5.9 `do_swap_page()` then activated the

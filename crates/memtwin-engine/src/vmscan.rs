@@ -696,7 +696,7 @@ impl Kernel {
     }
 
     /// `recent_rotated` alone (before 5.8): pages that stayed or went active.
-    fn update_rotated(&mut self, v: usize, file: bool, nr: u64) {
+    pub(crate) fn update_rotated(&mut self, v: usize, file: bool, nr: u64) {
         if self.profile.scan_balance == ScanModel::Rotated {
             self.lruvecs[v].recent_rotated[file as usize] += nr;
         }

@@ -273,11 +273,6 @@ impl Zswap {
         self.zbud.pages_nr
     }
 
-    /// Whether slot `slot` has an entry (`zswap_rb_search()`).
-    pub fn has_entry(&self, slot: u32) -> bool {
-        self.len.get(slot as usize).is_some_and(|&l| l != NO_ENTRY)
-    }
-
     /// The compressed length of slot `slot`'s entry.
     pub fn entry_len(&self, slot: u32) -> Option<u64> {
         self.len.get(slot as usize).filter(|&&l| l != NO_ENTRY).map(|&l| l as u64)
