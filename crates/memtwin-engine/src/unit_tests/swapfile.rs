@@ -335,7 +335,7 @@ ops = [
   { op = "touch", name = "m", step = "retouch" },
 ]
 "#;
-    let mut s = sim(toml);
+    let s = sim(toml);
     let res = s.run(&mut |_, _| true).unwrap();
     let st = res.steps.iter().find(|s| s.name == "retouch").unwrap();
     let get = |n: &str| st.metrics.iter().find(|(m, _)| m == n).unwrap_or_else(|| panic!("no {n}")).1;
