@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -115,6 +116,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("scenario")
     ap.add_argument("--json", required=True, help="where the recorded results go (as memtwin real --json)")
+    ap.add_argument("--raw", help="also keep the tracepoint's raw text here (every event, for a per-call comparison)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("trace_bdp: run it as root (it runs memtwin real --on host and makes a trace instance)")
@@ -123,6 +125,8 @@ def main() -> int:
     out = os.path.abspath(a.json)
     with tempfile.TemporaryDirectory(prefix="memtwin-bdp-") as work:
         events, lost = record(os.path.abspath(a.scenario), out + ".tmp", work)
+        if a.raw:
+            shutil.copyfile(os.path.join(work, "trace.txt"), a.raw)
     if lost:
         os.unlink(out + ".tmp")
         sys.exit(f"trace_bdp: {lost} events lost (the ring buffer overran); nothing written")
