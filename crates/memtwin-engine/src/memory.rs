@@ -91,10 +91,15 @@ impl Vma {
         }
     }
 
-    /// Set the accessed bits of pages `from..to` (a run of accesses).
+    /// Set the accessed bits of pages `from..to` (a run of accesses), a word at a time.
     pub fn mkyoung_range(&mut self, from: u32, to: u32) {
-        for i in from..to {
-            self.mkyoung(i);
+        let mut i = from;
+        while i < to {
+            let Some(w) = self.young.get_mut((i / 64) as usize) else { return };
+            let lo = i % 64;
+            let n = (to - i).min(64 - lo);
+            *w |= if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << lo };
+            i += n;
         }
     }
 

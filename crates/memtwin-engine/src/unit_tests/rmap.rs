@@ -287,3 +287,21 @@ fn deactivate_on_refault_per_era() {
         assert_eq!(crate::profile::profile(p).unwrap().deactivate_on_refault, on, "{p}");
     }
 }
+
+/// `Vma::mkyoung_range()` sets, a word at a time, exactly the accessed bits that one
+/// `mkyoung()` per page (the CPU setting each PTE's young bit, as `handle_pte_fault()`'s
+/// `pte_mkyoung()` does) would set, at every alignment, and nothing past the VMA's last word.
+#[test]
+fn mkyoung_range_sets_the_bits_one_mkyoung_per_page_sets() {
+    use crate::memory::Vma;
+    let blank = || Vma { pages: vec![], memcg: MemcgId::ROOT, live: true, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![0; 4], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: (0, 0, 0) };
+    for (from, to) in [(0, 0), (0, 1), (3, 64), (0, 64), (63, 65), (5, 200), (64, 128), (0, 256), (130, 300), (250, 400)] {
+        let (mut a, mut b) = (blank(), blank());
+        a.mkyoung_range(from, to);
+        for i in from..to {
+            b.mkyoung(i);
+        }
+        assert_eq!(a.young, b.young, "{from}..{to}");
+        assert_eq!(a.young.len(), 4);
+    }
+}
