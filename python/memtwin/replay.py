@@ -14,8 +14,34 @@ import os
 from . import api, trace
 
 
+# The profile of a trace whose header names no kernel (an imported one).
+DEFAULT_PROFILE = "linux-6.1"
+
+
+def profile_for_kernel(release) -> str:
+    """The kernel profile for a trace recorded on kernel `release` (the header's `kernel`,
+    e.g. "6.18.44-fc-v857"): the newest era profile `linux-X.Y` not newer than that X.Y, so
+    that the twin runs the kernel the recording ran (6.18: large folios on ext4, readahead
+    orders in ra->order). DEFAULT_PROFILE when the header names none or an older kernel than
+    every profile."""
+    import re
+
+    from . import _memtwin
+
+    m = re.match(r"(\d+)\.(\d+)", release) if isinstance(release, str) else None
+    if not m:
+        return DEFAULT_PROFILE
+    want = (int(m.group(1)), int(m.group(2)))
+    best = None
+    for name, _desc in _memtwin.profiles():
+        v = re.fullmatch(r"linux-(\d+)\.(\d+)", name)
+        if v and (int(v.group(1)), int(v.group(2))) <= want and (best is None or (int(v.group(1)), int(v.group(2))) > best[0]):
+            best = ((int(v.group(1)), int(v.group(2))), name)
+    return best[1] if best else DEFAULT_PROFILE
+
+
 def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale: float = 0.0,
-                loops: int = 1, profile: str = "linux-6.1", cgroup: str = "v1", cold: bool = False,
+                loops: int = 1, profile: str = DEFAULT_PROFILE, cgroup: str = "v1", cold: bool = False,
                 read_ahead_kb: int = 128) -> dict:
     """The scenario `memtwin replay` runs: the trace as task `trace` in memcg `ct`."""
     cg = {}
@@ -35,10 +61,13 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
 def replay(path: str, limit: str | None = None, progress=None, **kw):
     """Replay `path` in the twin (see `to_scenario`); raises trace.TraceError for a bad trace.
     The device's read_ahead_kb is the recording host's when the trace's header has it (memtwin
-    record writes it), else 128, unless `read_ahead_kb` is given."""
+    record writes it), else 128, unless `read_ahead_kb` is given; the kernel profile is that
+    of the recording's kernel (`profile_for_kernel`), unless `profile` is given."""
     with trace.Reader(path) as r:  # the trace's own defects first, named as the trace names them
         r.files()
         r.event_count()
+        if kw.get("profile") is None:
+            kw["profile"] = profile_for_kernel(r.header.get("kernel"))
         if kw.get("read_ahead_kb") is None:
             ra = r.header.get("read_ahead_kb")
             kw["read_ahead_kb"] = ra if isinstance(ra, int) and 0 <= ra <= 1 << 20 else 128
@@ -74,6 +103,9 @@ def add_parser(sub) -> None:
                    "the recording started with, when the trace has it)")
     p.add_argument("--read-ahead-kb", type=_ra_kb, default=None, metavar="KB",
                    help="the twin device's read_ahead_kb (default: the recording host's, from the trace's header, else 128)")
+    p.add_argument("--profile", default=None, metavar="NAME",
+                   help="the twin's kernel profile (memtwin profiles; default: that of the kernel the trace was "
+                        f"recorded on, from its header, else {DEFAULT_PROFILE})")
     p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
     p.add_argument("--against", metavar="MEASURED.json",
                    help="compare with a measurement (memtwin measure --out, or any result in the engine's layout): "
@@ -112,6 +144,15 @@ def run_cli(a) -> int:
     if a.time_scale < 0:
         print(f"memtwin replay: error: --time-scale {a.time_scale}\n  fix: give 0 or more", file=sys.stderr)
         return 2
+    if a.profile is not None:
+        from . import _memtwin
+
+        names = [n for n, _d in _memtwin.profiles()]
+        if a.profile not in names:
+            print(f"memtwin replay: error: --profile {a.profile}: no such kernel profile\n"
+                  f"  fix: give one of {', '.join(names)} (memtwin profiles), or leave it out for the recording's kernel",
+                  file=sys.stderr)
+            return 2
     measured = None
     if a.against:
         try:
@@ -123,7 +164,7 @@ def run_cli(a) -> int:
     t0 = time.monotonic()
     try:
         r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version, cold=a.cold,
-                   read_ahead_kb=a.read_ahead_kb)
+                   read_ahead_kb=a.read_ahead_kb, profile=a.profile)
     except (trace.TraceError, api.ScenarioError) as e:
         bar.close()
         print(str(e.args[0] if e.args else e), file=sys.stderr)
@@ -133,13 +174,13 @@ def run_cli(a) -> int:
     t = r.totals
     info = r.raw.get("traces", [{}])[0]
     if a.json:
-        print(json.dumps({"trace": a.file, "limit": a.limit, "events": info.get("events"), "wall_s": round(wall, 3),
+        print(json.dumps({"trace": a.file, "limit": a.limit, "profile": r.info.get("profile"), "events": info.get("events"), "wall_s": round(wall, 3),
                           "skipped": info.get("skipped", {}),
                           "totals": {k: (int(v) if float(v).is_integer() else float(v)) for k, v in t.items()}},
                          indent=1, sort_keys=True))
         return 0
     ev = info.get("events", 0)
-    print(f"{a.file}: replayed in the twin, limit {a.limit or 'none'}: {ev} events in {wall:.2f} s"
+    print(f"{a.file}: replayed in the twin ({r.info.get('profile')}), limit {a.limit or 'none'}: {ev} events in {wall:.2f} s"
           f" ({ev / wall / 1e6:.1f} M events/s)" if wall > 0 else "")
     for k in KEYS:
         if k in t.index:

@@ -167,3 +167,33 @@ def test_run_a_scenario_with_a_corrupt_trace(tmp_path):
     r = _cli("run", str(s), "--json", str(out))
     assert r.returncode == 1 and not out.exists()
     assert f"bad.mtt:{second}: error: chunk 1 (from event 65536)" in r.stderr and "fix:" in r.stderr, r.stderr
+
+
+def test_profile_of_the_recording_kernel(tmp_path):
+    """memtwin replay runs a recorded trace as the profile of the kernel its header names: the
+    newest linux-X.Y profile not newer than that kernel; an imported trace (no kernel) or one
+    from a kernel older than every profile gets replay.DEFAULT_PROFILE; --profile overrides,
+    and an unknown one is refused with the list."""
+    from memtwin import replay
+
+    assert replay.profile_for_kernel("6.18.44-fc-v857") == "linux-6.18"
+    assert replay.profile_for_kernel("6.12.9-amd64") == "linux-6.6"   # 6.6 <= 6.12 < 6.18
+    assert replay.profile_for_kernel("6.1.0-56-amd64") == "linux-6.1"
+    assert replay.profile_for_kernel("5.10.0") == "linux-5.0"
+    assert replay.profile_for_kernel("2.6.32") == replay.DEFAULT_PROFILE
+    assert replay.profile_for_kernel(None) == replay.DEFAULT_PROFILE
+    assert replay.profile_for_kernel("vm") == replay.DEFAULT_PROFILE
+    p = tmp_path / "t.mtt"
+    w = trace.Writer(str(p), {"source": "test", "kernel": "6.18.44", "files": [{"id": 0, "path": "/data/f0", "size": 1 << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    w.add(1, "read", pid=1, file=0, offset=0, length=4096)
+    w.close()
+    assert replay.replay(str(p), "64M").info["profile"] == "linux-6.18"
+    assert replay.replay(str(p), "64M", profile="linux-6.1").info["profile"] == "linux-6.1"
+    r = _cli("replay", str(p), "--limit", "64M")
+    assert r.returncode == 0 and "replayed in the twin (linux-6.18)" in r.stdout, r.stderr
+    r = _cli("replay", str(p), "--limit", "64M", "--profile", "linux-6.1")
+    assert r.returncode == 0 and "replayed in the twin (linux-6.1)" in r.stdout, r.stderr
+    r = _cli("replay", str(p), "--profile", "linux-9.9")
+    assert r.returncode == 2 and r.stdout == ""
+    assert "--profile linux-9.9: no such kernel profile" in r.stderr and "linux-6.18" in r.stderr
