@@ -13,6 +13,14 @@ OUT, for the scenario's one step, what the engine reports as the same tracepoint
 `bdp.task_ratelimit_kBps` and `bdp.dirty_ratelimit_kBps` (their means, KB/s), and a note saying
 where they come from. The instance and its tracefs mount are removed whatever happens (SIGINT,
 SIGTERM, a failing run).
+
+    python3 lab/validation/trace_bdp.py --calls KERNEL_RAW ENGINE_TXT ...
+
+puts per-call series side by side (no run, no root): each file is the tracepoint's text, as
+--raw keeps it (the loop devices' events) or as the engine prints it
+(`cargo run --release --example bdp_trace -- SCENARIO`); for each, the calls, the sleeping
+ones and their sums, and the commonest values of pause, period, think and dirtied, with the
+range of the rates and dirty counts (where on the control line the writer sits).
 """
 import argparse
 import json
@@ -112,7 +120,66 @@ def summary(events: list) -> dict:
     }
 
 
+CALL = re.compile(r" (\d+\.\d+): balance_dirty_pages: bdi (\S+): (.*)")
+FIELD = re.compile(r"(\w+)=(-?\d+)")
+
+
+def calls(path: str) -> list:
+    """The balance_dirty_pages events of a tracepoint text: the loop devices' (`bdi 7:N`) of
+    the kernel's, every one of the engine's (`bdi engine`), each a dict of its fields and `t`."""
+    out = []
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = CALL.search(line)
+            if m and (m.group(2) == "engine" or m.group(2).split(":")[0] == str(LOOP_MAJOR)):
+                d = {k: int(v) for k, v in FIELD.findall(m.group(3))}
+                d["t"] = float(m.group(1))
+                out.append(d)
+    return out
+
+
+def calls_table(paths: list) -> str:
+    """The per-call comparison of `paths` (see the module's doc), one column per file."""
+    import collections
+    cols = []
+    for p in paths:
+        ev = calls(p)
+        if not ev:
+            raise SystemExit(f"trace_bdp: {p}: no balance_dirty_pages events of a loop device or the engine")
+        slept = [e for e in ev if e["pause"] > 0]
+        col = {
+            "calls": len(ev),
+            "span_s": f"{ev[-1]['t'] - ev[0]['t']:.2f}",
+            "pauses (pause > 0)": len(slept),
+            "pause_ms sum": sum(e["pause"] for e in slept),
+            "period_ms sum (pauses)": sum(e["period"] for e in slept),
+            "period_ms sum (no pause)": sum(e["period"] for e in ev if e["pause"] <= 0),
+        }
+        for k in ("pause", "period", "think", "dirtied"):
+            top = collections.Counter(e[k] for e in ev).most_common(4)
+            col[f"{k}: commonest (count)"] = " ".join(f"{v}({n})" for v, n in top)
+        for k in ("task_ratelimit", "dirty_ratelimit", "dirty", "wb_dirty", "wb_setpoint", "setpoint"):
+            v = [e[k] for e in ev]
+            col[f"{k}: first/mean/last"] = f"{v[0]}/{sum(v) // len(v)}/{v[-1]}"
+        cols.append(col)
+    rows = list(cols[0])
+    w0 = max(len(r) for r in rows)
+    ws = [max(len(os.path.basename(p)), *(len(str(c[r])) for r in rows)) for p, c in zip(paths, cols)]
+    lines = ["  ".join([" " * w0] + [os.path.basename(p).rjust(w) for p, w in zip(paths, ws)])]
+    for r in rows:
+        lines.append("  ".join([r.ljust(w0)] + [str(c[r]).rjust(w) for c, w in zip(cols, ws)]))
+    return "\n".join(lines)
+
+
 def main() -> int:
+    if len(sys.argv) > 1 and sys.argv[1] == "--calls":
+        if len(sys.argv) < 3:
+            sys.exit("usage: trace_bdp.py --calls TRACE_TEXT [TRACE_TEXT ...]")
+        for p in sys.argv[2:]:
+            if not os.path.isfile(p):
+                sys.exit(f"trace_bdp: {p}: no such file (give --raw's text or the bdp_trace example's output)")
+        print(calls_table(sys.argv[2:]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("scenario")
     ap.add_argument("--json", required=True, help="where the recorded results go (as memtwin real --json)")

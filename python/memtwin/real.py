@@ -10,6 +10,9 @@ file), so the real side does exactly what the simulation does. Two places to run
   file system (`[machine] fs`: ext4 or xfs, see mkfs_command) in the scratch directory on a loop
   device with direct I/O (so the image's own page cache is
   never involved) whose read_ahead_kb is the scenario's; its reads are this kernel's block I/O.
+  The loop device is made anew for the run (fresh_loop_device), so that its bdi's writeback
+  bandwidth estimates start where a new device's do, as the engine's, not where earlier runs
+  left them.
   The runner removes every cgroup, mount, loop device and file it made when a step fails or the
   run is interrupted (SIGINT, SIGTERM).
 - `qemu` (memtwin.qemu): a guest kernel booted under QEMU.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import datetime
 import errno
+import fcntl
 import json
 import os
 import platform
@@ -52,6 +56,37 @@ class Interrupted(RealError):
 def _write(path: str, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
+
+
+# <linux/loop.h> /dev/loop-control ioctls.
+LOOP_CTL_ADD, LOOP_CTL_REMOVE, LOOP_CTL_GET_FREE = 0x4C80, 0x4C81, 0x4C82
+
+
+def fresh_loop_device() -> tuple:
+    """(path, made anew) of a free loop device for the run. The free device
+    `LOOP_CTL_GET_FREE` names is removed and added again (`LOOP_CTL_REMOVE`, `LOOP_CTL_ADD`),
+    which gives it a new gendisk and bdi: its root wb starts from `wb_init()` (write bandwidth
+    and `dirty_ratelimit` at INIT_BW, no write completions), as the engine's new device does.
+    A loop device kept from earlier runs carries their estimates into balance_dirty_pages()
+    (a run on 6.18 started at dirty_ratelimit 50684 KB/s where a new device starts at 102400).
+    Where the kernel refuses (EBUSY: something opened the device meanwhile), the device is used
+    as it is (made anew: False)."""
+    fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+    try:
+        n = fcntl.ioctl(fd, LOOP_CTL_GET_FREE)
+        try:
+            fcntl.ioctl(fd, LOOP_CTL_REMOVE, n)
+        except OSError:
+            return f"/dev/loop{n}", False
+        n = fcntl.ioctl(fd, LOOP_CTL_ADD, n)
+    finally:
+        os.close(fd)
+    dev = f"/dev/loop{n}"
+    for _ in range(100):  # devtmpfs makes the node as the disk is added; wait for it anyway
+        if os.path.exists(dev):
+            break
+        time.sleep(0.01)
+    return dev, True
 
 
 def _read(path: str) -> str:
@@ -1130,7 +1165,8 @@ class HostRun:
                                          else "install a newer e2fsprogs (1.45+ knows -O verity)"))
         self.fs = fs
         self.mkfs = " ".join(mkfs[:-1])
-        out = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", img], check=True, capture_output=True, text=True)
+        dev, self.loop_new = fresh_loop_device()
+        out = subprocess.run(["losetup", "--show", "--direct-io=on", dev, img], check=True, capture_output=True, text=True)
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
@@ -1288,7 +1324,7 @@ class HostRun:
         return {
             "on": "host", "kernel": u.release,
             "machine": {"cpus": os.cpu_count(), "ram_kB": _meminfo().get("MemTotal"), "cgroup": f"{self.version} at {self.mnt}",
-                        "disk": f"{self.fs} image on {self.loop} (loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
+                        "disk": f"{self.fs} image on {self.loop} ({'a new ' if getattr(self, 'loop_new', False) else ''}loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
                         "fs": self.fs, "mkfs": self.mkfs,
                         "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}), "arch": u.machine},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),

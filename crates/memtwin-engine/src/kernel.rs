@@ -87,6 +87,9 @@ pub struct Kernel {
     pub wb_bw: Vec<crate::page_writeback::WbBandwidth>,
     /// What the `writeback:balance_dirty_pages` tracepoint reported so far.
     pub bdp_trace: crate::page_writeback::BdpTrace,
+    /// Every `writeback:balance_dirty_pages` event, when a caller sets it to `Some` (a debug
+    /// log for comparisons with the kernel's tracepoint; `None`, nothing kept, by default).
+    pub bdp_log: Option<Vec<crate::page_writeback::BdpEvent>>,
     /// Time the running context spent stalled on memory in this quantum (psi.rs), ns.
     pub memstall_ns: Nanos,
     /// Nesting of `psi_memstall_enter()` in the running context.
@@ -229,6 +232,7 @@ impl Kernel {
             ratelimit_pages: 0,
             wb_bw: vec![],
             bdp_trace: Default::default(),
+            bdp_log: None,
             memstall_ns: 0,
             memstall_depth: 0,
             memstall_start: 0,

@@ -39,6 +39,7 @@ pub mod scenario;
 pub mod slab;
 pub mod sched;
 pub mod swap;
+pub mod timer;
 pub mod trace;
 pub mod swapfile;
 pub mod zswap;

@@ -162,6 +162,42 @@ pub struct BdpTrace {
     pub dirty_ratelimit: u64,
 }
 
+/// One `writeback:balance_dirty_pages` event with the fields the tracepoint prints
+/// (include/trace/events/writeback.h, 3.2+; 6.x names `bdi_setpoint`/`bdi_dirty` `wb_setpoint`/
+/// `wb_dirty`), kept in [`Kernel::bdp_log`] when a caller asks for them, to put the engine's
+/// calls beside a recording of the kernel's (lab/validation/trace_bdp.py --raw).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BdpEvent {
+    /// The engine's clock at the call (ns).
+    pub time: Nanos,
+    /// `limit`: the global domain's `dirty_limit` (pages).
+    pub limit: u64,
+    /// `setpoint`: `(limit + freerun) / 2`, `freerun` of the throttling domain's thresholds.
+    pub setpoint: u64,
+    /// `dirty`: the throttling domain's dirty and writeback pages.
+    pub dirty: u64,
+    /// `wb_setpoint`: `setpoint * wb_thresh / (thresh + 1)`.
+    pub wb_setpoint: u64,
+    /// `wb_dirty`: the wb's dirty and writeback pages.
+    pub wb_dirty: u64,
+    /// `dirty_ratelimit` (KB/s).
+    pub dirty_ratelimit: u64,
+    /// `task_ratelimit` (KB/s).
+    pub task_ratelimit: u64,
+    /// `dirtied`: the pages the task dirtied since its last pause.
+    pub dirtied: u64,
+    /// `dirtied_pause`: the task's `nr_dirtied_pause` at the event.
+    pub dirtied_pause: u64,
+    /// `paused`: ms since the call began.
+    pub paused: u64,
+    /// `pause` (ms; at most 0 when the task does not sleep).
+    pub pause: i64,
+    /// `period` (ms).
+    pub period: u64,
+    /// `think`: ms since `dirty_paused_when` (negative: it is ahead), 0 if never paused.
+    pub think: i64,
+}
+
 /// `pos_ratio_polynom()` (3.2+): `1 + ((setpoint - dirty) / (limit - setpoint))^3`, fixed
 /// point, clamped to `[0, 2]`.
 pub fn pos_ratio_polynom(setpoint: u64, dirty: u64, limit: u64) -> u64 {
@@ -774,6 +810,7 @@ impl Kernel {
     pub fn balance_dirty_pages(&mut self, wb: Option<MemcgId>, pages_dirtied: u64) {
         let key = wb.map_or(0, |m| m.0 + 1);
         self.wb_bw_mut(key);
+        let start_time = self.jiffies();
         loop {
             let now = self.jiffies();
             let mut g = self.global_dirty_limits();
@@ -841,6 +878,7 @@ impl Kernel {
                 if p < min_pause as i64 {
                     // Think time (or a fast pace) covered the period: no sleep.
                     self.bdp_trace.events += 1;
+                    self.trace_balance_dirty_pages(&sdtc, dirty_ratelimit, task_ratelimit, pages_dirtied, period as u64, p.min(0), start_time);
                     let t = &mut self.task_dirty;
                     if p < -(HZ as i64) {
                         t.dirty_paused_when = now as u64;
@@ -867,7 +905,11 @@ impl Kernel {
             // The tracepoint prints the rates in KB/s (`KBps()`).
             tr.task_ratelimit += task_ratelimit * (PAGE_SIZE / 1024);
             tr.dirty_ratelimit += dirty_ratelimit * (PAGE_SIZE / 1024);
-            let until = self.now + pause as u64 * NSEC_PER_JIFFY;
+            self.trace_balance_dirty_pages(&sdtc, dirty_ratelimit, task_ratelimit, pages_dirtied, period as u64, pause, start_time);
+            // io_schedule_timeout(pause): the timer wheel wakes the task at a tick, one after
+            // the pause's end from 4.8 (timer.rs); `dirty_paused_when` below still counts from
+            // `now + pause`, so the next call finds the extra time as think time.
+            let until = crate::timer::schedule_timeout_wake(self.now, pause as u64, self.profile.timer_wheel_round_up);
             self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(until));
             self.writeback_end_io();
             let t = &mut self.task_dirty;
@@ -882,6 +924,41 @@ impl Kernel {
             if sdtc.wb_dirty <= self.wb_stat_error() || self.wb_queue.is_empty() {
                 break;
             }
+        }
+    }
+
+    /// `trace_balance_dirty_pages()` (the `writeback:balance_dirty_pages` tracepoint): appends
+    /// the event to [`Kernel::bdp_log`] when it is kept, with the fields as the tracepoint's
+    /// `TP_fast_assign` computes them from `sdtc` (the throttling domain), the rates (pages/s),
+    /// the pages dirtied, `period` and `pause` (jiffies) and the call's `start_time`.
+    #[allow(clippy::too_many_arguments)]
+    fn trace_balance_dirty_pages(&mut self, sdtc: &DirtyThrottleControl, dirty_ratelimit: u64, task_ratelimit: u64, dirtied: u64, period: u64, pause: i64, start_time: u64) {
+        if self.bdp_log.is_none() {
+            return;
+        }
+        let jiffies = self.jiffies();
+        let limit = self.wb_bw[0].dom_dirty_limit;
+        let setpoint = (limit + sdtc.freerun()) / 2;
+        let t = self.task_dirty;
+        let ms = |j: i64| j * 1000 / HZ as i64;
+        let ev = BdpEvent {
+            time: self.now,
+            limit,
+            setpoint,
+            dirty: sdtc.dirty,
+            wb_setpoint: setpoint * sdtc.wb_thresh / (sdtc.thresh + 1),
+            wb_dirty: sdtc.wb_dirty,
+            dirty_ratelimit: dirty_ratelimit * (PAGE_SIZE / 1024),
+            task_ratelimit: task_ratelimit * (PAGE_SIZE / 1024),
+            dirtied,
+            dirtied_pause: t.nr_dirtied_pause,
+            paused: ms((jiffies - start_time) as i64) as u64,
+            pause: ms(pause),
+            period: ms(period as i64) as u64,
+            think: if t.dirty_paused_when == 0 { 0 } else { ms(jiffies as i64 - t.dirty_paused_when as i64) },
+        };
+        if let Some(log) = self.bdp_log.as_mut() {
+            log.push(ev);
         }
     }
 

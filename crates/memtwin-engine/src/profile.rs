@@ -367,6 +367,11 @@ pub struct KernelProfile {
     /// write blocking with strictlimit"); before, a wb that completed no write recently has a
     /// share of 0, and the flusher writes its dirty pages at its next wake-up.
     pub wb_thresh_floor: bool,
+    /// A `schedule_timeout()` sleep ends one tick after its expiry, at least (4.8's non-cascading
+    /// timer wheel: `calc_index()` rounds the expiry up with the level's granularity, timer.rs);
+    /// before 4.8 it ended at the tick of its expiry. Sets when `balance_dirty_pages()`'s
+    /// pauses end, and so the think time the next call finds.
+    pub timer_wheel_round_up: bool,
     /// `vm.dirty_ratio` default (mm/page-writeback.c).
     pub dirty_ratio: u32,
     /// `vm.dirty_background_ratio` default.
@@ -621,6 +626,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_high_delay: true,
         memcg_high_sync: true,
         wb_thresh_floor: false,
+        timer_wheel_round_up: true,
         dirty_ratio: 20,
         dirty_background_ratio: 10,
         dirty_bytes: 0,
@@ -722,7 +728,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
                       user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
-                      THP faults compact and reclaim (defrag \"always\", pre-4.6)",
+                      THP faults compact and reclaim (defrag \"always\", pre-4.6), timers that fire at the tick \
+                      of their expiry (the cascading timer wheel, pre-4.8)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
@@ -739,6 +746,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         throttle_vm_writeout: true,
         account_page_tables: false,
         swap_vma_readahead: false,
+        timer_wheel_round_up: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {

@@ -22,6 +22,7 @@ mod rmap;
 mod sched;
 mod swap;
 mod swapfile;
+mod timer;
 mod vmscan;
 mod workingset;
 mod xarray;

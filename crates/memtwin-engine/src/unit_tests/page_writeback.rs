@@ -380,7 +380,7 @@ fn wb_wakeup_delayed_does_not_postpone_a_pending_wakeup() {
 
 use crate::page_writeback::{
     dirty_poll_interval, pos_ratio_polynom, wb_max_pause, wb_min_pause, wb_position_ratio, wb_update_write_bandwidth, DirtyThrottleControl,
-    WbBandwidth, INIT_BW, MAX_PAUSE, RATELIMIT_CALC_SHIFT,
+    WbBandwidth, HZ, INIT_BW, MAX_PAUSE, RATELIMIT_CALC_SHIFT,
 };
 
 /// mm/page-writeback.c (6.1) `pos_ratio_polynom()`: `1 + ((setpoint - dirty) / (limit -
@@ -534,7 +534,10 @@ ops = [{ op = "write", file = "/out", length = "768M", bufsize = "1M", create = 
     let w = &res.steps.iter().find(|st| st.task == "w").unwrap().metrics;
     let get = |n: &str| w.iter().find(|(k, _)| k == n).unwrap().1;
     assert!(get("stall.dirty_ms") > 1000.0, "{}", get("stall.dirty_ms"));
-    assert_eq!(get("stall.dirty_ms"), get("bdp.pause_ms"));
+    // Each pause sleeps until the tick after its expiry (schedule_timeout(), 4.8+ timer
+    // wheel): longer than the pause, by at most one jiffy.
+    let (stall, pause, pauses) = (get("stall.dirty_ms"), get("bdp.pause_ms"), get("bdp.pauses"));
+    assert!(stall > pause && stall <= pause + pauses * 1000.0 / HZ as f64, "stall {stall} ms, pauses {pauses} of {pause} ms");
     // 768M at about 50 MB/s once past the free run (~300M dirty in 2G): well over 6 s.
     assert!(get("elapsed_s") > 6.0, "{}", get("elapsed_s"));
     assert_eq!(get("psi.memory.some_us"), 0.0);
@@ -602,4 +605,63 @@ fn a_long_writeback_run_completes_request_by_request() {
     k.writeback_end_io();
     assert_eq!(k.vmstat.nr_writeback, 0);
     assert_invariants(k);
+}
+
+/// `balance_dirty_pages()` (6.1, 6.18) with `schedule_timeout()`'s 4.8+ timer wheel, as the host's
+/// 6.18 traced it (writeback:balance_dirty_pages, a 1G writer on a 50 MB/s disk, 2026-11-28):
+/// a pause of `n` jiffies ends at the tick after its expiry, so the next call, in the same
+/// jiffy, finds one jiffy of think time since `dirty_paused_when = now + pause` (`think=4` ms),
+/// taken off its period (`pause = period - think`). With the host's 2-jiffy periods that puts
+/// the pause below `min_pause`: that call does not sleep and moves `dirty_paused_when` on by
+/// the period, ahead of `now` (`think=-4`), and the next one sleeps the period plus a jiffy: the
+/// kernel's writer slept in 1022 of its 2168 calls, 11.6 s of pauses for 7.7 s of their
+/// periods. Before 4.8 the timer ends at the tick of its expiry: no think time.
+#[test]
+fn bdp_pauses_alternate_with_calls_that_find_the_timer_tick_as_think_time() {
+    let paced = r#"
+[scenario]
+name = "paced"
+[machine]
+ram = "24G"
+cpus = 2
+[kernel]
+profile = "linux-6.1"
+cgroup = "v1"
+dirty_bytes = "256M"
+dirty_background_bytes = "128M"
+[devices.sda]
+read_bw = "200M"
+write_bw = "50M"
+[files."/out"]
+size = 0
+[tasks.w]
+ops = [{ op = "write", file = "/out", length = "512M", bufsize = "1M", create = true }]
+"#;
+    let jiffy_ms = 1000 / HZ as i64;
+    for round_up in [true, false] {
+        let mut s = sim(paced);
+        s.kernel.profile.timer_wheel_round_up = round_up;
+        s.kernel.bdp_log = Some(Vec::new());
+        run(&mut s);
+        let log = s.kernel.bdp_log.take().unwrap();
+        let slept: Vec<_> = log.iter().filter(|e| e.pause > 0).collect();
+        assert!(slept.len() > 200, "{} pauses", slept.len());
+        // The source's identity: a sleeping call's pause is its period less its think time
+        // (below max_pause, which a 50 MB/s disk with 128M+ dirty does not reach).
+        for e in &slept {
+            assert_eq!(e.pause, e.period as i64 - e.think, "{e:?}");
+        }
+        // The think time the call after a sleep finds (its writer dirties ~100-200 pages in
+        // well under a jiffy of CPU time).
+        let after: Vec<i64> = log.windows(2).filter(|w| w[0].pause > 0).map(|w| w[1].think).collect();
+        let thinks = |t: i64| after.iter().filter(|&&x| x == t).count();
+        let skipped = log.iter().filter(|e| e.pause <= 0).count();
+        eprintln!("round_up {round_up}: {} events, {} slept, {skipped} skipped, think after a sleep: {} x 0, {} x {jiffy_ms} ms", log.len(), slept.len(), thinks(0), thinks(jiffy_ms));
+        if round_up {
+            assert!(thinks(jiffy_ms) * 100 > after.len() * 95, "the extra tick found as think time after most sleeps");
+        } else {
+            assert!(thinks(0) * 100 > after.len() * 95, "no think time after a sleep before 4.8");
+        }
+        assert_invariants(&s.kernel);
+    }
 }
