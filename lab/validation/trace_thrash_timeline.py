@@ -10,11 +10,13 @@ Runs `memtwin real SCENARIO --on host` (root, this host's 6.x kernel with the re
 tracepoints of 6.14+) while a tracefs instance of its own records, for loop devices (`s_dev` /
 `dev` major 7): filemap:mm_filemap_add_to_page_cache / _delete_from_page_cache /
 mm_filemap_get_pages, readahead:page_cache_sync_ra / _async_ra / _ra_order / _ra_unbounded,
-block:block_rq_complete; and, for every task, vmscan:mm_vmscan_memcg_reclaim_begin / _end and
+block:block_bio_queue / block_rq_issue / block_rq_complete; and, for every task, vmscan:mm_vmscan_memcg_reclaim_begin / _end and
 sched:sched_switch of tasks named python3 (the runner's tasks). The timeline starts at the first
 page_cache_sync_ra (the first task's first read miss; its pid is the reader followed), in
 milliseconds: runs of additions or deletions of one order over contiguous indices, the reader's
-reads as page ranges (mm_filemap_get_pages), readahead calls, completed device ranges, reclaim
+reads as page ranges (mm_filemap_get_pages), readahead calls, the bios submitted to the loop
+device (KiB; blk-throttle may hold a bio before its requests are issued) and its requests as runs
+of issues and completions (how many, KiB, and for completions how long after their issue), reclaim
 calls (duration, pages reclaimed) and the reader's switches off the CPU (state R: preempted,
 D: waiting) with how long it stayed off. A scenario of one step keeps the trace short. The
 instance and its tracefs mount are removed whatever happens (SIGINT, SIGTERM, a failing run).
@@ -40,7 +42,7 @@ EVENTS = {
     "filemap/mm_filemap_get_pages": LOOP,
     "readahead/page_cache_sync_ra": LOOP, "readahead/page_cache_async_ra": LOOP,
     "readahead/page_cache_ra_order": LOOP, "readahead/page_cache_ra_unbounded": LOOP,
-    "block/block_rq_complete": BLK,
+    "block/block_bio_queue": BLK, "block/block_rq_issue": BLK, "block/block_rq_complete": BLK,
     "vmscan/mm_vmscan_memcg_reclaim_begin": None, "vmscan/mm_vmscan_memcg_reclaim_end": None,
     "sched/sched_switch": 'prev_comm == "python3" || next_comm == "python3"',
 }
@@ -119,10 +121,16 @@ def timeline(raw: str, ms: float) -> list:
     out, cur = [], None
     t0 = pid = ino = None
     reclaim = off = None
+    issued = {}  # sector -> issue time (ms)
 
     def flush():
         nonlocal cur
-        if cur:
+        if cur and cur[1] in ("issued", "completed"):
+            t, kind, nreq, kib, lo, hi = cur
+            lat = f", {lo:.3f}-{hi:.3f} ms after issue" if kind == "completed" and lo is not None else ""
+            out.append(f"{t:9.3f} device {kind} {nreq} requests, {kib} KiB{lat}")
+            cur = None
+        elif cur:
             t, kind, a, b, order, n = cur
             out.append(f"{t:9.3f} {'READ pages' if kind == 'read' else kind} [{a},{b})"
                        + (f" order {order} x{n}" if kind != "read" else f" in {n} reads"))
@@ -184,8 +192,32 @@ def timeline(raw: str, ms: float) -> list:
                         flush()
                         out.append(f"{reclaim:9.3f} memcg reclaim for {t - reclaim:.3f} ms: {n} pages reclaimed")
                     reclaim = None
-            elif ev == "block_rq_complete":
-                continue  # the sector ranges are the image's, not the file's: not shown
+            elif ev == "block_bio_queue":
+                g = re.search(r"\d+ \+ (\d+)", rest)
+                if g:
+                    flush()
+                    out.append(f"{t:9.3f} bio submitted, {int(g.group(1)) // 2} KiB")
+            elif ev in ("block_rq_issue", "block_rq_complete"):
+                # The sector ranges are the image's, not the file's: only sizes and times shown.
+                g = re.search(r"(\d+) \+ (\d+)", rest)
+                if not g:
+                    continue
+                sector, kib = int(g.group(1)), int(g.group(2)) // 2
+                kind = "issued" if ev == "block_rq_issue" else "completed"
+                lat = None
+                if kind == "issued":
+                    issued[sector] = t
+                elif sector in issued:
+                    lat = t - issued.pop(sector)
+                if cur and cur[1] == kind:
+                    cur[2] += 1
+                    cur[3] += kib
+                    if lat is not None:
+                        cur[4] = lat if cur[4] is None else min(cur[4], lat)
+                        cur[5] = lat if cur[5] is None else max(cur[5], lat)
+                    continue
+                flush()
+                cur = [t, kind, 1, kib, lat, lat]
             else:
                 flush()
                 out.append(f"{t:9.3f} {ev}: " + re.sub(r"dev=\S+ ino=\w+ ", "", rest))

@@ -758,12 +758,15 @@ impl Kernel {
                 }
                 None => {
                     self.io.misses += 1;
-                    if index > first {
-                        // filemap_read() copied the folios before the missing page and moved
-                        // `ra->prev_pos` to the position after them ("ra->prev_pos =
+                    if index > first && !self.profile.ra_prev_pos_per_read {
+                        // Before 6.6 filemap_read() copied the folios before the missing page
+                        // and moved `ra->prev_pos` to the position after them ("ra->prev_pos =
                         // iocb->ki_pos" per folio copied); filemap_get_pages() then finds
                         // nothing at the page and calls page_cache_sync_readahead() from
-                        // there: a miss inside a read is a sequential one.
+                        // there: a miss inside a read is a sequential one. From 6.6
+                        // (`KernelProfile::ra_prev_pos_per_read`) `ra->prev_pos` is still the
+                        // previous read's end: page_cache_sync_ra() sees a jump and takes the
+                        // context readahead of the pages cached before the miss.
                         ra.prev_pos = Some(index as u64 * PAGE_SIZE);
                         ra.prev_index = Some(index - 1);
                     }

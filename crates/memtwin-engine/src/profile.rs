@@ -349,6 +349,13 @@ pub struct KernelProfile {
     /// read (`prev_index << PAGE_SHIFT | prev_offset`). Readahead's sequential test compares
     /// the missed index with `prev_pos >> PAGE_SHIFT`.
     pub ra_prev_pos_after_read: bool,
+    /// `filemap_read()` sets `ra->prev_pos` once, when the read returns (`last_pos`, v6.6:
+    /// Haibo Li, "mm/filemap.c: fix update prev_pos after one read request done"); before,
+    /// after each folio it copied. From 6.6 a miss inside a read, after folios it found, is
+    /// therefore not sequential for `page_cache_sync_ra()` (the missed index is more than one
+    /// page past the previous read's end): it takes the context readahead of the pages cached
+    /// before it, instead of a fresh ramp-up window.
+    pub ra_prev_pos_per_read: bool,
     /// `page_cache_ra_unbounded()` stops its loop when `filemap_add_folio()` fails with
     /// `-ENOMEM` (readahead's `__GFP_NORETRY` memcg charge failed after its one reclaim pass)
     /// and submits what it added, as it stops when the allocation fails: 6.10+ (Liu Shixin,
@@ -615,6 +622,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
         ra_prev_pos_after_read: true,
+        ra_prev_pos_per_read: true,
         ra_enomem_stops: false,
         ra_sync_miss_as_hit: true,
         account_page_tables: true,
@@ -653,8 +661,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_1 = KernelProfile {
         name: "linux-6.1",
         description: "6.1 (Debian 12's kernel): as linux-6.6, but page faults retried after \
-                      dropping mmap_lock count twice in pgfault",
+                      dropping mmap_lock count twice in pgfault, and reads move readahead's prev_pos after \
+                      each folio copied (pre-6.6)",
         pgfault_counts_retries: true,
+        ra_prev_pos_per_read: false,
         zswap_modelled: true,
         ..linux_6_6.clone()
     };

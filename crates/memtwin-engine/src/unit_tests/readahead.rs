@@ -313,6 +313,49 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     }
 }
 
+/// `filemap_read()` keeps the previous read's end in `ra->prev_pos` until it returns from 6.6
+/// (Haibo Li's "mm/filemap.c: fix update prev_pos after one read request done"; 6.1 moves it
+/// after each folio copied). A 256 KiB read from page 32 finds [32, 64) cached and misses at 64:
+/// 6.1 (linux-6.1) sees a sequential miss and starts a fresh window, `get_init_ra_size(32,
+/// 512)` = 64 pages with its marker 32 pages in; 6.18 (linux-6.18, whose trace of a read through
+/// a tight memcg shows `page_cache_sync_ra: index=8505 req_count=7 ... prev_pos=34734080`, the
+/// page 8480 the read started at) sees a jump of 32 pages and `page_cache_sync_ra()` takes the
+/// context readahead: the 64 pages cached before the miss reach the file's start, so twice
+/// that plus the request, 160 pages, with `async_size` 1.
+#[test]
+fn a_miss_inside_a_read_is_not_sequential_from_6_6() {
+    for (profile, window) in [("linux-6.1", (64, 64, 32)), ("linux-6.18", (64, 160, 1))] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "ra-prev-pos"
+[machine]
+ram = "1G"
+fs = "ext4"
+fs_features = ["verity"]
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        k.do_page_cache_ra(f, 0, 64, 0, MemcgId::ROOT);
+        let mut ra = FileRaState::new(512);
+        ra.prev_pos = Some(32 * PAGE_SIZE);
+        ra.prev_index = Some(31);
+        k.filemap_read(f, 32 * PAGE_SIZE, 64 * PAGE_SIZE, &mut ra, MemcgId::ROOT).unwrap();
+        assert_eq!((ra.start, ra.size, ra.async_size), window, "{profile}");
+        assert_eq!(ra.prev_pos, Some(96 * PAGE_SIZE), "{profile}: the read's end once it returns");
+        let m = &k.mappings[f.idx()];
+        assert_eq!(m.nrpages, 64 + window.1 as u64, "{profile}: the window read past the miss");
+        assert_invariants(k);
+    }
+}
+
 /// `read_pages()` through a file system's `->readahead()` (ext4's `ext4_mpage_readpages()`,
 /// `mpage_readahead()`, `iomap_readahead()`, 6.1 and 6.18 alike): bios of at most
 /// `BIO_MAX_VECS` = 256 folios, each unlocking its folios when its own read completes
