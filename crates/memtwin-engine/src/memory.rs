@@ -52,7 +52,8 @@ pub struct Vma {
     /// of them.
     pub fill: crate::zswap::AnonFill,
     /// `vma->swap_readahead_info` (4.14+): the page of the last swap fault or readahead hit,
-    /// the last window and the readahead hits since (`SWAP_RA_VAL(addr, win, hits)`).
+    /// the last window and the readahead hits since (`SWAP_RA_VAL(addr, win, hits)`); a new
+    /// VMA's is [`crate::swapfile::SWAP_RA_INIT`].
     pub swap_ra: (u32, u32, u32),
 }
 
@@ -182,7 +183,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: (0, 0, 0) });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -199,7 +200,7 @@ impl Kernel {
         v.young.resize((nr_pages as usize).div_ceil(64), 0);
         v.file = None;
         v.fill = crate::zswap::AnonFill::Byte;
-        v.swap_ra = (0, 0, 0);
+        v.swap_ra = crate::swapfile::SWAP_RA_INIT;
         self.lru_gen_mm_add_vma(id);
         id
     }

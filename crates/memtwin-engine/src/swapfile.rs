@@ -63,7 +63,8 @@ pub struct SwapArea {
     shadow: Vec<u64>,
     /// `prev_offset` of mm/swap_state.c: the slot of the last fault that found no readahead hit.
     ra_prev_offset: u64,
-    /// `swapin_readahead_hits`: faults that found a readahead page since the last readahead.
+    /// `swapin_readahead_hits`: faults that found a readahead page since the last readahead
+    /// ([`SWAP_RA_INIT_HITS`] at first).
     ra_hits: u64,
     /// `last_readahead_pages`: the last window.
     ra_last: u64,
@@ -86,6 +87,20 @@ pub const SWAP_RA_ORDER_CEILING: u32 = 5;
 /// `SWAP_RA_HITS_MAX` (mm/swap_state.c: `SWAP_RA_HITS_MASK`, `(1 << SWAP_RA_WIN_SHIFT) - 1`
 /// with `SWAP_RA_WIN_SHIFT = PAGE_SHIFT / 2`): the VMA's readahead hits saturate at 63.
 pub const SWAP_RA_HITS_MAX: u32 = (1 << (12 / 2)) - 1;
+
+/// The readahead hits a VMA or the swap area starts with (mm/swap_state.c, 6.1: "Initial
+/// readahead hits is 4 to start up with a small window": `GET_SWAP_RA_VAL(vma)` reads a
+/// zero `swap_readahead_info` as 4, and `swapin_readahead_hits` is `ATOMIC_INIT(4)`), so the
+/// first swap fault reads a window of 8 (`__swapin_nr_pages()`: 4 + 2 rounded up).
+pub const SWAP_RA_INIT_HITS: u32 = 4;
+
+/// A new VMA's `swap_readahead_info` as (page, window, hits): address 0 (below any VMA, so
+/// adjacent to no fault: [`NO_RA_PAGE`]), no window, [`SWAP_RA_INIT_HITS`].
+pub const SWAP_RA_INIT: (u32, u32, u32) = (NO_RA_PAGE, 0, SWAP_RA_INIT_HITS);
+
+/// The page of `SWAP_RA_INIT`: address 0 is below every VMA (`mmap_min_addr`), so no fault
+/// is next to it.
+pub const NO_RA_PAGE: u32 = u32::MAX;
 
 /// `page->mapping` of an anonymous page in the swap cache that no page table maps (read by
 /// swap readahead): its `index` is then its slot.
@@ -117,7 +132,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: 0, ra_last: 0, solidstate: false }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false }
     }
 
     #[inline]
@@ -374,10 +389,43 @@ impl Kernel {
         // supported"): taken, the write starts and ends at once, no I/O.
         if nr == 1 && self.zswap_store(p, slot) {
             self.pages[p].flags |= pg::SWAPCACHE;
+            self.try_to_unmap_swapped(p, slot);
             return true;
         }
         self.swap_submit_write(p, slot, nr);
+        if nr == 1 {
+            self.try_to_unmap_swapped(p, slot);
+        }
         true
+    }
+
+    /// `try_to_unmap()` of the base anonymous page `p` that `add_to_swap()` put in the swap
+    /// cache at `slot` (mm/vmscan.c `shrink_folio_list()` unmaps it before `pageout()`, 6.1;
+    /// mm/rmap.c `try_to_unmap_one()` writes the swap entry into the PTE): the page table
+    /// names the slot only, and the page, under writeback or written and not yet freed, is an
+    /// unmapped swap-cache page (`mapping` = `SWAPPER`, `index` = its slot) no longer counted
+    /// as mapped anonymous memory (`NR_ANON_MAPPED`, memory.stat `anon`). A touch before
+    /// reclaim frees it is a minor fault that finds it in the swap cache (`do_swap_page()` ->
+    /// `swap_cache_get_folio()`). The PTE's accessed bit goes with the PTE. A huge page stays
+    /// mapped until it is freed (the PMD split of its swap-out is not modelled).
+    fn try_to_unmap_swapped(&mut self, p: PageId, slot: u32) {
+        let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index);
+        let memcg = self.pages[p].memcg;
+        let v = &mut self.vmas[vma];
+        debug_assert!(v.pages[index as usize] == p, "the page reclaim swaps out is mapped");
+        v.pages[index as usize] = PageId::NIL;
+        v.nr_resident -= 1;
+        v.pte_mkold(index);
+        let page = &mut self.pages[p];
+        page.mapping = SWAPPER;
+        page.index = slot;
+        self.vmstat.nr_anon_pages -= 1;
+        self.vmstat.nr_swapcache_unmapped += 1;
+        if memcg != MemcgId::NONE {
+            let m = &mut self.memcgs.memcgs[memcg.idx()];
+            m.nr_anon -= 1;
+            m.nr_swapcache += 1;
+        }
     }
 
     /// `__swap_writepage()` of the swap-cache page `p` (`nr` frames) to slots `slot..`: an
@@ -434,6 +482,26 @@ impl Kernel {
     /// [`Kernel::free_swapped_page`] by two-list reclaim aimed at `target`: from 5.9 the slot
     /// keeps a shadow entry (`workingset_eviction()` in `__remove_mapping()`).
     pub fn free_swapped_page_shadow(&mut self, p: PageId, target: Option<MemcgId>) -> u64 {
+        if self.pages[p].test(pg::DIRTY) && self.pages[p].mapping != SWAPPER {
+            // shrink_folio_list() of a swap-cache page a store mapped while its swap-out was
+            // in flight (do_swap_page() could not free its slot): try_to_unmap() moves the
+            // PTE's dirty bit to the folio, and pageout() writes it to the same slot; the
+            // page goes back to the inactive list under writeback.
+            self.pages[p].flags &= !pg::DIRTY;
+            let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
+            let slot = self.vmas[vma].swap[index];
+            if !self.zswap_store(p, slot) {
+                self.swap_submit_write(p, slot, 1);
+            }
+            self.try_to_unmap_swapped(p, slot);
+            if !self.pages[p].test(pg::WRITEBACK) {
+                // zswap took it: clean, freed now.
+                return self.free_swapped_page_shadow(p, target);
+            }
+            let lv = self.folio_lruvec(p);
+            self.lruvecs[lv].add(&mut self.pages, p, LruList::InactiveAnon);
+            return 0;
+        }
         let memcg = self.pages[p].memcg;
         let huge = self.pages[p].test(pg::HEAD);
         let nr = if huge { PAGEBLOCK_NR } else { 1 };
@@ -532,6 +600,10 @@ impl Kernel {
         self.cpu(self.cost.anon_fault);
         let vma_ra = self.swap_use_vma_readahead();
         let mut pfn = self.swap.as_ref().expect("a slot implies a swap area").cache_get(slot);
+        // A window of one reads the faulting page synchronously (`read_swap_cache_async(...,
+        // do_poll = true)`: `swap_readpage()` waits for its bio), so the page comes back
+        // unlocked; otherwise the fault may find it locked under its read.
+        let mut sync_read = false;
         if pfn != PageId::NIL {
             let readahead = self.pages[pfn].test(pg::READAHEAD);
             if vma_ra {
@@ -549,11 +621,8 @@ impl Kernel {
             }
         } else {
             self.count_pgmajfault(fault_memcg);
-            if vma_ra {
-                self.swap_vma_readahead(vma, index, nid, fault_memcg);
-            } else {
-                self.swap_cluster_readahead(slot, nid, fault_memcg);
-            }
+            let win = if vma_ra { self.swap_vma_readahead(vma, index, nid, fault_memcg) } else { self.swap_cluster_readahead(slot, nid, fault_memcg) };
+            sync_read = win == 1;
             pfn = self.swap.as_ref().expect("swap area").cache_get(slot);
             if pfn == PageId::NIL {
                 // swap_cluster_readahead() ends with read_swap_cache_async() of the faulting
@@ -577,6 +646,13 @@ impl Kernel {
         // thrashing, a memory stall; the read's submission was the swapin delay.
         if let Some(&done) = self.wb_done.get(pfn.idx()) {
             if done > self.now && !self.pages[pfn].test(pg::WRITEBACK) {
+                if !sync_read && self.profile.pgfault_counts_retries {
+                    // folio_lock_or_retry() fails on the locked page: the fault drops
+                    // mmap_lock, waits for the unlock and returns VM_FAULT_RETRY; the retry,
+                    // a second handle_mm_fault(), is counted in pgfault again (before 6.4)
+                    // and finds the page in the swap cache.
+                    self.count_pgfault(fault_memcg, false);
+                }
                 if self.pages[pfn].test(pg::WORKINGSET) {
                     self.stalled(crate::delayacct::StallKind::Thrashing, |k| k.wait_until(done));
                 } else if !self.profile.swapin_delay_in_readpage {
@@ -595,18 +671,30 @@ impl Kernel {
             self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
         }
         self.vmstat.nr_anon_pages += 1;
+        // folio_free_swap() fails on a page still under writeback (a swap-out reclaim
+        // started and the fault caught): it stays in the swap cache, mapped, with its slot.
+        let writeback = self.pages[pfn].test(pg::WRITEBACK);
         let pg_ = &mut self.pages[pfn];
         pg_.mapping = crate::types::InodeId(vma.0);
         pg_.index = index;
         pg_.flags &= !(pg::SWAPCACHE | pg::READAHEAD);
+        if writeback {
+            // The store the fault is for dirties the PTE (`pte_mkdirty()`): the next unmap
+            // makes the folio dirty, and reclaim writes it to its slot again.
+            pg_.flags |= pg::SWAPCACHE | pg::DIRTY;
+        }
         let v = &mut self.vmas[vma.0 as usize];
         v.pages[index as usize] = pfn;
-        v.swap[index as usize] = NO_SLOT;
+        if !writeback {
+            v.swap[index as usize] = NO_SLOT;
+        }
         v.nr_resident += 1;
         v.mkyoung(index);
-        // folio_free_swap(): out of the swap cache, the slot freed.
-        self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
-        self.swap_free(slot);
+        if !writeback {
+            // folio_free_swap(): out of the swap cache, the slot freed.
+            self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
+            self.swap_free(slot);
+        }
         if !self.profile.anon_fault_inactive && !self.pages[pfn].test(pg::ACTIVE) && self.pages[pfn].test(pg::LRU) {
             // Before 5.9 do_swap_page() activated the page (`activate_page()`).
             let lv = self.folio_lruvec(pfn);
@@ -624,8 +712,8 @@ impl Kernel {
     /// the memcg the slot records, `mem_cgroup_swapin_charge_folio()`, on the inactive anon
     /// list), the others marked `PG_readahead` and counted in `swap_ra`; contiguous reads are
     /// one request (the plug). With a window of one, or when the readahead could not read the
-    /// faulting slot, it is read alone (`read_swap_cache_async()`).
-    fn swap_cluster_readahead(&mut self, slot: u32, nid: u32, fault_memcg: MemcgId) {
+    /// faulting slot, it is read alone (`read_swap_cache_async()`). Returns the window.
+    fn swap_cluster_readahead(&mut self, slot: u32, nid: u32, fault_memcg: MemcgId) -> u64 {
         let area = self.swap.as_mut().expect("swap area");
         let mask = area.swapin_nr_pages(slot) - 1;
         let max = area.max;
@@ -656,6 +744,7 @@ impl Kernel {
         if let Some(r) = run {
             self.swap_readpages(r);
         }
+        mask + 1
     }
 
     /// `swap_vma_readahead()` (mm/swap_state.c, 6.1) for a fault at page `index` of `vma`:
@@ -667,8 +756,8 @@ impl Kernel {
     /// (`swap_ra_clamp_pfn()`, a 2 MiB range). Every page of the window whose PTE holds a swap
     /// entry is read into the swap cache (the others but the faulting one `PG_readahead`,
     /// `swap_ra`); reads of adjacent slots are one request (the plug). A window of one reads
-    /// the faulting page alone.
-    fn swap_vma_readahead(&mut self, vma: VmaId, index: u32, nid: u32, fault_memcg: MemcgId) {
+    /// the faulting page alone. Returns the window.
+    fn swap_vma_readahead(&mut self, vma: VmaId, index: u32, nid: u32, fault_memcg: MemcgId) -> u64 {
         let v = vma.0 as usize;
         let max_win = 1u64 << PAGE_CLUSTER.min(SWAP_RA_ORDER_CEILING);
         let (prev, prev_win, hits) = self.vmas[v].swap_ra;
@@ -714,6 +803,7 @@ impl Kernel {
         if let Some(r) = run {
             self.swap_readpages(r);
         }
+        win
     }
 
     /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless
@@ -826,6 +916,10 @@ impl Kernel {
             if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
                 let lv = self.folio_lruvec(cached);
                 self.lruvecs[lv].del(&mut self.pages, cached);
+                if p.test(pg::WRITEBACK) {
+                    // An unmapped page under swap-out: its write completes on its own.
+                    self.vmstat.nr_writeback -= 1;
+                }
                 self.free_page(cached);
                 self.uncharge_swapcache(p.memcg);
             }

@@ -342,3 +342,66 @@ ops = [
     assert_eq!(get("oom_killed"), 0.0, "the re-touch ran to its end");
     assert!(get("vmstat.pswpin") > 0.0);
 }
+
+/// mm/swap_state.c (6.1): "Initial readahead hits is 4 to start up with a small window"
+/// (`GET_SWAP_RA_VAL(vma)` reads a new VMA's zero `swap_readahead_info` as 4 hits), so the
+/// first swap fault of a VMA reads ahead (a window of 8, centred, clamped to the VMA) even
+/// though no earlier fault is next to it. In the interleaved layout (even pages swapped, odd
+/// ones resident) the first touch of page 0 reads pages 0, 2 and 4 (window [0, 5)): one
+/// major fault, three pages read, two of them readahead. Without the initial hits the
+/// window would be 1 and stay 1 (no fault is ever next to the last one).
+#[test]
+fn first_vma_swap_fault_reads_ahead_6_1() {
+    use crate::swapfile::{NO_RA_PAGE, SWAP_RA_INIT, SWAP_RA_INIT_HITS};
+    assert_eq!(SWAP_RA_INIT, (NO_RA_PAGE, 0, 4));
+    assert_eq!(swapin_nr_pages(NO_RA_PAGE as u64, 0, SWAP_RA_INIT_HITS as u64, 8, 0), 8);
+    let two = interleaved(false, "linux-6.1");
+    let one = two.replace(r#"{ op = "touch", name = "m", step = "touch 2" },"#, "");
+    let two = two.replace(r#"{ op = "touch", name = "m", step = "touch 2" },"#, r#"{ op = "touch", name = "m", length = "8K", step = "touch 2" },"#);
+    assert_ne!(one, two);
+    let counts = |toml: &str| {
+        let mut s = sim(toml);
+        run(&mut s);
+        s.kernel.check_invariants().unwrap();
+        let k = &s.kernel;
+        let v = k.vmas.iter().find(|v| v.live).expect("the mapping");
+        (v.swap.first().copied(), v.swap.get(2).copied(), v.pages[1], k.vmstat.get(VmEvent::Pgmajfault), k.vmstat.get(VmEvent::Pswpin), k.vmstat.get(VmEvent::SwapRa))
+    };
+    let (s0, s2, p1, maj1, in1, ra1) = counts(&one);
+    assert!(s0.is_some_and(|s| s != crate::swapfile::NO_SLOT) && s2.is_some_and(|s| s != crate::swapfile::NO_SLOT), "pages 0 and 2 swapped out after touch 1");
+    assert!(p1 != PageId::NIL, "page 1 resident after touch 1");
+    let (.., maj2, in2, ra2) = counts(&two);
+    assert_eq!((maj2 - maj1, in2 - in1, ra2 - ra1), (1, 3, 2));
+}
+
+/// mm/vmscan.c `shrink_folio_list()` (6.1) unmaps a page (`try_to_unmap()`: the PTE gets the
+/// swap entry) before `pageout()` writes it: while its swap write is in flight, no page table
+/// maps it, memory.stat `anon` (`NR_ANON_MAPPED`) no longer counts it, and the swap cache
+/// holds it at its slot (checked after every step of a hog swapping 8M out).
+#[test]
+fn a_page_under_swap_out_is_unmapped_6_1() {
+    let mut s = sim(&hog("v2", "24M", "", ""));
+    let mut seen = 0u64;
+    run_with(&mut s, |s| {
+        let k = &s.kernel;
+        if k.vmstat.nr_writeback == 0 {
+            return;
+        }
+        let area = k.swap.as_ref().expect("swap");
+        for v in k.vmas.iter().filter(|v| v.live) {
+            for (i, &slot) in v.swap.iter().enumerate() {
+                if slot == crate::swapfile::NO_SLOT {
+                    continue;
+                }
+                let p = area.cache_get(slot);
+                if p != PageId::NIL && k.pages[p].test(crate::mm_types::pg::WRITEBACK) {
+                    assert_eq!(v.pages[i], PageId::NIL, "page {i} under swap-out still mapped");
+                    assert!(k.pages[p].mapping == crate::swapfile::SWAPPER && k.pages[p].index == slot);
+                    seen += 1;
+                }
+            }
+        }
+    });
+    assert!(seen > 0, "no swap write seen in flight");
+    s.kernel.check_invariants().unwrap();
+}
