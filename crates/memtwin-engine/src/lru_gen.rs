@@ -387,9 +387,11 @@ impl Kernel {
     /// `lru_gen_refault()` (mm/workingset.c, 6.1): a page read back in over `shadow`. Only a
     /// page refaulting into the memcg it was evicted from, while that lruvec's oldest
     /// generation is still the one it was evicted from, counts: as a refault of its tier
-    /// (the PID controller's input) and `workingset_refault_*`; one that had been read
-    /// `BIT(LRU_REFS_WIDTH)` or more times (refs >= 3) is a "stall" (`workingset_restore_*`)
-    /// and comes back in the top tier (refs bits full, `PG_workingset`).
+    /// (the PID controller's input) and `workingset_refault_{anon,file}`; one read back by
+    /// a fault (`lru_gen_in_fault()`: a mapped page, a swap-in and its readahead) or read
+    /// `BIT(LRU_REFS_WIDTH)` or more times through file descriptors (refs >= 3) is a
+    /// "stall" (`workingset_restore_*`) and comes back in the top tier (refs bits full,
+    /// `PG_workingset`), which `sort_folio()` protects once (`refs == BIT(LRU_REFS_WIDTH)`).
     pub fn lru_gen_refault(&mut self, page: PageId, shadow: u64) {
         self.cpu(self.cost.refault);
         let (memcg, token, workingset) = crate::workingset::unpack_shadow(shadow);
@@ -409,18 +411,24 @@ impl Kernel {
         let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + workingset as u32;
         let tier = lru_tier_from_refs(refs);
         g.refaulted[ty][tier] += 1;
-        if ty == LRU_GEN_FILE {
-            self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRefaultFile, 1);
-            self.vmstat.count(VmEvent::WorkingsetRefaultFile, 1);
-        }
-        if refs >= (1 << LRU_REFS_WIDTH) - 1 {
+        // mod_lruvec_state(lruvec, WORKINGSET_REFAULT_BASE + type, delta)
+        let (refault, restore) = if ty == LRU_GEN_FILE {
+            (MemcgEvent::WorkingsetRefaultFile, MemcgEvent::WorkingsetRestoreFile)
+        } else {
+            (MemcgEvent::WorkingsetRefaultAnon, MemcgEvent::WorkingsetRestoreAnon)
+        };
+        self.memcgs.count_event(page_memcg, refault, 1);
+        self.vmstat.count(if ty == LRU_GEN_FILE { VmEvent::WorkingsetRefaultFile } else { VmEvent::WorkingsetRefaultAnon }, 1);
+        // "Count the following two cases as stalls: 1. For pages accessed through page
+        // tables, hotter pages pushed out hot pages which refaulted immediately. 2. For pages
+        // accessed multiple times through file descriptors, they would have been protected
+        // by sort_folio()": lru_gen_in_fault() || refs >= BIT(LRU_REFS_WIDTH) - 1.
+        if self.lru_gen_in_fault || refs >= (1 << LRU_REFS_WIDTH) - 1 {
             let p = &mut self.pages[page];
             p.set_refs((1 << LRU_REFS_WIDTH) - 1);
             p.flags |= pg::WORKINGSET;
-            if ty == LRU_GEN_FILE {
-                self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreFile, 1);
-                self.vmstat.count(VmEvent::WorkingsetRestoreFile, 1);
-            }
+            self.memcgs.count_event(page_memcg, restore, 1);
+            self.vmstat.count(if ty == LRU_GEN_FILE { VmEvent::WorkingsetRestoreFile } else { VmEvent::WorkingsetRestoreAnon }, 1);
         }
     }
 
@@ -1019,9 +1027,13 @@ impl Kernel {
             self.lruvecs[v].unlink(&mut self.pages, p);
             self.lruvecs[v].link_tail(&mut self.pages, p, list);
             self.lruvecs[v].lrugen.protected[ty][tier - 1] += 1;
+            // __mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_BASE + type, delta)
             if ty == LRU_GEN_FILE {
                 self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateFile, 1);
                 self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
+            } else {
+                self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateAnon, 1);
+                self.vmstat.count(VmEvent::WorkingsetActivateAnon, 1);
             }
             return true;
         }

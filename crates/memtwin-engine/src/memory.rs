@@ -258,6 +258,20 @@ impl Kernel {
             // zswap's shrink_worker, queued by a store that found the pool full.
             self.zswap_shrink_worker();
         }
+        // lru_gen_enter_fault() (6.1 handle_mm_fault()): an anonymous VMA is neither
+        // VM_SEQ_READ nor VM_RAND_READ, so every page this fault adds to the LRU
+        // (folio_add_lru(): the new page, or the swap-in and its readahead) is added active,
+        // to the youngest generation; lru_gen_exit_fault() after.
+        self.lru_gen_in_fault = self.profile.lru_gen;
+        let r = self.do_anon_fault(vma, index);
+        self.lru_gen_in_fault = false;
+        r
+    }
+
+    /// `__handle_mm_fault()` of an anonymous VMA's unmapped page: the body of
+    /// [`Kernel::handle_mm_fault_walk`].
+    fn do_anon_fault(&mut self, vma: VmaId, index: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
+        let v = vma.0 as usize;
         if !self.pte_alloc(vma, index) {
             return Err(FaultError::Oom);
         }
@@ -310,6 +324,8 @@ impl Kernel {
         let swapped = !self.vmas[v].swap.is_empty();
         let step = fault + clear;
         let mut i = index + 1;
+        // Each page below is one more fault: lru_gen_enter_fault() .. lru_gen_exit_fault().
+        self.lru_gen_in_fault = self.profile.lru_gen;
         while i < end {
             // The allocation happens after the fault's own CPU cost; the charge after it
             // touches only memcg counters, so it is made (or found not quiet) first.
@@ -361,6 +377,7 @@ impl Kernel {
             }
             i += k as u32;
         }
+        self.lru_gen_in_fault = false;
         // The counters of the faults taken above: PGFAULT, PGALLOC and the NUMA events of
         // each allocation, the pages mapped.
         let n = (i - index - 1) as u64;
@@ -589,7 +606,8 @@ impl Kernel {
     /// [`Kernel::anon_lru_add`] with `lv` the page's lruvec (`folio_lruvec()`).
     #[inline(always)]
     fn anon_lru_add_lv(&mut self, pfn: PageId, lv: usize, nr: u64) {
-        let active = !self.profile.anon_fault_inactive;
+        // Under lru_gen folio_add_lru() sets PG_active during a fault (lru_gen_in_fault()).
+        let active = !self.profile.anon_fault_inactive || self.lru_gen_in_fault;
         if active {
             self.pages[pfn].flags |= pg::ACTIVE;
             self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);

@@ -894,9 +894,15 @@ impl Kernel {
 
     /// The LRU list of a page read from swap: the inactive anon list (`folio_add_lru()` in
     /// `__read_swap_cache_async()`, every era; before 5.9 `do_swap_page()` then activated the
-    /// page it mapped), the active one when its refault activated it (5.9+).
+    /// page it mapped), the active one when its refault activated it (5.9+); under lru_gen
+    /// the youngest generation when read by a fault (`lru_gen_in_fault()`).
     fn swapin_lru_add(&mut self, pfn: PageId) {
         let lv = self.folio_lruvec(pfn);
+        if self.lru_gen_in_fault {
+            // folio_add_lru() under lru_gen (6.1): during a fault, PG_active - the youngest
+            // generation, the faulting page and its readahead alike.
+            self.pages[pfn].flags |= pg::ACTIVE;
+        }
         let active = self.pages[pfn].test(pg::ACTIVE);
         self.lruvecs[lv].add(&mut self.pages, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
         self.update_page_reclaim_stat(lv, false, 1, active);

@@ -216,6 +216,11 @@ impl Kernel {
     /// is activated (`workingset_activate_anon`) and, active before its eviction, restored
     /// (`workingset_restore_anon`, anon cost: `lru_note_cost_folio()`).
     pub fn workingset_refault_anon(&mut self, page: PageId, shadow: u64) {
+        if self.profile.lru_gen {
+            // workingset_refault() (6.1): "if (lru_gen_enabled()) { lru_gen_refault(); return; }"
+            // - the shadow is lru_gen_eviction()'s token, for either type.
+            return self.lru_gen_refault(page, shadow);
+        }
         self.cpu(self.cost.refault);
         let (eviction_memcg, eviction, workingset) = unpack_shadow(shadow);
         let page_memcg = self.pages[page].memcg;

@@ -947,3 +947,161 @@ fn look_around_6_1_promotes_the_young_ptes_around_a_referenced_page() {
     assert!((64..68).all(|i| k.vmas[vma.0 as usize].file.as_ref().unwrap().young(i)), "64..68 outside both windows");
     assert_invariants(k);
 }
+
+/// mm/memory.c 6.1 `handle_mm_fault()` -> `lru_gen_enter_fault()` and mm/swap.c 6.1
+/// `folio_add_lru()`: during a fault of a VMA that is neither `VM_SEQ_READ` nor `VM_RAND_READ`
+/// every page added to the LRU is `PG_active`, so `lru_gen_add_folio()` puts it in the youngest
+/// generation - a new anonymous page (`do_anonymous_page()`, one at a time or in a run) and a
+/// page read back from swap with its readahead (`__read_swap_cache_async()`). Not in the
+/// second youngest, where an inactive anonymous page would go. And mm/workingset.c 6.1
+/// `lru_gen_refault()` of an anonymous page: `workingset_refault_anon`, and within a fault
+/// (`lru_gen_in_fault()`) a stall: `workingset_restore_anon`, refs bits full.
+#[test]
+fn anon_fault_and_swap_in_6_1_add_pages_to_the_youngest_generation() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-anon-fault"
+[machine]
+ram = "256M"
+swap = "64M"
+swap_device = "sda"
+[devices.sda]
+read_bw = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+thp = "never"
+[cgroups.ct]
+"memory.max" = "4M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let ct = memcg(&s, "ct");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(2048, ct);
+    let vi = vma.0 as usize;
+    let youngest = |k: &Kernel| lru_gen_from_seq(k.lruvecs[k.lruvec_idx(ct, 0)].lrugen.max_seq);
+    // One fault at a time, then the run of faults handle_mm_fault_run() takes at once.
+    for i in 0..16 {
+        k.handle_mm_fault(vma, i).unwrap();
+        assert_eq!(gen_of(k, k.vmas[vi].pages[i as usize]), youngest(k), "page {i}");
+    }
+    let mut i = 16;
+    while i < 512 {
+        i = k.handle_mm_fault_run(vma, i, 512).unwrap();
+    }
+    for i in 16..512usize {
+        assert_eq!(gen_of(k, k.vmas[vi].pages[i]), youngest(k), "page {i} of a run");
+    }
+    assert!(!k.lru_gen_in_fault, "lru_gen_exit_fault()");
+    // Fill past memory.max: reclaim swaps the oldest pages out.
+    for i in 512..2048 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpout) > 0);
+    let swapped = (0..2048usize).find(|&i| k.vmas[vi].pages[i] == PageId::NIL).expect("a page was swapped out");
+    // The swap-cache pages of the slots after `from`, not mapped yet (readahead).
+    let cached = |k: &Kernel, from: usize| -> Vec<PageId> {
+        (from..2048)
+            .filter_map(|i| {
+                let slot = k.vmas[vi].swap.get(i).copied().unwrap_or(crate::swapfile::NO_SLOT);
+                if slot == crate::swapfile::NO_SLOT {
+                    return None;
+                }
+                let p = k.swap.as_ref().unwrap().cache_get(slot);
+                (p != PageId::NIL).then_some(p)
+            })
+            .collect()
+    };
+    // Swap the next 64 back in, one fault each; the readahead hits widen the window. The
+    // pages a fault reads ahead go to the youngest generation of that moment (a later aging
+    // may have opened another by the time the check runs: max_seq before .. after).
+    let mut read_ahead = 0;
+    for i in swapped..swapped + 64 {
+        let before = cached(k, i + 1);
+        let seq0 = k.lruvecs[k.lruvec_idx(ct, 0)].lrugen.max_seq;
+        k.handle_mm_fault(vma, i as u32).unwrap();
+        let seq1 = k.lruvecs[k.lruvec_idx(ct, 0)].lrugen.max_seq;
+        let p = k.vmas[vi].pages[i];
+        assert_ne!(p, PageId::NIL);
+        assert_eq!(gen_of(k, p), youngest(k), "the swapped-in page {i}");
+        assert!(!k.lru_gen_in_fault);
+        // (Not the pages this fault's reclaim wrote out: they are in the swap cache too.)
+        for q in cached(k, i + 1).into_iter().filter(|q| !before.contains(q) && k.pages[*q].test(crate::mm_types::pg::READAHEAD)) {
+            let gens: Vec<usize> = (seq0..=seq1).map(lru_gen_from_seq).collect();
+            assert!(gens.contains(&gen_of(k, q)), "a page read ahead by the fault of page {i}");
+            read_ahead += 1;
+        }
+    }
+    assert!(read_ahead > 0, "cluster readahead read neighbours");
+    assert_invariants(k);
+
+    // lru_gen_refault() of an anonymous page over a shadow of the current oldest generation:
+    // workingset_refault_anon; outside a fault with refs 0 no stall, inside one
+    // (lru_gen_in_fault()) a stall - refs bits full, PG_workingset, workingset_restore_anon.
+    let p = k.vmas[vi].pages[swapped];
+    let v = k.folio_lruvec(p);
+    let min_seq = k.lruvecs[v].lrugen.min_seq[LRU_GEN_ANON];
+    let shadow = crate::workingset::pack_shadow(ct, min_seq << LRU_REFS_WIDTH, false);
+    let (refault0, restore0) = (k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultAnon), k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreAnon));
+    k.pages[p].set_refs(0);
+    k.pages[p].flags &= !(crate::mm_types::pg::WORKINGSET | crate::mm_types::pg::REFERENCED);
+    k.lru_gen_refault(p, shadow);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultAnon), refault0 + 1);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreAnon), restore0);
+    assert_eq!(folio_lru_refs(&k.pages[p]), 0);
+    k.lru_gen_in_fault = true;
+    k.lru_gen_refault(p, shadow);
+    k.lru_gen_in_fault = false;
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultAnon), refault0 + 2);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreAnon), restore0 + 1);
+    assert_eq!(folio_lru_refs(&k.pages[p]), 1 << LRU_REFS_WIDTH, "protected once by sort_folio()");
+    assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::WorkingsetRefaultFile), 0);
+    assert_invariants(k);
+}
+
+/// mm/memory.c 6.1 `lru_gen_enter_fault()` + mm/swap.c `folio_add_lru()` over a whole
+/// workload: the re-touch of a mapping larger than its memcg swaps every page in again, as an
+/// LRU does, because the pages it faults in are the youngest (recorded on Debian's 6.1 with
+/// lru_gen on: scenarios/validation/qemu61-lrugen-swap-retouch, 24580 of 24576 pages read back
+/// in the second pass; with swap-ins in the second oldest generation the engine read 16358).
+/// mm/workingset.c 6.1 `lru_gen_refault()`: a refault read by a fault is a stall.
+#[test]
+fn a_retouch_6_1_reads_every_page_back_from_swap_under_lru_gen() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-retouch"
+[machine]
+ram = "256M"
+swap = "64M"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[cgroups.ct]
+"memory.max" = "16M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "mmap", name = "heap", size = "24M", step = "touch 1" },
+  { op = "touch", name = "heap", step = "touch 1" },
+  { op = "touch", name = "heap", step = "touch 2" },
+]
+"#);
+    let ct = memcg(&s, "ct");
+    run_with(&mut s, |s| assert_invariants(&s.kernel));
+    let k = &s.kernel;
+    let pswpin = k.vmstat.get(crate::vmstat::VmEvent::Pswpin);
+    // 24M = 6144 pages; the first pass never reads, the second finds each page swapped out
+    // (the pages it faults in are the youngest, the ones it has not reached the oldest); a
+    // few readahead pages are evicted before their fault and read again.
+    assert!(pswpin >= 6144 * 95 / 100 && pswpin <= 6144 * 105 / 100, "pswpin {pswpin}");
+    // Whatever refaults counted (a shadow of the oldest generation still current) were read
+    // by faults: every one a stall.
+    let refault = k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultAnon);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreAnon), refault);
+}
