@@ -41,12 +41,13 @@ POINTS = [(n, lim) for n, p in MEASURED.items() for lim in p["limits"]]
 # advice, windows up to 2048 pages in orders up to 9): 19,048 pages added for 10,026, 9,022
 # again, all deleted unread. sqlite3-mmap@10M (mmap read-around of 2048 pages centred on each
 # major fault, order 0 in 6.18, and asynchronous windows from the PG_readahead mark sqlite3's
-# first read() left): 62,066 pages added, 52,040 again, 54 major faults. The twin opens the same
+# first read() left; lab/validation/trace-programs.md): 62,066 pages added, 52,040 again, 54 major
+# faults. The twin opens the same
 # first windows in the same orders (cat: 128 pages at 0, then 512, 1024, 2048 at orders 2, 4, 6
 # from 128, 640, 1664, as the kernel's trace shows), but its reclaim finds the current
 # window's folios still locked for their read (the twin's device reads 500 MB/s; this host's disk
 # served these runs' reads at 1.1-2.5 GB/s of busy time, median 0.6-2.7 ms per request): of the
-# pages limit reclaim scanned, 294,443 of 304,965 (sqlite3@10M) and 485,464 of 516,870
+# pages limit reclaim scanned (before the mmap path's fixes below), 294,443 of 304,965 (sqlite3@10M) and 485,464 of 516,870
 # (sqlite3-mmap@10M) were locked, so it frees nothing, the __GFP_NORETRY charge fails (8 and 14
 # times) and readahead stops there (6.10+, KernelProfile::ra_enomem_stops): unread pages are not
 # evicted and the file is read about once. A faster twin device alone does not close it (1 GB/s:
@@ -56,20 +57,17 @@ POINTS = [(n, lim) for n, p in MEASURED.items() for lim in p["limits"]]
 # cat@12M 179.9-212.4M, sqlite3@10M 89.2-116.2M, sqlite3-mmap@10M 257.8-348.8M read and 46-79
 # major faults (M: 10^6 bytes).
 #
-# sqlite3-mmap@256M: the twin takes 11 major faults (one on each of the program, ld.so,
-# ld.so.cache, libsqlite3, libreadline, libz, libc, libm and libtinfo, two on the database), the
-# kernel 9. measure drops the cache of the files the trace names with POSIX_FADV_DONTNEED, which
-# leaves the pages other processes map (libc.so.6 keeps 438 of its 470 pages, ld.so 49, libm 160,
-# libz 26, libtinfo 31; mincore, 2026-11-28), while the replay starts them cold; replaying with
-# those pages cached (charged to the root memcg, as the header's resident ranges are) moves the
-# read bytes from +9.4% to +2.7% but still takes 11 major faults, so which 9 the kernel took is
-# not known (its faults were not traced per file).
+# sqlite3-mmap@256M's major faults (the twin took 11, the kernel 9) came back in tolerance when
+# the engine's mmap path learnt that PG_readahead is a folio flag (2026-11-28): fault-around
+# mapped the tail pages of a marked large folio, so the scan never faulted on the marker, the
+# next asynchronous window was never started and two faults on the database were major; the
+# kernel's 9 are one per program and library file (traced on the host: no fault on the
+# database read anything).
 KNOWN_OUT = {
     ("cat", "12M", "read_bytes"),      # twin 50.4M, measured 212.4M (-76.3%): window as large as the memcg
     ("sqlite3", "10M", "read_bytes"),  # twin 51.9M, measured 90.9M (-42.9%): the same
-    ("sqlite3-mmap", "10M", "read_bytes"),    # twin 120.7M, measured 348.8M (-65.4%): the same (mmap read-around)
-    ("sqlite3-mmap", "10M", "major_faults"),  # twin 32, measured 55 (-41.8%): the same
-    ("sqlite3-mmap", "256M", "major_faults"), # twin 11, measured 9 (+22.2%): see above
+    ("sqlite3-mmap", "10M", "read_bytes"),    # twin 134.7M, measured 348.8M (-61.4%): the same (mmap read-around)
+    ("sqlite3-mmap", "10M", "major_faults"),  # twin 31, measured 55 (-43.6%): the same
 }
 
 

@@ -1005,10 +1005,15 @@ impl Kernel {
         Ok(if retry { None } else { Some(page) })
     }
 
-    /// `do_sync_mmap_readahead()` (6.1): nothing for `VM_RAND_READ` or without a window; for
-    /// `VM_SEQ_READ` a sequential window (`page_cache_sync_ra()` of `ra_pages`); otherwise,
-    /// unless the file has seen more than `MMAP_LOTSAMISS` misses than hits, read-around: a
-    /// window of `ra_pages` centred on the fault, its last quarter async.
+    /// `do_sync_mmap_readahead()` (6.1; 6.16+ as noted): nothing for `VM_RAND_READ` or without
+    /// a window; for `VM_SEQ_READ` a sequential window (`page_cache_sync_ra()` of `ra_pages`);
+    /// otherwise, unless the file has seen more than `MMAP_LOTSAMISS` misses than hits,
+    /// read-around: a window of `ra_pages` centred on the fault, its last quarter async, read
+    /// by `page_cache_ra_order()`: `page_cache_ra_order(&ractl, ra, 0)` until 6.15
+    /// (`RaOrder::MarkedPlus2`), and from 6.16 after `ra->order = 0` (`RaOrder::FileOrder`:
+    /// order-0 folios, and the file's next asynchronous window, which the read-around's
+    /// `PG_readahead` mark starts, is of order 2 again, not of the order an earlier sequential
+    /// stream of the file had reached).
     pub fn do_sync_mmap_readahead(&mut self, vma: crate::memory::VmaId, pgoff: u32) {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
@@ -1030,17 +1035,30 @@ impl Kernel {
         if f.mmap_miss > MMAP_LOTSAMISS {
             return;
         }
-        let ra_pages = f.ra.ra_pages;
-        f.ra.start = pgoff.saturating_sub(ra_pages / 2);
-        f.ra.size = ra_pages;
-        f.ra.async_size = ra_pages / 4;
-        let (start, size, async_size) = (f.ra.start, f.ra.size, f.ra.async_size);
-        // page_cache_ra_order(ractl, ra, 0) -> do_page_cache_ra().
-        self.do_page_cache_ra(inode, start, size, async_size, memcg);
+        let mut ra = std::mem::take(&mut f.ra);
+        let ra_pages = ra.ra_pages;
+        ra.start = pgoff.saturating_sub(ra_pages / 2);
+        ra.size = ra_pages;
+        ra.async_size = ra_pages / 4;
+        if self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+            ra.order = 0;
+        }
+        if self.mappings[inode.idx()].max_order == 0 {
+            // page_cache_ra_order() without large folios: do_page_cache_ra() of the window.
+            let (start, size, async_size) = (ra.start, ra.size, ra.async_size);
+            self.do_page_cache_ra(inode, start, size, async_size, memcg);
+        } else {
+            self.page_cache_ra_order(&mut ra, inode, None, memcg);
+        }
+        self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
     }
 
     /// `do_async_mmap_readahead()` (6.1): a fault found `page`: one mmap miss less, and the
-    /// next window if it carries `PG_readahead` (none for `VM_RAND_READ`).
+    /// next window if its folio carries `PG_readahead` (none for `VM_RAND_READ`). The flag is
+    /// the folio's (`folio_test_readahead()`): a fault on any page of a marked large folio
+    /// starts the window, with the fault's `pgoff` as the readahead index
+    /// (`DEFINE_READAHEAD(..., vmf->pgoff)`), so `page_cache_async_ra()` takes it for the
+    /// expected marker only when it is the folio's first page.
     pub fn do_async_mmap_readahead(&mut self, vma: crate::memory::VmaId, page: PageId, pgoff: u32) {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
@@ -1049,18 +1067,21 @@ impl Kernel {
             return;
         }
         f.mmap_miss = f.mmap_miss.saturating_sub(1);
-        if self.pages[page].test(pg::READAHEAD) {
-            self.pages[page].flags &= !pg::READAHEAD;
+        let folio = self.pages.page_folio(page);
+        if self.pages[folio].test(pg::READAHEAD) {
+            self.pages[folio].flags &= !pg::READAHEAD;
             let inode = f.inode;
+            let order = self.pages.folio_order(folio);
             let mut ra = std::mem::take(&mut f.ra);
             let n = ra.ra_pages;
-            self.page_cache_async_ra(&mut ra, inode, pgoff, n, memcg);
+            self.page_cache_async_ra_folio(&mut ra, inode, pgoff, order, n, memcg);
             self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
         }
     }
 
     /// `filemap_map_pages()` (6.1): every page of `first..end` of `vma` that is resident, up
-    /// to date, not locked and not a `PG_readahead` marker (`next_uptodate_page()`) takes one
+    /// to date, not locked and not in a `PG_readahead` folio (`next_uptodate_page()`, 6.2+
+    /// `next_uptodate_folio()`) takes one
     /// off `mmap_miss` and, unless its PTE is there already, is mapped. No fault is counted
     /// for them and they are not marked accessed (their PTEs are young: x86's protections
     /// carry `_PAGE_ACCESSED`).
@@ -1078,7 +1099,8 @@ impl Kernel {
                 break;
             }
             let Some(p) = self.mappings[inode.idx()].lookup(pgoff + i) else { continue };
-            if self.pages[p].test(pg::READAHEAD) || self.folio_test_locked(p) {
+            // next_uptodate_folio() skips a whole folio that is locked or marked.
+            if self.pages[self.pages.page_folio(p)].test(pg::READAHEAD) || self.folio_test_locked(p) {
                 continue;
             }
             mapped += 1;

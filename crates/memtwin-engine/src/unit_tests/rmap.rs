@@ -84,6 +84,61 @@ fn read_fault_reads_around_and_the_retry_maps_the_window_6_1() {
     assert_invariants(k);
 }
 
+/// The order of the folio holding page `i` of `f`.
+fn folio_order_at(k: &Kernel, f: InodeId, i: u32) -> u32 {
+    let p = k.mappings[f.idx()].lookup(i).expect("resident");
+    k.pages.folio_nr_pages(k.pages.page_folio(p)).trailing_zeros()
+}
+
+/// mm/filemap.c 6.16+ `do_sync_mmap_readahead()` (mainline, which 6.18 runs): read-around
+/// sets `ra->order = 0` before `page_cache_ra_order()`, so on ext4's large folios (linux-6.18)
+/// the window is read in order-0 folios whatever order the file's readahead had reached, and
+/// the asynchronous window its marker starts is of order 2 (`page_cache_async_ra()`:
+/// `ra->order += 2`), not of that order + 2.
+#[test]
+fn read_around_resets_the_readahead_order_6_18() {
+    let (mut s, _, f, vma) = mapped("linux-6.18", true, false);
+    let k = &mut s.kernel;
+    assert!(k.mappings[f.idx()].max_order > 0, "ext4 regular files take large folios in 6.18");
+    // As a sequential read() stream of the same open file leaves it.
+    k.vmas[vma.0 as usize].file.as_mut().unwrap().ra.order = 6;
+    k.handle_mm_fault_file(vma, 500, false).unwrap();
+    assert_eq!(k.vmas[vma.0 as usize].file.as_ref().unwrap().ra.order, 0);
+    assert_eq!(resident(k, f), (484..516).collect::<Vec<_>>());
+    assert!((484..516).all(|i| folio_order_at(k, f, i) == 0));
+    assert!(k.pages[page_at(k, f, 508)].test(pg::READAHEAD));
+    // The marker: the next window, [516, 548), in order-2 folios (with the order left at 6 it
+    // would be order 8, capped at ilog2(32) = 5: 528 would start a 16-page folio).
+    k.handle_mm_fault_file(vma, 508, false).unwrap();
+    assert_eq!(k.vmas[vma.0 as usize].file.as_ref().unwrap().ra.order, 2);
+    assert!((516..548).all(|i| folio_order_at(k, f, i) == 2), "{:?}", (516..548).map(|i| folio_order_at(k, f, i)).collect::<Vec<_>>());
+    assert_invariants(k);
+}
+
+/// mm/filemap.c `next_uptodate_folio()` and `do_async_mmap_readahead()`: `PG_readahead` is a
+/// folio flag. Fault-around maps no page of a marked large folio, so a fault on any of its pages
+/// reaches `filemap_fault()`, which starts the next window (`page_cache_async_ra()` with the
+/// fault's `pgoff`: not the expected marker unless it is the folio's first page, so the
+/// window starts at the first page missing after it).
+#[test]
+fn a_fault_inside_a_marked_large_folio_starts_readahead_6_18() {
+    let (mut s, _, f, vma) = mapped("linux-6.18", true, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 500, false).unwrap(); // read-around [484, 516), marker 508
+    k.handle_mm_fault_file(vma, 508, false).unwrap(); // the window [516, 548) in order-2 folios
+    let head = page_at(k, f, 516);
+    assert_eq!(folio_order_at(k, f, 516), 2);
+    assert!(k.pages[head].test(pg::READAHEAD), "async_size = size: the marker is the window's first folio");
+    assert!(!resident(k, f).contains(&548));
+    // 518 is a tail page of the marked folio: fault-around leaves the folio unmapped and the
+    // fault goes to filemap_fault().
+    k.handle_mm_fault_file(vma, 518, false).unwrap();
+    assert!(!k.pages[head].test(pg::READAHEAD));
+    assert!(resident(k, f).contains(&548), "the next window, from the first page missing after 518");
+    assert_ne!(k.vmas[vma.0 as usize].pages[518], PageId::NIL, "the fault maps its page");
+    assert_invariants(k);
+}
+
 /// mm/filemap.c `do_sync_mmap_readahead()`: past `MMAP_LOTSAMISS` (100) more misses than
 /// hits read-around stops and the fault reads its page alone.
 #[test]
