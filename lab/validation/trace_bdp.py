@@ -12,7 +12,9 @@ OUT, for the scenario's one step, what the engine reports as the same tracepoint
 `bdp.pause_ms` and `bdp.period_ms` (their sums; the tracepoint prints milliseconds),
 `bdp.task_ratelimit_kBps` and `bdp.dirty_ratelimit_kBps` (their means, KB/s), and a note saying
 where they come from. The instance and its tracefs mount are removed whatever happens (SIGINT,
-SIGTERM, a failing run).
+SIGTERM, a failing run). A run whose events were throttled against other limits than the
+runner's vm.dirty_bytes / vm.dirty_background_bytes (the sysctls changed under it) is refused,
+nothing written (limits_problem).
 
     python3 lab/validation/trace_bdp.py --calls KERNEL_RAW ENGINE_TXT ...
 
@@ -171,6 +173,38 @@ def calls_table(paths: list) -> str:
     return "\n".join(lines)
 
 
+DIRTY_NOTE = re.compile(r"vm\.dirty_bytes = (\d+), vm\.dirty_background_bytes = (\d+)")
+
+
+def limits_problem(ev: list, notes: list) -> str:
+    """Why the run's events are not the scenario's throttling, or "": with the runner's
+    vm.dirty_bytes and vm.dirty_background_bytes (its note), every event of the global domain
+    has `2 * setpoint - limit` = the free-run ceiling `(thresh + bg_thresh) / 2` of those bytes
+    in pages (the tracepoint's `setpoint = (limit + freerun) / 2`), and the first one `limit` =
+    `thresh` (writing vm.dirty_bytes sets the domain's dirty_limit, `writeback_set_ratelimit()`).
+    Another figure means the sysctls changed under the run (someone else wrote vm.dirty_*)."""
+    m = next((DIRTY_NOTE.search(n) for n in notes if DIRTY_NOTE.search(n)), None)
+    if not m or not ev:
+        return ""
+    page = 4096
+    thresh = -(-int(m.group(1)) // page)
+    bg = -(-int(m.group(2)) // page)
+    if bg >= thresh:
+        bg = thresh // 2
+    freerun = (thresh + bg) // 2
+    bad = [e for e in ev if abs(2 * e["setpoint"] - e["limit"] - freerun) > 1]
+    if bad:
+        e = bad[0]
+        return (f"{len(bad)} of {len(ev)} events throttled against another free-run ceiling than vm.dirty_bytes "
+                f"{m.group(1)} / vm.dirty_background_bytes {m.group(2)} give ({freerun} pages): the first at {e['t']:.6f} has "
+                f"limit={e['limit']} setpoint={e['setpoint']} (freerun {2 * e['setpoint'] - e['limit']}); the kernel's vm.dirty_* "
+                "were not the runner's while it wrote (another run or tool wrote them): record again")
+    if ev[0]["limit"] != thresh:
+        return (f"the first event's limit is {ev[0]['limit']} pages, not the {thresh} of vm.dirty_bytes {m.group(1)}: "
+                "the global domain's dirty_limit did not start at the run's threshold: record again")
+    return ""
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--calls":
         if len(sys.argv) < 3:
@@ -192,18 +226,26 @@ def main() -> int:
     out = os.path.abspath(a.json)
     with tempfile.TemporaryDirectory(prefix="memtwin-bdp-") as work:
         events, lost = record(os.path.abspath(a.scenario), out + ".tmp", work)
+        ev = calls(os.path.join(work, "trace.txt"))
         if a.raw:
             shutil.copyfile(os.path.join(work, "trace.txt"), a.raw)
-    if lost:
+
+    def refuse(why: str) -> None:
         os.unlink(out + ".tmp")
-        sys.exit(f"trace_bdp: {lost} events lost (the ring buffer overran); nothing written")
+        sys.exit(f"trace_bdp: {why}; nothing written")
+
+    if lost:
+        refuse(f"{lost} events lost (the ring buffer overran)")
     with open(out + ".tmp") as f:
         res = json.load(f)
     if len(res["variants"]) != 1:
-        sys.exit("trace_bdp: the scenario must have one variant (the events are the run's)")
+        refuse("the scenario must have one variant (the events are the run's)")
     for v in res["variants"].values():
         if len(v["steps"]) != 1:
-            sys.exit("trace_bdp: the scenario must have one step (the events are the run's)")
+            refuse("the scenario must have one step (the events are the run's)")
+        why = limits_problem(ev, v.get("real", {}).get("notes", []))
+        if why:
+            refuse(why)
         v["steps"][0]["metrics"].update(summary(events))
         v.setdefault("real", {}).setdefault("notes", []).append(SOURCE)
     with open(out + ".tmp", "w") as f:

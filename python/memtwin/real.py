@@ -70,8 +70,12 @@ def fresh_loop_device() -> tuple:
     A loop device kept from earlier runs carries their estimates into balance_dirty_pages()
     (a run on 6.18 started at dirty_ratelimit 50684 KB/s where a new device starts at 102400).
     Where the kernel refuses (EBUSY: something opened the device meanwhile), the device is used
-    as it is (made anew: False)."""
-    fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+    as it is (made anew: False); without a usable /dev/loop-control, (None, False): losetup
+    --find picks the device."""
+    try:
+        fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
+    except OSError:
+        return None, False
     try:
         n = fcntl.ioctl(fd, LOOP_CTL_GET_FREE)
         try:
@@ -79,6 +83,8 @@ def fresh_loop_device() -> tuple:
         except OSError:
             return f"/dev/loop{n}", False
         n = fcntl.ioctl(fd, LOOP_CTL_ADD, n)
+    except OSError:
+        return None, False
     finally:
         os.close(fd)
     dev = f"/dev/loop{n}"
@@ -1166,7 +1172,7 @@ class HostRun:
         self.fs = fs
         self.mkfs = " ".join(mkfs[:-1])
         dev, self.loop_new = fresh_loop_device()
-        out = subprocess.run(["losetup", "--show", "--direct-io=on", dev, img], check=True, capture_output=True, text=True)
+        out = subprocess.run(["losetup", "--show", "--direct-io=on", dev or "--find", img], check=True, capture_output=True, text=True)
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))

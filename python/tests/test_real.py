@@ -653,3 +653,36 @@ def test_host_run_carries_out_the_probe_and_reports_its_rounds(tmp_path, capsys)
     assert n >= 1 and len(probe["latency_samples_ms"]) == n
     assert 0 < probe["metrics"]["latency.q2_ms"] <= probe["metrics"]["latency.max_ms"]
     assert steps["copy"]["metrics"]["latency.samples"] == 0
+
+
+def test_fresh_loop_device_makes_the_free_device_anew_or_falls_back(monkeypatch):
+    """fresh_loop_device(): LOOP_CTL_GET_FREE, then LOOP_CTL_REMOVE and LOOP_CTL_ADD of that
+    index (a new bdi, as the engine's new device); EBUSY on REMOVE uses the device as it is; no
+    /dev/loop-control leaves the choice to losetup --find. The ioctls are recorded, not run."""
+    calls = []
+
+    def ioctl(fd, req, arg=0):
+        calls.append((req, arg))
+        if req == real.LOOP_CTL_GET_FREE:
+            return 3
+        if req == real.LOOP_CTL_REMOVE and busy:
+            raise OSError(16, "Device or resource busy")
+        return arg
+
+    monkeypatch.setattr(real.os, "open", lambda path, flags: 99)
+    monkeypatch.setattr(real.os, "close", lambda fd: None)
+    monkeypatch.setattr(real.os.path, "exists", lambda p: True)
+    monkeypatch.setattr(real.fcntl, "ioctl", ioctl)
+    busy = False
+    assert real.fresh_loop_device() == ("/dev/loop3", True)
+    assert calls == [(real.LOOP_CTL_GET_FREE, 0), (real.LOOP_CTL_REMOVE, 3), (real.LOOP_CTL_ADD, 3)]
+    calls.clear()
+    busy = True
+    assert real.fresh_loop_device() == ("/dev/loop3", False)
+    assert calls == [(real.LOOP_CTL_GET_FREE, 0), (real.LOOP_CTL_REMOVE, 3)]
+
+    def no_control(path, flags):
+        raise FileNotFoundError(2, "No such file or directory", path)
+
+    monkeypatch.setattr(real.os, "open", no_control)
+    assert real.fresh_loop_device() == (None, False)

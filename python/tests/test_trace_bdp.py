@@ -48,3 +48,25 @@ def test_calls_refuses_a_missing_file_or_one_without_events(tmp_path):
     r = run(str(empty))
     assert r.returncode != 0 and "no balance_dirty_pages events" in r.stderr
     assert r.stdout == ""
+
+
+def test_limits_problem_refuses_a_run_throttled_against_other_sysctls(tmp_path):
+    """trace_bdp.limits_problem(): with the runner's vm.dirty_bytes 256M and
+    vm.dirty_background_bytes 128M (thresh 65536, background 32768 pages: free-run ceiling
+    49152), the tracepoint's `2 * setpoint - limit` is 49152 at every event and the first
+    limit 65536; a run whose events show another ceiling (the sysctls written by someone else:
+    limit=116565 setpoint=90823 seen on the host) or start at another limit is refused."""
+    sys.path.insert(0, os.path.join(ROOT, "lab", "validation"))
+    import trace_bdp
+    notes = ["vm sysctls for the run: vm.dirty_bytes = 268435456, vm.dirty_background_bytes = 134217728 (put back after it)"]
+    good = tmp_path / "good.txt"
+    good.write_text(KERNEL)
+    assert trace_bdp.limits_problem(trace_bdp.calls(str(good)), notes) == ""
+    assert trace_bdp.limits_problem(trace_bdp.calls(str(good)), []) == "", "no bytes set: nothing to check"
+    bad = tmp_path / "bad.txt"
+    bad.write_text(KERNEL.replace("limit=65536 setpoint=57344", "limit=116565 setpoint=90823", 1))
+    why = trace_bdp.limits_problem(trace_bdp.calls(str(bad)), notes)
+    assert why.startswith("1 of 3 events throttled against another free-run ceiling") and "(freerun 65081)" in why
+    late = tmp_path / "late.txt"
+    late.write_text(KERNEL.replace("limit=65536 setpoint=57344", "limit=65538 setpoint=57345", 1))
+    assert "first event's limit is 65538 pages, not the 65536" in trace_bdp.limits_problem(trace_bdp.calls(str(late)), notes)
