@@ -275,10 +275,14 @@ impl BlockDevice {
         let xfer = xfer_of(pages);
         let begin = now.max(line_busy);
         let done = begin + seek + xfer;
-        // The back merge needs the last request to be of this class, and (two lines) of
-        // this direction's line: with blk-throttle reads and writes are apart.
+        // The back merge (`elv_merge()`'s ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`,
+        // block/blk-merge.c `blk_try_merge()`: `blk_rq_pos(rq) + blk_rq_sectors(rq) ==
+        // bio->bi_iter.bi_sector`): the bio starts where the last request ends, the request is
+        // of this class and has not started, and (two lines) of this direction's line: with
+        // blk-throttle reads and writes are apart. The same test as `get_request_wait()`'s,
+        // whatever the device's access latency (a device without one pays no seek either way).
         match self.queue.last {
-            Some((c, n, started)) if seek == 0 && c == class && started > now && n + pages <= MAX_REQUEST_PAGES && !(self.blk_throttle && self.queue.last_dir != Some(dir)) => {
+            Some((c, n, started)) if start == line_end && c == class && started > now && n + pages <= MAX_REQUEST_PAGES && !(self.blk_throttle && self.queue.last_dir != Some(dir)) => {
                 // Back merge: the last request grows and completes later.
                 *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
                 self.queue.last = Some((c, n + pages, started));

@@ -1090,10 +1090,10 @@ impl Simulation {
             if self.kernel.nr_pages_over_high != 0 {
                 self.kernel.mem_cgroup_handle_over_high(memcg);
             }
-            // (A task alone keeps its quantum: nobody else could run. Ending it there too made
-            // qemu61-swap-retouch's lone toucher OOM where 6.1 does not: an interaction with the
-            // quantum's entry and exit not understood yet.)
-            if self.kernel.iowait_ns != slept && i < end && self.tasks.len() > 1 {
+            // The fault slept (io_schedule()): if another task is runnable, the CPU went to it.
+            // Nobody runnable (a lone task, or the others blocked or done): nobody could have
+            // run meanwhile, and the task keeps its quantum.
+            if self.kernel.iowait_ns != slept && i < end && !self.runq.is_empty() {
                 // The fault slept (on a page's writeback, a throttle, a request): the CPU went
                 // to the other tasks meanwhile (schedule() in io_schedule()), so the quantum
                 // ends here and the next faults run after what they did by this clock: a task

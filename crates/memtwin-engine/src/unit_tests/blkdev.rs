@@ -171,3 +171,25 @@ fn blk_throttle_serves_each_direction_on_its_own_budget() {
         }
     }
 }
+
+/// `blk_try_merge()` (block/blk-merge.c, 4.x-6.x): a bio back-merges into a request only when
+/// it starts where the request ends (`blk_rq_pos(rq) + blk_rq_sectors(rq) ==
+/// bio->bi_iter.bi_sector`), whatever the device's access latency: on a device without one a
+/// distant bio pays no seek, and still gets a request of its own, as `get_request_wait()` (the
+/// same test) expects.
+#[test]
+fn blk_try_merge_needs_a_contiguous_bio_even_without_seeks() {
+    let mut d = BlockDevice::new("sda", 128 << 20, 128 << 20, 0, 128);
+    // The device is busy with a first request: the next ones wait, not started.
+    d.submit(Dir::Write, 50_000, 100, 0);
+    d.submit(Dir::Write, 0, 10, 0);
+    d.submit(Dir::Write, 10, 10, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (2, 1), "contiguous: merged");
+    // A free request: the allocation test agrees that a distant bio needs one.
+    let full = BlockDevice { nr_requests: 1, ..d.clone() };
+    assert!(full.get_request_wait(RqClass::Async, 10_000, 10, 0, BlkQueue::Mq).is_some());
+    d.submit(Dir::Write, 10_000, 10, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (3, 1), "not contiguous: a request of its own");
+    d.queue.retire(u64::MAX);
+    assert_eq!(d.queue.completed, 3);
+}
