@@ -52,6 +52,10 @@ reads ahead by virtual address (swap_vma_readahead()) instead of by slot:
                            faults): the engine kept a page mapped while its swap-out was in
                            flight, where 6.1's shrink_folio_list() unmaps it before pageout()
 
+On this host's 6.18 (HOST below; the host runner's swap file on its image): host-zswap-reread
+(zswap on zsmalloc, 96M written then read twice), and, pending, host-swap-retouch and
+host-zswap-pool-0 (`--pending`).
+
 lrugen-swap-retouch is recorded but kept out of the validation set (PENDING below,
 lab/measurements/swap-pending/): its last step misses.
 Recorded results go to scenarios/validation/real/. Run from the repository root:
@@ -378,6 +382,24 @@ ops = [
   { op = "touch", name = "heap", access = "read", step = "read 2" },
 ]
 """, HOST_ZSWAP_METRICS, False),
+    # max_pool_percent 0: 6.18's zswap_check_limits() finds the pool full at 0 pages (`>=`),
+    # so every store is refused (pool_limit_hit per swap-out) and the pages go to the disk;
+    # 6.1's zswap_is_full() (`<`) let the first store in. Pending: its pages go to the disk,
+    # and touch 1 writes 12% more of them than the engine (see host-swap-retouch)
+    "host-zswap-pool-0": ("zswap with max_pool_percent 0 and 96M of anon touched twice in a 64M memcg",
+                          "zswap on, max_pool_percent 0: 96M anonymous touched twice; memory.limit_in_bytes 64M, a 256M swap file",
+                          "zswap = { enabled = true, max_pool_percent = 0 }\n", """
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "heap", size = "96M", step = "touch 1" },
+  { op = "touch", name = "heap", step = "touch 1" },
+  { op = "touch", name = "heap", step = "touch 2" },
+]
+""", HOST_ZSWAP_METRICS + [("zswap.pool_limit_hit", 512)], True),
     # swap on the image's file without zswap: touch 2's memory.stat rss is 12% under the
     # engine's (58.8M against 66.8M) while usage, swap and every swap counter agree within
     # 9%: pending (lab/measurements/swap-pending/README.md)
