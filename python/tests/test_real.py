@@ -701,3 +701,60 @@ def test_host_run_carries_out_the_probe_and_reports_its_rounds(tmp_path, capsys)
     assert n >= 1 and len(probe["latency_samples_ms"]) == n
     assert 0 < probe["metrics"]["latency.q2_ms"] <= probe["metrics"]["latency.max_ms"]
     assert steps["copy"]["metrics"]["latency.samples"] == 0
+
+
+@needs_host
+def test_a_killed_run_with_swap_and_zswap_is_swapped_off_by_lab_clean(tmp_path, capsys):
+    """A host run with [machine] swap and zswap swaps on a file on its image and writes zswap's
+    parameters; SIGKILL leaves them so. `memtwin lab doctor` lists the swap file, `memtwin lab
+    clean` swaps it off, puts zswap's parameters back and removes the rest."""
+    if leftovers.active_swaps():
+        pytest.skip("this host swaps already: the host runner refuses swap (test_swap_on_a_host_that_swaps_already_is_refused)")
+    if not os.path.isdir(real.ZSWAP_DIR):
+        pytest.skip("no zswap in this kernel")
+    before = {k: open(os.path.join(real.ZSWAP_DIR, k)).read().strip() for k in real.HOST_ZSWAP_PARAMS
+              if os.path.exists(os.path.join(real.ZSWAP_DIR, k))}
+    parent = tempfile.mkdtemp(prefix="memtwin-test-swapkill-", dir="/var/tmp")
+    scn = tmp_path / "s.toml"
+    scn.write_text('[scenario]\nname = "swapkill"\n[machine]\nram = "4G"\nswap = "64M"\nzswap = { enabled = true, max_pool_percent = 7 }\n'
+                   '[kernel]\nprofile = "linux-6.18"\ncgroup = "v1"\n[devices.sda]\nread_bw = "500M"\n[cgroups.A]\n'
+                   '"memory.limit_in_bytes" = "64M"\n[tasks.t]\ncgroup = "A"\nops = [{ op = "sleep", duration = "120s", step = "wait" }]\n')
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(memtwin.__file__)))
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(scn), "--on", "host", "--scratch", parent],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        prefix = parent.rstrip("/") + "/"
+        deadline = time.time() + 90
+        while time.time() < deadline and p.poll() is None and not any(s.startswith(prefix) for s in leftovers.active_swaps()):
+            time.sleep(0.1)
+        assert p.poll() is None, "the run ended early: " + p.communicate()[1]
+        swap = [s for s in leftovers.active_swaps() if s.startswith(prefix)]
+        assert len(swap) == 1 and swap[0].endswith("/mnt/memtwin.swap"), leftovers.active_swaps()
+        assert open(os.path.join(real.ZSWAP_DIR, "enabled")).read().strip() == "Y"
+        assert open(os.path.join(real.ZSWAP_DIR, "max_pool_percent")).read().strip() == "7"
+        p.kill()
+        p.wait()
+        code, out, err = cli_run(capsys, "lab", "doctor", "--scratch", parent)
+        assert f"swap file {swap[0]} (swapped on)" in out, out
+        deadline = time.time() + 10  # the task processes die with their parent
+        while time.time() < deadline and any(open(os.path.join(dp, "cgroup.procs")).read().split()
+                                             for cg in _made_by_run(parent)["cgroups"] for dp, _, _ in os.walk(cg)):
+            time.sleep(0.05)
+        code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
+        assert code == 0, out + err
+        assert f"removed: swap file {swap[0]} (swapped off)" in out and "restored: " in out, out
+        assert not [s for s in leftovers.active_swaps() if s.startswith(prefix)]
+        after = {k: open(os.path.join(real.ZSWAP_DIR, k)).read().strip() for k in before}
+        assert after == before
+        assert _made_by_run(parent) == {"scratch": [], "cgroups": [], "loops": [], "mounts": [], "traces": []}
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for s in leftovers.active_swaps():
+            if s.startswith(parent.rstrip("/") + "/"):
+                subprocess.run(["swapoff", s])
+        if any(_made_by_run(parent).values()):
+            cli_run(capsys, "lab", "clean", "--scratch", parent)
+        leftovers.restore_zswap({os.path.join(real.ZSWAP_DIR, k): v for k, v in before.items()})
+        shutil.rmtree(parent, ignore_errors=True)
