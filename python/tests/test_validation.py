@@ -52,8 +52,9 @@ def test_there_is_a_validation_set():
     assert "dying-cgroups-6.1-qemu.toml" in names
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
     # + issue 21: two on ext4 -O verity, 15 large-folio reads and 21 of the host set on default ext4;
-    # + issue 16: the paced writer; + issue 23: host-stall-rw-apart
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1
+    # + issue 16: the paced writer; + issue 23: host-stall-rw-apart; + issue 20: host-zswap-reread
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1
+    assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml"}  # 6.18's zswap
     assert sum(n.startswith("host-verity-") for n in names) == 2
     # issue 23 item 4: the latency probe beside a copy, 4x and 8x, the probe alone (the control),
     # and the throttled disk's two directions (a read beside a write)
@@ -62,8 +63,9 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
     swap = sum(n.startswith("qemu61-swap-") or n == "qemu61-lrugen-swap.toml" for n in names)
     # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap); + item 3: VMA-based
-    # readahead (swap-vma-ra, swap-interleaved-vma-ra; the interleaved one by cluster is pending)
-    assert swap == 7 + 2  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
+    # readahead (swap-vma-ra, swap-interleaved-vma-ra) and its cluster twin swap-interleaved (a page
+    # unmapped before its swap-out)
+    assert swap == 7 + 3  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
     zswap = {n for n in names if n.startswith("qemu61-zswap-")}
     assert zswap == {"qemu61-zswap-same.toml", "qemu61-zswap-random.toml", "qemu61-zswap-1k-file.toml",
                      "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
