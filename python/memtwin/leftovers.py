@@ -115,6 +115,8 @@ class Run:
     loops: list = field(default_factory=list)  # (device, backing file)
     traces: list = field(default_factory=list)  # tracefs instances (the folio event counts)
     sysctls: dict = field(default_factory=dict)  # /proc/sys path -> the value to put back
+    swapfile: Optional[str] = None  # the run's swap file, when it is still swapped on
+    zswap: dict = field(default_factory=dict)  # /sys/module/zswap/parameters path -> the value to put back
 
     @property
     def alive(self) -> bool:
@@ -135,6 +137,8 @@ class Run:
         out += [f"mount {m}" for m in self.mounts]
         out += [f"loop device {dev} (backing file {bf})" for dev, bf in self.loops]
         out += [f"trace instance {t}" for t in self.traces]
+        if self.swapfile:
+            out.append(f"swap file {self.swapfile} (swapped on)")
         if self.scratch:
             what = "scratch directory" if self.kind == "host" else "QEMU run directory"
             out.append(f"{what} {self.scratch} ({_human(_du(self.scratch))} on disk)")
@@ -234,6 +238,11 @@ def find(scratch_parents: Iterable[str] = (DEFAULT_SCRATCH,), workdirs: Iterable
             r.pid, r.start, r.boot, r.recorded = rec["pid"], rec.get("start"), rec.get("boot_id"), True
             if isinstance(rec.get("sysctl"), dict):
                 r.sysctls = {k: str(v) for k, v in rec["sysctl"].items() if isinstance(k, str) and k.startswith("/proc/sys/vm/")}
+            sw = rec.get("swapfile")
+            if isinstance(sw, str) and sw.startswith(d.rstrip("/") + "/") and sw in active_swaps():
+                r.swapfile = sw
+            if isinstance(rec.get("zswap"), dict):
+                r.zswap = {k: str(v) for k, v in rec["zswap"].items() if isinstance(k, str) and k.startswith(ZSWAP_PARAMS_DIR + "/")}
 
     root = os.geteuid() == 0
     for parent in scratch_parents if root else ():
@@ -417,6 +426,31 @@ def unthrottle_loop(dev: str) -> list:
     return left
 
 
+ZSWAP_PARAMS_DIR = "/sys/module/zswap/parameters"
+
+
+def active_swaps(swaps: str = "/proc/swaps") -> list:
+    """The swap areas in use (/proc/swaps' file names)."""
+    try:
+        with open(swaps) as f:
+            return [ln.split()[0] for ln in f.read().splitlines()[1:] if ln.strip()]
+    except OSError:
+        return []
+
+
+def restore_zswap(saved: dict) -> list:
+    """Put back zswap's parameters a host run changed (`saved`: parameter path -> value;
+    `enabled` last, as it was written last); what could not be written."""
+    left = []
+    for path in sorted(saved, key=lambda p: p.endswith("/enabled")):
+        try:
+            with open(path, "w") as f:
+                f.write(str(saved[path]))
+        except OSError as e:
+            left.append(f"{path}: could not write back {saved[path]}: {e.strerror}")
+    return left
+
+
 def restore_sysctls(saved: dict) -> list:
     """Put back the vm sysctls a host run changed (`saved`: /proc/sys path -> value, in the order
     to write them: a ratio after its bytes twin, since writing one zeroes the other); what
@@ -504,6 +538,17 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
                 problems.append((why, f"see what holds it (fuser -v {t}/trace_pipe), then rmdir {t}"))
             else:
                 out(f"removed: trace instance {t}")
+        if r.swapfile:
+            # before the mount holding it
+            res = _run(["swapoff", r.swapfile])
+            if res.returncode == 0:
+                out(f"removed: swap file {r.swapfile} (swapped off)")
+            else:
+                problems.append((f"swap file {r.swapfile}: swapoff failed: {res.stderr.strip()}", f"swapoff {r.swapfile} by hand"))
+        for why in restore_zswap(r.zswap):
+            problems.append((why, "write the value back by hand (/sys/module/zswap/parameters)"))
+        if r.zswap and not problems:
+            out("restored: " + ", ".join(f"{k.rsplit('/', 1)[1]} = {v}" for k, v in r.zswap.items()))
         for m in r.mounts:
             res = _run(["umount", m])
             if res.returncode == 0:

@@ -296,6 +296,10 @@ def _vmstat() -> dict:
     return _kv(_read("/proc/vmstat"))
 
 
+# The run's /sys/kernel/debug/zswap (HostRun._swap), set in a task process by run_task.
+_ZSWAP_DEBUG_DIR: Optional[str] = None
+
+
 class Snap:
     def __init__(self, cg: Cg, cgdir: str):
         self.t = time.monotonic()
@@ -309,6 +313,15 @@ class Snap:
         self.io = _self_io()
         self.memcg = cg.snapshot(cgdir)
         self.vm = _vmstat()
+        if _ZSWAP_DEBUG_DIR:
+            # /sys/kernel/debug/zswap (the run's debugfs mount): its counters and levels
+            z = {}
+            for k in ZSWAP_DEBUG:
+                try:
+                    z[k] = int(_read(os.path.join(_ZSWAP_DEBUG_DIR, k)))
+                except (OSError, ValueError):
+                    pass
+            self.zswap = z
         try:
             # System-wide memory pressure (the only PSI a cgroup v1 host has).
             self.psi_sys = _psi(_read("/proc/pressure/memory"))
@@ -724,6 +737,8 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     instances that count the folios the page cache gains and loses (HostRun._trace_folios)."""
     import gc
 
+    global _ZSWAP_DEBUG_DIR
+    _ZSWAP_DEBUG_DIR = plan.get("_zswap_debug")
     job_traces, lost_seen = traces or {}, {}
     rng = random.Random(seed)
     cgdir = cg.path(task["cgroup"])
@@ -986,6 +1001,9 @@ class HostRun:
         self.notes = []
         self.traces = {}  # kind -> trace instance directory (_trace_folios)
         self.traces_why = None
+        self.swapfile = None  # the swap file swapped on for the run (_swap)
+        self.zswap_saved = None  # zswap parameter path -> the value to put back
+        self.sysctls_saved = None
 
     # -- setup
     def setup(self) -> dict:
@@ -1026,13 +1044,101 @@ class HostRun:
         # Room for what the write ops add, as the QEMU runner's disk has (qemu._disk).
         total += sum(op.get("length") or 0 for t in self.plan["tasks"] for op in t["ops"] if op["op"] == "write")
         ra = devs[0]["read_ahead_kb"] if devs else 128
-        self._disk(total, ra)
+        swap = self.plan["machine"].get("swap") or 0
+        self._disk(total + swap, ra)
         self.files = files
         self._populate()
         self._throttle(devs[0] if devs else None)
         self._dirty_sysctls()
+        self._swap(swap)
         self._trace_folios()
         return files
+
+    def _owner(self) -> None:
+        """(Re)write the owner file with everything the run has made or changed so far, for
+        `memtwin lab clean` after a SIGKILL (leftovers.find)."""
+        leftovers.write_owner(self.scratch, "host", cgroup=self.top, image=os.path.join(self.scratch, "disk.img"),
+                              mount=os.path.join(self.scratch, "mnt"), sysctl=self.sysctls_saved or {},
+                              swapfile=self.swapfile, zswap=self.zswap_saved or {})
+
+    def _swap(self, size: int) -> None:
+        """[machine] swap: a swap file of that size on the run's image (allocated, mkswap'd,
+        swapped on for the run only; swapoff in cleanup(), or by `memtwin lab clean` after a
+        SIGKILL, through the owner file); its memcgs' memory.swappiness (cgroup v1: the memcg's
+        own, inherited at creation) set to the scenario's; [machine] zswap's parameters written
+        before swapon (the old values put back after), and debugfs mounted below the scratch
+        directory for /sys/kernel/debug/zswap's counters."""
+        if not size:
+            return
+        path = os.path.join(self.scratch, "mnt", "memtwin.swap")
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.posix_fallocate(fd, 0, size)  # a swap file may have no holes
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        r = subprocess.run(["mkswap", path], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RealError(f"mkswap of the run's swap file failed: {r.stderr.strip()[-300:]}\n  fix: install util-linux (mkswap)")
+        z = self.plan["machine"].get("zswap")
+        if z and z.get("enabled"):
+            want = {"compressor": z.get("compressor", "lzo"), "max_pool_percent": z["max_pool_percent"],
+                    "accept_threshold_percent": z["accept_threshold_percent"], "shrinker_enabled": False, "enabled": True}
+            saved = {}
+            for k in HOST_ZSWAP_PARAMS:
+                f = os.path.join(ZSWAP_DIR, k)
+                if os.path.exists(f):
+                    saved[f] = _read(f).strip()
+            self.zswap_saved = saved
+            self._owner()
+            for k in HOST_ZSWAP_PARAMS:
+                f = os.path.join(ZSWAP_DIR, k)
+                if not os.path.exists(f):
+                    continue
+                v = want[k]
+                _write(f, ("Y" if v else "N") if isinstance(v, bool) else str(v))
+            self.notes.append("zswap for the run: " + ", ".join(f"{k}={_read(os.path.join(ZSWAP_DIR, k)).strip()}"
+                                                                for k in HOST_ZSWAP_PARAMS if os.path.exists(os.path.join(ZSWAP_DIR, k)))
+                              + " (put back after it)")
+            dbg = os.path.join(self.scratch, "debugfs")
+            os.mkdir(dbg)
+            r = subprocess.run(["mount", "-t", "debugfs", "none", dbg], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RealError(f"mount -t debugfs failed: {r.stderr.strip()}\n  fix: drop [machine] zswap for the host run")
+            self.mounted.append(dbg)
+            self.plan["_zswap_debug"] = os.path.join(dbg, "zswap")
+        self.swapfile = path
+        self._owner()
+        r = subprocess.run(["swapon", path], capture_output=True, text=True)
+        if r.returncode != 0:
+            self.swapfile = None
+            raise RealError(f"swapon of the run's swap file failed: {r.stderr.strip()[-300:]}\n"
+                            "  fix: check that the kernel has CONFIG_SWAP and the scratch file system takes swap files, or use --on qemu")
+        if self.version == "v1":
+            for c in [{"path": "/"}] + list(self.plan["cgroups"]):
+                v = c.get("swappiness")
+                _write(os.path.join(self.cg.path(c["path"]), "memory.swappiness"), str(int(self.plan.get("swappiness", 60) if v is None else v)))
+        try:
+            rot = _read(f"/sys/block/{os.path.basename(self.loop)}/queue/rotational").strip()
+        except OSError:
+            rot = "?"
+        self.swap_info = (" ".join(_read("/proc/swaps").splitlines()[1].split()) + f" rotational: {rot} page-cluster: "
+                          + _read("/proc/sys/vm/page-cluster").strip() + " vma_ra: "
+                          + (_read("/sys/kernel/mm/swap/vma_ra_enabled").strip() if os.path.exists("/sys/kernel/mm/swap/vma_ra_enabled") else "?")
+                          + " zswap: " + (_read(os.path.join(ZSWAP_DIR, "enabled")).strip() if os.path.isdir(ZSWAP_DIR) else "none"))
+
+    def _swapoff(self) -> list:
+        """swapoff the run's swap file and put zswap's parameters back; what could not be undone."""
+        left = []
+        if self.swapfile:
+            r = subprocess.run(["swapoff", self.swapfile], capture_output=True, text=True)
+            if r.returncode != 0:
+                left.append(f"swap file {self.swapfile}: swapoff failed: {r.stderr.strip()}")
+            self.swapfile = None
+        if self.zswap_saved:
+            left += leftovers.restore_zswap(self.zswap_saved)
+            self.zswap_saved = None
+        return left
 
     def _dirty_sysctls(self) -> None:
         """Set vm.dirty_bytes / vm.dirty_background_bytes to the scenario's kernel.dirty_bytes /
@@ -1052,8 +1158,7 @@ class HostRun:
                 else:
                     saved[f"/proc/sys/vm/{ratio}"] = old_ratio
         self.sysctls_saved = saved
-        leftovers.write_owner(self.scratch, "host", cgroup=self.top, image=os.path.join(self.scratch, "disk.img"),
-                              mount=os.path.join(self.scratch, "mnt"), sysctl=saved)
+        self._owner()
         for key, v in want.items():
             if v:
                 _write(f"/proc/sys/vm/{key}", str(int(v)))
@@ -1296,6 +1401,7 @@ class HostRun:
                 pass
             self.children.remove(pid)
         left += self._untrace()  # the trace instances, while their tracefs is still mounted
+        left += self._swapoff()  # before the image holding the swap file is unmounted
         for m in reversed(self.mounted):
             r = subprocess.run(["umount", m], capture_output=True, text=True)
             if r.returncode != 0:
@@ -1341,6 +1447,7 @@ class HostRun:
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
             **({"folios_source": FOLIOS_SOURCE} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
             **({"folio_events_source": FOLIO_EVENTS_SOURCE} if not self.traces_why else {"folio_events_unavailable": self.traces_why}),
+            **({"swap": self.swap_info} if getattr(self, "swap_info", None) else {}),
             "notes": self.notes,
             "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
         }
@@ -1380,6 +1487,48 @@ UNSUPPORTED_POLICIES = {
 HOST_ONLY_OPS = ("mmap_probe",)
 
 
+# zswap's parameters (/sys/module/zswap/parameters) a host run sets for [machine] zswap, in
+# this order ("enabled" last: the others first, as the QEMU guest writes them before swapon).
+ZSWAP_DIR = "/sys/module/zswap/parameters"
+HOST_ZSWAP_PARAMS = ("compressor", "max_pool_percent", "accept_threshold_percent", "shrinker_enabled", "enabled")
+ZSWAP_DEBUG = ("pool_limit_hit", "written_back_pages", "reject_reclaim_fail", "reject_compress_poor", "reject_compress_fail",
+               "reject_alloc_fail", "reject_kmemcache_fail", "stored_pages", "same_filled_pages", "pool_total_size")
+
+
+def host_swap_check(plan: dict, swaps: str = "/proc/swaps", zdir: str = ZSWAP_DIR) -> None:
+    """Refuse, before anything is made, a [machine] swap the host cannot give the run alone: a
+    host that swaps already (its pages and the run's would share the counters), too small a
+    size for mkswap, zswap asked of a kernel without it, or a zswap parameter this kernel does
+    not have set to anything but what the kernel does anyway."""
+    mach = plan["machine"]
+    if not mach.get("swap"):
+        if any(c.get("memsw_max") is not None or c.get("swap_max") is not None for c in plan["cgroups"]):
+            raise RealError("a cgroup limits swap (memory.memsw.limit_in_bytes / memory.swap.max) but the machine has no swap\n"
+                            "  fix: give the machine [machine] swap = SIZE, or drop the swap limit")
+        return
+    if mach["swap"] < (40 << 10):
+        raise RealError(f"[machine] swap = {mach['swap']} bytes: mkswap needs at least 10 pages (40 KiB)\n"
+                        "  fix: give the machine swap = \"64M\" or more, or no swap")
+    try:
+        active = [ln.split()[0] for ln in _read(swaps).splitlines()[1:] if ln.strip()]
+    except OSError:
+        raise RealError(f"[machine] swap: cannot read {swaps} (a kernel without CONFIG_SWAP?)\n"
+                        "  fix: drop [machine] swap for the host run, or use --on qemu") from None
+    if active:
+        raise RealError(f"[machine] swap: this host already swaps to {', '.join(active)}: the scenario's pages would go there "
+                        "too and the host's own swap traffic would be counted with the run's\n"
+                        "  fix: swapoff it for the run (swapoff -a), or use --on qemu")
+    z = mach.get("zswap")
+    if z and z.get("enabled"):
+        if not os.path.isdir(zdir):
+            raise RealError(f"[machine] zswap: this host's kernel has no {zdir} (CONFIG_ZSWAP)\n"
+                            "  fix: drop [machine] zswap for the host run, or use --on qemu")
+        for key in ("same_filled_pages_enabled", "non_same_filled_pages_enabled"):
+            if key in z and not z[key] and not os.path.exists(os.path.join(zdir, key)):
+                raise RealError(f"[machine] zswap.{key} = false: this host's kernel has no such parameter "
+                                f"({zdir}/{key}), so it cannot be switched off\n  fix: leave {key} out for the host run")
+
+
 def refuse_before_running(plan: dict) -> None:
     """Refuse, before anything is made, a plan with an op the host runner does not carry out,
     and say where it can run: first the ops no runner has, then the ones only the QEMU guest has."""
@@ -1396,10 +1545,7 @@ def refuse_before_running(plan: dict) -> None:
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "
                             "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
     mkfs_command(plan, "check")  # a file system the runner cannot format, said before anything is made
-    if plan["machine"].get("swap"):
-        raise RealError(f"[machine] swap = {plan['machine']['swap']} bytes: the host runner does not set up swap "
-                        "(it would change the whole host), so the comparison would mislead\n"
-                        "  fix: drop [machine] swap for the real run")
+    host_swap_check(plan)
     if any(op["op"] == "mmap_probe" for _, op in ops):
         probe_anon_matches(plan)
     for tname, op in ops:
@@ -1409,9 +1555,16 @@ def refuse_before_running(plan: dict) -> None:
                             "--on host nor --on qemu carries out both (the host runner has no anonymous ops, the guest "
                             "program no probe)\n  fix: drop one of them for the real run")
         if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname):
-            raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) is not carried out "
-                            "by the host runner: the host's NUMA layout and THP setting are not the scenario's\n"
-                            "  fix: use --on qemu (the guest gets the scenario's nodes and THP setting)")
+            # Anonymous memory: carried out where the host's THP mode and NUMA nodes give it
+            # what the engine's has (probe_anon_matches), with the data a touch writes.
+            try:
+                probe_anon_matches(plan)
+            except RealError as e:
+                raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) on this host: {e}\n"
+                                "  or use --on qemu (the guest gets the scenario's nodes and THP setting)") from None
+            if k == "mmap" and (op.get("fill") or "byte") != "byte":
+                raise RealError(f"[tasks.{tname}] step {op['step']!r}: mmap fill = {op['fill']!r}: the host runner writes one "
+                                "byte per page (fill = \"byte\") only\n  fix: drop fill for the host run, or use --on qemu")
         if k == "mount":
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `mount` ({op['fs']} at {op['path']}) is not carried out "
                             "by the host runner: mounting file systems on the host is outside what it may touch\n"
@@ -1501,6 +1654,12 @@ def _map_op(op: dict, files: dict, rng) -> None:
     """The file-mapping ops: mmap of a file, touch, madvise, msync, mlock/munlock, munmap."""
     import mmap as mmap_mod
     kind, name = op["op"], op["name"]
+    if kind == "mmap" and not op.get("file"):
+        # anonymous memory (refuse_before_running checked that the host's THP mode and NUMA
+        # nodes give it what the engine's has); a touch writes one byte per page (fill "byte")
+        _MAPS[name] = mmap_mod.mmap(-1, op["size"], flags=mmap_mod.MAP_PRIVATE | mmap_mod.MAP_ANONYMOUS,
+                                    prot=mmap_mod.PROT_READ | mmap_mod.PROT_WRITE)
+        return
     if kind == "mmap":
         shared, ex = bool(op["shared"]), bool(op["exec"])
         fd = os.open(files[op["file"]], os.O_RDWR if shared and not ex else os.O_RDONLY)

@@ -130,7 +130,8 @@ def test_anonymous_memory_ops_are_sent_to_qemu_before_anything_is_made(capsys, m
     monkeypatch.setattr(real.HostRun, "__init__", lambda self, *a, **k: made.append(a))
     path = os.path.join(ROOT, "scenarios", "validation", "qemu61-numa-anon.toml")
     code, out, err = cli_run(capsys, "real", path, "--on", "host", "--variant", "spill-1400")
-    assert code == 2 and "op `mmap` (anonymous memory) is not carried out by the host runner" in err and "--on qemu" in err
+    # qemu61-numa-anon has two NUMA nodes: anonymous memory on this host would be placed otherwise
+    assert code == 2 and "op `mmap` (anonymous memory) on this host" in err and "NUMA node" in err and "--on qemu" in err, err
     assert made == [], "refused before the scratch directory and memcgs are made"
 
 
@@ -461,12 +462,59 @@ def test_a_tmpfs_mount_is_sent_to_qemu_before_anything_starts(tmp_path, monkeypa
         real.run_host(memtwin.load(str(p)).doc.plan(None, []))
 
 
-def test_swap_is_refused_before_anything_starts(tmp_path, monkeypatch):
-    _no_host_run(monkeypatch)
+def _swap_plan(tmp_path, machine_extra=""):
     p = tmp_path / "s.toml"
-    p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\nswap = "256M"\n[devices.sda]\nread_bw = "100M"\n[tasks.t]\nops = [{ op = "sleep", duration = "1s" }]\n')
-    with pytest.raises(real.RealError, match=r"\[machine\] swap = 268435456 bytes: the host runner does not set up swap"):
+    p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\nswap = "256M"\n' + machine_extra
+                 + '[kernel]\nprofile = "linux-6.1"\n[devices.sda]\nread_bw = "100M"\n[tasks.t]\nops = [{ op = "sleep", duration = "1s" }]\n')
+    return memtwin.load(str(p)).doc.plan(None, [])
+
+
+def test_swap_on_a_host_that_swaps_already_is_refused(tmp_path):
+    """The run's swap file must be the host's only swap area: with another one the scenario's
+    pages could go there, and the host's own swap traffic would be counted."""
+    swaps = tmp_path / "swaps"
+    swaps.write_text("Filename\tType\tSize\tUsed\tPriority\n/dev/sdb2  partition\t1048572\t0\t-2\n")
+    with pytest.raises(real.RealError, match=r"(?s)this host already swaps to /dev/sdb2.*fix: swapoff"):
+        real.host_swap_check(_swap_plan(tmp_path), swaps=str(swaps))
+    swaps.write_text("Filename\tType\tSize\tUsed\tPriority\n")
+    real.host_swap_check(_swap_plan(tmp_path), swaps=str(swaps))  # no swap: the run may set up its own
+
+
+def test_zswap_on_a_host_kernel_without_it_is_refused(tmp_path):
+    swaps = tmp_path / "swaps"
+    swaps.write_text("Filename\tType\tSize\tUsed\tPriority\n")
+    plan = _swap_plan(tmp_path, "zswap = { enabled = true }\n")
+    with pytest.raises(real.RealError, match=r"(?s)\[machine\] zswap: this host's kernel has no .*CONFIG_ZSWAP"):
+        real.host_swap_check(plan, swaps=str(swaps), zdir=str(tmp_path / "none"))
+    zdir = tmp_path / "params"
+    zdir.mkdir()
+    real.host_swap_check(plan, swaps=str(swaps), zdir=str(zdir))
+    # 6.12+ has no same_filled_pages_enabled: it cannot be switched off there
+    plan = _swap_plan(tmp_path, "zswap = { enabled = true, same_filled_pages_enabled = false }\n")
+    with pytest.raises(real.RealError, match=r"(?s)zswap.same_filled_pages_enabled = false: this host's kernel has no such parameter.*fix: leave"):
+        real.host_swap_check(plan, swaps=str(swaps), zdir=str(zdir))
+
+
+def test_anonymous_fill_other_than_byte_is_refused_on_the_host(tmp_path, monkeypatch):
+    _no_host_run(monkeypatch)
+    monkeypatch.setattr(real, "probe_anon_matches", lambda plan: None)
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\n[tasks.t]\nops = [{ op = "mmap", name = "h", size = "4M", fill = "same", step = "a" },'
+                 ' { op = "touch", name = "h", step = "a" }]\n')
+    with pytest.raises(real.RealError, match=r"(?s)mmap fill = 'same': the host runner writes one byte per page.*--on qemu"):
         real.run_host(memtwin.load(str(p)).doc.plan(None, []))
+
+
+def test_lab_clean_puts_zswap_parameters_back(tmp_path):
+    from memtwin import leftovers
+
+    d = tmp_path / "params"
+    d.mkdir()
+    for k, v in (("enabled", "Y"), ("max_pool_percent", "1")):
+        (d / k).write_text(v)
+    left = leftovers.restore_zswap({str(d / "enabled"): "N", str(d / "max_pool_percent"): "20", str(d / "gone" / "x"): "1"})
+    assert (d / "enabled").read_text() == "N" and (d / "max_pool_percent").read_text() == "20"
+    assert len(left) == 1 and "gone/x: could not write back 1" in left[0]
 
 
 def _made_by_run(parent):
@@ -686,3 +734,60 @@ def test_fresh_loop_device_makes_the_free_device_anew_or_falls_back(monkeypatch)
 
     monkeypatch.setattr(real.os, "open", no_control)
     assert real.fresh_loop_device() == (None, False)
+
+
+@needs_host
+def test_a_killed_run_with_swap_and_zswap_is_swapped_off_by_lab_clean(tmp_path, capsys):
+    """A host run with [machine] swap and zswap swaps on a file on its image and writes zswap's
+    parameters; SIGKILL leaves them so. `memtwin lab doctor` lists the swap file, `memtwin lab
+    clean` swaps it off, puts zswap's parameters back and removes the rest."""
+    if leftovers.active_swaps():
+        pytest.skip("this host swaps already: the host runner refuses swap (test_swap_on_a_host_that_swaps_already_is_refused)")
+    if not os.path.isdir(real.ZSWAP_DIR):
+        pytest.skip("no zswap in this kernel")
+    before = {k: open(os.path.join(real.ZSWAP_DIR, k)).read().strip() for k in real.HOST_ZSWAP_PARAMS
+              if os.path.exists(os.path.join(real.ZSWAP_DIR, k))}
+    parent = tempfile.mkdtemp(prefix="memtwin-test-swapkill-", dir="/var/tmp")
+    scn = tmp_path / "s.toml"
+    scn.write_text('[scenario]\nname = "swapkill"\n[machine]\nram = "4G"\nswap = "64M"\nzswap = { enabled = true, max_pool_percent = 7 }\n'
+                   '[kernel]\nprofile = "linux-6.18"\ncgroup = "v1"\n[devices.sda]\nread_bw = "500M"\n[cgroups.A]\n'
+                   '"memory.limit_in_bytes" = "64M"\n[tasks.t]\ncgroup = "A"\nops = [{ op = "sleep", duration = "120s", step = "wait" }]\n')
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(memtwin.__file__)))
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(scn), "--on", "host", "--scratch", parent],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        prefix = parent.rstrip("/") + "/"
+        deadline = time.time() + 90
+        while time.time() < deadline and p.poll() is None and not any(s.startswith(prefix) for s in leftovers.active_swaps()):
+            time.sleep(0.1)
+        assert p.poll() is None, "the run ended early: " + p.communicate()[1]
+        swap = [s for s in leftovers.active_swaps() if s.startswith(prefix)]
+        assert len(swap) == 1 and swap[0].endswith("/mnt/memtwin.swap"), leftovers.active_swaps()
+        assert open(os.path.join(real.ZSWAP_DIR, "enabled")).read().strip() == "Y"
+        assert open(os.path.join(real.ZSWAP_DIR, "max_pool_percent")).read().strip() == "7"
+        p.kill()
+        p.wait()
+        code, out, err = cli_run(capsys, "lab", "doctor", "--scratch", parent)
+        assert f"swap file {swap[0]} (swapped on)" in out, out
+        deadline = time.time() + 10  # the task processes die with their parent
+        while time.time() < deadline and any(open(os.path.join(dp, "cgroup.procs")).read().split()
+                                             for cg in _made_by_run(parent)["cgroups"] for dp, _, _ in os.walk(cg)):
+            time.sleep(0.05)
+        code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
+        assert code == 0, out + err
+        assert f"removed: swap file {swap[0]} (swapped off)" in out and "restored: " in out, out
+        assert not [s for s in leftovers.active_swaps() if s.startswith(prefix)]
+        after = {k: open(os.path.join(real.ZSWAP_DIR, k)).read().strip() for k in before}
+        assert after == before
+        assert _made_by_run(parent) == {"scratch": [], "cgroups": [], "loops": [], "mounts": [], "traces": []}
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        for s in leftovers.active_swaps():
+            if s.startswith(parent.rstrip("/") + "/"):
+                subprocess.run(["swapoff", s])
+        if any(_made_by_run(parent).values()):
+            cli_run(capsys, "lab", "clean", "--scratch", parent)
+        leftovers.restore_zswap({os.path.join(real.ZSWAP_DIR, k): v for k, v in before.items()})
+        shutil.rmtree(parent, ignore_errors=True)

@@ -449,6 +449,18 @@ pub struct KernelProfile {
     /// loads 6.5/6.7, the memcg-aware shrinker 6.8, zbud removed): `false` there, and a
     /// scenario asking for zswap on such a profile is refused.
     pub zswap_modelled: bool,
+    /// zswap as 6.18 has it, against 6.1's (`false`): no frontswap (6.5: `zswap_store()` and
+    /// `zswap_load()` called from `swap_writepage()`/`swap_read_folio()`), zsmalloc the only
+    /// pool (zbud removed in 6.15; no `zswap_header` before an object), exclusive loads (an
+    /// entry is freed when its page is read into the swap cache, and the page is marked
+    /// dirty), no same-filled entries (6.12: zero-filled pages go to the swap area's zeromap
+    /// instead; the engine refuses such fills on this era), `zswap_check_limits()` (full at
+    /// the limit, accepting again at the accept threshold), and the shrink worker writing
+    /// back from zswap's LRU of entries with a second chance for referenced ones (6.8:
+    /// `shrink_worker()` -> `shrink_memcg()` -> `shrink_memcg_cb()`). Checked against mm/zswap.c
+    /// of a 6.17+ tree (CachyOS/linux; its vswap patches aside) and the host's 6.18 config
+    /// (CONFIG_ZSMALLOC, no zpool parameter); the versions in between are not told apart.
+    pub zswap_direct: bool,
     /// VMA-based swap readahead (4.14+, ec560175c0b6 "mm, swap: VMA based swap readahead"):
     /// `swapin_readahead()` uses `swap_vma_readahead()` when `vma_ra_enabled` (default on)
     /// and no swap area is rotational (`swap_use_vma_readahead()`); before, always
@@ -654,6 +666,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         anon_workingset: true,
         zswap_memcg: true,
         zswap_modelled: false,
+        zswap_direct: false,
         swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
         policies: Policies::default(),
@@ -783,13 +796,15 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
-                      goal (6.11), readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
+                      goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
                       the missed page (6.11)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
         ra_enomem_stops: true,
         ra_sync_miss_as_hit: false,
+        zswap_modelled: true,
+        zswap_direct: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

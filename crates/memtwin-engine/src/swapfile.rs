@@ -351,6 +351,7 @@ impl Kernel {
     /// is in the way and `fail` at the page's, both counted up the hierarchy as
     /// `memcg_memory_event()` does); the page stays.
     pub fn swap_writepage(&mut self, p: PageId) -> bool {
+        debug_assert!(!self.pages[p].test(pg::DIRTY), "a page reclaim gives slots is not a dirty swap-cache page");
         let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
         let memcg = self.pages[p].memcg;
         let Some(area) = self.swap.as_mut() else { return false };
@@ -482,18 +483,26 @@ impl Kernel {
     /// [`Kernel::free_swapped_page`] by two-list reclaim aimed at `target`: from 5.9 the slot
     /// keeps a shadow entry (`workingset_eviction()` in `__remove_mapping()`).
     pub fn free_swapped_page_shadow(&mut self, p: PageId, target: Option<MemcgId>) -> u64 {
-        if self.pages[p].test(pg::DIRTY) && self.pages[p].mapping != SWAPPER {
-            // shrink_folio_list() of a swap-cache page a store mapped while its swap-out was
-            // in flight (do_swap_page() could not free its slot): try_to_unmap() moves the
-            // PTE's dirty bit to the folio, and pageout() writes it to the same slot; the
-            // page goes back to the inactive list under writeback.
+        if self.pages[p].test(pg::DIRTY) && !self.pages[p].test(pg::HEAD) {
+            // shrink_folio_list() of a dirty swap-cache page: one a store mapped while its
+            // swap-out was in flight (do_swap_page() could not free its slot; try_to_unmap()
+            // moves the PTE's dirty bit to the folio), or one zswap_load() filled and dirtied
+            // (6.18's exclusive loads): pageout() writes it to the same slot (zswap first);
+            // the page goes back to the inactive list under writeback.
             self.pages[p].flags &= !pg::DIRTY;
-            let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
-            let slot = self.vmas[vma].swap[index];
-            if !self.zswap_store(p, slot) {
+            let mapped = self.pages[p].mapping != SWAPPER;
+            let slot = if mapped {
+                let (vma, index) = (self.pages[p].mapping.0 as usize, self.pages[p].index as usize);
+                self.vmas[vma].swap[index]
+            } else {
+                self.pages[p].index
+            };
+            if !(mapped && self.zswap_store(p, slot)) && !(!mapped && self.zswap_store_unmapped(p, slot)) {
                 self.swap_submit_write(p, slot, 1);
             }
-            self.try_to_unmap_swapped(p, slot);
+            if mapped {
+                self.try_to_unmap_swapped(p, slot);
+            }
             if !self.pages[p].test(pg::WRITEBACK) {
                 // zswap took it: clean, freed now.
                 return self.free_swapped_page_shadow(p, target);
@@ -677,7 +686,9 @@ impl Kernel {
         let pg_ = &mut self.pages[pfn];
         pg_.mapping = crate::types::InodeId(vma.0);
         pg_.index = index;
-        pg_.flags &= !(pg::SWAPCACHE | pg::READAHEAD);
+        // Out of the swap cache (its slot freed below) the page's dirtiness is its PTE's,
+        // which the engine does not track for anonymous memory: only a swap-cache page's is.
+        pg_.flags &= !(pg::SWAPCACHE | pg::READAHEAD | pg::DIRTY);
         if writeback {
             // The store the fault is for dirties the PTE (`pte_mkdirty()`): the next unmap
             // makes the folio dirty, and reclaim writes it to its slot again.

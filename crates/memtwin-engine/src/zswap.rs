@@ -239,6 +239,71 @@ impl Zbud {
     }
 }
 
+/// zsmalloc's smallest object (mm/zsmalloc.c `ZS_MIN_ALLOC_SIZE`, 32 bytes on x86_64).
+pub const ZS_MIN_ALLOC_SIZE: u64 = 32;
+/// `ZS_SIZE_CLASS_DELTA`: `PAGE_SIZE >> CLASS_BITS` (8) = 16 bytes between size classes.
+pub const ZS_SIZE_CLASS_DELTA: u64 = PAGE_SIZE >> 8;
+/// `ZS_HANDLE_SIZE`: `zs_malloc()` adds a handle's room (`sizeof(unsigned long)`) to each
+/// object ("extra space in chunk to keep the handle").
+pub const ZS_HANDLE_SIZE: u64 = 8;
+/// `ZS_MAX_PAGES_PER_ZSPAGE`: `CONFIG_ZSMALLOC_CHAIN_SIZE` (default 8; this host's 6.18 config).
+pub const ZS_MAX_PAGES_PER_ZSPAGE: u64 = 8;
+/// `ZS_SIZE_CLASSES`: classes from `ZS_MIN_ALLOC_SIZE` to `PAGE_SIZE` in `ZS_SIZE_CLASS_DELTA` steps.
+pub const ZS_SIZE_CLASSES: usize = ((PAGE_SIZE - ZS_MIN_ALLOC_SIZE) / ZS_SIZE_CLASS_DELTA + 1) as usize;
+
+/// `get_size_class_index()` (mm/zsmalloc.c) of an allocation of `size` bytes (the handle's
+/// room included): `DIV_ROUND_UP(size - ZS_MIN_ALLOC_SIZE, ZS_SIZE_CLASS_DELTA)`, at most the
+/// last class.
+pub fn zs_size_class_index(size: u64) -> usize {
+    let idx = if size > ZS_MIN_ALLOC_SIZE { (size - ZS_MIN_ALLOC_SIZE).div_ceil(ZS_SIZE_CLASS_DELTA) } else { 0 };
+    (idx as usize).min(ZS_SIZE_CLASSES - 1)
+}
+
+/// `calculate_zspage_chain_size()` (mm/zsmalloc.c, 6.3+): the pages of a zspage of class
+/// `class_size`: one for a power of two, else the chain of up to `ZS_MAX_PAGES_PER_ZSPAGE`
+/// pages that wastes the fewest bytes (the first such).
+pub fn zs_chain_size(class_size: u64) -> u64 {
+    if class_size.is_power_of_two() {
+        return 1;
+    }
+    let (mut best, mut min_waste) = (1, u64::MAX);
+    for i in 1..=ZS_MAX_PAGES_PER_ZSPAGE {
+        let waste = (i * PAGE_SIZE) % class_size;
+        if waste < min_waste {
+            min_waste = waste;
+            best = i;
+        }
+    }
+    best
+}
+
+/// zsmalloc's pool (`struct zs_pool`, the one zswap has on 6.18): per size class the objects
+/// held and the zspages' frames. The pages a class holds are as many zspages as its objects
+/// fill, `DIV_ROUND_UP(objects, objs_per_zspage)` (a zspage is freed once it holds no object;
+/// the engine keeps the class as `zs_compact()` leaves it, its objects packed).
+#[derive(Clone, Debug)]
+struct Zsmalloc {
+    /// Objects held per class.
+    objs: Vec<u64>,
+    /// The frames of each class's zspages, `chain` at a time.
+    frames: Vec<Vec<PageId>>,
+    /// `zs_get_total_pages()`.
+    pages_nr: u64,
+}
+
+impl Zsmalloc {
+    fn new() -> Zsmalloc {
+        Zsmalloc { objs: vec![0; ZS_SIZE_CLASSES], frames: vec![vec![]; ZS_SIZE_CLASSES], pages_nr: 0 }
+    }
+
+    /// (pages per zspage, objects per zspage) of class `idx`.
+    fn class(idx: usize) -> (u64, u64) {
+        let size = ZS_MIN_ALLOC_SIZE + idx as u64 * ZS_SIZE_CLASS_DELTA;
+        let chain = zs_chain_size(size);
+        (chain, chain * PAGE_SIZE / size)
+    }
+}
+
 /// The zswap state of the machine (`zswap_trees[type]` of its one swap area, the current pool).
 #[derive(Clone, Debug)]
 pub struct Zswap {
@@ -252,6 +317,14 @@ pub struct Zswap {
     /// Its zbud handle: pool page * 2 + buddy (1 = last), `SAME_FILLED` for a same-filled one.
     handle: Vec<u32>,
     zbud: Zbud,
+    /// The zsmalloc pool (`KernelProfile::zswap_direct`).
+    zs: Zsmalloc,
+    /// zswap's LRU of entries (6.8+ `zswap_list_lru`; zsmalloc pools): slots in store order,
+    /// stale ones skipped when met; and each slot's `entry->referenced`.
+    lru: std::collections::VecDeque<u32>,
+    referenced: Vec<bool>,
+    /// What each slot's last stored page held (for a page stored again unmapped).
+    fills: Vec<AnonFill>,
     /// `zswap_pool_reached_full`.
     reached_full: bool,
     /// The pool's `shrink_work` is queued (`queue_work()` of a queued work does nothing).
@@ -265,12 +338,12 @@ pub struct Zswap {
 impl Zswap {
     /// zswap with `params`, an empty pool.
     pub fn new(params: ZswapParams) -> Zswap {
-        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), reached_full: false, shrink_queued: false, reclaiming: NIL, reclaim_freed: false }
+        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), referenced: vec![], fills: vec![], reached_full: false, shrink_queued: false, reclaiming: NIL, reclaim_freed: false }
     }
 
-    /// `zswap_pool_total_size` in pages (zbud: `pages_nr`).
+    /// `zswap_pool_total_size` in pages (zbud: `pages_nr`; zsmalloc: `zs_get_total_pages()`).
     pub fn pool_pages(&self) -> u64 {
-        self.zbud.pages_nr
+        self.zbud.pages_nr + self.zs.pages_nr
     }
 
     /// The compressed length of slot `slot`'s entry.
@@ -289,12 +362,28 @@ impl Zswap {
         totalram * self.params.accept_threshold_percent / 100 * self.params.max_pool_percent / 100 > self.pool_pages()
     }
 
+    /// `zswap_check_limits()` (6.18): the pool full at `zswap_max_pages()` (`pool_limit_hit`),
+    /// accepting again once at or below `zswap_accept_thr_pages()`; whether stores are refused.
+    pub fn check_limits(&mut self, totalram: u64) -> bool {
+        let max = totalram * self.params.max_pool_percent / 100;
+        let cur = self.pool_pages();
+        if cur >= max {
+            self.stats.pool_limit_hit += 1;
+            self.reached_full = true;
+        } else if self.reached_full && cur <= max * self.params.accept_threshold_percent / 100 {
+            self.reached_full = false;
+        }
+        self.reached_full
+    }
+
     fn grow(&mut self, slot: u32) {
         let s = slot as usize;
         if s >= self.len.len() {
             let want = (s + 1).max(self.len.len() + self.len.len() / 8);
             self.len.resize(want, NO_ENTRY);
             self.handle.resize(want, NIL);
+            self.referenced.resize(want, false);
+            self.fills.resize(want, AnonFill::Byte);
         }
     }
 
@@ -321,6 +410,7 @@ impl Zswap {
             i = z.lru_next;
             Some(z.frame)
         })
+        .chain(self.zs.frames.iter().flatten().copied())
     }
 }
 
@@ -329,6 +419,23 @@ impl Kernel {
     /// `slot` (charged to `memcg`): returns whether zswap took it. Rejections leave the page
     /// to the disk write (`__swap_writepage()`).
     pub fn zswap_store(&mut self, p: PageId, slot: u32) -> bool {
+        if self.zswap.as_ref().is_none_or(|z| !z.params.enabled) {
+            return false;
+        }
+        let fill = self.vmas[self.pages[p].mapping.0 as usize].fill;
+        self.zswap_store_fill(p, slot, fill)
+    }
+
+    /// [`Kernel::zswap_store`] of an unmapped swap-cache page (dirtied by 6.18's exclusive
+    /// load, reclaimed before a fault mapped it): its data is what the slot's last store
+    /// held.
+    pub fn zswap_store_unmapped(&mut self, p: PageId, slot: u32) -> bool {
+        let Some(z) = self.zswap.as_ref() else { return false };
+        let fill = z.fills.get(slot as usize).copied().unwrap_or_default();
+        self.zswap_store_fill(p, slot, fill)
+    }
+
+    fn zswap_store_fill(&mut self, p: PageId, slot: u32, fill: AnonFill) -> bool {
         let Some(z) = self.zswap.as_ref() else { return false };
         if !z.params.enabled {
             return false;
@@ -340,23 +447,28 @@ impl Kernel {
         }
         let totalram = self.managed_pages();
         let z = self.zswap.as_mut().expect("zswap");
-        if z.is_full(totalram) {
+        if self.profile.zswap_direct {
+            if z.check_limits(totalram) {
+                // "if (!ret && zswap_pool_reached_full) queue_work(shrink_wq, ...)"
+                z.shrink_queued = true;
+                return false;
+            }
+        } else if z.is_full(totalram) {
             z.stats.pool_limit_hit += 1;
             z.reached_full = true;
             // "goto shrink": queue_work(shrink_wq, &pool->shrink_work), and reject.
             z.shrink_queued = true;
             return false;
         }
-        if z.reached_full {
+        if z.reached_full && !self.profile.zswap_direct {
             if !z.can_accept(totalram) {
                 return false;
             }
             z.reached_full = false;
         }
-        let fill = self.vmas[self.pages[p].mapping.0 as usize].fill;
         let params = self.zswap.as_ref().expect("zswap").params;
         self.cpu(ZSWAP_SAME_FILLED_CHECK_NS);
-        let (len, handle) = if fill == AnonFill::Same && params.same_filled_pages_enabled {
+        let (len, handle) = if fill == AnonFill::Same && params.same_filled_pages_enabled && !self.profile.zswap_direct {
             (0u64, SAME_FILLED)
         } else {
             if !params.non_same_filled_pages_enabled {
@@ -370,7 +482,8 @@ impl Kernel {
                 // (-EINVAL, "goto put_dstmem") and the store is refused, counted nowhere.
                 return false;
             }
-            match self.zbud_alloc(ZSWAP_HEADER + dlen, slot) {
+            let h = if self.profile.zswap_direct { self.zs_malloc(dlen) } else { self.zbud_alloc(ZSWAP_HEADER + dlen, slot) };
+            match h {
                 Ok(h) => (dlen, h),
                 Err(()) => return false,
             }
@@ -380,7 +493,13 @@ impl Kernel {
         debug_assert!(z.len[slot as usize] == NO_ENTRY, "a new slot has no zswap entry");
         z.len[slot as usize] = len as u16;
         z.handle[slot as usize] = handle;
+        z.fills[slot as usize] = fill;
         z.stats.stored_pages += 1;
+        if self.profile.zswap_direct {
+            // zswap_lru_add(): "entry->referenced = true", at the LRU's tail.
+            z.referenced[slot as usize] = true;
+            z.lru.push_back(slot);
+        }
         if handle == SAME_FILLED {
             z.stats.same_filled_pages += 1;
         }
@@ -506,6 +625,55 @@ impl Kernel {
         Ok(i * 2 + last as u32)
     }
 
+    /// `zs_malloc()` (mm/zsmalloc.c) of a `dlen`-byte compressed page: an object of its size
+    /// class (the handle's room added), a new zspage of the class's chain of pages from the
+    /// page allocator when its zspages are full (`alloc_zspage()`, zswap's `__GFP_NORETRY |
+    /// __GFP_KSWAPD_RECLAIM`: no direct reclaim; failing, `reject_alloc_fail`). Returns the
+    /// class index as the handle.
+    fn zs_malloc(&mut self, dlen: u64) -> Result<u32, ()> {
+        let idx = zs_size_class_index(dlen + ZS_HANDLE_SIZE);
+        let (chain, per) = Zsmalloc::class(idx);
+        let zs = &self.zswap.as_ref().expect("zswap").zs;
+        if zs.objs[idx] + 1 > zs.frames[idx].len() as u64 / chain * per {
+            let gfp = crate::page_alloc::Gfp { no_direct_reclaim: true, ..crate::page_alloc::Gfp::node(self.cur_nid) };
+            for k in 0..chain {
+                let Some(pfn) = self.alloc_pages(0, gfp) else {
+                    // free_zspage() of the part allocated
+                    for _ in 0..k {
+                        let f = self.zswap.as_mut().expect("zswap").zs.frames[idx].pop().expect("a frame just added");
+                        self.zswap.as_mut().expect("zswap").zs.pages_nr -= 1;
+                        self.free_page(f);
+                    }
+                    self.zswap.as_mut().expect("zswap").stats.reject_alloc_fail += 1;
+                    return Err(());
+                };
+                let frame = self.pages.init(pfn, crate::slab::SLAB_FRAME, 0);
+                let zs = &mut self.zswap.as_mut().expect("zswap").zs;
+                zs.frames[idx].push(frame);
+                zs.pages_nr += 1;
+            }
+        }
+        self.zswap.as_mut().expect("zswap").zs.objs[idx] += 1;
+        Ok(idx as u32)
+    }
+
+    /// `zs_free()` of an object of class `idx`: a zspage left empty goes back to the page
+    /// allocator (the class kept packed: see [`Zsmalloc`]).
+    fn zs_free(&mut self, idx: u32) {
+        let idx = idx as usize;
+        let (chain, per) = Zsmalloc::class(idx);
+        let zs = &mut self.zswap.as_mut().expect("zswap").zs;
+        zs.objs[idx] -= 1;
+        if zs.objs[idx].div_ceil(per) < zs.frames[idx].len() as u64 / chain {
+            for _ in 0..chain {
+                let zs = &mut self.zswap.as_mut().expect("zswap").zs;
+                let f = zs.frames[idx].pop().expect("a zspage's frames");
+                zs.pages_nr -= 1;
+                self.free_page(f);
+            }
+        }
+    }
+
     /// `zbud_free()` of `handle`: a page left empty goes back to the page allocator.
     fn zbud_free(&mut self, handle: u32) {
         let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
@@ -547,6 +715,8 @@ impl Kernel {
         z.stats.stored_pages -= 1;
         if handle == SAME_FILLED {
             z.stats.same_filled_pages -= 1;
+        } else if self.profile.zswap_direct {
+            self.zs_free(handle);
         } else {
             self.zbud_free(handle);
         }
@@ -574,6 +744,12 @@ impl Kernel {
             // Up to date at once: the fault does not wait for a read.
             self.wb_done[p.idx()] = self.now;
         }
+        if self.profile.zswap_direct {
+            // zswap_load() (6.18): "We are reading into the swapcache, invalidate zswap
+            // entry": folio_mark_dirty(), the entry freed; reclaim stores the page again.
+            self.pages[p].flags |= pg::DIRTY;
+            self.zswap_invalidate(slot, memcg);
+        }
         true
     }
 
@@ -587,6 +763,10 @@ impl Kernel {
             return;
         }
         z.shrink_queued = false;
+        if self.profile.zswap_direct {
+            self.zswap_shrink_worker_lru();
+            return;
+        }
         for _ in 0..ZBUD_RECLAIM_RETRIES {
             let zb = &self.zswap.as_ref().expect("zswap").zbud;
             let i = zb.lru_tail;
@@ -614,6 +794,49 @@ impl Kernel {
             }
         }
         self.zswap.as_mut().expect("zswap").stats.reject_reclaim_fail += 1;
+    }
+
+    /// `shrink_worker()` (6.8+, 6.18): down to `zswap_accept_thr_pages()`, entries from the
+    /// head of zswap's LRU (`shrink_memcg()` -> `list_lru_walk_one()` -> `shrink_memcg_cb()`):
+    /// a referenced one loses the bit and rotates to the tail ("second chance"), another is
+    /// written back (`zswap_writeback_entry()`); a failed writeback rotates it too. It gives
+    /// up after `MAX_RECLAIM_RETRIES` walks of `SWAP_CLUSTER_MAX` entries that wrote nothing
+    /// back (`reject_reclaim_fail` is not counted on this era). One LRU for the machine: the
+    /// round-robin over memcgs and nodes is not modelled.
+    fn zswap_shrink_worker_lru(&mut self) {
+        let totalram = self.managed_pages();
+        let thr = {
+            let z = self.zswap.as_ref().expect("zswap");
+            totalram * z.params.max_pool_percent / 100 * z.params.accept_threshold_percent / 100
+        };
+        let mut failures = 0;
+        while self.zswap.as_ref().expect("zswap").pool_pages() > thr && failures < crate::page_alloc::MAX_RECLAIM_RETRIES {
+            let mut shrunk = 0;
+            let mut scanned = 0;
+            while scanned < crate::vmscan::SWAP_CLUSTER_MAX {
+                let z = self.zswap.as_mut().expect("zswap");
+                let Some(slot) = z.lru.pop_front() else { break };
+                if z.entry_len(slot).is_none_or(|l| l == 0) {
+                    continue; // stale: the entry went (loaded, invalidated)
+                }
+                scanned += 1;
+                if std::mem::replace(&mut z.referenced[slot as usize], false) {
+                    z.lru.push_back(slot);
+                    continue;
+                }
+                if self.zswap_writeback_entry(slot) {
+                    shrunk += 1;
+                } else {
+                    self.zswap.as_mut().expect("zswap").lru.push_back(slot);
+                }
+            }
+            if scanned == 0 {
+                break;
+            }
+            if shrunk == 0 {
+                failures += 1;
+            }
+        }
     }
 
     /// `zswap_writeback_entry()` of slot `slot`: a new swap-cache page for it

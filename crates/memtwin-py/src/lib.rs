@@ -293,7 +293,7 @@ impl Doc {
             let zd = PyDict::new(py);
             zd.set_item("enabled", z.enabled)?;
             zd.set_item("compressor", "lzo")?;
-            zd.set_item("zpool", "zbud")?;
+            zd.set_item("zpool", if scn.profile.zswap_direct { "zsmalloc" } else { "zbud" })?;
             zd.set_item("max_pool_percent", z.max_pool_percent)?;
             zd.set_item("accept_threshold_percent", z.accept_threshold_percent)?;
             zd.set_item("same_filled_pages_enabled", z.same_filled_pages_enabled)?;

@@ -145,16 +145,27 @@ fn get_bool(cx: &mut Cx, n: &Node, what: &str) -> Option<bool> {
 
 /// `[machine] zswap = { enabled, compressor, zpool, max_pool_percent,
 /// accept_threshold_percent, same_filled_pages_enabled, non_same_filled_pages_enabled }`:
-/// /sys/module/zswap/parameters/*. The engine models the `lzo` compressor and the `zbud`
-/// pool (Debian 6.1's defaults); other values are refused.
-fn get_zswap(cx: &mut Cx, n: &Node) -> Option<crate::zswap::ZswapParams> {
+/// /sys/module/zswap/parameters/*. The engine models the `lzo` compressor, and the `zbud` pool
+/// (Debian 6.1's default) or, on 6.18, `zsmalloc` (`zpool` is handed back in `zpool` to be
+/// checked against the profile, and the keys 6.18 lacks in `gone`); other values are refused.
+fn get_zswap(cx: &mut Cx, n: &Node, zpool: &mut Option<(String, Loc)>, gone: &mut Vec<(&'static str, Loc)>) -> Option<crate::zswap::ZswapParams> {
     let mut t = Tab::new(cx, n, "machine.zswap")?;
     let mut p = crate::zswap::ZswapParams::default();
     let mut ok = true;
     if let Some(v) = t.get("enabled") {
         p.enabled = get_bool(cx, v, "machine.zswap.enabled").unwrap_or(true);
     }
-    for (key, want, why) in [("compressor", "lzo", "LZO1X-1, CONFIG_ZSWAP_COMPRESSOR_DEFAULT of Debian's 6.1"), ("zpool", "zbud", "two compressed pages per pool page, CONFIG_ZSWAP_ZPOOL_DEFAULT of Debian's 6.1")] {
+    if let Some(v) = t.get("zpool") {
+        match get_str(cx, v, "machine.zswap.zpool") {
+            Some(s) if s == "zbud" || s == "zsmalloc" => *zpool = Some((s.to_string(), v.loc.clone())),
+            Some(s) => {
+                ok = false;
+                cx.err(&v.loc, format!("machine.zswap.zpool is `{s}`: the engine models `zbud` (Debian's 6.1) and `zsmalloc` (6.18) only"), "write zpool = \"zbud\" on a 6.1 profile, \"zsmalloc\" on linux-6.18, or leave it out");
+            }
+            None => ok = false,
+        }
+    }
+    for (key, want, why) in [("compressor", "lzo", "LZO1X-1, CONFIG_ZSWAP_COMPRESSOR_DEFAULT of Debian's 6.1")] {
         if let Some(v) = t.get(key) {
             match get_str(cx, v, &format!("machine.zswap.{key}")) {
                 Some(s) if s == want => {}
@@ -186,6 +197,7 @@ fn get_zswap(cx: &mut Cx, n: &Node) -> Option<crate::zswap::ZswapParams> {
     }
     for key in ["same_filled_pages_enabled", "non_same_filled_pages_enabled"] {
         if let Some(v) = t.get(key) {
+            gone.push((key, v.loc.clone()));
             let b = get_bool(cx, v, &format!("machine.zswap.{key}"));
             ok &= b.is_some();
             if key == "same_filled_pages_enabled" {
@@ -622,6 +634,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut swap_loc: Option<Loc> = None;
     let mut swap_dev_name: Option<(String, Loc)> = None;
     let mut zswap_loc: Option<Loc> = None;
+    // machine.zswap.zpool as given (checked against the profile's era below), and the keys
+    // 6.18 no longer has
+    let mut zswap_zpool: Option<(String, Loc)> = None;
+    let mut zswap_gone_keys: Vec<(&'static str, Loc)> = vec![];
     match top.get("machine") {
         Some(n) => {
             if let Some(mut t) = Tab::new(cx, n, "[machine]") {
@@ -704,7 +720,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     swap_loc = Some(v.loc.clone());
                 }
                 if let Some(v) = t.get("zswap") {
-                    machine.zswap = get_zswap(cx, v);
+                    machine.zswap = get_zswap(cx, v, &mut zswap_zpool, &mut zswap_gone_keys);
                     zswap_loc = Some(v.loc.clone());
                 }
                 if let Some(v) = t.get("swap_device") {
@@ -843,9 +859,21 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         } else if !prof.zswap_modelled {
             cx.err(
                 loc,
-                format!("machine.zswap on profile `{}`: the engine models zswap as Linux 5.15-6.4 have it (frontswap hooks, non-exclusive loads, zbud written back from its LRU); this era's differs", prof.name),
-                "use profile \"linux-6.1\" (or \"linux-5.17\"), or drop machine.zswap",
+                format!("machine.zswap on profile `{}`: the engine models zswap as Linux 5.15-6.4 have it (frontswap hooks, non-exclusive loads, zbud written back from its LRU) and as 6.18 has it; this era's differs", prof.name),
+                "use profile \"linux-6.1\", \"linux-5.17\" or \"linux-6.18\", or drop machine.zswap",
             );
+        } else if let Some((zpool, zloc)) = &zswap_zpool {
+            let want = if prof.zswap_direct { "zsmalloc" } else { "zbud" };
+            if zpool != want {
+                cx.err(zloc, format!("machine.zswap.zpool is `{zpool}` on profile `{}`: the engine models `{want}` there ({})", prof.name,
+                    if prof.zswap_direct { "zbud was removed in 6.15; 6.18's zswap allocates from zsmalloc only" } else { "two compressed pages per pool page, CONFIG_ZSWAP_ZPOOL_DEFAULT of Debian's 6.1" }),
+                    format!("write zpool = \"{want}\", or leave it out"));
+            }
+        }
+        if prof.zswap_direct {
+            for (key, kloc) in &zswap_gone_keys {
+                cx.err(kloc, format!("machine.zswap.{key} on profile `{}`: 6.18's zswap has no such parameter (same-filled pages are no longer zswap's, 6.12)", prof.name), format!("drop {key}"));
+            }
         }
     }
     // The swap area's device: named, or the only one.
@@ -1453,6 +1481,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         cgroups: &cgroups,
         dyn_cgroups: &dyn_cgroups,
         commit_limit: machine.ram.saturating_add(machine.swap),
+        zswap_direct: prof.zswap_direct && machine.zswap.is_some_and(|z| z.enabled),
         file_index: file_paths,
         sorted_files: std::cell::OnceCell::new(),
         dir_paths,
@@ -1995,6 +2024,9 @@ struct Known<'a> {
     dyn_cgroups: &'a [String],
     /// RAM + swap, bytes: the largest anonymous mapping the overcommit heuristic allows.
     commit_limit: u64,
+    /// zswap is on under 6.18's (`KernelProfile::zswap_direct`): fills it has no model for
+    /// are refused.
+    zswap_direct: bool,
     /// Each file's index in `files` by path (the first, for a path given twice).
     file_index: PathSet,
     /// (path, index) of every file, by path: the files below a directory are a range. Made
@@ -2477,7 +2509,17 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     }
                 }
                 let fill = match t.get("fill") {
-                    Some(v) => get_fill(cx, v, &k("fill")).unwrap_or_default(),
+                    Some(v) => {
+                        let f = get_fill(cx, v, &k("fill")).unwrap_or_default();
+                        if known.zswap_direct && (f == crate::zswap::AnonFill::Same || crate::zswap::lzo1x_1_compressed_len(f) >= PAGE_SIZE) {
+                            cx.err(
+                                &v.loc,
+                                format!("{what}: fill = \"{}\" with zswap on a 6.18 profile: the engine does not model what 6.18 does with such pages (zero-filled pages go to the swap area's zeromap, 6.12; pages that do not compress are stored as they are)", f.name()),
+                                "use fill = \"byte\" or \"random-1K\" (pages LZO compresses), or profile \"linux-6.1\"",
+                            );
+                        }
+                        f
+                    }
                     None => crate::zswap::AnonFill::Byte,
                 };
                 t.finish(cx, &["op", "step", "name", "size", "fill"]);

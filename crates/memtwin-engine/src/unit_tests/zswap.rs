@@ -223,3 +223,78 @@ fn zswap_bad_input_is_refused() {
     check(zhog("24M", "zeros", "enabled = true", "", "linux-6.1", "v2"), "not a fill");
     check(zhog("24M", "random-8K", "enabled = true", "", "linux-6.1", "v2"), "random bytes in a 4096-byte page");
 }
+
+/// zsmalloc (mm/zsmalloc.c, 6.18): `get_size_class_index()` rounds an allocation (the
+/// compressed page plus `ZS_HANDLE_SIZE`) up to a 16-byte class from 32 bytes;
+/// `calculate_zspage_chain_size()` gives a power-of-two class one page per zspage, another
+/// the chain of up to 8 pages wasting least.
+#[test]
+fn zsmalloc_classes_6_18() {
+    use crate::zswap::{zs_chain_size, zs_size_class_index, ZS_SIZE_CLASSES};
+    assert_eq!(ZS_SIZE_CLASSES, 255);
+    assert_eq!(zs_size_class_index(1), 0);
+    assert_eq!(zs_size_class_index(32), 0);
+    assert_eq!(zs_size_class_index(33), 1);
+    assert_eq!(zs_size_class_index(58), 2); // 64 bytes
+    assert_eq!(zs_size_class_index(4096), 254);
+    assert_eq!(zs_chain_size(64), 1);
+    assert_eq!(zs_chain_size(4096), 1);
+    // 48-byte objects: 3 pages hold 256 of them exactly
+    assert_eq!(zs_chain_size(48), 3);
+    // 1120 bytes (a 1 KiB-random page's class): 8 pages hold 29, 288 bytes over (the least of 1-8)
+    assert_eq!(zs_chain_size(1120), 8);
+}
+
+/// 6.18's zswap (`zswap_direct`): a page holding one byte compresses (LZO) to 50 bytes, which
+/// with zsmalloc's handle is a 64-byte object, 64 to a page: the pool is the objects' pages, not
+/// one page per two entries as zbud's (host-zswap-reread: 8284 entries in 130 pages,
+/// 532480 bytes). Loads are exclusive (`zswap_load()`: the entry goes, the page is dirtied),
+/// so the re-touch leaves only the pages it did not read back in the pool and every page
+/// reclaim takes again is stored again; 6.1 keeps a loaded page's entry while its slot
+/// lives.
+#[test]
+fn zsmalloc_pool_and_exclusive_loads_6_18() {
+    let toml = zhog("24M", "byte", "enabled = true", "", "linux-6.18", "v1");
+    let mut s = sim(&toml);
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let k = &s.kernel;
+    let z = k.zswap.as_ref().unwrap();
+    assert_eq!(lzo1x_1_compressed_len(AnonFill::Byte), 50);
+    let stored = z.stats.stored_pages;
+    assert!(stored > 1000, "{stored}");
+    assert_eq!(z.pool_pages(), stored.div_ceil(64), "{stored} entries of 64 bytes");
+    // every entry is a slot whose page is not resident (nothing loaded keeps its entry)
+    let area = k.swap.as_ref().unwrap();
+    for (slot, _) in z.entries() {
+        assert_eq!(area.cache_get(slot), PageId::NIL, "slot {slot} loaded and still in zswap");
+    }
+    // the re-touch read every page back and reclaim stored the ones it took again
+    let (zin, zout) = (z.stats.zswpin, z.stats.zswpout);
+    assert!(zin > 1000 && zout >= zin, "zswpin {zin} zswpout {zout}");
+    // 6.1's zbud pool for the same pages: two entries per pool page
+    let mut s61 = sim(&zhog("24M", "byte", "enabled = true", "", "linux-6.1", "v1"));
+    run(&mut s61);
+    let z61 = s61.kernel.zswap.as_ref().unwrap();
+    assert!(z61.pool_pages() * 2 >= z61.stats.stored_pages && z61.pool_pages() > 10 * z.pool_pages());
+}
+
+/// 6.18's zswap refuses what the engine does not model there: a `zbud` pool (removed in
+/// 6.15), the same-filled parameters (gone with same-filled entries, 6.12), fills whose pages
+/// 6.18 handles otherwise (same-filled ones: the swap zeromap for zero pages; incompressible
+/// ones: stored as they are).
+#[test]
+fn zswap_6_18_bad_input_is_refused() {
+    let check = |toml: String, want: &str| {
+        let doc = Document::from_toml("t.toml", &toml).unwrap();
+        let e = doc.resolve(None, &[]).err().unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(e.to_string().contains(want) && e.to_string().contains("t.toml:"), "{e}");
+    };
+    check(zhog("24M", "byte", "zpool = \"zbud\"", "", "linux-6.18", "v1"), "zbud was removed in 6.15");
+    check(zhog("24M", "byte", "zpool = \"zsmalloc\"", "", "linux-6.1", "v1"), "models `zbud` there");
+    check(zhog("24M", "byte", "same_filled_pages_enabled = false", "", "linux-6.18", "v1"), "no such parameter");
+    check(zhog("24M", "same", "enabled = true", "", "linux-6.18", "v1"), "fill = \"same\" with zswap on a 6.18 profile");
+    check(zhog("24M", "random", "enabled = true", "", "linux-6.18", "v1"), "fill = \"random\" with zswap on a 6.18 profile");
+    // accepted: zsmalloc named, a compressible fill
+    let doc = Document::from_toml("t.toml", &zhog("24M", "random-1K", "zpool = \"zsmalloc\"", "", "linux-6.18", "v1")).unwrap();
+    doc.resolve(None, &[]).unwrap();
+}
