@@ -88,6 +88,8 @@ impl Kernel {
         self.shadow_nodes.push(Default::default());
         self.reclaim_iter.push([MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]);
         debug_assert_eq!(self.lruvecs.len(), self.memcgs.len() * self.nr_nodes as usize);
+        // mem_cgroup_css_online() -> lru_gen_online_memcg() (6.3+)
+        self.lru_gen_online_memcg(m);
         // mem_cgroup_alloc(): percpu statistics, then the structures; cgroup_create(): the
         // cgroup, its other per-controller objects, its kernfs directory and control files.
         let c = self.profile.memcg_kmem.clone();
@@ -135,6 +137,8 @@ impl Kernel {
         }
         self.memcgs.online.remove(&path);
         self.memcgs.memcgs[m.idx()].state = MemcgState::Dying;
+        // mem_cgroup_css_offline() -> lru_gen_offline_memcg() (6.3+)
+        self.lru_gen_offline_memcg(m);
         let parent = self.memcgs.get(m).parent.unwrap_or(MemcgId::ROOT);
         self.dcache_reparent(m, parent);
         self.xa_nodes_reparent(m, parent);
@@ -195,6 +199,8 @@ impl Kernel {
             }
             self.memcgs.memcgs[m.idx()].events = [0; crate::memcontrol::NR_MEMCG_EVENTS];
         }
+        // mem_cgroup_css_release() -> lru_gen_release_memcg() (6.3+)
+        self.lru_gen_release_memcg(m);
         self.pcpu_free(percpu);
         self.kmem.slab -= slab;
         let mc = &mut self.memcgs.memcgs[m.idx()];

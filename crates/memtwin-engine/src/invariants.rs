@@ -245,6 +245,7 @@ impl Kernel {
         }
         self.check_zswap()?;
         self.check_lifecycle()?;
+        self.check_memcg_lru()?;
         self.check_directories()?;
         self.check_request_queues()?;
         self.check_rmap()?;
@@ -280,6 +281,58 @@ impl Kernel {
                     return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// The memcg LRU of each node (6.3+, under lru_gen): the lruvecs of every memcg not freed
+    /// are listed, each in the bin and generation it records, linked both ways; each
+    /// generation's `nr_memcgs` counts its lruvecs, and only the old (`seq`) and young
+    /// (`seq + 1`) generations hold any.
+    pub fn check_memcg_lru(&self) -> Result<(), String> {
+        use crate::lru_gen::{get_memcg_gen, MEMCG_NR_BINS, MEMCG_NR_GENS, NIL_LRUVEC};
+        if !(self.profile.lru_gen && self.profile.lru_gen_memcg_lru) {
+            return Ok(());
+        }
+        let mut listed = 0;
+        for (nid, ml) in self.memcg_lru.iter().enumerate() {
+            for gen in 0..MEMCG_NR_GENS as usize {
+                let mut n = 0;
+                for bin in 0..MEMCG_NR_BINS {
+                    let (mut prev, mut cur) = (NIL_LRUVEC, ml.fifo[gen][bin].0);
+                    while cur != NIL_LRUVEC {
+                        let g = &self.lruvecs[cur as usize].lrugen;
+                        if !g.memcg_listed || g.memcg_gen as usize != gen || g.memcg_bin as usize != bin || g.memcg_prev != prev || cur as usize % self.nr_nodes as usize != nid {
+                            return Err(format!("memcg LRU node {nid}: lruvec {cur} misplaced in fifo[{gen}][{bin}]"));
+                        }
+                        n += 1;
+                        prev = cur;
+                        cur = g.memcg_next;
+                    }
+                    if ml.fifo[gen][bin].1 != prev {
+                        return Err(format!("memcg LRU node {nid}: fifo[{gen}][{bin}]'s tail is not its last lruvec"));
+                    }
+                }
+                if n != ml.nr_memcgs[gen] {
+                    return Err(format!("memcg LRU node {nid}: generation {gen} holds {n} lruvecs, nr_memcgs {}", ml.nr_memcgs[gen]));
+                }
+                if n > 0 && gen != get_memcg_gen(ml.seq) && gen != get_memcg_gen(ml.seq + 1) {
+                    return Err(format!("memcg LRU node {nid}: generation {gen} is neither old nor young (seq {})", ml.seq));
+                }
+                listed += n;
+            }
+        }
+        for m in 0..self.memcgs.len() {
+            let freed = self.memcgs.memcgs[m].state == crate::memcontrol::MemcgState::Freed;
+            for nid in 0..self.nr_nodes {
+                let v = self.lruvec_idx(MemcgId(m as u32), nid);
+                if self.lruvecs[v].lrugen.memcg_listed == freed {
+                    return Err(format!("memcg LRU: memcg {m} on node {nid} is {}listed", if freed { "freed and " } else { "not " }));
+                }
+            }
+        }
+        if listed as usize != self.lruvecs.iter().filter(|l| l.lrugen.memcg_listed).count() {
+            return Err("memcg LRU: a listed lruvec is on no bin".into());
         }
         Ok(())
     }

@@ -126,6 +126,12 @@ pub struct Kernel {
     /// `current->in_lru_fault` (6.1 `lru_gen_enter_fault()`): a fault of a mapping that is
     /// neither `VM_SEQ_READ` nor `VM_RAND_READ` is running, under the multi-generational LRU.
     pub(crate) lru_gen_in_fault: bool,
+    /// `pgdat->memcg_lru` of each node (6.3+ `struct lru_gen_memcg`), under the
+    /// multi-generational LRU with `KernelProfile::lru_gen_memcg_lru`.
+    pub memcg_lru: Vec<crate::lru_gen::LruGenMemcg>,
+    /// The state of the pseudo-random numbers standing for `get_random_u32_below()` where
+    /// the memcg LRU picks a bin (xorshift64, fixed start: runs are reproducible).
+    pub memcg_lru_rand: u64,
     /// The task (its mm's index) the OOM killer chose and marked (`mark_oom_victim()`) that
     /// has not exited yet; the scheduler kills it (oom_kill.rs).
     pub oom_victim: Option<u32>,
@@ -247,6 +253,8 @@ impl Kernel {
             lru_gen_mm_walk: false,
             cur_mm: u32::MAX,
             lru_gen_in_fault: false,
+            memcg_lru: vec![],
+            memcg_lru_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             oom_victim: None,
             lru_gen_mms: vec![],
             lru_gen_mm_lists: vec![],

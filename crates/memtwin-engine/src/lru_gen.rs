@@ -33,10 +33,22 @@
 //! are `Vma::young`). What the engine does not model, and why: virtual addresses (each VMA is
 //! taken to start on a PMD boundary); the PTE dirty bit the walk carries to a folio.
 //! Zones are not split (one list per generation and type). `CONFIG_LRU_GEN_STATS` is off, as
-//! in Debian's build (`NR_HIST_GENS` = 1). The memcg LRU for global reclaim is 6.3+ and no
-//! profile has it: global reclaim walks memcgs as the two-list code does. `min_ttl_ms` gates
-//! kswapd's aging (`age_lruvec()`), and when no memcg passes, kswapd invokes the OOM killer
+//! in Debian's build (`NR_HIST_GENS` = 1). `min_ttl_ms` gates kswapd's aging
+//! (`age_lruvec()`), and when no memcg passes, kswapd invokes the OOM killer
 //! (`out_of_memory()`, oom_kill.rs), whose victim the scheduler kills.
+//!
+//! The memcg LRU for global reclaim (6.3+, `KernelProfile::lru_gen_memcg_lru`; before it,
+//! and for memcg reclaim always, the memcgs are walked as the two-list code walks them): each
+//! node keeps its memcgs in two generations (old = `seq`, young = `seq + 1`, modulo
+//! `MEMCG_NR_GENS`) of `MEMCG_NR_BINS` bins ([`LruGenMemcg`]); global reclaim
+//! ([`Kernel::lru_gen_shrink_node`] -> `shrink_many()`) walks the old generation's bins from a
+//! random one, shrinking each memcg (`shrink_one()`) and rotating it by the outcome
+//! ([`Kernel::lru_gen_rotate_memcg`]: young when its eviction had to age it, tail on a first
+//! look below memory.low or too small); the old generation's seq moves on when its last memcg
+//! leaves it. The per-lruvec eviction ages in the eviction path and stops the lruvec there
+//! (6.3 `get_nr_to_scan()`, `try_to_shrink_lruvec()`), and kswapd no longer ages first. The
+//! memcg LRU is as 6.7 has it (`shrink_one()` with "mm/mglru: reclaim offlined memcgs
+//! harder"); the v1 soft limit's `lru_gen_soft_reclaim()` is not modelled (no soft limits).
 
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
@@ -62,6 +74,59 @@ pub const PAGEVEC_SIZE: usize = 15;
 pub const MIN_LRU_BATCH: u64 = 64;
 /// `MAX_LRU_BATCH` = `MIN_LRU_BATCH * 64`.
 pub const MAX_LRU_BATCH: u64 = MIN_LRU_BATCH * 64;
+/// `MEMCG_NR_GENS` (include/linux/mmzone.h, 6.3+): "only two valid generations: old (seq)
+/// and young (seq+1)"; three so that a stale seq read locklessly does not wrap to young.
+pub const MEMCG_NR_GENS: u64 = 3;
+/// `MEMCG_NR_BINS` (6.3+): memcgs of a generation randomly sharded into 8 bins.
+pub const MEMCG_NR_BINS: usize = 8;
+/// No lruvec (the end of a memcg LRU bin).
+pub const NIL_LRUVEC: u32 = u32::MAX;
+/// The start of the engine's stand-in for `get_random_u32_below()` (any non-zero value: the
+/// kernel's bins are random, the engine's must be reproducible).
+pub const MEMCG_LRU_RAND_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The operations on the memcg LRU (6.3+ `enum { MEMCG_LRU_NOP, MEMCG_LRU_HEAD,
+/// MEMCG_LRU_TAIL, MEMCG_LRU_OLD, MEMCG_LRU_YOUNG }`, mm/vmscan.c); `Head`/`Tail` are also the
+/// segment values of `lrugen->seg` (0 is the default segment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemcgLruOp {
+    /// `MEMCG_LRU_NOP`: stay.
+    Nop = 0,
+    /// `MEMCG_LRU_HEAD`: to the head of a random bin of its generation, segment head.
+    Head = 1,
+    /// `MEMCG_LRU_TAIL`: to the tail of a random bin of its generation, segment tail.
+    Tail = 2,
+    /// `MEMCG_LRU_OLD`: to the head of a random bin of the old generation.
+    Old = 3,
+    /// `MEMCG_LRU_YOUNG`: to the tail of a random bin of the young generation.
+    Young = 4,
+}
+
+/// `struct lru_gen_memcg` (include/linux/mmzone.h, 6.3+), `pgdat->memcg_lru`: the node's
+/// memcg generation counter, the memcgs per generation, and per generation and bin a list of
+/// lruvecs (head, tail; `NIL_LRUVEC` when empty).
+#[derive(Clone, Debug)]
+pub struct LruGenMemcg {
+    /// `seq`: its remainder modulo `MEMCG_NR_GENS` is the old generation.
+    pub seq: u64,
+    /// `nr_memcgs[MEMCG_NR_GENS]`.
+    pub nr_memcgs: [u64; MEMCG_NR_GENS as usize],
+    /// `fifo[MEMCG_NR_GENS][MEMCG_NR_BINS]`: (head, tail) lruvec indices.
+    pub fifo: [[(u32, u32); MEMCG_NR_BINS]; MEMCG_NR_GENS as usize],
+}
+
+impl Default for LruGenMemcg {
+    fn default() -> Self {
+        LruGenMemcg { seq: 0, nr_memcgs: [0; MEMCG_NR_GENS as usize], fifo: [[(NIL_LRUVEC, NIL_LRUVEC); MEMCG_NR_BINS]; MEMCG_NR_GENS as usize] }
+    }
+}
+
+/// `get_memcg_gen()` (6.3+).
+#[inline]
+pub fn get_memcg_gen(seq: u64) -> usize {
+    (seq % MEMCG_NR_GENS) as usize
+}
+
 /// `LRU_GEN_ANON`.
 pub const LRU_GEN_ANON: usize = 0;
 /// `LRU_GEN_FILE`.
@@ -201,6 +266,21 @@ pub struct LruGenStruct {
     /// Times kswapd found this lruvec's oldest generation younger than `min_ttl_ms`
     /// (`age_lruvec()` returning false).
     pub min_ttl_skips: u64,
+    /// `lrugen->gen` (6.3+): the memcg generation (`seq % MEMCG_NR_GENS`) of the node's memcg
+    /// LRU this lruvec is in.
+    pub memcg_gen: u8,
+    /// `lrugen->seg` (6.3+): `MemcgLruSeg` head, tail or default (0).
+    pub memcg_seg: u8,
+    /// The bin of `memcg_lru.fifo[gen]` this lruvec is in (the kernel finds it through the
+    /// list's nulls value; the engine keeps it to unlink in O(1)).
+    pub memcg_bin: u8,
+    /// On a memcg LRU list (`!hlist_nulls_unhashed(&lrugen->list)`).
+    pub memcg_listed: bool,
+    /// `lrugen->list`: the previous and next lruvec (indices) in the bin, `NIL_LRUVEC` at the
+    /// ends.
+    pub memcg_prev: u32,
+    /// See `memcg_prev`.
+    pub memcg_next: u32,
     /// Times `lru_gen_age_node()` invoked the OOM killer because no memcg was older than
     /// `min_ttl_ms` (counted on the root's lruvec; a call while an earlier victim has not
     /// exited yet kills nobody).
@@ -1293,5 +1373,371 @@ impl Kernel {
             }
         }
         out
+    }
+}
+
+/// The memcg LRU for global reclaim and the 6.3+ eviction path (mm/vmscan.c, "memcg LRU").
+impl Kernel {
+    /// `get_random_u32_below(MEMCG_NR_BINS)`: a bin (xorshift64 standing for the kernel's
+    /// random numbers; reproducible run to run).
+    fn memcg_lru_random_bin(&mut self) -> usize {
+        let mut x = self.memcg_lru_rand;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.memcg_lru_rand = x;
+        (x % MEMCG_NR_BINS as u64) as usize
+    }
+
+    /// `hlist_nulls_del_rcu(&lruvec->lrugen.list)` from its bin.
+    fn memcg_lru_unlink(&mut self, v: usize) {
+        let nid = v % self.nr_nodes as usize;
+        let g = &self.lruvecs[v].lrugen;
+        let (gen, bin, prev, next) = (g.memcg_gen as usize, g.memcg_bin as usize, g.memcg_prev, g.memcg_next);
+        if prev != NIL_LRUVEC {
+            self.lruvecs[prev as usize].lrugen.memcg_next = next;
+        } else {
+            self.memcg_lru[nid].fifo[gen][bin].0 = next;
+        }
+        if next != NIL_LRUVEC {
+            self.lruvecs[next as usize].lrugen.memcg_prev = prev;
+        } else {
+            self.memcg_lru[nid].fifo[gen][bin].1 = prev;
+        }
+        let g = &mut self.lruvecs[v].lrugen;
+        g.memcg_prev = NIL_LRUVEC;
+        g.memcg_next = NIL_LRUVEC;
+        g.memcg_listed = false;
+    }
+
+    /// `hlist_nulls_add_head_rcu()` / `hlist_nulls_add_tail_rcu()` of lruvec `v` to
+    /// `fifo[gen][bin]`.
+    fn memcg_lru_link(&mut self, v: usize, gen: usize, bin: usize, head: bool) {
+        let nid = v % self.nr_nodes as usize;
+        let (h, t) = self.memcg_lru[nid].fifo[gen][bin];
+        let vi = v as u32;
+        {
+            let g = &mut self.lruvecs[v].lrugen;
+            g.memcg_gen = gen as u8;
+            g.memcg_bin = bin as u8;
+            g.memcg_listed = true;
+            if head {
+                g.memcg_prev = NIL_LRUVEC;
+                g.memcg_next = h;
+            } else {
+                g.memcg_prev = t;
+                g.memcg_next = NIL_LRUVEC;
+            }
+        }
+        let f = &mut self.memcg_lru[nid].fifo[gen][bin];
+        if head {
+            if h != NIL_LRUVEC {
+                self.lruvecs[h as usize].lrugen.memcg_prev = vi;
+            } else {
+                f.1 = vi;
+            }
+            f.0 = vi;
+        } else {
+            if t != NIL_LRUVEC {
+                self.lruvecs[t as usize].lrugen.memcg_next = vi;
+            } else {
+                f.0 = vi;
+            }
+            f.1 = vi;
+        }
+    }
+
+    /// `lru_gen_rotate_memcg()` (mm/vmscan.c, 6.3+): move lruvec `v` by `op` - to the head
+    /// (`Head`) or tail (`Tail`) of a random bin of its generation, setting its segment; to the
+    /// head of a random bin of the old generation (`Old`) or the tail of one of the young
+    /// generation (`Young`), segment default. When the generation it left was the old one and
+    /// is now empty, the node's `seq` moves on (the young generation becomes the old).
+    pub fn lru_gen_rotate_memcg(&mut self, v: usize, op: MemcgLruOp) {
+        if !self.lruvecs[v].lrugen.memcg_listed {
+            return;
+        }
+        let nid = v % self.nr_nodes as usize;
+        let bin = self.memcg_lru_random_bin();
+        let seq = self.memcg_lru[nid].seq;
+        let old = self.lruvecs[v].lrugen.memcg_gen as usize;
+        let (seg, new) = match op {
+            MemcgLruOp::Head => (MemcgLruOp::Head as u8, old),
+            MemcgLruOp::Tail => (MemcgLruOp::Tail as u8, old),
+            MemcgLruOp::Old => (0, get_memcg_gen(seq)),
+            MemcgLruOp::Young => (0, get_memcg_gen(seq + 1)),
+            MemcgLruOp::Nop => return,
+        };
+        self.lruvecs[v].lrugen.memcg_seg = seg;
+        self.memcg_lru_unlink(v);
+        self.memcg_lru_link(v, new, bin, matches!(op, MemcgLruOp::Head | MemcgLruOp::Old));
+        let ml = &mut self.memcg_lru[nid];
+        ml.nr_memcgs[old] -= 1;
+        ml.nr_memcgs[new] += 1;
+        if ml.nr_memcgs[old] == 0 && old == get_memcg_gen(ml.seq) {
+            ml.seq += 1;
+        }
+    }
+
+    /// `lru_gen_online_memcg()` (6.3+): the memcg's lruvec on each node joins the tail of a
+    /// random bin (one bin for all nodes) of the old generation. A no-op unless the profile
+    /// has the memcg LRU and lru_gen.
+    pub fn lru_gen_online_memcg(&mut self, m: MemcgId) {
+        if !(self.profile.lru_gen && self.profile.lru_gen_memcg_lru) {
+            return;
+        }
+        if self.memcg_lru.len() < self.nr_nodes as usize {
+            self.memcg_lru.resize(self.nr_nodes as usize, LruGenMemcg::default());
+        }
+        let bin = self.memcg_lru_random_bin();
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvec_idx(m, nid);
+            let gen = get_memcg_gen(self.memcg_lru[nid as usize].seq);
+            self.memcg_lru_link(v, gen, bin, false);
+            self.memcg_lru[nid as usize].nr_memcgs[gen] += 1;
+        }
+    }
+
+    /// `lru_gen_offline_memcg()` (6.3+): each lruvec to the old generation's head
+    /// (`MEMCG_LRU_OLD`), reclaimed first.
+    pub fn lru_gen_offline_memcg(&mut self, m: MemcgId) {
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvec_idx(m, nid);
+            self.lru_gen_rotate_memcg(v, MemcgLruOp::Old);
+        }
+    }
+
+    /// `lru_gen_release_memcg()` (6.3+): the lruvecs leave the memcg LRU; an old generation
+    /// left empty moves `seq` on.
+    pub fn lru_gen_release_memcg(&mut self, m: MemcgId) {
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvec_idx(m, nid);
+            if !self.lruvecs[v].lrugen.memcg_listed {
+                continue;
+            }
+            let gen = self.lruvecs[v].lrugen.memcg_gen as usize;
+            self.memcg_lru_unlink(v);
+            let ml = &mut self.memcg_lru[nid as usize];
+            ml.nr_memcgs[gen] -= 1;
+            if ml.nr_memcgs[gen] == 0 && gen == get_memcg_gen(ml.seq) {
+                ml.seq += 1;
+            }
+        }
+    }
+
+    /// `lruvec_is_sizable()` (6.3+): whether the evictable generations hold enough to be
+    /// worth reclaiming at this priority (`total >> priority`; all of a dying memcg's).
+    pub fn lruvec_is_sizable(&self, memcg: MemcgId, v: usize, sc: &ScanControl) -> bool {
+        let can_swap = sc.may_swap && self.lru_gen_swappiness(memcg) != 0;
+        let g = &self.lruvecs[v].lrugen;
+        let mut total = 0;
+        for ty in (!can_swap as usize)..2 {
+            for seq in g.min_seq[ty]..=g.max_seq {
+                total += self.lruvecs[v].lists[gen_list(lru_gen_from_seq(seq), ty)].pages;
+            }
+        }
+        let online = self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
+        (if online { total >> sc.priority } else { total }) > 0
+    }
+
+    /// `get_nr_to_scan()` (6.3+): -1 to stop and rotate this lruvec (below memory.min, or it
+    /// was low on cold pages and has just been aged, `try_to_inc_max_seq()`), else the pages
+    /// to scan (`total >> priority`, all of a dying memcg's; 0 when no generation can be
+    /// evicted at `DEF_PRIORITY`, where it does not age).
+    fn lru_gen_get_nr_to_scan_6_3(&mut self, memcg: MemcgId, v: usize, sc: &ScanControl, can_swap: bool) -> i64 {
+        if memcg != sc.target && self.memcgs.below_min(memcg) {
+            return -1;
+        }
+        let online = self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
+        let (need_aging, nr_to_scan) = self.should_run_aging(v, can_swap, sc.priority, online);
+        let g = &self.lruvecs[v].lrugen;
+        // "whether this lruvec is completely out of cold folios": nothing to scan.
+        let nr_to_scan = if g.min_seq[!can_swap as usize] + MIN_NR_GENS > g.max_seq { 0 } else { nr_to_scan };
+        if !need_aging || sc.priority == DEF_PRIORITY {
+            return nr_to_scan as i64;
+        }
+        let max_seq = g.max_seq;
+        if self.try_to_inc_max_seq(v, max_seq, can_swap) {
+            -1
+        } else {
+            0
+        }
+    }
+
+    /// `try_to_shrink_lruvec()` (6.3+): evict batches until `get_nr_to_scan()` pages were
+    /// scanned or reclaim may stop (`should_abort_scan()`: global reclaim that met its target;
+    /// never memcg reclaim, "to ensure fairness"). Returns whether the lruvec should be
+    /// rotated (`get_nr_to_scan()` said -1).
+    fn try_to_shrink_lruvec(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> bool {
+        let swappiness = if sc.may_swap { self.lru_gen_swappiness(memcg) } else { 0 };
+        let mut scanned = 0u64;
+        loop {
+            let nr_to_scan = self.lru_gen_get_nr_to_scan_6_3(memcg, v, sc, swappiness != 0);
+            if nr_to_scan <= 0 {
+                return nr_to_scan < 0;
+            }
+            let delta = self.evict_folios(memcg, v, sc, swappiness);
+            if delta == 0 {
+                return false;
+            }
+            scanned += delta;
+            if scanned >= nr_to_scan as u64 {
+                return false;
+            }
+            // should_abort_scan(): root reclaim at its target (the engine's callers stop at
+            // their target, which stands for kswapd's watermark check too).
+            if sc.target == MemcgId::ROOT && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                return false;
+            }
+        }
+    }
+
+    /// `lru_gen_shrink_lruvec()` (6.3+) of memcg (not root) reclaim: shrink the lruvec with
+    /// a walk context of its own, and rotate it to the young generation when it had to age.
+    pub(crate) fn lru_gen_shrink_lruvec_6_3(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+        self.lru_gen_mm_walk = false;
+        if self.try_to_shrink_lruvec(memcg, v, sc) {
+            self.lru_gen_rotate_memcg(v, MemcgLruOp::Young);
+        }
+        self.lru_gen_mm_walk = false;
+    }
+
+    /// `shrink_one()` (6.7, "mm/mglru: reclaim offlined memcgs harder"): shrink one memcg's
+    /// lruvec for global reclaim and say how to rotate it: young when below memory.min or when
+    /// its eviction aged it (and it is online); tail on the first look at a memcg below
+    /// memory.low (the second counts `memory.events low` and reclaims); when nothing needed
+    /// rotating, stay if it is sizable, else tail once, then young.
+    fn shrink_one(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> MemcgLruOp {
+        if self.memcgs.below_min(memcg) {
+            return MemcgLruOp::Young;
+        }
+        if self.memcgs.below_low(memcg) {
+            if self.lruvecs[v].lrugen.memcg_seg != MemcgLruOp::Tail as u8 {
+                return MemcgLruOp::Tail;
+            }
+            self.memcgs.count_event(memcg, MemcgEvent::Low, 1);
+        }
+        let success = self.try_to_shrink_lruvec(memcg, v, sc);
+        // shrink_slab(): the shadow-node shrinker and the superblock shrinkers.
+        self.shrink_shadow_nodes(memcg);
+        self.shrink_slab_sb(memcg, sc.priority);
+        let online = self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
+        if success && online {
+            return MemcgLruOp::Young;
+        }
+        if !success && self.lruvec_is_sizable(memcg, v, sc) {
+            return MemcgLruOp::Nop;
+        }
+        // "one retry if offlined or too small"
+        if self.lruvecs[v].lrugen.memcg_seg != MemcgLruOp::Tail as u8 {
+            MemcgLruOp::Tail
+        } else {
+            MemcgLruOp::Young
+        }
+    }
+
+    /// `shrink_many()` (6.7): from a random bin of the node's old generation, shrink each
+    /// memcg in turn (`shrink_one()`), rotating the one just shrunk as it says before going on
+    /// to the next (whose place was read before the rotation), until reclaim may stop
+    /// (`should_abort_scan()`); then the other bins of that generation in order.
+    fn shrink_many(&mut self, nid: u32, sc: &mut ScanControl) {
+        let n = nid as usize;
+        let gen = get_memcg_gen(self.memcg_lru[n].seq);
+        let first_bin = self.memcg_lru_random_bin();
+        let mut bin = first_bin;
+        loop {
+            let mut cur = self.memcg_lru[n].fifo[gen][bin].0;
+            while cur != NIL_LRUVEC {
+                let v = cur as usize;
+                let next = self.lruvecs[v].lrugen.memcg_next;
+                if self.lruvecs[v].lrugen.memcg_gen as usize != gen {
+                    cur = next;
+                    continue;
+                }
+                let memcg = MemcgId((v / self.nr_nodes as usize) as u32);
+                let op = self.shrink_one(memcg, v, sc);
+                self.lru_gen_rotate_memcg(v, op);
+                // should_abort_scan()
+                if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                    return;
+                }
+                cur = next;
+            }
+            bin = (bin + 1) % MEMCG_NR_BINS;
+            if bin == first_bin {
+                return;
+            }
+        }
+    }
+
+    /// `lru_gen_shrink_node()` (6.3+): global reclaim of node `nid` through the memcg LRU
+    /// (`shrink_many()`), with the protections computed from the root
+    /// (`mem_cgroup_calculate_protection()`) and a walk context of the node's; kswapd counts
+    /// this pass's reclaim from 0 for `should_abort_scan()`.
+    pub(crate) fn lru_gen_shrink_node(&mut self, nid: u32, sc: &mut ScanControl) {
+        let mut list = std::mem::take(&mut self.scratch_memcgs);
+        self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
+        self.scratch_memcgs = list;
+        self.lru_gen_mm_walk = true;
+        let reclaimed = sc.nr_reclaimed;
+        if sc.kswapd {
+            sc.nr_reclaimed = 0;
+        }
+        self.shrink_many(nid, sc);
+        if sc.kswapd {
+            sc.nr_reclaimed += reclaimed;
+        }
+        self.lru_gen_mm_walk = false;
+    }
+
+    /// `shrink_one()` for unit tests.
+    #[cfg(test)]
+    pub(crate) fn shrink_one_for_test(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> MemcgLruOp {
+        self.shrink_one(memcg, v, sc)
+    }
+
+    /// One `shrink_node()` of global reclaim at `sc.priority`, for unit tests: through the
+    /// memcg LRU (6.3+) or every memcg (`shrink_node_memcgs()`).
+    #[cfg(test)]
+    pub(crate) fn nr_reclaimed_for_test(&mut self, sc: &mut ScanControl) {
+        if self.profile.lru_gen_memcg_lru {
+            self.lru_gen_shrink_node(0, sc);
+        } else {
+            self.shrink_node_memcgs_for_test(sc);
+        }
+    }
+
+    /// `lru_gen_age_node()` (6.3+): kswapd no longer ages here (the eviction path does);
+    /// with `min_ttl_ms` set, below `DEF_PRIORITY`, it looks for a memcg whose oldest file
+    /// generation is older than min_ttl_ms, sizable and not below memory.min
+    /// (`lruvec_is_reclaimable()`), and invokes the OOM killer when there is none.
+    pub(crate) fn lru_gen_age_node_6_3(&mut self, nid: u32, sc: &ScanControl) {
+        let min_ttl = self.profile.lru_gen_min_ttl_ms * 1_000_000;
+        if min_ttl == 0 || sc.priority == DEF_PRIORITY {
+            return;
+        }
+        let mut list = std::mem::take(&mut self.scratch_memcgs);
+        self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
+        let mut reclaimable = false;
+        for &m in &list {
+            let v = self.lruvec_idx(m, nid);
+            let g = &self.lruvecs[v].lrugen;
+            let birth = g.timestamps[lru_gen_from_seq(g.min_seq[LRU_GEN_FILE])];
+            if birth + min_ttl > self.now {
+                self.lruvecs[v].lrugen.min_ttl_skips += 1;
+                continue;
+            }
+            if !self.lruvec_is_sizable(m, v, sc) || self.memcgs.below_min(m) {
+                continue;
+            }
+            reclaimable = true;
+            break;
+        }
+        self.scratch_memcgs = list;
+        if reclaimable {
+            return;
+        }
+        let v = self.lruvec_idx(MemcgId::ROOT, nid);
+        self.lruvecs[v].lrugen.min_ttl_ooms += 1;
+        self.out_of_memory();
     }
 }

@@ -420,6 +420,15 @@ pub struct KernelProfile {
     /// oldest file generation is younger than this, and when no memcg passes it invokes the
     /// OOM killer (`lru_gen_age_node()` -> `out_of_memory()`, 6.1; oom_kill.rs).
     pub lru_gen_min_ttl_ms: u64,
+    /// The memcg LRU for global reclaim under the multi-generational LRU (6.3, e4dde56cd208
+    /// "mm: multi-gen LRU: per-node lru_gen_folio lists"): memcgs of a node in two
+    /// generations of `MEMCG_NR_BINS` bins (`pgdat->memcg_lru`), global reclaim walks the old
+    /// generation's bins (`shrink_many()`) and rotates each memcg it reclaimed from
+    /// (`lru_gen_rotate_memcg()`), the lruvec's eviction ages it when it runs out of cold pages
+    /// and stops there (`get_nr_to_scan()` returning -1), kswapd does not age
+    /// (`lru_gen_age_node()` checks `min_ttl_ms` only). Before 6.3 global reclaim walks every
+    /// memcg (`shrink_node_memcgs()`) and kswapd ages first. See [`crate::lru_gen`].
+    pub lru_gen_memcg_lru: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -659,6 +668,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_available: true,
         lru_gen: false,
         lru_gen_min_ttl_ms: 0,
+        lru_gen_memcg_lru: true,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -679,6 +689,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         pgfault_counts_retries: true,
         ra_prev_pos_per_read: false,
         zswap_modelled: true,
+        lru_gen_memcg_lru: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
@@ -691,9 +702,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_6_6_lru_gen = KernelProfile {
         name: "linux-6.6-lru_gen",
         description: "linux-6.6 as Fedora, Arch and Ubuntu 23.10+ ship it: the multi-generational LRU \
-                      on (CONFIG_LRU_GEN_ENABLED), min_ttl_ms 0; its mechanism is 6.1's (validated on Debian's \
-                      6.1): 6.3's memcg LRU for global reclaim (lru_gen_rotate_memcg(), shrink_many()) and 6.3's \
-                      aging in the eviction path are not modelled, global reclaim walks every memcg as 6.1 does",
+                      on (CONFIG_LRU_GEN_ENABLED), min_ttl_ms 0; 6.1's generations, tiers and PID controller \
+                      (validated on Debian's 6.1) with 6.3's memcg LRU for global reclaim (lru_gen_rotate_memcg(), \
+                      shrink_many(), as 6.7 has them) and 6.3's aging in the eviction path (kswapd ages there too); \
+                      the memcg LRU is held to the source by unit tests, not recorded (no 6.3+ lru_gen kernel in the lab)",
         lru_gen: true,
         ..linux_6_6.clone()
     };

@@ -195,6 +195,8 @@ impl Simulation {
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);
         }
+        // mem_cgroup_css_online() of the root memcg: lru_gen_online_memcg() (6.3+).
+        k.lru_gen_online_memcg(MemcgId::ROOT);
         let mut memcg_of_cgroup = Vec::with_capacity(scn.cgroups.len());
         // The root memcg's swappiness is vm.swappiness; children inherit their parent's.
         k.memcgs.memcgs[MemcgId::ROOT.idx()].swappiness = k.profile.swappiness;

@@ -269,10 +269,29 @@ impl Kernel {
                 sc.nr_scanned = 0;
                 if sc.kswapd && self.profile.lru_gen {
                     // balance_pgdat() -> kswapd_age_node() -> lru_gen_age_node() (6.1), before
-                    // it shrinks the node at each priority.
-                    self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), sc);
+                    // it shrinks the node at each priority; 6.3+ checks min_ttl_ms only.
+                    if self.profile.lru_gen_memcg_lru {
+                        self.lru_gen_age_node_6_3(self.reclaim_nid.unwrap_or(0), sc);
+                    } else {
+                        self.lru_gen_age_node(self.reclaim_nid.unwrap_or(0), sc);
+                    }
                 }
-                self.shrink_node_memcgs(sc);
+                if self.profile.lru_gen && self.profile.lru_gen_memcg_lru && sc.target == MemcgId::ROOT {
+                    // shrink_node(): "if (lru_gen_enabled() && root_reclaim(sc)) {
+                    // lru_gen_shrink_node(pgdat, sc); return; }" (6.3+), each node in turn.
+                    let (first, last) = match self.reclaim_nid {
+                        Some(n) => (n, n + 1),
+                        None => (0, self.nr_nodes),
+                    };
+                    for nid in first..last {
+                        self.lru_gen_shrink_node(nid, sc);
+                        if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                            break;
+                        }
+                    }
+                } else {
+                    self.shrink_node_memcgs(sc);
+                }
                 if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 {
                     break;
                 }
@@ -301,6 +320,12 @@ impl Kernel {
             self.memcgs.memcgs[sc.target.idx()].refaults_snapshot_anon = r;
         }
         sc.nr_reclaimed
+    }
+
+    /// `shrink_node_memcgs()` for unit tests.
+    #[cfg(test)]
+    pub(crate) fn shrink_node_memcgs_for_test(&mut self, sc: &mut ScanControl) {
+        self.shrink_node_memcgs(sc)
     }
 
     /// `shrink_node_memcgs()`: visit every memcg of the target's subtree (`mem_cgroup_iter()`),
@@ -380,7 +405,11 @@ impl Kernel {
     /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`.
     fn shrink_lruvec_node(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         if self.lruvecs[v].lrugen.enabled {
-            // "if (lru_gen_enabled()) { lru_gen_shrink_lruvec(lruvec, sc); return; }" (6.1)
+            // "if (lru_gen_enabled()) { lru_gen_shrink_lruvec(lruvec, sc); return; }" (6.1;
+            // 6.3+: memcg reclaim only, root reclaim goes through lru_gen_shrink_node())
+            if self.profile.lru_gen_memcg_lru {
+                return self.lru_gen_shrink_lruvec_6_3(memcg, v, sc);
+            }
             return self.lru_gen_shrink_lruvec(memcg, v, sc);
         }
         // mem_cgroup_protection(): emin in the low-ignoring pass, else max(emin, elow); the

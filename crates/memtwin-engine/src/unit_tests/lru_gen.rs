@@ -1105,3 +1105,216 @@ ops = [
     let refault = k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultAnon);
     assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRestoreAnon), refault);
 }
+
+/// A 1 GiB machine on `profile` with lru_gen on and memcgs `a`, `b`, `c` (no limits), each
+/// with a file of its own (`/fa`, `/fb`, `/fc`, 8 MiB).
+fn setup_memcgs(profile: &str) -> (Simulation, [MemcgId; 3], [InodeId; 3]) {
+    let s = sim(&format!(
+        r#"
+[scenario]
+name = "memcg-lru"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "1G"
+[files."/fa"]
+size = "8M"
+[files."/fb"]
+size = "8M"
+[files."/fc"]
+size = "8M"
+[cgroups.a]
+[cgroups.b]
+[cgroups.c]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let m = [memcg(&s, "a"), memcg(&s, "b"), memcg(&s, "c")];
+    let f = [inode(&s, "/fa"), inode(&s, "/fb"), inode(&s, "/fc")];
+    (s, m, f)
+}
+
+/// The lruvecs on memcg LRU bin `fifo[gen][bin]` of node 0, head to tail.
+fn memcg_lru_bin(k: &Kernel, gen: usize, bin: usize) -> Vec<usize> {
+    let mut out = vec![];
+    let mut cur = k.memcg_lru[0].fifo[gen][bin].0;
+    while cur != NIL_LRUVEC {
+        out.push(cur as usize);
+        cur = k.lruvecs[cur as usize].lrugen.memcg_next;
+    }
+    out
+}
+
+/// The memcg LRU is consistent: every listed lruvec is in the bin its `memcg_gen`/`memcg_bin`
+/// say, each generation's `nr_memcgs` counts its lruvecs, and only the old and young
+/// generations hold any (6.3+ "There are only two valid generations").
+fn assert_memcg_lru(k: &Kernel) {
+    let ml = &k.memcg_lru[0];
+    let mut listed = 0;
+    for gen in 0..MEMCG_NR_GENS as usize {
+        let n: usize = (0..MEMCG_NR_BINS).map(|bin| {
+            let l = memcg_lru_bin(k, gen, bin);
+            for &v in &l {
+                assert_eq!((k.lruvecs[v].lrugen.memcg_gen as usize, k.lruvecs[v].lrugen.memcg_bin as usize), (gen, bin));
+            }
+            l.len()
+        }).sum();
+        assert_eq!(n as u64, ml.nr_memcgs[gen], "generation {gen}");
+        if n > 0 {
+            assert!(gen == get_memcg_gen(ml.seq) || gen == get_memcg_gen(ml.seq + 1), "generation {gen} is neither old nor young");
+        }
+        listed += n;
+    }
+    assert_eq!(listed, k.lruvecs.iter().filter(|l| l.lrugen.memcg_listed).count());
+}
+
+/// mm/vmscan.c 6.3+ `lru_gen_online_memcg()` / `lru_gen_rotate_memcg()` /
+/// `lru_gen_offline_memcg()` / `lru_gen_release_memcg()`: a new memcg joins the tail of a bin
+/// of the old generation; MEMCG_LRU_YOUNG moves it to the young generation's tail, and when
+/// the old generation empties the node's seq moves on (young becomes old);
+/// MEMCG_LRU_HEAD/TAIL keep the generation and set the segment; offlining moves a memcg to the
+/// head of a bin of the old generation (MEMCG_LRU_OLD); release takes it off.
+#[test]
+fn memcg_lru_6_3_online_rotate_offline_release() {
+    let (mut s, m, _) = setup_memcgs("linux-6.6-lru_gen");
+    let k = &mut s.kernel;
+    let v = |k: &Kernel, x: MemcgId| k.lruvec_idx(x, 0);
+    // Root and the three memcgs, all in the old generation (seq 0).
+    assert_eq!(k.memcg_lru[0].seq, 0);
+    assert_eq!(k.memcg_lru[0].nr_memcgs, [4, 0, 0]);
+    assert_memcg_lru(k);
+    for x in [MemcgId::ROOT, m[0], m[1], m[2]] {
+        assert!(k.lruvecs[v(k, x)].lrugen.memcg_listed);
+    }
+    // Young: to the tail of a bin of generation seq + 1.
+    let va = v(k, m[0]);
+    k.lru_gen_rotate_memcg(va, MemcgLruOp::Young);
+    assert_eq!(k.lruvecs[va].lrugen.memcg_gen, 1);
+    assert_eq!(*memcg_lru_bin(k, 1, k.lruvecs[va].lrugen.memcg_bin as usize).last().unwrap(), va);
+    assert_eq!(k.memcg_lru[0].nr_memcgs, [3, 1, 0]);
+    assert_memcg_lru(k);
+    // Tail and Head stay in the generation and set the segment.
+    let vb = v(k, m[1]);
+    k.lru_gen_rotate_memcg(vb, MemcgLruOp::Tail);
+    assert_eq!((k.lruvecs[vb].lrugen.memcg_gen, k.lruvecs[vb].lrugen.memcg_seg), (0, MemcgLruOp::Tail as u8));
+    assert_eq!(*memcg_lru_bin(k, 0, k.lruvecs[vb].lrugen.memcg_bin as usize).last().unwrap(), vb);
+    k.lru_gen_rotate_memcg(vb, MemcgLruOp::Head);
+    assert_eq!((k.lruvecs[vb].lrugen.memcg_gen, k.lruvecs[vb].lrugen.memcg_seg), (0, MemcgLruOp::Head as u8));
+    assert_eq!(memcg_lru_bin(k, 0, k.lruvecs[vb].lrugen.memcg_bin as usize)[0], vb);
+    assert_memcg_lru(k);
+    // The rest young: the old generation empties and seq moves on; generation 1 is old now.
+    for x in [MemcgId::ROOT, m[1], m[2]] {
+        let vx = v(k, x);
+        k.lru_gen_rotate_memcg(vx, MemcgLruOp::Young);
+    }
+    assert_eq!(k.memcg_lru[0].seq, 1);
+    assert_eq!(k.memcg_lru[0].nr_memcgs, [0, 4, 0]);
+    assert_eq!(k.lruvecs[vb].lrugen.memcg_seg, 0, "MEMCG_LRU_YOUNG resets the segment");
+    assert_memcg_lru(k);
+    // Offline: MEMCG_LRU_OLD, the head of a bin of the old generation (1).
+    let vc = v(k, m[2]);
+    k.lru_gen_rotate_memcg(vc, MemcgLruOp::Young);
+    assert_eq!(k.lruvecs[vc].lrugen.memcg_gen, 2);
+    k.cgroup_rmdir("/c").unwrap();
+    // Nothing charged to it: freed at once, so released (off the memcg LRU).
+    assert!(!k.lruvecs[vc].lrugen.memcg_listed);
+    assert_eq!(k.memcg_lru[0].nr_memcgs, [0, 3, 0]);
+    assert_memcg_lru(k);
+    // A memcg with pages stays dying, at the head of the old generation.
+    let (mut s, m, f) = setup_memcgs("linux-6.6-lru_gen");
+    let k = &mut s.kernel;
+    read_pages(k, f[0], 0, 64, m[0]);
+    let va = v(k, m[0]);
+    k.lru_gen_rotate_memcg(va, MemcgLruOp::Young);
+    k.cgroup_rmdir("/a").unwrap();
+    assert!(k.lruvecs[va].lrugen.memcg_listed, "dying, still listed");
+    assert_eq!(k.lruvecs[va].lrugen.memcg_gen as usize, get_memcg_gen(k.memcg_lru[0].seq));
+    assert_eq!(memcg_lru_bin(k, k.lruvecs[va].lrugen.memcg_gen as usize, k.lruvecs[va].lrugen.memcg_bin as usize)[0], va);
+    assert_memcg_lru(k);
+    // Before 6.3 there is no memcg LRU.
+    let (s, _, _) = setup_memcgs("linux-6.1");
+    assert!(s.kernel.memcg_lru.is_empty());
+}
+
+/// mm/vmscan.c 6.3+ `shrink_many()` against 6.1's `shrink_node_memcgs()` for global reclaim,
+/// three memcgs of the same size: one global reclaim of 32 pages through the memcg LRU stops
+/// after the memcg that met the target (`should_abort_scan()`). Repeated (`try_to_free_pages()`
+/// from `DEF_PRIORITY`), the memcg LRU rotates a memcg its eviction aged to the young
+/// generation (`MEMCG_LRU_YOUNG`) and walks the others first, so the calls reach every memcg,
+/// a batch (`MIN_LRU_BATCH`) per call; 6.1 keeps scanning every memcg above
+/// `DEF_PRIORITY - 2` ("keep scanning at low priorities to ensure fairness"), a batch from each
+/// per call, so it reclaims more for the same calls.
+#[test]
+fn shrink_many_6_3_stops_at_the_target_and_rotates_memcgs() {
+    let (mut s, m, f) = setup_memcgs("linux-6.6-lru_gen");
+    let k = &mut s.kernel;
+    for i in 0..3 {
+        read_pages(k, f[i], 0, 2048, m[i]);
+    }
+    let before: Vec<u64> = m.iter().map(|&x| k.memcgs.get(x).counter.usage).collect();
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
+    sc.priority = 8;
+    k.nr_reclaimed_for_test(&mut sc);
+    let lost: Vec<u64> = m.iter().enumerate().map(|(i, &x)| before[i] - k.memcgs.get(x).counter.usage).collect();
+    assert!(sc.nr_reclaimed >= 32);
+    assert_eq!(lost.iter().filter(|&&l| l > 0).count(), 1, "one memcg reclaimed from: {lost:?}");
+    assert_memcg_lru(k);
+    let mut totals = vec![];
+    for profile in ["linux-6.6-lru_gen", "linux-6.1"] {
+        let (mut s, m, f) = setup_memcgs(profile);
+        let k = &mut s.kernel;
+        for i in 0..3 {
+            read_pages(k, f[i], 0, 2048, m[i]);
+        }
+        let before: Vec<u64> = m.iter().map(|&x| k.memcgs.get(x).counter.usage).collect();
+        let mut reclaimed = 0;
+        for _ in 0..24 {
+            reclaimed += k.try_to_free_pages(32);
+        }
+        let lost: Vec<u64> = m.iter().enumerate().map(|(i, &x)| before[i] - k.memcgs.get(x).counter.usage).collect();
+        assert!(lost.iter().all(|&l| l > 0), "{profile}: every memcg reclaimed from: {lost:?}");
+        if profile == "linux-6.6-lru_gen" {
+            // One batch of MIN_LRU_BATCH per call: the first memcg met the target.
+            assert_eq!(reclaimed, 24 * MIN_LRU_BATCH, "{profile}: {lost:?}");
+            assert_memcg_lru(k);
+        }
+        totals.push(reclaimed);
+        assert_invariants(k);
+    }
+    assert!(totals[1] >= 2 * totals[0], "6.1 takes a batch from every memcg per call: {totals:?}");
+}
+
+/// mm/vmscan.c 6.3+ `shrink_one()`: a memcg below memory.low is passed over once
+/// (MEMCG_LRU_TAIL), then reclaimed with `memory.events low` counted; one below memory.min is
+/// never reclaimed (MEMCG_LRU_YOUNG).
+#[test]
+fn shrink_one_6_3_memory_low_tail_once_and_memory_min_young() {
+    let (mut s, m, f) = setup_memcgs("linux-6.6-lru_gen");
+    let k = &mut s.kernel;
+    for i in 0..3 {
+        read_pages(k, f[i], 0, 2048, m[i]);
+    }
+    k.memcgs.memcgs[m[0].idx()].counter.min = 4096;
+    k.memcgs.memcgs[m[1].idx()].counter.low = 4096;
+    let mut list = vec![];
+    k.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
+    let (va, vb) = (k.lruvec_idx(m[0], 0), k.lruvec_idx(m[1], 0));
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
+    sc.priority = 8;
+    let usage = k.memcgs.get(m[0]).counter.usage;
+    assert_eq!(k.shrink_one_for_test(m[0], va, &mut sc), MemcgLruOp::Young, "below min");
+    assert_eq!(k.memcgs.get(m[0]).counter.usage, usage, "not reclaimed");
+    let usage = k.memcgs.get(m[1]).counter.usage;
+    assert_eq!(k.shrink_one_for_test(m[1], vb, &mut sc), MemcgLruOp::Tail, "below low, first look");
+    assert_eq!(k.memcgs.events(m[1], MemcgEvent::Low), 0);
+    k.lru_gen_rotate_memcg(vb, MemcgLruOp::Tail);
+    k.shrink_one_for_test(m[1], vb, &mut sc);
+    assert_eq!(k.memcgs.events(m[1], MemcgEvent::Low), 1, "below low, second look: reclaimed");
+    assert!(k.memcgs.get(m[1]).counter.usage < usage);
+    assert_invariants(k);
+}
