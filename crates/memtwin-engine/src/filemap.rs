@@ -687,10 +687,19 @@ impl Kernel {
             let mut i = start;
             let mut vecs = 0;
             while i < end && vecs < BIO_MAX_VECS {
+                // Each page of the folio is locked until its read completes (the flags are
+                // set as the bio takes the folio: the submission does not look at them).
                 i += match self.mappings[inode.idx()].lookup(i) {
                     Some(p) => {
                         let head = self.pages.page_folio(p);
-                        (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i
+                        let step = (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i;
+                        self.pages[p].flags |= pg::LOCKED | pg::FRESH;
+                        for j in i + 1..i + step {
+                            if let Some(q) = self.mappings[inode.idx()].lookup(j) {
+                                self.pages[q].flags |= pg::LOCKED | pg::FRESH;
+                            }
+                        }
+                        step
                     }
                     None => 1,
                 };
@@ -699,12 +708,6 @@ impl Kernel {
             let done = self.devices[dev.idx()].submit(Dir::Read, base + start as u64, (i - start) as u64, self.now);
             self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done });
             start = i;
-        }
-        let m = &self.mappings[inode.idx()];
-        for i in index..end {
-            if let Some(p) = m.lookup(i) {
-                self.pages[p].flags |= pg::LOCKED | pg::FRESH;
-            }
         }
         self.vmstat.count(VmEvent::Pgpgin, nr as u64 * PAGE_SIZE / 1024);
         self.io.read_bytes += nr as u64 * PAGE_SIZE;
