@@ -355,6 +355,13 @@ impl Zone {
 
     /// `chunks` after the whole word `word` of a pageblock's bitmap appeared (at boot).
     fn count_word(&mut self, word: u64) {
+        if word == u64::MAX {
+            // A wholly free word (a boot's every word but a zone's last): 64 >> o chunks.
+            for o in 1..=CHUNK_ORDERS {
+                self.chunks[o - 1] += 64 >> o;
+            }
+            return;
+        }
         for o in 1..=CHUNK_ORDERS {
             self.chunks[o - 1] += word_chunks(word, o);
         }
@@ -1306,6 +1313,7 @@ impl Kernel {
     }
 
     /// `zone_statistics()` of `n` allocations from zone `z` for node `preferred`.
+    #[inline]
     pub(crate) fn zone_statistics_n(&mut self, z: usize, preferred: u32, n: u64) {
         if self.zones[z].node == preferred {
             self.zones[z].numa_hit += n;
