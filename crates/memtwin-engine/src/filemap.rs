@@ -142,10 +142,15 @@ impl AddressSpace {
     #[inline]
     pub fn xa_nodes_needed(&self, index: u32) -> (bool, bool) {
         let entries = self.nrpages + self.nrshadows;
-        let occupied = self.slot(index) != Slot::EMPTY;
+        // One lookup of the range's leaf for its slot and its occupancy.
+        let leaf = self.xa.leaf_id(index >> XA_CHUNK_SHIFT);
+        let occupied = leaf.is_some_and(|id| self.xa.slot(id, index % XA_CHUNK_SIZE as u32) != Slot::EMPTY);
         let after = entries + !occupied as u64;
         let head_only_after = after == 1 && index == 0;
-        let empty = self.node(index >> XA_CHUNK_SHIFT).is_none_or(|n| n.pages == 0 && n.shadows == 0);
+        let empty = leaf.is_none_or(|id| {
+            let n = self.xa.node(id);
+            n.pages == 0 && n.shadows == 0
+        });
         let need_chunk = empty && !head_only_after;
         let need_zero = self.head_only() && !head_only_after;
         (need_chunk, need_zero)
@@ -585,6 +590,7 @@ impl Kernel {
 
     /// `xas_delete_node()`: a tree node left with no page and no shadow entry is uncharged
     /// and freed (its host memory too); then `xas_shrink()`.
+    #[inline]
     pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
         let chunk = index >> XA_CHUNK_SHIFT;
         let empty = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.pages == 0 && n.shadows == 0);
@@ -597,6 +603,7 @@ impl Kernel {
 
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and
     /// range 0's node is freed.
+    #[inline]
     pub fn xas_shrink(&mut self, inode: InodeId) {
         if self.mappings[inode.idx()].head_only() {
             self.xa_node_uncharge(inode, 0);
@@ -687,10 +694,19 @@ impl Kernel {
             let mut i = start;
             let mut vecs = 0;
             while i < end && vecs < BIO_MAX_VECS {
+                // Each page of the folio is locked until its read completes (the flags are
+                // set as the bio takes the folio: the submission does not look at them).
                 i += match self.mappings[inode.idx()].lookup(i) {
                     Some(p) => {
                         let head = self.pages.page_folio(p);
-                        (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i
+                        let step = (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i;
+                        self.pages[p].flags |= pg::LOCKED | pg::FRESH;
+                        for j in i + 1..i + step {
+                            if let Some(q) = self.mappings[inode.idx()].lookup(j) {
+                                self.pages[q].flags |= pg::LOCKED | pg::FRESH;
+                            }
+                        }
+                        step
                     }
                     None => 1,
                 };
@@ -699,12 +715,6 @@ impl Kernel {
             let done = self.devices[dev.idx()].submit(Dir::Read, base + start as u64, (i - start) as u64, self.now);
             self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done });
             start = i;
-        }
-        let m = &self.mappings[inode.idx()];
-        for i in index..end {
-            if let Some(p) = m.lookup(i) {
-                self.pages[p].flags |= pg::LOCKED | pg::FRESH;
-            }
         }
         self.vmstat.count(VmEvent::Pgpgin, nr as u64 * PAGE_SIZE / 1024);
         self.io.read_bytes += nr as u64 * PAGE_SIZE;

@@ -99,6 +99,27 @@ const NO_BLOCK: u32 = u32::MAX;
 /// The orders whose free chunks `Zone::nr_free_in_chunks` counts (1 to `CHUNK_ORDERS`).
 const CHUNK_ORDERS: usize = 6;
 
+/// How many of the orders 1..=`CHUNK_ORDERS` have their aligned chunk around bit `bit` (set
+/// in `full`) complete in `full`: the orders at which `__free_one_page()` would find every
+/// buddy free. The chunks nest, so they are the orders below the one whose chunk first takes
+/// in a clear bit: the nearest clear bit below `bit` and the nearest above it are outside the
+/// order-`o` chunk exactly while `o` is at most the highest bit in which their index differs
+/// from `bit`.
+#[inline(always)]
+pub(crate) fn complete_chunk_orders(full: u64, bit: u32) -> usize {
+    let clear = !full;
+    let mut k = CHUNK_ORDERS as u32;
+    let below = clear & ((1u64 << bit) - 1);
+    if below != 0 {
+        k = k.min(31 - ((63 - below.leading_zeros()) ^ bit).leading_zeros());
+    }
+    let above = if bit == 63 { 0 } else { clear & !((2u64 << bit) - 1) };
+    if above != 0 {
+        k = k.min(31 - (above.trailing_zeros() ^ bit).leading_zeros());
+    }
+    k as usize
+}
+
 /// Bit i set where i is a multiple of `1 << order`: the starts of naturally aligned chunks of
 /// that order in a 64-frame word (index `order - 1`).
 const CHUNK_STARTS: [u64; CHUNK_ORDERS] = {
@@ -334,6 +355,13 @@ impl Zone {
 
     /// `chunks` after the whole word `word` of a pageblock's bitmap appeared (at boot).
     fn count_word(&mut self, word: u64) {
+        if word == u64::MAX {
+            // A wholly free word (a boot's every word but a zone's last): 64 >> o chunks.
+            for o in 1..=CHUNK_ORDERS {
+                self.chunks[o - 1] += 64 >> o;
+            }
+            return;
+        }
         for o in 1..=CHUNK_ORDERS {
             self.chunks[o - 1] += word_chunks(word, o);
         }
@@ -346,16 +374,12 @@ impl Zone {
     /// the walk (the merge loop stops at the first missing buddy).
     #[inline(always)]
     fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
-        for o in 1..=CHUNK_ORDERS as u32 {
-            let n = 1u32 << o;
-            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << (bit & !(n - 1)) };
-            if full & mask != mask {
-                break;
-            }
+        let k = complete_chunk_orders(full, bit);
+        for c in &mut self.chunks[..k] {
             if freed {
-                self.chunks[o as usize - 1] += 1;
+                *c += 1;
             } else {
-                self.chunks[o as usize - 1] -= 1;
+                *c -= 1;
             }
         }
     }
@@ -1289,6 +1313,7 @@ impl Kernel {
     }
 
     /// `zone_statistics()` of `n` allocations from zone `z` for node `preferred`.
+    #[inline]
     pub(crate) fn zone_statistics_n(&mut self, z: usize, preferred: u32, n: u64) {
         if self.zones[z].node == preferred {
             self.zones[z].numa_hit += n;

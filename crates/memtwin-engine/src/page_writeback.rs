@@ -1183,7 +1183,17 @@ impl Kernel {
     /// under writeback (`PG_reclaim`) go to the tail of the inactive list, to be reclaimed next
     /// (`folio_rotate_reclaimable()`, mm/swap.c; v4.12+ also takes them off the active list,
     /// where v4.12+ reclaim puts dirty pages).
+    #[inline]
     pub fn writeback_end_io(&mut self) {
+        // Called on every allocation: the test for a due completion stays in the caller.
+        if self.wb_queue.peek().is_some_and(|r| r.0 .0 <= self.now) {
+            self.writeback_end_io_due();
+        }
+    }
+
+    /// [`Kernel::writeback_end_io`] once a completion is due.
+    #[inline(never)]
+    fn writeback_end_io_due(&mut self) {
         while let Some(&std::cmp::Reverse((done, inode, start, n))) = self.wb_queue.peek() {
             if done > self.now {
                 break;

@@ -453,7 +453,17 @@ impl Kernel {
 
     /// `folio_end_writeback()` of swap writes completed by now: the page leaves
     /// `PG_writeback` and, marked for immediate reclaim, goes to the inactive anon tail.
+    #[inline]
     pub fn swap_end_io(&mut self) {
+        // Called on every allocation: the test for a due completion stays in the caller.
+        if self.swap_wb_queue.peek().is_some_and(|r| r.0 .0 <= self.now) {
+            self.swap_end_io_due();
+        }
+    }
+
+    /// [`Kernel::swap_end_io`] once a completion is due.
+    #[inline(never)]
+    fn swap_end_io_due(&mut self) {
         while let Some(&std::cmp::Reverse((done, p))) = self.swap_wb_queue.peek() {
             if done > self.now {
                 break;

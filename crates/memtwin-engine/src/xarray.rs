@@ -307,11 +307,33 @@ impl XArray {
 
     /// `xas_store()` of `slot` at `index`, whose leaf exists; returns the entry it replaces.
     /// Widens the leaf for a shadow entry, narrows it when its last shadow entry goes.
-    #[inline]
+    #[inline(always)]
     pub fn store(&mut self, index: u32, slot: Slot) -> Slot {
         let chunk = index >> XA_CHUNK_SHIFT;
         let off = (index & XA_CHUNK_MASK) as usize;
-        let mut id = self.leaf_id(chunk).expect("store() into an allocated range");
+        let id = self.leaf_id(chunk).expect("store() into an allocated range");
+        // The stores of the page cache's hot paths, in the caller: a page into a narrow leaf;
+        // any entry into a wide leaf that keeps a shadow entry after it.
+        if id & TAGS == 0 && slot.0 & 1 == 0 && slot.0 <= u32::MAX as u64 {
+            let old = std::mem::replace(&mut self.narrow[id as usize].slots[off], slot.0 as u32);
+            return Slot(old as u64);
+        }
+        if id & WIDE != 0 {
+            let leaf = &mut self.wide[(id & !WIDE) as usize];
+            let old = leaf.slots[off];
+            let values = leaf.values + (slot.0 & 1) as u8 - (old.0 & 1) as u8;
+            if values > 0 {
+                leaf.slots[off] = slot;
+                leaf.values = values;
+                return old;
+            }
+        }
+        self.store_slow(chunk, off, id, slot)
+    }
+
+    /// [`XArray::store`] that changes the leaf's layout, or may.
+    #[inline(never)]
+    fn store_slow(&mut self, chunk: u32, off: usize, mut id: u32, slot: Slot) -> Slot {
         if id & RUN != 0 {
             if slot == self.slot(id, off as u32) {
                 return slot;
@@ -518,10 +540,17 @@ impl XArray {
 
     /// The leaf of `chunk`, allocated (with the inner nodes above it, the tree grown as
     /// needed: `xas_expand()` + `xas_create()`) if missing.
+    #[inline]
     pub fn create(&mut self, chunk: u32) -> u32 {
-        if let Some(id) = self.leaf_id(chunk) {
-            return id;
+        match self.leaf_id(chunk) {
+            Some(id) => id,
+            None => self.create_leaf(chunk),
         }
+    }
+
+    /// [`XArray::create`] of a missing leaf.
+    #[inline(never)]
+    fn create_leaf(&mut self, chunk: u32) -> u32 {
         while !self.fits(chunk) {
             if self.root != NIL {
                 let r = self.alloc_inner();

@@ -826,3 +826,42 @@ read_bw = "100M"
     assert_eq!(a.vmstat.events, b.vmstat.events);
     assert_invariants(b);
 }
+
+/// The orders whose chunk around a flipped bit is complete (the buddies `__free_one_page()`
+/// merges, v6.1 mm/page_alloc.c), computed from the nearest clear bits, equal the chunk-by-chunk
+/// test of every order for every bit of a spread of words.
+#[test]
+fn complete_chunk_orders_equal_the_test_of_each_order() {
+    let by_order = |full: u64, bit: u32| {
+        let mut k = 0;
+        for o in 1..=6u32 {
+            let n = 1u32 << o;
+            let mask = if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << (bit & !(n - 1)) };
+            if full & mask != mask {
+                break;
+            }
+            k = o as usize;
+        }
+        k
+    };
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut words = vec![0u64, u64::MAX, 1, 1 << 63, 0xffff_fffe, !0xffff_fffe, 0x0f0f_0f0f_0f0f_0f0f];
+    for _ in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Words with long runs of set bits, as a pageblock's free frames are.
+        words.push(x | (x >> 1) | (x >> 3));
+        words.push(x);
+    }
+    let mut nonzero = 0;
+    for &w in &words {
+        for bit in 0..64 {
+            let full = w | (1 << bit);
+            let k = crate::page_alloc::complete_chunk_orders(full, bit);
+            assert_eq!(k, by_order(full, bit), "word {full:#x} bit {bit}");
+            nonzero += (k > 0) as u32;
+        }
+    }
+    assert!(nonzero > 1000);
+}
