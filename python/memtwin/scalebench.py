@@ -6,7 +6,11 @@ what it simulates, in the three directions of issue 17:
 - containers: N memcgs (cgroup v2, linux-6.1, a 64G machine), each with one task reading its
   own 8M file under memory.max = 4M;
 - files: N small (8K) files, 1000 per directory, read by one `grep` per directory (linux-6.6,
-  a 64G machine).
+  a 64G machine);
+- reread: N memcgs as in `containers`, each task reading its file twice, on a machine of
+  N x 2 MiB: the limits add up to twice the RAM, so global reclaim evicts pages with shadows
+  naming the root, and the second reads refault against the root's working set
+  (`workingset_refault()` at an eviction lruvec with N memcgs below it).
 
 Each size runs in a fresh subprocess (`python3 -m memtwin.scalebench KIND SIZE`), which builds
 the scenario, runs it and reports its wall time (build + run), its CPU time split into user and
@@ -35,8 +39,9 @@ SIZES = {
     "ram": ["64G", "256G", "512G", "1T", "2T"],
     "containers": [1000, 2000, 4000, 10000, 20000],
     "files": [1000, 100_000, 1_000_000, 4_000_000, 10_000_000],
+    "reread": [1000, 2000, 4000, 10000],
 }
-QUICK = {"ram": ["16G", "64G"], "containers": [100, 400], "files": [1000, 10_000]}
+QUICK = {"ram": ["16G", "64G"], "containers": [100, 400], "files": [1000, 10_000], "reread": [512, 1024]}
 
 
 def ram_scenario(ram: str) -> dict:
@@ -63,6 +68,15 @@ def containers_scenario(n: int) -> dict:
         "tasks": {f"t{i}": {"cgroup": f"c{i}", "ops": [{"op": "read", "file": f"/c{i}/f", "bufsize": "128K"}]} for i in range(n)},
         "report": {"sample_interval": "10s"},
     }
+
+
+def reread_scenario(n: int) -> dict:
+    scn = containers_scenario(n)
+    scn["scenario"]["name"] = f"scale-reread-{n}"
+    scn["machine"]["ram"] = f"{2 * n}M"
+    for t in scn["tasks"].values():
+        t["ops"] = t["ops"] * 2
+    return scn
 
 
 def files_scenario(n: int) -> dict:
@@ -93,7 +107,7 @@ def run_point(kind: str, size) -> dict:
     from memtwin import _memtwin
 
     t0 = time.perf_counter()
-    scn = {"ram": ram_scenario, "containers": containers_scenario, "files": files_scenario}[kind](size)
+    scn = {"ram": ram_scenario, "containers": containers_scenario, "files": files_scenario, "reread": reread_scenario}[kind](size)
     doc = _memtwin.load_dict(scn, f"scale-{kind}-{size}")
     del scn
     t1 = time.perf_counter()
@@ -175,6 +189,7 @@ def format_scale(r: dict) -> str:
         "ram": "machine RAM, one sequential read of 3/4 of it",
         "containers": "containers (a memcg each, its task reading its own 8M file under 4M)",
         "files": "small (8K) files read by grep, 1000 per directory",
+        "reread": "containers reading their 8M file twice under 4M, on N x 2 MiB of RAM (global reclaim, refaults)",
     }
     lines = [f"memtwin bench --scale, {r['date']} (load: the 1-minute load average when each size started)"]
     for kind, t in r["tables"].items():

@@ -72,7 +72,7 @@ def test_fit_exponent():
 
 
 def test_scale_points_run():
-    for kind, size in (("ram", "16G"), ("containers", 50), ("files", 2000)):
+    for kind, size in (("ram", "16G"), ("containers", 50), ("files", 2000), ("reread", 64)):
         r = scalebench.run_point(kind, size)
         assert r["wall_s"] > 0 and r["peak_rss_bytes"] > 0 and r["page_events"] > 0, r
         assert r["cpu_s"] == r["user_s"] + r["sys_s"] and r["user_s"] > 0 and r["minor_faults"] > 0, r

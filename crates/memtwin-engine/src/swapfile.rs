@@ -610,9 +610,9 @@ impl Kernel {
         if !self.profile.anon_fault_inactive && !self.pages[pfn].test(pg::ACTIVE) && self.pages[pfn].test(pg::LRU) {
             // Before 5.9 do_swap_page() activated the page (`activate_page()`).
             let lv = self.folio_lruvec(pfn);
-            self.lruvecs[lv].del(&mut self.pages, pfn);
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, pfn);
             self.pages[pfn].flags |= pg::ACTIVE;
-            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, LruList::ActiveAnon);
             self.update_rotated(lv, false, 1);
         }
         Some(pfn)
@@ -808,7 +808,7 @@ impl Kernel {
     fn swapin_lru_add(&mut self, pfn: PageId) {
         let lv = self.folio_lruvec(pfn);
         let active = self.pages[pfn].test(pg::ACTIVE);
-        self.lruvecs[lv].add(&mut self.pages, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
+        self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
         self.update_page_reclaim_stat(lv, false, 1, active);
     }
 
@@ -825,7 +825,7 @@ impl Kernel {
             let p = self.pages[cached];
             if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
                 let lv = self.folio_lruvec(cached);
-                self.lruvecs[lv].del(&mut self.pages, cached);
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, cached);
                 self.free_page(cached);
                 self.uncharge_swapcache(p.memcg);
             }
