@@ -79,9 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="measure the engine's speed and memory", description="Measure simulated page events per second on the hit path and under memcg-limit reclaim, and bytes per resident page.")
     b.add_argument("--json", action="store_true", help="print the figures as JSON")
     b.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best is kept (default 3)")
-    b.add_argument("--scale", action="store_true", help="the scaling tables instead: wall time and peak RSS per machine RAM (64G..2T), "
-                   "container count (1000..20000) and file count (1e3..4e6; the engine holds at most 6 million files), each size in its own process, with the fitted growth exponents")
-    b.add_argument("--only", metavar="KIND[,KIND]", help="with --scale: only these tables (ram, containers, files)")
+    b.add_argument("--scale", action="store_true", help="the scaling tables instead: wall time, CPU time (user, system), minor faults and peak RSS per machine RAM (64G..2T), "
+                   "container count (1000..20000), file count (1e3..1e7; the engine holds at most 16 million files) and containers re-reading under global reclaim (1000..10000), each size in its own process, with the fitted growth exponents")
+    b.add_argument("--only", metavar="KIND[,KIND]", help="with --scale: only these tables (ram, containers, files, reread)")
     b.add_argument("--quick", action="store_true", help="with --scale: two small sizes per table (a quick look)")
     b.add_argument("--replay", action="store_true", help="the streaming replay instead: synthetic read-heavy traces of 1e6, 1e7 and 1e8 events "
                    "(generated once into ~/.cache/memtwin-bench), each replayed in its own process: wall and CPU time, events/s, peak RSS")

@@ -6,12 +6,20 @@ what it simulates, in the three directions of issue 17:
 - containers: N memcgs (cgroup v2, linux-6.1, a 64G machine), each with one task reading its
   own 8M file under memory.max = 4M;
 - files: N small (8K) files, 1000 per directory, read by one `grep` per directory (linux-6.6,
-  a 64G machine).
+  a 64G machine);
+- reread: N memcgs as in `containers`, each task reading its file twice, on a machine of
+  N x 2 MiB: the limits add up to twice the RAM, so global reclaim evicts pages with shadows
+  naming the root, and the second reads refault against the root's working set
+  (`workingset_refault()` at an eviction lruvec with N memcgs below it).
 
 Each size runs in a fresh subprocess (`python3 -m memtwin.scalebench KIND SIZE`), which builds
-the scenario, runs it and reports its wall time (build + run) and its peak RSS
-(`getrusage(RUSAGE_SELF).ru_maxrss`, so one size's memory cannot hide another's). The growth
-exponent of each table is the least-squares slope of log(wall) (and log(RSS)) over log(size).
+the scenario, runs it and reports its wall time (build + run), its CPU time split into user and
+system (`getrusage(RUSAGE_SELF)` of the whole process, Python's start included), its minor page
+faults and its peak RSS (`ru_maxrss`, so one size's memory cannot hide another's). The growth
+exponent of each table is the least-squares slope of log(wall) (and of log(CPU), log(user CPU),
+log(RSS)) over log(size). On a shared machine the CPU time is the fairer figure (wall time
+includes waiting for a CPU); the system part is the host kernel's work for the process, mostly
+its page faults, which a virtual machine's host can make dearer (see BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -31,8 +39,9 @@ SIZES = {
     "ram": ["64G", "256G", "512G", "1T", "2T"],
     "containers": [1000, 2000, 4000, 10000, 20000],
     "files": [1000, 100_000, 1_000_000, 4_000_000, 10_000_000],
+    "reread": [1000, 2000, 4000, 10000],
 }
-QUICK = {"ram": ["16G", "64G"], "containers": [100, 400], "files": [1000, 10_000]}
+QUICK = {"ram": ["16G", "64G"], "containers": [100, 400], "files": [1000, 10_000], "reread": [512, 1024]}
 
 
 def ram_scenario(ram: str) -> dict:
@@ -59,6 +68,15 @@ def containers_scenario(n: int) -> dict:
         "tasks": {f"t{i}": {"cgroup": f"c{i}", "ops": [{"op": "read", "file": f"/c{i}/f", "bufsize": "128K"}]} for i in range(n)},
         "report": {"sample_interval": "10s"},
     }
+
+
+def reread_scenario(n: int) -> dict:
+    scn = containers_scenario(n)
+    scn["scenario"]["name"] = f"scale-reread-{n}"
+    scn["machine"]["ram"] = f"{2 * n}M"
+    for t in scn["tasks"].values():
+        t["ops"] = t["ops"] * 2
+    return scn
 
 
 def files_scenario(n: int) -> dict:
@@ -89,20 +107,25 @@ def run_point(kind: str, size) -> dict:
     from memtwin import _memtwin
 
     t0 = time.perf_counter()
-    scn = {"ram": ram_scenario, "containers": containers_scenario, "files": files_scenario}[kind](size)
+    scn = {"ram": ram_scenario, "containers": containers_scenario, "files": files_scenario, "reread": reread_scenario}[kind](size)
     doc = _memtwin.load_dict(scn, f"scale-{kind}-{size}")
     del scn
     t1 = time.perf_counter()
     out = doc.run(None, [], None)
     t2 = time.perf_counter()
     e = out["engine"]
+    ru = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "kind": kind,
         "size": size,
         "build_s": t1 - t0,
         "run_s": t2 - t1,
         "wall_s": t2 - t0,
-        "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "user_s": ru.ru_utime,
+        "sys_s": ru.ru_stime,
+        "cpu_s": ru.ru_utime + ru.ru_stime,
+        "minor_faults": ru.ru_minflt,
+        "peak_rss_bytes": ru.ru_maxrss * 1024,
         "page_events": e["page_events"],
         "resident_pages": e["resident_pages"],
         "host_bytes": e["host_bytes"],
@@ -115,6 +138,7 @@ def run_subprocess(kind: str, size, timeout: float) -> dict:
     env = dict(os.environ)
     pkg = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = pkg + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    load = os.getloadavg()[0]
     t0 = time.perf_counter()
     try:
         r = subprocess.run([sys.executable, "-m", "memtwin.scalebench", kind, str(size)], capture_output=True, text=True, timeout=timeout, env=env)
@@ -124,6 +148,7 @@ def run_subprocess(kind: str, size, timeout: float) -> dict:
         return {"kind": kind, "size": size, "error": (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]}
     d = json.loads(r.stdout.strip().splitlines()[-1])
     d["process_s"] = time.perf_counter() - t0
+    d["load_avg_1m"] = load
     return d
 
 
@@ -152,6 +177,8 @@ def run_scale(kinds=None, quick: bool = False, sizes: dict | None = None, timeou
         out["tables"][kind] = {
             "rows": rows,
             "time_exponent": fit_exponent(xs, [r["wall_s"] for r in ok]),
+            "cpu_exponent": fit_exponent(xs, [r["cpu_s"] for r in ok]),
+            "user_exponent": fit_exponent(xs, [r["user_s"] for r in ok]),
             "rss_exponent": fit_exponent(xs, [r["peak_rss_bytes"] for r in ok]),
         }
     return out
@@ -162,19 +189,25 @@ def format_scale(r: dict) -> str:
         "ram": "machine RAM, one sequential read of 3/4 of it",
         "containers": "containers (a memcg each, its task reading its own 8M file under 4M)",
         "files": "small (8K) files read by grep, 1000 per directory",
+        "reread": "containers reading their 8M file twice under 4M, on N x 2 MiB of RAM (global reclaim, refaults)",
     }
-    lines = [f"memtwin bench --scale, {r['date']}"]
+    lines = [f"memtwin bench --scale, {r['date']} (load: the 1-minute load average when each size started)"]
     for kind, t in r["tables"].items():
         lines.append("")
         lines.append(f"{what[kind]}:")
-        lines.append(f"  {'size':>10} {'wall s':>9} {'build s':>8} {'peak RSS':>10} {'page events':>13}")
+        lines.append(f"  {'size':>10} {'wall s':>9} {'build s':>8} {'user s':>8} {'sys s':>7} {'minor faults':>12} {'peak RSS':>10} {'page events':>13} {'load':>5}")
         for row in t["rows"]:
             if "error" in row:
                 lines.append(f"  {row['size']!s:>10} {row['error']}")
                 continue
-            lines.append(f"  {row['size']!s:>10} {row['wall_s']:9.2f} {row['build_s']:8.2f} {row['peak_rss_bytes'] / GIB:8.2f} G {row['page_events']:13d}")
-        te, re_ = t["time_exponent"], t["rss_exponent"]
-        lines.append(f"  growth exponent (least squares on log-log): time {te:.2f}, peak RSS {re_:.2f}" if te is not None and re_ is not None else "  growth exponent: too few points")
+            lines.append(
+                f"  {row['size']!s:>10} {row['wall_s']:9.2f} {row['build_s']:8.2f} {row['user_s']:8.2f} {row['sys_s']:7.2f} {row['minor_faults']:12d} {row['peak_rss_bytes'] / GIB:8.2f} G {row['page_events']:13d} {row.get('load_avg_1m', 0):5.1f}"
+            )
+        te, ce, ue, re_ = t["time_exponent"], t["cpu_exponent"], t["user_exponent"], t["rss_exponent"]
+        if None in (te, ce, ue, re_):
+            lines.append("  growth exponent: too few points")
+        else:
+            lines.append(f"  growth exponent (least squares on log-log): wall {te:.2f}, CPU {ce:.2f} (user {ue:.2f}), peak RSS {re_:.2f}")
     return "\n".join(lines)
 
 

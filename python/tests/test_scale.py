@@ -72,8 +72,28 @@ def test_fit_exponent():
 
 
 def test_scale_points_run():
-    for kind, size in (("ram", "16G"), ("containers", 50), ("files", 2000)):
+    for kind, size in (("ram", "16G"), ("containers", 50), ("files", 2000), ("reread", 64)):
         r = scalebench.run_point(kind, size)
         assert r["wall_s"] > 0 and r["peak_rss_bytes"] > 0 and r["page_events"] > 0, r
+        assert r["cpu_s"] == r["user_s"] + r["sys_s"] and r["user_s"] > 0 and r["minor_faults"] > 0, r
     c = scalebench.run_point("containers", 50)
     assert c["steps"] == 50 and c["entries"] == 50  # one file per container's step, not 50 x 50
+
+
+def test_format_scale_shows_cpu_faults_and_load():
+    row = {"size": 100, "wall_s": 2.0, "build_s": 0.1, "user_s": 1.5, "sys_s": 0.25, "cpu_s": 1.75, "minor_faults": 1234, "peak_rss_bytes": 1 << 30, "page_events": 99, "load_avg_1m": 3.5}
+    row2 = dict(row, size=200, wall_s=4.0, user_s=3.0, sys_s=0.5, cpu_s=3.5)
+    rows = [row, row2, {"size": 400, "error": "stopped after 9 s"}]
+    xs = [100.0, 200.0]
+    t = {
+        "rows": rows,
+        "time_exponent": scalebench.fit_exponent(xs, [2.0, 4.0]),
+        "cpu_exponent": scalebench.fit_exponent(xs, [1.75, 3.5]),
+        "user_exponent": scalebench.fit_exponent(xs, [1.5, 3.0]),
+        "rss_exponent": scalebench.fit_exponent(xs, [1.0, 1.0]),
+    }
+    text = scalebench.format_scale({"date": "2026-11-28", "tables": {"containers": t}})
+    lines = text.splitlines()
+    assert lines[4].split() == ["100", "2.00", "0.10", "1.50", "0.25", "1234", "1.00", "G", "99", "3.5"], lines
+    assert "stopped after 9 s" in lines[6]
+    assert lines[7].strip() == "growth exponent (least squares on log-log): wall 1.00, CPU 1.00 (user 1.00), peak RSS 0.00", lines

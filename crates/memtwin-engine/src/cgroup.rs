@@ -82,8 +82,10 @@ impl Kernel {
         };
         let parent = self.memcgs.by_path(&parent_path).ok_or(Errno::ENOENT)?;
         let m = self.memcgs.create(parent, &name).ok_or(Errno::ENOSPC)?;
-        for _ in 0..self.nr_nodes {
-            self.lruvecs.push(crate::mmzone::Lruvec::new(self.profile.lru_gen, self.now));
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvecs.len();
+            self.lruvecs.push(crate::mmzone::Lruvec::new(v, self.profile.lru_gen, self.now));
+            self.lru_stats.push(Some(self.lruvec_idx(parent, nid)));
         }
         self.shadow_nodes.push(Default::default());
         self.reclaim_iter.push([MemcgId::NONE; crate::vmscan::DEF_PRIORITY as usize + 1]);

@@ -140,16 +140,16 @@ impl Kernel {
         }
         let v = self.folio_lruvec(p);
         let was_active = self.pages[p].test(pg::ACTIVE);
-        self.lruvecs[v].del(&mut self.pages, p);
+        self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
         self.pages[p].flags &= !(pg::ACTIVE | pg::REFERENCED);
         if self.pages[p].test(pg::DIRTY) || self.pages[p].test(pg::WRITEBACK) {
             // lruvec_add_folio() before folio_set_reclaim(), as lru_deactivate_file_fn() has
             // it: under lru_gen the page goes to the second oldest generation, not the second
             // youngest that PG_reclaim on a dirty page would pick (lru_gen_add_folio()).
-            self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             self.pages[p].flags |= pg::RECLAIM;
         } else {
-            self.lruvecs[v].add_tail(&mut self.pages, p, LruList::InactiveFile);
+            self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             self.vmstat.count(VmEvent::Pgrotated, 1);
         }
         if was_active {

@@ -473,7 +473,7 @@ impl Kernel {
         let list = self.pages[head].lru() as usize;
         if on_lru {
             // Take the folio off its list (its count is in pages), put it back as a page.
-            self.lruvecs[v].unlink(&mut self.pages, head);
+            self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, head);
         }
         self.pages[head].flags &= !pg::HEAD;
         self.pages[PageId(head.0 + 1)].mapcount = 0;
@@ -486,11 +486,11 @@ impl Kernel {
         }
         if on_lru {
             // Tails after the head, in index order (each one inserted after the previous).
-            self.lruvecs[v].link(&mut self.pages, head, list);
+            self.lruvecs[v].link(&mut self.pages, &mut self.lru_stats, head, list);
             let mut prev = head;
             for i in 1..n {
                 let t = PageId(head.0 + i);
-                self.lruvecs[v].link_after(&mut self.pages, prev, t, list);
+                self.lruvecs[v].link_after(&mut self.pages, &mut self.lru_stats, prev, t, list);
                 prev = t;
             }
         }
@@ -873,7 +873,7 @@ impl Kernel {
                             let list = crate::mmzone::LruList::from_u8(self.pages[p].lru());
                             if on_lru {
                                 let v = self.folio_lruvec(p);
-                                self.lruvecs[v].del(&mut self.pages, p);
+                                self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
                             }
                             if self.memcg_kmem_charge_gfp(owner, BUFFER_HEAD_SLAB, false) {
                                 self.pages[p].flags |= pg::PRIVATE;
@@ -881,7 +881,7 @@ impl Kernel {
                             }
                             if on_lru {
                                 let v = self.folio_lruvec(p);
-                                self.lruvecs[v].add(&mut self.pages, p, list);
+                                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, list);
                             }
                         }
                     }

@@ -15,6 +15,8 @@ impl Kernel {
     ///   cache's companion slab (buffer heads, tree nodes) + the boot frames;
     /// - every resident page is in exactly one page-cache slot and on exactly one LRU list,
     ///   the list of the lruvec of the memcg it is charged to (the root's if uncharged);
+    /// - each lruvec's hierarchical list sizes (`lruvec_stats`) are the sums of its memcg's
+    ///   subtree's lists on its node;
     /// - no page is charged twice: each memcg's local charged pages equal its `file` stat,
     ///   and the hierarchical sum of those and of its slab pages equals its page counter;
     /// - every memcg is at or under its hard limit;
@@ -154,6 +156,29 @@ impl Kernel {
                     return Err(format!("lruvec {v} list {list} counts {} pages, holds {nr_pages}", lv.lists[list].pages));
                 }
                 on_lru += count;
+            }
+        }
+        // lruvec_stats: each lruvec's hierarchical size of every two-list LRU list is the sum
+        // of its own and its memcg's descendants' on that node (as a walk over the tree).
+        if self.lru_stats.len() != self.lruvecs.len() {
+            return Err(format!("{} lruvecs, {} lruvec_stats", self.lruvecs.len(), self.lru_stats.len()));
+        }
+        for m in 0..self.memcgs.len() {
+            let memcg = MemcgId(m as u32);
+            for nid in 0..self.nr_nodes {
+                let v = self.lruvec_idx(memcg, nid);
+                for lru in [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile] {
+                    let raw = |v: usize| if lru.is_file() { self.lruvecs[v].lists[lru as usize].pages } else { self.lruvecs[v].lists[lru as usize].len };
+                    let mut sum = 0;
+                    let mut stack = vec![memcg];
+                    while let Some(x) = stack.pop() {
+                        sum += raw(self.lruvec_idx(x, nid));
+                        stack.extend(self.memcgs.get(x).children.iter().copied());
+                    }
+                    if sum != self.lru_stats.subtree_size(v, lru) {
+                        return Err(format!("lruvec {v} {lru:?}: subtree holds {sum}, lruvec_stats say {}", self.lru_stats.subtree_size(v, lru)));
+                    }
+                }
             }
         }
         // A huge page is one LRU entry for 512 frames.
@@ -343,7 +368,8 @@ impl Kernel {
     ///   been freed; only online memcgs have tasks, ids and kmem ids, all unique;
     /// - `Percpu` = boot + every memcg's percpu; `Slab` = boot + every memcg's structures +
     ///   superblocks + shrinker state + files' dentries and inodes + the list_lrus' slab;
-    ///   `memcg_nr_cache_ids` covers every kmem id handed out.
+    ///   `memcg_nr_cache_ids` covers every kmem id handed out; each list_lru's count of
+    ///   xarray nodes is the number of 64-id ranges its entries span.
     pub fn check_lifecycle(&self) -> Result<(), String> {
         use crate::memcontrol::MemcgState;
         let mut percpu = self.kmem.boot_percpu + self.kmem.superblock_percpu;
@@ -401,6 +427,15 @@ impl Kernel {
         let allocated = self.memcgs.memcgs.iter().filter(|m| m.state != MemcgState::Freed).count() as u64;
         if allocated != self.memcgs.nr_allocated {
             return Err(format!("{allocated} memcgs allocated, counter says {}", self.memcgs.nr_allocated));
+        }
+        for sb in &self.superblocks {
+            for lru in [&sb.dentry_lru, &sb.inode_lru] {
+                let mut nodes: Vec<u32> = lru.entries.keys().map(|k| k / 64).collect();
+                nodes.dedup();
+                if nodes.len() as u64 != lru.entry_nodes {
+                    return Err(format!("{}: list_lru entries span {} xarray nodes, counter says {}", sb.path, nodes.len(), lru.entry_nodes));
+                }
+            }
         }
         if self.kmem.other != self.kmem.list_lru_other + self.kmem.shrinker_other {
             return Err("other kernel memory is not list_lrus + shrinker state".into());

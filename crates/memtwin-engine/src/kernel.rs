@@ -50,6 +50,8 @@ pub struct Kernel {
     /// One lruvec per (memcg, node); index = memcg index * nodes + node
     /// ([`Kernel::lruvec_idx`]). Uncharged pages sit on the root's.
     pub lruvecs: Vec<Lruvec>,
+    /// The lruvecs' hierarchical LRU sizes (`lruvec_stats`), one entry per lruvec.
+    pub lru_stats: crate::mmzone::LruvecStats,
     /// The memory cgroup hierarchy.
     pub memcgs: MemcgTree,
     /// The page cache of each inode; index = inode index.
@@ -220,7 +222,12 @@ impl Kernel {
             iowait_ns: 0,
             io: IoAcct::default(),
             pages: PageArena::with_capacity(0),
-            lruvecs: vec![Lruvec::new(lru_gen, 0)],
+            lruvecs: vec![Lruvec::new(0, lru_gen, 0)],
+            lru_stats: {
+                let mut st = crate::mmzone::LruvecStats::default();
+                st.push(None);
+                st
+            },
             memcgs: MemcgTree::new(version),
             mappings: vec![],
             inodes: vec![],

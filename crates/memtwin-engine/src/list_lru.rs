@@ -73,6 +73,42 @@ pub struct ListLru {
     pub items: BTreeMap<u32, u64>,
     /// Kmem ids with a per-memcg entry allocated (lazy layouts only).
     pub entries: BTreeMap<u32, ()>,
+    /// Xarray nodes the `Lazy` layout's `xa` needs for `entries`: how many distinct
+    /// 64-index ranges they fall in (kept by [`ListLru::insert_entry`] and
+    /// [`ListLru::remove_entry`], so that accounting does not walk every memcg).
+    pub entry_nodes: u64,
+}
+
+impl ListLru {
+    /// Whether any kmem id of `k`'s 64-index xarray node other than `k` has an entry.
+    fn node_has_other(&self, k: u32) -> bool {
+        let lo = k & !63;
+        let hi = lo | 63;
+        self.entries.range(lo..=hi).any(|(&e, _)| e != k)
+    }
+
+    /// `xa_store()` of a per-memcg entry for kmem id `k`; whether it was new.
+    pub fn insert_entry(&mut self, k: u32) -> bool {
+        if self.entries.contains_key(&k) {
+            return false;
+        }
+        if !self.node_has_other(k) {
+            self.entry_nodes += 1;
+        }
+        self.entries.insert(k, ());
+        true
+    }
+
+    /// `xa_erase()` of kmem id `k`'s entry; whether there was one.
+    pub fn remove_entry(&mut self, k: u32) -> bool {
+        if self.entries.remove(&k).is_none() {
+            return false;
+        }
+        if !self.node_has_other(k) {
+            self.entry_nodes -= 1;
+        }
+        true
+    }
 }
 
 /// A mounted file system instance.
@@ -135,9 +171,7 @@ impl Kernel {
                 for lru in [&sb.dentry_lru, &sb.inode_lru] {
                     slab += lru.entries.len() as u64 * entry;
                     if self.profile.list_lru_layout == ListLruLayout::Lazy {
-                        let mut chunks: Vec<u32> = lru.entries.keys().map(|k| k / 64).collect();
-                        chunks.dedup();
-                        slab += chunks.len() as u64 * XA_NODE;
+                        slab += lru.entry_nodes * XA_NODE;
                     }
                 }
             }
@@ -222,7 +256,7 @@ impl Kernel {
             if let Some(k) = self.memcgs.get(m).kmem_id {
                 let s = &mut self.superblocks[sb];
                 let lru = if inode { &mut s.inode_lru } else { &mut s.dentry_lru };
-                grew |= lru.entries.insert(k, ()).is_none();
+                grew |= lru.insert_entry(k);
             }
             cur = self.memcgs.get(m).parent;
         }
@@ -265,7 +299,7 @@ impl Kernel {
                 if let Some(n) = lru.items.remove(&kid) {
                     *lru.items.entry(parent_kid).or_insert(0) += n;
                 }
-                changed |= lru.entries.remove(&kid).is_some();
+                changed |= lru.remove_entry(kid);
             }
         }
         if changed {

@@ -537,8 +537,8 @@ impl Kernel {
             while let Some(p) = self.lruvecs[v].list_tail(old) {
                 self.cpu(self.cost.scan_page);
                 let list = self.folio_inc_gen(v, p, false);
-                self.lruvecs[v].unlink(&mut self.pages, p);
-                self.lruvecs[v].link(&mut self.pages, p, list);
+                self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, p);
+                self.lruvecs[v].link(&mut self.pages, &mut self.lru_stats, p, list);
             }
         }
         let g = &mut self.lruvecs[v].lrugen;
@@ -779,8 +779,8 @@ impl Kernel {
         page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
         if list_gen(page.lru() as usize) != new_gen {
             let ty = page_type(page);
-            self.lruvecs[v].unlink(&mut self.pages, q);
-            self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
+            self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, q);
+            self.lruvecs[v].link(&mut self.pages, &mut self.lru_stats, q, gen_list(new_gen, ty));
         }
     }
 
@@ -1104,8 +1104,8 @@ impl Kernel {
         let tier = lru_tier_from_refs(refs);
         if tier > tier_idx || refs == 1 << LRU_REFS_WIDTH {
             let list = self.folio_inc_gen(v, p, false);
-            self.lruvecs[v].unlink(&mut self.pages, p);
-            self.lruvecs[v].link_tail(&mut self.pages, p, list);
+            self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, p);
+            self.lruvecs[v].link_tail(&mut self.pages, &mut self.lru_stats, p, list);
             self.lruvecs[v].lrugen.protected[ty][tier - 1] += 1;
             // __mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_BASE + type, delta)
             if ty == LRU_GEN_FILE {
@@ -1123,8 +1123,8 @@ impl Kernel {
                 sc.nr_writeback += 1;
             }
             let list = self.folio_inc_gen(v, p, true);
-            self.lruvecs[v].unlink(&mut self.pages, p);
-            self.lruvecs[v].link(&mut self.pages, p, list);
+            self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, p);
+            self.lruvecs[v].link(&mut self.pages, &mut self.lru_stats, p, list);
             return true;
         }
         false
@@ -1141,7 +1141,7 @@ impl Kernel {
             page.flags &= !pg::WORKINGSET;
         }
         page.flags &= !(pg::RECLAIM | pg::REFERENCED);
-        self.lruvecs[v].unlink(&mut self.pages, p);
+        self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, p);
     }
 
     /// `shrink_folio_list()` of one isolated page under the multi-generational LRU, and its
@@ -1156,7 +1156,7 @@ impl Kernel {
         if self.pages[p].test(pg::SWAPBACKED) {
             if self.swap_read_pending(p) {
                 // Locked for its read: put back.
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                 return 0;
             }
             if self.pages[p].test(pg::SWAPCACHE) {
@@ -1168,12 +1168,12 @@ impl Kernel {
                     return self.free_swapped_page(p);
                 }
                 self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
             } else {
                 self.pages[p].set_refs(0);
                 self.pages[p].flags &= !(pg::REFERENCED | pg::WORKINGSET);
                 self.pages[p].flags |= pg::ACTIVE;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
             }
             return 0;
         }
@@ -1192,13 +1192,13 @@ impl Kernel {
                     page.set_refs(0);
                     page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
                     page.flags |= pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                     self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                     self.vmstat.count(VmEvent::Pgactivate, 1);
                     return 0;
                 }
                 FolioRef::Unevictable => {
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
                     return 0;
                 }
                 FolioRef::Reclaim => self.try_to_unmap(p),
@@ -1213,7 +1213,7 @@ impl Kernel {
                 self.mem_cgroup_uncharge(p);
             }
             let root = self.folio_lruvec(p);
-            self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
+            self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
         } else {
             self.evict(p, sc.target);
         }
@@ -1278,8 +1278,8 @@ impl Kernel {
         for &q in &promote[..nr_promote] {
             if activate {
                 let ty = page_type(&self.pages[q]);
-                self.lruvecs[v].unlink(&mut self.pages, q);
-                self.lruvecs[v].link(&mut self.pages, q, gen_list(new_gen, ty));
+                self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, q);
+                self.lruvecs[v].link(&mut self.pages, &mut self.lru_stats, q, gen_list(new_gen, ty));
             } else {
                 self.folio_update_gen(v, q, new_gen);
             }

@@ -66,9 +66,9 @@ impl Kernel {
                         // inactive head.
                         if self.pages[p].test(pg::ACTIVE) {
                             let lv = self.folio_lruvec(p);
-                            self.lruvecs[lv].del(&mut self.pages, p);
+                            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
                             self.pages[p].flags &= !pg::ACTIVE;
-                            self.lruvecs[lv].add(&mut self.pages, p, LruList::InactiveFile);
+                            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                             deactivated += 1;
                         }
                     } else {
@@ -79,7 +79,7 @@ impl Kernel {
                             continue;
                         }
                         let lv = self.folio_lruvec(p);
-                        self.lruvecs[lv].del(&mut self.pages, p);
+                        self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
                         self.try_to_unmap(p);
                         let owner = self.pages[p].memcg;
                         self.memcgs.count_event(owner, MemcgEvent::Pgsteal, 1);
@@ -105,7 +105,7 @@ impl Kernel {
             }
             self.cpu(self.cost.zap_page);
             let lv = self.folio_lruvec(p);
-            self.lruvecs[lv].del(&mut self.pages, p);
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
             if self.pages[p].test(pg::WRITEBACK) {
                 self.vmstat.nr_writeback -= 1;
             }

@@ -922,7 +922,7 @@ impl Kernel {
         let lru = self.pages[page].lru();
         if on_lru {
             let from = self.folio_lruvec(page);
-            self.lruvecs[from].del(&mut self.pages, page);
+            self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
         }
         let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
         let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
@@ -940,7 +940,7 @@ impl Kernel {
         m.nr_writeback += writeback as u64;
         if on_lru {
             let to = self.folio_lruvec(page);
-            self.lruvecs[to].add(&mut self.pages, page, crate::mmzone::LruList::from_u8(lru));
+            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(lru));
         }
     }
 

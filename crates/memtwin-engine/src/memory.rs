@@ -510,6 +510,7 @@ impl Kernel {
         l.head = vp[n - 1];
         l.len += n as u64;
         l.pages += n as u64;
+        self.lru_stats.update(lv as u32, LruList::ActiveAnon as usize, n as u64, true);
         // Their PTEs young (the faulting accesses), and the reclaim statistics of
         // `anon_lru_add_lv()` for pages added active.
         self.vmas[vma.0 as usize].mkyoung_range(from as u32, (from + n) as u32);
@@ -579,6 +580,8 @@ impl Kernel {
         }
         l.len -= m as u64;
         l.pages -= m as u64;
+        // Anonymous lists count entries, file lists pages: m either way (order-0 pages).
+        self.lru_stats.update(lv as u32, first.lru() as usize, m as u64, false);
         self.cpu(self.cost.zap_page * m as u64);
         self.pages.free_range(p, m as u32);
         m as u64
@@ -610,9 +613,9 @@ impl Kernel {
         let active = !self.profile.anon_fault_inactive || self.lru_gen_in_fault;
         if active {
             self.pages[pfn].flags |= pg::ACTIVE;
-            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, LruList::ActiveAnon);
         } else {
-            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::InactiveAnon);
+            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, LruList::InactiveAnon);
         }
         self.update_page_reclaim_stat(lv, false, nr, active);
     }
@@ -701,7 +704,7 @@ impl Kernel {
             let in_run = n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64);
             let nid = if self.nr_nodes == 1 { 0 } else if in_run { self.zones[z].node } else { self.page_nid(p) };
             let lv = self.lruvec_idx(self.pages[p].memcg, nid);
-            self.lruvecs[lv].del(&mut self.pages, p);
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
             if self.pages[p].test(pg::WRITEBACK) {
                 // The swap write in flight completes on its own; the page goes now.
                 self.vmstat.nr_writeback -= 1;
@@ -922,7 +925,7 @@ impl Kernel {
             self.cpu(self.cost.zap_page);
             if self.pages[p].test(pg::ANON) {
                 let lv = self.folio_lruvec(p);
-                self.lruvecs[lv].del(&mut self.pages, p);
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
                 if self.pages[p].test(pg::WRITEBACK) {
                     self.vmstat.nr_writeback -= 1;
                 }

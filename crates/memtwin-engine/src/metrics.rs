@@ -201,7 +201,17 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("meminfo.MemFree_kB", (k.nr_free_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Cached_kB", (k.nr_file_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Dirty_kB", (k.vmstat.nr_dirty * PAGE_SIZE / 1024) as f64);
-    let lru_kb = |l: crate::mmzone::LruList| (k.lruvecs.iter().map(|v| v.size(l)).sum::<u64>() * PAGE_SIZE / 1024) as f64;
+    // The node totals: the root lruvecs' hierarchical sizes (every memcg is below the root;
+    // a freed memcg's lists are empty), or under the multi-generational LRU the sum of every
+    // lruvec's generation-based sizes.
+    let lru_pages = |l: crate::mmzone::LruList| {
+        if k.profile.lru_gen {
+            k.lruvecs.iter().map(|v| v.size(l)).sum::<u64>()
+        } else {
+            (0..k.nr_nodes).map(|nid| k.lru_stats.subtree_size(k.lruvec_idx(MemcgId::ROOT, nid), l)).sum::<u64>()
+        }
+    };
+    let lru_kb = |l: crate::mmzone::LruList| (lru_pages(l) * PAGE_SIZE / 1024) as f64;
     put("meminfo.Active(file)_kB", lru_kb(crate::mmzone::LruList::ActiveFile));
     put("meminfo.Inactive(file)_kB", lru_kb(crate::mmzone::LruList::InactiveFile));
     put("meminfo.Percpu_kB", (k.kmem.percpu / 1024) as f64);

@@ -23,9 +23,9 @@ impl Kernel {
             return;
         }
         let v = self.folio_lruvec(p);
-        self.lruvecs[v].del(&mut self.pages, p);
+        self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
         self.pages[p].flags &= !pg::ACTIVE;
-        self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
     }
 
     /// `munlock_folio()`: `p` is evictable again: off the unevictable list, onto the inactive
@@ -35,8 +35,8 @@ impl Kernel {
             return;
         }
         let v = self.folio_lruvec(p);
-        self.lruvecs[v].del(&mut self.pages, p);
-        self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+        self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
+        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
     }
 
     /// `do_mlock()` -> `mlock_fixup()` + `__mm_populate()` (`lock`), or `munlock`: set or clear

@@ -80,9 +80,83 @@ impl Default for ListHead {
 /// `MAX_NR_GENS x ANON_AND_FILE` generation lists (`lrugen->folios[gen][type]`, one zone).
 pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
 
+/// The hierarchical LRU sizes of every lruvec: `lruvec_page_state(lruvec, NR_LRU_BASE +
+/// lru)` of a memcg's lruvec counts the pages of the memcg and of all its descendants
+/// (`mem_cgroup_per_node->lruvec_stats`, which rstat aggregates up the tree:
+/// `__mod_lruvec_state()` -> `memcg_rstat_updated()`, read after `mem_cgroup_flush_stats()`).
+/// Here the aggregate is kept exact at every change (`__update_lru_size()` of the lruvec adds
+/// to it and to every ancestor's), so that reading a subtree's size — `workingset_refault()`
+/// at the eviction lruvec, meminfo's totals at the root — costs the tree's depth, not a walk
+/// over every memcg below. Sizes are in the units of [`Lruvec::size`]: entries on the
+/// anonymous lists, pages on the file lists; the lists of the two-list LRU only (the
+/// multi-generational LRU's generation lists are read through its own `compat_size`).
+#[derive(Clone, Debug, Default)]
+pub struct LruvecStats {
+    /// Per lruvec: the lruvec of its memcg's parent on the same node (`u32::MAX` at the root).
+    parent: Vec<u32>,
+    /// Per lruvec: the sizes of lists `InactiveAnon..=ActiveFile` over its memcg's subtree.
+    subtree: Vec<[u64; 4]>,
+}
+
+impl LruvecStats {
+    /// Register the next lruvec (index `self.len()`), whose memcg's parent has lruvec
+    /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
+    /// `alloc_mem_cgroup_per_node_info()`.
+    pub fn push(&mut self, parent: Option<usize>) {
+        self.parent.push(parent.map_or(u32::MAX, |p| p as u32));
+        self.subtree.push([0; 4]);
+    }
+
+    /// Lruvecs registered.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Whether no lruvec is registered.
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// `__update_lru_size()` -> `__mod_lruvec_state()`: list number `list` of lruvec `v`
+    /// gained (`add`) or lost `n` units; the change goes up to the root.
+    #[inline(always)]
+    pub fn update(&mut self, v: u32, list: usize, n: u64, add: bool) {
+        if list >= 4 {
+            return;
+        }
+        let mut v = v;
+        while v != u32::MAX {
+            let s = &mut self.subtree[v as usize][list];
+            *s = if add { *s + n } else { *s - n };
+            v = self.parent[v as usize];
+        }
+    }
+
+    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)` of lruvec `v`: the list's size over the
+    /// memcg's subtree (`lru` of the two-list LRU, not `Unevictable`).
+    #[inline]
+    pub fn subtree_size(&self, v: usize, lru: LruList) -> u64 {
+        self.subtree[v][lru as usize]
+    }
+}
+
+/// The units a page adds to list number `list` in [`Lruvec::size`]: its pages on a file
+/// list, one entry on an anonymous list.
+#[inline(always)]
+fn size_units(list: usize, nr: u64) -> u64 {
+    if list == LruList::InactiveFile as usize || list == LruList::ActiveFile as usize {
+        nr
+    } else {
+        1
+    }
+}
+
 /// `struct lruvec`: the LRU lists of one memcg on one node, plus the workingset clock.
 #[derive(Clone, Debug, Default)]
 pub struct Lruvec {
+    /// The lruvec's index in the kernel's lruvecs (memcg x nodes + node), for
+    /// [`LruvecStats::update`].
+    pub idx: u32,
     /// `lruvec->lists[]`, then `lrugen->folios[][]` (see [`NR_ALL_LISTS`]).
     pub lists: [ListHead; NR_ALL_LISTS],
     /// `lruvec->nonresident_age`: bumped on every eviction and activation in this lruvec and
@@ -105,10 +179,10 @@ pub struct Lruvec {
 }
 
 impl Lruvec {
-    /// A lruvec, with the multi-generational LRU on when `lru_gen` (`lru_gen_init_lruvec()`
-    /// at time `now`).
-    pub fn new(lru_gen: bool, now: crate::types::Nanos) -> Lruvec {
-        let mut v = Lruvec::default();
+    /// Lruvec number `idx`, with the multi-generational LRU on when `lru_gen`
+    /// (`lru_gen_init_lruvec()` at time `now`).
+    pub fn new(idx: usize, lru_gen: bool, now: crate::types::Nanos) -> Lruvec {
+        let mut v = Lruvec { idx: idx as u32, ..Lruvec::default() };
         if lru_gen {
             v.lrugen.init(now);
         }
@@ -148,19 +222,20 @@ impl Lruvec {
     /// `lruvec_add_folio()`: put `id` at the head of `lru` and set `PG_lru`; under the
     /// multi-generational LRU, at the head of the generation `lru_gen_add_folio()` picks.
     #[inline]
-    pub fn add(&mut self, pages: &mut PageArena, id: PageId, lru: LruList) {
+    pub fn add(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, lru: LruList) {
         let list = if self.lrugen.enabled && lru != LruList::Unevictable {
             crate::lru_gen::lru_gen_add_folio(&self.lrugen, &mut pages[id], lru, false)
         } else {
             lru as usize
         };
-        self.link(pages, id, list);
+        self.link(pages, stats, id, list);
     }
 
     /// Put `id` at the head of list number `list` (of [`NR_ALL_LISTS`]) and set `PG_lru`.
     #[inline]
-    pub fn link(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+    pub fn link(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
+        stats.update(self.idx, list, size_units(list, nr), true);
         let l = &mut self.lists[list];
         let old = l.head;
         {
@@ -183,8 +258,9 @@ impl Lruvec {
 
     /// Put `id` right after `after` (on list number `list`) and set `PG_lru`
     /// (`list_add_tail(&tail->lru, &head->lru)` of a split's tail pages, `lru_add_page_tail()`).
-    pub fn link_after(&mut self, pages: &mut PageArena, after: PageId, id: PageId, list: usize) {
+    pub fn link_after(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, after: PageId, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
+        stats.update(self.idx, list, size_units(list, nr), true);
         let next = pages[after].next;
         {
             let p = &mut pages[id];
@@ -209,19 +285,20 @@ impl Lruvec {
     /// the multi-generational LRU, at the tail of the oldest generation
     /// (`lru_gen_add_folio(reclaiming = true)`).
     #[inline]
-    pub fn add_tail(&mut self, pages: &mut PageArena, id: PageId, lru: LruList) {
+    pub fn add_tail(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, lru: LruList) {
         let list = if self.lrugen.enabled && lru != LruList::Unevictable {
             crate::lru_gen::lru_gen_add_folio(&self.lrugen, &mut pages[id], lru, true)
         } else {
             lru as usize
         };
-        self.link_tail(pages, id, list);
+        self.link_tail(pages, stats, id, list);
     }
 
     /// Put `id` at the tail of list number `list` and set `PG_lru`.
     #[inline]
-    pub fn link_tail(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+    pub fn link_tail(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
+        stats.update(self.idx, list, size_units(list, nr), true);
         let l = &mut self.lists[list];
         let old = l.tail;
         {
@@ -245,9 +322,9 @@ impl Lruvec {
     /// one of the two youngest generations gets `PG_active` (`lru_gen_del_folio(reclaiming =
     /// false)`, "for folio_migrate_flags()"), so that putting it back keeps it young.
     #[inline]
-    pub fn del(&mut self, pages: &mut PageArena, id: PageId) {
+    pub fn del(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId) {
         let list = pages[id].lru() as usize;
-        self.unlink(pages, id);
+        self.unlink(pages, stats, id);
         if list >= NR_LRU_LISTS && crate::lru_gen::lru_gen_is_active(&self.lrugen, crate::lru_gen::list_gen(list)) {
             pages[id].flags |= pg::ACTIVE;
         }
@@ -256,7 +333,7 @@ impl Lruvec {
     /// Unlink `id` from its list and clear `PG_lru`, leaving its flags alone
     /// (`lru_gen_del_folio(reclaiming = true)` for the generation lists).
     #[inline]
-    pub fn unlink(&mut self, pages: &mut PageArena, id: PageId) {
+    pub fn unlink(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId) {
         let nr = pages.folio_nr_pages(id);
         let (prev, next, lru) = {
             let p = &mut pages[id];
@@ -264,6 +341,7 @@ impl Lruvec {
             p.flags &= !pg::LRU;
             (p.prev, p.next, p.lru())
         };
+        stats.update(self.idx, lru as usize, size_units(lru as usize, nr), false);
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;
         if prev != PageId::NIL {
@@ -334,23 +412,25 @@ mod tests {
     fn add_del_keep_order_and_counts() {
         let mut pages = PageArena::with_capacity(8);
         let mut v = Lruvec::default();
+        let mut st = LruvecStats::default();
+        st.push(None);
         let ids: Vec<_> = (0..4).map(|i| pages.init(PageId(i), InodeId(0), i)).collect();
         for &id in &ids {
-            v.add(&mut pages, id, LruList::InactiveFile);
+            v.add(&mut pages, &mut st, id, LruList::InactiveFile);
         }
         assert_eq!(walk(&v, &pages, LruList::InactiveFile), vec![3, 2, 1, 0]);
         assert_eq!(v.tail(LruList::InactiveFile), Some(ids[0]));
-        v.del(&mut pages, ids[1]);
+        v.del(&mut pages, &mut st, ids[1]);
         assert_eq!(walk(&v, &pages, LruList::InactiveFile), vec![3, 2, 0]);
-        v.del(&mut pages, ids[0]);
-        v.add_tail(&mut pages, ids[0], LruList::ActiveFile);
+        v.del(&mut pages, &mut st, ids[0]);
+        v.add_tail(&mut pages, &mut st, ids[0], LruList::ActiveFile);
         assert_eq!(v.size(LruList::InactiveFile), 2);
         assert_eq!(v.size(LruList::ActiveFile), 1);
         assert_eq!(v.file_pages(), 3);
         assert!(!pages[ids[1]].test(pg::LRU));
         assert!(pages[ids[0]].test(pg::LRU));
-        v.del(&mut pages, ids[3]);
-        v.del(&mut pages, ids[2]);
+        v.del(&mut pages, &mut st, ids[3]);
+        v.del(&mut pages, &mut st, ids[2]);
         assert_eq!(v.tail(LruList::InactiveFile), None);
     }
 }

@@ -170,7 +170,11 @@ impl Simulation {
         let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
         k.nr_cpu_ids = scn.machine.cpus;
         k.nr_nodes = scn.machine.nodes;
-        k.lruvecs = vec![crate::mmzone::Lruvec::new(k.profile.lru_gen, k.now); scn.machine.nodes as usize];
+        k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
+        k.lru_stats = Default::default();
+        for _ in 0..scn.machine.nodes {
+            k.lru_stats.push(None);
+        }
         k.thp_enabled = scn.thp;
         k.kmem.boot_percpu = scn.machine.boot_percpu;
         k.kmem.boot_slab = scn.machine.boot_slab;

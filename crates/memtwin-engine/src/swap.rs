@@ -28,16 +28,16 @@ impl Kernel {
             (false, false) => LruList::InactiveFile,
         };
         let v = self.folio_lruvec(page);
-        self.lruvecs[v].add(&mut self.pages, page, lru);
+        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
     }
 
     /// `folio_rotate_reclaimable()`: a page marked for immediate reclaim (`PG_reclaim`)
     /// whose writeback ended goes to the tail of the inactive list `lru`, next to be reclaimed.
     pub fn folio_rotate_reclaimable(&mut self, page: PageId, lru: LruList) {
         let v = self.folio_lruvec(page);
-        self.lruvecs[v].del(&mut self.pages, page);
+        self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, page);
         self.pages[page].flags &= !(pg::ACTIVE | pg::RECLAIM);
-        self.lruvecs[v].add_tail(&mut self.pages, page, lru);
+        self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, page, lru);
         self.vmstat.count(VmEvent::Pgrotated, 1);
     }
 
@@ -57,10 +57,10 @@ impl Kernel {
             if flags & pg::LRU != 0 {
                 self.cpu(self.cost.activate);
                 let v = self.folio_lruvec(page);
-                self.lruvecs[v].del(&mut self.pages, page);
+                self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, page);
                 self.pages[page].flags |= pg::ACTIVE;
                 let lru = if self.pages[page].test(pg::SWAPBACKED) { LruList::ActiveAnon } else { LruList::ActiveFile };
-                self.lruvecs[v].add(&mut self.pages, page, lru);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
                 let memcg = self.pages[page].memcg;
                 self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                 self.vmstat.count(VmEvent::Pgactivate, 1);

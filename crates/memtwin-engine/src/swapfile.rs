@@ -518,7 +518,7 @@ impl Kernel {
                 return self.free_swapped_page_shadow(p, target);
             }
             let lv = self.folio_lruvec(p);
-            self.lruvecs[lv].add(&mut self.pages, p, LruList::InactiveAnon);
+            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
             return 0;
         }
         let memcg = self.pages[p].memcg;
@@ -719,9 +719,9 @@ impl Kernel {
         if !self.profile.anon_fault_inactive && !self.pages[pfn].test(pg::ACTIVE) && self.pages[pfn].test(pg::LRU) {
             // Before 5.9 do_swap_page() activated the page (`activate_page()`).
             let lv = self.folio_lruvec(pfn);
-            self.lruvecs[lv].del(&mut self.pages, pfn);
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, pfn);
             self.pages[pfn].flags |= pg::ACTIVE;
-            self.lruvecs[lv].add(&mut self.pages, pfn, LruList::ActiveAnon);
+            self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, LruList::ActiveAnon);
             self.update_rotated(lv, false, 1);
         }
         Some(pfn)
@@ -925,7 +925,7 @@ impl Kernel {
             self.pages[pfn].flags |= pg::ACTIVE;
         }
         let active = self.pages[pfn].test(pg::ACTIVE);
-        self.lruvecs[lv].add(&mut self.pages, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
+        self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
         self.update_page_reclaim_stat(lv, false, 1, active);
     }
 
@@ -942,7 +942,7 @@ impl Kernel {
             let p = self.pages[cached];
             if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
                 let lv = self.folio_lruvec(cached);
-                self.lruvecs[lv].del(&mut self.pages, cached);
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, cached);
                 if p.test(pg::WRITEBACK) {
                     // An unmapped page under swap-out: its write completes on its own.
                     self.vmstat.nr_writeback -= 1;

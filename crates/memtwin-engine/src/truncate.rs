@@ -44,7 +44,7 @@ impl Kernel {
     pub fn delete_from_page_cache(&mut self, p: PageId) {
         let v = self.folio_lruvec(p);
         if self.pages[p].test(pg::LRU) {
-            self.lruvecs[v].del(&mut self.pages, p);
+            self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
         }
         self.cpu(self.cost.evict_page);
         if self.pages[p].test(pg::HEAD) {

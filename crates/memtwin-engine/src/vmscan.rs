@@ -703,7 +703,7 @@ impl Kernel {
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveAnon) else { break };
             self.cpu(self.cost.scan_page);
-            self.lruvecs[v].del(&mut self.pages, p);
+            self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
             scanned += n;
             if self.anon_referenced(p) {
@@ -711,7 +711,7 @@ impl Kernel {
             }
             self.pages[p].flags &= !pg::ACTIVE;
             self.pages[p].flags |= pg::WORKINGSET;
-            self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
             moved += n;
         }
         self.update_page_reclaim_stat(v, false, scanned, false);
@@ -773,20 +773,20 @@ impl Kernel {
         self.swap_end_io();
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
-            self.lruvecs[v].del(&mut self.pages, p);
+            self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
             self.cpu(self.cost.scan_page);
             if self.pages[p].test(pg::WRITEBACK) {
                 nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
                 self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                 sc.nr_writeback += 1;
                 nr_writeback += 1;
                 continue;
             }
             if self.swap_read_pending(p) {
                 // Read by swap readahead and still locked for its I/O.
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                 continue;
             }
             let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
@@ -800,12 +800,12 @@ impl Kernel {
                 match folio_references(ptes, referenced_folio, false) {
                     FolioRef::Activate => {
                         self.pages[p].flags |= pg::ACTIVE;
-                        self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
                         nr_activate += n;
                         continue;
                     }
                     FolioRef::Keep => {
-                        self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                         continue;
                     }
                     FolioRef::Reclaim | FolioRef::Unevictable => {}
@@ -822,11 +822,11 @@ impl Kernel {
                     // swap_writepage()): PAGE_SUCCESS on a clean page, freed in this pass.
                     reclaimed += self.free_swapped_page_shadow(p, Some(sc.target));
                 } else {
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveAnon);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
                 }
             } else {
                 self.pages[p].flags |= pg::ACTIVE;
-                self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveAnon);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
                 nr_activate += n;
             }
         }
@@ -961,24 +961,24 @@ impl Kernel {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
             let nr_p = self.pages.folio_nr_pages(p);
             self.cpu(self.cost.scan_page);
-            self.lruvecs[v].del(&mut self.pages, p);
+            self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += nr_p;
             if self.pages[p].mapcount > 0 {
                 let r = self.folio_referenced(p);
                 if r.locked {
                     self.pages[p].flags &= !pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
                     continue;
                 }
                 if r.ptes > 0 && r.exec {
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                     continue;
                 }
             }
             let pg_ = &mut self.pages[p];
             pg_.flags &= !pg::ACTIVE;
             pg_.flags |= pg::WORKINGSET;
-            self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             moved += nr_p;
         }
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
@@ -1006,11 +1006,11 @@ impl Kernel {
         while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
             let nr_p = self.pages.folio_nr_pages(p);
-            self.lruvecs[v].del(&mut self.pages, p);
+            self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += nr_p;
             self.cpu(self.cost.scan_page);
             if self.folio_test_locked(p) {
-                self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 continue;
             }
             if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
@@ -1031,11 +1031,11 @@ impl Kernel {
                 self.pages[p].flags |= pg::RECLAIM;
                 if self.profile.reclaim_activates_dirty {
                     self.pages[p].flags |= pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                     self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                     self.vmstat.count(VmEvent::Pgactivate, 1);
                 } else {
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 }
                 sc.nr_writeback += 1;
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
@@ -1045,17 +1045,17 @@ impl Kernel {
                 match self.folio_check_references(p) {
                     FolioRef::Activate => {
                         self.pages[p].flags |= pg::ACTIVE;
-                        self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                         self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                         self.vmstat.count(VmEvent::Pgactivate, 1);
                         continue;
                     }
                     FolioRef::Keep => {
-                        self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                         continue;
                     }
                     FolioRef::Unevictable => {
-                        self.lruvecs[v].add(&mut self.pages, p, LruList::Unevictable);
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
                         continue;
                     }
                     FolioRef::Reclaim => {
@@ -1075,13 +1075,13 @@ impl Kernel {
                 if self.profile.reclaim_activates_dirty {
                     // v4.12+: activate_locked, counted as an activation.
                     self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::ActiveFile);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                     self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                     self.vmstat.count(VmEvent::Pgactivate, 1);
                 } else {
                     // v3.2-4.11: keep_locked, back to the head of the inactive list.
                     self.pages[p].flags |= pg::RECLAIM;
-                    self.lruvecs[v].add(&mut self.pages, p, LruList::InactiveFile);
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 }
                 continue;
             }
@@ -1096,7 +1096,7 @@ impl Kernel {
                 }
                 self.pages[p].flags &= !pg::ACTIVE;
                 let root = self.folio_lruvec(p);
-                self.lruvecs[root].add(&mut self.pages, p, LruList::InactiveFile);
+                self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             } else {
                 self.evict(p, sc.target);
             }

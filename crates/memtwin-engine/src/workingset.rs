@@ -154,16 +154,23 @@ impl Kernel {
     }
 
     /// Pages of list `lru` the refault distance is compared with: the eviction lruvec's own
-    /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since.
+    /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since, read from
+    /// the lruvecs' hierarchical sizes ([`crate::mmzone::LruvecStats`]: the cost of a refault
+    /// does not grow with the memcgs below the eviction lruvec).
     fn workingset_size(&self, m: MemcgId, lru: LruList) -> u64 {
         if !self.profile.eviction_at_reclaim_root {
             return self.memcg_lru_size(m, lru);
         }
-        self.subtree_lru_size(m, lru)
+        if self.profile.lru_gen {
+            // The generation lists' sizes (`compat_size`) are not in lruvec_stats.
+            return self.subtree_lru_size(m, lru);
+        }
+        (0..self.nr_nodes).map(|nid| self.lru_stats.subtree_size(self.lruvec_idx(m, nid), lru)).sum()
     }
 
-    /// `lru` pages of `m` and every memcg below it (the walk `workingset_size` needs on a
-    /// refault, depth-first without a heap allocation: the tree's depth bounds the recursion).
+    /// `lru` pages of `m` and every memcg below it, by a walk over the subtree (under the
+    /// multi-generational LRU, whose sizes are not aggregated; depth-first without a heap
+    /// allocation: the tree's depth bounds the recursion).
     fn subtree_lru_size(&self, m: MemcgId, lru: LruList) -> u64 {
         self.memcg_lru_size(m, lru) + self.memcgs.get(m).children.iter().map(|&c| self.subtree_lru_size(c, lru)).sum::<u64>()
     }

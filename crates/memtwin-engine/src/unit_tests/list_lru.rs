@@ -325,3 +325,33 @@ fn every_allocated_memcg_keeps_shrinker_state_per_node() {
     assert_eq!(k.kmem.other, k.kmem.list_lru_other + k.kmem.shrinker_other);
     assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
 }
+
+/// The `Lazy` layout's xarray (5.18 `list_lru->xa`, indexed by kmem id) needs one node per 64
+/// ids that have an entry: 130 memcgs with entries take three nodes; freeing the two ids of
+/// the third node frees it, freeing one id of a node that keeps others does not. (The node
+/// count is kept on insert and erase, `xa_store()`/`xa_erase()`, not recounted over every
+/// memcg.)
+#[test]
+fn lazy_list_lru_xarray_nodes_follow_the_kmem_ids_in_use() {
+    let mut s = machine("linux-6.1", "lazy", 1, 2, "");
+    let k = &mut s.kernel;
+    k.mount("/m", "tmpfs");
+    let sb = k.superblocks.len() - 1;
+    let slab0 = k.kmem.list_lru_slab;
+    let entry = 64; // kmalloc-64: rcu_head 16 + two nodes' list_lru_one 2 x 24
+    for i in 0..130 {
+        let m = k.cgroup_mkdir(&format!("/c{i}")).unwrap();
+        assert_eq!(k.memcgs.get(m).kmem_id, Some(i));
+        k.list_lru_add(sb, false, m);
+    }
+    assert_eq!(k.superblocks[sb].dentry_lru.entry_nodes, 3);
+    assert_eq!(k.kmem.list_lru_slab - slab0, 130 * entry + 3 * XA_NODE);
+    k.cgroup_rmdir("/c64").unwrap();
+    assert_eq!(k.superblocks[sb].dentry_lru.entry_nodes, 3, "ids 65..127 keep the second node");
+    assert_eq!(k.kmem.list_lru_slab - slab0, 129 * entry + 3 * XA_NODE);
+    k.cgroup_rmdir("/c128").unwrap();
+    k.cgroup_rmdir("/c129").unwrap();
+    assert_eq!(k.superblocks[sb].dentry_lru.entry_nodes, 2, "the third node is empty");
+    assert_eq!(k.kmem.list_lru_slab - slab0, 127 * entry + 2 * XA_NODE);
+    assert!(k.check_invariants().is_ok(), "{:?}", k.check_invariants());
+}

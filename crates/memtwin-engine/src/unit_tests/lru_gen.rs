@@ -239,7 +239,7 @@ fn lru_gen_refault_6_1_restores_pages_read_four_times() {
     for i in 0..2 {
         let p = page_at(k, a, i);
         let v = k.folio_lruvec(p);
-        k.lruvecs[v].unlink(&mut k.pages, p);
+        k.lruvecs[v].unlink(&mut k.pages, &mut k.lru_stats, p);
         k.evict(p, ct);
     }
     let g = &k.lruvecs[k.lruvec_idx(ct, 0)].lrugen;
@@ -264,7 +264,7 @@ fn lru_gen_refault_6_1_ignores_shadows_of_retired_generations() {
     read_pages(k, a, 0, 1, ct);
     let p = page_at(k, a, 0);
     let v = k.folio_lruvec(p);
-    k.lruvecs[v].unlink(&mut k.pages, p);
+    k.lruvecs[v].unlink(&mut k.pages, &mut k.lru_stats, p);
     k.evict(p, ct);
     k.lruvecs[v].lrugen.min_seq[LRU_GEN_FILE] += 1;
     k.lruvecs[v].lrugen.max_seq += 1;

@@ -131,7 +131,7 @@ pub(crate) fn lru_size(k: &Kernel, memcg: MemcgId, list: LruList) -> u64 {
 pub(crate) fn isolate_and_evict(k: &mut Kernel, inode: InodeId, index: u32) {
     let p = page_at(k, inode, index);
     let v = k.folio_lruvec(p);
-    k.lruvecs[v].del(&mut k.pages, p);
+    k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p);
     let target = if k.pages[p].memcg == MemcgId::NONE {
         MemcgId::ROOT
     } else {

@@ -426,9 +426,9 @@ ops = [
     }
     assert_eq!(base.len(), 100);
     for id in base {
-        k.lruvecs[v].del(&mut k.pages, id);
+        k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, id);
         k.pages[id].flags &= !pg::ACTIVE;
-        k.lruvecs[v].add(&mut k.pages, id, LruList::InactiveAnon);
+        k.lruvecs[v].add(&mut k.pages, &mut k.lru_stats, id, LruList::InactiveAnon);
     }
     let l = &k.lruvecs[v];
     assert_eq!((l.size(LruList::ActiveAnon), l.nr_pages(LruList::ActiveAnon)), (4, 2048));

@@ -517,3 +517,48 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K", step = "a" }}, {{ op = "re
         assert_invariants(k);
     }
 }
+
+/// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)` of a memcg's lruvec is hierarchical (the
+/// memcg's `lruvec_stats`, aggregated up the tree by rstat, 5.5+ / 6.1): a parent with no
+/// pages of its own reports its child's lists, the root everyone's; an eviction and an
+/// activation move the counts of every ancestor. And `workingset_refault()` compares the
+/// refault distance with the eviction lruvec's hierarchical active list: a page of `/p/c`
+/// evicted by reclaim aimed at `/p` (the shadow names `/p`) and refaulting at a distance of 4
+/// is activated because `/p`'s subtree holds 8 active pages, though `/p`'s own lists are empty.
+#[test]
+fn lruvec_stats_are_subtree_sums_and_refaults_read_them() {
+    let Setup { mut s, ct, f, .. } = setup("linux-6.6");
+    let k = &mut s.kernel;
+    let p = k.cgroup_mkdir("/p").unwrap();
+    let c = k.cgroup_mkdir("/p/c").unwrap();
+    read_pages(k, f, 64, 32, c);
+    read_pages(k, f, 64, 8, c);
+    let sizes = |k: &Kernel, m: MemcgId| {
+        let v = k.lruvec_idx(m, 0);
+        (k.lru_stats.subtree_size(v, LruList::InactiveFile), k.lru_stats.subtree_size(v, LruList::ActiveFile))
+    };
+    assert_eq!((lru_size(k, c, LruList::InactiveFile), lru_size(k, c, LruList::ActiveFile)), (24, 8));
+    assert_eq!((lru_size(k, p, LruList::InactiveFile), lru_size(k, p, LruList::ActiveFile)), (0, 0));
+    assert_eq!(sizes(k, c), (24, 8));
+    assert_eq!(sizes(k, p), (24, 8), "the parent reports its child's pages");
+    assert_eq!(sizes(k, MemcgId::ROOT), (64 + 24, 16 + 8), "the root reports every memcg's");
+    assert_eq!(sizes(k, ct), (64, 16));
+    assert_invariants(k);
+
+    // Evict /f page 72 (inactive, of /p/c) and four more, by reclaim aimed at /p.
+    for i in 72..77 {
+        let pg_ = page_at(k, f, i);
+        let v = k.folio_lruvec(pg_);
+        k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, pg_);
+        k.evict(pg_, p);
+    }
+    assert_eq!(sizes(k, p), (19, 8));
+    assert_eq!(sizes(k, MemcgId::ROOT), (64 + 19, 16 + 8));
+    let (named, _, _) = unpack_shadow(k.mappings[f.idx()].xa.get(72).as_shadow().expect("a shadow at 72"));
+    assert_eq!(named, p, "the shadow names the reclaim target");
+    read_pages(k, f, 72, 1, c);
+    assert!(k.pages[page_at(k, f, 72)].test(pg::ACTIVE), "distance 4 <= 8 active pages below /p: activated");
+    assert_eq!(sizes(k, c), (19, 9));
+    assert_eq!(sizes(k, p), (19, 9));
+    assert_invariants(k);
+}
