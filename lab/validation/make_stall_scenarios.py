@@ -92,7 +92,7 @@ PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem
            "4 KiB page. Which of the copy's page-cache paths counts per page is not found yet")
 KNOWN = {
     "host-stall-cp4x-p16m": [
-        ("probe", "latency.max99_ms", TAIL + "; host p99 388 ms, engine 154"),
+        ("probe", "latency.max99_ms", TAIL + "; host p99 388 ms, engine 155"),
         ("probe", "latency.max_ms", TAIL + "; host max 473 ms, engine 172"),
         ("copy", "memcg.pgfault", ROUNDS + ": 217 rounds on the host, 246 in the engine (18 long ones of 125-172 ms where the host has 9 of 98-473 ms)"),
         ("probe", "memcg.pgfault", ROUNDS + ": 217 rounds on the host, 246 in the engine"),
@@ -100,7 +100,7 @@ KNOWN = {
         ("probe", "memcg.pgpgout", PGPGOUT),
     ],
     "host-stall-cp8x-p64m": [
-        ("probe", "latency.max99_ms", TAIL + "; host p99 914 ms, engine 521"),
+        ("probe", "latency.max99_ms", TAIL + "; host p99 914 ms, engine 523"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
     ],

@@ -386,10 +386,14 @@ impl crate::kernel::Kernel {
 
     /// Free every device's requests completed by `horizon` (`blk_mq_free_request()`,
     /// `__blk_put_request()`): the scheduler passes the earliest clock any context can still
-    /// look at the queues with (the running task's, or a lagging kswapd's).
+    /// look at the queues with (the running task's, or a lagging kswapd's). The record of
+    /// ended writes (`Kernel::wb_ended`) is trimmed to the same horizon.
     pub fn blk_retire(&mut self, horizon: Nanos) {
         for d in &mut self.devices {
             d.queue.retire(horizon);
+        }
+        while self.wb_ended.front().is_some_and(|&(t, _)| t <= horizon) {
+            self.wb_ended.pop_front();
         }
     }
 }

@@ -171,6 +171,12 @@ pub struct Kernel {
     /// Per frame, the completion time of the write request it is in (valid while
     /// `PG_writeback`).
     pub wb_done: Vec<Nanos>,
+    /// Write requests already ended by `writeback_end_io`: (completion time, pages), in time
+    /// order, kept until the scheduler's horizon passes them (`blk_retire`). A context whose
+    /// clock is behind the one that ended them (a task that runs after a sleeper woke past its
+    /// clock, ARCHITECTURE.md "The clock") still sees them complete after its own clock:
+    /// `reclaim_throttle()`'s wake-up counts them.
+    pub wb_ended: std::collections::VecDeque<(Nanos, u64)>,
     /// Armed periodic-writeback timers (`wb->dwork` queued by `wb_wakeup_delayed()`): (when,
     /// writeback domain key: 0 the root wb, memcg index + 1 a memcg's), earliest first.
     pub wb_timers: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
@@ -277,6 +283,7 @@ impl Kernel {
             page_events: 0,
             thp_enabled: false,
             wb_queue: Default::default(),
+            wb_ended: Default::default(),
             wb_done: vec![],
             wb_timers: Default::default(),
             wb_timer_armed: vec![],

@@ -1218,6 +1218,7 @@ impl Kernel {
                 self.pages[p].flags &= !pg::RECLAIM;
             }
             if completed > 0 {
+                self.wb_ended.push_back((done, completed));
                 let key = self.inode_wb_key(InodeId(inode));
                 self.wb_writeout_add(key, completed, done);
                 // __folio_end_writeback(): WB_WRITEBACK down, WB_WRITTEN up, and the wb's

@@ -873,7 +873,10 @@ impl Kernel {
     pub fn reclaim_throttle_writeback_until(&mut self) -> crate::types::Nanos {
         let mut done = std::mem::take(&mut self.scratch_completions);
         done.clear();
+        // The requests still in flight, and those a context ahead of this one in time already
+        // ended after this one's clock.
         done.extend(self.wb_queue.iter().map(|r| (r.0 .0, r.0 .3 as u64)));
+        done.extend(self.wb_ended.iter().filter(|e| e.0 > self.now).copied());
         done.sort_unstable();
         let until = reclaim_throttle_writeback_wake(self.now, 1, done.iter().copied());
         self.scratch_completions = done;

@@ -849,3 +849,21 @@ fn file_deactivation_is_decided_per_pass_from_5_9() {
         assert_invariants(k);
     }
 }
+
+/// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 6.1): the task wakes once
+/// more than `SWAP_CLUSTER_MAX` pages finished writeback after it slept. A write that a context
+/// ahead in time already ended (a sleeper whose quantum went past its wake-up) completes after
+/// the clock of a task that is behind it: it still wakes that task, until the scheduler's
+/// horizon passes it.
+#[test]
+fn reclaim_throttle_6_1_counts_writes_a_context_ahead_in_time_ended() {
+    const MS: u64 = 1_000_000;
+    let mut k = Kernel::new(crate::profile::profile("linux-6.1").unwrap(), crate::profile::Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
+    k.wb_ended.push_back((5 * MS, 128));
+    k.now = MS;
+    assert_eq!(k.reclaim_throttle_writeback_until(), 5 * MS, "woken by the write ended at 5 ms");
+    k.now = 6 * MS;
+    assert_eq!(k.reclaim_throttle_writeback_until(), 6 * MS + crate::vmscan::RECLAIM_THROTTLE, "ended before: the timeout");
+    k.blk_retire(5 * MS);
+    assert!(k.wb_ended.is_empty(), "trimmed at the horizon");
+}
