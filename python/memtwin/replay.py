@@ -22,8 +22,8 @@ def profile_for_kernel(release) -> str:
     """The kernel profile for a trace recorded on kernel `release` (the header's `kernel`,
     e.g. "6.18.44-fc-v857"): the newest era profile `linux-X.Y` not newer than that X.Y, so
     that the twin runs the kernel the recording ran (6.18: large folios on ext4, readahead
-    orders in ra->order). DEFAULT_PROFILE when the header names none or an older kernel than
-    every profile."""
+    orders in ra->order); for a kernel older than every profile, the oldest era (the nearest
+    one to it). DEFAULT_PROFILE when the header names no version."""
     import re
 
     from . import _memtwin
@@ -32,12 +32,10 @@ def profile_for_kernel(release) -> str:
     if not m:
         return DEFAULT_PROFILE
     want = (int(m.group(1)), int(m.group(2)))
-    best = None
-    for name, _desc in _memtwin.profiles():
-        v = re.fullmatch(r"linux-(\d+)\.(\d+)", name)
-        if v and (int(v.group(1)), int(v.group(2))) <= want and (best is None or (int(v.group(1)), int(v.group(2))) > best[0]):
-            best = ((int(v.group(1)), int(v.group(2))), name)
-    return best[1] if best else DEFAULT_PROFILE
+    eras = sorted(((int(v.group(1)), int(v.group(2))), name) for name, _desc in _memtwin.profiles()
+                  if (v := re.fullmatch(r"linux-(\d+)\.(\d+)", name)))
+    older = [e for e in eras if e[0] <= want]
+    return older[-1][1] if older else eras[0][1]
 
 
 def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale: float = 0.0,

@@ -180,7 +180,8 @@ def test_profile_of_the_recording_kernel(tmp_path):
     assert replay.profile_for_kernel("6.12.9-amd64") == "linux-6.6"   # 6.6 <= 6.12 < 6.18
     assert replay.profile_for_kernel("6.1.0-56-amd64") == "linux-6.1"
     assert replay.profile_for_kernel("5.10.0") == "linux-5.0"
-    assert replay.profile_for_kernel("2.6.32") == replay.DEFAULT_PROFILE
+    assert replay.profile_for_kernel("2.6.32") == "linux-3.13"  # older than every era: the oldest
+    assert replay.profile_for_kernel("3.10.0-1160.el7") == "linux-3.13"
     assert replay.profile_for_kernel(None) == replay.DEFAULT_PROFILE
     assert replay.profile_for_kernel("vm") == replay.DEFAULT_PROFILE
     p = tmp_path / "t.mtt"
