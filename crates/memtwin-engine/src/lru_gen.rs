@@ -1671,13 +1671,15 @@ impl Kernel {
 
     /// `lru_gen_shrink_node()` (6.3+): global reclaim of node `nid` through the memcg LRU
     /// (`shrink_many()`), with the protections computed from the root
-    /// (`mem_cgroup_calculate_protection()`) and a walk context of the node's; kswapd counts
-    /// this pass's reclaim from 0 for `should_abort_scan()`.
+    /// (`mem_cgroup_calculate_protection()`) and, for kswapd, the node's walk context; kswapd
+    /// counts this pass's reclaim from 0 for `should_abort_scan()`.
     pub(crate) fn lru_gen_shrink_node(&mut self, nid: u32, sc: &mut ScanControl) {
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
         self.scratch_memcgs = list;
-        self.lru_gen_mm_walk = true;
+        // set_mm_walk(pgdat, sc->proactive): kswapd's walk context; a direct reclaimer gets
+        // one at its first aging (try_to_inc_max_seq()).
+        self.lru_gen_mm_walk = sc.kswapd;
         let reclaimed = sc.nr_reclaimed;
         if sc.kswapd {
             sc.nr_reclaimed = 0;
