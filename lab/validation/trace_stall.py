@@ -4,7 +4,7 @@
     flock /tmp/memtwin-host.lock python3 lab/validation/trace_stall.py record SCENARIO OUTDIR
     python3 lab/validation/trace_stall.py summary OUTDIR/trace.txt
 
-`record` mounts tracefs on /sys/kernel/tracing (bpftrace 0.17 reads the tracepoints' formats
+`record` (root) mounts tracefs on /sys/kernel/tracing (bpftrace 0.17 reads the tracepoints' formats
 there), runs lab/validation/trace_stall.bt with bpftrace beside `memtwin real SCENARIO --on host
 --variant all --json OUTDIR/run.json` (the runner at nice -19), and writes the events to
 OUTDIR/trace.txt and /proc/loadavg before and after to OUTDIR/load.txt; bpftrace is stopped and
@@ -34,7 +34,32 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TRACEFS = "/sys/kernel/tracing"
 
 
+def probe_size(scenario: str) -> int:
+    """The byte size of the scenario's mmap_probe op (the probe's mmap length, which the trace
+    recognizes its rounds by)."""
+    import tomllib
+
+    from memtwin.measure import MeasureError, parse_size
+
+    try:
+        with open(scenario, "rb") as f:
+            doc = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        sys.exit(f"trace_stall: {scenario}: {e}\n  fix: give a scenario file (TOML) with an mmap_probe op")
+    sizes = [op.get("size") for t in doc.get("tasks", {}).values() if isinstance(t, dict)
+             for op in t.get("ops", []) if isinstance(op, dict) and op.get("op") == "mmap_probe"]
+    if len(sizes) != 1 or not isinstance(sizes[0], (str, int)):
+        sys.exit(f"trace_stall: {scenario}: {len(sizes)} mmap_probe ops with a size\n  fix: trace a scenario with one latency probe")
+    try:
+        return sizes[0] if isinstance(sizes[0], int) else parse_size(sizes[0])
+    except MeasureError:
+        sys.exit(f"trace_stall: {scenario}: the probe's size {sizes[0]!r} is not a size\n  fix: write it as 16M")
+
+
 def record(scenario: str, outdir: str) -> None:
+    if os.geteuid() != 0:
+        sys.exit("trace_stall: record runs as root (bpftrace, memtwin real --on host)")
+    size = probe_size(scenario)
     os.makedirs(outdir, exist_ok=True)
     mounted = not os.path.exists(os.path.join(TRACEFS, "events"))
     if mounted:
@@ -42,7 +67,7 @@ def record(scenario: str, outdir: str) -> None:
     bp = None
     try:
         with open(os.path.join(outdir, "trace.txt"), "w") as out, open(os.path.join(outdir, "bpftrace.err"), "w") as err:
-            bp = subprocess.Popen(["bpftrace", "-q", os.path.join(ROOT, "lab", "validation", "trace_stall.bt")], stdout=out, stderr=err,
+            bp = subprocess.Popen(["bpftrace", "-q", os.path.join(ROOT, "lab", "validation", "trace_stall.bt"), str(size)], stdout=out, stderr=err,
                                   env=dict(os.environ, BPFTRACE_MAP_KEYS_MAX="65536"))
             time.sleep(8)  # the probes attach
             if bp.poll() is not None:
@@ -64,8 +89,15 @@ def record(scenario: str, outdir: str) -> None:
 
 
 def summary(path: str) -> None:
-    ev = [w for w in (line.split() for line in open(path)) if w and not w[0].startswith("@") and w[0] != "Lost"]
-    probe = collections.Counter(int(w[1]) for w in ev if w[0] == "R0").most_common(1)[0][0]
+    try:
+        with open(path) as f:
+            ev = [w for w in (line.split() for line in f) if w and not w[0].startswith("@") and w[0] != "Lost"]
+    except (OSError, UnicodeDecodeError) as e:
+        sys.exit(f"trace_stall: {path}: {e}\n  fix: give the trace.txt that `record` wrote")
+    rounds0 = collections.Counter(int(w[1]) for w in ev if w[0] == "R0" and len(w) >= 3)
+    if not rounds0:
+        sys.exit(f"trace_stall: {path}: no probe round (R0 lines) in it\n  fix: give the trace.txt of a `record` run of a scenario with a latency probe")
+    probe = rounds0.most_common(1)[0][0]
     rounds, t0 = [], None
     for w in ev:
         if w[0] == "R0" and int(w[1]) == probe:
@@ -73,6 +105,8 @@ def summary(path: str) -> None:
         elif w[0] == "R1" and int(w[1]) == probe and t0:
             rounds.append((t0, int(w[2])))
             t0 = None
+    if not rounds:
+        sys.exit(f"trace_stall: {path}: the probe's rounds never ended (no R1 line)\n  fix: record the run again")
     T0 = rounds[0][0]
     print(f"probe {probe}: {len(rounds)} rounds; over 50 ms (start s, ms):",
           [(round((a - T0) / 1e9, 2), round((b - a) / 1e6)) for a, b in rounds if b - a > 50e6])
@@ -94,7 +128,11 @@ def summary(path: str) -> None:
         print(f"  {(b['t0'] - T0) / 1e9:7.3f} {b['bytes'] / 2**20:7.2f} {(b['t0'] - prev) / 1e6 if prev else 0:7.1f} {(b['done'] - b['t0']) / 1e6:6.1f}")
         prev = b["t0"]
     # The file whose pages the flusher writes: the inode of most ext4_writepages() calls.
-    dst = collections.Counter(w[3] for w in ev if w[0] == "XW").most_common(1)[0][0]
+    xw = collections.Counter(w[3] for w in ev if w[0] == "XW")
+    if not xw:
+        print("no ext4_writepages() on the loop devices: nothing was written back")
+        return
+    dst = xw.most_common(1)[0][0]
     ext = sorted((int(w[3]), int(w[4]), int(w[5])) for w in ev if w[0] == "MB" and w[2] == dst and int(w[5]) > 0)
     done = [(t, s + n) for t, k, s, n in writes if k == "BC"]
     done_t = [t for t, _ in done]
@@ -110,6 +148,9 @@ def summary(path: str) -> None:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    for s in (signal.SIGINT, signal.SIGTERM):  # sys.exit runs record()'s finally: bpftrace stopped, tracefs unmounted
+        signal.signal(s, lambda signum, _f: sys.exit(f"trace_stall: {signal.Signals(signum).name}; cleaned up"))
     if len(sys.argv) == 4 and sys.argv[1] == "record":
         record(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 3 and sys.argv[1] == "summary":
