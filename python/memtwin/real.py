@@ -70,8 +70,9 @@ def fresh_loop_device() -> tuple:
     A loop device kept from earlier runs carries their estimates into balance_dirty_pages()
     (a run on 6.18 started at dirty_ratelimit 50684 KB/s where a new device starts at 102400).
     Where the kernel refuses (EBUSY: something opened the device meanwhile), the device is used
-    as it is (made anew: False); without a usable /dev/loop-control, (None, False): losetup
-    --find picks the device."""
+    as it is (made anew: False); without a usable /dev/loop-control, or when a step fails or the
+    new node does not appear, (None, False): losetup --find picks the device (the caller also
+    falls back to it when losetup cannot take the device named here)."""
     try:
         fd = os.open("/dev/loop-control", os.O_RDWR | os.O_CLOEXEC)
     except OSError:
@@ -90,9 +91,9 @@ def fresh_loop_device() -> tuple:
     dev = f"/dev/loop{n}"
     for _ in range(100):  # devtmpfs makes the node as the disk is added; wait for it anyway
         if os.path.exists(dev):
-            break
+            return dev, True
         time.sleep(0.01)
-    return dev, True
+    return None, False
 
 
 def _read(path: str) -> str:
@@ -1277,7 +1278,15 @@ class HostRun:
         self.fs = fs
         self.mkfs = " ".join(mkfs[:-1])
         dev, self.loop_new = fresh_loop_device()
-        out = subprocess.run(["losetup", "--show", "--direct-io=on", dev or "--find", img], check=True, capture_output=True, text=True)
+        out = subprocess.run(["losetup", "--show", "--direct-io=on", dev or "--find", img], capture_output=True, text=True)
+        if out.returncode != 0 and dev is not None:
+            # Another process took the device between its making and losetup (EBUSY), or its
+            # node never appeared: let losetup find a free one, as without /dev/loop-control.
+            dev, self.loop_new = None, False
+            out = subprocess.run(["losetup", "--show", "--direct-io=on", "--find", img], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RealError(f"losetup of the scratch image failed: {out.stderr.strip()}\n"
+                            "  fix: free a loop device (losetup -D detaches unused ones; `memtwin lab clean` removes a run's), or modprobe loop")
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))

@@ -732,6 +732,19 @@ def test_fresh_loop_device_makes_the_free_device_anew_or_falls_back(monkeypatch)
     def no_control(path, flags):
         raise FileNotFoundError(2, "No such file or directory", path)
 
+    busy = False
+    monkeypatch.setattr(real.os.path, "exists", lambda p: False)  # the new node never appears
+    monkeypatch.setattr(real.time, "sleep", lambda s: None)
+    assert real.fresh_loop_device() == (None, False)
+
+    def add_fails(fd, req, arg=0):  # LOOP_CTL_ADD refused (EEXIST: the index was taken meanwhile)
+        if req == real.LOOP_CTL_ADD:
+            raise OSError(17, "File exists")
+        return ioctl(fd, req, arg)
+
+    monkeypatch.setattr(real.fcntl, "ioctl", add_fails)
+    assert real.fresh_loop_device() == (None, False)
+
     monkeypatch.setattr(real.os, "open", no_control)
     assert real.fresh_loop_device() == (None, False)
 
