@@ -92,10 +92,17 @@ pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
 /// multi-generational LRU's generation lists are read through its own `compat_size`).
 #[derive(Clone, Debug, Default)]
 pub struct LruvecStats {
-    /// Per lruvec: the lruvec of its memcg's parent on the same node (`u32::MAX` at the root).
-    parent: Vec<u32>,
-    /// Per lruvec: the sizes of lists `InactiveAnon..=ActiveFile` over its memcg's subtree.
-    subtree: Vec<[u64; 4]>,
+    /// Per lruvec, in one entry so that an update touches one place per level.
+    nodes: Vec<LruvecStatNode>,
+}
+
+/// One lruvec's entry in [`LruvecStats`].
+#[derive(Clone, Copy, Debug, Default)]
+struct LruvecStatNode {
+    /// The sizes of lists `InactiveAnon..=ActiveFile` over its memcg's subtree.
+    subtree: [u64; 4],
+    /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
+    parent: u32,
 }
 
 impl LruvecStats {
@@ -103,18 +110,17 @@ impl LruvecStats {
     /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
     /// `alloc_mem_cgroup_per_node_info()`.
     pub fn push(&mut self, parent: Option<usize>) {
-        self.parent.push(parent.map_or(u32::MAX, |p| p as u32));
-        self.subtree.push([0; 4]);
+        self.nodes.push(LruvecStatNode { subtree: [0; 4], parent: parent.map_or(u32::MAX, |p| p as u32) });
     }
 
     /// Lruvecs registered.
     pub fn len(&self) -> usize {
-        self.parent.len()
+        self.nodes.len()
     }
 
     /// Whether no lruvec is registered.
     pub fn is_empty(&self) -> bool {
-        self.parent.is_empty()
+        self.nodes.is_empty()
     }
 
     /// `__update_lru_size()` -> `__mod_lruvec_state()`: list number `list` of lruvec `v`
@@ -124,11 +130,13 @@ impl LruvecStats {
         if list >= 4 {
             return;
         }
+        let d = if add { n } else { n.wrapping_neg() };
         let mut v = v;
-        while v != u32::MAX {
-            let s = &mut self.subtree[v as usize][list];
-            *s = if add { *s + n } else { *s - n };
-            v = self.parent[v as usize];
+        // The root's parent, u32::MAX, is past the last entry: the walk ends there.
+        while let Some(e) = self.nodes.get_mut(v as usize) {
+            debug_assert!(add || e.subtree[list] >= n, "lruvec {v}'s subtree size of list {list} would go below 0");
+            e.subtree[list] = e.subtree[list].wrapping_add(d);
+            v = e.parent;
         }
     }
 
@@ -136,7 +144,7 @@ impl LruvecStats {
     /// memcg's subtree (`lru` of the two-list LRU, not `Unevictable`).
     #[inline]
     pub fn subtree_size(&self, v: usize, lru: LruList) -> u64 {
-        self.subtree[v][lru as usize]
+        self.nodes[v].subtree[lru as usize]
     }
 }
 
