@@ -139,6 +139,27 @@ ops = [
 ]
 """
 
+RETOUCH = """
+[cgroups.A]
+"memory.max" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  {{ op = "mmap", name = "heap", size = "{size}", fill = "{fill}", step = "touch 1" }},
+  {{ op = "touch", name = "heap", step = "touch 1" }},
+  {{ op = "touch", name = "heap", step = "touch 2" }},
+]
+"""
+
+
+
+def retouch(size: str = "96M", memcg_file: str = "memory.max") -> str:
+    """The re-touch workload without a fill (pages written with one byte): `size` of anonymous
+    memory touched twice in a 64M memcg whose limit file is `memcg_file`."""
+    return RETOUCH.replace(', fill = "{fill}"', "").format(size=size).replace('"memory.max"', f'"{memcg_file}"')
+
+
 SCENARIOS = {
     "swap-sw0": ("48M anon and a 32M file read three times in a 64M memcg, swappiness 0",
                  "48M anonymous touched, a 32M file read three times, anonymous touched again; memory.max 64M, swap 256M, vm.swappiness 0",
@@ -170,18 +191,7 @@ ops = [
 ]
 """),
     "swap-retouch": ("96M anon touched twice in a 64M memcg", "96M anonymous touched twice, memory.max 64M, swap 256M",
-                     "v2", "", """
-[cgroups.A]
-"memory.max" = "64M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  { op = "mmap", name = "heap", size = "96M", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 2" },
-]
-"""),
+                     "v2", "", retouch()),
     "swap-v1-memsw": ("cgroup v1: 72M anon in a 64M memcg with memsw 96M and swappiness 100, then a 64M file read",
                       "cgroup v1: 72M anonymous touched, memory.limit_in_bytes 64M, memory.memsw.limit_in_bytes 96M, "
                       "memory.swappiness 100, then a 64M file read",
@@ -210,33 +220,9 @@ ops = [
     # second oldest generation instead of the youngest (folio_add_lru()) and were the
     # next evicted, keeping the older resident pages.
     "lrugen-swap-retouch": ("the multi-generational LRU with 96M anon touched twice in a 64M memcg",
-                            "lru_gen on: 96M anonymous touched twice, memory.max 64M, swap 256M", "v2", "lru_gen = true\n", """
-[cgroups.A]
-"memory.max" = "64M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  { op = "mmap", name = "heap", size = "96M", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 2" },
-]
-"""),
+                            "lru_gen on: 96M anonymous touched twice, memory.max 64M, swap 256M", "v2", "lru_gen = true\n", retouch()),
 }
 
-
-RETOUCH = """
-[cgroups.A]
-"memory.max" = "64M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  {{ op = "mmap", name = "heap", size = "{size}", fill = "{fill}", step = "touch 1" }},
-  {{ op = "touch", name = "heap", step = "touch 1" }},
-  {{ op = "touch", name = "heap", step = "touch 2" }},
-]
-"""
 
 INTERLEAVED = """
 [cgroups.A]
@@ -255,7 +241,7 @@ ops = [
 VMA_RA = {
     "swap-vma-ra": ("96M anon touched twice in a 64M memcg, swap on a non-rotational device (VMA-based readahead)",
                     "96M anonymous touched twice, memory.max 64M, swap 256M on a non-rotational device", "v2", "",
-                    RETOUCH.replace(', fill = "{fill}"', "").format(size="96M"), False, False),
+                    retouch(), False, False),
     "swap-interleaved": ("96M anon written even pages then odd pages and touched in order in a 64M memcg (cluster readahead)",
                          "96M anonymous written in two strided passes (even, then odd pages), then touched in order; memory.max 64M, swap 256M",
                          "v2", "", INTERLEAVED, True, False),
@@ -389,34 +375,12 @@ ops = [
     # and touch 1 writes 12% more of them than the engine (see host-swap-retouch)
     "host-zswap-pool-0": ("zswap with max_pool_percent 0 and 96M of anon touched twice in a 64M memcg",
                           "zswap on, max_pool_percent 0: 96M anonymous touched twice; memory.limit_in_bytes 64M, a 256M swap file",
-                          "zswap = { enabled = true, max_pool_percent = 0 }\n", """
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  { op = "mmap", name = "heap", size = "96M", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 2" },
-]
-""", HOST_ZSWAP_METRICS + [("zswap.pool_limit_hit", 512)], True),
+                          "zswap = { enabled = true, max_pool_percent = 0 }\n", retouch(memcg_file="memory.limit_in_bytes"), HOST_ZSWAP_METRICS + [("zswap.pool_limit_hit", 512)], True),
     # swap on the image's file without zswap: touch 2's memory.stat rss is 12% under the
     # engine's (58.8M against 66.8M) while usage, swap and every swap counter agree within
     # 9%: pending (lab/measurements/swap-pending/README.md)
     "host-swap-retouch": ("96M anon touched twice in a 64M memcg",
-                          "96M anonymous touched twice, memory.limit_in_bytes 64M, a 256M swap file", "", """
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  { op = "mmap", name = "heap", size = "96M", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 1" },
-  { op = "touch", name = "heap", step = "touch 2" },
-]
-""", METRICS + [("memcg.pgmajfault", 128), ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)], True),
+                          "96M anonymous touched twice, memory.limit_in_bytes 64M, a 256M swap file", "", retouch(memcg_file="memory.limit_in_bytes"), METRICS + [("memcg.pgmajfault", 128), ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)], True),
 }
 
 
