@@ -87,8 +87,8 @@ TAIL = ("the probe's tail is shorter in the engine. Traced on the host (lab/vali
 ROUNDS = ("memcg.pgfault counts the probe's rounds in the memcg (4096 faults each, both steps read the same memcg): the "
           "engine's probe makes more rounds than the host's in the copy's write phase, the tail's mechanism above")
 PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics(): 'pagein of "
-           "a big page is an event'; uncharge_batch() one PGPGOUT per folio): on the host pgpgin - pgfault is 8231 for the "
-           "4x copy (its 1 GiB of page cache in 32-page folios), in the engine 135207, about one 512 MiB file counted per "
+           "a big page is an event'; uncharge_batch() one PGPGOUT per folio): in cp4x's recording of 13:24 (since replaced) "
+           "pgpgin - pgfault was 8231 on the host for the 4x copy (its 1 GiB of page cache in 32-page folios), in the engine 135207, about one 512 MiB file counted per "
            "4 KiB page. Which of the copy's page-cache paths counts per page is not found yet")
 KNOWN = {
     "host-stall-cp4x-p16m": [
@@ -100,7 +100,8 @@ KNOWN = {
         ("probe", "memcg.pgpgout", PGPGOUT),
     ],
     "host-stall-cp8x-p64m": [
-        ("probe", "latency.max99_ms", TAIL + "; host p99 914 ms, engine 523"),
+        ("probe", "latency.max99_ms", "host-stall-cp8x-p64m itself was not traced (its recording is of 13:24, loadavg "
+                                      "0.5-1.0); the mechanism traced on cp4x is assumed: " + TAIL + "; host p99 914 ms, engine 523"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
     ],
