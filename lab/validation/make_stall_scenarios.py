@@ -100,8 +100,10 @@ KNOWN = {
         ("probe", "memcg.pgpgout", PGPGOUT),
     ],
     "host-stall-cp8x-p64m": [
-        ("probe", "latency.max99_ms", "host-stall-cp8x-p64m itself was not traced (its recording is of 13:24, loadavg "
-                                      "0.5-1.0); the mechanism traced on cp4x is assumed: " + TAIL + "; host p99 914 ms, engine 523"),
+        ("probe", "latency.max99_ms", TAIL + ". host-stall-cp8x-p64m traced the same way (2026-11-28 18:32, loadavg "
+                                      "0.5-0.8, trace_stall.py with the 64 MiB probe): its long rounds (430-1008 ms) all in the "
+                                      "copy's write phase, the probe's v1 reclaim waiting in folio_wait_writeback 25 times "
+                                      "(mean 68 ms, up to 280), the copy's 20 times (mean 71 ms); host p99 914 ms, engine 523"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
     ],
