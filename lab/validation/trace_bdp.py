@@ -33,12 +33,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from memtwin import leftovers  # noqa: E402
+import tracefs_instance  # noqa: E402
 
 LOOP_MAJOR = 7
 EVENT = re.compile(rb"balance_dirty_pages: bdi (\d+):\d+: .*?dirty_ratelimit=(\d+) task_ratelimit=(\d+) .*? pause=(-?\d+) period=(\d+) ")
@@ -50,56 +49,14 @@ SOURCE = ("bdp.*: tracefs event writeback/balance_dirty_pages of the loop device
 def record(scenario: str, out: str, work: str) -> tuple:
     """(the events [(dirty_ratelimit, task_ratelimit, pause, period)] of the loop devices, the
     events lost) of one host run whose results go to `out`."""
-    tracefs = os.path.join(work, "tracefs")
-    os.mkdir(tracefs)
-    subprocess.run(["mount", "-t", "tracefs", "nodev", tracefs], check=True)
-    inst = os.path.join(tracefs, "instances", f"memtwin-bdp-{os.getpid()}")
     raw = os.path.join(work, "trace.txt")
-    stop = threading.Event()
-    reader = None
-    lost = 0
-    try:
-        ev = os.path.join(tracefs, "events", "writeback", "balance_dirty_pages")
-        if not os.path.isdir(ev):
-            sys.exit("trace_bdp: this kernel has no writeback/balance_dirty_pages tracepoint")
-        os.mkdir(inst)
-        with open(os.path.join(inst, "buffer_size_kb"), "w") as f:
-            f.write("16384")
-        with open(os.path.join(inst, "events", "writeback", "balance_dirty_pages", "enable"), "w") as f:
-            f.write("1")
-
-        def drain() -> None:
-            fd = os.open(os.path.join(inst, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
-            with open(raw, "wb") as o:
-                while True:
-                    try:
-                        b = os.read(fd, 1 << 20)
-                    except BlockingIOError:
-                        if stop.is_set():
-                            break
-                        stop.wait(0.01)
-                        continue
-                    o.write(b)
-            os.close(fd)
-
-        reader = threading.Thread(target=drain)
-        reader.start()
+    with tracefs_instance.recording(work, "memtwin-bdp", {"writeback/balance_dirty_pages": None}, raw, 16384,
+                                    poll=0.01, tool="trace_bdp") as inst:
         r = subprocess.run([sys.executable, "-m", "memtwin.cli", "real", scenario, "--on", "host", "--variant", "all", "--json", out],
                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
         if r.returncode != 0:
             sys.exit(f"trace_bdp: memtwin real failed (exit {r.returncode})")
-        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                lost += sum(int(line.split(":")[1]) for line in f if line.split(":")[0] in ("overrun", "dropped events"))
-    finally:
-        stop.set()
-        if reader is not None:
-            reader.join()
-        if os.path.isdir(inst):
-            why = leftovers.remove_trace_instance(inst)
-            if why:
-                print(f"trace_bdp: {why}", file=sys.stderr)
-        subprocess.run(["umount", tracefs])
+        lost = tracefs_instance.events_lost(inst)
     events = []
     with open(raw, "rb") as f:
         for line in f:

@@ -31,6 +31,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from memtwin import leftovers  # noqa: E402
+import tracefs_instance  # noqa: E402
 from memtwin.real import FOLIO_EVENTS, folio_events_supported  # noqa: E402
 
 LOOP_MAJOR = 7
@@ -86,11 +87,7 @@ def record(scenario: str, work: str) -> tuple:
             return any(n.endswith("-added") and n != os.path.basename(inst) for n in os.listdir(os.path.join(tracefs, "instances")))
 
         def buffered() -> int:
-            n = 0
-            for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-                with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                    n += sum(int(line.split(":")[1]) for line in f if line.split(":")[0] == "entries")
-            return n
+            return tracefs_instance.ring_stats(inst, ("entries",))
 
         reader = threading.Thread(target=drain)
         reader.start()
@@ -99,10 +96,7 @@ def record(scenario: str, work: str) -> tuple:
                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
         if r.returncode != 0:
             sys.exit(f"trace_folio_events: memtwin real failed (exit {r.returncode})")
-        lost = 0
-        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                lost += sum(int(line.split(":")[1]) for line in f if line.split(":")[0] in ("overrun", "dropped events"))
+        lost = tracefs_instance.events_lost(inst)
     finally:
         stop.set()
         if reader is not None:

@@ -30,13 +30,12 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from collections import Counter
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from memtwin import leftovers  # noqa: E402
+import tracefs_instance  # noqa: E402
 
 EVENTS = ["filemap/mm_filemap_add_to_page_cache", "filemap/mm_filemap_delete_from_page_cache",
           "filemap/mm_filemap_fault", "filemap/mm_filemap_get_pages",
@@ -51,42 +50,9 @@ def record(path: str, cmd: list, limit: str, trace: str | None, work: str, raw: 
     # The kernel's dev_t is major << 20 | minor; stat's is glibc's encoding.
     kdev = (os.major(st.st_dev) << 20) | os.minor(st.st_dev)
     flt = f"s_dev == {kdev} && i_ino == {st.st_ino}"
-    tracefs = os.path.join(work, "tracefs")
-    os.mkdir(tracefs)
-    subprocess.run(["mount", "-t", "tracefs", "nodev", tracefs], check=True)
-    inst = os.path.join(tracefs, "instances", f"memtwin-progfolios-{os.getpid()}")
-    stop = threading.Event()
-    reader = None
-    try:
-        missing = [e for e in EVENTS + BLOCK if not os.path.isdir(os.path.join(tracefs, "events", e))]
-        if missing:
-            sys.exit(f"trace_program_folios: this kernel has no {', '.join(missing)} tracepoint(s) (6.14+ has them all)")
-        os.mkdir(inst)
-        with open(os.path.join(inst, "buffer_size_kb"), "w") as f:
-            f.write("131072")
-        for ev in EVENTS + BLOCK:
-            d = os.path.join(inst, "events", ev)
-            with open(os.path.join(d, "filter"), "w") as f:
-                f.write(flt if ev in EVENTS else f"dev == {kdev}")
-            with open(os.path.join(d, "enable"), "w") as f:
-                f.write("1")
-
-        def drain() -> None:
-            fd = os.open(os.path.join(inst, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
-            with open(raw, "wb") as out:
-                while True:
-                    try:
-                        b = os.read(fd, 1 << 20)
-                    except BlockingIOError:
-                        if stop.is_set():
-                            break
-                        stop.wait(0.005)
-                        continue
-                    out.write(b)
-            os.close(fd)
-
-        reader = threading.Thread(target=drain)
-        reader.start()
+    events = {ev: (flt if ev in EVENTS else f"dev == {kdev}") for ev in EVENTS + BLOCK}
+    with tracefs_instance.recording(work, "memtwin-progfolios", events, raw, 131072, tool="trace_program_folios",
+                                    hint="6.14+ has them all") as inst:
         j = os.path.join(work, "m.json")
         m = [sys.executable, "-m", "memtwin.cli", "measure", "--limit", limit, "--out", j]
         m += ["--trace", trace] if trace else ["--cold", path]
@@ -94,29 +60,11 @@ def record(path: str, cmd: list, limit: str, trace: str | None, work: str, raw: 
                            stdout=subprocess.DEVNULL)
         if r.returncode != 0:
             sys.exit(f"trace_program_folios: memtwin measure failed (exit {r.returncode})")
-        lost = 0
-        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                lost += sum(int(line.split(":")[1]) for line in f if line.split(":")[0] in ("overrun", "dropped events"))
+        lost = tracefs_instance.events_lost(inst)
         if lost:
             sys.exit(f"trace_program_folios: {lost} events lost (the ring buffers overran)")
         with open(j) as f:
             return json.load(f)
-    finally:
-        stop.set()
-        if reader is not None:
-            reader.join()
-        if os.path.isdir(inst):
-            for ev in EVENTS + BLOCK:
-                try:
-                    with open(os.path.join(inst, "events", ev, "enable"), "w") as f:
-                        f.write("0")
-                except OSError:
-                    pass
-            why = leftovers.remove_trace_instance(inst)
-            if why:
-                print(f"trace_program_folios: {why}", file=sys.stderr)
-        subprocess.run(["umount", tracefs])
 
 
 def summarize(raw: str, first: int) -> dict:

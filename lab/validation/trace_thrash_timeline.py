@@ -28,12 +28,11 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from memtwin import leftovers  # noqa: E402
+import tracefs_instance  # noqa: E402
 
 LOOP = f"s_dev >= {7 << 20} && s_dev < {8 << 20}"
 BLK = f"dev >= {7 << 20} && dev < {8 << 20}"
@@ -51,69 +50,16 @@ LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
 
 def record(scenario: str, work: str, raw: str) -> None:
     """Run the scenario on the host with the instance recording into `raw`."""
-    tracefs = os.path.join(work, "tracefs")
-    os.mkdir(tracefs)
-    subprocess.run(["mount", "-t", "tracefs", "nodev", tracefs], check=True)
-    inst = os.path.join(tracefs, "instances", f"memtwin-timeline-{os.getpid()}")
-    stop = threading.Event()
-    reader = None
-    try:
-        missing = [e for e in EVENTS if not os.path.isdir(os.path.join(tracefs, "events", e))]
-        if missing:
-            sys.exit(f"trace_thrash_timeline: this kernel has no {', '.join(missing)} tracepoint(s) (6.14+ has them all)")
-        os.mkdir(inst)
-        with open(os.path.join(inst, "buffer_size_kb"), "w") as f:
-            f.write("131072")
-        for ev, flt in EVENTS.items():
-            d = os.path.join(inst, "events", ev)
-            if flt:
-                with open(os.path.join(d, "filter"), "w") as f:
-                    f.write(flt)
-            with open(os.path.join(d, "enable"), "w") as f:
-                f.write("1")
-
-        def drain() -> None:
-            fd = os.open(os.path.join(inst, "trace_pipe"), os.O_RDONLY | os.O_NONBLOCK)
-            with open(raw, "wb") as out:
-                while True:
-                    try:
-                        b = os.read(fd, 1 << 20)
-                    except BlockingIOError:
-                        if stop.is_set():
-                            break
-                        stop.wait(0.005)
-                        continue
-                    out.write(b)
-            os.close(fd)
-
-        reader = threading.Thread(target=drain)
-        reader.start()
+    with tracefs_instance.recording(work, "memtwin-timeline", EVENTS, raw, 131072, tool="trace_thrash_timeline",
+                                    hint="6.14+ has them all") as inst:
         r = subprocess.run([sys.executable, "-m", "memtwin.cli", "real", scenario, "--on", "host",
                             "--json", os.path.join(work, "result.json")],
                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
         if r.returncode != 0:
             sys.exit(f"trace_thrash_timeline: memtwin real failed (exit {r.returncode})")
-        lost = 0
-        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                lost += sum(int(line.split(":")[1]) for line in f if line.split(":")[0] in ("overrun", "dropped events"))
+        lost = tracefs_instance.events_lost(inst)
         if lost:
             sys.exit(f"trace_thrash_timeline: {lost} events lost (the ring buffers overran); use a shorter scenario")
-    finally:
-        stop.set()
-        if reader is not None:
-            reader.join()
-        if os.path.isdir(inst):
-            for ev in EVENTS:
-                try:
-                    with open(os.path.join(inst, "events", ev, "enable"), "w") as f:
-                        f.write("0")
-                except OSError:
-                    pass
-            why = leftovers.remove_trace_instance(inst)
-            if why:
-                print(f"trace_thrash_timeline: {why}", file=sys.stderr)
-        subprocess.run(["umount", tracefs])
 
 
 def timeline(raw: str, ms: float) -> list:
