@@ -204,11 +204,15 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             for p in pids:
                 args += ["-p", str(p)]
             pr = subprocess.Popen(args, stderr=subprocess.PIPE)
-            try:
-                pr.wait(timeout=duration)
+            try:   # communicate() drains strace's stderr while it runs (a full pipe would block it)
+                pr.communicate(timeout=duration)
             except subprocess.TimeoutExpired:
                 pr.send_signal(signal.SIGINT)
-                pr.wait()
+                try:
+                    pr.communicate(timeout=60)
+                except subprocess.TimeoutExpired:
+                    pr.kill()
+                    pr.communicate()
             rc = 0
         else:
             pr = subprocess.run(args + ["--"] + cmd, stderr=subprocess.PIPE)

@@ -39,6 +39,7 @@ PAGE = 4096
 TRACEPOINTS = ("exceptions/page_fault_user", "filemap/mm_filemap_fault", "raw_syscalls/sys_enter",
                "task/task_newtask", "sched/sched_process_exit", "sched/sched_process_exec")
 TRACEFS = "/sys/kernel/tracing"
+STOP_GRACE_S = 60.0   # seconds bpftrace gets for each of SIGINT, SIGTERM, SIGKILL when stopped
 MISSING = [
     "faults a fault-around satisfied (the kernel takes none: no tracer can see them)",
     "whether each fault was major (the engine decides from its own page cache)",
@@ -599,7 +600,6 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
     """Run the tracer over CMD (started once the tracer is attached) or over the tasks of
     `cgroup` for `duration` seconds. Returns (path of the tracer's output, exit status of CMD,
     wall seconds of the traced run). The caller removes the output file."""
-    import signal
     import tempfile
     import time
 
@@ -607,6 +607,10 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
     os.close(fd)
     sfd, sp = tempfile.mkstemp(prefix=".memtwin-bpf-", suffix=".bt", dir=outdir)
     os.close(sfd)
+    # bpftrace's stderr goes to a file, not a pipe: a pipe nobody reads while the command runs
+    # fills (64 KiB of warnings) and blocks bpftrace in write(), which no signal then ends.
+    efd, ep = tempfile.mkstemp(prefix=".memtwin-bpf-", suffix=".err", dir=outdir)
+    os.close(efd)
     child = None
     bt = None
     rpipe = wpipe = None
@@ -635,8 +639,8 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             fh.write("END { " + " ".join(f"clear({m});" for m in _MAPS) + " }\n")
         env = dict(os.environ, BPFTRACE_STRLEN="64")
         # stdout to the file, line-buffered (-o FILE is block-buffered: READY would wait).
-        with open(outp, "w") as ofh:
-            bt = subprocess.Popen(["bpftrace", "-B", "line", sp], stdout=ofh, stderr=subprocess.PIPE, env=env,
+        with open(outp, "w") as ofh, open(ep, "w") as efh:
+            bt = subprocess.Popen(["bpftrace", "-B", "line", sp], stdout=ofh, stderr=efh, env=env,
                                   start_new_session=True)
         # Attached once the last probe sees this process's getppid() calls.
         deadline = time.monotonic() + 600
@@ -646,7 +650,8 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
                 if "SYNC" in fh.read(8192):
                     break
             if bt.poll() is not None:
-                err = bt.stderr.read().decode(errors="replace")
+                with open(ep, errors="replace") as fh:
+                    err = fh.read()
                 err = "\n".join(x for x in err.splitlines() if "RLIMIT_MEMLOCK" not in x)
                 raise BpfUnavailable(f"bpftrace failed: {err.strip()[:400]}")
             if time.monotonic() > deadline:
@@ -669,8 +674,7 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
         # until it has printed the command's exit (X line of its pid), then one more SYNC
         # round trip (a later poll of every buffer), at most 10 s.
         _drain(bt, outp, child.pid if child is not None else None)
-        bt.send_signal(signal.SIGINT)
-        bt.wait()
+        _stop(bt)
         bt = None
         return outp, rc, wall
     except BaseException:
@@ -687,16 +691,34 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             child.kill()
             child.wait()
         if bt is not None and bt.poll() is None:
-            bt.send_signal(signal.SIGINT)
+            _stop(bt, grace=10.0)
+        for f in (sp, ep):
             try:
-                bt.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                bt.kill()
-                bt.wait()
+                os.unlink(f)
+            except OSError:
+                pass
+
+
+def _stop(bt, grace: float = STOP_GRACE_S) -> None:
+    """Stop bpftrace: SIGINT (it runs END and flushes), then SIGTERM, then SIGKILL, each after
+    `grace` seconds; never waits without a bound (a tracer that does not exit must not hang
+    the recording)."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        if bt.poll() is not None:
+            return
         try:
-            os.unlink(sp)
-        except OSError:
-            pass
+            bt.send_signal(sig)
+        except ProcessLookupError:
+            return
+        try:
+            bt.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+    raise BpfUnavailable(f"bpftrace (pid {bt.pid}) did not exit after SIGINT, SIGTERM and SIGKILL "
+                         f"({3 * grace:.0f} s); it is stuck in the kernel")
 
 
 def _drain(bt, outp: str, pid: int | None, timeout: float = 10.0) -> None:

@@ -60,7 +60,8 @@ def test_import_errors(tmp_path):
 
 
 def _cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "memtwin.cli", *args], capture_output=True, text=True, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "memtwin.cli", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=600)
 
 
 def test_record_command_not_found(tmp_path):
@@ -216,7 +217,7 @@ def test_record_bpf_interrupted_leaves_nothing(tmp_path):
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 300
     while not _children_named(p.pid, "sleep"):   # the command runs once the tracer is attached
-        assert p.poll() is None, p.stderr.read()
+        assert p.poll() is None, p.communicate(timeout=60)[1]
         assert time.monotonic() < deadline, "the traced command did not start"
         time.sleep(0.2)
     p.send_signal(signal.SIGINT)
@@ -233,3 +234,21 @@ def test_record_bpf_interrupted_leaves_nothing(tmp_path):
             except OSError:
                 pass
     assert os.path.isdir("/sys/kernel/tracing/events") == mounted
+
+
+def test_a_tracer_that_ignores_sigint_is_stopped_without_hanging():
+    """record_bpf._stop: a bpftrace that does not exit on SIGINT gets SIGTERM, then SIGKILL, each
+    after the grace period; the recording never waits without a bound."""
+    from memtwin import record_bpf
+    code = ("import signal, sys, time\n"
+            "signal.signal(signal.SIGINT, signal.SIG_IGN); signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+            "print('ready', flush=True); time.sleep(120)\n")
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline() == "ready\n"
+        record_bpf._stop(p, grace=0.5)
+        assert p.returncode == -9
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
