@@ -178,6 +178,17 @@ impl Kernel {
                     if sum != self.lru_stats.subtree_size(v, lru) {
                         return Err(format!("lruvec {v} {lru:?}: subtree holds {sum}, lruvec_stats say {}", self.lru_stats.subtree_size(v, lru)));
                     }
+                    if !lru.is_file() {
+                        let mut pages = 0;
+                        let mut stack = vec![memcg];
+                        while let Some(x) = stack.pop() {
+                            pages += self.lruvecs[self.lruvec_idx(x, nid)].lists[lru as usize].pages;
+                            stack.extend(self.memcgs.get(x).children.iter().copied());
+                        }
+                        if pages != self.lru_stats.subtree_anon_pages(v, lru) {
+                            return Err(format!("lruvec {v} {lru:?}: subtree holds {pages} pages, lruvec_stats say {}", self.lru_stats.subtree_anon_pages(v, lru)));
+                        }
+                    }
                 }
             }
         }
@@ -383,6 +394,12 @@ impl Kernel {
             let me = MemcgId(i as u32);
             if m.state != MemcgState::Freed && m.nr_tasks_subtree as u64 != self.memcgs.subtree_sum(me, |m| m.nr_tasks as u64) {
                 return Err(format!("memcg {}: subtree task count {} is not its subtree's", m.path, m.nr_tasks_subtree));
+            }
+            for (slot, ev) in [crate::memcontrol::MemcgEvent::WorkingsetActivateFile, crate::memcontrol::MemcgEvent::WorkingsetActivateAnon].into_iter().enumerate() {
+                let walked = self.memcgs.subtree_sum_dyn(me, &|m| m.events[ev as usize]);
+                if m.state != MemcgState::Freed && m.activate_subtree[slot] != walked {
+                    return Err(format!("memcg {}: hierarchical {ev:?} {} but its subtree's events sum to {walked}", m.path, m.activate_subtree[slot]));
+                }
             }
             percpu += m.percpu_bytes;
             slab += m.slab_bytes;

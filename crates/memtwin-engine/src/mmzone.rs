@@ -88,8 +88,10 @@ pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
 /// to it and to every ancestor's), so that reading a subtree's size — `workingset_refault()`
 /// at the eviction lruvec, meminfo's totals at the root — costs the tree's depth, not a walk
 /// over every memcg below. Sizes are in the units of [`Lruvec::size`]: entries on the
-/// anonymous lists, pages on the file lists; the lists of the two-list LRU only (the
-/// multi-generational LRU's generation lists are read through its own `compat_size`).
+/// anonymous lists, pages on the file lists; and the anonymous lists in pages too (those of
+/// [`Lruvec::nr_pages`], which `prepare_scan_count()` reads at the reclaim root); the lists
+/// of the two-list LRU only (the multi-generational LRU's generation lists are read through
+/// its own `compat_size`).
 #[derive(Clone, Debug, Default)]
 pub struct LruvecStats {
     /// Per lruvec, in one entry so that an update touches one place per level.
@@ -101,6 +103,9 @@ pub struct LruvecStats {
 struct LruvecStatNode {
     /// The sizes of lists `InactiveAnon..=ActiveFile` over its memcg's subtree.
     subtree: [u64; 4],
+    /// The pages (a huge page counts 512) of lists `InactiveAnon` and `ActiveAnon` over its
+    /// memcg's subtree.
+    anon_pages: [u64; 2],
     /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
     parent: u32,
 }
@@ -110,7 +115,7 @@ impl LruvecStats {
     /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
     /// `alloc_mem_cgroup_per_node_info()`.
     pub fn push(&mut self, parent: Option<usize>) {
-        self.nodes.push(LruvecStatNode { subtree: [0; 4], parent: parent.map_or(u32::MAX, |p| p as u32) });
+        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32) });
     }
 
     /// Lruvecs registered.
@@ -124,18 +129,35 @@ impl LruvecStats {
     }
 
     /// `__update_lru_size()` -> `__mod_lruvec_state()`: list number `list` of lruvec `v`
-    /// gained (`add`) or lost `n` units; the change goes up to the root.
+    /// gained (`add`) or lost `n` base pages (as many units on any list); the change goes up
+    /// to the root.
     #[inline(always)]
     pub fn update(&mut self, v: u32, list: usize, n: u64, add: bool) {
+        self.update_units(v, list, n, n, add)
+    }
+
+    /// [`LruvecStats::update`] for one folio of `nr` pages: `nr` units on a file list, one
+    /// entry on an anonymous list.
+    #[inline(always)]
+    pub fn update_folio(&mut self, v: u32, list: usize, nr: u64, add: bool) {
+        self.update_units(v, list, size_units(list, nr), nr, add)
+    }
+
+    #[inline(always)]
+    fn update_units(&mut self, v: u32, list: usize, units: u64, pages: u64, add: bool) {
         if list >= 4 {
             return;
         }
-        let d = if add { n } else { n.wrapping_neg() };
+        let d = if add { units } else { units.wrapping_neg() };
+        let dp = if add { pages } else { pages.wrapping_neg() };
         let mut v = v;
         // The root's parent, u32::MAX, is past the last entry: the walk ends there.
         while let Some(e) = self.nodes.get_mut(v as usize) {
-            debug_assert!(add || e.subtree[list] >= n, "lruvec {v}'s subtree size of list {list} would go below 0");
+            debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
             e.subtree[list] = e.subtree[list].wrapping_add(d);
+            if list < 2 {
+                e.anon_pages[list] = e.anon_pages[list].wrapping_add(dp);
+            }
             v = e.parent;
         }
     }
@@ -145,6 +167,13 @@ impl LruvecStats {
     #[inline]
     pub fn subtree_size(&self, v: usize, lru: LruList) -> u64 {
         self.nodes[v].subtree[lru as usize]
+    }
+
+    /// `lruvec_page_state()` of lruvec `v`'s anonymous list `lru` (`InactiveAnon` or
+    /// `ActiveAnon`) in pages, over the memcg's subtree ([`Lruvec::nr_pages`] summed).
+    #[inline]
+    pub fn subtree_anon_pages(&self, v: usize, lru: LruList) -> u64 {
+        self.nodes[v].anon_pages[lru as usize]
     }
 }
 
@@ -243,7 +272,7 @@ impl Lruvec {
     #[inline]
     pub fn link(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
-        stats.update(self.idx, list, size_units(list, nr), true);
+        stats.update_folio(self.idx, list, nr, true);
         let l = &mut self.lists[list];
         let old = l.head;
         {
@@ -268,7 +297,7 @@ impl Lruvec {
     /// (`list_add_tail(&tail->lru, &head->lru)` of a split's tail pages, `lru_add_page_tail()`).
     pub fn link_after(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, after: PageId, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
-        stats.update(self.idx, list, size_units(list, nr), true);
+        stats.update_folio(self.idx, list, nr, true);
         let next = pages[after].next;
         {
             let p = &mut pages[id];
@@ -306,7 +335,7 @@ impl Lruvec {
     #[inline]
     pub fn link_tail(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
-        stats.update(self.idx, list, size_units(list, nr), true);
+        stats.update_folio(self.idx, list, nr, true);
         let l = &mut self.lists[list];
         let old = l.tail;
         {
@@ -349,7 +378,7 @@ impl Lruvec {
             p.flags &= !pg::LRU;
             (p.prev, p.next, p.lru())
         };
-        stats.update(self.idx, lru as usize, size_units(lru as usize, nr), false);
+        stats.update_folio(self.idx, lru as usize, nr, false);
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;
         if prev != PageId::NIL {

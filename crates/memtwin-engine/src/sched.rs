@@ -209,8 +209,7 @@ impl Simulation {
             let pc = &mut k.memcgs.memcgs[id.idx()].counter;
             pc.max = c.max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             pc.high = c.high.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
-            pc.low = c.low / PAGE_SIZE;
-            pc.min = c.min / PAGE_SIZE;
+            k.memcgs.set_protection(id, c.min / PAGE_SIZE, c.low / PAGE_SIZE);
             let m = &mut k.memcgs.memcgs[id.idx()];
             m.swap_max = c.swap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             m.memsw_max = c.memsw_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);

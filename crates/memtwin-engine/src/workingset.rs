@@ -86,9 +86,25 @@ impl Kernel {
     /// list standing for the per-node ones). It frees the oldest nodes beyond that, forgetting
     /// their shadow entries (`shadow_lru_isolate()`).
     pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId) {
+        // shrink_slab_memcg() calls a memcg-aware shrinker only for the set bits of the
+        // memcg's shrinker_info map, set while its list_lru holds an item: an empty list is
+        // skipped without counting.
+        if self.shadow_nodes[memcg.idx()].count == 0 {
+            return;
+        }
         let max_nodes = match self.profile.shadow_node_cap {
             crate::profile::ShadowNodeCap::MemcgLruAndSlab => {
-                let lru: u64 = LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum();
+                let lru: u64 = if self.profile.lru_gen {
+                    LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum()
+                } else {
+                    // `Lruvec::size` of the two-list LRU: entries on the anonymous and
+                    // unevictable lists, pages on the file lists.
+                    let base = self.lruvec_idx(memcg, 0);
+                    self.lruvecs[base..base + self.nr_nodes as usize]
+                        .iter()
+                        .map(|l| l.lists[LruList::InactiveAnon as usize].len + l.lists[LruList::ActiveAnon as usize].len + l.lists[LruList::InactiveFile as usize].pages + l.lists[LruList::ActiveFile as usize].pages + l.lists[LruList::Unevictable as usize].len)
+                        .sum()
+                };
                 let slab = self.memcgs.get(memcg).kmem_bytes / crate::types::PAGE_SIZE;
                 (lru + slab) >> (XA_CHUNK_SHIFT - 3)
             }

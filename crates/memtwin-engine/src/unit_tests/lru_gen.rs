@@ -1301,8 +1301,8 @@ fn shrink_one_6_3_memory_low_tail_once_and_memory_min_young() {
     for i in 0..3 {
         read_pages(k, f[i], 0, 2048, m[i]);
     }
-    k.memcgs.memcgs[m[0].idx()].counter.min = 4096;
-    k.memcgs.memcgs[m[1].idx()].counter.low = 4096;
+    k.memcgs.set_protection(m[0], 4096, 0);
+    k.memcgs.set_protection(m[1], 0, 4096);
     let mut list = vec![];
     k.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
     let (va, vb) = (k.lruvec_idx(m[0], 0), k.lruvec_idx(m[1], 0));
