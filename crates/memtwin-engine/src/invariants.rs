@@ -387,6 +387,7 @@ impl Kernel {
         let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab + self.kmem.superblock_slab + self.kmem.shrinker_slab + self.kmem.pagecache_slab;
         let mut ids = std::collections::BTreeSet::new();
         let mut kids = std::collections::BTreeSet::new();
+        self.memcgs.subtree_cache_check()?;
         if self.memcgs.descendants(MemcgId::ROOT) != self.memcgs.descendants_walk(MemcgId::ROOT) {
             return Err(format!("root descendants counted {:?}, walked {:?}", self.memcgs.descendants(MemcgId::ROOT), self.memcgs.descendants_walk(MemcgId::ROOT)));
         }

@@ -250,17 +250,26 @@ pub enum MemcgState {
     Freed,
 }
 
-/// `struct mem_cgroup`.
+/// `struct mem_cgroup`. `repr(C)`, cache-line aligned, the fields global reclaim's walk
+/// reads of every memcg at every priority first (`mem_cgroup_protection()`, the state,
+/// the shrinkers' counts): they share the struct's first two cache lines.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Memcg {
+    /// `memcg->memory`.
+    pub counter: PageCounter,
+    /// Slab bytes charged to this memcg (dentries, inodes).
+    pub kmem_bytes: u64,
+    /// Its unused dentries on superblock LRUs (to skip the shrinkers quickly).
+    pub lru_objects: u64,
+    /// Life-cycle state.
+    pub state: MemcgState,
     /// Path below the cgroup root, `/` for the root.
     pub path: String,
     /// Parent memcg (`parent_mem_cgroup()`); `None` for the root.
     pub parent: Option<MemcgId>,
     /// Children, in creation order.
     pub children: Vec<MemcgId>,
-    /// `memcg->memory`.
-    pub counter: PageCounter,
     /// Page-cache pages charged here (memory.stat `file`, local).
     pub nr_file: u64,
     /// Dirty page-cache pages charged here (`file_dirty`, local).
@@ -273,8 +282,6 @@ pub struct Memcg {
     pub events: [u64; NR_MEMCG_EVENTS],
     /// Depth in the hierarchy (root = 0).
     pub level: u32,
-    /// Life-cycle state.
-    pub state: MemcgState,
     /// `mem_cgroup_id()`: 1..=65535 from `mem_cgroup_idr`, 0 once released.
     pub id: u32,
     /// `memcg->kmemcg_id`: the list_lru index while online, from `memcg_cache_ida`.
@@ -311,12 +318,8 @@ pub struct Memcg {
     pub kmem_pins: u64,
     /// Groups of accounted slab caches this memcg has its own copies of (pre-5.9), as bits.
     pub kmem_cache_sets: u8,
-    /// Slab bytes charged to this memcg (dentries, inodes).
-    pub kmem_bytes: u64,
     /// Pages of its page counter those bytes take (`ceil(kmem_bytes / PAGE_SIZE)`).
     pub kmem_pages: u64,
-    /// Its unused dentries on superblock LRUs (to skip the shrinkers quickly).
-    pub lru_objects: u64,
     /// Swap slots charged to this memcg and its descendants, pages: v2's `memcg->swap` page
     /// counter (memory.swap.current), charged when reclaim gives a page a slot
     /// (`__mem_cgroup_try_charge_swap()`); on v1 the swap part of `memcg->memsw` (memory.stat
@@ -410,6 +413,13 @@ pub struct MemcgTree {
     nr_protected: usize,
     /// Whether some memcg's `emin` or `elow` may be non-zero.
     eprot_left: bool,
+    /// Bumped whenever a memcg joins or leaves its parent's `children`
+    /// ([`MemcgTree::create`], [`MemcgTree::unlink_child`]).
+    topology_gen: u64,
+    /// The last subtree [`MemcgTree::calculate_protection`] listed: (root, `topology_gen`)
+    /// and the list, copied out while the tree has not changed instead of walked again
+    /// (reclaim lists it at every priority; the walk reads every memcg's `children`).
+    subtree_cache: (MemcgId, u64, Vec<MemcgId>),
 }
 
 impl MemcgTree {
@@ -427,6 +437,8 @@ impl MemcgTree {
             kmem_ids: IdAlloc::default(),
             nr_protected: 0,
             eprot_left: false,
+            topology_gen: 0,
+            subtree_cache: (MemcgId::NONE, 0, Vec::new()),
             nr_cache_ids: 0,
             nr_allocated: 1,
         }
@@ -445,6 +457,7 @@ impl MemcgTree {
         // mem_cgroup_css_alloc(): "memcg->swappiness = mem_cgroup_swappiness(parent)".
         self.memcgs[id.idx()].swappiness = self.memcgs[parent.idx()].swappiness;
         self.memcgs[parent.idx()].children.push(id);
+        self.topology_gen += 1;
         self.nr_allocated += 1;
         Some(id)
     }
@@ -794,7 +807,16 @@ impl MemcgTree {
     /// `emin`/`elow` with `effective_protection()` as in mm/memcontrol.c (without the
     /// memory_recursiveprot mount option).
     pub fn calculate_protection(&mut self, root: MemcgId, scratch: &mut Vec<MemcgId>) {
-        self.subtree(root, scratch);
+        if self.subtree_cache.0 == root && self.subtree_cache.1 == self.topology_gen {
+            scratch.clear();
+            scratch.extend_from_slice(&self.subtree_cache.2);
+        } else {
+            self.subtree(root, scratch);
+            let mut cached = std::mem::take(&mut self.subtree_cache.2);
+            cached.clear();
+            cached.extend_from_slice(scratch);
+            self.subtree_cache = (root, self.topology_gen, cached);
+        }
         if self.nr_protected == 0 && !self.eprot_left {
             // No memory.min or memory.low anywhere: every effective protection is 0, as it
             // already is.
@@ -861,6 +883,28 @@ impl MemcgTree {
         // Non-zero values outside `root`'s subtree are kept: only a computation over the
         // whole tree that found none clears the flag.
         self.eprot_left = if root == MemcgId::ROOT { nonzero } else { self.eprot_left || nonzero };
+    }
+
+    /// `css_release()` -> `list_del_rcu(&css->sibling)`: freed `m` leaves its parent's
+    /// children.
+    pub fn unlink_child(&mut self, parent: MemcgId, m: MemcgId) {
+        self.memcgs[parent.idx()].children.retain(|&c| c != m);
+        self.topology_gen += 1;
+    }
+
+    /// The cached subtree listing of [`MemcgTree::calculate_protection`] and what a walk
+    /// lists now, when the cache claims to hold it (the invariant checks).
+    pub fn subtree_cache_check(&self) -> Result<(), String> {
+        let (root, gen, list) = &self.subtree_cache;
+        if *gen != self.topology_gen || *root == MemcgId::NONE {
+            return Ok(());
+        }
+        let mut walked = Vec::new();
+        self.subtree(*root, &mut walked);
+        if &walked != list {
+            return Err(format!("cached subtree of memcg {} lists {} memcgs, a walk {}", root.0, list.len(), walked.len()));
+        }
+        Ok(())
     }
 
     /// `mem_cgroup_below_min()`.

@@ -189,7 +189,10 @@ fn size_units(list: usize, nr: u64) -> u64 {
 }
 
 /// `struct lruvec`: the LRU lists of one memcg on one node, plus the workingset clock.
+/// `repr(C)`, cache-line aligned, the lists first: global reclaim's walk reads the two-list
+/// LRU's sizes of every lruvec at every priority, and they share its first two cache lines.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Lruvec {
     /// The lruvec's index in the kernel's lruvecs (memcg x nodes + node), for
     /// [`LruvecStats::update`].
