@@ -1175,6 +1175,12 @@ class HostRun:
         self.throttled = None
         rules = {"read": dev and dev.get("read_bw"), "write": dev and dev.get("write_bw")}
         base = "/sys/fs/cgroup/blkio"
+        if dev and dev.get("queue_depth") and not dev.get("blk_throttle"):
+            # [devices] queue_depth without blk_throttle: read_bw/write_bw are the disk's own
+            # bandwidth (what `memtwin calibrate --queue` measured on this unthrottled loop
+            # device), not rules to impose on it.
+            self.disk_throttle = "unthrottled (the scenario's device has its own queue, queue_depth, and no blk_throttle: its bandwidths are the disk's)"
+            return
         if not any(rules.values()):
             self.disk_throttle = "unthrottled (the scenario gives no bandwidth)"
             return

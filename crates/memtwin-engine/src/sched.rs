@@ -182,10 +182,14 @@ impl Simulation {
         k.kmem.boot_used = scn.machine.boot_used;
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
-            k.devices.push(if d.blk_throttle {
+            let dev = if d.blk_throttle {
                 crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
             } else {
                 crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+            };
+            k.devices.push(match &d.hw {
+                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost)),
+                None => dev,
             });
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
