@@ -248,9 +248,36 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
 
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
     info = real.get("real", {})
+    if recorded and "limit_bytes" in info:
+        _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
     if info:
         out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"
             + ("" if info.get("timing_comparable") else " (times not comparable)"))
         for n in info.get("notes", []):
             out(f"    note: {n}")
     return compare_steps(name, sim["steps"], real["steps"], tol, only, where, known)
+
+
+def _check_measured_limit(scn, v, name, plan, limit, where) -> None:
+    """A variant whose recorded run is a measurement (`memtwin measure`: the command in one
+    memcg with --limit, `real.limit_bytes`) must give the memcg its trace tasks run in that
+    limit: a variant that sets none, or another, would compare the twin at one limit with the
+    kernel at another."""
+    def size(n: int) -> str:
+        return next((f"{n >> b}{u}" for b, u in ((30, "G"), (20, "M"), (10, "K")) if n and n % (1 << b) == 0), str(n))
+
+    cgs = {c["path"]: c for c in plan.get("cgroups", [])}
+    for t in plan.get("tasks", []):
+        if not any(isinstance(op, dict) and op.get("op") == "trace" for op in t.get("ops", [])):
+            continue
+        cg = cgs.get(t.get("cgroup"))
+        mx = None if cg is None else cg.get("max")
+        if mx != limit:
+            at = scn.doc.locate(["variants", v]) if v else None
+            have = "no memcg" if cg is None else ("no memory limit" if mx is None else f"limit {size(mx)} ({mx} bytes)")
+            want = "no limit" if limit is None else f"limit {size(limit)} ({limit} bytes)"
+            key = "memory.limit_in_bytes" if plan.get("cgroup") == "v1" else "memory.max"
+            raise _err(at or where, f"variant {name}: the measured run had {want}, the twin's task {t['name']} runs with {have} "
+                                    f"(memcg {t.get('cgroup') or '/'})",
+                       f'set cgroups.{t.get("cgroup") or "NAME"}."{key}" = "{size(limit) if limit else "max"}" in [variants.{name}] '
+                       f"(the limit the recorded run was measured with), or re-measure at this variant's limit")
