@@ -158,7 +158,8 @@ def _read_traces(scn: Scenario, base: Optional[str]) -> None:
             where = scn.doc.locate(["tasks", task, "trace"]) or f"{scn.source}: tasks.{task}.trace"
             what, _, fix = str(e).partition("\n  fix: ")
             raise _scenario_error(where, f"trace: {what}", fix or "check the trace file") from None
-        caches = [(src, variant, res) for t, src in scn.doc.trace_start_caches() if t == task
+        # every start cache a task names, against this trace's files (tasks may share a trace)
+        caches = [(src, variant, res) for t, src in scn.doc.trace_start_caches()
                   for variant, res in _start_cache(scn, t, src, base, files)]
         scn.doc.set_trace_header(written, files, events, resident, os.path.abspath(path), caches)
         scn.traces[written] = path

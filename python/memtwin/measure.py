@@ -124,7 +124,7 @@ def measure(cmd: list, limit: int | None, version: str | None, cold: list, warm:
     v, mnt = _controller(version)
     if not warm:
         _cold(cold)
-    cache = start_cache(cold)
+    cache = start_cache(cold) if cold else None   # no paths named: not known
     d = os.path.join(mnt, "memtwin-" + leftovers.run_id())
     os.mkdir(d)
     try:
@@ -196,8 +196,9 @@ def engine_layout(res: dict) -> dict:
                 "cold": res["cold"], "exit_status": res["exit_status"],
                 "rusage": {"major_faults": res["metrics"]["major_faults"]},
                 "vmstat": {"pgmajfault": res["metrics"]["vmstat.pgmajfault"]},
-                "memory.stat": res["memory.stat"], "psi": res["psi"],
-                "resident_at_start": res.get("resident_at_start", {})}
+                "memory.stat": res["memory.stat"], "psi": res["psi"]}
+    if res.get("resident_at_start") is not None:
+        realinfo["resident_at_start"] = res["resident_at_start"]
     return {"scenario": "measure " + os.path.basename(res["command"][0]),
             "variants": {"default": {"steps": [step], "totals": dict(m), "real": realinfo}}}
 
@@ -218,13 +219,17 @@ def run_cli(a) -> int:
     print(f"{' '.join(res['command'])}: exit {res['exit_status']}, cgroup {res['cgroup_version']}, "
           f"limit {res['limit_bytes'] or 'none'}, {'cold' if res['cold'] else 'warm'} cache")
     rc = res["resident_at_start"]
-    if rc:
+    if rc is None:
+        print("  cached at the start: not looked at (no --trace or --cold names the command's files)")
+    elif rc:
         pages = sum(n for rs in rc.values() for _f, n in rs)
         top = sorted(rc.items(), key=lambda kv: -sum(n for _f, n in kv[1]))[:3]
         print(f"  cached at the start: {pages} pages of {len(rc)} file(s) ("
               + ("the drop keeps pages other processes map: " if res["cold"] else "")
               + ", ".join(f"{os.path.basename(p)} {sum(n for _f, n in rs)}" for p, rs in top)
               + (", ..." if len(rc) > 3 else "") + ")")
+    else:
+        print("  cached at the start: nothing of the files named")
     for k in ("elapsed_s", "read_bytes", "write_bytes", "major_faults", "memcg.pgmajfault", "memcg.usage_bytes",
               "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.failcnt"):
         if k in m:

@@ -241,6 +241,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         real = rec.get("variants", {}).get(name)
         if real is None:
             raise _err(where, f"the recorded results have no variant {name!r}", "re-record them for every variant")
+    elif on == "host" and any(op["op"] == "trace" for t in plan["tasks"] for op in t["ops"]):
+        real = measure_trace(scn, plan, name)
     elif on == "host":
         real = realmod.run_host(plan, scratch)
     else:
@@ -281,3 +283,37 @@ def _check_measured_limit(scn, v, name, plan, limit, where) -> None:
                                     f"(memcg {t.get('cgroup') or '/'})",
                        f'set cgroups.{t.get("cgroup") or "NAME"}."{key}" = "{size(limit) if limit else "max"}" in [variants.{name}] '
                        f"(the limit the recorded run was measured with), or re-measure at this variant's limit")
+
+
+def measure_trace(scn, plan, name) -> dict:
+    """The real side of a recorded program on this host: the command its trace's header names,
+    run by `memtwin measure` in a fresh memcg with the limit the variant gives the trace task's
+    memcg, the trace's files dropped from the page cache first; the variant entry of the JSON
+    layout, its step named as the scenario's (the recorded results of a trace validation scenario
+    are these, lab/record_trace_validation.py). The twin still starts from the cache its
+    `initial_cache` names (the recorded runs'), not this run's."""
+    from memtwin import measure, trace
+    from memtwin.real import RealError
+
+    tasks = plan["tasks"]
+    if len(tasks) != 1 or len(tasks[0]["ops"]) != 1:
+        raise RealError(f"{scn.source}: variant {name}: a recorded program runs on the host alone (memtwin measure), "
+                        "and this scenario has other tasks or ops beside its trace\n"
+                        "  fix: validate it against recorded results (validate --recorded), or keep the trace task alone")
+    t, op = tasks[0], tasks[0]["ops"][0]
+    path = scn.traces.get(op["trace"], op["trace"])
+    with trace.Reader(path) as r:
+        cmd = r.header.get("command")
+        files = [p for p, _size in r.files()]
+    if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
+        raise RealError(f"{path}: the trace's header names no command (an imported trace), so there is nothing to run\n"
+                        "  fix: validate it against recorded results (validate --recorded)")
+    cg = {c["path"]: c for c in plan.get("cgroups", [])}.get(t.get("cgroup"))
+    try:
+        res = measure.measure(cmd, None if cg is None else cg.get("max"), plan.get("cgroup"), files, False)
+    except measure.MeasureError as e:
+        raise RealError(str(e)) from None
+    v = measure.engine_layout(res)["variants"]["default"]
+    for s in v["steps"]:
+        s.update(name=op["step"], task=t["name"], memcg="/" + (t.get("cgroup") or ""))
+    return v

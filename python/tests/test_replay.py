@@ -278,3 +278,16 @@ def test_initial_cache_file_bad_input(tmp_path):
     err(base + "[variants.c]\n", "no start cache for variant `c` (it has a, b)")
     _measured(tmp_path / "m.json", {"a": {"/lib/libx.so": [[0, -3]]}})
     err(base, "malformed range")
+
+
+def test_initial_cache_of_a_second_task_on_the_same_trace(tmp_path):
+    """Two tasks replaying one trace: the start cache the second names is read too."""
+    _start_trace(tmp_path)
+    _measured(tmp_path / "m.json", {"default": {"/data/f0": [[0, 1024]], "/lib/libx.so": [[0, 256]]}})
+    s = tmp_path / "s.toml"
+    s.write_text('[scenario]\nname = "s"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "100M"\nread_ahead_kb = 0\n'
+                 '[cgroups.ct]\n[tasks.a]\ncgroup = "ct"\ntrace = "r.mtt"\ntime_scale = 0\ninitial_cache = false\n'
+                 '[tasks.b]\ncgroup = "ct"\ntrace = "r.mtt"\ntime_scale = 0\nstart = "1s"\ninitial_cache = "m.json"\n')
+    r = api.run(api.load(str(s)))
+    # a reads all 5M cold at 0 s; b's start cache (all of both files) is put in before its first event
+    assert int(r.totals["read_bytes"]) == 5 << 20

@@ -83,3 +83,31 @@ def test_a_trace_or_start_cache_that_is_missing(tmp_path):
     with pytest.raises(api.ScenarioError) as e:
         validate_file(str(s), None, True, out=lambda *_: None)
     assert str(e.value).startswith(f"{s}:{n}:17: error: initial_cache: no such file") and "fix:" in str(e.value), str(e.value)
+
+
+def test_validate_on_host_measures_the_recorded_program(tmp_path):
+    """`memtwin validate FILE --on host` of a trace scenario runs the command the trace's header
+    names with memtwin measure at each variant's limit (its files dropped first) and compares."""
+    from memtwin import real, trace
+
+    ok, why = real.host_ready()
+    if not ok:
+        pytest.skip("needs root and a memory controller: " + why)
+    data = tmp_path / "d.bin"
+    data.write_bytes(os.urandom(8 << 20))
+    t = tmp_path / "cat.mtt"
+    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
+                              "files": [{"id": 0, "path": str(data), "size": 8 << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    for i in range(64):
+        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
+    w.close()
+    s = tmp_path / "s.toml"
+    v, _mnt = real.find_memory_controller()   # the scenario's cgroup version is the host's
+    s.write_text(f'[scenario]\nname = "s"\n[machine]\nram = "4G"\n[kernel]\ncgroup = "{v}"\n[devices.sda]\nread_bw = "500M"\n'
+                 f'[cgroups.ct]\n"{"memory.limit_in_bytes" if v == "v1" else "memory.max"}" = "64M"\n'
+                 '[tasks.cat]\ncgroup = "ct"\ntrace = "cat.mtt"\ntime_scale = 0\nstep = "run"\n'
+                 '[validation]\n[validation.tolerance]\nread_bytes = 0.15\n')
+    rows, _, _ = validate_file(str(s), "host", False, out=lambda *_: None)
+    r = {x.metric: x for x in rows}["read_bytes"]
+    assert r.sim == 8 << 20 and r.real >= 8 << 20, (r.sim, r.real)   # cat read the dropped file from disk
