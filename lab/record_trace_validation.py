@@ -6,9 +6,12 @@ scenarios/validation/trace-NAME.toml (real/trace-NAME.json: a variant per limit,
 `memtwin real --json` writes), which lab/validation/make_trace_scenarios.py generates and
 `memtwin validate --recorded` compares with the twin.
 
-    python3 lab/record_trace_validation.py [--measure-only] [NAME ...]
+    python3 lab/record_trace_validation.py [--measure-only] [--tracer bpf|strace] [--out DIR] [NAME ...]
 
-NAME: the programs to do (default all); --measure-only keeps their traces and measures again.
+NAME: the programs to do (default all); --measure-only keeps their traces and measures again;
+--tracer: record with this tracer instead of the program's; --out DIR: write DIR/traces/NAME.mtt
+and DIR/real/trace-NAME.json instead (to compare before replacing; with --measure-only the
+traces are read from DIR).
 """
 
 import json
@@ -59,9 +62,18 @@ def drop_cache(root: str) -> None:
 
 
 def main():
-    args = sys.argv[1:]
-    measure_only = "--measure-only" in args
-    only = [a for a in args if a != "--measure-only"]
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--measure-only", action="store_true")
+    ap.add_argument("--tracer", choices=("bpf", "strace"))
+    ap.add_argument("--out", metavar="DIR")
+    ap.add_argument("only", nargs="*", metavar="NAME")
+    a = ap.parse_args()
+    measure_only, only = a.measure_only, a.only
+    traces, real = (os.path.join(a.out, "traces"), os.path.join(a.out, "real")) if a.out else (OUT, os.path.join(VAL, "real"))
+    os.makedirs(traces, exist_ok=True)
+    os.makedirs(real, exist_ok=True)
     for n in only:
         if n not in PROGRAMS:
             sys.exit(f"{n}: error: no such program\n  fix: name one of {', '.join(PROGRAMS)}")
@@ -70,11 +82,11 @@ def main():
     for name, (task, cmd, limits, tracer, _what) in PROGRAMS.items():
         if only and name not in only:
             continue
-        tr = os.path.join(OUT, name + ".mtt")
+        tr = os.path.join(traces, name + ".mtt")
         if not measure_only:
             # Recorded cold, as measure runs it: what a fault maps depends on what is cached.
             drop_cache(DATA)
-            subprocess.run(MT + ["record", "--tracer", tracer, "--out", tr, "--"] + cmd, env=env, check=True,
+            subprocess.run(MT + ["record", "--tracer", a.tracer or tracer, "--out", tr, "--"] + cmd, env=env, check=True,
                            stdout=subprocess.DEVNULL, timeout=TIMEOUT)
         variants = {}
         for lim in limits:
@@ -89,7 +101,7 @@ def main():
             variants[lim] = v
             m = v["totals"]
             print(name, lim, {k: m.get(k) for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.pgmajfault")}, flush=True)
-        path = os.path.join(VAL, "real", f"trace-{name}.json")
+        path = os.path.join(real, f"trace-{name}.json")
         tmp = path + ".tmp"
         with open(tmp, "w") as f:
             json.dump({"scenario": f"trace-{name}", "variants": variants}, f, indent=1, sort_keys=True)
