@@ -7,6 +7,12 @@ or from the recorded results the scenario's `[validation] recorded` names. Each 
 `[validation.tolerance]` is compared step by step: |sim - real| <= max(rel * |real|, abs).
 A scenario with `[published.checks]` against recorded real figures (the QEMU dying-cgroup and
 list_lru runs) has those checks evaluated too.
+
+A recorded program (issue 18: a scenario whose task replays a trace, scenarios/validation/
+trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
+program (one variant per memcg limit), checked to have been measured at the variant's limit
+(`_check_measured_limit`); on the host its real side is the program measured again
+(`measure_trace`).
 """
 
 from __future__ import annotations
