@@ -258,6 +258,7 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
+        _check_measured_command(scn, name, plan, info.get("command"), where)
     if info:
         out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"
             + ("" if info.get("timing_comparable") else " (times not comparable)"))
@@ -323,3 +324,23 @@ def measure_trace(scn, plan, name) -> dict:
     for s in v["steps"]:
         s.update(name=op["step"], task=t["name"], memcg="/" + (t.get("cgroup") or ""))
     return v
+
+
+def _check_measured_command(scn, name, plan, command, where) -> None:
+    """The recorded measurement ran the command the trace's header names (record and measure of
+    the same program): results of another program, or of other arguments, are refused."""
+    from memtwin import trace
+
+    for t in plan.get("tasks", []):
+        for op in t.get("ops", []):
+            if not (isinstance(op, dict) and op.get("op") == "trace"):
+                continue
+            path = scn.traces.get(op["trace"], op["trace"])
+            with trace.Reader(path) as r:
+                want = r.header.get("command")
+            if want and command != want:
+                at = scn.doc.locate(["tasks", t["name"], "trace"]) or where
+                raise _err(at, f"variant {name}: the recorded results measured {command!r}, but the trace {op['trace']} "
+                               f"recorded {want!r}",
+                           "measure the command the trace recorded (memtwin measure --trace TRACE -- CMD, or "
+                           "lab/record_trace_validation.py NAME), or name that program's trace")

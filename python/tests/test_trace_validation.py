@@ -111,3 +111,23 @@ def test_validate_on_host_measures_the_recorded_program(tmp_path):
     rows, _, _ = validate_file(str(s), "host", False, out=lambda *_: None)
     r = {x.metric: x for x in rows}["read_bytes"]
     assert r.sim == 8 << 20 and r.real >= 8 << 20, (r.sim, r.real)   # cat read the dropped file from disk
+
+
+def test_recorded_results_of_another_command(tmp_path):
+    """Recorded results that measured another command than the trace recorded are refused, at the
+    trace's key (file:line:col), with the fix."""
+    import json
+
+    text = _copy(tmp_path)
+    rj = tmp_path / "real" / "trace-sqlite3-mmap.json"
+    doc = json.loads(rj.read_text())
+    doc["variants"]["10M"]["real"]["command"] = ["sqlite3", "/var/tmp/other.db", "select 1"]
+    rj.write_text(json.dumps(doc))
+    s = tmp_path / "t.toml"
+    s.write_text(text)
+    n = text.splitlines().index('trace = "traces/sqlite3-mmap.mtt"') + 1
+    with pytest.raises(api.ScenarioError) as e:
+        validate_file(str(s), None, True, out=lambda *_: None)
+    msg = str(e.value)
+    assert msg.startswith(f"{s}:{n}:9: error: variant 10M: the recorded results measured ['sqlite3', '/var/tmp/other.db'") and \
+        "\n  fix: measure the command the trace recorded" in msg, msg
