@@ -169,7 +169,8 @@ def measure(cmd: list, limit: int | None, version: str | None, cold: list, warm:
     for k in MEMCG_STAT:
         if k in stat:
             m["memcg." + k] = stat[k]
-    return {"command": cmd, "limit_bytes": limit, "cgroup_version": v, "cold": not warm, "exit_status": rc,
+    # cold: the files named (--trace, --cold) were dropped first; nothing named, nothing dropped
+    return {"command": cmd, "limit_bytes": limit, "cgroup_version": v, "cold": not warm and bool(cold), "exit_status": rc,
             "kernel": os.uname().release, "metrics": m, "memory.stat": stat, "psi": psi, "cgroup": d,
             "resident_at_start": cache,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -217,10 +218,11 @@ def run_cli(a) -> int:
         return 1
     m = res["metrics"]
     print(f"{' '.join(res['command'])}: exit {res['exit_status']}, cgroup {res['cgroup_version']}, "
-          f"limit {res['limit_bytes'] or 'none'}, {'cold' if res['cold'] else 'warm'} cache")
+          f"limit {res['limit_bytes'] or 'none'}, "
+          + ("cold cache" if res["cold"] else "warm cache" if a.warm else "the cache as it was (no --trace or --cold named files to drop)"))
     rc = res["resident_at_start"]
     if rc is None:
-        print("  cached at the start: not looked at (no --trace or --cold names the command's files)")
+        pass   # no files named: the header line says so
     elif rc:
         pages = sum(n for rs in rc.values() for _f, n in rs)
         top = sorted(rc.items(), key=lambda kv: -sum(n for _f, n in kv[1]))[:3]
