@@ -94,7 +94,7 @@ KNOWN_OUT = {
                "windows' folios ahead of the scan ([6080, 8192) deleted, then faulted and read around again at order 0). "
                "The twin read 4.7M more here (-10.7%) before its replay started from the cache the measured run started "
                "with: the shared libraries it read cold filled the memcg as the kernel's, charged elsewhere, did not",
-        spread="54.5-56.1M read in three measures"),
+        spread="54.5-64.2M read in five measures"),
     ("sqlite3-mmap", "10M", "memcg.pgmajfault"): _WINDOW.format(
         detail="sqlite3-mmap@10M: 62,066 pages added, 52,040 again, each re-read page a new major fault on the mapping",
         spread="257.8-348.8M read, 46-79 major faults"),
