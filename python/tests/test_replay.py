@@ -276,6 +276,7 @@ def test_initial_cache_file_bad_input(tmp_path):
     err(base, "variant 'a'", "resident_at_start")
     _measured(tmp_path / "m.json", {"a": {}, "b": {}})
     err(base + "[variants.c]\n", "no start cache for variant `c` (it has a, b)")
+    err(base, "has start caches for variants a, b, none for the scenario without a variant", "--variant a")
     _measured(tmp_path / "m.json", {"a": {"/lib/libx.so": [[0, -3]]}})
     err(base, "malformed range")
 

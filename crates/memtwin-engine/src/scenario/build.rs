@@ -2691,6 +2691,12 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                             let has: Vec<&str> = h.start_caches.iter().filter(|c| c.source == *src).map(|c| c.variant.as_deref().unwrap_or("default")).collect();
                             if has.is_empty() {
                                 cx.err(loc, format!("initial_cache: the start cache `{src}` was not read (the engine reads no files)"), "run the scenario with memtwin (memtwin run, or memtwin.api.run), which reads it");
+                            } else if cx.variant.is_none() {
+                                cx.err(
+                                    loc,
+                                    format!("initial_cache: `{src}` has start caches for variants {}, none for the scenario without a variant", has.join(", ")),
+                                    format!("run one of its variants (memtwin run FILE --variant {}), or name a file with a `default` variant", has[0]),
+                                );
                             } else {
                                 cx.err(
                                     loc,
