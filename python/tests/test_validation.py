@@ -84,6 +84,9 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 11
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
+    # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at
+    assert {n for n in names if n.startswith("trace-")} == {"trace-cat.toml", "trace-grep-r.toml", "trace-tar-cf.toml",
+                                                            "trace-sqlite3.toml", "trace-sqlite3-mmap.toml"}
     # seed 004 at its scale: 6.1 recorded in the lab, 3.13.10's figures as [published] checks
     assert "qemu61-seed004.toml" in names and "linux313-seed004.toml" in names
     assert "qemu61-numa-anon.toml" in names  # the page allocator's NUMA fallback, THP on and off

@@ -19,6 +19,8 @@ pub(crate) struct Cx<'a> {
     pub fadvise_files: u64,
     /// The headers of the traces tasks name, read by the caller.
     pub traces: &'a [(String, super::model::TraceHeader)],
+    /// The variant being built (None: the base document).
+    pub variant: Option<&'a str>,
 }
 
 impl Cx<'_> {
@@ -423,7 +425,7 @@ pub fn variants(doc: &Node) -> Vec<(String, String)> {
 
 /// Apply `variant` and `sets` to `doc` and build the scenario.
 pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node], traces: &[(String, super::model::TraceHeader)]) -> Result<Scenario, ScenarioErrors> {
-    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0, traces };
+    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0, traces, variant };
     let Val::Table(top) = &doc.v else {
         cx.err(&doc.loc, "a scenario must be a table", "start the file with a [scenario] table");
         return Err(ScenarioErrors(cx.errors));
@@ -2733,10 +2735,40 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     None => 1,
                 },
             };
-            let initial_cache = t.get("initial_cache").and_then(|v| get_bool(cx, v, "initial_cache")).unwrap_or(true);
+            // true: the cache the recording started with (the header's snapshot); false: none;
+            // "FILE": the cache a measured run started with (the caller read FILE's variants).
+            let start: Option<Vec<(u16, u32, u32)>> = match t.get("initial_cache") {
+                None => Some(h.resident.clone()),
+                Some(Node { v: Val::Str(src), loc }) => {
+                    let of = |v: Option<&str>| h.start_caches.iter().find(|c| c.source == *src && c.variant.as_deref() == v);
+                    match cx.variant.and_then(|v| of(Some(v))).or_else(|| of(None)) {
+                        Some(c) => Some(c.resident.clone()),
+                        None => {
+                            let has: Vec<&str> = h.start_caches.iter().filter(|c| c.source == *src).map(|c| c.variant.as_deref().unwrap_or("default")).collect();
+                            if has.is_empty() {
+                                cx.err(loc, format!("initial_cache: the start cache `{src}` was not read (the engine reads no files)"), "run the scenario with memtwin (memtwin run, or memtwin.api.run), which reads it");
+                            } else if cx.variant.is_none() {
+                                cx.err(
+                                    loc,
+                                    format!("initial_cache: `{src}` has start caches for variants {}, none for the scenario without a variant", has.join(", ")),
+                                    format!("run one of its variants (memtwin run FILE --variant {}), or name a file with a `default` variant", has[0]),
+                                );
+                            } else {
+                                cx.err(
+                                    loc,
+                                    format!("initial_cache: `{src}` has no start cache for variant `{}` (it has {})", cx.variant.unwrap_or("default"), has.join(", ")),
+                                    "name a file measured for this variant (memtwin measure --out), or one with a `default` variant, or give true or false",
+                                );
+                            }
+                            None
+                        }
+                    }
+                }
+                Some(v) => get_bool(cx, v, "initial_cache").map(|b| if b { h.resident.clone() } else { vec![] }),
+            };
             t.finish(cx, &["op", "trace", "time_scale", "loops", "initial_cache"]);
             let files = h.files.iter().map(|(p, _)| known.file_index.get(known.files, p.as_str())).collect::<Option<Vec<usize>>>()?;
-            let resident = if initial_cache { h.resident.iter().filter(|r| (r.0 as usize) < files.len()).copied().collect() } else { vec![] };
+            let resident: Vec<(u16, u32, u32)> = start?.into_iter().filter(|r| (r.0 as usize) < files.len()).collect();
             OpKind::Trace { path, files, events: h.events, time_scale, loops, resident }
         }
         other => {
@@ -2845,6 +2877,36 @@ fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, creat
         }
     }
     out.sort_by(|a, b| (a.path != "/", a.path.matches('/').count(), &a.path).cmp(&(b.path != "/", b.path.matches('/').count(), &b.path)));
+    out
+}
+
+/// The start caches trace tasks name (`[tasks.NAME] initial_cache = "FILE"`), in the document
+/// and its variants: (task, FILE). The caller reads each and gives it with the trace's header
+/// (`TraceHeader::start_caches`) for the task's trace.
+pub fn trace_start_caches(doc: &Node) -> Vec<(String, String)> {
+    fn tasks_of(n: &Node, out: &mut Vec<(String, String)>) {
+        let Val::Table(top) = &n.v else { return };
+        let Some((_, _, tasks)) = top.iter().find(|(k, _, _)| k == "tasks") else { return };
+        let Val::Table(ts) = &tasks.v else { return };
+        for (name, _, t) in ts {
+            if let Val::Table(e) = &t.v {
+                if let Some((_, _, Node { v: Val::Str(p), .. })) = e.iter().find(|(k, _, _)| k == "initial_cache") {
+                    if !out.iter().any(|(n, q)| n == name && q == p) {
+                        out.push((name.clone(), p.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = vec![];
+    tasks_of(doc, &mut out);
+    if let Val::Table(top) = &doc.v {
+        if let Some((_, _, Node { v: Val::Table(vs), .. })) = top.iter().find(|(k, _, _)| k == "variants") {
+            for (_, _, v) in vs {
+                tasks_of(v, &mut out);
+            }
+        }
+    }
     out
 }
 

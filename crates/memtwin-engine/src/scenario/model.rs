@@ -618,6 +618,21 @@ pub struct TraceHeader {
     pub events: u64,
     /// Page ranges resident at the recording's start: (file id, first page, pages).
     pub resident: Vec<(u16, u32, u32)>,
+    /// The page caches a trace task's `initial_cache = "FILE"` can start from, read by the
+    /// caller from FILE (a measured run's `resident_at_start`, by variant).
+    pub start_caches: Vec<StartCache>,
+}
+
+/// The page cache a measured run of a trace's program started with (`memtwin measure`: the
+/// trace's files after the drop, mincore), as `initial_cache = "FILE"` names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StartCache {
+    /// The `initial_cache` string that names it, as written.
+    pub source: String,
+    /// The variant of the scenario it is for; None: every variant FILE has no entry of its own for.
+    pub variant: Option<String>,
+    /// Page ranges resident then: (trace file id, first page, pages).
+    pub resident: Vec<(u16, u32, u32)>,
 }
 
 /// Trace headers by the path a scenario names the trace with.
