@@ -799,6 +799,11 @@ impl Kernel {
                 }
                 match folio_references(ptes, referenced_folio, false) {
                     FolioRef::Activate => {
+                        // activate_locked: "Not a candidate for swapping, so reclaim swap
+                        // space" when swap is getting full (mem_cgroup_swap_full()).
+                        if self.pages[p].test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(self.pages[p].memcg) {
+                            self.folio_free_swap(p);
+                        }
                         self.pages[p].flags |= pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
                         nr_activate += n;
