@@ -509,3 +509,24 @@ fn a_store_after_a_loads_swap_in_is_a_wp_fault_before_6_11() {
         assert_invariants(k);
     }
 }
+
+/// `shrink_folio_list()` (6.1) meeting a page under swap writeback: `pageout()` marked it
+/// `PG_reclaim`, so legacy (cgroup v1) memcg reclaim, whose writeback is not throttled
+/// otherwise (`!writeback_throttling_sane()`), takes "case 3": it waits for the write
+/// (`folio_wait_writeback()`: a writeback stall) and frees the page; cgroup v2 reclaim takes
+/// "case 2": the page is activated out of the way (pgactivate, 4.12+), no wait. A slow swap
+/// device (20M/s) makes reclaim meet its own writes.
+#[test]
+fn reclaim_meeting_swap_writeback_waits_on_v1_and_activates_on_v2_6_1() {
+    let slow = |cgroup: &str| hog(cgroup, "24M", "", "").replace(r#"write_bw = "400M""#, r#"write_bw = "20M""#);
+    let s = sim(&slow("v1"));
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert!(metric_of(&res, "touch 1", "stall.writeback_ms") > 0.0, "v1 waited on a swap write");
+    let s = sim(&slow("v2"));
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert_eq!(metric_of(&res, "touch 1", "stall.writeback_ms"), 0.0, "v2 does not wait");
+    assert!(metric_of(&res, "touch 1", "memcg.pgactivate") > 0.0, "v2 activated pages under writeback");
+    let mut s = sim(&slow("v1"));
+    run(&mut s);
+    assert_invariants(&s.kernel);
+}
