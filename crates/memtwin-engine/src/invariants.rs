@@ -111,6 +111,14 @@ impl Kernel {
                         if !vma.live || vma.pages.get(p.index as usize) != Some(&cur) {
                             return Err(format!("anonymous page {} is not mapped by its VMA", cur.0));
                         }
+                        if p.test(pg::SWAPCACHE) && nr == 1 {
+                            // Mapped and in the swap cache (a load's swap-in, or a swap-out a
+                            // fault caught): its slot is the PTE's, and the cache holds it there.
+                            let slot = vma.swap.get(p.index as usize).copied().unwrap_or(crate::swapfile::NO_SLOT);
+                            if slot == crate::swapfile::NO_SLOT || self.swap.as_ref().map(|a| a.cache_get(slot)) != Some(cur) {
+                                return Err(format!("mapped swap-cache page {} is not in the swap cache at its PTE's slot", cur.0));
+                            }
+                        }
                         if p.memcg != MemcgId::NONE {
                             local_anon[p.memcg.idx()] += nr;
                         }
@@ -249,6 +257,14 @@ impl Kernel {
             }
         }
         // Swap slots: every slot in use is named by exactly one page-table entry.
+        // A zero-page PTE (wrprotect over no page) holds no swap entry.
+        for (n, v) in self.vmas.iter().enumerate().filter(|(_, v)| v.live && !v.wrprotect.is_empty()) {
+            for i in 0..v.pages.len() as u32 {
+                if v.wp_test(i) && v.pages[i as usize] == PageId::NIL && v.swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
+                    return Err(format!("VMA {n} page {i} maps the zero page and names a swap slot"));
+                }
+            }
+        }
         let named: u64 = self.vmas.iter().filter(|v| v.live).map(|v| v.swap.iter().filter(|&&s| s != crate::swapfile::NO_SLOT).count() as u64).sum();
         let (_, inuse) = self.swap_usage();
         if named != inuse {

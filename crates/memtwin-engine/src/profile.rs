@@ -242,6 +242,11 @@ pub struct KernelProfile {
     /// pgfault stats when page fault handler retries") `mm_account_fault()` counts a fault
     /// once, when it completes.
     pub pgfault_counts_retries: bool,
+    /// `do_swap_page()` maps an exclusive page writable on a load too (clean; the CPU sets
+    /// the dirty bit at the first store), from 6.11 (c18160dba5ff "mm: swap: reuse exclusive
+    /// folio directly instead of wp page faults"); before, a load maps it write-protected and
+    /// the first store takes a `do_wp_page()` fault (counted in pgfault) that reuses it.
+    pub swapin_maps_writable: bool,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -629,6 +634,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         fault_around: true,
         deactivate_on_refault: true,
         pgfault_counts_retries: false,
+        swapin_maps_writable: false,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -809,7 +815,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
-                      the missed page (6.11)",
+                      the missed page (6.11), a load's swap-in mapped writable (6.11)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -817,6 +823,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_sync_miss_as_hit: false,
         zswap_modelled: true,
         zswap_direct: true,
+        swapin_maps_writable: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -1083,8 +1083,14 @@ impl Simulation {
             // as one handle_mm_fault() each (which returns at once) while nothing is over
             // memory.high (whose check follows every access).
             if self.kernel.nr_pages_over_high == 0 {
-                let mapped = &self.kernel.vmas[vma.0 as usize].pages[i as usize..end as usize];
-                i += mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32;
+                // A store to a PTE in `wrprotect` (a swap-in a load mapped) is not skipped.
+                let v = &self.kernel.vmas[vma.0 as usize];
+                let mapped = &v.pages[i as usize..end as usize];
+                i += if v.wrprotect.is_empty() {
+                    mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32
+                } else {
+                    mapped.iter().zip(i..).take_while(|(p, j)| **p != crate::types::PageId::NIL && !v.wp_test(*j)).count() as u32
+                };
                 if i >= end {
                     break;
                 }
@@ -1138,7 +1144,7 @@ impl Simulation {
                     TouchPattern::Random { .. } => self.rng.below(n),
                 };
             self.kernel.page_events += 1;
-            let r = if file { self.kernel.handle_mm_fault_file(vma, i as u32, access.write) } else { self.kernel.handle_mm_fault(vma, i as u32) };
+            let r = if file { self.kernel.handle_mm_fault_file(vma, i as u32, access.write) } else { self.kernel.handle_mm_fault_flags(vma, i as u32, access.write) };
             if r.is_err() {
                 return (k, false);
             }

@@ -806,10 +806,34 @@ impl Kernel {
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
             self.cpu(self.cost.scan_page);
+            if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+                // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim waits for the
+                // swap write of a page marked PG_reclaim (pageout() marks the pages it writes)
+                // with folio_wait_writeback(), then tries the page again: clean in the swap
+                // cache now, it is freed.
+                let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+                self.io_schedule_until(done, StallKind::Writeback);
+                if !self.pages[p].test(pg::WRITEBACK) {
+                    // folio_end_writeback() cleared PG_reclaim (the page was off the LRU: no
+                    // rotation).
+                    self.pages[p].flags &= !pg::RECLAIM;
+                }
+            }
             if self.pages[p].test(pg::WRITEBACK) {
+                // "case 1" (kswapd meeting a marked page again) and "case 2": mark it for
+                // immediate reclaim and, from 4.12 (c55e8d035b28), activate it out of the way
+                // (activate_locked); the end of its write rotates it to the inactive tail
+                // (folio_rotate_reclaimable(), which clears PG_active).
                 nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
                 self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+                if self.profile.reclaim_activates_dirty {
+                    self.pages[p].flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+                    nr_activate += n;
+                } else {
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                }
                 sc.nr_writeback += 1;
                 nr_writeback += 1;
                 continue;
@@ -829,6 +853,11 @@ impl Kernel {
                 }
                 match folio_references(ptes, referenced_folio, false) {
                     FolioRef::Activate => {
+                        // activate_locked: "Not a candidate for swapping, so reclaim swap
+                        // space" when swap is getting full (mem_cgroup_swap_full()).
+                        if self.pages[p].test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(self.pages[p].memcg) {
+                            self.folio_free_swap(p);
+                        }
                         self.pages[p].flags |= pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
                         nr_activate += n;

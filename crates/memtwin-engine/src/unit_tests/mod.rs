@@ -14,6 +14,7 @@ mod filemap;
 mod fs;
 mod list_lru;
 mod lru_gen;
+mod memory;
 mod memcontrol;
 mod page_writeback;
 mod page_alloc;
