@@ -369,13 +369,45 @@ TOL612 = TOL + """"memcg.workingset_activate_file" = {{ rel = 0.10, abs = 64 }}
 """
 
 
+# Known disagreements of the 6.12 recordings ([[validation.known_out]]): (variant, step, metric) -> why.
+TCG_DIRECT = ("the TCG guest's kswapd falls behind the reader: direct reclaim scanned 1,920-5,552 pages in the five "
+              "recordings of this scenario (the emulated CPUs are slow against the device's bandwidth, as "
+              "qemu61-lrugen-minttl-oom shows), where the engine's kswapd keeps up")
+GS_RANDOM = ("A's share of global reclaim is decided by chance at boot in the kernel: lru_gen_online_memcg() puts each "
+             "memcg in a random bin of the memcg LRU (get_random_u32_below(MEMCG_NR_BINS), 8 bins) and every shrink_many() "
+             "starts at a random bin and reclaims from the first memcg it meets until should_abort_scan(), so a round "
+             "meets A first with probability (bins from B's forward to A's)/8, fixed for the boot. Four recordings of this "
+             "variant re-read 34.9, 16.0, 35.9 and 15.2 MiB in wset 3 (kept: 16.0; B held 386-406 MiB after the stream). "
+             "The engine, whose bins come from its xorshift, evicts all of A (re-reads 64 MiB, B 447 MiB; with its shadow "
+             "nodes gone with A's last pages, no refault is counted): outside what the kernel showed; the engine's bin "
+             "placement for this run was not inspected")
+PS_DEACT = ("P's limit reclaim deactivates A's active working set in the kernel (vmstat pgdeactivate 8,417 during the "
+            "stream, none in B's memory.stat: shrink_active_list() on A), and the re-read refaults 5,932 pages (23 MiB); "
+            "the engine deactivates none, as inactive_is_low() at the reclaim root P sees B's ~190 MiB inactive against "
+            "A's 64 MiB active. Not explained yet: the root's lruvec stats as prepare_scan_control() reads them after "
+            "mem_cgroup_flush_stats_ratelimited() (flushed every 2 s) are one candidate, not checked")
+KNOWN612 = {
+    "global-stream": [("two-list", "stream", "vmstat.pgscan_direct", TCG_DIRECT), ("lru_gen", "stream", "vmstat.pgscan_direct", TCG_DIRECT)]
+    + [("lru_gen", st, m, GS_RANDOM) for st, m in (("stream", "memcg.usage_bytes"), ("to A", "memcg.usage_bytes"), ("wset 3", "read_bytes"),
+                                                    ("wset 3", "memcg.workingset_refault_file"), ("wset 3", "memcg.workingset_activate_file"),
+                                                    ("wset 3", "vmstat.pgscan_kswapd"))],
+    "parent-stream": [("two-list", "wset 3", m, PS_DEACT) for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")],
+}
+
+
+def known_out(base: str) -> str:
+    return "".join(f'\n[[validation.known_out]]\nvariant = "{v}"\nstep = "{st}"\nmetric = "{m}"\nwhy = "{why}"\n'
+                   for v, st, m, why in KNOWN612.get(base, []))
+
+
 def write_612() -> None:
     res = "" if GUEST612["reserved"] is None else RESERVED612.format(**GUEST612)
     for base, (what, desc, cgroups, a, b) in GLOBAL.items():
         name = f"qemu612-lrugen-{base}"
         with open(os.path.join(OUT, name + ".toml"), "w") as f:
             f.write(HEAD612.format(name=name, what=what, desc=desc, note="", ram="512M", reserved=res)
-                    + GLOBAL_BODY.format(cgroups=cgroups, a=a, b=b, an=a.split("/")[-1], bn=b.split("/")[-1]) + TOL612.format(name=name))
+                    + GLOBAL_BODY.format(cgroups=cgroups, a=a, b=b, an=a.split("/")[-1], bn=b.split("/")[-1]) + TOL612.format(name=name)
+                    + known_out(base))
         print(name)
     # a 6.1 scenario on 6.12: the same workload, guest and tolerances, the 6.12 profile
     what, desc, body = SCENARIOS["stream-wset"]

@@ -429,6 +429,15 @@ pub struct KernelProfile {
     /// (`lru_gen_age_node()` checks `min_ttl_ms` only). Before 6.3 global reclaim walks every
     /// memcg (`shrink_node_memcgs()`) and kswapd ages first. See [`crate::lru_gen`].
     pub lru_gen_memcg_lru: bool,
+    /// lru_gen's workingset counters as 6.5+ keeps them (Kalesh Singh, "mm: Multi-gen LRU:
+    /// fix workingset accounting", 6.5): `lru_gen_refault()` counts `workingset_refault_*` for
+    /// every refault into the lruvec the page was evicted from, recent or not, and
+    /// `workingset_activate_*` for a recent one (the generation it was evicted from is still
+    /// the oldest: `lru_gen_test_recent()`), where only those feed the PID controller;
+    /// `sort_folio()` no longer counts `workingset_activate_*` for a protected tier. Before
+    /// (Debian's 6.1.192): a refault counts only when recent, activations come from
+    /// `sort_folio()`. (6.14's `lru_gen_test_recent()` by distance to `max_seq` is not modelled.)
+    pub lru_gen_refault_activates: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -669,6 +678,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen: false,
         lru_gen_min_ttl_ms: 0,
         lru_gen_memcg_lru: true,
+        lru_gen_refault_activates: true,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -690,6 +700,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_prev_pos_per_read: false,
         zswap_modelled: true,
         lru_gen_memcg_lru: false,
+        lru_gen_refault_activates: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
