@@ -373,19 +373,27 @@ TOL612 = TOL + """"memcg.workingset_activate_file" = {{ rel = 0.10, abs = 64 }}
 TCG_DIRECT = ("the TCG guest's kswapd falls behind the reader: direct reclaim scanned 1,920-5,552 pages in the five "
               "recordings of this scenario (the emulated CPUs are slow against the device's bandwidth, as "
               "qemu61-lrugen-minttl-oom shows), where the engine's kswapd keeps up")
-GS_RANDOM = ("A's share of global reclaim is decided by chance at boot in the kernel: lru_gen_online_memcg() puts each "
-             "memcg in a random bin of the memcg LRU (get_random_u32_below(MEMCG_NR_BINS), 8 bins) and every shrink_many() "
-             "starts at a random bin and reclaims from the first memcg it meets until should_abort_scan(), so a round "
-             "meets A first with probability (bins from B's forward to A's)/8, fixed for the boot. Four recordings of this "
-             "variant re-read 34.9, 16.0, 35.9 and 15.2 MiB in wset 3 (kept: 16.0; B held 386-406 MiB after the stream). "
-             "The engine, whose bins come from its xorshift, evicts all of A (re-reads 64 MiB, B 447 MiB; with its shadow "
-             "nodes gone with A's last pages, no refault is counted): outside what the kernel showed; the engine's bin "
-             "placement for this run was not inspected")
+GS_RANDOM = ("A's share of global reclaim is decided by chance at boot: lru_gen_online_memcg() puts each memcg in a "
+             "random bin of the memcg LRU (get_random_u32_below(MEMCG_NR_BINS), 8 bins) and every shrink_many() starts at a "
+             "random bin and reclaims from the first memcg it meets until should_abort_scan(), so a round meets A first "
+             "with a probability fixed for the boot (1 when A shares B's bin ahead of it). Four kernel recordings of this "
+             "variant (its guest has five memcgs: /, memtwin, memtwin/_root, A, B) re-read 34.9, 16.0, 35.9 and 15.2 MiB "
+             "in wset 3 (kept: 16.0; B held 386-406 MiB after the stream). The engine's xorshift put A and B in the same "
+             "bin (6), A ahead (printed from a debug run of the engine, 2026-11-28): every round meets A first, and it "
+             "evicts all of A (re-reads 64 MiB, B 447 MiB; with A's last pages its shadow nodes go too, so no refault is "
+             "counted). A single run cannot match a per-boot random draw; the mechanism is the same")
 PS_DEACT = ("P's limit reclaim deactivates A's active working set in the kernel (vmstat pgdeactivate 8,417 during the "
-            "stream, none in B's memory.stat: shrink_active_list() on A), and the re-read refaults 5,932 pages (23 MiB); "
-            "the engine deactivates none, as inactive_is_low() at the reclaim root P sees B's ~190 MiB inactive against "
-            "A's 64 MiB active. Not explained yet: the root's lruvec stats as prepare_scan_control() reads them after "
-            "mem_cgroup_flush_stats_ratelimited() (flushed every 2 s) are one candidate, not checked")
+            "stream without vmstat pgrefill, which cgroup reclaim does not count, and none in B's memory.stat: "
+            "shrink_active_list() on A), and the re-read refaults 5,932 pages (23 MiB). 6.12's prepare_scan_control() "
+            "decides that at the reclaim root from lruvec_page_state(), the rstat-flushed copy of P's counters "
+            "(the periodic flusher runs every 2 s; mem_cgroup_flush_stats_ratelimited() in reclaim flushes only when it is "
+            "a cycle late): when the stream's first reclaims of P run, those counters can still show A's 64 MiB active and "
+            "little of B's stream inactive, and inactive_is_low() then lets them deactivate A's pages until a flush. The "
+            "engine reads exact counts (no stats flushing is modelled), sees B's ~190 MiB inactive against "
+            "A's 64 MiB active and deactivates none. Debian's 6.1 flushes instead (prepare_scan_count(): "
+            "mem_cgroup_flush_stats(), 'so that we read accurate per-memcg lruvec stats for heuristics'): this variant run "
+            "on the 6.1 guest (--kernel its vmlinuz, 21:10) deactivates nothing and re-reads 0 bytes, as the engine. "
+            "Inferred from the counters, that control and the two sources, not traced")
 KNOWN612 = {
     "global-stream": [("two-list", "stream", "vmstat.pgscan_direct", TCG_DIRECT), ("lru_gen", "stream", "vmstat.pgscan_direct", TCG_DIRECT)]
     + [("lru_gen", st, m, GS_RANDOM) for st, m in (("stream", "memcg.usage_bytes"), ("to A", "memcg.usage_bytes"), ("wset 3", "read_bytes"),
