@@ -706,3 +706,17 @@ def test_the_6_12_packages_modules_load_with_their_dependencies():
     assert ext4[-1] == "ext4" and {"jbd2", "crc16", "mbcache", "virtio_blk"} <= set(ext4)
     assert ext4.index("jbd2") < ext4.index("ext4")
     assert xfs[-1] == "xfs" and xfs.index("libcrc32c") < xfs.index("xfs")
+
+
+def test_lab_doctor_lists_the_6_12_guest(tmp_path):
+    said = []
+    qemu.doctor(said.append, str(tmp_path), str(tmp_path))
+    line = [s for s in said if s.startswith("guest kernel 6.12")]
+    assert line == [f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): none in {tmp_path}/kpkg-6.12 "
+                    "(memtwin lab setup downloads Debian's bookworm-security 6.12 package)"]
+    boot = tmp_path / "kpkg-6.12" / "boot"
+    boot.mkdir(parents=True)
+    (boot / "vmlinuz-6.12.117+deb12-amd64").write_bytes(b"")
+    said.clear()
+    qemu.doctor(said.append, str(tmp_path), str(tmp_path))
+    assert f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): {boot}/vmlinuz-6.12.117+deb12-amd64" in said
