@@ -177,7 +177,8 @@ def test_profile_of_the_recording_kernel(tmp_path):
     from memtwin import replay
 
     assert replay.profile_for_kernel("6.18.44-fc-v857") == "linux-6.18"
-    assert replay.profile_for_kernel("6.12.9-amd64") == "linux-6.6"   # 6.6 <= 6.12 < 6.18
+    assert replay.profile_for_kernel("6.12.9-amd64") == "linux-6.12"
+    assert replay.profile_for_kernel("6.11.0") == "linux-6.6"   # 6.6 <= 6.11 < 6.12
     assert replay.profile_for_kernel("6.1.0-56-amd64") == "linux-6.1"
     assert replay.profile_for_kernel("5.10.0") == "linux-5.0"
     assert replay.profile_for_kernel("2.6.32") == "linux-3.13"  # older than every era: the oldest

@@ -198,6 +198,24 @@ impl Kernel {
                         }
                     }
                 }
+                // under lru_gen: the pages of the inactive generations (all but the two
+                // youngest), by type, over the subtree (lru_gen_update_size(), inc_max_seq())
+                for ty in 0..2 {
+                    let mut sum = 0;
+                    let mut stack = vec![memcg];
+                    while let Some(x) = stack.pop() {
+                        let lv = &self.lruvecs[self.lruvec_idx(x, nid)];
+                        for gen in 0..crate::lru_gen::MAX_NR_GENS as usize {
+                            if !crate::lru_gen::lru_gen_is_active(&lv.lrugen, gen) {
+                                sum += lv.lists[crate::lru_gen::gen_list(gen, ty)].pages;
+                            }
+                        }
+                        stack.extend(self.memcgs.get(x).children.iter().copied());
+                    }
+                    if sum != self.lru_stats.gen_inactive(v, ty) {
+                        return Err(format!("lruvec {v} type {ty}: inactive generations hold {sum}, lruvec_stats say {}", self.lru_stats.gen_inactive(v, ty)));
+                    }
+                }
             }
         }
         // A huge page is one LRU entry for 512 frames.

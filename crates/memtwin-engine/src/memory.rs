@@ -698,6 +698,11 @@ impl Kernel {
         l.pages -= m as u64;
         // Anonymous lists count entries, file lists pages: m either way (order-0 pages).
         self.lru_stats.update(lv as u32, first.lru() as usize, m as u64, false);
+        let list = first.lru() as usize;
+        if list >= crate::mmzone::NR_LRU_LISTS && !crate::lru_gen::lru_gen_is_active(&self.lruvecs[lv].lrugen, crate::lru_gen::list_gen(list)) {
+            // lru_gen_update_size() of pages leaving an inactive generation
+            self.lru_stats.update_gen_inactive(lv as u32, crate::lru_gen::list_type(list), m as u64, false);
+        }
         self.cpu(self.cost.zap_page * m as u64);
         self.pages.free_range(p, m as u32);
         m as u64

@@ -106,6 +106,10 @@ struct LruvecStatNode {
     /// The pages (a huge page counts 512) of lists `InactiveAnon` and `ActiveAnon` over its
     /// memcg's subtree.
     anon_pages: [u64; 2],
+    /// Pages (anon, file) on the multi-generational LRU's inactive generations (all but the
+    /// two youngest) over the subtree: what `lru_gen_update_size()` and `inc_max_seq()` add
+    /// to `NR_INACTIVE_{ANON,FILE}` for compatibility.
+    gen_inactive: [u64; 2],
     /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
     parent: u32,
 }
@@ -115,7 +119,7 @@ impl LruvecStats {
     /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
     /// `alloc_mem_cgroup_per_node_info()`.
     pub fn push(&mut self, parent: Option<usize>) {
-        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32) });
+        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], gen_inactive: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32) });
     }
 
     /// Lruvecs registered.
@@ -160,6 +164,28 @@ impl LruvecStats {
             }
             v = e.parent;
         }
+    }
+
+    /// `lru_gen_update_size()` / `inc_max_seq()`'s compatibility update: pages of type `ty`
+    /// (`LRU_GEN_ANON`/`LRU_GEN_FILE`) joined (`add`) or left an inactive generation of lruvec
+    /// `v`; the change goes up to the root.
+    #[inline(always)]
+    pub fn update_gen_inactive(&mut self, v: u32, ty: usize, n: u64, add: bool) {
+        let d = if add { n } else { n.wrapping_neg() };
+        let mut v = v;
+        while let Some(e) = self.nodes.get_mut(v as usize) {
+            debug_assert!(add || e.gen_inactive[ty] >= n, "lruvec {v}'s inactive generations would go below 0");
+            e.gen_inactive[ty] = e.gen_inactive[ty].wrapping_add(d);
+            v = e.parent;
+        }
+    }
+
+    /// Pages of type `ty` on the inactive generations of lruvec `v`'s subtree (under the
+    /// multi-generational LRU, its share of `lruvec_page_state(NR_INACTIVE_*)`; at the root
+    /// lruvec of a node, `node_page_state()`'s).
+    #[inline]
+    pub fn gen_inactive(&self, v: usize, ty: usize) -> u64 {
+        self.nodes[v].gen_inactive[ty]
     }
 
     /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)` of lruvec `v`: the list's size over the
@@ -271,11 +297,21 @@ impl Lruvec {
         self.link(pages, stats, id, list);
     }
 
+    /// `lru_gen_update_size()`'s compatibility count: a page of `nr` pages joining or leaving
+    /// list number `list`, when that is a generation list of an inactive generation.
+    #[inline(always)]
+    fn gen_inactive_update(&self, stats: &mut LruvecStats, list: usize, nr: u64, add: bool) {
+        if list >= NR_LRU_LISTS && !crate::lru_gen::lru_gen_is_active(&self.lrugen, crate::lru_gen::list_gen(list)) {
+            stats.update_gen_inactive(self.idx, crate::lru_gen::list_type(list), nr, add);
+        }
+    }
+
     /// Put `id` at the head of list number `list` (of [`NR_ALL_LISTS`]) and set `PG_lru`.
     #[inline]
     pub fn link(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
         stats.update_folio(self.idx, list, nr, true);
+        self.gen_inactive_update(stats, list, nr, true);
         let l = &mut self.lists[list];
         let old = l.head;
         {
@@ -301,6 +337,7 @@ impl Lruvec {
     pub fn link_after(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, after: PageId, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
         stats.update_folio(self.idx, list, nr, true);
+        self.gen_inactive_update(stats, list, nr, true);
         let next = pages[after].next;
         {
             let p = &mut pages[id];
@@ -339,6 +376,7 @@ impl Lruvec {
     pub fn link_tail(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
         stats.update_folio(self.idx, list, nr, true);
+        self.gen_inactive_update(stats, list, nr, true);
         let l = &mut self.lists[list];
         let old = l.tail;
         {
@@ -382,6 +420,7 @@ impl Lruvec {
             (p.prev, p.next, p.lru())
         };
         stats.update_folio(self.idx, lru as usize, nr, false);
+        self.gen_inactive_update(stats, lru as usize, nr, false);
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;
         if prev != PageId::NIL {

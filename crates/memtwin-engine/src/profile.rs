@@ -434,6 +434,15 @@ pub struct KernelProfile {
     /// (`lru_gen_age_node()` checks `min_ttl_ms` only). Before 6.3 global reclaim walks every
     /// memcg (`shrink_node_memcgs()`) and kswapd ages first. See [`crate::lru_gen`].
     pub lru_gen_memcg_lru: bool,
+    /// lru_gen's workingset counters as 6.5+ keeps them (Kalesh Singh, "mm: Multi-gen LRU:
+    /// fix workingset accounting", 6.5): `lru_gen_refault()` counts `workingset_refault_*` for
+    /// every refault into the lruvec the page was evicted from, recent or not, and
+    /// `workingset_activate_*` for a recent one (the generation it was evicted from is still
+    /// the oldest: `lru_gen_test_recent()`), where only those feed the PID controller;
+    /// `sort_folio()` no longer counts `workingset_activate_*` for a protected tier. Before
+    /// (Debian's 6.1.192): a refault counts only when recent, activations come from
+    /// `sort_folio()`. (6.14's `lru_gen_test_recent()` by distance to `max_seq` is not modelled.)
+    pub lru_gen_refault_activates: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -675,6 +684,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen: false,
         lru_gen_min_ttl_ms: 0,
         lru_gen_memcg_lru: true,
+        lru_gen_refault_activates: true,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -696,6 +706,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_prev_pos_per_read: false,
         zswap_modelled: true,
         lru_gen_memcg_lru: false,
+        lru_gen_refault_activates: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
@@ -714,6 +725,24 @@ pub fn profiles() -> Vec<KernelProfile> {
                       the memcg LRU is held to the source by unit tests, not recorded (no 6.3+ lru_gen kernel in the lab)",
         lru_gen: true,
         ..linux_6_6.clone()
+    };
+    let linux_6_12 = KernelProfile {
+        name: "linux-6.12",
+        description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
+                      resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
+                      a read miss always starts its window at the missed page (6.11); the two lists (Debian's 6.12 boots with \
+                      lru_gen on: the QEMU runner switches it off for this profile); zswap not modelled on this era",
+        reclaim_walk: ReclaimWalk::Shared,
+        ra_enomem_stops: true,
+        ra_sync_miss_as_hit: false,
+        ..linux_6_6.clone()
+    };
+    let linux_6_12_lru_gen = KernelProfile {
+        name: "linux-6.12-lru_gen",
+        description: "linux-6.12 as Debian's 6.12 build boots (CONFIG_LRU_GEN_ENABLED=y): the multi-generational LRU on, \
+                      min_ttl_ms 0, with 6.3's memcg LRU for global reclaim (lru_gen_rotate_memcg(), shrink_many())",
+        lru_gen: true,
+        ..linux_6_12.clone()
     };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
@@ -826,7 +855,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swapin_maps_writable: true,
         ..linux_6_6.clone()
     };
-    vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
+    vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
 }
 
 /// Look a profile up by name.
@@ -986,5 +1015,28 @@ mod tests {
         assert!(profile("linux-9.9").is_none());
         assert_eq!(profile("linux-5.0").unwrap().max_reclaim_retries, 5);
         assert_eq!(profile("linux-6.6").unwrap().max_reclaim_retries, 16);
+    }
+
+    /// linux-6.12 takes the eras up to 6.12 that linux-6.18 lists (6.10's `-ENOMEM` stop in
+    /// `page_cache_ra_unbounded()`, 6.11's shared `mem_cgroup_iter()` walk of
+    /// `shrink_node_memcgs()` and `page_cache_sync_ra()`'s miss), not the later ones (6.14's
+    /// `__wb_calc_thresh()` floor, 6.16's ext4 large folios and `ra->order`); lru_gen's memcg
+    /// LRU (6.3) is on, and linux-6.12-lru_gen differs from linux-6.12 in `lru_gen` only.
+    #[test]
+    fn linux_6_12_takes_the_eras_up_to_6_12() {
+        let (p612, p66, p618) = (profile("linux-6.12").unwrap(), profile("linux-6.6").unwrap(), profile("linux-6.18").unwrap());
+        assert_eq!(p612.reclaim_walk, p618.reclaim_walk);
+        assert_eq!(p612.ra_enomem_stops, p618.ra_enomem_stops);
+        assert_eq!(p612.ra_sync_miss_as_hit, p618.ra_sync_miss_as_hit);
+        assert_ne!(p612.reclaim_walk, p66.reclaim_walk);
+        assert_eq!(p612.wb_thresh_floor, p66.wb_thresh_floor);
+        assert_ne!(p612.wb_thresh_floor, p618.wb_thresh_floor);
+        assert_eq!(p612.large_folios.ext4, 0);
+        assert_eq!(p612.large_folios.xfs, MAX_PAGECACHE_ORDER);
+        assert_eq!(p612.large_folios.ra, p66.large_folios.ra);
+        assert!(p612.lru_gen_available && p612.lru_gen_memcg_lru && !p612.lru_gen);
+        let lg = profile("linux-6.12-lru_gen").unwrap();
+        assert!(lg.lru_gen);
+        assert_eq!(format!("{:?}", KernelProfile { lru_gen: false, name: p612.name, description: p612.description, ..lg }), format!("{p612:?}"));
     }
 }
