@@ -177,11 +177,16 @@ pub enum AddError {
 pub enum IoError {
     /// The memcg (or the machine) could not make room: the task is OOM-killed.
     Oom,
+    /// A restartable charge's sleep ended the task's quantum ([`ChargeError::Again`]).
+    Again,
 }
 
 impl From<ChargeError> for IoError {
-    fn from(_: ChargeError) -> Self {
-        IoError::Oom
+    fn from(e: ChargeError) -> Self {
+        match e {
+            ChargeError::Oom { .. } => IoError::Oom,
+            ChargeError::Again => IoError::Again,
+        }
     }
 }
 
@@ -834,6 +839,9 @@ impl Kernel {
     /// find or create each page, copy into it, mark it accessed (tmpfs always, other file
     /// systems before 4.7: `KernelProfile::write_marks_accessed`) and dirty, and throttle in
     /// throttle in `balance_dirty_pages_ratelimited()` after each page. Writes extend the file.
+    /// Returns the bytes written: all of them, or, when a page's charge ended the task's quantum
+    /// ([`crate::sched::Resched`]; `resched.wake` set), those of the pages before it, the write
+    /// going on from there at the task's wake-up.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
         self.cpu(self.cost.syscall);
         if len == 0 {
@@ -851,6 +859,7 @@ impl Kernel {
         // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE); block
         // file systems before 4.7 only.
         let mark_accessed = self.profile.write_marks_accessed || shmem;
+        let mut stopped = None;
         for index in first..=last {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
@@ -895,7 +904,11 @@ impl Kernel {
                         return Err(IoError::Oom);
                     }
                     // Whole-page writes need no read; the engine treats every write as such.
+                    // The page's charge may end the task's quantum (`IoError::Again`): the
+                    // write goes on from this page at the task's wake-up.
+                    self.resched.restartable_next = true;
                     let added = self.filemap_add_folio(inode, index, memcg, true);
+                    self.resched.restartable_next = false;
                     if buffers {
                         match added {
                             Ok(p) => {
@@ -905,6 +918,12 @@ impl Kernel {
                             Err(_) if account => self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB),
                             Err(_) => {}
                         }
+                    }
+                    if added == Err(IoError::Again) {
+                        self.io.misses -= 1;
+                        self.page_events -= 1;
+                        stopped = Some(index);
+                        break;
                     }
                     added?
                 }
@@ -925,6 +944,8 @@ impl Kernel {
                 self.balance_dirty_pages_ratelimited(inode, memcg);
             }
         }
+        // A charge that ended the task's quantum stopped the copy before page `stopped`.
+        let end = stopped.map_or(end, |i| (i as u64 * PAGE_SIZE).max(pos));
         let ino = &mut self.inodes[inode.idx()];
         if end > ino.size {
             ino.size = end;
@@ -932,7 +953,7 @@ impl Kernel {
         if self.pagecache_slab_owed() {
             self.pagecache_slab_settle();
         }
-        Ok(len)
+        Ok(end - pos)
     }
 
     /// `try_to_free_buffers()` (fs/buffer.c): free the buffer heads of `page` (before it

@@ -105,6 +105,9 @@ pub struct Kernel {
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
+    /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
+    /// a sleep may end the quantum, and the wake-up of the one that did.
+    pub resched: crate::sched::Resched,
     /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
     pub dirty_inodes: crate::page_writeback::DirtyInodes,
     /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
@@ -284,6 +287,7 @@ impl Kernel {
             thp_enabled: false,
             wb_queue: Default::default(),
             wb_ended: Default::default(),
+            resched: Default::default(),
             wb_done: vec![],
             wb_timers: Default::default(),
             wb_timer_armed: vec![],

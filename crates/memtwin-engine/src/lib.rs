@@ -7,6 +7,7 @@
 //! one simulated read through these modules.
 #![warn(missing_docs)]
 
+pub mod blk_throttle;
 pub mod blkdev;
 pub mod cgroup;
 pub mod compaction;

@@ -928,6 +928,11 @@ pub enum ChargeError {
         /// The memcg whose limit could not be met.
         over: MemcgId,
     },
+    /// The charge's reclaim slept and the sleep ended the task's quantum
+    /// ([`crate::sched::Resched`]): nothing was charged, and the caller undoes what it
+    /// prepared and restarts at the task's wake-up. Only a charge its caller made restartable
+    /// (`resched.restartable_next`) returns it.
+    Again,
 }
 
 impl Kernel {
@@ -935,7 +940,19 @@ impl Kernel {
     /// limit is in the way (`try_to_free_mem_cgroup_pages()`) and retrying up to the profile's
     /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` models
     /// `__GFP_NORETRY` readahead allocations, which give up instead of reclaiming hard.
+    ///
+    /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
+    /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once.
     pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
+        let restartable = std::mem::take(&mut self.resched.restartable_next);
+        let outer = std::mem::replace(&mut self.resched.restartable, restartable);
+        let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim);
+        self.resched.restartable = outer;
+        r
+    }
+
+    /// The body of [`Kernel::try_charge_memcg`].
+    fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
         let mut retries = self.profile.max_reclaim_retries;
         loop {
             // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
@@ -956,6 +973,9 @@ impl Kernel {
             self.stall_enter(StallKind::Reclaim);
             let reclaimed = self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
             self.stall_leave(StallKind::Reclaim);
+            if self.resched_pending() {
+                return Err(ChargeError::Again);
+            }
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
@@ -975,6 +995,9 @@ impl Kernel {
             self.reclaim_throttle();
             self.stall_leave(StallKind::Congestion);
             self.stall_leave(StallKind::Reclaim);
+            if self.resched_pending() {
+                return Err(ChargeError::Again);
+            }
         }
     }
 
@@ -1041,12 +1064,11 @@ impl Kernel {
     pub fn reclaim_throttle(&mut self) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            self.wait_until(t.min(now + crate::vmscan::RECLAIM_THROTTLE));
-            // The writes that completed while the task slept ended their writeback
+            // The writes that completed while the task slept end their writeback
             // (`folio_end_writeback()` ran from the interrupt): the next attempt finds those
-            // pages clean, rotated to the inactive tail when reclaim had marked them.
-            self.writeback_end_io();
-            self.swap_end_io();
+            // pages clean, rotated to the inactive tail when reclaim had marked them. In a
+            // restartable charge the sleep may end the task's quantum ([`Kernel::schedule_until`]).
+            self.schedule_until(t.min(now + crate::vmscan::RECLAIM_THROTTLE));
         }
     }
 

@@ -219,6 +219,11 @@ impl FileVma {
 pub enum FaultError {
     /// No memory could be found (the OOM killer's case).
     Oom,
+    /// The fault's charge slept in reclaim and the sleep ended the task's quantum
+    /// ([`crate::sched::Resched`]): nothing was mapped and the fault is taken again at the
+    /// task's wake-up (the engine's restart, where the kernel's charge goes on after the sleep:
+    /// the fault is counted once).
+    Retry,
 }
 
 impl Kernel {
@@ -384,7 +389,12 @@ impl Kernel {
         if self.thp_enabled && huge_range(self) && self.do_huge_pmd_anonymous_page(vma, start)? {
             return Ok(None);
         }
-        self.do_anonymous_page(vma, index, nid)
+        let r = self.do_anonymous_page(vma, index, nid);
+        if r == Err(FaultError::Retry) {
+            // Counted when the fault is taken again.
+            self.uncount_pgfault(self.vmas[v].memcg);
+        }
+        r
     }
 
     /// `do_anonymous_page()` of a load (no `FAULT_FLAG_WRITE`; x86 has no
@@ -563,10 +573,12 @@ impl Kernel {
         let walk = self.freelist_walk.take();
         let memcg = self.vmas[vma.0 as usize].memcg;
         let quiet = self.charge_is_quiet(memcg, 1);
-        if self.try_charge_memcg(memcg, 1, true).is_err() {
+        // A task's fault can be taken again: its charge may end the quantum.
+        self.resched.restartable_next = true;
+        if let Err(e) = self.try_charge_memcg(memcg, 1, true) {
             let z = self.zone_of(pfn);
             self.zones[z].free_order0(pfn.0 as u64);
-            return Err(FaultError::Oom);
+            return Err(if e == crate::memcontrol::ChargeError::Again { FaultError::Retry } else { FaultError::Oom });
         }
         let dist = self.distance(nid, self.page_nid(pfn));
         self.cpu(self.cost.clear_page * dist / LOCAL_DISTANCE as u64);
@@ -746,6 +758,16 @@ impl Kernel {
         use crate::memcontrol::MemcgEvent;
         self.vmstat.count(VmEvent::Pgfault, 1);
         self.memcgs.count_event(memcg, MemcgEvent::Pgfault, 1);
+    }
+
+    /// Take back a [`Kernel::count_pgfault`] of a fault the engine will take again
+    /// ([`FaultError::Retry`]).
+    pub(crate) fn uncount_pgfault(&mut self, memcg: MemcgId) {
+        use crate::memcontrol::MemcgEvent;
+        self.vmstat.events[VmEvent::Pgfault as usize] -= 1;
+        if memcg != MemcgId::NONE {
+            self.memcgs.memcgs[memcg.idx()].events[MemcgEvent::Pgfault as usize] -= 1;
+        }
     }
 
     /// `PGMAJFAULT` (vmstat and the memcg's): the fault had to read the page (`VM_FAULT_MAJOR`:

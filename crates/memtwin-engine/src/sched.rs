@@ -41,6 +41,67 @@ enum Cursor {
     Sleeping,
 }
 
+/// A sleep inside a syscall (`schedule()` from `io_schedule()`, `io_schedule_timeout()`,
+/// `schedule_timeout()`): the CPU goes to the other runnable tasks until the sleeper's
+/// wake-up, and the sleeper goes on from there. The engine cannot suspend a syscall in the
+/// middle of a kernel path, so a sleep at a point the path can be restarted from ends the
+/// task's quantum instead: the task is put back on the run queue at its wake-up time, and the
+/// interrupted part of the syscall (the charge that reclaimed, and the rest of the fault or
+/// write) runs again then, against what the others did meanwhile. The sleep's time is the
+/// task's (I/O wait and its stall kind), and nothing the sleeper would see only at its
+/// wake-up (the writeback of requests completing during the sleep) is done within its quantum:
+/// the scheduler's `advance_clock()` ends those when the task runs again.
+///
+/// A sleep ends the quantum only when another task could run before the wake-up (the
+/// earliest clock on the run queue, `horizon`, is before it), and only inside a charge whose
+/// caller handles the restart (`restartable`: `do_anonymous_page()` of a task's fault,
+/// `filemap_add_folio()` of a `write()`); elsewhere the task sleeps in place as before.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resched {
+    /// The earliest clock of another runnable task while the running syscall can be
+    /// restarted (`None`: nobody could run meanwhile, or the syscall cannot be restarted).
+    pub horizon: Option<Nanos>,
+    /// The next `try_charge_memcg()` may be restarted (one-shot: the charge takes it).
+    pub restartable_next: bool,
+    /// Inside a restartable charge.
+    pub restartable: bool,
+    /// Set when a sleep ended the quantum: the time the task wakes. The kernel path unwinds
+    /// without doing more (reclaim stops, further sleeps are skipped) and the scheduler takes
+    /// it.
+    pub wake: Option<Nanos>,
+}
+
+impl Kernel {
+    /// Sleep until `t` (`schedule()` in `io_schedule_timeout()`/`schedule_timeout()`, the
+    /// caller's stall frame open around it), then run the I/O completions due by then (their
+    /// interrupts ran while the task slept: `folio_end_writeback()`, swap-out's end). Where the
+    /// syscall can be restarted and another task could run before `t` ([`Resched`]), the sleep
+    /// ends the quantum instead: the clock and the task's wait go to `t`, `resched.wake` is
+    /// set, and the completions are left for the scheduler. Returns true when the syscall is
+    /// unwinding (this sleep or an earlier one ended the quantum), and does nothing more then.
+    pub fn schedule_until(&mut self, t: Nanos) -> bool {
+        if self.resched.wake.is_some() {
+            return true;
+        }
+        let yields = self.resched.restartable && !self.in_kswapd && t > self.now && self.resched.horizon.is_some_and(|h| t > h);
+        self.wait_until(t);
+        if yields {
+            self.resched.wake = Some(self.now);
+            return true;
+        }
+        self.writeback_end_io();
+        self.swap_end_io();
+        false
+    }
+
+    /// Whether a sleep ended the running task's quantum ([`Resched::wake`]): the kernel path
+    /// is unwinding.
+    #[inline(always)]
+    pub fn resched_pending(&self) -> bool {
+        self.resched.wake.is_some()
+    }
+}
+
 /// Pages one fault quantum touches: one PMD range (a huge page, or 512 base-page faults).
 const TOUCH_QUANTUM: u32 = 512;
 
@@ -441,6 +502,12 @@ impl Simulation {
         self.finish_step(ti, op, false);
     }
 
+    /// The clock of task `name` (unit tests watch who runs while a task sleeps).
+    #[cfg(test)]
+    pub(crate) fn task_clock(&self, name: &str) -> Nanos {
+        self.tasks.iter().find(|t| t.name == name).map_or(0, |t| t.times.clock)
+    }
+
     /// The I/O wait task `name` has accumulated so far (unit tests watch a task's sleeps).
     #[cfg(test)]
     pub(crate) fn task_iowait(&self, name: &str) -> Nanos {
@@ -696,14 +763,24 @@ impl Simulation {
                 let len = (*bufsize).min(end - pos);
                 self.enter(ti);
                 let memcg = self.tasks[ti].memcg;
-                if self.kernel.generic_perform_write(inode, pos, len, memcg).is_err() {
-                    oom = true;
-                }
-                let next = pos + len;
+                // A sleep in a page's charge may end the quantum: the write goes on from that
+                // page at the task's wake-up (Resched).
+                self.kernel.resched.horizon = self.runq_horizon();
+                let written = match self.kernel.generic_perform_write(inode, pos, len, memcg) {
+                    Ok(n) => n,
+                    Err(_) => {
+                        oom = true;
+                        len
+                    }
+                };
+                self.kernel.resched.horizon = None;
+                let yielded = self.kernel.resched.wake.take().is_some();
+                let next = pos + written;
                 if next >= end && !oom && *fsync {
                     self.kernel.vfs_fsync(inode);
                 }
-                self.leave(ti, user);
+                // A write that slept within is still in the kernel: no return to user space.
+                self.leave(ti, if yielded { 0 } else { user });
                 if next >= end || oom {
                     self.kernel.dput(inode);
                     finished = true;
@@ -1071,6 +1148,12 @@ impl Simulation {
         }
     }
 
+    /// The earliest clock of a task on the run queue (the running one is off it): a sleep of
+    /// the running task past it lets that task run first ([`Resched::horizon`]).
+    fn runq_horizon(&self) -> Option<Nanos> {
+        self.runq.peek().map(|Reverse((t, _))| *t)
+    }
+
     /// Fault in up to `TOUCH_QUANTUM` pages of `vma` from `pos` (one PMD range). Returns the
     /// next position and false if a fault found no memory.
     fn touch_range(&mut self, vma: crate::memory::VmaId, pos: u32, memcg: MemcgId) -> (u32, bool) {
@@ -1096,8 +1179,19 @@ impl Simulation {
                 }
             }
             let slept = self.kernel.iowait_ns;
-            match self.kernel.handle_mm_fault_run(vma, i, end) {
+            // A sleep in the fault's charge may end the quantum (Resched): the fault is taken
+            // again at the task's wake-up.
+            self.kernel.resched.horizon = self.runq_horizon();
+            let r = self.kernel.handle_mm_fault_run(vma, i, end);
+            self.kernel.resched.horizon = None;
+            match r {
                 Ok(next) => i = next,
+                Err(crate::memory::FaultError::Retry) => {
+                    self.kernel.resched.wake = None;
+                    self.kernel.vmas[vma.0 as usize].mkyoung_range(pos, i);
+                    self.work_done += (i - pos) as u64;
+                    return (i, true);
+                }
                 Err(_) => return (i, false),
             }
             // Each fault returns to user space: resume_user_mode_work() runs

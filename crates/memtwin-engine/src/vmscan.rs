@@ -292,12 +292,12 @@ impl Kernel {
                 } else {
                     self.shrink_node_memcgs(sc);
                 }
-                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 {
+                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 || self.resched_pending() {
                     break;
                 }
                 sc.priority -= 1;
             }
-            if sc.nr_reclaimed > 0 {
+            if sc.nr_reclaimed > 0 || self.resched_pending() {
                 break;
             }
             // 6.11+: a partial walk that got nothing goes round once more over every memcg
@@ -369,6 +369,9 @@ impl Kernel {
                 self.memcgs.count_event(m, MemcgEvent::Low, 1);
             }
             self.shrink_lruvec(m, sc);
+            if self.resched_pending() {
+                break;
+            }
             // shrink_slab(): the shadow-node shrinker is the one memcg-aware shrinker modelled.
             self.shrink_shadow_nodes(m);
             self.shrink_slab_sb(m, sc.priority);
@@ -396,7 +399,7 @@ impl Kernel {
         for nid in first..last {
             let v = self.lruvec_idx(memcg, nid);
             self.shrink_lruvec_node(memcg, v, sc);
-            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+            if sc.nr_reclaimed >= sc.nr_to_reclaim || self.resched_pending() {
                 break;
             }
         }
@@ -517,9 +520,13 @@ impl Kernel {
                     self.shrink_active_list(memcg, v, n, sc);
                 }
             }
-            if sc.nr_reclaimed - before >= sc.nr_to_reclaim {
+            if sc.nr_reclaimed - before >= sc.nr_to_reclaim || self.resched_pending() {
                 break;
             }
+        }
+        if self.resched_pending() {
+            // A sleep ended the task's quantum: the rest runs when the charge restarts.
+            return;
         }
         self.shrink_lruvec_node_end(memcg, v);
     }
@@ -944,11 +951,10 @@ impl Kernel {
 
     /// Sleep in D state until `t` (`io_schedule_timeout()`), a stall of `kind`, then end the
     /// writeback of every write that completed meanwhile (their interrupts ran while the task
-    /// slept).
-    fn io_schedule_until(&mut self, t: crate::types::Nanos, kind: StallKind) {
-        self.stalled(kind, |k| k.wait_until(t));
-        self.writeback_end_io();
-        self.swap_end_io();
+    /// slept). In a restartable charge the sleep may end the task's quantum instead
+    /// ([`Kernel::schedule_until`]): true then, and reclaim stops where it is.
+    fn io_schedule_until(&mut self, t: crate::types::Nanos, kind: StallKind) -> bool {
+        self.stalled(kind, |k| k.schedule_until(t))
     }
 
     /// The end of `shrink_inactive_list()` for a batch that met dirty pages or pages under
@@ -1080,7 +1086,15 @@ impl Kernel {
                 // throttling of its own, so it waits for the writeback of a page it already
                 // marked (folio_wait_writeback()), then tries the page again.
                 let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                self.io_schedule_until(done, StallKind::Writeback);
+                if self.io_schedule_until(done, StallKind::Writeback) {
+                    // The wait ended the task's quantum: the page goes back where it was, at
+                    // the tail, for the restarted charge's reclaim to try again first
+                    // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
+                    // wake-up).
+                    self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                    scanned -= nr_p;
+                    break;
+                }
             }
             if self.pages[p].test(pg::WRITEBACK) {
                 // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case

@@ -5,6 +5,7 @@
 //! that pins the behaviour down more precisely. Every scenario-level test ends by checking
 //! the conservation invariants ([`Kernel::check_invariants`]).
 
+mod blk_throttle;
 mod blkdev;
 mod cgroup;
 mod dcache;

@@ -195,3 +195,94 @@ ops = [{ op = "mmap_probe", size = "32M", interval = "5ms", while_task = "cp", s
     assert!(short > 0, "the probe's faults slept in reclaim, and its quanta ended there");
     assert!(full * 4 <= short, "a sleeping quantum went on with its faults: {full} of {}", full + short);
 }
+
+/// The v1 memcg reclaim of a copy and a probe sharing a 64M memcg over a throttled disk
+/// (the host's host-stall scenarios, smaller).
+const SLEEPERS: &str = r#"
+[scenario]
+name = "sleepers"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.18"
+cgroup = "v1"
+[devices.sda]
+read_bw = "200M"
+write_bw = "150M"
+blk_throttle = true
+[files."/data/src"]
+size = "256M"
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.cp]
+cgroup = "A"
+ops = [{ op = "cp", src = "/data/src", dst = "/data/dst", step = "copy" }]
+[tasks.probe]
+cgroup = "A"
+ops = [{ op = "mmap_probe", size = "16M", interval = "5ms", while_task = "cp", step = "probe" }]
+"#;
+
+/// A task that sleeps in a syscall gives up the CPU until its wake-up (`io_schedule()` in
+/// `folio_wait_writeback()`, which v1 memcg reclaim calls on a `PG_reclaim` folio under
+/// writeback in `shrink_folio_list()`, 6.18; `schedule_timeout()` in `reclaim_throttle()`):
+/// the probe's quantum ends at the sleep, with its clock at the wake-up, and the copy runs
+/// meanwhile. What the probe would see only once awake is left for then: the writeback of the
+/// folio it waits for has not ended when its quantum ends (the scheduler's clock ends it when
+/// the probe runs again, after the copy's quanta before that time). Before, the sleeper went
+/// on with its fault at the wake-up within its quantum, ending the writeback of the whole
+/// burst it waited for and reclaiming it ahead of the copy, whose clock was behind.
+#[test]
+fn a_sleep_in_reclaim_ends_the_quantum_until_the_wake_up() {
+    let mut s = sim(SLEEPERS);
+    let (mut sleeps, mut ran_meanwhile) = (0u32, 0u32);
+    let mut wake: Option<u64> = None;
+    loop {
+        let (probe_clock, probe_iowait, cp_clock) = (s.task_clock("probe"), s.task_iowait("probe"), s.task_clock("cp"));
+        if !s.step() {
+            break;
+        }
+        if let Some(w) = wake {
+            if s.task_clock("cp") != cp_clock && cp_clock < w {
+                ran_meanwhile += 1;
+                wake = None;
+            } else if s.task_clock("probe") != probe_clock {
+                wake = None;
+            }
+        }
+        let slept = s.task_iowait("probe") - probe_iowait;
+        if slept >= 10_000_000 && s.task_clock("probe") > probe_clock {
+            let w = s.task_clock("probe");
+            // Folios whose request completed by the wake-up are still under writeback.
+            let k = &s.kernel;
+            let pending = (0..k.wb_done.len()).filter(|&i| k.pages[PageId(i as u32)].test(pg::WRITEBACK) && k.wb_done[i] <= w).count();
+            if pending > 0 {
+                sleeps += 1;
+                wake = Some(w);
+            }
+        }
+    }
+    assert!(sleeps >= 5, "the probe slept in reclaim with its quantum ended: {sleeps}");
+    assert!(ran_meanwhile * 10 >= sleeps * 9, "the copy ran while the probe slept: {ran_meanwhile} of {sleeps}");
+    s.kernel.check_invariants().unwrap();
+}
+
+/// The restart of a syscall whose charge slept ([`crate::sched::Resched`]) redoes nothing and
+/// loses nothing: the kernel's charge goes on after the sleep (`try_charge_memcg()`'s retry
+/// loop), so the fault the engine takes again counts one `PGFAULT` (memory.stat `pgfault`:
+/// 4096 a round of the 16M probe, exactly), and the copy's `write()` goes on from the page
+/// whose charge slept (every page of the file dirtied once: /proc/<pid>/io `write_bytes`).
+#[test]
+fn a_restarted_fault_counts_once_and_a_restarted_write_loses_nothing() {
+    let s = sim(SLEEPERS);
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert!(res.errors.is_empty(), "{:?}", res.errors);
+    let get = |task: &str, k: &str| {
+        let st = res.steps.iter().find(|st| st.task == task).unwrap();
+        st.metrics.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap()
+    };
+    let rounds = get("probe", "latency.samples");
+    assert!(rounds > 10.0 && get("probe", "latency.max_ms") > 50.0, "long rounds: the probe slept");
+    assert_eq!(get("probe", "memcg.pgfault"), rounds * 4096.0);
+    assert_eq!(get("cp", "write_bytes"), (256u64 << 20) as f64);
+    assert!(get("cp", "stall.writeback_ms") > 0.0 && get("probe", "stall.writeback_ms") > 0.0);
+}
