@@ -26,8 +26,9 @@ task each, so that the order of events does not depend on TCG's timing):
                            charged), then written twice in a 64M memcg
   swap-read-back           96M of anonymous memory written in a 64M memcg, read twice (a load's
                            swap-in stays in the swap cache with its slot: its eviction before a
-                           store writes nothing), then written again (do_wp_page() faults, and
-                           the dirtied swap-cache pages written to their slots)
+                           store writes nothing), its resident last 32M stored to (a
+                           do_wp_page() fault per page on 6.1), then all written again (the
+                           dirtied swap-cache pages written to their slots)
 
 zswap (issue 20 item 3): the same guest with zswap on ([machine] zswap: the runner writes
 /sys/module/zswap/parameters/* before swapon; Debian's 6.1 builds zswap in with lzo and zbud),
@@ -59,8 +60,9 @@ reads ahead by virtual address (swap_vma_readahead()) instead of by slot:
                            flight, where 6.1's shrink_folio_list() unmaps it before pageout()
 
 On this host's 6.18 (HOST below; the host runner's swap file on its image): host-zswap-reread
-(zswap on zsmalloc, 96M written then read twice), and, pending, host-swap-retouch and
-host-zswap-pool-0 (`--pending`).
+(zswap on zsmalloc, 96M written then read twice), host-zswap-reread-write (the same, then its
+resident last 32M stored to: no fault from 6.11, and all written again), and, pending,
+host-swap-retouch and host-zswap-pool-0 (`--pending`).
 
 Recorded results go to scenarios/validation/real/. Run from the repository root:
 python3 lab/validation/make_swap_scenarios.py, then for each file
@@ -260,6 +262,7 @@ ops = [
   { op = "touch", name = "heap", step = "write" },
   { op = "touch", name = "heap", access = "read", step = "read 1" },
   { op = "touch", name = "heap", access = "read", step = "read 2" },
+  { op = "touch", name = "heap", offset = "64M", step = "store" },
   { op = "touch", name = "heap", step = "write 2" },
 ]
 """
@@ -269,7 +272,8 @@ READS = {
     "swap-read-first": ("96M anon read before written in a 64M memcg, then written twice",
                         "96M anonymous read (the zero page), then written twice; memory.max 64M, swap 256M", READ_FIRST),
     "swap-read-back": ("96M anon written, read twice and written again in a 64M memcg",
-                       "96M anonymous written, read twice (swap-ins left in the swap cache), written again; memory.max 64M, swap 256M",
+                       "96M anonymous written, read twice (swap-ins left in the swap cache), its last 32M (resident, mapped by "
+                       "loads) stored to, all written again; memory.max 64M, swap 256M",
                        READ_BACK),
 }
 READ_METRICS = METRICS + [("memcg.pgfault", 256), ("memcg.pgmajfault", 128), ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)]
@@ -420,6 +424,27 @@ ops = [
   { op = "touch", name = "heap", access = "read", step = "read 2" },
 ]
 """, HOST_ZSWAP_METRICS, False),
+    # stores after the loads (swap3): the last 32M, resident and mapped by read 2's loads, are
+    # mapped writable and clean from 6.11 (do_swap_page(), c18160dba5ff), so "store" takes no
+    # fault (qemu61-swap-read-back's 6.1 takes a do_wp_page() fault per page); 6.18's zswap
+    # loads are exclusive: the pages are dirty already
+    "host-zswap-reread-write": ("zswap (lzo, zsmalloc) with 96M of anon written, read twice and written again in a 64M memcg",
+                                "zswap on: 96M anonymous written, read twice, written again; memory.limit_in_bytes 64M, a 256M swap file",
+                                "zswap = { enabled = true }\n", """
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "heap", size = "96M", step = "write" },
+  { op = "touch", name = "heap", step = "write" },
+  { op = "touch", name = "heap", access = "read", step = "read 1" },
+  { op = "touch", name = "heap", access = "read", step = "read 2" },
+  { op = "touch", name = "heap", offset = "64M", step = "store" },
+  { op = "touch", name = "heap", step = "write 2" },
+]
+""", HOST_ZSWAP_METRICS + [("memcg.pgfault", 256)], False),
     # max_pool_percent 0: 6.18's zswap_check_limits() finds the pool full at 0 pages (`>=`),
     # so every store is refused (pool_limit_hit per swap-out) and the pages go to the disk;
     # 6.1's zswap_is_full() (`<`) let the first store in. Pending: its pages go to the disk,
