@@ -216,7 +216,7 @@ def measure_queue(fd: int, size: int, repeat: int, loop: str) -> dict:
         with open(f"/sys/block/{os.path.basename(loop)}/queue/max_sectors_kb") as f:
             max_kb = int(f.read())
     except (OSError, ValueError):
-        max_kb = 1280  # BLK_DEF_MAX_SECTORS_CAP, the loop device's in 6.x
+        max_kb = 1280  # BLK_DEF_MAX_SECTORS (6.1), the loop device's
     rng = random.Random(1)
     out = {"queue_depth": depth, "max_sectors_kb": max_kb}
     per = {}

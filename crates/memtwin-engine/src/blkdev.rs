@@ -238,7 +238,8 @@ pub struct HwQueue {
     /// One line, or one per direction with `blk_throttle`.
     pub lines: [HwLine; 2],
     /// `queue/max_sectors_kb` in pages: the largest request (`bio_split_rw()` cuts at it; the
-    /// loop device's is `BLK_DEF_MAX_SECTORS_CAP`, 2560 sectors = 1280 KiB, in 6.x; a device
+    /// loop device's is 2560 sectors = 1280 KiB (`BLK_DEF_MAX_SECTORS`, drivers/block/loop.c 6.1;
+    /// `BLK_DEF_MAX_SECTORS_CAP` later); a device
     /// without a queue of its own has `MAX_REQUEST_PAGES`).
     pub max_pages: u64,
 }

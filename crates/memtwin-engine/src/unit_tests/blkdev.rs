@@ -271,7 +271,7 @@ fn bios_of_one_plug_merge_on_a_queued_device() {
     assert_eq!((d.queue.queued, d.queue.merged), (2, 1));
 }
 
-/// The queue's `max_sectors_kb` (1280 on 6.x's loop device, `BLK_DEF_MAX_SECTORS_CAP`): a 16
+/// The queue's `max_sectors_kb` (1280 on 6.x's loop device, `BLK_DEF_MAX_SECTORS` in 6.1): a 16
 /// MiB bio is cut into 13 requests (12 of 1280 KiB and the rest), as the host's traces show a
 /// readahead window's bio ("13 requests of 1,280 KiB", lab/validation/large-folios.md).
 #[test]
