@@ -373,6 +373,12 @@ impl BlockDevice {
         Some(self.busy_until - CONGESTION_OFF_BYTES * NSEC_PER_SEC / self.write_bw)
     }
 
+    /// `bdi->io_pages`: the device's `max_sectors_kb` in pages (`disk_update_readahead()`),
+    /// its queue's or `MAX_REQUEST_PAGES`.
+    pub fn io_pages(&self) -> u64 {
+        self.hw.as_ref().map_or(MAX_REQUEST_PAGES, |h| h.max_pages)
+    }
+
     /// `bdi->ra_pages`.
     pub fn ra_pages(&self) -> u64 {
         (self.read_ahead_kb * 1024 / PAGE_SIZE).max(1)
