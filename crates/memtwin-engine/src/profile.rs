@@ -358,7 +358,7 @@ pub struct KernelProfile {
     pub ra_prev_pos_per_read: bool,
     /// A read larger than the readahead window may read up to the device's optimal I/O size,
     /// `bdi->io_pages` (its `max_sectors_kb` in pages): `ondemand_readahead()` from 4.10
-    /// (9491ae4aade6, Jens Axboe, "mm: don't cap request size based on read-ahead setting"),
+    /// (Jens Axboe, "mm: don't cap request size based on read-ahead setting"),
     /// `ractl_max_pages()` in `page_cache_sync_ra()`/`page_cache_async_ra()` from 6.11.
     pub ra_io_pages: bool,
     /// `page_cache_ra_unbounded()` stops its loop when `filemap_add_folio()` fails with

@@ -518,7 +518,7 @@ fn ra_order_is_capped_by_the_window() {
 /// A `read()` larger than the window (1 MiB at `read_ahead_kb` 128) may read ahead up to the
 /// device's optimal I/O size, `bdi->io_pages` = its `max_sectors_kb` in pages
 /// (`ractl_max_pages()`, mm/readahead.c 6.11+; inline in `ondemand_readahead()` from 4.10,
-/// 9491ae4aade6): on the loop device (1280 KiB) the first read's window is the whole 256-page
+/// Jens Axboe's "mm: don't cap request size based on read-ahead setting"): on the loop device (1280 KiB) the first read's window is the whole 256-page
 /// request and its asynchronous successor another 256 (2 MiB in two requests); 4.4 caps both at
 /// 32 pages. Seen on 6.18's loop device: 1 MiB `dd` reads went out as 1 MiB requests (513 for
 /// 512 MiB, lab/validation/loop-device.md).
