@@ -173,7 +173,7 @@ def rerecord_host_set():
 # lab/validation/loop-device.md, fio at load 1-3): what the kernel re-reads when a window's
 # requests complete at the disk's own speed, no blk-throttle rule in between (`--queue`).
 QUEUE_DEVICE = ('read_bw = 3300000000\nwrite_bw = 3400000000\nqueue_depth = 128\nrequest_latency = "50us"\n'
-                'request_read_bw = 1400000000\nrequest_write_bw = 3500000000\nrequest_cost = "13us"\n')
+                'request_read_bw = 1400000000\nrequest_write_bw = 3500000000\nrequest_cost = "13us"\nmax_sectors_kb = 1280\n')
 QUEUE_NOTE = ("# -queue: the same scenario on the runner's loop device unthrottled, a device with its own queue\n"
               "# (queue_depth and the keys with it: lab/validation/loop-device.md; the host runner sets no\n"
               "# blk-throttle rule on such a device), written by make_folio_scenarios.py --queue.\n")

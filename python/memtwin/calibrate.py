@@ -19,7 +19,7 @@ With `--queue`, also the device's own queue (blkdev.rs `HwQueue`, lab/validation
 measured before any throttle rule is set:
 
 - `queue_depth`: the loop device's driver tags (`/sys/block/loopN/mq/0/nr_tags`, loop's
-  `hw_queue_depth`);
+  `hw_queue_depth`), and its `max_sectors_kb` (queue/max_sectors_kb);
 - `request_latency` and `request_read_bw`/`request_write_bw`: one request alone (one thread,
   O_DIRECT) of 64 KiB and of 1 MiB, median latencies t64 and t1M; the rate alone is
   (1 MiB - 64 KiB) / (t1M - t64), the latency t64 less 64 KiB at that rate;
@@ -222,8 +222,13 @@ def measure_queue(fd: int, size: int, repeat: int, loop: str) -> dict:
         depth = 128  # loop's hw_queue_depth default (drivers/block/loop.c)
         print(f"calibrate: /sys/block/{os.path.basename(loop)}/mq/0/nr_tags could not be read: queue_depth = 128 "
               "is loop's hw_queue_depth default (drivers/block/loop.c), not a measurement", file=sys.stderr)
+    try:
+        with open(f"/sys/block/{os.path.basename(loop)}/queue/max_sectors_kb") as f:
+            max_kb = int(f.read())
+    except (OSError, ValueError):
+        max_kb = 1280  # BLK_DEF_MAX_SECTORS (6.1), the loop device's
     rng = random.Random(1)
-    out = {"queue_depth": depth}
+    out = {"queue_depth": depth, "max_sectors_kb": max_kb}
     per = {}
     for key, write in (("read", False), ("write", True)):
         t64 = statistics.median(_alone(fd, size, 64 << 10, 200, write) for _ in range(repeat))
@@ -346,7 +351,8 @@ def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
             f"random 4 KiB p50 {f['rand4k_p50_us']:.0f} us; buffered cold read {f['buffered_read_bw'] / 1e6:.0f} MB/s)\n")
     keys = (f"queue_depth = {q['queue_depth']}\nrequest_latency = \"{q['request_latency_ns'] / 1000:.0f}us\"\n"
             f"request_read_bw = {q['request_read_bw']}\nrequest_write_bw = {q['request_write_bw']}\n"
-            f"request_cost = \"{q['request_cost_ns'] / 1000:.1f}us\"\n")
+            f"request_cost = \"{q['request_cost_ns'] / 1000:.1f}us\"\n"
+            + (f"max_sectors_kb = {q['max_sectors_kb']}\n" if q.get("max_sectors_kb") else ""))
     if thr:
         bws = (f"read_bw = {thr['read_bw']}\nwrite_bw = {thr['write_bw']}\nblk_throttle = true\n"
                f"queue_read_bw = {q['queue_read_bw']}\nqueue_write_bw = {q['queue_write_bw']}\n")

@@ -72,7 +72,7 @@ def _queue_figures(throttle):
     return {"read_bw": 1114000000, "write_bw": 2549000000, "seek_ns": 50000, "rand4k_p50_us": 54.0, "rand4k_p90_us": 70.0,
             "rand4k_p99_us": 126.0, "buffered_read_bw": 2600000000, "read_ahead_kb": 128, "size": 512 << 20, "repeat": 3,
             "throttle": throttle, "disk": "ext4 image on a loop device", "kernel": "6.18", "date": "2026-11-28T20:24:49Z",
-            "queue": {"queue_depth": 128, "request_latency_ns": 50000, "request_read_bw": 1400000000,
+            "queue": {"queue_depth": 128, "max_sectors_kb": 1280, "request_latency_ns": 50000, "request_read_bw": 1400000000,
                       "request_write_bw": 3500000000, "queue_read_bw": 3300000000, "queue_write_bw": 3400000000,
                       "request_cost_ns": 13000, "rand4k_iops_together": 65000, "threads": 32,
                       "alone": {"read": {"t64_us": 100.0, "t1m_us": 800.0}, "write": {"t64_us": 68.0, "t1m_us": 337.0}}}}
@@ -85,7 +85,7 @@ def test_the_queue_table_is_a_device_queue_the_engine_reads(tmp_path, throttle):
     blk_throttle = true; the engine reads every key (an unknown or missing one is an error)."""
     from memtwin import calibrate
     text = calibrate.device_table("sda", _queue_figures(throttle))
-    assert "queue_depth = 128" in text and 'request_latency = "50us"' in text and 'request_cost = "13.0us"' in text
+    assert "queue_depth = 128" in text and "max_sectors_kb = 1280" in text and 'request_latency = "50us"' in text and 'request_cost = "13.0us"' in text
     p = tmp_path / "s.toml"
     p.write_text('[scenario]\nname = "c"\n[machine]\nram = "1G"\n' + text +
                  '[files."/f"]\nsize = "1M"\n[tasks.t]\nops = [{ op = "read", file = "/f" }]\n')

@@ -241,6 +241,11 @@ pub struct HwQueue {
     pub request_cost: Nanos,
     /// One line, or one per direction with `blk_throttle`.
     pub lines: [HwLine; 2],
+    /// `queue/max_sectors_kb` in pages: the largest request (`bio_split_rw()` cuts at it; the
+    /// loop device's is 2560 sectors = 1280 KiB (`BLK_DEF_MAX_SECTORS`, drivers/block/loop.c 6.1;
+    /// `BLK_DEF_MAX_SECTORS_CAP` later); a device
+    /// without a queue of its own has `MAX_REQUEST_PAGES`).
+    pub max_pages: u64,
 }
 
 /// The state of one of [`HwQueue`]'s lines.
@@ -269,7 +274,14 @@ impl HwQueue {
             bw: [bw[0].max(1), bw[1].max(1)],
             request_cost,
             lines: [line(), line()],
+            max_pages: MAX_REQUEST_PAGES,
         }
+    }
+
+    /// The same queue with requests of at most `max_sectors_kb` KiB.
+    pub fn with_max_sectors_kb(mut self, kb: u64) -> Self {
+        self.max_pages = (kb * 1024 / PAGE_SIZE).max(1);
+        self
     }
 
     /// `blk_mq_dispatch_rq_list()` -> the driver's `->queue_rq()` and the device's completion
@@ -364,6 +376,12 @@ impl BlockDevice {
             return None;
         }
         Some(self.busy_until - CONGESTION_OFF_BYTES * NSEC_PER_SEC / self.write_bw)
+    }
+
+    /// `bdi->io_pages`: the device's `max_sectors_kb` in pages (`disk_update_readahead()`),
+    /// its queue's or `MAX_REQUEST_PAGES`.
+    pub fn io_pages(&self) -> u64 {
+        self.hw.as_ref().map_or(MAX_REQUEST_PAGES, |h| h.max_pages)
     }
 
     /// `bdi->ra_pages`.
@@ -461,7 +479,7 @@ impl BlockDevice {
     }
 
     /// `submit_bio()` on a device with a queue of its own ([`HwQueue`]): the bio is cut into
-    /// requests of at most `MAX_REQUEST_PAGES` (`blk_queue_split()`) or back-merged into the
+    /// requests of at most the queue's `max_sectors_kb` (`bio_split_rw()`) or back-merged into the
     /// last request as [`BlockDevice::submit_class`] does, also when that request was made at
     /// this same instant (the submitter's plug, `blk_start_plug()` in `read_pages()`,
     /// `wb_writeback()` and `shrink_lruvec()`, holds it until `blk_finish_plug()`); with
@@ -479,11 +497,12 @@ impl BlockDevice {
         let seek = if start == line_end { 0 } else { self.seek_ns };
         let throttle = self.blk_throttle;
         let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
+        let max_pages = hw.max_pages;
         // The budget line of blk-throttle: when the bytes up to here may go.
         let mut released = if throttle { now.max(line_busy) } else { now };
         let done;
         match self.queue.last {
-            Some((c, n, started)) if start == line_end && c == class && started >= now && n + pages <= MAX_REQUEST_PAGES && !(throttle && self.queue.last_dir != Some(dir)) => {
+            Some((c, n, started)) if start == line_end && c == class && started >= now && n + pages <= max_pages && !(throttle && self.queue.last_dir != Some(dir)) => {
                 if throttle {
                     released += xfer_ns(pages * PAGE_SIZE, throttle_bw);
                 }
@@ -497,7 +516,7 @@ impl BlockDevice {
                 let mut last = now;
                 let mut seek = seek;
                 while off < pages {
-                    let n = (pages - off).min(MAX_REQUEST_PAGES);
+                    let n = (pages - off).min(max_pages);
                     off += n;
                     if throttle {
                         released += xfer_ns(n * PAGE_SIZE, throttle_bw);
@@ -548,7 +567,8 @@ impl BlockDevice {
             // A device with its own queue merges into a request made at this instant too
             // (the plug: submit_hw()).
             let unstarted = started > now || (self.hw.is_some() && started == now);
-            if start == self.last_end && c == class && unstarted && n + pages <= MAX_REQUEST_PAGES {
+            let max_pages = self.hw.as_ref().map_or(MAX_REQUEST_PAGES, |h| h.max_pages);
+            if start == self.last_end && c == class && unstarted && n + pages <= max_pages {
                 return None;
             }
         }

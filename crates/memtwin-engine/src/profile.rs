@@ -361,6 +361,11 @@ pub struct KernelProfile {
     /// page past the previous read's end): it takes the context readahead of the pages cached
     /// before it, instead of a fresh ramp-up window.
     pub ra_prev_pos_per_read: bool,
+    /// A read larger than the readahead window may read up to the device's optimal I/O size,
+    /// `bdi->io_pages` (its `max_sectors_kb` in pages): `ondemand_readahead()` from 4.10
+    /// (Jens Axboe, "mm: don't cap request size based on read-ahead setting"),
+    /// `ractl_max_pages()` in `page_cache_sync_ra()`/`page_cache_async_ra()` from 6.11.
+    pub ra_io_pages: bool,
     /// `page_cache_ra_unbounded()` stops its loop when `filemap_add_folio()` fails with
     /// `-ENOMEM` (readahead's `__GFP_NORETRY` memcg charge failed after its one reclaim pass)
     /// and submits what it added, as it stops when the allocation fails: 6.10+ (Liu Shixin,
@@ -659,6 +664,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_charge_batch: 64,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
+        ra_io_pages: true,
         ra_enomem_stops: false,
         ra_sync_miss_as_hit: true,
         account_page_tables: true,
@@ -820,6 +826,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         account_page_tables: false,
         swap_vma_readahead: false,
         timer_wheel_round_up: false,
+        ra_io_pages: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {

@@ -63,6 +63,26 @@ pub fn get_next_ra_size(cur: u32, max: u32) -> u32 {
 }
 
 impl Kernel {
+    /// `ractl_max_pages()` (mm/readahead.c, 6.11+; the same test inline in
+    /// `ondemand_readahead()` from 4.10, `KernelProfile::ra_io_pages`): the window limit, or,
+    /// for a request larger than it, up to the request and the device's optimal I/O size
+    /// (`bdi->io_pages`, its `max_sectors_kb` in pages: `disk_update_readahead()`).
+    fn ractl_max_pages(&self, ra: &FileRaState, inode: InodeId, req: u32) -> u32 {
+        let max = ra.ra_pages;
+        if !self.profile.ra_io_pages || req <= max {
+            return max;
+        }
+        let io_pages = match self.inodes[inode.idx()].dev {
+            Some(d) => self.devices[d.idx()].io_pages() as u32,
+            None => return max,
+        };
+        if io_pages > max {
+            req.min(io_pages)
+        } else {
+            max
+        }
+    }
+
     /// `page_cache_sync_ra()` (`ondemand_readahead()` before 6.11): a read missed at `index`
     /// wanting `req` pages. Before 6.11 a miss at the window's expected marker or at its end
     /// is an asynchronous hit (`KernelProfile::ra_sync_miss_as_hit`). A sequential miss (first
@@ -70,7 +90,7 @@ impl Kernel {
     /// window there; a random one reads the request, or more when the pages before it are
     /// cached (`try_context_readahead()`).
     pub fn page_cache_sync_ra(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, req: u32, memcg: MemcgId) {
-        let max = ra.ra_pages;
+        let max = self.ractl_max_pages(ra, inode, req);
         if ra.random {
             // force_page_cache_ra() of just the request.
             self.do_page_cache_ra(inode, index, req, 0, memcg);
@@ -291,7 +311,7 @@ impl Kernel {
     /// raises `ra->order` by 2 and rounds the window's end down to that order's alignment
     /// (at most `ffs(ra_pages) - 1`).
     pub fn page_cache_async_ra_folio(&mut self, ra: &mut FileRaState, inode: InodeId, index: u32, order: u32, req: u32, memcg: MemcgId) {
-        let max = ra.ra_pages;
+        let max = self.ractl_max_pages(ra, inode, req);
         let large = self.mappings[inode.idx()].max_order > 0;
         let file_order = large && self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder;
         let expected = ra.start.wrapping_add(ra.size).wrapping_sub(ra.async_size) & !((1u32 << order) - 1);

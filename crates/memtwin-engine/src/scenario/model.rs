@@ -141,7 +141,8 @@ pub struct DeviceSpec {
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
-/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw` (blkdev.rs `HwQueue`).
+/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw`, `max_sectors_kb`
+/// (blkdev.rs `HwQueue`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HwQueueSpec {
     /// `tag_set.queue_depth`: requests the device serves at once.
@@ -154,6 +155,8 @@ pub struct HwQueueSpec {
     pub bw: [u64; 2],
     /// Shared-bandwidth time each request costs besides its bytes.
     pub request_cost: Nanos,
+    /// `queue/max_sectors_kb`: the largest request, KiB.
+    pub max_sectors_kb: u64,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".

@@ -277,6 +277,23 @@ fn bios_of_one_plug_merge_on_a_queued_device() {
     assert_eq!((d.queue.queued, d.queue.merged), (2, 1));
 }
 
+/// The queue's `max_sectors_kb` (1280 on 6.x's loop device, `BLK_DEF_MAX_SECTORS` in 6.1): a 16
+/// MiB bio is cut into 13 requests (12 of 1280 KiB and the rest), as the host's traces show a
+/// readahead window's bio ("13 requests of 1,280 KiB", lab/validation/large-folios.md).
+#[test]
+fn a_queue_cuts_requests_at_its_max_sectors_kb() {
+    let mut d = queued_disk(128);
+    d.hw = d.hw.take().map(|h| h.with_max_sectors_kb(1280));
+    d.submit(Dir::Read, 0, 4096, 0);
+    assert_eq!(d.queue.queued, 13);
+    // Bios of the same plug merge up to 1280 KiB (320 pages): the last request, 256 pages,
+    // takes 64 more.
+    d.submit(Dir::Read, 4096, 64, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (13, 1));
+    d.submit(Dir::Read, 4160, 1, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (14, 1), "full: a new request");
+}
+
 /// On a blk-throttle device with its own queue each direction is released on its own budget
 /// (`tg_may_dispatch()`) and then served by the device: a read released now does not wait for
 /// the writeback the write rule holds for later.
@@ -312,6 +329,10 @@ fn device_queue_keys_are_checked() {
     assert_eq!(errors("blk_throttle = true\nqueue_depth = 128\nqueue_read_bw = \"3G\"\nqueue_write_bw = \"3G\""), "");
     let e = errors("queue_depth = 128\nqueue_read_bw = \"3G\"");
     assert!(e.contains("devices.sda.queue_read_bw is given on a device without blk_throttle"), "{e}");
+    let e = errors("queue_depth = 128\nmax_sectors_kb = 2");
+    assert!(e.contains("devices.sda.max_sectors_kb is 2: a request holds from one page"), "{e}");
+    let e = errors("max_sectors_kb = 1280");
+    assert!(e.contains("devices.sda.max_sectors_kb is given without devices.sda.queue_depth"), "{e}");
     let e = errors("queue_depth = 128\nrequest_latncy = \"5us\"");
     assert!(e.contains("unknown key `request_latncy`"), "{e}");
 }

@@ -514,3 +514,41 @@ fn ra_order_is_capped_by_the_window() {
     assert!(fo.iter().any(|&(_, o)| o == 5), "{:?}", runs(&fo));
     assert_invariants(&s.kernel);
 }
+
+/// A `read()` larger than the window (1 MiB at `read_ahead_kb` 128) may read ahead up to the
+/// device's optimal I/O size, `bdi->io_pages` = its `max_sectors_kb` in pages
+/// (`ractl_max_pages()`, mm/readahead.c 6.11+; inline in `ondemand_readahead()` from 4.10,
+/// Jens Axboe's "mm: don't cap request size based on read-ahead setting"): on the loop device (1280 KiB) the first read's window is the whole 256-page
+/// request and its asynchronous successor another 256 (2 MiB in two requests); 4.4 caps both at
+/// 32 pages. Seen on 6.18's loop device: 1 MiB `dd` reads went out as 1 MiB requests (513 for
+/// 512 MiB, lab/validation/loop-device.md).
+#[test]
+fn a_read_larger_than_the_window_reads_ahead_up_to_io_pages() {
+    let first = |profile: &str| {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "io-pages"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "3G"
+queue_depth = 128
+max_sectors_kb = 1280
+read_ahead_kb = 128
+[files."/f"]
+size = "8M"
+[tasks.reader]
+ops = [{{ op = "read", file = "/f", bufsize = "1M" }}]
+"#
+        ));
+        let steps = io_per_step(&mut s);
+        assert_invariants(&s.kernel);
+        steps[0]
+    };
+    assert_eq!(first("linux-6.18"), (2, 2 << 20), "two windows of 256 pages, one request each");
+    let (ios, bytes) = first("linux-4.4");
+    assert!(bytes / ios <= 32 * PAGE_SIZE && bytes >= 1 << 20, "{ios} requests, {bytes} bytes: 32-page windows");
+}
