@@ -485,6 +485,8 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
             for k, fn in (("max", "memory.max"), ("high", "memory.high"), ("swap_max", "memory.swap.max"), ("zswap_max", "memory.zswap.max")):
                 if c.get(k) is not None:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
+            if c.get("zswap_writeback") is False:  # memory.zswap.writeback (6.8+): 1 at creation
+                L.append(f"SET {_q(d + '/memory.zswap.writeback')} 0")
             for k, fn in (("low", "memory.low"), ("min", "memory.min")):
                 if c[k]:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
