@@ -393,6 +393,10 @@ impl Kernel {
             v.swap[index + i] = slot + i as u32;
         }
         let _ = (dev, base);
+        let fill = self.vmas[vma].fill;
+        if let Some(z) = self.zswap.as_mut() {
+            z.note_fill(slot, fill);
+        }
         // swap_writepage(): frontswap_store() first (zswap; not for a huge page, "THP isn't
         // supported"): taken, the write starts and ends at once, no I/O.
         if nr == 1 && self.zswap_store(p, slot) {

@@ -387,6 +387,14 @@ impl Zswap {
         }
     }
 
+    /// Note what the page given slot `slot` holds (its mapping's fill), whether or not zswap
+    /// takes it: a page refused and kept in the swap cache (memory.zswap.writeback 0) is
+    /// offered again unmapped, with the same data.
+    pub fn note_fill(&mut self, slot: u32, fill: AnonFill) {
+        self.grow(slot);
+        self.fills[slot as usize] = fill;
+    }
+
     /// Entries held, for the invariants: (entries, same-filled, pool pages named by them).
     pub fn count_entries(&self) -> (u64, u64) {
         let e = self.len.iter().filter(|&&l| l != NO_ENTRY).count() as u64;
