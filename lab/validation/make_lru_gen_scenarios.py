@@ -408,6 +408,50 @@ def known_out(base: str) -> str:
                    for v, st, m, why in KNOWN612.get(base, []))
 
 
+# global-stream on Debian's 6.1 as well (profile linux-6.1, which boots the 6.1 guest): before 6.3 global reclaim
+# walks every memcg (shrink_node_memcgs()) and scans each lruvec by its size at the priority, no memcg LRU and no
+# random bins. Its 512M guest's facts (the recording's MemTotal 466,136 KiB and, at the tasks' start, MemTotal -
+# MemFree: 35,252 and 35,256 KiB in its two variants, 21:27) as GUEST61.
+GUEST61 = {"reserved": 58152, "used": 35254}
+
+
+def write_61_global() -> None:
+    base = "global-stream"
+    what, desc, cgroups, a, b = GLOBAL[base]
+    name = f"qemu61-lrugen-{base}"
+    res = "" if GUEST61["used"] is None else RESERVED612.format(**GUEST61)
+    head = (HEAD612.replace("Debian's 6.12 kernel (bookworm-security)", "Debian's 6.1 kernel")
+            .replace('profile = "linux-6.12-lru_gen"', 'profile = "linux-6.1"'))
+    body = GLOBAL_BODY.replace("as Debian's 6.12 boots", "echo y > /sys/kernel/mm/lru_gen/enabled").replace(
+        "the runner writes n to /sys/kernel/mm/lru_gen/enabled", "lru_gen off, as Debian's 6.1 boots")
+    note = "\n# The 6.1 twin of qemu612-lrugen-global-stream: global reclaim without the memcg LRU."
+    with open(os.path.join(OUT, name + ".toml"), "w") as f:
+        f.write(head.format(name=name, what=what, desc=desc, note=note, ram="512M", reserved=res)
+                + body.format(cgroups=cgroups, a=a, b=b, an="A", bn="B") + TOL612.format(name=name) + known_out61(base))
+    print(name)
+
+
+TCG_DIRECT61 = ("the TCG guest's kswapd falls behind the reader and the allocating task reclaims directly (two-list: "
+                "kswapd 49,311 + direct 27,189 pages scanned; lru_gen: 70,080 + 6,848), where the engine's kswapd keeps "
+                "up; the sums agree with the engine's kswapd within 4% (two-list 74,292 against 76,500; lru_gen 74,368 "
+                "against 76,928)")
+ACT61 = ("sort_folio() protections counted as workingset_activate_file during the re-read (6.1 counts them there) are "
+         "A's pages that survived the stream, read a third time (tier 2, above the PID controller's tier_idx) and met once "
+         "in the oldest generation: the kernel kept 384 of A's 16,384 pages (re-read 65,536,000 bytes) and counts 384 "
+         "activations, the engine kept 1,856 (re-read 59,506,688 bytes) and counts 1,856. The miss is the survivors' "
+         "count, 1.5 against 7.3 MiB of 64, which the re-read's bytes compare within their 10%")
+KNOWN61 = {
+    "global-stream": [("two-list", "stream", "vmstat.pgscan_kswapd", TCG_DIRECT61), ("two-list", "stream", "vmstat.pgscan_direct", TCG_DIRECT61),
+                      ("lru_gen", "stream", "vmstat.pgscan_direct", TCG_DIRECT61), ("lru_gen", "wset 3", "vmstat.pgscan_direct", TCG_DIRECT61),
+                      ("lru_gen", "wset 3", "memcg.workingset_activate_file", ACT61)],
+}
+
+
+def known_out61(base: str) -> str:
+    return "".join(f'\n[[validation.known_out]]\nvariant = "{v}"\nstep = "{st}"\nmetric = "{m}"\nwhy = "{why}"\n'
+                   for v, st, m, why in KNOWN61.get(base, []))
+
+
 def write_612() -> None:
     res = "" if GUEST612["reserved"] is None else RESERVED612.format(**GUEST612)
     for base, (what, desc, cgroups, a, b) in GLOBAL.items():
@@ -431,6 +475,7 @@ def write_612() -> None:
 
 if __name__ == "__main__":
     write_612()
+    write_61_global()
 
     for base, (what, desc, body) in SCENARIOS.items():
         name = f"qemu61-lrugen-{base}"

@@ -88,7 +88,7 @@ KNOWN_OUT = {
         "pages of sqlite3's and its libraries' mappings charged to this memcg, which fault again (20 against the twin's 12); "
         "the twin's, finding the current window locked, frees nothing and stops readahead instead",
     ("sqlite3-mmap", "40M", "read_bytes"): _WINDOW.format(
-        detail="sqlite3-mmap@40M, traced 2026-11-28 20:40 (56.1M read, 16 major faults): 12,906 pages added for 10,026, "
+        detail="sqlite3-mmap@40M, traced 2026-11-28 20:37 (56.1M read, 16 major faults): 12,906 pages added for 10,026, "
                "2,880 again, 3,345 of the 3,346 deleted never touched; the asynchronous windows, at orders 8 and 9 by then, "
                "reach the file's end while the scan is about 2,000 pages behind, and their charges reclaim the older "
                "windows' folios ahead of the scan ([6080, 8192) deleted, then faulted and read around again at order 0). "

@@ -12,7 +12,7 @@ A recorded program (issue 18: a scenario whose task replays a trace, scenarios/v
 trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
 program (one variant per memcg limit), checked to have been measured at the variant's limit
 (`_check_measured_limit`); on the host its real side is the program measured again
-(`measure_trace`).
+(`measure_trace`), and the twin starts from the cache that run started with.
 """
 
 from __future__ import annotations
@@ -242,13 +242,21 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         skipped.append((name, why))
         out(f"  {name}: skipped: {why}")
         return []
+    live_trace = on == "host" and not recorded and any(op["op"] == "trace" for t in plan["tasks"] for op in t["ops"])
+    if live_trace:
+        # the program first, then the twin from the cache that run started with
+        real = measure_trace(scn, plan, name)
+        rc = real.get("real", {}).get("resident_at_start")
+        if rc is not None:
+            from memtwin.api import start_from
+            start_from(scn, v, rc)
     sim = run(scn, variant=v).to_json()
-    if recorded:
+    if live_trace:
+        pass
+    elif recorded:
         real = rec.get("variants", {}).get(name)
         if real is None:
             raise _err(where, f"the recorded results have no variant {name!r}", "re-record them for every variant")
-    elif on == "host" and any(op["op"] == "trace" for t in plan["tasks"] for op in t["ops"]):
-        real = measure_trace(scn, plan, name)
     elif on == "host":
         real = realmod.run_host(plan, scratch)
     else:
@@ -297,8 +305,8 @@ def measure_trace(scn, plan, name) -> dict:
     run by `memtwin measure` in a fresh memcg with the limit the variant gives the trace task's
     memcg, the trace's files dropped from the page cache first; the variant entry of the JSON
     layout, its step named as the scenario's (the recorded results of a trace validation scenario
-    are these, lab/record_trace_validation.py). The twin still starts from the cache its
-    `initial_cache` names (the recorded runs'), not this run's."""
+    are these, lab/record_trace_validation.py). A trace task whose `initial_cache` names a file
+    then starts from this run's cache instead (`api.start_from`)."""
     from memtwin import measure, trace
     from memtwin.real import RealError
 

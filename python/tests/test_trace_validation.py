@@ -131,3 +131,43 @@ def test_recorded_results_of_another_command(tmp_path):
     msg = str(e.value)
     assert msg.startswith(f"{s}:{n}:9: error: variant 10M: the recorded results measured ['sqlite3', '/var/tmp/other.db'") and \
         "\n  fix: measure the command the trace recorded" in msg, msg
+
+
+def test_validate_on_host_starts_the_twin_from_that_runs_cache(tmp_path):
+    """On the host, a trace task with `initial_cache = "FILE"` starts from the cache the run just
+    measured started with, not FILE's: a file this process maps stays cached through measure's
+    drop, so cat reads nothing from disk, and neither does the twin, though FILE says cold."""
+    import json
+    import mmap
+
+    from memtwin import real, trace
+
+    ok, why = real.host_ready()
+    if not ok:
+        pytest.skip("needs root and a memory controller: " + why)
+    data = tmp_path / "d.bin"
+    data.write_bytes(os.urandom(4 << 20))
+    t = tmp_path / "cat.mtt"
+    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
+                              "files": [{"id": 0, "path": str(data), "size": 4 << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    for i in range(32):
+        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
+    w.close()
+    (tmp_path / "m.json").write_text(json.dumps({"variants": {"default": {"real": {"resident_at_start": {}}}}}))
+    v, _mnt = real.find_memory_controller()
+    s = tmp_path / "s.toml"
+    s.write_text(f'[scenario]\nname = "s"\n[machine]\nram = "4G"\n[kernel]\ncgroup = "{v}"\n[devices.sda]\nread_bw = "500M"\n'
+                 '[cgroups.ct]\n[tasks.cat]\ncgroup = "ct"\ntrace = "cat.mtt"\ntime_scale = 0\nstep = "run"\n'
+                 'initial_cache = "m.json"\n[validation]\n[validation.tolerance]\nread_bytes = 0.15\n')
+    with open(data, "rb") as fh:
+        m = mmap.mmap(fh.fileno(), 4 << 20, prot=mmap.PROT_READ)
+        try:
+            sum(m[i * 4096] for i in range(1024))   # all of it mapped: no drop evicts it
+            rows, _, _ = validate_file(str(s), "host", False, out=lambda *_: None)
+        finally:
+            m.close()
+    r = {x.metric: x for x in rows}["read_bytes"]
+    if r.real:
+        pytest.skip("this file system dropped mapped pages")
+    assert r.sim == 0, r.sim
