@@ -364,6 +364,7 @@ fn zswap_writeback_0_keeps_pages_off_the_device_6_12() {
 #[test]
 fn zswap_writeback_is_hierarchical_and_ignored_without_zswap_6_12() {
     let toml = wb_hog(0).replace("[cgroups.ct]\n\"memory.max\" = \"16M\"\n\"memory.zswap.writeback\" = 0", "[cgroups.p]\n\"memory.zswap.writeback\" = 0\n[cgroups.\"p/ct\"]\n\"memory.max\" = \"16M\"").replace("cgroup = \"ct\"", "cgroup = \"p/ct\"");
+    assert!(toml.contains("[cgroups.\"p/ct\"]") && !toml.contains("[cgroups.ct]") && toml.contains("cgroup = \"p/ct\""), "{toml}");
     let mut s = sim(&toml);
     run(&mut s);
     assert_eq!(s.kernel.vmstat.events[VmEvent::Pswpout as usize], 0, "the parent's 0 holds for its child");
