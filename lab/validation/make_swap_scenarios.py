@@ -64,6 +64,14 @@ On this host's 6.18 (HOST below; the host runner's swap file on its image): host
 resident last 32M stored to: no fault from 6.11, and all written again), and, pending,
 host-swap-retouch and host-zswap-pool-0 (`--pending`).
 
+On Debian's 6.12 in the QEMU guest (profile linux-6.12; zswap on zsmalloc with lzo, the
+shrinker off: Debian's CONFIG_ZSWAP_SHRINKER_DEFAULT_ON is unset), qemu612-zswap-writeback: 32M
+of random (incompressible) anonymous memory written, then 64M holding 1 KiB of random bytes per
+page, then the 64M touched again, in a 64M memcg; variants memory.zswap.writeback = 1 (the
+default: the random pages zswap refuses go to the swap disk) and 0 (6.8+: swap_writepage()
+returns AOP_WRITEPAGE_ACTIVATE for them, they stay in memory, and reclaim compresses the
+others instead).
+
 Recorded results go to scenarios/validation/real/. Run from the repository root:
 python3 lab/validation/make_swap_scenarios.py, then for each file
 flock /tmp/memtwin-qemu.lock memtwin real scenarios/validation/NAME.toml --on qemu --json scenarios/validation/real/NAME.json
@@ -337,6 +345,36 @@ ops = [
                          [("zswap.pool_limit_hit", 16), ("zswap.written_back_pages", 16)]),
 }
 
+# Debian's 6.12 in the QEMU guest (k612's second guest kernel): memory.zswap.writeback (6.8+)
+HEAD612 = ZSWAP_HEAD.replace("Debian's 6.1 kernel", "Debian's 6.12 kernel").replace('profile = "linux-6.1"', 'profile = "linux-6.12"')
+ZSWAP612 = {
+    "zswap-writeback": ("zswap with 32M of incompressible then 64M of 1K-random anon in a 64M memcg, memory.zswap.writeback 1 and 0",
+                        "zswap on: 32M of random anonymous pages written, 64M with 1 KiB of random data each written and touched again; "
+                        "memory.max 64M, swap 256M; variants memory.zswap.writeback 1 and 0",
+                        "enabled = true", """
+[cgroups.A]
+"memory.max" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "cold", size = "32M", fill = "random", step = "cold" },
+  { op = "touch", name = "cold", step = "cold" },
+  { op = "mmap", name = "heap", size = "64M", fill = "random-1K", step = "heap" },
+  { op = "touch", name = "heap", step = "heap" },
+  { op = "touch", name = "heap", step = "heap 2" },
+]
+
+[variants.writeback-1]
+description = "memory.zswap.writeback = 1 (the default): pages zswap refuses go to the swap device"
+cgroups.A."memory.zswap.writeback" = 1
+
+[variants.writeback-0]
+description = "memory.zswap.writeback = 0: pages zswap refuses stay in memory (AOP_WRITEPAGE_ACTIVATE)"
+cgroups.A."memory.zswap.writeback" = 0
+""", [("zswap.written_back_pages", 16)]),
+}
+
 # metrics out of tolerance whose cause is understood: (scenario, step, metric, why)
 SHRINK_WORKER = ("zswap's shrink worker runs in a kworker on the other CPU, queued by the first store that finds "
                  "the pool over its limit; every store until it has freed a zbud page counts pool_limit_hit again "
@@ -491,6 +529,13 @@ if __name__ == "__main__":
         if is_pending == pending:
             with open(os.path.join(out, name + ".toml"), "w") as f:
                 f.write(HOST_HEAD.format(name=name, what=what, desc=desc, machine_extra=machine_extra) + body + tol(name, metrics, "host"))
+            print(name)
+    if not pending:
+        for base, (what, desc, zswap, body, extra) in ZSWAP612.items():
+            name = f"qemu612-{base}"
+            with open(os.path.join(out, name + ".toml"), "w") as f:
+                f.write(HEAD612.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="", zswap=zswap)
+                        + body + tol(name, ZSWAP_METRICS + extra) + known_out(base))
             print(name)
     if not pending:
         for base, (what, desc, zswap, body, extra) in ZSWAP.items():

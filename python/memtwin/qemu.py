@@ -495,6 +495,8 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
             for k, fn in (("max", "memory.max"), ("high", "memory.high"), ("swap_max", "memory.swap.max"), ("zswap_max", "memory.zswap.max")):
                 if c.get(k) is not None:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
+            if c.get("zswap_writeback") is False:  # memory.zswap.writeback (6.8+): 1 at creation
+                L.append(f"SET {_q(d + '/memory.zswap.writeback')} 0")
             for k, fn in (("low", "memory.low"), ("min", "memory.min")):
                 if c[k]:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
@@ -653,7 +655,10 @@ poweroff -f
 # [machine] zswap: /sys/module/zswap/parameters/* written before swapon (Debian's 6.1 builds zswap in,
 # off by default, lzo + zbud), debugfs mounted for /sys/kernel/debug/zswap, the state recorded
 ZSWAP_PARAMS = ("compressor", "zpool", "max_pool_percent", "accept_threshold_percent",
-                "same_filled_pages_enabled", "non_same_filled_pages_enabled", "enabled")
+                "same_filled_pages_enabled", "non_same_filled_pages_enabled", "shrinker_enabled", "enabled")
+# parameters a newer guest kernel no longer has (6.12: same-filled pages left zswap; the engine
+# refuses a scenario that sets them on such a profile, so only their defaults are skipped here)
+ZSWAP_PARAMS_GONE = ("same_filled_pages_enabled", "non_same_filled_pages_enabled", "zpool")
 
 
 def guest_zswap(z: Optional[dict]) -> str:
@@ -663,10 +668,13 @@ def guest_zswap(z: Optional[dict]) -> str:
     out = [f'[ -d {d} ] || fail "the scenario asks for zswap and the guest kernel has no {d} (CONFIG_ZSWAP)"',
            '[ -e /sys/kernel/debug/zswap ] || mount -t debugfs none /sys/kernel/debug || fail "cannot mount debugfs (zswap\'s counters)"']
     for k in ZSWAP_PARAMS:
-        v = z[k]
+        # shrinker_enabled (6.8+): the zswap shrinker is not modelled; off (Debian's 6.12 default,
+        # CONFIG_ZSWAP_SHRINKER_DEFAULT_ON unset) where the kernel has it
+        v = z.get(k, False) if k == "shrinker_enabled" else z[k]
         v = ("Y" if v else "N") if isinstance(v, bool) else str(v)
-        out.append(f'echo {v} > {d}/{k} || fail "cannot write {v} to {d}/{k}"')
-    out.append('echo "@@ZSWAP ' + " ".join(f"{k}=$(cat {d}/{k})" for k in ZSWAP_PARAMS) + '"')
+        w = f'echo {v} > {d}/{k} || fail "cannot write {v} to {d}/{k}"'
+        out.append(f'if [ -e {d}/{k} ]; then {w}; fi' if k in ZSWAP_PARAMS_GONE or k == "shrinker_enabled" else w)
+    out.append('echo "@@ZSWAP ' + " ".join(f"{k}=$(cat {d}/{k} 2>/dev/null || echo -)" for k in ZSWAP_PARAMS) + '"')
     return "\n".join(out) + "\n"
 
 

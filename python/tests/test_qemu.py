@@ -193,6 +193,28 @@ def test_zswap_and_a_non_rotational_swap_disk_reach_the_guest():
     assert '"ZSWAP"' in src and "write_page(r, pg)" in src
 
 
+def test_zswap_writeback_and_6_12_parameters_reach_the_guest():
+    # memory.zswap.writeback (6.8+): 0 written after the cgroup is made (1 is the kernel's default:
+    # nothing written); the 6.12 guest lacks the same-filled parameters (written only where they
+    # exist) and has shrinker_enabled (written N where it exists: the shrinker is not modelled)
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu612-zswap-writeback.toml")
+    doc = memtwin.load(path).doc
+    for variant, want in (("writeback-0", True), ("writeback-1", False)):
+        plan = doc.plan(variant, [])
+        assert plan["cgroups"][0]["zswap_writeback"] is (not want)
+        qemu.check_plan(plan)
+        script = qemu.op_script(plan)[0].splitlines()
+        sets = [line for line in script if line.startswith("SET ") and "memory.zswap.writeback" in line]
+        assert (len(sets) == 1 and sets[0].endswith(" 0")) if want else not sets, sets
+        mk = next(i for i, line in enumerate(script) if line.startswith("MKCG "))
+        assert all(script.index(line) > mk for line in sets)
+    init = qemu.guest_init(doc.plan("writeback-0", []), 128)
+    d = "/sys/module/zswap/parameters"
+    assert f"if [ -e {d}/same_filled_pages_enabled ]; then echo Y > {d}/same_filled_pages_enabled" in init
+    assert f"if [ -e {d}/shrinker_enabled ]; then echo N > {d}/shrinker_enabled" in init
+    assert f"echo zsmalloc > {d}/zpool" in init and init.index(f"{d}/shrinker_enabled") < init.index(f"echo Y > {d}/enabled")
+
+
 def test_zswap_counters_become_metrics():
     # /sys/kernel/debug/zswap as the guest dumps it (#zswap), memory.stat's zswap lines and vmstat
     from memtwin.real import metrics_from

@@ -90,7 +90,7 @@ def test_plan_is_the_engines_expanded_op_list(tmp_path):
         ("read", "/data/a/f1"), ("write", "/data/b/f1"), ("read", "/data/a/f2"), ("write", "/data/b/f2")]
     assert ops[0]["scan"] is True and ops[3]["create"] is True and ops[3]["length"] == 2 << 20
     assert plan["cgroups"] == [{"path": "A", "max": 100 << 20, "high": None, "low": 0, "min": 0, "swap_max": None, "memsw_max": None,
-                               "swappiness": None, "zswap_max": None}]
+                               "swappiness": None, "zswap_max": None, "zswap_writeback": True}]
     # cp's destinations are made by its writes: the runners must not make them beforehand
     assert {f["path"]: f["created"] for f in plan["files"]} == {
         "/data/a/f1": False, "/data/a/f2": False, "/data/b/f1": True, "/data/b/f2": True}

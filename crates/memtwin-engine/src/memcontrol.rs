@@ -71,6 +71,7 @@ impl Memcg {
             zswpin: 0,
             zswpout: 0,
             zswap_max: PAGE_COUNTER_MAX,
+            zswap_writeback: true,
         }
     }
 }
@@ -346,6 +347,8 @@ pub struct Memcg {
     pub zswpout: u64,
     /// memory.zswap.max (5.19+, cgroup v2), pages.
     pub zswap_max: u64,
+    /// memory.zswap.writeback (6.8+, cgroup v2; `memcg->zswap_writeback`, 1 at creation).
+    pub zswap_writeback: bool,
 }
 
 /// Lowest-free id allocator (`idr_alloc()` / `ida_alloc_range()` over a range).

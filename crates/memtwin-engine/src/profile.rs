@@ -489,6 +489,18 @@ pub struct KernelProfile {
     /// of a 6.17+ tree (CachyOS/linux; its vswap patches aside) and the host's 6.18 config
     /// (CONFIG_ZSMALLOC, no zpool parameter); the versions in between are not told apart.
     pub zswap_direct: bool,
+    /// cgroup v2's `memory.zswap.writeback` (6.8+, 501a06fe8e4c "zswap: memcontrol: implement
+    /// zswap writeback disabling"; from 6.9 read up the hierarchy and ignored while zswap is
+    /// off, `mem_cgroup_zswap_writeback_enabled()`): 0 keeps the memcg's pages off the swap
+    /// device. `swap_writepage()` returns `AOP_WRITEPAGE_ACTIVATE` for a page zswap refused
+    /// (dirty, kept in the swap cache, activated), and the shrink worker's `shrink_memcg()`
+    /// skips the memcg (-ENOENT). Before 6.8 the file does not exist.
+    pub zswap_writeback_knob: bool,
+    /// zswap keeps a page that does not compress below a page as it is (6.18, against 6.12
+    /// and before, where LZO's output past `PAGE_SIZE` fails the store: zsmalloc refuses an
+    /// object larger than `ZS_MAX_ALLOC_SIZE`, or the one-page request overruns). The engine
+    /// models the refusal only: a scenario with such pages under zswap on this era is refused.
+    pub zswap_incompressible_as_is: bool,
     /// VMA-based swap readahead (4.14+, ec560175c0b6 "mm, swap: VMA based swap readahead"):
     /// `swapin_readahead()` uses `swap_vma_readahead()` when `vma_ra_enabled` (default on)
     /// and no swap area is rotational (`swap_use_vma_readahead()`); before, always
@@ -699,6 +711,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_memcg: true,
         zswap_modelled: false,
         zswap_direct: false,
+        zswap_writeback_knob: false,
+        zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
         policies: Policies::default(),
@@ -737,13 +751,16 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.12",
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
-                      a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
-                      writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
-                      lru_gen on: the QEMU runner switches it off for this profile); zswap not modelled on this era",
+                      a read miss always starts its window at the missed page (6.11); the two lists (Debian's 6.12 boots with \
+                      lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
+                      exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8); a load's swap-in mapped writable (6.11)",
         reclaim_walk: ReclaimWalk::Shared,
-        swapin_maps_writable: true,
         ra_enomem_stops: true,
         ra_sync_miss_as_hit: false,
+        zswap_modelled: true,
+        zswap_direct: true,
+        zswap_writeback_knob: true,
+        swapin_maps_writable: true,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
@@ -862,6 +879,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_sync_miss_as_hit: false,
         zswap_modelled: true,
         zswap_direct: true,
+        zswap_writeback_knob: true,
+        zswap_incompressible_as_is: true,
         swapin_maps_writable: true,
         ..linux_6_6.clone()
     };

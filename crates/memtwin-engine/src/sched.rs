@@ -279,6 +279,7 @@ impl Simulation {
             m.swap_max = c.swap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             m.memsw_max = c.memsw_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             m.zswap_max = c.zswap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
+            m.zswap_writeback = c.zswap_writeback;
             if let Some(sw) = c.swappiness {
                 m.swappiness = sw;
             }

@@ -354,6 +354,13 @@ impl Kernel {
         debug_assert!(!self.pages[p].test(pg::DIRTY), "a page reclaim gives slots is not a dirty swap-cache page");
         let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
         let memcg = self.pages[p].memcg;
+        if nr > 1 && !self.mem_cgroup_zswap_writeback_enabled(memcg) {
+            // memory.zswap.writeback 0 (6.8+): zswap refuses a large folio (6.12's
+            // zswap_store(): "Large folios aren't supported") and swap_writepage() returns
+            // AOP_WRITEPAGE_ACTIVATE. The engine activates the huge page without giving it
+            // slots (the kernel's keeps them in the swap cache): not written either way.
+            return false;
+        }
         let Some(area) = self.swap.as_mut() else { return false };
         let Some(slot) = area.alloc(nr, memcg) else { return false };
         if self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE {
@@ -386,12 +393,25 @@ impl Kernel {
             v.swap[index + i] = slot + i as u32;
         }
         let _ = (dev, base);
+        let fill = self.vmas[vma].fill;
+        if let Some(z) = self.zswap.as_mut() {
+            z.note_fill(slot, fill);
+        }
         // swap_writepage(): frontswap_store() first (zswap; not for a huge page, "THP isn't
         // supported"): taken, the write starts and ends at once, no I/O.
         if nr == 1 && self.zswap_store(p, slot) {
             self.pages[p].flags |= pg::SWAPCACHE;
             self.try_to_unmap_swapped(p, slot);
             return true;
+        }
+        if !self.mem_cgroup_zswap_writeback_enabled(memcg) {
+            // swap_writepage() (6.8+): "if (!mem_cgroup_zswap_writeback_enabled(folio_memcg(folio)))
+            // { folio_mark_dirty(folio); return AOP_WRITEPAGE_ACTIVATE; }": the page keeps its
+            // slot in the swap cache, unmapped (shrink_folio_list() unmapped it before
+            // pageout()), dirty; the caller activates it (pageout()'s PAGE_ACTIVATE).
+            self.pages[p].flags |= pg::SWAPCACHE | pg::DIRTY;
+            self.try_to_unmap_swapped(p, slot);
+            return false;
         }
         self.swap_submit_write(p, slot, nr);
         if nr == 1 {
@@ -508,7 +528,19 @@ impl Kernel {
             } else {
                 self.pages[p].index
             };
-            if !(mapped && self.zswap_store(p, slot)) && !(!mapped && self.zswap_store_unmapped(p, slot)) {
+            let stored = if mapped { self.zswap_store(p, slot) } else { self.zswap_store_unmapped(p, slot) };
+            if !stored && !self.mem_cgroup_zswap_writeback_enabled(self.pages[p].memcg) {
+                // swap_writepage()'s AOP_WRITEPAGE_ACTIVATE (memory.zswap.writeback 0, 6.8+):
+                // dirty again, unmapped, activated.
+                self.pages[p].flags |= pg::DIRTY | pg::ACTIVE;
+                if mapped {
+                    self.try_to_unmap_swapped(p, slot);
+                }
+                let lv = self.folio_lruvec(p);
+                self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+                return 0;
+            }
+            if !stored {
                 self.swap_submit_write(p, slot, 1);
             }
             if mapped {

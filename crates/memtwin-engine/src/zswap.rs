@@ -387,6 +387,14 @@ impl Zswap {
         }
     }
 
+    /// Note what the page given slot `slot` holds (its mapping's fill), whether or not zswap
+    /// takes it: a page refused and kept in the swap cache (memory.zswap.writeback 0) is
+    /// offered again unmapped, with the same data.
+    pub fn note_fill(&mut self, slot: u32, fill: AnonFill) {
+        self.grow(slot);
+        self.fills[slot as usize] = fill;
+    }
+
     /// Entries held, for the invariants: (entries, same-filled, pool pages named by them).
     pub fn count_entries(&self) -> (u64, u64) {
         let e = self.len.iter().filter(|&&l| l != NO_ENTRY).count() as u64;
@@ -509,6 +517,25 @@ impl Kernel {
         if v2 {
             self.obj_cgroup_charge_zswap(memcg, len);
             self.memcgs.memcgs[memcg.idx()].zswpout += 1;
+        }
+        true
+    }
+
+    /// `mem_cgroup_zswap_writeback_enabled()` (mm/memcontrol.c, 6.9+; 6.8 read the memcg's
+    /// own file only): true while zswap is off ("do not block pages going to the swapping
+    /// device"), else false when `memcg` or an ancestor has memory.zswap.writeback 0. Always
+    /// true on an era without the file (`KernelProfile::zswap_writeback_knob`).
+    pub fn mem_cgroup_zswap_writeback_enabled(&self, memcg: MemcgId) -> bool {
+        if !self.profile.zswap_writeback_knob || self.zswap.as_ref().is_none_or(|z| !z.params.enabled) || memcg == MemcgId::NONE {
+            return true;
+        }
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let m = self.memcgs.get(c);
+            if !m.zswap_writeback {
+                return false;
+            }
+            cur = m.parent;
         }
         true
     }
@@ -802,7 +829,10 @@ impl Kernel {
     /// written back (`zswap_writeback_entry()`); a failed writeback rotates it too. It gives
     /// up after `MAX_RECLAIM_RETRIES` walks of `SWAP_CLUSTER_MAX` entries that wrote nothing
     /// back (`reject_reclaim_fail` is not counted on this era). One LRU for the machine: the
-    /// round-robin over memcgs and nodes is not modelled.
+    /// round-robin over memcgs and nodes is not modelled. The entries of a memcg with
+    /// memory.zswap.writeback 0 are passed over uncounted (6.8+: `shrink_memcg()` returns
+    /// -ENOENT for it before walking its LRU, and from 6.11 `shrink_worker()` counts no
+    /// failure for -ENOENT).
     fn zswap_shrink_worker_lru(&mut self) {
         let totalram = self.managed_pages();
         let thr = {
@@ -813,12 +843,24 @@ impl Kernel {
         while self.zswap.as_ref().expect("zswap").pool_pages() > thr && failures < crate::page_alloc::MAX_RECLAIM_RETRIES {
             let mut shrunk = 0;
             let mut scanned = 0;
+            let mut skipped = 0;
             while scanned < crate::vmscan::SWAP_CLUSTER_MAX {
                 let z = self.zswap.as_mut().expect("zswap");
                 let Some(slot) = z.lru.pop_front() else { break };
                 if z.entry_len(slot).is_none_or(|l| l == 0) {
                     continue; // stale: the entry went (loaded, invalidated)
                 }
+                let m = self.swap.as_ref().map_or(MemcgId::NONE, |a| a.slot_memcg(slot));
+                if !self.mem_cgroup_zswap_writeback_enabled(m) {
+                    let z = self.zswap.as_mut().expect("zswap");
+                    z.lru.push_back(slot);
+                    skipped += 1;
+                    if skipped > z.lru.len() {
+                        break; // every entry left is a writeback-disabled memcg's
+                    }
+                    continue;
+                }
+                let z = self.zswap.as_mut().expect("zswap");
                 scanned += 1;
                 if std::mem::replace(&mut z.referenced[slot as usize], false) {
                     z.lru.push_back(slot);

@@ -203,6 +203,8 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         swappiness: if v1 && i % 3 == 1 { Some([0, 100, 0][i % 3 + (*low % 2) as usize]) } else { None },
                         // memory.zswap.max (v2) on every third: an eighth of the low setting.
                         zswap_max: if !v1 && i % 3 == 2 { Some(*low / 8) } else { None },
+                        // memory.zswap.writeback 0 (6.8+ profiles with zswap) on every fourth.
+                        zswap_writeback: v1 || i % 4 != 3,
                     })
                     .collect();
                 let mut scn = Scenario {

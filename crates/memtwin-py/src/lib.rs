@@ -357,6 +357,7 @@ impl Doc {
             x.set_item("memsw_max", c.memsw_max)?;
             x.set_item("swappiness", c.swappiness)?;
             x.set_item("zswap_max", c.zswap_max)?;
+            x.set_item("zswap_writeback", c.zswap_writeback)?;
             cgs.append(x)?;
         }
         out.set_item("cgroups", cgs)?;

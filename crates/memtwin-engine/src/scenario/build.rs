@@ -926,20 +926,20 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         } else if !prof.zswap_modelled {
             cx.err(
                 loc,
-                format!("machine.zswap on profile `{}`: the engine models zswap as Linux 5.15-6.4 have it (frontswap hooks, non-exclusive loads, zbud written back from its LRU) and as 6.18 has it; this era's differs", prof.name),
-                "use profile \"linux-6.1\", \"linux-5.17\" or \"linux-6.18\", or drop machine.zswap",
+                format!("machine.zswap on profile `{}`: the engine models zswap as Linux 5.15-6.4 have it (frontswap hooks, non-exclusive loads, zbud written back from its LRU) and as 6.12-6.18 have it; this era's differs", prof.name),
+                "use profile \"linux-6.1\", \"linux-5.17\", \"linux-6.12\" or \"linux-6.18\", or drop machine.zswap",
             );
         } else if let Some((zpool, zloc)) = &zswap_zpool {
             let want = if prof.zswap_direct { "zsmalloc" } else { "zbud" };
             if zpool != want {
                 cx.err(zloc, format!("machine.zswap.zpool is `{zpool}` on profile `{}`: the engine models `{want}` there ({})", prof.name,
-                    if prof.zswap_direct { "zbud was removed in 6.15; 6.18's zswap allocates from zsmalloc only" } else { "two compressed pages per pool page, CONFIG_ZSWAP_ZPOOL_DEFAULT of Debian's 6.1" }),
+                    if prof.zswap_direct { "zsmalloc, Debian's 6.12 CONFIG_ZSWAP_ZPOOL_DEFAULT; zbud was removed in 6.15" } else { "two compressed pages per pool page, CONFIG_ZSWAP_ZPOOL_DEFAULT of Debian's 6.1" }),
                     format!("write zpool = \"{want}\", or leave it out"));
             }
         }
         if prof.zswap_direct {
             for (key, kloc) in &zswap_gone_keys {
-                cx.err(kloc, format!("machine.zswap.{key} on profile `{}`: 6.18's zswap has no such parameter (same-filled pages are no longer zswap's, 6.12)", prof.name), format!("drop {key}"));
+                cx.err(kloc, format!("machine.zswap.{key} on profile `{}`: 6.12's and 6.18's zswap have no such parameter (same-filled pages are no longer zswap's, 6.12)", prof.name), format!("drop {key}"));
             }
         }
     }
@@ -1010,10 +1010,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 continue;
             }
             let Some(mut t) = Tab::new(cx, cn, &what) else { continue };
-            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None };
+            let mut spec = CgroupSpec { path: path.clone(), max: None, high: None, low: 0, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None, zswap_writeback: true };
             let (known, v2keys): (&[&str], bool) = match version {
                 CgroupVersion::V1 => (&["memory.limit_in_bytes", "memory.memsw.limit_in_bytes", "memory.swappiness", "procs"], false),
-                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "memory.swap.max", "memory.zswap.max", "procs"], true),
+                CgroupVersion::V2 => (&["memory.max", "memory.high", "memory.low", "memory.min", "memory.swap.max", "memory.zswap.max", "memory.zswap.writeback", "procs"], true),
             };
             let mut memsw_loc = None;
             for (k, kl, v) in t.entries.iter() {
@@ -1031,6 +1031,23 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                             spec.zswap_max = get_limit(cx, v, key).unwrap_or(None);
                         }
                     }
+                    ("memory.zswap.writeback", true) => {
+                        if !prof.zswap_writeback_knob {
+                            cx.err(&v.loc, format!("memory.zswap.writeback on profile `{}`: the file came in Linux 6.8 (zswap writeback disabling)", prof.name), "use profile \"linux-6.12\" or \"linux-6.18\", or drop memory.zswap.writeback");
+                        } else {
+                            // zswap_writeback_write(): "if (zswap_writeback != 0 && zswap_writeback != 1) return -EINVAL".
+                            match &v.v {
+                                Val::Bool(b) => spec.zswap_writeback = *b,
+                                Val::Int(i) if *i == 0 || *i == 1 => spec.zswap_writeback = *i == 1,
+                                _ => cx.err(&v.loc, "memory.zswap.writeback takes 0 or 1 (the kernel refuses other values with -EINVAL)", "write \"memory.zswap.writeback\" = 0 (pages stay in memory or zswap) or 1 (the default)"),
+                            }
+                        }
+                    }
+                    ("memory.zswap.writeback", false) if version_known => cx.err(
+                        kl,
+                        "`memory.zswap.writeback` is a cgroup v2 file (6.8+) but this scenario uses cgroup v1",
+                        "set kernel.cgroup = \"v2\", or drop memory.zswap.writeback",
+                    ),
                     ("memory.memsw.limit_in_bytes", false) => {
                         spec.memsw_max = get_limit(cx, v, key).unwrap_or(None);
                         memsw_loc = Some(v.loc.clone());
@@ -1549,6 +1566,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         dyn_cgroups: &dyn_cgroups,
         commit_limit: machine.ram.saturating_add(machine.swap),
         zswap_direct: prof.zswap_direct && machine.zswap.is_some_and(|z| z.enabled),
+        zswap_as_is: prof.zswap_incompressible_as_is,
         file_index: file_paths,
         sorted_files: std::cell::OnceCell::new(),
         dir_paths,
@@ -2094,6 +2112,9 @@ struct Known<'a> {
     /// zswap is on under 6.18's (`KernelProfile::zswap_direct`): fills it has no model for
     /// are refused.
     zswap_direct: bool,
+    /// `KernelProfile::zswap_incompressible_as_is`: with `zswap_direct`, incompressible fills
+    /// are refused too.
+    zswap_as_is: bool,
     /// Each file's index in `files` by path (the first, for a path given twice).
     file_index: PathSet,
     /// (path, index) of every file, by path: the files below a directory are a range. Made
@@ -2578,11 +2599,13 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                 let fill = match t.get("fill") {
                     Some(v) => {
                         let f = get_fill(cx, v, &k("fill")).unwrap_or_default();
-                        if known.zswap_direct && (f == crate::zswap::AnonFill::Same || crate::zswap::lzo1x_1_compressed_len(f) >= PAGE_SIZE) {
+                        let incompressible = crate::zswap::lzo1x_1_compressed_len(f) >= PAGE_SIZE;
+                        if known.zswap_direct && (f == crate::zswap::AnonFill::Same || (known.zswap_as_is && incompressible)) {
                             cx.err(
                                 &v.loc,
-                                format!("{what}: fill = \"{}\" with zswap on a 6.18 profile: the engine does not model what 6.18 does with such pages (zero-filled pages go to the swap area's zeromap, 6.12; pages that do not compress are stored as they are)", f.name()),
-                                "use fill = \"byte\" or \"random-1K\" (pages LZO compresses), or profile \"linux-6.1\"",
+                                format!("{what}: fill = \"{}\" with zswap on a 6.12+ profile: the engine does not model what the kernel does with such pages ({})", f.name(),
+                                    if f == crate::zswap::AnonFill::Same { "zero-filled pages go to the swap area's zeromap, 6.12" } else { "6.18 stores pages that do not compress as they are" }),
+                                if known.zswap_as_is { "use fill = \"byte\" or \"random-1K\" (pages LZO compresses), or profile \"linux-6.1\"" } else { "use fill = \"byte\", \"random\" or \"random-1K\", or profile \"linux-6.1\"" },
                             );
                         }
                         f

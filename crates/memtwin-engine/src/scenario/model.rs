@@ -181,6 +181,8 @@ pub struct CgroupSpec {
     pub swappiness: Option<u64>,
     /// memory.zswap.max (v2, 5.19+), bytes; `None` = "max".
     pub zswap_max: Option<u64>,
+    /// memory.zswap.writeback (v2, 6.8+): false keeps the memcg's pages off the swap device.
+    pub zswap_writeback: bool,
 }
 
 /// `[files.PATH]`.

@@ -290,11 +290,101 @@ fn zswap_6_18_bad_input_is_refused() {
         assert!(e.to_string().contains(want) && e.to_string().contains("t.toml:"), "{e}");
     };
     check(zhog("24M", "byte", "zpool = \"zbud\"", "", "linux-6.18", "v1"), "zbud was removed in 6.15");
+    check(zhog("24M", "byte", "zpool = \"zbud\"", "", "linux-6.12", "v2"), "models `zsmalloc` there");
     check(zhog("24M", "byte", "zpool = \"zsmalloc\"", "", "linux-6.1", "v1"), "models `zbud` there");
     check(zhog("24M", "byte", "same_filled_pages_enabled = false", "", "linux-6.18", "v1"), "no such parameter");
-    check(zhog("24M", "same", "enabled = true", "", "linux-6.18", "v1"), "fill = \"same\" with zswap on a 6.18 profile");
-    check(zhog("24M", "random", "enabled = true", "", "linux-6.18", "v1"), "fill = \"random\" with zswap on a 6.18 profile");
+    check(zhog("24M", "same", "enabled = true", "", "linux-6.18", "v1"), "fill = \"same\" with zswap on a 6.12+ profile");
+    check(zhog("24M", "same", "enabled = true", "", "linux-6.12", "v2"), "zeromap");
+    check(zhog("24M", "random", "enabled = true", "", "linux-6.18", "v1"), "6.18 stores pages that do not compress as they are");
     // accepted: zsmalloc named, a compressible fill
     let doc = Document::from_toml("t.toml", &zhog("24M", "random-1K", "zpool = \"zsmalloc\"", "", "linux-6.18", "v1")).unwrap();
     doc.resolve(None, &[]).unwrap();
+}
+
+/// A 6.12 hog with two mappings: `cold` (random, LZO expands it: zswap refuses every page) written
+/// first, then `hot` (1 KiB of random bytes per page) written twice, in a 16M v2 memcg with
+/// memory.zswap.writeback `wb`.
+fn wb_hog(wb: u8) -> String {
+    format!(
+        r#"
+[scenario]
+name = "zswap-writeback"
+[machine]
+ram = "1G"
+swap = "256M"
+zswap = {{ enabled = true }}
+[kernel]
+profile = "linux-6.12"
+cgroup = "v2"
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+"memory.max" = "16M"
+"memory.zswap.writeback" = {wb}
+[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "mmap", name = "cold", size = "8M", fill = "random", step = "cold" }},
+  {{ op = "touch", name = "cold", step = "cold" }},
+  {{ op = "mmap", name = "hot", size = "16M", fill = "random-1K", step = "hot" }},
+  {{ op = "touch", name = "hot", step = "hot" }},
+  {{ op = "touch", name = "hot", step = "hot 2" }},
+]
+"#
+    )
+}
+
+/// memory.zswap.writeback (6.8+, mm/page_io.c `swap_writepage()` of 6.12): with 1 the pages
+/// zswap refuses (LZO's output of a random page passes `PAGE_SIZE`) are written to the swap
+/// device; with 0 `swap_writepage()` returns `AOP_WRITEPAGE_ACTIVATE` — nothing reaches the
+/// device (no pswpout), the refused pages stay resident (dirty, in the swap cache, activated)
+/// and reclaim compresses the others instead, so zswap stores more.
+#[test]
+fn zswap_writeback_0_keeps_pages_off_the_device_6_12() {
+    let mut s1 = sim(&wb_hog(1));
+    run_with(&mut s1, |s| s.kernel.check_invariants().unwrap());
+    let mut s0 = sim(&wb_hog(0));
+    run_with(&mut s0, |s| s.kernel.check_invariants().unwrap());
+    let (k1, k0) = (&s1.kernel, &s0.kernel);
+    assert!(k1.vmstat.events[VmEvent::Pswpout as usize] >= 2048, "writeback 1: the random pages go to disk");
+    assert_eq!(k0.vmstat.events[VmEvent::Pswpout as usize], 0, "writeback 0: nothing written to the device");
+    let (z1, z0) = (stats(&s1), stats(&s0));
+    assert!(z0.zswpout > z1.zswpout, "writeback 0 compresses more: {} against {}", z0.zswpout, z1.zswpout);
+    // the cold mapping stays resident (its pages in the swap cache or mapped)
+    let ct = k0.memcgs.memcgs.iter().position(|m| m.counter.max == (16 << 20) / PAGE_SIZE).unwrap();
+    let m0 = &k0.memcgs.memcgs[ct];
+    assert!(m0.nr_anon + m0.nr_swapcache >= 2048 - 64, "anon {} swapcache {}", m0.nr_anon, m0.nr_swapcache);
+    assert_eq!(z0.written_back_pages, 0);
+}
+
+/// `mem_cgroup_zswap_writeback_enabled()` (mm/memcontrol.c, 6.9+): true while zswap is off,
+/// false when the memcg or an ancestor has memory.zswap.writeback 0; with zswap off a
+/// memcg with 0 swaps to the device as before.
+#[test]
+fn zswap_writeback_is_hierarchical_and_ignored_without_zswap_6_12() {
+    let toml = wb_hog(0).replace("[cgroups.ct]\n\"memory.max\" = \"16M\"\n\"memory.zswap.writeback\" = 0", "[cgroups.p]\n\"memory.zswap.writeback\" = 0\n[cgroups.\"p/ct\"]\n\"memory.max\" = \"16M\"").replace("cgroup = \"ct\"", "cgroup = \"p/ct\"");
+    assert!(toml.contains("[cgroups.\"p/ct\"]") && !toml.contains("[cgroups.ct]") && toml.contains("cgroup = \"p/ct\""), "{toml}");
+    let mut s = sim(&toml);
+    run(&mut s);
+    assert_eq!(s.kernel.vmstat.events[VmEvent::Pswpout as usize], 0, "the parent's 0 holds for its child");
+    let off = wb_hog(0).replace("zswap = { enabled = true }", "zswap = { enabled = false }");
+    let mut s = sim(&off);
+    run(&mut s);
+    assert!(s.kernel.vmstat.events[VmEvent::Pswpout as usize] >= 2048, "zswap off: writeback 0 does not block swap");
+}
+
+/// memory.zswap.writeback is a cgroup v2 file of 6.8+ taking 0 or 1; the scenario is refused
+/// with the place and a fix otherwise.
+#[test]
+fn zswap_writeback_bad_input_is_refused() {
+    let check = |toml: String, want: &str| {
+        let doc = Document::from_toml("t.toml", &toml).unwrap();
+        let e = doc.resolve(None, &[]).err().unwrap_or_else(|| panic!("accepted: {want}"));
+        assert!(e.to_string().contains(want) && e.to_string().contains("t.toml:") && e.to_string().contains("fix"), "{e}");
+    };
+    check(wb_hog(2), "takes 0 or 1");
+    check(wb_hog(0).replace("linux-6.12", "linux-6.6"), "came in Linux 6.8");
+    check(wb_hog(0).replace("linux-6.12", "linux-6.1").replace("fill = \"random\"", "fill = \"byte\""), "came in Linux 6.8");
+    check(wb_hog(0).replace("cgroup = \"v2\"", "cgroup = \"v1\"").replace("\"memory.max\"", "\"memory.limit_in_bytes\""), "cgroup v2 file");
 }
