@@ -751,9 +751,10 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.12",
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
-                      a read miss always starts its window at the missed page (6.11); the two lists (Debian's 6.12 boots with \
+                      a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
+                      writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
-                      exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8); a load's swap-in mapped writable (6.11)",
+                      exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8)",
         reclaim_walk: ReclaimWalk::Shared,
         ra_enomem_stops: true,
         ra_sync_miss_as_hit: false,
