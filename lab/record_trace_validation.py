@@ -1,7 +1,17 @@
-"""Record the trace validation set (issue 18): four real programs, each recorded once with
-`memtwin record` and measured with `memtwin measure` at three memcg limits on this host (root).
-Writes python/memtwin/scenarios/validation/traces/NAME.mtt and measured.json; the comparison
-with the twin is python/tests/test_trace_validation.py. Run: python3 lab/record_trace_validation.py
+"""Record the trace validation set (issue 18): real programs, each recorded once with
+`memtwin record` and measured with `memtwin measure` at three memcg limits on this host (root;
+run it under the host lock: flock /tmp/memtwin-host.lock python3 lab/record_trace_validation.py).
+Writes scenarios/validation/traces/NAME.mtt and the measurements as the recorded results of
+scenarios/validation/trace-NAME.toml (real/trace-NAME.json: a variant per limit, in the layout
+`memtwin real --json` writes), which lab/validation/make_trace_scenarios.py generates and
+`memtwin validate --recorded` compares with the twin.
+
+    python3 lab/record_trace_validation.py [--measure-only] [--tracer bpf|strace] [--out DIR] [NAME ...]
+
+NAME: the programs to do (default all); --measure-only keeps their traces and measures again;
+--tracer: record with this tracer instead of the program's; --out DIR: write DIR/traces/NAME.mtt
+and DIR/real/trace-NAME.json instead (to compare before replacing; with --measure-only the
+traces are read from DIR).
 """
 
 import json
@@ -12,9 +22,13 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "python", "memtwin", "scenarios", "validation", "traces")
-DATA = "/var/tmp/mtval"
+sys.path.insert(0, os.path.join(HERE, "validation"))
+from make_trace_scenarios import DATA, PROGRAMS  # noqa: E402
+
+VAL = os.path.join(HERE, "..", "python", "memtwin", "scenarios", "validation")
+OUT = os.path.join(VAL, "traces")
 MT = [sys.executable, "-m", "memtwin.cli"]
+TIMEOUT = 1800  # seconds a recording or a measurement may take
 
 
 def setup():
@@ -35,22 +49,6 @@ def setup():
         c.close()
 
 
-PROGRAMS = {
-    # name: (command, limits loose / around the working set / tight)
-    "cat": (["cat", f"{DATA}/big.bin"], ["256M", "48M", "12M"]),
-    "grep-r": (["grep", "-r", "-c", "zzqqxx", "/usr/lib/python3.11"], ["256M", "48M", "12M"]),
-    # tar skips reading files when the archive is /dev/null: write a real archive
-    "tar-cf": (["tar", "cf", f"{DATA}/doc.tar", "-C", "/usr/share", "doc"], ["512M", "128M", "32M"]),
-    "sqlite3": (["sqlite3", f"{DATA}/db.sqlite", "select count(*) from t where v like '%zzq%'"], ["256M", "40M", "10M"]),
-    # the same scan through a file mapping (sqlite's mmap I/O): page faults, recorded by the
-    # BPF tracer, replayed through the engine's fault path; its major faults are compared
-    "sqlite3-mmap": (["sqlite3", f"{DATA}/db.sqlite", "PRAGMA mmap_size=268435456; select count(*) from t where v like '%zzq%'"],
-                     ["256M", "40M", "10M"]),
-}
-# Recorded with the BPF tracer (page faults); the others with strace, as they were first.
-TRACER = {"sqlite3-mmap": "bpf"}
-
-
 def drop_cache(root: str) -> None:
     """POSIX_FADV_DONTNEED on every file below `root` (written back first)."""
     os.sync()
@@ -64,38 +62,51 @@ def drop_cache(root: str) -> None:
 
 
 def main():
-    """Record and measure every program, or those named on the command line (the others keep
-    their recorded figures)."""
-    only = sys.argv[1:]
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--measure-only", action="store_true")
+    ap.add_argument("--tracer", choices=("bpf", "strace"))
+    ap.add_argument("--out", metavar="DIR")
+    ap.add_argument("only", nargs="*", metavar="NAME")
+    a = ap.parse_args()
+    measure_only, only = a.measure_only, a.only
+    traces, real = (os.path.join(a.out, "traces"), os.path.join(a.out, "real")) if a.out else (OUT, os.path.join(VAL, "real"))
+    os.makedirs(traces, exist_ok=True)
+    os.makedirs(real, exist_ok=True)
+    for n in only:
+        if n not in PROGRAMS:
+            sys.exit(f"{n}: error: no such program\n  fix: name one of {', '.join(PROGRAMS)}")
     setup()
     env = dict(os.environ, PYTHONPATH=os.path.join(HERE, "..", "python"))
-    measured = {}
-    kernel = os.uname().release
-    if only:
-        with open(os.path.join(OUT, "measured.json")) as f:
-            old = json.load(f)
-        measured, kernel = old["programs"], old["kernel"]
-    for name, (cmd, limits) in PROGRAMS.items():
+    for name, (task, cmd, limits, tracer, _what) in PROGRAMS.items():
         if only and name not in only:
             continue
-        tr = os.path.join(OUT, name + ".mtt")
-        # Recorded cold, as measure runs it: what a fault maps depends on what is cached.
-        drop_cache(DATA)
-        subprocess.run(MT + ["record", "--tracer", TRACER.get(name, "strace"), "--out", tr, "--"] + cmd, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
-        measured[name] = {"command": cmd, "limits": {}, "kernel": os.uname().release}
+        tr = os.path.join(traces, name + ".mtt")
+        if not measure_only:
+            # Recorded cold, as measure runs it: what a fault maps depends on what is cached.
+            drop_cache(DATA)
+            subprocess.run(MT + ["record", "--tracer", a.tracer or tracer, "--out", tr, "--"] + cmd, env=env, check=True,
+                           stdout=subprocess.DEVNULL, timeout=TIMEOUT)
+        variants = {}
         for lim in limits:
             j = os.path.join(DATA, "m.json")
             subprocess.run(MT + ["measure", "--limit", lim, "--trace", tr, "--out", j, "--"] + cmd, env=env, check=True,
-                           stdout=subprocess.DEVNULL)
+                           stdout=subprocess.DEVNULL, timeout=TIMEOUT)
             with open(j) as f:
                 v = json.load(f)["variants"]["default"]   # the engine's layout (measure.engine_layout)
-            m = dict(v["totals"], major_faults=v["real"]["rusage"]["major_faults"])
-            measured[name]["limits"][lim] = {k: m[k] for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.usage_bytes", "major_faults")}
-            print(name, lim, measured[name]["limits"][lim], flush=True)
-    with open(os.path.join(OUT, "measured.json"), "w") as f:
-        json.dump({"kernel": kernel, "programs": measured}, f, indent=1)
-        f.write("\n")
+            # the step as the scenario's task names it
+            for s in v["steps"]:
+                s.update(name="run", task=task, memcg="/ct")
+            variants[lim] = v
+            m = v["totals"]
+            print(name, lim, {k: m.get(k) for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.pgmajfault")}, flush=True)
+        path = os.path.join(real, f"trace-{name}.json")
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"scenario": f"trace-{name}", "variants": variants}, f, indent=1, sort_keys=True)
+            f.write("\n")
+        os.replace(tmp, path)
 
 
 if __name__ == "__main__":

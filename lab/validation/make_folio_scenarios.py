@@ -168,5 +168,35 @@ def rerecord_host_set():
             f.write(head + text)
 
 
+# The three host scenarios at read_ahead_kb 8192 once more on the runner's loop device
+# UNTHROTTLED, as a device with its own queue (blkdev.rs HwQueue; figures of
+# lab/validation/loop-device.md, fio at load 1-3): what the kernel re-reads when a window's
+# requests complete at the disk's own speed, no blk-throttle rule in between (`--queue`).
+QUEUE_DEVICE = ('read_bw = 3300000000\nwrite_bw = 3400000000\nqueue_depth = 128\nrequest_latency = "50us"\n'
+                'request_read_bw = 1400000000\nrequest_write_bw = 3500000000\nrequest_cost = "13us"\n')
+QUEUE_NOTE = ("# -queue: the same scenario on the runner's loop device unthrottled, a device with its own queue\n"
+              "# (queue_depth and the keys with it: lab/validation/loop-device.md; the host runner sets no\n"
+              "# blk-throttle rule on such a device), written by make_folio_scenarios.py --queue.\n")
+
+
+def queue_variants():
+    for name in ("host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192"):
+        with open(os.path.join(OUT, name + ".toml")) as f:
+            text = f.read()
+        dev = 'read_bw = "500M"\nwrite_bw = "400M"\n'
+        assert dev in text, name
+        new = name + "-queue"
+        text = (QUEUE_NOTE + text.replace(dev, QUEUE_DEVICE, 1)
+                .replace(f'name = "{name}"', f'name = "{new}"', 1)
+                .replace(f"real/{name}.json", f"real/{new}.json")
+                .replace(f"/{name}.toml", f"/{new}.toml"))
+        with open(os.path.join(OUT, new + ".toml"), "w") as f:
+            f.write(text)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["--queue"]:
+        queue_variants()
+    else:
+        main()

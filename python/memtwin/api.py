@@ -76,6 +76,8 @@ class Scenario:
     # Trace path as the scenario names it -> the file read (relative paths: from the
     # scenario file's directory).
     traces: dict = field(default_factory=dict)
+    # The directory relative trace and start-cache paths are read from (None: the working one).
+    base: Optional[str] = None
 
     def variants(self) -> list[tuple[str, str]]:
         """Declared variants as (name, description)."""
@@ -142,7 +144,15 @@ def load(scenario: PathOrDict) -> Scenario:
     return scn
 
 
-def _read_traces(scn: Scenario, base: Optional[str]) -> None:
+def start_from(scn: Scenario, variant: Optional[str], resident_at_start: dict) -> None:
+    """Make the trace tasks with `initial_cache = "FILE"` start variant `variant` (None: the
+    scenario without one) from `resident_at_start` ({path: [[first page, pages], ...]}: a run of
+    the program just measured, memtwin measure's) instead of FILE's: validate --on host compares
+    the twin with a run it has just made, from the cache that run started with."""
+    _read_traces(scn, scn.base, (variant, resident_at_start))
+
+
+def _read_traces(scn: Scenario, base: Optional[str], live: Optional[tuple] = None) -> None:
     """Read the header (files, event count) of every trace the tasks name and give it to the
     engine, which does no I/O; a trace that cannot be read is an error at its `trace` key."""
     for task, written in scn.doc.trace_paths():
@@ -158,8 +168,63 @@ def _read_traces(scn: Scenario, base: Optional[str]) -> None:
             where = scn.doc.locate(["tasks", task, "trace"]) or f"{scn.source}: tasks.{task}.trace"
             what, _, fix = str(e).partition("\n  fix: ")
             raise _scenario_error(where, f"trace: {what}", fix or "check the trace file") from None
-        scn.doc.set_trace_header(written, files, events, resident, os.path.abspath(path))
+        # every start cache a task names, against this trace's files (tasks may share a trace)
+        caches = [(src, variant, res) for t, src in scn.doc.trace_start_caches()
+                  for variant, res in _start_cache(scn, t, src, base, files, live)]
+        scn.doc.set_trace_header(written, files, events, resident, os.path.abspath(path), caches)
         scn.traces[written] = path
+    scn.base = base
+
+
+def _start_cache(scn: Scenario, task: str, written: str, base: Optional[str], files: list, live: Optional[tuple] = None) -> list:
+    """`[tasks.TASK] initial_cache = "FILE"`: the page cache a measured run of the trace's
+    program started with, from FILE (relative to the scenario), a result in the engine's layout
+    whose variants' `real.resident_at_start` ({path: [[first page, pages], ...]}, written by
+    memtwin measure) give it: [(variant or None for "default", [(trace file id, first, pages)])].
+    Pages of files the trace does not name are left out; a file's pages past its size in the
+    trace's header too. `live`: (variant, resident_at_start) to use for that variant instead."""
+    import json
+
+    path = written if base is None or os.path.isabs(written) else os.path.join(base, written)
+    where = scn.doc.locate(["tasks", task, "initial_cache"]) or f"{scn.source}: tasks.{task}.initial_cache"
+    fix = "name a result memtwin measure --out wrote (its real.resident_at_start), or give true or false"
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise _scenario_error(where, f"initial_cache: no such file {path}", fix) from None
+    except OSError as e:
+        raise _scenario_error(where, f"initial_cache: cannot read {path} ({e.strerror})", "check the file's permissions") from None
+    except ValueError as e:
+        raise _scenario_error(where, f"initial_cache: {path} is not JSON ({e})", fix) from None
+    variants = doc.get("variants") if isinstance(doc, dict) else None
+    if not isinstance(variants, dict) or not variants:
+        raise _scenario_error(where, f"initial_cache: {path} is not a result in the engine's layout (no variants)", fix)
+    ids = {p: (i, (size + 4095) // 4096) for i, (p, size) in enumerate(files)}
+    out = []
+    variants = dict(variants)
+    if live is not None:
+        variants[live[0] or "default"] = {"real": {"resident_at_start": live[1]}}
+    for name, v in variants.items():
+        rc = (v.get("real") or {}).get("resident_at_start") if isinstance(v, dict) else None
+        if not isinstance(rc, dict):
+            raise _scenario_error(where, f"initial_cache: variant {name!r} of {path} has no real.resident_at_start",
+                                  "measure again with this memtwin (memtwin measure --out writes it), or give true or false")
+        res = []
+        for p, ranges in sorted(rc.items()):
+            if p not in ids:
+                continue
+            i, pages = ids[p]
+            for r in ranges:
+                if not (isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in r)
+                        and 0 <= r[0] < 2**32 and 0 < r[1] < 2**32):
+                    raise _scenario_error(where, f"initial_cache: {path}: variant {name!r}: {p} has a malformed range {r!r}",
+                                          "ranges are [first page, pages]; measure again")
+                first, n = r[0], min(r[1], max(pages - r[0], 0))
+                if n > 0:
+                    res.append((i, first, n))
+        out.append((None if name == "default" else name, res))
+    return out
 
 
 class Result:

@@ -15,6 +15,22 @@ disk, writes a file and measures, with O_DIRECT so the page cache is not in the 
 - also the buffered read a cold reader gets (page cache dropped, 1 MiB read() calls, the
   device's read_ahead_kb), for comparison.
 
+With `--queue`, also the device's own queue (blkdev.rs `HwQueue`, lab/validation/loop-device.md),
+measured before any throttle rule is set:
+
+- `queue_depth`: the loop device's driver tags (`/sys/block/loopN/mq/0/nr_tags`, loop's
+  `hw_queue_depth`);
+- `request_latency` and `request_read_bw`/`request_write_bw`: one request alone (one thread,
+  O_DIRECT) of 64 KiB and of 1 MiB, median latencies t64 and t1M; the rate alone is
+  (1 MiB - 64 KiB) / (t1M - t64), the latency t64 less 64 KiB at that rate;
+- the bandwidth requests in flight share: `QUEUE_THREADS` threads each reading (writing) its own
+  slice of the file in 1 MiB O_DIRECT requests, all at once; it becomes the table's
+  `read_bw`/`write_bw` (or `queue_read_bw`/`queue_write_bw` with `--throttle`, whose rules stay
+  `read_bw`/`write_bw`, with `blk_throttle = true`);
+- `request_cost`: 4 KiB random reads by `QUEUE_THREADS` threads at once: the device time one
+  costs, 1 / (reads a second) less 4 KiB at the shared read bandwidth (an upper bound: the
+  threads' own CPU time on this 2-CPU host is in it).
+
 Each pass is repeated `--repeat` times and the median kept. With `--throttle READ,WRITE` the
 loop device gets the runner's blk-throttle rules first, which shows what a rule actually gives.
 Everything it makes (scratch directory, image, loop device, mount, rules) is removed on every
@@ -32,12 +48,16 @@ import random
 import signal
 import statistics
 import sys
+import threading
 import time
 
 from . import leftovers, real
 from .measure import parse_size
 
 MIB = 1 << 20
+# Requests in flight for the shared-bandwidth and per-request-cost passes: enough to reach the
+# loop device's plateau (lab/validation/loop-device.md: 1 MiB reads level off from QD 16).
+QUEUE_THREADS = 32
 
 
 class CalibrateError(Exception):
@@ -57,6 +77,9 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--read-ahead-kb", type=int, default=128, help="the loop device's read_ahead_kb (default 128)")
     c.add_argument("--throttle", metavar="READ,WRITE", help="give the loop device the host runner's blk-throttle rules "
                    "(bytes/s or sizes such as 400M) before measuring")
+    c.add_argument("--queue", action="store_true", help="also measure the device's own queue (requests in flight "
+                   "together: queue_depth, request_latency, request_read_bw/request_write_bw, request_cost, the shared "
+                   "bandwidth) and write them into the table")
     c.add_argument("--device", default="sda", help="the table's device name (default sda)")
     c.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="where the image goes (default /var/tmp)")
     c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
@@ -124,12 +147,98 @@ def _buffered_read(path: str, size: int) -> float:
         os.close(fd)
 
 
+def _alone(fd: int, size: int, bs: int, n: int, write: bool) -> float:
+    """Median latency (s) of `n` O_DIRECT requests of `bs` one at a time, sequential."""
+    buf = mmap.mmap(-1, bs)
+    buf.write(os.urandom(bs))
+    out = []
+    pos = 0
+    try:
+        for _ in range(n):
+            if pos + bs > size:
+                pos = 0
+            t0 = time.monotonic_ns()
+            (os.pwrite(fd, buf, pos) if write else os.preadv(fd, [buf], pos))
+            out.append((time.monotonic_ns() - t0) / 1e9)
+            pos += bs
+    finally:
+        buf.close()
+    return statistics.median(out)
+
+
+def _together(fd: int, size: int, bs: int, threads: int, write: bool, rng=None, per_thread: int = 0) -> float:
+    """Bytes/s of `threads` threads issuing O_DIRECT requests of `bs` at once: each its own slice
+    of the file in order, or, with `rng`, `per_thread` requests at random offsets."""
+    slice_ = size // threads // bs * bs
+    errors = []
+    offsets = [[rng.randrange(size // bs) * bs for _ in range(per_thread)] for _ in range(threads)] if rng else None
+    start = threading.Barrier(threads + 1)
+
+    def work(i):
+        buf = mmap.mmap(-1, bs)
+        try:
+            start.wait()
+            offs = offsets[i] if offsets else range(i * slice_, (i + 1) * slice_, bs)
+            for off in offs:
+                n = os.pwrite(fd, buf, off) if write else os.preadv(fd, [buf], off)
+                if n != bs:
+                    errors.append(f"short {'write' if write else 'read'} at {off}")
+                    return
+        except OSError as e:
+            errors.append(str(e))
+        finally:
+            buf.close()
+
+    ts = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(threads)]
+    for t in ts:
+        t.start()
+    start.wait()
+    t0 = time.monotonic()
+    for t in ts:
+        t.join(timeout=600)
+        if t.is_alive():
+            raise CalibrateError("a measuring thread did not finish within 600 s (the disk stalled?)")
+    dt = time.monotonic() - t0
+    if errors:
+        raise CalibrateError("queue pass failed: " + errors[0])
+    done = per_thread * bs * threads if rng else slice_ * threads
+    return done / dt
+
+
+def measure_queue(fd: int, size: int, repeat: int, loop: str) -> dict:
+    """The device queue's figures (module docstring, `--queue`)."""
+    try:
+        with open(f"/sys/block/{os.path.basename(loop)}/mq/0/nr_tags") as f:
+            depth = int(f.read())
+    except (OSError, ValueError):
+        depth = 128  # loop's hw_queue_depth default (drivers/block/loop.c)
+    rng = random.Random(1)
+    out = {"queue_depth": depth}
+    per = {}
+    for key, write in (("read", False), ("write", True)):
+        t64 = statistics.median(_alone(fd, size, 64 << 10, 200, write) for _ in range(repeat))
+        t1m = statistics.median(_alone(fd, size, MIB, 100, write) for _ in range(repeat))
+        bw1 = (MIB - (64 << 10)) / max(t1m - t64, 1e-9)
+        lat = max(0.0, t64 - (64 << 10) / bw1)
+        shared = statistics.median(_together(fd, size, MIB, QUEUE_THREADS, write) for _ in range(repeat))
+        per[key] = {"t64_us": t64 * 1e6, "t1m_us": t1m * 1e6, "request_bw": int(bw1), "latency_ns": int(lat * 1e9), "shared_bw": int(shared)}
+    iops = statistics.median(_together(fd, size, 4096, QUEUE_THREADS, False, rng, 2000) for _ in range(repeat)) / 4096
+    out.update({
+        "request_latency_ns": per["read"]["latency_ns"],
+        "request_read_bw": per["read"]["request_bw"], "request_write_bw": per["write"]["request_bw"],
+        "queue_read_bw": per["read"]["shared_bw"], "queue_write_bw": per["write"]["shared_bw"],
+        "request_cost_ns": max(0, int(1e9 / iops - 4096 * 1e9 / per["read"]["shared_bw"])),
+        "rand4k_iops_together": int(iops), "threads": QUEUE_THREADS, "alone": per,
+    })
+    return out
+
+
 def _q(xs: list, p: float) -> float:
     s = sorted(xs)
     return s[int((len(s) - 1) * p + 0.5)]
 
 
-def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_parent: str) -> dict:
+def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_parent: str, queue: bool = False) -> dict:
     """Set up the host runner's disk, measure it, remove everything; the figures."""
     plan = {"mounts": [], "devices": [], "files": [], "tasks": [], "cgroups": []}
     run = real.HostRun(plan, scratch_parent)
@@ -153,6 +262,7 @@ def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_
         try:
             # lay the file out once (ext4 allocates its extents), so the timed writes overwrite
             _seq(fd, size, True, buf)
+            queue_figures = measure_queue(fd, size, repeat, run.loop) if queue else None
             if throttle:
                 run._throttle({"read_bw": throttle[0], "write_bw": throttle[1]})
             rng = random.Random(0)
@@ -179,6 +289,7 @@ def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_
             "size": size, "repeat": repeat, "samples": samples, "read_ahead_kb": ra_kb,
             "throttle": {"read_bw": throttle[0], "write_bw": throttle[1]} if throttle else None,
             "disk": f"ext4 image on a loop device (direct I/O) in {scratch_parent}",
+            "queue": queue_figures,
             "kernel": platform.release(),
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
@@ -197,6 +308,9 @@ def device_table(name: str, f: dict) -> str:
     """The [devices.NAME] table of the figures, what they are in comments."""
     thr = f["throttle"]
     how = ("throttled to read " + str(thr["read_bw"]) + " B/s, write " + str(thr["write_bw"]) + " B/s") if thr else "unthrottled"
+    q = f.get("queue")
+    if q:
+        return _queue_table(name, f, how, q)
     return (f"# memtwin calibrate --on host, {f['date']}, kernel {f['kernel']}: {f['disk']}, {how};\n"
             f"# O_DIRECT, {f['size'] >> 20} MiB file, median of {f['repeat']} passes: sequential 1 MiB reads "
             f"{f['read_bw'] / 1e6:.0f} MB/s, writes {f['write_bw'] / 1e6:.0f} MB/s;\n"
@@ -205,6 +319,30 @@ def device_table(name: str, f: dict) -> str:
             f"# buffered cold read (read_ahead_kb {f['read_ahead_kb']}): {f['buffered_read_bw'] / 1e6:.0f} MB/s\n"
             f"[devices.{name}]\nread_bw = {f['read_bw']}\nwrite_bw = {f['write_bw']}\n"
             f"seek = \"{f['seek_ns'] / 1000:.0f}us\"\nread_ahead_kb = {f['read_ahead_kb']}\n")
+
+
+def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
+    """The table of a device with its own queue (`--queue`): the shared bandwidths are the
+    device's read_bw/write_bw, or queue_read_bw/queue_write_bw under the throttle's rules."""
+    thr = f["throttle"]
+    a = q["alone"]
+    head = (f"# memtwin calibrate --on host --queue, {f['date']}, kernel {f['kernel']}: {f['disk']}, {how};\n"
+            f"# O_DIRECT, {f['size'] >> 20} MiB file, median of {f['repeat']} passes, before any throttle rule: one request alone "
+            f"64 KiB {a['read']['t64_us']:.0f} us, 1 MiB {a['read']['t1m_us']:.0f} us (reads), "
+            f"{a['write']['t64_us']:.0f} / {a['write']['t1m_us']:.0f} us (writes);\n"
+            f"# {q['threads']} requests of 1 MiB in flight: reads {q['queue_read_bw'] / 1e6:.0f} MB/s, writes {q['queue_write_bw'] / 1e6:.0f} MB/s; "
+            f"4 KiB random reads {q['threads']} at once: {q['rand4k_iops_together']} a second;\n"
+            f"# (with the rules: sequential 1 MiB reads {f['read_bw'] / 1e6:.0f} MB/s, writes {f['write_bw'] / 1e6:.0f} MB/s, "
+            f"random 4 KiB p50 {f['rand4k_p50_us']:.0f} us; buffered cold read {f['buffered_read_bw'] / 1e6:.0f} MB/s)\n")
+    keys = (f"queue_depth = {q['queue_depth']}\nrequest_latency = \"{q['request_latency_ns'] / 1000:.0f}us\"\n"
+            f"request_read_bw = {q['request_read_bw']}\nrequest_write_bw = {q['request_write_bw']}\n"
+            f"request_cost = \"{q['request_cost_ns'] / 1000:.1f}us\"\n")
+    if thr:
+        bws = (f"read_bw = {thr['read_bw']}\nwrite_bw = {thr['write_bw']}\nblk_throttle = true\n"
+               f"queue_read_bw = {q['queue_read_bw']}\nqueue_write_bw = {q['queue_write_bw']}\n")
+    else:
+        bws = f"read_bw = {q['queue_read_bw']}\nwrite_bw = {q['queue_write_bw']}\n"
+    return head + f"[devices.{name}]\n" + bws + keys + f"read_ahead_kb = {f['read_ahead_kb']}\n"
 
 
 def main(a) -> int:
@@ -224,7 +362,7 @@ def main(a) -> int:
         for p in (a.out, a.json):
             if p and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
                 raise CalibrateError(f"{p}: error: its directory does not exist\n  fix: create it or give another path")
-        f = measure(size, a.repeat, a.samples, a.read_ahead_kb, thr, a.scratch)
+        f = measure(size, a.repeat, a.samples, a.read_ahead_kb, thr, a.scratch, a.queue)
     except real.Interrupted as e:
         print(f"memtwin calibrate: {e}", file=sys.stderr)
         return 130

@@ -104,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
     rl.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE", help="override a setting (repeatable)")
     rl.add_argument("--json", metavar="OUT", help="write the results as JSON to OUT (schema/result.schema.json)")
     rl.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="host: where the scratch directory memtwin-<id> goes (default /var/tmp)")
-    rl.add_argument("--kernel", metavar="BZIMAGE|NAME", help="qemu: boot this kernel instead of Debian's 6.1 package: a bzImage, "
+    rl.add_argument("--kernel", metavar="BZIMAGE|NAME", help="qemu: boot this kernel instead of Debian's package (6.12 for the linux-6.12 profiles, 6.1 otherwise): a bzImage, "
                     "or the name of a lab build (memtwin lab kernel list)")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
     rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
@@ -125,7 +125,8 @@ def _parser() -> argparse.ArgumentParser:
     va.add_argument("--workdir", metavar="DIR", help="qemu: the lab's work directory (default ~/.cache/memtwin-lab)")
     va.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop each guest after this long")
     lb = sub.add_parser("lab", help="the real-kernel lab: install what it needs, say what it can run here, clean up killed runs",
-                        description="setup: install QEMU, busybox, cpio, e2fsprogs and Debian's 6.1 kernel package (root, apt). "
+                        description="setup: install QEMU, busybox, cpio, e2fsprogs and Debian's 6.1 and 6.12 kernel packages (root, apt; "
+                                    "--guest-kernel picks one). "
                                     "doctor: say what the lab can run on this machine, and why not, and list what killed "
                                     "`memtwin real` runs left behind. clean: remove those leftovers (cgroups, mounts, loop "
                                     "devices, scratch and QEMU run directories), only memtwin's own and only once the "
@@ -140,7 +141,10 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--force", action="store_true", help="kernel build: rebuild even if the cache has the kernel")
     lb.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="doctor, clean: where host runs made their scratch "
                     "directories (memtwin real --scratch; default /var/tmp)")
-    lb.add_argument("--workdir", metavar="DIR", help="doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
+    lb.add_argument("--workdir", metavar="DIR", help="setup, doctor, clean: the QEMU runs' work directory (default ~/.cache/memtwin-lab)")
+    lb.add_argument("--guest-kernel", choices=["6.1", "6.12", "all"], default="all", metavar="6.1|6.12|all",
+                    help="setup: which of Debian's guest kernels to fetch (default all: 6.1, needed, and 6.12, skipped with a "
+                    "message when it cannot be had; the linux-6.12 profiles boot 6.12, every other profile 6.1)")
     sub.add_parser("profiles", help="list the kernel profiles", description="List the kernel profiles.")
     __import__("memtwin.calibrate", fromlist=["x"]).add_parser(sub, EPILOG)
     for mod in ("sweep", "size"):  # their own modules (memtwin.sweep/.size as attributes are the API functions)
@@ -428,7 +432,8 @@ def cmd_lab(a) -> int:
     from memtwin import qemu
 
     if a.lab_cmd == "setup":
-        return qemu.setup(print)
+        guests = ("6.1", "6.12") if a.guest_kernel == "all" else (a.guest_kernel,)
+        return qemu.setup(print, a.workdir or qemu.DEFAULT_WORKDIR, guests)
     if a.lab_cmd == "doctor":
         return qemu.doctor(print, a.workdir or qemu.DEFAULT_WORKDIR, a.scratch)
     if a.lab_cmd == "kernel":

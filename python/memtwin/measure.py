@@ -65,6 +65,36 @@ def _cold(paths: list) -> None:
             hostcache.evict(p, sync=True)  # dirty pages would stay: write them back first
 
 
+# At most this many files are looked at for the cache the command starts with.
+START_CACHE_MAX_FILES = 100_000
+
+
+def start_cache(paths: list) -> dict:
+    """The page cache the command starts with, of the regular files at or below `paths` (the
+    trace's files, or --cold's trees), by mincore(2): {path as named: [[first page, pages],
+    ...]}, files with nothing cached left out. After the drop it is what POSIX_FADV_DONTNEED
+    could not evict: invalidate_mapping_pages() (mm/truncate.c) skips a folio that is mapped,
+    so the pages other processes map (libc, ld.so, locales) stay. The replay of a measurement
+    starts from it (a trace task's `initial_cache = "MEASURED.json"`)."""
+    out: dict = {}
+    seen = 0
+    for root in paths:
+        if not os.path.exists(root) or seen >= START_CACHE_MAX_FILES:
+            continue
+        t = hostcache.TreeTotals(root)
+        for path, _st in hostcache.walk(root, t, False):
+            seen += 1
+            if seen > START_CACHE_MAX_FILES:
+                break
+            try:
+                r = hostcache.resident_ranges(path)
+            except OSError:
+                continue
+            if r:
+                out[path] = r
+    return out
+
+
 def _remove_cgroup(d: str) -> None:
     for _ in range(50):
         try:
@@ -94,6 +124,7 @@ def measure(cmd: list, limit: int | None, version: str | None, cold: list, warm:
     v, mnt = _controller(version)
     if not warm:
         _cold(cold)
+    cache = start_cache(cold) if cold else None   # no paths named: not known
     d = os.path.join(mnt, "memtwin-" + leftovers.run_id())
     os.mkdir(d)
     try:
@@ -138,8 +169,10 @@ def measure(cmd: list, limit: int | None, version: str | None, cold: list, warm:
     for k in MEMCG_STAT:
         if k in stat:
             m["memcg." + k] = stat[k]
-    return {"command": cmd, "limit_bytes": limit, "cgroup_version": v, "cold": not warm, "exit_status": rc,
+    # cold: the files named (--trace, --cold) were dropped first; nothing named, nothing dropped
+    return {"command": cmd, "limit_bytes": limit, "cgroup_version": v, "cold": not warm and bool(cold), "exit_status": rc,
             "kernel": os.uname().release, "metrics": m, "memory.stat": stat, "psi": psi, "cgroup": d,
+            "resident_at_start": cache,
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
@@ -165,6 +198,8 @@ def engine_layout(res: dict) -> dict:
                 "rusage": {"major_faults": res["metrics"]["major_faults"]},
                 "vmstat": {"pgmajfault": res["metrics"]["vmstat.pgmajfault"]},
                 "memory.stat": res["memory.stat"], "psi": res["psi"]}
+    if res.get("resident_at_start") is not None:
+        realinfo["resident_at_start"] = res["resident_at_start"]
     return {"scenario": "measure " + os.path.basename(res["command"][0]),
             "variants": {"default": {"steps": [step], "totals": dict(m), "real": realinfo}}}
 
@@ -183,7 +218,20 @@ def run_cli(a) -> int:
         return 1
     m = res["metrics"]
     print(f"{' '.join(res['command'])}: exit {res['exit_status']}, cgroup {res['cgroup_version']}, "
-          f"limit {res['limit_bytes'] or 'none'}, {'cold' if res['cold'] else 'warm'} cache")
+          f"limit {res['limit_bytes'] or 'none'}, "
+          + ("cold cache" if res["cold"] else "warm cache" if a.warm else "the cache as it was (no --trace or --cold named files to drop)"))
+    rc = res["resident_at_start"]
+    if rc is None:
+        pass   # no files named: the header line says so
+    elif rc:
+        pages = sum(n for rs in rc.values() for _f, n in rs)
+        top = sorted(rc.items(), key=lambda kv: -sum(n for _f, n in kv[1]))[:3]
+        print(f"  cached at the start: {pages} pages of {len(rc)} file(s) ("
+              + ("the drop keeps pages other processes map: " if res["cold"] else "")
+              + ", ".join(f"{os.path.basename(p)} {sum(n for _f, n in rs)}" for p, rs in top)
+              + (", ..." if len(rc) > 3 else "") + ")")
+    else:
+        print("  cached at the start: nothing of the files named")
     for k in ("elapsed_s", "read_bytes", "write_bytes", "major_faults", "memcg.pgmajfault", "memcg.usage_bytes",
               "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.failcnt"):
         if k in m:

@@ -2,7 +2,11 @@
 `memtwin real --on qemu`.
 
 `memtwin lab setup` installs what a guest run needs (qemu-system-x86, busybox-static, cpio,
-e2fsprogs, gcc) and fetches Debian's 6.1 kernel package (`apt-get download`, `dpkg -x`).
+e2fsprogs, gcc) and fetches Debian's guest kernels (`apt-get download` of the image package
+alone, `dpkg -x`): 6.1 (bookworm's own, `kpkg/`) and 6.12 (bookworm-security's,
+`kpkg-6.12/`; a failure to get it is a skip, said, not an error). A scenario whose profile is
+`linux-6.12` or `linux-6.12-lru_gen` boots the 6.12 guest, every other one the 6.1 guest
+(GUEST_KERNELS, guest_kernel_of); `--kernel` overrides both.
 
 `memtwin real --on qemu` (run_qemu): the engine's resolved plan becomes a line-based op script;
 a small static C program (guest/memtwin_guest.c, compiled here with `gcc -static -O2` and cached
@@ -62,21 +66,50 @@ def _run(cmd: list, timeout: int = 900) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
-def kernel_package() -> Optional[str]:
-    """The Debian 6.1 kernel package name `linux-image-amd64` depends on, or None."""
+# The Debian guest kernels the lab boots, by name: the meta package whose dependency names the
+# image package (apt-get download fetches that one package, no initramfs-tools and no
+# dependencies), the subdirectory of the work directory its .deb goes to, the one it is unpacked
+# into (boot/vmlinuz-*, lib/modules/*), and what the kernel boots with that the runner has to know.
+# Both are Debian's amd64 flavour: virtio_blk, ext4, xfs, crc32c as modules (.ko.xz), CONFIG_LRU_GEN=y.
+# 6.1 (bookworm): CONFIG_LRU_GEN_ENABLED unset (boots with the two lists), cgroup v1 and v2.
+# 6.12 (bookworm-security, config-6.12.117+deb12-amd64): CONFIG_LRU_GEN_ENABLED=y (boots with
+# lru_gen on: the runner writes n to /sys/kernel/mm/lru_gen/enabled for a two-list scenario) and
+# CONFIG_MEMCG_V1 unset (no cgroup v1 memory controller: v1 scenarios are refused).
+GUEST_KERNELS = {
+    "6.1": SimpleNamespace(meta="linux-image-amd64", pattern=r"linux-image-6\.1\.\S+-amd64", debdir="", unpack="kpkg",
+                           vmlinuz="vmlinuz-6.1*", lru_gen_default=False, cgroup_v1=True),
+    "6.12": SimpleNamespace(meta="linux-image-6.12-amd64", pattern=r"linux-image-6\.12\.\S+-amd64", debdir="guest-6.12",
+                            unpack="kpkg-6.12", vmlinuz="vmlinuz-6.12*", lru_gen_default=True, cgroup_v1=False),
+}
+# the profiles that boot a guest other than 6.1 (the profile names the kernel it models)
+GUEST_OF_PROFILE = {"linux-6.12": "6.12", "linux-6.12-lru_gen": "6.12"}
+
+
+def guest_kernel_of(plan: dict) -> str:
+    """The Debian guest kernel a scenario boots when no --kernel is given: 6.12 for the
+    linux-6.12 profiles, 6.1 for every other one."""
+    return GUEST_OF_PROFILE.get(plan.get("profile") or "", "6.1")
+
+
+def kernel_package(guest: str = "6.1") -> Optional[str]:
+    """The Debian kernel image package the guest's meta package depends on
+    (`linux-image-amd64` -> linux-image-6.1.*-amd64, `linux-image-6.12-amd64` ->
+    linux-image-6.12.*+deb12-amd64), or None."""
+    g = GUEST_KERNELS[guest]
     if shutil.which("apt-cache") is None:
         return None
     try:
-        out = _run(["apt-cache", "depends", "linux-image-amd64"], 120).stdout
+        out = _run(["apt-cache", "depends", g.meta], 120).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
-    m = re.search(r"Depends:\s*(linux-image-6\.1\.\S+-amd64)", out)
+    m = re.search(r"Depends:\s*(" + g.pattern + ")", out)
     return m.group(1) if m else None
 
 
-def find_kernel(workdir: str = DEFAULT_WORKDIR) -> Optional[str]:
-    """An unpacked Debian 6.1 vmlinuz in the lab's work directory, or None."""
-    found = sorted(glob.glob(os.path.join(workdir, "kpkg", "boot", "vmlinuz-6.1*")))
+def find_kernel(workdir: str = DEFAULT_WORKDIR, guest: str = "6.1") -> Optional[str]:
+    """An unpacked Debian vmlinuz of guest kernel `guest` in the lab's work directory, or None."""
+    g = GUEST_KERNELS[guest]
+    found = sorted(glob.glob(os.path.join(workdir, g.unpack, "boot", g.vmlinuz)))
     return found[-1] if found else None
 
 
@@ -100,6 +133,10 @@ def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR, s
         out(f"busybox: {shutil.which('busybox')} is dynamically linked; the initramfs needs busybox-static (memtwin lab setup)")
     k = find_kernel(workdir)
     out(f"guest kernel: {k}" if k else f"guest kernel: none in {workdir}/kpkg (memtwin lab setup downloads Debian's 6.1 package)")
+    k12 = find_kernel(workdir, "6.12")
+    out(f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): {k12}" if k12 else
+        f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): none in {workdir}/kpkg-6.12 "
+        "(memtwin lab setup downloads Debian's bookworm-security 6.12 package)")
     _, kvm = kvm_usable()
     out(f"accelerator: TCG ({kvm})")
     ready, why = qemu_ready(workdir)
@@ -109,8 +146,10 @@ def doctor(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR, s
     return 0 if ok else 1
 
 
-def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) -> int:
-    """Install what is missing and fetch the kernel package; say what was done."""
+def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR, guests: tuple = ("6.1", "6.12")) -> int:
+    """Install what is missing and fetch the guest kernel packages `guests`; say what was done.
+    6.1 is required (an error when it cannot be had); 6.12 is optional: a failure to get it is
+    said and skipped (the linux-6.12 scenarios then say at run time what is missing)."""
     if os.geteuid() != 0:
         raise RealError("memtwin lab setup installs packages with apt-get: run it as root")
     if shutil.which("apt-get") is None:
@@ -131,25 +170,47 @@ def setup(out: Callable[[str], None] = print, workdir: str = DEFAULT_WORKDIR) ->
         out(f"installed {' '.join(need)}")
     else:
         out("qemu-system-x86, busybox-static, cpio, e2fsprogs, xfsprogs: already installed")
-    if find_kernel(workdir):
-        out(f"kernel: already unpacked ({find_kernel(workdir)})")
-        return 0
-    pkg = kernel_package()
+    for guest in guests:
+        if guest == "6.1":
+            _fetch_guest(out, workdir, "6.1")
+            continue
+        try:
+            _fetch_guest(out, workdir, guest)
+        except (RealError, OSError, subprocess.TimeoutExpired) as e:
+            out(f"guest kernel {guest}: skipped: {e}\n  (scenarios with a linux-{guest} profile cannot run --on qemu here; "
+                f"run memtwin lab setup again, or pass --kernel BZIMAGE)")
+    return 0
+
+
+def _fetch_guest(out: Callable[[str], None], workdir: str, guest: str) -> None:
+    """apt-get download the image package of guest kernel `guest` (GUEST_KERNELS) into its
+    directory and unpack it; nothing when it is unpacked already."""
+    g = GUEST_KERNELS[guest]
+    label = "kernel" if guest == "6.1" else f"guest kernel {guest}"
+    if find_kernel(workdir, guest):
+        out(f"{label}: already unpacked ({find_kernel(workdir, guest)})")
+        return
+    pkg = kernel_package(guest)
     if pkg is None:
-        raise RealError("apt-cache names no linux-image-6.1.*-amd64 package (not a Debian 12 apt source?); pass --kernel BZIMAGE to memtwin real instead")
-    os.makedirs(workdir, exist_ok=True)
-    debs = glob.glob(os.path.join(workdir, pkg + "_*.deb"))
+        if guest == "6.1":
+            raise RealError("apt-cache names no linux-image-6.1.*-amd64 package (not a Debian 12 apt source?); pass --kernel BZIMAGE to memtwin real instead")
+        raise RealError(f"apt-cache names no {g.pattern.replace(chr(92), '')} package behind {g.meta} "
+                        "(Debian 12 with bookworm-security in the apt sources has it; apt-get update?)")
+    debdir = os.path.join(workdir, g.debdir)
+    os.makedirs(debdir, exist_ok=True)
+    debs = glob.glob(os.path.join(debdir, pkg + "_*.deb"))
     if not debs:
         out(f"downloading {pkg} ...")
-        r = subprocess.run(["apt-get", "download", pkg], cwd=workdir, capture_output=True, text=True, timeout=900)
+        # 6.1 first, then 6.12 in at most 600 s, so that `memtwin lab setup` ends within CI's 900 s
+        r = subprocess.run(["apt-get", "download", pkg], cwd=debdir, capture_output=True, text=True,
+                           timeout=900 if guest == "6.1" else 600)
         if r.returncode != 0:
             raise RealError(f"apt-get download {pkg} failed: {r.stderr.strip()[-400:]}")
-        debs = glob.glob(os.path.join(workdir, pkg + "_*.deb"))
-    r = _run(["dpkg", "-x", debs[0], os.path.join(workdir, "kpkg")])
+        debs = glob.glob(os.path.join(debdir, pkg + "_*.deb"))
+    r = _run(["dpkg", "-x", debs[0], os.path.join(workdir, g.unpack)])
     if r.returncode != 0:
         raise RealError(f"dpkg -x {debs[0]} failed: {r.stderr.strip()}")
-    out(f"kernel: {find_kernel(workdir)} (from {os.path.basename(debs[0])})")
-    return 0
+    out(f"{label}: {find_kernel(workdir, guest)} (from {os.path.basename(debs[0])})")
 
 
 
@@ -239,8 +300,9 @@ def kernel_knobs(kernel: Optional[str], workdir: Optional[str] = None) -> dict:
     return dict(meta.get("knobs") or {}) if meta else {}
 
 
-def _kernel_and_modules(kernel: Optional[str], workdir: str) -> tuple:
-    """(kernel image, its modules directory or None, where it came from)."""
+def _kernel_and_modules(kernel: Optional[str], workdir: str, guest: str = "6.1") -> tuple:
+    """(kernel image, its modules directory or None, where it came from). Without `kernel`:
+    Debian's guest kernel `guest` (GUEST_KERNELS) from the lab's work directory."""
     meta = lab_kernel(kernel, workdir)
     if meta is not None:
         return meta["image"], None, f"lab build {meta['name']} ({meta['source']}, {meta['key']})"
@@ -251,7 +313,15 @@ def _kernel_and_modules(kernel: Optional[str], workdir: str) -> tuple:
         raise RealError(f"--kernel {kernel}: neither a file nor a lab kernel built here (built: {', '.join(names) or 'none'})\n"
                         f"  fix: memtwin lab kernel build" + "".join(f" --patch {p}" for p in kernel.split("+") if p != "lab")
                         + ", or give the path of a bzImage")
-    if kernel is None:
+    if kernel is None and guest != "6.1":
+        g = GUEST_KERNELS[guest]
+        k = find_kernel(workdir, guest)
+        if k is None:
+            raise RealError(f"the scenario's profile boots Debian's {guest} guest kernel, and there is none in {workdir}/{g.unpack}\n"
+                            f"  fix: run `memtwin lab setup` (downloads Debian's {guest} linux-image package from bookworm-security), "
+                            "or pass --kernel BZIMAGE")
+        origin = "Debian package " + os.path.basename((sorted(glob.glob(os.path.join(workdir, g.debdir, "linux-image-*.deb"))) or ["?"])[-1])
+    elif kernel is None:
         k = find_kernel(workdir)
         if k is None:
             raise RealError(f"no guest kernel in {workdir}/kpkg\n  fix: run `memtwin lab setup` (downloads Debian's 6.1 "
@@ -314,9 +384,10 @@ def _gpath(spath: str) -> str:
     return DISK_ROOT + "/" + spath.lstrip("/")
 
 
-def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
+def check_plan(plan: dict, knobs: Optional[dict] = None, guest: Optional[str] = None) -> None:
     """Everything the guest cannot do, said before booting. `knobs`: the run-time switches of a
-    patched lab kernel (policy -> sysctl), which make the policies they switch runnable."""
+    patched lab kernel (policy -> sysctl), which make the policies they switch runnable;
+    `guest`: the Debian guest kernel it boots (None: a --kernel of the user's)."""
     why = unsupported(plan, knobs)
     if why:
         raise RealError(f"variant {plan['variant'] or 'default'!r} needs a policy no real kernel has: {why}")
@@ -334,6 +405,9 @@ def check_plan(plan: dict, knobs: Optional[dict] = None) -> None:
             if k == "mount" and op["fs"] != "tmpfs":
                 raise RealError(f"[tasks.{t['name']}] step {op['step']!r}: mount of fs {op['fs']!r} is not supported on qemu (only tmpfs)")
     mkfs_command(plan, "check")  # a root file system the runner cannot format, said before booting
+    if guest is not None and plan["cgroup"] == "v1" and not GUEST_KERNELS[guest].cgroup_v1:
+        raise RealError(f"profile {plan.get('profile')!r} boots Debian's {guest} guest kernel, which has no cgroup v1 memory "
+                        "controller (CONFIG_MEMCG_V1 is not set)\n  fix: set [kernel] cgroup = \"v2\", or use profile \"linux-6.1\" for a v1 run")
     for m in plan["mounts"]:
         if m["fs"] != "tmpfs":
             raise RealError(f"[mounts.\"{m['path']}\"] fs = {m['fs']!r}: on qemu the scenario's files live on one virtio disk "
@@ -547,7 +621,7 @@ if [ @LRUGEN@ = y ]; then
   echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
   echo @MINTTL@ > /sys/kernel/mm/lru_gen/min_ttl_ms || fail "cannot write /sys/kernel/mm/lru_gen/min_ttl_ms"
 fi
-[ -e /sys/kernel/mm/lru_gen/enabled ] && echo "@@LRUGEN $(cat /sys/kernel/mm/lru_gen/enabled) min_ttl_ms: $(cat /sys/kernel/mm/lru_gen/min_ttl_ms)"
+@LRUGENOFF@[ -e /sys/kernel/mm/lru_gen/enabled ] && echo "@@LRUGEN $(cat /sys/kernel/mm/lru_gen/enabled) min_ttl_ms: $(cat /sys/kernel/mm/lru_gen/min_ttl_ms)"
 mkdir -p /s
 mount -t @FS@ /dev/vda /s || fail "cannot mount the @FS@ disk (@FS@ neither built in nor in the kernel's modules?)"
 if [ @V@ = 2 ]; then
@@ -586,9 +660,17 @@ def guest_zswap(z: Optional[dict]) -> str:
     return "\n".join(out) + "\n"
 
 
-def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
+# a guest kernel that boots with lru_gen on (Debian's 6.12) runs a two-list scenario with it off
+LRUGEN_OFF = ('if [ -e /sys/kernel/mm/lru_gen/enabled ]; then\n'
+              '  echo n > /sys/kernel/mm/lru_gen/enabled || fail "cannot write n to /sys/kernel/mm/lru_gen/enabled (the scenario uses the two lists)"\n'
+              'fi\n')
+
+
+def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None, guest: Optional[str] = None) -> str:
     """The guest's /init for this plan: read_ahead_kb, the cgroup version, the THP setting, and on a
-    patched lab kernel its run-time switches (sysctls) set from the variant's policies."""
+    patched lab kernel its run-time switches (sysctls) set from the variant's policies. `guest`:
+    the Debian guest kernel (GUEST_KERNELS) it boots; one that boots with lru_gen on gets it
+    switched off for a two-list scenario."""
     v = "1" if plan["cgroup"] == "v1" else "2"
     sysctl = ""
     for pol, path in sorted((knobs or {}).items()):
@@ -612,11 +694,14 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None) -> str:
     swap = swap.replace("@ROTSETUP@", "" if rot else
                         'echo 0 > /sys/block/vdb/queue/rotational || fail "cannot write /sys/block/vdb/queue/rotational"\n')
     init = init.replace("@SWAPSETUP@", swap)
+    off = guest is not None and GUEST_KERNELS[guest].lru_gen_default and not plan.get("lru_gen")
+    init = init.replace("@LRUGENOFF@", LRUGEN_OFF if off else "")
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
             .replace("@SYSCTL@", sysctl))
 
 
-def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int, knobs: Optional[dict] = None) -> str:
+def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int, knobs: Optional[dict] = None,
+               guest: Optional[str] = None) -> str:
     root = os.path.join(tmp, "initramfs")
     for d in ("bin", "proc", "sys", "dev", "tmp", "lib/modules"):
         os.makedirs(os.path.join(root, d))
@@ -626,7 +711,7 @@ def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_k
     shutil.copy(bb, os.path.join(root, "bin", "busybox"))
     os.symlink("busybox", os.path.join(root, "bin", "sh"))
     with open(os.path.join(root, "init"), "w") as f:
-        f.write(guest_init(plan, ra_kb, knobs))
+        f.write(guest_init(plan, ra_kb, knobs, guest))
     os.chmod(os.path.join(root, "init"), 0o755)
     with open(os.path.join(root, "ops"), "w") as f:
         f.write(script)
@@ -892,9 +977,10 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info."""
     workdir = workdir or DEFAULT_WORKDIR
     knobs = kernel_knobs(kernel, workdir)
-    check_plan(plan, knobs)
+    guest = None if kernel is not None else guest_kernel_of(plan)
+    check_plan(plan, knobs, guest)
     # The user's own arguments first: a wrong --kernel path is wrong on every machine.
-    kimg, moddir, origin = _kernel_and_modules(kernel, workdir)
+    kimg, moddir, origin = _kernel_and_modules(kernel, workdir, guest or "6.1")
     for tool, pkg in PACKAGES.items():
         if shutil.which(tool) is None:
             raise RealError(f"--on qemu needs `{tool}`, which is not installed\n  fix: memtwin lab setup (or apt-get install {pkg})")
@@ -915,7 +1001,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     for sg in (signal.SIGINT, signal.SIGTERM):
         old[sg] = signal.signal(sg, on_signal)
     try:
-        initrd = _initramfs(tmp, plan, script, modules, prog, ra, knobs)
+        initrd = _initramfs(tmp, plan, script, modules, prog, ra, knobs, guest)
         img = _disk(tmp, plan)
         swap_img = None
         if plan["machine"].get("swap"):

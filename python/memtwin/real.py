@@ -200,7 +200,8 @@ VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd
           "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
           "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
           "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault",
-          "swap_ra", "swap_ra_hit", "workingset_refault_anon", "workingset_activate_anon", "workingset_restore_anon"]
+          "swap_ra", "swap_ra_hit", "workingset_refault_anon", "workingset_activate_anon", "workingset_restore_anon",
+          "pgrotated"]
 
 
 class Cg:
@@ -455,10 +456,15 @@ def resident(files: dict) -> dict:
 
 # /proc/kpageflags bits (include/uapi/linux/kernel-page-flags.h, the same in 6.1 and 6.18)
 KPF_UPTODATE, KPF_LRU, KPF_SLAB, KPF_ANON, KPF_COMPOUND_HEAD, KPF_COMPOUND_TAIL, KPF_PGTABLE = 3, 5, 7, 12, 15, 16, 26
+KPF_DIRTY, KPF_ACTIVE, KPF_WRITEBACK, KPF_MMAP, KPF_SWAPCACHE = 4, 6, 8, 11, 13
+# the letters of memcg_folios' anon_flags keys, in their order
+ANON_FLAG_LETTERS = (("m", KPF_MMAP), ("s", KPF_SWAPCACHE), ("w", KPF_WRITEBACK), ("a", KPF_ACTIVE), ("d", KPF_DIRTY), ("l", KPF_LRU))
 FOLIOS_SOURCE = ("/proc/kpagecgroup and /proc/kpageflags at each step's end: every PFN charged to the step's memcg "
                  "(kpagecgroup = the memcg directory's inode), a folio = a compound head and the tail PFNs after it "
                  "(order-0: a page that is neither); file folios are those whose head is not KPF_ANON, KPF_SLAB or "
-                 "KPF_PGTABLE and is KPF_LRU or KPF_UPTODATE; scanned after the step's metrics were read")
+                 "KPF_PGTABLE and is KPF_LRU or KPF_UPTODATE; anon_flags: the KPF_ANON pages by KPF_MMAP (m), "
+                 "KPF_SWAPCACHE (s), KPF_WRITEBACK (w), KPF_ACTIVE (a), KPF_DIRTY (d), KPF_LRU (l); scanned after the "
+                 "step's metrics were read")
 
 
 def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
@@ -469,7 +475,10 @@ def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
     6.1's page_cgroup_ino() reads the page's own memcg_data, which only a head has (its tails
     read 0), 6.18's reads the folio's. `cgbuf` and `flbuf`: equal-sized buffers (a multiple of 8
     bytes) allocated before the task joined its memcg, so that the scan charges it nothing.
-    {"file": {order: folios}, "file_pages": n, "other_pages": n} (other: anon, kmem)."""
+    {"file": {order: folios}, "file_pages": n, "other_pages": n, "anon_flags": {key: pages}}
+    (other: anon, kmem; anon_flags: the KPF_ANON pages by ANON_FLAG_LETTERS of their head, "-"
+    for none: "msl" mapped in the swap cache on the inactive list, "sl" an unmapped swap-cache page
+    there)."""
     import struct
 
     pat = struct.pack("<Q", ino)
@@ -478,16 +487,20 @@ def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
     cached = (1 << KPF_LRU) | (1 << KPF_UPTODATE)
     file_orders: dict = {}
     counts = {"file_pages": 0, "other_pages": 0}
-    cur = None  # the folio being assembled: [pages, is_file], open while its tails may follow
+    anon: dict = {}
+    cur = None  # the folio being assembled: [pages, is_file, head flags], open while its tails may follow
 
     def close() -> None:
-        n, is_file = cur
+        n, is_file, hf = cur
         if is_file:
             order = max(n - 1, 0).bit_length()
             file_orders[order] = file_orders.get(order, 0) + 1
             counts["file_pages"] += n
         else:
             counts["other_pages"] += n
+            if hf & (1 << KPF_ANON):
+                key = "".join(c for c, bit in ANON_FLAG_LETTERS if hf & (1 << bit)) or "-"
+                anon[key] = anon.get(key, 0) + n
 
     def flags(i: int) -> int:
         return int.from_bytes(flbuf[i:i + 8], "little")
@@ -521,7 +534,7 @@ def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
                     os.preadv(ff, [fmv[:n]], off)
                     have_flags = True
                 fl = flags(i)
-                cur = [1, not fl & not_file and bool(fl & cached)]
+                cur = [1, not fl & not_file and bool(fl & cached), fl]
                 i += 8
                 if fl & head:
                     while i < n and flags(i) & tail:
@@ -539,7 +552,7 @@ def memcg_folios(ino: int, cgbuf: bytearray, flbuf: bytearray) -> dict:
         os.close(ff)
     if cur is not None:
         close()
-    return {"file": {str(k): v for k, v in sorted(file_orders.items())}, **counts}
+    return {"file": {str(k): v for k, v in sorted(file_orders.items())}, **counts, "anon_flags": dict(sorted(anon.items()))}
 
 
 # ---------------------------------------------------------------- folios added and deleted (tracefs)
@@ -1175,6 +1188,12 @@ class HostRun:
         self.throttled = None
         rules = {"read": dev and dev.get("read_bw"), "write": dev and dev.get("write_bw")}
         base = "/sys/fs/cgroup/blkio"
+        if dev and dev.get("queue_depth") and not dev.get("blk_throttle"):
+            # [devices] queue_depth without blk_throttle: read_bw/write_bw are the disk's own
+            # bandwidth (what `memtwin calibrate --queue` measured on this unthrottled loop
+            # device), not rules to impose on it.
+            self.disk_throttle = "unthrottled (the scenario's device has its own queue, queue_depth, and no blk_throttle: its bandwidths are the disk's)"
+            return
         if not any(rules.values()):
             self.disk_throttle = "unthrottled (the scenario gives no bandwidth)"
             return

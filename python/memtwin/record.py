@@ -150,6 +150,31 @@ def snapshot_resident(paths: list) -> tuple[dict, dict]:
                  "cached_pages": sum(n for rs in out.values() for _f, n in rs)}
 
 
+def mapped_files() -> list:
+    """The regular files some process maps now (/proc/PID/maps), real paths, sorted. Their
+    mapped pages stay cached whatever a drop does (POSIX_FADV_DONTNEED skips a mapped folio),
+    and the shared libraries a command loads are among them."""
+    out = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/maps") as f:
+                for line in f:
+                    parts = line.split(None, 5)
+                    if len(parts) == 6 and parts[5].startswith("/") and not parts[5].endswith(" (deleted)\n"):
+                        out.add(parts[5].rstrip("\n"))
+        except OSError:   # gone, or not ours to read
+            continue
+    return sorted(p for p in out if os.path.isfile(p))[:RESIDENT_MAX_FILES]
+
+
+def resident_in_header(header: dict) -> tuple:
+    """(pages, files) of the header's files with pages cached at the start."""
+    rs = [fe.get("resident") for fe in header.get("files", []) if isinstance(fe, dict) and fe.get("resident")]
+    return sum(n for r in rs for _f, n in r), len(rs)
+
+
 def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False,
            resident_paths: list | None = None, tracer: str = "auto", cold: list | None = None) -> dict:
     jsonio.check_writable(out)
@@ -184,9 +209,15 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
         from . import hostcache
         for p in cold:
             hostcache.evict(p, sync=True)
-    # The cache the command starts with: the files it names and those below --resident.
+    # The cache the command starts with: the files it names and those below --resident, and the
+    # files other processes map (its shared libraries among them); the trace's files keep theirs.
     snap_paths = list(resident_paths or []) + [x for x in cmd[1:] if x.startswith("/") or os.path.exists(x)]
     resident, snap = snapshot_resident([p for p in snap_paths if os.path.exists(p)])
+    mapped = [p for p in mapped_files() if p not in resident]
+    more, msnap = snapshot_resident(mapped)
+    resident.update(more)
+    snap = dict(snap, mapped_files=msnap["files"], cached_files=snap["cached_files"] + msnap["cached_files"],
+                cached_pages=snap["cached_pages"] + msnap["cached_pages"], skipped=snap["skipped"] + msnap["skipped"])
     if why_not_bpf is None:
         try:
             return _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap)
@@ -294,9 +325,10 @@ def run_cli(a) -> int:
                 print(f"  BPF not used: {info['bpf_not_used']}")
             for m in info.get("missing", []):
                 print(f"  not recorded: {m}")
-            rs = info.get("resident", {})
-            if rs.get("files"):
-                print(f"  cache at the start (mincore): {rs['cached_pages']} pages in {rs['cached_files']} of {rs['files']} files looked at")
+            with trace.Reader(a.out) as r:
+                pages, nfiles = resident_in_header(r.header)
+            print(f"  cache at the start (mincore): {pages} pages in {nfiles} of the trace's {info['files']} files "
+                  "(looked at: the files the command names, --resident's, and those other processes map)")
             if info["exit_status"]:
                 print(f"note: the command exited with status {info['exit_status']}", file=sys.stderr)
             return 0

@@ -40,8 +40,10 @@ def profile_for_kernel(release) -> str:
 
 def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale: float = 0.0,
                 loops: int = 1, profile: str = DEFAULT_PROFILE, cgroup: str = "v1", cold: bool = False,
-                read_ahead_kb: int = 128) -> dict:
-    """The scenario `memtwin replay` runs: the trace as task `trace` in memcg `ct`."""
+                read_ahead_kb: int = 128, start_cache: str | None = None) -> dict:
+    """The scenario `memtwin replay` runs: the trace as task `trace` in memcg `ct`. `start_cache`:
+    a measurement (memtwin measure --out) whose start cache the task begins with (`initial_cache
+    = FILE`), instead of the recording's (or none, `cold`)."""
     cg = {}
     if limit:
         cg = {"memory.limit_in_bytes": limit} if cgroup == "v1" else {"memory.max": limit}
@@ -52,7 +54,7 @@ def to_scenario(path: str, limit: str | None = None, ram: str = "4G", time_scale
         "devices": {"sda": {"read_bw": 500_000_000, "seek": "100us", "read_ahead_kb": read_ahead_kb}},
         "cgroups": {"ct": cg},
         "tasks": {"trace": {"cgroup": "ct", "trace": os.path.abspath(path), "time_scale": time_scale, "loops": loops,
-                            "step": "replay", "initial_cache": not cold}},
+                            "step": "replay", "initial_cache": os.path.abspath(start_cache) if start_cache else not cold}},
     }
 
 
@@ -98,7 +100,7 @@ def add_parser(sub) -> None:
     p.add_argument("--ram", default="4G", metavar="SIZE", help="the twin machine's RAM (default 4G)")
     p.add_argument("--cgroup-version", choices=("v1", "v2"), default="v1", help="cgroup interface (default v1)")
     p.add_argument("--cold", action="store_true", help="start with none of the trace's files cached (default: the cache "
-                   "the recording started with, when the trace has it)")
+                   "the measured run started with, with --against, else the one the recording started with, when the trace has it)")
     p.add_argument("--read-ahead-kb", type=_ra_kb, default=None, metavar="KB",
                    help="the twin device's read_ahead_kb (default: the recording host's, from the trace's header, else 128)")
     p.add_argument("--profile", default=None, metavar="NAME",
@@ -107,7 +109,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the totals and the replay's counts as JSON")
     p.add_argument("--against", metavar="MEASURED.json",
                    help="compare with a measurement (memtwin measure --out, or any result in the engine's layout): "
-                        "twin, measured and the difference for each metric both have")
+                        "twin, measured and the difference for each metric both have; the twin starts with the page "
+                        "cache the measured run started with (its real.resident_at_start) when the file has it")
 
 
 COMPARE_KEYS = ("read_bytes", "write_bytes", "memcg.max_usage_bytes", "memcg.usage_bytes", "memcg.file_bytes", "memcg.pgmajfault")
@@ -127,6 +130,16 @@ def load_measured(path: str) -> dict:
     except (ValueError, KeyError, TypeError, AttributeError, StopIteration):
         raise trace.TraceError(f"{path}: error: not a result in the engine's layout (variants -> totals)\n"
                                "  fix: give the file memtwin measure --out (or memtwin run/real --json) wrote") from None
+
+
+def has_start_cache(path: str) -> bool:
+    """Whether the measurement at `path` (already read by load_measured) has the cache its run
+    started with (`real.resident_at_start`, written by memtwin measure since 2026-11-28)."""
+    import json
+    with open(path) as f:
+        vs = json.load(f)["variants"]
+    v = vs.get("default") or next(iter(vs.values()))
+    return isinstance((v.get("real") or {}).get("resident_at_start"), dict)
 
 
 def run_cli(a) -> int:
@@ -151,18 +164,22 @@ def run_cli(a) -> int:
                   f"  fix: give one of {', '.join(names)} (memtwin profiles), or leave it out for the recording's kernel",
                   file=sys.stderr)
             return 2
-    measured = None
+    measured = start_cache = None
     if a.against:
         try:
             measured = load_measured(a.against)
         except trace.TraceError as e:
             print(str(e), file=sys.stderr)
             return 1
+        # the twin starts with the cache the measured run started with (what measure's drop left:
+        # pages other processes map), unless --cold; a measurement without it: the recording's
+        if not a.cold and has_start_cache(a.against):
+            start_cache = a.against
     bar = Progress(f"replay {os.path.basename(a.file)}")
     t0 = time.monotonic()
     try:
         r = replay(a.file, a.limit, progress=bar, time_scale=a.time_scale, loops=a.loops, ram=a.ram, cgroup=a.cgroup_version, cold=a.cold,
-                   read_ahead_kb=a.read_ahead_kb, profile=a.profile)
+                   read_ahead_kb=a.read_ahead_kb, profile=a.profile, start_cache=start_cache)
     except (trace.TraceError, api.ScenarioError) as e:
         bar.close()
         print(str(e.args[0] if e.args else e), file=sys.stderr)

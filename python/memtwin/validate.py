@@ -7,6 +7,12 @@ or from the recorded results the scenario's `[validation] recorded` names. Each 
 `[validation.tolerance]` is compared step by step: |sim - real| <= max(rel * |real|, abs).
 A scenario with `[published.checks]` against recorded real figures (the QEMU dying-cgroup and
 list_lru runs) has those checks evaluated too.
+
+A recorded program (issue 18: a scenario whose task replays a trace, scenarios/validation/
+trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
+program (one variant per memcg limit), checked to have been measured at the variant's limit
+(`_check_measured_limit`); on the host its real side is the program measured again
+(`measure_trace`), and the twin starts from the cache that run started with.
 """
 
 from __future__ import annotations
@@ -236,8 +242,18 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         skipped.append((name, why))
         out(f"  {name}: skipped: {why}")
         return []
+    live_trace = on == "host" and not recorded and any(op["op"] == "trace" for t in plan["tasks"] for op in t["ops"])
+    if live_trace:
+        # the program first, then the twin from the cache that run started with
+        real = measure_trace(scn, plan, name)
+        rc = real.get("real", {}).get("resident_at_start")
+        if rc is not None:
+            from memtwin.api import start_from
+            start_from(scn, v, rc)
     sim = run(scn, variant=v).to_json()
-    if recorded:
+    if live_trace:
+        pass
+    elif recorded:
         real = rec.get("variants", {}).get(name)
         if real is None:
             raise _err(where, f"the recorded results have no variant {name!r}", "re-record them for every variant")
@@ -248,9 +264,91 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
 
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
     info = real.get("real", {})
+    if recorded and "limit_bytes" in info:
+        _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
+        _check_measured_command(scn, name, plan, info.get("command"), where)
     if info:
         out(f"  {name}: real kernel {info.get('kernel')} on {info.get('on')}, {info.get('date')}"
             + ("" if info.get("timing_comparable") else " (times not comparable)"))
         for n in info.get("notes", []):
             out(f"    note: {n}")
     return compare_steps(name, sim["steps"], real["steps"], tol, only, where, known)
+
+
+def _check_measured_limit(scn, v, name, plan, limit, where) -> None:
+    """A variant whose recorded run is a measurement (`memtwin measure`: the command in one
+    memcg with --limit, `real.limit_bytes`) must give the memcg its trace tasks run in that
+    limit: a variant that sets none, or another, would compare the twin at one limit with the
+    kernel at another."""
+    def size(n: int) -> str:
+        return next((f"{n >> b}{u}" for b, u in ((30, "G"), (20, "M"), (10, "K")) if n and n % (1 << b) == 0), str(n))
+
+    cgs = {c["path"]: c for c in plan.get("cgroups", [])}
+    for t in plan.get("tasks", []):
+        if not any(isinstance(op, dict) and op.get("op") == "trace" for op in t.get("ops", [])):
+            continue
+        cg = cgs.get(t.get("cgroup"))
+        mx = None if cg is None else cg.get("max")
+        if mx != limit:
+            at = scn.doc.locate(["variants", v]) if v else None
+            have = "no memcg" if cg is None else ("no memory limit" if mx is None else f"limit {size(mx)} ({mx} bytes)")
+            want = "no limit" if limit is None else f"limit {size(limit)} ({limit} bytes)"
+            key = "memory.limit_in_bytes" if plan.get("cgroup") == "v1" else "memory.max"
+            raise _err(at or where, f"variant {name}: the measured run had {want}, the twin's task {t['name']} runs with {have} "
+                                    f"(memcg {t.get('cgroup') or '/'})",
+                       f'set cgroups.{t.get("cgroup") or "NAME"}."{key}" = "{size(limit) if limit else "max"}" in [variants.{name}] '
+                       f"(the limit the recorded run was measured with), or re-measure at this variant's limit")
+
+
+def measure_trace(scn, plan, name) -> dict:
+    """The real side of a recorded program on this host: the command its trace's header names,
+    run by `memtwin measure` in a fresh memcg with the limit the variant gives the trace task's
+    memcg, the trace's files dropped from the page cache first; the variant entry of the JSON
+    layout, its step named as the scenario's (the recorded results of a trace validation scenario
+    are these, lab/record_trace_validation.py). A trace task whose `initial_cache` names a file
+    then starts from this run's cache instead (`api.start_from`)."""
+    from memtwin import measure, trace
+    from memtwin.real import RealError
+
+    tasks = plan["tasks"]
+    if len(tasks) != 1 or len(tasks[0]["ops"]) != 1:
+        raise RealError(f"{scn.source}: variant {name}: a recorded program runs on the host alone (memtwin measure), "
+                        "and this scenario has other tasks or ops beside its trace\n"
+                        "  fix: validate it against recorded results (validate --recorded), or keep the trace task alone")
+    t, op = tasks[0], tasks[0]["ops"][0]
+    path = scn.traces.get(op["trace"], op["trace"])
+    with trace.Reader(path) as r:
+        cmd = r.header.get("command")
+        files = [p for p, _size in r.files()]
+    if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
+        raise RealError(f"{path}: the trace's header names no command (an imported trace), so there is nothing to run\n"
+                        "  fix: validate it against recorded results (validate --recorded)")
+    cg = {c["path"]: c for c in plan.get("cgroups", [])}.get(t.get("cgroup"))
+    try:
+        res = measure.measure(cmd, None if cg is None else cg.get("max"), plan.get("cgroup"), files, False)
+    except measure.MeasureError as e:
+        raise RealError(str(e)) from None
+    v = measure.engine_layout(res)["variants"]["default"]
+    for s in v["steps"]:
+        s.update(name=op["step"], task=t["name"], memcg="/" + (t.get("cgroup") or ""))
+    return v
+
+
+def _check_measured_command(scn, name, plan, command, where) -> None:
+    """The recorded measurement ran the command the trace's header names (record and measure of
+    the same program): results of another program, or of other arguments, are refused."""
+    from memtwin import trace
+
+    for t in plan.get("tasks", []):
+        for op in t.get("ops", []):
+            if not (isinstance(op, dict) and op.get("op") == "trace"):
+                continue
+            path = scn.traces.get(op["trace"], op["trace"])
+            with trace.Reader(path) as r:
+                want = r.header.get("command")
+            if want and command != want:
+                at = scn.doc.locate(["tasks", t["name"], "trace"]) or where
+                raise _err(at, f"variant {name}: the recorded results measured {command!r}, but the trace {op['trace']} "
+                               f"recorded {want!r}",
+                           "measure the command the trace recorded (memtwin measure --trace TRACE -- CMD, or "
+                           "lab/record_trace_validation.py NAME), or name that program's trace")

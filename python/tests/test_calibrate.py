@@ -66,3 +66,50 @@ def test_calibrate_measures_and_removes_everything(tmp_path, capsys):
     f = json.loads(out_json.read_text())
     assert f["read_bw"] > 0 and f["write_bw"] > 0 and f["rand4k_p50_us"] > 0 and f["throttle"] is None
     assert out_toml.read_text() == out and "[devices.sda]" in out
+
+
+def _queue_figures(throttle):
+    return {"read_bw": 1114000000, "write_bw": 2549000000, "seek_ns": 50000, "rand4k_p50_us": 54.0, "rand4k_p90_us": 70.0,
+            "rand4k_p99_us": 126.0, "buffered_read_bw": 2600000000, "read_ahead_kb": 128, "size": 512 << 20, "repeat": 3,
+            "throttle": throttle, "disk": "ext4 image on a loop device", "kernel": "6.18", "date": "2026-11-28T20:24:49Z",
+            "queue": {"queue_depth": 128, "request_latency_ns": 50000, "request_read_bw": 1400000000,
+                      "request_write_bw": 3500000000, "queue_read_bw": 3300000000, "queue_write_bw": 3400000000,
+                      "request_cost_ns": 13000, "rand4k_iops_together": 65000, "threads": 32,
+                      "alone": {"read": {"t64_us": 100.0, "t1m_us": 800.0}, "write": {"t64_us": 68.0, "t1m_us": 337.0}}}}
+
+
+@pytest.mark.parametrize("throttle", [None, {"read_bw": 500000000, "write_bw": 400000000}])
+def test_the_queue_table_is_a_device_queue_the_engine_reads(tmp_path, throttle):
+    """`--queue`: the shared bandwidths are the device's read_bw/write_bw, or, under the
+    throttle's rules (which stay read_bw/write_bw), queue_read_bw/queue_write_bw with
+    blk_throttle = true; the engine reads every key (an unknown or missing one is an error)."""
+    from memtwin import calibrate
+    text = calibrate.device_table("sda", _queue_figures(throttle))
+    assert "queue_depth = 128" in text and 'request_latency = "50us"' in text and 'request_cost = "13.0us"' in text
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "c"\n[machine]\nram = "1G"\n' + text +
+                 '[files."/f"]\nsize = "1M"\n[tasks.t]\nops = [{ op = "read", file = "/f" }]\n')
+    dev = memtwin.load(str(p)).doc.plan(None, [])["devices"][0]
+    assert dev["queue_depth"] == 128 and dev["blk_throttle"] == bool(throttle)
+    assert dev["read_bw"] == (500000000 if throttle else 3300000000)
+
+
+@pytest.mark.parametrize("dev, throttled", [
+    ({"read_bw": 3300000000, "write_bw": 3400000000, "queue_depth": 128, "blk_throttle": False}, False),
+    ({"read_bw": 500000000, "write_bw": 400000000, "queue_depth": 128, "blk_throttle": True}, True),
+    ({"read_bw": 500000000, "write_bw": 400000000, "queue_depth": None, "blk_throttle": False}, True),
+])
+def test_the_host_runner_leaves_a_queued_disk_unthrottled(tmp_path, monkeypatch, dev, throttled):
+    """A device with its own queue and no blk_throttle is the disk as it is: the host runner
+    sets no blk-throttle rule on its loop device (it would write the rules otherwise)."""
+    import types
+    written = []
+    monkeypatch.setattr(real, "_write", lambda path, v: written.append((path, v)))
+    monkeypatch.setattr(os.path, "exists", lambda p: True)
+    run = types.SimpleNamespace(notes=[], loop="/dev/loop7")
+    import builtins
+    real_open = builtins.open
+    monkeypatch.setattr(builtins, "open", lambda p, *a, **k: __import__("io").StringIO("7:7\n") if str(p).endswith("/dev") else real_open(p, *a, **k))
+    real.HostRun._throttle(run, dev)
+    assert bool(written) == throttled, (written, run.disk_throttle)
+    assert ("unthrottled" in run.disk_throttle) != throttled

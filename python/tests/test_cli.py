@@ -724,7 +724,7 @@ def test_profiles(capsys):
     code, out, err = cli_run(capsys, "profiles")
     assert (code, err) == (0, "")
     lines = out.splitlines()
-    assert [ln.split()[0] for ln in lines] == ["linux-6.18", "linux-6.6", "linux-6.6-lru_gen", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
+    assert [ln.split()[0] for ln in lines] == ["linux-6.18", "linux-6.12", "linux-6.12-lru_gen", "linux-6.6", "linux-6.6-lru_gen", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
     for (name, desc), ln in zip(memtwin.profiles(), lines):
         assert ln == f"{name:10}  {desc}"
 

@@ -640,3 +640,83 @@ def test_dirty_bytes_reach_the_guest_and_the_host_owner_file(tmp_path, monkeypat
     f.write_text("0")
     assert leftovers.restore_sysctls({str(f): 20}) == [] and f.read_text() == "20"
     assert leftovers.restore_sysctls({str(tmp_path / "no" / "such"): 1})
+
+
+# ---------------------------------------------------------------- the 6.12 guest (issue 22)
+
+def test_the_profile_chooses_the_guest_kernel():
+    # linux-6.12 and linux-6.12-lru_gen boot Debian's 6.12; every other profile the 6.1 guest
+    assert qemu.guest_kernel_of({"profile": "linux-6.12"}) == "6.12"
+    assert qemu.guest_kernel_of({"profile": "linux-6.12-lru_gen"}) == "6.12"
+    for p in ("linux-6.1", "linux-6.6", "linux-6.6-lru_gen", "linux-6.18", "linux-5.0"):
+        assert qemu.guest_kernel_of({"profile": p}) == "6.1", p
+    assert set(qemu.GUEST_OF_PROFILE.values()) <= set(qemu.GUEST_KERNELS)
+    assert set(qemu.GUEST_OF_PROFILE) <= {p for p, _ in memtwin.profiles()}
+
+
+@pytest.mark.parametrize("lru_gen", [False, True])
+def test_the_6_1_guest_init_is_unchanged_and_6_12_switches_lru_gen_off_for_two_lists(lru_gen):
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-stream-wset.toml")
+    plan = memtwin.load(path).doc.plan(None, [] if lru_gen else ["kernel.lru_gen=false"])
+    init61 = qemu.guest_init(plan, 128)
+    assert qemu.guest_init(plan, 128, None, "6.1") == init61  # byte-identical to a run without a guest name
+    assert "@LRUGENOFF@" not in init61 and "echo n > /sys/kernel/mm/lru_gen/enabled" not in init61
+    init612 = qemu.guest_init(plan, 128, None, "6.12")
+    # Debian's 6.12 boots with CONFIG_LRU_GEN_ENABLED=y: a two-list run writes n, a lru_gen run y
+    assert ("echo n > /sys/kernel/mm/lru_gen/enabled" in init612) is (not lru_gen)
+    assert init612.replace(qemu.LRUGEN_OFF, "") == init61
+
+
+def test_a_v1_scenario_on_the_6_12_guest_is_refused_before_booting():
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-global-stream.toml")
+    plan = memtwin.load(path).doc.plan("two-list", ["kernel.cgroup=v1"])
+    assert plan["cgroup"] == "v1" and qemu.guest_kernel_of(plan) == "6.12"
+    with pytest.raises(RealError, match=r"no cgroup v1 memory controller \(CONFIG_MEMCG_V1 is not set\)\n  fix: set \[kernel\] cgroup = \"v2\""):
+        qemu.check_plan(plan, None, "6.12")
+    qemu.check_plan(plan, None, None)  # a --kernel of the user's: not refused for that
+
+
+def test_no_6_12_guest_says_how_to_get_it(tmp_path):
+    with pytest.raises(RealError, match=r"boots Debian's 6.12 guest kernel, and there is none in .*kpkg-6.12\n  fix: run `memtwin lab setup`"):
+        qemu._kernel_and_modules(None, str(tmp_path), "6.12")
+
+
+def test_lab_setup_skips_6_12_it_cannot_get_and_fails_without_6_1(tmp_path, monkeypatch):
+    # CI runs `memtwin lab setup`: the optional 6.12 guest is a said skip, the 6.1 guest an error
+    monkeypatch.setattr(qemu.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(qemu.shutil, "which", lambda tool: "/bin/" + tool)
+    monkeypatch.setattr(qemu, "_is_static", lambda p: True)
+    monkeypatch.setattr(qemu, "_static_libc", lambda: True)
+    monkeypatch.setattr(qemu, "kernel_package", lambda guest="6.1": None)
+    said = []
+    assert qemu.setup(said.append, str(tmp_path), ("6.12",)) == 0
+    assert any(s.startswith("guest kernel 6.12: skipped: apt-cache names no linux-image-6.12.") for s in said), said
+    with pytest.raises(RealError, match="apt-cache names no linux-image-6.1"):
+        qemu.setup(said.append, str(tmp_path), ("6.1", "6.12"))
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.skipif(qemu.find_kernel(guest="6.12") is None, reason="no 6.12 guest kernel (memtwin lab setup fetches it)")
+def test_the_6_12_packages_modules_load_with_their_dependencies():
+    k, mods, _ = qemu._kernel_and_modules(None, qemu.DEFAULT_WORKDIR, "6.12")
+    assert os.path.basename(k).startswith("vmlinuz-6.12.") and mods is not None
+    ext4 = [n for n, _, _ in qemu._module_files(mods, "ext4")]
+    xfs = [n for n, _, _ in qemu._module_files(mods, "xfs")]
+    # 6.12's modinfo: ext4 depends=jbd2,crc16,mbcache; xfs depends=libcrc32c (virtio_pci is built in)
+    assert ext4[-1] == "ext4" and {"jbd2", "crc16", "mbcache", "virtio_blk"} <= set(ext4)
+    assert ext4.index("jbd2") < ext4.index("ext4")
+    assert xfs[-1] == "xfs" and xfs.index("libcrc32c") < xfs.index("xfs")
+
+
+def test_lab_doctor_lists_the_6_12_guest(tmp_path):
+    said = []
+    qemu.doctor(said.append, str(tmp_path), str(tmp_path))
+    line = [s for s in said if s.startswith("guest kernel 6.12")]
+    assert line == [f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): none in {tmp_path}/kpkg-6.12 "
+                    "(memtwin lab setup downloads Debian's bookworm-security 6.12 package)"]
+    boot = tmp_path / "kpkg-6.12" / "boot"
+    boot.mkdir(parents=True)
+    (boot / "vmlinuz-6.12.117+deb12-amd64").write_bytes(b"")
+    said.clear()
+    qemu.doctor(said.append, str(tmp_path), str(tmp_path))
+    assert f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): {boot}/vmlinuz-6.12.117+deb12-amd64" in said

@@ -188,6 +188,8 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
             fol = s["folios"]
             assert fol["file_pages"] == sum(n << int(o) for o, n in fol["file"].items())
             assert 0 <= fol["file_pages"] - s["pagecache"] <= 16, (s["name"], fol, s["pagecache"])
+            # anon_flags breaks down the anonymous part of the other pages
+            assert sum(fol["anon_flags"].values()) <= fol["other_pages"], fol
     if real.folio_events_supported() is not None:
         assert "folio_events_unavailable" in doc["variants"]["default"]["real"]
     else:

@@ -252,3 +252,31 @@ def test_a_tracer_that_ignores_sigint_is_stopped_without_hanging():
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_mapped_files_are_snapshotted_as_the_command_starts(tmp_path):
+    """record's start snapshot looks at the files other processes map (/proc/PID/maps) besides
+    the command's arguments: a file this process maps is among them, and its cached pages are
+    the trace's header's `resident` when the trace names it (import with record's snapshot)."""
+    import mmap
+
+    from memtwin import record, trace, trace_import
+
+    lib = tmp_path / "libmapped.so"
+    lib.write_bytes(os.urandom(16 * 4096))
+    with open(lib, "rb") as fh:
+        m = mmap.mmap(fh.fileno(), 16 * 4096, prot=mmap.PROT_READ)
+        try:
+            sum(m[i * 4096] for i in range(16))
+            assert os.path.realpath(lib) in record.mapped_files()
+            resident, snap = record.snapshot_resident([p for p in record.mapped_files() if p == os.path.realpath(lib)])
+        finally:
+            m.close()
+    assert resident == {os.path.realpath(lib): [[0, 16]]} and snap["cached_pages"] == 16
+    log = tmp_path / "s.log"
+    log.write_text(f'1 1700000000.000000 openat(AT_FDCWD, "{lib}", O_RDONLY) = 3<{lib}>\n'
+                   f'1 1700000000.000100 read(3<{lib}>, ""..., 4096) = 4096\n')
+    out = tmp_path / "t.mtt"
+    trace_import.import_strace(str(log), str(out), {"source": "strace"}, resident)
+    with trace.Reader(str(out)) as r:
+        assert record.resident_in_header(r.header) == (16, 1)

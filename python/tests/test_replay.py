@@ -177,7 +177,8 @@ def test_profile_of_the_recording_kernel(tmp_path):
     from memtwin import replay
 
     assert replay.profile_for_kernel("6.18.44-fc-v857") == "linux-6.18"
-    assert replay.profile_for_kernel("6.12.9-amd64") == "linux-6.6"   # 6.6 <= 6.12 < 6.18
+    assert replay.profile_for_kernel("6.12.9-amd64") == "linux-6.12"
+    assert replay.profile_for_kernel("6.11.0") == "linux-6.6"   # 6.6 <= 6.11 < 6.12
     assert replay.profile_for_kernel("6.1.0-56-amd64") == "linux-6.1"
     assert replay.profile_for_kernel("5.10.0") == "linux-5.0"
     assert replay.profile_for_kernel("2.6.32") == "linux-3.13"  # older than every era: the oldest
@@ -198,3 +199,97 @@ def test_profile_of_the_recording_kernel(tmp_path):
     r = _cli("replay", str(p), "--profile", "linux-9.9")
     assert r.returncode == 2 and r.stdout == ""
     assert "--profile linux-9.9: no such kernel profile" in r.stderr and "linux-6.18" in r.stderr
+
+
+def _measured(path, caches):
+    """A measurement in the engine's layout with each variant's `real.resident_at_start`."""
+    import json
+    vs = {name: {"steps": [], "totals": {"read_bytes": 0}, "real": {"on": "host", "kernel": "6.18", "resident_at_start": rc}}
+          for name, rc in caches.items()}
+    path.write_text(json.dumps({"scenario": "m", "variants": vs}))
+
+
+def _start_trace(tmp_path):
+    p = tmp_path / "r.mtt"
+    w = trace.Writer(str(p), {"source": "test", "files": [{"id": 0, "path": "/data/f0", "size": 4 << 20, "resident": [[0, 256]]},
+                                                          {"id": 1, "path": "/lib/libx.so", "size": 1 << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    w.add(1, "read", pid=1, file=0, offset=0, length=4 << 20)
+    w.add(2, "open", pid=1, file=1)
+    w.add(3, "read", pid=1, file=1, offset=0, length=1 << 20)
+    w.close()
+    return p
+
+
+def test_initial_cache_from_a_measured_run(tmp_path):
+    """`initial_cache = "FILE"`: the task starts with the cache the measured run of each variant
+    started with (memtwin measure's real.resident_at_start: what its drop left), the variant of
+    the same name's, else the file's `default`; pages of files the trace lacks, or past a file's
+    end, are left out."""
+    _start_trace(tmp_path)
+    _measured(tmp_path / "m.json", {
+        "default": {"/lib/libx.so": [[0, 256]], "/not/in/trace": [[0, 10]]},        # all of libx
+        "half": {"/data/f0": [[0, 512]], "/lib/libx.so": [[0, 128], [200, 1000]]},  # 2M of f0, 128 + 56 pages of libx
+    })
+    s = tmp_path / "s.toml"
+    s.write_text('[scenario]\nname = "s"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "100M"\nread_ahead_kb = 0\n'
+                 '[cgroups.ct]\n[tasks.app]\ncgroup = "ct"\ntrace = "r.mtt"\ntime_scale = 0\ninitial_cache = "m.json"\n'
+                 '[variants.half]\n[variants.header]\ntasks.app.initial_cache = true\n[variants.cold]\ntasks.app.initial_cache = false\n')
+    scn = api.load(str(s))
+    got = {v: int(api.run(scn, v).totals["read_bytes"]) for v in (None, "half", "header", "cold")}
+    assert got == {None: 4 << 20,                                   # f0 cold, libx all cached (default)
+                   "half": (2 << 20) + (1 << 20) - (128 + 56) * 4096,  # the variant's own entry
+                   "header": (4 << 20) - (1 << 20) + (1 << 20),     # the recording's: 256 pages of f0
+                   "cold": 5 << 20}, got
+    # memtwin replay --against starts from the measurement's start cache (its default)
+    r = _cli("replay", str(tmp_path / "r.mtt"), "--against", str(tmp_path / "m.json"))
+    assert r.returncode == 0 and "read_bytes               4194304" in r.stdout, r.stdout + r.stderr
+    r = _cli("replay", str(tmp_path / "r.mtt"), "--against", str(tmp_path / "m.json"), "--cold")
+    assert "read_bytes               5242880" in r.stdout, r.stdout + r.stderr
+
+
+def test_initial_cache_file_bad_input(tmp_path):
+    """A start cache that cannot be used is an error at the scenario's `initial_cache` key
+    (file:line:col) with a fix: a missing file, one that is not JSON, not in the engine's layout,
+    a variant without resident_at_start, a scenario variant the file has no cache for."""
+    _start_trace(tmp_path)
+    base = ('[scenario]\nname = "s"\n[devices.sda]\nread_bw = "100M"\n[cgroups.ct]\n[tasks.app]\ncgroup = "ct"\n'
+            'trace = "r.mtt"\ninitial_cache = "m.json"\n')
+    s = tmp_path / "s.toml"
+
+    def err(text, *must):
+        s.write_text(text)
+        with pytest.raises(api.ScenarioError) as e:
+            scn = api.load(str(s))
+            for v in [v for v, _ in scn.variants()] or [None]:
+                api.run(scn, v)
+        msg = str(e.value)
+        assert f"{s}:9:17: error: initial_cache" in msg and "\n  fix: " in msg, msg
+        for m in must:
+            assert m in msg, msg
+
+    err(base, "no such file")
+    (tmp_path / "m.json").write_text("{not json")
+    err(base, "is not JSON")
+    (tmp_path / "m.json").write_text('{"scenario": "x"}')
+    err(base, "engine's layout")
+    _measured(tmp_path / "m.json", {"a": None})
+    err(base, "variant 'a'", "resident_at_start")
+    _measured(tmp_path / "m.json", {"a": {}, "b": {}})
+    err(base + "[variants.c]\n", "no start cache for variant `c` (it has a, b)")
+    err(base, "has start caches for variants a, b, none for the scenario without a variant", "--variant a")
+    _measured(tmp_path / "m.json", {"a": {"/lib/libx.so": [[0, -3]]}})
+    err(base, "malformed range")
+
+
+def test_initial_cache_of_a_second_task_on_the_same_trace(tmp_path):
+    """Two tasks replaying one trace: the start cache the second names is read too."""
+    _start_trace(tmp_path)
+    _measured(tmp_path / "m.json", {"default": {"/data/f0": [[0, 1024]], "/lib/libx.so": [[0, 256]]}})
+    s = tmp_path / "s.toml"
+    s.write_text('[scenario]\nname = "s"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "100M"\nread_ahead_kb = 0\n'
+                 '[cgroups.ct]\n[tasks.a]\ncgroup = "ct"\ntrace = "r.mtt"\ntime_scale = 0\ninitial_cache = false\n'
+                 '[tasks.b]\ncgroup = "ct"\ntrace = "r.mtt"\ntime_scale = 0\nstart = "1s"\ninitial_cache = "m.json"\n')
+    r = api.run(api.load(str(s)))
+    # a reads all 5M cold at 0 s; b's start cache (all of both files) is put in before its first event
+    assert int(r.totals["read_bytes"]) == 5 << 20

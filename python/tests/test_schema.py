@@ -132,7 +132,7 @@ def test_metric_and_profile_enums_match_the_engine(scenario_schema, result_schem
     assert result_schema.schema["$defs"]["metricName"]["enum"] == metrics
     profiles = [p for p, _ in memtwin.profiles()]
     assert scenario_schema.schema["$defs"]["kernelTable"]["properties"]["profile"]["enum"] == profiles
-    assert profiles == ["linux-6.18", "linux-6.6", "linux-6.6-lru_gen", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
+    assert profiles == ["linux-6.18", "linux-6.12", "linux-6.12-lru_gen", "linux-6.6", "linux-6.6-lru_gen", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,97 +1,173 @@
-"""Issue 18's validation: four real programs recorded on the host (traces in
-scenarios/validation/traces, measured with `memtwin measure` at three limits by
-lab/record_trace_validation.py), replayed in the twin by the streaming replay (`memtwin replay`:
-the trace as a scenario task, sched/replay.rs): read bytes and memcg usage (peak) within 15%.
-Points out of tolerance are listed in KNOWN_OUT with their cause; the test fails when one comes
-back in tolerance, so the list is kept honest. Major faults are not compared: these traces were
-recorded with strace, which sees mmap calls, not the faults on the mappings (the BPF recorder
-records them; the replay counts strace's file mmaps as skipped)."""
+"""Issue 18's validation with real programs: each program recorded on the host (a trace in
+scenarios/validation/traces) is a validation scenario, trace-NAME.toml, whose task replays the
+trace at the limits it was measured at (variants) and whose recorded results are its `memtwin
+measure` runs (real/trace-NAME.json, lab/record_trace_validation.py): `memtwin validate
+--recorded` and test_validation.py compare them as every other validation scenario (read bytes and
+peak usage within 15%, major faults within 20%; known disagreements in [[validation.known_out]]
+with their cause). This file checks what validate does not: that every recorded trace has its
+scenario, as lab/validation/make_trace_scenarios.py writes it, and the scenario form's bad input."""
 
-import json
 import os
+import shutil
+import sys
 
 import pytest
 
 pytest.importorskip("zstandard", reason="traces need the zstandard package")
 
-from memtwin import replay, trace
+from memtwin import api
+from memtwin.validate import validate_file
 
-D = os.path.join(os.path.dirname(__file__), "..", "memtwin", "scenarios", "validation", "traces")
-with open(os.path.join(D, "measured.json")) as f:
-    MEASURED = json.load(f)["programs"]
-
-POINTS = [(n, lim) for n, p in MEASURED.items() for lim in p["limits"]]
-
-# (program, limit, metric): filled from the figures this test prints; see README (issue 18).
-# The traces replay as the kernel that recorded them (memtwin replay picks the profile from the
-# header's kernel: linux-6.18, ext4 regular files in large folios) with the recording host's
-# read_ahead_kb (8192, /dev/vda). cat's, grep's, tar's and sqlite3's traces were recorded again on
-# 2026-11-28: those of 2026-11-25 predated the header's read_ahead_kb (the twin read them with a
-# 128 KiB window) and the kept fadvise advice (cat's POSIX_FADV_SEQUENTIAL, which doubles the
-# window to 16 MiB, was replayed as NORMAL).
-#
-# The three read_bytes points out are one mechanism, traced on the host (6.18.44, load 9-15,
-# lab/validation/trace_program_folios.py: the file's page-cache additions and deletions by order,
-# its readahead calls, its device's reads): a readahead window as large as the memcg. The kernel
-# charges the next window by reclaiming the current one's folios the program has not reached,
-# and reads them again: cat@12M added 50,562 pages for a 12,288-page file (orders 0-8), 38,274
-# of them again, and every page added again had been deleted before the reader got to it; the
-# reader then restarts at order 0 (page_cache_sync_ra() reads the rest of its request alone, the
-# "standalone, small random read", then a fresh 128-page window). sqlite3@10M (4 KiB reads, no
-# advice, windows up to 2048 pages in orders up to 9): 19,048 pages added for 10,026, 9,022
-# again, all deleted unread. sqlite3-mmap@10M (mmap read-around of 2048 pages centred on each
-# major fault, order 0 in 6.18, and asynchronous windows from the PG_readahead mark sqlite3's
-# first read() left; lab/validation/trace-programs.md): 62,066 pages added, 52,040 again, 54 major
-# faults. The twin opens the same
-# first windows in the same orders (cat: 128 pages at 0, then 512, 1024, 2048 at orders 2, 4, 6
-# from 128, 640, 1664, as the kernel's trace shows), but its reclaim finds the current
-# window's folios still locked for their read (the twin's device reads 500 MB/s; this host's disk
-# served these runs' reads at 1.1-2.5 GB/s of busy time, median 0.6-2.7 ms per request): of the
-# pages limit reclaim scanned (before the mmap path's fixes below), 294,443 of 304,965 (sqlite3@10M) and 485,464 of 516,870
-# (sqlite3-mmap@10M) were locked, so it frees nothing, the __GFP_NORETRY charge fails (8 and 14
-# times) and readahead stops there (6.10+, KernelProfile::ra_enomem_stops): unread pages are not
-# evicted and the file is read about once. A faster twin device alone does not close it (1 GB/s:
-# cat@12M 50.4M, sqlite3@10M 60.6M; 3 GB/s: 73.3M, 64.0M). It is the thrashing of the
-# host-ext4-seq-tight-*-ra8192 recordings (cat's pattern; lab/validation/large-folios.md), worked
-# on in readahead.rs. The kernel's own spread at these points (repeated measures, load 9-15):
-# cat@12M 179.9-212.4M, sqlite3@10M 89.2-116.2M, sqlite3-mmap@10M 257.8-348.8M read and 46-79
-# major faults (M: 10^6 bytes).
-#
-# sqlite3-mmap@256M's major faults (the twin took 11, the kernel 9) came back in tolerance when
-# the engine's mmap path learnt that PG_readahead is a folio flag (2026-11-28): fault-around
-# mapped the tail pages of a marked large folio, so the scan never faulted on the marker, the
-# next asynchronous window was never started and two faults on the database were major; the
-# kernel's 9 are one per program and library file (traced on the host: no fault on the
-# database read anything).
-KNOWN_OUT = {
-    ("cat", "12M", "read_bytes"),      # twin 50.4M, measured 212.4M (-76.3%): window as large as the memcg
-    ("sqlite3", "10M", "read_bytes"),  # twin 51.9M, measured 90.9M (-42.9%): the same
-    ("sqlite3-mmap", "10M", "read_bytes"),    # twin 134.7M, measured 348.8M (-61.4%): the same (mmap read-around)
-    ("sqlite3-mmap", "10M", "major_faults"),  # twin 31, measured 55 (-43.6%): the same
-}
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+VAL = os.path.join(ROOT, "scenarios", "validation")
+TRACES = sorted(f[:-4] for f in os.listdir(os.path.join(VAL, "traces")) if f.endswith(".mtt"))
 
 
-def _rel(a, b):
-    return (a - b) / b if b else 0.0
+def test_every_recorded_program_is_a_validation_scenario_as_generated():
+    sys.path.insert(0, os.path.join(ROOT, "lab", "validation"))
+    try:
+        import make_trace_scenarios as gen
+    finally:
+        sys.path.pop(0)
+    assert len(TRACES) >= 4 and set(TRACES) == set(gen.PROGRAMS)
+    for name in TRACES:
+        path = os.path.join(VAL, f"trace-{name}.toml")
+        with open(path) as f:
+            assert f.read() == gen.scenario(name), f"{path} is not what lab/validation/make_trace_scenarios.py writes: run it"
+        scn = api.load(path)
+        limits = [v for v, _ in scn.variants()]
+        assert limits == gen.PROGRAMS[name][2], "a variant per measured limit, loose to tight"
+        tol = scn.doc.table("validation")["tolerance"]
+        assert tol["read_bytes"] == 0.15 and tol["memcg.max_usage_bytes"] == 0.15
+        assert tol.get("memcg.pgmajfault") == (0.20 if gen.PROGRAMS[name][3] == "bpf" else None)
 
 
-@pytest.mark.parametrize("name,limit", POINTS, ids=[f"{n}@{l}" for n, l in POINTS])
-def test_replay_within_tolerance(name, limit):
-    real = MEASURED[name]["limits"][limit]
-    path = os.path.join(D, name + ".mtt")
-    with trace.Reader(path) as r:
-        faults = r.header.get("tracer") == "bpftrace"   # strace records no page faults
-    t = replay.replay(path, limit).totals
-    got = {"read_bytes": int(t["read_bytes"]), "memcg.max_usage_bytes": int(t["memcg.max_usage_bytes"]),
-           "major_faults": int(t["memcg.pgmajfault"])}
-    out = []
-    checks = [("read_bytes", 0.15), ("memcg.max_usage_bytes", 0.15)] + ([("major_faults", 0.20)] if faults else [])
-    for k, tol in checks:
-        r = _rel(got[k], real[k])
-        print(f"{name} {limit} {k}: twin {got[k]} measured {real[k]} ({r:+.1%})")
-        bad = abs(r) > tol
-        if (name, limit, k) in KNOWN_OUT:
-            assert bad, f"{name} {limit} {k} is back in tolerance ({r:+.1%}): remove it from KNOWN_OUT"
-        elif bad:
-            out.append(f"{k} {r:+.1%}")
-    assert not out, f"{name} at {limit}: " + ", ".join(out)
+def _copy(tmp_path, name="sqlite3-mmap"):
+    """The scenario, its trace and its recorded results in tmp_path (same layout)."""
+    os.makedirs(tmp_path / "traces")
+    os.makedirs(tmp_path / "real")
+    shutil.copy(os.path.join(VAL, "traces", f"{name}.mtt"), tmp_path / "traces")
+    shutil.copy(os.path.join(VAL, "real", f"trace-{name}.json"), tmp_path / "real")
+    with open(os.path.join(VAL, f"trace-{name}.toml")) as f:
+        return f.read()
+
+
+def test_a_variant_without_the_measured_limit(tmp_path):
+    """A variant that does not give the trace's memcg the limit its measurement ran with is an
+    error at the variant (file:line:col), with the fix, before anything is compared."""
+    text = _copy(tmp_path)
+    s = tmp_path / "t.toml"
+    s.write_text(text.replace('[variants.40M]\ndescription = "memcg limit 40M"\ncgroups.ct."memory.limit_in_bytes" = "40M"\n',
+                              '[variants.40M]\ndescription = "memcg limit 40M"\n'))
+    line = s.read_text().splitlines().index("[variants.40M]") + 1
+    with pytest.raises(api.ScenarioError) as e:
+        validate_file(str(s), None, True, out=lambda *_: None)
+    msg = str(e.value)
+    assert msg.startswith(f"{s}:{line}:1: error: variant 40M: the measured run had limit 40M (41943040 bytes), "
+                          "the twin's task sqlite3 runs with limit 256M (268435456 bytes)"), msg
+    assert '\n  fix: set cgroups.ct."memory.limit_in_bytes" = "40M" in [variants.40M]' in msg, msg
+
+
+def test_a_trace_or_start_cache_that_is_missing(tmp_path):
+    """The scenario form's trace and start cache, missing: an error at the key's file:line:col."""
+    text = _copy(tmp_path)
+    s = tmp_path / "t.toml"
+    lines = text.splitlines()
+    s.write_text(text.replace('trace = "traces/sqlite3-mmap.mtt"', 'trace = "traces/nope.mtt"'))
+    n = lines.index('trace = "traces/sqlite3-mmap.mtt"') + 1
+    with pytest.raises(api.ScenarioError) as e:
+        validate_file(str(s), None, True, out=lambda *_: None)
+    assert str(e.value).startswith(f"{s}:{n}:9: error: trace: ") and "no such trace file" in str(e.value) and "fix:" in str(e.value)
+    s.write_text(text.replace('initial_cache = "real/trace-sqlite3-mmap.json"', 'initial_cache = "real/nope.json"'))
+    n = lines.index('initial_cache = "real/trace-sqlite3-mmap.json"') + 1
+    with pytest.raises(api.ScenarioError) as e:
+        validate_file(str(s), None, True, out=lambda *_: None)
+    assert str(e.value).startswith(f"{s}:{n}:17: error: initial_cache: no such file") and "fix:" in str(e.value), str(e.value)
+
+
+def test_validate_on_host_measures_the_recorded_program(tmp_path):
+    """`memtwin validate FILE --on host` of a trace scenario runs the command the trace's header
+    names with memtwin measure at each variant's limit (its files dropped first) and compares."""
+    from memtwin import real, trace
+
+    ok, why = real.host_ready()
+    if not ok:
+        pytest.skip("needs root and a memory controller: " + why)
+    data = tmp_path / "d.bin"
+    data.write_bytes(os.urandom(8 << 20))
+    t = tmp_path / "cat.mtt"
+    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
+                              "files": [{"id": 0, "path": str(data), "size": 8 << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    for i in range(64):
+        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
+    w.close()
+    s = tmp_path / "s.toml"
+    v, _mnt = real.find_memory_controller()   # the scenario's cgroup version is the host's
+    s.write_text(f'[scenario]\nname = "s"\n[machine]\nram = "4G"\n[kernel]\ncgroup = "{v}"\n[devices.sda]\nread_bw = "500M"\n'
+                 f'[cgroups.ct]\n"{"memory.limit_in_bytes" if v == "v1" else "memory.max"}" = "64M"\n'
+                 '[tasks.cat]\ncgroup = "ct"\ntrace = "cat.mtt"\ntime_scale = 0\nstep = "run"\n'
+                 '[validation]\n[validation.tolerance]\nread_bytes = 0.15\n')
+    rows, _, _ = validate_file(str(s), "host", False, out=lambda *_: None)
+    r = {x.metric: x for x in rows}["read_bytes"]
+    assert r.sim == 8 << 20 and r.real >= 8 << 20, (r.sim, r.real)   # cat read the dropped file from disk
+
+
+def test_recorded_results_of_another_command(tmp_path):
+    """Recorded results that measured another command than the trace recorded are refused, at the
+    trace's key (file:line:col), with the fix."""
+    import json
+
+    text = _copy(tmp_path)
+    rj = tmp_path / "real" / "trace-sqlite3-mmap.json"
+    doc = json.loads(rj.read_text())
+    doc["variants"]["10M"]["real"]["command"] = ["sqlite3", "/var/tmp/other.db", "select 1"]
+    rj.write_text(json.dumps(doc))
+    s = tmp_path / "t.toml"
+    s.write_text(text)
+    n = text.splitlines().index('trace = "traces/sqlite3-mmap.mtt"') + 1
+    with pytest.raises(api.ScenarioError) as e:
+        validate_file(str(s), None, True, out=lambda *_: None)
+    msg = str(e.value)
+    assert msg.startswith(f"{s}:{n}:9: error: variant 10M: the recorded results measured ['sqlite3', '/var/tmp/other.db'") and \
+        "\n  fix: measure the command the trace recorded" in msg, msg
+
+
+def test_validate_on_host_starts_the_twin_from_that_runs_cache(tmp_path):
+    """On the host, a trace task with `initial_cache = "FILE"` starts from the cache the run just
+    measured started with, not FILE's: a file this process maps stays cached through measure's
+    drop, so cat reads nothing from disk, and neither does the twin, though FILE says cold."""
+    import json
+    import mmap
+
+    from memtwin import real, trace
+
+    ok, why = real.host_ready()
+    if not ok:
+        pytest.skip("needs root and a memory controller: " + why)
+    data = tmp_path / "d.bin"
+    data.write_bytes(os.urandom(4 << 20))
+    t = tmp_path / "cat.mtt"
+    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
+                              "files": [{"id": 0, "path": str(data), "size": 4 << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    for i in range(32):
+        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
+    w.close()
+    (tmp_path / "m.json").write_text(json.dumps({"variants": {"default": {"real": {"resident_at_start": {}}}}}))
+    v, _mnt = real.find_memory_controller()
+    s = tmp_path / "s.toml"
+    s.write_text(f'[scenario]\nname = "s"\n[machine]\nram = "4G"\n[kernel]\ncgroup = "{v}"\n[devices.sda]\nread_bw = "500M"\n'
+                 '[cgroups.ct]\n[tasks.cat]\ncgroup = "ct"\ntrace = "cat.mtt"\ntime_scale = 0\nstep = "run"\n'
+                 'initial_cache = "m.json"\n[validation]\n[validation.tolerance]\nread_bytes = 0.15\n')
+    with open(data, "rb") as fh:
+        m = mmap.mmap(fh.fileno(), 4 << 20, prot=mmap.PROT_READ)
+        try:
+            sum(m[i * 4096] for i in range(1024))   # all of it mapped: no drop evicts it
+            rows, _, _ = validate_file(str(s), "host", False, out=lambda *_: None)
+        finally:
+            m.close()
+    r = {x.metric: x for x in rows}["read_bytes"]
+    if r.real:
+        pytest.skip("this file system dropped mapped pages")
+    assert r.sim == 0, r.sim

@@ -53,8 +53,9 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
     # + issue 21: two on ext4 -O verity, 15 large-folio reads and 21 of the host set on default ext4;
     # + issue 16: the paced writer; + issue 23: host-stall-rw-apart; + issue 20: host-zswap-reread
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1
-    assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml"}  # 6.18's zswap
+    # and host-zswap-reread-write (a store to pages loads swapped in takes no fault from 6.11)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1
+    assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml"}  # 6.18's zswap
     assert sum(n.startswith("host-verity-") for n in names) == 2
     # issue 23 item 4: the latency probe beside a copy, 4x and 8x, the probe alone (the control),
     # and the throttled disk's two directions (a read beside a write)
@@ -65,8 +66,9 @@ def test_there_is_a_validation_set():
     # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap); + item 3: VMA-based
     # readahead (swap-vma-ra, swap-interleaved-vma-ra) + item 3: swap-interleaved by cluster
     # (reclaim unmaps before swap-out) + issue 22: lrugen-swap-retouch (anonymous faults add to
-    # the youngest generation)
-    assert swap == 7 + 2 + 1 + 1  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
+    # the youngest generation) + anonymous loads (swap-read-first: the zero page; swap-read-back: a
+    # load's swap-in keeps its slot)
+    assert swap == 7 + 2 + 1 + 1 + 2  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
     zswap = {n for n in names if n.startswith("qemu61-zswap-")}
     assert zswap == {"qemu61-zswap-same.toml", "qemu61-zswap-random.toml", "qemu61-zswap-1k-file.toml",
                      "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
@@ -76,7 +78,12 @@ def test_there_is_a_validation_set():
     # + issue 16: the paced writer (qemu61-write-paced)
     # + issue 22: min_ttl_ms's OOM kill and its control (qemu61-lrugen-minttl-oom, -slow)
     assert sum(n.startswith("qemu61-lrugen-minttl-") for n in names) == 2
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + 1 + swap + hot + len(zswap) + 2
+    # + issue 22: global reclaim on 6.1, the twin of qemu612-lrugen-global-stream (qemu61-lrugen-global-stream)
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 11 + 1 + swap + hot + len(zswap) + 2 + 1
+    # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
+    # parent's limit, and qemu61-lrugen-stream-wset re-recorded
+    assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
+                                                              "qemu612-lrugen-stream-wset.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192
     # and host-ext4-tight-ra8192 stay in scenarios/validation-pending/), and the
@@ -84,6 +91,9 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 11
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
+    # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at
+    assert {n for n in names if n.startswith("trace-")} == {"trace-cat.toml", "trace-grep-r.toml", "trace-tar-cf.toml",
+                                                            "trace-sqlite3.toml", "trace-sqlite3-mmap.toml"}
     # seed 004 at its scale: 6.1 recorded in the lab, 3.13.10's figures as [published] checks
     assert "qemu61-seed004.toml" in names and "linux313-seed004.toml" in names
     assert "qemu61-numa-anon.toml" in names  # the page allocator's NUMA fallback, THP on and off

@@ -28,7 +28,7 @@ trace = "synthetic"
 time_scale = 0
 "#;
     let doc = Document::from_toml("speed.toml", text).unwrap();
-    let h = TraceHeader { files: vec![("/bench/hot".into(), 64 << 20), ("/bench/cold".into(), 1 << 30)], events: n, resident: vec![] };
+    let h = TraceHeader { files: vec![("/bench/hot".into(), 64 << 20), ("/bench/cold".into(), 1 << 30)], events: n, resident: vec![], start_caches: vec![] };
     let scn = doc.resolve_with_traces(None, &[], &[("synthetic".into(), h)]).unwrap();
     let mut x: u64 = 1;
     let mut chunks = vec![];

@@ -191,8 +191,128 @@ pub struct BlockDevice {
     pub read_busy_until: Nanos,
     /// With `blk_throttle`: device page after the last read.
     pub read_last_end: u64,
+    /// The device's own queue when the scenario gives one (`queue_depth`): requests served
+    /// in parallel ([`HwQueue`]); `None`: one after the other on `busy_until`'s time line.
+    pub hw: Option<HwQueue>,
     /// With `blk_throttle`: the throttle group's reads and writes (blk_throttle.rs).
     pub throtl: [crate::blk_throttle::ThrotlGrp; 2],
+}
+
+/// A device that serves the requests in flight together (the host runner's loop device with
+/// direct I/O over the VM's virtio disk; an NVMe or virtio disk in general): blk-mq hands a
+/// request to the driver when it holds a driver tag (`blk_mq_get_driver_tag()` in
+/// `blk_mq_dispatch_rq_list()`, block/blk-mq.c), of which the tag set has `queue_depth`
+/// (`tag_set.queue_depth`: loop's `hw_queue_depth` module parameter, 128 by default in 6.x,
+/// drivers/block/loop.c; a virtio-blk queue's ring size), and every request the driver holds
+/// is under way at once (loop's `lo_rw_aio()` submits each as an asynchronous kiocb to the
+/// backing file; virtio-blk places each in the ring).
+///
+/// What a request costs, as the lab measures it (lab/validation/loop-device.md):
+/// - alone, `latency + bytes / request_bw[dir]`: the per-request latency of the path below the
+///   driver and the rate one request gets (on the host 52 us and 1.4 GB/s for reads);
+/// - requests in flight together share the device's bandwidth (`read_bw`/`write_bw`, the
+///   aggregate a deep queue reaches) and each costs `request_cost` of it besides its bytes:
+///   a time line of the shared bandwidth gives the earliest a request's bytes can all have
+///   moved, so the last of N equal requests issued together completes after N times its
+///   share, as on the host (N requests of 1 MiB issued together complete together, N x 0.3 ms
+///   after issue);
+/// - completions in order: a request completes no earlier than the one dispatched before it
+///   (the host completes a batch together; the engine, which fixes a request's completion when
+///   it is submitted, cannot move an earlier one later, so it completes the batch's first
+///   requests as their bytes are done and the rest in order).
+///
+/// With `blk_throttle` each direction has its own [`HwLine`] (the throttle releases each
+/// direction's bios on its own budget, in order within a direction but not across them: a
+/// shared line would make a read wait for a write the throttle releases later); without it one
+/// line serves both directions. Fixed memory (`queue_depth` completion times per line, reserved
+/// when the device is made): a request costs O(1) whatever the queue's length.
+#[derive(Clone, Debug)]
+pub struct HwQueue {
+    /// `tag_set.queue_depth`: requests the device serves at once.
+    pub depth: u32,
+    /// What a request alone takes besides its transfer.
+    pub latency: Nanos,
+    /// The rate one request alone transfers at, per direction (read, write), bytes/s.
+    pub request_bw: [u64; 2],
+    /// The bandwidth requests in flight share, per direction (read, write), bytes/s.
+    pub bw: [u64; 2],
+    /// Time of the shared bandwidth each request takes besides its bytes (the per-request
+    /// work of the driver and the path below it that requests in flight do not overlap).
+    pub request_cost: Nanos,
+    /// One line, or one per direction with `blk_throttle`.
+    pub lines: [HwLine; 2],
+}
+
+/// The state of one of [`HwQueue`]'s lines.
+#[derive(Clone, Debug, Default)]
+pub struct HwLine {
+    /// Completion times of the requests holding driver tags, the latest `depth`, in order.
+    tags: VecDeque<Nanos>,
+    /// When the shared bandwidth has moved every byte dispatched so far.
+    bw_until: Nanos,
+    /// Completion of the last request dispatched.
+    last_done: Nanos,
+    /// When the last request alone would be done (its latency and own transfer).
+    last_own: Nanos,
+}
+
+impl HwQueue {
+    /// A device queue of `depth` driver tags; `request_bw` (one request alone) and `bw`
+    /// (shared) per direction (read, write).
+    pub fn new(depth: u32, latency: Nanos, request_bw: [u64; 2], bw: [u64; 2], request_cost: Nanos) -> Self {
+        let depth = depth.max(1);
+        let line = || HwLine { tags: VecDeque::with_capacity(depth as usize), ..HwLine::default() };
+        HwQueue {
+            depth,
+            latency,
+            request_bw: [request_bw[0].max(1), request_bw[1].max(1)],
+            bw: [bw[0].max(1), bw[1].max(1)],
+            request_cost,
+            lines: [line(), line()],
+        }
+    }
+
+    /// `blk_mq_dispatch_rq_list()` -> the driver's `->queue_rq()` and the device's completion
+    /// (`blk_mq_complete_request()`) of one request of `bytes` in direction `dir` on line
+    /// `line`, ready to go at `at` (submitted, or released by blk-throttle), paying `seek` alone
+    /// when it does not continue the last one, over the bandwidth the requests in flight share. Waits
+    /// for a driver tag when `depth` requests are under way (the completion of the request
+    /// `depth` places before it). Returns (dispatch, completion).
+    pub fn dispatch(&mut self, line: usize, dir: Dir, bytes: u64, at: Nanos, seek: Nanos) -> (Nanos, Nanos) {
+        let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
+        let (depth, latency, cost) = (self.depth as usize, self.latency, self.request_cost);
+        let l = &mut self.lines[line];
+        let mut start = at;
+        if l.tags.len() == depth {
+            start = start.max(l.tags.pop_front().expect("a full queue holds a tag"));
+        }
+        l.bw_until = l.bw_until.max(start) + cost + xfer_ns(bytes, bw);
+        l.last_own = start + latency + seek + xfer_ns(bytes, own_bw);
+        let done = l.last_own.max(l.bw_until).max(l.last_done);
+        l.last_done = done;
+        l.tags.push_back(done);
+        (start, done)
+    }
+
+    /// A bio of `bytes` back-merged into the last request of `line` before it started
+    /// (`blk_attempt_plug_merge()`): the request grows, on the shared line and alone, and
+    /// completes later. Returns its new completion.
+    pub fn extend(&mut self, line: usize, dir: Dir, bytes: u64) -> Nanos {
+        let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
+        let l = &mut self.lines[line];
+        l.bw_until += xfer_ns(bytes, bw);
+        l.last_own += xfer_ns(bytes, own_bw);
+        let done = l.last_own.max(l.bw_until).max(l.last_done);
+        l.last_done = done;
+        *l.tags.back_mut().expect("the last request holds a tag") = done;
+        done
+    }
+}
+
+/// Nanoseconds to move `bytes` at `bw` bytes/s.
+#[inline]
+fn xfer_ns(bytes: u64, bw: u64) -> Nanos {
+    (bytes as u128 * NSEC_PER_SEC as u128 / bw.max(1) as u128) as Nanos
 }
 
 impl BlockDevice {
@@ -216,8 +336,16 @@ impl BlockDevice {
             blk_throttle: false,
             read_busy_until: 0,
             read_last_end: u64::MAX,
+            hw: None,
             throtl: Default::default(),
         }
+    }
+
+    /// The same device serving its requests in flight together on a queue of its own
+    /// ([`HwQueue`]): `read_bw`/`write_bw` are then the bandwidth requests in flight share.
+    pub fn with_hw_queue(mut self, hw: HwQueue) -> Self {
+        self.hw = Some(hw);
+        self
     }
 
     /// A device whose `read_bw` and `write_bw` are blk-throttle limits
@@ -267,6 +395,9 @@ impl BlockDevice {
     /// (`blk_queue_split()`), each allocated (`get_request()`) and completing when the device
     /// has transferred it. Returns the completion time of the last.
     pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
+        if self.hw.is_some() {
+            return self.submit_hw(dir, class, start, pages, now);
+        }
         let bytes = pages * PAGE_SIZE;
         let bw = match dir {
             Dir::Read => self.read_bw,
@@ -329,6 +460,77 @@ impl BlockDevice {
         done
     }
 
+    /// `submit_bio()` on a device with a queue of its own ([`HwQueue`]): the bio is cut into
+    /// requests of at most `MAX_REQUEST_PAGES` (`blk_queue_split()`) or back-merged into the
+    /// last request as [`BlockDevice::submit_class`] does, also when that request was made at
+    /// this same instant (the submitter's plug, `blk_start_plug()` in `read_pages()`,
+    /// `wb_writeback()` and `shrink_lruvec()`, holds it until `blk_finish_plug()`); with
+    /// `blk_throttle` each request is released when its direction's budget covers it
+    /// (`tg_may_dispatch()`, smoothly here: blk-throttle's slices are not modelled); each is
+    /// dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of the last.
+    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
+        let own_line = self.blk_throttle && dir == Dir::Read;
+        let (line_busy, line_end) = if own_line { (self.read_busy_until, self.read_last_end) } else { (self.busy_until, self.last_end) };
+        let hw_line = if self.blk_throttle { dir as usize } else { 0 };
+        let throttle_bw = match dir {
+            Dir::Read => self.read_bw,
+            Dir::Write => self.write_bw,
+        };
+        let seek = if start == line_end { 0 } else { self.seek_ns };
+        let throttle = self.blk_throttle;
+        let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
+        // The budget line of blk-throttle: when the bytes up to here may go.
+        let mut released = if throttle { now.max(line_busy) } else { now };
+        let done;
+        match self.queue.last {
+            Some((c, n, started)) if start == line_end && c == class && started >= now && n + pages <= MAX_REQUEST_PAGES && !(throttle && self.queue.last_dir != Some(dir)) => {
+                if throttle {
+                    released += xfer_ns(pages * PAGE_SIZE, throttle_bw);
+                }
+                done = hw.extend(hw_line, dir, pages * PAGE_SIZE);
+                *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
+                self.queue.last = Some((c, n + pages, started));
+                self.queue.merged += 1;
+            }
+            _ => {
+                let mut off = 0;
+                let mut last = now;
+                let mut seek = seek;
+                while off < pages {
+                    let n = (pages - off).min(MAX_REQUEST_PAGES);
+                    off += n;
+                    if throttle {
+                        released += xfer_ns(n * PAGE_SIZE, throttle_bw);
+                    }
+                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, released, seek);
+                    seek = 0;
+                    self.queue.rq[class as usize].push_back(d);
+                    self.queue.queued += 1;
+                    self.queue.last = Some((class, n, dispatched));
+                    last = d;
+                }
+                done = last;
+            }
+        }
+        self.queue.last_dir = Some(dir);
+        // The direction's line: blk-throttle's budget, or the device's last completion.
+        let line = if throttle { released } else { done };
+        if own_line {
+            self.read_busy_until = line;
+            self.read_last_end = start + pages;
+        } else {
+            self.busy_until = line;
+            self.last_end = start + pages;
+        }
+        self.busy_ns += seek + xfer_ns(pages * PAGE_SIZE, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
+        self.ios += 1;
+        match dir {
+            Dir::Read => self.read_bytes += pages * PAGE_SIZE,
+            Dir::Write => self.write_bytes += pages * PAGE_SIZE,
+        }
+        done
+    }
+
     /// `get_request()` (block/blk-core.c, before 5.0) / `blk_mq_get_tag()` (5.0+) for a bio of
     /// `pages` at `start` in `class` submitted at `now`: `None` when it merges into the last
     /// request or a request is free; else the time the submitter wakes with one, the first
@@ -343,7 +545,10 @@ impl BlockDevice {
             return None;
         }
         if let Some((c, n, started)) = self.queue.last {
-            if start == self.last_end && c == class && started > now && n + pages <= MAX_REQUEST_PAGES {
+            // A device with its own queue merges into a request made at this instant too
+            // (the plug: submit_hw()).
+            let unstarted = started > now || (self.hw.is_some() && started == now);
+            if start == self.last_end && c == class && unstarted && n + pages <= MAX_REQUEST_PAGES {
                 return None;
             }
         }

@@ -212,7 +212,7 @@ impl Kernel {
         self.memcgs.nr_allocated -= 1;
         self.account_shrinker_info();
         if let Some(p) = parent {
-            self.memcgs.memcgs[p.idx()].children.retain(|&c| c != m);
+            self.memcgs.unlink_child(p, m);
             self.mem_cgroup_try_free(p);
         }
     }

@@ -200,10 +200,18 @@ impl Kernel {
     /// (`super_cache_count()`/`super_cache_scan()` -> `prune_dcache_sb()`) scans
     /// `(freeable >> priority) * 4 / DEFAULT_SEEKS` of the memcg's unused dentries, in
     /// batches of `SHRINK_BATCH`, and frees those whose file has no page cache.
+    #[inline]
     pub fn shrink_slab_sb(&mut self, memcg: MemcgId, priority: u32) -> u64 {
+        // Nothing on the memcg's lists: no call (reclaim's walk visits every memcg).
         if self.memcgs.get(memcg).lru_objects == 0 {
             return 0;
         }
+        self.shrink_slab_sb_listed(memcg, priority)
+    }
+
+    /// [`Kernel::shrink_slab_sb`] of a memcg with unused dentries on some list.
+    #[inline(never)]
+    fn shrink_slab_sb_listed(&mut self, memcg: MemcgId, priority: u32) -> u64 {
         let kid = self.memcgs.get(memcg).kmem_id.unwrap_or(crate::list_lru::ROOT_KID);
         let mut freed = 0;
         for sb in 0..self.superblocks.len() {

@@ -111,6 +111,14 @@ impl Kernel {
                         if !vma.live || vma.pages.get(p.index as usize) != Some(&cur) {
                             return Err(format!("anonymous page {} is not mapped by its VMA", cur.0));
                         }
+                        if p.test(pg::SWAPCACHE) && nr == 1 {
+                            // Mapped and in the swap cache (a load's swap-in, or a swap-out a
+                            // fault caught): its slot is the PTE's, and the cache holds it there.
+                            let slot = vma.swap.get(p.index as usize).copied().unwrap_or(crate::swapfile::NO_SLOT);
+                            if slot == crate::swapfile::NO_SLOT || self.swap.as_ref().map(|a| a.cache_get(slot)) != Some(cur) {
+                                return Err(format!("mapped swap-cache page {} is not in the swap cache at its PTE's slot", cur.0));
+                            }
+                        }
                         if p.memcg != MemcgId::NONE {
                             local_anon[p.memcg.idx()] += nr;
                         }
@@ -178,6 +186,35 @@ impl Kernel {
                     if sum != self.lru_stats.subtree_size(v, lru) {
                         return Err(format!("lruvec {v} {lru:?}: subtree holds {sum}, lruvec_stats say {}", self.lru_stats.subtree_size(v, lru)));
                     }
+                    if !lru.is_file() {
+                        let mut pages = 0;
+                        let mut stack = vec![memcg];
+                        while let Some(x) = stack.pop() {
+                            pages += self.lruvecs[self.lruvec_idx(x, nid)].lists[lru as usize].pages;
+                            stack.extend(self.memcgs.get(x).children.iter().copied());
+                        }
+                        if pages != self.lru_stats.subtree_anon_pages(v, lru) {
+                            return Err(format!("lruvec {v} {lru:?}: subtree holds {pages} pages, lruvec_stats say {}", self.lru_stats.subtree_anon_pages(v, lru)));
+                        }
+                    }
+                }
+                // under lru_gen: the pages of the inactive generations (all but the two
+                // youngest), by type, over the subtree (lru_gen_update_size(), inc_max_seq())
+                for ty in 0..2 {
+                    let mut sum = 0;
+                    let mut stack = vec![memcg];
+                    while let Some(x) = stack.pop() {
+                        let lv = &self.lruvecs[self.lruvec_idx(x, nid)];
+                        for gen in 0..crate::lru_gen::MAX_NR_GENS as usize {
+                            if !crate::lru_gen::lru_gen_is_active(&lv.lrugen, gen) {
+                                sum += lv.lists[crate::lru_gen::gen_list(gen, ty)].pages;
+                            }
+                        }
+                        stack.extend(self.memcgs.get(x).children.iter().copied());
+                    }
+                    if sum != self.lru_stats.gen_inactive(v, ty) {
+                        return Err(format!("lruvec {v} type {ty}: inactive generations hold {sum}, lruvec_stats say {}", self.lru_stats.gen_inactive(v, ty)));
+                    }
                 }
             }
         }
@@ -238,6 +275,14 @@ impl Kernel {
             }
         }
         // Swap slots: every slot in use is named by exactly one page-table entry.
+        // A zero-page PTE (wrprotect over no page) holds no swap entry.
+        for (n, v) in self.vmas.iter().enumerate().filter(|(_, v)| v.live && !v.wrprotect.is_empty()) {
+            for i in 0..v.pages.len() as u32 {
+                if v.wp_test(i) && v.pages[i as usize] == PageId::NIL && v.swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
+                    return Err(format!("VMA {n} page {i} maps the zero page and names a swap slot"));
+                }
+            }
+        }
         let named: u64 = self.vmas.iter().filter(|v| v.live).map(|v| v.swap.iter().filter(|&&s| s != crate::swapfile::NO_SLOT).count() as u64).sum();
         let (_, inuse) = self.swap_usage();
         if named != inuse {
@@ -376,6 +421,7 @@ impl Kernel {
         let mut slab = self.kmem.boot_slab + self.kmem.list_lru_slab + self.kmem.file_objects_slab + self.kmem.superblock_slab + self.kmem.shrinker_slab + self.kmem.pagecache_slab;
         let mut ids = std::collections::BTreeSet::new();
         let mut kids = std::collections::BTreeSet::new();
+        self.memcgs.subtree_cache_check()?;
         if self.memcgs.descendants(MemcgId::ROOT) != self.memcgs.descendants_walk(MemcgId::ROOT) {
             return Err(format!("root descendants counted {:?}, walked {:?}", self.memcgs.descendants(MemcgId::ROOT), self.memcgs.descendants_walk(MemcgId::ROOT)));
         }
@@ -383,6 +429,12 @@ impl Kernel {
             let me = MemcgId(i as u32);
             if m.state != MemcgState::Freed && m.nr_tasks_subtree as u64 != self.memcgs.subtree_sum(me, |m| m.nr_tasks as u64) {
                 return Err(format!("memcg {}: subtree task count {} is not its subtree's", m.path, m.nr_tasks_subtree));
+            }
+            for (slot, ev) in [crate::memcontrol::MemcgEvent::WorkingsetActivateFile, crate::memcontrol::MemcgEvent::WorkingsetActivateAnon].into_iter().enumerate() {
+                let walked = self.memcgs.subtree_sum_dyn(me, &|m| m.events[ev as usize]);
+                if m.state != MemcgState::Freed && m.activate_subtree[slot] != walked {
+                    return Err(format!("memcg {}: hierarchical {ev:?} {} but its subtree's events sum to {walked}", m.path, m.activate_subtree[slot]));
+                }
             }
             percpu += m.percpu_bytes;
             slab += m.slab_bytes;

@@ -467,7 +467,9 @@ impl Kernel {
     /// `lru_gen_refault()` (mm/workingset.c, 6.1): a page read back in over `shadow`. Only a
     /// page refaulting into the memcg it was evicted from, while that lruvec's oldest
     /// generation is still the one it was evicted from, counts: as a refault of its tier
-    /// (the PID controller's input) and `workingset_refault_{anon,file}`; one read back by
+    /// (the PID controller's input) and `workingset_refault_{anon,file}` (6.5+,
+    /// `KernelProfile::lru_gen_refault_activates`: `workingset_refault_*` for every refault
+    /// into that memcg, `workingset_activate_*` for the recent ones); one read back by
     /// a fault (`lru_gen_in_fault()`: a mapped page, a swap-in and its readahead) or read
     /// `BIT(LRU_REFS_WIDTH)` or more times through file descriptors (refs >= 3) is a
     /// "stall" (`workingset_restore_*`) and comes back in the top tier (refs bits full,
@@ -482,6 +484,21 @@ impl Kernel {
         }
         let ty = page_type(&self.pages[page]);
         let v = self.folio_lruvec(page);
+        let (refault, restore) = if ty == LRU_GEN_FILE {
+            (MemcgEvent::WorkingsetRefaultFile, MemcgEvent::WorkingsetRestoreFile)
+        } else {
+            (MemcgEvent::WorkingsetRefaultAnon, MemcgEvent::WorkingsetRestoreAnon)
+        };
+        let count_refault = |k: &mut Kernel| {
+            // mod_lruvec_state(lruvec, WORKINGSET_REFAULT_BASE + type, delta)
+            k.memcgs.count_event(page_memcg, refault, 1);
+            k.vmstat.count(if ty == LRU_GEN_FILE { VmEvent::WorkingsetRefaultFile } else { VmEvent::WorkingsetRefaultAnon }, 1);
+        };
+        let activates = self.profile.lru_gen_refault_activates;
+        if activates {
+            // 6.5+: every refault into the lruvec it was evicted from, before the recent test
+            count_refault(self);
+        }
         let g = &mut self.lruvecs[v].lrugen;
         let min_seq = g.min_seq[ty];
         let mask = (1u64 << crate::workingset::EVICTION_BITS) - 1;
@@ -491,14 +508,18 @@ impl Kernel {
         let refs = (token & ((1 << LRU_REFS_WIDTH) - 1)) as u32 + workingset as u32;
         let tier = lru_tier_from_refs(refs);
         g.refaulted[ty][tier] += 1;
-        // mod_lruvec_state(lruvec, WORKINGSET_REFAULT_BASE + type, delta)
-        let (refault, restore) = if ty == LRU_GEN_FILE {
-            (MemcgEvent::WorkingsetRefaultFile, MemcgEvent::WorkingsetRestoreFile)
+        if activates {
+            // 6.5+: mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_BASE + type, delta)
+            if ty == LRU_GEN_FILE {
+                self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateFile, 1);
+                self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
+            } else {
+                self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetActivateAnon, 1);
+                self.vmstat.count(VmEvent::WorkingsetActivateAnon, 1);
+            }
         } else {
-            (MemcgEvent::WorkingsetRefaultAnon, MemcgEvent::WorkingsetRestoreAnon)
-        };
-        self.memcgs.count_event(page_memcg, refault, 1);
-        self.vmstat.count(if ty == LRU_GEN_FILE { VmEvent::WorkingsetRefaultFile } else { VmEvent::WorkingsetRefaultAnon }, 1);
+            count_refault(self);
+        }
         // "Count the following two cases as stalls: 1. For pages accessed through page
         // tables, hotter pages pushed out hot pages which refaulted immediately. 2. For pages
         // accessed multiple times through file descriptors, they would have been protected
@@ -589,9 +610,18 @@ impl Kernel {
         let g = &mut self.lruvecs[v].lrugen;
         g.reset_ctrl_pos(LRU_GEN_ANON, false);
         g.reset_ctrl_pos(LRU_GEN_FILE, false);
+        let prev = lru_gen_from_seq(g.max_seq - 1);
         let next = lru_gen_from_seq(g.max_seq + 1);
         g.timestamps[next] = now;
         g.max_seq += 1;
+        // "update the active/inactive LRU sizes for compatibility": the generation before the
+        // old youngest becomes inactive, the new youngest active
+        for ty in [LRU_GEN_ANON, LRU_GEN_FILE] {
+            let (p, n) = (self.lruvecs[v].lists[gen_list(prev, ty)].pages, self.lruvecs[v].lists[gen_list(next, ty)].pages);
+            let idx = self.lruvecs[v].idx;
+            self.lru_stats.update_gen_inactive(idx, ty, p, true);
+            self.lru_stats.update_gen_inactive(idx, ty, n, false);
+        }
     }
 
     /// `try_to_inc_max_seq()` (6.1) with the page-table walk (`arch_has_hw_pte_young()` and
@@ -1107,13 +1137,16 @@ impl Kernel {
             self.lruvecs[v].unlink(&mut self.pages, &mut self.lru_stats, p);
             self.lruvecs[v].link_tail(&mut self.pages, &mut self.lru_stats, p, list);
             self.lruvecs[v].lrugen.protected[ty][tier - 1] += 1;
-            // __mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_BASE + type, delta)
-            if ty == LRU_GEN_FILE {
-                self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateFile, 1);
-                self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
-            } else {
-                self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateAnon, 1);
-                self.vmstat.count(VmEvent::WorkingsetActivateAnon, 1);
+            // __mod_lruvec_state(lruvec, WORKINGSET_ACTIVATE_BASE + type, delta), up to 6.4
+            // (6.5+ counts activations in lru_gen_refault())
+            if !self.profile.lru_gen_refault_activates {
+                if ty == LRU_GEN_FILE {
+                    self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateFile, 1);
+                    self.vmstat.count(VmEvent::WorkingsetActivateFile, 1);
+                } else {
+                    self.memcgs.count_event(memcg, MemcgEvent::WorkingsetActivateAnon, 1);
+                    self.vmstat.count(VmEvent::WorkingsetActivateAnon, 1);
+                }
             }
             return true;
         }
@@ -1669,6 +1702,34 @@ impl Kernel {
         }
     }
 
+    /// `set_initial_priority()` (6.3+, mm/vmscan.c; Debian's 6.12.117): at `DEF_PRIORITY`,
+    /// a global reclaim that wants at least `MIN_LRU_BATCH` pages starts at the priority at
+    /// which `(total >> priority) * inactive / total` covers its goal: `fls(inactive) - 1 -
+    /// fls(nr_to_reclaim - 1)`, clamped to [`DEF_PRIORITY / 2`, `DEF_PRIORITY`]; inactive is
+    /// the node's `NR_INACTIVE_FILE` (plus `NR_INACTIVE_ANON` when swap has room), under
+    /// lru_gen the pages of every lruvec's generations but the two youngest. kswapd's goal is
+    /// `kswapd_shrink_node()`'s, the sum of the node's zones' high watermarks (at least
+    /// `SWAP_CLUSTER_MAX` each), not the engine's batch; a direct reclaimer's
+    /// (`SWAP_CLUSTER_MAX`) is below `MIN_LRU_BATCH`, so it keeps `DEF_PRIORITY`.
+    pub fn set_initial_priority(&self, nid: u32, sc: &mut ScanControl) {
+        let nr_to_reclaim = if sc.kswapd {
+            self.nodes[nid as usize].zones.iter().map(|&z| self.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum()
+        } else {
+            sc.nr_to_reclaim
+        };
+        if sc.priority != DEF_PRIORITY || nr_to_reclaim < MIN_LRU_BATCH {
+            return;
+        }
+        let root = self.lruvec_idx(MemcgId::ROOT, nid);
+        let mut reclaimable = self.lru_stats.gen_inactive(root, LRU_GEN_FILE);
+        if self.mem_cgroup_get_nr_swap_pages(MemcgId::ROOT) > 0 {
+            reclaimable += self.lru_stats.gen_inactive(root, LRU_GEN_ANON);
+        }
+        let fls = |x: u64| 64 - x.leading_zeros() as i64;
+        let priority = fls(reclaimable) - 1 - fls(nr_to_reclaim - 1);
+        sc.priority = priority.clamp(DEF_PRIORITY as i64 / 2, DEF_PRIORITY as i64) as u32;
+    }
+
     /// `lru_gen_shrink_node()` (6.3+): global reclaim of node `nid` through the memcg LRU
     /// (`shrink_many()`), with the protections computed from the root
     /// (`mem_cgroup_calculate_protection()`) and, for kswapd, the node's walk context; kswapd
@@ -1680,6 +1741,7 @@ impl Kernel {
         // set_mm_walk(pgdat, sc->proactive): kswapd's walk context; a direct reclaimer gets
         // one at its first aging (try_to_inc_max_seq()).
         self.lru_gen_mm_walk = sc.kswapd;
+        self.set_initial_priority(nid, sc);
         let reclaimed = sc.nr_reclaimed;
         if sc.kswapd {
             sc.nr_reclaimed = 0;

@@ -93,26 +93,14 @@ impl Kernel {
         Ok(())
     }
 
-    /// `zap_page_range()` of anonymous pages `first..end` of `vma` (MADV_DONTNEED).
+    /// `zap_page_range()` of anonymous pages `first..end` of `vma` (MADV_DONTNEED): each PTE's
+    /// page, swap entry or zero page goes ([`Kernel::zap_anon_pte`]).
     fn zap_anon_range(&mut self, vma: VmaId, first: u32, end: u32) {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
         let mut freed = 0;
         for i in first..end {
-            let p = self.vmas[v].pages[i as usize];
-            if p == PageId::NIL || self.pages[p].flags & (pg::HEAD | pg::TAIL) != 0 {
-                continue;
-            }
-            self.cpu(self.cost.zap_page);
-            let lv = self.folio_lruvec(p);
-            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
-            if self.pages[p].test(pg::WRITEBACK) {
-                self.vmstat.nr_writeback -= 1;
-            }
-            self.vmas[v].pages[i as usize] = PageId::NIL;
-            self.vmas[v].nr_resident -= 1;
-            self.free_page(p);
-            freed += 1;
+            freed += self.zap_anon_pte(vma, i) as u64;
         }
         self.uncharge_anon(memcg, freed, freed);
     }

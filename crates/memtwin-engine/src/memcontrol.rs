@@ -14,6 +14,19 @@ pub enum CgroupVersion {
     V2,
 }
 
+/// The slot of [`Memcg::activate_subtree`] that keeps event `ev` (a [`MemcgEvent`] index)
+/// hierarchically, if it is one of the two it keeps.
+#[inline(always)]
+fn activate_slot(ev: usize) -> Option<usize> {
+    if ev == MemcgEvent::WorkingsetActivateFile as usize {
+        Some(0)
+    } else if ev == MemcgEvent::WorkingsetActivateAnon as usize {
+        Some(1)
+    } else {
+        None
+    }
+}
+
 /// `MEM_CGROUP_ID_MAX`: memcg ids are 16 bits.
 pub const MEM_CGROUP_ID_MAX: u32 = 65535;
 
@@ -40,6 +53,7 @@ impl Memcg {
             nr_file_mapped: 0,
             refaults_snapshot: 0,
             refaults_snapshot_anon: 0,
+            activate_subtree: [0; 2],
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -103,10 +117,10 @@ pub struct PageCounter {
     pub max: u64,
     /// `memory.high`.
     pub high: u64,
-    /// `memory.low`.
-    pub low: u64,
-    /// `memory.min`.
-    pub min: u64,
+    /// `memory.low` (set through [`MemcgTree::set_protection`]).
+    low: u64,
+    /// `memory.min` (set through [`MemcgTree::set_protection`]).
+    min: u64,
     /// Effective low protection computed for the current reclaim (`elow`).
     pub elow: u64,
     /// Effective min protection computed for the current reclaim (`emin`).
@@ -115,6 +129,18 @@ pub struct PageCounter {
     pub watermark: u64,
     /// `memory.failcnt`: charges that hit the limit.
     pub failcnt: u64,
+}
+
+impl PageCounter {
+    /// `memory.low`, pages.
+    pub fn low(&self) -> u64 {
+        self.low
+    }
+
+    /// `memory.min`, pages.
+    pub fn min(&self) -> u64 {
+        self.min
+    }
 }
 
 impl Default for PageCounter {
@@ -224,17 +250,26 @@ pub enum MemcgState {
     Freed,
 }
 
-/// `struct mem_cgroup`.
+/// `struct mem_cgroup`. `repr(C)`, cache-line aligned, the fields global reclaim's walk
+/// reads of every memcg at every priority first (`mem_cgroup_protection()`, the state,
+/// the shrinkers' counts): they share the struct's first two cache lines.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Memcg {
+    /// `memcg->memory`.
+    pub counter: PageCounter,
+    /// Slab bytes charged to this memcg (dentries, inodes).
+    pub kmem_bytes: u64,
+    /// Its unused dentries on superblock LRUs (to skip the shrinkers quickly).
+    pub lru_objects: u64,
+    /// Life-cycle state.
+    pub state: MemcgState,
     /// Path below the cgroup root, `/` for the root.
     pub path: String,
     /// Parent memcg (`parent_mem_cgroup()`); `None` for the root.
     pub parent: Option<MemcgId>,
     /// Children, in creation order.
     pub children: Vec<MemcgId>,
-    /// `memcg->memory`.
-    pub counter: PageCounter,
     /// Page-cache pages charged here (memory.stat `file`, local).
     pub nr_file: u64,
     /// Dirty page-cache pages charged here (`file_dirty`, local).
@@ -247,8 +282,6 @@ pub struct Memcg {
     pub events: [u64; NR_MEMCG_EVENTS],
     /// Depth in the hierarchy (root = 0).
     pub level: u32,
-    /// Life-cycle state.
-    pub state: MemcgState,
     /// `mem_cgroup_id()`: 1..=65535 from `mem_cgroup_idr`, 0 once released.
     pub id: u32,
     /// `memcg->kmemcg_id`: the list_lru index while online, from `memcg_cache_ida`.
@@ -270,6 +303,12 @@ pub struct Memcg {
     pub refaults_snapshot: u64,
     /// `lruvec->refaults[WORKINGSET_ANON]` (5.9+): anon activations at its last reclaim as root.
     pub refaults_snapshot_anon: u64,
+    /// `workingset_activate_file` and `workingset_activate_anon` of this memcg and every
+    /// descendant (`lruvec_page_state(WORKINGSET_ACTIVATE_BASE + type)`, hierarchical as
+    /// rstat keeps it): counted here and at every ancestor by [`MemcgTree::count_event`], so
+    /// that reclaim's `prepare_scan_count()` and `snapshot_refaults()` read them in O(1).
+    /// A freed memcg's events fold into its parent, which already counts them.
+    pub activate_subtree: [u64; 2],
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -279,12 +318,8 @@ pub struct Memcg {
     pub kmem_pins: u64,
     /// Groups of accounted slab caches this memcg has its own copies of (pre-5.9), as bits.
     pub kmem_cache_sets: u8,
-    /// Slab bytes charged to this memcg (dentries, inodes).
-    pub kmem_bytes: u64,
     /// Pages of its page counter those bytes take (`ceil(kmem_bytes / PAGE_SIZE)`).
     pub kmem_pages: u64,
-    /// Its unused dentries on superblock LRUs (to skip the shrinkers quickly).
-    pub lru_objects: u64,
     /// Swap slots charged to this memcg and its descendants, pages: v2's `memcg->swap` page
     /// counter (memory.swap.current), charged when reclaim gives a page a slot
     /// (`__mem_cgroup_try_charge_swap()`); on v1 the swap part of `memcg->memsw` (memory.stat
@@ -372,6 +407,19 @@ pub struct MemcgTree {
     pub nr_cache_ids: u32,
     /// Memcgs allocated (root, online and dying): those holding per-node shrinker state.
     pub nr_allocated: u64,
+    /// Memcgs with memory.min or memory.low set: while there is none (and no effective
+    /// protection is left from an earlier computation), every `emin` and `elow` is 0 and
+    /// [`MemcgTree::calculate_protection`] has nothing to compute.
+    nr_protected: usize,
+    /// Whether some memcg's `emin` or `elow` may be non-zero.
+    eprot_left: bool,
+    /// Bumped whenever a memcg joins or leaves its parent's `children`
+    /// ([`MemcgTree::create`], [`MemcgTree::unlink_child`]).
+    topology_gen: u64,
+    /// The last subtree [`MemcgTree::calculate_protection`] listed: (root, `topology_gen`)
+    /// and the list, copied out while the tree has not changed instead of walked again
+    /// (reclaim lists it at every priority; the walk reads every memcg's `children`).
+    subtree_cache: (MemcgId, u64, Vec<MemcgId>),
 }
 
 impl MemcgTree {
@@ -387,6 +435,10 @@ impl MemcgTree {
             online,
             ids,
             kmem_ids: IdAlloc::default(),
+            nr_protected: 0,
+            eprot_left: false,
+            topology_gen: 0,
+            subtree_cache: (MemcgId::NONE, 0, Vec::new()),
             nr_cache_ids: 0,
             nr_allocated: 1,
         }
@@ -405,6 +457,7 @@ impl MemcgTree {
         // mem_cgroup_css_alloc(): "memcg->swappiness = mem_cgroup_swappiness(parent)".
         self.memcgs[id.idx()].swappiness = self.memcgs[parent.idx()].swappiness;
         self.memcgs[parent.idx()].children.push(id);
+        self.topology_gen += 1;
         self.nr_allocated += 1;
         Some(id)
     }
@@ -518,6 +571,9 @@ impl MemcgTree {
     /// Event `ev` (a [`MemcgEvent`] index) summed over `m` and its descendants
     /// (`lruvec_page_state()` of the hierarchical lruvec).
     pub fn subtree_events(&self, m: MemcgId, ev: usize) -> u64 {
+        if let Some(i) = activate_slot(ev) {
+            return self.memcgs[m.idx()].activate_subtree[i];
+        }
         let mut sum = self.memcgs[m.idx()].events[ev];
         for &c in &self.memcgs[m.idx()].children {
             sum += self.subtree_events(c, ev);
@@ -530,6 +586,15 @@ impl MemcgTree {
         let mut sum = f(&self.memcgs[m.idx()]);
         for &c in &self.memcgs[m.idx()].children {
             sum += self.subtree_sum(c, f);
+        }
+        sum
+    }
+
+    /// [`MemcgTree::subtree_sum`] of a closure (the invariant checks).
+    pub fn subtree_sum_dyn(&self, m: MemcgId, f: &dyn Fn(&Memcg) -> u64) -> u64 {
+        let mut sum = f(&self.memcgs[m.idx()]);
+        for &c in &self.memcgs[m.idx()].children {
+            sum += self.subtree_sum_dyn(c, f);
         }
         sum
     }
@@ -548,6 +613,14 @@ impl MemcgTree {
     pub fn count_event(&mut self, m: MemcgId, ev: MemcgEvent, n: u64) {
         if m != MemcgId::NONE {
             self.memcgs[m.idx()].events[ev as usize] += n;
+            if let Some(i) = activate_slot(ev as usize) {
+                let mut cur = Some(m);
+                while let Some(c) = cur {
+                    let mc = &mut self.memcgs[c.idx()];
+                    mc.activate_subtree[i] += n;
+                    cur = mc.parent;
+                }
+            }
         }
     }
 
@@ -715,11 +788,43 @@ impl MemcgTree {
         margin
     }
 
+    /// Set memory.min and memory.low of `m` (pages): `memory_min_write()`,
+    /// `memory_low_write()` -> `page_counter_set_min()`, `page_counter_set_low()`.
+    pub fn set_protection(&mut self, m: MemcgId, min: u64, low: u64) {
+        let pc = &mut self.memcgs[m.idx()].counter;
+        let was = pc.min > 0 || pc.low > 0;
+        pc.min = min;
+        pc.low = low;
+        let is = min > 0 || low > 0;
+        if is && !was {
+            self.nr_protected += 1;
+        } else if was && !is {
+            self.nr_protected -= 1;
+        }
+    }
+
     /// `mem_cgroup_calculate_protection()` for every memcg below `root` (v2 only): fills
     /// `emin`/`elow` with `effective_protection()` as in mm/memcontrol.c (without the
     /// memory_recursiveprot mount option).
     pub fn calculate_protection(&mut self, root: MemcgId, scratch: &mut Vec<MemcgId>) {
-        self.subtree(root, scratch);
+        if self.subtree_cache.0 == root && self.subtree_cache.1 == self.topology_gen {
+            scratch.clear();
+            scratch.extend_from_slice(&self.subtree_cache.2);
+        } else {
+            self.subtree(root, scratch);
+            let mut cached = std::mem::take(&mut self.subtree_cache.2);
+            cached.clear();
+            cached.extend_from_slice(scratch);
+            self.subtree_cache = (root, self.topology_gen, cached);
+        }
+        if self.nr_protected == 0 && !self.eprot_left {
+            // No memory.min or memory.low anywhere: every effective protection is 0, as it
+            // already is.
+            return;
+        }
+        let mut nonzero = false;
+        // (parent, its children's protected usage for min, for low) of the last parent seen.
+        let mut sibs = (MemcgId::NONE, 0u64, 0u64);
         for &m in scratch.iter() {
             let (parent, usage, min, low) = {
                 let mc = &self.memcgs[m.idx()];
@@ -736,18 +841,30 @@ impl MemcgTree {
                 let pc = &mut self.memcgs[m.idx()].counter;
                 pc.emin = min;
                 pc.elow = low;
+                nonzero |= min > 0 || low > 0;
+                continue;
+            }
+            if min == 0 && low == 0 {
+                // effective_protection() of nothing is nothing, whatever the siblings hold.
+                let pc = &mut self.memcgs[m.idx()].counter;
+                pc.emin = 0;
+                pc.elow = 0;
                 continue;
             }
             let pp = &self.memcgs[parent.idx()];
-            let (pemin, pelow, parent_usage) = (pp.counter.emin, pp.counter.elow, pp.counter.usage);
-            let mut sib_min = 0u64;
-            let mut sib_low = 0u64;
-            for &s in &pp.children {
-                let sc = &self.memcgs[s.idx()].counter;
-                sib_min += sc.usage.min(sc.min);
-                sib_low += sc.usage.min(sc.low);
+            let (pemin, pelow) = (pp.counter.emin, pp.counter.elow);
+            // The parent's `children_min_usage`/`children_low_usage`, summed once per parent
+            // (the subtree lists a parent's children together) rather than once per child.
+            if sibs.0 != parent {
+                let (mut sib_min, mut sib_low) = (0u64, 0u64);
+                for &s in &pp.children {
+                    let sc = &self.memcgs[s.idx()].counter;
+                    sib_min += sc.usage.min(sc.min);
+                    sib_low += sc.usage.min(sc.low);
+                }
+                sibs = (parent, sib_min, sib_low);
             }
-            let _ = parent_usage;
+            let (sib_min, sib_low) = (sibs.1, sibs.2);
             let ep = |usage: u64, setting: u64, parent_eff: u64, siblings: u64| -> u64 {
                 let protected = usage.min(setting);
                 if siblings > parent_eff && siblings > 0 {
@@ -761,7 +878,33 @@ impl MemcgTree {
             let pc = &mut self.memcgs[m.idx()].counter;
             pc.emin = emin;
             pc.elow = elow;
+            nonzero |= emin > 0 || elow > 0;
         }
+        // Non-zero values outside `root`'s subtree are kept: only a computation over the
+        // whole tree that found none clears the flag.
+        self.eprot_left = if root == MemcgId::ROOT { nonzero } else { self.eprot_left || nonzero };
+    }
+
+    /// `css_release()` -> `list_del_rcu(&css->sibling)`: freed `m` leaves its parent's
+    /// children.
+    pub fn unlink_child(&mut self, parent: MemcgId, m: MemcgId) {
+        self.memcgs[parent.idx()].children.retain(|&c| c != m);
+        self.topology_gen += 1;
+    }
+
+    /// The cached subtree listing of [`MemcgTree::calculate_protection`] and what a walk
+    /// lists now, when the cache claims to hold it (the invariant checks).
+    pub fn subtree_cache_check(&self) -> Result<(), String> {
+        let (root, gen, list) = &self.subtree_cache;
+        if *gen != self.topology_gen || *root == MemcgId::NONE {
+            return Ok(());
+        }
+        let mut walked = Vec::new();
+        self.subtree(*root, &mut walked);
+        if &walked != list {
+            return Err(format!("cached subtree of memcg {} lists {} memcgs, a walk {}", root.0, list.len(), walked.len()));
+        }
+        Ok(())
     }
 
     /// `mem_cgroup_below_min()`.
@@ -1194,9 +1337,9 @@ mod tests {
         let p = t.create(MemcgId::ROOT, "p").unwrap();
         let c1 = t.create(p, "c1").unwrap();
         let c2 = t.create(p, "c2").unwrap();
-        t.memcgs[p.idx()].counter.low = 100;
-        t.memcgs[c1.idx()].counter.low = 100;
-        t.memcgs[c2.idx()].counter.low = 100;
+        t.set_protection(p, 0, 100);
+        t.set_protection(c1, 0, 100);
+        t.set_protection(c2, 0, 100);
         t.counter_charge(c1, 150);
         t.counter_charge(c2, 50);
         let mut s = vec![];
@@ -1219,7 +1362,7 @@ mod tests {
     fn v1_has_no_protection() {
         let mut t = MemcgTree::new(CgroupVersion::V1);
         let a = t.create(MemcgId::ROOT, "a").unwrap();
-        t.memcgs[a.idx()].counter.low = 100;
+        t.set_protection(a, 0, 100);
         t.counter_charge(a, 10);
         let mut s = vec![];
         t.calculate_protection(MemcgId::ROOT, &mut s);

@@ -55,6 +55,15 @@ pub struct Vma {
     /// the last window and the readahead hits since (`SWAP_RA_VAL(addr, win, hits)`); a new
     /// VMA's is [`crate::swapfile::SWAP_RA_INIT`].
     pub swap_ra: (u32, u32, u32),
+    /// The anonymous PTEs a store cannot simply go through, as bits (empty until a read fault
+    /// sets one): with `pages[i]` NIL, the shared zero page a read fault mapped
+    /// (`do_anonymous_page()` without `FAULT_FLAG_WRITE`; a store takes `do_wp_page()` ->
+    /// `wp_page_copy()`); over a page, one a read fault mapped from the swap cache
+    /// (`do_swap_page()` without `FAULT_FLAG_WRITE`): write-protected before 6.11 (a store
+    /// takes `do_wp_page()`, which reuses the exclusive page), writable but clean from 6.11
+    /// (the CPU sets the dirty bit), and either way the store dirties the PTE, whose dirty bit
+    /// the next unmap moves to the folio.
+    pub wrprotect: Vec<u64>,
 }
 
 /// The file of a file VMA, and the per-PTE state the engine keeps for it.
@@ -127,6 +136,42 @@ impl Vma {
         }
     }
 
+    /// Whether anonymous page `i`'s PTE is in [`Vma::wrprotect`].
+    #[inline]
+    pub fn wp_test(&self, i: u32) -> bool {
+        self.wrprotect.get((i / 64) as usize).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+
+    /// Put page `i`'s PTE in [`Vma::wrprotect`] (growing the bits to the VMA's size).
+    pub fn wp_set(&mut self, i: u32) {
+        if self.wrprotect.is_empty() {
+            self.wrprotect.resize(self.pages.len().div_ceil(64), 0);
+        }
+        self.wrprotect[(i / 64) as usize] |= 1 << (i % 64);
+    }
+
+    /// Take pages `from..to` out of [`Vma::wrprotect`] (a store, or the PTEs gone).
+    #[inline]
+    pub fn wp_clear_range(&mut self, from: u32, to: u32) {
+        if self.wrprotect.is_empty() {
+            return;
+        }
+        let mut i = from;
+        while i < to {
+            let w = &mut self.wrprotect[(i / 64) as usize];
+            let lo = i % 64;
+            let n = (to - i).min(64 - lo);
+            *w &= !(if n == 64 { u64::MAX } else { ((1u64 << n) - 1) << lo });
+            i += n;
+        }
+    }
+
+    /// Whether any PTE of pages `from..to` is in [`Vma::wrprotect`].
+    #[inline]
+    pub fn wp_any(&self, from: u32, to: u32) -> bool {
+        !self.wrprotect.is_empty() && (from..to).any(|i| self.wp_test(i))
+    }
+
     /// Clear the accessed bit of page `i`'s PTE (`ptep_test_and_clear_young()` of one found
     /// young), in a file or an anonymous VMA.
     #[inline]
@@ -188,7 +233,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -206,6 +251,7 @@ impl Kernel {
         v.file = None;
         v.fill = crate::zswap::AnonFill::Byte;
         v.swap_ra = crate::swapfile::SWAP_RA_INIT;
+        v.wrprotect.clear();
         self.lru_gen_mm_add_vma(id);
         id
     }
@@ -241,22 +287,38 @@ impl Kernel {
         }
     }
 
-    /// `handle_mm_fault()` of a write to page `index` of `vma` by a task on the current node:
-    /// `do_huge_pmd_anonymous_page()` when THP is enabled and the aligned 2 MiB range lies
-    /// inside the VMA and is untouched (falling back to a base page when no huge page can be
-    /// had: `thp_fault_fallback`), else `do_anonymous_page()`.
+    /// `handle_mm_fault()` of a write to page `index` of `vma` by a task on the current node
+    /// ([`Kernel::handle_mm_fault_flags`] with `FAULT_FLAG_WRITE`).
     pub fn handle_mm_fault(&mut self, vma: VmaId, index: u32) -> Result<(), FaultError> {
-        self.handle_mm_fault_walk(vma, index).map(|_| ())
+        self.handle_mm_fault_walk(vma, index, true).map(|_| ())
+    }
+
+    /// `handle_mm_fault()` of an access (a store when `write`: `FAULT_FLAG_WRITE`) to page
+    /// `index` of anonymous `vma` by a task on the current node. A mapped page takes no fault,
+    /// unless a store meets a PTE in [`Vma::wrprotect`] (`do_wp_page()`). An unmapped one:
+    /// `do_swap_page()` for a swap entry; else, for a store, `do_huge_pmd_anonymous_page()`
+    /// when THP is enabled and the aligned 2 MiB range lies inside the VMA and is untouched
+    /// (falling back to a base page when no huge page can be had: `thp_fault_fallback`), else
+    /// `do_anonymous_page()`; for a load, the zero page ([`Kernel::do_anonymous_page_read`]).
+    pub fn handle_mm_fault_flags(&mut self, vma: VmaId, index: u32, write: bool) -> Result<(), FaultError> {
+        self.handle_mm_fault_walk(vma, index, write).map(|_| ())
     }
 
     /// `handle_mm_fault()`, returning the allocation's zonelist walk when the fault was a
     /// base-page `do_anonymous_page()` whose allocation and charge changed nothing but the
     /// counters of one zone and of the memcg (see [`Kernel::handle_mm_fault_run`]).
-    fn handle_mm_fault_walk(&mut self, vma: VmaId, index: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
+    fn handle_mm_fault_walk(&mut self, vma: VmaId, index: u32, write: bool) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         let v = vma.0 as usize;
         if self.vmas[v].pages[index as usize] != PageId::NIL {
+            if write && self.vmas[v].wp_test(index) {
+                self.do_wp_page_anon(vma, index);
+            }
             // Mapped: no fault; the access sets the PTE's accessed bit.
             self.vmas[v].mkyoung(index);
+            return Ok(None);
+        }
+        if !write && self.vmas[v].wp_test(index) {
+            // The zero page is mapped: a load takes no fault.
             return Ok(None);
         }
         if self.zswap.as_ref().is_some_and(|z| z.shrink_queued) {
@@ -268,14 +330,36 @@ impl Kernel {
         // (folio_add_lru(): the new page, or the swap-in and its readahead) is added active,
         // to the youngest generation; lru_gen_exit_fault() after.
         self.lru_gen_in_fault = self.profile.lru_gen;
-        let r = self.do_anon_fault(vma, index);
+        let r = self.do_anon_fault(vma, index, write);
         self.lru_gen_in_fault = false;
         r
     }
 
+    /// `do_wp_page()` of a store to mapped anonymous page `index` of `vma` whose PTE is in
+    /// [`Vma::wrprotect`]: the page is exclusive (`PageAnonExclusive()`: a swap-in whose swap
+    /// PTE said so, `pte_swp_exclusive()`), so `wp_page_reuse()` makes the PTE writable and
+    /// dirty; a fault (pgfault) before 6.11. From 6.11 (c18160dba5ff "mm: swap: reuse
+    /// exclusive folio directly instead of wp page faults") `do_swap_page()` mapped it
+    /// writable and the CPU sets the dirty bit: no fault. Either way a page still in the swap
+    /// cache is dirty for its next unmap (the PTE's dirty bit moves to the folio), and
+    /// reclaim writes it to its slot again.
+    fn do_wp_page_anon(&mut self, vma: VmaId, index: u32) {
+        let v = vma.0 as usize;
+        if !self.profile.swapin_maps_writable {
+            let memcg = self.vmas[v].memcg;
+            self.count_pgfault(memcg, false);
+            self.cpu(self.cost.anon_fault);
+        }
+        self.vmas[v].wp_clear_range(index, index + 1);
+        let p = self.vmas[v].pages[index as usize];
+        if self.pages[p].test(pg::SWAPCACHE) {
+            self.pages[p].flags |= pg::DIRTY;
+        }
+    }
+
     /// `__handle_mm_fault()` of an anonymous VMA's unmapped page: the body of
     /// [`Kernel::handle_mm_fault_walk`].
-    fn do_anon_fault(&mut self, vma: VmaId, index: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
+    fn do_anon_fault(&mut self, vma: VmaId, index: u32, write: bool) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
         let v = vma.0 as usize;
         if !self.pte_alloc(vma, index) {
             return Err(FaultError::Oom);
@@ -284,19 +368,26 @@ impl Kernel {
         let nid = self.cur_nid;
         if self.vmas[v].swap.get(index as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT) {
             // do_swap_page() counts the major fault when it has to read.
-            return self.do_swap_page(vma, index, nid).map(|_| None).ok_or(FaultError::Oom);
+            return self.do_swap_page(vma, index, nid, write).map(|_| None).ok_or(FaultError::Oom);
         }
-        if self.thp_enabled {
-            let start = index & !(PAGEBLOCK_NR as u32 - 1);
-            let end = start as usize + PAGEBLOCK_NR as usize;
-            let swapped = |k: &Kernel| k.vmas[v].swap.len() >= end && k.vmas[v].swap[start as usize..end].iter().any(|&s| s != crate::swapfile::NO_SLOT);
-            if end <= self.vmas[v].pages.len()
-                && self.vmas[v].pages[start as usize..end].iter().all(|p| *p == PageId::NIL)
-                && !swapped(self)
-                && self.do_huge_pmd_anonymous_page(vma, start)?
-            {
-                return Ok(None);
-            }
+        let start = index & !(PAGEBLOCK_NR as u32 - 1);
+        let end = start as usize + PAGEBLOCK_NR as usize;
+        // A huge page (or the huge zero page) only where the PMD is none: the whole range
+        // untouched, no swap entry and no zero-page PTE in it.
+        let huge_range = |k: &Kernel| {
+            let vm = &k.vmas[v];
+            end <= vm.pages.len()
+                && vm.pages[start as usize..end].iter().all(|p| *p == PageId::NIL)
+                && !(vm.swap.len() >= end && vm.swap[start as usize..end].iter().any(|&s| s != crate::swapfile::NO_SLOT))
+                && !vm.wp_any(start, end as u32)
+        };
+        if !write {
+            let huge = self.thp_enabled && huge_range(self);
+            self.do_anonymous_page_read(vma, index, huge);
+            return Ok(None);
+        }
+        if self.thp_enabled && huge_range(self) && self.do_huge_pmd_anonymous_page(vma, start)? {
+            return Ok(None);
         }
         let r = self.do_anonymous_page(vma, index, nid);
         if r == Err(FaultError::Retry) {
@@ -304,6 +395,27 @@ impl Kernel {
             self.uncount_pgfault(self.vmas[v].memcg);
         }
         r
+    }
+
+    /// `do_anonymous_page()` of a load (no `FAULT_FLAG_WRITE`; x86 has no
+    /// `mm_forbids_zeropage()`, and no userfaultfd is modelled): the PTE maps the shared zero
+    /// page (`my_zero_pfn()`, `pte_mkspecial()`): no page allocated, nothing charged or put on
+    /// an LRU list, not in RSS. With `huge` (THP enabled for the VMA and the PMD none),
+    /// `do_huge_pmd_anonymous_page()` maps the huge zero page instead
+    /// (`transparent_hugepage_use_zero_page()`, on by default), and a later store splits the
+    /// PMD (`do_huge_pmd_wp_page()` -> `__split_huge_pmd()`) into PTEs of the zero page,
+    /// each then copied on its own fault: so the 512 PTEs are marked here.
+    pub(crate) fn do_anonymous_page_read(&mut self, vma: VmaId, index: u32, huge: bool) {
+        self.cpu(self.cost.anon_fault);
+        let v = &mut self.vmas[vma.0 as usize];
+        if huge {
+            let start = index & !(PAGEBLOCK_NR as u32 - 1);
+            for i in start..start + PAGEBLOCK_NR as u32 {
+                v.wp_set(i);
+            }
+        } else {
+            v.wp_set(index);
+        }
     }
 
     /// `handle_mm_fault()` of page `index` of anonymous `vma`, then, while nothing but the
@@ -318,7 +430,7 @@ impl Kernel {
     /// doing nothing (nothing over memory.high). Returns the index after the last page
     /// faulted.
     pub fn handle_mm_fault_run(&mut self, vma: VmaId, index: u32, end: u32) -> Result<u32, FaultError> {
-        let Some(w) = self.handle_mm_fault_walk(vma, index)? else {
+        let Some(w) = self.handle_mm_fault_walk(vma, index, true)? else {
             return Ok(index + 1);
         };
         if self.nr_pages_over_high != 0 {
@@ -526,6 +638,7 @@ impl Kernel {
         // Their PTEs young (the faulting accesses), and the reclaim statistics of
         // `anon_lru_add_lv()` for pages added active.
         self.vmas[vma.0 as usize].mkyoung_range(from as u32, (from + n) as u32);
+        self.vmas[vma.0 as usize].wp_clear_range(from as u32, (from + n) as u32);
         self.update_page_reclaim_stat(lv, false, n as u64, true);
     }
 
@@ -537,8 +650,11 @@ impl Kernel {
         let p = &mut self.pages[pfn];
         p.memcg = memcg;
         p.flags |= pg::ANON | pg::SWAPBACKED;
-        self.vmas[vma.0 as usize].pages[index as usize] = pfn;
-        self.vmas[vma.0 as usize].mkyoung(index);
+        let v = &mut self.vmas[vma.0 as usize];
+        v.pages[index as usize] = pfn;
+        v.mkyoung(index);
+        // A store over the zero page (wp_page_copy()): the PTE is the new page's, writable.
+        v.wp_clear_range(index, index + 1);
         self.anon_lru_add_lv(pfn, lv, 1);
     }
 
@@ -594,6 +710,11 @@ impl Kernel {
         l.pages -= m as u64;
         // Anonymous lists count entries, file lists pages: m either way (order-0 pages).
         self.lru_stats.update(lv as u32, first.lru() as usize, m as u64, false);
+        let list = first.lru() as usize;
+        if list >= crate::mmzone::NR_LRU_LISTS && !crate::lru_gen::lru_gen_is_active(&self.lruvecs[lv].lrugen, crate::lru_gen::list_gen(list)) {
+            // lru_gen_update_size() of pages leaving an inactive generation
+            self.lru_stats.update_gen_inactive(lv as u32, crate::lru_gen::list_type(list), m as u64, false);
+        }
         self.cpu(self.cost.zap_page * m as u64);
         self.pages.free_range(p, m as u32);
         m as u64
@@ -766,6 +887,7 @@ impl Kernel {
         self.free_vma_swap(vma);
         let vm = &mut self.vmas[v];
         vm.pages = pages;
+        vm.wrprotect.clear();
         vm.live = false;
         vm.nr_resident = 0;
         vm.file = None;
@@ -824,6 +946,10 @@ impl Kernel {
         let (shared, memcg) = (self.vmas[v].file.as_ref().expect("a file VMA").shared, self.vmas[v].memcg);
         if p != PageId::NIL {
             if self.pages[p].test(pg::ANON) {
+                // A private copy: a store to one a load swapped in is do_wp_page()'s.
+                if write && self.vmas[v].wp_test(i) {
+                    self.do_wp_page_anon(vma, i);
+                }
                 return Ok(());
             }
             self.vmas[v].file.as_mut().expect("a file VMA").set_young(i, true);
@@ -849,7 +975,7 @@ impl Kernel {
             self.count_pgfault(memcg, false);
             self.cpu(self.cost.anon_fault);
             let nid = self.cur_nid;
-            return self.do_swap_page(vma, i, nid).map(|_| ()).ok_or(FaultError::Oom);
+            return self.do_swap_page(vma, i, nid, write).map(|_| ()).ok_or(FaultError::Oom);
         }
         // A fault that had to wait for I/O returns VM_FAULT_RETRY after dropping mmap_lock,
         // and the architecture's fault handler takes it again (FAULT_FLAG_TRIED): a second
@@ -941,24 +1067,54 @@ impl Kernel {
         let mut freed = 0;
         for i in first..end {
             let p = self.vmas[v].pages[i as usize];
-            if p == PageId::NIL {
-                continue;
-            }
-            self.cpu(self.cost.zap_page);
-            if self.pages[p].test(pg::ANON) {
-                let lv = self.folio_lruvec(p);
-                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
-                if self.pages[p].test(pg::WRITEBACK) {
-                    self.vmstat.nr_writeback -= 1;
-                }
-                self.vmas[v].pages[i as usize] = PageId::NIL;
-                self.vmas[v].nr_resident -= 1;
-                self.free_page(p);
-                freed += 1;
+            if p == PageId::NIL || self.pages[p].test(pg::ANON) {
+                // A private copy, a swap entry of one, or nothing.
+                freed += self.zap_anon_pte(vma, i) as u64;
             } else {
+                self.cpu(self.cost.zap_page);
                 self.page_remove_file_rmap(vma, i, true);
             }
         }
         self.uncharge_anon(memcg, freed, freed);
+    }
+
+    /// `zap_pte_range()` of the anonymous PTE of page `i` of `vma` (MADV_DONTNEED, or a file
+    /// VMA's private copies): a mapped page is unmapped and freed (a base page: the huge
+    /// pages DONTNEED would split are left), and one still in the swap cache - a read fault
+    /// mapped it, or its swap-out was in flight - leaves it with its slot
+    /// (`free_pages_and_swap_cache()` -> `free_swap_cache()`: nobody else maps it); a swap
+    /// entry is freed with any page readahead left for it (`free_swap_and_cache()`); a
+    /// zero-page PTE just goes. Returns whether a charged page was freed (the caller
+    /// uncharges it).
+    pub(crate) fn zap_anon_pte(&mut self, vma: VmaId, i: u32) -> bool {
+        let v = vma.0 as usize;
+        self.vmas[v].wp_clear_range(i, i + 1);
+        let p = self.vmas[v].pages[i as usize];
+        let slot = self.vmas[v].swap.get(i as usize).copied().unwrap_or(crate::swapfile::NO_SLOT);
+        let mut freed = false;
+        if p != PageId::NIL {
+            if self.pages[p].flags & (pg::HEAD | pg::TAIL) != 0 {
+                return false;
+            }
+            self.cpu(self.cost.zap_page);
+            let lv = self.folio_lruvec(p);
+            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+            if self.pages[p].test(pg::WRITEBACK) {
+                // The swap write in flight completes on its own; the page goes now.
+                self.vmstat.nr_writeback -= 1;
+            }
+            if slot != crate::swapfile::NO_SLOT {
+                self.swap.as_mut().expect("a slot implies a swap area").cache_set(slot, PageId::NIL);
+            }
+            self.vmas[v].pages[i as usize] = PageId::NIL;
+            self.vmas[v].nr_resident -= 1;
+            self.free_page(p);
+            freed = true;
+        }
+        if slot != crate::swapfile::NO_SLOT {
+            self.vmas[v].swap[i as usize] = crate::swapfile::NO_SLOT;
+            self.swap_free(slot);
+        }
+        freed
     }
 }

@@ -88,8 +88,10 @@ pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
 /// to it and to every ancestor's), so that reading a subtree's size — `workingset_refault()`
 /// at the eviction lruvec, meminfo's totals at the root — costs the tree's depth, not a walk
 /// over every memcg below. Sizes are in the units of [`Lruvec::size`]: entries on the
-/// anonymous lists, pages on the file lists; the lists of the two-list LRU only (the
-/// multi-generational LRU's generation lists are read through its own `compat_size`).
+/// anonymous lists, pages on the file lists; and the anonymous lists in pages too (those of
+/// [`Lruvec::nr_pages`], which `prepare_scan_count()` reads at the reclaim root); the lists
+/// of the two-list LRU only (the multi-generational LRU's generation lists are read through
+/// its own `compat_size`).
 #[derive(Clone, Debug, Default)]
 pub struct LruvecStats {
     /// Per lruvec, in one entry so that an update touches one place per level.
@@ -101,6 +103,13 @@ pub struct LruvecStats {
 struct LruvecStatNode {
     /// The sizes of lists `InactiveAnon..=ActiveFile` over its memcg's subtree.
     subtree: [u64; 4],
+    /// The pages (a huge page counts 512) of lists `InactiveAnon` and `ActiveAnon` over its
+    /// memcg's subtree.
+    anon_pages: [u64; 2],
+    /// Pages (anon, file) on the multi-generational LRU's inactive generations (all but the
+    /// two youngest) over the subtree: what `lru_gen_update_size()` and `inc_max_seq()` add
+    /// to `NR_INACTIVE_{ANON,FILE}` for compatibility.
+    gen_inactive: [u64; 2],
     /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
     parent: u32,
 }
@@ -110,7 +119,7 @@ impl LruvecStats {
     /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
     /// `alloc_mem_cgroup_per_node_info()`.
     pub fn push(&mut self, parent: Option<usize>) {
-        self.nodes.push(LruvecStatNode { subtree: [0; 4], parent: parent.map_or(u32::MAX, |p| p as u32) });
+        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], gen_inactive: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32) });
     }
 
     /// Lruvecs registered.
@@ -124,20 +133,59 @@ impl LruvecStats {
     }
 
     /// `__update_lru_size()` -> `__mod_lruvec_state()`: list number `list` of lruvec `v`
-    /// gained (`add`) or lost `n` units; the change goes up to the root.
+    /// gained (`add`) or lost `n` base pages (as many units on any list); the change goes up
+    /// to the root.
     #[inline(always)]
     pub fn update(&mut self, v: u32, list: usize, n: u64, add: bool) {
+        self.update_units(v, list, n, n, add)
+    }
+
+    /// [`LruvecStats::update`] for one folio of `nr` pages: `nr` units on a file list, one
+    /// entry on an anonymous list.
+    #[inline(always)]
+    pub fn update_folio(&mut self, v: u32, list: usize, nr: u64, add: bool) {
+        self.update_units(v, list, size_units(list, nr), nr, add)
+    }
+
+    #[inline(always)]
+    fn update_units(&mut self, v: u32, list: usize, units: u64, pages: u64, add: bool) {
         if list >= 4 {
             return;
         }
-        let d = if add { n } else { n.wrapping_neg() };
+        let d = if add { units } else { units.wrapping_neg() };
+        let dp = if add { pages } else { pages.wrapping_neg() };
         let mut v = v;
         // The root's parent, u32::MAX, is past the last entry: the walk ends there.
         while let Some(e) = self.nodes.get_mut(v as usize) {
-            debug_assert!(add || e.subtree[list] >= n, "lruvec {v}'s subtree size of list {list} would go below 0");
+            debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
             e.subtree[list] = e.subtree[list].wrapping_add(d);
+            if list < 2 {
+                e.anon_pages[list] = e.anon_pages[list].wrapping_add(dp);
+            }
             v = e.parent;
         }
+    }
+
+    /// `lru_gen_update_size()` / `inc_max_seq()`'s compatibility update: pages of type `ty`
+    /// (`LRU_GEN_ANON`/`LRU_GEN_FILE`) joined (`add`) or left an inactive generation of lruvec
+    /// `v`; the change goes up to the root.
+    #[inline(always)]
+    pub fn update_gen_inactive(&mut self, v: u32, ty: usize, n: u64, add: bool) {
+        let d = if add { n } else { n.wrapping_neg() };
+        let mut v = v;
+        while let Some(e) = self.nodes.get_mut(v as usize) {
+            debug_assert!(add || e.gen_inactive[ty] >= n, "lruvec {v}'s inactive generations would go below 0");
+            e.gen_inactive[ty] = e.gen_inactive[ty].wrapping_add(d);
+            v = e.parent;
+        }
+    }
+
+    /// Pages of type `ty` on the inactive generations of lruvec `v`'s subtree (under the
+    /// multi-generational LRU, its share of `lruvec_page_state(NR_INACTIVE_*)`; at the root
+    /// lruvec of a node, `node_page_state()`'s).
+    #[inline]
+    pub fn gen_inactive(&self, v: usize, ty: usize) -> u64 {
+        self.nodes[v].gen_inactive[ty]
     }
 
     /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)` of lruvec `v`: the list's size over the
@@ -145,6 +193,13 @@ impl LruvecStats {
     #[inline]
     pub fn subtree_size(&self, v: usize, lru: LruList) -> u64 {
         self.nodes[v].subtree[lru as usize]
+    }
+
+    /// `lruvec_page_state()` of lruvec `v`'s anonymous list `lru` (`InactiveAnon` or
+    /// `ActiveAnon`) in pages, over the memcg's subtree ([`Lruvec::nr_pages`] summed).
+    #[inline]
+    pub fn subtree_anon_pages(&self, v: usize, lru: LruList) -> u64 {
+        self.nodes[v].anon_pages[lru as usize]
     }
 }
 
@@ -160,7 +215,10 @@ fn size_units(list: usize, nr: u64) -> u64 {
 }
 
 /// `struct lruvec`: the LRU lists of one memcg on one node, plus the workingset clock.
+/// `repr(C)`, cache-line aligned, the lists first: global reclaim's walk reads the two-list
+/// LRU's sizes of every lruvec at every priority, and they share its first two cache lines.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Lruvec {
     /// The lruvec's index in the kernel's lruvecs (memcg x nodes + node), for
     /// [`LruvecStats::update`].
@@ -239,11 +297,21 @@ impl Lruvec {
         self.link(pages, stats, id, list);
     }
 
+    /// `lru_gen_update_size()`'s compatibility count: a page of `nr` pages joining or leaving
+    /// list number `list`, when that is a generation list of an inactive generation.
+    #[inline(always)]
+    fn gen_inactive_update(&self, stats: &mut LruvecStats, list: usize, nr: u64, add: bool) {
+        if list >= NR_LRU_LISTS && !crate::lru_gen::lru_gen_is_active(&self.lrugen, crate::lru_gen::list_gen(list)) {
+            stats.update_gen_inactive(self.idx, crate::lru_gen::list_type(list), nr, add);
+        }
+    }
+
     /// Put `id` at the head of list number `list` (of [`NR_ALL_LISTS`]) and set `PG_lru`.
     #[inline]
     pub fn link(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
-        stats.update(self.idx, list, size_units(list, nr), true);
+        stats.update_folio(self.idx, list, nr, true);
+        self.gen_inactive_update(stats, list, nr, true);
         let l = &mut self.lists[list];
         let old = l.head;
         {
@@ -268,7 +336,8 @@ impl Lruvec {
     /// (`list_add_tail(&tail->lru, &head->lru)` of a split's tail pages, `lru_add_page_tail()`).
     pub fn link_after(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, after: PageId, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
-        stats.update(self.idx, list, size_units(list, nr), true);
+        stats.update_folio(self.idx, list, nr, true);
+        self.gen_inactive_update(stats, list, nr, true);
         let next = pages[after].next;
         {
             let p = &mut pages[id];
@@ -306,7 +375,8 @@ impl Lruvec {
     #[inline]
     pub fn link_tail(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, list: usize) {
         let nr = pages.folio_nr_pages(id);
-        stats.update(self.idx, list, size_units(list, nr), true);
+        stats.update_folio(self.idx, list, nr, true);
+        self.gen_inactive_update(stats, list, nr, true);
         let l = &mut self.lists[list];
         let old = l.tail;
         {
@@ -349,7 +419,8 @@ impl Lruvec {
             p.flags &= !pg::LRU;
             (p.prev, p.next, p.lru())
         };
-        stats.update(self.idx, lru as usize, size_units(lru as usize, nr), false);
+        stats.update_folio(self.idx, lru as usize, nr, false);
+        self.gen_inactive_update(stats, lru as usize, nr, false);
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;
         if prev != PageId::NIL {

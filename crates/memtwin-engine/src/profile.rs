@@ -242,6 +242,11 @@ pub struct KernelProfile {
     /// pgfault stats when page fault handler retries") `mm_account_fault()` counts a fault
     /// once, when it completes.
     pub pgfault_counts_retries: bool,
+    /// `do_swap_page()` maps an exclusive page writable on a load too (clean; the CPU sets
+    /// the dirty bit at the first store), from 6.11 (c18160dba5ff "mm: swap: reuse exclusive
+    /// folio directly instead of wp page faults"); before, a load maps it write-protected and
+    /// the first store takes a `do_wp_page()` fault (counted in pgfault) that reuses it.
+    pub swapin_maps_writable: bool,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -429,6 +434,15 @@ pub struct KernelProfile {
     /// (`lru_gen_age_node()` checks `min_ttl_ms` only). Before 6.3 global reclaim walks every
     /// memcg (`shrink_node_memcgs()`) and kswapd ages first. See [`crate::lru_gen`].
     pub lru_gen_memcg_lru: bool,
+    /// lru_gen's workingset counters as 6.5+ keeps them (Kalesh Singh, "mm: Multi-gen LRU:
+    /// fix workingset accounting", 6.5): `lru_gen_refault()` counts `workingset_refault_*` for
+    /// every refault into the lruvec the page was evicted from, recent or not, and
+    /// `workingset_activate_*` for a recent one (the generation it was evicted from is still
+    /// the oldest: `lru_gen_test_recent()`), where only those feed the PID controller;
+    /// `sort_folio()` no longer counts `workingset_activate_*` for a protected tier. Before
+    /// (Debian's 6.1.192): a refault counts only when recent, activations come from
+    /// `sort_folio()`. (6.14's `lru_gen_test_recent()` by distance to `max_seq` is not modelled.)
+    pub lru_gen_refault_activates: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -629,6 +643,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         fault_around: true,
         deactivate_on_refault: true,
         pgfault_counts_retries: false,
+        swapin_maps_writable: false,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -669,6 +684,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen: false,
         lru_gen_min_ttl_ms: 0,
         lru_gen_memcg_lru: true,
+        lru_gen_refault_activates: true,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -690,6 +706,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_prev_pos_per_read: false,
         zswap_modelled: true,
         lru_gen_memcg_lru: false,
+        lru_gen_refault_activates: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
@@ -708,6 +725,24 @@ pub fn profiles() -> Vec<KernelProfile> {
                       the memcg LRU is held to the source by unit tests, not recorded (no 6.3+ lru_gen kernel in the lab)",
         lru_gen: true,
         ..linux_6_6.clone()
+    };
+    let linux_6_12 = KernelProfile {
+        name: "linux-6.12",
+        description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
+                      resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
+                      a read miss always starts its window at the missed page (6.11); the two lists (Debian's 6.12 boots with \
+                      lru_gen on: the QEMU runner switches it off for this profile); zswap not modelled on this era",
+        reclaim_walk: ReclaimWalk::Shared,
+        ra_enomem_stops: true,
+        ra_sync_miss_as_hit: false,
+        ..linux_6_6.clone()
+    };
+    let linux_6_12_lru_gen = KernelProfile {
+        name: "linux-6.12-lru_gen",
+        description: "linux-6.12 as Debian's 6.12 build boots (CONFIG_LRU_GEN_ENABLED=y): the multi-generational LRU on, \
+                      min_ttl_ms 0, with 6.3's memcg LRU for global reclaim (lru_gen_rotate_memcg(), shrink_many())",
+        lru_gen: true,
+        ..linux_6_12.clone()
     };
     let linux_5_17 = KernelProfile {
         name: "linux-5.17",
@@ -809,7 +844,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
-                      the missed page (6.11)",
+                      the missed page (6.11), a load's swap-in mapped writable (6.11)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -817,9 +852,10 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_sync_miss_as_hit: false,
         zswap_modelled: true,
         zswap_direct: true,
+        swapin_maps_writable: true,
         ..linux_6_6.clone()
     };
-    vec![linux_6_18, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
+    vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
 }
 
 /// Look a profile up by name.
@@ -979,5 +1015,28 @@ mod tests {
         assert!(profile("linux-9.9").is_none());
         assert_eq!(profile("linux-5.0").unwrap().max_reclaim_retries, 5);
         assert_eq!(profile("linux-6.6").unwrap().max_reclaim_retries, 16);
+    }
+
+    /// linux-6.12 takes the eras up to 6.12 that linux-6.18 lists (6.10's `-ENOMEM` stop in
+    /// `page_cache_ra_unbounded()`, 6.11's shared `mem_cgroup_iter()` walk of
+    /// `shrink_node_memcgs()` and `page_cache_sync_ra()`'s miss), not the later ones (6.14's
+    /// `__wb_calc_thresh()` floor, 6.16's ext4 large folios and `ra->order`); lru_gen's memcg
+    /// LRU (6.3) is on, and linux-6.12-lru_gen differs from linux-6.12 in `lru_gen` only.
+    #[test]
+    fn linux_6_12_takes_the_eras_up_to_6_12() {
+        let (p612, p66, p618) = (profile("linux-6.12").unwrap(), profile("linux-6.6").unwrap(), profile("linux-6.18").unwrap());
+        assert_eq!(p612.reclaim_walk, p618.reclaim_walk);
+        assert_eq!(p612.ra_enomem_stops, p618.ra_enomem_stops);
+        assert_eq!(p612.ra_sync_miss_as_hit, p618.ra_sync_miss_as_hit);
+        assert_ne!(p612.reclaim_walk, p66.reclaim_walk);
+        assert_eq!(p612.wb_thresh_floor, p66.wb_thresh_floor);
+        assert_ne!(p612.wb_thresh_floor, p618.wb_thresh_floor);
+        assert_eq!(p612.large_folios.ext4, 0);
+        assert_eq!(p612.large_folios.xfs, MAX_PAGECACHE_ORDER);
+        assert_eq!(p612.large_folios.ra, p66.large_folios.ra);
+        assert!(p612.lru_gen_available && p612.lru_gen_memcg_lru && !p612.lru_gen);
+        let lg = profile("linux-6.12-lru_gen").unwrap();
+        assert!(lg.lru_gen);
+        assert_eq!(format!("{:?}", KernelProfile { lru_gen: false, name: p612.name, description: p612.description, ..lg }), format!("{p612:?}"));
     }
 }

@@ -680,7 +680,7 @@ mod tests {
             "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\ncpus = 2\n[kernel]\nprofile = \"linux-6.1\"\ncgroup = \"v1\"\n[devices.sda]\nread_bw = \"100M\"\n[cgroups.ct]\n[tasks.t]\ncgroup = \"ct\"\ntrace = \"x.mtt\"\n{extra}\n"
         );
         let doc = Document::from_toml("t.toml", &text).unwrap();
-        let h = TraceHeader { files: vec![("/data/a".into(), 1 << 20), ("/data/b".into(), 1 << 20)], events: events.len() as u64, resident: vec![(1, 0, 128)] };
+        let h = TraceHeader { files: vec![("/data/a".into(), 1 << 20), ("/data/b".into(), 1 << 20)], events: events.len() as u64, resident: vec![(1, 0, 128)], start_caches: vec![] };
         let scn = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap();
         let mut sim = Simulation::new(&scn);
         // Two chunks, so that events cross a chunk boundary.
@@ -852,7 +852,7 @@ mod tests {
     #[test]
     fn trace_tasks_are_checked() {
         let doc = Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"100M\"\n[tasks.t]\ntrace = \"x.mtt\"\nloops = 0\nops = []\n").unwrap();
-        let h = TraceHeader { files: vec![("/data/a".into(), 4096)], events: 1, resident: vec![] };
+        let h = TraceHeader { files: vec![("/data/a".into(), 4096)], events: 1, resident: vec![], start_caches: vec![] };
         let e = doc.resolve_with_traces(None, &[], &[("x.mtt".into(), h)]).unwrap_err().to_string();
         assert!(e.contains("both `trace` and `ops`") && e.contains("loops is 0"), "{e}");
         let e = doc.resolve(None, &[]).unwrap_err().to_string();

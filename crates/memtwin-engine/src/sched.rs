@@ -243,10 +243,14 @@ impl Simulation {
         k.kmem.boot_used = scn.machine.boot_used;
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
-            k.devices.push(if d.blk_throttle {
+            let dev = if d.blk_throttle {
                 crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
             } else {
                 crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+            };
+            k.devices.push(match &d.hw {
+                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost)),
+                None => dev,
             });
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
@@ -270,8 +274,7 @@ impl Simulation {
             let pc = &mut k.memcgs.memcgs[id.idx()].counter;
             pc.max = c.max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             pc.high = c.high.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
-            pc.low = c.low / PAGE_SIZE;
-            pc.min = c.min / PAGE_SIZE;
+            k.memcgs.set_protection(id, c.min / PAGE_SIZE, c.low / PAGE_SIZE);
             let m = &mut k.memcgs.memcgs[id.idx()];
             m.swap_max = c.swap_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
             m.memsw_max = c.memsw_max.map(|b| b / PAGE_SIZE).unwrap_or(PAGE_COUNTER_MAX);
@@ -1163,8 +1166,14 @@ impl Simulation {
             // as one handle_mm_fault() each (which returns at once) while nothing is over
             // memory.high (whose check follows every access).
             if self.kernel.nr_pages_over_high == 0 {
-                let mapped = &self.kernel.vmas[vma.0 as usize].pages[i as usize..end as usize];
-                i += mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32;
+                // A store to a PTE in `wrprotect` (a swap-in a load mapped) is not skipped.
+                let v = &self.kernel.vmas[vma.0 as usize];
+                let mapped = &v.pages[i as usize..end as usize];
+                i += if v.wrprotect.is_empty() {
+                    mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32
+                } else {
+                    mapped.iter().zip(i..).take_while(|(p, j)| **p != crate::types::PageId::NIL && !v.wp_test(*j)).count() as u32
+                };
                 if i >= end {
                     break;
                 }
@@ -1229,7 +1238,7 @@ impl Simulation {
                     TouchPattern::Random { .. } => self.rng.below(n),
                 };
             self.kernel.page_events += 1;
-            let r = if file { self.kernel.handle_mm_fault_file(vma, i as u32, access.write) } else { self.kernel.handle_mm_fault(vma, i as u32) };
+            let r = if file { self.kernel.handle_mm_fault_file(vma, i as u32, access.write) } else { self.kernel.handle_mm_fault_flags(vma, i as u32, access.write) };
             if r.is_err() {
                 return (k, false);
             }

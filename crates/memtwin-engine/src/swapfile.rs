@@ -417,6 +417,7 @@ impl Kernel {
         v.pages[index as usize] = PageId::NIL;
         v.nr_resident -= 1;
         v.pte_mkold(index);
+        v.wp_clear_range(index, index + 1);
         let page = &mut self.pages[p];
         page.mapping = SWAPPER;
         page.index = slot;
@@ -561,6 +562,7 @@ impl Kernel {
         for i in 0..nr as usize {
             self.vmas[vma].pages[index + i] = PageId::NIL;
         }
+        self.vmas[vma].wp_clear_range(index as u32, (index as u64 + nr) as u32);
         self.vmas[vma].nr_resident -= nr;
         if huge {
             self.free_pageblock(p);
@@ -610,10 +612,14 @@ impl Kernel {
     /// `swap_vma_readahead()` when [`Kernel::swap_use_vma_readahead`], else
     /// `swap_cluster_readahead()` (a rotational swap device, as the guest's virtio disk is
     /// unless its queue says otherwise) — and the fault is major. Wait for the page's read,
-    /// map it, and, as the fault writes (`should_try_to_free_swap()` with
-    /// `FAULT_FLAG_WRITE`), free its slot. Returns the frame, or `None` when no memory could
-    /// be had.
-    pub fn do_swap_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Option<PageId> {
+    /// map it (`swap_free()` drops the PTE's reference to the slot), and free the slot with the
+    /// page's place in the swap cache when [`Kernel::should_try_to_free_swap`] says so: a
+    /// store (`write`), or swap half full. A load otherwise leaves the page in the swap cache
+    /// with its slot, clean, its PTE in [`crate::memory::Vma::wrprotect`]: evicted before a
+    /// store dirties it, it needs no new write (`shrink_folio_list()` finds it clean and
+    /// `__remove_mapping()` frees it; no pswpout). Returns the frame, or `None` when no
+    /// memory could be had.
+    pub fn do_swap_page(&mut self, vma: VmaId, index: u32, nid: u32, write: bool) -> Option<PageId> {
         let slot = self.vmas[vma.0 as usize].swap[index as usize];
         let fault_memcg = self.vmas[vma.0 as usize].memcg;
         self.cpu(self.cost.anon_fault);
@@ -690,28 +696,38 @@ impl Kernel {
             self.memcgs.memcgs[memcg.idx()].nr_anon += 1;
         }
         self.vmstat.nr_anon_pages += 1;
-        // folio_free_swap() fails on a page still under writeback (a swap-out reclaim
-        // started and the fault caught): it stays in the swap cache, mapped, with its slot.
+        // should_try_to_free_swap(): folio_free_swap() for a store (the refcount test: the
+        // page is this PTE's alone) or when swap is getting full; it fails on a page still
+        // under writeback (a swap-out reclaim started and the fault caught): that page stays
+        // in the swap cache, mapped, with its slot, as a load's does.
         let writeback = self.pages[pfn].test(pg::WRITEBACK);
+        let free = !writeback && self.should_try_to_free_swap(memcg, write);
         let pg_ = &mut self.pages[pfn];
         pg_.mapping = crate::types::InodeId(vma.0);
         pg_.index = index;
-        // Out of the swap cache (its slot freed below) the page's dirtiness is its PTE's,
-        // which the engine does not track for anonymous memory: only a swap-cache page's is.
-        pg_.flags &= !(pg::SWAPCACHE | pg::READAHEAD | pg::DIRTY);
-        if writeback {
+        pg_.flags &= !pg::READAHEAD;
+        if free {
+            // Out of the swap cache the page's dirtiness is its PTE's, which the engine does
+            // not track for anonymous memory: only a swap-cache page's is.
+            pg_.flags &= !(pg::SWAPCACHE | pg::DIRTY);
+        } else if write {
             // The store the fault is for dirties the PTE (`pte_mkdirty()`): the next unmap
             // makes the folio dirty, and reclaim writes it to its slot again.
-            pg_.flags |= pg::SWAPCACHE | pg::DIRTY;
+            pg_.flags |= pg::DIRTY;
         }
         let v = &mut self.vmas[vma.0 as usize];
         v.pages[index as usize] = pfn;
-        if !writeback {
+        if free {
             v.swap[index as usize] = NO_SLOT;
+        }
+        if !write {
+            // A load maps the PTE without FAULT_FLAG_WRITE: write-protected (before 6.11) or
+            // writable and clean; the store that follows dirties it.
+            v.wp_set(index);
         }
         v.nr_resident += 1;
         v.mkyoung(index);
-        if !writeback {
+        if free {
             // folio_free_swap(): out of the swap cache, the slot freed.
             self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
             self.swap_free(slot);
@@ -725,6 +741,62 @@ impl Kernel {
             self.update_rotated(lv, false, 1);
         }
         Some(pfn)
+    }
+
+    /// `folio_free_swap()` of swap-cache page `p`: only a base page a page table maps (a
+    /// swap-in a load mapped, its slot kept; nothing else names the slot, `folio_swapped()`
+    /// false) and not under writeback leaves the swap cache, its slot freed; it is dirty then
+    /// (`folio_set_dirty()`: memory holds the only copy), which for a page out of the swap
+    /// cache the engine leaves to the PTE. An unmapped swap-cache page (readahead's: its
+    /// swap PTE still names the slot) stays. Returns whether the slot was freed.
+    pub fn folio_free_swap(&mut self, p: PageId) -> bool {
+        let page = self.pages[p];
+        if !page.test(pg::SWAPCACHE) || page.flags & (pg::WRITEBACK | pg::HEAD) != 0 || page.mapping == SWAPPER {
+            return false;
+        }
+        let (v, index) = (page.mapping.0 as usize, page.index as usize);
+        let slot = self.vmas[v].swap[index];
+        self.vmas[v].swap[index] = NO_SLOT;
+        self.pages[p].flags &= !(pg::SWAPCACHE | pg::DIRTY);
+        self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
+        self.swap_free(slot);
+        true
+    }
+
+    /// `should_try_to_free_swap()` (mm/memory.c, 6.1; the same rule in 6.18 for a base page:
+    /// `folio_ref_count(folio) == 1 + folio_nr_pages(folio)`) of a page `do_swap_page()` found
+    /// in the swap cache, charged to `memcg`: free its slot when swap is getting full
+    /// ([`Kernel::mem_cgroup_swap_full`]) or for a store (`FAULT_FLAG_WRITE`, the page
+    /// referenced by the swap cache and the fault only; nothing else holds one in the engine:
+    /// no KSM, no fork, no GUP). `VM_LOCKED`/mlocked anonymous memory is not modelled.
+    pub fn should_try_to_free_swap(&self, memcg: MemcgId, write: bool) -> bool {
+        write || self.mem_cgroup_swap_full(memcg)
+    }
+
+    /// `mem_cgroup_swap_full()` (mm/memcontrol.c, 6.1): `vm_swap_full()` (fewer than half the
+    /// slots free: `nr_swap_pages * 2 < total_swap_pages`), or on cgroup v2 `memcg` or an
+    /// ancestor below the root using half its memory.swap.max (memory.swap.high is not
+    /// modelled: its default, max, never counts).
+    pub fn mem_cgroup_swap_full(&self, memcg: MemcgId) -> bool {
+        let Some(area) = self.swap.as_ref() else { return false };
+        if (area.pages - area.inuse) * 2 < area.pages {
+            return true;
+        }
+        if self.memcgs.version != CgroupVersion::V2 || memcg == MemcgId::NONE {
+            return false;
+        }
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            if c == MemcgId::ROOT {
+                break;
+            }
+            let m = &self.memcgs.memcgs[c.idx()];
+            if m.swap.saturating_mul(2) >= m.swap_max {
+                return true;
+            }
+            cur = m.parent;
+        }
+        false
     }
 
     /// `swap_cluster_readahead()` (mm/swap_state.c, 6.1) for a fault at `slot`: read the

@@ -433,6 +433,17 @@ impl Kernel {
         };
         let cgroup_size = pc.usage.max(protection);
         let dying = self.memcgs.get(memcg).state != crate::memcontrol::MemcgState::Online;
+        // Every list below 2^priority pages, unprotected and online: get_scan_count() gives
+        // each list `size >> priority` = 0 whatever the balance, and the batch loop does
+        // nothing. The balance is skipped only where it has no side effect (the pre-5.8
+        // rotated-based balance halves its statistics once swap is in play).
+        if protection == 0 && !dying && (self.swap.is_none() || self.profile.scan_balance == ScanModel::Cost) {
+            let l = &self.lruvecs[v].lists;
+            let any = l[LruList::InactiveAnon as usize].pages | l[LruList::ActiveAnon as usize].pages | l[LruList::InactiveFile as usize].pages | l[LruList::ActiveFile as usize].pages;
+            if any >> sc.priority == 0 {
+                return self.shrink_lruvec_node_end(memcg, v);
+            }
+        }
         let scan = |size: u64| -> u64 {
             let s = if protection > 0 {
                 // Scan in proportion to how far the memcg is above its protection.
@@ -523,6 +534,12 @@ impl Kernel {
             // A sleep ended the task's quantum: the rest runs when the charge restarts.
             return;
         }
+        self.shrink_lruvec_node_end(memcg, v);
+    }
+
+    /// The end of `shrink_lruvec()`, after the batch loop.
+    #[inline]
+    fn shrink_lruvec_node_end(&mut self, memcg: MemcgId, v: usize) {
         // "Even if we did not try to evict anon pages at all, we want to rebalance the anon
         // lru active/inactive ratio" (can_age_anon_pages(): swap is present).
         if self.swap.is_some() && self.inactive_anon_is_low(v) {
@@ -535,7 +552,8 @@ impl Kernel {
 
     /// `prepare_scan_count()` (5.8+) for every node reclaim visits: the reclaim root's
     /// costs, whether to deactivate anon, `cache_trim_mode`, `file_is_tiny`. The root's
-    /// lruvec sizes are its subtree's (`lruvec_page_state()` is hierarchical), summed over
+    /// lruvec sizes are its subtree's (`lruvec_page_state()` is hierarchical): read from
+    /// [`crate::mmzone::LruvecStats`], or under the multi-generational LRU summed over
     /// `subtree` (the walk's memcgs).
     fn prepare_scan_count(&mut self, sc: &ScanControl, subtree: &[MemcgId]) {
         let nodes = self.nr_nodes as usize;
@@ -545,12 +563,24 @@ impl Kernel {
         for nid in 0..nodes {
             let target = self.lruvec_idx(sc.target, nid as u32);
             let mut sizes = [0u64; 4];
-            for &m in subtree {
-                let l = &self.lruvecs[self.lruvec_idx(m, nid as u32)];
-                sizes[0] += l.nr_pages(LruList::InactiveAnon);
-                sizes[1] += l.nr_pages(LruList::ActiveAnon);
-                sizes[2] += l.size(LruList::InactiveFile);
-                sizes[3] += l.size(LruList::ActiveFile);
+            if self.profile.lru_gen {
+                // The generation lists' sizes (`compat_size`) are not in lruvec_stats.
+                for &m in subtree {
+                    let l = &self.lruvecs[self.lruvec_idx(m, nid as u32)];
+                    sizes[0] += l.nr_pages(LruList::InactiveAnon);
+                    sizes[1] += l.nr_pages(LruList::ActiveAnon);
+                    sizes[2] += l.size(LruList::InactiveFile);
+                    sizes[3] += l.size(LruList::ActiveFile);
+                }
+            } else {
+                // lruvec_page_state() of the target's lruvec: the hierarchical sizes, O(1).
+                let st = &self.lru_stats;
+                sizes = [
+                    st.subtree_anon_pages(target, LruList::InactiveAnon),
+                    st.subtree_anon_pages(target, LruList::ActiveAnon),
+                    st.subtree_size(target, LruList::InactiveFile),
+                    st.subtree_size(target, LruList::ActiveFile),
+                ];
             }
             // "When refaults are being observed, it means a new workingset is being
             // established. Deactivate to get rid of any stale active pages quickly."
@@ -789,10 +819,34 @@ impl Kernel {
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
             self.cpu(self.cost.scan_page);
+            if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+                // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim waits for the
+                // swap write of a page marked PG_reclaim (pageout() marks the pages it writes)
+                // with folio_wait_writeback(), then tries the page again: clean in the swap
+                // cache now, it is freed.
+                let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+                self.io_schedule_until(done, StallKind::Writeback);
+                if !self.pages[p].test(pg::WRITEBACK) {
+                    // folio_end_writeback() cleared PG_reclaim (the page was off the LRU: no
+                    // rotation).
+                    self.pages[p].flags &= !pg::RECLAIM;
+                }
+            }
             if self.pages[p].test(pg::WRITEBACK) {
+                // "case 1" (kswapd meeting a marked page again) and "case 2": mark it for
+                // immediate reclaim and, from 4.12 (c55e8d035b28), activate it out of the way
+                // (activate_locked); the end of its write rotates it to the inactive tail
+                // (folio_rotate_reclaimable(), which clears PG_active).
                 nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
                 self.pages[p].flags |= pg::RECLAIM;
-                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+                if self.profile.reclaim_activates_dirty {
+                    self.pages[p].flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+                    nr_activate += n;
+                } else {
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                }
                 sc.nr_writeback += 1;
                 nr_writeback += 1;
                 continue;
@@ -812,6 +866,11 @@ impl Kernel {
                 }
                 match folio_references(ptes, referenced_folio, false) {
                     FolioRef::Activate => {
+                        // activate_locked: "Not a candidate for swapping, so reclaim swap
+                        // space" when swap is getting full (mem_cgroup_swap_full()).
+                        if self.pages[p].test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(self.pages[p].memcg) {
+                            self.folio_free_swap(p);
+                        }
                         self.pages[p].flags |= pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
                         nr_activate += n;

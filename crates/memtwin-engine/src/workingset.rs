@@ -85,10 +85,32 @@ impl Kernel {
     /// one per 16 present pages of the machine (`node_present_pages() >> 4`, the engine's one
     /// list standing for the per-node ones). It frees the oldest nodes beyond that, forgetting
     /// their shadow entries (`shadow_lru_isolate()`).
+    #[inline]
     pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId) {
+        // shrink_slab_memcg() calls a memcg-aware shrinker only for the set bits of the
+        // memcg's shrinker_info map, set while its list_lru holds an item: an empty list is
+        // skipped without counting (here, without a call: reclaim's walk visits every memcg).
+        if self.shadow_nodes[memcg.idx()].count != 0 {
+            self.shrink_shadow_nodes_listed(memcg);
+        }
+    }
+
+    /// [`Kernel::shrink_shadow_nodes`] of a memcg with shadow nodes on its list.
+    #[inline(never)]
+    fn shrink_shadow_nodes_listed(&mut self, memcg: MemcgId) {
         let max_nodes = match self.profile.shadow_node_cap {
             crate::profile::ShadowNodeCap::MemcgLruAndSlab => {
-                let lru: u64 = LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum();
+                let lru: u64 = if self.profile.lru_gen {
+                    LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum()
+                } else {
+                    // `Lruvec::size` of the two-list LRU: entries on the anonymous and
+                    // unevictable lists, pages on the file lists.
+                    let base = self.lruvec_idx(memcg, 0);
+                    self.lruvecs[base..base + self.nr_nodes as usize]
+                        .iter()
+                        .map(|l| l.lists[LruList::InactiveAnon as usize].len + l.lists[LruList::ActiveAnon as usize].len + l.lists[LruList::InactiveFile as usize].pages + l.lists[LruList::ActiveFile as usize].pages + l.lists[LruList::Unevictable as usize].len)
+                        .sum()
+                };
                 let slab = self.memcgs.get(memcg).kmem_bytes / crate::types::PAGE_SIZE;
                 (lru + slab) >> (XA_CHUNK_SHIFT - 3)
             }

@@ -71,6 +71,13 @@ fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
         1 => (0..nfiles, 0u64..2 << 20, 1u64..4 << 20).prop_map(|(file, offset, length)| OpKind::Write { file, offset, length, bufsize: 64 << 10, fsync: false, create: false, truncate: false }),
         1 => (0usize..2, 4096u64..8 << 20, 0u8..4).prop_map(|(i, size, f)| OpKind::Mmap { name: format!("m{i}"), size, file: None, fill: fill_of(f) }),
         1 => (0usize..2).prop_map(|i| OpKind::Touch { name: format!("m{i}"), access: MapAccess::write_all() }),
+        // Loads and stores over anonymous memory: zero-page PTEs, swap-ins a load leaves in
+        // the swap cache with their slots, stores to them; MADV_DONTNEED over all of it.
+        2 => (0usize..2, prop::bool::ANY, 0u8..3).prop_map(|(i, write, pat)| OpKind::Touch {
+            name: format!("m{i}"),
+            access: MapAccess { write, offset: 0, length: None, pattern: [TouchPattern::Sequential, TouchPattern::Random { count: 700 }, TouchPattern::Strided { stride: 3 }][pat as usize] },
+        }),
+        1 => (0usize..2, 0u64..4 << 20).prop_map(|(i, offset)| OpKind::Madvise { name: format!("m{i}"), advice: MAdvice::DontNeed, offset: offset & !4095, length: Some(1 << 20) }),
     ]
     .boxed()
 }
@@ -227,7 +234,10 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     thp: release,
                     policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release, fadvise_directory: release, zonelist_cache: recharge },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
-                    devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1, blk_throttle: false }],
+                    devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1, blk_throttle: false,
+                        // Every other machine's disk serves requests in flight together on a
+                        // queue of 4 or 32 tags (blkdev.rs HwQueue).
+                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000 }) }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes
@@ -322,8 +332,9 @@ proptest! {
     #[test]
     fn mapped_pages_and_charges_are_conserved_after_every_step(scn in scenario_strategy_with(true)) {
         // rmap (mapcount = VMAs mapping the page, NR_FILE_MAPPED and file_mapped), the
-        // unevictable list of mlocked pages, private copies as anonymous pages: with every
-        // other invariant, after every step.
+        // unevictable list of mlocked pages, private copies as anonymous pages, anonymous
+        // loads (zero-page PTEs name no slot; a swap-in a load mapped keeps its slot, in the
+        // swap cache at it: swap slots conserved): with every other invariant, after every step.
         invariants_after_every_step(&scn, false)?;
     }
 

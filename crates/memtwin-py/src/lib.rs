@@ -205,12 +205,28 @@ impl Doc {
         self.doc.trace_paths()
     }
 
+    /// The start caches trace tasks name (`[tasks.NAME] initial_cache = "FILE"`, variants'
+    /// included): (task, FILE as written), for the caller to read.
+    fn trace_start_caches(&self) -> Vec<(String, String)> {
+        self.doc.trace_start_caches()
+    }
+
     /// Give the header of the trace the scenario names `path`: its files as (path, size) by
     /// trace file id, and its number of events.
     /// `file`: where the trace was read from (a relative `path` resolved by the caller); runs
-    /// read it from there.
-    #[pyo3(signature = (path, files, events, resident=Vec::new(), file=None))]
-    fn set_trace_header(&self, path: String, files: Vec<(String, u64)>, events: u64, resident: Vec<(u16, u32, u32)>, file: Option<String>) {
+    /// read it from there. `start_caches`: (FILE as `initial_cache` names it, variant or None,
+    /// resident ranges (file id, first page, pages)) of each start cache a task with this trace names.
+    #[pyo3(signature = (path, files, events, resident=Vec::new(), file=None, start_caches=Vec::new()))]
+    #[allow(clippy::too_many_arguments)]
+    fn set_trace_header(
+        &self,
+        path: String,
+        files: Vec<(String, u64)>,
+        events: u64,
+        resident: Vec<(u16, u32, u32)>,
+        file: Option<String>,
+        start_caches: Vec<(String, Option<String>, Vec<(u16, u32, u32)>)>,
+    ) {
         {
             let mut f = self.trace_files.lock().expect("not poisoned");
             f.retain(|(p, _)| *p != path);
@@ -218,7 +234,11 @@ impl Doc {
         }
         let mut t = self.traces.lock().expect("not poisoned");
         t.retain(|(p, _)| *p != path);
-        t.push((path, memtwin_engine::scenario::model::TraceHeader { files, events, resident }));
+        let start_caches = start_caches
+            .into_iter()
+            .map(|(source, variant, resident)| memtwin_engine::scenario::model::StartCache { source, variant, resident })
+            .collect();
+        t.push((path, memtwin_engine::scenario::model::TraceHeader { files, events, resident, start_caches }));
     }
 
     /// The declared variants as (name, description) pairs.
@@ -318,6 +338,10 @@ impl Doc {
             x.set_item("seek_ns", d.seek)?;
             x.set_item("read_ahead_kb", d.read_ahead_kb)?;
             x.set_item("rotational", d.rotational)?;
+            x.set_item("blk_throttle", d.blk_throttle)?;
+            // The device's own queue (blkdev.rs HwQueue): with it and no blk_throttle, read_bw
+            // and write_bw are the disk's own, and the host runner leaves it unthrottled.
+            x.set_item("queue_depth", d.hw.as_ref().map(|h| h.queue_depth))?;
             devs.append(x)?;
         }
         out.set_item("devices", devs)?;

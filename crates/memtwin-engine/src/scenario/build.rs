@@ -19,6 +19,8 @@ pub(crate) struct Cx<'a> {
     pub fadvise_files: u64,
     /// The headers of the traces tasks name, read by the caller.
     pub traces: &'a [(String, super::model::TraceHeader)],
+    /// The variant being built (None: the base document).
+    pub variant: Option<&'a str>,
 }
 
 impl Cx<'_> {
@@ -310,6 +312,61 @@ fn get_duration(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
     }
 }
 
+/// `BLK_MQ_MAX_DEPTH` (include/linux/blk-mq.h): the largest `tag_set.queue_depth`.
+const BLK_MQ_MAX_DEPTH: u64 = 10240;
+
+/// `[devices.NAME]`'s own queue (blkdev.rs `HwQueue`): `queue_depth` turns it on; the other
+/// keys need it. `bw` is (read_bw, write_bw): without blk-throttle the queue shares them
+/// (`queue_read_bw`/`queue_write_bw` may not be given then), with it they are the throttle's
+/// rules and the queue's own bandwidths must be given.
+fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_throttle: bool, bw: [u64; 2]) -> Option<HwQueueSpec> {
+    let key = |k: &str| format!("devices.{dname}.{k}");
+    let depth = t.get("queue_depth").and_then(|v| match get_uint(cx, v, &key("queue_depth")) {
+        Some(d) if d == 0 || d > BLK_MQ_MAX_DEPTH => {
+            cx.err(&v.loc, format!("{} is {d}: a device queue holds 1 to {BLK_MQ_MAX_DEPTH} requests (BLK_MQ_MAX_DEPTH)", key("queue_depth")), "give the device's tag_set.queue_depth, e.g. 128 (loop's hw_queue_depth)");
+            None
+        }
+        d => d,
+    });
+    let latency = t.get("request_latency").and_then(|v| get_duration(cx, v, &key("request_latency")));
+    let rr = t.get("request_read_bw").and_then(|v| get_bandwidth(cx, v, &key("request_read_bw")));
+    let rw = t.get("request_write_bw").and_then(|v| get_bandwidth(cx, v, &key("request_write_bw")));
+    let cost = t.get("request_cost").and_then(|v| get_duration(cx, v, &key("request_cost")));
+    let qr_node = t.get("queue_read_bw").map(|v| v.loc.clone());
+    let qr = t.get("queue_read_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_read_bw")));
+    let qw_node = t.get("queue_write_bw").map(|v| v.loc.clone());
+    let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    if t.get("queue_depth").is_none() {
+        if let Some(k) = given.first() {
+            let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
+            cx.err(&loc, format!("{} is given without {}: the device's own queue is described by queue_depth and the keys with it", key(k), key("queue_depth")), "add queue_depth = 128 (the device's tag_set.queue_depth), or drop the request_*/queue_* keys");
+        }
+        return None;
+    }
+    let depth = depth? as u32;
+    let bw = if blk_throttle {
+        match (qr, qw) {
+            (Some(r), Some(w)) => [r, w],
+            _ => {
+                if qr_node.is_none() || qw_node.is_none() {
+                    cx.err(kloc, format!("[devices.{dname}] has blk_throttle = true and queue_depth but not both queue_read_bw and queue_write_bw: read_bw/write_bw are the throttle's rules, the device's own bandwidths are needed"), "add queue_read_bw and queue_write_bw (what `memtwin calibrate` measures unthrottled)");
+                }
+                return None;
+            }
+        }
+    } else {
+        for (node, k) in [(&qr_node, "queue_read_bw"), (&qw_node, "queue_write_bw")] {
+            if let Some(loc) = node {
+                cx.err(loc, format!("{} is given on a device without blk_throttle: its queue shares read_bw/write_bw", key(k)), format!("drop {k} and give the bandwidth as read_bw/write_bw, or set blk_throttle = true"));
+            }
+        }
+        bw
+    };
+    let request_bw = [rr.unwrap_or(bw[0]), rw.unwrap_or(bw[1])];
+    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0) })
+}
+
 /// A bandwidth: a size per second, with an optional `/s`.
 fn get_bandwidth(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
     let stripped;
@@ -368,7 +425,7 @@ pub fn variants(doc: &Node) -> Vec<(String, String)> {
 
 /// Apply `variant` and `sets` to `doc` and build the scenario.
 pub fn build(sources: &Sources, doc: &Node, variant: Option<&str>, sets: &[Node], traces: &[(String, super::model::TraceHeader)]) -> Result<Scenario, ScenarioErrors> {
-    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0, traces };
+    let mut cx = Cx { sources, errors: vec![], fadvise_files: 0, traces, variant };
     let Val::Table(top) = &doc.v else {
         cx.err(&doc.loc, "a scenario must be a table", "start the file with a [scenario] table");
         return Err(ScenarioErrors(cx.errors));
@@ -848,9 +905,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             };
             let blk_throttle = t.get("blk_throttle").and_then(|v| get_bool(cx, v, &key("blk_throttle"))).unwrap_or(false);
             let rotational = t.get("rotational").and_then(|v| get_bool(cx, v, &key("rotational"))).unwrap_or(true);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle"]);
             let rb = read_bw.unwrap_or(1);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle });
+            let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, hw });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {
@@ -2677,10 +2735,40 @@ fn extract_op(cx: &mut Cx, n: &Node, what: &str, default_step: &str, known: &Kno
                     None => 1,
                 },
             };
-            let initial_cache = t.get("initial_cache").and_then(|v| get_bool(cx, v, "initial_cache")).unwrap_or(true);
+            // true: the cache the recording started with (the header's snapshot); false: none;
+            // "FILE": the cache a measured run started with (the caller read FILE's variants).
+            let start: Option<Vec<(u16, u32, u32)>> = match t.get("initial_cache") {
+                None => Some(h.resident.clone()),
+                Some(Node { v: Val::Str(src), loc }) => {
+                    let of = |v: Option<&str>| h.start_caches.iter().find(|c| c.source == *src && c.variant.as_deref() == v);
+                    match cx.variant.and_then(|v| of(Some(v))).or_else(|| of(None)) {
+                        Some(c) => Some(c.resident.clone()),
+                        None => {
+                            let has: Vec<&str> = h.start_caches.iter().filter(|c| c.source == *src).map(|c| c.variant.as_deref().unwrap_or("default")).collect();
+                            if has.is_empty() {
+                                cx.err(loc, format!("initial_cache: the start cache `{src}` was not read (the engine reads no files)"), "run the scenario with memtwin (memtwin run, or memtwin.api.run), which reads it");
+                            } else if cx.variant.is_none() {
+                                cx.err(
+                                    loc,
+                                    format!("initial_cache: `{src}` has start caches for variants {}, none for the scenario without a variant", has.join(", ")),
+                                    format!("run one of its variants (memtwin run FILE --variant {}), or name a file with a `default` variant", has[0]),
+                                );
+                            } else {
+                                cx.err(
+                                    loc,
+                                    format!("initial_cache: `{src}` has no start cache for variant `{}` (it has {})", cx.variant.unwrap_or("default"), has.join(", ")),
+                                    "name a file measured for this variant (memtwin measure --out), or one with a `default` variant, or give true or false",
+                                );
+                            }
+                            None
+                        }
+                    }
+                }
+                Some(v) => get_bool(cx, v, "initial_cache").map(|b| if b { h.resident.clone() } else { vec![] }),
+            };
             t.finish(cx, &["op", "trace", "time_scale", "loops", "initial_cache"]);
             let files = h.files.iter().map(|(p, _)| known.file_index.get(known.files, p.as_str())).collect::<Option<Vec<usize>>>()?;
-            let resident = if initial_cache { h.resident.iter().filter(|r| (r.0 as usize) < files.len()).copied().collect() } else { vec![] };
+            let resident: Vec<(u16, u32, u32)> = start?.into_iter().filter(|r| (r.0 as usize) < files.len()).collect();
             OpKind::Trace { path, files, events: h.events, time_scale, loops, resident }
         }
         other => {
@@ -2789,6 +2877,36 @@ fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, creat
         }
     }
     out.sort_by(|a, b| (a.path != "/", a.path.matches('/').count(), &a.path).cmp(&(b.path != "/", b.path.matches('/').count(), &b.path)));
+    out
+}
+
+/// The start caches trace tasks name (`[tasks.NAME] initial_cache = "FILE"`), in the document
+/// and its variants: (task, FILE). The caller reads each and gives it with the trace's header
+/// (`TraceHeader::start_caches`) for the task's trace.
+pub fn trace_start_caches(doc: &Node) -> Vec<(String, String)> {
+    fn tasks_of(n: &Node, out: &mut Vec<(String, String)>) {
+        let Val::Table(top) = &n.v else { return };
+        let Some((_, _, tasks)) = top.iter().find(|(k, _, _)| k == "tasks") else { return };
+        let Val::Table(ts) = &tasks.v else { return };
+        for (name, _, t) in ts {
+            if let Val::Table(e) = &t.v {
+                if let Some((_, _, Node { v: Val::Str(p), .. })) = e.iter().find(|(k, _, _)| k == "initial_cache") {
+                    if !out.iter().any(|(n, q)| n == name && q == p) {
+                        out.push((name.clone(), p.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = vec![];
+    tasks_of(doc, &mut out);
+    if let Val::Table(top) = &doc.v {
+        if let Some((_, _, Node { v: Val::Table(vs), .. })) = top.iter().find(|(k, _, _)| k == "variants") {
+            for (_, _, v) in vs {
+                tasks_of(v, &mut out);
+            }
+        }
+    }
     out
 }
 

@@ -55,6 +55,11 @@ impl Document {
         build::trace_paths(&self.root)
     }
 
+    /// The start caches trace tasks name (`initial_cache = "FILE"`): (task, FILE as written).
+    pub fn trace_start_caches(&self) -> Vec<(String, String)> {
+        build::trace_start_caches(&self.root)
+    }
+
     /// [`Document::resolve`] with the headers of the traces the tasks name.
     pub fn resolve_with_traces(&self, variant: Option<&str>, sets: &[String], traces: &[(String, model::TraceHeader)]) -> Result<Scenario, ScenarioErrors> {
         let mut sources = self.sources.clone();

@@ -135,6 +135,25 @@ pub struct DeviceSpec {
     /// `read_bw`/`write_bw` are blk-throttle limits over a faster disk (the host runner's
     /// throttled loop device): each direction is served on its own budget (blkdev.rs).
     pub blk_throttle: bool,
+    /// The device's own queue (`queue_depth` and the keys with it), when the scenario gives
+    /// one: requests in flight are served together (blkdev.rs `HwQueue`).
+    pub hw: Option<HwQueueSpec>,
+}
+
+/// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
+/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw` (blkdev.rs `HwQueue`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HwQueueSpec {
+    /// `tag_set.queue_depth`: requests the device serves at once.
+    pub queue_depth: u32,
+    /// What a request alone takes besides its transfer.
+    pub request_latency: Nanos,
+    /// The rate one request alone transfers at (read, write), bytes/s.
+    pub request_bw: [u64; 2],
+    /// The bandwidth requests in flight share (read, write), bytes/s.
+    pub bw: [u64; 2],
+    /// Shared-bandwidth time each request costs besides its bytes.
+    pub request_cost: Nanos,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".
@@ -598,6 +617,21 @@ pub struct TraceHeader {
     /// Events in the trace.
     pub events: u64,
     /// Page ranges resident at the recording's start: (file id, first page, pages).
+    pub resident: Vec<(u16, u32, u32)>,
+    /// The page caches a trace task's `initial_cache = "FILE"` can start from, read by the
+    /// caller from FILE (a measured run's `resident_at_start`, by variant).
+    pub start_caches: Vec<StartCache>,
+}
+
+/// The page cache a measured run of a trace's program started with (`memtwin measure`: the
+/// trace's files after the drop, mincore), as `initial_cache = "FILE"` names it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StartCache {
+    /// The `initial_cache` string that names it, as written.
+    pub source: String,
+    /// The variant of the scenario it is for; None: every variant FILE has no entry of its own for.
+    pub variant: Option<String>,
+    /// Page ranges resident then: (trace file id, first page, pages).
     pub resident: Vec<(u16, u32, u32)>,
 }
 

@@ -1301,8 +1301,8 @@ fn shrink_one_6_3_memory_low_tail_once_and_memory_min_young() {
     for i in 0..3 {
         read_pages(k, f[i], 0, 2048, m[i]);
     }
-    k.memcgs.memcgs[m[0].idx()].counter.min = 4096;
-    k.memcgs.memcgs[m[1].idx()].counter.low = 4096;
+    k.memcgs.set_protection(m[0], 4096, 0);
+    k.memcgs.set_protection(m[1], 0, 4096);
     let mut list = vec![];
     k.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
     let (va, vb) = (k.lruvec_idx(m[0], 0), k.lruvec_idx(m[1], 0));
@@ -1319,4 +1319,88 @@ fn shrink_one_6_3_memory_low_tail_once_and_memory_min_young() {
     assert_eq!(k.memcgs.events(m[1], MemcgEvent::Low), 1, "below low, second look: reclaimed");
     assert!(k.memcgs.get(m[1]).counter.usage < usage);
     assert_invariants(k);
+}
+
+/// mm/workingset.c and mm/vmscan.c 6.5+ (Kalesh Singh, "mm: Multi-gen LRU: fix workingset
+/// accounting"; as in Debian's 6.12.117): `lru_gen_refault()` counts `workingset_refault_file`
+/// before the recent test and `workingset_activate_file` for a recent refault, and
+/// `sort_folio()` protects a tier without counting an activation. The two setups of
+/// `evict_folios_6_1_...` and `sort_folio_6_1_...` on linux-6.12 against linux-6.1.
+#[test]
+fn lru_gen_refault_6_5_counts_activations_for_recent_refaults_not_protections() {
+    for (profile, new) in [("linux-6.1", false), ("linux-6.12", true), ("linux-6.6", true)] {
+        assert_eq!(crate::profile::profile(profile).unwrap().lru_gen_refault_activates, new, "{profile}");
+        // recent refaults: 64 pages read back while min_seq has not moved
+        let (mut s, ct, _, b) = setup(profile, "8M");
+        let k = &mut s.kernel;
+        for c in 0..8 {
+            read_pages(k, b, c * 512, 512, ct);
+        }
+        let (rf, act) = (k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile), k.memcgs.events(ct, MemcgEvent::WorkingsetActivateFile));
+        read_pages(k, b, 0, 64, ct);
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetRefaultFile) - rf, 64, "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetActivateFile) - act, if new { 64 } else { 0 }, "{profile}");
+        assert_invariants(k);
+        // protection by sort_folio(): counted as an activation up to 6.4 only
+        let (mut s, ct, a, b) = setup(profile, "12M");
+        let k = &mut s.kernel;
+        read_pages(k, a, 0, 1024, ct);
+        read_pages(k, a, 0, 1024, ct);
+        let v = k.lruvec_idx(ct, 0);
+        {
+            let g = &mut k.lruvecs[v].lrugen;
+            g.evicted[LRU_GEN_FILE][0] = 100_000;
+            g.refaulted[LRU_GEN_FILE][0] = 10;
+            g.evicted[LRU_GEN_FILE][1] = 1000;
+            g.refaulted[LRU_GEN_FILE][1] = 900;
+        }
+        for c in 0..5 {
+            read_pages(k, b, c * 520, 520, ct);
+        }
+        assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) > 0, "reclaim ran");
+        let kept = (0..1024).filter(|&i| k.mappings[a.idx()].lookup(i).is_some()).count();
+        assert_eq!(kept, 1024, "{profile}: every page of /a was protected");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::WorkingsetActivateFile), if new { 0 } else { 1024 }, "{profile}");
+        assert_invariants(k);
+    }
+}
+
+/// mm/vmscan.c `set_initial_priority()` (6.3+, as Debian's 6.12.117 has it) and
+/// `inc_max_seq()`'s "update the active/inactive LRU sizes for compatibility": the node's
+/// NR_INACTIVE_FILE under lru_gen is the pages of every generation but the two youngest, and a
+/// global reclaim of at least MIN_LRU_BATCH pages at DEF_PRIORITY starts at
+/// `fls(inactive) - 1 - fls(nr_to_reclaim - 1)`, clamped to [6, 12]; a direct reclaimer's
+/// SWAP_CLUSTER_MAX keeps DEF_PRIORITY.
+#[test]
+fn set_initial_priority_6_3_starts_global_reclaim_where_inactive_pages_cover_the_goal() {
+    let (mut s, ct, a, b) = setup("linux-6.12-lru_gen", "");
+    let k = &mut s.kernel;
+    read_pages(k, b, 0, 4096, ct);
+    read_pages(k, a, 0, 1024, ct);
+    let v = k.lruvec_idx(ct, 0);
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    let inactive = |k: &Kernel| -> u64 {
+        let lv = &k.lruvecs[v];
+        (0..MAX_NR_GENS as usize).filter(|&g| !lru_gen_is_active(&lv.lrugen, g)).map(|g| lv.lists[gen_list(g, LRU_GEN_FILE)].pages).sum()
+    };
+    // the pages read sit in the second oldest generation (lru_gen_add_folio()): inactive
+    assert_eq!(inactive(k), 5120);
+    assert_eq!(k.lru_stats.gen_inactive(root, LRU_GEN_FILE), 5120);
+    k.inc_max_seq(v, false); // a new youngest: the previous youngest turns inactive (it is empty here)
+    assert_eq!(k.lru_stats.gen_inactive(root, LRU_GEN_FILE), inactive(k));
+    assert_invariants(k);
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
+    k.set_initial_priority(0, &mut sc);
+    assert_eq!(sc.priority, crate::vmscan::DEF_PRIORITY, "SWAP_CLUSTER_MAX < MIN_LRU_BATCH");
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 64, false, false);
+    k.set_initial_priority(0, &mut sc);
+    // fls(5120) - 1 - fls(63) = 13 - 1 - 6 = 6
+    assert_eq!(sc.priority, 6);
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 2048, false, false);
+    k.set_initial_priority(0, &mut sc);
+    assert_eq!(sc.priority, 6, "12 - 11 = 1, clamped to DEF_PRIORITY / 2");
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 64, false, false);
+    sc.priority = 10;
+    k.set_initial_priority(0, &mut sc);
+    assert_eq!(sc.priority, 10, "only at DEF_PRIORITY");
 }

@@ -15,6 +15,7 @@ mod filemap;
 mod fs;
 mod list_lru;
 mod lru_gen;
+mod memory;
 mod memcontrol;
 mod page_writeback;
 mod page_alloc;

@@ -405,3 +405,128 @@ fn a_page_under_swap_out_is_unmapped_6_1() {
     assert!(seen > 0, "no swap write seen in flight");
     s.kernel.check_invariants().unwrap();
 }
+
+/// A 24M anonymous mapping written once in a 16M memcg (v2, 256M of swap), then read twice
+/// (`access = "read"`), the kernel profile `profile`, extra cgroup keys `cg`.
+fn written_then_read(profile: &str, cg: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "swap-read"
+[machine]
+ram = "1G"
+swap = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+"memory.max" = "16M"
+{cg}
+[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "mmap", name = "m", size = "24M", step = "write" }},
+  {{ op = "touch", name = "m", step = "write" }},
+  {{ op = "touch", name = "m", access = "read", step = "read 1" }},
+  {{ op = "touch", name = "m", access = "read", step = "read 2" }},
+]
+"#
+    )
+}
+
+/// The metric `name` of step `step`.
+fn metric_of(res: &crate::SimResult, step: &str, name: &str) -> f64 {
+    res.steps.iter().filter(|s| s.name == step).map(|s| s.metrics.iter().find(|(m, _)| m == name).unwrap_or_else(|| panic!("no {name}")).1).sum()
+}
+
+/// `do_swap_page()` of a load (6.1 mm/memory.c: `should_try_to_free_swap()` is false without
+/// `FAULT_FLAG_WRITE` while swap is not half full): the page stays in the swap cache with its
+/// slot and clean, so reclaim frees it again without a write (`shrink_folio_list()` skips
+/// `pageout()` for a clean swap-cache folio). After the first read pass the pages evicted
+/// since the write have slots; the second pass reads pages back and evicts others with no
+/// pswpout at all, the same slots in use and charged to the memcg (memory.swap.current, v2).
+#[test]
+fn a_load_keeps_the_swap_slot_and_a_clean_eviction_writes_nothing_6_1() {
+    let s = sim(&written_then_read("linux-6.1", ""));
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert!(metric_of(&res, "write", "vmstat.pswpout") > 1000.0);
+    assert!(metric_of(&res, "read 1", "vmstat.pswpin") > 1000.0);
+    let (pswpin, pswpout) = (metric_of(&res, "read 2", "vmstat.pswpin"), metric_of(&res, "read 2", "vmstat.pswpout"));
+    assert!(pswpin > 1000.0, "read 2 read {pswpin} pages back");
+    assert_eq!(pswpout, 0.0, "read 2 evicted only clean swap-cache pages");
+    let (kept1, kept2) = (metric_of(&res, "read 1", "memcg.swap_bytes"), metric_of(&res, "read 2", "memcg.swap_bytes"));
+    assert!(kept1 > (16 << 20) as f64, "{kept1} bytes of slots kept and charged after read 1");
+    assert_eq!(kept2, kept1, "read 2 frees no slot and takes none");
+}
+
+/// The same mapping read back in a memcg with memory.swap.max 12M: from 6M of swap
+/// `mem_cgroup_swap_full()` holds (6.1 mm/memcontrol.c: `usage * 2 >= swap.max`), so
+/// `should_try_to_free_swap()` frees the slot of every page a load swaps in, and the second
+/// read pass has to write the pages it evicts again.
+#[test]
+fn swap_half_full_frees_a_loads_slot_6_1() {
+    let mut s = sim(&written_then_read("linux-6.1", r#""memory.swap.max" = "12M""#));
+    run(&mut s);
+    assert_invariants(&s.kernel);
+    let s = sim(&written_then_read("linux-6.1", r#""memory.swap.max" = "12M""#));
+    let res = s.run(&mut |_, _| true).unwrap();
+    let pswpout = metric_of(&res, "read 2", "vmstat.pswpout");
+    assert!(pswpout > 1000.0, "read 2 wrote {pswpout} pages whose slots the loads freed");
+    assert!(metric_of(&res, "read 2", "memcg.swap_bytes") <= (12 << 20) as f64);
+}
+
+/// After a load's swap-in a store to the page: before 6.11 the PTE is write-protected and the
+/// store takes a `do_wp_page()` fault (pgfault + 1) that reuses the exclusive page; from 6.11
+/// (linux-6.18: c18160dba5ff, `do_swap_page()` maps it writable) the CPU sets the dirty bit,
+/// no fault. Either way the swap-cache page is dirty for its next eviction, which writes it
+/// to its slot (pswpout).
+#[test]
+fn a_store_after_a_loads_swap_in_is_a_wp_fault_before_6_11() {
+    for (profile, faults) in [("linux-6.1", 1), ("linux-6.18", 0)] {
+        let mut s = sim(&written_then_read(profile, ""));
+        run(&mut s);
+        let k = &mut s.kernel;
+        let (vma, i) = k
+            .vmas
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.live)
+            .find_map(|(n, v)| (0..v.pages.len() as u32).find(|&i| v.pages[i as usize] != PageId::NIL && v.wp_test(i)).map(|i| (crate::memory::VmaId(n as u32), i)))
+            .expect("a page a load swapped in");
+        let p = k.vmas[vma.0 as usize].pages[i as usize];
+        assert!(k.pages[p].test(pg::SWAPCACHE) && !k.pages[p].test(pg::DIRTY), "{profile}: clean in the swap cache");
+        let before = k.vmstat.get(VmEvent::Pgfault);
+        k.handle_mm_fault_flags(vma, i, true).unwrap();
+        assert_eq!(k.vmstat.get(VmEvent::Pgfault) - before, faults, "{profile}");
+        assert!(k.pages[p].test(pg::DIRTY) && k.pages[p].test(pg::SWAPCACHE), "{profile}: dirty, still in the swap cache");
+        assert!(!k.vmas[vma.0 as usize].wp_test(i));
+        // A load after it takes no fault.
+        k.handle_mm_fault_flags(vma, i, false).unwrap();
+        assert_eq!(k.vmstat.get(VmEvent::Pgfault) - before, faults);
+        assert_invariants(k);
+    }
+}
+
+/// `shrink_folio_list()` (6.1) meeting a page under swap writeback: `pageout()` marked it
+/// `PG_reclaim`, so legacy (cgroup v1) memcg reclaim, whose writeback is not throttled
+/// otherwise (`!writeback_throttling_sane()`), takes "case 3": it waits for the write
+/// (`folio_wait_writeback()`: a writeback stall) and frees the page; cgroup v2 reclaim takes
+/// "case 2": the page is activated out of the way (pgactivate, 4.12+), no wait. A slow swap
+/// device (20M/s) makes reclaim meet its own writes.
+#[test]
+fn reclaim_meeting_swap_writeback_waits_on_v1_and_activates_on_v2_6_1() {
+    let slow = |cgroup: &str| hog(cgroup, "24M", "", "").replace(r#"write_bw = "400M""#, r#"write_bw = "20M""#);
+    let s = sim(&slow("v1"));
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert!(metric_of(&res, "touch 1", "stall.writeback_ms") > 0.0, "v1 waited on a swap write");
+    let s = sim(&slow("v2"));
+    let res = s.run(&mut |_, _| true).unwrap();
+    assert_eq!(metric_of(&res, "touch 1", "stall.writeback_ms"), 0.0, "v2 does not wait");
+    assert!(metric_of(&res, "touch 1", "memcg.pgactivate") > 0.0, "v2 activated pages under writeback");
+    let mut s = sim(&slow("v1"));
+    run(&mut s);
+    assert_invariants(&s.kernel);
+}
