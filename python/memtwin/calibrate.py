@@ -172,11 +172,12 @@ def _together(fd: int, size: int, bs: int, threads: int, write: bool, rng=None, 
     slice_ = size // threads // bs * bs
     errors = []
     offsets = [[rng.randrange(size // bs) * bs for _ in range(per_thread)] for _ in range(threads)] if rng else None
-    start = threading.Barrier(threads + 1)
+    start = threading.Barrier(threads + 1, timeout=60)
 
     def work(i):
-        buf = mmap.mmap(-1, bs)
+        buf = None
         try:
+            buf = mmap.mmap(-1, bs)
             start.wait()
             offs = offsets[i] if offsets else range(i * slice_, (i + 1) * slice_, bs)
             for off in offs:
@@ -184,20 +185,27 @@ def _together(fd: int, size: int, bs: int, threads: int, write: bool, rng=None, 
                 if n != bs:
                     errors.append(f"short {'write' if write else 'read'} at {off}")
                     return
-        except OSError as e:
-            errors.append(str(e))
+        except (OSError, threading.BrokenBarrierError) as e:
+            errors.append(str(e) or "a measuring thread did not start")
+            start.abort()
         finally:
-            buf.close()
+            if buf is not None:
+                buf.close()
 
     ts = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(threads)]
     for t in ts:
         t.start()
-    start.wait()
+    try:
+        start.wait()
+    except threading.BrokenBarrierError:
+        raise CalibrateError("the measuring threads did not all start within 60 s: "
+                             + (errors[0] if errors else "a thread failed before the barrier")) from None
     t0 = time.monotonic()
+    deadline = t0 + 600   # one bound for the whole pass, not 600 s per thread
     for t in ts:
-        t.join(timeout=600)
+        t.join(timeout=max(0.0, deadline - time.monotonic()))
         if t.is_alive():
-            raise CalibrateError("a measuring thread did not finish within 600 s (the disk stalled?)")
+            raise CalibrateError("the measuring threads did not finish within 600 s (the disk stalled?)")
     dt = time.monotonic() - t0
     if errors:
         raise CalibrateError("queue pass failed: " + errors[0])
@@ -212,6 +220,8 @@ def measure_queue(fd: int, size: int, repeat: int, loop: str) -> dict:
             depth = int(f.read())
     except (OSError, ValueError):
         depth = 128  # loop's hw_queue_depth default (drivers/block/loop.c)
+        print(f"calibrate: /sys/block/{os.path.basename(loop)}/mq/0/nr_tags could not be read: queue_depth = 128 "
+              "is loop's hw_queue_depth default (drivers/block/loop.c), not a measurement", file=sys.stderr)
     rng = random.Random(1)
     out = {"queue_depth": depth}
     per = {}

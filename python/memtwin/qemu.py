@@ -207,9 +207,19 @@ def _fetch_guest(out: Callable[[str], None], workdir: str, guest: str) -> None:
         if r.returncode != 0:
             raise RealError(f"apt-get download {pkg} failed: {r.stderr.strip()[-400:]}")
         debs = glob.glob(os.path.join(debdir, pkg + "_*.deb"))
-    r = _run(["dpkg", "-x", debs[0], os.path.join(workdir, g.unpack)])
-    if r.returncode != 0:
-        raise RealError(f"dpkg -x {debs[0]} failed: {r.stderr.strip()}")
+    # Unpacked beside its place and renamed into it: an unpack that is killed (a timeout, ^C)
+    # leaves no kernel without its modules that find_kernel() would take as unpacked.
+    dest = os.path.join(workdir, g.unpack)
+    tmp = dest + ".partial"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        r = _run(["dpkg", "-x", debs[0], tmp])
+        if r.returncode != 0:
+            raise RealError(f"dpkg -x {debs[0]} failed: {r.stderr.strip()}")
+        shutil.rmtree(dest, ignore_errors=True)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     out(f"{label}: {find_kernel(workdir, guest)} (from {os.path.basename(debs[0])})")
 
 

@@ -5,6 +5,7 @@ it runs: `memtwin lab setup` fetches the kernel)."""
 
 import json
 import re
+import subprocess
 import os
 
 import pytest
@@ -694,6 +695,35 @@ def test_lab_setup_skips_6_12_it_cannot_get_and_fails_without_6_1(tmp_path, monk
     with pytest.raises(RealError, match="apt-cache names no linux-image-6.1"):
         qemu.setup(said.append, str(tmp_path), ("6.1", "6.12"))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_killed_unpack_leaves_no_kernel_that_looks_unpacked(tmp_path, monkeypatch):
+    """_fetch_guest unpacks into KPKG.partial and renames it into place: a dpkg -x that dies
+    half way (a timeout: vmlinuz is in the .deb before the modules) leaves nothing that
+    find_kernel() takes for an unpacked kernel, and the next setup unpacks again."""
+    g = qemu.GUEST_KERNELS["6.12"]
+    monkeypatch.setattr(qemu, "kernel_package", lambda guest="6.1": "linux-image-6.12.117+deb12-amd64")
+    (tmp_path / g.debdir).mkdir()
+    (tmp_path / g.debdir / "linux-image-6.12.117+deb12-amd64_6.12.117-1_amd64.deb").write_bytes(b"")
+    calls = []
+
+    def dpkg(cmd, timeout=900):
+        calls.append(cmd)
+        boot = os.path.join(cmd[-1], "boot")
+        os.makedirs(boot, exist_ok=True)
+        open(os.path.join(boot, "vmlinuz-6.12.117+deb12-amd64"), "wb").close()
+        if len(calls) == 1:
+            raise subprocess.TimeoutExpired(cmd, timeout)   # killed before the modules
+        os.makedirs(os.path.join(cmd[-1], "lib", "modules"))
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(qemu, "_run", dpkg)
+    with pytest.raises(subprocess.TimeoutExpired):
+        qemu._fetch_guest(lambda s: None, str(tmp_path), "6.12")
+    assert qemu.find_kernel(str(tmp_path), "6.12") is None and sorted(os.listdir(tmp_path)) == [g.debdir]
+    qemu._fetch_guest(lambda s: None, str(tmp_path), "6.12")
+    assert qemu.find_kernel(str(tmp_path), "6.12") is not None
+    assert (tmp_path / g.unpack / "lib" / "modules").is_dir() and len(calls) == 2
 
 
 @pytest.mark.skipif(qemu.find_kernel(guest="6.12") is None, reason="no 6.12 guest kernel (memtwin lab setup fetches it)")

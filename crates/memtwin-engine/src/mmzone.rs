@@ -156,13 +156,19 @@ impl LruvecStats {
         let dp = if add { pages } else { pages.wrapping_neg() };
         let mut v = v;
         // The root's parent, u32::MAX, is past the last entry: the walk ends there.
-        while let Some(e) = self.nodes.get_mut(v as usize) {
-            debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
-            e.subtree[list] = e.subtree[list].wrapping_add(d);
-            if list < 2 {
-                e.anon_pages[list] = e.anon_pages[list].wrapping_add(dp);
+        if list >= 2 {
+            while let Some(e) = self.nodes.get_mut(v as usize) {
+                debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
+                e.subtree[list] = e.subtree[list].wrapping_add(d);
+                v = e.parent;
             }
-            v = e.parent;
+        } else {
+            while let Some(e) = self.nodes.get_mut(v as usize) {
+                debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
+                e.subtree[list] = e.subtree[list].wrapping_add(d);
+                e.anon_pages[list] = e.anon_pages[list].wrapping_add(dp);
+                v = e.parent;
+            }
         }
     }
 
@@ -399,7 +405,7 @@ impl Lruvec {
     /// `lruvec_del_folio()`: unlink `id` from its list and clear `PG_lru`. A page taken off
     /// one of the two youngest generations gets `PG_active` (`lru_gen_del_folio(reclaiming =
     /// false)`, "for folio_migrate_flags()"), so that putting it back keeps it young.
-    #[inline]
+    #[inline(always)]
     pub fn del(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId) {
         let list = pages[id].lru() as usize;
         self.unlink(pages, stats, id);
@@ -410,7 +416,7 @@ impl Lruvec {
 
     /// Unlink `id` from its list and clear `PG_lru`, leaving its flags alone
     /// (`lru_gen_del_folio(reclaiming = true)` for the generation lists).
-    #[inline]
+    #[inline(always)]
     pub fn unlink(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId) {
         let nr = pages.folio_nr_pages(id);
         let (prev, next, lru) = {

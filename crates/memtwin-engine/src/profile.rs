@@ -722,7 +722,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       on (CONFIG_LRU_GEN_ENABLED), min_ttl_ms 0; 6.1's generations, tiers and PID controller \
                       (validated on Debian's 6.1) with 6.3's memcg LRU for global reclaim (lru_gen_rotate_memcg(), \
                       shrink_many(), as 6.7 has them) and 6.3's aging in the eviction path (kswapd ages there too); \
-                      the memcg LRU is held to the source by unit tests, not recorded (no 6.3+ lru_gen kernel in the lab)",
+                      the memcg LRU is held to the source by unit tests and recorded on Debian's 6.12 (linux-6.12-lru_gen, \
+                      scenarios/validation/qemu612-lrugen-*)",
         lru_gen: true,
         ..linux_6_6.clone()
     };
@@ -730,9 +731,11 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.12",
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
-                      a read miss always starts its window at the missed page (6.11); the two lists (Debian's 6.12 boots with \
+                      a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
+                      writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap not modelled on this era",
         reclaim_walk: ReclaimWalk::Shared,
+        swapin_maps_writable: true,
         ra_enomem_stops: true,
         ra_sync_miss_as_hit: false,
         ..linux_6_6.clone()
@@ -1019,7 +1022,7 @@ mod tests {
 
     /// linux-6.12 takes the eras up to 6.12 that linux-6.18 lists (6.10's `-ENOMEM` stop in
     /// `page_cache_ra_unbounded()`, 6.11's shared `mem_cgroup_iter()` walk of
-    /// `shrink_node_memcgs()` and `page_cache_sync_ra()`'s miss), not the later ones (6.14's
+    /// `shrink_node_memcgs()` and `page_cache_sync_ra()`'s miss; 6.11's writable swap-in), not the later ones (6.14's
     /// `__wb_calc_thresh()` floor, 6.16's ext4 large folios and `ra->order`); lru_gen's memcg
     /// LRU (6.3) is on, and linux-6.12-lru_gen differs from linux-6.12 in `lru_gen` only.
     #[test]
@@ -1028,6 +1031,9 @@ mod tests {
         assert_eq!(p612.reclaim_walk, p618.reclaim_walk);
         assert_eq!(p612.ra_enomem_stops, p618.ra_enomem_stops);
         assert_eq!(p612.ra_sync_miss_as_hit, p618.ra_sync_miss_as_hit);
+        // do_swap_page() maps an exclusive swapped-in folio writable on a read fault from 6.11
+        // (c18160dba5ff).
+        assert!(p612.swapin_maps_writable && p618.swapin_maps_writable && !p66.swapin_maps_writable);
         assert_ne!(p612.reclaim_walk, p66.reclaim_walk);
         assert_eq!(p612.wb_thresh_floor, p66.wb_thresh_floor);
         assert_ne!(p612.wb_thresh_floor, p618.wb_thresh_floor);

@@ -825,7 +825,14 @@ impl Kernel {
                 // with folio_wait_writeback(), then tries the page again: clean in the swap
                 // cache now, it is freed.
                 let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                self.io_schedule_until(done, StallKind::Writeback);
+                if self.io_schedule_until(done, StallKind::Writeback) {
+                    // The wait ended the task's quantum: the page goes back to the tail for
+                    // the restarted charge's reclaim to try first after the wake-up, as the
+                    // file path does (shrink_inactive_file).
+                    self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                    scanned -= 1;
+                    break;
+                }
                 if !self.pages[p].test(pg::WRITEBACK) {
                     // folio_end_writeback() cleared PG_reclaim (the page was off the LRU: no
                     // rotation).
