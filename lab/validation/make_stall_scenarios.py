@@ -83,8 +83,11 @@ TAIL = ("the probe's tail is shorter in the engine. Traced on the host (lab/vali
         "probe 22, 87-100 ms, mean 92; the copy 24, mean 91): they begin right after a burst, where the host's begin "
         "anywhere in a slice, and the probe's long rounds hold fewer of them (14 long rounds of 98-294 ms, whole "
         "slices, where the host has 9 of 99-473 ms: 1.6 waits a long round against the host's 2.2). Why the host's "
-        "probe gets less of each burst than the engine's is not found yet (one candidate not tried: the engine "
-        "interleaves the probe's faults 512 at a time with the copy's 128 KiB writes)")
+        "probe gets less of each burst than the engine's is not found yet. Tried, not kept (2026-11-28 21:45): the "
+        "probe's faults 32 at a time instead of 512 between the copy's 128 KiB writes (238 rounds, long ones of "
+        "98-212 ms), and each burst served by the disk beneath at 2.6 or 1.1 GB/s (the lab disk's measured rates, "
+        "large-folios.md) instead of at once (251 and 244 rounds, the longest 193 and 190 ms): neither lengthens "
+        "the tail")
 ROUNDS = ("memcg.pgfault counts the probe's rounds in the memcg (4096 faults each, both steps read the same memcg): the "
           "engine's probe makes more rounds than the host's in the copy's write phase, the tail's mechanism above")
 PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics(): 'pagein of "

@@ -1071,7 +1071,7 @@ impl Kernel {
             // (`folio_end_writeback()` ran from the interrupt): the next attempt finds those
             // pages clean, rotated to the inactive tail when reclaim had marked them. In a
             // restartable charge the sleep may end the task's quantum ([`Kernel::schedule_until`]).
-            self.schedule_until(t.min(now + crate::vmscan::RECLAIM_THROTTLE));
+            self.schedule_until(t.min(self.schedule_timeout_at(crate::vmscan::RECLAIM_THROTTLE_JIFFIES)));
         }
     }
 
@@ -1255,10 +1255,12 @@ impl Kernel {
                 nr = crate::vmscan::SWAP_CLUSTER_MAX;
                 continue;
             }
-            // schedule_timeout_killable(penalty_jiffies), a memory stall.
-            let ns = penalty * crate::types::NSEC_PER_SEC / HZ;
+            // schedule_timeout_killable(penalty_jiffies), a memory stall, until the tick of
+            // its timer's bucket (timer.rs: from 4.8 rounded up with the level's granularity,
+            // 8 jiffies for penalties of 63 jiffies and more).
+            let until = self.schedule_timeout_at(penalty);
             self.stall_enter(StallKind::High);
-            self.now += ns;
+            self.now = until;
             self.stall_leave(StallKind::High);
             return;
         }

@@ -1484,20 +1484,22 @@ impl Kernel {
     pub fn should_reclaim_retry_write_pending_wait(&mut self) {
         match self.profile.reclaim_throttle {
             crate::profile::ReclaimThrottle::CongestionTimeout => {
-                let t = crate::vmscan::congestion_wait_blk_mq(self.now, crate::vmscan::RECLAIM_THROTTLE);
+                let t = crate::vmscan::congestion_wait_blk_mq(self.now, crate::vmscan::RECLAIM_THROTTLE_JIFFIES, self.profile.timer_wheel_round_up);
                 self.stalled(StallKind::Congestion, |k| k.wait_until(t));
             }
-            _ => self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE),
+            _ => self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE_JIFFIES),
         }
         self.writeback_end_io();
     }
 
     /// `wait_iff_congested()` / `congestion_wait()`: sleep until the device's writeback has
-    /// drained, at most `timeout`; no sleep when nothing is under writeback.
-    pub fn congestion_wait(&mut self, timeout: Nanos) {
+    /// drained, at most `timeout` jiffies (`io_schedule_timeout()`, whose timer wakes it at a
+    /// tick: timer.rs); no sleep when nothing is under writeback.
+    pub fn congestion_wait(&mut self, timeout: u64) {
         let now = self.now;
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            self.stalled(StallKind::Congestion, |k| k.wait_until(t.min(now + timeout)));
+            let until = t.min(self.schedule_timeout_at(timeout));
+            self.stalled(StallKind::Congestion, |k| k.wait_until(until));
         }
     }
 }

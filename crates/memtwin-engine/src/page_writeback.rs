@@ -659,7 +659,7 @@ impl Kernel {
                 return;
             }
             let before = self.now;
-            self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE);
+            self.congestion_wait(crate::vmscan::RECLAIM_THROTTLE_JIFFIES);
             self.writeback_end_io();
             self.swap_end_io();
             if self.now == before {

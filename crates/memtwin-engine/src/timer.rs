@@ -58,3 +58,12 @@ pub fn schedule_timeout_wake(now: Nanos, timeout: u64, round_up: bool) -> Nanos 
     let tick = if round_up { calc_wheel_index(expire, jiffies) } else { expire };
     (tick * NSEC_PER_JIFFY).max(now)
 }
+
+impl crate::kernel::Kernel {
+    /// [`schedule_timeout_wake`] of a sleep of `timeout` jiffies from the running context's
+    /// clock, with the era's wheel (`KernelProfile::timer_wheel_round_up`): when a
+    /// `schedule_timeout()`/`io_schedule_timeout()` sleeper nobody wakes earlier wakes.
+    pub fn schedule_timeout_at(&self, timeout: u64) -> Nanos {
+        schedule_timeout_wake(self.now, timeout, self.profile.timer_wheel_round_up)
+    }
+}

@@ -22,19 +22,24 @@ pub const SWAPPINESS: u64 = 60;
 /// Longest stall of a direct reclaimer on a congested queue: `HZ/10` (`wait_iff_congested()`
 /// in `shrink_inactive_list()`, mm/vmscan.c 3.x-5.15; `reclaim_throttle()` since 5.16).
 pub const RECLAIM_THROTTLE: crate::types::Nanos = 100_000_000;
+/// [`RECLAIM_THROTTLE`] in jiffies (`HZ/10`): the timeout those sleeps give
+/// `schedule_timeout()`/`io_schedule_timeout()`, which the timer wheel ends at a tick
+/// (timer.rs).
+pub const RECLAIM_THROTTLE_JIFFIES: u64 = crate::timer::HZ / 10;
 
 /// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+): a task
 /// throttled at `now`, one of `nr_throttled` on the node, sleeps until
 /// `__acct_reclaim_writeback()` sees more than `SWAP_CLUSTER_MAX * nr_throttled` pages of
 /// the node finish writeback since the throttling started (`NR_THROTTLED_WRITTEN -
-/// nr_reclaim_start`), at most `HZ/10` (`RECLAIM_THROTTLE`). `completions`: (completion
-/// time, pages) of the writes in flight, in completion order.
+/// nr_reclaim_start`), at most `HZ/10`: `schedule_timeout(HZ/10)`, whose timer wakes it at
+/// `timeout` (the wheel's tick, timer.rs). `completions`: (completion time, pages) of the
+/// writes in flight, in completion order.
 pub fn reclaim_throttle_writeback_wake(
     now: crate::types::Nanos,
     nr_throttled: u64,
     completions: impl IntoIterator<Item = (crate::types::Nanos, u64)>,
+    timeout: crate::types::Nanos,
 ) -> crate::types::Nanos {
-    let timeout = now + RECLAIM_THROTTLE;
     let mut written = 0;
     for (t, n) in completions {
         if t <= now {
@@ -53,9 +58,10 @@ pub fn reclaim_throttle_writeback_wake(
 
 /// `congestion_wait(BLK_RW_ASYNC, timeout)` (mm/backing-dev.c) 5.0-5.15: no blk-mq device
 /// marks its bdi congested, so nothing calls `clear_wb_congested()` to wake the sleeper and it
-/// sleeps the whole `io_schedule_timeout(timeout)`. Returns the wake-up time.
-pub fn congestion_wait_blk_mq(now: crate::types::Nanos, timeout: crate::types::Nanos) -> crate::types::Nanos {
-    now + timeout
+/// sleeps the whole `io_schedule_timeout(timeout)` (`timeout` jiffies), until its timer's
+/// tick (timer.rs, `round_up`: 4.8+). Returns the wake-up time.
+pub fn congestion_wait_blk_mq(now: crate::types::Nanos, timeout: u64, round_up: bool) -> crate::types::Nanos {
+    crate::timer::schedule_timeout_wake(now, timeout, round_up)
 }
 
 /// `inactive_is_low()` on list sizes: `inactive * ratio < active`, the ratio
@@ -932,10 +938,10 @@ impl Kernel {
         }
         let until = match self.profile.reclaim_throttle {
             ReclaimThrottle::Congestion => match self.devices[dev].write_congested(self.now) {
-                Some(t) => t.min(self.now + RECLAIM_THROTTLE),
-                None => self.now + RECLAIM_THROTTLE,
+                Some(t) => t.min(self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES)),
+                None => self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES),
             },
-            ReclaimThrottle::CongestionTimeout => congestion_wait_blk_mq(self.now, RECLAIM_THROTTLE),
+            ReclaimThrottle::CongestionTimeout => congestion_wait_blk_mq(self.now, RECLAIM_THROTTLE_JIFFIES, self.profile.timer_wheel_round_up),
             ReclaimThrottle::Writeback => self.reclaim_throttle_writeback_until(),
         };
         self.io_schedule_until(until, StallKind::Congestion);
@@ -951,7 +957,7 @@ impl Kernel {
         done.extend(self.wb_queue.iter().map(|r| (r.0 .0, r.0 .3 as u64)));
         done.extend(self.wb_ended.iter().filter(|e| e.0 > self.now).copied());
         done.sort_unstable();
-        let until = reclaim_throttle_writeback_wake(self.now, 1, done.iter().copied());
+        let until = reclaim_throttle_writeback_wake(self.now, 1, done.iter().copied(), self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES));
         self.scratch_completions = done;
         until
     }
@@ -980,7 +986,7 @@ impl Kernel {
             return;
         }
         if let Some(t) = self.devices[dev].write_congested(self.now) {
-            self.io_schedule_until(t.min(self.now + RECLAIM_THROTTLE), StallKind::Congestion);
+            self.io_schedule_until(t.min(self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES)), StallKind::Congestion);
         }
     }
 
@@ -1265,21 +1271,27 @@ mod throttle_tests {
         // nr_written > SWAP_CLUSTER_MAX * nr_throttled; 32 pages are not enough, 33 are.
         let now = 1_000 * MS;
         let done = [(now + 2 * MS, 16), (now + 5 * MS, 16), (now + 7 * MS, 1), (now + 9 * MS, 64)];
-        assert_eq!(reclaim_throttle_writeback_wake(now, 1, done), now + 7 * MS);
+        let timeout = crate::timer::schedule_timeout_wake(now, RECLAIM_THROTTLE_JIFFIES, true);
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, done, timeout), now + 7 * MS);
         // Two throttled tasks need more than 64 pages.
-        assert_eq!(reclaim_throttle_writeback_wake(now, 2, done), now + 9 * MS);
+        assert_eq!(reclaim_throttle_writeback_wake(now, 2, done, timeout), now + 9 * MS);
         // Writes completed before the throttling started do not count (nr_reclaim_start).
-        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [(now - MS, 1000), (now + 3 * MS, 40)]), now + 3 * MS);
-        // Nothing completing within HZ/10: the timeout.
-        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [(now + 150 * MS, 1000)]), now + RECLAIM_THROTTLE);
-        assert_eq!(reclaim_throttle_writeback_wake(now, 1, []), now + RECLAIM_THROTTLE);
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [(now - MS, 1000), (now + 3 * MS, 40)], timeout), now + 3 * MS);
+        // Nothing completing within HZ/10: the timeout, schedule_timeout(HZ/10)'s timer, one
+        // tick after its expiry (called on a tick: 26 jiffies, 104 ms).
+        assert_eq!(timeout, now + 104 * MS);
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [(now + 150 * MS, 1000)], timeout), timeout);
+        assert_eq!(reclaim_throttle_writeback_wake(now, 1, [], timeout), timeout);
     }
 
     #[test]
     fn congestion_wait_5_0_to_5_15_sleeps_the_whole_hz_10_on_blk_mq() {
         // mm/backing-dev.c congestion_wait() 5.0-5.15: no blk-mq bdi calls clear_wb_congested().
-        assert_eq!(congestion_wait_blk_mq(7 * MS, RECLAIM_THROTTLE), 7 * MS + 100 * MS);
+        // io_schedule_timeout(HZ/10) at 7 ms (jiffy 1): expiry at jiffy 26, the wheel's
+        // bucket one tick later (4.8+): 108 ms.
+        assert_eq!(congestion_wait_blk_mq(7 * MS, RECLAIM_THROTTLE_JIFFIES, true), 108 * MS);
         assert_eq!(RECLAIM_THROTTLE, 100 * MS, "HZ/10");
+        assert_eq!(RECLAIM_THROTTLE_JIFFIES * crate::timer::NSEC_PER_JIFFY, RECLAIM_THROTTLE);
     }
 
     #[test]
@@ -1300,13 +1312,14 @@ mod throttle_tests {
     fn should_reclaim_retry_4_7_to_5_15_waits_hz_10_for_write_pending() {
         // mm/page_alloc.c should_reclaim_retry() 4.7-5.15: "if (2 * write_pending > reclaimable)
         // { congestion_wait(BLK_RW_ASYNC, HZ/10); return true; }" -- on 5.x the full HZ/10,
-        // as nothing clears a blk-mq bdi's congestion.
+        // as nothing clears a blk-mq bdi's congestion, until the tick of the timer's bucket (one
+        // after its expiry: called on a tick, 26 jiffies).
         let mut k = Kernel::new(profile("linux-5.0").unwrap(), Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
         assert!(k.profile.oom_waits_on_write_pending);
         let t0 = k.now;
         k.should_reclaim_retry_write_pending_wait();
-        assert_eq!(k.now - t0, 100 * MS);
-        assert_eq!(k.iowait_ns, 100 * MS);
+        assert_eq!(k.now - t0, 104 * MS);
+        assert_eq!(k.iowait_ns, 104 * MS);
         // 5.16 removed the wait (reclaim_throttle() inside reclaim instead).
         assert!(!profile("linux-5.17").unwrap().oom_waits_on_write_pending);
     }

@@ -92,8 +92,9 @@ ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m", st
     let st = res.steps.iter().find(|s| s.name == "touch").unwrap();
     let get = |n: &str| st.metrics.iter().find(|(m, _)| m == n).unwrap_or_else(|| panic!("no {n}")).1;
     let high = get("stall.high_ms");
-    // 1735 jiffies of penalty at HZ = 250 (see page_writeback's memory.high test).
-    assert_eq!(high, 1735.0 * 4.0);
+    // 1735 jiffies of penalty at HZ = 250, each sleep ended by its timer's tick (see
+    // page_writeback's memory.high test).
+    assert!(high > 1735.0 * 4.0 && high <= 1735.0 * 4.0 + 79.0 * 4.0, "{high}");
     let reclaim = get("stall.reclaim_ms");
     assert!(reclaim > 0.0, "reclaim_high() ran");
     let psi_ms = get("psi.memory.some_us") / 1000.0;

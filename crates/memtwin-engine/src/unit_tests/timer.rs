@@ -38,3 +38,19 @@ fn schedule_timeout_wakes_one_tick_after_the_expiry_from_4_8() {
     // A 200 ms pause (MAX_PAUSE, 50 jiffies) stays on level 0.
     assert_eq!(schedule_timeout_wake(now, 50, true), 151 * j);
 }
+
+/// `Kernel::schedule_timeout_at()`, the sleeps that end at their timer (memory.high's
+/// `schedule_timeout_killable(penalty)` in `mem_cgroup_handle_over_high()`, 5.4+;
+/// `schedule_timeout(HZ/10)` in `reclaim_throttle()`, 5.16+; `io_schedule_timeout(HZ/10)` in
+/// `congestion_wait()`, before): the era's wheel. On 6.1 a 100-jiffy penalty lies on level 1
+/// and ends at the next multiple of 8 jiffies after its expiry (1104 for an expiry at 1100); on
+/// 4.3's cascading wheel at the tick of its expiry.
+#[test]
+fn schedule_timeout_at_follows_the_eras_wheel() {
+    let j = NSEC_PER_JIFFY;
+    for (name, wake) in [("linux-6.1", 1104 * j), ("linux-6.18", 1104 * j), ("linux-4.3", 1100 * j)] {
+        let mut k = crate::kernel::Kernel::new(crate::profile::profile(name).unwrap(), crate::profile::Policies::default(), crate::memcontrol::CgroupVersion::V2, 1 << 15, 0);
+        k.now = 1000 * j + 300_000;
+        assert_eq!(k.schedule_timeout_at(100), wake, "{name}");
+    }
+}

@@ -863,7 +863,7 @@ fn reclaim_throttle_6_1_counts_writes_a_context_ahead_in_time_ended() {
     k.now = MS;
     assert_eq!(k.reclaim_throttle_writeback_until(), 5 * MS, "woken by the write ended at 5 ms");
     k.now = 6 * MS;
-    assert_eq!(k.reclaim_throttle_writeback_until(), 6 * MS + crate::vmscan::RECLAIM_THROTTLE, "ended before: the timeout");
+    assert_eq!(k.reclaim_throttle_writeback_until(), crate::timer::schedule_timeout_wake(6 * MS, crate::vmscan::RECLAIM_THROTTLE_JIFFIES, true), "ended before: the timeout");
     k.blk_retire(5 * MS);
     assert!(k.wb_ended.is_empty(), "trimmed at the horizon");
 }
