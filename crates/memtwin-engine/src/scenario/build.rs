@@ -2916,49 +2916,32 @@ fn all_dirs(cx: &mut Cx, dirs_node: Option<&Node>, declared: Vec<DirSpec>, creat
 /// and its variants: (task, FILE). The caller reads each and gives it with the trace's header
 /// (`TraceHeader::start_caches`) for the task's trace.
 pub fn trace_start_caches(doc: &Node) -> Vec<(String, String)> {
-    fn tasks_of(n: &Node, out: &mut Vec<(String, String)>) {
-        let Val::Table(top) = &n.v else { return };
-        let Some((_, _, tasks)) = top.iter().find(|(k, _, _)| k == "tasks") else { return };
-        let Val::Table(ts) = &tasks.v else { return };
-        for (name, _, t) in ts {
-            if let Val::Table(e) = &t.v {
-                if let Some((_, _, Node { v: Val::Str(p), .. })) = e.iter().find(|(k, _, _)| k == "initial_cache") {
-                    if !out.iter().any(|(n, q)| n == name && q == p) {
-                        out.push((name.clone(), p.clone()));
-                    }
-                }
-            }
-        }
-    }
-    let mut out = vec![];
-    tasks_of(doc, &mut out);
-    if let Val::Table(top) = &doc.v {
-        if let Some((_, _, Node { v: Val::Table(vs), .. })) = top.iter().find(|(k, _, _)| k == "variants") {
-            for (_, _, v) in vs {
-                tasks_of(v, &mut out);
-            }
-        }
-    }
-    out
+    task_strings(doc, "initial_cache", true)
 }
 
 /// The trace files `[tasks.NAME] trace = "FILE"` names, in the document and its variants:
 /// (task, path).
 pub fn trace_paths(doc: &Node) -> Vec<(String, String)> {
-    fn tasks_of(n: &Node, out: &mut Vec<(String, String)>) {
+    task_strings(doc, "trace", false)
+}
+
+/// The string values of key `key` of `[tasks.NAME]` tables, in the document and its
+/// variants: (task, value), each value once (`per_task`: once per task).
+fn task_strings(doc: &Node, key: &str, per_task: bool) -> Vec<(String, String)> {
+    let tasks_of = |n: &Node, out: &mut Vec<(String, String)>| {
         let Val::Table(top) = &n.v else { return };
         let Some((_, _, tasks)) = top.iter().find(|(k, _, _)| k == "tasks") else { return };
         let Val::Table(ts) = &tasks.v else { return };
         for (name, _, t) in ts {
             if let Val::Table(e) = &t.v {
-                if let Some((_, _, Node { v: Val::Str(p), .. })) = e.iter().find(|(k, _, _)| k == "trace") {
-                    if !out.iter().any(|(_, q)| q == p) {
+                if let Some((_, _, Node { v: Val::Str(p), .. })) = e.iter().find(|(k, _, _)| k == key) {
+                    if !out.iter().any(|(n, q)| q == p && (!per_task || n == name)) {
                         out.push((name.clone(), p.clone()));
                     }
                 }
             }
         }
-    }
+    };
     let mut out = vec![];
     tasks_of(doc, &mut out);
     if let Val::Table(top) = &doc.v {
