@@ -484,7 +484,9 @@ impl BlockDevice {
     /// this same instant (the submitter's plug, `blk_start_plug()` in `read_pages()`,
     /// `wb_writeback()` and `shrink_lruvec()`, holds it until `blk_finish_plug()`); with
     /// `blk_throttle` each request is released when its direction's budget covers it
-    /// (`tg_may_dispatch()`, smoothly here: blk-throttle's slices are not modelled); each is
+    /// (`tg_may_dispatch()`, smoothly here: the slices of blk_throttle.rs serve only a device
+    /// without a queue, [`BlockDevice::submit_class`]; a queue device under a rule is not yet
+    /// validated, no recorded scenario has one); each is
     /// dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of the last.
     fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
         let own_line = self.blk_throttle && dir == Dir::Read;
