@@ -417,20 +417,15 @@ impl BlockDevice {
             return self.submit_hw(dir, class, start, pages, now);
         }
         let bytes = pages * PAGE_SIZE;
-        let bw = match dir {
-            Dir::Read => self.read_bw,
-            Dir::Write => self.write_bw,
-        };
-        // blk-throttle: a read is served on the reads' budget, a write on the writes'.
-        let own_line = self.blk_throttle && dir == Dir::Read;
-        let (line_busy, line_end) = if own_line { (self.read_busy_until, self.read_last_end) } else { (self.busy_until, self.last_end) };
+        let bw = self.bw_of(dir);
+        let (own_line, line_busy, line_end) = self.line_of(dir);
         let seek = if start == line_end { 0 } else { self.seek_ns };
         // A throttled bio leaves the throttle when its direction's slice allows it
         // (blk_throttle.rs), and the disk beneath the rule serves it at once: its transfer
         // there is not modelled (on the host a 16 MiB burst of 14 requests completed within
         // 2.5-8 ms of its dispatch, beside slices of 100 ms), only the access latency.
         // Requests complete in the order they were queued on their line.
-        let xfer_of = |p: u64| if self.blk_throttle { 0 } else { (p as u128 * PAGE_SIZE as u128 * NSEC_PER_SEC as u128 / bw as u128) as Nanos };
+        let xfer_of = |p: u64| if self.blk_throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
         let xfer = xfer_of(pages);
         let begin = if self.blk_throttle { self.throtl[dir as usize].throtl_bio(bytes, now, bw) } else { now.max(line_busy) };
         let floor = if self.blk_throttle { line_busy } else { 0 };
@@ -442,8 +437,8 @@ impl BlockDevice {
         // of this class and has not started, and (two lines) of this direction's line: with
         // blk-throttle reads and writes are apart. The same test as `get_request_wait()`'s,
         // whatever the device's access latency (a device without one pays no seek either way).
-        match self.queue.last {
-            Some((c, n, started)) if start == line_end && c == class && started > now && n + pages <= MAX_REQUEST_PAGES && !(self.blk_throttle && self.queue.last_dir != Some(dir)) => {
+        match self.back_merge(dir, class, start, pages, line_end, now) {
+            Some((c, n, started)) => {
                 // Back merge: the last request grows and completes later.
                 *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
                 self.queue.last = Some((c, n + pages, started));
@@ -461,20 +456,7 @@ impl BlockDevice {
                 }
             }
         }
-        self.queue.last_dir = Some(dir);
-        if own_line {
-            self.read_busy_until = self.read_busy_until.max(done);
-            self.read_last_end = start + pages;
-        } else {
-            self.busy_until = self.busy_until.max(done);
-            self.last_end = start + pages;
-        }
-        self.busy_ns += seek + xfer;
-        self.ios += 1;
-        match dir {
-            Dir::Read => self.read_bytes += bytes,
-            Dir::Write => self.write_bytes += bytes,
-        }
+        self.account(dir, own_line, start + pages, line_busy.max(done), bytes, seek + xfer);
         done
     }
 
@@ -489,22 +471,19 @@ impl BlockDevice {
     /// validated, no recorded scenario has one); each is
     /// dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of the last.
     fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
-        let own_line = self.blk_throttle && dir == Dir::Read;
-        let (line_busy, line_end) = if own_line { (self.read_busy_until, self.read_last_end) } else { (self.busy_until, self.last_end) };
+        let (own_line, line_busy, line_end) = self.line_of(dir);
         let hw_line = if self.blk_throttle { dir as usize } else { 0 };
-        let throttle_bw = match dir {
-            Dir::Read => self.read_bw,
-            Dir::Write => self.write_bw,
-        };
+        let throttle_bw = self.bw_of(dir);
         let seek = if start == line_end { 0 } else { self.seek_ns };
         let throttle = self.blk_throttle;
+        let max_pages = self.io_pages();
+        let merge = self.back_merge(dir, class, start, pages, line_end, now);
         let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
-        let max_pages = hw.max_pages;
         // The budget line of blk-throttle: when the bytes up to here may go.
         let mut released = if throttle { now.max(line_busy) } else { now };
         let done;
-        match self.queue.last {
-            Some((c, n, started)) if start == line_end && c == class && started >= now && n + pages <= max_pages && !(throttle && self.queue.last_dir != Some(dir)) => {
+        match merge {
+            Some((c, n, started)) => {
                 if throttle {
                     released += xfer_ns(pages * PAGE_SIZE, throttle_bw);
                 }
@@ -533,23 +512,70 @@ impl BlockDevice {
                 done = last;
             }
         }
-        self.queue.last_dir = Some(dir);
         // The direction's line: blk-throttle's budget, or the device's last completion.
         let line = if throttle { released } else { done };
+        let busy = seek + xfer_ns(pages * PAGE_SIZE, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
+        self.account(dir, own_line, start + pages, line, pages * PAGE_SIZE, busy);
+        done
+    }
+
+    /// Direction `dir`'s bandwidth: the device's, or with `blk_throttle` the rule's.
+    #[inline(always)]
+    fn bw_of(&self, dir: Dir) -> u64 {
+        match dir {
+            Dir::Read => self.read_bw,
+            Dir::Write => self.write_bw,
+        }
+    }
+
+    /// The time line `dir` is served on: (its own reads' line, when it is busy until, the
+    /// device page after its last request). With blk-throttle a read is served on the reads'
+    /// budget, a write on the writes'; without it both share one line.
+    #[inline(always)]
+    fn line_of(&self, dir: Dir) -> (bool, Nanos, u64) {
+        let own_line = self.blk_throttle && dir == Dir::Read;
+        if own_line {
+            (true, self.read_busy_until, self.read_last_end)
+        } else {
+            (false, self.busy_until, self.last_end)
+        }
+    }
+
+    /// The last request a bio of `pages` at `start` back-merges into (`elv_merge()`'s
+    /// ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`, block/blk-merge.c `blk_try_merge()`):
+    /// it ends where the bio starts (`line_end`, the end of the bio's line), is of `class`, has
+    /// not started (on a device with its own queue, also one made at this same instant: the
+    /// submitter's plug still holds it, [`BlockDevice::submit_hw`]), has room for the bio within
+    /// [`BlockDevice::io_pages`], and with blk-throttle is of this direction.
+    #[inline(always)]
+    fn back_merge(&self, dir: Dir, class: RqClass, start: u64, pages: u64, line_end: u64, now: Nanos) -> Option<(RqClass, u64, Nanos)> {
+        self.queue.last.filter(|&(c, n, started)| {
+            start == line_end
+                && c == class
+                && (started > now || (self.hw.is_some() && started == now))
+                && n + pages <= self.io_pages()
+                && !(self.blk_throttle && self.queue.last_dir != Some(dir))
+        })
+    }
+
+    /// A bio's bookkeeping once it is queued: the direction's line moves to `line` and ends
+    /// at device page `end`; the device's busy time, request and byte counts.
+    #[inline(always)]
+    fn account(&mut self, dir: Dir, own_line: bool, end: u64, line: Nanos, bytes: u64, busy: Nanos) {
+        self.queue.last_dir = Some(dir);
         if own_line {
             self.read_busy_until = line;
-            self.read_last_end = start + pages;
+            self.read_last_end = end;
         } else {
             self.busy_until = line;
-            self.last_end = start + pages;
+            self.last_end = end;
         }
-        self.busy_ns += seek + xfer_ns(pages * PAGE_SIZE, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
+        self.busy_ns += busy;
         self.ios += 1;
         match dir {
-            Dir::Read => self.read_bytes += pages * PAGE_SIZE,
-            Dir::Write => self.write_bytes += pages * PAGE_SIZE,
+            Dir::Read => self.read_bytes += bytes,
+            Dir::Write => self.write_bytes += bytes,
         }
-        done
     }
 
     /// `get_request()` (block/blk-core.c, before 5.0) / `blk_mq_get_tag()` (5.0+) for a bio of
@@ -565,14 +591,9 @@ impl BlockDevice {
             // the bio, on its direction's budget (submit_class()'s time line), not the task.
             return None;
         }
-        if let Some((c, n, started)) = self.queue.last {
-            // A device with its own queue merges into a request made at this instant too
-            // (the plug: submit_hw()).
-            let unstarted = started > now || (self.hw.is_some() && started == now);
-            let max_pages = self.hw.as_ref().map_or(MAX_REQUEST_PAGES, |h| h.max_pages);
-            if start == self.last_end && c == class && unstarted && n + pages <= max_pages {
-                return None;
-            }
+        // Without blk-throttle both directions share one line: the direction does not matter.
+        if self.back_merge(Dir::Write, class, start, pages, self.last_end, now).is_some() {
+            return None;
         }
         let q = &self.queue;
         let (sync, asy) = (q.in_flight(RqClass::Sync, now), q.in_flight(RqClass::Async, now));
