@@ -445,11 +445,10 @@ HOST_ZSWAP_METRICS = [m for m in METRICS if m[0] != "read_bytes"] + [
     ("vmstat.swap_ra_hit", 512),
 ]
 
-# name: (what, description, [machine] lines, body, metrics, pending)
-HOST = {
-    "host-zswap-reread": ("zswap (lzo, zsmalloc) with 96M of anon written and read twice in a 64M memcg",
-                          "zswap on: 96M anonymous written, then read twice; memory.limit_in_bytes 64M, a 256M swap file",
-                          "zswap = { enabled = true }\n", """
+def reread(extra: str = "") -> str:
+    """The host's zswap re-read workload: 96M of anonymous memory written, then read twice, in
+    a 64M cgroup v1 memcg, then the ops `extra` (TOML lines)."""
+    return """
 [cgroups.A]
 "memory.limit_in_bytes" = "64M"
 
@@ -460,29 +459,24 @@ ops = [
   { op = "touch", name = "heap", step = "write" },
   { op = "touch", name = "heap", access = "read", step = "read 1" },
   { op = "touch", name = "heap", access = "read", step = "read 2" },
-]
-""", HOST_ZSWAP_METRICS, False),
+""" + extra + "]\n"
+
+
+# name: (what, description, [machine] lines, body, metrics, pending)
+HOST = {
+    "host-zswap-reread": ("zswap (lzo, zsmalloc) with 96M of anon written and read twice in a 64M memcg",
+                          "zswap on: 96M anonymous written, then read twice; memory.limit_in_bytes 64M, a 256M swap file",
+                          "zswap = { enabled = true }\n", reread(), HOST_ZSWAP_METRICS, False),
     # stores after the loads (swap3): the last 32M, resident and mapped by read 2's loads, are
     # mapped writable and clean from 6.11 (do_swap_page(), c18160dba5ff), so "store" takes no
     # fault (qemu61-swap-read-back's 6.1 takes a do_wp_page() fault per page); 6.18's zswap
     # loads are exclusive: the pages are dirty already
     "host-zswap-reread-write": ("zswap (lzo, zsmalloc) with 96M of anon written, read twice and written again in a 64M memcg",
                                 "zswap on: 96M anonymous written, read twice, written again; memory.limit_in_bytes 64M, a 256M swap file",
-                                "zswap = { enabled = true }\n", """
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-
-[tasks.t]
-cgroup = "A"
-ops = [
-  { op = "mmap", name = "heap", size = "96M", step = "write" },
-  { op = "touch", name = "heap", step = "write" },
-  { op = "touch", name = "heap", access = "read", step = "read 1" },
-  { op = "touch", name = "heap", access = "read", step = "read 2" },
-  { op = "touch", name = "heap", offset = "64M", step = "store" },
-  { op = "touch", name = "heap", step = "write 2" },
-]
-""", HOST_ZSWAP_METRICS + [("memcg.pgfault", 256)], False),
+                                "zswap = { enabled = true }\n",
+                                reread('  { op = "touch", name = "heap", offset = "64M", step = "store" },\n'
+                                       '  { op = "touch", name = "heap", step = "write 2" },\n'),
+                                HOST_ZSWAP_METRICS + [("memcg.pgfault", 256)], False),
     # max_pool_percent 0: 6.18's zswap_check_limits() finds the pool full at 0 pages (`>=`),
     # so every store is refused (pool_limit_hit per swap-out) and the pages go to the disk;
     # 6.1's zswap_is_full() (`<`) let the first store in. Pending: its pages go to the disk,
@@ -501,46 +495,41 @@ ops = [
 }
 
 
+def write(out: str, name: str, text: str) -> None:
+    """Write scenario `name` (its TOML `text`) into directory `out` and say its name."""
+    with open(os.path.join(out, name + ".toml"), "w") as f:
+        f.write(text)
+    print(name)
+
+
 if __name__ == "__main__":
     import sys
     pending = "--pending" in sys.argv[1:]
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "measurements", "swap-pending") if pending else OUT
     for base, (what, desc, cgroup, kernel_extra, body) in (PENDING if pending else SCENARIOS).items():
         name = f"qemu61-{base}"
-        with open(os.path.join(out, name + ".toml"), "w") as f:
-            f.write(HEAD.format(name=name, what=what, desc=desc, cgroup=cgroup, kernel_extra=kernel_extra) + body + tol(name))
-        print(name)
+        write(out, name, HEAD.format(name=name, what=what, desc=desc, cgroup=cgroup, kernel_extra=kernel_extra) + body + tol(name))
     for base, (what, desc, cgroup, kernel_extra, body, rotational, is_pending) in VMA_RA.items():
         if is_pending == pending:
             name = f"qemu61-{base}"
             head = HEAD.format(name=name, what=what, desc=desc, cgroup=cgroup, kernel_extra=kernel_extra)
             if not rotational:
                 head = head.replace("read_ahead_kb = 128\n", "read_ahead_kb = 128\nrotational = false\n")
-            with open(os.path.join(out, name + ".toml"), "w") as f:
-                f.write(head + body + tol(name, METRICS + [("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512), ("memcg.pgmajfault", 128)]))
-            print(name)
+            write(out, name, head + body + tol(name, METRICS + [("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512), ("memcg.pgmajfault", 128)]))
     if not pending:
         for base, (what, desc, body) in READS.items():
             name = f"qemu61-{base}"
-            with open(os.path.join(out, name + ".toml"), "w") as f:
-                f.write(HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="") + body + tol(name, READ_METRICS))
-            print(name)
+            write(out, name, HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="") + body + tol(name, READ_METRICS))
     for name, (what, desc, machine_extra, body, metrics, is_pending) in HOST.items():
         if is_pending == pending:
-            with open(os.path.join(out, name + ".toml"), "w") as f:
-                f.write(HOST_HEAD.format(name=name, what=what, desc=desc, machine_extra=machine_extra) + body + tol(name, metrics, "host"))
-            print(name)
+            write(out, name, HOST_HEAD.format(name=name, what=what, desc=desc, machine_extra=machine_extra) + body + tol(name, metrics, "host"))
     if not pending:
         for base, (what, desc, zswap, body, extra) in ZSWAP612.items():
             name = f"qemu612-{base}"
-            with open(os.path.join(out, name + ".toml"), "w") as f:
-                f.write(HEAD612.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="", zswap=zswap)
-                        + body + tol(name, ZSWAP_METRICS + extra) + known_out(base))
-            print(name)
+            write(out, name, HEAD612.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="", zswap=zswap)
+                 + body + tol(name, ZSWAP_METRICS + extra) + known_out(base))
     if not pending:
         for base, (what, desc, zswap, body, extra) in ZSWAP.items():
             name = f"qemu61-{base}"
-            with open(os.path.join(out, name + ".toml"), "w") as f:
-                f.write(ZSWAP_HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="", zswap=zswap)
-                        + body + tol(name, ZSWAP_METRICS + extra) + known_out(base))
-            print(name)
+            write(out, name, ZSWAP_HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="", zswap=zswap)
+                 + body + tol(name, ZSWAP_METRICS + extra) + known_out(base))
