@@ -153,29 +153,8 @@ ops = [{{ op = "read", file = "/f", step = "read" }}]
 /// the probe's waits.
 #[test]
 fn a_fault_that_sleeps_ends_its_tasks_quantum() {
-    let mut s = sim(r#"
-[scenario]
-name = "sleeping-fault"
-[machine]
-ram = "1G"
-[kernel]
-profile = "linux-6.18"
-cgroup = "v1"
-[devices.sda]
-read_bw = "200M"
-write_bw = "150M"
-blk_throttle = true
-[files."/data/src"]
-size = "256M"
-[cgroups.A]
-"memory.limit_in_bytes" = "64M"
-[tasks.cp]
-cgroup = "A"
-ops = [{ op = "cp", src = "/data/src", dst = "/data/dst", step = "copy" }]
-[tasks.probe]
-cgroup = "A"
-ops = [{ op = "mmap_probe", size = "32M", interval = "5ms", while_task = "cp", step = "probe" }]
-"#);
+    // SLEEPERS (below) with a probe of 32M.
+    let mut s = sim(&SLEEPERS.replace(r#"size = "16M""#, r#"size = "32M""#));
     // The probe's quanta that slept: those that stopped short of a quantum's 512 faults, and
     // those that ran all 512 (the sleep in their last fault). A round's last quantum unmaps.
     let (mut short, mut full, mut mapped_before, mut iowait_before) = (0, 0, 0usize, 0u64);
