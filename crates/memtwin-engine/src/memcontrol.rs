@@ -1182,6 +1182,43 @@ impl Kernel {
         }
     }
 
+    /// `uncharge_folio()` of `mem_cgroup_uncharge_list()` for a clean, unmapped, order-0
+    /// page-cache page without buffers, charged to an online memcg: the page is left
+    /// uncharged and the batch `b` counts it; its memcg's counters follow in
+    /// [`Kernel::uncharge_batch`] (at the end of the batch, or when the next page's memcg
+    /// differs), as the kernel uncharges a list.
+    #[inline]
+    pub(crate) fn uncharge_folio_batched(&mut self, page: PageId, b: &mut crate::vmscan::EvictBatch) {
+        let memcg = self.pages[page].memcg;
+        debug_assert!(memcg != MemcgId::NONE && self.memcgs.get(memcg).state == MemcgState::Online);
+        if b.unc_memcg != memcg {
+            self.uncharge_batch(b);
+            b.unc_memcg = memcg;
+        }
+        self.cpu(self.cost.charge);
+        self.pages[page].memcg = MemcgId::NONE;
+        b.uncharged += 1;
+    }
+
+    /// `uncharge_batch()`: the pages [`Kernel::uncharge_folio_batched`] counted leave their
+    /// memcg's page counters, its `file` stat and v1's `pgpgout`.
+    #[inline]
+    pub(crate) fn uncharge_batch(&mut self, b: &mut crate::vmscan::EvictBatch) {
+        let (memcg, nr) = (b.unc_memcg, b.uncharged);
+        b.unc_memcg = MemcgId::NONE;
+        b.uncharged = 0;
+        if nr == 0 {
+            return;
+        }
+        self.memcgs.counter_uncharge(memcg, nr);
+        let m = &mut self.memcgs.memcgs[memcg.idx()];
+        m.nr_file -= nr;
+        m.events[MemcgEvent::Pgpgout as usize] += nr;
+        if m.state == MemcgState::Dying && m.counter.usage == 0 {
+            self.mem_cgroup_try_free(memcg);
+        }
+    }
+
     /// The memory.high side of `try_charge_memcg()` with the per-CPU charge stock: a charge
     /// that `consume_stock()` cannot serve takes a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
     /// if larger) from the page counter and `refill_stock()`s the rest; only then is memory.high

@@ -445,6 +445,38 @@ impl Lruvec {
         p.next = PageId::NIL;
     }
 
+    /// `isolate_lru_folios()` of one folio from a list of the two-list LRU: unlink `id` and
+    /// clear `PG_lru`, leaving [`LruvecStats`] to the caller, which applies the batch's total
+    /// once (`update_lru_sizes()` after the isolation loop). Returns the folio's pages.
+    #[inline(always)]
+    pub fn isolate(&mut self, pages: &mut PageArena, id: PageId) -> u64 {
+        let nr = pages.folio_nr_pages(id);
+        let (prev, next, lru) = {
+            let p = &mut pages[id];
+            debug_assert!(p.test(pg::LRU), "page not on an LRU");
+            debug_assert!((p.lru() as usize) < NR_LRU_LISTS, "isolate() from a generation list");
+            p.flags &= !pg::LRU;
+            (p.prev, p.next, p.lru())
+        };
+        let l = &mut self.lists[lru as usize];
+        l.pages -= nr;
+        if prev != PageId::NIL {
+            pages[prev].next = next;
+        } else {
+            l.head = next;
+        }
+        if next != PageId::NIL {
+            pages[next].prev = prev;
+        } else {
+            l.tail = prev;
+        }
+        l.len -= 1;
+        let p = &mut pages[id];
+        p.prev = PageId::NIL;
+        p.next = PageId::NIL;
+        nr
+    }
+
     /// Make the neighbours of `id` (a copy of a page that was on a list here) point to it:
     /// the page keeps its place on the list while changing frames (`folio_migrate_flags()`
     /// and `putback_lru_page()` keep LRU order in the kernel only approximately; here the

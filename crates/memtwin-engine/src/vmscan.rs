@@ -207,6 +207,35 @@ pub fn scan_fraction_rotated(swappiness: u64, scanned: [u64; 2], rotated: [u64; 
     (ap, fp, ap + fp + 1)
 }
 
+/// What one `shrink_inactive_list()` batch leaves to its end, as the kernel does or with the
+/// same result: the isolated folios' pages for the lruvec's hierarchical sizes
+/// (`isolate_lru_folios()` -> `update_lru_sizes()` once per batch), the freed pages' charge
+/// (`mem_cgroup_uncharge_list()` -> `uncharge_batch()`: one page-counter uncharge per memcg
+/// run), and the ageing of the eviction lruvec (`workingset_age_nonresident()` of each
+/// evicted folio, whose shadow reads the age the folio would have seen). Applied by
+/// [`Kernel::evict_batch_flush`] before anything in the batch could read them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EvictBatch {
+    /// The lruvec the batch isolates from, and the pages taken off its inactive file list
+    /// that [`crate::mmzone::LruvecStats`] has not been told of.
+    pub(crate) lruvec: u32,
+    pub(crate) taken: u64,
+    /// The memcg whose lruvec (node 0) the batch's evictions age, its age when the batch
+    /// began to age it, and the pages evicted since.
+    pub(crate) age_memcg: MemcgId,
+    pub(crate) age_base: u64,
+    pub(crate) aged: u64,
+    /// The memcg the batch's freed pages were charged to, and how many.
+    pub(crate) unc_memcg: MemcgId,
+    pub(crate) uncharged: u64,
+}
+
+impl EvictBatch {
+    pub(crate) fn new(lruvec: usize) -> Self {
+        EvictBatch { lruvec: lruvec as u32, taken: 0, age_memcg: MemcgId::NONE, age_base: 0, aged: 0, unc_memcg: MemcgId::NONE, uncharged: 0 }
+    }
+}
+
 impl ScanControl {
     pub(crate) fn new(target: MemcgId, nr_to_reclaim: u64, cgroup_reclaim: bool, kswapd: bool) -> Self {
         ScanControl {
@@ -1084,15 +1113,22 @@ impl Kernel {
         let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
+        // The lruvec's hierarchical sizes, the evictions' ageing and the freed pages' charge
+        // are applied per batch (`EvictBatch`), before anything could read them.
+        let mut b = EvictBatch::new(self.lruvecs[v].idx as usize);
         while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
-            let nr_p = self.pages.folio_nr_pages(p);
-            self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
+            let nr_p = self.lruvecs[v].isolate(&mut self.pages, p);
+            b.taken += nr_p;
             scanned += nr_p;
             self.cpu(self.cost.scan_page);
             if self.folio_test_locked(p) {
                 self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 continue;
+            }
+            if self.pages[p].flags & (pg::WRITEBACK | pg::DIRTY) != 0 || self.pages[p].mapcount > 0 {
+                // Sleeps, rmap walks, activations: the batch is applied first.
+                self.evict_batch_flush(&mut b);
             }
             if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
                 // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
@@ -1178,6 +1214,7 @@ impl Kernel {
             // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
             self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
             if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
+                self.evict_batch_flush(&mut b);
                 if self.pages[p].test(pg::HEAD) {
                     self.mem_cgroup_uncharge_folio(p);
                 } else {
@@ -1187,10 +1224,11 @@ impl Kernel {
                 let root = self.folio_lruvec(p);
                 self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             } else {
-                self.evict(p, sc.target);
+                self.evict_batched(p, sc.target, &mut b);
             }
             reclaimed += nr_p;
         }
+        self.evict_batch_flush(&mut b);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
@@ -1255,6 +1293,44 @@ impl Kernel {
         self.filemap_remove_folio(p, shadow);
         self.mem_cgroup_uncharge(p);
         self.free_page(p);
+    }
+
+    /// [`Kernel::evict`] inside a `shrink_inactive_list()` batch `b`: a clean, unmapped
+    /// order-0 page without buffers, charged to an online memcg, leaves its shadow, its
+    /// slot and its frame at once, and its charge and the lruvec's ageing with the batch
+    /// (`mem_cgroup_uncharge_list()`, [`Kernel::workingset_eviction_batched`]); any other
+    /// page is evicted by `evict()` once the batch is applied.
+    #[inline]
+    fn evict_batched(&mut self, p: PageId, target: MemcgId, b: &mut EvictBatch) {
+        let page = &self.pages[p];
+        let memcg = page.memcg;
+        let plain = page.flags & (pg::HEAD | pg::PRIVATE | pg::DIRTY | pg::WRITEBACK | pg::SWAPBACKED) == 0
+            && page.mapcount == 0
+            && memcg != MemcgId::NONE
+            && self.profile.workingset_refault
+            && !self.profile.lru_gen
+            && self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
+        if !plain {
+            self.evict_batch_flush(b);
+            return self.evict(p, target);
+        }
+        self.cpu(self.cost.evict_page);
+        let shadow = self.workingset_eviction_batched(p, target, b);
+        self.filemap_remove_folio(p, Some(shadow));
+        self.uncharge_folio_batched(p, b);
+        self.free_page(p);
+    }
+
+    /// Apply what batch `b` has left pending: the isolated pages to the lruvec's hierarchical
+    /// sizes, the evictions' ageing, the freed pages' uncharge.
+    #[inline]
+    pub(crate) fn evict_batch_flush(&mut self, b: &mut EvictBatch) {
+        if b.taken > 0 {
+            self.lru_stats.update(b.lruvec, LruList::InactiveFile as usize, b.taken, false);
+            b.taken = 0;
+        }
+        self.workingset_age_flush(b);
+        self.uncharge_batch(b);
     }
 }
 

@@ -175,6 +175,39 @@ impl Kernel {
         pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
     }
 
+    /// [`Kernel::workingset_eviction`] of an order-0 page evicted inside a reclaim batch
+    /// (two-list LRU): the shadow carries the age the eviction lruvec has reached by then (its
+    /// age when the batch began to age it, plus the batch's evictions before this one); the
+    /// batch ages the lruvec and its ancestors by all its evictions at once, at its end
+    /// ([`Kernel::evict_batch_flush`]). Same shadows and ages as one
+    /// `workingset_age_nonresident()` per eviction.
+    #[inline]
+    pub(crate) fn workingset_eviction_batched(&mut self, page: PageId, target: MemcgId, b: &mut crate::vmscan::EvictBatch) -> u64 {
+        debug_assert!(!self.profile.lru_gen && self.pages.folio_nr_pages(page) == 1);
+        let memcg = self.pages[page].memcg;
+        let own = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
+        let m = if self.profile.eviction_at_reclaim_root { target } else { own };
+        if b.age_memcg != m {
+            self.workingset_age_flush(b);
+            b.age_memcg = m;
+            b.age_base = self.lruvecs[self.lruvec_idx(m, 0)].nonresident_age;
+        }
+        let eviction = b.age_base + b.aged + !self.profile.eviction_reads_age_first as u64;
+        b.aged += 1;
+        pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
+    }
+
+    /// The ageing a reclaim batch's evictions left pending
+    /// ([`Kernel::workingset_eviction_batched`]): `workingset_age_nonresident()` by their pages.
+    #[inline]
+    pub(crate) fn workingset_age_flush(&mut self, b: &mut crate::vmscan::EvictBatch) {
+        if b.aged > 0 {
+            self.workingset_age_nonresident(b.age_memcg, b.aged);
+            b.aged = 0;
+        }
+        b.age_memcg = MemcgId::NONE;
+    }
+
     /// Pages of list `lru` the refault distance is compared with: the eviction lruvec's own
     /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since, read from
     /// the lruvecs' hierarchical sizes ([`crate::mmzone::LruvecStats`]: the cost of a refault
