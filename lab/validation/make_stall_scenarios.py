@@ -94,6 +94,12 @@ PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem
            "a big page is an event'; uncharge_batch() one PGPGOUT per folio): in cp4x's recording of 13:24 (since replaced) "
            "pgpgin - pgfault was 8231 on the host for the 4x copy (its 1 GiB of page cache in 32-page folios), in the engine 135207, about one 512 MiB file counted per "
            "4 KiB page. Which of the copy's page-cache paths counts per page is not found yet")
+PHASE = ("the memcg's level at the probe's end, a phase of its rounds against the copy's end, not a mechanism: the probe "
+         "stops at the first round start that finds the copy over. On the host the copy ended during a round, and that last "
+         "round reclaimed the copy's page cache for the probe's mapping before the probe's step ended; in the engine, since "
+         "reclaim's CPU time counts each shrink_inactive_list() call (CpuCost::shrink_list_call, BENCHMARKS.md M13), the "
+         "copy's last write() returns during the probe's 5 ms sleep after a round's munmap, no round "
+         "follows and the probe's step ends at the copy's level")
 KNOWN = {
     "host-stall-cp4x-p16m": [
         ("probe", "latency.max99_ms", TAIL + "; host p99 388 ms, engine 195"),
@@ -101,6 +107,9 @@ KNOWN = {
         ("probe", "memcg.pgfault", ROUNDS + ": 217 rounds on the host, 239 in the engine"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
+        ("probe", "memcg.file_bytes", PHASE + ": host copy 5.261 s, probe 5.271 s (file 112.2M); engine copy 5.174 s, probe "
+                                      "5.175 s (file 123.8M, the copy's level); the engine before M13 ran a last round as the "
+                                      "host (copy 5.175 s, probe 5.278 s, file 112.0M)"),
     ],
     "host-stall-cp8x-p64m": [
         ("probe", "latency.max99_ms", TAIL + ". host-stall-cp8x-p64m traced the same way (2026-11-28 18:32, loadavg "
@@ -113,8 +122,18 @@ KNOWN = {
                                       "mapped 2560 pages of the next when the copy's last write() returned (26603 pages in "
                                       "use), on the host the memcg was full (32741 pages). The phase moved with the "
                                       "blk-throttle slices (before them the instant fell mid-round in the engine too)"),
+        ("copy", "memcg.file_bytes", "the same instant's page cache: in the engine the copy's last write() returned 1.5 ms "
+                                     "after the probe's round ended and unmapped its 64 MiB (81.9M of file pages), on the "
+                                     "host mid-round (92.7M); the engine before M13 "
+                                     "ended the copy mid-round too (93.5M)"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
+        ("probe", "memcg.usage_bytes", PHASE + ": host copy 11.339 s, probe 11.599 s (a last round of 0.26 s: usage 67.5M, "
+                                       "file 62.5M); engine copy 11.452 s, probe 11.454 s (86.5M, 81.9M: the copy's level); "
+                                       "the engine before M13 ran a last round as the host (copy 11.358 s, probe 11.556 s, "
+                                       "66.9M, 62.8M)"),
+        ("probe", "memcg.file_bytes", PHASE + ": host 62.5M after a last round of 0.26 s, engine 81.9M with none (before M13 "
+                                      "62.8M with one)"),
     ],
 }
 

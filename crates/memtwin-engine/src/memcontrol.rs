@@ -942,7 +942,11 @@ impl Kernel {
     /// `try_charge_memcg()`: charge `nr` pages to `memcg`, reclaiming from the memcg whose
     /// limit is in the way (`try_to_free_mem_cgroup_pages()`) and retrying up to the profile's
     /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` models
-    /// `__GFP_NORETRY` readahead allocations, which give up instead of reclaiming hard.
+    /// `__GFP_NORETRY` readahead allocations, which give up instead of reclaiming hard. A
+    /// reclaim that leaves the memcg short is followed by `drain_all_stock()` and a second
+    /// pass before either (the `drained` retry, `KernelProfile::charge_drained_retry`): a
+    /// failing `__GFP_NORETRY` charge reclaims twice, the second time with the CPU time of
+    /// the first spent, so that reads completed meanwhile have unlocked their folios.
     ///
     /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
     /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once.
@@ -957,6 +961,7 @@ impl Kernel {
     /// The body of [`Kernel::try_charge_memcg`].
     fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
         let mut retries = self.profile.max_reclaim_retries;
+        let mut drained = !self.profile.charge_drained_retry;
         loop {
             // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
             // not swap, which would not lower memsw ("reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP").
@@ -982,6 +987,11 @@ impl Kernel {
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
+            if !drained {
+                drained = true;
+                self.drain_all_stock(over);
+                continue;
+            }
             if reclaimed > 0 && may_reclaim {
                 continue;
             }
@@ -1001,6 +1011,18 @@ impl Kernel {
             if self.resched_pending() {
                 return Err(ChargeError::Again);
             }
+        }
+    }
+
+    /// `drain_all_stock()` of the memcg `over` whose limit a charge met: the charge stock
+    /// of every CPU caching pages of `over` or a descendant gives them back to the page
+    /// counters. The engine's counters never held the stock's pages (`charge_batch_high()`),
+    /// so the margin is what it was; the running CPU's stock goes (the next charge takes a
+    /// batch afresh), the other tasks' stocks, kept by the scheduler, are left.
+    fn drain_all_stock(&mut self, over: MemcgId) {
+        let (m, n) = self.charge_stock;
+        if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, over) {
+            self.charge_stock = (MemcgId::NONE, 0);
         }
     }
 

@@ -210,6 +210,15 @@ pub struct KernelProfile {
     /// `MAX_RECLAIM_RETRIES` = 16 in mm/memcontrol.c since v5.9; `MEM_CGROUP_RECLAIM_RETRIES`
     /// = 5 before.
     pub max_reclaim_retries: u32,
+    /// A charge whose reclaim left the memcg short drains the per-CPU charge stocks and goes
+    /// round once more, reclaiming again, before `__GFP_NORETRY` gives up or a retry is
+    /// counted: `try_charge_memcg()`'s `drained` retry (`drain_all_stock(mem_over_limit);
+    /// drained = true; goto retry;`), in 4.x's `try_charge()` (the charge path Johannes Weiner's
+    /// 3.17-3.19 rework left, from 6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()")
+    /// to 6.1's and 6.18's `try_charge_memcg()`. 3.13's `mem_cgroup_do_charge()` has no such
+    /// retry (a `__GFP_NORETRY` charge fails there before reclaiming; the engine reclaims
+    /// once, as before this switch).
+    pub charge_drained_retry: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
@@ -651,6 +660,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18), \
                       refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
+        charge_drained_retry: true,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
@@ -858,6 +868,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         fault_around: false,
+        charge_drained_retry: false,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       otherwise as linux-4.3",
@@ -914,6 +925,7 @@ pub fn profile(name: &str) -> Option<KernelProfile> {
 /// | M10 `write()` of 1 MiB creating a 1 GiB file, no limit, no writeback meanwhile (median of 1726, 1592, 1548) | 1592 |
 /// | M11 first-touch anonymous fault of a base page (THP `madvise`, none asked), kernel time; munmap of them (lab/measurements/anon_fault_cost.py, 2026-11-28: p10 of 200 rounds of 18 MiB, three runs 1288, 1305, 1315; munmap 249-254) | 1305; 250 |
 /// | M12 the same with `MADV_HUGEPAGE`: 9 huge-page faults per round (three runs 141, 144, 152); munmap | 150; 13 |
+/// | M13 memcg reclaim that frees nothing: `try_to_free_mem_cgroup_pages()` meeting only folios under read, per `shrink_inactive_list()` call (lab/measurements/reclaim_call_cost.py, 2026-11-28, load 10) | 748 |
 ///
 /// M11 and M12 are 10th percentiles: the median base-page fault doubles (2.1-2.2 us) while the
 /// other vCPU builds (the zone and LRU locks and the pcp lists are shared), the huge page's
@@ -952,8 +964,21 @@ pub struct CpuCost {
     /// `shrink_folio_list()` per page scanned (isolation, reference checks); estimate: 200 of
     /// M4 - M3.
     pub scan_page: u64,
-    /// `__remove_mapping()` + `free_unref_folios()` per page evicted, shadow entry included;
-    /// estimate: 600 of M4 - M3 (M4 - M3 = scan + evict + uncharge + reclaim_call/32).
+    /// One `shrink_inactive_list()` call, less `scan_page` for the folio it takes:
+    /// `lru_add_drain()`, `lru_lock` taken and dropped twice around `isolate_lru_folios()` and
+    /// `move_folios_to_lru()`, the vmstat and memcg event counters, `lru_note_cost()`, with
+    /// the share of `shrink_lruvec()`'s batch loop, `get_scan_count()`, `mem_cgroup_iter()` and
+    /// `shrink_slab()` per call. M13: a memcg reclaim that meets only folios still under read
+    /// (6.18, large folios of orders 6-8 in a 20M memcg) is 614-636 of these calls, one folio
+    /// each, over priorities 12..0 (vmscan:mm_vmscan_lru_isolate), and takes 464 us (median
+    /// of three runs' medians, 460-515, with only mm_vmscan_memcg_reclaim_begin/_end traced):
+    /// 748 ns a call, less scan_page.
+    pub shrink_list_call: u64,
+    /// `__remove_mapping()` + `free_unref_folios()` per page evicted, shadow entry included:
+    /// the rest of M4 - M3 once the other reclaim costs are counted the way M4's reclaims ran
+    /// (M13's trace of the same read at read_ahead_kb 128, order-0: 5.0 `shrink_inactive_list()`
+    /// calls and 35 pages reclaimed per `try_to_free_mem_cgroup_pages()`): 959 =
+    /// shrink_list_call/7 + scan_page + evict_page + uncharge (`charge`) + reclaim_call/35.
     pub evict_page: u64,
     /// `workingset_refault()` per refaulting page (shadow unpack, distance, stats); estimate:
     /// the host kernel showed no refaults to measure it by.
@@ -1012,7 +1037,8 @@ impl CpuCost {
             charge: 110,
             submit_io: 16_000,
             scan_page: 200,
-            evict_page: 600,
+            shrink_list_call: 550,
+            evict_page: 530,
             refault: 150,
             reclaim_call: 1_500,
             dirty_page: 140,

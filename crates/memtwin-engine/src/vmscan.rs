@@ -839,6 +839,7 @@ impl Kernel {
     fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
         let (mut nr_pageout, mut nr_activate) = (0u64, 0u64);
+        self.shrink_list_call_cost();
         // The swap writes that completed by now have ended their writeback (their
         // completion interrupts, `end_swap_bio_write()`, ran while reclaim went on), and the
         // pages reclaim marked are at the inactive tail.
@@ -1113,6 +1114,7 @@ impl Kernel {
         let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
+        self.shrink_list_call_cost();
         // The lruvec's hierarchical sizes, the evictions' ageing and the freed pages' charge
         // are applied per batch (`EvictBatch`), before anything could read them.
         let mut b = EvictBatch::new(self.lruvecs[v].idx as usize);
@@ -1252,6 +1254,19 @@ impl Kernel {
             self.throttle_kswapd(dev.idx(), nr_immediate, nr_writeback == scanned, sc);
         }
         reclaimed
+    }
+
+    /// The CPU time of one `shrink_inactive_list()` call (of either list type: one function in
+    /// the kernel) besides the folios it scans
+    /// (`CpuCost::shrink_list_call`: `lru_add_drain()`, the `lru_lock` round trips of
+    /// `isolate_lru_folios()` and `move_folios_to_lru()`, the counters), spent before the
+    /// isolation. The clock moves on with it, so a reclaim that finds only folios under read
+    /// takes as long as the kernel's, and the reads that complete meanwhile unlock their
+    /// folios for the next batch (`folio_test_locked()` holds a folio locked only until its
+    /// read's completion time).
+    #[inline]
+    fn shrink_list_call_cost(&mut self) {
+        self.cpu(self.cost.shrink_list_call);
     }
 
     /// `folio_check_references()` of a mapped file page: `folio_referenced()` through rmap,

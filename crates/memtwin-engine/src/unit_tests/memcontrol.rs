@@ -307,3 +307,28 @@ fn anonymous_charges_and_unmaps_count_pgpgin_and_pgpgout_per_folio() {
     assert_eq!(page_usage(k, a), 0);
     assert_invariants(k);
 }
+
+/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18): a charge whose reclaim left the memcg
+/// short runs `drain_all_stock()` and goes round once more (`drained`), reclaiming again,
+/// before `__GFP_NORETRY` gives up: a failing readahead charge in a memcg full of pages under
+/// read reclaims twice (two memory.events `max`, two reclaims' CPU time). 3.13's
+/// `mem_cgroup_do_charge()` has no such retry (the engine reclaims once there).
+#[test]
+fn a_failing_noretry_charge_reclaims_twice_after_draining_the_stock() {
+    for (profile, passes) in [("linux-6.1", 2), ("linux-6.18", 2), ("linux-3.13", 1)] {
+        let (mut s, ct, _) = super::vmscan::memcg_full_under_read(profile);
+        let k = &mut s.kernel;
+        let max0 = k.memcgs.events(ct, MemcgEvent::Max);
+        let sys0 = k.sys_ns;
+        assert!(k.try_charge_memcg(ct, 1, false).is_err(), "{profile}: nothing to reclaim, the charge fails");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, passes, "{profile}");
+        let one = {
+            let (mut s, ct, _) = super::vmscan::memcg_full_under_read(profile);
+            let sys0 = s.kernel.sys_ns;
+            s.kernel.try_to_free_mem_cgroup_pages(ct, 1);
+            s.kernel.sys_ns - sys0
+        };
+        assert_eq!(k.sys_ns - sys0, passes * one, "{profile}: each pass costs one reclaim that frees nothing");
+        assert_invariants(k);
+    }
+}

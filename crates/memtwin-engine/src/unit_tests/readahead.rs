@@ -234,7 +234,10 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// `page_cache_ra_unbounded()` (mm/readahead.c) when a page's memcg charge fails: 6.6 (as
 /// 5.18-6.9) submits what it added and goes on with the next page, so the window's last
 /// pages come in once reclaim run by those later charges finds pages whose read completed
-/// (the batch's first bio, 1 MiB at 10 MB/s, is done while the failing charges go on); 6.10+
+/// (the batch's first bio, 1 MiB at 10 MB/s, is done while the failing charges go on, each
+/// reclaiming twice at the measured cost of its `shrink_inactive_list()` calls: the first
+/// bio's pages, the oldest, page 0 with them, are what they reclaim, and the memcg fills again
+/// with later pages under read before the window's end); 6.10+
 /// (linux-6.18: "mm/readahead: break read-ahead loop if filemap_add_folio return -ENOMEM")
 /// stops at the first failure and submits what it added.
 #[test]
@@ -244,14 +247,15 @@ fn page_cache_ra_unbounded_stops_at_a_failed_charge_from_6_10() {
         let k = &mut s.kernel;
         k.do_page_cache_ra(f, 0, 1024, 0, ct);
         let m = &k.mappings[f.idx()];
-        assert!(m.lookup(0).is_some(), "{profile}: the batch keeps its first page");
         let contiguous = (0..1024).take_while(|&i| m.lookup(i).is_some()).count() as u64;
         if stops {
+            assert!(m.lookup(0).is_some(), "{profile}: the batch keeps its first page");
             assert_eq!(m.nrpages, contiguous, "{profile}: only the pages before the failed charge");
             assert!(m.lookup(1023).is_none(), "{profile}: nothing after the failure");
             assert_eq!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal), 0, "{profile}: one failed reclaim, nothing taken");
         } else {
-            assert!(m.lookup(1023).is_some(), "{profile}: the loop went on to the window's end");
+            // The memcg holds 512 pages: a page at 512 or beyond came after a failed charge.
+            assert!((512..1024).any(|i| m.lookup(i).is_some()), "{profile}: the loop went on past the failed charges");
             assert!(k.memcgs.events(ct, crate::memcontrol::MemcgEvent::Pgsteal) > 0, "{profile}: the later charges reclaimed the first bio's pages");
         }
         assert_invariants(k);

@@ -867,3 +867,82 @@ fn reclaim_throttle_6_1_counts_writes_a_context_ahead_in_time_ended() {
     k.blk_retire(5 * MS);
     assert!(k.wb_ended.is_empty(), "trimmed at the horizon");
 }
+
+/// A 2M cgroup-v1 memcg under `profile` (order-0 ext4 pages) filled by readahead of an 8 MiB
+/// file on a 1 MB/s device: every page it holds is still under read, locked for seconds.
+pub(crate) fn memcg_full_under_read(profile: &str) -> (Simulation, MemcgId, InodeId) {
+    let mut s = sim(&format!(r#"
+[scenario]
+name = "full-under-read"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1M"
+[files."/f"]
+size = "8M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "2M"
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    s.kernel.do_page_cache_ra(f, 0, 1024, 0, ct);
+    (s, ct, f)
+}
+
+/// `shrink_inactive_list()` (mm/vmscan.c, 6.1) costs its call besides the pages it scans
+/// (`lru_add_drain()`, the `lru_lock` round trips, the counters: `CpuCost::shrink_list_call`):
+/// a limit reclaim that meets only pages under read frees nothing and takes
+/// `reclaim_call` + one `shrink_list_call` per batch of `SWAP_CLUSTER_MAX` that
+/// `shrink_lruvec()` gives it at each priority 12..0 (`lru_size >> priority` pages) +
+/// `scan_page` per page.
+#[test]
+fn a_reclaim_that_frees_nothing_costs_each_shrink_inactive_list_call() {
+    let (mut s, ct, _f) = memcg_full_under_read("linux-6.1");
+    let k = &mut s.kernel;
+    let size = lru_size(k, ct, LruList::InactiveFile);
+    assert!(size > 256 && lru_size(k, ct, LruList::ActiveFile) == 0, "{size} pages on the inactive list, none active");
+    let (mut calls, mut scanned) = (0, 0);
+    for p in (0..=crate::vmscan::DEF_PRIORITY).rev() {
+        let n = size >> p;
+        calls += n.div_ceil(crate::vmscan::SWAP_CLUSTER_MAX);
+        scanned += n;
+    }
+    let (sys0, now0) = (k.sys_ns, k.now);
+    assert_eq!(k.try_to_free_mem_cgroup_pages(ct, 1), 0, "every page is locked");
+    let c = &k.cost;
+    let want = c.reclaim_call + calls * c.shrink_list_call + scanned * c.scan_page;
+    assert_eq!(k.sys_ns - sys0, want);
+    assert_eq!(k.now - now0, want, "the reclaimer's clock moves with its CPU time");
+}
+
+/// The clock a reclaim's calls advance is the one `folio_test_locked()` reads: pages whose
+/// read completes while the reclaim goes on are unlocked for its later batches, as the
+/// kernel's read completion runs from its interrupt while reclaim scans. A reclaim of the
+/// memcg full of pages under read that starts half its own CPU time before the first bio's
+/// completion frees pages in its later batches; one that starts its whole time before frees
+/// nothing.
+#[test]
+fn reads_completing_during_a_reclaim_unlock_pages_for_its_later_batches() {
+    let t = {
+        let (mut s, ct, _) = memcg_full_under_read("linux-6.1");
+        let now0 = s.kernel.now;
+        assert_eq!(s.kernel.try_to_free_mem_cgroup_pages(ct, 1), 0);
+        s.kernel.now - now0
+    };
+    let mut got = Vec::new();
+    for before in [t / 2, t + 1] {
+        let (mut s, ct, f) = memcg_full_under_read("linux-6.1");
+        let k = &mut s.kernel;
+        let first = k.mappings[f.idx()].inflight.iter().map(|r| r.done).min().unwrap();
+        k.now = first - before;
+        got.push(k.try_to_free_mem_cgroup_pages(ct, 1));
+        assert_invariants(k);
+    }
+    assert!(got[0] > 0, "the first bio completes during the reclaim: {got:?}");
+    assert_eq!(got[1], 0, "the reclaim ends before the first bio completes");
+}
