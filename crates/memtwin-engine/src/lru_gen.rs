@@ -85,6 +85,21 @@ pub const NIL_LRUVEC: u32 = u32::MAX;
 /// kernel's bins are random, the engine's must be reproducible).
 pub const MEMCG_LRU_RAND_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// The state of the engine's `get_random_u32_below()` for boot `boot_seed`
+/// (`kernel.boot_seed`): [`MEMCG_LRU_RAND_SEED`] for 0, for any other a state of its own
+/// (`boot_seed` through splitmix64's finaliser, never 0, which xorshift64 cannot leave). A
+/// real kernel seeds its random numbers afresh at every boot, so each value is one boot.
+pub fn memcg_lru_rand_seed(boot_seed: u64) -> u64 {
+    if boot_seed == 0 {
+        return MEMCG_LRU_RAND_SEED;
+    }
+    let mut z = boot_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    if z == 0 { MEMCG_LRU_RAND_SEED } else { z }
+}
+
 /// The operations on the memcg LRU (6.3+ `enum { MEMCG_LRU_NOP, MEMCG_LRU_HEAD,
 /// MEMCG_LRU_TAIL, MEMCG_LRU_OLD, MEMCG_LRU_YOUNG }`, mm/vmscan.c); `Head`/`Tail` are also the
 /// segment values of `lrugen->seg` (0 is the default segment).
@@ -1702,6 +1717,12 @@ impl Kernel {
         }
     }
 
+    /// `kswapd_shrink_node()`'s goal for node `nid`: the sum over its zones of the high
+    /// watermark, at least `SWAP_CLUSTER_MAX` each.
+    fn kswapd_nr_to_reclaim(&self, nid: u32) -> u64 {
+        self.nodes[nid as usize].zones.iter().map(|&z| self.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum()
+    }
+
     /// `set_initial_priority()` (6.3+, mm/vmscan.c; Debian's 6.12.117): at `DEF_PRIORITY`,
     /// a global reclaim that wants at least `MIN_LRU_BATCH` pages starts at the priority at
     /// which `(total >> priority) * inactive / total` covers its goal: `fls(inactive) - 1 -
@@ -1712,11 +1733,7 @@ impl Kernel {
     /// `SWAP_CLUSTER_MAX` each), not the engine's batch; a direct reclaimer's
     /// (`SWAP_CLUSTER_MAX`) is below `MIN_LRU_BATCH`, so it keeps `DEF_PRIORITY`.
     pub fn set_initial_priority(&self, nid: u32, sc: &mut ScanControl) {
-        let nr_to_reclaim = if sc.kswapd {
-            self.nodes[nid as usize].zones.iter().map(|&z| self.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum()
-        } else {
-            sc.nr_to_reclaim
-        };
+        let nr_to_reclaim = if sc.kswapd { self.kswapd_nr_to_reclaim(nid) } else { sc.nr_to_reclaim };
         if sc.priority != DEF_PRIORITY || nr_to_reclaim < MIN_LRU_BATCH {
             return;
         }
