@@ -378,12 +378,15 @@ TCG_DIRECT = ("the TCG guest's kswapd falls behind the reader and the reading ta
               "machine's (profile.rs CpuCost), not the guest's")
 GS_ALL_OF_A = ("over 7 boots (kernel.boot_seed 0-6 against the 7 recordings) the engine's global reclaim takes all of A's 64 MiB "
                "in 5 (re-read 64 MiB; with A's last pages its shadow nodes go, so no refault or activation is counted, and "
-               "wset 3's kswapd scans A's 16,384 pages again) and 35 and 40 MiB in the other 2, where the kernel's 7 boots "
-               "re-read 15.0-48.0 MiB (median 24.5) and never all of it. Which memcg shrink_many() meets first is drawn per "
-               "boot and per rotation (get_random_u32_below() bins: lru_gen_online_memcg(), lru_gen_rotate_memcg()), which "
-               "both sides show as a spread; that the engine's spread sits above the kernel's is not explained yet (the TCG "
-               "guest's direct reclaim, 1,280-3,264 pages in the stream, takes SWAP_CLUSTER_MAX from the first memcg met, "
-               "where the engine's kswapd alone reclaims; not verified)")
+               "wset 3's kswapd scans A's 16,384 pages again) and 32-34 MiB in the other 2, where the kernel's 7 boots "
+               "re-read 15.0-48.0 MiB (median 24.5) and never all of it. In the engine (shrink_one() printed for boot seeds "
+               "0-6, 2026-11-28) each kswapd pass needs about the watermark gap, and A's nr_to_scan at set_initial_priority()'s "
+               "priority 6 is 256 pages (16,384 >> 6): should_abort_scan() ends the pass at A whenever shrink_many()'s "
+               "random start bin reaches A's bin before B's (always when they share one, A ahead), and A, sizable and never "
+               "aged (its pages in one generation), stays where it is (shrink_one() returns 0) until that generation is "
+               "gone. That is the source's logic; the kernel keeps more of A, presumably because its passes under TCG are "
+               "larger (kswapd behind: 1,280-3,264 pages of direct reclaim in the stream) and B's larger share (1,250 pages "
+               "at priority 6) follows A's 256 within them. Not verified in the guest")
 PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's prepare_scan_control() reads P's counters "
             "from the rstat copy the periodic flush left (flush_memcg_stats_dwork(), every FLUSH_TIME = 2 s; "
             "mem_cgroup_flush_stats_ratelimited() does not flush while it keeps time) and that copy, taken before much of "

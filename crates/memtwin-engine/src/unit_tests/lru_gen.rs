@@ -1286,6 +1286,38 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert!((2..=20).contains(&shared), "a and b share a bin in {shared} of 64 boots (expected about 8)");
 }
 
+/// mm/vmscan.c 6.3+ `should_abort_scan()`: memcg reclaim never stops early ("to ensure
+/// fairness"); global reclaim stops at `max(nr_to_reclaim, compact_gap(0))`; kswapd, whose
+/// goal is `kswapd_shrink_node()`'s (the zones' high watermarks, at least `SWAP_CLUSTER_MAX`
+/// each), also once every zone is above its high watermark plus `MIN_LRU_BATCH`.
+#[test]
+fn should_abort_scan_6_3_stops_global_reclaim_at_its_goal_and_kswapd_at_safe_zones() {
+    let (mut s, m, _) = setup_memcgs("linux-6.12-lru_gen");
+    let k = &mut s.kernel;
+    let zones: Vec<usize> = k.nodes[0].zones.clone();
+    let high: u64 = zones.iter().map(|&z| k.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum();
+    // Every zone just below its high watermark + MIN_LRU_BATCH.
+    for &z in &zones {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH;
+    }
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, true);
+    let (abort, goal) = k.should_abort_scan_for_test(0, &sc);
+    assert_eq!(goal, high);
+    assert!(!abort, "kswapd below its goal with zones not yet safe");
+    sc.nr_reclaimed = 32;
+    assert!(k.should_abort_scan_for_test(0, &sc).0, "at nr_to_reclaim");
+    sc.nr_reclaimed = 0;
+    for &z in &zones {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH + 1;
+    }
+    assert!(k.should_abort_scan_for_test(0, &sc).0, "every zone safe: kswapd stops");
+    let direct = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
+    assert!(!k.should_abort_scan_for_test(0, &direct).0, "a direct reclaimer stops at its goal only");
+    let mut memcg_reclaim = crate::vmscan::ScanControl::new(m[0], 32, true, false);
+    memcg_reclaim.nr_reclaimed = 1 << 20;
+    assert!(!k.should_abort_scan_for_test(0, &memcg_reclaim).0, "memcg reclaim never aborts");
+}
+
 /// mm/vmscan.c 6.3+ `shrink_many()` against 6.1's `shrink_node_memcgs()` for global reclaim,
 /// three memcgs of the same size: one global reclaim of 32 pages through the memcg LRU stops
 /// after the memcg that met the target (`should_abort_scan()`). Repeated (`try_to_free_pages()`
