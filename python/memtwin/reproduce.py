@@ -152,7 +152,9 @@ def patched_runs(scenarios_dir: str) -> dict:
         seed = spec.get("patched_kernel_for")
         if not seed or "recorded" not in spec:
             continue
-        rec_path = os.path.join(vdir, spec["recorded"])
+        from memtwin.validate import recorded_path
+
+        rec_path = recorded_path(path, spec)
         try:
             with open(rec_path) as fh:
                 rec = json.load(fh)

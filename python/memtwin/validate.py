@@ -8,6 +8,12 @@ or from the recorded results the scenario's `[validation] recorded` names. Each 
 A scenario with `[published.checks]` against recorded real figures (the QEMU dying-cgroup and
 list_lru runs) has those checks evaluated too.
 
+A recording set (`recorded = ["real/A.json", "real/B.json", ...]`: several boots of one scenario
+on the same kernel) is for mechanisms a kernel draws at random per boot (6.3+'s memcg LRU bins,
+`get_random_u32_below()`): the engine runs once per recording, run i with `kernel.boot_seed = i`
+(another boot of the engine), and a metric passes when each side's median lies within the other
+side's range (lowest to highest value) widened at each end by the tolerance (`_set_ok`).
+
 A recorded program (issue 18: a scenario whose task replays a trace, scenarios/validation/
 trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
 program (one variant per memcg limit), checked to have been measured at the variant's limit
@@ -43,6 +49,10 @@ class Row:
     rel: float
     abs: float
     known: Optional[str] = None  # why it is a known disagreement ([[validation.known_out]])
+    # a recording set: every engine run's and every recording's value (sim and real are their
+    # medians)
+    sims: Optional[list] = None
+    reals: Optional[list] = None
 
     @property
     def diff(self) -> Optional[float]:
@@ -54,8 +64,13 @@ class Row:
     def allowed(self) -> float:
         return max(self.rel * abs(self.real or 0), self.abs)
 
+    def allowed_at(self, x: float) -> float:
+        return max(self.rel * abs(x), self.abs)
+
     @property
     def ok(self) -> bool:
+        if self.reals is not None and self.sims is not None:
+            return _set_ok(self.sims, self.reals, self.allowed_at)
         return self.diff is not None and abs(self.diff) <= self.allowed
 
     @property
@@ -63,6 +78,33 @@ class Row:
         """Out of tolerance and not a listed known disagreement, or listed as one but back
         within tolerance (the listing must then go)."""
         return (not self.ok) != bool(self.known)
+
+
+def _median(xs: list) -> float:
+    import statistics
+
+    return float(statistics.median(xs))
+
+
+def _set_ok(sims: list, reals: list, allowed) -> bool:
+    """The rule for a recording set: the engine's median lies within the recordings' range and
+    the recordings' median within the engine runs' range, each range widened by the tolerance,
+    taken as for a single recording at the real value involved (`allowed(x)`: max(rel * |x|,
+    abs)): at the recordings' nearer end for the engine's median, at the recordings' median for
+    it. Each recording is one draw of the kernel's per-boot randomness and each engine run one
+    of the engine's, so the engine passes when its typical outcome is one the kernel shows and
+    the kernel's typical outcome one the engine shows. One recording and one run: |sim - real|
+    <= allowed(real), the single rule. A missing value on either side fails."""
+    if not sims or not reals or any(v is None for v in sims) or any(v is None for v in reals):
+        return False
+    sm, rm = _median(sims), _median(reals)
+    rlo, rhi = min(reals), max(reals)
+    slo, shi = min(sims), max(sims)
+    # the engine's median against the recordings' range, the tolerance at the nearer end
+    if not ((rlo - allowed(rlo) <= sm) if sm < rlo else (sm <= rhi + allowed(rhi))):
+        return False
+    # the recordings' median against the engine runs' range, the tolerance at that median
+    return slo - allowed(rm) <= rm <= shi + allowed(rm)
 
 
 def known_out(spec: dict, where: str) -> dict:
@@ -139,6 +181,35 @@ def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, on
     return rows
 
 
+def compare_step_sets(variant: str, sim_runs: list, real_runs: list, tol: dict, only: Optional[list], where: str,
+                      known: Optional[dict] = None) -> list:
+    """The rows of a recording set: `sim_runs` (the engine's runs' steps) against `real_runs`
+    (each recording's steps), matched step by step as `compare_steps` matches one pair; each
+    row carries every value (`sims`, `reals`) and their medians (`sim`, `real`)."""
+    per_pair = [compare_steps(variant, sim_runs[min(i, len(sim_runs) - 1)], r, tol, only, where, known)
+                for i, r in enumerate(real_runs)]
+    per_sim = [compare_steps(variant, s, real_runs[0], tol, only, where, known) for s in sim_runs]
+
+    def keyed(rs: list) -> dict:
+        # (step, metric, occurrence): tasks may end their steps in another order run to run
+        seen, out = {}, {}
+        for r in rs:
+            n = seen.get((r.step, r.metric), 0)
+            seen[(r.step, r.metric)] = n + 1
+            out[(r.step, r.metric, n)] = r
+        return out
+
+    pairs, runs = [keyed(rs) for rs in per_pair], [keyed(rs) for rs in per_sim]
+    rows = []
+    for k, first in keyed(per_pair[0]).items():
+        reals = [p[k].real if k in p else None for p in pairs]
+        sims = [r[k].sim if k in r else None for r in runs]
+        med = lambda xs: None if any(v is None for v in xs) else _median(xs)  # noqa: E731
+        rows.append(Row(variant, first.step, first.metric, med(sims), med(reals), first.rel, first.abs, first.known,
+                        sims=sims, reals=reals))
+    return rows
+
+
 def format_rows(rows: list) -> str:
     """A table per variant (a line naming it, then a row per step and metric), 100 characters
     wide at most: step names too long for it wrap."""
@@ -162,11 +233,36 @@ def format_rows(rows: list) -> str:
         out.append(render([label("step", [r.step for r in rs]), label("metric", [r.metric for r in rs]),
                            Col("simulated", [fmt_value(r.sim) for r in rs]), Col("real", [fmt_value(r.real) for r in rs]),
                            Col("difference", diffs), Col("tolerance", tols), Col("", marks, justify="left")]))
+        sets = [r for r in rs if r.reals is not None]
+        if sets:
+            # a recording set: the table shows medians; each side's range, lowest to highest
+            out.append(f"  medians of {len(sets[0].sims)} engine runs and {len(sets[0].reals)} recordings; their ranges:")
+
+            def rng(vs: list) -> str:
+                if any(v is None for v in vs):
+                    return "n/a"
+                return fmt_value(min(vs)) if min(vs) == max(vs) else f"{fmt_value(min(vs))} to {fmt_value(max(vs))}"
+
+            for r in sets:
+                out.append(f"    {r.step} {r.metric}: engine {rng(r.sims)}, real {rng(r.reals)}")
     return "\n".join(out)
 
 
+def recorded_paths(scn_path: str, spec: dict, where: Optional[str] = None) -> list:
+    """The recorded results `[validation] recorded` names: one file, or a recording set (an
+    array of files, several boots of the scenario), relative to the scenario's directory."""
+    rec = spec["recorded"]
+    names = [rec] if isinstance(rec, str) else rec
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) and n for n in names):
+        raise _err(where or f"{scn_path}: validation", f"recorded must be a file name or a non-empty array of file names, not {rec!r}",
+                   'write recorded = "real/NAME.json", or recorded = ["real/NAME.json", "real/NAME-boot2.json", ...] for a recording set')
+    base = os.path.dirname(os.path.abspath(scn_path))
+    return [os.path.normpath(os.path.join(base, n)) for n in names]
+
+
 def recorded_path(scn_path: str, spec: dict) -> str:
-    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(scn_path)), spec["recorded"]))
+    """The first of the recorded results (the only one unless `recorded` is a recording set)."""
+    return recorded_paths(scn_path, spec)[0]
 
 
 def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kernel: Optional[str] = None,
@@ -198,14 +294,16 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
         if recorded:
             if "recorded" not in spec:
                 raise _err(where, "no `recorded` file named", 'add recorded = "real/NAME.json" (written by memtwin real --json)')
-            rp = recorded_path(path, spec)
-            try:
-                with open(rp) as f:
-                    rec = json.load(f)
-            except OSError as e:
-                raise _err(where, f"cannot read the recorded results {rp} ({e.strerror})", "re-record them: see README, 'Validation against real kernels'") from None
-            except ValueError as e:
-                raise _err(where, f"the recorded results {rp} are not JSON ({e})", "re-record them") from None
+            recs = []
+            for rp in recorded_paths(path, spec, where):
+                try:
+                    with open(rp) as f:
+                        recs.append(json.load(f))
+                except OSError as e:
+                    raise _err(where, f"cannot read the recorded results {rp} ({e.strerror})", "re-record them: see README, 'Validation against real kernels'") from None
+                except ValueError as e:
+                    raise _err(where, f"the recorded results {rp} are not JSON ({e})", "re-record them") from None
+            rec = recs[0] if len(recs) == 1 else recs
         bar = Progress(f"validate {path}")
         try:
             for i, v in enumerate(declared):
@@ -228,6 +326,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
     from memtwin import real as realmod
 
     plan = scn.doc.plan(v, [])
+    if recorded and isinstance(rec, list):
+        return _validate_set(scn, v, name, rec, tol, only, where, skipped, out, known)
     if recorded:
         # a variant recorded on a patched lab kernel (memtwin lab kernel build) has its switches
         knobs = ((rec or {}).get("variants", {}).get(name, {}).get("real") or {}).get("kernel_knobs") or {}
@@ -273,6 +373,38 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         for n in info.get("notes", []):
             out(f"    note: {n}")
     return compare_steps(name, sim["steps"], real["steps"], tol, only, where, known)
+
+
+def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> list:
+    """The rows of one variant against a recording set: the engine once per recording, run i
+    with `kernel.boot_seed = i` (i from 0: the first is the scenario as written)."""
+    from memtwin import real as realmod
+
+    plan = scn.doc.plan(v, [])
+    reals = []
+    for i, rec in enumerate(recs):
+        real = rec.get("variants", {}).get(name)
+        if real is None:
+            raise _err(where, f"recording {i + 1} of the set has no variant {name!r}", "re-record it for every variant")
+        if "limit_bytes" in (real.get("real") or {}):
+            raise _err(where, f"recording {i + 1} of the set is a measurement (memtwin measure)",
+                       "a recording set holds runs of memtwin real; name one measurement as recorded = \"real/NAME.json\"")
+        reals.append(real)
+    why = realmod.unsupported(plan, (reals[0].get("real") or {}).get("kernel_knobs") or {})
+    if why:
+        skipped.append((name, why))
+        out(f"  {name}: skipped: {why}")
+        return []
+    sims = [run(scn, variant=v, sets=[f"kernel.boot_seed={i}"]).to_json() for i in range(len(recs))]
+    infos = [r.get("real") or {} for r in reals]
+    kernels = sorted({str(i.get("kernel")) for i in infos})
+    dates = sorted(str(i.get("date")) for i in infos)
+    out(f"  {name}: a recording set of {len(reals)} boots, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
+        f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
+        + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}")
+    for n in infos[0].get("notes", []):
+        out(f"    note: {n}")
+    return compare_step_sets(name, [s["steps"] for s in sims], [r["steps"] for r in reals], tol, only, where, known)
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

@@ -351,10 +351,13 @@ def test_every_validation_scenario_has_recorded_real_results():
         if spec is None:
             assert scn.published.get("figures"), f"{p}: neither [validation] nor recorded [published] figures"
             continue
-        with open(os.path.join(VAL, spec["recorded"])) as f:
-            doc = json.load(f)
-        for v, res in doc["variants"].items():
-            assert res["real"]["kernel"] and res["real"]["date"], p
+        from memtwin.validate import recorded_paths
+
+        for rp in recorded_paths(p, spec):  # every recording of a recording set
+            with open(rp) as f:
+                doc = json.load(f)
+            for v, res in doc["variants"].items():
+                assert res["real"]["kernel"] and res["real"]["date"], p
 
 
 def test_large_folio_recordings_were_taken_on_the_file_system_they_name():
@@ -373,7 +376,9 @@ def test_large_folio_recordings_were_taken_on_the_file_system_they_name():
         scn = memtwin.load(p)
         plan = scn.doc.plan(None, [])
         spec = scn.doc.table("validation")
-        with open(os.path.join(os.path.dirname(p), spec["recorded"])) as f:
+        from memtwin.validate import recorded_path
+
+        with open(recorded_path(p, spec)) as f:
             doc = json.load(f)
         for v, res in doc["variants"].items():
             m = res["real"]["machine"]

@@ -134,19 +134,22 @@ def test_no_oom_kill_where_the_recorded_kernel_has_none(path):
     its end; where memory.events is recorded (cgroup v2), its oom_kill is compared too."""
     import json
 
-    from memtwin.validate import recorded_path
+    from memtwin.validate import recorded_paths
 
     scn = memtwin.load(path)
     spec = scn.doc.table("validation")
     if not spec.get("recorded"):
         pytest.skip("no recorded run")
-    real = json.load(open(recorded_path(path, spec)))
-    for variant, rv in real["variants"].items():
-        res = memtwin.run(scn, variant=None if variant == "default" else variant)
-        for step in res.steps.reset_index().to_dict("records"):
-            real_kills = [s["metrics"].get("memcg.events.oom_kill", 0) for s in rv["steps"] if s["name"] == step["step"]]
-            if not any(real_kills):
-                assert step["oom_killed"] == 0, f"{variant} {step['step']}: the engine OOM-killed the task, the kernel did not"
+    # a recording set: the engine at kernel.boot_seed i against recording i
+    for i, rp in enumerate(recorded_paths(path, spec)):
+        real = json.load(open(rp))
+        sets = [f"kernel.boot_seed={i}"] if i else []
+        for variant, rv in real["variants"].items():
+            res = memtwin.run(scn, variant=None if variant == "default" else variant, sets=sets)
+            for step in res.steps.reset_index().to_dict("records"):
+                real_kills = [s["metrics"].get("memcg.events.oom_kill", 0) for s in rv["steps"] if s["name"] == step["step"]]
+                if not any(real_kills):
+                    assert step["oom_killed"] == 0, f"{variant} {step['step']}: the engine OOM-killed the task, the kernel did not"
 
 
 def test_known_out_marks_a_documented_disagreement_and_fails_when_it_is_back_in_tolerance():
@@ -165,3 +168,70 @@ def test_known_out_marks_a_documented_disagreement_and_fails_when_it_is_back_in_
         with pytest.raises(memtwin.ScenarioError) as e:
             known_out({"known_out": bad}, "f.toml: validation")
         assert "known_out" in str(e.value) and "fix" in str(e.value)
+
+
+def test_a_recording_set_passes_when_each_sides_median_is_within_the_others_widened_range():
+    """`_set_ok`, the rule for a recording set (several boots of one scenario): the engine's
+    median within the recordings' range and the recordings' median within the engine's, each
+    range widened by the tolerance (max(rel * |x|, abs)) at the real value involved; one
+    recording and one run is the single rule."""
+    from memtwin.validate import Row, _set_ok
+
+    tol = lambda x: max(0.10 * abs(x), 64)  # noqa: E731
+    kernel = [15.2, 16.0, 23.8, 34.9, 35.9, 41.2]  # MiB re-read: boots of qemu612-lrugen-global-stream
+    assert _set_ok([20.0, 30.0, 40.0], [x * 1000 for x in kernel], lambda x: max(0.10 * abs(x), 0.0)) is False  # units differ
+    assert _set_ok([x * 1000 for x in (20.0, 30.0, 40.0)], [x * 1000 for x in kernel], tol)
+    # the engine's median beyond the kernel's highest value plus 10% of it
+    assert not _set_ok([64000.0] * 5 + [35000.0, 40000.0], [x * 1000 for x in kernel], tol)
+    # the engine always at one value the kernel reached once: its median is inside the kernel's
+    # range, but the kernel's median (29350) is not inside the engine's (one point, widened 10%)
+    assert not _set_ok([41200.0] * 6, [x * 1000 for x in kernel], tol)
+    # one and one: |sim - real| <= allowed(real), as a single recording is compared
+    assert _set_ok([109.0], [100.0], lambda x: 0.10 * abs(x)) and not _set_ok([111.0], [100.0], lambda x: 0.10 * abs(x))
+    assert _set_ok([91.0], [100.0], lambda x: 0.10 * abs(x)) and not _set_ok([89.0], [100.0], lambda x: 0.10 * abs(x))
+    # a missing value on either side fails
+    assert not _set_ok([1.0, None], [1.0, 1.0], tol) and not _set_ok([], [1.0], tol)
+    row = Row("lru_gen", "wset 3", "read_bytes", 30000.0, 29350.0, 0.10, 64.0,
+              sims=[20000.0, 30000.0, 40000.0], reals=[x * 1000 for x in kernel])
+    assert row.ok and not row.counts_as_bad
+    row.known = "listed"
+    assert row.counts_as_bad, "a listed disagreement back within the rule must be removed"
+
+
+def test_validate_recorded_compares_a_recording_set(tmp_path, capsys):
+    """`recorded = [...]`: the engine runs once per recording (kernel.boot_seed 0, 1, ...) and
+    each row shows the median and the range of both sides; a set the engine is outside of fails,
+    an empty one is refused with the fix."""
+    import json
+
+    from conftest import cli_run
+
+    val = os.path.join(ROOT, "scenarios", "validation")
+    with open(os.path.join(val, "host-first-reader.toml")) as f:
+        text = f.read()
+    with open(os.path.join(val, "real", "host-first-reader.json")) as f:
+        doc = json.load(f)
+    (tmp_path / "real").mkdir()
+    names = []
+    for i, rb in enumerate((0, 4 << 20, 1 << 20)):  # read 2 re-read 0, 4 and 1 MiB in three boots
+        d = json.loads(json.dumps(doc))
+        d["variants"]["default"]["steps"][1]["metrics"]["read_bytes"] = rb
+        (tmp_path / "real" / f"b{i}.json").write_text(json.dumps(d))
+        names.append(f'"real/b{i}.json"')
+    scn = tmp_path / "v.toml"
+    scn.write_text(text.replace('recorded = "real/host-first-reader.json"', f"recorded = [{', '.join(names)}]"))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 0, out + err
+    assert "a recording set of 3 boots" in out and "kernel.boot_seed 0-2" in out
+    assert "read 2 read_bytes: engine 0, real 0 to 4194304" in out, out
+    # every boot re-read 48-64 MiB: the engine (0) is outside the set's range
+    for i, rb in enumerate((48 << 20, 64 << 20, 56 << 20)):
+        d = json.loads(json.dumps(doc))
+        d["variants"]["default"]["steps"][1]["metrics"]["read_bytes"] = rb
+        (tmp_path / "real" / f"b{i}.json").write_text(json.dumps(d))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 1
+    assert "1 metric(s) out of tolerance" in out and "read 2 read_bytes: engine 0, real 50331648 to 67108864" in out
+    scn.write_text(text.replace('recorded = "real/host-first-reader.json"', "recorded = []"))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 2 and "recorded must be a file name or a non-empty array" in err and "fix" in err

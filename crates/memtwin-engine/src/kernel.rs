@@ -137,6 +137,13 @@ pub struct Kernel {
     /// The state of the pseudo-random numbers standing for `get_random_u32_below()` where
     /// the memcg LRU picks a bin (xorshift64, fixed start: runs are reproducible).
     pub memcg_lru_rand: u64,
+    /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
+    /// on profiles whose reclaim reads the flushed copy
+    /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
+    pub stats_flush_next: Nanos,
+    /// Where the periodic flush falls within its `FLUSH_TIME` period: how long before the
+    /// clock's 0 the flusher last ran (the boot's, [`crate::memcontrol::stats_flush_phase`]).
+    pub stats_flush_phase: Nanos,
     /// The task (its mm's index) the OOM killer chose and marked (`mark_oom_victim()`) that
     /// has not exited yet; the scheduler kills it (oom_kill.rs).
     pub oom_victim: Option<u32>,
@@ -271,6 +278,8 @@ impl Kernel {
             lru_gen_in_fault: false,
             memcg_lru: vec![],
             memcg_lru_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
+            stats_flush_next: Nanos::MAX,
+            stats_flush_phase: 0,
             oom_victim: None,
             lru_gen_mms: vec![],
             lru_gen_mm_lists: vec![],
@@ -314,6 +323,9 @@ impl Kernel {
     pub fn advance_clock(&mut self, t: Nanos) {
         self.wb_run_timers(t);
         self.now = t;
+        if self.now >= self.stats_flush_next {
+            self.flush_memcg_stats_dwork();
+        }
         self.writeback_end_io();
         self.swap_end_io();
     }
@@ -323,6 +335,9 @@ impl Kernel {
     pub fn cpu(&mut self, ns: u64) {
         self.now += ns;
         self.sys_ns += ns;
+        if self.now >= self.stats_flush_next {
+            self.flush_memcg_stats_dwork();
+        }
     }
 
     /// Block the running context until `t` (I/O wait).
@@ -331,6 +346,9 @@ impl Kernel {
         if t > self.now {
             self.iowait_ns += t - self.now;
             self.now = t;
+            if self.now >= self.stats_flush_next {
+                self.flush_memcg_stats_dwork();
+            }
         }
     }
 

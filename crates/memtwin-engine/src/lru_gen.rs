@@ -85,6 +85,21 @@ pub const NIL_LRUVEC: u32 = u32::MAX;
 /// kernel's bins are random, the engine's must be reproducible).
 pub const MEMCG_LRU_RAND_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// The state of the engine's `get_random_u32_below()` for boot `boot_seed`
+/// (`kernel.boot_seed`): [`MEMCG_LRU_RAND_SEED`] for 0, for any other a state of its own
+/// (`boot_seed` through splitmix64's finaliser, never 0, which xorshift64 cannot leave). A
+/// real kernel seeds its random numbers afresh at every boot, so each value is one boot.
+pub fn memcg_lru_rand_seed(boot_seed: u64) -> u64 {
+    if boot_seed == 0 {
+        return MEMCG_LRU_RAND_SEED;
+    }
+    let mut z = boot_seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    if z == 0 { MEMCG_LRU_RAND_SEED } else { z }
+}
+
 /// The operations on the memcg LRU (6.3+ `enum { MEMCG_LRU_NOP, MEMCG_LRU_HEAD,
 /// MEMCG_LRU_TAIL, MEMCG_LRU_OLD, MEMCG_LRU_YOUNG }`, mm/vmscan.c); `Head`/`Tail` are also the
 /// segment values of `lrugen->seg` (0 is the default segment).
@@ -1616,9 +1631,7 @@ impl Kernel {
             if scanned >= nr_to_scan as u64 {
                 return false;
             }
-            // should_abort_scan(): root reclaim at its target (the engine's callers stop at
-            // their target, which stands for kswapd's watermark check too).
-            if sc.target == MemcgId::ROOT && sc.nr_reclaimed >= sc.nr_to_reclaim {
+            if self.lru_gen_should_abort_scan((v % self.nr_nodes as usize) as u32, sc) {
                 return false;
             }
         }
@@ -1689,8 +1702,7 @@ impl Kernel {
                 let memcg = MemcgId((v / self.nr_nodes as usize) as u32);
                 let op = self.shrink_one(memcg, v, sc);
                 self.lru_gen_rotate_memcg(v, op);
-                // should_abort_scan()
-                if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                if self.lru_gen_should_abort_scan(nid, sc) {
                     return;
                 }
                 cur = next;
@@ -1700,6 +1712,32 @@ impl Kernel {
                 return;
             }
         }
+    }
+
+    /// `should_abort_scan()` (6.3+, mm/vmscan.c): whether global reclaim of node `nid` may stop
+    /// walking memcgs and evicting: never for memcg reclaim ("don't abort memcg reclaim to
+    /// ensure fairness"); once it reclaimed its goal (`max(nr_to_reclaim,
+    /// compact_gap(order))`, order 0 here); and for kswapd once every zone of the node is above
+    /// its high watermark plus `MIN_LRU_BATCH` ("kswapd should abort if all eligible zones are
+    /// safe").
+    fn lru_gen_should_abort_scan(&self, nid: u32, sc: &ScanControl) -> bool {
+        if sc.target != MemcgId::ROOT {
+            return false;
+        }
+        // compact_gap(0) = 2 << 0
+        if sc.nr_reclaimed >= sc.nr_to_reclaim.max(2) {
+            return true;
+        }
+        if !sc.kswapd {
+            return false;
+        }
+        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free > self.zones[z].wmark_high + MIN_LRU_BATCH)
+    }
+
+    /// `kswapd_shrink_node()`'s goal for node `nid`: the sum over its zones of the high
+    /// watermark, at least `SWAP_CLUSTER_MAX` each.
+    fn kswapd_nr_to_reclaim(&self, nid: u32) -> u64 {
+        self.nodes[nid as usize].zones.iter().map(|&z| self.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum()
     }
 
     /// `set_initial_priority()` (6.3+, mm/vmscan.c; Debian's 6.12.117): at `DEF_PRIORITY`,
@@ -1712,11 +1750,7 @@ impl Kernel {
     /// `SWAP_CLUSTER_MAX` each), not the engine's batch; a direct reclaimer's
     /// (`SWAP_CLUSTER_MAX`) is below `MIN_LRU_BATCH`, so it keeps `DEF_PRIORITY`.
     pub fn set_initial_priority(&self, nid: u32, sc: &mut ScanControl) {
-        let nr_to_reclaim = if sc.kswapd {
-            self.nodes[nid as usize].zones.iter().map(|&z| self.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum()
-        } else {
-            sc.nr_to_reclaim
-        };
+        let nr_to_reclaim = if sc.kswapd { self.kswapd_nr_to_reclaim(nid) } else { sc.nr_to_reclaim };
         if sc.priority != DEF_PRIORITY || nr_to_reclaim < MIN_LRU_BATCH {
             return;
         }
@@ -1733,7 +1767,10 @@ impl Kernel {
     /// `lru_gen_shrink_node()` (6.3+): global reclaim of node `nid` through the memcg LRU
     /// (`shrink_many()`), with the protections computed from the root
     /// (`mem_cgroup_calculate_protection()`) and, for kswapd, the node's walk context; kswapd
-    /// counts this pass's reclaim from 0 for `should_abort_scan()`.
+    /// counts this pass's reclaim from 0 for `should_abort_scan()`, against its
+    /// `kswapd_shrink_node()` goal (the zones' high watermarks: a pass walks on to the next
+    /// memcg until it has them, where the engine's kswapd batch, `KSWAPD_BATCH`, would stop
+    /// at the first memcg met).
     pub(crate) fn lru_gen_shrink_node(&mut self, nid: u32, sc: &mut ScanControl) {
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
@@ -1742,15 +1779,23 @@ impl Kernel {
         // one at its first aging (try_to_inc_max_seq()).
         self.lru_gen_mm_walk = sc.kswapd;
         self.set_initial_priority(nid, sc);
-        let reclaimed = sc.nr_reclaimed;
+        let (reclaimed, goal) = (sc.nr_reclaimed, sc.nr_to_reclaim);
         if sc.kswapd {
             sc.nr_reclaimed = 0;
+            sc.nr_to_reclaim = self.kswapd_nr_to_reclaim(nid);
         }
         self.shrink_many(nid, sc);
         if sc.kswapd {
             sc.nr_reclaimed += reclaimed;
+            sc.nr_to_reclaim = goal;
         }
         self.lru_gen_mm_walk = false;
+    }
+
+    /// `should_abort_scan()` and `kswapd_shrink_node()`'s goal for unit tests.
+    #[cfg(test)]
+    pub(crate) fn should_abort_scan_for_test(&self, nid: u32, sc: &ScanControl) -> (bool, u64) {
+        (self.lru_gen_should_abort_scan(nid, sc), self.kswapd_nr_to_reclaim(nid))
     }
 
     /// `shrink_one()` for unit tests.

@@ -3,7 +3,7 @@
 
 use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
-use crate::types::{MemcgId, PageId, PAGE_SIZE};
+use crate::types::{MemcgId, Nanos, PageId, PAGE_SIZE};
 
 /// cgroup interface generation, which decides the control files and their semantics.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -78,6 +78,22 @@ impl Memcg {
 
 /// `HZ` of the kernels modelled: Debian's x86_64 configuration (`CONFIG_HZ_250`).
 pub const HZ: u64 = 250;
+/// `FLUSH_TIME` (mm/memcontrol.c, `2UL*HZ`): the period of `flush_memcg_stats_dwork()`,
+/// the worker that flushes every memcg's statistics (rstat) into the copies their readers use.
+pub const FLUSH_TIME: Nanos = 2 * crate::types::NSEC_PER_SEC;
+
+/// Where the periodic statistics flusher runs within its period for boot `boot_seed`
+/// (`kernel.boot_seed`): it is queued at boot (`mem_cgroup_init()` ->
+/// `queue_delayed_work(..., &stats_flush_dwork, FLUSH_TIME)`) and requeued `FLUSH_TIME` after
+/// each run, so its phase against a workload started later is the boot's: 0 for boot 0 (a
+/// flush at the clock's 0), a fraction of `FLUSH_TIME` drawn from the seed for the others.
+pub fn stats_flush_phase(boot_seed: u64) -> Nanos {
+    if boot_seed == 0 {
+        return 0;
+    }
+    crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ 0x5EED_F1A5) % FLUSH_TIME
+}
+
 /// `MEMCG_MAX_HIGH_DELAY_JIFFIES`: the longest memory.high penalty per return to user space.
 pub const MEMCG_MAX_HIGH_DELAY_JIFFIES: u64 = 2 * HZ;
 /// `MEMCG_DELAY_PRECISION_SHIFT` (mm/memcontrol.c).
@@ -939,6 +955,32 @@ pub enum ChargeError {
 }
 
 impl Kernel {
+    /// Start the periodic memcg statistics flusher (`mem_cgroup_init()` queueing
+    /// `stats_flush_dwork`) on a profile whose reclaim reads the flushed copy
+    /// (`KernelProfile::memcg_stats_ratelimited_reclaim`), at the boot's phase
+    /// ([`stats_flush_phase`]); what the counters hold now is the copy until the first flush.
+    pub fn start_stats_flush(&mut self, boot_seed: u64) {
+        if !self.profile.memcg_stats_ratelimited_reclaim {
+            return;
+        }
+        self.stats_flush_phase = stats_flush_phase(boot_seed);
+        self.lru_stats.keep_rstat_copy();
+        self.flush_memcg_stats_dwork();
+    }
+
+    /// `flush_memcg_stats_dwork()` (6.8+): `do_flush_stats(root_mem_cgroup)` regardless of
+    /// `memcg_vmstats_needs_flush()`, then requeued `FLUSH_TIME` later. The copy of each
+    /// lruvec's hierarchical sizes becomes the sizes (lazily: [`crate::mmzone::LruvecStats`]
+    /// copies an lruvec's at its first change of the new period). Its period number counts
+    /// from 1 (period 0 is before the flusher starts).
+    #[inline(never)]
+    pub fn flush_memcg_stats_dwork(&mut self) {
+        let since = self.now + self.stats_flush_phase;
+        let epoch = 1 + since / FLUSH_TIME;
+        self.lru_stats.flush_periodic(epoch);
+        self.stats_flush_next = epoch * FLUSH_TIME - self.stats_flush_phase;
+    }
+
     /// `try_charge_memcg()`: charge `nr` pages to `memcg`, reclaiming from the memcg whose
     /// limit is in the way (`try_to_free_mem_cgroup_pages()`) and retrying up to the profile's
     /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` models

@@ -96,6 +96,14 @@ pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
 pub struct LruvecStats {
     /// Per lruvec, in one entry so that an update touches one place per level.
     nodes: Vec<LruvecStatNode>,
+    /// The periods of the rstat copy (6.12's reclaim reads it, `memcg_stats_ratelimited_reclaim`):
+    /// the number of the current `FLUSH_TIME` period, whose start the last periodic flush
+    /// (`flush_memcg_stats_dwork()`) copied every counter at; 0 until the kernel sets
+    /// [`LruvecStats::flush_periodic`].
+    epoch: u64,
+    /// Whether the rstat copy is kept (the profile reads it); off, [`LruvecStats::flushed_subtree_size`]
+    /// is the exact size.
+    rstat_copy: bool,
 }
 
 /// One lruvec's entry in [`LruvecStats`].
@@ -112,6 +120,14 @@ struct LruvecStatNode {
     gen_inactive: [u64; 2],
     /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
     parent: u32,
+    /// `subtree` as the last periodic flush left it (`pn->lruvec_stats->state`), valid when
+    /// `flushed_epoch` is the current period: taken at the first change of the period (before
+    /// it, `subtree` has not moved since the flush).
+    flushed: [u64; 4],
+    /// `anon_pages` as the last periodic flush left it (as `flushed`).
+    flushed_anon: [u64; 2],
+    /// The period whose flush `flushed` and `flushed_anon` hold.
+    flushed_epoch: u64,
 }
 
 impl LruvecStats {
@@ -119,7 +135,15 @@ impl LruvecStats {
     /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
     /// `alloc_mem_cgroup_per_node_info()`.
     pub fn push(&mut self, parent: Option<usize>) {
-        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], gen_inactive: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32) });
+        self.nodes.push(LruvecStatNode {
+            subtree: [0; 4],
+            anon_pages: [0; 2],
+            gen_inactive: [0; 2],
+            parent: parent.map_or(u32::MAX, |p| p as u32),
+            flushed: [0; 4],
+            flushed_anon: [0; 2],
+            flushed_epoch: 0,
+        });
     }
 
     /// Lruvecs registered.
@@ -155,16 +179,23 @@ impl LruvecStats {
         let d = if add { units } else { units.wrapping_neg() };
         let dp = if add { pages } else { pages.wrapping_neg() };
         let mut v = v;
+        let (copy, epoch) = (self.rstat_copy, self.epoch);
         // The root's parent, u32::MAX, is past the last entry: the walk ends there.
         if list >= 2 {
             while let Some(e) = self.nodes.get_mut(v as usize) {
                 debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
+                if copy && e.flushed_epoch != epoch {
+                    (e.flushed, e.flushed_anon, e.flushed_epoch) = (e.subtree, e.anon_pages, epoch);
+                }
                 e.subtree[list] = e.subtree[list].wrapping_add(d);
                 v = e.parent;
             }
         } else {
             while let Some(e) = self.nodes.get_mut(v as usize) {
                 debug_assert!(add || e.subtree[list] >= units, "lruvec {v}'s subtree size of list {list} would go below 0");
+                if copy && e.flushed_epoch != epoch {
+                    (e.flushed, e.flushed_anon, e.flushed_epoch) = (e.subtree, e.anon_pages, epoch);
+                }
                 e.subtree[list] = e.subtree[list].wrapping_add(d);
                 e.anon_pages[list] = e.anon_pages[list].wrapping_add(dp);
                 v = e.parent;
@@ -199,6 +230,44 @@ impl LruvecStats {
     #[inline]
     pub fn subtree_size(&self, v: usize, lru: LruList) -> u64 {
         self.nodes[v].subtree[lru as usize]
+    }
+
+    /// Keep the rstat copy ([`LruvecStats::flushed_subtree_size`]) from now on: a profile whose
+    /// reclaim reads it (`memcg_stats_ratelimited_reclaim`).
+    pub fn keep_rstat_copy(&mut self) {
+        self.rstat_copy = true;
+    }
+
+    /// `flush_memcg_stats_dwork()` -> `do_flush_stats(root_mem_cgroup)`: the periodic flush of
+    /// period `epoch` (every counter's copy becomes the counter; the copy of an lruvec is taken
+    /// lazily, at its first change in the period). Periods only move forward.
+    pub fn flush_periodic(&mut self, epoch: u64) {
+        self.epoch = self.epoch.max(epoch);
+    }
+
+    /// `lruvec_page_state(lruvec, NR_LRU_BASE + lru)` as 6.12's reclaim reads it: the rstat
+    /// copy `pn->lruvec_stats->state` of lruvec `v`'s subtree size of `lru`, as the last
+    /// periodic flush left it (the exact size when no copy is kept).
+    #[inline]
+    pub fn flushed_subtree_size(&self, v: usize, lru: LruList) -> u64 {
+        let e = &self.nodes[v];
+        if self.rstat_copy && e.flushed_epoch == self.epoch {
+            e.flushed[lru as usize]
+        } else {
+            e.subtree[lru as usize]
+        }
+    }
+
+    /// [`LruvecStats::subtree_anon_pages`] as 6.12's reclaim reads it: the rstat copy (see
+    /// [`LruvecStats::flushed_subtree_size`]).
+    #[inline]
+    pub fn flushed_subtree_anon_pages(&self, v: usize, lru: LruList) -> u64 {
+        let e = &self.nodes[v];
+        if self.rstat_copy && e.flushed_epoch == self.epoch {
+            e.flushed_anon[lru as usize]
+        } else {
+            e.anon_pages[lru as usize]
+        }
     }
 
     /// `lruvec_page_state()` of lruvec `v`'s anonymous list `lru` (`InactiveAnon` or

@@ -231,6 +231,7 @@ impl Simulation {
         let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
         k.nr_cpu_ids = scn.machine.cpus;
         k.nr_nodes = scn.machine.nodes;
+        k.memcg_lru_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
         for _ in 0..scn.machine.nodes {
@@ -386,6 +387,9 @@ impl Simulation {
             .filter(|(i, _)| !scn.tasks[*i].ops.is_empty())
             .map(|(i, t)| Reverse((t.times.clock, i)))
             .collect();
+        // The periodic memcg statistics flusher, from the machine as set up (6.12+ reclaim reads
+        // its copy).
+        k.start_stats_flush(scn.boot_seed);
         Simulation {
             kernel: k,
             scenario: rc.clone(),

@@ -602,13 +602,16 @@ impl Kernel {
                     sizes[3] += l.size(LruList::ActiveFile);
                 }
             } else {
-                // lruvec_page_state() of the target's lruvec: the hierarchical sizes, O(1).
+                // lruvec_page_state() of the target's lruvec: the hierarchical sizes, O(1); on
+                // 6.12+ the rstat copy the periodic flusher left (prepare_scan_control()'s
+                // mem_cgroup_flush_stats_ratelimited() does not flush while that flusher keeps
+                // time), exact before (mem_cgroup_flush_stats()).
                 let st = &self.lru_stats;
                 sizes = [
-                    st.subtree_anon_pages(target, LruList::InactiveAnon),
-                    st.subtree_anon_pages(target, LruList::ActiveAnon),
-                    st.subtree_size(target, LruList::InactiveFile),
-                    st.subtree_size(target, LruList::ActiveFile),
+                    st.flushed_subtree_anon_pages(target, LruList::InactiveAnon),
+                    st.flushed_subtree_anon_pages(target, LruList::ActiveAnon),
+                    st.flushed_subtree_size(target, LruList::InactiveFile),
+                    st.flushed_subtree_size(target, LruList::ActiveFile),
                 ];
             }
             // "When refaults are being observed, it means a new workingset is being
@@ -626,10 +629,15 @@ impl Kernel {
                     high += z.wmark_high;
                 }
                 let mut file = 0;
-                if sc.target == MemcgId::ROOT {
+                if sc.target == MemcgId::ROOT && self.profile.lru_gen {
                     // The walk's memcgs are all of them: the node's lists are summed above.
                     file = sizes[2] + sizes[3];
                     anon = sizes[0];
+                } else if sc.target == MemcgId::ROOT {
+                    // node_page_state(): the node's exact counters, not the root memcg's copy.
+                    let st = &self.lru_stats;
+                    file = st.subtree_size(target, LruList::InactiveFile) + st.subtree_size(target, LruList::ActiveFile);
+                    anon = st.subtree_anon_pages(target, LruList::InactiveAnon);
                 } else {
                     for m in 0..self.memcgs.len() {
                         let l = &self.lruvecs[self.lruvec_idx(MemcgId(m as u32), nid as u32)];

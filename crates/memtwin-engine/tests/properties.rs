@@ -212,6 +212,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     description: String::new(),
                     variant: None,
                     seed: 7,
+                    boot_seed: 0,
                     machine: Machine {
                         ram: ram_mb << 20,
                         cpus: 4,

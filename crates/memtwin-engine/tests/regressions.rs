@@ -17,6 +17,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
         description: String::new(),
         variant: None,
         seed: 7,
+        boot_seed: 0,
         machine: Machine {
             ram: 136314880,
             cpus: 4,

@@ -539,6 +539,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut version = CgroupVersion::V2;
     let mut version_known = true;
     let mut thp = false;
+    let mut boot_seed = 0u64;
     if let Some(n) = top.get("kernel") {
         if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
             if let Some(v) = t.get("profile") {
@@ -628,6 +629,9 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
             }
+            if let Some(v) = t.get("boot_seed") {
+                boot_seed = get_uint(cx, v, "kernel.boot_seed").unwrap_or(0);
+            }
             if let Some(v) = t.get("reclaim_walk") {
                 match get_str(cx, v, "kernel.reclaim_walk") {
                     Some("full") => prof.reclaim_walk = crate::profile::ReclaimWalk::Full,
@@ -689,7 +693,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "boot_seed", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
         }
     }
 
@@ -1816,6 +1820,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         description,
         variant: variant.map(str::to_string),
         seed,
+        boot_seed,
         machine,
         profile: prof,
         policies,

@@ -15,6 +15,11 @@ pub struct Scenario {
     pub variant: Option<String>,
     /// `scenario.seed`: drives every random choice.
     pub seed: u64,
+    /// `kernel.boot_seed`: the kernel's own random numbers (`get_random_u32_below()`: the memcg
+    /// LRU's bins, 6.3+), which a real kernel draws afresh at every boot; another value is
+    /// another boot of the same machine and workload (0, the default, is the engine's fixed
+    /// stream, [`crate::lru_gen::MEMCG_LRU_RAND_SEED`]).
+    pub boot_seed: u64,
     /// The machine.
     pub machine: Machine,
     /// The kernel profile.

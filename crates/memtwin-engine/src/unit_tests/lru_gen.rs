@@ -1243,6 +1243,81 @@ fn memcg_lru_6_3_online_rotate_offline_release() {
     assert!(s.kernel.memcg_lru.is_empty());
 }
 
+/// mm/vmscan.c 6.3+ `lru_gen_online_memcg()`: `bin = get_random_u32_below(MEMCG_NR_BINS)`,
+/// drawn from the kernel's random numbers, seeded afresh at every boot. `kernel.boot_seed` is
+/// the engine's boot: 0 is the default stream, and over 64 boots a memcg lands in every one
+/// of the 8 bins and two memcgs share one about 1 time in 8 (the case where the one created
+/// first is always met first by `shrink_many()` in that bin), as 64 boots of a kernel would.
+#[test]
+fn lru_gen_online_memcg_6_3_draws_each_memcgs_bin_per_boot() {
+    let bins = |boot: Option<u64>| {
+        let seed = boot.map(|b| format!("boot_seed = {b}")).unwrap_or_default();
+        let s = sim(&format!(
+            r#"
+[scenario]
+name = "memcg-lru-boot"
+[machine]
+ram = "256M"
+[kernel]
+profile = "linux-6.12-lru_gen"
+cgroup = "v2"
+{seed}
+[devices.sda]
+read_bw = "1G"
+[cgroups.a]
+[cgroups.b]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let k = &s.kernel;
+        let (a, b) = (k.lruvec_idx(memcg(&s, "a"), 0), k.lruvec_idx(memcg(&s, "b"), 0));
+        (k.lruvecs[a].lrugen.memcg_bin as usize, k.lruvecs[b].lrugen.memcg_bin as usize)
+    };
+    assert_eq!(bins(None), bins(Some(0)), "boot_seed 0 is the default stream");
+    assert_eq!(bins(Some(5)), bins(Some(5)), "a boot is reproducible");
+    let draws: Vec<(usize, usize)> = (1..=64).map(|b| bins(Some(b))).collect();
+    let mut seen = [0u32; MEMCG_NR_BINS];
+    for &(a, _) in &draws {
+        seen[a] += 1;
+    }
+    assert!(seen.iter().all(|&n| n > 0), "a's bin over 64 boots: {seen:?}");
+    let shared = draws.iter().filter(|(a, b)| a == b).count();
+    assert!((2..=20).contains(&shared), "a and b share a bin in {shared} of 64 boots (expected about 8)");
+}
+
+/// mm/vmscan.c 6.3+ `should_abort_scan()`: memcg reclaim never stops early ("to ensure
+/// fairness"); global reclaim stops at `max(nr_to_reclaim, compact_gap(0))`; kswapd, whose
+/// goal is `kswapd_shrink_node()`'s (the zones' high watermarks, at least `SWAP_CLUSTER_MAX`
+/// each), also once every zone is above its high watermark plus `MIN_LRU_BATCH`.
+#[test]
+fn should_abort_scan_6_3_stops_global_reclaim_at_its_goal_and_kswapd_at_safe_zones() {
+    let (mut s, m, _) = setup_memcgs("linux-6.12-lru_gen");
+    let k = &mut s.kernel;
+    let zones: Vec<usize> = k.nodes[0].zones.clone();
+    let high: u64 = zones.iter().map(|&z| k.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum();
+    // Every zone just below its high watermark + MIN_LRU_BATCH.
+    for &z in &zones {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH;
+    }
+    let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, true);
+    let (abort, goal) = k.should_abort_scan_for_test(0, &sc);
+    assert_eq!(goal, high);
+    assert!(!abort, "kswapd below its goal with zones not yet safe");
+    sc.nr_reclaimed = 32;
+    assert!(k.should_abort_scan_for_test(0, &sc).0, "at nr_to_reclaim");
+    sc.nr_reclaimed = 0;
+    for &z in &zones {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH + 1;
+    }
+    assert!(k.should_abort_scan_for_test(0, &sc).0, "every zone safe: kswapd stops");
+    let direct = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
+    assert!(!k.should_abort_scan_for_test(0, &direct).0, "a direct reclaimer stops at its goal only");
+    let mut memcg_reclaim = crate::vmscan::ScanControl::new(m[0], 32, true, false);
+    memcg_reclaim.nr_reclaimed = 1 << 20;
+    assert!(!k.should_abort_scan_for_test(0, &memcg_reclaim).0, "memcg reclaim never aborts");
+}
+
 /// mm/vmscan.c 6.3+ `shrink_many()` against 6.1's `shrink_node_memcgs()` for global reclaim,
 /// three memcgs of the same size: one global reclaim of 32 pages through the memcg LRU stops
 /// after the memcg that met the target (`should_abort_scan()`). Repeated (`try_to_free_pages()`

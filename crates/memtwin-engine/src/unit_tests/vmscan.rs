@@ -946,3 +946,73 @@ fn reads_completing_during_a_reclaim_unlock_pages_for_its_later_batches() {
     assert!(got[0] > 0, "the first bio completes during the reclaim: {got:?}");
     assert_eq!(got[1], 0, "the reclaim ends before the first bio completes");
 }
+
+/// mm/vmscan.c 6.12 `prepare_scan_control()` reads the reclaim root's hierarchical LRU sizes
+/// (`lruvec_page_state()`) from the rstat copy after `mem_cgroup_flush_stats_ratelimited()`,
+/// which flushes only when mm/memcontrol.c's periodic `flush_memcg_stats_dwork()` is a full
+/// `FLUSH_TIME` cycle late: between two periodic flushes (every 2 s, at the boot's phase) a
+/// parent sees its children's pages as they were at the last flush. 6.1's
+/// `prepare_scan_count()` flushes first (`mem_cgroup_flush_stats()`): exact.
+#[test]
+fn prepare_scan_control_6_12_reads_the_copy_the_periodic_flush_left() {
+    use crate::memcontrol::{stats_flush_phase, FLUSH_TIME};
+    let scn = |profile: &str| {
+        sim(&format!(
+            r#"
+[scenario]
+name = "rstat"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/w"]
+size = "4M"
+[files."/s"]
+size = "8M"
+[cgroups.P]
+[cgroups."P/A"]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ))
+    };
+    let mut s = scn("linux-6.12");
+    let (p, a, w, f) = (memcg(&s, "P"), memcg(&s, "P/A"), inode(&s, "/w"), inode(&s, "/s"));
+    let k = &mut s.kernel;
+    let vp = k.lruvec_idx(p, 0);
+    assert_eq!(k.stats_flush_next, FLUSH_TIME, "boot 0: the flusher ran at the clock's 0, next at FLUSH_TIME");
+    // A reads its 4 MiB twice: 1024 pages on the active file list, counted at P at once...
+    read_pages(k, w, 0, 1024, a);
+    read_pages(k, w, 0, 1024, a);
+    assert!(k.now < FLUSH_TIME);
+    assert_eq!(k.lru_stats.subtree_size(vp, LruList::ActiveFile), 1024);
+    // ...but the copy reclaim reads is the flush's at 0: nothing.
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 0);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 0);
+    // The periodic flush at FLUSH_TIME: the copy is the counters.
+    k.advance_clock(FLUSH_TIME);
+    assert_eq!(k.stats_flush_next, 2 * FLUSH_TIME);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
+    // A streams 8 MiB: inactive at once, the copy keeps the flush's until the next one.
+    read_pages(k, f, 0, 2048, a);
+    assert_eq!(k.lru_stats.subtree_size(vp, LruList::InactiveFile), 2048);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 0);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
+    k.advance_clock(2 * FLUSH_TIME + 1);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 2048);
+    // Another boot flushes at another phase within the period.
+    let phases: Vec<u64> = (1..=16).map(stats_flush_phase).collect();
+    assert!(phases.iter().all(|&ph| ph < FLUSH_TIME) && phases.windows(2).any(|w| w[0] != w[1]));
+    // 6.1 flushes before reading: exact.
+    let mut s = scn("linux-6.1");
+    let (p, a, w) = (memcg(&s, "P"), memcg(&s, "P/A"), inode(&s, "/w"));
+    let k = &mut s.kernel;
+    let vp = k.lruvec_idx(p, 0);
+    read_pages(k, w, 0, 1024, a);
+    read_pages(k, w, 0, 1024, a);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
+    assert_eq!(k.stats_flush_next, u64::MAX);
+}
