@@ -61,8 +61,8 @@ reads ahead by virtual address (swap_vma_readahead()) instead of by slot:
 
 On this host's 6.18 (HOST below; the host runner's swap file on its image): host-zswap-reread
 (zswap on zsmalloc, 96M written then read twice), host-zswap-reread-write (the same, then its
-resident last 32M stored to: no fault from 6.11, and all written again), and, pending,
-host-swap-retouch and host-zswap-pool-0 (`--pending`).
+resident last 32M stored to: no fault from 6.11, and all written again), host-swap-retouch and
+host-zswap-pool-0 (pending until 2026-11-28: 6.13+'s plug of swap I/O).
 
 On Debian's 6.12 in the QEMU guest (profile linux-6.12; zswap on zsmalloc with lzo, the
 shrinker off: Debian's CONFIG_ZSWAP_SHRINKER_DEFAULT_ON is unset), qemu612-zswap-writeback: 32M
@@ -479,19 +479,21 @@ HOST = {
                                 HOST_ZSWAP_METRICS + [("memcg.pgfault", 256)], False),
     # max_pool_percent 0: 6.18's zswap_check_limits() finds the pool full at 0 pages (`>=`),
     # so every store is refused (pool_limit_hit per swap-out) and the pages go to the disk;
-    # 6.1's zswap_is_full() (`<`) let the first store in. Pending: its pages go to the disk,
-    # and touch 1 writes 12% more of them than the engine (see host-swap-retouch)
+    # 6.1's zswap_is_full() (`<`) let the first store in. Its pages go to the disk as in
+    # host-swap-retouch (pending until the swap plug below, 2026-11-28)
     "host-zswap-pool-0": ("zswap with max_pool_percent 0 and 96M of anon touched twice in a 64M memcg",
                           "zswap on, max_pool_percent 0: 96M anonymous touched twice; memory.limit_in_bytes 64M, a 256M swap file",
-                          "zswap = { enabled = true, max_pool_percent = 0 }\n", retouch(memcg_file="memory.limit_in_bytes"), HOST_ZSWAP_METRICS + [("zswap.pool_limit_hit", 512)], True),
-    # swap on the image's file without zswap: touch 2's memory.stat rss is 12-25% under the
-    # engine's while usage, swap and every swap counter but pswpout agree: swap writes reclaim
-    # issued that finished after the last charge needed them, left in the swap cache, their
-    # number set by the loop device's latency under the host's load (kpageflags: 2415
-    # unmapped clean swap-cache pages at touch 2's end in a third run): pending
-    # (lab/measurements/swap-pending/README.md)
+                          "zswap = { enabled = true, max_pool_percent = 0 }\n", retouch(memcg_file="memory.limit_in_bytes"), HOST_ZSWAP_METRICS + [("zswap.pool_limit_hit", 512)], False),
+    # swap on the image's file without zswap. Pending until 2026-11-28 (swap5): touch 2's
+    # memory.stat rss was 12-25% under the engine's and pswpout 9-16% over, the difference
+    # unmapped clean swap-cache pages reclaim wrote and had not freed. Traced (bpftrace,
+    # lab/measurements/swap-pending/README.md): a reclaim entered by the charge of a swap
+    # readahead page adds its writes to the readahead's plug behind its small read, and 6.13+'s
+    # blk_add_rq_to_plug() peeks at that read (the oldest request) for BLK_PLUG_FLUSH_SIZE, so
+    # 32 write requests of 512 KiB wait there while reclaim goes down to priority 0-1 writing
+    # 1300-4600 pages in one call; the engine models that plug (blkdev.rs BlkPlug)
     "host-swap-retouch": ("96M anon touched twice in a 64M memcg",
-                          "96M anonymous touched twice, memory.limit_in_bytes 64M, a 256M swap file", "", retouch(memcg_file="memory.limit_in_bytes"), METRICS + [("memcg.pgmajfault", 128), ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)], True),
+                          "96M anonymous touched twice, memory.limit_in_bytes 64M, a 256M swap file", "", retouch(memcg_file="memory.limit_in_bytes"), METRICS + [("memcg.pgmajfault", 128), ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)], False),
 }
 
 

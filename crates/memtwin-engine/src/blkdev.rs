@@ -56,6 +56,73 @@ pub const BLKDEV_MAX_RQ: u64 = 128;
 /// include/linux/blkdev.h in 4.x; a SATA disk's limit in later eras too).
 pub const MAX_REQUEST_PAGES: u64 = 1024 * 512 / PAGE_SIZE;
 
+/// `BLK_MAX_REQUEST_COUNT` (block/blk.h, 32 from 5.16): the requests a task's plug holds
+/// before `blk_add_rq_to_plug()` flushes it (one queue: the `multiple_queues` doubling of
+/// `blk_plug_max_rq_count()` does not apply).
+pub const BLK_MAX_REQUEST_COUNT: usize = 32;
+/// `BLK_PLUG_FLUSH_SIZE` (block/blk.h, 128 KiB), in pages: `blk_add_rq_to_plug()` also
+/// flushes the plug before a new request when the request it peeks at is this large.
+pub const BLK_PLUG_FLUSH_PAGES: u64 = 128 * 1024 / PAGE_SIZE;
+/// `BLK_MAX_SEGMENTS` (include/linux/blkdev.h, 128): a request built of bios of separate
+/// pages (swap writes: one page a bio) holds at most this many pages, 512 KiB (the host's
+/// loop device: swap write requests of 1024 sectors, traced 2026-11-28).
+pub const PLUG_RQ_MAX_PAGES: u64 = 128;
+
+/// A task's plug (`struct blk_plug`, block/blk-core.c `blk_start_plug()`/`blk_finish_plug()`)
+/// as the engine uses it for swap I/O: the requests a swap readahead or a reclaim pass built
+/// and has not dispatched yet, as (first sector in pages, pages, write), oldest first. A plug
+/// started inside another is the outer one (`blk_start_plug()`: "if (tsk->plug) return"), so
+/// a reclaim entered by the charge of a swap readahead's page (`__read_swap_cache_async()`)
+/// adds its swap writes behind the readahead's read. blk-mq builds a request when a bio does
+/// not merge into the plug's newest one (`blk_attempt_plug_merge()`: a back merge of the same
+/// direction up to [`PLUG_RQ_MAX_PAGES`]) and, before adding it, flushes the plug
+/// (`blk_add_rq_to_plug()`) when it holds [`BLK_MAX_REQUEST_COUNT`] requests or when the
+/// request `rq_list_peek(&plug->mq_list)` returns is at least [`BLK_PLUG_FLUSH_PAGES`]. Before
+/// 6.13 requests were pushed at the list's head and the peek saw the newest (a large request
+/// goes as soon as the next one starts); from 6.13 (`rq_list_add_tail()`) it sees the oldest:
+/// behind a readahead's small read the plug holds up to 32 write requests of 512 KiB. Traced on
+/// the host's 6.18 (2026-11-28, lab/measurements/swap-pending/README.md): a 24-48 sector swap
+/// read issued first, then 32 write requests of 1024 sectors built over 60-280 ms of reclaim,
+/// issued together, then one at a time.
+#[derive(Clone, Debug, Default)]
+pub struct BlkPlug {
+    /// Between the outermost `blk_start_plug()` and its `blk_finish_plug()`.
+    pub active: bool,
+    /// The requests held, oldest first: (start, pages, write).
+    pub rqs: Vec<(u64, u64, bool)>,
+}
+
+impl BlkPlug {
+    /// Whether a bio of `pages` at `start` merges into the newest request held
+    /// (`blk_attempt_plug_merge()`: a back merge of the same direction within
+    /// [`PLUG_RQ_MAX_PAGES`]).
+    #[inline]
+    fn merges(&self, start: u64, pages: u64, write: bool) -> bool {
+        self.rqs.last().is_some_and(|&(s, n, w)| w == write && s + n == start && n + pages <= PLUG_RQ_MAX_PAGES)
+    }
+
+    /// `blk_add_rq_to_plug()`'s test: a bio of `pages` at `start` that does not merge makes
+    /// a new request, before which the plug is flushed when it is full or the request peeked
+    /// at (the oldest when `peek_oldest`, 6.13+; the newest before) is at least
+    /// [`BLK_PLUG_FLUSH_PAGES`].
+    pub fn flush_before(&self, start: u64, pages: u64, write: bool, peek_oldest: bool) -> bool {
+        if self.rqs.is_empty() || self.merges(start, pages, write) {
+            return false;
+        }
+        let peeked = if peek_oldest { self.rqs[0] } else { self.rqs[self.rqs.len() - 1] };
+        self.rqs.len() >= BLK_MAX_REQUEST_COUNT || peeked.1 >= BLK_PLUG_FLUSH_PAGES
+    }
+
+    /// Add the bio: merged into the newest request, or a new request.
+    pub fn add(&mut self, start: u64, pages: u64, write: bool) {
+        if self.merges(start, pages, write) {
+            self.rqs.last_mut().expect("a request to merge into").1 += pages;
+        } else {
+            self.rqs.push((start, pages, write));
+        }
+    }
+}
+
 /// A request's class: the legacy request list counts and limits sync and async requests
 /// apart (`rl->count[is_sync]`, `rl->wait[is_sync]`); `rw_is_sync()`: reads and
 /// `REQ_SYNC` writes are sync, background and reclaim writeback async.

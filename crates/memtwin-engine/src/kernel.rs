@@ -215,6 +215,12 @@ pub struct Kernel {
     pub zswap: Option<crate::zswap::Zswap>,
     /// Swap writes in flight: (completion time, frame), earliest first.
     pub swap_wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
+    /// The running reclaim's plug of swap writes (`current->plug` between `blk_start_plug()`
+    /// and `blk_finish_plug()` in `shrink_lruvec()`), and the pages of its requests in order
+    /// (swapfile.rs `blk_flush_plug`).
+    pub swap_plug: crate::blkdev::BlkPlug,
+    /// The pages of the plug's requests, in the order they were added.
+    pub swap_plug_pages: Vec<crate::types::PageId>,
     /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
     /// nothing but its zone's counters (set by the walk, taken by the anonymous fault).
     pub freelist_walk: Option<crate::page_alloc::FreelistWalk>,
@@ -309,6 +315,8 @@ impl Kernel {
             swap: None,
             zswap: None,
             swap_wb_queue: Default::default(),
+            swap_plug: Default::default(),
+            swap_plug_pages: vec![],
             freelist_walk: None,
             vmas: vec![],
             free_vmas: vec![],
@@ -343,6 +351,10 @@ impl Kernel {
     /// Block the running context until `t` (I/O wait).
     #[inline]
     pub fn wait_until(&mut self, t: Nanos) {
+        if t > self.now && !self.swap_plug.rqs.is_empty() {
+            // schedule() -> sched_submit_work(): a task about to sleep flushes its plug.
+            self.blk_flush_plug();
+        }
         if t > self.now {
             self.iowait_ns += t - self.now;
             self.now = t;

@@ -256,6 +256,14 @@ pub struct KernelProfile {
     /// folio directly instead of wp page faults"); before, a load maps it write-protected and
     /// the first store takes a `do_wp_page()` fault (counted in pgfault) that reuses it.
     pub swapin_maps_writable: bool,
+    /// `blk_add_rq_to_plug()` peeks at the plug's oldest request for its
+    /// `BLK_PLUG_FLUSH_SIZE` test, from 6.13 ("block: add a rq_list type": requests added at
+    /// the tail, `rq_list_peek()` the head); before, at the newest (blkdev.rs
+    /// [`crate::blkdev::BlkPlug`]). The engine models the plug of swap I/O (swap readahead,
+    /// reclaim's swap writes) for these eras only: behind a readahead's read it holds up to 32
+    /// write requests. Before, the plug lets each 512 KiB request go as the next starts, and
+    /// the engine sends swap I/O to the device at once.
+    pub blk_plug_peeks_oldest: bool,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -682,6 +690,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         deactivate_on_refault: true,
         pgfault_counts_retries: false,
         swapin_maps_writable: false,
+        blk_plug_peeks_oldest: false,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -896,7 +905,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
-                      the missed page (6.11), a load's swap-in mapped writable (6.11)",
+                      the missed page (6.11), a load's swap-in mapped writable (6.11), a plug that peeks at its oldest request (6.13): behind a swap readahead's read it holds 32 write requests",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -911,6 +920,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         // yet: with it, host-stall-cp4x-p16m and -cp8x-p64m (a copy through a 128M v1 memcg)
         // move out of tolerance (file 17-19%); not switched on until that is understood.
         memcg_stats_ratelimited_reclaim: false,
+        blk_plug_peeks_oldest: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

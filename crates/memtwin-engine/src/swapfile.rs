@@ -452,14 +452,26 @@ impl Kernel {
 
     /// `__swap_writepage()` of the swap-cache page `p` (`nr` frames) to slots `slot..`: an
     /// async request (pageout()'s `WB_SYNC_NONE`), the page `PG_writeback` + `PG_reclaim`
-    /// until `swap_end_io()`.
+    /// until `swap_end_io()`. Counted in pswpout at submission (`count_swpout_vm_event()`).
+    /// Under a reclaim pass's plug ([`Kernel::blk_start_plug`]) the bio waits there
+    /// (`blk_mq_submit_bio()` -> `blk_add_rq_to_plug()`) until the plug is flushed: its page
+    /// stays under writeback with no completion time until then.
     pub(crate) fn swap_submit_write(&mut self, p: PageId, slot: u32, nr: u64) {
         let area = self.swap.as_ref().expect("swap area");
         let (dev, base) = (area.dev, area.base);
         self.cpu(self.cost.submit_io);
-        self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Async, base + slot as u64, nr);
-        let done = self.devices[dev.idx()].submit(Dir::Write, base + slot as u64, nr, self.now);
-        self.io.write_bytes += nr * PAGE_SIZE;
+        let done = if self.swap_plug.active {
+            let start = base + slot as u64;
+            if self.swap_plug.flush_before(start, nr, true, self.profile.blk_plug_peeks_oldest) {
+                self.blk_flush_plug();
+            }
+            self.swap_plug.add(start, nr, true);
+            self.swap_plug_pages.push(p);
+            None
+        } else {
+            self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Async, base + slot as u64, nr);
+            Some(self.devices[dev.idx()].submit(Dir::Write, base + slot as u64, nr, self.now))
+        };
         self.vmstat.count(VmEvent::Pswpout, nr);
         self.vmstat.count(VmEvent::Pgpgout, nr * PAGE_SIZE / 1024);
         let pg_ = &mut self.pages[p];
@@ -468,8 +480,71 @@ impl Kernel {
         if p.idx() >= self.wb_done.len() {
             self.wb_done.resize(self.pages.len().max(p.idx() + 1), 0);
         }
+        match done {
+            Some(done) => self.swap_write_dispatched(p, nr, done),
+            None => self.wb_done[p.idx()] = crate::types::Nanos::MAX,
+        }
+    }
+
+    /// The swap write of `p` (`nr` frames) is on the device and completes at `done`.
+    fn swap_write_dispatched(&mut self, p: PageId, nr: u64, done: crate::types::Nanos) {
+        self.io.write_bytes += nr * PAGE_SIZE;
         self.wb_done[p.idx()] = done;
         self.swap_wb_queue.push(std::cmp::Reverse((done, p.0)));
+    }
+
+    /// `blk_start_plug()` at the start of `shrink_lruvec()` (mm/vmscan.c) or of a swap
+    /// readahead (mm/swap_state.c): the swap I/O submitted until `blk_finish_plug()` waits in
+    /// the task's plug. Returns whether this call started it: a plug started inside another is
+    /// the outer one ("if (tsk->plug) return"), and the eras whose plug the engine does not
+    /// model (`!blk_plug_peeks_oldest`, before 6.13) start none.
+    pub fn blk_start_plug(&mut self) -> bool {
+        self.profile.blk_plug_peeks_oldest && !std::mem::replace(&mut self.swap_plug.active, true)
+    }
+
+    /// `blk_finish_plug()` at the end of `shrink_lruvec()`: dispatch what the plug holds.
+    pub fn blk_finish_plug(&mut self) {
+        self.blk_flush_plug();
+        self.swap_plug.active = false;
+    }
+
+    /// `blk_mq_flush_plug_list()`: dispatch the plug's swap requests, oldest first (a
+    /// readahead's reads by `swap_readpage()`), each with its request allocated then (the engine takes the tag at dispatch, not when the
+    /// request was built). Called by `blk_add_rq_to_plug()` when the plug is full, at
+    /// `blk_finish_plug()`, and before the task sleeps (`schedule()` -> `sched_submit_work()`
+    /// -> `blk_flush_plug()`; [`Kernel::wait_until`]).
+    pub fn blk_flush_plug(&mut self) {
+        if self.swap_plug.rqs.is_empty() {
+            return;
+        }
+        let mut rqs = std::mem::take(&mut self.swap_plug.rqs);
+        let mut pages = std::mem::take(&mut self.swap_plug_pages);
+        let dev = self.swap.as_ref().expect("a plugged swap write has a swap area").dev.idx();
+        let base = self.swap.as_ref().expect("swap area").base;
+        let mut i = 0;
+        for &(start, n, write) in &rqs {
+            if !write {
+                self.swap_readpages((start - base, start - base + n - 1));
+                continue;
+            }
+            self.blk_get_request(dev, crate::blkdev::RqClass::Async, start, n);
+            let done = self.devices[dev].submit(Dir::Write, start, n, self.now);
+            let mut left = n;
+            while left > 0 {
+                let p = pages[i];
+                i += 1;
+                let nr = if self.pages[p].test(pg::HEAD) { PAGEBLOCK_NR } else { 1 };
+                self.swap_write_dispatched(p, nr, done);
+                left = left.saturating_sub(nr);
+            }
+        }
+        debug_assert_eq!(i, pages.len(), "every plugged page is in one request");
+        rqs.clear();
+        pages.clear();
+        // Keep the vectors' capacity; a nested flush (a request wait above) found them empty.
+        debug_assert!(self.swap_plug.rqs.is_empty() && self.swap_plug_pages.is_empty());
+        self.swap_plug.rqs = rqs;
+        self.swap_plug_pages = pages;
     }
 
     /// `folio_end_writeback()` of swap writes completed by now: the page leaves
@@ -843,6 +918,7 @@ impl Kernel {
         let mask = area.swapin_nr_pages(slot) - 1;
         let max = area.max;
         let (start, end) = if mask > 0 { (((slot as u64) & !mask).max(1), ((slot as u64) | mask).min(max - 1)) } else { (slot as u64, slot as u64) };
+        let plugged = self.blk_start_plug();
         let mut run: Option<(u64, u64)> = None;
         for s in start..=end {
             let read = self.read_swap_cache_async(s as u32, s as u32 != slot, nid, fault_memcg);
@@ -851,23 +927,17 @@ impl Kernel {
                 let p = self.swap.as_ref().expect("swap area").cache_get(s as u32);
                 !self.zswap_load(s as u32, p)
             };
-            run = match (run, read) {
-                (Some((a, b)), true) if b + 1 == s => Some((a, s)),
-                (Some(r), true) => {
-                    self.swap_readpages(r);
-                    Some((s, s))
-                }
-                (None, true) => Some((s, s)),
-                (r, false) => {
-                    if let Some(r) = r {
-                        self.swap_readpages(r);
-                    }
-                    None
-                }
-            };
+            if read {
+                self.swap_ra_read(&mut run, s);
+            } else if let Some(r) = run.take() {
+                self.swap_readpages(r);
+            }
         }
         if let Some(r) = run {
             self.swap_readpages(r);
+        }
+        if plugged {
+            self.blk_finish_plug();
         }
         mask + 1
     }
@@ -901,6 +971,7 @@ impl Kernel {
         };
         let pmd = f & !(PAGEBLOCK_NR as i64 - 1);
         let (lo, hi) = (lo.max(0).max(pmd) as u32, (hi.min(self.vmas[v].pages.len() as i64).min(pmd + PAGEBLOCK_NR as i64)) as u32);
+        let plugged = self.blk_start_plug();
         let mut run: Option<(u64, u64)> = None;
         for i in lo..hi {
             let vv = &self.vmas[v];
@@ -915,20 +986,38 @@ impl Kernel {
             if !read {
                 continue;
             }
-            let s = s as u64;
-            run = match run {
-                Some((a, b)) if b + 1 == s => Some((a, s)),
-                Some(r) => {
-                    self.swap_readpages(r);
-                    Some((s, s))
-                }
-                None => Some((s, s)),
-            };
+            self.swap_ra_read(&mut run, s as u64);
         }
         if let Some(r) = run {
             self.swap_readpages(r);
         }
+        if plugged {
+            self.blk_finish_plug();
+        }
         win
+    }
+
+    /// `swap_readpage()` of a readahead's page at `slot`: into the task's plug when one is
+    /// modelled (a back merge into its newest request, or a new request, flushing the plug
+    /// first when `blk_add_rq_to_plug()` says so); else added to the run of contiguous slots
+    /// `run`, a run that `slot` does not continue read first (one request each).
+    fn swap_ra_read(&mut self, run: &mut Option<(u64, u64)>, slot: u64) {
+        if self.swap_plug.active {
+            let start = self.swap.as_ref().expect("swap area").base + slot;
+            if self.swap_plug.flush_before(start, 1, false, self.profile.blk_plug_peeks_oldest) {
+                self.blk_flush_plug();
+            }
+            self.swap_plug.add(start, 1, false);
+            return;
+        }
+        *run = match *run {
+            Some((a, b)) if b + 1 == slot => Some((a, slot)),
+            Some(r) => {
+                self.swap_readpages(r);
+                Some((slot, slot))
+            }
+            None => Some((slot, slot)),
+        };
     }
 
     /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless

@@ -440,8 +440,19 @@ impl Kernel {
         }
     }
 
-    /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`.
+    /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`, between `blk_start_plug()` and
+    /// `blk_finish_plug()` (its swap writes wait in the plug, or in the plug of the swap
+    /// readahead whose charge entered reclaim: swapfile.rs; modelled from 6.13).
     fn shrink_lruvec_node(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+        let plugged = self.blk_start_plug();
+        self.shrink_lruvec_node_plugged(memcg, v, sc);
+        if plugged {
+            self.blk_finish_plug();
+        }
+    }
+
+    /// [`Kernel::shrink_lruvec_node`] under the plug.
+    fn shrink_lruvec_node_plugged(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         if self.lruvecs[v].lrugen.enabled {
             // "if (lru_gen_enabled()) { lru_gen_shrink_lruvec(lruvec, sc); return; }" (6.1;
             // 6.3+: memcg reclaim only, root reclaim goes through lru_gen_shrink_node())
@@ -861,7 +872,9 @@ impl Kernel {
                 // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim waits for the
                 // swap write of a page marked PG_reclaim (pageout() marks the pages it writes)
                 // with folio_wait_writeback(), then tries the page again: clean in the swap
-                // cache now, it is freed.
+                // cache now, it is freed. The sleep flushes the task's plug first (schedule()),
+                // which may hold the page's own write.
+                self.blk_flush_plug();
                 let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
                 if self.io_schedule_until(done, StallKind::Writeback) {
                     // The wait ended the task's quantum: the page goes back to the tail for

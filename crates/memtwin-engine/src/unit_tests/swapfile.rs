@@ -530,3 +530,71 @@ fn reclaim_meeting_swap_writeback_waits_on_v1_and_activates_on_v2_6_1() {
     run(&mut s);
     assert_invariants(&s.kernel);
 }
+
+/// host-swap-retouch's workload: 96M anonymous touched twice in a 64M v1 memcg, 256M of swap,
+/// on `profile`.
+fn retouch_v1(profile: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "retouch"
+[machine]
+ram = "2G"
+swap = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "500M"
+write_bw = "400M"
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.t]
+cgroup = "A"
+ops = [
+  {{ op = "mmap", name = "heap", size = "96M", step = "touch 1" }},
+  {{ op = "touch", name = "heap", step = "touch 1" }},
+  {{ op = "touch", name = "heap", step = "touch 2" }},
+]
+"#
+    )
+}
+
+/// `swap_cluster_readahead()`/`swap_vma_readahead()` (mm/swap_state.c) and `shrink_lruvec()`
+/// (mm/vmscan.c) run between `blk_start_plug()` and `blk_finish_plug()`: a reclaim entered by
+/// the charge of a readahead page adds its swap writes to the readahead's plug, behind its
+/// small read, and from 6.13 `blk_add_rq_to_plug()` peeks at that read for its
+/// `BLK_PLUG_FLUSH_SIZE` test: the writes stay plugged until 32 requests, so reclaim writes
+/// more pages before any completes. Between quanta the plug is empty and every page under
+/// writeback has its completion; 6.18's re-touch writes more than the same kernel with the
+/// pre-6.13 peek (the engine then sends swap I/O at once).
+#[test]
+fn a_reclaim_pass_holds_its_swap_writes_in_its_plug_6_18() {
+    let mut s = sim(&retouch_v1("linux-6.18"));
+    assert!(s.kernel.profile.blk_plug_peeks_oldest);
+    let mut seen = 0u64;
+    run_with(&mut s, |s| {
+        let k = &s.kernel;
+        assert!(!k.swap_plug.active && k.swap_plug.rqs.is_empty() && k.swap_plug_pages.is_empty(), "the plug outlived its pass");
+        let area = k.swap.as_ref().expect("swap");
+        for v in k.vmas.iter().filter(|v| v.live) {
+            for &slot in v.swap.iter().filter(|&&s| s != crate::swapfile::NO_SLOT) {
+                let p = area.cache_get(slot);
+                if p != PageId::NIL && k.pages[p].test(crate::mm_types::pg::WRITEBACK) {
+                    assert_ne!(k.wb_done[p.idx()], crate::types::Nanos::MAX, "a page under swap-out was never dispatched");
+                    seen += 1;
+                }
+            }
+        }
+    });
+    assert!(seen > 0, "no swap write seen in flight");
+    s.kernel.check_invariants().unwrap();
+    let plugged = sim(&retouch_v1("linux-6.18")).run(&mut |_, _| true).unwrap();
+    let mut s = sim(&retouch_v1("linux-6.18"));
+    s.kernel.profile.blk_plug_peeks_oldest = false;
+    let at_once = s.run(&mut |_, _| true).unwrap();
+    let (a, b) = (metric_of(&plugged, "touch 2", "vmstat.pswpout"), metric_of(&at_once, "touch 2", "vmstat.pswpout"));
+    assert!(a > b + 256.0, "the plug's writes complete later, so reclaim writes more: {a} vs {b}");
+    let (a, b) = (metric_of(&plugged, "touch 2", "memcg.anon_bytes"), metric_of(&at_once, "touch 2", "memcg.anon_bytes"));
+    assert!(a < b, "written pages not yet freed are not mapped anon: {a} vs {b}");
+}
