@@ -285,7 +285,12 @@ impl Simulation {
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
             let dev = if d.blk_throttle {
-                crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+                let mut dev = crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb);
+                // The era's throtl_trim_slice() (blk_throttle.rs).
+                for g in &mut dev.throtl {
+                    g.trim_all = !k.profile.throtl_trim_keeps_one_slice;
+                }
+                dev
             } else {
                 crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
             };
