@@ -77,63 +77,67 @@ TAIL = ("the probe's tail is shorter in the engine. Traced on the host (lab/vali
         "slice's worth, DFL_THROTL_SLICE = HZ/10), each done within 2.5-8 ms. Both tasks' v1 memcg reclaim waits on a "
         "PG_reclaim folio under writeback (shrink_folio_list() case 3), 36 of 41 times on the first folio of the next "
         "burst (the copy's and the probe's on adjacent folios): 20 waits of the probe, 14-99 ms (mean 72), 21 of the "
-        "copy, 20-107 ms (mean 78). The engine models both now: blk-throttle's slices (blk_throttle.rs: bursts of 15 "
-        "MiB every 100 ms) and a sleep in a restartable charge ending the task's quantum until its wake-up (sched.rs "
-        "Resched). Measured in the engine (cp4x): about as many waits as the host's, each as long as a slice (the "
-        "probe 22, 87-100 ms, mean 92; the copy 24, mean 91): they begin right after a burst, where the host's begin "
-        "anywhere in a slice, and the probe's long rounds hold fewer of them (14 long rounds of 98-294 ms, whole "
-        "slices, where the host has 9 of 99-473 ms: 1.6 waits a long round against the host's 2.2). Why the host's "
-        "probe gets less of each burst than the engine's is not found yet. Tried, not kept (2026-11-28 21:45): the "
-        "probe's faults 32 at a time instead of 512 between the copy's 128 KiB writes (238 rounds, long ones of "
-        "98-212 ms), and each burst served by the disk beneath at 2.6 or 1.1 GB/s (the lab disk's measured rates, "
-        "large-folios.md) instead of at once (251 and 244 rounds, the longest 193 and 190 ms): neither lengthens "
-        "the tail")
+        "copy, 20-107 ms (mean 78). Where the probe's long rounds go, by kernel stack (trace_stall.bt's SL lines: "
+        "sched:sched_switch with kstack, 2026-11-28 22:58, cp4x, loadavg 8-9, 81 rounds): of 2.53 s off the CPU in its "
+        "long rounds (> 100 ms), 2231 ms asleep in folio_wait_writeback() under shrink_folio_list() (memcg reclaim of "
+        "the fault's charge), 96 ms in reclaim_throttle(), 149 ms runnable but preempted at a fault's return (the "
+        "load's CPU contention), 58 ms preempted inside reclaim; nothing in balance_dirty_pages(), blk-throttle or a "
+        "folio lock. A long round is back-to-back slice waits (533 ms: 5 waits of 80-102 ms) with 2-12 ms of faults "
+        "between them, each wait beginning 10-30 ms after a burst at that load. The engine models both: blk-throttle's "
+        "slices (blk_throttle.rs: bursts of 15 MiB every 100 ms) and a sleep in a restartable charge ending the task's "
+        "quantum until its wake-up (sched.rs Resched); its waits are as many and as long. What differs is the probe's "
+        "share of each burst: in the recording (16:14, loadavg 0.89) the copy's write phase (2.5-5.26 s) holds 9 "
+        "rounds of 99-473 ms, 16 MiB in about 27 slices, a third of each 16 MiB burst, the copy the rest; in the "
+        "engine 14 rounds of 98-294 ms, about half of each. Why the host's probe gets less is not found. Tried, not "
+        "kept: the probe's faults 32 at a time instead of 512 between the copy's 128 KiB writes (238 rounds, long "
+        "ones of 98-212 ms); each burst served by the disk beneath at 2.6 or 1.1 GB/s instead of at once (251 and 244 "
+        "rounds, the longest 193 and 190 ms); the copy's written page cache charged a 32-page folio at a time as "
+        "6.18 does (PGPGOUT below; 236 rounds, every long one 2 slices, the longest 197 ms)")
 ROUNDS = ("memcg.pgfault counts the probe's rounds in the memcg (4096 faults each, both steps read the same memcg): the "
           "engine's probe makes more rounds than the host's in the copy's write phase, the tail's mechanism above")
 PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics(): 'pagein of "
-           "a big page is an event'; uncharge_batch() one PGPGOUT per folio): in cp4x's recording of 13:24 (since replaced) "
-           "pgpgin - pgfault was 8231 on the host for the 4x copy (its 1 GiB of page cache in 32-page folios), in the engine 135207, about one 512 MiB file counted per "
-           "4 KiB page. Which of the copy's page-cache paths counts per page is not found yet")
-PHASE = ("the memcg's level at the probe's end, a phase of its rounds against the copy's end, not a mechanism: the probe "
-         "stops at the first round start that finds the copy over. On the host the copy ended during a round, and that last "
-         "round reclaimed the copy's page cache for the probe's mapping before the probe's step ended; in the engine, since "
-         "reclaim's CPU time counts each shrink_inactive_list() call (CpuCost::shrink_list_call, BENCHMARKS.md M13), the "
-         "copy's last write() returns during the probe's 5 ms sleep after a round's munmap, no round "
-         "follows and the probe's step ends at the copy's level")
+           "a big page is an event'; uncharge_batch() one PGPGOUT per folio). Two causes, both measured: the probe's "
+           "rounds (4096 order-0 anonymous pages each), of which the engine makes more (ROUNDS), and the copy's page "
+           "cache, which 6.18 holds in 32-page folios on both sides of the copy: its readahead, and its writes "
+           "(generic_perform_write() takes a write a mapping_max_folio_size() chunk at a time and ext4's "
+           "write_begin_get_folio() asks __filemap_get_folio() for fgf_set_order(len): order 5 for a 128 KiB "
+           "write). The host's folio events (the copy step's folio_events) add 8189 order-5 folios in cp4x and 16381 "
+           "in cp8x, and fewer than 50 smaller ones; the engine writes order-0 pages ('the engine writes single "
+           "pages', filemap.rs), each uncharged with its own PGPGOUT: pgpgout - pgfault 104349 in cp4x's copy step "
+           "(host 3942). Tried, not kept (2026-11-28 23:15): the written folio allocated and charged as one of "
+           "fgf_set_order(len) (order 5, __GFP_NORETRY: one reclaim pass, then the smaller orders) and split for the "
+           "write: pgpgin - pgfault came to 8231, the host's figure exactly, but pgpgout stays per page (the split "
+           "pages are reclaimed one at a time) and the probe's longest round fell from 294 to 197 ms (host 473); "
+           "that needs the written folio kept whole through dirtying, writeback and reclaim")
+PHASE = ("the memcg's level at the one instant a step ends, a phase of the probe's round, not a mechanism: ")
 KNOWN = {
     "host-stall-cp4x-p16m": [
-        ("probe", "latency.max99_ms", TAIL + "; host p99 388 ms, engine 195"),
+        ("probe", "latency.max99_ms", TAIL + "; host p99 388 ms, engine 194"),
         ("copy", "memcg.pgfault", ROUNDS + ": 217 rounds on the host, 239 in the engine (14 long ones of 98-294 ms where the host has 9 of 99-473 ms)"),
         ("probe", "memcg.pgfault", ROUNDS + ": 217 rounds on the host, 239 in the engine"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
-        ("probe", "memcg.file_bytes", PHASE + ": host copy 5.261 s, probe 5.271 s (file 112.2M); engine copy 5.174 s, probe "
-                                      "5.175 s (file 123.8M, the copy's level); the engine before M13 ran a last round as the "
-                                      "host (copy 5.175 s, probe 5.278 s, file 112.0M)"),
+        ("probe", "memcg.usage_bytes", PHASE + "the probe's step ends with its last round's munmap; on the host that round "
+                                       "was still mapped when the copy ended and ended 9 ms after it (the memcg then held "
+                                       "the copy's 107 MiB of cache), in the engine the last round ended 0.1 ms before the "
+                                       "copy's last write() returned, which filled the memcg again (120.5 MiB of cache)"),
+        ("probe", "memcg.file_bytes", PHASE + "as memcg.usage_bytes: the copy's last writes after the probe's last munmap "
+                                      "in the engine, none on the host"),
     ],
     "host-stall-cp8x-p64m": [
         ("probe", "latency.max99_ms", TAIL + ". host-stall-cp8x-p64m traced the same way (2026-11-28 18:32, loadavg "
                                       "0.5-0.8, trace_stall.py with the 64 MiB probe): its long rounds (430-1008 ms) all in the "
                                       "copy's write phase, the probe's v1 reclaim waiting in folio_wait_writeback 25 times "
-                                      "(mean 68 ms, up to 280), the copy's 20 times (mean 71 ms); the engine's probe 39 times (70-100 "
-                                      "ms, mean 90), its copy 57 (mean 92); host p99 914 ms, engine 494"),
-        ("copy", "memcg.usage_bytes", "the memcg's level at the one instant the copy ends, a phase of the probe's 64 MiB round "
-                                      "(25-600 ms long), not a mechanism: in the engine the probe had unmapped its round and "
-                                      "mapped 2560 pages of the next when the copy's last write() returned (26603 pages in "
-                                      "use), on the host the memcg was full (32741 pages). The phase moved with the "
-                                      "blk-throttle slices (before them the instant fell mid-round in the engine too)"),
-        ("copy", "memcg.file_bytes", "the same instant's page cache: in the engine the copy's last write() returned 1.5 ms "
-                                     "after the probe's round ended and unmapped its 64 MiB (81.9M of file pages), on the "
-                                     "host mid-round (92.7M); the engine before M13 "
-                                     "ended the copy mid-round too (93.5M)"),
+                                      "(mean 68 ms, up to 280), the copy's 20 times (mean 71 ms); the engine's long rounds "
+                                      "are 3-5 slices (the probe about 13 MiB of each 15 MiB burst), the host's 5-10 (6-7 "
+                                      "MiB of 16); host p99 914 ms, engine 494"),
+        ("probe", "latency.max_ms", "the tail's cause (latency.max99_ms): the engine's probe gets about twice the host's "
+                                    "share of each burst, its longest round 5 slices (494 ms) where the host's is 1062 ms"),
+        ("copy", "memcg.file_bytes", PHASE + "the copy's step ends at its last write(); then the engine's probe had 22 MiB "
+                                     "of its 64 MiB round mapped and the copy 97.6 MiB of cache, the host's probe 34.4 "
+                                     "MiB and the copy 88.4 MiB (the memcg at its limit on both)"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
-        ("probe", "memcg.usage_bytes", PHASE + ": host copy 11.339 s, probe 11.599 s (a last round of 0.26 s: usage 67.5M, "
-                                       "file 62.5M); engine copy 11.452 s, probe 11.454 s (86.5M, 81.9M: the copy's level); "
-                                       "the engine before M13 ran a last round as the host (copy 11.358 s, probe 11.556 s, "
-                                       "66.9M, 62.8M)"),
-        ("probe", "memcg.file_bytes", PHASE + ": host 62.5M after a last round of 0.26 s, engine 81.9M with none (before M13 "
-                                      "62.8M with one)"),
     ],
 }
 

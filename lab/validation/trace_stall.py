@@ -14,7 +14,7 @@ kfunc), so everything comes from tracepoints.
 `summary` prints, from such a trace: the probe's long rounds (> 50 ms); the bursts in which the
 loop device's write requests were issued (blk-throttle's dispatch: requests issued within 20 ms
 of each other form one burst: its size, the gap since the one before, how long it took to
-complete); and for every folio_wait_writeback() in reclaim, how long it lasted and where the
+complete); what the probe faulted and the copy wrote between one burst and the next; and for every folio_wait_writeback() in reclaim, how long it lasted and where the
 folio stood in the device's write stream when the wait began (MiB between the end of the last
 completed write and the folio's block, from ext4's block mapping): 0 means the folio was the
 next to reach the disk.
@@ -127,6 +127,23 @@ def summary(path: str) -> None:
     for b in bursts:
         print(f"  {(b['t0'] - T0) / 1e9:7.3f} {b['bytes'] / 2**20:7.2f} {(b['t0'] - prev) / 1e6 if prev else 0:7.1f} {(b['done'] - b['t0']) / 1e6:6.1f}")
         prev = b["t0"]
+    # What each task took between one burst and the next (PF lines, every 5 ms): the probe's
+    # faults (4 KiB each) and the copy's pwrite64() bytes, over the bursts 80-150 ms apart.
+    pf = [(int(w[1]), int(w[2]), int(w[3])) for w in ev if w[0] == "PF" and len(w) >= 4]
+    starts = [b["t0"] for b in bursts]
+    if pf and len(starts) > 1:
+        per = collections.defaultdict(lambda: [0, 0])
+        for t, p, c in pf:
+            k = bisect.bisect_right(starts, t) - 1
+            if 0 <= k < len(starts) - 1 and 80e6 <= starts[k + 1] - starts[k] <= 150e6:
+                per[k][0] += p * 4096
+                per[k][1] += c
+        if per:
+            tp, tc = sum(v[0] for v in per.values()), sum(v[1] for v in per.values())
+            print(f"between bursts ({len(per)} slices): the probe faulted {tp / 2**20:.1f} MiB, the copy wrote {tc / 2**20:.1f} MiB"
+                  f" (the probe's share {tp / max(tp + tc, 1):.2f}); per slice (start s, probe MiB, copy MiB):")
+            for k in sorted(per):
+                print(f"  {(starts[k] - T0) / 1e9:7.3f} {per[k][0] / 2**20:6.2f} {per[k][1] / 2**20:6.2f}")
     # The file whose pages the flusher writes: the inode of most ext4_writepages() calls.
     xw = collections.Counter(w[3] for w in ev if w[0] == "XW")
     if not xw:

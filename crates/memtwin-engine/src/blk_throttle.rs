@@ -18,7 +18,11 @@
 //!
 //! Modelled as 6.18's source has it (the bps rule; iops rules, the carryover of a limit change
 //! and hierarchical groups are not: the engine's throttled devices have one group with bps
-//! rules set once).
+//! rules set once), with one era switch: before v6.15 `throtl_trim_slice()` trimmed every whole
+//! slice elapsed (`ThrotlGrp::trim_all`, profile `throtl_trim_keeps_one_slice`). The slice is
+//! `HZ / 10` in every modelled era: 6.1's `HZ / 50` for non-rotational queues
+//! (`DFL_THROTL_SLICE_SSD`) applies only with `CONFIG_BLK_DEV_THROTTLING_LOW`, which Debian's
+//! 6.1 config leaves unset ("if no low limit, use previous default", `blk_throtl_register()`).
 
 use crate::types::Nanos;
 
@@ -40,6 +44,9 @@ pub struct ThrotlGrp {
     /// When the last bio queued in this direction is dispatched (ns): a bio submitted before
     /// then is queued behind it.
     pub queued_until: Nanos,
+    /// `throtl_trim_slice()` trims every whole slice elapsed, as before v6.15 (`profile.rs`
+    /// `throtl_trim_keeps_one_slice` false); else it keeps one.
+    pub trim_all: bool,
 }
 
 /// `calculate_bytes_allowed()`: what `bps` allows in `jiffies`.
@@ -108,17 +115,25 @@ impl ThrotlGrp {
 
     /// `throtl_trim_slice()` after a dispatch at `j`: once two whole slices are used, the start
     /// moves forward by the whole slices elapsed less one ("one extra slice is preserved for
-    /// deviation"), with the bytes they allowed (`throtl_trim_bps()`).
+    /// deviation", v6.15), with the bytes they allowed (`throtl_trim_bps()`). Before v6.15
+    /// (`trim_all`), by every whole slice elapsed, from the first.
     pub fn trim_slice(&mut self, j: u64, bps: u64) {
         if self.slice_used(j) {
             return;
         }
         self.set_slice_end(j + THROTL_SLICE);
         let elapsed = (j - self.slice_start) / THROTL_SLICE * THROTL_SLICE;
-        if elapsed < 2 * THROTL_SLICE {
-            return;
-        }
-        let elapsed = elapsed - THROTL_SLICE;
+        let elapsed = if self.trim_all {
+            if elapsed == 0 {
+                return;
+            }
+            elapsed
+        } else {
+            if elapsed < 2 * THROTL_SLICE {
+                return;
+            }
+            elapsed - THROTL_SLICE
+        };
         let trim = calculate_bytes_allowed(bps, elapsed);
         let trimmed = if self.bytes_disp < trim { std::mem::take(&mut self.bytes_disp) } else {
             self.bytes_disp -= trim;

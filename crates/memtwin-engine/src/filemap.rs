@@ -241,7 +241,10 @@ impl Kernel {
     /// (consulting a shadow entry there with `workingset_refault()`) and put it on the LRU.
     /// `may_reclaim = false` is readahead's `__GFP_NORETRY`.
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
-        self.cpu(self.cost.add_page);
+        // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
+        if !self.take_resumed(crate::sched::Resumed::PAGE) {
+            self.cpu(self.cost.add_page);
+        }
         let page = self.alloc_page(inode, index).ok_or(IoError::Oom)?;
         if self.inodes[inode.idx()].is_shmem() {
             // shmem_alloc_folio(): swap-backed, on the anon LRU.
@@ -843,7 +846,10 @@ impl Kernel {
     /// ([`crate::sched::Resched`]; `resched.wake` set), those of the pages before it, the write
     /// going on from there at the task's wake-up.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
-        self.cpu(self.cost.syscall);
+        // The rest of a call a charge's sleep interrupted: its entry was paid (sched.rs Resumed).
+        if !self.take_resumed(crate::sched::Resumed::ENTRY) {
+            self.cpu(self.cost.syscall);
+        }
         if len == 0 {
             return Ok(0);
         }

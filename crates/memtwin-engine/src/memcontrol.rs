@@ -997,6 +997,10 @@ impl Kernel {
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
         let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim);
         self.resched.restartable = outer;
+        if restartable && r != Err(ChargeError::Again) {
+            // A resumed charge is over: what it did not take lapses (sched.rs Resumed).
+            self.resched.resumed = crate::sched::Resumed::NONE;
+        }
         r
     }
 

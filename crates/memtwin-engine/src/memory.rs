@@ -568,7 +568,10 @@ impl Kernel {
     /// Returns the allocation's zonelist walk when it and the charge changed nothing but
     /// counters (`Kernel::freelist_walk`, `charge_is_quiet()`).
     fn do_anonymous_page(&mut self, vma: VmaId, index: u32, nid: u32) -> Result<Option<crate::page_alloc::FreelistWalk>, FaultError> {
-        self.cpu(self.cost.anon_fault);
+        // A fault its charge's sleep interrupted goes on after the sleep: its entry was paid.
+        if !self.take_resumed(crate::sched::Resumed::ENTRY) {
+            self.cpu(self.cost.anon_fault);
+        }
         let pfn = self.alloc_pages(0, Gfp::node(nid)).ok_or(FaultError::Oom)?;
         let walk = self.freelist_walk.take();
         let memcg = self.vmas[vma.0 as usize].memcg;

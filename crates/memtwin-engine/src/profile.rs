@@ -282,6 +282,11 @@ pub struct KernelProfile {
     /// list (`keep_locked`, put back at the head) with `PG_reclaim`. Either way the end of its
     /// writeback rotates it to the inactive tail.
     pub reclaim_activates_dirty: bool,
+    /// `throtl_trim_slice()` keeps one finished slice (v6.15, 29cb95593430 "blk-throttle: fix
+    /// lower bps rate by throtl_trim_slice()": it trims once two whole slices are used, one
+    /// less than they are); before, it trimmed every whole slice elapsed (Debian's 6.1 source).
+    /// Mainline's order: the fix went to 6.14.2 stable; whether 6.12.y took it is not checked.
+    pub throtl_trim_keeps_one_slice: bool,
     /// A written page's buffer heads are charged to its memcg (v4.19+: `alloc_page_buffers()`
     /// allocates with `__GFP_ACCOUNT` under the page's memcg, "fs, mm: account buffer_head to
     /// kmem cgroup"); before, they were not accounted.
@@ -746,6 +751,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
+        throtl_trim_keeps_one_slice: false,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -905,7 +911,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
-                      the missed page (6.11), a load's swap-in mapped writable (6.11), a plug that peeks at its oldest request (6.13): behind a swap readahead's read it holds 32 write requests",
+                      the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
+                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13): behind a swap readahead's read it holds 32 write requests",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -921,6 +928,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         // move out of tolerance (file 17-19%); not switched on until that is understood.
         memcg_stats_ratelimited_reclaim: false,
         blk_plug_peeks_oldest: true,
+        throtl_trim_keeps_one_slice: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -28,8 +28,9 @@ enum Cursor {
     Idle,
     /// Reading `pos..end` sequentially, or `left` random chunks.
     Read { pos: u64, end: u64, left: u64, ra: FileRaState },
-    /// Writing `pos..end`.
-    Write { pos: u64, end: u64 },
+    /// Writing `pos..end`; `call_end` > `pos`: the `write()` call a charge's sleep interrupted
+    /// goes on to `call_end` (the rest of that call, not a new one).
+    Write { pos: u64, end: u64, call_end: u64 },
     /// Touching the pages of a mapping, `pos` next.
     Touch { vma: crate::memory::VmaId, pos: u32 },
     /// Touching a range of a mapping by pattern: `done` of `total` pages touched.
@@ -69,6 +70,34 @@ pub struct Resched {
     /// without doing more (reclaim stops, further sleeps are skipped) and the scheduler takes
     /// it.
     pub wake: Option<Nanos>,
+    /// The running task resumes the fault or `write()` whose charge's sleep ended its last
+    /// quantum ([`Resumed`]). Saved with the task between quanta.
+    pub resumed: Resumed,
+}
+
+/// What a resumed fault or `write()` does not pay again. In the kernel the task goes on where
+/// it slept (`folio_wait_writeback()` returns into `shrink_folio_list()`, `reclaim_throttle()`
+/// into the charge's retry loop): the fault's entry (`do_anonymous_page()`'s own work before
+/// the charge), the syscall's entry, the page-cache folio's allocation (`filemap_add_folio()`
+/// before its charge) and the reclaim call's set-up (`do_try_to_free_pages()`) were done
+/// once, before the sleep. The engine's restart runs that path again from the
+/// fault or the page, so each of them takes its flag instead of its CPU time, once
+/// ([`Kernel::take_resumed`]); the restarted charge drops what it did not use when it
+/// returns ([`Kernel::try_charge_memcg`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resumed(u8);
+
+impl Resumed {
+    /// Nothing resumed.
+    pub const NONE: Resumed = Resumed(0);
+    /// The fault's or the syscall's entry.
+    pub const ENTRY: Resumed = Resumed(1);
+    /// The reclaim call's set-up.
+    pub const RECLAIM: Resumed = Resumed(2);
+    /// The page-cache folio whose charge slept: its allocation and insertion work.
+    pub const PAGE: Resumed = Resumed(4);
+    /// Everything done before a sleep that ended the quantum.
+    pub const ALL: Resumed = Resumed(7);
 }
 
 impl Kernel {
@@ -92,6 +121,15 @@ impl Kernel {
         self.writeback_end_io();
         self.swap_end_io();
         false
+    }
+
+    /// Whether the running task resumes a path that already did `what` before its sleep
+    /// ([`Resumed`]); the flag is taken: the caller skips that work's CPU time this once.
+    #[inline]
+    pub fn take_resumed(&mut self, what: Resumed) -> bool {
+        let had = self.resched.resumed.0 & what.0 != 0;
+        self.resched.resumed.0 &= !what.0;
+        had
     }
 
     /// Whether a sleep ended the running task's quantum ([`Resched::wake`]): the kernel path
@@ -129,6 +167,9 @@ struct Task {
     stock: (MemcgId, u64),
     /// The task's dirty throttling state (`balance_dirty_pages()`).
     dirty: crate::page_writeback::TaskDirty,
+    /// The fault or `write()` a charge's sleep interrupted, resumed at the next quantum
+    /// ([`Resched::resumed`]).
+    resumed: Resumed,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -245,7 +286,12 @@ impl Simulation {
         k.kmem.slab = scn.machine.boot_slab;
         for d in &scn.devices {
             let dev = if d.blk_throttle {
-                crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+                let mut dev = crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb);
+                // The era's throtl_trim_slice() (blk_throttle.rs).
+                for g in &mut dev.throtl {
+                    g.trim_all = !k.profile.throtl_trim_keeps_one_slice;
+                }
+                dev
             } else {
                 crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
             };
@@ -377,6 +423,7 @@ impl Simulation {
                     waiting: false,
                     stock: (MemcgId::NONE, 0),
                     dirty: Default::default(),
+                    resumed: Resumed::NONE,
                 }
             })
             .collect();
@@ -650,6 +697,7 @@ impl Simulation {
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
         k.charge_stock = t.stock;
         k.task_dirty = t.dirty;
+        k.resched.resumed = t.resumed;
         k.io = IoAcct::default();
     }
 
@@ -663,6 +711,7 @@ impl Simulation {
         let t = &mut self.tasks[ti];
         t.stock = k.charge_stock;
         t.dirty = k.task_dirty;
+        t.resumed = k.resched.resumed;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
@@ -762,10 +811,11 @@ impl Simulation {
                         self.kernel.truncate_inode_pages(inode);
                         self.leave(ti, 0);
                     }
-                    self.tasks[ti].cursor = Cursor::Write { pos: *offset, end: offset + length };
+                    self.tasks[ti].cursor = Cursor::Write { pos: *offset, end: offset + length, call_end: 0 };
                 }
-                let Cursor::Write { pos, end } = self.tasks[ti].cursor.clone() else { unreachable!() };
-                let len = (*bufsize).min(end - pos);
+                let Cursor::Write { pos, end, call_end } = self.tasks[ti].cursor.clone() else { unreachable!() };
+                // A call a sleep interrupted goes on to its own end.
+                let len = if call_end > pos { call_end - pos } else { (*bufsize).min(end - pos) };
                 self.enter(ti);
                 let memcg = self.tasks[ti].memcg;
                 // A sleep in a page's charge may end the quantum: the write goes on from that
@@ -780,6 +830,9 @@ impl Simulation {
                 };
                 self.kernel.resched.horizon = None;
                 let yielded = self.kernel.resched.wake.take().is_some();
+                // The interrupted call resumes at the task's wake-up; a call that returned
+                // leaves nothing to resume.
+                self.kernel.resched.resumed = if yielded { Resumed::ALL } else { Resumed::NONE };
                 let next = pos + written;
                 if next >= end && !oom && *fsync {
                     self.kernel.vfs_fsync(inode);
@@ -790,7 +843,7 @@ impl Simulation {
                     self.kernel.dput(inode);
                     finished = true;
                 } else {
-                    self.tasks[ti].cursor = Cursor::Write { pos: next, end };
+                    self.tasks[ti].cursor = Cursor::Write { pos: next, end, call_end: if yielded { pos + len } else { 0 } };
                 }
             }
             OpKind::Fadvise { path, files, directory, walk, advice, offset, length } => {
@@ -1190,9 +1243,15 @@ impl Simulation {
             let r = self.kernel.handle_mm_fault_run(vma, i, end);
             self.kernel.resched.horizon = None;
             match r {
-                Ok(next) => i = next,
+                Ok(next) => {
+                    // A resumed fault is done: nothing more to resume.
+                    self.kernel.resched.resumed = Resumed::NONE;
+                    i = next;
+                }
                 Err(crate::memory::FaultError::Retry) => {
                     self.kernel.resched.wake = None;
+                    // The fault resumes at the task's wake-up.
+                    self.kernel.resched.resumed = Resumed::ALL;
                     self.kernel.vmas[vma.0 as usize].mkyoung_range(pos, i);
                     self.work_done += (i - pos) as u64;
                     return (i, true);

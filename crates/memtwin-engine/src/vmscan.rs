@@ -287,7 +287,11 @@ impl Kernel {
     /// is reclaimed; if memory.low protection held everything back, go round once more
     /// ignoring memory.low.
     pub fn do_try_to_free_pages(&mut self, sc: &mut ScanControl) -> u64 {
-        self.cpu(self.cost.reclaim_call);
+        // The reclaim of a resumed charge goes on from its sleep: its set-up was paid
+        // (sched.rs Resumed).
+        if !self.take_resumed(crate::sched::Resumed::RECLAIM) {
+            self.cpu(self.cost.reclaim_call);
+        }
         // prepare_scan_count() (5.9+): refaults seen at the reclaim root since its last
         // reclaim force the deactivation of active file pages; snapshot_refaults() at the end.
         let refaults = if self.profile.deactivate_on_refault {

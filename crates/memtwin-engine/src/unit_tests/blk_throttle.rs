@@ -58,7 +58,7 @@ fn tg_within_bps_limit_grants_a_slice_at_a_time() {
 #[test]
 fn throtl_trim_slice_keeps_one_slice_and_an_idle_group_starts_anew() {
     let bps = 100u64 << 20;
-    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0 };
+    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0, trim_all: false };
     // 1.5 slices elapsed: nothing trimmed.
     g.trim_slice(1037, bps);
     assert_eq!((g.slice_start, g.bytes_disp), (1000, 50 << 20));
@@ -78,4 +78,44 @@ fn throtl_trim_slice_keeps_one_slice_and_an_idle_group_starts_anew() {
     assert_eq!(t, now);
     assert_eq!(g.slice_start, now / NSEC_PER_JIFFY);
     assert_eq!(g.bytes_disp, 1 << 20);
+}
+
+/// `throtl_trim_slice()` before v6.15 (Debian's 6.1 source: `time_elapsed = rounddown(jiffies -
+/// slice_start, throtl_slice); if (!time_elapsed) return;`): every whole slice elapsed is
+/// trimmed from the first, where 6.18 keeps one (29cb95593430). The profiles say which: 6.18
+/// keeps one, 6.12 and 6.1 do not, and a throttled device of the scenario takes its era's.
+#[test]
+fn throtl_trim_slice_before_6_15_trims_every_whole_slice() {
+    let bps = 100u64 << 20;
+    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0, trim_all: true };
+    // 1.5 slices elapsed: 1 slice trimmed (6.18: nothing).
+    g.trim_slice(1037, bps);
+    assert_eq!(g.slice_start, 1025);
+    assert_eq!(g.bytes_disp, (50 << 20) - calculate_bytes_allowed(bps, THROTL_SLICE));
+    // 2.8 slices from the first start: 1.8 from the new one, one more slice trimmed.
+    g.trim_slice(1070, bps);
+    assert_eq!(g.slice_start, 1050);
+    assert_eq!(g.bytes_disp, (50 << 20) - 2 * calculate_bytes_allowed(bps, THROTL_SLICE));
+    // Less than a slice: nothing.
+    let before = g;
+    g.trim_slice(1060, bps);
+    assert_eq!((g.slice_start, g.bytes_disp), (before.slice_start, before.bytes_disp));
+    for (name, keeps) in [("linux-6.18", true), ("linux-6.12", false), ("linux-6.1", false)] {
+        assert_eq!(crate::profile::profile(name).unwrap().throtl_trim_keeps_one_slice, keeps, "{name}");
+        let s = crate::unit_tests::sim(&format!(r#"
+[scenario]
+name = "trim"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{name}"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+blk_throttle = true
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        assert!(s.kernel.devices[0].throtl.iter().all(|g| g.trim_all == !keeps), "{name}");
+    }
 }

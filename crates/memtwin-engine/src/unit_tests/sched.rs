@@ -265,3 +265,53 @@ fn a_restarted_fault_counts_once_and_a_restarted_write_loses_nothing() {
     assert_eq!(get("cp", "write_bytes"), (256u64 << 20) as f64);
     assert!(get("cp", "stall.writeback_ms") > 0.0 && get("probe", "stall.writeback_ms") > 0.0);
 }
+
+/// A fault or `write()` resumed after its charge's sleep ended the quantum
+/// ([`crate::sched::Resumed`]) pays the work done before the sleep once: in the kernel
+/// (6.18) the task goes on where it slept (`folio_wait_writeback()` returns into
+/// `shrink_folio_list()`, and `try_charge_memcg()` goes on), so the fault's entry
+/// (`do_anonymous_page()` before `mem_cgroup_charge()`), the syscall's entry and the
+/// page-cache folio's allocation (`filemap_add_folio()` before its charge) are not done
+/// again. The restarted charge drops what it did not use.
+#[test]
+fn a_resumed_fault_or_write_pays_its_entry_once() {
+    use crate::sched::Resumed;
+    let mut s = sim(r#"
+[scenario]
+name = "resumed"
+[machine]
+ram = "256M"
+[kernel]
+profile = "linux-6.18"
+cgroup = "v1"
+[devices.sda]
+read_bw = "100M"
+[files."/f"]
+size = 0
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.t]
+cgroup = "A"
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let a = memcg(&s, "A");
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(64, a);
+    k.handle_mm_fault(vma, 0).unwrap();
+    let sys = |k: &mut crate::kernel::Kernel, resumed: Resumed, op: &mut dyn FnMut(&mut crate::kernel::Kernel)| {
+        k.resched.resumed = resumed;
+        let t0 = k.sys_ns;
+        op(k);
+        assert_eq!(k.resched.resumed, Resumed::NONE, "the charge took or dropped every flag");
+        k.sys_ns - t0
+    };
+    let fresh = sys(k, Resumed::NONE, &mut |k| k.handle_mm_fault(vma, 1).unwrap());
+    let resumed = sys(k, Resumed::ALL, &mut |k| k.handle_mm_fault(vma, 2).unwrap());
+    assert_eq!(fresh - resumed, k.cost.anon_fault, "the resumed fault's entry is not paid again");
+    k.generic_perform_write(f, 0, PAGE_SIZE, a).unwrap();
+    let fresh = sys(k, Resumed::NONE, &mut |k| assert_eq!(k.generic_perform_write(f, PAGE_SIZE, PAGE_SIZE, a), Ok(PAGE_SIZE)));
+    let resumed = sys(k, Resumed::ALL, &mut |k| assert_eq!(k.generic_perform_write(f, 2 * PAGE_SIZE, PAGE_SIZE, a), Ok(PAGE_SIZE)));
+    assert_eq!(fresh - resumed, k.cost.syscall + k.cost.add_page, "the resumed write's entry and its folio are not paid again");
+    k.check_invariants().unwrap();
+}
