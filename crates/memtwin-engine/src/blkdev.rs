@@ -23,7 +23,8 @@
 //! (`tg->bps[rw]`, `tg->bytes_disp[rw]`, `tg_within_bps_limit()`), so a read waits for the
 //! reads before it and not for the writes the flusher queued, and leaves the throttle when its
 //! direction's slice allows it (blk_throttle.rs: a backlog goes a slice's worth at a time), the
-//! disk beneath serving it at once. The throttled bios are held in
+//! disk beneath serving it at once, or, when the scenario gives the device a queue of its own
+//! ([`HwQueue`]), with that queue (the same slices, [`BlockDevice::throtl_release`]). The throttled bios are held in
 //! the throttle group's service queue before they are given a request (`blk_throtl_bio()` in
 //! `submit_bio_noacct()`), so they take no request and no tag: a submitter never waits for
 //! one on such a device.
@@ -492,9 +493,10 @@ impl BlockDevice {
         // there is not modelled (on the host a 16 MiB burst of 14 requests completed within
         // 2.5-8 ms of its dispatch, beside slices of 100 ms), only the access latency.
         // Requests complete in the order they were queued on their line.
-        let xfer_of = |p: u64| if self.blk_throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
+        let throttle = self.blk_throttle;
+        let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
         let xfer = xfer_of(pages);
-        let begin = if self.blk_throttle { self.throtl[dir as usize].throtl_bio(bytes, now, bw) } else { now.max(line_busy) };
+        let begin = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now.max(line_busy) };
         let floor = if self.blk_throttle { line_busy } else { 0 };
         let done_of = |off: u64| (begin + seek + xfer_of(off)).max(floor);
         let done = done_of(pages);
@@ -527,48 +529,43 @@ impl BlockDevice {
         done
     }
 
-    /// `submit_bio()` on a device with a queue of its own ([`HwQueue`]): the bio is cut into
-    /// requests of at most the queue's `max_sectors_kb` (`bio_split_rw()`) or back-merged into the
-    /// last request as [`BlockDevice::submit_class`] does, also when that request was made at
-    /// this same instant (the submitter's plug, `blk_start_plug()` in `read_pages()`,
-    /// `wb_writeback()` and `shrink_lruvec()`, holds it until `blk_finish_plug()`); with
-    /// `blk_throttle` each request is released when its direction's budget covers it
-    /// (`tg_may_dispatch()`, smoothly here: the slices of blk_throttle.rs serve only a device
-    /// without a queue, [`BlockDevice::submit_class`]; a queue device under a rule is not yet
-    /// validated, no recorded scenario has one); each is
-    /// dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of the last.
+    /// `submit_bio()` on a device with a queue of its own ([`HwQueue`]): with `blk_throttle` the
+    /// bio first leaves the throttle when its direction's slice allows it
+    /// ([`BlockDevice::throtl_release`], as [`BlockDevice::submit_class`]'s bios do); then it is
+    /// cut into requests of at most the queue's `max_sectors_kb` (`bio_split_rw()`: after the
+    /// throttle, which charges the whole bio once, block/blk-throttle.c 6.18 marking it
+    /// `BIO_BPS_THROTTLED`) or back-merged into the last request as
+    /// [`BlockDevice::submit_class`] does, also when that request was made at the instant this
+    /// bio is released (the submitter's plug, `blk_start_plug()` in `read_pages()`,
+    /// `wb_writeback()` and `shrink_lruvec()`, holds it until `blk_finish_plug()`; bios the
+    /// throttle releases together go under the plug of `blk_throtl_dispatch_work_fn()`); each
+    /// request is dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of
+    /// the last.
     fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
         let (own_line, line_busy, line_end) = self.line_of(dir);
         let hw_line = if self.blk_throttle { dir as usize } else { 0 };
-        let throttle_bw = self.bw_of(dir);
         let seek = if start == line_end { 0 } else { self.seek_ns };
         let throttle = self.blk_throttle;
+        let bytes = pages * PAGE_SIZE;
         let max_pages = self.io_pages();
-        let merge = self.back_merge(dir, class, start, pages, line_end, now);
+        let released = if throttle { self.throtl_release(dir, bytes, now) } else { now };
+        let merge = self.back_merge(dir, class, start, pages, line_end, released);
         let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
-        // The budget line of blk-throttle: when the bytes up to here may go.
-        let mut released = if throttle { now.max(line_busy) } else { now };
         let done;
         match merge {
             Some((c, n, started)) => {
-                if throttle {
-                    released += xfer_ns(pages * PAGE_SIZE, throttle_bw);
-                }
-                done = hw.extend(hw_line, dir, pages * PAGE_SIZE);
+                done = hw.extend(hw_line, dir, bytes);
                 *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
                 self.queue.last = Some((c, n + pages, started));
                 self.queue.merged += 1;
             }
             _ => {
                 let mut off = 0;
-                let mut last = now;
+                let mut last = released;
                 let mut seek = seek;
                 while off < pages {
                     let n = (pages - off).min(max_pages);
                     off += n;
-                    if throttle {
-                        released += xfer_ns(n * PAGE_SIZE, throttle_bw);
-                    }
                     let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, released, seek);
                     seek = 0;
                     self.queue.rq[class as usize].push_back(d);
@@ -579,11 +576,24 @@ impl BlockDevice {
                 done = last;
             }
         }
-        // The direction's line: blk-throttle's budget, or the device's last completion.
-        let line = if throttle { released } else { done };
-        let busy = seek + xfer_ns(pages * PAGE_SIZE, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
-        self.account(dir, own_line, start + pages, line, pages * PAGE_SIZE, busy);
+        // The direction's line: when blk-throttle releases its last bio, or the device's last
+        // completion.
+        let line = if throttle { line_busy.max(released) } else { done };
+        let busy = seek + xfer_ns(bytes, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
+        self.account(dir, own_line, start + pages, line, bytes, busy);
         done
+    }
+
+    /// `blk_throtl_bio()` (block/blk-throttle.c, 6.18) of a bio of `bytes` in direction `dir`
+    /// submitted at `now` on a `blk_throttle` device: when the throttle group's slice for the
+    /// direction lets it go (blk_throttle.rs [`crate::blk_throttle::ThrotlGrp::throtl_bio`],
+    /// under the direction's rule `read_bw`/`write_bw`). Both service models take it: the
+    /// device's line ([`BlockDevice::submit_class`]) and a queue of its own
+    /// ([`BlockDevice::submit_hw`]).
+    #[inline]
+    fn throtl_release(&mut self, dir: Dir, bytes: u64, now: Nanos) -> Nanos {
+        let bps = self.bw_of(dir);
+        self.throtl[dir as usize].throtl_bio(bytes, now, bps)
     }
 
     /// Direction `dir`'s bandwidth: the device's, or with `blk_throttle` the rule's.
