@@ -22,6 +22,11 @@ task each, so that the order of events does not depend on TCG's timing):
                            file read: memsw caps memory + swap at 96M
   lrugen-swap              swap-sw60's workload with the multi-generational LRU on (issue 22)
   lrugen-swap-retouch      swap-retouch's workload with the multi-generational LRU on
+  swap-mlock               16M of anonymous memory touched then mlocked and 16M mlocked untouched
+                           (mlock populates it) in a 64M memcg, then 64M touched twice: the
+                           32M locked stay on the unevictable list (memory.stat unevictable)
+                           and are never swapped, the 64M take the 32M left; both munlocked
+                           (back to the inactive anon list), the 64M touched a third time
   swap-read-first          96M of anonymous memory read (never written: the zero page, nothing
                            charged), then written twice in a 64M memcg
   swap-read-back           96M of anonymous memory written in a 64M memcg, read twice (a load's
@@ -238,6 +243,33 @@ ops = [
     "lrugen-swap-retouch": ("the multi-generational LRU with 96M anon touched twice in a 64M memcg",
                             "lru_gen on: 96M anonymous touched twice, memory.max 64M, swap 256M", "v2", "lru_gen = true\n", retouch()),
 }
+
+
+# mlock of anonymous memory (issue 20, anon): mlock_folio() moves touched pages to the
+# unevictable list, mlock_new_page() puts the pages mlock populates there at once; reclaim
+# never scans that list, so the locked 32M are never swapped and the heap thrashes in the
+# 32M left; munlock_page() puts them back on the inactive anon list.
+MLOCK = """
+[cgroups.A]
+"memory.max" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "locked", size = "16M", step = "lock" },
+  { op = "touch", name = "locked", step = "lock" },
+  { op = "mlock", name = "locked", step = "lock" },
+  { op = "mmap", name = "pinned", size = "16M", step = "populate" },
+  { op = "mlock", name = "pinned", step = "populate" },
+  { op = "mmap", name = "heap", size = "64M", step = "heap" },
+  { op = "touch", name = "heap", step = "heap" },
+  { op = "touch", name = "heap", step = "heap 2" },
+  { op = "munlock", name = "locked", step = "munlock" },
+  { op = "munlock", name = "pinned", step = "munlock" },
+  { op = "touch", name = "heap", step = "heap 3" },
+]
+"""
+MLOCK_METRICS = METRICS + [("memcg.unevictable_bytes", 1 << 20), ("memcg.pgmajfault", 128)]
 
 
 # Loads of anonymous memory (issue 20, swap3): a load of a never-written page maps the zero page
@@ -522,6 +554,12 @@ if __name__ == "__main__":
         for base, (what, desc, body) in READS.items():
             name = f"qemu61-{base}"
             write(out, name, HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="") + body + tol(name, READ_METRICS))
+    if not pending:
+        name = "qemu61-swap-mlock"
+        write(out, name, HEAD.format(name=name, what="32M of mlocked anon and 64M touched three times in a 64M memcg",
+                                     desc="16M anonymous touched then mlocked, 16M mlocked (populated), 64M touched twice, both "
+                                          "munlocked, the 64M touched again; memory.max 64M, swap 256M",
+                                     cgroup="v2", kernel_extra="") + MLOCK + tol(name, MLOCK_METRICS))
     for name, (what, desc, machine_extra, body, metrics, is_pending) in HOST.items():
         if is_pending == pending:
             write(out, name, HOST_HEAD.format(name=name, what=what, desc=desc, machine_extra=machine_extra) + body + tol(name, metrics, "host"))

@@ -230,6 +230,7 @@ class Cg:
             s["file"] = st.get("total_cache", st.get("cache", 0))
             s["anon"] = st.get("total_rss", st.get("rss", 0))
             s["mapped"] = st.get("total_mapped_file", st.get("mapped_file"))
+            s["unevictable"] = st.get("total_unevictable", st.get("unevictable"))
             s["dirty"] = st.get("total_dirty", st.get("dirty"))
             s["writeback"] = st.get("total_writeback", st.get("writeback"))
             s["psi"] = None
@@ -251,6 +252,7 @@ class Cg:
             s["file"] = st.get("file", 0)
             s["anon"] = st.get("anon", 0)
             s["mapped"] = st.get("file_mapped")
+            s["unevictable"] = st.get("unevictable")
             s["writeback"] = st.get("file_writeback")
             try:
                 s["psi"] = _psi(_read(os.path.join(d, "memory.pressure")))
@@ -355,7 +357,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
         m["memcg.anon_bytes"] = b.memcg["anon"]
     if b.memcg.get("mapped") is not None:
         m["memcg.file_mapped_bytes"] = b.memcg["mapped"]
-    for k in ("dirty", "writeback", "swap"):
+    for k in ("dirty", "writeback", "swap", "unevictable"):
         if b.memcg.get(k) is not None:
             m[f"memcg.{k}_bytes"] = b.memcg[k]
     pa, pb = a.memcg.get("psi"), b.memcg.get("psi")
@@ -1787,4 +1789,4 @@ def totals(steps: list) -> dict:
 def _is_level(name: str) -> bool:
     return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
         "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes",
-        "memcg.anon_bytes", "memcg.file_mapped_bytes")
+        "memcg.anon_bytes", "memcg.file_mapped_bytes", "memcg.unevictable_bytes")

@@ -29,7 +29,7 @@ ops = [
 def check(tmp_path, ops: str):
     p = tmp_path / "s.toml"
     p.write_text(HEAD + ops + "]\n")
-    r = subprocess.run([sys.executable, "-m", "memtwin.cli", "check", str(p)], capture_output=True, text=True,
+    r = subprocess.run([sys.executable, "-m", "memtwin.cli", "check", str(p)], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
     return r.returncode, r.stdout + r.stderr, str(p)
 
@@ -66,6 +66,22 @@ def test_mlock_over_the_limit(tmp_path):
     assert rc != 0
     assert f"{p}:18:3: error" in out and "mlocks 16 MiB in all, more than its cgroup's limit of 8 MiB" in out
     assert "fix: mlock less" in out
+
+
+def test_anonymous_mlock_over_the_limit(tmp_path):
+    # mlock of anonymous memory: its pages go to the unevictable list, reclaim cannot take them
+    # and mlock's populate would end in the memcg OOM killer (try_charge_memcg() ->
+    # mem_cgroup_oom()); the second mlock brings the total to 10 MiB in an 8 MiB memcg
+    rc, out, p = check(tmp_path, '  { op = "mmap", name = "a", size = "6M" },\n  { op = "mlock", name = "a" },\n'
+                                 '  { op = "mmap", name = "b", size = "4M" },\n  { op = "mlock", name = "b" },\n')
+    assert rc != 0
+    assert f"{p}:20:3: error" in out and "mlocks 10 MiB in all, more than its cgroup's limit of 8 MiB" in out
+    assert "fix: mlock less" in out
+    # munlocked or unmapped first, the same mlock fits
+    for first in ('  { op = "munlock", name = "a" },\n', '  { op = "munmap", name = "a" },\n'):
+        rc, out, _ = check(tmp_path, '  { op = "mmap", name = "a", size = "6M" },\n  { op = "mlock", name = "a" },\n' + first +
+                                     '  { op = "mmap", name = "b", size = "4M" },\n  { op = "mlock", name = "b" },\n')
+        assert rc == 0, out
 
 
 def test_a_store_to_an_exec_mapping(tmp_path):

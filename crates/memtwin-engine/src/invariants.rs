@@ -545,8 +545,8 @@ impl Kernel {
     /// The reverse map of file pages (rmap.rs): every live file VMA is on its file's
     /// `i_mmap` and maps only resident pages of its file at their offsets; each page's
     /// `mapcount` is the number of VMAs mapping it; `NR_FILE_MAPPED` and each memcg's
-    /// `file_mapped` count the mapped pages; a page is on the unevictable list exactly while
-    /// a `VM_LOCKED` VMA maps it.
+    /// `file_mapped` count the mapped pages; a page, page cache or anonymous, is on the
+    /// unevictable list exactly while a `VM_LOCKED` VMA maps it.
     pub fn check_rmap(&self) -> Result<(), String> {
         let mut counts: std::collections::HashMap<PageId, u32> = std::collections::HashMap::new();
         let mut locked: std::collections::HashSet<PageId> = std::collections::HashSet::new();
@@ -564,7 +564,7 @@ impl Kernel {
                     return Err(format!("file VMA {vi} maps page {} at {i}, which is not its file's page there", p.0));
                 }
                 *counts.entry(p).or_default() += 1;
-                if f.locked {
+                if v.locked {
                     locked.insert(p);
                 }
             }
@@ -591,6 +591,15 @@ impl Kernel {
                         }
                         if unevictable != locked.contains(&cur) {
                             return Err(format!("page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if unevictable { "" } else { "not " }, if locked.contains(&cur) { "" } else { "not " }));
+                        }
+                    } else {
+                        // An anonymous page is mapped by the VMA its `mapping` names (an
+                        // unmapped swap-cache page by none): on the unevictable list exactly
+                        // while that VMA is VM_LOCKED.
+                        let vm = self.vmas.get(p.mapping.0 as usize).filter(|v| v.live && v.pages.get(p.index as usize) == Some(&cur));
+                        let in_locked = vm.is_some_and(|v| v.locked);
+                        if p.mapping != crate::swapfile::SWAPPER && !p.test(pg::TAIL) && unevictable != in_locked {
+                            return Err(format!("anonymous page {} is {}on the unevictable list but {}mapped by a locked VMA", cur.0, if unevictable { "" } else { "not " }, if in_locked { "" } else { "not " }));
                         }
                     }
                     cur = p.next;

@@ -744,12 +744,12 @@ impl Kernel {
     /// by the engine (a written anonymous page is dirty from its fault on).
     fn lru_gen_walk_vma(&mut self, v: usize, vma: VmaId, max_seq: u64, can_swap: bool, force: bool) {
         let vi = vma.0 as usize;
-        if !self.vmas[vi].live {
+        if !self.vmas[vi].live || self.vmas[vi].locked {
             return;
         }
         match self.vmas[vi].file.as_ref() {
             Some(f) => {
-                if f.locked || f.seq_read || f.rand_read {
+                if f.seq_read || f.rand_read {
                     return;
                 }
                 if !can_swap && self.inodes[f.inode.idx()].dev.is_none() {

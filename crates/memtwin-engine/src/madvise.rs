@@ -12,7 +12,8 @@ use crate::vmstat::VmEvent;
 /// Why madvise() failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum MadviseError {
-    /// `EINVAL`: the advice is unknown to this kernel (COLD/PAGEOUT before 5.4).
+    /// `EINVAL`: the advice is unknown to this kernel (COLD/PAGEOUT before 5.4), or it drops
+    /// or reclaims pages of a `VM_LOCKED` VMA.
     Inval,
 }
 
@@ -22,12 +23,18 @@ impl Kernel {
     /// file range ahead (`madvise_willneed()` -> `vfs_fadvise(POSIX_FADV_WILLNEED)`);
     /// `DONTNEED` zaps the range (`madvise_dontneed_single_vma()`); `COLD` and `PAGEOUT`
     /// (5.4+) deactivate or reclaim the pages only this VMA maps
-    /// (`madvise_cold_or_pageout_pte_range()`).
+    /// (`madvise_cold_or_pageout_pte_range()`). `DONTNEED`, `COLD` and `PAGEOUT` of a
+    /// `VM_LOCKED` VMA fail with `EINVAL`.
     pub fn do_madvise(&mut self, vma: VmaId, first: u32, end: u32, advice: MAdvice) -> Result<(), MadviseError> {
         self.cpu(self.cost.syscall);
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
         if matches!(advice, MAdvice::Cold | MAdvice::PageOut) && !self.profile.madv_cold_pageout {
+            return Err(MadviseError::Inval);
+        }
+        if matches!(advice, MAdvice::DontNeed | MAdvice::Cold | MAdvice::PageOut) && self.vmas[v].locked {
+            // can_madv_lru_vma() / madvise_dontneed_free_valid_vma() (6.1): not on a
+            // VM_LOCKED VMA (-EINVAL; MADV_DONTNEED_LOCKED, 5.18+, is not modelled).
             return Err(MadviseError::Inval);
         }
         let Some(f) = self.vmas[v].file.as_mut() else {

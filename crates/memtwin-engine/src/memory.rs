@@ -29,6 +29,9 @@ pub struct Vma {
     pub memcg: MemcgId,
     /// Whether the mapping exists (`false` once unmapped; the entry is reused).
     pub live: bool,
+    /// `VM_LOCKED` (mlock, mm/mlock.c): every page it maps, anonymous or page cache, is on
+    /// the unevictable list ([`Kernel::mlock_folio`]).
+    pub locked: bool,
     /// Pages faulted in.
     pub nr_resident: u64,
     /// The swap slot of each page that was swapped out (`NO_SLOT` otherwise); empty until
@@ -77,8 +80,6 @@ pub struct FileVma {
     pub shared: bool,
     /// `VM_EXEC`.
     pub exec: bool,
-    /// `VM_LOCKED` (mlock).
-    pub locked: bool,
     /// `VM_SEQ_READ` (MADV_SEQUENTIAL).
     pub seq_read: bool,
     /// `VM_RAND_READ` (MADV_RANDOM).
@@ -233,7 +234,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -242,6 +243,7 @@ impl Kernel {
         v.pages.resize(nr_pages as usize, PageId::NIL);
         v.memcg = memcg;
         v.live = true;
+        v.locked = false;
         v.nr_resident = 0;
         v.ptes.clear();
         v.ptes.resize((nr_pages as usize).div_ceil(PAGEBLOCK_NR as usize), false);
@@ -488,8 +490,9 @@ impl Kernel {
             self.cpu(k * step);
             self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]);
             self.zones[w.zone].alloc_batch -= k as i64;
-            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive {
-                // Generation lists, or the inactive anon list from 5.9: page by page.
+            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive || self.vmas[v].locked {
+                // Generation lists, the inactive anon list from 5.9, or the unevictable list
+                // of a VM_LOCKED VMA: page by page.
                 for j in from..from + k as usize {
                     let pfn = self.vmas[v].pages[j];
                     self.anon_page_link(vma, j as u32, pfn, memcg, lv);
@@ -558,7 +561,13 @@ impl Kernel {
         self.vmstat.nr_anon_pages += PAGEBLOCK_NR;
         self.vmstat.count(VmEvent::ThpFaultAlloc, 1);
         self.vmas[vma.0 as usize].mkyoung_range(start, start + PAGEBLOCK_NR as u32);
-        self.anon_lru_add(head, PAGEBLOCK_NR);
+        if self.vmas[vma.0 as usize].locked {
+            // folio_add_lru_vma() -> mlock_new_page() of the huge page (VM_LOCKED)
+            let lv = self.folio_lruvec(head);
+            self.mlock_new_page(head, lv);
+        } else {
+            self.anon_lru_add(head, PAGEBLOCK_NR);
+        }
         self.page_events += PAGEBLOCK_NR;
         Ok(true)
     }
@@ -658,7 +667,12 @@ impl Kernel {
         v.mkyoung(index);
         // A store over the zero page (wp_page_copy()): the PTE is the new page's, writable.
         v.wp_clear_range(index, index + 1);
-        self.anon_lru_add_lv(pfn, lv, 1);
+        if v.locked {
+            // lru_cache_add_inactive_or_unevictable() -> mlock_new_page() (VM_LOCKED)
+            self.mlock_new_page(pfn, lv);
+        } else {
+            self.anon_lru_add_lv(pfn, lv, 1);
+        }
     }
 
     /// `zap_pte_range()` of the base pages of an anonymous VMA whose frames follow each other
@@ -892,6 +906,7 @@ impl Kernel {
         vm.pages = pages;
         vm.wrprotect.clear();
         vm.live = false;
+        vm.locked = false;
         vm.nr_resident = 0;
         vm.file = None;
         self.free_vmas.push(vma);
@@ -916,7 +931,6 @@ impl Kernel {
             pgoff,
             shared,
             exec,
-            locked: false,
             seq_read: false,
             rand_read: false,
             young: vec![0; (nr_pages as usize).div_ceil(64)],

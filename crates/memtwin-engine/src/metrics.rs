@@ -28,7 +28,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.contains("_avg")
         || matches!(name, "zswap.stored_pages" | "zswap.same_filled_pages" | "zswap.pool_total_size" | "memcg.zswap_bytes" | "memcg.zswapped_bytes")
         || name.ends_with("ratelimit_kBps")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes" | "memcg.unevictable_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -283,6 +283,17 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         m.push(("memcg.zswapped_bytes".into(), (mc.zswapped * PAGE_SIZE) as f64));
     }
     m
+}
+
+/// memory.stat `unevictable` of `memcg` in pages (`NR_LRU_BASE + LRU_UNEVICTABLE`, v2's
+/// hierarchical count; v1's `total_unevictable`): the unevictable lists of its lruvecs and its
+/// descendants' on every node (mlocked pages, mlock.rs).
+pub fn memcg_unevictable_pages(k: &Kernel, memcg: MemcgId) -> u64 {
+    let mut n: u64 = (0..k.nr_nodes).map(|nid| k.lruvecs[k.lruvec_idx(memcg, nid)].lists[crate::mmzone::LruList::Unevictable as usize].pages).sum();
+    for &c in &k.memcgs.get(memcg).children {
+        n += memcg_unevictable_pages(k, c);
+    }
+    n
 }
 
 /// The multi-generational LRU's state of `memcg` (node 0 and beyond summed), as

@@ -38,7 +38,7 @@ impl Kernel {
         self.vmas[v].nr_resident += 1;
         let f = self.vmas[v].file.as_mut().expect("a file VMA");
         f.set_young(i, true);
-        let locked = f.locked;
+        let locked = self.vmas[v].locked;
         let pgc = &mut self.pages[p];
         assert!(pgc.mapcount < u8::MAX, "more than 254 mappings of one page");
         pgc.mapcount += 1;
@@ -95,7 +95,7 @@ impl Kernel {
 
     /// Whether a `VM_LOCKED` VMA maps `p` (`mlock_vma_folio()`'s test at unmap).
     pub fn folio_locked_by_vma(&self, p: PageId) -> bool {
-        self.rmap_walk(p).any(|(vma, _)| self.vmas[vma.0 as usize].file.as_ref().is_some_and(|f| f.locked))
+        self.rmap_walk(p).any(|(vma, _)| self.vmas[vma.0 as usize].locked)
     }
 
     /// `folio_referenced()` (mm/rmap.c, every era modelled): walk the VMAs mapping `p`,
@@ -113,12 +113,13 @@ impl Kernel {
             let vma = self.mappings[inode.idx()].i_mmap[k];
             self.cpu(self.cost.scan_page);
             let v = &mut self.vmas[vma.0 as usize];
+            let locked = v.locked;
             let Some(f) = v.file.as_mut() else { continue };
             let Some(i) = index.checked_sub(f.pgoff) else { continue };
             if v.pages.get(i as usize) != Some(&p) {
                 continue;
             }
-            if f.locked {
+            if locked {
                 r.locked = true;
                 break;
             }

@@ -255,6 +255,9 @@ pub struct Simulation {
     /// The first defect a trace showed: it stops the run.
     trace_error: Option<String>,
     trace_stats: Vec<TraceStats>,
+    /// Whether steps report `memcg.unevictable_bytes`: only in scenarios with an `mlock` op,
+    /// so that other runs' outputs keep their metrics.
+    report_unevictable: bool,
 }
 
 impl Simulation {
@@ -459,6 +462,7 @@ impl Simulation {
             trace_runs: (0..scn.tasks.len()).map(|_| None).collect(),
             trace_error: None,
             trace_stats: vec![],
+            report_unevictable: scn.tasks.iter().any(|t| t.ops.iter().any(|o| matches!(o.kind, OpKind::Mlock { .. }))),
         }
     }
 
@@ -1340,6 +1344,10 @@ impl Simulation {
         let memcg = self.tasks[ti].step_memcg;
         let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);
         let mut metrics = step_metrics(&self.kernel, memcg, &before, &after, !ok);
+        if self.report_unevictable {
+            // memory.stat `unevictable` (v1 `total_unevictable`): the subtree's unevictable list.
+            metrics.push(("memcg.unevictable_bytes".into(), (crate::metrics::memcg_unevictable_pages(&self.kernel, memcg) * PAGE_SIZE) as f64));
+        }
         let samples = std::mem::take(&mut self.tasks[ti].samples);
         metrics.extend(crate::metrics::mmtests_latency(&samples));
         let resident_pages = self.step_resident_pages(ti, pc);

@@ -573,7 +573,8 @@ impl Kernel {
             self.pages[p].flags &= !pg::WRITEBACK;
             self.vmstat.nr_writeback -= 1;
             // A page zswap wrote back that a fault mapped meanwhile has left the swap cache.
-            if page.test(pg::SWAPCACHE) && page.test(pg::RECLAIM) && page.test(pg::LRU) {
+            // folio_rotate_reclaimable() passes over an unevictable (mlocked) page.
+            if page.test(pg::SWAPCACHE) && page.test(pg::RECLAIM) && page.test(pg::LRU) && page.lru() != LruList::Unevictable as u8 {
                 self.folio_rotate_reclaimable(p, LruList::InactiveAnon);
             }
         }
@@ -808,7 +809,8 @@ impl Kernel {
         // under writeback (a swap-out reclaim started and the fault caught): that page stays
         // in the swap cache, mapped, with its slot, as a load's does.
         let writeback = self.pages[pfn].test(pg::WRITEBACK);
-        let free = !writeback && self.should_try_to_free_swap(memcg, write);
+        let locked = self.vmas[vma.0 as usize].locked;
+        let free = !writeback && self.should_try_to_free_swap(memcg, write, locked);
         let pg_ = &mut self.pages[pfn];
         pg_.mapping = crate::types::InodeId(vma.0);
         pg_.index = index;
@@ -838,6 +840,12 @@ impl Kernel {
             // folio_free_swap(): out of the swap cache, the slot freed.
             self.swap.as_mut().expect("swap area").cache_set(slot, PageId::NIL);
             self.swap_free(slot);
+        }
+        if locked {
+            // page_add_anon_rmap() -> mlock_vma_page() (6.1): mapped into a VM_LOCKED VMA,
+            // to the unevictable list.
+            self.mlock_folio(pfn);
+            return Some(pfn);
         }
         if !self.profile.anon_fault_inactive && !self.pages[pfn].test(pg::ACTIVE) && self.pages[pfn].test(pg::LRU) {
             // Before 5.9 do_swap_page() activated the page (`activate_page()`).
@@ -875,9 +883,11 @@ impl Kernel {
     /// in the swap cache, charged to `memcg`: free its slot when swap is getting full
     /// ([`Kernel::mem_cgroup_swap_full`]) or for a store (`FAULT_FLAG_WRITE`, the page
     /// referenced by the swap cache and the fault only; nothing else holds one in the engine:
-    /// no KSM, no fork, no GUP). `VM_LOCKED`/mlocked anonymous memory is not modelled.
-    pub fn should_try_to_free_swap(&self, memcg: MemcgId, write: bool) -> bool {
-        write || self.mem_cgroup_swap_full(memcg)
+    /// no KSM, no fork, no GUP), or when the VMA is `VM_LOCKED` (`locked`: "(vma->vm_flags &
+    /// VM_LOCKED) || folio_test_mlocked(folio)"; the page will not be swapped out again while
+    /// locked, its slot would only take swap space).
+    pub fn should_try_to_free_swap(&self, memcg: MemcgId, write: bool, locked: bool) -> bool {
+        write || locked || self.mem_cgroup_swap_full(memcg)
     }
 
     /// `mem_cgroup_swap_full()` (mm/memcontrol.c, 6.1): `vm_swap_full()` (fewer than half the

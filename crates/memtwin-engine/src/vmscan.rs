@@ -859,7 +859,7 @@ impl Kernel {
     /// (swap-backed page cache, on the anon lists too) is activated: its swap-out
     /// (`shmem_writepage()`, page cache to swap cache) is not modelled. The pages written
     /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+).
-    fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
+    pub(crate) fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
         let (mut nr_pageout, mut nr_activate) = (0u64, 0u64);
         self.shrink_list_call_cost();

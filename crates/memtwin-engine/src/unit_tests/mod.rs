@@ -17,6 +17,7 @@ mod list_lru;
 mod lru_gen;
 mod memory;
 mod memcontrol;
+mod mlock;
 mod page_writeback;
 mod page_alloc;
 mod readahead;

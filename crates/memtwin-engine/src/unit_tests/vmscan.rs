@@ -1016,3 +1016,77 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
     assert_eq!(k.stats_flush_next, u64::MAX);
 }
+
+/// A v1 memcg of 16M on a machine with 256M of swap on a 20M/s device (kernel `profile`).
+fn slow_swap_v1(profile: &str) -> String {
+    format!(
+        r#"
+[scenario]
+name = "case3"
+[machine]
+ram = "1G"
+swap = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "400M"
+write_bw = "20M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "16M"
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    )
+}
+
+/// `shrink_folio_list()` (mm/vmscan.c 6.1) "case 3" of an anonymous page: legacy (v1) memcg
+/// reclaim meets a page under swap writeback that `pageout()` marked `PG_reclaim` and waits
+/// for the write (`folio_wait_writeback()`), then frees the page, clean in the swap cache.
+/// When another task could run before the write ends and the charge that reclaims can be
+/// restarted (`Resched`), the engine ends the quantum at the wait instead: the page goes back
+/// to the inactive tail still under writeback, uncounted in pgscan, nothing reclaimed, and the
+/// task wakes when the write ends (`Resched::wake`) to reclaim it then.
+#[test]
+fn shrink_inactive_anon_case_3_waits_or_yields_6_1() {
+    for yields in [false, true] {
+        let mut s = sim(&slow_swap_v1("linux-6.1"));
+        let ct = memcg(&s, "ct");
+        let k = &mut s.kernel;
+        let vma = k.do_mmap_anon(64, ct);
+        for i in 0..64 {
+            k.handle_mm_fault(vma, i).unwrap();
+        }
+        let v = k.lruvec_idx(ct, 0);
+        // pageout() of the inactive tail: PG_writeback + PG_reclaim, back at the tail.
+        let p = k.lruvecs[v].tail(LruList::InactiveAnon).expect("an inactive anon page");
+        k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p);
+        assert!(k.swap_writepage(p));
+        assert!(k.pages[p].test(pg::WRITEBACK) && k.pages[p].test(pg::RECLAIM));
+        k.lruvecs[v].add_tail(&mut k.pages, &mut k.lru_stats, p, LruList::InactiveAnon);
+        let done = k.wb_done[p.idx()];
+        assert!(done > k.now, "the write takes time at 20M/s");
+        if yields {
+            k.resched = crate::sched::Resched { horizon: Some(k.now), restartable: true, ..Default::default() };
+        }
+        let scanned = k.memcgs.events(ct, MemcgEvent::Pgscan);
+        let mut sc = crate::vmscan::ScanControl::new(ct, 32, true, false);
+        let reclaimed = k.shrink_inactive_anon(ct, v, 1, &mut sc);
+        if yields {
+            assert_eq!(k.now, done, "the task's clock at the write's end");
+            assert_eq!(reclaimed, 0);
+            assert_eq!(k.resched.wake, Some(done), "the wait ended the quantum");
+            assert_eq!(k.lruvecs[v].tail(LruList::InactiveAnon), Some(p), "back at the inactive tail");
+            assert!(k.pages[p].test(pg::WRITEBACK), "its completion is left to the scheduler");
+            assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgscan), scanned, "not counted as scanned");
+            k.resched = Default::default();
+        } else {
+            assert!(k.now >= done, "waited for the write");
+            assert_eq!(reclaimed, 1, "waited in place and freed it");
+            assert!(!k.vmas[vma.0 as usize].pages.contains(&p));
+            assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgscan), scanned + 1);
+        }
+        assert_invariants(k);
+    }
+}
