@@ -1090,6 +1090,41 @@ impl CpuCost {
             migrate_page: 2_040,
         }
     }
+
+    /// The table on a machine whose CPUs are `k` times slower than the reference machine's
+    /// (`[machine] cpu_slowdown`): every entry `k` times longer. For the QEMU/TCG lab, whose
+    /// emulated CPUs run the kernel's code tens of times slower while QEMU's throttle serves
+    /// the disk at its rate in the host's time: `memtwin real --on qemu` measures the guest's
+    /// factor (`real.machine.cpu.cpu_slowdown`, a hot read of a cached file against
+    /// `syscall`/`user_per_syscall`/`lookup`/`copy_page`).
+    pub fn scaled(&self, k: u64) -> CpuCost {
+        CpuCost {
+            syscall: self.syscall * k,
+            user_per_syscall: self.user_per_syscall * k,
+            lookup: self.lookup * k,
+            copy_page: self.copy_page * k,
+            activate: self.activate * k,
+            add_page: self.add_page * k,
+            charge: self.charge * k,
+            submit_io: self.submit_io * k,
+            scan_page: self.scan_page * k,
+            evict_page: self.evict_page * k,
+            refault: self.refault * k,
+            reclaim_call: self.reclaim_call * k,
+            dirty_page: self.dirty_page * k,
+            write_begin_end: self.write_begin_end * k,
+            spawn: self.spawn * k,
+            grep_scan_page: self.grep_scan_page * k,
+            mmap_call: self.mmap_call * k,
+            anon_fault: self.anon_fault * k,
+            clear_page: self.clear_page * k,
+            thp_fault: self.thp_fault * k,
+            zap_page: self.zap_page * k,
+            zap_thp: self.zap_thp * k,
+            compact_scan_page: self.compact_scan_page * k,
+            migrate_page: self.migrate_page * k,
+        }
+    }
 }
 
 #[cfg(test)]

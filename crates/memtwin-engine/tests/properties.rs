@@ -232,6 +232,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         boot_superblocks: 3,
                         fs: "ext4".into(),
                         fs_features: vec![],
+                        cpu_slowdown: 1,
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,
