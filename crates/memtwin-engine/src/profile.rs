@@ -1111,6 +1111,7 @@ impl CpuCost {
             evict_page: self.evict_page * k,
             refault: self.refault * k,
             reclaim_call: self.reclaim_call * k,
+            shrink_list_call: self.shrink_list_call * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
             spawn: self.spawn * k,
