@@ -53,9 +53,12 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("list-lru-6.1-qemu") for n in names) == 4
     # + issue 21: two on ext4 -O verity, 15 large-folio reads and 21 of the host set on default ext4;
     # + issue 16: the paced writer; + issue 23: host-stall-rw-apart; + issue 20: host-zswap-reread
-    # and host-zswap-reread-write (a store to pages loads swapped in takes no fault from 6.11)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1
-    assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml"}  # 6.18's zswap
+    # and host-zswap-reread-write (a store to pages loads swapped in takes no fault from 6.11);
+    # + issue 20: host-swap-retouch and host-zswap-pool-0 (6.13+'s plug of swap I/O)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2
+    assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
+                                                                "host-zswap-pool-0.toml"}  # 6.18's zswap
+    assert "host-swap-retouch.toml" in names
     assert sum(n.startswith("host-verity-") for n in names) == 2
     # issue 23 item 4: the latency probe beside a copy, 4x and 8x, the probe alone (the control),
     # and the throttled disk's two directions (a read beside a write)

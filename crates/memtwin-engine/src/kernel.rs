@@ -219,6 +219,9 @@ pub struct Kernel {
     /// and `blk_finish_plug()` in `shrink_lruvec()`), and the pages of its requests in order
     /// (swapfile.rs `blk_flush_plug`).
     pub swap_plug: crate::blkdev::BlkPlug,
+    /// `PF_MEMALLOC` of the running context where the engine needs it: a charge forces its
+    /// way past the limit instead of reclaiming (zswap's writeback from `shrink_memcg()`).
+    pub pf_memalloc: bool,
     /// The pages of the plug's requests, in the order they were added.
     pub swap_plug_pages: Vec<crate::types::PageId>,
     /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
@@ -316,6 +319,7 @@ impl Kernel {
             zswap: None,
             swap_wb_queue: Default::default(),
             swap_plug: Default::default(),
+            pf_memalloc: false,
             swap_plug_pages: vec![],
             freelist_walk: None,
             vmas: vec![],

@@ -1006,6 +1006,12 @@ impl Kernel {
 
     /// The body of [`Kernel::try_charge_memcg`].
     fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
+        if self.pf_memalloc {
+            // "Prevent unbounded recursion when reclaim operations need to allocate memory"
+            // (PF_MEMALLOC): goto force.
+            self.memcgs.counter_charge(memcg, nr);
+            return Ok(());
+        }
         let mut retries = self.profile.max_reclaim_retries;
         let mut drained = !self.profile.charge_drained_retry;
         loop {

@@ -529,6 +529,10 @@ pub struct KernelProfile {
     /// (dirty, kept in the swap cache, activated), and the shrink worker's `shrink_memcg()`
     /// skips the memcg (-ENOENT). Before 6.8 the file does not exist.
     pub zswap_writeback_knob: bool,
+    /// `zswap_store()` of a page whose memcg is at memory.zswap.max first writes back one entry
+    /// of that memcg's zswap LRU (`shrink_memcg()`, 6.8+: a65b0e7607cc "zswap: make shrinking
+    /// memcg-aware"), and stores if it did; before, the store is refused.
+    pub zswap_shrink_memcg: bool,
     /// zswap keeps a page that does not compress below a page as it is (6.18, against 6.12
     /// and before, where LZO's output past `PAGE_SIZE` fails the store: zsmalloc refuses an
     /// object larger than `ZS_MAX_ALLOC_SIZE`, or the one-page request overruns). The engine
@@ -748,6 +752,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_modelled: false,
         zswap_direct: false,
         zswap_writeback_knob: false,
+        zswap_shrink_memcg: false,
         zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
@@ -798,6 +803,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_modelled: true,
         zswap_direct: true,
         zswap_writeback_knob: true,
+        zswap_shrink_memcg: true,
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
         ..linux_6_6.clone()
@@ -921,6 +927,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_modelled: true,
         zswap_direct: true,
         zswap_writeback_knob: true,
+        zswap_shrink_memcg: true,
         zswap_incompressible_as_is: true,
         swapin_maps_writable: true,
         // 6.18 has 6.12's ratelimited flush too, but this host's recordings do not show it
