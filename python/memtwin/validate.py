@@ -12,7 +12,8 @@ A recording set (`recorded = ["real/A.json", "real/B.json", ...]`: several boots
 on the same kernel) is for mechanisms a kernel draws at random per boot (6.3+'s memcg LRU bins,
 `get_random_u32_below()`): the engine runs once per recording, run i with `kernel.boot_seed = i`
 (another boot of the engine), and a metric passes when each side's median lies within the other
-side's range (lowest to highest value) widened at each end by the tolerance (`_set_ok`).
+side's range (lowest to highest value) widened by the tolerance at the real value involved
+(`_set_ok`; one recording and one run is the single rule).
 
 A recorded program (issue 18: a scenario whose task replays a trace, scenarios/validation/
 trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
