@@ -109,6 +109,12 @@ PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem
            "write: pgpgin - pgfault came to 8231, the host's figure exactly, but pgpgout stays per page (the split "
            "pages are reclaimed one at a time) and the probe's longest round fell from 294 to 197 ms (host 473); "
            "that needs the written folio kept whole through dirtying, writeback and reclaim")
+STALE = ("6.18's reclaim reads the memcg's LRU sizes from the rstat copy (prepare_scan_control()'s "
+         "mem_cgroup_flush_stats_ratelimited(): the copy the 2 s periodic flush_memcg_stats_dwork() left; "
+         "KernelProfile::memcg_stats_ratelimited_reclaim, switched on for linux-6.18 from the source on 2026-11-29). With "
+         "it the engine's copy is up to 2 s old when inactive_is_low() decides deactivation; without it this metric was "
+         "within tolerance (cp4x probe max 291 ms; cp8x copy usage 134.1M, file 97.6M). Whether the host's copy is "
+         "fresher (a flush the engine lacks) or the engine's use of it is wrong is not found yet")
 KNOWN = {
     "host-stall-cp4x-p16m": [
         ("probe", "latency.max99_ms", TAIL + "; host p99 388 ms, engine 194"),
@@ -116,6 +122,7 @@ KNOWN = {
         ("probe", "memcg.pgfault", ROUNDS + ": 217 rounds on the host, 254 in the engine"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
+        ("probe", "latency.max_ms", STALE + ": one engine round waits 1391 ms, the host's longest 473 ms"),
     ],
     "host-stall-cp8x-p64m": [
         ("probe", "latency.max99_ms", TAIL + ". host-stall-cp8x-p64m traced the same way (2026-11-28 18:32, loadavg "
@@ -126,6 +133,9 @@ KNOWN = {
                                       "MiB of 16); host p99 914 ms, engine 594"),
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
+        ("copy", "memcg.usage_bytes", STALE + ": the memcg's level at the instant the copy's last write() returns, 67.4M in "
+                                      "the engine (the probe's round had just unmapped) against the host's 134.1M (full)"),
+        ("copy", "memcg.file_bytes", STALE + ": the same instant's page cache, 63.3M against the host's 92.7M"),
     ],
 }
 

@@ -930,12 +930,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: true,
         zswap_incompressible_as_is: true,
         swapin_maps_writable: true,
-        // 6.18 has 6.12's ratelimited flush too, but this host's recordings do not show it
-        // yet: with it, host-stall-cp4x-p16m and -cp8x-p64m (a copy through a 128M v1 memcg)
-        // move out of tolerance (file 17-19%); not switched on until that is understood.
-        memcg_stats_ratelimited_reclaim: false,
         blk_plug_peeks_oldest: true,
         throtl_trim_keeps_one_slice: true,
+        memcg_stats_ratelimited_reclaim: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
