@@ -96,7 +96,15 @@ pub const NR_ALL_LISTS: usize = NR_LRU_LISTS + crate::lru_gen::NR_GEN_LISTS;
 pub struct LruvecStats {
     /// Per lruvec, in one entry so that an update touches one place per level.
     nodes: Vec<LruvecStatNode>,
+    /// The lruvecs whose verdict was forgotten since global reclaim's walk index last looked
+    /// (each once per verdict: [`LruvecStats::act_dirty`] of a recorded one).
+    dirtied: Vec<u32>,
 }
+
+/// An lruvec's reclaim-walk verdict is unknown ([`LruvecStats::act_level`]): its lists, or its
+/// memcg's shadow nodes, slab, dentries or state, changed since the walk last looked, so the
+/// next walk visits its memcg.
+pub const ACT_DIRTY: u8 = u8::MAX;
 
 /// One lruvec's entry in [`LruvecStats`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -112,6 +120,11 @@ struct LruvecStatNode {
     gen_inactive: [u64; 2],
     /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
     parent: u32,
+    /// The reclaim walk's verdict on the lruvec (see [`ACT_DIRTY`]): the bit length of the
+    /// OR of its four lists' page counts, at or above which priorities `shrink_lruvec()`
+    /// scans nothing there; [`ACT_DIRTY`] once anything it was computed from changed. Kept
+    /// here because every change of a list's size passes through [`LruvecStats::update`].
+    act: u8,
 }
 
 impl LruvecStats {
@@ -119,7 +132,51 @@ impl LruvecStats {
     /// `parent` on the same node (`None` for the root memcg's): `mem_cgroup_alloc()`'s
     /// `alloc_mem_cgroup_per_node_info()`.
     pub fn push(&mut self, parent: Option<usize>) {
-        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], gen_inactive: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32) });
+        self.nodes.push(LruvecStatNode { subtree: [0; 4], anon_pages: [0; 2], gen_inactive: [0; 2], parent: parent.map_or(u32::MAX, |p| p as u32), act: ACT_DIRTY });
+    }
+
+    /// Lruvec `v`'s reclaim-walk verdict: [`ACT_DIRTY`], or the bit length of its lists'
+    /// sizes OR'ed, as the walk left it ([`LruvecStats::set_act_level`]).
+    #[inline(always)]
+    pub fn act_level(&self, v: usize) -> u8 {
+        self.nodes[v].act
+    }
+
+    /// Record lruvec `v`'s reclaim-walk verdict.
+    #[inline(always)]
+    pub fn set_act_level(&mut self, v: usize, level: u8) {
+        self.nodes[v].act = level;
+    }
+
+    /// Forget lruvec `v`'s reclaim-walk verdict: something it was computed from changed.
+    #[inline(always)]
+    pub fn act_dirty(&mut self, v: usize) {
+        if self.nodes.get(v).is_some_and(|e| e.act != ACT_DIRTY) {
+            self.act_forget(v);
+        }
+    }
+
+    /// [`LruvecStats::act_dirty`] of a recorded verdict (once per walk's visit at most).
+    #[cold]
+    #[inline(never)]
+    fn act_forget(&mut self, v: usize) {
+        self.nodes[v].act = ACT_DIRTY;
+        self.dirtied.push(v as u32);
+    }
+
+    /// Whether a verdict was forgotten since [`LruvecStats::drain_dirtied`].
+    #[inline(always)]
+    pub fn has_dirtied(&self) -> bool {
+        !self.dirtied.is_empty()
+    }
+
+    /// Each lruvec whose verdict was forgotten since the last call, with its verdict now
+    /// (recorded again since, or [`ACT_DIRTY`]).
+    pub fn drain_dirtied(&mut self, mut f: impl FnMut(u32, u8)) {
+        for &v in &self.dirtied {
+            f(v, self.nodes[v as usize].act);
+        }
+        self.dirtied.clear();
     }
 
     /// Lruvecs registered.
@@ -149,6 +206,7 @@ impl LruvecStats {
 
     #[inline(always)]
     fn update_units(&mut self, v: u32, list: usize, units: u64, pages: u64, add: bool) {
+        self.act_dirty(v as usize);
         if list >= 4 {
             return;
         }
