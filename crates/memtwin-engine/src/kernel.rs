@@ -52,6 +52,13 @@ pub struct Kernel {
     pub lruvecs: Vec<Lruvec>,
     /// The lruvecs' hierarchical LRU sizes (`lruvec_stats`), one entry per lruvec.
     pub lru_stats: crate::mmzone::LruvecStats,
+    /// Global reclaim's index of the memcgs its walk would visit to some effect
+    /// ([`crate::vmscan::WalkIndex`]).
+    pub walk_index: crate::vmscan::WalkIndex,
+    /// Global reclaim walks every memcg instead of using `walk_index` (unit tests compare the
+    /// two).
+    #[cfg(test)]
+    pub(crate) walk_index_off: bool,
     /// The memory cgroup hierarchy.
     pub memcgs: MemcgTree,
     /// The page cache of each inode; index = inode index.
@@ -253,6 +260,9 @@ impl Kernel {
                 st.push(None);
                 st
             },
+            walk_index: crate::vmscan::WalkIndex::new(),
+            #[cfg(test)]
+            walk_index_off: false,
             memcgs: MemcgTree::new(version),
             mappings: vec![],
             inodes: vec![],

@@ -926,6 +926,19 @@ impl MemcgTree {
         Ok(())
     }
 
+    /// The tree's generation: it changes whenever a memcg is created or freed.
+    #[inline]
+    pub fn topology_gen(&self) -> u64 {
+        self.topology_gen
+    }
+
+    /// Whether no memcg has memory.min or memory.low and no effective protection is left
+    /// from one (every `emin`/`elow` is 0; `calculate_protection()` has nothing to do).
+    #[inline]
+    pub fn no_protection(&self) -> bool {
+        self.nr_protected == 0 && !self.eprot_left
+    }
+
     /// `mem_cgroup_below_min()`.
     pub fn below_min(&self, m: MemcgId) -> bool {
         let pc = &self.memcgs[m.idx()].counter;
