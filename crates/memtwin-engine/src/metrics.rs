@@ -471,8 +471,6 @@ pub fn metric_names() -> Vec<String> {
     );
     v.extend(StallKind::ALL.iter().map(|(_, n)| format!("stall.{n}_ms")));
     v.extend(["bdp.pauses", "bdp.pause_ms", "bdp.period_ms", "bdp.task_ratelimit_kBps", "bdp.dirty_ratelimit_kBps"].map(String::from));
-    // memory.stat `unevictable`: in scenarios with an mlock op (sched.rs `finish_step`).
-    v.push("memcg.unevictable_bytes".to_string());
     v.extend(LATENCY_METRICS.iter().map(|s| s.to_string()));
     v
 }
