@@ -52,7 +52,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, has_mlock, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -962,6 +962,8 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
             res[tracked[int(idx)]] = int(n)
         res, total = step_view(res, step_ops.get(si, []), plan.get("report_resident_pages", "step"))
         metrics = metrics_from(a, b, mi, st)
+        if not has_mlock(plan):
+            metrics.pop("memcg.unevictable_bytes", None)
         # a task SIGKILLed in this step (the OOM killer): the guest program's parent ended the
         # step for it from the zombie (`#killed`), as the engine ends a victim's step
         metrics["oom_killed"] = 1 if "killed" in b_sec else 0

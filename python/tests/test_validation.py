@@ -70,8 +70,8 @@ def test_there_is_a_validation_set():
     # readahead (swap-vma-ra, swap-interleaved-vma-ra) + item 3: swap-interleaved by cluster
     # (reclaim unmaps before swap-out) + issue 22: lrugen-swap-retouch (anonymous faults add to
     # the youngest generation) + anonymous loads (swap-read-first: the zero page; swap-read-back: a
-    # load's swap-in keeps its slot)
-    assert swap == 7 + 2 + 1 + 1 + 2  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
+    # load's swap-in keeps its slot) + anon: swap-mlock (mlocked anonymous memory never swapped)
+    assert swap == 7 + 2 + 1 + 1 + 2 + 1  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
     zswap = {n for n in names if n.startswith("qemu61-zswap-")}
     assert zswap == {"qemu61-zswap-same.toml", "qemu61-zswap-random.toml", "qemu61-zswap-1k-file.toml",
                      "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
