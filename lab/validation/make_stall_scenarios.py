@@ -85,10 +85,13 @@ TAIL = ("the probe's tail is shorter in the engine. Traced on the host (lab/vali
         "folio lock. A long round is back-to-back slice waits (533 ms: 5 waits of 80-102 ms) with 2-12 ms of faults "
         "between them, each wait beginning 10-30 ms after a burst at that load. The engine models both: blk-throttle's "
         "slices (blk_throttle.rs: bursts of 15 MiB every 100 ms) and a sleep in a restartable charge ending the task's "
-        "quantum until its wake-up (sched.rs Resched); its waits are as many and as long. What differs is the probe's "
-        "share of each burst: in the recording (16:14, loadavg 0.89) the copy's write phase (2.5-5.26 s) holds 9 "
-        "rounds of 99-473 ms, 16 MiB in about 27 slices, a third of each 16 MiB burst, the copy the rest; in the "
-        "engine 14 rounds of 98-294 ms, about half of each. Why the host's probe gets less is not found. Tried, not "
+        "quantum until its wake-up (sched.rs Resched); its waits are as many and as long. What differs is how much "
+        "the probe faults a slice: in the recording (16:14, loadavg 0.89) the copy's write phase (2.5-5.26 s) holds 9 "
+        "rounds of 99-473 ms, 144 MiB in about 25 slices (5.8 MiB a slice); the engine's, 14 rounds of 98-294 ms, "
+        "224 MiB in 27 (8.3 MiB a slice, each within 20 ms of its burst). Traced at loadavg 9-11 (2026-11-29 00:08, "
+        "trace_stall.bt's PF lines) the host's probe faulted 7.2 MiB a slice and the copy wrote 16 (alternately about "
+        "8 and 24), the probe's share 0.34; the copy's writes take the probe's unmapped rounds besides the bursts. "
+        "Why the quiet host's probe faults less a slice is not found. Tried, not "
         "kept: the probe's faults 32 at a time instead of 512 between the copy's 128 KiB writes (238 rounds, long "
         "ones of 98-212 ms); each burst served by the disk beneath at 2.6 or 1.1 GB/s instead of at once (251 and 244 "
         "rounds, the longest 193 and 190 ms); the copy's written page cache charged a 32-page folio at a time as "
@@ -129,10 +132,10 @@ KNOWN = {
                                       "0.5-0.8, trace_stall.py with the 64 MiB probe): its long rounds (430-1008 ms) all in the "
                                       "copy's write phase, the probe's v1 reclaim waiting in folio_wait_writeback 25 times "
                                       "(mean 68 ms, up to 280), the copy's 20 times (mean 71 ms); the engine's long rounds "
-                                      "are 3-5 slices (the probe about 13 MiB of each 15 MiB burst), the host's 5-10 (6-7 "
-                                      "MiB of 16); host p99 914 ms, engine 494"),
-        ("probe", "latency.max_ms", "the tail's cause (latency.max99_ms): the engine's probe gets about twice the host's "
-                                    "share of each burst, its longest round 5 slices (494 ms) where the host's is 1062 ms"),
+                                      "are 3-5 slices (the probe faulting about 13 MiB a slice), the host's 5-10 (6-7 "
+                                      "MiB a slice); host p99 914 ms, engine 494"),
+        ("probe", "latency.max_ms", "the tail's cause (latency.max99_ms): the engine's probe faults about twice as much "
+                                    "a slice as the host's, its longest round 5 slices (494 ms) where the host's is 1062 ms"),
         ("copy", "memcg.file_bytes", PHASE + "the copy's step ends at its last write(); then the engine's probe had 22 MiB "
                                      "of its 64 MiB round mapped and the copy 97.6 MiB of cache, the host's probe 34.4 "
                                      "MiB and the copy 88.4 MiB (the memcg at its limit on both)"),
