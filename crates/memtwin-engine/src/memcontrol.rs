@@ -1165,7 +1165,10 @@ impl Kernel {
     /// `mem_cgroup_charge()` of a page-cache page: charge it to `memcg` and move it to that
     /// memcg's LRU if it is on one. Counts v1 `pgpgin` and the `file` stat.
     pub fn mem_cgroup_charge(&mut self, page: PageId, memcg: MemcgId, may_reclaim: bool) -> Result<(), ChargeError> {
-        self.cpu(self.cost.charge);
+        // A new page of a large-folio write: its cost is in write_large_folio_page.
+        if !self.write_in_large_folio {
+            self.cpu(self.cost.charge);
+        }
         self.try_charge_memcg(memcg, 1, may_reclaim)?;
         self.commit_charge(page, memcg);
         Ok(())

@@ -965,6 +965,7 @@ pub fn profile(name: &str) -> Option<KernelProfile> {
 /// | M11 first-touch anonymous fault of a base page (THP `madvise`, none asked), kernel time; munmap of them (lab/measurements/anon_fault_cost.py, 2026-11-28: p10 of 200 rounds of 18 MiB, three runs 1288, 1305, 1315; munmap 249-254) | 1305; 250 |
 /// | M12 the same with `MADV_HUGEPAGE`: 9 huge-page faults per round (three runs 141, 144, 152); munmap | 150; 13 |
 /// | M13 memcg reclaim that frees nothing: `try_to_free_mem_cgroup_pages()` meeting only folios under read, per `shrink_inactive_list()` call (lab/measurements/reclaim_call_cost.py, 2026-11-28, load 10) | 748 |
+/// | M14 `write()` of 128 KiB creating a 512 MiB file on the host's ext4 in large folios (6.18, no limit, nothing synced; lab/measurements/write_cost_large_folios.py, 2026-11-29, loadavg 8: 1023, 657, 658, the first on a cold allocator; median) | 658 |
 ///
 /// M11 and M12 are 10th percentiles: the median base-page fault doubles (2.1-2.2 us) while the
 /// other vCPU builds (the zone and LRU locks and the pcp lists are shared), the huge page's
@@ -1033,6 +1034,11 @@ pub struct CpuCost {
     /// `ext4_da_write_begin()`/`ext4_da_write_end()`: page lookup and lock, buffers, journal
     /// handle): M9 - M7.
     pub write_begin_end: u64,
+    /// `write()` of a new page-cache page where the file system writes large folios (6.18
+    /// ext4: `write_begin_get_folio()` asks for `fgf_set_order(len)`), everything per 4 KiB:
+    /// the copy, the folio's allocation, insertion, charge and LRU add, `write_begin()` /
+    /// `write_end()` and its dirtying, each done once per folio in the kernel: M14.
+    pub write_large_folio_page: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
     /// User time of `grep` scanning one 4 KiB page for a fixed string: GNU grep 3.8 over a
@@ -1082,6 +1088,7 @@ impl CpuCost {
             reclaim_call: 1_500,
             dirty_page: 140,
             write_begin_end: 660,
+            write_large_folio_page: 658,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
@@ -1116,6 +1123,7 @@ impl CpuCost {
             refault: self.refault * k,
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,
+            write_large_folio_page: self.write_large_folio_page * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
             spawn: self.spawn * k,

@@ -581,3 +581,44 @@ fn cpu_slowdown_scales_the_cpu_cost_table_not_the_device() {
     let e = crate::Document::from_toml("s.toml", &scn(0)).unwrap().resolve(None, &[]).unwrap_err().to_string();
     assert!(e.contains("machine.cpu_slowdown is 0"), "{e}");
 }
+
+/// A new page written where the file system takes large folios (6.18 ext4:
+/// `write_begin_get_folio()` with `fgf_set_order(len)`) costs `write_large_folio_page` (M14:
+/// 658 ns a page measured on the host's ext4, the folio's allocation, charge, write_begin/end
+/// and dirtying done once a folio), where 6.12's ext4 (order-0 page cache) pays each of them a
+/// page: copy, write_begin/write_end, dirtying, the page's allocation and its charge.
+#[test]
+fn a_new_page_written_in_large_folios_costs_m14_on_6_18() {
+    for (profile, large) in [("linux-6.18", true), ("linux-6.12", false)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "wcost"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "100M"
+[files."/f"]
+size = 0
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.t]
+cgroup = "A"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let a = memcg(&s, "A");
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        assert_eq!(k.mappings[f.idx()].max_order > 0, large, "{profile}");
+        k.generic_perform_write(f, 0, PAGE_SIZE, a).unwrap();
+        let t0 = k.sys_ns;
+        assert_eq!(k.generic_perform_write(f, PAGE_SIZE, PAGE_SIZE, a), Ok(PAGE_SIZE));
+        let c = &k.cost;
+        let want = c.syscall + if large { c.write_large_folio_page } else { c.copy_page + c.write_begin_end + c.dirty_page + c.add_page + c.charge };
+        assert_eq!(k.sys_ns - t0, want, "{profile}");
+        assert!(!k.write_in_large_folio);
+        k.check_invariants().unwrap();
+    }
+}
