@@ -235,6 +235,10 @@ pub struct Kernel {
     pub pf_memalloc: bool,
     /// The pages of the plug's requests, in the order they were added.
     pub swap_plug_pages: Vec<crate::types::PageId>,
+    /// The plug of the context [`Kernel::kswapd_run`] is not running: the interrupted task's
+    /// while kswapd runs (`current->plug` is per task: kswapd's reclaim neither joins nor
+    /// flushes the task's), kswapd's own (empty, its capacity kept) otherwise.
+    pub other_swap_plug: (crate::blkdev::BlkPlug, Vec<crate::types::PageId>),
     /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
     /// nothing but its zone's counters (set by the walk, taken by the anonymous fault).
     pub freelist_walk: Option<crate::page_alloc::FreelistWalk>,
@@ -336,6 +340,7 @@ impl Kernel {
             swap_plug: Default::default(),
             pf_memalloc: false,
             swap_plug_pages: vec![],
+            other_swap_plug: Default::default(),
             freelist_walk: None,
             vmas: vec![],
             free_vmas: vec![],

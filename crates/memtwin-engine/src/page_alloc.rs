@@ -1431,6 +1431,9 @@ impl Kernel {
             return;
         }
         self.in_kswapd = true;
+        // kswapd is a task of its own: its reclaim plugs into its own `current->plug`, not the
+        // one the interrupted task may hold open (a swap readahead's), and flushes only that.
+        self.swap_plug_switch();
         let (now, sys, iowait, saved_nid) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid);
         self.reclaim_nid = Some(nid);
         while self.nodes[nid as usize].kswapd_clock < now {
@@ -1463,7 +1466,16 @@ impl Kernel {
         self.sys_ns = sys;
         self.iowait_ns = iowait;
         self.reclaim_nid = saved_nid;
+        self.swap_plug_switch();
         self.in_kswapd = false;
+    }
+
+    /// Swap the running context's swap plug with the other context's (kswapd's and the
+    /// interrupted task's: `current->plug` is per task). kswapd's own plug is empty whenever it
+    /// is switched out: its `shrink_lruvec()` finishes every plug it starts.
+    fn swap_plug_switch(&mut self) {
+        std::mem::swap(&mut self.swap_plug, &mut self.other_swap_plug.0);
+        std::mem::swap(&mut self.swap_plug_pages, &mut self.other_swap_plug.1);
     }
 
     /// Let every awake kswapd catch up with the running context's clock.
