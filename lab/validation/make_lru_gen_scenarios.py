@@ -373,7 +373,7 @@ TOL612 = TOL + """"memcg.workingset_activate_file" = {{ rel = 0.10, abs = 64 }}
 TCG_DIRECT = ("the TCG guest's kswapd falls behind the reader and the reading task reclaims directly: over the 7 boots of "
               "this recording set direct reclaim scanned 2,898-7,289 pages in the stream (two-list) and 1,280-3,264 "
               "(lru_gen), where the engine's kswapd keeps up (0 direct); kswapd plus direct, 73,166-74,889 and "
-              "72,896-75,136, are within 5% of the engine's kswapd (71,435 and 71,424). The emulated CPUs are slow against "
+              "72,896-75,136, are within 2.4-5.2% of the engine's kswapd (71,435 and 71,424). The emulated CPUs are slow against "
               "the device's bandwidth (qemu61-lrugen-minttl-oom shows it too) and the engine's CPU costs are the reference "
               "machine's (profile.rs CpuCost), not the guest's")
 GS_ALL_OF_A = ("over 7 boots (kernel.boot_seed 0-6 against the 7 recordings) the engine's global reclaim takes all of A's 64 MiB "
@@ -402,7 +402,9 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
 KNOWN612 = {
     "global-stream": [("two-list", "stream", "vmstat.pgscan_direct", TCG_DIRECT), ("lru_gen", "stream", "vmstat.pgscan_direct", TCG_DIRECT)]
     + [("lru_gen", st, m, GS_ALL_OF_A) for st, m in (("wset 3", "read_bytes"), ("wset 3", "memcg.workingset_refault_file"),
-                                                      ("wset 3", "memcg.workingset_activate_file"), ("wset 3", "vmstat.pgscan_kswapd"))],
+                                                      ("wset 3", "memcg.workingset_activate_file"), ("wset 3", "vmstat.pgscan_kswapd"))]
+    + [("lru_gen", st, "memcg.usage_bytes", GS_ALL_OF_A + ". The stream's memcg ends 12.9% fuller in the engine (median "
+        "447.1 MB over the boot seeds against the kernel's 396.1 MB), the room A's pages left") for st in ("stream", "to A")],
     "parent-stream": [("two-list", "wset 3", m, PS_DEACT) for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")],
 }
 
@@ -421,8 +423,8 @@ GUEST61 = {"reserved": 58152, "used": 35254}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"): scenarios whose outcome the kernel
 # draws at random per boot are recorded on several boots, real/NAME.json (the first) and real/NAME-bootN.json; the
-# engine runs once per recording (kernel.boot_seed 0, 1, ...) and each side's median must lie within the other side's
-# range widened by the tolerance. global-stream: 6.3+'s memcg LRU bins (get_random_u32_below()) on 6.12, and the
+# engine runs once per recording (kernel.boot_seed 0, 1, ...) and the engine runs' median must agree with the
+# recordings' median within the tolerance. global-stream: 6.3+'s memcg LRU bins (get_random_u32_below()) on 6.12, and the
 # TCG guest's kswapd/direct split on both; parent-stream: where 6.12's periodic memcg statistics flush falls against
 # the stream (FLUSH_TIME, from boot).
 RECORDING_SETS = {"qemu612-lrugen-global-stream": 7, "qemu61-lrugen-global-stream": 7, "qemu612-lrugen-parent-stream": 7}

@@ -52,7 +52,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, has_mlock, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -874,6 +874,31 @@ def node_memory(out: str) -> dict:
     return nodes
 
 
+# The engine's CPU time for a 4 KiB page of a hot 128 KiB read(): crates/memtwin-engine/src/profile.rs
+# CpuCost::reference() lookup + copy_page + (syscall + user_per_syscall) / 32 (held to the engine by
+# python/tests/test_qemu.py's test_cpu_calibration_reference_is_the_engines).
+REF_HOT_READ_NS_PER_PAGE = 78 + 308 + (169 + 137) / 32
+
+
+def cpu_calibration(out: str) -> dict:
+    """The guest's CPU speed from its @@CALIB line (guest/memtwin_guest.c calibrate_cpu(): the wall
+    time per page of hot 128 KiB reads of a 16 MiB memfd, best of 5): {"hot_read_ns_per_page": X,
+    "cpu_slowdown": X / the engine's figure, rounded, at least 1} for a scenario's `[machine]
+    cpu_slowdown`; {"unavailable": why} when the guest could not measure it."""
+    m = re.search(r"^@@CALIB (\S+) (.*)$", out, re.M)
+    if not m:
+        return {"unavailable": "the guest program printed no @@CALIB line"}
+    if m.group(1) != "hot_read_ns_per_page":
+        return {"unavailable": m.group(2).strip()}
+    try:
+        ns = float(m.group(2))
+    except ValueError:
+        return {"unavailable": f"unreadable @@CALIB figure {m.group(2).strip()!r}"}
+    return {"hot_read_ns_per_page": ns, "cpu_slowdown": max(1, round(ns / REF_HOT_READ_NS_PER_PAGE)),
+            "method": "wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd in memory, best of 5 passes, "
+                      f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
+
+
 def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tuple:
     """(step records sorted by end time, facts about the guest) from the serial console text."""
     out = out.replace("\r", "")
@@ -890,6 +915,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["swap"] = (re.search(r"^@@SWAP (.*)$", out, re.M) or [None, None])[1]
     facts["zswap"] = (re.search(r"^@@ZSWAP (.*)$", out, re.M) or [None, None])[1]
     facts["node_mem_kB"] = node_memory(out)
+    facts["cpu"] = cpu_calibration(out)
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
     facts["oom_killed_tasks"] = [names[int(i)] for i in re.findall(r"^@@KILLED (\d+)$", out, re.M) if int(i) < len(names)]
@@ -936,6 +962,8 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
             res[tracked[int(idx)]] = int(n)
         res, total = step_view(res, step_ops.get(si, []), plan.get("report_resident_pages", "step"))
         metrics = metrics_from(a, b, mi, st)
+        if not has_mlock(plan):
+            metrics.pop("memcg.unevictable_bytes", None)
         # a task SIGKILLed in this step (the OOM killer): the guest program's parent ended the
         # step for it from the zombie (`#killed`), as the engine ends a victim's step
         metrics["oom_killed"] = 1 if "killed" in b_sec else 0
@@ -1074,7 +1102,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "disk": f"{fs_of(plan)[0]} on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
                     "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
-                    "lru_gen": facts["lru_gen"],
+                    "lru_gen": facts["lru_gen"], "cpu": facts["cpu"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),
                     **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),

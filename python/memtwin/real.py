@@ -338,6 +338,12 @@ def step_metrics(cg: Cg, a: Snap, b: Snap, files: dict) -> tuple:
     return metrics_from(a, b, _meminfo(), cg.cgroup_stat()), resident(files)
 
 
+def has_mlock(plan: dict) -> bool:
+    """Whether the scenario mlocks: only then do steps report `memcg.unevictable_bytes`, as the
+    engine's do (sched.rs `finish_step`), so that other runs keep their metrics."""
+    return any(op["op"] == "mlock" for t in plan["tasks"] for op in t["ops"])
+
+
 def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     """The engine-named metrics of one step: snapshots `a` (start) and `b` (end) with attributes
     t, user, sys, iowait, io, memcg (Cg.snapshot), vm (/proc/vmstat); `mi` /proc/meminfo in kB
@@ -791,6 +797,8 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
         if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
             continue
         metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
+        if not has_mlock(plan):
+            metrics.pop("memcg.unevictable_bytes", None)
         if i + 1 == len(ops):
             # The task's work is over: an mmap_probe watching it stops now, not after this
             # step's folio scan (/proc/kpageflags of the whole host: 0.6-0.8 s on 24 GiB, in

@@ -772,3 +772,32 @@ def test_lab_doctor_lists_the_6_12_guest(tmp_path):
     said.clear()
     qemu.doctor(said.append, str(tmp_path), str(tmp_path))
     assert f"guest kernel 6.12 (profiles linux-6.12, linux-6.12-lru_gen): {boot}/vmlinuz-6.12.117+deb12-amd64" in said
+
+
+def test_cpu_calibration_reads_the_guests_figure():
+    out = "@@UNAME 6.1\n@@CALIB hot_read_ns_per_page 17800.0\n@@COLD 0\n"
+    c = qemu.cpu_calibration(out)
+    assert c["hot_read_ns_per_page"] == 17800.0
+    assert c["cpu_slowdown"] == round(17800.0 / qemu.REF_HOT_READ_NS_PER_PAGE) == 45
+    # faster than the reference machine: 1, never 0
+    assert qemu.cpu_calibration("@@CALIB hot_read_ns_per_page 100.0\n")["cpu_slowdown"] == 1
+    assert qemu.cpu_calibration("@@CALIB none memfd_create: Function not implemented\n") == {"unavailable": "memfd_create: Function not implemented"}
+    assert "unavailable" in qemu.cpu_calibration("@@COLD 0\n")
+    assert "unavailable" in qemu.cpu_calibration("@@CALIB hot_read_ns_per_page fast\n")
+
+
+def test_cpu_calibration_reference_is_the_engines(tmp_path):
+    """REF_HOT_READ_NS_PER_PAGE is what the engine charges a page of a hot 128 KiB read (system and
+    user time; the third read, its pages already active as the guest's best passes find them), and
+    `[machine] cpu_slowdown = K` makes it K times that."""
+    from memtwin import api
+
+    s = tmp_path / "s.toml"
+    base = ('[scenario]\nname = "s"\n[machine]\nram = "1G"\n{extra}[kernel]\nprofile = "linux-6.1"\n[devices.sda]\nread_bw = "100M"\n'
+            '[files."/f"]\nsize = "16M"\n[tasks.t]\nops = [{{ op = "read", file = "/f", bufsize = "128K", step = "cold" }}, '
+            '{{ op = "read", file = "/f", bufsize = "128K", step = "warm" }}, {{ op = "read", file = "/f", bufsize = "128K", step = "hot" }}]\n')
+    for k in (1, 45):
+        s.write_text(base.format(extra=f"cpu_slowdown = {k}\n" if k > 1 else ""))
+        m = api.run(str(s)).steps.loc["hot"]
+        per_page = (m["sys_s"] + m["user_s"]) * 1e9 / 4096
+        assert per_page == pytest.approx(k * qemu.REF_HOT_READ_NS_PER_PAGE, rel=0.01), k

@@ -139,6 +139,7 @@ impl Kernel {
         }
         self.memcgs.online.remove(&path);
         self.memcgs.memcgs[m.idx()].state = MemcgState::Dying;
+        self.reclaim_walk_dirty(m);
         // mem_cgroup_css_offline() -> lru_gen_offline_memcg() (6.3+)
         self.lru_gen_offline_memcg(m);
         let parent = self.memcgs.get(m).parent.unwrap_or(MemcgId::ROOT);

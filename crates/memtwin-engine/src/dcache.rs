@@ -83,6 +83,7 @@ impl Kernel {
         if memcg == MemcgId::ROOT || memcg == MemcgId::NONE {
             return;
         }
+        self.reclaim_walk_dirty(memcg);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.kmem_bytes -= bytes;
         let keep = m.kmem_bytes.div_ceil(PAGE_SIZE);
@@ -171,6 +172,7 @@ impl Kernel {
         self.inodes[inode.idx()].dentry.on_lru = true;
         self.superblocks[sb].unused.push_back(inode);
         self.memcgs.memcgs[memcg.idx()].lru_objects += 1;
+        self.reclaim_walk_dirty(memcg);
     }
 
     fn d_lru_del(&mut self, inode: InodeId) {
@@ -278,6 +280,7 @@ impl Kernel {
         }
         self.memcgs.memcgs[memcg.idx()].lru_objects -= moved_lru;
         self.memcgs.memcgs[parent.idx()].lru_objects += moved_lru;
+        self.reclaim_walk_dirty(parent);
         self.memcg_kmem_reparent(memcg, parent, moved_bytes);
     }
 
@@ -306,6 +309,7 @@ impl Kernel {
         if moved_bytes == 0 {
             return;
         }
+        self.reclaim_walk_dirty(memcg);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         let pages = m.kmem_pages;
         m.kmem_bytes -= moved_bytes;

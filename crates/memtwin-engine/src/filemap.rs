@@ -242,7 +242,8 @@ impl Kernel {
     /// `may_reclaim = false` is readahead's `__GFP_NORETRY`.
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
-        if !self.take_resumed(crate::sched::Resumed::PAGE) {
+        // A new page of a large-folio write: its cost is in write_large_folio_page.
+        if !self.take_resumed(crate::sched::Resumed::PAGE) && !self.write_in_large_folio {
             self.cpu(self.cost.add_page);
         }
         let page = self.alloc_page(inode, index).ok_or(IoError::Oom)?;
@@ -865,6 +866,12 @@ impl Kernel {
         // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE); block
         // file systems before 4.7 only.
         let mark_accessed = self.profile.write_marks_accessed || shmem;
+        // 6.18: a file system whose mapping takes large folios writes into folios of the
+        // write's size (`write_begin_get_folio()`, `fgf_set_order(len)`): a new page's
+        // allocation, charge, write_begin/write_end and dirtying are done once a folio, its
+        // measured cost a page is `write_large_folio_page` (M14). The engine still adds,
+        // charges and dirties page by page (the folio is not kept whole), at that cost.
+        let large = !shmem && self.mappings[inode.idx()].max_order > 0;
         let mut stopped = None;
         for index in first..=last {
             self.page_events += 1;
@@ -913,8 +920,12 @@ impl Kernel {
                     // The page's charge may end the task's quantum (`IoError::Again`): the
                     // write goes on from this page at the task's wake-up.
                     self.resched.restartable_next = true;
+                    self.write_in_large_folio = large;
                     let added = self.filemap_add_folio(inode, index, memcg, true);
                     self.resched.restartable_next = false;
+                    if added.is_err() {
+                        self.write_in_large_folio = false;
+                    }
                     if buffers {
                         match added {
                             Ok(p) => {
@@ -934,13 +945,20 @@ impl Kernel {
                     added?
                 }
             };
-            self.cpu(self.cost.copy_page);
+            if self.write_in_large_folio {
+                self.cpu(self.cost.write_large_folio_page);
+            } else {
+                self.cpu(self.cost.copy_page);
+            }
             if mark_accessed {
                 self.folio_mark_accessed(page);
             }
             if !shmem {
-                self.cpu(self.cost.write_begin_end);
+                if !self.write_in_large_folio {
+                    self.cpu(self.cost.write_begin_end);
+                }
                 self.folio_mark_dirty(page);
+                self.write_in_large_folio = false;
                 let ino = &mut self.inodes[inode.idx()];
                 let page_end = end.min((index as u64 + 1) * PAGE_SIZE);
                 if page_end > ino.size {

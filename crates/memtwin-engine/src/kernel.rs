@@ -52,6 +52,13 @@ pub struct Kernel {
     pub lruvecs: Vec<Lruvec>,
     /// The lruvecs' hierarchical LRU sizes (`lruvec_stats`), one entry per lruvec.
     pub lru_stats: crate::mmzone::LruvecStats,
+    /// Global reclaim's index of the memcgs its walk would visit to some effect
+    /// ([`crate::vmscan::WalkIndex`]).
+    pub walk_index: crate::vmscan::WalkIndex,
+    /// Global reclaim walks every memcg instead of using `walk_index` (unit tests compare the
+    /// two).
+    #[cfg(test)]
+    pub(crate) walk_index_off: bool,
     /// The memory cgroup hierarchy.
     pub memcgs: MemcgTree,
     /// The page cache of each inode; index = inode index.
@@ -108,6 +115,10 @@ pub struct Kernel {
     /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
     /// a sleep may end the quantum, and the wake-up of the one that did.
     pub resched: crate::sched::Resched,
+    /// A `write()` is adding and dirtying a new page of a large-folio mapping: its
+    /// allocation, charge and dirtying are in `CpuCost::write_large_folio_page`, paid by
+    /// `generic_perform_write()` (filemap.rs).
+    pub write_in_large_folio: bool,
     /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
     pub dirty_inodes: crate::page_writeback::DirtyInodes,
     /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
@@ -219,6 +230,9 @@ pub struct Kernel {
     /// and `blk_finish_plug()` in `shrink_lruvec()`), and the pages of its requests in order
     /// (swapfile.rs `blk_flush_plug`).
     pub swap_plug: crate::blkdev::BlkPlug,
+    /// `PF_MEMALLOC` of the running context where the engine needs it: a charge forces its
+    /// way past the limit instead of reclaiming (zswap's writeback from `shrink_memcg()`).
+    pub pf_memalloc: bool,
     /// The pages of the plug's requests, in the order they were added.
     pub swap_plug_pages: Vec<crate::types::PageId>,
     /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
@@ -250,6 +264,9 @@ impl Kernel {
                 st.push(None);
                 st
             },
+            walk_index: crate::vmscan::WalkIndex::new(),
+            #[cfg(test)]
+            walk_index_off: false,
             memcgs: MemcgTree::new(version),
             mappings: vec![],
             inodes: vec![],
@@ -303,6 +320,7 @@ impl Kernel {
             wb_queue: Default::default(),
             wb_ended: Default::default(),
             resched: Default::default(),
+            write_in_large_folio: false,
             wb_done: vec![],
             wb_timers: Default::default(),
             wb_timer_armed: vec![],
@@ -316,6 +334,7 @@ impl Kernel {
             zswap: None,
             swap_wb_queue: Default::default(),
             swap_plug: Default::default(),
+            pf_memalloc: false,
             swap_plug_pages: vec![],
             freelist_walk: None,
             vmas: vec![],

@@ -1196,15 +1196,39 @@ impl Kernel {
     /// putback (`move_folios_to_lru()`): a clean file page is evicted (with a shadow entry,
     /// [`Kernel::lru_gen_eviction`]), or with seed 000's `recharge_on_pagecache_get` and limit
     /// reclaim uncharged and put on the root memcg's lruvec, in the generation
-    /// `lru_gen_add_folio()` gives it there (the root's second oldest, or oldest); a
-    /// swap-cache page is freed; another anonymous page is written to swap and put back
+    /// `lru_gen_add_folio()` gives it there (the root's second oldest, or oldest); a mapped
+    /// anonymous page whose PTE is young is activated (`folio_check_references()`, freeing
+    /// its swap-cache copy when swap is getting full); a swap-cache page is freed; another
+    /// anonymous page is written to swap and put back
     /// (`PG_reclaim` under writeback: the second youngest generation), or, when it cannot be
     /// (swap full, tmpfs), activated into the youngest. Returns pages reclaimed.
-    fn lru_gen_reclaim_folio(&mut self, v: usize, p: PageId, sc: &mut ScanControl) -> u64 {
+    pub(crate) fn lru_gen_reclaim_folio(&mut self, v: usize, p: PageId, sc: &mut ScanControl) -> u64 {
         if self.pages[p].test(pg::SWAPBACKED) {
             if self.swap_read_pending(p) {
                 // Locked for its read: put back.
                 self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
+                return 0;
+            }
+            if self.pages[p].test(pg::ANON) && self.anon_folio_referenced_lru_gen(p) {
+                // folio_check_references() of a mapped anonymous page with a young PTE:
+                // folio_referenced_one() runs lru_gen_look_around(), which marks the isolated
+                // page PG_referenced, so it is FOLIOREF_ACTIVATE. activate_locked: "Not a
+                // candidate for swapping, so reclaim swap space" when swap is getting full
+                // (mem_cgroup_swap_full()) - the swap-cache copy of a page read back goes,
+                // its slot freed; the page, PG_active, goes back into the youngest generation
+                // (evict_folios(): set_mask_bits(LRU_REFS_MASK | LRU_REFS_FLAGS, PG_active)),
+                // counted in pgactivate.
+                if self.pages[p].test(pg::SWAPCACHE) && self.mem_cgroup_swap_full(self.pages[p].memcg) {
+                    self.folio_free_swap(p);
+                }
+                let memcg = self.pages[p].memcg;
+                let page = &mut self.pages[p];
+                page.set_refs(0);
+                page.flags &= !(pg::REFERENCED | pg::WORKINGSET);
+                page.flags |= pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
+                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                self.vmstat.count(VmEvent::Pgactivate, 1);
                 return 0;
             }
             if self.pages[p].test(pg::SWAPCACHE) {
@@ -1266,6 +1290,28 @@ impl Kernel {
             self.evict(p, sc.target);
         }
         1
+    }
+
+    /// `folio_referenced()` (mm/rmap.c, 6.1) of isolated anonymous page `p` under the
+    /// multi-generational LRU: the PTE of the VMA that maps it (its anonymous VMA, or the file
+    /// VMA of a private copy; an unmapped swap-cache page has none) is young: then
+    /// `folio_referenced_one()` runs [`Kernel::lru_gen_look_around`] around it (clearing it
+    /// and its young neighbours) and reports one reference. Returns whether it was young.
+    pub(crate) fn anon_folio_referenced_lru_gen(&mut self, p: PageId) -> bool {
+        let (vi, i) = (self.pages[p].mapping.0 as usize, self.pages[p].index);
+        let young = match self.vmas.get(vi) {
+            Some(vm) if vm.live && vm.pages.get(i as usize) == Some(&p) => vm.pte_young(i),
+            _ => false,
+        };
+        if !young {
+            return false;
+        }
+        self.cpu(self.cost.scan_page);
+        self.lru_gen_look_around(VmaId(vi as u32), i, p);
+        // ptep_clear_flush_young_notify() after the look-around finds the PTE old; a huge
+        // page's PMD is cleared by pmdp_clear_flush_young_notify().
+        self.vmas[vi].pte_mkold(i);
+        true
     }
 
     /// `lru_gen_look_around()` (mm/vmscan.c, 6.1), called by `folio_referenced_one()` for a

@@ -926,6 +926,19 @@ impl MemcgTree {
         Ok(())
     }
 
+    /// The tree's generation: it changes whenever a memcg is created or freed.
+    #[inline]
+    pub fn topology_gen(&self) -> u64 {
+        self.topology_gen
+    }
+
+    /// Whether no memcg has memory.min or memory.low and no effective protection is left
+    /// from one (every `emin`/`elow` is 0; `calculate_protection()` has nothing to do).
+    #[inline]
+    pub fn no_protection(&self) -> bool {
+        self.nr_protected == 0 && !self.eprot_left
+    }
+
     /// `mem_cgroup_below_min()`.
     pub fn below_min(&self, m: MemcgId) -> bool {
         let pc = &self.memcgs[m.idx()].counter;
@@ -1015,6 +1028,12 @@ impl Kernel {
 
     /// The body of [`Kernel::try_charge_memcg`], its loop's locals in `st`.
     fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool, st: &mut crate::sched::ChargeLoop) -> Result<(), ChargeError> {
+        if self.pf_memalloc {
+            // "Prevent unbounded recursion when reclaim operations need to allocate memory"
+            // (PF_MEMALLOC): goto force.
+            self.memcgs.counter_charge(memcg, nr);
+            return Ok(());
+        }
         loop {
             // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
             // not swap, which would not lower memsw ("reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP").
@@ -1153,7 +1172,10 @@ impl Kernel {
     /// `mem_cgroup_charge()` of a page-cache page: charge it to `memcg` and move it to that
     /// memcg's LRU if it is on one. Counts v1 `pgpgin` and the `file` stat.
     pub fn mem_cgroup_charge(&mut self, page: PageId, memcg: MemcgId, may_reclaim: bool) -> Result<(), ChargeError> {
-        self.cpu(self.cost.charge);
+        // A new page of a large-folio write: its cost is in write_large_folio_page.
+        if !self.write_in_large_folio {
+            self.cpu(self.cost.charge);
+        }
         self.try_charge_memcg(memcg, 1, may_reclaim)?;
         self.commit_charge(page, memcg);
         Ok(())

@@ -104,7 +104,15 @@ pub struct LruvecStats {
     /// Whether the rstat copy is kept (the profile reads it); off, [`LruvecStats::flushed_subtree_size`]
     /// is the exact size.
     rstat_copy: bool,
+    /// The lruvecs whose verdict was forgotten since global reclaim's walk index last looked
+    /// (each once per verdict: [`LruvecStats::act_dirty`] of a recorded one).
+    dirtied: Vec<u32>,
 }
+
+/// An lruvec's reclaim-walk verdict is unknown ([`LruvecStats::act_level`]): its lists, or its
+/// memcg's shadow nodes, slab, dentries or state, changed since the walk last looked, so the
+/// next walk visits its memcg.
+pub const ACT_DIRTY: u8 = u8::MAX;
 
 /// One lruvec's entry in [`LruvecStats`].
 #[derive(Clone, Copy, Debug, Default)]
@@ -128,6 +136,11 @@ struct LruvecStatNode {
     flushed_anon: [u64; 2],
     /// The period whose flush `flushed` and `flushed_anon` hold.
     flushed_epoch: u64,
+    /// The reclaim walk's verdict on the lruvec (see [`ACT_DIRTY`]): the bit length of the
+    /// OR of its four lists' page counts, at or above which priorities `shrink_lruvec()`
+    /// scans nothing there; [`ACT_DIRTY`] once anything it was computed from changed. Kept
+    /// here because every change of a list's size passes through [`LruvecStats::update`].
+    act: u8,
 }
 
 impl LruvecStats {
@@ -143,7 +156,52 @@ impl LruvecStats {
             flushed: [0; 4],
             flushed_anon: [0; 2],
             flushed_epoch: 0,
+            act: ACT_DIRTY,
         });
+    }
+
+    /// Lruvec `v`'s reclaim-walk verdict: [`ACT_DIRTY`], or the bit length of its lists'
+    /// sizes OR'ed, as the walk left it ([`LruvecStats::set_act_level`]).
+    #[inline(always)]
+    pub fn act_level(&self, v: usize) -> u8 {
+        self.nodes[v].act
+    }
+
+    /// Record lruvec `v`'s reclaim-walk verdict.
+    #[inline(always)]
+    pub fn set_act_level(&mut self, v: usize, level: u8) {
+        self.nodes[v].act = level;
+    }
+
+    /// Forget lruvec `v`'s reclaim-walk verdict: something it was computed from changed.
+    #[inline(always)]
+    pub fn act_dirty(&mut self, v: usize) {
+        if self.nodes.get(v).is_some_and(|e| e.act != ACT_DIRTY) {
+            self.act_forget(v);
+        }
+    }
+
+    /// [`LruvecStats::act_dirty`] of a recorded verdict (once per walk's visit at most).
+    #[cold]
+    #[inline(never)]
+    fn act_forget(&mut self, v: usize) {
+        self.nodes[v].act = ACT_DIRTY;
+        self.dirtied.push(v as u32);
+    }
+
+    /// Whether a verdict was forgotten since [`LruvecStats::drain_dirtied`].
+    #[inline(always)]
+    pub fn has_dirtied(&self) -> bool {
+        !self.dirtied.is_empty()
+    }
+
+    /// Each lruvec whose verdict was forgotten since the last call, with its verdict now
+    /// (recorded again since, or [`ACT_DIRTY`]).
+    pub fn drain_dirtied(&mut self, mut f: impl FnMut(u32, u8)) {
+        for &v in &self.dirtied {
+            f(v, self.nodes[v as usize].act);
+        }
+        self.dirtied.clear();
     }
 
     /// Lruvecs registered.
@@ -173,6 +231,7 @@ impl LruvecStats {
 
     #[inline(always)]
     fn update_units(&mut self, v: u32, list: usize, units: u64, pages: u64, add: bool) {
+        self.act_dirty(v as usize);
         if list >= 4 {
             return;
         }

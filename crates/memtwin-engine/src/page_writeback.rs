@@ -501,7 +501,10 @@ impl Kernel {
         if self.pages[page].test(pg::DIRTY) {
             return;
         }
-        self.cpu(self.cost.dirty_page);
+        // A new page of a large-folio write: its cost is in write_large_folio_page.
+        if !self.write_in_large_folio {
+            self.cpu(self.cost.dirty_page);
+        }
         self.pages[page].flags |= pg::DIRTY;
         // folio_account_dirtied(): /proc/<pid>/io write_bytes counts the task that dirties a
         // page (task_io_account_write()), whoever writes it back later.

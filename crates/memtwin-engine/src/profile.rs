@@ -538,6 +538,10 @@ pub struct KernelProfile {
     /// (dirty, kept in the swap cache, activated), and the shrink worker's `shrink_memcg()`
     /// skips the memcg (-ENOENT). Before 6.8 the file does not exist.
     pub zswap_writeback_knob: bool,
+    /// `zswap_store()` of a page whose memcg is at memory.zswap.max first writes back one entry
+    /// of that memcg's zswap LRU (`shrink_memcg()`, 6.8+: a65b0e7607cc "zswap: make shrinking
+    /// memcg-aware"), and stores if it did; before, the store is refused.
+    pub zswap_shrink_memcg: bool,
     /// zswap keeps a page that does not compress below a page as it is (6.18, against 6.12
     /// and before, where LZO's output past `PAGE_SIZE` fails the store: zsmalloc refuses an
     /// object larger than `ZS_MAX_ALLOC_SIZE`, or the one-page request overruns). The engine
@@ -757,6 +761,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_modelled: false,
         zswap_direct: false,
         zswap_writeback_knob: false,
+        zswap_shrink_memcg: false,
         zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ..LargeFolios::NONE },
@@ -807,6 +812,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_modelled: true,
         zswap_direct: true,
         zswap_writeback_knob: true,
+        zswap_shrink_memcg: true,
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
         ..linux_6_6.clone()
@@ -930,14 +936,12 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_modelled: true,
         zswap_direct: true,
         zswap_writeback_knob: true,
+        zswap_shrink_memcg: true,
         zswap_incompressible_as_is: true,
         swapin_maps_writable: true,
-        // 6.18 has 6.12's ratelimited flush too, but this host's recordings do not show it
-        // yet: with it, host-stall-cp4x-p16m and -cp8x-p64m (a copy through a 128M v1 memcg)
-        // move out of tolerance (file 17-19%); not switched on until that is understood.
-        memcg_stats_ratelimited_reclaim: false,
         blk_plug_peeks_oldest: true,
         throtl_trim_keeps_one_slice: true,
+        memcg_stats_ratelimited_reclaim: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
@@ -970,6 +974,7 @@ pub fn profile(name: &str) -> Option<KernelProfile> {
 /// | M11 first-touch anonymous fault of a base page (THP `madvise`, none asked), kernel time; munmap of them (lab/measurements/anon_fault_cost.py, 2026-11-28: p10 of 200 rounds of 18 MiB, three runs 1288, 1305, 1315; munmap 249-254) | 1305; 250 |
 /// | M12 the same with `MADV_HUGEPAGE`: 9 huge-page faults per round (three runs 141, 144, 152); munmap | 150; 13 |
 /// | M13 memcg reclaim that frees nothing: `try_to_free_mem_cgroup_pages()` meeting only folios under read, per `shrink_inactive_list()` call (lab/measurements/reclaim_call_cost.py, 2026-11-28, load 10) | 748 |
+/// | M14 `write()` of 128 KiB creating a 512 MiB file on the host's ext4 in large folios (6.18, no limit, nothing synced; lab/measurements/write_cost_large_folios.py, 2026-11-29, loadavg 8: 1023, 657, 658, the first on a cold allocator; median) | 658 |
 ///
 /// M11 and M12 are 10th percentiles: the median base-page fault doubles (2.1-2.2 us) while the
 /// other vCPU builds (the zone and LRU locks and the pcp lists are shared), the huge page's
@@ -1038,6 +1043,11 @@ pub struct CpuCost {
     /// `ext4_da_write_begin()`/`ext4_da_write_end()`: page lookup and lock, buffers, journal
     /// handle): M9 - M7.
     pub write_begin_end: u64,
+    /// `write()` of a new page-cache page where the file system writes large folios (6.18
+    /// ext4: `write_begin_get_folio()` asks for `fgf_set_order(len)`), everything per 4 KiB:
+    /// the copy, the folio's allocation, insertion, charge and LRU add, `write_begin()` /
+    /// `write_end()` and its dirtying, each done once per folio in the kernel: M14.
+    pub write_large_folio_page: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
     /// User time of `grep` scanning one 4 KiB page for a fixed string: GNU grep 3.8 over a
@@ -1087,6 +1097,7 @@ impl CpuCost {
             reclaim_call: 1_500,
             dirty_page: 140,
             write_begin_end: 660,
+            write_large_folio_page: 658,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
@@ -1097,6 +1108,43 @@ impl CpuCost {
             zap_thp: 6_400,
             compact_scan_page: 20,
             migrate_page: 2_040,
+        }
+    }
+
+    /// The table on a machine whose CPUs are `k` times slower than the reference machine's
+    /// (`[machine] cpu_slowdown`): every entry `k` times longer. For the QEMU/TCG lab, whose
+    /// emulated CPUs run the kernel's code tens of times slower while QEMU's throttle serves
+    /// the disk at its rate in the host's time: `memtwin real --on qemu` measures the guest's
+    /// factor (`real.machine.cpu.cpu_slowdown`, a hot read of a cached file against
+    /// `syscall`/`user_per_syscall`/`lookup`/`copy_page`).
+    pub fn scaled(&self, k: u64) -> CpuCost {
+        CpuCost {
+            syscall: self.syscall * k,
+            user_per_syscall: self.user_per_syscall * k,
+            lookup: self.lookup * k,
+            copy_page: self.copy_page * k,
+            activate: self.activate * k,
+            add_page: self.add_page * k,
+            charge: self.charge * k,
+            submit_io: self.submit_io * k,
+            scan_page: self.scan_page * k,
+            evict_page: self.evict_page * k,
+            refault: self.refault * k,
+            reclaim_call: self.reclaim_call * k,
+            shrink_list_call: self.shrink_list_call * k,
+            write_large_folio_page: self.write_large_folio_page * k,
+            dirty_page: self.dirty_page * k,
+            write_begin_end: self.write_begin_end * k,
+            spawn: self.spawn * k,
+            grep_scan_page: self.grep_scan_page * k,
+            mmap_call: self.mmap_call * k,
+            anon_fault: self.anon_fault * k,
+            clear_page: self.clear_page * k,
+            thp_fault: self.thp_fault * k,
+            zap_page: self.zap_page * k,
+            zap_thp: self.zap_thp * k,
+            compact_scan_page: self.compact_scan_page * k,
+            migrate_page: self.migrate_page * k,
         }
     }
 }

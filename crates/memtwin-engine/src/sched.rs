@@ -328,6 +328,9 @@ impl Simulation {
             k.mount(&format!("(boot {i})"), "boot");
         }
         k.root_fs_order0 = !scn.machine.fs_features.is_empty();
+        if scn.machine.cpu_slowdown != 1 {
+            k.cost = k.cost.scaled(scn.machine.cpu_slowdown);
+        }
         for d in &scn.devices {
             k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }

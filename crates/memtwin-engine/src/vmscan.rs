@@ -5,7 +5,7 @@ use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
-use crate::mmzone::LruList;
+use crate::mmzone::{LruList, ACT_DIRTY};
 use crate::profile::{InactiveRatio, ReclaimThrottle, ReclaimWalk};
 use crate::profile::ScanBalance as ScanModel;
 use crate::types::{int_sqrt, MemcgId, PageId};
@@ -207,6 +207,83 @@ pub fn scan_fraction_rotated(swappiness: u64, scanned: [u64; 2], rotated: [u64; 
     (ap, fp, ap + fp + 1)
 }
 
+/// Global reclaim's index of the memcgs its walk would visit to some effect, per priority
+/// (the walk over the root's subtree that `shrink_node_memcgs()` repeats at every priority of
+/// every global reclaim). Each visit records the memcg's verdict
+/// ([`Kernel::reclaim_walk_note`]): the bit length of its lists' sizes, at or below which a
+/// priority finds `size >> priority` = 0 to scan in every list, or
+/// [`crate::mmzone::ACT_DIRTY`] where a visit may act at any priority; anything the verdict
+/// is computed from forgets it ([`crate::mmzone::LruvecStats::act_dirty`]). Bit `i` of
+/// `bits[p]` is set when the `i`th memcg of the walk has a verdict above `p`: the walk at
+/// priority `p` visits those and passes over the rest, in its order, at the cost of the
+/// words it reads and the memcgs it visits.
+#[derive(Clone, Debug, Default)]
+pub struct WalkIndex {
+    /// The memcg tree's `topology_gen` when `order` was listed (`u64::MAX`: never).
+    gen: u64,
+    /// The root's subtree in the walk's order.
+    pub(crate) order: Vec<MemcgId>,
+    /// Per memcg, its place in `order` (`u32::MAX`: not in it).
+    pos: Vec<u32>,
+    /// Per memcg, the verdict over its lruvecs (the highest) the bitsets hold.
+    level: Vec<u8>,
+    /// Per priority `0..=DEF_PRIORITY`, over `order`: the memcgs with a verdict above it.
+    bits: [Vec<u64>; DEF_PRIORITY as usize + 1],
+}
+
+impl WalkIndex {
+    /// An index to be built at the first walk.
+    pub fn new() -> Self {
+        WalkIndex { gen: u64::MAX, ..Default::default() }
+    }
+
+    /// Record `memcg`'s verdict, its bits in every priority's set.
+    #[inline]
+    fn set_level(&mut self, memcg: MemcgId, level: u8) {
+        let Some(old) = self.level.get_mut(memcg.idx()) else { return };
+        if *old == level {
+            return;
+        }
+        let (lo, hi) = ((*old).min(level) as usize, ((*old).max(level) as usize).min(DEF_PRIORITY as usize + 1));
+        let up = level > *old;
+        *old = level;
+        let i = self.pos[memcg.idx()];
+        if i == u32::MAX {
+            return;
+        }
+        let (w, bit) = (i as usize / 64, 1u64 << (i % 64));
+        for p in lo..hi {
+            if up {
+                self.bits[p][w] |= bit;
+            } else {
+                self.bits[p][w] &= !bit;
+            }
+        }
+    }
+
+    /// The first place at or after `from` in the walk whose memcg has a verdict above
+    /// priority `p`, or `order.len()`.
+    #[inline]
+    fn next_set(&self, p: usize, from: usize) -> usize {
+        let bits = &self.bits[p];
+        let mut w = from / 64;
+        if w >= bits.len() {
+            return self.order.len();
+        }
+        let mut word = bits[w] & (u64::MAX << (from % 64));
+        loop {
+            if word != 0 {
+                return (w * 64 + word.trailing_zeros() as usize).min(self.order.len());
+            }
+            w += 1;
+            if w >= bits.len() {
+                return self.order.len();
+            }
+            word = bits[w];
+        }
+    }
+}
+
 /// What one `shrink_inactive_list()` batch leaves to its end, as the kernel does or with the
 /// same result: the isolated folios' pages for the lruvec's hierarchical sizes
 /// (`isolate_lru_folios()` -> `update_lru_sizes()` once per batch), the freed pages' charge
@@ -371,6 +448,9 @@ impl Kernel {
     /// skip those protected by memory.min (always) and memory.low (first pass), and shrink
     /// each one's lruvec.
     fn shrink_node_memcgs(&mut self, sc: &mut ScanControl) {
+        if sc.target == MemcgId::ROOT && self.reclaim_walk_index() {
+            return self.shrink_node_memcgs_indexed(sc);
+        }
         // calculate_protection() leaves the subtree, pre-order, in `list`.
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(sc.target, &mut list);
@@ -423,6 +503,175 @@ impl Kernel {
             self.reclaim_iter[sc.target.idx()][slot] = stopped_at.unwrap_or(MemcgId::NONE);
         }
         self.scratch_memcgs = list;
+    }
+
+    /// Whether reclaim's walk may pass over memcgs by the verdicts it recorded
+    /// ([`crate::mmzone::LruvecStats::act_level`]): where a visit's work depends only on what
+    /// the verdicts are computed from. Not with memory.min/low anywhere (the walk's
+    /// protection tests and the proportional scan), swap (the anonymous lists' rebalancing
+    /// at the end of `shrink_lruvec()`), `throttle_vm_writeout()` (2.6-4.8) or the
+    /// multi-generational LRU (its own walk and aging).
+    #[inline]
+    fn reclaim_walk_index(&self) -> bool {
+        #[cfg(test)]
+        if self.walk_index_off {
+            return false;
+        }
+        self.swap.is_none() && !self.profile.throttle_vm_writeout && !self.profile.lru_gen && self.memcgs.no_protection()
+    }
+
+    /// [`Kernel::shrink_node_memcgs`] of global reclaim where the walk may pass over memcgs
+    /// (`reclaim_walk_index()`): the same visits in the same order, found in [`WalkIndex`]'s
+    /// bitset of the root's subtree for this priority instead of by a visit to each memcg.
+    /// Between two visits, the memcgs passed over would each have done nothing; the walk's
+    /// tests after such a visit (a pending reschedule, a shared walk's target met) are made
+    /// once for the run, at its first memcg, as the walk would have made them there.
+    fn shrink_node_memcgs_indexed(&mut self, sc: &mut ScanControl) {
+        debug_assert!(sc.target == MemcgId::ROOT && !self.profile.lru_gen);
+        self.walk_index_sync();
+        if self.swap.is_some() || self.profile.deactivate_on_refault {
+            // The subtree is read only under the multi-generational LRU.
+            self.prepare_scan_count(sc, &[]);
+        }
+        let slot = match self.profile.reclaim_walk {
+            ReclaimWalk::Full => None,
+            ReclaimWalk::SharedPerPriority => sc.cgroup_reclaim.then_some(sc.priority as usize),
+            ReclaimWalk::Shared => (!sc.kswapd && !sc.memcg_full_walk).then_some(0),
+        };
+        let shared = slot.is_some();
+        let n = self.walk_index.order.len();
+        let start = match slot {
+            Some(slot) => {
+                let last = self.reclaim_iter[MemcgId::ROOT.idx()][slot];
+                let at = if last == MemcgId::NONE { None } else { self.walk_index.pos.get(last.idx()).copied().filter(|&p| p != u32::MAX) };
+                at.map(|i| i as usize + 1).filter(|&i| i < n).unwrap_or(0)
+            }
+            None => 0,
+        };
+        let p = sc.priority.min(DEF_PRIORITY) as usize;
+        let mut stopped_at = None;
+        let mut cur = start;
+        loop {
+            self.walk_index_drain();
+            let next = self.walk_index.next_set(p, cur);
+            if next > cur {
+                // memcgs cur..next pass over: each visit would have done nothing, then these.
+                if self.resched_pending() {
+                    break;
+                }
+                if shared && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                    stopped_at = Some(self.walk_index.order[cur]);
+                    break;
+                }
+            }
+            if next >= n {
+                break;
+            }
+            let m = self.walk_index.order[next];
+            cur = next + 1;
+            // No memory.min/low anywhere (`reclaim_walk_index()`): nothing is protected.
+            self.shrink_lruvec(m, sc);
+            if self.resched_pending() {
+                break;
+            }
+            self.shrink_shadow_nodes(m);
+            self.shrink_slab_sb(m, sc.priority);
+            self.reclaim_walk_note(m);
+            if shared && sc.nr_reclaimed >= sc.nr_to_reclaim {
+                stopped_at = Some(m);
+                break;
+            }
+        }
+        if let Some(slot) = slot {
+            self.reclaim_iter[MemcgId::ROOT.idx()][slot] = stopped_at.unwrap_or(MemcgId::NONE);
+        }
+    }
+
+    /// Bring [`WalkIndex`] up to the memcg tree: after a memcg was created or freed, list the
+    /// root's subtree again (in [`crate::memcontrol::MemcgTree::subtree`]'s order, the walk's)
+    /// and rebuild the bitsets from the lruvecs' verdicts.
+    fn walk_index_sync(&mut self) {
+        let gen = self.memcgs.topology_gen();
+        if self.walk_index.gen == gen {
+            return;
+        }
+        let w = &mut self.walk_index;
+        w.gen = gen;
+        self.memcgs.subtree(MemcgId::ROOT, &mut w.order);
+        let nr = self.memcgs.len();
+        w.pos.clear();
+        w.pos.resize(nr, u32::MAX);
+        w.level.clear();
+        w.level.resize(nr, 0);
+        let words = w.order.len().div_ceil(64);
+        for b in w.bits.iter_mut() {
+            b.clear();
+            b.resize(words, 0);
+        }
+        self.lru_stats.drain_dirtied(|_, _| {});
+        for i in 0..self.walk_index.order.len() {
+            let m = self.walk_index.order[i];
+            self.walk_index.pos[m.idx()] = i as u32;
+            let level = self.memcg_act_level(m);
+            self.walk_index.set_level(m, level);
+        }
+    }
+
+    /// Apply to [`WalkIndex`] the lruvecs whose verdict was forgotten since it last looked.
+    #[inline]
+    fn walk_index_drain(&mut self) {
+        if !self.lru_stats.has_dirtied() {
+            return;
+        }
+        let nodes = self.nr_nodes as usize;
+        let w = &mut self.walk_index;
+        self.lru_stats.drain_dirtied(|v, act| {
+            if act == ACT_DIRTY {
+                w.set_level(MemcgId((v as usize / nodes) as u32), ACT_DIRTY);
+            }
+        });
+    }
+
+    /// A memcg's verdict over its lruvecs of every node: the highest.
+    fn memcg_act_level(&self, memcg: MemcgId) -> u8 {
+        let base = self.lruvec_idx(memcg, 0);
+        (0..self.nr_nodes as usize).map(|n| self.lru_stats.act_level(base + n)).max().unwrap_or(ACT_DIRTY)
+    }
+
+    /// Record `memcg`'s verdicts after the walk's visit: [`crate::mmzone::ACT_DIRTY`] where a
+    /// visit may act at any priority (a dying memcg, whose remaining cache is scraped out;
+    /// shadow nodes over the shrinker's limit; unused dentries on its lists), else per lruvec
+    /// the bit length of its four lists' page counts OR'ed: `shrink_lruvec()` scans nothing
+    /// at a priority at or above it.
+    fn reclaim_walk_note(&mut self, memcg: MemcgId) {
+        let mc = self.memcgs.get(memcg);
+        let always = mc.state != crate::memcontrol::MemcgState::Online
+            || mc.lru_objects != 0
+            || (self.shadow_nodes[memcg.idx()].count != 0 && self.shadow_nodes[memcg.idx()].count > self.shadow_nodes_max(memcg));
+        for nid in 0..self.nr_nodes {
+            let v = self.lruvec_idx(memcg, nid);
+            let level = if always {
+                ACT_DIRTY
+            } else {
+                let l = &self.lruvecs[v].lists;
+                let any = l[LruList::InactiveAnon as usize].pages | l[LruList::ActiveAnon as usize].pages | l[LruList::InactiveFile as usize].pages | l[LruList::ActiveFile as usize].pages;
+                (64 - any.leading_zeros()) as u8
+            };
+            self.lru_stats.set_act_level(v, level);
+        }
+        let level = self.memcg_act_level(memcg);
+        self.walk_index.set_level(memcg, level);
+    }
+
+    /// Forget `memcg`'s reclaim-walk verdicts ([`Kernel::reclaim_walk_note`]): its shadow
+    /// nodes, slab, dentries or state changed (its lists' changes reach
+    /// [`crate::mmzone::LruvecStats`] directly).
+    #[inline]
+    pub(crate) fn reclaim_walk_dirty(&mut self, memcg: MemcgId) {
+        if memcg != MemcgId::NONE {
+            let v = self.lruvec_idx(memcg, 0);
+            self.lru_stats.act_dirty(v);
+        }
     }
 
     /// `get_scan_count()` + `shrink_lruvec()`: scan each file list by `size >> priority` in

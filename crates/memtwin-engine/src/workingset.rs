@@ -72,6 +72,8 @@ impl Kernel {
             let list = &mut self.shadow_nodes[m.idx()];
             list.nodes.push_back((inode, chunk, gen));
             list.count += 1;
+            // One more node may put the list over the shrinker's limit.
+            self.reclaim_walk_dirty(m);
         } else if !shadow_only && node.on_lru {
             node.on_lru = false;
             let m = node.owner;
@@ -95,10 +97,10 @@ impl Kernel {
         }
     }
 
-    /// [`Kernel::shrink_shadow_nodes`] of a memcg with shadow nodes on its list.
-    #[inline(never)]
-    fn shrink_shadow_nodes_listed(&mut self, memcg: MemcgId) {
-        let max_nodes = match self.profile.shadow_node_cap {
+    /// `count_shadow_nodes()`'s limit for `memcg`'s list: the nodes the shadow-node shrinker
+    /// keeps (see [`Kernel::shrink_shadow_nodes`]).
+    pub(crate) fn shadow_nodes_max(&self, memcg: MemcgId) -> u64 {
+        match self.profile.shadow_node_cap {
             crate::profile::ShadowNodeCap::MemcgLruAndSlab => {
                 let lru: u64 = if self.profile.lru_gen {
                     LruList::ALL.iter().map(|&x| self.memcg_lru_size(memcg, x)).sum()
@@ -115,7 +117,13 @@ impl Kernel {
                 (lru + slab) >> (XA_CHUNK_SHIFT - 3)
             }
             crate::profile::ShadowNodeCap::NodePresent => self.present_pages >> (1 + XA_CHUNK_SHIFT - 3),
-        };
+        }
+    }
+
+    /// [`Kernel::shrink_shadow_nodes`] of a memcg with shadow nodes on its list.
+    #[inline(never)]
+    fn shrink_shadow_nodes_listed(&mut self, memcg: MemcgId) {
+        let max_nodes = self.shadow_nodes_max(memcg);
         while self.shadow_nodes[memcg.idx()].count > max_nodes {
             let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
             let live = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.on_lru && n.gen == gen);

@@ -12,7 +12,8 @@
 //! oldest pool page's entries back to swap, `zswap_writeback_entry()`), until it is back under
 //! `accept_threshold_percent` of that; when the compressed page does not fit a zbud buddy
 //! (`reject_compress_poor`), or does not fit the one page the compressor may write (LZO's
-//! output of incompressible data: compression fails, counted nowhere); or when the memcg is at its memory.zswap.max (5.19+, cgroup v2).
+//! output of incompressible data: compression fails, counted nowhere); or when the memcg is at its memory.zswap.max (5.19+, cgroup v2; from 6.8 the store first
+//! writes back one of the memcg's entries, `shrink_memcg()`, and goes on if it did).
 //! `swap_readpage()` asks `frontswap_load()` first: an entry is decompressed, no I/O, and
 //! (6.1: loads are not exclusive) stays until its slot is freed (`swap_entry_free()` ->
 //! `frontswap_invalidate_page()`). The compressed bytes are charged to the page's memcg as
@@ -322,6 +323,10 @@ pub struct Zswap {
     /// zswap's LRU of entries (6.8+ `zswap_list_lru`; zsmalloc pools): slots in store order,
     /// stale ones skipped when met; and each slot's `entry->referenced`.
     lru: std::collections::VecDeque<u32>,
+    /// Each memcg's part of `zswap_list_lru` (`list_lru_walk_one(&zswap_list_lru, nid, memcg)`
+    /// walks it alone), by memcg index: slots in store order, stale ones (loaded, invalidated,
+    /// written back, or the slot's entry now another memcg's) skipped when met.
+    memcg_lru: Vec<std::collections::VecDeque<u32>>,
     referenced: Vec<bool>,
     /// What each slot's last stored page held (for a page stored again unmapped).
     fills: Vec<AnonFill>,
@@ -338,7 +343,7 @@ pub struct Zswap {
 impl Zswap {
     /// zswap with `params`, an empty pool.
     pub fn new(params: ZswapParams) -> Zswap {
-        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), referenced: vec![], fills: vec![], reached_full: false, shrink_queued: false, reclaiming: NIL, reclaim_freed: false }
+        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, shrink_queued: false, reclaiming: NIL, reclaim_freed: false }
     }
 
     /// `zswap_pool_total_size` in pages (zbud: `pages_nr`; zsmalloc: `zs_get_total_pages()`).
@@ -451,7 +456,11 @@ impl Kernel {
         let memcg = self.pages[p].memcg;
         let v2 = self.memcgs.version == CgroupVersion::V2 && self.profile.zswap_memcg && memcg != MemcgId::NONE;
         if v2 && !self.obj_cgroup_may_zswap(memcg) {
-            return false;
+            // 6.8+: "if (shrink_memcg(memcg)) goto reject;" - one entry of the page's memcg
+            // written back, then the store goes on (the limit is not checked again).
+            if !self.profile.zswap_shrink_memcg || !self.shrink_memcg(memcg) {
+                return false;
+            }
         }
         let totalram = self.managed_pages();
         let z = self.zswap.as_mut().expect("zswap");
@@ -507,6 +516,12 @@ impl Kernel {
             // zswap_lru_add(): "entry->referenced = true", at the LRU's tail.
             z.referenced[slot as usize] = true;
             z.lru.push_back(slot);
+            if v2 {
+                if z.memcg_lru.len() <= memcg.idx() {
+                    z.memcg_lru.resize(memcg.idx() + 1, Default::default());
+                }
+                z.memcg_lru[memcg.idx()].push_back(slot);
+            }
         }
         if handle == SAME_FILLED {
             z.stats.same_filled_pages += 1;
@@ -879,6 +894,40 @@ impl Kernel {
                 failures += 1;
             }
         }
+    }
+
+    /// `shrink_memcg()` (mm/zswap.c, 6.12) from `zswap_store()` at memory.zswap.max: -ENOENT
+    /// (false) when `memcg` has writeback disabled, is offline or has no entry; else one step
+    /// of `list_lru_walk_one()` over its part of zswap's LRU (`nr_to_walk` = 1, one node)
+    /// with `shrink_memcg_cb()`: the head entry, when referenced, loses the bit and rotates to
+    /// the tail (`LRU_ROTATE`: nothing shrunk, -EAGAIN, false); else it moves to the tail and
+    /// is written back (`zswap_writeback_entry()`; a failure counts `reject_reclaim_fail`,
+    /// false). Returns whether an entry was written back. The writeback's swap-cache page is
+    /// charged by force: the store runs in reclaim (`PF_MEMALLOC`: `try_charge_memcg()`'s
+    /// "goto force").
+    pub fn shrink_memcg(&mut self, memcg: MemcgId) -> bool {
+        if !self.mem_cgroup_zswap_writeback_enabled(memcg) || self.memcgs.get(memcg).state != crate::memcontrol::MemcgState::Online {
+            return false;
+        }
+        let slot = loop {
+            let z = self.zswap.as_mut().expect("zswap");
+            let Some(slot) = z.memcg_lru.get_mut(memcg.idx()).and_then(|l| l.pop_front()) else { return false };
+            if z.entry_len(slot).is_some() && self.swap.as_ref().is_some_and(|a| a.slot_in_use(slot) && a.slot_memcg(slot) == memcg) {
+                break slot;
+            }
+        };
+        let z = self.zswap.as_mut().expect("zswap");
+        z.memcg_lru[memcg.idx()].push_back(slot);
+        if std::mem::replace(&mut z.referenced[slot as usize], false) {
+            return false;
+        }
+        let outer = std::mem::replace(&mut self.pf_memalloc, true);
+        let ok = self.zswap_writeback_entry(slot);
+        self.pf_memalloc = outer;
+        if !ok {
+            self.zswap.as_mut().expect("zswap").stats.reject_reclaim_fail += 1;
+        }
+        ok
     }
 
     /// `zswap_writeback_entry()` of slot `slot`: a new swap-cache page for it

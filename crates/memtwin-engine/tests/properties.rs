@@ -32,7 +32,8 @@ fn fill_of(f: u8) -> memtwin_engine::zswap::AnonFill {
     [AnonFill::Byte, AnonFill::Same, AnonFill::Random(1024), AnonFill::Random(4096)][f as usize]
 }
 
-/// property test: a task's ops are mostly mmap, touch, madvise, mlock, msync, munmap.
+/// property test: a task's ops are mostly mmap, touch, madvise, mlock, msync, munmap, of file
+/// and anonymous mappings.
 fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
     prop_oneof![
         3 => (0..nfiles, prop::bool::ANY, prop::bool::ANY, prop::bool::ANY, 0u8..3).prop_map(|(file, shared, exec, populate, adv)| OpKind::Mmap {
@@ -78,6 +79,10 @@ fn map_op_strategy(nfiles: usize) -> BoxedStrategy<OpKind> {
             access: MapAccess { write, offset: 0, length: None, pattern: [TouchPattern::Sequential, TouchPattern::Random { count: 700 }, TouchPattern::Strided { stride: 3 }][pat as usize] },
         }),
         1 => (0usize..2, 0u64..4 << 20).prop_map(|(i, offset)| OpKind::Madvise { name: format!("m{i}"), advice: MAdvice::DontNeed, offset: offset & !4095, length: Some(1 << 20) }),
+        // mlock/munlock of anonymous memory: its pages on the unevictable list (never swapped),
+        // new pages faulted straight onto it, put back on the inactive anon list at munlock;
+        // an mlock over the limit ends in the OOM killer.
+        1 => (0usize..2, prop::bool::ANY).prop_map(|(i, lock)| OpKind::Mlock { name: format!("m{i}"), lock }),
     ]
     .boxed()
 }
@@ -232,6 +237,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         boot_superblocks: 3,
                         fs: "ext4".into(),
                         fs_features: vec![],
+                        cpu_slowdown: 1,
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,

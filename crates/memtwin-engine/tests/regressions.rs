@@ -34,6 +34,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             boot_superblocks: 3,
             fs: "ext4".into(),
             fs_features: vec![],
+            cpu_slowdown: 1,
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,

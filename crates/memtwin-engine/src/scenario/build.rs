@@ -698,7 +698,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![] };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1 };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -847,7 +847,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         other => cx.err(&v.loc, format!("machine.fs_features must be an array of strings, not {}", other.type_name()), "write fs_features = [\"verity\"]"),
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features"]);
+                if let Some(v) = t.get("cpu_slowdown") {
+                    match get_uint(cx, v, "machine.cpu_slowdown") {
+                        Some(0) => cx.err(&v.loc, "machine.cpu_slowdown is 0", "write how many times slower than the reference machine the CPUs are, 1 or more (1: as fast)"),
+                        Some(k) if k > 10_000 => cx.err(&v.loc, format!("machine.cpu_slowdown is {k}, more than 10000 times slower than the reference machine"), "write the measured factor (memtwin real --on qemu records it as real.machine.cpu.cpu_slowdown), at most 10000"),
+                        Some(k) => machine.cpu_slowdown = k,
+                        None => {}
+                    }
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -107,6 +107,10 @@ pub struct Machine {
     /// Its superblock features that matter to the page cache (`[machine] fs_features`, ext4
     /// only: [`crate::fs::EXT4_FEATURES`]), sorted, each once.
     pub fs_features: Vec<String>,
+    /// How many times slower than the reference machine its CPUs run the kernel's code
+    /// (`[machine] cpu_slowdown`, default 1): every CPU cost is that many times longer
+    /// ([`crate::profile::CpuCost::scaled`]), the devices' speeds unchanged.
+    pub cpu_slowdown: u64,
 }
 
 /// `[mounts.PATH]`.

@@ -548,3 +548,77 @@ fn a_write_into_a_large_folio_splits_it() {
     assert_eq!(k.mappings[f.idx()].nrdirty, 1);
     assert_invariants(k);
 }
+
+/// `[machine] cpu_slowdown` (the QEMU/TCG lab's emulated CPUs): `filemap_read()` of cached
+/// pages costs `syscall` + `lookup` + `copy_page` per page ([`crate::profile::CpuCost`]), so on a
+/// machine 40 times slower the same hot re-read spends 40 times the system time, while a cold
+/// read's device time is the device's: the CPU and the disk no longer keep the same pace, and a
+/// CPU-bound reader finds its readahead's I/O long done.
+#[test]
+fn cpu_slowdown_scales_the_cpu_cost_table_not_the_device() {
+    let scn = |k: u64| {
+        format!(
+            "[scenario]\nname = \"s\"\n[machine]\nram = \"1G\"\ncpu_slowdown = {k}\n[kernel]\nprofile = \"linux-6.1\"\n\
+             [devices.sda]\nread_bw = \"100M\"\n[files.\"/f\"]\nsize = \"16M\"\n[tasks.t]\nops = [\
+             {{ op = \"read\", file = \"/f\", bufsize = \"128K\", step = \"cold\" }}, {{ op = \"read\", file = \"/f\", bufsize = \"128K\", step = \"hot\" }}]\n"
+        )
+    };
+    let (a, b) = (sim(&scn(1)), sim(&scn(40)));
+    assert_eq!(b.kernel.cost.copy_page, 40 * a.kernel.cost.copy_page);
+    let (ra, rb) = (a.run(&mut |_, _| true).unwrap(), b.run(&mut |_, _| true).unwrap());
+    let get = |r: &crate::SimResult, step: &str, n: &str| r.steps.iter().find(|s| s.name == step).unwrap().metrics.iter().find(|(m, _)| m == n).unwrap().1;
+    let hot_a = get(&ra, "hot", "sys_s");
+    assert!(hot_a > 0.0);
+    assert!((get(&rb, "hot", "sys_s") / hot_a - 40.0).abs() < 1e-6, "the hot pass is CPU only: 40 times the time");
+    assert_eq!(get(&rb, "hot", "read_bytes"), get(&ra, "hot", "read_bytes"));
+    // The cold pass: 16 MiB at 100 MB/s is 168 ms of device time on either machine; the slow
+    // machine's reader, whose CPU work per window outlasts the window's I/O, waits less.
+    let (wa, wb) = (get(&ra, "cold", "iowait_s"), get(&rb, "cold", "iowait_s"));
+    assert!(wa > 0.1, "{wa}");
+    assert!(wb < wa, "{wa} {wb}");
+    assert!(get(&rb, "cold", "elapsed_s") > get(&ra, "cold", "elapsed_s"));
+    // A bad factor names the key.
+    let e = crate::Document::from_toml("s.toml", &scn(0)).unwrap().resolve(None, &[]).unwrap_err().to_string();
+    assert!(e.contains("machine.cpu_slowdown is 0"), "{e}");
+}
+
+/// A new page written where the file system takes large folios (6.18 ext4:
+/// `write_begin_get_folio()` with `fgf_set_order(len)`) costs `write_large_folio_page` (M14:
+/// 658 ns a page measured on the host's ext4, the folio's allocation, charge, write_begin/end
+/// and dirtying done once a folio), where 6.12's ext4 (order-0 page cache) pays each of them a
+/// page: copy, write_begin/write_end, dirtying, the page's allocation and its charge.
+#[test]
+fn a_new_page_written_in_large_folios_costs_m14_on_6_18() {
+    for (profile, large) in [("linux-6.18", true), ("linux-6.12", false)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "wcost"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "100M"
+[files."/f"]
+size = 0
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.t]
+cgroup = "A"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let a = memcg(&s, "A");
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        assert_eq!(k.mappings[f.idx()].max_order > 0, large, "{profile}");
+        k.generic_perform_write(f, 0, PAGE_SIZE, a).unwrap();
+        let t0 = k.sys_ns;
+        assert_eq!(k.generic_perform_write(f, PAGE_SIZE, PAGE_SIZE, a), Ok(PAGE_SIZE));
+        let c = &k.cost;
+        let want = c.syscall + if large { c.write_large_folio_page } else { c.copy_page + c.write_begin_end + c.dirty_page + c.add_page + c.charge };
+        assert_eq!(k.sys_ns - t0, want, "{profile}");
+        assert!(!k.write_in_large_folio);
+        k.check_invariants().unwrap();
+    }
+}

@@ -1479,3 +1479,82 @@ fn set_initial_priority_6_3_starts_global_reclaim_where_inactive_pages_cover_the
     k.set_initial_priority(0, &mut sc);
     assert_eq!(sc.priority, 10, "only at DEF_PRIORITY");
 }
+
+/// `shrink_folio_list()` (mm/vmscan.c 6.1), which `evict_folios()` calls for what it
+/// isolated, on an anonymous page: `folio_check_references()` -> `folio_referenced_one()`
+/// finds the PTE young, runs `lru_gen_look_around()` (which marks the isolated page
+/// `PG_referenced`), and the page is `FOLIOREF_ACTIVATE`: `activate_locked` frees its swap
+/// slot when swap is more than half full (`mem_cgroup_swap_full()`: "Not a candidate for
+/// swapping, so reclaim swap space"), and the page goes back `PG_active`, into the youngest
+/// generation (pgactivate). With its PTE old the clean swap-cache page is reclaimed and its
+/// slot stays for the PTE.
+#[test]
+fn lru_gen_activates_a_young_anon_page_and_frees_its_slot_when_swap_is_half_full_6_1() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-swap"
+[machine]
+ram = "1G"
+swap = "256K"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let ct = memcg(&s, "ct");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(64, ct);
+    for i in 0..64 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    let vi = vma.0 as usize;
+    // Reclaim's swap-out of pages `from..to`: isolated, written, the write ended, freed.
+    let swap_out = |k: &mut Kernel, from: u32, to: u32| {
+        let pages: Vec<PageId> = (from..to).map(|i| k.vmas[vi].pages[i as usize]).collect();
+        for &p in &pages {
+            let v = k.folio_lruvec(p);
+            k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p);
+            assert!(k.swap_writepage(p));
+        }
+        let t = k.now + 1_000_000_000;
+        k.wait_until(t);
+        k.swap_end_io();
+        for &p in &pages {
+            assert_eq!(k.free_swapped_page(p), 1);
+        }
+    };
+    swap_out(k, 0, 20);
+    // Loads of pages 0 and 1: read back, left in the swap cache with their slots (swap 20 of
+    // 63 slots full: should_try_to_free_swap() is false), their PTEs young.
+    for i in 0..2 {
+        k.handle_mm_fault_flags(vma, i, false).unwrap();
+        let p = k.vmas[vi].pages[i as usize];
+        assert!(k.pages[p].test(pg::SWAPCACHE) && k.vmas[vi].swap[i as usize] != crate::swapfile::NO_SLOT);
+    }
+    assert!(!k.mem_cgroup_swap_full(ct));
+    swap_out(k, 20, 45);
+    assert!(k.mem_cgroup_swap_full(ct), "43 of 63 slots used");
+    let (p0, p1) = (k.vmas[vi].pages[0], k.vmas[vi].pages[1]);
+    k.vmas[vi].pte_mkold(1);
+    let v = k.folio_lruvec(p0);
+    let activations = k.memcgs.events(ct, MemcgEvent::Pgactivate);
+    let mut sc = crate::vmscan::ScanControl::new(ct, 32, true, false);
+    k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p0);
+    assert_eq!(k.lru_gen_reclaim_folio(v, p0, &mut sc), 0, "young: kept");
+    assert!(!k.pages[p0].test(pg::SWAPCACHE), "its swap-cache copy gone");
+    assert_eq!(k.vmas[vi].swap[0], crate::swapfile::NO_SLOT, "its slot freed");
+    let g = &k.lruvecs[v].lrugen;
+    assert_eq!(list_gen(k.pages[p0].lru() as usize), lru_gen_from_seq(g.max_seq), "the youngest generation");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), activations + 1);
+    k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p1);
+    assert_eq!(k.lru_gen_reclaim_folio(v, p1, &mut sc), 1, "old: reclaimed");
+    assert_ne!(k.vmas[vi].swap[1], crate::swapfile::NO_SLOT, "its slot kept for the PTE");
+    assert_invariants(k);
+}

@@ -268,7 +268,7 @@ fn a_restarted_fault_counts_once_and_a_restarted_write_loses_nothing() {
 
 /// A fault or `write()` resumed after its charge's sleep ended the quantum
 /// ([`crate::sched::Resumed`]) pays the work done before the sleep once: in the kernel
-/// (6.18) the task goes on where it slept (`folio_wait_writeback()` returns into
+/// (6.12, 6.18) the task goes on where it slept (`folio_wait_writeback()` returns into
 /// `shrink_folio_list()`, and `try_charge_memcg()` goes on), so the fault's entry
 /// (`do_anonymous_page()` before `mem_cgroup_charge()`), the syscall's entry and the
 /// page-cache folio's allocation (`filemap_add_folio()` before its charge) are not done
@@ -282,7 +282,7 @@ name = "resumed"
 [machine]
 ram = "256M"
 [kernel]
-profile = "linux-6.18"
+profile = "linux-6.12"
 cgroup = "v1"
 [devices.sda]
 read_bw = "100M"

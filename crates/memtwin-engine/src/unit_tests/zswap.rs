@@ -388,3 +388,38 @@ fn zswap_writeback_bad_input_is_refused() {
     check(wb_hog(0).replace("linux-6.12", "linux-6.1").replace("fill = \"random\"", "fill = \"byte\""), "came in Linux 6.8");
     check(wb_hog(0).replace("cgroup = \"v2\"", "cgroup = \"v1\"").replace("\"memory.max\"", "\"memory.limit_in_bytes\""), "cgroup v2 file");
 }
+
+/// `zswap_store()` at memory.zswap.max (mm/zswap.c, 6.12): from 6.8 the store first calls
+/// `shrink_memcg()` on the page's memcg, one step of `list_lru_walk_one()` over its zswap LRU
+/// with `shrink_memcg_cb()`: the oldest entry, stored referenced, loses the bit and rotates
+/// (the store is refused, the page goes to the device); once unreferenced it is written back
+/// (`zswap_writeback_entry()`: `written_back_pages`) and the store goes on. So the memcg keeps
+/// storing at its limit (zswpout well past what 4M holds) and its zswap charge stays at the
+/// limit, where 6.6 (no `shrink_memcg()` at the limit) refuses every store past it and writes
+/// nothing back; with memory.zswap.writeback 0 `shrink_memcg()` returns -ENOENT: refused too.
+#[test]
+fn zswap_max_writes_back_the_memcgs_oldest_entry_from_6_8() {
+    let cg = r#""memory.zswap.max" = "2M""#;
+    let mut s = sim(&zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2"));
+    assert!(s.kernel.profile.zswap_shrink_memcg);
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let z = stats(&s);
+    let ct = s.kernel.memcgs.memcgs.iter().position(|m| m.counter.max == (16 << 20) / PAGE_SIZE).unwrap();
+    let held = (2 << 20) / lzo1x_1_compressed_len(AnonFill::Random(1024));
+    assert!(z.written_back_pages > 1000, "{z:?}");
+    assert!(z.zswpout > held + z.written_back_pages / 2, "stores go on at the limit: {z:?}");
+    let bytes = s.kernel.memcgs.memcgs[ct].zswap_bytes;
+    assert!(bytes >= (2 << 20) - 4096 && bytes <= (2 << 20) + 4096, "memory.zswap.current {bytes} at the 2M limit");
+    // 6.6: the limit refuses.
+    let mut s = sim(&zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2"));
+    s.kernel.profile.zswap_shrink_memcg = false;
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    let z6 = stats(&s);
+    assert_eq!(z6.written_back_pages, 0);
+    assert!(z6.zswpout < z.zswpout, "{z6:?} vs {z:?}");
+    // memory.zswap.writeback 0: shrink_memcg() -> -ENOENT, nothing written back.
+    let cg0 = format!("{cg}\n\"memory.zswap.writeback\" = 0");
+    let mut s = sim(&zhog("48M", "random-1K", "enabled = true", &cg0, "linux-6.12", "v2"));
+    run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+    assert_eq!(stats(&s).written_back_pages, 0);
+}
