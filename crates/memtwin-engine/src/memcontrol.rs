@@ -1004,29 +1004,36 @@ impl Kernel {
     /// the first spent, so that reads completed meanwhile have unlocked their folios.
     ///
     /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
-    /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once.
+    /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once, its
+    /// retry loop's `nr_retries` and `drained` kept with the task
+    /// ([`crate::sched::ChargeLoop`]): the restarted charge goes on with them, as the
+    /// kernel's task goes on inside the same call.
     pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
-        let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim);
+        let fresh = crate::sched::ChargeLoop { retries: self.profile.max_reclaim_retries, drained: !self.profile.charge_drained_retry };
+        let mut st = if restartable { self.resched.charge_loop.take().unwrap_or(fresh) } else { fresh };
+        let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim, &mut st);
         self.resched.restartable = outer;
-        if restartable && r != Err(ChargeError::Again) {
-            // A resumed charge is over: what it did not take lapses (sched.rs Resumed).
-            self.resched.resumed = crate::sched::Resumed::NONE;
+        if restartable {
+            if r == Err(ChargeError::Again) {
+                self.resched.charge_loop = Some(st);
+            } else {
+                // A resumed charge is over: what it did not take lapses (sched.rs Resumed).
+                self.resched.resumed = crate::sched::Resumed::NONE;
+            }
         }
         r
     }
 
-    /// The body of [`Kernel::try_charge_memcg`].
-    fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
+    /// The body of [`Kernel::try_charge_memcg`], its loop's locals in `st`.
+    fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool, st: &mut crate::sched::ChargeLoop) -> Result<(), ChargeError> {
         if self.pf_memalloc {
             // "Prevent unbounded recursion when reclaim operations need to allocate memory"
             // (PF_MEMALLOC): goto force.
             self.memcgs.counter_charge(memcg, nr);
             return Ok(());
         }
-        let mut retries = self.profile.max_reclaim_retries;
-        let mut drained = !self.profile.charge_drained_retry;
         loop {
             // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
             // not swap, which would not lower memsw ("reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP").
@@ -1052,21 +1059,21 @@ impl Kernel {
             if self.memcgs.margin(over) >= nr {
                 continue;
             }
-            if !drained {
-                drained = true;
+            if !st.drained {
+                st.drained = true;
                 self.drain_all_stock(over);
                 continue;
             }
             if reclaimed > 0 && may_reclaim {
                 continue;
             }
-            if !may_reclaim || retries == 0 {
+            if !may_reclaim || st.retries == 0 {
                 if may_reclaim {
                     self.memcgs.count_event(over, MemcgEvent::OomKill, 1);
                 }
                 return Err(ChargeError::Oom { over });
             }
-            retries -= 1;
+            st.retries -= 1;
             // The retry's throttle sleeps inside the charge's memory stall.
             self.stall_enter(StallKind::Reclaim);
             self.stall_enter(StallKind::Congestion);

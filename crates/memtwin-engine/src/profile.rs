@@ -215,9 +215,18 @@ pub struct KernelProfile {
     /// counted: `try_charge_memcg()`'s `drained` retry (`drain_all_stock(mem_over_limit);
     /// drained = true; goto retry;`), in 4.x's `try_charge()` (the charge path Johannes Weiner's
     /// 3.17-3.19 rework left, from 6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()")
-    /// to 6.1's and 6.18's `try_charge_memcg()`. 3.13's `mem_cgroup_do_charge()` has no such
-    /// retry (a `__GFP_NORETRY` charge fails there before reclaiming; the engine reclaims
-    /// once, as before this switch).
+    /// to 6.1's and 6.18's `try_charge_memcg()`. Off for 3.13, whose charge path is
+    /// different and NOT yet modelled (review M5, mm/memcontrol.c v3.13): there
+    /// `mem_cgroup_do_charge()` returns `CHARGE_NOMEM` for a `__GFP_NORETRY` charge before
+    /// any reclaim, and a charge that may reclaim gets the second pass inside each
+    /// `mem_cgroup_reclaim()` call instead (`if (loop) drain_all_stock_async(memcg)`, looping
+    /// while `mem_cgroup_margin()` is 0, `if (loop && !total) break` after an empty second
+    /// pass, at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100); and 3.13's readahead charges are
+    /// not `__GFP_NORETRY` at all (`read_pages()` and `mpage_readpages()` call
+    /// `add_to_page_cache_lru(..., GFP_KERNEL)`; `readahead_gfp_mask()` came in 4.7), so they
+    /// reclaim and retry `MEM_CGROUP_RECLAIM_RETRIES` = 5 times. The engine's 3.13 charge has
+    /// one reclaim pass and treats readahead as `__GFP_NORETRY` (one pass, no retry), as
+    /// before this switch.
     pub charge_drained_retry: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,

@@ -73,6 +73,24 @@ pub struct Resched {
     /// The running task resumes the fault or `write()` whose charge's sleep ended its last
     /// quantum ([`Resumed`]). Saved with the task between quanta.
     pub resumed: Resumed,
+    /// The retry loop of the charge whose sleep ended the task's last quantum
+    /// ([`ChargeLoop`]): the restarted charge goes on with it. Saved with the task between
+    /// quanta.
+    pub charge_loop: Option<ChargeLoop>,
+}
+
+/// The locals of `try_charge_memcg()`'s retry loop (mm/memcontrol.c, 6.1 and 6.18):
+/// `nr_retries` and `drained`. A task whose sleep in the charge (`reclaim_throttle()`,
+/// `folio_wait_writeback()` in its reclaim) ended the quantum resumes inside that same call
+/// in the kernel, with the retries it spent spent and the stock drained; the engine's
+/// restarted charge takes them back ([`Kernel::try_charge_memcg`]) instead of starting a
+/// fresh loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChargeLoop {
+    /// Retries left before the OOM path (`nr_retries`).
+    pub retries: u32,
+    /// The charge stocks were drained once (`drained`).
+    pub drained: bool,
 }
 
 /// What a resumed fault or `write()` does not pay again. In the kernel the task goes on where
@@ -170,6 +188,8 @@ struct Task {
     /// The fault or `write()` a charge's sleep interrupted, resumed at the next quantum
     /// ([`Resched::resumed`]).
     resumed: Resumed,
+    /// The interrupted charge's retry loop ([`Resched::charge_loop`]).
+    charge_loop: Option<ChargeLoop>,
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -430,6 +450,7 @@ impl Simulation {
                     stock: (MemcgId::NONE, 0),
                     dirty: Default::default(),
                     resumed: Resumed::NONE,
+                    charge_loop: None,
                 }
             })
             .collect();
@@ -705,6 +726,7 @@ impl Simulation {
         k.charge_stock = t.stock;
         k.task_dirty = t.dirty;
         k.resched.resumed = t.resumed;
+        k.resched.charge_loop = t.charge_loop;
         k.io = IoAcct::default();
     }
 
@@ -719,6 +741,7 @@ impl Simulation {
         t.stock = k.charge_stock;
         t.dirty = k.task_dirty;
         t.resumed = k.resched.resumed;
+        t.charge_loop = k.resched.charge_loop;
         t.times.clock = k.now + user_ns;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
@@ -840,6 +863,9 @@ impl Simulation {
                 // The interrupted call resumes at the task's wake-up; a call that returned
                 // leaves nothing to resume.
                 self.kernel.resched.resumed = if yielded { Resumed::ALL } else { Resumed::NONE };
+                if !yielded {
+                    self.kernel.resched.charge_loop = None;
+                }
                 let next = pos + written;
                 if next >= end && !oom && *fsync {
                     self.kernel.vfs_fsync(inode);
@@ -1253,6 +1279,7 @@ impl Simulation {
                 Ok(next) => {
                     // A resumed fault is done: nothing more to resume.
                     self.kernel.resched.resumed = Resumed::NONE;
+                    self.kernel.resched.charge_loop = None;
                     i = next;
                 }
                 Err(crate::memory::FaultError::Retry) => {

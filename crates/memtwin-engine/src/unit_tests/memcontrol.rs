@@ -332,3 +332,74 @@ fn a_failing_noretry_charge_reclaims_twice_after_draining_the_stock() {
         assert_invariants(k);
     }
 }
+
+/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18): `nr_retries` and `drained` are
+/// locals of one call. A task whose `reclaim_throttle()` sleep ended its quantum resumes
+/// inside that call, so a charge restarted after each sleep ([`crate::sched::ChargeLoop`])
+/// reclaims exactly as often as one that slept in place (the first pass, the `drained` pass,
+/// one per retry: memory.events `max`) before it fails, instead of a fresh drain and
+/// `MAX_RECLAIM_RETRIES` more at every restart.
+#[test]
+fn try_charge_memcg_resumed_keeps_its_retries_and_drained() {
+    for profile in ["linux-6.1", "linux-6.18"] {
+        let passes = |restart: bool| {
+            let mut s = sim(&format!(
+                r#"
+[scenario]
+name = "no-swap-full"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1M"
+[files."/f"]
+size = "8M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "1M"
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+            ));
+            let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+            let k = &mut s.kernel;
+            // A read elsewhere keeps the disk busy: each retry's reclaim_throttle() sleeps.
+            k.do_page_cache_ra(f, 0, 1024, 0, MemcgId::ROOT);
+            let vma = k.do_mmap_anon(256, ct);
+            let mut i = 0;
+            while k.memcgs.margin(ct) > 0 {
+                k.handle_mm_fault(vma, i).unwrap();
+                i += 1;
+            }
+            let max0 = k.memcgs.events(ct, MemcgEvent::Max);
+            let mut restarts = 0;
+            let r = loop {
+                if restart {
+                    // Another task could run at once: every sleep ends the quantum.
+                    k.resched.horizon = Some(k.now);
+                    k.resched.restartable_next = true;
+                }
+                let r = k.try_charge_memcg(ct, 1, true);
+                if r != Err(crate::memcontrol::ChargeError::Again) {
+                    break r;
+                }
+                assert!(k.resched.charge_loop.is_some(), "{profile}: the loop's state kept with the task");
+                k.resched.wake = None;
+                restarts += 1;
+                assert!(restarts <= 100, "{profile}: the restarted charge never gives up");
+            };
+            assert!(matches!(r, Err(crate::memcontrol::ChargeError::Oom { .. })), "{profile}: nothing to reclaim without swap");
+            assert_eq!(k.resched.charge_loop, None, "{profile}: the charge is over");
+            k.resched = Default::default();
+            assert_invariants(k);
+            (k.memcgs.events(ct, MemcgEvent::Max) - max0, restarts, k.profile.max_reclaim_retries as u64)
+        };
+        let (in_place, _, retries) = passes(false);
+        assert_eq!(in_place, 2 + retries, "{profile}: the first pass, the drained pass and each retry");
+        let (restarted, restarts, _) = passes(true);
+        assert_eq!(restarts, retries, "{profile}: each retry's throttle sleep ended the quantum");
+        assert_eq!(restarted, in_place, "{profile}: the restarts went on with the same loop");
+    }
+}
