@@ -546,6 +546,15 @@ impl Lruvec {
     /// (`lru_gen_del_folio(reclaiming = true)` for the generation lists).
     #[inline(always)]
     pub fn unlink(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId) {
+        let (lru, nr) = self.unlink_raw(pages, id);
+        stats.update_folio(self.idx, lru, nr, false);
+        self.gen_inactive_update(stats, lru, nr, false);
+    }
+
+    /// The list surgery of [`Lruvec::unlink`] and [`Lruvec::isolate`]: unlink `id`, clear
+    /// `PG_lru`, count its pages off the list; returns (the list it was on, its pages).
+    #[inline(always)]
+    fn unlink_raw(&mut self, pages: &mut PageArena, id: PageId) -> (usize, u64) {
         let nr = pages.folio_nr_pages(id);
         let (prev, next, lru) = {
             let p = &mut pages[id];
@@ -553,8 +562,6 @@ impl Lruvec {
             p.flags &= !pg::LRU;
             (p.prev, p.next, p.lru())
         };
-        stats.update_folio(self.idx, lru as usize, nr, false);
-        self.gen_inactive_update(stats, lru as usize, nr, false);
         let l = &mut self.lists[lru as usize];
         l.pages -= nr;
         if prev != PageId::NIL {
@@ -571,6 +578,7 @@ impl Lruvec {
         let p = &mut pages[id];
         p.prev = PageId::NIL;
         p.next = PageId::NIL;
+        (lru as usize, nr)
     }
 
     /// `isolate_lru_folios()` of one folio from a list of the two-list LRU: unlink `id` and
@@ -578,31 +586,8 @@ impl Lruvec {
     /// once (`update_lru_sizes()` after the isolation loop). Returns the folio's pages.
     #[inline(always)]
     pub fn isolate(&mut self, pages: &mut PageArena, id: PageId) -> u64 {
-        let nr = pages.folio_nr_pages(id);
-        let (prev, next, lru) = {
-            let p = &mut pages[id];
-            debug_assert!(p.test(pg::LRU), "page not on an LRU");
-            debug_assert!((p.lru() as usize) < NR_LRU_LISTS, "isolate() from a generation list");
-            p.flags &= !pg::LRU;
-            (p.prev, p.next, p.lru())
-        };
-        let l = &mut self.lists[lru as usize];
-        l.pages -= nr;
-        if prev != PageId::NIL {
-            pages[prev].next = next;
-        } else {
-            l.head = next;
-        }
-        if next != PageId::NIL {
-            pages[next].prev = prev;
-        } else {
-            l.tail = prev;
-        }
-        l.len -= 1;
-        let p = &mut pages[id];
-        p.prev = PageId::NIL;
-        p.next = PageId::NIL;
-        nr
+        debug_assert!((pages[id].lru() as usize) < NR_LRU_LISTS, "isolate() from a generation list");
+        self.unlink_raw(pages, id).1
     }
 
     /// Make the neighbours of `id` (a copy of a page that was on a list here) point to it:
