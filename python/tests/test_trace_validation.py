@@ -85,23 +85,32 @@ def test_a_trace_or_start_cache_that_is_missing(tmp_path):
     assert str(e.value).startswith(f"{s}:{n}:17: error: initial_cache: no such file") and "fix:" in str(e.value), str(e.value)
 
 
+
+def _cat_trace(tmp_path, mib: int):
+    """A random file of `mib` MiB and the trace of `cat` reading it in 128 KiB read()s, the
+    command named in its header: (data path, trace path)."""
+    from memtwin import trace
+
+    data = tmp_path / "d.bin"
+    data.write_bytes(os.urandom(mib << 20))
+    t = tmp_path / "cat.mtt"
+    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
+                              "files": [{"id": 0, "path": str(data), "size": mib << 20}]})
+    w.add(0, "open", pid=1, file=0)
+    for i in range(mib * 8):
+        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
+    w.close()
+    return data, t
+
 def test_validate_on_host_measures_the_recorded_program(tmp_path):
     """`memtwin validate FILE --on host` of a trace scenario runs the command the trace's header
     names with memtwin measure at each variant's limit (its files dropped first) and compares."""
-    from memtwin import real, trace
+    from memtwin import real
 
     ok, why = real.host_ready()
     if not ok:
         pytest.skip("needs root and a memory controller: " + why)
-    data = tmp_path / "d.bin"
-    data.write_bytes(os.urandom(8 << 20))
-    t = tmp_path / "cat.mtt"
-    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
-                              "files": [{"id": 0, "path": str(data), "size": 8 << 20}]})
-    w.add(0, "open", pid=1, file=0)
-    for i in range(64):
-        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
-    w.close()
+    data, t = _cat_trace(tmp_path, 8)
     s = tmp_path / "s.toml"
     v, _mnt = real.find_memory_controller()   # the scenario's cgroup version is the host's
     s.write_text(f'[scenario]\nname = "s"\n[machine]\nram = "4G"\n[kernel]\ncgroup = "{v}"\n[devices.sda]\nread_bw = "500M"\n'
@@ -140,20 +149,12 @@ def test_validate_on_host_starts_the_twin_from_that_runs_cache(tmp_path):
     import json
     import mmap
 
-    from memtwin import real, trace
+    from memtwin import real
 
     ok, why = real.host_ready()
     if not ok:
         pytest.skip("needs root and a memory controller: " + why)
-    data = tmp_path / "d.bin"
-    data.write_bytes(os.urandom(4 << 20))
-    t = tmp_path / "cat.mtt"
-    w = trace.Writer(str(t), {"source": "test", "command": ["cat", str(data)], "kernel": os.uname().release,
-                              "files": [{"id": 0, "path": str(data), "size": 4 << 20}]})
-    w.add(0, "open", pid=1, file=0)
-    for i in range(32):
-        w.add(1 + i, "read", pid=1, file=0, offset=i << 17, length=1 << 17)
-    w.close()
+    data, t = _cat_trace(tmp_path, 4)
     (tmp_path / "m.json").write_text(json.dumps({"variants": {"default": {"real": {"resident_at_start": {}}}}}))
     v, _mnt = real.find_memory_controller()
     s = tmp_path / "s.toml"
