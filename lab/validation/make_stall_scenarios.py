@@ -85,6 +85,17 @@ COUNTERS = [("elapsed_s", 0.10, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 # page, and the engine's copy paid 4 KiB-page costs (CpuCost M10, 1592 ns a page written) where
 # 6.18's ext4 writes large folios (M14: 658 ns). With M14 (CpuCost::write_large_folio_page) the
 # tails agree: cp4x p99 295 ms (host 388), max 295 (473); cp8x p99 996 (914), max 1292 (1062).
+# 6.18's reclaim reads the memcg's LRU sizes and refault counters from the rstat copy the periodic
+# flush_memcg_stats_dwork() leaves every 2 s (KernelProfile::memcg_stats_ratelimited_reclaim).
+# Traced on the host (trace_stall.bt FS lines, memcg:memcg_flush_stats, 2026-11-29 01:34, cp4x,
+# loadavg 4.7-5.0): the root is flushed every 2.02-2.06 s by the kworker (force=1) and by nothing
+# else during the run; the runner's memory.stat reads flush memcg A at the steps' ends only. With
+# the copy on, the engine's longest round was 997 ms (cp4x) and 2391 ms (cp8x): at 2.65 s the copy
+# (of 2.0 s) showed A's file pages all inactive (31488, 0 active) while reclaim had emptied the
+# inactive list (0 inactive, 31577 active), so prepare_scan_control() did not allow deactivation
+# and every reclaim freed nothing until the next flush. The kernel retries such a pass with
+# sc->force_deactivate (do_try_to_free_pages(): "retry with forcible deactivation if that fails",
+# b91ac374346b), which the engine lacked; with it: cp4x max 295 ms (host 473), cp8x 994 (1062).
 PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics(): 'pagein of "
            "a big page is an event'; uncharge_batch() one PGPGOUT per folio). 6.18 holds the copy's page cache in "
            "32-page folios on both sides of the copy: its readahead, and its writes (generic_perform_write() takes a "
@@ -98,23 +109,15 @@ PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem
            "8231, the host's figure exactly, but pgpgout stays per page (the split pages are reclaimed one at a time); "
            "that needs the written folio kept whole through dirtying, writeback and reclaim")
 PHASE = ("the memcg's level at the one instant a step ends, a phase of the probe's round, not a mechanism: ")
-STALE = ("6.18's reclaim reads the memcg's LRU sizes from the rstat copy (prepare_scan_control()'s "
-         "mem_cgroup_flush_stats_ratelimited(): the copy the 2 s periodic flush_memcg_stats_dwork() left; "
-         "KernelProfile::memcg_stats_ratelimited_reclaim, switched on for linux-6.18 from the source on 2026-11-29). With "
-         "it the engine's copy is up to 2 s old when inactive_is_low() decides deactivation, and the probe's longest round "
-         "waits far longer than the host's; without it this metric was within tolerance (cp4x 295 ms, cp8x 1292 ms). "
-         "Whether the host's copy is fresher (a flush the engine lacks) or the engine's use of it is wrong is not found yet")
 KNOWN = {
     "host-stall-cp4x-p16m": [
         ("copy", "memcg.pgpgout", PGPGOUT),
         ("probe", "memcg.pgpgout", PGPGOUT),
-        ("probe", "latency.max_ms", STALE + ": the engine's longest round 997 ms, the host's 473 ms"),
     ],
     "host-stall-cp8x-p64m": [
         ("copy", "memcg.file_bytes", PHASE + "the copy's step ends at its last write(), the memcg at its limit on both "
                                      "sides; the copy's page cache then 74.4 MiB in the engine, 88.4 MiB on the host, the "
                                      "rest the probe's round, mapped to a different depth at that instant"),
-        ("probe", "latency.max_ms", STALE + ": the engine's longest round 2391 ms, the host's 1062 ms"),
     ],
 }
 

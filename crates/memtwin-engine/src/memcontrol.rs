@@ -54,6 +54,8 @@ impl Memcg {
             refaults_snapshot: 0,
             refaults_snapshot_anon: 0,
             activate_subtree: [0; 2],
+            activate_flushed: [0; 2],
+            activate_flushed_epoch: 0,
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -326,6 +328,13 @@ pub struct Memcg {
     /// that reclaim's `prepare_scan_count()` and `snapshot_refaults()` read them in O(1).
     /// A freed memcg's events fold into its parent, which already counts them.
     pub activate_subtree: [u64; 2],
+    /// `activate_subtree` as the last periodic statistics flush left it (the rstat copy
+    /// `pn->lruvec_stats->state` 6.12+'s reclaim reads), valid while `activate_flushed_epoch`
+    /// is [`MemcgTree`]'s current period: taken at the first change of the period, as
+    /// [`crate::mmzone::LruvecStats`] takes the list sizes'.
+    activate_flushed: [u64; 2],
+    /// The period whose flush `activate_flushed` holds.
+    activate_flushed_epoch: u64,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -439,6 +448,12 @@ pub struct MemcgTree {
     /// and the list, copied out while the tree has not changed instead of walked again
     /// (reclaim lists it at every priority; the walk reads every memcg's `children`).
     subtree_cache: (MemcgId, u64, Vec<MemcgId>),
+    /// The current `FLUSH_TIME` period of the rstat copy (see
+    /// [`crate::mmzone::LruvecStats::flush_periodic`]); 0 until the periodic flusher starts.
+    stats_epoch: u64,
+    /// Whether the rstat copy of the activation counters is kept (the profile's reclaim reads
+    /// it: `KernelProfile::memcg_stats_ratelimited_reclaim`).
+    rstat_copy: bool,
 }
 
 impl MemcgTree {
@@ -460,7 +475,34 @@ impl MemcgTree {
             subtree_cache: (MemcgId::NONE, 0, Vec::new()),
             nr_cache_ids: 0,
             nr_allocated: 1,
+            stats_epoch: 0,
+            rstat_copy: false,
         }
+    }
+
+    /// Keep the rstat copy of the activation counters from now on
+    /// ([`MemcgTree::flushed_subtree_events`]).
+    pub fn keep_rstat_copy(&mut self) {
+        self.rstat_copy = true;
+    }
+
+    /// `flush_memcg_stats_dwork()`'s flush of period `epoch`: every copy becomes the counter
+    /// (lazily, at its first change in the period). Periods only move forward.
+    pub fn flush_periodic(&mut self, epoch: u64) {
+        self.stats_epoch = self.stats_epoch.max(epoch);
+    }
+
+    /// [`MemcgTree::subtree_events`] as 6.12+'s reclaim reads it (`lruvec_page_state()` after
+    /// `mem_cgroup_flush_stats_ratelimited()`): for the two activation counters, the rstat
+    /// copy the last periodic flush left; exact when no copy is kept, and for other events.
+    pub fn flushed_subtree_events(&self, m: MemcgId, ev: usize) -> u64 {
+        if let Some(i) = activate_slot(ev) {
+            let mc = &self.memcgs[m.idx()];
+            if self.rstat_copy && mc.activate_flushed_epoch == self.stats_epoch {
+                return mc.activate_flushed[i];
+            }
+        }
+        self.subtree_events(m, ev)
     }
 
     /// `mem_cgroup_css_alloc()` + online: create a child of `parent`, taking the lowest free
@@ -633,9 +675,13 @@ impl MemcgTree {
         if m != MemcgId::NONE {
             self.memcgs[m.idx()].events[ev as usize] += n;
             if let Some(i) = activate_slot(ev as usize) {
+                let (copy, epoch) = (self.rstat_copy, self.stats_epoch);
                 let mut cur = Some(m);
                 while let Some(c) = cur {
                     let mc = &mut self.memcgs[c.idx()];
+                    if copy && mc.activate_flushed_epoch != epoch {
+                        (mc.activate_flushed, mc.activate_flushed_epoch) = (mc.activate_subtree, epoch);
+                    }
                     mc.activate_subtree[i] += n;
                     cur = mc.parent;
                 }
@@ -978,6 +1024,7 @@ impl Kernel {
         }
         self.stats_flush_phase = stats_flush_phase(boot_seed);
         self.lru_stats.keep_rstat_copy();
+        self.memcgs.keep_rstat_copy();
         self.flush_memcg_stats_dwork();
     }
 
@@ -991,6 +1038,7 @@ impl Kernel {
         let since = self.now + self.stats_flush_phase;
         let epoch = 1 + since / FLUSH_TIME;
         self.lru_stats.flush_periodic(epoch);
+        self.memcgs.flush_periodic(epoch);
         self.stats_flush_next = epoch * FLUSH_TIME - self.stats_flush_phase;
     }
 

@@ -142,6 +142,13 @@ pub struct ScanControl {
     /// `memcg_full_walk` (6.11+): this reclaim walks every memcg of the subtree, the shared
     /// iterator aside.
     pub memcg_full_walk: bool,
+    /// `skipped_deactivate` (5.9+ here, `KernelProfile::deactivate_on_refault`): `shrink_list()`
+    /// met an active list it had pages to scan on but `may_deactivate` did not allow.
+    pub skipped_deactivate: bool,
+    /// `force_deactivate`: `do_try_to_free_pages()`'s retry after a pass that reclaimed
+    /// nothing and skipped a deactivation: `prepare_scan_control()` allows both types'
+    /// deactivation whatever the root's list sizes and refaults say.
+    pub force_deactivate: bool,
     /// `may_swap`: anonymous pages may be swapped (false for a v1 memsw limit).
     pub may_swap: bool,
 }
@@ -328,6 +335,8 @@ impl ScanControl {
             nr_writeback: 0,
             deactivate_file: false,
             memcg_full_walk: false,
+            skipped_deactivate: false,
+            force_deactivate: false,
             may_swap: true,
         }
     }
@@ -373,7 +382,9 @@ impl Kernel {
         // reclaim force the deactivation of active file pages; snapshot_refaults() at the end.
         let refaults = if self.profile.deactivate_on_refault {
             let i = MemcgEvent::WorkingsetActivateFile as usize;
-            let r = self.memcgs.subtree_events(sc.target, i);
+            // lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_FILE): the rstat copy on
+            // 6.12+ (prepare_scan_control()'s mem_cgroup_flush_stats_ratelimited()).
+            let r = self.memcgs.flushed_subtree_events(sc.target, i);
             sc.deactivate_file = r != self.memcgs.get(sc.target).refaults_snapshot;
             Some(r)
         } else {
@@ -422,9 +433,21 @@ impl Kernel {
                 sc.memcg_full_walk = true;
                 continue;
             }
+            // "We make inactive:active ratio decisions based on the node's composition of
+            // memory, but a restrictive reclaim_idx or a memory.low cgroup setting can exempt
+            // large amounts of memory from reclaim. [...] we assume the estimates are good, and
+            // retry with forcible deactivation if that fails." The estimates are the root's
+            // list sizes as prepare_scan_control() read them: on 6.12+ the rstat copy, up to
+            // FLUSH_TIME old, which can show a full inactive list that reclaim has emptied.
+            if sc.skipped_deactivate {
+                sc.force_deactivate = true;
+                sc.skipped_deactivate = false;
+                continue;
+            }
             if !sc.memcg_low_skipped || sc.memcg_low_reclaim {
                 break;
             }
+            sc.force_deactivate = false;
             sc.memcg_low_reclaim = true;
         }
         if let Some(r) = refaults {
@@ -432,7 +455,7 @@ impl Kernel {
         }
         if self.profile.anon_workingset {
             // snapshot_refaults(): WORKINGSET_ACTIVATE_ANON too.
-            let r = self.memcgs.subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
+            let r = self.memcgs.flushed_subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
             self.memcgs.memcgs[sc.target.idx()].refaults_snapshot_anon = r;
         }
         sc.nr_reclaimed
@@ -797,6 +820,9 @@ impl Kernel {
                 };
                 if deactivate {
                     self.shrink_active_anon(memcg, v, n);
+                } else if self.profile.deactivate_on_refault {
+                    // shrink_list(): "else sc->skipped_deactivate = 1".
+                    sc.skipped_deactivate = true;
                 }
             }
             if nr_inactive > 0 {
@@ -817,6 +843,8 @@ impl Kernel {
                 };
                 if deactivate {
                     self.shrink_active_list(memcg, v, n, sc);
+                } else if self.profile.deactivate_on_refault {
+                    sc.skipped_deactivate = true;
                 }
             }
             if sc.nr_reclaimed - before >= sc.nr_to_reclaim || self.resched_pending() {
@@ -880,11 +908,15 @@ impl Kernel {
             }
             // "When refaults are being observed, it means a new workingset is being
             // established. Deactivate to get rid of any stale active pages quickly."
-            let anon_refaults = self.memcgs.subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
-            let anon_low = anon_refaults != self.memcgs.get(sc.target).refaults_snapshot_anon
+            // lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_ANON): the rstat copy on
+            // 6.12+, as the sizes.
+            let anon_refaults = self.memcgs.flushed_subtree_events(sc.target, MemcgEvent::WorkingsetActivateAnon as usize);
+            // "else sc->may_deactivate = DEACTIVATE_ANON | DEACTIVATE_FILE" (force_deactivate).
+            let anon_low = sc.force_deactivate
+                || anon_refaults != self.memcgs.get(sc.target).refaults_snapshot_anon
                 || inactive_is_low_sizes(sizes[0], sizes[1], InactiveRatio::Sqrt);
             let file_low = inactive_is_low_sizes(sizes[2], sizes[3], self.profile.file_inactive_ratio);
-            let deactivate_file = sc.deactivate_file || file_low;
+            let deactivate_file = sc.force_deactivate || sc.deactivate_file || file_low;
             let (mut file_and_free_low, mut anon) = (false, 0);
             if !sc.cgroup_reclaim {
                 let (mut free, mut high) = (0, 0);
@@ -1029,10 +1061,20 @@ impl Kernel {
 
     /// `inactive_is_low()` for the anon lists: `inactive * ratio < active`, the ratio
     /// `int_sqrt(10 * size_in_GiB)` (1 below 1 GiB), in pages (`lruvec_page_state()`: a huge
-    /// page counts 512).
+    /// page counts 512). On 6.12+ profiles (`memcg_stats_ratelimited_reclaim`) the sizes are
+    /// the memcg subtree's rstat copy ([`crate::mmzone::LruvecStats::flushed_subtree_anon_pages`]);
+    /// before, the lruvec's own lists, exact (the same as the kernel's hierarchical sizes
+    /// for a leaf memcg).
     pub fn inactive_anon_is_low(&self, v: usize) -> bool {
         let l = &self.lruvecs[v];
-        let (inactive, active) = (l.nr_pages(LruList::InactiveAnon), l.nr_pages(LruList::ActiveAnon));
+        let (inactive, active) = if self.profile.memcg_stats_ratelimited_reclaim {
+            // 6.12+: inactive_is_low() reads lruvec_page_state() of the lruvec, the rstat
+            // copy the periodic flush left (reclaim no longer flushes).
+            let st = &self.lru_stats;
+            (st.flushed_subtree_anon_pages(v, LruList::InactiveAnon), st.flushed_subtree_anon_pages(v, LruList::ActiveAnon))
+        } else {
+            (l.nr_pages(LruList::InactiveAnon), l.nr_pages(LruList::ActiveAnon))
+        };
         let gb = (inactive + active) >> (30 - crate::types::PAGE_SHIFT);
         let ratio = if gb > 0 { int_sqrt(10 * gb) } else { 1 };
         inactive * ratio < active

@@ -219,7 +219,8 @@ impl Kernel {
     /// Pages of list `lru` the refault distance is compared with: the eviction lruvec's own
     /// list before v5.5, its subtree's (`lruvec_page_state()`, hierarchical) since, read from
     /// the lruvecs' hierarchical sizes ([`crate::mmzone::LruvecStats`]: the cost of a refault
-    /// does not grow with the memcgs below the eviction lruvec).
+    /// does not grow with the memcgs below the eviction lruvec); on 6.12+ profiles from their
+    /// rstat copy ([`crate::mmzone::LruvecStats::flushed_subtree_size`]).
     fn workingset_size(&self, m: MemcgId, lru: LruList) -> u64 {
         if !self.profile.eviction_at_reclaim_root {
             return self.memcg_lru_size(m, lru);
@@ -228,7 +229,10 @@ impl Kernel {
             // The generation lists' sizes (`compat_size`) are not in lruvec_stats.
             return self.subtree_lru_size(m, lru);
         }
-        (0..self.nr_nodes).map(|nid| self.lru_stats.subtree_size(self.lruvec_idx(m, nid), lru)).sum()
+        // 6.12+: workingset_test_recent() flushes only rate-limited
+        // (mem_cgroup_flush_stats_ratelimited(eviction_memcg), no flush while the periodic
+        // flusher keeps time): the rstat copy, up to FLUSH_TIME old; exact before.
+        (0..self.nr_nodes).map(|nid| self.lru_stats.flushed_subtree_size(self.lruvec_idx(m, nid), lru)).sum()
     }
 
     /// `lru` pages of `m` and every memcg below it, by a walk over the subtree (under the

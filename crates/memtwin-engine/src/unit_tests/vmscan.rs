@@ -1017,6 +1017,92 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(k.stats_flush_next, u64::MAX);
 }
 
+/// mm/vmscan.c (6.12, as since 5.5's b91ac374346b) `do_try_to_free_pages()`: a pass that
+/// reclaimed nothing after `shrink_list()` skipped an active list (`sc->skipped_deactivate`:
+/// `may_deactivate` did not allow it) is retried at the first priority with
+/// `sc->force_deactivate`, which `prepare_scan_control()` turns into `DEACTIVATE_ANON |
+/// DEACTIVATE_FILE` whatever the root's sizes say. On 6.12+ those sizes are the rstat copy the
+/// periodic flush left: here it shows the memcg's 1024 file pages inactive while a second read
+/// has made them all active, so without the retry reclaim frees nothing until the next flush.
+#[test]
+fn do_try_to_free_pages_6_12_retries_with_force_deactivate_when_the_stale_copy_blocks_deactivation() {
+    use crate::memcontrol::FLUSH_TIME;
+    let mut s = sim(r#"
+[scenario]
+name = "force"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.12"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/w"]
+size = "4M"
+[cgroups.A]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (a, w) = (memcg(&s, "A"), inode(&s, "/w"));
+    let k = &mut s.kernel;
+    let v = k.lruvec_idx(a, 0);
+    read_pages(k, w, 0, 1024, a);
+    k.advance_clock(FLUSH_TIME);
+    // The flush at FLUSH_TIME copied 1024 inactive pages; the second read activates them all.
+    read_pages(k, w, 0, 1024, a);
+    assert!(k.now < 2 * FLUSH_TIME);
+    assert_eq!((k.lruvecs[v].size(LruList::InactiveFile), k.lruvecs[v].size(LruList::ActiveFile)), (0, 1024));
+    assert_eq!(k.lru_stats.flushed_subtree_size(v, LruList::InactiveFile), 1024);
+    assert_eq!(k.lru_stats.flushed_subtree_size(v, LruList::ActiveFile), 0);
+    let got = k.try_to_free_mem_cgroup_pages(a, 32);
+    assert_invariants(k);
+    assert!(got >= 32, "the forced pass deactivates and reclaims: {got}");
+    assert!(k.lruvecs[v].size(LruList::ActiveFile) < 1024);
+}
+
+/// mm/vmscan.c 6.12 `prepare_scan_control()` and `snapshot_refaults()` read the reclaim root's
+/// `WORKINGSET_ACTIVATE_*` with `lruvec_page_state()`, the rstat copy as the LRU sizes (review
+/// M1): activations after a periodic flush are seen at the next one; 6.1 reads them exact.
+#[test]
+fn prepare_scan_control_6_12_reads_refault_activations_from_the_copy() {
+    use crate::memcontrol::{MemcgEvent, FLUSH_TIME};
+    let scn = |profile: &str| {
+        sim(&format!(
+            r#"
+[scenario]
+name = "rstat-refaults"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[cgroups.P]
+[cgroups."P/A"]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ))
+    };
+    let ev = MemcgEvent::WorkingsetActivateFile as usize;
+    let mut s = scn("linux-6.12");
+    let (p, a) = (memcg(&s, "P"), memcg(&s, "P/A"));
+    let k = &mut s.kernel;
+    k.memcgs.count_event(a, MemcgEvent::WorkingsetActivateFile, 5);
+    assert_eq!(k.memcgs.subtree_events(p, ev), 5);
+    assert_eq!(k.memcgs.flushed_subtree_events(p, ev), 0, "the flush at 0 saw none");
+    k.advance_clock(FLUSH_TIME);
+    assert_eq!(k.memcgs.flushed_subtree_events(p, ev), 5);
+    k.memcgs.count_event(a, MemcgEvent::WorkingsetActivateFile, 3);
+    assert_eq!((k.memcgs.flushed_subtree_events(p, ev), k.memcgs.flushed_subtree_events(a, ev)), (5, 5));
+    k.advance_clock(2 * FLUSH_TIME);
+    assert_eq!(k.memcgs.flushed_subtree_events(p, ev), 8);
+    let mut s = scn("linux-6.1");
+    let (p, a) = (memcg(&s, "P"), memcg(&s, "P/A"));
+    let k = &mut s.kernel;
+    k.memcgs.count_event(a, MemcgEvent::WorkingsetActivateFile, 5);
+    assert_eq!(k.memcgs.flushed_subtree_events(p, ev), 5);
+}
+
 /// A v1 memcg of 16M on a machine with 256M of swap on a 20M/s device (kernel `profile`).
 fn slow_swap_v1(profile: &str) -> String {
     format!(
