@@ -241,9 +241,15 @@ impl Kernel {
     /// (consulting a shadow entry there with `workingset_refault()`) and put it on the LRU.
     /// `may_reclaim = false` is readahead's `__GFP_NORETRY`.
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
+        self.filemap_add_folio_paid(inode, index, memcg, may_reclaim, true)
+    }
+
+    /// [`Kernel::filemap_add_folio`] whose allocation and charge cost their CPU time here
+    /// (`pay`), or not: a new page of a 6.18 large-folio write, whose every per-page cost is
+    /// in `write_large_folio_page`, paid by [`Kernel::generic_perform_write`].
+    pub(crate) fn filemap_add_folio_paid(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, pay: bool) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
-        // A new page of a large-folio write: its cost is in write_large_folio_page.
-        if !self.take_resumed(crate::sched::Resumed::PAGE) && !self.write_in_large_folio {
+        if !self.take_resumed(crate::sched::Resumed::PAGE) && pay {
             self.cpu(self.cost.add_page);
         }
         let page = self.alloc_page(inode, index).ok_or(IoError::Oom)?;
@@ -251,7 +257,7 @@ impl Kernel {
             // shmem_alloc_folio(): swap-backed, on the anon LRU.
             self.pages[page].flags |= pg::SWAPBACKED;
         }
-        if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim) {
+        if let Err(e) = self.mem_cgroup_charge(page, memcg, may_reclaim, pay) {
             self.free_page(page);
             return Err(e.into());
         }
@@ -874,6 +880,9 @@ impl Kernel {
         let large = !shmem && self.mappings[inode.idx()].max_order > 0;
         let mut stopped = None;
         for index in first..=last {
+            // Whether this page is a new one of a large-folio write (its costs all in
+            // write_large_folio_page): carried by the loop, not kernel state (review).
+            let mut new_in_large = false;
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
@@ -920,12 +929,9 @@ impl Kernel {
                     // The page's charge may end the task's quantum (`IoError::Again`): the
                     // write goes on from this page at the task's wake-up.
                     self.resched.restartable_next = true;
-                    self.write_in_large_folio = large;
-                    let added = self.filemap_add_folio(inode, index, memcg, true);
+                    let added = self.filemap_add_folio_paid(inode, index, memcg, true, !large);
                     self.resched.restartable_next = false;
-                    if added.is_err() {
-                        self.write_in_large_folio = false;
-                    }
+                    new_in_large = large;
                     if buffers {
                         match added {
                             Ok(p) => {
@@ -945,7 +951,7 @@ impl Kernel {
                     added?
                 }
             };
-            if self.write_in_large_folio {
+            if new_in_large {
                 self.cpu(self.cost.write_large_folio_page);
             } else {
                 self.cpu(self.cost.copy_page);
@@ -954,11 +960,10 @@ impl Kernel {
                 self.folio_mark_accessed(page);
             }
             if !shmem {
-                if !self.write_in_large_folio {
+                if !new_in_large {
                     self.cpu(self.cost.write_begin_end);
                 }
-                self.folio_mark_dirty(page);
-                self.write_in_large_folio = false;
+                self.folio_mark_dirty_paid(page, !new_in_large);
                 let ino = &mut self.inodes[inode.idx()];
                 let page_end = end.min((index as u64 + 1) * PAGE_SIZE);
                 if page_end > ino.size {

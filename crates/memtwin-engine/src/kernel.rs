@@ -115,10 +115,6 @@ pub struct Kernel {
     /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
     /// a sleep may end the quantum, and the wake-up of the one that did.
     pub resched: crate::sched::Resched,
-    /// A `write()` is adding and dirtying a new page of a large-folio mapping: its
-    /// allocation, charge and dirtying are in `CpuCost::write_large_folio_page`, paid by
-    /// `generic_perform_write()` (filemap.rs).
-    pub write_in_large_folio: bool,
     /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
     pub dirty_inodes: crate::page_writeback::DirtyInodes,
     /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
@@ -324,7 +320,6 @@ impl Kernel {
             wb_queue: Default::default(),
             wb_ended: Default::default(),
             resched: Default::default(),
-            write_in_large_folio: false,
             wb_done: vec![],
             wb_timers: Default::default(),
             wb_timer_armed: vec![],

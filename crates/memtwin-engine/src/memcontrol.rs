@@ -1218,10 +1218,11 @@ impl Kernel {
     }
 
     /// `mem_cgroup_charge()` of a page-cache page: charge it to `memcg` and move it to that
-    /// memcg's LRU if it is on one. Counts v1 `pgpgin` and the `file` stat.
-    pub fn mem_cgroup_charge(&mut self, page: PageId, memcg: MemcgId, may_reclaim: bool) -> Result<(), ChargeError> {
-        // A new page of a large-folio write: its cost is in write_large_folio_page.
-        if !self.write_in_large_folio {
+    /// memcg's LRU if it is on one. Counts v1 `pgpgin` and the `file` stat. `pay`: its CPU
+    /// time is paid here (not for a new page of a large-folio write, whose cost is in
+    /// `write_large_folio_page`).
+    pub fn mem_cgroup_charge(&mut self, page: PageId, memcg: MemcgId, may_reclaim: bool, pay: bool) -> Result<(), ChargeError> {
+        if pay {
             self.cpu(self.cost.charge);
         }
         self.try_charge_memcg(memcg, 1, may_reclaim)?;

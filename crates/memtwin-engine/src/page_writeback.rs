@@ -498,11 +498,17 @@ pub fn dirty_freerun_ceiling(thresh: u64, bg_thresh: u64) -> u64 {
 impl Kernel {
     /// `folio_mark_dirty()`: set `PG_dirty`, account it, and queue the inode for writeback.
     pub fn folio_mark_dirty(&mut self, page: PageId) {
+        self.folio_mark_dirty_paid(page, true)
+    }
+
+    /// [`Kernel::folio_mark_dirty`] whose CPU time is paid here (`pay`), or not: a new page of
+    /// a 6.18 large-folio write, whose cost is in `write_large_folio_page`
+    /// ([`Kernel::generic_perform_write`]).
+    pub(crate) fn folio_mark_dirty_paid(&mut self, page: PageId, pay: bool) {
         if self.pages[page].test(pg::DIRTY) {
             return;
         }
-        // A new page of a large-folio write: its cost is in write_large_folio_page.
-        if !self.write_in_large_folio {
+        if pay {
             self.cpu(self.cost.dirty_page);
         }
         self.pages[page].flags |= pg::DIRTY;
