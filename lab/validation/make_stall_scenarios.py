@@ -103,11 +103,11 @@ PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem
            "__filemap_get_folio() for fgf_set_order(len): order 5 for a 128 KiB write). The host's folio events (the "
            "copy step's folio_events) add 8189 order-5 folios in cp4x, and fewer than 50 smaller ones; the engine "
            "writes order-0 pages ('the engine writes single pages', filemap.rs), each uncharged with its own PGPGOUT: "
-           "pgpgout - pgfault 103831 in cp4x's copy step (host 3942), the probe's 4096 a round aside. Tried, not kept "
+           "pgpgout - pgfault 105198 in cp4x's copy step (host 3942; engine of 2026-11-29), the probe's 4096 a round aside. Tried, not kept "
            "(2026-11-28 23:15): the written folio allocated and charged as one of fgf_set_order(len) (order 5, "
            "__GFP_NORETRY: one reclaim pass, then the smaller orders) and split for the write: pgpgin - pgfault came to "
            "8231, the host's figure exactly, but pgpgout stays per page (the split pages are reclaimed one at a time); "
-           "that needs the written folio kept whole through dirtying, writeback and reclaim")
+           "that needs the written folio kept whole through dirtying, writeback and reclaim (the write path, dirty and writeback accounting, submit_write's runs and reclaim's pageout of a dirty folio all go page by page in the engine; not done yet)")
 PHASE = ("the memcg's level at the one instant a step ends, a phase of the probe's round, not a mechanism: ")
 KNOWN = {
     "host-stall-cp4x-p16m": [

@@ -19,6 +19,8 @@ folio stood in the device's write stream when the wait began (MiB between the en
 completed write and the folio's block, from ext4's block mapping): 0 means the folio was the
 next to reach the disk.
 
+`summary` also lists the memcg statistics flushes (FS lines) when the trace has them.
+
 Findings (2026-11-28, host-stall-cp4x-p16m): scenarios/validation/host-stall-cp4x-p16m.toml's
 [[validation.known_out]] (make_stall_scenarios.py TAIL).
 """
@@ -144,6 +146,13 @@ def summary(path: str) -> None:
                   f" (the probe's share {tp / max(tp + tc, 1):.2f}); per slice (start s, probe MiB, copy MiB):")
             for k in sorted(per):
                 print(f"  {(starts[k] - T0) / 1e9:7.3f} {per[k][0] / 2**20:6.2f} {per[k][1] / 2**20:6.2f}")
+    # memcg statistics flushes (FS lines, memcg:memcg_flush_stats): when the rstat copy that
+    # 6.12+'s reclaim reads was refreshed, and by whom (the periodic kworker's are force=1).
+    fs = [(int(w[2]), int(w[3]), int(w[4]), w[5], w[6], w[7] if len(w) > 7 else "?") for w in ev if w[0] == "FS" and len(w) >= 7]
+    if fs:
+        print("memcg stats flushes (s from the first round, memcg id, stats_updates, force, needs_flush, by):")
+        for t, mid, upd, force, need, comm in fs:
+            print(f"  {(t - T0) / 1e9:7.3f} {mid:>8} {upd:>6} {force} {need} {comm}")
     # The file whose pages the flusher writes: the inode of most ext4_writepages() calls.
     xw = collections.Counter(w[3] for w in ev if w[0] == "XW")
     if not xw:
