@@ -806,10 +806,16 @@ impl Kernel {
                     }
                 }
             };
-            self.cpu(self.cost.lookup);
             // The folio's flags live in its head (`page_folio()`): the reader meets a marked
             // folio at whichever of its pages it enters.
             let folio = self.pages.page_folio(page);
+            // A page of a large folio: filemap_get_read_batch() returns the folio and
+            // copy_folio_to_iter() copies the read's part of it at once, measured as one cost
+            // a page (`read_large_folio_page`, M15), paid with the copy below.
+            let large = self.pages.folio_nr_pages(folio) > 1;
+            if !large {
+                self.cpu(self.cost.lookup);
+            }
             if self.pages[folio].test(pg::READAHEAD) {
                 self.pages[folio].flags &= !pg::READAHEAD;
                 let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
@@ -832,7 +838,7 @@ impl Kernel {
                 }
                 last_folio = folio;
             }
-            self.cpu(self.cost.copy_page);
+            self.cpu(if large { self.cost.read_large_folio_page } else { self.cost.copy_page });
         }
         ra.prev_index = Some(last);
         ra.prev_pos = Some(end);

@@ -1048,6 +1048,13 @@ pub struct CpuCost {
     /// the copy, the folio's allocation, insertion, charge and LRU add, `write_begin()` /
     /// `write_end()` and its dirtying, each done once per folio in the kernel: M14.
     pub write_large_folio_page: u64,
+    /// `filemap_read()` of a cached page that is part of a large folio, the lookup's share
+    /// and the copy: `filemap_get_read_batch()` returns folios and `copy_folio_to_iter()`
+    /// copies a read's whole part of a folio at once, where a 4 KiB page costs `lookup` +
+    /// `copy_page` alone. M15 (lab/measurements/read_cost_large_folios.py: hot 128 KiB reads
+    /// of a 512 MiB file in order-8 folios on the host's 6.18 ext4, 142 ns a page, the same
+    /// within 10-15% in order-5 folios) less `syscall`/32.
+    pub read_large_folio_page: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
     /// User time of `grep` scanning one 4 KiB page for a fixed string: GNU grep 3.8 over a
@@ -1098,6 +1105,7 @@ impl CpuCost {
             dirty_page: 140,
             write_begin_end: 660,
             write_large_folio_page: 658,
+            read_large_folio_page: 137,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
@@ -1133,6 +1141,7 @@ impl CpuCost {
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,
             write_large_folio_page: self.write_large_folio_page * k,
+            read_large_folio_page: self.read_large_folio_page * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
             spawn: self.spawn * k,
