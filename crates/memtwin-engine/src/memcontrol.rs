@@ -3,6 +3,7 @@
 
 use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
+use crate::profile::ChargePath;
 use crate::types::{MemcgId, Nanos, PageId, PAGE_SIZE};
 
 /// cgroup interface generation, which decides the control files and their semantics.
@@ -121,6 +122,10 @@ pub fn calculate_high_delay(nr_pages: u64, max_overage: u64, charge_batch: u64) 
     let p = (max_overage as u128 * max_overage as u128 * HZ as u128) >> MEMCG_DELAY_PRECISION_SHIFT >> MEMCG_DELAY_SCALING_SHIFT;
     (p * nr_pages as u128 / charge_batch as u128).min(u64::MAX as u128) as u64
 }
+
+/// `MEM_CGROUP_MAX_RECLAIM_LOOPS` (mm/memcontrol.c, 3.13): the most passes one
+/// `mem_cgroup_reclaim()` makes ([`ChargePath::DoCharge`]).
+pub const MEM_CGROUP_MAX_RECLAIM_LOOPS: u32 = 100;
 
 /// `PAGE_COUNTER_MAX`: no limit.
 pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
@@ -996,12 +1001,22 @@ impl Kernel {
 
     /// `try_charge_memcg()`: charge `nr` pages to `memcg`, reclaiming from the memcg whose
     /// limit is in the way (`try_to_free_mem_cgroup_pages()`) and retrying up to the profile's
-    /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` models
-    /// `__GFP_NORETRY` readahead allocations, which give up instead of reclaiming hard. A
-    /// reclaim that leaves the memcg short is followed by `drain_all_stock()` and a second
-    /// pass before either (the `drained` retry, `KernelProfile::charge_drained_retry`): a
-    /// failing `__GFP_NORETRY` charge reclaims twice, the second time with the CPU time of
-    /// the first spent, so that reads completed meanwhile have unlocked their folios.
+    /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` is a
+    /// `__GFP_NORETRY` charge (readahead from 4.8, `KernelProfile::readahead_charge_noretry`;
+    /// a large folio's), which gives up instead of reclaiming hard. The profile's
+    /// [`ChargePath`] says how:
+    ///
+    /// - `TryCharge` (3.17+): a reclaim that leaves the memcg short is followed by
+    ///   `drain_all_stock()` and a second pass before either (the `drained` retry): a failing
+    ///   `__GFP_NORETRY` charge reclaims twice, the second time with the CPU time of the
+    ///   first spent, so that reads completed meanwhile have unlocked their folios.
+    /// - `DoCharge` (3.13, `__mem_cgroup_try_charge()` -> `mem_cgroup_do_charge()`): the
+    ///   memory counter is charged before memsw; a `__GFP_NORETRY` charge fails before any
+    ///   reclaim, and charges again each `nr_oom_retries` (`oom = true`) before it gives up;
+    ///   a charge that may reclaim calls `mem_cgroup_reclaim()` ([`Kernel::mem_cgroup_reclaim`]).
+    ///
+    /// Not modelled: the `nr_pages <= 1 << PAGE_ALLOC_COSTLY_ORDER` condition on retrying
+    /// after a reclaim that made progress (every era has it; the engine retries any charge).
     ///
     /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
     /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once, its
@@ -1011,7 +1026,12 @@ impl Kernel {
     pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
-        let fresh = crate::sched::ChargeLoop { retries: self.profile.max_reclaim_retries, drained: !self.profile.charge_drained_retry };
+        let fresh = crate::sched::ChargeLoop {
+            retries: self.profile.max_reclaim_retries,
+            drained: self.profile.charge_path == ChargePath::DoCharge,
+            reclaim_loop: 0,
+            reclaim_total: 0,
+        };
         let mut st = if restartable { self.resched.charge_loop.take().unwrap_or(fresh) } else { fresh };
         let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim, &mut st);
         self.resched.restartable = outer;
@@ -1034,24 +1054,55 @@ impl Kernel {
             self.memcgs.counter_charge(memcg, nr);
             return Ok(());
         }
+        let do_charge = self.profile.charge_path == ChargePath::DoCharge;
         loop {
-            // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
-            // not swap, which would not lower memsw ("reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP").
-            let (over, may_swap) = match self.memcgs.over_memsw_limit(memcg, nr) {
-                Some(m) => (Some(m), false),
-                None => (self.memcgs.over_limit(memcg, nr), true),
+            let (over, may_swap) = if do_charge {
+                // 3.13 mem_cgroup_do_charge(): res_counter_charge(&memcg->res) first; only when
+                // it fits is memsw charged, and a memsw failure reclaims with
+                // MEM_CGROUP_RECLAIM_NOSWAP.
+                match self.memcgs.over_limit(memcg, nr) {
+                    Some(m) => (Some(m), true),
+                    None => (self.memcgs.over_memsw_limit(memcg, nr), false),
+                }
+            } else {
+                // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim
+                // may not swap, which would not lower memsw ("reclaim_options &=
+                // ~MEMCG_RECLAIM_MAY_SWAP").
+                match self.memcgs.over_memsw_limit(memcg, nr) {
+                    Some(m) => (Some(m), false),
+                    None => (self.memcgs.over_limit(memcg, nr), true),
+                }
             };
             let Some(over) = over else {
                 self.memcgs.counter_charge(memcg, nr);
                 self.charge_batch_high(memcg, nr);
                 return Ok(());
             };
-            if may_swap {
-                self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+            // A 3.13 charge resumed inside mem_cgroup_reclaim() goes on reclaiming there
+            // without charging again (its margin is still 0: the charge does not fit).
+            if st.reclaim_loop == 0 {
+                if may_swap {
+                    self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+                }
+                self.memcgs.count_event(over, MemcgEvent::Max, 1);
             }
-            self.memcgs.count_event(over, MemcgEvent::Max, 1);
+            if do_charge && !may_reclaim {
+                // 3.13: "if (gfp_mask & __GFP_NORETRY) return CHARGE_NOMEM;" before any
+                // reclaim; __mem_cgroup_try_charge() (oom = true) charges again while
+                // nr_oom_retries lasts, then fails (mem_cgroup_oom() only records the OOM
+                // context for the end of a page fault).
+                if st.retries == 0 {
+                    return Err(ChargeError::Oom { over });
+                }
+                st.retries -= 1;
+                continue;
+            }
             self.stall_enter(StallKind::Reclaim);
-            let reclaimed = self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
+            let reclaimed = if do_charge {
+                self.mem_cgroup_reclaim(over, nr, may_swap, st)
+            } else {
+                self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap)
+            };
             self.stall_leave(StallKind::Reclaim);
             if self.resched_pending() {
                 return Err(ChargeError::Again);
@@ -1086,11 +1137,41 @@ impl Kernel {
         }
     }
 
+    /// `mem_cgroup_reclaim()` (mm/memcontrol.c, 3.13): `try_to_free_mem_cgroup_pages()` on
+    /// `over` while `mem_cgroup_margin()` is 0, `drain_all_stock_async()` before every pass
+    /// but the first, stopping after a second or later pass when the passes reclaimed
+    /// nothing in all ("If nothing was reclaimed after two attempts, there may be no
+    /// reclaimable pages in this hierarchy"), at most `MEM_CGROUP_MAX_RECLAIM_LOOPS`
+    /// passes. Returns the pages reclaimed (`total`). A pass whose sleep ended the task's
+    /// quantum leaves `loop` and `total` in `st` for the restarted charge to go on with.
+    pub(crate) fn mem_cgroup_reclaim(&mut self, over: MemcgId, nr: u64, may_swap: bool, st: &mut crate::sched::ChargeLoop) -> u64 {
+        let (mut passes, mut total) = (st.reclaim_loop, st.reclaim_total);
+        loop {
+            if passes > 0 {
+                // The tests after pass `passes - 1`.
+                if self.memcgs.margin(over) > 0 || (passes > 1 && total == 0) || passes >= MEM_CGROUP_MAX_RECLAIM_LOOPS {
+                    break;
+                }
+                self.drain_all_stock(over);
+            }
+            total += self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
+            passes += 1;
+            if self.resched_pending() {
+                (st.reclaim_loop, st.reclaim_total) = (passes, total);
+                return total;
+            }
+        }
+        (st.reclaim_loop, st.reclaim_total) = (0, 0);
+        total
+    }
+
     /// `drain_all_stock()` of the memcg `over` whose limit a charge met: the charge stock
     /// of every CPU caching pages of `over` or a descendant gives them back to the page
     /// counters. The engine's counters never held the stock's pages (`charge_batch_high()`),
     /// so the margin is what it was; the running CPU's stock goes (the next charge takes a
-    /// batch afresh), the other tasks' stocks, kept by the scheduler, are left.
+    /// batch afresh), the other tasks' stocks, kept by the scheduler, are left. 3.13's
+    /// `drain_all_stock_async()` is the same here: it drains the running CPU's stock at
+    /// once and queues the others' work.
     fn drain_all_stock(&mut self, over: MemcgId) {
         let (m, n) = self.charge_stock;
         if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, over) {
