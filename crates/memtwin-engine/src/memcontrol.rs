@@ -1029,6 +1029,7 @@ impl Kernel {
         let fresh = crate::sched::ChargeLoop {
             retries: self.profile.max_reclaim_retries,
             drained: self.profile.charge_path == ChargePath::DoCharge,
+            batch_failed: false,
             reclaim_loop: 0,
             reclaim_total: 0,
         };
@@ -1075,12 +1076,21 @@ impl Kernel {
             };
             let Some(over) = over else {
                 self.memcgs.counter_charge(memcg, nr);
-                self.charge_batch_high(memcg, nr);
+                self.charge_batch_high(memcg, nr, st.batch_failed);
                 return Ok(());
             };
             // A 3.13 charge resumed inside mem_cgroup_reclaim() goes on reclaiming there
             // without charging again (its margin is still 0: the charge does not fit).
             if st.reclaim_loop == 0 {
+                if !st.batch_failed {
+                    // The first attempt was of a whole batch (when larger than nr), which
+                    // cannot fit where nr does not; then "batch = nr_pages; goto retry;".
+                    st.batch_failed = true;
+                    let extra = self.profile.memcg_charge_batch.max(nr);
+                    if extra > nr {
+                        self.try_charge_batch(memcg, extra);
+                    }
+                }
                 if may_swap {
                     self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
                 }
@@ -1192,8 +1202,10 @@ impl Kernel {
         if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
             return true;
         }
-        // charge_batch_high() tests usage + nr + (batch - nr) after the charge.
-        !self.memcgs.above_high(memcg, self.profile.memcg_charge_batch.max(nr))
+        // charge_batch_high() tests usage + nr + (batch - nr) after the charge, the batch
+        // falling back to nr when it does not fit.
+        let batch = if self.batch_fits(memcg, nr) { self.profile.memcg_charge_batch.max(nr) } else { nr };
+        !self.memcgs.above_high(memcg, batch)
     }
 
     /// Pages that one-page charges to `memcg` can take in a row from the charge stock
@@ -1231,7 +1243,7 @@ impl Kernel {
             return false;
         }
         self.memcgs.counter_charge(memcg, nr);
-        self.charge_batch_high(memcg, nr);
+        self.charge_batch_high(memcg, nr, false);
         true
     }
 
@@ -1398,25 +1410,63 @@ impl Kernel {
     }
 
     /// The memory.high side of `try_charge_memcg()` with the per-CPU charge stock: a charge
-    /// that `consume_stock()` cannot serve takes a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
-    /// if larger) from the page counter and `refill_stock()`s the rest; only then is memory.high
-    /// looked at, and a memcg (or ancestor) above it adds the batch to the task's
-    /// `memcg_nr_pages_over_high`, reclaimed on return to user space, or at once (5.18+) when
-    /// that exceeds a batch. The engine keeps the page counters exact (the stock's pre-charged
-    /// pages are not added to them) and models the batching of these checks.
-    fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64) {
+    /// that `consume_stock()` cannot serve tries a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
+    /// if larger) from the page counter and `refill_stock()`s the rest
+    /// ([`Kernel::try_charge_batch`]); a batch that does not fit falls back to `nr` (`batch =
+    /// nr_pages; goto retry;`), with no refill; `batch_failed`: the charge's loop already
+    /// tried the batch. Only then is memory.high looked at, and a memcg (or ancestor) above
+    /// it adds the batch to the task's `memcg_nr_pages_over_high`, reclaimed on return to
+    /// user space, or at once (5.18+) when that exceeds a batch. The engine keeps the page
+    /// counters exact (the stock's pre-charged pages are not added to them; `nr` is charged
+    /// already) and models the batching of these checks.
+    fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) {
         if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
             self.charge_stock.1 -= nr;
             return;
         }
         let batch = self.profile.memcg_charge_batch.max(nr);
-        self.charge_stock = (memcg, batch - nr);
+        let batch = if !batch_failed && self.try_charge_batch(memcg, batch - nr) { batch } else { nr };
+        if batch > nr {
+            self.charge_stock = (memcg, batch - nr);
+        }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
             if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
+    }
+
+    /// Whether the batch the charge stock would take fits: `extra` more pages than the page
+    /// counters hold now, from `memcg` up (`page_counter_try_charge()` of `batch` in
+    /// `try_charge_memcg()`; 3.13's `res_counter_charge()` in `mem_cgroup_do_charge()`).
+    /// A memory counter that refuses it counts a `failcnt` (`page_counter_try_charge()`,
+    /// `res_counter_charge_locked()`: "failcnt++" at the counter that failed, in every era),
+    /// one more than the charge's own failures: a one-page charge that meets the limit fails
+    /// first as a batch. v1 memsw is tried before memory (after it in 3.13): a memsw refusal
+    /// leaves memory's failcnt alone.
+    fn try_charge_batch(&mut self, memcg: MemcgId, extra: u64) -> bool {
+        if extra == 0 {
+            return true;
+        }
+        let memory_first = self.profile.charge_path == ChargePath::DoCharge;
+        if !memory_first && self.memcgs.over_memsw_limit(memcg, extra).is_some() {
+            return false;
+        }
+        if let Some(m) = self.memcgs.over_limit(memcg, extra) {
+            self.memcgs.memcgs[m.idx()].counter.failcnt += 1;
+            return false;
+        }
+        !(memory_first && self.memcgs.over_memsw_limit(memcg, extra).is_some())
+    }
+
+    /// Whether a charge of `nr` pages to `memcg` that the stock does not cover would take a
+    /// whole batch (`try_charge_batch()` without its `failcnt`): the pages it leaves in the
+    /// stock.
+    #[inline]
+    fn batch_fits(&self, memcg: MemcgId, nr: u64) -> bool {
+        let extra = self.profile.memcg_charge_batch.saturating_sub(nr);
+        extra == 0 || (self.memcgs.over_limit(memcg, nr + extra).is_none() && self.memcgs.over_memsw_limit(memcg, nr + extra).is_none())
     }
 
     /// `reclaim_high()`: each memcg from `memcg` up to, not including, the root that is above

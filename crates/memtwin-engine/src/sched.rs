@@ -94,6 +94,9 @@ pub struct ChargeLoop {
     /// The charge stocks were drained once (`drained`; always true in 3.13, which has no
     /// such retry).
     pub drained: bool,
+    /// The first attempt, of a whole `MEMCG_CHARGE_BATCH`, failed: the charge goes on with
+    /// `nr_pages` (`batch = nr_pages`), and refills no stock when it succeeds.
+    pub batch_failed: bool,
     /// 3.13: the passes `mem_cgroup_reclaim()` made before the sleep (`loop`), 0 outside it.
     pub reclaim_loop: u32,
     /// 3.13: the pages those passes reclaimed (`total`).

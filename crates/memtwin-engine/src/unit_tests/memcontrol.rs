@@ -197,7 +197,8 @@ ops = [{ op = "read", file = "/f" }]
 
 /// `page_counter_try_charge()` increments `failcnt` of the counter that refused the charge,
 /// and `try_charge_memcg()` records a memory.events `max` against that memcg before it
-/// reclaims. Nothing is counted while charges fit.
+/// reclaims. No event is counted while charges fit; `failcnt` counts only the batch a charge
+/// tries first when the stock is empty (see `failcnt_counts_the_failed_batch_before_the_charge`).
 #[test]
 fn failcnt_counts_charges_that_hit_the_limit() {
     let mut s = sim(r#"
@@ -221,7 +222,11 @@ ops = [{ op = "sleep", duration = "1ms" }]
     read_pages(k, f, 0, 64, ct);
     assert_eq!(page_usage(k, ct), 64);
     assert_eq!(k.memcgs.get(ct).counter.usage, 65, "exactly at the limit: 64 pages and a slab page for their tree node");
-    assert_eq!(k.memcgs.get(ct).counter.failcnt, 0);
+    assert_eq!(
+        k.memcgs.get(ct).counter.failcnt,
+        1,
+        "the first charge took a batch of 64 (63 in the stock); the 65th found the stock empty and its batch refused"
+    );
     assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), 0);
     read_pages(k, f, 64, 1, ct);
     let m = k.memcgs.get(ct);
@@ -271,6 +276,49 @@ ops = [{ op = "read", file = "/f" }]
     assert_eq!(k.memcgs.get(c).events[MemcgEvent::Max as usize], 0);
     assert!(page_usage(k, p) <= 256);
     assert_invariants(k);
+}
+
+/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18) charges a whole `MEMCG_CHARGE_BATCH`
+/// first when the stock cannot serve the charge, and falls back to the charge's own pages
+/// ("batch = nr_pages; goto retry;") when that fails; `page_counter_try_charge()` counts a
+/// `failcnt` at every refusal (3.13: `mem_cgroup_do_charge()`'s `CHARGE_RETRY` after
+/// `res_counter_charge()` of `CHARGE_BATCH`, `res_counter_charge_locked()`'s `failcnt++`).
+/// Within a batch of the limit each one-page charge fails once as a batch and succeeds
+/// alone, leaving no stock; at the limit a charge counts the batch's failure and one per
+/// reclaim round. v2's memory.events `max` counts only the rounds.
+#[test]
+fn failcnt_counts_the_failed_batch_before_the_charge() {
+    for (profile, batch) in [("linux-6.1", 64u64), ("linux-6.18", 64), ("linux-3.13", 32)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        assert_eq!(k.profile.memcg_charge_batch, batch);
+        let limit = k.memcgs.get(ct).counter.max;
+        // Free room for 10 pages, less than a batch: the stock cannot be refilled.
+        k.memcgs.memcgs[ct.idx()].counter.max = limit + 10;
+        k.charge_stock = (MemcgId::NONE, 0);
+        let (fail0, max0) = (k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Max));
+        for i in 0..10 {
+            assert!(k.try_charge_memcg(ct, 1, true).is_ok(), "{profile}: page {i} fits");
+            assert_eq!(k.charge_stock.1, 0, "{profile}: no batch was taken for the stock");
+        }
+        assert_eq!(k.memcgs.get(ct).counter.failcnt - fail0, 10, "{profile}: each charge's batch failed once");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), max0, "{profile}: no charge met the limit");
+        assert!(k.try_charge_memcg(ct, 1, false).is_err());
+        let rounds = k.memcgs.events(ct, MemcgEvent::Max) - max0;
+        assert!(rounds >= 1);
+        assert_eq!(k.memcgs.get(ct).counter.failcnt - fail0, 10 + 1 + rounds, "{profile}: the batch, then one a round");
+        // With a batch of room the batch fits: no failure, the stock holds the rest.
+        let usage = k.memcgs.get(ct).counter.usage;
+        k.memcgs.memcgs[ct.idx()].counter.max = usage + batch;
+        let fail1 = k.memcgs.get(ct).counter.failcnt;
+        assert!(k.try_charge_memcg(ct, 1, true).is_ok());
+        assert_eq!(k.charge_stock, (ct, batch - 1), "{profile}");
+        assert_eq!(k.memcgs.get(ct).counter.failcnt, fail1, "{profile}");
+        // The charges made here belong to no page.
+        k.memcgs.counter_uncharge(ct, 11);
+        k.charge_stock = (MemcgId::NONE, 0);
+        assert_invariants(k);
+    }
 }
 
 /// A task in a v1 memcg maps 1 MiB of anonymous memory, writes it and unmaps it, twice.
@@ -371,8 +419,8 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// return CHARGE_NOMEM;" before `mem_cgroup_reclaim()`): a `__GFP_NORETRY` charge that meets
 /// the limit reclaims nothing. `__mem_cgroup_try_charge()` (page cache and anonymous charges
 /// pass `oom = true`) charges again while `nr_oom_retries` (`MEM_CGROUP_RECLAIM_RETRIES` = 5)
-/// lasts: six failed charges, each counted by `res_counter_charge_locked()`'s `failcnt++`,
-/// no reclaim, no CPU time. From 3.17 (d485e6b4ed62) it reclaims at least once.
+/// lasts: six failed charges, each counted by `res_counter_charge_locked()`'s `failcnt++`
+/// (and the batch's before them), no reclaim, no CPU time. From 3.17 (d485e6b4ed62) it reclaims at least once.
 #[test]
 fn a_noretry_charge_on_3_13_fails_before_any_reclaim() {
     for (profile, reclaims) in [("linux-3.13", false), ("linux-4.4", true), ("linux-6.1", true)] {
@@ -381,15 +429,16 @@ fn a_noretry_charge_on_3_13_fails_before_any_reclaim() {
         let (sys0, fail0, scan0, max0) = (k.sys_ns, k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Pgscan), k.memcgs.events(ct, MemcgEvent::Max));
         assert!(matches!(k.try_charge_memcg(ct, 1, false), Err(crate::memcontrol::ChargeError::Oom { .. })), "{profile}");
         let failed = k.memcgs.get(ct).counter.failcnt - fail0;
+        let rounds = k.memcgs.events(ct, MemcgEvent::Max) - max0;
         if reclaims {
             assert!(k.sys_ns > sys0, "{profile}: the charge reclaimed before it gave up");
-            assert_eq!(failed, 2, "{profile}: the first round and the drained one");
+            assert_eq!(rounds, 2, "{profile}: the first round and the drained one");
         } else {
             assert_eq!(k.sys_ns, sys0, "{profile}: no reclaim's CPU time");
             assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgscan), scan0, "{profile}: nothing scanned");
-            assert_eq!(failed, 1 + k.profile.max_reclaim_retries as u64, "{profile}: charged and failed 1 + MEM_CGROUP_RECLAIM_RETRIES times");
-            assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, failed, "{profile}");
+            assert_eq!(rounds, 1 + k.profile.max_reclaim_retries as u64, "{profile}: charged and failed 1 + MEM_CGROUP_RECLAIM_RETRIES times");
         }
+        assert_eq!(failed, 1 + rounds, "{profile}: the batch's failed charge first, then one a round");
         assert_invariants(k);
     }
 }
