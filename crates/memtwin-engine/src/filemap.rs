@@ -239,7 +239,8 @@ impl Kernel {
 
     /// `filemap_add_folio()`: allocate a frame, charge it to `memcg`, insert it at `index`
     /// (consulting a shadow entry there with `workingset_refault()`) and put it on the LRU.
-    /// `may_reclaim = false` is readahead's `__GFP_NORETRY`.
+    /// `may_reclaim = false` is a `__GFP_NORETRY` charge (readahead's from 4.8,
+    /// `KernelProfile::readahead_charge_noretry`).
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
         // A new page of a large-folio write: its cost is in write_large_folio_page.

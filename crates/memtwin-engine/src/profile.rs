@@ -62,6 +62,34 @@ pub enum ScanBalance {
     Cost,
 }
 
+/// The memcg charge path of an era (mm/memcontrol.c): what a charge that meets a limit does
+/// before it succeeds or fails.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChargePath {
+    /// 3.13: `__mem_cgroup_try_charge()` calling `mem_cgroup_do_charge()` until it returns
+    /// `CHARGE_OK`, or `CHARGE_NOMEM` for the `MEM_CGROUP_RECLAIM_RETRIES`+1-th time (page
+    /// cache and anonymous charges pass `oom = true`). Three differences from `TryCharge`:
+    /// `res_counter_charge(&memcg->res)` is tried before `memsw` (a memsw failure reclaims
+    /// without swap, `MEM_CGROUP_RECLAIM_NOSWAP`); a `__GFP_NORETRY` charge returns
+    /// `CHARGE_NOMEM` before any reclaim (each of its retries charges again and fails again);
+    /// and a charge that may reclaim calls `mem_cgroup_reclaim()`, which loops
+    /// `try_to_free_mem_cgroup_pages()` while `mem_cgroup_margin()` is 0, draining the
+    /// per-CPU stocks before every pass but the first (`if (loop)
+    /// drain_all_stock_async(memcg)`) and stopping after a pass when nothing was reclaimed
+    /// in all (`if (loop && !total) break`), at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100
+    /// passes; then `CHARGE_RETRY` if the margin fits the charge or the loop reclaimed
+    /// anything for a charge of at most `1 << PAGE_ALLOC_COSTLY_ORDER` pages.
+    DoCharge,
+    /// 3.17+ (6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()", d485e6b4ed62
+    /// "mm: memcontrol: reclaim at least once for __GFP_NORETRY", 3.17; memsw tried before
+    /// memory in 4.x's `try_charge()`, since 3.19's page counters, 3e32cb2e0a12): one `try_to_free_mem_cgroup_pages()` a
+    /// round; a round that leaves the memcg short drains the stocks and goes round once more
+    /// (`drained`, `drain_all_stock(mem_over_limit); drained = true; goto retry;`) before
+    /// `__GFP_NORETRY` gives up or a retry is counted; in 4.x's `try_charge()` and 6.1's
+    /// and 6.18's `try_charge_memcg()`.
+    TryCharge,
+}
+
 /// How reclaim waits for writeback when it meets pages being written faster than the device
 /// completes them, per era (mm/vmscan.c, mm/backing-dev.c).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -210,24 +238,19 @@ pub struct KernelProfile {
     /// `MAX_RECLAIM_RETRIES` = 16 in mm/memcontrol.c since v5.9; `MEM_CGROUP_RECLAIM_RETRIES`
     /// = 5 before.
     pub max_reclaim_retries: u32,
-    /// A charge whose reclaim left the memcg short drains the per-CPU charge stocks and goes
-    /// round once more, reclaiming again, before `__GFP_NORETRY` gives up or a retry is
-    /// counted: `try_charge_memcg()`'s `drained` retry (`drain_all_stock(mem_over_limit);
-    /// drained = true; goto retry;`), in 4.x's `try_charge()` (the charge path Johannes Weiner's
-    /// 3.17-3.19 rework left, from 6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()")
-    /// to 6.1's and 6.18's `try_charge_memcg()`. Off for 3.13, whose charge path is
-    /// different and NOT yet modelled (review M5, mm/memcontrol.c v3.13): there
-    /// `mem_cgroup_do_charge()` returns `CHARGE_NOMEM` for a `__GFP_NORETRY` charge before
-    /// any reclaim, and a charge that may reclaim gets the second pass inside each
-    /// `mem_cgroup_reclaim()` call instead (`if (loop) drain_all_stock_async(memcg)`, looping
-    /// while `mem_cgroup_margin()` is 0, `if (loop && !total) break` after an empty second
-    /// pass, at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100); and 3.13's readahead charges are
-    /// not `__GFP_NORETRY` at all (`read_pages()` and `mpage_readpages()` call
-    /// `add_to_page_cache_lru(..., GFP_KERNEL)`; `readahead_gfp_mask()` came in 4.7), so they
-    /// reclaim and retry `MEM_CGROUP_RECLAIM_RETRIES` = 5 times. The engine's 3.13 charge has
-    /// one reclaim pass and treats readahead as `__GFP_NORETRY` (one pass, no retry), as
-    /// before this switch.
-    pub charge_drained_retry: bool,
+    /// The memcg charge path's era ([`ChargePath`]): 3.13's `mem_cgroup_do_charge()` under
+    /// `__mem_cgroup_try_charge()`, or the `try_charge()`/`try_charge_memcg()` that Johannes
+    /// Weiner's 3.17-3.19 rework left.
+    pub charge_path: ChargePath,
+    /// Readahead charges its pages with `__GFP_NORETRY` (`readahead_gfp_mask()`, 8a5c743e308d
+    /// "mm, memcg: use consistent gfp flags during readahead", 4.8): a failing charge gives up
+    /// after one reclaim pass (and the drained one). Before, `read_pages()` and
+    /// `mpage_readpages()` add the preallocated pages with `add_to_page_cache_lru(...,
+    /// GFP_KERNEL)` (3.13 mm/readahead.c, fs/mpage.c; `mapping_gfp_constraint(mapping,
+    /// GFP_KERNEL)` in 4.4): the charge reclaims and retries as any other
+    /// (`MEM_CGROUP_RECLAIM_RETRIES`), only the page allocation itself is `__GFP_NORETRY`
+    /// (`page_cache_alloc_readahead()`).
+    pub readahead_charge_noretry: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
@@ -697,7 +720,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18), \
                       refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
-        charge_drained_retry: true,
+        charge_path: ChargePath::TryCharge,
+        readahead_charge_noretry: true,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
@@ -879,7 +903,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6), timers that fire at the tick \
-                      of their expiry (the cascading timer wheel, pre-4.8)",
+                      of their expiry (the cascading timer wheel, pre-4.8), readahead charged with GFP_KERNEL (pre-4.8)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
@@ -898,6 +922,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swap_vma_readahead: false,
         timer_wheel_round_up: false,
         ra_io_pages: false,
+        readahead_charge_noretry: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {
@@ -911,9 +936,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         fault_around: false,
-        charge_drained_retry: false,
+        charge_path: ChargePath::DoCharge,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
+                      memcg charges through mem_cgroup_do_charge() and mem_cgroup_reclaim() (pre-3.17), \
                       otherwise as linux-4.3",
         workingset_refault: false,
         thp_thisnode: false,
