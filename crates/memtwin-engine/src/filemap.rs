@@ -620,12 +620,20 @@ impl Kernel {
         }
     }
 
-    /// Wait for a locked (under read I/O) page; returns when it is up to date.
-    #[inline]
+    /// `folio_wait_locked()`: wait for a locked (under read I/O) page; returns when it is up to
+    /// date. The flag test is inlined into the callers (the hit path meets unlocked pages);
+    /// the wait is [`Kernel::folio_wait_bit_common`].
+    #[inline(always)]
     pub fn folio_wait_locked(&mut self, page: PageId) {
-        if !self.pages[page].test(pg::LOCKED) {
-            return;
+        if self.pages[page].test(pg::LOCKED) {
+            self.folio_wait_bit_common(page);
         }
+    }
+
+    /// `folio_wait_bit_common(folio, PG_locked)` of a locked page: sleep until its read
+    /// completes (a thrashing stall for a workingset page), then unlock it.
+    #[inline(never)]
+    pub fn folio_wait_bit_common(&mut self, page: PageId) {
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         if let Some(done) = self.mappings[inode.idx()].inflight_done(index) {
             // folio_wait_bit_common(): waiting for the read of a refaulting workingset page
