@@ -524,7 +524,8 @@ impl BlockDevice {
     /// cold `cat` the same; the loop device over it (lab/validation/loop-device.md) completes
     /// requests issued together together too. The device's own transfer stays serial
     /// (`read_bw`, `seek`, or its [`HwQueue`]): only when the reads are reported done moves.
-    /// Writes keep their own completion (not measured).
+    /// Writes and swap reads (swapfile.rs `swap_readpages()`, which take the `done` `submit` returns) keep
+    /// their own completion; a swap read still joins and extends the batch (not measured).
     #[inline]
     pub fn read_batch(&self) -> u64 {
         if self.complete_together {
