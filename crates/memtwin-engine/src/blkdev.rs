@@ -522,7 +522,10 @@ impl BlockDevice {
     /// /dev/vda; lab/validation/trace-programs.md, block_rq_issue/_complete): a 2 MiB and a
     /// 4 MiB read issued 0.16 ms apart complete 20 us apart 4 ms later, every batch of a
     /// cold `cat` the same; the loop device over it (lab/validation/loop-device.md) completes
-    /// requests issued together together too. The device's own transfer stays serial
+    /// requests issued together together too; two threads' O_DIRECT reads on the same disk did
+    /// not (a 1 MiB read completed on its own with a 4 MiB one issued after it), and why the
+    /// readers' windows do is not known: the model takes the readers' case for every read.
+    /// The device's own transfer stays serial
     /// (`read_bw`, `seek`, or its [`HwQueue`]): only when the reads are reported done moves.
     /// Writes and swap reads (swapfile.rs `swap_readpages()`, which take the `done` `submit` returns) keep
     /// their own completion; a swap read still joins and extends the batch (not measured).
