@@ -61,6 +61,25 @@ pub const MAX_REQUEST_PAGES: u64 = 1024 * 512 / PAGE_SIZE;
 /// before `blk_add_rq_to_plug()` flushes it (one queue: the `multiple_queues` doubling of
 /// `blk_plug_max_rq_count()` does not apply).
 pub const BLK_MAX_REQUEST_COUNT: usize = 32;
+/// `BLK_MAX_REQUEST_COUNT` before 5.16 (block/blk.h of 3.0-5.15: 16; ba0ffdd8ce48 "block: bump
+/// BLK_MAX_REQUEST_COUNT to 32" in 5.16).
+pub const BLK_MAX_REQUEST_COUNT_PRE_5_16: usize = 16;
+
+/// Which request the plug's `BLK_PLUG_FLUSH_SIZE` test looks at when a new request is added
+/// (a profile switch; the plug itself exists in every era the engine models: `shrink_lruvec()`
+/// and the swap readaheads plug since 3.0).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PlugPeek {
+    /// Before 4.10 there is no size test: the legacy `blk_queue_bio()` flushes the plug only
+    /// when it holds `BLK_MAX_REQUEST_COUNT` requests (block/blk-core.c, 3.13-4.9).
+    NoSizeTest,
+    /// 4.10-6.12: the newest request (50d24c34403c / 600271d90023 "immediately dispatch big
+    /// size request": `list_entry_rq(plug->list.prev)`, later `rq_list_peek()` of a list
+    /// pushed at its head): a request of 128 KiB or more goes as soon as the next one starts.
+    Newest,
+    /// 6.13+: the oldest (`rq_list_add_tail()`, "block: add a rq_list type").
+    Oldest,
+}
 /// `BLK_PLUG_FLUSH_SIZE` (block/blk.h, 128 KiB), in pages: `blk_add_rq_to_plug()` also
 /// flushes the plug before a new request when the request it peeks at is this large.
 pub const BLK_PLUG_FLUSH_PAGES: u64 = 128 * 1024 / PAGE_SIZE;
@@ -78,7 +97,8 @@ pub const PLUG_RQ_MAX_PAGES: u64 = 128;
 /// not merge into the plug's newest one (`blk_attempt_plug_merge()`: a back merge of the same
 /// direction up to [`PLUG_RQ_MAX_PAGES`]) and, before adding it, flushes the plug
 /// (`blk_add_rq_to_plug()`) when it holds [`BLK_MAX_REQUEST_COUNT`] requests or when the
-/// request `rq_list_peek(&plug->mq_list)` returns is at least [`BLK_PLUG_FLUSH_PAGES`]. Before
+/// request `rq_list_peek(&plug->mq_list)` returns is at least [`BLK_PLUG_FLUSH_PAGES`]
+/// ([`PlugPeek`]: no size test before 4.10; 16 requests before 5.16). Before
 /// 6.13 requests were pushed at the list's head and the peek saw the newest (a large request
 /// goes as soon as the next one starts); from 6.13 (`rq_list_add_tail()`) it sees the oldest:
 /// behind a readahead's small read the plug holds up to 32 write requests of 512 KiB. Traced on
@@ -103,15 +123,19 @@ impl BlkPlug {
     }
 
     /// `blk_add_rq_to_plug()`'s test: a bio of `pages` at `start` that does not merge makes
-    /// a new request, before which the plug is flushed when it is full or the request peeked
-    /// at (the oldest when `peek_oldest`, 6.13+; the newest before) is at least
+    /// a new request, before which the plug is flushed when it holds `max_count` requests
+    /// (the era's `BLK_MAX_REQUEST_COUNT`) or the request `peek` names is at least
     /// [`BLK_PLUG_FLUSH_PAGES`].
-    pub fn flush_before(&self, start: u64, pages: u64, write: bool, peek_oldest: bool) -> bool {
+    pub fn flush_before(&self, start: u64, pages: u64, write: bool, peek: PlugPeek, max_count: usize) -> bool {
         if self.rqs.is_empty() || self.merges(start, pages, write) {
             return false;
         }
-        let peeked = if peek_oldest { self.rqs[0] } else { self.rqs[self.rqs.len() - 1] };
-        self.rqs.len() >= BLK_MAX_REQUEST_COUNT || peeked.1 >= BLK_PLUG_FLUSH_PAGES
+        let big = match peek {
+            PlugPeek::NoSizeTest => false,
+            PlugPeek::Newest => self.rqs[self.rqs.len() - 1].1 >= BLK_PLUG_FLUSH_PAGES,
+            PlugPeek::Oldest => self.rqs[0].1 >= BLK_PLUG_FLUSH_PAGES,
+        };
+        self.rqs.len() >= max_count || big
     }
 
     /// Add the bio: merged into the newest request, or a new request.

@@ -288,14 +288,17 @@ pub struct KernelProfile {
     /// folio directly instead of wp page faults"); before, a load maps it write-protected and
     /// the first store takes a `do_wp_page()` fault (counted in pgfault) that reuses it.
     pub swapin_maps_writable: bool,
-    /// `blk_add_rq_to_plug()` peeks at the plug's oldest request for its
-    /// `BLK_PLUG_FLUSH_SIZE` test, from 6.13 ("block: add a rq_list type": requests added at
-    /// the tail, `rq_list_peek()` the head); before, at the newest (blkdev.rs
-    /// [`crate::blkdev::BlkPlug`]). The engine models the plug of swap I/O (swap readahead,
-    /// reclaim's swap writes) for these eras only: behind a readahead's read it holds up to 32
-    /// write requests. Before, the plug lets each 512 KiB request go as the next starts, and
-    /// the engine sends swap I/O to the device at once.
-    pub blk_plug_peeks_oldest: bool,
+    /// The request `blk_add_rq_to_plug()` peeks at for its `BLK_PLUG_FLUSH_SIZE` test
+    /// (blkdev.rs [`crate::blkdev::PlugPeek`]): none before 4.10, the newest 4.10-6.12, the
+    /// oldest from 6.13 ("block: add a rq_list type": requests added at the tail,
+    /// `rq_list_peek()` the head). The plug of swap I/O (swap readahead, reclaim's swap writes,
+    /// [`crate::blkdev::BlkPlug`]) is modelled in every era; only this test differs: from 6.13
+    /// behind a readahead's read it holds up to 32 write requests, before a request of 128 KiB
+    /// or more goes as the next one starts.
+    pub blk_plug_peek: crate::blkdev::PlugPeek,
+    /// `BLK_MAX_REQUEST_COUNT`: the requests a plug holds before it is flushed, 16 before 5.16
+    /// and 32 from 5.16 (blkdev.rs [`crate::blkdev::BLK_MAX_REQUEST_COUNT`]).
+    pub blk_max_request_count: usize,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -732,7 +735,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         deactivate_on_refault: true,
         pgfault_counts_retries: false,
         swapin_maps_writable: false,
-        blk_plug_peeks_oldest: false,
+        blk_plug_peek: crate::blkdev::PlugPeek::Newest,
+        blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -887,6 +891,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: true,
         reclaim_throttle: ReclaimThrottle::CongestionTimeout,
         blk_queue: crate::blkdev::BlkQueue::Mq,
+        blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT_PRE_5_16,
         ra_prev_pos_after_read: false,
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
@@ -917,6 +922,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Congestion,
         blk_queue: crate::blkdev::BlkQueue::Legacy,
+        blk_plug_peek: crate::blkdev::PlugPeek::NoSizeTest,
         throttle_vm_writeout: true,
         account_page_tables: false,
         swap_vma_readahead: false,
@@ -965,7 +971,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: true,
         zswap_incompressible_as_is: true,
         swapin_maps_writable: true,
-        blk_plug_peeks_oldest: true,
+        blk_plug_peek: crate::blkdev::PlugPeek::Oldest,
         throtl_trim_keeps_one_slice: true,
         memcg_stats_ratelimited_reclaim: true,
         ..linux_6_6.clone()

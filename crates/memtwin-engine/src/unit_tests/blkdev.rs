@@ -401,38 +401,41 @@ fn device_queue_keys_are_checked() {
 /// `blk_attempt_plug_merge()` + `blk_add_rq_to_plug()` (block/blk-mq.c): a bio that
 /// continues the plug's newest request in its direction merges into it up to
 /// `BLK_MAX_SEGMENTS` (128 pages of separate bios); a new request flushes the plug first when
-/// the plug holds `BLK_MAX_REQUEST_COUNT` (32) requests or when the request `rq_list_peek()`
-/// returns is at least `BLK_PLUG_FLUSH_SIZE` (128 KiB): the newest before 6.13 (6.1), the
-/// oldest from 6.13 (6.18), so behind a small read the plug holds 32 write requests.
+/// the plug holds `BLK_MAX_REQUEST_COUNT` requests (16 before 5.16, 32 from 5.16) or when the
+/// request `rq_list_peek()` returns is at least `BLK_PLUG_FLUSH_SIZE` (128 KiB): the newest
+/// 4.10-6.12 (6.1), the oldest from 6.13 (6.18), so behind a small read the plug holds 32
+/// write requests; before 4.10 (legacy `blk_queue_bio()`, 4.4) there is no size test and the
+/// plug holds 16.
 #[test]
 fn blk_add_rq_to_plug_peeks_the_newest_6_1_and_the_oldest_6_13() {
-    use crate::blkdev::{BlkPlug, BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_PAGES, PLUG_RQ_MAX_PAGES};
-    assert_eq!((BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_PAGES, PLUG_RQ_MAX_PAGES), (32, 32, 128));
-    for oldest in [false, true] {
+    use crate::blkdev::{BlkPlug, PlugPeek, BLK_MAX_REQUEST_COUNT, BLK_MAX_REQUEST_COUNT_PRE_5_16, BLK_PLUG_FLUSH_PAGES, PLUG_RQ_MAX_PAGES};
+    assert_eq!((BLK_MAX_REQUEST_COUNT, BLK_MAX_REQUEST_COUNT_PRE_5_16, BLK_PLUG_FLUSH_PAGES, PLUG_RQ_MAX_PAGES), (32, 16, 32, 128));
+    for peek in [PlugPeek::Newest, PlugPeek::Oldest] {
         let mut p = BlkPlug::default();
-        assert!(!p.flush_before(0, 1, true, oldest), "an empty plug takes the first request");
+        assert!(!p.flush_before(0, 1, true, peek, BLK_MAX_REQUEST_COUNT), "an empty plug takes the first request");
         for s in 0..PLUG_RQ_MAX_PAGES {
-            assert!(!p.flush_before(s, 1, true, oldest), "page {s} merges");
+            assert!(!p.flush_before(s, 1, true, peek, BLK_MAX_REQUEST_COUNT), "page {s} merges");
             p.add(s, 1, true);
         }
         assert_eq!(p.rqs, vec![(0, PLUG_RQ_MAX_PAGES, true)], "128 one-page bios: one request");
         // The 129th page cannot merge: a new request, after a flush (the large request is both
         // the oldest and the newest).
-        assert!(p.flush_before(PLUG_RQ_MAX_PAGES, 1, true, oldest));
+        assert!(p.flush_before(PLUG_RQ_MAX_PAGES, 1, true, peek, BLK_MAX_REQUEST_COUNT));
         // A read next to a write does not merge into it.
         let mut p = BlkPlug::default();
         p.add(0, 1, false);
         p.add(1, 1, true);
         assert_eq!(p.rqs.len(), 2);
     }
-    // Behind a 3-page read: 6.1 flushes before the second write request, 6.13+ holds 32.
-    let fill = |oldest: bool| -> usize {
+    // Behind a 3-page read: 6.1 flushes before the second write request, 6.13+ holds 32, 4.4
+    // holds 16 (no size test).
+    let fill = |peek: PlugPeek, max: usize| -> usize {
         let mut p = BlkPlug::default();
         p.add(1_000_000, 3, false);
         for r in 0..64u64 {
             for s in 0..PLUG_RQ_MAX_PAGES {
                 let start = r * 1000 + s;
-                if p.flush_before(start, 1, true, oldest) {
+                if p.flush_before(start, 1, true, peek, max) {
                     return p.rqs.len();
                 }
                 p.add(start, 1, true);
@@ -440,8 +443,19 @@ fn blk_add_rq_to_plug_peeks_the_newest_6_1_and_the_oldest_6_13() {
         }
         p.rqs.len()
     };
-    assert_eq!(fill(false), 2, "the read and one 512 KiB write");
-    assert_eq!(fill(true), BLK_MAX_REQUEST_COUNT, "the read and 31 writes of 512 KiB");
+    assert_eq!(fill(PlugPeek::Newest, BLK_MAX_REQUEST_COUNT), 2, "the read and one 512 KiB write");
+    assert_eq!(fill(PlugPeek::Oldest, BLK_MAX_REQUEST_COUNT), BLK_MAX_REQUEST_COUNT, "the read and 31 writes of 512 KiB");
+    assert_eq!(fill(PlugPeek::NoSizeTest, BLK_MAX_REQUEST_COUNT_PRE_5_16), BLK_MAX_REQUEST_COUNT_PRE_5_16, "the read and 15 writes of 512 KiB");
+    let (p41, p50, p61, p618) = (
+        crate::profile::profile("linux-4.4").unwrap(),
+        crate::profile::profile("linux-5.0").unwrap(),
+        crate::profile::profile("linux-6.1").unwrap(),
+        crate::profile::profile("linux-6.18").unwrap(),
+    );
+    assert_eq!((p41.blk_plug_peek, p41.blk_max_request_count), (PlugPeek::NoSizeTest, 16));
+    assert_eq!((p50.blk_plug_peek, p50.blk_max_request_count), (PlugPeek::Newest, 16));
+    assert_eq!((p61.blk_plug_peek, p61.blk_max_request_count), (PlugPeek::Newest, 32));
+    assert_eq!((p618.blk_plug_peek, p618.blk_max_request_count), (PlugPeek::Oldest, 32));
 }
 
 /// A device whose reads in flight complete together (`[devices.X] complete_together`,
