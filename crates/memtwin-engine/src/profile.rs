@@ -516,6 +516,19 @@ pub struct KernelProfile {
     /// accurate per-memcg lruvec stats for heuristics"), reclaim flushes whenever more than
     /// `MEMCG_CHARGE_BATCH` updates per CPU are pending: read exact here.
     pub memcg_stats_ratelimited_reclaim: bool,
+    /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
+    /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
+    /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
+    /// (`nr_pcp_alloc()`: the factor doubles with each refill without a free between, up to
+    /// 992 frames of a 512M zone), its `high` grows towards `high_max` (an eighth of the zone
+    /// over the node's CPUs) while the zone is above its high watermark (`ZONE_BELOW_HIGH`
+    /// clear), frees fill the freeing CPU's list until `nr_pcp_high()` (4 batches while
+    /// kswapd reclaims, `ZONE_RECLAIM_ACTIVE`), and `decay_pcp_high()` shrinks it every
+    /// second. The frames on the lists are out of `NR_FREE_PAGES`, which the watermarks
+    /// read. [`crate::page_alloc::PerCpuPages`]. Off: frames come from and go to the buddy
+    /// lists one at a time (the older eras' lists, refilled `batch` (31-63) frames at a
+    /// time with `high` at most the low watermark over the CPUs, are not modelled).
+    pub pcp_auto_tune: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -780,6 +793,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_memcg_lru: true,
         lru_gen_refault_activates: true,
         memcg_stats_ratelimited_reclaim: false,
+        pcp_auto_tune: false,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -830,7 +844,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.12",
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
-                      reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
+                      reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), per-CPU page lists refilled in batches of up to 992 frames with an auto-tuned high (6.7), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
                       writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
                       exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8)",
@@ -843,6 +857,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: true,
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
+        pcp_auto_tune: true,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
@@ -959,7 +974,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
                       the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
-                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13): behind a swap readahead's read it holds 32 write requests",
+                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -974,6 +989,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         blk_plug_peek: crate::blkdev::PlugPeek::Oldest,
         throtl_trim_keeps_one_slice: true,
         memcg_stats_ratelimited_reclaim: true,
+        pcp_auto_tune: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

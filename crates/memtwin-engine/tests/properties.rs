@@ -416,3 +416,33 @@ proptest! {
         same_result_twice(&scn)?;
     }
 }
+
+/// The same scenarios on 6.7+'s per-CPU page lists (mm/page_alloc.c `struct per_cpu_pages`,
+/// `KernelProfile::pcp_auto_tune`): linux-6.12 with the two lists or lru_gen (6.3+'s memcg
+/// LRU). The invariants count the frames on the lists as neither free nor used (free +
+/// lists + used = managed) through refills, frees, flushes, drains and decay.
+fn pcp_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(maps), prop::bool::ANY).prop_map(|(mut scn, lru_gen)| {
+        scn.profile = profile(if lru_gen { "linux-6.12-lru_gen" } else { "linux-6.12" }).unwrap();
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn pcp_pages_and_charges_are_conserved_after_every_step(scn in pcp_scenario_strategy(false)) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn pcp_mapped_pages_are_conserved_after_every_step(scn in pcp_scenario_strategy(true)) {
+        invariants_after_every_step(&scn, false)?;
+    }
+
+    #[test]
+    fn pcp_same_scenario_same_result(scn in pcp_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}
