@@ -95,7 +95,8 @@ COUNTERS = [("elapsed_s", 0.10, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 # inactive list (0 inactive, 31577 active), so prepare_scan_control() did not allow deactivation
 # and every reclaim freed nothing until the next flush. The kernel retries such a pass with
 # sc->force_deactivate (do_try_to_free_pages(): "retry with forcible deactivation if that fails",
-# b91ac374346b), which the engine lacked; with it: cp4x max 295 ms (host 473), cp8x 994 (1062).
+# b91ac374346b), which the engine lacked; with it (merged with main of 02:40): cp4x p99 294 ms (host
+# 388), max 295 (473); cp8x p99 894 (914), max 895 (1062).
 PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics(): 'pagein of "
            "a big page is an event'; uncharge_batch() one PGPGOUT per folio). 6.18 holds the copy's page cache in "
            "32-page folios on both sides of the copy: its readahead, and its writes (generic_perform_write() takes a "
@@ -116,8 +117,10 @@ KNOWN = {
     ],
     "host-stall-cp8x-p64m": [
         ("copy", "memcg.file_bytes", PHASE + "the copy's step ends at its last write(), the memcg at its limit on both "
-                                     "sides; the copy's page cache then 74.4 MiB in the engine, 88.4 MiB on the host, the "
-                                     "rest the probe's round, mapped to a different depth at that instant"),
+                                     "sides; the copy's page cache then 97.5 MiB in the engine, 88.4 MiB on the host "
+                                     "(+10.3% against 10%; within on main of 2026-11-29 02:40, out again since reclaim "
+                                     "retries with force_deactivate, which moves the probe's rounds), the rest the "
+                                     "probe's round, mapped to a different depth at that instant"),
     ],
 }
 
