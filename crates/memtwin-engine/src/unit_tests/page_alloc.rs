@@ -1067,4 +1067,13 @@ fn zone_below_high_and_decay_pcp_high_6_12() {
     k.pcp_decay_due();
     assert_eq!(k.pcps[i].high, 4000 - 500);
     assert_eq!(k.pcp_next_decay, k.now + crate::page_alloc::STAT_INTERVAL);
+    assert!(k.pcp_active.contains(&(i as u32)));
+    // A minute later (one catch-up of 60 periods) it is at high_min and leaves the set of
+    // lists the decay looks at, until it is used again.
+    k.now += 60 * crate::page_alloc::STAT_INTERVAL;
+    k.pcp_decay_due();
+    assert_eq!(k.pcps[i].high, high_min);
+    assert!(!k.pcps[i].queued && !k.pcp_active.contains(&(i as u32)));
+    k.alloc_page(InodeId(0), 2).unwrap();
+    assert!(k.pcps[i].queued && k.pcp_active.contains(&(i as u32)));
 }
