@@ -62,6 +62,34 @@ pub enum ScanBalance {
     Cost,
 }
 
+/// The memcg charge path of an era (mm/memcontrol.c): what a charge that meets a limit does
+/// before it succeeds or fails.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChargePath {
+    /// 3.13: `__mem_cgroup_try_charge()` calling `mem_cgroup_do_charge()` until it returns
+    /// `CHARGE_OK`, or `CHARGE_NOMEM` for the `MEM_CGROUP_RECLAIM_RETRIES`+1-th time (page
+    /// cache and anonymous charges pass `oom = true`). Three differences from `TryCharge`:
+    /// `res_counter_charge(&memcg->res)` is tried before `memsw` (a memsw failure reclaims
+    /// without swap, `MEM_CGROUP_RECLAIM_NOSWAP`); a `__GFP_NORETRY` charge returns
+    /// `CHARGE_NOMEM` before any reclaim (each of its retries charges again and fails again);
+    /// and a charge that may reclaim calls `mem_cgroup_reclaim()`, which loops
+    /// `try_to_free_mem_cgroup_pages()` while `mem_cgroup_margin()` is 0, draining the
+    /// per-CPU stocks before every pass but the first (`if (loop)
+    /// drain_all_stock_async(memcg)`) and stopping after a pass when nothing was reclaimed
+    /// in all (`if (loop && !total) break`), at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100
+    /// passes; then `CHARGE_RETRY` if the margin fits the charge or the loop reclaimed
+    /// anything for a charge of at most `1 << PAGE_ALLOC_COSTLY_ORDER` pages.
+    DoCharge,
+    /// 3.17+ (6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()", d485e6b4ed62
+    /// "mm: memcontrol: reclaim at least once for __GFP_NORETRY", 3.17; memsw tried before
+    /// memory in 4.x's `try_charge()`, since 3.19's page counters, 3e32cb2e0a12): one `try_to_free_mem_cgroup_pages()` a
+    /// round; a round that leaves the memcg short drains the stocks and goes round once more
+    /// (`drained`, `drain_all_stock(mem_over_limit); drained = true; goto retry;`) before
+    /// `__GFP_NORETRY` gives up or a retry is counted; in 4.x's `try_charge()` and 6.1's
+    /// and 6.18's `try_charge_memcg()`.
+    TryCharge,
+}
+
 /// How reclaim waits for writeback when it meets pages being written faster than the device
 /// completes them, per era (mm/vmscan.c, mm/backing-dev.c).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -210,24 +238,19 @@ pub struct KernelProfile {
     /// `MAX_RECLAIM_RETRIES` = 16 in mm/memcontrol.c since v5.9; `MEM_CGROUP_RECLAIM_RETRIES`
     /// = 5 before.
     pub max_reclaim_retries: u32,
-    /// A charge whose reclaim left the memcg short drains the per-CPU charge stocks and goes
-    /// round once more, reclaiming again, before `__GFP_NORETRY` gives up or a retry is
-    /// counted: `try_charge_memcg()`'s `drained` retry (`drain_all_stock(mem_over_limit);
-    /// drained = true; goto retry;`), in 4.x's `try_charge()` (the charge path Johannes Weiner's
-    /// 3.17-3.19 rework left, from 6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()")
-    /// to 6.1's and 6.18's `try_charge_memcg()`. Off for 3.13, whose charge path is
-    /// different and NOT yet modelled (review M5, mm/memcontrol.c v3.13): there
-    /// `mem_cgroup_do_charge()` returns `CHARGE_NOMEM` for a `__GFP_NORETRY` charge before
-    /// any reclaim, and a charge that may reclaim gets the second pass inside each
-    /// `mem_cgroup_reclaim()` call instead (`if (loop) drain_all_stock_async(memcg)`, looping
-    /// while `mem_cgroup_margin()` is 0, `if (loop && !total) break` after an empty second
-    /// pass, at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100); and 3.13's readahead charges are
-    /// not `__GFP_NORETRY` at all (`read_pages()` and `mpage_readpages()` call
-    /// `add_to_page_cache_lru(..., GFP_KERNEL)`; `readahead_gfp_mask()` came in 4.7), so they
-    /// reclaim and retry `MEM_CGROUP_RECLAIM_RETRIES` = 5 times. The engine's 3.13 charge has
-    /// one reclaim pass and treats readahead as `__GFP_NORETRY` (one pass, no retry), as
-    /// before this switch.
-    pub charge_drained_retry: bool,
+    /// The memcg charge path's era ([`ChargePath`]): 3.13's `mem_cgroup_do_charge()` under
+    /// `__mem_cgroup_try_charge()`, or the `try_charge()`/`try_charge_memcg()` that Johannes
+    /// Weiner's 3.17-3.19 rework left.
+    pub charge_path: ChargePath,
+    /// Readahead charges its pages with `__GFP_NORETRY` (`readahead_gfp_mask()`, 8a5c743e308d
+    /// "mm, memcg: use consistent gfp flags during readahead", 4.8): a failing charge gives up
+    /// after one reclaim pass (and the drained one). Before, `read_pages()` and
+    /// `mpage_readpages()` add the preallocated pages with `add_to_page_cache_lru(...,
+    /// GFP_KERNEL)` (3.13 mm/readahead.c, fs/mpage.c; `mapping_gfp_constraint(mapping,
+    /// GFP_KERNEL)` in 4.4): the charge reclaims and retries as any other
+    /// (`MEM_CGROUP_RECLAIM_RETRIES`), only the page allocation itself is `__GFP_NORETRY`
+    /// (`page_cache_alloc_readahead()`).
+    pub readahead_charge_noretry: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
@@ -265,14 +288,17 @@ pub struct KernelProfile {
     /// folio directly instead of wp page faults"); before, a load maps it write-protected and
     /// the first store takes a `do_wp_page()` fault (counted in pgfault) that reuses it.
     pub swapin_maps_writable: bool,
-    /// `blk_add_rq_to_plug()` peeks at the plug's oldest request for its
-    /// `BLK_PLUG_FLUSH_SIZE` test, from 6.13 ("block: add a rq_list type": requests added at
-    /// the tail, `rq_list_peek()` the head); before, at the newest (blkdev.rs
-    /// [`crate::blkdev::BlkPlug`]). The engine models the plug of swap I/O (swap readahead,
-    /// reclaim's swap writes) for these eras only: behind a readahead's read it holds up to 32
-    /// write requests. Before, the plug lets each 512 KiB request go as the next starts, and
-    /// the engine sends swap I/O to the device at once.
-    pub blk_plug_peeks_oldest: bool,
+    /// The request `blk_add_rq_to_plug()` peeks at for its `BLK_PLUG_FLUSH_SIZE` test
+    /// (blkdev.rs [`crate::blkdev::PlugPeek`]): none before 4.10, the newest 4.10-6.12, the
+    /// oldest from 6.13 ("block: add a rq_list type": requests added at the tail,
+    /// `rq_list_peek()` the head). The plug of swap I/O (swap readahead, reclaim's swap writes,
+    /// [`crate::blkdev::BlkPlug`]) is modelled in every era; only this test differs: from 6.13
+    /// behind a readahead's read it holds up to 32 write requests, before a request of 128 KiB
+    /// or more goes as the next one starts.
+    pub blk_plug_peek: crate::blkdev::PlugPeek,
+    /// `BLK_MAX_REQUEST_COUNT`: the requests a plug holds before it is flushed, 16 before 5.16
+    /// and 32 from 5.16 (blkdev.rs [`crate::blkdev::BLK_MAX_REQUEST_COUNT`]).
+    pub blk_max_request_count: usize,
     /// `MADV_COLD` and `MADV_PAGEOUT` exist (v5.4+, 9c276cc65a58 and 1a4e58cce84e); before,
     /// madvise() returns EINVAL for them.
     pub madv_cold_pageout: bool,
@@ -710,7 +736,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18), \
                       refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
-        charge_drained_retry: true,
+        charge_path: ChargePath::TryCharge,
+        readahead_charge_noretry: true,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
@@ -721,7 +748,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         deactivate_on_refault: true,
         pgfault_counts_retries: false,
         swapin_maps_writable: false,
-        blk_plug_peeks_oldest: false,
+        blk_plug_peek: crate::blkdev::PlugPeek::Newest,
+        blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
         list_lru_layout: crate::list_lru::ListLruLayout::Lazy,
@@ -878,6 +906,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: true,
         reclaim_throttle: ReclaimThrottle::CongestionTimeout,
         blk_queue: crate::blkdev::BlkQueue::Mq,
+        blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT_PRE_5_16,
         ra_prev_pos_after_read: false,
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
@@ -894,7 +923,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6), timers that fire at the tick \
-                      of their expiry (the cascading timer wheel, pre-4.8)",
+                      of their expiry (the cascading timer wheel, pre-4.8), readahead charged with GFP_KERNEL (pre-4.8)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
@@ -908,11 +937,13 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Congestion,
         blk_queue: crate::blkdev::BlkQueue::Legacy,
+        blk_plug_peek: crate::blkdev::PlugPeek::NoSizeTest,
         throttle_vm_writeout: true,
         account_page_tables: false,
         swap_vma_readahead: false,
         timer_wheel_round_up: false,
         ra_io_pages: false,
+        readahead_charge_noretry: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {
@@ -926,9 +957,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         fault_around: false,
-        charge_drained_retry: false,
+        charge_path: ChargePath::DoCharge,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
+                      memcg charges through mem_cgroup_do_charge() and mem_cgroup_reclaim() (pre-3.17), \
                       otherwise as linux-4.3",
         workingset_refault: false,
         thp_thisnode: false,
@@ -954,7 +986,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: true,
         zswap_incompressible_as_is: true,
         swapin_maps_writable: true,
-        blk_plug_peeks_oldest: true,
+        blk_plug_peek: crate::blkdev::PlugPeek::Oldest,
         throtl_trim_keeps_one_slice: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
@@ -1064,6 +1096,13 @@ pub struct CpuCost {
     /// the copy, the folio's allocation, insertion, charge and LRU add, `write_begin()` /
     /// `write_end()` and its dirtying, each done once per folio in the kernel: M14.
     pub write_large_folio_page: u64,
+    /// `filemap_read()` of a cached page that is part of a large folio, the lookup's share
+    /// and the copy: `filemap_get_read_batch()` returns folios and `copy_folio_to_iter()`
+    /// copies a read's whole part of a folio at once, where a 4 KiB page costs `lookup` +
+    /// `copy_page` alone. M15 (lab/measurements/read_cost_large_folios.py: hot 128 KiB reads
+    /// of a 512 MiB file in order-8 folios on the host's 6.18 ext4, 142 ns a page, the same
+    /// within 10-15% in order-5 folios) less `syscall`/32.
+    pub read_large_folio_page: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
     /// User time of `grep` scanning one 4 KiB page for a fixed string: GNU grep 3.8 over a
@@ -1114,6 +1153,7 @@ impl CpuCost {
             dirty_page: 140,
             write_begin_end: 660,
             write_large_folio_page: 658,
+            read_large_folio_page: 137,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
@@ -1149,6 +1189,7 @@ impl CpuCost {
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,
             write_large_folio_page: self.write_large_folio_page * k,
+            read_large_folio_page: self.read_large_folio_page * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
             spawn: self.spawn * k,

@@ -462,7 +462,7 @@ impl Kernel {
         self.cpu(self.cost.submit_io);
         let done = if self.swap_plug.active {
             let start = base + slot as u64;
-            if self.swap_plug.flush_before(start, nr, true, self.profile.blk_plug_peeks_oldest) {
+            if self.swap_plug.flush_before(start, nr, true, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
                 self.blk_flush_plug();
             }
             self.swap_plug.add(start, nr, true);
@@ -496,10 +496,10 @@ impl Kernel {
     /// `blk_start_plug()` at the start of `shrink_lruvec()` (mm/vmscan.c) or of a swap
     /// readahead (mm/swap_state.c): the swap I/O submitted until `blk_finish_plug()` waits in
     /// the task's plug. Returns whether this call started it: a plug started inside another is
-    /// the outer one ("if (tsk->plug) return"), and the eras whose plug the engine does not
-    /// model (`!blk_plug_peeks_oldest`, before 6.13) start none.
+    /// the outer one ("if (tsk->plug) return"). Every era plugs (`shrink_lruvec()` since 3.0);
+    /// what differs is when the plug is flushed (`KernelProfile::blk_plug_peek`).
     pub fn blk_start_plug(&mut self) -> bool {
-        self.profile.blk_plug_peeks_oldest && !std::mem::replace(&mut self.swap_plug.active, true)
+        !std::mem::replace(&mut self.swap_plug.active, true)
     }
 
     /// `blk_finish_plug()` at the end of `shrink_lruvec()`: dispatch what the plug holds.
@@ -929,7 +929,6 @@ impl Kernel {
         let max = area.max;
         let (start, end) = if mask > 0 { (((slot as u64) & !mask).max(1), ((slot as u64) | mask).min(max - 1)) } else { (slot as u64, slot as u64) };
         let plugged = self.blk_start_plug();
-        let mut run: Option<(u64, u64)> = None;
         for s in start..=end {
             let read = self.read_swap_cache_async(s as u32, s as u32 != slot, nid, fault_memcg);
             // swap_readpage(): frontswap_load() first; a zswap entry fills the page, no bio.
@@ -938,13 +937,8 @@ impl Kernel {
                 !self.zswap_load(s as u32, p)
             };
             if read {
-                self.swap_ra_read(&mut run, s);
-            } else if let Some(r) = run.take() {
-                self.swap_readpages(r);
+                self.swap_ra_read(s);
             }
-        }
-        if let Some(r) = run {
-            self.swap_readpages(r);
         }
         if plugged {
             self.blk_finish_plug();
@@ -982,7 +976,6 @@ impl Kernel {
         let pmd = f & !(PAGEBLOCK_NR as i64 - 1);
         let (lo, hi) = (lo.max(0).max(pmd) as u32, (hi.min(self.vmas[v].pages.len() as i64).min(pmd + PAGEBLOCK_NR as i64)) as u32);
         let plugged = self.blk_start_plug();
-        let mut run: Option<(u64, u64)> = None;
         for i in lo..hi {
             let vv = &self.vmas[v];
             let s = vv.swap.get(i as usize).copied().unwrap_or(NO_SLOT);
@@ -996,10 +989,7 @@ impl Kernel {
             if !read {
                 continue;
             }
-            self.swap_ra_read(&mut run, s as u64);
-        }
-        if let Some(r) = run {
-            self.swap_readpages(r);
+            self.swap_ra_read(s as u64);
         }
         if plugged {
             self.blk_finish_plug();
@@ -1007,27 +997,17 @@ impl Kernel {
         win
     }
 
-    /// `swap_readpage()` of a readahead's page at `slot`: into the task's plug when one is
-    /// modelled (a back merge into its newest request, or a new request, flushing the plug
-    /// first when `blk_add_rq_to_plug()` says so); else added to the run of contiguous slots
-    /// `run`, a run that `slot` does not continue read first (one request each).
-    fn swap_ra_read(&mut self, run: &mut Option<(u64, u64)>, slot: u64) {
-        if self.swap_plug.active {
-            let start = self.swap.as_ref().expect("swap area").base + slot;
-            if self.swap_plug.flush_before(start, 1, false, self.profile.blk_plug_peeks_oldest) {
-                self.blk_flush_plug();
-            }
-            self.swap_plug.add(start, 1, false);
-            return;
+    /// `swap_readpage()` of a readahead's page at `slot`: into the task's plug (the
+    /// readahead's own, or the one a reclaim pass or an outer readahead started): a back merge
+    /// into its newest request, or a new request, the plug flushed first when
+    /// `blk_add_rq_to_plug()` says so ([`crate::blkdev::BlkPlug::flush_before`]).
+    fn swap_ra_read(&mut self, slot: u64) {
+        debug_assert!(self.swap_plug.active, "a swap readahead runs under a plug");
+        let start = self.swap.as_ref().expect("swap area").base + slot;
+        if self.swap_plug.flush_before(start, 1, false, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
+            self.blk_flush_plug();
         }
-        *run = match *run {
-            Some((a, b)) if b + 1 == slot => Some((a, slot)),
-            Some(r) => {
-                self.swap_readpages(r);
-                Some((slot, slot))
-            }
-            None => Some((slot, slot)),
-        };
+        self.swap_plug.add(start, 1, false);
     }
 
     /// `__read_swap_cache_async()` of slot `slot`: a new page in the swap cache for it, unless

@@ -926,10 +926,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             };
             let blk_throttle = t.get("blk_throttle").and_then(|v| get_bool(cx, v, &key("blk_throttle"))).unwrap_or(false);
             let rotational = t.get("rotational").and_then(|v| get_bool(cx, v, &key("rotational"))).unwrap_or(true);
+            let complete_together = t.get("complete_together").and_then(|v| get_bool(cx, v, &key("complete_together"))).unwrap_or(false);
             let rb = read_bw.unwrap_or(1);
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, hw });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, hw, complete_together });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

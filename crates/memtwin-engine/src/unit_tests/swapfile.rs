@@ -567,11 +567,11 @@ ops = [
 /// `BLK_PLUG_FLUSH_SIZE` test: the writes stay plugged until 32 requests, so reclaim writes
 /// more pages before any completes. Between quanta the plug is empty and every page under
 /// writeback has its completion; 6.18's re-touch writes more than the same kernel with the
-/// pre-6.13 peek (the engine then sends swap I/O at once).
+/// pre-6.13 peek (the newest request: each 512 KiB write goes as the next one starts).
 #[test]
 fn a_reclaim_pass_holds_its_swap_writes_in_its_plug_6_18() {
     let mut s = sim(&retouch_v1("linux-6.18"));
-    assert!(s.kernel.profile.blk_plug_peeks_oldest);
+    assert_eq!(s.kernel.profile.blk_plug_peek, crate::blkdev::PlugPeek::Oldest);
     let mut seen = 0u64;
     run_with(&mut s, |s| {
         let k = &s.kernel;
@@ -591,7 +591,7 @@ fn a_reclaim_pass_holds_its_swap_writes_in_its_plug_6_18() {
     s.kernel.check_invariants().unwrap();
     let plugged = sim(&retouch_v1("linux-6.18")).run(&mut |_, _| true).unwrap();
     let mut s = sim(&retouch_v1("linux-6.18"));
-    s.kernel.profile.blk_plug_peeks_oldest = false;
+    s.kernel.profile.blk_plug_peek = crate::blkdev::PlugPeek::Newest;
     let at_once = s.run(&mut |_, _| true).unwrap();
     let (a, b) = (metric_of(&plugged, "touch 2", "vmstat.pswpout"), metric_of(&at_once, "touch 2", "vmstat.pswpout"));
     assert!(a > b + 256.0, "the plug's writes complete later, so reclaim writes more: {a} vs {b}");
