@@ -386,7 +386,7 @@ GS_A = ("both the engine and the kernel lose A's working set in two modes, by wh
         "one generation and never aged) until A, down to 4,096 pages, is no longer sizable for a direct reclaimer at "
         "DEF_PRIORITY (lruvec_is_sizable(): 4,096 >> 12 = 0), turns tail then young (shrink_one()) and leaves the old "
         "generation: A keeps 16 MiB and wset 3 re-reads 48 MiB (the kernel's 47.0-48.25 MiB in 3 of 9 boots, the "
-        "engine's 48.2-49.8 MiB in 27 of boot seeds 0-39, 7 of 0-8); else A loses less (the kernel 12.25-41.25 MiB "
+        "engine's 48.2-49.8 MiB in 27 of boot seeds 0-39, 6 of 0-8); else A loses less (the kernel 12.25-41.25 MiB "
         "in 6 boots, the engine 17.5-44.2 MiB). Each of A's refaults is counted as an activation in both. The medians "
         "of the set are on either side of the modes: 24.5 MiB in the kernel, 48.2 in the engine. The engine runs 161 "
         "kswapd passes of about 400 pages in the stream (boot seed 0), each one A-first pass costing A 256 pages; "
