@@ -81,6 +81,9 @@ pub struct Kernel {
     pub pcp_ctx: u32,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,
+    /// The lists in `pcps` that `decay_pcp_high()` may change: used since their `high` was
+    /// last at its floor (`PerCpuPages::queued`).
+    pub pcp_active: Vec<u32>,
     /// `NODE_DATA()`: per node its zones, zonelist, zonelist cache and kswapd.
     pub nodes: Vec<Node>,
     /// The node the running context allocates for (`numa_node_id()`).
@@ -285,6 +288,7 @@ impl Kernel {
             pcps: vec![],
             pcp_ctx: u32::MAX,
             pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
+            pcp_active: vec![],
             nodes: vec![],
             cur_nid: 0,
             reclaim_nid: None,

@@ -918,6 +918,8 @@ pub struct PerCpuPages {
     /// `pcp->free_count`: frees since the allocations (halved by each allocation), at most
     /// `batch << PCP_BATCH_SCALE_MAX`.
     pub free_count: u64,
+    /// On `Kernel::pcp_active`: used since its `high` was last at its floor.
+    pub queued: bool,
 }
 
 impl PerCpuPages {
@@ -1671,6 +1673,10 @@ impl Kernel {
         if i >= self.pcps.len() {
             self.pcps.resize(i + 1, PerCpuPages::default());
         }
+        if !self.pcps[i].queued {
+            self.pcps[i].queued = true;
+            self.pcp_active.push(i as u32);
+        }
         i
     }
 
@@ -1847,7 +1853,9 @@ impl Kernel {
     /// `vmstat_update()` of every CPU, each `STAT_INTERVAL` from boot up to now:
     /// `decay_pcp_high()` of each list: `high` down by an eighth (not below `high_min`, nor
     /// below `count - (batch << PCP_BATCH_SCALE_MAX)`), and the frames above it back to the
-    /// buddy lists.
+    /// buddy lists. Only the lists used since their `high` was last at `high_min`
+    /// (`pcp_active`, in index order) can change: the others are passed over, so that the
+    /// work per second follows the contexts that allocated or freed, not the task count.
     pub fn pcp_decay_due(&mut self) {
         if self.now < self.pcp_next_decay || !self.profile.pcp_auto_tune {
             return;
@@ -1856,8 +1864,11 @@ impl Kernel {
         let periods = ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1).min(64);
         self.pcp_next_decay += ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1) * STAT_INTERVAL;
         let nz = self.zones.len();
+        let mut active = std::mem::take(&mut self.pcp_active);
+        active.sort_unstable();
         for _ in 0..periods {
-            for i in 0..self.pcps.len() {
+            for &i in &active {
+                let i = i as usize;
                 let z = i % nz;
                 let (batch, high_min, _) = self.pcp_params(z);
                 let pcp = &mut self.pcps[i];
@@ -1871,6 +1882,20 @@ impl Kernel {
                 }
             }
         }
+        // Those at their floor leave the set until they are used again.
+        let mut keep = 0;
+        for j in 0..active.len() {
+            let i = active[j] as usize;
+            let (_, high_min, _) = self.pcp_params(i % nz);
+            if self.pcps[i].high > high_min {
+                active[keep] = active[j];
+                keep += 1;
+            } else {
+                self.pcps[i].queued = false;
+            }
+        }
+        active.truncate(keep);
+        self.pcp_active = active;
     }
 }
 

@@ -764,7 +764,18 @@ fn freeing_and_taking_runs_of_frames_equal_one_frame_at_a_time() {
 /// and the fall-back to the other node.
 #[test]
 fn anonymous_fault_runs_equal_one_fault_at_a_time() {
-    let extra = "policies.zonelist_cache = true";
+    fault_runs_equal_one_fault_at_a_time("linux-4.3", "policies.zonelist_cache = true");
+}
+
+/// The same on 6.12, whose faults take their frames from the task's per-CPU list (refilled
+/// `batch << alloc_factor` frames at a time, `rmqueue_pcplist()`): a run stops where the list
+/// is empty, and the lists end as one fault at a time leaves them.
+#[test]
+fn anonymous_fault_runs_equal_one_fault_at_a_time_with_per_cpu_lists_6_12() {
+    fault_runs_equal_one_fault_at_a_time("linux-6.12", "");
+}
+
+fn fault_runs_equal_one_fault_at_a_time(profile: &str, extra: &str) {
     let file = r#"
 [files."/data/f"]
 size = "80M"
@@ -777,7 +788,7 @@ ops = [{ op = "read", file = "/data/f" }]
 [scenario]
 name = "runs"
 [kernel]
-profile = "linux-4.3"
+profile = "{profile}"
 {extra}
 [machine]
 ram = "128M"
@@ -818,6 +829,8 @@ read_bw = "100M"
         assert_eq!(a.nodes[nid].zlc_full, b.nodes[nid].zlc_full);
         assert_eq!((a.nodes[nid].kswapd_clock, a.nodes[nid].zlc_last_zap), (b.nodes[nid].kswapd_clock, b.nodes[nid].zlc_last_zap));
     }
+    assert_eq!(a.pcps.iter().map(|p| (p.list.clone(), p.high, p.alloc_factor, p.free_count)).collect::<Vec<_>>(),
+               b.pcps.iter().map(|p| (p.list.clone(), p.high, p.alloc_factor, p.free_count)).collect::<Vec<_>>());
     assert_invariants(a);
     assert_invariants(b);
     a.do_munmap(va);
@@ -1054,4 +1067,13 @@ fn zone_below_high_and_decay_pcp_high_6_12() {
     k.pcp_decay_due();
     assert_eq!(k.pcps[i].high, 4000 - 500);
     assert_eq!(k.pcp_next_decay, k.now + crate::page_alloc::STAT_INTERVAL);
+    assert!(k.pcp_active.contains(&(i as u32)));
+    // A minute later (one catch-up of 60 periods) it is at high_min and leaves the set of
+    // lists the decay looks at, until it is used again.
+    k.now += 60 * crate::page_alloc::STAT_INTERVAL;
+    k.pcp_decay_due();
+    assert_eq!(k.pcps[i].high, high_min);
+    assert!(!k.pcps[i].queued && !k.pcp_active.contains(&(i as u32)));
+    k.alloc_page(InodeId(0), 2).unwrap();
+    assert!(k.pcps[i].queued && k.pcp_active.contains(&(i as u32)));
 }
