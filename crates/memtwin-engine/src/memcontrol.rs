@@ -1003,6 +1003,29 @@ impl MemcgTree {
     }
 }
 
+/// What a charge's gfp mask lets `try_charge_memcg()` do when it meets a limit.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChargeGfp {
+    /// `GFP_KERNEL` (or the mapping's gfp): reclaim and retry, then the OOM path.
+    Kernel,
+    /// `__GFP_NORETRY`: give up when the round(s) of reclaim left the memcg short (3.13:
+    /// before any reclaim, [`crate::profile::ChargePath::DoCharge`]).
+    NoRetry,
+    /// No `__GFP_DIRECT_RECLAIM` (`!gfpflags_allow_blocking()`; 3.13: no `__GFP_WAIT`,
+    /// `CHARGE_WOULDBLOCK`): fail at the limit without reclaim, before memory.events `max`.
+    NoBlock,
+    /// 3.13's `oom = false` (`mem_cgroup_charge_common()` of a transparent huge page, with
+    /// `GFP_KERNEL`): reclaim as `Kernel`, but the first `CHARGE_NOMEM` fails the charge (no
+    /// `nr_oom_retries`, no OOM).
+    KernelNoOom,
+}
+
+/// `1 << PAGE_ALLOC_COSTLY_ORDER`: the largest charge that goes round again after a reclaim
+/// that freed something but left the memcg short ("Only for regular pages, though: huge pages
+/// are rather unlikely to succeed so close to the limit", `try_charge_memcg()` 6.1, 3.13's
+/// `mem_cgroup_do_charge()`).
+pub const CHARGE_RETRY_MAX_PAGES: u64 = 1 << 3;
+
 /// Why a charge failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ChargeError {
@@ -1063,8 +1086,8 @@ impl Kernel {
     ///   reclaim, and charges again each `nr_oom_retries` (`oom = true`) before it gives up;
     ///   a charge that may reclaim calls `mem_cgroup_reclaim()` ([`Kernel::mem_cgroup_reclaim`]).
     ///
-    /// Not modelled: the `nr_pages <= 1 << PAGE_ALLOC_COSTLY_ORDER` condition on retrying
-    /// after a reclaim that made progress (every era has it; the engine retries any charge).
+    /// A reclaim that freed something but left the memcg short retries at once only a charge
+    /// of at most [`CHARGE_RETRY_MAX_PAGES`] (every era); a larger one counts a retry.
     ///
     /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
     /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once, its
@@ -1072,17 +1095,22 @@ impl Kernel {
     /// ([`crate::sched::ChargeLoop`]): the restarted charge goes on with them, as the
     /// kernel's task goes on inside the same call.
     pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
+        self.try_charge_memcg_gfp(memcg, nr, if may_reclaim { ChargeGfp::Kernel } else { ChargeGfp::NoRetry })
+    }
+
+    /// [`Kernel::try_charge_memcg`] with the charge's gfp ([`ChargeGfp`]).
+    pub fn try_charge_memcg_gfp(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
         let fresh = crate::sched::ChargeLoop {
-            retries: self.profile.max_reclaim_retries,
+            retries: if gfp == ChargeGfp::KernelNoOom { 0 } else { self.profile.max_reclaim_retries },
             drained: self.profile.charge_path == ChargePath::DoCharge,
             batch_failed: false,
             reclaim_loop: 0,
             reclaim_total: 0,
         };
         let mut st = if restartable { self.resched.charge_loop.take().unwrap_or(fresh) } else { fresh };
-        let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim, &mut st);
+        let r = self.try_charge_memcg_loop(memcg, nr, gfp, &mut st);
         self.resched.restartable = outer;
         if restartable {
             if r == Err(ChargeError::Again) {
@@ -1096,7 +1124,8 @@ impl Kernel {
     }
 
     /// The body of [`Kernel::try_charge_memcg`], its loop's locals in `st`.
-    fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool, st: &mut crate::sched::ChargeLoop) -> Result<(), ChargeError> {
+    fn try_charge_memcg_loop(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp, st: &mut crate::sched::ChargeLoop) -> Result<(), ChargeError> {
+        let may_reclaim = matches!(gfp, ChargeGfp::Kernel | ChargeGfp::KernelNoOom);
         if self.pf_memalloc {
             // "Prevent unbounded recursion when reclaim operations need to allocate memory"
             // (PF_MEMALLOC): goto force.
@@ -1142,6 +1171,10 @@ impl Kernel {
                 if may_swap {
                     self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
                 }
+                if gfp == ChargeGfp::NoBlock {
+                    // "if (!gfpflags_allow_blocking(gfp_mask)) goto nomem;" before the event.
+                    return Err(ChargeError::Oom { over });
+                }
                 self.memcgs.count_event(over, MemcgEvent::Max, 1);
             }
             if do_charge && !may_reclaim {
@@ -1157,7 +1190,7 @@ impl Kernel {
             }
             self.stall_enter(StallKind::Reclaim);
             let reclaimed = if do_charge {
-                self.mem_cgroup_reclaim(over, nr, may_swap, st)
+                self.mem_cgroup_reclaim(over, may_swap, st)
             } else {
                 self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap)
             };
@@ -1173,11 +1206,11 @@ impl Kernel {
                 self.drain_all_stock(over);
                 continue;
             }
-            if reclaimed > 0 && may_reclaim {
+            if reclaimed > 0 && may_reclaim && nr <= CHARGE_RETRY_MAX_PAGES {
                 continue;
             }
             if !may_reclaim || st.retries == 0 {
-                if may_reclaim {
+                if gfp == ChargeGfp::Kernel {
                     self.memcgs.count_event(over, MemcgEvent::OomKill, 1);
                 }
                 return Err(ChargeError::Oom { over });
@@ -1200,9 +1233,11 @@ impl Kernel {
     /// but the first, stopping after a second or later pass when the passes reclaimed
     /// nothing in all ("If nothing was reclaimed after two attempts, there may be no
     /// reclaimable pages in this hierarchy"), at most `MEM_CGROUP_MAX_RECLAIM_LOOPS`
-    /// passes. Returns the pages reclaimed (`total`). A pass whose sleep ended the task's
-    /// quantum leaves `loop` and `total` in `st` for the restarted charge to go on with.
-    pub(crate) fn mem_cgroup_reclaim(&mut self, over: MemcgId, nr: u64, may_swap: bool, st: &mut crate::sched::ChargeLoop) -> u64 {
+    /// passes. Each pass asks for `SWAP_CLUSTER_MAX` pages whatever the charge's size (3.13's
+    /// `try_to_free_mem_cgroup_pages()` has no `nr_pages`: `.nr_to_reclaim =
+    /// SWAP_CLUSTER_MAX`). Returns the pages reclaimed (`total`). A pass whose sleep ended the
+    /// task's quantum leaves `loop` and `total` in `st` for the restarted charge to go on with.
+    pub(crate) fn mem_cgroup_reclaim(&mut self, over: MemcgId, may_swap: bool, st: &mut crate::sched::ChargeLoop) -> u64 {
         let (mut passes, mut total) = (st.reclaim_loop, st.reclaim_total);
         loop {
             if passes > 0 {
@@ -1212,7 +1247,7 @@ impl Kernel {
                 }
                 self.drain_all_stock(over);
             }
-            total += self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
+            total += self.try_to_free_mem_cgroup_pages_swap(over, crate::vmscan::SWAP_CLUSTER_MAX, may_swap);
             passes += 1;
             if self.resched_pending() {
                 (st.reclaim_loop, st.reclaim_total) = (passes, total);

@@ -530,6 +530,23 @@ impl Kernel {
         Ok(i)
     }
 
+    /// The gfp of a THP fault's memcg charge: the allocation's (`vma_thp_gfp_mask()`, 6.1;
+    /// `alloc_hugepage_gfpmask()`, 4.4): with defrag "madvise" on a mapping not madvised,
+    /// no direct reclaim (`GFP_TRANSHUGE_LIGHT`): the charge fails at the limit; with
+    /// "always", `GFP_TRANSHUGE`, whose `__GFP_NORETRY` gives up after the reclaim round.
+    /// 3.13 charges with `GFP_KERNEL` (`mem_cgroup_newpage_charge(page, mm, GFP_KERNEL)` in
+    /// mm/huge_memory.c) and `oom = false`: the first failed round ends it.
+    pub(crate) fn thp_charge_gfp(&self) -> crate::memcontrol::ChargeGfp {
+        use crate::memcontrol::ChargeGfp;
+        if self.profile.thp_defrag_madvise {
+            ChargeGfp::NoBlock
+        } else if self.profile.charge_path == crate::profile::ChargePath::DoCharge {
+            ChargeGfp::KernelNoOom
+        } else {
+            ChargeGfp::NoRetry
+        }
+    }
+
     /// `do_huge_pmd_anonymous_page()`: allocate an order-9 page, charge 512 pages, clear it.
     /// The request wakes no kswapd; with THP defrag "always" (the default before 4.6) it gives
     /// up after compaction and one reclaim round (`GFP_TRANSHUGE`), with "madvise" (the
@@ -548,7 +565,7 @@ impl Kernel {
             return Ok(false);
         };
         let memcg = self.vmas[vma.0 as usize].memcg;
-        if self.try_charge_memcg(memcg, PAGEBLOCK_NR, true).is_err() {
+        if self.try_charge_memcg_gfp(memcg, PAGEBLOCK_NR, self.thp_charge_gfp()).is_err() {
             // mem_cgroup_charge() failed: free the huge page and fall back.
             let z = self.zone_of(head);
             self.zones[z].free_pageblock(head.0 as u64);

@@ -571,3 +571,64 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         assert_eq!(restarted, in_place, "{profile}: the restarts went on with the same loop");
     }
 }
+
+/// The memcg charge of a THP fault (`do_huge_pmd_anonymous_page()`), 512 pages into a v1
+/// memcg full of clean page cache, per era: 6.1 charges with the allocation's
+/// `GFP_TRANSHUGE_LIGHT` (defrag "madvise", the mapping not madvised), which cannot block:
+/// `try_charge_memcg()` fails it at the limit before reclaim and before memory.events `max`
+/// ("if (!gfpflags_allow_blocking(gfp_mask)) goto nomem;"). 4.4 charges with
+/// `GFP_TRANSHUGE` (defrag "always"): one reclaim of the 512 pages (`nr_pages`) makes room.
+/// 3.13 charges with `GFP_KERNEL` and `oom = false` (mm/huge_memory.c,
+/// `mem_cgroup_charge_common()`): `mem_cgroup_reclaim()` stops when its `SWAP_CLUSTER_MAX`
+/// pass leaves a margin, which is short of 512; a huge page does not retry after progress
+/// (`nr_pages <= 1 << PAGE_ALLOC_COSTLY_ORDER`) and `oom = false` ends it at the first
+/// `CHARGE_NOMEM`.
+#[test]
+fn a_thp_charge_per_era() {
+    for (profile, ok, reclaims) in [("linux-6.1", false, false), ("linux-4.4", true, true), ("linux-3.13", false, true)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "thp-charge"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "8M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "4M"
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        read_pages(k, f, 0, 2048, ct);
+        assert!(k.memcgs.margin(ct) < 512, "{profile}: the memcg is full");
+        let (fail0, max0, steal0, oom0) =
+            (k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Max), k.memcgs.events(ct, MemcgEvent::Pgsteal), k.memcgs.events(ct, MemcgEvent::OomKill));
+        let gfp = k.thp_charge_gfp();
+        let r = k.try_charge_memcg_gfp(ct, crate::page_alloc::PAGEBLOCK_NR, gfp);
+        assert_eq!(r.is_ok(), ok, "{profile}: {gfp:?} {r:?}");
+        let stolen = k.memcgs.events(ct, MemcgEvent::Pgsteal) - steal0;
+        assert_eq!(stolen > 0, reclaims, "{profile}: {stolen} pages reclaimed");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::OomKill), oom0, "{profile}: no OOM for a huge page");
+        if profile == "linux-6.1" {
+            assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), max0, "{profile}: it never reached the max event");
+            assert_eq!(k.memcgs.get(ct).counter.failcnt - fail0, 1, "{profile}: the one refused charge");
+        }
+        if profile == "linux-3.13" {
+            assert!(stolen < 512 && stolen >= crate::vmscan::SWAP_CLUSTER_MAX, "{profile}: one SWAP_CLUSTER_MAX pass: {stolen}");
+            assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, 1, "{profile}: one round");
+        }
+        if ok {
+            k.memcgs.counter_uncharge(ct, crate::page_alloc::PAGEBLOCK_NR);
+            k.charge_stock = (MemcgId::NONE, 0);
+        }
+        assert_invariants(k);
+    }
+}
