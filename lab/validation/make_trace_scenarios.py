@@ -189,6 +189,10 @@ def scenario(name: str) -> str:
     tol = dict(TOLERANCE, **(FAULTS if tracer == "bpf" else {}))
     n = RUNS.get(name)
     if n:
+        s = s.replace(f"in real/trace-{name}.json (re-record, as root: flock /tmp/memtwin-host.lock python3 "
+                      f"lab/record_trace_validation.py {name})",
+                      f"in real/trace-{name}.json and real/trace-{name}-run2..{n}.json (a recording set; re-measure, as root:\n"
+                      f"# flock /tmp/memtwin-host.lock python3 lab/record_trace_validation.py --measure-only --runs {n} {name})")
         files = ", ".join([f'"real/trace-{name}.json"'] + [f'"real/trace-{name}-run{i}.json"' for i in range(2, n + 1)])
         s += (f"\n[validation]\n# a recording set: {n} measures of each limit in one session ({RUNS_WHEN[name]}),\n"
               f"# their medians compared\nrecorded = [{files}]\non = \"host\"\n")
