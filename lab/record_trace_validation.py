@@ -6,12 +6,14 @@ scenarios/validation/trace-NAME.toml (real/trace-NAME.json: a variant per limit,
 `memtwin real --json` writes), which lab/validation/make_trace_scenarios.py generates and
 `memtwin validate --recorded` compares with the twin.
 
-    python3 lab/record_trace_validation.py [--measure-only] [--tracer bpf|strace] [--out DIR] [NAME ...]
+    python3 lab/record_trace_validation.py [--measure-only] [--tracer bpf|strace] [--runs N] [--out DIR] [NAME ...]
 
 NAME: the programs to do (default all); --measure-only keeps their traces and measures again;
 --tracer: record with this tracer instead of the program's; --out DIR: write DIR/traces/NAME.mtt
 and DIR/real/trace-NAME.json instead (to compare before replacing; with --measure-only the
-traces are read from DIR).
+traces are read from DIR); --runs N: measure each program N times in turn (all its limits per
+round), writing real/trace-NAME.json and real/trace-NAME-run2..N.json, a recording set whose
+median `memtwin validate` compares (README, "Validation against real kernels").
 """
 
 import json
@@ -68,6 +70,7 @@ def main():
     ap.add_argument("--measure-only", action="store_true")
     ap.add_argument("--tracer", choices=("bpf", "strace"))
     ap.add_argument("--out", metavar="DIR")
+    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("only", nargs="*", metavar="NAME")
     a = ap.parse_args()
     measure_only, only = a.measure_only, a.only
@@ -88,25 +91,32 @@ def main():
             drop_cache(DATA)
             subprocess.run(MT + ["record", "--tracer", a.tracer or tracer, "--out", tr, "--"] + cmd, env=env, check=True,
                            stdout=subprocess.DEVNULL, timeout=TIMEOUT)
-        variants = {}
-        for lim in limits:
-            j = os.path.join(DATA, "m.json")
-            subprocess.run(MT + ["measure", "--limit", lim, "--trace", tr, "--out", j, "--"] + cmd, env=env, check=True,
-                           stdout=subprocess.DEVNULL, timeout=TIMEOUT)
-            with open(j) as f:
-                v = json.load(f)["variants"]["default"]   # the engine's layout (measure.engine_layout)
-            # the step as the scenario's task names it
-            for s in v["steps"]:
-                s.update(name="run", task=task, memcg="/ct")
-            variants[lim] = v
-            m = v["totals"]
-            print(name, lim, {k: m.get(k) for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.pgmajfault")}, flush=True)
-        path = os.path.join(real, f"trace-{name}.json")
-        tmp = path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump({"scenario": f"trace-{name}", "variants": variants}, f, indent=1, sort_keys=True)
-            f.write("\n")
-        os.replace(tmp, path)
+        for run in range(1, a.runs + 1):
+            measure_all(name, task, cmd, limits, tr, real, env, run)
+
+
+def measure_all(name, task, cmd, limits, tr, real, env, run):
+    """One round of measures of a program at each of its limits: real/trace-NAME.json (the first
+    round) or real/trace-NAME-runN.json."""
+    variants = {}
+    for lim in limits:
+        j = os.path.join(DATA, "m.json")
+        subprocess.run(MT + ["measure", "--limit", lim, "--trace", tr, "--out", j, "--"] + cmd, env=env, check=True,
+                       stdout=subprocess.DEVNULL, timeout=TIMEOUT)
+        with open(j) as f:
+            v = json.load(f)["variants"]["default"]   # the engine's layout (measure.engine_layout)
+        # the step as the scenario's task names it
+        for s in v["steps"]:
+            s.update(name="run", task=task, memcg="/ct")
+        variants[lim] = v
+        m = v["totals"]
+        print(name, f"run {run}", lim, os.getloadavg()[0], {k: m.get(k) for k in ("read_bytes", "memcg.max_usage_bytes", "memcg.pgmajfault")}, flush=True)
+    path = os.path.join(real, f"trace-{name}.json" if run == 1 else f"trace-{name}-run{run}.json")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump({"scenario": f"trace-{name}", "variants": variants}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

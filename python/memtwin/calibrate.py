@@ -35,7 +35,8 @@ With `--dir DIR` (and `--queue`) the disk measured is instead the one beneath DI
 system (no loop device, no throttle rule): a scratch file in DIR, O_DIRECT, the device's driver
 tags and `max_sectors_kb` read from its /sys/block entry. That is the device a program the host
 runs on that file system reads from (`memtwin measure`, issue 18's recorded programs: the
-virtio disk /dev/vda under /var/tmp; lab/validation/trace-programs.md).
+virtio disk /dev/vda under /var/tmp; lab/validation/trace-programs.md). It needs no root (only
+write access to DIR) and takes no `--scratch`: its scratch file goes in DIR.
 
 Each pass is repeated `--repeat` times and the median kept. With `--throttle READ,WRITE` the
 loop device gets the runner's blk-throttle rules first, which shows what a rule actually gives.
@@ -89,7 +90,8 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--dir", metavar="DIR", help="measure the disk beneath DIR's own file system instead (a scratch file in "
                    "DIR, no loop device, no throttle): the device programs the host runs there read from")
     c.add_argument("--device", default="sda", help="the table's device name (default sda)")
-    c.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="where the image goes (default /var/tmp)")
+    c.add_argument("--scratch", metavar="DIR", default=None, help="where the image goes (default /var/tmp; not with "
+                   "--dir, whose scratch file goes in DIR)")
     c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
     c.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
 
@@ -442,9 +444,15 @@ def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
 
 def main(a) -> int:
     try:
-        if os.geteuid() != 0:
+        if a.dir and a.scratch is not None:
+            raise CalibrateError(f"--dir {a.dir} --scratch {a.scratch}: error: --dir writes its scratch file in DIR, on the "
+                                 "disk it measures; --scratch is where the loop device's image goes without --dir\n"
+                                 "  fix: leave out --scratch (or --dir)")
+        if not a.dir and os.geteuid() != 0:
+            # --dir needs no root: an O_DIRECT file in DIR, posix_fadvise and /sys reads.
             raise CalibrateError("memtwin calibrate: error: must run as root (it makes a loop device and a mount)\n"
-                                 "  fix: run it with sudo")
+                                 "  fix: run it with sudo, or measure the disk beneath a directory you can write "
+                                 "with --dir DIR (no root needed)")
         try:
             size = parse_size(a.size)
         except Exception:  # noqa: BLE001 - parse_size's own error names --limit
@@ -464,11 +472,18 @@ def main(a) -> int:
             if a.read_ahead_kb is not None:
                 raise CalibrateError(f"--dir {a.dir} --read-ahead-kb: error: --dir keeps the device's own read_ahead_kb\n"
                                      "  fix: leave out --read-ahead-kb")
-            if not os.path.isdir(a.dir):
+            if not os.path.exists(a.dir):
                 raise CalibrateError(f"--dir {a.dir}: error: no such directory\n  fix: give a directory on the disk to measure, e.g. /var/tmp")
+            if not os.path.isdir(a.dir):
+                raise CalibrateError(f"--dir {a.dir}: error: not a directory\n  fix: give the directory it is in "
+                                     f"({os.path.dirname(os.path.abspath(a.dir))}) or another directory on the disk to measure")
+            if not os.access(a.dir, os.W_OK | os.X_OK):
+                raise CalibrateError(f"--dir {a.dir}: error: not writable by this user (the scratch file goes there)\n"
+                                     "  fix: give a directory you can write on the disk to measure, or run it with sudo")
             f = measure_dir(size, a.repeat, a.samples, a.dir, a.queue)
         else:
-            f = measure(size, a.repeat, a.samples, 128 if a.read_ahead_kb is None else a.read_ahead_kb, thr, a.scratch, a.queue)
+            f = measure(size, a.repeat, a.samples, 128 if a.read_ahead_kb is None else a.read_ahead_kb, thr,
+                        "/var/tmp" if a.scratch is None else a.scratch, a.queue)
     except real.Interrupted as e:
         print(f"memtwin calibrate: {e}", file=sys.stderr)
         return 130

@@ -10,10 +10,12 @@ list_lru runs) has those checks evaluated too.
 
 A recording set (`recorded = ["real/A.json", "real/B.json", ...]`: several boots of one scenario
 on the same kernel) is for mechanisms a kernel draws at random per boot (6.3+'s memcg LRU bins,
-`get_random_u32_below()`): the engine runs once per recording, run i with `kernel.boot_seed = i`
-(another boot of the engine), and a metric passes when the engine runs' median and the
-recordings' median agree within the tolerance (`_set_ok`; one recording and one run is the
-single rule).
+`get_random_u32_below()`), or whose outcome varies from run to run with the host's timing (a
+recorded program's measures at a tight limit, lab/record_trace_validation.py --runs N): the
+engine runs once per recording, run i with `kernel.boot_seed = i` (another boot of the engine;
+for a measured program, from the cache measured run i started with), and a metric passes when the
+engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
+recording and one run is the single rule).
 
 A recorded program (issue 18: a scenario whose task replays a trace, scenarios/validation/
 trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
@@ -380,20 +382,32 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
         real = rec.get("variants", {}).get(name)
         if real is None:
             raise _err(where, f"recording {i + 1} of the set has no variant {name!r}", "re-record it for every variant")
-        if "limit_bytes" in (real.get("real") or {}):
-            raise _err(where, f"recording {i + 1} of the set is a measurement (memtwin measure)",
-                       "a recording set holds runs of memtwin real; name one measurement as recorded = \"real/NAME.json\"")
         reals.append(real)
+    measured = ["limit_bytes" in (r.get("real") or {}) for r in reals]
+    if any(measured) and not all(measured):
+        raise _err(where, f"the recording set mixes measurements (memtwin measure) and runs of memtwin real "
+                          f"(recording {measured.index(not measured[0]) + 1} differs from the first)",
+                   "a set holds runs of one kind: re-record it with lab/record_trace_validation.py --runs N, or memtwin real")
+    for r in reals if all(measured) else []:
+        _check_measured_limit(scn, v, name, plan, r["real"]["limit_bytes"], where)
+        _check_measured_command(scn, name, plan, r["real"].get("command"), where)
     why = realmod.unsupported(plan, (reals[0].get("real") or {}).get("kernel_knobs") or {})
     if why:
         skipped.append((name, why))
         out(f"  {name}: skipped: {why}")
         return []
-    sims = [run(scn, variant=v, sets=[f"kernel.boot_seed={i}"]).to_json() for i in range(len(recs))]
+    sims = []
+    for i, r in enumerate(reals):
+        rc = (r.get("real") or {}).get("resident_at_start")
+        if all(measured) and rc is not None:
+            # each measured run started from its own cache: the twin's run i starts from run i's
+            from memtwin.api import start_from
+            start_from(scn, v, rc)
+        sims.append(run(scn, variant=v, sets=[f"kernel.boot_seed={i}"]).to_json())
     infos = [r.get("real") or {} for r in reals]
     kernels = sorted({str(i.get("kernel")) for i in infos})
     dates = sorted(str(i.get("date")) for i in infos)
-    out(f"  {name}: a recording set of {len(reals)} boots, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
+    out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
         + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}")
     for n in infos[0].get("notes", []):

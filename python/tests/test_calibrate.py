@@ -28,6 +28,8 @@ needs_host = pytest.mark.skipif(not HOST_OK, reason=f"host runner unavailable: {
     (["--dir", "/", "--throttle", "400M,300M"], r"--dir / --throttle: error: --dir measures the disk beneath DIR as it is"),
     (["--dir", "/", "--read-ahead-kb", "64"], r"--dir / --read-ahead-kb: error: --dir keeps the device's own read_ahead_kb"),
     (["--dir", "/proc"], r"--dir /proc: error: its file system is not on a block device"),
+    (["--dir", "/etc/hostname"], r"--dir /etc/hostname: error: not a directory\n  fix: give the directory it is in \(/etc\)"),
+    (["--dir", "/var/tmp", "--scratch", "/tmp"], r"--dir /var/tmp --scratch /tmp: error: --dir writes its scratch file in DIR"),
 ])
 def test_bad_arguments_are_refused_before_anything_is_made(capsys, monkeypatch, args, msg):
     import re
@@ -40,7 +42,33 @@ def test_bad_arguments_are_refused_before_anything_is_made(capsys, monkeypatch, 
 def test_non_root_is_refused(capsys, monkeypatch):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     code, out, err = cli_run(capsys, "calibrate")
-    assert code == 2 and "must run as root" in err and "fix: run it with sudo" in err
+    assert code == 2 and "must run as root" in err and "fix: run it with sudo" in err and "--dir DIR (no root needed)" in err
+
+
+def test_dir_runs_without_root(capsys, monkeypatch, tmp_path):
+    """--dir makes no loop device or mount: a non-root caller gets the measurement (here a stub
+    that records its arguments), not the loop device's refusal."""
+    from memtwin import calibrate
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(real, "HostRun", None)  # no loop device may be set up
+    seen = {}
+
+    def fake_measure_dir(size, repeat, samples, directory, queue=False):
+        seen.update(size=size, directory=directory)
+        raise calibrate.CalibrateError("stub: measured")
+
+    monkeypatch.setattr(calibrate, "measure_dir", fake_measure_dir)
+    code, out, err = cli_run(capsys, "calibrate", "--dir", str(tmp_path), "--size", "16M")
+    assert code == 2 and "stub: measured" in err and "must run as root" not in err and out == ""
+    assert seen == {"size": 16 << 20, "directory": str(tmp_path)}
+
+
+def test_dir_not_writable_is_refused(capsys, monkeypatch, tmp_path):
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(real, "HostRun", None)
+    monkeypatch.setattr(os, "access", lambda p, mode: False)
+    code, out, err = cli_run(capsys, "calibrate", "--dir", str(tmp_path))
+    assert code == 2 and f"--dir {tmp_path}: error: not writable by this user" in err and "fix:" in err and out == ""
 
 
 def test_the_table_is_a_device_the_engine_reads(tmp_path):

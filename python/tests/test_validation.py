@@ -244,3 +244,46 @@ def test_validate_recorded_compares_a_recording_set(tmp_path, capsys):
     scn.write_text(text.replace('recorded = "real/host-first-reader.json"', "recorded = []"))
     code, out, err = cli_run(capsys, "validate", "--recorded", scn)
     assert code == 2 and "recorded must be a file name or a non-empty array" in err and "fix" in err
+
+
+def test_a_recording_set_of_measured_runs_starts_each_twin_run_from_its_runs_cache(tmp_path, capsys):
+    """A recorded program kept as a recording set of `memtwin measure` runs (lab/
+    record_trace_validation.py --runs N): each measurement is checked as a single one is (its
+    limit, its command), and the twin's run i starts from the cache measured run i started with
+    (`api.start_from`): a run that started with cat's whole 48 MiB file cached makes that twin run
+    read almost nothing. A set mixing measurements with memtwin real runs is refused."""
+    import json
+
+    from conftest import cli_run
+
+    val = os.path.join(ROOT, "scenarios", "validation")
+    with open(os.path.join(val, "trace-cat.toml")) as f:
+        text = f.read()
+    with open(os.path.join(val, "real", "trace-cat.json")) as f:
+        doc = json.load(f)
+    os.symlink(os.path.join(val, "traces"), tmp_path / "traces")
+    (tmp_path / "real").mkdir()
+    warm = json.loads(json.dumps(doc))
+    for v in warm["variants"].values():
+        v["real"]["resident_at_start"]["/var/tmp/mtval/big.bin"] = [[0, 12288]]
+    for i, d in enumerate((doc, doc, warm)):
+        (tmp_path / "real" / f"r{i}.json").write_text(json.dumps(d))
+    scn = tmp_path / "trace-cat.toml"
+    one = 'recorded = "real/trace-cat.json"'
+    assert one in text
+    scn.write_text(text.replace(one, 'recorded = ["real/r0.json", "real/r1.json", "real/r2.json"]')
+                   .replace('initial_cache = "real/trace-cat.json"', 'initial_cache = "real/r0.json"'))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert "a recording set of 3 measured runs" in out, out + err
+    block = out.split("variant 256M:")[1].split("variant 48M:")[0]
+    rows = [ln for ln in block.splitlines() if "run read_bytes: engine" in ln]
+    assert rows, out
+    lo, hi = rows[0].split("read_bytes: engine ")[1].split(",")[0].split(" to ")
+    assert int(hi) == 50380800 and int(lo) < 4 << 20, rows[0]
+    # a set with a memtwin real run in it
+    real_run = json.loads(json.dumps(doc))
+    for v in real_run["variants"].values():
+        del v["real"]["limit_bytes"]
+    (tmp_path / "real" / "r1.json").write_text(json.dumps(real_run))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 2 and "mixes measurements (memtwin measure) and runs of memtwin real (recording 2" in err and "fix" in err
