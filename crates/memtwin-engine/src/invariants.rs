@@ -245,6 +245,16 @@ impl Kernel {
             return Err(format!("NR_FILE_PAGES {} but mappings hold {cached} and {used} frames are used", self.vmstat.nr_file_pages));
         }
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
+            // The subtree counts mem_cgroup_wb_stats() reads agree with the local counters.
+            let id = crate::types::MemcgId(i as u32);
+            let want = [
+                self.memcgs.subtree_sum(id, |c| c.nr_file - c.nr_shmem),
+                self.memcgs.subtree_sum(id, |c| c.nr_dirty),
+                self.memcgs.subtree_sum(id, |c| c.nr_writeback),
+            ];
+            if m.wb_subtree != want {
+                return Err(format!("memcg {} subtree file/dirty/writeback {:?} != sums of the local counters {want:?}", m.path, m.wb_subtree));
+            }
             if m.nr_file != local[i] {
                 return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));
             }

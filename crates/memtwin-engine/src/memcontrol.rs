@@ -15,6 +15,14 @@ pub enum CgroupVersion {
     V2,
 }
 
+/// [`Memcg::wb_subtree`]'s slot of page-cache pages that are not shmem (`NR_FILE_PAGES -
+/// NR_SHMEM`).
+pub const WB_FILE: usize = 0;
+/// [`Memcg::wb_subtree`]'s slot of dirty page-cache pages (`NR_FILE_DIRTY`).
+pub const WB_DIRTY: usize = 1;
+/// [`Memcg::wb_subtree`]'s slot of page-cache pages under writeback (`NR_WRITEBACK`).
+pub const WB_WRITEBACK: usize = 2;
+
 /// The slot of [`Memcg::activate_subtree`] that keeps event `ev` (a [`MemcgEvent`] index)
 /// hierarchically, if it is one of the two it keeps.
 #[inline(always)]
@@ -57,6 +65,7 @@ impl Memcg {
             activate_subtree: [0; 2],
             activate_flushed: [0; 2],
             activate_flushed_epoch: 0,
+            wb_subtree: [0; 3],
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -340,6 +349,12 @@ pub struct Memcg {
     activate_flushed: [u64; 2],
     /// The period whose flush `activate_flushed` holds.
     activate_flushed_epoch: u64,
+    /// `nr_file - nr_shmem`, `nr_dirty` and `nr_writeback` of this memcg and every descendant
+    /// ([`WB_FILE`], [`WB_DIRTY`], [`WB_WRITEBACK`]): the hierarchical `memcg_page_state()` of
+    /// `NR_FILE_PAGES - NR_SHMEM`, `NR_FILE_DIRTY` and `NR_WRITEBACK` that
+    /// `mem_cgroup_wb_stats()` reads, propagated to every ancestor at each change
+    /// ([`MemcgTree::mod_wb_stats`], rstat's propagation done at once) so that the read is O(1).
+    pub wb_subtree: [u64; 3],
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -631,6 +646,30 @@ impl MemcgTree {
             mc.nr_tasks_subtree = (mc.nr_tasks_subtree as i64 + n as i64) as u32;
             cur = mc.parent;
         }
+    }
+
+    /// `__mod_memcg_page_state()` of the page-cache counts `mem_cgroup_wb_stats()` reads:
+    /// add `file` to `nr_file - nr_shmem`, `dirty` to `nr_dirty`, `writeback` to `nr_writeback`
+    /// of `m`'s subtree counts ([`Memcg::wb_subtree`]) and of every ancestor's (the callers
+    /// change the local counters). O(depth).
+    #[inline]
+    pub fn mod_wb_stats(&mut self, m: MemcgId, file: i64, dirty: i64, writeback: i64) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let mc = &mut self.memcgs[c.idx()];
+            let w = &mut mc.wb_subtree;
+            w[WB_FILE] = w[WB_FILE].wrapping_add(file as u64);
+            w[WB_DIRTY] = w[WB_DIRTY].wrapping_add(dirty as u64);
+            w[WB_WRITEBACK] = w[WB_WRITEBACK].wrapping_add(writeback as u64);
+            cur = mc.parent;
+        }
+    }
+
+    /// `memcg_page_state()` (hierarchical) of [`WB_FILE`], [`WB_DIRTY`] or [`WB_WRITEBACK`]
+    /// over `m`'s subtree, in O(1) ([`Memcg::wb_subtree`]).
+    #[inline]
+    pub fn wb_subtree(&self, m: MemcgId, item: usize) -> u64 {
+        self.memcgs[m.idx()].wb_subtree[item]
     }
 
     /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).
@@ -1380,6 +1419,7 @@ impl Kernel {
             m.nr_dirty += 1;
         }
         m.nr_writeback += writeback as u64;
+        self.memcgs.mod_wb_stats(memcg, !shmem as i64, dirty as i64, writeback as i64);
         if on_lru {
             let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(lru));
@@ -1397,6 +1437,7 @@ impl Kernel {
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += n;
         m.events[MemcgEvent::Pgpgin as usize] += 1;
+        self.memcgs.mod_wb_stats(memcg, n as i64, 0, 0);
     }
 
     /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
@@ -1417,6 +1458,7 @@ impl Kernel {
         m.nr_file -= n;
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
+        self.memcgs.mod_wb_stats(memcg, -(n as i64), 0, 0);
         if dying_and_empty {
             self.mem_cgroup_try_free(memcg);
         }
@@ -1450,6 +1492,7 @@ impl Kernel {
         m.nr_writeback -= writeback as u64;
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
+        self.memcgs.mod_wb_stats(memcg, -(!shmem as i64), -(dirty as i64), -(writeback as i64));
         self.pages[page].memcg = MemcgId::NONE;
         if dying_and_empty {
             self.mem_cgroup_try_free(memcg);
@@ -1488,7 +1531,9 @@ impl Kernel {
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= nr;
         m.events[MemcgEvent::Pgpgout as usize] += nr;
-        if m.state == MemcgState::Dying && m.counter.usage == 0 {
+        let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
+        self.memcgs.mod_wb_stats(memcg, -(nr as i64), 0, 0);
+        if dying_and_empty {
             self.mem_cgroup_try_free(memcg);
         }
     }

@@ -192,8 +192,8 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("memcg.usage_bytes", (mc.counter.usage * PAGE_SIZE) as f64);
     put("memcg.max_usage_bytes", (mc.counter.watermark * PAGE_SIZE) as f64);
     put("memcg.file_bytes", (k.memcgs.file_pages(memcg) * PAGE_SIZE) as f64);
-    put("memcg.dirty_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_dirty) * PAGE_SIZE) as f64);
-    put("memcg.writeback_bytes", (k.memcgs.subtree_sum(memcg, |m| m.nr_writeback) * PAGE_SIZE) as f64);
+    put("memcg.dirty_bytes", (k.memcgs.wb_subtree(memcg, crate::memcontrol::WB_DIRTY) * PAGE_SIZE) as f64);
+    put("memcg.writeback_bytes", (k.memcgs.wb_subtree(memcg, crate::memcontrol::WB_WRITEBACK) * PAGE_SIZE) as f64);
     put("memcg.failcnt", (b.failcnt - a.failcnt) as f64);
     for (ev, name) in MemcgEvent::ALL {
         let i = ev as usize;

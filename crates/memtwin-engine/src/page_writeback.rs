@@ -531,6 +531,7 @@ impl Kernel {
         let memcg = self.pages[page].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty += 1;
+            self.memcgs.mod_wb_stats(memcg, 0, 1, 0);
         }
         self.inode_attach_wb(inode, memcg);
         let key = self.inode_wb_key(inode);
@@ -678,13 +679,16 @@ impl Kernel {
     }
 
     /// `mem_cgroup_wb_stats()`: (file LRU pages, headroom, dirty, writeback) of `memcg`'s
-    /// writeback domain; the counts are hierarchical, the headroom is the smallest
-    /// `min(memory.max, memory.high) - usage` from `memcg` up to, not including, the root.
+    /// writeback domain; the counts are hierarchical (read in O(1) from the subtree counts
+    /// [`crate::memcontrol::Memcg::wb_subtree`], as the kernel reads rstat's), the headroom is
+    /// the smallest `min(memory.max, memory.high) - usage` from `memcg` up to, not including,
+    /// the root (O(depth)).
     pub fn mem_cgroup_wb_stats(&self, memcg: MemcgId) -> (u64, u64, u64, u64) {
+        use crate::memcontrol::{WB_DIRTY, WB_FILE, WB_WRITEBACK};
         let t = &self.memcgs;
-        let filepages = t.subtree_sum(memcg, |m| m.nr_file - m.nr_shmem);
-        let dirty = t.subtree_sum(memcg, |m| m.nr_dirty);
-        let writeback = t.subtree_sum(memcg, |m| m.nr_writeback);
+        let filepages = t.wb_subtree(memcg, WB_FILE);
+        let dirty = t.wb_subtree(memcg, WB_DIRTY);
+        let writeback = t.wb_subtree(memcg, WB_WRITEBACK);
         let mut headroom = crate::memcontrol::PAGE_COUNTER_MAX;
         let mut cur = memcg;
         while let Some(parent) = t.get(cur).parent {
@@ -1220,6 +1224,7 @@ impl Kernel {
                 let memcg = self.pages[p].memcg;
                 if memcg != MemcgId::NONE {
                     self.memcgs.memcgs[memcg.idx()].nr_writeback -= 1;
+                    self.memcgs.mod_wb_stats(memcg, 0, 0, -1);
                 }
                 if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) && !self.pages[p].test(pg::DIRTY) {
                     self.folio_rotate_reclaimable(p, crate::mmzone::LruList::InactiveFile);
@@ -1354,6 +1359,7 @@ impl Kernel {
             let memcg = self.pages[p].memcg;
             if memcg != MemcgId::NONE {
                 self.memcgs.memcgs[memcg.idx()].nr_writeback += 1;
+                self.memcgs.mod_wb_stats(memcg, 0, 0, 1);
             }
         }
     }
@@ -1369,6 +1375,7 @@ impl Kernel {
         let memcg = self.pages[p].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty -= 1;
+            self.memcgs.mod_wb_stats(memcg, 0, -1, 0);
         }
     }
 

@@ -670,3 +670,67 @@ ops = [{ op = "write", file = "/out", length = "512M", bufsize = "1M", create = 
         assert_invariants(&s.kernel);
     }
 }
+
+/// `mem_cgroup_wb_stats()` (mm/memcontrol.c, 6.1) reads the hierarchical `memcg_page_state()`
+/// of `NR_FILE_PAGES - NR_SHMEM`, `NR_FILE_DIRTY` and `NR_WRITEBACK` (rstat's propagated
+/// counts): the engine keeps them per memcg for its subtree, updated at each change. At every
+/// step of two writers in sibling memcgs and a reader in their parent, the parent's and each
+/// child's counts equal the sums of the local counters over the subtree, and the parent's
+/// dirty and writeback counts take in both children's.
+#[test]
+fn mem_cgroup_wb_stats_reads_subtree_counts() {
+    let mut s = sim(r#"
+[scenario]
+name = "wb-stats"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.sda]
+read_bw = "500M"
+write_bw = "100M"
+[files."/a"]
+size = 0
+[files."/b"]
+size = 0
+[files."/r"]
+size = "8M"
+[cgroups.p]
+"memory.max" = "64M"
+[cgroups."p/x"]
+[cgroups."p/y"]
+[tasks.wx]
+cgroup = "p/x"
+ops = [{ op = "write", file = "/a", length = "48M", bufsize = "1M", create = true, fsync = true }]
+[tasks.wy]
+cgroup = "p/y"
+ops = [{ op = "write", file = "/b", length = "48M", bufsize = "1M", create = true }]
+[tasks.r]
+cgroup = "p"
+ops = [{ op = "read", file = "/r", bufsize = "128K" }]
+"#);
+    let (p, x, y) = (memcg(&s, "p"), memcg(&s, "p/x"), memcg(&s, "p/y"));
+    let (mut steps, mut both_dirty, mut writeback_seen) = (0, false, false);
+    let mut check = |s: &Simulation| {
+        let t = &s.kernel.memcgs;
+        for m in [p, x, y, MemcgId::ROOT] {
+            let (file, _, dirty, writeback) = s.kernel.mem_cgroup_wb_stats(m);
+            assert_eq!(file, t.subtree_sum(m, |c| c.nr_file - c.nr_shmem), "{m:?} file");
+            assert_eq!(dirty, t.subtree_sum(m, |c| c.nr_dirty), "{m:?} dirty");
+            assert_eq!(writeback, t.subtree_sum(m, |c| c.nr_writeback), "{m:?} writeback");
+        }
+        let (_, _, dp, wp) = s.kernel.mem_cgroup_wb_stats(p);
+        let (dx, dy) = (t.get(x).nr_dirty, t.get(y).nr_dirty);
+        assert_eq!(dp, dx + dy + t.get(p).nr_dirty);
+        both_dirty |= dx > 0 && dy > 0;
+        writeback_seen |= wp > 0;
+        steps += 1;
+    };
+    while s.step() {
+        check(&s);
+    }
+    check(&s);
+    assert!(steps > 2 && both_dirty && writeback_seen, "steps {steps}, both children dirty at once {both_dirty}, writeback {writeback_seen}");
+    assert_invariants(&s.kernel);
+}
