@@ -67,6 +67,7 @@ lru_gen = true
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = 128
+qemu_throttle = true
 """
 
 TOL = """
@@ -234,6 +235,7 @@ min_ttl_ms = {min_ttl}
 read_bw = "{bw}"
 write_bw = "400M"
 read_ahead_kb = 128
+qemu_throttle = true
 
 [files."/data/big"]
 size = "{size}"
@@ -320,6 +322,7 @@ cgroup = "v2"
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = 128
+qemu_throttle = true
 """
 
 # the 512M 6.12 guest's facts in its first recording (qemu612-lrugen-global-stream, 20:27):

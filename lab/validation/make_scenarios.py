@@ -65,6 +65,7 @@ cgroup = "v1"
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = {ra}
+qemu_throttle = true
 """
 
 TOL = """

@@ -115,7 +115,7 @@ cgroup = "v2"
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = 128
-"""
+{dev}"""
 
 # (X, keep, clean) per start state, KiB of pgpgin across the grep; 3.13.10, issue 26. The
 # second boot's figures (in brackets in the issue) are in the comments.
@@ -175,7 +175,7 @@ def linux313():
     name = "linux313-seed004"
     t = [HEAD.format(what="Seed 004 at its own scale measured on a real 3.13 kernel (Linux 3.13.10 in QEMU): the grep's re-read, KiB",
                      more=MORE_313, name=name, desc="seed 004 at its scale on 3.13.10: KiB grep re-reads of dir 1 (X = 360..460)",
-                     reserved=reserved_kb(2048), boot=BOOT_USED_313_KB, profile="linux-3.13"), body(360)]
+                     reserved=reserved_kb(2048), boot=BOOT_USED_313_KB, profile="linux-3.13", dev=""), body(360)]
     names = []
     for order in ("13", "31"):
         for x, _, _ in FIG_313[order]:
@@ -231,7 +231,7 @@ def qemu61():
     name = "qemu61-seed004"
     t = [HEAD.format(what="Seed 004 at its own scale on Debian's 6.1 kernel in a QEMU guest (memtwin real --on qemu)",
                      more=MORE_61, name=name, desc="seed 004 at its scale on 6.1: grep re-reads of dir 1 (X = 360, 410, 460)",
-                     reserved=2048 * 1024 - MEMTOTAL_61_KB, boot=MEMTOTAL_61_KB - MEMFREE_61_START_KB, profile="linux-6.1"), body(360)]
+                     reserved=2048 * 1024 - MEMTOTAL_61_KB, boot=MEMTOTAL_61_KB - MEMFREE_61_START_KB, profile="linux-6.1", dev="qemu_throttle = true\n"), body(360)]
     for order in ("13", "31"):
         for x in (360, 410, 460):
             for kind in ("keep", "clean"):
@@ -309,7 +309,7 @@ def seed004():
                              "accessed, so cp -r 1 2 activates every file of 1 it finds cached and loses the rest during the "
                              "copy; cleaning 2 afterwards changes nothing (Linux 3.13.10 measured: the same re-read with and "
                              "without). From 4.7 writes do not count as accesses and cleaning 2 keeps 1 cached (the 6.1 rows)"),
-                       reserved=reserved_kb(2048), boot=BOOT_USED_313_KB, profile="linux-3.13")
+                       reserved=reserved_kb(2048), boot=BOOT_USED_313_KB, profile="linux-3.13", dev="")
     # The disk: a 2013 desktop SATA disk (typical 7200 rpm figures, not a measurement of the
     # seed's disk), so that the twin's grep times are of the seed's kind of machine; the
     # re-reads, the targets, do not depend on it.

@@ -109,6 +109,7 @@ cgroup = "{cgroup}"
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = 128
+qemu_throttle = true
 """
 
 ZSWAP_HEAD = HEAD.replace('swap = "256M"\n', 'swap = "256M"\nzswap = {{ {zswap} }}\n')
@@ -442,25 +443,7 @@ SHRINK_WORKER = ("zswap's shrink worker runs in a kworker on the other CPU, queu
                  "283 and 130 in two runs of touch 2, 55 and 58 in touch 1; the engine 36 in touch 2 and 75 in touch 1, having run the "
                  "worker once in touch 1 where the kernel's freed 3 pool pages); the pool's size and the entries "
                  "stored agree within 3%")
-# (swap6, 2026-11-29) found by logging every swap fault and readahead window of the engine
-# with the plug on and off, and by serving reads on a line of their own as an experiment.
-PLUG_READ_BEHIND_WRITES = (
-    "6.1 plugs reclaim's swap writes and the swap readahead (blk_start_plug() in shrink_lruvec() and "
-    "swap_cluster_readahead(); blk_add_rq_to_plug() flushes when the newest request reaches BLK_PLUG_FLUSH_SIZE): "
-    "the reclaim entered by the charge of a readahead's page writes until its plug lets 128-page requests go, "
-    "just before the readahead's own read. The engine's device for the guest's virtio disk has no queue of its "
-    "own (the guest's disk is not calibrated: no queue_depth) and serves requests in order on one line, so the "
-    "read waits 0.8-3.6 ms behind those 512 KiB writes; the touch then meets odd pages reclaim has just written "
-    "(106 faults on pages still in the swap cache, 32 without the plug), which count no readahead hit, so "
-    "swapin_nr_pages() makes the next cluster window 4 slots (829 windows of 4, 268 without the plug), each "
-    "leaving the next aligned window of 8 half read: 3351 major faults. The guest's disk is not one line: the "
-    "QEMU runner throttles it with throttling.bps-read and throttling.bps-write, two buckets whose requests queue "
-    "apart (a read waits only behind reads). With the engine's reads on a line of their own (an experiment): "
-    "2955 (kernel 2960), swap_ra 17389 / 17320, pswpin 20344 / 20280, pswpout 20493 / 21121, and all 82 qemu "
-    "scenarios of scenarios/validation within tolerance; a device key for a disk throttled per direction is "
-    "what is missing")
 KNOWN_OUT = [
-    ("swap-interleaved", "touch 2", "memcg.pgmajfault", PLUG_READ_BEHIND_WRITES),
     ("zswap-pool-limit", "touch 1", "zswap.pool_limit_hit", SHRINK_WORKER),
     ("zswap-pool-limit", "touch 2", "zswap.pool_limit_hit", SHRINK_WORKER),
 ]

@@ -29,7 +29,7 @@ cgroup = "{cgroup}"
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = {ra}
-"""
+{dev}"""
 
 # where, machine RAM, engine profile, cgroup version
 WHERE = {
@@ -45,6 +45,14 @@ FS = {
     "qemu": "",
 }
 
+# the disk's throttle: the QEMU runner throttles the guest's virtio disk per direction
+# (throttling.bps-read/-write: reads queue apart from writes, `qemu_throttle`); the host
+# runner's loop device is the scenario's plain disk
+DEV = {
+    "host": "",
+    "qemu": "qemu_throttle = true\n",
+}
+
 
 def head(generator, on, name, what, desc, ra=128, fs=None, where=None, dir="scenarios/validation"):
     """The file head of scenario `name` run `on` host or qemu: read_ahead_kb `ra`, the [machine]
@@ -52,7 +60,7 @@ def head(generator, on, name, what, desc, ra=128, fs=None, where=None, dir="scen
     `where` said in its first line (default: the machine's), `dir` the scenario's directory."""
     w, ram, profile, cgroup = WHERE[on]
     return HEAD.format(generator=generator, where=where or w, on=on, what=what, name=name, desc=desc, ram=ram,
-                       profile=profile, cgroup=cgroup, fs=FS[on] if fs is None else fs, ra=ra, dir=dir)
+                       profile=profile, cgroup=cgroup, fs=FS[on] if fs is None else fs, ra=ra, dir=dir, dev=DEV[on])
 
 
 def tol(name, on, metrics):

@@ -1582,6 +1582,11 @@ def refuse_before_running(plan: dict) -> None:
             what = f"op `{k}`" + (f" of a {op['fs']} file system" if k == "mount" else "")
             raise RealError(f"[tasks.{tname}] step {op['step']!r}: {what} has no real-kernel runner yet "
                             "(neither --on host nor --on qemu carries it out)\n  fix: drop the op for the real run")
+    for d in plan["devices"]:
+        if d.get("qemu_throttle"):
+            raise RealError(f"[devices.{d['name']}]: qemu_throttle = true describes a QEMU guest's throttled disk "
+                            "(throttling.bps-read/-write); the host runner's disk is a loop device under blk-throttle\n"
+                            "  fix: use --on qemu, or drop qemu_throttle (and set blk_throttle = true for the host's rules)")
     mkfs_command(plan, "check")  # a file system the runner cannot format, said before anything is made
     host_swap_check(plan)
     if any(op["op"] == "mmap_probe" for _, op in ops):

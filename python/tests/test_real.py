@@ -811,3 +811,19 @@ def test_a_killed_run_with_swap_and_zswap_is_swapped_off_by_lab_clean(tmp_path, 
             cli_run(capsys, "lab", "clean", "--scratch", parent)
         leftovers.restore_zswap({os.path.join(real.ZSWAP_DIR, k): v for k, v in before.items()})
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_a_qemu_throttled_disk_is_refused_by_the_host_runner(tmp_path, monkeypatch):
+    """[devices.X] qemu_throttle describes the QEMU guest's disk (throttling.bps-read/-write, reads
+    queued apart from writes): the host runner, whose disk is a loop device, refuses it before
+    anything starts, naming the device and the fix; the QEMU runner's plan check takes it."""
+    from memtwin import qemu
+    _no_host_run(monkeypatch)
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "q"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "500M"\nwrite_bw = "400M"\n'
+                 'qemu_throttle = true\n[files."/data/f"]\nsize = "4M"\n[tasks.t]\nops = [{ op = "read", file = "/data/f" }]\n')
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    assert plan["devices"][0]["qemu_throttle"] is True
+    with pytest.raises(real.RealError, match=r"\[devices\.sda\]: qemu_throttle = true(.|\n)*fix: use --on qemu"):
+        real.run_host(plan)
+    qemu.check_plan(plan)

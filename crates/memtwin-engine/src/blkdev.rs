@@ -277,11 +277,17 @@ pub struct BlockDevice {
     pub queue: RequestQueue,
     /// `read_bw` and `write_bw` are blk-throttle limits over a faster disk: reads have a time
     /// line of their own (`read_busy_until`, `read_last_end`); `busy_until` and `last_end`
-    /// are the writes'.
+    /// are the writes' (so with `qemu_throttle`).
     pub blk_throttle: bool,
-    /// With `blk_throttle`: when the reads' budget is next free.
+    /// `read_bw` and `write_bw` are a QEMU throttle group's `throttling.bps-read` and
+    /// `throttling.bps-write` (the lab's guest disks): each direction has its own bucket and its
+    /// own queue of throttled requests (block/throttle-groups.c `throttled_reqs[direction]`),
+    /// so a read waits behind reads only: reads have their own time line, as with
+    /// `blk_throttle`, on the device's one request queue (the guest's tags).
+    pub qemu_throttle: bool,
+    /// With `blk_throttle` or `qemu_throttle`: when the reads' line is next free.
     pub read_busy_until: Nanos,
-    /// With `blk_throttle`: device page after the last read.
+    /// With `blk_throttle` or `qemu_throttle`: device page after the last read.
     pub read_last_end: u64,
     /// The device's own queue when the scenario gives one (`queue_depth`): requests served
     /// in parallel ([`HwQueue`]); `None`: one after the other on `busy_until`'s time line.
@@ -445,6 +451,7 @@ impl BlockDevice {
             nr_requests: BLKDEV_MAX_RQ,
             queue: RequestQueue::default(),
             blk_throttle: false,
+            qemu_throttle: false,
             read_busy_until: 0,
             read_last_end: u64::MAX,
             hw: None,
@@ -703,11 +710,11 @@ impl BlockDevice {
     }
 
     /// The time line `dir` is served on: (its own reads' line, when it is busy until, the
-    /// device page after its last request). With blk-throttle a read is served on the reads'
-    /// budget, a write on the writes'; without it both share one line.
+    /// device page after its last request). With blk-throttle or a QEMU throttle group a read
+    /// is served on the reads' budget, a write on the writes'; without, both share one line.
     #[inline(always)]
     fn line_of(&self, dir: Dir) -> (bool, Nanos, u64) {
-        let own_line = self.blk_throttle && dir == Dir::Read;
+        let own_line = (self.blk_throttle || self.qemu_throttle) && dir == Dir::Read;
         if own_line {
             (true, self.read_busy_until, self.read_last_end)
         } else {
@@ -720,7 +727,8 @@ impl BlockDevice {
     /// it ends where the bio starts (`line_end`, the end of the bio's line), is of `class`, has
     /// not started (on a device with its own queue, also one made at this same instant: the
     /// submitter's plug still holds it, [`BlockDevice::submit_hw`]), has room for the bio within
-    /// [`BlockDevice::io_pages`], and with blk-throttle is of this direction.
+    /// [`BlockDevice::io_pages`], and with the directions apart (blk-throttle, a QEMU throttle
+    /// group) is of this direction.
     #[inline(always)]
     fn back_merge(&self, dir: Dir, class: RqClass, start: u64, pages: u64, line_end: u64, now: Nanos) -> Option<(RqClass, u64, Nanos)> {
         self.queue.last.filter(|&(c, n, started)| {
@@ -728,7 +736,7 @@ impl BlockDevice {
                 && c == class
                 && (started > now || (self.hw.is_some() && started == now))
                 && n + pages <= self.io_pages()
-                && !(self.blk_throttle && self.queue.last_dir != Some(dir))
+                && !((self.blk_throttle || self.qemu_throttle) && self.queue.last_dir != Some(dir))
         })
     }
 

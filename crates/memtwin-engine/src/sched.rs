@@ -326,7 +326,7 @@ impl Simulation {
                 }
                 dev
             } else {
-                crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb)
+                crate::blkdev::BlockDevice { qemu_throttle: d.qemu_throttle, ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb) }
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
             k.devices.push(match &d.hw {

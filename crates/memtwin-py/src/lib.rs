@@ -339,6 +339,7 @@ impl Doc {
             x.set_item("read_ahead_kb", d.read_ahead_kb)?;
             x.set_item("rotational", d.rotational)?;
             x.set_item("blk_throttle", d.blk_throttle)?;
+            x.set_item("qemu_throttle", d.qemu_throttle)?;
             // The device's own queue (blkdev.rs HwQueue): with it and no blk_throttle, read_bw
             // and write_bw are the disk's own, and the host runner leaves it unthrottled.
             x.set_item("queue_depth", d.hw.as_ref().map(|h| h.queue_depth))?;

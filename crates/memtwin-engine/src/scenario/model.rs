@@ -144,6 +144,9 @@ pub struct DeviceSpec {
     /// `read_bw`/`write_bw` are blk-throttle limits over a faster disk (the host runner's
     /// throttled loop device): each direction is served on its own budget (blkdev.rs).
     pub blk_throttle: bool,
+    /// `read_bw`/`write_bw` are a QEMU throttle group's `throttling.bps-read`/`-write` (the
+    /// lab's guest disk): reads queue apart from writes (blkdev.rs `qemu_throttle`).
+    pub qemu_throttle: bool,
     /// The device's own queue (`queue_depth` and the keys with it), when the scenario gives
     /// one: requests in flight are served together (blkdev.rs `HwQueue`).
     pub hw: Option<HwQueueSpec>,

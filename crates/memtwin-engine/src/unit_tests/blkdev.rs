@@ -530,4 +530,44 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         assert!(!k.folio_test_locked(p));
         assert_invariants(k);
     }
+
+/// A QEMU throttle group (block/throttle-groups.c, QEMU 7.2 as the lab runs it:
+/// `throttling.bps-read` and `throttling.bps-write` on the guest's virtio disk) keeps a bucket
+/// and a queue of throttled requests per direction (`throttled_reqs[direction]`): a read the
+/// guest submits behind a burst of writes waits for earlier reads only. On one line (a disk
+/// without `qemu_throttle`) it waits for the writes' transfer; merges stay within a direction.
+#[test]
+fn qemu_throttle_serves_reads_apart_from_writes() {
+    let one_line = |apart: bool| {
+        let mut d = BlockDevice { qemu_throttle: apart, ..disk() };
+        // 512 KiB of swap writes, then a 4-page read elsewhere at the same instant.
+        d.submit(Dir::Write, 0, 128, 0);
+        d.submit(Dir::Read, 10_000, 4, 0)
+    };
+    let xfer = |pages: u64| pages * 4096 * 1_000_000_000 / (128 << 20);
+    assert_eq!(one_line(false), 2 * MS + xfer(128) + xfer(4), "one line: behind the writes");
+    assert_eq!(one_line(true), MS + xfer(4), "apart: the read's own seek and transfer");
+    // A read contiguous with the last write is not merged into it.
+    let mut d = BlockDevice { qemu_throttle: true, ..disk() };
+    d.submit(Dir::Write, 0, 8, 0);
+    d.submit(Dir::Read, 8, 8, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (2, 0));
+}
+
+/// `[devices.X] qemu_throttle` (the lab's QEMU guest disk) is refused beside blk-throttle rules
+/// or a queue of the device's own, naming the key and the fix.
+#[test]
+fn qemu_throttle_key_is_checked() {
+    let errors = |dev: &str| {
+        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
+        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
+    };
+    assert_eq!(errors("qemu_throttle = true"), "");
+    let e = errors("qemu_throttle = true\nblk_throttle = true");
+    assert!(e.contains("q.toml:7:") && e.contains("qemu_throttle = true with blk_throttle = true"), "{e}");
+    let e = errors("qemu_throttle = true\nqueue_depth = 128");
+    assert!(e.contains("qemu_throttle = true with queue_depth"), "{e}");
+    let e = errors("qemu_throttle = 1");
+    assert!(e.contains("qemu_throttle"), "{e}");
 }
