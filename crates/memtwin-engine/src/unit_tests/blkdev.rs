@@ -530,6 +530,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         assert!(!k.folio_test_locked(p));
         assert_invariants(k);
     }
+}
 
 /// A QEMU throttle group (block/throttle-groups.c, QEMU 7.2 as the lab runs it:
 /// `throttling.bps-read` and `throttling.bps-write` on the guest's virtio disk) keeps a bucket
@@ -571,3 +572,4 @@ fn qemu_throttle_key_is_checked() {
     let e = errors("qemu_throttle = 1");
     assert!(e.contains("qemu_throttle"), "{e}");
 }
+
