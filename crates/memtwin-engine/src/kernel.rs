@@ -73,11 +73,11 @@ pub struct Kernel {
     pub devices: Vec<BlockDevice>,
     /// Every zone of every node, node by node, lowest zone first (PFN order).
     pub zones: Vec<Zone>,
-    /// The per-CPU page lists (`zone->per_cpu_pageset`, 6.7+): context by context (each node's
-    /// kswapd, then each task), zone by zone ([`crate::page_alloc::PerCpuPages`]).
+    /// The per-CPU page lists (`zone->per_cpu_pageset`, 6.7+): CPU by CPU, zone by zone
+    /// ([`crate::page_alloc::PerCpuPages`]).
     pub pcps: Vec<crate::page_alloc::PerCpuPages>,
-    /// The running context's lists in `pcps`: a node id for its kswapd, node count + task
-    /// index for a task, `u32::MAX` before the scheduler names one (task 0's).
+    /// The CPU of the running context, whose lists in `pcps` it uses (`Kernel::task_cpu`,
+    /// `Kernel::kswapd_cpu`); `u32::MAX` before the scheduler names one (CPU 0).
     pub pcp_ctx: u32,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,

@@ -900,9 +900,9 @@ impl Gfp {
 }
 
 /// `struct per_cpu_pages` (include/linux/mmzone.h) of one zone on one CPU, order-0 frames
-/// only (6.7+, `KernelProfile::pcp_auto_tune`). The engine keeps one set per task, as it
-/// keeps the memcg charge stock (each task runs on a CPU of its own), and one per node for
-/// its kswapd. `batch`, `high_min` and `high_max` follow from the zone
+/// only (6.7+, `KernelProfile::pcp_auto_tune`): one set per simulated CPU (`machine.cpus`);
+/// task i uses CPU i modulo the CPU count ([`Kernel::task_cpu`]), a node's kswapd the node's
+/// last CPU ([`Kernel::kswapd_cpu`]). `batch`, `high_min` and `high_max` follow from the zone
 /// ([`Zone::pcp_batch`], [`Zone::pcp_highsize`]) and the node's CPUs.
 #[derive(Clone, Debug, Default)]
 pub struct PerCpuPages {
@@ -1544,6 +1544,18 @@ impl Kernel {
         self.kswapd_run(nid);
     }
 
+    /// The CPU kswapd of node `nid` runs on: the node's last (tasks take the CPUs from the
+    /// first, [`Kernel::task_cpu`]), the node's CPUs being an equal share of `nr_cpu_ids`.
+    pub fn kswapd_cpu(&self, nid: u32) -> u32 {
+        let per_node = (self.nr_cpu_ids / self.nr_nodes.max(1)).max(1);
+        ((nid + 1) * per_node - 1).min(self.nr_cpu_ids.max(1) - 1)
+    }
+
+    /// The CPU task `ti` runs on: task i on CPU i modulo `nr_cpu_ids`.
+    pub fn task_cpu(&self, ti: usize) -> u32 {
+        (ti % self.nr_cpu_ids.max(1) as usize) as u32
+    }
+
     /// `update_reclaim_active()` (mm/vmscan.c, 5.14+): `set_reclaim_active()` when kswapd
     /// starts balancing node `nid` (`balance_pgdat()`), `clear_reclaim_active()` when it
     /// stops: `ZONE_RECLAIM_ACTIVE` on each of its zones.
@@ -1577,8 +1589,8 @@ impl Kernel {
         self.swap_plug_switch();
         let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
         self.reclaim_nid = Some(nid);
-        // kswapd frees into its own CPU's per-CPU lists.
-        self.pcp_ctx = nid;
+        // kswapd frees into its CPU's per-CPU lists.
+        self.pcp_ctx = self.kswapd_cpu(nid);
         while self.nodes[nid as usize].kswapd_clock < now {
             if self.node_balanced(nid) {
                 self.nodes[nid as usize].kswapd_active = false;
@@ -1665,10 +1677,10 @@ impl Kernel {
 
 /// The per-CPU page lists (mm/page_alloc.c, 6.7+: `KernelProfile::pcp_auto_tune`).
 impl Kernel {
-    /// The running context's list of zone `z`: the running task's (`pcp_ctx` = node count +
-    /// task index; no scheduler: task 0's) or a node's kswapd's (`pcp_ctx` = node id).
+    /// The running context's list of zone `z`: that of the CPU it runs on (`pcp_ctx`; no
+    /// scheduler: CPU 0).
     fn pcp_index(&mut self, z: usize) -> usize {
-        let ctx = if self.pcp_ctx == u32::MAX { self.nr_nodes as usize } else { self.pcp_ctx as usize };
+        let ctx = if self.pcp_ctx == u32::MAX { 0 } else { self.pcp_ctx as usize };
         let i = ctx * self.zones.len() + z;
         if i >= self.pcps.len() {
             self.pcps.resize(i + 1, PerCpuPages::default());

@@ -727,8 +727,8 @@ impl Simulation {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
         k.cur_nid = t.node;
-        // The task's CPU's per-CPU page lists (page_alloc.rs PerCpuPages): one set per task.
-        k.pcp_ctx = k.nr_nodes + ti as u32;
+        // The per-CPU page lists of the task's CPU (page_alloc.rs PerCpuPages).
+        k.pcp_ctx = k.task_cpu(ti);
         k.cur_mm = ti as u32;
         k.lru_gen_use_mm();
         k.advance_clock(t.times.clock);

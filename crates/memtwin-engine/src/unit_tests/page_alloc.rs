@@ -937,7 +937,7 @@ fn pcp_batch_and_high_follow_zone_batchsize_and_zone_highsize_6_12() {
 fn pcp_refills_double_up_to_batch_scale_max_nr_pcp_alloc_6_12() {
     let mut s = pcp_machine("linux-6.12");
     let k = &mut s.kernel;
-    k.pcp_ctx = k.nr_nodes; // the task's lists
+    k.pcp_ctx = k.task_cpu(0); // the task's CPU's lists
     let z = main_zone(k);
     let mut drops = vec![];
     let mut pages = vec![];
@@ -990,21 +990,23 @@ fn pcp_holds_four_batches_while_reclaim_is_active_nr_pcp_high_6_12() {
     let mut s = pcp_machine("linux-6.12");
     let k = &mut s.kernel;
     let z = main_zone(k);
-    k.pcp_ctx = k.nr_nodes;
+    k.pcp_ctx = k.task_cpu(0);
     let pages: Vec<PageId> = (0..600).map(|i| k.alloc_page(InodeId(0), i).unwrap()).collect();
     k.drain_all_pages();
     k.zones[z].reclaim_active = true;
-    k.pcp_ctx = 0; // node 0's kswapd frees them
+    k.pcp_ctx = k.kswapd_cpu(0); // node 0's kswapd frees them, on CPU 1
+    assert_eq!(k.pcp_ctx, 1);
+    let ki = k.pcp_ctx as usize * k.zones.len() + z;
     let mut most = 0;
     for &p in &pages {
         k.free_page(p);
-        let n = k.pcps[z].list.len();
+        let n = k.pcps[ki].list.len();
         most = most.max(n);
         assert!(n < 124, "a list at nr_pcp_high() is flushed: {n}");
         assert_frames_conserved(k);
     }
     assert_eq!(most, 123);
-    assert!(k.pcps[z].list.len() >= 31, "nr_pcp_free() leaves a batch: {}", k.pcps[z].list.len());
+    assert!(k.pcps[ki].list.len() >= 31, "nr_pcp_free() leaves a batch: {}", k.pcps[ki].list.len());
     assert!(k.drain_all_pages());
     assert_eq!(k.nr_pcp_pages(), 0);
     assert!(!k.drain_all_pages(), "nothing left to drain");
@@ -1020,8 +1022,8 @@ fn zone_below_high_and_decay_pcp_high_6_12() {
     let mut s = pcp_machine("linux-6.12");
     let k = &mut s.kernel;
     let z = main_zone(k);
-    k.pcp_ctx = k.nr_nodes;
-    let i = k.nr_nodes as usize * k.zones.len() + z;
+    k.pcp_ctx = k.task_cpu(0);
+    let i = z;
     // Above the high watermark: each refill raises high by what it takes.
     let p = k.alloc_page(InodeId(0), 0).unwrap();
     assert!(!k.zones[z].below_high);
@@ -1076,4 +1078,37 @@ fn zone_below_high_and_decay_pcp_high_6_12() {
     assert!(!k.pcps[i].queued && !k.pcp_active.contains(&(i as u32)));
     k.alloc_page(InodeId(0), 2).unwrap();
     assert!(k.pcps[i].queued && k.pcp_active.contains(&(i as u32)));
+}
+
+/// One `per_cpu_pages` per CPU and zone (6.12), whatever the task count: 16 tasks on 2 CPUs
+/// share CPU 0's and CPU 1's lists (task i on CPU i mod 2, kswapd on the node's last CPU), and
+/// what the lists hold is at most CPUs x zones x high_max.
+#[test]
+fn pcp_lists_are_per_cpu_not_per_task_6_12() {
+    let mut tasks = String::new();
+    for t in 0..16 {
+        tasks += &format!("[files.\"/data/f{t}\"]\nsize = \"40M\"\n[tasks.t{t}]\nops = [{{ op = \"read\", file = \"/data/f{t}\" }}]\n");
+    }
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "pcp-tasks"
+[kernel]
+profile = "linux-6.12"
+[machine]
+ram = "512M"
+cpus = 2
+[devices.sda]
+read_bw = "1G"
+{tasks}
+"#
+    ));
+    run(&mut s);
+    let k = &s.kernel;
+    let nz = k.zones.len();
+    assert!(k.pcps.len() <= 2 * nz, "{} lists", k.pcps.len());
+    let bound: u64 = (0..nz).map(|z| k.zones[z].pcp_highsize(2, crate::page_alloc::MIN_PERCPU_PAGELIST_HIGH_FRACTION)).sum::<u64>() * 2;
+    assert!(k.nr_pcp_pages() <= bound, "{} on the lists", k.nr_pcp_pages());
+    assert_eq!((k.task_cpu(0), k.task_cpu(15), k.kswapd_cpu(0)), (0, 1, 1));
+    assert_invariants(k);
 }
