@@ -252,8 +252,9 @@ impl Kernel {
                 self.memcgs.subtree_sum(id, |c| c.nr_dirty),
                 self.memcgs.subtree_sum(id, |c| c.nr_writeback),
             ];
-            if m.wb_subtree != want {
-                return Err(format!("memcg {} subtree file/dirty/writeback {:?} != sums of the local counters {want:?}", m.path, m.wb_subtree));
+            let got = [0, 1, 2].map(|item| self.memcgs.wb_subtree(id, item));
+            if got != want {
+                return Err(format!("memcg {} subtree file/dirty/writeback {got:?} != sums of the local counters {want:?}", m.path));
             }
             if m.nr_file != local[i] {
                 return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));

@@ -65,7 +65,9 @@ impl Memcg {
             activate_subtree: [0; 2],
             activate_flushed: [0; 2],
             activate_flushed_epoch: 0,
-            wb_subtree: [0; 3],
+            wb_subtree: std::cell::Cell::new([0; 3]),
+            wb_flushed: std::cell::Cell::new([0; 3]),
+            wb_queued: std::cell::Cell::new(false),
             percpu_bytes: 0,
             slab_bytes: 0,
             kmem_pins: 0,
@@ -350,11 +352,16 @@ pub struct Memcg {
     /// The period whose flush `activate_flushed` holds.
     activate_flushed_epoch: u64,
     /// `nr_file - nr_shmem`, `nr_dirty` and `nr_writeback` of this memcg and every descendant
-    /// ([`WB_FILE`], [`WB_DIRTY`], [`WB_WRITEBACK`]): the hierarchical `memcg_page_state()` of
-    /// `NR_FILE_PAGES - NR_SHMEM`, `NR_FILE_DIRTY` and `NR_WRITEBACK` that
-    /// `mem_cgroup_wb_stats()` reads, propagated to every ancestor at each change
-    /// ([`MemcgTree::mod_wb_stats`], rstat's propagation done at once) so that the read is O(1).
-    pub wb_subtree: [u64; 3],
+    /// ([`WB_FILE`], [`WB_DIRTY`], [`WB_WRITEBACK`]) as the last flush left them: the
+    /// hierarchical `memcg_page_state()` of `NR_FILE_PAGES - NR_SHMEM`, `NR_FILE_DIRTY` and
+    /// `NR_WRITEBACK` that `mem_cgroup_wb_stats()` reads ([`MemcgTree::wb_subtree`] flushes
+    /// first, so the read is exact).
+    pub wb_subtree: std::cell::Cell<[u64; 3]>,
+    /// The three local counts of [`Memcg::wb_subtree`] when the last flush propagated them
+    /// (`memcg->vmstats_percpu->state_prev`).
+    pub wb_flushed: std::cell::Cell<[u64; 3]>,
+    /// On [`MemcgTree::wb_pending`] (`cgroup_rstat_updated()` put it on the updated list).
+    pub wb_queued: std::cell::Cell<bool>,
     /// Percpu bytes this memcg holds (`Percpu` in /proc/meminfo).
     pub percpu_bytes: u64,
     /// Slab bytes this memcg's own structures hold.
@@ -455,6 +462,9 @@ pub struct MemcgTree {
     pub nr_cache_ids: u32,
     /// Memcgs allocated (root, online and dying): those holding per-node shrinker state.
     pub nr_allocated: u64,
+    /// Memcgs whose page-cache counts changed since the last [`MemcgTree::wb_flush`] (the
+    /// rstat updated list of [`Memcg::wb_subtree`]); its capacity is kept.
+    pub wb_pending: std::cell::RefCell<Vec<MemcgId>>,
     /// Memcgs with memory.min or memory.low set: while there is none (and no effective
     /// protection is left from an earlier computation), every `emin` and `elow` is 0 and
     /// [`MemcgTree::calculate_protection`] has nothing to compute.
@@ -497,6 +507,7 @@ impl MemcgTree {
             nr_allocated: 1,
             stats_epoch: 0,
             rstat_copy: false,
+            wb_pending: Default::default(),
         }
     }
 
@@ -648,28 +659,46 @@ impl MemcgTree {
         }
     }
 
-    /// `__mod_memcg_page_state()` of the page-cache counts `mem_cgroup_wb_stats()` reads:
-    /// add `file` to `nr_file - nr_shmem`, `dirty` to `nr_dirty`, `writeback` to `nr_writeback`
-    /// of `m`'s subtree counts ([`Memcg::wb_subtree`]) and of every ancestor's (the callers
-    /// change the local counters). O(depth).
-    #[inline]
-    pub fn mod_wb_stats(&mut self, m: MemcgId, file: i64, dirty: i64, writeback: i64) {
-        let mut cur = Some(m);
-        while let Some(c) = cur {
-            let mc = &mut self.memcgs[c.idx()];
-            let w = &mut mc.wb_subtree;
-            w[WB_FILE] = w[WB_FILE].wrapping_add(file as u64);
-            w[WB_DIRTY] = w[WB_DIRTY].wrapping_add(dirty as u64);
-            w[WB_WRITEBACK] = w[WB_WRITEBACK].wrapping_add(writeback as u64);
-            cur = mc.parent;
+    /// `cgroup_rstat_updated()` after `__mod_memcg_page_state()` of a page-cache count
+    /// `mem_cgroup_wb_stats()` reads (the callers changed `nr_file`, `nr_shmem`, `nr_dirty` or
+    /// `nr_writeback` of `m`): `m` goes on the updated list, once until the next flush. O(1).
+    #[inline(always)]
+    pub fn wb_updated(&mut self, m: MemcgId) {
+        let q = self.memcgs[m.idx()].wb_queued.get_mut();
+        if !*q {
+            *q = true;
+            self.wb_pending.get_mut().push(m);
         }
     }
 
-    /// `memcg_page_state()` (hierarchical) of [`WB_FILE`], [`WB_DIRTY`] or [`WB_WRITEBACK`]
-    /// over `m`'s subtree, in O(1) ([`Memcg::wb_subtree`]).
+    /// `cgroup_rstat_flush()` of the counts [`MemcgTree::wb_subtree`] reads: each memcg on the
+    /// updated list adds the change of its local counts since its last flush to its own and
+    /// every ancestor's subtree counts. O(depth) per memcg updated since the last flush.
+    pub fn wb_flush(&self) {
+        let mut pending = self.wb_pending.borrow_mut();
+        for m in pending.drain(..) {
+            let mc = &self.memcgs[m.idx()];
+            mc.wb_queued.set(false);
+            let now = [mc.nr_file - mc.nr_shmem, mc.nr_dirty, mc.nr_writeback];
+            let prev = mc.wb_flushed.replace(now);
+            let d = [now[0].wrapping_sub(prev[0]), now[1].wrapping_sub(prev[1]), now[2].wrapping_sub(prev[2])];
+            let mut cur = Some(m);
+            while let Some(c) = cur {
+                let e = &self.memcgs[c.idx()];
+                let w = e.wb_subtree.get();
+                e.wb_subtree.set([w[0].wrapping_add(d[0]), w[1].wrapping_add(d[1]), w[2].wrapping_add(d[2])]);
+                cur = e.parent;
+            }
+        }
+    }
+
+    /// `memcg_page_state()` (hierarchical, after `mem_cgroup_flush_stats()`) of [`WB_FILE`],
+    /// [`WB_DIRTY`] or [`WB_WRITEBACK`] over `m`'s subtree: flushes the memcgs updated since
+    /// the last read ([`MemcgTree::wb_flush`]), then reads [`Memcg::wb_subtree`].
     #[inline]
     pub fn wb_subtree(&self, m: MemcgId, item: usize) -> u64 {
-        self.memcgs[m.idx()].wb_subtree[item]
+        self.wb_flush();
+        self.memcgs[m.idx()].wb_subtree.get()[item]
     }
 
     /// A local counter of `m` summed over its subtree (`memcg_page_state()`, hierarchical).
@@ -1419,7 +1448,7 @@ impl Kernel {
             m.nr_dirty += 1;
         }
         m.nr_writeback += writeback as u64;
-        self.memcgs.mod_wb_stats(memcg, !shmem as i64, dirty as i64, writeback as i64);
+        self.memcgs.wb_updated(memcg);
         if on_lru {
             let to = self.folio_lruvec(page);
             self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(lru));
@@ -1437,7 +1466,7 @@ impl Kernel {
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += n;
         m.events[MemcgEvent::Pgpgin as usize] += 1;
-        self.memcgs.mod_wb_stats(memcg, n as i64, 0, 0);
+        self.memcgs.wb_updated(memcg);
     }
 
     /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
@@ -1458,7 +1487,7 @@ impl Kernel {
         m.nr_file -= n;
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
-        self.memcgs.mod_wb_stats(memcg, -(n as i64), 0, 0);
+        self.memcgs.wb_updated(memcg);
         if dying_and_empty {
             self.mem_cgroup_try_free(memcg);
         }
@@ -1492,7 +1521,7 @@ impl Kernel {
         m.nr_writeback -= writeback as u64;
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
-        self.memcgs.mod_wb_stats(memcg, -(!shmem as i64), -(dirty as i64), -(writeback as i64));
+        self.memcgs.wb_updated(memcg);
         self.pages[page].memcg = MemcgId::NONE;
         if dying_and_empty {
             self.mem_cgroup_try_free(memcg);
@@ -1532,7 +1561,7 @@ impl Kernel {
         m.nr_file -= nr;
         m.events[MemcgEvent::Pgpgout as usize] += nr;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
-        self.memcgs.mod_wb_stats(memcg, -(nr as i64), 0, 0);
+        self.memcgs.wb_updated(memcg);
         if dying_and_empty {
             self.mem_cgroup_try_free(memcg);
         }

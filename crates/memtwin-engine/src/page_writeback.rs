@@ -531,7 +531,7 @@ impl Kernel {
         let memcg = self.pages[page].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty += 1;
-            self.memcgs.mod_wb_stats(memcg, 0, 1, 0);
+            self.memcgs.wb_updated(memcg);
         }
         self.inode_attach_wb(inode, memcg);
         let key = self.inode_wb_key(inode);
@@ -1224,7 +1224,7 @@ impl Kernel {
                 let memcg = self.pages[p].memcg;
                 if memcg != MemcgId::NONE {
                     self.memcgs.memcgs[memcg.idx()].nr_writeback -= 1;
-                    self.memcgs.mod_wb_stats(memcg, 0, 0, -1);
+                    self.memcgs.wb_updated(memcg);
                 }
                 if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) && !self.pages[p].test(pg::DIRTY) {
                     self.folio_rotate_reclaimable(p, crate::mmzone::LruList::InactiveFile);
@@ -1359,7 +1359,7 @@ impl Kernel {
             let memcg = self.pages[p].memcg;
             if memcg != MemcgId::NONE {
                 self.memcgs.memcgs[memcg.idx()].nr_writeback += 1;
-                self.memcgs.mod_wb_stats(memcg, 0, 0, 1);
+                self.memcgs.wb_updated(memcg);
             }
         }
     }
@@ -1375,7 +1375,7 @@ impl Kernel {
         let memcg = self.pages[p].memcg;
         if memcg != MemcgId::NONE {
             self.memcgs.memcgs[memcg.idx()].nr_dirty -= 1;
-            self.memcgs.mod_wb_stats(memcg, 0, -1, 0);
+            self.memcgs.wb_updated(memcg);
         }
     }
 

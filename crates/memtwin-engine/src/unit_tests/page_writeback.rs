@@ -674,9 +674,10 @@ ops = [{ op = "write", file = "/out", length = "512M", bufsize = "1M", create = 
 /// `mem_cgroup_wb_stats()` (mm/memcontrol.c, 6.1) reads the hierarchical `memcg_page_state()`
 /// of `NR_FILE_PAGES - NR_SHMEM`, `NR_FILE_DIRTY` and `NR_WRITEBACK` (rstat's propagated
 /// counts): the engine keeps them per memcg for its subtree, updated at each change. At every
-/// step of two writers in sibling memcgs and a reader in their parent, the parent's and each
-/// child's counts equal the sums of the local counters over the subtree, and the parent's
-/// dirty and writeback counts take in both children's.
+/// step of two writers in sibling memcgs (one first overwriting a file it read, so that only
+/// its dirty count changes) and a reader in their parent, the parent's and each child's counts
+/// equal the sums of the local counters over the subtree, and the parent's dirty and writeback
+/// counts take in both children's.
 #[test]
 fn mem_cgroup_wb_stats_reads_subtree_counts() {
     let mut s = sim(r#"
@@ -696,13 +697,15 @@ size = 0
 size = 0
 [files."/r"]
 size = "8M"
+[files."/c"]
+size = "16M"
 [cgroups.p]
 "memory.max" = "64M"
 [cgroups."p/x"]
 [cgroups."p/y"]
 [tasks.wx]
 cgroup = "p/x"
-ops = [{ op = "write", file = "/a", length = "48M", bufsize = "1M", create = true, fsync = true }]
+ops = [{ op = "read", file = "/c", bufsize = "1M" }, { op = "write", file = "/c", length = "16M", bufsize = "1M" }, { op = "write", file = "/a", length = "48M", bufsize = "1M", create = true, fsync = true }]
 [tasks.wy]
 cgroup = "p/y"
 ops = [{ op = "write", file = "/b", length = "48M", bufsize = "1M", create = true }]
