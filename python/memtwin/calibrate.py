@@ -31,6 +31,12 @@ measured before any throttle rule is set:
   costs, 1 / (reads a second) less 4 KiB at the shared read bandwidth (an upper bound: the
   threads' own CPU time on this 2-CPU host is in it).
 
+With `--dir DIR` (and `--queue`) the disk measured is instead the one beneath DIR's own file
+system (no loop device, no throttle rule): a scratch file in DIR, O_DIRECT, the device's driver
+tags and `max_sectors_kb` read from its /sys/block entry. That is the device a program the host
+runs on that file system reads from (`memtwin measure`, issue 18's recorded programs: the
+virtio disk /dev/vda under /var/tmp; lab/validation/trace-programs.md).
+
 Each pass is repeated `--repeat` times and the median kept. With `--throttle READ,WRITE` the
 loop device gets the runner's blk-throttle rules first, which shows what a rule actually gives.
 Everything it makes (scratch directory, image, loop device, mount, rules) is removed on every
@@ -74,12 +80,14 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--size", default="512M", help="the test file's size (default 512M)")
     c.add_argument("--repeat", type=int, default=3, help="passes per measurement; the median is kept (default 3)")
     c.add_argument("--samples", type=int, default=2000, help="4 KiB random reads per pass (default 2000)")
-    c.add_argument("--read-ahead-kb", type=int, default=128, help="the loop device's read_ahead_kb (default 128)")
+    c.add_argument("--read-ahead-kb", type=int, default=None, help="the loop device's read_ahead_kb (default 128)")
     c.add_argument("--throttle", metavar="READ,WRITE", help="give the loop device the host runner's blk-throttle rules "
                    "(bytes/s or sizes such as 400M) before measuring")
     c.add_argument("--queue", action="store_true", help="also measure the device's own queue (requests in flight "
                    "together: queue_depth, request_latency, request_read_bw/request_write_bw, request_cost, the shared "
                    "bandwidth) and write them into the table")
+    c.add_argument("--dir", metavar="DIR", help="measure the disk beneath DIR's own file system instead (a scratch file in "
+                   "DIR, no loop device, no throttle): the device programs the host runs there read from")
     c.add_argument("--device", default="sda", help="the table's device name (default sda)")
     c.add_argument("--scratch", metavar="DIR", default="/var/tmp", help="where the image goes (default /var/tmp)")
     c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
@@ -213,12 +221,33 @@ def _together(fd: int, size: int, bs: int, threads: int, write: bool, rng=None, 
     return done / dt
 
 
+def block_device_of(path: str) -> str:
+    """The name of the whole block device (its /sys/block entry) beneath `path`'s file system:
+    a partition's parent (vda for vda1)."""
+    st = os.stat(path)
+    sys_dev = f"/sys/dev/block/{os.major(st.st_dev)}:{os.minor(st.st_dev)}"
+    try:
+        real_path = os.path.realpath(sys_dev)
+    except OSError:
+        real_path = ""
+    if not os.path.isdir(real_path):
+        raise CalibrateError(f"--dir {path}: error: its file system is not on a block device ({sys_dev} does not exist)\n"
+                             "  fix: give a directory on a disk's file system (not tmpfs or overlay), e.g. /var/tmp")
+    if os.path.exists(os.path.join(real_path, "partition")):
+        real_path = os.path.dirname(real_path)
+    return os.path.basename(real_path)
+
+
 def measure_queue(fd: int, size: int, repeat: int, loop: str) -> dict:
-    """The device queue's figures (module docstring, `--queue`)."""
+    """The device queue's figures (module docstring, `--queue`); `loop` is the device's node or
+    /sys/block name (the loop device, or with `--dir` the disk beneath it)."""
     try:
         with open(f"/sys/block/{os.path.basename(loop)}/mq/0/nr_tags") as f:
             depth = int(f.read())
     except (OSError, ValueError):
+        if not os.path.basename(loop).startswith("loop"):
+            raise CalibrateError(f"/sys/block/{os.path.basename(loop)}/mq/0/nr_tags could not be read: the device is not "
+                                 "blk-mq, and its queue cannot be described\n  fix: leave out --queue") from None
         depth = 128  # loop's hw_queue_depth default (drivers/block/loop.c)
         print(f"calibrate: /sys/block/{os.path.basename(loop)}/mq/0/nr_tags could not be read: queue_depth = 128 "
               "is loop's hw_queue_depth default (drivers/block/loop.c), not a measurement", file=sys.stderr)
@@ -253,6 +282,90 @@ def _q(xs: list, p: float) -> float:
     return s[int((len(s) - 1) * p + 0.5)]
 
 
+def _measure_file(path: str, size: int, repeat: int, samples: int, queue_dev, throttle_fn) -> tuple:
+    """Lay out `path` (O_DIRECT), measure the queue of `queue_dev` when given, then call
+    `throttle_fn()` when given and measure the sequential, random and buffered passes:
+    (passes, queue figures)."""
+    buf = mmap.mmap(-1, MIB)
+    buf.write(os.urandom(MIB))
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_DIRECT, 0o600)
+    try:
+        # lay the file out once (ext4 allocates its extents), so the timed writes overwrite
+        _seq(fd, size, True, buf)
+        queue_figures = measure_queue(fd, size, repeat, queue_dev) if queue_dev else None
+        if throttle_fn:
+            throttle_fn()
+        rng = random.Random(0)
+        w, r, lat, br = [], [], [], []
+        for _ in range(repeat):
+            w.append(size / _seq(fd, size, True, buf))
+            r.append(size / _seq(fd, size, False, buf))
+            lat.append(_random_4k(fd, size, samples, rng))
+            br.append(size / _buffered_read(path, size))
+    finally:
+        os.close(fd)
+        buf.close()
+    return (w, r, lat, br), queue_figures
+
+
+def _figures(passes, queue_figures, size, repeat, samples, ra_kb, throttle, disk) -> dict:
+    w, r, lat, br = passes
+    read_bw, write_bw = statistics.median(r), statistics.median(w)
+    p50 = statistics.median(_q(x, 0.5) for x in lat)
+    return {
+        "read_bw": int(read_bw), "write_bw": int(write_bw),
+        "rand4k_p50_us": p50 * 1e6,
+        "rand4k_p90_us": statistics.median(_q(x, 0.9) for x in lat) * 1e6,
+        "rand4k_p99_us": statistics.median(_q(x, 0.99) for x in lat) * 1e6,
+        "seek_ns": max(0, int(p50 * 1e9 - 4096 * 1e9 / read_bw)),
+        "buffered_read_bw": int(statistics.median(br)),
+        "passes": {"read_bw": [int(x) for x in r], "write_bw": [int(x) for x in w],
+                   "rand4k_p50_us": [_q(x, 0.5) * 1e6 for x in lat], "buffered_read_bw": [int(x) for x in br]},
+        "size": size, "repeat": repeat, "samples": samples, "read_ahead_kb": ra_kb,
+        "throttle": {"read_bw": throttle[0], "write_bw": throttle[1]} if throttle else None,
+        "disk": disk,
+        "queue": queue_figures,
+        "kernel": platform.release(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def measure_dir(size: int, repeat: int, samples: int, directory: str, queue: bool = False) -> dict:
+    """Measure the disk beneath `directory`'s own file system with a scratch file there (`--dir`):
+    no loop device, no throttle rule; the file is removed on every exit path."""
+    dev = block_device_of(directory)
+    try:
+        with open(f"/sys/block/{dev}/queue/read_ahead_kb") as f:
+            ra_kb = int(f.read())
+    except (OSError, ValueError):
+        raise CalibrateError(f"--dir {directory}: error: /sys/block/{dev}/queue/read_ahead_kb could not be read\n"
+                             "  fix: give a directory on a disk's file system, e.g. /var/tmp") from None
+    st = os.statvfs(directory)
+    if st.f_bavail * st.f_frsize < size + 256 * MIB:
+        raise CalibrateError(f"--dir {directory}: error: less than --size plus 256M free there\n  fix: a smaller --size or another directory")
+    path = os.path.join(directory, f"memtwin-calibrate.{os.getpid()}.dat")
+    old = {}
+
+    def on_signal(signum, _frame):
+        raise real.Interrupted(f"interrupted by {signal.Signals(signum).name}; the scratch file was removed")
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        old[s] = signal.signal(s, on_signal)
+    try:
+        passes, qf = _measure_file(path, size, repeat, samples, dev if queue else None, None)
+    finally:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        for s, h in old.items():
+            signal.signal(s, h)
+    return _figures(passes, qf, size, repeat, samples, ra_kb, None,
+                    f"{dev} beneath {os.path.abspath(directory)} (its own file system, no loop device)")
+
+
 def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_parent: str, queue: bool = False) -> dict:
     """Set up the host runner's disk, measure it, remove everything; the figures."""
     plan = {"mounts": [], "devices": [], "files": [], "tasks": [], "cgroups": []}
@@ -271,44 +384,10 @@ def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_
                               mount=os.path.join(run.scratch, "mnt"))
         run._disk(size, ra_kb)
         path = os.path.join(run.scratch, "mnt", "calibrate.dat")
-        buf = mmap.mmap(-1, MIB)
-        buf.write(os.urandom(MIB))
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_DIRECT, 0o600)
-        try:
-            # lay the file out once (ext4 allocates its extents), so the timed writes overwrite
-            _seq(fd, size, True, buf)
-            queue_figures = measure_queue(fd, size, repeat, run.loop) if queue else None
-            if throttle:
-                run._throttle({"read_bw": throttle[0], "write_bw": throttle[1]})
-            rng = random.Random(0)
-            w, r, lat, br = [], [], [], []
-            for _ in range(repeat):
-                w.append(size / _seq(fd, size, True, buf))
-                r.append(size / _seq(fd, size, False, buf))
-                lat.append(_random_4k(fd, size, samples, rng))
-                br.append(size / _buffered_read(path, size))
-        finally:
-            os.close(fd)
-            buf.close()
-        read_bw, write_bw = statistics.median(r), statistics.median(w)
-        p50 = statistics.median(_q(x, 0.5) for x in lat)
-        out = {
-            "read_bw": int(read_bw), "write_bw": int(write_bw),
-            "rand4k_p50_us": p50 * 1e6,
-            "rand4k_p90_us": statistics.median(_q(x, 0.9) for x in lat) * 1e6,
-            "rand4k_p99_us": statistics.median(_q(x, 0.99) for x in lat) * 1e6,
-            "seek_ns": max(0, int(p50 * 1e9 - 4096 * 1e9 / read_bw)),
-            "buffered_read_bw": int(statistics.median(br)),
-            "passes": {"read_bw": [int(x) for x in r], "write_bw": [int(x) for x in w],
-                       "rand4k_p50_us": [_q(x, 0.5) * 1e6 for x in lat], "buffered_read_bw": [int(x) for x in br]},
-            "size": size, "repeat": repeat, "samples": samples, "read_ahead_kb": ra_kb,
-            "throttle": {"read_bw": throttle[0], "write_bw": throttle[1]} if throttle else None,
-            "disk": f"ext4 image on a loop device (direct I/O) in {scratch_parent}",
-            "queue": queue_figures,
-            "kernel": platform.release(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        }
-        return out
+        thr = (lambda: run._throttle({"read_bw": throttle[0], "write_bw": throttle[1]})) if throttle else None
+        passes, qf = _measure_file(path, size, repeat, samples, run.loop if queue else None, thr)
+        return _figures(passes, qf, size, repeat, samples, ra_kb, throttle,
+                        f"ext4 image on a loop device (direct I/O) in {scratch_parent}")
     finally:
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
@@ -378,7 +457,18 @@ def main(a) -> int:
         for p in (a.out, a.json):
             if p and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
                 raise CalibrateError(f"{p}: error: its directory does not exist\n  fix: create it or give another path")
-        f = measure(size, a.repeat, a.samples, a.read_ahead_kb, thr, a.scratch, a.queue)
+        if a.dir:
+            if thr:
+                raise CalibrateError(f"--dir {a.dir} --throttle: error: --dir measures the disk beneath DIR as it is, with no "
+                                     "throttle rule\n  fix: leave out --throttle (or --dir)")
+            if a.read_ahead_kb is not None:
+                raise CalibrateError(f"--dir {a.dir} --read-ahead-kb: error: --dir keeps the device's own read_ahead_kb\n"
+                                     "  fix: leave out --read-ahead-kb")
+            if not os.path.isdir(a.dir):
+                raise CalibrateError(f"--dir {a.dir}: error: no such directory\n  fix: give a directory on the disk to measure, e.g. /var/tmp")
+            f = measure_dir(size, a.repeat, a.samples, a.dir, a.queue)
+        else:
+            f = measure(size, a.repeat, a.samples, 128 if a.read_ahead_kb is None else a.read_ahead_kb, thr, a.scratch, a.queue)
     except real.Interrupted as e:
         print(f"memtwin calibrate: {e}", file=sys.stderr)
         return 130

@@ -24,6 +24,10 @@ needs_host = pytest.mark.skipif(not HOST_OK, reason=f"host runner unavailable: {
     (["--throttle", "0,100M"], r"bandwidths must be positive"),
     (["--repeat", "0"], r"--repeat and --samples must be at least 1"),
     (["--out", "/nonexistent-dir/x.toml"], r"its directory does not exist"),
+    (["--dir", "/nonexistent-dir"], r"--dir /nonexistent-dir: error: no such directory"),
+    (["--dir", "/", "--throttle", "400M,300M"], r"--dir / --throttle: error: --dir measures the disk beneath DIR as it is"),
+    (["--dir", "/", "--read-ahead-kb", "64"], r"--dir / --read-ahead-kb: error: --dir keeps the device's own read_ahead_kb"),
+    (["--dir", "/proc"], r"--dir /proc: error: its file system is not on a block device"),
 ])
 def test_bad_arguments_are_refused_before_anything_is_made(capsys, monkeypatch, args, msg):
     import re

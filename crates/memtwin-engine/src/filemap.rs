@@ -26,8 +26,11 @@ pub struct Inflight {
     pub start: u32,
     /// One past the last page index.
     pub end: u32,
-    /// Completion time (`end_page_read()` unlocks the pages then).
+    /// Completion time of its own transfer (`end_page_read()` unlocks the pages then, or
+    /// with its batch: `BlockDevice::read_batch_done()`).
     pub done: Nanos,
+    /// The device's completion batch it joined (`BlockDevice::read_batch()`; 0: none).
+    pub batch: u64,
 }
 
 /// `BIO_MAX_VECS` (include/linux/bio.h; `BIO_MAX_PAGES` before 5.12): the most segments a bio
@@ -124,9 +127,10 @@ impl AddressSpace {
         self.extent = self.extent.max(index as u64 + 1);
     }
 
-    /// Completion time of the newest in-flight read covering `index`.
-    pub fn inflight_done(&self, index: u32) -> Option<Nanos> {
-        self.inflight.iter().rev().find(|r| r.start <= index && index < r.end).map(|r| r.done)
+    /// The newest in-flight read covering `index`: its own completion and its device batch
+    /// (`Kernel::read_done()` gives when it is complete).
+    pub fn inflight_done(&self, index: u32) -> Option<(Nanos, u64)> {
+        self.inflight.iter().rev().find(|r| r.start <= index && index < r.end).map(|r| (r.done, r.batch))
     }
 
     /// Whether the mapping's only entry (page or shadow) is at index 0: the xarray then keeps
@@ -239,7 +243,8 @@ impl Kernel {
 
     /// `filemap_add_folio()`: allocate a frame, charge it to `memcg`, insert it at `index`
     /// (consulting a shadow entry there with `workingset_refault()`) and put it on the LRU.
-    /// `may_reclaim = false` is readahead's `__GFP_NORETRY`.
+    /// `may_reclaim = false` is a `__GFP_NORETRY` charge (readahead's from 4.8,
+    /// `KernelProfile::readahead_charge_noretry`).
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
         // A new page of a large-folio write: its cost is in write_large_folio_page.
@@ -619,14 +624,34 @@ impl Kernel {
         }
     }
 
-    /// Wait for a locked (under read I/O) page; returns when it is up to date.
+    /// When a read of `inode` whose own transfer ends at `done`, in its device's completion
+    /// batch `batch`, completes (`end_page_read()` from the device's completion,
+    /// `BlockDevice::read_batch_done()`).
     #[inline]
-    pub fn folio_wait_locked(&mut self, page: PageId) {
-        if !self.pages[page].test(pg::LOCKED) {
-            return;
+    pub fn read_done(&self, inode: InodeId, done: Nanos, batch: u64) -> Nanos {
+        match self.inodes[inode.idx()].dev {
+            Some(d) if batch != 0 => self.devices[d.idx()].read_batch_done(batch, done),
+            _ => done,
         }
+    }
+
+    /// `folio_wait_locked()`: wait for a locked (under read I/O) page; returns when it is up to
+    /// date. The flag test is inlined into the callers (the hit path meets unlocked pages);
+    /// the wait is [`Kernel::folio_wait_bit_common`].
+    #[inline(always)]
+    pub fn folio_wait_locked(&mut self, page: PageId) {
+        if self.pages[page].test(pg::LOCKED) {
+            self.folio_wait_bit_common(page);
+        }
+    }
+
+    /// `folio_wait_bit_common(folio, PG_locked)` of a locked page: sleep until its read
+    /// completes (a thrashing stall for a workingset page), then unlock it.
+    #[inline(never)]
+    pub fn folio_wait_bit_common(&mut self, page: PageId) {
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
-        if let Some(done) = self.mappings[inode.idx()].inflight_done(index) {
+        if let Some((done, batch)) = self.mappings[inode.idx()].inflight_done(index) {
+            let done = self.read_done(inode, done, batch);
             // folio_wait_bit_common(): waiting for the read of a refaulting workingset page
             // is thrashing, a memory stall.
             let thrashing = self.pages[page].test(pg::WORKINGSET);
@@ -665,7 +690,7 @@ impl Kernel {
         }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         match self.mappings[inode.idx()].inflight_done(index) {
-            Some(done) if done > self.now => true,
+            Some((done, batch)) if self.read_done(inode, done, batch) > self.now => true,
             _ => {
                 self.pages[page].flags &= !pg::LOCKED;
                 false
@@ -689,8 +714,9 @@ impl Kernel {
         let dev = dev.expect("read_pages() is never called for shmem");
         self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
         let now = self.now;
+        let d = &self.devices[dev.idx()];
         let m = &mut self.mappings[inode.idx()];
-        m.inflight.retain(|r| r.done > now);
+        m.inflight.retain(|r| d.read_batch_done(r.batch, r.done) > now);
         if m.inflight.capacity() == 0 {
             // A file's first request takes room for one (a small file never has more; a Vec's
             // first allocation would hold four, kept for the file's life).
@@ -722,7 +748,8 @@ impl Kernel {
                 vecs += 1;
             }
             let done = self.devices[dev.idx()].submit(Dir::Read, base + start as u64, (i - start) as u64, self.now);
-            self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done });
+            let batch = self.devices[dev.idx()].read_batch();
+            self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done, batch });
             start = i;
         }
         self.vmstat.count(VmEvent::Pgpgin, nr as u64 * PAGE_SIZE / 1024);
@@ -806,10 +833,16 @@ impl Kernel {
                     }
                 }
             };
-            self.cpu(self.cost.lookup);
             // The folio's flags live in its head (`page_folio()`): the reader meets a marked
             // folio at whichever of its pages it enters.
             let folio = self.pages.page_folio(page);
+            // A page of a large folio: filemap_get_read_batch() returns the folio and
+            // copy_folio_to_iter() copies the read's part of it at once, measured as one cost
+            // a page (`read_large_folio_page`, M15), paid with the copy below.
+            let large = self.pages.folio_nr_pages(folio) > 1;
+            if !large {
+                self.cpu(self.cost.lookup);
+            }
             if self.pages[folio].test(pg::READAHEAD) {
                 self.pages[folio].flags &= !pg::READAHEAD;
                 let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
@@ -832,7 +865,7 @@ impl Kernel {
                 }
                 last_folio = folio;
             }
-            self.cpu(self.cost.copy_page);
+            self.cpu(if large { self.cost.read_large_folio_page } else { self.cost.copy_page });
         }
         ra.prev_index = Some(last);
         ra.prev_pos = Some(end);

@@ -11,8 +11,8 @@ use crate::types::{MemcgId, PageId, PAGE_SIZE};
 impl Kernel {
     /// Check every invariant; the error names the first one broken.
     ///
-    /// - free + used = managed pages; used = pages on LRU lists + the frames of the page
-    ///   cache's companion slab (buffer heads, tree nodes) + the boot frames;
+    /// - free + per-CPU lists + used = managed pages; used = pages on LRU lists + the frames
+    ///   of the page cache's companion slab (buffer heads, tree nodes) + the boot frames;
     /// - every resident page is in exactly one page-cache slot and on exactly one LRU list,
     ///   the list of the lruvec of the memcg it is charged to (the root's if uncharged);
     /// - each lruvec's hierarchical list sizes (`lruvec_stats`) are the sums of its memcg's
@@ -26,9 +26,9 @@ impl Kernel {
     /// - every device's requests: see [`Kernel::check_request_queues`].
     pub fn check_invariants(&self) -> Result<(), String> {
         let used = self.pages.in_use() as u64;
-        let (free, managed) = (self.nr_free_pages(), self.managed_pages());
-        if free + used != managed {
-            return Err(format!("free {free} + used {used} != managed {managed}"));
+        let (free, managed, pcp) = (self.nr_free_pages(), self.managed_pages(), self.nr_pcp_pages());
+        if free + pcp + used != managed {
+            return Err(format!("free {free} + per-CPU lists {pcp} + used {used} != managed {managed}"));
         }
         let n = self.memcgs.len();
         let mut local = vec![0u64; n];

@@ -73,6 +73,14 @@ pub struct Kernel {
     pub devices: Vec<BlockDevice>,
     /// Every zone of every node, node by node, lowest zone first (PFN order).
     pub zones: Vec<Zone>,
+    /// The per-CPU page lists (`zone->per_cpu_pageset`, 6.7+): context by context (each node's
+    /// kswapd, then each task), zone by zone ([`crate::page_alloc::PerCpuPages`]).
+    pub pcps: Vec<crate::page_alloc::PerCpuPages>,
+    /// The running context's lists in `pcps`: a node id for its kswapd, node count + task
+    /// index for a task, `u32::MAX` before the scheduler names one (task 0's).
+    pub pcp_ctx: u32,
+    /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
+    pub pcp_next_decay: Nanos,
     /// `NODE_DATA()`: per node its zones, zonelist, zonelist cache and kswapd.
     pub nodes: Vec<Node>,
     /// The node the running context allocates for (`numa_node_id()`).
@@ -278,6 +286,9 @@ impl Kernel {
             dir_index: [("/".to_string(), crate::types::DirId::ROOT)].into_iter().collect(),
             devices: vec![],
             zones: vec![],
+            pcps: vec![],
+            pcp_ctx: u32::MAX,
+            pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
             nodes: vec![],
             cur_nid: 0,
             reclaim_nid: None,

@@ -3,6 +3,7 @@
 
 use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
+use crate::profile::ChargePath;
 use crate::types::{MemcgId, Nanos, PageId, PAGE_SIZE};
 
 /// cgroup interface generation, which decides the control files and their semantics.
@@ -121,6 +122,10 @@ pub fn calculate_high_delay(nr_pages: u64, max_overage: u64, charge_batch: u64) 
     let p = (max_overage as u128 * max_overage as u128 * HZ as u128) >> MEMCG_DELAY_PRECISION_SHIFT >> MEMCG_DELAY_SCALING_SHIFT;
     (p * nr_pages as u128 / charge_batch as u128).min(u64::MAX as u128) as u64
 }
+
+/// `MEM_CGROUP_MAX_RECLAIM_LOOPS` (mm/memcontrol.c, 3.13): the most passes one
+/// `mem_cgroup_reclaim()` makes ([`ChargePath::DoCharge`]).
+pub const MEM_CGROUP_MAX_RECLAIM_LOOPS: u32 = 100;
 
 /// `PAGE_COUNTER_MAX`: no limit.
 pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
@@ -996,12 +1001,22 @@ impl Kernel {
 
     /// `try_charge_memcg()`: charge `nr` pages to `memcg`, reclaiming from the memcg whose
     /// limit is in the way (`try_to_free_mem_cgroup_pages()`) and retrying up to the profile's
-    /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` models
-    /// `__GFP_NORETRY` readahead allocations, which give up instead of reclaiming hard. A
-    /// reclaim that leaves the memcg short is followed by `drain_all_stock()` and a second
-    /// pass before either (the `drained` retry, `KernelProfile::charge_drained_retry`): a
-    /// failing `__GFP_NORETRY` charge reclaims twice, the second time with the CPU time of
-    /// the first spent, so that reads completed meanwhile have unlocked their folios.
+    /// `MAX_RECLAIM_RETRIES` times without progress. `may_reclaim = false` is a
+    /// `__GFP_NORETRY` charge (readahead from 4.8, `KernelProfile::readahead_charge_noretry`;
+    /// a large folio's), which gives up instead of reclaiming hard. The profile's
+    /// [`ChargePath`] says how:
+    ///
+    /// - `TryCharge` (3.17+): a reclaim that leaves the memcg short is followed by
+    ///   `drain_all_stock()` and a second pass before either (the `drained` retry): a failing
+    ///   `__GFP_NORETRY` charge reclaims twice, the second time with the CPU time of the
+    ///   first spent, so that reads completed meanwhile have unlocked their folios.
+    /// - `DoCharge` (3.13, `__mem_cgroup_try_charge()` -> `mem_cgroup_do_charge()`): the
+    ///   memory counter is charged before memsw; a `__GFP_NORETRY` charge fails before any
+    ///   reclaim, and charges again each `nr_oom_retries` (`oom = true`) before it gives up;
+    ///   a charge that may reclaim calls `mem_cgroup_reclaim()` ([`Kernel::mem_cgroup_reclaim`]).
+    ///
+    /// Not modelled: the `nr_pages <= 1 << PAGE_ALLOC_COSTLY_ORDER` condition on retrying
+    /// after a reclaim that made progress (every era has it; the engine retries any charge).
     ///
     /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
     /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once, its
@@ -1011,7 +1026,13 @@ impl Kernel {
     pub fn try_charge_memcg(&mut self, memcg: MemcgId, nr: u64, may_reclaim: bool) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
-        let fresh = crate::sched::ChargeLoop { retries: self.profile.max_reclaim_retries, drained: !self.profile.charge_drained_retry };
+        let fresh = crate::sched::ChargeLoop {
+            retries: self.profile.max_reclaim_retries,
+            drained: self.profile.charge_path == ChargePath::DoCharge,
+            batch_failed: false,
+            reclaim_loop: 0,
+            reclaim_total: 0,
+        };
         let mut st = if restartable { self.resched.charge_loop.take().unwrap_or(fresh) } else { fresh };
         let r = self.try_charge_memcg_loop(memcg, nr, may_reclaim, &mut st);
         self.resched.restartable = outer;
@@ -1034,24 +1055,64 @@ impl Kernel {
             self.memcgs.counter_charge(memcg, nr);
             return Ok(());
         }
+        let do_charge = self.profile.charge_path == ChargePath::DoCharge;
         loop {
-            // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim may
-            // not swap, which would not lower memsw ("reclaim_options &= ~MEMCG_RECLAIM_MAY_SWAP").
-            let (over, may_swap) = match self.memcgs.over_memsw_limit(memcg, nr) {
-                Some(m) => (Some(m), false),
-                None => (self.memcgs.over_limit(memcg, nr), true),
+            let (over, may_swap) = if do_charge {
+                // 3.13 mem_cgroup_do_charge(): res_counter_charge(&memcg->res) first; only when
+                // it fits is memsw charged, and a memsw failure reclaims with
+                // MEM_CGROUP_RECLAIM_NOSWAP.
+                match self.memcgs.over_limit(memcg, nr) {
+                    Some(m) => (Some(m), true),
+                    None => (self.memcgs.over_memsw_limit(memcg, nr), false),
+                }
+            } else {
+                // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim
+                // may not swap, which would not lower memsw ("reclaim_options &=
+                // ~MEMCG_RECLAIM_MAY_SWAP").
+                match self.memcgs.over_memsw_limit(memcg, nr) {
+                    Some(m) => (Some(m), false),
+                    None => (self.memcgs.over_limit(memcg, nr), true),
+                }
             };
             let Some(over) = over else {
                 self.memcgs.counter_charge(memcg, nr);
-                self.charge_batch_high(memcg, nr);
+                self.charge_batch_high(memcg, nr, st.batch_failed);
                 return Ok(());
             };
-            if may_swap {
-                self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+            // A 3.13 charge resumed inside mem_cgroup_reclaim() goes on reclaiming there
+            // without charging again (its margin is still 0: the charge does not fit).
+            if st.reclaim_loop == 0 {
+                if !st.batch_failed {
+                    // The first attempt was of a whole batch (when larger than nr), which
+                    // cannot fit where nr does not; then "batch = nr_pages; goto retry;".
+                    st.batch_failed = true;
+                    let extra = self.profile.memcg_charge_batch.max(nr);
+                    if extra > nr {
+                        self.try_charge_batch(memcg, extra);
+                    }
+                }
+                if may_swap {
+                    self.memcgs.memcgs[over.idx()].counter.failcnt += 1;
+                }
+                self.memcgs.count_event(over, MemcgEvent::Max, 1);
             }
-            self.memcgs.count_event(over, MemcgEvent::Max, 1);
+            if do_charge && !may_reclaim {
+                // 3.13: "if (gfp_mask & __GFP_NORETRY) return CHARGE_NOMEM;" before any
+                // reclaim; __mem_cgroup_try_charge() (oom = true) charges again while
+                // nr_oom_retries lasts, then fails (mem_cgroup_oom() only records the OOM
+                // context for the end of a page fault).
+                if st.retries == 0 {
+                    return Err(ChargeError::Oom { over });
+                }
+                st.retries -= 1;
+                continue;
+            }
             self.stall_enter(StallKind::Reclaim);
-            let reclaimed = self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
+            let reclaimed = if do_charge {
+                self.mem_cgroup_reclaim(over, nr, may_swap, st)
+            } else {
+                self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap)
+            };
             self.stall_leave(StallKind::Reclaim);
             if self.resched_pending() {
                 return Err(ChargeError::Again);
@@ -1086,11 +1147,41 @@ impl Kernel {
         }
     }
 
+    /// `mem_cgroup_reclaim()` (mm/memcontrol.c, 3.13): `try_to_free_mem_cgroup_pages()` on
+    /// `over` while `mem_cgroup_margin()` is 0, `drain_all_stock_async()` before every pass
+    /// but the first, stopping after a second or later pass when the passes reclaimed
+    /// nothing in all ("If nothing was reclaimed after two attempts, there may be no
+    /// reclaimable pages in this hierarchy"), at most `MEM_CGROUP_MAX_RECLAIM_LOOPS`
+    /// passes. Returns the pages reclaimed (`total`). A pass whose sleep ended the task's
+    /// quantum leaves `loop` and `total` in `st` for the restarted charge to go on with.
+    pub(crate) fn mem_cgroup_reclaim(&mut self, over: MemcgId, nr: u64, may_swap: bool, st: &mut crate::sched::ChargeLoop) -> u64 {
+        let (mut passes, mut total) = (st.reclaim_loop, st.reclaim_total);
+        loop {
+            if passes > 0 {
+                // The tests after pass `passes - 1`.
+                if self.memcgs.margin(over) > 0 || (passes > 1 && total == 0) || passes >= MEM_CGROUP_MAX_RECLAIM_LOOPS {
+                    break;
+                }
+                self.drain_all_stock(over);
+            }
+            total += self.try_to_free_mem_cgroup_pages_swap(over, nr, may_swap);
+            passes += 1;
+            if self.resched_pending() {
+                (st.reclaim_loop, st.reclaim_total) = (passes, total);
+                return total;
+            }
+        }
+        (st.reclaim_loop, st.reclaim_total) = (0, 0);
+        total
+    }
+
     /// `drain_all_stock()` of the memcg `over` whose limit a charge met: the charge stock
     /// of every CPU caching pages of `over` or a descendant gives them back to the page
     /// counters. The engine's counters never held the stock's pages (`charge_batch_high()`),
     /// so the margin is what it was; the running CPU's stock goes (the next charge takes a
-    /// batch afresh), the other tasks' stocks, kept by the scheduler, are left.
+    /// batch afresh), the other tasks' stocks, kept by the scheduler, are left. 3.13's
+    /// `drain_all_stock_async()` is the same here: it drains the running CPU's stock at
+    /// once and queues the others' work.
     fn drain_all_stock(&mut self, over: MemcgId) {
         let (m, n) = self.charge_stock;
         if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, over) {
@@ -1111,8 +1202,10 @@ impl Kernel {
         if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
             return true;
         }
-        // charge_batch_high() tests usage + nr + (batch - nr) after the charge.
-        !self.memcgs.above_high(memcg, self.profile.memcg_charge_batch.max(nr))
+        // charge_batch_high() tests usage + nr + (batch - nr) after the charge, the batch
+        // falling back to nr when it does not fit.
+        let batch = if self.batch_fits(memcg, nr) { self.profile.memcg_charge_batch.max(nr) } else { nr };
+        !self.memcgs.above_high(memcg, batch)
     }
 
     /// Pages that one-page charges to `memcg` can take in a row from the charge stock
@@ -1150,7 +1243,7 @@ impl Kernel {
             return false;
         }
         self.memcgs.counter_charge(memcg, nr);
-        self.charge_batch_high(memcg, nr);
+        self.charge_batch_high(memcg, nr, false);
         true
     }
 
@@ -1317,25 +1410,63 @@ impl Kernel {
     }
 
     /// The memory.high side of `try_charge_memcg()` with the per-CPU charge stock: a charge
-    /// that `consume_stock()` cannot serve takes a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
-    /// if larger) from the page counter and `refill_stock()`s the rest; only then is memory.high
-    /// looked at, and a memcg (or ancestor) above it adds the batch to the task's
-    /// `memcg_nr_pages_over_high`, reclaimed on return to user space, or at once (5.18+) when
-    /// that exceeds a batch. The engine keeps the page counters exact (the stock's pre-charged
-    /// pages are not added to them) and models the batching of these checks.
-    fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64) {
+    /// that `consume_stock()` cannot serve tries a whole batch (`MEMCG_CHARGE_BATCH`, or `nr`
+    /// if larger) from the page counter and `refill_stock()`s the rest
+    /// ([`Kernel::try_charge_batch`]); a batch that does not fit falls back to `nr` (`batch =
+    /// nr_pages; goto retry;`), with no refill; `batch_failed`: the charge's loop already
+    /// tried the batch. Only then is memory.high looked at, and a memcg (or ancestor) above
+    /// it adds the batch to the task's `memcg_nr_pages_over_high`, reclaimed on return to
+    /// user space, or at once (5.18+) when that exceeds a batch. The engine keeps the page
+    /// counters exact (the stock's pre-charged pages are not added to them; `nr` is charged
+    /// already) and models the batching of these checks.
+    fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) {
         if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
             self.charge_stock.1 -= nr;
             return;
         }
         let batch = self.profile.memcg_charge_batch.max(nr);
-        self.charge_stock = (memcg, batch - nr);
+        let batch = if !batch_failed && self.try_charge_batch(memcg, batch - nr) { batch } else { nr };
+        if batch > nr {
+            self.charge_stock = (memcg, batch - nr);
+        }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
             if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
+    }
+
+    /// Whether the batch the charge stock would take fits: `extra` more pages than the page
+    /// counters hold now, from `memcg` up (`page_counter_try_charge()` of `batch` in
+    /// `try_charge_memcg()`; 3.13's `res_counter_charge()` in `mem_cgroup_do_charge()`).
+    /// A memory counter that refuses it counts a `failcnt` (`page_counter_try_charge()`,
+    /// `res_counter_charge_locked()`: "failcnt++" at the counter that failed, in every era),
+    /// one more than the charge's own failures: a one-page charge that meets the limit fails
+    /// first as a batch. v1 memsw is tried before memory (after it in 3.13): a memsw refusal
+    /// leaves memory's failcnt alone.
+    fn try_charge_batch(&mut self, memcg: MemcgId, extra: u64) -> bool {
+        if extra == 0 {
+            return true;
+        }
+        let memory_first = self.profile.charge_path == ChargePath::DoCharge;
+        if !memory_first && self.memcgs.over_memsw_limit(memcg, extra).is_some() {
+            return false;
+        }
+        if let Some(m) = self.memcgs.over_limit(memcg, extra) {
+            self.memcgs.memcgs[m.idx()].counter.failcnt += 1;
+            return false;
+        }
+        !(memory_first && self.memcgs.over_memsw_limit(memcg, extra).is_some())
+    }
+
+    /// Whether a charge of `nr` pages to `memcg` that the stock does not cover would take a
+    /// whole batch (`try_charge_batch()` without its `failcnt`): the pages it leaves in the
+    /// stock.
+    #[inline]
+    fn batch_fits(&self, memcg: MemcgId, nr: u64) -> bool {
+        let extra = self.profile.memcg_charge_batch.saturating_sub(nr);
+        extra == 0 || (self.memcgs.over_limit(memcg, nr + extra).is_none() && self.memcgs.over_memsw_limit(memcg, nr + extra).is_none())
     }
 
     /// `reclaim_high()`: each memcg from `memcg` up to, not including, the root that is above

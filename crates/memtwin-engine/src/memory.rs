@@ -472,6 +472,12 @@ impl Kernel {
             if w.fair {
                 k = k.min(zone.alloc_batch as u64);
             }
+            // 6.7+ per-CPU lists: the frames the task's list holds (an empty list is refilled
+            // by the next fault's rmqueue_pcplist(), outside the run).
+            let pcp = self.profile.pcp_auto_tune.then(|| self.pcp_of(w.zone));
+            if let Some(pi) = pcp {
+                k = k.min(self.pcps[pi].list.len() as u64);
+            }
             let from = i as usize;
             k = self.vmas[v].pages[from..from + k as usize].iter().take_while(|p| **p == PageId::NIL).count() as u64;
             if swapped {
@@ -488,7 +494,10 @@ impl Kernel {
                 k = 1;
             }
             self.cpu(k * step);
-            self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]);
+            match pcp {
+                Some(pi) => self.pcps[pi].take_run(&mut self.vmas[v].pages[from..from + k as usize]),
+                None => self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]),
+            }
             self.zones[w.zone].alloc_batch -= k as i64;
             if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive || self.vmas[v].locked {
                 // Generation lists, the inactive anon list from 5.9, or the unevictable list

@@ -84,7 +84,9 @@ pub struct Snapshot {
     pub stall: [Nanos; NR_STALL_KINDS],
     /// The memcg's hierarchical events.
     pub memcg_events: [u64; NR_MEMCG_EVENTS],
-    /// The memcg's failcnt.
+    /// The memcg's failcnt as the lab reads it: v1's `memory.failcnt` (the memory page
+    /// counter's `failcnt`, each refused `page_counter_try_charge()`); v2 has none, and the
+    /// lab takes memory.events `max` (hierarchical: one per charge round that met the limit).
     pub failcnt: u64,
     /// Global vmstat events.
     pub vm_events: [u64; NR_VM_EVENTS],
@@ -158,7 +160,10 @@ impl Snapshot {
             io: t.io,
             stall: t.stall,
             memcg_events,
-            failcnt: k.memcgs.get(memcg).counter.failcnt,
+            failcnt: match k.memcgs.version {
+                crate::memcontrol::CgroupVersion::V1 => k.memcgs.get(memcg).counter.failcnt,
+                _ => k.memcgs.events(memcg, crate::memcontrol::MemcgEvent::Max),
+            },
             vm_events: k.vmstat.events,
             zswap: zswap_counters(k, memcg),
             psi: {

@@ -262,6 +262,35 @@ impl LruvecStats {
         }
     }
 
+    /// [`LruvecStats::update_folio`] of a folio of `nr` pages leaving list `from` and joining
+    /// list `to` of lruvec `v` at the same instant (both lists of the two-list LRU, not
+    /// `Unevictable`): `lruvec_del_folio()` then `lruvec_add_folio()`, their two
+    /// `__update_lru_size()` calls applied in one walk up to the root (same counts, same
+    /// rstat copy, same verdict forgotten).
+    #[inline(always)]
+    pub fn move_folio(&mut self, v: u32, from: usize, to: usize, nr: u64) {
+        debug_assert!(from < 4 && to < 4);
+        self.act_dirty(v as usize);
+        let (uf, ut) = (size_units(from, nr), size_units(to, nr));
+        let (copy, epoch) = (self.rstat_copy, self.epoch);
+        let mut v = v;
+        while let Some(e) = self.nodes.get_mut(v as usize) {
+            debug_assert!(e.subtree[from] >= uf, "lruvec {v}'s subtree size of list {from} would go below 0");
+            if copy && e.flushed_epoch != epoch {
+                (e.flushed, e.flushed_anon, e.flushed_epoch) = (e.subtree, e.anon_pages, epoch);
+            }
+            e.subtree[from] = e.subtree[from].wrapping_sub(uf);
+            e.subtree[to] = e.subtree[to].wrapping_add(ut);
+            if from < 2 {
+                e.anon_pages[from] = e.anon_pages[from].wrapping_sub(nr);
+            }
+            if to < 2 {
+                e.anon_pages[to] = e.anon_pages[to].wrapping_add(nr);
+            }
+            v = e.parent;
+        }
+    }
+
     /// `lru_gen_update_size()` / `inc_max_seq()`'s compatibility update: pages of type `ty`
     /// (`LRU_GEN_ANON`/`LRU_GEN_FILE`) joined (`add`) or left an inactive generation of lruvec
     /// `v`; the change goes up to the root.
@@ -429,6 +458,41 @@ impl Lruvec {
             lru as usize
         };
         self.link(pages, stats, id, list);
+    }
+
+    /// `lruvec_del_folio()` then `lruvec_add_folio(lru)` of a folio on an LRU list, at the same
+    /// instant (`folio_activate_fn()`'s move to the active list): the same lists, flags and
+    /// [`LruvecStats`] as [`Lruvec::del`] followed by [`Lruvec::add`]; between two lists of
+    /// the two-list LRU the folio's pages are counted once and the sizes updated in one walk
+    /// ([`LruvecStats::move_folio`]). Returns the folio's pages.
+    #[inline(always)]
+    pub fn move_folio(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, id: PageId, lru: LruList) -> u64 {
+        let from = pages[id].lru() as usize;
+        let to = lru as usize;
+        if self.lrugen.enabled || from >= LruList::Unevictable as usize || to >= LruList::Unevictable as usize {
+            self.del(pages, stats, id);
+            self.add(pages, stats, id, lru);
+            return pages.folio_nr_pages(id);
+        }
+        let (from, nr) = self.unlink_raw(pages, id);
+        stats.move_folio(self.idx, from, to, nr);
+        let l = &mut self.lists[to];
+        let old = l.head;
+        {
+            let p = &mut pages[id];
+            p.next = old;
+            p.set_lru(to as u8);
+            p.flags |= pg::LRU;
+        }
+        if old != PageId::NIL {
+            pages[old].prev = id;
+        } else {
+            l.tail = id;
+        }
+        l.head = id;
+        l.pages += nr;
+        l.len += 1;
+        nr
     }
 
     /// `lru_gen_update_size()`'s compatibility count: a page of `nr` pages joining or leaving

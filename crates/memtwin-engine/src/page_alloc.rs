@@ -43,6 +43,17 @@ pub const MAX_RECLAIM_RETRIES: u32 = 16;
 /// `shrink_node()` round).
 pub const KSWAPD_BATCH: u64 = 128;
 
+/// `CONFIG_PCP_BATCH_SCALE_MAX` (mm/Kconfig, 6.7+, default 5): the largest `alloc_factor`
+/// of a per-CPU list, whose refills take at most `batch << 5` frames, and the cap of its
+/// `free_count`.
+pub const PCP_BATCH_SCALE_MAX: u32 = 5;
+/// `MIN_PERCPU_PAGELIST_HIGH_FRACTION` (mm/page_alloc.c, 5.14+): 8, the fraction of a zone
+/// whose share per CPU is a per-CPU list's `high_max` (6.7+).
+pub const MIN_PERCPU_PAGELIST_HIGH_FRACTION: u64 = 8;
+/// `sysctl_stat_interval` (mm/vmstat.c): `HZ`, the period of each CPU's `vmstat_update()`,
+/// which runs `decay_pcp_high()` on its lists.
+pub const STAT_INTERVAL: Nanos = 1_000_000_000;
+
 /// Pages of ZONE_DMA on x86_64 (`MAX_DMA_PFN`: the first 16 MiB).
 pub const ZONE_DMA_PAGES: u64 = 4096;
 /// `sysctl_lowmem_reserve_ratio[ZONE_DMA]` (mm/page_alloc.c, 2.6 to 6.x): 256.
@@ -209,6 +220,15 @@ pub struct Zone {
     /// `NR_ALLOC_BATCH`: pages this zone may still hand out in the current round of the fair
     /// zone allocation policy (3.12-4.7); the zone is `ZONE_FAIR_DEPLETED` at 0 or below.
     pub alloc_batch: i64,
+    /// `ZONE_BELOW_HIGH` (6.7+): an allocation found the zone below its high watermark
+    /// (`get_page_from_freelist()`); cleared by a free that flushes a per-CPU list while the
+    /// zone is above it again (`free_unref_page_commit()`). Per-CPU lists stop growing and
+    /// shrink on frees while it is set.
+    pub below_high: bool,
+    /// `ZONE_RECLAIM_ACTIVE` (5.14+): kswapd is balancing the zone's node
+    /// (`set_reclaim_active()` .. `clear_reclaim_active()` around `balance_pgdat()`); the
+    /// per-CPU lists hold at most 4 batches of freed frames meanwhile (`nr_pcp_high()`).
+    pub reclaim_active: bool,
     /// `compact_considered` / `compact_defer_shift` (mm/compaction.c `defer_compaction()`).
     pub compact_considered: u32,
     /// See `compact_considered`.
@@ -269,6 +289,8 @@ impl Zone {
             numa_miss: 0,
             numa_foreign: 0,
             alloc_batch: 0,
+            below_high: false,
+            reclaim_active: false,
             compact_considered: 0,
             compact_defer_shift: 0,
             compact_migrate_block: 0,
@@ -298,6 +320,26 @@ impl Zone {
             }
         }
         z
+    }
+
+    /// `zone_batchsize()` (mm/page_alloc.c): the per-CPU lists' `batch`, about 0.1% of the
+    /// zone or 1 MiB, whichever is smaller, over 4, as `2^n - 1` (`rounddown_pow_of_two(batch
+    /// + batch / 2) - 1`), at least 1 (`zone_set_pageset_high_and_batch()`): 31 frames for a
+    /// 512M zone, 63 from 1 GiB.
+    pub fn pcp_batch(&self) -> u64 {
+        let b = (self.managed >> 10).min(1 << 20 >> 12) / 4;
+        let b = b.max(1);
+        let b = b + b / 2;
+        ((1u64 << (63 - b.leading_zeros())) - 1).max(1)
+    }
+
+    /// `zone_highsize()` (5.14+) of a zone whose node has `node_cpus` CPUs: `fraction` 0 (the
+    /// default `percpu_pagelist_high_fraction`) splits the low watermark over them (6.7+'s
+    /// `high_min`), `MIN_PERCPU_PAGELIST_HIGH_FRACTION` an eighth of the zone (`high_max`); at
+    /// least 4 batches.
+    pub fn pcp_highsize(&self, node_cpus: u64, fraction: u64) -> u64 {
+        let total = if fraction == 0 { self.wmark_low } else { self.managed / fraction };
+        (total / node_cpus.max(1)).max(self.pcp_batch() << 2)
     }
 
     /// `init_per_zone_wmark_min()` + `setup_per_zone_wmarks()`: min_free_kbytes =
@@ -857,6 +899,38 @@ impl Gfp {
     }
 }
 
+/// `struct per_cpu_pages` (include/linux/mmzone.h) of one zone on one CPU, order-0 frames
+/// only (6.7+, `KernelProfile::pcp_auto_tune`). The engine keeps one set per task, as it
+/// keeps the memcg charge stock (each task runs on a CPU of its own), and one per node for
+/// its kswapd. `batch`, `high_min` and `high_max` follow from the zone
+/// ([`Zone::pcp_batch`], [`Zone::pcp_highsize`]) and the node's CPUs.
+#[derive(Clone, Debug, Default)]
+pub struct PerCpuPages {
+    /// `pcp->lists[0]`: the frames, the list's head first (`list_first_entry()` is taken by an
+    /// allocation, a free goes to the head, `free_pcppages_bulk()` takes from the tail).
+    pub list: std::collections::VecDeque<u32>,
+    /// `pcp->high`: 0 until first used (`per_cpu_pages_init()`), then clamped into
+    /// `[high_min, high_max]` at each use.
+    pub high: u64,
+    /// `pcp->alloc_factor`: refills take `batch << alloc_factor` frames; +1 per refill (up to
+    /// `PCP_BATCH_SCALE_MAX`) while the list can hold it, halved by each free.
+    pub alloc_factor: u32,
+    /// `pcp->free_count`: frees since the allocations (halved by each allocation), at most
+    /// `batch << PCP_BATCH_SCALE_MAX`.
+    pub free_count: u64,
+}
+
+impl PerCpuPages {
+    /// `out.len()` allocations (`rmqueue_pcplist()` without a refill) from a list holding at
+    /// least that many frames: its first frames into `out`, `free_count` halved each time.
+    pub fn take_run(&mut self, out: &mut [PageId]) {
+        for slot in out.iter_mut() {
+            *slot = PageId(self.list.pop_front().expect("the caller made sure the list holds them"));
+        }
+        self.free_count >>= out.len().min(63);
+    }
+}
+
 impl Kernel {
     /// Lay out the machine's memory: `node_pages[n]` managed pages per node; node 0's first
     /// `dma32_pages` form ZONE_DMA32. Builds the zonelists (own node first, highest zone
@@ -973,6 +1047,7 @@ impl Kernel {
         self.writeback_end_io();
         self.swap_end_io();
         self.kswapd_catch_up();
+        self.pcp_decay_due();
         if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
             return Some(p);
         }
@@ -998,7 +1073,7 @@ impl Kernel {
                     return None;
                 }
                 let progress = self.alloc_pages_direct_reclaim(order, gfp);
-                if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
+                if let Some(p) = self.get_page_from_freelist_drained(order, gfp, progress) {
                     return Some(p);
                 }
                 if let Some(p) = self.alloc_pages_direct_compact(order, gfp) {
@@ -1010,7 +1085,7 @@ impl Kernel {
                 continue;
             }
             let progress = self.alloc_pages_direct_reclaim(order, gfp);
-            if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
+            if let Some(p) = self.get_page_from_freelist_drained(order, gfp, progress) {
                 return Some(p);
             }
             if self.profile.oom_zone_reclaimable {
@@ -1152,6 +1227,20 @@ impl Kernel {
         progress
     }
 
+    /// The end of `__alloc_pages_direct_reclaim()`: `get_page_from_freelist()` at the min
+    /// watermark and, when that fails after a reclaim that made progress, "it could be because
+    /// pages are pinned on the per-cpu lists": `drain_all_pages()` and once more (6.7+ lists,
+    /// `KernelProfile::pcp_auto_tune`).
+    fn get_page_from_freelist_drained(&mut self, order: u32, gfp: Gfp, progress: u64) -> Option<PageId> {
+        if let Some(p) = self.get_page_from_freelist(order, Wmark::Min, gfp) {
+            return Some(p);
+        }
+        if progress > 0 && self.profile.pcp_auto_tune && self.drain_all_pages() {
+            return self.get_page_from_freelist(order, Wmark::Min, gfp);
+        }
+        None
+    }
+
     /// `get_page_from_freelist()`: walk the zonelist of the task's node and take a block from
     /// the first zone that passes its watermark. With the zonelist cache (kernels before 4.4)
     /// the first watermark failure activates it (`zlc_setup()`, which also zaps the bitmap
@@ -1202,6 +1291,15 @@ impl Kernel {
                     let zone = &self.zones[z];
                     zone.watermark_ok(order, zone.wmark(mark), lower_orders)
                 };
+                if self.profile.pcp_auto_tune && !self.zones[z].below_high {
+                    // 6.7+: "Detect whether the number of free pages is below high watermark"
+                    // (the per-CPU lists stop growing and shrink on frees while it is).
+                    let zone = &self.zones[z];
+                    if !zone.watermark_ok(order, zone.wmark_high, lower_orders) {
+                        self.zones[z].below_high = true;
+                        clean = false;
+                    }
+                }
                 if !ok {
                     if zlc_enabled && !did_zlc_setup {
                         clean &= !self.zlc_setup(nid);
@@ -1216,6 +1314,7 @@ impl Kernel {
                     continue;
                 }
                 let pfn = match order {
+                    0 if self.profile.pcp_auto_tune => self.rmqueue_pcplist(z),
                     0 => self.zones[z].rmqueue_order0(),
                     o if o < PAGEBLOCK_ORDER => self.zones[z].rmqueue_order(o),
                     _ => self.zones[z].rmqueue_pageblock(),
@@ -1329,6 +1428,12 @@ impl Kernel {
 
     /// `free_unref_folios()`: give an order-0 page frame back to its zone.
     pub fn free_page(&mut self, page: PageId) {
+        self.free_page_to(page, self.profile.pcp_auto_tune);
+    }
+
+    /// [`Kernel::free_page`] to the freeing context's per-CPU list (`pcp`) or straight to the
+    /// buddy lists (a frame of a larger folio).
+    fn free_page_to(&mut self, page: PageId, pcp: bool) {
         // A block-device page freed with its buffer heads still attached (an uncharged page:
         // mem_cgroup_uncharge() frees them for a charged one): try_to_free_buffers().
         if self.pages[page].test(crate::mm_types::pg::PRIVATE) {
@@ -1336,7 +1441,11 @@ impl Kernel {
         }
         self.pages.free(page);
         let z = self.zone_of(page);
-        self.zones[z].free_order0(page.0 as u64);
+        if pcp {
+            self.free_unref_page_commit(z, page.0 as u64);
+        } else {
+            self.zones[z].free_order0(page.0 as u64);
+        }
         // free_pcppages_bulk(): freeing resets NR_PAGES_SCANNED.
         let nid = self.zones[z].node as usize;
         self.nodes[nid].pages_scanned = 0;
@@ -1347,6 +1456,17 @@ impl Kernel {
     /// whose `Page`s the caller already freed (none had buffer heads).
     pub fn free_pages_run(&mut self, first: PageId, n: u64) {
         let z = self.zone_of(first);
+        if self.profile.pcp_auto_tune {
+            if n == 1 {
+                // An order-0 folio: free_unref_page_commit().
+                self.free_unref_page_commit(z, first.0 as u64);
+                let nid = self.zones[z].node as usize;
+                self.nodes[nid].pages_scanned = 0;
+                self.vmstat.count(VmEvent::Pgfree, 1);
+                return;
+            }
+            self.pcp_note_folio_free(z);
+        }
         self.zones[z].free_order0_run(first.0 as u64, n);
         let nid = self.zones[z].node as usize;
         self.nodes[nid].pages_scanned = 0;
@@ -1360,8 +1480,15 @@ impl Kernel {
         let z = self.zone_of(head);
         let off = (head.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR;
         if any_private || off + nr > PAGEBLOCK_NR || !self.zones[z].contains(head.0 as u64 + nr - 1) {
+            if nr == 1 {
+                self.free_page(head);
+                return;
+            }
+            if self.profile.pcp_auto_tune {
+                self.pcp_note_folio_free(z);
+            }
             for i in 0..nr as u32 {
-                self.free_page(PageId(head.0 + i));
+                self.free_page_to(PageId(head.0 + i), false);
             }
             return;
         }
@@ -1407,10 +1534,22 @@ impl Kernel {
             let n = &mut self.nodes[nid as usize];
             n.kswapd_active = true;
             n.kswapd_clock = n.kswapd_clock.max(now);
+            self.update_reclaim_active(nid, true);
+            let n = &mut self.nodes[nid as usize];
             n.lru_gen_memcgs_need_aging = false;
             self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
         self.kswapd_run(nid);
+    }
+
+    /// `update_reclaim_active()` (mm/vmscan.c, 5.14+): `set_reclaim_active()` when kswapd
+    /// starts balancing node `nid` (`balance_pgdat()`), `clear_reclaim_active()` when it
+    /// stops: `ZONE_RECLAIM_ACTIVE` on each of its zones.
+    fn update_reclaim_active(&mut self, nid: u32, active: bool) {
+        for i in 0..self.nodes[nid as usize].zones.len() {
+            let z = self.nodes[nid as usize].zones[i];
+            self.zones[z].reclaim_active = active;
+        }
     }
 
     /// Whether every zone of node `nid` is at or above its high watermark
@@ -1434,8 +1573,10 @@ impl Kernel {
         // kswapd is a task of its own: its reclaim plugs into its own `current->plug`, not the
         // one the interrupted task may hold open (a swap readahead's), and flushes only that.
         self.swap_plug_switch();
-        let (now, sys, iowait, saved_nid) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid);
+        let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
         self.reclaim_nid = Some(nid);
+        // kswapd frees into its own CPU's per-CPU lists.
+        self.pcp_ctx = nid;
         while self.nodes[nid as usize].kswapd_clock < now {
             if self.node_balanced(nid) {
                 self.nodes[nid as usize].kswapd_active = false;
@@ -1466,6 +1607,10 @@ impl Kernel {
         self.sys_ns = sys;
         self.iowait_ns = iowait;
         self.reclaim_nid = saved_nid;
+        self.pcp_ctx = saved_ctx;
+        if !self.nodes[nid as usize].kswapd_active {
+            self.update_reclaim_active(nid, false);
+        }
         self.swap_plug_switch();
         self.in_kswapd = false;
     }
@@ -1512,6 +1657,219 @@ impl Kernel {
         if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
             let until = t.min(self.schedule_timeout_at(timeout));
             self.stalled(StallKind::Congestion, |k| k.wait_until(until));
+        }
+    }
+}
+
+/// The per-CPU page lists (mm/page_alloc.c, 6.7+: `KernelProfile::pcp_auto_tune`).
+impl Kernel {
+    /// The running context's list of zone `z`: the running task's (`pcp_ctx` = node count +
+    /// task index; no scheduler: task 0's) or a node's kswapd's (`pcp_ctx` = node id).
+    fn pcp_index(&mut self, z: usize) -> usize {
+        let ctx = if self.pcp_ctx == u32::MAX { self.nr_nodes as usize } else { self.pcp_ctx as usize };
+        let i = ctx * self.zones.len() + z;
+        if i >= self.pcps.len() {
+            self.pcps.resize(i + 1, PerCpuPages::default());
+        }
+        i
+    }
+
+    /// `(batch, high_min, high_max)` of zone `z`'s lists (`zone_set_pageset_high_and_batch()`
+    /// with the default `percpu_pagelist_high_fraction` 0; recomputed from the current low
+    /// watermark, as `setup_per_zone_wmarks()` -> `zone_pcp_update()` does).
+    fn pcp_params(&self, z: usize) -> (u64, u64, u64) {
+        let zone = &self.zones[z];
+        let node_cpus = (self.nr_cpu_ids / self.nr_nodes.max(1)).max(1) as u64;
+        (zone.pcp_batch(), zone.pcp_highsize(node_cpus, 0), zone.pcp_highsize(node_cpus, MIN_PERCPU_PAGELIST_HIGH_FRACTION))
+    }
+
+    /// `nr_pcp_alloc()` (6.7+) for an order-0 refill of list `i` of zone `z`: `batch <<
+    /// alloc_factor` frames, `high` first raised by as many while the zone is not below its
+    /// high watermark, and at most what `high` leaves room for (`high - count - batch`, at
+    /// least `batch`); the factor grows when the refill fits.
+    pub fn nr_pcp_alloc(&mut self, i: usize, z: usize) -> u64 {
+        let (base, high_min, high_max) = self.pcp_params(z);
+        let below_high = self.zones[z].below_high;
+        let pcp = &mut self.pcps[i];
+        let mut high = pcp.high.clamp(high_min, high_max);
+        pcp.high = high;
+        if high < base {
+            return 1;
+        }
+        let mut batch = base << pcp.alloc_factor;
+        if high_min != high_max && !below_high {
+            high = (high + batch).min(high_max);
+            pcp.high = high;
+        }
+        let max_nr_alloc = (high as i64 - pcp.list.len() as i64 - base as i64).max(base as i64) as u64;
+        if batch <= max_nr_alloc && pcp.alloc_factor < PCP_BATCH_SCALE_MAX {
+            pcp.alloc_factor += 1;
+        }
+        batch = batch.min(max_nr_alloc);
+        batch
+    }
+
+    /// `rmqueue_pcplist()` of an order-0 frame of zone `z` (6.7+): halve the list's
+    /// `free_count`; an empty list is refilled from the buddy lists (`rmqueue_bulk()` of
+    /// `nr_pcp_alloc()` frames, in the order the buddy hands them out, each counted out of
+    /// `NR_FREE_PAGES`); the list's first frame. `None` when the zone has no frame.
+    pub fn rmqueue_pcplist(&mut self, z: usize) -> Option<u64> {
+        let i = self.pcp_index(z);
+        self.pcps[i].free_count >>= 1;
+        if self.pcps[i].list.is_empty() {
+            let n = self.nr_pcp_alloc(i, z);
+            for _ in 0..n {
+                match self.zones[z].rmqueue_order0() {
+                    Some(f) => self.pcps[i].list.push_back(f as u32),
+                    None => break,
+                }
+            }
+        }
+        self.pcps[i].list.pop_front().map(|f| f as u64)
+    }
+
+    /// Frames on the running context's list of zone `z` (what an allocation takes before it
+    /// refills), for the anonymous fault run.
+    pub fn pcp_count(&mut self, z: usize) -> u64 {
+        let i = self.pcp_index(z);
+        self.pcps[i].list.len() as u64
+    }
+
+    /// The running context's list of zone `z`, its index in `pcps` (for the anonymous fault
+    /// run, [`PerCpuPages::take_run`]).
+    pub fn pcp_of(&mut self, z: usize) -> usize {
+        self.pcp_index(z)
+    }
+
+    /// `nr_pcp_high()` (6.7+, order-0 frees): how many frames list `i` of zone `z` may hold
+    /// before a free flushes it, adjusting its `high`: while kswapd reclaims, `high` drops by
+    /// the frees (at least a batch, not below `high_min`) and the list holds at most 4
+    /// batches; below the high watermark `high` drops likewise and the list holds what it
+    /// has (at least `high_min`); else a full list raises `high` to hold its frees and a
+    /// batch more.
+    fn nr_pcp_high(&mut self, i: usize, z: usize, batch: u64, high_min: u64, high_max: u64) -> u64 {
+        let (reclaim_active, below_high) = (self.zones[z].reclaim_active, self.zones[z].below_high);
+        let pcp = &mut self.pcps[i];
+        let mut high = pcp.high.clamp(high_min, high_max);
+        pcp.high = high;
+        if high == 0 {
+            return 0;
+        }
+        if reclaim_active {
+            let free_count = pcp.free_count.max(batch);
+            pcp.high = high.saturating_sub(free_count).max(high_min);
+            return (batch << 2).min(pcp.high);
+        }
+        if high_min == high_max {
+            return high;
+        }
+        if below_high {
+            let free_count = pcp.free_count.max(batch);
+            pcp.high = high.saturating_sub(free_count).max(high_min);
+            high = (pcp.list.len() as u64).max(high_min);
+        } else if pcp.list.len() as u64 >= high {
+            let need_high = pcp.free_count + batch;
+            if pcp.high < need_high {
+                pcp.high = need_high.clamp(high_min, high_max);
+            }
+        }
+        high
+    }
+
+    /// `free_pcppages_bulk()`: up to `count` frames from the tail of list `i` back to zone
+    /// `z`'s buddy lists.
+    fn free_pcppages_bulk(&mut self, i: usize, z: usize, count: u64) {
+        for _ in 0..count {
+            let Some(f) = self.pcps[i].list.pop_back() else { break };
+            self.zones[z].free_order0(f as u64);
+        }
+    }
+
+    /// `free_unref_page_commit()` of an order-0 frame (6.7+): halve the freeing context's
+    /// `alloc_factor`, put the frame at the head of its list, count the free, and when the
+    /// list reaches `nr_pcp_high()` flush `nr_pcp_free()` frames (`free_count` clamped to
+    /// `[batch, high - batch]`) to the buddy lists, clearing `ZONE_BELOW_HIGH` if the zone is
+    /// above its high watermark again.
+    pub fn free_unref_page_commit(&mut self, z: usize, pfn: u64) {
+        let i = self.pcp_index(z);
+        let (batch, high_min, high_max) = self.pcp_params(z);
+        {
+            let pcp = &mut self.pcps[i];
+            pcp.alloc_factor >>= 1;
+            pcp.list.push_front(pfn as u32);
+            if pcp.free_count < batch << PCP_BATCH_SCALE_MAX {
+                pcp.free_count += 1;
+            }
+        }
+        let high = self.nr_pcp_high(i, z, batch, high_min, high_max);
+        if self.pcps[i].list.len() as u64 >= high {
+            // nr_pcp_free(): "leave at least pcp->batch pages on the list"
+            let n = if high < batch { 1 } else { self.pcps[i].free_count.max(batch).min(high - batch) };
+            self.free_pcppages_bulk(i, z, n);
+            let lower = self.profile.watermark_check_lower_orders;
+            let zone = &self.zones[z];
+            if zone.below_high && zone.watermark_ok(0, zone.wmark_high, lower) {
+                self.zones[z].below_high = false;
+            }
+        }
+    }
+
+    /// `free_unref_folios()` of a folio of more than one frame (orders the engine's large
+    /// folios have: above `PAGE_ALLOC_COSTLY_ORDER` they go straight to the buddy lists, and
+    /// the order 1-3 lists are not modelled): what it does to the freeing context's list of
+    /// zone `z`, `alloc_factor` halved once.
+    pub fn pcp_note_folio_free(&mut self, z: usize) {
+        let i = self.pcp_index(z);
+        self.pcps[i].alloc_factor >>= 1;
+    }
+
+    /// `drain_all_pages(NULL)`: every list of every context back to the buddy lists (after
+    /// a direct reclaim that made progress but left the allocation failing). Whether any
+    /// frame was on a list.
+    pub fn drain_all_pages(&mut self) -> bool {
+        let nz = self.zones.len();
+        let mut any = false;
+        for i in 0..self.pcps.len() {
+            let n = self.pcps[i].list.len() as u64;
+            if n > 0 {
+                any = true;
+                self.free_pcppages_bulk(i, i % nz, n);
+            }
+        }
+        any
+    }
+
+    /// Frames on every per-CPU list (out of `NR_FREE_PAGES`, in no one's use).
+    pub fn nr_pcp_pages(&self) -> u64 {
+        self.pcps.iter().map(|p| p.list.len() as u64).sum()
+    }
+
+    /// `vmstat_update()` of every CPU, each `STAT_INTERVAL` from boot up to now:
+    /// `decay_pcp_high()` of each list: `high` down by an eighth (not below `high_min`, nor
+    /// below `count - (batch << PCP_BATCH_SCALE_MAX)`), and the frames above it back to the
+    /// buddy lists.
+    pub fn pcp_decay_due(&mut self) {
+        if self.now < self.pcp_next_decay || !self.profile.pcp_auto_tune {
+            return;
+        }
+        // After 64 periods every high is at its floor: more cannot change anything.
+        let periods = ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1).min(64);
+        self.pcp_next_decay += ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1) * STAT_INTERVAL;
+        let nz = self.zones.len();
+        for _ in 0..periods {
+            for i in 0..self.pcps.len() {
+                let z = i % nz;
+                let (batch, high_min, _) = self.pcp_params(z);
+                let pcp = &mut self.pcps[i];
+                if pcp.high > high_min {
+                    let floor = (pcp.list.len() as u64).saturating_sub(batch << PCP_BATCH_SCALE_MAX);
+                    pcp.high = floor.max(pcp.high - (pcp.high >> 3)).max(high_min);
+                }
+                let over = (pcp.list.len() as u64).saturating_sub(pcp.high);
+                if over > 0 {
+                    self.free_pcppages_bulk(i, z, over);
+                }
+            }
         }
     }
 }

@@ -62,6 +62,34 @@ pub enum ScanBalance {
     Cost,
 }
 
+/// The memcg charge path of an era (mm/memcontrol.c): what a charge that meets a limit does
+/// before it succeeds or fails.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ChargePath {
+    /// 3.13: `__mem_cgroup_try_charge()` calling `mem_cgroup_do_charge()` until it returns
+    /// `CHARGE_OK`, or `CHARGE_NOMEM` for the `MEM_CGROUP_RECLAIM_RETRIES`+1-th time (page
+    /// cache and anonymous charges pass `oom = true`). Three differences from `TryCharge`:
+    /// `res_counter_charge(&memcg->res)` is tried before `memsw` (a memsw failure reclaims
+    /// without swap, `MEM_CGROUP_RECLAIM_NOSWAP`); a `__GFP_NORETRY` charge returns
+    /// `CHARGE_NOMEM` before any reclaim (each of its retries charges again and fails again);
+    /// and a charge that may reclaim calls `mem_cgroup_reclaim()`, which loops
+    /// `try_to_free_mem_cgroup_pages()` while `mem_cgroup_margin()` is 0, draining the
+    /// per-CPU stocks before every pass but the first (`if (loop)
+    /// drain_all_stock_async(memcg)`) and stopping after a pass when nothing was reclaimed
+    /// in all (`if (loop && !total) break`), at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100
+    /// passes; then `CHARGE_RETRY` if the margin fits the charge or the loop reclaimed
+    /// anything for a charge of at most `1 << PAGE_ALLOC_COSTLY_ORDER` pages.
+    DoCharge,
+    /// 3.17+ (6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()", d485e6b4ed62
+    /// "mm: memcontrol: reclaim at least once for __GFP_NORETRY", 3.17; memsw tried before
+    /// memory in 4.x's `try_charge()`, since 3.19's page counters, 3e32cb2e0a12): one `try_to_free_mem_cgroup_pages()` a
+    /// round; a round that leaves the memcg short drains the stocks and goes round once more
+    /// (`drained`, `drain_all_stock(mem_over_limit); drained = true; goto retry;`) before
+    /// `__GFP_NORETRY` gives up or a retry is counted; in 4.x's `try_charge()` and 6.1's
+    /// and 6.18's `try_charge_memcg()`.
+    TryCharge,
+}
+
 /// How reclaim waits for writeback when it meets pages being written faster than the device
 /// completes them, per era (mm/vmscan.c, mm/backing-dev.c).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -210,24 +238,19 @@ pub struct KernelProfile {
     /// `MAX_RECLAIM_RETRIES` = 16 in mm/memcontrol.c since v5.9; `MEM_CGROUP_RECLAIM_RETRIES`
     /// = 5 before.
     pub max_reclaim_retries: u32,
-    /// A charge whose reclaim left the memcg short drains the per-CPU charge stocks and goes
-    /// round once more, reclaiming again, before `__GFP_NORETRY` gives up or a retry is
-    /// counted: `try_charge_memcg()`'s `drained` retry (`drain_all_stock(mem_over_limit);
-    /// drained = true; goto retry;`), in 4.x's `try_charge()` (the charge path Johannes Weiner's
-    /// 3.17-3.19 rework left, from 6539cc053869 "mm: memcontrol: fold mem_cgroup_do_charge()")
-    /// to 6.1's and 6.18's `try_charge_memcg()`. Off for 3.13, whose charge path is
-    /// different and NOT yet modelled (review M5, mm/memcontrol.c v3.13): there
-    /// `mem_cgroup_do_charge()` returns `CHARGE_NOMEM` for a `__GFP_NORETRY` charge before
-    /// any reclaim, and a charge that may reclaim gets the second pass inside each
-    /// `mem_cgroup_reclaim()` call instead (`if (loop) drain_all_stock_async(memcg)`, looping
-    /// while `mem_cgroup_margin()` is 0, `if (loop && !total) break` after an empty second
-    /// pass, at most `MEM_CGROUP_MAX_RECLAIM_LOOPS` = 100); and 3.13's readahead charges are
-    /// not `__GFP_NORETRY` at all (`read_pages()` and `mpage_readpages()` call
-    /// `add_to_page_cache_lru(..., GFP_KERNEL)`; `readahead_gfp_mask()` came in 4.7), so they
-    /// reclaim and retry `MEM_CGROUP_RECLAIM_RETRIES` = 5 times. The engine's 3.13 charge has
-    /// one reclaim pass and treats readahead as `__GFP_NORETRY` (one pass, no retry), as
-    /// before this switch.
-    pub charge_drained_retry: bool,
+    /// The memcg charge path's era ([`ChargePath`]): 3.13's `mem_cgroup_do_charge()` under
+    /// `__mem_cgroup_try_charge()`, or the `try_charge()`/`try_charge_memcg()` that Johannes
+    /// Weiner's 3.17-3.19 rework left.
+    pub charge_path: ChargePath,
+    /// Readahead charges its pages with `__GFP_NORETRY` (`readahead_gfp_mask()`, 8a5c743e308d
+    /// "mm, memcg: use consistent gfp flags during readahead", 4.8): a failing charge gives up
+    /// after one reclaim pass (and the drained one). Before, `read_pages()` and
+    /// `mpage_readpages()` add the preallocated pages with `add_to_page_cache_lru(...,
+    /// GFP_KERNEL)` (3.13 mm/readahead.c, fs/mpage.c; `mapping_gfp_constraint(mapping,
+    /// GFP_KERNEL)` in 4.4): the charge reclaims and retries as any other
+    /// (`MEM_CGROUP_RECLAIM_RETRIES`), only the page allocation itself is `__GFP_NORETRY`
+    /// (`page_cache_alloc_readahead()`).
+    pub readahead_charge_noretry: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
@@ -493,6 +516,19 @@ pub struct KernelProfile {
     /// accurate per-memcg lruvec stats for heuristics"), reclaim flushes whenever more than
     /// `MEMCG_CHARGE_BATCH` updates per CPU are pending: read exact here.
     pub memcg_stats_ratelimited_reclaim: bool,
+    /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
+    /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
+    /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
+    /// (`nr_pcp_alloc()`: the factor doubles with each refill without a free between, up to
+    /// 992 frames of a 512M zone), its `high` grows towards `high_max` (an eighth of the zone
+    /// over the node's CPUs) while the zone is above its high watermark (`ZONE_BELOW_HIGH`
+    /// clear), frees fill the freeing CPU's list until `nr_pcp_high()` (4 batches while
+    /// kswapd reclaims, `ZONE_RECLAIM_ACTIVE`), and `decay_pcp_high()` shrinks it every
+    /// second. The frames on the lists are out of `NR_FREE_PAGES`, which the watermarks
+    /// read. [`crate::page_alloc::PerCpuPages`]. Off: frames come from and go to the buddy
+    /// lists one at a time (the older eras' lists, refilled `batch` (31-63) frames at a
+    /// time with `high` at most the low watermark over the CPUs, are not modelled).
+    pub pcp_auto_tune: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -700,7 +736,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "6.6 (a 6.x LTS): MAX_RECLAIM_RETRIES 16, sqrt inactive ratio, XFS files in large folios (5.18), \
                       refault detection at the reclaim root, full memcg walks (5.5-6.10), lazy list_lrus, 6.1 structure sizes",
         max_reclaim_retries: 16,
-        charge_drained_retry: true,
+        charge_path: ChargePath::TryCharge,
+        readahead_charge_noretry: true,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
@@ -756,6 +793,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_memcg_lru: true,
         lru_gen_refault_activates: true,
         memcg_stats_ratelimited_reclaim: false,
+        pcp_auto_tune: false,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -806,7 +844,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.12",
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
-                      reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
+                      reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), per-CPU page lists refilled in batches of up to 992 frames with an auto-tuned high (6.7), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
                       writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
                       exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8)",
@@ -819,6 +857,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: true,
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
+        pcp_auto_tune: true,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
@@ -884,7 +923,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6), timers that fire at the tick \
-                      of their expiry (the cascading timer wheel, pre-4.8)",
+                      of their expiry (the cascading timer wheel, pre-4.8), readahead charged with GFP_KERNEL (pre-4.8)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
         reclaim_activates_dirty: false,
@@ -904,6 +943,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swap_vma_readahead: false,
         timer_wheel_round_up: false,
         ra_io_pages: false,
+        readahead_charge_noretry: false,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {
@@ -917,9 +957,10 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_3_13 = KernelProfile {
         name: "linux-3.13",
         fault_around: false,
-        charge_drained_retry: false,
+        charge_path: ChargePath::DoCharge,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
+                      memcg charges through mem_cgroup_do_charge() and mem_cgroup_reclaim() (pre-3.17), \
                       otherwise as linux-4.3",
         workingset_refault: false,
         thp_thisnode: false,
@@ -933,7 +974,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
                       the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
-                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13): behind a swap readahead's read it holds 32 write requests",
+                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -948,6 +989,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         blk_plug_peek: crate::blkdev::PlugPeek::Oldest,
         throtl_trim_keeps_one_slice: true,
         memcg_stats_ratelimited_reclaim: true,
+        pcp_auto_tune: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
@@ -1054,6 +1096,13 @@ pub struct CpuCost {
     /// the copy, the folio's allocation, insertion, charge and LRU add, `write_begin()` /
     /// `write_end()` and its dirtying, each done once per folio in the kernel: M14.
     pub write_large_folio_page: u64,
+    /// `filemap_read()` of a cached page that is part of a large folio, the lookup's share
+    /// and the copy: `filemap_get_read_batch()` returns folios and `copy_folio_to_iter()`
+    /// copies a read's whole part of a folio at once, where a 4 KiB page costs `lookup` +
+    /// `copy_page` alone. M15 (lab/measurements/read_cost_large_folios.py: hot 128 KiB reads
+    /// of a 512 MiB file in order-8 folios on the host's 6.18 ext4, 142 ns a page, the same
+    /// within 10-15% in order-5 folios) less `syscall`/32.
+    pub read_large_folio_page: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
     /// User time of `grep` scanning one 4 KiB page for a fixed string: GNU grep 3.8 over a
@@ -1104,6 +1153,7 @@ impl CpuCost {
             dirty_page: 140,
             write_begin_end: 660,
             write_large_folio_page: 658,
+            read_large_folio_page: 137,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
@@ -1139,6 +1189,7 @@ impl CpuCost {
             reclaim_call: self.reclaim_call * k,
             shrink_list_call: self.shrink_list_call * k,
             write_large_folio_page: self.write_large_folio_page * k,
+            read_large_folio_page: self.read_large_folio_page * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
             spawn: self.spawn * k,

@@ -261,7 +261,8 @@ impl Kernel {
         }
     }
 
-    /// `ra_alloc_folio()`: a folio of `order` at `index` with readahead's `__GFP_NORETRY`,
+    /// `ra_alloc_folio()`: a folio of `order` at `index` with readahead's gfp
+    /// (`readahead_gfp_mask()`: `__GFP_NORETRY` from 4.8, `KernelProfile::readahead_charge_noretry`),
     /// `PG_readahead` when it starts at `mark` rounded down to its order; false when it
     /// cannot be added.
     fn ra_alloc_folio(&mut self, inode: InodeId, index: u32, mark: Option<u32>, order: u32, memcg: MemcgId) -> bool {
@@ -269,12 +270,12 @@ impl Kernel {
             if self.mappings[inode.idx()].lookup(index).is_some() {
                 return false; // -EEXIST
             }
-            match self.filemap_add_folio(inode, index, memcg, false) {
+            match self.filemap_add_folio(inode, index, memcg, !self.profile.readahead_charge_noretry) {
                 Ok(p) => p,
                 Err(_) => return false,
             }
         } else {
-            match self.filemap_add_large_folio(inode, index, order, memcg, false) {
+            match self.filemap_add_large_folio(inode, index, order, memcg, !self.profile.readahead_charge_noretry) {
                 Ok(p) => p,
                 Err(_) => return false,
             }
@@ -354,9 +355,10 @@ impl Kernel {
     /// `do_page_cache_ra()` + `page_cache_ra_unbounded()`: add the missing pages of
     /// `index..index+nr` (clamped to the file), mark the page `lookahead` before the end with
     /// `PG_readahead`, and submit each contiguous run of new pages (`read_pages()`).
-    /// Allocation uses `__GFP_NORETRY`: a charge that fails after one reclaim pass ends the
-    /// batch from 6.10 (`KernelProfile::ra_enomem_stops`); before, the loop goes on with the
-    /// next page.
+    /// The charge is `__GFP_NORETRY` from 4.8 (`readahead_gfp_mask()`,
+    /// `KernelProfile::readahead_charge_noretry`; before, `read_pages()` charges with
+    /// `GFP_KERNEL`, which reclaims and retries): a charge that fails ends the batch from 6.10
+    /// (`KernelProfile::ra_enomem_stops`); before, the loop goes on with the next page.
     pub fn do_page_cache_ra(&mut self, inode: InodeId, index: u32, nr: u32, lookahead: u32, memcg: MemcgId) {
         let size = self.inodes[inode.idx()].size;
         if size == 0 {
@@ -379,7 +381,7 @@ impl Kernel {
                 run_len = 0;
                 continue;
             }
-            match self.filemap_add_folio(inode, i, memcg, false) {
+            match self.filemap_add_folio(inode, i, memcg, !self.profile.readahead_charge_noretry) {
                 Ok(p) => {
                     if i == mark && lookahead > 0 {
                         self.pages[p].flags |= pg::READAHEAD;
@@ -387,7 +389,7 @@ impl Kernel {
                     run_len += 1;
                 }
                 Err(crate::filemap::IoError::Oom) if self.nr_free_pages() > 0 && !self.profile.ra_enomem_stops => {
-                    // The memcg charge failed (__GFP_NORETRY): before 6.10 submit what is
+                    // The memcg charge failed: before 6.10 submit what is
                     // batched and go on with the next page, as page_cache_ra_unbounded() did
                     // when filemap_add_folio() failed; 6.10+ stops there (the `break` below,
                     // `KernelProfile::ra_enomem_stops`).

@@ -80,17 +80,27 @@ pub struct Resched {
 }
 
 /// The locals of `try_charge_memcg()`'s retry loop (mm/memcontrol.c, 6.1 and 6.18):
-/// `nr_retries` and `drained`. A task whose sleep in the charge (`reclaim_throttle()`,
+/// `nr_retries` and `drained`; in 3.13 (`KernelProfile::charge_path` `DoCharge`)
+/// `__mem_cgroup_try_charge()`'s `nr_oom_retries` and the `loop` and `total` of the
+/// `mem_cgroup_reclaim()` it is in. A task whose sleep in the charge (`reclaim_throttle()`,
 /// `folio_wait_writeback()` in its reclaim) ended the quantum resumes inside that same call
 /// in the kernel, with the retries it spent spent and the stock drained; the engine's
 /// restarted charge takes them back ([`Kernel::try_charge_memcg`]) instead of starting a
 /// fresh loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ChargeLoop {
-    /// Retries left before the OOM path (`nr_retries`).
+    /// Retries left before the OOM path (`nr_retries`; 3.13: `nr_oom_retries`).
     pub retries: u32,
-    /// The charge stocks were drained once (`drained`).
+    /// The charge stocks were drained once (`drained`; always true in 3.13, which has no
+    /// such retry).
     pub drained: bool,
+    /// The first attempt, of a whole `MEMCG_CHARGE_BATCH`, failed: the charge goes on with
+    /// `nr_pages` (`batch = nr_pages`), and refills no stock when it succeeds.
+    pub batch_failed: bool,
+    /// 3.13: the passes `mem_cgroup_reclaim()` made before the sleep (`loop`), 0 outside it.
+    pub reclaim_loop: u32,
+    /// 3.13: the pages those passes reclaimed (`total`).
+    pub reclaim_total: u64,
 }
 
 /// What a resumed fault or `write()` does not pay again. In the kernel the task goes on where
@@ -318,6 +328,7 @@ impl Simulation {
             } else {
                 crate::blkdev::BlockDevice { qemu_throttle: d.qemu_throttle, ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb) }
             };
+            let dev = if d.complete_together { dev.with_complete_together() } else { dev };
             k.devices.push(match &d.hw {
                 Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_max_sectors_kb(h.max_sectors_kb)),
                 None => dev,
@@ -716,6 +727,8 @@ impl Simulation {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
         k.cur_nid = t.node;
+        // The task's CPU's per-CPU page lists (page_alloc.rs PerCpuPages): one set per task.
+        k.pcp_ctx = k.nr_nodes + ti as u32;
         k.cur_mm = ti as u32;
         k.lru_gen_use_mm();
         k.advance_clock(t.times.clock);

@@ -43,8 +43,9 @@ impl Kernel {
 
     /// `folio_mark_accessed()`: the first access sets `PG_referenced`; a second access on an
     /// inactive page moves it to the active list (`folio_activate()`), clears the flag and
-    /// counts a working-set activation.
-    #[inline]
+    /// counts a working-set activation. The flag tests are inlined into the callers (the
+    /// hit path's per-page work); the activation is [`Kernel::folio_activate`].
+    #[inline(always)]
     pub fn folio_mark_accessed(&mut self, page: PageId) {
         if self.profile.lru_gen {
             // "if (lru_gen_enabled()) { folio_inc_refs(folio); return; }" (6.1)
@@ -53,22 +54,36 @@ impl Kernel {
         let flags = self.pages[page].flags;
         if flags & pg::REFERENCED == 0 {
             self.pages[page].flags |= pg::REFERENCED;
-        } else if flags & pg::ACTIVE == 0 && self.pages[page].lru() != LruList::Unevictable as u8 {
-            if flags & pg::LRU != 0 {
-                self.cpu(self.cost.activate);
-                let v = self.folio_lruvec(page);
-                self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, page);
-                self.pages[page].flags |= pg::ACTIVE;
-                let lru = if self.pages[page].test(pg::SWAPBACKED) { LruList::ActiveAnon } else { LruList::ActiveFile };
-                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
-                let memcg = self.pages[page].memcg;
-                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                self.vmstat.count(VmEvent::Pgactivate, 1);
-            } else {
-                self.pages[page].flags |= pg::ACTIVE;
-            }
-            self.pages[page].flags &= !pg::REFERENCED;
-            self.workingset_activation(page);
+        } else if flags & pg::ACTIVE == 0 {
+            self.folio_activate(page);
         }
+    }
+
+    /// The activation of [`Kernel::folio_mark_accessed`] (`PG_referenced` set, `PG_active`
+    /// clear): `folio_activate()` -> `folio_activate_fn()` moves an evictable page on an LRU
+    /// list to the active one (counting `PGACTIVATE`), marks one off the lists active;
+    /// `folio_mark_accessed()` then clears `PG_referenced` and calls `workingset_activation()`.
+    /// An unevictable page is left as it is.
+    #[inline(never)]
+    pub fn folio_activate(&mut self, page: PageId) {
+        if self.pages[page].lru() == LruList::Unevictable as u8 {
+            return;
+        }
+        let flags = self.pages[page].flags;
+        if flags & pg::LRU != 0 {
+            self.cpu(self.cost.activate);
+            let v = self.folio_lruvec(page);
+            self.pages[page].flags |= pg::ACTIVE;
+            let lru = if flags & pg::SWAPBACKED != 0 { LruList::ActiveAnon } else { LruList::ActiveFile };
+            // lruvec_del_folio(), folio_set_active(), lruvec_add_folio()
+            self.lruvecs[v].move_folio(&mut self.pages, &mut self.lru_stats, page, lru);
+            let memcg = self.pages[page].memcg;
+            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+            self.vmstat.count(VmEvent::Pgactivate, 1);
+        } else {
+            self.pages[page].flags |= pg::ACTIVE;
+        }
+        self.pages[page].flags &= !pg::REFERENCED;
+        self.workingset_activation(page);
     }
 }

@@ -246,7 +246,9 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1, blk_throttle: false, qemu_throttle: false,
                         // Every other machine's disk serves requests in flight together on a
                         // queue of 4 or 32 tags (blkdev.rs HwQueue).
-                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 } }) }],
+                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 } }),
+                        // and every third completes its reads in flight together.
+                        complete_together: ram_mb % 3 == 0 }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes
@@ -411,6 +413,36 @@ proptest! {
 
     #[test]
     fn large_folio_same_scenario_same_result(scn in large_folio_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}
+
+/// The same scenarios on 6.7+'s per-CPU page lists (mm/page_alloc.c `struct per_cpu_pages`,
+/// `KernelProfile::pcp_auto_tune`): linux-6.12 with the two lists or lru_gen (6.3+'s memcg
+/// LRU). The invariants count the frames on the lists as neither free nor used (free +
+/// lists + used = managed) through refills, frees, flushes, drains and decay.
+fn pcp_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(maps), prop::bool::ANY).prop_map(|(mut scn, lru_gen)| {
+        scn.profile = profile(if lru_gen { "linux-6.12-lru_gen" } else { "linux-6.12" }).unwrap();
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn pcp_pages_and_charges_are_conserved_after_every_step(scn in pcp_scenario_strategy(false)) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn pcp_mapped_pages_are_conserved_after_every_step(scn in pcp_scenario_strategy(true)) {
+        invariants_after_every_step(&scn, false)?;
+    }
+
+    #[test]
+    fn pcp_same_scenario_same_result(scn in pcp_scenario_strategy(false)) {
         same_result_twice(&scn)?;
     }
 }

@@ -931,10 +931,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 let loc = t.get("qemu_throttle").map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
                 cx.err(&loc, format!("[devices.{dname}] has qemu_throttle = true with {}: a QEMU guest's throttled disk is modelled without blk-throttle and without a queue of its own", if blk_throttle { "blk_throttle = true" } else { "queue_depth" }), "drop qemu_throttle (a host device), or drop blk_throttle and the queue_* keys (the QEMU guest's disk)");
             }
+            let complete_together = t.get("complete_together").and_then(|v| get_bool(cx, v, &key("complete_together"))).unwrap_or(false);
             let rb = read_bw.unwrap_or(1);
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

@@ -150,6 +150,9 @@ pub struct DeviceSpec {
     /// The device's own queue (`queue_depth` and the keys with it), when the scenario gives
     /// one: requests in flight are served together (blkdev.rs `HwQueue`).
     pub hw: Option<HwQueueSpec>,
+    /// `complete_together`: the device completes the reads in flight together, when the last
+    /// is done (blkdev.rs `BlockDevice::read_batch`); default false.
+    pub complete_together: bool,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,

@@ -197,7 +197,8 @@ ops = [{ op = "read", file = "/f" }]
 
 /// `page_counter_try_charge()` increments `failcnt` of the counter that refused the charge,
 /// and `try_charge_memcg()` records a memory.events `max` against that memcg before it
-/// reclaims. Nothing is counted while charges fit.
+/// reclaims. No event is counted while charges fit; `failcnt` counts only the batch a charge
+/// tries first when the stock is empty (see `failcnt_counts_the_failed_batch_before_the_charge`).
 #[test]
 fn failcnt_counts_charges_that_hit_the_limit() {
     let mut s = sim(r#"
@@ -221,7 +222,11 @@ ops = [{ op = "sleep", duration = "1ms" }]
     read_pages(k, f, 0, 64, ct);
     assert_eq!(page_usage(k, ct), 64);
     assert_eq!(k.memcgs.get(ct).counter.usage, 65, "exactly at the limit: 64 pages and a slab page for their tree node");
-    assert_eq!(k.memcgs.get(ct).counter.failcnt, 0);
+    assert_eq!(
+        k.memcgs.get(ct).counter.failcnt,
+        1,
+        "the first charge took a batch of 64 (63 in the stock); the 65th found the stock empty and its batch refused"
+    );
     assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), 0);
     read_pages(k, f, 64, 1, ct);
     let m = k.memcgs.get(ct);
@@ -273,6 +278,49 @@ ops = [{ op = "read", file = "/f" }]
     assert_invariants(k);
 }
 
+/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18) charges a whole `MEMCG_CHARGE_BATCH`
+/// first when the stock cannot serve the charge, and falls back to the charge's own pages
+/// ("batch = nr_pages; goto retry;") when that fails; `page_counter_try_charge()` counts a
+/// `failcnt` at every refusal (3.13: `mem_cgroup_do_charge()`'s `CHARGE_RETRY` after
+/// `res_counter_charge()` of `CHARGE_BATCH`, `res_counter_charge_locked()`'s `failcnt++`).
+/// Within a batch of the limit each one-page charge fails once as a batch and succeeds
+/// alone, leaving no stock; at the limit a charge counts the batch's failure and one per
+/// reclaim round. v2's memory.events `max` counts only the rounds.
+#[test]
+fn failcnt_counts_the_failed_batch_before_the_charge() {
+    for (profile, batch) in [("linux-6.1", 64u64), ("linux-6.18", 64), ("linux-3.13", 32)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        assert_eq!(k.profile.memcg_charge_batch, batch);
+        let limit = k.memcgs.get(ct).counter.max;
+        // Free room for 10 pages, less than a batch: the stock cannot be refilled.
+        k.memcgs.memcgs[ct.idx()].counter.max = limit + 10;
+        k.charge_stock = (MemcgId::NONE, 0);
+        let (fail0, max0) = (k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Max));
+        for i in 0..10 {
+            assert!(k.try_charge_memcg(ct, 1, true).is_ok(), "{profile}: page {i} fits");
+            assert_eq!(k.charge_stock.1, 0, "{profile}: no batch was taken for the stock");
+        }
+        assert_eq!(k.memcgs.get(ct).counter.failcnt - fail0, 10, "{profile}: each charge's batch failed once");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), max0, "{profile}: no charge met the limit");
+        assert!(k.try_charge_memcg(ct, 1, false).is_err());
+        let rounds = k.memcgs.events(ct, MemcgEvent::Max) - max0;
+        assert!(rounds >= 1);
+        assert_eq!(k.memcgs.get(ct).counter.failcnt - fail0, 10 + 1 + rounds, "{profile}: the batch, then one a round");
+        // With a batch of room the batch fits: no failure, the stock holds the rest.
+        let usage = k.memcgs.get(ct).counter.usage;
+        k.memcgs.memcgs[ct.idx()].counter.max = usage + batch;
+        let fail1 = k.memcgs.get(ct).counter.failcnt;
+        assert!(k.try_charge_memcg(ct, 1, true).is_ok());
+        assert_eq!(k.charge_stock, (ct, batch - 1), "{profile}");
+        assert_eq!(k.memcgs.get(ct).counter.failcnt, fail1, "{profile}");
+        // The charges made here belong to no page.
+        k.memcgs.counter_uncharge(ct, 11);
+        k.charge_stock = (MemcgId::NONE, 0);
+        assert_invariants(k);
+    }
+}
+
 /// A task in a v1 memcg maps 1 MiB of anonymous memory, writes it and unmaps it, twice.
 const ANON_ROUNDS: &str = r#"
 [scenario]
@@ -310,12 +358,12 @@ fn anonymous_charges_and_unmaps_count_pgpgin_and_pgpgout_per_folio() {
 
 /// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18): a charge whose reclaim left the memcg
 /// short runs `drain_all_stock()` and goes round once more (`drained`), reclaiming again,
-/// before `__GFP_NORETRY` gives up: a failing readahead charge in a memcg full of pages under
-/// read reclaims twice (two memory.events `max`, two reclaims' CPU time). 3.13's
-/// `mem_cgroup_do_charge()` has no such retry (the engine reclaims once there).
+/// before `__GFP_NORETRY` gives up: a failing `__GFP_NORETRY` charge in a memcg full of pages
+/// under read reclaims twice (two memory.events `max`, two reclaims' CPU time).
 #[test]
 fn a_failing_noretry_charge_reclaims_twice_after_draining_the_stock() {
-    for (profile, passes) in [("linux-6.1", 2), ("linux-6.18", 2), ("linux-3.13", 1)] {
+    for profile in ["linux-6.1", "linux-6.18"] {
+        let passes = 2;
         let (mut s, ct, _) = super::vmscan::memcg_full_under_read(profile);
         let k = &mut s.kernel;
         let max0 = k.memcgs.events(ct, MemcgEvent::Max);
@@ -333,15 +381,133 @@ fn a_failing_noretry_charge_reclaims_twice_after_draining_the_stock() {
     }
 }
 
-/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18): `nr_retries` and `drained` are
-/// locals of one call. A task whose `reclaim_throttle()` sleep ended its quantum resumes
+/// A v1 memcg with a 1 MiB limit filled to it with anonymous pages, no swap: nothing in it
+/// can be reclaimed.
+fn memcg_full_of_anon(profile: &str) -> (Simulation, MemcgId) {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "no-swap-full"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1M"
+[files."/f"]
+size = "8M"
+[cgroups.ct]
+"memory.limit_in_bytes" = "1M"
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let ct = memcg(&s, "ct");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(256, ct);
+    let mut i = 0;
+    while k.memcgs.margin(ct) > 0 {
+        k.handle_mm_fault(vma, i).unwrap();
+        i += 1;
+    }
+    (s, ct)
+}
+
+/// 3.13's `mem_cgroup_do_charge()` (mm/memcontrol.c, v3.13: "if (gfp_mask & __GFP_NORETRY)
+/// return CHARGE_NOMEM;" before `mem_cgroup_reclaim()`): a `__GFP_NORETRY` charge that meets
+/// the limit reclaims nothing. `__mem_cgroup_try_charge()` (page cache and anonymous charges
+/// pass `oom = true`) charges again while `nr_oom_retries` (`MEM_CGROUP_RECLAIM_RETRIES` = 5)
+/// lasts: six failed charges, each counted by `res_counter_charge_locked()`'s `failcnt++`
+/// (and the batch's before them), no reclaim, no CPU time. From 3.17 (d485e6b4ed62) it reclaims at least once.
+#[test]
+fn a_noretry_charge_on_3_13_fails_before_any_reclaim() {
+    for (profile, reclaims) in [("linux-3.13", false), ("linux-4.4", true), ("linux-6.1", true)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        let (sys0, fail0, scan0, max0) = (k.sys_ns, k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Pgscan), k.memcgs.events(ct, MemcgEvent::Max));
+        assert!(matches!(k.try_charge_memcg(ct, 1, false), Err(crate::memcontrol::ChargeError::Oom { .. })), "{profile}");
+        let failed = k.memcgs.get(ct).counter.failcnt - fail0;
+        let rounds = k.memcgs.events(ct, MemcgEvent::Max) - max0;
+        if reclaims {
+            assert!(k.sys_ns > sys0, "{profile}: the charge reclaimed before it gave up");
+            assert_eq!(rounds, 2, "{profile}: the first round and the drained one");
+        } else {
+            assert_eq!(k.sys_ns, sys0, "{profile}: no reclaim's CPU time");
+            assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgscan), scan0, "{profile}: nothing scanned");
+            assert_eq!(rounds, 1 + k.profile.max_reclaim_retries as u64, "{profile}: charged and failed 1 + MEM_CGROUP_RECLAIM_RETRIES times");
+        }
+        assert_eq!(failed, 1 + rounds, "{profile}: the batch's failed charge first, then one a round");
+        assert_invariants(k);
+    }
+}
+
+/// 3.13's `mem_cgroup_reclaim()` (mm/memcontrol.c, v3.13): a charge that may reclaim makes a
+/// second `try_to_free_mem_cgroup_pages()` pass, after `drain_all_stock_async()`, when the
+/// first left the margin at 0, and stops there when neither reclaimed anything ("if (loop &&
+/// !total) break"); `mem_cgroup_do_charge()` then returns `CHARGE_NOMEM` and
+/// `__mem_cgroup_try_charge()` charges again while `nr_oom_retries` lasts. In a memcg with
+/// nothing to reclaim: 1 + `MEM_CGROUP_RECLAIM_RETRIES` charges that fail, each followed by
+/// two passes, where 6.1's `try_charge_memcg()` makes one pass a round and one `drained`
+/// round more.
+#[test]
+fn mem_cgroup_reclaim_on_3_13_makes_two_passes_a_charge() {
+    let one = |profile: &str| {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let sys0 = s.kernel.sys_ns;
+        s.kernel.try_to_free_mem_cgroup_pages(ct, 1);
+        s.kernel.sys_ns - sys0
+    };
+    for (profile, rounds, passes_a_round, drained_round) in [("linux-3.13", 6, 2, 0), ("linux-4.4", 6, 1, 1), ("linux-6.1", 17, 1, 1)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        assert_eq!(k.profile.max_reclaim_retries + 1, rounds as u32, "{profile}");
+        let (sys0, max0) = (k.sys_ns, k.memcgs.events(ct, MemcgEvent::Max));
+        assert!(matches!(k.try_charge_memcg(ct, 1, true), Err(crate::memcontrol::ChargeError::Oom { .. })), "{profile}");
+        let one = one(profile);
+        assert!(one > 0);
+        let passes = rounds * passes_a_round + drained_round;
+        assert_eq!(k.sys_ns - sys0, passes * one, "{profile}: {passes} reclaim passes that free nothing");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, rounds + drained_round, "{profile}: one failed charge a round");
+        assert_invariants(k);
+    }
+}
+
+/// Readahead's charge is `__GFP_NORETRY` from 4.8 (`readahead_gfp_mask()`, 8a5c743e308d);
+/// before, `read_pages()`/`mpage_readpages()` add its pages with `add_to_page_cache_lru(...,
+/// GFP_KERNEL)` (3.13 mm/readahead.c, fs/mpage.c), a charge that reclaims and retries like
+/// any other. A 4 MiB readahead into a 2 MiB memcg on a 1 MB/s disk: on 6.1 the charges fail
+/// once the memcg is full of pages still under read (nothing to reclaim after two passes);
+/// on 3.13 and 4.4 a failing charge's retries wait for reads to complete
+/// (`reclaim_throttle()`) and reclaim them, so more of the window is charged.
+#[test]
+fn readahead_charges_reclaim_and_retry_before_4_8() {
+    let charged = |profile: &str| {
+        let (s, ct, _) = super::vmscan::memcg_full_under_read(profile);
+        let k = &s.kernel;
+        assert_invariants(k);
+        (k.memcgs.events(ct, MemcgEvent::Pgpgin), k.memcgs.events(ct, MemcgEvent::Pgsteal))
+    };
+    let (new, new_steal) = charged("linux-6.1");
+    assert_eq!(new_steal, 0, "6.1: the NORETRY charges found nothing to reclaim");
+    assert!(new <= 512, "6.1: {new} pages charged, no more than fit in 2 MiB");
+    for profile in ["linux-3.13", "linux-4.4"] {
+        let (old, old_steal) = charged(profile);
+        assert!(old_steal > 0, "{profile}: the GFP_KERNEL charges reclaimed pages whose read completed");
+        assert!(old > 512 && old > new, "{profile}: {old} pages charged, 6.1 {new}");
+    }
+}
+
+/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18; 3.13's `__mem_cgroup_try_charge()`
+/// and its `nr_oom_retries`): `nr_retries` and `drained` are locals of one call. A task whose `reclaim_throttle()` sleep ended its quantum resumes
 /// inside that call, so a charge restarted after each sleep ([`crate::sched::ChargeLoop`])
 /// reclaims exactly as often as one that slept in place (the first pass, the `drained` pass,
 /// one per retry: memory.events `max`) before it fails, instead of a fresh drain and
 /// `MAX_RECLAIM_RETRIES` more at every restart.
 #[test]
 fn try_charge_memcg_resumed_keeps_its_retries_and_drained() {
-    for profile in ["linux-6.1", "linux-6.18"] {
+    for profile in ["linux-6.1", "linux-6.18", "linux-3.13"] {
         let passes = |restart: bool| {
             let mut s = sim(&format!(
                 r#"
@@ -397,7 +563,9 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
             (k.memcgs.events(ct, MemcgEvent::Max) - max0, restarts, k.profile.max_reclaim_retries as u64)
         };
         let (in_place, _, retries) = passes(false);
-        assert_eq!(in_place, 2 + retries, "{profile}: the first pass, the drained pass and each retry");
+        // 3.13 (mem_cgroup_do_charge()) has no drained round: one failed charge a round.
+        let drained_round = (profile != "linux-3.13") as u64;
+        assert_eq!(in_place, 1 + drained_round + retries, "{profile}: the first pass, the drained pass and each retry");
         let (restarted, restarts, _) = passes(true);
         assert_eq!(restarts, retries, "{profile}: each retry's throttle sleep ended the quantum");
         assert_eq!(restarted, in_place, "{profile}: the restarts went on with the same loop");

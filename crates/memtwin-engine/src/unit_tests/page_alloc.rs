@@ -865,3 +865,193 @@ fn complete_chunk_orders_equal_the_test_of_each_order() {
     }
     assert!(nonzero > 1000);
 }
+
+/// A 512M machine with 2 CPUs on `profile`, one sleeping task; its kernel with the frames
+/// the booted system holds left as they are.
+fn pcp_machine(profile: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "pcp"
+[kernel]
+profile = "{profile}"
+[machine]
+ram = "512M"
+cpus = 2
+[devices.sda]
+read_bw = "100M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1s" }}]
+"#
+    ))
+}
+
+/// The zone the machine's page-cache allocations come from (its largest).
+fn main_zone(k: &Kernel) -> usize {
+    (0..k.zones.len()).max_by_key(|&z| k.zones[z].managed).unwrap()
+}
+
+/// Frames are conserved with the per-CPU lists: free (NR_FREE_PAGES) + on a list + used.
+fn assert_frames_conserved(k: &Kernel) {
+    assert_eq!(k.nr_free_pages() + k.nr_pcp_pages() + k.pages.in_use() as u64, k.managed_pages());
+}
+
+/// `zone_batchsize()` and `zone_highsize()` (mm/page_alloc.c, 6.12): batch 31 for a 512M
+/// zone (min(managed >> 10, 256) / 4 = 28, rounddown_pow_of_two(28 + 14) - 1), high_min the
+/// low watermark over the node's 2 CPUs, high_max an eighth of the zone over them.
+#[test]
+fn pcp_batch_and_high_follow_zone_batchsize_and_zone_highsize_6_12() {
+    let s = pcp_machine("linux-6.12");
+    let z = &s.kernel.zones[main_zone(&s.kernel)];
+    assert_eq!(z.pcp_batch(), 31, "managed {}", z.managed);
+    assert_eq!(z.pcp_highsize(2, 0), z.wmark_low / 2);
+    assert_eq!(z.pcp_highsize(2, crate::page_alloc::MIN_PERCPU_PAGELIST_HIGH_FRACTION), z.managed / 8 / 2);
+    // At least 4 batches: a zone with a tiny low watermark.
+    let mut tiny = z.clone();
+    tiny.wmark_low = 10;
+    assert_eq!(tiny.pcp_highsize(2, 0), 31 << 2);
+    // 1 MiB caps the batch from 1 GiB on: min(managed >> 10, 256) / 4 = 64 -> 63.
+    assert_eq!(crate::page_alloc::Zone::new(1 << 20, &crate::profile::profile("linux-6.12").unwrap()).pcp_batch(), 63);
+}
+
+/// `rmqueue_pcplist()` -> `nr_pcp_alloc()` (6.12): with no free between them, each refill of
+/// an empty list takes `batch << alloc_factor` frames out of NR_FREE_PAGES, the factor
+/// growing by one per refill up to CONFIG_PCP_BATCH_SCALE_MAX (5): 31, 62, 124, 248, 496,
+/// then 992 each time, while `high` grows by each refill above the high watermark; the
+/// allocations between refills leave NR_FREE_PAGES alone. A free halves the factor
+/// (`free_unref_page_commit()`, 5 >> 1 = 2): the next refill takes 124.
+#[test]
+fn pcp_refills_double_up_to_batch_scale_max_nr_pcp_alloc_6_12() {
+    let mut s = pcp_machine("linux-6.12");
+    let k = &mut s.kernel;
+    k.pcp_ctx = k.nr_nodes; // the task's lists
+    let z = main_zone(k);
+    let mut drops = vec![];
+    let mut pages = vec![];
+    for i in 0..(31 + 62 + 124 + 248 + 496 + 992 + 992) {
+        let before = k.zones[z].free;
+        let p = k.alloc_page(InodeId(0), i).unwrap();
+        assert_eq!(k.zone_of(p), z);
+        if k.zones[z].free != before {
+            drops.push(before - k.zones[z].free);
+        }
+        pages.push(p);
+    }
+    assert_eq!(drops, vec![31, 62, 124, 248, 496, 992, 992]);
+    assert_eq!(k.nr_pcp_pages(), 0, "every frame taken handed out");
+    assert_frames_conserved(k);
+    let p = pages.pop().unwrap();
+    k.free_page(p);
+    assert_eq!(k.nr_pcp_pages(), 1, "the free went to the task's list (below its high)");
+    assert_frames_conserved(k);
+    k.alloc_page(InodeId(0), 0).unwrap(); // the frame just freed, from the list
+    let before = k.zones[z].free;
+    k.alloc_page(InodeId(0), 1).unwrap();
+    assert_eq!(before - k.zones[z].free, 124, "alloc_factor 5 >> 1 = 2: 31 << 2");
+    assert_frames_conserved(k);
+}
+
+/// Before 6.7 (linux-6.1) the lists are not modelled: each allocation takes its frame from
+/// the buddy lists and each free gives it back.
+#[test]
+fn pcp_lists_are_not_modelled_before_6_7() {
+    let mut s = pcp_machine("linux-6.1");
+    let k = &mut s.kernel;
+    let z = main_zone(k);
+    for i in 0..100 {
+        let before = k.zones[z].free;
+        let p = k.alloc_page(InodeId(0), i).unwrap();
+        assert_eq!(before - k.zones[z].free, 1);
+        k.free_page(p);
+        assert_eq!(k.zones[z].free, before);
+    }
+    assert_eq!(k.nr_pcp_pages(), 0);
+}
+
+/// `nr_pcp_high()` / `nr_pcp_free()` (6.12) while kswapd reclaims (`ZONE_RECLAIM_ACTIVE`):
+/// kswapd's list holds at most 4 batches (124 frames); the free that reaches them flushes
+/// `clamp(free_count, batch, high - batch)` to the buddy lists, leaving a batch or more.
+/// `drain_all_pages()` empties every list.
+#[test]
+fn pcp_holds_four_batches_while_reclaim_is_active_nr_pcp_high_6_12() {
+    let mut s = pcp_machine("linux-6.12");
+    let k = &mut s.kernel;
+    let z = main_zone(k);
+    k.pcp_ctx = k.nr_nodes;
+    let pages: Vec<PageId> = (0..600).map(|i| k.alloc_page(InodeId(0), i).unwrap()).collect();
+    k.drain_all_pages();
+    k.zones[z].reclaim_active = true;
+    k.pcp_ctx = 0; // node 0's kswapd frees them
+    let mut most = 0;
+    for &p in &pages {
+        k.free_page(p);
+        let n = k.pcps[z].list.len();
+        most = most.max(n);
+        assert!(n < 124, "a list at nr_pcp_high() is flushed: {n}");
+        assert_frames_conserved(k);
+    }
+    assert_eq!(most, 123);
+    assert!(k.pcps[z].list.len() >= 31, "nr_pcp_free() leaves a batch: {}", k.pcps[z].list.len());
+    assert!(k.drain_all_pages());
+    assert_eq!(k.nr_pcp_pages(), 0);
+    assert!(!k.drain_all_pages(), "nothing left to drain");
+    assert_frames_conserved(k);
+}
+
+/// `get_page_from_freelist()` (6.12) sets `ZONE_BELOW_HIGH` when the zone fails its high
+/// watermark; from then `nr_pcp_alloc()` no longer raises `high`, and a free that flushes a
+/// list with the zone above the high watermark again clears it (`free_unref_page_commit()`).
+/// `decay_pcp_high()` (every second, `vmstat_update()`) takes an eighth off `high`.
+#[test]
+fn zone_below_high_and_decay_pcp_high_6_12() {
+    let mut s = pcp_machine("linux-6.12");
+    let k = &mut s.kernel;
+    let z = main_zone(k);
+    k.pcp_ctx = k.nr_nodes;
+    let i = k.nr_nodes as usize * k.zones.len() + z;
+    // Above the high watermark: each refill raises high by what it takes.
+    let p = k.alloc_page(InodeId(0), 0).unwrap();
+    assert!(!k.zones[z].below_high);
+    let high_min = k.zones[z].pcp_highsize(2, 0);
+    assert_eq!(k.pcps[i].high, high_min + 31);
+    // Just below the high watermark (above low): the next allocation marks the zone.
+    k.drain_all_pages();
+    let taken = drain(k, z, k.zones[z].wmark_high - 10);
+    let q = k.alloc_page(InodeId(0), 1).unwrap();
+    assert!(k.zones[z].below_high);
+    // The refill it made (an empty list after the drain) left high where it was.
+    assert_eq!(k.pcps[i].high, high_min + 31);
+    // Frames back: the free that flushes the list above the high watermark clears the flag.
+    for f in taken {
+        k.zones[z].free_order0(f);
+    }
+    assert!(k.zones[z].below_high, "the buddy frees above are not free_unref_page_commit()");
+    assert_frames_conserved(k);
+    k.free_page(q);
+    k.free_page(p);
+    let frees = k.pcps[i].list.len();
+    assert!(frees >= 2);
+    // nr_pcp_high() below the high mark lowers high and holds what the list has (at least
+    // high_min): free until a flush happens.
+    let mut pages = vec![];
+    for j in 0..(high_min + 64) as u32 {
+        pages.push(k.alloc_page(InodeId(0), j).unwrap());
+    }
+    k.drain_all_pages();
+    k.zones[z].below_high = true;
+    for p in pages {
+        k.free_page(p);
+        if !k.zones[z].below_high {
+            break;
+        }
+    }
+    assert!(!k.zones[z].below_high, "cleared by a flush above the high watermark");
+    assert_frames_conserved(k);
+    // decay_pcp_high(): an eighth off a high above high_min, each second.
+    k.pcps[i].high = 4000;
+    k.drain_all_pages();
+    k.pcp_next_decay = k.now;
+    k.pcp_decay_due();
+    assert_eq!(k.pcps[i].high, 4000 - 500);
+    assert_eq!(k.pcp_next_decay, k.now + crate::page_alloc::STAT_INTERVAL);
+}

@@ -112,3 +112,85 @@ fn a_file_read_twice_is_activated() {
     );
     assert_invariants(k);
 }
+
+/// `folio_activate_fn()` (mm/swap.c, 6.1) moves a folio with `lruvec_del_folio()` then
+/// `lruvec_add_folio()`: `Lruvec::move_folio`, which does both at once with one walk of the
+/// hierarchical sizes, leaves every list, page and size (file and anonymous, the memcg's and
+/// its ancestors') as `del` followed by `add` does, for a page in the middle of its list.
+#[test]
+fn move_folio_is_del_then_add() {
+    let toml = r#"
+[scenario]
+name = "move"
+[machine]
+ram = "1G"
+[kernel]
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "64K"
+[cgroups.p]
+[cgroups."p/c"]
+[tasks.t]
+cgroup = "p/c"
+ops = [{ op = "read", file = "/f", bufsize = "64K" }, { op = "mmap", name = "a", size = "64K" }, { op = "touch", name = "a" }]
+"#;
+    let (mut fused, mut split) = (sim(toml), sim(toml));
+    run(&mut fused);
+    run(&mut split);
+    let (c, p) = (memcg(&fused, "p/c"), memcg(&fused, "p"));
+    let walk = |k: &Kernel, v: usize| -> Vec<Vec<PageId>> {
+        (0..4)
+            .map(|l| {
+                let mut out = vec![];
+                let mut x = k.lruvecs[v].lists[l].head;
+                while x != PageId::NIL {
+                    out.push(x);
+                    x = k.pages[x].next;
+                }
+                out
+            })
+            .collect()
+    };
+    let v = fused.kernel.lruvec_idx(c, 0);
+    let before = walk(&fused.kernel, v);
+    let file = page_at(&fused.kernel, inode(&fused, "/f"), 5);
+    let anon_list = if before[0].len() >= 3 { 0 } else { 1 };
+    assert!(before[anon_list].len() >= 3, "the touched mapping is on an anonymous list: {:?}", before.iter().map(|l| l.len()).collect::<Vec<_>>());
+    let anon = before[anon_list][1];
+    for (page, to) in [(file, LruList::ActiveFile), (anon, LruList::from_u8(1 - anon_list as u8))] {
+        // The caller sets or clears PG_active, as folio_activate_fn() sets it.
+        let active = to == LruList::ActiveFile || to == LruList::ActiveAnon;
+        for k in [&mut fused.kernel, &mut split.kernel] {
+            if active {
+                k.pages[page].flags |= pg::ACTIVE;
+            } else {
+                k.pages[page].flags &= !pg::ACTIVE;
+            }
+        }
+        let kf = &mut fused.kernel;
+        let nr = kf.lruvecs[v].move_folio(&mut kf.pages, &mut kf.lru_stats, page, to);
+        assert_eq!(nr, 1);
+        let ks = &mut split.kernel;
+        ks.lruvecs[v].del(&mut ks.pages, &mut ks.lru_stats, page);
+        ks.lruvecs[v].add(&mut ks.pages, &mut ks.lru_stats, page, to);
+        let (kf, ks) = (&fused.kernel, &split.kernel);
+        assert_eq!(walk(kf, v), walk(ks, v), "list order after moving {page:?} to {to:?}");
+        assert_eq!(walk(kf, v)[to as usize][0], page, "the folio is at the head of {to:?}");
+        assert_eq!(kf.pages[page].flags, ks.pages[page].flags);
+        for m in [c, p, MemcgId::ROOT] {
+            let w = kf.lruvec_idx(m, 0);
+            for l in [LruList::InactiveAnon, LruList::ActiveAnon, LruList::InactiveFile, LruList::ActiveFile] {
+                assert_eq!(kf.lru_stats.subtree_size(w, l), ks.lru_stats.subtree_size(w, l), "{m:?} {l:?}");
+                assert_eq!(kf.lruvecs[w].lists[l as usize].pages, ks.lruvecs[w].lists[l as usize].pages, "{m:?} {l:?}");
+                assert_eq!(kf.lruvecs[w].lists[l as usize].len, ks.lruvecs[w].lists[l as usize].len, "{m:?} {l:?}");
+            }
+            for l in [LruList::InactiveAnon, LruList::ActiveAnon] {
+                assert_eq!(kf.lru_stats.subtree_anon_pages(w, l), ks.lru_stats.subtree_anon_pages(w, l), "{m:?} {l:?}");
+            }
+        }
+        assert_eq!(kf.lru_stats.subtree_size(kf.lruvec_idx(p, 0), to), kf.lru_stats.subtree_size(v, to), "p's subtree holds c's pages");
+        assert_invariants(kf);
+    }
+}

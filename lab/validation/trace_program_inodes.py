@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Pages a real program's runs add to the page cache, by file, in a tight memcg (issue 18's trace
+validation: which files a tight limit makes the kernel read again; lab/validation/trace-programs.md,
+"2026-11-29").
+
+    flock /tmp/memtwin-host.lock python3 lab/validation/trace_program_inodes.py --limit SIZE \\
+        --trace T.mtt --comm NAME -- CMD [ARGS...]
+
+Runs `memtwin measure --limit SIZE --trace T.mtt -- CMD` (root; the trace's files dropped first)
+while a tracefs instance of its own records filemap:mm_filemap_add_to_page_cache for tasks named
+NAME (the readahead and faults the program runs itself), and prints as JSON the measurement's
+read bytes and major faults and the folios added per file (the trace's files by path, others by
+device:inode). A folio of any order is one event. The instance and its tracefs mount are removed
+on every exit path.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
+
+import tracefs_instance  # noqa: E402
+
+ADD = re.compile(r"mm_filemap_add_to_page_cache: dev (\d+):(\d+) ino (\w+) ")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--limit", required=True, metavar="SIZE")
+    ap.add_argument("--trace", required=True, metavar="T.mtt", help="the program's trace: its files are dropped first, and named in the output")
+    ap.add_argument("--comm", required=True, help="the program's task name (comm), e.g. sqlite3")
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    cmd = argv[cut + 1:]
+    if not cmd:
+        sys.exit("trace_program_inodes: give the command after --")
+    if os.geteuid() != 0:
+        sys.exit("trace_program_inodes: run it as root (memtwin measure and a trace instance)")
+    if not re.fullmatch(r"[\w.+-]{1,15}", a.comm):
+        sys.exit(f"trace_program_inodes: --comm {a.comm}: a task name of 1-15 letters, digits, . + - or _")
+    from memtwin import trace
+    with trace.Reader(a.trace) as r:
+        paths = [f["path"] for f in r.header["files"]]
+    names = {}
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except OSError:
+            continue
+        names[(os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)] = p
+    with tempfile.TemporaryDirectory(prefix="memtwin-proginodes-") as work:
+        raw = os.path.join(work, "trace.txt")
+        j = os.path.join(work, "m.json")
+        flt = f'comm == "{a.comm}"'
+        with tracefs_instance.recording(work, "memtwin-proginodes", {"filemap/mm_filemap_add_to_page_cache": flt}, raw, 65536,
+                                        tool="trace_program_inodes"):
+            r = subprocess.run([sys.executable, "-m", "memtwin.cli", "measure", "--limit", a.limit, "--trace", a.trace,
+                                "--out", j, "--"] + cmd, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")),
+                               stdout=subprocess.DEVNULL, timeout=1800)
+            if r.returncode != 0:
+                sys.exit(f"trace_program_inodes: memtwin measure failed (exit {r.returncode})")
+        added = Counter()
+        with open(raw, errors="replace") as f:
+            for line in f:
+                m = ADD.search(line)
+                if m:
+                    key = (int(m.group(1)), int(m.group(2)), int(m.group(3), 16))
+                    added[names.get(key, f"{key[0]}:{key[1]}:{key[2]}")] += 1
+        with open(j) as f:
+            v = json.load(f)["variants"]["default"]
+    print(json.dumps({"command": cmd, "limit": a.limit, "read_bytes": v["totals"]["read_bytes"],
+                      "major_faults": v["real"]["rusage"]["major_faults"],
+                      "folios_added_by_file": dict(added.most_common())}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
