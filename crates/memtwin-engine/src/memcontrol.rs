@@ -1284,6 +1284,12 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             st.retries -= 1;
+            if do_charge {
+                // 3.13's __mem_cgroup_try_charge() charges again at once after CHARGE_NOMEM:
+                // its loop has no sleep (mm/memcontrol.c v3.13; reclaim's own waits are in
+                // shrink_inactive_list()).
+                continue;
+            }
             // The retry's throttle sleeps inside the charge's memory stall.
             self.stall_enter(StallKind::Reclaim);
             self.stall_enter(StallKind::Congestion);

@@ -567,7 +567,9 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         let drained_round = (profile != "linux-3.13") as u64;
         assert_eq!(in_place, 1 + drained_round + retries, "{profile}: the first pass, the drained pass and each retry");
         let (restarted, restarts, _) = passes(true);
-        assert_eq!(restarts, retries, "{profile}: each retry's throttle sleep ended the quantum");
+        // 3.13's retry loop charges again at once: no sleep, nothing to restart.
+        let sleeps = if profile == "linux-3.13" { 0 } else { retries };
+        assert_eq!(restarts, sleeps, "{profile}: each retry's throttle sleep ended the quantum");
         assert_eq!(restarted, in_place, "{profile}: the restarts went on with the same loop");
     }
 }
