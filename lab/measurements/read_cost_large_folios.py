@@ -21,6 +21,10 @@ system time around the reads, divided by the pages read. Prints the load average
 Result (2026-11-29 01:46-01:47, host kernel 6.18.44, root ext4 on /dev/vda, loadavg 11-13, three
 runs): 128 KiB reads of order-8 folios 148, 130, 142 ns a page (M15: 142), order-5 147 and 160,
 order-0 255, 255, 579 (scattered; M1 was 391); 1 MiB reads about the same as 128 KiB ones.
+Again 2026-11-29 02:50-02:53 (three runs under flock /tmp/memtwin-host.lock, loadavg 9-11):
+order-8 153, 137, 148; order-5 155, 163, 148; order-0 541, 609, 446. The engine takes the
+same-run ratio large / order-0 (median of the six runs' 0.307) times its order-0 page (M1):
+BENCHMARKS.md M15.
 """
 import os
 import resource

@@ -1097,11 +1097,17 @@ pub struct CpuCost {
     /// `write_end()` and its dirtying, each done once per folio in the kernel: M14.
     pub write_large_folio_page: u64,
     /// `filemap_read()` of a cached page that is part of a large folio, the lookup's share
-    /// and the copy: `filemap_get_read_batch()` returns folios and `copy_folio_to_iter()`
-    /// copies a read's whole part of a folio at once, where a 4 KiB page costs `lookup` +
-    /// `copy_page` alone. M15 (lab/measurements/read_cost_large_folios.py: hot 128 KiB reads
-    /// of a 512 MiB file in order-8 folios on the host's 6.18 ext4, 142 ns a page, the same
-    /// within 10-15% in order-5 folios) less `syscall`/32.
+    /// and the copy. 6.18's `filemap_get_read_batch()` walks the xarray, takes a reference and
+    /// checks each FOLIO once, `folio_mark_accessed()` and `folio_put()` run once per folio, and
+    /// only `copy_folio_to_iter()`'s per-page `copy_page_to_iter()` step is per 4 KiB page: a page
+    /// of an order-0 folio pays the folio's whole work (`lookup` + `copy_page`), a page of a
+    /// large folio the copy and 1/nr of the rest. Set from the same runs' ratio (M15,
+    /// lab/measurements/read_cost_large_folios.py, six runs on the host's 6.18 ext4: hot 128 KiB
+    /// reads of a 512 MiB file in order-8 folios / the same file in order-0 folios; the ratios
+    /// 0.225-0.58, median 0.307) times the order-0 page's cost of this table (M1 = `lookup` +
+    /// `copy_page` + `syscall`/32 = 391), less `syscall`/32: 115. The order-0 control scatters
+    /// between runs (255-609 ns, M1's 391 inside), the order-8 figure does not (130-153 ns), so
+    /// the ratio and not M15's absolute figure ties the two paths to one machine.
     pub read_large_folio_page: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
@@ -1153,7 +1159,7 @@ impl CpuCost {
             dirty_page: 140,
             write_begin_end: 660,
             write_large_folio_page: 658,
-            read_large_folio_page: 137,
+            read_large_folio_page: 115,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,

@@ -624,9 +624,9 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 
 /// A cached page of a large folio read by `filemap_read()` costs `read_large_folio_page` (M15:
 /// 6.18's `filemap_get_read_batch()` hands out folios and `copy_folio_to_iter()` copies the
-/// read's part of a folio at once; 142 ns a page measured on the host's ext4 in order-5 and
-/// order-8 folios, less the syscall's share), where a 4 KiB page (6.12's ext4: order-0 page
-/// cache) costs its own lookup and copy.
+/// read's part of a folio at once; the same runs' large-folio / order-0 ratio on the host's ext4
+/// times this table's order-0 page, less the syscall's share), where a 4 KiB page (6.12's ext4:
+/// order-0 page cache) costs its own lookup and copy.
 #[test]
 fn a_cached_page_of_a_large_folio_read_costs_m15_on_6_18() {
     for (profile, large) in [("linux-6.18", true), ("linux-6.12", false)] {
