@@ -479,7 +479,7 @@ impl Kernel {
                 k = k.min(self.pcps[pi].list.len() as u64);
             }
             let from = i as usize;
-            k = self.vmas[v].pages[from..from + k as usize].iter().take_while(|p| **p == PageId::NIL).count() as u64;
+            k = unmapped_prefix(&self.vmas[v].pages[from..from + k as usize]) as u64;
             if swapped {
                 let sw = &self.vmas[v].swap;
                 k = (0..k).take_while(|&j| sw.get(from + j as usize).is_none_or(|&s| s == crate::swapfile::NO_SLOT)).count() as u64;
@@ -491,7 +491,18 @@ impl Kernel {
             } else if k == 0 || !self.try_charge_quiet(memcg, 1) {
                 break;
             } else {
-                k = 1;
+                // The charge refilled the stock (`charge_batch_high()`): the pages after it
+                // are charged from the stock in the same run, as the loop's next pass would
+                // charge them (every bound on `k` above moves by exactly this one page), when
+                // no periodic stats flush falls inside the run (`cpu()` would run it between
+                // this page and the next).
+                let more = self.charge_from_stock(memcg).min(k - 1);
+                k = if more > 0 && self.now + (1 + more) * step < self.stats_flush_next {
+                    self.charge_stock_commit(memcg, more);
+                    1 + more
+                } else {
+                    1
+                };
             }
             self.cpu(k * step);
             match pcp {
@@ -937,6 +948,37 @@ impl Kernel {
         vm.file = None;
         self.free_vmas.push(vma);
     }
+}
+
+/// How many pages from the start of `pages` are unmapped (`PageId::NIL`): eight entries
+/// at a time while whole chunks are (an AND of the chunk is NIL only when every entry is,
+/// NIL being all ones), then one at a time. The PTE walk of a fault run (`pte_none()` of
+/// each PTE).
+#[inline]
+pub(crate) fn unmapped_prefix(pages: &[PageId]) -> usize {
+    const _: () = assert!(PageId::NIL.0 == u32::MAX);
+    let mut n = 0;
+    for c in pages.chunks_exact(8) {
+        if c.iter().fold(u32::MAX, |a, p| a & p.0) != u32::MAX {
+            break;
+        }
+        n += 8;
+    }
+    n + pages[n..].iter().take_while(|p| **p == PageId::NIL).count()
+}
+
+/// How many pages from the start of `pages` are mapped (not `PageId::NIL`): eight entries
+/// at a time while no entry of the chunk is NIL, then one at a time.
+#[inline]
+pub(crate) fn mapped_prefix(pages: &[PageId]) -> usize {
+    let mut n = 0;
+    for c in pages.chunks_exact(8) {
+        if c.iter().fold(0u32, |a, p| a | (p.0 == u32::MAX) as u32) != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + pages[n..].iter().take_while(|p| **p != PageId::NIL).count()
 }
 
 /// `fault_around_bytes` (mm/memory.c): 64 KiB, the window `do_fault_around()` maps.

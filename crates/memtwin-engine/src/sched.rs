@@ -1274,7 +1274,7 @@ impl Simulation {
                 let v = &self.kernel.vmas[vma.0 as usize];
                 let mapped = &v.pages[i as usize..end as usize];
                 i += if v.wrprotect.is_empty() {
-                    mapped.iter().take_while(|p| **p != crate::types::PageId::NIL).count() as u32
+                    crate::memory::mapped_prefix(mapped) as u32
                 } else {
                     mapped.iter().zip(i..).take_while(|(p, j)| **p != crate::types::PageId::NIL && !v.wp_test(*j)).count() as u32
                 };

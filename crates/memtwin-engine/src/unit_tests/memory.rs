@@ -84,3 +84,27 @@ fn a_load_maps_the_huge_zero_page_and_stores_get_base_pages_6_1() {
     assert_eq!(k.vmstat.get(VmEvent::ThpFaultAlloc), 1);
     assert_invariants(k);
 }
+
+/// The PTE walks of a fault run (`pte_none()` per PTE, mm/memory.c `do_anonymous_page()` of
+/// each page, 6.1) and of a touch over mapped pages count, eight entries at a time, exactly
+/// the entries one at a time would: every position of the first change, in and across
+/// chunks.
+#[test]
+fn fault_run_pte_walks_count_as_one_page_at_a_time_6_1() {
+    use crate::memory::{mapped_prefix, unmapped_prefix};
+    use crate::types::PageId;
+    for len in [0usize, 1, 7, 8, 9, 16, 23, 64] {
+        for first in 0..=len {
+            let mut v = vec![PageId::NIL; len];
+            for p in v.iter_mut().skip(first) {
+                *p = PageId(5);
+            }
+            assert_eq!(unmapped_prefix(&v), first, "len {len}, first mapped {first}");
+            let w: Vec<PageId> = v.iter().map(|p| if *p == PageId::NIL { PageId(3) } else { PageId::NIL }).collect();
+            assert_eq!(mapped_prefix(&w), first, "len {len}, first unmapped {first}");
+        }
+    }
+    // Frame 0 and frames with high bits set are mapped pages, not NIL.
+    assert_eq!(unmapped_prefix(&[PageId::NIL; 8].iter().copied().chain([PageId(0)]).collect::<Vec<_>>()), 8);
+    assert_eq!(mapped_prefix(&[PageId(u32::MAX - 1); 9]), 9);
+}
