@@ -35,7 +35,7 @@ import json
 import os
 
 from scenario_text import FS as ORDER0_FS
-from scenario_text import MIB, OUT as VALIDATION, head, tol
+from scenario_text import MIB, OUT as VALIDATION, head, tol, with_recording_set
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation-pending")
 GEN = "make_folio_scenarios.py"
@@ -102,14 +102,7 @@ RECORDING_SETS = {"host-ext4-seq-tight-512m-ra8192": 6}
 
 def with_set(text, name):
     """The scenario's `recorded` line as its recording set, when it has one."""
-    n = RECORDING_SETS.get(name)
-    if not n:
-        return text
-    files = ", ".join([f'"real/{name}.json"'] + [f'"real/{name}-run{i}.json"' for i in range(2, n + 1)])
-    one = f'recorded = "real/{name}.json"'
-    assert one in text, name
-    return (text.replace(one, f"recorded = [{files}]")
-            .replace(f"recorded results in real/{name}.json", f"recorded results in real/{name}.json and real/{name}-run2..{n}.json (a recording set)"))
+    return with_recording_set(text, name, RECORDING_SETS.get(name), "run", "a recording set")
 
 
 def cpu_slowdown(out, name, on):

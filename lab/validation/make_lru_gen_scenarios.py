@@ -42,6 +42,8 @@ nice -n 10 memtwin real scenarios/validation/NAME.toml --on qemu --json scenario
 """
 import os
 
+from scenario_text import with_recording_set
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation")
 
 HEAD = """# Validation on Debian's 6.1 kernel in a QEMU guest with the multi-generational LRU on (memtwin real --on qemu): {what}
@@ -441,16 +443,9 @@ GUEST61 = {"reserved": 58152, "used": 35254}
 RECORDING_SETS = {"qemu612-lrugen-global-stream": 9, "qemu61-lrugen-global-stream": 7, "qemu612-lrugen-parent-stream": 9}
 
 
-def with_set(text: str, name: str) -> str:
+def with_set(text, name):
     """The scenario's `recorded` line as its recording set, when it has one."""
-    n = RECORDING_SETS.get(name)
-    if not n:
-        return text
-    files = ", ".join([f'"real/{name}.json"'] + [f'"real/{name}-boot{i}.json"' for i in range(2, n + 1)])
-    one = f'recorded = "real/{name}.json"'
-    assert one in text, name
-    return (text.replace(one, f"recorded = [{files}]")
-            .replace(f"recorded results in real/{name}.json", f"recorded results in real/{name}.json and real/{name}-boot2..{n}.json (a recording set: one boot each)"))
+    return with_recording_set(text, name, RECORDING_SETS.get(name), "boot", "a recording set: one boot each")
 
 
 def write_61_global() -> None:

@@ -70,3 +70,16 @@ def tol(name, on, metrics):
         key = f'"{m}"' if "." in m else m
         lines.append(f"{key} = {{ rel = 0.10, abs = {a} }}")
     return "\n".join(lines) + "\n"
+
+
+def with_recording_set(text, name, n, tag, what):
+    """The scenario's `recorded` line as its recording set of `n` files when `n` is set:
+    real/NAME.json and real/NAME-{tag}2..n.json, `what` saying what a member is."""
+    if not n:
+        return text
+    files = ", ".join([f'"real/{name}.json"'] + [f'"real/{name}-{tag}{i}.json"' for i in range(2, n + 1)])
+    one = f'recorded = "real/{name}.json"'
+    assert one in text, name
+    return (text.replace(one, f"recorded = [{files}]")
+            .replace(f"recorded results in real/{name}.json",
+                     f"recorded results in real/{name}.json and real/{name}-{tag}2..{n}.json ({what})"))
