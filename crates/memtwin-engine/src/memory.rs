@@ -777,7 +777,7 @@ impl Kernel {
     /// The frames of a run of zapped base pages back to the buddy (`free_pages_run`).
     fn flush_free_run(&mut self, run: &mut (PageId, u64, usize)) {
         if run.1 > 0 {
-            self.free_pages_run(run.0, run.1);
+            self.free_pages_run(run.0, run.1, false);
         }
         *run = (PageId::NIL, 0, 0);
     }

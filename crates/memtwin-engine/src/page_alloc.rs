@@ -1455,19 +1455,26 @@ impl Kernel {
     }
 
     /// `free_page()` of the `n` frames `first..first + n` of one pageblock, in that order,
-    /// whose `Page`s the caller already freed (none had buffer heads).
-    pub fn free_pages_run(&mut self, first: PageId, n: u64) {
+    /// whose `Page`s the caller already freed (none had buffer heads). `folio`: the frames are
+    /// one folio of `n` frames (`free_unref_folios()` of it); else `n` order-0 pages (a zap's
+    /// run, `free_unref_folios()` of order-0 folios).
+    pub fn free_pages_run(&mut self, first: PageId, n: u64, folio: bool) {
         let z = self.zone_of(first);
         if self.profile.pcp_auto_tune {
-            if n == 1 {
-                // An order-0 folio: free_unref_page_commit().
-                self.free_unref_page_commit(z, first.0 as u64);
+            if n == 1 || !folio {
+                // Order-0 folios: free_unref_page_commit() of each frame (6.7+), onto the
+                // freeing CPU's list.
+                for i in 0..n {
+                    self.free_unref_page_commit(z, first.0 as u64 + i);
+                }
                 let nid = self.zones[z].node as usize;
                 self.nodes[nid].pages_scanned = 0;
-                self.vmstat.count(VmEvent::Pgfree, 1);
+                self.vmstat.count(VmEvent::Pgfree, n);
                 return;
             }
-            self.pcp_note_folio_free(z);
+            if pcp_allowed_order(n) {
+                self.pcp_note_folio_free(z);
+            }
         }
         self.zones[z].free_order0_run(first.0 as u64, n);
         let nid = self.zones[z].node as usize;
@@ -1486,7 +1493,7 @@ impl Kernel {
                 self.free_page(head);
                 return;
             }
-            if self.profile.pcp_auto_tune {
+            if self.profile.pcp_auto_tune && pcp_allowed_order(nr) {
                 self.pcp_note_folio_free(z);
             }
             for i in 0..nr as u32 {
@@ -1497,7 +1504,7 @@ impl Kernel {
         // A folio within one pageblock (as the buddy hands them out): its frames go back as a run
         // (`free_pages_run()`: the same bitmap, counts and list moves as one at a time).
         self.pages.free_range(head, nr as u32);
-        self.free_pages_run(head, nr);
+        self.free_pages_run(head, nr, true);
     }
 
     /// `__free_pages(page, HPAGE_PMD_ORDER)`: give a huge page's block back.
@@ -1832,10 +1839,10 @@ impl Kernel {
         }
     }
 
-    /// `free_unref_folios()` of a folio of more than one frame (orders the engine's large
-    /// folios have: above `PAGE_ALLOC_COSTLY_ORDER` they go straight to the buddy lists, and
-    /// the order 1-3 lists are not modelled): what it does to the freeing context's list of
-    /// zone `z`, `alloc_factor` halved once.
+    /// `free_unref_page_commit()` of a folio of more than one frame that
+    /// [`pcp_allowed_order`] lets onto a list (orders 1-3 and the pageblock order; the
+    /// engine does not model those orders' lists, so the frames go to the buddy lists): what
+    /// it does to the freeing context's list of zone `z`, `alloc_factor` halved once.
     pub fn pcp_note_folio_free(&mut self, z: usize) {
         let i = self.pcp_index(z);
         self.pcps[i].alloc_factor >>= 1;
@@ -1982,4 +1989,14 @@ mod tests {
         assert!(!z.watermark_ok(9, z.wmark_low, true), "scattered frames do not count for order 9");
         assert!(!z.watermark_ok(9, z.wmark_low, false));
     }
+}
+
+/// `pcp_allowed_order()` (mm/page_alloc.c 6.7+) of a folio of `nr` frames: orders up to
+/// `PAGE_ALLOC_COSTLY_ORDER` (3) and the pageblock order (THP) are freed through the per-CPU
+/// lists (`free_unref_page_commit()`); the orders between (4-8, the page cache's large
+/// folios) go straight to the buddy lists (`free_unref_folios()` -> `free_one_page()`,
+/// `free_the_page()` -> `__free_pages_ok()`), leaving the lists alone.
+#[inline]
+pub fn pcp_allowed_order(nr: u64) -> bool {
+    nr <= 1 << 3 || nr == PAGEBLOCK_NR
 }

@@ -1112,3 +1112,42 @@ read_bw = "1G"
     assert_eq!((k.task_cpu(0), k.task_cpu(15), k.kswapd_cpu(0)), (0, 1, 1));
     assert_invariants(k);
 }
+
+/// `pcp_allowed_order()` (mm/page_alloc.c 6.7+) and `free_unref_folios()` (6.10+; 6.12 here):
+/// a page-cache folio of order 5 goes straight to the buddy lists (`free_one_page()`) and
+/// leaves the freeing CPU's list and its `alloc_factor` alone; one of order 2 goes through
+/// `free_unref_page_commit()`, which halves the factor; a munmap's run of order-0 pages
+/// goes onto the list frame by frame, as one `free_page()` after another would.
+#[test]
+fn folio_frees_use_the_per_cpu_lists_only_for_pcp_allowed_orders_6_12() {
+    let mut s = pcp_machine("linux-6.12");
+    let k = &mut s.kernel;
+    k.pcp_ctx = k.task_cpu(0);
+    let factor = |k: &Kernel| k.pcps.iter().map(|p| p.alloc_factor).max().unwrap();
+    for i in 0..(31 + 62 + 124) {
+        k.alloc_page(InodeId(0), i).unwrap();
+    }
+    assert_eq!(factor(k), 3, "three refills");
+    let gfp = Gfp { nid: 0, thp: false, no_kswapd: true, thisnode: true, no_direct_reclaim: true };
+    let folio = |k: &mut Kernel, order: u32| {
+        let head = k.alloc_pages(order, gfp).unwrap();
+        k.pages.init_range(head, 1 << order, InodeId(0), 0, MemcgId::ROOT, 0);
+        head
+    };
+    let (on_lists, free) = (k.nr_pcp_pages(), k.nr_free_pages());
+    let h5 = folio(k, 5);
+    k.free_folio(h5, 32);
+    assert_eq!((factor(k), k.nr_pcp_pages(), k.nr_free_pages()), (3, on_lists, free), "order 5: straight to the buddy");
+    let h2 = folio(k, 2);
+    k.free_folio(h2, 4);
+    assert_eq!(factor(k), 1, "order 2: free_unref_page_commit() halves the factor");
+    assert_frames_conserved(k);
+    // A zap's run: four order-0 pages freed as a run land on the list as four frees would.
+    let run = folio(k, 2);
+    let on_lists = k.nr_pcp_pages();
+    k.pages.free_range(run, 4);
+    k.free_pages_run(run, 4, false);
+    assert_eq!(k.nr_pcp_pages(), on_lists + 4);
+    assert_eq!(factor(k), 0);
+    assert_frames_conserved(k);
+}
