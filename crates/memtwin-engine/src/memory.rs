@@ -950,35 +950,31 @@ impl Kernel {
     }
 }
 
-/// How many pages from the start of `pages` are unmapped (`PageId::NIL`): eight entries
-/// at a time while whole chunks are (an AND of the chunk is NIL only when every entry is,
-/// NIL being all ones), then one at a time. The PTE walk of a fault run (`pte_none()` of
-/// each PTE).
+/// How many pages from the start of `pages` are unmapped (`PageId::NIL`): the PTE walk of
+/// a fault run (`pte_none()` of each PTE).
 #[inline]
 pub(crate) fn unmapped_prefix(pages: &[PageId]) -> usize {
-    const _: () = assert!(PageId::NIL.0 == u32::MAX);
-    let mut n = 0;
-    for c in pages.chunks_exact(8) {
-        if c.iter().fold(u32::MAX, |a, p| a & p.0) != u32::MAX {
-            break;
-        }
-        n += 8;
-    }
-    n + pages[n..].iter().take_while(|p| **p == PageId::NIL).count()
+    prefix_where_nil_is(pages, true)
 }
 
-/// How many pages from the start of `pages` are mapped (not `PageId::NIL`): eight entries
-/// at a time while no entry of the chunk is NIL, then one at a time.
+/// How many pages from the start of `pages` are mapped (not `PageId::NIL`).
 #[inline]
 pub(crate) fn mapped_prefix(pages: &[PageId]) -> usize {
+    prefix_where_nil_is(pages, false)
+}
+
+/// How many entries from the start of `pages` are (`nil`) or are not (`!nil`) `PageId::NIL`:
+/// eight at a time while the whole chunk qualifies, then one at a time.
+#[inline(always)]
+fn prefix_where_nil_is(pages: &[PageId], nil: bool) -> usize {
     let mut n = 0;
     for c in pages.chunks_exact(8) {
-        if c.iter().fold(0u32, |a, p| a | (p.0 == u32::MAX) as u32) != 0 {
+        if !c.iter().fold(true, |a, p| a & ((*p == PageId::NIL) == nil)) {
             break;
         }
         n += 8;
     }
-    n + pages[n..].iter().take_while(|p| **p != PageId::NIL).count()
+    n + pages[n..].iter().take_while(|p| (**p == PageId::NIL) == nil).count()
 }
 
 /// `fault_around_bytes` (mm/memory.c): 64 KiB, the window `do_fault_around()` maps.

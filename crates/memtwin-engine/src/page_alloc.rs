@@ -1472,9 +1472,7 @@ impl Kernel {
                 self.vmstat.count(VmEvent::Pgfree, n);
                 return;
             }
-            if pcp_allowed_order(n) {
-                self.pcp_note_folio_free(z);
-            }
+            self.pcp_note_folio_free(z, n);
         }
         self.zones[z].free_order0_run(first.0 as u64, n);
         let nid = self.zones[z].node as usize;
@@ -1493,8 +1491,8 @@ impl Kernel {
                 self.free_page(head);
                 return;
             }
-            if self.profile.pcp_auto_tune && pcp_allowed_order(nr) {
-                self.pcp_note_folio_free(z);
+            if self.profile.pcp_auto_tune {
+                self.pcp_note_folio_free(z, nr);
             }
             for i in 0..nr as u32 {
                 self.free_page_to(PageId(head.0 + i), false);
@@ -1839,11 +1837,15 @@ impl Kernel {
         }
     }
 
-    /// `free_unref_page_commit()` of a folio of more than one frame that
-    /// [`pcp_allowed_order`] lets onto a list (orders 1-3 and the pageblock order; the
-    /// engine does not model those orders' lists, so the frames go to the buddy lists): what
-    /// it does to the freeing context's list of zone `z`, `alloc_factor` halved once.
-    pub fn pcp_note_folio_free(&mut self, z: usize) {
+    /// The freeing of a folio of `nr` (> 1) frames as it touches the freeing context's list
+    /// of zone `z`: `free_unref_page_commit()` halves `alloc_factor` once when
+    /// [`pcp_allowed_order`] lets the folio onto a list (orders 1-3 and the pageblock order;
+    /// the engine does not model those orders' lists, so the frames go to the buddy lists);
+    /// orders 4-8 leave the list alone.
+    pub fn pcp_note_folio_free(&mut self, z: usize, nr: u64) {
+        if !pcp_allowed_order(nr) {
+            return;
+        }
         let i = self.pcp_index(z);
         self.pcps[i].alloc_factor >>= 1;
     }
