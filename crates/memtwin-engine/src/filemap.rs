@@ -504,9 +504,11 @@ impl Kernel {
     /// order-0 pages in place: each frame keeps its slot, charge and flags that are per page
     /// (`PG_locked` while its read is in flight, the engine's `FRESH`); the head keeps its
     /// LRU place and the tails follow it on the same list (`lru_add_page_tail()`), with the
-    /// head's `PG_referenced`, `PG_active` and `PG_workingset`. The engine splits a folio
-    /// before any path that handles single pages only touches it (writes, faults, fadvise,
-    /// truncation, migration); see ARCHITECTURE.md "The read path in folios".
+    /// head's `PG_referenced`, `PG_active` and `PG_workingset`, and a written folio's
+    /// `PG_dirty`, `PG_writeback`, `PG_reclaim` and buffer heads. The engine splits a folio
+    /// before any path that handles single pages only touches it (faults, the writes of eras
+    /// without large-folio writes, the seed-000 recharge); see ARCHITECTURE.md "The read path
+    /// in folios".
     pub fn split_folio(&mut self, head: PageId) {
         let order = self.pages.folio_order(head);
         if order == 0 || self.pages[head].test(pg::ANON) {
