@@ -108,8 +108,12 @@ COUNTERS = [("elapsed_s", 0.10, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 # and cp8x's copy file_bytes +25.1% (the memcg's level as the copy's step ends). With the written
 # folio kept whole from write_begin to its freeing (filemap.rs generic_perform_write_folios(),
 # write_begin_get_folio(); dirty, writeback and reclaim a folio at a time, h-stall6, 2026-11-29):
-# cp4x pgpgout +6.4% (copy) and +5.9% (probe), pgpgout - pgfault 7315 in the copy (host 3942);
-# cp8x copy file_bytes +2.3%: no known_out left. The memcg's file folios at the copy's end: 916
+# cp4x pgpgout +6.4% (copy) and +5.9% (probe); cp8x copy file_bytes +2.3%: no known_out left.
+# pgpgout - pgfault at the probe's end (its last round unmapped): 7315 in the engine, 7348 on the
+# host (one event a folio the copy's page cache loses, beside the probe's page a fault); the
+# copy's step ends mid-round on the host (pgfault 888148, 684 short of its 217 rounds x 4096:
+# 3412 probe pages still mapped, so 3942 there). What is left of the +6% in pgpgout is pgfault's
+# +6%: 230 probe rounds in the engine, 217 on the host. The memcg's file folios at the copy's end: 916
 # of order 5 and nothing else in the engine, 856 of order 5 and nothing else on the host
 # (the recording's `folios`). The probe's tail with it: cp4x p99 295 ms (host 388), max 296
 # (473); cp8x p99 995 (914), max 1093 (1062).
