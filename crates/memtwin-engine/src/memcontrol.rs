@@ -1170,6 +1170,16 @@ impl Kernel {
     pub fn try_charge_memcg_gfp(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
+        // A fresh charge (not one resumed with its loop's state) that fits takes the loop's
+        // first pass in one walk (`charge_fits_at_once()`).
+        let fresh_loop = !restartable || self.resched.charge_loop.is_none();
+        if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.charge_fits_at_once(memcg, nr, false) {
+            self.resched.restartable = outer;
+            if restartable {
+                self.resched.resumed = crate::sched::Resumed::NONE;
+            }
+            return Ok(());
+        }
         let fresh = crate::sched::ChargeLoop {
             retries: if gfp == ChargeGfp::KernelNoOom { 0 } else { self.profile.max_reclaim_retries },
             drained: self.profile.charge_path == ChargePath::DoCharge,
@@ -1599,6 +1609,64 @@ impl Kernel {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
+    }
+
+    /// The first pass of `try_charge_memcg()`'s loop (`TryCharge` path) when `nr` fits under
+    /// every counter from `memcg` up: the same as its memsw/memory tests, `page_counter_charge()`
+    /// and [`Kernel::charge_batch_high`] (the stock, the batch's fit and its `failcnt`, the
+    /// memory.high test), with the counters' limits read in one walk up the tree instead of
+    /// one walk per test. Returns false, having changed nothing, when `nr` does not fit: the
+    /// loop then charges (or reclaims) as before.
+    #[inline]
+    fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        let stock_covers = self.charge_stock.0 == memcg && self.charge_stock.1 >= nr;
+        // The rest of the batch the refill would take from the counters (0: none tried).
+        let extra = if stock_covers || batch_failed { 0 } else { self.profile.memcg_charge_batch.max(nr) - nr };
+        let memsw = self.memcgs.version == CgroupVersion::V1;
+        let (mut memsw_refuses, mut refused_by) = (false, None);
+        let (mut high_nr, mut high_batch) = (false, false);
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let mc = &self.memcgs.memcgs[c.idx()];
+            let pc = &mc.counter;
+            if pc.usage + nr > pc.max || (memsw && pc.usage + mc.swap + nr > mc.memsw_max) {
+                return false;
+            }
+            let after = pc.usage + nr;
+            if extra > 0 {
+                memsw_refuses |= memsw && after + mc.swap + extra > mc.memsw_max;
+                if refused_by.is_none() && after + extra > pc.max {
+                    refused_by = Some(c);
+                }
+            }
+            high_nr |= after > pc.high;
+            high_batch |= after + extra > pc.high;
+            cur = mc.parent;
+        }
+        self.memcgs.counter_charge(memcg, nr);
+        if stock_covers {
+            self.charge_stock.1 -= nr;
+            return true;
+        }
+        // try_charge_batch(): memsw is tried first, and a memsw refusal leaves memory's
+        // failcnt alone.
+        let fits = extra > 0 && !memsw_refuses && refused_by.is_none();
+        if !memsw_refuses {
+            if let Some(m) = refused_by {
+                self.memcgs.memcgs[m.idx()].counter.failcnt += 1;
+            }
+        }
+        let batch = if fits { nr + extra } else { nr };
+        if batch > nr {
+            self.charge_stock = (memcg, batch - nr);
+        }
+        if if fits { high_batch } else { high_nr } {
+            self.nr_pages_over_high += batch;
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+                self.mem_cgroup_handle_over_high(memcg);
+            }
+        }
+        true
     }
 
     /// Whether the batch the charge stock would take fits: `extra` more pages than the page
