@@ -1480,6 +1480,44 @@ impl Kernel {
         self.vmstat.count(VmEvent::Pgfree, n);
     }
 
+    /// [`Kernel::free_page`] of an evicted order-0 page without buffer heads inside a
+    /// `shrink_inactive_list()` batch `b` (`free_unref_folios()` of the batch's
+    /// `free_folios`): the `Page` is freed at once, its frame joins the batch's run when it
+    /// follows the run's last frame in the same pageblock, else the run goes to the buddy
+    /// ([`Kernel::free_batch_flush`]) and a new one starts. Nothing between two evictions of a
+    /// batch reads the buddy (an eviction leaves a shadow entry, so no tree node and no slab
+    /// frame is freed with it; any other work flushes the batch first), so the frames go back
+    /// in the same order with the same bitmaps, counts and list moves as one at a time
+    /// (`evict_batched()` flushes the run before evicting a mapping's only entry, whose
+    /// `xas_shrink()` may free a slab frame).
+    #[inline]
+    pub(crate) fn free_page_batched(&mut self, page: PageId, b: &mut crate::vmscan::EvictBatch) {
+        debug_assert!(!self.pages[page].test(crate::mm_types::pg::PRIVATE));
+        self.pages.free(page);
+        if b.free_n > 0 && page.0 == b.free_first + b.free_n {
+            let zone = &self.zones[b.free_zone as usize];
+            if zone.contains(page.0 as u64) && (page.0 as u64 - zone.start_pfn) % PAGEBLOCK_NR != 0 {
+                b.free_n += 1;
+                return;
+            }
+        }
+        self.free_batch_flush(b);
+        b.free_first = page.0;
+        b.free_n = 1;
+        b.free_zone = self.zone_of(page) as u32;
+    }
+
+    /// The frames [`Kernel::free_page_batched`] holds in batch `b` go back to the buddy
+    /// (`free_pages_run()` of order-0 pages, whose `Page`s are freed already).
+    #[inline]
+    pub(crate) fn free_batch_flush(&mut self, b: &mut crate::vmscan::EvictBatch) {
+        if b.free_n > 0 {
+            let (first, n) = (PageId(b.free_first), b.free_n as u64);
+            b.free_n = 0;
+            self.free_pages_run(first, n, false);
+        }
+    }
+
     /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
     /// to its pageblock (the buddy merges them as their neighbours come back).
     pub fn free_folio(&mut self, head: PageId, nr: u64) {

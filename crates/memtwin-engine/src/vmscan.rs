@@ -312,11 +312,17 @@ pub(crate) struct EvictBatch {
     /// The memcg the batch's freed pages were charged to, and how many.
     pub(crate) unc_memcg: MemcgId,
     pub(crate) uncharged: u64,
+    /// The run of frames the batch's evictions freed that the buddy has not taken back yet:
+    /// `free_n` consecutive frames from `free_first`, in one pageblock of zone `free_zone`,
+    /// freed in that order ([`Kernel::free_page_batched`]).
+    pub(crate) free_first: u32,
+    pub(crate) free_n: u32,
+    pub(crate) free_zone: u32,
 }
 
 impl EvictBatch {
     pub(crate) fn new(lruvec: usize) -> Self {
-        EvictBatch { lruvec: lruvec as u32, taken: 0, age_memcg: MemcgId::NONE, age_base: 0, aged: 0, unc_memcg: MemcgId::NONE, uncharged: 0 }
+        EvictBatch { lruvec: lruvec as u32, taken: 0, age_memcg: MemcgId::NONE, age_base: 0, aged: 0, unc_memcg: MemcgId::NONE, uncharged: 0, free_first: 0, free_n: 0, free_zone: 0 }
     }
 }
 
@@ -1647,9 +1653,15 @@ impl Kernel {
         }
         self.cpu(self.cost.evict_page);
         let shadow = self.workingset_eviction_batched(p, target, b);
+        let m = &self.mappings[self.pages[p].mapping.idx()];
+        if m.nrpages + m.nrshadows == 1 {
+            // The mapping's only entry: xas_shrink() may free range 0's tree node, and with it
+            // a slab frame, which goes to the buddy after the batch's frames freed before it.
+            self.free_batch_flush(b);
+        }
         self.filemap_remove_folio(p, Some(shadow));
         self.uncharge_folio_batched(p, b);
-        self.free_page(p);
+        self.free_page_batched(p, b);
     }
 
     /// Apply what batch `b` has left pending: the isolated pages to the lruvec's hierarchical
@@ -1662,6 +1674,7 @@ impl Kernel {
         }
         self.workingset_age_flush(b);
         self.uncharge_batch(b);
+        self.free_batch_flush(b);
     }
 }
 
