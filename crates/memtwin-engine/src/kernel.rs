@@ -95,9 +95,10 @@ pub struct Kernel {
     /// Pages charged while some memcg was above memory.high during the running syscall
     /// (`current->memcg_nr_pages_over_high`).
     pub nr_pages_over_high: u64,
-    /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
-    /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
-    pub charge_stock: (MemcgId, u64),
+    /// Every CPU's charge stock (`memcg_stock_pcp`, [`crate::memcontrol::MemcgStock`]), CPU by
+    /// CPU: the running context's is that of `pcp_ctx` ([`Kernel::stock_cpu`]); a charge
+    /// takes from it and refills it ([`Kernel::try_charge_memcg`]), whatever task runs there.
+    pub memcg_stock: Vec<crate::memcontrol::MemcgStock>,
     /// The running task's dirty throttling state (`current->nr_dirtied`, `nr_dirtied_pause`,
     /// `dirty_paused_when`, its CPU's `bdp_ratelimits`); saved per task.
     pub task_dirty: crate::page_writeback::TaskDirty,
@@ -294,7 +295,7 @@ impl Kernel {
             reclaim_nid: None,
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
-            charge_stock: (MemcgId::NONE, 0),
+            memcg_stock: vec![crate::memcontrol::MemcgStock::default()],
             task_dirty: Default::default(),
             ratelimit_pages: 0,
             wb_bw: vec![],

@@ -369,6 +369,12 @@ pub struct KernelProfile {
     /// per-CPU stock (`consume_stock()`/`refill_stock()`): 64 from 6.1 (1813e51eece0 "memcg:
     /// increase MEMCG_CHARGE_BATCH to 64"), 32 before (`CHARGE_BATCH`).
     pub memcg_charge_batch: u64,
+    /// Memcgs one CPU's charge stock caches at once (`memcg_stock_pcp`,
+    /// [`crate::memcontrol::MemcgStock`]): 7 (`NR_MEMCG_STOCK`) from 6.16 (f735eebe55f8f
+    /// "memcg: multi-memcg percpu charge cache"), where a charge of another memcg on the CPU
+    /// takes a free slot; 1 before (`stock->cached`), where it drains the CPU's stock
+    /// (`refill_stock()`: "reset if necessary").
+    pub memcg_stock_slots: usize,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
     /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
@@ -763,6 +769,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         cgroup_writeback: true,
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
+        memcg_stock_slots: 1,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
@@ -974,7 +981,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
                       the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
-                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests",
+                      slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests, \
+                      per-CPU charge stocks caching up to 7 memcgs each (6.16)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder },
@@ -990,6 +998,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         throtl_trim_keeps_one_slice: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
+        memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
