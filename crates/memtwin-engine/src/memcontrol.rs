@@ -1591,22 +1591,35 @@ impl Kernel {
         self.memcgs.wb_updated(memcg);
     }
 
-    /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
-    /// counters lose its pages, v1's `pgpgout` counts one event, its frames are left
-    /// uncharged.
+    /// `mem_cgroup_uncharge()` of a large page-cache folio (unmapped): its buffer heads go
+    /// with the charge (`try_to_free_buffers()`), the counters lose its pages (`file`, and
+    /// `file_dirty`/`file_writeback` when a truncation drops it dirty or after its
+    /// writeback), v1's `pgpgout` counts one event (`uncharge_batch()`: one per folio), its
+    /// frames are left uncharged.
     pub fn mem_cgroup_uncharge_folio(&mut self, head: PageId) {
         let memcg = self.pages[head].memcg;
         if memcg == MemcgId::NONE {
             return;
         }
         self.cpu(self.cost.charge);
+        if self.pages[head].test(crate::mm_types::pg::PRIVATE) {
+            self.try_to_free_buffers(head);
+        }
         let n = self.pages.folio_nr_pages(head);
         self.memcgs.counter_uncharge(memcg, n);
         for i in 0..n as u32 {
             self.pages[PageId(head.0 + i)].memcg = MemcgId::NONE;
         }
+        let dirty = self.pages[head].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[head].test(crate::mm_types::pg::WRITEBACK);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= n;
+        if dirty {
+            m.nr_dirty -= n;
+        }
+        if writeback {
+            m.nr_writeback -= n;
+        }
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
         self.memcgs.wb_updated(memcg);

@@ -1521,6 +1521,10 @@ impl Kernel {
     /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
     /// to its pageblock (the buddy merges them as their neighbours come back).
     pub fn free_folio(&mut self, head: PageId, nr: u64) {
+        if nr > 1 && self.pages[head].test(crate::mm_types::pg::PRIVATE) {
+            // An uncharged large folio with its buffer heads (one a page, on the head).
+            self.try_to_free_buffers(head);
+        }
         let any_private = (0..nr as u32).any(|i| self.pages[PageId(head.0 + i)].test(crate::mm_types::pg::PRIVATE));
         let z = self.zone_of(head);
         let off = (head.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR;

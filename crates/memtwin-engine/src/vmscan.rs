@@ -1475,8 +1475,9 @@ impl Kernel {
                 // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
                 // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
                 // "mm: vmscan: move dirty pages out of the way until they're flushed").
-                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
-                nr_writeback += 1;
+                // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
+                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
+                nr_writeback += nr_p;
                 self.pages[p].flags |= pg::RECLAIM;
                 if self.profile.reclaim_activates_dirty {
                     self.pages[p].flags |= pg::ACTIVE;
@@ -1486,7 +1487,7 @@ impl Kernel {
                 } else {
                     self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 }
-                sc.nr_writeback += 1;
+                sc.nr_writeback += nr_p;
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 continue;
             }
@@ -1520,7 +1521,7 @@ impl Kernel {
                 // "Immediately reclaim when written back": PG_reclaim, so that the end of its
                 // writeback rotates it to the inactive tail (clear_dirty_for_io()).
                 kick_flusher = true;
-                nr_unqueued_dirty += 1;
+                nr_unqueued_dirty += nr_p;
                 if self.profile.reclaim_activates_dirty {
                     // v4.12+: activate_locked, counted as an activation.
                     self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
