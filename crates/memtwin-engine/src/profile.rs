@@ -296,6 +296,14 @@ pub struct KernelProfile {
     /// behind a readahead's read it holds up to 32 write requests, before a request of 128 KiB
     /// or more goes as the next one starts.
     pub blk_plug_peek: crate::blkdev::PlugPeek,
+    /// The per-CPU `lru_add` folio batch (mm/swap.c `cpu_fbatches.lru_add`, `folio_add_lru()`)
+    /// and its size (`PAGEVEC_SIZE`: 14 before 4.15, 15 from 4.15 (86679820 "mm, pagevec:
+    /// remove cold parameter for pagevecs"), 31 from 6.10 (9cecde80aae0 "mm: increase folio
+    /// batch size")); 0: not modelled, a new page goes straight onto its list. A page in a
+    /// batch is on no list (`PG_lru` clear) until the batch fills, a large folio is added, or
+    /// `lru_add_drain()` runs (swap.rs [`crate::swap::FolioBatch`]). Modelled on linux-6.12
+    /// (and its lru_gen build) only so far; the other eras keep pages going straight on.
+    pub lru_add_batch: usize,
     /// `BLK_MAX_REQUEST_COUNT`: the requests a plug holds before it is flushed, 16 before 5.16
     /// and 32 from 5.16 (blkdev.rs [`crate::blkdev::BLK_MAX_REQUEST_COUNT`]).
     pub blk_max_request_count: usize,
@@ -749,6 +757,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         pgfault_counts_retries: false,
         swapin_maps_writable: false,
         blk_plug_peek: crate::blkdev::PlugPeek::Newest,
+        lru_add_batch: 0,
         blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
@@ -858,6 +867,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
+        lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
