@@ -8,10 +8,14 @@ use crate::types::PageId;
 use crate::vmstat::VmEvent;
 
 /// `PAGEVEC_SIZE` from 6.10 (include/linux/pagevec.h: "31 pointers + header align the
-/// folio_batch structure to a power of two", 9cecde80aae0 "mm: increase folio batch size").
+/// folio_batch structure to a power of two", "mm: increase folio batch size").
 pub const PAGEVEC_SIZE_6_10: usize = 31;
-/// `PAGEVEC_SIZE` 4.15-6.9 (include/linux/pagevec.h, 6.1: "15 pointers + header").
-pub const PAGEVEC_SIZE_4_15: usize = 15;
+/// `PAGEVEC_SIZE` from the byte-sized header (2017) to 6.9 (include/linux/pagevec.h, 6.1:
+/// "15 pointers + header").
+pub const PAGEVEC_SIZE_5_X: usize = 15;
+/// `PAGEVEC_SIZE` of 4.x before the header was made bytes (include/linux/pagevec.h, 4.4: "14
+/// pointers + two long's align the pagevec structure to a power of two": `nr`, `cold`).
+pub const PAGEVEC_SIZE_4_X: usize = 14;
 /// The room of every [`FolioBatch`]: the largest `PAGEVEC_SIZE` of the eras modelled.
 pub const FOLIO_BATCH_MAX: usize = PAGEVEC_SIZE_6_10;
 /// The LRU list number ([`crate::mm_types::Page::lru`]) of a page that sits in a CPU's
