@@ -79,6 +79,9 @@ pub struct Kernel {
     /// The CPU of the running context, whose lists in `pcps` it uses (`Kernel::task_cpu`,
     /// `Kernel::kswapd_cpu`); `u32::MAX` before the scheduler names one (CPU 0).
     pub pcp_ctx: u32,
+    /// Per CPU, its `cpu_fbatches.lru_add` batch (swap.rs [`crate::swap::FolioBatch`];
+    /// `KernelProfile::lru_add_batch`), grown to the CPUs that ran.
+    pub lru_add_fbatches: Vec<crate::swap::FolioBatch>,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,
     /// The lists in `pcps` that `decay_pcp_high()` may change: used since their `high` was
@@ -288,6 +291,7 @@ impl Kernel {
             zones: vec![],
             pcps: vec![],
             pcp_ctx: u32::MAX,
+            lru_add_fbatches: vec![],
             pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
             pcp_active: vec![],
             nodes: vec![],

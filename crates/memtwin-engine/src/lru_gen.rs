@@ -993,6 +993,8 @@ impl Kernel {
         // set_mm_walk(pgdat): kswapd's walk context; a direct reclaimer gets one at its first
         // aging (try_to_inc_max_seq() -> set_mm_walk(NULL)). clear_mm_walk() at the end.
         self.lru_gen_mm_walk = sc.kswapd;
+        // "lru_add_drain();" before blk_start_plug() (6.1).
+        self.lru_add_drain();
         self.lru_gen_evict_loop(memcg, v, sc);
         self.lru_gen_mm_walk = false;
     }
@@ -1687,6 +1689,8 @@ impl Kernel {
     /// a walk context of its own, and rotate it to the young generation when it had to age.
     pub(crate) fn lru_gen_shrink_lruvec_6_3(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         self.lru_gen_mm_walk = false;
+        // lru_gen_shrink_lruvec() -> "lru_add_drain();" before blk_start_plug().
+        self.lru_add_drain();
         if self.try_to_shrink_lruvec(memcg, v, sc) {
             self.lru_gen_rotate_memcg(v, MemcgLruOp::Young);
         }

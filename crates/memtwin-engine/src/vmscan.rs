@@ -1091,6 +1091,8 @@ impl Kernel {
     /// referenced anonymous page is deactivated all the same; before 5.8 it counts as rotated
     /// in `recent_rotated`), marking them `PG_workingset`.
     fn shrink_active_anon(&mut self, memcg: MemcgId, v: usize, nr: u64) {
+        // shrink_active_list(): "lru_add_drain();" first.
+        self.lru_add_drain();
         let (mut moved, mut scanned, mut rotated) = (0, 0, 0);
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveAnon) else { break };
@@ -1388,6 +1390,8 @@ impl Kernel {
     /// active list once more ("Identify referenced, file-backed active folios and give them
     /// one more trip around the active list", every era modelled: 8cab4754d24a, 2.6.31).
     fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
+        // shrink_active_list(): "lru_add_drain();" first.
+        self.lru_add_drain();
         let mut moved = 0;
         let mut scanned = 0;
         while scanned < nr {
@@ -1589,6 +1593,8 @@ impl Kernel {
     /// read's completion time).
     #[inline]
     fn shrink_list_call_cost(&mut self) {
+        // shrink_inactive_list(): "lru_add_drain();" before isolate_lru_folios().
+        self.lru_add_drain();
         self.cpu(self.cost.shrink_list_call);
     }
 

@@ -1452,6 +1452,8 @@ fn set_initial_priority_6_3_starts_global_reclaim_where_inactive_pages_cover_the
     let k = &mut s.kernel;
     read_pages(k, b, 0, 4096, ct);
     read_pages(k, a, 0, 1024, ct);
+    // (the last pages read sit in the CPU's lru_add batch on 6.12: onto the lists now)
+    k.lru_add_drain();
     let v = k.lruvec_idx(ct, 0);
     let root = k.lruvec_idx(MemcgId::ROOT, 0);
     let inactive = |k: &Kernel| -> u64 {
