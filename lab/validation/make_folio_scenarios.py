@@ -81,12 +81,12 @@ def limit(on, size):
 # guest measured at boot (17 times slower than the engine's cost table, where its passes' own
 # system time says 59-177: large-folios.md, "The QEMU pair is the guest's CPU"). They stay in
 # scenarios/validation-pending/; every other large-folio scenario passes and goes to
-# scenarios/validation/. The 512M one (review3 M1) against its recording set (RECORDING_SETS, six host
-# runs, load 10-15): the medians 1641 / 1628 / 1707 MB a pass, the twin 1819 / 1717 / 1684
-# (+10.8 / +5.4 / -1.4%, 2026-11-29 02:58, read_large_folio_page 115); the host's runs spread
-# 1524-1767 / 1551-1927 / 1506-1873 MB, and the twin's runs are one value (kernel.boot_seed draws
-# nothing in this scenario), one draw of a process a 1% change of the device's rule moves by up to
-# 20% (lab/validation/large-folios.md): pending until the twin's spread is compared too.
+# scenarios/validation/. Against their recording sets (RECORDING_SETS, 2026-11-29 04:26), the twin
+# per pass: 1G -1.6/-6.9/+10.4%, 1G-queue -2.6/-16.0/-12.8, 512M +10.8/+3.2/-3.4, 512M-queue
+# +11.1/-17.2/-5.7, the 256M cat +13.5%, its -queue +22.6%; the host's runs of one scenario spread
+# 14-35% a pass, the twin's runs are one value (kernel.boot_seed draws nothing here), and the twin
+# falls back to order 0 after a failed order-8 charge far more often than the host (32 fallbacks
+# against 2 in the traced -queue cat: large-folios.md, "Where the twin reads more").
 PENDING = {"host-ext4-seq-tight-1g-ra8192", "qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-tight-ra8192",
            "host-ext4-seq-tight-512m-ra8192"}
 PENDING_DIR = "scenarios/validation-pending"
