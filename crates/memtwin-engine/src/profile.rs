@@ -454,6 +454,13 @@ pub struct KernelProfile {
     /// does so only for a marked folio, and a miss always starts a window at the missed page
     /// (Debian's 6.1.192 has the old test).
     pub ra_sync_miss_as_hit: bool,
+    /// An asynchronous window at the expected index keeps the previous window's size when
+    /// `get_next_ra_size()` would give less (`ra->size = max(ra->size, get_next_ra_size(ra,
+    /// max_pages))`, "In the case of MADV_HUGEPAGE, the actual size might exceed the readahead
+    /// window": in 6.1's and 6.18's mm/readahead.c, from 5.18's large-folio readahead); before,
+    /// the window is `get_next_ra_size()` of the read's limit, which is smaller than a window
+    /// a larger read opened up to `io_pages`.
+    pub ra_keep_larger_window: bool,
     /// A wb's share of a dirty threshold is at least 1/8 of what its domain has left under it
     /// (`__wb_calc_thresh()`, v6.14, Jim Zhao's "mm/page-writeback: raise wb_thresh to prevent
     /// write blocking with strictlimit"); before, a wb that completed no write recently has a
@@ -811,6 +818,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_io_pages: true,
         ra_enomem_stops: false,
         ra_sync_miss_as_hit: true,
+        ra_keep_larger_window: true,
         account_page_tables: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
@@ -925,6 +933,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         v1_reclaim_throttle: false,
         lru_gen_available: false,
         large_folios: LargeFolios::NONE,
+        ra_keep_larger_window: false,
         swapin_delay_in_readpage: false,
         zswap_memcg: false,
         ..linux_6_1.clone()
