@@ -127,6 +127,10 @@ pub struct Kernel {
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
+    /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
+    /// (the interrupted context's). Its pass of the memcg LRU stops there
+    /// (`Node::kswapd_pass`).
+    pub kswapd_until: Nanos,
     /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
     /// a sleep may end the quantum, and the wake-up of the one that did.
     pub resched: crate::sched::Resched,
@@ -311,6 +315,7 @@ impl Kernel {
             stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
+            kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],

@@ -151,6 +151,13 @@ pub struct ScanControl {
     pub force_deactivate: bool,
     /// `may_swap`: anonymous pages may be swapped (false for a v1 memsw limit).
     pub may_swap: bool,
+    /// kswapd's pass of the memcg LRU going on inside an lruvec (6.3+ lru_gen,
+    /// `Node::kswapd_pass`): the pages `try_to_shrink_lruvec()` had scanned there when the
+    /// pass stopped at the shared clock; it goes on from that count.
+    pub kswapd_resume_scanned: Option<u64>,
+    /// Set by `try_to_shrink_lruvec()` when kswapd's clock reached the shared clock inside
+    /// the lruvec: the pages it had scanned there.
+    pub kswapd_stopped_scanned: Option<u64>,
 }
 
 /// What `prepare_scan_count()` (mm/vmscan.c, 5.8+) reads at the reclaim root for one node,
@@ -344,6 +351,8 @@ impl ScanControl {
             skipped_deactivate: false,
             force_deactivate: false,
             may_swap: true,
+            kswapd_resume_scanned: None,
+            kswapd_stopped_scanned: None,
         }
     }
 }
@@ -418,19 +427,19 @@ impl Kernel {
                     };
                     for nid in first..last {
                         self.lru_gen_shrink_node(nid, sc);
-                        if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                        if sc.nr_reclaimed >= sc.nr_to_reclaim || self.kswapd_pass_stopped() {
                             break;
                         }
                     }
                 } else {
                     self.shrink_node_memcgs(sc);
                 }
-                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 || self.resched_pending() {
+                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 || self.resched_pending() || self.kswapd_pass_stopped() {
                     break;
                 }
                 sc.priority -= 1;
             }
-            if sc.nr_reclaimed > 0 || self.resched_pending() {
+            if sc.nr_reclaimed > 0 || self.resched_pending() || self.kswapd_pass_stopped() {
                 break;
             }
             // 6.11+: a partial walk that got nothing goes round once more over every memcg
