@@ -87,7 +87,13 @@ _SAMPLED = ("The recording samples the program's user instruction pointers at 1 
             "accesses to 86.8M with 12, one in 100 and none to 69.1M with 11; a 100 Hz recording (11 accesses) and "
             "one in 10 of the 1 kHz recording's give 72.8M with 11. So sampled text touches do not explain the "
             "kernel's faults: a sample shows one page of the code the loop runs in that millisecond, where the kernel "
-            "sees every page of it referenced at each scan")
+            "sees every page of it referenced at each scan. Of the 82, 75 are libc's and ld.so's pages, which "
+            "other processes map: charged to the root memcg, they are outside this memcg's reclaim in the kernel "
+            "and the twin. The kernel's reclaim at 10M (traced 04:42, one measure: 102.3M, 37 faults) ran "
+            "shrink_active_list 47 times on the file LRU (2,776 taken, 2,717 deactivated, 59 referenced); the "
+            "twin's deactivates 3,461, but no touched page had its accessed bit cleared between two touches, so a "
+            "trial of x86's ptep_clear_flush_young() (no TLB flush: an access whose translation the TLB holds sets "
+            "no bit) changed nothing (lab/validation/trace-programs.md)")
 KNOWN_OUT = {
     ("sqlite3", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=_TEXT + ". Recording set (5 measures, 2026-11-29 "
         "02:52, load 10.7): 27-28 major faults, median 27; the twin 12 (11 at 40M as recorded 7-12). " + _SAMPLED + ". "
