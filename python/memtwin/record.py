@@ -390,7 +390,10 @@ def run_cli(a) -> int:
             s = trace.summary(a.file)
             print(f"{a.file}: source {h.get('source')}, host {h.get('host')}, kernel {h.get('kernel')}, "
                   f"tracer {h.get('tracer', '-')}")
-            print(f"  {s['events']} events over {s['duration_ns'] / 1e9:.3f} s, {s['files']} files")
+            print(f"  {s['events']} events over {s['duration_ns'] / 1e9:.3f} s, {s['files']} files (format version {r.version})")
+            sm = h.get("samples")
+            if isinstance(sm, dict):
+                print(f"  instruction-pointer samples at {sm.get('hz')} Hz: {sm.get('taken')} taken, {sm.get('touches')} written as accesses")
             for k, v in sorted(s["ops"].items()):
                 print(f"  {k:10} {v}")
             return 0

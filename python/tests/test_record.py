@@ -378,3 +378,14 @@ def test_mapped_files_are_snapshotted_as_the_command_starts(tmp_path):
     trace_import.import_strace(str(log), str(out), {"source": "strace"}, resident)
     with trace.Reader(str(out)) as r:
         assert record.resident_in_header(r.header) == (16, 1)
+
+
+def test_trace_info_names_the_version_and_the_samples():
+    """trace-info: the committed sqlite3 trace (format 2, recorded with --sample-hz 1000) shows its
+    rate, samples and access events; cat's (format 1, unsampled) shows neither."""
+    base = os.path.join(os.path.dirname(trace.__file__), "scenarios", "validation", "traces")
+    p = _cli("trace-info", os.path.join(base, "sqlite3.mtt"))
+    assert p.returncode == 0 and "(format version 2)" in p.stdout, p.stderr
+    assert "instruction-pointer samples at 1000 Hz: 84 taken, 82 written as accesses" in p.stdout and "access     82" in p.stdout
+    p = _cli("trace-info", os.path.join(base, "cat.mtt"))
+    assert p.returncode == 0 and "(format version 1)" in p.stdout and "samples" not in p.stdout and "access" not in p.stdout
