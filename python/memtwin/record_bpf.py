@@ -813,4 +813,7 @@ def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
     c.finish()
     c.finish_files()
     w.header["files"] = c.flist
+    # The trace's time 0 on the clock bpftrace's nsecs reads (CLOCK_MONOTONIC): other tools'
+    # samples of the same run (perf record -k mono) line up with its events.
+    w.header["t0_monotonic_ns"] = c.t0
     return dict(c.counts, files=len(c.flist), samples=c.samples)

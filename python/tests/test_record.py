@@ -214,6 +214,7 @@ def test_bpf_samples_to_access_events(tmp_path):
     assert counts["samples"] == {"taken": 6, "touches": 2, "anonymous": 1, "outside_mappings": 1, "no_user_ip": 2}
     with trace.Reader(str(out)) as r:
         assert r.version == trace.FORMAT_VERSION == 2
+        assert r.header["t0_monotonic_ns"] == 1000   # the first line's nsecs: time 0
         ev = [(trace.OP_NAMES[e[5]], e[4], e[1], e[2], e[6]) for e in r.events() if trace.OP_NAMES[e[5]] in ("access", "map")]
     assert ev == [
         ("map", 0, 0, 40960, trace.MAP_EXEC),
