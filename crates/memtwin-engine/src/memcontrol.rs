@@ -1739,9 +1739,10 @@ impl Kernel {
     /// loop then charges (or reclaims) as before.
     #[inline]
     fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
-        let stock_covers = self.charge_stock.0 == memcg && self.charge_stock.1 >= nr;
+        let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
         // The rest of the batch the refill would take from the counters (0: none tried).
-        let extra = if stock_covers || batch_failed { 0 } else { self.profile.memcg_charge_batch.max(nr) - nr };
+        let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
         let memsw = self.memcgs.version == CgroupVersion::V1;
         let (mut memsw_refuses, mut refused_by) = (false, None);
         let (mut high_nr, mut high_batch) = (false, false);
@@ -1765,7 +1766,8 @@ impl Kernel {
         }
         self.memcgs.counter_charge(memcg, nr);
         if stock_covers {
-            self.charge_stock.1 -= nr;
+            let took = self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch);
+            debug_assert!(took);
             return true;
         }
         // try_charge_batch(): memsw is tried first, and a memsw refusal leaves memory's
@@ -1778,7 +1780,7 @@ impl Kernel {
         }
         let batch = if fits { nr + extra } else { nr };
         if batch > nr {
-            self.charge_stock = (memcg, batch - nr);
+            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch);
         }
         if if fits { high_batch } else { high_nr } {
             self.nr_pages_over_high += batch;
