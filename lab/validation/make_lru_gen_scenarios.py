@@ -378,34 +378,17 @@ TOL612 = TOL + """"memcg.workingset_activate_file" = {{ rel = 0.10, abs = 64 }}
 DIRECT612 = ("the stream's direct reclaim. On 6.7+ the reader's per-CPU list refills up to 992 frames at a time (nr_pcp_alloc(): "
              "batch 31 << alloc_factor 5, page_alloc.rs PerCpuPages), which takes the zone from about its high watermark to "
              "below min in one go: the next allocation fails the min watermark and reclaims directly (one evict_folios() "
-             "batch of 64 at DEF_PRIORITY) before kswapd, woken by the same allocation, has run. The engine does this 126 "
-             "times in the stream (8,064 pages) in every run (boot seeds 0-14, each at its boot's measured cpu_slowdown "
-             "where it has one: 16-79) where the kernel's 15 boots do it 20-68 times (1,280-4,352 pages, median 2,560): "
-             "the kernel's kswapd is still reclaiming at more of the refills. Its runs are fewer and larger: pageoutrun "
-             "(balance_pgdat() calls) 34-66 in the stream (median 60), about 1,200 pages each, against the engine's 139 "
-             "(263 at slowdown 1) of about 460, each ended by should_abort_scan() once the zone is above its high "
-             "watermark + MIN_LRU_BATCH. In the kernel that check also needs the guest's ZONE_DMA (16 MiB, a lowmem_reserve "
-             "of about 445 pages against DMA32) above its high watermark + MIN_LRU_BATCH + that reserve, and the allocator "
-             "keeps ZONE_DMA near its low watermark + reserve while DMA32 is low; the engine folds ZONE_DMA into DMA32 "
-             "(page_alloc.rs setup_nodes) and does not check it. With kswapd's watermark abort off (an experiment, not "
-             "committed) the engine runs 101-112 passes and reclaims 5,056-5,504 pages directly; the rest of the gap is "
-             "the emulated CPUs' speed for kswapd's code against the reader's: one measured cpu_slowdown scales both alike, "
-             "and the engine's split does not move between slowdown 1 and 73. kswapd's passes free their pages over "
-             "their own time (Node::kswapd_pass). Kswapd and direct together, 71,680 pages, are within 3% of the "
-             "kernel's median 73,675 (72,896-76,608); the two lists' split (engine 64,591 + 7,074, kernel medians 68,047 "
-             "+ 6,564) is within tolerance")
-GS_A = ("both the engine and the kernel lose A's working set in two modes, by where shrink_many() meets A: when A's bin "
-        "(lru_gen_online_memcg(): get_random_u32_below(MEMCG_NR_BINS)) comes before B's from enough of the passes' random "
-        "start bins, kswapd's passes begin with A (256 pages each at set_initial_priority()'s priority 6, its pages in "
-        "one generation and never aged) until A, down to 4,096 pages, is no longer sizable for a direct reclaimer at "
-        "DEF_PRIORITY (lruvec_is_sizable(): 4,096 >> 12 = 0), turns tail then young (shrink_one()) and leaves the old "
-        "generation: A keeps 16 MiB and wset 3 re-reads 48 MiB (the kernel's 47.0-48.25 MiB in 3 of 15 boots, the "
-        "engine's 48.25-49.25 MiB in 11 of boot seeds 0-14); else A loses less (the kernel 7.5-42.75 MiB in 12 boots, "
-        "the engine 22.25-44.25 MiB). Each of A's refaults is counted as an activation in both. The medians of the set "
-        "are on either side of the modes: 35.75 MiB in the kernel, 48.25 in the engine. The engine runs 139-263 kswapd "
-        "passes in the stream (pageoutrun), each one A-first pass costing A 256 pages, the kernel 34-66 larger ones "
-        "(see the stream's direct reclaim): how many there are decides how often A must come first to lose 12,288 "
-        "pages")
+             "batch of 64 at DEF_PRIORITY) before kswapd, woken by the same allocation, has run. The engine does this "
+             "79-86 times in the stream (5,056-5,504 pages) in its runs (boot seeds 0-14, each at its boot's measured "
+             "cpu_slowdown where it has one: 16-79) where the kernel's 15 boots do it 20-68 times (1,280-4,352 pages, "
+             "median 2,560): the kernel's kswapd is still reclaiming at more of the refills. Its runs are still fewer "
+             "and larger: pageoutrun (balance_pgdat() calls) 34-66 in the stream (median 60) against the engine's 101-112, "
+             "whose passes run to kswapd_shrink_node()'s goal (should_abort_scan() never finds node 0's ZONE_DMA safe); "
+             "one measured cpu_slowdown scales kswapd's code and the reader's alike, and the engine's split moves little "
+             "between slowdown 1 and 73 (5,504 and 5,056 pages), where the TCG vCPUs run kswapd's code relatively slower "
+             "than the reader's hot read that the calibration times. Kswapd and direct together, 71,488 pages, are within "
+             "3% of the kernel's median 73,675 (72,896-76,608); the two lists' split (engine 64,591 + 7,074, kernel "
+             "medians 68,047 + 6,564) is within tolerance")
 PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's prepare_scan_control() reads P's counters "
             "from the rstat copy the periodic flush left (flush_memcg_stats_dwork(), every FLUSH_TIME = 2 s; "
             "mem_cgroup_flush_stats_ratelimited() does not flush while it keeps time) and that copy, taken before much of "
@@ -425,9 +408,7 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
             "cpu_slowdown = 20 the engine deactivates in 2 of boot seeds 0-6 (re-reads 10.6 and 12.5 MiB), with 40 in "
             "none. The window moves with the emulated CPUs' speed, which the host's load changes from run to run")
 KNOWN612 = {
-    "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", DIRECT612), ("lru_gen", "stream", "vmstat.pgscan_kswapd", DIRECT612)]
-    + [("lru_gen", st, m, GS_A) for st, m in (("wset 3", "read_bytes"), ("wset 3", "memcg.workingset_refault_file"),
-                                               ("wset 3", "memcg.workingset_activate_file"), ("wset 3", "vmstat.pgscan_kswapd"))],
+    "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", DIRECT612)],
     "parent-stream": [("two-list", "wset 3", m, PS_DEACT) for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")],
 }
 

@@ -1866,7 +1866,18 @@ impl Kernel {
         if !sc.kswapd {
             return false;
         }
-        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free > self.zones[z].wmark_high + MIN_LRU_BATCH)
+        let zones = &self.nodes[nid as usize].zones;
+        // ZONE_DMA, folded into node 0's lowest zone (page_alloc.rs `setup_nodes()`), is an
+        // eligible zone at every reclaim_idx: the check is `zone_watermark_ok(zone, 0, high +
+        // MIN_LRU_BATCH, sc->reclaim_idx, 0)`, its `lowmem_reserve[reclaim_idx]` included. The
+        // fold keeps ZONE_DMA's free frames at that reserve (`Zone::lowmem_held`; the allocator
+        // has the rest, as the kernel's falls back to ZONE_DMA down to about its low watermark
+        // plus the reserve whenever the zone above is below low): never safe, so kswapd's pass
+        // goes on to its goal (`kswapd_nr_to_reclaim()`).
+        if zones.iter().any(|&z| self.zones[z].lowmem_held > 0) {
+            return false;
+        }
+        zones.iter().all(|&z| self.zones[z].free > self.zones[z].wmark_high + MIN_LRU_BATCH)
     }
 
     /// `kswapd_shrink_node()`'s goal for node `nid`: the sum over its zones of the high

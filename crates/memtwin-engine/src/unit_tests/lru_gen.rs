@@ -1291,7 +1291,11 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// mm/vmscan.c 6.3+ `should_abort_scan()`: memcg reclaim never stops early ("to ensure
 /// fairness"); global reclaim stops at `max(nr_to_reclaim, compact_gap(0))`; kswapd, whose
 /// goal is `kswapd_shrink_node()`'s (the zones' high watermarks, at least `SWAP_CLUSTER_MAX`
-/// each), also once every zone is above its high watermark plus `MIN_LRU_BATCH`.
+/// each), also once every eligible zone is safe: `zone_watermark_ok(zone, 0, high +
+/// MIN_LRU_BATCH, sc->reclaim_idx, 0)`, the zone's `lowmem_reserve[reclaim_idx]` included. On
+/// node 0 ZONE_DMA is eligible and the engine holds its free frames at that reserve
+/// (`Zone::lowmem_held`): never safe there, so kswapd's pass runs to its goal; a node without
+/// ZONE_DMA (node 1) stops once its zones are safe.
 #[test]
 fn should_abort_scan_6_3_stops_global_reclaim_at_its_goal_and_kswapd_at_safe_zones() {
     let (mut s, m, _) = setup_memcgs("linux-6.12-lru_gen");
@@ -1312,12 +1316,39 @@ fn should_abort_scan_6_3_stops_global_reclaim_at_its_goal_and_kswapd_at_safe_zon
     for &z in &zones {
         k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH + 1;
     }
-    assert!(k.should_abort_scan_for_test(0, &sc).0, "every zone safe: kswapd stops");
+    assert!(k.zones[*zones.last().unwrap()].lowmem_held > 0, "node 0 holds ZONE_DMA's reserve");
+    assert!(!k.should_abort_scan_for_test(0, &sc).0, "node 0: ZONE_DMA at its reserve is not safe, kswapd goes on");
     let direct = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
     assert!(!k.should_abort_scan_for_test(0, &direct).0, "a direct reclaimer stops at its goal only");
     let mut memcg_reclaim = crate::vmscan::ScanControl::new(m[0], 32, true, false);
     memcg_reclaim.nr_reclaimed = 1 << 20;
     assert!(!k.should_abort_scan_for_test(0, &memcg_reclaim).0, "memcg reclaim never aborts");
+
+    // Node 1 of a two-node machine has no ZONE_DMA.
+    let mut s2 = sim(r#"
+[scenario]
+name = "two-nodes"
+[machine]
+ram = "2G"
+nodes = 2
+[kernel]
+profile = "linux-6.12-lru_gen"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let k = &mut s2.kernel;
+    let zones1: Vec<usize> = k.nodes[1].zones.clone();
+    assert!(zones1.iter().all(|&z| k.zones[z].lowmem_held == 0));
+    for &z in &zones1 {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH;
+    }
+    let sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, true);
+    assert!(!k.should_abort_scan_for_test(1, &sc).0, "node 1 at high + MIN_LRU_BATCH: not yet safe");
+    for &z in &zones1 {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH + 1;
+    }
+    assert!(k.should_abort_scan_for_test(1, &sc).0, "node 1: every zone safe, kswapd stops");
+    assert!(!k.should_abort_scan_for_test(0, &sc).0, "node 0 of the same machine: ZONE_DMA is not safe");
 }
 
 /// mm/vmscan.c 6.3+ `shrink_many()` against 6.1's `shrink_node_memcgs()` for global reclaim,
