@@ -76,6 +76,8 @@ impl Kernel {
                         self.dirty_inodes.remove(inode);
                     }
                 }
+                // "lru_add_drain();" before invalidate_mapping_pagevec() (6.1).
+                self.lru_add_drain();
                 self.mapping_try_invalidate(inode, first, last)
             }
         }

@@ -295,7 +295,11 @@ impl Kernel {
         if old.as_shadow().is_some() {
             node.shadows -= 1;
         }
-        self.workingset_update_node(inode, index, memcg);
+        // The node holds a page now: workingset_update_node() acts only when it was on a
+        // shadow-node list.
+        if node.shadow_list_stale() {
+            self.workingset_update_node(inode, index, memcg);
+        }
         for _ in 0..need_chunk as u32 + need_zero as u32 {
             self.radix_tree_node_alloc();
         }
@@ -598,17 +602,25 @@ impl Kernel {
         node.pages -= 1;
         if shadow.is_some() {
             node.shadows += 1;
-            m.nrshadows += 1;
         }
+        // What workingset_update_node() and xas_delete_node() look at, read from the node at
+        // hand: each is called only when it has something to do.
+        let (stale, empty) = (node.shadow_list_stale(), node.is_empty());
+        m.nrshadows += shadow.is_some() as u64;
         if self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
             let key = self.inode_wb_key(inode) as usize;
             self.wb_dirty[key] -= 1;
         }
-        let memcg = self.pages[page].memcg;
-        self.workingset_update_node(inode, index, memcg);
-        self.xa_node_free_if_empty(inode, index);
+        if stale {
+            let memcg = self.pages[page].memcg;
+            self.workingset_update_node(inode, index, memcg);
+        }
+        if empty {
+            self.xa_node_free(inode, index >> XA_CHUNK_SHIFT);
+        }
+        self.xas_shrink(inode);
     }
 
     /// `xas_create()` / `xas_nomem()` for an insert at `index`: the tree nodes it needs are
@@ -653,12 +665,17 @@ impl Kernel {
     #[inline]
     pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
         let chunk = index >> XA_CHUNK_SHIFT;
-        let empty = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.pages == 0 && n.shadows == 0);
+        let empty = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.is_empty());
         if empty {
-            self.xa_node_uncharge(inode, chunk);
-            self.mappings[inode.idx()].xa.free_leaf(chunk);
+            self.xa_node_free(inode, chunk);
         }
         self.xas_shrink(inode);
+    }
+
+    /// `xas_delete_node()` of range `chunk`'s node, which holds no entry: uncharged and freed.
+    fn xa_node_free(&mut self, inode: InodeId, chunk: u32) {
+        self.xa_node_uncharge(inode, chunk);
+        self.mappings[inode.idx()].xa.free_leaf(chunk);
     }
 
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and

@@ -491,3 +491,38 @@ proptest! {
         same_result_twice(&scn)?;
     }
 }
+
+
+/// The per-CPU `lru_add` batch (mm/swap.c `cpu_fbatches.lru_add`, `KernelProfile::lru_add_batch`)
+/// switched on for the eras' batch sizes (`PAGEVEC_SIZE` 14 in 4.x, 15 by 5.0 to 6.9, 31 from
+/// 6.10) on every profile the other strategies use: after every step each page is on exactly
+/// one LRU list or in exactly one CPU's batch (the invariants walk the batches with the lists),
+/// and a run repeats exactly.
+fn lru_add_batch_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(maps), prop::sample::select(vec![memtwin_engine::swap::PAGEVEC_SIZE_4_X, memtwin_engine::swap::PAGEVEC_SIZE_5_X, memtwin_engine::swap::PAGEVEC_SIZE_6_10]), prop::bool::ANY).prop_map(|(mut scn, size, six_twelve)| {
+        if six_twelve {
+            scn.profile = profile("linux-6.12").unwrap();
+        }
+        scn.profile.lru_add_batch = size;
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn lru_add_batch_pages_are_on_one_list_or_in_one_batch_after_every_step(scn in lru_add_batch_scenario_strategy(false)) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn lru_add_batch_mapped_pages_are_on_one_list_or_in_one_batch_after_every_step(scn in lru_add_batch_scenario_strategy(true)) {
+        invariants_after_every_step(&scn, false)?;
+    }
+
+    #[test]
+    fn lru_add_batch_same_scenario_same_result(scn in lru_add_batch_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}
