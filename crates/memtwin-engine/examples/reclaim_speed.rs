@@ -1,13 +1,18 @@
 //! Engine-only speed of `memtwin bench`'s (b), constant memcg-limit reclaim: a file read
 //! sequentially (128K reads, FADV_SEQUENTIAL) three times by a task in a 20M cgroup-v2 memcg
 //! under linux-6.6, so every page is a miss that charges, reclaims and evicts.
-//! `cargo run --release --example reclaim_speed -- SIZE` (default "1G"; the callgrind
-//! measurements in BENCHMARKS.md use "256M"). Prints the page events, the pages reclaimed
-//! and the rate of the run (Simulation::new excluded from the time).
+//! `cargo run --release --example reclaim_speed -- [SIZE [LIMIT [READS]]]` (defaults "1G",
+//! "20M", 3; the callgrind measurements in BENCHMARKS.md use "256M" and "512M", and
+//! "256M max 1" / "256M max 3" for (a)'s hit path: the rereads of a file that stays cached).
+//! Prints the page events and their rate (Simulation::new excluded from the time).
 use memtwin_engine::{Document, Simulation};
 
 fn main() {
-    let size = std::env::args().nth(1).unwrap_or_else(|| "1G".into());
+    let args: Vec<String> = std::env::args().collect();
+    let size = args.get(1).cloned().unwrap_or_else(|| "1G".into());
+    let limit = args.get(2).cloned().unwrap_or_else(|| "20M".into());
+    let reads: usize = args.get(3).map(|s| s.parse().expect("READS is a number of reads, e.g. 3")).unwrap_or(3);
+    let ops: Vec<String> = (1..=reads).map(|i| format!(r#"  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read {i}" }},"#)).collect();
     let text = format!(
         r#"
 [scenario]
@@ -24,17 +29,16 @@ read_ahead_kb = 128
 [files."/f"]
 size = "{size}"
 [cgroups.ct]
-"memory.max" = "20M"
+"memory.max" = "{limit}"
 [tasks.t]
 cgroup = "ct"
 ops = [
-  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read 1" }},
-  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read 2" }},
-  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read 3" }},
+{}
 ]
 [report]
 sample_interval = "10s"
-"#
+"#,
+        ops.join("\n")
     );
     let doc = Document::from_toml("reclaim-speed.toml", &text).unwrap();
     let scn = doc.resolve(None, &[]).unwrap();

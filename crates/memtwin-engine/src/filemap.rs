@@ -143,7 +143,7 @@ impl AddressSpace {
     /// The tree nodes an insert at `index` needs that the mapping has not got: the node of the
     /// 64-slot range of `index`, unless the entry will be alone at index 0 (kept in the head);
     /// and range 0's node, when a lone entry at index 0 stops being alone (`xas_expand()`).
-    #[inline]
+    #[inline(always)]
     pub fn xa_nodes_needed(&self, index: u32) -> (bool, bool) {
         let entries = self.nrpages + self.nrshadows;
         // One lookup of the range's leaf for its slot and its occupancy.
@@ -730,8 +730,10 @@ impl Kernel {
     }
 
     /// Whether `page` is still under read I/O at the current time; unlocks it if its read
-    /// has completed.
-    #[inline]
+    /// has completed. The flag and range tests are inlined into the callers (reclaim makes
+    /// them for every folio it scans); the look-up of a locked folio's read is
+    /// [`Kernel::folio_test_locked_io`].
+    #[inline(always)]
     pub fn folio_test_locked(&mut self, page: PageId) -> bool {
         if let Some((ino, s, e)) = self.read_pinned {
             // The reader's batch holds a reference on the folio (filemap_get_read_batch()):
@@ -751,6 +753,13 @@ impl Kernel {
             }
             return false;
         }
+        self.folio_test_locked_io(page)
+    }
+
+    /// [`Kernel::folio_test_locked`] of a page with `PG_locked`: whether its read is still in
+    /// flight; unlocks it if the read has completed.
+    #[inline(never)]
+    fn folio_test_locked_io(&mut self, page: PageId) -> bool {
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         match self.mappings[inode.idx()].inflight_done(index) {
             Some((done, batch)) if self.read_done(inode, done, batch) > self.now => true,

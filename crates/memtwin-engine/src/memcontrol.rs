@@ -1549,18 +1549,21 @@ impl Kernel {
     }
 
     /// `commit_charge()`: record `memcg` in the page after the counters were charged.
+    #[inline]
     pub(crate) fn commit_charge(&mut self, page: PageId, memcg: MemcgId) {
-        let on_lru = self.pages[page].test(crate::mm_types::pg::LRU);
-        let lru = self.pages[page].lru();
+        // The page's state read once (taking it off its LRU changes only its list links and
+        // PG_lru).
+        let pg = self.pages[page];
+        let on_lru = pg.test(crate::mm_types::pg::LRU);
         if on_lru {
             let from = self.folio_lruvec(page);
             self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
         }
-        let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
-        let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
+        let dirty = pg.test(crate::mm_types::pg::DIRTY);
+        let writeback = pg.flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         self.pages[page].memcg = memcg;
-        let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
-        let mapped = self.pages[page].mapcount > 0;
+        let shmem = pg.test(crate::mm_types::pg::SWAPBACKED);
+        let mapped = pg.mapcount > 0;
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += 1;
         m.nr_file_mapped += mapped as u64;
@@ -1573,7 +1576,7 @@ impl Kernel {
         self.memcgs.wb_updated(memcg);
         if on_lru {
             let to = self.folio_lruvec(page);
-            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(lru));
+            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(pg.lru()));
         }
     }
 

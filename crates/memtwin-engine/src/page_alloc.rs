@@ -1257,6 +1257,13 @@ impl Kernel {
     /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
     /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        if order == 0
+            && !self.profile.pcp_auto_tune
+            && !(self.profile.fair_zone_alloc && mark == Wmark::Low)
+            && !(self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode)
+        {
+            return self.get_page_from_freelist_order0(mark, gfp);
+        }
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
         // Whether the walk changed no state but the chosen zone's counters.
@@ -1362,6 +1369,37 @@ impl Kernel {
                 return None;
             }
         }
+    }
+
+    /// [`Kernel::get_page_from_freelist`] of an order-0 page where no zonelist cache, no fair
+    /// pass and no per-CPU lists (6.7+'s `below_high` test) take part: the walk's single
+    /// scan, in which the first zone of the zonelist above its watermark (`__zone_watermark_ok()`
+    /// of order 0: free pages above the mark) that has a frame gives it; the counters and
+    /// `Kernel::freelist_walk` as the general walk leaves them.
+    #[inline]
+    fn get_page_from_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        self.freelist_walk = None;
+        let nid = gfp.nid as usize;
+        for zi in 0..self.nodes[nid].zonelist.len() {
+            let z = self.nodes[nid].zonelist[zi];
+            let zone = &mut self.zones[z];
+            if gfp.thisnode && zone.node != nid as u32 {
+                break;
+            }
+            if zone.free as i64 <= zone.wmark(mark) as i64 {
+                continue;
+            }
+            let Some(pfn) = zone.rmqueue_order0() else { continue };
+            // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
+            zone.alloc_batch -= 1;
+            self.zone_statistics(z, nid as u32);
+            self.vmstat.count(VmEvent::Pgalloc, 1);
+            if mark == Wmark::Low {
+                self.freelist_walk = Some(FreelistWalk { zone: z, nid: nid as u32, fair: false, zlc: false });
+            }
+            return Some(PageId(pfn as u32));
+        }
+        None
     }
 
     /// The earliest time at which `alloc_pages()` would do more than walk the zonelist: an
@@ -1938,10 +1976,17 @@ impl Kernel {
     /// buddy lists. Only the lists used since their `high` was last at `high_min`
     /// (`pcp_active`, in index order) can change: the others are passed over, so that the
     /// work per second follows the contexts that allocated or freed, not the task count.
+    /// The test for a due period is inlined into the caller (every allocation makes it).
+    #[inline(always)]
     pub fn pcp_decay_due(&mut self) {
-        if self.now < self.pcp_next_decay || !self.profile.pcp_auto_tune {
-            return;
+        if self.now >= self.pcp_next_decay && self.profile.pcp_auto_tune {
+            self.pcp_decay_periods();
         }
+    }
+
+    /// [`Kernel::pcp_decay_due`] once a period is due.
+    #[inline(never)]
+    fn pcp_decay_periods(&mut self) {
         // After 64 periods every high is at its floor: more cannot change anything.
         let periods = ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1).min(64);
         self.pcp_next_decay += ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1) * STAT_INTERVAL;
