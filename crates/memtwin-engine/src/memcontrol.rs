@@ -1406,8 +1406,14 @@ impl Kernel {
                 continue;
             }
             if !may_reclaim || st.retries == 0 {
-                if gfp == ChargeGfp::Kernel {
-                    self.memcgs.count_event(over, MemcgEvent::OomKill, 1);
+                if gfp == ChargeGfp::Kernel && nr <= CHARGE_RETRY_MAX_PAGES && self.profile.oom_kill_events {
+                    // mem_cgroup_oom() -> mem_cgroup_out_of_memory() (4.19+ from the charge;
+                    // "if (order > PAGE_ALLOC_COSTLY_ORDER) return false;" before it) kills a
+                    // task, here the charging one (the scheduler ends it), and
+                    // __oom_kill_process() counts the kill: count_vm_event(OOM_KILL) and
+                    // memcg_memory_event_mm(victim's mm, MEMCG_OOM_KILL).
+                    self.vmstat.count(crate::vmstat::VmEvent::OomKill, 1);
+                    self.memcgs.count_event(memcg, MemcgEvent::OomKill, 1);
                 }
                 return Err(ChargeError::Oom { over });
             }

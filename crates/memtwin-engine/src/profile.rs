@@ -387,6 +387,12 @@ pub struct KernelProfile {
     /// takes a free slot; 1 before (`stock->cached`), where it drains the CPU's stock
     /// (`refill_stock()`: "reset if necessary").
     pub memcg_stock_slots: usize,
+    /// An OOM kill is counted: /proc/vmstat `oom_kill` and the victim's memcg's
+    /// `MEMCG_OOM_KILL` (memory.events `oom_kill`, v1 memory.oom_control `oom_kill`), both in
+    /// `__oom_kill_process()` (4.13, 8e675f7af507 "mm/oom_kill: count global and memory cgroup
+    /// oom kills"). Before, neither counter exists (and 3.13-4.18 kill a memcg's task only at
+    /// the end of a user page fault, `mem_cgroup_oom_synchronize()`): nothing is counted.
+    pub oom_kill_events: bool,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
     /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
@@ -813,6 +819,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         flusher_wakeup_writes_all: true,
         memcg_charge_batch: 64,
         memcg_stock_slots: 1,
+        oom_kill_events: true,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
@@ -971,10 +978,12 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
+        oom_kill_events: false,
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
                       batch, not all dirty pages (pre-4.12), the fair \
                       zone allocation policy (3.12-4.7), OOM only once no zone is reclaimable (pre-4.7), \
+                      no counters of OOM kills (pre-4.13), \
                       user page tables not charged to memcgs (pre-4.5), \
                       writes mark pages accessed (pre-4.7), one shadow-node list capped by present pages (pre-4.6), \
                       THP faults compact and reclaim (defrag \"always\", pre-4.6), timers that fire at the tick \

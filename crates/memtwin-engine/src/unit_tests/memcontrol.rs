@@ -851,3 +851,27 @@ fn mem_cgroup_margin_reads_the_memcgs_own_counters_6_1() {
     t.memcgs[a.idx()].memsw_max = 9;
     assert_eq!(t.margin(a), 1, "v1: memsw's room too");
 }
+
+/// What an OOM kill of a memcg counts, per era: from 4.13 `__oom_kill_process()` counts
+/// /proc/vmstat `oom_kill` and the victim's memcg's `MEMCG_OOM_KILL` (memory.events /
+/// memory.oom_control `oom_kill`); 6.1's and 6.18's `try_charge_memcg()` get there through
+/// `mem_cgroup_oom()` only for a charge of at most `PAGE_ALLOC_COSTLY_ORDER` ("if (order >
+/// PAGE_ALLOC_COSTLY_ORDER) return false;": a larger one fails without a kill). 3.13 and 4.4
+/// have neither counter.
+#[test]
+fn an_oom_kill_is_counted_from_4_13_and_not_for_costly_charges() {
+    for (profile, counted) in [("linux-6.1", 1u64), ("linux-6.18", 1), ("linux-4.4", 0), ("linux-3.13", 0)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        let (vm0, ev0) = (k.vmstat.get(crate::vmstat::VmEvent::OomKill), k.memcgs.events(ct, MemcgEvent::OomKill));
+        assert!(k.try_charge_memcg(ct, 1, true).is_err(), "{profile}");
+        assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::OomKill) - vm0, counted, "{profile}: /proc/vmstat oom_kill");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::OomKill) - ev0, counted, "{profile}: memory.events oom_kill");
+        if counted > 0 {
+            assert!(k.try_charge_memcg(ct, 16, true).is_err(), "{profile}");
+            assert_eq!(k.memcgs.events(ct, MemcgEvent::OomKill) - ev0, counted, "{profile}: no OOM for an order-4 charge");
+            assert_eq!(k.vmstat.get(crate::vmstat::VmEvent::OomKill) - vm0, counted, "{profile}");
+        }
+        assert_invariants(k);
+    }
+}
