@@ -133,16 +133,6 @@ impl Kernel {
         }
     }
 
-    /// `lru_add_drain_all()`: every CPU's `lru_add` batch to the LRU (its work items run on
-    /// each CPU; in CPU order here).
-    pub fn lru_add_drain_all(&mut self) {
-        for cpu in 0..self.lru_add_fbatches.len() {
-            if self.lru_add_fbatches[cpu].nr > 0 {
-                self.folio_batch_move_lru(cpu);
-            }
-        }
-    }
-
     /// `folio_add_lru()`: put a new page on its memcg's lruvec, on the active list if
     /// `PG_active` is set (a refault judged to be in the working set), else inactive; on
     /// profiles with the per-CPU batch, into the running CPU's batch first
