@@ -373,6 +373,7 @@ impl Kernel {
         self.check_directories()?;
         self.check_request_queues()?;
         self.check_rmap()?;
+        let (mut total_dirty, mut total_file_writeback) = (0u64, 0u64);
         for (ino, m) in self.mappings.iter().enumerate() {
             let (mut pages, mut shadows) = (0u64, 0u64);
             for id in m.xa.leaf_ids() {
@@ -405,6 +406,32 @@ impl Kernel {
                     return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
                 }
             }
+            // PG_dirty and PG_writeback are folio flags (the head's); the counts are in pages.
+            let (mut dirty, mut writeback) = (0u64, 0u64);
+            for (i, slot) in m.entries(0, u32::MAX) {
+                let Some(p) = slot.as_page() else { continue };
+                let f = self.pages.page_folio(p);
+                if f != p {
+                    if self.pages[p].flags & (crate::mm_types::pg::DIRTY | crate::mm_types::pg::WRITEBACK) != 0 {
+                        return Err(format!("inode {ino}: tail page {i} carries its folio's dirty or writeback flag"));
+                    }
+                    continue;
+                }
+                let nr = self.pages.folio_nr_pages(f);
+                dirty += nr * self.pages[f].test(crate::mm_types::pg::DIRTY) as u64;
+                writeback += nr * self.pages[f].test(crate::mm_types::pg::WRITEBACK) as u64;
+            }
+            if dirty != m.nrdirty {
+                return Err(format!("inode {ino}: nrdirty {} but its dirty folios hold {dirty} pages", m.nrdirty));
+            }
+            total_dirty += dirty;
+            total_file_writeback += writeback;
+        }
+        if total_dirty != self.vmstat.nr_dirty {
+            return Err(format!("NR_FILE_DIRTY {} but the mappings' dirty folios hold {total_dirty} pages", self.vmstat.nr_dirty));
+        }
+        if total_file_writeback > self.vmstat.nr_writeback {
+            return Err(format!("NR_WRITEBACK {} below the {total_file_writeback} page-cache pages under writeback", self.vmstat.nr_writeback));
         }
         Ok(())
     }

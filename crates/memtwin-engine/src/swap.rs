@@ -168,7 +168,8 @@ impl Kernel {
         self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, page);
         self.pages[page].flags &= !(pg::ACTIVE | pg::RECLAIM);
         self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, page, lru);
-        self.vmstat.count(VmEvent::Pgrotated, 1);
+        // lru_move_tail(): PGROTATED counts the folio's pages.
+        self.vmstat.count(VmEvent::Pgrotated, self.pages.folio_nr_pages(page));
     }
 
     /// `folio_mark_accessed()`: the first access sets `PG_referenced`; a second access on an

@@ -61,6 +61,9 @@ pub enum TraceOp {
     Fault,
     /// `map_advise`: madvise() on a range of a numbered mapping.
     MapAdvise,
+    /// `access` (format 2): a sampled touch of a page of a numbered mapping (a user
+    /// instruction pointer the recorder sampled): the CPU's access through the page's PTE.
+    Access,
 }
 
 impl TraceOp {
@@ -90,6 +93,7 @@ impl TraceOp {
             21 => Unmap,
             22 => Fault,
             23 => MapAdvise,
+            24 => Access,
             _ => return None,
         })
     }
