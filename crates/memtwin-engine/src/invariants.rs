@@ -45,7 +45,16 @@ impl Kernel {
         let mut batched: Vec<(usize, usize, PageId)> = vec![];
         for b in &self.lru_add_fbatches {
             for &q in &b.folios[..b.nr as usize] {
-                if self.folio_in_lru_batch(q) && !batched.iter().any(|x| x.2 == q) {
+                if q == PageId::NIL {
+                    continue; // freed while batched
+                }
+                if !self.folio_in_lru_batch(q) {
+                    return Err(format!("an lru_add batch slot holds page {}, which is not batched (freed without folio_unbatch()?)", q.0));
+                }
+                if batched.iter().any(|x| x.2 == q) {
+                    return Err(format!("page {} is in two lru_add batch slots", q.0));
+                }
+                {
                     let list = match (self.pages[q].test(pg::SWAPBACKED), self.pages[q].test(pg::ACTIVE)) {
                         (true, true) => LruList::ActiveAnon,
                         (true, false) => LruList::InactiveAnon,

@@ -80,7 +80,7 @@ pub struct Kernel {
     /// `Kernel::kswapd_cpu`); `u32::MAX` before the scheduler names one (CPU 0).
     pub pcp_ctx: u32,
     /// Per CPU, its `cpu_fbatches.lru_add` batch (swap.rs [`crate::swap::FolioBatch`];
-    /// `KernelProfile::lru_add_batch`), grown to the CPUs that ran.
+    /// `KernelProfile::lru_add_batch`), one per CPU from the machine's setup.
     pub lru_add_fbatches: Vec<crate::swap::FolioBatch>,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,
@@ -295,7 +295,7 @@ impl Kernel {
             zones: vec![],
             pcps: vec![],
             pcp_ctx: u32::MAX,
-            lru_add_fbatches: vec![],
+            lru_add_fbatches: vec![crate::swap::FolioBatch::default()],
             pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
             pcp_active: vec![],
             nodes: vec![],

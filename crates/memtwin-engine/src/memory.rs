@@ -909,8 +909,10 @@ impl Kernel {
             let in_run = n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64);
             let nid = if self.nr_nodes == 1 { 0 } else if in_run { self.zones[z].node } else { self.page_nid(p) };
             let lv = self.lruvec_idx(self.pages[p].memcg, nid);
-            if !self.folio_in_lru_batch(p) {
-                // (a page in another CPU's lru_add batch leaves it when the batch moves)
+            if self.folio_in_lru_batch(p) {
+                // (a page in another CPU's lru_add batch: its slot emptied)
+                self.folio_unbatch(p);
+            } else {
                 self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
             }
             if self.pages[p].test(pg::WRITEBACK) {
@@ -1190,7 +1192,9 @@ impl Kernel {
             }
             self.cpu(self.cost.zap_page);
             let lv = self.folio_lruvec(p);
-            if !self.folio_in_lru_batch(p) {
+            if self.folio_in_lru_batch(p) {
+                self.folio_unbatch(p);
+            } else {
                 self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
             }
             if self.pages[p].test(pg::WRITEBACK) {

@@ -24,10 +24,9 @@ pub const FOLIO_BATCH_MAX: usize = PAGEVEC_SIZE_6_10;
 pub const LRU_IN_FBATCH: u8 = 0x3f;
 
 /// `struct folio_batch` of one CPU's `cpu_fbatches.lru_add` (mm/swap.c): the folios
-/// `folio_add_lru()` added since the last `folio_batch_move_lru()`. A slot whose page was
-/// freed meanwhile stays taken (the kernel's batch holds a reference; the page goes when the
-/// batch is moved) and is passed over by the move (its page no longer carries
-/// [`LRU_IN_FBATCH`]).
+/// `folio_add_lru()` added since the last `folio_batch_move_lru()`. A page freed meanwhile
+/// ([`Kernel::folio_unbatch`]) leaves its slot empty (`PageId::NIL`) but counted: the kernel's
+/// batch holds a reference, the page goes when the batch is moved.
 #[derive(Clone, Copy, Debug)]
 pub struct FolioBatch {
     /// `fbatch->nr`.
@@ -72,9 +71,7 @@ impl Kernel {
         debug_assert!(!self.pages[page].test(pg::LRU), "folio_add_lru() of a page on an LRU");
         self.pages[page].set_lru(LRU_IN_FBATCH);
         let cpu = self.this_cpu();
-        if cpu >= self.lru_add_fbatches.len() {
-            self.lru_add_fbatches.resize(cpu + 1, FolioBatch::default());
-        }
+        debug_assert!(cpu < self.lru_add_fbatches.len(), "one batch per CPU from the setup");
         let b = &mut self.lru_add_fbatches[cpu];
         b.folios[b.nr as usize] = page;
         b.nr += 1;
@@ -95,11 +92,33 @@ impl Kernel {
         let b = self.lru_add_fbatches[cpu];
         self.lru_add_fbatches[cpu].nr = 0;
         for &p in &b.folios[..b.nr as usize] {
-            if !self.folio_in_lru_batch(p) {
+            if p == PageId::NIL {
                 continue; // freed while in the batch
             }
+            debug_assert!(self.folio_in_lru_batch(p), "a batch slot holds a page that is not batched");
             self.lru_add_fn(p);
         }
+    }
+
+    /// `page`, in a CPU's `lru_add` batch, is freed (truncated, unmapped, its swap slot freed):
+    /// its slot is emptied, the batch's count kept (the kernel's batch holds the folio's
+    /// reference until `folio_batch_move_lru()` releases it), so that its frame, reused, cannot
+    /// be taken for a batched page. The running CPU's batch is searched first, newest first
+    /// (as `__lru_cache_activate_folio()` does). Nothing for a page in no batch.
+    pub(crate) fn folio_unbatch(&mut self, page: PageId) {
+        if !self.folio_in_lru_batch(page) {
+            return;
+        }
+        self.pages[page].set_lru(0);
+        let here = self.this_cpu();
+        for cpu in std::iter::once(here).chain((0..self.lru_add_fbatches.len()).filter(|&c| c != here)) {
+            let b = &mut self.lru_add_fbatches[cpu];
+            if let Some(i) = b.folios[..b.nr as usize].iter().rposition(|&q| q == page) {
+                b.folios[i] = PageId::NIL;
+                return;
+            }
+        }
+        debug_assert!(false, "page {} marked batched is in no batch", page.0);
     }
 
     /// `lru_add_fn()`: `lruvec_add_folio()` of `page` by its `PG_active` and `PG_swapbacked`.
@@ -130,16 +149,6 @@ impl Kernel {
         let cpu = self.this_cpu();
         if self.lru_add_fbatches.get(cpu).is_some_and(|b| b.nr > 0) {
             self.folio_batch_move_lru(cpu);
-        }
-    }
-
-    /// `lru_add_drain_all()`: every CPU's `lru_add` batch to the LRU (its work items run on
-    /// each CPU; in CPU order here).
-    pub fn lru_add_drain_all(&mut self) {
-        for cpu in 0..self.lru_add_fbatches.len() {
-            if self.lru_add_fbatches[cpu].nr > 0 {
-                self.folio_batch_move_lru(cpu);
-            }
         }
     }
 

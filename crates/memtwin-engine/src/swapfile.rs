@@ -1150,8 +1150,10 @@ impl Kernel {
             let p = self.pages[cached];
             if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
                 let lv = self.folio_lruvec(cached);
-                if !self.folio_in_lru_batch(cached) {
-                    // (one in a CPU's lru_add batch leaves it when the batch moves)
+                if self.folio_in_lru_batch(cached) {
+                    // (one in a CPU's lru_add batch: its slot emptied)
+                    self.folio_unbatch(cached);
+                } else {
                     self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, cached);
                 }
                 if p.test(pg::WRITEBACK) {

@@ -263,8 +263,9 @@ fn mark_accessed_of_a_batched_folio_6_12_activates_it_at_the_drain() {
 }
 
 /// A page truncated while it sits in the batch (mm/truncate.c with mm/swap.c, 6.12): it
-/// leaves the page cache and is freed; its slot in the batch stays taken until the batch
-/// moves (the kernel's batch holds a reference), and the move passes over it.
+/// leaves the page cache and is freed; its slot in the batch is emptied but still counted
+/// until the batch moves (the kernel's batch holds a reference), so its frame, reused and
+/// batched again, is in one slot only; the move passes over the empty slot.
 #[test]
 fn a_folio_freed_in_the_batch_is_passed_over_when_the_batch_moves_6_12() {
     let mut s = sim(&one_file_on("linux-6.12"));
@@ -275,6 +276,7 @@ fn a_folio_freed_in_the_batch_is_passed_over_when_the_batch_moves_6_12() {
     k.delete_from_page_cache(p);
     assert!(!k.folio_in_lru_batch(p));
     assert_eq!(k.lru_add_fbatches[0].nr, 4);
+    assert_eq!(k.lru_add_fbatches[0].folios[2], PageId::NIL, "its slot emptied");
     assert_invariants(k);
     k.lru_add_drain();
     assert_eq!(lru_size(k, ct, LruList::InactiveFile), 3);
