@@ -140,8 +140,10 @@ impl Kernel {
         self.memcgs.online.remove(&path);
         self.memcgs.memcgs[m.idx()].state = MemcgState::Dying;
         self.reclaim_walk_dirty(m);
-        // mem_cgroup_css_offline() -> lru_gen_offline_memcg() (6.3+)
+        // mem_cgroup_css_offline() -> lru_gen_offline_memcg() (6.3+), drain_all_stock():
+        // no CPU's stock keeps the memcg cached.
         self.lru_gen_offline_memcg(m);
+        self.drain_all_stock(m);
         let parent = self.memcgs.get(m).parent.unwrap_or(MemcgId::ROOT);
         self.dcache_reparent(m, parent);
         self.xa_nodes_reparent(m, parent);

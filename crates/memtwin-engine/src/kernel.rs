@@ -79,6 +79,9 @@ pub struct Kernel {
     /// The CPU of the running context, whose lists in `pcps` it uses (`Kernel::task_cpu`,
     /// `Kernel::kswapd_cpu`); `u32::MAX` before the scheduler names one (CPU 0).
     pub pcp_ctx: u32,
+    /// Per CPU, its `cpu_fbatches.lru_add` batch (swap.rs [`crate::swap::FolioBatch`];
+    /// `KernelProfile::lru_add_batch`), grown to the CPUs that ran.
+    pub lru_add_fbatches: Vec<crate::swap::FolioBatch>,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,
     /// The lists in `pcps` that `decay_pcp_high()` may change: used since their `high` was
@@ -95,9 +98,10 @@ pub struct Kernel {
     /// Pages charged while some memcg was above memory.high during the running syscall
     /// (`current->memcg_nr_pages_over_high`).
     pub nr_pages_over_high: u64,
-    /// The running CPU's charge stock (`memcg_stock_pcp`: cached memcg, pages left), for the
-    /// batching of memory.high checks ([`Kernel::try_charge_memcg`]); saved per task.
-    pub charge_stock: (MemcgId, u64),
+    /// Every CPU's charge stock (`memcg_stock_pcp`, [`crate::memcontrol::MemcgStock`]), CPU by
+    /// CPU: the running context's is that of `pcp_ctx` ([`Kernel::stock_cpu`]); a charge
+    /// takes from it and refills it ([`Kernel::try_charge_memcg`]), whatever task runs there.
+    pub memcg_stock: Vec<crate::memcontrol::MemcgStock>,
     /// The running task's dirty throttling state (`current->nr_dirtied`, `nr_dirtied_pause`,
     /// `dirty_paused_when`, its CPU's `bdp_ratelimits`); saved per task.
     pub task_dirty: crate::page_writeback::TaskDirty,
@@ -123,6 +127,10 @@ pub struct Kernel {
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
+    /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
+    /// (the interrupted context's). Its pass of the memcg LRU stops there
+    /// (`Node::kswapd_pass`).
+    pub kswapd_until: Nanos,
     /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
     /// a sleep may end the quantum, and the wake-up of the one that did.
     pub resched: crate::sched::Resched,
@@ -287,6 +295,7 @@ impl Kernel {
             zones: vec![],
             pcps: vec![],
             pcp_ctx: u32::MAX,
+            lru_add_fbatches: vec![],
             pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
             pcp_active: vec![],
             nodes: vec![],
@@ -294,7 +303,7 @@ impl Kernel {
             reclaim_nid: None,
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,
-            charge_stock: (MemcgId::NONE, 0),
+            memcg_stock: vec![crate::memcontrol::MemcgStock::default()],
             task_dirty: Default::default(),
             ratelimit_pages: 0,
             wb_bw: vec![],
@@ -306,6 +315,7 @@ impl Kernel {
             stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
+            kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],

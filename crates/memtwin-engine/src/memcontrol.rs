@@ -907,23 +907,21 @@ impl MemcgTree {
         false
     }
 
-    /// `mem_cgroup_margin()`: pages that can still be charged to `m` before some ancestor's
-    /// limit is hit.
+    /// `mem_cgroup_margin()` (mm/memcontrol.c; 3.13's on its res_counters): pages that can
+    /// still be charged to `m` before its own limit is hit, memory's and, "if
+    /// (do_memsw_account())", memsw's. The kernel reads `m`'s counters only, not its
+    /// ancestors': the charge loop asks it of `mem_over_limit`, the memcg whose counter
+    /// refused the charge, and tries the whole hierarchy again when it retries.
+    #[inline]
     pub fn margin(&self, m: MemcgId) -> u64 {
-        let mut margin = u64::MAX;
-        let mut cur = Some(m);
-        let memsw = self.version == CgroupVersion::V1;
-        while let Some(c) = cur {
-            let pc = &self.memcgs[c.idx()].counter;
-            margin = margin.min(pc.max.saturating_sub(pc.usage));
-            if memsw {
-                // mem_cgroup_margin(): "if (do_memsw_account())" the memsw room too.
-                let mc = &self.memcgs[c.idx()];
-                margin = margin.min(mc.memsw_max.saturating_sub(pc.usage + mc.swap));
-            }
-            cur = self.memcgs[c.idx()].parent;
+        let mc = &self.memcgs[m.idx()];
+        let pc = &mc.counter;
+        let margin = pc.max.saturating_sub(pc.usage);
+        if self.version == CgroupVersion::V1 {
+            margin.min(mc.memsw_max.saturating_sub(pc.usage + mc.swap))
+        } else {
+            margin
         }
-        margin
     }
 
     /// Set memory.min and memory.low of `m` (pages): `memory_min_write()`,
@@ -1094,6 +1092,124 @@ pub enum ChargeGfp {
 /// `mem_cgroup_do_charge()`).
 pub const CHARGE_RETRY_MAX_PAGES: u64 = 1 << 3;
 
+/// `NR_MEMCG_STOCK` (mm/memcontrol.c, 6.16+, f735eebe55f8f "memcg: multi-memcg percpu charge
+/// cache"): the memcgs one CPU's charge stock caches at once, "selected to keep the cached
+/// memcgs and their nr_pages in a single cacheline". Before 6.16 a CPU caches one memcg
+/// (`stock->cached`); the profile says how many of these slots its era uses
+/// (`KernelProfile::memcg_stock_slots`).
+pub const NR_MEMCG_STOCK: usize = 7;
+
+/// `struct memcg_stock_pcp` of one CPU: the memcgs whose charges it caches and the pages
+/// pre-charged for each (`cached[]`, `nr_pages[]`; one slot before 6.16). The kernel's page
+/// counters hold these pages from the batch that took them; the engine's counters hold only
+/// what is used ([`Kernel::page_counter_read`] adds the running CPU's stock back), so draining
+/// a slot only forgets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemcgStock {
+    /// `stock->cached[i]` (`MemcgId::NONE`: empty).
+    pub cached: [MemcgId; NR_MEMCG_STOCK],
+    /// `stock->nr_pages[i]`.
+    pub nr_pages: [u64; NR_MEMCG_STOCK],
+    /// The slot the next refill of an uncached memcg drains when every slot is taken.
+    drain_idx: u8,
+}
+
+impl Default for MemcgStock {
+    fn default() -> Self {
+        MemcgStock { cached: [MemcgId::NONE; NR_MEMCG_STOCK], nr_pages: [0; NR_MEMCG_STOCK], drain_idx: 0 }
+    }
+}
+
+impl MemcgStock {
+    /// The slot caching `memcg` among the first `slots`.
+    #[inline]
+    fn slot_of(&self, memcg: MemcgId, slots: usize) -> Option<usize> {
+        self.cached[..slots].iter().position(|&c| c == memcg)
+    }
+
+    /// Pages this stock holds for `memcg` (0 when it caches none).
+    #[inline]
+    pub fn pages_of(&self, memcg: MemcgId, slots: usize) -> u64 {
+        self.slot_of(memcg, slots).map_or(0, |i| self.nr_pages[i])
+    }
+
+    /// Whether `consume_stock(memcg, nr)` would succeed: `nr` at most a charge batch and the
+    /// slot caching `memcg` holds at least `nr` pages (6.16+: the first slot caching it;
+    /// "break" after it whatever it holds).
+    #[inline]
+    pub fn covers(&self, memcg: MemcgId, nr: u64, slots: usize, batch: u64) -> bool {
+        nr <= batch && self.pages_of(memcg, slots) >= nr
+    }
+
+    /// `consume_stock()` (mm/memcontrol.c; 3.13, 6.1: one cached memcg; 6.16+: the slot
+    /// caching `memcg`): take `nr` pre-charged pages, or nothing and false.
+    #[inline]
+    pub fn consume(&mut self, memcg: MemcgId, nr: u64, slots: usize, batch: u64) -> bool {
+        if nr > batch {
+            return false;
+        }
+        match self.slot_of(memcg, slots) {
+            Some(i) if self.nr_pages[i] >= nr => {
+                self.nr_pages[i] -= nr;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `drain_stock()` of slot `i`: its pages go back to the counters (which in the engine
+    /// never held them) and the slot is empty.
+    #[inline]
+    fn drain(&mut self, i: usize) {
+        self.cached[i] = MemcgId::NONE;
+        self.nr_pages[i] = 0;
+    }
+
+    /// `refill_stock()`: cache `nr` pre-charged pages of `memcg`. One slot (3.13 to 6.15):
+    /// another memcg's stock is drained first ("reset if necessary"). 6.16+: the slot caching
+    /// `memcg`, else the first empty one, else a victim slot drained; 6.16-6.18 choose the
+    /// victim at random (`get_random_u32_below(NR_MEMCG_STOCK)`), which the engine cannot
+    /// reproduce run to run: it takes them in turn, as the fix that replaced the random choice
+    /// does ("memcg: use round-robin victim selection in refill_stock", `stock->drain_idx`).
+    /// A stock above a charge batch is drained (4.13+, `if (stock->nr_pages >
+    /// MEMCG_CHARGE_BATCH) drain_stock(stock)`; a charge's refill never gets there: it
+    /// follows a `consume_stock()` that found fewer than `nr` pages, and refills `batch - nr`).
+    pub fn refill(&mut self, memcg: MemcgId, nr: u64, slots: usize, batch: u64) {
+        let i = match self.slot_of(memcg, slots) {
+            Some(i) => i,
+            None => {
+                let i = match self.cached[..slots].iter().position(|&c| c == MemcgId::NONE) {
+                    Some(e) => e,
+                    None => {
+                        let v = self.drain_idx as usize % slots;
+                        self.drain_idx = ((v + 1) % slots) as u8;
+                        v
+                    }
+                };
+                self.drain(i);
+                self.cached[i] = memcg;
+                i
+            }
+        };
+        self.nr_pages[i] += nr;
+        if self.nr_pages[i] > batch {
+            self.drain(i);
+        }
+    }
+
+    /// The part of `drain_all_stock(root)` for this CPU: every slot caching pages of a memcg
+    /// for which `in_subtree` holds is drained (`drain_local_stock()` /
+    /// `drain_local_memcg_stock()`, which drain the whole CPU's stock: the other slots too).
+    pub fn drain_if(&mut self, slots: usize, in_subtree: impl Fn(MemcgId) -> bool) {
+        let hit = (0..slots).any(|i| self.cached[i] != MemcgId::NONE && self.nr_pages[i] > 0 && in_subtree(self.cached[i]));
+        if hit {
+            for i in 0..slots {
+                self.drain(i);
+            }
+        }
+    }
+}
+
 /// Why a charge failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ChargeError {
@@ -1155,10 +1271,12 @@ impl Kernel {
     ///   a charge that may reclaim calls `mem_cgroup_reclaim()` ([`Kernel::mem_cgroup_reclaim`]).
     ///
     /// A reclaim that freed something but left the memcg short retries at once only a charge
-    /// of at most [`CHARGE_RETRY_MAX_PAGES`] (every era); a larger one counts a retry.
+    /// of at most [`CHARGE_RETRY_MAX_PAGES`] (every era); a larger one counts a retry. The
+    /// loop itself never sleeps (`nr_retries--; goto retry;` in 4.x-6.18, `CHARGE_NOMEM` ->
+    /// `nr_oom_retries--` in 3.13): only its reclaim's own waits take time off the CPU.
     ///
-    /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim or
-    /// throttle sleep ended the task's quantum returns [`ChargeError::Again`] at once, its
+    /// A charge its caller made restartable (`resched.restartable_next`) whose reclaim's
+    /// sleep ended the task's quantum returns [`ChargeError::Again`] at once, its
     /// retry loop's `nr_retries` and `drained` kept with the task
     /// ([`crate::sched::ChargeLoop`]): the restarted charge goes on with them, as the
     /// kernel's task goes on inside the same call.
@@ -1170,6 +1288,16 @@ impl Kernel {
     pub fn try_charge_memcg_gfp(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
+        // A fresh charge (not one resumed with its loop's state) that fits takes the loop's
+        // first pass in one walk (`charge_fits_at_once()`).
+        let fresh_loop = !restartable || self.resched.charge_loop.is_none();
+        if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.charge_fits_at_once(memcg, nr, false) {
+            self.resched.restartable = outer;
+            if restartable {
+                self.resched.resumed = crate::sched::Resumed::NONE;
+            }
+            return Ok(());
+        }
         let fresh = crate::sched::ChargeLoop {
             retries: if gfp == ChargeGfp::KernelNoOom { 0 } else { self.profile.max_reclaim_retries },
             drained: self.profile.charge_path == ChargePath::DoCharge,
@@ -1284,21 +1412,6 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             st.retries -= 1;
-            if do_charge {
-                // 3.13's __mem_cgroup_try_charge() charges again at once after CHARGE_NOMEM:
-                // its loop has no sleep (mm/memcontrol.c v3.13; reclaim's own waits are in
-                // shrink_inactive_list()).
-                continue;
-            }
-            // The retry's throttle sleeps inside the charge's memory stall.
-            self.stall_enter(StallKind::Reclaim);
-            self.stall_enter(StallKind::Congestion);
-            self.reclaim_throttle();
-            self.stall_leave(StallKind::Congestion);
-            self.stall_leave(StallKind::Reclaim);
-            if self.resched_pending() {
-                return Err(ChargeError::Again);
-            }
         }
     }
 
@@ -1332,17 +1445,33 @@ impl Kernel {
         total
     }
 
-    /// `drain_all_stock()` of the memcg `over` whose limit a charge met: the charge stock
-    /// of every CPU caching pages of `over` or a descendant gives them back to the page
-    /// counters. The engine's counters never held the stock's pages (`charge_batch_high()`),
-    /// so the margin is what it was; the running CPU's stock goes (the next charge takes a
-    /// batch afresh), the other tasks' stocks, kept by the scheduler, are left. 3.13's
-    /// `drain_all_stock_async()` is the same here: it drains the running CPU's stock at
-    /// once and queues the others' work.
-    fn drain_all_stock(&mut self, over: MemcgId) {
-        let (m, n) = self.charge_stock;
-        if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, over) {
-            self.charge_stock = (MemcgId::NONE, 0);
+    /// The CPU the running context charges on: its stock in `memcg_stock` (`pcp_ctx`, CPU 0
+    /// before the scheduler names one).
+    #[inline]
+    pub fn stock_cpu(&self) -> usize {
+        let cpu = if self.pcp_ctx == u32::MAX { 0 } else { self.pcp_ctx as usize };
+        debug_assert!(cpu < self.memcg_stock.len(), "a charge stock per CPU (Simulation sets nr_cpu_ids of them)");
+        cpu.min(self.memcg_stock.len() - 1)
+    }
+
+    /// The running CPU's charge stock (`this_cpu_ptr(&memcg_stock)`).
+    #[inline]
+    pub fn this_cpu_stock(&self) -> &MemcgStock {
+        &self.memcg_stock[self.stock_cpu()]
+    }
+
+    /// `drain_all_stock()` (mm/memcontrol.c; 3.13's `drain_all_stock_async()`) of `root`:
+    /// the stock of every CPU caching pages of `root` or a descendant is drained, the running
+    /// CPU's at once (`drain_local_stock()`), the others' by work queued on them, which the
+    /// engine runs at once too. The engine's counters never held the stocks' pages
+    /// ([`MemcgStock`]), so the margin is what it was; the drained CPUs' next charges take a
+    /// batch afresh. Its cost is the kernel's: one look at each CPU's stock, on a charge that
+    /// reclaim left short (or a memcg going offline).
+    pub(crate) fn drain_all_stock(&mut self, root: MemcgId) {
+        let slots = self.profile.memcg_stock_slots;
+        let memcgs = &self.memcgs;
+        for stock in self.memcg_stock.iter_mut() {
+            stock.drain_if(slots, |m| memcgs.is_descendant(m, root));
         }
     }
 
@@ -1356,7 +1485,7 @@ impl Kernel {
         if self.memcgs.over_memsw_limit(memcg, nr).is_some() || self.memcgs.over_limit(memcg, nr).is_some() {
             return false;
         }
-        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
+        if self.this_cpu_stock().covers(memcg, nr, self.profile.memcg_stock_slots, self.profile.memcg_charge_batch) {
             return true;
         }
         // charge_batch_high() tests usage + nr + (batch - nr) after the charge, the batch
@@ -1370,10 +1499,10 @@ impl Kernel {
     /// move counters.
     #[inline]
     pub fn charge_from_stock(&self, memcg: MemcgId) -> u64 {
-        if self.charge_stock.0 != memcg || self.charge_stock.1 == 0 {
+        let mut room = self.this_cpu_stock().pages_of(memcg, self.profile.memcg_stock_slots);
+        if room == 0 {
             return 0;
         }
-        let mut room = self.charge_stock.1;
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let pc = &self.memcgs.memcgs[c.idx()].counter;
@@ -1389,7 +1518,9 @@ impl Kernel {
     pub fn charge_stock_commit(&mut self, memcg: MemcgId, nr: u64) {
         debug_assert!(nr <= self.charge_from_stock(memcg));
         self.memcgs.counter_charge(memcg, nr);
-        self.charge_stock.1 -= nr;
+        let (cpu, slots, batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        let took = self.memcg_stock[cpu].consume(memcg, nr, slots, batch);
+        debug_assert!(took, "charge_from_stock() said the stock holds them");
     }
 
     /// `try_charge_memcg(memcg, nr)` when it is quiet (`charge_is_quiet()`), else nothing:
@@ -1402,21 +1533,6 @@ impl Kernel {
         self.memcgs.counter_charge(memcg, nr);
         self.charge_batch_high(memcg, nr, false);
         true
-    }
-
-    /// `reclaim_throttle()` (mm/vmscan.c, v5.16+; `congestion_wait(HZ/10)` before): reclaim
-    /// made no progress, typically because the pages it found are still under I/O; sleep
-    /// until the first busy device's queue drains, at most `HZ/10` (100 ms), so that the I/O
-    /// can complete before the next attempt.
-    pub fn reclaim_throttle(&mut self) {
-        let now = self.now;
-        if let Some(t) = self.devices.iter().map(|d| d.busy_until).filter(|&t| t > now).min() {
-            // The writes that completed while the task slept end their writeback
-            // (`folio_end_writeback()` ran from the interrupt): the next attempt finds those
-            // pages clean, rotated to the inactive tail when reclaim had marked them. In a
-            // restartable charge the sleep may end the task's quantum ([`Kernel::schedule_until`]).
-            self.schedule_until(t.min(self.schedule_timeout_at(crate::vmscan::RECLAIM_THROTTLE_JIFFIES)));
-        }
     }
 
     /// `mem_cgroup_charge()` of a page-cache page: charge it to `memcg` and move it to that
@@ -1475,22 +1591,35 @@ impl Kernel {
         self.memcgs.wb_updated(memcg);
     }
 
-    /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
-    /// counters lose its pages, v1's `pgpgout` counts one event, its frames are left
-    /// uncharged.
+    /// `mem_cgroup_uncharge()` of a large page-cache folio (unmapped): its buffer heads go
+    /// with the charge (`try_to_free_buffers()`), the counters lose its pages (`file`, and
+    /// `file_dirty`/`file_writeback` when a truncation drops it dirty or after its
+    /// writeback), v1's `pgpgout` counts one event (`uncharge_batch()`: one per folio), its
+    /// frames are left uncharged.
     pub fn mem_cgroup_uncharge_folio(&mut self, head: PageId) {
         let memcg = self.pages[head].memcg;
         if memcg == MemcgId::NONE {
             return;
         }
         self.cpu(self.cost.charge);
+        if self.pages[head].test(crate::mm_types::pg::PRIVATE) {
+            self.try_to_free_buffers(head);
+        }
         let n = self.pages.folio_nr_pages(head);
         self.memcgs.counter_uncharge(memcg, n);
         for i in 0..n as u32 {
             self.pages[PageId(head.0 + i)].memcg = MemcgId::NONE;
         }
+        let dirty = self.pages[head].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[head].test(crate::mm_types::pg::WRITEBACK);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= n;
+        if dirty {
+            m.nr_dirty -= n;
+        }
+        if writeback {
+            m.nr_writeback -= n;
+        }
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
         self.memcgs.wb_updated(memcg);
@@ -1584,14 +1713,15 @@ impl Kernel {
     /// counters exact (the stock's pre-charged pages are not added to them; `nr` is charged
     /// already) and models the batching of these checks.
     fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) {
-        if self.charge_stock.0 == memcg && self.charge_stock.1 >= nr {
-            self.charge_stock.1 -= nr;
+        let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        if self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch) {
             return;
         }
-        let batch = self.profile.memcg_charge_batch.max(nr);
+        let batch = charge_batch.max(nr);
         let batch = if !batch_failed && self.try_charge_batch(memcg, batch - nr) { batch } else { nr };
         if batch > nr {
-            self.charge_stock = (memcg, batch - nr);
+            // done_restock: refill_stock(memcg, batch - nr_pages).
+            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch);
         }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
@@ -1599,6 +1729,66 @@ impl Kernel {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
+    }
+
+    /// The first pass of `try_charge_memcg()`'s loop (`TryCharge` path) when `nr` fits under
+    /// every counter from `memcg` up: the same as its memsw/memory tests, `page_counter_charge()`
+    /// and [`Kernel::charge_batch_high`] (the stock, the batch's fit and its `failcnt`, the
+    /// memory.high test), with the counters' limits read in one walk up the tree instead of
+    /// one walk per test. Returns false, having changed nothing, when `nr` does not fit: the
+    /// loop then charges (or reclaims) as before.
+    #[inline]
+    fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
+        // The rest of the batch the refill would take from the counters (0: none tried).
+        let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
+        let memsw = self.memcgs.version == CgroupVersion::V1;
+        let (mut memsw_refuses, mut refused_by) = (false, None);
+        let (mut high_nr, mut high_batch) = (false, false);
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let mc = &self.memcgs.memcgs[c.idx()];
+            let pc = &mc.counter;
+            if pc.usage + nr > pc.max || (memsw && pc.usage + mc.swap + nr > mc.memsw_max) {
+                return false;
+            }
+            let after = pc.usage + nr;
+            if extra > 0 {
+                memsw_refuses |= memsw && after + mc.swap + extra > mc.memsw_max;
+                if refused_by.is_none() && after + extra > pc.max {
+                    refused_by = Some(c);
+                }
+            }
+            high_nr |= after > pc.high;
+            high_batch |= after + extra > pc.high;
+            cur = mc.parent;
+        }
+        self.memcgs.counter_charge(memcg, nr);
+        if stock_covers {
+            let took = self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch);
+            debug_assert!(took);
+            return true;
+        }
+        // try_charge_batch(): memsw is tried first, and a memsw refusal leaves memory's
+        // failcnt alone.
+        let fits = extra > 0 && !memsw_refuses && refused_by.is_none();
+        if !memsw_refuses {
+            if let Some(m) = refused_by {
+                self.memcgs.memcgs[m.idx()].counter.failcnt += 1;
+            }
+        }
+        let batch = if fits { nr + extra } else { nr };
+        if batch > nr {
+            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch);
+        }
+        if if fits { high_batch } else { high_nr } {
+            self.nr_pages_over_high += batch;
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+                self.mem_cgroup_handle_over_high(memcg);
+            }
+        }
+        true
     }
 
     /// Whether the batch the charge stock would take fits: `extra` more pages than the page
@@ -1699,8 +1889,11 @@ impl Kernel {
     /// usage plus the pages the running CPU's charge stock holds for it or a descendant
     /// (charged to the counter with their batch, not used yet).
     pub fn page_counter_read(&self, memcg: MemcgId) -> u64 {
-        let (m, n) = self.charge_stock;
-        let stocked = if n > 0 && m != MemcgId::NONE && self.memcgs.is_descendant(m, memcg) { n } else { 0 };
+        let stock = self.this_cpu_stock();
+        let stocked: u64 = (0..self.profile.memcg_stock_slots)
+            .filter(|&i| stock.nr_pages[i] > 0 && stock.cached[i] != MemcgId::NONE && self.memcgs.is_descendant(stock.cached[i], memcg))
+            .map(|i| stock.nr_pages[i])
+            .sum();
         self.memcgs.get(memcg).counter.usage + stocked
     }
 
@@ -1742,7 +1935,7 @@ mod tests {
         assert_eq!(t.get(a).counter.usage, 8);
         assert_eq!(t.get(MemcgId::ROOT).counter.usage, 8);
         assert_eq!(t.over_limit(b, 3), Some(a));
-        assert_eq!(t.margin(b), 2);
+        assert_eq!(t.margin(a), 2);
         t.counter_uncharge(b, 8);
         assert_eq!(t.get(a).counter.usage, 0);
         assert_eq!(t.get(a).counter.watermark, 8);

@@ -82,8 +82,8 @@ pub struct Resched {
 /// The locals of `try_charge_memcg()`'s retry loop (mm/memcontrol.c, 6.1 and 6.18):
 /// `nr_retries` and `drained`; in 3.13 (`KernelProfile::charge_path` `DoCharge`)
 /// `__mem_cgroup_try_charge()`'s `nr_oom_retries` and the `loop` and `total` of the
-/// `mem_cgroup_reclaim()` it is in. A task whose sleep in the charge (`reclaim_throttle()`,
-/// `folio_wait_writeback()` in its reclaim) ended the quantum resumes inside that same call
+/// `mem_cgroup_reclaim()` it is in. A task whose sleep in the charge's reclaim (`reclaim_throttle()`,
+/// `folio_wait_writeback()`) ended the quantum resumes inside that same call
 /// in the kernel, with the retries it spent spent and the stock drained; the engine's
 /// restarted charge takes them back ([`Kernel::try_charge_memcg`]) instead of starting a
 /// fresh loop.
@@ -105,7 +105,7 @@ pub struct ChargeLoop {
 
 /// What a resumed fault or `write()` does not pay again. In the kernel the task goes on where
 /// it slept (`folio_wait_writeback()` returns into `shrink_folio_list()`, `reclaim_throttle()`
-/// into the charge's retry loop): the fault's entry (`do_anonymous_page()`'s own work before
+/// into `shrink_node()`): the fault's entry (`do_anonymous_page()`'s own work before
 /// the charge), the syscall's entry, the page-cache folio's allocation (`filemap_add_folio()`
 /// before its charge) and the reclaim call's set-up (`do_try_to_free_pages()`) were done
 /// once, before the sleep. The engine's restart runs that path again from the
@@ -191,8 +191,6 @@ struct Task {
     samples: Vec<Nanos>,
     /// Blocked in a `wait` op: off the run queue until a `post` of its event.
     waiting: bool,
-    /// The charge stock of the CPU the task runs on (each task has a CPU of its own).
-    stock: (MemcgId, u64),
     /// The task's dirty throttling state (`balance_dirty_pages()`).
     dirty: crate::page_writeback::TaskDirty,
     /// The fault or `write()` a charge's sleep interrupted, resumed at the next quantum
@@ -304,6 +302,9 @@ impl Simulation {
         let reserved = scn.machine.kernel_reserved / PAGE_SIZE;
         let mut k = Kernel::new(scn.profile.clone(), scn.policies.clone(), scn.cgroup_version, ram_pages, reserved);
         k.nr_cpu_ids = scn.machine.cpus;
+        // One charge stock per CPU (`DEFINE_PER_CPU(struct memcg_stock_pcp, memcg_stock)`),
+        // shared by the tasks that run there (`Kernel::task_cpu`).
+        k.memcg_stock = vec![crate::memcontrol::MemcgStock::default(); scn.machine.cpus.max(1) as usize];
         k.nr_nodes = scn.machine.nodes;
         k.memcg_lru_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
@@ -458,7 +459,6 @@ impl Simulation {
                     maps: vec![],
                     samples: vec![],
                     waiting: false,
-                    stock: (MemcgId::NONE, 0),
                     dirty: Default::default(),
                     resumed: Resumed::NONE,
                     charge_loop: None,
@@ -736,7 +736,6 @@ impl Simulation {
         k.iowait_ns = 0;
         k.memstall_ns = 0;
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
-        k.charge_stock = t.stock;
         k.task_dirty = t.dirty;
         k.resched.resumed = t.resumed;
         k.resched.charge_loop = t.charge_loop;
@@ -751,7 +750,6 @@ impl Simulation {
         let stall = self.kernel.stall.take();
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
-        t.stock = k.charge_stock;
         t.dirty = k.task_dirty;
         t.resumed = k.resched.resumed;
         t.charge_loop = k.resched.charge_loop;

@@ -295,11 +295,11 @@ fn failcnt_counts_the_failed_batch_before_the_charge() {
         let limit = k.memcgs.get(ct).counter.max;
         // Free room for 10 pages, less than a batch: the stock cannot be refilled.
         k.memcgs.memcgs[ct.idx()].counter.max = limit + 10;
-        k.charge_stock = (MemcgId::NONE, 0);
+        { let cpu = k.stock_cpu(); k.memcg_stock[cpu] = Default::default(); }
         let (fail0, max0) = (k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Max));
         for i in 0..10 {
             assert!(k.try_charge_memcg(ct, 1, true).is_ok(), "{profile}: page {i} fits");
-            assert_eq!(k.charge_stock.1, 0, "{profile}: no batch was taken for the stock");
+            assert_eq!(k.this_cpu_stock().pages_of(ct, k.profile.memcg_stock_slots), 0, "{profile}: no batch was taken for the stock");
         }
         assert_eq!(k.memcgs.get(ct).counter.failcnt - fail0, 10, "{profile}: each charge's batch failed once");
         assert_eq!(k.memcgs.events(ct, MemcgEvent::Max), max0, "{profile}: no charge met the limit");
@@ -312,11 +312,11 @@ fn failcnt_counts_the_failed_batch_before_the_charge() {
         k.memcgs.memcgs[ct.idx()].counter.max = usage + batch;
         let fail1 = k.memcgs.get(ct).counter.failcnt;
         assert!(k.try_charge_memcg(ct, 1, true).is_ok());
-        assert_eq!(k.charge_stock, (ct, batch - 1), "{profile}");
+        assert_eq!((k.this_cpu_stock().cached[0], k.this_cpu_stock().nr_pages[0]), (ct, batch - 1), "{profile}");
         assert_eq!(k.memcgs.get(ct).counter.failcnt, fail1, "{profile}");
         // The charges made here belong to no page.
         k.memcgs.counter_uncharge(ct, 11);
-        k.charge_stock = (MemcgId::NONE, 0);
+        { let cpu = k.stock_cpu(); k.memcg_stock[cpu] = Default::default(); }
         assert_invariants(k);
     }
 }
@@ -477,42 +477,70 @@ fn mem_cgroup_reclaim_on_3_13_makes_two_passes_a_charge() {
 /// Readahead's charge is `__GFP_NORETRY` from 4.8 (`readahead_gfp_mask()`, 8a5c743e308d);
 /// before, `read_pages()`/`mpage_readpages()` add its pages with `add_to_page_cache_lru(...,
 /// GFP_KERNEL)` (3.13 mm/readahead.c, fs/mpage.c), a charge that reclaims and retries like
-/// any other. A 4 MiB readahead into a 2 MiB memcg on a 1 MB/s disk: on 6.1 the charges fail
-/// once the memcg is full of pages still under read (nothing to reclaim after two passes);
-/// on 3.13 and 4.4 a failing charge's retries wait for reads to complete
-/// (`reclaim_throttle()`) and reclaim them, so more of the window is charged.
+/// any other. A 4 MiB readahead into a 2 MiB memcg on a 1 MB/s disk: on 6.1 a charge that
+/// meets the memcg full of pages still under read fails after two passes (the first, the
+/// `drained` one); on 4.4 it goes round `try_charge()`'s loop `MEM_CGROUP_RECLAIM_RETRIES`
+/// times more, at once (the loop has no sleep), and finds the same locked pages; on 3.13
+/// each `mem_cgroup_reclaim()` makes passes while they reclaim (up to
+/// `MEM_CGROUP_MAX_RECLAIM_LOOPS`), long enough in CPU time for reads to complete and be
+/// reclaimed, so more of the window is charged. Each charge that meets the limit counts its
+/// batch's `failcnt` once beside one a pass.
 #[test]
 fn readahead_charges_reclaim_and_retry_before_4_8() {
     let charged = |profile: &str| {
         let (s, ct, _) = super::vmscan::memcg_full_under_read(profile);
         let k = &s.kernel;
         assert_invariants(k);
-        (k.memcgs.events(ct, MemcgEvent::Pgpgin), k.memcgs.events(ct, MemcgEvent::Pgsteal))
+        let (max, failcnt) = (k.memcgs.events(ct, MemcgEvent::Max), k.memcgs.get(ct).counter.failcnt);
+        (k.memcgs.events(ct, MemcgEvent::Pgpgin), k.memcgs.events(ct, MemcgEvent::Pgsteal), max, failcnt - max)
     };
-    let (new, new_steal) = charged("linux-6.1");
+    let (new, new_steal, new_passes, new_failed) = charged("linux-6.1");
     assert_eq!(new_steal, 0, "6.1: the NORETRY charges found nothing to reclaim");
     assert!(new <= 512, "6.1: {new} pages charged, no more than fit in 2 MiB");
-    for profile in ["linux-3.13", "linux-4.4"] {
-        let (old, old_steal) = charged(profile);
-        assert!(old_steal > 0, "{profile}: the GFP_KERNEL charges reclaimed pages whose read completed");
-        assert!(old > 512 && old > new, "{profile}: {old} pages charged, 6.1 {new}");
-    }
+    assert_eq!(new_passes, 2 * new_failed, "6.1: two passes a failed charge");
+    let (mid, mid_steal, mid_passes, mid_failed) = charged("linux-4.4");
+    assert_eq!(mid_steal, 0, "4.4: the retries came at once, the reads not completed");
+    assert!(mid >= new && mid <= 512, "4.4: {mid} pages charged");
+    let retries = crate::profile::profile("linux-4.4").unwrap().max_reclaim_retries as u64;
+    assert_eq!(mid_passes, (2 + retries) * mid_failed, "4.4: the first pass, the drained pass and each retry");
+    let (old, old_steal, _, _) = charged("linux-3.13");
+    assert!(old_steal > 0, "3.13: the GFP_KERNEL charges reclaimed pages whose read completed");
+    assert!(old > 512 && old > new, "3.13: {old} pages charged, 6.1 {new}");
 }
 
 /// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18; 3.13's `__mem_cgroup_try_charge()`
-/// and its `nr_oom_retries`): `nr_retries` and `drained` are locals of one call. A task whose `reclaim_throttle()` sleep ended its quantum resumes
-/// inside that call, so a charge restarted after each sleep ([`crate::sched::ChargeLoop`])
-/// reclaims exactly as often as one that slept in place (the first pass, the `drained` pass,
-/// one per retry: memory.events `max`) before it fails, instead of a fresh drain and
-/// `MAX_RECLAIM_RETRIES` more at every restart.
+/// and its `nr_oom_retries`): `nr_retries` and `drained` are locals of one call, and the loop
+/// retries without sleeping. A failing charge in a memcg full of anonymous pages without swap
+/// reclaims on the first pass, the `drained` pass and each retry (memory.events `max`) before
+/// it fails (3.13: no drained pass).
+#[test]
+fn try_charge_memcg_fails_after_its_retries() {
+    for profile in ["linux-6.1", "linux-6.18", "linux-3.13"] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        let max0 = k.memcgs.events(ct, MemcgEvent::Max);
+        let r = k.try_charge_memcg(ct, 1, true);
+        assert!(matches!(r, Err(crate::memcontrol::ChargeError::Oom { .. })), "{profile}: nothing to reclaim without swap");
+        let drained_round = (profile != "linux-3.13") as u64;
+        let retries = k.profile.max_reclaim_retries as u64;
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, 1 + drained_round + retries, "{profile}: the first pass, the drained pass and each retry");
+        assert_invariants(k);
+    }
+}
+
+/// A task whose sleep inside a charge's reclaim ended its quantum resumes inside the same
+/// `try_charge_memcg()` call in the kernel (6.1, 6.18: v1 memcg reclaim that met only dirty
+/// pages not yet queued waits for writeback, `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`):
+/// the engine's restarted charge takes back the loop's `nr_retries` and `drained`
+/// ([`crate::sched::ChargeLoop`]) instead of a fresh loop, so every restart finds the state
+/// the last one left, never a fuller one, and the charge ends.
 #[test]
 fn try_charge_memcg_resumed_keeps_its_retries_and_drained() {
-    for profile in ["linux-6.1", "linux-6.18", "linux-3.13"] {
-        let passes = |restart: bool| {
-            let mut s = sim(&format!(
-                r#"
+    for profile in ["linux-6.1", "linux-6.18"] {
+        let mut s = sim(&format!(
+            r#"
 [scenario]
-name = "no-swap-full"
+name = "dirty-full"
 [machine]
 ram = "256M"
 [kernel]
@@ -520,57 +548,49 @@ profile = "{profile}"
 cgroup = "v1"
 [devices.sda]
 read_bw = "1M"
+write_bw = "1M"
 [files."/f"]
-size = "8M"
+size = 0
 [cgroups.ct]
 "memory.limit_in_bytes" = "1M"
 [tasks.t]
 cgroup = "ct"
 ops = [{{ op = "sleep", duration = "1ms" }}]
 "#
-            ));
-            let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
-            let k = &mut s.kernel;
-            // A read elsewhere keeps the disk busy: each retry's reclaim_throttle() sleeps.
-            k.do_page_cache_ra(f, 0, 1024, 0, MemcgId::ROOT);
-            let vma = k.do_mmap_anon(256, ct);
-            let mut i = 0;
-            while k.memcgs.margin(ct) > 0 {
-                k.handle_mm_fault(vma, i).unwrap();
-                i += 1;
+        ));
+        let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        let mut pos = 0;
+        while k.memcgs.margin(ct) > 0 {
+            assert_eq!(k.generic_perform_write(f, pos, PAGE_SIZE, ct), Ok(PAGE_SIZE));
+            pos += PAGE_SIZE;
+        }
+        let mut restarts = 0;
+        let mut last: Option<crate::sched::ChargeLoop> = None;
+        let r = loop {
+            // Another task could run at once: a sleep ends the quantum.
+            k.resched.horizon = Some(k.now);
+            k.resched.restartable_next = true;
+            let r = k.try_charge_memcg(ct, 1, true);
+            if r != Err(crate::memcontrol::ChargeError::Again) {
+                break r;
             }
-            let max0 = k.memcgs.events(ct, MemcgEvent::Max);
-            let mut restarts = 0;
-            let r = loop {
-                if restart {
-                    // Another task could run at once: every sleep ends the quantum.
-                    k.resched.horizon = Some(k.now);
-                    k.resched.restartable_next = true;
-                }
-                let r = k.try_charge_memcg(ct, 1, true);
-                if r != Err(crate::memcontrol::ChargeError::Again) {
-                    break r;
-                }
-                assert!(k.resched.charge_loop.is_some(), "{profile}: the loop's state kept with the task");
-                k.resched.wake = None;
-                restarts += 1;
-                assert!(restarts <= 100, "{profile}: the restarted charge never gives up");
-            };
-            assert!(matches!(r, Err(crate::memcontrol::ChargeError::Oom { .. })), "{profile}: nothing to reclaim without swap");
-            assert_eq!(k.resched.charge_loop, None, "{profile}: the charge is over");
-            k.resched = Default::default();
-            assert_invariants(k);
-            (k.memcgs.events(ct, MemcgEvent::Max) - max0, restarts, k.profile.max_reclaim_retries as u64)
+            let st = k.resched.charge_loop.expect("the loop's state kept with the task");
+            if let Some(l) = last {
+                assert!(st.retries <= l.retries && (st.drained || !l.drained), "{profile}: {st:?} after {l:?}");
+            }
+            last = Some(st);
+            k.resched.wake = None;
+            k.advance_clock(k.now);
+            restarts += 1;
+            assert!(restarts <= 100, "{profile}: the restarted charge never ends");
         };
-        let (in_place, _, retries) = passes(false);
-        // 3.13 (mem_cgroup_do_charge()) has no drained round: one failed charge a round.
-        let drained_round = (profile != "linux-3.13") as u64;
-        assert_eq!(in_place, 1 + drained_round + retries, "{profile}: the first pass, the drained pass and each retry");
-        let (restarted, restarts, _) = passes(true);
-        // 3.13's retry loop charges again at once: no sleep, nothing to restart.
-        let sleeps = if profile == "linux-3.13" { 0 } else { retries };
-        assert_eq!(restarts, sleeps, "{profile}: each retry's throttle sleep ended the quantum");
-        assert_eq!(restarted, in_place, "{profile}: the restarts went on with the same loop");
+        assert!(restarts > 0, "{profile}: the charge's reclaim slept");
+        assert!(r.is_ok(), "{profile}: written back, the pages were reclaimed: {r:?}");
+        assert_eq!(k.resched.charge_loop, None, "{profile}: the charge is over");
+        k.resched = Default::default();
+        k.memcgs.counter_uncharge(ct, 1);
+        assert_invariants(k);
     }
 }
 
@@ -629,8 +649,205 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         }
         if ok {
             k.memcgs.counter_uncharge(ct, crate::page_alloc::PAGEBLOCK_NR);
-            k.charge_stock = (MemcgId::NONE, 0);
+            { let cpu = k.stock_cpu(); k.memcg_stock[cpu] = Default::default(); }
         }
         assert_invariants(k);
     }
+}
+
+/// Two unlimited v1 memcgs `a` and `b` on a two-CPU machine, no task running yet.
+fn two_memcgs_two_cpus(profile: &str) -> (Simulation, MemcgId, MemcgId) {
+    let s = sim(&format!(
+        r#"
+[scenario]
+name = "two-memcgs-two-cpus"
+[machine]
+ram = "256M"
+cpus = 2
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[cgroups.a]
+[cgroups.b]
+[tasks.t]
+cgroup = "a"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (a, b) = (memcg(&s, "a"), memcg(&s, "b"));
+    (s, a, b)
+}
+
+/// The charge stock is per CPU (`DEFINE_PER_CPU(struct memcg_stock_pcp, memcg_stock)`,
+/// mm/memcontrol.c), not per task: `consume_stock()` and `refill_stock()` use
+/// `this_cpu_ptr(&memcg_stock)`, whoever runs there. Before 6.16 it caches one memcg: a
+/// charge of `b` on the CPU that caches `a` finds no stock, takes a batch and
+/// `refill_stock()` drains `a`'s pages ("reset if necessary"; 6.1, 6.12); 6.16+ (f735eebe55f8f,
+/// 6.18 here) keeps up to `NR_MEMCG_STOCK` memcgs per CPU, each in its slot. Another CPU's
+/// stock is untouched by either.
+#[test]
+fn the_charge_stock_is_per_cpu_and_caches_one_memcg_before_6_16() {
+    for (profile, slots) in [("linux-6.1", 1), ("linux-6.12", 1), ("linux-6.18", crate::memcontrol::NR_MEMCG_STOCK)] {
+        let (mut s, a, b) = two_memcgs_two_cpus(profile);
+        let k = &mut s.kernel;
+        assert_eq!(k.profile.memcg_stock_slots, slots, "{profile}");
+        assert_eq!(k.memcg_stock.len(), 2, "{profile}: one stock per CPU");
+        let batch = k.profile.memcg_charge_batch;
+        k.pcp_ctx = 0;
+        k.try_charge_memcg(a, 1, true).unwrap();
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), batch - 1, "{profile}: a batch, one page used");
+        k.try_charge_memcg(b, 1, true).unwrap();
+        assert_eq!(k.memcg_stock[0].pages_of(b, slots), batch - 1, "{profile}");
+        let a_left = if slots == 1 { 0 } else { batch - 1 };
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), a_left, "{profile}: b's refill on CPU 0");
+        // a's next charge on CPU 0: from its slot (6.18), or a batch afresh (6.1).
+        k.try_charge_memcg(a, 1, true).unwrap();
+        let expect = if slots == 1 { batch - 1 } else { batch - 2 };
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), expect, "{profile}");
+        assert_eq!(k.memcg_stock[1], Default::default(), "{profile}: CPU 1 charged nothing");
+        // The other CPU takes its own batch.
+        k.pcp_ctx = 1;
+        k.try_charge_memcg(a, 1, true).unwrap();
+        assert_eq!(k.memcg_stock[1].pages_of(a, slots), batch - 1, "{profile}");
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), expect, "{profile}: CPU 0's stock is its own");
+        assert_eq!(k.memcgs.get(a).counter.usage, 3, "{profile}: the counters hold the pages used");
+        k.memcgs.counter_uncharge(a, 3);
+        k.memcgs.counter_uncharge(b, 1);
+    }
+}
+
+/// 6.16+'s `refill_stock()` takes the first empty slot for a memcg it does not cache and, with
+/// all `NR_MEMCG_STOCK` taken, drains a victim slot: at random in 6.16-6.18
+/// (`get_random_u32_below()`), round-robin after "memcg: use round-robin victim selection
+/// in refill_stock" (`stock->drain_idx`), the engine's deterministic choice. A refill that
+/// takes a slot above `MEMCG_CHARGE_BATCH` drains it (4.13+).
+#[test]
+fn refill_stock_takes_a_free_slot_then_drains_victims_in_turn_6_18() {
+    use crate::memcontrol::{MemcgStock, NR_MEMCG_STOCK};
+    let ids: Vec<MemcgId> = (10..10 + NR_MEMCG_STOCK as u32 + 2).map(MemcgId).collect();
+    let mut st = MemcgStock::default();
+    for (i, &m) in ids[..NR_MEMCG_STOCK].iter().enumerate() {
+        st.refill(m, 10 + i as u64, NR_MEMCG_STOCK, 64);
+        assert_eq!(st.cached[i], m, "slot {i} was free");
+    }
+    st.refill(ids[NR_MEMCG_STOCK], 5, NR_MEMCG_STOCK, 64);
+    assert_eq!((st.cached[0], st.nr_pages[0]), (ids[NR_MEMCG_STOCK], 5), "slot 0 drained first");
+    st.refill(ids[NR_MEMCG_STOCK + 1], 6, NR_MEMCG_STOCK, 64);
+    assert_eq!((st.cached[1], st.nr_pages[1]), (ids[NR_MEMCG_STOCK + 1], 6), "then slot 1");
+    assert!(st.consume(ids[2], 12, NR_MEMCG_STOCK, 64), "slot 2 kept its 12 pages");
+    assert!(!st.consume(ids[2], 1, NR_MEMCG_STOCK, 64), "and has none left");
+    assert!(!st.consume(ids[3], 65, NR_MEMCG_STOCK, 64), "no consume above a charge batch");
+    st.refill(ids[3], 60, NR_MEMCG_STOCK, 64);
+    assert_eq!((st.cached[3], st.nr_pages[3]), (MemcgId::NONE, 0), "13 + 60 > 64: drained");
+    // One slot (before 6.16): another memcg's refill drains the stock first.
+    let mut one = MemcgStock::default();
+    one.refill(ids[0], 63, 1, 64);
+    one.refill(ids[1], 40, 1, 64);
+    assert_eq!((one.cached[0], one.nr_pages[0], one.pages_of(ids[0], 1)), (ids[1], 40, 0));
+}
+
+/// `drain_all_stock()` (mm/memcontrol.c, 6.1 and 6.18) drains the stock of every CPU that
+/// caches pages of the memcg whose limit was met or of a descendant (the running CPU's
+/// directly, the others' by `schedule_work_on()`), each CPU's whole stock
+/// (`drain_local_stock()`; 6.18 `drain_stock_fully()`); a CPU caching only other memcgs
+/// keeps its stock. `mem_cgroup_css_offline()` drains the memcg going offline too.
+#[test]
+fn drain_all_stock_drains_every_cpu_caching_the_subtree() {
+    for profile in ["linux-6.1", "linux-6.18"] {
+        let (mut s, a, b) = two_memcgs_two_cpus(profile);
+        let k = &mut s.kernel;
+        let slots = k.profile.memcg_stock_slots;
+        k.pcp_ctx = 0;
+        k.try_charge_memcg(b, 1, true).unwrap();
+        k.try_charge_memcg(a, 1, true).unwrap();
+        k.pcp_ctx = 1;
+        k.try_charge_memcg(b, 1, true).unwrap();
+        assert!(k.memcg_stock[0].pages_of(a, slots) > 0);
+        k.drain_all_stock(a);
+        assert_eq!(k.memcg_stock[0], Default::default(), "{profile}: CPU 0 cached a: all of it drained");
+        assert!(k.memcg_stock[1].pages_of(b, slots) > 0, "{profile}: CPU 1 cached only b");
+        k.memcgs.counter_uncharge(a, 1);
+        k.memcgs.counter_uncharge(b, 2);
+        k.cgroup_rmdir("b").unwrap();
+        assert_eq!(k.memcg_stock[1], Default::default(), "{profile}: b went offline");
+    }
+}
+
+/// The scheduler runs task i on CPU i modulo `nr_cpu_ids` (`Kernel::task_cpu`) and its charges
+/// use that CPU's stock: two readers of one memcg on two CPUs leave a stock on each, on one
+/// CPU a single one.
+#[test]
+fn tasks_charge_through_the_stock_of_their_cpu() {
+    for cpus in [1usize, 2] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "two-readers"
+[machine]
+ram = "256M"
+cpus = {cpus}
+[kernel]
+profile = "linux-6.1"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "800K"
+[files."/g"]
+size = "800K"
+[cgroups.a]
+[tasks.r1]
+cgroup = "a"
+ops = [{{ op = "read", file = "/f", bufsize = "4K" }}]
+[tasks.r2]
+cgroup = "a"
+ops = [{{ op = "read", file = "/g", bufsize = "4K" }}]
+"#
+        ));
+        let a = memcg(&s, "a");
+        run(&mut s);
+        let k = &s.kernel;
+        assert_eq!(k.memcg_stock.len(), cpus);
+        let stocked: Vec<u64> = k.memcg_stock.iter().map(|st| st.pages_of(a, 1)).collect();
+        assert!(stocked.iter().all(|&n| n > 0 && n < 64), "{cpus} CPUs: {stocked:?}");
+    }
+}
+
+/// `try_charge_memcg()` (mm/memcontrol.c, 6.1 and 6.18; `try_charge()` of 4.x) goes round
+/// its retry loop without sleeping: after a reclaim that left the memcg short it retries at
+/// once (`nr_retries--; goto retry`), and only the reclaim's own waits or the OOM path
+/// block. A charge in a memcg full of unreclaimable pages, beside a busy disk, fails having
+/// spent CPU time only (3.13's `__mem_cgroup_try_charge()` is the same).
+#[test]
+fn the_charge_retry_loop_does_not_sleep() {
+    for profile in ["linux-6.1", "linux-6.18", "linux-4.4", "linux-3.13"] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        k.devices[0].busy_until = k.now + crate::types::NSEC_PER_SEC;
+        let (t0, sys0, io0) = (k.now, k.sys_ns, k.iowait_ns);
+        assert!(k.try_charge_memcg(ct, 1, true).is_err(), "{profile}: nothing to reclaim");
+        assert_eq!(k.iowait_ns, io0, "{profile}: no sleep");
+        assert_eq!(k.now - t0, k.sys_ns - sys0, "{profile}: all of the charge's time is CPU time");
+        assert!(k.now - t0 < crate::vmscan::RECLAIM_THROTTLE_JIFFIES * crate::types::NSEC_PER_SEC / crate::memcontrol::HZ, "{profile}");
+    }
+}
+
+/// `mem_cgroup_margin()` (mm/memcontrol.c, 6.1; 3.13 on its res_counters) reads the memcg's
+/// own memory (and v1 memsw) counter, not its ancestors': the charge loop asks it of the
+/// memcg whose counter refused the charge.
+#[test]
+fn mem_cgroup_margin_reads_the_memcgs_own_counters_6_1() {
+    let mut t = crate::memcontrol::MemcgTree::new(crate::memcontrol::CgroupVersion::V1);
+    let a = t.create(MemcgId::ROOT, "a").unwrap();
+    let b = t.create(a, "b").unwrap();
+    t.memcgs[a.idx()].counter.max = 10;
+    t.memcgs[b.idx()].counter.max = 100;
+    t.counter_charge(b, 8);
+    assert_eq!(t.margin(a), 2);
+    assert_eq!(t.margin(b), 92, "b's own limit, whatever a has left");
+    assert_eq!(t.over_limit(b, 3), Some(a), "the charge meets a's limit: the loop asks a's margin");
+    t.memcgs[a.idx()].memsw_max = 9;
+    assert_eq!(t.margin(a), 1, "v1: memsw's room too");
 }
