@@ -291,6 +291,15 @@ mod tests {
         assert_eq!(c.events, 3);
     }
 
+    /// Format 2's `access` (op 24) decodes with its mapping number, offset, length and flags.
+    #[test]
+    fn decodes_an_access() {
+        let mut a = rec(5, 8192, 4096, 7, 3, 24);
+        a[31] = 1;
+        let mut c = TraceCursor::new(VecChunks::new(vec![a]));
+        assert_eq!(c.next_event().unwrap().unwrap(), TraceEvent { t_ns: 5, offset: 8192, length: 4096, pid: 7, file: Some(3), op: TraceOp::Access, flags: 1 });
+    }
+
     #[test]
     fn defects_are_named() {
         let mut c = TraceCursor::new(VecChunks::new(vec![vec![0u8; 33]]));
