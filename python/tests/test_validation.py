@@ -78,25 +78,24 @@ def test_there_is_a_validation_set():
                      "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
     hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
-    # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 13 on XFS (large folios;
-    # the 12th, seq-tight-128m-ra8192, passes with the guest's measured cpu_slowdown; the 13th,
-    # seq-tight-256m-ra8192, as a recording set of six boots, each at its boot's measured cpu_slowdown)
+    # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 12 on XFS (large folios;
+    # the 12th, seq-tight-128m-ra8192, passes with the guest's measured cpu_slowdown)
     # + issue 16: the paced writer (qemu61-write-paced)
     # + issue 22: min_ttl_ms's OOM kill and its control (qemu61-lrugen-minttl-oom, -slow)
     assert sum(n.startswith("qemu61-lrugen-minttl-") for n in names) == 2
     # + issue 22: global reclaim on 6.1, the twin of qemu612-lrugen-global-stream (qemu61-lrugen-global-stream)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 13 + 1 + swap + hot + len(zswap) + 2 + 1
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
     assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
-    # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 on
-    # 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in scenarios/validation-pending/; 6.1
-    # XFS's 256M passes as a recording set of six boots), and the host set re-recorded on default
-    # ext4 (21 of its 22; lab/validation/make_folio_scenarios.py)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 13
+    # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
+    # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in
+    # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22;
+    # lab/validation/make_folio_scenarios.py)
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 12
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at
