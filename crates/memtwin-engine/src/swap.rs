@@ -169,15 +169,7 @@ impl Kernel {
         if self.folio_add_lru_batched(page) {
             return;
         }
-        let active = self.pages[page].test(pg::ACTIVE);
-        let lru = match (self.pages[page].test(pg::SWAPBACKED), active) {
-            (true, true) => LruList::ActiveAnon,
-            (true, false) => LruList::InactiveAnon,
-            (false, true) => LruList::ActiveFile,
-            (false, false) => LruList::InactiveFile,
-        };
-        let v = self.folio_lruvec(page);
-        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
+        self.lru_add_fn(page);
     }
 
     /// `folio_rotate_reclaimable()`: a page marked for immediate reclaim (`PG_reclaim`)
