@@ -97,33 +97,27 @@ COUNTERS = [("elapsed_s", 0.10, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 # sc->force_deactivate (do_try_to_free_pages(): "retry with forcible deactivation if that fails",
 # b91ac374346b), which the engine lacked; with it (merged with main of 02:40): cp4x p99 294 ms (host
 # 388), max 295 (473); cp8x p99 894 (914), max 895 (1062).
-PGPGOUT = ("memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics(): 'pagein of "
-           "a big page is an event'; uncharge_batch() one PGPGOUT per folio). 6.18 holds the copy's page cache in "
-           "32-page folios on both sides of the copy: its readahead, and its writes (generic_perform_write() takes a "
-           "write a mapping_max_folio_size() chunk at a time and ext4's write_begin_get_folio() asks "
-           "__filemap_get_folio() for fgf_set_order(len): order 5 for a 128 KiB write). The host's folio events (the "
-           "copy step's folio_events) add 8189 order-5 folios in cp4x, and fewer than 50 smaller ones; the engine "
-           "writes order-0 pages ('the engine writes single pages', filemap.rs), each uncharged with its own PGPGOUT: "
-           "pgpgout - pgfault 105198 in cp4x's copy step (host 3942; engine of 2026-11-29), the probe's 4096 a round aside. Tried, not kept "
-           "(2026-11-28 23:15): the written folio allocated and charged as one of fgf_set_order(len) (order 5, "
-           "__GFP_NORETRY: one reclaim pass, then the smaller orders) and split for the write: pgpgin - pgfault came to "
-           "8231, the host's figure exactly, but pgpgout stays per page (the split pages are reclaimed one at a time); "
-           "that needs the written folio kept whole through dirtying, writeback and reclaim (the write path, dirty and writeback accounting, submit_write's runs and reclaim's pageout of a dirty folio all go page by page in the engine; not done yet)")
-PHASE = ("the memcg's level at the one instant a step ends, a phase of the probe's round, not a mechanism: ")
-KNOWN = {
-    "host-stall-cp4x-p16m": [
-        ("copy", "memcg.pgpgout", PGPGOUT),
-        ("probe", "memcg.pgpgout", PGPGOUT),
-    ],
-    "host-stall-cp8x-p64m": [
-        ("copy", "memcg.file_bytes", PHASE + "the copy's step ends at its last write(), the memcg at its limit on both "
-                                     "sides; the copy's page cache then 97.5 MiB in the engine, 88.4 MiB on the host "
-                                     "(+10.3% against 10%; within on main of 2026-11-29 02:40, out again since reclaim "
-                                     "retries with force_deactivate, which moves the probe's rounds), the rest the "
-                                     "probe's round, mapped to a different depth at that instant"),
-    ],
-}
-
+# memory.stat's pgpgin/pgpgout count charge events, one per folio (mem_cgroup_charge_statistics():
+# 'pagein of a big page is an event'; uncharge_batch() one PGPGOUT per folio). 6.18 holds the
+# copy's page cache in 32-page folios on both sides of the copy: its readahead, and its writes
+# (generic_perform_write() takes a write a mapping_max_folio_size() chunk at a time and ext4's
+# write_begin_get_folio() asks __filemap_get_folio() for fgf_set_order(len): order 5 for a
+# 128 KiB write; the host's folio events add 8189 order-5 folios in cp4x's copy, fewer than 50
+# smaller ones). While the engine wrote order-0 pages, each uncharged with its own PGPGOUT,
+# pgpgout was +17.7% in cp4x's copy and probe (pgpgout - pgfault 105198 in the copy, host 3942),
+# and cp8x's copy file_bytes +25.1% (the memcg's level as the copy's step ends). With the written
+# folio kept whole from write_begin to its freeing (filemap.rs generic_perform_write_folios(),
+# write_begin_get_folio(); dirty, writeback and reclaim a folio at a time, h-stall6, 2026-11-29):
+# cp4x pgpgout +6.4% (copy) and +5.9% (probe); cp8x copy file_bytes +2.3%: no known_out left.
+# pgpgout - pgfault at the probe's end (its last round unmapped): 7315 in the engine, 7348 on the
+# host (one event a folio the copy's page cache loses, beside the probe's page a fault); the
+# copy's step ends mid-round on the host (pgfault 888148, 684 short of its 217 rounds x 4096:
+# 3412 probe pages still mapped, so 3942 there). What is left of the +6% in pgpgout is pgfault's
+# +6%: 230 probe rounds in the engine, 217 on the host. The memcg's file folios at the copy's end: 916
+# of order 5 and nothing else in the engine, 856 of order 5 and nothing else on the host
+# (the recording's `folios`). The probe's tail with it: cp4x p99 295 ms (host 388), max 296
+# (473); cp8x p99 995 (914), max 1093 (1062).
+KNOWN = {}
 
 def scenario(name, limit, src, probe, what):
     if src:

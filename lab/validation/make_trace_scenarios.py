@@ -72,23 +72,34 @@ _UNSEEN = ("accesses the recording could not see. The program keeps touching pag
            "the kernel's reclaim unmaps and evicts those pages and the program faults on them again. {detail}")
 _TEXT = ("Traced on the host at 10M (filemap:mm_filemap_add_to_page_cache by inode for comm sqlite3): "
          "libsqlite3.so's text (352 pages) was added 1,727 times (one read of the file at 40M: 352), the sqlite3 binary "
-         "146 times (71 at 40M): the LIKE loop runs that code all along. The twin evicts its libsqlite3 pages too (157 "
-         "read, 157 deleted) but replays no access to them after their recorded first faults, so they never fault again")
-_TRIAL = ("A trial replay (/tmp only, not kept: it assumes what the trace does not say) that adds a touch of every "
-          "page of the 16 fault-around blocks the recording faulted in libsqlite3's text (256 pages) after every 1st, "
-          "10th or 100th read of the database reads 66.6M with 12 major faults in each case (61.9M and 11 without): the "
-          "touches keep the text's PTEs young, the twin's limit reclaim keeps those pages (folio_check_references(): a "
-          "referenced VM_EXEC file folio is activated) and they are not read again, where the kernel evicts and re-reads "
-          "them. So the unseen touches account for at most 4.8M of the 29.2M gap and one of the 16 faults; the rest "
-          "(24M, 15 faults) is not explained")
+         "146 times (71 at 40M): the LIKE loop runs that code all along")
+# What the sampled instruction pointers (memtwin record --sample-hz, SAMPLE_HZ) give the twin of
+# sqlite3@10M, measured 2026-11-29 04:19-04:23 (three recordings at load 13.9-14.5, each replayed
+# whole, with its `access` events removed, and with one in 10 or 100 kept).
+_SAMPLED = ("The recording samples the program's user instruction pointers at 1 kHz (memtwin record --sample-hz "
+            "1000): 84 samples over the 0.72 s run, 82 `access` events of text pages (64 of them libc's pread64 page, "
+            "where the 1 ms sample found the thread in its read; 8 in libsqlite3), which the replay runs as touches "
+            "through the PTEs (young) or, for a page reclaim unmapped, as faults. They move the twin from 72.8M and 11 "
+            "major faults (the same trace without them) to 83.6M and 12: one more major fault, so at most one more "
+            "read-around of a library's text (1.9M), the rest the database's pages read again; the kernel's 16 more "
+            "faults and 1,727 libsqlite3 pages added are not reproduced. The result depends on how many touches the "
+            "rate gives: a 10 kHz recording (374 accesses) replays to 67.7M with 16 major faults, one in 10 of its "
+            "accesses to 86.8M with 12, one in 100 and none to 69.1M with 11; a 100 Hz recording (11 accesses) and "
+            "one in 10 of the 1 kHz recording's give 72.8M with 11. So sampled text touches do not explain the "
+            "kernel's faults: a sample shows one page of the code the loop runs in that millisecond, where the kernel "
+            "sees every page of it referenced at each scan. Of the 82, 75 are libc's and ld.so's pages, which "
+            "other processes map: charged to the root memcg, they are outside this memcg's reclaim in the kernel "
+            "and the twin. The kernel's reclaim at 10M (traced 04:42, one measure: 102.3M, 37 faults) ran "
+            "shrink_active_list 47 times on the file LRU (2,776 taken, 2,717 deactivated, 59 referenced); the "
+            "twin's deactivates 3,461, but no touched page had its accessed bit cleared between two touches, so a "
+            "trial of x86's ptep_clear_flush_young() (no TLB flush: an access whose translation the TLB holds sets "
+            "no bit) changed nothing (lab/validation/trace-programs.md)")
 KNOWN_OUT = {
     ("sqlite3", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=_TEXT + ". Recording set (5 measures, 2026-11-29 "
-        "02:52, load 10.7): 27-28 major faults, median 27; the twin 11 (12 at 40M as recorded 7-12). " + _TRIAL + "."),
-    ("sqlite3", "10M", "read_bytes"): _UNSEEN.format(detail=_TEXT + ". Recording set (5 measures, 2026-11-29 02:52, "
-        "load 10.7): 88.6-91.1M read, median 91.1M; the twin 69.1M (-24.1%) since reclaim retries a pass that skipped "
-        "deactivation with sc->force_deactivate (h-stall5, merged 03:10), 61.9M (-32.1%) before it (the single recording "
-        "of 2026-11-28 was 76.4M, and five measures at load 10 earlier on 2026-11-29 gave 92.5-103.6M). " + _TRIAL + " "
-        "(the trial ran before the retry; the 22.0M gap left since is not explained either)."),
+        "02:52, load 10.7): 27-28 major faults, median 27; the twin 12 (11 at 40M as recorded 7-12). " + _SAMPLED + ". "
+        "read_bytes at this limit is within since the sampled touches (83.6M against the set's median 91.1M, -8.3%; "
+        "69.1M, -24.1%, with the trace recorded unsampled at 02:52), not by the kernel's path (its text refaults), "
+        "and not at every sampling rate (above)."),
     ("sqlite3-mmap", "10M", "read_bytes"): _UNSEEN.format(detail=(
         "Here also the database's mapping: the recording's 304 faults on it are one every 16 pages (fault-around maps "
         "the 15 others), so the twin touches one page in 16 of the scan. On the host at 10M the readahead windows "
@@ -97,10 +108,16 @@ KNOWN_OUT = {
         "a page evicted ahead of the scan is touched again only if it is one of the 304. A trial replay that also "
         "touched every page between two faults of the mapping 256 pages or less apart (not kept: it assumes what the "
         "trace does not say) read 187.6M with 36 major faults (127.4M and 29 without). libsqlite3.so's text: 1,367 "
-        "pages added at 10M against 474 at 40M (traced 01:48). The kernel's spread: 257.8-348.8M read.")),
+        "pages added at 10M against 474 at 40M (traced 01:48). The kernel's spread: 257.8-348.8M read. The trace "
+        "recorded 2026-11-29 04:21 with instruction-pointer samples at 1 kHz (26 `access` events of text pages) "
+        "replays to 125.1M with 30 major faults, with or without them (10 kHz, 396 accesses: 127.8M and 33, 124.8M "
+        "and 29 without): samples give the text a program runs, not the data it loads through its mapping, and "
+        "nothing on this host's kernel shows those loads per page without disturbing reclaim (page_idle is not "
+        "built; clear_refs and smaps give the accessed bit per VMA and clear it).")),
     ("sqlite3-mmap", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=(
         "The major faults of read_bytes' known_out at this limit (the scan's faults on evicted pages of the database "
-        "and on libsqlite3's text): 52 recorded, 39-56 in measures; the twin 29 (36 with the trial's touches).")),
+        "and on libsqlite3's text): 52 recorded, 39-56 in measures; the twin 30 with the 1 kHz trace (29 before it; "
+        "36 with the trial's touches).")),
     ("sqlite3-mmap", "40M", "read_bytes"): (
         "the race between the scan and its readahead windows, which the twin's device loses. On the host (traced "
         "2026-11-28 20:37: 12,906 pages added for 10,026, 3,345 of the 3,346 deleted never touched) the window "
@@ -116,7 +133,7 @@ KNOWN_OUT = {
         "where O_DIRECT reads of 4 MiB take 2.6-2.8 ms (calibration's 1 MiB reads: 1.29 GB/s): why its readahead "
         "requests are faster was not found, so the scenario keeps the calibrated rate and the measured think time is "
         "not replayed (time_scale 0, as for every trace scenario). The kernel's spread: 54.5-64.2M read in five "
-        "measures, 55.6M at 01:48 (the twin 44.0M)."),
+        "measures, 55.6M at 01:48 (the twin 44.0M; 44.0M too with the 1 kHz trace of 04:21, 43.7M with a 10 kHz one)."),
 }
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"): the programs
@@ -124,6 +141,10 @@ KNOWN_OUT = {
 # the host lock), real/trace-NAME.json and real/trace-NAME-run2..N.json; validate compares the
 # medians, the twin's run i starting from the cache measured run i started with. The tight points'
 # outcome varies from run to run with the host's timing (README, "Your own workload").
+# The instruction-pointer sampling rate of a program's BPF recording (memtwin record --sample-hz): 1 ms
+# samples, perf's order of magnitude, set before any replay (the result's sensitivity to it: README,
+# "Your own workload"; lab/validation/trace-programs.md).
+SAMPLE_HZ = {"sqlite3": 1000, "sqlite3-mmap": 1000}
 RUNS = {"sqlite3": 5}
 RUNS_WHEN = {"sqlite3": "2026-11-29 02:52, load 10.7"}
 
@@ -131,7 +152,7 @@ TOLERANCE = {"read_bytes": 0.15, "memcg.max_usage_bytes": 0.15}
 FAULTS = {"memcg.pgmajfault": 0.20}
 
 HEAD = """# Validation on this host's kernel ({kernel}, cgroup v1) of a real program (issue 18): {what},
-# recorded with `memtwin record --tracer {tracer}` (traces/{name}.mtt) and measured with `memtwin measure`
+# recorded with `memtwin record --tracer {tracer}` (traces/{name}.mtt{sampled}) and measured with `memtwin measure`
 # at three memcg limits; the twin replays the trace.
 # Generated by lab/validation/make_trace_scenarios.py (its docstring: the targets); recorded results
 # in real/{name_json}.json (re-record, as root: flock /tmp/memtwin-host.lock python3 lab/record_trace_validation.py {name}).
@@ -182,7 +203,11 @@ def scenario(name: str) -> str:
     ra = h.get("read_ahead_kb", 128)
     with open(CALIBRATION) as f:
         cal = json.load(f)
-    s = HEAD.format(kernel=h.get("kernel"), what=what, tracer=tracer, name=name, name_json="trace-" + name,
+    sm = h.get("samples")
+    sampled = (f"; --sample-hz {sm['hz']}: {sm['touches']} `access` events from {sm['taken']} instruction-pointer\n# samples, "
+               f"recorded {h.get('created')}" if sm else "")
+    s = HEAD.format(kernel=h.get("kernel"), what=what, tracer=tracer + (f" --sample-hz {sm['hz']}" if sm else ""), sampled=sampled,
+                    name=name, name_json="trace-" + name,
                     profile=replay.profile_for_kernel(h.get("kernel")), ra=ra, limit0=limits[0], task=task,
                     cal_date=cal["date"], cal_read=f"{cal['read_bw'] / 1e6:.0f} MB/s", cal_p50=f"{cal['rand4k_p50_us']:.0f} us",
                     read_bw=cal["read_bw"], write_bw=cal["write_bw"], seek=f"{cal['seek_ns'] // 1000}us")

@@ -27,6 +27,17 @@ STRACE_MISSING = ["page faults on file and anonymous mappings (strace sees sysca
                   "not replayed; anonymous memory is not faulted)",
                   "the file position of descriptors opened before the recording started (taken as 0)"]
 
+# The BPF tracer's accesses through page-table entries set up earlier (no fault shows them):
+# what --sample-hz records and what no source records (the header's `missing`, `samples`).
+SAMPLE_SOURCE = ("bpftrace profile:hz (perf cpu-clock) on each CPU: the followed thread's user instruction "
+                 "pointer, resolved against the trace's own mappings; one `access` per sample")
+UNSAMPLED_MISSING = ("accesses through page-table entries set up earlier (the text a program executes, the data it "
+                     "reads from its mappings): no fault shows them (memtwin record --sample-hz samples the text)")
+SAMPLED_MISSING = ("the data a program reads or writes through page-table entries set up earlier (the sampled "
+                   "instruction pointers give the text it executes, not the addresses it loads: the accessed bit "
+                   "is per PTE, and this host's kernel shows it per page only through page_idle, not built, or "
+                   "per VMA through clear_refs and smaps, which clear it)")
+
 SYSCALLS = ("open,openat,creat,close,read,readv,pread64,preadv,preadv2,write,writev,pwrite64,pwritev,"
             "pwritev2,lseek,mmap,munmap,madvise,fadvise64,fsync,fdatasync,truncate,ftruncate,rename,"
             "renameat,renameat2,unlink,unlinkat,mkdir,mkdirat,clone,clone3,fork,vfork,exit_group")
@@ -55,6 +66,11 @@ def add_parsers(sub) -> None:
     r.add_argument("--cold", action="append", default=[], metavar="PATH",
                    help="drop the page cache of the files at or below PATH first (written back first; repeatable), "
                         "as memtwin measure does: what a page fault maps depends on what is cached")
+    r.add_argument("--sample-hz", type=int, default=0, metavar="N",
+                   help="BPF tracer: also sample the traced threads' user instruction pointers N times a second "
+                        "(perf cpu-clock, bpftrace profile:hz) and write each as an `access` of that page of its "
+                        f"mapping: the text a program executes through page-table entries set up earlier, which "
+                        f"no fault shows (default 0: off; at most {record_bpf.SAMPLE_HZ_MAX})")
     r.add_argument("command", nargs="*", metavar="CMD")
     i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
                        description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
@@ -176,8 +192,14 @@ def resident_in_header(header: dict) -> tuple:
 
 
 def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False,
-           resident_paths: list | None = None, tracer: str = "auto", cold: list | None = None) -> dict:
+           resident_paths: list | None = None, tracer: str = "auto", cold: list | None = None, sample_hz: int = 0) -> dict:
     jsonio.check_writable(out)
+    if not 0 <= sample_hz <= record_bpf.SAMPLE_HZ_MAX:
+        raise RecordError(f"--sample-hz {sample_hz}: error: the sampling rate must be 0 (off) to {record_bpf.SAMPLE_HZ_MAX} per second\n"
+                          "  fix: give e.g. --sample-hz 1000")
+    if sample_hz and tracer == "strace":
+        raise RecordError(f"--sample-hz {sample_hz}: error: only the BPF tracer samples instruction pointers (strace cannot)\n"
+                          "  fix: use --tracer bpf (root, bpftrace), or leave --sample-hz out")
     for p in cold or []:
         if not os.path.exists(p):
             raise RecordError(f"--cold {p}: error: no such file or directory\n  fix: name a file or directory to drop from the page cache")
@@ -220,11 +242,14 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
                 cached_pages=snap["cached_pages"] + msnap["cached_pages"], skipped=snap["skipped"] + msnap["skipped"])
     if why_not_bpf is None:
         try:
-            return _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap)
+            return _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz)
         except record_bpf.BpfUnavailable as e:
             if tracer == "bpf":
                 raise RecordError(f"memtwin record: error: the BPF tracer failed: {e}\n  fix: use --tracer strace") from None
             why_not_bpf = str(e)
+    if sample_hz:
+        raise RecordError(f"--sample-hz {sample_hz}: error: the BPF tracer cannot run here ({why_not_bpf}), and only it samples\n"
+                          "  fix: run as root on a kernel with BTF and bpftrace installed, or leave --sample-hz out")
     st = _tracer()
     fd, log = tempfile.mkstemp(prefix=".memtwin-strace-", suffix=".log", dir=os.path.dirname(os.path.abspath(out)))
     os.close(fd)
@@ -275,17 +300,21 @@ def _untraced(cmd: list) -> float:
     return round(time.monotonic() - t, 3)
 
 
-def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap) -> dict:
+def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz=0) -> dict:
     """memtwin record with the BPF tracer (memtwin.record_bpf)."""
     outdir = os.path.dirname(os.path.abspath(out))
     with record_bpf.Tracefs():
-        raw, rc, wall = record_bpf.trace_tasks(None if cgroup else cmd, cgroup, duration, outdir)
+        raw, rc, wall = record_bpf.trace_tasks(None if cgroup else cmd, cgroup, duration, outdir, sample_hz)
     try:
-        hdr = {"source": "bpftrace", "command": cmd, "cgroup": cgroup, "exit_status": rc,
-               "resident_snapshot": dict(snap, method="mincore"), "missing": record_bpf.MISSING}
+        missing = list(record_bpf.MISSING)
+        missing.append(SAMPLED_MISSING if sample_hz else UNSAMPLED_MISSING)
+        hdr = {"source": "bpftrace", "command": cmd, "cgroup": cgroup, "exit_status": rc, "traced_wall_s": round(wall, 3),
+               "resident_snapshot": dict(snap, method="mincore"), "missing": missing}
         w = trace.Writer(out, _header(hdr, "bpftrace"))
         try:
             counts = record_bpf.convert(raw, w, trace_import._is_data_file, os.getcwd())
+            if sample_hz:
+                w.header["samples"] = dict(counts["samples"], hz=sample_hz, source=SAMPLE_SOURCE)
             files = w.header["files"]
             for fe in files:
                 r = resident.get(os.path.realpath(fe["path"]))
@@ -302,7 +331,7 @@ def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap) -> dict:
         except OSError:
             pass
     info = dict(counts, events=n, files=len(files), resident=snap, tracer="bpftrace", wall_s=round(wall, 3),
-                exit_status=rc, missing=record_bpf.MISSING)
+                exit_status=rc, missing=missing, sample_hz=sample_hz)
     if overhead and not cgroup:
         info["untraced_wall_s"] = _untraced(cmd)
     return info
@@ -312,7 +341,7 @@ def run_cli(a) -> int:
     try:
         if a.cmd == "record":
             cmd = list(a.command)
-            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer, a.cold)
+            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer, a.cold, a.sample_hz)
             line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: {info['tracer']} "
                     f"(traced wall {info['wall_s']} s")
             if "untraced_wall_s" in info and info["untraced_wall_s"] > 0:
@@ -321,6 +350,11 @@ def run_cli(a) -> int:
             if info["tracer"] == "bpftrace":
                 print(f"  page faults: {info['faults']} ({info['file_faults']} on files, {info['anon_faults']} on anonymous memory), "
                       f"{info['maps']} mappings")
+                if info["sample_hz"]:
+                    sm = info["samples"]
+                    print(f"  instruction-pointer samples at {info['sample_hz']} Hz: {sm['taken']} ({sm['touches']} accesses of "
+                          f"file mappings, {sm['anonymous']} in anonymous memory, {sm['outside_mappings']} outside every "
+                          f"mapping, {sm['no_user_ip']} without a user instruction pointer)")
             elif info.get("bpf_not_used"):
                 print(f"  BPF not used: {info['bpf_not_used']}")
             for m in info.get("missing", []):
@@ -356,7 +390,10 @@ def run_cli(a) -> int:
             s = trace.summary(a.file)
             print(f"{a.file}: source {h.get('source')}, host {h.get('host')}, kernel {h.get('kernel')}, "
                   f"tracer {h.get('tracer', '-')}")
-            print(f"  {s['events']} events over {s['duration_ns'] / 1e9:.3f} s, {s['files']} files")
+            print(f"  {s['events']} events over {s['duration_ns'] / 1e9:.3f} s, {s['files']} files (format version {r.version})")
+            sm = h.get("samples")
+            if isinstance(sm, dict):
+                print(f"  instruction-pointer samples at {sm.get('hz')} Hz: {sm.get('taken')} taken, {sm.get('touches')} written as accesses")
             for k, v in sorted(s["ops"].items()):
                 print(f"  {k:10} {v}")
             return 0

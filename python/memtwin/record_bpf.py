@@ -14,7 +14,13 @@ descendants, plus tasks that join the cgroup while it runs):
 - page faults: exceptions:page_fault_user, and page_fault_kernel at user addresses (a
   copy_to_user() into memory not yet faulted), each `handle_mm_fault()` the kernel ran (a PTE a
   fault-around mapped takes no fault and is not seen); filemap:mm_filemap_fault names the file
-  page a fault reached `filemap_fault()` for (6.x).
+  page a fault reached `filemap_fault()` for (6.x);
+- with `sample_hz`, the accesses no fault shows (the program executing its text through PTEs
+  set up earlier): a perf cpu-clock sample (bpftrace `profile:hz:N`) of each followed thread
+  running in user mode gives its instruction pointer, an `access` of that page of its mapping
+  (reclaim's `folio_referenced()` sees the PTE young at its next scan; one sample per scan
+  interval is enough for that). A sample that finds the thread in the kernel gives the user
+  instruction it entered from (a syscall's or a fault's): that page too was just executed.
 
 `convert` turns the tracer's lines into trace events (schema/trace-format.md): a fault's address
 is resolved against the process's mappings (from its mmap calls; a mapping the kernel made at
@@ -91,11 +97,18 @@ NR = {"read": 0, "write": 1, "open": 2, "close": 3, "mmap": 9, "munmap": 11, "pr
       "copy_file_range": 326, "preadv2": 327, "pwritev2": 328}
 
 
-def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0) -> str:
+# User addresses end below this (x86-64's 47-bit user space, TASK_SIZE_MAX's bound).
+_USER_END = 0x800000000000
+SAMPLE_HZ_MAX = 20000   # the highest rate `memtwin record --sample-hz` takes
+
+
+def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0, sample_hz: int = 0) -> str:
     """The bpftrace program: `roots` are the thread ids followed from the start; with
     `cgroup_id`, threads attached to that cgroup later are followed too. The syscalls go
     through raw_syscalls:sys_enter/sys_exit (two probes: attaching one tracepoint per syscall
-    takes a minute on a loaded host), switched on the syscall number."""
+    takes a minute on a loaded host), switched on the syscall number. With `sample_hz`, a
+    `profile:hz` probe samples the followed threads' user instruction pointers (an I line, the
+    address on the next line)."""
     ino = "$f->f_inode->i_ino, $f->f_inode->i_sb->s_dev, $f->f_inode->i_size"
     a = [f"args->args[{k}]" for k in range(6)]
     p = []
@@ -156,6 +169,13 @@ def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0) -> str:
     p.append('tracepoint:exceptions:page_fault_user /@t[tid]/ { printf("F %llu %d %d %lx %lu\\n", nsecs, pid, tid, args->address, args->error_code); }')
     p.append('tracepoint:exceptions:page_fault_kernel /@t[tid] && args->address < 0x800000000000/ { printf("F %llu %d %d %lx %lu\\n", nsecs, pid, tid, args->address, args->error_code); }')
     p.append('tracepoint:filemap:mm_filemap_fault /@t[tid]/ { printf("G %llu %d %d %lu %u %lu\\n", nsecs, pid, tid, args->i_ino, args->s_dev, args->index); }')
+    if sample_hz:
+        # perf's cpu-clock on each CPU; ustack's first entry is the thread's user instruction
+        # pointer, from the interrupted registers or, when the sample finds it in the kernel,
+        # from the registers it entered with (bpf_get_stack() of task_pt_regs()): the
+        # instruction that made the syscall or faulted. Printed as a line of its own, "\t<hex>"
+        # (BPFTRACE_NO_USER_SYMBOLS: no symbols looked up).
+        p.append(f'profile:hz:{int(sample_hz)} /@t[tid]/ {{ printf("I %llu %d %d%s", nsecs, pid, tid, ustack(perf, 1)); }}')
     # Attached last: BEGIN may run before the other probes are attached, so the recorder
     # waits until this one sees its own getppid() calls.
     p.append(f'tracepoint:raw_syscalls:sys_exit /pid == {int(sync_pid)} && args->id == 110/ {{ printf("SYNC\\n"); }}')
@@ -267,6 +287,9 @@ class Converter:
         self.pending_fault: dict = {}  # tid -> (t, tgid, address, error_code)
         self.t0 = None
         self.counts = {"faults": 0, "file_faults": 0, "anon_faults": 0, "maps": 0, "events": 0}
+        # Instruction-pointer samples: a touch of a file mapping's page, or in anonymous memory,
+        # or outside every mapping the trace knows (vdso, a JIT), or with no user IP.
+        self.samples = {"taken": 0, "touches": 0, "anonymous": 0, "outside_mappings": 0, "no_user_ip": 0}
         self.interp_of: dict = {}    # exe path -> interpreter path
         self.chains: dict = {}       # (st_dev, ino) -> {component index: name}
         self.fkeys: list = []        # file id -> (st_dev, ino)
@@ -420,6 +443,24 @@ class Converter:
         self.counts["faults"] += 1
         self.counts["file_faults" if r.kind == "file" else "anon_faults"] += 1
 
+    def _sample(self, t, tid, tgid, ip):
+        """A sample of thread `tid` (process `tgid`) at user instruction pointer `ip` (None:
+        bpftrace gave none). The thread runs, so a fault it had pending ended without
+        filemap_fault()."""
+        self._resolve_pending(tid)
+        self.samples["taken"] += 1
+        page = (ip or 0) & ~(PAGE - 1)
+        r = self._find(tgid, page) if ip is not None and ip < _USER_END else None
+        if ip is None or ip >= _USER_END:
+            self.samples["no_user_ip"] += 1
+        elif r is None:
+            self.samples["outside_mappings"] += 1
+        elif r.kind != "file":
+            self.samples["anonymous"] += 1
+        else:
+            self._emit(t, "access", pid=tgid, file=r.num, offset=r.base + (page - r.start), length=PAGE, flags=trace.ACCESS_IP)
+            self.samples["touches"] += 1
+
     def _resolve_pending(self, tid, g=None):
         pf = self.pending_fault.pop(tid, None)
         if pf is None:
@@ -472,7 +513,10 @@ class Converter:
             key = (kdev_to_stdev(int(f[3])), int(f[2]))
             self.chains.setdefault(key, {})[int(f[4])] = " ".join(f[5:]) if len(f) > 5 else ""
             return
-        tid = int(f[3]) if kind in ("F", "G") else None
+        tid = int(f[3]) if kind in ("F", "G", "I") else None
+        if kind == "I":
+            self._sample(t, tid, int(f[2]), int(f[4], 16) if len(f) > 4 else None)
+            return
         if kind == "G":
             self._resolve_pending(tid, (int(f[5]), int(f[4]), int(f[6])))
             return
@@ -577,17 +621,27 @@ def parse_lines(path: str, window_ns: int = 2_000_000_000):
     heap: list = []
     seq = 0
     newest = 0
+    sample = None   # the last I line: its user instruction pointer follows on a line of its own
     with open(path, errors="replace") as fh:
         for line in fh:
+            if line[:1] == "\t":
+                if sample is not None and len(sample) == 4 and line.split():
+                    sample.append(line.split()[0])
+                continue
+            sample = None
             f = line.rstrip("\n").split(" ") if line[:1] == "P" else line.split()
             if len(f) < 3 or len(f[0]) != 1 or not f[1].isdigit():
                 continue
             t = int(f[1])
             newest = max(newest, t)
-            heapq.heappush(heap, (t, seq, f))
-            seq += 1
+            # Lines older than the window leave before this one goes in (a sample's own line
+            # stays until its address line has been read).
             while heap and heap[0][0] < newest - window_ns:
                 yield heapq.heappop(heap)[2]
+            if f[0] == "I":
+                sample = f
+            heapq.heappush(heap, (t, seq, f))
+            seq += 1
     while heap:
         yield heapq.heappop(heap)[2]
 
@@ -596,7 +650,7 @@ _MAPS = ("@t", "@o", "@seen", "@kind", "@fd", "@pos", "@fd2", "@pos2", "@ml", "@
          "@ua", "@ul", "@ra", "@rl", "@rn", "@va", "@vl", "@vb")
 
 
-def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str):
+def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str, sample_hz: int = 0):
     """Run the tracer over CMD (started once the tracer is attached) or over the tasks of
     `cgroup` for `duration` seconds. Returns (path of the tracer's output, exit status of CMD,
     wall seconds of the traced run). The caller removes the output file."""
@@ -635,9 +689,9 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             rpipe = None
             roots = [child.pid]
         with open(sp, "w") as fh:
-            fh.write(script(roots, cgid, os.getpid()))
+            fh.write(script(roots, cgid, os.getpid(), sample_hz))
             fh.write("END { " + " ".join(f"clear({m});" for m in _MAPS) + " }\n")
-        env = dict(os.environ, BPFTRACE_STRLEN="64")
+        env = dict(os.environ, BPFTRACE_STRLEN="64", BPFTRACE_NO_USER_SYMBOLS="1")
         # stdout to the file, line-buffered (-o FILE is block-buffered: READY would wait).
         with open(outp, "w") as ofh, open(ep, "w") as efh:
             bt = subprocess.Popen(["bpftrace", "-B", "line", sp], stdout=ofh, stderr=efh, env=env,
@@ -759,4 +813,7 @@ def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
     c.finish()
     c.finish_files()
     w.header["files"] = c.flist
-    return dict(c.counts, files=len(c.flist))
+    # The trace's time 0 on the clock bpftrace's nsecs reads (CLOCK_MONOTONIC): other tools'
+    # samples of the same run (perf record -k mono) line up with its events.
+    w.header["t0_monotonic_ns"] = c.t0
+    return dict(c.counts, files=len(c.flist), samples=c.samples)

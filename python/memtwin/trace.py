@@ -3,7 +3,8 @@
 Layout (all integers little-endian):
 
     magic    8 bytes  b"MTWTRACE"
-    version  u16      FORMAT_VERSION (a reader refuses any other)
+    version  u16      FORMAT_VERSION; a reader takes READ_VERSIONS (1: before `access`
+                      events existed; its traces load unchanged) and refuses any other
     reserved u16      0
     hlen     u32      length of the header
     header   hlen     UTF-8 JSON: source, host, kernel, created, files [{id, path, size,
@@ -15,7 +16,7 @@ Layout (all integers little-endian):
 
 An event is EVENT = "<QQQIHBB" (32 bytes): time in ns since the trace's start, offset, length,
 pid, file id (0xffff: none), op (OPS), flags; for the events on numbered mappings (`fault`,
-`unmap`, `map_advise`) the file field holds the mapping's number. schema/trace-format.md
+`unmap`, `map_advise`, `access`) the file field holds the mapping's number. schema/trace-format.md
 documents every op's fields. Fixed-size records keep decoding a copy (the engine
 takes a chunk's raw bytes as they are); zstd makes them small on disk. A reader holds one chunk
 at a time, so memory does not grow with the trace's length.
@@ -31,7 +32,9 @@ import zlib
 from . import jsonio
 
 MAGIC = b"MTWTRACE"
-FORMAT_VERSION = 1
+# 2: adds `access` (op 24), a sampled touch of a mapped page; a version-1 trace has none.
+FORMAT_VERSION = 2
+READ_VERSIONS = (1, 2)
 EVENT = struct.Struct("<QQQIHBB")
 _PRE = struct.Struct("<8sHHI")
 _CHUNK = struct.Struct("<2sHIIII")
@@ -44,12 +47,14 @@ OPS = {
     "open": 1, "close": 2, "read": 3, "write": 4, "lseek": 5, "mmap": 6, "munmap": 7,
     "madvise": 8, "fadvise": 9, "fsync": 10, "fdatasync": 11, "truncate": 12, "rename": 13,
     "unlink": 14, "mkdir": 15, "fork": 16, "exit": 17, "anon_mmap": 18, "touch": 19,
-    "map": 20, "unmap": 21, "fault": 22, "map_advise": 23,
+    "map": 20, "unmap": 21, "fault": 22, "map_advise": 23, "access": 24,
 }
 # Numbered mappings (schema/trace-format.md): `map` takes the lowest number no live mapping
-# holds; `fault`, `unmap` and `map_advise` name the mapping by that number in the file field.
+# holds; `fault`, `unmap`, `map_advise` and `access` name the mapping by that number in the file
+# field.
 MAP_SHARED, MAP_WRITE, MAP_EXEC = 1, 2, 4          # map flags
 FAULT_WRITE, FAULT_MAJOR = 1, 2                    # fault flags
+ACCESS_IP = 1                                      # access flag: a sampled instruction pointer
 UNMAP_LAST = 1                                     # unmap flag: the mapping ends
 OP_NAMES = {v: k for k, v in OPS.items()}
 
@@ -169,10 +174,12 @@ class Reader:
             raise TraceError(f"{path}: error: not a memtwin trace (no MTWTRACE magic at byte 0)\n"
                              "  fix: give a file written by memtwin record or memtwin import; other formats go through memtwin import")
         _, ver, _, hlen = _PRE.unpack(pre)
-        if ver != FORMAT_VERSION:
+        if ver not in READ_VERSIONS:
             self._f.close()
-            raise TraceError(f"{path}: error: trace format version {ver}, this memtwin reads version {FORMAT_VERSION}\n"
+            raise TraceError(f"{path}: error: trace format version {ver}, this memtwin reads versions "
+                             f"{', '.join(map(str, READ_VERSIONS))}\n"
                              "  fix: use the memtwin that wrote it, or re-record/re-import it with this one")
+        self.version = ver
         try:
             self.header = json.loads(self._f.read(hlen).decode())
         except (UnicodeDecodeError, ValueError):
@@ -270,6 +277,10 @@ class Reader:
                 raise self._bad(pos, "the chunk does not decompress (zstd)", k) from None
             if len(raw) != rawlen or zlib.crc32(raw) != crc:
                 raise self._bad(pos, "the chunk fails its CRC check", k)
+            if self.version < 2 and OPS["access"] in raw[30::EVENT.size]:
+                raise TraceError(f"{self.path}:{pos}: error: chunk {k} (from event {total}): an `access` event in a "
+                                 "version-1 trace (access events came with version 2)\n"
+                                 "  fix: the file's version field was altered, or a tool wrote it wrongly; re-record the trace")
             total += n
             k += 1
             self._events_before = total

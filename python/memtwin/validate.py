@@ -13,7 +13,9 @@ on the same kernel) is for mechanisms a kernel draws at random per boot (6.3+'s 
 `get_random_u32_below()`), or whose outcome varies from run to run with the host's timing (a
 recorded program's measures at a tight limit, lab/record_trace_validation.py --runs N): the
 engine runs once per recording, run i with `kernel.boot_seed = i` (another boot of the engine;
-for a measured program, from the cache measured run i started with), and a metric passes when the
+for a measured program, from the cache measured run i started with; for a QEMU boot that measured
+its guest's CPU speed, `real.machine.cpu.cpu_slowdown`, with `machine.cpu_slowdown` as measured:
+`set_run_sets`), and a metric passes when the
 engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
 recording and one run is the single rule).
 
@@ -373,7 +375,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
 
 def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> list:
     """The rows of one variant against a recording set: the engine once per recording, run i
-    with `kernel.boot_seed = i` (i from 0: the first is the scenario as written)."""
+    with `kernel.boot_seed = i` (i from 0: the first is the scenario as written) and, where boot
+    i measured its guest's CPU speed, that `machine.cpu_slowdown` (`set_run_sets`)."""
     from memtwin import real as realmod
 
     plan = scn.doc.plan(v, [])
@@ -403,16 +406,43 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
             # each measured run started from its own cache: the twin's run i starts from run i's
             from memtwin.api import start_from
             start_from(scn, v, rc)
-        sims.append(run(scn, variant=v, sets=[f"kernel.boot_seed={i}"]).to_json())
+        sims.append(run(scn, variant=v, sets=set_run_sets(i, r)).to_json())
     infos = [r.get("real") or {} for r in reals]
     kernels = sorted({str(i.get("kernel")) for i in infos})
     dates = sorted(str(i.get("date")) for i in infos)
+    slow = [recorded_cpu_slowdown(r) for r in reals]
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
-        + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}")
+        + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}"
+        + ("" if not any(slow) else
+           ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
+           + ("; -: not measured, the scenario's" if not all(slow) else "") + ")"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
     return compare_step_sets(name, [s["steps"] for s in sims], [r["steps"] for r in reals], tol, only, where, known)
+
+
+def recorded_cpu_slowdown(real: dict) -> Optional[int]:
+    """The CPU factor a recorded QEMU/TCG boot measured of its guest (`real.machine.cpu.
+    cpu_slowdown`, qemu.cpu_calibration(): its hot-read time per page against the engine's), or
+    None where the recording has none (recorded before the calibration, on the host, or the
+    guest could not measure it)."""
+    cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    k = cpu.get("cpu_slowdown")
+    return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
+
+
+def set_run_sets(i: int, real: dict) -> list:
+    """The settings of the engine's run i against recording i of a recording set: another boot
+    of the engine (`kernel.boot_seed = i`; 0 is the scenario as written) and, where that boot
+    measured its guest's CPU speed, the machine it ran on: `machine.cpu_slowdown` as measured
+    (the emulated CPUs' speed changes from boot to boot with the host's load; a measured
+    property of that run's machine, like its RAM, not a fitted constant)."""
+    sets = [f"kernel.boot_seed={i}"]
+    k = recorded_cpu_slowdown(real)
+    if k is not None:
+        sets.append(f"machine.cpu_slowdown={k}")
+    return sets
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

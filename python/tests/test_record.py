@@ -161,6 +161,105 @@ def test_bpf_lines_to_events(tmp_path):
     ], ev
 
 
+# Instruction-pointer samples (record_bpf.script's profile:hz probe: an I line, the user address
+# on the next, tab-indented): one in the program's text (page 1 of /bin/prog, mapped from
+# 0x4fff000 by the fault before it), one in /data/f's mapping (file page 3), one on the heap
+# (anonymous), one outside every mapping (the vdso), one with no user address, one in the
+# kernel's half of the address space.
+SAMPLE_LINES = f"""\
+E 1000 7 10 {KDEV} 40960
+P 1001 10 {KDEV} 0 prog
+P 1001 10 {KDEV} 1 bin
+P 1001 10 {KDEV} 2 /
+F 2000 7 7 5000123 20
+G 2001 7 7 10 {KDEV} 1
+I 2500 7 7
+\t5000456
+
+O 3000 7 20 {KDEV} 1048576
+P 3001 20 {KDEV} 0 f
+P 3001 20 {KDEV} 1 data
+P 3001 20 {KDEV} 2 /
+M 4000 7 7f0000000000 1048576 1 2 0 20 {KDEV} 1048576
+F 5200 7 7 600010010 6
+I 5300 7 7
+\t7f0000003ff0
+
+I 5400 7 7
+\t600010020
+
+I 5500 7 7
+\t7fff12345000
+
+I 5600 7 7
+I 5700 7 7
+\tffffffff81000000
+
+X 7000 7
+"""
+
+
+def test_bpf_samples_to_access_events(tmp_path):
+    """record_bpf.Converter: a sampled user instruction pointer in a file mapping is an `access`
+    of that page of the mapping (flags ACCESS_IP); one in anonymous memory, one outside every
+    mapping the trace knows and one without a user address are counted in the samples, not
+    written."""
+    from memtwin import record_bpf
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 9 probes...\nREADY 1\n" + SAMPLE_LINES)
+    out = tmp_path / "s.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/")
+    w.close()
+    assert counts["samples"] == {"taken": 6, "touches": 2, "anonymous": 1, "outside_mappings": 1, "no_user_ip": 2}
+    with trace.Reader(str(out)) as r:
+        assert r.version == trace.FORMAT_VERSION == 2
+        assert r.header["t0_monotonic_ns"] == 1000   # the first line's nsecs: time 0
+        ev = [(trace.OP_NAMES[e[5]], e[4], e[1], e[2], e[6]) for e in r.events() if trace.OP_NAMES[e[5]] in ("access", "map")]
+    assert ev == [
+        ("map", 0, 0, 40960, trace.MAP_EXEC),
+        ("access", 0, 4096, 4096, trace.ACCESS_IP),     # the program's page 1, mapping 0
+        ("map", 1, 0, 1048576, 0),
+        ("map", 0xFFFF, 0, 2 << 20, trace.MAP_WRITE),
+        ("access", 1, 12288, 4096, trace.ACCESS_IP),    # /data/f's page 3, mapping 1
+    ], ev
+
+
+def test_bpf_script_samples_only_when_asked():
+    from memtwin import record_bpf
+    assert "profile:hz" not in record_bpf.script([11])
+    s = record_bpf.script([11], sample_hz=997)
+    assert "profile:hz:997 /@t[tid]/" in s and "ustack(perf, 1)" in s
+
+
+def test_record_sample_hz_bad_input(tmp_path):
+    """--sample-hz out of range, or with the strace tracer (which cannot sample): a clear error,
+    exit 1, no trace written."""
+    out = tmp_path / "x.mtt"
+    for args, what in ((["--sample-hz", "-5"], "must be 0 (off) to"), (["--sample-hz", "1000000"], "must be 0 (off) to"),
+                       (["--sample-hz", "100", "--tracer", "strace"], "only the BPF tracer samples")):
+        p = _cli("record", *args, "--out", str(out), "--", "true")
+        assert p.returncode == 1 and f"--sample-hz {args[1]}: error: " in p.stderr and what in p.stderr and "fix:" in p.stderr, p.stderr
+        assert not out.exists()
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None,
+                    reason="the BPF tracer cannot run here (needs root, bpftrace, BTF)")
+def test_record_bpf_samples_a_busy_program(tmp_path):
+    """memtwin record --sample-hz: a program that computes (sha256sum of 64 MiB) is sampled, its
+    samples resolved to `access` events of its text, and the header says the rate and counts."""
+    data = tmp_path / "data.bin"
+    data.write_bytes(os.urandom(64 << 20))
+    out = tmp_path / "sha.mtt"
+    p = _cli("record", "--tracer", "bpf", "--sample-hz", "1000", "--out", str(out), "--", "sha256sum", str(data))
+    assert p.returncode == 0, p.stderr
+    assert "instruction-pointer samples at 1000 Hz" in p.stdout
+    with trace.Reader(str(out)) as r:
+        sm = r.header["samples"]
+        n = sum(1 for e in r.events() if e[5] == trace.OPS["access"])
+    assert sm["hz"] == 1000 and sm["taken"] > 0 and n == sm["touches"] > 0, (sm, n)
+
+
 def test_bpf_script_is_generated_for_a_cgroup():
     from memtwin import record_bpf
     s = record_bpf.script([11, 12], cgroup_id=77)
@@ -280,3 +379,14 @@ def test_mapped_files_are_snapshotted_as_the_command_starts(tmp_path):
     trace_import.import_strace(str(log), str(out), {"source": "strace"}, resident)
     with trace.Reader(str(out)) as r:
         assert record.resident_in_header(r.header) == (16, 1)
+
+
+def test_trace_info_names_the_version_and_the_samples():
+    """trace-info: the committed sqlite3 trace (format 2, recorded with --sample-hz 1000) shows its
+    rate, samples and access events; cat's (format 1, unsampled) shows neither."""
+    base = os.path.join(os.path.dirname(trace.__file__), "scenarios", "validation", "traces")
+    p = _cli("trace-info", os.path.join(base, "sqlite3.mtt"))
+    assert p.returncode == 0 and "(format version 2)" in p.stdout, p.stderr
+    assert "instruction-pointer samples at 1000 Hz: 84 taken, 82 written as accesses" in p.stdout and "access     82" in p.stdout
+    p = _cli("trace-info", os.path.join(base, "cat.mtt"))
+    assert p.returncode == 0 and "(format version 1)" in p.stdout and "samples" not in p.stdout and "access" not in p.stdout

@@ -69,6 +69,32 @@ def test_corrupt_and_version(tmp_path):
     assert "no such trace file" in _err(tmp_path / "missing.mtt")
 
 
+def test_format_versions(tmp_path):
+    """Version 2 adds `access` events; a version-1 trace (every trace recorded before them, as
+    the committed cat.mtt) still loads; an `access` in a file that says version 1 is a defect
+    named with its place; a version this memtwin does not know is refused naming the ones it
+    reads."""
+    old = os.path.join(os.path.dirname(trace.__file__), "scenarios", "validation", "traces", "cat.mtt")
+    with trace.Reader(old) as r:
+        assert r.version == 1
+    assert trace.summary(old)["events"] > 0
+    p = tmp_path / "t.mtt"
+    w = trace.Writer(str(p), {"source": "test", "files": [{"id": 0, "path": "a", "size": 1 << 20}]})
+    w.add(0, "map", pid=1, file=0, length=1 << 20)
+    w.add(1, "access", pid=1, file=0, offset=8192, length=4096, flags=trace.ACCESS_IP)
+    w.close()
+    with trace.Reader(str(p)) as r:
+        assert r.version == 2
+        assert [e[5] for e in r.events()] == [trace.OPS["map"], trace.OPS["access"]]
+    data = bytearray(p.read_bytes())
+    data[8:10] = struct.pack("<H", 1)
+    p.write_bytes(bytes(data))
+    assert "an `access` event in a version-1 trace" in _err(p)
+    data[8:10] = struct.pack("<H", 3)
+    p.write_bytes(bytes(data))
+    assert "version 3" in _err(p) and "reads versions 1, 2" in _err(p)
+
+
 def test_no_partial_file(tmp_path):
     p = tmp_path / "t.mtt"
     w = trace.Writer(str(p), {"source": "test"})

@@ -78,24 +78,25 @@ def test_there_is_a_validation_set():
                      "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
     hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
-    # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 12 on XFS (large folios;
-    # the 12th, seq-tight-128m-ra8192, passes with the guest's measured cpu_slowdown)
+    # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 13 on XFS (large folios;
+    # the 12th, seq-tight-128m-ra8192, passes with the guest's measured cpu_slowdown; the 13th,
+    # seq-tight-256m-ra8192, as a recording set of six boots, each at its boot's measured cpu_slowdown)
     # + issue 16: the paced writer (qemu61-write-paced)
     # + issue 22: min_ttl_ms's OOM kill and its control (qemu61-lrugen-minttl-oom, -slow)
     assert sum(n.startswith("qemu61-lrugen-minttl-") for n in names) == 2
     # + issue 22: global reclaim on 6.1, the twin of qemu612-lrugen-global-stream (qemu61-lrugen-global-stream)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 13 + 1 + swap + hot + len(zswap) + 2 + 1
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
     assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
-    # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
-    # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in
-    # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22;
-    # lab/validation/make_folio_scenarios.py)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 12
+    # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 on
+    # 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in scenarios/validation-pending/; 6.1
+    # XFS's 256M passes as a recording set of six boots), and the host set re-recorded on default
+    # ext4 (21 of its 22; lab/validation/make_folio_scenarios.py)
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 13
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at
@@ -140,17 +141,19 @@ def test_no_oom_kill_where_the_recorded_kernel_has_none(path):
     its end; where memory.events is recorded (cgroup v2), its oom_kill is compared too."""
     import json
 
-    from memtwin.validate import recorded_paths
+    from memtwin.validate import recorded_paths, set_run_sets
 
     scn = memtwin.load(path)
     spec = scn.doc.table("validation")
     if not spec.get("recorded"):
         pytest.skip("no recorded run")
-    # a recording set: the engine at kernel.boot_seed i against recording i
+    many = isinstance(spec.get("recorded"), list)
+    # a recording set: the engine at kernel.boot_seed i (and boot i's measured CPU factor)
+    # against recording i, as validate runs it
     for i, rp in enumerate(recorded_paths(path, spec)):
         real = json.load(open(rp))
-        sets = [f"kernel.boot_seed={i}"] if i else []
         for variant, rv in real["variants"].items():
+            sets = set_run_sets(i, rv) if many else []
             res = memtwin.run(scn, variant=None if variant == "default" else variant, sets=sets)
             for step in res.steps.reset_index().to_dict("records"):
                 real_kills = [s["metrics"].get("memcg.events.oom_kill", 0) for s in rv["steps"] if s["name"] == step["step"]]
@@ -244,6 +247,53 @@ def test_validate_recorded_compares_a_recording_set(tmp_path, capsys):
     scn.write_text(text.replace('recorded = "real/host-first-reader.json"', "recorded = []"))
     code, out, err = cli_run(capsys, "validate", "--recorded", scn)
     assert code == 2 and "recorded must be a file name or a non-empty array" in err and "fix" in err
+
+
+def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, capsys):
+    """A QEMU boot of a recording set that measured its guest's CPU speed (real.machine.cpu.
+    cpu_slowdown, qemu.cpu_calibration()) is matched by an engine run on that machine: run i
+    gets `machine.cpu_slowdown` as boot i measured it; a boot without the measurement runs at the
+    scenario's factor, and validate says which factor each run had."""
+    import json
+
+    from conftest import cli_run
+    from memtwin.validate import recorded_cpu_slowdown, set_run_sets
+
+    def rec(cpu):
+        return {"steps": [], "real": {"machine": {"cpus": 2, **({} if cpu is None else {"cpu": cpu})}}}
+
+    assert recorded_cpu_slowdown(rec(None)) is None
+    assert recorded_cpu_slowdown(rec({"unavailable": "the guest program printed no @@CALIB line"})) is None
+    assert recorded_cpu_slowdown(rec({"hot_read_ns_per_page": 7044.9, "cpu_slowdown": 18})) == 18
+    assert recorded_cpu_slowdown(rec({"cpu_slowdown": 0})) is None and recorded_cpu_slowdown(rec({"cpu_slowdown": True})) is None
+    assert recorded_cpu_slowdown({"steps": []}) is None
+    assert set_run_sets(0, rec(None)) == ["kernel.boot_seed=0"]
+    assert set_run_sets(2, rec({"cpu_slowdown": 18})) == ["kernel.boot_seed=2", "machine.cpu_slowdown=18"]
+
+    val = os.path.join(ROOT, "scenarios", "validation")
+    with open(os.path.join(val, "host-first-reader.toml")) as f:
+        text = f.read()
+    with open(os.path.join(val, "real", "host-first-reader.json")) as f:
+        doc = json.load(f)
+    (tmp_path / "real").mkdir()
+    names = []
+    for i in range(3):
+        d = json.loads(json.dumps(doc))
+        if i == 1:
+            d["variants"]["default"]["real"].setdefault("machine", {})["cpu"] = {"hot_read_ns_per_page": 1978.0, "cpu_slowdown": 5}
+        (tmp_path / "real" / f"b{i}.json").write_text(json.dumps(d))
+        names.append(f'"real/b{i}.json"')
+    scn = tmp_path / "v.toml"
+    scn.write_text(text.replace('recorded = "real/host-first-reader.json"', f"recorded = [{', '.join(names)}]"))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code in (0, 1), out + err
+    flat = " ".join(out.split())  # validate wraps its lines
+    assert "kernel.boot_seed 0-2, each at its boot's measured machine.cpu_slowdown (-, 5, -; -: not measured, the scenario's)" in flat, out
+    # the factor reaches the engine: every CPU cost of run 1 is 5 times the reference machine's
+    s = memtwin.load(str(scn))
+    fast = memtwin.run(s, sets=["kernel.boot_seed=1"]).steps["sys_s"].sum()
+    slow = memtwin.run(s, sets=set_run_sets(1, json.loads((tmp_path / "real" / "b1.json").read_text())["variants"]["default"])).steps["sys_s"].sum()
+    assert fast > 0 and abs(slow / fast - 5) < 0.01, (fast, slow)
 
 
 def test_a_recording_set_of_measured_runs_starts_each_twin_run_from_its_runs_cache(tmp_path, capsys):

@@ -68,13 +68,16 @@ impl Kernel {
                     return InvalidateStats::default();
                 }
                 let m = &self.mappings[inode.idx()];
-                let any_dirty = m.nrdirty > 0 && m.entries(first, last).any(|(_, s)| s.as_page().is_some_and(|p| self.pages[p].test(pg::DIRTY)));
+                // PG_dirty is the folio's (a large folio's head may lie before the range).
+                let any_dirty = m.nrdirty > 0 && m.entries(first, last).any(|(_, s)| s.as_page().is_some_and(|p| self.pages[self.pages.page_folio(p)].test(pg::DIRTY)));
                 if any_dirty {
                     self.writeback_range(inode, first, last, u64::MAX);
                     if self.mappings[inode.idx()].nrdirty == 0 {
                         self.dirty_inodes.remove(inode);
                     }
                 }
+                // "lru_add_drain();" before invalidate_mapping_pagevec() (6.1).
+                self.lru_add_drain();
                 self.mapping_try_invalidate(inode, first, last)
             }
         }

@@ -143,7 +143,7 @@ impl AddressSpace {
     /// The tree nodes an insert at `index` needs that the mapping has not got: the node of the
     /// 64-slot range of `index`, unless the entry will be alone at index 0 (kept in the head);
     /// and range 0's node, when a lone entry at index 0 stops being alone (`xas_expand()`).
-    #[inline]
+    #[inline(always)]
     pub fn xa_nodes_needed(&self, index: u32) -> (bool, bool) {
         let entries = self.nrpages + self.nrshadows;
         // One lookup of the range's leaf for its slot and its occupancy.
@@ -174,6 +174,9 @@ pub enum AddError {
     Exists,
     /// No frames, or the charge failed (`-ENOMEM`).
     NoMem,
+    /// The charge's reclaim ended the task's quantum ([`crate::sched::Resched`]): nothing was
+    /// added; the caller goes on from here at the task's wake-up.
+    Again,
 }
 
 /// Why a syscall failed.
@@ -292,7 +295,11 @@ impl Kernel {
         if old.as_shadow().is_some() {
             node.shadows -= 1;
         }
-        self.workingset_update_node(inode, index, memcg);
+        // The node holds a page now: workingset_update_node() acts only when it was on a
+        // shadow-node list.
+        if node.shadow_list_stale() {
+            self.workingset_update_node(inode, index, memcg);
+        }
         for _ in 0..need_chunk as u32 + need_zero as u32 {
             self.radix_tree_node_alloc();
         }
@@ -317,15 +324,29 @@ impl Kernel {
     /// `Err(Exists)` when a page already lies in the range (`-EEXIST`), before anything is
     /// allocated.
     pub fn filemap_add_large_folio(&mut self, inode: InodeId, index: u32, order: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, AddError> {
+        self.filemap_add_large_folio_paid(inode, index, order, memcg, may_reclaim, true)
+    }
+
+    /// [`Kernel::filemap_add_large_folio`] whose allocation and charge cost their CPU time
+    /// here (`pay`), or not: a folio a 6.18 write creates, whose every per-page cost is in
+    /// `write_large_folio_page`, paid by [`Kernel::generic_perform_write`]. A charge that
+    /// ended the task's quantum (`restartable_next` set by the caller) is `Err(Again)`.
+    pub(crate) fn filemap_add_large_folio_paid(&mut self, inode: InodeId, index: u32, order: u32, memcg: MemcgId, may_reclaim: bool, pay: bool) -> Result<PageId, AddError> {
         debug_assert!(order >= 1 && index.is_multiple_of(1 << order));
         let n = 1u32 << order;
         let m = &self.mappings[inode.idx()];
         if (index..index + n).any(|i| m.slot(i).as_page().is_some()) {
+            self.resched.restartable_next = false;
             return Err(AddError::Exists);
         }
-        self.cpu(self.cost.add_page);
+        if pay {
+            self.cpu(self.cost.add_page);
+        }
         let gfp = crate::page_alloc::Gfp { no_direct_reclaim: true, ..crate::page_alloc::Gfp::node(self.cur_nid) };
-        let head = self.alloc_pages(order, gfp).ok_or(AddError::NoMem)?;
+        let Some(head) = self.alloc_pages(order, gfp) else {
+            self.resched.restartable_next = false;
+            return Err(AddError::NoMem);
+        };
         for i in 0..n {
             let f = PageId(head.0 + i);
             self.pages.init(f, inode, index + i);
@@ -336,10 +357,12 @@ impl Kernel {
         }
         self.pages[head].flags |= pg::HEAD;
         self.pages[PageId(head.0 + 1)].mapcount = order as u8;
-        self.cpu(self.cost.charge);
-        if self.try_charge_memcg(memcg, n as u64, may_reclaim).is_err() {
+        if pay {
+            self.cpu(self.cost.charge);
+        }
+        if let Err(e) = self.try_charge_memcg(memcg, n as u64, may_reclaim) {
             self.free_folio(head, n as u64);
-            return Err(AddError::NoMem);
+            return Err(if matches!(e, ChargeError::Again) { AddError::Again } else { AddError::NoMem });
         }
         self.commit_charge_folio(head, memcg);
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
@@ -442,12 +465,20 @@ impl Kernel {
 
     /// `__filemap_remove_folio()` of a large folio: its `nr` slots emptied, or each given
     /// `shadow` (one shadow entry for the folio: the kernel stores it as one multi-index value
-    /// entry over the same range). The caller uncharges and frees it.
+    /// entry over the same range); a dirty one (truncation) leaves the dirty counts. The
+    /// caller uncharges and frees it.
     pub fn filemap_remove_large_folio(&mut self, head: PageId, shadow: Option<u64>) {
         let n = self.pages.folio_nr_pages(head) as u32;
         let (inode, index) = (self.pages[head].mapping, self.pages[head].index);
-        debug_assert!(!self.pages[head].test(pg::DIRTY) && self.pages[head].mapcount == 0, "large folios are clean and unmapped");
+        debug_assert!(self.pages[head].mapcount == 0, "large folios are unmapped");
         let memcg = self.pages[head].memcg;
+        if self.pages[head].test(pg::DIRTY) {
+            // A truncation drops a dirty folio (folio_cancel_dirty() in filemap_unaccount_folio()).
+            let key = self.inode_wb_key(inode) as usize;
+            self.wb_dirty[key] -= n as u64;
+            self.mappings[inode.idx()].nrdirty -= n as u64;
+            self.vmstat.nr_dirty -= n as u64;
+        }
         let m = &mut self.mappings[inode.idx()];
         for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
             let lo = index.max(chunk << XA_CHUNK_SHIFT);
@@ -477,16 +508,29 @@ impl Kernel {
     /// order-0 pages in place: each frame keeps its slot, charge and flags that are per page
     /// (`PG_locked` while its read is in flight, the engine's `FRESH`); the head keeps its
     /// LRU place and the tails follow it on the same list (`lru_add_page_tail()`), with the
-    /// head's `PG_referenced`, `PG_active` and `PG_workingset`. The engine splits a folio
-    /// before any path that handles single pages only touches it (writes, faults, fadvise,
-    /// truncation, migration); see ARCHITECTURE.md "The read path in folios".
+    /// head's `PG_referenced`, `PG_active` and `PG_workingset`, and a written folio's
+    /// `PG_dirty`, `PG_writeback`, `PG_reclaim` and buffer heads. The engine splits a folio
+    /// before any path that handles single pages only touches it (faults, the writes of eras
+    /// without large-folio writes, the seed-000 recharge); see ARCHITECTURE.md "The read path
+    /// in folios".
     pub fn split_folio(&mut self, head: PageId) {
         let order = self.pages.folio_order(head);
         if order == 0 || self.pages[head].test(pg::ANON) {
             return;
         }
         let n = 1u32 << order;
-        let keep = self.pages[head].flags & (pg::REFERENCED | pg::ACTIVE | pg::WORKINGSET | pg::SWAPBACKED);
+        // A written folio's state is per folio too: its tails take PG_dirty, PG_writeback,
+        // PG_reclaim and their buffer heads (PG_private, one a page), and the request their
+        // writeback ends with (the counts, in pages, stay as they are).
+        let keep = self.pages[head].flags & (pg::REFERENCED | pg::ACTIVE | pg::WORKINGSET | pg::SWAPBACKED | pg::DIRTY | pg::WRITEBACK | pg::RECLAIM | pg::PRIVATE);
+        if self.pages[head].test(pg::WRITEBACK) {
+            let done = self.wb_done[head.idx()];
+            let last = head.idx() + n as usize;
+            if self.wb_done.len() < last {
+                self.wb_done.resize(last, 0);
+            }
+            self.wb_done[head.idx()..last].fill(done);
+        }
         let refs = self.pages[head].refs();
         let on_lru = self.pages[head].test(pg::LRU);
         let v = self.folio_lruvec(head);
@@ -558,17 +602,25 @@ impl Kernel {
         node.pages -= 1;
         if shadow.is_some() {
             node.shadows += 1;
-            m.nrshadows += 1;
         }
+        // What workingset_update_node() and xas_delete_node() look at, read from the node at
+        // hand: each is called only when it has something to do.
+        let (stale, empty) = (node.shadow_list_stale(), node.is_empty());
+        m.nrshadows += shadow.is_some() as u64;
         if self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
             let key = self.inode_wb_key(inode) as usize;
             self.wb_dirty[key] -= 1;
         }
-        let memcg = self.pages[page].memcg;
-        self.workingset_update_node(inode, index, memcg);
-        self.xa_node_free_if_empty(inode, index);
+        if stale {
+            let memcg = self.pages[page].memcg;
+            self.workingset_update_node(inode, index, memcg);
+        }
+        if empty {
+            self.xa_node_free(inode, index >> XA_CHUNK_SHIFT);
+        }
+        self.xas_shrink(inode);
     }
 
     /// `xas_create()` / `xas_nomem()` for an insert at `index`: the tree nodes it needs are
@@ -613,12 +665,17 @@ impl Kernel {
     #[inline]
     pub fn xa_node_free_if_empty(&mut self, inode: InodeId, index: u32) {
         let chunk = index >> XA_CHUNK_SHIFT;
-        let empty = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.pages == 0 && n.shadows == 0);
+        let empty = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.is_empty());
         if empty {
-            self.xa_node_uncharge(inode, chunk);
-            self.mappings[inode.idx()].xa.free_leaf(chunk);
+            self.xa_node_free(inode, chunk);
         }
         self.xas_shrink(inode);
+    }
+
+    /// `xas_delete_node()` of range `chunk`'s node, which holds no entry: uncharged and freed.
+    fn xa_node_free(&mut self, inode: InodeId, chunk: u32) {
+        self.xa_node_uncharge(inode, chunk);
+        self.mappings[inode.idx()].xa.free_leaf(chunk);
     }
 
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and
@@ -673,8 +730,10 @@ impl Kernel {
     }
 
     /// Whether `page` is still under read I/O at the current time; unlocks it if its read
-    /// has completed.
-    #[inline]
+    /// has completed. The flag and range tests are inlined into the callers (reclaim makes
+    /// them for every folio it scans); the look-up of a locked folio's read is
+    /// [`Kernel::folio_test_locked_io`].
+    #[inline(always)]
     pub fn folio_test_locked(&mut self, page: PageId) -> bool {
         if let Some((ino, s, e)) = self.read_pinned {
             // The reader's batch holds a reference on the folio (filemap_get_read_batch()):
@@ -694,6 +753,13 @@ impl Kernel {
             }
             return false;
         }
+        self.folio_test_locked_io(page)
+    }
+
+    /// [`Kernel::folio_test_locked`] of a page with `PG_locked`: whether its read is still in
+    /// flight; unlocks it if the read has completed.
+    #[inline(never)]
+    fn folio_test_locked_io(&mut self, page: PageId) -> bool {
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         match self.mappings[inode.idx()].inflight_done(index) {
             Some((done, batch)) if self.read_done(inode, done, batch) > self.now => true,
@@ -882,6 +948,9 @@ impl Kernel {
     /// find or create each page, copy into it, mark it accessed (tmpfs always, other file
     /// systems before 4.7: `KernelProfile::write_marks_accessed`) and dirty, and throttle in
     /// throttle in `balance_dirty_pages_ratelimited()` after each page. Writes extend the file.
+    /// A mapping with large folios in an era whose write path creates them
+    /// (`LargeFolios::write`) goes folio by folio instead
+    /// ([`Kernel::generic_perform_write_folios`]).
     /// Returns the bytes written: all of them, or, when a page's charge ended the task's quantum
     /// ([`crate::sched::Resched`]; `resched.wake` set), those of the pages before it, the write
     /// going on from there at the task's wake-up.
@@ -893,10 +962,13 @@ impl Kernel {
         if len == 0 {
             return Ok(0);
         }
+        let shmem = self.inodes[inode.idx()].is_shmem();
+        if !shmem && self.mappings[inode.idx()].max_order > 0 && self.profile.large_folios.write != crate::profile::WriteOrder::Order0 {
+            return self.generic_perform_write_folios(inode, pos, len, memcg);
+        }
         let end = pos + len;
         let first = (pos / PAGE_SIZE) as u32;
         let last = ((end - 1) / PAGE_SIZE) as u32;
-        let shmem = self.inodes[inode.idx()].is_shmem();
         // A block file system's write_begin attaches buffer heads to the page (ext4:
         // create_empty_buffers() in every era); they are slab taken from the page allocator
         // (slab.rs), charged to the page's memcg from 4.19 (`account_buffer_heads`).
@@ -905,49 +977,17 @@ impl Kernel {
         // tmpfs marks the page in every era (shmem_get_folio_gfp() with SGP_WRITE); block
         // file systems before 4.7 only.
         let mark_accessed = self.profile.write_marks_accessed || shmem;
-        // 6.18: a file system whose mapping takes large folios writes into folios of the
-        // write's size (`write_begin_get_folio()`, `fgf_set_order(len)`): a new page's
-        // allocation, charge, write_begin/write_end and dirtying are done once a folio, its
-        // measured cost a page is `write_large_folio_page` (M14). The engine still adds,
-        // charges and dirties page by page (the folio is not kept whole), at that cost.
-        let large = !shmem && self.mappings[inode.idx()].max_order > 0;
         let mut stopped = None;
         for index in first..=last {
-            // Whether this page is a new one of a large-folio write (its costs all in
-            // write_large_folio_page): carried by the loop, not kernel state (review).
-            let mut new_in_large = false;
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
-                    // The engine writes single pages: a large folio is split first.
+                    // The era writes single pages: a large folio (readahead's) is split first.
                     let p = self.split_page_folio(p);
                     self.io.hits += 1;
                     self.folio_wait_locked(p);
                     if buffers && !self.pages[p].test(pg::PRIVATE) {
-                        // A page read in without buffers (mpage readahead) gets them now. The
-                        // page is locked in write_begin, so the charge's reclaim cannot take
-                        // it: the engine keeps it off its LRU list meanwhile, and puts it back
-                        // at the head, where reclaim leaves a page it could not lock.
-                        let owner = self.pages[p].memcg;
-                        if !account {
-                            self.pages[p].flags |= pg::PRIVATE;
-                            self.pagecache_slab_alloc(BUFFER_HEAD_SLAB);
-                        } else if owner != MemcgId::NONE {
-                            let on_lru = self.pages[p].test(pg::LRU);
-                            let list = crate::mmzone::LruList::from_u8(self.pages[p].lru());
-                            if on_lru {
-                                let v = self.folio_lruvec(p);
-                                self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
-                            }
-                            if self.memcg_kmem_charge_gfp(owner, BUFFER_HEAD_SLAB, false) {
-                                self.pages[p].flags |= pg::PRIVATE;
-                                self.pagecache_slab_alloc(BUFFER_HEAD_SLAB);
-                            }
-                            if on_lru {
-                                let v = self.folio_lruvec(p);
-                                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, list);
-                            }
-                        }
+                        self.folio_attach_buffers(p);
                     }
                     p
                 }
@@ -962,9 +1002,8 @@ impl Kernel {
                     // The page's charge may end the task's quantum (`IoError::Again`): the
                     // write goes on from this page at the task's wake-up.
                     self.resched.restartable_next = true;
-                    let added = self.filemap_add_folio_paid(inode, index, memcg, true, !large);
+                    let added = self.filemap_add_folio_paid(inode, index, memcg, true, true);
                     self.resched.restartable_next = false;
-                    new_in_large = large;
                     if buffers {
                         match added {
                             Ok(p) => {
@@ -984,19 +1023,13 @@ impl Kernel {
                     added?
                 }
             };
-            if new_in_large {
-                self.cpu(self.cost.write_large_folio_page);
-            } else {
-                self.cpu(self.cost.copy_page);
-            }
+            self.cpu(self.cost.copy_page);
             if mark_accessed {
                 self.folio_mark_accessed(page);
             }
             if !shmem {
-                if !new_in_large {
-                    self.cpu(self.cost.write_begin_end);
-                }
-                self.folio_mark_dirty_paid(page, !new_in_large);
+                self.cpu(self.cost.write_begin_end);
+                self.folio_mark_dirty(page);
                 let ino = &mut self.inodes[inode.idx()];
                 let page_end = end.min((index as u64 + 1) * PAGE_SIZE);
                 if page_end > ino.size {
@@ -1018,16 +1051,171 @@ impl Kernel {
         Ok(end - pos)
     }
 
+    /// `create_empty_buffers()` from a block file system's `write_begin` on a cached folio
+    /// without buffers (read in by mpage readahead): one buffer head a page (a 4 KiB block),
+    /// slab charged to the folio's memcg from 4.19 (`account_buffer_heads`). The folio is
+    /// locked in write_begin, so the charge's reclaim cannot take it: the engine keeps it off
+    /// its LRU list meanwhile, and puts it back at the head, where reclaim leaves a folio it
+    /// could not lock.
+    fn folio_attach_buffers(&mut self, p: PageId) {
+        let bytes = BUFFER_HEAD_SLAB * self.pages.folio_nr_pages(p);
+        let owner = self.pages[p].memcg;
+        if !self.profile.account_buffer_heads {
+            self.pages[p].flags |= pg::PRIVATE;
+            self.pagecache_slab_alloc(bytes);
+        } else if owner != MemcgId::NONE {
+            let on_lru = self.pages[p].test(pg::LRU);
+            let list = crate::mmzone::LruList::from_u8(self.pages[p].lru());
+            if on_lru {
+                let v = self.folio_lruvec(p);
+                self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
+            }
+            if self.memcg_kmem_charge_gfp(owner, bytes, false) {
+                self.pages[p].flags |= pg::PRIVATE;
+                self.pagecache_slab_alloc(bytes);
+            }
+            if on_lru {
+                let v = self.folio_lruvec(p);
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, list);
+            }
+        }
+    }
+
+    /// `generic_perform_write()` on a mapping with large folios (ext4 6.16+, XFS 6.6+:
+    /// `LargeFolios::write`): the write goes a chunk at a time, `mapping_max_folio_size()`
+    /// aligned in the file; `balance_dirty_pages_ratelimited()` before each chunk; the file
+    /// system's `write_begin` finds the folio at the chunk's first page, or creates one of
+    /// `fgf_set_order(bytes)` ([`Kernel::write_begin_get_folio`]); the copy goes to the end of
+    /// the chunk or of the folio, whichever is first; `write_end` dirties the folio whole
+    /// (`folio_mark_dirty()`, counted in pages). A new folio's allocation, charge, buffer
+    /// heads, write_begin/write_end, copy and dirtying cost `write_large_folio_page` (M14) a
+    /// page; a cached folio's copy `copy_page` a page, its write_begin/write_end and dirtying
+    /// once. Returns as [`Kernel::generic_perform_write`].
+    pub fn generic_perform_write_folios(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
+        let end = pos + len;
+        let chunk = PAGE_SIZE << self.mappings[inode.idx()].max_order;
+        let mark_accessed = self.profile.write_marks_accessed;
+        let mut cur = pos;
+        while cur < end {
+            let offset = cur & (chunk - 1);
+            let bytes = (chunk - offset).min(end - cur);
+            self.balance_dirty_pages_ratelimited(inode, memcg);
+            let index = (cur / PAGE_SIZE) as u32;
+            let (folio, new) = match self.mappings[inode.idx()].lookup(index) {
+                Some(p) => {
+                    let f = self.pages.page_folio(p);
+                    self.folio_wait_locked(f);
+                    if !self.pages[f].test(pg::PRIVATE) {
+                        self.folio_attach_buffers(f);
+                    }
+                    (f, false)
+                }
+                None => match self.write_begin_get_folio(inode, index, bytes, memcg)? {
+                    Some(f) => (f, true),
+                    // The charge ended the task's quantum: the write goes on from here.
+                    None => break,
+                },
+            };
+            let fend = (self.pages[folio].index as u64 + self.pages.folio_nr_pages(folio)) * PAGE_SIZE;
+            let copied = bytes.min(fend - cur);
+            let npages = ((cur + copied - 1) / PAGE_SIZE - cur / PAGE_SIZE + 1) as u32;
+            self.page_events += npages as u64;
+            if new {
+                self.io.misses += npages as u64;
+                self.cpu(self.cost.write_large_folio_page * npages as u64);
+            } else {
+                self.io.hits += npages as u64;
+                self.cpu(self.cost.copy_page * npages as u64);
+                self.cpu(self.cost.write_begin_end);
+            }
+            if mark_accessed {
+                self.folio_mark_accessed(folio);
+            }
+            self.folio_mark_dirty_paid(folio, !new);
+            cur += copied;
+            let ino = &mut self.inodes[inode.idx()];
+            if cur > ino.size {
+                ino.size = cur;
+            }
+        }
+        if self.pagecache_slab_owed() {
+            self.pagecache_slab_settle();
+        }
+        Ok(cur - pos)
+    }
+
+    /// `write_begin_get_folio()` (6.18; ext4_write_begin() and iomap_get_folio() before) ->
+    /// `__filemap_get_folio(FGP_WRITEBEGIN | fgf_set_order(len))` for an index with no folio:
+    /// the order of the write's `len` (`fgf_set_order()`: `ilog2(len) - PAGE_SHIFT`, 0 up to a
+    /// page), capped at the mapping's maximum and lowered to the index's alignment
+    /// (`__ffs(index)`); then each order down to 0 (above 0 a `__GFP_NORETRY` allocation;
+    /// before 6.8 no order 1) until `filemap_add_folio()` takes one: a range holding a page
+    /// (`-EEXIST`) or a failed allocation or charge tries the next order. The charge reclaims
+    /// (`mapping_gfp_mask()`); the folio's buffer heads (`create_empty_buffers()`, one a page)
+    /// are charged before it, as [`Kernel::generic_perform_write`] does for a page. `Ok(None)`
+    /// when the charge ended the task's quantum (nothing added).
+    pub(crate) fn write_begin_get_folio(&mut self, inode: InodeId, index: u32, len: u64, memcg: MemcgId) -> Result<Option<PageId>, IoError> {
+        let no_order1 = self.profile.large_folios.write == crate::profile::WriteOrder::SizedNoOrder1;
+        let shift = 63 - len.leading_zeros();
+        let mut order = if shift <= crate::types::PAGE_SHIFT { 0 } else { shift - crate::types::PAGE_SHIFT };
+        order = order.min(self.mappings[inode.idx()].max_order as u32);
+        if order > 0 && index & ((1 << order) - 1) != 0 {
+            order = index.trailing_zeros();
+        }
+        let account = self.profile.account_buffer_heads;
+        // The folio whose charge a sleep interrupted is allocated again, its cost in the
+        // write's per-page cost (sched.rs Resumed).
+        self.take_resumed(crate::sched::Resumed::PAGE);
+        loop {
+            if order == 1 && no_order1 {
+                order = 0;
+            }
+            let bh = BUFFER_HEAD_SLAB << order;
+            if account && !self.memcg_kmem_charge(memcg, bh) {
+                return Err(IoError::Oom);
+            }
+            self.resched.restartable_next = true;
+            let added = if order == 0 {
+                self.filemap_add_folio_paid(inode, index, memcg, true, false).map_err(|e| match e {
+                    IoError::Again => AddError::Again,
+                    _ => AddError::NoMem,
+                })
+            } else {
+                self.filemap_add_large_folio_paid(inode, index, order, memcg, true, false)
+            };
+            self.resched.restartable_next = false;
+            match added {
+                Ok(f) => {
+                    self.pages[f].flags |= pg::PRIVATE;
+                    self.pagecache_slab_alloc(bh);
+                    return Ok(Some(f));
+                }
+                Err(e) => {
+                    if account {
+                        self.memcg_kmem_uncharge(memcg, bh);
+                    }
+                    match e {
+                        AddError::Again => return Ok(None),
+                        _ if order == 0 => return Err(IoError::Oom),
+                        _ => order -= 1,
+                    }
+                }
+            }
+        }
+    }
+
     /// `try_to_free_buffers()` (fs/buffer.c): free the buffer heads of `page` (before it
     /// leaves the page cache, or its memcg): their slab goes back (slab.rs) and, when they were
     /// charged (`account_buffer_heads`), their charge.
+    /// A large folio's head holds the buffer heads of all its blocks (one a page).
     pub fn try_to_free_buffers(&mut self, page: PageId) {
+        let bytes = BUFFER_HEAD_SLAB * self.pages.folio_nr_pages(page);
         self.pages[page].flags &= !pg::PRIVATE;
         if self.profile.account_buffer_heads {
             let memcg = self.pages[page].memcg;
-            self.memcg_kmem_uncharge(memcg, BUFFER_HEAD_SLAB);
+            self.memcg_kmem_uncharge(memcg, bytes);
         }
-        self.pagecache_slab_free(BUFFER_HEAD_SLAB);
+        self.pagecache_slab_free(bytes);
     }
 }
 

@@ -40,6 +40,32 @@ impl Kernel {
         let mut seen = vec![false; self.pages.len()];
         let mut on_lru = 0u64;
         let mut file_frames = 0u64;
+        // Pages in a CPU's lru_add batch (swap.rs FolioBatch): on no list yet, checked with
+        // the list lru_add_fn() will put them on (lruvec, two-list list), after its pages.
+        let mut batched: Vec<(usize, usize, PageId)> = vec![];
+        for b in &self.lru_add_fbatches {
+            for &q in &b.folios[..b.nr as usize] {
+                if q == PageId::NIL {
+                    continue; // freed while batched
+                }
+                if !self.folio_in_lru_batch(q) {
+                    return Err(format!("an lru_add batch slot holds page {}, which is not batched (freed without folio_unbatch()?)", q.0));
+                }
+                if batched.iter().any(|x| x.2 == q) {
+                    return Err(format!("page {} is in two lru_add batch slots", q.0));
+                }
+                {
+                    let list = match (self.pages[q].test(pg::SWAPBACKED), self.pages[q].test(pg::ACTIVE)) {
+                        (true, true) => LruList::ActiveAnon,
+                        (true, false) => LruList::InactiveAnon,
+                        (false, true) => LruList::ActiveFile,
+                        (false, false) => LruList::InactiveFile,
+                    };
+                    batched.push((self.folio_lruvec(q), list as usize, q));
+                }
+            }
+        }
+        let mut batched_seen = 0usize;
         for (v, lv) in self.lruvecs.iter().enumerate() {
             for list in 0..crate::mmzone::NR_ALL_LISTS {
                 // The two-list lists, then the multi-generational LRU's generation lists
@@ -70,24 +96,47 @@ impl Kernel {
                 let mut prev = PageId::NIL;
                 let mut count = 0;
                 let mut nr_pages = 0u64;
-                while cur != PageId::NIL {
+                // The list's own walk, then its batched pages (`in_batch`).
+                let mut extra = batched.iter().filter(|x| x.0 == v && x.1 == list).map(|x| x.2);
+                let mut in_batch = false;
+                let (mut list_count, mut list_pages, mut list_tail) = (0, 0u64, PageId::NIL);
+                loop {
+                    if cur == PageId::NIL {
+                        if !in_batch {
+                            (list_count, list_pages, list_tail) = (count, nr_pages, prev);
+                            in_batch = true;
+                        }
+                        match extra.next() {
+                            Some(q) => {
+                                cur = q;
+                                batched_seen += 1;
+                            }
+                            None => break,
+                        }
+                    }
                     let p = &self.pages[cur];
                     nr_pages += self.pages.folio_nr_pages(cur);
                     if seen[cur.idx()] {
-                        return Err(format!("page {} is on two LRU lists", cur.0));
+                        return Err(format!("page {} is on two LRU lists (or on one and in a CPU's lru_add batch)", cur.0));
                     }
                     seen[cur.idx()] = true;
-                    if !p.test(pg::LRU) || p.lru() as usize != list || p.prev != prev {
-                        return Err(format!("page {} has broken LRU links or flags", cur.0));
-                    }
-                    if self.folio_lruvec(cur) != v {
-                        return Err(format!("page {} charged to {:?} sits on lruvec {v}", cur.0, p.memcg));
-                    }
-                    if gen_list && p.test(pg::SWAPBACKED) != (crate::lru_gen::list_type(list) == crate::lru_gen::LRU_GEN_ANON) {
-                        return Err(format!("page {} is on a generation list of the other type", cur.0));
-                    }
-                    if p.test(pg::ACTIVE) != (!gen_list && lru.is_active()) {
-                        return Err(format!("page {} PG_active disagrees with its list", cur.0));
+                    if in_batch {
+                        if p.next != PageId::NIL || p.prev != PageId::NIL {
+                            return Err(format!("page {} in a CPU's lru_add batch has LRU links", cur.0));
+                        }
+                    } else {
+                        if !p.test(pg::LRU) || p.lru() as usize != list || p.prev != prev {
+                            return Err(format!("page {} has broken LRU links or flags", cur.0));
+                        }
+                        if self.folio_lruvec(cur) != v {
+                            return Err(format!("page {} charged to {:?} sits on lruvec {v}", cur.0, p.memcg));
+                        }
+                        if gen_list && p.test(pg::SWAPBACKED) != (crate::lru_gen::list_type(list) == crate::lru_gen::LRU_GEN_ANON) {
+                            return Err(format!("page {} is on a generation list of the other type", cur.0));
+                        }
+                        if p.test(pg::ACTIVE) != (!gen_list && lru.is_active()) {
+                            return Err(format!("page {} PG_active disagrees with its list", cur.0));
+                        }
                     }
                     if p.test(pg::ANON) && p.mapping == crate::swapfile::SWAPPER {
                         // Read by swap readahead, mapped by no page table: the swap cache
@@ -157,14 +206,17 @@ impl Kernel {
                     cur = p.next;
                     count += 1;
                 }
-                if count != lv.lists[list].len || prev != lv.lists[list].tail {
+                if list_count != lv.lists[list].len || list_tail != lv.lists[list].tail {
                     return Err(format!("lruvec {v} list {list} length or tail is wrong"));
                 }
-                if nr_pages != lv.lists[list].pages {
-                    return Err(format!("lruvec {v} list {list} counts {} pages, holds {nr_pages}", lv.lists[list].pages));
+                if list_pages != lv.lists[list].pages {
+                    return Err(format!("lruvec {v} list {list} counts {} pages, holds {list_pages}", lv.lists[list].pages));
                 }
                 on_lru += count;
             }
+        }
+        if batched_seen != batched.len() {
+            return Err(format!("{} pages in lru_add batches belong to no lruvec list", batched.len() - batched_seen));
         }
         // lruvec_stats: each lruvec's hierarchical size of every two-list LRU list is the sum
         // of its own and its memcg's descendants' on that node (as a walk over the tree).
@@ -330,6 +382,7 @@ impl Kernel {
         self.check_directories()?;
         self.check_request_queues()?;
         self.check_rmap()?;
+        let (mut total_dirty, mut total_file_writeback) = (0u64, 0u64);
         for (ino, m) in self.mappings.iter().enumerate() {
             let (mut pages, mut shadows) = (0u64, 0u64);
             for id in m.xa.leaf_ids() {
@@ -362,6 +415,32 @@ impl Kernel {
                     return Err(format!("inode {ino}: page {i} is dirty below the dirty hint {}", m.dirty_hint));
                 }
             }
+            // PG_dirty and PG_writeback are folio flags (the head's); the counts are in pages.
+            let (mut dirty, mut writeback) = (0u64, 0u64);
+            for (i, slot) in m.entries(0, u32::MAX) {
+                let Some(p) = slot.as_page() else { continue };
+                let f = self.pages.page_folio(p);
+                if f != p {
+                    if self.pages[p].flags & (crate::mm_types::pg::DIRTY | crate::mm_types::pg::WRITEBACK) != 0 {
+                        return Err(format!("inode {ino}: tail page {i} carries its folio's dirty or writeback flag"));
+                    }
+                    continue;
+                }
+                let nr = self.pages.folio_nr_pages(f);
+                dirty += nr * self.pages[f].test(crate::mm_types::pg::DIRTY) as u64;
+                writeback += nr * self.pages[f].test(crate::mm_types::pg::WRITEBACK) as u64;
+            }
+            if dirty != m.nrdirty {
+                return Err(format!("inode {ino}: nrdirty {} but its dirty folios hold {dirty} pages", m.nrdirty));
+            }
+            total_dirty += dirty;
+            total_file_writeback += writeback;
+        }
+        if total_dirty != self.vmstat.nr_dirty {
+            return Err(format!("NR_FILE_DIRTY {} but the mappings' dirty folios hold {total_dirty} pages", self.vmstat.nr_dirty));
+        }
+        if total_file_writeback > self.vmstat.nr_writeback {
+            return Err(format!("NR_WRITEBACK {} below the {total_file_writeback} page-cache pages under writeback", self.vmstat.nr_writeback));
         }
         Ok(())
     }

@@ -79,6 +79,9 @@ pub struct Kernel {
     /// The CPU of the running context, whose lists in `pcps` it uses (`Kernel::task_cpu`,
     /// `Kernel::kswapd_cpu`); `u32::MAX` before the scheduler names one (CPU 0).
     pub pcp_ctx: u32,
+    /// Per CPU, its `cpu_fbatches.lru_add` batch (swap.rs [`crate::swap::FolioBatch`];
+    /// `KernelProfile::lru_add_batch`), one per CPU from the machine's setup.
+    pub lru_add_fbatches: Vec<crate::swap::FolioBatch>,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,
     /// The lists in `pcps` that `decay_pcp_high()` may change: used since their `high` was
@@ -124,6 +127,10 @@ pub struct Kernel {
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
+    /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
+    /// (the interrupted context's). Its pass of the memcg LRU stops there
+    /// (`Node::kswapd_pass`).
+    pub kswapd_until: Nanos,
     /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
     /// a sleep may end the quantum, and the wake-up of the one that did.
     pub resched: crate::sched::Resched,
@@ -288,6 +295,7 @@ impl Kernel {
             zones: vec![],
             pcps: vec![],
             pcp_ctx: u32::MAX,
+            lru_add_fbatches: vec![crate::swap::FolioBatch::default()],
             pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
             pcp_active: vec![],
             nodes: vec![],
@@ -307,6 +315,7 @@ impl Kernel {
             stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
+            kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
             scratch_memcgs: vec![],

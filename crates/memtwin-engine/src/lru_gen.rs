@@ -136,6 +136,39 @@ impl Default for LruGenMemcg {
     }
 }
 
+/// Where kswapd's pass of the memcg LRU (6.3+ `lru_gen_shrink_node()` → `shrink_many()`)
+/// stopped when its clock reached the shared clock (`Kernel::kswapd_until`): the engine runs
+/// kswapd lazily, whenever another context looks at memory, up to that context's clock, so a
+/// pass of about the zones' high watermarks (`kswapd_shrink_node()`'s goal, 1,000 pages and
+/// more) would otherwise free all its pages at the clock it started at. The kernel's kswapd
+/// frees them batch by batch (`evict_folios()` → `shrink_folio_list()`) on its own CPU while
+/// the others run; stopped after a batch, the pass goes on from here
+/// (`Kernel::lru_gen_kswapd_resume`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KswapdPass {
+    /// Pages the pass has reclaimed (`sc->nr_reclaimed` against its goal).
+    pub nr_reclaimed: u64,
+    /// `sc->priority` of the pass (`set_initial_priority()`'s, or lower).
+    pub priority: u32,
+    /// The memcg generation and bins of the walk: `gen`, the random `first_bin` and the
+    /// current `bin`.
+    pub gen: u8,
+    /// See `gen`.
+    pub first_bin: u8,
+    /// See `gen`.
+    pub bin: u8,
+    /// The lruvec to go on with (its index).
+    pub lruvec: u32,
+    /// Pages `try_to_shrink_lruvec()` had scanned in it (0: it was not begun).
+    pub scanned: u64,
+}
+
+impl KswapdPass {
+    fn at(sc: &ScanControl, gen: usize, first_bin: usize, bin: usize, lruvec: u32, scanned: u64) -> KswapdPass {
+        KswapdPass { nr_reclaimed: sc.nr_reclaimed, priority: sc.priority, gen: gen as u8, first_bin: first_bin as u8, bin: bin as u8, lruvec, scanned }
+    }
+}
+
 /// `get_memcg_gen()` (6.3+).
 #[inline]
 pub fn get_memcg_gen(seq: u64) -> usize {
@@ -993,6 +1026,8 @@ impl Kernel {
         // set_mm_walk(pgdat): kswapd's walk context; a direct reclaimer gets one at its first
         // aging (try_to_inc_max_seq() -> set_mm_walk(NULL)). clear_mm_walk() at the end.
         self.lru_gen_mm_walk = sc.kswapd;
+        // "lru_add_drain();" before blk_start_plug() (6.1).
+        self.lru_add_drain();
         self.lru_gen_evict_loop(memcg, v, sc);
         self.lru_gen_mm_walk = false;
     }
@@ -1663,7 +1698,8 @@ impl Kernel {
     /// rotated (`get_nr_to_scan()` said -1).
     fn try_to_shrink_lruvec(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> bool {
         let swappiness = if sc.may_swap { self.lru_gen_swappiness(memcg) } else { 0 };
-        let mut scanned = 0u64;
+        // kswapd going on with a pass it stopped in this lruvec: from the pages scanned then.
+        let mut scanned = sc.kswapd_resume_scanned.take().unwrap_or(0);
         loop {
             let nr_to_scan = self.lru_gen_get_nr_to_scan_6_3(memcg, v, sc, swappiness != 0);
             if nr_to_scan <= 0 {
@@ -1680,13 +1716,29 @@ impl Kernel {
             if self.lru_gen_should_abort_scan((v % self.nr_nodes as usize) as u32, sc) {
                 return false;
             }
+            if self.kswapd_reached_shared_clock(sc) {
+                // evict_folios() has freed its batch at kswapd's clock, which is now past the
+                // shared one: the rest of the pass waits until the other contexts get there.
+                sc.kswapd_stopped_scanned = Some(scanned);
+                return false;
+            }
         }
+    }
+
+    /// Whether kswapd, running a pass of the memcg LRU (6.3+), has reached the shared clock it
+    /// is catching up with (`Kernel::kswapd_until`): its pass stops there, after the batch
+    /// `evict_folios()` just freed, and goes on at its next catch-up (`Node::kswapd_pass`).
+    #[inline]
+    fn kswapd_reached_shared_clock(&self, sc: &ScanControl) -> bool {
+        sc.kswapd && self.in_kswapd && self.now >= self.kswapd_until
     }
 
     /// `lru_gen_shrink_lruvec()` (6.3+) of memcg (not root) reclaim: shrink the lruvec with
     /// a walk context of its own, and rotate it to the young generation when it had to age.
     pub(crate) fn lru_gen_shrink_lruvec_6_3(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         self.lru_gen_mm_walk = false;
+        // lru_gen_shrink_lruvec() -> "lru_add_drain();" before blk_start_plug().
+        self.lru_add_drain();
         if self.try_to_shrink_lruvec(memcg, v, sc) {
             self.lru_gen_rotate_memcg(v, MemcgLruOp::Young);
         }
@@ -1699,16 +1751,24 @@ impl Kernel {
     /// memory.low (the second counts `memory.events low` and reclaims); when nothing needed
     /// rotating, stay if it is sizable, else tail once, then young.
     fn shrink_one(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> MemcgLruOp {
-        if self.memcgs.below_min(memcg) {
-            return MemcgLruOp::Young;
-        }
-        if self.memcgs.below_low(memcg) {
-            if self.lruvecs[v].lrugen.memcg_seg != MemcgLruOp::Tail as u8 {
-                return MemcgLruOp::Tail;
+        // A kswapd pass that stopped inside this lruvec passed these checks before it stopped.
+        if sc.kswapd_resume_scanned.is_none() {
+            if self.memcgs.below_min(memcg) {
+                return MemcgLruOp::Young;
             }
-            self.memcgs.count_event(memcg, MemcgEvent::Low, 1);
+            if self.memcgs.below_low(memcg) {
+                if self.lruvecs[v].lrugen.memcg_seg != MemcgLruOp::Tail as u8 {
+                    return MemcgLruOp::Tail;
+                }
+                self.memcgs.count_event(memcg, MemcgEvent::Low, 1);
+            }
         }
         let success = self.try_to_shrink_lruvec(memcg, v, sc);
+        if sc.kswapd_stopped_scanned.is_some() {
+            // kswapd stopped at the shared clock: the rest of this shrink_one() (the slab
+            // shrinkers, the rotation) comes when it goes on.
+            return MemcgLruOp::Nop;
+        }
         // shrink_slab(): the shadow-node shrinker and the superblock shrinkers.
         self.shrink_shadow_nodes(memcg);
         self.shrink_slab_sb(memcg, sc.priority);
@@ -1731,13 +1791,33 @@ impl Kernel {
     /// memcg in turn (`shrink_one()`), rotating the one just shrunk as it says before going on
     /// to the next (whose place was read before the rotation), until reclaim may stop
     /// (`should_abort_scan()`); then the other bins of that generation in order.
-    fn shrink_many(&mut self, nid: u32, sc: &mut ScanControl) {
+    ///
+    /// kswapd's pass stops where its clock reaches the shared clock (`Kernel::kswapd_until`),
+    /// inside a memcg's eviction or between two memcgs, and goes on from there at its next
+    /// catch-up (`resume`, `Node::kswapd_pass`): the place in the walk is kept, as the
+    /// kernel's kswapd, a thread of its own, keeps it while the other CPUs run.
+    fn shrink_many(&mut self, nid: u32, sc: &mut ScanControl, resume: Option<KswapdPass>) {
         let n = nid as usize;
-        let gen = get_memcg_gen(self.memcg_lru[n].seq);
-        let first_bin = self.memcg_lru_random_bin();
-        let mut bin = first_bin;
+        let (gen, first_bin, mut bin, mut start) = match resume {
+            Some(p) => (p.gen as usize, p.first_bin as usize, p.bin as usize, p.lruvec),
+            None => {
+                let first_bin = self.memcg_lru_random_bin();
+                (get_memcg_gen(self.memcg_lru[n].seq), first_bin, first_bin, NIL_LRUVEC)
+            }
+        };
         loop {
             let mut cur = self.memcg_lru[n].fifo[gen][bin].0;
+            if start != NIL_LRUVEC {
+                // Where the stopped pass was, if that lruvec is still in this bin (else the
+                // bin from its head, as the kernel restarts a walk that raced with a rotation).
+                let g = &self.lruvecs[start as usize].lrugen;
+                if g.memcg_listed && g.memcg_gen as usize == gen && g.memcg_bin as usize == bin {
+                    cur = start;
+                } else {
+                    sc.kswapd_resume_scanned = None;
+                }
+                start = NIL_LRUVEC;
+            }
             while cur != NIL_LRUVEC {
                 let v = cur as usize;
                 let next = self.lruvecs[v].lrugen.memcg_next;
@@ -1747,8 +1827,17 @@ impl Kernel {
                 }
                 let memcg = MemcgId((v / self.nr_nodes as usize) as u32);
                 let op = self.shrink_one(memcg, v, sc);
+                sc.kswapd_resume_scanned = None;
+                if let Some(scanned) = sc.kswapd_stopped_scanned.take() {
+                    self.nodes[n].kswapd_pass = Some(KswapdPass::at(sc, gen, first_bin, bin, v as u32, scanned));
+                    return;
+                }
                 self.lru_gen_rotate_memcg(v, op);
                 if self.lru_gen_should_abort_scan(nid, sc) {
+                    return;
+                }
+                if next != NIL_LRUVEC && self.kswapd_reached_shared_clock(sc) {
+                    self.nodes[n].kswapd_pass = Some(KswapdPass::at(sc, gen, first_bin, bin, next, 0));
                     return;
                 }
                 cur = next;
@@ -1777,7 +1866,18 @@ impl Kernel {
         if !sc.kswapd {
             return false;
         }
-        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free > self.zones[z].wmark_high + MIN_LRU_BATCH)
+        let zones = &self.nodes[nid as usize].zones;
+        // ZONE_DMA, folded into node 0's lowest zone (page_alloc.rs `setup_nodes()`), is an
+        // eligible zone at every reclaim_idx: the check is `zone_watermark_ok(zone, 0, high +
+        // MIN_LRU_BATCH, sc->reclaim_idx, 0)`, its `lowmem_reserve[reclaim_idx]` included. The
+        // fold keeps ZONE_DMA's free frames at that reserve (`Zone::lowmem_held`; the allocator
+        // has the rest, as the kernel's falls back to ZONE_DMA down to about its low watermark
+        // plus the reserve whenever the zone above is below low): never safe, so kswapd's pass
+        // goes on to its goal (`kswapd_nr_to_reclaim()`).
+        if zones.iter().any(|&z| self.zones[z].lowmem_held > 0) {
+            return false;
+        }
+        zones.iter().all(|&z| self.zones[z].free > self.zones[z].wmark_high + MIN_LRU_BATCH)
     }
 
     /// `kswapd_shrink_node()`'s goal for node `nid`: the sum over its zones of the high
@@ -1830,12 +1930,30 @@ impl Kernel {
             sc.nr_reclaimed = 0;
             sc.nr_to_reclaim = self.kswapd_nr_to_reclaim(nid);
         }
-        self.shrink_many(nid, sc);
+        self.shrink_many(nid, sc, None);
         if sc.kswapd {
             sc.nr_reclaimed += reclaimed;
             sc.nr_to_reclaim = goal;
         }
         self.lru_gen_mm_walk = false;
+    }
+
+    /// kswapd goes on with the pass of the memcg LRU it stopped at the shared clock
+    /// (`Node::kswapd_pass`, 6.3+ `lru_gen_shrink_node()` → `shrink_many()`): at the same
+    /// priority, with the pages the pass has reclaimed so far counted against its
+    /// `kswapd_shrink_node()` goal, from the memcg (and, inside it, the pages scanned) where
+    /// it stopped. The protections and the walk context are the pass's. Returns the pages
+    /// reclaimed now.
+    pub(crate) fn lru_gen_kswapd_resume(&mut self, nid: u32) -> u64 {
+        let Some(pass) = self.nodes[nid as usize].kswapd_pass.take() else { return 0 };
+        let mut sc = ScanControl::new(MemcgId::ROOT, self.kswapd_nr_to_reclaim(nid), false, true);
+        sc.priority = pass.priority;
+        sc.nr_reclaimed = pass.nr_reclaimed;
+        sc.kswapd_resume_scanned = (pass.scanned > 0).then_some(pass.scanned);
+        self.lru_gen_mm_walk = true;
+        self.shrink_many(nid, &mut sc, Some(pass));
+        self.lru_gen_mm_walk = false;
+        sc.nr_reclaimed - pass.nr_reclaimed
     }
 
     /// `should_abort_scan()` and `kswapd_shrink_node()`'s goal for unit tests.

@@ -37,6 +37,11 @@ impl Kernel {
             // VM_LOCKED VMA (-EINVAL; MADV_DONTNEED_LOCKED, 5.18+, is not modelled).
             return Err(MadviseError::Inval);
         }
+        if matches!(advice, MAdvice::DontNeed | MAdvice::Cold | MAdvice::PageOut) {
+            // madvise_dontneed_single_vma() -> zap_page_range(), madvise_cold(),
+            // madvise_pageout(): "lru_add_drain();" first.
+            self.lru_add_drain();
+        }
         let Some(f) = self.vmas[v].file.as_mut() else {
             // Anonymous memory: DONTNEED frees; the read hints change nothing modelled.
             if advice == MAdvice::DontNeed {

@@ -1288,6 +1288,16 @@ impl Kernel {
     pub fn try_charge_memcg_gfp(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
+        // A fresh charge (not one resumed with its loop's state) that fits takes the loop's
+        // first pass in one walk (`charge_fits_at_once()`).
+        let fresh_loop = !restartable || self.resched.charge_loop.is_none();
+        if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.charge_fits_at_once(memcg, nr, false) {
+            self.resched.restartable = outer;
+            if restartable {
+                self.resched.resumed = crate::sched::Resumed::NONE;
+            }
+            return Ok(());
+        }
         let fresh = crate::sched::ChargeLoop {
             retries: if gfp == ChargeGfp::KernelNoOom { 0 } else { self.profile.max_reclaim_retries },
             drained: self.profile.charge_path == ChargePath::DoCharge,
@@ -1545,18 +1555,21 @@ impl Kernel {
     }
 
     /// `commit_charge()`: record `memcg` in the page after the counters were charged.
+    #[inline]
     pub(crate) fn commit_charge(&mut self, page: PageId, memcg: MemcgId) {
-        let on_lru = self.pages[page].test(crate::mm_types::pg::LRU);
-        let lru = self.pages[page].lru();
+        // The page's state read once (taking it off its LRU changes only its list links and
+        // PG_lru).
+        let pg = self.pages[page];
+        let on_lru = pg.test(crate::mm_types::pg::LRU);
         if on_lru {
             let from = self.folio_lruvec(page);
             self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
         }
-        let dirty = self.pages[page].test(crate::mm_types::pg::DIRTY);
-        let writeback = self.pages[page].flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
+        let dirty = pg.test(crate::mm_types::pg::DIRTY);
+        let writeback = pg.flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
         self.pages[page].memcg = memcg;
-        let shmem = self.pages[page].test(crate::mm_types::pg::SWAPBACKED);
-        let mapped = self.pages[page].mapcount > 0;
+        let shmem = pg.test(crate::mm_types::pg::SWAPBACKED);
+        let mapped = pg.mapcount > 0;
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += 1;
         m.nr_file_mapped += mapped as u64;
@@ -1569,7 +1582,7 @@ impl Kernel {
         self.memcgs.wb_updated(memcg);
         if on_lru {
             let to = self.folio_lruvec(page);
-            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(lru));
+            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(pg.lru()));
         }
     }
 
@@ -1587,22 +1600,35 @@ impl Kernel {
         self.memcgs.wb_updated(memcg);
     }
 
-    /// `mem_cgroup_uncharge()` of a large page-cache folio (clean, unmapped, no buffers): the
-    /// counters lose its pages, v1's `pgpgout` counts one event, its frames are left
-    /// uncharged.
+    /// `mem_cgroup_uncharge()` of a large page-cache folio (unmapped): its buffer heads go
+    /// with the charge (`try_to_free_buffers()`), the counters lose its pages (`file`, and
+    /// `file_dirty`/`file_writeback` when a truncation drops it dirty or after its
+    /// writeback), v1's `pgpgout` counts one event (`uncharge_batch()`: one per folio), its
+    /// frames are left uncharged.
     pub fn mem_cgroup_uncharge_folio(&mut self, head: PageId) {
         let memcg = self.pages[head].memcg;
         if memcg == MemcgId::NONE {
             return;
         }
         self.cpu(self.cost.charge);
+        if self.pages[head].test(crate::mm_types::pg::PRIVATE) {
+            self.try_to_free_buffers(head);
+        }
         let n = self.pages.folio_nr_pages(head);
         self.memcgs.counter_uncharge(memcg, n);
         for i in 0..n as u32 {
             self.pages[PageId(head.0 + i)].memcg = MemcgId::NONE;
         }
+        let dirty = self.pages[head].test(crate::mm_types::pg::DIRTY);
+        let writeback = self.pages[head].test(crate::mm_types::pg::WRITEBACK);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= n;
+        if dirty {
+            m.nr_dirty -= n;
+        }
+        if writeback {
+            m.nr_writeback -= n;
+        }
         m.events[MemcgEvent::Pgpgout as usize] += 1;
         let dying_and_empty = m.state == MemcgState::Dying && m.counter.usage == 0;
         self.memcgs.wb_updated(memcg);
@@ -1712,6 +1738,66 @@ impl Kernel {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
+    }
+
+    /// The first pass of `try_charge_memcg()`'s loop (`TryCharge` path) when `nr` fits under
+    /// every counter from `memcg` up: the same as its memsw/memory tests, `page_counter_charge()`
+    /// and [`Kernel::charge_batch_high`] (the stock, the batch's fit and its `failcnt`, the
+    /// memory.high test), with the counters' limits read in one walk up the tree instead of
+    /// one walk per test. Returns false, having changed nothing, when `nr` does not fit: the
+    /// loop then charges (or reclaims) as before.
+    #[inline]
+    fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
+        // The rest of the batch the refill would take from the counters (0: none tried).
+        let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
+        let memsw = self.memcgs.version == CgroupVersion::V1;
+        let (mut memsw_refuses, mut refused_by) = (false, None);
+        let (mut high_nr, mut high_batch) = (false, false);
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let mc = &self.memcgs.memcgs[c.idx()];
+            let pc = &mc.counter;
+            if pc.usage + nr > pc.max || (memsw && pc.usage + mc.swap + nr > mc.memsw_max) {
+                return false;
+            }
+            let after = pc.usage + nr;
+            if extra > 0 {
+                memsw_refuses |= memsw && after + mc.swap + extra > mc.memsw_max;
+                if refused_by.is_none() && after + extra > pc.max {
+                    refused_by = Some(c);
+                }
+            }
+            high_nr |= after > pc.high;
+            high_batch |= after + extra > pc.high;
+            cur = mc.parent;
+        }
+        self.memcgs.counter_charge(memcg, nr);
+        if stock_covers {
+            let took = self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch);
+            debug_assert!(took);
+            return true;
+        }
+        // try_charge_batch(): memsw is tried first, and a memsw refusal leaves memory's
+        // failcnt alone.
+        let fits = extra > 0 && !memsw_refuses && refused_by.is_none();
+        if !memsw_refuses {
+            if let Some(m) = refused_by {
+                self.memcgs.memcgs[m.idx()].counter.failcnt += 1;
+            }
+        }
+        let batch = if fits { nr + extra } else { nr };
+        if batch > nr {
+            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch);
+        }
+        if if fits { high_batch } else { high_nr } {
+            self.nr_pages_over_high += batch;
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+                self.mem_cgroup_handle_over_high(memcg);
+            }
+        }
+        true
     }
 
     /// Whether the batch the charge stock would take fits: `extra` more pages than the page

@@ -510,7 +510,7 @@ impl Kernel {
                 None => self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]),
             }
             self.zones[w.zone].alloc_batch -= k as i64;
-            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive || self.vmas[v].locked {
+            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive || self.vmas[v].locked || self.profile.lru_add_batch > 0 {
                 // Generation lists, the inactive anon list from 5.9, or the unevictable list
                 // of a VM_LOCKED VMA: page by page.
                 for j in from..from + k as usize {
@@ -798,7 +798,13 @@ impl Kernel {
     fn anon_lru_add_lv(&mut self, pfn: PageId, lv: usize, nr: u64) {
         // Under lru_gen folio_add_lru() sets PG_active during a fault (lru_gen_in_fault()).
         let active = !self.profile.anon_fault_inactive || self.lru_gen_in_fault;
-        if active {
+        if self.profile.lru_add_batch > 0 {
+            // folio_add_lru_vma() -> folio_add_lru(): into the CPU's batch.
+            if active {
+                self.pages[pfn].flags |= pg::ACTIVE;
+            }
+            self.folio_add_lru_batched(pfn);
+        } else if active {
             self.pages[pfn].flags |= pg::ACTIVE;
             self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, LruList::ActiveAnon);
         } else {
@@ -857,6 +863,8 @@ impl Kernel {
     /// uncharge it, and free the VMA.
     pub fn do_munmap(&mut self, vma: VmaId) {
         self.cpu(self.cost.mmap_call);
+        // unmap_region() / exit_mmap(): "lru_add_drain();" before the zap.
+        self.lru_add_drain();
         self.lru_gen_mm_del_vma(vma);
         let v = vma.0 as usize;
         if self.vmas[v].file.is_some() {
@@ -901,7 +909,12 @@ impl Kernel {
             let in_run = n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64);
             let nid = if self.nr_nodes == 1 { 0 } else if in_run { self.zones[z].node } else { self.page_nid(p) };
             let lv = self.lruvec_idx(self.pages[p].memcg, nid);
-            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+            if self.folio_in_lru_batch(p) {
+                // (a page in another CPU's lru_add batch: its slot emptied)
+                self.folio_unbatch(p);
+            } else {
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+            }
             if self.pages[p].test(pg::WRITEBACK) {
                 // The swap write in flight completes on its own; the page goes now.
                 self.vmstat.nr_writeback -= 1;
@@ -1179,7 +1192,11 @@ impl Kernel {
             }
             self.cpu(self.cost.zap_page);
             let lv = self.folio_lruvec(p);
-            self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+            if self.folio_in_lru_batch(p) {
+                self.folio_unbatch(p);
+            } else {
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+            }
             if self.pages[p].test(pg::WRITEBACK) {
                 // The swap write in flight completes on its own; the page goes now.
                 self.vmstat.nr_writeback -= 1;

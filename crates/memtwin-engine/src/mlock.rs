@@ -69,6 +69,8 @@ impl Kernel {
     /// `mem_cgroup_oom()` does for the populating task.
     pub fn do_mlock(&mut self, vma: VmaId, lock: bool) -> Result<(), FaultError> {
         self.cpu(self.cost.mmap_call);
+        // mlock_vma_pages_range(): "lru_add_drain();" before the page walk (and after it).
+        self.lru_add_drain();
         let v = vma.0 as usize;
         self.vmas[v].locked = lock;
         let n = self.vmas[v].pages.len() as u32;

@@ -845,6 +845,9 @@ pub struct Node {
     pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
+    /// kswapd's pass of the memcg LRU (6.3+ lru_gen) that its clock took past the shared
+    /// clock, to go on with at its next catch-up ([`crate::lru_gen::KswapdPass`]).
+    pub kswapd_pass: Option<crate::lru_gen::KswapdPass>,
     /// `sc->memcgs_need_aging` of kswapd's `balance_pgdat()` under the multi-generational LRU
     /// (6.1): false when a wake-up starts it (its `scan_control` is zeroed), set by
     /// `lru_gen_age_node()` when it skips, cleared by an eviction that reclaimed
@@ -1254,6 +1257,13 @@ impl Kernel {
     /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
     /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        if order == 0
+            && !self.profile.pcp_auto_tune
+            && !(self.profile.fair_zone_alloc && mark == Wmark::Low)
+            && !(self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode)
+        {
+            return self.get_page_from_freelist_order0(mark, gfp);
+        }
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
         // Whether the walk changed no state but the chosen zone's counters.
@@ -1359,6 +1369,37 @@ impl Kernel {
                 return None;
             }
         }
+    }
+
+    /// [`Kernel::get_page_from_freelist`] of an order-0 page where no zonelist cache, no fair
+    /// pass and no per-CPU lists (6.7+'s `below_high` test) take part: the walk's single
+    /// scan, in which the first zone of the zonelist above its watermark (`__zone_watermark_ok()`
+    /// of order 0: free pages above the mark) that has a frame gives it; the counters and
+    /// `Kernel::freelist_walk` as the general walk leaves them.
+    #[inline]
+    fn get_page_from_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        self.freelist_walk = None;
+        let nid = gfp.nid as usize;
+        for zi in 0..self.nodes[nid].zonelist.len() {
+            let z = self.nodes[nid].zonelist[zi];
+            let zone = &mut self.zones[z];
+            if gfp.thisnode && zone.node != nid as u32 {
+                break;
+            }
+            if zone.free as i64 <= zone.wmark(mark) as i64 {
+                continue;
+            }
+            let Some(pfn) = zone.rmqueue_order0() else { continue };
+            // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
+            zone.alloc_batch -= 1;
+            self.zone_statistics(z, nid as u32);
+            self.vmstat.count(VmEvent::Pgalloc, 1);
+            if mark == Wmark::Low {
+                self.freelist_walk = Some(FreelistWalk { zone: z, nid: nid as u32, fair: false, zlc: false });
+            }
+            return Some(PageId(pfn as u32));
+        }
+        None
     }
 
     /// The earliest time at which `alloc_pages()` would do more than walk the zonelist: an
@@ -1480,9 +1521,51 @@ impl Kernel {
         self.vmstat.count(VmEvent::Pgfree, n);
     }
 
+    /// [`Kernel::free_page`] of an evicted order-0 page without buffer heads inside a
+    /// `shrink_inactive_list()` batch `b` (`free_unref_folios()` of the batch's
+    /// `free_folios`): the `Page` is freed at once, its frame joins the batch's run when it
+    /// follows the run's last frame in the same pageblock, else the run goes to the buddy
+    /// ([`Kernel::free_batch_flush`]) and a new one starts. Nothing between two evictions of a
+    /// batch reads the buddy (an eviction leaves a shadow entry, so no tree node and no slab
+    /// frame is freed with it; any other work flushes the batch first), so the frames go back
+    /// in the same order with the same bitmaps, counts and list moves as one at a time
+    /// (`evict_batched()` flushes the run before evicting a mapping's only entry, whose
+    /// `xas_shrink()` may free a slab frame).
+    #[inline]
+    pub(crate) fn free_page_batched(&mut self, page: PageId, b: &mut crate::vmscan::EvictBatch) {
+        debug_assert!(!self.pages[page].test(crate::mm_types::pg::PRIVATE));
+        self.pages.free(page);
+        if b.free_n > 0 && page.0 == b.free_first + b.free_n {
+            let zone = &self.zones[b.free_zone as usize];
+            if zone.contains(page.0 as u64) && (page.0 as u64 - zone.start_pfn) % PAGEBLOCK_NR != 0 {
+                b.free_n += 1;
+                return;
+            }
+        }
+        self.free_batch_flush(b);
+        b.free_first = page.0;
+        b.free_n = 1;
+        b.free_zone = self.zone_of(page) as u32;
+    }
+
+    /// The frames [`Kernel::free_page_batched`] holds in batch `b` go back to the buddy
+    /// (`free_pages_run()` of order-0 pages, whose `Page`s are freed already).
+    #[inline]
+    pub(crate) fn free_batch_flush(&mut self, b: &mut crate::vmscan::EvictBatch) {
+        if b.free_n > 0 {
+            let (first, n) = (PageId(b.free_first), b.free_n as u64);
+            b.free_n = 0;
+            self.free_pages_run(first, n, false);
+        }
+    }
+
     /// `free_unref_folios()` of a page-cache folio of `nr` frames from `head`: each frame back
     /// to its pageblock (the buddy merges them as their neighbours come back).
     pub fn free_folio(&mut self, head: PageId, nr: u64) {
+        if nr > 1 && self.pages[head].test(crate::mm_types::pg::PRIVATE) {
+            // An uncharged large folio with its buffer heads (one a page, on the head).
+            self.try_to_free_buffers(head);
+        }
         let any_private = (0..nr as u32).any(|i| self.pages[PageId(head.0 + i)].test(crate::mm_types::pg::PRIVATE));
         let z = self.zone_of(head);
         let off = (head.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR;
@@ -1583,7 +1666,12 @@ impl Kernel {
     /// allocation looks at memory, so that reclaim proceeds at kswapd's own pace (its CPU cost
     /// per page and its waits for I/O) and allocations faster than that pace see the
     /// watermarks fall, enter direct reclaim, or fail over to other zones. kswapd's time is
-    /// its own; the allocating task is not charged for it.
+    /// its own; the allocating task is not charged for it. A pass of the memcg LRU (6.3+
+    /// lru_gen, whose goal is the zones' high watermarks, not a batch) stops where kswapd's
+    /// clock reaches the running context's, after the batch it was freeing, and goes on at the
+    /// next call (`Node::kswapd_pass`): its pages are freed over the pass's time, as the
+    /// kernel's kswapd frees them on its own CPU, not all at the clock the pass started at;
+    /// the pass's end, not a stop, is where `balance_pgdat()` looks at the watermarks again.
     pub fn kswapd_run(&mut self, nid: u32) {
         if self.in_kswapd || !self.nodes[nid as usize].kswapd_active {
             return;
@@ -1594,10 +1682,13 @@ impl Kernel {
         self.swap_plug_switch();
         let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
         self.reclaim_nid = Some(nid);
+        let saved_until = self.kswapd_until;
+        self.kswapd_until = now;
         // kswapd frees into its CPU's per-CPU lists.
         self.pcp_ctx = self.kswapd_cpu(nid);
         while self.nodes[nid as usize].kswapd_clock < now {
-            if self.node_balanced(nid) {
+            let going_on = self.nodes[nid as usize].kswapd_pass.is_some();
+            if !going_on && self.node_balanced(nid) {
                 self.nodes[nid as usize].kswapd_active = false;
                 break;
             }
@@ -1606,8 +1697,8 @@ impl Kernel {
             self.sys_ns = 0;
             self.writeback_end_io();
             self.swap_end_io();
-            let got = self.shrink_node_global(KSWAPD_BATCH, true);
-            if got == 0 {
+            let got = if going_on { self.lru_gen_kswapd_resume(nid) } else { self.shrink_node_global(KSWAPD_BATCH, true) };
+            if got == 0 && self.nodes[nid as usize].kswapd_pass.is_none() {
                 // Nothing reclaimable now: wait for writeback, or give up until the next
                 // wake-up (kswapd sleeps when it cannot make progress).
                 self.congestion_wait(CONGESTION_WAIT);
@@ -1626,12 +1717,20 @@ impl Kernel {
         self.sys_ns = sys;
         self.iowait_ns = iowait;
         self.reclaim_nid = saved_nid;
+        self.kswapd_until = saved_until;
         self.pcp_ctx = saved_ctx;
         if !self.nodes[nid as usize].kswapd_active {
             self.update_reclaim_active(nid, false);
         }
         self.swap_plug_switch();
         self.in_kswapd = false;
+    }
+
+    /// Whether kswapd, the running context, stopped its pass of the memcg LRU at the shared
+    /// clock (`Node::kswapd_pass`): its reclaim unwinds to [`Kernel::kswapd_run`].
+    #[inline]
+    pub fn kswapd_pass_stopped(&self) -> bool {
+        self.in_kswapd && self.reclaim_nid.is_some_and(|n| self.nodes[n as usize].kswapd_pass.is_some())
     }
 
     /// Swap the running context's swap plug with the other context's (kswapd's and the
@@ -1877,10 +1976,17 @@ impl Kernel {
     /// buddy lists. Only the lists used since their `high` was last at `high_min`
     /// (`pcp_active`, in index order) can change: the others are passed over, so that the
     /// work per second follows the contexts that allocated or freed, not the task count.
+    /// The test for a due period is inlined into the caller (every allocation makes it).
+    #[inline(always)]
     pub fn pcp_decay_due(&mut self) {
-        if self.now < self.pcp_next_decay || !self.profile.pcp_auto_tune {
-            return;
+        if self.now >= self.pcp_next_decay && self.profile.pcp_auto_tune {
+            self.pcp_decay_periods();
         }
+    }
+
+    /// [`Kernel::pcp_decay_due`] once a period is due.
+    #[inline(never)]
+    fn pcp_decay_periods(&mut self) {
         // After 64 periods every high is at its floor: more cannot change anything.
         let periods = ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1).min(64);
         self.pcp_next_decay += ((self.now - self.pcp_next_decay) / STAT_INTERVAL + 1) * STAT_INTERVAL;

@@ -496,25 +496,31 @@ pub fn dirty_freerun_ceiling(thresh: u64, bg_thresh: u64) -> u64 {
 }
 
 impl Kernel {
-    /// `folio_mark_dirty()`: set `PG_dirty`, account it, and queue the inode for writeback.
+    /// `folio_mark_dirty()`: set `PG_dirty` on the folio holding `page`, account its pages, and
+    /// queue the inode for writeback.
     pub fn folio_mark_dirty(&mut self, page: PageId) {
         self.folio_mark_dirty_paid(page, true)
     }
 
-    /// [`Kernel::folio_mark_dirty`] whose CPU time is paid here (`pay`), or not: a new page of
+    /// [`Kernel::folio_mark_dirty`] whose CPU time is paid here (`pay`), or not: a new folio of
     /// a 6.18 large-folio write, whose cost is in `write_large_folio_page`
-    /// ([`Kernel::generic_perform_write`]).
+    /// ([`Kernel::generic_perform_write`]). A large folio is dirtied whole, its flag on the
+    /// head, and counted in pages (`folio_account_dirtied()`: `NR_FILE_DIRTY`, the memcg's
+    /// `file_dirty`, `WB_RECLAIMABLE`, `WB_DIRTIED`, `current->nr_dirtied` and
+    /// `task_io_account_write()` each by `folio_nr_pages()`).
     pub(crate) fn folio_mark_dirty_paid(&mut self, page: PageId, pay: bool) {
+        let page = self.pages.page_folio(page);
         if self.pages[page].test(pg::DIRTY) {
             return;
         }
         if pay {
             self.cpu(self.cost.dirty_page);
         }
+        let nr = self.pages.folio_nr_pages(page);
         self.pages[page].flags |= pg::DIRTY;
         // folio_account_dirtied(): /proc/<pid>/io write_bytes counts the task that dirties a
-        // page (task_io_account_write()), whoever writes it back later.
-        self.io.write_bytes += PAGE_SIZE;
+        // folio (task_io_account_write(nr * PAGE_SIZE)), whoever writes it back later.
+        self.io.write_bytes += nr * PAGE_SIZE;
         let inode = self.pages[page].mapping;
         let index = self.pages[page].index;
         let now = self.now;
@@ -526,11 +532,11 @@ impl Kernel {
             m.dirtied_when = now;
             self.dirty_inodes.push_back(inode);
         }
-        m.nrdirty += 1;
-        self.vmstat.nr_dirty += 1;
+        m.nrdirty += nr;
+        self.vmstat.nr_dirty += nr;
         let memcg = self.pages[page].memcg;
         if memcg != MemcgId::NONE {
-            self.memcgs.memcgs[memcg.idx()].nr_dirty += 1;
+            self.memcgs.memcgs[memcg.idx()].nr_dirty += nr;
             self.memcgs.wb_updated(memcg);
         }
         self.inode_attach_wb(inode, memcg);
@@ -538,12 +544,12 @@ impl Kernel {
         if self.wb_dirty.len() <= key as usize {
             self.wb_dirty.resize(key as usize + 1, 0);
         }
-        self.wb_dirty[key as usize] += 1;
+        self.wb_dirty[key as usize] += nr;
         // folio_account_dirtied(): WB_DIRTIED, current->nr_dirtied and the CPU's
         // bdp_ratelimits.
-        self.wb_bw_mut(key).dirtied += 1;
-        self.task_dirty.nr_dirtied += 1;
-        self.task_dirty.bdp_ratelimits += 1;
+        self.wb_bw_mut(key).dirtied += nr;
+        self.task_dirty.nr_dirtied += nr;
+        self.task_dirty.bdp_ratelimits += nr;
         if was_clean {
             // The inode goes on its wb's b_dirty list: the wb's flusher is woken in
             // dirty_writeback_interval if it is not already due (wb_wakeup_delayed()).
@@ -1215,15 +1221,18 @@ impl Kernel {
             let mut completed = 0;
             for i in start..start + n {
                 let Some(p) = self.mappings[inode as usize].lookup(i) else { continue };
+                // A large folio ends its writeback whole, with the last request carrying it.
+                let p = self.pages.page_folio(p);
                 if !self.pages[p].test(pg::WRITEBACK) || self.wb_done[p.idx()] != done {
                     continue; // rewritten since, by a later request
                 }
+                let nr = self.pages.folio_nr_pages(p);
                 self.pages[p].flags &= !pg::WRITEBACK;
-                completed += 1;
-                self.vmstat.nr_writeback -= 1;
+                completed += nr;
+                self.vmstat.nr_writeback -= nr;
                 let memcg = self.pages[p].memcg;
                 if memcg != MemcgId::NONE {
-                    self.memcgs.memcgs[memcg.idx()].nr_writeback -= 1;
+                    self.memcgs.memcgs[memcg.idx()].nr_writeback -= nr;
                     self.memcgs.wb_updated(memcg);
                 }
                 if self.pages[p].test(pg::RECLAIM) && self.pages[p].test(pg::LRU) && !self.pages[p].test(pg::SWAPBACKED) && !self.pages[p].test(pg::DIRTY) {
@@ -1299,7 +1308,9 @@ impl Kernel {
         r
     }
 
-    /// `write_cache_pages()` of [`Kernel::writeback_range`].
+    /// `write_cache_pages()` of [`Kernel::writeback_range`]: the dirty folios of the range in
+    /// index order (`writeback_iter()`), each written whole (a large folio met at any of its
+    /// pages from its head, as the tagged lookup returns the folio), contiguous folios one run.
     fn writeback_range_pages(&mut self, inode: InodeId, first: u32, last: u32, nr: u64) -> (u64, u64) {
         let mut written = 0;
         let mut done = 0;
@@ -1310,20 +1321,27 @@ impl Kernel {
         let hint = self.mappings[inode.idx()].dirty_hint;
         let mut i = first.max(hint);
         while i <= len && written < nr {
-            let dirty_page = if i < len {
-                self.mappings[inode.idx()].lookup(i).filter(|&p| self.pages[p].test(pg::DIRTY))
+            let dirty_folio = if i < len {
+                self.mappings[inode.idx()].lookup(i).map(|p| self.pages.page_folio(p)).filter(|&f| self.pages[f].test(pg::DIRTY))
             } else {
                 None
             };
-            match (dirty_page, run) {
-                (Some(p), _) => {
-                    self.clear_dirty_for_io(p);
-                    self.folio_start_writeback(p);
-                    written += 1;
+            match (dirty_folio, run) {
+                (Some(f), _) => {
+                    let (start, n) = (self.pages[f].index, self.pages.folio_nr_pages(f) as u32);
+                    self.clear_dirty_for_io(f);
+                    self.folio_start_writeback(f);
+                    written += n as u64;
                     run = Some(match run {
-                        Some((s, n)) => (s, n + 1),
-                        None => (i, 1),
+                        Some((s, k)) if s + k == start => (s, k + n),
+                        Some((s, k)) => {
+                            done = done.max(self.submit_write(inode, s, k));
+                            (start, n)
+                        }
+                        None => (start, n),
                     });
+                    i = start + n;
+                    continue;
                 }
                 (None, Some((s, n))) => {
                     done = done.max(self.submit_write(inode, s, n));
@@ -1349,32 +1367,37 @@ impl Kernel {
         (written, done)
     }
 
-    /// `folio_start_writeback()`: the page is under writeback until its request completes.
+    /// `folio_start_writeback()`: the folio (flag on its head) is under writeback until the
+    /// last request carrying its pages completes; `NR_WRITEBACK`, `WB_WRITEBACK` and the
+    /// memcg's `writeback` count its pages.
     fn folio_start_writeback(&mut self, p: PageId) {
         if !self.pages[p].test(pg::WRITEBACK) {
+            let nr = self.pages.folio_nr_pages(p);
             self.pages[p].flags |= pg::WRITEBACK;
-            self.vmstat.nr_writeback += 1;
+            self.vmstat.nr_writeback += nr;
             let key = self.inode_wb_key(self.pages[p].mapping);
-            self.wb_bw_mut(key).writeback += 1;
+            self.wb_bw_mut(key).writeback += nr;
             let memcg = self.pages[p].memcg;
             if memcg != MemcgId::NONE {
-                self.memcgs.memcgs[memcg.idx()].nr_writeback += 1;
+                self.memcgs.memcgs[memcg.idx()].nr_writeback += nr;
                 self.memcgs.wb_updated(memcg);
             }
         }
     }
 
-    /// `folio_clear_dirty_for_io()`: the page is clean from the moment its write is issued.
+    /// `folio_clear_dirty_for_io()`: the folio is clean from the moment its write is issued;
+    /// the dirty counts lose its pages.
     fn clear_dirty_for_io(&mut self, p: PageId) {
+        let nr = self.pages.folio_nr_pages(p);
         self.pages[p].flags &= !pg::DIRTY;
         let inode = self.pages[p].mapping;
-        self.mappings[inode.idx()].nrdirty -= 1;
-        self.vmstat.nr_dirty -= 1;
+        self.mappings[inode.idx()].nrdirty -= nr;
+        self.vmstat.nr_dirty -= nr;
         let key = self.inode_wb_key(inode) as usize;
-        self.wb_dirty[key] -= 1;
+        self.wb_dirty[key] -= nr;
         let memcg = self.pages[p].memcg;
         if memcg != MemcgId::NONE {
-            self.memcgs.memcgs[memcg.idx()].nr_dirty -= 1;
+            self.memcgs.memcgs[memcg.idx()].nr_dirty -= nr;
             self.memcgs.wb_updated(memcg);
         }
     }
@@ -1395,6 +1418,8 @@ impl Kernel {
             done = self.devices[dev.idx()].submit(Dir::Write, base + s as u64, c as u64, self.now);
             for i in s..s + c {
                 if let Some(p) = self.mappings[inode.idx()].lookup(i) {
+                    // The folio's writeback ends with the last request carrying its pages.
+                    let p = self.pages.page_folio(p);
                     if p.idx() >= self.wb_done.len() {
                         self.wb_done.resize(self.pages.len().max(p.idx() + 1), 0);
                     }

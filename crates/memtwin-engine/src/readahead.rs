@@ -108,16 +108,7 @@ impl Kernel {
                 ra.start = ra.start.wrapping_add(ra.size);
                 ra.size = ra.size.max(get_next_ra_size(ra.size, max));
                 ra.async_size = ra.size;
-                if index == ra.start {
-                    let add = get_next_ra_size(ra.size, max);
-                    if ra.size + add <= max {
-                        ra.async_size = add;
-                        ra.size += add;
-                    } else {
-                        ra.size = max;
-                        ra.async_size = max >> 1;
-                    }
-                }
+                self.ra_readit_merge(ra, index, max);
                 self.ra_submit(ra, inode, None, memcg);
                 return;
             }
@@ -150,8 +141,46 @@ impl Kernel {
         }
         ra.start = index;
         ra.size = get_init_ra_size(req, max);
-        ra.async_size = if ra.size > req { ra.size - req } else { ra.size };
+        if ra.size > req {
+            ra.async_size = ra.size - req;
+        } else if self.profile.ra_sync_miss_as_hit {
+            // ondemand_readahead() before 6.11: "initial_readahead:" marks the window's
+            // first page (async_size = size), and "readit:" merges the next window.
+            ra.async_size = ra.size;
+            self.ra_readit_merge(ra, index, max);
+        } else {
+            // page_cache_sync_ra() from 6.11: "ra->size > req_count ? ra->size - req_count :
+            // ra->size >> 1".
+            ra.async_size = ra.size >> 1;
+        }
         self.ra_submit(ra, inode, None, memcg);
+    }
+
+    /// "readit:" of `ondemand_readahead()` before 6.11 ("Will this read hit the readahead
+    /// marker made by itself?"): a window that starts at the read's own page and is all
+    /// asynchronous (`size == async_size`, its `PG_readahead` on the page being read) takes
+    /// the next window in at once. From 2.6.31 to 4.19 the next window is added whole
+    /// (`ra->async_size = get_next_ra_size(ra, max); ra->size += ra->async_size`; Jens
+    /// Axboe's 4.10 io_pages patch kept it); in 6.1's source (and the engine's other
+    /// `ra_io_pages` profiles, 5.0 on) within `max_pages`: past it the window is `max_pages`
+    /// with its mark half-way (`ra->async_size = max_pages >> 1`). 6.11 dropped the merge
+    /// (`page_cache_sync_ra()` sets `ra->size >> 1` itself, the same window for the only
+    /// case it met: a read at least as large as its window).
+    fn ra_readit_merge(&self, ra: &mut FileRaState, index: u32, max: u32) {
+        if index != ra.start || ra.size != ra.async_size {
+            return;
+        }
+        let add = get_next_ra_size(ra.size, max);
+        if !self.profile.ra_io_pages {
+            ra.async_size = add;
+            ra.size += add;
+        } else if ra.size + add <= max {
+            ra.async_size = add;
+            ra.size += add;
+        } else {
+            ra.size = max;
+            ra.async_size = max >> 1;
+        }
     }
 
     /// `readit:` of `ondemand_readahead()` / `page_cache_sync_ra()` / `page_cache_async_ra()`:
@@ -318,6 +347,12 @@ impl Kernel {
         let expected = ra.start.wrapping_add(ra.size).wrapping_sub(ra.async_size) & !((1u32 << order) - 1);
         if index == expected || (!file_order && index == ra.start + ra.size) {
             ra.start += ra.size;
+            // "In the case of MADV_HUGEPAGE, the actual size might exceed the readahead
+            // window": from 5.18 the window keeps its size when the ramp-up would shrink it
+            // (a window larger than this read's limit, e.g. a large read's `io_pages` window
+            // followed by a hit with a smaller request; `KernelProfile::ra_keep_larger_window`).
+            let next = get_next_ra_size(ra.size, max);
+            ra.size = if self.profile.ra_keep_larger_window { ra.size.max(next) } else { next };
         } else {
             // "Hit a marked folio without valid readahead state" (interleaved or random
             // reads): the window starts at the first page missing after the marker
@@ -332,9 +367,8 @@ impl Kernel {
                 return;
             }
             ra.start = start;
-            ra.size = start - index + req;
+            ra.size = get_next_ra_size(start - index + req, max);
         }
-        ra.size = get_next_ra_size(ra.size, max);
         if file_order {
             ra.order += 2;
             let align = 1u32 << ra.order.min(max.trailing_zeros());
@@ -345,6 +379,11 @@ impl Kernel {
             }
         }
         ra.async_size = ra.size;
+        if self.profile.ra_sync_miss_as_hit {
+            // ondemand_readahead() before 6.11: a hit at the window's end starts the next
+            // window at the marked page itself, which "readit:" merges.
+            self.ra_readit_merge(ra, index, max);
+        }
         if large {
             self.ra_submit(ra, inode, Some(order), memcg);
         } else {

@@ -24,6 +24,10 @@
 //!   shared zero page: a minor fault, no page); `unmap` is `zap_page_range()` of a range, or
 //!   `do_munmap()` of the whole mapping with its last range; `map_advise` is `do_madvise()`.
 //!   A process's numbered mappings end at its `exit`.
+//! - `access` (format 2): a touch of a mapped page the recorder sampled (a user instruction
+//!   pointer), the CPU's access through the page's PTE: the hardware sets the PTE's accessed bit
+//!   (which reclaim's `folio_referenced()` tests), no kernel function runs; a page whose PTE
+//!   reclaim has unmapped takes `handle_mm_fault()` again, as the fault the kernel counts.
 //! - `lseek`, `rename`, `mkdir`, `fork`, `madvise`: the syscall's CPU cost.
 
 use super::{Cursor, Simulation};
@@ -64,6 +68,9 @@ const SKIP_MAP_FAILED: &str = "map whose file could not be opened (no memory for
 const SKIP_FAULT_UNBACKED: &str = "fault on a mapping that was skipped";
 const SKIP_FAULT_EOF: &str = "fault beyond the mapped file's end (SIGBUS in the kernel)";
 const SKIP_MADVISE: &str = "map_advise with an advice not modelled (or not in this kernel profile)";
+const SKIP_ACCESS_UNBACKED: &str = "access on a mapping that was skipped";
+const SKIP_ACCESS_EOF: &str = "access beyond the mapped file's end";
+const SKIP_ACCESS_ANON_NONE: &str = "access to an anonymous page never faulted (its fault is the recording's)";
 
 /// Most live numbered mappings a trace may have (the number is the event's 16-bit file field).
 const MAX_MAPS: usize = 0xffff;
@@ -350,7 +357,7 @@ impl Simulation {
     }
 
     /// The events that name a numbered mapping (in their file field): `fault`, `unmap`,
-    /// `map_advise`.
+    /// `map_advise`, `access`.
     fn trace_map_event(&mut self, ti: usize, run: &mut TraceRun, ev: &TraceEvent) -> Result<Outcome, String> {
         let n = ev.file.map_or(usize::MAX, |f| f as usize);
         let Some(slot) = run.mmaps.get(n).copied().flatten() else {
@@ -370,6 +377,8 @@ impl Simulation {
                 self.leave_event(ti, user);
             } else if ev.op == TraceOp::Fault {
                 run.skip(SKIP_FAULT_UNBACKED);
+            } else if ev.op == TraceOp::Access {
+                run.skip(SKIP_ACCESS_UNBACKED);
             }
             return Ok(out);
         };
@@ -408,6 +417,36 @@ impl Simulation {
                 }
                 if self.kernel.nr_pages_over_high != 0 {
                     self.kernel.mem_cgroup_handle_over_high(memcg);
+                }
+                self.leave_event(ti, 0);
+            }
+            TraceOp::Access => {
+                if first >= len {
+                    if is_file {
+                        run.skip(SKIP_ACCESS_EOF);
+                        return Ok(out);
+                    }
+                    return Err(format!("it accesses byte {} of mapping {n}, which has {} bytes", ev.offset, len * PAGE_SIZE));
+                }
+                // The pages it covers (one, as the recorder writes it), cut at the mapping's end.
+                let end = pages_for(ev.offset + ev.length.max(1)).min(len);
+                self.enter(ti);
+                for i in first as u32..end as u32 {
+                    if is_file {
+                        // handle_mm_fault_file(): with the PTE there, the accessed bit only;
+                        // without it (reclaim unmapped the page), the fault.
+                        if self.kernel.handle_mm_fault_file(vma, i, false).is_err() {
+                            out = Outcome::Oom;
+                            break;
+                        }
+                    } else if self.kernel.vmas[vma.0 as usize].pages[i as usize] != crate::types::PageId::NIL {
+                        self.kernel.vmas[vma.0 as usize].mkyoung(i);
+                    } else {
+                        run.skip(SKIP_ACCESS_ANON_NONE);
+                    }
+                    if self.kernel.nr_pages_over_high != 0 {
+                        self.kernel.mem_cgroup_handle_over_high(memcg);
+                    }
                 }
                 self.leave_event(ti, 0);
             }
@@ -463,7 +502,7 @@ impl Simulation {
 
     /// Run one event as its syscall. `Err` names a defect of the event.
     fn trace_event(&mut self, ti: usize, run: &mut TraceRun, ev: &TraceEvent, op: &OpSpec) -> Result<Outcome, String> {
-        if matches!(ev.op, TraceOp::Fault | TraceOp::Unmap | TraceOp::MapAdvise) {
+        if matches!(ev.op, TraceOp::Fault | TraceOp::Unmap | TraceOp::MapAdvise | TraceOp::Access) {
             return self.trace_map_event(ti, run, ev);
         }
         let file = match ev.file {
@@ -596,7 +635,7 @@ impl Simulation {
                     return Err(format!("it makes a {}th live mapping (at most {MAX_MAPS})", MAX_MAPS + 1));
                 }
             }
-            TraceOp::Fault | TraceOp::Unmap | TraceOp::MapAdvise => unreachable!("trace_map_event"),
+            TraceOp::Fault | TraceOp::Unmap | TraceOp::MapAdvise | TraceOp::Access => unreachable!("trace_map_event"),
             TraceOp::AnonMmap => {
                 self.kernel.cpu(self.kernel.cost.syscall);
                 let pages = pages_for(ev.length);
@@ -832,6 +871,54 @@ mod tests {
         // A partial unmap zaps its range and keeps the mapping.
         let evs = vec![ev(0, MAP, NO_FILE, 0, 1 << 20, 0), ev(1, FAULT, 0, 0, 0, 1), ev(2, UNMAP, 0, 0, 4096, 0), ev(3, FAULT, 0, 4096, 0, 1)];
         run(&evs, "").unwrap();
+    }
+
+    const ACCESS: u8 = 24;
+
+    /// An `access` (format 2, a sampled touch) is the CPU's access through the page's PTE: on a
+    /// mapped page no fault (the hardware sets the accessed bit: no handle_mm_fault(), so
+    /// pgfault does not move, 6.1 mm/memory.c); once a zap_page_range() (a partial unmap here)
+    /// took the PTE it is handle_mm_fault() again (a minor fault, the page still cached); once
+    /// the page also left the page cache (fadvise(DONTNEED): mapping_evict_folio()) a major
+    /// fault that reads it (filemap_fault()).
+    #[test]
+    fn access_marks_mapped_pages_and_faults_unmapped_ones() {
+        let base = vec![ev(0, MAP, 0, 0, 1 << 20, 0), ev(1, MAP_ADVISE, 0, 0, 0, 1), ev(2, FAULT, 0, 128 << 10, 0, 0)];
+        let r0 = run(&base, "initial_cache = false").unwrap();
+        let mut touched = base.clone();
+        touched.extend((0..3).map(|k| ev(3 + k, ACCESS, 0, 128 << 10, 4096, 1)));
+        let r = run(&touched, "initial_cache = false").unwrap();
+        assert_eq!(total(&r, "memcg.pgfault"), total(&r0, "memcg.pgfault"), "a mapped page takes no fault");
+        assert_eq!(total(&r, "memcg.pgmajfault"), 1.0);
+        assert!(r.traces[0].skipped.is_empty(), "{:?}", r.traces[0].skipped);
+        let mut zapped = base.clone();
+        zapped.extend([ev(3, UNMAP, 0, 128 << 10, 4096, 0), ev(4, ACCESS, 0, 128 << 10, 4096, 1)]);
+        let r = run(&zapped, "initial_cache = false").unwrap();
+        assert_eq!(total(&r, "memcg.pgfault"), total(&r0, "memcg.pgfault") + 1.0, "the access faults the PTE back in");
+        assert_eq!(total(&r, "memcg.pgmajfault"), 1.0, "the page was still cached");
+        let mut dropped = base.clone();
+        dropped.extend([ev(3, UNMAP, 0, 128 << 10, 4096, 0), ev(4, FADVISE, 0, 0, 0, 4), ev(5, ACCESS, 0, 128 << 10, 4096, 1)]);
+        let r = run(&dropped, "initial_cache = false").unwrap();
+        assert_eq!(total(&r, "memcg.pgmajfault"), 2.0, "the refault the kernel counts");
+        assert_eq!(total(&r, "read_bytes"), 8192.0);
+    }
+
+    /// Bad `access` events: one past a file mapping's end (the file shrank) and one on a
+    /// mapping that was skipped are counted, never dropped silently; one naming a mapping no
+    /// live `map` holds (a sample outside every mapping the trace made) or past an anonymous
+    /// mapping's end stops the run naming the event.
+    #[test]
+    fn access_defects_are_counted_or_named() {
+        let evs = vec![ev(0, MAP, 0, 0, 1 << 20, 0), ev(1, ACCESS, 0, 2 << 20, 4096, 1), ev(2, MAP, NO_FILE, 0, 1 << 50, 0), ev(3, ACCESS, 1, 0, 4096, 1)];
+        let r = run(&evs, "").unwrap();
+        let sk = &r.traces[0].skipped;
+        assert!(sk.contains(&(super::SKIP_ACCESS_EOF, 1)) && sk.contains(&(super::SKIP_ACCESS_UNBACKED, 1)), "{sk:?}");
+        let evs = vec![ev(0, MAP, 0, 0, 1 << 20, 0), ev(1, ACCESS, 3, 0, 4096, 1)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("mapping 3 was never made") };
+        assert!(m.contains("event 1") && m.contains("Access") && m.contains("mapping 3") && m.contains("fix:"), "{m}");
+        let evs = vec![ev(0, MAP, NO_FILE, 0, 4096, 0), ev(1, ACCESS, 0, 8192, 4096, 1)];
+        let Err(RunError::Trace(m)) = run(&evs, "") else { panic!("past the anonymous mapping's end") };
+        assert!(m.contains("event 1") && m.contains("accesses byte 8192 of mapping 0"), "{m}");
     }
 
     /// A defect stops the run with the trace, the event's index and a fix.

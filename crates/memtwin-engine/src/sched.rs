@@ -305,6 +305,8 @@ impl Simulation {
         // One charge stock per CPU (`DEFINE_PER_CPU(struct memcg_stock_pcp, memcg_stock)`),
         // shared by the tasks that run there (`Kernel::task_cpu`).
         k.memcg_stock = vec![crate::memcontrol::MemcgStock::default(); scn.machine.cpus.max(1) as usize];
+        // One lru_add batch per CPU (`DEFINE_PER_CPU(struct cpu_fbatches, cpu_fbatches)`).
+        k.lru_add_fbatches = vec![crate::swap::FolioBatch::default(); scn.machine.cpus.max(1) as usize];
         k.nr_nodes = scn.machine.nodes;
         k.memcg_lru_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();

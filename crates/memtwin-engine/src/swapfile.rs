@@ -576,6 +576,12 @@ impl Kernel {
             // folio_rotate_reclaimable() passes over an unevictable (mlocked) page.
             if page.test(pg::SWAPCACHE) && page.test(pg::RECLAIM) && page.test(pg::LRU) && page.lru() != LruList::Unevictable as u8 {
                 self.folio_rotate_reclaimable(p, LruList::InactiveAnon);
+            } else if self.folio_in_lru_batch(p) {
+                // folio_end_writeback(): "if (folio_test_reclaim(folio)) {
+                // folio_clear_reclaim(folio); folio_rotate_reclaimable(folio); }" - a page
+                // still in a CPU's lru_add batch (zswap's writeback page) is not on the LRU:
+                // not rotated, it goes to the head of the inactive list when the batch moves.
+                self.pages[p].flags &= !pg::RECLAIM;
             }
         }
     }
@@ -808,6 +814,11 @@ impl Kernel {
         // page is this PTE's alone) or when swap is getting full; it fails on a page still
         // under writeback (a swap-out reclaim started and the fault caught): that page stays
         // in the swap cache, mapped, with its slot, as a load's does.
+        if write && !self.pages[pfn].test(pg::LRU) {
+            // 6.1 do_swap_page(): "Try removing the extra reference from the local LRU
+            // pagevecs if required": a store's swap-cache page off the LRU -> lru_add_drain().
+            self.lru_add_drain();
+        }
         let writeback = self.pages[pfn].test(pg::WRITEBACK);
         let locked = self.vmas[vma.0 as usize].locked;
         let free = !writeback && self.should_try_to_free_swap(memcg, write, locked);
@@ -943,6 +954,11 @@ impl Kernel {
         if plugged {
             self.blk_finish_plug();
         }
+        if mask > 0 {
+            // "lru_add_drain();	/* Push any new pages onto the LRU now */" (a window of
+            // one skips it: "goto skip").
+            self.lru_add_drain();
+        }
         mask + 1
     }
 
@@ -993,6 +1009,11 @@ impl Kernel {
         }
         if plugged {
             self.blk_finish_plug();
+        }
+        if win > 1 {
+            // swap_vma_readahead(): "lru_add_drain();" after the window (not for a window of
+            // one: "goto skip").
+            self.lru_add_drain();
         }
         win
     }
@@ -1108,6 +1129,10 @@ impl Kernel {
             self.pages[pfn].flags |= pg::ACTIVE;
         }
         let active = self.pages[pfn].test(pg::ACTIVE);
+        if self.folio_add_lru_batched(pfn) {
+            self.update_page_reclaim_stat(lv, false, 1, active);
+            return;
+        }
         self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, pfn, if active { LruList::ActiveAnon } else { LruList::InactiveAnon });
         self.update_page_reclaim_stat(lv, false, 1, active);
     }
@@ -1125,7 +1150,12 @@ impl Kernel {
             let p = self.pages[cached];
             if p.mapping == SWAPPER && p.index == slot && p.test(pg::SWAPCACHE) {
                 let lv = self.folio_lruvec(cached);
-                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, cached);
+                if self.folio_in_lru_batch(cached) {
+                    // (one in a CPU's lru_add batch: its slot emptied)
+                    self.folio_unbatch(cached);
+                } else {
+                    self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, cached);
+                }
                 if p.test(pg::WRITEBACK) {
                     // An unmapped page under swap-out: its write completes on its own.
                     self.vmstat.nr_writeback -= 1;

@@ -61,6 +61,9 @@ pub enum TraceOp {
     Fault,
     /// `map_advise`: madvise() on a range of a numbered mapping.
     MapAdvise,
+    /// `access` (format 2): a sampled touch of a page of a numbered mapping (a user
+    /// instruction pointer the recorder sampled): the CPU's access through the page's PTE.
+    Access,
 }
 
 impl TraceOp {
@@ -90,6 +93,7 @@ impl TraceOp {
             21 => Unmap,
             22 => Fault,
             23 => MapAdvise,
+            24 => Access,
             _ => return None,
         })
     }
@@ -285,6 +289,15 @@ mod tests {
         assert_eq!(c.next_event().unwrap(), None);
         assert_eq!(c.next_event().unwrap(), None);
         assert_eq!(c.events, 3);
+    }
+
+    /// Format 2's `access` (op 24) decodes with its mapping number, offset, length and flags.
+    #[test]
+    fn decodes_an_access() {
+        let mut a = rec(5, 8192, 4096, 7, 3, 24);
+        a[31] = 1;
+        let mut c = TraceCursor::new(VecChunks::new(vec![a]));
+        assert_eq!(c.next_event().unwrap().unwrap(), TraceEvent { t_ns: 5, offset: 8192, length: 4096, pid: 7, file: Some(3), op: TraceOp::Access, flags: 1 });
     }
 
     #[test]

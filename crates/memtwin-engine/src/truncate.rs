@@ -45,6 +45,9 @@ impl Kernel {
         let v = self.folio_lruvec(p);
         if self.pages[p].test(pg::LRU) {
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
+        } else {
+            // still in a CPU's lru_add batch: its slot emptied
+            self.folio_unbatch(p);
         }
         self.cpu(self.cost.evict_page);
         if self.pages[p].test(pg::HEAD) {

@@ -151,6 +151,13 @@ pub struct ScanControl {
     pub force_deactivate: bool,
     /// `may_swap`: anonymous pages may be swapped (false for a v1 memsw limit).
     pub may_swap: bool,
+    /// kswapd's pass of the memcg LRU going on inside an lruvec (6.3+ lru_gen,
+    /// `Node::kswapd_pass`): the pages `try_to_shrink_lruvec()` had scanned there when the
+    /// pass stopped at the shared clock; it goes on from that count.
+    pub kswapd_resume_scanned: Option<u64>,
+    /// Set by `try_to_shrink_lruvec()` when kswapd's clock reached the shared clock inside
+    /// the lruvec: the pages it had scanned there.
+    pub kswapd_stopped_scanned: Option<u64>,
 }
 
 /// What `prepare_scan_count()` (mm/vmscan.c, 5.8+) reads at the reclaim root for one node,
@@ -312,11 +319,17 @@ pub(crate) struct EvictBatch {
     /// The memcg the batch's freed pages were charged to, and how many.
     pub(crate) unc_memcg: MemcgId,
     pub(crate) uncharged: u64,
+    /// The run of frames the batch's evictions freed that the buddy has not taken back yet:
+    /// `free_n` consecutive frames from `free_first`, in one pageblock of zone `free_zone`,
+    /// freed in that order ([`Kernel::free_page_batched`]).
+    pub(crate) free_first: u32,
+    pub(crate) free_n: u32,
+    pub(crate) free_zone: u32,
 }
 
 impl EvictBatch {
     pub(crate) fn new(lruvec: usize) -> Self {
-        EvictBatch { lruvec: lruvec as u32, taken: 0, age_memcg: MemcgId::NONE, age_base: 0, aged: 0, unc_memcg: MemcgId::NONE, uncharged: 0 }
+        EvictBatch { lruvec: lruvec as u32, taken: 0, age_memcg: MemcgId::NONE, age_base: 0, aged: 0, unc_memcg: MemcgId::NONE, uncharged: 0, free_first: 0, free_n: 0, free_zone: 0 }
     }
 }
 
@@ -338,6 +351,8 @@ impl ScanControl {
             skipped_deactivate: false,
             force_deactivate: false,
             may_swap: true,
+            kswapd_resume_scanned: None,
+            kswapd_stopped_scanned: None,
         }
     }
 }
@@ -412,19 +427,19 @@ impl Kernel {
                     };
                     for nid in first..last {
                         self.lru_gen_shrink_node(nid, sc);
-                        if sc.nr_reclaimed >= sc.nr_to_reclaim {
+                        if sc.nr_reclaimed >= sc.nr_to_reclaim || self.kswapd_pass_stopped() {
                             break;
                         }
                     }
                 } else {
                     self.shrink_node_memcgs(sc);
                 }
-                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 || self.resched_pending() {
+                if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 || self.resched_pending() || self.kswapd_pass_stopped() {
                     break;
                 }
                 sc.priority -= 1;
             }
-            if sc.nr_reclaimed > 0 || self.resched_pending() {
+            if sc.nr_reclaimed > 0 || self.resched_pending() || self.kswapd_pass_stopped() {
                 break;
             }
             // 6.11+: a partial walk that got nothing goes round once more over every memcg
@@ -1085,6 +1100,8 @@ impl Kernel {
     /// referenced anonymous page is deactivated all the same; before 5.8 it counts as rotated
     /// in `recent_rotated`), marking them `PG_workingset`.
     fn shrink_active_anon(&mut self, memcg: MemcgId, v: usize, nr: u64) {
+        // shrink_active_list(): "lru_add_drain();" first.
+        self.lru_add_drain();
         let (mut moved, mut scanned, mut rotated) = (0, 0, 0);
         for _ in 0..nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveAnon) else { break };
@@ -1382,6 +1399,8 @@ impl Kernel {
     /// active list once more ("Identify referenced, file-backed active folios and give them
     /// one more trip around the active list", every era modelled: 8cab4754d24a, 2.6.31).
     fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
+        // shrink_active_list(): "lru_add_drain();" first.
+        self.lru_add_drain();
         let mut moved = 0;
         let mut scanned = 0;
         while scanned < nr {
@@ -1469,8 +1488,9 @@ impl Kernel {
                 // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
                 // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
                 // "mm: vmscan: move dirty pages out of the way until they're flushed").
-                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
-                nr_writeback += 1;
+                // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
+                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
+                nr_writeback += nr_p;
                 self.pages[p].flags |= pg::RECLAIM;
                 if self.profile.reclaim_activates_dirty {
                     self.pages[p].flags |= pg::ACTIVE;
@@ -1480,7 +1500,7 @@ impl Kernel {
                 } else {
                     self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 }
-                sc.nr_writeback += 1;
+                sc.nr_writeback += nr_p;
                 congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
                 continue;
             }
@@ -1514,7 +1534,7 @@ impl Kernel {
                 // "Immediately reclaim when written back": PG_reclaim, so that the end of its
                 // writeback rotates it to the inactive tail (clear_dirty_for_io()).
                 kick_flusher = true;
-                nr_unqueued_dirty += 1;
+                nr_unqueued_dirty += nr_p;
                 if self.profile.reclaim_activates_dirty {
                     // v4.12+: activate_locked, counted as an activation.
                     self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
@@ -1582,6 +1602,8 @@ impl Kernel {
     /// read's completion time).
     #[inline]
     fn shrink_list_call_cost(&mut self) {
+        // shrink_inactive_list(): "lru_add_drain();" before isolate_lru_folios().
+        self.lru_add_drain();
         self.cpu(self.cost.shrink_list_call);
     }
 
@@ -1647,9 +1669,15 @@ impl Kernel {
         }
         self.cpu(self.cost.evict_page);
         let shadow = self.workingset_eviction_batched(p, target, b);
+        let m = &self.mappings[self.pages[p].mapping.idx()];
+        if m.nrpages + m.nrshadows == 1 {
+            // The mapping's only entry: xas_shrink() may free range 0's tree node, and with it
+            // a slab frame, which goes to the buddy after the batch's frames freed before it.
+            self.free_batch_flush(b);
+        }
         self.filemap_remove_folio(p, Some(shadow));
         self.uncharge_folio_batched(p, b);
-        self.free_page(p);
+        self.free_page_batched(p, b);
     }
 
     /// Apply what batch `b` has left pending: the isolated pages to the lruvec's hierarchical
@@ -1662,6 +1690,7 @@ impl Kernel {
         }
         self.workingset_age_flush(b);
         self.uncharge_batch(b);
+        self.free_batch_flush(b);
     }
 }
 

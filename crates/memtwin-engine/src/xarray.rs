@@ -82,6 +82,23 @@ pub struct XaNode {
     pub slab: bool,
 }
 
+impl XaNode {
+    /// Whether `workingset_update_node()` would change the node's shadow-list membership: it
+    /// holds only shadow entries and is off the list, or it is on the list and holds a page or
+    /// nothing. When false the kernel's function does nothing but test, and the engine's
+    /// callers that have the node at hand skip the call (and its leaf lookup).
+    #[inline(always)]
+    pub fn shadow_list_stale(&self) -> bool {
+        (self.pages == 0 && self.shadows > 0) != self.on_lru
+    }
+
+    /// Whether the node holds no page and no shadow entry (`xas_delete_node()` frees it).
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.pages == 0 && self.shadows == 0
+    }
+}
+
 impl Default for XaNode {
     fn default() -> Self {
         XaNode { pages: 0, shadows: 0, on_lru: false, gen: 0, owner: MemcgId::ROOT, charged: MemcgId::NONE, slab: false }

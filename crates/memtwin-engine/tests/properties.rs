@@ -446,3 +446,83 @@ proptest! {
         same_result_twice(&scn)?;
     }
 }
+
+/// The same scenarios with written large folios (issue 23): the write path creating folios of
+/// the write's size (`__filemap_get_folio()` with `fgf_set_order(len)`: linux-6.6 XFS, without
+/// order-1 folios, on the two lists or lru_gen, and linux-6.18 ext4), every `write()` 128 KiB
+/// or a random size, at random
+/// offsets, so that whole, partial and unaligned folios are dirtied, written back (whole, in
+/// runs), reclaimed dirty or under writeback (PG_reclaim), truncated, fadvised and split by
+/// faults. The invariants hold NR_FILE_DIRTY and each mapping's dirty count to the pages of its
+/// dirty folios (the flags on the head only), with the pages, charges and I/O requests.
+fn written_folio_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(maps), 0u8..3, prop::bool::ANY).prop_map(|(mut scn, era, whole)| {
+        let (p, fs) = [("linux-6.6", "xfs"), ("linux-6.6-lru_gen", "xfs"), ("linux-6.18", "ext4")][era as usize];
+        scn.profile = profile(p).unwrap();
+        scn.machine.fs = fs.into();
+        if whole {
+            for t in &mut scn.tasks {
+                for op in &mut t.ops {
+                    if let OpKind::Write { bufsize, .. } = &mut op.kind {
+                        *bufsize = 128 << 10;
+                    }
+                }
+            }
+        }
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn written_folio_pages_dirty_counts_and_charges_are_conserved_after_every_step(scn in written_folio_scenario_strategy(false)) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn written_folio_mapped_pages_are_conserved_after_every_step(scn in written_folio_scenario_strategy(true)) {
+        invariants_after_every_step(&scn, false)?;
+    }
+
+    #[test]
+    fn written_folio_same_scenario_same_result(scn in written_folio_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}
+
+
+/// The per-CPU `lru_add` batch (mm/swap.c `cpu_fbatches.lru_add`, `KernelProfile::lru_add_batch`)
+/// switched on for the eras' batch sizes (`PAGEVEC_SIZE` 14 in 4.x, 15 by 5.0 to 6.9, 31 from
+/// 6.10) on every profile the other strategies use: after every step each page is on exactly
+/// one LRU list or in exactly one CPU's batch (the invariants walk the batches with the lists),
+/// and a run repeats exactly.
+fn lru_add_batch_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(maps), prop::sample::select(vec![memtwin_engine::swap::PAGEVEC_SIZE_4_X, memtwin_engine::swap::PAGEVEC_SIZE_5_X, memtwin_engine::swap::PAGEVEC_SIZE_6_10]), prop::bool::ANY).prop_map(|(mut scn, size, six_twelve)| {
+        if six_twelve {
+            scn.profile = profile("linux-6.12").unwrap();
+        }
+        scn.profile.lru_add_batch = size;
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn lru_add_batch_pages_are_on_one_list_or_in_one_batch_after_every_step(scn in lru_add_batch_scenario_strategy(false)) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn lru_add_batch_mapped_pages_are_on_one_list_or_in_one_batch_after_every_step(scn in lru_add_batch_scenario_strategy(true)) {
+        invariants_after_every_step(&scn, false)?;
+    }
+
+    #[test]
+    fn lru_add_batch_same_scenario_same_result(scn in lru_add_batch_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}

@@ -669,3 +669,155 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         k.check_invariants().unwrap();
     }
 }
+
+/// A 256M machine on `profile` with root file system `fs`, a 64M v1 memcg "A", an empty
+/// file /f and one idle task, for the large-folio write tests.
+fn folio_writer(profile: &str, fs: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "fwrite"
+[machine]
+ram = "256M"
+fs = "{fs}"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+[files."/f"]
+size = 0
+[cgroups.A]
+"memory.limit_in_bytes" = "64M"
+[tasks.t]
+cgroup = "A"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ))
+}
+
+/// `generic_perform_write()` (6.11+: the chunk is `mapping_max_folio_size()`) calls ext4's
+/// `write_begin`, whose `write_begin_get_folio()` asks `__filemap_get_folio()` (mm/filemap.c,
+/// 6.18) for `FGP_WRITEBEGIN | fgf_set_order(len)`: order `ilog2(len) - PAGE_SHIFT`, lowered
+/// to the index's alignment (`__ffs(index)`), then each order down while the range holds a
+/// page (`-EEXIST` from `filemap_add_folio()`). With page 5 cached, a 128 KiB write at 0 makes
+/// folios of orders 2, 0 (page 4), 1, 3 and 4, and writes into page 5; before 6.8
+/// (`iomap_get_folio()` on 6.6 XFS) `__filemap_get_folio()` skips order 1 (`if (order == 1)
+/// order = 0`). 6.1's write_begin asks for no order: order-0 pages.
+#[test]
+fn a_write_creates_folios_of_fgf_set_order_down_the_orders_6_18() {
+    use super::readahead::folios;
+    let want_618 = vec![(0, 2), (4, 0), (5, 0), (6, 1), (8, 3), (16, 4)];
+    let want_66 = vec![(0, 2), (4, 0), (5, 0), (6, 0), (7, 0), (8, 3), (16, 4)];
+    for (profile, fs, want) in [("linux-6.18", "ext4", want_618), ("linux-6.6", "xfs", want_66), ("linux-6.1", "xfs", (0..32).map(|i| (i, 0)).collect())] {
+        let mut s = folio_writer(profile, fs);
+        let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        assert!(k.mappings[f.idx()].max_order > 0, "{profile} {fs}: large folios for reads");
+        k.generic_perform_write(f, 5 * PAGE_SIZE, PAGE_SIZE, a).unwrap();
+        assert_eq!(k.generic_perform_write(f, 0, 128 << 10, a), Ok(128 << 10));
+        assert_eq!(folios(k, f), want, "{profile}");
+        assert_eq!(k.mappings[f.idx()].nrdirty, 32, "{profile}");
+        assert_eq!(k.inodes[f.idx()].size, 128 << 10);
+        assert_invariants(k);
+    }
+    // A 128 KiB write at 0 into an empty file: one order-5 folio; 100 KiB: ilog2 gives order 4,
+    // then the rest (36 KiB) an order-3 folio at 16 and pages 24 (order 0, the write's last
+    // 4 KiB's folio: fgf_set_order(4096) = 0).
+    let mut s = folio_writer("linux-6.18", "ext4");
+    let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    k.generic_perform_write(f, 0, 128 << 10, a).unwrap();
+    assert_eq!(folios(k, f), vec![(0, 5)]);
+    let g = k.create_inode("/g", 0, Some(crate::types::DevId(0)), 0, 0o644);
+    k.generic_perform_write(g, 0, 100 << 10, a).unwrap();
+    assert_eq!(folios(k, g), vec![(0, 4), (16, 3), (24, 0)]);
+    assert_invariants(k);
+}
+
+/// A written large folio is one folio from its dirtying to its freeing (6.18):
+/// `folio_mark_dirty()` -> `folio_account_dirtied()` counts its pages (NR_FILE_DIRTY, the
+/// memcg's `file_dirty`, /proc/pid/io `write_bytes`), `write_cache_pages()`/`writeback_iter()`
+/// writes it whole (`folio_clear_dirty_for_io()`, `folio_start_writeback()`: NR_WRITEBACK in
+/// pages) in one request with its neighbours, its writeback ends whole
+/// (`folio_end_writeback()`), and reclaim frees it whole: `mem_cgroup_uncharge()` ->
+/// `uncharge_batch()` counts one PGPGOUT for its 32 pages, as `commit_charge()` counted one
+/// PGPGIN (memory.stat pgpgin/pgpgout, v1).
+#[test]
+fn a_written_folio_is_dirtied_written_back_and_freed_whole_6_18() {
+    let mut s = folio_writer("linux-6.18", "ext4");
+    let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    let ev = |k: &Kernel, e: MemcgEvent| k.memcgs.memcgs[a.idx()].events[e as usize];
+    let (in0, out0, wb0) = (ev(k, MemcgEvent::Pgpgin), ev(k, MemcgEvent::Pgpgout), k.io.write_bytes);
+    // Two 128 KiB write()s, as cp makes them (one 256 KiB write() would make one order-6 folio).
+    k.generic_perform_write(f, 0, 128 << 10, a).unwrap();
+    k.generic_perform_write(f, 128 << 10, 128 << 10, a).unwrap();
+    assert_eq!(super::readahead::folios(k, f), vec![(0, 5), (32, 5)]);
+    assert_eq!(ev(k, MemcgEvent::Pgpgin) - in0, 2, "one charge event a folio");
+    assert_eq!((k.vmstat.nr_dirty, k.memcgs.memcgs[a.idx()].nr_dirty, k.mappings[f.idx()].nrdirty), (64, 64, 64));
+    assert_eq!(k.io.write_bytes - wb0, 256 << 10);
+    let head = page_at(k, f, 0);
+    assert!(k.pages[head].test(pg::HEAD) && k.pages[head].test(pg::DIRTY) && k.pages[head].test(pg::PRIVATE));
+    assert!(!k.pages[page_at(k, f, 7)].test(pg::DIRTY), "the flag is the folio's, on its head");
+    let reqs = k.devices[0].ios;
+    let (written, done) = k.writeback_inode(f, 1);
+    assert_eq!(written, 32, "a folio goes whole even when one page was asked for");
+    assert_eq!(k.devices[0].ios - reqs, 1, "one request");
+    assert_eq!((k.vmstat.nr_dirty, k.vmstat.nr_writeback, k.memcgs.memcgs[a.idx()].nr_writeback), (32, 32, 32));
+    assert_invariants(k);
+    k.wait_until(done);
+    k.writeback_end_io();
+    assert_eq!((k.vmstat.nr_writeback, k.memcgs.memcgs[a.idx()].nr_writeback), (0, 0));
+    assert!(!k.pages[head].test(pg::WRITEBACK));
+    let slab = k.kmem.pagecache_slab;
+    isolate_and_evict(k, f, 0);
+    assert_eq!(ev(k, MemcgEvent::Pgpgout) - out0, 1, "one uncharge event for 32 pages");
+    assert_eq!(slab - k.kmem.pagecache_slab, 32 * crate::profile::BUFFER_HEAD_SLAB, "the folio's buffer heads go with it");
+    assert_eq!(k.mappings[f.idx()].nrpages, 32);
+    assert_eq!(page_usage(k, a), 32);
+    assert_invariants(k);
+}
+
+/// Truncation (`truncate_inode_pages()` -> `filemap_unaccount_folio()`/`folio_cancel_dirty()`,
+/// 6.18) drops a dirty written folio whole: the dirty counts lose its pages, its charge and
+/// buffer heads go; one under writeback is waited for first.
+#[test]
+fn truncation_drops_a_dirty_or_written_folio_whole_6_18() {
+    let mut s = folio_writer("linux-6.18", "ext4");
+    let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    let slab = k.kmem.pagecache_slab;
+    for i in 0..8 {
+        k.generic_perform_write(f, i << 17, 128 << 10, a).unwrap();
+    }
+    k.writeback_inode(f, 64);
+    assert_eq!((k.vmstat.nr_dirty, k.vmstat.nr_writeback), (192, 64));
+    assert_eq!(k.truncate_inode_pages(f), 256);
+    assert_eq!((k.vmstat.nr_dirty, k.vmstat.nr_writeback, k.vmstat.nr_file_pages), (0, 0, 0));
+    assert_eq!((k.memcgs.memcgs[a.idx()].nr_dirty, k.memcgs.memcgs[a.idx()].nr_writeback), (0, 0));
+    assert_eq!(page_usage(k, a), 0);
+    assert_eq!(k.kmem.pagecache_slab, slab);
+    assert_invariants(k);
+}
+
+/// `shrink_inactive_list()` counts a folio's pages (6.18: `stat->nr_unqueued_dirty +=
+/// nr_pages` against `nr_taken`): a batch of 32 pages that is one dirty 32-page folio is all
+/// unqueued dirty, so v1 memcg reclaim wakes the flusher (`wakeup_flusher_threads()`, which
+/// writes every dirty page from 4.12), then sleeps in `reclaim_throttle()` (6.1+).
+#[test]
+fn a_large_folio_batch_of_one_dirty_folio_throttles_v1_reclaim_6_18() {
+    let mut s = folio_writer("linux-6.18", "ext4");
+    let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    for i in 0..8 {
+        k.generic_perform_write(f, i << 17, 128 << 10, a).unwrap();
+    }
+    assert_eq!((k.vmstat.nr_dirty, k.vmstat.nr_writeback), (256, 0));
+    k.try_to_free_mem_cgroup_pages(a, 32);
+    // Counted a folio at a time (1 against 32 taken), the batch would not wake the flusher,
+    // and every folio reclaim met would stay dirty, activated with PG_reclaim.
+    assert_eq!(k.vmstat.nr_dirty, 0, "the flusher was woken and wrote every dirty folio");
+    assert_invariants(k);
+}

@@ -5,6 +5,8 @@
 use super::*;
 use crate::lru_gen::*;
 use crate::memcontrol::MemcgEvent;
+use crate::types::Nanos;
+use crate::vmstat::VmEvent;
 
 /// A 1 GiB machine on `profile` with the multi-generational LRU on, a memcg `ct` (limit
 /// `limit`, or none), files `/a` (4 MiB) and `/b` (16 MiB).
@@ -1289,7 +1291,11 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// mm/vmscan.c 6.3+ `should_abort_scan()`: memcg reclaim never stops early ("to ensure
 /// fairness"); global reclaim stops at `max(nr_to_reclaim, compact_gap(0))`; kswapd, whose
 /// goal is `kswapd_shrink_node()`'s (the zones' high watermarks, at least `SWAP_CLUSTER_MAX`
-/// each), also once every zone is above its high watermark plus `MIN_LRU_BATCH`.
+/// each), also once every eligible zone is safe: `zone_watermark_ok(zone, 0, high +
+/// MIN_LRU_BATCH, sc->reclaim_idx, 0)`, the zone's `lowmem_reserve[reclaim_idx]` included. On
+/// node 0 ZONE_DMA is eligible and the engine holds its free frames at that reserve
+/// (`Zone::lowmem_held`): never safe there, so kswapd's pass runs to its goal; a node without
+/// ZONE_DMA (node 1) stops once its zones are safe.
 #[test]
 fn should_abort_scan_6_3_stops_global_reclaim_at_its_goal_and_kswapd_at_safe_zones() {
     let (mut s, m, _) = setup_memcgs("linux-6.12-lru_gen");
@@ -1310,12 +1316,39 @@ fn should_abort_scan_6_3_stops_global_reclaim_at_its_goal_and_kswapd_at_safe_zon
     for &z in &zones {
         k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH + 1;
     }
-    assert!(k.should_abort_scan_for_test(0, &sc).0, "every zone safe: kswapd stops");
+    assert!(k.zones[*zones.last().unwrap()].lowmem_held > 0, "node 0 holds ZONE_DMA's reserve");
+    assert!(!k.should_abort_scan_for_test(0, &sc).0, "node 0: ZONE_DMA at its reserve is not safe, kswapd goes on");
     let direct = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, false);
     assert!(!k.should_abort_scan_for_test(0, &direct).0, "a direct reclaimer stops at its goal only");
     let mut memcg_reclaim = crate::vmscan::ScanControl::new(m[0], 32, true, false);
     memcg_reclaim.nr_reclaimed = 1 << 20;
     assert!(!k.should_abort_scan_for_test(0, &memcg_reclaim).0, "memcg reclaim never aborts");
+
+    // Node 1 of a two-node machine has no ZONE_DMA.
+    let mut s2 = sim(r#"
+[scenario]
+name = "two-nodes"
+[machine]
+ram = "2G"
+nodes = 2
+[kernel]
+profile = "linux-6.12-lru_gen"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let k = &mut s2.kernel;
+    let zones1: Vec<usize> = k.nodes[1].zones.clone();
+    assert!(zones1.iter().all(|&z| k.zones[z].lowmem_held == 0));
+    for &z in &zones1 {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH;
+    }
+    let sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, false, true);
+    assert!(!k.should_abort_scan_for_test(1, &sc).0, "node 1 at high + MIN_LRU_BATCH: not yet safe");
+    for &z in &zones1 {
+        k.zones[z].free = k.zones[z].wmark_high + MIN_LRU_BATCH + 1;
+    }
+    assert!(k.should_abort_scan_for_test(1, &sc).0, "node 1: every zone safe, kswapd stops");
+    assert!(!k.should_abort_scan_for_test(0, &sc).0, "node 0 of the same machine: ZONE_DMA is not safe");
 }
 
 /// mm/vmscan.c 6.3+ `shrink_many()` against 6.1's `shrink_node_memcgs()` for global reclaim,
@@ -1452,6 +1485,8 @@ fn set_initial_priority_6_3_starts_global_reclaim_where_inactive_pages_cover_the
     let k = &mut s.kernel;
     read_pages(k, b, 0, 4096, ct);
     read_pages(k, a, 0, 1024, ct);
+    // (the last pages read sit in the CPU's lru_add batch on 6.12: onto the lists now)
+    k.lru_add_drain();
     let v = k.lruvec_idx(ct, 0);
     let root = k.lruvec_idx(MemcgId::ROOT, 0);
     let inactive = |k: &Kernel| -> u64 {
@@ -1557,4 +1592,86 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_eq!(k.lru_gen_reclaim_folio(v, p1, &mut sc), 1, "old: reclaimed");
     assert_ne!(k.vmas[vi].swap[1], crate::swapfile::NO_SLOT, "its slot kept for the PTE");
     assert_invariants(k);
+}
+
+/// A 256 MiB machine on linux-6.12-lru_gen whose memory a 512 MiB file in memcg `ct` has filled
+/// until kswapd is awake (`wakeup_kswapd()` from the allocator's slowpath) with the node below
+/// its high watermark; returns the clock.
+fn kswapd_just_woken() -> (Simulation, Nanos) {
+    let mut s = sim(r#"
+[scenario]
+name = "kswapd-pass"
+[machine]
+ram = "256M"
+[kernel]
+profile = "linux-6.12-lru_gen"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/big"]
+size = "512M"
+[cgroups.ct]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, big) = (memcg(&s, "ct"), inode(&s, "/big"));
+    let k = &mut s.kernel;
+    let mut i = 0;
+    while !(k.nodes[0].kswapd_active && !k.node_balanced(0)) {
+        read_pages(k, big, i, 1, ct);
+        i += 1;
+        assert!(i < 131_072, "the file filled memory without waking kswapd");
+    }
+    assert!(k.nodes[0].kswapd_pass.is_none());
+    let now = k.now;
+    (s, now)
+}
+
+/// mm/vmscan.c 6.12 `kswapd()` → `balance_pgdat()` → `kswapd_shrink_node()` →
+/// `lru_gen_shrink_node()` → `shrink_many()`: kswapd is a thread on a CPU of its own, and the
+/// pages of its pass (a goal of the zones' high watermarks, `kswapd_shrink_node()`) are freed
+/// batch by batch as `evict_folios()` → `shrink_folio_list()` frees them, while the other CPUs
+/// run. The engine runs kswapd whenever another context looks at memory, up to that
+/// context's clock: the pass stops after the batch that took kswapd's clock past it
+/// (`Node::kswapd_pass`) and goes on from the same memcg at the next catch-up, so its frees
+/// are spread over its own time, and the pass, run in steps, reclaims what it reclaims in one
+/// go, at the same kswapd clock.
+#[test]
+fn kswapd_pass_6_12_frees_its_pages_over_its_own_time_and_goes_on_where_it_stopped() {
+    // One catch-up long after the wake-up: the whole pass.
+    let (mut whole, t0) = kswapd_just_woken();
+    let k = &mut whole.kernel;
+    let steal0 = k.vmstat.get(VmEvent::PgstealKswapd);
+    k.now = t0 + 1_000_000_000;
+    k.kswapd_catch_up();
+    assert!(k.nodes[0].kswapd_pass.is_none() && !k.nodes[0].kswapd_active, "the pass ended, the node balanced: kswapd sleeps");
+    let whole_steal = k.vmstat.get(VmEvent::PgstealKswapd) - steal0;
+    let whole_clock = k.nodes[0].kswapd_clock;
+    let whole_free = k.nr_free_pages();
+    assert!(whole_steal > 2 * MIN_LRU_BATCH, "a pass of several batches: {whole_steal}");
+
+    // The same kswapd caught up 1 ns at a time past its own clock: one batch per catch-up.
+    let (mut steps, t1) = kswapd_just_woken();
+    assert_eq!(t0, t1, "the engine is deterministic");
+    let k = &mut steps.kernel;
+    let steal0 = k.vmstat.get(VmEvent::PgstealKswapd);
+    let mut stops = 0;
+    let mut last = 0;
+    while k.nodes[0].kswapd_active {
+        k.now = k.nodes[0].kswapd_clock + 1;
+        k.kswapd_catch_up();
+        let steal = k.vmstat.get(VmEvent::PgstealKswapd) - steal0;
+        if let Some(p) = k.nodes[0].kswapd_pass {
+            stops += 1;
+            assert!(k.nodes[0].kswapd_clock >= k.now, "kswapd stopped at or past the shared clock");
+            assert!(steal - last <= MIN_LRU_BATCH, "one evict_folios() batch per catch-up: {}", steal - last);
+            assert!(p.nr_reclaimed <= steal, "the pass counts its own pages");
+        }
+        last = steal;
+        assert_invariants(k);
+    }
+    assert!(stops >= 2, "the pass stopped at the shared clock and went on ({stops} stops)");
+    assert_eq!(k.vmstat.get(VmEvent::PgstealKswapd) - steal0, whole_steal, "the same pages reclaimed");
+    assert_eq!(k.nodes[0].kswapd_clock, whole_clock, "the same CPU time");
+    assert_eq!(k.nr_free_pages(), whole_free);
 }

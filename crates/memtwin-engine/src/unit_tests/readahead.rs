@@ -523,8 +523,8 @@ fn ra_order_is_capped_by_the_window() {
 /// device's optimal I/O size, `bdi->io_pages` = its `max_sectors_kb` in pages
 /// (`ractl_max_pages()`, mm/readahead.c 6.11+; inline in `ondemand_readahead()` from 4.10,
 /// Jens Axboe's "mm: don't cap request size based on read-ahead setting"): on the loop device (1280 KiB) the first read's window is the whole 256-page
-/// request and its asynchronous successor another 256 (2 MiB in two requests); 4.4 caps both at
-/// 32 pages. Seen on 6.18's loop device: 1 MiB `dd` reads went out as 1 MiB requests (513 for
+/// request and its asynchronous successor another 256 (2 MiB in two requests); 4.4 caps the
+/// windows at 32 pages (the first two merged by "readit:" into one of 64). Seen on 6.18's loop device: 1 MiB `dd` reads went out as 1 MiB requests (513 for
 /// 512 MiB, lab/validation/loop-device.md).
 #[test]
 fn a_read_larger_than_the_window_reads_ahead_up_to_io_pages() {
@@ -553,6 +553,74 @@ ops = [{{ op = "read", file = "/f", bufsize = "1M" }}]
         steps[0]
     };
     assert_eq!(first("linux-6.18"), (2, 2 << 20), "two windows of 256 pages, one request each");
-    let (ios, bytes) = first("linux-4.4");
-    assert!(bytes / ios <= 32 * PAGE_SIZE && bytes >= 1 << 20, "{ios} requests, {bytes} bytes: 32-page windows");
+    // 4.4: a 32-page window whose mark is its first page, merged by "readit:" with the next 32
+    // (one 64-page request), then a 32-page window per mark: 64 + 7 x 32 pages for the first MiB.
+    assert_eq!(first("linux-4.4"), (8, (64 + 7 * 32) * PAGE_SIZE), "32-page windows, the first two merged");
+}
+
+/// A 16 MiB file on a fast device under `profile`, nothing read yet (for direct calls into
+/// readahead).
+fn ra_file(profile: &str) -> (Simulation, InodeId) {
+    let s = sim(&format!(r#"
+[scenario]
+name = "ra-window"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+    let f = inode(&s, "/f");
+    (s, f)
+}
+
+/// A read as large as its window (cat's 128 KiB `read()` at `read_ahead_kb` 128: 32 pages, a
+/// window of `get_init_ra_size(32, 32)` = 32): `page_cache_sync_ra()` of 6.18's
+/// mm/readahead.c sets `ra->async_size = ra->size > req_count ? ra->size - req_count : ra->size
+/// >> 1`, the mark half-way; 6.1's `ondemand_readahead()` marks the first page and "readit:"
+/// merges the next window, capped at `max_pages`: the same 32 pages with the mark at 16. 4.4's
+/// merge (2.6.31 to 4.19: `ra->async_size = get_next_ra_size(ra, max); ra->size +=
+/// ra->async_size`) reads 64 pages with the mark at 32. Before, the engine marked the first
+/// page in every era.
+#[test]
+fn a_read_as_large_as_its_window_is_marked_half_way_6_18_and_6_1_merged_4_4() {
+    for (profile, window) in [("linux-6.18", (0, 32, 16)), ("linux-6.1", (0, 32, 16)), ("linux-4.4", (0, 64, 32))] {
+        let (mut s, f) = ra_file(profile);
+        let k = &mut s.kernel;
+        let mut ra = FileRaState::new(32);
+        k.page_cache_sync_ra(&mut ra, f, 0, 32, MemcgId::ROOT);
+        assert_eq!((ra.start, ra.size, ra.async_size), window, "{profile}");
+        let mark = window.1 - window.2;
+        for i in 0..window.1 {
+            assert_eq!(k.pages[page_at(k, f, i)].test(pg::READAHEAD), i == mark, "{profile}: page {i}");
+        }
+        assert!(k.mappings[f.idx()].lookup(window.1).is_none(), "{profile}: nothing past the window");
+        assert_invariants(k);
+    }
+}
+
+/// `page_cache_async_ra()` (6.18) / `ondemand_readahead()` (6.1) at the expected index:
+/// "ra->size = max(ra->size, get_next_ra_size(ra, max_pages))" ("In the case of MADV_HUGEPAGE,
+/// the actual size might exceed the readahead window", from 5.18): a 256-page window opened by
+/// a 1 MiB read (up to `io_pages`) keeps 256 pages when the next hit's request (128 pages)
+/// limits `max_pages` to 128; 5.17 (`ra->size = get_next_ra_size(ra, max_pages)`) halves it.
+#[test]
+fn an_async_window_keeps_a_larger_previous_size_from_5_18() {
+    for (profile, size) in [("linux-6.18", 256), ("linux-6.1", 256), ("linux-5.17", 128)] {
+        let (mut s, f) = ra_file(profile);
+        let k = &mut s.kernel;
+        let mut ra = FileRaState::new(32);
+        (ra.start, ra.size, ra.async_size) = (0, 256, 128);
+        // io_pages of the default device is larger than 128 pages: max_pages = min(128, io_pages).
+        k.page_cache_async_ra(&mut ra, f, 128, 128, MemcgId::ROOT);
+        assert_eq!((ra.start, ra.size, ra.async_size), (256, size, size), "{profile}");
+        assert!(k.mappings[f.idx()].lookup(256 + size - 1).is_some(), "{profile}");
+        assert!(k.mappings[f.idx()].lookup(256 + size).is_none(), "{profile}");
+        assert_invariants(k);
+    }
 }

@@ -209,10 +209,14 @@ ops = [{ op = "mmap_probe", size = "16M", interval = "5ms", while_task = "cp", s
 /// folio it waits for has not ended when its quantum ends (the scheduler's clock ends it when
 /// the probe runs again, after the copy's quanta before that time). Before, the sleeper went
 /// on with its fault at the wake-up within its quantum, ending the writeback of the whole
-/// burst it waited for and reclaiming it ahead of the copy, whose clock was behind.
+/// burst it waited for and reclaiming it ahead of the copy, whose clock was behind. The
+/// copy's file system has order-0 folios (ext4 `-O verity`): the copy written in 32-page
+/// folios makes each of reclaim's 32-page batches one dirty folio, all unqueued dirty, so the
+/// probe sleeps in `reclaim_throttle()` beside the copy rather than on a folio's writeback
+/// (a_large_folio_batch_of_one_dirty_folio_throttles_v1_reclaim_6_18, unit_tests/filemap.rs).
 #[test]
 fn a_sleep_in_reclaim_ends_the_quantum_until_the_wake_up() {
-    let mut s = sim(SLEEPERS);
+    let mut s = sim(&SLEEPERS.replace("ram = \"1G\"\n", "ram = \"1G\"\nfs_features = [\"verity\"]\n"));
     let (mut sleeps, mut ran_meanwhile) = (0u32, 0u32);
     let mut wake: Option<u64> = None;
     loop {
@@ -315,3 +319,4 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert_eq!(fresh - resumed, k.cost.syscall + k.cost.add_page, "the resumed write's entry and its folio are not paid again");
     k.check_invariants().unwrap();
 }
+

@@ -194,3 +194,91 @@ ops = [{ op = "read", file = "/f", bufsize = "64K" }, { op = "mmap", name = "a",
         assert_invariants(kf);
     }
 }
+
+fn one_file_on(profile: &str) -> String {
+    one_file(r#"{ op = "sleep", duration = "1ms" }"#).replace("[kernel]\n", &format!("[kernel]\nprofile = \"{profile}\"\n"))
+}
+
+/// mm/swap.c (6.12) `folio_add_lru()` -> `folio_batch_add_and_move(fbatch, folio,
+/// lru_add_fn)`: a new page goes into the running CPU's `cpu_fbatches.lru_add` batch, on no
+/// list (`PG_lru` clear), until `folio_batch_add()` leaves no space (`PAGEVEC_SIZE` 31 from
+/// 6.10): the 31st add moves all 31 onto the inactive list in the order they were added;
+/// `lru_add_drain()` moves a partial batch. linux-6.6 (batch not modelled) puts each page
+/// straight on.
+#[test]
+fn folio_add_lru_6_12_batches_31_folios_then_moves_them_in_order() {
+    let mut s = sim(&one_file_on("linux-6.12"));
+    assert_eq!(s.kernel.profile.lru_add_batch, crate::swap::PAGEVEC_SIZE_6_10);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 30, ct);
+    for i in 0..30 {
+        let p = page_at(k, f, i);
+        assert!(k.folio_in_lru_batch(p), "page {i} waits in the batch");
+        assert_eq!(lru_of(k, p), None);
+    }
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 0);
+    assert_invariants(k);
+    read_pages(k, f, 30, 1, ct);
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 31, "the 31st add filled the batch");
+    // lru_add_fn() in batch order: each at the head, so the first added is at the tail.
+    let v = k.lruvec_idx(ct, 0);
+    assert_eq!(k.lruvecs[v].tail(LruList::InactiveFile), Some(page_at(k, f, 0)));
+    read_pages(k, f, 31, 5, ct);
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 31);
+    k.lru_add_drain();
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 36);
+    assert!(!k.folio_in_lru_batch(page_at(k, f, 35)));
+    assert_invariants(k);
+
+    let mut s = sim(&one_file_on("linux-6.6"));
+    assert_eq!(s.kernel.profile.lru_add_batch, 0);
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 1, ct);
+    assert_eq!(lru_of(k, page_at(k, f, 0)), Some(LruList::InactiveFile));
+}
+
+/// mm/swap.c (6.1, 6.12) `folio_mark_accessed()` of a folio off the LRU: "assume the page is
+/// in a folio_batch, mark it active and it'll be moved to the active LRU on the next drain"
+/// (`__lru_cache_activate_folio()`): the second access sets `PG_active` without
+/// `folio_activate()` (no `pgactivate`), and `lru_add_fn()` puts the page on the active list.
+#[test]
+fn mark_accessed_of_a_batched_folio_6_12_activates_it_at_the_drain() {
+    let mut s = sim(&one_file_on("linux-6.12"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 1, ct);
+    let p = page_at(k, f, 0);
+    assert!(k.folio_in_lru_batch(p) && k.pages[p].test(pg::REFERENCED));
+    k.folio_mark_accessed(p);
+    assert!(k.pages[p].test(pg::ACTIVE) && !k.pages[p].test(pg::REFERENCED));
+    assert_eq!(k.vmstat.get(VmEvent::Pgactivate), 0);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 0);
+    assert_eq!(lru_of(k, p), None);
+    k.lru_add_drain();
+    assert_eq!(lru_of(k, p), Some(LruList::ActiveFile));
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 1);
+    assert_invariants(k);
+}
+
+/// A page truncated while it sits in the batch (mm/truncate.c with mm/swap.c, 6.12): it
+/// leaves the page cache and is freed; its slot in the batch is emptied but still counted
+/// until the batch moves (the kernel's batch holds a reference), so its frame, reused and
+/// batched again, is in one slot only; the move passes over the empty slot.
+#[test]
+fn a_folio_freed_in_the_batch_is_passed_over_when_the_batch_moves_6_12() {
+    let mut s = sim(&one_file_on("linux-6.12"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 4, ct);
+    let p = page_at(k, f, 2);
+    k.delete_from_page_cache(p);
+    assert!(!k.folio_in_lru_batch(p));
+    assert_eq!(k.lru_add_fbatches[0].nr, 4);
+    assert_eq!(k.lru_add_fbatches[0].folios[2], PageId::NIL, "its slot emptied");
+    assert_invariants(k);
+    k.lru_add_drain();
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 3);
+    assert_invariants(k);
+}

@@ -987,6 +987,8 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     // A reads its 4 MiB twice: 1024 pages on the active file list, counted at P at once...
     read_pages(k, w, 0, 1024, a);
     read_pages(k, w, 0, 1024, a);
+    // (the last pages read sit in the CPU's lru_add batch on 6.12: onto the lists now)
+    k.lru_add_drain();
     assert!(k.now < FLUSH_TIME);
     assert_eq!(k.lru_stats.subtree_size(vp, LruList::ActiveFile), 1024);
     // ...but the copy reclaim reads is the flush's at 0: nothing.
@@ -998,6 +1000,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
     // A streams 8 MiB: inactive at once, the copy keeps the flush's until the next one.
     read_pages(k, f, 0, 2048, a);
+    k.lru_add_drain();
     assert_eq!(k.lru_stats.subtree_size(vp, LruList::InactiveFile), 2048);
     assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 0);
     assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
@@ -1047,6 +1050,8 @@ ops = [{ op = "sleep", duration = "1ms" }]
     let k = &mut s.kernel;
     let v = k.lruvec_idx(a, 0);
     read_pages(k, w, 0, 1024, a);
+    // (the last pages read sit in the CPU's lru_add batch on 6.12: onto the lists now)
+    k.lru_add_drain();
     k.advance_clock(FLUSH_TIME);
     // The flush at FLUSH_TIME copied 1024 inactive pages; the second read activates them all.
     read_pages(k, w, 0, 1024, a);

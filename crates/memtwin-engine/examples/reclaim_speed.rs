@@ -1,0 +1,50 @@
+//! Engine-only speed of `memtwin bench`'s (b), constant memcg-limit reclaim: a file read
+//! sequentially (128K reads, FADV_SEQUENTIAL) three times by a task in a 20M cgroup-v2 memcg
+//! under linux-6.6, so every page is a miss that charges, reclaims and evicts.
+//! `cargo run --release --example reclaim_speed -- [SIZE [LIMIT [READS]]]` (defaults "1G",
+//! "20M", 3; the callgrind measurements in BENCHMARKS.md use "256M" and "512M", and
+//! "256M max 1" / "256M max 3" for (a)'s hit path: the rereads of a file that stays cached).
+//! Prints the page events and their rate (Simulation::new excluded from the time).
+use memtwin_engine::{Document, Simulation};
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let size = args.get(1).cloned().unwrap_or_else(|| "1G".into());
+    let limit = args.get(2).cloned().unwrap_or_else(|| "20M".into());
+    let reads: usize = args.get(3).map(|s| s.parse().expect("READS is a number of reads, e.g. 3")).unwrap_or(3);
+    let ops: Vec<String> = (1..=reads).map(|i| format!(r#"  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read {i}" }},"#)).collect();
+    let text = format!(
+        r#"
+[scenario]
+name = "bench-reclaim"
+[machine]
+ram = "16G"
+cpus = 2
+[kernel]
+profile = "linux-6.6"
+cgroup = "v2"
+[devices.sda]
+read_bw = "10G"
+read_ahead_kb = 128
+[files."/f"]
+size = "{size}"
+[cgroups.ct]
+"memory.max" = "{limit}"
+[tasks.t]
+cgroup = "ct"
+ops = [
+{}
+]
+[report]
+sample_interval = "10s"
+"#,
+        ops.join("\n")
+    );
+    let doc = Document::from_toml("reclaim-speed.toml", &text).unwrap();
+    let scn = doc.resolve(None, &[]).unwrap();
+    let sim = Simulation::new(&scn);
+    let t0 = std::time::Instant::now();
+    let r = sim.run(&mut |_, _| true).unwrap();
+    let s = t0.elapsed().as_secs_f64();
+    println!("{} page events in {:.3} s: {:.2} M page events/s", r.engine.page_events, s, r.engine.page_events as f64 / s / 1e6);
+}
