@@ -206,6 +206,13 @@ impl Kernel {
         }
         // mem_cgroup_css_release() -> lru_gen_release_memcg() (6.3+)
         self.lru_gen_release_memcg(m);
+        // A CPU's stock that cached the memcg after it went offline (a charge to the dying
+        // memcg) holds a css reference the kernel drops when that slot is drained; the engine
+        // frees the memcg now and drains those slots with it.
+        let slots = self.profile.memcg_stock_slots;
+        for st in self.memcg_stock.iter_mut() {
+            st.forget(m, slots);
+        }
         self.pcpu_free(percpu);
         self.kmem.slab -= slab;
         let mc = &mut self.memcgs.memcgs[m.idx()];

@@ -25,6 +25,7 @@ impl Kernel {
     /// - the directory tree: see [`Kernel::check_directories`].
     /// - every device's requests: see [`Kernel::check_request_queues`].
     pub fn check_invariants(&self) -> Result<(), String> {
+        self.check_memcg_stocks()?;
         let used = self.pages.in_use() as u64;
         let (free, managed, pcp) = (self.nr_free_pages(), self.managed_pages(), self.nr_pcp_pages());
         if free + pcp + used != managed {
@@ -770,6 +771,43 @@ impl Kernel {
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             if m.zswap_bytes != bytes[i] || m.zswapped != count[i] {
                 return Err(format!("memcg {} zswap {} bytes / {} pages but its entries hold {} / {}", m.path, m.zswap_bytes, m.zswapped, bytes[i], count[i]));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Kernel {
+    /// The per-CPU charge stocks (memcontrol.rs `MemcgStock`, `struct memcg_stock_pcp`): one
+    /// per CPU; only the era's slots used (1 before 6.16, `NR_MEMCG_STOCK` from 6.16); a slot
+    /// holds at most a charge batch (`refill_stock()` drains it above), pages only with a
+    /// memcg cached, a memcg in one slot at most, and no memcg already freed.
+    pub fn check_memcg_stocks(&self) -> Result<(), String> {
+        let (slots, batch) = (self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        if self.memcg_stock.len() != (self.nr_cpu_ids.max(1) as usize) && self.memcg_stock.len() != 1 {
+            return Err(format!("{} charge stocks for {} CPUs", self.memcg_stock.len(), self.nr_cpu_ids));
+        }
+        for (cpu, st) in self.memcg_stock.iter().enumerate() {
+            for i in 0..crate::memcontrol::NR_MEMCG_STOCK {
+                let (m, n) = (st.cached[i], st.nr_pages[i]);
+                if i >= slots && (m != MemcgId::NONE || n > 0) {
+                    return Err(format!("CPU {cpu}'s stock uses slot {i} of {slots}"));
+                }
+                if n > batch {
+                    return Err(format!("CPU {cpu}'s stock slot {i} holds {n} pages, above a batch of {batch}"));
+                }
+                if m == MemcgId::NONE {
+                    if n > 0 {
+                        return Err(format!("CPU {cpu}'s stock slot {i} holds {n} pages of no memcg"));
+                    }
+                    continue;
+                }
+                if m.idx() >= self.memcgs.len() || self.memcgs.get(m).state == crate::memcontrol::MemcgState::Freed {
+                    return Err(format!("CPU {cpu}'s stock caches memcg {}, freed", m.0));
+                }
+                if st.cached[..i].contains(&m) {
+                    return Err(format!("CPU {cpu}'s stock caches memcg {} in two slots", m.0));
+                }
             }
         }
         Ok(())

@@ -1197,6 +1197,13 @@ impl MemcgStock {
         }
     }
 
+    /// `drain_stock()` of the slot caching `memcg`, if any.
+    pub fn forget(&mut self, memcg: MemcgId, slots: usize) {
+        if let Some(i) = self.slot_of(memcg, slots) {
+            self.drain(i);
+        }
+    }
+
     /// The part of `drain_all_stock(root)` for this CPU: every slot caching pages of a memcg
     /// for which `in_subtree` holds is drained (`drain_local_stock()` /
     /// `drain_local_memcg_stock()`, which drain the whole CPU's stock: the other slots too).
@@ -1895,13 +1902,17 @@ impl Kernel {
     }
 
     /// `page_counter_read()` of `memcg` as the kernel's counter holds it: the engine's exact
-    /// usage plus the pages the running CPU's charge stock holds for it or a descendant
-    /// (charged to the counter with their batch, not used yet).
+    /// usage plus the pages every CPU's charge stock holds for it or a descendant (charged to
+    /// the counter with their batch, not used yet). Read on the memory.high paths only; it
+    /// looks at each CPU's stock, as the pages in the kernel's counter come from each.
     pub fn page_counter_read(&self, memcg: MemcgId) -> u64 {
-        let stock = self.this_cpu_stock();
-        let stocked: u64 = (0..self.profile.memcg_stock_slots)
-            .filter(|&i| stock.nr_pages[i] > 0 && stock.cached[i] != MemcgId::NONE && self.memcgs.is_descendant(stock.cached[i], memcg))
-            .map(|i| stock.nr_pages[i])
+        let slots = self.profile.memcg_stock_slots;
+        let stocked: u64 = self
+            .memcg_stock
+            .iter()
+            .flat_map(|st| (0..slots).filter(move |&i| st.nr_pages[i] > 0 && st.cached[i] != MemcgId::NONE).map(move |i| (st.cached[i], st.nr_pages[i])))
+            .filter(|&(m, _)| self.memcgs.is_descendant(m, memcg))
+            .map(|(_, n)| n)
             .sum();
         self.memcgs.get(memcg).counter.usage + stocked
     }
