@@ -390,3 +390,24 @@ def test_trace_info_names_the_version_and_the_samples():
     assert "instruction-pointer samples at 1000 Hz: 84 taken, 82 written as accesses" in p.stdout and "access     82" in p.stdout
     p = _cli("trace-info", os.path.join(base, "cat.mtt"))
     assert p.returncode == 0 and "(format version 1)" in p.stdout and "samples" not in p.stdout and "access" not in p.stdout
+
+
+def test_replay_refuses_an_access_in_a_version_1_trace(tmp_path):
+    """review4 F2: the binding's reader (tracefile.rs, which the replay runs on) checks the
+    format version itself: an `access` event in a file that says version 1 stops the replay
+    with the place and a fix, exit 1, nothing on stdout; the same file as version 2 replays."""
+    import struct
+    p = tmp_path / "a.mtt"
+    w = trace.Writer(str(p), {"source": "test", "files": [{"id": 0, "path": "/data/f", "size": 1 << 20}]})
+    w.add(0, "map", pid=1, file=0, length=1 << 20)
+    w.add(1, "fault", pid=1, file=0, offset=8192)
+    w.add(2, "access", pid=1, file=0, offset=8192, length=4096, flags=trace.ACCESS_IP)
+    w.close()
+    ok = _cli("replay", str(p), "--limit", "64M")
+    assert ok.returncode == 0, ok.stderr
+    data = bytearray(p.read_bytes())
+    data[8:10] = struct.pack("<H", 1)
+    p.write_bytes(bytes(data))
+    bad = _cli("replay", str(p), "--limit", "64M")
+    assert bad.returncode == 1 and bad.stdout == "", (bad.stdout, bad.stderr)
+    assert f"{p}:" in bad.stderr and "event 2 is an `access`, which a version-1 trace cannot hold" in bad.stderr and "fix:" in bad.stderr, bad.stderr

@@ -12,6 +12,8 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 /// Chunks decoded ahead of the engine.
 const AHEAD: usize = 2;
 const EVENT: usize = memtwin_engine::trace::EVENT_SIZE;
+/// The op code of `access` (format 2).
+const ACCESS_OP: u8 = 24;
 
 type Msg = Result<Vec<u8>, String>;
 
@@ -55,6 +57,12 @@ fn read_all(path: &str, tx: &SyncSender<Msg>, back: &Receiver<Vec<u8>>) -> Resul
     f.read_exact(&mut pre).map_err(|_| bad(path, 0, None, "not a memtwin trace (too short)"))?;
     if &pre[..8] != b"MTWTRACE" {
         return Err(bad(path, 0, None, "not a memtwin trace (no MTWTRACE magic at byte 0)"));
+    }
+    // The format version (python/memtwin/trace.py READ_VERSIONS): 2 added `access` (op 24),
+    // which a version-1 file cannot hold.
+    let version = u16::from_le_bytes([pre[8], pre[9]]);
+    if !(1..=2).contains(&version) {
+        return Err(format!("{path}: error: trace format version {version}, this memtwin reads versions 1, 2\n  fix: use the memtwin that wrote it, or re-record/re-import it with this one"));
     }
     let hlen = u32::from_le_bytes(pre[12..16].try_into().unwrap()) as u64;
     std::io::copy(&mut (&mut f).take(hlen), &mut std::io::sink()).map_err(|e| bad(path, 16, None, &e.to_string()))?;
@@ -100,6 +108,14 @@ fn read_all(path: &str, tx: &SyncSender<Msg>, back: &Receiver<Vec<u8>>) -> Resul
         }
         if crc32fast::hash(&raw) != crc {
             return Err(bad(path, pos, Some((k, total)), "the chunk fails its CRC check"));
+        }
+        if version < 2 {
+            if let Some(e) = raw.chunks_exact(EVENT).position(|r| r[30] == ACCESS_OP) {
+                return Err(format!(
+                    "{path}:{pos}: error: chunk {k} (from event {total}): event {} is an `access`, which a version-1 trace cannot hold (access events came with version 2)\n  fix: the file's version field was altered, or a tool wrote it wrongly; re-record the trace",
+                    total + e as u64
+                ));
+            }
         }
         pos += 20 + zlen as u64;
         total += n as u64;
