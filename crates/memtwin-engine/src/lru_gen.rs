@@ -1505,17 +1505,25 @@ impl Kernel {
     }
 }
 
+/// `get_random_u32_below(ceil)` (include/linux/random.h): the engine's stand-in, one
+/// xorshift64 step of `state` (the kernel's numbers are random; the engine's repeat run to
+/// run, seeded per boot by [`memcg_lru_rand_seed`]).
+#[inline]
+pub fn get_random_u32_below(state: &mut u64, ceil: u64) -> u64 {
+    let mut x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    x % ceil
+}
+
 /// The memcg LRU for global reclaim and the 6.3+ eviction path (mm/vmscan.c, "memcg LRU").
 impl Kernel {
     /// `get_random_u32_below(MEMCG_NR_BINS)`: a bin (xorshift64 standing for the kernel's
     /// random numbers; reproducible run to run).
     fn memcg_lru_random_bin(&mut self) -> usize {
-        let mut x = self.memcg_lru_rand;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.memcg_lru_rand = x;
-        (x % MEMCG_NR_BINS as u64) as usize
+        get_random_u32_below(&mut self.memcg_lru_rand, MEMCG_NR_BINS as u64) as usize
     }
 
     /// `hlist_nulls_del_rcu(&lruvec->lrugen.list)` from its bin.

@@ -1110,13 +1110,11 @@ pub struct MemcgStock {
     pub cached: [MemcgId; NR_MEMCG_STOCK],
     /// `stock->nr_pages[i]`.
     pub nr_pages: [u64; NR_MEMCG_STOCK],
-    /// The slot the next refill of an uncached memcg drains when every slot is taken.
-    drain_idx: u8,
 }
 
 impl Default for MemcgStock {
     fn default() -> Self {
-        MemcgStock { cached: [MemcgId::NONE; NR_MEMCG_STOCK], nr_pages: [0; NR_MEMCG_STOCK], drain_idx: 0 }
+        MemcgStock { cached: [MemcgId::NONE; NR_MEMCG_STOCK], nr_pages: [0; NR_MEMCG_STOCK] }
     }
 }
 
@@ -1167,24 +1165,23 @@ impl MemcgStock {
 
     /// `refill_stock()`: cache `nr` pre-charged pages of `memcg`. One slot (3.13 to 6.15):
     /// another memcg's stock is drained first ("reset if necessary"). 6.16+: the slot caching
-    /// `memcg`, else the first empty one, else a victim slot drained; 6.16-6.18 choose the
-    /// victim at random (`get_random_u32_below(NR_MEMCG_STOCK)`), which the engine cannot
-    /// reproduce run to run: it takes them in turn, as the fix that replaced the random choice
-    /// does ("memcg: use round-robin victim selection in refill_stock", `stock->drain_idx`).
+    /// `memcg`, else the first empty one, else a victim slot drained, chosen at random as
+    /// 6.16-6.18 do (`get_random_u32_below(NR_MEMCG_STOCK)`): `rand` is the engine's seeded
+    /// stand-in for the kernel's random numbers (`Kernel::memcg_lru_rand`, xorshift64 from
+    /// `kernel.boot_seed`, the state the memcg LRU's bins draw from too), so runs repeat. (A
+    /// later fix takes the victims in turn, "memcg: use round-robin victim selection in
+    /// refill_stock"; no profile models a kernel with it.)
     /// A stock above a charge batch is drained (4.13+, `if (stock->nr_pages >
     /// MEMCG_CHARGE_BATCH) drain_stock(stock)`; a charge's refill never gets there: it
     /// follows a `consume_stock()` that found fewer than `nr` pages, and refills `batch - nr`).
-    pub fn refill(&mut self, memcg: MemcgId, nr: u64, slots: usize, batch: u64) {
+    pub fn refill(&mut self, memcg: MemcgId, nr: u64, slots: usize, batch: u64, rand: &mut u64) {
         let i = match self.slot_of(memcg, slots) {
             Some(i) => i,
             None => {
                 let i = match self.cached[..slots].iter().position(|&c| c == MemcgId::NONE) {
                     Some(e) => e,
-                    None => {
-                        let v = self.drain_idx as usize % slots;
-                        self.drain_idx = ((v + 1) % slots) as u8;
-                        v
-                    }
+                    None if slots == 1 => 0,
+                    None => crate::lru_gen::get_random_u32_below(rand, slots as u64) as usize,
                 };
                 self.drain(i);
                 self.cached[i] = memcg;
@@ -1737,7 +1734,7 @@ impl Kernel {
         let batch = if !batch_failed && self.try_charge_batch(memcg, batch - nr) { batch } else { nr };
         if batch > nr {
             // done_restock: refill_stock(memcg, batch - nr_pages).
-            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch);
+            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch, &mut self.memcg_lru_rand);
         }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
@@ -1796,7 +1793,7 @@ impl Kernel {
         }
         let batch = if fits { nr + extra } else { nr };
         if batch > nr {
-            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch);
+            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch, &mut self.memcg_lru_rand);
         }
         if if fits { high_batch } else { high_nr } {
             self.nr_pages_over_high += batch;

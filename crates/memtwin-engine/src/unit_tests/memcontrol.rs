@@ -719,33 +719,41 @@ fn the_charge_stock_is_per_cpu_and_caches_one_memcg_before_6_16() {
 }
 
 /// 6.16+'s `refill_stock()` takes the first empty slot for a memcg it does not cache and, with
-/// all `NR_MEMCG_STOCK` taken, drains a victim slot: at random in 6.16-6.18
-/// (`get_random_u32_below()`), round-robin after "memcg: use round-robin victim selection
-/// in refill_stock" (`stock->drain_idx`), the engine's deterministic choice. A refill that
-/// takes a slot above `MEMCG_CHARGE_BATCH` drains it (4.13+).
+/// all `NR_MEMCG_STOCK` taken, drains a victim slot chosen by `get_random_u32_below()`
+/// (6.16-6.18; the engine's seeded stand-in, so the victim is the one the same draw gives). A
+/// refill that takes a slot above `MEMCG_CHARGE_BATCH` drains it (4.13+).
 #[test]
-fn refill_stock_takes_a_free_slot_then_drains_victims_in_turn_6_18() {
+fn refill_stock_takes_a_free_slot_then_drains_a_random_victim_6_18() {
+    use crate::lru_gen::{get_random_u32_below, memcg_lru_rand_seed};
     use crate::memcontrol::{MemcgStock, NR_MEMCG_STOCK};
     let ids: Vec<MemcgId> = (10..10 + NR_MEMCG_STOCK as u32 + 2).map(MemcgId).collect();
     let mut st = MemcgStock::default();
+    let mut rand = memcg_lru_rand_seed(0);
     for (i, &m) in ids[..NR_MEMCG_STOCK].iter().enumerate() {
-        st.refill(m, 10 + i as u64, NR_MEMCG_STOCK, 64);
+        st.refill(m, 10 + i as u64, NR_MEMCG_STOCK, 64, &mut rand);
         assert_eq!(st.cached[i], m, "slot {i} was free");
     }
-    st.refill(ids[NR_MEMCG_STOCK], 5, NR_MEMCG_STOCK, 64);
-    assert_eq!((st.cached[0], st.nr_pages[0]), (ids[NR_MEMCG_STOCK], 5), "slot 0 drained first");
-    st.refill(ids[NR_MEMCG_STOCK + 1], 6, NR_MEMCG_STOCK, 64);
-    assert_eq!((st.cached[1], st.nr_pages[1]), (ids[NR_MEMCG_STOCK + 1], 6), "then slot 1");
-    assert!(st.consume(ids[2], 12, NR_MEMCG_STOCK, 64), "slot 2 kept its 12 pages");
-    assert!(!st.consume(ids[2], 1, NR_MEMCG_STOCK, 64), "and has none left");
-    assert!(!st.consume(ids[3], 65, NR_MEMCG_STOCK, 64), "no consume above a charge batch");
-    st.refill(ids[3], 60, NR_MEMCG_STOCK, 64);
-    assert_eq!((st.cached[3], st.nr_pages[3]), (MemcgId::NONE, 0), "13 + 60 > 64: drained");
-    // One slot (before 6.16): another memcg's refill drains the stock first.
+    assert_eq!(rand, memcg_lru_rand_seed(0), "free slots draw no random number");
+    let mut expect = rand;
+    let v = get_random_u32_below(&mut expect, NR_MEMCG_STOCK as u64) as usize;
+    st.refill(ids[NR_MEMCG_STOCK], 5, NR_MEMCG_STOCK, 64, &mut rand);
+    assert_eq!(rand, expect, "one draw for the victim");
+    assert_eq!((st.cached[v], st.nr_pages[v]), (ids[NR_MEMCG_STOCK], 5), "the drawn slot {v} drained and taken");
+    assert_eq!(st.pages_of(ids[v], NR_MEMCG_STOCK), 0, "the victim's memcg lost its stock");
+    let kept = (0..NR_MEMCG_STOCK).find(|&i| i != v).unwrap();
+    assert!(st.consume(ids[kept], 10 + kept as u64, NR_MEMCG_STOCK, 64), "slot {kept} kept its pages");
+    assert!(!st.consume(ids[kept], 1, NR_MEMCG_STOCK, 64), "and has none left");
+    assert!(!st.consume(ids[kept], 65, NR_MEMCG_STOCK, 64), "no consume above a charge batch");
+    st.refill(ids[kept], 60, NR_MEMCG_STOCK, 64, &mut rand);
+    st.refill(ids[kept], 5, NR_MEMCG_STOCK, 64, &mut rand);
+    assert_eq!((st.cached[kept], st.nr_pages[kept]), (MemcgId::NONE, 0), "60 + 5 > 64: drained");
+    // One slot (before 6.16): another memcg's refill drains the stock first, no draw.
     let mut one = MemcgStock::default();
-    one.refill(ids[0], 63, 1, 64);
-    one.refill(ids[1], 40, 1, 64);
+    let before = rand;
+    one.refill(ids[0], 63, 1, 64, &mut rand);
+    one.refill(ids[1], 40, 1, 64, &mut rand);
     assert_eq!((one.cached[0], one.nr_pages[0], one.pages_of(ids[0], 1)), (ids[1], 40, 0));
+    assert_eq!(rand, before, "one slot: the empty-or-own slot, never a draw");
 }
 
 /// `drain_all_stock()` (mm/memcontrol.c, 6.1 and 6.18) drains the stock of every CPU that
