@@ -526,3 +526,42 @@ proptest! {
         same_result_twice(&scn)?;
     }
 }
+
+/// The per-CPU charge stocks (`memcg_stock_pcp`, memcontrol.rs `MemcgStock`) shared by more
+/// memcgs than a stock holds: the random scenarios plus eight more tasks, each in a cgroup of
+/// its own, on one or two CPUs, on linux-6.6 (one cached memcg a CPU: another memcg's charge
+/// drains it) and linux-6.18 (`NR_MEMCG_STOCK` 7 slots from 6.16, the eighth memcg drains a
+/// victim drawn by `get_random_u32_below()`). `check_invariants()` holds each stock's slots
+/// (distinct memcgs, at most a charge batch, no freed memcg with pages) after every step.
+fn shared_stock_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(maps), prop::bool::ANY, 1u32..3).prop_map(|(mut scn, six_eighteen, cpus)| {
+        scn.profile = profile(if six_eighteen { "linux-6.18" } else { "linux-6.6" }).unwrap();
+        scn.machine.cpus = cpus;
+        let (base, n) = (scn.cgroups.len(), scn.tasks.len());
+        for i in 0..8 {
+            scn.cgroups.push(CgroupSpec { path: format!("s{i}"), max: None, high: None, low: 0, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None, zswap_writeback: true });
+            let mut t = scn.tasks[i % n].clone();
+            t.name = format!("s{i}");
+            t.cgroup = Some(base + i);
+            for (j, op) in t.ops.iter_mut().enumerate() {
+                op.step = format!("s{i}:{j}").into();
+            }
+            scn.tasks.push(t);
+        }
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn shared_stock_pages_charges_and_stocks_hold_after_every_step(scn in shared_stock_scenario_strategy(false)) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn shared_stock_same_scenario_same_result(scn in shared_stock_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}
