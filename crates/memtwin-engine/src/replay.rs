@@ -403,8 +403,11 @@ impl Simulation {
                         out = Outcome::Oom;
                     }
                 } else if self.kernel.vmas[vma.0 as usize].pages[i as usize] == crate::types::PageId::NIL {
-                    if write {
-                        if self.kernel.handle_mm_fault(vma, i).is_err() {
+                    let swapped = self.kernel.vmas[vma.0 as usize].swap.get(i as usize).is_some_and(|&s| s != crate::swapfile::NO_SLOT);
+                    if write || swapped {
+                        // A store, or a load of a page reclaim swapped out: handle_mm_fault()
+                        // (do_swap_page() reads the swapped page back, a major fault).
+                        if self.kernel.handle_mm_fault_flags(vma, i, write).is_err() {
                             out = Outcome::Oom;
                         }
                     } else {
@@ -941,6 +944,21 @@ mod tests {
         let r = run_on(&back, swap, limit, "").unwrap();
         assert_eq!(total(&r, "memcg.pgmajfault"), total(&r0, "memcg.pgmajfault") + 1.0, "the swap-in is a major fault");
         assert!(r.traces[0].skipped.is_empty(), "{:?}", r.traces[0].skipped);
+    }
+
+    /// A read `fault` of an anonymous page the memcg's limit reclaim swapped out is
+    /// do_swap_page() (6.1 mm/memory.c handle_pte_fault(): a swap entry in the PTE), a major
+    /// fault, not do_anonymous_page()'s zero page.
+    #[test]
+    fn a_read_fault_swaps_an_anonymous_page_back_in() {
+        let writes: Vec<Vec<u8>> = std::iter::once(ev(0, MAP, NO_FILE, 0, 8 << 20, 0)).chain((0..2048).map(|i| ev(1, FAULT, 0, i * 4096, 0, 1))).collect();
+        let (swap, limit) = ("swap = \"64M\"", "\"memory.limit_in_bytes\" = \"4M\"");
+        let r0 = run_on(&writes, swap, limit, "").unwrap();
+        assert!(total(&r0, "vmstat.pswpout") > 0.0, "the limit swapped pages out");
+        let mut back = writes.clone();
+        back.push(ev(2, FAULT, 0, 0, 0, 0));
+        let r = run_on(&back, swap, limit, "").unwrap();
+        assert_eq!(total(&r, "memcg.pgmajfault"), total(&r0, "memcg.pgmajfault") + 1.0, "the swap-in is a major fault");
     }
 
     /// A defect stops the run with the trace, the event's index and a fix.
