@@ -71,6 +71,16 @@ impl Kernel {
         true
     }
 
+    /// `__alloc_pages_may_oom()` -> `out_of_memory()` -> `__oom_kill_process()` of an
+    /// allocation that gave up: /proc/vmstat `oom_kill` counts the kill from 4.13
+    /// (`KernelProfile::oom_kill_events`, 8e675f7af507); before, the counter does not exist
+    /// and nothing is counted. (The engine fails the allocation and kills the allocating task.)
+    pub fn count_global_oom_kill(&mut self) {
+        if self.profile.oom_kill_events {
+            self.vmstat.count(VmEvent::OomKill, 1);
+        }
+    }
+
     /// The exit of task `mm` (`do_exit()` -> `exit_mm()` -> `mmput()` -> `lru_gen_del_mm()`):
     /// it is no longer a candidate of the OOM killer nor on its memcg's mm list.
     pub fn task_exit_mm(&mut self, mm: u32) {

@@ -1098,7 +1098,7 @@ impl Kernel {
                 // zonelist is still reclaimable, and should_alloc_retry() retries an order-0
                 // request for as long as there is progress; with none, __alloc_pages_may_oom().
                 if progress == 0 && !self.zonelist_reclaimable() {
-                    self.vmstat.count(VmEvent::OomKill, 1);
+                    self.count_global_oom_kill();
                     return None;
                 }
             } else if progress > 0 {
@@ -1107,7 +1107,7 @@ impl Kernel {
             } else {
                 no_progress += 1;
                 if no_progress > MAX_RECLAIM_RETRIES {
-                    self.vmstat.count(VmEvent::OomKill, 1);
+                    self.count_global_oom_kill();
                     return None;
                 }
                 if self.profile.oom_waits_on_write_pending

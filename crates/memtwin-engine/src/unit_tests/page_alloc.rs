@@ -349,12 +349,21 @@ ops = [
 "#);
     run_with(&mut s, |s| assert_invariants(&s.kernel));
     let k = &s.kernel;
-    assert_eq!(k.vmstat.get(VmEvent::OomKill), 0);
     let out = k.vmstat.get(VmEvent::Pswpout);
     assert!(out >= (192 - 128) << 8, "the excess went to swap ({out} pages)");
     let secs = crate::types::secs(k.now);
     assert!(secs >= (64 << 20) as f64 / 20e6 * 0.9, "the fault waited for the device: {secs} s");
     assert!(s.op_errors().is_empty(), "{:?}", s.op_errors());
+    // 4.3 counts no oom_kill (the counter is 4.13's): whether the allocator gave up is the
+    // step's oom_killed.
+    let r = s.run(&mut |_, _| true).expect("runs");
+    assert_eq!(oom_killed(&r, "fill"), 0.0, "the allocator gave up: the hog was OOM-killed");
+}
+
+/// The `oom_killed` metric of step `step` (1 when the task was killed in it).
+fn oom_killed(r: &crate::SimResult, step: &str) -> f64 {
+    let st = r.steps.iter().find(|s| s.name == step).unwrap_or_else(|| panic!("no step {step}"));
+    st.metrics.iter().find(|(n, _)| n == "oom_killed").map(|(_, v)| *v).expect("oom_killed")
 }
 
 /// `zone_reclaimable()`: reclaimable while global reclaim has scanned fewer than 6x the LRU
@@ -1150,4 +1159,33 @@ fn folio_frees_use_the_per_cpu_lists_only_for_pcp_allowed_orders_6_12() {
     assert_eq!(k.nr_pcp_pages(), on_lists + 4);
     assert_eq!(factor(k), 0);
     assert_frames_conserved(k);
+}
+
+/// An allocation that gives up (`__alloc_pages_may_oom()`) kills, and /proc/vmstat `oom_kill`
+/// counts it from 4.13 (8e675f7af507 "mm/oom_kill: count global and memory cgroup oom
+/// kills"); 4.4 has no such counter. A hog touching two 100 MiB mappings in 128 MiB of RAM
+/// without swap.
+#[test]
+fn a_global_oom_kill_is_counted_from_4_13() {
+    for (profile, counted) in [("linux-4.4", false), ("linux-6.1", true)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "oom"
+[kernel]
+profile = "{profile}"
+[machine]
+ram = "128M"
+[tasks.hog]
+ops = [
+  {{ op = "mmap", name = "a", size = "100M", step = "fill" }},
+  {{ op = "mmap", name = "b", size = "100M", step = "fill" }},
+  {{ op = "touch", name = "a", step = "fill" }},
+  {{ op = "touch", name = "b", step = "fill" }},
+]
+"#));
+        run_with(&mut s, |_| {});
+        assert_eq!(s.kernel.vmstat.get(VmEvent::OomKill) > 0, counted, "{profile}: vmstat oom_kill");
+        let r = s.run(&mut |_, _| true).expect("runs");
+        assert_eq!(oom_killed(&r, "fill"), 1.0, "{profile}: the allocator gave up and the hog was killed");
+    }
 }
