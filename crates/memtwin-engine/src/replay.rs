@@ -930,18 +930,25 @@ mod tests {
         assert!(m.contains("event 1") && m.contains("accesses byte 8192 of mapping 0"), "{m}");
     }
 
+    /// 2048 stores into an 8 MiB anonymous mapping through a 4M memcg limit with swap (so the
+    /// first pages are swapped out), run alone and then with `last` appended: both results.
+    fn swapped_then(last: Vec<u8>) -> (SimResult, SimResult) {
+        let writes: Vec<Vec<u8>> = std::iter::once(ev(0, MAP, NO_FILE, 0, 8 << 20, 0)).chain((0..2048).map(|i| ev(1, FAULT, 0, i * 4096, 0, 1))).collect();
+        let (swap, limit) = ("swap = \"64M\"", "\"memory.limit_in_bytes\" = \"4M\"");
+        let r0 = run_on(&writes, swap, limit, "").unwrap();
+        assert!(total(&r0, "vmstat.pswpout") > 0.0, "the limit swapped pages out");
+        let mut back = writes;
+        back.push(last);
+        let r = run_on(&back, swap, limit, "").unwrap();
+        (r0, r)
+    }
+
     /// review4 F7: an `access` to an anonymous page the memcg's limit reclaim swapped out is the
     /// load's handle_mm_fault(): do_swap_page() (6.1 mm/memory.c) reads it back, a major fault
     /// (it was swapped without an access to it: not the skip it was).
     #[test]
     fn access_swaps_an_anonymous_page_back_in() {
-        let writes: Vec<Vec<u8>> = std::iter::once(ev(0, MAP, NO_FILE, 0, 8 << 20, 0)).chain((0..2048).map(|i| ev(1, FAULT, 0, i * 4096, 0, 1))).collect();
-        let (swap, limit) = ("swap = \"64M\"", "\"memory.limit_in_bytes\" = \"4M\"");
-        let r0 = run_on(&writes, swap, limit, "").unwrap();
-        assert!(total(&r0, "vmstat.pswpout") > 0.0, "the limit swapped pages out");
-        let mut back = writes.clone();
-        back.push(ev(2, ACCESS, 0, 0, 4096, 1));
-        let r = run_on(&back, swap, limit, "").unwrap();
+        let (r0, r) = swapped_then(ev(2, ACCESS, 0, 0, 4096, 1));
         assert_eq!(total(&r, "memcg.pgmajfault"), total(&r0, "memcg.pgmajfault") + 1.0, "the swap-in is a major fault");
         assert!(r.traces[0].skipped.is_empty(), "{:?}", r.traces[0].skipped);
     }
@@ -951,13 +958,7 @@ mod tests {
     /// fault, not do_anonymous_page()'s zero page.
     #[test]
     fn a_read_fault_swaps_an_anonymous_page_back_in() {
-        let writes: Vec<Vec<u8>> = std::iter::once(ev(0, MAP, NO_FILE, 0, 8 << 20, 0)).chain((0..2048).map(|i| ev(1, FAULT, 0, i * 4096, 0, 1))).collect();
-        let (swap, limit) = ("swap = \"64M\"", "\"memory.limit_in_bytes\" = \"4M\"");
-        let r0 = run_on(&writes, swap, limit, "").unwrap();
-        assert!(total(&r0, "vmstat.pswpout") > 0.0, "the limit swapped pages out");
-        let mut back = writes.clone();
-        back.push(ev(2, FAULT, 0, 0, 0, 0));
-        let r = run_on(&back, swap, limit, "").unwrap();
+        let (r0, r) = swapped_then(ev(2, FAULT, 0, 0, 0, 0));
         assert_eq!(total(&r, "memcg.pgmajfault"), total(&r0, "memcg.pgmajfault") + 1.0, "the swap-in is a major fault");
     }
 
