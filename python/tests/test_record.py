@@ -515,14 +515,18 @@ def test_mapped_files_are_snapshotted_as_the_command_starts(tmp_path):
 
 
 def test_trace_info_names_the_version_and_the_samples():
-    """trace-info: the committed sqlite3 trace (format 2, recorded with --sample-hz 1000) shows its
-    rate, samples and access events; cat's (format 1, unsampled) shows neither."""
+    """trace-info: the committed sqlite3 trace (format 2, recorded with --sample-hz 1000 --refs-ms 1)
+    shows its rate, samples, young-page windows and access events; cat's (format 1, unsampled)
+    shows none of them."""
     base = os.path.join(os.path.dirname(trace.__file__), "scenarios", "validation", "traces")
     p = _cli("trace-info", os.path.join(base, "sqlite3.mtt"))
     assert p.returncode == 0 and "(format version 2)" in p.stdout, p.stderr
-    assert "instruction-pointer samples at 1000 Hz: 84 taken, 82 written as accesses" in p.stdout and "access     82" in p.stdout
+    assert "instruction-pointer samples at 1000 Hz: 86 taken, 86 written as accesses" in p.stdout, p.stdout
+    assert "young pages every 1 ms: 274 windows, 8731 pages, 4029 written as accesses" in p.stdout, p.stdout
+    assert "access     4115" in p.stdout, p.stdout
     p = _cli("trace-info", os.path.join(base, "cat.mtt"))
     assert p.returncode == 0 and "(format version 1)" in p.stdout and "samples" not in p.stdout and "access" not in p.stdout
+    assert "young" not in p.stdout
 
 
 def test_replay_refuses_an_access_in_a_version_1_trace(tmp_path):
