@@ -86,10 +86,20 @@ _REFS = ("The recording writes the pages the program's accesses made young every
          "(14-17 over its five runs) against 21-23: its reclaim still keeps libsqlite3's young text (VM_EXEC "
          "folios with a young PTE are activated, folio_check_references()), where the kernel re-adds it (traced "
          "at 10M: 1,727 pages of libsqlite3 added). Recordings with windows of 1, 2 and 5 ms (07:19, each replayed once at boot "
-         "seed 0) gave 87.1M and 14, 81.4M and 14, 81.1M and 17. A suspect not modelled: x86's ptep_clear_flush_young() clears the accessed bit "
-         "without a TLB flush, so a loop whose text translations stay in the TLB sets no bit again until a flush "
-         "and looks idle to the kernel's reclaim (the recording's SIGSTOP/SIGCONT every window switches the "
-         "thread out, which may reload them); not checked on the host")
+         "seed 0) gave 87.1M and 14, 81.4M and 14, 81.1M and 17. How the kernel comes to evict text the loop "
+         "keeps running (two measures at 10M, 07:35-07:38, load 14.2-14.3, 97.9M and 100.9M read, 38 major faults "
+         "each, with libsqlite3's 244-page text mapping's PTEs read every 2-3 ms by the page-table walk, no bit "
+         "cleared by it): a reclaim pass clears the accessed bits of all the text's present pages at once; after most "
+         "clears the loop's 32 pages were young again within 1-3 ms (16 to 19 ms, 120 to 121, 159 to 160), but after "
+         "the one at 59 ms they were not (32 present, none young at 63 ms while /proc showed the process running "
+         "and in no syscall), the next pass unmapped all 32 (64 ms) and the program faulted them back from 69 ms; "
+         "in the other measure 113 present pages stayed old 15 ms after a clear and were unmapped together. That "
+         "is what x86's ptep_clear_flush_young() allows (arch/x86/mm/pgtable.c: the bit is cleared without a TLB "
+         "flush, which 'could cause ... the (mistaken) reclaim of hot pages'): a translation the TLB keeps sets no "
+         "bit again until a flush (an unmap of the process's pages, or a switch that does not find its ASID); "
+         "which flush came after the other clears was not traced. The twin sets the bit at every replayed access "
+         "(no TLB is modelled); a trial of that model (2026-11-29 04:42-05:01, not kept) counted every "
+         "try_to_unmap() as a flush")
 KNOWN_OUT = {
     ("sqlite3", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=_TEXT + ". Recording set (5 measures, 2026-11-29 "
         "07:27, load 12.7-13.1): 88.4-91.6M read, 21-23 major faults, median 21. " + _REFS + "."),
