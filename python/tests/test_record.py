@@ -330,6 +330,26 @@ def test_bpf_script_walks_page_tables_only_when_asked():
     assert "& 33) == 33" in s and "0xffffffffc0000000" in s and 'printf("Y %llu' in s
 
 
+def test_refs_walk_ranges_cover_the_file_mappings_in_2m_pieces():
+    """record_bpf._file_ranges: this process's file mappings (/proc/PID/maps lines with an inode
+    and a path), cut so that no piece crosses a 2 MiB boundary (one PTE page a walk request),
+    together exactly the mappings' pages; anonymous memory and [vdso] are not in them."""
+    from memtwin import record_bpf
+    want = set()
+    with open(f"/proc/{os.getpid()}/maps") as fh:
+        for ln in fh:
+            f = ln.split(None, 5)
+            if len(f) == 6 and f[4] != "0" and f[5].startswith("/"):
+                a, e = (int(x, 16) for x in f[0].split("-"))
+                want.update(range(a, e, 4096))
+    got = set()
+    for a, n in record_bpf._file_ranges(os.getpid()):
+        assert a % 4096 == 0 and 1 <= n <= 512 and a >> 21 == (a + n * 4096 - 1) >> 21, (hex(a), n)
+        got.update(range(a, a + n * 4096, 4096))
+    assert want and got == want
+    assert record_bpf._file_ranges(2 ** 22 + 12345) == []   # no such process: nothing, no error
+
+
 def test_record_refs_ms_bad_input(tmp_path):
     """--refs-ms out of range, or with the strace tracer (which cannot walk page tables): a clear
     error, exit 1, no trace written."""
