@@ -17,12 +17,14 @@ descendants, plus tasks that join the cgroup while it runs):
   page a fault reached `filemap_fault()` for (6.x);
 - with `refs_ms`, the pages whose page-table entry the program's accesses made young (the
   accessed bit a later reclaim's `folio_referenced()` tests), per window of `refs_ms`: at each
-  window's end the recorder has a BPF program walk the process's page tables over its file
-  mappings (x86-64, 4-level: the PTEs' `_PAGE_ACCESSED`; `walk_refs`) and then clears the bits
-  with /proc/PID/clear_refs (`3`: the file-mapped pages; `clear_refs_pte_range()` calls
-  `ptep_test_and_clear_young()`), so a window's young pages are those touched in it: an
-  `access` (flag `ACCESS_YOUNG`) of each, at the window's end. This host has no page_idle, no
-  DAMON vaddr and no kprobes, so the walk reads the PTEs itself;
+  window's end `_RefsWalker` stops the followed processes (SIGSTOP), has the BPF program walk
+  their page tables over their file mappings (`_refs_probes`; x86-64, 4-level: the PTEs'
+  `_PAGE_ACCESSED`), clears the bits with /proc/PID/clear_refs (`3`: the file-mapped pages;
+  `clear_refs_pte_range()` calls `ptep_test_and_clear_young()`) and lets them go on (SIGCONT),
+  so a window's young pages are those touched in it: an `access` (flag `ACCESS_YOUNG`) per run
+  of them, at the window's end, but for those the window's own faults mapped (x86 installs PTEs
+  young). This host has no page_idle, no DAMON vaddr and no kprobes, so the walk reads the PTEs
+  itself;
 - with `sample_hz`, the accesses no fault shows (the program executing its text through PTEs
   set up earlier): a perf cpu-clock sample (bpftrace `profile:hz:N`) of each followed thread
   running in user mode gives its instruction pointer, an `access` of that page of its mapping
