@@ -448,12 +448,15 @@ SHRINK_WORKER = ("zswap's shrink worker runs in a kworker on the other CPU, queu
                  "(queue_work() of a queued work does nothing). The engine runs the worker when the storing task "
                  "next faults, so its count of stores that meet a full pool follows the engine's fault timing, not "
                  "the kworker's scheduling under TCG, which the engine does not model (the kernel itself counts "
-                 "283 and 130 in two runs of touch 2, 55 and 58 in touch 1; the engine 36 in touch 2 and 75 in touch 1, having run the "
+                 "283 and 130 in two runs of touch 2, 55 and 58 in touch 1; the engine 95 in touch 1, having run the "
                  "worker once in touch 1 where the kernel's freed 3 pool pages); the pool's size and the entries "
                  "stored agree within 3%")
+# touch 2 (the engine 270 against the recording's 283) is within tolerance since the swap writes leave
+# QEMU's throttle as its bucket lets them (blkdev.rs LeakyBucket: 226 before, on a smooth 400 MB/s line),
+# which moves the faults that run the engine's worker; the worker's timing is still not modelled (the
+# kernel's other run counted 130).
 KNOWN_OUT = [
     ("zswap-pool-limit", "touch 1", "zswap.pool_limit_hit", SHRINK_WORKER),
-    ("zswap-pool-limit", "touch 2", "zswap.pool_limit_hit", SHRINK_WORKER),
 ]
 
 
