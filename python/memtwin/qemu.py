@@ -828,7 +828,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|zswap|meminfo|cgstat|res|folios|killed)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|kswapd|zswap|meminfo|cgstat|res|folios|killed)$")
 
 
 def _sections(text: str) -> dict:
@@ -899,6 +899,29 @@ def cpu_calibration(out: str) -> dict:
                       f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
 
 
+def wakeup_calibration(out: str) -> dict:
+    """The guest's cross-CPU wake-up latency from its @@WAKE line (guest/memtwin_guest.c
+    calibrate_wakeup(): how long a task asleep on an idle CPU took to run after another CPU woke it,
+    200 rounds, sorted, in ns): {"wakeup_latency_ns": [...]} for a scenario's `[machine]
+    wakeup_latency`; {"wakeup_unavailable": why} when the guest could not measure it; {} from a guest
+    program that does not measure it."""
+    m = re.search(r"^@@WAKE ?(.*)$", out, re.M)
+    if not m:
+        return {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return {"wakeup_unavailable": " ".join(f[1:])}
+    try:
+        ns = sorted(int(x) for x in f)
+    except ValueError:
+        return {"wakeup_unavailable": f"unreadable @@WAKE figures {m.group(1)[:80]!r}"}
+    if not ns or ns[0] < 0:
+        return {"wakeup_unavailable": f"unreadable @@WAKE figures {m.group(1)[:80]!r}"}
+    return {"wakeup_latency_ns": ns,
+            "wakeup_method": "a task asleep in read() on the last CPU woken by a pipe write from CPU 0, 1 ms apart: "
+                             "the time from the write until it ran, 200 rounds after 10 not counted, sorted"}
+
+
 def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tuple:
     """(step records sorted by end time, facts about the guest) from the serial console text."""
     out = out.replace("\r", "")
@@ -916,6 +939,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["zswap"] = (re.search(r"^@@ZSWAP (.*)$", out, re.M) or [None, None])[1]
     facts["node_mem_kB"] = node_memory(out)
     facts["cpu"] = cpu_calibration(out)
+    facts["cpu"].update(wakeup_calibration(out))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
     facts["oom_killed_tasks"] = [names[int(i)] for i in re.findall(r"^@@KILLED (\d+)$", out, re.M) if int(i) < len(names)]
@@ -971,11 +995,27 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
                "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": b.t}
         if "folios" in b_sec:
             rec["folios"] = parse_folios(b_sec["folios"])
+        ks = kswapd_cpu_s(a_sec, b_sec)
+        if ks is not None:
+            rec["kswapd_cpu_s"] = ks
         recs.append(rec)
     recs.sort(key=lambda s: s["_end"])
     for s in recs:
         del s["_end"]
     return recs, facts
+
+
+def kswapd_cpu_s(a_sec: dict, b_sec: dict) -> Optional[float]:
+    """The CPU time the guest's kswapd threads ran between a step's two snapshots (memtwin_guest.c
+    kswapd_cpu(): `#kswapd` "schedstat NS" or "stat NS", their CPU time so far), in seconds; None
+    when the guest printed none (no kswapd found, or an older guest program)."""
+    try:
+        (how_a, ns_a), (how_b, ns_b) = (sec["kswapd"].split() for sec in (a_sec, b_sec))
+    except (KeyError, ValueError):
+        return None
+    if how_a != how_b:
+        return None
+    return max(0, int(ns_b) - int(ns_a)) / 1e9
 
 
 def parse_folios(text: str) -> dict:
