@@ -878,6 +878,11 @@ def node_memory(out: str) -> dict:
 # CpuCost::reference() lookup + copy_page + (syscall + user_per_syscall) / 32 (held to the engine by
 # python/tests/test_qemu.py's test_cpu_calibration_reference_is_the_engines).
 REF_HOT_READ_NS_PER_PAGE = 78 + 308 + (169 + 137) / 32
+# A 1-byte read of a cached page (calibrate_cpu()'s second loop): CpuCost syscall + lookup; and the
+# copy_page share of the hot read. Held to the engine by test_qemu.py's
+# test_cpu_calibration_reference_is_the_engines.
+REF_SMALL_READ_NS_PER_CALL = 169 + 78
+REF_COPY_PAGE_NS = 308
 
 
 def cpu_calibration(out: str) -> dict:
@@ -894,9 +899,36 @@ def cpu_calibration(out: str) -> dict:
         ns = float(m.group(2))
     except ValueError:
         return {"unavailable": f"unreadable @@CALIB figure {m.group(2).strip()!r}"}
-    return {"hot_read_ns_per_page": ns, "cpu_slowdown": max(1, round(ns / REF_HOT_READ_NS_PER_PAGE)),
-            "method": "wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd in memory, best of 5 passes, "
-                      f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
+    res = {"hot_read_ns_per_page": ns, "cpu_slowdown": max(1, round(ns / REF_HOT_READ_NS_PER_PAGE)),
+           "method": "wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd in memory, best of 5 passes, "
+                     f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
+    res.update(copy_calibration(out, ns))
+    return res
+
+
+def copy_calibration(out: str, hot_ns: float) -> dict:
+    """The guest's CPU speed split in two from its @@CALIB2 line (calibrate_cpu()'s 1-byte reads of
+    the same pages: a syscall and a page lookup, no copy) and its hot read (`hot_ns` per page):
+    {"small_read_ns_per_call": S, "code_slowdown": S over the engine's syscall + lookup, rounded, at
+    least 1, "copy_slowdown": what is left of the hot read once its syscall, user and lookup share
+    are taken at code_slowdown, over the engine's copy_page, rounded, at least 1} for a scenario's
+    `[machine] cpu_slowdown` and `copy_slowdown`: QEMU/TCG emulates a copy's loads and stores at a
+    cost of its own, so one factor from the copy-bound hot read does not hold for the kernel's other
+    code. {} when the guest printed no @@CALIB2 line (an older guest program)."""
+    m = re.search(r"^@@CALIB2 small_read_ns_per_call (\S+)$", out, re.M)
+    if not m:
+        return {}
+    try:
+        small = float(m.group(1))
+    except ValueError:
+        return {"copy_unavailable": f"unreadable @@CALIB2 figure {m.group(1)!r}"}
+    code = max(1, round(small / REF_SMALL_READ_NS_PER_CALL))
+    copy = max(1, round((hot_ns - code * (REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS)) / REF_COPY_PAGE_NS))
+    return {"small_read_ns_per_call": small, "code_slowdown": code, "copy_slowdown": copy,
+            "copy_method": "1-byte reads of each page of the same memfd, best of 5 passes, over the engine's "
+                           f"{REF_SMALL_READ_NS_PER_CALL} ns (CpuCost syscall + lookup): code_slowdown; the hot read less "
+                           f"code_slowdown times its {REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS:.1f} ns of syscall, user and lookup, "
+                           f"over copy_page's {REF_COPY_PAGE_NS} ns: copy_slowdown"}
 
 
 def wakeup_calibration(out: str) -> dict:
