@@ -466,8 +466,11 @@ TCG_DIRECT61 = ("the reader's direct reclaim while the TCG guest's woken kswapd 
                 "run at its boot's samples and code/copy factors): its direct reclaim went from 0 in every run to "
                 "2,650-12,455 pages (two-list, median 7,950) and 1,984-28,224 (lru_gen, median 9,184), where the kernel's "
                 "10 boots scan 1,378-23,108 (median 4,002) and 1,792-18,432 (median 5,376): about twice the kernel's "
-                "median, not yet explained (the samples are of a task woken on an idle vCPU 1 ms apart; kswapd is woken "
-                "while the reader's vCPU runs flat out). kswapd plus direct agree (engine 74,070-74,432 and "
+                "median. The boots' samples do not set each boot's figure: over the 20 runs the kernel's direct reclaim "
+                "falls as the boot's median wake-up latency rises (Spearman -0.34; -0.62 lru_gen), where the engine's "
+                "rises with it, and it follows the stream's pageoutrun (balance_pgdat() runs, kernel 121-212, engine "
+                "92-177; Spearman -0.89): samples taken before the tasks start do not stand for the host's load during "
+                "the stream, and what sets each boot's split is not yet found. kswapd plus direct agree (engine 74,070-74,432 and "
                 "74,048-74,432, kernel 76,416-77,285) and kswapd's own scan is within tolerance in both variants")
 ACT61 = ("sort_folio() protections counted as workingset_activate_file during the re-read (6.1 counts them there) are "
          "A's pages that survived the stream, read a third time (tier 2, above the PID controller's tier_idx) and met once "
