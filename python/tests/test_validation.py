@@ -269,6 +269,13 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     assert recorded_cpu_slowdown({"steps": []}) is None
     assert set_run_sets(0, rec(None)) == ["kernel.boot_seed=0"]
     assert set_run_sets(2, rec({"cpu_slowdown": 18})) == ["kernel.boot_seed=2", "machine.cpu_slowdown=18"]
+    # a boot that split its factor (lrugen6's calibration) runs at both, and at its wake-up samples
+    split = {"cpu_slowdown": 44, "code_slowdown": 18, "copy_slowdown": 51, "wakeup_latency_ns": [73000, 117000]}
+    assert set_run_sets(1, rec(split)) == ["kernel.boot_seed=1", "machine.cpu_slowdown=18", "machine.copy_slowdown=51",
+                                           'machine.wakeup_latency=["73000ns", "117000ns"]']
+    assert set_run_sets(1, rec({**split, "copy_slowdown": 0, "wakeup_latency_ns": [-1]})) == ["kernel.boot_seed=1", "machine.cpu_slowdown=44"]
+    lat = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-first-reader.toml"))
+    assert memtwin.run(lat, sets=set_run_sets(1, rec(split))).steps["sys_s"].sum() > 0  # the engine takes the settings
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

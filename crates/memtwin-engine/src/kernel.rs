@@ -163,6 +163,12 @@ pub struct Kernel {
     /// The state of the pseudo-random numbers standing for `get_random_u32_below()` where
     /// the memcg LRU picks a bin (xorshift64, fixed start: runs are reproducible).
     pub memcg_lru_rand: u64,
+    /// The machine's cross-CPU wake-up latency samples (`[machine] wakeup_latency`), from
+    /// which each wake-up of a sleeping kswapd draws how long it waits to run; empty: at once.
+    pub wakeup_latency: Vec<Nanos>,
+    /// The state of the pseudo-random numbers drawing from `wakeup_latency` (xorshift64, seeded
+    /// per boot from `kernel.boot_seed` apart from `memcg_lru_rand`, whose draws it leaves alone).
+    pub wakeup_rand: u64,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
@@ -326,6 +332,8 @@ impl Kernel {
             lru_gen_in_fault: false,
             memcg_lru: vec![],
             memcg_lru_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
+            wakeup_latency: vec![],
+            wakeup_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             stats_flush_next: Nanos::MAX,
             stats_flush_phase: 0,
             oom_victim: None,

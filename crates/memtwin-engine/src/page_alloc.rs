@@ -1623,13 +1623,29 @@ impl Kernel {
             let now = self.now;
             let n = &mut self.nodes[nid as usize];
             n.kswapd_active = true;
-            n.kswapd_clock = n.kswapd_clock.max(now);
+            let delay = self.kswapd_wakeup_delay();
+            let n = &mut self.nodes[nid as usize];
+            n.kswapd_clock = n.kswapd_clock.max(now + delay);
             self.update_reclaim_active(nid, true);
             let n = &mut self.nodes[nid as usize];
             n.lru_gen_memcgs_need_aging = false;
             self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
         self.kswapd_run(nid);
+    }
+
+    /// How long a sleeping kswapd that `wakeup_kswapd()` wakes (`wake_up_interruptible(
+    /// &pgdat->kswapd_wait)` -> `try_to_wake_up()`) waits before it runs on its CPU: one of
+    /// the machine's measured wake-up latency samples (`[machine] wakeup_latency`), drawn in
+    /// turn (`wakeup_rand`, seeded per boot); 0 on a machine without them. Until then the
+    /// allocating task goes on taking the free pages between the low and min watermarks, and
+    /// reclaims directly once they are gone (`__alloc_pages_slowpath()`).
+    fn kswapd_wakeup_delay(&mut self) -> Nanos {
+        if self.wakeup_latency.is_empty() {
+            return 0;
+        }
+        let i = crate::lru_gen::get_random_u32_below(&mut self.wakeup_rand, self.wakeup_latency.len() as u64) as usize;
+        self.wakeup_latency[i]
     }
 
     /// The CPU kswapd of node `nid` runs on: the node's last (tasks take the CPUs from the

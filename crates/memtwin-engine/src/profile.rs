@@ -1279,6 +1279,18 @@ impl CpuCost {
             migrate_page: self.migrate_page * k,
         }
     }
+
+    /// The table on a machine whose CPUs run the kernel's code `k` times and copy memory
+    /// `copy_k` times slower than the reference machine's (`[machine] cpu_slowdown` and
+    /// `copy_slowdown`): [`CpuCost::scaled`] by `k`, then the two entries that are a copy of
+    /// a page and nothing else, `copy_page` and `clear_page`, `copy_k` times this table's.
+    /// Entries that hold a copy among other work (`write_large_folio_page`, `migrate_page`)
+    /// keep `k`. For the QEMU/TCG lab, whose emulated copies run at a speed of their own:
+    /// `memtwin real --on qemu` measures `k` from 1-byte reads of cached pages (a syscall and
+    /// a lookup) and `copy_k` from what 128 KiB reads of the same pages take more.
+    pub fn scaled_split(&self, k: u64, copy_k: u64) -> CpuCost {
+        CpuCost { copy_page: self.copy_page * copy_k, clear_page: self.clear_page * copy_k, ..self.scaled(k) }
+    }
 }
 
 #[cfg(test)]
