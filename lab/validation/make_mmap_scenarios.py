@@ -46,7 +46,9 @@ KNOWN_OUT = {
         "mem_cgroup_flush_stats(): the threshold is past at every pass), so the copy is the exact "
         "size a pass old; and the active list it holds agrees (memory.stat active_file after "
         "lookup 4204 kB, the engine's 3988 kB; 1000-1050 pages in both through the step), which leaves the refault distances: the kernel's "
-        "refaulting pages were evicted more recently than the engine's.")],
+        "refaulting pages were evicted more recently than the engine's (traced: update1 refaults at "
+        "distance 300-1000 kernel 181, engine 121; 1000-2000 135 / 159; many in runs a readaround reads "
+        "back ms after reclaim evicted them; lab/measurements/mmap-db-steps/README.md).")],
 }
 
 
