@@ -127,6 +127,9 @@ pub struct Kernel {
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
+    /// Set while 6.1's zswap shrink worker, a kworker, is the running context
+    /// ([`Kernel::zswap_shrink_worker_due`]).
+    pub in_zswap_worker: bool,
     /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
     /// (the interrupted context's). Its pass of the memcg LRU stops there
     /// (`Node::kswapd_pass`).
@@ -321,6 +324,7 @@ impl Kernel {
             stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
+            in_zswap_worker: false,
             kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
@@ -388,6 +392,14 @@ impl Kernel {
         }
         self.writeback_end_io();
         self.swap_end_io();
+    }
+
+    /// Whether a kernel thread (kswapd, 6.1's zswap shrink worker) is the running context, not
+    /// the task whose quantum is running: its sleeps do not end the quantum nor count as the
+    /// task's stalls.
+    #[inline(always)]
+    pub fn in_kthread(&self) -> bool {
+        self.in_kswapd || self.in_zswap_worker
     }
 
     /// Spend `ns` of system CPU time in the running context.

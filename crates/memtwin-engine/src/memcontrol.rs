@@ -1738,7 +1738,7 @@ impl Kernel {
         }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
-            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kthread() {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
@@ -1797,7 +1797,7 @@ impl Kernel {
         }
         if if fits { high_batch } else { high_nr } {
             self.nr_pages_over_high += batch;
-            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kthread() {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }

@@ -1689,7 +1689,7 @@ impl Kernel {
     /// kernel's kswapd frees them on its own CPU, not all at the clock the pass started at;
     /// the pass's end, not a stop, is where `balance_pgdat()` looks at the watermarks again.
     pub fn kswapd_run(&mut self, nid: u32) {
-        if self.in_kswapd || !self.nodes[nid as usize].kswapd_active {
+        if self.in_kswapd || self.in_zswap_worker || !self.nodes[nid as usize].kswapd_active {
             return;
         }
         self.in_kswapd = true;
@@ -1752,7 +1752,7 @@ impl Kernel {
     /// Swap the running context's swap plug with the other context's (kswapd's and the
     /// interrupted task's: `current->plug` is per task). kswapd's own plug is empty whenever it
     /// is switched out: its `shrink_lruvec()` finishes every plug it starts.
-    fn swap_plug_switch(&mut self) {
+    pub(crate) fn swap_plug_switch(&mut self) {
         std::mem::swap(&mut self.swap_plug, &mut self.other_swap_plug.0);
         std::mem::swap(&mut self.swap_plug_pages, &mut self.other_swap_plug.1);
     }

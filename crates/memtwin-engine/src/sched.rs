@@ -144,7 +144,7 @@ impl Kernel {
         if self.resched.wake.is_some() {
             return true;
         }
-        let yields = self.resched.restartable && !self.in_kswapd && t > self.now && self.resched.horizon.is_some_and(|h| t > h);
+        let yields = self.resched.restartable && !self.in_kthread() && t > self.now && self.resched.horizon.is_some_and(|h| t > h);
         self.wait_until(t);
         if yields {
             self.resched.wake = Some(self.now);
