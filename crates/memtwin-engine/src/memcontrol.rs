@@ -1564,14 +1564,30 @@ impl Kernel {
         // The page's state read once (taking it off its LRU changes only its list links and
         // PG_lru).
         let pg = self.pages[page];
-        let on_lru = pg.test(crate::mm_types::pg::LRU);
-        if on_lru {
-            let from = self.folio_lruvec(page);
-            self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
+        if pg.test(crate::mm_types::pg::LRU) {
+            return self.commit_charge_on_lru(page, pg, memcg);
         }
+        self.pages[page].memcg = memcg;
+        self.commit_charge_stats(pg, memcg);
+    }
+
+    /// [`Kernel::commit_charge`] of a page on an LRU list (`pg`: the page before), which
+    /// moves to `memcg`'s lruvec.
+    #[inline(never)]
+    fn commit_charge_on_lru(&mut self, page: PageId, pg: crate::mm_types::Page, memcg: MemcgId) {
+        let from = self.folio_lruvec(page);
+        self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
+        self.pages[page].memcg = memcg;
+        self.commit_charge_stats(pg, memcg);
+        let to = self.folio_lruvec(page);
+        self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(pg.lru()));
+    }
+
+    /// The memcg statistics of [`Kernel::commit_charge`] of a page whose state is `pg`.
+    #[inline(always)]
+    fn commit_charge_stats(&mut self, pg: crate::mm_types::Page, memcg: MemcgId) {
         let dirty = pg.test(crate::mm_types::pg::DIRTY);
         let writeback = pg.flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
-        self.pages[page].memcg = memcg;
         let shmem = pg.test(crate::mm_types::pg::SWAPBACKED);
         let mapped = pg.mapcount > 0;
         let m = &mut self.memcgs.memcgs[memcg.idx()];
@@ -1584,10 +1600,6 @@ impl Kernel {
         }
         m.nr_writeback += writeback as u64;
         self.memcgs.wb_updated(memcg);
-        if on_lru {
-            let to = self.folio_lruvec(page);
-            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(pg.lru()));
-        }
     }
 
     /// `commit_charge()` of a large page-cache folio (charged, not on an LRU): every frame
@@ -1677,20 +1689,19 @@ impl Kernel {
     }
 
     /// `uncharge_folio()` of `mem_cgroup_uncharge_list()` for a clean, unmapped, order-0
-    /// page-cache page without buffers, charged to an online memcg: the page is left
-    /// uncharged and the batch `b` counts it; its memcg's counters follow in
+    /// page-cache page without buffers, charged to `memcg`, an online memcg, which the caller
+    /// frees next (so its `memcg` field is left as it is: the free clears it): the batch `b`
+    /// counts it; its memcg's counters follow in
     /// [`Kernel::uncharge_batch`] (at the end of the batch, or when the next page's memcg
     /// differs), as the kernel uncharges a list.
     #[inline]
-    pub(crate) fn uncharge_folio_batched(&mut self, page: PageId, b: &mut crate::vmscan::EvictBatch) {
-        let memcg = self.pages[page].memcg;
+    pub(crate) fn uncharge_folio_batched(&mut self, memcg: MemcgId, b: &mut crate::vmscan::EvictBatch) {
         debug_assert!(memcg != MemcgId::NONE && self.memcgs.get(memcg).state == MemcgState::Online);
         if b.unc_memcg != memcg {
             self.uncharge_batch(b);
             b.unc_memcg = memcg;
         }
         self.cpu(self.cost.charge);
-        self.pages[page].memcg = MemcgId::NONE;
         b.uncharged += 1;
     }
 
@@ -1757,8 +1768,7 @@ impl Kernel {
         // The rest of the batch the refill would take from the counters (0: none tried).
         let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
         let memsw = self.memcgs.version == CgroupVersion::V1;
-        let (mut memsw_refuses, mut refused_by) = (false, None);
-        let (mut high_nr, mut high_batch) = (false, false);
+        // The first walk: whether `nr` fits every counter (the loop's memsw and memory tests).
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let mc = &self.memcgs.memcgs[c.idx()];
@@ -1766,7 +1776,21 @@ impl Kernel {
             if pc.usage + nr > pc.max || (memsw && pc.usage + mc.swap + nr > mc.memsw_max) {
                 return false;
             }
-            let after = pc.usage + nr;
+            cur = mc.parent;
+        }
+        // The second: `page_counter_charge()` of `nr` ([`MemcgTree::counter_charge`]), each
+        // counter read after it for the batch's and memory.high's tests.
+        let (mut memsw_refuses, mut refused_by) = (false, None);
+        let (mut high_nr, mut high_batch) = (false, false);
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let mc = &mut self.memcgs.memcgs[c.idx()];
+            let pc = &mut mc.counter;
+            pc.usage += nr;
+            if pc.usage > pc.watermark {
+                pc.watermark = pc.usage;
+            }
+            let after = pc.usage;
             if extra > 0 {
                 memsw_refuses |= memsw && after + mc.swap + extra > mc.memsw_max;
                 if refused_by.is_none() && after + extra > pc.max {
@@ -1777,7 +1801,6 @@ impl Kernel {
             high_batch |= after + extra > pc.high;
             cur = mc.parent;
         }
-        self.memcgs.counter_charge(memcg, nr);
         if stock_covers {
             let took = self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch);
             debug_assert!(took);

@@ -517,6 +517,12 @@ impl Zone {
     /// else split the next wholly free pageblock.
     #[inline]
     pub fn rmqueue_order0(&mut self) -> Option<u64> {
+        self.rmqueue_order0_inline()
+    }
+
+    /// [`Zone::rmqueue_order0`] inlined (the page cache's order-0 allocation).
+    #[inline(always)]
+    fn rmqueue_order0_inline(&mut self) -> Option<u64> {
         let b = if self.partial_head != NO_BLOCK {
             self.partial_head
         } else {
@@ -1053,7 +1059,12 @@ impl Kernel {
         self.swap_end_io();
         self.kswapd_catch_up();
         self.pcp_decay_due();
-        if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
+        let first = if self.freelist_walk_is_order0(order, Wmark::Low, gfp) {
+            self.get_page_from_freelist_order0(Wmark::Low, gfp)
+        } else {
+            self.get_page_from_freelist(order, Wmark::Low, gfp)
+        };
+        if let Some(p) = first {
             return Some(p);
         }
         // __alloc_pages_slowpath()
@@ -1257,11 +1268,7 @@ impl Kernel {
     /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
     /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
-        if order == 0
-            && !self.profile.pcp_auto_tune
-            && !(self.profile.fair_zone_alloc && mark == Wmark::Low)
-            && !(self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode)
-        {
+        if self.freelist_walk_is_order0(order, mark, gfp) {
             return self.get_page_from_freelist_order0(mark, gfp);
         }
         self.freelist_walk = None;
@@ -1371,12 +1378,25 @@ impl Kernel {
         }
     }
 
+    /// Whether a [`Kernel::get_page_from_freelist`] walk is one
+    /// [`Kernel::get_page_from_freelist_order0`] makes: an order-0 page where no zonelist
+    /// cache, no fair pass and no per-CPU lists take part.
+    #[inline(always)]
+    fn freelist_walk_is_order0(&self, order: u32, mark: Wmark, gfp: Gfp) -> bool {
+        order == 0
+            && !self.profile.pcp_auto_tune
+            && !(self.profile.fair_zone_alloc && mark == Wmark::Low)
+            && !(self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode)
+    }
+
     /// [`Kernel::get_page_from_freelist`] of an order-0 page where no zonelist cache, no fair
     /// pass and no per-CPU lists (6.7+'s `below_high` test) take part: the walk's single
     /// scan, in which the first zone of the zonelist above its watermark (`__zone_watermark_ok()`
     /// of order 0: free pages above the mark) that has a frame gives it; the counters and
-    /// `Kernel::freelist_walk` as the general walk leaves them.
-    #[inline]
+    /// `Kernel::freelist_walk` as the general walk leaves them. Out of line, with the
+    /// buddy's take and the NUMA counters in it: `alloc_pages()` calls it directly on the
+    /// page cache's hot path.
+    #[inline(never)]
     fn get_page_from_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
@@ -1389,10 +1409,10 @@ impl Kernel {
             if zone.free as i64 <= zone.wmark(mark) as i64 {
                 continue;
             }
-            let Some(pfn) = zone.rmqueue_order0() else { continue };
+            let Some(pfn) = zone.rmqueue_order0_inline() else { continue };
             // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
             zone.alloc_batch -= 1;
-            self.zone_statistics(z, nid as u32);
+            self.zone_statistics_n(z, nid as u32, 1);
             self.vmstat.count(VmEvent::Pgalloc, 1);
             if mark == Wmark::Low {
                 self.freelist_walk = Some(FreelistWalk { zone: z, nid: nid as u32, fair: false, zlc: false });
@@ -1455,7 +1475,7 @@ impl Kernel {
     }
 
     /// `zone_statistics()` of `n` allocations from zone `z` for node `preferred`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn zone_statistics_n(&mut self, z: usize, preferred: u32, n: u64) {
         if self.zones[z].node == preferred {
             self.zones[z].numa_hit += n;

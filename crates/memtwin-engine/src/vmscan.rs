@@ -1463,95 +1463,101 @@ impl Kernel {
                 self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 continue;
             }
-            if self.pages[p].flags & (pg::WRITEBACK | pg::DIRTY) != 0 || self.pages[p].mapcount > 0 {
+            // A clean folio, not under writeback and unmapped (the common one), goes straight
+            // to the flag clear and its eviction: none of these tests acts on it.
+            let pv = self.pages[p];
+            let clean = pv.flags & (pg::WRITEBACK | pg::DIRTY) == 0 && pv.mapcount == 0;
+            if !clean {
                 // Sleeps, rmap walks, activations: the batch is applied first.
                 self.evict_batch_flush(&mut b);
-            }
-            if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
-                // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
-                // throttling of its own, so it waits for the writeback of a page it already
-                // marked (folio_wait_writeback()), then tries the page again.
-                let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                if self.io_schedule_until(done, StallKind::Writeback) {
-                    // The wait ended the task's quantum: the page goes back where it was, at
-                    // the tail, for the restarted charge's reclaim to try again first
-                    // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
-                    // wake-up).
-                    self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                    scanned -= nr_p;
-                    break;
+                if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+                    // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
+                    // throttling of its own, so it waits for the writeback of a page it already
+                    // marked (folio_wait_writeback()), then tries the page again.
+                    let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+                    if self.io_schedule_until(done, StallKind::Writeback) {
+                        // The wait ended the task's quantum: the page goes back where it was, at
+                        // the tail, for the restarted charge's reclaim to try again first
+                        // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
+                        // wake-up).
+                        self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                        scanned -= nr_p;
+                        break;
+                    }
                 }
-            }
-            if self.pages[p].test(pg::WRITEBACK) {
-                // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
-                // 2": mark it for immediate reclaim and keep it; the end of its writeback
-                // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
-                // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
-                // "mm: vmscan: move dirty pages out of the way until they're flushed").
-                // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
-                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
-                nr_writeback += nr_p;
-                self.pages[p].flags |= pg::RECLAIM;
-                if self.profile.reclaim_activates_dirty {
-                    self.pages[p].flags |= pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                    self.vmstat.count(VmEvent::Pgactivate, 1);
-                } else {
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                }
-                sc.nr_writeback += nr_p;
-                congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
-                continue;
-            }
-            if self.pages[p].mapcount > 0 {
-                match self.folio_check_references(p) {
-                    FolioRef::Activate => {
+                if self.pages[p].test(pg::WRITEBACK) {
+                    // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
+                    // 2": mark it for immediate reclaim and keep it; the end of its writeback
+                    // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
+                    // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
+                    // "mm: vmscan: move dirty pages out of the way until they're flushed").
+                    // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
+                    nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
+                    nr_writeback += nr_p;
+                    self.pages[p].flags |= pg::RECLAIM;
+                    if self.profile.reclaim_activates_dirty {
                         self.pages[p].flags |= pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                         self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                         self.vmstat.count(VmEvent::Pgactivate, 1);
-                        continue;
-                    }
-                    FolioRef::Keep => {
+                    } else {
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                        continue;
                     }
-                    FolioRef::Unevictable => {
-                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
-                        continue;
-                    }
-                    FolioRef::Reclaim => {
-                        if !self.pages[p].test(pg::DIRTY) {
-                            // try_to_unmap() before __remove_mapping().
-                            self.try_to_unmap(p);
+                    sc.nr_writeback += nr_p;
+                    congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
+                    continue;
+                }
+                if self.pages[p].mapcount > 0 {
+                    match self.folio_check_references(p) {
+                        FolioRef::Activate => {
+                            self.pages[p].flags |= pg::ACTIVE;
+                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                            self.vmstat.count(VmEvent::Pgactivate, 1);
+                            continue;
+                        }
+                        FolioRef::Keep => {
+                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                            continue;
+                        }
+                        FolioRef::Unevictable => {
+                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
+                            continue;
+                        }
+                        FolioRef::Reclaim => {
+                            if !self.pages[p].test(pg::DIRTY) {
+                                // try_to_unmap() before __remove_mapping().
+                                self.try_to_unmap(p);
+                            }
                         }
                     }
                 }
-            }
-            if self.pages[p].test(pg::DIRTY) {
-                congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
-                // "Immediately reclaim when written back": PG_reclaim, so that the end of its
-                // writeback rotates it to the inactive tail (clear_dirty_for_io()).
-                kick_flusher = true;
-                nr_unqueued_dirty += nr_p;
-                if self.profile.reclaim_activates_dirty {
-                    // v4.12+: activate_locked, counted as an activation.
-                    self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                    self.vmstat.count(VmEvent::Pgactivate, 1);
-                } else {
-                    // v3.2-4.11: keep_locked, back to the head of the inactive list.
-                    self.pages[p].flags |= pg::RECLAIM;
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                if self.pages[p].test(pg::DIRTY) {
+                    congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
+                    // "Immediately reclaim when written back": PG_reclaim, so that the end of its
+                    // writeback rotates it to the inactive tail (clear_dirty_for_io()).
+                    kick_flusher = true;
+                    nr_unqueued_dirty += nr_p;
+                    if self.profile.reclaim_activates_dirty {
+                        // v4.12+: activate_locked, counted as an activation.
+                        self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                        self.vmstat.count(VmEvent::Pgactivate, 1);
+                    } else {
+                        // v3.2-4.11: keep_locked, back to the head of the inactive list.
+                        self.pages[p].flags |= pg::RECLAIM;
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                    }
+                    continue;
                 }
-                continue;
             }
-            // folio_check_references(): an unmapped clean file page is reclaimed even when
-            // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
-            self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
-            if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
+            // The page as the tests left it (as read above when none acted).
+            let pv = if clean { pv } else { self.pages[p] };
+            if keep_in_cache && pv.memcg != MemcgId::NONE && pv.memcg != MemcgId::ROOT {
+                // folio_check_references(): an unmapped clean file page is reclaimed even when
+                // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
+                self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
                 self.evict_batch_flush(&mut b);
                 if self.pages[p].test(pg::HEAD) {
                     self.mem_cgroup_uncharge_folio(p);
@@ -1562,7 +1568,7 @@ impl Kernel {
                 let root = self.folio_lruvec(p);
                 self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             } else {
-                self.evict_batched(p, sc.target, &mut b);
+                self.evict_batched(p, pv, sc.target, &mut b);
             }
             reclaimed += nr_p;
         }
@@ -1653,30 +1659,36 @@ impl Kernel {
     /// slot and its frame at once, and its charge and the lruvec's ageing with the batch
     /// (`mem_cgroup_uncharge_list()`, [`Kernel::workingset_eviction_batched`]); any other
     /// page is evicted by `evict()` once the batch is applied.
+    ///
+    /// `pv` is the page as it is now, before `folio_check_references()`'s flag clear
+    /// (`PG_referenced`, and `PG_readahead` and `PG_reclaim` as the kernel's
+    /// `folio_clear_*()` before the folio is freed), which is made here: on a page `evict()`
+    /// takes; a page evicted in the batch is freed (`Page::FREE`) before anything reads those
+    /// flags (nor its memcg, which the uncharge leaves unwritten for the same reason).
     #[inline]
-    fn evict_batched(&mut self, p: PageId, target: MemcgId, b: &mut EvictBatch) {
-        let page = &self.pages[p];
-        let memcg = page.memcg;
-        let plain = page.flags & (pg::HEAD | pg::PRIVATE | pg::DIRTY | pg::WRITEBACK | pg::SWAPBACKED) == 0
-            && page.mapcount == 0
+    fn evict_batched(&mut self, p: PageId, pv: crate::mm_types::Page, target: MemcgId, b: &mut EvictBatch) {
+        let memcg = pv.memcg;
+        let plain = pv.flags & (pg::HEAD | pg::PRIVATE | pg::DIRTY | pg::WRITEBACK | pg::SWAPBACKED) == 0
+            && pv.mapcount == 0
             && memcg != MemcgId::NONE
             && self.profile.workingset_refault
             && !self.profile.lru_gen
             && self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
         if !plain {
+            self.pages[p].flags = pv.flags & !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
             self.evict_batch_flush(b);
             return self.evict(p, target);
         }
         self.cpu(self.cost.evict_page);
-        let shadow = self.workingset_eviction_batched(p, target, b);
-        let m = &self.mappings[self.pages[p].mapping.idx()];
+        let shadow = self.workingset_eviction_batched(memcg, pv.test(pg::WORKINGSET), target, b);
+        let m = &self.mappings[pv.mapping.idx()];
         if m.nrpages + m.nrshadows == 1 {
             // The mapping's only entry: xas_shrink() may free range 0's tree node, and with it
             // a slab frame, which goes to the buddy after the batch's frames freed before it.
             self.free_batch_flush(b);
         }
         self.filemap_remove_folio(p, Some(shadow));
-        self.uncharge_folio_batched(p, b);
+        self.uncharge_folio_batched(memcg, b);
         self.free_page_batched(p, b);
     }
 
