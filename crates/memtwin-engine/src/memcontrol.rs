@@ -3,7 +3,7 @@
 
 use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
-use crate::profile::ChargePath;
+use crate::profile::{ChargePath, MemcgOomEvent};
 use crate::types::{MemcgId, Nanos, PageId, PAGE_SIZE};
 
 /// cgroup interface generation, which decides the control files and their semantics.
@@ -225,6 +225,9 @@ pub enum MemcgEvent {
     High,
     /// memory.events `oom_kill`.
     OomKill,
+    /// memory.events `oom` (`MEMCG_OOM`): a charge of this memcg (the one whose limit it
+    /// met) entered the OOM path, counted before any kill (4.0+; [`MemcgOomEvent`]).
+    Oom,
     /// memory.events `low`: reclaimed despite memory.low (second pass).
     Low,
     /// `pgfault`: page faults taken by the memcg's tasks.
@@ -245,7 +248,7 @@ pub enum MemcgEvent {
 }
 
 /// Number of [`MemcgEvent`]s.
-pub const NR_MEMCG_EVENTS: usize = 21;
+pub const NR_MEMCG_EVENTS: usize = 22;
 
 impl MemcgEvent {
     /// All events with their memory.stat names, and memory.events names as `events.NAME`.
@@ -263,6 +266,7 @@ impl MemcgEvent {
         (MemcgEvent::Max, "events.max"),
         (MemcgEvent::High, "events.high"),
         (MemcgEvent::OomKill, "events.oom_kill"),
+        (MemcgEvent::Oom, "events.oom"),
         (MemcgEvent::Low, "events.low"),
         (MemcgEvent::Pgfault, "pgfault"),
         (MemcgEvent::Pgmajfault, "pgmajfault"),
@@ -1434,6 +1438,9 @@ impl Kernel {
                 continue;
             }
             if !may_reclaim || st.retries == 0 {
+                if gfp == ChargeGfp::Kernel {
+                    self.count_memcg_oom_event(over, nr);
+                }
                 if gfp == ChargeGfp::Kernel && nr <= CHARGE_RETRY_MAX_PAGES && self.profile.oom_kill_events {
                     // mem_cgroup_oom() -> mem_cgroup_out_of_memory() (4.19+ from the charge;
                     // "if (order > PAGE_ALLOC_COSTLY_ORDER) return false;" before it) kills a
@@ -1446,6 +1453,23 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             st.retries -= 1;
+        }
+    }
+
+    /// `memcg_memory_event(mem_over_limit, MEMCG_OOM)` (memory.events `oom`) of a charge of
+    /// `nr` pages whose retries are spent, before the OOM kill ([`MemcgOomEvent`]): 4.19-6.18's
+    /// `mem_cgroup_oom()` counts it after "if (order > PAGE_ALLOC_COSTLY_ORDER) return false;",
+    /// 4.0-4.18's `try_charge()` before calling `mem_cgroup_oom()`, whatever the order; 3.13
+    /// has no memory.events. A `__GFP_NORETRY` or non-blocking charge gives up before it
+    /// (`goto nomem`), so the caller counts only `GFP_KERNEL` charges.
+    fn count_memcg_oom_event(&mut self, over: MemcgId, nr: u64) {
+        let counted = match self.profile.memcg_oom_event {
+            MemcgOomEvent::None => false,
+            MemcgOomEvent::TryCharge => true,
+            MemcgOomEvent::MemcgOom => nr <= CHARGE_RETRY_MAX_PAGES,
+        };
+        if counted {
+            self.memcgs.count_event(over, MemcgEvent::Oom, 1);
         }
     }
 

@@ -942,3 +942,29 @@ ops = [{{ op = "read", file = "/g", bufsize = "128K" }}]
         k.memcgs.counter_uncharge(a, 1);
     }
 }
+
+/// memory.events `oom` (`MEMCG_OOM`), counted for the memcg whose limit a `GFP_KERNEL` charge
+/// met once its retries are spent, before the kill, per era: 6.1's and 6.18's
+/// `mem_cgroup_oom()` count it ("memcg_memory_event(memcg, MEMCG_OOM);") after "if (order >
+/// PAGE_ALLOC_COSTLY_ORDER) return false;", so an order-4 charge counts none; 4.4's
+/// `try_charge()` counts it before calling `mem_cgroup_oom()`, whatever the order, with no
+/// `oom_kill` (4.13+); 3.13 has no memory.events. A `__GFP_NORETRY` charge gives up before
+/// it ("goto nomem").
+#[test]
+fn a_charge_entering_the_oom_path_counts_memory_events_oom() {
+    for (profile, small, costly) in [("linux-6.1", 1u64, 0u64), ("linux-6.18", 1, 0), ("linux-5.0", 1, 0), ("linux-4.4", 1, 1), ("linux-3.13", 0, 0)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        let (oom0, kill0) = (k.memcgs.events(ct, MemcgEvent::Oom), k.memcgs.events(ct, MemcgEvent::OomKill));
+        assert!(k.try_charge_memcg(ct, 1, false).is_err(), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom), oom0, "{profile}: a __GFP_NORETRY charge stops before the OOM path");
+        assert!(k.try_charge_memcg(ct, 1, true).is_err(), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom) - oom0, small, "{profile}: an order-0 charge");
+        let kills = k.memcgs.events(ct, MemcgEvent::OomKill) - kill0;
+        assert_eq!(kills, if k.profile.oom_kill_events { small } else { 0 }, "{profile}: oom_kill follows oom from 4.13");
+        assert!(k.try_charge_memcg(ct, 16, true).is_err(), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom) - oom0, small + costly, "{profile}: an order-4 charge");
+        assert_eq!(k.memcgs.events(MemcgId::ROOT, MemcgEvent::Oom) - oom0, small + costly, "{profile}: memory.events is hierarchical");
+        assert_invariants(k);
+    }
+}
