@@ -453,7 +453,7 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
     mnt = "/sys/fs/cgroup/memory" if v == "1" else "/sys/fs/cgroup"
     cg = Cg("v1" if v == "1" else "v2", mnt, mnt + "/memtwin")
     L = [f"V {v}", f"TOP {_q(cg.top)}"]
-    snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat"] if v == "1"
+    snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat", "memory.oom_control"] if v == "1"
                  else ["memory.current", "memory.peak", "memory.stat", "memory.events", "memory.pressure"])
     if plan["machine"].get("swap"):
         # the memcg's swap: memory.swap.current and memory.swap.events (v2), memsw (v1)

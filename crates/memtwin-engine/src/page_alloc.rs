@@ -1690,10 +1690,38 @@ impl Kernel {
         }
     }
 
-    /// Whether every zone of node `nid` is at or above its high watermark
-    /// (`pgdat_balanced()`).
+    /// `pgdat_balanced()` (mm/vmscan.c) at order 0 (the engine's kswapd is woken and
+    /// reclaims for order 0), every zone of the node eligible (the engine's allocations may
+    /// use every zone), per era ([`crate::profile::PgdatBalanced`]):
+    /// - `AnyZone` (4.8+, kswapd reclaiming by node): balanced as soon as one zone is at or
+    ///   above its high watermark ("if (zone_watermark_ok_safe(zone, order, mark,
+    ///   highest_zoneidx)) return true;", 6.1; `balance_pgdat()`'s "goto out" in 4.8-4.10);
+    /// - `AllZones` (3.13-4.7): "For order-0, all zones must be balanced!", a zone that is not
+    ///   `zone_reclaimable()` counting as balanced ("balance_pgdat() skips over
+    ///   all_unreclaimable after DEF_PRIORITY"); the engine counts scans per node
+    ///   ([`Node::pages_scanned`]), so it asks that of the node.
     pub fn node_balanced(&self, nid: u32) -> bool {
-        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+        let zones = &self.nodes[nid as usize].zones;
+        let ok = |z: &usize| self.zones[*z].free >= self.zones[*z].wmark_high;
+        match self.profile.pgdat_balanced {
+            crate::profile::PgdatBalanced::AnyZone => zones.iter().any(ok),
+            crate::profile::PgdatBalanced::AllZones => zones.iter().all(ok) || !self.node_reclaimable(nid),
+        }
+    }
+
+    /// `zone_reclaimable()` (mm/vmscan.c before 4.8) of node `nid`'s zones together: global
+    /// reclaim scanned fewer than 6x its reclaimable pages (file LRU pages, and anon LRU pages
+    /// while swap has room) since a page was last freed to it. The node's LRU sizes are its
+    /// root lruvec's hierarchical ones (O(1)).
+    pub fn node_reclaimable(&self, nid: u32) -> bool {
+        use crate::mmzone::LruList;
+        let v = self.lruvec_idx(crate::types::MemcgId::ROOT, nid);
+        let size = |l: LruList| self.lru_stats.subtree_size(v, l);
+        let mut reclaimable = size(LruList::InactiveFile) + size(LruList::ActiveFile);
+        if self.can_swap() {
+            reclaimable += size(LruList::InactiveAnon) + size(LruList::ActiveAnon);
+        }
+        self.nodes[nid as usize].pages_scanned < reclaimable * 6
     }
 
     /// kswapd's `balance_pgdat()` loop, run lazily: kswapd is a thread with its own clock that
