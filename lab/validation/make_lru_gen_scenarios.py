@@ -475,7 +475,10 @@ TCG_DIRECT61 = ("the reader's direct reclaim while the TCG guest's woken kswapd 
                 "falls as the boot's median wake-up latency rises (Spearman -0.34; -0.62 lru_gen), where the engine's "
                 "rises with it, and it follows the stream's pageoutrun (balance_pgdat() runs, kernel 121-212, engine "
                 "92-177; Spearman -0.89): samples taken before the tasks start do not stand for the host's load during "
-                "the stream, and what sets each boot's split is not yet found. kswapd plus direct agree (engine 74,070-74,432 and "
+                "the stream, and what sets each boot's split is not yet found. The calibration, best of 5 passes before the "
+                "tasks, also overstates the guest's speed during the stream: the kernel's streams took 0.49-2.81 times "
+                "the engine's at the boots' factors (median 1.19 two-list, 1.60 lru_gen); run as fast as each boot's "
+                "stream went (a diagnostic, not a model) the engine's medians are 4,187 and 3,168. kswapd plus direct agree (engine 74,070-74,432 and "
                 "74,048-74,432, kernel 76,416-77,285) and kswapd's own scan is within tolerance in both variants")
 ACT61 = ("sort_folio() protections counted as workingset_activate_file during the re-read (6.1 counts them there) are "
          "A's pages that survived the stream, read a third time (tier 2, above the PID controller's tier_idx) and met once "
