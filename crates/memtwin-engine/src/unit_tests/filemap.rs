@@ -488,6 +488,8 @@ fn a_written_page_is_activated_by_one_read_only_before_4_7() {
         let f = inode(&s, "/f");
         let k = &mut s.kernel;
         k.generic_perform_write(f, 0, 65536, MemcgId::ROOT).unwrap();
+        // The pages still in the CPU's lru_add batch onto the inactive list.
+        k.lru_add_drain();
         for i in 0..16 {
             let p = page_at(k, f, i);
             assert_eq!(k.pages[p].test(pg::REFERENCED), activated, "{profile}: page {i} referenced by the write");

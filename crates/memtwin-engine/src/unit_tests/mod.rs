@@ -130,8 +130,10 @@ pub(crate) fn lru_size(k: &Kernel, memcg: MemcgId, list: LruList) -> u64 {
 
 /// Isolate the page at `index` of `inode` from its LRU list and evict it, as
 /// `shrink_folio_list()` does with a clean page it decided to reclaim in limit reclaim of the
-/// page's own memcg.
+/// page's own memcg (after its `lru_add_drain()`: a page still in the CPU's `lru_add` batch
+/// goes onto its list first).
 pub(crate) fn isolate_and_evict(k: &mut Kernel, inode: InodeId, index: u32) {
+    k.lru_add_drain();
     let p = page_at(k, inode, index);
     let v = k.folio_lruvec(p);
     k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p);

@@ -386,6 +386,8 @@ ops = [{ op = "mmap", name = "a", size = "8M" }, { op = "touch", name = "a" }]
 "#);
     run(&mut s);
     let k = &mut s.kernel;
+    // The pages still in the CPU's lru_add batch onto their lists.
+    k.lru_add_drain();
     let on_lru: u64 = k.lruvecs.iter().map(|l| l.nr_pages(LruList::InactiveAnon) + l.nr_pages(LruList::ActiveAnon)).sum();
     assert_eq!(on_lru, 2048, "8 MiB of anonymous memory, counted in base pages (huge pages count 512)");
     k.nodes[0].pages_scanned = 6 * on_lru - 1;
@@ -422,6 +424,8 @@ ops = [
 "#);
     run(&mut s);
     let k = &mut s.kernel;
+    // The pages still in the CPU's lru_add batch onto their lists.
+    k.lru_add_drain();
     let v = k.lruvec_idx(MemcgId::ROOT, 0);
     // Move the base pages to the inactive list, as deactivation would.
     let mut base = vec![];
@@ -560,8 +564,10 @@ fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
     let k = &mut s.kernel;
     k.cur_nid = 1;
     read_pages(k, f, 0, 2048, MemcgId::ROOT);
+    k.lru_add_drain();
     k.cur_nid = 0;
     read_pages(k, f, 2048, 2048, MemcgId::ROOT);
+    k.lru_add_drain();
     let (v0, v1) = (k.lruvec_idx(MemcgId::ROOT, 0), k.lruvec_idx(MemcgId::ROOT, 1));
     let on = |k: &Kernel, v: usize| k.lruvecs[v].nr_pages(LruList::InactiveFile) + k.lruvecs[v].nr_pages(LruList::ActiveFile);
     let (node0, node1) = (on(k, v0), on(k, v1));

@@ -210,6 +210,8 @@ fn new_anon_pages_start_inactive_from_5_9() {
         let toml = hog("v2", "4M", "", "").replace(r#"profile = "linux-6.1""#, &format!(r#"profile = "{profile}""#));
         let mut s = sim(&toml);
         run(&mut s);
+        // The pages still in the CPU's lru_add batch onto their list.
+        s.kernel.lru_add_drain();
         let ct = memcg(&s, "ct");
         assert_eq!(s.kernel.memcg_lru_size(ct, list), 1024, "{profile}");
     }
