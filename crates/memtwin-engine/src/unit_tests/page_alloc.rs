@@ -357,13 +357,7 @@ ops = [
     // 4.3 counts no oom_kill (the counter is 4.13's): whether the allocator gave up is the
     // step's oom_killed.
     let r = s.run(&mut |_, _| true).expect("runs");
-    assert_eq!(oom_killed(&r, "fill"), 0.0, "the allocator gave up: the hog was OOM-killed");
-}
-
-/// The `oom_killed` metric of step `step` (1 when the task was killed in it).
-fn oom_killed(r: &crate::SimResult, step: &str) -> f64 {
-    let st = r.steps.iter().find(|s| s.name == step).unwrap_or_else(|| panic!("no step {step}"));
-    st.metrics.iter().find(|(n, _)| n == "oom_killed").map(|(_, v)| *v).expect("oom_killed")
+    assert_eq!(step_metric(&r, "fill", "oom_killed"), 0.0, "the allocator gave up: the hog was OOM-killed");
 }
 
 /// `zone_reclaimable()`: reclaimable while global reclaim has scanned fewer than 6x the LRU
@@ -1192,7 +1186,7 @@ ops = [
         run_with(&mut s, |_| {});
         assert_eq!(s.kernel.vmstat.get(VmEvent::OomKill) > 0, counted, "{profile}: vmstat oom_kill");
         let r = s.run(&mut |_, _| true).expect("runs");
-        assert_eq!(oom_killed(&r, "fill"), 1.0, "{profile}: the allocator gave up and the hog was killed");
+        assert_eq!(step_metric(&r, "fill", "oom_killed"), 1.0, "{profile}: the allocator gave up and the hog was killed");
     }
 }
 
