@@ -260,6 +260,159 @@ def test_record_bpf_samples_a_busy_program(tmp_path):
     assert sm["hz"] == 1000 and sm["taken"] > 0 and n == sm["touches"] > 0, (sm, n)
 
 
+# The page-table walk's young pages (record_bpf._refs_probes: Y t pid base mask, H t pid address
+# pages): /data/f mapped at 0x7f0000000000 (256 pages, mapping 1), the program's text from
+# 0x4fff000 (mapping 0), the heap's guess region around 0x600010010 (anonymous, known once the
+# sample after the fault resolved it).
+YOUNG_LINES = f"""\
+E 1000 7 10 {KDEV} 40960
+P 1001 10 {KDEV} 0 prog
+P 1001 10 {KDEV} 1 bin
+P 1001 10 {KDEV} 2 /
+F 2000 7 7 5000123 20
+G 2001 7 7 10 {KDEV} 1
+O 3000 7 20 {KDEV} 1048576
+P 3001 20 {KDEV} 0 f
+P 3001 20 {KDEV} 1 data
+P 3001 20 {KDEV} 2 /
+M 4000 7 7f0000000000 1048576 1 2 0 20 {KDEV} 1048576
+F 5200 7 7 600010010 6
+I 5210 7 7
+\t600010020
+
+B 5250 ffff888000000000
+W 5290 7
+Y 5300 7 7f0000000000 {(1 << 3) | (1 << 4) | (1 << 5) | (1 << 63):x}
+Y 5310 7 7f0000040000 1
+Y 5320 7 5000000 1
+Y 5330 7 600000000 3
+Y 5340 7 7fff12345000 1
+H 5350 7 7f00000f0000 2
+X 7000 7
+"""
+
+
+def test_bpf_young_pages_to_access_events(tmp_path):
+    """record_bpf.Converter: the walk's young pages of a file mapping are `access` events
+    (flags ACCESS_YOUNG), one per run of consecutive pages (pages 3-5 of /data/f in one, page
+    63 and page 64, in two lines, in two); pages in anonymous memory and outside every mapping
+    are counted, not written, and so is the program's page 1, in the fault-around block of the
+    window's fault at 0x5000123 (before the walk's W line: its PTE was installed young); the
+    calibration's B line is not the trace's time 0."""
+    from memtwin import record_bpf
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 9 probes...\nREADY 1\n" + YOUNG_LINES)
+    out = tmp_path / "y.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/")
+    w.close()
+    assert counts["young"] == {"pages": 11, "touches": 4, "anonymous": 2, "outside_mappings": 1, "mapped_in_window": 1}, counts["young"]
+    with trace.Reader(str(out)) as r:
+        assert r.header["t0_monotonic_ns"] == 1000
+        ev = [(e[0], e[4], e[1], e[2], e[6]) for e in r.events() if trace.OP_NAMES[e[5]] == "access"]
+    Y = trace.ACCESS_YOUNG
+    assert ev == [
+        (4300, 1, 3 * 4096, 3 * 4096, Y),     # pages 3, 4, 5 of /data/f
+        (4300, 1, 63 * 4096, 4096, Y),        # page 63 (bit 63 of the first word)
+        (4310, 1, 64 * 4096, 4096, Y),        # page 64 (the next line: another run)
+        (4350, 1, 240 * 4096, 2 * 4096, Y),   # a huge PMD's pages 240-241
+    ], ev
+
+
+def test_bpf_script_walks_page_tables_only_when_asked():
+    """The page-table walk's probes (record_bpf._refs_probes) are in the script only with refs:
+    the recorder's fadvise64 requests (its own pid), the direct map's calibration, the PTE bits."""
+    from memtwin import record_bpf
+    s = record_bpf.script([11], sync_pid=4242)
+    assert "@pob" not in s and "@mm[pid]" not in s
+    s = record_bpf.script([11], sync_pid=4242, refs=True)
+    assert s.count("/pid == 4242 && args->id == 221") == 2 and "@mm[pid] = (uint64)curtask->mm" in s
+    assert "& 33) == 33" in s and "0xffffffffc0000000" in s and 'printf("Y %llu' in s
+
+
+def test_refs_walk_ranges_cover_the_file_mappings_in_2m_pieces():
+    """record_bpf._file_ranges: this process's file mappings (/proc/PID/maps lines with an inode
+    and a path), cut so that no piece crosses a 2 MiB boundary (one PTE page a walk request),
+    together exactly the mappings' pages; anonymous memory and [vdso] are not in them."""
+    from memtwin import record_bpf
+    want = set()
+    with open(f"/proc/{os.getpid()}/maps") as fh:
+        for ln in fh:
+            f = ln.split(None, 5)
+            if len(f) == 6 and f[4] != "0" and f[5].startswith("/"):
+                a, e = (int(x, 16) for x in f[0].split("-"))
+                want.update(range(a, e, 4096))
+    got = set()
+    for a, n in record_bpf._file_ranges(os.getpid()):
+        assert a % 4096 == 0 and 1 <= n <= 512 and a >> 21 == (a + n * 4096 - 1) >> 21, (hex(a), n)
+        got.update(range(a, a + n * 4096, 4096))
+    assert want and got == want
+    assert record_bpf._file_ranges(2 ** 22 + 12345) == []   # no such process: nothing, no error
+
+
+def test_record_refs_ms_bad_input(tmp_path):
+    """--refs-ms out of range, or with the strace tracer (which cannot walk page tables): a clear
+    error, exit 1, no trace written."""
+    out = tmp_path / "x.mtt"
+    for args, what in ((["--refs-ms", "-1"], "must be 0 (off) or 1 to 1000"), (["--refs-ms", "5000"], "must be 0 (off) or 1 to 1000"),
+                       (["--refs-ms", "5", "--tracer", "strace"], "only the BPF tracer walks page tables")):
+        p = _cli("record", *args, "--out", str(out), "--", "true")
+        assert p.returncode == 1 and f"--refs-ms {args[1]}: error: " in p.stderr and what in p.stderr and "fix:" in p.stderr, p.stderr
+        assert not out.exists()
+
+
+_TOUCHER = """
+import mmap, sys, time
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+s = 0
+end = time.monotonic() + 0.4
+while time.monotonic() < end:
+    s += m[3 * 4096] + m[100 * 4096]
+"""
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None
+                    or __import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None,
+                    reason="the BPF tracer or its x86-64 page-table walk cannot run here")
+def test_record_bpf_refs_sees_the_pages_a_program_keeps_loading(tmp_path):
+    """memtwin record --refs-ms: a program that maps a 1 MiB file and keeps loading pages 3 and
+    100 of it (faults: once each, fault-around mapping 0-15 and 96-111) has those pages young
+    in window after window; page 50, never touched nor mapped, in none; the header counts."""
+    data = tmp_path / "data.bin"
+    data.write_bytes(os.urandom(1 << 20))
+    prog = tmp_path / "toucher.py"
+    prog.write_text(_TOUCHER)
+    out = tmp_path / "t.mtt"
+    p = _cli("record", "--tracer", "bpf", "--refs-ms", "10", "--out", str(out), "--", sys.executable, str(prog), str(data))
+    assert p.returncode == 0, p.stderr
+    assert "young pages every 10 ms:" in p.stdout, p.stdout
+    with trace.Reader(str(out)) as r:
+        y = r.header["young"]
+        fid = {f["path"]: f["id"] for f in r.header["files"]}[os.path.realpath(str(data))]
+        evs = list(r.events())
+    # the data file's mapping number: the `map` of file `fid` (numbers: lowest free, none freed before it here)
+    live, num = set(), None
+    for e in evs:
+        op = trace.OP_NAMES[e[5]]
+        if op == "map":
+            n = min(set(range(len(live) + 1)) - live)
+            live.add(n)
+            if e[4] == fid:
+                num = n
+        elif op == "unmap" and e[6] & trace.UNMAP_LAST:
+            live.discard(e[4])
+    assert num is not None
+    windows = {3: set(), 100: set(), 50: set()}
+    for e in evs:
+        if trace.OP_NAMES[e[5]] == "access" and e[6] == trace.ACCESS_YOUNG and e[4] == num:
+            for pg in windows:
+                if e[1] <= pg * 4096 < e[1] + e[2]:
+                    windows[pg].add(e[0])
+    assert y["ms"] == 10 and y["windows"] >= 5 and y["touches"] > 0, y
+    assert len(windows[3]) >= 3 and len(windows[100]) >= 3 and not windows[50], {k: len(v) for k, v in windows.items()}
+
+
 def test_bpf_script_is_generated_for_a_cgroup():
     from memtwin import record_bpf
     s = record_bpf.script([11, 12], cgroup_id=77)
@@ -382,14 +535,18 @@ def test_mapped_files_are_snapshotted_as_the_command_starts(tmp_path):
 
 
 def test_trace_info_names_the_version_and_the_samples():
-    """trace-info: the committed sqlite3 trace (format 2, recorded with --sample-hz 1000) shows its
-    rate, samples and access events; cat's (format 1, unsampled) shows neither."""
+    """trace-info: the committed sqlite3 trace (format 2, recorded with --sample-hz 1000 --refs-ms 1)
+    shows its rate, samples, young-page windows and access events; cat's (format 1, unsampled)
+    shows none of them."""
     base = os.path.join(os.path.dirname(trace.__file__), "scenarios", "validation", "traces")
     p = _cli("trace-info", os.path.join(base, "sqlite3.mtt"))
     assert p.returncode == 0 and "(format version 2)" in p.stdout, p.stderr
-    assert "instruction-pointer samples at 1000 Hz: 84 taken, 82 written as accesses" in p.stdout and "access     82" in p.stdout
+    assert "instruction-pointer samples at 1000 Hz: 86 taken, 86 written as accesses" in p.stdout, p.stdout
+    assert "young pages every 1 ms: 274 windows, 8731 pages, 4029 written as accesses" in p.stdout, p.stdout
+    assert "access     4115" in p.stdout, p.stdout
     p = _cli("trace-info", os.path.join(base, "cat.mtt"))
     assert p.returncode == 0 and "(format version 1)" in p.stdout and "samples" not in p.stdout and "access" not in p.stdout
+    assert "young" not in p.stdout
 
 
 def test_replay_refuses_an_access_in_a_version_1_trace(tmp_path):

@@ -1644,13 +1644,29 @@ impl Kernel {
             let now = self.now;
             let n = &mut self.nodes[nid as usize];
             n.kswapd_active = true;
-            n.kswapd_clock = n.kswapd_clock.max(now);
+            let delay = self.kswapd_wakeup_delay();
+            let n = &mut self.nodes[nid as usize];
+            n.kswapd_clock = n.kswapd_clock.max(now + delay);
             self.update_reclaim_active(nid, true);
             let n = &mut self.nodes[nid as usize];
             n.lru_gen_memcgs_need_aging = false;
             self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
         self.kswapd_run(nid);
+    }
+
+    /// How long a sleeping kswapd that `wakeup_kswapd()` wakes (`wake_up_interruptible(
+    /// &pgdat->kswapd_wait)` -> `try_to_wake_up()`) waits before it runs on its CPU: one of
+    /// the machine's measured wake-up latency samples (`[machine] wakeup_latency`), drawn in
+    /// turn (`wakeup_rand`, seeded per boot); 0 on a machine without them. Until then the
+    /// allocating task goes on taking the free pages between the low and min watermarks, and
+    /// reclaims directly once they are gone (`__alloc_pages_slowpath()`).
+    fn kswapd_wakeup_delay(&mut self) -> Nanos {
+        if self.wakeup_latency.is_empty() {
+            return 0;
+        }
+        let i = crate::lru_gen::get_random_u32_below(&mut self.wakeup_rand, self.wakeup_latency.len() as u64) as usize;
+        self.wakeup_latency[i]
     }
 
     /// The CPU kswapd of node `nid` runs on: the node's last (tasks take the CPUs from the
@@ -1675,10 +1691,38 @@ impl Kernel {
         }
     }
 
-    /// Whether every zone of node `nid` is at or above its high watermark
-    /// (`pgdat_balanced()`).
+    /// `pgdat_balanced()` (mm/vmscan.c) at order 0 (the engine's kswapd is woken and
+    /// reclaims for order 0), every zone of the node eligible (the engine's allocations may
+    /// use every zone), per era ([`crate::profile::PgdatBalanced`]):
+    /// - `AnyZone` (4.8+, kswapd reclaiming by node): balanced as soon as one zone is at or
+    ///   above its high watermark ("if (zone_watermark_ok_safe(zone, order, mark,
+    ///   highest_zoneidx)) return true;", 6.1; `balance_pgdat()`'s "goto out" in 4.8-4.10);
+    /// - `AllZones` (3.13-4.7): "For order-0, all zones must be balanced!", a zone that is not
+    ///   `zone_reclaimable()` counting as balanced ("balance_pgdat() skips over
+    ///   all_unreclaimable after DEF_PRIORITY"); the engine counts scans per node
+    ///   ([`Node::pages_scanned`]), so it asks that of the node.
     pub fn node_balanced(&self, nid: u32) -> bool {
-        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+        let zones = &self.nodes[nid as usize].zones;
+        let ok = |z: &usize| self.zones[*z].free >= self.zones[*z].wmark_high;
+        match self.profile.pgdat_balanced {
+            crate::profile::PgdatBalanced::AnyZone => zones.iter().any(ok),
+            crate::profile::PgdatBalanced::AllZones => zones.iter().all(ok) || !self.node_reclaimable(nid),
+        }
+    }
+
+    /// `zone_reclaimable()` (mm/vmscan.c before 4.8) of node `nid`'s zones together: global
+    /// reclaim scanned fewer than 6x its reclaimable pages (file LRU pages, and anon LRU pages
+    /// while swap has room) since a page was last freed to it. The node's LRU sizes are its
+    /// root lruvec's hierarchical ones (O(1)).
+    pub fn node_reclaimable(&self, nid: u32) -> bool {
+        use crate::mmzone::LruList;
+        let v = self.lruvec_idx(crate::types::MemcgId::ROOT, nid);
+        let size = |l: LruList| self.lru_stats.subtree_size(v, l);
+        let mut reclaimable = size(LruList::InactiveFile) + size(LruList::ActiveFile);
+        if self.can_swap() {
+            reclaimable += size(LruList::InactiveAnon) + size(LruList::ActiveAnon);
+        }
+        self.nodes[nid as usize].pages_scanned < reclaimable * 6
     }
 
     /// kswapd's `balance_pgdat()` loop, run lazily: kswapd is a thread with its own clock that
@@ -1694,7 +1738,7 @@ impl Kernel {
     /// kernel's kswapd frees them on its own CPU, not all at the clock the pass started at;
     /// the pass's end, not a stop, is where `balance_pgdat()` looks at the watermarks again.
     pub fn kswapd_run(&mut self, nid: u32) {
-        if self.in_kswapd || !self.nodes[nid as usize].kswapd_active {
+        if self.in_kswapd || self.in_zswap_worker || !self.nodes[nid as usize].kswapd_active {
             return;
         }
         self.in_kswapd = true;
@@ -1757,7 +1801,7 @@ impl Kernel {
     /// Swap the running context's swap plug with the other context's (kswapd's and the
     /// interrupted task's: `current->plug` is per task). kswapd's own plug is empty whenever it
     /// is switched out: its `shrink_lruvec()` finishes every plug it starts.
-    fn swap_plug_switch(&mut self) {
+    pub(crate) fn swap_plug_switch(&mut self) {
         std::mem::swap(&mut self.swap_plug, &mut self.other_swap_plug.0);
         std::mem::swap(&mut self.swap_plug_pages, &mut self.other_swap_plug.1);
     }

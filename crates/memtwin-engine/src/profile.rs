@@ -62,6 +62,33 @@ pub enum ScanBalance {
     Cost,
 }
 
+/// When kswapd finds a node balanced (`pgdat_balanced()`, mm/vmscan.c), at order 0.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PgdatBalanced {
+    /// 3.13-4.7 (zone-based kswapd): "For order-0, all zones must be balanced!", a zone that
+    /// is not `zone_reclaimable()` counting as balanced.
+    AllZones,
+    /// 4.8+ (1d82de618ddd "mm, vmscan: make kswapd reclaim in terms of nodes"; the
+    /// `pgdat_balanced()` of 4.11+ loops the eligible zones and returns true at the first
+    /// one above its high watermark): any zone.
+    AnyZone,
+}
+
+/// Where an era counts memory.events `oom` (`MEMCG_OOM`) for the memcg whose limit a
+/// `GFP_KERNEL` charge met, once its reclaim retries are spent (mm/memcontrol.c).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MemcgOomEvent {
+    /// 3.13: no memory.events (cgroup v1's memory.oom_control shows `under_oom`, a state).
+    None,
+    /// 4.0-4.18: `try_charge()` counts it ("mem_cgroup_events(mem_over_limit, MEMCG_OOM,
+    /// 1);") before `mem_cgroup_oom()`, for a charge of any order.
+    TryCharge,
+    /// 4.19+ (29ef680ae7c2 "memcg, oom: move out_of_memory back to the charge path"):
+    /// `mem_cgroup_oom()` counts it ("memcg_memory_event(memcg, MEMCG_OOM);") after "if
+    /// (order > PAGE_ALLOC_COSTLY_ORDER) return false;": a charge above 8 pages counts none.
+    MemcgOom,
+}
+
 /// The memcg charge path of an era (mm/memcontrol.c): what a charge that meets a limit does
 /// before it succeeds or fails.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -396,6 +423,12 @@ pub struct KernelProfile {
     /// oom kills"). Before, neither counter exists (and 3.13-4.18 kill a memcg's task only at
     /// the end of a user page fault, `mem_cgroup_oom_synchronize()`): nothing is counted.
     pub oom_kill_events: bool,
+    /// Where memory.events `oom` is counted ([`MemcgOomEvent`]): in `mem_cgroup_oom()` from
+    /// 4.19, in `try_charge()` 4.0-4.18, nowhere in 3.13.
+    pub memcg_oom_event: MemcgOomEvent,
+    /// When kswapd finds a node balanced ([`PgdatBalanced`]): any zone above its high
+    /// watermark from 4.8, every (reclaimable) zone before.
+    pub pgdat_balanced: PgdatBalanced,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
     /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
@@ -823,6 +856,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_charge_batch: 64,
         memcg_stock_slots: 1,
         oom_kill_events: true,
+        memcg_oom_event: MemcgOomEvent::MemcgOom,
+        pgdat_balanced: PgdatBalanced::AnyZone,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
@@ -982,6 +1017,8 @@ pub fn profiles() -> Vec<KernelProfile> {
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
         oom_kill_events: false,
+        memcg_oom_event: MemcgOomEvent::TryCharge,
+        pgdat_balanced: PgdatBalanced::AllZones,
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
                       batch, not all dirty pages (pre-4.12), the fair \
@@ -1025,6 +1062,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-3.13",
         fault_around: false,
         charge_path: ChargePath::DoCharge,
+        memcg_oom_event: MemcgOomEvent::None,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       memcg charges through mem_cgroup_do_charge() and mem_cgroup_reclaim() (pre-3.17), \
@@ -1278,6 +1316,18 @@ impl CpuCost {
             compact_scan_page: self.compact_scan_page * k,
             migrate_page: self.migrate_page * k,
         }
+    }
+
+    /// The table on a machine whose CPUs run the kernel's code `k` times and copy memory
+    /// `copy_k` times slower than the reference machine's (`[machine] cpu_slowdown` and
+    /// `copy_slowdown`): [`CpuCost::scaled`] by `k`, then the two entries that are a copy of
+    /// a page and nothing else, `copy_page` and `clear_page`, `copy_k` times this table's.
+    /// Entries that hold a copy among other work (`write_large_folio_page`, `migrate_page`)
+    /// keep `k`. For the QEMU/TCG lab, whose emulated copies run at a speed of their own:
+    /// `memtwin real --on qemu` measures `k` from 1-byte reads of cached pages (a syscall and
+    /// a lookup) and `copy_k` from what 128 KiB reads of the same pages take more.
+    pub fn scaled_split(&self, k: u64, copy_k: u64) -> CpuCost {
+        CpuCost { copy_page: self.copy_page * copy_k, clear_page: self.clear_page * copy_k, ..self.scaled(k) }
     }
 }
 
