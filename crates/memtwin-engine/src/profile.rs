@@ -613,6 +613,15 @@ pub struct KernelProfile {
     /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
     /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
     pub anon_workingset: bool,
+    /// Reclaim's putback ages the non-resident clock by the active pages it puts back on the
+    /// LRU: `move_folios_to_lru()` (6.1 mm/vmscan.c; `move_pages_to_lru()` 5.9-5.x) runs
+    /// `if (folio_test_active(folio)) workingset_age_nonresident(lruvec, nr_pages)` for the
+    /// pages `shrink_folio_list()` activated and for the referenced executable pages
+    /// `shrink_active_list()` keeps active (5.9+, 31d8fcac00fc "mm: workingset: age nonresident
+    /// information alongside anonymous pages"). Before, only evictions and activations by
+    /// access or refault aged it (`advance_inactive_age()`). Under the multi-generational LRU
+    /// `lru_gen_add_folio()` clears `PG_active` first: no ageing.
+    pub age_nonresident_on_putback: bool,
     /// zswap's memcg accounting (5.19+, f4840ccfca25 "zswap: memcg accounting" and
     /// f6498b776d28 "mm: zswap: add basic meminfo and vmstat coverage"): the compressed bytes
     /// charged to the page's memcg (cgroup v2), memory.zswap.current/max, memory.stat
@@ -895,6 +904,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         anon_fault_inactive: true,
         swapin_delay_in_readpage: true,
         anon_workingset: true,
+        age_nonresident_on_putback: true,
         zswap_memcg: true,
         zswap_modelled: false,
         zswap_direct: false,
@@ -993,7 +1003,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
                       under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
                       OOM detection waits HZ/10 for write-pending pages (4.7-5.15), anon/file scan balance \
-                      by recent rotations (pre-5.8), new anonymous pages on the active list and no anon refault detection (pre-5.9)",
+                      by recent rotations (pre-5.8), new anonymous pages on the active list, no anon refault detection and no non-resident ageing by reclaim's putback of active pages (pre-5.9)",
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
@@ -1011,6 +1021,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
         anon_workingset: false,
+        age_nonresident_on_putback: false,
         zswap_modelled: false,
         ..linux_5_17.clone()
     };
