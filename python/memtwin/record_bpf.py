@@ -959,8 +959,11 @@ class _RefsWalker:
         self.thread.start()
 
     def finish(self) -> None:
+        """Stop the windows (the one under way ends with its SIGCONT). A walker whose thread
+        never started (its calibration failed or was interrupted) has nothing to join."""
         self.stop.set()
-        self.thread.join(timeout=60)
+        if self.thread.ident is not None:
+            self.thread.join(timeout=60)
 
 
 def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str, sample_hz: int = 0,
@@ -997,13 +1000,8 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
                     break
             cgid = os.stat(cgroup).st_ino
         else:
-            rpipe, wpipe = os.pipe()
-            # The command waits in a shell that execs it once the tracer is attached (the
-            # same process: its exec is the first thing traced).
-            hold = f'read _ <&{rpipe}; exec {rpipe}<&-; exec "$@"'
-            child = subprocess.Popen(["/bin/sh", "-c", hold, "sh"] + list(cmd), pass_fds=(rpipe,), stderr=subprocess.PIPE)
-            os.close(rpipe)
-            rpipe = None
+            rpipe, wpipe = os.pipe()   # rpipe stays open here until the command has ended
+            child = subprocess.Popen(_hold_argv(f"/proc/{os.getpid()}/fd/{rpipe}", cmd), stderr=subprocess.PIPE)
             roots = [child.pid]
         with open(sp, "w") as fh:
             fh.write(script(roots, cgid, os.getpid(), sample_hz, bool(refs_ms)))
@@ -1038,9 +1036,10 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
                             return [int(x) for x in fh.read().split()]
                     except (OSError, ValueError):
                         return []
-            walker = _RefsWalker(refs_ms / 1000.0, pids)
-            walker.calibrate(outp)
-            walker.start()
+            w_ = _RefsWalker(refs_ms / 1000.0, pids)
+            w_.calibrate(outp)   # BpfUnavailable, or Ctrl-C: no thread to stop yet
+            w_.start()
+            walker = w_
         t = time.monotonic()
         if child is not None:
             os.write(wpipe, b"\n")
@@ -1072,21 +1071,41 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             pass
         raise
     finally:
-        for p_ in (rpipe, wpipe):
-            if p_ is not None:
-                os.close(p_)
-        if walker is not None:
-            walker.finish()
-        if child is not None and child.poll() is None:
-            child.kill()
-            child.wait()
-        if bt is not None and bt.poll() is None:
-            _stop(bt, grace=10.0)
-        for f in (sp, ep):
+        # Each step runs whatever an earlier one raised: the walker's windows end (the processes
+        # it stopped get SIGCONT), the held command is killed before its pipe closes (and a
+        # shell that reads EOF exits 125 without running it), bpftrace is stopped, the temp
+        # files go.
+        try:
             try:
-                os.unlink(f)
-            except OSError:
-                pass
+                if walker is not None:
+                    walker.finish()
+            finally:
+                try:
+                    if child is not None and child.poll() is None:
+                        child.kill()
+                        child.communicate(timeout=60)
+                finally:
+                    for p_ in (rpipe, wpipe):
+                        if p_ is not None:
+                            os.close(p_)
+                    if bt is not None and bt.poll() is None:
+                        _stop(bt, grace=10.0)
+        finally:
+            for f in (sp, ep):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+
+
+def _hold_argv(rpath: str, cmd) -> list:
+    """The command held in a shell until the tracer is attached: the shell execs it (the same
+    process: its exec is the first thing traced) once a line comes on the pipe it opens at
+    `rpath` (the recorder's /proc/PID/fd/N of the pipe's read end: the command inherits no
+    descriptor of it, and dash's `<&N` takes no N above 9); at EOF (the recorder failed or was
+    stopped before releasing it) the shell exits 125 and the command never runs untraced."""
+    hold = 'read _ < "$0" || exit 125; exec "$@"'
+    return ["/bin/sh", "-c", hold, rpath] + list(cmd)
 
 
 def _stop(bt, grace: float = STOP_GRACE_S) -> None:

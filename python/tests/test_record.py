@@ -488,6 +488,53 @@ def test_record_bpf_interrupted_leaves_nothing(tmp_path):
     assert os.path.isdir("/sys/kernel/tracing/events") == mounted
 
 
+def test_a_held_command_never_runs_when_the_recorder_does_not_release_it(tmp_path):
+    """record_bpf._hold_argv: the shell that holds the command until the tracer is attached
+    exits 125 at EOF on its pipe (the recorder failed or was stopped) without running it."""
+    from memtwin import record_bpf
+    mark = tmp_path / "ran"
+    for release in (False, True):
+        r, w = os.pipe()
+        try:
+            p = subprocess.Popen(record_bpf._hold_argv(f"/proc/{os.getpid()}/fd/{r}", ["touch", str(mark)]))
+            if release:
+                os.write(w, b"\n")
+            os.close(w)
+            assert p.wait(timeout=60) == (0 if release else 125)
+        finally:
+            os.close(r)
+        assert mark.exists() == release
+
+
+@pytest.mark.parametrize("exc", ["BpfUnavailable", "KeyboardInterrupt"])
+def test_refs_calibration_failure_cleans_up(tmp_path, monkeypatch, exc):
+    """trace_tasks with --refs-ms whose calibration fails (BpfUnavailable) or is interrupted
+    (Ctrl-C): that error comes out (not the walker's unstarted thread's), the held command never
+    runs, the tracer (a stand-in bpftrace that prints SYNC and waits) is stopped, no temp file
+    is left."""
+    from memtwin import record_bpf
+    err = record_bpf.BpfUnavailable("calibration failed") if exc == "BpfUnavailable" else KeyboardInterrupt()
+    bindir, outdir = tmp_path / "bin", tmp_path / "out"
+    bindir.mkdir()
+    outdir.mkdir()
+    pidfile = tmp_path / "bt.pid"
+    fake = bindir / "bpftrace"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pidfile}\necho SYNC\nexec sleep 600\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+
+    def calibrate(self, outp, timeout=10.0):
+        raise err
+    monkeypatch.setattr(record_bpf._RefsWalker, "calibrate", calibrate)
+    mark = tmp_path / "ran"
+    with pytest.raises(type(err)):
+        record_bpf.trace_tasks(["touch", str(mark)], None, 0, str(outdir), refs_ms=5)
+    assert not mark.exists()
+    assert os.listdir(outdir) == []
+    bt = int(pidfile.read_text())
+    assert not os.path.exists(f"/proc/{bt}"), "the tracer was not stopped"
+
+
 def test_a_tracer_that_ignores_sigint_is_stopped_without_hanging():
     """record_bpf._stop: a bpftrace that does not exit on SIGINT gets SIGTERM, then SIGKILL, each
     after the grace period; the recording never waits without a bound."""
