@@ -245,6 +245,11 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             raise RecordError(f"{procs}: error: permission denied\n  fix: run memtwin record --cgroup as root") from None
         if not pids:
             raise RecordError(f"{cgroup}: error: the cgroup has no tasks\n  fix: start the workload in it first")
+        inside = record_bpf.recorder_cgroup_in(cgroup) if refs_ms else None
+        if inside:
+            raise RecordError(f"--refs-ms {refs_ms} --cgroup {cgroup}: error: this recorder (pid {os.getpid()}) runs in {inside}, "
+                              "in or below the cgroup, whose processes every window stops (SIGSTOP)\n"
+                              "  fix: run memtwin record from a shell outside the cgroup, or leave --refs-ms out")
         if os.geteuid() != 0:
             raise RecordError(f"{cgroup}: error: following another process's tasks needs root (ptrace)\n"
                               "  fix: run memtwin record --cgroup as root, or record the command itself: memtwin record -- CMD")

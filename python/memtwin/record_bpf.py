@@ -818,6 +818,40 @@ def _children(pid: int) -> list:
     return out
 
 
+def _ancestors(pid: int) -> set:
+    """`pid` and its ancestors (the ppid field of /proc/PID/stat, up to pid 1)."""
+    out = set()
+    while pid > 0 and pid not in out:
+        out.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                st = fh.read()
+            pid = int(st[st.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def _cgroup_procs(cgroup: str) -> list:
+    """The processes of `cgroup` (its cgroup.procs; [] when it is gone)."""
+    try:
+        with open(os.path.join(cgroup, "cgroup.procs")) as fh:
+            return [int(x) for x in fh.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def recorder_cgroup_in(cgroup: str) -> str | None:
+    """The directory of `cgroup` or of a cgroup below it whose cgroup.procs holds this process
+    (None: the recorder is outside it). With --refs-ms the windows stop every process of the
+    cgroup: a recorder inside it would stop itself."""
+    me = os.getpid()
+    for d, _dirs, _files in os.walk(cgroup):
+        if me in _cgroup_procs(d):
+            return d
+    return None
+
+
 def _file_ranges(pid: int) -> list:
     """The page ranges of `pid`'s file mappings (/proc/PID/maps), cut at 2 MiB (one PTE page
     each): [(start address, pages)]."""
@@ -1030,12 +1064,12 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             if child is not None:
                 pids = lambda: _children(child.pid)   # noqa: E731
             else:
+                # Never stopped: the recorder, its ancestors (the shell waiting for it) and
+                # bpftrace - the cgroup may hold them (record refuses a recorder in or below it).
+                keep = _ancestors(os.getpid()) | {bt.pid}
+
                 def pids():
-                    try:
-                        with open(os.path.join(cgroup, "cgroup.procs")) as fh:
-                            return [int(x) for x in fh.read().split()]
-                    except (OSError, ValueError):
-                        return []
+                    return [p for p in _cgroup_procs(cgroup) if p not in keep]
             w_ = _RefsWalker(refs_ms / 1000.0, pids)
             w_.calibrate(outp)   # BpfUnavailable, or Ctrl-C: no thread to stop yet
             w_.start()

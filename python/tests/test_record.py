@@ -535,6 +535,50 @@ def test_refs_calibration_failure_cleans_up(tmp_path, monkeypatch, exc):
     assert not os.path.exists(f"/proc/{bt}"), "the tracer was not stopped"
 
 
+def test_refs_windows_never_stop_the_recorder_its_ancestors_or_the_tracer(tmp_path, monkeypatch):
+    """trace_tasks --cgroup with --refs-ms: the processes a window stops are the cgroup's less
+    the recorder, its ancestors (its shell, pytest's parent, init) and bpftrace (here a
+    stand-in that adds itself to the fake cgroup and prints SYNC until stopped)."""
+    from memtwin import record_bpf
+    cg, bindir = tmp_path / "cg", tmp_path / "bin"
+    cg.mkdir()
+    bindir.mkdir()
+    other = 4194305   # above any pid_max: no ancestor of this test
+    (cg / "cgroup.procs").write_text(f"{os.getpid()}\n{os.getppid()}\n1\n{other}\n")
+    fake = bindir / "bpftrace"
+    fake.write_text(f"#!/bin/sh\necho $$ >> {cg / 'cgroup.procs'}\nwhile :; do echo SYNC; sleep 0.05; done\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    seen = []
+    monkeypatch.setattr(record_bpf._RefsWalker, "calibrate", lambda self, outp, timeout=10.0: None)
+    monkeypatch.setattr(record_bpf._RefsWalker, "start", lambda self: seen.append((self.pids(), len(_cgroup_lines(cg)))))
+    outp, rc, _ = record_bpf.trace_tasks(None, str(cg), 0.01, str(tmp_path), refs_ms=5)
+    os.unlink(outp)
+    assert seen == [([other], 5)], seen
+
+
+def _cgroup_lines(cg):
+    return (cg / "cgroup.procs").read_text().split()
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None or os.geteuid() != 0,
+                    reason="--refs-ms cannot walk page tables here, or --cgroup needs root")
+def test_record_refs_ms_refuses_a_cgroup_holding_the_recorder(tmp_path):
+    """record --refs-ms --cgroup X with the recorder in a cgroup below X: a clear error (the
+    windows would stop the recorder itself), no output."""
+    from memtwin import record
+    cg = tmp_path / "cg"
+    (cg / "below").mkdir(parents=True)
+    (cg / "cgroup.procs").write_text("4194305\n")
+    (cg / "below" / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    out = tmp_path / "t.mtt"
+    with pytest.raises(record.RecordError) as e:
+        record.record([], str(out), str(cg), 1, refs_ms=5)
+    msg = str(e.value)
+    assert f"--refs-ms 5 --cgroup {cg}: error: this recorder (pid {os.getpid()}) runs in {cg / 'below'}" in msg and "fix:" in msg, msg
+    assert not out.exists() and os.listdir(tmp_path) == ["cg"]
+
+
 def test_a_tracer_that_ignores_sigint_is_stopped_without_hanging():
     """record_bpf._stop: a bpftrace that does not exit on SIGINT gets SIGTERM, then SIGKILL, each
     after the grace period; the recording never waits without a bound."""
