@@ -363,7 +363,8 @@ class Converter:
         # Young pages of the page-table walk (refs_ms): written as `access` events (runs of
         # pages of one mapping), in anonymous memory, or outside every mapping the trace knows.
         self.young = {"pages": 0, "touches": 0, "anonymous": 0, "outside_mappings": 0, "mapped_in_window": 0}
-        # The fault-around blocks faulted since a process's last walk ([(time, (number, block))])
+        # The fault-around blocks of read faults and the pages of write faults since a process's
+        # last walk ([(time, (number, address, "around" | "page"))])
         # and, from its W line, those of the window its walk ends (a young page there is not written).
         self.win_faults: dict = {}
         self.walk_blocks: dict = {}
@@ -515,7 +516,11 @@ class Converter:
     # -- faults -------------------------------------------------------------------------------
     def _fault_known(self, t, tgid, r, addr, code):
         page = addr & ~(PAGE - 1)
-        self.win_faults.setdefault(tgid, []).append((t, (r.num, page & ~_FAULT_AROUND_MASK)))
+        # do_fault() maps a fault-around block only in do_read_fault(); a write fault
+        # (do_cow_fault(), do_shared_fault(), or do_wp_page() on a present PTE) makes the
+        # faulting page's PTE young, no other (6.1 mm/memory.c).
+        key = (r.num, page, "page") if code & _PF_WRITE else (r.num, page & ~_FAULT_AROUND_MASK, "around")
+        self.win_faults.setdefault(tgid, []).append((t, key))
         self._emit(t, "fault", pid=tgid, file=r.num, offset=r.base + (page - r.start),
                    flags=trace.FAULT_WRITE if code & _PF_WRITE else 0)
         self.counts["faults"] += 1
@@ -548,15 +553,16 @@ class Converter:
     def _young(self, t, tgid, pages):
         """Pages of process `tgid` the walk found young at time `t` (ascending addresses): one
         `access` (ACCESS_YOUNG) per run of consecutive pages of one file mapping. A page in the
-        fault-around block of a fault of the same window is left out: the PTE a fault or a
-        fault-around installs is young from the start (x86's protections carry _PAGE_ACCESSED),
-        so its bit says no more than the fault the trace holds."""
+        fault-around block of a read fault of the same window, or the page of a write fault
+        (no fault-around), is left out: the PTE a fault or a fault-around installs is young
+        from the start (x86's protections carry _PAGE_ACCESSED), so its bit says no more than
+        the fault the trace holds."""
         blocks = self.walk_blocks.get(tgid, ())
         run = None   # [region, first address, pages]
         for page in pages:
             self.young["pages"] += 1
             r0 = run[0] if run is not None and run[0].start <= page < run[0].end else self._find(tgid, page)
-            if r0 is not None and (r0.num, page & ~_FAULT_AROUND_MASK) in blocks:
+            if r0 is not None and ((r0.num, page & ~_FAULT_AROUND_MASK, "around") in blocks or (r0.num, page, "page") in blocks):
                 self.young["mapped_in_window"] += 1
                 if run is not None:
                     self._young_run(t, tgid, *run)

@@ -319,6 +319,32 @@ def test_bpf_young_pages_to_access_events(tmp_path):
     ], ev
 
 
+def test_bpf_young_pages_after_a_write_fault_have_no_fault_around(tmp_path):
+    """record_bpf.Converter: a write fault maps no fault-around block (6.1 mm/memory.c do_fault:
+    do_fault_around() only in do_read_fault()): of the young pages 32 and 33 of /data/f after a
+    write fault on page 32 in the window, only page 32 (its PTE installed young by the fault) is
+    left out; page 33 is an access. After a read fault on page 48, pages 48-63 (its block) are
+    left out and page 64 (the next block) is an access."""
+    from memtwin import record_bpf
+    head = YOUNG_LINES[:YOUNG_LINES.index("F 5200")]
+    lines = head + ("F 5000 7 7 7f0000020123 6\n"
+                    "F 5010 7 7 7f0000030456 4\n"
+                    "W 5290 7\n"
+                    f"Y 5300 7 7f0000000000 {(1 << 32) | (1 << 33) | (1 << 48) | (1 << 49) | (1 << 63):x}\n"
+                    "Y 5310 7 7f0000040000 1\n"
+                    "X 7000 7\n")
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 9 probes...\nREADY 1\n" + lines)
+    out = tmp_path / "y.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/")
+    w.close()
+    with trace.Reader(str(out)) as r:
+        ev = [(e[4], e[1], e[2]) for e in r.events() if trace.OP_NAMES[e[5]] == "access"]
+    assert ev == [(1, 33 * 4096, 4096), (1, 64 * 4096, 4096)], ev
+    assert counts["young"]["mapped_in_window"] == 4, counts["young"]
+
+
 def test_bpf_script_walks_page_tables_only_when_asked():
     """The page-table walk's probes (record_bpf._refs_probes) are in the script only with refs:
     the recorder's fadvise64 requests (its own pid), the direct map's calibration, the PTE bits."""
