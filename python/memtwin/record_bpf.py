@@ -20,11 +20,12 @@ descendants, plus tasks that join the cgroup while it runs):
   window's end `_RefsWalker` stops the followed processes (SIGSTOP), has the BPF program walk
   their page tables over their file mappings (`_refs_probes`; x86-64, 4-level: the PTEs'
   `_PAGE_ACCESSED`), clears the bits with /proc/PID/clear_refs (`3`: the file-mapped pages;
-  `clear_refs_pte_range()` calls `ptep_test_and_clear_young()`) and lets them go on (SIGCONT),
-  so a window's young pages are those touched in it: an `access` (flag `ACCESS_YOUNG`) per run
-  of them, at the window's end, but for those the window's own faults mapped (x86 installs PTEs
-  young). This host has no page_idle, no DAMON vaddr and no kprobes, so the walk reads the PTEs
-  itself;
+  `clear_refs_pte_range()` calls `ptep_test_and_clear_young()`, and also
+  `test_and_clear_page_young()` and `ClearPageReferenced()` of each page) and lets them go on
+  (SIGCONT), so a window's young pages are those touched in it: an `access` (flag
+  `ACCESS_YOUNG`) per run of them, at the window's end, but for those the window's own faults
+  mapped (x86 installs PTEs young). The trace's times leave the stopped periods out. This host
+  has no page_idle, no DAMON vaddr and no kprobes, so the walk reads the PTEs itself;
 - with `sample_hz`, the accesses no fault shows (the program executing its text through PTEs
   set up earlier): a perf cpu-clock sample (bpftrace `profile:hz:N`) of each followed thread
   running in user mode gives its instruction pointer, an `access` of that page of its mapping
@@ -42,6 +43,7 @@ found later replaces. What the tracer cannot see is listed in the header's `miss
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import os
 import shutil
@@ -356,6 +358,11 @@ class Converter:
         self.nums: list = []         # number -> [owner tgid, live regions] or None
         self.pending_fault: dict = {}  # tid -> (t, tgid, address, error_code)
         self.t0 = None
+        # --refs-ms's stopped periods (CLOCK_MONOTONIC ns): their starts, and the stopped time
+        # before each (set_stopped); an event's time leaves out the stopped time before it.
+        self.stop_starts: list = []
+        self.stop_ends: list = []
+        self.stop_cum: list = []
         self.counts = {"faults": 0, "file_faults": 0, "anon_faults": 0, "maps": 0, "events": 0}
         # Instruction-pointer samples: a touch of a file mapping's page, or in anonymous memory,
         # or outside every mapping the trace knows (vdso, a JIT), or with no user IP.
@@ -441,7 +448,30 @@ class Converter:
         return os.path.join(mp, rel) if rel else mp
 
     # -- numbers and regions ------------------------------------------------------------------
+    def set_stopped(self, intervals) -> None:
+        """The windows' stopped periods [(SIGSTOP sent, SIGCONT sent)] in CLOCK_MONOTONIC ns,
+        in time order: the trace's times leave them out (the program did not run)."""
+        self.stop_starts, self.stop_ends, self.stop_cum = [], [], []
+        cum = 0
+        for a, b in intervals:
+            self.stop_starts.append(a)
+            self.stop_ends.append(max(a, b))
+            self.stop_cum.append(cum)
+            cum += max(b - a, 0)
+
+    def stopped_before(self, t: int) -> int:
+        """The stopped time (ns) before monotonic time `t` (a time in a stopped period counts
+        that period up to it: the period's lines fall on its start)."""
+        if not self.stop_starts:
+            return 0
+        i = bisect.bisect_right(self.stop_starts, t) - 1
+        if i < 0:
+            return 0
+        return self.stop_cum[i] + min(t, self.stop_ends[i]) - self.stop_starts[i]
+
     def _emit(self, t, op, **kw):
+        if self.stop_starts:
+            t = t - self.stopped_before(t) + self.stopped_before(self.t0)
         self.w.add(max(t - self.t0, 0), op, **kw)
         self.counts["events"] += 1
 
@@ -910,6 +940,7 @@ class _RefsWalker:
         self.period_s = period_s
         self.pids = pids
         self.windows = 0
+        self.stopped: list = []   # [(SIGSTOP sent, SIGCONT sent)] per window, CLOCK_MONOTONIC ns
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -958,9 +989,11 @@ class _RefsWalker:
         in neither window; under load the recorder's thread can wait tens of milliseconds
         between the two)."""
         import signal
+        import time
 
         pids = self.pids()
         stopped = []
+        t_stop = time.monotonic_ns()
         try:
             for pid in pids:
                 try:
@@ -985,6 +1018,8 @@ class _RefsWalker:
                     os.kill(pid, signal.SIGCONT)
                 except OSError:
                     pass
+            if stopped:
+                self.stopped.append((t_stop, time.monotonic_ns()))
         self.windows += 1
 
     def _run(self) -> None:
@@ -1097,6 +1132,7 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             walker.finish()
             if info is not None:
                 info["refs_windows"] = walker.windows
+                info["refs_stopped"] = walker.stopped
         # bpftrace drops what is still in its per-CPU perf buffers when SIGINT stops it: wait
         # until it has printed the command's exit (X line of its pid), then one more SYNC
         # round trip (a later poll of every buffer), at most 10 s.
@@ -1197,9 +1233,13 @@ def _drain(bt, outp: str, pid: int | None, timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
-    """The tracer's output into `w` (the caller closes it); returns the counts."""
+def convert(outp: str, w: trace.Writer, is_data_file, cwd: str, stopped=None) -> dict:
+    """The tracer's output into `w` (the caller closes it); returns the counts. `stopped`:
+    --refs-ms's stopped periods (`_RefsWalker.stopped`), left out of the trace's times; the
+    young counts then give `stopped_ms`, the stopped time after the trace's time 0."""
     c = Converter(w, is_data_file, cwd)
+    if stopped is not None:
+        c.set_stopped(stopped)
     for f in parse_lines(outp):
         try:
             c.line(f)
@@ -1211,4 +1251,7 @@ def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
     # The trace's time 0 on the clock bpftrace's nsecs reads (CLOCK_MONOTONIC): other tools'
     # samples of the same run (perf record -k mono) line up with its events.
     w.header["t0_monotonic_ns"] = c.t0
+    if stopped is not None:
+        t0 = c.t0 if c.t0 is not None else 0
+        c.young["stopped_ms"] = round(sum(max(b - max(a, t0), 0) for a, b in stopped) / 1e6, 6)
     return dict(c.counts, files=len(c.flist), samples=c.samples, young=c.young)

@@ -345,6 +345,49 @@ def test_bpf_young_pages_after_a_write_fault_have_no_fault_around(tmp_path):
     assert counts["young"]["mapped_in_window"] == 4, counts["young"]
 
 
+def test_bpf_times_leave_out_the_stopped_periods(tmp_path):
+    """record_bpf.convert with --refs-ms's stopped periods: an event after a period is earlier by
+    its length, the walk's lines inside it fall on its start, a period before time 0 moves
+    nothing; young.stopped_ms is the stopped time after time 0."""
+    from memtwin import record_bpf
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 9 probes...\nREADY 1\n" + YOUNG_LINES)
+    out = tmp_path / "y.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/", stopped=[(500, 900), (5250, 5400), (6000, 6100)])
+    w.close()
+    assert counts["young"]["stopped_ms"] == 0.00025, counts["young"]
+    with trace.Reader(str(out)) as r:
+        ev = [(e[0], trace.OP_NAMES[e[5]]) for e in r.events()]
+    assert [t for t, op in ev if op == "access"] == [4250] * 4, ev   # Y/H at 5300-5350: the start of (5250, 5400)
+    assert ev[-1] == (7000 - 1000 - 250, "exit"), ev
+    assert (3000 - 1000, "open") in ev, ev   # before the periods after time 0: unmoved
+
+
+def test_refs_window_records_its_stopped_period_and_resumes(tmp_path):
+    """_RefsWalker.window over a child process: the child is stopped during the window and running
+    after it (SIGCONT), and the window's stopped period is recorded (SIGSTOP to SIGCONT, ns)."""
+    import time
+    from memtwin import record_bpf
+    p = subprocess.Popen(["sleep", "60"])
+    try:
+        w = record_bpf._RefsWalker(0.01, lambda: [p.pid])
+        t0 = time.monotonic_ns()
+        w.window()
+        assert w.windows == 1 and len(w.stopped) == 1
+        a, b = w.stopped[0]
+        assert t0 <= a <= b <= time.monotonic_ns()
+        with open(f"/proc/{p.pid}/stat") as f:
+            st = f.read()
+        assert st[st.rindex(")") + 2] in "SR", st
+        gone = record_bpf._RefsWalker(0.01, lambda: [])
+        gone.window()
+        assert gone.windows == 1 and gone.stopped == []
+    finally:
+        p.kill()
+        p.wait(timeout=60)
+
+
 def test_bpf_script_walks_page_tables_only_when_asked():
     """The page-table walk's probes (record_bpf._refs_probes) are in the script only with refs:
     the recorder's fadvise64 requests (its own pid), the direct map's calibration, the PTE bits."""
@@ -435,7 +478,7 @@ def test_record_bpf_refs_sees_the_pages_a_program_keeps_loading(tmp_path):
             for pg in windows:
                 if e[1] <= pg * 4096 < e[1] + e[2]:
                     windows[pg].add(e[0])
-    assert y["ms"] == 10 and y["windows"] >= 5 and y["touches"] > 0, y
+    assert y["ms"] == 10 and y["windows"] >= 5 and y["touches"] > 0 and y["stopped_ms"] > 0, y
     assert len(windows[3]) >= 3 and len(windows[100]) >= 3 and not windows[50], {k: len(v) for k, v in windows.items()}
 
 
