@@ -839,12 +839,34 @@ def refs_unavailable() -> str | None:
     return None
 
 
-def _children(pid: int) -> list:
-    """`pid` and its descendants (/proc/PID/task/TID/children)."""
+def proc_children() -> bool:
+    """Whether /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN)."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int, by_children_file: bool | None = None) -> list:
+    """`pid` and its descendants: from /proc/PID/task/TID/children, or, without it
+    (`by_children_file` False; None: as `proc_children()` finds), from the ppid field of every
+    /proc/PID/stat (the parent's tgid, as children lists it)."""
+    if by_children_file is None:
+        by_children_file = proc_children()
+    kids: dict = {}
+    if not by_children_file:
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open(f"/proc/{d}/stat") as fh:
+                        st = fh.read()
+                    kids.setdefault(int(st[st.rindex(")") + 2:].split()[1]), []).append(int(d))
+                except (OSError, ValueError, IndexError):
+                    continue
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
         out.append(p)
+        if not by_children_file:
+            todo.extend(kids.get(p, ()))
+            continue
         try:
             for t in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{t}/children") as fh:
@@ -1103,7 +1125,13 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             time.sleep(0.05)
         if refs_ms:
             if child is not None:
-                pids = lambda: _children(child.pid)   # noqa: E731
+                by_file = proc_children()
+                if not by_file:
+                    import sys
+                    sys.stderr.write("memtwin record: note: --refs-ms: this kernel has no /proc/PID/task/TID/children "
+                                     "(CONFIG_PROC_CHILDREN): each window finds the command's descendants by reading "
+                                     "every /proc/PID/stat (slower windows)\n")
+                pids = lambda: _children(child.pid, by_file)   # noqa: E731
             else:
                 # Never stopped: the recorder, its ancestors (the shell waiting for it) and
                 # bpftrace - the cgroup may hold them (record refuses a recorder in or below it).

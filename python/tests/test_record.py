@@ -648,6 +648,29 @@ def test_record_refs_ms_refuses_a_cgroup_holding_the_recorder(tmp_path):
     assert not out.exists() and os.listdir(tmp_path) == ["cg"]
 
 
+def test_children_without_the_children_file_scan_every_ppid():
+    """record_bpf._children: a shell with two background sleeps has the same descendants found
+    from /proc/PID/task/TID/children and from every /proc/PID/stat's ppid (the fallback for a
+    kernel without CONFIG_PROC_CHILDREN)."""
+    import time
+    from memtwin import record_bpf
+    p = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60 & wait"])
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children_named(p.pid, "sleep")) < 2:
+            assert time.monotonic() < deadline, "the sleeps did not start"
+            time.sleep(0.05)
+        scanned = record_bpf._children(p.pid, by_children_file=False)
+        assert sorted(scanned) == sorted([p.pid] + _children_named(p.pid, "sleep")), scanned
+        if record_bpf.proc_children():
+            assert sorted(record_bpf._children(p.pid, by_children_file=True)) == sorted(scanned)
+    finally:
+        for c in _children_named(p.pid, "sleep"):
+            os.kill(c, 9)
+        p.kill()
+        p.wait(timeout=60)
+
+
 def test_a_tracer_that_ignores_sigint_is_stopped_without_hanging():
     """record_bpf._stop: a bpftrace that does not exit on SIGINT gets SIGTERM, then SIGKILL, each
     after the grace period; the recording never waits without a bound."""
