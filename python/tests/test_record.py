@@ -430,14 +430,33 @@ def test_record_refs_ms_bad_input(tmp_path):
         assert not out.exists()
 
 
+# Maps argv[1] and loads its pages 3 and 100 until argv[2] windows (SIGCONTs of the recorder)
+# have ended with a load before them; after each, mprotect(PROT_NONE) and back flush this mm's
+# TLB (clear_refs cleared the accessed bits without a flush: a cached translation would set no
+# bit again). The deadline bounds the run; it measures nothing (exit 3: too few windows).
 _TOUCHER = """
-import mmap, sys, time
-f = open(sys.argv[1], "rb")
-m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
-s = 0
-end = time.monotonic() + 0.4
-while time.monotonic() < end:
-    s += m[3 * 4096] + m[100 * 4096]
+import ctypes, os, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+a = libc.mmap(None, size, 1, 2, fd, 0)   # PROT_READ, MAP_PRIVATE
+conts = 0
+def on_cont(_s, _f):
+    global conts
+    conts += 1
+signal.signal(signal.SIGCONT, on_cont)
+want, seen, last, s = int(sys.argv[2]), 0, 0, 0
+end = time.monotonic() + 300
+while seen < want and time.monotonic() < end:
+    s += ctypes.string_at(a + 3 * 4096, 1)[0] + ctypes.string_at(a + 100 * 4096, 1)[0]
+    if conts != last:
+        last, seen = conts, seen + 1
+        libc.mprotect(a, size, 0)
+        libc.mprotect(a, size, 1)
+sys.exit(0 if seen >= want else 3)
 """
 
 
@@ -445,17 +464,18 @@ while time.monotonic() < end:
                     or __import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None,
                     reason="the BPF tracer or its x86-64 page-table walk cannot run here")
 def test_record_bpf_refs_sees_the_pages_a_program_keeps_loading(tmp_path):
-    """memtwin record --refs-ms: a program that maps a 1 MiB file and keeps loading pages 3 and
-    100 of it (faults: once each, fault-around mapping 0-15 and 96-111) has those pages young
-    in window after window; page 50, never touched nor mapped, in none; the header counts."""
+    """memtwin record --refs-ms: a program that maps a 1 MiB file and loads pages 3 and 100 of it
+    (faults: once each, fault-around mapping 0-15 and 96-111) until 6 windows ended with a load
+    before them has those pages young in 5 windows or more (all but the one of its faults, whose
+    young PTEs are left out); page 50, never touched nor mapped, in none; the header counts."""
     data = tmp_path / "data.bin"
     data.write_bytes(os.urandom(1 << 20))
     prog = tmp_path / "toucher.py"
     prog.write_text(_TOUCHER)
     out = tmp_path / "t.mtt"
-    p = _cli("record", "--tracer", "bpf", "--refs-ms", "10", "--out", str(out), "--", sys.executable, str(prog), str(data))
+    p = _cli("record", "--tracer", "bpf", "--refs-ms", "10", "--out", str(out), "--", sys.executable, str(prog), str(data), "6")
     assert p.returncode == 0, p.stderr
-    assert "young pages every 10 ms:" in p.stdout, p.stdout
+    assert "young pages every 10 ms:" in p.stdout and "exited with status" not in p.stderr, (p.stdout, p.stderr)
     with trace.Reader(str(out)) as r:
         y = r.header["young"]
         fid = {f["path"]: f["id"] for f in r.header["files"]}[os.path.realpath(str(data))]
@@ -478,8 +498,8 @@ def test_record_bpf_refs_sees_the_pages_a_program_keeps_loading(tmp_path):
             for pg in windows:
                 if e[1] <= pg * 4096 < e[1] + e[2]:
                     windows[pg].add(e[0])
-    assert y["ms"] == 10 and y["windows"] >= 5 and y["touches"] > 0 and y["stopped_ms"] > 0, y
-    assert len(windows[3]) >= 3 and len(windows[100]) >= 3 and not windows[50], {k: len(v) for k, v in windows.items()}
+    assert y["ms"] == 10 and y["windows"] >= 6 and y["touches"] > 0 and y["stopped_ms"] > 0, y
+    assert len(windows[3]) >= 5 and len(windows[100]) >= 5 and not windows[50], {k: len(v) for k, v in windows.items()}
 
 
 def test_bpf_script_is_generated_for_a_cgroup():
