@@ -1176,9 +1176,9 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
         raise
     finally:
         # Each step runs whatever an earlier one raised: the walker's windows end (the processes
-        # it stopped get SIGCONT), the held command is killed before its pipe closes (and a
-        # shell that reads EOF exits 125 without running it), bpftrace is stopped, the temp
-        # files go.
+        # it stopped get SIGCONT), the held command and its descendants are killed before its
+        # pipe closes (and a shell that reads EOF exits 125 without running it), bpftrace is
+        # stopped, the temp files go.
         try:
             try:
                 if walker is not None:
@@ -1186,7 +1186,13 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             finally:
                 try:
                     if child is not None and child.poll() is None:
-                        child.kill()
+                        # The command and what it started (a SIGTERM or an error reaches the
+                        # recorder alone): none goes on untraced.
+                        for pid in reversed(_children(child.pid)):
+                            try:
+                                os.kill(pid, 9)
+                            except OSError:
+                                pass
                         child.communicate(timeout=60)
                 finally:
                     for p_ in (rpipe, wpipe):

@@ -577,6 +577,47 @@ def test_record_bpf_interrupted_leaves_nothing(tmp_path):
     assert os.path.isdir("/sys/kernel/tracing/events") == mounted
 
 
+def _pids_with_cmdline(needle: bytes) -> list:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    if needle in f.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None
+                    or __import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None,
+                    reason="the BPF tracer or its x86-64 page-table walk cannot run here")
+def test_record_refs_ms_terminated_leaves_nothing(tmp_path):
+    """SIGTERM to memtwin record --refs-ms while the command (a shell running a sleep) runs:
+    exit 143, no trace, no temp file, neither the shell nor its sleep left (stopped or
+    running), no bpftrace of this test."""
+    import signal
+    import time
+    out = tmp_path / "x.mtt"
+    dur = f"600.{os.getpid()}"
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "record", "--tracer", "bpf", "--refs-ms", "5", "--out", str(out),
+                          "--", "sh", "-c", f"sleep {dur}; true"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    needle = b"sleep\0" + dur.encode()
+    deadline = time.monotonic() + 300
+    while not _pids_with_cmdline(needle):
+        assert p.poll() is None, p.communicate(timeout=60)[1]
+        assert time.monotonic() < deadline, "the traced command did not start"
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 143, err
+    assert "Traceback" not in err and not out.exists()
+    assert os.listdir(tmp_path) == []
+    assert not _pids_with_cmdline(needle) and not _pids_with_cmdline(f"sleep {dur}; true".encode())
+    assert not _pids_with_cmdline(str(tmp_path).encode()), "a bpftrace of this test is still running"
+
+
 def test_a_held_command_never_runs_when_the_recorder_does_not_release_it(tmp_path):
     """record_bpf._hold_argv: the shell that holds the command until the tracer is attached
     exits 125 at EOF on its pipe (the recorder failed or was stopped) without running it."""
