@@ -1516,8 +1516,8 @@ impl Kernel {
                     if self.profile.reclaim_activates_dirty {
                         self.pages[p].flags |= pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                        self.vmstat.count(VmEvent::Pgactivate, 1);
+                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
+                        self.vmstat.count(VmEvent::Pgactivate, nr_p);
                         nr_activate += nr_p;
                     } else {
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
@@ -1531,8 +1531,8 @@ impl Kernel {
                         FolioRef::Activate => {
                             self.pages[p].flags |= pg::ACTIVE;
                             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                            self.vmstat.count(VmEvent::Pgactivate, 1);
+                            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
+                            self.vmstat.count(VmEvent::Pgactivate, nr_p);
                             nr_activate += nr_p;
                             continue;
                         }
@@ -1545,10 +1545,10 @@ impl Kernel {
                             continue;
                         }
                         FolioRef::Reclaim => {
-                            if !self.pages[p].test(pg::DIRTY) {
-                                // try_to_unmap() before __remove_mapping().
-                                self.try_to_unmap(p);
-                            }
+                            // try_to_unmap() before the dirty test (shrink_folio_list(), 6.1; 3.13's
+                            // shrink_page_list() alike): a dirty page is unmapped, then kept dirty
+                            // (activated) below.
+                            self.try_to_unmap(p);
                         }
                     }
                 }
@@ -1562,8 +1562,8 @@ impl Kernel {
                         // v4.12+: activate_locked, counted as an activation.
                         self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                        self.vmstat.count(VmEvent::Pgactivate, 1);
+                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
+                        self.vmstat.count(VmEvent::Pgactivate, nr_p);
                         nr_activate += nr_p;
                     } else {
                         // v3.2-4.11: keep_locked, back to the head of the inactive list.

@@ -855,3 +855,26 @@ fn a_large_folio_batch_of_one_dirty_folio_throttles_v1_reclaim_6_18() {
     assert_eq!(k.vmstat.nr_dirty, 0, "the flusher was woken and wrote every dirty folio");
     assert_invariants(k);
 }
+
+/// `shrink_folio_list()`'s `activate_locked:` counts a folio's pages (6.1 mm/vmscan.c:
+/// `count_memcg_folio_events(folio, PGACTIVATE, nr_pages)`, and `count_vm_events(PGACTIVATE,
+/// pgactivate)` with `stat->nr_activate[type] += nr_pages`): reclaim that activates dirty
+/// written 32-page folios (4.12+ `activate_locked` of a dirty page) counts 32 a folio in
+/// /proc/vmstat and memory.stat pgactivate alike (6.18).
+#[test]
+fn reclaim_counts_an_activated_large_folios_pages_6_18() {
+    let mut s = folio_writer("linux-6.18", "ext4");
+    let (a, f) = (memcg(&s, "A"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    for i in 0..8 {
+        k.generic_perform_write(f, i << 17, 128 << 10, a).unwrap();
+    }
+    let (vm0, cg0) = (k.vmstat.get(crate::vmstat::VmEvent::Pgactivate), k.memcgs.memcgs[a.idx()].events[MemcgEvent::Pgactivate as usize]);
+    k.try_to_free_mem_cgroup_pages(a, 32);
+    let vm = k.vmstat.get(crate::vmstat::VmEvent::Pgactivate) - vm0;
+    let cg = k.memcgs.memcgs[a.idx()].events[MemcgEvent::Pgactivate as usize] - cg0;
+    assert!(vm > 0, "reclaim met dirty folios and activated them");
+    assert_eq!(vm % 32, 0, "whole folios of 32 pages: {vm}");
+    assert_eq!(cg, vm, "memory.stat and /proc/vmstat count the same pages");
+    assert_invariants(k);
+}

@@ -367,3 +367,26 @@ fn mkyoung_range_sets_the_bits_one_mkyoung_per_page_sets() {
         assert_eq!(a.young.len(), 4);
     }
 }
+
+/// mm/vmscan.c 6.1 `shrink_folio_list()`: a mapped folio that reclaim decides to reclaim is
+/// unmapped (`try_to_unmap()`) BEFORE the dirty test, so a dirty page of a shared mapping
+/// leaves the page tables even though reclaim then keeps it for writeback (`activate_locked`);
+/// the program's next store to it faults. (3.13's `shrink_page_list()` has the same order.)
+#[test]
+fn reclaim_unmaps_a_dirty_mapped_page_before_keeping_it_6_1() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    for i in 0..1024 {
+        k.handle_mm_fault_file(vma, i, true).unwrap();
+    }
+    k.lru_add_drain();
+    for _ in 0..8 {
+        k.try_to_free_mem_cgroup_pages(ct, 32);
+    }
+    let dirty_unmapped = (0..1024u32)
+        .filter_map(|i| k.mappings[f.idx()].lookup(i).map(|_| page_at(k, f, i)))
+        .filter(|&p| (k.pages[p].test(pg::DIRTY) || k.pages[p].test(pg::WRITEBACK)) && k.pages[p].mapcount == 0)
+        .count();
+    assert!(dirty_unmapped > 0, "reclaim unmapped no dirty page it met");
+    assert_invariants(k);
+}
