@@ -6,12 +6,13 @@ scenarios/validation/trace-NAME.toml (real/trace-NAME.json: a variant per limit,
 `memtwin real --json` writes), which lab/validation/make_trace_scenarios.py generates and
 `memtwin validate --recorded` compares with the twin.
 
-    python3 lab/record_trace_validation.py [--measure-only | --record-only] [--tracer bpf|strace] [--sample-hz N] [--runs N] [--out DIR] [NAME ...]
+    python3 lab/record_trace_validation.py [--measure-only | --record-only] [--tracer bpf|strace] [--sample-hz N] [--refs-ms MS] [--runs N] [--out DIR] [NAME ...]
 
 NAME: the programs to do (default all); --measure-only keeps their traces and measures again;
 --record-only records the traces and keeps the measures; --sample-hz N: the BPF recordings also
 sample the program's instruction pointers N times a second (`memtwin record --sample-hz`; a
-program's own rate in make_trace_scenarios.SAMPLE_HZ by default, else none);
+program's own rate in make_trace_scenarios.SAMPLE_HZ by default, else none); --refs-ms MS: they
+also write the pages found young every MS milliseconds (`memtwin record --refs-ms`; REFS_MS's by default);
 --tracer: record with this tracer instead of the program's; --out DIR: write DIR/traces/NAME.mtt
 and DIR/real/trace-NAME.json instead (to compare before replacing; with --measure-only the
 traces are read from DIR); --runs N: measure each program N times in turn (all its limits per
@@ -28,7 +29,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "validation"))
-from make_trace_scenarios import DATA, PROGRAMS, SAMPLE_HZ  # noqa: E402
+from make_trace_scenarios import DATA, PROGRAMS, REFS_MS, SAMPLE_HZ  # noqa: E402
 
 VAL = os.path.join(HERE, "..", "python", "memtwin", "scenarios", "validation")
 OUT = os.path.join(VAL, "traces")
@@ -76,6 +77,7 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--record-only", action="store_true")
     ap.add_argument("--sample-hz", type=int, metavar="N")
+    ap.add_argument("--refs-ms", type=int, metavar="MS")
     ap.add_argument("only", nargs="*", metavar="NAME")
     a = ap.parse_args()
     measure_only, only = a.measure_only, a.only
@@ -96,6 +98,8 @@ def main():
             drop_cache(DATA)
             hz = a.sample_hz if a.sample_hz is not None else SAMPLE_HZ.get(name, 0)
             sample = ["--sample-hz", str(hz)] if hz and (a.tracer or tracer) == "bpf" else []
+            ms = a.refs_ms if a.refs_ms is not None else REFS_MS.get(name, 0)
+            sample += ["--refs-ms", str(ms)] if ms and (a.tracer or tracer) == "bpf" else []
             print(name, "recorded at load", os.getloadavg()[0], flush=True)
             subprocess.run(MT + ["record", "--tracer", a.tracer or tracer] + sample + ["--out", tr, "--"] + cmd, env=env, check=True,
                            timeout=TIMEOUT)

@@ -38,7 +38,17 @@ KNOWN_OUT = {
         "pgrefill 311/186 (the active list the extra activations grow, shrunk again). Why the "
         "kernel's first write faults find more refaults within the active list's size is not "
         "found yet: the write faults of a shared mapping after a read-only phase (do_wp_page() of "
-        "mapped pages, page_mkwrite and its buffer heads) are where to look.")],
+        "mapped pages, page_mkwrite and its buffer heads) are where to look. Not 6.1's stale rstat "
+        "copy (swap8, 2026-11-29): workingset_refault() reads lruvec_page_state() as the last "
+        "flush left it, but function-traced in the guest (cgroup_rstat_flush_irqsafe against "
+        "vmscan:mm_vmscan_memcg_reclaim_begin) the first 500 stores flushed 127 times in 78 memcg "
+        "reclaim calls (lookup: 6722 in 4437), every reclaim preceded by a flush (shrink_node() -> "
+        "mem_cgroup_flush_stats(): the threshold is past at every pass), so the copy is the exact "
+        "size a pass old; and the active list it holds agrees (memory.stat active_file after "
+        "lookup 4204 kB, the engine's 3988 kB; 1000-1050 pages in both through the step), which leaves the refault distances: the kernel's "
+        "refaulting pages were evicted more recently than the engine's (traced: update1 refaults at "
+        "distance 300-1000 kernel 181, engine 121; 1000-2000 135 / 159; many in runs a readaround reads "
+        "back ms after reclaim evicted them; lab/measurements/mmap-db-steps/README.md).")],
 }
 
 

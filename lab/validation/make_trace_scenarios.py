@@ -76,48 +76,44 @@ _TEXT = ("Traced on the host at 10M (filemap:mm_filemap_add_to_page_cache by ino
 # What the sampled instruction pointers (memtwin record --sample-hz, SAMPLE_HZ) give the twin of
 # sqlite3@10M, measured 2026-11-29 04:19-04:23 (three recordings at load 13.9-14.5, each replayed
 # whole, with its `access` events removed, and with one in 10 or 100 kept).
-_SAMPLED = ("The recording samples the program's user instruction pointers at 1 kHz (memtwin record --sample-hz "
-            "1000): 84 samples over the 0.72 s run, 82 `access` events of text pages (64 of them libc's pread64 page, "
-            "where the 1 ms sample found the thread in its read; 8 in libsqlite3), which the replay runs as touches "
-            "through the PTEs (young) or, for a page reclaim unmapped, as faults. They move the twin from 72.8M and 11 "
-            "major faults (the same trace without them) to 83.6M and 12: one more major fault, so at most one more "
-            "read-around of a library's text (1.9M), the rest the database's pages read again; the kernel's 16 more "
-            "faults and 1,727 libsqlite3 pages added are not reproduced. The result depends on how many touches the "
-            "rate gives: a 10 kHz recording (374 accesses) replays to 67.7M with 16 major faults, one in 10 of its "
-            "accesses to 86.8M with 12, one in 100 and none to 69.1M with 11; a 100 Hz recording (11 accesses) and "
-            "one in 10 of the 1 kHz recording's give 72.8M with 11. So sampled text touches do not explain the "
-            "kernel's faults: a sample shows one page of the code the loop runs in that millisecond, where the kernel "
-            "sees every page of it referenced at each scan. Of the 82, 75 are libc's and ld.so's pages, which "
-            "other processes map: charged to the root memcg, they are outside this memcg's reclaim in the kernel "
-            "and the twin. The kernel's reclaim at 10M (traced 04:42, one measure: 102.3M, 37 faults) ran "
-            "shrink_active_list 47 times on the file LRU (2,776 taken, 2,717 deactivated, 59 referenced); the "
-            "twin's deactivates 3,461, but no touched page had its accessed bit cleared between two touches, so a "
-            "trial of x86's ptep_clear_flush_young() (no TLB flush: an access whose translation the TLB holds sets "
-            "no bit) changed nothing (lab/validation/trace-programs.md)")
+# What the young pages (memtwin record --refs-ms, REFS_MS) give the twin, measured 2026-11-29 07:10-07:27
+# (recordings at load 9-14 under the host lock, each replayed; lab/validation/trace-programs.md).
+_REFS = ("The recording writes the pages the program's accesses made young every 1 ms (memtwin record --refs-ms 1: "
+         "a page-table walk of its file mappings, then clear_refs): 274 windows, 8,731 young pages, 4,029 `access` "
+         "events; libsqlite3.so has a median 40 of its 126 touched pages young per window, so the trace now holds "
+         "the text the loop keeps executing. With them the twin reads 90.4M against the set's 90.8M (-0.5%; the "
+         "recording of 04:19 replayed to 72.8M with its faults only, 83.6M with its 1 kHz instruction-pointer samples) and takes 16 major faults "
+         "(14-17 over its five runs) against 21-23: its reclaim still keeps libsqlite3's young text (VM_EXEC "
+         "folios with a young PTE are activated, folio_check_references()), where the kernel re-adds it (traced "
+         "at 10M: 1,727 pages of libsqlite3 added). Recordings with windows of 1, 2 and 5 ms (07:19, each replayed once at boot "
+         "seed 0) gave 87.1M and 14, 81.4M and 14, 81.1M and 17. How the kernel comes to evict text the loop "
+         "keeps running (two measures at 10M, 07:35-07:38, load 14.2-14.3, 97.9M and 100.9M read, 38 major faults "
+         "each, with libsqlite3's 244-page text mapping's PTEs read every 2-3 ms by the page-table walk, no bit "
+         "cleared by it): a reclaim pass clears the accessed bits of all the text's present pages at once; after most "
+         "clears the loop's 32 pages were young again within 1-3 ms (16 to 19 ms, 120 to 121, 159 to 160), but after "
+         "the one at 59 ms they were not (32 present, none young at 63 ms while /proc showed the process running "
+         "and in no syscall), the next pass unmapped all 32 (64 ms) and the program faulted them back from 69 ms; "
+         "in the other measure 113 present pages stayed old 15 ms after a clear and were unmapped together. That "
+         "is what x86's ptep_clear_flush_young() allows (arch/x86/mm/pgtable.c: the bit is cleared without a TLB "
+         "flush, which 'could cause ... the (mistaken) reclaim of hot pages'): a translation the TLB keeps sets no "
+         "bit again until a flush (an unmap of the process's pages, or a switch that does not find its ASID); "
+         "which flush came after the other clears was not traced. The twin sets the bit at every replayed access "
+         "(no TLB is modelled); a trial of that model (not kept: the translation cached from the access that "
+         "sets the bit until the next try_to_unmap()) left this trace at 91.1M and 17 major faults, as without it "
+         "(07:38, boot seed 0)")
 KNOWN_OUT = {
     ("sqlite3", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=_TEXT + ". Recording set (5 measures, 2026-11-29 "
-        "02:52, load 10.7): 27-28 major faults, median 27; the twin 12 (11 at 40M as recorded 7-12). " + _SAMPLED + ". "
-        "read_bytes at this limit is within since the sampled touches (83.6M against the set's median 91.1M, -8.3%; "
-        "69.1M, -24.1%, with the trace recorded unsampled at 02:52), not by the kernel's path (its text refaults), "
-        "and not at every sampling rate (above)."),
-    ("sqlite3-mmap", "10M", "read_bytes"): _UNSEEN.format(detail=(
-        "Here also the database's mapping: the recording's 304 faults on it are one every 16 pages (fault-around maps "
-        "the 15 others), so the twin touches one page in 16 of the scan. On the host at 10M the readahead windows "
-        "evict the pages of the current read-around the scan has not reached, and the scan faults on each of them "
-        "(54 faults reached filemap_fault(), each a 2048-page read-around; 62,066 pages added for 10,026); in the twin "
-        "a page evicted ahead of the scan is touched again only if it is one of the 304. A trial replay that also "
-        "touched every page between two faults of the mapping 256 pages or less apart (not kept: it assumes what the "
-        "trace does not say) read 187.6M with 36 major faults (127.4M and 29 without). libsqlite3.so's text: 1,367 "
-        "pages added at 10M against 474 at 40M (traced 01:48). The kernel's spread: 257.8-348.8M read. The trace "
-        "recorded 2026-11-29 04:21 with instruction-pointer samples at 1 kHz (26 `access` events of text pages) "
-        "replays to 125.1M with 30 major faults, with or without them (10 kHz, 396 accesses: 127.8M and 33, 124.8M "
-        "and 29 without): samples give the text a program runs, not the data it loads through its mapping, and "
-        "nothing on this host's kernel shows those loads per page without disturbing reclaim (page_idle is not "
-        "built; clear_refs and smaps give the accessed bit per VMA and clear it).")),
-    ("sqlite3-mmap", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=(
-        "The major faults of read_bytes' known_out at this limit (the scan's faults on evicted pages of the database "
-        "and on libsqlite3's text): 52 recorded, 39-56 in measures; the twin 30 with the 1 kHz trace (29 before it; "
-        "36 with the trial's touches).")),
+        "07:27, load 12.7-13.1): 88.4-91.6M read, 21-23 major faults, median 21. " + _REFS + "."),
+    ("sqlite3-mmap", "10M", "memcg.pgmajfault"): (
+        "the kernel's outcome at this limit falls in two groups from run to run, and the median of five lands in the "
+        "lower one. Recording set (2026-11-29 07:27, load 13.3-13.5): 245.4M, 259.7M and 271.4M read with 36, 45 and "
+        "40 major faults in three runs, 370.6M and 375.3M with 70 and 76 in two (earlier measures 257.8-362.7M, "
+        "37-58 faults). The twin, replaying the trace recorded with --refs-ms 1 (the scan's young database pages "
+        "every window: 4,738 young of its 10,026 pages written, besides 5,697 young pages the window's own faults "
+        "had mapped), reads 305.3M (within, +12.5%) with 55 major faults (49-56 over its five runs), between the "
+        "kernel's two groups; before --refs-ms it replayed only the recording's 304 faults on the mapping (one in "
+        "16 pages: fault-around maps the others) and read 125.1M with 30 faults. What splits the kernel's runs "
+        "into the two groups was not traced."),
     ("sqlite3-mmap", "40M", "read_bytes"): (
         "the race between the scan and its readahead windows, which the twin's device loses. On the host (traced "
         "2026-11-28 20:37: 12,906 pages added for 10,026, 3,345 of the 3,346 deleted never touched) the window "
@@ -127,13 +123,14 @@ KNOWN_OUT = {
         "(submitted 2.4 ms before, 6.5 ms for 8 MiB at the calibrated 1.29 GB/s; with complete_together it then "
         "completes with the last window), so the charges take pages behind the scan instead (young page-table "
         "references keep them one pass) and the scan never meets an evicted page. The twin's outcome depends on that "
-        "pace and not on the touches the trace lacks (a trial touching every page between faults: 43.8M): with the "
-        "recorded think time (time_scale 1) and a device of 2.0 or 3.2 GB/s it reads 47.9M, with time_scale 0 44.0M at "
-        "every rate tried. The host's disk read the kernel's 4 MiB readahead requests in 1.3 ms alone (cat@12M's trace) "
-        "where O_DIRECT reads of 4 MiB take 2.6-2.8 ms (calibration's 1 MiB reads: 1.29 GB/s): why its readahead "
-        "requests are faster was not found, so the scenario keeps the calibrated rate and the measured think time is "
-        "not replayed (time_scale 0, as for every trace scenario). The kernel's spread: 54.5-64.2M read in five "
-        "measures, 55.6M at 01:48 (the twin 44.0M; 44.0M too with the 1 kHz trace of 04:21, 43.7M with a 10 kHz one)."),
+        "pace more than on the touches the trace lacked: with the young pages of --refs-ms 1 it reads 45.4M (44.0M "
+        "before; 53.4M, 54.4M and 54.4M replaying recordings with windows of 1, 2 and 5 ms made at 07:19), with the recorded "
+        "think time (time_scale 1) and a device of 2.0 or 3.2 GB/s 47.9M (before --refs-ms). The host's disk read "
+        "the kernel's 4 MiB readahead requests in 1.3 ms alone (cat@12M's trace) where O_DIRECT reads of 4 MiB take "
+        "2.6-2.8 ms (calibration's 1 MiB reads: 1.29 GB/s): why its readahead requests are faster was not found, so "
+        "the scenario keeps the calibrated rate and the measured think time is not replayed (time_scale 0, as for "
+        "every trace scenario). The kernel: 54.6-62.9M read in the recording set of 07:27 (median 55.0M), "
+        "54.5-64.2M in earlier measures."),
 }
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"): the programs
@@ -145,8 +142,13 @@ KNOWN_OUT = {
 # samples, perf's order of magnitude, set before any replay (the result's sensitivity to it: README,
 # "Your own workload"; lab/validation/trace-programs.md).
 SAMPLE_HZ = {"sqlite3": 1000, "sqlite3-mmap": 1000}
-RUNS = {"sqlite3": 5}
-RUNS_WHEN = {"sqlite3": "2026-11-29 02:52, load 10.7"}
+# The window of a program's young-page recording (memtwin record --refs-ms): the finest the recorder
+# takes (1 ms), set before any replay; each window's accesses are written at its end, so the finer the
+# window the nearer the trace is to when the pages were touched (lab/validation/trace-programs.md,
+# "2026-11-29 07:00": 2 and 5 ms windows, for the result's sensitivity).
+REFS_MS = {"sqlite3": 1, "sqlite3-mmap": 1}
+RUNS = {"sqlite3": 5, "sqlite3-mmap": 5}
+RUNS_WHEN = {"sqlite3": "2026-11-29 07:27, load 12.7-13.1", "sqlite3-mmap": "2026-11-29 07:27, load 13.3-13.5"}
 
 TOLERANCE = {"read_bytes": 0.15, "memcg.max_usage_bytes": 0.15}
 FAULTS = {"memcg.pgmajfault": 0.20}
@@ -204,9 +206,16 @@ def scenario(name: str) -> str:
     with open(CALIBRATION) as f:
         cal = json.load(f)
     sm = h.get("samples")
-    sampled = (f"; --sample-hz {sm['hz']}: {sm['touches']} `access` events from {sm['taken']} instruction-pointer\n# samples, "
-               f"recorded {h.get('created')}" if sm else "")
-    s = HEAD.format(kernel=h.get("kernel"), what=what, tracer=tracer + (f" --sample-hz {sm['hz']}" if sm else ""), sampled=sampled,
+    yg = h.get("young")
+    sampled = (f"; --sample-hz {sm['hz']}: {sm['touches']} `access` events from {sm['taken']} instruction-pointer\n# samples"
+               if sm else "")
+    if yg:
+        sampled += (f"{';' if sm else ''} --refs-ms {yg['ms']}: {yg['touches']} `access` events of the {yg['pages']} pages found young "
+                    f"in {yg['windows']}\n# windows")
+    if sm or yg:
+        sampled += f", recorded {h.get('created')}"
+    flags = (f" --sample-hz {sm['hz']}" if sm else "") + (f" --refs-ms {yg['ms']}" if yg else "")
+    s = HEAD.format(kernel=h.get("kernel"), what=what, tracer=tracer + flags, sampled=sampled,
                     name=name, name_json="trace-" + name,
                     profile=replay.profile_for_kernel(h.get("kernel")), ra=ra, limit0=limits[0], task=task,
                     cal_date=cal["date"], cal_read=f"{cal['read_bw'] / 1e6:.0f} MB/s", cal_p50=f"{cal['rand4k_p50_us']:.0f} us",

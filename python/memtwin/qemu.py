@@ -453,7 +453,7 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
     mnt = "/sys/fs/cgroup/memory" if v == "1" else "/sys/fs/cgroup"
     cg = Cg("v1" if v == "1" else "v2", mnt, mnt + "/memtwin")
     L = [f"V {v}", f"TOP {_q(cg.top)}"]
-    snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat"] if v == "1"
+    snapfiles = (["memory.usage_in_bytes", "memory.max_usage_in_bytes", "memory.failcnt", "memory.stat", "memory.oom_control"] if v == "1"
                  else ["memory.current", "memory.peak", "memory.stat", "memory.events", "memory.pressure"])
     if plan["machine"].get("swap"):
         # the memcg's swap: memory.swap.current and memory.swap.events (v2), memsw (v1)
@@ -828,7 +828,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|zswap|meminfo|cgstat|res|folios|killed)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|kswapd|zswap|meminfo|cgstat|res|folios|killed)$")
 
 
 def _sections(text: str) -> dict:
@@ -878,6 +878,11 @@ def node_memory(out: str) -> dict:
 # CpuCost::reference() lookup + copy_page + (syscall + user_per_syscall) / 32 (held to the engine by
 # python/tests/test_qemu.py's test_cpu_calibration_reference_is_the_engines).
 REF_HOT_READ_NS_PER_PAGE = 78 + 308 + (169 + 137) / 32
+# A 1-byte read of a cached page (calibrate_cpu()'s second loop): CpuCost syscall + lookup; and the
+# copy_page share of the hot read. Held to the engine by test_qemu.py's
+# test_cpu_calibration_reference_is_the_engines.
+REF_SMALL_READ_NS_PER_CALL = 169 + 78
+REF_COPY_PAGE_NS = 308
 
 
 def cpu_calibration(out: str) -> dict:
@@ -894,9 +899,59 @@ def cpu_calibration(out: str) -> dict:
         ns = float(m.group(2))
     except ValueError:
         return {"unavailable": f"unreadable @@CALIB figure {m.group(2).strip()!r}"}
-    return {"hot_read_ns_per_page": ns, "cpu_slowdown": max(1, round(ns / REF_HOT_READ_NS_PER_PAGE)),
-            "method": "wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd in memory, best of 5 passes, "
-                      f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
+    res = {"hot_read_ns_per_page": ns, "cpu_slowdown": max(1, round(ns / REF_HOT_READ_NS_PER_PAGE)),
+           "method": "wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd in memory, best of 5 passes, "
+                     f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
+    res.update(copy_calibration(out, ns))
+    return res
+
+
+def copy_calibration(out: str, hot_ns: float) -> dict:
+    """The guest's CPU speed split in two from its @@CALIB2 line (calibrate_cpu()'s 1-byte reads of
+    the same pages: a syscall and a page lookup, no copy) and its hot read (`hot_ns` per page):
+    {"small_read_ns_per_call": S, "code_slowdown": S over the engine's syscall + lookup, rounded, at
+    least 1, "copy_slowdown": what is left of the hot read once its syscall, user and lookup share
+    are taken at code_slowdown, over the engine's copy_page, rounded, at least 1} for a scenario's
+    `[machine] cpu_slowdown` and `copy_slowdown`: QEMU/TCG emulates a copy's loads and stores at a
+    cost of its own, so one factor from the copy-bound hot read does not hold for the kernel's other
+    code. {} when the guest printed no @@CALIB2 line (an older guest program)."""
+    m = re.search(r"^@@CALIB2 small_read_ns_per_call (\S+)$", out, re.M)
+    if not m:
+        return {}
+    try:
+        small = float(m.group(1))
+    except ValueError:
+        return {"copy_unavailable": f"unreadable @@CALIB2 figure {m.group(1)!r}"}
+    code = max(1, round(small / REF_SMALL_READ_NS_PER_CALL))
+    copy = max(1, round((hot_ns - code * (REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS)) / REF_COPY_PAGE_NS))
+    return {"small_read_ns_per_call": small, "code_slowdown": code, "copy_slowdown": copy,
+            "copy_method": "1-byte reads of each page of the same memfd, best of 5 passes, over the engine's "
+                           f"{REF_SMALL_READ_NS_PER_CALL} ns (CpuCost syscall + lookup): code_slowdown; the hot read less "
+                           f"code_slowdown times its {REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS:.1f} ns of syscall, user and lookup, "
+                           f"over copy_page's {REF_COPY_PAGE_NS} ns: copy_slowdown"}
+
+
+def wakeup_calibration(out: str) -> dict:
+    """The guest's cross-CPU wake-up latency from its @@WAKE line (guest/memtwin_guest.c
+    calibrate_wakeup(): how long a task asleep on an idle CPU took to run after another CPU woke it,
+    200 rounds, sorted, in ns): {"wakeup_latency_ns": [...]} for a scenario's `[machine]
+    wakeup_latency`; {"wakeup_unavailable": why} when the guest could not measure it; {} from a guest
+    program that does not measure it."""
+    m = re.search(r"^@@WAKE ?(.*)$", out, re.M)
+    if not m:
+        return {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return {"wakeup_unavailable": " ".join(f[1:])}
+    try:
+        ns = sorted(int(x) for x in f)
+    except ValueError:
+        return {"wakeup_unavailable": f"unreadable @@WAKE figures {m.group(1)[:80]!r}"}
+    if not ns or ns[0] < 0:
+        return {"wakeup_unavailable": f"unreadable @@WAKE figures {m.group(1)[:80]!r}"}
+    return {"wakeup_latency_ns": ns,
+            "wakeup_method": "a task asleep in read() on the last CPU woken by a pipe write from CPU 0, 1 ms apart: "
+                             "the time from the write until it ran, 200 rounds after 10 not counted, sorted"}
 
 
 def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tuple:
@@ -916,6 +971,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["zswap"] = (re.search(r"^@@ZSWAP (.*)$", out, re.M) or [None, None])[1]
     facts["node_mem_kB"] = node_memory(out)
     facts["cpu"] = cpu_calibration(out)
+    facts["cpu"].update(wakeup_calibration(out))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
     facts["oom_killed_tasks"] = [names[int(i)] for i in re.findall(r"^@@KILLED (\d+)$", out, re.M) if int(i) < len(names)]
@@ -971,11 +1027,27 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
                "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": b.t}
         if "folios" in b_sec:
             rec["folios"] = parse_folios(b_sec["folios"])
+        ks = kswapd_cpu_s(a_sec, b_sec)
+        if ks is not None:
+            rec["kswapd_cpu_s"] = ks
         recs.append(rec)
     recs.sort(key=lambda s: s["_end"])
     for s in recs:
         del s["_end"]
     return recs, facts
+
+
+def kswapd_cpu_s(a_sec: dict, b_sec: dict) -> Optional[float]:
+    """The CPU time the guest's kswapd threads ran between a step's two snapshots (memtwin_guest.c
+    kswapd_cpu(): `#kswapd` "schedstat NS" or "stat NS", their CPU time so far), in seconds; None
+    when the guest printed none (no kswapd found, or an older guest program)."""
+    try:
+        (how_a, ns_a), (how_b, ns_b) = (sec["kswapd"].split() for sec in (a_sec, b_sec))
+    except (KeyError, ValueError):
+        return None
+    if how_a != how_b:
+        return None
+    return max(0, int(ns_b) - int(ns_a)) / 1e9
 
 
 def parse_folios(text: str) -> dict:

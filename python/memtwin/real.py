@@ -236,6 +236,12 @@ class Cg:
             s["psi"] = None
             s["events"] = {k: st.get(v) for k, v in V1_EVENTS.items()}
             try:
+                # memory.oom_control: `oom_kill` from 4.13 (the memcg's MEMCG_OOM_KILL); v1
+                # shows no MEMCG_OOM count (`under_oom` is a state, 1 only during an OOM)
+                s["events"]["memcg.events.oom_kill"] = _kv(_read(os.path.join(d, "memory.oom_control"))).get("oom_kill")
+            except OSError:
+                pass
+            try:
                 # memsw counts memory and swap together: its swap part
                 s["swap"] = int(_read(os.path.join(d, "memory.memsw.usage_in_bytes"))) - s["usage"]
             except OSError:
@@ -264,6 +270,7 @@ class Cg:
             s["events"]["memcg.events.max"] = ev.get("max")
             s["events"]["memcg.events.high"] = ev.get("high")
             s["events"]["memcg.events.oom_kill"] = ev.get("oom_kill")
+            s["events"]["memcg.events.oom"] = ev.get("oom")
             s["events"]["memcg.events.low"] = ev.get("low")
             try:
                 s["swap"] = int(_read(os.path.join(d, "memory.swap.current")))

@@ -32,11 +32,25 @@ STRACE_MISSING = ["page faults on file and anonymous mappings (strace sees sysca
 SAMPLE_SOURCE = ("bpftrace profile:hz (perf cpu-clock) on each CPU: the followed thread's user instruction "
                  "pointer, resolved against the trace's own mappings; one `access` per sample")
 UNSAMPLED_MISSING = ("accesses through page-table entries set up earlier (the text a program executes, the data it "
-                     "reads from its mappings): no fault shows them (memtwin record --sample-hz samples the text)")
+                     "reads from its mappings): no fault shows them (memtwin record --refs-ms records the pages they "
+                     "made young, --sample-hz samples the text)")
 SAMPLED_MISSING = ("the data a program reads or writes through page-table entries set up earlier (the sampled "
-                   "instruction pointers give the text it executes, not the addresses it loads: the accessed bit "
-                   "is per PTE, and this host's kernel shows it per page only through page_idle, not built, or "
-                   "per VMA through clear_refs and smaps, which clear it)")
+                   "instruction pointers give the text it executes, not the addresses it loads; memtwin record "
+                   "--refs-ms records the pages those accesses made young)")
+
+# --refs-ms: the pages the program's accesses made young, per window (memtwin.record_bpf).
+REFS_SOURCE = ("page-table walk (BPF, through the kernel's direct map) of the followed processes' file mappings at the "
+               "end of each window: every present PTE with _PAGE_ACCESSED, then /proc/PID/clear_refs 3 "
+               "(ptep_test_and_clear_young() of every file-mapped PTE, no TLB flush); one `access` per run of young pages")
+REFS_MISSING = ("when in its window a page was accessed, and how often (a window's young pages are written at its end, "
+                "once each), and the accesses after the last window; an access through a translation the CPU's TLB "
+                "still holds after the bit was cleared sets no accessed bit (x86 clears it without a flush, as "
+                "reclaim's ptep_clear_flush_young() does); the recorded run's kernel is disturbed: clear_refs 3 also "
+                "clears PG_referenced (ClearPageReferenced) and the idle-tracking young flag of each file-mapped page "
+                "(6.1 fs/proc/task_mmu.c clear_refs_pte_range), so while recording a mapped page read twice "
+                "(mark_page_accessed) or found young by two reclaim scans (folio_check_references) is activated only "
+                "when both fall in one window, and reclaim sees only the "
+                "references since the last window")
 
 SYSCALLS = ("open,openat,creat,close,read,readv,pread64,preadv,preadv2,write,writev,pwrite64,pwritev,"
             "pwritev2,lseek,mmap,munmap,madvise,fadvise64,fsync,fdatasync,truncate,ftruncate,rename,"
@@ -71,6 +85,12 @@ def add_parsers(sub) -> None:
                         "(perf cpu-clock, bpftrace profile:hz) and write each as an `access` of that page of its "
                         f"mapping: the text a program executes through page-table entries set up earlier, which "
                         f"no fault shows (default 0: off; at most {record_bpf.SAMPLE_HZ_MAX})")
+    r.add_argument("--refs-ms", type=int, default=0, metavar="MS",
+                   help="BPF tracer, x86-64: every MS milliseconds, write the pages of the file mappings the traced "
+                        "processes accessed in that window (their PTEs' accessed bit, read by a page-table walk and "
+                        "cleared with /proc/PID/clear_refs) as `access` events: the text a program executes and the "
+                        "data it loads through page-table entries set up earlier, which no fault shows "
+                        f"(default 0: off; {record_bpf.REFS_MS_RANGE[0]} to {record_bpf.REFS_MS_RANGE[1]})")
     r.add_argument("command", nargs="*", metavar="CMD")
     i = sub.add_parser("import", help="convert another tool's trace into a memtwin trace",
                        description="Convert a trace recorded elsewhere into a memtwin trace (.mtt). Formats: strace "
@@ -192,8 +212,19 @@ def resident_in_header(header: dict) -> tuple:
 
 
 def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.0, overhead: bool = False,
-           resident_paths: list | None = None, tracer: str = "auto", cold: list | None = None, sample_hz: int = 0) -> dict:
+           resident_paths: list | None = None, tracer: str = "auto", cold: list | None = None, sample_hz: int = 0,
+           refs_ms: int = 0) -> dict:
     jsonio.check_writable(out)
+    lo, hi = record_bpf.REFS_MS_RANGE
+    if refs_ms and not lo <= refs_ms <= hi:
+        raise RecordError(f"--refs-ms {refs_ms}: error: the window must be 0 (off) or {lo} to {hi} milliseconds\n"
+                          "  fix: give e.g. --refs-ms 5")
+    if refs_ms and tracer == "strace":
+        raise RecordError(f"--refs-ms {refs_ms}: error: only the BPF tracer walks page tables (strace cannot)\n"
+                          "  fix: use --tracer bpf (root, bpftrace), or leave --refs-ms out")
+    if refs_ms and record_bpf.refs_unavailable():
+        raise RecordError(f"--refs-ms {refs_ms}: error: {record_bpf.refs_unavailable()}\n"
+                          "  fix: leave --refs-ms out (--sample-hz samples the text a program executes)")
     if not 0 <= sample_hz <= record_bpf.SAMPLE_HZ_MAX:
         raise RecordError(f"--sample-hz {sample_hz}: error: the sampling rate must be 0 (off) to {record_bpf.SAMPLE_HZ_MAX} per second\n"
                           "  fix: give e.g. --sample-hz 1000")
@@ -219,6 +250,11 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             raise RecordError(f"{procs}: error: permission denied\n  fix: run memtwin record --cgroup as root") from None
         if not pids:
             raise RecordError(f"{cgroup}: error: the cgroup has no tasks\n  fix: start the workload in it first")
+        inside = record_bpf.recorder_cgroup_in(cgroup) if refs_ms else None
+        if inside:
+            raise RecordError(f"--refs-ms {refs_ms} --cgroup {cgroup}: error: this recorder (pid {os.getpid()}) runs in {inside}, "
+                              "in or below the cgroup, whose processes every window stops (SIGSTOP)\n"
+                              "  fix: run memtwin record from a shell outside the cgroup, or leave --refs-ms out")
         if os.geteuid() != 0:
             raise RecordError(f"{cgroup}: error: following another process's tasks needs root (ptrace)\n"
                               "  fix: run memtwin record --cgroup as root, or record the command itself: memtwin record -- CMD")
@@ -242,11 +278,14 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
                 cached_pages=snap["cached_pages"] + msnap["cached_pages"], skipped=snap["skipped"] + msnap["skipped"])
     if why_not_bpf is None:
         try:
-            return _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz)
+            return _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz, refs_ms)
         except record_bpf.BpfUnavailable as e:
             if tracer == "bpf":
                 raise RecordError(f"memtwin record: error: the BPF tracer failed: {e}\n  fix: use --tracer strace") from None
             why_not_bpf = str(e)
+    if refs_ms:
+        raise RecordError(f"--refs-ms {refs_ms}: error: the BPF tracer cannot run here ({why_not_bpf}), and only it walks page tables\n"
+                          "  fix: run as root on a kernel with BTF and bpftrace installed, or leave --refs-ms out")
     if sample_hz:
         raise RecordError(f"--sample-hz {sample_hz}: error: the BPF tracer cannot run here ({why_not_bpf}), and only it samples\n"
                           "  fix: run as root on a kernel with BTF and bpftrace installed, or leave --sample-hz out")
@@ -300,21 +339,25 @@ def _untraced(cmd: list) -> float:
     return round(time.monotonic() - t, 3)
 
 
-def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz=0) -> dict:
+def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz=0, refs_ms=0) -> dict:
     """memtwin record with the BPF tracer (memtwin.record_bpf)."""
     outdir = os.path.dirname(os.path.abspath(out))
+    tinfo: dict = {}
     with record_bpf.Tracefs():
-        raw, rc, wall = record_bpf.trace_tasks(None if cgroup else cmd, cgroup, duration, outdir, sample_hz)
+        raw, rc, wall = record_bpf.trace_tasks(None if cgroup else cmd, cgroup, duration, outdir, sample_hz, refs_ms, tinfo)
     try:
         missing = list(record_bpf.MISSING)
-        missing.append(SAMPLED_MISSING if sample_hz else UNSAMPLED_MISSING)
+        missing.append(REFS_MISSING if refs_ms else SAMPLED_MISSING if sample_hz else UNSAMPLED_MISSING)
         hdr = {"source": "bpftrace", "command": cmd, "cgroup": cgroup, "exit_status": rc, "traced_wall_s": round(wall, 3),
                "resident_snapshot": dict(snap, method="mincore"), "missing": missing}
         w = trace.Writer(out, _header(hdr, "bpftrace"))
         try:
-            counts = record_bpf.convert(raw, w, trace_import._is_data_file, os.getcwd())
+            counts = record_bpf.convert(raw, w, trace_import._is_data_file, os.getcwd(),
+                                        stopped=tinfo.get("refs_stopped") if refs_ms else None)
             if sample_hz:
                 w.header["samples"] = dict(counts["samples"], hz=sample_hz, source=SAMPLE_SOURCE)
+            if refs_ms:
+                w.header["young"] = dict(counts["young"], ms=refs_ms, windows=tinfo.get("refs_windows", 0), source=REFS_SOURCE)
             files = w.header["files"]
             for fe in files:
                 r = resident.get(os.path.realpath(fe["path"]))
@@ -331,7 +374,7 @@ def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz=
         except OSError:
             pass
     info = dict(counts, events=n, files=len(files), resident=snap, tracer="bpftrace", wall_s=round(wall, 3),
-                exit_status=rc, missing=missing, sample_hz=sample_hz)
+                exit_status=rc, missing=missing, sample_hz=sample_hz, refs_ms=refs_ms, refs_windows=tinfo.get("refs_windows", 0))
     if overhead and not cgroup:
         info["untraced_wall_s"] = _untraced(cmd)
     return info
@@ -341,7 +384,7 @@ def run_cli(a) -> int:
     try:
         if a.cmd == "record":
             cmd = list(a.command)
-            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer, a.cold, a.sample_hz)
+            info = record(cmd, a.out, a.cgroup, a.duration, a.overhead, a.resident, a.tracer, a.cold, a.sample_hz, a.refs_ms)
             line = (f"{a.out}: {info['events']} events, {info['files']} files; tracer: {info['tracer']} "
                     f"(traced wall {info['wall_s']} s")
             if "untraced_wall_s" in info and info["untraced_wall_s"] > 0:
@@ -355,6 +398,11 @@ def run_cli(a) -> int:
                     print(f"  instruction-pointer samples at {info['sample_hz']} Hz: {sm['taken']} ({sm['touches']} accesses of "
                           f"file mappings, {sm['anonymous']} in anonymous memory, {sm['outside_mappings']} outside every "
                           f"mapping, {sm['no_user_ip']} without a user instruction pointer)")
+                if info["refs_ms"]:
+                    y = info["young"]
+                    print(f"  young pages every {info['refs_ms']} ms: {info['refs_windows']} windows, {y['pages']} young pages "
+                          f"({y['touches']} accesses of file mappings, {y['anonymous']} pages in anonymous memory, "
+                          f"{y['outside_mappings']} outside every mapping); stopped {y['stopped_ms']:.1f} ms, left out of the trace's times")
             elif info.get("bpf_not_used"):
                 print(f"  BPF not used: {info['bpf_not_used']}")
             for m in info.get("missing", []):
@@ -394,6 +442,12 @@ def run_cli(a) -> int:
             sm = h.get("samples")
             if isinstance(sm, dict):
                 print(f"  instruction-pointer samples at {sm.get('hz')} Hz: {sm.get('taken')} taken, {sm.get('touches')} written as accesses")
+            yg = h.get("young")
+            if isinstance(yg, dict):
+                stop = (f"; stopped {yg['stopped_ms']:.1f} ms, left out of the times" if "stopped_ms" in yg
+                        else "; the times include the stopped periods")
+                print(f"  young pages every {yg.get('ms')} ms: {yg.get('windows')} windows, {yg.get('pages')} pages, "
+                      f"{yg.get('touches')} written as accesses{stop}")
             for k, v in sorted(s["ops"].items()):
                 print(f"  {k:10} {v}")
             return 0

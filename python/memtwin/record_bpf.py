@@ -15,6 +15,17 @@ descendants, plus tasks that join the cgroup while it runs):
   copy_to_user() into memory not yet faulted), each `handle_mm_fault()` the kernel ran (a PTE a
   fault-around mapped takes no fault and is not seen); filemap:mm_filemap_fault names the file
   page a fault reached `filemap_fault()` for (6.x);
+- with `refs_ms`, the pages whose page-table entry the program's accesses made young (the
+  accessed bit a later reclaim's `folio_referenced()` tests), per window of `refs_ms`: at each
+  window's end `_RefsWalker` stops the followed processes (SIGSTOP), has the BPF program walk
+  their page tables over their file mappings (`_refs_probes`; x86-64, 4-level: the PTEs'
+  `_PAGE_ACCESSED`), clears the bits with /proc/PID/clear_refs (`3`: the file-mapped pages;
+  `clear_refs_pte_range()` calls `ptep_test_and_clear_young()`, and also
+  `test_and_clear_page_young()` and `ClearPageReferenced()` of each page) and lets them go on
+  (SIGCONT), so a window's young pages are those touched in it: an `access` (flag
+  `ACCESS_YOUNG`) per run of them, at the window's end, but for those the window's own faults
+  mapped (x86 installs PTEs young). The trace's times leave the stopped periods out. This host
+  has no page_idle, no DAMON vaddr and no kprobes, so the walk reads the PTEs itself;
 - with `sample_hz`, the accesses no fault shows (the program executing its text through PTEs
   set up earlier): a perf cpu-clock sample (bpftrace `profile:hz:N`) of each followed thread
   running in user mode gives its instruction pointer, an `access` of that page of its mapping
@@ -32,6 +43,7 @@ found later replaces. What the tracer cannot see is listed in the header's `miss
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import os
 import shutil
@@ -53,6 +65,9 @@ MISSING = [
     "anonymous memory a forked child inherits (the child's faults map memory of its own)",
 ]
 
+# do_fault_around()'s block: fault_around_bytes (64 KiB, mm/memory.c's default; its debugfs
+# knob is not readable here) of PTEs, aligned on the virtual address.
+_FAULT_AROUND_MASK = (65536 - 1)
 # x86-64 error_code bits (arch/x86/include/asm/trap_pf.h).
 _PF_WRITE = 2
 _PF_INSTR = 16
@@ -100,15 +115,70 @@ NR = {"read": 0, "write": 1, "open": 2, "close": 3, "mmap": 9, "munmap": 11, "pr
 # User addresses end below this (x86-64's 47-bit user space, TASK_SIZE_MAX's bound).
 _USER_END = 0x800000000000
 SAMPLE_HZ_MAX = 20000   # the highest rate `memtwin record --sample-hz` takes
+REFS_MS_RANGE = (1, 1000)   # the window lengths `memtwin record --refs-ms` takes (milliseconds)
+# The page-table walk's request: the recorder's fadvise64(-1, ...) (EBADF at once: nothing
+# happens in the kernel but the tracepoint), advice = the process to walk, or _REFS_CALIBRATE.
+_REFS_CALIBRATE = 0x7FFF0000
+_REFS_MAGIC = 0x5A17C0DE0F0E0D0C
+# x86-64 page-table entries (arch/x86/include/asm/pgtable_types.h): _PAGE_PRESENT, _PAGE_ACCESSED,
+# _PAGE_PSE (a huge page at the PUD/PMD level), and PTE_PFN_MASK with 52 physical address bits.
+_PTE_PRESENT, _PTE_ACCESSED, _PTE_PSE = 0x1, 0x20, 0x80
+_PTE_PFN_MASK = 0x000FFFFFFFFFF000
 
 
-def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0, sample_hz: int = 0) -> str:
+def _refs_probes(sync_pid: int) -> list:
+    """The page-table walk of `refs_ms` (probes on the recorder's own fadvise64 calls).
+
+    The walk needs the kernel's direct map (`page_offset_base`, randomized by KASLR; this
+    kernel's kallsyms holds no data symbols): the recorder locks a page of its own holding
+    _REFS_MAGIC and asks with its physical address (/proc/self/pagemap); the direct map starts
+    at a 1 GiB boundary (kernel_randomize_memory(): PUD-aligned) at most the RAM's size below
+    any direct-map address, here the recorder's `mm->pgd`, and is the one where the magic is
+    read (a B line). A walk request (start, pages within one 2 MiB PMD, pid) then reads the
+    process's PGD (`@mm`, taken at its syscalls and exec), PUD, PMD and PTE page through the
+    direct map and prints the accessed entries as Y lines (a 64-page bit mask), a huge PMD's
+    as an H line. A request of 0 pages marks the start of a process's walk (a W line): the
+    faults before it are the window's."""
+    sp = int(sync_pid)
+    m = f"0x{_PTE_PFN_MASK:x}"
+    cal = (f'tracepoint:raw_syscalls:sys_enter /pid == {sp} && args->id == {NR["fadvise64"]} && '
+           f'(args->args[3] & 0xffffffff) == {_REFS_CALIBRATE}/ {{ '
+           '$b = (uint64)curtask->mm->pgd & 0xffffffffc0000000; $k = 0; '
+           'while ($k < 4096) { $c = $b - ((uint64)$k << 30); '
+           'if (*(uint64 *)($c + args->args[1]) == args->args[2]) { @pob = $c; printf("B %llu %lx\\n", nsecs, $c); break; } '
+           '$k++; } }')
+    walk = (f'tracepoint:raw_syscalls:sys_enter /pid == {sp} && args->id == {NR["fadvise64"]} && '
+            f'(args->args[3] & 0xffffffff) < {_REFS_CALIBRATE} && @pob/ {{ '
+            '$p = args->args[3] & 0xffffffff; $a = args->args[1]; $n = args->args[2]; '
+            'if ($n == 0) { printf("W %llu %d\\n", nsecs, $p); return; } '
+            '$mm = @mm[$p]; if ($mm == 0) { return; } '
+            '$e = *(uint64 *)((uint64)((struct mm_struct *)$mm)->pgd + (($a >> 39) & 511) * 8); '
+            f'if (($e & {_PTE_PRESENT}) == 0) {{ return; }} '
+            f'$e = *(uint64 *)(@pob + ($e & {m}) + (($a >> 30) & 511) * 8); '
+            f'if (($e & {_PTE_PRESENT}) == 0 || ($e & {_PTE_PSE})) {{ return; }} '
+            f'$e = *(uint64 *)(@pob + ($e & {m}) + (($a >> 21) & 511) * 8); '
+            f'if (($e & {_PTE_PRESENT}) == 0) {{ return; }} '
+            f'if ($e & {_PTE_PSE}) {{ if ($e & {_PTE_ACCESSED}) {{ printf("H %llu %d %lx %lu\\n", nsecs, $p, $a, $n); }} return; }} '
+            f'$t = @pob + ($e & {m}); $i = ($a >> 12) & 511; $end = $i + $n; $w = (uint64)0; '
+            'while ($i < 512) { if ($i >= $end) { break; } '
+            '$x = *(uint64 *)($t + $i * 8); '
+            f'if (($x & {_PTE_PRESENT | _PTE_ACCESSED}) == {_PTE_PRESENT | _PTE_ACCESSED}) {{ $w = $w | ((uint64)1 << ($i & 63)); }} '
+            '$i++; '
+            'if (($i & 63) == 0) { if ($w) { printf("Y %llu %d %lx %lx\\n", nsecs, $p, ($a & ~0x1fffff) + (($i - 64) << 12), $w); } $w = 0; } } '
+            'if ($w) { printf("Y %llu %d %lx %lx\\n", nsecs, $p, ($a & ~0x1fffff) + ((($i - 1) & ~63) << 12), $w); } }')
+    return ['tracepoint:raw_syscalls:sys_enter /@t[tid]/ { @mm[pid] = (uint64)curtask->mm; }',
+            'tracepoint:sched:sched_process_exec /@t[tid]/ { @mm[pid] = (uint64)curtask->mm; }',
+            'tracepoint:sched:sched_process_exit /args->group_dead && @mm[pid]/ { delete(@mm[pid]); }',
+            cal, walk]
+
+
+def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0, sample_hz: int = 0, refs: bool = False) -> str:
     """The bpftrace program: `roots` are the thread ids followed from the start; with
     `cgroup_id`, threads attached to that cgroup later are followed too. The syscalls go
     through raw_syscalls:sys_enter/sys_exit (two probes: attaching one tracepoint per syscall
     takes a minute on a loaded host), switched on the syscall number. With `sample_hz`, a
     `profile:hz` probe samples the followed threads' user instruction pointers (an I line, the
-    address on the next line)."""
+    address on the next line). With `refs`, the page-table walk `_refs_probes` gives."""
     ino = "$f->f_inode->i_ino, $f->f_inode->i_sb->s_dev, $f->f_inode->i_size"
     a = [f"args->args[{k}]" for k in range(6)]
     p = []
@@ -176,6 +246,8 @@ def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0, sample_
         # instruction that made the syscall or faulted. Printed as a line of its own, "\t<hex>"
         # (BPFTRACE_NO_USER_SYMBOLS: no symbols looked up).
         p.append(f'profile:hz:{int(sample_hz)} /@t[tid]/ {{ printf("I %llu %d %d%s", nsecs, pid, tid, ustack(perf, 1)); }}')
+    if refs:
+        p.extend(_refs_probes(sync_pid))
     # Attached last: BEGIN may run before the other probes are attached, so the recorder
     # waits until this one sees its own getppid() calls.
     p.append(f'tracepoint:raw_syscalls:sys_exit /pid == {int(sync_pid)} && args->id == 110/ {{ printf("SYNC\\n"); }}')
@@ -286,10 +358,23 @@ class Converter:
         self.nums: list = []         # number -> [owner tgid, live regions] or None
         self.pending_fault: dict = {}  # tid -> (t, tgid, address, error_code)
         self.t0 = None
+        # --refs-ms's stopped periods (CLOCK_MONOTONIC ns): their starts, and the stopped time
+        # before each (set_stopped); an event's time leaves out the stopped time before it.
+        self.stop_starts: list = []
+        self.stop_ends: list = []
+        self.stop_cum: list = []
         self.counts = {"faults": 0, "file_faults": 0, "anon_faults": 0, "maps": 0, "events": 0}
         # Instruction-pointer samples: a touch of a file mapping's page, or in anonymous memory,
         # or outside every mapping the trace knows (vdso, a JIT), or with no user IP.
         self.samples = {"taken": 0, "touches": 0, "anonymous": 0, "outside_mappings": 0, "no_user_ip": 0}
+        # Young pages of the page-table walk (refs_ms): written as `access` events (runs of
+        # pages of one mapping), in anonymous memory, or outside every mapping the trace knows.
+        self.young = {"pages": 0, "touches": 0, "anonymous": 0, "outside_mappings": 0, "mapped_in_window": 0}
+        # The fault-around blocks of read faults and the pages of write faults since a process's
+        # last walk ([(time, (number, address, "around" | "page"))])
+        # and, from its W line, those of the window its walk ends (a young page there is not written).
+        self.win_faults: dict = {}
+        self.walk_blocks: dict = {}
         self.interp_of: dict = {}    # exe path -> interpreter path
         self.chains: dict = {}       # (st_dev, ino) -> {component index: name}
         self.fkeys: list = []        # file id -> (st_dev, ino)
@@ -363,7 +448,30 @@ class Converter:
         return os.path.join(mp, rel) if rel else mp
 
     # -- numbers and regions ------------------------------------------------------------------
+    def set_stopped(self, intervals) -> None:
+        """The windows' stopped periods [(SIGSTOP sent, SIGCONT sent)] in CLOCK_MONOTONIC ns,
+        in time order: the trace's times leave them out (the program did not run)."""
+        self.stop_starts, self.stop_ends, self.stop_cum = [], [], []
+        cum = 0
+        for a, b in intervals:
+            self.stop_starts.append(a)
+            self.stop_ends.append(max(a, b))
+            self.stop_cum.append(cum)
+            cum += max(b - a, 0)
+
+    def stopped_before(self, t: int) -> int:
+        """The stopped time (ns) before monotonic time `t` (a time in a stopped period counts
+        that period up to it: the period's lines fall on its start)."""
+        if not self.stop_starts:
+            return 0
+        i = bisect.bisect_right(self.stop_starts, t) - 1
+        if i < 0:
+            return 0
+        return self.stop_cum[i] + min(t, self.stop_ends[i]) - self.stop_starts[i]
+
     def _emit(self, t, op, **kw):
+        if self.stop_starts:
+            t = t - self.stopped_before(t) + self.stopped_before(self.t0)
         self.w.add(max(t - self.t0, 0), op, **kw)
         self.counts["events"] += 1
 
@@ -438,6 +546,11 @@ class Converter:
     # -- faults -------------------------------------------------------------------------------
     def _fault_known(self, t, tgid, r, addr, code):
         page = addr & ~(PAGE - 1)
+        # do_fault() maps a fault-around block only in do_read_fault(); a write fault
+        # (do_cow_fault(), do_shared_fault(), or do_wp_page() on a present PTE) makes the
+        # faulting page's PTE young, no other (6.1 mm/memory.c).
+        key = (r.num, page, "page") if code & _PF_WRITE else (r.num, page & ~_FAULT_AROUND_MASK, "around")
+        self.win_faults.setdefault(tgid, []).append((t, key))
         self._emit(t, "fault", pid=tgid, file=r.num, offset=r.base + (page - r.start),
                    flags=trace.FAULT_WRITE if code & _PF_WRITE else 0)
         self.counts["faults"] += 1
@@ -460,6 +573,50 @@ class Converter:
         else:
             self._emit(t, "access", pid=tgid, file=r.num, offset=r.base + (page - r.start), length=PAGE, flags=trace.ACCESS_IP)
             self.samples["touches"] += 1
+
+    def _window(self, t, tgid):
+        """A W line: the walk of `tgid` at `t` starts; the faults before it are its window's."""
+        fs = self.win_faults.get(tgid, [])
+        self.walk_blocks[tgid] = {k for ft, k in fs if ft <= t}
+        self.win_faults[tgid] = [(ft, k) for ft, k in fs if ft > t]
+
+    def _young(self, t, tgid, pages):
+        """Pages of process `tgid` the walk found young at time `t` (ascending addresses): one
+        `access` (ACCESS_YOUNG) per run of consecutive pages of one file mapping. A page in the
+        fault-around block of a read fault of the same window, or the page of a write fault
+        (no fault-around), is left out: the PTE a fault or a fault-around installs is young
+        from the start (x86's protections carry _PAGE_ACCESSED), so its bit says no more than
+        the fault the trace holds."""
+        blocks = self.walk_blocks.get(tgid, ())
+        run = None   # [region, first address, pages]
+        for page in pages:
+            self.young["pages"] += 1
+            r0 = run[0] if run is not None and run[0].start <= page < run[0].end else self._find(tgid, page)
+            if r0 is not None and ((r0.num, page & ~_FAULT_AROUND_MASK, "around") in blocks or (r0.num, page, "page") in blocks):
+                self.young["mapped_in_window"] += 1
+                if run is not None:
+                    self._young_run(t, tgid, *run)
+                    run = None
+                continue
+            if run is not None and run[0].start <= page < run[0].end and page == run[1] + run[2] * PAGE:
+                run[2] += 1
+                continue
+            if run is not None:
+                self._young_run(t, tgid, *run)
+                run = None
+            r = self._find(tgid, page)
+            if r is None:
+                self.young["outside_mappings"] += 1
+            elif r.kind != "file":
+                self.young["anonymous"] += 1
+            else:
+                run = [r, page, 1]
+        if run is not None:
+            self._young_run(t, tgid, *run)
+
+    def _young_run(self, t, tgid, r, page, n):
+        self._emit(t, "access", pid=tgid, file=r.num, offset=r.base + (page - r.start), length=n * PAGE, flags=trace.ACCESS_YOUNG)
+        self.young["touches"] += 1
 
     def _resolve_pending(self, tid, g=None):
         pf = self.pending_fault.pop(tid, None)
@@ -506,12 +663,27 @@ class Converter:
     # -- lines --------------------------------------------------------------------------------
     def line(self, f: list) -> None:
         kind, t = f[0], int(f[1])
+        if kind == "B":
+            return   # the page-table walk's calibration (before the command starts)
         if self.t0 is None:
             self.t0 = t
         if kind == "P":
             # P t ino dev k name: a component of a file's path (its name may hold spaces).
             key = (kdev_to_stdev(int(f[3])), int(f[2]))
             self.chains.setdefault(key, {})[int(f[4])] = " ".join(f[5:]) if len(f) > 5 else ""
+            return
+        if kind == "W":
+            self._window(t, int(f[2]))
+            return
+        if kind == "Y":
+            # Y t pid base mask: pages base + 4096 * bit, young at the window's end.
+            base, mask = int(f[3], 16), int(f[4], 16)
+            self._young(t, int(f[2]), [base + b * PAGE for b in range(64) if mask >> b & 1])
+            return
+        if kind == "H":
+            # H t pid address pages: a huge PMD found young (every page of the range).
+            a = int(f[3], 16)
+            self._young(t, int(f[2]), [a + k * PAGE for k in range(int(f[4]))])
             return
         tid = int(f[3]) if kind in ("F", "G", "I") else None
         if kind == "I":
@@ -646,14 +818,258 @@ def parse_lines(path: str, window_ns: int = 2_000_000_000):
         yield heapq.heappop(heap)[2]
 
 
+_REFS_MAPS = ("@mm", "@pob")   # the page-table walk's (refs_ms)
 _MAPS = ("@t", "@o", "@seen", "@kind", "@fd", "@pos", "@fd2", "@pos2", "@ml", "@mp", "@mf", "@mo", "@mi", "@md", "@ms", "@m",
          "@ua", "@ul", "@ra", "@rl", "@rn", "@va", "@vl", "@vb")
 
 
-def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str, sample_hz: int = 0):
+def refs_unavailable() -> str | None:
+    """None when `refs_ms`'s page-table walk can run here, else why not."""
+    import platform
+
+    if platform.machine() != "x86_64":
+        return f"the page-table walk reads x86-64 page tables (this machine: {platform.machine()})"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            flags = next((ln.split(":", 1)[1].split() for ln in fh if ln.startswith("flags")), [])
+    except OSError:
+        flags = []
+    if "la57" in flags:
+        return "the page-table walk reads 4-level page tables; this CPU has 5-level paging (la57)"
+    return None
+
+
+def proc_children() -> bool:
+    """Whether /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN)."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int, by_children_file: bool | None = None) -> list:
+    """`pid` and its descendants: from /proc/PID/task/TID/children, or, without it
+    (`by_children_file` False; None: as `proc_children()` finds), from the ppid field of every
+    /proc/PID/stat (the parent's tgid, as children lists it)."""
+    if by_children_file is None:
+        by_children_file = proc_children()
+    kids: dict = {}
+    if not by_children_file:
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open(f"/proc/{d}/stat") as fh:
+                        st = fh.read()
+                    kids.setdefault(int(st[st.rindex(")") + 2:].split()[1]), []).append(int(d))
+                except (OSError, ValueError, IndexError):
+                    continue
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        if not by_children_file:
+            todo.extend(kids.get(p, ()))
+            continue
+        try:
+            for t in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{t}/children") as fh:
+                    todo.extend(int(x) for x in fh.read().split())
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _ancestors(pid: int) -> set:
+    """`pid` and its ancestors (the ppid field of /proc/PID/stat, up to pid 1)."""
+    out = set()
+    while pid > 0 and pid not in out:
+        out.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                st = fh.read()
+            pid = int(st[st.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def _cgroup_procs(cgroup: str) -> list:
+    """The processes of `cgroup` (its cgroup.procs; [] when it is gone)."""
+    try:
+        with open(os.path.join(cgroup, "cgroup.procs")) as fh:
+            return [int(x) for x in fh.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def recorder_cgroup_in(cgroup: str) -> str | None:
+    """The directory of `cgroup` or of a cgroup below it whose cgroup.procs holds this process
+    (None: the recorder is outside it). With --refs-ms the windows stop every process of the
+    cgroup: a recorder inside it would stop itself."""
+    me = os.getpid()
+    for d, _dirs, _files in os.walk(cgroup):
+        if me in _cgroup_procs(d):
+            return d
+    return None
+
+
+def _file_ranges(pid: int) -> list:
+    """The page ranges of `pid`'s file mappings (/proc/PID/maps), cut at 2 MiB (one PTE page
+    each): [(start address, pages)]."""
+    out = []
+    try:
+        with open(f"/proc/{pid}/maps") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return out
+    for ln in lines:
+        f = ln.split(None, 5)
+        if len(f) < 6 or f[4] == "0" or not f[5].startswith("/"):
+            continue
+        a, e = (int(x, 16) for x in f[0].split("-"))
+        while a < e:
+            nxt = min(e, (a | 0x1FFFFF) + 1)
+            out.append((a, (nxt - a) // PAGE))
+            a = nxt
+    return out
+
+
+STOP_WAIT_S = 0.05   # how long a window waits for a process to stop before walking it anyway
+
+
+def _wait_stopped(pid: int) -> None:
+    """Until /proc/PID/stat shows `pid` stopped (T) or gone, at most STOP_WAIT_S."""
+    import time
+
+    deadline = time.monotonic() + STOP_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                st = fh.read()
+        except OSError:
+            return
+        if st[st.rindex(")") + 2:][:1] in ("T", "t", "Z", "X"):
+            return
+        time.sleep(0.0001)
+
+
+class _RefsWalker:
+    """`memtwin record --refs-ms`: every `period_s`, the followed processes' young file-mapped
+    pages (a walk per 2 MiB of their file mappings, `_refs_probes`), then their accessed bits
+    cleared (/proc/PID/clear_refs `3`, CLEAR_REFS_MAPPED). Runs in a thread of the recorder
+    while the command runs; `windows` counts the windows walked."""
+
+    def __init__(self, period_s: float, pids):
+        import threading
+
+        self.period_s = period_s
+        self.pids = pids
+        self.windows = 0
+        self.stopped: list = []   # [(SIGSTOP sent, SIGCONT sent)] per window, CLOCK_MONOTONIC ns
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    @staticmethod
+    def _ask(a: int, b: int, advice: int) -> None:
+        try:
+            os.posix_fadvise(-1, a, b, advice)
+        except OSError:
+            pass   # EBADF: the request is the tracepoint's
+
+    def calibrate(self, outp: str, timeout: float = 10.0) -> None:
+        """Find the kernel's direct map (a B line from the tracer), or BpfUnavailable."""
+        import ctypes
+        import mmap
+        import time
+
+        buf = mmap.mmap(-1, PAGE)
+        try:
+            buf[:8] = struct.pack("<Q", _REFS_MAGIC)
+            cb = ctypes.c_char.from_buffer(buf)
+            addr = ctypes.addressof(cb)
+            del cb   # no export left: the mapping can be closed
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.mlock(ctypes.c_void_p(addr), ctypes.c_size_t(PAGE))
+            with open("/proc/self/pagemap", "rb") as fh:
+                fh.seek(addr // PAGE * 8)
+                ent = struct.unpack("<Q", fh.read(8))[0]
+            if not ent >> 63 or not ent & ((1 << 55) - 1):
+                raise BpfUnavailable("--refs-ms: /proc/self/pagemap gave no frame for the recorder's page (needs root)")
+            self._ask((ent & ((1 << 55) - 1)) * PAGE, _REFS_MAGIC, _REFS_CALIBRATE)
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                with open(outp, errors="replace") as fh:
+                    if any(ln.startswith("B ") for ln in fh):
+                        return
+                time.sleep(0.02)
+            raise BpfUnavailable("--refs-ms: the page-table walk did not find the kernel's direct map "
+                                 "(the magic page was not read at any 1 GiB boundary below mm->pgd)")
+        finally:
+            buf.close()
+
+    def window(self) -> None:
+        """One window's end: the processes stopped (SIGSTOP, until /proc shows them stopped, at
+        most STOP_WAIT_S), their file mappings walked, their accessed bits cleared, then
+        SIGCONT: no access falls between the walk and the clear (a page touched there would be
+        in neither window; under load the recorder's thread can wait tens of milliseconds
+        between the two)."""
+        import signal
+        import time
+
+        pids = self.pids()
+        stopped = []
+        t_stop = time.monotonic_ns()
+        try:
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+                except OSError:
+                    pass   # it exited
+            for pid in stopped:
+                _wait_stopped(pid)
+            for pid in stopped:
+                self._ask(0, 0, pid)
+                for a, n in _file_ranges(pid):
+                    self._ask(a, n, pid)
+                try:
+                    with open(f"/proc/{pid}/clear_refs", "w") as fh:
+                        fh.write("3")
+                except OSError:
+                    pass   # it exited
+        finally:
+            for pid in stopped:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                except OSError:
+                    pass
+            if stopped:
+                self.stopped.append((t_stop, time.monotonic_ns()))
+        self.windows += 1
+
+    def _run(self) -> None:
+        import time
+
+        nxt = time.monotonic() + self.period_s
+        while not self.stop.wait(max(0.0, nxt - time.monotonic())):
+            self.window()
+            nxt = max(nxt + self.period_s, time.monotonic())
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def finish(self) -> None:
+        """Stop the windows (the one under way ends with its SIGCONT). A walker whose thread
+        never started (its calibration failed or was interrupted) has nothing to join."""
+        self.stop.set()
+        if self.thread.ident is not None:
+            self.thread.join(timeout=60)
+
+
+def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str, sample_hz: int = 0,
+                refs_ms: float = 0, info: dict | None = None):
     """Run the tracer over CMD (started once the tracer is attached) or over the tasks of
     `cgroup` for `duration` seconds. Returns (path of the tracer's output, exit status of CMD,
-    wall seconds of the traced run). The caller removes the output file."""
+    wall seconds of the traced run). The caller removes the output file. With `refs_ms`, a
+    `_RefsWalker` walks the followed processes' page tables every `refs_ms` milliseconds
+    (`info["refs_windows"]`: how many windows)."""
     import tempfile
     import time
 
@@ -667,6 +1083,7 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
     os.close(efd)
     child = None
     bt = None
+    walker = None
     rpipe = wpipe = None
     try:
         cgid = None
@@ -680,17 +1097,12 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
                     break
             cgid = os.stat(cgroup).st_ino
         else:
-            rpipe, wpipe = os.pipe()
-            # The command waits in a shell that execs it once the tracer is attached (the
-            # same process: its exec is the first thing traced).
-            hold = f'read _ <&{rpipe}; exec {rpipe}<&-; exec "$@"'
-            child = subprocess.Popen(["/bin/sh", "-c", hold, "sh"] + list(cmd), pass_fds=(rpipe,), stderr=subprocess.PIPE)
-            os.close(rpipe)
-            rpipe = None
+            rpipe, wpipe = os.pipe()   # rpipe stays open here until the command has ended
+            child = subprocess.Popen(_hold_argv(f"/proc/{os.getpid()}/fd/{rpipe}", cmd), stderr=subprocess.PIPE)
             roots = [child.pid]
         with open(sp, "w") as fh:
-            fh.write(script(roots, cgid, os.getpid(), sample_hz))
-            fh.write("END { " + " ".join(f"clear({m});" for m in _MAPS) + " }\n")
+            fh.write(script(roots, cgid, os.getpid(), sample_hz, bool(refs_ms)))
+            fh.write("END { " + " ".join(f"clear({m});" for m in _MAPS + (_REFS_MAPS if refs_ms else ())) + " }\n")
         env = dict(os.environ, BPFTRACE_STRLEN="64", BPFTRACE_NO_USER_SYMBOLS="1")
         # stdout to the file, line-buffered (-o FILE is block-buffered: READY would wait).
         with open(outp, "w") as ofh, open(ep, "w") as efh:
@@ -711,6 +1123,26 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             if time.monotonic() > deadline:
                 raise BpfUnavailable("bpftrace did not attach within 600 s")
             time.sleep(0.05)
+        if refs_ms:
+            if child is not None:
+                by_file = proc_children()
+                if not by_file:
+                    import sys
+                    sys.stderr.write("memtwin record: note: --refs-ms: this kernel has no /proc/PID/task/TID/children "
+                                     "(CONFIG_PROC_CHILDREN): each window finds the command's descendants by reading "
+                                     "every /proc/PID/stat (slower windows)\n")
+                pids = lambda: _children(child.pid, by_file)   # noqa: E731
+            else:
+                # Never stopped: the recorder, its ancestors (the shell waiting for it) and
+                # bpftrace - the cgroup may hold them (record refuses a recorder in or below it).
+                keep = _ancestors(os.getpid()) | {bt.pid}
+
+                def pids():
+                    return [p for p in _cgroup_procs(cgroup) if p not in keep]
+            w_ = _RefsWalker(refs_ms / 1000.0, pids)
+            w_.calibrate(outp)   # BpfUnavailable, or Ctrl-C: no thread to stop yet
+            w_.start()
+            walker = w_
         t = time.monotonic()
         if child is not None:
             os.write(wpipe, b"\n")
@@ -724,6 +1156,11 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             time.sleep(duration)
             rc = 0
         wall = time.monotonic() - t
+        if walker is not None:
+            walker.finish()
+            if info is not None:
+                info["refs_windows"] = walker.windows
+                info["refs_stopped"] = walker.stopped
         # bpftrace drops what is still in its per-CPU perf buffers when SIGINT stops it: wait
         # until it has printed the command's exit (X line of its pid), then one more SYNC
         # round trip (a later poll of every buffer), at most 10 s.
@@ -738,19 +1175,47 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             pass
         raise
     finally:
-        for p_ in (rpipe, wpipe):
-            if p_ is not None:
-                os.close(p_)
-        if child is not None and child.poll() is None:
-            child.kill()
-            child.wait()
-        if bt is not None and bt.poll() is None:
-            _stop(bt, grace=10.0)
-        for f in (sp, ep):
+        # Each step runs whatever an earlier one raised: the walker's windows end (the processes
+        # it stopped get SIGCONT), the held command and its descendants are killed before its
+        # pipe closes (and a shell that reads EOF exits 125 without running it), bpftrace is
+        # stopped, the temp files go.
+        try:
             try:
-                os.unlink(f)
-            except OSError:
-                pass
+                if walker is not None:
+                    walker.finish()
+            finally:
+                try:
+                    if child is not None and child.poll() is None:
+                        # The command and what it started (a SIGTERM or an error reaches the
+                        # recorder alone): none goes on untraced.
+                        for pid in reversed(_children(child.pid)):
+                            try:
+                                os.kill(pid, 9)
+                            except OSError:
+                                pass
+                        child.communicate(timeout=60)
+                finally:
+                    for p_ in (rpipe, wpipe):
+                        if p_ is not None:
+                            os.close(p_)
+                    if bt is not None and bt.poll() is None:
+                        _stop(bt, grace=10.0)
+        finally:
+            for f in (sp, ep):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+
+
+def _hold_argv(rpath: str, cmd) -> list:
+    """The command held in a shell until the tracer is attached: the shell execs it (the same
+    process: its exec is the first thing traced) once a line comes on the pipe it opens at
+    `rpath` (the recorder's /proc/PID/fd/N of the pipe's read end: the command inherits no
+    descriptor of it, and dash's `<&N` takes no N above 9); at EOF (the recorder failed or was
+    stopped before releasing it) the shell exits 125 and the command never runs untraced."""
+    hold = 'read _ < "$0" || exit 125; exec "$@"'
+    return ["/bin/sh", "-c", hold, rpath] + list(cmd)
 
 
 def _stop(bt, grace: float = STOP_GRACE_S) -> None:
@@ -802,9 +1267,13 @@ def _drain(bt, outp: str, pid: int | None, timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
-    """The tracer's output into `w` (the caller closes it); returns the counts."""
+def convert(outp: str, w: trace.Writer, is_data_file, cwd: str, stopped=None) -> dict:
+    """The tracer's output into `w` (the caller closes it); returns the counts. `stopped`:
+    --refs-ms's stopped periods (`_RefsWalker.stopped`), left out of the trace's times; the
+    young counts then give `stopped_ms`, the stopped time after the trace's time 0."""
     c = Converter(w, is_data_file, cwd)
+    if stopped is not None:
+        c.set_stopped(stopped)
     for f in parse_lines(outp):
         try:
             c.line(f)
@@ -816,4 +1285,7 @@ def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
     # The trace's time 0 on the clock bpftrace's nsecs reads (CLOCK_MONOTONIC): other tools'
     # samples of the same run (perf record -k mono) line up with its events.
     w.header["t0_monotonic_ns"] = c.t0
-    return dict(c.counts, files=len(c.flist), samples=c.samples)
+    if stopped is not None:
+        t0 = c.t0 if c.t0 is not None else 0
+        c.young["stopped_ms"] = round(sum(max(b - max(a, t0), 0) for a, b in stopped) / 1e6, 6)
+    return dict(c.counts, files=len(c.flist), samples=c.samples, young=c.young)

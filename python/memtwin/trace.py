@@ -55,6 +55,7 @@ OPS = {
 MAP_SHARED, MAP_WRITE, MAP_EXEC = 1, 2, 4          # map flags
 FAULT_WRITE, FAULT_MAJOR = 1, 2                    # fault flags
 ACCESS_IP = 1                                      # access flag: a sampled instruction pointer
+ACCESS_YOUNG = 2                                   # access flag: pages found young at a window's end
 UNMAP_LAST = 1                                     # unmap flag: the mapping ends
 OP_NAMES = {v: k for k, v in OPS.items()}
 

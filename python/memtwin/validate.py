@@ -14,8 +14,9 @@ on the same kernel) is for mechanisms a kernel draws at random per boot (6.3+'s 
 recorded program's measures at a tight limit, lab/record_trace_validation.py --runs N): the
 engine runs once per recording, run i with `kernel.boot_seed = i` (another boot of the engine;
 for a measured program, from the cache measured run i started with; for a QEMU boot that measured
-its guest's CPU speed, `real.machine.cpu.cpu_slowdown`, with `machine.cpu_slowdown` as measured:
-`set_run_sets`), and a metric passes when the
+its guest's CPU speed, `real.machine.cpu.cpu_slowdown`, with `machine.cpu_slowdown` as measured, or
+since lrugen6 `code_slowdown`/`copy_slowdown` and `wakeup_latency_ns` as `machine.cpu_slowdown`,
+`copy_slowdown` and `wakeup_latency`: `set_run_sets`), and a metric passes when the
 engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
 recording and one run is the single rule).
 
@@ -376,7 +377,7 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
 def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> list:
     """The rows of one variant against a recording set: the engine once per recording, run i
     with `kernel.boot_seed = i` (i from 0: the first is the scenario as written) and, where boot
-    i measured its guest's CPU speed, that `machine.cpu_slowdown` (`set_run_sets`)."""
+    i measured its guest's CPU speed and wake-ups, those (`set_run_sets`)."""
     from memtwin import real as realmod
 
     plan = scn.doc.plan(v, [])
@@ -410,13 +411,16 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     infos = [r.get("real") or {} for r in reals]
     kernels = sorted({str(i.get("kernel")) for i in infos})
     dates = sorted(str(i.get("date")) for i in infos)
-    slow = [recorded_cpu_slowdown(r) for r in reals]
+    slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
+    woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
         + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}"
         + ("" if not any(slow) else
            ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
-           + ("; -: not measured, the scenario's" if not all(slow) else "") + ")"))
+           + ("; -: not measured, the scenario's" if not all(slow) else "")
+           + ("; a/b: code/copy_slowdown" if any(isinstance(k, str) for k in slow) else "") + ")")
+        + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
     return compare_step_sets(name, [s["steps"] for s in sims], [r["steps"] for r in reals], tol, only, where, known)
@@ -432,16 +436,45 @@ def recorded_cpu_slowdown(real: dict) -> Optional[int]:
     return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
 
 
+def recorded_split_slowdown(real: dict) -> Optional[tuple]:
+    """(code_slowdown, copy_slowdown) a recorded QEMU/TCG boot measured of its guest
+    (qemu.copy_calibration(): 1-byte reads of cached pages, and what 128 KiB reads of them take
+    more), or None where the recording has none (recorded before lrugen6's calibration)."""
+    cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    ks = (cpu.get("code_slowdown"), cpu.get("copy_slowdown"))
+    ok = all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks)
+    return ks if ok else None
+
+
+def recorded_wakeup_latency(real: dict) -> Optional[list]:
+    """The cross-CPU wake-up latency samples in ns a recorded QEMU/TCG boot measured of its guest
+    (`real.machine.cpu.wakeup_latency_ns`, qemu.wakeup_calibration()), or None where it has none."""
+    cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    ns = cpu.get("wakeup_latency_ns")
+    if isinstance(ns, list) and ns and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in ns):
+        return ns
+    return None
+
+
 def set_run_sets(i: int, real: dict) -> list:
     """The settings of the engine's run i against recording i of a recording set: another boot
     of the engine (`kernel.boot_seed = i`; 0 is the scenario as written) and, where that boot
-    measured its guest's CPU speed, the machine it ran on: `machine.cpu_slowdown` as measured
-    (the emulated CPUs' speed changes from boot to boot with the host's load; a measured
-    property of that run's machine, like its RAM, not a fitted constant)."""
+    measured its guest's CPUs, the machine it ran on: `machine.cpu_slowdown` and
+    `machine.copy_slowdown` as measured when the boot split them (the kernel's code and its
+    copies, `recorded_split_slowdown`), else `machine.cpu_slowdown` as the hot read measured it,
+    and `machine.wakeup_latency` as its samples when it measured them (the emulated CPUs' speed
+    and wake-ups change from boot to boot with the host's load; measured properties of that
+    run's machine, like its RAM, not fitted constants)."""
     sets = [f"kernel.boot_seed={i}"]
+    split = recorded_split_slowdown(real)
     k = recorded_cpu_slowdown(real)
-    if k is not None:
+    if split is not None:
+        sets += [f"machine.cpu_slowdown={split[0]}", f"machine.copy_slowdown={split[1]}"]
+    elif k is not None:
         sets.append(f"machine.cpu_slowdown={k}")
+    lat = recorded_wakeup_latency(real)
+    if lat is not None:
+        sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")
     return sets
 
 

@@ -786,6 +786,30 @@ def test_cpu_calibration_reads_the_guests_figure():
     assert "unavailable" in qemu.cpu_calibration("@@CALIB hot_read_ns_per_page fast\n")
 
 
+def test_wakeup_calibration_reads_the_guests_latencies():
+    """memtwin_guest.c calibrate_wakeup()'s @@WAKE line: the sorted latencies in ns; `none WHY` when
+    the guest could not measure them; nothing from a guest program that does not measure them."""
+    w = qemu.wakeup_calibration("@@CALIB hot_read_ns_per_page 1.0\n@@WAKE 900 120 3000\n@@COLD 0\n")
+    assert w["wakeup_latency_ns"] == [120, 900, 3000]
+    assert qemu.wakeup_calibration("@@WAKE none one CPU\n") == {"wakeup_unavailable": "one CPU"}
+    assert qemu.wakeup_calibration("@@COLD 0\n") == {}
+    assert "wakeup_unavailable" in qemu.wakeup_calibration("@@WAKE 12 fast\n")
+    assert "wakeup_unavailable" in qemu.wakeup_calibration("@@WAKE -5 7\n")
+    # parse_output() files it with the CPU calibration (real.machine.cpu)
+    _, facts = qemu.parse_output("@@CALIB hot_read_ns_per_page 7912.0\n@@WAKE 5 4\n@@DONE\n", {"tasks": []}, [], [], None)
+    assert facts["cpu"]["cpu_slowdown"] == 20 and facts["cpu"]["wakeup_latency_ns"] == [4, 5]
+
+
+def test_kswapd_cpu_is_the_difference_of_a_steps_snapshots():
+    """memtwin_guest.c kswapd_cpu(): `#kswapd` holds how the CPU time was read and the kswapd threads'
+    total so far in ns; a step's kswapd_cpu_s is its end's minus its start's."""
+    a = {"kswapd": "schedstat 1000000000"}
+    assert qemu.kswapd_cpu_s(a, {"kswapd": "schedstat 1250000000"}) == 0.25
+    assert qemu.kswapd_cpu_s(a, {}) is None  # an older guest program, or no kswapd found
+    assert qemu.kswapd_cpu_s(a, {"kswapd": "stat 1250000000"}) is None  # two clocks: no difference
+    assert qemu.kswapd_cpu_s(a, {"kswapd": "schedstat"}) is None
+
+
 def test_cpu_calibration_reference_is_the_engines(tmp_path):
     """REF_HOT_READ_NS_PER_PAGE is what the engine charges a page of a hot 128 KiB read (system and
     user time; the third read, its pages already active as the guest's best passes find them), and

@@ -43,11 +43,16 @@ def test_every_recorded_program_is_a_validation_scenario_as_generated():
 
 
 def _copy(tmp_path, name="sqlite3-mmap"):
-    """The scenario, its trace and its recorded results in tmp_path (same layout)."""
+    """The scenario, its trace and its recorded results (a recording set's every run) in tmp_path
+    (same layout)."""
     os.makedirs(tmp_path / "traces")
     os.makedirs(tmp_path / "real")
     shutil.copy(os.path.join(VAL, "traces", f"{name}.mtt"), tmp_path / "traces")
     shutil.copy(os.path.join(VAL, "real", f"trace-{name}.json"), tmp_path / "real")
+    for i in range(2, 10):   # a recording set's other runs
+        run = os.path.join(VAL, "real", f"trace-{name}-run{i}.json")
+        if os.path.exists(run):
+            shutil.copy(run, tmp_path / "real")
     with open(os.path.join(VAL, f"trace-{name}.toml")) as f:
         return f.read()
 

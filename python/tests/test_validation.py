@@ -84,7 +84,8 @@ def test_there_is_a_validation_set():
     # + issue 22: min_ttl_ms's OOM kill and its control (qemu61-lrugen-minttl-oom, -slow)
     assert sum(n.startswith("qemu61-lrugen-minttl-") for n in names) == 2
     # + issue 22: global reclaim on 6.1, the twin of qemu612-lrugen-global-stream (qemu61-lrugen-global-stream)
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1
+    # + issue 21: the 256M seq-tight at 8192 with the guest's disk at 100 MB/s (qemu61-xfs-seq-tight-256m-ra8192-bw100)
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
@@ -94,8 +95,8 @@ def test_there_is_a_validation_set():
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
     # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in
     # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22;
-    # lab/validation/make_folio_scenarios.py)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 12
+    # lab/validation/make_folio_scenarios.py); + the 256M one at 8192 with the guest's disk at 100 MB/s (--bw100)
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at
@@ -268,6 +269,13 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     assert recorded_cpu_slowdown({"steps": []}) is None
     assert set_run_sets(0, rec(None)) == ["kernel.boot_seed=0"]
     assert set_run_sets(2, rec({"cpu_slowdown": 18})) == ["kernel.boot_seed=2", "machine.cpu_slowdown=18"]
+    # a boot that split its factor (lrugen6's calibration) runs at both, and at its wake-up samples
+    split = {"cpu_slowdown": 44, "code_slowdown": 18, "copy_slowdown": 51, "wakeup_latency_ns": [73000, 117000]}
+    assert set_run_sets(1, rec(split)) == ["kernel.boot_seed=1", "machine.cpu_slowdown=18", "machine.copy_slowdown=51",
+                                           'machine.wakeup_latency=["73000ns", "117000ns"]']
+    assert set_run_sets(1, rec({**split, "copy_slowdown": 0, "wakeup_latency_ns": [-1]})) == ["kernel.boot_seed=1", "machine.cpu_slowdown=44"]
+    lat = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-first-reader.toml"))
+    assert memtwin.run(lat, sets=set_run_sets(1, rec(split))).steps["sys_s"].sum() > 0  # the engine takes the settings
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

@@ -283,7 +283,8 @@ pub struct BlockDevice {
     /// `throttling.bps-write` (the lab's guest disks): each direction has its own bucket and its
     /// own queue of throttled requests (block/throttle-groups.c `throttled_reqs[direction]`),
     /// so a read waits behind reads only: reads have their own time line, as with
-    /// `blk_throttle`, on the device's one request queue (the guest's tags).
+    /// `blk_throttle`, on the device's one request queue (the guest's tags). The buckets let
+    /// a tenth of a second's budget through at once ([`LeakyBucket`], `qemu_bucket`).
     pub qemu_throttle: bool,
     /// With `blk_throttle` or `qemu_throttle`: when the reads' line is next free.
     pub read_busy_until: Nanos,
@@ -301,6 +302,56 @@ pub struct BlockDevice {
     pub batch: u64,
     /// With `complete_together`: when the current batch's last read is done.
     pub batch_end: Nanos,
+    /// With `qemu_throttle`: the throttle group's `bps-read` and `bps-write` buckets.
+    pub qemu_bucket: [LeakyBucket; 2],
+}
+
+/// One direction's bucket of a QEMU throttle group (`LeakyBucket`, util/throttle.c, QEMU 7.2 as
+/// the lab runs it: `throttling.bps-read`/`-write` set, no `bps-*-max`, `burst_length` 1) with
+/// its queue of throttled requests (`throttled_reqs[direction]`, block/throttle-groups.c)
+/// reduced to when the last one leaves it.
+///
+/// The bucket's `level` leaks at `avg` bytes a second (`throttle_leak_bucket()`). A request may
+/// go when the level is at most `max`, which `throttle_fix_bucket()` sets to `avg / 10` when no
+/// burst rate is given ("a max burst value of 100ms of the average"): `throttle_compute_wait()`
+/// waits `(level - max) / avg` otherwise. A request that goes adds its bytes to the level
+/// (`throttle_account()`), so the level may end above `max`. Requests of a direction leave in
+/// order: one arriving while others wait queues behind them
+/// (`throttle_group_co_io_limits_intercept()`: `must_wait || tgm->pending_reqs[is_write]`).
+/// A guest reading slower than `avg` so finds its requests let through at once, up to a tenth
+/// of a second's budget ahead; only a faster one is held to `avg`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LeakyBucket {
+    /// `bkt->level` in bytes, at `at`.
+    pub level: u64,
+    /// When `level` was last leaked (`ts->previous_leak`).
+    pub at: Nanos,
+    /// When the last request queued in this direction left the throttle.
+    pub queued_until: Nanos,
+}
+
+impl LeakyBucket {
+    /// `throttle_group_co_io_limits_intercept()` of a request of `bytes` arriving at `now` under
+    /// `avg` bytes a second: when it leaves the throttle (and is accounted).
+    pub fn release(&mut self, bytes: u64, now: Nanos, avg: u64) -> Nanos {
+        let avg = avg.max(1);
+        let mut t = now.max(self.queued_until);
+        // throttle_do_leak()
+        let leaked = (avg as u128 * t.saturating_sub(self.at) as u128 / NSEC_PER_SEC as u128).min(u64::MAX as u128) as u64;
+        self.level = self.level.saturating_sub(leaked);
+        self.at = self.at.max(t);
+        // throttle_compute_wait(): max = avg / 10 (throttle_fix_bucket()).
+        let max = avg / 10;
+        if self.level > max {
+            let wait = xfer_ns(self.level - max, avg);
+            t += wait;
+            self.level = max;
+            self.at = t;
+        }
+        self.level += bytes;
+        self.queued_until = t;
+        t
+    }
 }
 
 /// A device that serves the requests in flight together (the host runner's loop device with
@@ -459,6 +510,7 @@ impl BlockDevice {
             complete_together: false,
             batch: 0,
             batch_end: 0,
+            qemu_bucket: Default::default(),
         }
     }
 
@@ -588,6 +640,9 @@ impl BlockDevice {
         if self.hw.is_some() {
             return self.submit_hw(dir, class, start, pages, now);
         }
+        if self.qemu_throttle {
+            return self.submit_qemu(dir, class, start, pages, now);
+        }
         let bytes = pages * PAGE_SIZE;
         let bw = self.bw_of(dir);
         let (own_line, line_busy, line_end) = self.line_of(dir);
@@ -630,6 +685,51 @@ impl BlockDevice {
             }
         }
         self.account(dir, own_line, start + pages, line_busy.max(done), bytes, seek + xfer);
+        done
+    }
+
+    /// `submit_bio()` on a QEMU guest's throttled disk (`qemu_throttle`, the lab's virtio disk
+    /// with `throttling.bps-read`/`-write`): the bio is back-merged into the request made at
+    /// this same instant (the guest's plug, `blk_start_plug()` in `read_pages()`; a request the
+    /// guest has handed to the virtio ring is QEMU's, waiting in its throttle or not, and takes
+    /// no more bios) or cut into requests of at most `MAX_REQUEST_PAGES`, each of which leaves
+    /// QEMU's throttle when its direction's bucket lets it ([`LeakyBucket::release`]) and is
+    /// done then: the image file beneath (the host's page cache, QEMU's thread pool) serves it
+    /// at once, its transfer not modelled, only the access latency (as under blk-throttle,
+    /// [`BlockDevice::submit_class`]). Requests of a direction complete in order. Returns the
+    /// completion of the last.
+    fn submit_qemu(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
+        let bw = self.bw_of(dir);
+        let bytes = pages * PAGE_SIZE;
+        let (own_line, line_busy, line_end) = self.line_of(dir);
+        let mut seek = if start == line_end { 0 } else { self.seek_ns };
+        let busy = seek;
+        let done = match self.back_merge(dir, class, start, pages, line_end, now) {
+            Some((c, n, made)) => {
+                // The request leaves the throttle with the merged bytes: they are accounted
+                // with it (its release is the bucket's last: it was made at this instant).
+                self.qemu_bucket[dir as usize].level += bytes;
+                self.queue.last = Some((c, n + pages, made));
+                self.queue.merged += 1;
+                *self.queue.rq[class as usize].back().expect("the last request is held")
+            }
+            None => {
+                let mut off = 0;
+                let mut last = line_busy;
+                while off < pages {
+                    let n = (pages - off).min(MAX_REQUEST_PAGES);
+                    off += n;
+                    let released = self.qemu_bucket[dir as usize].release(n * PAGE_SIZE, now, bw);
+                    last = (released + seek).max(last);
+                    seek = 0;
+                    self.queue.rq[class as usize].push_back(last);
+                    self.queue.queued += 1;
+                    self.queue.last = Some((class, n, now));
+                }
+                last
+            }
+        };
+        self.account(dir, own_line, start + pages, line_busy.max(done), bytes, busy);
         done
     }
 
@@ -726,7 +826,8 @@ impl BlockDevice {
     /// ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`, block/blk-merge.c `blk_try_merge()`):
     /// it ends where the bio starts (`line_end`, the end of the bio's line), is of `class`, has
     /// not started (on a device with its own queue, also one made at this same instant: the
-    /// submitter's plug still holds it, [`BlockDevice::submit_hw`]), has room for the bio within
+    /// submitter's plug still holds it, [`BlockDevice::submit_hw`]; on a QEMU throttled disk
+    /// only one made at this instant, [`BlockDevice::submit_qemu`]), has room for the bio within
     /// [`BlockDevice::io_pages`], and with the directions apart (blk-throttle, a QEMU throttle
     /// group) is of this direction.
     #[inline(always)]
@@ -734,7 +835,7 @@ impl BlockDevice {
         self.queue.last.filter(|&(c, n, started)| {
             start == line_end
                 && c == class
-                && (started > now || (self.hw.is_some() && started == now))
+                && if self.qemu_throttle { started == now } else { started > now || (self.hw.is_some() && started == now) }
                 && n + pages <= self.io_pages()
                 && !((self.blk_throttle || self.qemu_throttle) && self.queue.last_dir != Some(dir))
         })

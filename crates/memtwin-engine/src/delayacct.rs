@@ -123,7 +123,7 @@ impl Kernel {
         if kind.is_memstall() {
             self.psi_memstall_enter();
         }
-        if self.in_kswapd {
+        if self.in_kthread() {
             return;
         }
         let s = &mut self.stall;
@@ -140,7 +140,7 @@ impl Kernel {
         if kind.is_memstall() {
             self.psi_memstall_leave();
         }
-        if self.in_kswapd {
+        if self.in_kthread() {
             return;
         }
         let s = &mut self.stall;

@@ -282,11 +282,10 @@ impl Kernel {
             n0.charged = node_memcg;
             n0.slab = true;
         }
-        m.xa.create(chunk);
-        let old = m.xa.store(index, Slot::page(page));
+        let id = m.xa.create(chunk);
+        let (old, node) = m.xa.store_in(id, index, Slot::page(page));
         m.nrpages += 1;
         self.vmstat.nr_file_pages += 1;
-        let node = m.node_mut(chunk).expect("created");
         node.pages += 1;
         if need_chunk {
             node.charged = node_memcg;
@@ -594,11 +593,11 @@ impl Kernel {
         }
         let (inode, index) = (self.pages[page].mapping, self.pages[page].index);
         let m = &mut self.mappings[inode.idx()];
-        let _old = m.xa.store(index, shadow.map_or(Slot::EMPTY, Slot));
+        let id = m.xa.leaf_id(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
+        let (_old, node) = m.xa.store_in(id, index, shadow.map_or(Slot::EMPTY, Slot));
         debug_assert_eq!(_old.as_page(), Some(page));
         m.nrpages -= 1;
         self.vmstat.nr_file_pages -= 1;
-        let node = m.node_mut(index >> XA_CHUNK_SHIFT).expect("a page's range has its node");
         node.pages -= 1;
         if shadow.is_some() {
             node.shadows += 1;
@@ -804,6 +803,11 @@ impl Kernel {
                 // Each page of the folio is locked until its read completes (the flags are
                 // set as the bio takes the folio: the submission does not look at them).
                 i += match self.mappings[inode.idx()].lookup(i) {
+                    Some(p) if self.pages[p].flags & (pg::HEAD | pg::TAIL) == 0 => {
+                        // An order-0 folio: its one page.
+                        self.pages[p].flags |= pg::LOCKED | pg::FRESH;
+                        1
+                    }
                     Some(p) => {
                         let head = self.pages.page_folio(p);
                         let step = (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i;
@@ -907,15 +911,19 @@ impl Kernel {
             };
             // The folio's flags live in its head (`page_folio()`): the reader meets a marked
             // folio at whichever of its pages it enters.
-            let folio = self.pages.page_folio(page);
+            // An order-0 page is its own folio, read once here for the tests below.
+            let pv = self.pages[page];
+            let order0 = pv.flags & (pg::HEAD | pg::TAIL) == 0;
+            let folio = if order0 { page } else { self.pages.page_folio(page) };
             // A page of a large folio: filemap_get_read_batch() returns the folio and
             // copy_folio_to_iter() copies the read's part of it at once, measured as one cost
             // a page (`read_large_folio_page`, M15), paid with the copy below.
-            let large = self.pages.folio_nr_pages(folio) > 1;
+            let large = !order0 && self.pages.folio_nr_pages(folio) > 1;
             if !large {
                 self.cpu(self.cost.lookup);
             }
-            if self.pages[folio].test(pg::READAHEAD) {
+            let folio_flags = if order0 { pv.flags } else { self.pages[folio].flags };
+            if folio_flags & pg::READAHEAD != 0 {
                 self.pages[folio].flags &= !pg::READAHEAD;
                 let (fi, order) = (self.pages[folio].index, self.pages.folio_order(folio));
                 // filemap_readahead() runs with the batch's folios referenced, the marked one
@@ -929,8 +937,8 @@ impl Kernel {
             // the first time": each folio once per read, the first one not if the previous
             // read ended in it (`pos_same_folio()`).
             if folio != last_folio {
-                let fi = self.pages[folio].index as u64;
-                let nr = self.pages.folio_nr_pages(folio);
+                // (A folio's index and size stay while this read holds it.)
+                let (fi, nr) = if order0 { (pv.index as u64, 1) } else { (self.pages[folio].index as u64, self.pages.folio_nr_pages(folio)) };
                 let same_as_last = index == first && ra.prev_pos.is_some_and(|pp| pp > 0 && ((pp - 1) / PAGE_SIZE).wrapping_sub(fi) < nr);
                 if !same_as_last {
                     self.folio_mark_accessed(folio);

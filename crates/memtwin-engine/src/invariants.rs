@@ -330,7 +330,8 @@ impl Kernel {
         for (i, m) in self.memcgs.memcgs.iter().enumerate() {
             let mut sub = vec![];
             self.memcgs.subtree(MemcgId(i as u32), &mut sub);
-            let sum: u64 = sub.iter().map(|c| local[c.idx()]).sum();
+            // The root's own pages are on no counter (`try_charge()` skips the root).
+            let sum: u64 = sub.iter().filter(|c| **c != MemcgId::ROOT).map(|c| local[c.idx()]).sum();
             if sum != m.counter.usage {
                 return Err(format!("memcg {} usage {} != charged pages in its subtree {}", m.path, m.counter.usage, sum));
             }

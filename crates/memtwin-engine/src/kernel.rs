@@ -127,6 +127,9 @@ pub struct Kernel {
     pub kswapd_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
+    /// Set while 6.1's zswap shrink worker, a kworker, is the running context
+    /// ([`Kernel::zswap_shrink_worker_due`]).
+    pub in_zswap_worker: bool,
     /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
     /// (the interrupted context's). Its pass of the memcg LRU stops there
     /// (`Node::kswapd_pass`).
@@ -163,6 +166,12 @@ pub struct Kernel {
     /// The state of the pseudo-random numbers standing for `get_random_u32_below()` where
     /// the memcg LRU picks a bin (xorshift64, fixed start: runs are reproducible).
     pub memcg_lru_rand: u64,
+    /// The machine's cross-CPU wake-up latency samples (`[machine] wakeup_latency`), from
+    /// which each wake-up of a sleeping kswapd draws how long it waits to run; empty: at once.
+    pub wakeup_latency: Vec<Nanos>,
+    /// The state of the pseudo-random numbers drawing from `wakeup_latency` (xorshift64, seeded
+    /// per boot from `kernel.boot_seed` apart from `memcg_lru_rand`, whose draws it leaves alone).
+    pub wakeup_rand: u64,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
@@ -315,6 +324,7 @@ impl Kernel {
             stall: Default::default(),
             kswapd_ns: 0,
             in_kswapd: false,
+            in_zswap_worker: false,
             kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],
@@ -326,6 +336,8 @@ impl Kernel {
             lru_gen_in_fault: false,
             memcg_lru: vec![],
             memcg_lru_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
+            wakeup_latency: vec![],
+            wakeup_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             stats_flush_next: Nanos::MAX,
             stats_flush_phase: 0,
             oom_victim: None,
@@ -380,6 +392,14 @@ impl Kernel {
         }
         self.writeback_end_io();
         self.swap_end_io();
+    }
+
+    /// Whether a kernel thread (kswapd, 6.1's zswap shrink worker) is the running context, not
+    /// the task whose quantum is running: its sleeps do not end the quantum nor count as the
+    /// task's stalls.
+    #[inline(always)]
+    pub fn in_kthread(&self) -> bool {
+        self.in_kswapd || self.in_zswap_worker
     }
 
     /// Spend `ns` of system CPU time in the running context.

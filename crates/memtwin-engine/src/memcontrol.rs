@@ -3,7 +3,7 @@
 
 use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
-use crate::profile::ChargePath;
+use crate::profile::{ChargePath, MemcgOomEvent};
 use crate::types::{MemcgId, Nanos, PageId, PAGE_SIZE};
 
 /// cgroup interface generation, which decides the control files and their semantics.
@@ -225,6 +225,9 @@ pub enum MemcgEvent {
     High,
     /// memory.events `oom_kill`.
     OomKill,
+    /// memory.events `oom` (`MEMCG_OOM`): a charge of this memcg (the one whose limit it
+    /// met) entered the OOM path, counted before any kill (4.0+; [`MemcgOomEvent`]).
+    Oom,
     /// memory.events `low`: reclaimed despite memory.low (second pass).
     Low,
     /// `pgfault`: page faults taken by the memcg's tasks.
@@ -245,7 +248,7 @@ pub enum MemcgEvent {
 }
 
 /// Number of [`MemcgEvent`]s.
-pub const NR_MEMCG_EVENTS: usize = 21;
+pub const NR_MEMCG_EVENTS: usize = 22;
 
 impl MemcgEvent {
     /// All events with their memory.stat names, and memory.events names as `events.NAME`.
@@ -263,6 +266,7 @@ impl MemcgEvent {
         (MemcgEvent::Max, "events.max"),
         (MemcgEvent::High, "events.high"),
         (MemcgEvent::OomKill, "events.oom_kill"),
+        (MemcgEvent::Oom, "events.oom"),
         (MemcgEvent::Low, "events.low"),
         (MemcgEvent::Pgfault, "pgfault"),
         (MemcgEvent::Pgmajfault, "pgmajfault"),
@@ -864,9 +868,16 @@ impl MemcgTree {
     }
 
     /// `page_counter_charge()` on `m` and every ancestor; returns whether any counter went
-    /// above its `memory.high`.
+    /// above its `memory.high`. A page of the root memcg charges no counter: the kernel
+    /// never charges `root_mem_cgroup` for its own pages (`try_charge()` returns at
+    /// `mem_cgroup_is_root()` in 4.x-6.18, 3.13's `__mem_cgroup_try_charge()` "goto done";
+    /// `mem_cgroup_migrate()` forces no charge on it), so the root's counter holds its
+    /// descendants' charges only.
     #[inline]
     pub fn counter_charge(&mut self, m: MemcgId, nr: u64) -> bool {
+        if m == MemcgId::ROOT {
+            return false;
+        }
         let mut over_high = false;
         let mut cur = Some(m);
         while let Some(c) = cur {
@@ -881,9 +892,16 @@ impl MemcgTree {
         over_high
     }
 
-    /// `page_counter_uncharge()` on `m` and every ancestor.
+    /// `page_counter_uncharge()` on `m` and every ancestor; nothing for a page of the root
+    /// memcg, which [`MemcgTree::counter_charge`] did not charge ("LRU pages aren't
+    /// accounted at the root level", `uncharge_folio()` 6.1; `cancel_charge()` and
+    /// `mem_cgroup_swapout()` test `mem_cgroup_is_root()` too; 3.13's
+    /// `__mem_cgroup_uncharge_common()` and `__mem_cgroup_cancel_charge()`).
     #[inline]
     pub fn counter_uncharge(&mut self, m: MemcgId, nr: u64) {
+        if m == MemcgId::ROOT {
+            return;
+        }
         let mut cur = Some(m);
         while let Some(c) = cur {
             let pc = &mut self.memcgs[c.idx()].counter;
@@ -1288,9 +1306,19 @@ impl Kernel {
         self.try_charge_memcg_gfp(memcg, nr, if may_reclaim { ChargeGfp::Kernel } else { ChargeGfp::NoRetry })
     }
 
-    /// [`Kernel::try_charge_memcg`] with the charge's gfp ([`ChargeGfp`]).
+    /// [`Kernel::try_charge_memcg`] with the charge's gfp ([`ChargeGfp`]). A charge of the
+    /// root memcg does nothing, before the charge stock is looked at (`try_charge()`:
+    /// "if (mem_cgroup_is_root(memcg)) return 0;", 4.x-6.18; 3.13's
+    /// `__mem_cgroup_try_charge()` tests it before `consume_stock()`).
     pub fn try_charge_memcg_gfp(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
+        if memcg == MemcgId::ROOT {
+            if restartable {
+                // As a charge that fits at once: a resumed charge is over.
+                self.resched.resumed = crate::sched::Resumed::NONE;
+            }
+            return Ok(());
+        }
         let outer = std::mem::replace(&mut self.resched.restartable, restartable);
         // A fresh charge (not one resumed with its loop's state) that fits takes the loop's
         // first pass in one walk (`charge_fits_at_once()`).
@@ -1410,6 +1438,9 @@ impl Kernel {
                 continue;
             }
             if !may_reclaim || st.retries == 0 {
+                if gfp == ChargeGfp::Kernel {
+                    self.count_memcg_oom_event(over, nr);
+                }
                 if gfp == ChargeGfp::Kernel && nr <= CHARGE_RETRY_MAX_PAGES && self.profile.oom_kill_events {
                     // mem_cgroup_oom() -> mem_cgroup_out_of_memory() (4.19+ from the charge;
                     // "if (order > PAGE_ALLOC_COSTLY_ORDER) return false;" before it) kills a
@@ -1422,6 +1453,23 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             st.retries -= 1;
+        }
+    }
+
+    /// `memcg_memory_event(mem_over_limit, MEMCG_OOM)` (memory.events `oom`) of a charge of
+    /// `nr` pages whose retries are spent, before the OOM kill ([`MemcgOomEvent`]): 4.19-6.18's
+    /// `mem_cgroup_oom()` counts it after "if (order > PAGE_ALLOC_COSTLY_ORDER) return false;",
+    /// 4.0-4.18's `try_charge()` before calling `mem_cgroup_oom()`, whatever the order; 3.13
+    /// has no memory.events. A `__GFP_NORETRY` or non-blocking charge gives up before it
+    /// (`goto nomem`), so the caller counts only `GFP_KERNEL` charges.
+    fn count_memcg_oom_event(&mut self, over: MemcgId, nr: u64) {
+        let counted = match self.profile.memcg_oom_event {
+            MemcgOomEvent::None => false,
+            MemcgOomEvent::TryCharge => true,
+            MemcgOomEvent::MemcgOom => nr <= CHARGE_RETRY_MAX_PAGES,
+        };
+        if counted {
+            self.memcgs.count_event(over, MemcgEvent::Oom, 1);
         }
     }
 
@@ -1491,6 +1539,10 @@ impl Kernel {
     /// or below memory.high (no `memcg_nr_pages_over_high`, no synchronous reclaim).
     #[inline]
     pub fn charge_is_quiet(&self, memcg: MemcgId, nr: u64) -> bool {
+        if memcg == MemcgId::ROOT {
+            // try_charge() of the root: nothing.
+            return true;
+        }
         // v1 memsw is tried first (`try_charge_memcg()`): over it, the charge reclaims.
         if self.memcgs.over_memsw_limit(memcg, nr).is_some() || self.memcgs.over_limit(memcg, nr).is_some() {
             return false;
@@ -1506,9 +1558,13 @@ impl Kernel {
 
     /// Pages that one-page charges to `memcg` can take in a row from the charge stock
     /// (`consume_stock()`), each within every limit up to the root: quiet charges that only
-    /// move counters.
+    /// move counters. The root's charges take nothing (`try_charge()` returns at once): any
+    /// number.
     #[inline]
     pub fn charge_from_stock(&self, memcg: MemcgId) -> u64 {
+        if memcg == MemcgId::ROOT {
+            return u64::MAX;
+        }
         let mut room = self.this_cpu_stock().pages_of(memcg, self.profile.memcg_stock_slots);
         if room == 0 {
             return 0;
@@ -1527,6 +1583,9 @@ impl Kernel {
     #[inline]
     pub fn charge_stock_commit(&mut self, memcg: MemcgId, nr: u64) {
         debug_assert!(nr <= self.charge_from_stock(memcg));
+        if memcg == MemcgId::ROOT {
+            return;
+        }
         self.memcgs.counter_charge(memcg, nr);
         let (cpu, slots, batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let took = self.memcg_stock[cpu].consume(memcg, nr, slots, batch);
@@ -1537,6 +1596,9 @@ impl Kernel {
     /// returns whether it charged.
     #[inline]
     pub fn try_charge_quiet(&mut self, memcg: MemcgId, nr: u64) -> bool {
+        if memcg == MemcgId::ROOT {
+            return true;
+        }
         if !self.charge_is_quiet(memcg, nr) {
             return false;
         }
@@ -1564,14 +1626,30 @@ impl Kernel {
         // The page's state read once (taking it off its LRU changes only its list links and
         // PG_lru).
         let pg = self.pages[page];
-        let on_lru = pg.test(crate::mm_types::pg::LRU);
-        if on_lru {
-            let from = self.folio_lruvec(page);
-            self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
+        if pg.test(crate::mm_types::pg::LRU) {
+            return self.commit_charge_on_lru(page, pg, memcg);
         }
+        self.pages[page].memcg = memcg;
+        self.commit_charge_stats(pg, memcg);
+    }
+
+    /// [`Kernel::commit_charge`] of a page on an LRU list (`pg`: the page before), which
+    /// moves to `memcg`'s lruvec.
+    #[inline(never)]
+    fn commit_charge_on_lru(&mut self, page: PageId, pg: crate::mm_types::Page, memcg: MemcgId) {
+        let from = self.folio_lruvec(page);
+        self.lruvecs[from].del(&mut self.pages, &mut self.lru_stats, page);
+        self.pages[page].memcg = memcg;
+        self.commit_charge_stats(pg, memcg);
+        let to = self.folio_lruvec(page);
+        self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(pg.lru()));
+    }
+
+    /// The memcg statistics of [`Kernel::commit_charge`] of a page whose state is `pg`.
+    #[inline(always)]
+    fn commit_charge_stats(&mut self, pg: crate::mm_types::Page, memcg: MemcgId) {
         let dirty = pg.test(crate::mm_types::pg::DIRTY);
         let writeback = pg.flags & (crate::mm_types::pg::WRITEBACK | crate::mm_types::pg::ANON) == crate::mm_types::pg::WRITEBACK;
-        self.pages[page].memcg = memcg;
         let shmem = pg.test(crate::mm_types::pg::SWAPBACKED);
         let mapped = pg.mapcount > 0;
         let m = &mut self.memcgs.memcgs[memcg.idx()];
@@ -1584,10 +1662,6 @@ impl Kernel {
         }
         m.nr_writeback += writeback as u64;
         self.memcgs.wb_updated(memcg);
-        if on_lru {
-            let to = self.folio_lruvec(page);
-            self.lruvecs[to].add(&mut self.pages, &mut self.lru_stats, page, crate::mmzone::LruList::from_u8(pg.lru()));
-        }
     }
 
     /// `commit_charge()` of a large page-cache folio (charged, not on an LRU): every frame
@@ -1677,20 +1751,19 @@ impl Kernel {
     }
 
     /// `uncharge_folio()` of `mem_cgroup_uncharge_list()` for a clean, unmapped, order-0
-    /// page-cache page without buffers, charged to an online memcg: the page is left
-    /// uncharged and the batch `b` counts it; its memcg's counters follow in
+    /// page-cache page without buffers, charged to `memcg`, an online memcg, which the caller
+    /// frees next (so its `memcg` field is left as it is: the free clears it): the batch `b`
+    /// counts it; its memcg's counters follow in
     /// [`Kernel::uncharge_batch`] (at the end of the batch, or when the next page's memcg
     /// differs), as the kernel uncharges a list.
     #[inline]
-    pub(crate) fn uncharge_folio_batched(&mut self, page: PageId, b: &mut crate::vmscan::EvictBatch) {
-        let memcg = self.pages[page].memcg;
+    pub(crate) fn uncharge_folio_batched(&mut self, memcg: MemcgId, b: &mut crate::vmscan::EvictBatch) {
         debug_assert!(memcg != MemcgId::NONE && self.memcgs.get(memcg).state == MemcgState::Online);
         if b.unc_memcg != memcg {
             self.uncharge_batch(b);
             b.unc_memcg = memcg;
         }
         self.cpu(self.cost.charge);
-        self.pages[page].memcg = MemcgId::NONE;
         b.uncharged += 1;
     }
 
@@ -1738,7 +1811,7 @@ impl Kernel {
         }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
-            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kthread() {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
@@ -1747,18 +1820,20 @@ impl Kernel {
     /// The first pass of `try_charge_memcg()`'s loop (`TryCharge` path) when `nr` fits under
     /// every counter from `memcg` up: the same as its memsw/memory tests, `page_counter_charge()`
     /// and [`Kernel::charge_batch_high`] (the stock, the batch's fit and its `failcnt`, the
-    /// memory.high test), with the counters' limits read in one walk up the tree instead of
-    /// one walk per test. Returns false, having changed nothing, when `nr` does not fit: the
-    /// loop then charges (or reclaims) as before.
+    /// memory.high test), in two walks up the tree instead of one per test: the limits, then
+    /// the charge with the batch's and memory.high's tests. Returns false, having changed
+    /// nothing, when `nr` does not fit: the loop then charges (or reclaims) as before. Never
+    /// of the root memcg, whose charges [`Kernel::try_charge_memcg_gfp`] returns from before
+    /// (its second walk is [`MemcgTree::counter_charge`] of a memcg below the root).
     #[inline]
     fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        debug_assert!(memcg != MemcgId::ROOT, "a charge of the root memcg charges nothing");
         let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
         // The rest of the batch the refill would take from the counters (0: none tried).
         let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
         let memsw = self.memcgs.version == CgroupVersion::V1;
-        let (mut memsw_refuses, mut refused_by) = (false, None);
-        let (mut high_nr, mut high_batch) = (false, false);
+        // The first walk: whether `nr` fits every counter (the loop's memsw and memory tests).
         let mut cur = Some(memcg);
         while let Some(c) = cur {
             let mc = &self.memcgs.memcgs[c.idx()];
@@ -1766,7 +1841,21 @@ impl Kernel {
             if pc.usage + nr > pc.max || (memsw && pc.usage + mc.swap + nr > mc.memsw_max) {
                 return false;
             }
-            let after = pc.usage + nr;
+            cur = mc.parent;
+        }
+        // The second: `page_counter_charge()` of `nr` ([`MemcgTree::counter_charge`]), each
+        // counter read after it for the batch's and memory.high's tests.
+        let (mut memsw_refuses, mut refused_by) = (false, None);
+        let (mut high_nr, mut high_batch) = (false, false);
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let mc = &mut self.memcgs.memcgs[c.idx()];
+            let pc = &mut mc.counter;
+            pc.usage += nr;
+            if pc.usage > pc.watermark {
+                pc.watermark = pc.usage;
+            }
+            let after = pc.usage;
             if extra > 0 {
                 memsw_refuses |= memsw && after + mc.swap + extra > mc.memsw_max;
                 if refused_by.is_none() && after + extra > pc.max {
@@ -1777,7 +1866,6 @@ impl Kernel {
             high_batch |= after + extra > pc.high;
             cur = mc.parent;
         }
-        self.memcgs.counter_charge(memcg, nr);
         if stock_covers {
             let took = self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch);
             debug_assert!(took);
@@ -1797,7 +1885,7 @@ impl Kernel {
         }
         if if fits { high_batch } else { high_nr } {
             self.nr_pages_over_high += batch;
-            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kswapd {
+            if self.profile.memcg_high_sync && self.nr_pages_over_high > self.profile.memcg_charge_batch && !self.in_kthread() {
                 self.mem_cgroup_handle_over_high(memcg);
             }
         }
@@ -1929,9 +2017,22 @@ impl Kernel {
         max
     }
 
-    /// Bytes charged to `memcg` (`memory.usage_in_bytes` / `memory.current`).
+    /// `mem_cgroup_usage()` in bytes (`memory.usage_in_bytes`; v2's `memory.current`): the
+    /// page counter of `memcg`. The root's counter holds its descendants' charges only (it
+    /// charges nothing of its own, [`MemcgTree::counter_charge`]), so the kernel approximates
+    /// its usage from page statistics: the page cache and swap cache (`NR_FILE_PAGES`) and
+    /// mapped anonymous pages (`NR_ANON_MAPPED`) of its subtree (6.1's
+    /// `memcg_page_state(root, ...)`; 4.4's `tree_stat(CACHE) + tree_stat(RSS)`; 3.13's
+    /// `mem_cgroup_recursive_stat()`; later kernels read the node counters, which differ
+    /// by the pages charged to no memcg). v2 shows no memory.current at the root; the
+    /// engine reports the same approximation.
     pub fn memcg_usage_bytes(&self, memcg: MemcgId) -> u64 {
-        self.memcgs.get(memcg).counter.usage * PAGE_SIZE
+        let pages = if memcg == MemcgId::ROOT {
+            self.memcgs.file_pages(memcg) + self.memcgs.anon_pages(memcg) + self.memcgs.subtree_sum(memcg, |m| m.nr_swapcache)
+        } else {
+            self.memcgs.get(memcg).counter.usage
+        };
+        pages * PAGE_SIZE
     }
 }
 

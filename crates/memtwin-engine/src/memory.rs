@@ -323,8 +323,9 @@ impl Kernel {
             // The zero page is mapped: a load takes no fault.
             return Ok(None);
         }
-        if self.zswap.as_ref().is_some_and(|z| z.shrink_queued) {
-            // zswap's shrink_worker, queued by a store that found the pool full.
+        if self.zswap.as_ref().is_some_and(|z| z.shrink_pending()) {
+            // zswap's shrink_worker, queued by a store that found the pool full (6.8+: run
+            // now; 6.1: caught up with this fault's clock).
             self.zswap_shrink_worker();
         }
         // lru_gen_enter_fault() (6.1 handle_mm_fault()): an anonymous VMA is neither

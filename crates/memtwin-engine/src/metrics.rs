@@ -189,7 +189,7 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("pagecache_miss_pages", (b.io.misses - a.io.misses) as f64);
     put("oom_killed", oom_killed as u8 as f64);
     let mc = k.memcgs.get(memcg);
-    put("memcg.usage_bytes", (mc.counter.usage * PAGE_SIZE) as f64);
+    put("memcg.usage_bytes", k.memcg_usage_bytes(memcg) as f64);
     put("memcg.max_usage_bytes", (mc.counter.watermark * PAGE_SIZE) as f64);
     put("memcg.file_bytes", (k.memcgs.file_pages(memcg) * PAGE_SIZE) as f64);
     put("memcg.dirty_bytes", (k.memcgs.wb_subtree(memcg, crate::memcontrol::WB_DIRTY) * PAGE_SIZE) as f64);
@@ -546,8 +546,8 @@ impl Series {
             row.push(d.read_bytes as f64);
             row.push(d.write_bytes as f64);
         }
-        for (i, m) in k.memcgs.memcgs.iter().enumerate().take(self.memcgs) {
-            row.push((m.counter.usage * PAGE_SIZE) as f64);
+        for i in 0..self.memcgs.min(k.memcgs.len()) {
+            row.push(k.memcg_usage_bytes(MemcgId(i as u32)) as f64);
             row.push((k.memcgs.file_pages(MemcgId(i as u32)) * PAGE_SIZE) as f64);
         }
         self.rows.push(row);

@@ -517,6 +517,12 @@ impl Zone {
     /// else split the next wholly free pageblock.
     #[inline]
     pub fn rmqueue_order0(&mut self) -> Option<u64> {
+        self.rmqueue_order0_inline()
+    }
+
+    /// [`Zone::rmqueue_order0`] inlined (the page cache's order-0 allocation).
+    #[inline(always)]
+    fn rmqueue_order0_inline(&mut self) -> Option<u64> {
         let b = if self.partial_head != NO_BLOCK {
             self.partial_head
         } else {
@@ -527,8 +533,9 @@ impl Zone {
         Some(self.take_frame(b))
     }
 
-    /// Take the lowest free frame of partial pageblock `b`; returns its PFN.
-    #[inline]
+    /// Take the lowest free frame of partial pageblock `b`; returns its PFN (inlined: the
+    /// page cache's order-0 allocation).
+    #[inline(always)]
     fn take_frame(&mut self, b: u32) -> u64 {
         let blk = &mut self.blocks[b as usize];
         let (w, word) = blk.bits.iter_mut().enumerate().find(|(_, word)| **word != 0).expect("a partial pageblock has a free frame");
@@ -1053,7 +1060,12 @@ impl Kernel {
         self.swap_end_io();
         self.kswapd_catch_up();
         self.pcp_decay_due();
-        if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
+        let first = if self.freelist_walk_is_order0(order, Wmark::Low, gfp) {
+            self.get_page_from_freelist_order0(Wmark::Low, gfp)
+        } else {
+            self.get_page_from_freelist(order, Wmark::Low, gfp)
+        };
+        if let Some(p) = first {
             return Some(p);
         }
         // __alloc_pages_slowpath()
@@ -1257,11 +1269,7 @@ impl Kernel {
     /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
     /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
-        if order == 0
-            && !self.profile.pcp_auto_tune
-            && !(self.profile.fair_zone_alloc && mark == Wmark::Low)
-            && !(self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode)
-        {
+        if self.freelist_walk_is_order0(order, mark, gfp) {
             return self.get_page_from_freelist_order0(mark, gfp);
         }
         self.freelist_walk = None;
@@ -1371,12 +1379,25 @@ impl Kernel {
         }
     }
 
+    /// Whether a [`Kernel::get_page_from_freelist`] walk is one
+    /// [`Kernel::get_page_from_freelist_order0`] makes: an order-0 page where no zonelist
+    /// cache, no fair pass and no per-CPU lists take part.
+    #[inline(always)]
+    fn freelist_walk_is_order0(&self, order: u32, mark: Wmark, gfp: Gfp) -> bool {
+        order == 0
+            && !self.profile.pcp_auto_tune
+            && !(self.profile.fair_zone_alloc && mark == Wmark::Low)
+            && !(self.policies.zonelist_cache && self.nodes.len() > 1 && !gfp.thisnode)
+    }
+
     /// [`Kernel::get_page_from_freelist`] of an order-0 page where no zonelist cache, no fair
     /// pass and no per-CPU lists (6.7+'s `below_high` test) take part: the walk's single
     /// scan, in which the first zone of the zonelist above its watermark (`__zone_watermark_ok()`
     /// of order 0: free pages above the mark) that has a frame gives it; the counters and
-    /// `Kernel::freelist_walk` as the general walk leaves them.
-    #[inline]
+    /// `Kernel::freelist_walk` as the general walk leaves them. Out of line, with the
+    /// buddy's take and the NUMA counters in it: `alloc_pages()` calls it directly on the
+    /// page cache's hot path.
+    #[inline(never)]
     fn get_page_from_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
@@ -1389,10 +1410,10 @@ impl Kernel {
             if zone.free as i64 <= zone.wmark(mark) as i64 {
                 continue;
             }
-            let Some(pfn) = zone.rmqueue_order0() else { continue };
+            let Some(pfn) = zone.rmqueue_order0_inline() else { continue };
             // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
             zone.alloc_batch -= 1;
-            self.zone_statistics(z, nid as u32);
+            self.zone_statistics_n(z, nid as u32, 1);
             self.vmstat.count(VmEvent::Pgalloc, 1);
             if mark == Wmark::Low {
                 self.freelist_walk = Some(FreelistWalk { zone: z, nid: nid as u32, fair: false, zlc: false });
@@ -1455,7 +1476,7 @@ impl Kernel {
     }
 
     /// `zone_statistics()` of `n` allocations from zone `z` for node `preferred`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn zone_statistics_n(&mut self, z: usize, preferred: u32, n: u64) {
         if self.zones[z].node == preferred {
             self.zones[z].numa_hit += n;
@@ -1623,13 +1644,29 @@ impl Kernel {
             let now = self.now;
             let n = &mut self.nodes[nid as usize];
             n.kswapd_active = true;
-            n.kswapd_clock = n.kswapd_clock.max(now);
+            let delay = self.kswapd_wakeup_delay();
+            let n = &mut self.nodes[nid as usize];
+            n.kswapd_clock = n.kswapd_clock.max(now + delay);
             self.update_reclaim_active(nid, true);
             let n = &mut self.nodes[nid as usize];
             n.lru_gen_memcgs_need_aging = false;
             self.vmstat.count(VmEvent::KswapdWakeup, 1);
         }
         self.kswapd_run(nid);
+    }
+
+    /// How long a sleeping kswapd that `wakeup_kswapd()` wakes (`wake_up_interruptible(
+    /// &pgdat->kswapd_wait)` -> `try_to_wake_up()`) waits before it runs on its CPU: one of
+    /// the machine's measured wake-up latency samples (`[machine] wakeup_latency`), drawn in
+    /// turn (`wakeup_rand`, seeded per boot); 0 on a machine without them. Until then the
+    /// allocating task goes on taking the free pages between the low and min watermarks, and
+    /// reclaims directly once they are gone (`__alloc_pages_slowpath()`).
+    fn kswapd_wakeup_delay(&mut self) -> Nanos {
+        if self.wakeup_latency.is_empty() {
+            return 0;
+        }
+        let i = crate::lru_gen::get_random_u32_below(&mut self.wakeup_rand, self.wakeup_latency.len() as u64) as usize;
+        self.wakeup_latency[i]
     }
 
     /// The CPU kswapd of node `nid` runs on: the node's last (tasks take the CPUs from the
@@ -1654,10 +1691,38 @@ impl Kernel {
         }
     }
 
-    /// Whether every zone of node `nid` is at or above its high watermark
-    /// (`pgdat_balanced()`).
+    /// `pgdat_balanced()` (mm/vmscan.c) at order 0 (the engine's kswapd is woken and
+    /// reclaims for order 0), every zone of the node eligible (the engine's allocations may
+    /// use every zone), per era ([`crate::profile::PgdatBalanced`]):
+    /// - `AnyZone` (4.8+, kswapd reclaiming by node): balanced as soon as one zone is at or
+    ///   above its high watermark ("if (zone_watermark_ok_safe(zone, order, mark,
+    ///   highest_zoneidx)) return true;", 6.1; `balance_pgdat()`'s "goto out" in 4.8-4.10);
+    /// - `AllZones` (3.13-4.7): "For order-0, all zones must be balanced!", a zone that is not
+    ///   `zone_reclaimable()` counting as balanced ("balance_pgdat() skips over
+    ///   all_unreclaimable after DEF_PRIORITY"); the engine counts scans per node
+    ///   ([`Node::pages_scanned`]), so it asks that of the node.
     pub fn node_balanced(&self, nid: u32) -> bool {
-        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+        let zones = &self.nodes[nid as usize].zones;
+        let ok = |z: &usize| self.zones[*z].free >= self.zones[*z].wmark_high;
+        match self.profile.pgdat_balanced {
+            crate::profile::PgdatBalanced::AnyZone => zones.iter().any(ok),
+            crate::profile::PgdatBalanced::AllZones => zones.iter().all(ok) || !self.node_reclaimable(nid),
+        }
+    }
+
+    /// `zone_reclaimable()` (mm/vmscan.c before 4.8) of node `nid`'s zones together: global
+    /// reclaim scanned fewer than 6x its reclaimable pages (file LRU pages, and anon LRU pages
+    /// while swap has room) since a page was last freed to it. The node's LRU sizes are its
+    /// root lruvec's hierarchical ones (O(1)).
+    pub fn node_reclaimable(&self, nid: u32) -> bool {
+        use crate::mmzone::LruList;
+        let v = self.lruvec_idx(crate::types::MemcgId::ROOT, nid);
+        let size = |l: LruList| self.lru_stats.subtree_size(v, l);
+        let mut reclaimable = size(LruList::InactiveFile) + size(LruList::ActiveFile);
+        if self.can_swap() {
+            reclaimable += size(LruList::InactiveAnon) + size(LruList::ActiveAnon);
+        }
+        self.nodes[nid as usize].pages_scanned < reclaimable * 6
     }
 
     /// kswapd's `balance_pgdat()` loop, run lazily: kswapd is a thread with its own clock that
@@ -1673,7 +1738,7 @@ impl Kernel {
     /// kernel's kswapd frees them on its own CPU, not all at the clock the pass started at;
     /// the pass's end, not a stop, is where `balance_pgdat()` looks at the watermarks again.
     pub fn kswapd_run(&mut self, nid: u32) {
-        if self.in_kswapd || !self.nodes[nid as usize].kswapd_active {
+        if self.in_kswapd || self.in_zswap_worker || !self.nodes[nid as usize].kswapd_active {
             return;
         }
         self.in_kswapd = true;
@@ -1736,7 +1801,7 @@ impl Kernel {
     /// Swap the running context's swap plug with the other context's (kswapd's and the
     /// interrupted task's: `current->plug` is per task). kswapd's own plug is empty whenever it
     /// is switched out: its `shrink_lruvec()` finishes every plug it starts.
-    fn swap_plug_switch(&mut self) {
+    pub(crate) fn swap_plug_switch(&mut self) {
         std::mem::swap(&mut self.swap_plug, &mut self.other_swap_plug.0);
         std::mem::swap(&mut self.swap_plug_pages, &mut self.other_swap_plug.1);
     }

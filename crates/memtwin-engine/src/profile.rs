@@ -62,6 +62,33 @@ pub enum ScanBalance {
     Cost,
 }
 
+/// When kswapd finds a node balanced (`pgdat_balanced()`, mm/vmscan.c), at order 0.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PgdatBalanced {
+    /// 3.13-4.7 (zone-based kswapd): "For order-0, all zones must be balanced!", a zone that
+    /// is not `zone_reclaimable()` counting as balanced.
+    AllZones,
+    /// 4.8+ (1d82de618ddd "mm, vmscan: make kswapd reclaim in terms of nodes"; the
+    /// `pgdat_balanced()` of 4.11+ loops the eligible zones and returns true at the first
+    /// one above its high watermark): any zone.
+    AnyZone,
+}
+
+/// Where an era counts memory.events `oom` (`MEMCG_OOM`) for the memcg whose limit a
+/// `GFP_KERNEL` charge met, once its reclaim retries are spent (mm/memcontrol.c).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum MemcgOomEvent {
+    /// 3.13: no memory.events (cgroup v1's memory.oom_control shows `under_oom`, a state).
+    None,
+    /// 4.0-4.18: `try_charge()` counts it ("mem_cgroup_events(mem_over_limit, MEMCG_OOM,
+    /// 1);") before `mem_cgroup_oom()`, for a charge of any order.
+    TryCharge,
+    /// 4.19+ (29ef680ae7c2 "memcg, oom: move out_of_memory back to the charge path"):
+    /// `mem_cgroup_oom()` counts it ("memcg_memory_event(memcg, MEMCG_OOM);") after "if
+    /// (order > PAGE_ALLOC_COSTLY_ORDER) return false;": a charge above 8 pages counts none.
+    MemcgOom,
+}
+
 /// The memcg charge path of an era (mm/memcontrol.c): what a charge that meets a limit does
 /// before it succeeds or fails.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -395,6 +422,12 @@ pub struct KernelProfile {
     /// oom kills"). Before, neither counter exists (and 3.13-4.18 kill a memcg's task only at
     /// the end of a user page fault, `mem_cgroup_oom_synchronize()`): nothing is counted.
     pub oom_kill_events: bool,
+    /// Where memory.events `oom` is counted ([`MemcgOomEvent`]): in `mem_cgroup_oom()` from
+    /// 4.19, in `try_charge()` 4.0-4.18, nowhere in 3.13.
+    pub memcg_oom_event: MemcgOomEvent,
+    /// When kswapd finds a node balanced ([`PgdatBalanced`]): any zone above its high
+    /// watermark from 4.8, every (reclaimable) zone before.
+    pub pgdat_balanced: PgdatBalanced,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
     /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
@@ -580,6 +613,15 @@ pub struct KernelProfile {
     /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
     /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
     pub anon_workingset: bool,
+    /// Reclaim's putback ages the non-resident clock by the active pages it puts back on the
+    /// LRU: `move_folios_to_lru()` (6.1 mm/vmscan.c; `move_pages_to_lru()` 5.9-5.x) runs
+    /// `if (folio_test_active(folio)) workingset_age_nonresident(lruvec, nr_pages)` for the
+    /// pages `shrink_folio_list()` activated and for the referenced executable pages
+    /// `shrink_active_list()` keeps active (5.9+, 31d8fcac00fc "mm: workingset: age nonresident
+    /// information alongside anonymous pages"). Before, only evictions and activations by
+    /// access or refault aged it (`advance_inactive_age()`). Under the multi-generational LRU
+    /// `lru_gen_add_folio()` clears `PG_active` first: no ageing.
+    pub age_nonresident_on_putback: bool,
     /// zswap's memcg accounting (5.19+, f4840ccfca25 "zswap: memcg accounting" and
     /// f6498b776d28 "mm: zswap: add basic meminfo and vmstat coverage"): the compressed bytes
     /// charged to the page's memcg (cgroup v2), memory.zswap.current/max, memory.stat
@@ -823,6 +865,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_charge_batch: 64,
         memcg_stock_slots: 1,
         oom_kill_events: true,
+        memcg_oom_event: MemcgOomEvent::MemcgOom,
+        pgdat_balanced: PgdatBalanced::AnyZone,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
@@ -860,6 +904,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         anon_fault_inactive: true,
         swapin_delay_in_readpage: true,
         anon_workingset: true,
+        age_nonresident_on_putback: true,
         zswap_memcg: true,
         zswap_modelled: false,
         zswap_direct: false,
@@ -958,7 +1003,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
                       under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
                       OOM detection waits HZ/10 for write-pending pages (4.7-5.15), anon/file scan balance \
-                      by recent rotations (pre-5.8), new anonymous pages on the active list and no anon refault detection (pre-5.9)",
+                      by recent rotations (pre-5.8), new anonymous pages on the active list, no anon refault detection and no non-resident ageing by reclaim's putback of active pages (pre-5.9)",
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
@@ -976,12 +1021,15 @@ pub fn profiles() -> Vec<KernelProfile> {
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
         anon_workingset: false,
+        age_nonresident_on_putback: false,
         zswap_modelled: false,
         ..linux_5_17.clone()
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
         oom_kill_events: false,
+        memcg_oom_event: MemcgOomEvent::TryCharge,
+        pgdat_balanced: PgdatBalanced::AllZones,
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
                       batch, not all dirty pages (pre-4.12), the fair \
@@ -1027,6 +1075,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-3.13",
         fault_around: false,
         charge_path: ChargePath::DoCharge,
+        memcg_oom_event: MemcgOomEvent::None,
         description: "the 3.13 era (seed 004): no refault detection (mm/workingset.c came in 3.15), \
                       THP faults fall back to other nodes (pre-4.0), no cgroup writeback (pre-4.2), \
                       memcg charges through mem_cgroup_do_charge() and mem_cgroup_reclaim() (pre-3.17), \
@@ -1281,6 +1330,18 @@ impl CpuCost {
             compact_scan_page: self.compact_scan_page * k,
             migrate_page: self.migrate_page * k,
         }
+    }
+
+    /// The table on a machine whose CPUs run the kernel's code `k` times and copy memory
+    /// `copy_k` times slower than the reference machine's (`[machine] cpu_slowdown` and
+    /// `copy_slowdown`): [`CpuCost::scaled`] by `k`, then the two entries that are a copy of
+    /// a page and nothing else, `copy_page` and `clear_page`, `copy_k` times this table's.
+    /// Entries that hold a copy among other work (`write_large_folio_page`, `migrate_page`)
+    /// keep `k`. For the QEMU/TCG lab, whose emulated copies run at a speed of their own:
+    /// `memtwin real --on qemu` measures `k` from 1-byte reads of cached pages (a syscall and
+    /// a lookup) and `copy_k` from what 128 KiB reads of the same pages take more.
+    pub fn scaled_split(&self, k: u64, copy_k: u64) -> CpuCost {
+        CpuCost { copy_page: self.copy_page * copy_k, clear_page: self.clear_page * copy_k, ..self.scaled(k) }
     }
 }
 

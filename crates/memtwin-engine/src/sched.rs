@@ -17,6 +17,10 @@ use std::cmp::Reverse;
 use std::rc::Rc;
 use std::collections::BinaryHeap;
 
+/// Mixed into `kernel.boot_seed` for the wake-up latency draws (`Kernel::wakeup_rand`), so that
+/// they are a stream of their own beside the memcg LRU's bins (any constant: only apartness matters).
+const WAKEUP_RAND_SALT: u64 = 0x57A4_E0F1_A7E2_C0DE;
+
 #[path = "replay.rs"]
 mod replay;
 pub use replay::TraceStats;
@@ -140,7 +144,7 @@ impl Kernel {
         if self.resched.wake.is_some() {
             return true;
         }
-        let yields = self.resched.restartable && !self.in_kswapd && t > self.now && self.resched.horizon.is_some_and(|h| t > h);
+        let yields = self.resched.restartable && !self.in_kthread() && t > self.now && self.resched.horizon.is_some_and(|h| t > h);
         self.wait_until(t);
         if yields {
             self.resched.wake = Some(self.now);
@@ -309,6 +313,8 @@ impl Simulation {
         k.lru_add_fbatches = vec![crate::swap::FolioBatch::default(); scn.machine.cpus.max(1) as usize];
         k.nr_nodes = scn.machine.nodes;
         k.memcg_lru_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed);
+        k.wakeup_latency = scn.machine.wakeup_latency.clone();
+        k.wakeup_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ WAKEUP_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
         for _ in 0..scn.machine.nodes {
@@ -342,8 +348,10 @@ impl Simulation {
             k.mount(&format!("(boot {i})"), "boot");
         }
         k.root_fs_order0 = !scn.machine.fs_features.is_empty();
-        if scn.machine.cpu_slowdown != 1 {
-            k.cost = k.cost.scaled(scn.machine.cpu_slowdown);
+        match scn.machine.copy_slowdown {
+            Some(c) => k.cost = k.cost.scaled_split(scn.machine.cpu_slowdown, c),
+            None if scn.machine.cpu_slowdown != 1 => k.cost = k.cost.scaled(scn.machine.cpu_slowdown),
+            None => {}
         }
         for d in &scn.devices {
             k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);

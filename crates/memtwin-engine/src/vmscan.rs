@@ -1276,6 +1276,7 @@ impl Kernel {
             self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_activate);
             self.vmstat.count(VmEvent::Pgactivate, nr_activate);
             self.update_rotated(v, false, nr_activate);
+            self.move_folios_to_lru_age(memcg, nr_activate);
         }
         self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
@@ -1403,6 +1404,7 @@ impl Kernel {
         self.lru_add_drain();
         let mut moved = 0;
         let mut scanned = 0;
+        let mut nr_rotated = 0;
         while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
             let nr_p = self.pages.folio_nr_pages(p);
@@ -1418,6 +1420,7 @@ impl Kernel {
                 }
                 if r.ptes > 0 && r.exec {
                     self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                    nr_rotated += nr_p;
                     continue;
                 }
             }
@@ -1427,12 +1430,26 @@ impl Kernel {
             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             moved += nr_p;
         }
+        // nr_activate = move_folios_to_lru(lruvec, &l_active): the rotated pages are active.
+        self.move_folios_to_lru_age(memcg, nr_rotated);
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
         if !sc.cgroup_reclaim {
             self.vmstat.count(VmEvent::Pgrefill, scanned);
         }
         self.vmstat.count(VmEvent::Pgdeactivate, moved);
+    }
+
+    /// The non-resident ageing of `move_folios_to_lru()` (5.9+,
+    /// `KernelProfile::age_nonresident_on_putback`): `if (folio_test_active(folio))
+    /// workingset_age_nonresident(lruvec, nr_pages)` for the `nr_active` pages of `memcg`'s
+    /// lruvec reclaim puts back active, after the batch's evictions (the putback follows
+    /// `shrink_folio_list()`).
+    #[inline]
+    fn move_folios_to_lru_age(&mut self, memcg: MemcgId, nr_active: u64) {
+        if nr_active > 0 && self.profile.age_nonresident_on_putback && !self.profile.lru_gen {
+            self.workingset_age_nonresident(memcg, nr_active);
+        }
     }
 
     /// `shrink_inactive_list()` + `shrink_folio_list()`: isolate up to `nr` pages from the
@@ -1449,6 +1466,7 @@ impl Kernel {
         let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
+        let mut nr_activate = 0u64;
         self.shrink_list_call_cost();
         // The lruvec's hierarchical sizes, the evictions' ageing and the freed pages' charge
         // are applied per batch (`EvictBatch`), before anything could read them.
@@ -1463,95 +1481,104 @@ impl Kernel {
                 self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                 continue;
             }
-            if self.pages[p].flags & (pg::WRITEBACK | pg::DIRTY) != 0 || self.pages[p].mapcount > 0 {
+            // A clean folio, not under writeback and unmapped (the common one), goes straight
+            // to the flag clear and its eviction: none of these tests acts on it.
+            let pv = self.pages[p];
+            let clean = pv.flags & (pg::WRITEBACK | pg::DIRTY) == 0 && pv.mapcount == 0;
+            if !clean {
                 // Sleeps, rmap walks, activations: the batch is applied first.
                 self.evict_batch_flush(&mut b);
-            }
-            if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
-                // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
-                // throttling of its own, so it waits for the writeback of a page it already
-                // marked (folio_wait_writeback()), then tries the page again.
-                let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                if self.io_schedule_until(done, StallKind::Writeback) {
-                    // The wait ended the task's quantum: the page goes back where it was, at
-                    // the tail, for the restarted charge's reclaim to try again first
-                    // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
-                    // wake-up).
-                    self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                    scanned -= nr_p;
-                    break;
+                if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+                    // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
+                    // throttling of its own, so it waits for the writeback of a page it already
+                    // marked (folio_wait_writeback()), then tries the page again.
+                    let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+                    if self.io_schedule_until(done, StallKind::Writeback) {
+                        // The wait ended the task's quantum: the page goes back where it was, at
+                        // the tail, for the restarted charge's reclaim to try again first
+                        // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
+                        // wake-up).
+                        self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                        scanned -= nr_p;
+                        break;
+                    }
                 }
-            }
-            if self.pages[p].test(pg::WRITEBACK) {
-                // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
-                // 2": mark it for immediate reclaim and keep it; the end of its writeback
-                // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
-                // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
-                // "mm: vmscan: move dirty pages out of the way until they're flushed").
-                // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
-                nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
-                nr_writeback += nr_p;
-                self.pages[p].flags |= pg::RECLAIM;
-                if self.profile.reclaim_activates_dirty {
-                    self.pages[p].flags |= pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                    self.vmstat.count(VmEvent::Pgactivate, 1);
-                } else {
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                }
-                sc.nr_writeback += nr_p;
-                congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
-                continue;
-            }
-            if self.pages[p].mapcount > 0 {
-                match self.folio_check_references(p) {
-                    FolioRef::Activate => {
+                if self.pages[p].test(pg::WRITEBACK) {
+                    // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
+                    // 2": mark it for immediate reclaim and keep it; the end of its writeback
+                    // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
+                    // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
+                    // "mm: vmscan: move dirty pages out of the way until they're flushed").
+                    // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
+                    nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
+                    nr_writeback += nr_p;
+                    self.pages[p].flags |= pg::RECLAIM;
+                    if self.profile.reclaim_activates_dirty {
                         self.pages[p].flags |= pg::ACTIVE;
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                         self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                         self.vmstat.count(VmEvent::Pgactivate, 1);
-                        continue;
-                    }
-                    FolioRef::Keep => {
+                        nr_activate += nr_p;
+                    } else {
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                        continue;
                     }
-                    FolioRef::Unevictable => {
-                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
-                        continue;
-                    }
-                    FolioRef::Reclaim => {
-                        if !self.pages[p].test(pg::DIRTY) {
-                            // try_to_unmap() before __remove_mapping().
-                            self.try_to_unmap(p);
+                    sc.nr_writeback += nr_p;
+                    congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
+                    continue;
+                }
+                if self.pages[p].mapcount > 0 {
+                    match self.folio_check_references(p) {
+                        FolioRef::Activate => {
+                            self.pages[p].flags |= pg::ACTIVE;
+                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                            self.vmstat.count(VmEvent::Pgactivate, 1);
+                            nr_activate += nr_p;
+                            continue;
+                        }
+                        FolioRef::Keep => {
+                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                            continue;
+                        }
+                        FolioRef::Unevictable => {
+                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
+                            continue;
+                        }
+                        FolioRef::Reclaim => {
+                            if !self.pages[p].test(pg::DIRTY) {
+                                // try_to_unmap() before __remove_mapping().
+                                self.try_to_unmap(p);
+                            }
                         }
                     }
                 }
-            }
-            if self.pages[p].test(pg::DIRTY) {
-                congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
-                // "Immediately reclaim when written back": PG_reclaim, so that the end of its
-                // writeback rotates it to the inactive tail (clear_dirty_for_io()).
-                kick_flusher = true;
-                nr_unqueued_dirty += nr_p;
-                if self.profile.reclaim_activates_dirty {
-                    // v4.12+: activate_locked, counted as an activation.
-                    self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
-                    self.vmstat.count(VmEvent::Pgactivate, 1);
-                } else {
-                    // v3.2-4.11: keep_locked, back to the head of the inactive list.
-                    self.pages[p].flags |= pg::RECLAIM;
-                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                if self.pages[p].test(pg::DIRTY) {
+                    congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
+                    // "Immediately reclaim when written back": PG_reclaim, so that the end of its
+                    // writeback rotates it to the inactive tail (clear_dirty_for_io()).
+                    kick_flusher = true;
+                    nr_unqueued_dirty += nr_p;
+                    if self.profile.reclaim_activates_dirty {
+                        // v4.12+: activate_locked, counted as an activation.
+                        self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
+                        self.vmstat.count(VmEvent::Pgactivate, 1);
+                        nr_activate += nr_p;
+                    } else {
+                        // v3.2-4.11: keep_locked, back to the head of the inactive list.
+                        self.pages[p].flags |= pg::RECLAIM;
+                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                    }
+                    continue;
                 }
-                continue;
             }
-            // folio_check_references(): an unmapped clean file page is reclaimed even when
-            // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
-            self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
-            if keep_in_cache && self.pages[p].memcg != MemcgId::NONE && self.pages[p].memcg != MemcgId::ROOT {
+            // The page as the tests left it (as read above when none acted).
+            let pv = if clean { pv } else { self.pages[p] };
+            if keep_in_cache && pv.memcg != MemcgId::NONE && pv.memcg != MemcgId::ROOT {
+                // folio_check_references(): an unmapped clean file page is reclaimed even when
+                // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
+                self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
                 self.evict_batch_flush(&mut b);
                 if self.pages[p].test(pg::HEAD) {
                     self.mem_cgroup_uncharge_folio(p);
@@ -1562,11 +1589,12 @@ impl Kernel {
                 let root = self.folio_lruvec(p);
                 self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             } else {
-                self.evict_batched(p, sc.target, &mut b);
+                self.evict_batched(p, pv, sc.target, &mut b);
             }
             reclaimed += nr_p;
         }
         self.evict_batch_flush(&mut b);
+        self.move_folios_to_lru_age(memcg, nr_activate);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
@@ -1653,30 +1681,36 @@ impl Kernel {
     /// slot and its frame at once, and its charge and the lruvec's ageing with the batch
     /// (`mem_cgroup_uncharge_list()`, [`Kernel::workingset_eviction_batched`]); any other
     /// page is evicted by `evict()` once the batch is applied.
+    ///
+    /// `pv` is the page as it is now, before `folio_check_references()`'s flag clear
+    /// (`PG_referenced`, and `PG_readahead` and `PG_reclaim` as the kernel's
+    /// `folio_clear_*()` before the folio is freed), which is made here: on a page `evict()`
+    /// takes; a page evicted in the batch is freed (`Page::FREE`) before anything reads those
+    /// flags (nor its memcg, which the uncharge leaves unwritten for the same reason).
     #[inline]
-    fn evict_batched(&mut self, p: PageId, target: MemcgId, b: &mut EvictBatch) {
-        let page = &self.pages[p];
-        let memcg = page.memcg;
-        let plain = page.flags & (pg::HEAD | pg::PRIVATE | pg::DIRTY | pg::WRITEBACK | pg::SWAPBACKED) == 0
-            && page.mapcount == 0
+    fn evict_batched(&mut self, p: PageId, pv: crate::mm_types::Page, target: MemcgId, b: &mut EvictBatch) {
+        let memcg = pv.memcg;
+        let plain = pv.flags & (pg::HEAD | pg::PRIVATE | pg::DIRTY | pg::WRITEBACK | pg::SWAPBACKED) == 0
+            && pv.mapcount == 0
             && memcg != MemcgId::NONE
             && self.profile.workingset_refault
             && !self.profile.lru_gen
             && self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
         if !plain {
+            self.pages[p].flags = pv.flags & !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
             self.evict_batch_flush(b);
             return self.evict(p, target);
         }
         self.cpu(self.cost.evict_page);
-        let shadow = self.workingset_eviction_batched(p, target, b);
-        let m = &self.mappings[self.pages[p].mapping.idx()];
+        let shadow = self.workingset_eviction_batched(memcg, pv.test(pg::WORKINGSET), target, b);
+        let m = &self.mappings[pv.mapping.idx()];
         if m.nrpages + m.nrshadows == 1 {
             // The mapping's only entry: xas_shrink() may free range 0's tree node, and with it
             // a slab frame, which goes to the buddy after the batch's frames freed before it.
             self.free_batch_flush(b);
         }
         self.filemap_remove_folio(p, Some(shadow));
-        self.uncharge_folio_batched(p, b);
+        self.uncharge_folio_batched(memcg, b);
         self.free_page_batched(p, b);
     }
 

@@ -190,9 +190,8 @@ impl Kernel {
     /// ([`Kernel::evict_batch_flush`]). Same shadows and ages as one
     /// `workingset_age_nonresident()` per eviction.
     #[inline]
-    pub(crate) fn workingset_eviction_batched(&mut self, page: PageId, target: MemcgId, b: &mut crate::vmscan::EvictBatch) -> u64 {
-        debug_assert!(!self.profile.lru_gen && self.pages.folio_nr_pages(page) == 1);
-        let memcg = self.pages[page].memcg;
+    pub(crate) fn workingset_eviction_batched(&mut self, memcg: MemcgId, workingset: bool, target: MemcgId, b: &mut crate::vmscan::EvictBatch) -> u64 {
+        debug_assert!(!self.profile.lru_gen);
         let own = if memcg == MemcgId::NONE { MemcgId::ROOT } else { memcg };
         let m = if self.profile.eviction_at_reclaim_root { target } else { own };
         if b.age_memcg != m {
@@ -202,7 +201,7 @@ impl Kernel {
         }
         let eviction = b.age_base + b.aged + !self.profile.eviction_reads_age_first as u64;
         b.aged += 1;
-        pack_shadow(m, eviction, self.pages[page].test(pg::WORKINGSET))
+        pack_shadow(m, eviction, workingset)
     }
 
     /// The ageing a reclaim batch's evictions left pending

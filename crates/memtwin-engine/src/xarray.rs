@@ -348,6 +348,36 @@ impl XArray {
         self.store_slow(chunk, off, id, slot)
     }
 
+    /// [`XArray::store`] of `slot` at `index` into its leaf `id` (from [`XArray::create`] or
+    /// [`XArray::leaf_id`], with no store since), returning the entry it replaces and the
+    /// leaf's occupancy after the store (`xas_store()` leaves `xas->xa_node` at the node it
+    /// stored into): the callers' one look-up of the leaf for both.
+    #[inline(always)]
+    pub fn store_in(&mut self, id: u32, index: u32, slot: Slot) -> (Slot, &mut XaNode) {
+        let chunk = index >> XA_CHUNK_SHIFT;
+        let off = (index & XA_CHUNK_MASK) as usize;
+        debug_assert_eq!(self.leaf_id(chunk), Some(id));
+        if id & TAGS == 0 && slot.0 & 1 == 0 && slot.0 <= u32::MAX as u64 {
+            let leaf = &mut self.narrow[id as usize];
+            let old = std::mem::replace(&mut leaf.slots[off], slot.0 as u32);
+            return (Slot(old as u64), &mut leaf.node);
+        }
+        if id & WIDE != 0 {
+            let w = (id & !WIDE) as usize;
+            let old = self.wide[w].slots[off];
+            let values = self.wide[w].values + (slot.0 & 1) as u8 - (old.0 & 1) as u8;
+            if values > 0 {
+                let leaf = &mut self.wide[w];
+                leaf.slots[off] = slot;
+                leaf.values = values;
+                return (old, &mut leaf.node);
+            }
+        }
+        let old = self.store_slow(chunk, off, id, slot);
+        let id = self.leaf_id(chunk).expect("a store keeps its leaf");
+        (old, self.node_mut(id))
+    }
+
     /// [`XArray::store`] that changes the leaf's layout, or may.
     #[inline(never)]
     fn store_slow(&mut self, chunk: u32, off: usize, mut id: u32, slot: Slot) -> Slot {

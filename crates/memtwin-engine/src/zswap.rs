@@ -27,7 +27,7 @@
 use crate::kernel::Kernel;
 use crate::memcontrol::CgroupVersion;
 use crate::mm_types::pg;
-use crate::types::{MemcgId, PageId, PAGE_SIZE};
+use crate::types::{MemcgId, Nanos, PageId, PAGE_SIZE};
 
 /// What the pages of an anonymous mapping hold once written (the scenario's mmap `fill`;
 /// the real-kernel runners write it): it decides what zswap stores.
@@ -334,21 +334,45 @@ pub struct Zswap {
     reached_full: bool,
     /// The pool's `shrink_work` is queued (`queue_work()` of a queued work does nothing).
     pub shrink_queued: bool,
-    /// The pool page `zbud_reclaim_page()` is working on (`under_reclaim`), and whether its
-    /// entries all went (the page was freed).
+    /// When the queued `shrink_work` was queued (6.1's worker starts then, or where its run
+    /// under way ends: [`Kernel::zswap_shrink_worker_due`]).
+    pub(crate) shrink_queued_at: Nanos,
+    /// The shrink worker's clock (6.1): when its last run ended. The worker runs in a kworker
+    /// of its own, beside the storing task ([`Kernel::zswap_shrink_worker_due`]).
+    pub worker_clock: Nanos,
+    /// 6.1's worker run under way ([`Kernel::zswap_shrink_worker_due`]).
+    pub(crate) worker_run: Option<ZbudRun>,
+    /// The pool page `zbud_reclaim_page()` is working on (`under_reclaim`: off the buddy
+    /// lists, `zbud_free()` of its buddies leaves it to the reclaim to free).
     reclaiming: u32,
-    reclaim_freed: bool,
+}
+
+/// 6.1's `zbud_reclaim_page(pool, 8)` under way, one `zswap_writeback_entry()` a step: the
+/// page under reclaim (`Zswap::reclaiming`), the slots of its two buddies as the reclaim read
+/// them (`first_handle`, `last_handle`; `NIL` for none), the next one, whether every eviction
+/// so far succeeded, and the retries left.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ZbudRun {
+    slots: [u32; 2],
+    next: usize,
+    ok: bool,
+    retries_left: u32,
 }
 
 impl Zswap {
     /// zswap with `params`, an empty pool.
     pub fn new(params: ZswapParams) -> Zswap {
-        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, shrink_queued: false, reclaiming: NIL, reclaim_freed: false }
+        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, shrink_queued: false, shrink_queued_at: 0, worker_clock: 0, worker_run: None, reclaiming: NIL }
     }
 
     /// `zswap_pool_total_size` in pages (zbud: `pages_nr`; zsmalloc: `zs_get_total_pages()`).
     pub fn pool_pages(&self) -> u64 {
         self.zbud.pages_nr + self.zs.pages_nr
+    }
+
+    /// Whether the shrink worker is queued or, on 6.1, has a run under way.
+    pub fn shrink_pending(&self) -> bool {
+        self.shrink_queued || self.worker_run.is_some()
     }
 
     /// The compressed length of slot `slot`'s entry.
@@ -463,25 +487,30 @@ impl Kernel {
             }
         }
         let totalram = self.managed_pages();
-        let z = self.zswap.as_mut().expect("zswap");
         if self.profile.zswap_direct {
+            let z = self.zswap.as_mut().expect("zswap");
             if z.check_limits(totalram) {
                 // "if (!ret && zswap_pool_reached_full) queue_work(shrink_wq, ...)"
                 z.shrink_queued = true;
                 return false;
             }
-        } else if z.is_full(totalram) {
-            z.stats.pool_limit_hit += 1;
-            z.reached_full = true;
-            // "goto shrink": queue_work(shrink_wq, &pool->shrink_work), and reject.
-            z.shrink_queued = true;
-            return false;
-        }
-        if z.reached_full && !self.profile.zswap_direct {
-            if !z.can_accept(totalram) {
+        } else {
+            // The worker's run queued earlier, when its turn has come.
+            self.zswap_shrink_worker_due();
+            let z = self.zswap.as_mut().expect("zswap");
+            if z.is_full(totalram) {
+                z.stats.pool_limit_hit += 1;
+                z.reached_full = true;
+                // "goto shrink": queue_work(shrink_wq, &pool->shrink_work), and reject.
+                self.zswap_queue_shrink_work();
                 return false;
             }
-            z.reached_full = false;
+            if z.reached_full {
+                if !z.can_accept(totalram) {
+                    return false;
+                }
+                z.reached_full = false;
+            }
         }
         let params = self.zswap.as_ref().expect("zswap").params;
         self.cpu(ZSWAP_SAME_FILLED_CHECK_NS);
@@ -718,7 +747,9 @@ impl Kernel {
 
     /// `zbud_free()` of `handle`: a page left empty goes back to the page allocator.
     fn zbud_free(&mut self, handle: u32) {
-        let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
+        let zs = self.zswap.as_mut().expect("zswap");
+        let under_reclaim = zs.reclaiming == handle / 2;
+        let zb = &mut zs.zbud;
         let i = handle / 2;
         let z = &mut zb.pages[i as usize];
         if handle % 2 == 1 {
@@ -728,21 +759,28 @@ impl Kernel {
             z.first_chunks = 0;
             z.first_slot = NIL;
         }
+        if under_reclaim {
+            // "zbud page is under reclaim, reclaim will free".
+            return;
+        }
         zb.buddy_del(i);
         let z = zb.pages[i as usize];
         if z.first_chunks == 0 && z.last_chunks == 0 {
-            let zs = self.zswap.as_mut().expect("zswap");
-            if zs.reclaiming == i {
-                zs.reclaim_freed = true;
-            }
-            let zb = &mut zs.zbud;
-            zb.lru_del(i);
-            zb.free_ids.push(i);
-            zb.pages_nr -= 1;
-            self.free_page(z.frame);
+            self.free_zbud_page(i);
         } else {
             zb.buddy_add(i);
         }
+    }
+
+    /// `free_zbud_page()`: pool page `i` (both buddies free, off the buddy lists) leaves the
+    /// LRU and the pool.
+    fn free_zbud_page(&mut self, i: u32) {
+        let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
+        let frame = zb.pages[i as usize].frame;
+        zb.lru_del(i);
+        zb.free_ids.push(i);
+        zb.pages_nr -= 1;
+        self.free_page(frame);
     }
 
     /// `zswap_frontswap_invalidate_page()`: the slot was freed (`swap_entry_free()`); its
@@ -795,47 +833,142 @@ impl Kernel {
         true
     }
 
-    /// The queued `shrink_worker()` (6.1): `zpool_shrink(pool, 1)` -> `zbud_reclaim_page(pool,
-    /// 8)`: from the LRU tail, a pool page's entries are written back to their swap slots
-    /// (`zswap_writeback_entry()`) until a page is freed; none freed: `reject_reclaim_fail`.
-    /// The engine runs the worker when the faulting task next enters the fault path.
+    /// The queued `shrink_worker()`, from the fault path of the task whose store queued it.
+    /// 6.8+ (`zswap_direct`): run now, in the faulting task's time. 6.1: the run due by now,
+    /// if any ([`Kernel::zswap_shrink_worker_due`]).
     pub fn zswap_shrink_worker(&mut self) {
         let Some(z) = self.zswap.as_mut() else { return };
-        if !z.shrink_queued {
+        if !z.shrink_pending() {
             return;
         }
-        z.shrink_queued = false;
         if self.profile.zswap_direct {
+            z.shrink_queued = false;
             self.zswap_shrink_worker_lru();
             return;
         }
-        for _ in 0..ZBUD_RECLAIM_RETRIES {
-            let zb = &self.zswap.as_ref().expect("zswap").zbud;
-            let i = zb.lru_tail;
-            if i == NIL {
-                break;
-            }
-            let z = zb.pages[i as usize];
-            // under_reclaim: the page goes to the LRU head if it keeps an entry.
-            let zs = self.zswap.as_mut().expect("zswap");
-            zs.zbud.lru_del(i);
-            zs.zbud.lru_add(i);
-            zs.reclaiming = i;
-            zs.reclaim_freed = false;
-            // "if (ret) goto next": a failed eviction skips the other buddy.
-            let mut ok = true;
-            for s in [z.first_slot, z.last_slot] {
-                if s != NIL && ok {
-                    ok = self.zswap_writeback_entry(s);
+        self.zswap_shrink_worker_due();
+    }
+
+    /// `queue_work(shrink_wq, &pool->shrink_work)` (6.1, from a store that found the pool
+    /// full): `shrink_wq` is `create_workqueue("zswap-shrink")`, a bound workqueue (not
+    /// `WQ_UNBOUND`: `__queue_work()` takes `raw_smp_processor_id()`'s pool), so a kworker of
+    /// the storing task's CPU runs the work, preempting the task (a woken kworker's vruntime is
+    /// placed behind it: `check_preempt_wakeup()`), whose stores go on meanwhile on the idle
+    /// CPU that pulls it: the engine runs the worker on its own clock from the queueing store's
+    /// time, beside the task ([`Kernel::zswap_shrink_worker_due`]). Queued while a run is under
+    /// way (its `WORK_STRUCT_PENDING` was cleared when it started), the work runs again where
+    /// that run ends; a work already queued stays queued once.
+    fn zswap_queue_shrink_work(&mut self) {
+        let now = self.now;
+        let z = self.zswap.as_mut().expect("zswap");
+        if !z.shrink_queued {
+            z.shrink_queued = true;
+            z.shrink_queued_at = now;
+        }
+        self.zswap_shrink_worker_due();
+    }
+
+    /// Catch 6.1's shrink worker up with the running context's clock: the worker is a kworker
+    /// with its own clock ([`Zswap::worker_clock`]), which runs a queued work from
+    /// `max(queued, end of its last run)`, one `zswap_writeback_entry()` a step, each step
+    /// taken once its start is not after the running context's clock, in kernel-thread time
+    /// (not the task's CPU time, waits or stalls; its writes in its own plug). So what the task
+    /// did meanwhile (its reclaim's frees and uncharges, its charges, its stores that met the
+    /// full pool) is done when the step runs, and the pool page a run frees is gone for the
+    /// stores after the step that frees it. Not run inside itself (a store of the worker's own
+    /// charge reclaim queues the next run) nor inside kswapd (the next store or fault of a
+    /// task catches it up).
+    pub fn zswap_shrink_worker_due(&mut self) {
+        if self.in_zswap_worker || self.in_kswapd {
+            return;
+        }
+        loop {
+            let Some(z) = self.zswap.as_mut() else { return };
+            if z.worker_run.is_none() {
+                let start = z.shrink_queued_at.max(z.worker_clock);
+                if !z.shrink_queued || start > self.now {
+                    return;
+                }
+                // process_one_work() clears PENDING before shrink_worker() runs.
+                z.shrink_queued = false;
+                z.worker_clock = start;
+                z.worker_run = Some(ZbudRun { slots: [NIL; 2], next: 2, ok: true, retries_left: ZBUD_RECLAIM_RETRIES });
+                if !self.zbud_reclaim_next_page() {
+                    continue;
                 }
             }
-            let zs = self.zswap.as_mut().expect("zswap");
-            zs.reclaiming = NIL;
-            if zs.reclaim_freed {
+            let z = self.zswap.as_ref().expect("zswap");
+            if z.worker_clock > self.now {
                 return;
             }
+            self.zbud_reclaim_step();
         }
-        self.zswap.as_mut().expect("zswap").stats.reject_reclaim_fail += 1;
+    }
+
+    /// One step of the run under way at the worker's clock: the next buddy's eviction
+    /// (`pool->ops->evict()` = `zswap_writeback_entry()`), or the end of the page's reclaim.
+    fn zbud_reclaim_step(&mut self) {
+        self.in_zswap_worker = true;
+        self.swap_plug_switch();
+        let (now, sys, iowait) = (self.now, self.sys_ns, self.iowait_ns);
+        let z = self.zswap.as_mut().expect("zswap");
+        let start = z.worker_clock;
+        self.now = start;
+        let i = z.reclaiming;
+        let run = z.worker_run.as_mut().expect("a run under way");
+        if run.next < 2 {
+            let slot = run.slots[run.next];
+            run.next += 1;
+            let run_ok = run.ok;
+            // "if (ret) goto next": a failed eviction skips the other buddy. A buddy freed
+            // since the reclaim read its handle (loaded, invalidated) is gone from the tree:
+            // zswap_writeback_entry() finds no entry and returns 0.
+            let live = slot != NIL && z.entry_len(slot).is_some() && z.handle[slot as usize] / 2 == i;
+            if run_ok && live {
+                let ok = self.zswap_writeback_entry(slot);
+                self.zswap.as_mut().expect("zswap").worker_run.as_mut().expect("a run under way").ok = ok;
+            }
+        } else {
+            // "next:": under_reclaim cleared; a page whose buddies both went is freed and the
+            // run ends (zpool_shrink() returns 0), else it goes back on a buddy list.
+            let pg = z.zbud.pages[i as usize];
+            z.reclaiming = NIL;
+            if pg.first_chunks == 0 && pg.last_chunks == 0 {
+                z.worker_run = None;
+                self.free_zbud_page(i);
+            } else {
+                z.zbud.buddy_add(i);
+                self.zbud_reclaim_next_page();
+            }
+        }
+        let end = self.now.max(start);
+        self.zswap.as_mut().expect("zswap").worker_clock = end;
+        (self.now, self.sys_ns, self.iowait_ns) = (now, sys, iowait);
+        self.swap_plug_switch();
+        self.in_zswap_worker = false;
+    }
+
+    /// `zbud_reclaim_page()`'s next try: the pool's LRU tail goes under reclaim (off the buddy
+    /// lists, to the LRU head) with the buddies it holds; retries spent or the LRU empty, the
+    /// run ends in failure (`zpool_shrink()` nonzero: `reject_reclaim_fail`). Returns whether
+    /// a page is under reclaim.
+    fn zbud_reclaim_next_page(&mut self) -> bool {
+        let z = self.zswap.as_mut().expect("zswap");
+        let run = z.worker_run.as_mut().expect("a run under way");
+        let i = z.zbud.lru_tail;
+        if i == NIL || run.retries_left == 0 {
+            z.worker_run = None;
+            z.stats.reject_reclaim_fail += 1;
+            return false;
+        }
+        run.retries_left -= 1;
+        let pg = z.zbud.pages[i as usize];
+        *run = ZbudRun { slots: [if pg.first_chunks != 0 { pg.first_slot } else { NIL }, if pg.last_chunks != 0 { pg.last_slot } else { NIL }], next: 0, ok: true, retries_left: run.retries_left };
+        z.zbud.lru_del(i);
+        z.zbud.buddy_del(i);
+        z.zbud.lru_add(i);
+        z.reclaiming = i;
+        true
     }
 
     /// `shrink_worker()` (6.8+, 6.18): down to `zswap_accept_thr_pages()`, entries from the

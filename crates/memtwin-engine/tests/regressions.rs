@@ -35,6 +35,8 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             fs: "ext4".into(),
             fs_features: vec![],
             cpu_slowdown: 1,
+            copy_slowdown: None,
+            wakeup_latency: vec![],
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,

@@ -165,6 +165,60 @@ static void dump(const char *tag, const char *path) {
     close(fd);
 }
 
+/* The kswapd threads (kswapdN, one a node), found once before the tasks start: each snapshot prints
+ * their CPU time so far (#kswapd: the sum of /proc/PID/schedstat's first field, ns on a CPU; without
+ * schedstat, /proc/PID/stat utime + stime in USER_HZ ticks), for the host to compare kswapd's cost
+ * per page scanned in the TCG guest with the engine's. */
+static pid_t kswapd_pids[64];
+static int nkswapd;
+
+static void find_kswapd(void) {
+    DIR *d = opendir("/proc");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) && nkswapd < 64) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        char p[300], comm[64] = "";
+        snprintf(p, sizeof p, "/proc/%s/comm", e->d_name);
+        int fd = open(p, O_RDONLY);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, comm, sizeof comm - 1);
+        close(fd);
+        if (n > 0 && !strncmp(comm, "kswapd", 6) && isdigit((unsigned char)comm[6])) kswapd_pids[nkswapd++] = (pid_t)atoi(e->d_name);
+    }
+    closedir(d);
+}
+
+static void kswapd_cpu(void) {
+    if (!nkswapd) return;
+    long long ns = 0;
+    int from_stat = 0;
+    for (int i = 0; i < nkswapd; i++) {
+        char p[64], buf[1024];
+        snprintf(p, sizeof p, "/proc/%d/schedstat", (int)kswapd_pids[i]);
+        int fd = open(p, O_RDONLY);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0) close(fd);
+        if (n > 0) {
+            buf[n] = 0;
+            ns += atoll(buf);
+            continue;
+        }
+        snprintf(p, sizeof p, "/proc/%d/stat", (int)kswapd_pids[i]);
+        fd = open(p, O_RDONLY);
+        n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0) close(fd);
+        if (n <= 0) return;
+        buf[n] = 0;
+        char *r = strrchr(buf, ')');
+        unsigned long ut = 0, st = 0;
+        if (!r || sscanf(r + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2) return;
+        ns += (long long)(ut + st) * (1000000000LL / sysconf(_SC_CLK_TCK));
+        from_stat = 1;
+    }
+    oprintf("#kswapd\n%s %lld\n", from_stat ? "stat" : "schedstat", ns);
+}
+
 static long resident_pages(const char *path) {
     int fd = open(path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0) return -1;
@@ -296,6 +350,7 @@ static void snap_of(const char *phase, const char *cgdir, int full, pid_t pid) {
         dump(tag, p);
     }
     dump("vmstat", "/proc/vmstat");
+    kswapd_cpu();
     if (zswap_stats) {
         static const char *zs[] = {"pool_limit_hit", "reject_reclaim_fail", "reject_alloc_fail", "reject_kmemcache_fail",
                                    "reject_compress_poor", "written_back_pages", "duplicate_entry", "pool_total_size",
@@ -765,7 +820,8 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
 /* The guest's CPU speed, for the engine's `[machine] cpu_slowdown` (QEMU/TCG emulates the CPUs, tens of
  * times slower than the host, while QEMU's throttle serves the disk at its rate in the host's time):
  * the wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd already in memory (shmem: a page
- * lookup and a copy per page, the syscall per 32 pages), best of 5 passes, printed as @@CALIB. Runs
+ * lookup and a copy per page, the syscall per 32 pages), best of 5 passes, printed as @@CALIB; then
+ * 1-byte reads of each of its pages (a syscall and a lookup, no copy), printed as @@CALIB2. Runs
  * before the scenario's tasks, in the root cgroup; the memfd is closed (freed) before they start. */
 static void calibrate_cpu(void) {
     const size_t len = 16 << 20, bs = 128 << 10;
@@ -782,8 +838,80 @@ static void calibrate_cpu(void) {
         t = now() - t;
         if (pass > 0 && (best == 0 || t < best)) best = t; /* pass 0 warms up */
     }
+    /* the same pages read one byte each: the syscall and the page lookup without the 4 KiB copy
+     * (TCG emulates a copy's loads and stores at a cost of its own, unlike the kernel's other code) */
+    double small = 0;
+    for (int pass = 0; pass < 6; pass++) {
+        double t = now();
+        for (size_t off = 0; off < len; off += 4096)
+            if (pread(fd, rb, 1, off) != 1) { printf("@@CALIB none pread: %s\n", strerror(errno)); close(fd); return; }
+        t = now() - t;
+        if (pass > 0 && (small == 0 || t < small)) small = t;
+    }
     close(fd);
     printf("@@CALIB hot_read_ns_per_page %.1f\n", best * 1e9 / (len / 4096));
+    printf("@@CALIB2 small_read_ns_per_call %.1f\n", small * 1e9 / (len / 4096));
+}
+
+/* The guest's cross-CPU wake-up latency, for the engine's `[machine] wakeup_latency`: a task on the last
+ * CPU sleeps in read() on a pipe (its CPU idle), one on CPU 0 writes a byte and the sleeper notes how
+ * long after the write it ran (CLOCK_MONOTONIC, shared memory); 1 ms apart, WAKE_ROUNDS times, after
+ * WAKE_WARM rounds not counted. Under QEMU/TCG an idle vCPU is a host thread asleep, and waking it
+ * waits for a host CPU: this is how long a kernel thread woken on another CPU (kswapd by
+ * wakeup_kswapd()) waits before it runs. Printed as @@WAKE followed by the sorted latencies in ns;
+ * @@WAKE none WHY when it could not be measured (one CPU). */
+#define WAKE_ROUNDS 200
+#define WAKE_WARM 10
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+static void calibrate_wakeup(void) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 2) { printf("@@WAKE none one CPU\n"); return; }
+    int to[2], back[2];
+    if (pipe(to) < 0 || pipe(back) < 0) { printf("@@WAKE none pipe: %s\n", strerror(errno)); return; }
+    double *t0 = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (t0 == MAP_FAILED) { printf("@@WAKE none mmap: %s\n", strerror(errno)); return; }
+    long *lat = (long *)(t0 + 1);
+    static long sorted[WAKE_ROUNDS];
+    pid_t c = fork();
+    if (c < 0) { printf("@@WAKE none fork: %s\n", strerror(errno)); return; }
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(c == 0 ? (int)ncpu - 1 : 0, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    char b = 0;
+    if (c == 0) {
+        for (int i = 0; i < WAKE_WARM + WAKE_ROUNDS; i++) {
+            if (read(to[0], &b, 1) != 1) _exit(1);
+            double t = now();
+            if (i >= WAKE_WARM) lat[i - WAKE_WARM] = (long)((t - *t0) * 1e9);
+            if (write(back[1], &b, 1) != 1) _exit(1);
+        }
+        _exit(0);
+    }
+    int ok = 1;
+    for (int i = 0; i < WAKE_WARM + WAKE_ROUNDS && ok; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+        *t0 = now();
+        ok = write(to[1], &b, 1) == 1 && read(back[0], &b, 1) == 1;
+    }
+    int st = 0;
+    waitpid(c, &st, 0);
+    CPU_ZERO(&set);
+    for (long i = 0; i < ncpu; i++) CPU_SET(i, &set);
+    sched_setaffinity(0, sizeof set, &set);
+    close(to[0]); close(to[1]); close(back[0]); close(back[1]);
+    if (!ok || !WIFEXITED(st) || WEXITSTATUS(st)) { printf("@@WAKE none the ping-pong failed\n"); munmap(t0, 4096); return; }
+    memcpy(sorted, lat, sizeof sorted);
+    munmap(t0, 4096);
+    qsort(sorted, WAKE_ROUNDS, sizeof sorted[0], cmp_long);
+    printf("@@WAKE");
+    for (int i = 0; i < WAKE_ROUNDS; i++) printf(" %ld", sorted[i]);
+    printf("\n");
 }
 
 int main(int argc, char **argv) {
@@ -878,6 +1006,8 @@ int main(int argc, char **argv) {
         free(line);
     }
     calibrate_cpu();
+    calibrate_wakeup();
+    find_kswapd();
     /* start cold: sync, drop every tracked file's pages again, count what is left */
     sync();
     long left = 0;

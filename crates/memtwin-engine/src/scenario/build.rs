@@ -698,7 +698,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![] };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -855,7 +855,32 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown"]);
+                if let Some(v) = t.get("copy_slowdown") {
+                    match get_uint(cx, v, "machine.copy_slowdown") {
+                        Some(0) => cx.err(&v.loc, "machine.copy_slowdown is 0", "write how many times slower than the reference machine the CPUs copy memory, 1 or more (1: as fast)"),
+                        Some(k) if k > 10_000 => cx.err(&v.loc, format!("machine.copy_slowdown is {k}, more than 10000 times slower than the reference machine"), "write the measured factor (memtwin real --on qemu records it as real.machine.cpu.copy_slowdown), at most 10000"),
+                        Some(k) => machine.copy_slowdown = Some(k),
+                        None => {}
+                    }
+                }
+                if let Some(v) = t.get("wakeup_latency") {
+                    const FIX: &str = "write the samples as durations, wakeup_latency = [\"120us\", \"3ms\"] (memtwin real --on qemu records them as real.machine.cpu.wakeup_latency_ns)";
+                    match &v.v {
+                        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, "machine.wakeup_latency is empty", FIX),
+                        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("machine.wakeup_latency has {} samples, more than 10000", items.len()), FIX),
+                        Val::Arr(items) => {
+                            for it in items {
+                                match get_duration(cx, it, "a machine.wakeup_latency sample") {
+                                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, "a machine.wakeup_latency sample is longer than 10 s", FIX),
+                                    Some(d) => machine.wakeup_latency.push(d),
+                                    None => {}
+                                }
+                            }
+                        }
+                        other => cx.err(&v.loc, format!("machine.wakeup_latency must be an array of durations, not {}", other.type_name()), FIX),
+                    }
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -111,6 +111,21 @@ pub struct Machine {
     /// (`[machine] cpu_slowdown`, default 1): every CPU cost is that many times longer
     /// ([`crate::profile::CpuCost::scaled`]), the devices' speeds unchanged.
     pub cpu_slowdown: u64,
+    /// How many times slower than the reference machine its CPUs copy memory
+    /// (`[machine] copy_slowdown`, default: `cpu_slowdown`): `copy_page` and `clear_page`
+    /// take that many times longer instead ([`crate::profile::CpuCost::scaled_split`]). QEMU/TCG
+    /// emulates a copy's loads and stores at a cost of its own, which the host's load moves
+    /// apart from the rest of the kernel's code; `memtwin real --on qemu` measures both
+    /// (`real.machine.cpu.code_slowdown`, `copy_slowdown`).
+    pub copy_slowdown: Option<u64>,
+    /// The machine's cross-CPU wake-up latency (`[machine] wakeup_latency`, default none): how
+    /// long a task woken on another, idle CPU waits before it runs, as samples; a sleeping
+    /// kswapd that `wakeup_kswapd()` wakes runs after one of them, drawn in turn by the
+    /// engine's seeded random numbers ([`crate::page_alloc`]'s `kswapd_wakeup_delay`). None:
+    /// at once, as on the reference machine, whose wake-ups take microseconds. For a QEMU/TCG
+    /// guest, whose idle vCPU is a host thread asleep that waits for a host CPU: the samples
+    /// `memtwin real --on qemu` measures at boot (`real.machine.cpu.wakeup_latency_ns`).
+    pub wakeup_latency: Vec<u64>,
 }
 
 /// `[mounts.PATH]`.

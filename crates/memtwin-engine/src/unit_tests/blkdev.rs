@@ -547,12 +547,53 @@ fn qemu_throttle_serves_reads_apart_from_writes() {
     };
     let xfer = |pages: u64| pages * 4096 * 1_000_000_000 / (128 << 20);
     assert_eq!(one_line(false), 2 * MS + xfer(128) + xfer(4), "one line: behind the writes");
-    assert_eq!(one_line(true), MS + xfer(4), "apart: the read's own seek and transfer");
+    // Apart, the read leaves its own (empty) bucket at once: only its seek.
+    assert_eq!(one_line(true), MS, "apart: the read's own seek, nothing queued before it");
     // A read contiguous with the last write is not merged into it.
     let mut d = BlockDevice { qemu_throttle: true, ..disk() };
     d.submit(Dir::Write, 0, 8, 0);
     d.submit(Dir::Read, 8, 8, 0);
     assert_eq!((d.queue.queued, d.queue.merged), (2, 0));
+}
+
+/// QEMU's throttle (util/throttle.c and block/throttle-groups.c, QEMU 7.2, the lab's
+/// `throttling.bps-read` with no burst rate): `throttle_fix_bucket()` gives the bucket a `max`
+/// of `avg / 10`, `throttle_compute_wait()` lets a request go while the level is at most `max`
+/// and `throttle_account()` adds its bytes after: a guest reads a tenth of a second's budget
+/// (and one request more) at once, then at `avg`; a request arriving while others wait queues
+/// behind them (`pending_reqs`); a bucket left alone leaks back to empty.
+#[test]
+fn qemu_throttle_lets_a_tenth_of_a_second_through_then_holds_reads_to_its_rate() {
+    use crate::blkdev::LeakyBucket;
+    let avg = 100_000_000u64; // 100 MB/s: max = 10 MB
+    let mb = 1_000_000u64;
+    let mut b = LeakyBucket::default();
+    // Eleven 1 MB requests at t = 0: the level reaches 10 MB after ten, the eleventh still goes
+    // (level 10 MB <= max), and the twelfth waits for 1 MB to leak (10 ms).
+    for i in 0..11 {
+        assert_eq!(b.release(mb, 0, avg), 0, "request {i} goes at once");
+    }
+    assert_eq!(b.level, 11 * mb);
+    assert_eq!(b.release(mb, 0, avg), 10 * MS, "over max: waits (level - max) / avg");
+    // Queued behind it, the next waits its own 1 MB more: the rate is avg.
+    assert_eq!(b.release(mb, 0, avg), 20 * MS);
+    // A request arriving after the queue drained and the bucket leaked goes at once.
+    assert_eq!(b.release(mb, 2_000 * MS, avg), 2_000 * MS);
+    assert_eq!(b.level, mb, "leaked to empty, then this request's bytes");
+    // On the device: a 16 MiB read window (32 requests of 512 KiB) on a 500 MB/s QEMU read rule
+    // completes at once (16.8 MB < 50 MB), where the whole window at 500 MB/s took 33.6 ms.
+    let mut d = BlockDevice { qemu_throttle: true, ..BlockDevice::new("vda", 500_000_000, 400_000_000, 0, 8192) };
+    assert_eq!(d.submit(Dir::Read, 0, 4096, 0), 0);
+    assert_eq!(d.queue.queued, 32);
+    // Three more windows fill the bucket: the last requests of the fourth wait.
+    for w in 1..4 {
+        d.submit(Dir::Read, w * 4096, 4096, 0);
+    }
+    let level = 4 * 4096 * 4096 - 512 * 1024; // before the fourth window's last request
+    let last = d.qemu_bucket[Dir::Read as usize].queued_until;
+    assert_eq!(last, (level - 50_000_000) * 1_000_000_000 / 500_000_000, "held to the rate past max");
+    // The writes have a bucket of their own: a write now goes at once.
+    assert_eq!(d.submit(Dir::Write, 100_000, 8, 0), 0);
 }
 
 /// `[devices.X] qemu_throttle` (the lab's QEMU guest disk) is refused beside blk-throttle rules

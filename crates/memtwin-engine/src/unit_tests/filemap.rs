@@ -568,7 +568,7 @@ fn cpu_slowdown_scales_the_cpu_cost_table_not_the_device() {
     let (a, b) = (sim(&scn(1)), sim(&scn(40)));
     assert_eq!(b.kernel.cost.copy_page, 40 * a.kernel.cost.copy_page);
     let (ra, rb) = (a.run(&mut |_, _| true).unwrap(), b.run(&mut |_, _| true).unwrap());
-    let get = |r: &crate::SimResult, step: &str, n: &str| r.steps.iter().find(|s| s.name == step).unwrap().metrics.iter().find(|(m, _)| m == n).unwrap().1;
+    let get = |r: &crate::SimResult, step: &str, n: &str| metric_in(step_of(r, None, step), n);
     let hot_a = get(&ra, "hot", "sys_s");
     assert!(hot_a > 0.0);
     assert!((get(&rb, "hot", "sys_s") / hot_a - 40.0).abs() < 1e-6, "the hot pass is CPU only: 40 times the time");
@@ -582,6 +582,38 @@ fn cpu_slowdown_scales_the_cpu_cost_table_not_the_device() {
     // A bad factor names the key.
     let e = crate::Document::from_toml("s.toml", &scn(0)).unwrap().resolve(None, &[]).unwrap_err().to_string();
     assert!(e.contains("machine.cpu_slowdown is 0"), "{e}");
+}
+
+/// `[machine] copy_slowdown` beside `cpu_slowdown` (the QEMU/TCG lab, whose emulated copies run
+/// at a speed of their own): `filemap_read()`'s `copy_page_to_iter()` of each page and
+/// `clear_page()` take `copy_slowdown` times the reference's, the rest of the kernel's code
+/// (`lookup`, the syscall, reclaim's `scan_page`) `cpu_slowdown` times. The hot re-read's time
+/// is then `cpu_slowdown` times its lookup and syscall share plus `copy_slowdown` times its
+/// copies; without copy_slowdown the copies take `cpu_slowdown` as before.
+#[test]
+fn copy_slowdown_scales_the_copies_and_cpu_slowdown_the_rest() {
+    let scn = |extra: &str| {
+        format!(
+            "[scenario]\nname = \"s\"\n[machine]\nram = \"1G\"\n{extra}\n[kernel]\nprofile = \"linux-6.1\"\n\
+             [devices.sda]\nread_bw = \"100M\"\n[files.\"/f\"]\nsize = \"16M\"\n[tasks.t]\nops = [\
+             {{ op = \"read\", file = \"/f\", bufsize = \"128K\", step = \"cold\" }}, {{ op = \"read\", file = \"/f\", bufsize = \"128K\", step = \"hot\" }}]\n"
+        )
+    };
+    let r = crate::profile::CpuCost::reference();
+    let (a, b, c) = (sim(&scn("")), sim(&scn("cpu_slowdown = 10\ncopy_slowdown = 40")), sim(&scn("cpu_slowdown = 10")));
+    let cb = &b.kernel.cost;
+    assert_eq!((cb.copy_page, cb.clear_page), (40 * r.copy_page, 40 * r.clear_page));
+    assert_eq!((cb.lookup, cb.syscall, cb.scan_page, cb.evict_page), (10 * r.lookup, 10 * r.syscall, 10 * r.scan_page, 10 * r.evict_page));
+    assert_eq!(c.kernel.cost.copy_page, 10 * r.copy_page, "no copy_slowdown: the copies take cpu_slowdown");
+    let (ra, rb) = (a.run(&mut |_, _| true).unwrap(), b.run(&mut |_, _| true).unwrap());
+    let get = |r: &crate::SimResult, step: &str, n: &str| r.steps.iter().find(|s| s.name == step).unwrap().metrics.iter().find(|(m, _)| m == n).unwrap().1;
+    let pages = 4096.0;
+    let copies = pages * r.copy_page as f64 * 1e-9;
+    let (hot_a, hot_b) = (get(&ra, "hot", "sys_s"), get(&rb, "hot", "sys_s"));
+    assert!(hot_a > copies);
+    assert!((hot_b - (10.0 * (hot_a - copies) + 40.0 * copies)).abs() < 1e-6, "{hot_a} {hot_b}");
+    let e = crate::Document::from_toml("s.toml", &scn("copy_slowdown = 0")).unwrap().resolve(None, &[]).unwrap_err().to_string();
+    assert!(e.contains("machine.copy_slowdown is 0"), "{e}");
 }
 
 /// A new page written where the file system takes large folios (6.18 ext4:

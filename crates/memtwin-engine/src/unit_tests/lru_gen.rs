@@ -656,10 +656,7 @@ ops = [
 "#
         )
     };
-    let metric = |r: &crate::SimResult, task: &str, step: &str, m: &str| {
-        let st = r.steps.iter().find(|s| s.task == task && s.name == step).unwrap_or_else(|| panic!("no step {task}/{step}"));
-        st.metrics.iter().find(|(n, _)| n == m).map(|(_, v)| *v).unwrap_or_else(|| panic!("no {m}"))
-    };
+    let metric = task_metric;
     let run_it = |min_ttl, bw| {
         let mut s = sim(&scn(min_ttl, bw));
         // The kill (exit_mmap() of the victim) keeps pages and charges conserved.

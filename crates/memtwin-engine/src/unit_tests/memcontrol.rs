@@ -883,3 +883,88 @@ fn an_oom_kill_is_counted_from_4_13_and_not_for_costly_charges() {
         assert_invariants(k);
     }
 }
+
+/// The kernel never charges the root memcg for its own pages: `try_charge()` returns at
+/// `mem_cgroup_is_root()` before `consume_stock()` (4.4, 6.1, 6.18; 3.13's
+/// `__mem_cgroup_try_charge()` "goto done"), and `uncharge_folio()` leaves the counter alone
+/// ("LRU pages aren't accounted at the root level", 6.1). The page still records the root
+/// (`commit_charge()`, memory.stat `cache`/`file`); the root's page counter holds its
+/// descendants' charges only; its `memory.usage_in_bytes` (`mem_cgroup_usage()`) is read from
+/// the statistics; and a root charge leaves the CPU's charge stock to the memcg it caches.
+#[test]
+fn the_root_memcg_is_never_charged() {
+    for profile in ["linux-3.13", "linux-4.4", "linux-6.1", "linux-6.18"] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "root-charges"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[files."/g"]
+size = "512K"
+[cgroups.a]
+[tasks.at_root]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+[tasks.in_a]
+cgroup = "a"
+start = "1s"
+ops = [{{ op = "read", file = "/g", bufsize = "128K" }}]
+"#
+        ));
+        run(&mut s);
+        let a = memcg(&s, "a");
+        let k = &mut s.kernel;
+        assert_eq!(k.memcgs.get(MemcgId::ROOT).nr_file, 256, "{profile}: the root's memory.stat counts the pages of /f");
+        assert_eq!(k.memcgs.get(a).nr_file, 128, "{profile}: a's those of /g");
+        assert_eq!(k.memcgs.get(MemcgId::ROOT).counter.usage, k.memcgs.get(a).counter.usage, "{profile}: the root's counter holds a's charges only");
+        assert_eq!(k.memcg_usage_bytes(MemcgId::ROOT), (256 + 128) * PAGE_SIZE, "{profile}: usage_in_bytes from cache + rss");
+        assert_invariants(k);
+        // A root charge does not touch the stock (6.1: one memcg a CPU, which a refill would
+        // drain).
+        let slots = k.profile.memcg_stock_slots;
+        k.pcp_ctx = 0;
+        k.memcg_stock[0] = Default::default();
+        k.try_charge_memcg(a, 1, true).unwrap();
+        let before = k.memcg_stock[0];
+        let (usage, watermark) = (k.memcgs.get(MemcgId::ROOT).counter.usage, k.memcgs.get(MemcgId::ROOT).counter.watermark);
+        k.try_charge_memcg(MemcgId::ROOT, 1, true).unwrap();
+        assert_eq!(k.memcg_stock[0], before, "{profile}: the stock still caches a");
+        assert!(k.memcg_stock[0].pages_of(a, slots) > 0, "{profile}");
+        assert_eq!(k.memcgs.get(MemcgId::ROOT).counter.usage, usage, "{profile}");
+        assert_eq!(k.memcgs.get(MemcgId::ROOT).counter.watermark, watermark, "{profile}");
+        k.memcgs.counter_uncharge(a, 1);
+    }
+}
+
+/// memory.events `oom` (`MEMCG_OOM`), counted for the memcg whose limit a `GFP_KERNEL` charge
+/// met once its retries are spent, before the kill, per era: 6.1's and 6.18's
+/// `mem_cgroup_oom()` count it ("memcg_memory_event(memcg, MEMCG_OOM);") after "if (order >
+/// PAGE_ALLOC_COSTLY_ORDER) return false;", so an order-4 charge counts none; 4.4's
+/// `try_charge()` counts it before calling `mem_cgroup_oom()`, whatever the order, with no
+/// `oom_kill` (4.13+); 3.13 has no memory.events. A `__GFP_NORETRY` charge gives up before
+/// it ("goto nomem").
+#[test]
+fn a_charge_entering_the_oom_path_counts_memory_events_oom() {
+    for (profile, small, costly) in [("linux-6.1", 1u64, 0u64), ("linux-6.18", 1, 0), ("linux-5.0", 1, 0), ("linux-4.4", 1, 1), ("linux-3.13", 0, 0)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        let (oom0, kill0) = (k.memcgs.events(ct, MemcgEvent::Oom), k.memcgs.events(ct, MemcgEvent::OomKill));
+        assert!(k.try_charge_memcg(ct, 1, false).is_err(), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom), oom0, "{profile}: a __GFP_NORETRY charge stops before the OOM path");
+        assert!(k.try_charge_memcg(ct, 1, true).is_err(), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom) - oom0, small, "{profile}: an order-0 charge");
+        let kills = k.memcgs.events(ct, MemcgEvent::OomKill) - kill0;
+        assert_eq!(kills, if k.profile.oom_kill_events { small } else { 0 }, "{profile}: oom_kill follows oom from 4.13");
+        assert!(k.try_charge_memcg(ct, 16, true).is_err(), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom) - oom0, small + costly, "{profile}: an order-4 charge");
+        assert_eq!(k.memcgs.events(MemcgId::ROOT, MemcgEvent::Oom) - oom0, small + costly, "{profile}: memory.events is hierarchical");
+        assert_invariants(k);
+    }
+}

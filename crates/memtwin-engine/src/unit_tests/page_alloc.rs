@@ -357,13 +357,7 @@ ops = [
     // 4.3 counts no oom_kill (the counter is 4.13's): whether the allocator gave up is the
     // step's oom_killed.
     let r = s.run(&mut |_, _| true).expect("runs");
-    assert_eq!(oom_killed(&r, "fill"), 0.0, "the allocator gave up: the hog was OOM-killed");
-}
-
-/// The `oom_killed` metric of step `step` (1 when the task was killed in it).
-fn oom_killed(r: &crate::SimResult, step: &str) -> f64 {
-    let st = r.steps.iter().find(|s| s.name == step).unwrap_or_else(|| panic!("no step {step}"));
-    st.metrics.iter().find(|(n, _)| n == "oom_killed").map(|(_, v)| *v).expect("oom_killed")
+    assert_eq!(step_metric(&r, "fill", "oom_killed"), 0.0, "the allocator gave up: the hog was OOM-killed");
 }
 
 /// `zone_reclaimable()`: reclaimable while global reclaim has scanned fewer than 6x the LRU
@@ -1211,7 +1205,75 @@ ops = [
         run_with(&mut s, |_| {});
         assert_eq!(s.kernel.vmstat.get(VmEvent::OomKill) > 0, counted, "{profile}: vmstat oom_kill");
         let r = s.run(&mut |_, _| true).expect("runs");
-        assert_eq!(oom_killed(&r, "fill"), 1.0, "{profile}: the allocator gave up and the hog was killed");
+        assert_eq!(step_metric(&r, "fill", "oom_killed"), 1.0, "{profile}: the allocator gave up and the hog was killed");
+    }
+}
+
+/// A 128 MiB stream read through a 64 MiB machine (linux-6.1), with the machine's wake-up
+/// latency samples `lat` (`[machine] wakeup_latency`, "" for none) at boot `seed`.
+fn stream_woken_after(lat: &str, seed: u64) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "wake"
+[machine]
+ram = "64M"
+{lat}
+[kernel]
+profile = "linux-6.1"
+boot_seed = {seed}
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "128M"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+    ))
+}
+
+/// `wakeup_kswapd()` (mm/vmscan.c, linux-6.1) only wakes kswapd (`wake_up_interruptible(
+/// &pgdat->kswapd_wait)`); the woken thread runs when its CPU schedules it, and meanwhile
+/// `__alloc_pages_slowpath()` goes on allocating at the min watermark and reclaims directly
+/// once the pages between low and min are gone. On the reference machine the wake-up takes
+/// microseconds and the reader never gets there (no direct reclaim); on a machine whose
+/// wake-ups take 50 ms (`[machine] wakeup_latency`, as a loaded QEMU/TCG host's idle vCPUs do)
+/// it does, kswapd scans less, and each wake-up of kswapd counts once still. Samples of 0 are
+/// the reference machine's; the draws repeat for a boot and differ between boots.
+#[test]
+fn a_woken_kswapd_runs_after_the_machines_wakeup_latency_6_1() {
+    let pgscan = |s: &Simulation| (s.kernel.vmstat.get(VmEvent::PgscanKswapd), s.kernel.vmstat.get(VmEvent::PgscanDirect));
+    let mut at_once = stream_woken_after("", 0);
+    run(&mut at_once);
+    let (ksw0, dir0) = pgscan(&at_once);
+    assert!(ksw0 > 0 && dir0 == 0, "kswapd keeps up when it runs at once: {ksw0} {dir0}");
+    let mut zero = stream_woken_after("wakeup_latency = [\"0ns\"]", 0);
+    run(&mut zero);
+    assert_eq!(pgscan(&zero), (ksw0, dir0), "zero latency is the reference machine");
+    let mut late = stream_woken_after("wakeup_latency = [\"50ms\"]", 0);
+    run(&mut late);
+    let (ksw, dir) = pgscan(&late);
+    assert!(dir > 0, "the reader reclaims directly while kswapd waits to run: {ksw} {dir}");
+    assert!(ksw < ksw0, "{ksw} {ksw0}");
+    assert!(late.kernel.vmstat.get(VmEvent::KswapdWakeup) > 0);
+    assert_invariants(&late.kernel);
+    // a distribution: the draws are the boot's, repeated run to run
+    let mixed = "wakeup_latency = [\"10us\", \"100us\", \"20ms\", \"60ms\"]";
+    let runs: Vec<_> = [0, 0, 1, 2, 3].iter().map(|&seed| {
+        let mut s = stream_woken_after(mixed, seed);
+        run(&mut s);
+        pgscan(&s)
+    }).collect();
+    assert_eq!(runs[0], runs[1], "one boot repeats");
+    assert!(runs[1..].iter().any(|r| *r != runs[0]), "the boots draw differently: {runs:?}");
+    // bad samples name the key
+    for (bad, says) in [("wakeup_latency = []", "machine.wakeup_latency is empty"),
+                        ("wakeup_latency = \"5ms\"", "machine.wakeup_latency must be an array of durations"),
+                        ("wakeup_latency = [\"5\"]", "a machine.wakeup_latency sample"),
+                        ("wakeup_latency = [\"20s\"]", "longer than 10 s")] {
+        let text = format!("[scenario]\nname = \"s\"\n[machine]\nram = \"64M\"\n{bad}\n");
+        let e = crate::Document::from_toml("s.toml", &text).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(says), "{bad}: {e}");
     }
 }
 

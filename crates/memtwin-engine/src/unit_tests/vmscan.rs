@@ -1219,3 +1219,62 @@ fn global_reclaim_walk_index_visits_what_the_full_walk_acts_on() {
     assert_eq!(a.now, b.now);
     assert_invariants(a);
 }
+
+/// `pgdat_balanced()` at order 0, per era. From 4.8 (1d82de618ddd, kswapd reclaiming by
+/// node; 6.1's loop "if (zone_watermark_ok_safe(zone, order, mark, highest_zoneidx)) return
+/// true;") one zone at or above its high watermark balances the node; 3.13's and 4.4's
+/// require every zone ("For order-0, all zones must be balanced!"), a zone that is not
+/// `zone_reclaimable()` (scanned 6x its reclaimable pages since a page was freed) counting
+/// as balanced.
+#[test]
+fn pgdat_balanced_needs_any_zone_from_4_8_and_every_zone_before() {
+    for (profile, any) in [("linux-6.1", true), ("linux-6.18", true), ("linux-5.0", true), ("linux-4.4", false), ("linux-3.13", false)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "two-zones"
+[kernel]
+profile = "{profile}"
+[machine]
+ram = "128M"
+dma32 = "32M"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "8M"
+[tasks.t]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+        ));
+        run(&mut s);
+        let k = &mut s.kernel;
+        let zones = k.nodes[0].zones.clone();
+        assert_eq!(zones.len(), 2, "{profile}: Normal and DMA32");
+        let saved: Vec<u64> = zones.iter().map(|&z| k.zones[z].free).collect();
+        let set = |k: &mut Kernel, above: [bool; 2]| {
+            for (i, &z) in zones.iter().enumerate() {
+                k.zones[z].free = if above[i] { k.zones[z].wmark_high } else { k.zones[z].wmark_high - 1 };
+            }
+        };
+        assert!(k.node_reclaimable(0), "{profile}: /f's pages are on the LRU, none scanned");
+        set(k, [true, true]);
+        assert!(k.node_balanced(0), "{profile}: both zones at their high watermark");
+        set(k, [false, false]);
+        assert!(!k.node_balanced(0), "{profile}: both below");
+        set(k, [true, false]);
+        assert_eq!(k.node_balanced(0), any, "{profile}: Normal balanced, DMA32 not");
+        set(k, [false, true]);
+        assert_eq!(k.node_balanced(0), any, "{profile}: DMA32 balanced, Normal not");
+        // Scanned 6x its reclaimable pages: not zone_reclaimable(), balanced before 4.8 only.
+        let scanned = k.nodes[0].pages_scanned;
+        k.nodes[0].pages_scanned = 1 << 40;
+        assert!(!k.node_reclaimable(0), "{profile}");
+        set(k, [false, false]);
+        assert_eq!(k.node_balanced(0), !any, "{profile}: an unreclaimable node");
+        k.nodes[0].pages_scanned = scanned;
+        for (i, &z) in zones.iter().enumerate() {
+            k.zones[z].free = saved[i];
+        }
+        assert_invariants(k);
+    }
+}

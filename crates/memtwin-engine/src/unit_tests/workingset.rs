@@ -570,3 +570,53 @@ fn lruvec_stats_are_subtree_sums_and_refaults_read_them() {
     assert_eq!(sizes(k, p), (19, 9));
     assert_invariants(k);
 }
+
+/// 64 dirty pages of `/log` in memcg `ct` under profile `profile`, then a limit reclaim that
+/// can evict none of them: `shrink_folio_list()` activates each (`activate_locked`, 4.12+).
+/// Returns how far the non-resident clocks of `ct` and of the root moved, and `ct`'s
+/// `pgactivate`.
+fn putback_ages(profile: &str) -> (u64, u64, u64) {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "putback-age"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/log"]
+size = 0
+[cgroups.ct]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (ct, log) = (memcg(&s, "ct"), inode(&s, "/log"));
+    let k = &mut s.kernel;
+    assert_eq!(k.generic_perform_write(log, 0, 64 * PAGE_SIZE, ct), Ok(64 * PAGE_SIZE));
+    let age = |k: &Kernel, m: MemcgId| k.lruvecs[m.idx()].nonresident_age;
+    let (ct0, root0) = (age(k, ct), age(k, MemcgId::ROOT));
+    assert_eq!(k.try_to_free_mem_cgroup_pages(ct, 32), 0, "every page is dirty: none evicted");
+    let activated = k.memcgs.events(ct, MemcgEvent::Pgactivate);
+    assert!(activated > 0, "reclaim activated the dirty pages");
+    assert_invariants(k);
+    (age(k, ct) - ct0, age(k, MemcgId::ROOT) - root0, activated)
+}
+
+/// `move_folios_to_lru()` (6.1 mm/vmscan.c) ages the non-resident clock by every active page
+/// reclaim puts back: `if (folio_test_active(folio)) workingset_age_nonresident(lruvec,
+/// nr_pages)`, in the lruvec and its ancestors (5.9+, 31d8fcac00fc "mm: workingset: age
+/// nonresident information alongside anonymous pages"). Before, `move_active_pages_to_lru()`
+/// / the putback of `shrink_inactive_list()` left it alone (5.0).
+#[test]
+fn reclaim_putback_of_active_pages_ages_nonresident_linux_6_1() {
+    let (ct, root, activated) = putback_ages("linux-6.1");
+    assert_eq!(ct, activated, "ct's clock moved by the pages put back active");
+    assert_eq!(root, activated, "and its ancestors' with it");
+    let (ct, root, activated) = putback_ages("linux-5.0");
+    assert!(activated > 0);
+    assert_eq!((ct, root), (0, 0), "5.0: putback does not age the clock");
+}

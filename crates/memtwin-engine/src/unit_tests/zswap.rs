@@ -449,3 +449,45 @@ fn zswap_writeback_pages_ending_in_the_lru_add_batch_are_not_rotated_6_12() {
     // (2381 of 18244 here)
     assert!(out - rotated > 1000, "with it, written pages go unrotated: {rotated} of {out}");
 }
+
+/// 6.1's `shrink_wq` is `create_workqueue("zswap-shrink")`, a bound workqueue (mm/zswap.c
+/// `zswap_setup()`; kernel/workqueue.c `__queue_work()` takes `raw_smp_processor_id()`'s pool
+/// for a queue without `WQ_UNBOUND`): the work runs in a kworker beside the storing task, on
+/// its own clock. A work queued at the task's clock runs its first `zswap_writeback_entry()`
+/// then, in the kworker's time (the task's clock, CPU time and I/O wait do not move); the
+/// next writeback waits until the task's clock reaches the kworker's, and the run that frees
+/// the pool page ends there (`zbud_reclaim_page()`: the page under reclaim is freed when both
+/// buddies went).
+#[test]
+fn the_shrink_worker_runs_beside_the_storing_task_6_1() {
+    let mut s = sim(&zhog("48M", "random-1K", "max_pool_percent = 1", "", "linux-6.1", "v2"));
+    // Up to the first write-back: the pool has met its limit, the worker's first run is done.
+    while s.step() {
+        let z = s.kernel.zswap.as_ref().unwrap();
+        if z.stats.written_back_pages > 0 && !z.shrink_pending() {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    let z = k.zswap.as_ref().unwrap();
+    assert!(z.stats.pool_limit_hit > 0 && !z.shrink_pending(), "{:?}", z.stats);
+    let (now, sys, iowait) = (k.now, k.sys_ns, k.iowait_ns);
+    let (wb, pool) = (z.stats.written_back_pages, z.pool_pages());
+    let z = k.zswap.as_mut().unwrap();
+    z.shrink_queued = true;
+    z.shrink_queued_at = now;
+    k.zswap_shrink_worker_due();
+    assert_eq!((k.now, k.sys_ns, k.iowait_ns), (now, sys, iowait), "the kworker's time is its own");
+    let z = k.zswap.as_ref().unwrap();
+    assert!(!z.shrink_queued, "the run started at the queueing");
+    assert!(z.worker_clock > now, "its first writeback took the kworker's time: clock {} at {now}", z.worker_clock);
+    assert_eq!(z.stats.written_back_pages, wb + 1, "one writeback before the task's clock reaches the kworker's");
+    assert!(z.worker_run.is_some(), "the run is under way");
+    // The task's clock at the kworker's: the run goes on to the pool page's end.
+    k.now = z.worker_clock + 1_000_000_000;
+    k.zswap_shrink_worker_due();
+    let z = k.zswap.as_ref().unwrap();
+    assert!(z.worker_run.is_none() && !z.shrink_queued, "the run ended");
+    assert!(z.stats.written_back_pages >= wb + 1 && z.stats.written_back_pages <= wb + 2, "{:?}", z.stats);
+    assert_eq!(z.pool_pages(), pool - 1, "the run freed the page under reclaim");
+}
