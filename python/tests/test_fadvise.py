@@ -204,7 +204,10 @@ def test_dirs_generate_files_owned_by_the_directory_owner(tmp_path):
     d["kernel"] = {"policies": {"fadvise_directory": True}}
     d["tasks"]["t"]["ops"].append({"op": "fadvise", "path": "/data", "advice": "dontneed", "step": "clean"})
     r = memtwin.run(d)
-    assert r.steps.loc["clean", "meminfo.Cached_kB"] == 0
+    # All but the last page read: 256 pages = 17 lru_add batches of 15 (linux-6.6) and one page
+    # still in the CPU's batch, whose reference fails invalidate_mapping_pages() (the patch's
+    # directory branch drains nothing, unlike a file's DONTNEED).
+    assert r.steps.loc["clean", "meminfo.Cached_kB"] == 4
     assert s.name == "d"
 
 

@@ -511,13 +511,15 @@ impl Kernel {
                 None => self.zones[w.zone].take_order0_run(&mut self.vmas[v].pages[from..from + k as usize]),
             }
             self.zones[w.zone].alloc_batch -= k as i64;
-            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive || self.vmas[v].locked || self.profile.lru_add_batch > 0 {
+            if self.lruvecs[lv].lrugen.enabled || self.profile.anon_fault_inactive || self.vmas[v].locked {
                 // Generation lists, the inactive anon list from 5.9, or the unevictable list
                 // of a VM_LOCKED VMA: page by page.
                 for j in from..from + k as usize {
                     let pfn = self.vmas[v].pages[j];
                     self.anon_page_link(vma, j as u32, pfn, memcg, lv);
                 }
+            } else if self.profile.lru_add_batch > 0 {
+                self.anon_pages_batch_run(vma, from, k as usize, memcg, lv);
             } else {
                 self.anon_pages_link_run(vma, from, k as usize, memcg, lv);
             }
@@ -690,6 +692,36 @@ impl Kernel {
         self.vmas[vma.0 as usize].mkyoung_range(from as u32, (from + n) as u32);
         self.vmas[vma.0 as usize].wp_clear_range(from as u32, (from + n) as u32);
         self.update_page_reclaim_stat(lv, false, n as u64, true);
+    }
+
+    /// [`Kernel::anon_pages_link_run`] through the running CPU's `lru_add` batch
+    /// (`lru_cache_add_active_or_unevictable()` -> `__lru_cache_add()` of each page, before
+    /// 5.9): what `n` adds one at a time leave, in closed form. When the adds move the batch
+    /// (`LruAddMove`), the pages already in it go onto their lists first, then the run's pages
+    /// that the moves take are linked at once, in order; the last ones wait in the batch, page
+    /// by page. (A run has no I/O completion due, so the moves' `swap_end_io()` are one.)
+    fn anon_pages_batch_run(&mut self, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize) {
+        let size = self.profile.lru_add_batch.min(crate::swap::FOLIO_BATCH_MAX);
+        let cpu = self.this_cpu();
+        let c = self.lru_add_fbatches[cpu].nr as usize;
+        let total = c + n;
+        // The pages the batch holds after the last add.
+        let left = match self.profile.lru_add_move {
+            crate::swap::LruAddMove::AfterAdd => total % size,
+            crate::swap::LruAddMove::BeforeAdd => (total - 1) % size + 1,
+        };
+        let moved_run = (total - left).saturating_sub(c);
+        if total - left > 0 {
+            // The batch's own pages, the first moved.
+            self.folio_batch_move_lru(cpu);
+            if moved_run > 0 {
+                self.anon_pages_link_run(vma, from, moved_run, memcg, lv);
+            }
+        }
+        for j in from + moved_run..from + n {
+            let pfn = self.vmas[vma.0 as usize].pages[j];
+            self.anon_page_link(vma, j as u32, pfn, memcg, lv);
+        }
     }
 
     /// The page and list side of `anon_page_install()`, with `lv` the lruvec of `memcg` on

@@ -69,7 +69,7 @@ impl Kernel {
     /// The CPU of the running context (`smp_processor_id()`): `pcp_ctx`, CPU 0 before the
     /// scheduler names one.
     #[inline(always)]
-    fn this_cpu(&self) -> usize {
+    pub(crate) fn this_cpu(&self) -> usize {
         if self.pcp_ctx == u32::MAX { 0 } else { self.pcp_ctx as usize }
     }
 
