@@ -130,6 +130,13 @@ pub struct Kernel {
     /// Set while 6.1's zswap shrink worker, a kworker, is the running context
     /// ([`Kernel::zswap_shrink_worker_due`]).
     pub in_zswap_worker: bool,
+    /// A switch for tests (the property tests set it; off in every run): each charge that
+    /// takes `try_charge_memcg()`'s one-walk fast path (`charge_fits_at_once()`) and each
+    /// order-0 allocation that takes `get_page_from_freelist_order0()` also makes the general
+    /// path's decision from the same state, and a disagreement panics
+    /// ([`Kernel::check_charge_fast_path`], [`Kernel::check_freelist_order0`]). The fast
+    /// paths are otherwise held to the general ones only by the output hashes.
+    pub check_fast_paths: bool,
     /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
     /// (the interrupted context's). Its pass of the memcg LRU stops there
     /// (`Node::kswapd_pass`).
@@ -325,6 +332,7 @@ impl Kernel {
             kswapd_ns: 0,
             in_kswapd: false,
             in_zswap_worker: false,
+            check_fast_paths: false,
             kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],

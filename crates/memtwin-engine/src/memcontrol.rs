@@ -1323,6 +1323,9 @@ impl Kernel {
         // A fresh charge (not one resumed with its loop's state) that fits takes the loop's
         // first pass in one walk (`charge_fits_at_once()`).
         let fresh_loop = !restartable || self.resched.charge_loop.is_none();
+        if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.check_fast_paths {
+            self.check_charge_fast_path(memcg, nr);
+        }
         if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.charge_fits_at_once(memcg, nr, false) {
             self.resched.restartable = outer;
             if restartable {
@@ -1362,23 +1365,7 @@ impl Kernel {
         }
         let do_charge = self.profile.charge_path == ChargePath::DoCharge;
         loop {
-            let (over, may_swap) = if do_charge {
-                // 3.13 mem_cgroup_do_charge(): res_counter_charge(&memcg->res) first; only when
-                // it fits is memsw charged, and a memsw failure reclaims with
-                // MEM_CGROUP_RECLAIM_NOSWAP.
-                match self.memcgs.over_limit(memcg, nr) {
-                    Some(m) => (Some(m), true),
-                    None => (self.memcgs.over_memsw_limit(memcg, nr), false),
-                }
-            } else {
-                // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim
-                // may not swap, which would not lower memsw ("reclaim_options &=
-                // ~MEMCG_RECLAIM_MAY_SWAP").
-                match self.memcgs.over_memsw_limit(memcg, nr) {
-                    Some(m) => (Some(m), false),
-                    None => (self.memcgs.over_limit(memcg, nr), true),
-                }
-            };
+            let (over, may_swap) = self.charge_over_limit(memcg, nr);
             let Some(over) = over else {
                 self.memcgs.counter_charge(memcg, nr);
                 self.charge_batch_high(memcg, nr, st.batch_failed);
@@ -1471,6 +1458,80 @@ impl Kernel {
         if counted {
             self.memcgs.count_event(over, MemcgEvent::Oom, 1);
         }
+    }
+
+    /// The page counter a charge of `nr` pages to `memcg` meets first, if any, and whether the
+    /// reclaim it calls may swap.
+    #[inline]
+    fn charge_over_limit(&self, memcg: MemcgId, nr: u64) -> (Option<MemcgId>, bool) {
+        if self.profile.charge_path == ChargePath::DoCharge {
+            // 3.13 mem_cgroup_do_charge(): res_counter_charge(&memcg->res) first; only when
+            // it fits is memsw charged, and a memsw failure reclaims with
+            // MEM_CGROUP_RECLAIM_NOSWAP.
+            match self.memcgs.over_limit(memcg, nr) {
+                Some(m) => (Some(m), true),
+                None => (self.memcgs.over_memsw_limit(memcg, nr), false),
+            }
+        } else {
+            // v1 with swap accounting tries memsw (memory + swap) first: over it, reclaim
+            // may not swap, which would not lower memsw ("reclaim_options &=
+            // ~MEMCG_RECLAIM_MAY_SWAP").
+            match self.memcgs.over_memsw_limit(memcg, nr) {
+                Some(m) => (Some(m), false),
+                None => (self.memcgs.over_limit(memcg, nr), true),
+            }
+        }
+    }
+
+    /// What a charge touches before any reclaim: the page counters from `memcg` up (usage,
+    /// watermark, failcnt), every CPU's stock, the stock's victim draw and the task's
+    /// `memcg_nr_pages_over_high`.
+    fn charge_state(&self, memcg: MemcgId) -> (Vec<(u64, u64, u64)>, Vec<MemcgStock>, u64, u64) {
+        let mut chain = vec![];
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let pc = &self.memcgs.memcgs[c.idx()].counter;
+            chain.push((pc.usage, pc.watermark, pc.failcnt));
+            cur = self.memcgs.memcgs[c.idx()].parent;
+        }
+        (chain, self.memcg_stock.clone(), self.memcg_lru_rand, self.nr_pages_over_high)
+    }
+
+    fn set_charge_state(&mut self, memcg: MemcgId, s: &(Vec<(u64, u64, u64)>, Vec<MemcgStock>, u64, u64)) {
+        let mut cur = Some(memcg);
+        for &(usage, watermark, failcnt) in &s.0 {
+            let c = cur.expect("the same chain");
+            let pc = &mut self.memcgs.memcgs[c.idx()].counter;
+            (pc.usage, pc.watermark, pc.failcnt) = (usage, watermark, failcnt);
+            cur = self.memcgs.memcgs[c.idx()].parent;
+        }
+        self.memcg_stock.clone_from(&s.1);
+        (self.memcg_lru_rand, self.nr_pages_over_high) = (s.2, s.3);
+    }
+
+    /// With [`Kernel::check_fast_paths`]: `charge_fits_at_once(memcg, nr)` and the first pass
+    /// of `try_charge_memcg()`'s loop (the general path: [`Kernel::charge_over_limit`], then
+    /// `page_counter_charge()` and [`Kernel::charge_batch_high`]) are each run from the same
+    /// state, memory.high's synchronous reclaim held off in both; they must both charge or
+    /// both leave the charge to the loop, and charging, leave the same counters, stocks,
+    /// victim draw and `memcg_nr_pages_over_high`. The state is put back: the caller then
+    /// charges as it would have.
+    pub(crate) fn check_charge_fast_path(&mut self, memcg: MemcgId, nr: u64) {
+        let before = self.charge_state(memcg);
+        let high_sync = std::mem::replace(&mut self.profile.memcg_high_sync, false);
+        let fast = self.charge_fits_at_once(memcg, nr, false);
+        let after_fast = self.charge_state(memcg);
+        self.set_charge_state(memcg, &before);
+        let general = self.charge_over_limit(memcg, nr).0.is_none();
+        if general {
+            self.memcgs.counter_charge(memcg, nr);
+            self.charge_batch_high(memcg, nr, false);
+        }
+        let after_general = self.charge_state(memcg);
+        self.set_charge_state(memcg, &before);
+        self.profile.memcg_high_sync = high_sync;
+        assert_eq!(fast, general, "charge_fits_at_once() and try_charge_memcg()'s first pass disagree on whether {nr} pages fit in memcg {}", memcg.0);
+        assert_eq!(after_fast, after_general, "charge_fits_at_once() and try_charge_memcg()'s first pass leave different state (memcg {}, {nr} pages)", memcg.0);
     }
 
     /// `mem_cgroup_reclaim()` (mm/memcontrol.c, 3.13): `try_to_free_mem_cgroup_pages()` on

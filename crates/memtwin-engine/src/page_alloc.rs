@@ -1270,8 +1270,38 @@ impl Kernel {
     /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         if self.freelist_walk_is_order0(order, mark, gfp) {
+            if self.check_fast_paths {
+                return self.check_freelist_order0(mark, gfp);
+            }
             return self.get_page_from_freelist_order0(mark, gfp);
         }
+        self.get_page_from_freelist_general(order, mark, gfp)
+    }
+
+    /// With [`Kernel::check_fast_paths`]: [`Kernel::get_page_from_freelist_order0`] and the
+    /// general walk ([`Kernel::get_page_from_freelist_general`]) each run from the same state;
+    /// they must give the same frame and leave the same zone counters (free pages, fair
+    /// batch, NUMA events), /proc/vmstat events and `Kernel::freelist_walk`. The general
+    /// walk's result stands.
+    fn check_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        let summary = |k: &Kernel| {
+            let zones: Vec<_> = k.zones.iter().map(|z| (z.free, z.alloc_batch, z.numa_hit, z.numa_miss, z.numa_foreign)).collect();
+            (zones, k.vmstat.events, k.freelist_walk)
+        };
+        let (zones, events, walk) = (self.zones.clone(), self.vmstat.events, self.freelist_walk);
+        let fast = self.get_page_from_freelist_order0(mark, gfp);
+        let after_fast = summary(self);
+        self.zones = zones;
+        (self.vmstat.events, self.freelist_walk) = (events, walk);
+        let general = self.get_page_from_freelist_general(0, mark, gfp);
+        assert_eq!(fast, general, "get_page_from_freelist_order0() and the general walk give different frames ({mark:?}, node {})", gfp.nid);
+        assert!(summary(self) == after_fast, "get_page_from_freelist_order0() and the general walk leave different zone counters, events or walk ({mark:?}, node {})", gfp.nid);
+        general
+    }
+
+    /// The general walk of [`Kernel::get_page_from_freelist`] (any order, the zonelist cache,
+    /// the fair pass, the per-CPU lists).
+    fn get_page_from_freelist_general(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
         // Whether the walk changed no state but the chosen zone's counters.

@@ -293,9 +293,11 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
 }
 
 /// Run `scn` step by step, checking the conservation invariants after every step (and before
-/// the first with `at_start`).
+/// the first with `at_start`), and every charge and order-0 allocation that takes a fast path
+/// against the general path's decision (`Kernel::check_fast_paths`).
 fn invariants_after_every_step(scn: &Scenario, at_start: bool) -> Result<(), TestCaseError> {
     let mut sim = Simulation::new(scn);
+    sim.kernel.check_fast_paths = true;
     if at_start {
         sim.kernel.check_invariants().map_err(TestCaseError::fail)?;
     }
