@@ -222,6 +222,39 @@ ops = [
     rerecord_host_set()
 
 
+# Known disagreements of the re-recorded set, each with its cause ([[validation.known_out]] in
+# the scenario file; `memtwin validate` reports them as "known out" and fails when one comes back
+# in tolerance).
+_MMAP_DB_MAPPED = (
+    "2000 random stores into a shared mapping of a 96M file under a 32M limit: the engine ends the step with "
+    "5,213 pages mapped (21.35 MB), the kernel 4,678 (19.16 MB). Cause: 6.18's workingset_refault() "
+    "(workingset_test_recent()) compares a refault's distance with NR_ACTIVE_FILE as the memcg's rstat copy "
+    "holds it, which the periodic flusher refreshes every 2 s (mem_cgroup_flush_stats_ratelimited() flushes "
+    "only a full cycle late). The engine runs lookup and update in 1.9 s of virtual time, before its first "
+    "flush (due at 2.0 s); the host took 42 s (lookup 37.0 s: 4.5 ms a major fault on the runner's loop "
+    "device against the engine's 0.2 ms; the recording's times are not comparable). So every refault in the "
+    "engine reads a copy in which the active list is empty and none is activated: workingset_activate_file "
+    "0 in lookup against the host's 22,007 and 0 in update against 403, pgdeactivate 0 against 20,458. "
+    "With the copy exact, as the flusher keeps it in a run that long (a probe with "
+    "profile.memcg_stats_ratelimited_reclaim off, lrubatch 2026-11-29), the engine activates 9,687 refaults, "
+    "deactivates 9,968 pages and ends update with 4,603 pages mapped (-1.6%; 4,640 on average over seeds "
+    "0-5). Not modelled: the host's time per major fault on this device. Not the lru_add batch: over seeds "
+    "0-11 the mapped count at update's end averages 5,106.6 pages with the batch and 5,102.2 without "
+    "(seed 0: 5,213 against 5,185, within the step-to-step scatter of about 100 pages); without the batch "
+    "the miss was +10.8%, 5 pages inside the 2 MiB tolerance.")
+EXT4_KNOWN_OUT = {
+    "host-ext4-mmap-db": [("update", "memcg.file_mapped_bytes", _MMAP_DB_MAPPED),
+                          ("msync", "memcg.file_mapped_bytes", "msync maps and unmaps nothing: update's figure (its known_out).")],
+}
+
+
+def ext4_known(name):
+    out = ""
+    for step, metric, why in EXT4_KNOWN_OUT.get(name, []):
+        out += f'\n[[validation.known_out]]\nstep = "{step}"\nmetric = "{metric}"\nwhy = "{why}"\n'
+    return out
+
+
 def rerecord_host_set():
     """host-ext4-NAME.toml: scenarios/validation/host-NAME.toml on ext4 with mkfs's default
     features (6.18: large folios) instead of the verity image its recording was taken on."""
@@ -249,7 +282,7 @@ def rerecord_host_set():
         head = (f"# {new}: {name}.toml (scenarios/validation/) re-recorded on ext4 with mkfs.ext4's default features\n"
                 f"# (6.18: large folios), written by lab/validation/make_folio_scenarios.py (issue 21).\n")
         with open(os.path.join(OUT if pend else VALIDATION, new + ".toml"), "w") as f:
-            f.write(with_set(head + text, new))
+            f.write(with_set(head + text, new) + ext4_known(new))
 
 
 # The three host scenarios at read_ahead_kb 8192 once more on the runner's loop device

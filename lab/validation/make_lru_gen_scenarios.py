@@ -405,7 +405,12 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
             "CPU calibration (boot8-12, two-list cpu_slowdown 41-72 at host load 9-16), which validate runs at those "
             "factors (README), make the engine slower than their guests: its wset 2 takes 0.39-0.69 s and its stream "
             "14.3-25.2 s against those boots' 0.11-0.56 s and 3.4-14.5 s (the hot-read calibration overstates the "
-            "emulated CPUs' slowdown for this workload), and none of those runs deactivates. With [machine] "
+            "emulated CPUs' slowdown for this workload: TCG's copies, the hot read's bulk, run 2.4-4.6 times slower "
+            "than the rest of the kernel's code (median 3.1) in 17 of the 20 split calibrations of lrugen6's "
+            "qemu61-lrugen-global-stream boots, 0.8-1.1 in the other 3; "
+            "at a split of 20/65, typical of those boots, the engine's wset 2 takes 0.42 s and its stream 9.3 s, inside "
+            "this set's range, and boot seeds 0-11 deactivate in 2 runs, re-reading 0.4 and 1.6 MiB; these 12 boots "
+            "predate the split and are run at their hot-read factors), and none of those runs deactivates. With [machine] "
             "cpu_slowdown = 20 the engine deactivates in 2 of boot seeds 0-6 (re-reads 10.6 and 12.5 MiB), with 40 in "
             "none. The window moves with the emulated CPUs' speed, which the host's load changes from run to run")
 KNOWN612 = {
@@ -470,7 +475,10 @@ TCG_DIRECT61 = ("the reader's direct reclaim while the TCG guest's woken kswapd 
                 "falls as the boot's median wake-up latency rises (Spearman -0.34; -0.62 lru_gen), where the engine's "
                 "rises with it, and it follows the stream's pageoutrun (balance_pgdat() runs, kernel 121-212, engine "
                 "92-177; Spearman -0.89): samples taken before the tasks start do not stand for the host's load during "
-                "the stream, and what sets each boot's split is not yet found. kswapd plus direct agree (engine 74,070-74,432 and "
+                "the stream, and what sets each boot's split is not yet found. The calibration, best of 5 passes before the "
+                "tasks, also overstates the guest's speed during the stream: the kernel's streams took 0.49-2.81 times "
+                "the engine's at the boots' factors (median 1.19 two-list, 1.60 lru_gen); run as fast as each boot's "
+                "stream went (a diagnostic, not a model) the engine's medians are 4,187 and 3,168. kswapd plus direct agree (engine 74,070-74,432 and "
                 "74,048-74,432, kernel 76,416-77,285) and kswapd's own scan is within tolerance in both variants")
 ACT61 = ("sort_folio() protections counted as workingset_activate_file during the re-read (6.1 counts them there) are "
          "A's pages that survived the stream, read a third time (tier 2, above the PID controller's tier_idx) and met once "

@@ -545,6 +545,13 @@ def _dispatch(a) -> int:
     except Terminated as e:
         print(f"\nmemtwin {a.cmd}: terminated ({e}); outputs are written whole or not at all, and none was left half-written", file=sys.stderr)
         return 128 + e.signum
+    except BrokenPipeError:
+        # The reader of stdout went away (`memtwin trace-info T | head`): what is left to print goes
+        # nowhere, as a C program killed by SIGPIPE; the exit status is the shell's for that, 128 + 13.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
     return 2
 
 

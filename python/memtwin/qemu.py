@@ -880,7 +880,10 @@ def node_memory(out: str) -> dict:
 REF_HOT_READ_NS_PER_PAGE = 78 + 308 + (169 + 137) / 32
 # A 1-byte read of a cached page (calibrate_cpu()'s second loop): CpuCost syscall + lookup; and the
 # copy_page share of the hot read. Held to the engine by test_qemu.py's
-# test_cpu_calibration_reference_is_the_engines.
+# test_split_calibration_references_are_the_engines. The guest's loops are bare pread() loops: their
+# user time per call is a loop's few instructions, not the engine's user_per_syscall (cat's copy
+# loop), so the 1-byte read's reference has none; the hot read's carries user_per_syscall / 32
+# (4.3 ns of its 391.6 a page, within the rounding of its factor).
 REF_SMALL_READ_NS_PER_CALL = 169 + 78
 REF_COPY_PAGE_NS = 308
 

@@ -45,7 +45,12 @@ REFS_SOURCE = ("page-table walk (BPF, through the kernel's direct map) of the fo
 REFS_MISSING = ("when in its window a page was accessed, and how often (a window's young pages are written at its end, "
                 "once each), and the accesses after the last window; an access through a translation the CPU's TLB "
                 "still holds after the bit was cleared sets no accessed bit (x86 clears it without a flush, as "
-                "reclaim's ptep_clear_flush_young() does)")
+                "reclaim's ptep_clear_flush_young() does); the recorded run's kernel is disturbed: clear_refs 3 also "
+                "clears PG_referenced (ClearPageReferenced) and the idle-tracking young flag of each file-mapped page "
+                "(6.1 fs/proc/task_mmu.c clear_refs_pte_range), so while recording a mapped page read twice "
+                "(mark_page_accessed) or found young by two reclaim scans (folio_check_references) is activated only "
+                "when both fall in one window, and reclaim sees only the "
+                "references since the last window")
 
 SYSCALLS = ("open,openat,creat,close,read,readv,pread64,preadv,preadv2,write,writev,pwrite64,pwritev,"
             "pwritev2,lseek,mmap,munmap,madvise,fadvise64,fsync,fdatasync,truncate,ftruncate,rename,"
@@ -245,6 +250,11 @@ def record(cmd: list, out: str, cgroup: str | None = None, duration: float = 10.
             raise RecordError(f"{procs}: error: permission denied\n  fix: run memtwin record --cgroup as root") from None
         if not pids:
             raise RecordError(f"{cgroup}: error: the cgroup has no tasks\n  fix: start the workload in it first")
+        inside = record_bpf.recorder_cgroup_in(cgroup) if refs_ms else None
+        if inside:
+            raise RecordError(f"--refs-ms {refs_ms} --cgroup {cgroup}: error: this recorder (pid {os.getpid()}) runs in {inside}, "
+                              "in or below the cgroup, whose processes every window stops (SIGSTOP)\n"
+                              "  fix: run memtwin record from a shell outside the cgroup, or leave --refs-ms out")
         if os.geteuid() != 0:
             raise RecordError(f"{cgroup}: error: following another process's tasks needs root (ptrace)\n"
                               "  fix: run memtwin record --cgroup as root, or record the command itself: memtwin record -- CMD")
@@ -342,7 +352,8 @@ def _record_bpf(cmd, out, cgroup, duration, overhead, resident, snap, sample_hz=
                "resident_snapshot": dict(snap, method="mincore"), "missing": missing}
         w = trace.Writer(out, _header(hdr, "bpftrace"))
         try:
-            counts = record_bpf.convert(raw, w, trace_import._is_data_file, os.getcwd())
+            counts = record_bpf.convert(raw, w, trace_import._is_data_file, os.getcwd(),
+                                        stopped=tinfo.get("refs_stopped") if refs_ms else None)
             if sample_hz:
                 w.header["samples"] = dict(counts["samples"], hz=sample_hz, source=SAMPLE_SOURCE)
             if refs_ms:
@@ -391,7 +402,7 @@ def run_cli(a) -> int:
                     y = info["young"]
                     print(f"  young pages every {info['refs_ms']} ms: {info['refs_windows']} windows, {y['pages']} young pages "
                           f"({y['touches']} accesses of file mappings, {y['anonymous']} pages in anonymous memory, "
-                          f"{y['outside_mappings']} outside every mapping)")
+                          f"{y['outside_mappings']} outside every mapping); stopped {y['stopped_ms']:.1f} ms, left out of the trace's times")
             elif info.get("bpf_not_used"):
                 print(f"  BPF not used: {info['bpf_not_used']}")
             for m in info.get("missing", []):
@@ -433,8 +444,10 @@ def run_cli(a) -> int:
                 print(f"  instruction-pointer samples at {sm.get('hz')} Hz: {sm.get('taken')} taken, {sm.get('touches')} written as accesses")
             yg = h.get("young")
             if isinstance(yg, dict):
+                stop = (f"; stopped {yg['stopped_ms']:.1f} ms, left out of the times" if "stopped_ms" in yg
+                        else "; the times include the stopped periods")
                 print(f"  young pages every {yg.get('ms')} ms: {yg.get('windows')} windows, {yg.get('pages')} pages, "
-                      f"{yg.get('touches')} written as accesses")
+                      f"{yg.get('touches')} written as accesses{stop}")
             for k, v in sorted(s["ops"].items()):
                 print(f"  {k:10} {v}")
             return 0

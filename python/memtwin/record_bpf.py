@@ -20,11 +20,12 @@ descendants, plus tasks that join the cgroup while it runs):
   window's end `_RefsWalker` stops the followed processes (SIGSTOP), has the BPF program walk
   their page tables over their file mappings (`_refs_probes`; x86-64, 4-level: the PTEs'
   `_PAGE_ACCESSED`), clears the bits with /proc/PID/clear_refs (`3`: the file-mapped pages;
-  `clear_refs_pte_range()` calls `ptep_test_and_clear_young()`) and lets them go on (SIGCONT),
-  so a window's young pages are those touched in it: an `access` (flag `ACCESS_YOUNG`) per run
-  of them, at the window's end, but for those the window's own faults mapped (x86 installs PTEs
-  young). This host has no page_idle, no DAMON vaddr and no kprobes, so the walk reads the PTEs
-  itself;
+  `clear_refs_pte_range()` calls `ptep_test_and_clear_young()`, and also
+  `test_and_clear_page_young()` and `ClearPageReferenced()` of each page) and lets them go on
+  (SIGCONT), so a window's young pages are those touched in it: an `access` (flag
+  `ACCESS_YOUNG`) per run of them, at the window's end, but for those the window's own faults
+  mapped (x86 installs PTEs young). The trace's times leave the stopped periods out. This host
+  has no page_idle, no DAMON vaddr and no kprobes, so the walk reads the PTEs itself;
 - with `sample_hz`, the accesses no fault shows (the program executing its text through PTEs
   set up earlier): a perf cpu-clock sample (bpftrace `profile:hz:N`) of each followed thread
   running in user mode gives its instruction pointer, an `access` of that page of its mapping
@@ -42,6 +43,7 @@ found later replaces. What the tracer cannot see is listed in the header's `miss
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import os
 import shutil
@@ -356,6 +358,11 @@ class Converter:
         self.nums: list = []         # number -> [owner tgid, live regions] or None
         self.pending_fault: dict = {}  # tid -> (t, tgid, address, error_code)
         self.t0 = None
+        # --refs-ms's stopped periods (CLOCK_MONOTONIC ns): their starts, and the stopped time
+        # before each (set_stopped); an event's time leaves out the stopped time before it.
+        self.stop_starts: list = []
+        self.stop_ends: list = []
+        self.stop_cum: list = []
         self.counts = {"faults": 0, "file_faults": 0, "anon_faults": 0, "maps": 0, "events": 0}
         # Instruction-pointer samples: a touch of a file mapping's page, or in anonymous memory,
         # or outside every mapping the trace knows (vdso, a JIT), or with no user IP.
@@ -363,7 +370,8 @@ class Converter:
         # Young pages of the page-table walk (refs_ms): written as `access` events (runs of
         # pages of one mapping), in anonymous memory, or outside every mapping the trace knows.
         self.young = {"pages": 0, "touches": 0, "anonymous": 0, "outside_mappings": 0, "mapped_in_window": 0}
-        # The fault-around blocks faulted since a process's last walk ([(time, (number, block))])
+        # The fault-around blocks of read faults and the pages of write faults since a process's
+        # last walk ([(time, (number, address, "around" | "page"))])
         # and, from its W line, those of the window its walk ends (a young page there is not written).
         self.win_faults: dict = {}
         self.walk_blocks: dict = {}
@@ -440,7 +448,30 @@ class Converter:
         return os.path.join(mp, rel) if rel else mp
 
     # -- numbers and regions ------------------------------------------------------------------
+    def set_stopped(self, intervals) -> None:
+        """The windows' stopped periods [(SIGSTOP sent, SIGCONT sent)] in CLOCK_MONOTONIC ns,
+        in time order: the trace's times leave them out (the program did not run)."""
+        self.stop_starts, self.stop_ends, self.stop_cum = [], [], []
+        cum = 0
+        for a, b in intervals:
+            self.stop_starts.append(a)
+            self.stop_ends.append(max(a, b))
+            self.stop_cum.append(cum)
+            cum += max(b - a, 0)
+
+    def stopped_before(self, t: int) -> int:
+        """The stopped time (ns) before monotonic time `t` (a time in a stopped period counts
+        that period up to it: the period's lines fall on its start)."""
+        if not self.stop_starts:
+            return 0
+        i = bisect.bisect_right(self.stop_starts, t) - 1
+        if i < 0:
+            return 0
+        return self.stop_cum[i] + min(t, self.stop_ends[i]) - self.stop_starts[i]
+
     def _emit(self, t, op, **kw):
+        if self.stop_starts:
+            t = t - self.stopped_before(t) + self.stopped_before(self.t0)
         self.w.add(max(t - self.t0, 0), op, **kw)
         self.counts["events"] += 1
 
@@ -515,7 +546,11 @@ class Converter:
     # -- faults -------------------------------------------------------------------------------
     def _fault_known(self, t, tgid, r, addr, code):
         page = addr & ~(PAGE - 1)
-        self.win_faults.setdefault(tgid, []).append((t, (r.num, page & ~_FAULT_AROUND_MASK)))
+        # do_fault() maps a fault-around block only in do_read_fault(); a write fault
+        # (do_cow_fault(), do_shared_fault(), or do_wp_page() on a present PTE) makes the
+        # faulting page's PTE young, no other (6.1 mm/memory.c).
+        key = (r.num, page, "page") if code & _PF_WRITE else (r.num, page & ~_FAULT_AROUND_MASK, "around")
+        self.win_faults.setdefault(tgid, []).append((t, key))
         self._emit(t, "fault", pid=tgid, file=r.num, offset=r.base + (page - r.start),
                    flags=trace.FAULT_WRITE if code & _PF_WRITE else 0)
         self.counts["faults"] += 1
@@ -548,15 +583,16 @@ class Converter:
     def _young(self, t, tgid, pages):
         """Pages of process `tgid` the walk found young at time `t` (ascending addresses): one
         `access` (ACCESS_YOUNG) per run of consecutive pages of one file mapping. A page in the
-        fault-around block of a fault of the same window is left out: the PTE a fault or a
-        fault-around installs is young from the start (x86's protections carry _PAGE_ACCESSED),
-        so its bit says no more than the fault the trace holds."""
+        fault-around block of a read fault of the same window, or the page of a write fault
+        (no fault-around), is left out: the PTE a fault or a fault-around installs is young
+        from the start (x86's protections carry _PAGE_ACCESSED), so its bit says no more than
+        the fault the trace holds."""
         blocks = self.walk_blocks.get(tgid, ())
         run = None   # [region, first address, pages]
         for page in pages:
             self.young["pages"] += 1
             r0 = run[0] if run is not None and run[0].start <= page < run[0].end else self._find(tgid, page)
-            if r0 is not None and (r0.num, page & ~_FAULT_AROUND_MASK) in blocks:
+            if r0 is not None and ((r0.num, page & ~_FAULT_AROUND_MASK, "around") in blocks or (r0.num, page, "page") in blocks):
                 self.young["mapped_in_window"] += 1
                 if run is not None:
                     self._young_run(t, tgid, *run)
@@ -803,12 +839,34 @@ def refs_unavailable() -> str | None:
     return None
 
 
-def _children(pid: int) -> list:
-    """`pid` and its descendants (/proc/PID/task/TID/children)."""
+def proc_children() -> bool:
+    """Whether /proc/PID/task/TID/children exists (CONFIG_PROC_CHILDREN)."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _children(pid: int, by_children_file: bool | None = None) -> list:
+    """`pid` and its descendants: from /proc/PID/task/TID/children, or, without it
+    (`by_children_file` False; None: as `proc_children()` finds), from the ppid field of every
+    /proc/PID/stat (the parent's tgid, as children lists it)."""
+    if by_children_file is None:
+        by_children_file = proc_children()
+    kids: dict = {}
+    if not by_children_file:
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    with open(f"/proc/{d}/stat") as fh:
+                        st = fh.read()
+                    kids.setdefault(int(st[st.rindex(")") + 2:].split()[1]), []).append(int(d))
+                except (OSError, ValueError, IndexError):
+                    continue
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
         out.append(p)
+        if not by_children_file:
+            todo.extend(kids.get(p, ()))
+            continue
         try:
             for t in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{t}/children") as fh:
@@ -816,6 +874,40 @@ def _children(pid: int) -> list:
         except (OSError, ValueError):
             continue
     return out
+
+
+def _ancestors(pid: int) -> set:
+    """`pid` and its ancestors (the ppid field of /proc/PID/stat, up to pid 1)."""
+    out = set()
+    while pid > 0 and pid not in out:
+        out.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                st = fh.read()
+            pid = int(st[st.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def _cgroup_procs(cgroup: str) -> list:
+    """The processes of `cgroup` (its cgroup.procs; [] when it is gone)."""
+    try:
+        with open(os.path.join(cgroup, "cgroup.procs")) as fh:
+            return [int(x) for x in fh.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def recorder_cgroup_in(cgroup: str) -> str | None:
+    """The directory of `cgroup` or of a cgroup below it whose cgroup.procs holds this process
+    (None: the recorder is outside it). With --refs-ms the windows stop every process of the
+    cgroup: a recorder inside it would stop itself."""
+    me = os.getpid()
+    for d, _dirs, _files in os.walk(cgroup):
+        if me in _cgroup_procs(d):
+            return d
+    return None
 
 
 def _file_ranges(pid: int) -> list:
@@ -870,6 +962,7 @@ class _RefsWalker:
         self.period_s = period_s
         self.pids = pids
         self.windows = 0
+        self.stopped: list = []   # [(SIGSTOP sent, SIGCONT sent)] per window, CLOCK_MONOTONIC ns
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
 
@@ -918,9 +1011,11 @@ class _RefsWalker:
         in neither window; under load the recorder's thread can wait tens of milliseconds
         between the two)."""
         import signal
+        import time
 
         pids = self.pids()
         stopped = []
+        t_stop = time.monotonic_ns()
         try:
             for pid in pids:
                 try:
@@ -945,6 +1040,8 @@ class _RefsWalker:
                     os.kill(pid, signal.SIGCONT)
                 except OSError:
                     pass
+            if stopped:
+                self.stopped.append((t_stop, time.monotonic_ns()))
         self.windows += 1
 
     def _run(self) -> None:
@@ -959,8 +1056,11 @@ class _RefsWalker:
         self.thread.start()
 
     def finish(self) -> None:
+        """Stop the windows (the one under way ends with its SIGCONT). A walker whose thread
+        never started (its calibration failed or was interrupted) has nothing to join."""
         self.stop.set()
-        self.thread.join(timeout=60)
+        if self.thread.ident is not None:
+            self.thread.join(timeout=60)
 
 
 def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: str, sample_hz: int = 0,
@@ -997,13 +1097,8 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
                     break
             cgid = os.stat(cgroup).st_ino
         else:
-            rpipe, wpipe = os.pipe()
-            # The command waits in a shell that execs it once the tracer is attached (the
-            # same process: its exec is the first thing traced).
-            hold = f'read _ <&{rpipe}; exec {rpipe}<&-; exec "$@"'
-            child = subprocess.Popen(["/bin/sh", "-c", hold, "sh"] + list(cmd), pass_fds=(rpipe,), stderr=subprocess.PIPE)
-            os.close(rpipe)
-            rpipe = None
+            rpipe, wpipe = os.pipe()   # rpipe stays open here until the command has ended
+            child = subprocess.Popen(_hold_argv(f"/proc/{os.getpid()}/fd/{rpipe}", cmd), stderr=subprocess.PIPE)
             roots = [child.pid]
         with open(sp, "w") as fh:
             fh.write(script(roots, cgid, os.getpid(), sample_hz, bool(refs_ms)))
@@ -1030,17 +1125,24 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             time.sleep(0.05)
         if refs_ms:
             if child is not None:
-                pids = lambda: _children(child.pid)   # noqa: E731
+                by_file = proc_children()
+                if not by_file:
+                    import sys
+                    sys.stderr.write("memtwin record: note: --refs-ms: this kernel has no /proc/PID/task/TID/children "
+                                     "(CONFIG_PROC_CHILDREN): each window finds the command's descendants by reading "
+                                     "every /proc/PID/stat (slower windows)\n")
+                pids = lambda: _children(child.pid, by_file)   # noqa: E731
             else:
+                # Never stopped: the recorder, its ancestors (the shell waiting for it) and
+                # bpftrace - the cgroup may hold them (record refuses a recorder in or below it).
+                keep = _ancestors(os.getpid()) | {bt.pid}
+
                 def pids():
-                    try:
-                        with open(os.path.join(cgroup, "cgroup.procs")) as fh:
-                            return [int(x) for x in fh.read().split()]
-                    except (OSError, ValueError):
-                        return []
-            walker = _RefsWalker(refs_ms / 1000.0, pids)
-            walker.calibrate(outp)
-            walker.start()
+                    return [p for p in _cgroup_procs(cgroup) if p not in keep]
+            w_ = _RefsWalker(refs_ms / 1000.0, pids)
+            w_.calibrate(outp)   # BpfUnavailable, or Ctrl-C: no thread to stop yet
+            w_.start()
+            walker = w_
         t = time.monotonic()
         if child is not None:
             os.write(wpipe, b"\n")
@@ -1058,6 +1160,7 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             walker.finish()
             if info is not None:
                 info["refs_windows"] = walker.windows
+                info["refs_stopped"] = walker.stopped
         # bpftrace drops what is still in its per-CPU perf buffers when SIGINT stops it: wait
         # until it has printed the command's exit (X line of its pid), then one more SYNC
         # round trip (a later poll of every buffer), at most 10 s.
@@ -1072,21 +1175,47 @@ def trace_tasks(cmd: list | None, cgroup: str | None, duration: float, outdir: s
             pass
         raise
     finally:
-        for p_ in (rpipe, wpipe):
-            if p_ is not None:
-                os.close(p_)
-        if walker is not None:
-            walker.finish()
-        if child is not None and child.poll() is None:
-            child.kill()
-            child.wait()
-        if bt is not None and bt.poll() is None:
-            _stop(bt, grace=10.0)
-        for f in (sp, ep):
+        # Each step runs whatever an earlier one raised: the walker's windows end (the processes
+        # it stopped get SIGCONT), the held command and its descendants are killed before its
+        # pipe closes (and a shell that reads EOF exits 125 without running it), bpftrace is
+        # stopped, the temp files go.
+        try:
             try:
-                os.unlink(f)
-            except OSError:
-                pass
+                if walker is not None:
+                    walker.finish()
+            finally:
+                try:
+                    if child is not None and child.poll() is None:
+                        # The command and what it started (a SIGTERM or an error reaches the
+                        # recorder alone): none goes on untraced.
+                        for pid in reversed(_children(child.pid)):
+                            try:
+                                os.kill(pid, 9)
+                            except OSError:
+                                pass
+                        child.communicate(timeout=60)
+                finally:
+                    for p_ in (rpipe, wpipe):
+                        if p_ is not None:
+                            os.close(p_)
+                    if bt is not None and bt.poll() is None:
+                        _stop(bt, grace=10.0)
+        finally:
+            for f in (sp, ep):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
+
+
+def _hold_argv(rpath: str, cmd) -> list:
+    """The command held in a shell until the tracer is attached: the shell execs it (the same
+    process: its exec is the first thing traced) once a line comes on the pipe it opens at
+    `rpath` (the recorder's /proc/PID/fd/N of the pipe's read end: the command inherits no
+    descriptor of it, and dash's `<&N` takes no N above 9); at EOF (the recorder failed or was
+    stopped before releasing it) the shell exits 125 and the command never runs untraced."""
+    hold = 'read _ < "$0" || exit 125; exec "$@"'
+    return ["/bin/sh", "-c", hold, rpath] + list(cmd)
 
 
 def _stop(bt, grace: float = STOP_GRACE_S) -> None:
@@ -1138,9 +1267,13 @@ def _drain(bt, outp: str, pid: int | None, timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
-    """The tracer's output into `w` (the caller closes it); returns the counts."""
+def convert(outp: str, w: trace.Writer, is_data_file, cwd: str, stopped=None) -> dict:
+    """The tracer's output into `w` (the caller closes it); returns the counts. `stopped`:
+    --refs-ms's stopped periods (`_RefsWalker.stopped`), left out of the trace's times; the
+    young counts then give `stopped_ms`, the stopped time after the trace's time 0."""
     c = Converter(w, is_data_file, cwd)
+    if stopped is not None:
+        c.set_stopped(stopped)
     for f in parse_lines(outp):
         try:
             c.line(f)
@@ -1152,4 +1285,7 @@ def convert(outp: str, w: trace.Writer, is_data_file, cwd: str) -> dict:
     # The trace's time 0 on the clock bpftrace's nsecs reads (CLOCK_MONOTONIC): other tools'
     # samples of the same run (perf record -k mono) line up with its events.
     w.header["t0_monotonic_ns"] = c.t0
+    if stopped is not None:
+        t0 = c.t0 if c.t0 is not None else 0
+        c.young["stopped_ms"] = round(sum(max(b - max(a, t0), 0) for a, b in stopped) / 1e6, 6)
     return dict(c.counts, files=len(c.flist), samples=c.samples, young=c.young)

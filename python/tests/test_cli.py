@@ -807,3 +807,21 @@ def test_subprocess_error_exit_code(tmp_path):
     assert p.stdout == ""
     assert p.stderr.startswith(f"{path}:{line}:{col}: error: ")
     assert message in p.stderr
+
+
+def test_stdout_closed_by_its_reader_ends_quietly(monkeypatch, capsys):
+    """`memtwin metrics | head -1` once head has gone: writing to a pipe whose reader is closed
+    fails with EPIPE (Python ignores SIGPIPE); memtwin stops with 128 + SIGPIPE, prints no
+    traceback, and what is left to print goes nowhere."""
+    import os
+
+    r, w = os.pipe()
+    os.close(r)  # the reader has gone before the first line
+    out = os.fdopen(w, "w", buffering=1)  # line-buffered: the first line's write meets EPIPE
+    monkeypatch.setattr(sys, "stdout", out)
+    try:
+        assert cli.main(["metrics"]) == 141
+    finally:
+        monkeypatch.undo()
+        out.close()
+    assert "Traceback" not in capsys.readouterr().err

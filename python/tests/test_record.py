@@ -319,6 +319,75 @@ def test_bpf_young_pages_to_access_events(tmp_path):
     ], ev
 
 
+def test_bpf_young_pages_after_a_write_fault_have_no_fault_around(tmp_path):
+    """record_bpf.Converter: a write fault maps no fault-around block (6.1 mm/memory.c do_fault:
+    do_fault_around() only in do_read_fault()): of the young pages 32 and 33 of /data/f after a
+    write fault on page 32 in the window, only page 32 (its PTE installed young by the fault) is
+    left out; page 33 is an access. After a read fault on page 48, pages 48-63 (its block) are
+    left out and page 64 (the next block) is an access."""
+    from memtwin import record_bpf
+    head = YOUNG_LINES[:YOUNG_LINES.index("F 5200")]
+    lines = head + ("F 5000 7 7 7f0000020123 6\n"
+                    "F 5010 7 7 7f0000030456 4\n"
+                    "W 5290 7\n"
+                    f"Y 5300 7 7f0000000000 {(1 << 32) | (1 << 33) | (1 << 48) | (1 << 49) | (1 << 63):x}\n"
+                    "Y 5310 7 7f0000040000 1\n"
+                    "X 7000 7\n")
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 9 probes...\nREADY 1\n" + lines)
+    out = tmp_path / "y.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/")
+    w.close()
+    with trace.Reader(str(out)) as r:
+        ev = [(e[4], e[1], e[2]) for e in r.events() if trace.OP_NAMES[e[5]] == "access"]
+    assert ev == [(1, 33 * 4096, 4096), (1, 64 * 4096, 4096)], ev
+    assert counts["young"]["mapped_in_window"] == 4, counts["young"]
+
+
+def test_bpf_times_leave_out_the_stopped_periods(tmp_path):
+    """record_bpf.convert with --refs-ms's stopped periods: an event after a period is earlier by
+    its length, the walk's lines inside it fall on its start, a period before time 0 moves
+    nothing; young.stopped_ms is the stopped time after time 0."""
+    from memtwin import record_bpf
+    raw = tmp_path / "raw.txt"
+    raw.write_text("Attaching 9 probes...\nREADY 1\n" + YOUNG_LINES)
+    out = tmp_path / "y.mtt"
+    w = trace.Writer(str(out), {"source": "bpftrace"})
+    counts = record_bpf.convert(str(raw), w, trace_import._is_data_file, "/", stopped=[(500, 900), (5250, 5400), (6000, 6100)])
+    w.close()
+    assert counts["young"]["stopped_ms"] == 0.00025, counts["young"]
+    with trace.Reader(str(out)) as r:
+        ev = [(e[0], trace.OP_NAMES[e[5]]) for e in r.events()]
+    assert [t for t, op in ev if op == "access"] == [4250] * 4, ev   # Y/H at 5300-5350: the start of (5250, 5400)
+    assert ev[-1] == (7000 - 1000 - 250, "exit"), ev
+    assert (3000 - 1000, "open") in ev, ev   # before the periods after time 0: unmoved
+
+
+def test_refs_window_records_its_stopped_period_and_resumes(tmp_path):
+    """_RefsWalker.window over a child process: the child is stopped during the window and running
+    after it (SIGCONT), and the window's stopped period is recorded (SIGSTOP to SIGCONT, ns)."""
+    import time
+    from memtwin import record_bpf
+    p = subprocess.Popen(["sleep", "60"])
+    try:
+        w = record_bpf._RefsWalker(0.01, lambda: [p.pid])
+        t0 = time.monotonic_ns()
+        w.window()
+        assert w.windows == 1 and len(w.stopped) == 1
+        a, b = w.stopped[0]
+        assert t0 <= a <= b <= time.monotonic_ns()
+        with open(f"/proc/{p.pid}/stat") as f:
+            st = f.read()
+        assert st[st.rindex(")") + 2] in "SR", st
+        gone = record_bpf._RefsWalker(0.01, lambda: [])
+        gone.window()
+        assert gone.windows == 1 and gone.stopped == []
+    finally:
+        p.kill()
+        p.wait(timeout=60)
+
+
 def test_bpf_script_walks_page_tables_only_when_asked():
     """The page-table walk's probes (record_bpf._refs_probes) are in the script only with refs:
     the recorder's fadvise64 requests (its own pid), the direct map's calibration, the PTE bits."""
@@ -361,14 +430,33 @@ def test_record_refs_ms_bad_input(tmp_path):
         assert not out.exists()
 
 
+# Maps argv[1] and loads its pages 3 and 100 until argv[2] windows (SIGCONTs of the recorder)
+# have ended with a load before them; after each, mprotect(PROT_NONE) and back flush this mm's
+# TLB (clear_refs cleared the accessed bits without a flush: a cached translation would set no
+# bit again). The deadline bounds the run; it measures nothing (exit 3: too few windows).
 _TOUCHER = """
-import mmap, sys, time
-f = open(sys.argv[1], "rb")
-m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
-s = 0
-end = time.monotonic() + 0.4
-while time.monotonic() < end:
-    s += m[3 * 4096] + m[100 * 4096]
+import ctypes, os, signal, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+a = libc.mmap(None, size, 1, 2, fd, 0)   # PROT_READ, MAP_PRIVATE
+conts = 0
+def on_cont(_s, _f):
+    global conts
+    conts += 1
+signal.signal(signal.SIGCONT, on_cont)
+want, seen, last, s = int(sys.argv[2]), 0, 0, 0
+end = time.monotonic() + 300
+while seen < want and time.monotonic() < end:
+    s += ctypes.string_at(a + 3 * 4096, 1)[0] + ctypes.string_at(a + 100 * 4096, 1)[0]
+    if conts != last:
+        last, seen = conts, seen + 1
+        libc.mprotect(a, size, 0)
+        libc.mprotect(a, size, 1)
+sys.exit(0 if seen >= want else 3)
 """
 
 
@@ -376,17 +464,18 @@ while time.monotonic() < end:
                     or __import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None,
                     reason="the BPF tracer or its x86-64 page-table walk cannot run here")
 def test_record_bpf_refs_sees_the_pages_a_program_keeps_loading(tmp_path):
-    """memtwin record --refs-ms: a program that maps a 1 MiB file and keeps loading pages 3 and
-    100 of it (faults: once each, fault-around mapping 0-15 and 96-111) has those pages young
-    in window after window; page 50, never touched nor mapped, in none; the header counts."""
+    """memtwin record --refs-ms: a program that maps a 1 MiB file and loads pages 3 and 100 of it
+    (faults: once each, fault-around mapping 0-15 and 96-111) until 6 windows ended with a load
+    before them has those pages young in 5 windows or more (all but the one of its faults, whose
+    young PTEs are left out); page 50, never touched nor mapped, in none; the header counts."""
     data = tmp_path / "data.bin"
     data.write_bytes(os.urandom(1 << 20))
     prog = tmp_path / "toucher.py"
     prog.write_text(_TOUCHER)
     out = tmp_path / "t.mtt"
-    p = _cli("record", "--tracer", "bpf", "--refs-ms", "10", "--out", str(out), "--", sys.executable, str(prog), str(data))
+    p = _cli("record", "--tracer", "bpf", "--refs-ms", "10", "--out", str(out), "--", sys.executable, str(prog), str(data), "6")
     assert p.returncode == 0, p.stderr
-    assert "young pages every 10 ms:" in p.stdout, p.stdout
+    assert "young pages every 10 ms:" in p.stdout and "exited with status" not in p.stderr, (p.stdout, p.stderr)
     with trace.Reader(str(out)) as r:
         y = r.header["young"]
         fid = {f["path"]: f["id"] for f in r.header["files"]}[os.path.realpath(str(data))]
@@ -409,8 +498,8 @@ def test_record_bpf_refs_sees_the_pages_a_program_keeps_loading(tmp_path):
             for pg in windows:
                 if e[1] <= pg * 4096 < e[1] + e[2]:
                     windows[pg].add(e[0])
-    assert y["ms"] == 10 and y["windows"] >= 5 and y["touches"] > 0, y
-    assert len(windows[3]) >= 3 and len(windows[100]) >= 3 and not windows[50], {k: len(v) for k, v in windows.items()}
+    assert y["ms"] == 10 and y["windows"] >= 6 and y["touches"] > 0 and y["stopped_ms"] > 0, y
+    assert len(windows[3]) >= 5 and len(windows[100]) >= 5 and not windows[50], {k: len(v) for k, v in windows.items()}
 
 
 def test_bpf_script_is_generated_for_a_cgroup():
@@ -486,6 +575,161 @@ def test_record_bpf_interrupted_leaves_nothing(tmp_path):
             except OSError:
                 pass
     assert os.path.isdir("/sys/kernel/tracing/events") == mounted
+
+
+def _pids_with_cmdline(needle: bytes) -> list:
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/cmdline", "rb") as f:
+                    if needle in f.read():
+                        out.append(int(d))
+            except OSError:
+                pass
+    return out
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None
+                    or __import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None,
+                    reason="the BPF tracer or its x86-64 page-table walk cannot run here")
+def test_record_refs_ms_terminated_leaves_nothing(tmp_path):
+    """SIGTERM to memtwin record --refs-ms while the command (a shell running a sleep) runs:
+    exit 143, no trace, no temp file, neither the shell nor its sleep left (stopped or
+    running), no bpftrace of this test."""
+    import signal
+    import time
+    out = tmp_path / "x.mtt"
+    dur = f"600.{os.getpid()}"
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "record", "--tracer", "bpf", "--refs-ms", "5", "--out", str(out),
+                          "--", "sh", "-c", f"sleep {dur}; true"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    needle = b"sleep\0" + dur.encode()
+    deadline = time.monotonic() + 300
+    while not _pids_with_cmdline(needle):
+        assert p.poll() is None, p.communicate(timeout=60)[1]
+        assert time.monotonic() < deadline, "the traced command did not start"
+        time.sleep(0.2)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 143, err
+    assert "Traceback" not in err and not out.exists()
+    assert os.listdir(tmp_path) == []
+    assert not _pids_with_cmdline(needle) and not _pids_with_cmdline(f"sleep {dur}; true".encode())
+    assert not _pids_with_cmdline(str(tmp_path).encode()), "a bpftrace of this test is still running"
+
+
+def test_a_held_command_never_runs_when_the_recorder_does_not_release_it(tmp_path):
+    """record_bpf._hold_argv: the shell that holds the command until the tracer is attached
+    exits 125 at EOF on its pipe (the recorder failed or was stopped) without running it."""
+    from memtwin import record_bpf
+    mark = tmp_path / "ran"
+    for release in (False, True):
+        r, w = os.pipe()
+        try:
+            p = subprocess.Popen(record_bpf._hold_argv(f"/proc/{os.getpid()}/fd/{r}", ["touch", str(mark)]))
+            if release:
+                os.write(w, b"\n")
+            os.close(w)
+            assert p.wait(timeout=60) == (0 if release else 125)
+        finally:
+            os.close(r)
+        assert mark.exists() == release
+
+
+@pytest.mark.parametrize("exc", ["BpfUnavailable", "KeyboardInterrupt"])
+def test_refs_calibration_failure_cleans_up(tmp_path, monkeypatch, exc):
+    """trace_tasks with --refs-ms whose calibration fails (BpfUnavailable) or is interrupted
+    (Ctrl-C): that error comes out (not the walker's unstarted thread's), the held command never
+    runs, the tracer (a stand-in bpftrace that prints SYNC and waits) is stopped, no temp file
+    is left."""
+    from memtwin import record_bpf
+    err = record_bpf.BpfUnavailable("calibration failed") if exc == "BpfUnavailable" else KeyboardInterrupt()
+    bindir, outdir = tmp_path / "bin", tmp_path / "out"
+    bindir.mkdir()
+    outdir.mkdir()
+    pidfile = tmp_path / "bt.pid"
+    fake = bindir / "bpftrace"
+    fake.write_text(f"#!/bin/sh\necho $$ > {pidfile}\necho SYNC\nexec sleep 600\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+
+    def calibrate(self, outp, timeout=10.0):
+        raise err
+    monkeypatch.setattr(record_bpf._RefsWalker, "calibrate", calibrate)
+    mark = tmp_path / "ran"
+    with pytest.raises(type(err)):
+        record_bpf.trace_tasks(["touch", str(mark)], None, 0, str(outdir), refs_ms=5)
+    assert not mark.exists()
+    assert os.listdir(outdir) == []
+    bt = int(pidfile.read_text())
+    assert not os.path.exists(f"/proc/{bt}"), "the tracer was not stopped"
+
+
+def test_refs_windows_never_stop_the_recorder_its_ancestors_or_the_tracer(tmp_path, monkeypatch):
+    """trace_tasks --cgroup with --refs-ms: the processes a window stops are the cgroup's less
+    the recorder, its ancestors (its shell, pytest's parent, init) and bpftrace (here a
+    stand-in that adds itself to the fake cgroup and prints SYNC until stopped)."""
+    from memtwin import record_bpf
+    cg, bindir = tmp_path / "cg", tmp_path / "bin"
+    cg.mkdir()
+    bindir.mkdir()
+    other = 4194305   # above any pid_max: no ancestor of this test
+    (cg / "cgroup.procs").write_text(f"{os.getpid()}\n{os.getppid()}\n1\n{other}\n")
+    fake = bindir / "bpftrace"
+    fake.write_text(f"#!/bin/sh\necho $$ >> {cg / 'cgroup.procs'}\nwhile :; do echo SYNC; sleep 0.05; done\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bindir}:{os.environ['PATH']}")
+    seen = []
+    monkeypatch.setattr(record_bpf._RefsWalker, "calibrate", lambda self, outp, timeout=10.0: None)
+    monkeypatch.setattr(record_bpf._RefsWalker, "start", lambda self: seen.append((self.pids(), len(_cgroup_lines(cg)))))
+    outp, rc, _ = record_bpf.trace_tasks(None, str(cg), 0.01, str(tmp_path), refs_ms=5)
+    os.unlink(outp)
+    assert seen == [([other], 5)], seen
+
+
+def _cgroup_lines(cg):
+    return (cg / "cgroup.procs").read_text().split()
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).refs_unavailable() is not None or os.geteuid() != 0,
+                    reason="--refs-ms cannot walk page tables here, or --cgroup needs root")
+def test_record_refs_ms_refuses_a_cgroup_holding_the_recorder(tmp_path):
+    """record --refs-ms --cgroup X with the recorder in a cgroup below X: a clear error (the
+    windows would stop the recorder itself), no output."""
+    from memtwin import record
+    cg = tmp_path / "cg"
+    (cg / "below").mkdir(parents=True)
+    (cg / "cgroup.procs").write_text("4194305\n")
+    (cg / "below" / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    out = tmp_path / "t.mtt"
+    with pytest.raises(record.RecordError) as e:
+        record.record([], str(out), str(cg), 1, refs_ms=5)
+    msg = str(e.value)
+    assert f"--refs-ms 5 --cgroup {cg}: error: this recorder (pid {os.getpid()}) runs in {cg / 'below'}" in msg and "fix:" in msg, msg
+    assert not out.exists() and os.listdir(tmp_path) == ["cg"]
+
+
+def test_children_without_the_children_file_scan_every_ppid():
+    """record_bpf._children: a shell with two background sleeps has the same descendants found
+    from /proc/PID/task/TID/children and from every /proc/PID/stat's ppid (the fallback for a
+    kernel without CONFIG_PROC_CHILDREN)."""
+    import time
+    from memtwin import record_bpf
+    p = subprocess.Popen(["sh", "-c", "sleep 60 & sleep 60 & wait"])
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children_named(p.pid, "sleep")) < 2:
+            assert time.monotonic() < deadline, "the sleeps did not start"
+            time.sleep(0.05)
+        scanned = record_bpf._children(p.pid, by_children_file=False)
+        assert sorted(scanned) == sorted([p.pid] + _children_named(p.pid, "sleep")), scanned
+        if record_bpf.proc_children():
+            assert sorted(record_bpf._children(p.pid, by_children_file=True)) == sorted(scanned)
+    finally:
+        for c in _children_named(p.pid, "sleep"):
+            os.kill(c, 9)
+        p.kill()
+        p.wait(timeout=60)
 
 
 def test_a_tracer_that_ignores_sigint_is_stopped_without_hanging():

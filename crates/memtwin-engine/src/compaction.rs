@@ -103,7 +103,11 @@ impl Kernel {
 
     /// `compact_zone()`: scan pageblocks from the cached migrate position; the first one
     /// whose used frames are all movable is emptied. Returns whether a pageblock was freed.
+    /// First the running CPU's `lru_add` batch goes onto the LRU (6.1: "lru_add_drain_all
+    /// could be expensive with involving other CPUs", `lru_add_drain()`; 3.13
+    /// `migrate_prep_local()`): only pages on an LRU can be isolated for migration.
     fn compact_zone(&mut self, z: usize) -> bool {
+        self.lru_add_drain();
         let nblocks = self.zones[z].nr_blocks();
         for _ in 0..COMPACT_SCAN_BLOCKS.min(nblocks) {
             let b = self.zones[z].compact_migrate_block % nblocks;

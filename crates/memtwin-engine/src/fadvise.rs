@@ -30,8 +30,9 @@ pub enum Advice {
 pub struct InvalidateStats {
     /// Pages dropped from the page cache.
     pub dropped: u64,
-    /// Pages that could not be dropped (dirty, or under writeback before v5.12) and were
-    /// deactivated. Pages passed over (locked, or under writeback since v5.12) are in neither.
+    /// Pages that could not be dropped (dirty, mapped, in a CPU's lru_add batch, or under
+    /// writeback before v5.12) and were deactivated (those on an LRU list). Pages passed over
+    /// (locked, or under writeback since v5.12) are in neither.
     pub kept: u64,
     /// Shadow entries cleared.
     pub shadows_cleared: u64,
@@ -78,7 +79,18 @@ impl Kernel {
                 }
                 // "lru_add_drain();" before invalidate_mapping_pagevec() (6.1).
                 self.lru_add_drain();
-                self.mapping_try_invalidate(inode, first, last)
+                let mut st = self.mapping_try_invalidate(inode, first, last);
+                if st.kept > 0 && self.profile.lru_add_batch > 0 {
+                    // "The failures may be due to the folio being in the LRU cache of a
+                    // remote CPU. Drain all caches and try again." (6.1; 3.13 does the same
+                    // when fewer pages than the range were dropped.)
+                    self.lru_add_drain_all();
+                    let again = self.mapping_try_invalidate(inode, first, last);
+                    st.dropped += again.dropped;
+                    st.kept = again.kept;
+                    st.shadows_cleared += again.shadows_cleared;
+                }
+                st
             }
         }
     }
@@ -115,8 +127,11 @@ impl Kernel {
             if self.folio_test_locked(p) || (writeback && self.profile.invalidate_skips_writeback) {
                 continue;
             }
-            // mapping_evict_folio() keeps a mapped page (folio_mapped()).
-            if writeback || self.pages[p].test(pg::DIRTY) || self.pages[p].mapcount > 0 {
+            // mapping_evict_folio() keeps a mapped page ("The refcount will be elevated if any
+            // page in the folio is mapped"), and a page in a CPU's lru_add batch, whose
+            // reference raises the count alike (3.13: remove_mapping()'s page_freeze_refs(page,
+            // 2) fails); deactivate_file_folio() passes over a page off the LRU.
+            if writeback || self.pages[p].test(pg::DIRTY) || self.pages[p].mapcount > 0 || self.folio_in_lru_batch(p) {
                 self.deactivate_file_folio(p);
                 st.kept += nr;
                 continue;

@@ -698,6 +698,27 @@ impl Kernel {
                 }
             }
         }
+        // Pages in a CPU's lru_add batch are on no list: their mapcounts and mapped counts
+        // are checked here; the unevictable list is not theirs yet (lru_add_fn() puts a page a
+        // locked VMA maps there when the batch moves).
+        for b in &self.lru_add_fbatches {
+            for &q in &b.folios[..b.nr as usize] {
+                if q == PageId::NIL || self.pages[q].test(pg::ANON) {
+                    continue;
+                }
+                let p = &self.pages[q];
+                let n = counts.get(&q).copied().unwrap_or(0);
+                if p.mapcount as u32 != n {
+                    return Err(format!("batched page {} has mapcount {} but {n} VMAs map it", q.0, p.mapcount));
+                }
+                if n > 0 {
+                    mapped += 1;
+                    if p.memcg != MemcgId::NONE {
+                        per_memcg[p.memcg.idx()] += 1;
+                    }
+                }
+            }
+        }
         if mapped != self.vmstat.nr_mapped {
             return Err(format!("NR_FILE_MAPPED {} but {mapped} pages are mapped", self.vmstat.nr_mapped));
         }

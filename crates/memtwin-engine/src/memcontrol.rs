@@ -1820,11 +1820,14 @@ impl Kernel {
     /// The first pass of `try_charge_memcg()`'s loop (`TryCharge` path) when `nr` fits under
     /// every counter from `memcg` up: the same as its memsw/memory tests, `page_counter_charge()`
     /// and [`Kernel::charge_batch_high`] (the stock, the batch's fit and its `failcnt`, the
-    /// memory.high test), with the counters' limits read in one walk up the tree instead of
-    /// one walk per test. Returns false, having changed nothing, when `nr` does not fit: the
-    /// loop then charges (or reclaims) as before.
+    /// memory.high test), in two walks up the tree instead of one per test: the limits, then
+    /// the charge with the batch's and memory.high's tests. Returns false, having changed
+    /// nothing, when `nr` does not fit: the loop then charges (or reclaims) as before. Never
+    /// of the root memcg, whose charges [`Kernel::try_charge_memcg_gfp`] returns from before
+    /// (its second walk is [`MemcgTree::counter_charge`] of a memcg below the root).
     #[inline]
     fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        debug_assert!(memcg != MemcgId::ROOT, "a charge of the root memcg charges nothing");
         let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
         // The rest of the batch the refill would take from the counters (0: none tried).

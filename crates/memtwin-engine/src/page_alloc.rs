@@ -533,8 +533,9 @@ impl Zone {
         Some(self.take_frame(b))
     }
 
-    /// Take the lowest free frame of partial pageblock `b`; returns its PFN.
-    #[inline]
+    /// Take the lowest free frame of partial pageblock `b`; returns its PFN (inlined: the
+    /// page cache's order-0 allocation).
+    #[inline(always)]
     fn take_frame(&mut self, b: u32) -> u64 {
         let blk = &mut self.blocks[b as usize];
         let (w, word) = blk.bits.iter_mut().enumerate().find(|(_, word)| **word != 0).expect("a partial pageblock has a free frame");

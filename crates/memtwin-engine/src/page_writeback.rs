@@ -1436,14 +1436,23 @@ impl Kernel {
     /// `vfs_fsync()`: write back every dirty page of `inode` and wait for the device: for its
     /// own requests and for the pages already under writeback by the flusher
     /// (`file_write_and_wait_range()` -> `filemap_fdatawait_range()` waits on every page of
-    /// the range with `PG_writeback`).
+    /// the range with `PG_writeback`). A pass that found pages dirty or under writeback
+    /// released its lookup batch (`write_cache_pages()` / 6.10+ `writeback_iter()`, and
+    /// `__filemap_fdatawait_range()`: `pagevec_release()` / `folio_batch_release()` ->
+    /// `lru_add_drain()` once, in every era): the running CPU's `lru_add` batch goes onto the LRU.
     pub fn vfs_fsync(&mut self, inode: InodeId) {
         self.cpu(self.cost.syscall);
+        let dirty = self.mappings[inode.idx()].nrdirty > 0;
         let (_, mut done) = self.writeback_inode(inode, u64::MAX);
+        let mut under_writeback = false;
         for std::cmp::Reverse((t, ino, _, _)) in self.wb_queue.iter() {
             if *ino == inode.0 {
                 done = done.max(*t);
+                under_writeback = true;
             }
+        }
+        if dirty || under_writeback {
+            self.lru_add_drain();
         }
         if self.mappings[inode.idx()].nrdirty == 0 {
             self.dirty_inodes.remove(inode);

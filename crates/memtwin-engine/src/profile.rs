@@ -323,21 +323,20 @@ pub struct KernelProfile {
     /// behind a readahead's read it holds up to 32 write requests, before a request of 128 KiB
     /// or more goes as the next one starts.
     pub blk_plug_peek: crate::blkdev::PlugPeek,
-    /// The per-CPU `lru_add` folio batch (mm/swap.c `cpu_fbatches.lru_add`, `folio_add_lru()`)
-    /// and its size (`PAGEVEC_SIZE`: 14 in 4.x (4.4's "14 pointers + two long's"; the 3.13
-    /// profile takes it too), 15 by 5.0 (6.1's "15 pointers + header", the header made bytes in
-    /// 2017), 31 from 6.10 ("mm: increase folio batch size"; 6.12 and 6.18 have it)); 0: not
-    /// modelled, a new page goes straight onto its list. A page in a batch is on no list
-    /// (`PG_lru` clear) until the batch fills, a large folio is added, or `lru_add_drain()`
-    /// runs (swap.rs [`crate::swap::FolioBatch`]). On linux-6.12 (and its lru_gen build) only:
-    /// switched on for every era (15 on 5.0-6.6, 14 on 3.13-4.4, 31 on 6.18) the validation
-    /// set kept within tolerance but for two linux-6.18 host recordings: host-ext4-mmap-db's
-    /// file_mapped_bytes at update and msync, +10.8% without the batch (inside the 2 MiB
-    /// absolute tolerance by 5 pages), +11.4% with it; host-stall-cp8x-p64m's usage at the ends
-    /// of its steps (-18.6% and +61.9%), where the probe's last round ended with the copy
-    /// instead of 0.3 s later (the phase its known_out describes). Neither is understood yet,
-    /// so the other eras keep pages going straight onto their lists.
+    /// The per-CPU `lru_add` batch (mm/swap.c: `lru_add_pvec` and `__lru_cache_add()` to 5.x,
+    /// `cpu_fbatches.lru_add` and `folio_add_lru()` from 5.16) and its size, `PAGEVEC_SIZE`:
+    /// 14 in 3.13 and 4.x (3.13's include/linux/pagevec.h; 4.4's "14 pointers + two long's"),
+    /// 15 by 5.0 to 6.9 (6.1's "15 pointers + header", the header made bytes in 2017), 31 from
+    /// 6.10 ("mm: increase folio batch size"). Every era
+    /// modelled has it. A page in a batch is on no list (`PG_lru` clear) until the batch is
+    /// moved (swap.rs [`crate::swap::FolioBatch`]; when and how: [`Self::lru_add_move`]) or
+    /// `lru_add_drain()` runs.
     pub lru_add_batch: usize,
+    /// When `__lru_cache_add()`/`folio_add_lru()` moves the batch (swap.rs
+    /// [`crate::swap::LruAddMove`]): before the add, when full, with compound pages batched
+    /// like any other, to mid-2016 (3.13, 4.4); after the add, when full or when the page is
+    /// compound/large, from "mm/swap.c: flush lru pvecs on compound page arrival" (4.7).
+    pub lru_add_move: crate::swap::LruAddMove,
     /// `BLK_MAX_REQUEST_COUNT`: the requests a plug holds before it is flushed, 16 before 5.16
     /// and 32 from 5.16 (blkdev.rs [`crate::blkdev::BLK_MAX_REQUEST_COUNT`]).
     pub blk_max_request_count: usize,
@@ -614,6 +613,15 @@ pub struct KernelProfile {
     /// workingset detection for anonymous LRU"): reclaim leaves a shadow in the swap cache
     /// slot of a page it frees, and the swap-in that finds it runs `workingset_refault()`.
     pub anon_workingset: bool,
+    /// Reclaim's putback ages the non-resident clock by the active pages it puts back on the
+    /// LRU: `move_folios_to_lru()` (6.1 mm/vmscan.c; `move_pages_to_lru()` 5.9-5.x) runs
+    /// `if (folio_test_active(folio)) workingset_age_nonresident(lruvec, nr_pages)` for the
+    /// pages `shrink_folio_list()` activated and for the referenced executable pages
+    /// `shrink_active_list()` keeps active (5.9+, 31d8fcac00fc "mm: workingset: age nonresident
+    /// information alongside anonymous pages"). Before, only evictions and activations by
+    /// access or refault aged it (`advance_inactive_age()`). Under the multi-generational LRU
+    /// `lru_gen_add_folio()` clears `PG_active` first: no ageing.
+    pub age_nonresident_on_putback: bool,
     /// zswap's memcg accounting (5.19+, f4840ccfca25 "zswap: memcg accounting" and
     /// f6498b776d28 "mm: zswap: add basic meminfo and vmstat coverage"): the compressed bytes
     /// charged to the page's memcg (cgroup v2), memory.zswap.current/max, memory.stat
@@ -839,7 +847,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         pgfault_counts_retries: false,
         swapin_maps_writable: false,
         blk_plug_peek: crate::blkdev::PlugPeek::Newest,
-        lru_add_batch: 0,
+        lru_add_batch: crate::swap::PAGEVEC_SIZE_5_X,
+        lru_add_move: crate::swap::LruAddMove::AfterAdd,
         blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT,
         madv_cold_pageout: true,
         memcg_kmem: KMEM_6_1,
@@ -895,6 +904,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         anon_fault_inactive: true,
         swapin_delay_in_readpage: true,
         anon_workingset: true,
+        age_nonresident_on_putback: true,
         zswap_memcg: true,
         zswap_modelled: false,
         zswap_direct: false,
@@ -993,7 +1003,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       page-cache tree nodes not charged (4.20-5.1), invalidation deactivates pages \
                       under writeback (pre-5.12), no memory.high throttling delay (pre-5.4), \
                       OOM detection waits HZ/10 for write-pending pages (4.7-5.15), anon/file scan balance \
-                      by recent rotations (pre-5.8), new anonymous pages on the active list and no anon refault detection (pre-5.9)",
+                      by recent rotations (pre-5.8), new anonymous pages on the active list, no anon refault detection and no non-resident ageing by reclaim's putback of active pages (pre-5.9)",
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
         eviction_at_reclaim_root: false,
@@ -1011,6 +1021,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         scan_balance: ScanBalance::Rotated,
         anon_fault_inactive: false,
         anon_workingset: false,
+        age_nonresident_on_putback: false,
         zswap_modelled: false,
         ..linux_5_17.clone()
     };
@@ -1048,6 +1059,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         timer_wheel_round_up: false,
         ra_io_pages: false,
         readahead_charge_noretry: false,
+        lru_add_batch: crate::swap::PAGEVEC_SIZE_4_X,
+        lru_add_move: crate::swap::LruAddMove::BeforeAdd,
         ..linux_5_0.clone()
     };
     let linux_4_3 = KernelProfile {
@@ -1097,6 +1110,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
+        lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -23,6 +23,23 @@ pub const FOLIO_BATCH_MAX: usize = PAGEVEC_SIZE_6_10;
 /// reference (`folio_get()` in `folio_add_lru()`), no list of the lruvec has this number.
 pub const LRU_IN_FBATCH: u8 = 0x3f;
 
+/// When `__lru_cache_add()` / `folio_add_lru()` moves the CPU's batch to the LRU
+/// (`KernelProfile::lru_add_move`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LruAddMove {
+    /// 3.13-4.6 `__lru_cache_add()`: "if (!pagevec_space(pvec)) __pagevec_lru_add(pvec);
+    /// pagevec_add(pvec, page);": a full pagevec is moved before the page is added, so the
+    /// newest page always waits in it (1 to `PAGEVEC_SIZE` pages after an add), and a
+    /// compound page (a THP) waits like any other.
+    BeforeAdd,
+    /// From "mm/swap.c: flush lru pvecs on compound page arrival" (2016, 4.7): "if
+    /// (!pagevec_add(pvec, page) || PageCompound(page)) __pagevec_lru_add(pvec);" (6.1
+    /// `folio_batch_add_and_move()`: `folio_may_be_lru_cached()`, i.e. not large; 6.18 the
+    /// same): the page is added, then the batch moved when that left no space or the page is
+    /// compound (0 to `PAGEVEC_SIZE` - 1 pages after an add).
+    AfterAdd,
+}
+
 /// `struct folio_batch` of one CPU's `cpu_fbatches.lru_add` (mm/swap.c): the folios
 /// `folio_add_lru()` added since the last `folio_batch_move_lru()`. A page freed meanwhile
 /// ([`Kernel::folio_unbatch`]) leaves its slot empty (`PageId::NIL`) but counted: the kernel's
@@ -56,26 +73,33 @@ impl Kernel {
         if self.pcp_ctx == u32::MAX { 0 } else { self.pcp_ctx as usize }
     }
 
-    /// `folio_add_lru()` -> `folio_batch_add_and_move(fbatch, folio, lru_add_fn)` on profiles
-    /// with the per-CPU batch (`KernelProfile::lru_add_batch`): `page` (its `PG_active` set as
-    /// the caller wants it) goes into the running CPU's batch; when `folio_batch_add()` leaves
-    /// no space, or the folio is large (6.1 `folio_may_be_lru_cached()`; 6.12
-    /// `folio_test_large()`), the batch is moved to the LRU ([`Kernel::folio_batch_move_lru`]).
+    /// `folio_add_lru()` -> `folio_batch_add_and_move(fbatch, folio, lru_add_fn)` (before
+    /// 5.16 `__lru_cache_add()`) on profiles with the per-CPU batch
+    /// (`KernelProfile::lru_add_batch`): `page` (its `PG_active` set as the caller wants it)
+    /// goes into the running CPU's batch, which is moved to the LRU
+    /// ([`Kernel::folio_batch_move_lru`]) as the era does it ([`LruAddMove`]): before 4.7 first,
+    /// when it is full; from 4.7 after the add, when that left no space or the folio is large
+    /// (`PageCompound()`, 6.1/6.18 `!folio_may_be_lru_cached()`).
     /// Returns false (nothing done) where the batch is not modelled.
     #[inline]
     pub(crate) fn folio_add_lru_batched(&mut self, page: PageId) -> bool {
-        let size = self.profile.lru_add_batch;
+        let size = self.profile.lru_add_batch.min(FOLIO_BATCH_MAX);
         if size == 0 {
             return false;
         }
         debug_assert!(!self.pages[page].test(pg::LRU), "folio_add_lru() of a page on an LRU");
-        self.pages[page].set_lru(LRU_IN_FBATCH);
         let cpu = self.this_cpu();
         debug_assert!(cpu < self.lru_add_fbatches.len(), "one batch per CPU from the setup");
+        let before = self.profile.lru_add_move == LruAddMove::BeforeAdd;
+        if before && self.lru_add_fbatches[cpu].nr as usize >= size {
+            // "if (!pagevec_space(pvec)) __pagevec_lru_add(pvec);"
+            self.folio_batch_move_lru(cpu);
+        }
+        self.pages[page].set_lru(LRU_IN_FBATCH);
         let b = &mut self.lru_add_fbatches[cpu];
         b.folios[b.nr as usize] = page;
         b.nr += 1;
-        if b.nr as usize >= size.min(FOLIO_BATCH_MAX) || self.pages[page].test(pg::HEAD) {
+        if !before && (b.nr as usize >= size || self.pages[page].test(pg::HEAD)) {
             self.folio_batch_move_lru(cpu);
         }
         true
@@ -121,9 +145,20 @@ impl Kernel {
         debug_assert!(false, "page {} marked batched is in no batch", page.0);
     }
 
-    /// `lru_add_fn()`: `lruvec_add_folio()` of `page` by its `PG_active` and `PG_swapbacked`.
+    /// `lru_add_fn()` (`__pagevec_lru_add_fn()` before 5.16): `lruvec_add_folio()` of `page`
+    /// by its `PG_active` and `PG_swapbacked`; a page that a `VM_LOCKED` VMA mapped while it
+    /// waited in the batch (`PG_mlocked`: `folio_evictable()` false) goes to the unevictable
+    /// list with `PG_active` cleared ("folio_clear_active(folio); folio_set_unevictable(folio);",
+    /// 6.1; 3.13's `__pagevec_lru_add_fn()` -> `page_evictable()` alike), as `mlock_folio()`
+    /// could not move it off a list it was not on.
     #[inline]
     fn lru_add_fn(&mut self, page: PageId) {
+        if self.folio_mlocked(page) {
+            self.pages[page].flags &= !pg::ACTIVE;
+            let v = self.folio_lruvec(page);
+            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, LruList::Unevictable);
+            return;
+        }
         let active = self.pages[page].test(pg::ACTIVE);
         let lru = match (self.pages[page].test(pg::SWAPBACKED), active) {
             (true, true) => LruList::ActiveAnon,
@@ -133,6 +168,19 @@ impl Kernel {
         };
         let v = self.folio_lruvec(page);
         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
+    }
+
+    /// Whether `page` is mapped by a `VM_LOCKED` VMA (the engine's `PG_mlocked`: the
+    /// unevictable list is where such a page is, mlock.rs): an anonymous page by the VMA its
+    /// `mapping` names, a page-cache page by any VMA of its file's `i_mmap`.
+    fn folio_mlocked(&self, page: PageId) -> bool {
+        let p = &self.pages[page];
+        if p.test(pg::ANON) {
+            p.mapping != crate::swapfile::SWAPPER
+                && self.vmas.get(p.mapping.0 as usize).is_some_and(|v| v.live && v.locked && v.pages.get(p.index as usize) == Some(&page))
+        } else {
+            p.mapcount > 0 && self.folio_locked_by_vma(page)
+        }
     }
 
     /// `lru_add_drain()` -> `lru_add_drain_cpu(smp_processor_id())`: move the running CPU's
@@ -149,6 +197,21 @@ impl Kernel {
         let cpu = self.this_cpu();
         if self.lru_add_fbatches.get(cpu).is_some_and(|b| b.nr > 0) {
             self.folio_batch_move_lru(cpu);
+        }
+    }
+
+    /// `lru_add_drain_all()`: every CPU's `lru_add` batch moved to the LRU (the kernel queues
+    /// `lru_add_drain_per_cpu()` on each CPU with a non-empty batch and waits for them; the
+    /// engine moves them in CPU order). Callers: `generic_fadvise()`'s DONTNEED when pages
+    /// could not be dropped ("It is likely on the pagevec of a remote CPU").
+    pub fn lru_add_drain_all(&mut self) {
+        if self.profile.lru_add_batch == 0 {
+            return;
+        }
+        for cpu in 0..self.lru_add_fbatches.len() {
+            if self.lru_add_fbatches[cpu].nr > 0 {
+                self.folio_batch_move_lru(cpu);
+            }
         }
     }
 

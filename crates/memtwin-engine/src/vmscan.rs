@@ -1276,6 +1276,7 @@ impl Kernel {
             self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_activate);
             self.vmstat.count(VmEvent::Pgactivate, nr_activate);
             self.update_rotated(v, false, nr_activate);
+            self.move_folios_to_lru_age(memcg, nr_activate);
         }
         self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
@@ -1403,6 +1404,7 @@ impl Kernel {
         self.lru_add_drain();
         let mut moved = 0;
         let mut scanned = 0;
+        let mut nr_rotated = 0;
         while scanned < nr {
             let Some(p) = self.lruvecs[v].tail(LruList::ActiveFile) else { break };
             let nr_p = self.pages.folio_nr_pages(p);
@@ -1418,6 +1420,7 @@ impl Kernel {
                 }
                 if r.ptes > 0 && r.exec {
                     self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                    nr_rotated += nr_p;
                     continue;
                 }
             }
@@ -1427,12 +1430,26 @@ impl Kernel {
             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             moved += nr_p;
         }
+        // nr_activate = move_folios_to_lru(lruvec, &l_active): the rotated pages are active.
+        self.move_folios_to_lru_age(memcg, nr_rotated);
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
         if !sc.cgroup_reclaim {
             self.vmstat.count(VmEvent::Pgrefill, scanned);
         }
         self.vmstat.count(VmEvent::Pgdeactivate, moved);
+    }
+
+    /// The non-resident ageing of `move_folios_to_lru()` (5.9+,
+    /// `KernelProfile::age_nonresident_on_putback`): `if (folio_test_active(folio))
+    /// workingset_age_nonresident(lruvec, nr_pages)` for the `nr_active` pages of `memcg`'s
+    /// lruvec reclaim puts back active, after the batch's evictions (the putback follows
+    /// `shrink_folio_list()`).
+    #[inline]
+    fn move_folios_to_lru_age(&mut self, memcg: MemcgId, nr_active: u64) {
+        if nr_active > 0 && self.profile.age_nonresident_on_putback && !self.profile.lru_gen {
+            self.workingset_age_nonresident(memcg, nr_active);
+        }
     }
 
     /// `shrink_inactive_list()` + `shrink_folio_list()`: isolate up to `nr` pages from the
@@ -1449,6 +1466,7 @@ impl Kernel {
         let mut nr_unqueued_dirty = 0u64;
         let mut congested_dev = None;
         let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
+        let mut nr_activate = 0u64;
         self.shrink_list_call_cost();
         // The lruvec's hierarchical sizes, the evictions' ageing and the freed pages' charge
         // are applied per batch (`EvictBatch`), before anything could read them.
@@ -1500,6 +1518,7 @@ impl Kernel {
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                         self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                         self.vmstat.count(VmEvent::Pgactivate, 1);
+                        nr_activate += nr_p;
                     } else {
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
                     }
@@ -1514,6 +1533,7 @@ impl Kernel {
                             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                             self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                             self.vmstat.count(VmEvent::Pgactivate, 1);
+                            nr_activate += nr_p;
                             continue;
                         }
                         FolioRef::Keep => {
@@ -1544,6 +1564,7 @@ impl Kernel {
                         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
                         self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, 1);
                         self.vmstat.count(VmEvent::Pgactivate, 1);
+                        nr_activate += nr_p;
                     } else {
                         // v3.2-4.11: keep_locked, back to the head of the inactive list.
                         self.pages[p].flags |= pg::RECLAIM;
@@ -1573,6 +1594,7 @@ impl Kernel {
             reclaimed += nr_p;
         }
         self.evict_batch_flush(&mut b);
+        self.move_folios_to_lru_age(memcg, nr_activate);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies

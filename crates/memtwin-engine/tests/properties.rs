@@ -495,19 +495,28 @@ proptest! {
 }
 
 
-/// The per-CPU `lru_add` batch (mm/swap.c `cpu_fbatches.lru_add`, `KernelProfile::lru_add_batch`)
-/// switched on for the eras' batch sizes (`PAGEVEC_SIZE` 14 in 4.x, 15 by 5.0 to 6.9, 31 from
-/// 6.10) on every profile the other strategies use: after every step each page is on exactly
-/// one LRU list or in exactly one CPU's batch (the invariants walk the batches with the lists),
-/// and a run repeats exactly.
+/// The per-CPU `lru_add` batch (mm/swap.c `cpu_fbatches.lru_add`, `KernelProfile::lru_add_batch`,
+/// on every era) at each era's size (`PAGEVEC_SIZE` 14 in 3.13-4.x, 15 by 5.0 to 6.9, 31 from
+/// 6.10) and either way of moving it (`LruAddMove`: before the add, to 4.6; after it, from 4.7)
+/// on every profile the other strategies use: after every step each page is on exactly one LRU
+/// list or in exactly one CPU's batch (the invariants walk the batches with the lists), and a
+/// run repeats exactly.
 fn lru_add_batch_scenario_strategy(maps: bool) -> impl Strategy<Value = Scenario> {
-    (scenario_strategy_with(maps), prop::sample::select(vec![memtwin_engine::swap::PAGEVEC_SIZE_4_X, memtwin_engine::swap::PAGEVEC_SIZE_5_X, memtwin_engine::swap::PAGEVEC_SIZE_6_10]), prop::bool::ANY).prop_map(|(mut scn, size, six_twelve)| {
-        if six_twelve {
-            scn.profile = profile("linux-6.12").unwrap();
-        }
-        scn.profile.lru_add_batch = size;
-        scn
-    })
+    use memtwin_engine::swap::LruAddMove;
+    (
+        scenario_strategy_with(maps),
+        prop::sample::select(vec![memtwin_engine::swap::PAGEVEC_SIZE_4_X, memtwin_engine::swap::PAGEVEC_SIZE_5_X, memtwin_engine::swap::PAGEVEC_SIZE_6_10]),
+        prop::sample::select(vec![LruAddMove::BeforeAdd, LruAddMove::AfterAdd]),
+        prop::bool::ANY,
+    )
+        .prop_map(|(mut scn, size, mv, six_twelve)| {
+            if six_twelve {
+                scn.profile = profile("linux-6.12").unwrap();
+            }
+            scn.profile.lru_add_batch = size;
+            scn.profile.lru_add_move = mv;
+            scn
+        })
 }
 
 proptest! {

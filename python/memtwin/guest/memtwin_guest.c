@@ -884,6 +884,9 @@ static void calibrate_wakeup(void) {
     sched_setaffinity(0, sizeof set, &set);
     char b = 0;
     if (c == 0) {
+        /* Only the ends this side uses stay open: a parent that stops writing then gives EOF here,
+         * and this side's exit gives the parent EOF, so neither can wait on the other for ever. */
+        close(to[1]); close(back[0]);
         for (int i = 0; i < WAKE_WARM + WAKE_ROUNDS; i++) {
             if (read(to[0], &b, 1) != 1) _exit(1);
             double t = now();
@@ -892,6 +895,7 @@ static void calibrate_wakeup(void) {
         }
         _exit(0);
     }
+    close(to[0]); close(back[1]);
     int ok = 1;
     for (int i = 0; i < WAKE_WARM + WAKE_ROUNDS && ok; i++) {
         struct timespec ts = {0, 1000000};
@@ -900,11 +904,12 @@ static void calibrate_wakeup(void) {
         ok = write(to[1], &b, 1) == 1 && read(back[0], &b, 1) == 1;
     }
     int st = 0;
+    if (!ok) kill(c, SIGKILL); /* a failed round: the child may be blocked in read() */
+    close(to[1]); close(back[0]);
     waitpid(c, &st, 0);
     CPU_ZERO(&set);
     for (long i = 0; i < ncpu; i++) CPU_SET(i, &set);
     sched_setaffinity(0, sizeof set, &set);
-    close(to[0]); close(to[1]); close(back[0]); close(back[1]);
     if (!ok || !WIFEXITED(st) || WEXITSTATUS(st)) { printf("@@WAKE none the ping-pong failed\n"); munmap(t0, 4096); return; }
     memcpy(sorted, lat, sizeof sorted);
     munmap(t0, 4096);

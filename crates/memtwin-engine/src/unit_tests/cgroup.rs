@@ -229,7 +229,10 @@ fn a_dying_memcg_is_freed_with_its_last_page_and_its_dying_parent_follows() {
     assert_eq!(k.memcgs.nr_allocated, 4);
     assert_invariants(k);
 
-    // Limit reclaim of the dying parent finds the page on the dying child's LRU.
+    // Limit reclaim of the dying parent finds the page on the dying child's LRU (once the
+    // CPU's lru_add batch is drained: reclaim sizes its scan from the lists, on which a
+    // batched page is not).
+    k.lru_add_drain();
     let reclaimed = k.try_to_free_mem_cgroup_pages(p, 1);
     assert_eq!(reclaimed, 1);
     assert_eq!(k.mappings[f.idx()].nrpages, 0);

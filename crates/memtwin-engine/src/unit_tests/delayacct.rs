@@ -89,8 +89,8 @@ cgroup = "ct"
 ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m", step = "touch" }, { op = "munmap", name = "m" }]
 "#);
     let res = s.run(&mut |_, _| true).unwrap();
-    let st = res.steps.iter().find(|s| s.name == "touch").unwrap();
-    let get = |n: &str| st.metrics.iter().find(|(m, _)| m == n).unwrap_or_else(|| panic!("no {n}")).1;
+    let st = step_of(&res, None, "touch");
+    let get = |n: &str| metric_in(st, n);
     let high = get("stall.high_ms");
     // 1735 jiffies of penalty at HZ = 250, each sleep ended by its timer's tick (see
     // page_writeback's memory.high test).
@@ -102,11 +102,6 @@ ops = [{ op = "mmap", name = "m", size = "36M" }, { op = "touch", name = "m", st
     let elapsed_ms = get("elapsed_s") * 1000.0;
     let total: f64 = crate::delayacct::StallKind::ALL.iter().map(|(_, n)| get(&format!("stall.{n}_ms"))).sum();
     assert!(total <= elapsed_ms, "stalls {total} within the step's {elapsed_ms} ms");
-}
-
-/// The metric of `name` in the step called `step`, summed over the steps of that name.
-fn step_metric(res: &crate::SimResult, step: &str, name: &str) -> f64 {
-    res.steps.iter().filter(|s| s.name == step).map(|s| s.metrics.iter().find(|(m, _)| m == name).unwrap_or_else(|| panic!("no {name}")).1).sum()
 }
 
 /// `do_swap_page()` -> `swap_readpage()` (4.3): a fault on a swapped-out page waits for its

@@ -238,6 +238,8 @@ fn lru_gen_refault_6_1_restores_pages_read_four_times() {
         read_pages(k, a, 0, 1, ct);
     }
     read_pages(k, a, 1, 1, ct);
+    // Reclaim's isolation, after its lru_add_drain(): the pages onto their generation first.
+    k.lru_add_drain();
     for i in 0..2 {
         let p = page_at(k, a, i);
         let v = k.folio_lruvec(p);
@@ -265,6 +267,8 @@ fn lru_gen_refault_6_1_ignores_shadows_of_retired_generations() {
     let k = &mut s.kernel;
     read_pages(k, a, 0, 1, ct);
     let p = page_at(k, a, 0);
+    // Reclaim's isolation, after its lru_add_drain(): the page onto its generation first.
+    k.lru_add_drain();
     let v = k.folio_lruvec(p);
     k.lruvecs[v].unlink(&mut k.pages, &mut k.lru_stats, p);
     k.evict(p, ct);
@@ -282,6 +286,7 @@ fn inc_max_seq_6_1_retires_the_oldest_at_max_nr_gens() {
     let (mut s, ct, a, _) = setup("linux-6.1", "");
     let k = &mut s.kernel;
     read_pages(k, a, 0, 10, ct);
+    k.lru_add_drain();
     let v = k.lruvec_idx(ct, 0);
     k.now += 5_000_000;
     // lru_gen_init_lruvec() leaves seqs 0..=3: already MAX_NR_GENS. Opening 4 retires 0
@@ -651,10 +656,7 @@ ops = [
 "#
         )
     };
-    let metric = |r: &crate::SimResult, task: &str, step: &str, m: &str| {
-        let st = r.steps.iter().find(|s| s.task == task && s.name == step).unwrap_or_else(|| panic!("no step {task}/{step}"));
-        st.metrics.iter().find(|(n, _)| n == m).map(|(_, v)| *v).unwrap_or_else(|| panic!("no {m}"))
-    };
+    let metric = task_metric;
     let run_it = |min_ttl, bw| {
         let mut s = sim(&scn(min_ttl, bw));
         // The kill (exit_mmap() of the victim) keeps pages and charges conserved.
@@ -803,6 +805,7 @@ fn aging_walk_6_1_promotes_pages_with_young_ptes() {
     for i in 0..1024 {
         k.handle_mm_fault_file(vma, i, false).unwrap();
     }
+    k.lru_add_drain();
     let v = k.folio_lruvec(page_at(k, a, 0));
     // Fault-time pages start in the youngest generation (lru_gen_in_fault()).
     let youngest = lru_gen_from_seq(k.lruvecs[v].lrugen.max_seq);
@@ -985,14 +988,18 @@ ops = [{ op = "sleep", duration = "1ms" }]
     let vi = vma.0 as usize;
     let youngest = |k: &Kernel| lru_gen_from_seq(k.lruvecs[k.lruvec_idx(ct, 0)].lrugen.max_seq);
     // One fault at a time, then the run of faults handle_mm_fault_run() takes at once.
+    // (Each new page waits in the CPU's lru_add batch with PG_active; the drain puts it in the
+    // youngest generation, no aging having run meanwhile.)
     for i in 0..16 {
         k.handle_mm_fault(vma, i).unwrap();
+        k.lru_add_drain();
         assert_eq!(gen_of(k, k.vmas[vi].pages[i as usize]), youngest(k), "page {i}");
     }
     let mut i = 16;
     while i < 512 {
         i = k.handle_mm_fault_run(vma, i, 512).unwrap();
     }
+    k.lru_add_drain();
     for i in 16..512usize {
         assert_eq!(gen_of(k, k.vmas[vi].pages[i]), youngest(k), "page {i} of a run");
     }
@@ -1024,6 +1031,7 @@ ops = [{ op = "sleep", duration = "1ms" }]
         let before = cached(k, i + 1);
         let seq0 = k.lruvecs[k.lruvec_idx(ct, 0)].lrugen.max_seq;
         k.handle_mm_fault(vma, i as u32).unwrap();
+        k.lru_add_drain();
         let seq1 = k.lruvecs[k.lruvec_idx(ct, 0)].lrugen.max_seq;
         let p = k.vmas[vi].pages[i];
         assert_ne!(p, PageId::NIL);

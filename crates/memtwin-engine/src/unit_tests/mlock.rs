@@ -48,12 +48,6 @@ fn vma_of(k: &Kernel, pages: usize) -> &Vma {
     k.vmas.iter().find(|v| v.live && v.file.is_none() && v.pages.len() == pages).expect("the mapping")
 }
 
-/// The metric `name` of the last step called `step`.
-fn step_metric(res: &crate::SimResult, step: &str, name: &str) -> f64 {
-    let s = res.steps.iter().rev().find(|s| s.name == step).unwrap_or_else(|| panic!("no step {step}"));
-    s.metrics.iter().find(|(m, _)| m == name).unwrap_or_else(|| panic!("no {name}")).1
-}
-
 /// mm/mlock.c 6.1: `mlock_folio()` moves the pages of an anonymous mapping that was touched to
 /// the unevictable list, and reclaim (which scans only the evictable lists) never swaps them:
 /// the 20M heap in a 16M memcg swaps its own pages only, the 4M locked stay resident without a

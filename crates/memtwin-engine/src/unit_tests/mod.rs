@@ -60,6 +60,31 @@ pub(crate) fn run(sim: &mut Simulation) -> usize {
     run_with(sim, |_| {})
 }
 
+/// The first step of `res` named `step`, run by `task` (by any task when `None`).
+pub(crate) fn step_of<'a>(res: &'a crate::SimResult, task: Option<&str>, step: &str) -> &'a crate::metrics::StepResult {
+    res.steps
+        .iter()
+        .find(|s| s.name == step && task.is_none_or(|t| s.task == t))
+        .unwrap_or_else(|| panic!("no step {}/{step}", task.unwrap_or("*")))
+}
+
+/// The metric `name` of step `st`.
+pub(crate) fn metric_in(st: &crate::metrics::StepResult, name: &str) -> f64 {
+    st.metrics.iter().find(|(m, _)| m == name).unwrap_or_else(|| panic!("no metric {name} in step {}", st.name)).1
+}
+
+/// The metric `name` of the steps named `step`, summed (a step an op names in a `repeat`
+/// runs once per round); panics when there is no such step.
+pub(crate) fn step_metric(res: &crate::SimResult, step: &str, name: &str) -> f64 {
+    step_of(res, None, step);
+    res.steps.iter().filter(|s| s.name == step).map(|s| metric_in(s, name)).sum()
+}
+
+/// The metric `name` of the first step named `step` that task `task` ran.
+pub(crate) fn task_metric(res: &crate::SimResult, task: &str, step: &str, name: &str) -> f64 {
+    metric_in(step_of(res, Some(task), step), name)
+}
+
 /// Pages charged to `m` and its descendants for page cache: the page counter less the pages
 /// their dentries and inodes (slab) take.
 /// Bytes of page-cache tree nodes charged to `m`.
@@ -130,8 +155,10 @@ pub(crate) fn lru_size(k: &Kernel, memcg: MemcgId, list: LruList) -> u64 {
 
 /// Isolate the page at `index` of `inode` from its LRU list and evict it, as
 /// `shrink_folio_list()` does with a clean page it decided to reclaim in limit reclaim of the
-/// page's own memcg.
+/// page's own memcg (after its `lru_add_drain()`: a page still in the CPU's `lru_add` batch
+/// goes onto its list first).
 pub(crate) fn isolate_and_evict(k: &mut Kernel, inode: InodeId, index: u32) {
+    k.lru_add_drain();
     let p = page_at(k, inode, index);
     let v = k.folio_lruvec(p);
     k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, p);

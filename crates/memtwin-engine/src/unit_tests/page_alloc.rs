@@ -357,13 +357,7 @@ ops = [
     // 4.3 counts no oom_kill (the counter is 4.13's): whether the allocator gave up is the
     // step's oom_killed.
     let r = s.run(&mut |_, _| true).expect("runs");
-    assert_eq!(oom_killed(&r, "fill"), 0.0, "the allocator gave up: the hog was OOM-killed");
-}
-
-/// The `oom_killed` metric of step `step` (1 when the task was killed in it).
-fn oom_killed(r: &crate::SimResult, step: &str) -> f64 {
-    let st = r.steps.iter().find(|s| s.name == step).unwrap_or_else(|| panic!("no step {step}"));
-    st.metrics.iter().find(|(n, _)| n == "oom_killed").map(|(_, v)| *v).expect("oom_killed")
+    assert_eq!(step_metric(&r, "fill", "oom_killed"), 0.0, "the allocator gave up: the hog was OOM-killed");
 }
 
 /// `zone_reclaimable()`: reclaimable while global reclaim has scanned fewer than 6x the LRU
@@ -386,6 +380,8 @@ ops = [{ op = "mmap", name = "a", size = "8M" }, { op = "touch", name = "a" }]
 "#);
     run(&mut s);
     let k = &mut s.kernel;
+    // The pages still in the CPU's lru_add batch onto their lists.
+    k.lru_add_drain();
     let on_lru: u64 = k.lruvecs.iter().map(|l| l.nr_pages(LruList::InactiveAnon) + l.nr_pages(LruList::ActiveAnon)).sum();
     assert_eq!(on_lru, 2048, "8 MiB of anonymous memory, counted in base pages (huge pages count 512)");
     k.nodes[0].pages_scanned = 6 * on_lru - 1;
@@ -422,6 +418,8 @@ ops = [
 "#);
     run(&mut s);
     let k = &mut s.kernel;
+    // The pages still in the CPU's lru_add batch onto their lists.
+    k.lru_add_drain();
     let v = k.lruvec_idx(MemcgId::ROOT, 0);
     // Move the base pages to the inactive list, as deactivation would.
     let mut base = vec![];
@@ -560,8 +558,10 @@ fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
     let k = &mut s.kernel;
     k.cur_nid = 1;
     read_pages(k, f, 0, 2048, MemcgId::ROOT);
+    k.lru_add_drain();
     k.cur_nid = 0;
     read_pages(k, f, 2048, 2048, MemcgId::ROOT);
+    k.lru_add_drain();
     let (v0, v1) = (k.lruvec_idx(MemcgId::ROOT, 0), k.lruvec_idx(MemcgId::ROOT, 1));
     let on = |k: &Kernel, v: usize| k.lruvecs[v].nr_pages(LruList::InactiveFile) + k.lruvecs[v].nr_pages(LruList::ActiveFile);
     let (node0, node1) = (on(k, v0), on(k, v1));
@@ -1186,7 +1186,7 @@ ops = [
         run_with(&mut s, |_| {});
         assert_eq!(s.kernel.vmstat.get(VmEvent::OomKill) > 0, counted, "{profile}: vmstat oom_kill");
         let r = s.run(&mut |_, _| true).expect("runs");
-        assert_eq!(oom_killed(&r, "fill"), 1.0, "{profile}: the allocator gave up and the hog was killed");
+        assert_eq!(step_metric(&r, "fill", "oom_killed"), 1.0, "{profile}: the allocator gave up and the hog was killed");
     }
 }
 

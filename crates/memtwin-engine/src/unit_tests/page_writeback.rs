@@ -536,8 +536,8 @@ ops = [{ op = "write", file = "/out", length = "768M", bufsize = "1M", create = 
     assert_eq!(m.psi.some, 0);
     assert_invariants(k);
     let res = sim(paced).run(&mut |_, _| true).unwrap();
-    let w = &res.steps.iter().find(|st| st.task == "w").unwrap().metrics;
-    let get = |n: &str| w.iter().find(|(k, _)| k == n).unwrap().1;
+    let w = res.steps.iter().find(|st| st.task == "w").unwrap();
+    let get = |n: &str| metric_in(w, n);
     assert!(get("stall.dirty_ms") > 1000.0, "{}", get("stall.dirty_ms"));
     // Each pause sleeps until the tick after its expiry (schedule_timeout(), 4.8+ timer
     // wheel): longer than the pause, by at most one jiffy.

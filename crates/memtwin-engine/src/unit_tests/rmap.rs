@@ -281,6 +281,13 @@ fn mlock_moves_pages_to_the_unevictable_list() {
     let (mut s, ct, _, vma) = mapped("linux-6.1", true, false);
     let k = &mut s.kernel;
     k.do_mlock(vma, true).unwrap();
+    // The pages the populate read last wait in the CPU's lru_add batch (mlocked: mlock_folio()
+    // could not take them off a list); lru_add_fn() puts them on the unevictable list.
+    assert_invariants(k);
+    let waiting = k.lru_add_fbatches[0].nr as u64;
+    assert!(waiting > 0);
+    assert_eq!(lru_size(k, ct, LruList::Unevictable), 1024 - waiting);
+    k.lru_add_drain();
     assert_eq!(lru_size(k, ct, LruList::Unevictable), 1024);
     assert_invariants(k);
     k.do_mlock(vma, false).unwrap();

@@ -4,9 +4,7 @@
 use super::*;
 
 fn step_end(res: &crate::SimResult, task: &str, step: &str) -> (f64, f64) {
-    let s = res.steps.iter().find(|s| s.task == task && s.name == step).unwrap_or_else(|| panic!("no step {task}/{step}"));
-    let get = |k: &str| s.metrics.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap();
-    (get("elapsed_s"), get("user_s"))
+    (task_metric(res, task, step, "elapsed_s"), task_metric(res, task, step, "user_s"))
 }
 
 /// A `wait` blocks its task until another task `post`s the event, and takes one post; a post
@@ -259,10 +257,7 @@ fn a_restarted_fault_counts_once_and_a_restarted_write_loses_nothing() {
     let s = sim(SLEEPERS);
     let res = s.run(&mut |_, _| true).unwrap();
     assert!(res.errors.is_empty(), "{:?}", res.errors);
-    let get = |task: &str, k: &str| {
-        let st = res.steps.iter().find(|st| st.task == task).unwrap();
-        st.metrics.iter().find(|(n, _)| n == k).map(|(_, v)| *v).unwrap()
-    };
+    let get = |task: &str, k: &str| metric_in(res.steps.iter().find(|st| st.task == task).unwrap(), k);
     let rounds = get("probe", "latency.samples");
     assert!(rounds > 10.0 && get("probe", "latency.max_ms") > 50.0, "long rounds: the probe slept");
     assert_eq!(get("probe", "memcg.pgfault"), rounds * 4096.0);

@@ -42,6 +42,9 @@ fn mark_accessed_references_then_activates() {
         "the read was the first access"
     );
     assert!(!k.pages[p].test(pg::ACTIVE));
+    // The new page waits in the CPU's lru_add batch; the drain puts it on the inactive list.
+    assert_eq!(lru_of(k, p), None);
+    k.lru_add_drain();
     assert_eq!(lru_of(k, p), Some(LruList::InactiveFile));
 
     k.folio_mark_accessed(p);
@@ -75,6 +78,9 @@ fn a_file_read_once_stays_inactive() {
     ));
     let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
     run(&mut s);
+    // 256 = 17 batches of 15 (linux-6.6's PAGEVEC_SIZE) and one page still in the batch.
+    assert_eq!(lru_size(&s.kernel, ct, LruList::InactiveFile), 255);
+    s.kernel.lru_add_drain();
     let k = &s.kernel;
     assert_eq!(lru_size(k, ct, LruList::InactiveFile), 256);
     assert_eq!(lru_size(k, ct, LruList::ActiveFile), 0);
@@ -89,7 +95,9 @@ fn a_file_read_once_stays_inactive() {
 }
 
 /// Reading the file again (a second `open()` + `read()`, as a second `cat` does) is the
-/// second access of every page: all of them move to the active list.
+/// second access of every page: all of them move to the active list. The last page read, still
+/// in the CPU's lru_add batch (256 = 17 x 15 + 1 on linux-6.6), is marked active there
+/// (`__lru_cache_activate_folio()`, no `pgactivate`) and goes active when the batch moves.
 #[test]
 fn a_file_read_twice_is_activated() {
     let mut s = sim(&one_file(
@@ -97,11 +105,13 @@ fn a_file_read_twice_is_activated() {
     ));
     let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
     run(&mut s);
+    assert_eq!(lru_size(&s.kernel, ct, LruList::ActiveFile), 255);
+    s.kernel.lru_add_drain();
     let k = &s.kernel;
     assert_eq!(lru_size(k, ct, LruList::ActiveFile), 256);
     assert_eq!(lru_size(k, ct, LruList::InactiveFile), 0);
-    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 256);
-    assert_eq!(k.vmstat.get(VmEvent::Pgactivate), 256);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 255);
+    assert_eq!(k.vmstat.get(VmEvent::Pgactivate), 255);
     for i in 0..256 {
         assert!(k.pages[page_at(k, f, i)].test(pg::ACTIVE), "page {i}");
     }
@@ -203,8 +213,7 @@ fn one_file_on(profile: &str) -> String {
 /// lru_add_fn)`: a new page goes into the running CPU's `cpu_fbatches.lru_add` batch, on no
 /// list (`PG_lru` clear), until `folio_batch_add()` leaves no space (`PAGEVEC_SIZE` 31 from
 /// 6.10): the 31st add moves all 31 onto the inactive list in the order they were added;
-/// `lru_add_drain()` moves a partial batch. linux-6.6 (batch not modelled) puts each page
-/// straight on.
+/// `lru_add_drain()` moves a partial batch.
 #[test]
 fn folio_add_lru_6_12_batches_31_folios_then_moves_them_in_order() {
     let mut s = sim(&one_file_on("linux-6.12"));
@@ -230,13 +239,82 @@ fn folio_add_lru_6_12_batches_31_folios_then_moves_them_in_order() {
     assert_eq!(lru_size(k, ct, LruList::InactiveFile), 36);
     assert!(!k.folio_in_lru_batch(page_at(k, f, 35)));
     assert_invariants(k);
+}
 
-    let mut s = sim(&one_file_on("linux-6.6"));
-    assert_eq!(s.kernel.profile.lru_add_batch, 0);
+/// The batch on every era, at its `PAGEVEC_SIZE` and moved as its `__lru_cache_add()` /
+/// `folio_add_lru()` moves it: 6.1 and 6.6 (`folio_batch_add_and_move()`, `PAGEVEC_SIZE`
+/// 15: the 15th add moves 15), 5.0 (`__lru_cache_add()`: "if (!pagevec_add(pvec, page) ||
+/// PageCompound(page)) __pagevec_lru_add(pvec)", 15), 6.18 (31), and 4.4 and 3.13
+/// (`__lru_cache_add()`: "if (!pagevec_space(pvec)) __pagevec_lru_add(pvec);
+/// pagevec_add(pvec, page);", `PAGEVEC_SIZE` 14: the 14th add leaves 14 waiting, the 15th
+/// moves those 14 and waits itself).
+#[test]
+fn lru_cache_add_batches_pagevec_size_pages_on_every_era() {
+    for (profile, size, before) in [
+        ("linux-6.18", 31, false),
+        ("linux-6.6", 15, false),
+        ("linux-6.1", 15, false),
+        ("linux-5.17", 15, false),
+        ("linux-5.0", 15, false),
+        ("linux-4.4", 14, true),
+        ("linux-4.3", 14, true),
+        ("linux-3.13", 14, true),
+    ] {
+        let mut s = sim(&one_file_on(profile));
+        assert_eq!(s.kernel.profile.lru_add_batch, size, "{profile}");
+        let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+        let k = &mut s.kernel;
+        read_pages(k, f, 0, size as u32 - 1, ct);
+        assert_eq!(lru_size(k, ct, LruList::InactiveFile), 0, "{profile}: {} pages wait", size - 1);
+        read_pages(k, f, size as u32 - 1, 1, ct);
+        let (on_list, waiting) = if before { (0, size) } else { (size as u64, 0) };
+        assert_eq!(lru_size(k, ct, LruList::InactiveFile), on_list, "{profile}: after the {size}th add");
+        assert_eq!(k.lru_add_fbatches[0].nr as usize, waiting, "{profile}");
+        read_pages(k, f, size as u32, 1, ct);
+        let (on_list, waiting) = if before { (size as u64, 1) } else { (size as u64, 1) };
+        assert_eq!(lru_size(k, ct, LruList::InactiveFile), on_list, "{profile}: after the next add");
+        assert_eq!(k.lru_add_fbatches[0].nr as usize, waiting, "{profile}");
+        assert!(k.folio_in_lru_batch(page_at(k, f, size as u32)), "{profile}: the newest page waits");
+        assert_invariants(k);
+        k.lru_add_drain();
+        assert_eq!(lru_size(k, ct, LruList::InactiveFile), size as u64 + 1, "{profile}");
+        assert_invariants(k);
+    }
+}
+
+/// A page in two slots of the batches (which `folio_unbatch()` exists to prevent: the
+/// kernel's batch holds the folio's reference, so a folio is in at most one) is caught by
+/// `check_invariants()`, as is a slot holding a page that is not batched.
+#[test]
+fn a_page_in_two_batch_slots_fails_the_invariants() {
+    let mut s = sim(&one_file_on("linux-6.1").replace("[machine]\n", "[machine]\ncpus = 2\n"));
     let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
     let k = &mut s.kernel;
-    read_pages(k, f, 0, 1, ct);
-    assert_eq!(lru_of(k, page_at(k, f, 0)), Some(LruList::InactiveFile));
+    assert_eq!(k.lru_add_fbatches.len(), 2, "a batch per CPU");
+    read_pages(k, f, 0, 3, ct);
+    assert_invariants(k);
+    let p = page_at(k, f, 1);
+    // Twice in this CPU's batch.
+    let n = k.lru_add_fbatches[0].nr as usize;
+    k.lru_add_fbatches[0].folios[n] = p;
+    k.lru_add_fbatches[0].nr += 1;
+    let err = k.check_invariants().expect_err("a page in two slots");
+    assert!(err.contains("two lru_add batch slots"), "{err}");
+    k.lru_add_fbatches[0].folios[n] = PageId::NIL;
+    k.lru_add_fbatches[0].nr -= 1;
+    assert_invariants(k);
+    // In both CPUs' batches.
+    k.lru_add_fbatches[1].folios[0] = p;
+    k.lru_add_fbatches[1].nr = 1;
+    let err = k.check_invariants().expect_err("a page in two CPUs' batches");
+    assert!(err.contains("two lru_add batch slots"), "{err}");
+    k.lru_add_fbatches[1].folios[0] = PageId::NIL;
+    k.lru_add_fbatches[1].nr = 0;
+    assert_invariants(k);
+    // A slot holding a page that is no longer marked batched.
+    k.pages[p].set_lru(0);
+    let err = k.check_invariants().expect_err("a slot holding a page that is not batched");
+    assert!(err.contains("not batched"), "{err}");
 }
 
 /// mm/swap.c (6.1, 6.12) `folio_mark_accessed()` of a folio off the LRU: "assume the page is
@@ -280,5 +358,57 @@ fn a_folio_freed_in_the_batch_is_passed_over_when_the_batch_moves_6_12() {
     assert_invariants(k);
     k.lru_add_drain();
     assert_eq!(lru_size(k, ct, LruList::InactiveFile), 3);
+    assert_invariants(k);
+}
+
+/// mm/truncate.c (6.1) `mapping_evict_folio()`: "if (folio_ref_count(folio) >
+/// folio_nr_pages(folio) + folio_has_private(folio) + 1) return 0;" - a clean page in a CPU's
+/// lru_add batch, whose reference the batch holds, is not dropped by an invalidation (3.13:
+/// `remove_mapping()`'s `page_freeze_refs(page, 2)` fails alike); mm/fadvise.c (6.1)
+/// `generic_fadvise()` DONTNEED drains the running CPU's batch first ("lru_add_drain()") and,
+/// pages having failed ("It is likely on the pagevec of a remote CPU"), every CPU's
+/// (`lru_add_drain_all()`) before trying again: a page batched on the other CPU is dropped.
+#[test]
+fn a_batched_page_is_not_invalidated_until_fadvise_drains_every_cpu_6_1() {
+    let mut s = sim(&one_file_on("linux-6.1").replace("[machine]\n", "[machine]\ncpus = 2\n"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    k.pcp_ctx = 1;
+    read_pages(k, f, 0, 3, ct);
+    assert_eq!(k.lru_add_fbatches[1].nr, 3, "batched on CPU 1");
+    k.pcp_ctx = 0;
+    read_pages(k, f, 3, 2, ct);
+    assert_eq!(k.lru_add_fbatches[0].nr, 2, "batched on CPU 0");
+    // The invalidation alone drops nothing that is batched.
+    let st = k.mapping_try_invalidate(f, 0, 4);
+    assert_eq!((st.dropped, st.kept), (0, 5));
+    assert_eq!(k.mappings[f.idx()].nrpages, 5);
+    assert_invariants(k);
+    // fadvise(DONTNEED): this CPU's batch drained, CPU 1's pages fail, then every CPU's.
+    let st = k.generic_fadvise(f, 0, 4, crate::fadvise::Advice::DontNeed, ct);
+    assert_eq!((st.dropped, st.kept), (5, 0));
+    assert_eq!(k.mappings[f.idx()].nrpages, 0);
+    assert_eq!((k.lru_add_fbatches[0].nr, k.lru_add_fbatches[1].nr), (0, 0));
+    assert_invariants(k);
+}
+
+/// mm/page-writeback.c (6.1) `write_cache_pages()` and mm/filemap.c
+/// `__filemap_fdatawait_range()` release their lookup batch with `pagevec_release()` ->
+/// `__pagevec_release()`: "lru_add_drain()" once (3.13 alike; 6.10+ `writeback_iter()` with
+/// `folio_batch_release()`): an fsync of a file with dirty pages puts the running CPU's
+/// lru_add batch on the LRU; one of a clean file finds nothing to look up and drains nothing.
+#[test]
+fn fsync_of_a_dirty_file_drains_the_cpus_lru_add_batch_6_1() {
+    let mut s = sim(&one_file_on("linux-6.1").replace("read_bw = \"1G\"", "read_bw = \"1G\"\nwrite_bw = \"1G\""));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, f, 0, 2, ct);
+    k.vfs_fsync(f);
+    assert_eq!(k.lru_add_fbatches[0].nr, 2, "a clean file: no lookup, no drain");
+    k.generic_perform_write(f, 8192, 3 * 4096, ct).unwrap();
+    assert_eq!(k.lru_add_fbatches[0].nr, 5);
+    k.vfs_fsync(f);
+    assert_eq!(k.lru_add_fbatches[0].nr, 0);
+    assert_eq!(lru_size(k, ct, LruList::InactiveFile), 5);
     assert_invariants(k);
 }

@@ -210,6 +210,8 @@ fn new_anon_pages_start_inactive_from_5_9() {
         let toml = hog("v2", "4M", "", "").replace(r#"profile = "linux-6.1""#, &format!(r#"profile = "{profile}""#));
         let mut s = sim(&toml);
         run(&mut s);
+        // The pages still in the CPU's lru_add batch onto their list.
+        s.kernel.lru_add_drain();
         let ct = memcg(&s, "ct");
         assert_eq!(s.kernel.memcg_lru_size(ct, list), 1024, "{profile}");
     }
@@ -337,8 +339,7 @@ ops = [
 "#;
     let s = sim(toml);
     let res = s.run(&mut |_, _| true).unwrap();
-    let st = res.steps.iter().find(|s| s.name == "retouch").unwrap();
-    let get = |n: &str| st.metrics.iter().find(|(m, _)| m == n).unwrap_or_else(|| panic!("no {n}")).1;
+    let get = |n: &str| step_metric(&res, "retouch", n);
     assert_eq!(get("oom_killed"), 0.0, "the re-touch ran to its end");
     assert!(get("vmstat.pswpin") > 0.0);
 }
@@ -437,11 +438,6 @@ ops = [
     )
 }
 
-/// The metric `name` of step `step`.
-fn metric_of(res: &crate::SimResult, step: &str, name: &str) -> f64 {
-    res.steps.iter().filter(|s| s.name == step).map(|s| s.metrics.iter().find(|(m, _)| m == name).unwrap_or_else(|| panic!("no {name}")).1).sum()
-}
-
 /// `do_swap_page()` of a load (6.1 mm/memory.c: `should_try_to_free_swap()` is false without
 /// `FAULT_FLAG_WRITE` while swap is not half full): the page stays in the swap cache with its
 /// slot and clean, so reclaim frees it again without a write (`shrink_folio_list()` skips
@@ -452,12 +448,12 @@ fn metric_of(res: &crate::SimResult, step: &str, name: &str) -> f64 {
 fn a_load_keeps_the_swap_slot_and_a_clean_eviction_writes_nothing_6_1() {
     let s = sim(&written_then_read("linux-6.1", ""));
     let res = s.run(&mut |_, _| true).unwrap();
-    assert!(metric_of(&res, "write", "vmstat.pswpout") > 1000.0);
-    assert!(metric_of(&res, "read 1", "vmstat.pswpin") > 1000.0);
-    let (pswpin, pswpout) = (metric_of(&res, "read 2", "vmstat.pswpin"), metric_of(&res, "read 2", "vmstat.pswpout"));
+    assert!(step_metric(&res, "write", "vmstat.pswpout") > 1000.0);
+    assert!(step_metric(&res, "read 1", "vmstat.pswpin") > 1000.0);
+    let (pswpin, pswpout) = (step_metric(&res, "read 2", "vmstat.pswpin"), step_metric(&res, "read 2", "vmstat.pswpout"));
     assert!(pswpin > 1000.0, "read 2 read {pswpin} pages back");
     assert_eq!(pswpout, 0.0, "read 2 evicted only clean swap-cache pages");
-    let (kept1, kept2) = (metric_of(&res, "read 1", "memcg.swap_bytes"), metric_of(&res, "read 2", "memcg.swap_bytes"));
+    let (kept1, kept2) = (step_metric(&res, "read 1", "memcg.swap_bytes"), step_metric(&res, "read 2", "memcg.swap_bytes"));
     assert!(kept1 > (16 << 20) as f64, "{kept1} bytes of slots kept and charged after read 1");
     assert_eq!(kept2, kept1, "read 2 frees no slot and takes none");
 }
@@ -473,9 +469,9 @@ fn swap_half_full_frees_a_loads_slot_6_1() {
     assert_invariants(&s.kernel);
     let s = sim(&written_then_read("linux-6.1", r#""memory.swap.max" = "12M""#));
     let res = s.run(&mut |_, _| true).unwrap();
-    let pswpout = metric_of(&res, "read 2", "vmstat.pswpout");
+    let pswpout = step_metric(&res, "read 2", "vmstat.pswpout");
     assert!(pswpout > 1000.0, "read 2 wrote {pswpout} pages whose slots the loads freed");
-    assert!(metric_of(&res, "read 2", "memcg.swap_bytes") <= (12 << 20) as f64);
+    assert!(step_metric(&res, "read 2", "memcg.swap_bytes") <= (12 << 20) as f64);
 }
 
 /// After a load's swap-in a store to the page: before 6.11 the PTE is write-protected and the
@@ -521,11 +517,11 @@ fn reclaim_meeting_swap_writeback_waits_on_v1_and_activates_on_v2_6_1() {
     let slow = |cgroup: &str| hog(cgroup, "24M", "", "").replace(r#"write_bw = "400M""#, r#"write_bw = "20M""#);
     let s = sim(&slow("v1"));
     let res = s.run(&mut |_, _| true).unwrap();
-    assert!(metric_of(&res, "touch 1", "stall.writeback_ms") > 0.0, "v1 waited on a swap write");
+    assert!(step_metric(&res, "touch 1", "stall.writeback_ms") > 0.0, "v1 waited on a swap write");
     let s = sim(&slow("v2"));
     let res = s.run(&mut |_, _| true).unwrap();
-    assert_eq!(metric_of(&res, "touch 1", "stall.writeback_ms"), 0.0, "v2 does not wait");
-    assert!(metric_of(&res, "touch 1", "memcg.pgactivate") > 0.0, "v2 activated pages under writeback");
+    assert_eq!(step_metric(&res, "touch 1", "stall.writeback_ms"), 0.0, "v2 does not wait");
+    assert!(step_metric(&res, "touch 1", "memcg.pgactivate") > 0.0, "v2 activated pages under writeback");
     let mut s = sim(&slow("v1"));
     run(&mut s);
     assert_invariants(&s.kernel);
@@ -593,8 +589,8 @@ fn a_reclaim_pass_holds_its_swap_writes_in_its_plug_6_18() {
     let mut s = sim(&retouch_v1("linux-6.18"));
     s.kernel.profile.blk_plug_peek = crate::blkdev::PlugPeek::Newest;
     let at_once = s.run(&mut |_, _| true).unwrap();
-    let (a, b) = (metric_of(&plugged, "touch 2", "vmstat.pswpout"), metric_of(&at_once, "touch 2", "vmstat.pswpout"));
+    let (a, b) = (step_metric(&plugged, "touch 2", "vmstat.pswpout"), step_metric(&at_once, "touch 2", "vmstat.pswpout"));
     assert!(a > b + 256.0, "the plug's writes complete later, so reclaim writes more: {a} vs {b}");
-    let (a, b) = (metric_of(&plugged, "touch 2", "memcg.anon_bytes"), metric_of(&at_once, "touch 2", "memcg.anon_bytes"));
+    let (a, b) = (step_metric(&plugged, "touch 2", "memcg.anon_bytes"), step_metric(&at_once, "touch 2", "memcg.anon_bytes"));
     assert!(a < b, "written pages not yet freed are not mapped anon: {a} vs {b}");
 }

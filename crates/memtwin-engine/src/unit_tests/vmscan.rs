@@ -1016,6 +1016,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     let vp = k.lruvec_idx(p, 0);
     read_pages(k, w, 0, 1024, a);
     read_pages(k, w, 0, 1024, a);
+    k.lru_add_drain();
     assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 1024);
     assert_eq!(k.stats_flush_next, u64::MAX);
 }

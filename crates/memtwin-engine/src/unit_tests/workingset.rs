@@ -46,6 +46,8 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     read_pages(k, hot, 0, 16, ct);
     read_pages(k, hot, 0, 16, ct);
     read_pages(k, f, 0, 64, ct);
+    // The pages still in the CPU's lru_add batch onto their lists.
+    k.lru_add_drain();
     assert_eq!(lru_size(k, ct, LruList::ActiveFile), 16);
     assert_eq!(lru_size(k, ct, LruList::InactiveFile), 64);
     Setup { s, ct, other, f }
@@ -137,6 +139,7 @@ fn refault_within_the_active_list_size_is_activated() {
         isolate_and_evict(k, f, i);
     }
     read_pages(k, f, 0, 1, ct);
+    k.lru_add_drain();
     let p = page_at(k, f, 0);
     assert!(k.pages[p].test(pg::ACTIVE));
     assert_eq!(lru_of(k, p), Some(LruList::ActiveFile));
@@ -163,6 +166,7 @@ fn refault_beyond_the_active_list_size_is_not_activated() {
         isolate_and_evict(k, f, i);
     }
     read_pages(k, f, 10, 1, ct);
+    k.lru_add_drain();
     let p = page_at(k, f, 10);
     assert!(!k.pages[p].test(pg::ACTIVE));
     assert_eq!(lru_of(k, p), Some(LruList::InactiveFile));
@@ -221,6 +225,7 @@ fn refault_is_judged_at_the_evicting_memcg_and_counted_in_the_reader() {
     }
     assert_eq!(lru_size(k, other, LruList::ActiveFile), 0);
     read_pages(k, f, 0, 1, other);
+    k.lru_add_drain();
     let p = page_at(k, f, 0);
     assert_eq!(k.pages[p].memcg, other);
     assert!(
@@ -267,6 +272,7 @@ ops = [{ op = "sleep", duration = "1ms" }]
     read_pages(k, w, 0, 64, ct);
     read_pages(k, hot, 0, 256, ct);
     read_pages(k, hot, 0, 256, ct);
+    k.lru_add_drain();
     assert_eq!(lru_size(k, ct, LruList::ActiveFile), 320);
     assert!(k.try_to_free_mem_cgroup_pages(ct, 32) >= 32);
     assert!(k.memcgs.events(ct, MemcgEvent::Pgdeactivate) > 0);
@@ -533,6 +539,7 @@ fn lruvec_stats_are_subtree_sums_and_refaults_read_them() {
     let c = k.cgroup_mkdir("/p/c").unwrap();
     read_pages(k, f, 64, 32, c);
     read_pages(k, f, 64, 8, c);
+    k.lru_add_drain();
     let sizes = |k: &Kernel, m: MemcgId| {
         let v = k.lruvec_idx(m, 0);
         (k.lru_stats.subtree_size(v, LruList::InactiveFile), k.lru_stats.subtree_size(v, LruList::ActiveFile))
@@ -558,7 +565,58 @@ fn lruvec_stats_are_subtree_sums_and_refaults_read_them() {
     assert_eq!(named, p, "the shadow names the reclaim target");
     read_pages(k, f, 72, 1, c);
     assert!(k.pages[page_at(k, f, 72)].test(pg::ACTIVE), "distance 4 <= 8 active pages below /p: activated");
+    k.lru_add_drain();
     assert_eq!(sizes(k, c), (19, 9));
     assert_eq!(sizes(k, p), (19, 9));
     assert_invariants(k);
+}
+
+/// 64 dirty pages of `/log` in memcg `ct` under profile `profile`, then a limit reclaim that
+/// can evict none of them: `shrink_folio_list()` activates each (`activate_locked`, 4.12+).
+/// Returns how far the non-resident clocks of `ct` and of the root moved, and `ct`'s
+/// `pgactivate`.
+fn putback_ages(profile: &str) -> (u64, u64, u64) {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "putback-age"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/log"]
+size = 0
+[cgroups.ct]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (ct, log) = (memcg(&s, "ct"), inode(&s, "/log"));
+    let k = &mut s.kernel;
+    assert_eq!(k.generic_perform_write(log, 0, 64 * PAGE_SIZE, ct), Ok(64 * PAGE_SIZE));
+    let age = |k: &Kernel, m: MemcgId| k.lruvecs[m.idx()].nonresident_age;
+    let (ct0, root0) = (age(k, ct), age(k, MemcgId::ROOT));
+    assert_eq!(k.try_to_free_mem_cgroup_pages(ct, 32), 0, "every page is dirty: none evicted");
+    let activated = k.memcgs.events(ct, MemcgEvent::Pgactivate);
+    assert!(activated > 0, "reclaim activated the dirty pages");
+    assert_invariants(k);
+    (age(k, ct) - ct0, age(k, MemcgId::ROOT) - root0, activated)
+}
+
+/// `move_folios_to_lru()` (6.1 mm/vmscan.c) ages the non-resident clock by every active page
+/// reclaim puts back: `if (folio_test_active(folio)) workingset_age_nonresident(lruvec,
+/// nr_pages)`, in the lruvec and its ancestors (5.9+, 31d8fcac00fc "mm: workingset: age
+/// nonresident information alongside anonymous pages"). Before, `move_active_pages_to_lru()`
+/// / the putback of `shrink_inactive_list()` left it alone (5.0).
+#[test]
+fn reclaim_putback_of_active_pages_ages_nonresident_linux_6_1() {
+    let (ct, root, activated) = putback_ages("linux-6.1");
+    assert_eq!(ct, activated, "ct's clock moved by the pages put back active");
+    assert_eq!(root, activated, "and its ancestors' with it");
+    let (ct, root, activated) = putback_ages("linux-5.0");
+    assert!(activated > 0);
+    assert_eq!((ct, root), (0, 0), "5.0: putback does not age the clock");
 }
