@@ -370,6 +370,23 @@ impl Zswap {
         self.zbud.pages_nr + self.zs.pages_nr
     }
 
+    /// The zbud pool's LRU, head first (pool page indices), and the page under reclaim with
+    /// the slots of the buddies it still holds (`NIL` for none); for the tests.
+    #[cfg(test)]
+    pub(crate) fn zbud_lru(&self) -> (Vec<u32>, Option<(u32, [u32; 2])>) {
+        let mut v = vec![];
+        let mut i = self.zbud.lru_head;
+        while i != NIL {
+            v.push(i);
+            i = self.zbud.pages[i as usize].lru_next;
+        }
+        let r = (self.reclaiming != NIL).then(|| {
+            let z = self.zbud.pages[self.reclaiming as usize];
+            (self.reclaiming, [if z.first_chunks != 0 { z.first_slot } else { NIL }, if z.last_chunks != 0 { z.last_slot } else { NIL }])
+        });
+        (v, r)
+    }
+
     /// Whether the shrink worker is queued or, on 6.1, has a run under way.
     pub fn shrink_pending(&self) -> bool {
         self.shrink_queued || self.worker_run.is_some()
@@ -436,8 +453,10 @@ impl Zswap {
         self.len.iter().enumerate().filter(|(_, &l)| l != NO_ENTRY).map(|(s, &l)| (s as u32, l as u64))
     }
 
-    /// The pool's frames (for the invariants).
+    /// The pool's frames (for the invariants): the zbud LRU's, the page under reclaim (off
+    /// the LRU), zsmalloc's.
     pub fn frames(&self) -> impl Iterator<Item = PageId> + '_ {
+        let reclaiming = (self.reclaiming != NIL).then(|| self.zbud.pages[self.reclaiming as usize].frame);
         let mut i = self.zbud.lru_head;
         std::iter::from_fn(move || {
             if i == NIL {
@@ -447,6 +466,7 @@ impl Zswap {
             i = z.lru_next;
             Some(z.frame)
         })
+        .chain(reclaiming)
         .chain(self.zs.frames.iter().flatten().copied())
     }
 }
@@ -766,18 +786,19 @@ impl Kernel {
         zb.buddy_del(i);
         let z = zb.pages[i as usize];
         if z.first_chunks == 0 && z.last_chunks == 0 {
+            // "zbud page is empty, free": list_del(&zhdr->lru), free_zbud_page().
+            zb.lru_del(i);
             self.free_zbud_page(i);
         } else {
             zb.buddy_add(i);
         }
     }
 
-    /// `free_zbud_page()`: pool page `i` (both buddies free, off the buddy lists) leaves the
-    /// LRU and the pool.
+    /// `free_zbud_page()`: pool page `i` (both buddies free, off the buddy lists and the
+    /// LRU) leaves the pool.
     fn free_zbud_page(&mut self, i: u32) {
         let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
         let frame = zb.pages[i as usize].frame;
-        zb.lru_del(i);
         zb.free_ids.push(i);
         zb.pages_nr -= 1;
         self.free_page(frame);
@@ -930,7 +951,8 @@ impl Kernel {
             }
         } else {
             // "next:": under_reclaim cleared; a page whose buddies both went is freed and the
-            // run ends (zpool_shrink() returns 0), else it goes back on a buddy list.
+            // run ends (zpool_shrink() returns 0), else it goes back on a buddy list and "to
+            // beginning of LRU", ahead of the pages stored during its reclaim.
             let pg = z.zbud.pages[i as usize];
             z.reclaiming = NIL;
             if pg.first_chunks == 0 && pg.last_chunks == 0 {
@@ -938,6 +960,7 @@ impl Kernel {
                 self.free_zbud_page(i);
             } else {
                 z.zbud.buddy_add(i);
+                z.zbud.lru_add(i);
                 self.zbud_reclaim_next_page();
             }
         }
@@ -949,7 +972,7 @@ impl Kernel {
     }
 
     /// `zbud_reclaim_page()`'s next try: the pool's LRU tail goes under reclaim (off the buddy
-    /// lists, to the LRU head) with the buddies it holds; retries spent or the LRU empty, the
+    /// lists and off the LRU until its `next:`) with the buddies it holds; retries spent or the LRU empty, the
     /// run ends in failure (`zpool_shrink()` nonzero: `reject_reclaim_fail`). Returns whether
     /// a page is under reclaim.
     fn zbud_reclaim_next_page(&mut self) -> bool {
@@ -966,7 +989,6 @@ impl Kernel {
         *run = ZbudRun { slots: [if pg.first_chunks != 0 { pg.first_slot } else { NIL }, if pg.last_chunks != 0 { pg.last_slot } else { NIL }], next: 0, ok: true, retries_left: run.retries_left };
         z.zbud.lru_del(i);
         z.zbud.buddy_del(i);
-        z.zbud.lru_add(i);
         z.reclaiming = i;
         true
     }

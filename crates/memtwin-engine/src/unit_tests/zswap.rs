@@ -491,3 +491,58 @@ fn the_shrink_worker_runs_beside_the_storing_task_6_1() {
     assert!(z.stats.written_back_pages >= wb + 1 && z.stats.written_back_pages <= wb + 2, "{:?}", z.stats);
     assert_eq!(z.pool_pages(), pool - 1, "the run freed the page under reclaim");
 }
+
+/// 6.1's `zbud_reclaim_page()` (mm/zbud.c) takes the LRU's tail page off the LRU and the
+/// buddy lists (`list_del(&zhdr->lru)`, `list_del(&zhdr->buddy)`) for the evictions, and only
+/// at `next:`, when a buddy is still held (an eviction failed: `zswap_writeback_entry()`
+/// finds the slot in the swap cache, -EEXIST), "add to beginning of LRU": the pages stored
+/// while the reclaim ran (`zbud_alloc()` puts them at the LRU's head) end up behind it.
+#[test]
+fn zbud_reclaim_page_keeps_a_page_off_the_lru_until_next_6_1() {
+    let mut s = sim(&zhog("48M", "random-1K", "max_pool_percent = 1", "", "linux-6.1", "v2"));
+    while s.step() {
+        let z = s.kernel.zswap.as_ref().unwrap();
+        if z.stats.written_back_pages > 0 && !z.shrink_pending() {
+            break;
+        }
+    }
+    // A run of the worker: its first eviction at the queueing, the page's other buddy left.
+    let k = &mut s.kernel;
+    let now = k.now;
+    let z = k.zswap.as_mut().unwrap();
+    z.shrink_queued = true;
+    z.shrink_queued_at = now;
+    k.zswap_shrink_worker_due();
+    let z = k.zswap.as_ref().unwrap();
+    let (before, under) = z.zbud_lru();
+    let (r, slots) = under.expect("a page under reclaim");
+    assert!(!before.contains(&r), "the page under reclaim is off the LRU");
+    let left = slots[1];
+    assert!(slots[0] == u32::MAX && left != u32::MAX, "the first buddy went, the last is held: {slots:?}");
+    // The task faults the last buddy's page back meanwhile: its slot is in the swap cache.
+    let memcg = k.swap.as_ref().unwrap().slot_memcg(left);
+    assert!(k.read_swap_cache_async(left, false, 0, memcg));
+    // The pool under its limit now (a larger max_pool_percent) and the kworker's first
+    // writeback long (the TCG guest's kworker spent 13-22 ms in it), the task stores on.
+    let z = k.zswap.as_mut().unwrap();
+    z.params.max_pool_percent = 50;
+    z.worker_clock = u64::MAX / 2;
+    let mut stored = vec![];
+    while stored.is_empty() {
+        assert!(s.step(), "the task stores");
+        let (lru, under) = s.kernel.zswap.as_ref().unwrap().zbud_lru();
+        assert_eq!(under.map(|u| u.0), Some(r), "still under reclaim");
+        stored = lru.into_iter().filter(|p| !before.contains(p)).collect();
+    }
+    // The kworker's next step: the eviction of the last buddy fails (-EEXIST), "goto next".
+    let k = &mut s.kernel;
+    k.zswap.as_mut().unwrap().worker_clock = k.now;
+    k.zswap_shrink_worker_due();
+    let (after, under) = k.zswap.as_ref().unwrap().zbud_lru();
+    assert_ne!(under.map(|u| u.0), Some(r), "the reclaim is done with the page");
+    let at = |p: u32| after.iter().position(|&q| q == p);
+    let kept = at(r).expect("the page kept (its eviction failed) is back on the LRU");
+    for p in stored {
+        assert!(kept < at(p).unwrap(), "page {p}, stored during the reclaim, should be behind the kept page {r}: at {:?}, the kept page at {kept}", at(p));
+    }
+}
