@@ -284,6 +284,7 @@ impl Kernel {
     pub fn new(profile: KernelProfile, policies: Policies, version: CgroupVersion, ram_pages: u64, reserved_pages: u64) -> Kernel {
         let managed = ram_pages.saturating_sub(reserved_pages);
         let lru_gen = profile.lru_gen;
+        let events_recursive = profile.memory_events_recursive;
         let mut k = Kernel {
             profile,
             policies,
@@ -302,7 +303,11 @@ impl Kernel {
             walk_index: crate::vmscan::WalkIndex::new(),
             #[cfg(test)]
             walk_index_off: false,
-            memcgs: MemcgTree::new(version),
+            memcgs: {
+                let mut t = MemcgTree::new(version);
+                t.memory_events_recursive &= events_recursive;
+                t
+            },
             mappings: vec![],
             inodes: vec![],
             dirs: vec![crate::fs::Directory::root()],

@@ -247,6 +247,14 @@ pub enum MemcgEvent {
     WorkingsetRestoreAnon,
 }
 
+impl MemcgEvent {
+    /// A memory.events / memory.swap.events counter (`enum memcg_memory_event`, counted by
+    /// `memcg_memory_event()`), not a memory.stat one.
+    pub fn is_memory_event(self) -> bool {
+        matches!(self, MemcgEvent::Max | MemcgEvent::High | MemcgEvent::OomKill | MemcgEvent::Oom | MemcgEvent::Low | MemcgEvent::SwapMax | MemcgEvent::SwapFail)
+    }
+}
+
 /// Number of [`MemcgEvent`]s.
 pub const NR_MEMCG_EVENTS: usize = 22;
 
@@ -488,6 +496,9 @@ pub struct MemcgTree {
     /// Whether the rstat copy of the activation counters is kept (the profile's reclaim reads
     /// it: `KernelProfile::memcg_stats_ratelimited_reclaim`).
     rstat_copy: bool,
+    /// Whether memory.events counters propagate to the ancestors (v2 on a
+    /// `KernelProfile::memory_events_recursive` kernel): see [`MemcgTree::events`].
+    pub memory_events_recursive: bool,
 }
 
 impl MemcgTree {
@@ -511,6 +522,7 @@ impl MemcgTree {
             nr_allocated: 1,
             stats_epoch: 0,
             rstat_copy: false,
+            memory_events_recursive: version == CgroupVersion::V2,
             wb_pending: Default::default(),
         }
     }
@@ -633,8 +645,15 @@ impl MemcgTree {
         }
     }
 
-    /// `memcg_events()` as v2's memory.stat reports it: the subtree's sum.
+    /// `memcg_events()` as v2's memory.stat reports it: the subtree's sum. memory.events and
+    /// memory.swap.events counters ([`MemcgEvent::is_memory_event`]) are the subtree's sum only
+    /// where `memcg_memory_event()` propagates them (v2 from 5.2, 9852ae3fe529 "mm, memcg:
+    /// consider subtrees in memory.events"), and never into the root (its loop stops at
+    /// `mem_cgroup_is_root()`): otherwise the memcg's own count.
     pub fn events(&self, m: MemcgId, ev: MemcgEvent) -> u64 {
+        if ev.is_memory_event() && (!self.memory_events_recursive || m == MemcgId::ROOT) {
+            return self.memcgs[m.idx()].events[ev as usize];
+        }
         let mut sum = self.memcgs[m.idx()].events[ev as usize];
         for &c in &self.memcgs[m.idx()].children {
             sum += self.events(c, ev);

@@ -422,6 +422,10 @@ pub struct KernelProfile {
     /// oom kills"). Before, neither counter exists (and 3.13-4.18 kill a memcg's task only at
     /// the end of a user page fault, `mem_cgroup_oom_synchronize()`): nothing is counted.
     pub oom_kill_events: bool,
+    /// Whether v2's memory.events counters propagate to every ancestor below the root
+    /// (`memcg_memory_event()`'s loop; 5.2, 9852ae3fe529 "mm, memcg: consider subtrees in
+    /// memory.events"); before, each memcg counts only its own events.
+    pub memory_events_recursive: bool,
     /// Where memory.events `oom` is counted ([`MemcgOomEvent`]): in `mem_cgroup_oom()` from
     /// 4.19, in `try_charge()` 4.0-4.18, nowhere in 3.13.
     pub memcg_oom_event: MemcgOomEvent,
@@ -865,6 +869,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_charge_batch: 64,
         memcg_stock_slots: 1,
         oom_kill_events: true,
+        memory_events_recursive: true,
         memcg_oom_event: MemcgOomEvent::MemcgOom,
         pgdat_balanced: PgdatBalanced::AnyZone,
         ra_prev_pos_after_read: true,
@@ -995,6 +1000,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_5_0 = KernelProfile {
         name: "linux-5.0",
+        memory_events_recursive: false,
         madv_cold_pageout: false,
         deactivate_on_refault: false,
         description: "the 5.0 era the seed-000 RFC was written on: MEM_CGROUP_RECLAIM_RETRIES 5, \

@@ -964,7 +964,38 @@ fn a_charge_entering_the_oom_path_counts_memory_events_oom() {
         assert_eq!(kills, if k.profile.oom_kill_events { small } else { 0 }, "{profile}: oom_kill follows oom from 4.13");
         assert!(k.try_charge_memcg(ct, 16, true).is_err(), "{profile}");
         assert_eq!(k.memcgs.events(ct, MemcgEvent::Oom) - oom0, small + costly, "{profile}: an order-4 charge");
-        assert_eq!(k.memcgs.events(MemcgId::ROOT, MemcgEvent::Oom) - oom0, small + costly, "{profile}: memory.events is hierarchical");
+        assert_eq!(k.memcgs.events(MemcgId::ROOT, MemcgEvent::Oom), 0, "{profile}: the root never counts a child's memory.events");
         assert_invariants(k);
+    }
+}
+
+
+/// include/linux/memcontrol.h `memcg_memory_event()`: from 5.2 (9852ae3fe529 "mm, memcg:
+/// consider subtrees in memory.events") a v2 memory.events counter is counted at the memcg and
+/// every ancestor below the root (the loop stops at `mem_cgroup_is_root()`); before, and on v1
+/// (04fd61a4e010), at the memcg only. memory.stat's events are the subtree's sum in every era.
+#[test]
+fn memory_events_propagate_to_ancestors_from_5_2_on_v2_only() {
+    use crate::memcontrol::{CgroupVersion, MemcgTree};
+    for (profile, version, recursive) in [
+        ("linux-6.1", CgroupVersion::V2, true),
+        ("linux-5.17", CgroupVersion::V2, true),
+        ("linux-5.0", CgroupVersion::V2, false),
+        ("linux-4.4", CgroupVersion::V2, false),
+        ("linux-6.1", CgroupVersion::V1, false),
+    ] {
+        let prof = crate::profile::profile(profile).unwrap();
+        let k = Kernel::new(prof, Default::default(), version, 1 << 15, 0);
+        assert_eq!(k.memcgs.memory_events_recursive, recursive, "{profile} {version:?}");
+        let mut t = MemcgTree::new(version);
+        t.memory_events_recursive = k.memcgs.memory_events_recursive;
+        let p = t.create(MemcgId::ROOT, "p").unwrap();
+        let c = t.create(p, "c").unwrap();
+        t.count_event(c, MemcgEvent::Max, 1);
+        t.count_event(c, MemcgEvent::Pgscan, 5);
+        assert_eq!(t.events(c, MemcgEvent::Max), 1);
+        assert_eq!(t.events(p, MemcgEvent::Max), recursive as u64, "{profile} {version:?}: the parent's memory.events max");
+        assert_eq!(t.events(MemcgId::ROOT, MemcgEvent::Max), 0, "{profile}: never the root");
+        assert_eq!(t.events(p, MemcgEvent::Pgscan), 5, "{profile}: memory.stat sums the subtree");
     }
 }
