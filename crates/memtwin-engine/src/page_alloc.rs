@@ -1668,7 +1668,7 @@ impl Kernel {
     /// watermark, then let it catch up (`kswapd_run`).
     pub fn wakeup_kswapd(&mut self, nid: u32, _order: u32) {
         if !self.nodes[nid as usize].kswapd_active {
-            if self.node_balanced(nid) {
+            if self.wakeup_kswapd_balanced(nid) {
                 return;
             }
             let now = self.now;
@@ -1737,6 +1737,21 @@ impl Kernel {
         match self.profile.pgdat_balanced {
             crate::profile::PgdatBalanced::AnyZone => zones.iter().any(ok),
             crate::profile::PgdatBalanced::AllZones => zones.iter().all(ok) || !self.node_reclaimable(nid),
+        }
+    }
+
+    /// `wakeup_kswapd()`'s test that leaves kswapd asleep. From 4.8 `pgdat_balanced()`
+    /// ([`Kernel::node_balanced`]); before, `wake_all_kswapds()` calls it for each zone of the
+    /// zonelist and each returns only when `zone_balanced()` holds (4.4 mm/vmscan.c: "if
+    /// (zone_balanced(zone, order, 0, 0)) return;"), with no `zone_reclaimable()` test: kswapd
+    /// is woken when any zone is below its high watermark, even on a node its own
+    /// `pgdat_balanced()` would call balanced as unreclaimable.
+    pub fn wakeup_kswapd_balanced(&self, nid: u32) -> bool {
+        match self.profile.pgdat_balanced {
+            crate::profile::PgdatBalanced::AnyZone => self.node_balanced(nid),
+            crate::profile::PgdatBalanced::AllZones => {
+                self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+            }
         }
     }
 

@@ -1271,6 +1271,12 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
         assert!(!k.node_reclaimable(0), "{profile}");
         set(k, [false, false]);
         assert_eq!(k.node_balanced(0), !any, "{profile}: an unreclaimable node");
+        // wakeup_kswapd() has no zone_reclaimable() test (4.4: "if (zone_balanced(zone, order,
+        // 0, 0)) return;" per zone of the zonelist): a zone below its high watermark wakes
+        // kswapd even on a node pgdat_balanced() calls balanced.
+        assert!(!k.wakeup_kswapd_balanced(0), "{profile}: wakeup_kswapd() wakes kswapd for an unreclaimable node below high");
+        set(k, [true, true]);
+        assert!(k.wakeup_kswapd_balanced(0), "{profile}: both zones at high: kswapd left asleep");
         k.nodes[0].pages_scanned = scanned;
         for (i, &z) in zones.iter().enumerate() {
             k.zones[z].free = saved[i];
