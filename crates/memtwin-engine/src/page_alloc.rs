@@ -1060,12 +1060,7 @@ impl Kernel {
         self.swap_end_io();
         self.kswapd_catch_up();
         self.pcp_decay_due();
-        let first = if self.freelist_walk_is_order0(order, Wmark::Low, gfp) {
-            self.get_page_from_freelist_order0(Wmark::Low, gfp)
-        } else {
-            self.get_page_from_freelist(order, Wmark::Low, gfp)
-        };
-        if let Some(p) = first {
+        if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
             return Some(p);
         }
         // __alloc_pages_slowpath()
@@ -1268,6 +1263,7 @@ impl Kernel {
     /// An order-0 walk at the low watermark that changed nothing but the chosen zone's
     /// counters (no zap of the cache, no zone newly marked full, no fair-batch reset) leaves
     /// its outcome in `Kernel::freelist_walk` (see [`FreelistWalk`]).
+    #[inline(always)]
     pub fn get_page_from_freelist(&mut self, order: u32, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         if self.freelist_walk_is_order0(order, mark, gfp) {
             if self.check_fast_paths {
@@ -1732,12 +1728,18 @@ impl Kernel {
     ///   all_unreclaimable after DEF_PRIORITY"); the engine counts scans per node
     ///   ([`Node::pages_scanned`]), so it asks that of the node.
     pub fn node_balanced(&self, nid: u32) -> bool {
-        let zones = &self.nodes[nid as usize].zones;
-        let ok = |z: &usize| self.zones[*z].free >= self.zones[*z].wmark_high;
         match self.profile.pgdat_balanced {
-            crate::profile::PgdatBalanced::AnyZone => zones.iter().any(ok),
-            crate::profile::PgdatBalanced::AllZones => zones.iter().all(ok) || !self.node_reclaimable(nid),
+            crate::profile::PgdatBalanced::AnyZone => {
+                self.nodes[nid as usize].zones.iter().any(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+            }
+            crate::profile::PgdatBalanced::AllZones => self.every_zone_balanced(nid) || !self.node_reclaimable(nid),
         }
+    }
+
+    /// Every zone of node `nid` at or above its high watermark (`zone_balanced()` of each,
+    /// order 0).
+    fn every_zone_balanced(&self, nid: u32) -> bool {
+        self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
     }
 
     /// `wakeup_kswapd()`'s test that leaves kswapd asleep. From 4.8 `pgdat_balanced()`
@@ -1749,9 +1751,7 @@ impl Kernel {
     pub fn wakeup_kswapd_balanced(&self, nid: u32) -> bool {
         match self.profile.pgdat_balanced {
             crate::profile::PgdatBalanced::AnyZone => self.node_balanced(nid),
-            crate::profile::PgdatBalanced::AllZones => {
-                self.nodes[nid as usize].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
-            }
+            crate::profile::PgdatBalanced::AllZones => self.every_zone_balanced(nid),
         }
     }
 
