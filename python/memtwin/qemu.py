@@ -521,7 +521,9 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
         if nodes > 1:
             for c in _node_cpus(cpus, nodes)[t["node"]]:
                 mask |= 1 << c
-        L.append(f"TASK {n} {_q(cg.path(t['cgroup']))} {t['start_ns']} {mask:x} {n}")
+        # the task's random numbers: the engine's generator from the scenario's seed (+ n: the
+        # engine's tasks share one generator, which no runner's separate processes can follow)
+        L.append(f"TASK {n} {_q(cg.path(t['cgroup']))} {t['start_ns']} {mask:x} {plan.get('seed', 0) + n}")
         prev = None
         for op in t["ops"]:
             if op["step"] != prev:

@@ -293,6 +293,8 @@ impl Doc {
         let out = PyDict::new(py);
         out.set_item("name", &scn.name)?;
         out.set_item("variant", &scn.variant)?;
+        // the seed of the tasks' random numbers (types.rs Rng), which the QEMU guest draws alike
+        out.set_item("seed", scn.seed)?;
         out.set_item("profile", scn.profile.name)?;
         out.set_item("cgroup", match scn.cgroup_version {
             memtwin_engine::memcontrol::CgroupVersion::V1 => "v1",

@@ -404,12 +404,18 @@ static struct slot *slots;
 
 /* ------------------------------------------------------------------ ops */
 
+/* The ops' random numbers as the engine draws them (crates/memtwin-engine/src/types.rs Rng:
+ * SplitMix64 from seed ^ 0x9E3779B97F4A7C15, a number below n as the high word of x * n), so
+ * that a task alone in its scenario touches and reads the engine's pages in the engine's order. */
 static uint64_t rng_state;
 static uint64_t rnd(void) {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static uint64_t below(uint64_t n) {
+    return (uint64_t)(((unsigned __int128)rnd() * n) >> 64);
 }
 
 static int fill(int fd, long long off, long long len, long long bs) {
@@ -530,7 +536,7 @@ static int do_op(char **f, int n) {
             long long slots = (end - off) / bs;
             if (slots < 1) slots = 1;
             for (long long i = 0; i < count; i++) {
-                ssize_t r = pread(fd, buf, bs, off + (long long)(rnd() % slots) * bs);
+                ssize_t r = pread(fd, buf, bs, off + (long long)below(slots) * bs);
                 if (r < 0) { int e = errno; close(fd); errno = e; return -1; }
                 if (scan && r > 0) (void)memmem(buf, r, "data", 4);
             }
@@ -691,7 +697,7 @@ static int do_op(char **f, int n) {
         if (np == 0) return 0;
         if (pat == 1) {
             for (long long i = 0; i < count; i++) {
-                size_t pg = first + rnd() % np;
+                size_t pg = first + below(np);
                 if (wr) write_page(r, pg); else sink += c[pg * 4096];
             }
         } else {
@@ -1000,7 +1006,7 @@ int main(int argc, char **argv) {
             tasks[ntasks].cg = unesc(f[2]);
             tasks[ntasks].start = num(f[3]) / 1e9;
             tasks[ntasks].mask = strtoul(f[4], NULL, 16);
-            tasks[ntasks].seed = (uint64_t)num(f[5]) * 0x9E3779B97F4A7C15ull + 1;
+            tasks[ntasks].seed = (uint64_t)num(f[5]) ^ 0x9E3779B97F4A7C15ull;
             tasks[ntasks].first = i + 1;
             tasks[ntasks].last = i + 1;
             ntasks++;
