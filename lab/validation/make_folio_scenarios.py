@@ -104,8 +104,8 @@ PENDING_DIR = "scenarios/validation-pending"
 RECORDING_SETS = {"host-ext4-seq-tight-512m-ra8192": 12, "host-ext4-seq-tight-512m-ra8192-queue": 7,
                   "host-ext4-seq-tight-1g-ra8192": 7, "host-ext4-seq-tight-1g-ra8192-queue": 7,
                   "host-ext4-tight-ra8192": 7, "host-ext4-tight-ra8192-queue": 7,
-                  # 2026-11-29 10:11-10:12 (h-mmapdb), at SCHED_FIFO 50 (FIFO_RECORDED), one hold of the host lock
-                  # each, load 10.9-13.9
+                  # 2026-11-29 11:13-11:14 (h-mmapdb), at SCHED_FIFO 50 (FIFO_RECORDED), one hold of the host lock
+                  # each, load 8.5-8.9, the runner drawing the engine's random pages (real.py EngineRng)
                   "host-ext4-mmap-db": 5}
 
 
@@ -235,7 +235,8 @@ ops = [
 # takes 1.77 s. The 4.5 ms is the host's other load, not the loop device (lab/validation/loop-device.md, "A major
 # fault on the loaded host"): traced at load 7-9 the task waited 1.1 ms on average (p90 3.5 ms) for a CPU after each
 # I/O completion and was preempted about a million times; run at SCHED_FIFO 50 (`chrt -f 50`) its lookup takes
-# 2.13-2.92 s at load 11-14. The scenario is recorded so since (FIFO_RECORDED, a recording set of 5).
+# 2.13-2.92 s at load 11-14. The scenario is recorded so since (FIFO_RECORDED, a recording set of 5; since
+# 11:13 with the runner drawing the engine's random pages: update -0.4% -> +1.4%, lookup -10.0% -> -8.8%).
 EXT4_KNOWN_OUT = {}
 
 # Host scenarios recorded with the runner at SCHED_FIFO 50 (`chrt -f 50 memtwin real ...`, real.sched in the

@@ -31,7 +31,6 @@ import fcntl
 import json
 import os
 import platform
-import random
 import resource
 import shutil
 import signal
@@ -760,6 +759,29 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+class EngineRng:
+    """The engine's random numbers (crates/memtwin-engine/src/types.rs `Rng`: SplitMix64 from
+    seed ^ 0x9E3779B97F4A7C15, a number below n as the high word of x * n), as the QEMU guest draws
+    them too (memtwin_guest.c rnd()): a task alone in its scenario touches and reads the engine's
+    pages in the engine's order. (Recordings before 2026-11-29 11:00 drew them with Python's
+    random.Random(task index).)"""
+
+    MASK = (1 << 64) - 1
+
+    def __init__(self, seed: int):
+        self.state = (seed ^ 0x9E3779B97F4A7C15) & self.MASK
+
+    def next_u64(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & self.MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self.MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self.MASK
+        return z ^ (z >> 31)
+
+    def randrange(self, n: int) -> int:
+        return (self.next_u64() * n) >> 64
+
+
 def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies: dict, seed: int,
              traces: Optional[dict] = None) -> list:
     """Carry out one task's ops in this process; a list of step records. `traces`: the trace
@@ -769,7 +791,7 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     global _ZSWAP_DEBUG_DIR
     _ZSWAP_DEBUG_DIR = plan.get("_zswap_debug")
     job_traces, lost_seen = traces or {}, {}
-    rng = random.Random(seed)
+    rng = EngineRng(seed)
     cgdir = cg.path(task["cgroup"])
     # Everything this process needs is allocated and touched before it joins the memcg, and the
     # garbage collector (which writes to every object, breaking copy-on-write pages) is off:
@@ -1366,7 +1388,9 @@ class HostRun:
 
     # -- run
     def run(self) -> list:
-        seed = 0
+        # the tasks' random numbers: the engine's generator from the scenario's seed, + n for
+        # task n (the engine's tasks share one generator, which separate processes cannot follow)
+        seed = self.plan.get("seed", 0)
         pipes = []
         # A common start line: every task's interpreter is up before the scenario's time 0
         # (START_LEAD), so tasks that start together in the scenario start together here; a

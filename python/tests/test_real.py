@@ -827,3 +827,14 @@ def test_a_qemu_throttled_disk_is_refused_by_the_host_runner(tmp_path, monkeypat
     with pytest.raises(real.RealError, match=r"\[devices\.sda\]: qemu_throttle = true(.|\n)*fix: use --on qemu"):
         real.run_host(plan)
     qemu.check_plan(plan)
+
+
+def test_engine_rng_draws_the_engines_pages():
+    """The host runner's random pages and read offsets are the engine's (types.rs Rng, SplitMix64;
+    crates/memtwin-engine/src/unit_tests/sched.rs the_random_pages_the_runners_draw_alike holds the
+    engine to the same figures): seed 0's first pages of a 96M mapping, and task 1's (seed + 1) differ."""
+    from memtwin.real import EngineRng
+    r = EngineRng(0)
+    assert [r.randrange(24576) for _ in range(5)] == [10605, 649, 23860, 2613, 8044]
+    r1 = EngineRng(1)
+    assert [r1.randrange(24576) for _ in range(5)] != [10605, 649, 23860, 2613, 8044]

@@ -315,3 +315,14 @@ ops = [{ op = "sleep", duration = "1ms" }]
     k.check_invariants().unwrap();
 }
 
+
+/// The tasks' random numbers (`types::Rng`: SplitMix64, `below()` the high word of x * n), which
+/// the real-kernel runners draw alike (python/memtwin/real.py `EngineRng`, the QEMU guest's
+/// memtwin_guest.c `rnd()`/`below()`; python/tests/test_real.py holds them to these figures):
+/// seed 0's first random pages of a 96M mapping, as qemu61-mmap-db's lookup touches them.
+#[test]
+fn the_random_pages_the_runners_draw_alike() {
+    let mut rng = crate::types::Rng::new(0);
+    let pages: Vec<u64> = (0..5).map(|_| rng.below(24576)).collect();
+    assert_eq!(pages, vec![10605, 649, 23860, 2613, 8044]);
+}
