@@ -1747,7 +1747,11 @@ impl Kernel {
     /// zonelist and each returns only when `zone_balanced()` holds (4.4 mm/vmscan.c: "if
     /// (zone_balanced(zone, order, 0, 0)) return;"), with no `zone_reclaimable()` test: kswapd
     /// is woken when any zone is below its high watermark, even on a node its own
-    /// `pgdat_balanced()` would call balanced as unreclaimable.
+    /// `pgdat_balanced()` would call balanced as unreclaimable. 3.13 has the same test: the
+    /// low-watermark test (`zone_watermark_ok_safe(zone, order, low_wmark_pages(zone), 0, 0)`)
+    /// became `zone_balanced()` with Johannes Weiner's "mm: vmscan: fix numa reclaim balance
+    /// problem in kswapd" (posted August 2013 with the fair zone allocator series, merged for
+    /// 3.12), so every profile this engine has uses the high watermark here.
     pub fn wakeup_kswapd_balanced(&self, nid: u32) -> bool {
         match self.profile.pgdat_balanced {
             crate::profile::PgdatBalanced::AnyZone => self.node_balanced(nid),
