@@ -140,7 +140,9 @@ ZSWAP_METRICS = METRICS + [
 # real/NAME.json and real/NAME-boot2..N.json. qemu61-zswap-pool-limit: its pool_limit_hit follows
 # QEMU's stalls of the emulated CPUs (see SHRINK_WORKER), recorded 2026-11-29 (zswap10) with the
 # guest's calibration
-SETS = {"qemu61-zswap-pool-limit": 10}
+SETS = {"qemu61-zswap-pool-limit": 10,
+        # pending: the 04:36 recording and three boots of 10:27-10:31 with the split CPU calibration
+        "qemu612-zswap-max-writeback": 4}
 
 
 def recorded(name):
@@ -472,13 +474,17 @@ SHRINK_WORKER = ("6.1's shrink worker is a kworker of the storing task's CPU (cr
                  "zbud_zpool_shrink, zswap_writeback_entry, __read_swap_cache_async, mem_cgroup_swapin_charge_folio, "
                  "lzo1x_decompress_safe, __swap_writepage, sched, irq, timer and workqueue events): the woken kworker "
                  "preempts the task on its CPU (switched out R+ 0.2 ms after the hit) and a run without a stall takes 0.16-0.56 "
-                 "ms (two writebacks; its charges never reclaimed: 24 traced), so the task, back after it, finds the pool "
-                 "below its limit. The counts above that are QEMU's: in touch 1's first run the kworker's vCPU stopped 8.5 ms between "
+                 "ms (two writebacks), so the task, back after it, finds the pool below its limit. The counts above that are QEMU's: in touch 1's first run the kworker's vCPU stopped 8.5 ms between "
                  "__read_swap_cache_async()'s return and the decompression, and 11.3 ms after __swap_writepage() returned "
                  "(7.9 ms of it the task's vCPU too: no guest code ran on either, the ticks caught up after), while CPU 1's "
                  "idle balance, kicked at CPU 0's tick, pulled the task 4.8 and 6.0 ms after the switch and it stored on "
-                 "(hits 2-6, 2-7): how long such stalls last under a loaded host, and how much of them the pulled task runs "
-                 "through, sets each boot's count, not the guest kernel. Touch 2 adds a kernel mechanism the engine lacks: "
+                 "(hits 2-6, 2-7). A third traced run (10:31 UTC, load 12.6-16.3; 26 and 300 hits) shows touch 2's large "
+                 "counts: a run whose first __swap_writepage() took 25 ms (16 ms of it without a traced event), then the run it had "
+                 "queued again, whose first charge reclaimed (try_to_free_mem_cgroup_pages() from the kworker, the memcg "
+                 "at its limit: 128 ms, 61 pages; the only one of the 25 kworker charges traced that reclaimed), while the "
+                 "task, pulled 8.7 ms after the switch, stored on: 293 of the episode's 298 hits are the task's. How long "
+                 "such stalls last under a loaded host, whether the kworker's charge meets the memcg at its limit, and "
+                 "how much of it the pulled task runs through sets each boot's count. Touch 2 adds a kernel mechanism the engine lacks: "
                  "6.1's swap slots cache (mm/swap_slots.c free_swap_slot()) holds up to SWAP_SLOTS_CACHE_SIZE (64) freed "
                  "slots per CPU, swap_map at SWAP_HAS_CACHE, until swapcache_free_entries() frees them and swap_range_free() "
                  "calls frontswap_invalidate_page(): the zbud pages at the LRU's tail hold the entries of slots the re-touch "
@@ -486,9 +492,11 @@ SHRINK_WORKER = ("6.1's shrink worker is a kworker of the storing task's CPU (cr
                  "-ENOMEM, and zbud_reclaim_page() fails its 8 tries (reject_reclaim_fail 0-8 a boot in touch 2, the engine "
                  "0): in one traced run touch 2's two episodes began with 3 failed runs each (0.07-0.11 ms), every one "
                  "followed by the task's next store counting again, then a run whose 8th try wrote back (the other traced "
-                 "run had none and counted 4). Not modelled yet: the swap slots cache (free side), and the task's wait "
-                 "for the preempting kworker (tried: the engine's second writeback charge then reclaims inside the task's "
-                 "pass, the kernel's never did)")
+                 "run had none and counted 4). Not modelled yet, both tried (zswap10): the task's wait for the preempting "
+                 "kworker (the engine's second writeback charge then reclaims inside the task's pass, 161-193 hits in "
+                 "touch 1) and the slots cache's return side (profile switch, 4.11-6.14: the engine's touch 2 writebacks "
+                 "then took slots 160-163 and 330-333, none of them in a slots_ret while 22-55 were, so no run failed and "
+                 "nothing moved; why its zbud LRU tail holds other entries than the kernel's is not found)")
 KNOWN_OUT = [
     ("zswap-pool-limit", "touch 2", "zswap.pool_limit_hit", SHRINK_WORKER),
 ]
