@@ -498,7 +498,10 @@ SHRINK_WORKER = ("6.1's shrink worker is a kworker of the storing task's CPU (cr
                  "kworker (the engine's second writeback charge then reclaims inside the task's pass, 161-193 hits in "
                  "touch 1) and the slots cache's return side (profile switch, 4.11-6.14: the engine's touch 2 writebacks "
                  "then took slots 160-163 and 330-333, none of them in a slots_ret while 22-55 were, so no run failed and "
-                 "nothing moved; why its zbud LRU tail holds other entries than the kernel's is not found)")
+                 "nothing moved: at its first touch-2 episode the zbud LRU tail held touch 2's own stores of pages not "
+                 "re-touched yet (slots 160-161 of pages 28798-28799) while the re-touch was freeing slots 11137-11191, "
+                 "past the pages touch 1 had stored, where the kernel's failed writebacks show a tail of slots the re-touch "
+                 "had just freed; why the engine's pool fills again only later is not found)")
 KNOWN_OUT = [
     ("zswap-pool-limit", "touch 2", "zswap.pool_limit_hit", SHRINK_WORKER),
 ]
