@@ -106,7 +106,12 @@ KNOWN_OUT = {
         "2.6-2.8 ms (calibration's 1 MiB reads: 1.29 GB/s): why its readahead requests are faster was not found, so "
         "the scenario keeps the calibrated rate and the measured think time is not replayed (time_scale 0, as for "
         "every trace scenario). The kernel: 54.6-62.9M read in the recording set of 07:27 (median 55.0M), "
-        "54.5-64.2M in earlier measures."),
+        "54.5-64.2M in earlier measures. Neither the think time nor the recording is the cause (2026-11-29 10:43-10:47, "
+        "h-trace11, load 11.2-12.2): replaying this trace's recorded think time (time_scale 1: the twin's run 0.135 s "
+        "of virtual time, the kernel's 0.109-0.138 s elapsed; 0.044 s at time_scale 0) reads 50.3M, but three recordings "
+        "made again with the recorder that leaves --refs-ms's stops out of the times (0.066 s of the program's own pace in "
+        "one) read 51.1M, 45.1M and 44.7M at time_scale 0 and 50.5M, 45.1M and 44.7M at time_scale 1 (boot seed 0; "
+        "the committed trace 45.1M): the twin reads about 45M from most recordings at either pace."),
 }
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"): the programs
