@@ -106,12 +106,14 @@ KNOWN_OUT = {
         "2.6-2.8 ms (calibration's 1 MiB reads: 1.29 GB/s): why its readahead requests are faster was not found, so "
         "the scenario keeps the calibrated rate and the measured think time is not replayed (time_scale 0, as for "
         "every trace scenario). The kernel: 54.6-62.9M read in the recording set of 07:27 (median 55.0M), "
-        "54.5-64.2M in earlier measures. Neither the think time nor the recording is the cause (2026-11-29 10:43-10:47, "
-        "h-trace11, load 11.2-12.2): replaying this trace's recorded think time (time_scale 1: the twin's run 0.135 s "
-        "of virtual time, the kernel's 0.109-0.138 s elapsed; 0.044 s at time_scale 0) reads 50.3M, but three recordings "
-        "made again with the recorder that leaves --refs-ms's stops out of the times (0.066 s of the program's own pace in "
-        "one) read 51.1M, 45.1M and 44.7M at time_scale 0 and 50.5M, 45.1M and 44.7M at time_scale 1 (boot seed 0; "
-        "the committed trace 45.1M): the twin reads about 45M from most recordings at either pace."),
+        "54.5-64.2M in earlier measures. The scan's pace (2026-11-29 10:43-10:50, h-trace11, load 11.2-12.2; "
+        "lab/validation/trace-programs.md): at time_scale 0 the twin's run takes 0.044 s of virtual time where the kernel's "
+        "took 0.109-0.138 s; replaying this trace's recorded times (time_scale 1: 0.135 s, its 41 --refs-ms stops included) "
+        "reads 50.3M (-8.6%). Not adopted: three recordings made again with the recorder that leaves the stops out read "
+        "51.1M, 45.1M and 44.7M at time_scale 0, and their times (0.066, 0.023 and 0.008 s) are not the program's pace "
+        "either, so time_scale 1 with them (50.5M, 45.1M, 44.7M) does not test it; and the trace of 04:19 (no --refs-ms) "
+        "read 44.0M at time_scale 1 as at 0 (above). The recorded pace needs a recording whose times match an untraced "
+        "run first."),
 }
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"): the programs
