@@ -1302,12 +1302,20 @@ impl Kernel {
     /// (`RaOrder::MarkedPlus2`), and from 6.16 after `ra->order = 0` (`RaOrder::FileOrder`:
     /// order-0 folios, and the file's next asynchronous window, which the read-around's
     /// `PG_readahead` mark starts, is of order 2 again, not of the order an earlier sequential
-    /// stream of the file had reached).
+    /// stream of the file had reached). From 6.16 (`KernelProfile::exec_ra_forward`) a
+    /// `VM_EXEC` mapping takes its own branch instead of read-around, even with
+    /// `VM_RAND_READ`: `ra_pages` from the fault (`round_down()` to `exec_folio_order()`, 0 on
+    /// x86) forward, ending at the VMA's end at the latest, `async_size = 0`, `ra->order =
+    /// exec_folio_order()`; the text below the fault is not read.
     pub fn do_sync_mmap_readahead(&mut self, vma: crate::memory::VmaId, pgoff: u32) {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
+        let nr_vma_pages = self.vmas[v].pages.len() as u32;
+        let exec_forward = self.profile.exec_ra_forward;
         let f = self.vmas[v].file.as_mut().expect("a file VMA");
-        if f.rand_read || f.ra.ra_pages == 0 {
+        let exec = exec_forward && f.exec;
+        // 6.16+: `if ((vm_flags & (VM_RAND_READ | VM_EXEC)) == VM_RAND_READ) return`.
+        if (f.rand_read && !exec) || f.ra.ra_pages == 0 {
             return;
         }
         let inode = f.inode;
@@ -1326,11 +1334,21 @@ impl Kernel {
         }
         let mut ra = std::mem::take(&mut f.ra);
         let ra_pages = ra.ra_pages;
-        ra.start = pgoff.saturating_sub(ra_pages / 2);
-        ra.size = ra_pages;
-        ra.async_size = ra_pages / 4;
-        if self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+        if exec {
+            // `exec_folio_order()` is 0 on x86 (no arch override): `round_down(pgoff, 1)` is
+            // the fault's page, and the VMA's first page is below it.
+            let vma_end = f.pgoff + nr_vma_pages;
             ra.order = 0;
+            ra.start = pgoff;
+            ra.size = ra_pages.min(vma_end.saturating_sub(pgoff)).max(1);
+            ra.async_size = 0;
+        } else {
+            ra.start = pgoff.saturating_sub(ra_pages / 2);
+            ra.size = ra_pages;
+            ra.async_size = ra_pages / 4;
+            if self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+                ra.order = 0;
+            }
         }
         if self.mappings[inode.idx()].max_order == 0 {
             // page_cache_ra_order() without large folios: do_page_cache_ra() of the window.
