@@ -1388,3 +1388,41 @@ fn shrink_lruvec_calls_throttle_vm_writeout_up_to_4_8_only() {
         assert_eq!(k.now, slept, "{p}");
     }
 }
+
+/// Legacy (v1) memcg reclaim whose batch was all unqueued dirty pages wakes the flusher and,
+/// from 6.1 (81a70c21d917 "mm/cgroup/reclaim: fix dirty pages throttling on cgroup v1"),
+/// throttles there: `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` in
+/// `shrink_inactive_list()`, a `congestion` stall until more than `SWAP_CLUSTER_MAX` pages
+/// have been written (6.1's mm/vmscan.c). 5.17's only wakes the flusher.
+#[test]
+fn v1_reclaim_of_unqueued_dirty_pages_throttles_from_6_1_not_on_5_17() {
+    use crate::delayacct::StallKind;
+    for (p, throttles) in [("linux-5.17", false), ("linux-6.1", true)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "v1-dirty"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{p}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+[files."/log"]
+size = 0
+[cgroups.ct]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let (ct, log) = (memcg(&s, "ct"), inode(&s, "/log"));
+        let k = &mut s.kernel;
+        assert_eq!(k.generic_perform_write(log, 0, 64 * PAGE_SIZE, ct), Ok(64 * PAGE_SIZE));
+        k.stall.take();
+        k.try_to_free_mem_cgroup_pages(ct, 32);
+        let congestion = k.stall.take()[StallKind::Congestion as usize];
+        assert!(k.devices[0].write_bytes > 0, "{p}: the flusher was woken");
+        assert_eq!(congestion > 0, throttles, "{p}: congestion stall {congestion} ns");
+        assert_invariants(k);
+    }
+}
