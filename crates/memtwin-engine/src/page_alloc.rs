@@ -32,9 +32,11 @@ pub const LOCAL_DISTANCE: u32 = 10;
 pub const REMOTE_DISTANCE: u32 = 20;
 /// The zonelist cache's zap interval: `zlc->last_full_zap + HZ`, one second.
 pub const ZLC_ZAP_INTERVAL: Nanos = 1_000_000_000;
-/// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop:
-/// `HZ/50` (mm/page_alloc.c `__alloc_pages_slowpath()` of 4.x).
-pub const CONGESTION_WAIT: Nanos = 20_000_000;
+/// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop, in
+/// jiffies (what [`Kernel::congestion_wait`] takes): `HZ/50`, 20 ms (mm/page_alloc.c
+/// `__alloc_pages_slowpath()` before 4.7: `wait_iff_congested(preferred_zone, BLK_RW_ASYNC,
+/// HZ/50)`).
+pub const CONGESTION_WAIT_JIFFIES: u64 = crate::timer::HZ / 50;
 /// `MAX_RECLAIM_RETRIES` of mm/page_alloc.c (4.7+; mm/internal.h later): rounds of direct
 /// reclaim without progress before the allocator gives up on an order-0 request.
 pub const MAX_RECLAIM_RETRIES: u32 = 16;
@@ -1047,8 +1049,8 @@ impl Kernel {
 
     /// `__alloc_pages()`: fast path `get_page_from_freelist()` at the low watermark, then
     /// `__alloc_pages_slowpath()`: wake kswapd, retry at min, direct compaction for high
-    /// orders, direct reclaim, and (order 0) retry while reclaim makes progress or the
-    /// device is congested. Returns the first PFN of the block.
+    /// orders, direct reclaim, and (order 0) retry while reclaim makes progress (before 4.7
+    /// after `wait_iff_congested(HZ/50)`). Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         if self.pagecache_slab_owed() {
             // The slab pages of the buffer heads and tree nodes allocated since the last
@@ -1127,10 +1129,16 @@ impl Kernel {
                     self.should_reclaim_retry_write_pending_wait();
                 }
             }
-            // should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while the disk has
-            // writeback in flight, at most 20 ms. I/O that completed meanwhile ends its
-            // writeback (interrupt context), and kswapd has run on.
-            self.congestion_wait(CONGESTION_WAIT);
+            if self.profile.oom_zone_reclaimable {
+                // Before 4.7: should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while
+                // the disk has writeback in flight, at most 20 ms. From 4.7 (0a0337e0d1d1 "mm,
+                // oom: rework oom detection") the retry is should_reclaim_retry()'s, which
+                // sleeps only for pending writes (above, 4.7-5.15) and otherwise
+                // cond_resched()s.
+                self.congestion_wait(CONGESTION_WAIT_JIFFIES);
+            }
+            // I/O that completed meanwhile ends its writeback (interrupt context), and kswapd
+            // has run on.
             self.writeback_end_io();
             self.swap_end_io();
             self.kswapd_catch_up();
@@ -1815,7 +1823,7 @@ impl Kernel {
             if got == 0 && self.nodes[nid as usize].kswapd_pass.is_none() {
                 // Nothing reclaimable now: wait for writeback, or give up until the next
                 // wake-up (kswapd sleeps when it cannot make progress).
-                self.congestion_wait(CONGESTION_WAIT);
+                self.congestion_wait(CONGESTION_WAIT_JIFFIES);
                 if self.now == start {
                     self.nodes[nid as usize].kswapd_active = false;
                     self.kswapd_ns += self.sys_ns;

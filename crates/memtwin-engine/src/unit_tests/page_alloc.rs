@@ -1363,3 +1363,24 @@ ops = [{{ op = "mmap", name = "m", size = "4M" }}, {{ op = "touch", name = "m" }
         assert_invariants(&s.kernel);
     }
 }
+
+/// `wait_iff_congested(preferred_zone, BLK_RW_ASYNC, HZ/50)` in 4.3's allocator retry loop
+/// (mm/page_alloc.c `__alloc_pages_slowpath()`): a sleep of at most HZ/50 = 5 jiffies, 20 ms
+/// on 4.3's wheel (the tick of its expiry), 24 ms on 4.8+'s (one tick later), however long the
+/// device's backlog; shorter when the device drains first.
+#[test]
+fn allocator_retry_wait_is_hz_50_jiffies_4_3() {
+    const MS: u64 = 1_000_000;
+    assert_eq!(crate::page_alloc::CONGESTION_WAIT_JIFFIES * crate::timer::NSEC_PER_JIFFY, 20 * MS);
+    for (p, woken) in [("linux-4.3", 20 * MS), ("linux-6.1", 24 * MS)] {
+        let mut k = Kernel::new(crate::profile::profile(p).unwrap(), crate::profile::Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
+        k.devices.push(crate::blkdev::BlockDevice::new("sda", 128 << 20, 128 << 20, MS, 128));
+        k.devices[0].busy_until = 1_000 * MS;
+        k.congestion_wait(crate::page_alloc::CONGESTION_WAIT_JIFFIES);
+        assert_eq!(k.now, woken, "{p}: a second's backlog, HZ/50");
+        k.devices[0].busy_until = k.now + 3 * MS;
+        let t = k.now;
+        k.congestion_wait(crate::page_alloc::CONGESTION_WAIT_JIFFIES);
+        assert_eq!(k.now, t + 3 * MS, "{p}: the device drained first");
+    }
+}
