@@ -387,7 +387,12 @@ DIRECT612 = ("the stream's direct reclaim. On 6.7+ the reader's per-CPU list ref
              "one measured cpu_slowdown scales kswapd's code and the reader's alike, and the engine's split moves little "
              "between slowdown 1 and 73 (5,504 and 5,056 pages); these boots predate the guest's split CPU calibration "
              "and wake-up samples, so they run at the hot-read factor with kswapd woken at once, and a woken kswapd's "
-             "wait for a CPU (qemu61-lrugen-global-stream) would add direct reclaim, not take it away. Kswapd and direct together, 71,488 pages, are within "
+             "wait for a CPU (qemu61-lrugen-global-stream) would add direct reclaim, not take it away. A later boot traced with "
+             "memtwin real --reclaim-trace (lab/measurements/kswapd-direct, boot e612) shows the refill: 48 of its 68 "
+             "wake-ups of kswapd are followed by a direct reclaim, 46 of them before the reader issued another block "
+             "request, a median 1.35 ms (at most 4.4) after the wake-up; 51 reclaims, 3,264 pages, where the engine at "
+             "that boot's CPU calibration and wake-up samples makes 84 (5,376 pages) and 85 (5,440) at the kernel's own "
+             "in-stream waits: the wait does not set this miss. Kswapd and direct together, 71,488 pages, are within "
              "3% of the kernel's median 73,675 (72,896-76,608); the two lists' split (engine 64,591 + 7,074, kernel "
              "medians 68,047 + 6,564) is within tolerance")
 PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's prepare_scan_control() reads P's counters "

@@ -2,7 +2,7 @@
 """The engine's stream step at one traced boot's settings, beside the kernel's.
 
     PYTHONPATH=python python3 lab/measurements/kswapd-direct/compare_engine.py traces/boot-c.json two-list \\
-        [--latency ping-pong|in-stream|TRACE] [--trace traces/boot-c-two-list.trace.gz] [--ns-per-page N]
+        [--latency ping-pong|in-stream|progress] [--trace traces/boot-c-two-list.trace.gz] [--ns-per-page N] [--scenario TOML]
 
 The engine runs qemu61-lrugen-global-stream's variant as `memtwin validate` runs it against that
 boot (memtwin.validate.set_run_sets(): its code/copy slowdowns and `machine.wakeup_latency`), with the
@@ -60,6 +60,7 @@ def main():
     ap.add_argument("--latency", default="ping-pong", choices=["ping-pong", "in-stream", "progress"])
     ap.add_argument("--trace")
     ap.add_argument("--ns-per-page", type=float)
+    ap.add_argument("--scenario", default=SCENARIO, help="the scenario the recording is of (default qemu61-lrugen-global-stream)")
     a = ap.parse_args()
     real = json.load(open(a.recording))["variants"][a.variant]
     if a.latency != "ping-pong":
@@ -72,7 +73,7 @@ def main():
             lat = [int(p * a.ns_per_page) for p in pages]
         real["real"]["machine"]["cpu"]["wakeup_latency_ns"] = sorted(lat)
     out = tempfile.mktemp(suffix=".json")
-    cmd = [sys.executable, "-m", "memtwin.cli", "run", SCENARIO, "--variant", a.variant, "--json", out]
+    cmd = [sys.executable, "-m", "memtwin.cli", "run", a.scenario, "--variant", a.variant, "--json", out]
     for s in set_run_sets(0, real):
         cmd += ["--set", s]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, timeout=900)
