@@ -1258,12 +1258,19 @@ impl Kernel {
         let saved = self.read_pinned.replace((inode, pgoff, pgoff + 1));
         let page = match self.mappings[inode.idx()].lookup(pgoff) {
             Some(p) => {
-                if !tried {
-                    self.do_async_mmap_readahead(vma, p, pgoff);
-                }
-                // A page still under read I/O: lock_folio_maybe_drop_mmap() sleeps without
-                // mmap_lock, and the fault is retried.
-                retry = !tried && self.folio_test_locked(p);
+                // The fault is retried when it dropped mmap_lock (`fpin`): to start async
+                // readahead at a PG_readahead marker (do_async_mmap_readahead() ->
+                // maybe_unlock_mmap_for_io()), or to wait for a page still under read I/O
+                // (lock_folio_maybe_drop_mmap() sleeps without mmap_lock). A page found unlocked
+                // and unmarked is mapped at once: a store's do_shared_fault() of a resident page
+                // is one fault. (The fault's own reference, `read_pinned`, is not the lock.)
+                let started = !tried && self.do_async_mmap_readahead(vma, p, pgoff);
+                retry = !tried && (started || {
+                    let pin = self.read_pinned.take();
+                    let locked = self.folio_test_locked(p);
+                    self.read_pinned = pin;
+                    locked
+                });
                 p
             }
             None => {
@@ -1365,13 +1372,15 @@ impl Kernel {
     /// the folio's (`folio_test_readahead()`): a fault on any page of a marked large folio
     /// starts the window, with the fault's `pgoff` as the readahead index
     /// (`DEFINE_READAHEAD(..., vmf->pgoff)`), so `page_cache_async_ra()` takes it for the
-    /// expected marker only when it is the folio's first page.
-    pub fn do_async_mmap_readahead(&mut self, vma: crate::memory::VmaId, page: PageId, pgoff: u32) {
+    /// expected marker only when it is the folio's first page. Returns whether it met the
+    /// marker: it then dropped mmap_lock for the readahead (`maybe_unlock_mmap_for_io()`), and
+    /// the fault is retried.
+    pub fn do_async_mmap_readahead(&mut self, vma: crate::memory::VmaId, page: PageId, pgoff: u32) -> bool {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
         let f = self.vmas[v].file.as_mut().expect("a file VMA");
         if f.rand_read || f.ra.ra_pages == 0 {
-            return;
+            return false;
         }
         f.mmap_miss = f.mmap_miss.saturating_sub(1);
         let folio = self.pages.page_folio(page);
@@ -1383,7 +1392,9 @@ impl Kernel {
             let n = ra.ra_pages;
             self.page_cache_async_ra_folio(&mut ra, inode, pgoff, order, n, memcg);
             self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
+            return true;
         }
+        false
     }
 
     /// `filemap_map_pages()` (6.1): every page of `first..end` of `vma` that is resident, up

@@ -387,6 +387,35 @@ fn retried_fault_counted_twice_before_6_4() {
     }
 }
 
+/// mm/filemap.c 6.1 `filemap_fault()`: a fault that finds its page is retried only when it
+/// dropped mmap_lock (`fpin`): to start async readahead at a `PG_readahead` marker
+/// (`do_async_mmap_readahead()`) or to wait for a locked page (`lock_folio_maybe_drop_mmap()`).
+/// A store (`do_shared_fault()`: no fault-around) to a resident, unlocked, unmarked page of a
+/// shared mapping is one fault, counted once even before 6.4; the fault's own reference on the
+/// page (the engine's `read_pinned`) is not its lock.
+#[test]
+fn store_to_a_resident_unlocked_page_is_not_retried_6_1() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    // A store to a missing page: read around 484..516, marker at 508; retried.
+    k.handle_mm_fault_file(vma, 500, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 2, "the major fault and its retry");
+    assert_eq!(mapped_pages(k, vma), vec![500], "a write fault maps no neighbours");
+    let p = page_at(k, f, 490);
+    assert!(!k.folio_test_locked(p), "the window's read has completed");
+    // A store to page 490 of the window: resident, unlocked, unmarked: one fault.
+    k.handle_mm_fault_file(vma, 490, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 3, "one fault, no retry");
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert!(k.pages[p].test(pg::DIRTY));
+    // A store to the marker page starts the async window and is retried.
+    k.handle_mm_fault_file(vma, 508, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 5, "async readahead dropped mmap_lock: retried");
+    assert!(resident(k, f).contains(&540), "the async window follows the read-around one");
+    assert_invariants(k);
+}
+
 /// The refault-driven deactivation of `prepare_scan_count()` is 5.9+ (b91ac374346b).
 #[test]
 fn deactivate_on_refault_per_era() {
