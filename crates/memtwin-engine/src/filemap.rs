@@ -135,7 +135,7 @@ impl AddressSpace {
 
     /// Whether the mapping's only entry (page or shadow) is at index 0: the xarray then keeps
     /// it in its head, with no tree node.
-    #[inline]
+    #[inline(always)]
     pub fn head_only(&self) -> bool {
         self.nrpages + self.nrshadows == 1 && self.slot(0) != Slot::EMPTY
     }
@@ -679,11 +679,18 @@ impl Kernel {
 
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and
     /// range 0's node is freed.
-    #[inline]
+    #[inline(always)]
     pub fn xas_shrink(&mut self, inode: InodeId) {
         if self.mappings[inode.idx()].head_only() {
-            self.xa_node_uncharge(inode, 0);
+            self.xas_shrink_head(inode);
         }
+    }
+
+    /// [`Kernel::xas_shrink`] of a mapping whose lone entry is at index 0: range 0's node is
+    /// uncharged and freed.
+    #[inline(never)]
+    fn xas_shrink_head(&mut self, inode: InodeId) {
+        self.xa_node_uncharge(inode, 0);
     }
 
     /// When a read of `inode` whose own transfer ends at `done`, in its device's completion

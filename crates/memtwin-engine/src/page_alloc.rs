@@ -118,19 +118,20 @@ const CHUNK_ORDERS: usize = 6;
 /// in a clear bit: the nearest clear bit below `bit` and the nearest above it are outside the
 /// order-`o` chunk exactly while `o` is at most the highest bit in which their index differs
 /// from `bit`.
+///
+/// Without branches (the count follows the ruler sequence as frames are taken in order, which
+/// no predictor follows): with no clear bit below, the index of the nearest one is taken as
+/// `u32::MAX` (`63 - 64`), which differs from `bit` in bit 31; with none above, as 64
+/// (`trailing_zeros(0)`), which differs from `bit` in bit 6: either leaves the bound at 6 or
+/// more.
 #[inline(always)]
 pub(crate) fn complete_chunk_orders(full: u64, bit: u32) -> usize {
     let clear = !full;
-    let mut k = CHUNK_ORDERS as u32;
     let below = clear & ((1u64 << bit) - 1);
-    if below != 0 {
-        k = k.min(31 - ((63 - below.leading_zeros()) ^ bit).leading_zeros());
-    }
-    let above = if bit == 63 { 0 } else { clear & !((2u64 << bit) - 1) };
-    if above != 0 {
-        k = k.min(31 - (above.trailing_zeros() ^ bit).leading_zeros());
-    }
-    k as usize
+    let above = clear & !((2u64 << bit).wrapping_sub(1));
+    let k_below = 31 - (63u32.wrapping_sub(below.leading_zeros()) ^ bit).leading_zeros();
+    let k_above = 31 - (above.trailing_zeros() ^ bit).leading_zeros();
+    k_below.min(k_above).min(CHUNK_ORDERS as u32) as usize
 }
 
 /// Bit i set where i is a multiple of `1 << order`: the starts of naturally aligned chunks of
@@ -419,12 +420,12 @@ impl Zone {
     #[inline(always)]
     fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
         let k = complete_chunk_orders(full, bit);
-        for c in &mut self.chunks[..k] {
-            if freed {
-                *c += 1;
-            } else {
-                *c -= 1;
-            }
+        // Each order below `k` moves by one, without a branch on `k` (see
+        // `complete_chunk_orders()`).
+        debug_assert!(freed || self.chunks[..k].iter().all(|&c| c > 0), "a chunk count would go below 0");
+        let d = if freed { 1u64 } else { u64::MAX };
+        for (o, c) in self.chunks.iter_mut().enumerate() {
+            *c = c.wrapping_add(d & 0u64.wrapping_sub((o < k) as u64));
         }
     }
 
@@ -1062,7 +1063,13 @@ impl Kernel {
         self.swap_end_io();
         self.kswapd_catch_up();
         self.pcp_decay_due();
-        if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
+        // The first attempt: the order-0 walk inlined here (the page cache's allocation).
+        let first = if self.freelist_walk_is_order0(order, Wmark::Low, gfp) && !self.check_fast_paths {
+            self.get_page_from_freelist_order0_inline(Wmark::Low, gfp)
+        } else {
+            self.get_page_from_freelist(order, Wmark::Low, gfp)
+        };
+        if let Some(p) = first {
             return Some(p);
         }
         // __alloc_pages_slowpath()
@@ -1429,10 +1436,16 @@ impl Kernel {
     /// scan, in which the first zone of the zonelist above its watermark (`__zone_watermark_ok()`
     /// of order 0: free pages above the mark) that has a frame gives it; the counters and
     /// `Kernel::freelist_walk` as the general walk leaves them. Out of line, with the
-    /// buddy's take and the NUMA counters in it: `alloc_pages()` calls it directly on the
-    /// page cache's hot path.
+    /// buddy's take and the NUMA counters in it, for the other walks; `alloc_pages()`'s first
+    /// attempt (the page cache's hot path) has it inlined.
     #[inline(never)]
     fn get_page_from_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        self.get_page_from_freelist_order0_inline(mark, gfp)
+    }
+
+    /// [`Kernel::get_page_from_freelist_order0`], inlined into `alloc_pages()`'s first attempt.
+    #[inline(always)]
+    fn get_page_from_freelist_order0_inline(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
         for zi in 0..self.nodes[nid].zonelist.len() {
