@@ -23,7 +23,7 @@ Run from the repository root: python3 lab/validation/make_mmap_scenarios.py
 """
 import os
 
-from scenario_text import MIB, OUT, head, tol
+from scenario_text import MIB, OUT, head, tol, with_recording_set
 
 
 # Known disagreements, each with its cause ([[validation.known_out]] in the scenario file;
@@ -36,8 +36,12 @@ from scenario_text import MIB, OUT, head, tol
 # with the guest's, 127-179 with xorshift64 from three other seeds). With the guest's sequence the
 # engine activated 333 (kernel 355); since the guest draws the engine's numbers (memtwin_guest.c
 # rnd(), h-mmapdb) the kernel activates 242 against the engine's 249: real/qemu61-mmap-db.json
-# recorded again so (2026-11-29 11:02, host load 13.1).
+# recorded again so (2026-11-29 11:02, host load 13.1), with two more recordings at 11:34-11:35 (load 11.7-12.1,
+# one hold of the QEMU lock each): 242, 249 and 256 activations.
 KNOWN_OUT = {}
+
+# Recording sets (real/NAME.json and real/NAME-runN.json; validate compares the medians).
+RECORDING_SETS = {"qemu61-mmap-db": 3}
 
 
 def known(name):
@@ -54,7 +58,8 @@ def write(on, name, what, desc, body, metrics):
         body = body.replace('"memory.max"', '"memory.limit_in_bytes"')
     text = head("make_mmap_scenarios.py", on, name, what, desc)
     with open(os.path.join(OUT, name + ".toml"), "w") as f:
-        f.write(text + body + tol(name, on, metrics) + known(name))
+        f.write(with_recording_set(text + body + tol(name, on, metrics) + known(name), name, RECORDING_SETS.get(name), "run",
+                                   "a recording set"))
 
 
 def main():
