@@ -108,6 +108,9 @@ def _parser() -> argparse.ArgumentParser:
                     "or the name of a lab build (memtwin lab kernel list)")
     rl.add_argument("--workdir", metavar="DIR", help="qemu: cache for the kernel package and images (default ~/.cache/memtwin-lab)")
     rl.add_argument("--timeout", metavar="SECONDS", type=int, help="qemu: stop the guest after this long (default: from the scenario's sizes)")
+    rl.add_argument("--reclaim-trace", metavar="DIR", help="qemu: also trace who reclaims in the guest (ftrace: kswapd's wake-ups, "
+                    "sleeps and runs, the tasks' direct reclaim, free pages at each; off by default) and write it to "
+                    "DIR/SCENARIO-VARIANT.trace (see lab/measurements/kswapd-direct)")
     rl.add_argument("--no-folios", action="store_true", help="do not record the memcg's folios by order at each step's end "
                     "(a scan of /proc/kpagecgroup that takes about a second per step on a large host, between the steps) "
                     "nor, on the host, the folios added and deleted (trace instances)")
@@ -338,6 +341,13 @@ def cmd_real(a) -> int:
 
     if a.json:
         check_writable(a.json)
+    if a.reclaim_trace:
+        if a.on != "qemu":
+            raise ScenarioError(f"real: error: --reclaim-trace {a.reclaim_trace}: the reclaim trace is taken in the QEMU guest only\n"
+                                "  fix: add --on qemu, or drop --reclaim-trace", [])
+        if not os.path.isdir(a.reclaim_trace) or not os.access(a.reclaim_trace, os.W_OK):
+            raise ScenarioError(f"real: error: --reclaim-trace {a.reclaim_trace}: not a writable directory\n"
+                                "  fix: create it (mkdir -p) or name another", [])
     scn = load(a.file)
     declared = [v for v, _ in scn.variants()]
     if a.variant == "all":
@@ -377,7 +387,14 @@ def cmd_real(a) -> int:
             else:
                 from memtwin import qemu
 
-                res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout)
+                res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout, reclaim_trace=bool(a.reclaim_trace))
+            rtrace = res.pop("reclaim_trace", None)
+            if rtrace is not None:
+                tpath = os.path.join(a.reclaim_trace, f"{plan['name']}-{v or 'default'}.trace")
+                with open(tpath + ".tmp", "w") as f:
+                    f.write(f"# memtwin real --on qemu --reclaim-trace: {plan['name']} variant {v or 'default'}, {res['real']['date']}\n" + rtrace)
+                os.replace(tpath + ".tmp", tpath)
+                print(f"wrote {tpath}")
             out[v or "default"] = res
             with progress.paused():
                 _print_real(plan, v, res)

@@ -514,6 +514,8 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
         L.append(f"FILE {_q(_gpath(f['path']))} {f['size']} {f['mode'] or 0o644} {f['uid'] or 0}")
     L += [f"TRACK {_q(_gpath(p))}" for p in tracked]
     L.append(f"FOLIOS {int(bool(plan.get('record_folios', True)))}")
+    if plan.get("reclaim_trace"):
+        L.append("WAKEPOST 1")
     steps = []
     nodes, cpus = plan["machine"]["nodes"], plan["machine"]["cpus"]
     for n, t in enumerate(plan["tasks"]):
@@ -641,9 +643,9 @@ if [ @V@ = 2 ]; then
 else
   mount -t tmpfs cg /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory && mount -t cgroup -o memory none /sys/fs/cgroup/memory || fail "cannot mount the cgroup v1 memory controller"
 fi
-@SYSCTL@/memtwin-guest /ops
+@SYSCTL@@RTRACEON@/memtwin-guest /ops
 echo "@@EXIT $?"
-if [ @LRUGEN@ = y ] && { [ -e /sys/kernel/debug/lru_gen ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; }; then
+@RTRACEOFF@if [ @LRUGEN@ = y ] && { [ -e /sys/kernel/debug/lru_gen ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; }; then
   sed 's/^/@@LRUGENDBG /' /sys/kernel/debug/lru_gen
 fi
 umount /s
@@ -676,6 +678,50 @@ def guest_zswap(z: Optional[dict]) -> str:
         out.append(f'if [ -e {d}/{k} ]; then {w}; fi' if k in ZSWAP_PARAMS_GONE or k == "shrinker_enabled" else w)
     out.append('echo "@@ZSWAP ' + " ".join(f"{k}=$(cat {d}/{k} 2>/dev/null || echo -)" for k in ZSWAP_PARAMS) + '"')
     return "\n".join(out) + "\n"
+
+
+# --reclaim-trace (off by default): ftrace of who reclaims in the guest, for comparing kswapd's
+# wake-ups and runs and the tasks' direct reclaim with the engine's (lab/measurements/kswapd-direct).
+# vmscan's kswapd and direct-reclaim tracepoints (6.1 mm/vmscan.c), sched_waking/wakeup/switch of
+# the kswapd threads only (filters), the block requests issued (a reader's progress: its
+# readahead's pages, allocated just before, while kswapd waits to run), and two kprobe events
+# reading the node's free pages (global
+# vm_zone_stat[NR_FREE_PAGES], the counter zone_page_state() sums) when a task enters
+# try_to_free_pages() and when kswapd enters balance_pgdat() (static: a kernel that inlined it has
+# no such probe, said by @@RTRACE_NOPROBE). Clock "mono": the guest program's CLOCK_MONOTONIC step
+# times. The ring buffer (RTRACE_BUF_KB a CPU) is guest memory the scenario does not count.
+RTRACE_BUF_KB = 1024
+RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
+                 "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
+                 "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue")
+RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
+                  ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'))
+RTRACE_PROBES = (("direct", "try_to_free_pages", "free=@vm_zone_stat:s64 order=%si:u32"),
+                 ("balance", "balance_pgdat", "free=@vm_zone_stat:s64"))
+
+
+def guest_reclaim_trace() -> tuple:
+    """(shell run before the guest program, shell run after it) for --reclaim-trace."""
+    t = "/sys/kernel/tracing"
+    on = [f'[ -e {t}/trace ] || mount -t tracefs none {t} || fail "cannot mount tracefs at {t} (--reclaim-trace; CONFIG_TRACING)"',
+          f'echo 0 > {t}/tracing_on',
+          f'echo mono > {t}/trace_clock || fail "cannot set the trace clock to mono (--reclaim-trace)"',
+          f'echo {RTRACE_BUF_KB} > {t}/buffer_size_kb || fail "cannot set {t}/buffer_size_kb (--reclaim-trace)"',
+          f': > {t}/trace']
+    for e in RTRACE_EVENTS:
+        on.append(f'echo 1 > {t}/events/{e}/enable || fail "the guest kernel has no trace event {e} (--reclaim-trace)"')
+    for e, flt in RTRACE_FILTERS:
+        on.append(f"echo '{flt}' > {t}/events/{e}/filter || fail \"cannot set the filter of {e} (--reclaim-trace)\"")
+    for name, fn, args in RTRACE_PROBES:
+        on.append(f"if echo 'p:memtwin/{name} {fn} {args}' >> {t}/kprobe_events 2>/dev/null; then "
+                  f"echo 1 > {t}/events/memtwin/{name}/enable; else echo \"@@RTRACE_NOPROBE {fn}\"; fi")
+    on.append('echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) " /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"')
+    on.append(f'echo 1 > {t}/tracing_on')
+    off = [f'echo 0 > {t}/tracing_on',
+           'echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) " /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"',
+           f'for c in {t}/per_cpu/cpu*; do echo "@@RTRACE_STATS ${{c##*/}} $(grep -E "^(entries|overrun|dropped events):" $c/stats | tr -s " " | tr "\\n" " ")"; done',
+           'echo "@@RTRACE_BEGIN"', f'grep -v "^#" {t}/trace', 'echo "@@RTRACE_END"']
+    return "\n".join(on) + "\n", "\n".join(off) + "\n"
 
 
 # a guest kernel that boots with lru_gen on (Debian's 6.12) runs a two-list scenario with it off
@@ -714,8 +760,9 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None, guest: Opti
     init = init.replace("@SWAPSETUP@", swap)
     off = guest is not None and GUEST_KERNELS[guest].lru_gen_default and not plan.get("lru_gen")
     init = init.replace("@LRUGENOFF@", LRUGEN_OFF if off else "")
+    rt_on, rt_off = guest_reclaim_trace() if plan.get("reclaim_trace") else ("", "")
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
-            .replace("@SYSCTL@", sysctl))
+            .replace("@SYSCTL@", sysctl).replace("@RTRACEON@", rt_on).replace("@RTRACEOFF@", rt_off))
 
 
 def _initramfs(tmp: str, plan: dict, script: str, modules: list, prog: str, ra_kb: int, knobs: Optional[dict] = None,
@@ -1093,10 +1140,58 @@ def _die_with_parent() -> None:
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
+RTRACE_VMSTAT = re.compile(r"^(pageoutrun|allocstall_\w+|kswapd_\w+|pgscan_\w+|pgsteal_\w+|pgalloc_\w+|nr_free_pages|drop_\w+) ")
+
+
+def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
+    """The text `memtwin real --reclaim-trace` writes for one boot: each step's window on the
+    guest's CLOCK_MONOTONIC (the trace's clock) with its reclaim counters from /proc/vmstat
+    (pageoutrun, allocstall_*, kswapd_*_hit_quickly, pgscan/pgsteal_*, pgalloc_*: end minus
+    start), the zones' free pages and watermarks before and after the tasks, the ring buffers'
+    losses, then the raw ftrace lines (guest_reclaim_trace())."""
+    out = out.replace("\r", "")
+    names = [t["name"] for t in plan["tasks"]]
+    L = [f"# events: {' '.join(RTRACE_EVENTS)}; kprobes: " + "; ".join(f"memtwin/{n} at {fn} ({a})" for n, fn, a in RTRACE_PROBES),
+         "# free= is vm_zone_stat[NR_FREE_PAGES] (every zone of the guest's node), in pages; clock: mono (seconds, CLOCK_MONOTONIC)",
+         f"# ring buffer {RTRACE_BUF_KB} KiB a CPU (guest memory outside the scenario)"]
+    for m in re.finditer(r"^@@STEP (\d+) (\d+)\n(.*?)^@@ENDSTEP$", out, re.M | re.S):
+        ti, si, body = int(m.group(1)), int(m.group(2)), m.group(3)
+        a_txt, _, b_txt = body.partition("\n@@B\n")
+        a_sec, b_sec = _sections(a_txt.split("@@A\n", 1)[-1]), _sections(b_txt)
+        try:
+            ta, tb = float(a_sec["t"]), float(b_sec["t"])
+        except (KeyError, ValueError):
+            continue
+        va, vb = _kv(a_sec.get("vmstat", "")), _kv(b_sec.get("vmstat", ""))
+        d = " ".join(f"{k}={vb[k] - va.get(k, 0)}" for k in sorted(vb) if RTRACE_VMSTAT.match(k + " ") and vb[k] - va.get(k, 0))
+        L.append(f"# step {steps[si] if si < len(steps) else si!r} task {names[ti] if ti < len(names) else ti} "
+                 f"t {ta:.6f} .. {tb:.6f}: {d}")
+    for i, zi in enumerate(re.findall(r"^@@RTRACE_ZONEINFO_BEGIN\n(.*?)^@@RTRACE_ZONEINFO_END$", out, re.M | re.S)):
+        L.append(f"# zoneinfo {'before' if i == 0 else 'after'} the tasks: " + " | ".join(" ".join(x.split()) for x in zi.strip().splitlines()))
+    for tag, how in (("WAKE", "before the tasks (the boot's machine.wakeup_latency), 1 ms apart, the writer asleep"),
+                     ("WAKEPOST", "after the tasks, the same"), ("WAKEBUSY", "after the tasks, 1 ms apart, the writer spinning"),
+                     ("WAKEGAP", "after the tasks, 10 ms apart, the writer asleep"),
+                     ("WAKEPROG", "after the tasks, 10 ms apart, the writer spinning"),
+                     ("WAKEPROG_PROG", "the same rounds: the writer's progress until the sleeper ran, at its best pace")):
+        m = re.search(rf"^@@{tag} (.*)$", out, re.M)
+        if m:
+            L.append(f"# wake {tag} ns ({how}): {m.group(1)}")
+    L += [f"# lost: {x}" for x in re.findall(r"^@@RTRACE_STATS (.*)$", out, re.M)]
+    L += [f"# no kprobe at {x} (inlined in this kernel)" for x in re.findall(r"^@@RTRACE_NOPROBE (\S+)", out, re.M)]
+    m = re.search(r"^@@RTRACE_BEGIN\n(.*?)^@@RTRACE_END$", out, re.M | re.S)
+    if not m:
+        raise RealError("--reclaim-trace: the guest printed no trace (its console has no @@RTRACE_BEGIN..@@RTRACE_END)")
+    return "\n".join(L) + "\n" + m.group(1)
+
+
 def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = None, timeout: Optional[int] = None,
-             log=None) -> dict:
-    """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info."""
+             log=None, reclaim_trace: bool = False) -> dict:
+    """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info.
+    `reclaim_trace`: also trace kswapd and direct reclaim in the guest (guest_reclaim_trace()),
+    the text under the result's "reclaim_trace" key (not part of the JSON layout)."""
     workdir = workdir or DEFAULT_WORKDIR
+    if reclaim_trace:
+        plan = {**plan, "reclaim_trace": True}
     knobs = kernel_knobs(kernel, workdir)
     guest = None if kernel is not None else guest_kernel_of(plan)
     check_plan(plan, knobs, guest)
@@ -1153,6 +1248,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         if proc.returncode != 0 and "@@DONE" not in out:
             raise RealError(f"qemu-system-x86_64 exited with status {proc.returncode}: {qerr[-600:] or 'no message'}")
         recs, facts = parse_output(out, plan, steps, tracked, cg)
+        rtrace = reclaim_trace_text(out, steps, plan) if reclaim_trace else None
         proc = None
     finally:
         for sg in (signal.SIGINT, signal.SIGTERM):
@@ -1193,7 +1289,10 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         "kernel_knobs": {pol: {"sysctl": path, "value": facts["knobs"].get(path)} for pol, path in sorted(knobs.items())},
         "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),
     }
-    return {"steps": recs, "totals": totals(recs), "real": info}
+    res = {"steps": recs, "totals": totals(recs), "real": info}
+    if rtrace is not None:
+        res["reclaim_trace"] = rtrace
+    return res
 
 
 def _tail(path: str, n: int = 15) -> str:

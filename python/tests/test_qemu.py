@@ -862,3 +862,91 @@ def test_cpu_calibration_reference_is_the_engines(tmp_path):
         m = api.run(str(s)).steps.loc["hot"]
         per_page = (m["sys_s"] + m["user_s"]) * 1e9 / 4096
         assert per_page == pytest.approx(k * qemu.REF_HOT_READ_NS_PER_PAGE, rel=0.01), k
+
+
+def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program():
+    """--reclaim-trace (qemu.guest_reclaim_trace()): without it the guest's /init and op script have
+    no trace; with it tracefs is set up (clock mono, the vmscan/sched/block events, the kswapd
+    filters, the two kprobes) before the guest program and dumped after it, and the guest program
+    measures the wake-up latency again after the tasks (WAKEPOST)."""
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
+    plan = memtwin.load(path).doc.plan("two-list", [])
+    init = qemu.guest_init(plan, 128)
+    assert "tracing" not in init and "@RTRACE" not in init
+    assert "WAKEPOST" not in qemu.op_script(plan)[0]
+    traced = {**plan, "reclaim_trace": True}
+    tinit = qemu.guest_init(traced, 128)
+    on, off = qemu.guest_reclaim_trace()
+    assert tinit == init.replace("/memtwin-guest /ops", on + "/memtwin-guest /ops").replace('echo "@@EXIT $?"\n', 'echo "@@EXIT $?"\n' + off)
+    assert tinit.index("echo mono > /sys/kernel/tracing/trace_clock") < tinit.index("/memtwin-guest /ops") < tinit.index('echo "@@RTRACE_BEGIN"')
+    for e in qemu.RTRACE_EVENTS:
+        assert f"/sys/kernel/tracing/events/{e}/enable" in on
+    assert "p:memtwin/direct try_to_free_pages free=@vm_zone_stat:s64" in on
+    assert "prev_comm ~ \"kswapd*\"" in on
+    assert "WAKEPOST 1" in qemu.op_script(traced)[0].splitlines()
+
+
+CONSOLE = """@@WAKE 300 100 200
+@@RTRACE_ZONEINFO_BEGIN
+Node 0, zone    DMA32
+  pages free     103473
+        min      656
+        low      820
+        high     984
+@@RTRACE_ZONEINFO_END
+@@STEP 0 0
+@@A
+#cgdir
+/sys/fs/cgroup/memtwin/A
+#t
+10.5
+#vmstat
+pageoutrun 3
+pgscan_direct 10
+nr_dirty 4
+@@B
+#cgdir
+/sys/fs/cgroup/memtwin/A
+#t
+12.25
+#vmstat
+pageoutrun 5
+pgscan_direct 10
+nr_dirty 9
+@@ENDSTEP
+@@WAKEPOST 50 40
+@@RTRACE_STATS cpu0 entries: 12 overrun: 0 dropped events: 0
+@@RTRACE_NOPROBE balance_pgdat
+@@RTRACE_BEGIN
+   memtwin-guest-132     [001] .....    11.000001: mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=none
+@@RTRACE_END
+@@DONE
+"""
+
+
+def test_the_reclaim_trace_text_has_step_windows_counters_and_the_raw_lines():
+    """qemu.reclaim_trace_text(): each step's window on the trace's clock with the reclaim counters
+    it moved (only those, end minus start), the zones, the wake-up samples, what was lost, a kprobe
+    the kernel could not place, then the raw ftrace lines; a console without the trace is an error
+    that says so."""
+    plan = {"tasks": [{"name": "t"}], "name": "s"}
+    text = qemu.reclaim_trace_text(CONSOLE, ["stream"], plan)
+    lines = text.splitlines()
+    assert "# step 'stream' task t t 10.500000 .. 12.250000: pageoutrun=2" in lines  # pgscan_direct did not move, nr_dirty is no reclaim counter
+    assert any(x.startswith("# zoneinfo before the tasks: Node 0, zone DMA32 | pages free 103473 | min 656") for x in lines)
+    assert any(x.startswith("# wake WAKE ns (before the tasks") and x.endswith(": 300 100 200") for x in lines)
+    assert any(x.startswith("# wake WAKEPOST ns") and x.endswith(": 50 40") for x in lines)
+    assert "# lost: cpu0 entries: 12 overrun: 0 dropped events: 0" in lines
+    assert "# no kprobe at balance_pgdat (inlined in this kernel)" in lines
+    assert lines[-1].endswith("mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=none")
+    with pytest.raises(RealError, match="no trace"):
+        qemu.reclaim_trace_text(CONSOLE.replace("@@RTRACE_BEGIN", "@@X"), ["stream"], plan)
+
+
+@pytest.mark.parametrize("args,what", [(["--on", "host", "--reclaim-trace", "{d}"], "QEMU guest only"),
+                                       (["--on", "qemu", "--reclaim-trace", "{d}/nodir"], "not a writable directory")])
+def test_reclaim_trace_bad_arguments_are_refused_before_running(tmp_path, capsys, args, what):
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
+    code, _, err = cli_run(capsys, "real", path, *[a.format(d=tmp_path) for a in args])
+    assert code != 0 and what in err and "fix:" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []

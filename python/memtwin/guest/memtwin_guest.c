@@ -867,17 +867,37 @@ static int cmp_long(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static void calibrate_wakeup(void) {
+/* `tag`: the line's marker (@@WAKE before the tasks); `gap_us`: the writer's pause between rounds;
+ * `busy`: the writer spins through the pause (its CPU busy, as a reader's is while it wakes kswapd)
+ * instead of sleeping; `busy` 2: it also spins after its write, counting its loop's turns until the
+ * sleeper has run (a flag in the shared page), and prints, as @@TAG_PROG, those turns at the loop's
+ * best pace (the fastest of 5 runs of 2^20 turns): how far the waker got while the woken task waited,
+ * in time at its undisturbed pace (a reader's pages before kswapd runs). The variants after the
+ * tasks (--reclaim-trace: @@WAKEPOST, @@WAKEBUSY, @@WAKEGAP) only document how the wake-up latency
+ * depends on when and how it is taken. */
+static void calibrate_wakeup_as(const char *tag, long gap_us, int busy) {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 2) { printf("@@WAKE none one CPU\n"); return; }
+    if (ncpu < 2) { printf("@@%s none one CPU\n", tag); return; }
     int to[2], back[2];
-    if (pipe(to) < 0 || pipe(back) < 0) { printf("@@WAKE none pipe: %s\n", strerror(errno)); return; }
+    if (pipe(to) < 0 || pipe(back) < 0) { printf("@@%s none pipe: %s\n", tag, strerror(errno)); return; }
     double *t0 = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (t0 == MAP_FAILED) { printf("@@WAKE none mmap: %s\n", strerror(errno)); return; }
+    if (t0 == MAP_FAILED) { printf("@@%s none mmap: %s\n", tag, strerror(errno)); return; }
     long *lat = (long *)(t0 + 1);
-    static long sorted[WAKE_ROUNDS];
+    volatile long *woke = (volatile long *)((char *)t0 + 4096 - sizeof(long));
+    static long sorted[WAKE_ROUNDS], turns[WAKE_ROUNDS];
+    double turn_ns = 0;
+    if (busy == 2) {
+        for (int r = 0; r < 5; r++) {
+            double t = now();
+            long n = 0;
+            while (!*woke && n < (1L << 20))
+                if ((++n & 0xffff) == 0 && now() - t > 2.0) break;
+            t = now() - t;
+            if (turn_ns == 0 || t * 1e9 / n < turn_ns) turn_ns = t * 1e9 / n;
+        }
+    }
     pid_t c = fork();
-    if (c < 0) { printf("@@WAKE none fork: %s\n", strerror(errno)); return; }
+    if (c < 0) { printf("@@%s none fork: %s\n", tag, strerror(errno)); return; }
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(c == 0 ? (int)ncpu - 1 : 0, &set);
@@ -890,6 +910,7 @@ static void calibrate_wakeup(void) {
         for (int i = 0; i < WAKE_WARM + WAKE_ROUNDS; i++) {
             if (read(to[0], &b, 1) != 1) _exit(1);
             double t = now();
+            *woke = 1;
             if (i >= WAKE_WARM) lat[i - WAKE_WARM] = (long)((t - *t0) * 1e9);
             if (write(back[1], &b, 1) != 1) _exit(1);
         }
@@ -898,10 +919,23 @@ static void calibrate_wakeup(void) {
     close(to[0]); close(back[1]);
     int ok = 1;
     for (int i = 0; i < WAKE_WARM + WAKE_ROUNDS && ok; i++) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
+        if (busy) {
+            double until = now() + gap_us / 1e6;
+            while (now() < until) {}
+        } else {
+            struct timespec ts = {gap_us / 1000000, (gap_us % 1000000) * 1000};
+            nanosleep(&ts, NULL);
+        }
+        *woke = 0;
         *t0 = now();
-        ok = write(to[1], &b, 1) == 1 && read(back[0], &b, 1) == 1;
+        ok = write(to[1], &b, 1) == 1;
+        if (ok && busy == 2) {
+            long n = 0;
+            while (!*woke)
+                if ((++n & 0xffff) == 0 && now() - *t0 > 2.0) { ok = 0; break; } /* the sleeper never ran */
+            if (i >= WAKE_WARM) turns[i - WAKE_WARM] = n;
+        }
+        ok = ok && read(back[0], &b, 1) == 1;
     }
     int st = 0;
     if (!ok) kill(c, SIGKILL); /* a failed round: the child may be blocked in read() */
@@ -910,14 +944,24 @@ static void calibrate_wakeup(void) {
     CPU_ZERO(&set);
     for (long i = 0; i < ncpu; i++) CPU_SET(i, &set);
     sched_setaffinity(0, sizeof set, &set);
-    if (!ok || !WIFEXITED(st) || WEXITSTATUS(st)) { printf("@@WAKE none the ping-pong failed\n"); munmap(t0, 4096); return; }
+    if (!ok || !WIFEXITED(st) || WEXITSTATUS(st)) { printf("@@%s none the ping-pong failed\n", tag); munmap(t0, 4096); return; }
     memcpy(sorted, lat, sizeof sorted);
     munmap(t0, 4096);
     qsort(sorted, WAKE_ROUNDS, sizeof sorted[0], cmp_long);
-    printf("@@WAKE");
+    printf("@@%s", tag);
     for (int i = 0; i < WAKE_ROUNDS; i++) printf(" %ld", sorted[i]);
     printf("\n");
+    if (busy == 2) {
+        qsort(turns, WAKE_ROUNDS, sizeof turns[0], cmp_long);
+        printf("@@%s_PROG", tag);
+        for (int i = 0; i < WAKE_ROUNDS; i++) printf(" %ld", (long)(turns[i] * turn_ns));
+        printf("\n");
+    }
 }
+
+static void calibrate_wakeup(void) { calibrate_wakeup_as("WAKE", 1000, 0); }
+
+static int wake_post; /* WAKEPOST 1 (--reclaim-trace): the wake-up latency again after the tasks, three ways */
 
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: memtwin-guest OPS");
@@ -982,6 +1026,8 @@ int main(int argc, char **argv) {
             char *d = unesc(f[1]);
             mkdirs(d, 1);
             if (mount("tmpfs", d, "tmpfs", 0, NULL) < 0) die("setup: mount tmpfs at %s: %s", d, strerror(errno));
+        } else if (!strcmp(f[0], "WAKEPOST")) {
+            wake_post = atoi(f[1]);
         } else if (!strcmp(f[0], "FOLIOS")) {
             record_folios = atoi(f[1]);
         } else if (!strcmp(f[0], "TRACK")) {
@@ -1099,6 +1145,13 @@ int main(int argc, char **argv) {
             printf("@@ERROR task %d ended abnormally (wait status %d)\n", t, st);
             bad = 1;
         }
+    }
+    if (wake_post) {
+        fflush(stdout);
+        calibrate_wakeup_as("WAKEPOST", 1000, 0);
+        calibrate_wakeup_as("WAKEBUSY", 1000, 1);
+        calibrate_wakeup_as("WAKEGAP", 10000, 0);
+        calibrate_wakeup_as("WAKEPROG", 10000, 2);
     }
     printf("@@DONE\n");
     fflush(stdout);
