@@ -172,7 +172,11 @@ pub enum BlkQueue {
     Mq,
     /// 5.14+: mq-deadline keeps a quarter of the tags for sync requests: async ones may use
     /// `async_depth = 3 * nr_requests / 4` (`dd_limit_depth()`, 07757588e507 "block/mq-deadline:
-    /// Reserve 25% of scheduler tags for synchronous requests").
+    /// Reserve 25% of scheduler tags for synchronous requests"). Not every later tree has it:
+    /// Debian's 6.1 source (linux-source-6.1, block/mq-deadline.c `dd_depth_updated()`) sets
+    /// `dd->async_depth = q->nr_requests` with a per-word `shallow_depth`
+    /// (`dd_to_word_depth()`), no reservation; the profiles keep 3/4 for every 5.14+ era (the
+    /// version history of that line is not pinned here).
     MqAsyncDepth,
 }
 

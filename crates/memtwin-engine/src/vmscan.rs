@@ -1337,9 +1337,13 @@ impl Kernel {
     /// The end of `shrink_inactive_list()` for a batch that met dirty pages or pages under
     /// writeback on device `dev`: global direct reclaim stalls while that device's queue is
     /// congested (`wait_iff_congested(zone, BLK_RW_ASYNC, HZ/10)` in 3.x-5.15, after the batch
-    /// flagged the zone `ZONE_CONGESTED`; `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)` since
-    /// 5.16), at most `HZ/10`, until the backlog drains below the off threshold. kswapd and
-    /// memcg limit reclaim do not stall here.
+    /// flagged the zone `ZONE_CONGESTED`), at most `HZ/10`, until the backlog drains below the
+    /// off threshold; not on 5.0-5.15's blk-mq. kswapd and memcg limit reclaim do not stall
+    /// here. From 5.16 the same sleep stands for `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)`
+    /// in `shrink_node()`, which is not this: 6.1 sleeps `schedule_timeout(1)` (one jiffy)
+    /// when kswapd or v2 memcg reclaim flagged the lruvec `LRUVEC_CONGESTED` (every dirty page
+    /// of its pass under writeback with `PG_reclaim`), unless `skip_throttle_noprogress()`;
+    /// not modelled so (ARCHITECTURE.md, one page's trip, step 4).
     pub(crate) fn throttle_direct_reclaim(&mut self, dev: usize, sc: &ScanControl) {
         if sc.kswapd || sc.cgroup_reclaim {
             return;
