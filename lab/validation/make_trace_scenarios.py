@@ -66,51 +66,27 @@ PROGRAMS = {
 # reader's windows in flight together (complete_together): the limit reclaim then finds the
 # window before the current one read and unlocked, and evicts its pages ahead of the reader, as
 # the kernel does.
-_UNSEEN = ("accesses the recording could not see. The program keeps touching pages of its mappings through "
-           "page-table entries the recording run had set up (a fault happens once per page, or once per 16-page "
-           "fault-around block, when nothing is reclaimed), so the trace has no event for them; in the tight memcg "
-           "the kernel's reclaim unmaps and evicts those pages and the program faults on them again. {detail}")
-_TEXT = ("Traced on the host at 10M (filemap:mm_filemap_add_to_page_cache by inode for comm sqlite3): "
-         "libsqlite3.so's text (352 pages) was added 1,727 times (one read of the file at 40M: 352), the sqlite3 binary "
-         "146 times (71 at 40M): the LIKE loop runs that code all along")
-# What the sampled instruction pointers (memtwin record --sample-hz, SAMPLE_HZ) give the twin of
-# sqlite3@10M, measured 2026-11-29 04:19-04:23 (three recordings at load 13.9-14.5, each replayed
-# whole, with its `access` events removed, and with one in 10 or 100 kept).
-# What the young pages (memtwin record --refs-ms, REFS_MS) give the twin, measured 2026-11-29 07:10-07:27
-# (recordings at load 9-14 under the host lock, each replayed; lab/validation/trace-programs.md).
-_REFS = ("The recording writes the pages the program's accesses made young every 1 ms (memtwin record --refs-ms 1: "
-         "a page-table walk of its file mappings, then clear_refs): 274 windows, 8,731 young pages, 4,029 `access` "
-         "events; libsqlite3.so has a median 40 of its 126 touched pages young per window, so the trace now holds "
-         "the text the loop keeps executing. With them the twin reads 90.4M against the set's 90.8M (-0.5%; the "
-         "recording of 04:19 replayed to 72.8M with its faults only, 83.6M with its 1 kHz instruction-pointer samples) and takes 16 major faults "
-         "(14-17 over its five runs) against 21-23: its reclaim still keeps libsqlite3's young text (VM_EXEC "
-         "folios with a young PTE are activated, folio_check_references()), where the kernel re-adds it (traced "
-         "at 10M: 1,727 pages of libsqlite3 added). Recordings with windows of 1, 2 and 5 ms (07:19, each replayed once at boot "
-         "seed 0) gave 87.1M and 14, 81.4M and 14, 81.1M and 17. How the kernel comes to evict text the loop "
-         "keeps running (two measures at 10M, 07:35-07:38, load 14.2-14.3, 97.9M and 100.9M read, 38 major faults "
-         "each, with libsqlite3's 244-page text mapping's PTEs read every 2-3 ms by the page-table walk, no bit "
-         "cleared by it): a reclaim pass clears the accessed bits of all the text's present pages at once; after most "
-         "clears the loop's 32 pages were young again within 1-3 ms (16 to 19 ms, 120 to 121, 159 to 160), but after "
-         "the one at 59 ms they were not (32 present, none young at 63 ms while /proc showed the process running "
-         "and in no syscall), the next pass unmapped all 32 (64 ms) and the program faulted them back from 69 ms; "
-         "in the other measure 113 present pages stayed old 15 ms after a clear and were unmapped together. That "
-         "is what x86's ptep_clear_flush_young() allows (arch/x86/mm/pgtable.c: the bit is cleared without a TLB "
-         "flush, which 'could cause ... the (mistaken) reclaim of hot pages'): a translation the TLB keeps sets no "
-         "bit again until a flush (an unmap of the process's pages, or a switch that does not find its ASID); "
-         "which flush came after the other clears was not traced. The twin sets the bit at every replayed access "
-         "(no TLB is modelled); a trial of that model (not kept: the translation cached from the access that "
-         "sets the bit until the next try_to_unmap()) left this trace at 91.1M and 17 major faults, as without it "
-         "(07:38, boot seed 0)")
+# sqlite3@10M's major faults were out until 2026-11-29 10:20 (16, 14-17 over five runs, against the
+# recording set's 21-23): the twin read an executable mapping's faults around the fault (ra_pages
+# centred on it), which brought libsqlite3's whole text back at each fault, where 6.16+'s
+# do_sync_mmap_readahead() reads from the fault to the VMA's end (KernelProfile::exec_ra_forward,
+# 3b61a3f08949), so the text below a fault faults on its own. Traced on the host at 10M
+# (trace_program_inodes.py --runs, 10:13, load 9.6: 100.9M read, 36 major faults): libsqlite3's
+# additions come in runs that end at its text VMA's end, file page 282 ([240, 282), [252, 282),
+# [255, 282)), and in whole-file read-arounds ([0, 38) ... [255, 352) less the pages still cached,
+# six times) from faults on its read-only, non-exec VMAs; the sqlite3 binary's text [8, 54) in
+# [32, 54) then [8, 32). With the branch the twin takes 17 (15-19) and reads 89.2M (set: 90.8M,
+# 21-23). What the twin still lacks there (the kernel re-reads the text the loop keeps running,
+# which x86's ptep_clear_flush_young() without a TLB flush allows, and its count varies with the
+# host's load: 21-23 at load 13, 25-40 at load 10, 36 at load 9.6): lab/validation/trace-programs.md.
 KNOWN_OUT = {
-    ("sqlite3", "10M", "memcg.pgmajfault"): _UNSEEN.format(detail=_TEXT + ". Recording set (5 measures, 2026-11-29 "
-        "07:27, load 12.7-13.1): 88.4-91.6M read, 21-23 major faults, median 21. " + _REFS + "."),
     ("sqlite3-mmap", "10M", "memcg.pgmajfault"): (
         "the kernel's outcome at this limit falls in two groups from run to run, and the median of five lands in the "
         "lower one. Recording set (2026-11-29 07:27, load 13.3-13.5): 245.4M, 259.7M and 271.4M read with 36, 45 and "
         "40 major faults in three runs, 370.6M and 375.3M with 70 and 76 in two (earlier measures 257.8-362.7M, "
         "37-58 faults). The twin, replaying the trace recorded with --refs-ms 1 (the scan's young database pages "
         "every window: 4,738 young of its 10,026 pages written, besides 5,697 young pages the window's own faults "
-        "had mapped), reads 305.3M (within, +12.5%) with 55 major faults (49-56 over its five runs), between the "
+        "had mapped), reads 304.1M (within, +12.0%) with 55 major faults (49-56 over its five runs), between the "
         "kernel's two groups; before --refs-ms it replayed only the recording's 304 faults on the mapping (one in "
         "16 pages: fault-around maps the others) and read 125.1M with 30 faults. What splits the kernel's runs "
         "into the two groups was not traced."),
@@ -123,14 +99,21 @@ KNOWN_OUT = {
         "(submitted 2.4 ms before, 6.5 ms for 8 MiB at the calibrated 1.29 GB/s; with complete_together it then "
         "completes with the last window), so the charges take pages behind the scan instead (young page-table "
         "references keep them one pass) and the scan never meets an evicted page. The twin's outcome depends on that "
-        "pace more than on the touches the trace lacked: with the young pages of --refs-ms 1 it reads 45.4M (44.0M "
-        "before; 53.4M, 54.4M and 54.4M replaying recordings with windows of 1, 2 and 5 ms made at 07:19), with the recorded "
+        "pace more than on the touches the trace lacked: with the young pages of --refs-ms 1 it reads 45.1M (45.4M before 6.16's "
+        "readahead of exec mappings was modelled, 44.0M before --refs-ms; 53.4M, 54.4M and 54.4M replaying recordings with windows of 1, 2 and 5 ms made at 07:19), with the recorded "
         "think time (time_scale 1) and a device of 2.0 or 3.2 GB/s 47.9M (before --refs-ms). The host's disk read "
         "the kernel's 4 MiB readahead requests in 1.3 ms alone (cat@12M's trace) where O_DIRECT reads of 4 MiB take "
         "2.6-2.8 ms (calibration's 1 MiB reads: 1.29 GB/s): why its readahead requests are faster was not found, so "
         "the scenario keeps the calibrated rate and the measured think time is not replayed (time_scale 0, as for "
         "every trace scenario). The kernel: 54.6-62.9M read in the recording set of 07:27 (median 55.0M), "
-        "54.5-64.2M in earlier measures."),
+        "54.5-64.2M in earlier measures. The scan's pace (2026-11-29 10:43-10:50, h-trace11, load 11.2-12.2; "
+        "lab/validation/trace-programs.md): at time_scale 0 the twin's run takes 0.044 s of virtual time where the kernel's "
+        "took 0.109-0.138 s; replaying this trace's recorded times (time_scale 1: 0.135 s, its 41 --refs-ms stops included) "
+        "reads 50.3M (-8.6%). Not adopted: three recordings made again with the recorder that leaves the stops out read "
+        "51.1M, 45.1M and 44.7M at time_scale 0, and their times (0.066, 0.023 and 0.008 s) are not the program's pace "
+        "either, so time_scale 1 with them (50.5M, 45.1M, 44.7M) does not test it; and the trace of 04:19 (no --refs-ms) "
+        "read 44.0M at time_scale 1 as at 0 (above). The recorded pace needs a recording whose times match an untraced "
+        "run first."),
 }
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"): the programs

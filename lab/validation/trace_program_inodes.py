@@ -10,8 +10,10 @@ Runs `memtwin measure --limit SIZE --trace T.mtt -- CMD` (root; the trace's file
 while a tracefs instance of its own records filemap:mm_filemap_add_to_page_cache for tasks named
 NAME (the readahead and faults the program runs itself), and prints as JSON the measurement's
 read bytes and major faults and the folios added per file (the trace's files by path, others by
-device:inode). A folio of any order is one event. The instance and its tracefs mount are removed
-on every exit path.
+device:inode). A folio of any order is one event. With --runs, also the runs of pages added
+together per file of the trace: [first page, end page) of each stretch of consecutive additions
+(a readahead or read-around window, or the part of it that was not cached), in the order they
+were added. The instance and its tracefs mount are removed on every exit path.
 """
 import argparse
 import json
@@ -29,7 +31,7 @@ sys.path.insert(0, HERE)
 
 import tracefs_instance  # noqa: E402
 
-ADD = re.compile(r"mm_filemap_add_to_page_cache: dev (\d+):(\d+) ino (\w+) ")
+ADD = re.compile(r"mm_filemap_add_to_page_cache: dev (\d+):(\d+) ino (\w+) pfn=\w+ ofs=(\d+) order=(\d+)")
 
 
 def main() -> int:
@@ -37,6 +39,7 @@ def main() -> int:
     ap.add_argument("--limit", required=True, metavar="SIZE")
     ap.add_argument("--trace", required=True, metavar="T.mtt", help="the program's trace: its files are dropped first, and named in the output")
     ap.add_argument("--comm", required=True, help="the program's task name (comm), e.g. sqlite3")
+    ap.add_argument("--runs", action="store_true", help="also print the runs of consecutive pages added per file of the trace")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
@@ -69,17 +72,26 @@ def main() -> int:
             if r.returncode != 0:
                 sys.exit(f"trace_program_inodes: memtwin measure failed (exit {r.returncode})")
         added = Counter()
+        runs = {}
         with open(raw, errors="replace") as f:
             for line in f:
                 m = ADD.search(line)
                 if m:
                     key = (int(m.group(1)), int(m.group(2)), int(m.group(3), 16))
                     added[names.get(key, f"{key[0]}:{key[1]}:{key[2]}")] += 1
+                    if key in names:
+                        first, end = int(m.group(4)) >> 12, (int(m.group(4)) >> 12) + (1 << int(m.group(5)))
+                        rs = runs.setdefault(names[key], [])
+                        if rs and rs[-1][1] == first:
+                            rs[-1][1] = end
+                        else:
+                            rs.append([first, end])
         with open(j) as f:
             v = json.load(f)["variants"]["default"]
     print(json.dumps({"command": cmd, "limit": a.limit, "read_bytes": v["totals"]["read_bytes"],
                       "major_faults": v["real"]["rusage"]["major_faults"],
-                      "folios_added_by_file": dict(added.most_common())}, indent=1))
+                      "folios_added_by_file": dict(added.most_common()),
+                      **({"runs_by_file": runs} if a.runs else {})}))
     return 0
 
 

@@ -1489,6 +1489,10 @@ class HostRun:
             # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks
             # share the CPUs with whatever else runs, which wall-clock figures carry
             "loadavg": _loadavg(),
+            # the scheduling policy the runner ran under, which its task processes inherit: under
+            # `chrt -f 50` a task does not wait for a CPU behind the host's other processes (the
+            # loop device's worker and the kernel's other workers still do)
+            "sched": _sched(),
             "read_bytes_source": "/proc/self/io read_bytes of each task process (summed per step over the ops it ran)",
             **({"folios_source": FOLIOS_SOURCE} if self.plan.get("record_folios", True) and os.access("/proc/kpagecgroup", os.R_OK) else {}),
             **({"folio_events_source": FOLIO_EVENTS_SOURCE} if not self.traces_why else {"folio_events_unavailable": self.traces_why}),
@@ -1496,6 +1500,13 @@ class HostRun:
             "notes": self.notes,
             "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if self.version == "v1" else []),
         }
+
+
+def _sched() -> dict:
+    """This process's scheduling policy and priority (sched_getscheduler(2), sched_getparam(2))."""
+    names = {getattr(os, n): n for n in ("SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR") if hasattr(os, n)}
+    pol = os.sched_getscheduler(0)
+    return {"policy": names.get(pol, str(pol)), "priority": os.sched_getparam(0).sched_priority}
 
 
 def _loadavg() -> Optional[list]:

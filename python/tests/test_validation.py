@@ -56,7 +56,8 @@ def test_there_is_a_validation_set():
     # and host-zswap-reread-write (a store to pages loads swapped in takes no fault from 6.11);
     # + issue 20: host-swap-retouch and host-zswap-pool-0 (6.13+'s plug of swap I/O);
     # (host-ext4-seq-tight-512m-ra8192 back in validation-pending: its recording set's medians, review3 M1)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2
+    # + issue 18 (trace11): host-mmap-exec and host-ext4-mmap-exec (6.16+'s readahead of exec mappings)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
                                                                 "host-zswap-pool-0.toml"}  # 6.18's zswap
     assert "host-swap-retouch.toml" in names
@@ -65,7 +66,7 @@ def test_there_is_a_validation_set():
     # and the throttled disk's two directions (a read beside a write)
     assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-cp4x-p16m.toml", "host-stall-cp8x-p64m.toml",
                                                                 "host-stall-alone-p16m.toml", "host-stall-rw-apart.toml"}
-    assert sum(n.startswith("host-mmap-") for n in names) == 4  # issue 20 (no exec twin: 6.16+ exec readahead)
+    assert sum(n.startswith("host-mmap-") for n in names) == 5  # issue 20 (the exec twin since 6.16+ exec readahead is modelled)
     swap = sum(n.startswith("qemu61-swap-") or n in ("qemu61-lrugen-swap.toml", "qemu61-lrugen-swap-retouch.toml") for n in names)
     # issue 20 items 3-4: swap in the guest (and issue 22: lru_gen with swap); + item 3: VMA-based
     # readahead (swap-vma-ra, swap-interleaved-vma-ra) + item 3: swap-interleaved by cluster
@@ -95,8 +96,9 @@ def test_there_is_a_validation_set():
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
     # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in
     # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22;
-    # lab/validation/make_folio_scenarios.py); + the 256M one at 8192 with the guest's disk at 100 MB/s (--bw100)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
+    # lab/validation/make_folio_scenarios.py); + the 256M one at 8192 with the guest's disk at 100 MB/s (--bw100);
+    # + host-ext4-mmap-exec (issue 18, trace11: the exec twin on default ext4)
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at

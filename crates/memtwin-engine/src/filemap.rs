@@ -135,7 +135,7 @@ impl AddressSpace {
 
     /// Whether the mapping's only entry (page or shadow) is at index 0: the xarray then keeps
     /// it in its head, with no tree node.
-    #[inline]
+    #[inline(always)]
     pub fn head_only(&self) -> bool {
         self.nrpages + self.nrshadows == 1 && self.slot(0) != Slot::EMPTY
     }
@@ -679,11 +679,18 @@ impl Kernel {
 
     /// `xas_shrink()`: a lone entry left at index 0 moves back into the xarray's head, and
     /// range 0's node is freed.
-    #[inline]
+    #[inline(always)]
     pub fn xas_shrink(&mut self, inode: InodeId) {
         if self.mappings[inode.idx()].head_only() {
-            self.xa_node_uncharge(inode, 0);
+            self.xas_shrink_head(inode);
         }
+    }
+
+    /// [`Kernel::xas_shrink`] of a mapping whose lone entry is at index 0: range 0's node is
+    /// uncharged and freed.
+    #[inline(never)]
+    fn xas_shrink_head(&mut self, inode: InodeId) {
+        self.xa_node_uncharge(inode, 0);
     }
 
     /// When a read of `inode` whose own transfer ends at `done`, in its device's completion
@@ -1258,12 +1265,19 @@ impl Kernel {
         let saved = self.read_pinned.replace((inode, pgoff, pgoff + 1));
         let page = match self.mappings[inode.idx()].lookup(pgoff) {
             Some(p) => {
-                if !tried {
-                    self.do_async_mmap_readahead(vma, p, pgoff);
-                }
-                // A page still under read I/O: lock_folio_maybe_drop_mmap() sleeps without
-                // mmap_lock, and the fault is retried.
-                retry = !tried && self.folio_test_locked(p);
+                // The fault is retried when it dropped mmap_lock (`fpin`): to start async
+                // readahead at a PG_readahead marker (do_async_mmap_readahead() ->
+                // maybe_unlock_mmap_for_io()), or to wait for a page still under read I/O
+                // (lock_folio_maybe_drop_mmap() sleeps without mmap_lock). A page found unlocked
+                // and unmarked is mapped at once: a store's do_shared_fault() of a resident page
+                // is one fault. (The fault's own reference, `read_pinned`, is not the lock.)
+                let started = !tried && self.do_async_mmap_readahead(vma, p, pgoff);
+                retry = !tried && (started || {
+                    let pin = self.read_pinned.take();
+                    let locked = self.folio_test_locked(p);
+                    self.read_pinned = pin;
+                    locked
+                });
                 p
             }
             None => {
@@ -1302,12 +1316,20 @@ impl Kernel {
     /// (`RaOrder::MarkedPlus2`), and from 6.16 after `ra->order = 0` (`RaOrder::FileOrder`:
     /// order-0 folios, and the file's next asynchronous window, which the read-around's
     /// `PG_readahead` mark starts, is of order 2 again, not of the order an earlier sequential
-    /// stream of the file had reached).
+    /// stream of the file had reached). From 6.16 (`KernelProfile::exec_ra_forward`) a
+    /// `VM_EXEC` mapping takes its own branch instead of read-around, even with
+    /// `VM_RAND_READ`: `ra_pages` from the fault (`round_down()` to `exec_folio_order()`, 0 on
+    /// x86) forward, ending at the VMA's end at the latest, `async_size = 0`, `ra->order =
+    /// exec_folio_order()`; the text below the fault is not read.
     pub fn do_sync_mmap_readahead(&mut self, vma: crate::memory::VmaId, pgoff: u32) {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
+        let nr_vma_pages = self.vmas[v].pages.len() as u32;
+        let exec_forward = self.profile.exec_ra_forward;
         let f = self.vmas[v].file.as_mut().expect("a file VMA");
-        if f.rand_read || f.ra.ra_pages == 0 {
+        let exec = exec_forward && f.exec;
+        // 6.16+: `if ((vm_flags & (VM_RAND_READ | VM_EXEC)) == VM_RAND_READ) return`.
+        if (f.rand_read && !exec) || f.ra.ra_pages == 0 {
             return;
         }
         let inode = f.inode;
@@ -1326,11 +1348,21 @@ impl Kernel {
         }
         let mut ra = std::mem::take(&mut f.ra);
         let ra_pages = ra.ra_pages;
-        ra.start = pgoff.saturating_sub(ra_pages / 2);
-        ra.size = ra_pages;
-        ra.async_size = ra_pages / 4;
-        if self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+        if exec {
+            // `exec_folio_order()` is 0 on x86 (no arch override): `round_down(pgoff, 1)` is
+            // the fault's page, and the VMA's first page is below it.
+            let vma_end = f.pgoff + nr_vma_pages;
             ra.order = 0;
+            ra.start = pgoff;
+            ra.size = ra_pages.min(vma_end.saturating_sub(pgoff)).max(1);
+            ra.async_size = 0;
+        } else {
+            ra.start = pgoff.saturating_sub(ra_pages / 2);
+            ra.size = ra_pages;
+            ra.async_size = ra_pages / 4;
+            if self.profile.large_folios.ra == crate::profile::RaOrder::FileOrder {
+                ra.order = 0;
+            }
         }
         if self.mappings[inode.idx()].max_order == 0 {
             // page_cache_ra_order() without large folios: do_page_cache_ra() of the window.
@@ -1347,13 +1379,15 @@ impl Kernel {
     /// the folio's (`folio_test_readahead()`): a fault on any page of a marked large folio
     /// starts the window, with the fault's `pgoff` as the readahead index
     /// (`DEFINE_READAHEAD(..., vmf->pgoff)`), so `page_cache_async_ra()` takes it for the
-    /// expected marker only when it is the folio's first page.
-    pub fn do_async_mmap_readahead(&mut self, vma: crate::memory::VmaId, page: PageId, pgoff: u32) {
+    /// expected marker only when it is the folio's first page. Returns whether it met the
+    /// marker: it then dropped mmap_lock for the readahead (`maybe_unlock_mmap_for_io()`), and
+    /// the fault is retried.
+    pub fn do_async_mmap_readahead(&mut self, vma: crate::memory::VmaId, page: PageId, pgoff: u32) -> bool {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
         let f = self.vmas[v].file.as_mut().expect("a file VMA");
         if f.rand_read || f.ra.ra_pages == 0 {
-            return;
+            return false;
         }
         f.mmap_miss = f.mmap_miss.saturating_sub(1);
         let folio = self.pages.page_folio(page);
@@ -1365,7 +1399,9 @@ impl Kernel {
             let n = ra.ra_pages;
             self.page_cache_async_ra_folio(&mut ra, inode, pgoff, order, n, memcg);
             self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
+            return true;
         }
+        false
     }
 
     /// `filemap_map_pages()` (6.1): every page of `first..end` of `vma` that is resident, up

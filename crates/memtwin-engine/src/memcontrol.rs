@@ -1329,7 +1329,55 @@ impl Kernel {
     /// root memcg does nothing, before the charge stock is looked at (`try_charge()`:
     /// "if (mem_cgroup_is_root(memcg)) return 0;", 4.x-6.18; 3.13's
     /// `__mem_cgroup_try_charge()` tests it before `consume_stock()`).
+    ///
+    /// The common charge (not restartable, of a memcg below the root, on the `TryCharge`
+    /// path) that fits takes [`Kernel::charge_fits_at_once`] from here, without the restart
+    /// bookkeeping around the loop.
+    #[inline]
     pub fn try_charge_memcg_gfp(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp) -> Result<(), ChargeError> {
+        if self.charge_may_fit_at_once(memcg) {
+            let outer = std::mem::replace(&mut self.resched.restartable, false);
+            let fits = self.charge_fits_at_once(memcg, nr, false);
+            self.resched.restartable = outer;
+            if fits {
+                return Ok(());
+            }
+            // It does not fit (nothing changed): the loop, without trying it again.
+            return self.try_charge_memcg_full(memcg, nr, gfp, true);
+        }
+        self.try_charge_memcg_full(memcg, nr, gfp, false)
+    }
+
+    /// [`Kernel::try_charge_memcg`] of one page-cache page (`mem_cgroup_charge()`'s), with
+    /// [`Kernel::charge_fits_at_once`] inlined: the same as `try_charge_memcg(memcg, 1,
+    /// may_reclaim)`.
+    #[inline(always)]
+    fn try_charge_memcg_page(&mut self, memcg: MemcgId, may_reclaim: bool) -> Result<(), ChargeError> {
+        let gfp = if may_reclaim { ChargeGfp::Kernel } else { ChargeGfp::NoRetry };
+        if self.charge_may_fit_at_once(memcg) {
+            let outer = std::mem::replace(&mut self.resched.restartable, false);
+            let fits = self.charge_fits_at_once_inline(memcg, 1, false);
+            self.resched.restartable = outer;
+            if fits {
+                return Ok(());
+            }
+            return self.try_charge_memcg_full(memcg, 1, gfp, true);
+        }
+        self.try_charge_memcg_full(memcg, 1, gfp, false)
+    }
+
+    /// Whether a charge to `memcg` goes to [`Kernel::charge_fits_at_once`] first from
+    /// [`Kernel::try_charge_memcg_gfp`]: a fresh charge that is not restartable, of a memcg
+    /// below the root, outside `PF_MEMALLOC`, on the `TryCharge` path, the fast paths not
+    /// under their test-only cross-check.
+    #[inline(always)]
+    fn charge_may_fit_at_once(&self, memcg: MemcgId) -> bool {
+        !self.resched.restartable_next && memcg != MemcgId::ROOT && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && !self.check_fast_paths
+    }
+
+    /// [`Kernel::try_charge_memcg_gfp`] in full; `tried_fits`: a fresh charge that is not
+    /// restartable was found not to fit at once (`charge_fits_at_once()` false) just before.
+    fn try_charge_memcg_full(&mut self, memcg: MemcgId, nr: u64, gfp: ChargeGfp, tried_fits: bool) -> Result<(), ChargeError> {
         let restartable = std::mem::take(&mut self.resched.restartable_next);
         if memcg == MemcgId::ROOT {
             if restartable {
@@ -1345,7 +1393,7 @@ impl Kernel {
         if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.check_fast_paths {
             self.check_charge_fast_path(memcg, nr);
         }
-        if fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.charge_fits_at_once(memcg, nr, false) {
+        if !tried_fits && fresh_loop && !self.pf_memalloc && self.profile.charge_path == ChargePath::TryCharge && self.charge_fits_at_once(memcg, nr, false) {
             self.resched.restartable = outer;
             if restartable {
                 self.resched.resumed = crate::sched::Resumed::NONE;
@@ -1695,14 +1743,20 @@ impl Kernel {
         if pay {
             self.cpu(self.cost.charge);
         }
-        self.try_charge_memcg(memcg, 1, may_reclaim)?;
-        self.commit_charge(page, memcg);
+        self.try_charge_memcg_page(memcg, may_reclaim)?;
+        self.commit_charge_inline(page, memcg);
         Ok(())
     }
 
     /// `commit_charge()`: record `memcg` in the page after the counters were charged.
     #[inline]
     pub(crate) fn commit_charge(&mut self, page: PageId, memcg: MemcgId) {
+        self.commit_charge_inline(page, memcg)
+    }
+
+    /// [`Kernel::commit_charge`], inlined into [`Kernel::mem_cgroup_charge`].
+    #[inline(always)]
+    fn commit_charge_inline(&mut self, page: PageId, memcg: MemcgId) {
         // The page's state read once (taking it off its LRU changes only its list links and
         // PG_lru).
         let pg = self.pages[page];
@@ -1905,8 +1959,14 @@ impl Kernel {
     /// nothing, when `nr` does not fit: the loop then charges (or reclaims) as before. Never
     /// of the root memcg, whose charges [`Kernel::try_charge_memcg_gfp`] returns from before
     /// (its second walk is [`MemcgTree::counter_charge`] of a memcg below the root).
-    #[inline]
+    #[inline(never)]
     fn charge_fits_at_once(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        self.charge_fits_at_once_inline(memcg, nr, batch_failed)
+    }
+
+    /// [`Kernel::charge_fits_at_once`], inlined into the page cache's charge.
+    #[inline(always)]
+    fn charge_fits_at_once_inline(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
         debug_assert!(memcg != MemcgId::ROOT, "a charge of the root memcg charges nothing");
         let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);

@@ -380,7 +380,7 @@ impl Kernel {
         let huge_range = |k: &Kernel| {
             let vm = &k.vmas[v];
             end <= vm.pages.len()
-                && vm.pages[start as usize..end].iter().all(|p| *p == PageId::NIL)
+                && unmapped_prefix(&vm.pages[start as usize..end]) == PAGEBLOCK_NR as usize
                 && !(vm.swap.len() >= end && vm.swap[start as usize..end].iter().any(|&s| s != crate::swapfile::NO_SLOT))
                 && !vm.wp_any(start, end as u32)
         };
@@ -519,7 +519,7 @@ impl Kernel {
                     self.anon_page_link(vma, j as u32, pfn, memcg, lv);
                 }
             } else if self.profile.lru_add_batch > 0 {
-                self.anon_pages_batch_run(vma, from, k as usize, memcg, lv);
+                self.anon_pages_batch_run(vma, from, k as usize, memcg, lv, w.zone);
             } else {
                 self.anon_pages_link_run(vma, from, k as usize, memcg, lv);
             }
@@ -659,6 +659,15 @@ impl Kernel {
     /// anon list (eras that add new anonymous pages active, before 5.9): each page written
     /// whole, the list's ends and counts once.
     fn anon_pages_link_run(&mut self, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize) {
+        self.anon_pages_chain(vma, from, n, 0, memcg, lv);
+    }
+
+    /// [`Kernel::anon_pages_link_run`] of the `n` pages of `vma` from `from` whose first
+    /// `batched` ones waited in the CPU's `lru_add` batch (added already: their `Page`s,
+    /// accessed bits and reclaim statistics written; [`Kernel::fbatch_holds_vma_run`]):
+    /// those get their links and `PG_lru` (`lru_add_fn()` -> `lruvec_add_folio()` of each in
+    /// turn), the others are written whole, and all go onto the list as one chain.
+    fn anon_pages_chain(&mut self, vma: VmaId, from: usize, n: usize, batched: usize, memcg: MemcgId, lv: usize) {
         let vp = &self.vmas[vma.0 as usize].pages[from..from + n];
         let l = &mut self.lruvecs[lv].lists[LruList::ActiveAnon as usize];
         let old_head = l.head;
@@ -666,6 +675,14 @@ impl Kernel {
             // Added in turn at the head: each page's next is the one added before it.
             let next = if t == 0 { old_head } else { vp[t - 1] };
             let prev = if t + 1 < n { vp[t + 1] } else { PageId::NIL };
+            if t < batched {
+                let p = &mut self.pages[vp[t]];
+                p.prev = prev;
+                p.next = next;
+                p.set_lru(LruList::ActiveAnon as u8);
+                p.flags |= pg::LRU;
+                continue;
+            }
             let page = crate::mm_types::Page {
                 mapping: InodeId(vma.0),
                 index: (from + t) as u32,
@@ -687,10 +704,66 @@ impl Kernel {
         l.len += n as u64;
         l.pages += n as u64;
         self.lru_stats.update(lv as u32, LruList::ActiveAnon as usize, n as u64, true);
-        // Their PTEs young (the faulting accesses), and the reclaim statistics of
+        // The new pages' PTEs young (the faulting accesses), and the reclaim statistics of
         // `anon_lru_add_lv()` for pages added active.
-        self.vmas[vma.0 as usize].mkyoung_range(from as u32, (from + n) as u32);
-        self.vmas[vma.0 as usize].wp_clear_range(from as u32, (from + n) as u32);
+        let (a, b) = ((from + batched) as u32, (from + n) as u32);
+        self.vmas[vma.0 as usize].mkyoung_range(a, b);
+        self.vmas[vma.0 as usize].wp_clear_range(a, b);
+        self.update_page_reclaim_stat(lv, false, (n - batched) as u64, true);
+    }
+
+    /// Whether CPU `cpu`'s `lru_add` batch holds the pages of `vma` just before page `to`,
+    /// in index order, each a new anonymous page (`PG_anon`, `PG_swapbacked`, `PG_active`
+    /// and nothing else) of `memcg` on node `nid` waiting there since its fault: then
+    /// `folio_batch_move_lru()` puts them at the head of the active anon list of the lruvec
+    /// the run's pages go to (`folio_lruvec()`: the memcg's on the node), one after the
+    /// other, as a chain continuing into the run ([`Kernel::anon_pages_chain`]).
+    fn fbatch_holds_vma_run(&self, cpu: usize, vma: VmaId, to: usize, memcg: MemcgId, nid: u32) -> bool {
+        let b = &self.lru_add_fbatches[cpu];
+        let c = b.nr as usize;
+        if c == 0 || c > to {
+            return false;
+        }
+        let slots = &self.vmas[vma.0 as usize].pages[to - c..to];
+        b.folios[..c] == *slots
+            && slots.iter().all(|&p| {
+                if p == PageId::NIL {
+                    return false;
+                }
+                let page = &self.pages[p];
+                page.flags == pg::ANON | pg::SWAPBACKED | pg::ACTIVE
+                    && page.lru() == crate::swap::LRU_IN_FBATCH
+                    && page.memcg == memcg
+                    && (self.nr_nodes == 1 || self.page_nid(p) == nid)
+            })
+    }
+
+    /// `anon_page_link()` of the `n` pages of `vma` from `from` (frames in `vma.pages`
+    /// already) into CPU `cpu`'s `lru_add` batch, which has room for them without a move
+    /// (`folio_add_lru()` of each: `PG_active` set, the page in the next slot), each `Page`
+    /// written whole; their PTEs young and the reclaim statistics of pages added active.
+    fn anon_pages_batch_add(&mut self, cpu: usize, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize) {
+        let vp = &self.vmas[vma.0 as usize].pages[from..from + n];
+        let b = &mut self.lru_add_fbatches[cpu];
+        debug_assert!(b.nr as usize + n <= self.profile.lru_add_batch.min(crate::swap::FOLIO_BATCH_MAX), "a batch add that moves the batch");
+        for (t, &pfn) in vp.iter().enumerate() {
+            let page = crate::mm_types::Page {
+                mapping: InodeId(vma.0),
+                index: (from + t) as u32,
+                memcg,
+                prev: PageId::NIL,
+                next: PageId::NIL,
+                flags: pg::ANON | pg::SWAPBACKED | pg::ACTIVE,
+                lru_refs: crate::swap::LRU_IN_FBATCH,
+                mapcount: 0,
+            };
+            self.pages.install(pfn, page);
+            b.folios[b.nr as usize] = pfn;
+            b.nr += 1;
+        }
+        let (a, e) = (from as u32, (from + n) as u32);
+        self.vmas[vma.0 as usize].mkyoung_range(a, e);
+        self.vmas[vma.0 as usize].wp_clear_range(a, e);
         self.update_page_reclaim_stat(lv, false, n as u64, true);
     }
 
@@ -700,7 +773,7 @@ impl Kernel {
     /// (`LruAddMove`), the pages already in it go onto their lists first, then the run's pages
     /// that the moves take are linked at once, in order; the last ones wait in the batch, page
     /// by page. (A run has no I/O completion due, so the moves' `swap_end_io()` are one.)
-    fn anon_pages_batch_run(&mut self, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize) {
+    fn anon_pages_batch_run(&mut self, vma: VmaId, from: usize, n: usize, memcg: MemcgId, lv: usize, zone: usize) {
         let size = self.profile.lru_add_batch.min(crate::swap::FOLIO_BATCH_MAX);
         let cpu = self.this_cpu();
         let c = self.lru_add_fbatches[cpu].nr as usize;
@@ -712,15 +785,23 @@ impl Kernel {
         };
         let moved_run = (total - left).saturating_sub(c);
         if total - left > 0 {
-            // The batch's own pages, the first moved.
-            self.folio_batch_move_lru(cpu);
-            if moved_run > 0 {
-                self.anon_pages_link_run(vma, from, moved_run, memcg, lv);
+            // The batch's own pages, the first moved: when they are this VMA's pages before
+            // the run (the faults before it), one chain with the run's moved pages.
+            if c > 0 && self.fbatch_holds_vma_run(cpu, vma, from, memcg, self.zones[zone].node) {
+                self.swap_end_io();
+                self.lru_add_fbatches[cpu].nr = 0;
+                self.anon_pages_chain(vma, from - c, c + moved_run, c, memcg, lv);
+            } else {
+                self.folio_batch_move_lru(cpu);
+                if moved_run > 0 {
+                    self.anon_pages_link_run(vma, from, moved_run, memcg, lv);
+                }
             }
         }
-        for j in from + moved_run..from + n {
-            let pfn = self.vmas[vma.0 as usize].pages[j];
-            self.anon_page_link(vma, j as u32, pfn, memcg, lv);
+        // The last ones wait in the batch (which the moves above emptied, or which has room
+        // for them: no add below moves it).
+        if moved_run < n {
+            self.anon_pages_batch_add(cpu, vma, from + moved_run, n - moved_run, memcg, lv);
         }
     }
 
@@ -745,14 +826,14 @@ impl Kernel {
         }
     }
 
-    /// `zap_pte_range()` of the base pages of an anonymous VMA whose frames follow each other
-    /// in one pageblock and which sit next to each other on one LRU list (each page's
-    /// `prev` the next one: faulted in that order, nothing moved since), none under
-    /// writeback or with buffers: unlinked from the list at once (`lruvec_del_folio()` of
-    /// each in turn leaves the same list), their `Page`s freed. `pages` starts at the first
-    /// page; returns how many went (0 when fewer than two qualify; the caller frees the
-    /// frames and uncharges).
-    fn zap_segment(&mut self, pages: &[PageId]) -> u64 {
+    /// `zap_pte_range()` of the base pages of an anonymous VMA whose frames lie in one
+    /// pageblock (from 6.7, in ascending order) and which sit next to each other on one LRU
+    /// list (each page's `prev` the next one: faulted in that order, nothing moved since),
+    /// none under writeback or with buffers: unlinked from the list at once
+    /// (`lruvec_del_folio()` of each in turn leaves the same list), their `Page`s freed and
+    /// their frames added to `free` ([`Kernel::free_mask_add`]). `pages` starts at the first
+    /// page; returns how many went (0 when fewer than two qualify; the caller uncharges).
+    fn zap_segment(&mut self, pages: &[PageId], free: &mut crate::page_alloc::FreeMask) -> u64 {
         const NOT: u16 = pg::HEAD | pg::TAIL | pg::WRITEBACK | pg::PRIVATE;
         let p = pages[0];
         let first = self.pages[p];
@@ -761,12 +842,16 @@ impl Kernel {
         }
         let z = self.zone_of(p);
         let zone = &self.zones[z];
-        let block_end = (zone.start_pfn + ((p.0 as u64 - zone.start_pfn) / PAGEBLOCK_NR + 1) * PAGEBLOCK_NR).min(zone.start_pfn + zone.managed);
+        let block_start = zone.start_pfn + (p.0 as u64 - zone.start_pfn) / PAGEBLOCK_NR * PAGEBLOCK_NR;
+        let block_end = (block_start + PAGEBLOCK_NR).min(zone.start_pfn + zone.managed);
+        let ascending = self.profile.pcp_auto_tune;
         let mut m = 1usize;
         let mut last = first;
+        let mut last_pfn = p.0 as u64;
         while m < pages.len() {
             let q = pages[m];
-            if q.0 as u64 != p.0 as u64 + m as u64 || q.0 as u64 >= block_end || last.prev != q {
+            let pfn = q.0 as u64;
+            if pfn < block_start || pfn >= block_end || last.prev != q || (ascending && pfn < last_pfn) {
                 break;
             }
             let page = self.pages[q];
@@ -774,6 +859,7 @@ impl Kernel {
                 break;
             }
             last = page;
+            last_pfn = pfn;
             m += 1;
         }
         if m < 2 {
@@ -803,16 +889,10 @@ impl Kernel {
             self.lru_stats.update_gen_inactive(lv as u32, crate::lru_gen::list_type(list), m as u64, false);
         }
         self.cpu(self.cost.zap_page * m as u64);
-        self.pages.free_range(p, m as u32);
+        let seg = &pages[..m];
+        self.pages.free_each(seg);
+        self.free_mask_add_block(free, z, block_start, seg);
         m as u64
-    }
-
-    /// The frames of a run of zapped base pages back to the buddy (`free_pages_run`).
-    fn flush_free_run(&mut self, run: &mut (PageId, u64, usize)) {
-        if run.1 > 0 {
-            self.free_pages_run(run.0, run.1, false);
-        }
-        *run = (PageId::NIL, 0, 0);
     }
 
     /// The LRU list a new anonymous page (or huge page, `nr` pages) goes on: the inactive
@@ -911,9 +991,9 @@ impl Kernel {
         let memcg = self.vmas[v].memcg;
         let mut i = 0;
         let mut freed = 0u64;
-        // Base pages in consecutive frames of one pageblock go back to the buddy together
-        // (`free_pages_run`), in the order they were zapped: (first frame, count, zone).
-        let mut run = (PageId::NIL, 0u64, 0usize);
+        // Base pages of one pageblock go back to the buddy together, as the pageblock's
+        // bitmap (`free_mask_add`), in the order they were zapped.
+        let mut free = crate::page_alloc::FreeMask::EMPTY;
         let mut folios = 0u64;
         while i < pages.len() {
             let p = pages[i];
@@ -921,26 +1001,15 @@ impl Kernel {
                 i += 1;
                 continue;
             }
-            let m = self.zap_segment(&pages[i..]);
+            let m = self.zap_segment(&pages[i..], &mut free);
             if m > 0 {
-                // Pages i..i + m went as a segment: their frames join the run to free.
-                let (first, n, z) = run;
-                if n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64) && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
-                    run.1 += m;
-                } else {
-                    self.flush_free_run(&mut run);
-                    run = (p, m, self.zone_of(p));
-                }
                 freed += m;
                 // each a base page: one PGPGOUT per folio uncharged
                 folios += m;
                 i += m as usize;
                 continue;
             }
-            // folio_lruvec(): the run's zone (the frame after it is in it) or the frame's.
-            let (first, n, z) = run;
-            let in_run = n > 0 && p.0 as u64 == first.0 as u64 + n && self.zones[z].contains(p.0 as u64);
-            let nid = if self.nr_nodes == 1 { 0 } else if in_run { self.zones[z].node } else { self.page_nid(p) };
+            let nid = if self.nr_nodes == 1 { 0 } else { self.page_nid(p) };
             let lv = self.lruvec_idx(self.pages[p].memcg, nid);
             if self.folio_in_lru_batch(p) {
                 // (a page in another CPU's lru_add batch: its slot emptied)
@@ -953,7 +1022,7 @@ impl Kernel {
                 self.vmstat.nr_writeback -= 1;
             }
             if self.pages[p].test(pg::HEAD) {
-                self.flush_free_run(&mut run);
+                self.free_mask_flush(&mut free);
                 self.cpu(self.cost.zap_thp);
                 self.free_pageblock(p);
                 freed += PAGEBLOCK_NR;
@@ -961,24 +1030,18 @@ impl Kernel {
             } else {
                 self.cpu(self.cost.zap_page);
                 if self.pages[p].test(pg::PRIVATE) {
-                    self.flush_free_run(&mut run);
+                    self.free_mask_flush(&mut free);
                     self.free_page(p);
                 } else {
                     self.pages.free(p);
-                    // The next frame of the run, in the same pageblock of the same zone.
-                    if in_run && (p.0 as u64 - self.zones[z].start_pfn) % PAGEBLOCK_NR != 0 {
-                        run.1 += 1;
-                    } else {
-                        self.flush_free_run(&mut run);
-                        run = (p, 1, self.zone_of(p));
-                    }
+                    self.free_mask_add(&mut free, p.0 as u64);
                 }
                 freed += 1;
                 i += 1;
             }
             folios += 1;
         }
-        self.flush_free_run(&mut run);
+        self.free_mask_flush(&mut free);
         self.uncharge_anon(memcg, freed, folios);
         // free_pgtables(): the page tables go with the mapping.
         let ptes = std::mem::take(&mut self.vmas[v].nr_ptes);

@@ -250,6 +250,15 @@ impl PageArena {
         self.pages[i] = page;
     }
 
+    /// `free()` of each frame of `frames`.
+    #[inline]
+    pub fn free_each(&mut self, frames: &[PageId]) {
+        for &q in frames {
+            self.pages[q.idx()] = Page::FREE;
+        }
+        self.nr_in_use -= frames.len();
+    }
+
     /// `free()` of the `n` frames from `first`.
     pub fn free_range(&mut self, first: PageId, n: u32) {
         self.pages[first.idx()..first.idx() + n as usize].fill(Page::FREE);

@@ -530,6 +530,34 @@ impl Lruvec {
         l.len += 1;
     }
 
+    /// [`Lruvec::link`] of an order-0 page onto list `list` of the two-list LRU (one of the
+    /// four evictable lists), without its [`LruvecStats`] update: the caller applies it for
+    /// the pages it links in a row ([`LruvecStats::update`] of their count:
+    /// `folio_batch_move_lru()`'s `__update_lru_size()` calls of one lruvec and list summed),
+    /// before anything reads the sizes.
+    #[inline(always)]
+    pub fn link_order0_unstated(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
+        debug_assert!(list < NR_LRU_LISTS - 1 && !self.lrugen.enabled && pages.folio_nr_pages(id) == 1);
+        let l = &mut self.lists[list];
+        let old = l.head;
+        {
+            let p = &mut pages[id];
+            debug_assert!(!p.test(pg::LRU), "page already on an LRU");
+            p.prev = PageId::NIL;
+            p.next = old;
+            p.set_lru(list as u8);
+            p.flags |= pg::LRU;
+        }
+        l.pages += 1;
+        if old != PageId::NIL {
+            pages[old].prev = id;
+        } else {
+            l.tail = id;
+        }
+        l.head = id;
+        l.len += 1;
+    }
+
     /// Put `id` right after `after` (on list number `list`) and set `PG_lru`
     /// (`list_add_tail(&tail->lru, &head->lru)` of a split's tail pages, `lru_add_page_tail()`).
     pub fn link_after(&mut self, pages: &mut PageArena, stats: &mut LruvecStats, after: PageId, id: PageId, list: usize) {

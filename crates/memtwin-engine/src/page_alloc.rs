@@ -36,9 +36,11 @@ pub const KSWAPD_SHORT_SLEEP: Nanos = crate::types::NSEC_PER_SEC / 10;
 
 /// The zonelist cache's zap interval: `zlc->last_full_zap + HZ`, one second.
 pub const ZLC_ZAP_INTERVAL: Nanos = 1_000_000_000;
-/// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop:
-/// `HZ/50` (mm/page_alloc.c `__alloc_pages_slowpath()` of 4.x).
-pub const CONGESTION_WAIT: Nanos = 20_000_000;
+/// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop, in
+/// jiffies (what [`Kernel::congestion_wait`] takes): `HZ/50`, 20 ms (mm/page_alloc.c
+/// `__alloc_pages_slowpath()` before 4.7: `wait_iff_congested(preferred_zone, BLK_RW_ASYNC,
+/// HZ/50)`).
+pub const CONGESTION_WAIT_JIFFIES: u64 = crate::timer::HZ / 50;
 /// `MAX_RECLAIM_RETRIES` of mm/page_alloc.c (4.7+; mm/internal.h later): rounds of direct
 /// reclaim without progress before the allocator gives up on an order-0 request.
 pub const MAX_RECLAIM_RETRIES: u32 = 16;
@@ -120,19 +122,20 @@ const CHUNK_ORDERS: usize = 6;
 /// in a clear bit: the nearest clear bit below `bit` and the nearest above it are outside the
 /// order-`o` chunk exactly while `o` is at most the highest bit in which their index differs
 /// from `bit`.
+///
+/// Without branches (the count follows the ruler sequence as frames are taken in order, which
+/// no predictor follows): with no clear bit below, the index of the nearest one is taken as
+/// `u32::MAX` (`63 - 64`), which differs from `bit` in bit 31; with none above, as 64
+/// (`trailing_zeros(0)`), which differs from `bit` in bit 6: either leaves the bound at 6 or
+/// more.
 #[inline(always)]
 pub(crate) fn complete_chunk_orders(full: u64, bit: u32) -> usize {
     let clear = !full;
-    let mut k = CHUNK_ORDERS as u32;
     let below = clear & ((1u64 << bit) - 1);
-    if below != 0 {
-        k = k.min(31 - ((63 - below.leading_zeros()) ^ bit).leading_zeros());
-    }
-    let above = if bit == 63 { 0 } else { clear & !((2u64 << bit) - 1) };
-    if above != 0 {
-        k = k.min(31 - (above.trailing_zeros() ^ bit).leading_zeros());
-    }
-    k as usize
+    let above = clear & !((2u64 << bit).wrapping_sub(1));
+    let k_below = 31 - (63u32.wrapping_sub(below.leading_zeros()) ^ bit).leading_zeros();
+    let k_above = 31 - (above.trailing_zeros() ^ bit).leading_zeros();
+    k_below.min(k_above).min(CHUNK_ORDERS as u32) as usize
 }
 
 /// Bit i set where i is a multiple of `1 << order`: the starts of naturally aligned chunks of
@@ -421,12 +424,12 @@ impl Zone {
     #[inline(always)]
     fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
         let k = complete_chunk_orders(full, bit);
-        for c in &mut self.chunks[..k] {
-            if freed {
-                *c += 1;
-            } else {
-                *c -= 1;
-            }
+        // Each order below `k` moves by one, without a branch on `k` (see
+        // `complete_chunk_orders()`).
+        debug_assert!(freed || self.chunks[..k].iter().all(|&c| c > 0), "a chunk count would go below 0");
+        let d = if freed { 1u64 } else { u64::MAX };
+        for (o, c) in self.chunks.iter_mut().enumerate() {
+            *c = c.wrapping_add(d & 0u64.wrapping_sub((o < k) as u64));
         }
     }
 
@@ -779,6 +782,68 @@ impl Zone {
         }
     }
 
+    /// `free_order0()` of the `n` frames whose bits are set in `mask` (bit i of word w: frame
+    /// `w * 64 + i` of pageblock `b`), in any order, with nothing else between: the same
+    /// bitmap, counts, chunk counts and list moves as one at a time. Each frame's return
+    /// completes the aligned chunks around it that are whole once it is back, so the chunks
+    /// gained are those whole after the frees and not before, whatever the order; the block
+    /// goes on the partial list at the first free (when it was wholly used) and onto the
+    /// order-9 list at the last one that makes it whole (a push and a delete with nothing
+    /// between leave the partial list as it was), which no order changes.
+    pub fn free_order0_mask(&mut self, b: u32, mask: &[u64; 8], n: u64) {
+        let on_partial = self.blocks[b as usize].on_partial;
+        for (w, &m) in mask.iter().enumerate() {
+            if m == 0 {
+                continue;
+            }
+            let old = self.blocks[b as usize].bits[w];
+            debug_assert!(old & m == 0, "double free in pageblock {b}, word {w}");
+            if m.count_ones() <= 4 {
+                // A few frames: one at a time, as free_order0() counts them.
+                let mut rest = m;
+                let mut word = old;
+                while rest != 0 {
+                    let bit = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    word |= 1 << bit;
+                    self.count_flip(word, bit, true);
+                }
+                self.blocks[b as usize].bits[w] = word;
+                continue;
+            }
+            let new = old | m;
+            self.blocks[b as usize].bits[w] = new;
+            let (mut a_new, mut a_old) = (new, old);
+            for o in 1..=CHUNK_ORDERS {
+                let s = 1u32 << (o - 1);
+                a_new &= a_new >> s;
+                a_old &= a_old >> s;
+                let starts = CHUNK_STARTS[o - 1];
+                self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
+            }
+        }
+        let blk = &mut self.blocks[b as usize];
+        blk.nr_free += n as u16;
+        let nr_free = blk.nr_free;
+        self.free += n;
+        if nr_free as u64 == PAGEBLOCK_NR {
+            if on_partial {
+                self.partial_del(b);
+            }
+            self.free_blocks.push(b);
+        } else if !on_partial {
+            self.partial_push(b);
+        }
+    }
+
+    /// The pageblock of frame `pfn` (an index among the zone's blocks) and the frame's
+    /// offset in it.
+    #[inline(always)]
+    pub fn block_of(&self, pfn: u64) -> (u32, u64) {
+        let rel = pfn - self.start_pfn;
+        ((rel / PAGEBLOCK_NR) as u32, rel % PAGEBLOCK_NR)
+    }
+
     /// `__free_one_page()` of an order-9 block.
     pub fn free_pageblock(&mut self, pfn: u64) {
         let b = ((pfn - self.start_pfn) / PAGEBLOCK_NR) as u32;
@@ -873,6 +938,25 @@ pub struct Node {
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
+}
+
+/// Order-0 frames of one pageblock freed one after the other (munmap's zap of base pages:
+/// `zap_pte_range()` -> `free_pages_and_swap_cache()` of its batches), held as the block's
+/// bitmap until a frame of another block or any other buddy operation comes
+/// ([`Kernel::free_mask_add`], [`Kernel::free_mask_flush`]).
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct FreeMask {
+    zone: u32,
+    block: u32,
+    /// The last frame added (6.7+ per-CPU lists take them in ascending order only).
+    last: u64,
+    /// Frames held.
+    n: u64,
+    bits: [u64; 8],
+}
+
+impl FreeMask {
+    pub(crate) const EMPTY: FreeMask = FreeMask { zone: 0, block: 0, last: 0, n: 0, bits: [0; 8] };
 }
 
 /// The outcome of an order-0 `get_page_from_freelist()` walk at the low watermark that
@@ -1057,8 +1141,8 @@ impl Kernel {
 
     /// `__alloc_pages()`: fast path `get_page_from_freelist()` at the low watermark, then
     /// `__alloc_pages_slowpath()`: wake kswapd, retry at min, direct compaction for high
-    /// orders, direct reclaim, and (order 0) retry while reclaim makes progress or the
-    /// device is congested. Returns the first PFN of the block.
+    /// orders, direct reclaim, and (order 0) retry while reclaim makes progress (before 4.7
+    /// after `wait_iff_congested(HZ/50)`). Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         if self.pagecache_slab_owed() {
             // The slab pages of the buffer heads and tree nodes allocated since the last
@@ -1070,7 +1154,13 @@ impl Kernel {
         self.swap_end_io();
         self.kswapd_catch_up();
         self.pcp_decay_due();
-        if let Some(p) = self.get_page_from_freelist(order, Wmark::Low, gfp) {
+        // The first attempt: the order-0 walk inlined here (the page cache's allocation).
+        let first = if self.freelist_walk_is_order0(order, Wmark::Low, gfp) && !self.check_fast_paths {
+            self.get_page_from_freelist_order0_inline(Wmark::Low, gfp)
+        } else {
+            self.get_page_from_freelist(order, Wmark::Low, gfp)
+        };
+        if let Some(p) = first {
             return Some(p);
         }
         // __alloc_pages_slowpath()
@@ -1137,10 +1227,16 @@ impl Kernel {
                     self.should_reclaim_retry_write_pending_wait();
                 }
             }
-            // should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while the disk has
-            // writeback in flight, at most 20 ms. I/O that completed meanwhile ends its
-            // writeback (interrupt context), and kswapd has run on.
-            self.congestion_wait(CONGESTION_WAIT);
+            if self.profile.oom_zone_reclaimable {
+                // Before 4.7: should_alloc_retry() -> wait_iff_congested(HZ/50): sleep while
+                // the disk has writeback in flight, at most 20 ms. From 4.7 (0a0337e0d1d1 "mm,
+                // oom: rework oom detection") the retry is should_reclaim_retry()'s, which
+                // sleeps only for pending writes (above, 4.7-5.15) and otherwise
+                // cond_resched()s.
+                self.congestion_wait(CONGESTION_WAIT_JIFFIES);
+            }
+            // I/O that completed meanwhile ends its writeback (interrupt context), and kswapd
+            // has run on.
             self.writeback_end_io();
             self.swap_end_io();
             self.kswapd_catch_up();
@@ -1431,10 +1527,16 @@ impl Kernel {
     /// scan, in which the first zone of the zonelist above its watermark (`__zone_watermark_ok()`
     /// of order 0: free pages above the mark) that has a frame gives it; the counters and
     /// `Kernel::freelist_walk` as the general walk leaves them. Out of line, with the
-    /// buddy's take and the NUMA counters in it: `alloc_pages()` calls it directly on the
-    /// page cache's hot path.
+    /// buddy's take and the NUMA counters in it, for the other walks; `alloc_pages()`'s first
+    /// attempt (the page cache's hot path) has it inlined.
     #[inline(never)]
     fn get_page_from_freelist_order0(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
+        self.get_page_from_freelist_order0_inline(mark, gfp)
+    }
+
+    /// [`Kernel::get_page_from_freelist_order0`], inlined into `alloc_pages()`'s first attempt.
+    #[inline(always)]
+    fn get_page_from_freelist_order0_inline(&mut self, mark: Wmark, gfp: Gfp) -> Option<PageId> {
         self.freelist_walk = None;
         let nid = gfp.nid as usize;
         for zi in 0..self.nodes[nid].zonelist.len() {
@@ -1576,6 +1678,84 @@ impl Kernel {
         let nid = self.zones[z].node as usize;
         self.nodes[nid].pages_scanned = 0;
         self.vmstat.count(VmEvent::Pgfree, n);
+    }
+
+    /// `free_unref_page()` of order-0 frame `pfn` (its `Page` freed already) as one of a
+    /// series with nothing reading the buddy between (munmap's zap): the frame joins the
+    /// pageblock bitmap `m` holds when it is in the same pageblock (from 6.7, where each
+    /// frame goes onto the per-CPU list in turn, only after the frame before it: the
+    /// bitmap gives them back in ascending order), else `m` goes back to the buddy first
+    /// ([`Kernel::free_mask_flush`]) and starts over with this frame.
+    #[inline]
+    pub(crate) fn free_mask_add(&mut self, m: &mut FreeMask, pfn: u64) {
+        if m.n > 0 {
+            let zone = &self.zones[m.zone as usize];
+            if zone.contains(pfn) {
+                let (b, off) = zone.block_of(pfn);
+                if b == m.block && (!self.profile.pcp_auto_tune || pfn > m.last) {
+                    m.bits[(off / 64) as usize] |= 1 << (off % 64);
+                    m.n += 1;
+                    m.last = pfn;
+                    return;
+                }
+            }
+            self.free_mask_flush(m);
+        }
+        let z = self.zone_of(PageId(pfn as u32));
+        let (b, off) = self.zones[z].block_of(pfn);
+        m.zone = z as u32;
+        m.block = b;
+        m.bits[(off / 64) as usize] |= 1 << (off % 64);
+        m.n = 1;
+        m.last = pfn;
+    }
+
+    /// [`Kernel::free_mask_add`] of each frame of `frames`, all in the pageblock of zone `z`
+    /// that starts at frame `block_start` (from 6.7 in ascending order).
+    #[inline]
+    pub(crate) fn free_mask_add_block(&mut self, m: &mut FreeMask, z: usize, block_start: u64, frames: &[PageId]) {
+        let b = self.zones[z].block_of(block_start).0;
+        let first = frames[0].0 as u64;
+        if m.n > 0 && (m.zone as usize != z || m.block != b || (self.profile.pcp_auto_tune && first < m.last)) {
+            self.free_mask_flush(m);
+        }
+        m.zone = z as u32;
+        m.block = b;
+        for &q in frames {
+            let off = q.0 as u64 - block_start;
+            m.bits[(off / 64) as usize] |= 1 << (off % 64);
+        }
+        m.n += frames.len() as u64;
+        m.last = frames[frames.len() - 1].0 as u64;
+    }
+
+    /// The frames [`Kernel::free_mask_add`] holds in `m` back to the buddy
+    /// (`Zone::free_order0_mask`; from 6.7 `free_unref_page_commit()` of each, in ascending
+    /// order, which is the order they were freed in): the same bitmaps, counts and list moves
+    /// as one `free_page()` each.
+    pub(crate) fn free_mask_flush(&mut self, m: &mut FreeMask) {
+        if m.n == 0 {
+            return;
+        }
+        let z = m.zone as usize;
+        if self.profile.pcp_auto_tune {
+            let base = self.zones[z].start_pfn + m.block as u64 * PAGEBLOCK_NR;
+            for w in 0..8 {
+                let mut rest = m.bits[w];
+                while rest != 0 {
+                    let bit = rest.trailing_zeros() as u64;
+                    rest &= rest - 1;
+                    self.free_unref_page_commit(z, base + w as u64 * 64 + bit);
+                }
+            }
+        } else {
+            self.zones[z].free_order0_mask(m.block, &m.bits, m.n);
+        }
+        // free_pcppages_bulk(): freeing resets NR_PAGES_SCANNED.
+        let nid = self.zones[z].node as usize;
+        self.nodes[nid].pages_scanned = 0;
+        self.vmstat.count(VmEvent::Pgfree, m.n);
+        *m = FreeMask::EMPTY;
     }
 
     /// [`Kernel::free_page`] of an evicted order-0 page without buffer heads inside a
@@ -1782,7 +1962,11 @@ impl Kernel {
     /// zonelist and each returns only when `zone_balanced()` holds (4.4 mm/vmscan.c: "if
     /// (zone_balanced(zone, order, 0, 0)) return;"), with no `zone_reclaimable()` test: kswapd
     /// is woken when any zone is below its high watermark, even on a node its own
-    /// `pgdat_balanced()` would call balanced as unreclaimable.
+    /// `pgdat_balanced()` would call balanced as unreclaimable. 3.13 has the same test: the
+    /// low-watermark test (`zone_watermark_ok_safe(zone, order, low_wmark_pages(zone), 0, 0)`)
+    /// became `zone_balanced()` with Johannes Weiner's "mm: vmscan: fix numa reclaim balance
+    /// problem in kswapd" (posted August 2013 with the fair zone allocator series, merged for
+    /// 3.12), so every profile this engine has uses the high watermark here.
     pub fn wakeup_kswapd_balanced(&self, nid: u32) -> bool {
         match self.profile.pgdat_balanced {
             crate::profile::PgdatBalanced::AnyZone => self.node_balanced(nid),
@@ -1850,7 +2034,7 @@ impl Kernel {
             if got == 0 && self.nodes[nid as usize].kswapd_pass.is_none() {
                 // Nothing reclaimable now: wait for writeback, or give up until the next
                 // wake-up (kswapd sleeps when it cannot make progress).
-                self.congestion_wait(CONGESTION_WAIT);
+                self.congestion_wait(CONGESTION_WAIT_JIFFIES);
                 if self.now == start {
                     self.nodes[nid as usize].kswapd_active = false;
                     self.kswapd_ns += self.sys_ns;

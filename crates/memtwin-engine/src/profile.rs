@@ -493,6 +493,15 @@ pub struct KernelProfile {
     /// submitted the batch and went on with the next page, charging (and reclaiming) page
     /// by page to the window's end (Debian's 6.1.192 read).
     pub ra_enomem_stops: bool,
+    /// `do_sync_mmap_readahead()`'s `VM_EXEC` branch, 6.16+ (3b61a3f08949, Ryan Roberts,
+    /// "mm/filemap: allow arch to request folio size for exec memory"): a major fault on an
+    /// executable file mapping reads from the fault (rounded down to `exec_folio_order()`: 0
+    /// on x86, include/linux/pgtable.h's default) forward, `ra_pages` at most and never past
+    /// the VMA's end, with no asynchronous part (`async_size = 0`: no `PG_readahead` mark), and
+    /// `VM_RAND_READ` does not turn it off; before, every mapping reads around the fault
+    /// (`ra_pages` from `pgoff - ra_pages / 2`, the last quarter asynchronous), unbounded by
+    /// the VMA.
+    pub exec_ra_forward: bool,
     /// `ondemand_readahead()` before 6.11 takes a synchronous miss at the window's expected
     /// `PG_readahead` index or at its end for an asynchronous hit (moves the window on and
     /// ramps it up); 6.11+ (Jan Kara, "readahead: Make sure sync readahead reads needed page")
@@ -876,6 +885,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
         ra_enomem_stops: false,
+        exec_ra_forward: false,
         ra_sync_miss_as_hit: true,
         ra_keep_larger_window: true,
         account_page_tables: true,
@@ -1096,7 +1106,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16; written in folios of the write's size), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
-                      goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a read miss always starts its window at \
+                      goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a major fault on executable text reading from the fault to the VMA's end (6.16), a read miss always starts its window at \
                       the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
                       slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests, \
                       per-CPU charge stocks caching up to 7 memcgs each (6.16)",
@@ -1104,6 +1114,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized },
         ra_enomem_stops: true,
+        exec_ra_forward: true,
         ra_sync_miss_as_hit: false,
         zswap_modelled: true,
         zswap_direct: true,

@@ -111,16 +111,57 @@ impl Kernel {
     /// the inactive one; under lru_gen `lru_gen_add_folio()`), in the order they were added.
     /// Swap writes that completed by now ended first (their `folio_rotate_reclaimable()`
     /// found the page off the LRU).
+    ///
+    /// An order-0 page-cache page that no VMA maps (so not `PG_mlocked`) goes onto a list of
+    /// the two-list LRU without its own walk up the lruvec sizes: the pages linked in a row to
+    /// one lruvec's list are counted once when the run ends (the kernel's per-folio
+    /// `__update_lru_size()` are per-CPU counter adds its rstat flush sums later; the
+    /// engine's hierarchical [`crate::mmzone::LruvecStats`] gets the same totals, applied
+    /// before anything reads them).
     pub(crate) fn folio_batch_move_lru(&mut self, cpu: usize) {
         self.swap_end_io();
-        let b = self.lru_add_fbatches[cpu];
+        let n = self.lru_add_fbatches[cpu].nr as usize;
         self.lru_add_fbatches[cpu].nr = 0;
-        for &p in &b.folios[..b.nr as usize] {
+        // The run being linked: (lruvec, list, pages).
+        let mut run = (usize::MAX, 0usize, 0u64);
+        for i in 0..n {
+            let p = self.lru_add_fbatches[cpu].folios[i];
             if p == PageId::NIL {
                 continue; // freed while in the batch
             }
             debug_assert!(self.folio_in_lru_batch(p), "a batch slot holds a page that is not batched");
+            let pv = self.pages[p];
+            let v = self.folio_lruvec(p);
+            if pv.flags & (pg::HEAD | pg::TAIL | pg::ANON) == 0 && pv.mapcount == 0 && !self.lruvecs[v].lrugen.enabled {
+                // lru_add_fn() -> lruvec_add_folio() by PG_active and PG_swapbacked.
+                let list = match (pv.test(pg::SWAPBACKED), pv.test(pg::ACTIVE)) {
+                    (true, true) => LruList::ActiveAnon,
+                    (true, false) => LruList::InactiveAnon,
+                    (false, true) => LruList::ActiveFile,
+                    (false, false) => LruList::InactiveFile,
+                } as usize;
+                if (v, list) != (run.0, run.1) {
+                    self.lru_add_run_stats(run);
+                    run = (v, list, 0);
+                }
+                self.lruvecs[v].link_order0_unstated(&mut self.pages, p, list);
+                run.2 += 1;
+                continue;
+            }
+            self.lru_add_run_stats(run);
+            run.2 = 0;
             self.lru_add_fn(p);
+        }
+        self.lru_add_run_stats(run);
+    }
+
+    /// The lruvec sizes of a run of [`Kernel::folio_batch_move_lru`]: `run.2` order-0 pages
+    /// linked to list `run.1` of lruvec `run.0` (`__update_lru_size()` of each, summed).
+    #[inline(always)]
+    fn lru_add_run_stats(&mut self, run: (usize, usize, u64)) {
+        if run.2 > 0 {
+            let idx = self.lruvecs[run.0].idx;
+            self.lru_stats.update(idx, run.1, run.2, true);
         }
     }
 

@@ -875,7 +875,7 @@ impl Kernel {
 
     /// The end of `shrink_lruvec()`, after the batch loop.
     #[inline]
-    fn shrink_lruvec_node_end(&mut self, memcg: MemcgId, v: usize) {
+    pub(crate) fn shrink_lruvec_node_end(&mut self, memcg: MemcgId, v: usize) {
         // "Even if we did not try to evict anon pages at all, we want to rebalance the anon
         // lru active/inactive ratio" (can_age_anon_pages(): swap is present).
         if self.swap.is_some() && self.inactive_anon_is_low(v) {
@@ -1296,7 +1296,7 @@ impl Kernel {
     /// pages are being queued for I/O faster than the device completes them: kswapd sleeps
     /// `congestion_wait(BLK_RW_ASYNC, HZ/10)` (3.11-5.15; `reclaim_throttle(
     /// VMSCAN_THROTTLE_WRITEBACK)` since 5.16), woken early when the queue leaves congestion.
-    fn throttle_kswapd(&mut self, dev: usize, nr_immediate: u64, all_writeback: bool, sc: &ScanControl) {
+    pub(crate) fn throttle_kswapd(&mut self, dev: usize, nr_immediate: u64, all_writeback: bool, sc: &ScanControl) {
         if !sc.kswapd || nr_immediate == 0 || !all_writeback {
             return;
         }
@@ -1340,7 +1340,7 @@ impl Kernel {
     /// flagged the zone `ZONE_CONGESTED`; `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)` since
     /// 5.16), at most `HZ/10`, until the backlog drains below the off threshold. kswapd and
     /// memcg limit reclaim do not stall here.
-    fn throttle_direct_reclaim(&mut self, dev: usize, sc: &ScanControl) {
+    pub(crate) fn throttle_direct_reclaim(&mut self, dev: usize, sc: &ScanControl) {
         if sc.kswapd || sc.cgroup_reclaim {
             return;
         }

@@ -183,3 +183,46 @@ ops = [{ op = "sleep", duration = "1s" }]
     assert_eq!(ns[StallKind::Compaction as usize], k.now - t0, "all of it compaction");
     assert_eq!(k.memstall_ns, k.now - t0, "and a memory stall");
 }
+
+/// Where a swap-in fault's wait for its read goes, per era (`KernelProfile::
+/// swapin_delay_in_readpage`): up to 5.17 `do_swap_page()` sets `DELAYACCT_PF_SWAPIN` around
+/// `lock_page_or_retry()`, so the fault's wait for the page is swapin delay; 6.1's
+/// `swap_readpage()` brackets only the read's submission (`delayacct_swapin_start()`/`_end()`)
+/// and the wait in `folio_lock_or_retry()` is no delayacct class (thrashing for a workingset
+/// page; on a disk, `swap_readpage_bdev_async()`, the submission does not wait for the read).
+/// The same workload: on 5.17 the touching pass's I/O wait is all swapin (and the other kinds);
+/// on 6.1 part of it is in none.
+#[test]
+fn a_swap_in_faults_wait_is_swapin_delay_up_to_5_17_not_on_6_1() {
+    for (p, all_swapin) in [("linux-5.17", true), ("linux-6.1", false)] {
+        let s = sim(&format!(r#"
+[scenario]
+name = "swapin"
+[kernel]
+profile = "{p}"
+[machine]
+ram = "128M"
+swap = "256M"
+[devices.sda]
+read_bw = "200M"
+[tasks.t]
+ops = [
+  {{ op = "mmap", name = "a", size = "160M", step = "fill" }},
+  {{ op = "touch", name = "a", step = "fill" }},
+  {{ op = "touch", name = "a", step = "again" }},
+  {{ op = "munmap", name = "a", step = "unmap" }},
+]
+"#));
+        let res = s.run(&mut |_, _| true).unwrap();
+        assert!(step_metric(&res, "again", "vmstat.pswpin") > 0.0, "{p}");
+        let iowait_ms = step_metric(&res, "again", "iowait_s") * 1e3;
+        let kinds: f64 = ["swapin", "thrashing", "congestion", "writeback", "dirty"].iter().map(|k| step_metric(&res, "again", &format!("stall.{k}_ms"))).sum();
+        let unclassed = iowait_ms - kinds;
+        if all_swapin {
+            assert!(step_metric(&res, "again", "stall.swapin_ms") > 0.0, "{p}");
+            assert!(unclassed.abs() < 1e-3, "{p}: iowait {iowait_ms} ms = the kinds' {kinds}");
+        } else {
+            assert!(unclassed > 1.0, "{p}: iowait {iowait_ms} ms, the kinds' {kinds}: the fault's wait is in none");
+        }
+    }
+}

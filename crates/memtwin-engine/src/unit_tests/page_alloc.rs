@@ -766,6 +766,71 @@ fn freeing_and_taking_runs_of_frames_equal_one_frame_at_a_time() {
     }
 }
 
+/// `Zone::free_order0_mask()` (munmap's zap of the base pages of one pageblock, issue 17)
+/// leaves the buddy exactly as `free_unref_folios()` of each frame in turn, in any order
+/// (mm/page_alloc.c 4.3 `__free_one_page()`): same free counts, same free chunks of every
+/// order, the same partial and order-9 lists (so the same frames handed out afterwards),
+/// for scattered frames, whole words, and a last free that makes the block whole.
+#[test]
+fn freeing_a_pageblock_bitmap_equals_one_frame_at_a_time() {
+    let mut one = two_nodes("");
+    let mut mask = two_nodes("");
+    let (a, b) = (&mut one.kernel, &mut mask.kernel);
+    let z = 0;
+    let all = drain(a, z, 0);
+    assert_eq!(drain(b, z, 0), all);
+    let start = a.zones[z].start_pfn;
+    let nr_blocks = a.zones[z].managed / crate::page_alloc::PAGEBLOCK_NR;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut whole = 0;
+    for round in 0..4000 {
+        let blk = next() % nr_blocks;
+        let base = start + blk * crate::page_alloc::PAGEBLOCK_NR;
+        // Up to 300 frames of the block still in use, in a random order (the zap's order is
+        // the VMA's, not the frames').
+        let mut used: Vec<u64> = (base..base + crate::page_alloc::PAGEBLOCK_NR).filter(|&p| !a.zones[z].is_free(p)).collect();
+        if used.is_empty() {
+            continue;
+        }
+        for i in (1..used.len()).rev() {
+            used.swap(i, (next() % (i as u64 + 1)) as usize);
+        }
+        let want = if round % 7 == 0 { used.len() } else { 1 + (next() % 300) as usize };
+        let freed = &used[..want.min(used.len())];
+        let mut bits = [0u64; 8];
+        for &p in freed {
+            a.zones[z].free_order0(p);
+            let off = p - base;
+            bits[(off / 64) as usize] |= 1 << (off % 64);
+        }
+        b.zones[z].free_order0_mask(blk as u32, &bits, freed.len() as u64);
+        if a.zones[z].block_usage(blk as u32).0 == 0 {
+            whole += 1;
+        }
+        assert_eq!(a.zones[z].free, b.zones[z].free);
+        assert_eq!(a.zones[z].nr_free_blocks(), b.zones[z].nr_free_blocks());
+        for o in 1..=6 {
+            assert_eq!(a.zones[z].nr_free_in_chunks(o), b.zones[z].nr_free_in_chunks(o), "order {o}");
+            assert_eq!(b.zones[z].nr_free_in_chunks(o), b.zones[z].nr_free_in_chunks_walked(o), "order {o}");
+        }
+        if round % 500 == 499 {
+            // Take some frames back out of both: the same ones (the lists' order).
+            let n = 1 + next() % 2000;
+            for _ in 0..n.min(a.zones[z].free) {
+                assert_eq!(a.zones[z].rmqueue_order0(), b.zones[z].rmqueue_order0());
+            }
+        }
+    }
+    assert!(whole > 10, "{whole} blocks made whole");
+    assert_eq!(drain(a, z, 0), drain(b, z, 0));
+}
+
 /// `handle_mm_fault_run()` (issue 17) gives what one `handle_mm_fault()` per page gives
 /// (mm/memory.c 4.3 `do_anonymous_page()` through `__alloc_pages_nodemask()`): the same
 /// frames in the same order, the same clock, counters and zone state, through a run that
@@ -1432,5 +1497,26 @@ ops = [{{ op = "mmap", name = "m", size = "4M" }}, {{ op = "touch", name = "m" }
         assert!(s.kernel.memcgs.get(ct).counter.watermark >= 6 << 8, "{profile}: the memcg filled to memory.high");
         assert!(s.kernel.memcgs.events(ct, crate::memcontrol::MemcgEvent::High) > 0, "{profile}: and went above it");
         assert_invariants(&s.kernel);
+    }
+}
+
+/// `wait_iff_congested(preferred_zone, BLK_RW_ASYNC, HZ/50)` in 4.3's allocator retry loop
+/// (mm/page_alloc.c `__alloc_pages_slowpath()`): a sleep of at most HZ/50 = 5 jiffies, 20 ms
+/// on 4.3's wheel (the tick of its expiry), 24 ms on 4.8+'s (one tick later), however long the
+/// device's backlog; shorter when the device drains first.
+#[test]
+fn allocator_retry_wait_is_hz_50_jiffies_4_3() {
+    const MS: u64 = 1_000_000;
+    assert_eq!(crate::page_alloc::CONGESTION_WAIT_JIFFIES * crate::timer::NSEC_PER_JIFFY, 20 * MS);
+    for (p, woken) in [("linux-4.3", 20 * MS), ("linux-6.1", 24 * MS)] {
+        let mut k = Kernel::new(crate::profile::profile(p).unwrap(), crate::profile::Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
+        k.devices.push(crate::blkdev::BlockDevice::new("sda", 128 << 20, 128 << 20, MS, 128));
+        k.devices[0].busy_until = 1_000 * MS;
+        k.congestion_wait(crate::page_alloc::CONGESTION_WAIT_JIFFIES);
+        assert_eq!(k.now, woken, "{p}: a second's backlog, HZ/50");
+        k.devices[0].busy_until = k.now + 3 * MS;
+        let t = k.now;
+        k.congestion_wait(crate::page_alloc::CONGESTION_WAIT_JIFFIES);
+        assert_eq!(k.now, t + 3 * MS, "{p}: the device drained first");
     }
 }

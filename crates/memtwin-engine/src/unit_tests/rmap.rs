@@ -115,6 +115,51 @@ fn read_around_resets_the_readahead_order_6_18() {
     assert_invariants(k);
 }
 
+/// mm/filemap.c 6.16+ `do_sync_mmap_readahead()` (3b61a3f08949, which 6.18 runs): a major
+/// fault on a `VM_EXEC` mapping reads from the fault forward, `ra_pages` (32) at most and not
+/// past the VMA's end, with no `PG_readahead` mark (`async_size = 0`), in order-0 folios
+/// (`exec_folio_order()` is 0 on x86), even with `VM_RAND_READ`; 6.12 reads around the fault
+/// as for any mapping. The mapping here is the file's pages [256, 512), as a library's text
+/// segment maps part of its file.
+#[test]
+fn exec_fault_reads_forward_to_the_vma_end_6_18() {
+    let mut s = sim(&scenario("linux-6.18"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let vma = s.kernel.do_mmap_file(f, 256, 256, ct, false, true);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 100, false).unwrap(); // file page 356
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert_eq!(resident(k, f), (356..388).collect::<Vec<_>>());
+    assert!((356..388).all(|i| folio_order_at(k, f, i) == 0));
+    assert!((356..388).all(|i| !k.pages[page_at(k, f, i)].test(pg::READAHEAD)), "async_size 0: no marker");
+    // The page below the window was not read: a fault there is major again and reads forward
+    // from it, stopping at the pages already cached.
+    k.handle_mm_fault_file(vma, 99, false).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 2);
+    assert_eq!(resident(k, f), (355..388).collect::<Vec<_>>());
+    // Near the VMA's end the window stops at it (file page 512 stays out).
+    k.handle_mm_fault_file(vma, 250, false).unwrap(); // file page 506
+    assert_eq!(resident(k, f).iter().filter(|&&i| i >= 500).copied().collect::<Vec<_>>(), (506..512).collect::<Vec<_>>());
+    // VM_RAND_READ does not turn the exec branch off.
+    k.do_madvise(vma, 0, 256, crate::scenario::model::MAdvice::Random).unwrap();
+    k.handle_mm_fault_file(vma, 10, false).unwrap(); // file page 266
+    assert!((266..298).all(|i| k.mappings[f.idx()].lookup(i).is_some()));
+    assert_invariants(k);
+
+    // linux-6.12 (before 3b61a3f08949): read-around, centred on the fault, marker at start + 24.
+    let mut s = sim(&scenario("linux-6.12"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let vma = s.kernel.do_mmap_file(f, 256, 256, ct, false, true);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 100, false).unwrap();
+    assert_eq!(resident(k, f), (340..372).collect::<Vec<_>>());
+    assert!(k.pages[page_at(k, f, 364)].test(pg::READAHEAD));
+    k.do_madvise(vma, 0, 256, crate::scenario::model::MAdvice::Random).unwrap();
+    k.handle_mm_fault_file(vma, 10, false).unwrap();
+    assert!(k.mappings[f.idx()].lookup(266).is_some() && k.mappings[f.idx()].lookup(267).is_none(), "VM_RAND_READ: the page alone");
+    assert_invariants(k);
+}
+
 /// mm/filemap.c `next_uptodate_folio()` and `do_async_mmap_readahead()`: `PG_readahead` is a
 /// folio flag. Fault-around maps no page of a marked large folio, so a fault on any of its pages
 /// reaches `filemap_fault()`, which starts the next window (`page_cache_async_ra()` with the
@@ -340,6 +385,35 @@ fn retried_fault_counted_twice_before_6_4() {
         assert_eq!(s.kernel.vmstat.get(VmEvent::Pgfault), want, "{p}");
         assert_eq!(s.kernel.vmstat.get(VmEvent::Pgmajfault), 1, "{p}");
     }
+}
+
+/// mm/filemap.c 6.1 `filemap_fault()`: a fault that finds its page is retried only when it
+/// dropped mmap_lock (`fpin`): to start async readahead at a `PG_readahead` marker
+/// (`do_async_mmap_readahead()`) or to wait for a locked page (`lock_folio_maybe_drop_mmap()`).
+/// A store (`do_shared_fault()`: no fault-around) to a resident, unlocked, unmarked page of a
+/// shared mapping is one fault, counted once even before 6.4; the fault's own reference on the
+/// page (the engine's `read_pinned`) is not its lock.
+#[test]
+fn store_to_a_resident_unlocked_page_is_not_retried_6_1() {
+    let (mut s, _, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    // A store to a missing page: read around 484..516, marker at 508; retried.
+    k.handle_mm_fault_file(vma, 500, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 2, "the major fault and its retry");
+    assert_eq!(mapped_pages(k, vma), vec![500], "a write fault maps no neighbours");
+    let p = page_at(k, f, 490);
+    assert!(!k.folio_test_locked(p), "the window's read has completed");
+    // A store to page 490 of the window: resident, unlocked, unmarked: one fault.
+    k.handle_mm_fault_file(vma, 490, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 3, "one fault, no retry");
+    assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 1);
+    assert!(k.pages[p].test(pg::DIRTY));
+    // A store to the marker page starts the async window and is retried.
+    k.handle_mm_fault_file(vma, 508, true).unwrap();
+    assert_eq!(k.vmstat.get(VmEvent::Pgfault), 5, "async readahead dropped mmap_lock: retried");
+    assert!(resident(k, f).contains(&540), "the async window follows the read-around one");
+    assert_invariants(k);
 }
 
 /// The refault-driven deactivation of `prepare_scan_count()` is 5.9+ (b91ac374346b).

@@ -1284,3 +1284,145 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
         assert_invariants(k);
     }
 }
+
+/// A kernel of profile `p` with one disk (128 MiB/s both ways, 1 ms seeks) and no swap, at 0.
+fn kernel_with_disk(p: &str) -> Kernel {
+    let mut k = Kernel::new(crate::profile::profile(p).unwrap(), crate::profile::Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
+    k.devices.push(crate::blkdev::BlockDevice::new("sda", 128 << 20, 128 << 20, 1_000_000, 128));
+    k
+}
+
+/// `wait_iff_congested(zone, BLK_RW_ASYNC, HZ/10)` at the end of `shrink_inactive_list()`
+/// (mm/vmscan.c and mm/backing-dev.c, 4.3): global direct reclaim that met dirty or writeback
+/// pages sleeps while their queue is congested (more than `queue_congestion_on_threshold()`,
+/// 113 requests of 512 KiB, behind: 441.4 ms at 128 MiB/s), woken by `clear_wb_congested()`
+/// once the backlog is below `queue_congestion_off_threshold()` (103 requests: 402.3 ms), at
+/// most HZ/10; kswapd (`!current_is_kswapd()`) and memcg limit reclaim (`global_reclaim()`
+/// sets `ZONE_CONGESTED`) do not sleep there. 5.0-5.15: no blk-mq bdi is congested
+/// (`nr_wb_congested` 0), so it only `cond_resched()`s.
+#[test]
+fn wait_iff_congested_sleeps_global_direct_reclaim_until_the_queue_leaves_congestion_4_3_not_on_blk_mq_5_0() {
+    use crate::delayacct::StallKind;
+    use crate::vmscan::ScanControl;
+    const MS: u64 = 1_000_000;
+    let direct = ScanControl::new(MemcgId::ROOT, 32, false, false);
+    // 450 ms of writes queued: congested; below the off mark after 47.65625 ms.
+    let mut k = kernel_with_disk("linux-4.3");
+    k.devices[0].busy_until = 450 * MS;
+    k.throttle_direct_reclaim(0, &direct);
+    assert_eq!(k.now, 450 * MS - 402_343_750);
+    assert_eq!(k.stall.take()[StallKind::Congestion as usize], k.now, "a congestion stall");
+    // A second's backlog: the HZ/10 timeout (4.3's wheel: the tick of its expiry, 100 ms).
+    let mut k = kernel_with_disk("linux-4.3");
+    k.devices[0].busy_until = 1_000 * MS;
+    k.throttle_direct_reclaim(0, &direct);
+    assert_eq!(k.now, 100 * MS);
+    // Below the on mark (440 ms < 441.4 ms): not congested, no sleep.
+    let mut k = kernel_with_disk("linux-4.3");
+    k.devices[0].busy_until = 440 * MS;
+    k.throttle_direct_reclaim(0, &direct);
+    assert_eq!(k.now, 0);
+    // kswapd and memcg limit reclaim: no sleep, however congested.
+    for sc in [ScanControl::new(MemcgId::ROOT, 32, false, true), ScanControl::new(MemcgId::ROOT, 32, true, false)] {
+        let mut k = kernel_with_disk("linux-4.3");
+        k.devices[0].busy_until = 1_000 * MS;
+        k.throttle_direct_reclaim(0, &sc);
+        assert_eq!(k.now, 0, "kswapd {} cgroup {}", sc.kswapd, sc.cgroup_reclaim);
+    }
+    // 5.0 (blk-mq, ReclaimThrottle::CongestionTimeout): never.
+    let mut k = kernel_with_disk("linux-5.0");
+    k.devices[0].busy_until = 1_000 * MS;
+    k.throttle_direct_reclaim(0, &direct);
+    assert_eq!(k.now, 0, "5.0: wait_iff_congested() returns at once");
+}
+
+/// kswapd meeting pages it had already marked for immediate reclaim (`nr_immediate`) in a
+/// batch all under writeback is throttled, per era: 4.3's `congestion_wait(BLK_RW_ASYNC,
+/// HZ/10)` (mm/vmscan.c `shrink_inactive_list()`, 3.11-4.x), woken when the congested queue
+/// drains below its off mark; 5.0-5.15's on blk-mq, which nothing wakes (the whole HZ/10, to
+/// the tick after its expiry on 4.8+'s wheel: 104 ms); 5.16+'s `reclaim_throttle(pgdat,
+/// VMSCAN_THROTTLE_WRITEBACK)` (6.1's `shrink_node()`), woken once more than
+/// `SWAP_CLUSTER_MAX` pages of the node finished writeback. Without `nr_immediate`, with a
+/// page not under writeback in the batch, or outside kswapd, no sleep.
+#[test]
+fn kswapd_throttles_on_immediate_reclaim_pages_per_era_4_3_5_0_6_1() {
+    use crate::vmscan::ScanControl;
+    const MS: u64 = 1_000_000;
+    let kswapd = ScanControl::new(MemcgId::ROOT, 32, false, true);
+    let mut k = kernel_with_disk("linux-4.3");
+    k.devices[0].busy_until = 450 * MS;
+    k.throttle_kswapd(0, 1, true, &kswapd);
+    assert_eq!(k.now, 450 * MS - 402_343_750, "4.3: until the queue leaves congestion");
+    let mut k = kernel_with_disk("linux-5.0");
+    k.devices[0].busy_until = 450 * MS;
+    k.throttle_kswapd(0, 1, true, &kswapd);
+    assert_eq!(k.now, 104 * MS, "5.0: the whole HZ/10");
+    let mut k = kernel_with_disk("linux-6.1");
+    k.devices[0].busy_until = 450 * MS;
+    k.wb_ended.push_back((5 * MS, 33));
+    k.throttle_kswapd(0, 1, true, &kswapd);
+    assert_eq!(k.now, 5 * MS, "6.1: woken by 33 pages written");
+    for p in ["linux-4.3", "linux-5.0", "linux-6.1"] {
+        for (nr_immediate, all_writeback, sc) in [(0, true, kswapd), (1, false, kswapd), (1, true, ScanControl::new(MemcgId::ROOT, 32, false, false))] {
+            let mut k = kernel_with_disk(p);
+            k.devices[0].busy_until = 450 * MS;
+            k.throttle_kswapd(0, nr_immediate, all_writeback, &sc);
+            assert_eq!(k.now, 0, "{p}: nr_immediate {nr_immediate} all_writeback {all_writeback} kswapd {}", sc.kswapd);
+        }
+    }
+}
+
+/// `throttle_vm_writeout()` is called at the end of `shrink_lruvec()` (`shrink_zone()` in 4.3)
+/// up to 4.8 only (c2aa723a6093 "mm: remove throttle_vm_writeout()", 4.9): the same writeback
+/// over the global limit plus a tenth makes 4.3's reclaim sleep until the device drains (no
+/// write completes the pages here) and 5.0's go on.
+#[test]
+fn shrink_lruvec_calls_throttle_vm_writeout_up_to_4_8_only() {
+    const MS: u64 = 1_000_000;
+    for (p, slept) in [("linux-4.3", 300 * MS), ("linux-4.4", 300 * MS), ("linux-5.0", 0)] {
+        let mut k = kernel_with_disk(p);
+        let g = k.global_dirty_limits();
+        k.vmstat.nr_writeback = g.thresh + g.thresh / 10 + 1;
+        k.devices[0].busy_until = 300 * MS;
+        k.shrink_lruvec_node_end(MemcgId::ROOT, 0);
+        assert_eq!(k.now, slept, "{p}");
+    }
+}
+
+/// Legacy (v1) memcg reclaim whose batch was all unqueued dirty pages wakes the flusher and,
+/// from 6.1 (81a70c21d917 "mm/cgroup/reclaim: fix dirty pages throttling on cgroup v1"),
+/// throttles there: `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` in
+/// `shrink_inactive_list()`, a `congestion` stall until more than `SWAP_CLUSTER_MAX` pages
+/// have been written (6.1's mm/vmscan.c). 5.17's only wakes the flusher.
+#[test]
+fn v1_reclaim_of_unqueued_dirty_pages_throttles_from_6_1_not_on_5_17() {
+    use crate::delayacct::StallKind;
+    for (p, throttles) in [("linux-5.17", false), ("linux-6.1", true)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "v1-dirty"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{p}"
+cgroup = "v1"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+[files."/log"]
+size = 0
+[cgroups.ct]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let (ct, log) = (memcg(&s, "ct"), inode(&s, "/log"));
+        let k = &mut s.kernel;
+        assert_eq!(k.generic_perform_write(log, 0, 64 * PAGE_SIZE, ct), Ok(64 * PAGE_SIZE));
+        k.stall.take();
+        k.try_to_free_mem_cgroup_pages(ct, 32);
+        let congestion = k.stall.take()[StallKind::Congestion as usize];
+        assert!(k.devices[0].write_bytes > 0, "{p}: the flusher was woken");
+        assert_eq!(congestion > 0, throttles, "{p}: congestion stall {congestion} ns");
+        assert_invariants(k);
+    }
+}
