@@ -30,6 +30,10 @@ pub const PAGEBLOCK_NR: u64 = 1 << PAGEBLOCK_ORDER;
 pub const LOCAL_DISTANCE: u32 = 10;
 /// `REMOTE_DISTANCE`: the default SLIT distance between two nodes.
 pub const REMOTE_DISTANCE: u32 = 20;
+/// kswapd's short sleep once it has balanced its node, before it decides whether to sleep
+/// fully: `kswapd_try_to_sleep()`'s `schedule_timeout(HZ/10)` (mm/vmscan.c, 3.13-6.12).
+pub const KSWAPD_SHORT_SLEEP: Nanos = crate::types::NSEC_PER_SEC / 10;
+
 /// The zonelist cache's zap interval: `zlc->last_full_zap + HZ`, one second.
 pub const ZLC_ZAP_INTERVAL: Nanos = 1_000_000_000;
 /// `congestion_wait()` / `wait_iff_congested()` timeout in the allocator's retry loop, in
@@ -917,6 +921,12 @@ pub struct Node {
     pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
+    /// The end of the short sleep kswapd took when it last balanced the node
+    /// (`kswapd_try_to_sleep()`'s `schedule_timeout(HZ/10)`, [`KSWAPD_SHORT_SLEEP`]), while
+    /// kswapd is in it: asleep on `kswapd_wait` (a `wakeup_kswapd()` wakes it as from a full
+    /// sleep), and at its end back to balancing if the node is no longer balanced
+    /// ([`Kernel::kswapd_short_sleep_end`]).
+    pub kswapd_short_sleep: Option<Nanos>,
     /// kswapd's pass of the memcg LRU (6.3+ lru_gen) that its clock took past the shared
     /// clock, to go on with at its next catch-up ([`crate::lru_gen::KswapdPass`]).
     pub kswapd_pass: Option<crate::lru_gen::KswapdPass>,
@@ -1847,17 +1857,42 @@ impl Kernel {
             if self.wakeup_kswapd_balanced(nid) {
                 return;
             }
+            // Asleep, fully or in its short sleep (then "woken prematurely": remaining != 0,
+            // KSWAPD_LOW_WMARK_HIT_QUICKLY), it runs after the wake-up's latency.
             let now = self.now;
-            let n = &mut self.nodes[nid as usize];
-            n.kswapd_active = true;
-            let delay = self.kswapd_wakeup_delay();
-            let n = &mut self.nodes[nid as usize];
-            n.kswapd_clock = n.kswapd_clock.max(now + delay);
-            self.update_reclaim_active(nid, true);
-            let n = &mut self.nodes[nid as usize];
-            n.lru_gen_memcgs_need_aging = false;
-            self.vmstat.count(VmEvent::KswapdWakeup, 1);
+            self.kswapd_start(nid, now);
         }
+        self.kswapd_run(nid);
+    }
+
+    /// A sleeping kswapd of node `nid`, woken at `at`, goes back to `balance_pgdat()`: it runs
+    /// after the machine's wake-up latency ([`Kernel::kswapd_wakeup_delay`]) with a zeroed
+    /// `scan_control`, and `balance_pgdat()` counts `PAGEOUTRUN`.
+    fn kswapd_start(&mut self, nid: u32, at: Nanos) {
+        let delay = self.kswapd_wakeup_delay();
+        let n = &mut self.nodes[nid as usize];
+        n.kswapd_active = true;
+        n.kswapd_short_sleep = None;
+        n.kswapd_clock = n.kswapd_clock.max(at + delay);
+        n.lru_gen_memcgs_need_aging = false;
+        self.update_reclaim_active(nid, true);
+        self.vmstat.count(VmEvent::KswapdWakeup, 1);
+    }
+
+    /// The end of kswapd's short sleep on node `nid` (`kswapd_try_to_sleep()`, mm/vmscan.c,
+    /// unchanged from 3.13 to 6.12): `schedule_timeout(HZ/10)` ran out without a wake-up, and
+    /// "After a short sleep, check if it was a premature sleep. If not, then go fully to sleep
+    /// until explicitly woken up": `prepare_kswapd_sleep()` (the node balanced at the high
+    /// watermark, [`Kernel::node_balanced`]) sends it to its full sleep; otherwise
+    /// (KSWAPD_HIGH_WMARK_HIT_QUICKLY) kswapd, woken by its timer, balances again with no
+    /// `wakeup_kswapd()`: the allocations took the node below high but not below low within
+    /// the HZ/10. Run lazily, at the first catch-up at or after the sleep's end.
+    fn kswapd_short_sleep_end(&mut self, nid: u32, end: Nanos) {
+        self.nodes[nid as usize].kswapd_short_sleep = None;
+        if self.node_balanced(nid) {
+            return;
+        }
+        self.kswapd_start(nid, end);
         self.kswapd_run(nid);
     }
 
@@ -1983,7 +2018,11 @@ impl Kernel {
         while self.nodes[nid as usize].kswapd_clock < now {
             let going_on = self.nodes[nid as usize].kswapd_pass.is_some();
             if !going_on && self.node_balanced(nid) {
-                self.nodes[nid as usize].kswapd_active = false;
+                // kswapd_try_to_sleep(): balanced, prepare_kswapd_sleep() holds and kswapd
+                // sleeps HZ/10 on kswapd_wait first.
+                let n = &mut self.nodes[nid as usize];
+                n.kswapd_active = false;
+                n.kswapd_short_sleep = Some(n.kswapd_clock + KSWAPD_SHORT_SLEEP);
                 break;
             }
             let start = self.nodes[nid as usize].kswapd_clock;
@@ -2035,12 +2074,17 @@ impl Kernel {
         std::mem::swap(&mut self.swap_plug_pages, &mut self.other_swap_plug.1);
     }
 
-    /// Let every awake kswapd catch up with the running context's clock.
+    /// Let every awake kswapd catch up with the running context's clock, and end the short
+    /// sleeps that ran out by then ([`Kernel::kswapd_short_sleep_end`]).
     #[inline]
     pub fn kswapd_catch_up(&mut self) {
         for nid in 0..self.nodes.len() {
             if self.nodes[nid].kswapd_active {
                 self.kswapd_run(nid as u32);
+            } else if let Some(end) = self.nodes[nid].kswapd_short_sleep {
+                if end <= self.now && !self.in_kswapd {
+                    self.kswapd_short_sleep_end(nid as u32, end);
+                }
             }
         }
     }

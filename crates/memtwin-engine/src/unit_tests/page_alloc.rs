@@ -1342,6 +1342,77 @@ fn a_woken_kswapd_runs_after_the_machines_wakeup_latency_6_1() {
     }
 }
 
+/// `kswapd_try_to_sleep()` (mm/vmscan.c, linux-6.1): kswapd that has balanced its node sleeps
+/// HZ/10 first (`schedule_timeout(HZ/10)`); if the node is below its high watermark when that
+/// runs out (KSWAPD_HIGH_WMARK_HIT_QUICKLY), kswapd balances again though no allocation went
+/// below low to call `wakeup_kswapd()`; if it is balanced, kswapd sleeps fully and only
+/// `wakeup_kswapd()` wakes it. The allocations here take the node from balanced to just below
+/// high, never below low (kswapd is not woken by them).
+#[test]
+fn kswapd_sleeps_hz_10_then_balances_again_below_high_or_sleeps_fully_6_1() {
+    let mut s = stream_woken_after("", 0);
+    run(&mut s);
+    let k = &mut s.kernel;
+    let runs = |k: &Kernel| k.vmstat.get(VmEvent::KswapdWakeup);
+    let mut held = vec![];
+    // allocate until the node is just below high: no zone fails low, nothing wakes kswapd
+    let take_below_high = |k: &mut Kernel, held: &mut Vec<PageId>| {
+        while k.node_balanced(0) {
+            let i = held.len() as u32;
+            held.push(k.alloc_page(InodeId(0), i).expect("memory left"));
+        }
+        assert!(!k.nodes[0].kswapd_active, "no allocation went below low");
+    };
+    // whatever the stream left: a second later any short sleep has ended (one that ended
+    // below high has kswapd balance again and sleep short once more, ended at the next look)
+    let t = k.now + 1_000_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    k.kswapd_catch_up();
+    assert!(!k.nodes[0].kswapd_active && k.nodes[0].kswapd_short_sleep.is_none());
+    // fully asleep: below high, kswapd stays asleep however long
+    take_below_high(k, &mut held);
+    let before = runs(k);
+    let t = k.now + 300_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    assert_eq!(runs(k), before, "a fully sleeping kswapd waits for wakeup_kswapd()");
+    assert!(!k.nodes[0].kswapd_active);
+    // woken, it balances the node and takes its short sleep
+    k.wakeup_kswapd(0, 0);
+    assert_eq!(runs(k), before + 1);
+    let t = k.now + 50_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    assert!(k.node_balanced(0) && !k.nodes[0].kswapd_active);
+    let end = k.nodes[0].kswapd_short_sleep.expect("kswapd sleeps HZ/10 first");
+    assert!(end > k.nodes[0].kswapd_clock && end - k.nodes[0].kswapd_clock <= crate::page_alloc::KSWAPD_SHORT_SLEEP);
+    // below high again within the HZ/10: nothing until it runs out, then kswapd balances again
+    take_below_high(k, &mut held);
+    let (woken, scanned) = (runs(k), k.vmstat.get(VmEvent::PgscanKswapd));
+    k.advance_clock(end - 1);
+    k.kswapd_catch_up();
+    assert_eq!(runs(k), woken, "still in its short sleep");
+    k.advance_clock(end + 1);
+    k.kswapd_catch_up();
+    assert_eq!(runs(k), woken + 1, "KSWAPD_HIGH_WMARK_HIT_QUICKLY: balance_pgdat() again");
+    let t = k.now + 50_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    assert!(k.vmstat.get(VmEvent::PgscanKswapd) > scanned && k.node_balanced(0));
+    // a short sleep that ends balanced ends in the full sleep
+    assert!(k.nodes[0].kswapd_short_sleep.is_some());
+    let t = k.now + 200_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    assert!(k.nodes[0].kswapd_short_sleep.is_none() && !k.nodes[0].kswapd_active);
+    assert_eq!(runs(k), woken + 1);
+    for p in held {
+        k.free_page(p);
+    }
+    assert_invariants(k);
+}
+
 /// A run of anonymous faults through the `lru_add` batch (memory.rs `anon_pages_batch_run()`)
 /// leaves the lists and the batch as one `__lru_cache_add()` per page does, for runs ending
 /// anywhere against the batch's size: 4.3's pagevec of 14 moved before the add that finds it
