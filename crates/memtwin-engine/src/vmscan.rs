@@ -298,6 +298,30 @@ impl WalkIndex {
     }
 }
 
+/// What `shrink_folio_list()` counts of the folios it keeps (`struct reclaim_stat`'s
+/// `nr_writeback`, `nr_immediate`, `nr_activate`, `nr_unqueued_dirty`) and what
+/// `shrink_inactive_list()` acts on after the batch (the flusher's wake-up, the congested
+/// device).
+#[derive(Default)]
+struct ReclaimStat {
+    kick_flusher: bool,
+    nr_unqueued_dirty: u64,
+    congested_dev: Option<crate::types::DevId>,
+    nr_writeback: u64,
+    nr_immediate: u64,
+    nr_activate: u64,
+}
+
+/// [`Kernel::shrink_folio_unclean`]'s verdict on a folio.
+enum Unclean {
+    /// Kept, put back or activated: the next folio.
+    Next,
+    /// A wait ended the task's quantum: the folio is back at the tail, the batch ends.
+    Stop,
+    /// On to its eviction.
+    Reclaim,
+}
+
 /// What one `shrink_inactive_list()` batch leaves to its end, as the kernel does or with the
 /// same result: the isolated folios' pages for the lruvec's hierarchical sizes
 /// (`isolate_lru_folios()` -> `update_lru_sizes()` once per batch), the freed pages' charge
@@ -1466,11 +1490,7 @@ impl Kernel {
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
         let mut scanned = 0;
         let mut reclaimed = 0;
-        let mut kick_flusher = false;
-        let mut nr_unqueued_dirty = 0u64;
-        let mut congested_dev = None;
-        let (mut nr_writeback, mut nr_immediate) = (0u64, 0u64);
-        let mut nr_activate = 0u64;
+        let mut st = ReclaimStat::default();
         self.shrink_list_call_cost();
         // The lruvec's hierarchical sizes, the evictions' ageing and the freed pages' charge
         // are applied per batch (`EvictBatch`), before anything could read them.
@@ -1490,115 +1510,26 @@ impl Kernel {
             let pv = self.pages[p];
             let clean = pv.flags & (pg::WRITEBACK | pg::DIRTY) == 0 && pv.mapcount == 0;
             if !clean {
-                // Sleeps, rmap walks, activations: the batch is applied first.
-                self.evict_batch_flush(&mut b);
-                if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
-                    // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
-                    // throttling of its own, so it waits for the writeback of a page it already
-                    // marked (folio_wait_writeback()), then tries the page again.
-                    let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-                    if self.io_schedule_until(done, StallKind::Writeback) {
-                        // The wait ended the task's quantum: the page goes back where it was, at
-                        // the tail, for the restarted charge's reclaim to try again first
-                        // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
-                        // wake-up).
-                        self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                match self.shrink_folio_unclean(memcg, v, p, nr_p, sc, &mut b, &mut st) {
+                    Unclean::Next => continue,
+                    Unclean::Stop => {
                         scanned -= nr_p;
                         break;
                     }
-                }
-                if self.pages[p].test(pg::WRITEBACK) {
-                    // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
-                    // 2": mark it for immediate reclaim and keep it; the end of its writeback
-                    // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
-                    // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
-                    // "mm: vmscan: move dirty pages out of the way until they're flushed").
-                    // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
-                    nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
-                    nr_writeback += nr_p;
-                    self.pages[p].flags |= pg::RECLAIM;
-                    if self.profile.reclaim_activates_dirty {
-                        self.pages[p].flags |= pg::ACTIVE;
-                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
-                        self.vmstat.count(VmEvent::Pgactivate, nr_p);
-                        nr_activate += nr_p;
-                    } else {
-                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                    }
-                    sc.nr_writeback += nr_p;
-                    congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
-                    continue;
-                }
-                if self.pages[p].mapcount > 0 {
-                    match self.folio_check_references(p) {
-                        FolioRef::Activate => {
-                            self.pages[p].flags |= pg::ACTIVE;
-                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                            self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
-                            self.vmstat.count(VmEvent::Pgactivate, nr_p);
-                            nr_activate += nr_p;
-                            continue;
-                        }
-                        FolioRef::Keep => {
-                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                            continue;
-                        }
-                        FolioRef::Unevictable => {
-                            self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
-                            continue;
-                        }
-                        FolioRef::Reclaim => {
-                            // try_to_unmap() before the dirty test (shrink_folio_list(), 6.1; 3.13's
-                            // shrink_page_list() alike): a dirty page is unmapped, then kept dirty
-                            // (activated) below.
-                            self.try_to_unmap(p);
-                        }
-                    }
-                }
-                if self.pages[p].test(pg::DIRTY) {
-                    congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(congested_dev);
-                    // "Immediately reclaim when written back": PG_reclaim, so that the end of its
-                    // writeback rotates it to the inactive tail (clear_dirty_for_io()).
-                    kick_flusher = true;
-                    nr_unqueued_dirty += nr_p;
-                    if self.profile.reclaim_activates_dirty {
-                        // v4.12+: activate_locked, counted as an activation.
-                        self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
-                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
-                        self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
-                        self.vmstat.count(VmEvent::Pgactivate, nr_p);
-                        nr_activate += nr_p;
-                    } else {
-                        // v3.2-4.11: keep_locked, back to the head of the inactive list.
-                        self.pages[p].flags |= pg::RECLAIM;
-                        self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
-                    }
-                    continue;
+                    Unclean::Reclaim => {}
                 }
             }
             // The page as the tests left it (as read above when none acted).
             let pv = if clean { pv } else { self.pages[p] };
             if keep_in_cache && pv.memcg != MemcgId::NONE && pv.memcg != MemcgId::ROOT {
-                // folio_check_references(): an unmapped clean file page is reclaimed even when
-                // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
-                self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
-                self.evict_batch_flush(&mut b);
-                if self.pages[p].test(pg::HEAD) {
-                    self.mem_cgroup_uncharge_folio(p);
-                } else {
-                    self.mem_cgroup_uncharge(p);
-                }
-                self.pages[p].flags &= !pg::ACTIVE;
-                let root = self.folio_lruvec(p);
-                self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                self.shrink_folio_recharge(p, &mut b);
             } else {
                 self.evict_batched(p, pv, sc.target, &mut b);
             }
             reclaimed += nr_p;
         }
         self.evict_batch_flush(&mut b);
-        self.move_folios_to_lru_age(memcg, nr_activate);
+        self.move_folios_to_lru_age(memcg, st.nr_activate);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
@@ -1607,21 +1538,134 @@ impl Kernel {
             // nr_taken`). From 6.1 legacy (v1) memcg reclaim then waits for writeback to
             // progress (`reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`, at most HZ/10; woken
             // once more than SWAP_CLUSTER_MAX pages have finished writeback).
-            if scanned > 0 && nr_unqueued_dirty == scanned {
+            if scanned > 0 && st.nr_unqueued_dirty == scanned {
                 self.wakeup_flusher_threads();
                 if self.profile.v1_reclaim_throttle && !self.writeback_throttling_sane(sc) {
                     let until = self.reclaim_throttle_writeback_until();
                     self.io_schedule_until(until, StallKind::Congestion);
                 }
             }
-        } else if kick_flusher {
+        } else if st.kick_flusher {
             self.wakeup_flusher_threads();
         }
-        if let Some(dev) = congested_dev {
+        if let Some(dev) = st.congested_dev {
             self.throttle_direct_reclaim(dev.idx(), sc);
-            self.throttle_kswapd(dev.idx(), nr_immediate, nr_writeback == scanned, sc);
+            self.throttle_kswapd(dev.idx(), st.nr_immediate, st.nr_writeback == scanned, sc);
         }
         reclaimed
+    }
+
+    /// [`Kernel::shrink_inactive_list`] under `recharge_on_pagecache_get` (out of line): the
+    /// clean page is uncharged and moved to the root memcg's LRU instead of being evicted.
+    #[cold]
+    #[inline(never)]
+    fn shrink_folio_recharge(&mut self, p: PageId, b: &mut EvictBatch) {
+        // folio_check_references(): an unmapped clean file page is reclaimed even when
+        // PG_referenced is set (FOLIOREF_RECLAIM_CLEAN); the flag is cleared.
+        self.pages[p].flags &= !(pg::REFERENCED | pg::READAHEAD | pg::RECLAIM);
+        self.evict_batch_flush(b);
+        if self.pages[p].test(pg::HEAD) {
+            self.mem_cgroup_uncharge_folio(p);
+        } else {
+            self.mem_cgroup_uncharge(p);
+        }
+        self.pages[p].flags &= !pg::ACTIVE;
+        let root = self.folio_lruvec(p);
+        self.lruvecs[root].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+    }
+
+    /// `shrink_folio_list()`'s tests of a folio that is dirty, under writeback or mapped (out
+    /// of line: the common clean, unmapped folio of [`Kernel::shrink_inactive_list`] passes
+    /// none of them). `Unclean::Reclaim` when the folio goes on to its eviction.
+    #[cold]
+    #[inline(never)]
+    fn shrink_folio_unclean(&mut self, memcg: MemcgId, v: usize, p: PageId, nr_p: u64, sc: &mut ScanControl, b: &mut EvictBatch, st: &mut ReclaimStat) -> Unclean {
+        // Sleeps, rmap walks, activations: the batch is applied first.
+        self.evict_batch_flush(b);
+        if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
+            // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
+            // throttling of its own, so it waits for the writeback of a page it already
+            // marked (folio_wait_writeback()), then tries the page again.
+            let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
+            if self.io_schedule_until(done, StallKind::Writeback) {
+                // The wait ended the task's quantum: the page goes back where it was, at
+                // the tail, for the restarted charge's reclaim to try again first
+                // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its
+                // wake-up).
+                self.lruvecs[v].add_tail(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                return Unclean::Stop;
+            }
+        }
+        if self.pages[p].test(pg::WRITEBACK) {
+            // shrink_folio_list() "case 1" (kswapd meeting a marked page again) and "case
+            // 2": mark it for immediate reclaim and keep it; the end of its writeback
+            // rotates it to the inactive tail (writeback_end_io()). From 4.12 the page is
+            // activated meanwhile (activate_locked), as dirty pages are (c55e8d035b28
+            // "mm: vmscan: move dirty pages out of the way until they're flushed").
+            // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
+            st.nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
+            st.nr_writeback += nr_p;
+            self.pages[p].flags |= pg::RECLAIM;
+            if self.profile.reclaim_activates_dirty {
+                self.pages[p].flags |= pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
+                self.vmstat.count(VmEvent::Pgactivate, nr_p);
+                st.nr_activate += nr_p;
+            } else {
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+            }
+            sc.nr_writeback += nr_p;
+            st.congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(st.congested_dev);
+            return Unclean::Next;
+        }
+        if self.pages[p].mapcount > 0 {
+            match self.folio_check_references(p) {
+                FolioRef::Activate => {
+                    self.pages[p].flags |= pg::ACTIVE;
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                    self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
+                    self.vmstat.count(VmEvent::Pgactivate, nr_p);
+                    st.nr_activate += nr_p;
+                    return Unclean::Next;
+                }
+                FolioRef::Keep => {
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+                    return Unclean::Next;
+                }
+                FolioRef::Unevictable => {
+                    self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::Unevictable);
+                    return Unclean::Next;
+                }
+                FolioRef::Reclaim => {
+                    // try_to_unmap() before the dirty test (shrink_folio_list(), 6.1; 3.13's
+                    // shrink_page_list() alike): a dirty page is unmapped, then kept dirty
+                    // (activated) below.
+                    self.try_to_unmap(p);
+                }
+            }
+        }
+        if self.pages[p].test(pg::DIRTY) {
+            st.congested_dev = self.inodes[self.pages[p].mapping.idx()].dev.or(st.congested_dev);
+            // "Immediately reclaim when written back": PG_reclaim, so that the end of its
+            // writeback rotates it to the inactive tail (clear_dirty_for_io()).
+            st.kick_flusher = true;
+            st.nr_unqueued_dirty += nr_p;
+            if self.profile.reclaim_activates_dirty {
+                // v4.12+: activate_locked, counted as an activation.
+                self.pages[p].flags |= pg::RECLAIM | pg::ACTIVE;
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveFile);
+                self.memcgs.count_event(memcg, MemcgEvent::Pgactivate, nr_p);
+                self.vmstat.count(VmEvent::Pgactivate, nr_p);
+                st.nr_activate += nr_p;
+            } else {
+                // v3.2-4.11: keep_locked, back to the head of the inactive list.
+                self.pages[p].flags |= pg::RECLAIM;
+                self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
+            }
+            return Unclean::Next;
+        }
+        Unclean::Reclaim
     }
 
     /// The CPU time of one `shrink_inactive_list()` call (of either list type: one function in
