@@ -883,6 +883,13 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
         assert f"/sys/kernel/tracing/events/{e}/enable" in on
     assert "p:memtwin/direct try_to_free_pages free=@vm_zone_stat:s64" in on
     assert "prev_comm ~ \"kswapd*\"" in on
+    # shrink_active_list()'s deactivations only, and the periodic memcg stats flush only (the
+    # event switched off where the kernel refuses the filter: unfiltered it would fill the buffer)
+    assert "echo 'nr_deactivated > 0' > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_active/filter" in on
+    wq = "/sys/kernel/tracing/events/workqueue/workqueue_execute_start"
+    assert (f"echo 'function.function == flush_memcg_stats_dwork' > {wq}/filter 2>/dev/null || "
+            f'{{ echo 0 > {wq}/enable; echo "@@RTRACE_NOFILTER workqueue/workqueue_execute_start"; }}') in on
+    assert on.index(f"{wq}/enable") < on.index(f"{wq}/filter") < on.index("echo 1 > /sys/kernel/tracing/tracing_on")
     assert "WAKEPOST 1" in qemu.op_script(traced)[0].splitlines()
 
 
