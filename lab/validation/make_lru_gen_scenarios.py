@@ -401,12 +401,13 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
             "B's stream was charged, shows A's 64 MiB active above P's inactive pages (inactive_is_low()): then every "
             "reclaim of P deactivates a few of A's pages until the next flush. The engine models it "
             "(profile.memcg_stats_ratelimited_reclaim, the flush at the boot's phase: kernel.boot_seed). Traced in the "
-            "guest (lab/measurements/memcg-stats-flush, 3 boots with the flush and shrink_active_list()'s deactivations): "
-            "the deactivations start when the stream reaches P's limit (about 192 MiB, 0.85-0.90 s into it) and stop at "
-            "the next flush, in the 2 boots whose last flush before that fell after half of wset 2 (4,249 and 5,740 pages, "
-            "8.9 and 15.2 MiB re-read); in the third the stream started slowly and reached the limit after a later flush. "
+            "guest (lab/measurements/memcg-stats-flush, 5 boots with the flush and shrink_active_list()'s deactivations): "
+            "the deactivations start when the stream reaches P's limit (about 192 MiB, 0.85-1.42 s into it) and stop at "
+            "the next flush, in the 3 boots whose last flush before that fell between half of wset 2 and the stream's ~64 "
+            "MiB (4,249-7,862 pages, 8.9-21.6 MiB re-read); in the other 2 the stream started slowly and reached the limit "
+            "after a later flush. "
             "Two things about time keep the engine out of that window (1 of boot seeds 0-11 deactivates, re-reading 35.7 "
-            "MiB, where the kernel's set has 6 of 12, 12.7-31.4 MiB, median 6.35): (1) the guest runner spends 0.74-0.87 s "
+            "MiB, where the kernel's set has 6 of 12, 12.7-31.4 MiB, median 6.35): (1) the guest runner spends 0.65-0.87 s "
             "between wset 2's end and the stream's start (step snapshots, the /proc/kpageflags scan, the move), kernel time "
             "in which a flush also opens the window, and the engine's steps follow each other at once: with a 0.8 s sleep "
             "there the engine deactivates in 5 of boot seeds 0-11; (2) the recordings' CPU factors make the engine's cold "
@@ -414,8 +415,9 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
             "guest's 0.58 s; these 12 boots predate the split and run at their hot-read factors, 41-72, or none), so P's "
             "limit comes after the next flush and no boot deactivates, with or without the gap. As a diagnostic only, "
             "at 8/30 (the cold read's speed matched to the guest's) and the 0.8 s gap the engine deactivates in 6 of 12 "
-            "boots, re-reading 2.6-20.7 MiB. What is missing: the runner's step windows in the recordings, replayed by "
-            "validate as idle time, and the cold read's TCG cost measured per boot")
+            "boots, re-reading 2.6-20.7 MiB. What is missing: the runner's step windows, replayed by "
+            "validate as idle time (the recordings carry each step's window_s from now on), and the cold read's TCG cost "
+            "measured per boot")
 KNOWN612 = {
     "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", DIRECT612)],
     "parent-stream": [("two-list", "wset 3", m, PS_DEACT) for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")],

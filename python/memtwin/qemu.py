@@ -1087,7 +1087,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         # step for it from the zombie (`#killed`), as the engine ends a victim's step
         metrics["oom_killed"] = 1 if "killed" in b_sec else 0
         rec = {"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
-               "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": b.t}
+               "metrics": metrics, "resident_pages": res, "pagecache": total, "_start": a.t, "_end": b.t}
         if "folios" in b_sec:
             rec["folios"] = parse_folios(b_sec["folios"])
         ks = kswapd_cpu_s(a_sec, b_sec)
@@ -1095,9 +1095,19 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
             rec["kswapd_cpu_s"] = ks
         recs.append(rec)
     recs.sort(key=lambda s: s["_end"])
-    for s in recs:
-        del s["_end"]
+    step_windows(recs)
     return recs, facts
+
+
+def step_windows(recs: list) -> None:
+    """Give each step record its window on the guest's CLOCK_MONOTONIC (`window_s`: [start, end] of
+    its two snapshots, in seconds from the first step's start), taking its `_start`/`_end`. The
+    guest runner's own time between a task's steps (the end snapshot with its /proc/kpageflags scan,
+    the next step's start snapshot) passes on the kernel's clock too, and time-driven mechanisms see
+    it (6.12's periodic memcg stats flush: lab/measurements/memcg-stats-flush)."""
+    t0 = min((s["_start"] for s in recs), default=0.0)
+    for s in recs:
+        s["window_s"] = [round(s.pop("_start") - t0, 6), round(s.pop("_end") - t0, 6)]
 
 
 def kswapd_cpu_s(a_sec: dict, b_sec: dict) -> Optional[float]:
