@@ -684,7 +684,9 @@ def guest_zswap(z: Optional[dict]) -> str:
 
 # --reclaim-trace (off by default): ftrace of who reclaims in the guest, for comparing kswapd's
 # wake-ups and runs and the tasks' direct reclaim with the engine's (lab/measurements/kswapd-direct).
-# vmscan's kswapd and direct-reclaim tracepoints (6.1 mm/vmscan.c), sched_waking/wakeup/switch of
+# vmscan's kswapd and direct-reclaim tracepoints (6.1 mm/vmscan.c), shrink_active_list()'s
+# deactivations (mm_vmscan_lru_shrink_active with nr_deactivated > 0), the periodic memcg
+# statistics flush (workqueue_execute_start of flush_memcg_stats_dwork), sched_waking/wakeup/switch of
 # the kswapd threads only (filters), the block requests issued (a reader's progress: its
 # readahead's pages, allocated just before, while kswapd waits to run), and two kprobe events
 # reading the node's free pages (global
@@ -695,9 +697,17 @@ def guest_zswap(z: Optional[dict]) -> str:
 RTRACE_BUF_KB = 1024
 RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
-                 "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue")
+                 "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
+                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active")
 RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
-                  ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'))
+                  ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'),
+                  ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"))
+# events kept only where the guest kernel takes their filter (the .function modifier of event
+# filters), switched off with @@RTRACE_NOFILTER where it does not (unfiltered, every work item of
+# every kworker would fill the ring buffer): the periodic memcg statistics flush,
+# mm/memcontrol.c flush_memcg_stats_dwork(), the rstat copy 6.12's reclaim reads
+# (lab/measurements/memcg-stats-flush)
+RTRACE_SOFT_FILTERS = (("workqueue/workqueue_execute_start", "function.function == flush_memcg_stats_dwork"),)
 RTRACE_PROBES = (("direct", "try_to_free_pages", "free=@vm_zone_stat:s64 order=%si:u32"),
                  ("balance", "balance_pgdat", "free=@vm_zone_stat:s64"))
 
@@ -714,6 +724,9 @@ def guest_reclaim_trace() -> tuple:
         on.append(f'echo 1 > {t}/events/{e}/enable || fail "the guest kernel has no trace event {e} (--reclaim-trace)"')
     for e, flt in RTRACE_FILTERS:
         on.append(f"echo '{flt}' > {t}/events/{e}/filter || fail \"cannot set the filter of {e} (--reclaim-trace)\"")
+    for e, flt in RTRACE_SOFT_FILTERS:
+        on.append(f"echo '{flt}' > {t}/events/{e}/filter 2>/dev/null || "
+                  f"{{ echo 0 > {t}/events/{e}/enable; echo \"@@RTRACE_NOFILTER {e}\"; }}")
     for name, fn, args in RTRACE_PROBES:
         on.append(f"if echo 'p:memtwin/{name} {fn} {args}' >> {t}/kprobe_events 2>/dev/null; then "
                   f"echo 1 > {t}/events/memtwin/{name}/enable; else echo \"@@RTRACE_NOPROBE {fn}\"; fi")
@@ -1076,7 +1089,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         # step for it from the zombie (`#killed`), as the engine ends a victim's step
         metrics["oom_killed"] = 1 if "killed" in b_sec else 0
         rec = {"name": steps[si], "task": names[ti], "memcg": "/" + _cg_name(cg, d),
-               "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": b.t}
+               "metrics": metrics, "resident_pages": res, "pagecache": total, "_start": a.t, "_end": b.t}
         if "folios" in b_sec:
             rec["folios"] = parse_folios(b_sec["folios"])
         ks = kswapd_cpu_s(a_sec, b_sec)
@@ -1084,9 +1097,19 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
             rec["kswapd_cpu_s"] = ks
         recs.append(rec)
     recs.sort(key=lambda s: s["_end"])
-    for s in recs:
-        del s["_end"]
+    step_windows(recs)
     return recs, facts
+
+
+def step_windows(recs: list) -> None:
+    """Give each step record its window on the guest's CLOCK_MONOTONIC (`window_s`: [start, end] of
+    its two snapshots, in seconds from the first step's start), taking its `_start`/`_end`. The
+    guest runner's own time between a task's steps (the end snapshot with its /proc/kpageflags scan,
+    the next step's start snapshot) passes on the kernel's clock too, and time-driven mechanisms see
+    it (6.12's periodic memcg stats flush: lab/measurements/memcg-stats-flush)."""
+    t0 = min((s["_start"] for s in recs), default=0.0)
+    for s in recs:
+        s["window_s"] = [round(s.pop("_start") - t0, 6), round(s.pop("_end") - t0, 6)]
 
 
 def kswapd_cpu_s(a_sec: dict, b_sec: dict) -> Optional[float]:

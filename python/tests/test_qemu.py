@@ -883,6 +883,13 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
         assert f"/sys/kernel/tracing/events/{e}/enable" in on
     assert "p:memtwin/direct try_to_free_pages free=@vm_zone_stat:s64" in on
     assert "prev_comm ~ \"kswapd*\"" in on
+    # shrink_active_list()'s deactivations only, and the periodic memcg stats flush only (the
+    # event switched off where the kernel refuses the filter: unfiltered it would fill the buffer)
+    assert "echo 'nr_deactivated > 0' > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_active/filter" in on
+    wq = "/sys/kernel/tracing/events/workqueue/workqueue_execute_start"
+    assert (f"echo 'function.function == flush_memcg_stats_dwork' > {wq}/filter 2>/dev/null || "
+            f'{{ echo 0 > {wq}/enable; echo "@@RTRACE_NOFILTER workqueue/workqueue_execute_start"; }}') in on
+    assert on.index(f"{wq}/enable") < on.index(f"{wq}/filter") < on.index("echo 1 > /sys/kernel/tracing/tracing_on")
     assert "WAKEPOST 1" in qemu.op_script(traced)[0].splitlines()
 
 
@@ -950,3 +957,14 @@ def test_reclaim_trace_bad_arguments_are_refused_before_running(tmp_path, capsys
     code, _, err = cli_run(capsys, "real", path, *[a.format(d=tmp_path) for a in args])
     assert code != 0 and what in err and "fix:" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_step_windows_are_on_the_guests_clock_from_the_first_step():
+    """qemu.step_windows(): each step's [start, end] in s from the first step's start (the runner's
+    time between steps shows as the gap between one window's end and the next one's start)."""
+    recs = [{"name": "a", "_start": 40.25, "_end": 40.5}, {"name": "b", "_start": 41.0, "_end": 41.125},
+            {"name": "c", "_start": 40.0, "_end": 41.5}]
+    qemu.step_windows(recs)
+    assert [r["window_s"] for r in recs] == [[0.25, 0.5], [1.0, 1.125], [0.0, 1.5]]
+    assert not any(k.startswith("_") for r in recs for k in r)
+    qemu.step_windows([])  # no step: nothing to do
