@@ -137,6 +137,11 @@ pub struct Kernel {
     /// ([`Kernel::check_charge_fast_path`], [`Kernel::check_freelist_order0`]). The fast
     /// paths are otherwise held to the general ones only by the output hashes.
     pub check_fast_paths: bool,
+    /// A switch for tests (the property tests set it; off in every run): every anonymous
+    /// fault taken by `handle_mm_fault()` alone (no fault run, [`Kernel::handle_mm_fault_run`]),
+    /// every page munmap zaps unlinked from its LRU list and freed by `free_page()` alone (no
+    /// segment, no pageblock bitmap): the one-at-a-time path the runs are held to.
+    pub one_at_a_time: bool,
     /// While kswapd runs ([`Kernel::kswapd_run`]): the shared clock it is catching up with
     /// (the interrupted context's). Its pass of the memcg LRU stops there
     /// (`Node::kswapd_pass`).
@@ -338,6 +343,7 @@ impl Kernel {
             in_kswapd: false,
             in_zswap_worker: false,
             check_fast_paths: false,
+            one_at_a_time: false,
             kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
             inode_wb: vec![],

@@ -436,7 +436,7 @@ impl Kernel {
         let Some(w) = self.handle_mm_fault_walk(vma, index, true)? else {
             return Ok(index + 1);
         };
-        if self.nr_pages_over_high != 0 {
+        if self.nr_pages_over_high != 0 || self.one_at_a_time {
             return Ok(index + 1);
         }
         let v = vma.0 as usize;
@@ -837,7 +837,7 @@ impl Kernel {
         const NOT: u16 = pg::HEAD | pg::TAIL | pg::WRITEBACK | pg::PRIVATE;
         let p = pages[0];
         let first = self.pages[p];
-        if first.flags & (pg::LRU | NOT) != pg::LRU || pages.len() < 2 {
+        if first.flags & (pg::LRU | NOT) != pg::LRU || pages.len() < 2 || self.one_at_a_time {
             return 0;
         }
         let z = self.zone_of(p);
@@ -1029,7 +1029,7 @@ impl Kernel {
                 i += PAGEBLOCK_NR as usize;
             } else {
                 self.cpu(self.cost.zap_page);
-                if self.pages[p].test(pg::PRIVATE) {
+                if self.pages[p].test(pg::PRIVATE) || self.one_at_a_time {
                     self.free_mask_flush(&mut free);
                     self.free_page(p);
                 } else {

@@ -578,3 +578,78 @@ proptest! {
         same_result_twice(&scn)?;
     }
 }
+
+/// Runs of pages taken per run (issue 17: `handle_mm_fault_run()`'s fault runs, the CPU's
+/// `lru_add` batch linked as a chain, munmap's LRU segments and pageblock bitmaps) give
+/// what one `handle_mm_fault()` and one `free_page()` at a time give (`Kernel::one_at_a_time`,
+/// mm/memory.c `do_anonymous_page()` and `zap_pte_range()`): the same steps and time series.
+fn runs_equal_one_at_a_time(scn: &Scenario) -> Result<(), TestCaseError> {
+    let runs = Simulation::new(scn).run(&mut |_, _| true).unwrap();
+    let mut one = Simulation::new(scn);
+    one.kernel.one_at_a_time = true;
+    let one = one.run(&mut |_, _| true).unwrap();
+    prop_assert_eq!(format!("{:?}", runs.steps), format!("{:?}", one.steps));
+    prop_assert_eq!(format!("{:?}", runs.series.rows), format!("{:?}", one.series.rows));
+    Ok(())
+}
+
+/// `base`'s scenarios with each task's script wrapped in rounds of an anonymous mapping of
+/// 4 KiB-24 MiB written whole and unmapped, one of the task's own ops between the touch and
+/// the munmap (so that reads, writes and reclaim of the others interleave with the runs).
+fn anon_rounds_strategy(base: impl Strategy<Value = Scenario>) -> impl Strategy<Value = Scenario> {
+    (base, prop::collection::vec(4096u64..24 << 20, 2..5)).prop_map(|(mut scn, sizes)| {
+        // Room for the mappings beside the boot's memory.
+        scn.machine.boot_used = 16 << 20;
+        for (ti, t) in scn.tasks.iter_mut().enumerate() {
+            let mut rest = std::mem::take(&mut t.ops).into_iter().map(|o| o.kind);
+            let mut ops = vec![];
+            for (k, &size) in sizes.iter().enumerate() {
+                let name = format!("a{k}");
+                ops.push(OpKind::Mmap { name: name.clone(), size: size + ti as u64 * 4096, file: None, fill: Default::default() });
+                ops.push(OpKind::Touch { name: name.clone(), access: MapAccess::write_all() });
+                ops.extend(rest.next());
+                ops.push(OpKind::Munmap { name });
+            }
+            ops.extend(rest);
+            t.ops = ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{ti}:{j}").into(), kind }).collect();
+        }
+        scn
+    })
+}
+
+proptest! {
+    // Each case runs its scenario twice, with mappings of up to 24 MiB: a quarter of the cases.
+    #![proptest_config(Config { cases: 24, ..config() })]
+
+    /// Anonymous mappings written and unmapped among reads, writes and reclaim (the two-list
+    /// LRU of every era, without a batch).
+    /// Ignored: fails on main's fault runs as well (7af571a, with only `handle_mm_fault_run()`
+    /// switched off by `one_at_a_time`): a linux-3.13 case, THP on, lru_add batch of 14
+    /// (BeforeAdd), two tasks in nested v2 memcgs at their limits swapping (pswpout), where
+    /// the runs give different reclaim (memcg pgscan 106 vs 76, pgsteal 29 vs 7) from the
+    /// first anonymous round on. Not attributed yet (the run path or the switch's
+    /// one-at-a-time path); run with `--ignored` to see the case.
+    #[test]
+    #[ignore = "fault runs differ from one fault at a time in a 3.13 memcg-limit swap case: not attributed yet"]
+    fn fault_and_munmap_runs_equal_one_page_at_a_time(scn in anon_rounds_strategy(scenario_strategy_with(false))) {
+        runs_equal_one_at_a_time(&scn)?;
+    }
+
+    /// With file mappings, private copies, loads and patterned touches.
+    #[test]
+    fn mapped_fault_runs_equal_one_page_at_a_time(scn in anon_rounds_strategy(scenario_strategy_with(true))) {
+        runs_equal_one_at_a_time(&scn)?;
+    }
+
+    /// Through the `lru_add` batches of 3.13-6.10 and 6.12.
+    #[test]
+    fn lru_add_batch_fault_and_munmap_runs_equal_one_page_at_a_time(scn in anon_rounds_strategy(lru_add_batch_scenario_strategy(false))) {
+        runs_equal_one_at_a_time(&scn)?;
+    }
+
+    /// With 6.12's per-CPU lists (frames freed onto them in order), on the two lists and lru_gen.
+    #[test]
+    fn pcp_fault_and_munmap_runs_equal_one_page_at_a_time(scn in anon_rounds_strategy(pcp_scenario_strategy(false))) {
+        runs_equal_one_at_a_time(&scn)?;
+    }
+}
