@@ -242,12 +242,18 @@ EXT4_KNOWN_OUT = {}
 # Host scenarios recorded with the runner at SCHED_FIFO 50 (`chrt -f 50 memtwin real ...`, real.sched in the
 # recordings): their results depend on wall-clock time (the memcg statistics' 2 s rstat flusher), which a task
 # sharing 2 CPUs with other helpers' builds stretches tenfold; at SCHED_FIFO the task does not wait for a CPU
-# (the loop device's worker and the flusher still do).
+# (the loop device's worker and the flusher still do). FIFO approximates an unloaded host, not exactly: the task
+# also runs ahead of the SCHED_OTHER kworkers on its CPU (the loop worker, the rstat flusher), which an idle host
+# would run at once. Only this set is recorded so; host-ext4-mmap-db-random, host-mmap-db and host-mmap-exec
+# (and every other host recording) were taken at SCHED_OTHER. python/tests/test_real.py holds every recording of
+# these to real.sched.policy SCHED_FIFO.
 FIFO_RECORDED = {"host-ext4-mmap-db"}
 FIFO_NOTE = ("# Recorded with the runner at SCHED_FIFO 50 (`chrt -f 50 memtwin real ...`; real.sched): the refault test\n"
              "# reads the memcg statistics as the 2 s rstat flusher left them, so the result depends on the run's wall-clock\n"
              "# time, which on a loaded host is mostly the task waiting for a CPU (lab/validation/loop-device.md, \"A major\n"
-             "# fault on the loaded host\"; make_folio_scenarios.py FIFO_RECORDED).\n")
+             "# fault on the loaded host\"; make_folio_scenarios.py FIFO_RECORDED). FIFO approximates an unloaded host, not\n"
+             "# exactly: the task also runs ahead of the SCHED_OTHER kworkers on its CPU (the loop device's worker, the rstat\n"
+             "# flusher), which an idle host would run at once.\n")
 
 
 # Metrics that pass within their tolerance by little, with the cause of the gap (a known_out cannot be written for
