@@ -242,12 +242,33 @@ EXT4_KNOWN_OUT = {}
 # Host scenarios recorded with the runner at SCHED_FIFO 50 (`chrt -f 50 memtwin real ...`, real.sched in the
 # recordings): their results depend on wall-clock time (the memcg statistics' 2 s rstat flusher), which a task
 # sharing 2 CPUs with other helpers' builds stretches tenfold; at SCHED_FIFO the task does not wait for a CPU
-# (the loop device's worker and the flusher still do).
+# (the loop device's worker and the flusher still do). FIFO approximates an unloaded host, not exactly: the task
+# also runs ahead of the SCHED_OTHER kworkers on its CPU (the loop worker, the rstat flusher), which an idle host
+# would run at once. Only this set is recorded so; host-ext4-mmap-db-random, host-mmap-db and host-mmap-exec
+# (and every other host recording) were taken at SCHED_OTHER. python/tests/test_real.py holds every recording of
+# these to real.sched.policy SCHED_FIFO.
 FIFO_RECORDED = {"host-ext4-mmap-db"}
 FIFO_NOTE = ("# Recorded with the runner at SCHED_FIFO 50 (`chrt -f 50 memtwin real ...`; real.sched): the refault test\n"
              "# reads the memcg statistics as the 2 s rstat flusher left them, so the result depends on the run's wall-clock\n"
              "# time, which on a loaded host is mostly the task waiting for a CPU (lab/validation/loop-device.md, \"A major\n"
-             "# fault on the loaded host\"; make_folio_scenarios.py FIFO_RECORDED).\n")
+             "# fault on the loaded host\"; make_folio_scenarios.py FIFO_RECORDED). FIFO approximates an unloaded host, not\n"
+             "# exactly: the task also runs ahead of the SCHED_OTHER kworkers on its CPU (the loop device's worker, the rstat\n"
+             "# flusher), which an idle host would run at once.\n")
+
+
+# Metrics that pass within their tolerance by little, with the cause of the gap (a known_out cannot be written for
+# a metric in tolerance: validate fails on it); in the scenario's header so nobody reads the pass as agreement.
+# host-ext4-mmap-db's lookup memcg.file_mapped_bytes: the engine's 24,391,680 against the FIFO set's median
+# 26,750,976 (-8.8% at 10%; against the first FIFO set's (load 10.9-13.9), 27,099,136: -9.99%, less than a page from the
+# edge). Cause: the kernel's lookup lasts 2.1-3.3 s at SCHED_FIFO against the engine's 1.77 s, so more of its
+# refaults read a copy of NR_ACTIVE_FILE the 2 s rstat flusher refreshed mid-step (lab/validation/loop-device.md,
+# "A major fault on the loaded host").
+EDGE_NOTES = {"host-ext4-mmap-db": (
+    "# At the tolerance's edge: lookup's memcg.file_mapped_bytes, the engine's 24,391,680 against the recordings'\n"
+    "# median 26,750,976 (-8.8% at 10%; the first SCHED_FIFO set's 27,099,136: -9.99%, less than a page inside).\n"
+    "# Not agreement: the kernel's lookup lasts 2.1-3.3 s even at SCHED_FIFO against the engine's 1.77 s, so more\n"
+    "# of its refaults read a copy of NR_ACTIVE_FILE the 2 s rstat flusher refreshed during the step\n"
+    "# (lab/validation/loop-device.md, \"A major fault on the loaded host\").\n")}
 
 
 def ext4_known(name):
@@ -286,6 +307,7 @@ def rerecord_host_set():
         if new in FIFO_RECORDED:
             head += FIFO_NOTE
             text = text.replace("# (re-record: memtwin real", "# (re-record: chrt -f 50 memtwin real", 1)
+        head += EDGE_NOTES.get(new, "")
         with open(os.path.join(OUT if pend else VALIDATION, new + ".toml"), "w") as f:
             f.write(with_set(head + text, new) + ext4_known(new))
 

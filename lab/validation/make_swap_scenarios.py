@@ -505,7 +505,10 @@ SHRINK_WORKER = ("6.1's shrink worker is a kworker of the storing task's CPU (cr
                  "nothing moved: at its first touch-2 episode the zbud LRU tail held touch 2's own stores of pages not "
                  "re-touched yet (slots 160-161 of pages 28798-28799) while the re-touch was freeing slots 11137-11191, "
                  "past the pages touch 1 had stored, where the kernel's failed writebacks show a tail of slots the re-touch "
-                 "had just freed; why the engine's pool fills again only later is not found)")
+                 "had just freed; why the engine's pool fills again only later is not found). Touch 1's pool_limit_hit passes on "
+                 "the median only (engine 2, the set's 5.5) of a bimodal set (2, 2, 2, 3, 5, 6 | 17, 59, 72, 95): the engine's "
+                 "2 lies among the six boots without a long stall, and the four large counts are the same vCPU-stall mechanism "
+                 "as touch 2's, which the engine does not model; that pass is not agreement")
 KNOWN_OUT = [
     ("zswap-pool-limit", "touch 2", "zswap.pool_limit_hit", SHRINK_WORKER),
 ]
@@ -618,8 +621,22 @@ HOST = {
 }
 
 
+# Notes for a scenario's header: a metric within tolerance that does not show agreement, with why
+# (a known_out cannot be written for a metric in tolerance: validate fails on it).
+HEADER_NOTES = {
+    "qemu61-zswap-pool-limit": (
+        "# Touch 1's zswap.pool_limit_hit passes on the median only: the engine's 2 against the recording set's 5.5, a\n"
+        "# bimodal set (by boot 72, 17, 2, 59, 2, 2, 5, 95, 6, 3: six boots at 2-6, four at 17-95). The four large counts\n"
+        "# are touch 2's mechanism (its known_out: QEMU stalls the shrink worker's or the task's vCPU for milliseconds while\n"
+        "# the task stores on), which the engine does not model; the pass is not agreement on those boots.\n"),
+}
+
+
 def write(out: str, name: str, text: str) -> None:
     """Write scenario `name` (its TOML `text`) into directory `out` and say its name."""
+    if name in HEADER_NOTES:
+        assert "\n\n[scenario]\n" in text
+        text = text.replace("\n\n[scenario]\n", "\n" + HEADER_NOTES[name] + "\n[scenario]\n", 1)
     if SETS.get(name, 1) > 1:
         one = f"recorded results in real/{name}.json"
         assert one in text

@@ -79,6 +79,21 @@ PROGRAMS = {
 # 21-23). What the twin still lacks there (the kernel re-reads the text the loop keeps running,
 # which x86's ptep_clear_flush_young() without a TLB flush allows, and its count varies with the
 # host's load: 21-23 at load 13, 25-40 at load 10, 36 at load 9.6): lab/validation/trace-programs.md.
+# Points that pass within their tolerance without the twin's runs meeting the kernel's, with the cause of the
+# gap, in the scenario's header (a known_out cannot be written for a metric in tolerance: validate fails on it).
+HEADER_NOTES = {
+    "sqlite3": (
+        "# Within tolerance, not agreement: at 10M memcg.pgmajfault is the twin's median 17 against the recording set's\n"
+        "# 21 (-19.0% at 20%; its known_out removed 2026-11-29 10:20 with 6.16+'s readahead of exec mappings), but the\n"
+        "# twin's five runs (15-19) never overlap the kernel's (21-23). What the twin lacks: the kernel re-reads the text\n"
+        "# the scan keeps running, which x86's ptep_clear_flush_young() allows (arch/x86/mm/pgtable.c clears the accessed\n"
+        "# bit without a TLB flush, so a translation the TLB keeps sets no bit again until a flush), and how often\n"
+        "# depends on the host's load (21-23 major faults at load 13, 25-40 at load 10, 36 at load 9.6). A trial of that\n"
+        "# in the twin changed nothing (no touched page had its bit cleared between two touches): why the kernel's reclaim\n"
+        "# reaches the running text that often is open (lab/validation/trace-programs.md; make_trace_scenarios.py above\n"
+        "# KNOWN_OUT).\n"),
+}
+
 KNOWN_OUT = {
     ("sqlite3-mmap", "10M", "memcg.pgmajfault"): (
         "the kernel's outcome at this limit falls in two groups from run to run, and the median of five lands in the "
@@ -203,6 +218,7 @@ def scenario(name: str) -> str:
                     profile=replay.profile_for_kernel(h.get("kernel")), ra=ra, limit0=limits[0], task=task,
                     cal_date=cal["date"], cal_read=f"{cal['read_bw'] / 1e6:.0f} MB/s", cal_p50=f"{cal['rand4k_p50_us']:.0f} us",
                     read_bw=cal["read_bw"], write_bw=cal["write_bw"], seek=f"{cal['seek_ns'] // 1000}us")
+    s = s.replace("\n\n[scenario]\n", "\n" + HEADER_NOTES.get(name, "") + "\n[scenario]\n", 1)
     for lim in limits:
         s += f'\n[variants.{lim}]\ndescription = "memcg limit {lim}"\ncgroups.ct."memory.limit_in_bytes" = "{lim}"\n'
     tol = dict(TOLERANCE, **(FAULTS if tracer == "bpf" else {}))

@@ -8,7 +8,9 @@ lookup step takes 4.5 ms a major fault on the host, 0.2 ms in the engine).
 `record` (root) runs lab/validation/trace_mmap_fault.bt with bpftrace beside
 `memtwin real SCENARIO --on host --variant all --json OUTDIR/run.json`, writes the events to
 OUTDIR/trace.txt and /proc/loadavg before and after to OUTDIR/load.txt (tracefs mounted if it was
-not, and unmounted again; bpftrace stopped whatever happens). `--fifo` runs the runner (and the
+not, and unmounted again; bpftrace stopped whatever happens). A run longer than RUN_TIMEOUT is
+stopped with SIGTERM (memtwin real then removes what it set up), killed 120 s later if still
+there, with a non-zero exit saying so (then run `memtwin lab clean`). `--fifo` runs the runner (and the
 tasks it starts, which inherit it) at SCHED_FIFO 50 (`chrt -f 50`): its task then does not wait
 for a CPU behind the host's other processes (the loop device's worker still does).
 
@@ -22,6 +24,7 @@ were dispatched later (by a kworker).
 import bisect
 import collections
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +32,7 @@ import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TRACEFS = "/sys/kernel/tracing"
+RUN_TIMEOUT = 1800  # s: memtwin real's run of the scenario under tracing (the traced 52 s lookup: loop-device.md)
 
 
 def record(scenario: str, outdir: str, fifo: bool = False) -> None:
@@ -36,10 +40,20 @@ def record(scenario: str, outdir: str, fifo: bool = False) -> None:
         sys.exit("trace_mmap_fault: record runs as root (bpftrace, memtwin real --on host)")
     if not os.path.isfile(scenario):
         sys.exit(f"trace_mmap_fault: {scenario}: no such file\n  fix: give a scenario file (TOML)")
-    os.makedirs(outdir, exist_ok=True)
+    for tool in ["bpftrace", "mount", "umount"] + (["chrt"] if fifo else []):
+        if shutil.which(tool) is None:
+            sys.exit(f"trace_mmap_fault: {tool}: not found on PATH\n  fix: install it (apt-get install "
+                     f"{'bpftrace' if tool == 'bpftrace' else 'util-linux'}) or put it on PATH")
+    try:
+        os.makedirs(outdir, exist_ok=True)
+    except OSError as e:
+        sys.exit(f"trace_mmap_fault: {outdir}: {e}\n  fix: give a directory this user can create and write")
     mounted = not os.path.exists(os.path.join(TRACEFS, "events"))
     if mounted:
-        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], check=True, timeout=30)
+        m = subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS], timeout=30)
+        if m.returncode != 0:
+            sys.exit(f"trace_mmap_fault: mount -t tracefs nodev {TRACEFS} failed (exit {m.returncode})\n"
+                     "  fix: mount tracefs there by hand, or use a kernel built with CONFIG_TRACING")
     bp = None
     try:
         with open(os.path.join(outdir, "trace.txt"), "w") as out, open(os.path.join(outdir, "bpftrace.err"), "w") as err:
@@ -50,13 +64,28 @@ def record(scenario: str, outdir: str, fifo: bool = False) -> None:
                 sys.exit(f"trace_mmap_fault: bpftrace ended (exit {bp.returncode}), see {outdir}/bpftrace.err")
             with open(os.path.join(outdir, "load.txt"), "w") as f:
                 f.write(open("/proc/loadavg").read())
-            r = subprocess.run((["chrt", "-f", "50"] if fifo else []) + [sys.executable, "-m", "memtwin.cli", "real", scenario, "--on", "host", "--variant", "all",
-                                "--json", os.path.join(outdir, "run.json")],
-                               env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")), timeout=1800)
+            run = subprocess.Popen((["chrt", "-f", "50"] if fifo else []) + [sys.executable, "-m", "memtwin.cli", "real", scenario, "--on", "host", "--variant", "all",
+                                    "--json", os.path.join(outdir, "run.json")],
+                                   env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python")))
+            try:
+                rc = run.wait(timeout=RUN_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                # SIGTERM: memtwin real stops as on Ctrl-C and removes its cgroups, mounts and loop device
+                run.send_signal(signal.SIGTERM)
+                try:
+                    run.wait(timeout=120)
+                    left = ""
+                except subprocess.TimeoutExpired:
+                    run.kill()
+                    run.wait(timeout=30)
+                    left = ("; it did not stop within 120 s of SIGTERM and was killed, so its cgroups, mounts or "
+                            "loop device may be left behind: run `memtwin lab clean` (as root)")
+                sys.exit(f"trace_mmap_fault: memtwin real ran longer than {RUN_TIMEOUT} s and was stopped{left}\n"
+                         "  fix: trace a shorter scenario, or record on a quieter host (`--fifo`)")
             with open(os.path.join(outdir, "load.txt"), "a") as f:
                 f.write(open("/proc/loadavg").read())
-            if r.returncode != 0:
-                sys.exit(f"trace_mmap_fault: memtwin real failed (exit {r.returncode})")
+            if rc != 0:
+                sys.exit(f"trace_mmap_fault: memtwin real failed (exit {rc})")
     finally:
         if bp is not None and bp.poll() is None:
             bp.send_signal(signal.SIGINT)
@@ -84,12 +113,22 @@ def line(name, xs, unit=1e3):
             f"{pct(xs, 10) / unit:.0f}/{pct(xs, 50) / unit:.0f}/{pct(xs, 90) / unit:.0f} us, total {sum(xs) / 1e9:.2f} s")
 
 
+# trace_mmap_fault.bt's lines by kind: (fields at least, the indices of the integer ones summary reads)
+FIELDS = {"T": (3, (1,)), "FA": (2, (1,)), "PF": (5, (1, 2, 4)), "BQ": (7, (1, 2, 3, 4)), "BI": (6, (1, 2, 3, 4)),
+          "BC": (6, (1, 2, 3, 4)), "SW": (6, (1, 2, 3, 4, 5))}
+
+
 def summary(path: str, t0=None, t1=None) -> None:
     try:
         with open(path) as f:
             ev = [w for w in (ln.split() for ln in f) if w and w[0] in ("T", "PF", "FA", "BQ", "BI", "BC", "SW")]
     except (OSError, UnicodeDecodeError) as e:
         sys.exit(f"trace_mmap_fault: {path}: {e}\n  fix: give the trace.txt that `record` wrote")
+    for w in ev:  # each kind's fields as trace_mmap_fault.bt prints them: (how many, which are integers)
+        n, ints = FIELDS[w[0]]
+        if len(w) < n or not all(w[i].lstrip("-").isdigit() for i in ints):
+            sys.exit(f"trace_mmap_fault: {path}: a malformed {w[0]} line: {' '.join(w)}\n"
+                     "  fix: give the trace.txt that `record` wrote with lab/validation/trace_mmap_fault.bt")
     tids = {int(w[1]): w[2] for w in ev if w[0] == "T"}
     if not tids:
         sys.exit(f"trace_mmap_fault: {path}: no task added a folio of a loop-device file (T lines)\n"
@@ -97,6 +136,9 @@ def summary(path: str, t0=None, t1=None) -> None:
     # the task: the one with the most faults; its steps: runs of faults without a gap of 1 s (the
     # runner reads its memcg's folios between steps)
     nf = collections.Counter(int(w[1]) for w in ev if w[0] == "PF")
+    if not nf:
+        sys.exit(f"trace_mmap_fault: {path}: no user page fault of a traced task (PF lines)\n"
+                 "  fix: record a scenario whose task faults on a mapping (e.g. host-ext4-mmap-db)")
     task = nf.most_common(1)[0][0]
     pts = [int(w[2]) for w in ev if w[0] == "PF" and int(w[1]) == task]
     if t0 is None:
@@ -184,6 +226,13 @@ if __name__ == "__main__":
     if len(a) in (3, 4) and a[0] == "record" and a[3:] in ([], ["--fifo"]):
         record(a[1], a[2], fifo=a[3:] == ["--fifo"])
     elif len(a) in (2, 4) and a[0] == "summary":
-        summary(a[1], *(int(x) for x in a[2:]))
+        try:
+            ts = [int(x) for x in a[2:]]
+        except ValueError:
+            sys.exit(f"trace_mmap_fault: summary: t0 and t1 must be integers (ns, the trace's clock), not {a[2:]}\n"
+                     "  fix: give two whole numbers of nanoseconds from trace.txt's PF lines, t0 < t1, or none")
+        if ts and ts[0] >= ts[1]:
+            sys.exit(f"trace_mmap_fault: summary: t0 {ts[0]} is not before t1 {ts[1]}\n  fix: give t0 < t1")
+        summary(a[1], *ts)
     else:
         sys.exit(__doc__)

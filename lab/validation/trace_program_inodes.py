@@ -10,7 +10,8 @@ Runs `memtwin measure --limit SIZE --trace T.mtt -- CMD` (root; the trace's file
 while a tracefs instance of its own records filemap:mm_filemap_add_to_page_cache for tasks named
 NAME (the readahead and faults the program runs itself), and prints as JSON the measurement's
 read bytes and major faults and the folios added per file (the trace's files by path, others by
-device:inode). A folio of any order is one event. With --runs, also the runs of pages added
+device:inode). A folio of any order is one event (a kernel whose tracepoint has no order= still
+counts; --runs then stops with an error, as on any tracepoint line the tool cannot read). With --runs, also the runs of pages added
 together per file of the trace: [first page, end page) of each stretch of consecutive additions
 (a readahead or read-around window, or the part of it that was not cached), in the order they
 were added. The instance and its tracefs mount are removed on every exit path.
@@ -31,7 +32,39 @@ sys.path.insert(0, HERE)
 
 import tracefs_instance  # noqa: E402
 
-ADD = re.compile(r"mm_filemap_add_to_page_cache: dev (\d+):(\d+) ino (\w+) pfn=\w+ ofs=(\d+) order=(\d+)")
+# order= is optional: kernels before the folio's order was added to the tracepoint print none (Debian's 6.1
+# source and 6.18 have it)
+ADD = re.compile(r"mm_filemap_add_to_page_cache: dev (\d+):(\d+) ino (\w+) pfn=\w+ ofs=(\d+)(?: order=(\d+))?")
+
+
+def parse(lines, names, want_runs):
+    """(folios added per file, runs of pages added per file of the trace) from the tracepoint's
+    lines. A line of the tracepoint that ADD does not read, or (with want_runs, which needs each
+    folio's size) one without order=, ends the tool with the fix rather than dropping the event."""
+    added = Counter()
+    runs = {}
+    for line in lines:
+        if "mm_filemap_add_to_page_cache:" not in line:
+            continue
+        m = ADD.search(line)
+        if not m:
+            sys.exit(f"trace_program_inodes: a mm_filemap_add_to_page_cache line this tool cannot read: {line.strip()}\n"
+                     "  fix: update ADD in lab/validation/trace_program_inodes.py to this kernel's tracepoint format")
+        key = (int(m.group(1)), int(m.group(2)), int(m.group(3), 16))
+        added[names.get(key, f"{key[0]}:{key[1]}:{key[2]}")] += 1
+        if want_runs and key in names:
+            if m.group(5) is None:
+                sys.exit("trace_program_inodes: --runs needs the folio's order, and this kernel's "
+                         f"mm_filemap_add_to_page_cache has no order=: {line.strip()}\n"
+                         "  fix: drop --runs (the folio counts need no order), or run on a kernel whose tracepoint has it (6.1's and 6.18's do)")
+            first = int(m.group(4)) >> 12
+            end = first + (1 << int(m.group(5)))
+            rs = runs.setdefault(names[key], [])
+            if rs and rs[-1][1] == first:
+                rs[-1][1] = end
+            else:
+                rs.append([first, end])
+    return added, runs
 
 
 def main() -> int:
@@ -71,21 +104,8 @@ def main() -> int:
                                stdout=subprocess.DEVNULL, timeout=1800)
             if r.returncode != 0:
                 sys.exit(f"trace_program_inodes: memtwin measure failed (exit {r.returncode})")
-        added = Counter()
-        runs = {}
         with open(raw, errors="replace") as f:
-            for line in f:
-                m = ADD.search(line)
-                if m:
-                    key = (int(m.group(1)), int(m.group(2)), int(m.group(3), 16))
-                    added[names.get(key, f"{key[0]}:{key[1]}:{key[2]}")] += 1
-                    if key in names:
-                        first, end = int(m.group(4)) >> 12, (int(m.group(4)) >> 12) + (1 << int(m.group(5)))
-                        rs = runs.setdefault(names[key], [])
-                        if rs and rs[-1][1] == first:
-                            rs[-1][1] = end
-                        else:
-                            rs.append([first, end])
+            added, runs = parse(f, names, a.runs)
         with open(j) as f:
             v = json.load(f)["variants"]["default"]
     print(json.dumps({"command": cmd, "limit": a.limit, "read_bytes": v["totals"]["read_bytes"],

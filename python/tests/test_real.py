@@ -360,6 +360,41 @@ def test_every_validation_scenario_has_recorded_real_results():
                 assert res["real"]["kernel"] and res["real"]["date"], p
 
 
+def test_fifo_recorded_scenarios_were_recorded_at_sched_fifo():
+    """make_folio_scenarios.py FIFO_RECORDED (review6 M4): every recording of such a scenario (its
+    `recorded`, a recording set) was taken with the runner at SCHED_FIFO (its `real.sched`, which the
+    host runner writes from sched_getscheduler()), and the scenario says so in its header and in its
+    re-record command; and no other host-ext4 scenario's recording claims SCHED_FIFO unlisted."""
+    from memtwin.validate import recorded_paths
+    sys.path.insert(0, os.path.join(ROOT, "lab", "validation"))
+    try:
+        import make_folio_scenarios as gen
+    finally:
+        sys.path.pop(0)
+    assert gen.FIFO_RECORDED
+    valid = os.path.join(ROOT, "scenarios", "validation")
+    fifo = set()
+    for p in sorted(glob.glob(os.path.join(valid, "host-*.toml"))):
+        name = os.path.basename(p)[:-len(".toml")]
+        spec = memtwin.load(p).doc.table("validation")
+        if spec is None or "recorded" not in spec:
+            continue
+        policies = set()
+        for rec in recorded_paths(p, spec):
+            with open(rec) as f:
+                res = json.load(f)
+            for v, r in res["variants"].items():
+                policies.add((r["real"].get("sched") or {}).get("policy"))
+        if name in gen.FIFO_RECORDED:
+            assert policies == {"SCHED_FIFO"}, f"{name}: a recording not at SCHED_FIFO ({policies}); re-record with chrt -f 50"
+            with open(p) as f:
+                text = f.read()
+            assert gen.FIFO_NOTE in text and "# (re-record: chrt -f 50 memtwin real" in text, p
+        if "SCHED_FIFO" in policies:
+            fifo.add(name)
+    assert fifo == gen.FIFO_RECORDED, f"recorded at SCHED_FIFO but not in FIFO_RECORDED (or missing): {fifo ^ gen.FIFO_RECORDED}"
+
+
 def test_large_folio_recordings_were_taken_on_the_file_system_they_name():
     """scenarios/validation-pending/ (issue 21: large-folio recordings the engine does not pass
     yet, outside the validate --recorded glob): each has its recording, taken on the scenario's

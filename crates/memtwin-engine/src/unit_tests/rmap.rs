@@ -132,8 +132,9 @@ fn exec_fault_reads_forward_to_the_vma_end_6_18() {
     assert_eq!(resident(k, f), (356..388).collect::<Vec<_>>());
     assert!((356..388).all(|i| folio_order_at(k, f, i) == 0));
     assert!((356..388).all(|i| !k.pages[page_at(k, f, i)].test(pg::READAHEAD)), "async_size 0: no marker");
-    // The page below the window was not read: a fault there is major again and reads forward
-    // from it, stopping at the pages already cached.
+    // The page below the window was not read: a fault there is major again and its window runs
+    // forward from it (355..387); page_cache_ra_unbounded() skips each page already cached and
+    // goes on to the window's end, so of that window only page 355 is read.
     k.handle_mm_fault_file(vma, 99, false).unwrap();
     assert_eq!(k.vmstat.get(VmEvent::Pgmajfault), 2);
     assert_eq!(resident(k, f), (355..388).collect::<Vec<_>>());
