@@ -1308,8 +1308,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
         **({"folios_source": FOLIOS_SOURCE.replace("/proc/kpageflags", "/proc/kpageflags in the guest", 1)}
            if any("folios" in r for r in recs) else {}),
-        "folio_events_unavailable": "the guest runner does not count the folios added and deleted (Debian 6.1's filemap "
-                                    "tracepoints carry no folio order)",
+        "folio_events_unavailable": "the guest runner does not count the folios added and deleted (not implemented in "
+                                    "the guest program; Debian 6.1's filemap tracepoints do carry the folio order)",
         "notes": notes,
         "kernel_knobs": {pol: {"sysctl": path, "value": facts["knobs"].get(path)} for pol, path in sorted(knobs.items())},
         "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),
