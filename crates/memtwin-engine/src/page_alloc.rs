@@ -2041,8 +2041,8 @@ impl Kernel {
                 //   sc.priority--") and `kswapd_try_to_sleep()` sleeps only once
                 //   `prepare_kswapd_sleep()` -> `pgdat_balanced()` holds, where a zone that is
                 //   no longer `zone_reclaimable()` (scanned 6x its LRU pages since the last
-                //   free; per node `pgdat_reclaimable()` 4.8-4.11) counts as balanced; until then kswapd loops without sleeping. Its
-                //   balance_pgdat() lost the congestion_wait() it had before 3.11 to the
+                //   free; per node `pgdat_reclaimable()` 4.8-4.11) counts as balanced; until
+                //   then kswapd loops without sleeping. Its balance_pgdat() lost the congestion_wait() it had before 3.11 to the
                 //   nr_immediate throttle (vmscan.rs `throttle_kswapd`).
                 // - 4.12+ (c73322d098e4 "mm: fix 100% CPU kswapd busyloop on unreclaimable
                 //   nodes"; 6.1 read): `balance_pgdat()` ends with "if (!sc.nr_reclaimed)
