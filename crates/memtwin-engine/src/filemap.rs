@@ -1374,7 +1374,8 @@ impl Kernel {
         self.vmas[v].file.as_mut().expect("a file VMA").ra = ra;
     }
 
-    /// `do_async_mmap_readahead()` (6.1): a fault found `page`: one mmap miss less, and the
+    /// `do_async_mmap_readahead()` (6.1; 6.18): a fault found `page`: one mmap miss less (on
+    /// 6.18 only if its folio is not locked, `KernelProfile::mmap_miss_skips_locked`), and the
     /// next window if its folio carries `PG_readahead` (none for `VM_RAND_READ`). The flag is
     /// the folio's (`folio_test_readahead()`): a fault on any page of a marked large folio
     /// starts the window, with the fault's `pgoff` as the readahead index
@@ -1389,7 +1390,19 @@ impl Kernel {
         if f.rand_read || f.ra.ra_pages == 0 {
             return false;
         }
-        f.mmap_miss = f.mmap_miss.saturating_sub(1);
+        // 6.18 (`mmap_miss_skips_locked`): "If the folio is locked, we're likely racing against
+        // another fault": a folio still under its read (the fault's own reference is not the
+        // lock) leaves mmap_miss alone.
+        let skip = self.profile.mmap_miss_skips_locked && {
+            let pin = self.read_pinned.take();
+            let locked = self.folio_test_locked(page);
+            self.read_pinned = pin;
+            locked
+        };
+        let f = self.vmas[v].file.as_mut().expect("a file VMA");
+        if !skip {
+            f.mmap_miss = f.mmap_miss.saturating_sub(1);
+        }
         let folio = self.pages.page_folio(page);
         if self.pages[folio].test(pg::READAHEAD) {
             self.pages[folio].flags &= !pg::READAHEAD;

@@ -2032,8 +2032,25 @@ impl Kernel {
             self.swap_end_io();
             let got = if going_on { self.lru_gen_kswapd_resume(nid) } else { self.shrink_node_global(KSWAPD_BATCH, true) };
             if got == 0 && self.nodes[nid as usize].kswapd_pass.is_none() {
-                // Nothing reclaimable now: wait for writeback, or give up until the next
-                // wake-up (kswapd sleeps when it cannot make progress).
+                // Nothing reclaimable now: wait while the device has writeback in flight (at
+                // most HZ/50), or give up until the next wake-up. No modelled kernel has this
+                // wait; it is the engine's stand-in, not yet replaced, for what the kernel's
+                // kswapd does without progress (read from mm/vmscan.c):
+                // - 3.11-4.11 (3.13 read): `balance_pgdat()` lowers `sc.priority` on a pass
+                //   that reclaimed nothing ("if (raise_priority || !sc.nr_reclaimed)
+                //   sc.priority--") and `kswapd_try_to_sleep()` sleeps only once
+                //   `prepare_kswapd_sleep()` -> `pgdat_balanced()` holds, where a zone that is
+                //   no longer `zone_reclaimable()` (scanned 6x its LRU pages since the last
+                //   free; per node `pgdat_reclaimable()` 4.8-4.11) counts as balanced; until
+                //   then kswapd loops without sleeping. Its balance_pgdat() lost the congestion_wait() it had before 3.11 to the
+                //   nr_immediate throttle (vmscan.rs `throttle_kswapd`).
+                // - 4.12+ (c73322d098e4 "mm: fix 100% CPU kswapd busyloop on unreclaimable
+                //   nodes"; 6.1 read): `balance_pgdat()` ends with "if (!sc.nr_reclaimed)
+                //   pgdat->kswapd_failures++"; at MAX_RECLAIM_RETRIES (16) failures
+                //   `prepare_kswapd_sleep()` lets kswapd sleep and `wakeup_kswapd()` leaves the
+                //   "hopeless node" to direct reclaim, until a reclaim that makes progress on
+                //   the node (`shrink_node()`: "if (reclaimable) pgdat->kswapd_failures = 0").
+                // Not modelled so (ARCHITECTURE.md, "The clock, the queue and the waits").
                 self.congestion_wait(CONGESTION_WAIT_JIFFIES);
                 if self.now == start {
                     self.nodes[nid as usize].kswapd_active = false;

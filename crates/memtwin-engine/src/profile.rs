@@ -363,6 +363,11 @@ pub struct KernelProfile {
     /// less than they are); before, it trimmed every whole slice elapsed (Debian's 6.1 source).
     /// Mainline's order: the fix went to 6.14.2 stable; whether 6.12.y took it is not checked.
     pub throtl_trim_keeps_one_slice: bool,
+    /// `do_async_mmap_readahead()` takes one off `ra->mmap_miss` only for a folio that is not
+    /// locked (v6.18, e338d8353154 "mm: readahead: improve mmap_miss heuristic for concurrent
+    /// faults", Roman Gushchin, posted August 2025, merged for 6.18: "If the folio is locked,
+    /// we're likely racing against another fault"); before, for every folio a fault finds.
+    pub mmap_miss_skips_locked: bool,
     /// A written page's buffer heads are charged to its memcg (v4.19+: `alloc_page_buffers()`
     /// allocates with `__GFP_ACCOUNT` under the page's memcg, "fs, mm: account buffer_head to
     /// kmem cgroup"); before, they were not accounted.
@@ -929,6 +934,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swap_vma_readahead: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, write: WriteOrder::SizedNoOrder1, ..LargeFolios::NONE },
         throtl_trim_keeps_one_slice: false,
+        mmap_miss_skips_locked: false,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -1109,7 +1115,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a major fault on executable text reading from the fault to the VMA's end (6.16), a read miss always starts its window at \
                       the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
                       slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests, \
-                      per-CPU charge stocks caching up to 7 memcgs each (6.16)",
+                      per-CPU charge stocks caching up to 7 memcgs each (6.16), \
+                      an mmap fault that finds a locked folio leaving mmap_miss alone (6.18)",
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized },
@@ -1124,6 +1131,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swapin_maps_writable: true,
         blk_plug_peek: crate::blkdev::PlugPeek::Oldest,
         throtl_trim_keeps_one_slice: true,
+        mmap_miss_skips_locked: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,

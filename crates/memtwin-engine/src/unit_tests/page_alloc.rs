@@ -1500,12 +1500,12 @@ ops = [{{ op = "mmap", name = "m", size = "4M" }}, {{ op = "touch", name = "m" }
     }
 }
 
-/// `wait_iff_congested(preferred_zone, BLK_RW_ASYNC, HZ/50)` in 4.3's allocator retry loop
-/// (mm/page_alloc.c `__alloc_pages_slowpath()`): a sleep of at most HZ/50 = 5 jiffies, 20 ms
-/// on 4.3's wheel (the tick of its expiry), 24 ms on 4.8+'s (one tick later), however long the
+/// `CONGESTION_WAIT_JIFFIES` is the allocator's `wait_iff_congested(.., HZ/50)` in jiffies
+/// (what [`Kernel::congestion_wait`] takes): a sleep of at most HZ/50 = 5 jiffies, 20 ms on
+/// 4.3's wheel (the tick of its expiry), 24 ms on 4.8+'s (one tick later), however long the
 /// device's backlog; shorter when the device drains first.
 #[test]
-fn allocator_retry_wait_is_hz_50_jiffies_4_3() {
+fn congestion_wait_jiffies_is_hz_50() {
     const MS: u64 = 1_000_000;
     assert_eq!(crate::page_alloc::CONGESTION_WAIT_JIFFIES * crate::timer::NSEC_PER_JIFFY, 20 * MS);
     for (p, woken) in [("linux-4.3", 20 * MS), ("linux-6.1", 24 * MS)] {
@@ -1518,5 +1518,68 @@ fn allocator_retry_wait_is_hz_50_jiffies_4_3() {
         let t = k.now;
         k.congestion_wait(crate::page_alloc::CONGESTION_WAIT_JIFFIES);
         assert_eq!(k.now, t + 3 * MS, "{p}: the device drained first");
+    }
+}
+
+/// An order-0 `alloc_pages()` that direct reclaim makes progress for but that still fails
+/// at the min watermark retries. Before 4.7 (linux-4.3 mm/page_alloc.c
+/// `__alloc_pages_slowpath()`: `should_alloc_retry()` -> `wait_iff_congested(preferred_zone,
+/// BLK_RW_ASYNC, HZ/50)`) each retry sleeps while the device has writeback in flight, at most
+/// HZ/50; linux-6.1's `should_reclaim_retry()` only `cond_resched()`s (and sleeps for pending
+/// writes only 4.7-5.15): no congestion sleep at all, however busy the device.
+#[test]
+fn allocator_retry_waits_hz_50_on_a_busy_device_before_4_7_only() {
+    for (profile, waits) in [("linux-4.3", true), ("linux-6.1", false)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "retry"
+[machine]
+ram = "64M"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "128M"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+        ));
+        run(&mut s);
+        let k = &mut s.kernel;
+        // kswapd asleep and not woken (__GFP_NO_KSWAPD): the rounds are direct reclaim's alone
+        let t = k.now + 1_000_000_000;
+        k.advance_clock(t);
+        k.kswapd_catch_up();
+        k.kswapd_catch_up();
+        assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd asleep");
+        // every zone of the node emptied: the free pages one direct reclaim round frees
+        // (SWAP_CLUSTER_MAX) stay below the min watermark, so the allocation retries
+        let held: Vec<Vec<u64>> = (0..k.zones.len()).map(|z| drain(k, z, 0)).collect();
+        k.devices[0].busy_until = k.now + 1_000_000_000;
+        let (min, cluster) = (k.zones.iter().map(|z| z.wmark_min).max().unwrap(), crate::vmscan::SWAP_CLUSTER_MAX as u64);
+        assert!(min > 2 * cluster, "{profile}: the min watermark ({min}) takes several rounds");
+        let (stalls, congestion) = (k.vmstat.get(VmEvent::Allocstall), k.stall.ns[crate::delayacct::StallKind::Congestion as usize]);
+        let gfp = Gfp { no_kswapd: true, ..Gfp::node(0) };
+        let p = k.alloc_pages(0, gfp).expect("the page cache is reclaimable");
+        let rounds = k.vmstat.get(VmEvent::Allocstall) - stalls;
+        let slept = k.stall.ns[crate::delayacct::StallKind::Congestion as usize] - congestion;
+        assert!(rounds >= 2, "{profile}: the allocation retried ({rounds} direct reclaim rounds)");
+        let hz_50 = crate::page_alloc::CONGESTION_WAIT_JIFFIES * crate::timer::NSEC_PER_JIFFY;
+        if waits {
+            // one wait after each round that did not end in the page, each cut at HZ/50 (the
+            // device stays busy for a second)
+            let jiffy = crate::timer::NSEC_PER_JIFFY;
+            assert!(slept <= (rounds - 1) * hz_50 && slept > (rounds - 1) * (hz_50 - jiffy), "{profile}: {rounds} rounds slept {slept} ns");
+        } else {
+            assert_eq!(slept, 0, "{profile}: {rounds} rounds, no congestion sleep");
+        }
+        k.free_page(p);
+        for (z, frames) in held.into_iter().enumerate() {
+            for f in frames {
+                k.zones[z].free_order0(f);
+            }
+        }
     }
 }

@@ -198,6 +198,36 @@ fn mmap_miss_above_lotsamiss_stops_read_around() {
     assert_invariants(k);
 }
 
+/// mm/filemap.c `do_async_mmap_readahead()`: a fault that finds a page takes one off
+/// `mmap_miss`; from linux-6.18 (e338d8353154 "mm: readahead: improve mmap_miss heuristic for
+/// concurrent faults") only when its folio is not locked, as it is while its read is in flight
+/// (another fault's read-around: "we're likely racing against another fault"); linux-6.1
+/// takes it off either way.
+#[test]
+fn mmap_miss_is_left_alone_for_a_locked_folio_6_18() {
+    for (profile, skips) in [("linux-6.1", false), ("linux-6.18", true)] {
+        let (mut s, _, f, vma) = mapped(profile, true, false);
+        let k = &mut s.kernel;
+        let miss = |k: &Kernel| k.vmas[vma.0 as usize].file.as_ref().unwrap().mmap_miss;
+        k.vmas[vma.0 as usize].file.as_mut().unwrap().mmap_miss = 10;
+        // another fault's read-around of 500, submitted, not yet read: its pages are locked
+        k.do_sync_mmap_readahead(vma, 500);
+        assert_eq!(miss(k), 11, "{profile}: the miss");
+        let p = page_at(k, f, 501);
+        assert!(k.folio_test_locked(p), "{profile}: 501 is under its read");
+        k.do_async_mmap_readahead(vma, p, 501);
+        assert_eq!(miss(k), if skips { 11 } else { 10 }, "{profile}: a fault on the locked 501");
+        // once the read is done, a fault on an unlocked page counts as a hit on every profile
+        let t = k.now + 1_000_000_000;
+        k.advance_clock(t);
+        let q = page_at(k, f, 502);
+        assert!(!k.folio_test_locked(q), "{profile}: 502 read");
+        k.do_async_mmap_readahead(vma, q, 502);
+        assert_eq!(miss(k), if skips { 10 } else { 9 }, "{profile}: a fault on the unlocked 502");
+        assert_invariants(k);
+    }
+}
+
 /// mm/madvise.c `madvise_behavior()` + mm/filemap.c: `MADV_RANDOM` (`VM_RAND_READ`) turns
 /// mmap readahead off (one page per major fault); `MADV_SEQUENTIAL` (`VM_SEQ_READ`) reads a
 /// sequential window from the fault (`page_cache_sync_ra()`).
