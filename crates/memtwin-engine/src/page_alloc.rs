@@ -751,27 +751,40 @@ impl Zone {
                 debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
                 let new = old | mask;
                 self.blocks[b as usize].bits[w] = new;
-                // Every aligned chunk completed by the frees is counted once, when its last
-                // frame comes back: the chunks complete in `new` and not in `old`.
-                let (mut a_new, mut a_old) = (new, old);
-                for o in 1..=CHUNK_ORDERS {
-                    // Bit i of a_* set: frames i..i + 2^o all free (word_chunks, order by order).
-                    let s = 1u32 << (o - 1);
-                    a_new &= a_new >> s;
-                    a_old &= a_old >> s;
-                    let starts = CHUNK_STARTS[o - 1];
-                    self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
-                }
+                self.count_word_frees(old, new);
             }
             lo = hi;
         }
+        self.finish_block_frees(b, on_partial, n);
+    }
+
+    /// The chunk counts of a word of a pageblock's bitmap whose free frames went from `old`
+    /// to `new` with nothing between: every aligned chunk completed by the frees is counted
+    /// once, when its last frame comes back (the chunks complete in `new` and not in `old`).
+    #[inline]
+    fn count_word_frees(&mut self, old: u64, new: u64) {
+        let (mut a_new, mut a_old) = (new, old);
+        for o in 1..=CHUNK_ORDERS {
+            // Bit i of a_* set: frames i..i + 2^o all free (word_chunks, order by order).
+            let s = 1u32 << (o - 1);
+            a_new &= a_new >> s;
+            a_old &= a_old >> s;
+            let starts = CHUNK_STARTS[o - 1];
+            self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
+        }
+    }
+
+    /// The counts and list moves after `n` frames of pageblock `b` came back one after another
+    /// (`on_partial`: the block was on the partial list before them): the first puts a
+    /// pageblock that was wholly used on the partial list, the one that frees its last frame
+    /// moves it to the order-9 list (a push and a delete with nothing between leave the
+    /// partial list as it was).
+    #[inline]
+    fn finish_block_frees(&mut self, b: u32, on_partial: bool, n: u64) {
         let blk = &mut self.blocks[b as usize];
         blk.nr_free += n as u16;
         let nr_free = blk.nr_free;
         self.free += n;
-        // One free after another: the first puts a pageblock that was wholly used on the
-        // partial list, the one that frees its last frame moves it to the order-9 list (a
-        // push and a delete with nothing between leave the partial list as it was).
         if nr_free as u64 == PAGEBLOCK_NR {
             if on_partial {
                 self.partial_del(b);
@@ -813,27 +826,9 @@ impl Zone {
             }
             let new = old | m;
             self.blocks[b as usize].bits[w] = new;
-            let (mut a_new, mut a_old) = (new, old);
-            for o in 1..=CHUNK_ORDERS {
-                let s = 1u32 << (o - 1);
-                a_new &= a_new >> s;
-                a_old &= a_old >> s;
-                let starts = CHUNK_STARTS[o - 1];
-                self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
-            }
+            self.count_word_frees(old, new);
         }
-        let blk = &mut self.blocks[b as usize];
-        blk.nr_free += n as u16;
-        let nr_free = blk.nr_free;
-        self.free += n;
-        if nr_free as u64 == PAGEBLOCK_NR {
-            if on_partial {
-                self.partial_del(b);
-            }
-            self.free_blocks.push(b);
-        } else if !on_partial {
-            self.partial_push(b);
-        }
+        self.finish_block_frees(b, on_partial, n);
     }
 
     /// The pageblock of frame `pfn` (an index among the zone's blocks) and the frame's
