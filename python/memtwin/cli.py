@@ -378,6 +378,7 @@ def cmd_real(a) -> int:
 
         leftovers.warn([a.scratch], [a.workdir or qemumod.DEFAULT_WORKDIR])
     out = {}
+    traces = []  # (path, text) of --reclaim-trace, written once every variant has run
     bar = progress.Progress(f"real {a.on}")  # not Progress: the tests count simulations by that one
     try:
         for i, (v, plan) in enumerate(plans):
@@ -391,15 +392,21 @@ def cmd_real(a) -> int:
             rtrace = res.pop("reclaim_trace", None)
             if rtrace is not None:
                 tpath = os.path.join(a.reclaim_trace, f"{plan['name']}-{v or 'default'}.trace")
-                with open(tpath + ".tmp", "w") as f:
-                    f.write(f"# memtwin real --on qemu --reclaim-trace: {plan['name']} variant {v or 'default'}, {res['real']['date']}\n" + rtrace)
-                os.replace(tpath + ".tmp", tpath)
-                print(f"wrote {tpath}")
+                traces.append((tpath, f"# memtwin real --on qemu --reclaim-trace: {plan['name']} variant {v or 'default'}, "
+                                      f"{res['real']['date']}\n" + rtrace))
+                # The run is marked: validate refuses a traced recording (the tracing changes the guest).
+                res["real"]["reclaim_trace"] = {"file": os.path.basename(tpath), "buffer_kb_per_cpu": qemu.RTRACE_BUF_KB}
             out[v or "default"] = res
             with progress.paused():
                 _print_real(plan, v, res)
     finally:
         bar.close()
+    # Only now, with every variant run: a variant that fails leaves no trace files of the others.
+    for tpath, text in traces:
+        with open(tpath + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(tpath + ".tmp", tpath)
+        print(f"wrote {tpath}")
     if a.json:
         write_json(a.json, {"scenario": plans[0][1]["name"] if plans else scn.name, "variants": out})
         print(f"wrote {a.json}")

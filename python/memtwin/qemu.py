@@ -695,6 +695,10 @@ def guest_zswap(z: Optional[dict]) -> str:
 # no such probe, said by @@RTRACE_NOPROBE). Clock "mono": the guest program's CLOCK_MONOTONIC step
 # times. The ring buffer (RTRACE_BUF_KB a CPU) is guest memory the scenario does not count.
 RTRACE_BUF_KB = 1024
+# Seconds --reclaim-trace adds to a guest run's default timeout: its calibrations after the tasks
+# (WAKEGAP ~2.1 s, WAKEPROG up to 5 x 2 s + 210 x 10 ms, review6 M6) and the trace's dump, up to
+# RTRACE_BUF_KB a CPU of text through the serial console (about 1 MiB in 10-30 s under TCG here).
+RTRACE_TIMEOUT_MARGIN_S = 120
 RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
                  "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
@@ -1228,7 +1232,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
     prog = guest_program(workdir)
     script, steps, tracked, cg = op_script(plan, knobs)
     modules = _module_files(moddir, fs_of(plan)[0]) if moddir else []
-    timeout = timeout or default_timeout(plan)
+    timeout = timeout or default_timeout(plan) + (RTRACE_TIMEOUT_MARGIN_S if reclaim_trace else 0)
     ra = plan["devices"][0]["read_ahead_kb"] if plan["devices"] else 128
     os.makedirs(workdir, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="run-", dir=workdir)

@@ -302,6 +302,12 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
                     raise _err(where, f"cannot read the recorded results {rp} ({e.strerror})", "re-record them: see README, 'Validation against real kernels'") from None
                 except ValueError as e:
                     raise _err(where, f"the recorded results {rp} are not JSON ({e})", "re-record them") from None
+                traced = [k for k, r in (recs[-1].get("variants") or {}).items()
+                          if isinstance(r, dict) and isinstance(r.get("real"), dict) and r["real"].get("reclaim_trace")]
+                if traced:
+                    raise _err(where, f"the recorded results {rp} were taken with --reclaim-trace (variant {traced[0]}): its ring "
+                               "buffers, kprobes and extra calibrations change the guest the run measures",
+                               "re-record them without --reclaim-trace (keep traced runs in lab/measurements/)")
             rec = recs[0] if len(recs) == 1 else recs
         bar = Progress(f"validate {path}")
         try:

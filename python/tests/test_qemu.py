@@ -968,3 +968,63 @@ def test_step_windows_are_on_the_guests_clock_from_the_first_step():
     assert [r["window_s"] for r in recs] == [[0.25, 0.5], [1.0, 1.125], [0.0, 1.5]]
     assert not any(k.startswith("_") for r in recs for k in r)
     qemu.step_windows([])  # no step: nothing to do
+
+
+def test_a_traced_run_is_marked_and_its_traces_are_written_only_when_every_variant_ran(tmp_path, capsys, monkeypatch):
+    """review6 M5/M6: memtwin real --reclaim-trace marks each traced variant's result
+    (real.reclaim_trace) and writes the trace files after every variant has run, so a variant that
+    fails leaves neither a JSON nor the trace of an earlier variant; the traced run's default
+    timeout has RTRACE_TIMEOUT_MARGIN_S more."""
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
+    calls, timeouts = [], []
+
+    def fake_run(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False):
+        calls.append(plan["name"])
+        assert reclaim_trace
+        if len(calls) == 2:
+            raise RealError("the second variant's guest failed (test)")
+        return {"real": {"on": "qemu", "kernel": "6.1.0-test", "date": "2026-11-29T12:00:00Z", "timing_comparable": False, "notes": []},
+                "steps": [{"name": "stream", "metrics": {"read_bytes": 1.0}, "pagecache": 0}], "reclaim_trace": "@@RTRACE lines\n"}
+
+    monkeypatch.setattr(qemu, "run_qemu", fake_run)
+    out = tmp_path / "out.json"
+    code, _, err = cli_run(capsys, "real", path, "--on", "qemu", "--variant", "all", "--reclaim-trace", str(tmp_path), "--json", str(out))
+    assert code != 0 and "second variant" in err and "Traceback" not in err
+    assert len(calls) == 2 and list(tmp_path.iterdir()) == [], list(tmp_path.iterdir())
+
+    res = []
+
+    def fake_ok(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False):
+        r = {"real": {"on": "qemu", "kernel": "6.1.0-test", "date": "2026-11-29T12:00:00Z", "timing_comparable": False, "notes": []},
+             "steps": [{"name": "stream", "metrics": {"read_bytes": 1.0}, "pagecache": 0}], "reclaim_trace": "@@RTRACE lines\n"}
+        res.append(r)
+        return r
+
+    monkeypatch.setattr(qemu, "run_qemu", fake_ok)
+    code, _, err = cli_run(capsys, "real", path, "--on", "qemu", "--variant", "all", "--reclaim-trace", str(tmp_path), "--json", str(out))
+    assert code == 0, err
+    doc = json.loads(out.read_text())
+    marks = [v["real"]["reclaim_trace"] for v in doc["variants"].values()]
+    assert len(marks) == 2 and all(m["buffer_kb_per_cpu"] == qemu.RTRACE_BUF_KB for m in marks)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([m["file"] for m in marks] + ["out.json"])
+    plan = {"files": [], "tasks": []}
+    assert qemu.RTRACE_TIMEOUT_MARGIN_S > 0 and qemu.default_timeout(plan) == 120
+
+
+def test_validate_refuses_a_recording_taken_with_the_reclaim_trace(tmp_path):
+    """review6 M5: a recording marked real.reclaim_trace is a measurement (the tracing changes the
+    guest), not a validation recording: validate --recorded says so and how to fix it."""
+    from memtwin import validate
+    from memtwin._memtwin import ScenarioError
+
+    src = os.path.join(ROOT, "scenarios", "validation")
+    (tmp_path / "real").mkdir()
+    text = open(os.path.join(src, "host-reread-tight.toml")).read()
+    (tmp_path / "s.toml").write_text(text)
+    doc = json.load(open(os.path.join(src, "real", "host-reread-tight.json")))
+    v = next(iter(doc["variants"]))
+    doc["variants"][v]["real"]["reclaim_trace"] = {"file": "x.trace", "buffer_kb_per_cpu": 1024}
+    (tmp_path / "real" / "host-reread-tight.json").write_text(json.dumps(doc))
+    with pytest.raises(ScenarioError) as e:
+        validate.validate_file(str(tmp_path / "s.toml"), None, True, out=lambda *_: None)
+    assert "--reclaim-trace" in str(e.value) and "re-record them without" in str(e.value)
