@@ -893,6 +893,11 @@ static void calibrate_wakeup_as(const char *tag, long gap_us, int busy) {
     static long sorted[WAKE_ROUNDS], turns[WAKE_ROUNDS];
     double turn_ns = 0;
     if (busy == 2) {
+        /* The pace of one turn of the busy loop below (*woke is still 0 here): the best of 5
+         * runs of up to 2^20 turns. now() is read once every 65,536 turns, so a run the vCPU
+         * stalled in can end early at its 2 s cap and count fewer turns; the best of 5 then
+         * still holds a stall. Diagnostic only (the WAKEPROG line, review6 L8): nothing the
+         * engine runs at is taken from it. */
         for (int r = 0; r < 5; r++) {
             double t = now();
             long n = 0;
