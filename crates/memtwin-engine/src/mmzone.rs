@@ -510,6 +510,13 @@ impl Lruvec {
         let nr = pages.folio_nr_pages(id);
         stats.update_folio(self.idx, list, nr, true);
         self.gen_inactive_update(stats, list, nr, true);
+        self.push_head(pages, id, list, nr);
+    }
+
+    /// The list part of [`Lruvec::link`]: `id` (a folio of `nr` pages) at the head of list
+    /// number `list`, `PG_lru` set, the list's counts; no [`LruvecStats`] update.
+    #[inline(always)]
+    fn push_head(&mut self, pages: &mut PageArena, id: PageId, list: usize, nr: u64) {
         let l = &mut self.lists[list];
         let old = l.head;
         {
@@ -519,8 +526,8 @@ impl Lruvec {
             p.next = old;
             p.set_lru(list as u8);
             p.flags |= pg::LRU;
-            l.pages += nr;
         }
+        l.pages += nr;
         if old != PageId::NIL {
             pages[old].prev = id;
         } else {
@@ -538,24 +545,7 @@ impl Lruvec {
     #[inline(always)]
     pub fn link_order0_unstated(&mut self, pages: &mut PageArena, id: PageId, list: usize) {
         debug_assert!(list < NR_LRU_LISTS - 1 && !self.lrugen.enabled && pages.folio_nr_pages(id) == 1);
-        let l = &mut self.lists[list];
-        let old = l.head;
-        {
-            let p = &mut pages[id];
-            debug_assert!(!p.test(pg::LRU), "page already on an LRU");
-            p.prev = PageId::NIL;
-            p.next = old;
-            p.set_lru(list as u8);
-            p.flags |= pg::LRU;
-        }
-        l.pages += 1;
-        if old != PageId::NIL {
-            pages[old].prev = id;
-        } else {
-            l.tail = id;
-        }
-        l.head = id;
-        l.len += 1;
+        self.push_head(pages, id, list, 1);
     }
 
     /// Put `id` right after `after` (on list number `list`) and set `PG_lru`
