@@ -30,6 +30,8 @@ import subprocess
 import sys
 import time
 
+from tracefs_instance import stop_bpftrace
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TRACEFS = "/sys/kernel/tracing"
 RUN_TIMEOUT = 1800  # s: memtwin real's run of the scenario under tracing (the traced 52 s lookup: loop-device.md)
@@ -87,13 +89,7 @@ def record(scenario: str, outdir: str, fifo: bool = False) -> None:
             if rc != 0:
                 sys.exit(f"trace_mmap_fault: memtwin real failed (exit {rc})")
     finally:
-        if bp is not None and bp.poll() is None:
-            bp.send_signal(signal.SIGINT)
-            try:
-                bp.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                bp.kill()
-                bp.wait(timeout=30)
+        stop_bpftrace(bp)
         if mounted:
             subprocess.run(["umount", TRACEFS], timeout=30)
 

@@ -19,10 +19,11 @@ the time the reader spent in read() waiting with no request of the loop device i
 """
 import collections
 import os
-import signal
 import subprocess
 import sys
 import time
+
+from tracefs_instance import stop_bpftrace
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 TRACEFS = "/sys/kernel/tracing"
@@ -54,13 +55,7 @@ def record(scenario: str, outdir: str, fifo: bool = False) -> None:
             if r.returncode != 0:
                 sys.exit(f"trace_queue_read: memtwin real failed (exit {r.returncode})")
     finally:
-        if bp is not None and bp.poll() is None:
-            bp.send_signal(signal.SIGINT)
-            try:
-                bp.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                bp.kill()
-                bp.wait(timeout=30)
+        stop_bpftrace(bp)
         if mounted:
             subprocess.run(["umount", TRACEFS], timeout=30)
 

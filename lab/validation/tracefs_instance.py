@@ -13,6 +13,7 @@ signal handler), the reader stops after draining, the events are disabled, the i
 """
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -21,6 +22,19 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 from memtwin import leftovers  # noqa: E402
+
+
+def stop_bpftrace(bp) -> None:
+    """Stop a bpftrace a lab tool started (subprocess.Popen) if it still runs: SIGINT (it prints its
+    maps and exits), then SIGKILL if it has not exited within 60 s; every wait bounded."""
+    if bp is None or bp.poll() is not None:
+        return
+    bp.send_signal(signal.SIGINT)
+    try:
+        bp.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        bp.kill()
+        bp.wait(timeout=30)
 
 
 def missing_events(tracefs: str, events) -> list:
