@@ -196,7 +196,7 @@ V2_EVENTS = {
 }
 VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "pgactivate",
           "pgdeactivate", "pgrefill", "workingset_refault_file", "workingset_activate_file",
-          "workingset_restore_file", "allocstall_normal", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
+          "workingset_restore_file", "allocstall_normal", "allocstall_movable", "pageoutrun", "pgfree", "oom_kill", "workingset_nodereclaim",
           "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
           "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault",
           "swap_ra", "swap_ra_hit", "workingset_refault_anon", "workingset_activate_anon", "workingset_restore_anon",

@@ -15,7 +15,8 @@ DEFAULT_METRICS = ["elapsed_s", "user_s", "sys_s", "read_bytes", "memcg.usage_by
 # Metrics where less is better (mmtests shows a gain as a positive percentage).
 LOWER_IS_BETTER = ("elapsed_s", "user_s", "sys_s", "iowait_s", "read_bytes", "write_bytes", "pagecache_miss_pages",
                    "memcg.pgscan", "memcg.pgsteal", "memcg.failcnt", "memcg.workingset_refault_file", "vmstat.pgpgin",
-                   "vmstat.pgpgout", "oom_killed", "vmstat.allocstall_normal")
+                   "vmstat.pgpgout", "oom_killed", "vmstat.allocstall",
+                   "vmstat.allocstall_normal", "vmstat.allocstall_movable")
 HIGHER_IS_BETTER = ("pagecache_hit_pages",)
 
 

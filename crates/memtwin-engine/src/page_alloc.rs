@@ -989,12 +989,36 @@ pub struct Gfp {
     /// `__GFP_DIRECT_RECLAIM` absent (`GFP_TRANSHUGE_LIGHT`): the slowpath gives up after its
     /// attempt at the min watermark, with neither direct compaction nor direct reclaim.
     pub no_direct_reclaim: bool,
+    /// `__GFP_MOVABLE | __GFP_HIGHMEM` (`GFP_HIGHUSER_MOVABLE`: page cache, anonymous memory,
+    /// THP, swap-in): `gfp_zone()` is ZONE_MOVABLE. Without it (`GFP_KERNEL`: slab), ZONE_NORMAL.
+    /// It names the zone 4.8+ counts a direct reclaim under ([`Gfp::allocstall_event`]).
+    pub movable: bool,
 }
 
 impl Gfp {
-    /// `GFP_KERNEL`/`GFP_HIGHUSER_MOVABLE` order-0 request from a task on node `nid`.
+    /// `GFP_HIGHUSER_MOVABLE` order-0 request from a task on node `nid` (a page of the page
+    /// cache or of anonymous memory).
     pub const fn node(nid: u32) -> Gfp {
-        Gfp { nid, thp: false, no_kswapd: false, thisnode: false, no_direct_reclaim: false }
+        Gfp { nid, thp: false, no_kswapd: false, thisnode: false, no_direct_reclaim: false, movable: true }
+    }
+
+    /// `GFP_KERNEL` order-0 request from a task on node `nid` (a slab page; the page cache's
+    /// xarray nodes are allocated with `gfp & GFP_RECLAIM_MASK`, which keeps no zone bits).
+    pub const fn kernel(nid: u32) -> Gfp {
+        Gfp { movable: false, ..Gfp::node(nid) }
+    }
+
+    /// The vmstat event `do_try_to_free_pages()` counts for a direct reclaim entered by this
+    /// request: `count_vm_event(ALLOCSTALL)` before 4.8, from 4.8
+    /// `__count_zid_vm_events(ALLOCSTALL, sc->reclaim_idx, 1)` with `reclaim_idx =
+    /// gfp_zone(gfp_mask)` (`try_to_free_pages()`; "mm: vmstat: account per-zone stalls and
+    /// pages skipped during reclaim", v4.8; 6.1 mm/vmscan.c read).
+    pub const fn allocstall_event(&self, per_zone: bool) -> VmEvent {
+        match (per_zone, self.movable) {
+            (false, _) => VmEvent::Allocstall,
+            (true, true) => VmEvent::AllocstallMovable,
+            (true, false) => VmEvent::AllocstallNormal,
+        }
     }
 }
 
@@ -1322,7 +1346,7 @@ impl Kernel {
     /// (`ZONELIST_NOFALLBACK`) holds the local node's zones only, so only that node is
     /// reclaimed.
     fn alloc_pages_direct_reclaim(&mut self, _order: u32, gfp: Gfp) -> u64 {
-        self.vmstat.count(VmEvent::Allocstall, 1);
+        self.vmstat.count(gfp.allocstall_event(self.profile.allocstall_per_zone), 1);
         let saved = self.reclaim_nid;
         if gfp.thisnode {
             self.reclaim_nid = Some(gfp.nid);

@@ -437,6 +437,10 @@ pub struct KernelProfile {
     /// When kswapd finds a node balanced ([`PgdatBalanced`]): any zone above its high
     /// watermark from 4.8, every (reclaimable) zone before.
     pub pgdat_balanced: PgdatBalanced,
+    /// vmstat counts direct reclaim per zone of the request (`allocstall_normal`,
+    /// `allocstall_movable`, ...; "mm: vmstat: account per-zone stalls and pages skipped during
+    /// reclaim", v4.8) instead of one `allocstall` (3.x-4.7).
+    pub allocstall_per_zone: bool,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
     /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
@@ -886,6 +890,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memory_events_recursive: true,
         memcg_oom_event: MemcgOomEvent::MemcgOom,
         pgdat_balanced: PgdatBalanced::AnyZone,
+        allocstall_per_zone: true,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
@@ -1052,6 +1057,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_kill_events: false,
         memcg_oom_event: MemcgOomEvent::TryCharge,
         pgdat_balanced: PgdatBalanced::AllZones,
+        allocstall_per_zone: false,
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
                       batch, not all dirty pages (pre-4.12), the fair \

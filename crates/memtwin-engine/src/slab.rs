@@ -118,7 +118,7 @@ impl Kernel {
             let need = self.kmem.pagecache_slab.div_ceil(crate::types::PAGE_SIZE) as usize;
             let have = self.kmem.pagecache_slab_frames.len();
             if have < need {
-                let gfp = crate::page_alloc::Gfp::node(self.cur_nid);
+                let gfp = crate::page_alloc::Gfp::kernel(self.cur_nid);
                 match self.alloc_pages(0, gfp) {
                     Some(pfn) => {
                         let p = self.pages.init(pfn, SLAB_FRAME, 0);

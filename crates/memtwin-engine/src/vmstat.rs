@@ -29,8 +29,18 @@ pub enum VmEvent {
     WorkingsetActivateFile,
     /// `workingset_restore_file`.
     WorkingsetRestoreFile,
-    /// `allocstall_normal`: direct reclaim entered by the page allocator.
+    /// `allocstall` (3.x-4.7, one counter): direct reclaim entered by the page allocator
+    /// (`do_try_to_free_pages()`: `count_vm_event(ALLOCSTALL)`). From 4.8 the count is per zone,
+    /// [`VmEvent::AllocstallNormal`] and [`VmEvent::AllocstallMovable`]; the engine counts into
+    /// the one of its profile and the request ([`crate::page_alloc::Gfp::allocstall_event`]).
     Allocstall,
+    /// `allocstall_normal` (4.8+): direct reclaim for a request whose `gfp_zone()` is
+    /// ZONE_NORMAL (`GFP_KERNEL`: slab, the page cache's xarray nodes).
+    AllocstallNormal,
+    /// `allocstall_movable` (4.8+): direct reclaim for a `GFP_HIGHUSER_MOVABLE` request (page
+    /// cache, anonymous memory, THP, swap-in): `gfp_zone()` is ZONE_MOVABLE whether or not the
+    /// machine has such a zone (include/linux/gfp.h GFP_ZONE_TABLE: MOVABLE + HIGHMEM).
+    AllocstallMovable,
     /// `kswapd_wakeups` (`pageoutrun`).
     KswapdWakeup,
     /// `pgalloc_normal`.
@@ -83,7 +93,7 @@ pub enum VmEvent {
 }
 
 /// Number of [`VmEvent`]s.
-pub const NR_VM_EVENTS: usize = 37;
+pub const NR_VM_EVENTS: usize = 39;
 
 impl VmEvent {
     /// All events with their /proc/vmstat names.
@@ -100,7 +110,9 @@ impl VmEvent {
         (VmEvent::WorkingsetRefaultFile, "workingset_refault_file"),
         (VmEvent::WorkingsetActivateFile, "workingset_activate_file"),
         (VmEvent::WorkingsetRestoreFile, "workingset_restore_file"),
-        (VmEvent::Allocstall, "allocstall_normal"),
+        (VmEvent::Allocstall, "allocstall"),
+        (VmEvent::AllocstallNormal, "allocstall_normal"),
+        (VmEvent::AllocstallMovable, "allocstall_movable"),
         (VmEvent::KswapdWakeup, "pageoutrun"),
         (VmEvent::Pgalloc, "pgalloc_normal"),
         (VmEvent::Pgfree, "pgfree"),

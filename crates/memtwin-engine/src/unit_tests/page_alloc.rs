@@ -75,7 +75,7 @@ fn the_zonelist_cache_sends_order0_remote_after_a_failed_thp_attempt() {
         // A high-order attempt from node 0 through the fallback zonelist (a pre-4.0 THP fault;
         // in 4.x, SLUB's high-order slab attempts): Normal fails its watermark (zlc set up),
         // DMA32 fails the order-9 check and is marked full; node 1 has whole blocks.
-        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false }).unwrap();
+        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true }).unwrap();
         assert_eq!(k.page_nid(huge), 1);
         // In 4.3's fast path the fair pass over the local zones comes first and the cache is
         // off for the rescan: the order-0 request is served locally either way.
@@ -100,7 +100,7 @@ fn the_zonelist_cache_is_zapped_after_a_second() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false }).unwrap();
+    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true }).unwrap();
     assert!(k.nodes[0].zlc_full[1], "DMA32 (position 1 of node 0's zonelist) is marked full");
     let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
     assert_eq!(k.page_nid(p), 1, "within the second DMA32 is skipped");
@@ -198,7 +198,7 @@ ops = [{ op = "sleep", duration = "1s" }]
         hold.push(k.zones[0].rmqueue_pageblock().unwrap());
     }
     let before: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
-    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false });
+    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true });
     assert!(got.is_some(), "a partly used block of clean file pages is emptied");
     assert!(k.vmstat.events[VmEvent::PgmigrateSuccess as usize] > 0);
     let after: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
@@ -452,7 +452,7 @@ fn thp_faults_stay_on_their_node_and_leave_the_zonelist_cache_alone() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false };
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false, movable: true };
     assert!(k.get_page_from_freelist(9, Wmark::Low, gfp).is_none(), "node 1's free pageblocks are not considered");
     assert!(k.nodes[0].zlc_full.iter().all(|f| !f), "the NOFALLBACK zonelist has no zonelist cache");
     assert!(crate::profile::profile("linux-4.3").unwrap().thp_thisnode);
@@ -570,7 +570,7 @@ fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
     for z in 0..k.zones.len() {
         k.zones[z].compact_defer_shift = 0;
     }
-    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false };
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false, movable: true };
     let _ = k.alloc_pages(9, gfp);
     assert!(on(k, v0) < node0, "node 0 was reclaimed");
     assert_eq!(on(k, v1), node1, "node 1 was not");
@@ -662,10 +662,10 @@ ops = [
         assert_eq!(v(VmEvent::ThpFaultAlloc) + v(VmEvent::ThpFaultFallback), 12, "{profile}: 12 THP faults");
         assert!(v(VmEvent::ThpFaultFallback) > 0, "{profile}: some fall back");
         if light {
-            assert_eq!((v(VmEvent::Allocstall), v(VmEvent::PgscanDirect), v(VmEvent::CompactStall)), (0, 0, 0), "{profile}: no direct reclaim or compaction");
+            assert_eq!(((v(VmEvent::Allocstall) + v(VmEvent::AllocstallNormal) + v(VmEvent::AllocstallMovable)), v(VmEvent::PgscanDirect), v(VmEvent::CompactStall)), (0, 0, 0), "{profile}: no direct reclaim or compaction");
             assert!(v(VmEvent::PgscanKswapd) > 0, "{profile}: kswapd freed what the base pages took");
         } else {
-            assert!(v(VmEvent::Allocstall) > 0 && v(VmEvent::PgscanDirect) > 0, "{profile}: the THP faults reclaimed directly");
+            assert!((v(VmEvent::Allocstall) + v(VmEvent::AllocstallNormal) + v(VmEvent::AllocstallMovable)) > 0 && v(VmEvent::PgscanDirect) > 0, "{profile}: the THP faults reclaimed directly");
         }
         assert_invariants(k);
     }
@@ -1221,7 +1221,7 @@ fn folio_frees_use_the_per_cpu_lists_only_for_pcp_allowed_orders_6_12() {
         k.alloc_page(InodeId(0), i).unwrap();
     }
     assert_eq!(factor(k), 3, "three refills");
-    let gfp = Gfp { nid: 0, thp: false, no_kswapd: true, thisnode: true, no_direct_reclaim: true };
+    let gfp = Gfp { nid: 0, thp: false, no_kswapd: true, thisnode: true, no_direct_reclaim: true, movable: true };
     let folio = |k: &mut Kernel, order: u32| {
         let head = k.alloc_pages(order, gfp).unwrap();
         k.pages.init_range(head, 1 << order, InodeId(0), 0, MemcgId::ROOT, 0);
@@ -1560,10 +1560,10 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
         k.devices[0].busy_until = k.now + 1_000_000_000;
         let (min, cluster) = (k.zones.iter().map(|z| z.wmark_min).max().unwrap(), crate::vmscan::SWAP_CLUSTER_MAX as u64);
         assert!(min > 2 * cluster, "{profile}: the min watermark ({min}) takes several rounds");
-        let (stalls, congestion) = (k.vmstat.get(VmEvent::Allocstall), k.stall.ns[crate::delayacct::StallKind::Congestion as usize]);
+        let (stalls, congestion) = (allocstalls(k), k.stall.ns[crate::delayacct::StallKind::Congestion as usize]);
         let gfp = Gfp { no_kswapd: true, ..Gfp::node(0) };
         let p = k.alloc_pages(0, gfp).expect("the page cache is reclaimable");
-        let rounds = k.vmstat.get(VmEvent::Allocstall) - stalls;
+        let rounds = allocstalls(k) - stalls;
         let slept = k.stall.ns[crate::delayacct::StallKind::Congestion as usize] - congestion;
         assert!(rounds >= 2, "{profile}: the allocation retried ({rounds} direct reclaim rounds)");
         let hz_50 = crate::page_alloc::CONGESTION_WAIT_JIFFIES * crate::timer::NSEC_PER_JIFFY;
@@ -1582,4 +1582,73 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
             }
         }
     }
+}
+
+/// `do_try_to_free_pages()` (mm/vmscan.c) counts a direct reclaim the allocator enters in one
+/// `allocstall` counter before 4.8 (`count_vm_event(ALLOCSTALL)`, 4.4 read) and from 4.8 under
+/// the request's zone (`__count_zid_vm_events(ALLOCSTALL, sc->reclaim_idx, 1)`, `reclaim_idx =
+/// gfp_zone(gfp_mask)`, 6.1 read): `allocstall_movable` for `GFP_HIGHUSER_MOVABLE` (page cache,
+/// anonymous memory; ZONE_MOVABLE by GFP_ZONE_TABLE whether or not the machine has that zone),
+/// `allocstall_normal` for `GFP_KERNEL` (slab).
+#[test]
+fn direct_reclaim_counts_allocstall_under_the_requests_zone_from_4_8() {
+    use VmEvent::{Allocstall, AllocstallMovable, AllocstallNormal};
+    for (profile, user, kernel) in [
+        ("linux-3.13", Allocstall, Allocstall),
+        ("linux-4.3", Allocstall, Allocstall),
+        ("linux-4.4", Allocstall, Allocstall),
+        ("linux-5.0", AllocstallMovable, AllocstallNormal),
+        ("linux-6.1", AllocstallMovable, AllocstallNormal),
+        ("linux-6.18", AllocstallMovable, AllocstallNormal),
+    ] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "allocstall"
+[machine]
+ram = "64M"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "128M"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+        ));
+        run(&mut s);
+        let k = &mut s.kernel;
+        let t = k.now + 1_000_000_000;
+        k.advance_clock(t);
+        k.kswapd_catch_up();
+        k.kswapd_catch_up();
+        assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd asleep");
+        for (gfp, event) in [(Gfp::node(0), user), (Gfp::kernel(0), kernel)] {
+            let counts = |k: &Kernel| [Allocstall, AllocstallNormal, AllocstallMovable].map(|e| k.vmstat.get(e));
+            let held: Vec<Vec<u64>> = (0..k.zones.len()).map(|z| drain(k, z, 0)).collect();
+            let before = counts(k);
+            let p = k.alloc_pages(0, Gfp { no_kswapd: true, ..gfp }).expect("the page cache is reclaimable");
+            let after = counts(k);
+            for (i, e) in [Allocstall, AllocstallNormal, AllocstallMovable].into_iter().enumerate() {
+                if e == event {
+                    assert!(after[i] > before[i], "{profile}: {gfp:?} counted under {e:?}");
+                } else {
+                    assert_eq!(after[i], before[i], "{profile}: {gfp:?} not counted under {e:?}");
+                }
+            }
+            k.free_page(p);
+            for (z, frames) in held.into_iter().enumerate() {
+                for f in frames {
+                    k.zones[z].free_order0(f);
+                }
+            }
+        }
+    }
+}
+
+/// Direct reclaims counted under any of the era's names ([`VmEvent::Allocstall`] before 4.8,
+/// per zone after).
+fn allocstalls(k: &Kernel) -> u64 {
+    [VmEvent::Allocstall, VmEvent::AllocstallNormal, VmEvent::AllocstallMovable].iter().map(|&e| k.vmstat.get(e)).sum()
 }
