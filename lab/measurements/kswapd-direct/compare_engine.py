@@ -31,7 +31,8 @@ from analyse import parse  # noqa: E402
 from memtwin.validate import set_run_sets  # noqa: E402
 
 SCENARIO = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
-SHOWN = ("elapsed_s", "vmstat.pgscan_direct", "vmstat.pgscan_kswapd", "vmstat.pageoutrun", "vmstat.allocstall_normal")
+SHOWN = ("elapsed_s", "vmstat.pgscan_direct", "vmstat.pgscan_kswapd", "vmstat.pageoutrun", "vmstat.allocstall_normal",
+         "vmstat.allocstall_movable")
 
 
 def in_stream(trace):
