@@ -134,7 +134,9 @@ QUIET_NOTE = ("# Compared with a recording set taken on a quiet host (real/NAME-
 # Why the three throttled ones are still pending (in their headers).
 THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's medians. Measured so far: the same\n"
                   "# scenario unthrottled (-queue, scenarios/validation/) is within 2% on the quiet set, so what is missing is in\n"
-                  "# how the 500M rule's slices (blk_throttle.rs) meet the reader; joining a bio blk-throttle holds to the\n"
+                  "# how the 500M rule's slices (blk_throttle.rs) meet the reader: the quiet kernel starts more ramps and\n"
+                  "# ends most of them before their order-4 window (order-4 folios 0.14-0.40 of order-2 ones in the quiet\n"
+                  "# runs of the three; the twin's every ramp runs it: 0.50). Joining a bio blk-throttle holds to the\n"
                   "# batch in flight at its submission (+9..+22%) was tried and is not what the kernel does\n"
                   "# (lab/validation/large-folios.md, \"The six host ra8192 scenarios on a quiet host\").\n")
 THROTTLED_NOTES = {"host-ext4-seq-tight-512m-ra8192": THROTTLED_NOTE.format(fig="+26.0/+27.8/+28.0% a pass"),
