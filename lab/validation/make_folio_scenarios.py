@@ -54,8 +54,16 @@ METRICS = [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB), ("resident_p
 # device serves them at its own speed). Through a tight memcg at read_ahead_kb 8192 when a window's
 # reads complete decides how many of its folios the next window's charges evict before the reader
 # gets to them (lab/validation/large-folios.md); a smooth 500 MB/s line does not give those times.
+# complete_together: the loop device's requests in flight complete together (blkdev.rs
+# BlockDevice::read_batch). The loop device (direct I/O) serves its requests as direct I/O on a file
+# of the host's virtio disk, whose completions the guest's virtblk_done() ends a used ring at a time
+# (the twin's model of that disk, trace-programs.md). Measured on the loop device itself: fio's 32
+# reads of 1 MiB issued together complete p10 8.8 / p90 10.2 ms after issue (loop-device.md), and in
+# 6.18's traces a reader's readahead windows issued while the window before is in flight complete with
+# it (large-folios.md: 2026-11-29 04:44, 6.18.44-fc-v857, load 12.5, and 13:40, 6.18.44-fc-v782, load
+# 19.7: windows issued at 39.84, 41.44 and 42.45 ms completed at 47.55-47.57 ms).
 LOOP_QUEUE = ('queue_depth = 128\nrequest_latency = "50us"\nrequest_read_bw = 1400000000\n'
-              'request_write_bw = 3500000000\nrequest_cost = "13us"\nmax_sectors_kb = 1280\n')
+              'request_write_bw = 3500000000\nrequest_cost = "13us"\nmax_sectors_kb = 1280\ncomplete_together = true\n')
 HOST_DEVICE = ('read_bw = "500M"\nwrite_bw = "400M"\nblk_throttle = true\nqueue_read_bw = 3300000000\n'
                'queue_write_bw = 3400000000\n' + LOOP_QUEUE)
 HOST_DEVICE_NOTE = ("# the host runner's loop device (its queue: lab/validation/loop-device.md) under the runner's\n"
@@ -74,39 +82,77 @@ def limit(on, size):
 
 
 # Still out of tolerance on the engine's large-folio model (ARCHITECTURE.md "The read path in
-# folios"): sequential reads through 20M at read_ahead_kb 8192 on 6.18 ext4 (on
-# the runner's disk as it is, HOST_DEVICE: 1G +12.5/+6.7/+34.2%, the host set's 256M cat at 8192,
-# host-ext4-tight-ra8192, +29%; the -queue ones +6..+28%: lab/validation/large-folios.md, "The
-# reader's speed in large folios"), and the 256M one on 6.1 XFS, +16..+18% with the CPU speed its
+# folios"): sequential reads through 20M at read_ahead_kb 8192 on 6.18 ext4 on the runner's disk as it
+# is (HOST_DEVICE: the loop device under blk-throttle's 500M rule), against their quiet sets (QUIET_SETS):
+# 512M +26.0/+27.8/+28.0%, 1G +31.3/+19.7/+22.2%, the host set's 256M cat (host-ext4-tight-ra8192) +25.0%
+# (lab/validation/large-folios.md, "The six host ra8192 scenarios on a quiet host"); their unthrottled
+# -queue twins pass since the loop device completes a reader's windows together (LOOP_QUEUE
+# complete_together: -1.7..+0.1%) and are in scenarios/validation/. Tried and not kept: joining a held
+# bio to the batch in flight at its submission (+9..+22%; a bio blk-throttle holds is not on the device).
+# And the 256M one on 6.1 XFS, +16..+18% with the CPU speed its
 # guest measured at boot (17 times slower than the engine's cost table, where its passes' own
 # system time says 59-177: large-folios.md, "The QEMU pair is the guest's CPU"). They stay in
 # scenarios/validation-pending/; every other large-folio scenario passes and goes to
-# scenarios/validation/. Against their recording sets (RECORDING_SETS, 2026-11-29 04:26), the twin
-# per pass: 1G -1.6/-6.9/+10.4%, 1G-queue -2.6/-16.0/-12.8, 512M +10.8/+3.2/-3.4, 512M-queue
-# +11.1/-17.2/-5.7, the 256M cat +13.5%, its -queue +22.6%; the host's runs of one scenario spread
-# 14-35% a pass, the twin's runs are one value (kernel.boot_seed draws nothing here), and the twin
-# falls back to order 0 after a failed order-8 charge far more often than the host (32 fallbacks
-# against 2 in the traced -queue cat: large-folios.md, "Where the twin reads more").
+# scenarios/validation/.
 PENDING = {"host-ext4-seq-tight-1g-ra8192", "qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-tight-ra8192",
            "host-ext4-seq-tight-512m-ra8192"}
 PENDING_DIR = "scenarios/validation-pending"
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,
-# real/NAME.json (the first) and real/NAME-runN.json. host-ext4-seq-tight-512m-ra8192: at read_ahead_kb 8192
-# through 20M a 1-2% change in when a window's reads complete moves a pass by up to 20%
-# (lab/validation/large-folios.md), and the host's own runs of it spread 1.57-1.93 GB a pass; one recording
-# (2026-11-28 11:08) and five more on 2026-11-29 02:51-02:54 (load 10-11), each under the host lock.
-# 2026-11-29 04:10-04:26 (h-ra6): each pending host ra8192 scenario recorded six more times, one recording per
-# hold of the host lock, the six scenarios in turn (load 0.4-2.4 for the first round, 3.7-7 for the second, 10-15
-# for the rest: other helpers' builds), kept with the earlier recording(s) as real/NAME-run2..7.json (512M:
-# run7..12); each run's load is in its `real.loadavg`.
-RECORDING_SETS = {"host-ext4-seq-tight-512m-ra8192": 12, "host-ext4-seq-tight-512m-ra8192-queue": 7,
-                  "host-ext4-seq-tight-1g-ra8192": 7, "host-ext4-seq-tight-1g-ra8192-queue": 7,
-                  "host-ext4-tight-ra8192": 7, "host-ext4-tight-ra8192-queue": 7,
-                  # 2026-11-29 11:13-11:14 (h-mmapdb), at SCHED_FIFO 50 (FIFO_RECORDED), one hold of the host lock
+# real/NAME.json (the first) and real/NAME-runN.json.
+RECORDING_SETS = {# 2026-11-29 11:13-11:14 (h-mmapdb), at SCHED_FIFO 50 (FIFO_RECORDED), one hold of the host lock
                   # each, load 8.5-8.9, the runner drawing the engine's random pages (real.py EngineRng)
                   "host-ext4-mmap-db": 5}
+
+# The six host scenarios at read_ahead_kb 8192 through 20M are compared with recordings taken on a QUIET
+# host (QUIET_SETS: real/NAME-quiet1..6.json): 2026-11-29 13:05-13:09, by the lead, on a fresh boot
+# (6.18.44-fc-v782) with nothing else running (load 1.0-1.3 in each real.loadavg), the six scenarios in
+# turn, one run per hold of the host lock. Why these and not the loaded sets below: the twin models a
+# machine that runs only the scenario, and on these scenarios the host's other load is part of the result.
+# Same kernel (v782), same hour: two more rounds at load 11.6-14.7 (13:12-13:16, ra10,
+# real/NAME-v782load1..2.json) read 1409-1638 MB a pass of the 512M file where the quiet set read
+# 1110-1488, 2881-3268 of the 1G (quiet 2191-2960), 696-714 for the 256M cat (quiet 529-621), and
+# unthrottled 1497-1763 / 3161-3561 / 797-848 (quiet 1394-1481 / 2845-2975 / 678-735): the load, not the
+# kernel build, moves them (the loaded v857 sets below are where the v782 loaded rounds are). Traced under
+# load, the reader is off the CPU for milliseconds between its reads (13:40, load 19.7: 15.5 ms from the
+# first window's completion to its read of page 32), so it meets windows later, after the next window's
+# charges have evicted more of them. On a quiet host the unthrottled runs spread 3-5% a pass where the
+# loaded sets spread 14-35%. A run with the reader at SCHED_FIFO 50 is not a quiet host either (the 256M
+# cat read 442 MB at 13:23, load 17.2, below the quiet set's 529-621; its -queue twin was killed:
+# real/host-ext4-tight-ra8192-v782fifo1.json), so FIFO recordings (FIFO_RECORDED) are no stand-in here.
+QUIET_SETS = {n: 6 for n in ("host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192",
+                             "host-ext4-seq-tight-512m-ra8192-queue", "host-ext4-seq-tight-1g-ra8192-queue",
+                             "host-ext4-tight-ra8192-queue")}
+QUIET_NOTE = ("# Compared with a recording set taken on a quiet host (real/NAME-quiet1..6.json, 2026-11-29 13:05-13:09,\n"
+              "# 6.18.44-fc-v782, nothing else running, load 1.0-1.3): the twin models a host that runs only the\n"
+              "# scenario, and here the host's other load moves the kernel's result (a loaded reader meets its windows\n"
+              "# later and re-reads more; make_folio_scenarios.py QUIET_SETS). The earlier recordings, kept and not\n"
+              "# compared: real/NAME.json and real/NAME-runN.json (6.18.44-fc-v857, load 0.4-15) and\n"
+              "# real/NAME-v782loadN.json (v782, load 11.6-14.7).\n")
+
+# Why the three throttled ones are still pending (in their headers).
+THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's medians. Measured so far: the same\n"
+                  "# scenario unthrottled (-queue, scenarios/validation/) is within 2% on the quiet set, so what is missing is in\n"
+                  "# how the 500M rule's slices (blk_throttle.rs) meet the reader: the quiet kernel starts more ramps and\n"
+                  "# ends most of them before their order-4 window (order-4 folios 0.14-0.40 of order-2 ones in the quiet\n"
+                  "# runs of the three; the twin's every ramp runs it: 0.50). Joining a bio blk-throttle holds to the\n"
+                  "# batch in flight at its submission (+9..+22%) was tried and is not what the kernel does\n"
+                  "# (lab/validation/large-folios.md, \"The six host ra8192 scenarios on a quiet host\").\n")
+THROTTLED_NOTES = {"host-ext4-seq-tight-512m-ra8192": THROTTLED_NOTE.format(fig="+26.0/+27.8/+28.0% a pass"),
+                   "host-ext4-seq-tight-1g-ra8192": THROTTLED_NOTE.format(fig="+31.3/+19.7/+22.2% a pass"),
+                   "host-ext4-tight-ra8192": THROTTLED_NOTE.format(fig="+25.0%")}
+
+# The loaded recordings of the six, kept in real/ and not compared (QUIET_SETS says why): real/NAME.json and
+# real/NAME-run2..N.json, all on 6.18.44-fc-v857. host-ext4-seq-tight-512m-ra8192: 2026-11-28 11:08 and
+# 2026-11-29 02:51-02:54 (load 10-11), run7..12 04:10-04:26; the others: the first recording (2026-11-28)
+# and run2..7 on 2026-11-29 04:10-04:26 (h-ra6), one recording per hold of the host lock, the six
+# scenarios in turn (load 0.4-2.4 for the first round, 3.7-7 for the second, 10-15 for the rest: other
+# helpers' builds). Their medians: 512M 1641/1664/1743 MB a pass, 1G 3490/3468/3356, the 256M cat 807,
+# -queue 1623/1885/1759, 3512/3852/3752 and 835.
+LOADED_SETS = {"host-ext4-seq-tight-512m-ra8192": 12, "host-ext4-seq-tight-512m-ra8192-queue": 7,
+               "host-ext4-seq-tight-1g-ra8192": 7, "host-ext4-seq-tight-1g-ra8192-queue": 7,
+               "host-ext4-tight-ra8192": 7, "host-ext4-tight-ra8192-queue": 7}
 
 
 # QEMU recording sets, one boot each (real/NAME.json and real/NAME-bootN.json): validate runs the engine
@@ -120,6 +166,14 @@ BOOT_SETS = {"qemu61-xfs-seq-tight-256m-ra8192": 6, "qemu61-xfs-seq-tight-256m-r
 
 def with_set(text, name):
     """The scenario's `recorded` line as its recording set, when it has one."""
+    if name in QUIET_SETS:
+        n = QUIET_SETS[name]
+        one = f'recorded = "real/{name}.json"'
+        assert one in text, name
+        files = ", ".join(f'"real/{name}-quiet{i}.json"' for i in range(1, n + 1))
+        return QUIET_NOTE + THROTTLED_NOTES.get(name, "") + (text.replace(one, f"recorded = [{files}]")
+                             .replace(f"recorded results in real/{name}.json",
+                                      f"recorded results in real/{name}-quiet1..{n}.json (a recording set on a quiet host)"))
     if name in BOOT_SETS:
         return with_recording_set(text, name, BOOT_SETS[name], "boot", "a recording set: one boot each")
     return with_recording_set(text, name, RECORDING_SETS.get(name), "run", "a recording set")
@@ -331,18 +385,21 @@ def queue_variants():
         dev = HOST_DEVICE_NOTE + "[devices.sda]\n" + HOST_DEVICE
         assert dev in text, name
         new = name + "-queue"
-        if name in RECORDING_SETS:  # the -queue variant has recordings of its own
+        if name in QUIET_SETS:  # the -queue variant has recordings of its own
             one = f'recorded = "real/{name}.json"\n'
-            assert with_set(one, name) in text, name
-            text = text.replace(with_set(one, name), one)
-            n = RECORDING_SETS[name]
-            text = text.replace(f" and real/{name}-run2..{n}.json (a recording set)", "")
+            note = QUIET_NOTE + THROTTLED_NOTES.get(name, "")
+            assert with_set(one, name).startswith(note) and with_set(one, name)[len(note):] in text, name
+            text = text.replace(note, "", 1).replace(with_set(one, name)[len(note):], one)
+            n = QUIET_SETS[name]
+            text = text.replace(f"real/{name}-quiet1..{n}.json (a recording set on a quiet host)", f"real/{name}.json")
         text = (QUEUE_NOTE + text.replace(dev, "[devices.sda]\n" + QUEUE_DEVICE, 1)
                 .replace(f'name = "{name}"', f'name = "{new}"', 1)
                 .replace(f"real/{name}.json", f"real/{new}.json")
                 .replace(f"/{name}.toml", f"/{new}.toml")
                 .replace(f"scenarios/validation/{new}.toml", f"{PENDING_DIR}/{new}.toml"))
-        with open(os.path.join(OUT, new + ".toml"), "w") as f:
+        if new not in PENDING:
+            text = text.replace(f"{PENDING_DIR}/{new}.toml", f"scenarios/validation/{new}.toml")
+        with open(os.path.join(OUT if new in PENDING else VALIDATION, new + ".toml"), "w") as f:
             f.write(with_set(text, new))
 
 

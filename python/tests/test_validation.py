@@ -57,7 +57,8 @@ def test_there_is_a_validation_set():
     # + issue 20: host-swap-retouch and host-zswap-pool-0 (6.13+'s plug of swap I/O);
     # (host-ext4-seq-tight-512m-ra8192 back in validation-pending: its recording set's medians, review3 M1)
     # + issue 18 (trace11): host-mmap-exec and host-ext4-mmap-exec (6.16+'s readahead of exec mappings)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2
+    # + issue 21 (ra10): the three unthrottled -queue ones at read_ahead_kb 8192 (their quiet recording sets)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
                                                                 "host-zswap-pool-0.toml"}  # 6.18's zswap
     assert "host-swap-retouch.toml" in names
@@ -98,7 +99,8 @@ def test_there_is_a_validation_set():
     # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22;
     # lab/validation/make_folio_scenarios.py); + the 256M one at 8192 with the guest's disk at 100 MB/s (--bw100);
     # + host-ext4-mmap-exec (issue 18, trace11: the exec twin on default ext4)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
+    # + the -queue ones of the 512M, 1G and the 256M cat at 8192 (ra10: the loop device completes together)
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 + 3 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at

@@ -88,6 +88,12 @@ pub const BLK_PLUG_FLUSH_PAGES: u64 = 128 * 1024 / PAGE_SIZE;
 /// loop device: swap write requests of 1024 sectors, traced 2026-11-28).
 pub const PLUG_RQ_MAX_PAGES: u64 = 128;
 
+/// How many completion batches of a `complete_together` device keep their end
+/// ([`BlockDevice::read_batch_done`]): a model bound, not a kernel figure. Under blk-throttle a
+/// batch ends while later reads still wait in the throttle; a reader's readahead has at most a
+/// few windows under read (two at the ramp's end), so 8 ends cover every read still in flight.
+pub const BATCH_RING: u64 = 8;
+
 /// A task's plug (`struct blk_plug`, block/blk-core.c `blk_start_plug()`/`blk_finish_plug()`)
 /// as the engine uses it for swap I/O: the requests a swap readahead or a reclaim pass built
 /// and has not dispatched yet, as (first sector in pages, pages, write), oldest first. A plug
@@ -306,6 +312,10 @@ pub struct BlockDevice {
     pub batch: u64,
     /// With `complete_together`: when the current batch's last read is done.
     pub batch_end: Nanos,
+    /// With `complete_together`: the ends of the last `BATCH_RING` batches (batch `b` at
+    /// `b % BATCH_RING`): under blk-throttle a read held by the throttle opens the next batch
+    /// while the reads before it are still on the device.
+    pub batch_ends: [Nanos; BATCH_RING as usize],
     /// With `qemu_throttle`: the throttle group's `bps-read` and `bps-write` buckets.
     pub qemu_bucket: [LeakyBucket; 2],
 }
@@ -514,6 +524,7 @@ impl BlockDevice {
             complete_together: false,
             batch: 0,
             batch_end: 0,
+            batch_ends: [0; BATCH_RING as usize],
             qemu_bucket: Default::default(),
         }
     }
@@ -584,14 +595,16 @@ impl BlockDevice {
     /// (`blk_queue_split()`), each allocated (`get_request()`) and completing when the device
     /// has transferred it. Returns the completion time of the last.
     pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
-        let done = self.submit_own(dir, class, start, pages, now);
+        let (done, dispatched) = self.submit_own(dir, class, start, pages, now);
         if self.complete_together && dir == Dir::Read {
-            // A read submitted while the batch's reads are still on the device joins it and
-            // moves its completion to its own; otherwise it opens the next batch.
-            if now >= self.batch_end {
+            // A read dispatched to the device while the batch's reads are still on it joins the
+            // batch and moves its completion to its own; otherwise it opens the next batch.
+            if dispatched >= self.batch_end {
                 self.batch += 1;
+                self.batch_end = 0;
             }
             self.batch_end = self.batch_end.max(done);
+            self.batch_ends[(self.batch % BATCH_RING) as usize] = self.batch_end;
         }
         done
     }
@@ -631,8 +644,8 @@ impl BlockDevice {
     /// as good.
     #[inline]
     pub fn read_batch_done(&self, batch: u64, done: Nanos) -> Nanos {
-        if batch != 0 && batch == self.batch {
-            self.batch_end.max(done)
+        if batch != 0 && batch + BATCH_RING > self.batch {
+            self.batch_ends[(batch % BATCH_RING) as usize].max(done)
         } else {
             done
         }
@@ -640,12 +653,12 @@ impl BlockDevice {
 
     /// [`BlockDevice::submit_class`] without the completion batches: when the request's own
     /// transfer is done.
-    fn submit_own(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
+    fn submit_own(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> (Nanos, Nanos) {
         if self.hw.is_some() {
             return self.submit_hw(dir, class, start, pages, now);
         }
         if self.qemu_throttle {
-            return self.submit_qemu(dir, class, start, pages, now);
+            return (self.submit_qemu(dir, class, start, pages, now), now);
         }
         let bytes = pages * PAGE_SIZE;
         let bw = self.bw_of(dir);
@@ -689,7 +702,8 @@ impl BlockDevice {
             }
         }
         self.account(dir, own_line, start + pages, line_busy.max(done), bytes, seek + xfer);
-        done
+        // On the device from its submission, or under blk-throttle from its release.
+        (done, if throttle { begin } else { now })
     }
 
     /// `submit_bio()` on a QEMU guest's throttled disk (`qemu_throttle`, the lab's virtio disk
@@ -749,7 +763,7 @@ impl BlockDevice {
     /// throttle releases together go under the plug of `blk_throtl_dispatch_work_fn()`); each
     /// request is dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of
     /// the last.
-    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
+    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> (Nanos, Nanos) {
         let (own_line, line_busy, line_end) = self.line_of(dir);
         let hw_line = if self.blk_throttle { dir as usize } else { 0 };
         let seek = if start == line_end { 0 } else { self.seek_ns };
@@ -789,7 +803,7 @@ impl BlockDevice {
         let line = if throttle { line_busy.max(released) } else { done };
         let busy = seek + xfer_ns(bytes, self.hw.as_ref().map_or(1, |h| h.bw[dir as usize]));
         self.account(dir, own_line, start + pages, line, bytes, busy);
-        done
+        (done, released)
     }
 
     /// `blk_throtl_bio()` (block/blk-throttle.c, 6.18) of a bio of `bytes` in direction `dir`

@@ -480,7 +480,7 @@ fn reads_submitted_while_others_are_in_flight_complete_with_the_last() {
     let c = d.submit(Dir::Read, 20_000, 1, b);
     assert_ne!(d.read_batch(), batch, "submitted once the batch is done: the next batch");
     assert_eq!(d.read_batch_done(d.read_batch(), c), c);
-    assert_eq!(d.read_batch_done(batch, a), a, "an ended batch's reads are done (before now)");
+    assert_eq!(d.read_batch_done(batch, a), b, "an ended batch's reads were done with its last (before now)");
     // Writes do not join or open batches (their completion is each one's own).
     let w = d.submit(Dir::Write, 30_000, 256, c);
     assert_eq!(d.batch_end, c);
@@ -490,6 +490,44 @@ fn reads_submitted_while_others_are_in_flight_complete_with_the_last() {
     e.submit(Dir::Read, 10_000, 1024, a / 2);
     assert_eq!(e.read_batch(), 0, "a device completing each read on its own has no batches");
     assert_eq!(e.read_batch_done(0, a), a);
+}
+
+/// Under a blk-throttle rule (`blk_throttle` with `complete_together`: the host runner's loop
+/// device, whose direct I/O goes to a file on the host's virtio disk): a bio the throttle holds
+/// (`blk_throtl_bio()`, block/blk-throttle.c 6.18, queues it on the group's service queue until
+/// `blk_throtl_dispatch_work_fn()` submits it) is not on the device, so it joins the batch of
+/// the reads on the device only if it is released while they are still in flight
+/// (`virtblk_done()`, drivers/block/virtio_blk.c, ends what the device has put in the used ring);
+/// released after their end it opens the next batch, and the reads before it complete with their
+/// own batch's last read, not with the held bio.
+#[test]
+fn a_read_blk_throttle_holds_joins_the_batch_its_release_finds_6_18() {
+    use crate::blkdev::HwQueue;
+    let mb = 1u64 << 20;
+    // 10 MiB a slice (100 ms) at 100 MiB/s; the device beneath serves 1 GiB/s alone, 4 shared.
+    let mut d = BlockDevice::throttled("loop0", 100 * mb, 100 * mb, 0, 128)
+        .with_hw_queue(HwQueue::new(128, 50_000, [1 << 30, 1 << 30], [4 << 30, 4 << 30], 0))
+        .with_complete_together();
+    let a = d.submit(Dir::Read, 0, 1024, 0); // 4 MiB: within the slice, released at once
+    let ba = d.read_batch();
+    let a2 = d.submit(Dir::Read, 1024, 1024, 1_000); // 4 MiB more, within the slice: joins it
+    assert_eq!(d.read_batch(), ba);
+    assert!(a < a2 && a2 < 10 * MS, "released at once and read in a few ms: {a} {a2}");
+    let b = d.submit(Dir::Read, 2048, 1024, 2_000); // 4 MiB more: over the slice's 10 MiB, held
+    let bb = d.read_batch();
+    assert!(b > 90 * MS, "held by the throttle until a later slice: {b}");
+    assert_ne!(bb, ba, "released after the first batch ended: a batch of its own");
+    assert_eq!(d.read_batch_done(ba, a), a2, "the first read completes with its own batch's last, not with the held one");
+    assert_eq!(d.read_batch_done(bb, b), b);
+    // Without the throttle the second read, submitted while the first is on the device, joins it.
+    let mut u = BlockDevice::new("loop0", 4 << 30, 4 << 30, 0, 128)
+        .with_hw_queue(HwQueue::new(128, 50_000, [1 << 30, 1 << 30], [4 << 30, 4 << 30], 0))
+        .with_complete_together();
+    let a = u.submit(Dir::Read, 0, 2048, 0);
+    let ba = u.read_batch();
+    let b = u.submit(Dir::Read, 2048, 1024, 1_000);
+    assert_eq!(u.read_batch(), ba);
+    assert_eq!(u.read_batch_done(ba, a), b.max(a));
 }
 
 /// `filemap_read()` through such a device: a readahead window submitted while the window
