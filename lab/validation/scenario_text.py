@@ -72,14 +72,16 @@ def tol(name, on, metrics):
     return "\n".join(lines) + "\n"
 
 
-def with_recording_set(text, name, n, tag, what):
+def with_recording_set(text, name, n, tag, what, numbered=False):
     """The scenario's `recorded` line as its recording set of `n` files when `n` is set:
-    real/NAME.json and real/NAME-{tag}2..n.json, `what` saying what a member is."""
+    real/NAME.json and real/NAME-{tag}2..n.json, or with `numbered` real/NAME-{tag}1..n.json (a set
+    recorded anew beside an older one), `what` saying what a member is."""
     if not n:
         return text
-    files = ", ".join([f'"real/{name}.json"'] + [f'"real/{name}-{tag}{i}.json"' for i in range(2, n + 1)])
+    first = f"{name}-{tag}1" if numbered else name
+    files = ", ".join([f'"real/{first}.json"'] + [f'"real/{name}-{tag}{i}.json"' for i in range(2, n + 1)])
     one = f'recorded = "real/{name}.json"'
     assert one in text, name
+    said = f"real/{name}-{tag}1..{n}.json" if numbered else f"real/{name}.json and real/{name}-{tag}2..{n}.json"
     return (text.replace(one, f"recorded = [{files}]")
-            .replace(f"recorded results in real/{name}.json",
-                     f"recorded results in real/{name}.json and real/{name}-{tag}2..{n}.json ({what})"))
+            .replace(f"recorded results in real/{name}.json", f"recorded results in {said} ({what})"))

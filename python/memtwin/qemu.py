@@ -52,7 +52,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, fs_of, has_mlock, host_carries_out, host_ready, metrics_from, mkfs_command, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, _loadavg, fs_of, has_mlock, host_carries_out, host_ready, metrics_from, mkfs_command, refuse_step_gaps, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -401,6 +401,7 @@ def check_plan(plan: dict, knobs: Optional[dict] = None, guest: Optional[str] = 
     why = unsupported(plan, knobs)
     if why:
         raise RealError(f"variant {plan['variant'] or 'default'!r} needs a policy no real kernel has: {why}")
+    refuse_step_gaps(plan)
     for t in plan["tasks"]:
         for op in t["ops"]:
             k = op["op"]
@@ -972,7 +973,44 @@ def cpu_calibration(out: str) -> dict:
            "method": "wall time per 4 KiB page of 128 KiB reads of a 16 MiB memfd in memory, best of 5 passes, "
                      f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
     res.update(copy_calibration(out, ns))
+    res.update(file_calibration(out))
     return res
+
+
+def file_calibration(out: str) -> dict:
+    """The guest's reads of a regular file on the scenario's disk from its @@CALIBF line
+    (guest/memtwin_guest.c calibrate_file(): hot 128 KiB reads, 1-byte reads and cold 128 KiB reads
+    after POSIX_FADV_DONTNEED of a 16 MiB file, each the best of its passes): {"file_hot_read_ns_per_page",
+    "file_small_read_ns_per_call", "cold_read_ns_per_page"}; {"file_unavailable": why} when the guest
+    could not measure them; {} from an older guest program. The memfd of calibrate_cpu() is shmem,
+    whose read path is not filemap_read()'s, and it has no cold read."""
+    m = re.search(r"^@@CALIBF (.*)$", out, re.M)
+    if not m:
+        return {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return {"file_unavailable": " ".join(f[1:])}
+    want = ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page")
+    try:
+        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
+    except ValueError:
+        kv = {}
+    if len(f) != 6 or set(kv) != set(want) or any(not x > 0 for x in kv.values()):
+        return {"file_unavailable": f"unreadable @@CALIBF figures {m.group(1)[:120]!r}"}
+    return {"file_hot_read_ns_per_page": kv["hot_read_ns_per_page"], "file_small_read_ns_per_call": kv["small_read_ns_per_call"],
+            "cold_read_ns_per_page": kv["cold_read_ns_per_page"],
+            "file_method": "a 16 MiB file on the scenario's disk, written and fsync()ed: hot 128 KiB reads (best of 5 passes), "
+                           "1-byte reads of each page (best of 5), 128 KiB reads after POSIX_FADV_DONTNEED (best of 3)"}
+
+
+def split_factors(small_ns: float, hot_ns: float) -> tuple:
+    """(code_slowdown, copy_slowdown) of a guest's 1-byte read of a cached page (`small_ns` a call)
+    and its hot 128 KiB read (`hot_ns` a page): the 1-byte read over the engine's syscall + lookup,
+    rounded, at least 1; what is left of the hot read once its syscall, user and lookup share are
+    taken at that factor, over the engine's copy_page, rounded, at least 1."""
+    code = max(1, round(small_ns / REF_SMALL_READ_NS_PER_CALL))
+    copy = max(1, round((hot_ns - code * (REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS)) / REF_COPY_PAGE_NS))
+    return code, copy
 
 
 def copy_calibration(out: str, hot_ns: float) -> dict:
@@ -991,8 +1029,7 @@ def copy_calibration(out: str, hot_ns: float) -> dict:
         small = float(m.group(1))
     except ValueError:
         return {"copy_unavailable": f"unreadable @@CALIB2 figure {m.group(1)!r}"}
-    code = max(1, round(small / REF_SMALL_READ_NS_PER_CALL))
-    copy = max(1, round((hot_ns - code * (REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS)) / REF_COPY_PAGE_NS))
+    code, copy = split_factors(small, hot_ns)
     return {"small_read_ns_per_call": small, "code_slowdown": code, "copy_slowdown": copy,
             "copy_method": "1-byte reads of each page of the same memfd, best of 5 passes, over the engine's "
                            f"{REF_SMALL_READ_NS_PER_CALL} ns (CpuCost syscall + lookup): code_slowdown; the hot read less "
@@ -1309,6 +1346,9 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         **({"oom_killed_tasks": facts["oom_killed_tasks"]} if facts.get("oom_killed_tasks") else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
+        # the host's load when the guest run ended (/proc/loadavg: 1, 5, 15 min): the vCPUs are host
+        # threads, so the guest's speed moves with it
+        "loadavg": _loadavg(),
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
         **({"folios_source": FOLIOS_SOURCE.replace("/proc/kpageflags", "/proc/kpageflags in the guest", 1)}
            if any("folios" in r for r in recs) else {}),

@@ -1609,10 +1609,20 @@ def host_swap_check(plan: dict, swaps: str = "/proc/swaps", zdir: str = ZSWAP_DI
                                 f"({zdir}/{key}), so it cannot be switched off\n  fix: leave {key} out for the host run")
 
 
+def refuse_step_gaps(plan: dict) -> None:
+    """Refuse a plan whose tasks have `step_gaps` (the engine's replay of a real runner's time
+    between steps, which memtwin validate takes from a recording): a real run has its own."""
+    for t in plan["tasks"]:
+        if t.get("step_gaps_ns"):
+            raise RealError(f"[tasks.{t['name']}]: step_gaps replays a real runner's time between steps in the engine; "
+                            "a real kernel's run has its own\n  fix: drop step_gaps (and its --set) for the real run")
+
+
 def refuse_before_running(plan: dict) -> None:
     """Refuse, before anything is made, a plan with an op the host runner does not carry out,
     and say where it can run: first the ops no runner has, then the ones only the QEMU guest has."""
     from . import qemu
+    refuse_step_gaps(plan)
     ops = [(t["name"], op) for t in plan["tasks"] for op in t["ops"]]
     for tname, op in ops:
         k = op["op"]

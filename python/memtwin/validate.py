@@ -16,7 +16,10 @@ engine runs once per recording, run i with `kernel.boot_seed = i` (another boot 
 for a measured program, from the cache measured run i started with; for a QEMU boot that measured
 its guest's CPU speed, `real.machine.cpu.cpu_slowdown`, with `machine.cpu_slowdown` as measured, or
 since lrugen6 `code_slowdown`/`copy_slowdown` and `wakeup_latency_ns` as `machine.cpu_slowdown`,
-`copy_slowdown` and `wakeup_latency`: `set_run_sets`), and a metric passes when the
+`copy_slowdown` and `wakeup_latency`, since lrugen10 the split from the guest's reads of a file on
+the scenario's disk where it made them, and the recorded runner's time between each task's steps
+as `tasks.NAME.step_gaps`: `set_run_sets`, `recorded_step_gaps`, also for a single recording), and
+a metric passes when the
 engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
 recording and one run is the single rule).
 
@@ -355,7 +358,6 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         if rc is not None:
             from memtwin.api import start_from
             start_from(scn, v, rc)
-    sim = run(scn, variant=v).to_json()
     if live_trace:
         pass
     elif recorded:
@@ -368,6 +370,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         from memtwin import qemu
 
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
+    # the real run's runner time between steps, replayed (recorded_step_gaps: a QEMU run's)
+    sim = run(scn, variant=v, sets=recorded_step_gaps(real)).to_json()
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
@@ -419,6 +423,7 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     dates = sorted(str(i.get("date")) for i in infos)
     slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
     woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
+    gapped = sum(bool(recorded_step_gaps(r)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
         + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}"
@@ -426,7 +431,8 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
            ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
            + ("; -: not measured, the scenario's" if not all(slow) else "")
            + ("; a/b: code/copy_slowdown" if any(isinstance(k, str) for k in slow) else "") + ")")
-        + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency"))
+        + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency")
+        + ("" if not gapped else f", {gapped} with their runner's time between steps (step_gaps)"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
     return compare_step_sets(name, [s["steps"] for s in sims], [r["steps"] for r in reals], tol, only, where, known)
@@ -443,10 +449,19 @@ def recorded_cpu_slowdown(real: dict) -> Optional[int]:
 
 
 def recorded_split_slowdown(real: dict) -> Optional[tuple]:
-    """(code_slowdown, copy_slowdown) a recorded QEMU/TCG boot measured of its guest
-    (qemu.copy_calibration(): 1-byte reads of cached pages, and what 128 KiB reads of them take
-    more), or None where the recording has none (recorded before lrugen6's calibration)."""
+    """(code_slowdown, copy_slowdown) a recorded QEMU/TCG boot measured of its guest: from its
+    reads of a regular file on the scenario's disk where it made them (qemu.file_calibration(),
+    lrugen10: the page cache's read path, filemap_read(), which the engine's lookup and copy_page
+    stand for), else from the memfd's (qemu.copy_calibration(): shmem's read path, which in the 6.12
+    guest took 1.3-7.2x a page-cache page's time); 1-byte reads of cached pages, and what 128 KiB
+    reads of them take more (qemu.split_factors()). None where the recording has neither (recorded
+    before lrugen6's calibration)."""
+    from memtwin.qemu import split_factors
+
     cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    small, hot = cpu.get("file_small_read_ns_per_call"), cpu.get("file_hot_read_ns_per_page")
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in (small, hot)):
+        return split_factors(small, hot)
     ks = (cpu.get("code_slowdown"), cpu.get("copy_slowdown"))
     ok = all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks)
     return ks if ok else None
@@ -460,6 +475,27 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     if isinstance(ns, list) and ns and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in ns):
         return ns
     return None
+
+
+def recorded_step_gaps(real: dict) -> list:
+    """`tasks.NAME.step_gaps` settings replaying a recording's runner time between each task's
+    steps: where every step of a task carries its window on the guest's clock (`window_s`,
+    qemu.step_windows()), the time from each step's end to the task's next step's start (the end
+    snapshot with its /proc/kpageflags scan, the next start snapshot), in whole microseconds. The
+    kernel's clock ran on meanwhile and its timers with it (6.12's periodic memcg stats flush:
+    lab/measurements/memcg-stats-flush); a property of the recorded run, applied to every
+    recording that has it. [] where none has windows (host runs, QEMU runs before lrugen9)."""
+    by_task = {}
+    for s in real.get("steps") or []:
+        by_task.setdefault(s.get("task"), []).append(s.get("window_s"))
+    sets = []
+    for task, ws in by_task.items():
+        if len(ws) < 2 or not isinstance(task, str) or not all(isinstance(w, list) and len(w) == 2 for w in ws):
+            continue
+        gaps = [max(0, round((b[0] - a[1]) * 1e6)) for a, b in zip(ws, ws[1:])]
+        key = task if task.replace("_", "").replace("-", "").isalnum() else json.dumps(task)
+        sets.append(f"tasks.{key}.step_gaps=[" + ", ".join(f'"{g}us"' for g in gaps) + "]")
+    return sets
 
 
 def set_run_sets(i: int, real: dict) -> list:
@@ -481,7 +517,7 @@ def set_run_sets(i: int, real: dict) -> list:
     lat = recorded_wakeup_latency(real)
     if lat is not None:
         sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")
-    return sets
+    return sets + recorded_step_gaps(real)
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

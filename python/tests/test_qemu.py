@@ -1028,3 +1028,38 @@ def test_validate_refuses_a_recording_taken_with_the_reclaim_trace(tmp_path):
     with pytest.raises(ScenarioError) as e:
         validate.validate_file(str(tmp_path / "s.toml"), None, True, out=lambda *_: None)
     assert "--reclaim-trace" in str(e.value) and "re-record them without" in str(e.value)
+
+
+def test_file_calibration_reads_the_calibf_line():
+    """file_calibration(): the guest's hot, 1-byte and cold reads of a regular file on the
+    scenario's disk (calibrate_file()), parsed from @@CALIBF; nothing from an older guest program
+    without the line; the guest's reason when it could not measure; unreadable figures said so."""
+    got = qemu.file_calibration("x\n@@CALIBF hot_read_ns_per_page 9579.7 small_read_ns_per_call 2669.6 cold_read_ns_per_page 20355.0\n")
+    assert (got["file_hot_read_ns_per_page"], got["file_small_read_ns_per_call"], got["cold_read_ns_per_page"]) == (9579.7, 2669.6, 20355.0)
+    assert qemu.file_calibration("@@CALIB hot_read_ns_per_page 400\n") == {}
+    assert qemu.file_calibration("@@CALIBF none create /s/.memtwin-calib: No space left on device\n") == \
+        {"file_unavailable": "create /s/.memtwin-calib: No space left on device"}
+    for bad in ("hot_read_ns_per_page x small_read_ns_per_call 1 cold_read_ns_per_page 1",
+                "hot_read_ns_per_page 1 small_read_ns_per_call 1", "hot_read_ns_per_page 0 small_read_ns_per_call 1 cold_read_ns_per_page 1"):
+        assert "file_unavailable" in qemu.file_calibration(f"@@CALIBF {bad}\n"), bad
+    # the whole facts: cpu_calibration() carries them beside the memfd's
+    out = ("@@CALIB hot_read_ns_per_page 18790.5\n@@CALIB2 small_read_ns_per_call 2593.4\n"
+           "@@CALIBF hot_read_ns_per_page 9579.7 small_read_ns_per_call 2669.6 cold_read_ns_per_page 20355.0\n")
+    cpu = qemu.cpu_calibration(out)
+    assert (cpu["code_slowdown"], cpu["copy_slowdown"], cpu["file_hot_read_ns_per_page"]) == (10, 58, 9579.7)
+
+
+def test_a_real_run_refuses_step_gaps(tmp_path):
+    """step_gaps is the engine's replay of a recorded runner's time between steps: the host and
+    QEMU runners refuse a plan that has it (a real run has its own), before anything is made."""
+    from memtwin import api
+    from memtwin.real import RealError, refuse_before_running
+
+    s = tmp_path / "g.toml"
+    s.write_text('[scenario]\nname = "g"\n[machine]\nram = "512M"\n[devices.sda]\nread_bw = "100M"\n[files."/f"]\nsize = "1M"\n'
+                 '[tasks.t]\nstep_gaps = ["500ms"]\nops = [{ op = "read", file = "/f", step = "a" }, { op = "read", file = "/f", step = "b" }]\n')
+    plan = api.load(str(s)).doc.plan(None, [])
+    assert plan["tasks"][0]["step_gaps_ns"] == [500_000_000]
+    for check in (refuse_before_running, qemu.check_plan):
+        with pytest.raises(RealError, match=r"\[tasks.t\]: step_gaps replays a real runner's time between steps"):
+            check(plan)

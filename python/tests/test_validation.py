@@ -348,3 +348,28 @@ def test_a_recording_set_of_measured_runs_starts_each_twin_run_from_its_runs_cac
     (tmp_path / "real" / "r1.json").write_text(json.dumps(real_run))
     code, out, err = cli_run(capsys, "validate", "--recorded", scn)
     assert code == 2 and "mixes measurements (memtwin measure) and runs of memtwin real (recording 2" in err and "fix" in err
+
+
+def test_validate_replays_a_recordings_step_gaps_and_prefers_the_file_calibration():
+    """recorded_step_gaps(): where every step of a task carries its window on the guest's clock
+    (qemu.step_windows()), the engine's run against that recording sleeps the time from each step's
+    end to the task's next step's start (tasks.NAME.step_gaps, in whole microseconds), for every
+    task so recorded; none without windows. recorded_split_slowdown() takes the split factors from
+    the guest's reads of a file on the scenario's disk (qemu.file_calibration()) over the memfd's."""
+    from memtwin.qemu import split_factors
+    from memtwin.validate import recorded_split_slowdown, recorded_step_gaps, set_run_sets
+
+    steps = [{"task": "t", "name": "a", "window_s": [0.0, 0.344174]}, {"task": "u v", "name": "x", "window_s": [0.1, 0.2]},
+             {"task": "t", "name": "b", "window_s": [0.449313, 0.661267]}, {"task": "u v", "name": "y", "window_s": [0.25, 0.3]},
+             {"task": "t", "name": "c", "window_s": [1.065525, 1.095816]}]
+    assert recorded_step_gaps({"steps": steps}) == ['tasks.t.step_gaps=["105139us", "404258us"]', 'tasks."u v".step_gaps=["50000us"]']
+    assert recorded_step_gaps({"steps": [dict(s, window_s=None) for s in steps]}) == []
+    assert recorded_step_gaps({"steps": []}) == []
+    cpu = {"cpu_slowdown": 48, "code_slowdown": 10, "copy_slowdown": 58,
+           "file_hot_read_ns_per_page": 9579.7, "file_small_read_ns_per_call": 2669.6, "cold_read_ns_per_page": 20355.0}
+    rec = {"steps": steps, "real": {"machine": {"cpu": cpu}}}
+    assert recorded_split_slowdown(rec) == split_factors(2669.6, 9579.7) == (11, 28)
+    assert set_run_sets(0, rec) == ["kernel.boot_seed=0", "machine.cpu_slowdown=11", "machine.copy_slowdown=28",
+                                    'tasks.t.step_gaps=["105139us", "404258us"]', 'tasks."u v".step_gaps=["50000us"]']
+    older = {"real": {"machine": {"cpu": {k: v for k, v in cpu.items() if not k.startswith("file_")}}}}
+    assert recorded_split_slowdown(older) == (10, 58)

@@ -186,6 +186,11 @@ struct Task {
     step_memcg: MemcgId,
     /// The op the current step began with (its ops name the files of its `resident_pages`).
     step_pc: usize,
+    /// Steps the task has ended: its next step is step `steps_done + 1`, which begins after
+    /// `step_gaps[steps_done - 1]` (TaskSpec::step_gaps).
+    steps_done: usize,
+    /// The gap before the next step was slept (or there is none to sleep).
+    gap_slept: bool,
     killed: bool,
     /// `numa_node_id()` of the CPU the task runs on.
     node: u32,
@@ -464,6 +469,8 @@ impl Simulation {
                     snapshot: None,
                     step_memcg: memcg,
                     step_pc: 0,
+                    steps_done: 0,
+                    gap_slept: false,
                     killed: false,
                     node: t.node,
                     maps: vec![],
@@ -781,6 +788,20 @@ impl Simulation {
         let scn = Rc::clone(&self.scenario);
         let op = &scn.tasks[ti].ops[self.tasks[ti].pc];
         if self.tasks[ti].snapshot.is_none() {
+            // A real runner's time between the task's steps (TaskSpec::step_gaps), slept before
+            // the step's start snapshot: the kernel's clock and its timers (the periodic memcg
+            // stats flush, writeback, kswapd) run on while the runner takes its snapshots.
+            if !self.tasks[ti].gap_slept {
+                self.tasks[ti].gap_slept = true;
+                let gap = self.tasks[ti].steps_done.checked_sub(1).and_then(|k| scn.tasks[ti].step_gaps.get(k)).copied().unwrap_or(0);
+                if gap > 0 {
+                    self.tasks[ti].times.clock += gap;
+                    return;
+                }
+            } else if self.tasks[ti].steps_done > 0 && scn.tasks[ti].step_gaps.get(self.tasks[ti].steps_done - 1).is_some_and(|&g| g > 0) {
+                // Woken from the gap: the kernel's timers run up to now before the snapshot.
+                self.kernel.advance_clock(self.tasks[ti].times.clock);
+            }
             let memcg = self.tasks[ti].memcg;
             self.tasks[ti].step_memcg = memcg;
             self.tasks[ti].step_pc = self.tasks[ti].pc;
@@ -1391,6 +1412,8 @@ impl Simulation {
         if grouped {
             return;
         }
+        self.tasks[ti].steps_done += 1;
+        self.tasks[ti].gap_slept = false;
         let before = self.tasks[ti].snapshot.take().expect("snapshot taken at op start");
         let memcg = self.tasks[ti].step_memcg;
         let after = Snapshot::take(&self.kernel, memcg, self.tasks[ti].times);

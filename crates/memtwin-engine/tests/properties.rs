@@ -277,6 +277,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                             node: (i % 2) as u32 % (1 + (ram_mb % 2) as u32),
                             start: 0,
                             ops: ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{i}:{j}").into(), kind }).collect(),
+                            step_gaps: vec![],
                         })
                         .collect(),
                     sample_interval: 10_000_000,

@@ -64,6 +64,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
                 node: 0,
                 start: 0,
                 ops: ops.into_iter().enumerate().map(|(i, kind)| OpSpec { step: format!("t{t}:{i}").into(), kind }).collect(),
+                step_gaps: vec![],
             })
             .collect(),
         sample_interval: 10_000_000,

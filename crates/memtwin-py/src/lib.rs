@@ -396,6 +396,7 @@ impl Doc {
             x.set_item("name", &t.name)?;
             x.set_item("cgroup", t.cgroup.map(|i| scn.cgroups[i].path.clone()))?;
             x.set_item("start_ns", t.start)?;
+            x.set_item("step_gaps_ns", t.step_gaps.clone())?;
             x.set_item("uid", t.uid)?;
             x.set_item("node", t.node)?;
             let ops = PyList::empty(py);

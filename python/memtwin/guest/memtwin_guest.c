@@ -859,6 +859,57 @@ static void calibrate_cpu(void) {
     printf("@@CALIB2 small_read_ns_per_call %.1f\n", small * 1e9 / (len / 4096));
 }
 
+/* The same two reads of a regular file on the scenario's disk (/s, the file system the tasks read),
+ * and its cold read: calibrate_cpu()'s memfd is shmem, whose read path (shmem_file_read_iter():
+ * shmem_get_folio() locks and unlocks each folio) is not filemap_read()'s (filemap_get_pages()
+ * batches), and a cold read adds the allocation, page cache insertion, charge, LRU add, readahead
+ * and bio of each page (the engine's CpuCost add_page, charge, submit_io). 16 MiB written and
+ * fsync()ed first; hot: 128 KiB reads, best of 5 passes after one; small: 1-byte reads of each
+ * page, best of 5; cold: POSIX_FADV_DONTNEED then 128 KiB reads at the disk's read_ahead_kb, best
+ * of 3 (QEMU's throttle serves the disk at the scenario's read_bw, so a cold pass takes at least
+ * its transfer time). The file is removed before the tasks. Printed as one @@CALIBF line. */
+static void calibrate_file(void) {
+    const size_t len = 16 << 20, bs = 128 << 10;
+    const char *p = "/s/.memtwin-calib";
+    int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) { printf("@@CALIBF none create %s: %s\n", p, strerror(errno)); return; }
+    static char rb[128 << 10];
+    double hot = 0, small = 0, cold = 0;
+    const char *why = NULL;
+    for (size_t off = 0; off < len && !why; off += wbuf_len < len - off ? wbuf_len : len - off)
+        if (pwrite(fd, wbuf, wbuf_len < len - off ? wbuf_len : len - off, off) < 0) why = "pwrite";
+    if (!why && fsync(fd) < 0) why = "fsync";
+    for (int pass = 0; pass < 6 && !why; pass++) {
+        double t = now();
+        for (size_t off = 0; off < len && !why; off += bs)
+            if (pread(fd, rb, bs, off) != (ssize_t)bs) why = "pread";
+        t = now() - t;
+        if (pass > 0 && (hot == 0 || t < hot)) hot = t;
+    }
+    for (int pass = 0; pass < 6 && !why; pass++) {
+        double t = now();
+        for (size_t off = 0; off < len && !why; off += 4096)
+            if (pread(fd, rb, 1, off) != 1) why = "pread";
+        t = now() - t;
+        if (pass > 0 && (small == 0 || t < small)) small = t;
+    }
+    for (int pass = 0; pass < 3 && !why; pass++) {
+        posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        double t = now();
+        for (size_t off = 0; off < len && !why; off += bs)
+            if (pread(fd, rb, bs, off) != (ssize_t)bs) why = "pread";
+        t = now() - t;
+        if (cold == 0 || t < cold) cold = t;
+    }
+    int e = errno;
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+    unlink(p);
+    if (why) { printf("@@CALIBF none %s %s: %s\n", why, p, strerror(e)); return; }
+    printf("@@CALIBF hot_read_ns_per_page %.1f small_read_ns_per_call %.1f cold_read_ns_per_page %.1f\n",
+           hot * 1e9 / (len / 4096), small * 1e9 / (len / 4096), cold * 1e9 / (len / 4096));
+}
+
 /* The guest's cross-CPU wake-up latency, for the engine's `[machine] wakeup_latency`: a task on the last
  * CPU sleeps in read() on a pipe (its CPU idle), one on CPU 0 writes a byte and the sleeper notes how
  * long after the write it ran (CLOCK_MONOTONIC, shared memory); 1 ms apart, WAKE_ROUNDS times, after
@@ -1068,6 +1119,7 @@ int main(int argc, char **argv) {
         free(line);
     }
     calibrate_cpu();
+    calibrate_file();
     calibrate_wakeup();
     find_kswapd();
     /* start cold: sync, drop every tracked file's pages again, count what is left */

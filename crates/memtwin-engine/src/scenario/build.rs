@@ -1396,6 +1396,8 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // [tasks.NAME]: expand `repeat` ops first, then learn which cgroups, files and mounts the
     // scripts create, then check every op against what exists or will.
     let mut expanded: Vec<ExpandedTask> = vec![];
+    // Each task's `step_gaps` (and where they were written), in `expanded`'s order.
+    let mut step_gaps: Vec<(Vec<u64>, Option<Loc>)> = vec![];
     let mut total_ops = 0usize;
     let mut tree_index = None;
     let mut trace_files: Vec<FileSpec> = vec![];
@@ -1486,7 +1488,28 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => cx.err(kloc, format!("{what} has no `ops`"), "add ops = [ { op = \"read\", file = \"/data/f\" } ] (or trace = \"FILE.mtt\" to replay a recorded workload)"),
             }
             }
-            t.finish(cx, &["cgroup", "ops", "start", "uid", "node", "trace", "time_scale", "loops", "step", "initial_cache"]);
+            let gaps = match t.get("step_gaps") {
+                None => (vec![], None),
+                Some(v) => {
+                    const FIX: &str = "write the times between the task's steps as durations, step_gaps = [\"870ms\", \"12ms\"] (memtwin validate replays a recording's)";
+                    let mut g = vec![];
+                    match &v.v {
+                        Val::Arr(items) => {
+                            for it in items {
+                                match get_duration(cx, it, &format!("a tasks.{tname}.step_gaps entry")) {
+                                    Some(d) if d > 3_600_000_000_000 => cx.err(&it.loc, format!("a tasks.{tname}.step_gaps entry is longer than an hour"), FIX),
+                                    Some(d) => g.push(d),
+                                    None => {}
+                                }
+                            }
+                        }
+                        other => cx.err(&v.loc, format!("tasks.{tname}.step_gaps must be an array of durations, not {}", other.type_name()), FIX),
+                    }
+                    (g, Some(v.loc.clone()))
+                }
+            };
+            step_gaps.push(gaps);
+            t.finish(cx, &["cgroup", "ops", "start", "uid", "node", "trace", "time_scale", "loops", "step", "initial_cache", "step_gaps"]);
             let (mut ops, origins) = expand_tree_ops(cx, ops, &files, &mut tree_index);
             total_ops += ops.len();
             if total_ops > MAX_OPS {
@@ -1620,7 +1643,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // (Each task's places, and the place of each op as an index into them: the ops a `cp` or
     // `grep` stands for share its place.)
     let mut op_locs: Vec<(Vec<Loc>, Vec<u32>)> = vec![];
-    for (tname, kloc, cg_from_task, start, ops, origins) in expanded {
+    for ((tname, kloc, cg_from_task, start, ops, origins), (gaps, gaps_loc)) in expanded.into_iter().zip(step_gaps) {
         let mut out = Vec::with_capacity(ops.len());
         let mut locs = vec![];
         let mut loc_of_op = Vec::with_capacity(ops.len());
@@ -1663,7 +1686,16 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         op_locs.push((locs, loc_of_op));
         task_locs.push((kloc, cg_from_task.is_some()));
         let (start, uid, node) = start;
-        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, node, ops: out });
+        // A step is a run of consecutive ops with one step name: a gap goes between two of them.
+        let steps = out.iter().enumerate().filter(|(i, o)| *i == 0 || out[i - 1].step != o.step).count();
+        if let Some(l) = gaps_loc.as_ref().filter(|_| gaps.len() >= steps.max(1)) {
+            cx.err(
+                l,
+                format!("tasks.{tname}.step_gaps has {} entries, but the task has {steps} step(s), so {} gap(s) between them", gaps.len(), steps.saturating_sub(1)),
+                "give one duration per pair of consecutive steps (entry k before step k + 2), or fewer",
+            );
+        }
+        tasks.push(TaskSpec { name: tname, cgroup: cg_from_task.as_ref().and_then(|c| c.0), start, uid, node, ops: out, step_gaps: gaps });
     }
     // Anonymous mappings are named per task: `touch` and `munmap` need an earlier `mmap` of
     // the name; `mmap_probe` watches a task that exists.

@@ -641,6 +641,13 @@ pub struct TaskSpec {
     pub node: u32,
     /// Its script.
     pub ops: Vec<OpSpec>,
+    /// `step_gaps`: a real runner's time between this task's steps, replayed (memtwin validate
+    /// gives a recording's, the guest runner's snapshots and /proc/kpageflags scan between one
+    /// step's end and the next one's start: qemu.step_windows()). Entry k is slept before the
+    /// task's step k + 2 begins, outside every step (its start snapshot is taken after it), as
+    /// the kernel's clock runs on between a real runner's snapshots; steps past the list follow
+    /// at once. Empty: none (a scenario as written).
+    pub step_gaps: Vec<Nanos>,
 }
 
 /// What the caller read from a trace file's header and end record (the engine does no I/O):

@@ -326,3 +326,93 @@ fn the_random_pages_the_runners_draw_alike() {
     let pages: Vec<u64> = (0..5).map(|_| rng.below(24576)).collect();
     assert_eq!(pages, vec![10605, 649, 23860, 2613, 8044]);
 }
+
+/// `step_gaps` (TaskSpec::step_gaps): a real runner's time between a task's steps, slept before
+/// the next step's start snapshot and counted in no step. The kernel's clock runs on through it:
+/// on linux-6.12 mm/memcontrol.c's periodic `flush_memcg_stats_dwork()` (every FLUSH_TIME = 2 s)
+/// runs in a 2.5 s gap, before the next step begins, so the rstat copy the next step's reclaim
+/// would read (`prepare_scan_control()`) holds the first step's active pages. Without a gap the
+/// second step starts at once, before the flush. A list longer than the task's step boundaries
+/// is refused.
+#[test]
+fn step_gaps_sleep_between_steps_outside_them_and_the_flush_runs_in_them() {
+    use crate::memcontrol::FLUSH_TIME;
+    let scn = |gaps: &str| {
+        sim(&format!(
+            r#"
+[scenario]
+name = "gaps"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.12"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/w"]
+size = "4M"
+[cgroups.P]
+[cgroups."P/A"]
+[tasks.t]
+cgroup = "P/A"
+{gaps}
+ops = [
+  {{ op = "read", file = "/w", step = "one" }},
+  {{ op = "read", file = "/w", step = "two" }},
+  {{ op = "sleep", duration = "10ms", step = "three" }},
+]
+"#
+        ))
+    };
+    // (the flushed copy of P's active file pages after the quantum in which the flush at
+    // FLUSH_TIME ran, and the kernel's clock then)
+    let at_three = |gaps: &str| {
+        let mut s = scn(gaps);
+        let p = memcg(&s, "P");
+        let vp = s.kernel.lruvec_idx(p, 0);
+        let mut seen = None;
+        run_with(&mut s, |s| {
+            if seen.is_none() && s.kernel.stats_flush_next > FLUSH_TIME {
+                let st = &s.kernel.lru_stats;
+                seen = Some((st.flushed_subtree_size(vp, LruList::ActiveFile), st.subtree_size(vp, LruList::ActiveFile), s.kernel.now));
+            }
+        });
+        (seen, s)
+    };
+    let plain = scn("").run(&mut |_, _| true).unwrap();
+    let gapped = scn(r#"step_gaps = ["1ms", "2500ms"]"#).run(&mut |_, _| true).unwrap();
+    assert!(plain.errors.is_empty() && gapped.errors.is_empty(), "{:?} {:?}", plain.errors, gapped.errors);
+    // The gaps are in no step: each step's elapsed time is the same with and without them...
+    for st in ["one", "two", "three"] {
+        let (a, b) = (task_metric(&plain, "t", st, "elapsed_s"), task_metric(&gapped, "t", st, "elapsed_s"));
+        assert!((a - b).abs() < 1e-9, "step {st}: {a} s without gaps, {b} s with");
+    }
+    assert!((task_metric(&gapped, "t", "three", "elapsed_s") - 0.010).abs() < 1e-9);
+    // ...and the run is longer by them.
+    let more = gapped.engine.virtual_time_s - plain.engine.virtual_time_s;
+    assert!((more - 2.501).abs() < 1e-6, "the run took {more} s longer, not the gaps' 2.501 s");
+    assert!(plain.engine.virtual_time_s < 2.0, "without gaps the run ends before the first flush");
+    // The periodic flush ran in the 2.5 s gap, before step three's start: the copy holds A's
+    // 1024 pages the second read activated. Without the gap no flush ran by the run's end.
+    let (seen, _) = at_three(r#"step_gaps = ["1ms", "2500ms"]"#);
+    let (copied, active, when) = seen.expect("the flush at FLUSH_TIME ran");
+    // (the last pages read may still sit in the CPU's lru_add batch: on no list yet)
+    assert!(active > 1000 && copied == active, "the flush in the gap copied the {active} active pages: {copied}");
+    // (it ran when the task woke from the gap, at step three's start, 10 ms before the end)
+    let three_starts = ((gapped.engine.virtual_time_s - 0.010) * 1e9).round() as u64;
+    assert!(when.abs_diff(three_starts) < 1_000, "the flush ran at {when} ns, step three began at {three_starts} ns");
+    let (seen, _) = at_three("");
+    assert!(seen.is_none(), "no flush without the gap: {seen:?}");
+    // One duration per boundary between steps at most.
+    let doc = crate::Document::from_toml("x.toml", &r#"
+[scenario]
+name = "x"
+[machine]
+ram = "64M"
+[tasks.t]
+step_gaps = ["1ms", "1ms"]
+ops = [{ op = "sleep", duration = "1ms", step = "a" }, { op = "sleep", duration = "1ms", step = "b" }]
+"#.to_string()).unwrap();
+    let e = doc.resolve(None, &[]).unwrap_err().to_string();
+    assert!(e.contains("step_gaps has 2 entries, but the task has 2 step(s), so 1 gap(s)"), "{e}");
+}
