@@ -24,7 +24,7 @@ nothing, with no event written inside them; their time over the calls the full r
 the same reclaims is the cost of a call (profile::CpuCost::shrink_list_call, BENCHMARKS.md M13).
 
 Results (2026-11-28 22:59-23:02, host 6.18.44, load 8.6-10 from other sessions' builds),
-scenarios/validation-pending/host-ext4-tight-ra8192-queue (256M cat, 20M memcg, large folios):
+scenarios/validation/host-ext4-tight-ra8192-queue (in validation-pending/ when measured; 256M cat, 20M memcg, large folios):
 full runs: 5 and 8 reclaims freed nothing, 614-636 inactive-list calls each (~70,000 pages taken
 in one folio a call), 694-905 us (1102-1145 ns a call at p10/median, two events a call); the
 least-squares split of all ~1,100 reclaims: 1196-1200 ns per inactive-list call, 70-103 per page

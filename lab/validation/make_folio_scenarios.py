@@ -155,6 +155,15 @@ LOADED_SETS = {"host-ext4-seq-tight-512m-ra8192": 12, "host-ext4-seq-tight-512m-
                "host-ext4-tight-ra8192": 7, "host-ext4-tight-ra8192-queue": 7}
 
 
+def check_loaded_sets():
+    """Every loaded recording LOADED_SETS lists is still in real/ (pending or validation): they are
+    kept as the record of what load does, not compared."""
+    for name, n in LOADED_SETS.items():
+        files = [f"{name}.json"] + [f"{name}-run{i}.json" for i in range(2, n + 1)]
+        for f in files:
+            assert any(os.path.exists(os.path.join(d, "real", f)) for d in (OUT, VALIDATION)), f"loaded recording {f} is gone"
+
+
 # QEMU recording sets, one boot each (real/NAME.json and real/NAME-bootN.json): validate runs the engine
 # against boot i at the cpu_slowdown that boot's guest measured (real.machine.cpu). qemu61-xfs-seq-tight-
 # 256m-ra8192: the 2026-11-28 23:38 recording (K 17) and boots 2-6 on 2026-11-29 05:28-05:32 (h-xfs7, one
@@ -218,6 +227,7 @@ def reads(op, passes, step="pass"):
 
 
 def main():
+    check_loaded_sets()
     os.makedirs(os.path.join(OUT, "real"), exist_ok=True)
     sizes = {"host": ("512M", "1G"), "qemu": ("128M", "256M")}
     loose = {"512M": "1G", "1G": "2G", "128M": "512M", "256M": "512M"}

@@ -1530,30 +1530,8 @@ fn congestion_wait_jiffies_is_hz_50() {
 #[test]
 fn allocator_retry_waits_hz_50_on_a_busy_device_before_4_7_only() {
     for (profile, waits) in [("linux-4.3", true), ("linux-6.1", false)] {
-        let mut s = sim(&format!(
-            r#"
-[scenario]
-name = "retry"
-[machine]
-ram = "64M"
-[kernel]
-profile = "{profile}"
-[devices.sda]
-read_bw = "1G"
-[files."/f"]
-size = "128M"
-[tasks.cat]
-ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
-"#
-        ));
-        run(&mut s);
+        let mut s = page_cache_full_kswapd_asleep(profile);
         let k = &mut s.kernel;
-        // kswapd asleep and not woken (__GFP_NO_KSWAPD): the rounds are direct reclaim's alone
-        let t = k.now + 1_000_000_000;
-        k.advance_clock(t);
-        k.kswapd_catch_up();
-        k.kswapd_catch_up();
-        assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd asleep");
         // every zone of the node emptied: the free pages one direct reclaim round frees
         // (SWAP_CLUSTER_MAX) stay below the min watermark, so the allocation retries
         let held: Vec<Vec<u64>> = (0..k.zones.len()).map(|z| drain(k, z, 0)).collect();
@@ -1601,29 +1579,8 @@ fn direct_reclaim_counts_allocstall_under_the_requests_zone_from_4_8() {
         ("linux-6.1", AllocstallMovable, AllocstallNormal),
         ("linux-6.18", AllocstallMovable, AllocstallNormal),
     ] {
-        let mut s = sim(&format!(
-            r#"
-[scenario]
-name = "allocstall"
-[machine]
-ram = "64M"
-[kernel]
-profile = "{profile}"
-[devices.sda]
-read_bw = "1G"
-[files."/f"]
-size = "128M"
-[tasks.cat]
-ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
-"#
-        ));
-        run(&mut s);
+        let mut s = page_cache_full_kswapd_asleep(profile);
         let k = &mut s.kernel;
-        let t = k.now + 1_000_000_000;
-        k.advance_clock(t);
-        k.kswapd_catch_up();
-        k.kswapd_catch_up();
-        assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd asleep");
         for (gfp, event) in [(Gfp::node(0), user), (Gfp::kernel(0), kernel)] {
             let counts = |k: &Kernel| [Allocstall, AllocstallNormal, AllocstallMovable].map(|e| k.vmstat.get(e));
             let held: Vec<Vec<u64>> = (0..k.zones.len()).map(|z| drain(k, z, 0)).collect();
@@ -1651,4 +1608,33 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
 /// per zone after).
 fn allocstalls(k: &Kernel) -> u64 {
     [VmEvent::Allocstall, VmEvent::AllocstallNormal, VmEvent::AllocstallMovable].iter().map(|&e| k.vmstat.get(e)).sum()
+}
+
+/// A 64M machine whose page cache a 128M file read filled, a second later, kswapd asleep: an
+/// allocation with `__GFP_NO_KSWAPD` then reclaims directly on its own.
+fn page_cache_full_kswapd_asleep(profile: &str) -> Simulation {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "full"
+[machine]
+ram = "64M"
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "128M"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+    ));
+    run(&mut s);
+    let k = &mut s.kernel;
+    let t = k.now + 1_000_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    k.kswapd_catch_up();
+    assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd asleep");
+    s
 }
