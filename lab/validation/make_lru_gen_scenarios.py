@@ -514,7 +514,10 @@ TCG_DIRECT61 = ("the reader's direct reclaim while the TCG guest's woken kswapd 
                 "busy and 8.2 ms 10 ms apart, at host load 5-15. At them the engine's direct reclaim over this set's 10 "
                 "boots is 2,650-12,455 pages (two-list, median 7,950) and 1,984-28,224 (lru_gen, median 9,184), the "
                 "kernel's 1,378-23,108 (median 4,002) and 1,792-18,432 (median 5,376). What is missing is a measure of "
-                "the reader's progress while kswapd waits, taken during the run; the guest has none without tracing. "
+                "the reader's progress while kswapd waits, taken during the run; the guest has none without tracing "
+                "(traced, it orders the boots: over 8 boots (c, d, f-k) the reader's pages past the low-min gap during "
+                "the waits rank with pgscan_direct at Spearman +0.93 two-list and +0.79 lru_gen, the ping-pong samples at "
+                "-0.36 and -0.48: lab/measurements/kswapd-direct/predict.py, lrugen10). "
                 "kswapd plus direct agree (engine 74,070-74,432 and 74,048-74,432, kernel 76,416-77,285) and kswapd's "
                 "own scan is within tolerance in both variants")
 ACT61 = ("sort_folio() protections counted as workingset_activate_file during the re-read (6.1 counts them there) are "
