@@ -39,6 +39,7 @@ import datetime
 import glob
 import hashlib
 import lzma
+import math
 import os
 import re
 import shutil
@@ -995,8 +996,12 @@ def file_calibration(out: str) -> dict:
         kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
     except ValueError:
         kv = {}
-    if len(f) != 6 or set(kv) != set(want) or any(not x > 0 for x in kv.values()):
+    if len(f) != 6 or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
         return {"file_unavailable": f"unreadable @@CALIBF figures {m.group(1)[:120]!r}"}
+    if kv["small_read_ns_per_call"] > kv["hot_read_ns_per_page"]:
+        # a 1-byte read slower than a page of a 128 KiB read: the host stalled the vCPU in one of them
+        return {"file_unavailable": f"the 1-byte read ({kv['small_read_ns_per_call']} ns) took longer than a page of the hot "
+                                    f"read ({kv['hot_read_ns_per_page']} ns): a host stall in the calibration"}
     return {"file_hot_read_ns_per_page": kv["hot_read_ns_per_page"], "file_small_read_ns_per_call": kv["small_read_ns_per_call"],
             "cold_read_ns_per_page": kv["cold_read_ns_per_page"],
             "file_method": "a 16 MiB file on the scenario's disk, written and fsync()ed: hot 128 KiB reads (best of 5 passes), "
@@ -1008,6 +1013,8 @@ def split_factors(small_ns: float, hot_ns: float) -> tuple:
     and its hot 128 KiB read (`hot_ns` a page): the 1-byte read over the engine's syscall + lookup,
     rounded, at least 1; what is left of the hot read once its syscall, user and lookup share are
     taken at that factor, over the engine's copy_page, rounded, at least 1."""
+    if not (math.isfinite(small_ns) and math.isfinite(hot_ns) and 0 < small_ns <= hot_ns):
+        raise ValueError(f"split_factors needs 0 < small <= hot, both finite: {small_ns!r}, {hot_ns!r}")
     code = max(1, round(small_ns / REF_SMALL_READ_NS_PER_CALL))
     copy = max(1, round((hot_ns - code * (REF_HOT_READ_NS_PER_PAGE - REF_COPY_PAGE_NS)) / REF_COPY_PAGE_NS))
     return code, copy
@@ -1029,6 +1036,8 @@ def copy_calibration(out: str, hot_ns: float) -> dict:
         small = float(m.group(1))
     except ValueError:
         return {"copy_unavailable": f"unreadable @@CALIB2 figure {m.group(1)!r}"}
+    if not (math.isfinite(small) and math.isfinite(hot_ns) and 0 < small <= hot_ns):
+        return {"copy_unavailable": f"@@CALIB2 figure {small!r} against the hot read's {hot_ns!r}: not 0 < small <= hot"}
     code, copy = split_factors(small, hot_ns)
     return {"small_read_ns_per_call": small, "code_slowdown": code, "copy_slowdown": copy,
             "copy_method": "1-byte reads of each page of the same memfd, best of 5 passes, over the engine's "

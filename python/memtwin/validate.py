@@ -33,6 +33,7 @@ program (one variant per memcg limit), checked to have been measured at the vari
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -371,7 +372,7 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
 
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
     # the real run's runner time between steps, replayed (recorded_step_gaps: a QEMU run's)
-    sim = run(scn, variant=v, sets=recorded_step_gaps(real)).to_json()
+    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, "the recorded results" if recorded else "the real run")).to_json()
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
@@ -417,13 +418,13 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
             # each measured run started from its own cache: the twin's run i starts from run i's
             from memtwin.api import start_from
             start_from(scn, v, rc)
-        sims.append(run(scn, variant=v, sets=set_run_sets(i, r)).to_json())
+        sims.append(run(scn, variant=v, sets=set_run_sets(i, r, plan, where)).to_json())
     infos = [r.get("real") or {} for r in reals]
     kernels = sorted({str(i.get("kernel")) for i in infos})
     dates = sorted(str(i.get("date")) for i in infos)
     slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
     woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
-    gapped = sum(bool(recorded_step_gaps(r)) for r in reals)
+    gapped = sum(bool(recorded_step_gaps(r, plan, where)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
         + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}"
@@ -460,7 +461,9 @@ def recorded_split_slowdown(real: dict) -> Optional[tuple]:
 
     cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
     small, hot = cpu.get("file_small_read_ns_per_call"), cpu.get("file_hot_read_ns_per_page")
-    if all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in (small, hot)):
+    # (a 1-byte read slower than a page of the hot read is a host stall in the calibration: not used)
+    if all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0 for x in (small, hot)) \
+            and small <= hot:
         return split_factors(small, hot)
     ks = (cpu.get("code_slowdown"), cpu.get("copy_slowdown"))
     ok = all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in ks)
@@ -477,28 +480,46 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     return None
 
 
-def recorded_step_gaps(real: dict) -> list:
+def plan_step_counts(plan: dict) -> dict:
+    """{task: its number of steps} of a plan: a step is a run of consecutive ops with one step name
+    (as the engine groups them, TaskSpec::step_gaps)."""
+    out = {}
+    for t in plan.get("tasks", []):
+        names = [op.get("step") for op in t.get("ops", [])]
+        out[t["name"]] = sum(1 for i, n in enumerate(names) if i == 0 or names[i - 1] != n)
+    return out
+
+
+def recorded_step_gaps(real: dict, plan: Optional[dict] = None, where: Optional[str] = None, which: str = "the recording") -> list:
     """`tasks.NAME.step_gaps` settings replaying a recording's runner time between each task's
     steps: where every step of a task carries its window on the guest's clock (`window_s`,
     qemu.step_windows()), the time from each step's end to the task's next step's start (the end
     snapshot with its /proc/kpageflags scan, the next start snapshot), in whole microseconds. The
     kernel's clock ran on meanwhile and its timers with it (6.12's periodic memcg stats flush:
     lab/measurements/memcg-stats-flush); a property of the recorded run, applied to every
-    recording that has it. [] where none has windows (host runs, QEMU runs before lrugen9)."""
+    recording that has it. [] where none has windows (host runs, QEMU runs before lrugen9). With
+    `plan`, a task whose recorded steps are not as many as the plan's is refused (`which` names the
+    recording, `where` the scenario): its gaps would fall between other steps."""
     by_task = {}
     for s in real.get("steps") or []:
         by_task.setdefault(s.get("task"), []).append(s.get("window_s"))
+    counts = plan_step_counts(plan) if plan is not None else {}
     sets = []
     for task, ws in by_task.items():
         if len(ws) < 2 or not isinstance(task, str) or not all(isinstance(w, list) and len(w) == 2 for w in ws):
             continue
+        if plan is not None and counts.get(task) != len(ws):
+            have = "no such task" if task not in counts else f"{counts[task]} step(s)"
+            raise _err(where or "validate", f"{which}: task {task} has {len(ws)} recorded steps with windows, the scenario's plan "
+                                            f"has {have}, so the runner's time between them (step_gaps) cannot be replayed",
+                       "re-record it for the scenario as it is (memtwin real FILE --on qemu --variant all --json OUT)")
         gaps = [max(0, round((b[0] - a[1]) * 1e6)) for a, b in zip(ws, ws[1:])]
         key = task if task.replace("_", "").replace("-", "").isalnum() else json.dumps(task)
         sets.append(f"tasks.{key}.step_gaps=[" + ", ".join(f'"{g}us"' for g in gaps) + "]")
     return sets
 
 
-def set_run_sets(i: int, real: dict) -> list:
+def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optional[str] = None) -> list:
     """The settings of the engine's run i against recording i of a recording set: another boot
     of the engine (`kernel.boot_seed = i`; 0 is the scenario as written) and, where that boot
     measured its guest's CPUs, the machine it ran on: `machine.cpu_slowdown` and
@@ -517,7 +538,7 @@ def set_run_sets(i: int, real: dict) -> list:
     lat = recorded_wakeup_latency(real)
     if lat is not None:
         sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")
-    return sets + recorded_step_gaps(real)
+    return sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

@@ -1063,3 +1063,17 @@ def test_a_real_run_refuses_step_gaps(tmp_path):
     for check in (refuse_before_running, qemu.check_plan):
         with pytest.raises(RealError, match=r"\[tasks.t\]: step_gaps replays a real runner's time between steps"):
             check(plan)
+
+
+def test_file_calibration_refuses_a_stalled_or_infinite_figure():
+    """A @@CALIBF line whose 1-byte read took longer than a page of its hot read (the host stalled the
+    vCPU in one of them), or with a figure that is not finite, is file_unavailable, not factors;
+    split_factors() refuses such figures instead of an OverflowError."""
+    got = qemu.file_calibration("@@CALIBF hot_read_ns_per_page 7700.0 small_read_ns_per_call 10429.0 cold_read_ns_per_page 20000.0\n")
+    assert "host stall" in got["file_unavailable"], got
+    got = qemu.file_calibration("@@CALIBF hot_read_ns_per_page inf small_read_ns_per_call 1.0 cold_read_ns_per_page 2.0\n")
+    assert "unreadable" in got["file_unavailable"], got
+    for small, hot in ((10429.0, 7700.0), (float("inf"), float("inf")), (1.0, float("nan")), (0.0, 5.0)):
+        with pytest.raises(ValueError):
+            qemu.split_factors(small, hot)
+    assert "copy_unavailable" in qemu.copy_calibration("@@CALIB2 small_read_ns_per_call inf\n", 400.0)

@@ -91,7 +91,9 @@ def test_there_is_a_validation_set():
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
+    # + issue 22 (lrugen10): parent-stream against its calibrated set (qemu612-lrugen-parent-stream-cal)
     assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
+                                                              "qemu612-lrugen-parent-stream-cal.toml",
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
@@ -373,3 +375,27 @@ def test_validate_replays_a_recordings_step_gaps_and_prefers_the_file_calibratio
                                     'tasks.t.step_gaps=["105139us", "404258us"]', 'tasks."u v".step_gaps=["50000us"]']
     older = {"real": {"machine": {"cpu": {k: v for k, v in cpu.items() if not k.startswith("file_")}}}}
     assert recorded_split_slowdown(older) == (10, 58)
+
+
+def test_step_gaps_of_a_recording_that_does_not_fit_the_plan_are_refused_and_bad_file_figures_not_used():
+    """recorded_step_gaps(real, plan): a task whose recorded steps (with windows) are not as many as the
+    scenario's plan has is refused with the recording, both counts and re-recording as the fix, not an
+    error about a step_gaps setting the user never wrote; recorded_split_slowdown() leaves a file
+    calibration whose 1-byte read is slower than a page of its hot read (a host stall), or that is not
+    finite, and takes the memfd's split."""
+    from memtwin._memtwin import ScenarioError
+    from memtwin.validate import recorded_split_slowdown, recorded_step_gaps, set_run_sets
+
+    plan = {"tasks": [{"name": "t", "ops": [{"step": "a"}, {"step": "a"}, {"step": "b"}, {"step": "c"}]}]}
+    steps = [{"task": "t", "name": n, "window_s": [k, k + 0.5]} for k, n in enumerate("abc")]
+    assert recorded_step_gaps({"steps": steps}, plan, "x.toml: validation") == ['tasks.t.step_gaps=["500000us", "500000us"]']
+    with pytest.raises(ScenarioError) as e:
+        set_run_sets(3, {"steps": steps[:2]}, plan, "x.toml: validation")
+    msg = str(e.value)
+    assert "x.toml: validation: error: recording 4 of the set: task t has 2 recorded steps with windows, the scenario's plan has 3 step(s)" in msg, msg
+    assert "fix: re-record it" in msg, msg
+    with pytest.raises(ScenarioError, match="task u has 3 recorded steps with windows, the scenario's plan has no such task"):
+        recorded_step_gaps({"steps": [dict(s, task="u") for s in steps]}, plan, "x.toml: validation")
+    cpu = {"code_slowdown": 10, "copy_slowdown": 58, "file_hot_read_ns_per_page": 7700.0, "file_small_read_ns_per_call": 10429.0}
+    assert recorded_split_slowdown({"real": {"machine": {"cpu": cpu}}}) == (10, 58)
+    assert recorded_split_slowdown({"real": {"machine": {"cpu": dict(cpu, file_hot_read_ns_per_page=float("inf"))}}}) == (10, 58)

@@ -118,7 +118,7 @@ def analyse(steps, events, step):
         "first_reclaim_s": round(min([c["run"] for c in cycles] + [d["t"] for d in directs] + [w["t1"]]) - w["t0"], 3),
         "kswapd_runs": len(cycles), "kswapd_woken_by": by,
         "wake_latency_ms": {"n": len(lat), "p10": q(lat, .1), "median": q(lat, .5), "p90": q(lat, .9), "max": max(lat) if lat else None},
-        "reader_pages_while_kswapd_waits": {"n": len(pw), "p10": q(pw, .1), "median": q(pw, .5), "p90": q(pw, .9)} if pw else None,
+        "reader_pages_while_kswapd_waits": {"n": len(pw), "p10": q(pw, .1), "median": q(pw, .5), "p90": q(pw, .9), "each": pw} if pw else None,
         "run_ms": {"n": len(runs), "median": q(runs, .5), "p90": q(runs, .9), "sum": sum(runs)},
         "free_at_balance": {"median": q(fb, .5), "min": min(fb) if fb else None, "max": max(fb) if fb else None},
         "direct": {"n": len(directs), "reclaimed": sum(d["reclaimed"] or 0 for d in directs),
@@ -141,6 +141,8 @@ def main():
         print()
         return
     for k, v in r.items():
+        if isinstance(v, dict) and "each" in v:  # every wait's pages: --json only (predict.py)
+            v = {x: y for x, y in v.items() if x != "each"}
         print(f"{k}: {v}")
 
 

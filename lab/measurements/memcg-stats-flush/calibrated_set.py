@@ -15,7 +15,7 @@ import re
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-SCN = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream.toml")
+SCN = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream-cal.toml")
 PAGES_64M = 64 << 8
 
 
