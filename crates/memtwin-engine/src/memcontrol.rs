@@ -1697,11 +1697,18 @@ impl Kernel {
         if room == 0 {
             return 0;
         }
+        // v1 also tests memsw (memory + swap) before the stock is consumed
+        // ([`Kernel::charge_over_limit`]): a page over it reclaims without swapping.
+        let memsw = self.memcgs.version == CgroupVersion::V1;
         let mut cur = Some(memcg);
         while let Some(c) = cur {
-            let pc = &self.memcgs.memcgs[c.idx()].counter;
+            let mc = &self.memcgs.memcgs[c.idx()];
+            let pc = &mc.counter;
             room = room.min(pc.max.saturating_sub(pc.usage));
-            cur = self.memcgs.memcgs[c.idx()].parent;
+            if memsw {
+                room = room.min(mc.memsw_max.saturating_sub(pc.usage + mc.swap));
+            }
+            cur = mc.parent;
         }
         room
     }

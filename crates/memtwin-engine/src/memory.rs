@@ -430,13 +430,18 @@ impl Kernel {
     /// (`freelist_walk_holds()`), a charge without reclaim or memory.high work
     /// (`charge_is_quiet()`), no swap entry at the page. The result is that of one
     /// `handle_mm_fault()` per page, with the task's return to user space between faults
-    /// doing nothing (nothing over memory.high). Returns the index after the last page
-    /// faulted.
+    /// doing nothing (nothing over memory.high), and the first fault not having slept. Returns
+    /// the index after the last page faulted.
     pub fn handle_mm_fault_run(&mut self, vma: VmaId, index: u32, end: u32) -> Result<u32, FaultError> {
+        let slept = self.iowait_ns;
         let Some(w) = self.handle_mm_fault_walk(vma, index, true)? else {
             return Ok(index + 1);
         };
-        if self.nr_pages_over_high != 0 || self.one_at_a_time {
+        // A first fault that slept (a THP attempt's charge or allocation that reclaimed and
+        // waited, before the fallback to this base page) ends the run: its task's return
+        // finds the CPU given to the other runnable tasks (touch_range() ends the quantum),
+        // and the next fault comes after what they did meanwhile.
+        if self.nr_pages_over_high != 0 || self.iowait_ns != slept || self.one_at_a_time {
             return Ok(index + 1);
         }
         let v = vma.0 as usize;

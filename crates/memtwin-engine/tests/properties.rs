@@ -651,15 +651,11 @@ proptest! {
     #![proptest_config(Config { cases: 24, ..config() })]
 
     /// Anonymous mappings written and unmapped among reads, writes and reclaim (the two-list
-    /// LRU of every era, without a batch).
-    /// Ignored: fails on main's fault runs as well (7af571a, with only `handle_mm_fault_run()`
-    /// switched off by `one_at_a_time`): a linux-3.13 case, THP on, lru_add batch of 14
-    /// (BeforeAdd), two tasks in nested v2 memcgs at their limits swapping (pswpout), where
-    /// the runs give different reclaim (memcg pgscan 106 vs 76, pgsteal 29 vs 7) from the
-    /// first anonymous round on. Not attributed yet (the run path or the switch's
-    /// one-at-a-time path); run with `--ignored` to see the case.
+    /// LRU of every era, without a batch). (Ignored until h-run9: its case 17, linux-3.13
+    /// with THP, two tasks in nested v1 memcgs at c0's limit swapping, went on with a fault
+    /// run after a first fault whose THP attempt had slept in its charge's reclaim; the
+    /// regression `a_fault_run_ends_after_a_first_fault_that_slept_3_13`.)
     #[test]
-    #[ignore = "fault runs differ from one fault at a time in a 3.13 memcg-limit swap case: not attributed yet"]
     fn fault_and_munmap_runs_equal_one_page_at_a_time(scn in anon_rounds_strategy(scenario_strategy_with(false))) {
         runs_equal_one_at_a_time(&scn)?;
     }

@@ -108,3 +108,45 @@ fn a_slab_charge_keeps_whole_pages_matching_its_bytes() {
     let tasks = vec![vec![willneed(1159168, None), write(1048576, 643073, 90932)]];
     run_checked(&scenario((2740562, 198517), (None, 3728787), &[7671887, 8873257], tasks));
 }
+
+/// The property test's case (fault_and_munmap_runs_equal_one_page_at_a_time, found 2026-11-29)
+/// that faults taken as runs must meet one at a time: linux-3.13 with THP ("always", 3.13's
+/// defrag), 72 MiB of RAM and swap, cgroup v1 with `c0` limited to 280 pages (memsw 735) and
+/// `c0/c1` under it, a task in each writing a 3.3 MiB anonymous mapping. `c1`'s first fault
+/// tries a huge page (`do_huge_pmd_anonymous_page()`), whose charge reclaims and waits on
+/// `c0`'s pages under swap writeback (8.2 ms) before it fails and the fault falls back to
+/// `do_anonymous_page()`, whose charge is quiet. The task's return from that fault finds the
+/// CPU given to `t0` (`io_schedule()`), so its next faults come after what `t0` did meanwhile:
+/// `handle_mm_fault_run()` must end its run after a first fault that slept (it went on with
+/// 16 more pages: memcg pgfault 154 vs 91, pgscan 106 vs 76 in `t1:1`).
+#[test]
+fn a_fault_run_ends_after_a_first_fault_that_slept_3_13() {
+    let touch = |size: u64| -> Vec<OpKind> {
+        vec![OpKind::Mmap { name: "a0".into(), size, file: None, fill: Default::default() }, OpKind::Touch { name: "a0".into(), access: MapAccess::write_all() }]
+    };
+    let mut scn = scenario((1147285, 0), (None, 0), &[], vec![touch(3433551), touch(3437647)]);
+    scn.machine.ram = 72 << 20;
+    scn.machine.dma32 = 18 << 20;
+    scn.machine.swap = 36 << 20;
+    scn.machine.boot_used = 16 << 20;
+    scn.profile = profile("linux-3.13").unwrap();
+    scn.thp = true;
+    scn.policies = Policies { recharge_on_pagecache_get: true, memcg_percpu_release_on_offline: true, fadvise_directory: true, zonelist_cache: true };
+    scn.cgroup_version = CgroupVersion::V1;
+    scn.devices[0].hw = Some(HwQueueSpec { queue_depth: 4, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_sectors_kb: 512 });
+    scn.devices[0].complete_together = true;
+    scn.cgroups[0].memsw_max = Some(3012721);
+    scn.cgroups[1].swappiness = Some(100);
+    scn.tasks[1].cgroup = Some(1);
+    scn.tasks[1].uid = 1000;
+    let runs = Simulation::new(&scn).run(&mut |_, _| true).unwrap();
+    let mut one = Simulation::new(&scn);
+    one.kernel.one_at_a_time = true;
+    let one = one.run(&mut |_, _| true).unwrap();
+    // The case is there: t1's huge-page attempt fell back, and c0 swapped.
+    let t1 = one.steps.iter().find(|s| s.name == "t1:1").unwrap();
+    let metric = |name: &str| t1.metrics.iter().find(|m| m.0 == name).unwrap().1;
+    assert!(metric("vmstat.thp_fault_fallback") > 0.0);
+    assert!(metric("vmstat.pswpout") > 0.0);
+    assert_eq!(format!("{:?}", runs.steps), format!("{:?}", one.steps));
+}

@@ -594,3 +594,26 @@ fn a_reclaim_pass_holds_its_swap_writes_in_its_plug_6_18() {
     let (a, b) = (step_metric(&plugged, "touch 2", "memcg.anon_bytes"), step_metric(&at_once, "touch 2", "memcg.anon_bytes"));
     assert!(a < b, "written pages not yet freed are not mapped anon: {a} vs {b}");
 }
+
+/// A fault run's pages come from the charge stock only while v1 memsw has room for each:
+/// `try_charge_memcg()` (6.1) tests memsw (memory + swap) before a page is taken from the
+/// stock, as [`Kernel::charge_over_limit`] does for every one-page charge, and a page over it
+/// reclaims without swapping. With 20 pages in the stock, memory 16 pages under its limit and
+/// memory + swap 2 under memsw, `charge_from_stock()` gives 2, not 16.
+#[test]
+fn charge_from_stock_stops_at_memsw_v1_6_1() {
+    let mut s = sim(&hog("v1", "20M", r#""memory.memsw.limit_in_bytes" = "18M""#, ""));
+    let ct = memcg(&s, "ct");
+    let k = &mut s.kernel;
+    // memory.limit_in_bytes 16M = 4096 pages, memsw 18M = 4608.
+    k.memcgs.counter_charge(ct, 4080);
+    k.memcgs.swap_charge(ct, 526);
+    let (cpu, slots, batch) = (k.stock_cpu(), k.profile.memcg_stock_slots, k.profile.memcg_charge_batch);
+    k.memcg_stock[cpu].refill(ct, 20, slots, batch, &mut k.memcg_lru_rand);
+    assert_eq!(k.memcg_stock[cpu].pages_of(ct, slots), 20);
+    assert_eq!(k.charge_from_stock(ct), 2);
+    // The general path's test of each one-page charge: the third fails memsw.
+    assert!(k.memcgs.over_memsw_limit(ct, 2).is_none());
+    assert!(k.memcgs.over_memsw_limit(ct, 3).is_some());
+    assert!(k.memcgs.over_limit(ct, 3).is_none());
+}
