@@ -1130,7 +1130,7 @@ impl Kernel {
     /// path).
     pub fn alloc_page(&mut self, mapping: InodeId, index: u32) -> Option<PageId> {
         let gfp = Gfp::node(self.cur_nid);
-        let pfn = self.alloc_pages(0, gfp)?;
+        let pfn = self.alloc_pages_inline(0, gfp)?;
         Some(self.pages.init(pfn, mapping, index))
     }
 
@@ -1139,6 +1139,14 @@ impl Kernel {
     /// orders, direct reclaim, and (order 0) retry while reclaim makes progress (before 4.7
     /// after `wait_iff_congested(HZ/50)`). Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
+        self.alloc_pages_inline(order, gfp)
+    }
+
+    /// [`Kernel::alloc_pages`] up to its first attempt, inlined into the page cache's
+    /// allocation ([`Kernel::alloc_page`], a page per miss); `__alloc_pages_slowpath()` is
+    /// [`Kernel::alloc_pages_slowpath`].
+    #[inline(always)]
+    fn alloc_pages_inline(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         if self.pagecache_slab_owed() {
             // The slab pages of the buffer heads and tree nodes allocated since the last
             // allocation (slab.rs): taken first, as the kernel took them when it allocated
@@ -1158,7 +1166,12 @@ impl Kernel {
         if let Some(p) = first {
             return Some(p);
         }
-        // __alloc_pages_slowpath()
+        self.alloc_pages_slowpath(order, gfp)
+    }
+
+    /// `__alloc_pages_slowpath()`: [`Kernel::alloc_pages`] after its first attempt failed.
+    #[inline(never)]
+    fn alloc_pages_slowpath(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         if !gfp.no_kswapd {
             self.wake_all_kswapds(order, gfp.nid);
         }
