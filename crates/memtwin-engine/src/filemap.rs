@@ -587,6 +587,13 @@ impl Kernel {
     /// `__filemap_remove_folio()` + `page_cache_delete()`: take `page` out of its mapping,
     /// leaving `shadow` (or nothing) in its slot. The caller uncharges and frees it.
     pub fn filemap_remove_folio(&mut self, page: PageId, shadow: Option<u64>) {
+        self.filemap_remove_folio_inline(page, shadow)
+    }
+
+    /// [`Kernel::filemap_remove_folio`], inlined into the eviction of reclaim's batch
+    /// (`Kernel::evict_batched`, a page per reclaimed page).
+    #[inline(always)]
+    pub(crate) fn filemap_remove_folio_inline(&mut self, page: PageId, shadow: Option<u64>) {
         if self.pages[page].mapcount > 0 {
             // truncate: unmap_mapping_range() first (reclaim has unmapped it already).
             self.try_to_unmap(page);

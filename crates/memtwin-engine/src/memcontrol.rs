@@ -1746,6 +1746,7 @@ impl Kernel {
     /// memcg's LRU if it is on one. Counts v1 `pgpgin` and the `file` stat. `pay`: its CPU
     /// time is paid here (not for a new page of a large-folio write, whose cost is in
     /// `write_large_folio_page`).
+    #[inline(always)]
     pub fn mem_cgroup_charge(&mut self, page: PageId, memcg: MemcgId, may_reclaim: bool, pay: bool) -> Result<(), ChargeError> {
         if pay {
             self.cpu(self.cost.charge);

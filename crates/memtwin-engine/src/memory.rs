@@ -853,6 +853,9 @@ impl Kernel {
         let mut m = 1usize;
         let mut last = first;
         let mut last_pfn = p.0 as u64;
+        // Whether the segment's frames are p, p + 1, ... (a fault run's, as the buddy handed
+        // them out): they are freed as one range and set in the bitmap a word at a time.
+        let mut consecutive = true;
         while m < pages.len() {
             let q = pages[m];
             let pfn = q.0 as u64;
@@ -863,6 +866,7 @@ impl Kernel {
             if page.flags & (pg::LRU | NOT) != pg::LRU || page.memcg != first.memcg || page.lru() != first.lru() {
                 break;
             }
+            consecutive &= pfn == last_pfn + 1;
             last = page;
             last_pfn = pfn;
             m += 1;
@@ -895,8 +899,13 @@ impl Kernel {
         }
         self.cpu(self.cost.zap_page * m as u64);
         let seg = &pages[..m];
-        self.pages.free_each(seg);
-        self.free_mask_add_block(free, z, block_start, seg);
+        if consecutive {
+            self.pages.free_range(p, m as u32);
+            self.free_mask_add_range(free, z, block_start, p.0 as u64, m as u64);
+        } else {
+            self.pages.free_each(seg);
+            self.free_mask_add_block(free, z, block_start, seg);
+        }
         m as u64
     }
 

@@ -939,7 +939,7 @@ pub struct Node {
 /// `zap_pte_range()` -> `free_pages_and_swap_cache()` of its batches), held as the block's
 /// bitmap until a frame of another block or any other buddy operation comes
 /// ([`Kernel::free_mask_add`], [`Kernel::free_mask_flush`]).
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct FreeMask {
     zone: u32,
     block: u32,
@@ -1154,7 +1154,7 @@ impl Kernel {
     /// path).
     pub fn alloc_page(&mut self, mapping: InodeId, index: u32) -> Option<PageId> {
         let gfp = Gfp::node(self.cur_nid);
-        let pfn = self.alloc_pages(0, gfp)?;
+        let pfn = self.alloc_pages_inline(0, gfp)?;
         Some(self.pages.init(pfn, mapping, index))
     }
 
@@ -1163,6 +1163,14 @@ impl Kernel {
     /// orders, direct reclaim, and (order 0) retry while reclaim makes progress (before 4.7
     /// after `wait_iff_congested(HZ/50)`). Returns the first PFN of the block.
     pub fn alloc_pages(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
+        self.alloc_pages_inline(order, gfp)
+    }
+
+    /// [`Kernel::alloc_pages`] up to its first attempt, inlined into the page cache's
+    /// allocation ([`Kernel::alloc_page`], a page per miss); `__alloc_pages_slowpath()` is
+    /// [`Kernel::alloc_pages_slowpath`].
+    #[inline(always)]
+    fn alloc_pages_inline(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         if self.pagecache_slab_owed() {
             // The slab pages of the buffer heads and tree nodes allocated since the last
             // allocation (slab.rs): taken first, as the kernel took them when it allocated
@@ -1182,7 +1190,12 @@ impl Kernel {
         if let Some(p) = first {
             return Some(p);
         }
-        // __alloc_pages_slowpath()
+        self.alloc_pages_slowpath(order, gfp)
+    }
+
+    /// `__alloc_pages_slowpath()`: [`Kernel::alloc_pages`] after its first attempt failed.
+    #[inline(never)]
+    fn alloc_pages_slowpath(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
         if !gfp.no_kswapd {
             self.wake_all_kswapds(order, gfp.nid);
         }
@@ -1746,6 +1759,26 @@ impl Kernel {
         }
         m.n += frames.len() as u64;
         m.last = frames[frames.len() - 1].0 as u64;
+    }
+
+    /// [`Kernel::free_mask_add_block`] of the `n` frames from `first` (`first + n` at most
+    /// the block's end): the same bits, set a word at a time.
+    #[inline]
+    pub(crate) fn free_mask_add_range(&mut self, m: &mut FreeMask, z: usize, block_start: u64, first: u64, n: u64) {
+        let b = self.zones[z].block_of(block_start).0;
+        if m.n > 0 && (m.zone as usize != z || m.block != b || (self.profile.pcp_auto_tune && first < m.last)) {
+            self.free_mask_flush(m);
+        }
+        m.zone = z as u32;
+        m.block = b;
+        let (lo, hi) = (first - block_start, first - block_start + n);
+        debug_assert!(n > 0 && hi <= PAGEBLOCK_NR);
+        for w in lo / 64..hi.div_ceil(64) {
+            let (a, e) = (lo.max(w * 64) - w * 64, hi.min(w * 64 + 64) - w * 64);
+            m.bits[w as usize] |= (u64::MAX >> (64 - (e - a))) << a;
+        }
+        m.n += n;
+        m.last = first + n - 1;
     }
 
     /// The frames [`Kernel::free_mask_add`] holds in `m` back to the buddy

@@ -81,7 +81,7 @@ impl Kernel {
     /// when it is full; from 4.7 after the add, when that left no space or the folio is large
     /// (`PageCompound()`, 6.1/6.18 `!folio_may_be_lru_cached()`).
     /// Returns false (nothing done) where the batch is not modelled.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn folio_add_lru_batched(&mut self, page: PageId) -> bool {
         let size = self.profile.lru_add_batch.min(FOLIO_BATCH_MAX);
         if size == 0 {
@@ -262,7 +262,7 @@ impl Kernel {
     /// ([`Kernel::folio_add_lru_batched`]). Under the multi-generational LRU, during a fault
     /// of a mapping that is neither `VM_SEQ_READ` nor `VM_RAND_READ` (`lru_gen_in_fault()`),
     /// every page is added active.
-    #[inline]
+    #[inline(always)]
     pub fn folio_add_lru(&mut self, page: PageId) {
         if self.lru_gen_in_fault {
             // 6.1: "if (lru_gen_enabled() && !folio_test_unevictable(folio) &&

@@ -831,6 +831,40 @@ fn freeing_a_pageblock_bitmap_equals_one_frame_at_a_time() {
     assert_eq!(drain(a, z, 0), drain(b, z, 0));
 }
 
+/// munmap's zap (issue 17): a segment of consecutive frames (a fault run's, as the buddy
+/// handed them out) goes into the pageblock's bitmap a word at a time
+/// (`Kernel::free_mask_add_range`), leaving the same `FreeMask` as its frames one by one
+/// (`Kernel::free_mask_add_block`, the bitmap of `free_unref_page()` of each in turn,
+/// mm/memory.c 4.3 `zap_pte_range()`): ranges inside one word, ending on a word boundary,
+/// spanning several words and the whole block, onto an empty mask and onto one holding
+/// another frame of the block.
+#[test]
+fn a_consecutive_zap_segment_sets_the_bits_of_its_frames_one_at_a_time() {
+    let mut s = two_nodes("");
+    let k = &mut s.kernel;
+    let z = 0;
+    let block_start = k.zones[z].start_pfn + 3 * PAGEBLOCK_NR;
+    let cases = [(0, 1), (0, 64), (5, 59), (5, 60), (63, 2), (60, 200), (1, 510), (448, 63), (130, 1), (200, 311), (0, 512)];
+    for &(off, n) in &cases {
+        let first = block_start + off;
+        let frames: Vec<PageId> = (first..first + n).map(|p| PageId(p as u32)).collect();
+        for held in [None, Some(block_start + 511)] {
+            if held.is_some_and(|h| h >= first && h < first + n) {
+                continue;
+            }
+            let mut by_frame = crate::page_alloc::FreeMask::EMPTY;
+            if let Some(h) = held {
+                k.free_mask_add_block(&mut by_frame, z, block_start, &[PageId(h as u32)]);
+            }
+            let mut by_range = by_frame;
+            k.free_mask_add_block(&mut by_frame, z, block_start, &frames);
+            k.free_mask_add_range(&mut by_range, z, block_start, first, n);
+            assert_eq!(by_range, by_frame, "{n} frames from offset {off}, held {held:?}");
+            assert_ne!(by_range, crate::page_alloc::FreeMask::EMPTY);
+        }
+    }
+}
+
 /// `handle_mm_fault_run()` (issue 17) gives what one `handle_mm_fault()` per page gives
 /// (mm/memory.c 4.3 `do_anonymous_page()` through `__alloc_pages_nodemask()`): the same
 /// frames in the same order, the same clock, counters and zone state, through a run that
