@@ -933,6 +933,11 @@ pub struct Node {
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
+    /// `pgdat->kswapd_failures` (4.12+, `KernelProfile::kswapd_failures`): kswapd's
+    /// `balance_pgdat()` passes in a row that reclaimed nothing; at `MAX_RECLAIM_RETRIES`
+    /// the node is "hopeless" ([`Kernel::kswapd_hopeless`]). Reset by any reclaim that makes
+    /// progress on the node (`shrink_node()`).
+    pub kswapd_failures: u32,
 }
 
 /// Order-0 frames of one pageblock freed one after the other (munmap's zap of base pages:
@@ -1906,7 +1911,8 @@ impl Kernel {
     /// watermark, then let it catch up (`kswapd_run`).
     pub fn wakeup_kswapd(&mut self, nid: u32, _order: u32) {
         if !self.nodes[nid as usize].kswapd_active {
-            if self.wakeup_kswapd_balanced(nid) {
+            // "Hopeless node, leave it to direct reclaim if possible" (4.12+).
+            if self.kswapd_hopeless(nid) || self.wakeup_kswapd_balanced(nid) {
                 return;
             }
             // Asleep, fully or in its short sleep (then "woken prematurely": remaining != 0,
@@ -1941,7 +1947,7 @@ impl Kernel {
     /// the HZ/10. Run lazily, at the first catch-up at or after the sleep's end.
     fn kswapd_short_sleep_end(&mut self, nid: u32, end: Nanos) {
         self.nodes[nid as usize].kswapd_short_sleep = None;
-        if self.node_balanced(nid) {
+        if self.kswapd_hopeless(nid) || self.node_balanced(nid) {
             return;
         }
         self.kswapd_start(nid, end);
@@ -2026,6 +2032,15 @@ impl Kernel {
         }
     }
 
+    /// `pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES` (mm/vmscan.c 4.12+, c73322d098e4):
+    /// kswapd gave up on node `nid` after 16 `balance_pgdat()` passes without progress;
+    /// `prepare_kswapd_sleep()` lets it sleep and `wakeup_kswapd()` does not wake it. Never
+    /// before 4.12 (`KernelProfile::kswapd_failures`).
+    #[inline]
+    pub fn kswapd_hopeless(&self, nid: u32) -> bool {
+        self.profile.kswapd_failures && self.nodes[nid as usize].kswapd_failures >= MAX_RECLAIM_RETRIES
+    }
+
     /// `zone_reclaimable()` (mm/vmscan.c before 4.8) of node `nid`'s zones together: global
     /// reclaim scanned fewer than 6x its reclaimable pages (file LRU pages, and anon LRU pages
     /// while swap has room) since a page was last freed to it. The node's LRU sizes are its
@@ -2069,9 +2084,9 @@ impl Kernel {
         self.pcp_ctx = self.kswapd_cpu(nid);
         while self.nodes[nid as usize].kswapd_clock < now {
             let going_on = self.nodes[nid as usize].kswapd_pass.is_some();
-            if !going_on && self.node_balanced(nid) {
-                // kswapd_try_to_sleep(): balanced, prepare_kswapd_sleep() holds and kswapd
-                // sleeps HZ/10 on kswapd_wait first.
+            if !going_on && (self.kswapd_hopeless(nid) || self.node_balanced(nid)) {
+                // kswapd_try_to_sleep(): balanced (or, 4.12+, hopeless), prepare_kswapd_sleep()
+                // holds and kswapd sleeps HZ/10 on kswapd_wait first.
                 let n = &mut self.nodes[nid as usize];
                 n.kswapd_active = false;
                 n.kswapd_short_sleep = Some(n.kswapd_clock + KSWAPD_SHORT_SLEEP);
@@ -2084,31 +2099,21 @@ impl Kernel {
             self.swap_end_io();
             let got = if going_on { self.lru_gen_kswapd_resume(nid) } else { self.shrink_node_global(KSWAPD_BATCH, true) };
             if got == 0 && self.nodes[nid as usize].kswapd_pass.is_none() {
-                // Nothing reclaimable now: wait while the device has writeback in flight (at
-                // most HZ/50), or give up until the next wake-up. No modelled kernel has this
-                // wait; it is the engine's stand-in, not yet replaced, for what the kernel's
-                // kswapd does without progress (read from mm/vmscan.c):
-                // - 3.11-4.11 (3.13 read): `balance_pgdat()` lowers `sc.priority` on a pass
-                //   that reclaimed nothing ("if (raise_priority || !sc.nr_reclaimed)
-                //   sc.priority--") and `kswapd_try_to_sleep()` sleeps only once
-                //   `prepare_kswapd_sleep()` -> `pgdat_balanced()` holds, where a zone that is
-                //   no longer `zone_reclaimable()` (scanned 6x its LRU pages since the last
-                //   free; per node `pgdat_reclaimable()` 4.8-4.11) counts as balanced; until
-                //   then kswapd loops without sleeping. Its balance_pgdat() lost the congestion_wait() it had before 3.11 to the
-                //   nr_immediate throttle (vmscan.rs `throttle_kswapd`).
-                // - 4.12+ (c73322d098e4 "mm: fix 100% CPU kswapd busyloop on unreclaimable
-                //   nodes"; 6.1 read): `balance_pgdat()` ends with "if (!sc.nr_reclaimed)
-                //   pgdat->kswapd_failures++"; at MAX_RECLAIM_RETRIES (16) failures
-                //   `prepare_kswapd_sleep()` lets kswapd sleep and `wakeup_kswapd()` leaves the
-                //   "hopeless node" to direct reclaim, until a reclaim that makes progress on
-                //   the node (`shrink_node()`: "if (reclaimable) pgdat->kswapd_failures = 0").
-                // Not modelled so (ARCHITECTURE.md, "The clock, the queue and the waits").
-                self.congestion_wait(CONGESTION_WAIT_JIFFIES);
-                if self.now == start {
-                    self.nodes[nid as usize].kswapd_active = false;
-                    self.kswapd_ns += self.sys_ns;
-                    self.nodes[nid as usize].kswapd_ns += self.sys_ns;
-                    break;
+                // A balance_pgdat() that reclaimed nothing (the engine's pass went down to
+                // priority 0 without a page). 4.12+: "if (!sc.nr_reclaimed)
+                // pgdat->kswapd_failures++", and kswapd_try_to_sleep() sleeps at once when
+                // that made the node hopeless (the loop's test above); else it balances again
+                // without sleeping. 3.11-4.11: no count, kswapd balances again until
+                // pgdat_balanced() holds (an unreclaimable node counts as balanced, 3.13's
+                // zone_reclaimable(): scanned 6x its LRU pages since the last free). A pass
+                // that took none of kswapd's time changed nothing a new pass would see: kswapd
+                // spins on its CPU up to the running context's clock (the busy loop
+                // c73322d098e4 removed), and looks again at the next catch-up.
+                if self.profile.kswapd_failures {
+                    self.nodes[nid as usize].kswapd_failures += 1;
+                } else if self.now == start {
+                    self.sys_ns += now - start;
+                    self.now = now;
                 }
             }
             self.kswapd_ns += self.sys_ns;

@@ -441,6 +441,16 @@ pub struct KernelProfile {
     /// `allocstall_movable`, ...; "mm: vmstat: account per-zone stalls and pages skipped during
     /// reclaim", v4.8) instead of one `allocstall` (3.x-4.7).
     pub allocstall_per_zone: bool,
+    /// What kswapd does after `balance_pgdat()` reclaimed nothing (mm/vmscan.c). 4.12+
+    /// (c73322d098e4 "mm: fix 100% CPU kswapd busyloop on unreclaimable nodes"): the pass
+    /// counts `pgdat->kswapd_failures++`; at `MAX_RECLAIM_RETRIES` (16) failures
+    /// `prepare_kswapd_sleep()` lets kswapd sleep and `wakeup_kswapd()` leaves the "hopeless
+    /// node" to direct reclaim, until a `shrink_node()` of any reclaimer makes progress on it
+    /// ("if (reclaimable) pgdat->kswapd_failures = 0"). Before (3.11-4.11), kswapd has no
+    /// such count: `kswapd_try_to_sleep()` sleeps only once `pgdat_balanced()` holds, a zone
+    /// that is no longer `zone_reclaimable()` counting as balanced, and until then kswapd
+    /// goes on with `balance_pgdat()` without sleeping.
+    pub kswapd_failures: bool,
     /// memory.high throttles: `mem_cgroup_handle_over_high()` retries reclaim while it makes
     /// progress and sleeps `calculate_high_delay()` (up to 2 s per return to user space) when
     /// the memcg stays far above high (v5.4, 0e4b01df8659 "mm, memcg: throttle allocators when
@@ -891,6 +901,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_oom_event: MemcgOomEvent::MemcgOom,
         pgdat_balanced: PgdatBalanced::AnyZone,
         allocstall_per_zone: true,
+        kswapd_failures: true,
         ra_prev_pos_after_read: true,
         ra_prev_pos_per_read: true,
         ra_io_pages: true,
@@ -1058,6 +1069,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_oom_event: MemcgOomEvent::TryCharge,
         pgdat_balanced: PgdatBalanced::AllZones,
         allocstall_per_zone: false,
+        kswapd_failures: false,
         description: "the 4.4 era: file lists balanced 1:1 (pre-4.7), watermarks 5/4 and 3/2 of min, \
                       dirty pages met by reclaim stay inactive until written back and wake the flusher for a \
                       batch, not all dirty pages (pre-4.12), the fair \

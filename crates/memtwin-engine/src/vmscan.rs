@@ -1385,11 +1385,20 @@ impl Kernel {
     /// The scan and steal events of one `shrink_inactive_list()` batch: memory.stat
     /// `pgscan`/`pgsteal` of the memcg, and /proc/vmstat's kswapd or direct counters for
     /// global reclaim, which also adds to the node's `NR_PAGES_SCANNED` (pre-4.7 OOM
-    /// detection, `zone_reclaimable()`).
+    /// detection, `zone_reclaimable()`); a batch that reclaimed resets the node's
+    /// `kswapd_failures` (`shrink_node()`, 4.12+).
     pub(crate) fn count_scan_steal(&mut self, memcg: MemcgId, v: usize, scanned: u64, reclaimed: u64, sc: &mut ScanControl) {
         self.memcgs.count_event(memcg, MemcgEvent::Pgscan, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgsteal, reclaimed);
         sc.nr_scanned += scanned;
+        if reclaimed > 0 {
+            // shrink_node() (4.12+): "On reclaim progress, reset the failure counter. A
+            // successful direct reclaim run will revive a dormant kswapd." Every reclaimer's
+            // (kswapd, direct, memcg limit); at the batch, where shrink_node() looks at its sum.
+            if let Some(n) = self.nodes.get_mut(v % self.nr_nodes as usize) {
+                n.kswapd_failures = 0;
+            }
+        }
         if !sc.cgroup_reclaim {
             let (scan_ev, steal_ev) =
                 if sc.kswapd { (VmEvent::PgscanKswapd, VmEvent::PgstealKswapd) } else { (VmEvent::PgscanDirect, VmEvent::PgstealDirect) };

@@ -1426,3 +1426,96 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         assert_invariants(k);
     }
 }
+
+/// kswapd on a node whose LRU pages it cannot free (every page of /f pinned by a reader's
+/// batch, `read_pinned`: reclaim scans them and keeps them) and that is below its high
+/// watermark, per era (mm/vmscan.c):
+/// - 4.12+ (c73322d098e4 "mm: fix 100% CPU kswapd busyloop on unreclaimable nodes"; 6.1
+///   read): each `balance_pgdat()` that reclaimed nothing counts `pgdat->kswapd_failures++`;
+///   at `MAX_RECLAIM_RETRIES` (16) `prepare_kswapd_sleep()` ("Hopeless node, leave it to
+///   direct reclaim") lets kswapd sleep, `wakeup_kswapd()` does not wake it, and a
+///   `shrink_node()` of direct reclaim that frees a page resets the count ("A successful direct
+///   reclaim run will revive a dormant kswapd");
+/// - 3.11-4.11 (4.4 read): no count; kswapd balances again without sleeping until
+///   `pgdat_balanced()` holds, which an unreclaimable node does (scanned 6x its LRU pages since
+///   the last free, `zone_reclaimable()`), and `wakeup_kswapd()` wakes it again at once.
+#[test]
+fn kswapd_failures_leave_a_hopeless_node_to_direct_reclaim_from_4_12() {
+    for (profile, counts) in [("linux-6.1", true), ("linux-5.0", true), ("linux-6.18", true), ("linux-4.4", false), ("linux-3.13", false)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "hopeless"
+[kernel]
+profile = "{profile}"
+[machine]
+ram = "64M"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[tasks.t]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+        ));
+        run(&mut s);
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        k.lru_add_drain();
+        let wakeups = |k: &Kernel| k.vmstat.get(VmEvent::KswapdWakeup);
+        // Below high (not below low: no allocation wakes kswapd) with frames off the LRU.
+        let mut held = vec![];
+        while k.node_balanced(0) {
+            let i = held.len() as u32;
+            held.push(k.alloc_page(InodeId(0), i).expect("memory left"));
+        }
+        k.read_pinned = Some((f, 0, u32::MAX));
+        let cached = k.mappings[f.idx()].nrpages;
+        assert!(cached > 0, "{profile}: /f is cached");
+        let (w0, scan0) = (wakeups(k), k.vmstat.get(VmEvent::PgscanKswapd));
+        k.wakeup_kswapd(0, 0);
+        assert_eq!(wakeups(k), w0 + 1, "{profile}");
+        let t = k.now + 5_000_000_000;
+        k.advance_clock(t);
+        k.kswapd_catch_up();
+        assert_eq!(k.mappings[f.idx()].nrpages, cached, "{profile}: nothing reclaimed");
+        let scanned = k.vmstat.get(VmEvent::PgscanKswapd) - scan0;
+        assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd sleeps");
+        if counts {
+            assert_eq!(k.nodes[0].kswapd_failures, crate::page_alloc::MAX_RECLAIM_RETRIES, "{profile}: 16 failed passes");
+            assert!(k.kswapd_hopeless(0) && !k.node_balanced(0), "{profile}: asleep on a hopeless node below high");
+            // Every failed pass went down to priority 0: each scanned at least the whole list.
+            assert!(scanned >= 16 * cached, "{profile}: {scanned} scanned, {cached} cached");
+            let t = k.now + 1_000_000_000;
+            k.advance_clock(t);
+            k.kswapd_catch_up();
+            assert!(k.nodes[0].kswapd_short_sleep.is_none() && !k.nodes[0].kswapd_active, "{profile}: fully asleep");
+            k.wakeup_kswapd(0, 0);
+            assert_eq!(wakeups(k), w0 + 1, "{profile}: wakeup_kswapd() leaves a hopeless node asleep");
+            // Direct reclaim frees pages of /f once the reader lets them go: the count resets
+            // and the next wakeup_kswapd() wakes kswapd.
+            k.read_pinned = None;
+            assert!(k.try_to_free_pages(32) > 0, "{profile}");
+            assert_eq!(k.nodes[0].kswapd_failures, 0, "{profile}: shrink_node() made progress");
+            while k.node_balanced(0) {
+                let i = held.len() as u32;
+                held.push(k.alloc_page(InodeId(0), i).expect("memory left"));
+            }
+            k.wakeup_kswapd(0, 0);
+            assert_eq!(wakeups(k), w0 + 2, "{profile}: a successful direct reclaim revives kswapd");
+        } else {
+            assert_eq!(k.nodes[0].kswapd_failures, 0, "{profile}: no kswapd_failures before 4.12");
+            // kswapd went on without sleeping until the node stopped being zone_reclaimable().
+            assert!(!k.node_reclaimable(0) && k.node_balanced(0), "{profile}");
+            assert!(scanned >= 6 * cached, "{profile}: {scanned} scanned, {cached} cached");
+            k.wakeup_kswapd(0, 0);
+            assert_eq!(wakeups(k), w0 + 2, "{profile}: wakeup_kswapd() wakes kswapd for a zone below high");
+        }
+        k.read_pinned = None;
+        for p in held {
+            k.free_page(p);
+        }
+        assert_invariants(k);
+    }
+}
+
