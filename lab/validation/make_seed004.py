@@ -175,7 +175,11 @@ def linux313():
     name = "linux313-seed004"
     t = [HEAD.format(what="Seed 004 at its own scale measured on a real 3.13 kernel (Linux 3.13.10 in QEMU): the grep's re-read, KiB",
                      more=MORE_313, name=name, desc="seed 004 at its scale on 3.13.10: KiB grep re-reads of dir 1 (X = 360..460)",
-                     reserved=reserved_kb(2048), boot=BOOT_USED_313_KB, profile="linux-3.13", dev=""), body(360)]
+                     reserved=reserved_kb(2048), boot=BOOT_USED_313_KB, profile="linux-3.13",
+                     # The guest's virtio disk is blk-mq from 3.13 (virtio_blk's blk-mq
+                     # conversion, 1cf7e9c68fe8), which had no scheduler before 4.11: none,
+                     # not the legacy path's CFQ.
+                     dev='scheduler = "none"\n'), body(360)]
     names = []
     for order in ("13", "31"):
         for x, _, _ in FIG_313[order]:

@@ -734,12 +734,16 @@ impl Kernel {
 impl Kernel {
     /// Every request a device allocated is either held (in flight, or completed and not yet
     /// freed) or was freed once: `queued = completed + held`, and each class's requests
-    /// complete in order (the device serves them in submission order).
+    /// complete in order (the device serves a class's requests in submission order, whatever
+    /// its scheduler places between them), and the per-class counts add up.
     pub fn check_request_queues(&self) -> Result<(), String> {
         for d in &self.devices {
             let q = &d.queue;
             if q.queued != q.completed + q.held() {
                 return Err(format!("device {}: {} requests queued != {} completed + {} held", d.name, q.queued, q.completed, q.held()));
+            }
+            if q.pushed[0] + q.pushed[1] != q.queued {
+                return Err(format!("device {}: {} + {} requests allocated per class != {} queued", d.name, q.pushed[0], q.pushed[1], q.queued));
             }
             if !q.ordered() {
                 return Err(format!("device {}: requests complete out of submission order", d.name));

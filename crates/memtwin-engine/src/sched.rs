@@ -343,6 +343,7 @@ impl Simulation {
                 crate::blkdev::BlockDevice { qemu_throttle: d.qemu_throttle, ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb) }
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
+            let dev = dev.with_sched(d.scheduler).with_driver_depth(d.driver_depth);
             k.devices.push(match &d.hw {
                 Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_max_sectors_kb(h.max_sectors_kb)),
                 None => dev,

@@ -250,7 +250,13 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         // queue of 4 or 32 tags (blkdev.rs HwQueue).
                         hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 } }),
                         // and every third completes its reads in flight together.
-                        complete_together: ram_mb % 3 == 0 }],
+                        complete_together: ram_mb % 3 == 0,
+                        // The era's scheduler (CFQ on linux-4.4 and linux-3.13, mq-deadline
+                        // after), every fifth machine none: each places the reads among the
+                        // pending writes its own way (blkdev/elevator.rs).
+                        scheduler: if ram_mb % 5 == 0 { memtwin_engine::blkdev::SchedKind::None } else { memtwin_engine::blkdev::SchedKind::era_default(prof == 2 || prof == 5, false) },
+                        // A SATA disk's queue, or every request pending (a deep virtio ring).
+                        driver_depth: if ram_mb % 2 == 1 { 32 } else { 128 } }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes

@@ -958,9 +958,35 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 cx.err(&loc, format!("[devices.{dname}] has qemu_throttle = true with {}: a QEMU guest's throttled disk is modelled without blk-throttle and without a queue of its own", if blk_throttle { "blk_throttle = true" } else { "queue_depth" }), "drop qemu_throttle (a host device), or drop blk_throttle and the queue_* keys (the QEMU guest's disk)");
             }
             let rb = read_bw.unwrap_or(1);
+            let legacy = prof.blk_queue == crate::blkdev::BlkQueue::Legacy;
+            let scheduler = t.get("scheduler").and_then(|v| {
+                let name = get_str(cx, v, &key("scheduler"))?;
+                match crate::blkdev::SchedKind::parse(&name) {
+                    Some(crate::blkdev::SchedKind::Cfq) if !legacy => {
+                        cx.err(&v.loc, format!("{} is \"cfq\" on profile `{}`: CFQ went with the legacy request path in 5.0 (f382fb0bcef4 \"block: remove legacy IO schedulers\")", key("scheduler"), prof.name), "use \"mq-deadline\" or \"none\", or a profile before 5.0 (linux-3.13, linux-4.3, linux-4.4)");
+                        None
+                    }
+                    Some(k) => Some(k),
+                    None => {
+                        cx.err(&v.loc, format!("{} is \"{name}\": not a scheduler the engine models", key("scheduler")), "use \"cfq\" (before 5.0), \"mq-deadline\" or \"none\"");
+                        None
+                    }
+                }
+            });
+            // The era's default (block/elevator.c): the host runner's loop device (given with
+            // its queue or blk-throttle) has none.
+            let scheduler = scheduler.unwrap_or_else(|| crate::blkdev::SchedKind::era_default(legacy, blk_throttle || t.get("queue_depth").is_some()));
+            let driver_depth = t.get("driver_depth").and_then(|v| match get_uint(cx, v, &key("driver_depth")) {
+                Some(0) => {
+                    cx.err(&v.loc, format!("{} is 0: the driver takes at least one request", key("driver_depth")), "give the disk's queue depth, e.g. 32 (a SATA disk's NCQ) or 128 (the lab's virtio disk's driver tags)");
+                    None
+                }
+                d => d,
+            });
+            let driver_depth = driver_depth.unwrap_or_else(|| crate::blkdev::SchedKind::default_driver_depth(legacy));
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

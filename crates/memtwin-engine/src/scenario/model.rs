@@ -168,6 +168,13 @@ pub struct DeviceSpec {
     /// `complete_together`: the device completes the reads in flight together, when the last
     /// is done (blkdev.rs `BlockDevice::read_batch`); default false.
     pub complete_together: bool,
+    /// `scheduler`: the I/O scheduler (blkdev/elevator.rs); default the era's
+    /// (`SchedKind::era_default()`: CFQ before 5.0, then mq-deadline, none on a loop device).
+    pub scheduler: crate::blkdev::SchedKind,
+    /// `driver_depth`: the requests the disk's driver takes from the scheduler (blkdev.rs
+    /// `BlockDevice::driver_depth`); default `SchedKind::default_driver_depth()` (31 before
+    /// 5.0, a SATA disk's; 128 after, the lab's virtio disk's driver tags).
+    pub driver_depth: u64,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,

@@ -10,6 +10,7 @@ mod blkdev;
 mod cgroup;
 mod dcache;
 mod delayacct;
+mod elevator;
 mod fadvise;
 mod filemap;
 mod fs;

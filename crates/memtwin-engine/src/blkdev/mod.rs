@@ -29,11 +29,19 @@
 //! `submit_bio_noacct()`), so they take no request and no tag: a submitter never waits for
 //! one on such a device.
 //!
-//! Not modelled: the scheduler's reordering (CFQ's preference of sync queues and its idling,
-//! mq-deadline's read/write batches and expiries): every era serves the device's requests in
-//! submission order.
+//! The order a device serving one request at a time is given its requests is its I/O
+//! scheduler's ([`elevator`]: one policy per file, [`none`], [`cfq`], [`mq_deadline`]; the
+//! era's default or `[devices.NAME] scheduler`): a sync request is placed before the async
+//! requests the scheduler still holds ([`BlockDevice::submit_class`]).
 
 use std::collections::VecDeque;
+
+pub mod cfq;
+pub mod elevator;
+pub mod mq_deadline;
+pub mod none;
+
+pub use elevator::{Elevator, SchedKind};
 
 use crate::types::{Nanos, NSEC_PER_SEC, PAGE_SIZE};
 
@@ -195,6 +203,8 @@ pub struct RequestQueue {
     rq: [VecDeque<Nanos>; 2],
     /// Requests allocated (`blk_get_request()`), ever.
     pub queued: u64,
+    /// Of those, per class.
+    pub pushed: [u64; 2],
     /// Bios merged into the last request instead of allocating one.
     pub merged: u64,
     /// Requests completed and freed (`__blk_put_request()` / `blk_mq_free_request()`).
@@ -218,6 +228,14 @@ impl RequestQueue {
     fn next_completion(&self, class: RqClass, now: Nanos) -> Option<Nanos> {
         let q = &self.rq[class as usize];
         q.get(q.partition_point(|&t| t <= now)).copied()
+    }
+
+    /// Allocate a request of `class` completing at `done` (kept in completion order).
+    #[inline]
+    fn push(&mut self, class: RqClass, done: Nanos) {
+        self.rq[class as usize].push_back(done);
+        self.queued += 1;
+        self.pushed[class as usize] += 1;
     }
 
     /// Free the requests completed by `horizon` (each once).
@@ -318,6 +336,16 @@ pub struct BlockDevice {
     pub batch_ends: [Nanos; BATCH_RING as usize],
     /// With `qemu_throttle`: the throttle group's `bps-read` and `bps-write` buckets.
     pub qemu_bucket: [LeakyBucket; 2],
+    /// The I/O scheduler (`queue/scheduler`): reorders on a device serving one request at a
+    /// time ([`elevator`]).
+    pub sched: Elevator,
+    /// When the sync requests given to the device so far are done.
+    pub sync_until: Nanos,
+    /// Device page after the last sync request placed before pending async ones.
+    pub sync_last_end: u64,
+    /// The requests the driver takes from the scheduler (a SCSI disk's `queue_depth`, blk-mq's
+    /// driver tags): those the scheduler can no longer reorder.
+    pub driver_depth: u64,
 }
 
 /// One direction's bucket of a QEMU throttle group (`LeakyBucket`, util/throttle.c, QEMU 7.2 as
@@ -526,7 +554,31 @@ impl BlockDevice {
             batch_end: 0,
             batch_ends: [0; BATCH_RING as usize],
             qemu_bucket: Default::default(),
+            sched: Elevator::default(),
+            sync_until: 0,
+            sync_last_end: u64::MAX,
+            driver_depth: 31,
         }
+    }
+
+    /// The same device whose driver takes `depth` requests from the scheduler.
+    pub fn with_driver_depth(mut self, depth: u64) -> Self {
+        self.driver_depth = depth.max(1);
+        self
+    }
+
+    /// The same device with the I/O scheduler `kind`.
+    pub fn with_sched(mut self, kind: SchedKind) -> Self {
+        self.sched = Elevator::new(kind);
+        self
+    }
+
+    /// Whether the scheduler orders this device's requests: it serves one at a time (no queue
+    /// of its own, which takes every request the scheduler's tags allow), without blk-throttle
+    /// (which holds bios before the scheduler) or a QEMU throttle (whose virtio ring takes them).
+    #[inline]
+    fn sched_orders(&self) -> bool {
+        self.hw.is_none() && !self.blk_throttle && !self.qemu_throttle && self.sched.kind() != SchedKind::None
     }
 
     /// The same device completing the reads in flight together ([`BlockDevice::read_batch`]).
@@ -660,9 +712,18 @@ impl BlockDevice {
         if self.qemu_throttle {
             return (self.submit_qemu(dir, class, start, pages, now), now);
         }
+        let ordered = self.sched_orders();
+        if ordered && class == RqClass::Sync {
+            if let Some(done) = self.submit_sync_sched(dir, start, pages, now) {
+                // On the device from its submission (the scheduler's placement has no throttle).
+                return (done, now);
+            }
+        }
         let bytes = pages * PAGE_SIZE;
         let bw = self.bw_of(dir);
         let (own_line, line_busy, line_end) = self.line_of(dir);
+        // CFQ's idle window after a sync request holds async ones.
+        let line_busy = if ordered && class == RqClass::Async { line_busy.max(self.sched.async_floor()) } else { line_busy };
         let seek = if start == line_end { 0 } else { self.seek_ns };
         // A throttled bio leaves the throttle when its direction's slice allows it
         // (blk_throttle.rs), and the disk beneath the rule serves it at once: its transfer
@@ -690,20 +751,101 @@ impl BlockDevice {
                 self.queue.merged += 1;
             }
             _ => {
-                let q = &mut self.queue.rq[class as usize];
                 let mut off = 0;
                 while off < pages {
                     let n = (pages - off).min(MAX_REQUEST_PAGES);
                     off += n;
-                    q.push_back(if off == pages { done } else { done_of(off) });
-                    self.queue.queued += 1;
+                    self.queue.push(class, if off == pages { done } else { done_of(off) });
                     self.queue.last = Some((class, n, if off == n { begin } else { done_of(off - n) }));
                 }
             }
         }
         self.account(dir, own_line, start + pages, line_busy.max(done), bytes, seek + xfer);
+        if ordered && class == RqClass::Sync {
+            // In submission order behind every pending async request: the sync queue's
+            // bookkeeping (CFQ's idle window after it).
+            self.sync_until = self.sync_until.max(done);
+            self.sync_last_end = start + pages;
+            // Nothing async is pending behind it: no window to move the line by.
+            self.sched.sync_placed(now, begin.max(line_busy), done, false);
+        }
         // On the device from its submission, or under blk-throttle from its release.
         (done, if throttle { begin } else { now })
+    }
+
+    /// A sync request on a device whose scheduler orders its requests
+    /// ([`BlockDevice::sched_orders`]): the scheduler places it among the async requests
+    /// pending at `now` ([`Elevator::place_sync`]); `None` when it goes behind all of them
+    /// (submission order, [`BlockDevice::submit_own`]'s line). Placed ahead of some, it starts
+    /// when those and the sync requests before it are done (or back-merges into the last sync
+    /// request when it continues it and has not started), cut into requests as on the line,
+    /// and the device's line (`busy_until`) moves by its time, the seek back to the async
+    /// requests, and the idle window the scheduler holds after it; the async requests already
+    /// pending keep their completions (see [`elevator`]).
+    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, now: Nanos) -> Option<Nanos> {
+        let q = &self.queue.rq[RqClass::Async as usize];
+        let first = q.partition_point(|&t| t <= now);
+        let n = (q.len() - first) as u64;
+        let last_async = q.back().copied().unwrap_or(0);
+        let pending = elevator::PendingAsync { q, first, n, seq_first: self.queue.pushed[RqClass::Async as usize] - n, driver_depth: self.driver_depth };
+        let bytes = pages * PAGE_SIZE;
+        let xfer = xfer_ns(bytes, self.bw_of(dir));
+        // Back merge into the last sync request placed ahead, not started yet.
+        let merge = self.queue.last.filter(|&(c, m, started)| c == RqClass::Sync && started > now && start == self.sync_last_end && m + pages <= self.io_pages() && self.sync_until > now);
+        if let (Some((c, m, started)), true) = (merge, n > 0) {
+            let done = self.sync_until + xfer;
+            *self.queue.rq[RqClass::Sync as usize].back_mut().expect("the last request is held") = done;
+            self.queue.last = Some((c, m + pages, started));
+            self.queue.merged += 1;
+            self.sync_until = done;
+            self.sync_last_end = start + pages;
+            self.busy_until += xfer;
+            self.count(dir, bytes, xfer);
+            return Some(done);
+        }
+        let place = self.sched.place_sync(now, self.sync_until, &pending);
+        if place.refund > 0 {
+            // The idle window held after the last sync request ended early: the async line
+            // gets it back (never before the async requests already given completions).
+            self.busy_until = self.busy_until.saturating_sub(place.refund).max(last_async);
+        }
+        if place.ahead >= n {
+            return None;
+        }
+        let after = if place.ahead == 0 { now } else { pending.done(place.ahead - 1) };
+        let begin = now.max(after).max(self.sync_until);
+        let seek = if start == self.sync_last_end { 0 } else { self.seek_ns };
+        let bw = self.bw_of(dir);
+        let done_of = |off: u64| begin + seek + xfer_ns(off * PAGE_SIZE, bw);
+        let mut off = 0;
+        while off < pages {
+            let m = (pages - off).min(MAX_REQUEST_PAGES);
+            off += m;
+            let d = done_of(off);
+            self.queue.push(RqClass::Sync, d);
+            self.queue.last = Some((RqClass::Sync, m, if off == m { begin } else { done_of(off - m) }));
+        }
+        let done = done_of(pages);
+        let hold = self.sched.sync_placed(now, begin, done, true);
+        // The device serves it between async requests: the line moves by its time, the seek
+        // back to where the async requests continue, and the scheduler's idle window.
+        self.busy_until = self.busy_until.max(begin) + (done - begin) + self.seek_ns + hold;
+        self.sync_until = done;
+        self.sync_last_end = start + pages;
+        self.queue.last_dir = Some(dir);
+        self.count(dir, bytes, seek + xfer);
+        Some(done)
+    }
+
+    /// A request's statistics: busy time, requests, bytes.
+    #[inline(always)]
+    fn count(&mut self, dir: Dir, bytes: u64, busy: Nanos) {
+        self.busy_ns += busy;
+        self.ios += 1;
+        match dir {
+            Dir::Read => self.read_bytes += bytes,
+            Dir::Write => self.write_bytes += bytes,
+        }
     }
 
     /// `submit_bio()` on a QEMU guest's throttled disk (`qemu_throttle`, the lab's virtio disk
@@ -740,8 +882,7 @@ impl BlockDevice {
                     let released = self.qemu_bucket[dir as usize].release(n * PAGE_SIZE, now, bw);
                     last = (released + seek).max(last);
                     seek = 0;
-                    self.queue.rq[class as usize].push_back(last);
-                    self.queue.queued += 1;
+                    self.queue.push(class, last);
                     self.queue.last = Some((class, n, now));
                 }
                 last
@@ -790,8 +931,7 @@ impl BlockDevice {
                     off += n;
                     let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, released, seek);
                     seek = 0;
-                    self.queue.rq[class as usize].push_back(d);
-                    self.queue.queued += 1;
+                    self.queue.push(class, d);
                     self.queue.last = Some((class, n, dispatched));
                     last = d;
                 }
@@ -871,12 +1011,7 @@ impl BlockDevice {
             self.busy_until = line;
             self.last_end = end;
         }
-        self.busy_ns += busy;
-        self.ios += 1;
-        match dir {
-            Dir::Read => self.read_bytes += bytes,
-            Dir::Write => self.write_bytes += bytes,
-        }
+        self.count(dir, bytes, busy);
     }
 
     /// `get_request()` (block/blk-core.c, before 5.0) / `blk_mq_get_tag()` (5.0+) for a bio of

@@ -1,0 +1,261 @@
+//! The I/O schedulers (blkdev/elevator.rs, one policy a file): where a sync request goes among
+//! the async requests pending on a device serving one request at a time. CFQ's rules from
+//! block/cfq-iosched.c of 4.3, mq-deadline's from block/mq-deadline.c of 6.1, the defaults
+//! from block/elevator.c (`elevator_get_default()`, 6.1).
+
+use crate::blkdev::cfq::{CFQ_SLICE_IDLE, CFQ_SLICE_SYNC};
+use crate::blkdev::mq_deadline::DD_FIFO_BATCH;
+use crate::blkdev::{BlockDevice, Dir, Elevator, HwQueue, SchedKind, MAX_REQUEST_PAGES};
+use crate::types::Nanos;
+
+const MS: Nanos = 1_000_000;
+/// A 512 KiB request at 128 MiB/s.
+const RQ: Nanos = 3_906_250;
+/// A 4 KiB read at 128 MiB/s.
+const PAGE_XFER: Nanos = 30_517;
+
+/// A SATA disk's queue on the legacy path (`ata_scsi_dev_config()`, 4.x: ATA_MAX_QUEUE - 1).
+const CFQ_DRIVER_DEPTH: u64 = 31;
+/// A SATA disk's queue on blk-mq (`ata_scsi_dev_config()`, 6.1: ATA_MAX_QUEUE).
+const DD_DRIVER_DEPTH: u64 = 32;
+
+/// A SATA disk, 128 MiB/s both ways, 1 ms seeks, with scheduler `kind`.
+fn disk(kind: SchedKind) -> BlockDevice {
+    let depth = if kind == SchedKind::Cfq { CFQ_DRIVER_DEPTH } else { DD_DRIVER_DEPTH };
+    BlockDevice::new("sda", 128 << 20, 128 << 20, MS, 128).with_sched(kind).with_driver_depth(depth)
+}
+
+/// `n` sequential 512 KiB writes submitted at `now` (the flusher's requests): their completions.
+fn writes(d: &mut BlockDevice, from: u64, n: u64, now: Nanos) -> Vec<Nanos> {
+    (0..n).map(|i| d.submit(Dir::Write, from + i * MAX_REQUEST_PAGES, MAX_REQUEST_PAGES, now)).collect()
+}
+
+/// none (blk-mq without an elevator; noop): the read waits for every write queued before it.
+#[test]
+fn none_serves_in_submission_order() {
+    let mut d = disk(SchedKind::None);
+    let w = writes(&mut d, 0, 40, 0);
+    let r = d.submit(Dir::Read, 1 << 30, 1, MS);
+    assert_eq!(r, w[39] + MS + PAGE_XFER, "behind the 40 writes, with a seek");
+    assert!(d.queue.ordered());
+}
+
+/// 4.3 `cfq_should_preempt()` (a sync request preempts the async queue) and `cfq_may_dispatch()`
+/// (it waits for the async requests in the driver, of which the async queue's `low_latency`
+/// depth let one through within `cfq_slice[1]` of the last delayed sync request): the read
+/// goes after the first write, not the 40th. The line moves by the read, the seek back, and the
+/// idle window (`cfq_arm_slice_timer()`, 8 ms) that holds the writes after it.
+#[test]
+fn cfq_sync_preempts_async_after_the_dispatched_depth() {
+    let mut d = disk(SchedKind::Cfq);
+    let w = writes(&mut d, 0, 40, 0);
+    let line = d.busy_until;
+    assert_eq!(line, w[39]);
+    let r = d.submit(Dir::Read, 1 << 30, 1, MS);
+    assert_eq!(r, w[0] + MS + PAGE_XFER, "after the one write in the driver");
+    assert_eq!(d.busy_until, line + MS + PAGE_XFER + MS + CFQ_SLICE_IDLE, "the line moves by the read, the seek back and the idle window");
+    // The next write waits for that line (submission order within the async queue).
+    let line = d.busy_until;
+    let w41 = d.submit(Dir::Write, 40 * MAX_REQUEST_PAGES, MAX_REQUEST_PAGES, 2 * MS);
+    assert_eq!(w41, line + RQ);
+    assert!(d.queue.ordered());
+    // The same read with none: behind all 40.
+    let mut n = disk(SchedKind::None);
+    writes(&mut n, 0, 40, 0);
+    assert_eq!(n.submit(Dir::Read, 1 << 30, 1, MS), w[39] + MS + PAGE_XFER);
+}
+
+/// `cfq_may_dispatch()`: the async depth grows by one every `cfq_slice[1]` (100 ms) since the
+/// last delayed sync request, up to the disk's queue (31); a sync request that took
+/// `cfq_fifo_expire[1]` (125 ms) or more sets `last_delayed_sync` at its completion
+/// (`cfq_completed_request()`), which brings the depth back to 1.
+#[test]
+fn cfq_async_depth_ramps_and_a_delayed_sync_resets_it() {
+    let mut d = disk(SchedKind::Cfq);
+    let t = 350 * MS;
+    let w = writes(&mut d, 0, 40, t);
+    let r = d.submit(Dir::Read, 1 << 30, 1, t + MS);
+    assert_eq!(r, w[2] + MS + PAGE_XFER, "3 slices since boot: 3 writes in the driver");
+    let Elevator::Cfq(c) = &d.sched else { panic!() };
+    assert_eq!(c.async_depth(t + 100 * CFQ_SLICE_SYNC, CFQ_DRIVER_DEPTH), CFQ_DRIVER_DEPTH, "capped at the disk's queue");
+    // A delayed sync request: 20 MiB read alone (160 ms).
+    let mut d = disk(SchedKind::Cfq);
+    let t = 1_000 * MS;
+    let big = d.submit(Dir::Read, 1 << 30, 20 * 256, t);
+    assert!(big - t >= 125 * MS);
+    let w = writes(&mut d, 0, 40, big + MS);
+    let r = d.submit(Dir::Read, 2 << 30, 1, big + 2 * MS);
+    assert_eq!(r, w[0] + MS + PAGE_XFER, "depth 1 again after the delayed read");
+    let Elevator::Cfq(c) = &d.sched else { panic!() };
+    assert_eq!(c.last_delayed_sync, big);
+    // Without it, 11 slices since boot (1.159 s): 11 writes go first.
+    let mut e = disk(SchedKind::Cfq);
+    let w = writes(&mut e, 0, 40, big + MS);
+    assert_eq!((big + 2 * MS) / CFQ_SLICE_SYNC, 11);
+    assert_eq!(e.submit(Dir::Read, 2 << 30, 1, big + 2 * MS), w[10] + MS + PAGE_XFER);
+}
+
+/// `cfq_arm_slice_timer()`: after its request completes the sync queue is idled for 8 ms; a
+/// sync request arriving in the window is served at once (nothing async was dispatched), and
+/// the part of the window not used goes back to the writes. Async requests submitted in the
+/// window wait for its end.
+#[test]
+fn cfq_idles_after_a_sync_request() {
+    let mut d = disk(SchedKind::Cfq);
+    writes(&mut d, 0, 40, 0);
+    let r1 = d.submit(Dir::Read, 1 << 30, 1, MS);
+    let line = d.busy_until;
+    let r2 = d.submit(Dir::Read, (1 << 30) + 1, 1, r1 + 2 * MS);
+    assert_eq!(r2, r1 + 2 * MS + PAGE_XFER, "served at once, contiguous: no seek");
+    assert_eq!(d.busy_until, line - 6 * MS + PAGE_XFER + MS + CFQ_SLICE_IDLE, "6 ms of the first window given back");
+    // No async pending: a write submitted in the idle window starts at its end.
+    let mut e = disk(SchedKind::Cfq);
+    let r = e.submit(Dir::Read, 0, 1, 0);
+    let w = e.submit(Dir::Write, 1 << 20, MAX_REQUEST_PAGES, r + MS);
+    assert_eq!(w, r + CFQ_SLICE_IDLE + MS + RQ, "held to the window's end, then a seek");
+    let mut n = disk(SchedKind::None);
+    let r = n.submit(Dir::Read, 0, 1, 0);
+    assert_eq!(n.submit(Dir::Write, 1 << 20, MAX_REQUEST_PAGES, r + MS), r + MS + MS + RQ);
+}
+
+/// `cfq_update_idle_window()`: a queue whose mean think time (`__cfq_update_io_thinktime()`)
+/// is above `slice_idle` once its samples are valid is not idled for.
+#[test]
+fn cfq_does_not_idle_for_a_slow_thinker() {
+    let mut d = disk(SchedKind::Cfq);
+    let mut t = 0;
+    for i in 0..8 {
+        let r = d.submit(Dir::Read, i << 20, 1, t);
+        t = r + 30 * MS;
+    }
+    let Elevator::Cfq(c) = &d.sched else { panic!() };
+    assert!(!c.idle_enabled(), "think time 16 ms (capped) > 8 ms");
+    assert_eq!(c.idle_until, 0);
+    let mut f = disk(SchedKind::Cfq);
+    let mut t = 0;
+    for i in 0..8 {
+        let r = f.submit(Dir::Read, i << 20, 1, t);
+        t = r + MS;
+    }
+    let Elevator::Cfq(c) = &f.sched else { panic!() };
+    assert!(c.idle_enabled(), "think time 1 ms");
+    assert!(c.idle_until > 0);
+}
+
+/// `cfq_completed_request()`: a sync queue whose slice (100 ms) is used up is expired, not
+/// idled for, and the next sync request waits for what the async queue dispatched meanwhile.
+#[test]
+fn cfq_sync_slice_expires() {
+    let mut d = disk(SchedKind::Cfq);
+    let w = writes(&mut d, 0, 200, 0);
+    // Reads 1 ms apart keep the sync queue active through its idle windows.
+    let mut t = MS;
+    let mut reads = vec![];
+    while t < 130 * MS {
+        let r = d.submit(Dir::Read, (1 << 30) + t / MS * 64, 1, t);
+        reads.push((t, r));
+        t = r + MS;
+    }
+    // The slice began when the first read did, after the one write in the driver.
+    assert_eq!(reads[0].1, w[0] + MS + PAGE_XFER);
+    let slice_end = w[0] + CFQ_SLICE_SYNC;
+    let late = reads.iter().position(|&(t, _)| t >= slice_end).expect("a read after the slice");
+    // Within the slice each read is served at once (a seek and its transfer).
+    for &(t, r) in &reads[1..late] {
+        assert_eq!(r, t + MS + PAGE_XFER, "read at {t}");
+    }
+    // The first read after it waits for the write the async queue dispatched meanwhile.
+    let (t, r) = reads[late];
+    let next_write = *w.iter().find(|&&d| d > t).expect("writes pending");
+    assert_eq!(r, next_write + MS + PAGE_XFER);
+    assert!(r > t + MS + PAGE_XFER);
+    assert!(d.queue.ordered());
+}
+
+/// 6.1 `__dd_dispatch_request()`: a read waits for the 32 writes in the SATA disk's queue and
+/// the rest of the write batch (`fifo_batch` 16) the next of them belongs to; the next write
+/// batch starts after it.
+#[test]
+fn mq_deadline_read_waits_for_the_driver_and_the_write_batch() {
+    let mut d = disk(SchedKind::MqDeadline);
+    let w = writes(&mut d, 0, 100, 0);
+    let r = d.submit(Dir::Read, 1 << 30, 1, MS);
+    assert_eq!(r, w[DD_DRIVER_DEPTH as usize - 1] + MS + PAGE_XFER, "32 in the driver: the batch ends with the 32nd");
+    // Three writes completed: the 32 in the driver end with write 35, inside a batch begun at
+    // write 32 (after the read): it goes on to write 48.
+    let mut d = disk(SchedKind::MqDeadline);
+    let w = writes(&mut d, 0, 100, 0);
+    let now = w[2];
+    let r = d.submit(Dir::Read, 1 << 30, 1, now);
+    let into = (3 + DD_DRIVER_DEPTH) % DD_FIFO_BATCH;
+    assert_eq!(into, 3);
+    assert_eq!(r, w[(3 + DD_DRIVER_DEPTH + DD_FIFO_BATCH - into) as usize - 1] + MS + PAGE_XFER);
+    assert!(d.queue.ordered());
+    // A driver taking every pending request (a virtio disk's 128 tags) leaves nothing to reorder.
+    let mut v = disk(SchedKind::MqDeadline).with_driver_depth(128);
+    let w = writes(&mut v, 0, 100, 0);
+    assert_eq!(v.submit(Dir::Read, 1 << 30, 1, MS), w[99] + MS + PAGE_XFER);
+}
+
+/// `writes_starved` (2): reads queued back to back go in batches of 16; the third read batch
+/// chosen while writes wait is a write batch's turn (`dd->starved++ >= dd->writes_starved`).
+#[test]
+fn mq_deadline_writes_starved_lets_a_write_batch_through() {
+    let mut d = disk(SchedKind::MqDeadline);
+    let w = writes(&mut d, 0, 200, 0);
+    // 48 one-page reads at the same instant: three read batches.
+    let reads: Vec<Nanos> = (0..48).map(|i| d.submit(Dir::Read, (1 << 30) + i * 64, 1, MS)).collect();
+    let step = MS + PAGE_XFER;
+    assert_eq!(reads[0], w[31] + step);
+    for i in 1..32 {
+        assert_eq!(reads[i], reads[i - 1] + step, "read {i} in the first two batches");
+    }
+    // Batch 3 waits for 16 writes beyond those done by the end of batch 2.
+    let done_by = w.iter().filter(|&&t| t <= reads[31]).count();
+    assert_eq!(reads[32], w[done_by + DD_FIFO_BATCH as usize - 1] + step);
+    assert!(d.queue.ordered());
+}
+
+/// The scheduler orders only a device serving one request at a time: one whose queue takes
+/// every request (`queue_depth`, the host's loop device) serves them in submission order
+/// whatever it is set to.
+#[test]
+fn a_device_with_its_own_queue_is_not_reordered() {
+    let run = |kind| {
+        let hw = HwQueue::new(128, 50_000, [1 << 30, 1 << 30], [2 << 30, 2 << 30], 10_000);
+        let mut d = BlockDevice::new("loop0", 2 << 30, 2 << 30, 0, 128).with_hw_queue(hw).with_sched(kind);
+        let w = writes(&mut d, 0, 40, 0);
+        (w, d.submit(Dir::Read, 1 << 30, 1, MS))
+    };
+    assert_eq!(run(SchedKind::Cfq), run(SchedKind::None));
+    assert_eq!(run(SchedKind::MqDeadline), run(SchedKind::None));
+}
+
+/// `[devices.NAME] scheduler`: the era's default (CFQ before 5.0, mq-deadline after, none for
+/// the host's loop device), a given one, and the mistakes, each naming the key.
+#[test]
+fn scheduler_key_and_defaults() {
+    let resolve = |profile: &str, dev: &str| {
+        let text = format!("[scenario]\nname = \"q\"\n[kernel]\nprofile = \"{profile}\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+        crate::Document::from_toml("q.toml", &text).unwrap().resolve(None, &[]).map(|s| s.devices[0].scheduler).map_err(|e| e.to_string())
+    };
+    assert_eq!(resolve("linux-4.3", ""), Ok(SchedKind::Cfq));
+    assert_eq!(resolve("linux-6.1", ""), Ok(SchedKind::MqDeadline));
+    assert_eq!(resolve("linux-6.18", "queue_depth = 128"), Ok(SchedKind::None));
+    assert_eq!(resolve("linux-6.18", "blk_throttle = true"), Ok(SchedKind::None));
+    assert_eq!(resolve("linux-4.3", "scheduler = \"none\""), Ok(SchedKind::None));
+    assert_eq!(resolve("linux-6.1", "scheduler = \"none\""), Ok(SchedKind::None));
+    let depth = |profile: &str, dev: &str| {
+        let text = format!("[scenario]\nname = \"q\"\n[kernel]\nprofile = \"{profile}\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+        crate::Document::from_toml("q.toml", &text).unwrap().resolve(None, &[]).map(|s| s.devices[0].driver_depth).map_err(|e| e.to_string())
+    };
+    assert_eq!(depth("linux-4.3", ""), Ok(31));
+    assert_eq!(depth("linux-6.1", ""), Ok(128));
+    assert_eq!(depth("linux-6.1", "driver_depth = 32"), Ok(32));
+    let e = depth("linux-6.1", "driver_depth = 0").unwrap_err();
+    assert!(e.contains("devices.sda.driver_depth is 0"), "{e}");
+    let e = resolve("linux-6.1", "scheduler = \"cfq\"").unwrap_err();
+    assert!(e.contains("q.toml:9:") && e.contains("devices.sda.scheduler is \"cfq\" on profile `linux-6.1`"), "{e}");
+    let e = resolve("linux-4.3", "scheduler = \"bfq\"").unwrap_err();
+    assert!(e.contains("devices.sda.scheduler is \"bfq\": not a scheduler the engine models"), "{e}");
+}
