@@ -3,8 +3,8 @@
 //! page, munmap, ROUNDS times), THP "never" (base pages: every page a fault through the zonelist
 //! and the pageblock buddy) or "always". `cargo run --release --example anon_speed -- [SIZE
 //! [ROUNDS [THP]]]` (defaults "1G", 8, "never": the bench's scenario; the callgrind measurements in
-//! BENCHMARKS.md use "256M 2"). Prints the page events and their rate (Simulation::new excluded).
-use memtwin_engine::{Document, Simulation};
+//! BENCHMARKS.md use "256M" with 4 rounds minus 2). Prints the page events and their rate (Simulation::new excluded).
+mod common;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -20,8 +20,10 @@ fn main() {
             )
         })
         .collect();
-    let text = format!(
-        r#"
+    common::run_ops(
+        "anon-speed.toml",
+        &format!(
+            r#"
 [scenario]
 name = "bench-anon"
 [machine]
@@ -34,18 +36,12 @@ profile = "linux-4.3"
 thp = "{thp}"
 [tasks.t]
 ops = [
-{}
+{{ops}}
 ]
 [report]
 sample_interval = "10s"
-"#,
-        ops.join("\n")
+"#
+        ),
+        &ops,
     );
-    let doc = Document::from_toml("anon-speed.toml", &text).unwrap();
-    let scn = doc.resolve(None, &[]).unwrap();
-    let sim = Simulation::new(&scn);
-    let t0 = std::time::Instant::now();
-    let r = sim.run(&mut |_, _| true).unwrap();
-    let s = t0.elapsed().as_secs_f64();
-    println!("{} page events in {:.3} s: {:.2} M page events/s", r.engine.page_events, s, r.engine.page_events as f64 / s / 1e6);
 }

@@ -5,7 +5,7 @@
 //! "20M", 3; the callgrind measurements in BENCHMARKS.md use "256M" and "512M", and
 //! "256M max 1" / "256M max 3" for (a)'s hit path: the rereads of a file that stays cached).
 //! Prints the page events and their rate (Simulation::new excluded from the time).
-use memtwin_engine::{Document, Simulation};
+mod common;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -13,8 +13,10 @@ fn main() {
     let limit = args.get(2).cloned().unwrap_or_else(|| "20M".into());
     let reads: usize = args.get(3).map(|s| s.parse().expect("READS is a number of reads, e.g. 3")).unwrap_or(3);
     let ops: Vec<String> = (1..=reads).map(|i| format!(r#"  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read {i}" }},"#)).collect();
-    let text = format!(
-        r#"
+    common::run_ops(
+        "reclaim-speed.toml",
+        &format!(
+            r#"
 [scenario]
 name = "bench-reclaim"
 [machine]
@@ -33,18 +35,12 @@ size = "{size}"
 [tasks.t]
 cgroup = "ct"
 ops = [
-{}
+{{ops}}
 ]
 [report]
 sample_interval = "10s"
-"#,
-        ops.join("\n")
+"#
+        ),
+        &ops,
     );
-    let doc = Document::from_toml("reclaim-speed.toml", &text).unwrap();
-    let scn = doc.resolve(None, &[]).unwrap();
-    let sim = Simulation::new(&scn);
-    let t0 = std::time::Instant::now();
-    let r = sim.run(&mut |_, _| true).unwrap();
-    let s = t0.elapsed().as_secs_f64();
-    println!("{} page events in {:.3} s: {:.2} M page events/s", r.engine.page_events, s, r.engine.page_events as f64 / s / 1e6);
 }
