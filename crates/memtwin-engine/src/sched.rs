@@ -338,10 +338,11 @@ impl Simulation {
                 crate::blkdev::BlockDevice { qemu_throttle: d.qemu_throttle, ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb) }
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
-            k.devices.push(match &d.hw {
-                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_max_sectors_kb(h.max_sectors_kb)),
+            let dev = match &d.hw {
+                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost)),
                 None => dev,
-            });
+            };
+            k.devices.push(dev.with_max_sectors_kb(d.max_sectors_kb));
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
         for i in 0..scn.machine.boot_superblocks {

@@ -168,11 +168,15 @@ pub struct DeviceSpec {
     /// `complete_together`: the device completes the reads in flight together, when the last
     /// is done (blkdev.rs `BlockDevice::read_batch`); default false.
     pub complete_together: bool,
+    /// `queue/max_sectors_kb`: the largest request, KiB (`bio_split_rw()` cuts at it, and
+    /// `bdi->io_pages` is it in pages); with or without a queue of its own (`queue_depth`).
+    /// Default 512 (`BLK_DEF_MAX_SECTORS` of 4.x, blkdev.rs `MAX_REQUEST_PAGES`).
+    pub max_sectors_kb: u64,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
-/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw`, `max_sectors_kb`
-/// (blkdev.rs `HwQueue`).
+/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw` (blkdev.rs
+/// `HwQueue`; its largest request is the device's `max_sectors_kb`, [`DeviceSpec`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HwQueueSpec {
     /// `tag_set.queue_depth`: requests the device serves at once.
@@ -185,8 +189,6 @@ pub struct HwQueueSpec {
     pub bw: [u64; 2],
     /// Shared-bandwidth time each request costs besides its bytes.
     pub request_cost: Nanos,
-    /// `queue/max_sectors_kb`: the largest request, KiB.
-    pub max_sectors_kb: u64,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".
