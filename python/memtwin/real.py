@@ -979,7 +979,11 @@ def _enable_memory(d: str) -> None:
 # than ra_pages may read up to min(request, bdi->io_pages) (mm/readahead.c, 6.1's
 # ondemand_readahead(), 6.18's page_cache_sync_ra()/page_cache_async_ra()), and io_pages is
 # max_sectors_kb in pages (blk_queue_max_hw_sectors() in 6.1, blk_apply_bdi_limits() later).
-QUEUE_LIMITS = ("max_sectors_kb", "max_hw_sectors_kb", "logical_block_size", "rotational", "nr_requests")
+# max_segments and max_segment_size bound a request too (a bio of scattered order-0 pages holds
+# one page a segment: virtio-blk's seg_max, blk_queue_max_segments()), recorded so that a
+# scenario's max_sectors_kb can be checked against what the guest's requests can hold.
+QUEUE_LIMITS = ("max_sectors_kb", "max_hw_sectors_kb", "max_segments", "max_segment_size", "logical_block_size",
+                "rotational", "nr_requests")
 
 
 def queue_limits(qdir: str) -> dict:

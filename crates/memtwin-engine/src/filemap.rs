@@ -1427,7 +1427,9 @@ impl Kernel {
     /// `filemap_map_pages()` (6.1): every page of `first..end` of `vma` that is resident, up
     /// to date, not locked and not in a `PG_readahead` folio (`next_uptodate_page()`, 6.2+
     /// `next_uptodate_folio()`) takes one
-    /// off `mmap_miss` and, unless its PTE is there already, is mapped. No fault is counted
+    /// off `mmap_miss` (from 6.10, `filemap_map_folio_range()`/`filemap_map_order0_folio()`,
+    /// only if its folio is not `PG_workingset`: `KernelProfile::mmap_miss_skips_workingset`)
+    /// and, unless its PTE is there already, is mapped. No fault is counted
     /// for them and they are not marked accessed (their PTEs are young: x86's protections
     /// carry `_PAGE_ACCESSED`).
     pub fn filemap_map_pages(&mut self, vma: crate::memory::VmaId, first: u32, end: u32) {
@@ -1438,6 +1440,7 @@ impl Kernel {
         };
         let size = self.inodes[inode.idx()].size;
         let last_page = (size.max(1) - 1) / PAGE_SIZE;
+        let skip_workingset = self.profile.mmap_miss_skips_workingset;
         let mut mapped = 0u32;
         for i in first..end {
             if (pgoff + i) as u64 > last_page {
@@ -1445,10 +1448,14 @@ impl Kernel {
             }
             let Some(p) = self.mappings[inode.idx()].lookup(pgoff + i) else { continue };
             // next_uptodate_folio() skips a whole folio that is locked or marked.
-            if self.pages[self.pages.page_folio(p)].test(pg::READAHEAD) || self.folio_test_locked(p) {
+            let folio = self.pages.page_folio(p);
+            if self.pages[folio].test(pg::READAHEAD) || self.folio_test_locked(p) {
                 continue;
             }
-            mapped += 1;
+            // 6.10+: "Don't decrease mmap_miss" for a recently evicted (workingset) folio.
+            if !(skip_workingset && self.pages[folio].test(pg::WORKINGSET)) {
+                mapped += 1;
+            }
             let cur = self.vmas[v].pages[i as usize];
             if cur != PageId::NIL {
                 continue;

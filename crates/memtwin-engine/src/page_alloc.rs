@@ -2020,11 +2020,18 @@ impl Kernel {
     /// zonelist and each returns only when `zone_balanced()` holds (4.4 mm/vmscan.c: "if
     /// (zone_balanced(zone, order, 0, 0)) return;"), with no `zone_reclaimable()` test: kswapd
     /// is woken when any zone is below its high watermark, even on a node its own
-    /// `pgdat_balanced()` would call balanced as unreclaimable. 3.13 has the same test: the
-    /// low-watermark test (`zone_watermark_ok_safe(zone, order, low_wmark_pages(zone), 0, 0)`)
-    /// became `zone_balanced()` with Johannes Weiner's "mm: vmscan: fix numa reclaim balance
-    /// problem in kswapd" (posted August 2013 with the fair zone allocator series, merged for
-    /// 3.12), so every profile this engine has uses the high watermark here.
+    /// `pgdat_balanced()` would call balanced as unreclaimable. 3.13 has the same test, read in
+    /// a v3.13.0 tree (mm/vmscan.c `wakeup_kswapd()`: after `waitqueue_active()`, "if
+    /// (zone_balanced(zone, order, 0, 0)) return;", and `zone_balanced()` is
+    /// `zone_watermark_ok_safe(zone, order, high_wmark_pages(zone) + balance_gap, classzone_idx,
+    /// 0)` with balance_gap 0 and classzone 0, plus `compaction_suitable()` for order > 0, which
+    /// the engine's order-0 wake-ups never need). The low-watermark test
+    /// (`zone_watermark_ok_safe(zone, order, low_wmark_pages(zone), 0, 0)`) is older: it became
+    /// `zone_balanced()` with Johannes Weiner's "mm: vmscan: fix numa reclaim balance problem
+    /// in kswapd" (v2 posted 2 August 2013 as 1/3 of the fair zone allocator series, in 3.12),
+    /// so every profile this engine has uses the high watermark here: no era switch is needed
+    /// (unit test `pgdat_balanced_needs_any_zone_from_4_8_and_every_zone_before` wakes 3.13's
+    /// kswapd with both zones one page below high, above low).
     pub fn wakeup_kswapd_balanced(&self, nid: u32) -> bool {
         match self.profile.pgdat_balanced {
             crate::profile::PgdatBalanced::AnyZone => self.node_balanced(nid),

@@ -1403,7 +1403,8 @@ impl Kernel {
     }
 
     /// `submit_bio()` of a run of `n` pages of `inode` from index `start`, cut into requests of
-    /// at most `MAX_REQUEST_PAGES` (`max_sectors_kb`): each request completes on its own, and
+    /// at most the device's `max_sectors_kb` ([`crate::blkdev::BlockDevice::io_pages`],
+    /// `bio_split_rw()`): each request completes on its own, and
     /// its pages end their writeback then (`end_bio` -> `folio_end_writeback()` per bio), so
     /// the first pages of a long run are clean while the rest are still queued. Returns the
     /// completion time of the last request.
@@ -1412,9 +1413,10 @@ impl Kernel {
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("shmem pages are never dirty-tracked");
         let mut done = 0;
+        let max = self.devices[dev.idx()].io_pages().min(u32::MAX as u64) as u32;
         let mut s = start;
         while s < start + n {
-            let c = (start + n - s).min(crate::blkdev::MAX_REQUEST_PAGES as u32);
+            let c = (start + n - s).min(max);
             done = self.devices[dev.idx()].submit(Dir::Write, base + s as u64, c as u64, self.now);
             for i in s..s + c {
                 if let Some(p) = self.mappings[inode.idx()].lookup(i) {

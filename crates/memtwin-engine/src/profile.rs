@@ -368,6 +368,13 @@ pub struct KernelProfile {
     /// faults", Roman Gushchin, posted August 2025, merged for 6.18: "If the folio is locked,
     /// we're likely racing against another fault"); before, for every folio a fault finds.
     pub mmap_miss_skips_locked: bool,
+    /// `filemap_map_pages()` takes one off `ra->mmap_miss` only for a page whose folio is not
+    /// `PG_workingset` (`filemap_map_folio_range()`/`filemap_map_order0_folio()`: "If there
+    /// are too many folios that are recently evicted in a file, they will probably continue to
+    /// be evicted ... Don't decrease mmap_miss"; v6.10, 5c46d5319bde "mm/filemap: don't
+    /// decrease mmap_miss when folio has workingset flag", Liu Shixin); before, for every
+    /// up-to-date page it meets. `do_async_mmap_readahead()` was left as it was.
+    pub mmap_miss_skips_workingset: bool,
     /// A written page's buffer heads are charged to its memcg (v4.19+: `alloc_page_buffers()`
     /// allocates with `__GFP_ACCOUNT` under the page's memcg, "fs, mm: account buffer_head to
     /// kmem cgroup"); before, they were not accounted.
@@ -951,6 +958,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, write: WriteOrder::SizedNoOrder1, ..LargeFolios::NONE },
         throtl_trim_keeps_one_slice: false,
         mmap_miss_skips_locked: false,
+        mmap_miss_skips_workingset: false,
         policies: Policies::default(),
     };
     let linux_6_1 = KernelProfile {
@@ -988,6 +996,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         name: "linux-6.12",
         description: "6.12 (Debian 12's bookworm-security kernel, the lab's second guest): as linux-6.6, and direct reclaim \
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
+                      fault-around not counting workingset pages as mmap hits (6.10), \
                       reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), per-CPU page lists refilled in batches of up to 992 frames with an auto-tuned high (6.7), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
                       writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
@@ -995,6 +1004,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_walk: ReclaimWalk::Shared,
         ra_enomem_stops: true,
         ra_sync_miss_as_hit: false,
+        mmap_miss_skips_workingset: true,
         zswap_modelled: true,
         zswap_direct: true,
         zswap_writeback_knob: true,
@@ -1130,7 +1140,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "this host's kernel: as linux-6.6, and ext4 regular files in large folios (6.16; written in folios of the write's size), readahead \
                       keeping its folio order in ra->order (6.16), every wb gets at least 1/8 of what its domain has left \
                       under a dirty threshold (6.14), direct reclaim resumes a shared memcg walk and stops at its \
-                      goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), a major fault on executable text reading from the fault to the VMA's end (6.16), a read miss always starts its window at \
+                      goal (6.11), zswap without frontswap on zsmalloc with exclusive loads and its LRU shrink worker, readahead stops at a failed memcg charge (6.10), fault-around not counting workingset pages as mmap hits (6.10), a major fault on executable text reading from the fault to the VMA's end (6.16), a read miss always starts its window at \
                       the missed page (6.11), a load's swap-in mapped writable (6.11), blk-throttle keeping one finished \
                       slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests, \
                       per-CPU charge stocks caching up to 7 memcgs each (6.16), \
@@ -1150,6 +1160,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         blk_plug_peek: crate::blkdev::PlugPeek::Oldest,
         throtl_trim_keeps_one_slice: true,
         mmap_miss_skips_locked: true,
+        mmap_miss_skips_workingset: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
@@ -1415,6 +1426,7 @@ mod tests {
         assert_eq!(p612.reclaim_walk, p618.reclaim_walk);
         assert_eq!(p612.ra_enomem_stops, p618.ra_enomem_stops);
         assert_eq!(p612.ra_sync_miss_as_hit, p618.ra_sync_miss_as_hit);
+        assert!(p612.mmap_miss_skips_workingset && p618.mmap_miss_skips_workingset && !p66.mmap_miss_skips_workingset);
         // do_swap_page() maps an exclusive swapped-in folio writable on a read fault from 6.11
         // (c18160dba5ff).
         assert!(p612.swapin_maps_writable && p618.swapin_maps_writable && !p66.swapin_maps_writable);

@@ -344,10 +344,11 @@ impl Simulation {
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
             let dev = dev.with_sched(d.scheduler).with_driver_depth(d.driver_depth);
-            k.devices.push(match &d.hw {
-                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost).with_max_sectors_kb(h.max_sectors_kb)),
+            let dev = match &d.hw {
+                Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost)),
                 None => dev,
-            });
+            };
+            k.devices.push(dev.with_max_sectors_kb(d.max_sectors_kb));
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
         for i in 0..scn.machine.boot_superblocks {

@@ -248,7 +248,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1, blk_throttle: false, qemu_throttle: false,
                         // Every other machine's disk serves requests in flight together on a
                         // queue of 4 or 32 tags (blkdev.rs HwQueue).
-                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 } }),
+                        hw: (ram_mb % 2 == 0).then_some(HwQueueSpec { queue_depth: if ram_mb % 4 == 0 { 4 } else { 32 }, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000 }),
                         // and every third completes its reads in flight together.
                         complete_together: ram_mb % 3 == 0,
                         // The era's scheduler (CFQ on linux-4.4 and linux-3.13, mq-deadline
@@ -256,7 +256,9 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         // pending writes its own way (blkdev/elevator.rs).
                         scheduler: if ram_mb % 5 == 0 { memtwin_engine::blkdev::SchedKind::None } else { memtwin_engine::blkdev::SchedKind::era_default(prof == 2 || prof == 5, false) },
                         // A SATA disk's queue, or every request pending (a deep virtio ring).
-                        driver_depth: if ram_mb % 2 == 1 { 32 } else { 128 } }],
+                        driver_depth: if ram_mb % 2 == 1 { 32 } else { 128 },
+                        // requests of 512 KiB (BLK_DEF_MAX_SECTORS of 4.x) or 1280 KiB (6.x's loop and virtio disks)
+                        max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 } }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes

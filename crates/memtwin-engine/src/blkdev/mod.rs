@@ -346,6 +346,13 @@ pub struct BlockDevice {
     /// The requests the driver takes from the scheduler (a SCSI disk's `queue_depth`, blk-mq's
     /// driver tags): those the scheduler can no longer reorder.
     pub driver_depth: u64,
+    /// `queue/max_sectors_kb` in pages: the largest request, whatever serves it
+    /// (`bio_split_rw()`, 6.1's `blk_queue_split()`, cuts a bio at it and a back merge stops
+    /// there), and `bdi->io_pages` ([`BlockDevice::io_pages`]). `MAX_REQUEST_PAGES` unless the
+    /// scenario gives the device's (`max_sectors_kb`: 1280 on the host's loop device; the lab's
+    /// guest virtio disk reports 1280 in `real.machine.queue`, but its requests are bounded by
+    /// its `max_segments` too, not recorded, and the QEMU scenarios do not give it).
+    pub max_pages: u64,
 }
 
 /// One direction's bucket of a QEMU throttle group (`LeakyBucket`, util/throttle.c, QEMU 7.2 as
@@ -558,6 +565,7 @@ impl BlockDevice {
             sync_until: 0,
             sync_last_end: u64::MAX,
             driver_depth: 31,
+            max_pages: MAX_REQUEST_PAGES,
         }
     }
 
@@ -590,7 +598,15 @@ impl BlockDevice {
     /// The same device serving its requests in flight together on a queue of its own
     /// ([`HwQueue`]): `read_bw`/`write_bw` are then the bandwidth requests in flight share.
     pub fn with_hw_queue(mut self, hw: HwQueue) -> Self {
+        self.max_pages = hw.max_pages;
         self.hw = Some(hw);
+        self
+    }
+
+    /// The same device with requests of at most `max_sectors_kb` KiB (its queue's too).
+    pub fn with_max_sectors_kb(mut self, kb: u64) -> Self {
+        self.max_pages = (kb * 1024 / PAGE_SIZE).max(1);
+        self.hw = self.hw.take().map(|h| h.with_max_sectors_kb(kb));
         self
     }
 
@@ -613,9 +629,10 @@ impl BlockDevice {
     }
 
     /// `bdi->io_pages`: the device's `max_sectors_kb` in pages (`disk_update_readahead()`),
-    /// its queue's or `MAX_REQUEST_PAGES`.
+    /// [`BlockDevice::max_pages`].
+    #[inline]
     pub fn io_pages(&self) -> u64 {
-        self.hw.as_ref().map_or(MAX_REQUEST_PAGES, |h| h.max_pages)
+        self.max_pages
     }
 
     /// `bdi->ra_pages`.
@@ -643,8 +660,8 @@ impl BlockDevice {
 
     /// `submit_bio()` in request class `class`: back-merged into the last request when it
     /// continues it, is of the same class, has not started and has room (`elv_merge()`,
-    /// `ELEVATOR_BACK_MERGE`), else cut into requests of at most `MAX_REQUEST_PAGES`
-    /// (`blk_queue_split()`), each allocated (`get_request()`) and completing when the device
+    /// `ELEVATOR_BACK_MERGE`), else cut into requests of at most the device's `max_sectors_kb`
+    /// ([`BlockDevice::max_pages`], `blk_queue_split()`), each allocated (`get_request()`) and completing when the device
     /// has transferred it. Returns the completion time of the last.
     pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
         let (done, dispatched) = self.submit_own(dir, class, start, pages, now);
@@ -753,7 +770,7 @@ impl BlockDevice {
             _ => {
                 let mut off = 0;
                 while off < pages {
-                    let n = (pages - off).min(MAX_REQUEST_PAGES);
+                    let n = (pages - off).min(self.max_pages);
                     off += n;
                     self.queue.push(class, if off == pages { done } else { done_of(off) });
                     self.queue.last = Some((class, n, if off == n { begin } else { done_of(off - n) }));
@@ -852,7 +869,8 @@ impl BlockDevice {
     /// with `throttling.bps-read`/`-write`): the bio is back-merged into the request made at
     /// this same instant (the guest's plug, `blk_start_plug()` in `read_pages()`; a request the
     /// guest has handed to the virtio ring is QEMU's, waiting in its throttle or not, and takes
-    /// no more bios) or cut into requests of at most `MAX_REQUEST_PAGES`, each of which leaves
+    /// no more bios) or cut into requests of at most the guest queue's `max_sectors_kb`
+    /// ([`BlockDevice::max_pages`]), each of which leaves
     /// QEMU's throttle when its direction's bucket lets it ([`LeakyBucket::release`]) and is
     /// done then: the image file beneath (the host's page cache, QEMU's thread pool) serves it
     /// at once, its transfer not modelled, only the access latency (as under blk-throttle,
@@ -877,7 +895,7 @@ impl BlockDevice {
                 let mut off = 0;
                 let mut last = line_busy;
                 while off < pages {
-                    let n = (pages - off).min(MAX_REQUEST_PAGES);
+                    let n = (pages - off).min(self.max_pages);
                     off += n;
                     let released = self.qemu_bucket[dir as usize].release(n * PAGE_SIZE, now, bw);
                     last = (released + seek).max(last);

@@ -332,20 +332,11 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
     let rr = t.get("request_read_bw").and_then(|v| get_bandwidth(cx, v, &key("request_read_bw")));
     let rw = t.get("request_write_bw").and_then(|v| get_bandwidth(cx, v, &key("request_write_bw")));
     let cost = t.get("request_cost").and_then(|v| get_duration(cx, v, &key("request_cost")));
-    let max_kb = t.get("max_sectors_kb").and_then(|v| match get_uint(cx, v, &key("max_sectors_kb")) {
-        // BLK_MIN_SEGMENT_SIZE-sized requests at least (a page), and at most what a request's
-        // 32-bit sector count holds (`max_hw_sectors`: UINT_MAX sectors).
-        Some(kb) if kb < PAGE_SIZE / 1024 || kb > (u32::MAX as u64) / 2 => {
-            cx.err(&v.loc, format!("{} is {kb}: a request holds from one page (4 KiB) to 2 TiB", key("max_sectors_kb")), "give the device's queue/max_sectors_kb, e.g. 1280 (the loop device's in 6.x)");
-            None
-        }
-        kb => kb,
-    });
     let qr_node = t.get("queue_read_bw").map(|v| v.loc.clone());
     let qr = t.get("queue_read_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_read_bw")));
     let qw_node = t.get("queue_write_bw").map(|v| v.loc.clone());
     let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
-    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
     if t.get("queue_depth").is_none() {
         if let Some(k) = given.first() {
             let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
@@ -373,7 +364,7 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
         bw
     };
     let request_bw = [rr.unwrap_or(bw[0]), rw.unwrap_or(bw[1])];
-    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_sectors_kb: max_kb.unwrap_or(crate::blkdev::MAX_REQUEST_PAGES * PAGE_SIZE / 1024) })
+    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0) })
 }
 
 /// A bandwidth: a size per second, with an optional `/s`.
@@ -957,6 +948,16 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 let loc = t.get("qemu_throttle").map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
                 cx.err(&loc, format!("[devices.{dname}] has qemu_throttle = true with {}: a QEMU guest's throttled disk is modelled without blk-throttle and without a queue of its own", if blk_throttle { "blk_throttle = true" } else { "queue_depth" }), "drop qemu_throttle (a host device), or drop blk_throttle and the queue_* keys (the QEMU guest's disk)");
             }
+            let max_sectors_kb = t.get("max_sectors_kb").and_then(|v| match get_uint(cx, v, &key("max_sectors_kb")) {
+                // BLK_MIN_SEGMENT_SIZE-sized requests at least (a page), and at most what a request's
+                // 32-bit sector count holds (`max_hw_sectors`: UINT_MAX sectors).
+                Some(kb) if kb < PAGE_SIZE / 1024 || kb > (u32::MAX as u64) / 2 => {
+                    cx.err(&v.loc, format!("{} is {kb}: a request holds from one page (4 KiB) to 2 TiB", key("max_sectors_kb")), "give the device's queue/max_sectors_kb, e.g. 1280 (the loop device's in 6.x)");
+                    None
+                }
+                kb => kb,
+            })
+            .unwrap_or(crate::blkdev::MAX_REQUEST_PAGES * PAGE_SIZE / 1024);
             let rb = read_bw.unwrap_or(1);
             let legacy = prof.blk_queue == crate::blkdev::BlkQueue::Legacy;
             let scheduler = t.get("scheduler").and_then(|v| {
@@ -986,7 +987,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             let driver_depth = driver_depth.unwrap_or_else(|| crate::blkdev::SchedKind::default_driver_depth(legacy));
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth });
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

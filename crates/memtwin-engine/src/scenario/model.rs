@@ -175,11 +175,15 @@ pub struct DeviceSpec {
     /// `BlockDevice::driver_depth`); default `SchedKind::default_driver_depth()` (31 before
     /// 5.0, a SATA disk's; 128 after, the lab's virtio disk's driver tags).
     pub driver_depth: u64,
+    /// `queue/max_sectors_kb`: the largest request, KiB (`bio_split_rw()` cuts at it, and
+    /// `bdi->io_pages` is it in pages); with or without a queue of its own (`queue_depth`).
+    /// Default 512 (`BLK_DEF_MAX_SECTORS` of 4.x, blkdev.rs `MAX_REQUEST_PAGES`).
+    pub max_sectors_kb: u64,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
-/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw`, `max_sectors_kb`
-/// (blkdev.rs `HwQueue`).
+/// `request_write_bw`, `request_cost`, `queue_read_bw`, `queue_write_bw` (blkdev.rs
+/// `HwQueue`; its largest request is the device's `max_sectors_kb`, [`DeviceSpec`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HwQueueSpec {
     /// `tag_set.queue_depth`: requests the device serves at once.
@@ -192,8 +196,6 @@ pub struct HwQueueSpec {
     pub bw: [u64; 2],
     /// Shared-bandwidth time each request costs besides its bytes.
     pub request_cost: Nanos,
-    /// `queue/max_sectors_kb`: the largest request, KiB.
-    pub max_sectors_kb: u64,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".

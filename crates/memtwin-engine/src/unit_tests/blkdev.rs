@@ -282,8 +282,7 @@ fn bios_of_one_plug_merge_on_a_queued_device() {
 /// readahead window's bio ("13 requests of 1,280 KiB", lab/validation/large-folios.md).
 #[test]
 fn a_queue_cuts_requests_at_its_max_sectors_kb() {
-    let mut d = queued_disk(128);
-    d.hw = d.hw.take().map(|h| h.with_max_sectors_kb(1280));
+    let mut d = queued_disk(128).with_max_sectors_kb(1280);
     d.submit(Dir::Read, 0, 4096, 0);
     assert_eq!(d.queue.queued, 13);
     // Bios of the same plug merge up to 1280 KiB (320 pages): the last request, 256 pages,
@@ -292,6 +291,55 @@ fn a_queue_cuts_requests_at_its_max_sectors_kb() {
     assert_eq!((d.queue.queued, d.queue.merged), (13, 1));
     d.submit(Dir::Read, 4160, 1, 0);
     assert_eq!((d.queue.queued, d.queue.merged), (14, 1), "full: a new request");
+}
+
+/// `blk_queue_split()` (block/blk-merge.c 6.1; `bio_split_rw()` later) cuts a bio at the
+/// queue's `max_sectors_kb` whatever serves the queue: the lab's QEMU guest disk (virtio-blk,
+/// no queue of its own in the model) reports 1280, as every qemu61/qemu612 recording's
+/// `real.machine.queue` shows, so a 16 MiB bio is 13 requests there, not 32 of 512 KiB, and
+/// `bdi->io_pages` (`disk_update_readahead()`) is 320 pages. A device that does not give its
+/// `max_sectors_kb` keeps 512 KiB (`BLK_DEF_MAX_SECTORS` of 4.x).
+#[test]
+fn a_device_without_a_queue_of_its_own_cuts_at_its_max_sectors_kb() {
+    for qemu in [false, true] {
+        let d0 = BlockDevice { qemu_throttle: qemu, ..BlockDevice::new("vda", 500 << 20, 400 << 20, 0, 128) };
+        let mut d = d0.clone();
+        assert_eq!(d.io_pages(), 128, "qemu {qemu}");
+        d.submit(Dir::Read, 0, 4096, 0);
+        assert_eq!(d.queue.queued, 32, "qemu {qemu}: 512 KiB requests");
+        let mut d = d0.with_max_sectors_kb(1280);
+        assert_eq!(d.io_pages(), 320, "qemu {qemu}");
+        d.submit(Dir::Read, 0, 4096, 0);
+        assert_eq!(d.queue.queued, 13, "qemu {qemu}: 12 of 1280 KiB and the rest");
+        d.submit(Dir::Write, 1 << 20, 1024, 0);
+        assert_eq!(d.queue.queued, 13 + 4, "qemu {qemu}: 4 MiB written in 4 requests");
+    }
+}
+
+/// `[devices.NAME] max_sectors_kb` is the device's, with or without `queue_depth`: a QEMU guest's
+/// disk (`qemu_throttle`) given 1280 has `bdi->io_pages` 320 (`disk_update_readahead()`), one
+/// that does not give it 128 (512 KiB); it is no longer refused without `queue_depth`.
+#[test]
+fn max_sectors_kb_is_the_devices_key() {
+    for (line, pages) in [("max_sectors_kb = 1280\n", 320), ("", 128)] {
+        let s = sim(&format!(
+            r#"
+[scenario]
+name = "vda"
+[machine]
+ram = "256M"
+[devices.sda]
+read_bw = "500M"
+write_bw = "400M"
+qemu_throttle = true
+{line}[files."/f"]
+size = "4M"
+[tasks.t]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+        ));
+        assert_eq!(s.kernel.devices[0].io_pages(), pages, "{line:?}");
+    }
 }
 
 /// On a blk-throttle device with its own queue each direction is released on its own budget
@@ -392,8 +440,10 @@ fn device_queue_keys_are_checked() {
     assert!(e.contains("devices.sda.queue_read_bw is given on a device without blk_throttle"), "{e}");
     let e = errors("queue_depth = 128\nmax_sectors_kb = 2");
     assert!(e.contains("devices.sda.max_sectors_kb is 2: a request holds from one page"), "{e}");
-    let e = errors("max_sectors_kb = 1280");
-    assert!(e.contains("devices.sda.max_sectors_kb is given without devices.sda.queue_depth"), "{e}");
+    // max_sectors_kb is the device's, with or without a queue of its own, checked either way.
+    assert_eq!(errors("max_sectors_kb = 1280"), "");
+    let e = errors("max_sectors_kb = 2");
+    assert!(e.contains("devices.sda.max_sectors_kb is 2: a request holds from one page"), "{e}");
     let e = errors("queue_depth = 128\nrequest_latncy = \"5us\"");
     assert!(e.contains("unknown key `request_latncy`"), "{e}");
 }

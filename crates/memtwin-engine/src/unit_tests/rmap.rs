@@ -228,6 +228,45 @@ fn mmap_miss_is_left_alone_for_a_locked_folio_6_18() {
     }
 }
 
+/// mm/filemap.c `filemap_map_pages()`: each up-to-date page fault-around meets takes one off
+/// `mmap_miss`; from v6.10 (5c46d5319bde "mm/filemap: don't decrease mmap_miss when folio has
+/// workingset flag", `filemap_map_folio_range()`/`filemap_map_order0_folio()`) not when its
+/// folio is `PG_workingset` (recently evicted and refaulted), so that a file thrashing in its
+/// memcg piles misses up past `MMAP_LOTSAMISS` and read-around stops. linux-6.6 counts them.
+#[test]
+fn fault_around_does_not_count_workingset_pages_as_mmap_hits_6_10() {
+    for (profile, skips) in [("linux-6.6", false), ("linux-6.12", true), ("linux-6.18", true)] {
+        let (mut s, _, f, vma) = mapped(profile, true, false);
+        let k = &mut s.kernel;
+        let miss = |k: &Kernel| k.vmas[vma.0 as usize].file.as_ref().unwrap().mmap_miss;
+        k.vmas[vma.0 as usize].file.as_mut().unwrap().mmap_miss = 50;
+        k.do_sync_mmap_readahead(vma, 500);
+        assert_eq!(miss(k), 51, "{profile}: the miss");
+        let t = k.now + 1_000_000_000;
+        k.advance_clock(t);
+        // pages 496..504 refaulted: their folios carry PG_workingset
+        for i in 496..504 {
+            let folio = k.pages.page_folio(page_at(k, f, i));
+            k.pages[folio].flags |= pg::WORKINGSET;
+        }
+        let (mut met, mut ws) = (0, 0);
+        for i in 496..512 {
+            let folio = k.pages.page_folio(page_at(k, f, i));
+            if k.pages[folio].test(pg::READAHEAD) {
+                continue;
+            }
+            met += 1;
+            ws += k.pages[folio].test(pg::WORKINGSET) as u32;
+        }
+        assert!(ws >= 8 && met > ws, "{profile}: {met} pages met, {ws} in workingset folios");
+        k.filemap_map_pages(vma, 496, 512);
+        let want = if skips { 51 - (met - ws) } else { 51 - met };
+        assert_eq!(miss(k), want, "{profile}: {met} pages met, {ws} in workingset folios");
+        assert_eq!(mapped_pages(k, vma).len() as u32, met, "{profile}: every page met is mapped");
+        assert_invariants(k);
+    }
+}
+
 /// mm/madvise.c `madvise_behavior()` + mm/filemap.c: `MADV_RANDOM` (`VM_RAND_READ`) turns
 /// mmap readahead off (one page per major fault); `MADV_SEQUENTIAL` (`VM_SEQ_READ`) reads a
 /// sequential window from the fault (`page_cache_sync_ra()`).

@@ -1278,6 +1278,14 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
         set(k, [true, true]);
         assert!(k.wakeup_kswapd_balanced(0), "{profile}: both zones at high: kswapd left asleep");
         k.nodes[0].pages_scanned = scanned;
+        // Above the low watermark and below high: the low-watermark gate before 3.12
+        // ("zone_watermark_ok_safe(zone, order, low_wmark_pages(zone), 0, 0)") would leave
+        // kswapd asleep; zone_balanced() (3.12+, read in v3.13.0's wakeup_kswapd()) wakes it.
+        for &z in &zones {
+            k.zones[z].free = k.zones[z].wmark_low + 1;
+            assert!(k.zones[z].free < k.zones[z].wmark_high, "{profile}: low < high");
+        }
+        assert!(!k.wakeup_kswapd_balanced(0), "{profile}: between low and high, kswapd is woken");
         for (i, &z) in zones.iter().enumerate() {
             k.zones[z].free = saved[i];
         }
