@@ -405,6 +405,13 @@ pub struct Lruvec {
     /// `reclaim_stat.recent_rotated[anon, file]` (before 5.8): pages of each type that went
     /// (back) to the active list.
     pub recent_rotated: [u64; 2],
+    /// `LRUVEC_CONGESTED` (mm/vmscan.c 5.16+): set by kswapd's or sane (v2) memcg reclaim's
+    /// `shrink_node()` of this lruvec as its target when every dirty file page it met was
+    /// under writeback and already marked `PG_reclaim` (`nr.dirty == nr.congested`); direct
+    /// reclaim of this target then throttles (`VMSCAN_THROTTLE_CONGESTED`). Cleared by
+    /// `clear_pgdat_congested()` (kswapd finding the node balanced) and at the end of memcg
+    /// reclaim (`do_try_to_free_pages()`).
+    pub congested: bool,
 }
 
 impl Lruvec {

@@ -1947,7 +1947,11 @@ impl Kernel {
     /// the HZ/10. Run lazily, at the first catch-up at or after the sleep's end.
     fn kswapd_short_sleep_end(&mut self, nid: u32, end: Nanos) {
         self.nodes[nid as usize].kswapd_short_sleep = None;
-        if self.kswapd_hopeless(nid) || self.node_balanced(nid) {
+        if self.kswapd_hopeless(nid) {
+            return;
+        }
+        if self.node_balanced(nid) {
+            self.clear_pgdat_congested(nid);
             return;
         }
         self.kswapd_start(nid, end);
@@ -2039,6 +2043,13 @@ impl Kernel {
         }
     }
 
+    /// `clear_pgdat_congested()` (mm/vmscan.c 5.16+; `prepare_kswapd_sleep()` on a balanced
+    /// node): the root lruvec of node `nid` is no longer `LRUVEC_CONGESTED`.
+    fn clear_pgdat_congested(&mut self, nid: u32) {
+        let v = self.lruvec_idx(crate::types::MemcgId::ROOT, nid);
+        self.lruvecs[v].congested = false;
+    }
+
     /// `pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES` (mm/vmscan.c 4.12+, c73322d098e4):
     /// kswapd gave up on node `nid` after 16 `balance_pgdat()` passes without progress;
     /// `prepare_kswapd_sleep()` lets it sleep and `wakeup_kswapd()` does not wake it. Never
@@ -2053,6 +2064,13 @@ impl Kernel {
     /// while swap has room) since a page was last freed to it. The node's LRU sizes are its
     /// root lruvec's hierarchical ones (O(1)).
     pub fn node_reclaimable(&self, nid: u32) -> bool {
+        self.nodes[nid as usize].pages_scanned < self.node_reclaimable_pages(nid) * 6
+    }
+
+    /// `zone_reclaimable_pages()` of node `nid`'s zones together: its file LRU pages, and its
+    /// anonymous LRU pages while swap has room (`can_reclaim_anon_pages()`); the root lruvec's
+    /// hierarchical sizes (O(1)).
+    pub fn node_reclaimable_pages(&self, nid: u32) -> u64 {
         use crate::mmzone::LruList;
         let v = self.lruvec_idx(crate::types::MemcgId::ROOT, nid);
         let size = |l: LruList| self.lru_stats.subtree_size(v, l);
@@ -2060,7 +2078,7 @@ impl Kernel {
         if self.can_swap() {
             reclaimable += size(LruList::InactiveAnon) + size(LruList::ActiveAnon);
         }
-        self.nodes[nid as usize].pages_scanned < reclaimable * 6
+        reclaimable
     }
 
     /// kswapd's `balance_pgdat()` loop, run lazily: kswapd is a thread with its own clock that
@@ -2094,6 +2112,9 @@ impl Kernel {
             if !going_on && (self.kswapd_hopeless(nid) || self.node_balanced(nid)) {
                 // kswapd_try_to_sleep(): balanced (or, 4.12+, hopeless), prepare_kswapd_sleep()
                 // holds and kswapd sleeps HZ/10 on kswapd_wait first.
+                if !self.kswapd_hopeless(nid) {
+                    self.clear_pgdat_congested(nid);
+                }
                 let n = &mut self.nodes[nid as usize];
                 n.kswapd_active = false;
                 n.kswapd_short_sleep = Some(n.kswapd_clock + KSWAPD_SHORT_SLEEP);

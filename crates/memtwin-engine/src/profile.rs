@@ -135,7 +135,11 @@ pub enum ReclaimThrottle {
     /// throttle reclaim until some writeback completes if congested"): sleep at most HZ/10 and
     /// be woken by `__acct_reclaim_writeback()` once more than `SWAP_CLUSTER_MAX *
     /// nr_throttled` pages of the node have finished writeback since the first throttled task
-    /// started waiting.
+    /// started waiting. The same series (with 1b4e3f26f9f7 "mm: vmscan: Reduce throttling due
+    /// to a failure to make progress", 5.16) has direct reclaim sleep one `schedule_timeout(1)`
+    /// for `VMSCAN_THROTTLE_CONGESTED` (a target lruvec flagged `LRUVEC_CONGESTED`) and
+    /// `VMSCAN_THROTTLE_NOPROGRESS` (nothing reclaimed by priority 1), unless
+    /// `skip_throttle_noprogress()`: `Kernel::shrink_node_throttle`.
     Writeback,
 }
 

@@ -136,6 +136,14 @@ pub struct ScanControl {
     pub memcg_low_skipped: bool,
     /// `nr.writeback`: pages found under writeback.
     pub nr_writeback: u64,
+    /// `nr.dirty` of the current `shrink_node()` (zeroed per priority round here): file
+    /// pages met dirty or under writeback (`folio_check_dirty_writeback()`; anonymous pages
+    /// are not counted).
+    pub nr_dirty: u64,
+    /// `nr.congested`: of those, the pages under writeback already marked `PG_reclaim`
+    /// ("folios are cycling through the LRU so quickly that the folios marked for immediate
+    /// reclaim are making it to the end of the LRU a second time").
+    pub nr_congested: u64,
     /// `may_deactivate & DEACTIVATE_FILE` forced by refaults at the reclaim root (5.9+):
     /// the active file list is shrunk whether or not the inactive one is low.
     pub deactivate_file: bool,
@@ -370,6 +378,8 @@ impl ScanControl {
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
             nr_writeback: 0,
+            nr_dirty: 0,
+            nr_congested: 0,
             deactivate_file: false,
             memcg_full_walk: false,
             skipped_deactivate: false,
@@ -433,6 +443,9 @@ impl Kernel {
             sc.priority = DEF_PRIORITY;
             loop {
                 sc.nr_scanned = 0;
+                // shrink_node(): "memset(&sc->nr, 0, sizeof(sc->nr));"
+                sc.nr_dirty = 0;
+                sc.nr_congested = 0;
                 if sc.kswapd && self.profile.lru_gen {
                     // balance_pgdat() -> kswapd_age_node() -> lru_gen_age_node() (6.1), before
                     // it shrinks the node at each priority; 6.3+ checks min_ttl_ms only.
@@ -457,6 +470,9 @@ impl Kernel {
                     }
                 } else {
                     self.shrink_node_memcgs(sc);
+                }
+                if self.profile.reclaim_throttle == ReclaimThrottle::Writeback && !self.resched_pending() && !self.kswapd_pass_stopped() {
+                    self.shrink_node_throttle(sc);
                 }
                 if sc.nr_reclaimed >= sc.nr_to_reclaim || sc.priority == 0 || self.resched_pending() || self.kswapd_pass_stopped() {
                     break;
@@ -488,6 +504,14 @@ impl Kernel {
             }
             sc.force_deactivate = false;
             sc.memcg_low_reclaim = true;
+        }
+        if sc.cgroup_reclaim {
+            // do_try_to_free_pages()'s end: "clear_bit(LRUVEC_CONGESTED, &lruvec->flags)" of
+            // the target on each node (5.16+; the flag is never set before).
+            for nid in 0..self.nr_nodes {
+                let v = self.lruvec_idx(sc.target, nid);
+                self.lruvecs[v].congested = false;
+            }
         }
         if let Some(r) = refaults {
             self.memcgs.memcgs[sc.target.idx()].refaults_snapshot = r;
@@ -1363,23 +1387,85 @@ impl Kernel {
     /// congested (`wait_iff_congested(zone, BLK_RW_ASYNC, HZ/10)` in 3.x-5.15, after the batch
     /// flagged the zone `ZONE_CONGESTED`), at most `HZ/10`, until the backlog drains below the
     /// off threshold; not on 5.0-5.15's blk-mq. kswapd and memcg limit reclaim do not stall
-    /// here. From 5.16 the same sleep stands for `reclaim_throttle(VMSCAN_THROTTLE_CONGESTED)`
-    /// in `shrink_node()`, which is not this: 6.1 sleeps `schedule_timeout(1)` (one jiffy)
-    /// when kswapd or v2 memcg reclaim flagged the lruvec `LRUVEC_CONGESTED` (every dirty page
-    /// of its pass under writeback with `PG_reclaim`), unless `skip_throttle_noprogress()`;
-    /// not modelled so (ARCHITECTURE.md, one page's trip, step 4).
+    /// here. 5.16 deleted `wait_iff_congested()` (Mel Gorman's "Remove dependency on
+    /// congestion_wait in mm/"): its throttles are [`Kernel::shrink_node_throttle`]'s.
     pub(crate) fn throttle_direct_reclaim(&mut self, dev: usize, sc: &ScanControl) {
         if sc.kswapd || sc.cgroup_reclaim {
             return;
         }
-        if self.profile.reclaim_throttle == ReclaimThrottle::CongestionTimeout {
+        if self.profile.reclaim_throttle != ReclaimThrottle::Congestion {
             // wait_iff_congested() 5.0-5.15: no blk-mq bdi is ever congested
-            // (nr_wb_congested == 0), so it only cond_resched()s.
+            // (nr_wb_congested == 0), so it only cond_resched()s; gone from 5.16.
             return;
         }
         if let Some(t) = self.devices[dev].write_congested(self.now) {
             self.io_schedule_until(t.min(self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES)), StallKind::Congestion);
         }
+    }
+
+    /// The end of one `shrink_node()` round (mm/vmscan.c 5.16+, 6.1 read; the engine's round
+    /// is one priority of `do_try_to_free_pages()` over the target's lruvecs of the nodes it
+    /// reclaims), then `shrink_zones()`'s `consider_reclaim_throttle()`:
+    /// - kswapd, and memcg reclaim where writeback throttling is sane (v2), flag the target's
+    ///   lruvec `LRUVEC_CONGESTED` when every dirty file page of the round was under writeback
+    ///   and already marked for immediate reclaim (`nr.dirty && nr.dirty == nr.congested`);
+    /// - direct reclaim (global or memcg) of a flagged target sleeps
+    ///   `reclaim_throttle(pgdat, VMSCAN_THROTTLE_CONGESTED)`;
+    /// - global direct reclaim that reached priority 1 with nothing reclaimed sleeps
+    ///   `reclaim_throttle(pgdat, VMSCAN_THROTTLE_NOPROGRESS)` (kswapd and memcg reclaim
+    ///   never do: "it will throttle on VMSCAN_THROTTLE_WRITEBACK").
+    ///
+    /// Both reasons share 1b4e3f26f9f7's form ("mm: vmscan: Reduce throttling due to a failure
+    /// to make progress", 5.16): no sleep when `skip_throttle_noprogress()`
+    /// ([`Kernel::skip_throttle_noprogress`]), else `schedule_timeout(1)`, one jiffy, to the
+    /// timer's tick. A reclaimer with more than 12% efficiency wakes NOPROGRESS sleepers
+    /// earlier; the engine's sleepers are not woken by other tasks (a one-jiffy sleep at most).
+    pub(crate) fn shrink_node_throttle(&mut self, sc: &ScanControl) {
+        let (first, last) = match self.reclaim_nid {
+            Some(n) => (n, n + 1),
+            None => (0, self.nr_nodes),
+        };
+        let flag = sc.kswapd || (sc.cgroup_reclaim && self.writeback_throttling_sane(sc));
+        for nid in first..last {
+            let v = self.lruvec_idx(sc.target, nid);
+            if flag && sc.nr_dirty > 0 && sc.nr_dirty == sc.nr_congested {
+                self.lruvecs[v].congested = true;
+            }
+            if !sc.kswapd && self.lruvecs[v].congested && self.reclaim_throttle_one_jiffy(nid) {
+                return;
+            }
+        }
+        if !sc.kswapd && !sc.cgroup_reclaim && sc.priority == 1 && sc.nr_reclaimed == 0 {
+            // consider_reclaim_throttle(first_pgdat, sc): the zonelist's first node.
+            let nid = self.reclaim_nid.unwrap_or(self.cur_nid);
+            self.reclaim_throttle_one_jiffy(nid);
+        }
+    }
+
+    /// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_CONGESTED / _NOPROGRESS)` (5.16+): unless
+    /// `skip_throttle_noprogress()`, sleep `schedule_timeout(1)` (to the next tick), a
+    /// congestion stall. True when the sleep ended the task's quantum (a restartable charge:
+    /// reclaim stops there, [`Kernel::schedule_until`]).
+    fn reclaim_throttle_one_jiffy(&mut self, nid: u32) -> bool {
+        if self.skip_throttle_noprogress(nid) {
+            return false;
+        }
+        let until = self.schedule_timeout_at(1);
+        self.stalled(StallKind::Congestion, |k| k.schedule_until(until))
+    }
+
+    /// `skip_throttle_noprogress()` (mm/vmscan.c 5.16+): no throttle on a node kswapd gave up
+    /// on ("the system is likely near OOM", [`Kernel::kswapd_hopeless`]), nor when at most half
+    /// of its reclaimable pages wait for writeback (`2 * NR_ZONE_WRITE_PENDING <=
+    /// zone_reclaimable_pages()`, summed over its zones: "throttling will occur when the folios
+    /// cycle towards the end of the LRU if still under writeback"). Write-pending pages are
+    /// the machine's dirty and writeback pages (the engine keeps them per machine).
+    pub fn skip_throttle_noprogress(&self, nid: u32) -> bool {
+        if self.kswapd_hopeless(nid) {
+            return true;
+        }
+        let write_pending = self.vmstat.nr_dirty + self.vmstat.nr_writeback;
+        2 * write_pending <= self.node_reclaimable_pages(nid)
     }
 
     /// The scan and steal events of one `shrink_inactive_list()` batch: memory.stat
@@ -1591,6 +1677,15 @@ impl Kernel {
     fn shrink_folio_unclean(&mut self, memcg: MemcgId, v: usize, p: PageId, nr_p: u64, sc: &mut ScanControl, b: &mut EvictBatch, st: &mut ReclaimStat) -> Unclean {
         // Sleeps, rmap walks, activations: the batch is applied first.
         self.evict_batch_flush(b);
+        // folio_check_dirty_writeback() (file folios only): stat->nr_dirty, and
+        // stat->nr_congested for a folio under writeback that reclaim marked before.
+        let f = self.pages[p].flags;
+        if f & pg::ANON == 0 && f & (pg::DIRTY | pg::WRITEBACK) != 0 {
+            sc.nr_dirty += nr_p;
+            if f & pg::WRITEBACK != 0 && f & pg::RECLAIM != 0 {
+                sc.nr_congested += nr_p;
+            }
+        }
         if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
             // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim has no dirty
             // throttling of its own, so it waits for the writeback of a page it already

@@ -234,6 +234,9 @@ ram = "1G"
 cgroup = "v2"
 [devices.sda]
 read_bw = "1G"
+# slow writes: no writeback completes during the
+# reclaim_throttle(CONGESTED) sleeps (5.16+) these tests are not about
+write_bw = "1M"
 [files."/log"]
 size = 0
 [cgroups.ct]
@@ -1527,3 +1530,96 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
     }
 }
 
+/// `reclaim_throttle()`'s CONGESTED and NOPROGRESS reasons (mm/vmscan.c 5.16+, 6.1 read; both
+/// in 1b4e3f26f9f7's form "mm: vmscan: Reduce throttling due to a failure to make progress"):
+/// `shrink_node()` flags its target lruvec `LRUVEC_CONGESTED` for kswapd and sane (v2) memcg
+/// reclaim when every dirty file page was under writeback and marked (`nr.dirty ==
+/// nr.congested`), and direct reclaim of a flagged target sleeps `schedule_timeout(1)` after
+/// each `shrink_node()`; `consider_reclaim_throttle()` has global direct reclaim that got
+/// nothing by priority 1 sleep one jiffy too; `skip_throttle_noprogress()` spares both when
+/// at most half the node's reclaimable pages wait for writeback or kswapd gave the node up.
+/// 5.0-5.15 have neither (`wait_iff_congested()`, a no-op on blk-mq).
+#[test]
+fn reclaim_throttle_congested_and_noprogress_sleep_one_jiffy_from_5_16() {
+    use crate::delayacct::StallKind;
+    use crate::memcontrol::CgroupVersion;
+    use crate::timer::NSEC_PER_JIFFY;
+    let congestion = |k: &Kernel| k.stall.ns[StallKind::Congestion as usize];
+    // Global direct reclaim of an empty LRU (nothing reclaimable) with `dirty` write-pending
+    // pages: the congestion stall it took.
+    let direct = |p: &str, dirty: u64, congested: bool, hopeless: bool| {
+        let mut k = kernel_with_disk(p);
+        k.vmstat.nr_dirty = dirty;
+        let root = k.lruvec_idx(MemcgId::ROOT, 0);
+        k.lruvecs[root].congested = congested;
+        if hopeless {
+            k.nodes[0].kswapd_failures = crate::page_alloc::MAX_RECLAIM_RETRIES;
+        }
+        k.now = 5 * NSEC_PER_JIFFY + 1;
+        assert_eq!(k.try_to_free_pages(32), 0);
+        k.vmstat.nr_dirty = 0;
+        let c = congestion(&k);
+        (c, k.lruvecs[root].congested)
+    };
+    // schedule_timeout(1) on the 4.8+ wheel (timer.rs, calc_wheel_index() rounds a level-0
+    // expiry up by one) wakes at the second tick from now: up to two jiffies.
+    let j = NSEC_PER_JIFFY;
+    // 6.11+ goes round the priorities twice when the first round got nothing (the shared
+    // memcg walk's `memcg_full_walk` retry).
+    for (p, rounds) in [("linux-6.1", 1), ("linux-5.17", 1), ("linux-6.18", 2)] {
+        // NOPROGRESS: one sleep per round, at priority 1.
+        let (c, _) = direct(p, 1000, false, false);
+        assert!(c > (2 * rounds - 1) * j && c <= 2 * rounds * j, "{p}: one NOPROGRESS sleep at priority 1 per round: {c}");
+        // CONGESTED: a sleep after each of the 13 priorities' shrink_node(), plus NOPROGRESS.
+        let (c, still) = direct(p, 1000, true, false);
+        assert!(c > (28 * rounds - 2) * j && c <= 28 * rounds * j, "{p}: 14 sleeps of schedule_timeout(1) per round: {c}");
+        assert!(still, "{p}: direct reclaim neither sets nor clears LRUVEC_CONGESTED");
+        // skip_throttle_noprogress(): nothing waits for writeback, or a hopeless node.
+        assert_eq!(direct(p, 0, true, false).0, 0, "{p}: 2 * write_pending <= reclaimable");
+        assert_eq!(direct(p, 1000, true, true).0, 0, "{p}: kswapd_failures >= MAX_RECLAIM_RETRIES");
+    }
+    for p in ["linux-5.0", "linux-4.4"] {
+        assert_eq!(direct(p, 1000, true, false).0, 0, "{p}: no reclaim_throttle() before 5.16");
+    }
+    // Who flags the target: kswapd, and memcg reclaim only where writeback throttling is sane
+    // (cgroup v2 with cgroup writeback); global direct reclaim never; and only when every
+    // dirty page met was congested.
+    for (version, kswapd, cgroup, dirty, congested, flags) in [
+        (CgroupVersion::V1, true, false, 32, 32, true),
+        (CgroupVersion::V1, true, false, 32, 31, false),
+        (CgroupVersion::V1, true, false, 0, 0, false),
+        (CgroupVersion::V1, false, false, 32, 32, false),
+        (CgroupVersion::V1, false, true, 32, 32, false),
+        (CgroupVersion::V2, false, true, 32, 32, true),
+    ] {
+        let mut k = Kernel::new(crate::profile::profile("linux-6.1").unwrap(), crate::profile::Policies::default(), version, 1 << 15, 0);
+        let mut sc = crate::vmscan::ScanControl::new(MemcgId::ROOT, 32, cgroup, kswapd);
+        sc.nr_reclaimed = 1; // no NOPROGRESS
+        sc.nr_dirty = dirty;
+        sc.nr_congested = congested;
+        if kswapd {
+            k.reclaim_nid = Some(0);
+        }
+        k.vmstat.nr_dirty = 1000;
+        k.shrink_node_throttle(&sc);
+        let root = k.lruvec_idx(MemcgId::ROOT, 0);
+        assert_eq!(k.lruvecs[root].congested, flags, "{version:?} kswapd {kswapd} cgroup {cgroup} {dirty}/{congested}");
+        // The flagging memcg reclaim throttles on its own flag at once; kswapd never does.
+        assert_eq!(congestion(&k) > 0, flags && !kswapd, "{version:?} kswapd {kswapd} cgroup {cgroup}");
+    }
+    // Cleared at the end of memcg reclaim (do_try_to_free_pages()) and when kswapd finds the
+    // node balanced (clear_pgdat_congested() from prepare_kswapd_sleep()).
+    let mut k = Kernel::new(crate::profile::profile("linux-6.1").unwrap(), crate::profile::Policies::default(), CgroupVersion::V2, 1 << 15, 0);
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    k.lruvecs[root].congested = true;
+    k.try_to_free_mem_cgroup_pages(MemcgId::ROOT, 32);
+    assert!(!k.lruvecs[root].congested, "memcg reclaim clears its target's flag");
+    k.lruvecs[root].congested = true;
+    assert!(k.node_balanced(0), "a new machine is balanced");
+    k.wakeup_kswapd(0, 0);
+    k.nodes[0].kswapd_active = true;
+    let t = k.now + 1_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    assert!(!k.nodes[0].kswapd_active && !k.lruvecs[root].congested, "kswapd going to sleep on a balanced node clears it");
+}
