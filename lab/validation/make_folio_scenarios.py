@@ -90,7 +90,7 @@ def limit(on, size):
 # complete_together: -1.7..+0.1%) and are in scenarios/validation/. Tried and not kept: joining a held
 # bio to the batch in flight at its submission (+9..+22%; a bio blk-throttle holds is not on the device).
 # What decides the throttled three is a race between the order-6 window's read and the order-0 fallback's
-# failing reclaims, which the twin's M13 (measured at load) always loses and the idle kernel loses in about
+# failing reclaims, which the twin (its failing reclaim 3x the host's, M13) always loses and the idle kernel loses in about
 # half the cycles (THROTTLED_NOTE; large-folios.md, "The throttled ra8192 trio's cycles on an idle host").
 # And the 256M one on 6.1 XFS, +16..+18% with the CPU speed its
 # guest measured at boot (17 times slower than the engine's cost table, where its passes' own
@@ -143,8 +143,8 @@ THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's med
                   "# retry), they evict it unread and the reader restarts in it (3.6-4.5 pages read a page of progress); if\n"
                   "# after, the reader reads it, the next window stops on the held window's locked folios and the held window\n"
                   "# is read whole (1.3). The idle kernel goes the cheap way in 3 of 11 and 5 of 10 such cycles, the twin in\n"
-                  "# none: its reclaim that frees nothing takes 478 us (M13, measured at load 9-10) against the idle host's\n"
-                  "# 157-161 us, its device gives the 8 MiB window in 2.6 ms against 1.1-1.7. With the idle M13\n"
+                  "# none: its reclaim that frees nothing takes 478 us (M13) against the host's 157-161 us (idle, and 159 at\n"
+                  "# load 10), its device gives the 8 MiB window in 2.6 ms against 1.1-1.7. With M13 as measured there\n"
                   "# (shrink_list_call 62) it goes the cheap way nearly always and reads -8..-24% (not kept: 8 metrics of three\n"
                   "# other validation scenarios leave tolerance; BENCHMARKS.md M13). Refuted: ramps ended before their\n"
                   "# order-4 window (the quiet runs' low order-4/order-2 ratio is order-2 windows of up to 4096 pages after\n"
