@@ -282,6 +282,16 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     assert set_run_sets(1, rec({**split, "copy_slowdown": 0, "wakeup_latency_ns": [-1]})) == ["kernel.boot_seed=1", "machine.cpu_slowdown=44"]
     lat = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-first-reader.toml"))
     assert memtwin.run(lat, sets=set_run_sets(1, rec(split))).steps["sys_s"].sum() > 0  # the engine takes the settings
+    # wake11: a boot that recorded its kworkers' run-queue waits (steps' kworker_run_delay_s / kworker_runs)
+    # runs at their mean over its steps as machine.kworker_wakeup_latency; none recorded or none ran: not set
+    from memtwin.validate import recorded_kworker_wait
+    kw = {**rec(None), "steps": [{"kworker_run_delay_s": 0.001, "kworker_runs": 3}, {"name": "x"},
+                                 {"kworker_run_delay_s": 0.003, "kworker_runs": 5}]}
+    assert recorded_kworker_wait(kw) == 500000
+    assert set_run_sets(0, kw) == ["kernel.boot_seed=0", 'machine.kworker_wakeup_latency=["500000ns"]']
+    assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": 0.0, "kworker_runs": 0}]}) is None
+    assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": "1", "kworker_runs": 2}]}) is None
+    assert memtwin.run(lat, sets=set_run_sets(0, kw)).steps["sys_s"].sum() > 0  # the engine takes the setting
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

@@ -37,6 +37,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             cpu_slowdown: 1,
             copy_slowdown: None,
             wakeup_latency: vec![],
+            kworker_wakeup_latency: vec![],
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,

@@ -126,6 +126,14 @@ pub struct Machine {
     /// guest, whose idle vCPU is a host thread asleep that waits for a host CPU: the samples
     /// `memtwin real --on qemu` measures at boot (`real.machine.cpu.wakeup_latency_ns`).
     pub wakeup_latency: Vec<u64>,
+    /// How long a CPU-bound kworker that `queue_work()` wakes waits before it runs on its CPU
+    /// (`[machine] kworker_wakeup_latency`, default none), as samples: 6.1's zswap shrink worker
+    /// (`queue_work(shrink_wq, ...)` of a bound workqueue -> `wake_up_worker()`) starts one of
+    /// them after the store that queued it, drawn in turn by the engine's seeded random numbers
+    /// (`Kernel::kworker_wakeup_delay`). None: at once. For a QEMU/TCG guest: the mean run-queue
+    /// wait of its CPU-bound kworkers that `memtwin real --on qemu` measures per step (a step's
+    /// `kworker_run_delay_s` / `kworker_runs`, /proc/PID/schedstat).
+    pub kworker_wakeup_latency: Vec<u64>,
 }
 
 /// `[mounts.PATH]`.
