@@ -311,11 +311,20 @@ _ZSWAP_DEBUG_DIR: Optional[str] = None
 # The run's loop device's /sys/block/loopN/stat (HostRun._disk), set in a task process by run_task.
 _DISKSTAT: Optional[str] = None
 
-# /sys/block/DEV/stat's fields (Documentation/block/stat.rst), as the metrics `disk.NAME` of a step
-# (the device's counters over the step's window: every task's I/O on the device, the flusher's
-# writeback included); the ticks are milliseconds.
+# /sys/block/DEV/stat's fields (Documentation/block/stat.rst), a step's `disk` (the device's
+# counters over the step's window: every task's I/O on the device, the flusher's writeback
+# included; the ticks are milliseconds). Not metrics: the engine counts no block requests yet.
 DISKSTAT_FIELDS = ("read_ios", "read_merges", "read_sectors", "read_ticks_ms", "write_ios", "write_merges",
                    "write_sectors", "write_ticks_ms", "in_flight", "io_ticks_ms", "time_in_queue_ms")
+
+
+def disk_window(a, b) -> Optional[dict]:
+    """The run's device's counters over a step's window from snapshots `a` and `b` (their `disk`:
+    diskstat()), in_flight a level (its value at the end); None without both."""
+    da, db = getattr(a, "disk", None), getattr(b, "disk", None)
+    if not da or not db:
+        return None
+    return {k: db[k] if k == "in_flight" else db[k] - da[k] for k in DISKSTAT_FIELDS if k in da and k in db}
 
 
 def diskstat(path: str) -> Optional[dict]:
@@ -437,12 +446,6 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
         for k in ("Zswap", "Zswapped"):
             if k in mi:
                 m[f"meminfo.{k}_kB"] = mi[k]
-    da, db = getattr(a, "disk", None), getattr(b, "disk", None)
-    if da and db:
-        # the run's device over the step's window (in_flight is a level: its value at the end)
-        for k in DISKSTAT_FIELDS:
-            if k in da and k in db:
-                m["disk." + k] = db[k] if k == "in_flight" else db[k] - da[k]
     if st is not None:
         m["cgroup.nr_descendants"] = st.get("nr_descendants", 0)
         m["cgroup.nr_dying_descendants"] = st.get("nr_dying_descendants", 0)
@@ -850,7 +853,9 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
             raise OpError(f"task {task['name']}, step {op['step']!r}: {op['op']} failed on the real kernel: {e.strerror or e}") from None
         if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
             continue
-        metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
+        end = Snap(cg, step_cg)
+        metrics, res = step_metrics(cg, snap, end, files)
+        disk = disk_window(snap, end)
         if not has_mlock(plan):
             metrics.pop("memcg.unevictable_bytes", None)
         if i + 1 == len(ops):
@@ -862,6 +867,8 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
         rec = {"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
                "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start,
                "_samples": samples}
+        if disk:
+            rec["disk"] = disk
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
         if job_traces:
