@@ -1051,7 +1051,7 @@ def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
 
 
 # The [devices.X] keys the host runner sets on its loop device when the scenario gives them
-# (plan `queue_keys_given`; wbt_lat_usec whenever the plan has it), in this order: the scheduler
+# (plan `queue_keys_given`), in this order: the scheduler
 # first (switching elevators re-enables or disables blk-wbt: `wbt_enable_default()`, BFQ turns it
 # off), then blk-wbt's target latency, then the request size.
 QUEUE_KEYS = ("scheduler", "wbt_lat_usec", "max_sectors_kb", "driver_depth")
@@ -1067,8 +1067,6 @@ def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> 
     write = write or _write
     q = os.path.join(sysfs, name, "queue")
     given = set(dev.get("queue_keys_given") or [])
-    if dev.get("wbt_lat_usec") is not None:
-        given.add("wbt_lat_usec")
     key = lambda k: f"[devices.{dev['name']}] {k} = {dev[k]!r}"  # noqa: E731
     have = queue_state(name, sysfs)
     done = []

@@ -904,7 +904,10 @@ def test_the_host_runner_sets_only_the_queue_keys_the_scenario_gives(tmp_path):
     wrote = []
     assert real.apply_queue(_dev(), "loop9", sysfs, write=lambda p, v: wrote.append((p, v))) == []
     assert wrote == []
-    dev = _dev(scheduler="mq-deadline", max_sectors_kb=128, wbt_lat_usec=0, queue_keys_given=["scheduler", "max_sectors_kb", "driver_depth"])
+    # the engine's resolved wbt_lat_usec (75000 on a rotational device) is not set unless given
+    assert real.apply_queue(_dev(wbt_lat_usec=75000), "loop9", sysfs, write=lambda p, v: wrote.append((p, v))) == []
+    assert wrote == []
+    dev = _dev(scheduler="mq-deadline", max_sectors_kb=128, wbt_lat_usec=0, queue_keys_given=["scheduler", "max_sectors_kb", "driver_depth", "wbt_lat_usec"])
     assert real.apply_queue(dev, "loop9", sysfs, write=lambda p, v: wrote.append((os.path.relpath(p, sysfs), v))) == \
         ["scheduler", "wbt_lat_usec", "max_sectors_kb"]
     assert wrote == [("loop9/queue/scheduler", "mq-deadline"), ("loop9/queue/wbt_lat_usec", "0"), ("loop9/queue/max_sectors_kb", "128")]
@@ -918,8 +921,8 @@ def test_the_host_runner_sets_only_the_queue_keys_the_scenario_gives(tmp_path):
      r"\[devices\.sda\] scheduler = 'cfq': this host's loop device loop9 offers the schedulers none, mq-deadline, kyber, bfq(.|\n)*fix: use one of"),
     (_dev(max_sectors_kb=4096, queue_keys_given=["max_sectors_kb"]), "2000",
      r"\[devices\.sda\] max_sectors_kb = 4096(.|\n)*from 4 \(a page\) to its max_hw_sectors_kb 1280(.|\n)*fix: give a value from 4 to 1280"),
-    (_dev(wbt_lat_usec=-1), "2000", r"\[devices\.sda\] wbt_lat_usec = -1: blk-wbt's target latency is an integer of microseconds, 0 to switch it off"),
-    (_dev(wbt_lat_usec=2000), None, r"\[devices\.sda\] wbt_lat_usec = 2000: this host's kernel has no .*wbt_lat_usec \(CONFIG_BLK_WBT off\)"),
+    (_dev(wbt_lat_usec=-1, queue_keys_given=["wbt_lat_usec"]), "2000", r"\[devices\.sda\] wbt_lat_usec = -1: blk-wbt's target latency is an integer of microseconds, 0 to switch it off"),
+    (_dev(wbt_lat_usec=2000, queue_keys_given=["wbt_lat_usec"]), None, r"\[devices\.sda\] wbt_lat_usec = 2000: this host's kernel has no .*wbt_lat_usec \(CONFIG_BLK_WBT off\)"),
     (_dev(driver_depth=32, queue_keys_given=["driver_depth"]), "2000", r"\[devices\.sda\] driver_depth = 32: .* takes 128 requests(.|\n)*fix: write driver_depth = 128"),
 ])
 def test_a_queue_setting_the_loop_device_cannot_have_is_refused_by_name(tmp_path, dev, wbt, match):
