@@ -998,9 +998,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 d => d,
             });
             let driver_depth = driver_depth.unwrap_or_else(|| crate::blkdev::SchedKind::default_driver_depth(legacy));
+            let queue_keys_given: Vec<&'static str> = ["scheduler", "max_sectors_kb", "driver_depth", "wbt_lat_usec"].into_iter().filter(|k| t.entries.iter().any(|(e, _, _)| e == k)).collect();
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb });
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, queue_keys_given });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

@@ -187,6 +187,11 @@ pub struct DeviceSpec {
     /// `bdi->io_pages` is it in pages); with or without a queue of its own (`queue_depth`).
     /// Default 512 (`BLK_DEF_MAX_SECTORS` of 4.x, blkdev.rs `MAX_REQUEST_PAGES`).
     pub max_sectors_kb: u64,
+    /// The queue keys among `scheduler`, `max_sectors_kb`, `driver_depth` and `wbt_lat_usec` the scenario gives
+    /// (the others are the era's defaults): the host runner sets those on its loop device
+    /// (`/sys/block/loopN/queue/*`, real.py `_queue`) and leaves the loop driver's own otherwise,
+    /// so that a scenario that names no queue setting runs on the device it was recorded on.
+    pub queue_keys_given: Vec<&'static str>,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
