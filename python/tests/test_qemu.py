@@ -1143,3 +1143,21 @@ def test_reclaim_waits_and_node_unreclaimable_become_metrics():
     with pytest.raises(RealError, match="reason 3"):
         qemu.throttle_counts("{ reason:          3 } hitcount:          1  usec_delayed:  1\n")
 
+
+
+def test_recorded_reclaim_wait_runs_have_the_histogram_and_the_guests_queue():
+    """The qemu61-throttle-* recordings: the histogram was on, every step has the four wait
+    counts and node 0's flag, and the guest's disk facts (its scheduler: none, two hardware
+    queues) that the scenarios' `scheduler = "none"` follows."""
+    import glob
+    files = sorted(glob.glob(os.path.join(ROOT, "scenarios", "validation*", "real", "qemu61-throttle-*.json")))
+    assert files, "no qemu61-throttle-* recording"
+    for p in files:
+        with open(p) as f:
+            v = json.load(f)["variants"]["default"]
+        real = v["real"]["machine"]
+        assert real["throttle_hist"].startswith("on hist:keys=reason:vals=hitcount,usec_delayed"), p
+        assert real["scheduler"].startswith("[none]") and real["virtio_blk"]["hw_queues"] == 2, p
+        for s in v["steps"]:
+            assert set(qemu.THROTTLE_METRICS) | {"node.0.unreclaimable"} <= set(s["metrics"]), (p, s["name"])
+            assert set(s["throttled_us"]) == set(qemu.THROTTLE_REASONS.values()), (p, s["name"])
