@@ -32,6 +32,17 @@ its MemTotal and MemTotal - MemFree when the tasks start).
 Tolerances: each metric's from the kernel's own spread over the recorded boots (TOLERANCES, the
 figures in each scenario's header), never from the engine's figure.
 
+Tried and refuted (2026-11-29, first boots of this generator, host load 4-14), so that nobody retries
+them: global reclaim beside a writer slept no reclaim_throttle() at all with a 1G write at 40M/s and
+the default dirty limits, nor with a 384M write at 4M/s under dirty_bytes 256M / background 64M
+beside a 1G reader (kswapd scanned 2-3x what it freed): 6.1 skip_throttle_noprogress() lets
+CONGESTED and NOPROGRESS sleep only while write-pending pages are more than half the reclaimable
+ones, which the dirty limit's setpoint (between background and limit) keeps under; kswapd's WRITEBACK
+sleep (nr_immediate) needs every page a pass took under writeback (PGDAT_WRITEBACK), which the
+reader's clean pages prevent. Hence the writeback scenario's background 320M of a 384M limit.
+16 readers of the isolated scenario: each guest task touches about 9 MiB of the runner's own memory
+(NREADERS below), so the OOM killer ended the 360M hog before they started.
+
 Run from the repository root: python3 lab/validation/make_throttle_scenarios.py [--pending NAME ...]
 """
 import json
@@ -204,6 +215,17 @@ NOTES: dict = {
         "reclaim_throttle() slept: NOPROGRESS is skipped on a node kswapd gave up on and while write-pending",
         "pages are under half the reclaimable ones (6.1 skip_throttle_noprogress()). The engine's guest has",
         "no such cache and scans none: the scan counts are not held (figures below).",
+    ],
+    "qemu61-throttle-isolated": [
+        "PENDING: no ISOLATED sleep in the kernel with 8 readers (too_many_isolated() needs the isolated",
+        "pages over inactive >> 3), and the engine cannot be compared here yet: each guest task touches",
+        "about 9.4 MiB of the runner's own memory before it joins its memcg (memtwin_guest.c run_task():",
+        "its 8 MiB output buffer and 1 MiB read buffer), after boot_used was measured: 86012 kB of",
+        "AnonPages besides the hog's 307200 kB at the end of `fill` in boot 1 (9 tasks), which no engine",
+        "figure holds, so the engine's guest has about 84 MiB more free and reclaims nothing (pgscan_direct",
+        "0 against 18608-27863 per reader step). The same overhead is in every qemu scenario (9.4 MiB a",
+        "task); a runner fix (smaller per-task buffers, or boot_used measured after the tasks' set-up) is",
+        "for the lead.",
     ],
     "qemu61-throttle-kswapd-fail-after": [
         "PENDING, an engine miss: after an allocation-path OOM kill the engine keeps the victim's anonymous",
