@@ -516,6 +516,9 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
         L.append(f"FILE {_q(_gpath(f['path']))} {f['size']} {f['mode'] or 0o644} {f['uid'] or 0}")
     L += [f"TRACK {_q(_gpath(p))}" for p in tracked]
     L.append(f"FOLIOS {int(bool(plan.get('record_folios', True)))}")
+    # the reclaim waits' histogram (guest_throttle()) with every snapshot, zoneinfo's
+    # node_unreclaimable with every end snapshot
+    L.append(f"THROTTLE {_q(THROTTLE_EVENT + '/hist')}")
     if plan.get("reclaim_trace"):
         L.append("WAKEPOST 1")
     steps = []
@@ -634,6 +637,8 @@ elif [ @THP@ = always ]; then
 fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
 @SWAPSETUP@for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
+echo "@@SCHED $(cat /sys/block/vda/queue/scheduler 2>/dev/null)"
+echo "@@VIRTIO queue_depth $(cat /sys/module/virtio_blk/parameters/queue_depth 2>/dev/null) num_request_queues $(cat /sys/module/virtio_blk/parameters/num_request_queues 2>/dev/null) hw_queues $(ls /sys/block/vda/mq 2>/dev/null | wc -l) nr_tags $(cat /sys/block/vda/mq/0/nr_tags 2>/dev/null)"
 if [ @LRUGEN@ = y ]; then
   [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
   echo y > /sys/kernel/mm/lru_gen/enabled || fail "cannot write /sys/kernel/mm/lru_gen/enabled"
@@ -647,9 +652,9 @@ if [ @V@ = 2 ]; then
 else
   mount -t tmpfs cg /sys/fs/cgroup && mkdir /sys/fs/cgroup/memory && mount -t cgroup -o memory none /sys/fs/cgroup/memory || fail "cannot mount the cgroup v1 memory controller"
 fi
-@SYSCTL@@RTRACEON@/memtwin-guest /ops
+@SYSCTL@@THROTTLEON@@RTRACEON@/memtwin-guest /ops
 echo "@@EXIT $?"
-@RTRACEOFF@if [ @LRUGEN@ = y ] && { [ -e /sys/kernel/debug/lru_gen ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; }; then
+@RTRACEOFF@@THROTTLEOFF@if [ @LRUGEN@ = y ] && { [ -e /sys/kernel/debug/lru_gen ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null; }; then
   sed 's/^/@@LRUGENDBG /' /sys/kernel/debug/lru_gen
 fi
 umount /s
@@ -745,6 +750,81 @@ def guest_reclaim_trace() -> tuple:
     return "\n".join(on) + "\n", "\n".join(off) + "\n"
 
 
+# The reclaim waits (issue 23): each `vmscan:mm_vmscan_throttled` event (5.16+ mm/vmscan.c
+# reclaim_throttle(), emitted after the sleep) counted by reason in a histogram trigger set before
+# the tasks and removed after them; the guest program dumps the histogram (its counts so far) with
+# every snapshot, and a step's `vmscan.throttled.<reason>` is its end's count less its start's (the
+# whole machine's, as /proc/vmstat's counters are). The event's `reason` field is `1U << reason`
+# (include/trace/events/vmscan.h TP_fast_assign, 6.1 and 6.12) of `enum vmscan_throttle_state`
+# (include/linux/mmzone.h: WRITEBACK, ISOLATED, NOPROGRESS, CONGESTED); the engine reports the same
+# names (`vmscan.throttled.*`). usec_delayed (the sleep's length, µs) is summed per reason into the
+# step's `throttled_us`. A kernel without the event (before 5.16) or without hist triggers
+# (CONFIG_HIST_TRIGGERS) runs without them, said by @@THROTTLE off (the metrics then unavailable).
+THROTTLE_EVENT = "/sys/kernel/tracing/events/vmscan/mm_vmscan_throttled"
+THROTTLE_TRIGGER = "hist:keys=reason:vals=hitcount,usec_delayed"
+THROTTLE_REASONS = {1: "writeback", 2: "isolated", 4: "noprogress", 8: "congested"}
+THROTTLE_METRICS = tuple(f"vmscan.throttled.{r}" for r in THROTTLE_REASONS.values())
+
+
+def guest_throttle() -> tuple:
+    """(shell run before the guest program, shell run after it): the mm_vmscan_throttled
+    histogram trigger set, said (@@THROTTLE on, or off with why), and removed."""
+    t, ev, trig = "/sys/kernel/tracing", THROTTLE_EVENT, THROTTLE_TRIGGER
+    on = (f'if ! {{ [ -e {t}/trace ] || mount -t tracefs none {t} 2>/dev/null; }}; then echo "@@THROTTLE off cannot mount tracefs at {t}"\n'
+          f'elif [ ! -e {ev}/trigger ]; then echo "@@THROTTLE off the guest kernel has no {ev} (5.16+)"\n'
+          f"elif echo '{trig}' > {ev}/trigger; then echo \"@@THROTTLE on $(cat {ev}/trigger | head -n 1)\"\n"
+          f'else echo "@@THROTTLE off cannot set {trig} in {ev}/trigger (CONFIG_HIST_TRIGGERS)"; fi\n')
+    off = f"[ -e {ev}/trigger ] && echo '!{trig}' > {ev}/trigger 2>/dev/null\n"
+    return on, off
+
+
+def throttle_counts(text: Optional[str]) -> Optional[dict]:
+    """{reason name: (events, usec_delayed summed)} from a dump of the mm_vmscan_throttled
+    histogram (lines "{ reason: 1 } hitcount: 5 usec_delayed: 100000"), every reason of
+    THROTTLE_REASONS present (0 when the histogram has no entry for it); None when there is no
+    histogram (no section, or the guest's `!missing`)."""
+    if text is None or text.startswith("!missing"):
+        return None
+    out = {r: (0, 0) for r in THROTTLE_REASONS.values()}
+    for key, hits, us in re.findall(r"\{\s*reason:\s*(\d+)\s*\}\s*hitcount:\s*(\d+)(?:\s+usec_delayed:\s*(\d+))?", text):
+        name = THROTTLE_REASONS.get(int(key))
+        if name is None:
+            raise RealError(f"the guest's mm_vmscan_throttled histogram has reason {key}, not one bit of "
+                            f"{sorted(THROTTLE_REASONS)} (a kernel with another enum vmscan_throttle_state?)")
+        out[name] = (int(hits), int(us or 0))
+    return out
+
+
+def zoneinfo_unreclaimable(text: Optional[str]) -> Optional[dict]:
+    """{node: 0 or 1} from the guest's #zoneinfo section (memtwin_guest.c
+    zoneinfo_unreclaimable(): "NODE VALUE" for each zone's node_unreclaimable line); None when
+    there is none. The kernel prints the node's flag under each of its zones: they agree."""
+    if text is None or text.startswith("!missing"):
+        return None
+    out: dict = {}
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0].isdigit() and f[1].isdigit():
+            out[int(f[0])] = max(out.get(int(f[0]), 0), int(f[1]))
+    return out
+
+
+def wait_metrics(a_sec: dict, b_sec: dict) -> tuple:
+    """(metrics, throttled_us) of a step from its start and end snapshots' sections: its
+    `vmscan.throttled.<reason>` (end count less start count) and the sleeps' µs per reason, None
+    without a histogram in both; `node.N.unreclaimable` of every node at its end."""
+    m: dict = {}
+    ta, tb = throttle_counts(a_sec.get("throttled")), throttle_counts(b_sec.get("throttled"))
+    us = None
+    if ta is not None and tb is not None:
+        for r in THROTTLE_REASONS.values():
+            m[f"vmscan.throttled.{r}"] = tb[r][0] - ta[r][0]
+        us = {r: tb[r][1] - ta[r][1] for r in THROTTLE_REASONS.values()}
+    for nid, v in sorted((zoneinfo_unreclaimable(b_sec.get("zoneinfo")) or {}).items()):
+        m[f"node.{nid}.unreclaimable"] = v
+    return m, us
+
+
 # a guest kernel that boots with lru_gen on (Debian's 6.12) runs a two-list scenario with it off
 LRUGEN_OFF = ('if [ -e /sys/kernel/mm/lru_gen/enabled ]; then\n'
               '  echo n > /sys/kernel/mm/lru_gen/enabled || fail "cannot write n to /sys/kernel/mm/lru_gen/enabled (the scenario uses the two lists)"\n'
@@ -782,6 +862,8 @@ def guest_init(plan: dict, ra_kb: int, knobs: Optional[dict] = None, guest: Opti
     off = guest is not None and GUEST_KERNELS[guest].lru_gen_default and not plan.get("lru_gen")
     init = init.replace("@LRUGENOFF@", LRUGEN_OFF if off else "")
     rt_on, rt_off = guest_reclaim_trace() if plan.get("reclaim_trace") else ("", "")
+    th_on, th_off = guest_throttle()
+    init = init.replace("@THROTTLEON@", th_on).replace("@THROTTLEOFF@", th_off)
     return (init.replace("@LRUGEN@", "y" if plan.get("lru_gen") else "n").replace("@MINTTL@", str(int(plan.get("min_ttl_ms") or 0)))
             .replace("@SYSCTL@", sysctl).replace("@RTRACEON@", rt_on).replace("@RTRACEOFF@", rt_off))
 
@@ -896,7 +978,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|kswapd|kthwait|zswap|meminfo|cgstat|res|folios|killed)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|kswapd|throttled|zoneinfo|kthwait|zswap|meminfo|cgstat|res|folios|killed)$")
 
 
 def _sections(text: str) -> dict:
@@ -1084,6 +1166,13 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["lru_gen_debug"] = re.findall(r"^@@LRUGENDBG (.*)$", out, re.M)
     facts["swap"] = (re.search(r"^@@SWAP (.*)$", out, re.M) or [None, None])[1]
     facts["zswap"] = (re.search(r"^@@ZSWAP (.*)$", out, re.M) or [None, None])[1]
+    facts["throttle"] = (re.search(r"^@@THROTTLE (.*)$", out, re.M) or [None, None])[1]
+    facts["scheduler"] = (re.search(r"^@@SCHED (.*)$", out, re.M) or [None, None])[1]
+    facts["virtio"] = {}
+    vm = re.search(r"^@@VIRTIO (.*)$", out, re.M)
+    if vm:
+        f = vm.group(1).split()
+        facts["virtio"] = {k: (int(v) if v.isdigit() else v) for k, v in zip(f[0::2], f[1::2])}
     facts["node_mem_kB"] = node_memory(out)
     facts["cpu"] = cpu_calibration(out)
     facts["cpu"].update(wakeup_calibration(out))
@@ -1146,6 +1235,10 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         if ks is not None:
             rec["kswapd_cpu_s"] = ks
         rec.update(kthread_waits(a_sec, b_sec))
+        wm, wus = wait_metrics(a_sec, b_sec)
+        metrics.update(wm)
+        if wus is not None:
+            rec["throttled_us"] = wus
         recs.append(rec)
     recs.sort(key=lambda s: s["_end"])
     step_windows(recs)
@@ -1391,7 +1484,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "ram_kB": int(facts["memtotal"] or 0),
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
                     "disk": f"{fs_of(plan)[0]} on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
-                    "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
+                    "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"],
+                    "scheduler": facts["scheduler"], "virtio_blk": facts["virtio"], "throttle_hist": facts["throttle"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     "lru_gen": facts["lru_gen"], "cpu": facts["cpu"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),
@@ -1410,7 +1504,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                                     "the guest program; Debian 6.1's filemap tracepoints do carry the folio order)",
         "notes": notes,
         "kernel_knobs": {pol: {"sysctl": path, "value": facts["knobs"].get(path)} for pol, path in sorted(knobs.items())},
-        "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"] + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),
+        "unavailable": ["pagecache_hit_pages", "pagecache_miss_pages"]
+        + ([] if (facts.get("throttle") or "").startswith("on") else list(THROTTLE_METRICS)) + (["cgroup.nr_descendants", "cgroup.nr_dying_descendants"] if plan["cgroup"] == "v1" else []),
     }
     res = {"steps": recs, "totals": totals(recs), "real": info}
     if rtrace is not None:

@@ -891,7 +891,8 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
     path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
     plan = memtwin.load(path).doc.plan("two-list", [])
     init = qemu.guest_init(plan, 128)
-    assert "tracing" not in init and "@RTRACE" not in init
+    # (the reclaim waits' histogram, guest_throttle(), is set up in every run: the ring buffer is not)
+    assert "trace_clock" not in init and "tracing_on" not in init and "@RTRACE" not in init
     assert "WAKEPOST" not in qemu.op_script(plan)[0]
     traced = {**plan, "reclaim_trace": True}
     tinit = qemu.guest_init(traced, 128)
@@ -1096,3 +1097,86 @@ def test_file_calibration_refuses_a_stalled_or_infinite_figure():
         with pytest.raises(ValueError):
             qemu.split_factors(small, hot)
     assert "copy_unavailable" in qemu.copy_calibration("@@CALIB2 small_read_ns_per_call inf\n", 400.0)
+
+
+# ---------------------------------------------------------------- the reclaim waits (issue 23)
+
+# The mm_vmscan_throttled histogram as 6.1's hist trigger prints it (kernel/trace/trace_events_hist.c
+# hist_trigger_entry_print(): "{ KEY: %10llu } hitcount: %10llu  VAL: %10llu")
+HIST = """# event histogram
+#
+# trigger info: hist:keys=reason:vals=hitcount,usec_delayed:sort=hitcount:size=2048 [active]
+#
+
+{ reason:          8 } hitcount:          3  usec_delayed:      11000
+{ reason:          1 } hitcount:         17  usec_delayed:    1650000
+
+Totals:
+    Hits: 20
+    Entries: 2
+    Dropped: 0
+"""
+
+
+def test_the_reclaim_waits_histogram_is_set_before_the_tasks_and_removed_after():
+    """guest_throttle(): every guest run counts vmscan:mm_vmscan_throttled by reason in a hist
+    trigger set before the guest program and removed after it; the op script names the histogram
+    (THROTTLE), which the guest program dumps with every snapshot (#throttled) and, with every end
+    snapshot, each zone's node_unreclaimable (#zoneinfo)."""
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
+    plan = memtwin.load(path).doc.plan("two-list", [])
+    init = qemu.guest_init(plan, 128)
+    on, off = qemu.guest_throttle()
+    ev = "/sys/kernel/tracing/events/vmscan/mm_vmscan_throttled"
+    assert f"echo 'hist:keys=reason:vals=hitcount,usec_delayed' > {ev}/trigger" in on
+    assert f"echo '!hist:keys=reason:vals=hitcount,usec_delayed' > {ev}/trigger" in off
+    assert init.index(on) < init.index("/memtwin-guest /ops") < init.index('echo "@@EXIT $?"') < init.index(off)
+    # a kernel without the event (before 5.16) or hist triggers says so and runs on
+    assert '"@@THROTTLE off the guest kernel has no' in on and "(CONFIG_HIST_TRIGGERS)" in on and "fail" not in on
+    assert f"THROTTLE {ev}/hist" in qemu.op_script(plan)[0].splitlines()
+    with open(qemu.GUEST_SRC) as f:
+        src = f.read()
+    snap = src[src.index("static void snap_of("):src.index("static void snap(")]
+    assert 'if (throttle_hist) dump("throttled", throttle_hist);' in snap
+    full = snap[snap.index("if (full) {"):]
+    assert "if (throttle_hist) zoneinfo_unreclaimable();" in full
+    assert '" node_unreclaimable: %d"' in src
+    assert qemu._SECTION.match("#throttled") and qemu._SECTION.match("#zoneinfo")
+
+
+def test_reclaim_waits_and_node_unreclaimable_become_metrics():
+    """A step's vmscan.throttled.<reason> is its end's histogram count less its start's, every
+    reason present (0 without an entry); `reason` is 1U << enum vmscan_throttle_state (6.1
+    include/trace/events/vmscan.h); node.N.unreclaimable is zoneinfo's flag at the step's end."""
+    a = {"throttled": HIST.replace("17  usec_delayed:    1650000", " 5  usec_delayed:     500000")}
+    b = {"throttled": HIST + "{ reason:          4 } hitcount:          2  usec_delayed:       8000\n",
+         "zoneinfo": "0 0\n0 0\n1 1\n1 1\n"}
+    m, us = qemu.wait_metrics(a, b)
+    assert m == {"vmscan.throttled.writeback": 12, "vmscan.throttled.isolated": 0, "vmscan.throttled.noprogress": 2,
+                 "vmscan.throttled.congested": 0, "node.0.unreclaimable": 0, "node.1.unreclaimable": 1}
+    assert us == {"writeback": 1150000, "isolated": 0, "noprogress": 8000, "congested": 0}
+    assert set(qemu.THROTTLE_METRICS) == {k for k in m if k.startswith("vmscan.")}
+    # no histogram (a kernel before 5.16, or the guest's "!missing"): no wait metrics, no µs
+    assert qemu.wait_metrics({"throttled": "!missing No such file or directory"}, {"throttled": HIST}) == ({}, None)
+    assert qemu.wait_metrics({}, {"zoneinfo": "0 1\n"}) == ({"node.0.unreclaimable": 1}, None)
+    with pytest.raises(RealError, match="reason 3"):
+        qemu.throttle_counts("{ reason:          3 } hitcount:          1  usec_delayed:  1\n")
+
+
+
+def test_recorded_reclaim_wait_runs_have_the_histogram_and_the_guests_queue():
+    """The qemu61-throttle-* recordings: the histogram was on, every step has the four wait
+    counts and node 0's flag, and the guest's disk facts (its scheduler: none, two hardware
+    queues) that the scenarios' `scheduler = "none"` follows."""
+    import glob
+    files = sorted(glob.glob(os.path.join(ROOT, "scenarios", "validation*", "real", "qemu61-throttle-*.json")))
+    assert files, "no qemu61-throttle-* recording"
+    for p in files:
+        with open(p) as f:
+            v = json.load(f)["variants"]["default"]
+        real = v["real"]["machine"]
+        assert real["throttle_hist"].startswith("on hist:keys=reason:vals=hitcount,usec_delayed"), p
+        assert real["scheduler"].startswith("[none]") and real["virtio_blk"]["hw_queues"] == 2, p
+        for s in v["steps"]:
+            assert set(qemu.THROTTLE_METRICS) | {"node.0.unreclaimable"} <= set(s["metrics"]), (p, s["name"])
+            assert set(s["throttled_us"]) == set(qemu.THROTTLE_REASONS.values()), (p, s["name"])

@@ -25,6 +25,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.starts_with("free.")
         || name.starts_with("shrinker_info.")
         || name.starts_with("latency.")
+        || name.starts_with("node.")
         || name.contains("_avg")
         || matches!(name, "zswap.stored_pages" | "zswap.same_filled_pages" | "zswap.pool_total_size" | "memcg.zswap_bytes" | "memcg.zswapped_bytes")
         || name.ends_with("ratelimit_kBps")
@@ -202,6 +203,14 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     for (ev, name) in VmEvent::ALL {
         let i = ev as usize;
         put(&format!("vmstat.{name}"), (b.vm_events[i] - a.vm_events[i]) as f64);
+    }
+    // /proc/zoneinfo's `node_unreclaimable` of each node at the end of the step (mm/vmstat.c
+    // zoneinfo_show_print(): `pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES`, 4.12+, printed under
+    // each of the node's zones): kswapd gave up on the node (`Kernel::kswapd_hopeless()`). Always 0
+    // on profiles without `KernelProfile::kswapd_failures` (3.x-4.11 zoneinfo has a per-zone
+    // `all_unreclaimable` instead, not reported). One metric per node: node.0 .. node.{N-1}.
+    for nid in 0..k.nr_nodes as u32 {
+        put(&format!("node.{nid}.unreclaimable"), k.kswapd_hopeless(nid) as u8 as f64);
     }
     put("meminfo.MemFree_kB", (k.nr_free_pages() * PAGE_SIZE / 1024) as f64);
     put("meminfo.Cached_kB", (k.nr_file_pages() * PAGE_SIZE / 1024) as f64);
@@ -438,6 +447,8 @@ pub fn metric_names() -> Vec<String> {
     .collect();
     v.extend(MemcgEvent::ALL.iter().map(|(_, n)| format!("memcg.{n}")));
     v.extend(VmEvent::ALL.iter().map(|(_, n)| format!("vmstat.{n}")));
+    // node.N.unreclaimable: one a node; a machine of N nodes reports node.0 .. node.{N-1} here
+    v.push("node.0.unreclaimable".to_string());
     v.extend(
         [
             "meminfo.MemFree_kB",

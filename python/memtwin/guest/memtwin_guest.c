@@ -43,6 +43,10 @@ static char top[512];
 static char *snapfiles[16];
 static int nsnap;
 static int zswap_stats; /* ZSWAP 1: dump /sys/kernel/debug/zswap with every snapshot */
+/* THROTTLE PATH: the vmscan:mm_vmscan_throttled histogram (hist:keys=reason, set by /init) dumped
+ * with every snapshot (#throttled: its counts so far, per reason), and with every full (end)
+ * snapshot each node's node_unreclaimable from /proc/zoneinfo (#zoneinfo) */
+static char *throttle_hist;
 static char *tracked[100000];
 static int ntracked;
 static unsigned char *wbuf;
@@ -365,6 +369,25 @@ static void folios(const char *cgdir) {
         if (f_orders[o]) oprintf("order %d %ld\n", o, f_orders[o]);
 }
 
+/* #zoneinfo: "NODE VALUE" for each zone's `node_unreclaimable:` line of /proc/zoneinfo (mm/vmstat.c
+ * zoneinfo_show_print(): pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES, 4.12+, printed under every
+ * zone of the node), the node taken from the zone's "Node N, zone NAME" header */
+static void zoneinfo_unreclaimable(void) {
+    oprintf("#zoneinfo\n");
+    FILE *zf = fopen("/proc/zoneinfo", "r");
+    if (!zf) {
+        oprintf("!missing %s\n", strerror(errno));
+        return;
+    }
+    char line[512];
+    int node = -1, v;
+    while (fgets(line, sizeof line, zf)) {
+        if (sscanf(line, "Node %d,", &v) == 1) node = v;
+        else if (node >= 0 && sscanf(line, " node_unreclaimable: %d", &v) == 1) oprintf("%d %d\n", node, v);
+    }
+    fclose(zf);
+}
+
 /* A snapshot of the running task (pid 0), or of task `pid`, a zombie killed by the OOM killer whose
  * step the parent ends for it: its /proc/PID/io and stat (a zombie keeps them until it is reaped);
  * its rusage (`killed_ru`, from wait4() once reaped) is printed by the caller. */
@@ -393,6 +416,7 @@ static void snap_of(const char *phase, const char *cgdir, int full, pid_t pid) {
         dump(tag, p);
     }
     dump("vmstat", "/proc/vmstat");
+    if (throttle_hist) dump("throttled", throttle_hist);
     kswapd_cpu();
     kthread_waits();
     if (zswap_stats) {
@@ -415,6 +439,7 @@ static void snap_of(const char *phase, const char *cgdir, int full, pid_t pid) {
     }
     if (full) {
         dump("meminfo", "/proc/meminfo");
+        if (throttle_hist) zoneinfo_unreclaimable();
         if (strcmp(version, "2") == 0) {
             snprintf(p, sizeof p, "%s/cgroup.stat", top);
             dump("cgstat", p);
@@ -429,6 +454,7 @@ static void snap_of(const char *phase, const char *cgdir, int full, pid_t pid) {
 }
 
 static void snap(const char *phase, const char *cgdir, int full) { snap_of(phase, cgdir, full, 0); }
+
 
 /* Each task's step in progress, in memory shared with the parent (touched by the parent before the
  * tasks start, so charged to none of the scenario's memcgs): the step's name, its memcg and the
@@ -1119,6 +1145,8 @@ int main(int argc, char **argv) {
             snapfiles[nsnap++] = strdup(f[1]);
         } else if (!strcmp(f[0], "ZSWAP")) {
             zswap_stats = atoi(f[1]);
+        } else if (!strcmp(f[0], "THROTTLE")) {
+            throttle_hist = unesc(f[1]);
         } else if (!strcmp(f[0], "MKCG")) {
             char *d = unesc(f[1]);
             if (mkdir(d, 0755) < 0 && errno != EEXIST) die("setup: mkdir %s: %s", d, strerror(errno));

@@ -1450,8 +1450,19 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// - 3.11-4.11 (4.4 read): no count; kswapd balances again without sleeping until
 ///   `pgdat_balanced()` holds, which an unreclaimable node does (scanned 6x its LRU pages since
 ///   the last free, `zone_reclaimable()`), and `wakeup_kswapd()` wakes it again at once.
+///
+/// /proc/zoneinfo's `node_unreclaimable` (mm/vmstat.c zoneinfo_show_print(), 4.12+:
+/// `pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES`) says the same: the step metric
+/// `node.0.unreclaimable` is 1 on the hopeless node, 0 once direct reclaim revived it, and 0
+/// throughout before 4.12.
 #[test]
 fn kswapd_failures_leave_a_hopeless_node_to_direct_reclaim_from_4_12() {
+    // the step metric at this instant (a step's end), as a run reports it
+    let node_unreclaimable = |k: &Kernel| {
+        let snap = crate::metrics::Snapshot::take(k, crate::types::MemcgId::ROOT, Default::default());
+        let m = crate::metrics::step_metrics(k, crate::types::MemcgId::ROOT, &snap, &snap, false);
+        m.iter().find(|(n, _)| n == "node.0.unreclaimable").expect("node.0.unreclaimable is reported").1
+    };
     for (profile, counts) in [("linux-6.1", true), ("linux-5.0", true), ("linux-6.18", true), ("linux-4.4", false), ("linux-3.13", false)] {
         let mut s = sim(&format!(
             r#"
@@ -1495,6 +1506,7 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
         if counts {
             assert_eq!(k.nodes[0].kswapd_failures, crate::page_alloc::MAX_RECLAIM_RETRIES, "{profile}: 16 failed passes");
             assert!(k.kswapd_hopeless(0) && !k.node_balanced(0), "{profile}: asleep on a hopeless node below high");
+            assert_eq!(node_unreclaimable(k), 1.0, "{profile}: zoneinfo_show_print()'s node_unreclaimable");
             // Every failed pass went down to priority 0: each scanned at least the whole list.
             assert!(scanned >= 16 * cached, "{profile}: {scanned} scanned, {cached} cached");
             let t = k.now + 1_000_000_000;
@@ -1508,6 +1520,7 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
             k.read_pinned = None;
             assert!(k.try_to_free_pages(32) > 0, "{profile}");
             assert_eq!(k.nodes[0].kswapd_failures, 0, "{profile}: shrink_node() made progress");
+            assert_eq!(node_unreclaimable(k), 0.0, "{profile}: revived");
             while k.node_balanced(0) {
                 let i = held.len() as u32;
                 held.push(k.alloc_page(InodeId(0), i).expect("memory left"));
@@ -1516,6 +1529,7 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
             assert_eq!(wakeups(k), w0 + 2, "{profile}: a successful direct reclaim revives kswapd");
         } else {
             assert_eq!(k.nodes[0].kswapd_failures, 0, "{profile}: no kswapd_failures before 4.12");
+            assert_eq!(node_unreclaimable(k), 0.0, "{profile}: no node_unreclaimable before 4.12");
             // kswapd went on without sleeping until the node stopped being zone_reclaimable().
             assert!(!k.node_reclaimable(0) && k.node_balanced(0), "{profile}");
             assert!(scanned >= 6 * cached, "{profile}: {scanned} scanned, {cached} cached");
