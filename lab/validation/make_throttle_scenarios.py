@@ -157,6 +157,7 @@ ops = [
 [cgroups.hog]
 """ + HOG,
         metrics=["node.0.unreclaimable", "oom_killed", "vmstat.oom_kill"],
+        shown=["vmstat.pgscan_kswapd", "vmstat.pgscan_direct", "vmstat.pgsteal_kswapd", "vmstat.pgsteal_direct"],
     ),
     "qemu61-throttle-kswapd-fail-after": dict(
         what="the same hog, then a reader of a cold 64M file once the OOM killer ended it: the node stays unreclaimable",
@@ -293,9 +294,10 @@ def text(name: str, pending: bool) -> str:
                   "Tolerances: rel 0.10 and abs the larger of the usual floor and the kernel's own spread, the",
                   "largest range of a step's value over the boots (lab/validation/make_throttle_scenarios.py spread()).",
                   "Per step, the boots' figures:"]
-        for m in s["metrics"]:
+        for m in s["metrics"] + s.get("shown", []):
             rng, said_m = spread(name, pending, m)
-            lines.append(f"  {m} (range {int(rng) if float(rng).is_integer() else rng}): " + "; ".join(said_m))
+            held = "" if m in s["metrics"] else ", not held"
+            lines.append(f"  {m} (range {int(rng) if float(rng).is_integer() else rng}{held}): " + "; ".join(said_m))
     notes = "".join(f"# {line}\n" if line else "#\n" for line in lines)
     out = HEAD.format(what=s["what"], recorded_said=said, dir=d, name=name, desc=s["desc"], read_bw=s["read_bw"], write_bw=s["write_bw"],
                       notes=notes, kernel=s.get("kernel", ""), cgroup=s.get("cgroup", "v2"))
