@@ -32,6 +32,12 @@ reclaimed. --light, three runs: medians 515, 460, 464 us (p10 487, 453, 448): 46
 a call. scenarios/validation/host-tight-ra128 (order-0, read_ahead_kb 128: M4's read): 1663
 reclaims, 5.0 calls and 35 pages reclaimed each; least squares 33 ns per reclaim, 163 per call,
 1142 per page reclaimed (calls and pages move together: not separable there).
+
+Again 2026-11-29 16:24-16:25 (ra11) on 6.18.44-fc-v782 (the quiet sets' boot), load 10.2-11.3:
+host-ext4-tight-ra8192-queue: full 13 reclaims freed nothing, 644 calls median (390 ns a call with the
+events), --light 23, median 171 us (p10 148): 266 ns a call; the one-pass 512M throttled scenario
+(host-ext4-seq-tight-512m-ra8192 cut to pass 1): full 87, 642 calls, --light 41, median 154 us (p10 146):
+240 ns a call. A third of the v857 host's figure above, at the same load (BENCHMARKS.md M13).
 """
 import argparse
 import json

@@ -89,6 +89,9 @@ def limit(on, size):
 # -queue twins pass since the loop device completes a reader's windows together (LOOP_QUEUE
 # complete_together: -1.7..+0.1%) and are in scenarios/validation/. Tried and not kept: joining a held
 # bio to the batch in flight at its submission (+9..+22%; a bio blk-throttle holds is not on the device).
+# What decides the throttled three is a race between the order-6 window's read and the order-0 fallback's
+# failing reclaims, which the twin (its failing reclaim 3x the host's, M13) always loses and the idle kernel loses in about
+# half the cycles (THROTTLED_NOTE; large-folios.md, "The throttled ra8192 trio's cycles on an idle host").
 # And the 256M one on 6.1 XFS, +16..+18% with the CPU speed its
 # guest measured at boot (17 times slower than the engine's cost table, where its passes' own
 # system time says 59-177: large-folios.md, "The QEMU pair is the guest's CPU"). They stay in
@@ -132,13 +135,22 @@ QUIET_NOTE = ("# Compared with a recording set taken on a quiet host (real/NAME-
               "# real/NAME-v782loadN.json (v782, load 11.6-14.7).\n")
 
 # Why the three throttled ones are still pending (in their headers).
-THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's medians. Measured so far: the same\n"
-                  "# scenario unthrottled (-queue, scenarios/validation/) is within 2% on the quiet set, so what is missing is in\n"
-                  "# how the 500M rule's slices (blk_throttle.rs) meet the reader: the quiet kernel starts more ramps and\n"
-                  "# ends most of them before their order-4 window (order-4 folios 0.14-0.40 of order-2 ones in the quiet\n"
-                  "# runs of the three; the twin's every ramp runs it: 0.50). Joining a bio blk-throttle holds to the\n"
-                  "# batch in flight at its submission (+9..+22%) was tried and is not what the kernel does\n"
-                  "# (lab/validation/large-folios.md, \"The six host ra8192 scenarios on a quiet host\").\n")
+THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's medians. The same scenario\n"
+                  "# unthrottled (-queue, scenarios/validation/) is within 2%. What decides a pass (ra11, traced on the idle\n"
+                  "# host; lab/validation/large-folios.md, \"The throttled ra8192 trio's cycles on an idle host\"): a race in\n"
+                  "# each ramp whose order-6 window blk-throttle lets go while it holds the order-8 window's bio. If the order-6\n"
+                  "# window's read completes during the order-0 fallback's two failing reclaims (try_charge_memcg()'s drained\n"
+                  "# retry), they evict it unread and the reader restarts in it (3.6-4.5 pages read a page of progress); if\n"
+                  "# after, the reader reads it, the next window stops on the held window's locked folios and the held window\n"
+                  "# is read whole (1.3). The idle kernel goes the cheap way in 3 of 11 and 5 of 10 such cycles, the twin in\n"
+                  "# none: its reclaim that frees nothing takes 478 us (M13) against the host's 157-161 us (idle, and 159 at\n"
+                  "# load 10), its device gives the 8 MiB window in 2.6 ms against 1.1-1.7. With M13 as measured there\n"
+                  "# (shrink_list_call 62) it goes the cheap way nearly always and reads -8..-24% (not kept: 8 metrics of three\n"
+                  "# other validation scenarios leave tolerance; BENCHMARKS.md M13). Refuted: ramps ended before their\n"
+                  "# order-4 window (the quiet runs' low order-4/order-2 ratio is order-2 windows of up to 4096 pages after\n"
+                  "# a miss inside a read, the cheap way's end; the ramps' own ratio is 0.54-0.55), a reclaimed PG_readahead\n"
+                  "# folio, a sync miss on a held folio, -EEXIST; joining a bio blk-throttle holds to the batch in flight at\n"
+                  "# its submission (+9..+22%; \"The six host ra8192 scenarios on a quiet host\").\n")
 THROTTLED_NOTES = {"host-ext4-seq-tight-512m-ra8192": THROTTLED_NOTE.format(fig="+26.0/+27.8/+28.0% a pass"),
                    "host-ext4-seq-tight-1g-ra8192": THROTTLED_NOTE.format(fig="+31.3/+19.7/+22.2% a pass"),
                    "host-ext4-tight-ra8192": THROTTLED_NOTE.format(fig="+25.0%")}

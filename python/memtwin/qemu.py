@@ -978,7 +978,7 @@ def default_timeout(plan: dict) -> int:
 
 # ---------------------------------------------------------------- parsing what the guest printed
 
-_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|throttled|zoneinfo|kswapd|zswap|meminfo|cgstat|res|folios|killed)$")
+_SECTION = re.compile(r"^#(cgdir|t|ru|io|stat|cg \S+|vmstat|kswapd|throttled|zoneinfo|kthwait|zswap|meminfo|cgstat|res|folios|killed)$")
 
 
 def _sections(text: str) -> dict:
@@ -1234,6 +1234,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         ks = kswapd_cpu_s(a_sec, b_sec)
         if ks is not None:
             rec["kswapd_cpu_s"] = ks
+        rec.update(kthread_waits(a_sec, b_sec))
         wm, wus = wait_metrics(a_sec, b_sec)
         metrics.update(wm)
         if wus is not None:
@@ -1266,6 +1267,50 @@ def kswapd_cpu_s(a_sec: dict, b_sec: dict) -> Optional[float]:
     if how_a != how_b:
         return None
     return max(0, int(ns_b) - int(ns_a)) / 1e9
+
+
+def _kthwait(sec: dict) -> Optional[dict]:
+    """{pid: (comm, run_delay_ns, pcount)} of a snapshot's `#kthwait` section (memtwin_guest.c
+    kthread_waits()), or None when the guest printed none (an older guest program) or a line is
+    unreadable."""
+    if "kthwait" not in sec:
+        return None
+    out = {}
+    for line in sec["kthwait"].splitlines():
+        f = line.split()
+        if len(f) != 4 or not all(x.isdigit() for x in f[1:]):
+            return None
+        out[int(f[1])] = (f[0], int(f[2]), int(f[3]))
+    return out
+
+
+def kthread_waits(a_sec: dict, b_sec: dict) -> dict:
+    """The guest scheduler's run-queue waits, between a step's two snapshots, of the kernel threads
+    its tasks wake (wake11, no tracing: /proc/PID/schedstat's run_delay and pcount, kthread_waits() in
+    memtwin_guest.c): `kswapd_run_delay_s` and `kswapd_runs` (the kswapdN threads' time from wake-up
+    to switch-in, summed, and their switch-ins), `kworker_run_delay_s` and `kworker_runs` (the same of
+    the CPU-bound kworker/N:M threads, which run 6.1's zswap shrink worker; a kworker that exited
+    within the step is missing, one that appeared in it counts from its start). A vCPU the host does
+    not run after the switch-in is run time, not wait, to the guest (lab/measurements/kswapd-direct).
+    {} when the guest printed none."""
+    a, b = _kthwait(a_sec), _kthwait(b_sec)
+    if a is None or b is None:
+        return {}
+    out = {}
+    for key, pre in (("kswapd", "kswapd"), ("kworker", "kworker/")):
+        delay = runs = 0
+        seen = False
+        for pid, (comm, d, n) in b.items():
+            if not comm.startswith(pre):
+                continue
+            seen = True
+            d0, n0 = (a[pid][1], a[pid][2]) if pid in a and a[pid][0] == comm else (0, 0)
+            delay += max(0, d - d0)
+            runs += max(0, n - n0)
+        if seen:
+            out[f"{key}_run_delay_s"] = delay / 1e9
+            out[f"{key}_runs"] = runs
+    return out
 
 
 def parse_folios(text: str) -> dict:

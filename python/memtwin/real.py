@@ -308,6 +308,32 @@ def _vmstat() -> dict:
 
 # The run's /sys/kernel/debug/zswap (HostRun._swap), set in a task process by run_task.
 _ZSWAP_DEBUG_DIR: Optional[str] = None
+# The run's loop device's /sys/block/loopN/stat (HostRun._disk), set in a task process by run_task.
+_DISKSTAT: Optional[str] = None
+
+# /sys/block/DEV/stat's fields (Documentation/block/stat.rst), a step's `disk` (the device's
+# counters over the step's window: every task's I/O on the device, the flusher's writeback
+# included; the ticks are milliseconds). Not metrics: the engine counts no block requests yet.
+DISKSTAT_FIELDS = ("read_ios", "read_merges", "read_sectors", "read_ticks_ms", "write_ios", "write_merges",
+                   "write_sectors", "write_ticks_ms", "in_flight", "io_ticks_ms", "time_in_queue_ms")
+
+
+def disk_window(a, b) -> Optional[dict]:
+    """The run's device's counters over a step's window from snapshots `a` and `b` (their `disk`:
+    diskstat()), in_flight a level (its value at the end); None without both."""
+    da, db = getattr(a, "disk", None), getattr(b, "disk", None)
+    if not da or not db:
+        return None
+    return {k: db[k] if k == "in_flight" else db[k] - da[k] for k in DISKSTAT_FIELDS if k in da and k in db}
+
+
+def diskstat(path: str) -> Optional[dict]:
+    """The counters of a block device's stat file (DISKSTAT_FIELDS), or None when unreadable."""
+    try:
+        vals = [int(x) for x in _read(path).split()]
+    except (OSError, ValueError):
+        return None
+    return dict(zip(DISKSTAT_FIELDS, vals))
 
 
 class Snap:
@@ -332,6 +358,7 @@ class Snap:
                 except (OSError, ValueError):
                     pass
             self.zswap = z
+        self.disk = diskstat(_DISKSTAT) if _DISKSTAT else None
         try:
             # System-wide memory pressure (the only PSI a cgroup v1 host has).
             self.psi_sys = _psi(_read("/proc/pressure/memory"))
@@ -788,8 +815,9 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
     instances that count the folios the page cache gains and loses (HostRun._trace_folios)."""
     import gc
 
-    global _ZSWAP_DEBUG_DIR
+    global _ZSWAP_DEBUG_DIR, _DISKSTAT
     _ZSWAP_DEBUG_DIR = plan.get("_zswap_debug")
+    _DISKSTAT = plan.get("_diskstat")
     job_traces, lost_seen = traces or {}, {}
     rng = EngineRng(seed)
     cgdir = cg.path(task["cgroup"])
@@ -825,7 +853,9 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
             raise OpError(f"task {task['name']}, step {op['step']!r}: {op['op']} failed on the real kernel: {e.strerror or e}") from None
         if i + 1 < len(ops) and ops[i + 1]["step"] == op["step"]:
             continue
-        metrics, res = step_metrics(cg, snap, Snap(cg, step_cg), files)
+        end = Snap(cg, step_cg)
+        metrics, res = step_metrics(cg, snap, end, files)
+        disk = disk_window(snap, end)
         if not has_mlock(plan):
             metrics.pop("memcg.unevictable_bytes", None)
         if i + 1 == len(ops):
@@ -837,6 +867,8 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
         rec = {"name": op["step"], "task": task["name"], "memcg": "/" + (task_cg_name(cg, step_cg)),
                "metrics": metrics, "resident_pages": res, "pagecache": total, "_end": time.time(), "_start": step_start,
                "_samples": samples}
+        if disk:
+            rec["disk"] = disk
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
         if job_traces:
@@ -995,6 +1027,83 @@ def queue_limits(qdir: str) -> dict:
         except (OSError, ValueError):
             pass
     return out
+
+
+def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
+    """What the block device `name`'s queue has: QUEUE_LIMITS, the scheduler in use
+    (`queue/scheduler`'s bracketed name) and those it offers, blk-wbt's `wbt_lat_usec` (0: off;
+    absent without CONFIG_BLK_WBT) and the driver's tags per hardware queue (`mq/0/nr_tags`: the
+    loop driver's `hw_queue_depth`)."""
+    q = os.path.join(sysfs, name, "queue")
+    out = queue_limits(q)
+    try:
+        words = _read(os.path.join(q, "scheduler")).split()
+        out["scheduler"] = next((w.strip("[]") for w in words if w.startswith("[")), "none")
+        out["schedulers"] = [w.strip("[]") for w in words]
+    except OSError:
+        pass
+    for k, path in (("wbt_lat_usec", os.path.join(q, "wbt_lat_usec")), ("hw_queue_depth", os.path.join(sysfs, name, "mq", "0", "nr_tags"))):
+        try:
+            out[k] = int(_read(path))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+# The [devices.X] keys the host runner sets on its loop device when the scenario gives them
+# (plan `queue_keys_given`), in this order: the scheduler
+# first (switching elevators re-enables or disables blk-wbt: `wbt_enable_default()`, BFQ turns it
+# off), then blk-wbt's target latency, then the request size.
+QUEUE_KEYS = ("scheduler", "wbt_lat_usec", "max_sectors_kb", "driver_depth")
+
+
+def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> list:
+    """Give the block device `name` the scenario device `dev`'s queue settings the scenario
+    names (QUEUE_KEYS): `scheduler` (one the kernel offers for the device), `wbt_lat_usec`
+    (integer microseconds, 0 = off), `max_sectors_kb` (from a page to the device's
+    max_hw_sectors_kb); `driver_depth` is checked against the driver's tags (the loop driver's
+    hw_queue_depth is fixed when the device is made). The keys set, in order; RealError naming
+    the key, the value and the accepted values for one the device cannot have."""
+    write = write or _write
+    q = os.path.join(sysfs, name, "queue")
+    given = set(dev.get("queue_keys_given") or [])
+    key = lambda k: f"[devices.{dev['name']}] {k} = {dev[k]!r}"  # noqa: E731
+    have = queue_state(name, sysfs)
+    done = []
+    for k in QUEUE_KEYS:
+        if k not in given:
+            continue
+        v = dev[k]
+        if k == "scheduler":
+            offered = have.get("schedulers") or []
+            if v not in offered:
+                raise RealError(f"{key(k)}: this host's loop device {name} offers the schedulers {', '.join(offered) or '(none listed)'} "
+                                f"(/sys/block/{name}/queue/scheduler)\n"
+                                f"  fix: use one of {', '.join(offered)} for the host run" + (" (cfq went in 5.0), or use --on qemu" if v == "cfq" else ""))
+            write(os.path.join(q, "scheduler"), v)
+        elif k == "wbt_lat_usec":
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise RealError(f"{key(k)}: blk-wbt's target latency is an integer of microseconds, 0 to switch it off\n"
+                                "  fix: write e.g. wbt_lat_usec = 2000 (2 ms), or 0")
+            if "wbt_lat_usec" not in have:
+                raise RealError(f"{key(k)}: this host's kernel has no /sys/block/{name}/queue/wbt_lat_usec (CONFIG_BLK_WBT off)\n"
+                                "  fix: drop wbt_lat_usec for the host run, or use --on qemu")
+            write(os.path.join(q, "wbt_lat_usec"), str(v))
+        elif k == "max_sectors_kb":
+            hw = have.get("max_hw_sectors_kb")
+            if hw is not None and not 4 <= v <= hw:
+                raise RealError(f"{key(k)}: this host's loop device {name} takes max_sectors_kb from 4 (a page) to its "
+                                f"max_hw_sectors_kb {hw}\n  fix: give a value from 4 to {hw} for the host run")
+            write(os.path.join(q, "max_sectors_kb"), str(v))
+        elif k == "driver_depth":
+            tags = have.get("hw_queue_depth")
+            if tags is not None and tags != v:
+                raise RealError(f"{key(k)}: this host's loop device {name} takes {tags} requests (the loop driver's hw_queue_depth, "
+                                f"/sys/block/{name}/mq/0/nr_tags, fixed when the device is made)\n"
+                                f"  fix: write driver_depth = {tags} for the host run, or drop it")
+            continue
+        done.append(k)
+    return done
 
 
 def fs_of(plan: dict) -> tuple:
@@ -1352,7 +1461,11 @@ class HostRun:
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
-        self.queue = queue_limits(f"/sys/block/{name}/queue")
+        devs = self.plan["devices"]
+        self.queue_set = apply_queue(devs[0], name) if devs else []
+        # what the queue really has, read back after setting it (queue_state)
+        self.queue = queue_state(name)
+        self.plan["_diskstat"] = f"/sys/block/{name}/stat"
         mnt = os.path.join(self.scratch, "mnt")
         os.mkdir(mnt)
         r = subprocess.run(["mount", "-t", fs, self.loop, mnt], capture_output=True, text=True)
@@ -1511,7 +1624,9 @@ class HostRun:
             "machine": {"cpus": os.cpu_count(), "ram_kB": _meminfo().get("MemTotal"), "cgroup": f"{self.version} at {self.mnt}",
                         "disk": f"{self.fs} image on {self.loop} ({'a new ' if getattr(self, 'loop_new', False) else ''}loop, direct I/O) in {self.scratch_parent}, {getattr(self, 'disk_throttle', 'unthrottled')}",
                         "fs": self.fs, "mkfs": self.mkfs,
-                        "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}), "arch": u.machine},
+                        "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}),
+                        # the queue keys the runner set from the scenario (the rest are the loop driver's)
+                        "queue_set": getattr(self, "queue_set", []), "arch": u.machine},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
             # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks

@@ -480,6 +480,20 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     return None
 
 
+def recorded_kworker_wait(real: dict) -> Optional[int]:
+    """The mean run-queue wait in ns of a recorded QEMU/TCG boot's CPU-bound kworkers (wake11: its
+    steps' `kworker_run_delay_s` summed over their `kworker_runs`, /proc/PID/schedstat, the guest's
+    kthread_waits()), or None where the recording has none (recorded before wake11, on the host, or
+    no kworker ran)."""
+    delay, runs = 0.0, 0
+    for s in real.get("steps") or []:
+        d, n = s.get("kworker_run_delay_s"), s.get("kworker_runs")
+        if isinstance(d, (int, float)) and not isinstance(d, bool) and math.isfinite(d) and d >= 0 \
+                and isinstance(n, int) and not isinstance(n, bool) and n >= 0:
+            delay, runs = delay + d, runs + n
+    return round(delay * 1e9 / runs) if runs else None
+
+
 def plan_step_counts(plan: dict) -> dict:
     """{task: its number of steps} of a plan: a step is a run of consecutive ops with one step name
     (as the engine groups them, TaskSpec::step_gaps)."""
@@ -525,9 +539,11 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     measured its guest's CPUs, the machine it ran on: `machine.cpu_slowdown` and
     `machine.copy_slowdown` as measured when the boot split them (the kernel's code and its
     copies, `recorded_split_slowdown`), else `machine.cpu_slowdown` as the hot read measured it,
-    and `machine.wakeup_latency` as its samples when it measured them (the emulated CPUs' speed
-    and wake-ups change from boot to boot with the host's load; measured properties of that
-    run's machine, like its RAM, not fitted constants)."""
+    and `machine.wakeup_latency` as its samples when it measured them, and
+    `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
+    recorded them (`recorded_kworker_wait`; the emulated CPUs' speed and wake-ups change from boot
+    to boot with the host's load; measured properties of that run's machine, like its RAM, not
+    fitted constants)."""
     sets = [f"kernel.boot_seed={i}"]
     split = recorded_split_slowdown(real)
     k = recorded_cpu_slowdown(real)
@@ -538,6 +554,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     lat = recorded_wakeup_latency(real)
     if lat is not None:
         sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")
+    kw = recorded_kworker_wait(real)
+    if kw is not None:
+        sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
     return sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
 
 

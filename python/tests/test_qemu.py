@@ -810,6 +810,25 @@ def test_kswapd_cpu_is_the_difference_of_a_steps_snapshots():
     assert qemu.kswapd_cpu_s(a, {"kswapd": "schedstat"}) is None
 
 
+def test_kthread_waits_are_the_schedstat_differences_of_a_steps_snapshots():
+    """memtwin_guest.c kthread_waits() (wake11): `#kthwait` lines "COMM PID RUN_DELAY_NS PCOUNT" from
+    /proc/PID/schedstat; a step's kswapd_run_delay_s/kswapd_runs are the kswapd threads' end minus
+    start, kworker_* the CPU-bound kworkers' (paired by pid: one that appeared within the step counts
+    from 0, one whose pid now names another thread too)."""
+    a = {"kthwait": "kswapd0 44 1000000 10\nkworker/0:1 7 500 2\nkworker/1:0 9 100 1"}
+    b = {"kthwait": "kswapd0 44 4000000 13\nkworker/0:1 7 2500 5\nkworker/1:2 30 700 4"}
+    w = qemu.kthread_waits(a, b)
+    assert w == {"kswapd_run_delay_s": 0.003, "kswapd_runs": 3, "kworker_run_delay_s": 2.7e-06, "kworker_runs": 7}
+    # a reused pid with another name counts from 0
+    assert qemu.kthread_waits({"kthwait": "kworker/0:1 44 10 1"}, {"kthwait": "kswapd0 44 30 2"}) == \
+        {"kswapd_run_delay_s": 3e-08, "kswapd_runs": 2}
+    assert qemu.kthread_waits(a, {}) == {}  # an older guest program
+    assert qemu.kthread_waits(a, {"kthwait": "kswapd0 44 x 13"}) == {}  # unreadable: nothing, not a guess
+    # the section reaches a step record through parse_output's section split
+    sec = qemu._sections("#kswapd\nschedstat 5\n#kthwait\nkswapd0 44 7 1\n#zswap\n")
+    assert sec["kthwait"] == "kswapd0 44 7 1" and sec["kswapd"] == "schedstat 5"
+
+
 def test_split_calibration_references_are_the_engines(tmp_path):
     """REF_COPY_PAGE_NS and REF_SMALL_READ_NS_PER_CALL are the engine's copy_page and syscall +
     lookup, read back from its system time: `[machine] copy_slowdown = 2` adds one copy_page per

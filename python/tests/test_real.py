@@ -873,3 +873,106 @@ def test_engine_rng_draws_the_engines_pages():
     assert [r.randrange(24576) for _ in range(5)] == [10605, 649, 23860, 2613, 8044]
     r1 = EngineRng(1)
     assert [r1.randrange(24576) for _ in range(5)] != [10605, 649, 23860, 2613, 8044]
+
+
+def _fake_queue(tmp_path, scheduler="[none] mq-deadline kyber bfq", wbt="2000", hw=1280):
+    """A /sys/block/loop9 with the files apply_queue reads and writes."""
+    q = tmp_path / "loop9" / "queue"
+    q.mkdir(parents=True)
+    (q / "scheduler").write_text(scheduler + "\n")
+    if wbt is not None:
+        (q / "wbt_lat_usec").write_text(wbt + "\n")
+    (q / "max_sectors_kb").write_text(f"{hw}\n")
+    (q / "max_hw_sectors_kb").write_text(f"{hw}\n")
+    (tmp_path / "loop9" / "mq" / "0").mkdir(parents=True)
+    (tmp_path / "loop9" / "mq" / "0" / "nr_tags").write_text("128\n")
+    return str(tmp_path)
+
+
+def _dev(**k):
+    d = {"name": "sda", "scheduler": "none", "max_sectors_kb": 512, "driver_depth": 128, "queue_keys_given": []}
+    d.update(k)
+    return d
+
+
+def test_the_host_runner_sets_only_the_queue_keys_the_scenario_gives(tmp_path):
+    """[devices.X] scheduler, wbt_lat_usec and max_sectors_kb go to the loop device's queue when
+    the scenario gives them, the scheduler first (switching it re-enables or disables blk-wbt);
+    a scenario that gives none leaves the loop driver's own (the engine's era defaults, e.g.
+    max_sectors_kb 512, are not the loop device's 1280: the recordings were taken on the latter)."""
+    sysfs = _fake_queue(tmp_path)
+    wrote = []
+    assert real.apply_queue(_dev(), "loop9", sysfs, write=lambda p, v: wrote.append((p, v))) == []
+    assert wrote == []
+    # the engine's resolved wbt_lat_usec (75000 on a rotational device) is not set unless given
+    assert real.apply_queue(_dev(wbt_lat_usec=75000), "loop9", sysfs, write=lambda p, v: wrote.append((p, v))) == []
+    assert wrote == []
+    dev = _dev(scheduler="mq-deadline", max_sectors_kb=128, wbt_lat_usec=0, queue_keys_given=["scheduler", "max_sectors_kb", "driver_depth", "wbt_lat_usec"])
+    assert real.apply_queue(dev, "loop9", sysfs, write=lambda p, v: wrote.append((os.path.relpath(p, sysfs), v))) == \
+        ["scheduler", "wbt_lat_usec", "max_sectors_kb"]
+    assert wrote == [("loop9/queue/scheduler", "mq-deadline"), ("loop9/queue/wbt_lat_usec", "0"), ("loop9/queue/max_sectors_kb", "128")]
+    st = real.queue_state("loop9", sysfs)
+    assert st["scheduler"] == "none" and st["schedulers"] == ["none", "mq-deadline", "kyber", "bfq"]
+    assert st["wbt_lat_usec"] == 2000 and st["hw_queue_depth"] == 128 and st["max_hw_sectors_kb"] == 1280
+
+
+@pytest.mark.parametrize("dev, wbt, match", [
+    (_dev(scheduler="cfq", queue_keys_given=["scheduler"]), "2000",
+     r"\[devices\.sda\] scheduler = 'cfq': this host's loop device loop9 offers the schedulers none, mq-deadline, kyber, bfq(.|\n)*fix: use one of"),
+    (_dev(max_sectors_kb=4096, queue_keys_given=["max_sectors_kb"]), "2000",
+     r"\[devices\.sda\] max_sectors_kb = 4096(.|\n)*from 4 \(a page\) to its max_hw_sectors_kb 1280(.|\n)*fix: give a value from 4 to 1280"),
+    (_dev(wbt_lat_usec=-1, queue_keys_given=["wbt_lat_usec"]), "2000", r"\[devices\.sda\] wbt_lat_usec = -1: blk-wbt's target latency is an integer of microseconds, 0 to switch it off"),
+    (_dev(wbt_lat_usec=2000, queue_keys_given=["wbt_lat_usec"]), None, r"\[devices\.sda\] wbt_lat_usec = 2000: this host's kernel has no .*wbt_lat_usec \(CONFIG_BLK_WBT off\)"),
+    (_dev(driver_depth=32, queue_keys_given=["driver_depth"]), "2000", r"\[devices\.sda\] driver_depth = 32: .* takes 128 requests(.|\n)*fix: write driver_depth = 128"),
+])
+def test_a_queue_setting_the_loop_device_cannot_have_is_refused_by_name(tmp_path, dev, wbt, match):
+    sysfs = _fake_queue(tmp_path, wbt=wbt)
+    wrote = []
+    with pytest.raises(real.RealError, match=match):
+        real.apply_queue(dev, "loop9", sysfs, write=lambda p, v: wrote.append(p))
+    assert wrote == []
+
+
+def test_the_plan_names_the_queue_keys_the_scenario_gives(tmp_path):
+    plan = memtwin.load(_scn(tmp_path)).doc.plan(None, [])
+    d = plan["devices"][0]
+    assert d["queue_keys_given"] == [] and d["max_sectors_kb"] == 512 and d["scheduler"] == "mq-deadline"
+    plan = memtwin.load(_scn(tmp_path)).doc.plan(None, ["devices.sda.scheduler=none", "devices.sda.max_sectors_kb=128"])
+    d = plan["devices"][0]
+    assert sorted(d["queue_keys_given"]) == ["max_sectors_kb", "scheduler"] and d["max_sectors_kb"] == 128 and d["scheduler"] == "none"
+
+
+@needs_host
+def test_host_run_gives_the_loop_device_the_scenarios_queue_and_counts_its_requests(tmp_path, capsys):
+    """The loop device gets the scenario's scheduler and max_sectors_kb; the JSON reads back what
+    the queue had (real.machine.queue) and each step's /sys/block/loopN/stat counters (`disk`): 3 MiB
+    read cold in requests of at most 128 KiB take at least 24 of them."""
+    before = _leftovers()
+    p = tmp_path / "s.toml"
+    p.write_text((SMALL % "").replace('read_ahead_kb = 128', 'read_ahead_kb = 128\nscheduler = "mq-deadline"\nmax_sectors_kb = 128'))
+    out_json = tmp_path / "r.json"
+    code, out, err = cli_run(capsys, "real", str(p), "--on", "host", "--json", out_json)
+    assert code == 0, err
+    assert _leftovers() == before
+    v = json.loads(out_json.read_text())["variants"]["default"]
+    q = v["real"]["machine"]["queue"]
+    assert q["scheduler"] == "mq-deadline" and q["max_sectors_kb"] == 128 and q["hw_queue_depth"] > 0
+    assert v["real"]["machine"]["queue_set"] == ["scheduler", "max_sectors_kb"]
+    grep = v["steps"][0]["disk"]
+    assert grep["read_sectors"] >= (3 << 20) >> 9 and grep["read_ios"] >= 24, grep
+    assert not [k for k in v["steps"][0]["metrics"] if k.startswith("disk.")]  # the engine's names only
+    jsonschema = pytest.importorskip("jsonschema")
+    with open(os.path.join(ROOT, "schema", "result.schema.json")) as f:
+        jsonschema.validate(json.loads(out_json.read_text()), json.load(f))
+
+
+@needs_host
+def test_a_queue_setting_the_host_refuses_leaves_no_loop_device(tmp_path, capsys):
+    before = _leftovers()
+    p = tmp_path / "s.toml"
+    p.write_text((SMALL % "").replace('read_ahead_kb = 128', 'read_ahead_kb = 128\nmax_sectors_kb = 4096'))
+    code, out, err = cli_run(capsys, "real", str(p), "--on", "host")
+    assert code == 2 and "[devices.sda] max_sectors_kb = 4096" in err and "fix: give a value from 4 to" in err, err
+    assert "Traceback" not in err
+    # no loop device backed by this process's runs' images is left (others' runs come and go)
+    assert _leftovers() == before and not [d for d, b in leftovers._loops() if f"/memtwin-{os.getpid()}-" in b]

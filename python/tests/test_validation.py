@@ -58,7 +58,8 @@ def test_there_is_a_validation_set():
     # (host-ext4-seq-tight-512m-ra8192 back in validation-pending: its recording set's medians, review3 M1)
     # + issue 18 (trace11): host-mmap-exec and host-ext4-mmap-exec (6.16+'s readahead of exec mappings)
     # + issue 21 (ra10): the three unthrottled -queue ones at read_ahead_kb 8192 (their quiet recording sets)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3
+    # + issue 23 (rec23h): host-queue-rw-seq (a reader beside the flusher's writes, scheduler none and mq-deadline)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 1
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
                                                                 "host-zswap-pool-0.toml"}  # 6.18's zswap
     assert "host-swap-retouch.toml" in names
@@ -282,6 +283,16 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     assert set_run_sets(1, rec({**split, "copy_slowdown": 0, "wakeup_latency_ns": [-1]})) == ["kernel.boot_seed=1", "machine.cpu_slowdown=44"]
     lat = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-first-reader.toml"))
     assert memtwin.run(lat, sets=set_run_sets(1, rec(split))).steps["sys_s"].sum() > 0  # the engine takes the settings
+    # wake11: a boot that recorded its kworkers' run-queue waits (steps' kworker_run_delay_s / kworker_runs)
+    # runs at their mean over its steps as machine.kworker_wakeup_latency; none recorded or none ran: not set
+    from memtwin.validate import recorded_kworker_wait
+    kw = {**rec(None), "steps": [{"kworker_run_delay_s": 0.001, "kworker_runs": 3}, {"name": "x"},
+                                 {"kworker_run_delay_s": 0.003, "kworker_runs": 5}]}
+    assert recorded_kworker_wait(kw) == 500000
+    assert set_run_sets(0, kw) == ["kernel.boot_seed=0", 'machine.kworker_wakeup_latency=["500000ns"]']
+    assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": 0.0, "kworker_runs": 0}]}) is None
+    assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": "1", "kworker_runs": 2}]}) is None
+    assert memtwin.run(lat, sets=set_run_sets(0, kw)).steps["sys_s"].sum() > 0  # the engine takes the setting
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

@@ -184,6 +184,12 @@ pub struct Kernel {
     /// The state of the pseudo-random numbers drawing from `wakeup_latency` (xorshift64, seeded
     /// per boot from `kernel.boot_seed` apart from `memcg_lru_rand`, whose draws it leaves alone).
     pub wakeup_rand: u64,
+    /// How long a CPU-bound kworker that `queue_work()` wakes waits to run, as samples
+    /// (`[machine] kworker_wakeup_latency`; 6.1's zswap shrink worker); empty: at once.
+    pub kworker_wakeup_latency: Vec<Nanos>,
+    /// The state of the pseudo-random numbers drawing from `kworker_wakeup_latency`, apart from
+    /// `wakeup_rand` so that kswapd's draws do not depend on it.
+    pub kworker_rand: u64,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
@@ -357,6 +363,8 @@ impl Kernel {
             memcg_lru_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             wakeup_latency: vec![],
             wakeup_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
+            kworker_wakeup_latency: vec![],
+            kworker_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             stats_flush_next: Nanos::MAX,
             stats_flush_phase: 0,
             oom_victim: None,

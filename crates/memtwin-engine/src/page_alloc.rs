@@ -1972,6 +1972,18 @@ impl Kernel {
         self.wakeup_latency[i]
     }
 
+    /// How long a CPU-bound kworker that `queue_work()` wakes (`__queue_work()` ->
+    /// `insert_work()` -> `wake_up_worker()` -> `wake_up_process()`, kernel/workqueue.c) waits
+    /// before it runs on its CPU: one of the machine's kworker wake-up samples (`[machine]
+    /// kworker_wakeup_latency`), drawn in turn (`kworker_rand`, seeded per boot); 0 without them.
+    pub(crate) fn kworker_wakeup_delay(&mut self) -> Nanos {
+        if self.kworker_wakeup_latency.is_empty() {
+            return 0;
+        }
+        let i = crate::lru_gen::get_random_u32_below(&mut self.kworker_rand, self.kworker_wakeup_latency.len() as u64) as usize;
+        self.kworker_wakeup_latency[i]
+    }
+
     /// The CPU kswapd of node `nid` runs on: the node's last (tasks take the CPUs from the
     /// first, [`Kernel::task_cpu`]), the node's CPUs being an equal share of `nr_cpu_ids`.
     pub fn kswapd_cpu(&self, nid: u32) -> u32 {

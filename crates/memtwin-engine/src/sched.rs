@@ -20,6 +20,8 @@ use std::collections::BinaryHeap;
 /// Mixed into `kernel.boot_seed` for the wake-up latency draws (`Kernel::wakeup_rand`), so that
 /// they are a stream of their own beside the memcg LRU's bins (any constant: only apartness matters).
 const WAKEUP_RAND_SALT: u64 = 0x57A4_E0F1_A7E2_C0DE;
+/// The same for the kworker wake-up draws (`Kernel::kworker_rand`).
+const KWORKER_RAND_SALT: u64 = 0x6B77_6F72_6B65_7231;
 
 #[path = "replay.rs"]
 mod replay;
@@ -320,6 +322,8 @@ impl Simulation {
         k.memcg_lru_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed);
         k.wakeup_latency = scn.machine.wakeup_latency.clone();
         k.wakeup_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ WAKEUP_RAND_SALT);
+        k.kworker_wakeup_latency = scn.machine.kworker_wakeup_latency.clone();
+        k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
         for _ in 0..scn.machine.nodes {

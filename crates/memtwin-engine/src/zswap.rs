@@ -876,15 +876,21 @@ impl Kernel {
     /// the storing task's CPU runs the work, preempting the task (a woken kworker's vruntime is
     /// placed behind it: `check_preempt_wakeup()`), whose stores go on meanwhile on the idle
     /// CPU that pulls it: the engine runs the worker on its own clock from the queueing store's
-    /// time, beside the task ([`Kernel::zswap_shrink_worker_due`]). Queued while a run is under
-    /// way (its `WORK_STRUCT_PENDING` was cleared when it started), the work runs again where
-    /// that run ends; a work already queued stays queued once.
-    fn zswap_queue_shrink_work(&mut self) {
+    /// time, beside the task ([`Kernel::zswap_shrink_worker_due`]). An idle worker (no run under
+    /// way, its clock not ahead) is woken (`wake_up_worker()`) and starts after the machine's
+    /// kworker wake-up latency ([`Kernel::kworker_wakeup_delay`], 0 without samples; wake11), the
+    /// task storing on meanwhile. Queued while a run is under way (its `WORK_STRUCT_PENDING` was
+    /// cleared when it started), the work runs again where that run ends, the worker awake; a
+    /// work already queued stays queued once.
+    pub(crate) fn zswap_queue_shrink_work(&mut self) {
         let now = self.now;
-        let z = self.zswap.as_mut().expect("zswap");
+        let z = self.zswap.as_ref().expect("zswap");
         if !z.shrink_queued {
+            let idle = z.worker_run.is_none() && z.worker_clock <= now;
+            let delay = if idle { self.kworker_wakeup_delay() } else { 0 };
+            let z = self.zswap.as_mut().expect("zswap");
             z.shrink_queued = true;
-            z.shrink_queued_at = now;
+            z.shrink_queued_at = now + delay;
         }
         self.zswap_shrink_worker_due();
     }

@@ -240,6 +240,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         cpu_slowdown: 1,
                         copy_slowdown: None,
                         wakeup_latency: vec![],
+                        kworker_wakeup_latency: vec![],
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,
@@ -258,7 +259,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         // A SATA disk's queue, or every request pending (a deep virtio ring).
                         driver_depth: if ram_mb % 2 == 1 { 32 } else { 128 },
                         // requests of 512 KiB (BLK_DEF_MAX_SECTORS of 4.x) or 1280 KiB (6.x's loop and virtio disks)
-                        max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 } }],
+                        max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 }, queue_keys_given: vec![] }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes

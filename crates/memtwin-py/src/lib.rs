@@ -345,6 +345,13 @@ impl Doc {
             // The device's own queue (blkdev.rs HwQueue): with it and no blk_throttle, read_bw
             // and write_bw are the disk's own, and the host runner leaves it unthrottled.
             x.set_item("queue_depth", d.hw.as_ref().map(|h| h.queue_depth))?;
+            // The queue the engine's device has (resolved: the era's default where the scenario
+            // gives none); the host runner sets on its loop device the keys the scenario gives
+            // (`queue_keys_given`, real.py `_queue`).
+            x.set_item("scheduler", d.scheduler.name())?;
+            x.set_item("max_sectors_kb", d.max_sectors_kb)?;
+            x.set_item("driver_depth", d.driver_depth)?;
+            x.set_item("queue_keys_given", d.queue_keys_given.clone())?;
             devs.append(x)?;
         }
         out.set_item("devices", devs)?;

@@ -223,6 +223,49 @@ static void kswapd_cpu(void) {
     oprintf("#kswapd\n%s %lld\n", from_stat ? "stat" : "schedstat", ns);
 }
 
+/* The run-queue waits of the kernel threads a step's tasks wake (wake11): for kswapd (woken by
+ * wakeup_kswapd()) and the CPU-bound kworkers (kworker/N:M, which run 6.1's zswap shrink worker, queued
+ * by the store that finds the pool full) each snapshot prints `#kthwait`, one line a thread:
+ * "COMM PID RUN_DELAY_NS PCOUNT" from /proc/PID/schedstat's second and third fields (CONFIG_SCHED_INFO:
+ * sched_info_arrive() adds the time from the task's enqueue, its wake-up, to its switch-in, and counts
+ * the switch-in), no tracing and no sched_schedstats needed. The threads are found anew at every
+ * snapshot (kworkers come and go); the host pairs them by pid. This is the guest scheduler's wait only:
+ * a vCPU the host does not run after the switch-in counts as the thread's run time, not as its wait
+ * (lab/measurements/kswapd-direct). */
+static void kthread_waits(void) {
+    DIR *d = opendir("/proc");
+    if (!d) return;
+    struct dirent *e;
+    oprintf("#kthwait\n");
+    while ((e = readdir(d))) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        char p[300], comm[64] = "", buf[256];
+        snprintf(p, sizeof p, "/proc/%s/comm", e->d_name);
+        int fd = open(p, O_RDONLY);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, comm, sizeof comm - 1);
+        close(fd);
+        if (n <= 0) continue;
+        comm[n] = 0;
+        if (comm[n - 1] == '\n') comm[n - 1] = 0;
+        int ks = !strncmp(comm, "kswapd", 6) && isdigit((unsigned char)comm[6]);
+        int kw = !strncmp(comm, "kworker/", 8) && isdigit((unsigned char)comm[8]);
+        if (!ks && !kw) continue;
+        snprintf(p, sizeof p, "/proc/%s/schedstat", e->d_name);
+        fd = open(p, O_RDONLY);
+        n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+        if (fd >= 0) close(fd);
+        if (n <= 0) continue;
+        buf[n] = 0;
+        unsigned long long run, delay, pcount;
+        if (sscanf(buf, "%llu %llu %llu", &run, &delay, &pcount) != 3) continue;
+        for (char *c = comm; *c; c++)
+            if (*c == ' ') *c = '_';
+        oprintf("%s %s %llu %llu\n", comm, e->d_name, delay, pcount);
+    }
+    closedir(d);
+}
+
 static long resident_pages(const char *path) {
     int fd = open(path, O_RDONLY | O_NOFOLLOW);
     if (fd < 0) return -1;
@@ -375,6 +418,7 @@ static void snap_of(const char *phase, const char *cgdir, int full, pid_t pid) {
     dump("vmstat", "/proc/vmstat");
     if (throttle_hist) dump("throttled", throttle_hist);
     kswapd_cpu();
+    kthread_waits();
     if (zswap_stats) {
         static const char *zs[] = {"pool_limit_hit", "reject_reclaim_fail", "reject_alloc_fail", "reject_kmemcache_fail",
                                    "reject_compress_poor", "written_back_pages", "duplicate_entry", "pool_total_size",

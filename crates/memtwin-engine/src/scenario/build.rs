@@ -287,6 +287,29 @@ fn get_limit(cx: &mut Cx, n: &Node, what: &str) -> Option<Option<u64>> {
 
 const DURATION_FIX: &str = "write a duration with a unit: \"5ms\", \"100us\", \"2s\"";
 
+/// `[machine] KEY` as wake-up latency samples (`wakeup_latency`, `kworker_wakeup_latency`):
+/// 1 to 10,000 durations of at most 10 s each; `rec` names where `memtwin real --on qemu`
+/// records them, for the fix.
+fn latency_samples(cx: &mut Cx, v: &Node, key: &str, rec: &str) -> Vec<u64> {
+    let fix = format!("write the samples as durations, {key} = [\"120us\", \"3ms\"] (memtwin real --on qemu records them as {rec})");
+    let mut out = vec![];
+    match &v.v {
+        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("machine.{key} is empty"), fix),
+        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("machine.{key} has {} samples, more than 10000", items.len()), fix),
+        Val::Arr(items) => {
+            for it in items {
+                match get_duration(cx, it, &format!("a machine.{key} sample")) {
+                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, format!("a machine.{key} sample is longer than 10 s"), fix.clone()),
+                    Some(d) => out.push(d),
+                    None => {}
+                }
+            }
+        }
+        other => cx.err(&v.loc, format!("machine.{key} must be an array of durations, not {}", other.type_name()), fix),
+    }
+    out
+}
+
 fn get_duration(cx: &mut Cx, n: &Node, what: &str) -> Option<u64> {
     match &n.v {
         Val::Str(s) => match parse_duration(s) {
@@ -689,7 +712,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![] };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![] };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -854,24 +877,14 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                if let Some(v) = t.get("wakeup_latency") {
-                    const FIX: &str = "write the samples as durations, wakeup_latency = [\"120us\", \"3ms\"] (memtwin real --on qemu records them as real.machine.cpu.wakeup_latency_ns)";
-                    match &v.v {
-                        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, "machine.wakeup_latency is empty", FIX),
-                        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("machine.wakeup_latency has {} samples, more than 10000", items.len()), FIX),
-                        Val::Arr(items) => {
-                            for it in items {
-                                match get_duration(cx, it, "a machine.wakeup_latency sample") {
-                                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, "a machine.wakeup_latency sample is longer than 10 s", FIX),
-                                    Some(d) => machine.wakeup_latency.push(d),
-                                    None => {}
-                                }
-                            }
-                        }
-                        other => cx.err(&v.loc, format!("machine.wakeup_latency must be an array of durations, not {}", other.type_name()), FIX),
+                for (key, rec) in [("wakeup_latency", "real.machine.cpu.wakeup_latency_ns"),
+                                   ("kworker_wakeup_latency", "a step's kworker_run_delay_s / kworker_runs")] {
+                    if let Some(v) = t.get(key) {
+                        let samples = latency_samples(cx, v, key, rec);
+                        if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -985,9 +998,10 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 d => d,
             });
             let driver_depth = driver_depth.unwrap_or_else(|| crate::blkdev::SchedKind::default_driver_depth(legacy));
+            let queue_keys_given: Vec<&'static str> = ["scheduler", "max_sectors_kb", "driver_depth", "wbt_lat_usec"].into_iter().filter(|k| t.entries.iter().any(|(e, _, _)| e == k)).collect();
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
             t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb });
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, queue_keys_given });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

@@ -126,6 +126,14 @@ pub struct Machine {
     /// guest, whose idle vCPU is a host thread asleep that waits for a host CPU: the samples
     /// `memtwin real --on qemu` measures at boot (`real.machine.cpu.wakeup_latency_ns`).
     pub wakeup_latency: Vec<u64>,
+    /// How long a CPU-bound kworker that `queue_work()` wakes waits before it runs on its CPU
+    /// (`[machine] kworker_wakeup_latency`, default none), as samples: 6.1's zswap shrink worker
+    /// (`queue_work(shrink_wq, ...)` of a bound workqueue -> `wake_up_worker()`) starts one of
+    /// them after the store that queued it, drawn in turn by the engine's seeded random numbers
+    /// (`Kernel::kworker_wakeup_delay`). None: at once. For a QEMU/TCG guest: the mean run-queue
+    /// wait of its CPU-bound kworkers that `memtwin real --on qemu` measures per step (a step's
+    /// `kworker_run_delay_s` / `kworker_runs`, /proc/PID/schedstat).
+    pub kworker_wakeup_latency: Vec<u64>,
 }
 
 /// `[mounts.PATH]`.
@@ -179,6 +187,11 @@ pub struct DeviceSpec {
     /// `bdi->io_pages` is it in pages); with or without a queue of its own (`queue_depth`).
     /// Default 512 (`BLK_DEF_MAX_SECTORS` of 4.x, blkdev.rs `MAX_REQUEST_PAGES`).
     pub max_sectors_kb: u64,
+    /// The queue keys among `scheduler`, `max_sectors_kb`, `driver_depth` and `wbt_lat_usec` the scenario gives
+    /// (the others are the era's defaults): the host runner sets those on its loop device
+    /// (`/sys/block/loopN/queue/*`, real.py `_queue`) and leaves the loop driver's own otherwise,
+    /// so that a scenario that names no queue setting runs on the device it was recorded on.
+    pub queue_keys_given: Vec<&'static str>,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,

@@ -222,6 +222,11 @@ fn zswap_bad_input_is_refused() {
     check(zhog("24M", "byte", "enabled = true", r#""memory.zswap.max" = "1M""#, "linux-5.17", "v2"), "5.19");
     check(zhog("24M", "zeros", "enabled = true", "", "linux-6.1", "v2"), "not a fill");
     check(zhog("24M", "random-8K", "enabled = true", "", "linux-6.1", "v2"), "random bytes in a 4096-byte page");
+    let lat = |l: &str| zhog("24M", "byte", "enabled = true", "", "linux-6.1", "v2").replace("swap = \"256M\"\n", &format!("swap = \"256M\"\n{l}\n"));
+    check(lat("kworker_wakeup_latency = []"), "machine.kworker_wakeup_latency is empty");
+    check(lat("kworker_wakeup_latency = \"1ms\""), "machine.kworker_wakeup_latency must be an array of durations");
+    check(lat("kworker_wakeup_latency = [\"5\"]"), "a machine.kworker_wakeup_latency sample");
+    check(lat("kworker_wakeup_latency = [\"11s\"]"), "longer than 10 s");
 }
 
 /// zsmalloc (mm/zsmalloc.c, 6.18): `get_size_class_index()` rounds an allocation (the
@@ -490,6 +495,59 @@ fn the_shrink_worker_runs_beside_the_storing_task_6_1() {
     assert!(z.worker_run.is_none() && !z.shrink_queued, "the run ended");
     assert!(z.stats.written_back_pages >= wb + 1 && z.stats.written_back_pages <= wb + 2, "{:?}", z.stats);
     assert_eq!(z.pool_pages(), pool - 1, "the run freed the page under reclaim");
+}
+
+/// 6.1's shrink work is queued on a bound workqueue (`queue_work(shrink_wq, ...)` ->
+/// `__queue_work()` -> `insert_work()` -> `wake_up_worker()`, kernel/workqueue.c of Linux 6.1):
+/// an idle kworker is woken and runs the work only after its wake-up wait, the machine's
+/// `[machine] kworker_wakeup_latency` (wake11: a QEMU guest's CPU-bound kworkers wait a mean
+/// 0.05-0.4 ms, /proc/PID/schedstat). Queued from idle the run starts that long after the store;
+/// queued while a run is under way it starts where that run ends, the worker awake. The stores
+/// meanwhile meet the full pool and count `pool_limit_hit`: more than with the worker at once.
+#[test]
+fn a_woken_shrink_kworker_waits_its_wakeup_latency_6_1() {
+    let with = |lat: &str| {
+        let toml = zhog("48M", "random-1K", "max_pool_percent = 1", "", "linux-6.1", "v2")
+            .replace("swap = \"256M\"\n", &format!("swap = \"256M\"\n{lat}\n"));
+        sim(&toml)
+    };
+    // Up to the end of the first run, at once and 1 ms late: then queue from idle.
+    let mut s = with("kworker_wakeup_latency = [\"1ms\"]");
+    while s.step() {
+        let z = s.kernel.zswap.as_ref().unwrap();
+        if z.stats.written_back_pages > 0 && !z.shrink_pending() {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    let now = k.now.max(k.zswap.as_ref().unwrap().worker_clock);
+    k.now = now;
+    let wb = k.zswap.as_ref().unwrap().stats.written_back_pages;
+    k.zswap_queue_shrink_work();
+    let z = k.zswap.as_ref().unwrap();
+    assert!(z.shrink_queued && z.worker_run.is_none(), "the woken kworker has not run yet");
+    assert_eq!(z.shrink_queued_at, now + 1_000_000, "it runs 1 ms after the queueing");
+    k.now = now + 999_999;
+    k.zswap_shrink_worker_due();
+    assert_eq!(k.zswap.as_ref().unwrap().stats.written_back_pages, wb, "nothing written back before then");
+    k.now = now + 1_000_000;
+    k.zswap_shrink_worker_due();
+    let z = k.zswap.as_ref().unwrap();
+    assert!(!z.shrink_queued && z.stats.written_back_pages == wb + 1, "it ran at its time: {:?}", z.stats);
+    // Queued again while that run is under way: no new wake-up, it runs where the run ends.
+    assert!(z.worker_run.is_some());
+    let end = z.worker_clock;
+    k.zswap_queue_shrink_work();
+    assert_eq!(k.zswap.as_ref().unwrap().shrink_queued_at, k.now, "queued at the store, started at the run's end ({end})");
+    // Whole runs: the stores while the woken worker waits count pool_limit_hit.
+    let hits = |lat: &str| {
+        let mut s = with(lat);
+        run_with(&mut s, |s| s.kernel.check_invariants().unwrap());
+        stats(&s).pool_limit_hit
+    };
+    let (at_once, late) = (hits(""), hits("kworker_wakeup_latency = [\"1ms\"]"));
+    assert!(late > at_once, "pool_limit_hit {late} with a 1 ms wake-up, {at_once} at once");
+    assert_eq!(hits("kworker_wakeup_latency = [\"0ns\"]"), at_once, "0: as without samples");
 }
 
 /// 6.1's `zbud_reclaim_page()` (mm/zbud.c) takes the LRU's tail page off the LRU and the
