@@ -638,6 +638,7 @@ fi
 echo "@@RA $(cat /sys/block/vda/queue/read_ahead_kb)"
 @SWAPSETUP@for q in @QUEUE@; do echo "@@QUEUE $q $(cat /sys/block/vda/queue/$q 2>/dev/null)"; done
 echo "@@SCHED $(cat /sys/block/vda/queue/scheduler 2>/dev/null)"
+echo "@@WBT $(cat /sys/block/vda/queue/wbt_lat_usec 2>/dev/null)"
 echo "@@VIRTIO queue_depth $(cat /sys/module/virtio_blk/parameters/queue_depth 2>/dev/null) num_request_queues $(cat /sys/module/virtio_blk/parameters/num_request_queues 2>/dev/null) hw_queues $(ls /sys/block/vda/mq 2>/dev/null | wc -l) nr_tags $(cat /sys/block/vda/mq/0/nr_tags 2>/dev/null)"
 if [ @LRUGEN@ = y ]; then
   [ -e /sys/kernel/mm/lru_gen/enabled ] || fail "the scenario asks for the multi-generational LRU (kernel.lru_gen = true) and the guest kernel has no /sys/kernel/mm/lru_gen (CONFIG_LRU_GEN)"
@@ -1168,6 +1169,8 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["zswap"] = (re.search(r"^@@ZSWAP (.*)$", out, re.M) or [None, None])[1]
     facts["throttle"] = (re.search(r"^@@THROTTLE (.*)$", out, re.M) or [None, None])[1]
     facts["scheduler"] = (re.search(r"^@@SCHED (.*)$", out, re.M) or [None, None])[1]
+    wbt = re.search(r"^@@WBT (\d+)$", out, re.M)
+    facts["wbt_lat_usec"] = int(wbt.group(1)) if wbt else None
     facts["virtio"] = {}
     vm = re.search(r"^@@VIRTIO (.*)$", out, re.M)
     if vm:
@@ -1485,7 +1488,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "cgroup": f"{'v1' if plan['cgroup'] == 'v1' else 'v2'} in the guest",
                     "disk": f"{fs_of(plan)[0]} on a raw image, virtio-blk" + (f", throttled to read {dev['read_bw']} B/s, write {dev['write_bw']} B/s" if dev else ""),
                     "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"],
-                    "scheduler": facts["scheduler"], "virtio_blk": facts["virtio"], "throttle_hist": facts["throttle"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
+                    "scheduler": facts["scheduler"], "wbt_lat_usec": facts["wbt_lat_usec"], "virtio_blk": facts["virtio"], "throttle_hist": facts["throttle"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     "lru_gen": facts["lru_gen"], "cpu": facts["cpu"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),

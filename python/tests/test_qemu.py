@@ -1142,6 +1142,10 @@ def test_the_reclaim_waits_histogram_is_set_before_the_tasks_and_removed_after()
     assert "if (throttle_hist) zoneinfo_unreclaimable();" in full
     assert '" node_unreclaimable: %d"' in src
     assert qemu._SECTION.match("#throttled") and qemu._SECTION.match("#zoneinfo")
+    # the guest disk's scheduler, blk-wbt latency target and virtio_blk queues, recorded as facts
+    for fact in ("@@SCHED $(cat /sys/block/vda/queue/scheduler", "@@WBT $(cat /sys/block/vda/queue/wbt_lat_usec",
+                 "@@VIRTIO queue_depth $(cat /sys/module/virtio_blk/parameters/queue_depth"):
+        assert fact in init, fact
 
 
 def test_reclaim_waits_and_node_unreclaimable_become_metrics():
