@@ -179,6 +179,11 @@ pub struct DeviceSpec {
     /// `bdi->io_pages` is it in pages); with or without a queue of its own (`queue_depth`).
     /// Default 512 (`BLK_DEF_MAX_SECTORS` of 4.x, blkdev.rs `MAX_REQUEST_PAGES`).
     pub max_sectors_kb: u64,
+    /// `wbt_lat_usec`: blk-wbt's latency target, µs (`queue/wbt_lat_usec`; 0: off;
+    /// blkdev/wbt.rs). Default: off on a profile without blk-wbt (`KernelProfile::wbt`), else
+    /// `wbt_default_latency_nsec()`: 75000 on a rotational device, 2000 on a non-rotational one
+    /// and on the host runner's loop device (given with `queue_depth` or `blk_throttle`).
+    pub wbt_lat_usec: u64,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
