@@ -166,3 +166,27 @@ ops = [{{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = 
         }
     }
 }
+
+/// `[devices.NAME] wbt_lat_usec`: the default from `wbt_default_latency_nsec()` (6.1: 75 ms
+/// rotational, 2 ms not) and the loop device's 2 ms, off before 4.10 (`KernelProfile::wbt`),
+/// 0 off; a value on a profile without blk-wbt is refused, naming the key and its place.
+#[test]
+fn wbt_lat_usec_key_and_defaults() {
+    let lat = |profile: &str, dev: &str| {
+        let text = format!("[scenario]\nname = \"q\"\n[kernel]\nprofile = \"{profile}\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+        crate::Document::from_toml("q.toml", &text).unwrap().resolve(None, &[]).map(|s| s.devices[0].wbt_lat_usec).map_err(|e| e.to_string())
+    };
+    assert_eq!(lat("linux-6.1", ""), Ok(WBT_LAT_USEC_ROTATIONAL));
+    assert_eq!(lat("linux-6.1", "rotational = false"), Ok(WBT_LAT_USEC_NONROT));
+    assert_eq!(lat("linux-6.18", "queue_depth = 128"), Ok(WBT_LAT_USEC_NONROT));
+    assert_eq!(lat("linux-6.18", "blk_throttle = true"), Ok(WBT_LAT_USEC_NONROT));
+    assert_eq!(lat("linux-5.0", ""), Ok(WBT_LAT_USEC_ROTATIONAL));
+    assert_eq!(lat("linux-4.4", ""), Ok(0));
+    assert_eq!(lat("linux-4.4", "wbt_lat_usec = 0"), Ok(0));
+    assert_eq!(lat("linux-6.1", "wbt_lat_usec = 0"), Ok(0));
+    assert_eq!(lat("linux-6.1", "wbt_lat_usec = 5000"), Ok(5000));
+    let e = lat("linux-4.4", "wbt_lat_usec = 2000").unwrap_err();
+    assert!(e.contains("q.toml:9:") && e.contains("devices.sda.wbt_lat_usec is 2000 on profile `linux-4.4`"), "{e}");
+    let e = lat("linux-6.1", "wbt_lat_usec = -1").unwrap_err();
+    assert!(e.contains("devices.sda.wbt_lat_usec"), "{e}");
+}
