@@ -245,6 +245,11 @@ pub struct Kernel {
     pub wb_timers: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
     /// Per writeback domain key, whether its timer is armed (`delayed_work_pending()`).
     pub wb_timer_armed: Vec<bool>,
+    /// The flusher's work while blk-wbt holds it (page_writeback.rs [`crate::page_writeback::FlusherWork`]).
+    pub flusher: crate::page_writeback::FlusherWork,
+    /// The root wb's `dirty_sleep`: when a task last slept in `balance_dirty_pages()` against it
+    /// (blk-wbt's `wb_recent_wait()`); `None`: never.
+    pub wb_dirty_sleep: Option<Nanos>,
     /// Per writeback domain key, its dirty pages (`WB_RECLAIMABLE`).
     pub wb_dirty: Vec<u64>,
     /// Per writeback domain key, its write completions in the global domain
@@ -387,6 +392,8 @@ impl Kernel {
             wb_done: vec![],
             wb_timers: Default::default(),
             wb_timer_armed: vec![],
+            flusher: Default::default(),
+            wb_dirty_sleep: None,
             wb_dirty: vec![],
             wb_completions: vec![],
             wb_domain: Default::default(),

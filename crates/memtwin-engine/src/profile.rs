@@ -491,6 +491,14 @@ pub struct KernelProfile {
     /// before 5.0, scheduler tags on blk-mq after, mq-deadline's async depth from 5.14); see
     /// [`crate::blkdev::BlkQueue`].
     pub blk_queue: crate::blkdev::BlkQueue,
+    /// blk-wbt on every blk-mq queue by default (blkdev/wbt.rs; 4.10, e34cbd307477 "blk-wbt:
+    /// add general throttling mechanism" and 87760e5eef35 "block: hook up writeback
+    /// throttling"; `CONFIG_BLK_WBT=y` in Debian's configs with `CONFIG_BLK_WBT_MQ` "default y",
+    /// `wbt_enable_default()` at queue registration; the lab's 6.1 guest's /dev/vda shows
+    /// `wbt_lat_usec` 75000 and the host's 6.18 loop devices 2000). The profiles before 4.10
+    /// (3.13, 4.3, 4.4) have none; the legacy request path's `CONFIG_BLK_WBT_SQ` (4.12-4.20,
+    /// "default n") is not a profile of the engine's.
+    pub wbt: bool,
     /// `throttle_vm_writeout()` at the end of `shrink_lruvec()` (2.6-4.8; c2aa723a6093 "mm:
     /// remove throttle_vm_writeout()", 4.9): reclaim sleeps `congestion_wait(BLK_RW_ASYNC,
     /// HZ/10)` while the pages under writeback exceed the global dirty limit plus a tenth.
@@ -925,6 +933,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         reclaim_throttle: ReclaimThrottle::Writeback,
         v1_reclaim_throttle: true,
         blk_queue: crate::blkdev::BlkQueue::MqAsyncDepth,
+        wbt: true,
         throttle_vm_writeout: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
@@ -1106,6 +1115,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Congestion,
         blk_queue: crate::blkdev::BlkQueue::Legacy,
+        wbt: false,
         blk_plug_peek: crate::blkdev::PlugPeek::NoSizeTest,
         throttle_vm_writeout: true,
         account_page_tables: false,
