@@ -579,33 +579,20 @@ mod tests {
 
     #[test]
     fn step_metrics_are_reported_in_metric_names_order() {
-        let scn = crate::Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n")
-            .unwrap()
-            .resolve(None, &[])
-            .unwrap();
-        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
-        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
+        // The metric names of the first step of a 1 ms sleep under `[kernel]` `kernel`.
+        let names = |kernel: &str| -> Vec<String> {
+            let toml = format!("[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n{kernel}[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+            let scn = crate::Document::from_toml("t.toml", &toml).unwrap().resolve(None, &[]).unwrap();
+            let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
+            r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect()
+        };
         let at = |v: &Vec<String>| v.iter().position(|n| n == "latency.samples").unwrap();
         let mut want = metric_names();
         let i = at(&want);
         want.splice(i..i, vmscan_throttled_metric_names());
-        assert_eq!(names, want, "the default profile has reclaim_throttle(): its metrics come before the latency ones");
-        let scn = crate::Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-5.0\"\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n")
-            .unwrap()
-            .resolve(None, &[])
-            .unwrap();
-        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
-        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
-        assert_eq!(names, metric_names(), "5.0 has no reclaim_throttle()");
-        let scn = crate::Document::from_toml(
-            "t.toml",
-            "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\nlru_gen = true\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n",
-        )
-        .unwrap()
-        .resolve(None, &[])
-        .unwrap();
-        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
-        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
+        assert_eq!(names(""), want, "the default profile has reclaim_throttle(): its metrics come before the latency ones");
+        assert_eq!(names("[kernel]\nprofile = \"linux-5.0\"\n"), metric_names(), "5.0 has no reclaim_throttle()");
+        let names = names("[kernel]\nprofile = \"linux-6.1\"\nlru_gen = true\n");
         let mut want = metric_names();
         let i = at(&want);
         want.splice(i..i, vmscan_throttled_metric_names().into_iter().chain(lru_gen_metric_names()));

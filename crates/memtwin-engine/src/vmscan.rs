@@ -1575,10 +1575,23 @@ impl Kernel {
     /// kill a sleeping task). Returns `Err(nr)` when `shrink_inactive_list()` returns `nr` at
     /// once (0: still too many, or the sleep ended the quantum), else `Ok(checked)`: whether
     /// a `too_many_isolated()` that can wake sleepers found the node below the limit.
+    #[inline]
     pub(crate) fn shrink_inactive_throttle(&mut self, nid: u32, file: bool, sc: &ScanControl) -> Result<bool, u64> {
         if sc.kswapd || !self.writeback_throttling_sane(sc) {
             return Ok(false);
         }
+        if self.nodes[nid as usize].isolated.recorded(file, self.now) == 0 {
+            // Nothing isolated by anyone at this clock (the common case): not too many.
+            return Ok(true);
+        }
+        self.shrink_inactive_throttle_wait(nid, file, sc)
+    }
+
+    /// [`Kernel::shrink_inactive_throttle`] when the ledger may hold isolated pages (out of
+    /// line).
+    #[cold]
+    #[inline(never)]
+    fn shrink_inactive_throttle_wait(&mut self, nid: u32, file: bool, sc: &ScanControl) -> Result<bool, u64> {
         let mut stalled = false;
         while self.too_many_isolated(nid, file, sc) {
             let until = match self.profile.isolated_throttle {
