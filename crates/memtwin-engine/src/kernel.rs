@@ -240,6 +240,10 @@ pub struct Kernel {
     /// clock, ARCHITECTURE.md "The clock") still sees them complete after its own clock:
     /// `reclaim_throttle()`'s wake-up counts them.
     pub wb_ended: std::collections::VecDeque<(Nanos, u64)>,
+    /// `reclaim_throttle()` calls that slept (5.16+), per `enum vmscan_throttle_state`
+    /// ([`crate::vmscan::VmscanThrottle`]): the `vmscan:mm_vmscan_throttled` tracepoint's
+    /// events by `reason` (no vmstat counts them); the `vmscan.throttled.<reason>` metrics.
+    pub vmscan_throttled: [u64; crate::vmscan::NR_VMSCAN_THROTTLE],
     /// Armed periodic-writeback timers (`wb->dwork` queued by `wb_wakeup_delayed()`): (when,
     /// writeback domain key: 0 the root wb, memcg index + 1 a memcg's), earliest first.
     pub wb_timers: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
@@ -388,6 +392,7 @@ impl Kernel {
             thp_enabled: false,
             wb_queue: Default::default(),
             wb_ended: Default::default(),
+            vmscan_throttled: [0; crate::vmscan::NR_VMSCAN_THROTTLE],
             resched: Default::default(),
             wb_done: vec![],
             wb_timers: Default::default(),

@@ -1910,6 +1910,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
             if let Some(v) = t.get("metrics") {
                 let mut known = crate::metrics::metric_names();
+                known.extend(crate::metrics::vmscan_throttled_metric_names());
                 known.extend(crate::metrics::lru_gen_metric_names());
                 match &v.v {
                     Val::Arr(items) => {
