@@ -70,7 +70,7 @@ COMPARED = [("elapsed_s", 0.20, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 # the runner at nice -10 (loadavg at each recording's end in its real.loadavg).
 RUNS = {name: [f"real/{name}-run{i}.json" for i in (1, 2, 3)]
         for name in ("host-queue-rw-seq", "host-queue-rw-rand", "host-queue-rw-msk", "host-queue-rw-seq-unthrottled",
-                     "host-queue-read-msk")}
+                     "host-queue-read-msk", "host-queue-rw-wbt", "host-queue-rw-wbt-unthrottled")}
 
 # Why the recorded runs disagree with the engine, per (variant or None, step, metric).
 KNOWN = {}
@@ -122,6 +122,20 @@ NOTES = {
         "image), which bounds a reader with small requests once the budget no longer does. The reader",
         "alone (host-queue-read-msk) slows as much: the writer is not the cause.",
     ],
+    "host-queue-rw-wbt": [
+        "Recorded 2026-11-29 17:15-17:17 (loadavg 11.3-11.5) with the runner and an engine of h-rec23h with",
+        "h-wbt24 (fde0aae) merged, the queue read back: wbt_lat_usec 2000 or 0, scheduler none. No blk-wbt",
+        "effect on the throttled loop device, and none in the engine's blk-wbt either (why the host's has",
+        "none was not traced): reader 1.227-1.596 s with blk-wbt at 2 ms, 1.237-1.382 s off (engine",
+        "1.211 s both); writer 3.097-3.119 s and 3.121-3.153 s (engine 3.016 s both).",
+    ],
+    "host-queue-rw-wbt-unthrottled": [
+        "Pending: the device's write bandwidth (as host-queue-rw-seq-unthrottled). Recorded 2026-11-29",
+        "17:15-17:17 (loadavg 11.2-11.6), engine of h-rec23h with h-wbt24 (fde0aae) merged. blk-wbt at 2 ms:",
+        "reader 0.633-0.901 s, writer 0.887-1.194 s; off: reader 0.488-1.258 s, writer 0.862-1.244 s (engine",
+        "0.346/0.165 s at 2 ms, 0.353/0.156 s off): the runs' spread hides any blk-wbt effect on the host,",
+        "and the engine's writer is 5-8 times too fast (loop-device.md's 3.4 GB/s, writes alone at load 1-3).",
+    ],
     "host-queue-read-msk": [
         "Pending: the control of host-queue-rw-msk, the reader alone. Recorded 2026-11-29 16:31-16:32",
         "(loadavg 11.8-12.3): msk-1280 1.221-1.249 s (209 read requests), msk-128 1.565-1.840 s (2048",
@@ -147,7 +161,7 @@ NOTES = {
 }
 
 # Scenarios whose recording sets pass `memtwin validate --recorded`: in scenarios/validation/.
-PASSING = {"host-queue-rw-seq"}
+PASSING = {"host-queue-rw-seq", "host-queue-rw-wbt"}
 
 
 def reader_ops(kind):
@@ -223,6 +237,21 @@ cgroup = "R"
 
 
 SCHED = [("none", []), ("mq-deadline", [("devices.sda.scheduler", '"mq-deadline"')])]
+# blk-wbt as the loop device has it (2000 us: wbt_init_enable_default() at the device's
+# registration, while the loop driver's queue is still non-rotational; loop_reconfigure_limits()
+# marks it rotational when it is bound to the image) against off
+WBT = [("wbt-2000", [("devices.sda.wbt_lat_usec", "2000")]), ("wbt-0", [("devices.sda.wbt_lat_usec", "0")])]
+
+
+def engine_has_wbt():
+    """Whether this engine takes [devices.X] wbt_lat_usec (blk-wbt, blkdev/wbt.rs)."""
+    import memtwin
+    try:
+        memtwin.load({"scenario": {"name": "w"}, "machine": {"ram": "1G"}, "devices": {"sda": {"read_bw": "1M", "wbt_lat_usec": 0}},
+                      "files": {"/f": {"size": "4K"}}, "tasks": {"t": {"ops": [{"op": "read", "file": "/f"}]}}}).doc.plan(None, [])
+    except memtwin.ScenarioError:
+        return False
+    return True
 MSK = [("msk-1280", []), ("msk-128", [("devices.sda.max_sectors_kb", "128")])]
 
 SCENARIOS = [
@@ -232,9 +261,14 @@ SCENARIOS = [
     scenario("host-queue-rw-seq-unthrottled", "seq", SCHED, throttled=False),
     scenario("host-queue-read-msk", "seq", MSK, writer=False),
 ]
+# the blk-wbt scenarios, once the engine has the key (until then their recordings wait in
+# validation-pending/real/)
+WBT_SCENARIOS = [("host-queue-rw-wbt", "seq", WBT, {}), ("host-queue-rw-wbt-unthrottled", "seq", WBT, {"throttled": False})]
 
 
 if __name__ == "__main__":
+    if engine_has_wbt():
+        SCENARIOS += [scenario(n, k, v, **kw) for n, k, v, kw in WBT_SCENARIOS]
     for name, out, text in SCENARIOS:
         for d in (OUT, PENDING):
             # a scenario lives in one of the two directories

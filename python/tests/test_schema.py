@@ -128,8 +128,19 @@ def test_every_property_is_described(name):
 
 def test_metric_and_profile_enums_match_the_engine(scenario_schema, result_schema):
     metrics = memtwin.metric_names()
-    assert scenario_schema.schema["$defs"]["metricName"]["enum"] == metrics
-    assert result_schema.schema["$defs"]["metricName"]["enum"] == metrics
+    assert scenario_schema.schema["$defs"]["metricNameListed"]["enum"] == metrics
+    assert result_schema.schema["$defs"]["metricNameListed"]["enum"] == metrics
+    for v in (scenario_schema, result_schema):
+        assert v.schema["$defs"]["metricNameThrottled"]["enum"] == memtwin.vmscan_throttled_metric_names()
+        assert v.schema["$defs"]["metricNameLruGen"]["enum"] == memtwin.lru_gen_metric_names()
+    # a per-node metric of another node than 0 (engine: metrics.rs, node.{nid}.unreclaimable)
+    for v in (scenario_schema, result_schema):
+        name = {"$ref": "#/$defs/metricName", "$defs": v.schema["$defs"]}
+        assert v.__class__(name).is_valid("node.1.unreclaimable")
+        assert v.__class__(name).is_valid("vmscan.throttled.isolated")
+        assert v.__class__(name).is_valid("memcg.lru_gen.max_seq")
+        assert not v.__class__(name).is_valid("node.x.unreclaimable")
+        assert not v.__class__(name).is_valid("no.such.metric")
     profiles = [p for p, _ in memtwin.profiles()]
     assert scenario_schema.schema["$defs"]["kernelTable"]["properties"]["profile"]["enum"] == profiles
     assert profiles == ["linux-6.18", "linux-6.12", "linux-6.12-lru_gen", "linux-6.6", "linux-6.6-lru_gen", "linux-6.1", "linux-6.1-lab", "linux-5.17", "linux-5.0", "linux-4.4", "linux-4.3", "linux-3.13"]

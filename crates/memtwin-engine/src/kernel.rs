@@ -240,11 +240,20 @@ pub struct Kernel {
     /// clock, ARCHITECTURE.md "The clock") still sees them complete after its own clock:
     /// `reclaim_throttle()`'s wake-up counts them.
     pub wb_ended: std::collections::VecDeque<(Nanos, u64)>,
+    /// `reclaim_throttle()` calls that slept (5.16+), per `enum vmscan_throttle_state`
+    /// ([`crate::vmscan::VmscanThrottle`]): the `vmscan:mm_vmscan_throttled` tracepoint's
+    /// events by `reason` (no vmstat counts them); the `vmscan.throttled.<reason>` metrics.
+    pub vmscan_throttled: [u64; crate::vmscan::NR_VMSCAN_THROTTLE],
     /// Armed periodic-writeback timers (`wb->dwork` queued by `wb_wakeup_delayed()`): (when,
     /// writeback domain key: 0 the root wb, memcg index + 1 a memcg's), earliest first.
     pub wb_timers: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32)>>,
     /// Per writeback domain key, whether its timer is armed (`delayed_work_pending()`).
     pub wb_timer_armed: Vec<bool>,
+    /// The flusher's work while blk-wbt holds it (page_writeback.rs [`crate::page_writeback::FlusherWork`]).
+    pub flusher: crate::page_writeback::FlusherWork,
+    /// The root wb's `dirty_sleep`: when a task last slept in `balance_dirty_pages()` against it
+    /// (blk-wbt's `wb_recent_wait()`); `None`: never.
+    pub wb_dirty_sleep: Option<Nanos>,
     /// Per writeback domain key, its dirty pages (`WB_RECLAIMABLE`).
     pub wb_dirty: Vec<u64>,
     /// Per writeback domain key, its write completions in the global domain
@@ -383,10 +392,13 @@ impl Kernel {
             thp_enabled: false,
             wb_queue: Default::default(),
             wb_ended: Default::default(),
+            vmscan_throttled: [0; crate::vmscan::NR_VMSCAN_THROTTLE],
             resched: Default::default(),
             wb_done: vec![],
             wb_timers: Default::default(),
             wb_timer_armed: vec![],
+            flusher: Default::default(),
+            wb_dirty_sleep: None,
             wb_dirty: vec![],
             wb_completions: vec![],
             wb_domain: Default::default(),

@@ -97,6 +97,8 @@ pub struct Snapshot {
     pub zswap: [u64; ZSWAP_COUNTERS.len()],
     /// The `writeback:balance_dirty_pages` tracepoint's sums so far (page_writeback.rs).
     pub bdp: crate::page_writeback::BdpTrace,
+    /// `reclaim_throttle()` sleeps per reason ([`crate::vmscan::VmscanThrottle`]).
+    pub throttled: [u64; crate::vmscan::NR_VMSCAN_THROTTLE],
 }
 
 /// Task-side counters passed in by the scheduler.
@@ -172,6 +174,7 @@ impl Snapshot {
                 [m.some, m.full, r.some, r.full]
             },
             bdp: k.bdp_trace,
+            throttled: k.vmscan_throttled,
         }
     }
 }
@@ -276,6 +279,14 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     let mean = |x: u64| if pauses > 0 { (x / pauses) as f64 } else { 0.0 };
     put("bdp.task_ratelimit_kBps", mean(bb.task_ratelimit - ba.task_ratelimit));
     put("bdp.dirty_ratelimit_kBps", mean(bb.dirty_ratelimit - ba.dirty_ratelimit));
+    if k.profile.reclaim_throttle == crate::profile::ReclaimThrottle::Writeback {
+        // The machine's `vmscan:mm_vmscan_throttled` events in the step, per reason: only on
+        // profiles that have `reclaim_throttle()` (5.16+), so that other runs' outputs keep
+        // their metrics.
+        for (r, name) in crate::vmscan::VmscanThrottle::ALL {
+            m.push((name.to_string(), (b.throttled[r as usize] - a.throttled[r as usize]) as f64));
+        }
+    }
     if k.profile.lru_gen {
         lru_gen_metrics(k, memcg, &mut m);
     }
@@ -408,6 +419,14 @@ pub const LATENCY_METRICS: [&str; 18] = [
     "latency.best5_mean_ms",
     "latency.best1_mean_ms",
 ];
+
+/// `reclaim_throttle()`'s sleeps per reason (`vmscan.throttled.<reason>`,
+/// [`crate::vmscan::VmscanThrottle`]), in report order: a step reports them only on a profile
+/// that has `reclaim_throttle()` (5.16+, `ReclaimThrottle::Writeback`), after the others and
+/// before the lru_gen and latency ones.
+pub fn vmscan_throttled_metric_names() -> Vec<String> {
+    crate::vmscan::VmscanThrottle::ALL.iter().map(|(_, n)| n.to_string()).collect()
+}
 
 /// The multi-generational LRU's metrics ([`lru_gen_metrics`]), in report order: a step reports
 /// them only under `kernel.lru_gen = true`, after the others and before the latency ones.
@@ -571,25 +590,23 @@ mod tests {
 
     #[test]
     fn step_metrics_are_reported_in_metric_names_order() {
-        let scn = crate::Document::from_toml("t.toml", "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n")
-            .unwrap()
-            .resolve(None, &[])
-            .unwrap();
-        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
-        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
-        assert_eq!(names, metric_names());
-        let scn = crate::Document::from_toml(
-            "t.toml",
-            "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.1\"\nlru_gen = true\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n",
-        )
-        .unwrap()
-        .resolve(None, &[])
-        .unwrap();
-        let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
-        let names: Vec<String> = r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect();
+        // The metric names of the first step of a 1 ms sleep under `[kernel]` `kernel`.
+        let names = |kernel: &str| -> Vec<String> {
+            let toml = format!("[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\n{kernel}[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+            let scn = crate::Document::from_toml("t.toml", &toml).unwrap().resolve(None, &[]).unwrap();
+            let r = crate::simulate(&scn, &mut |_, _| true).unwrap();
+            r.steps[0].metrics.iter().map(|(n, _)| n.clone()).collect()
+        };
+        let at = |v: &Vec<String>| v.iter().position(|n| n == "latency.samples").unwrap();
         let mut want = metric_names();
-        let at = want.iter().position(|n| n == "latency.samples").unwrap();
-        want.splice(at..at, lru_gen_metric_names());
+        let i = at(&want);
+        want.splice(i..i, vmscan_throttled_metric_names());
+        assert_eq!(names(""), want, "the default profile has reclaim_throttle(): its metrics come before the latency ones");
+        assert_eq!(names("[kernel]\nprofile = \"linux-5.0\"\n"), metric_names(), "5.0 has no reclaim_throttle()");
+        let names = names("[kernel]\nprofile = \"linux-6.1\"\nlru_gen = true\n");
+        let mut want = metric_names();
+        let i = at(&want);
+        want.splice(i..i, vmscan_throttled_metric_names().into_iter().chain(lru_gen_metric_names()));
         assert_eq!(names, want, "under lru_gen the lru_gen metrics come before the latency ones");
     }
 }

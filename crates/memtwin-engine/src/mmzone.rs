@@ -753,3 +753,80 @@ mod tests {
         assert_eq!(v.tail(LruList::InactiveFile), None);
     }
 }
+
+/// Batches a node's ledger remembers ([`IsolatedLedger`]): the last ones recorded, whichever
+/// context recorded them. A task runs one batch at a time, and the scheduler runs the task
+/// furthest behind next, so the batches another context can still meet are those of the
+/// contexts' last quanta; a quantum isolating more batches than this while others lag behind
+/// it loses its oldest ones from the count.
+pub const ISOLATED_LEDGER_LEN: usize = 32;
+
+/// One `shrink_inactive_list()` / `shrink_active_list()` batch's isolation on the engine's
+/// clock: `pages` taken off an LRU list of the node at `start` and put back (or freed) at
+/// `end` (`NR_ISOLATED_ANON/FILE += nr_taken` ... `-= nr_taken`).
+#[derive(Clone, Copy, Debug, Default)]
+struct IsolatedBatch {
+    start: crate::types::Nanos,
+    end: crate::types::Nanos,
+    pages: u32,
+    file: bool,
+    /// The batch's reclaimer called `too_many_isolated()` and found the node below its limit
+    /// just before `start` (`wake_throttle_isolated()`, 5.16+).
+    checked: bool,
+}
+
+/// `NR_ISOLATED_ANON` and `NR_ISOLATED_FILE` of a node (per zone before 4.8; per node here, as
+/// the engine's LRUs are) over time. The engine runs each batch of reclaim to its end within
+/// the running context's quantum, so a batch is recorded once it is over, with the times it
+/// took its pages and gave them back; a context whose clock is behind sees it as isolated
+/// when its own clock is within them ([`IsolatedLedger::isolated_at`]). Fixed capacity, no
+/// allocation; recording is O(1), a count O([`ISOLATED_LEDGER_LEN`]) and O(1) when the
+/// ledger holds too few pages to matter ([`IsolatedLedger::recorded`]).
+#[derive(Clone, Debug, Default)]
+pub struct IsolatedLedger {
+    batches: [IsolatedBatch; ISOLATED_LEDGER_LEN],
+    next: usize,
+    /// The pages of the remembered batches, per type (anon, file).
+    total: [u64; 2],
+    /// The latest end of a batch ever recorded: nothing is isolated from then on.
+    max_end: crate::types::Nanos,
+}
+
+impl IsolatedLedger {
+    /// Record a batch of `pages` of one type (`file`) isolated from `start` to `end`.
+    #[inline]
+    pub fn record(&mut self, file: bool, start: crate::types::Nanos, end: crate::types::Nanos, pages: u64, checked: bool) {
+        let old = self.batches[self.next];
+        self.total[old.file as usize] -= old.pages as u64;
+        let pages = pages.min(u32::MAX as u64) as u32;
+        self.batches[self.next] = IsolatedBatch { start, end, pages, file, checked };
+        self.total[file as usize] += pages as u64;
+        self.max_end = self.max_end.max(end);
+        self.next = (self.next + 1) % ISOLATED_LEDGER_LEN;
+    }
+
+    /// An upper bound of [`IsolatedLedger::isolated_at`] at `t`, in O(1): 0 once every
+    /// batch is over, else the pages of type `file` the remembered batches hold.
+    #[inline]
+    pub fn recorded(&self, file: bool, t: crate::types::Nanos) -> u64 {
+        if t >= self.max_end {
+            0
+        } else {
+            self.total[file as usize]
+        }
+    }
+
+    /// `node_page_state(pgdat, NR_ISOLATED_ANON + file)` at time `t`: the pages of the
+    /// batches isolated at `t` (`start <= t < end`). A context's own batches are over by its
+    /// clock.
+    pub fn isolated_at(&self, file: bool, t: crate::types::Nanos) -> u64 {
+        self.batches.iter().filter(|b| b.file == file && b.start <= t && t < b.end).map(|b| b.pages as u64).sum()
+    }
+
+    /// The first `too_many_isolated()` that found the node below its limit after `t` and
+    /// before `until` (a batch recorded `checked` that started then), which wakes the
+    /// `VMSCAN_THROTTLE_ISOLATED` sleepers (`wake_throttle_isolated()`, 5.16+).
+    pub fn first_check_between(&self, t: crate::types::Nanos, until: crate::types::Nanos) -> Option<crate::types::Nanos> {
+        self.batches.iter().filter(|b| b.checked && b.pages > 0 && b.start > t && b.start < until).map(|b| b.start).min()
+    }
+}

@@ -938,6 +938,10 @@ pub struct Node {
     /// the node is "hopeless" ([`Kernel::kswapd_hopeless`]). Reset by any reclaim that makes
     /// progress on the node (`shrink_node()`).
     pub kswapd_failures: u32,
+    /// `NR_ISOLATED_ANON`/`NR_ISOLATED_FILE` of the node over time: reclaim's batches with
+    /// the times they held their pages ([`crate::mmzone::IsolatedLedger`]), which
+    /// `too_many_isolated()` reads ([`Kernel::too_many_isolated`]).
+    pub isolated: crate::mmzone::IsolatedLedger,
 }
 
 /// Order-0 frames of one pageblock freed one after the other (munmap's zap of base pages:

@@ -8,7 +8,6 @@
 //! on the device (`folio_end_writeback()`, run by [`Kernel::writeback_end_io`] whenever the
 //! clock has passed the completion); reclaim cannot free it until then.
 
-use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::mm_types::pg;
 use crate::types::{InodeId, MemcgId, Nanos, PageId, PAGE_SIZE};
@@ -52,6 +51,45 @@ pub const INIT_BW: u64 = 100 << (20 - 12);
 /// `WB_BANDWIDTH_IDLE_JIF` (5.14+): a wb idle this long restarts its bandwidth estimate
 /// (`wb_bandwidth_estimate_start()`).
 pub const WB_BANDWIDTH_IDLE_JIF: u64 = HZ;
+
+/// The flusher's work (`wb_workfn()`'s `wb->work_list` and its periodic `wb_check_*` calls)
+/// while blk-wbt holds it (blkdev/wbt.rs): the flusher slept in `wbt_wait()` before a request
+/// and goes on at `until` with what is left, the pages it has not reached still dirty. Work
+/// queued meanwhile (`wb_start_background_writeback()`, `wakeup_flusher_threads()`, the
+/// periodic wake-up) waits for it: one flusher, one request at a time.
+#[derive(Clone, Debug, Default)]
+pub struct FlusherWork {
+    /// When the flusher is let through; 0: it is not held.
+    pub until: Nanos,
+    /// Pages left of `wakeup_flusher_threads()`' work.
+    pub wakeup_left: u64,
+    /// Per writeback domain key, a periodic `wb_check_old_data_flush()` to run.
+    pub kupdate: Vec<bool>,
+    /// Per writeback domain key, background writeback to run (`wb_check_background_flush()`).
+    pub background: Vec<bool>,
+    /// Pages left of the background chunk the flusher slept in (`writeback_chunk_size()`).
+    pub bg_left: u64,
+    /// The running context is the flusher (its writes wait by stopping, not sleeping).
+    pub running: bool,
+    /// The write op of the running context's writeback (`wbc_to_write_flags()`).
+    pub op: crate::blkdev::WbtOp,
+    /// Set when a request of the running flusher is held: when it is let through.
+    pub stop: Option<Nanos>,
+}
+
+impl Default for crate::blkdev::WbtOp {
+    fn default() -> Self {
+        crate::blkdev::WbtOp::Normal
+    }
+}
+
+/// Set `v[k]`, growing `v` (once per writeback domain).
+fn set_key(v: &mut Vec<bool>, k: u32) {
+    if v.len() <= k as usize {
+        v.resize(k as usize + 1, false);
+    }
+    v[k as usize] = true;
+}
 
 /// `roundup_pow_of_two()`.
 fn roundup_pow_of_two(x: u64) -> u64 {
@@ -584,23 +622,114 @@ impl Kernel {
     /// `wb_check_background_flush()`, then re-queue itself while the wb has dirty inodes. The
     /// clock is left at the last wake-up run (callers set it to `until` after).
     pub fn wb_run_timers(&mut self, until: Nanos) {
-        while let Some(&std::cmp::Reverse((t, key))) = self.wb_timers.peek() {
-            if t > until {
-                break;
-            }
-            self.wb_timers.pop();
-            self.wb_timer_armed[key as usize] = false;
-            self.now = t;
-            self.writeback_end_io();
-            let dirty_left = self.wb_check_old_data_flush(key);
-            let wb = if key == 0 { None } else { Some(MemcgId(key - 1)) };
-            if self.wb_over_bg_thresh(wb) {
-                self.wb_background_writeback(wb);
-            }
-            if dirty_left {
-                self.wb_wakeup_delayed(key);
+        loop {
+            let timer = self.wb_timers.peek().map(|r| r.0 .0).filter(|&t| t <= until);
+            let resume = Some(self.flusher.until).filter(|&t| t != 0 && t <= until);
+            match (timer, resume) {
+                (Some(t), r) if r.is_none_or(|r| t < r) => {
+                    let std::cmp::Reverse((_, key)) = self.wb_timers.pop().expect("a timer due");
+                    self.wb_timer_armed[key as usize] = false;
+                    self.now = t;
+                    self.writeback_end_io();
+                    // wb_workfn(): wb_check_old_data_flush(), then wb_check_background_flush().
+                    set_key(&mut self.flusher.kupdate, key);
+                    if self.flusher.until == 0 {
+                        self.flusher_run();
+                    }
+                }
+                (_, Some(r)) => {
+                    // wbt_done() woke the flusher: it goes on with its work.
+                    self.now = r;
+                    self.flusher.until = 0;
+                    self.writeback_end_io();
+                    self.flusher_run();
+                }
+                _ => break,
             }
         }
+    }
+
+    /// The flusher runs its work (`wb_do_writeback()`): `wakeup_flusher_threads()`' pages, the
+    /// periodic `wb_check_old_data_flush()` of each wb due (then `wb_check_background_flush()`,
+    /// and the timer re-armed while the wb has dirty inodes), background writeback of each wb
+    /// asked, in that order, until done or until blk-wbt holds one of its requests
+    /// ([`FlusherWork`]): then the rest waits for `until`.
+    pub fn flusher_run(&mut self) {
+        use crate::blkdev::WbtOp;
+        if self.flusher.until != 0 {
+            return;
+        }
+        let was_running = std::mem::replace(&mut self.flusher.running, true);
+        let op = self.flusher.op;
+        'work: {
+            if self.flusher.wakeup_left > 0 {
+                // WB_REASON_VMSCAN: neither for_background nor for_kupdate.
+                self.flusher.op = WbtOp::Normal;
+                let (before, nr) = (self.vmstat.nr_dirty, self.flusher.wakeup_left);
+                self.writeback_dirty(nr, None);
+                let written = before.saturating_sub(self.vmstat.nr_dirty);
+                self.flusher.wakeup_left = if self.flusher_held() { nr.saturating_sub(written).max(1) } else { 0 };
+                if self.flusher_held() {
+                    break 'work;
+                }
+            }
+            self.flusher.op = WbtOp::Background;
+            let mut key = 0;
+            while key < self.flusher.kupdate.len() {
+                if self.flusher.kupdate[key] {
+                    let dirty_left = self.wb_check_old_data_flush(key as u32);
+                    if self.flusher_held() {
+                        break 'work;
+                    }
+                    self.flusher.kupdate[key] = false;
+                    set_key(&mut self.flusher.background, key as u32);
+                    if dirty_left {
+                        self.wb_wakeup_delayed(key as u32);
+                    }
+                }
+                key += 1;
+            }
+            let mut key = 0;
+            while key < self.flusher.background.len() {
+                if self.flusher.background[key] {
+                    let wb = if key == 0 { None } else { Some(MemcgId(key as u32 - 1)) };
+                    let bw = self.devices.iter().map(|d| d.write_bw).max().unwrap_or(1);
+                    loop {
+                        // wb_writeback(): wb_over_bg_thresh() is looked at between chunks; a
+                        // chunk the flusher slept in is finished first.
+                        let chunk = if self.flusher.bg_left > 0 {
+                            std::mem::take(&mut self.flusher.bg_left)
+                        } else if self.wb_over_bg_thresh(wb) {
+                            self.writeback_chunk_size(bw)
+                        } else {
+                            break;
+                        };
+                        let before = self.vmstat.nr_dirty;
+                        self.writeback_dirty(chunk, wb);
+                        if self.flusher_held() {
+                            self.flusher.bg_left = chunk.saturating_sub(before.saturating_sub(self.vmstat.nr_dirty));
+                            break 'work;
+                        }
+                        if self.vmstat.nr_dirty == before {
+                            break; // nothing of this wb's left to write
+                        }
+                    }
+                    self.flusher.background[key] = false;
+                }
+                key += 1;
+            }
+        }
+        if let Some(t) = self.flusher.stop.take() {
+            self.flusher.until = t;
+        }
+        self.flusher.running = was_running;
+        self.flusher.op = op;
+    }
+
+    /// Whether a request of the running flusher is held by blk-wbt (it stops there).
+    #[inline(always)]
+    fn flusher_held(&self) -> bool {
+        self.flusher.stop.is_some()
     }
 
     /// `wb_check_old_data_flush()` -> `wb_writeback()` with `for_kupdate`: write back every
@@ -631,6 +760,9 @@ impl Kernel {
                 self.dirty_inodes.remove(inode);
             } else {
                 dirty_left = true;
+            }
+            if self.flusher_held() {
+                return true;
             }
         }
         dirty_left
@@ -929,6 +1061,11 @@ impl Kernel {
             // the pause's end from 4.8 (timer.rs); `dirty_paused_when` below still counts from
             // `now + pause`, so the next call finds the extra time as think time.
             let until = crate::timer::schedule_timeout_wake(self.now, pause as u64, self.profile.timer_wheel_round_up);
+            if key == 0 {
+                // `wb->dirty_sleep = now` before io_schedule_timeout(): blk-wbt's wb_recent_wait()
+                // looks at the bdi's root wb.
+                self.wb_dirty_sleep = Some(self.now);
+            }
             self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(until));
             self.writeback_end_io();
             let t = &mut self.task_dirty;
@@ -1183,18 +1320,11 @@ impl Kernel {
 
     /// `wb_start_background_writeback()` and the flusher's background work (`wb_writeback()`
     /// with `for_background`): `writeback_chunk_size()` pages of the wb's inodes at a time
-    /// (`None`: every inode) for as long as `wb_over_bg_thresh()`. The flusher's own pace is
-    /// not modelled: its writes are queued at once.
+    /// (`None`: every inode) for as long as `wb_over_bg_thresh()`, run by the flusher at once
+    /// unless blk-wbt holds it ([`Kernel::flusher_run`]).
     pub fn wb_background_writeback(&mut self, wb: Option<MemcgId>) {
-        let bw = self.devices.iter().map(|d| d.write_bw).max().unwrap_or(1);
-        while self.wb_over_bg_thresh(wb) {
-            let before = self.vmstat.nr_dirty;
-            let chunk = self.writeback_chunk_size(bw);
-            self.writeback_dirty(chunk, wb);
-            if self.vmstat.nr_dirty == before {
-                break; // nothing of this wb's left to write
-            }
-        }
+        set_key(&mut self.flusher.background, wb.map_or(0, |m| m.0 + 1));
+        self.flusher_run();
     }
 
     /// `folio_end_writeback()` for every write request that has completed by now: the pages
@@ -1259,7 +1389,8 @@ impl Kernel {
     /// of one batch worth of the oldest inodes before.
     pub fn wakeup_flusher_threads(&mut self) {
         let nr = if self.profile.flusher_wakeup_writes_all { self.vmstat.nr_dirty } else { crate::vmscan::SWAP_CLUSTER_MAX * 32 };
-        self.writeback_dirty(nr, None);
+        self.flusher.wakeup_left = self.flusher.wakeup_left.saturating_add(nr);
+        self.flusher_run();
     }
 
     /// `wb_writeback()`: write back up to `nr` dirty pages, oldest inode first; of every
@@ -1284,7 +1415,7 @@ impl Kernel {
             left = left.saturating_sub(written);
             if self.mappings[inode.idx()].nrdirty == 0 {
                 self.dirty_inodes.remove(inode);
-            } else if written == 0 {
+            } else if written == 0 || self.flusher_held() {
                 break;
             }
         }
@@ -1320,6 +1451,14 @@ impl Kernel {
         // Pages below the dirty hint are clean: the tagged lookup skips them.
         let hint = self.mappings[inode.idx()].dirty_hint;
         let mut i = first.max(hint);
+        // With blk-wbt a writer may wait between two requests (`wbt_wait()`): the run is
+        // submitted a request (`io_pages`) at a time as it is built, so the folios after a held
+        // request are not reached (still dirty). Without it nothing happens in between and the
+        // run goes whole (the same requests: submit_write() cuts it at `io_pages`).
+        let dev = self.inodes[inode.idx()].dev.map(|d| d.idx());
+        let cut = dev.filter(|&d| self.devices[d].wbt_on()).map_or(u32::MAX, |d| self.devices[d].io_pages().min(u32::MAX as u64) as u32);
+        // The run's first piece is charged the submission's CPU (one per run, as without a cut).
+        let mut charge = true;
         while i <= len && written < nr {
             let dirty_folio = if i < len {
                 self.mappings[inode.idx()].lookup(i).map(|p| self.pages.page_folio(p)).filter(|&f| self.pages[f].test(pg::DIRTY))
@@ -1329,23 +1468,41 @@ impl Kernel {
             match (dirty_folio, run) {
                 (Some(f), _) => {
                     let (start, n) = (self.pages[f].index, self.pages.folio_nr_pages(f) as u32);
+                    if let Some((s, k)) = run.filter(|&(s, k)| s + k == start && k + n > cut) {
+                        done = done.max(self.submit_write(inode, s, k, charge));
+                        charge = false;
+                        run = None;
+                        if self.flusher_held() {
+                            i = start;
+                            break; // the flusher sleeps in wbt_wait(): this folio stays dirty
+                        }
+                    }
                     self.clear_dirty_for_io(f);
                     self.folio_start_writeback(f);
                     written += n as u64;
                     run = Some(match run {
                         Some((s, k)) if s + k == start => (s, k + n),
                         Some((s, k)) => {
-                            done = done.max(self.submit_write(inode, s, k));
+                            done = done.max(self.submit_write(inode, s, k, charge));
+                            charge = true;
                             (start, n)
                         }
                         None => (start, n),
                     });
                     i = start + n;
+                    if self.flusher_held() {
+                        break; // the flusher sleeps in wbt_wait(): the rest stays dirty
+                    }
                     continue;
                 }
                 (None, Some((s, n))) => {
-                    done = done.max(self.submit_write(inode, s, n));
+                    done = done.max(self.submit_write(inode, s, n, charge));
+                    charge = true;
                     run = None;
+                    if self.flusher_held() {
+                        i += 1;
+                        break;
+                    }
                 }
                 (None, None) if i < len => {
                     // Skip the empty ranges: only an entry can be a dirty page.
@@ -1357,7 +1514,7 @@ impl Kernel {
             i += 1;
         }
         if let Some((s, n)) = run {
-            done = done.max(self.submit_write(inode, s, n));
+            done = done.max(self.submit_write(inode, s, n, charge));
         }
         if first <= hint {
             // Everything from the hint up to where the scan stopped is clean now.
@@ -1407,9 +1564,12 @@ impl Kernel {
     /// `bio_split_rw()`): each request completes on its own, and
     /// its pages end their writeback then (`end_bio` -> `folio_end_writeback()` per bio), so
     /// the first pages of a long run are clean while the rest are still queued. Returns the
-    /// completion time of the last request.
-    fn submit_write(&mut self, inode: InodeId, start: u32, n: u32) -> u64 {
-        self.cpu(self.cost.submit_io);
+    /// completion time of the last request. `charge`: the submission's CPU is spent (the first
+    /// piece of a run).
+    fn submit_write(&mut self, inode: InodeId, start: u32, n: u32, charge: bool) -> u64 {
+        if charge {
+            self.cpu(self.cost.submit_io);
+        }
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("shmem pages are never dirty-tracked");
         let mut done = 0;
@@ -1417,7 +1577,7 @@ impl Kernel {
         let mut s = start;
         while s < start + n {
             let c = (start + n - s).min(max);
-            done = self.devices[dev.idx()].submit(Dir::Write, base + s as u64, c as u64, self.now);
+            done = self.wbt_submit_write(dev.idx(), base + s as u64, c as u64);
             for i in s..s + c {
                 if let Some(p) = self.mappings[inode.idx()].lookup(i) {
                     // The folio's writeback ends with the last request carrying its pages.
@@ -1445,7 +1605,10 @@ impl Kernel {
     pub fn vfs_fsync(&mut self, inode: InodeId) {
         self.cpu(self.cost.syscall);
         let dirty = self.mappings[inode.idx()].nrdirty > 0;
+        // WB_SYNC_ALL: REQ_SYNC writes (blk-wbt's max_depth).
+        let op = std::mem::replace(&mut self.flusher.op, crate::blkdev::WbtOp::Sync);
         let (_, mut done) = self.writeback_inode(inode, u64::MAX);
+        self.flusher.op = op;
         let mut under_writeback = false;
         for std::cmp::Reverse((t, ino, _, _)) in self.wb_queue.iter() {
             if *ino == inode.0 {

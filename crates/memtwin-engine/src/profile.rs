@@ -143,6 +143,31 @@ pub enum ReclaimThrottle {
     Writeback,
 }
 
+/// What a direct reclaimer does in `shrink_inactive_list()` when `too_many_isolated()` says
+/// more pages of the list's type are isolated on the node (per zone before 4.8) than are left
+/// on its inactive list (an eighth of it for a `__GFP_IO | __GFP_FS` caller), per era
+/// (mm/vmscan.c; 35cd78156c49 "vmscan: throttle direct reclaim when too many pages are
+/// isolated already", 2.6.32). kswapd never waits there, nor does reclaim whose writeback
+/// throttling is not sane (`global_reclaim()` only before 4.2, `sane_reclaim()` /
+/// `writeback_throttling_sane()` after: legacy v1 memcg reclaim is exempt, v2's is not).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum IsolatedThrottle {
+    /// 2.6.32-4.13: `while (too_many_isolated()) { congestion_wait(BLK_RW_ASYNC, HZ/10); if
+    /// (fatal_signal_pending(current)) return SWAP_CLUSTER_MAX; }`: the task sleeps on the
+    /// async congestion queue (woken when a queue leaves congestion, else HZ/10) and loops
+    /// for as long as the condition holds.
+    CongestionLoop,
+    /// 4.14-5.15: db73ee0d4637 ("mm, vmscan: do not loop on too_many_isolated for ever"):
+    /// `msleep(100)` once (`schedule_timeout_uninterruptible(msecs_to_jiffies(100) + 1)`),
+    /// then `return 0` (nothing scanned) if it still holds.
+    SleepOnce,
+    /// 5.16+: d818fca1cac3 ("mm/vmscan: throttle reclaim and compaction when too may pages
+    /// are isolated"): `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)` once, at most
+    /// `HZ/50`, woken by `wake_throttle_isolated()` from the next `too_many_isolated()` of
+    /// any reclaimer that finds the node below the limit; then `return 0` if it still holds.
+    ReclaimThrottle,
+}
+
 /// Mechanisms from the seed patch sets, switchable per scenario variant.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Policies {
@@ -487,10 +512,21 @@ pub struct KernelProfile {
     /// throttling on cgroup v1"); before, it only waited on pages it had already marked
     /// (`folio_wait_writeback()` in `shrink_page_list()`).
     pub v1_reclaim_throttle: bool,
+    /// The `too_many_isolated()` wait of direct reclaim in `shrink_inactive_list()`; see
+    /// [`IsolatedThrottle`].
+    pub isolated_throttle: IsolatedThrottle,
     /// How the block layer hands out requests (`get_request()` on the legacy request list
     /// before 5.0, scheduler tags on blk-mq after, mq-deadline's async depth from 5.14); see
     /// [`crate::blkdev::BlkQueue`].
     pub blk_queue: crate::blkdev::BlkQueue,
+    /// blk-wbt on every blk-mq queue by default (blkdev/wbt.rs; 4.10, e34cbd307477 "blk-wbt:
+    /// add general throttling mechanism" and 87760e5eef35 "block: hook up writeback
+    /// throttling"; `CONFIG_BLK_WBT=y` in Debian's configs with `CONFIG_BLK_WBT_MQ` "default y",
+    /// `wbt_enable_default()` at queue registration; the lab's 6.1 guest's /dev/vda shows
+    /// `wbt_lat_usec` 75000 and the host's 6.18 loop devices 2000). The profiles before 4.10
+    /// (3.13, 4.3, 4.4) have none; the legacy request path's `CONFIG_BLK_WBT_SQ` (4.12-4.20,
+    /// "default n") is not a profile of the engine's.
+    pub wbt: bool,
     /// `throttle_vm_writeout()` at the end of `shrink_lruvec()` (2.6-4.8; c2aa723a6093 "mm:
     /// remove throttle_vm_writeout()", 4.9): reclaim sleeps `congestion_wait(BLK_RW_ASYNC,
     /// HZ/10)` while the pages under writeback exceed the global dirty limit plus a tenth.
@@ -924,7 +960,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Writeback,
         v1_reclaim_throttle: true,
+        isolated_throttle: IsolatedThrottle::ReclaimThrottle,
         blk_queue: crate::blkdev::BlkQueue::MqAsyncDepth,
+        wbt: true,
         throttle_vm_writeout: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
@@ -1067,6 +1105,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_high_delay: false,
         oom_waits_on_write_pending: true,
         reclaim_throttle: ReclaimThrottle::CongestionTimeout,
+        isolated_throttle: IsolatedThrottle::SleepOnce,
         blk_queue: crate::blkdev::BlkQueue::Mq,
         blk_max_request_count: crate::blkdev::BLK_MAX_REQUEST_COUNT_PRE_5_16,
         ra_prev_pos_after_read: false,
@@ -1105,7 +1144,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_zone_reclaimable: true,
         oom_waits_on_write_pending: false,
         reclaim_throttle: ReclaimThrottle::Congestion,
+        isolated_throttle: IsolatedThrottle::CongestionLoop,
         blk_queue: crate::blkdev::BlkQueue::Legacy,
+        wbt: false,
         blk_plug_peek: crate::blkdev::PlugPeek::NoSizeTest,
         throttle_vm_writeout: true,
         account_page_tables: false,

@@ -348,6 +348,11 @@ impl Simulation {
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
             let dev = dev.with_sched(d.scheduler).with_driver_depth(d.driver_depth);
+            // blk-wbt over `blk_queue_depth()`: the loop device's tag set (`nr_requests`), a
+            // disk's driver depth (a SCSI disk's `queue_depth`); every modelled device reports a
+            // write-back cache (`QUEUE_FLAG_WC`: the lab's vda and loop devices show "write back").
+            let qd = d.hw.as_ref().map_or(d.driver_depth.min(u32::MAX as u64) as u32, |h| h.queue_depth);
+            let dev = dev.with_wbt(d.wbt_lat_usec, qd, true);
             let dev = match &d.hw {
                 Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost)),
                 None => dev,

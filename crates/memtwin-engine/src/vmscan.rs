@@ -6,7 +6,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::{LruList, ACT_DIRTY};
-use crate::profile::{InactiveRatio, ReclaimThrottle, ReclaimWalk};
+use crate::profile::{InactiveRatio, IsolatedThrottle, ReclaimThrottle, ReclaimWalk};
 use crate::profile::ScanBalance as ScanModel;
 use crate::types::{int_sqrt, MemcgId, PageId};
 use crate::vmstat::VmEvent;
@@ -26,6 +26,58 @@ pub const RECLAIM_THROTTLE: crate::types::Nanos = 100_000_000;
 /// `schedule_timeout()`/`io_schedule_timeout()`, which the timer wheel ends at a tick
 /// (timer.rs).
 pub const RECLAIM_THROTTLE_JIFFIES: u64 = crate::timer::HZ / 10;
+
+/// `enum vmscan_throttle_state` (include/linux/mmzone.h, 5.16+): why `reclaim_throttle()`
+/// slept, the `reason` of the `vmscan:mm_vmscan_throttled` tracepoint it fires after each
+/// sleep. No vmstat counts them; the engine counts them in `Kernel::vmscan_throttled`, reported
+/// as `vmscan.throttled.<name>` on the profiles that have `reclaim_throttle()`
+/// (`ReclaimThrottle::Writeback`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[repr(usize)]
+pub enum VmscanThrottle {
+    /// `VMSCAN_THROTTLE_WRITEBACK`: kswapd's `nr_immediate` batch, legacy v1 memcg reclaim
+    /// after waking the flusher.
+    Writeback = 0,
+    /// `VMSCAN_THROTTLE_ISOLATED`: `too_many_isolated()` in `shrink_inactive_list()`.
+    Isolated = 1,
+    /// `VMSCAN_THROTTLE_NOPROGRESS`: direct reclaim that got nothing by priority 1.
+    Noprogress = 2,
+    /// `VMSCAN_THROTTLE_CONGESTED`: direct reclaim of an `LRUVEC_CONGESTED` target.
+    Congested = 3,
+}
+
+/// `NR_VMSCAN_THROTTLE`.
+pub const NR_VMSCAN_THROTTLE: usize = 4;
+
+impl VmscanThrottle {
+    /// Every reason with its metric name (`vmscan.throttled.<name>`: the tracepoint's
+    /// `reason` string, `WRITEBACK`, `ISOLATED`, `NOPROGRESS`, `CONGESTED`, in lower case), in
+    /// report order.
+    pub const ALL: [(VmscanThrottle, &'static str); NR_VMSCAN_THROTTLE] = [
+        (VmscanThrottle::Writeback, "vmscan.throttled.writeback"),
+        (VmscanThrottle::Isolated, "vmscan.throttled.isolated"),
+        (VmscanThrottle::Noprogress, "vmscan.throttled.noprogress"),
+        (VmscanThrottle::Congested, "vmscan.throttled.congested"),
+    ];
+}
+
+/// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)`'s timeout (mm/vmscan.c 5.16+: "a
+/// transient condition based on too many parallel reclaimers which is a short-lived event so
+/// the timeout is short"): `HZ/50` jiffies.
+pub const ISOLATED_THROTTLE_JIFFIES: u64 = crate::timer::HZ / 50;
+
+/// `msleep(100)` in `shrink_inactive_list()` (4.14-5.15): `schedule_timeout_uninterruptible(
+/// msecs_to_jiffies(100) + 1)` (kernel/time/timer.c `msleep()`), `HZ/10 + 1` jiffies.
+pub const ISOLATED_MSLEEP_JIFFIES: u64 = crate::timer::HZ / 10 + 1;
+
+/// `too_many_isolated()`'s test (mm/vmscan.c, every era modelled): more pages of the list's
+/// type isolated than left on the inactive list, of which a `__GFP_IO | __GFP_FS` caller
+/// counts only an eighth ("GFP_NOIO/GFP_NOFS callers are allowed to isolate more pages, so
+/// they won't get blocked by normal direct-reclaimers, forming a circular deadlock").
+pub fn too_many_isolated_sizes(inactive: u64, isolated: u64, gfp_io_fs: bool) -> bool {
+    let inactive = if gfp_io_fs { inactive >> 3 } else { inactive };
+    isolated > inactive
+}
 
 /// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c, 5.16+): a task
 /// throttled at `now`, one of `nr_throttled` on the node, sleeps until
@@ -1149,6 +1201,7 @@ impl Kernel {
     /// in `recent_rotated`), marking them `PG_workingset`.
     fn shrink_active_anon(&mut self, memcg: MemcgId, v: usize, nr: u64) {
         // shrink_active_list(): "lru_add_drain();" first.
+        let start = self.now;
         self.lru_add_drain();
         let (mut moved, mut scanned, mut rotated) = (0, 0, 0);
         for _ in 0..nr {
@@ -1165,6 +1218,8 @@ impl Kernel {
             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveAnon);
             moved += n;
         }
+        // Isolated (NR_ISOLATED_ANON) while the batch's PTEs were looked at, not throttled.
+        self.isolated_putback(v, false, start, scanned, false);
         self.update_page_reclaim_stat(v, false, scanned, false);
         if rotated > 0 {
             self.update_rotated(v, false, rotated);
@@ -1216,8 +1271,13 @@ impl Kernel {
     /// (`shmem_writepage()`, page cache to swap cache) is not modelled. The pages written
     /// out are the batch's anon cost (`lru_note_cost(lruvec, 0, stat.nr_pageout)`, 5.8+).
     pub(crate) fn shrink_inactive_anon(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
+        let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, false, sc) {
+            Ok(c) => c,
+            Err(nr) => return nr,
+        };
+        let start = self.now;
         let (mut scanned, mut reclaimed, mut nr_writeback, mut nr_immediate) = (0u64, 0u64, 0u64, 0u64);
-        let (mut nr_pageout, mut nr_activate) = (0u64, 0u64);
+        let (mut nr_pageout, mut nr_activate, mut nr_taken) = (0u64, 0u64, 0u64);
         self.shrink_list_call_cost();
         // The swap writes that completed by now have ended their writeback (their
         // completion interrupts, `end_swap_bio_write()`, ran while reclaim went on), and the
@@ -1227,6 +1287,7 @@ impl Kernel {
             let Some(p) = self.lruvecs[v].tail(LruList::InactiveAnon) else { break };
             self.lruvecs[v].del(&mut self.pages, &mut self.lru_stats, p);
             scanned += 1;
+            nr_taken += if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
             self.cpu(self.cost.scan_page);
             if self.pages[p].test(pg::WRITEBACK) && !sc.kswapd && !self.writeback_throttling_sane(sc) && self.pages[p].test(pg::RECLAIM) {
                 // shrink_folio_list() "case 3": legacy (cgroup v1) memcg reclaim waits for the
@@ -1326,6 +1387,7 @@ impl Kernel {
             self.update_rotated(v, false, nr_activate);
             self.move_folios_to_lru_age(memcg, nr_activate);
         }
+        self.isolated_putback(v, false, start, nr_taken, checked);
         self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout);
@@ -1354,7 +1416,10 @@ impl Kernel {
                 None => self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES),
             },
             ReclaimThrottle::CongestionTimeout => congestion_wait_blk_mq(self.now, RECLAIM_THROTTLE_JIFFIES, self.profile.timer_wheel_round_up),
-            ReclaimThrottle::Writeback => self.reclaim_throttle_writeback_until(),
+            ReclaimThrottle::Writeback => {
+                self.vmscan_throttled[VmscanThrottle::Writeback as usize] += 1;
+                self.reclaim_throttle_writeback_until()
+            }
         };
         self.io_schedule_until(until, StallKind::Congestion);
     }
@@ -1431,14 +1496,14 @@ impl Kernel {
             if flag && sc.nr_dirty > 0 && sc.nr_dirty == sc.nr_congested {
                 self.lruvecs[v].congested = true;
             }
-            if !sc.kswapd && self.lruvecs[v].congested && self.reclaim_throttle_one_jiffy(nid) {
+            if !sc.kswapd && self.lruvecs[v].congested && self.reclaim_throttle_one_jiffy(nid, VmscanThrottle::Congested) {
                 return;
             }
         }
         if !sc.kswapd && !sc.cgroup_reclaim && sc.priority == 1 && sc.nr_reclaimed == 0 {
             // consider_reclaim_throttle(first_pgdat, sc): the zonelist's first node.
             let nid = self.reclaim_nid.unwrap_or(self.cur_nid);
-            self.reclaim_throttle_one_jiffy(nid);
+            self.reclaim_throttle_one_jiffy(nid, VmscanThrottle::Noprogress);
         }
     }
 
@@ -1446,10 +1511,11 @@ impl Kernel {
     /// `skip_throttle_noprogress()`, sleep `schedule_timeout(1)` (to the next tick), a
     /// congestion stall. True when the sleep ended the task's quantum (a restartable charge:
     /// reclaim stops there, [`Kernel::schedule_until`]).
-    fn reclaim_throttle_one_jiffy(&mut self, nid: u32) -> bool {
+    fn reclaim_throttle_one_jiffy(&mut self, nid: u32, reason: VmscanThrottle) -> bool {
         if self.skip_throttle_noprogress(nid) {
             return false;
         }
+        self.vmscan_throttled[reason as usize] += 1;
         let until = self.schedule_timeout_at(1);
         self.stalled(StallKind::Congestion, |k| k.schedule_until(until))
     }
@@ -1466,6 +1532,102 @@ impl Kernel {
         }
         let write_pending = self.vmstat.nr_dirty + self.vmstat.nr_writeback;
         2 * write_pending <= self.node_reclaimable_pages(nid)
+    }
+
+    /// `too_many_isolated()` (mm/vmscan.c) for reclaim `sc` on node `nid`, the list type
+    /// `file`, at the running context's clock: [`too_many_isolated_sizes`] of the node's
+    /// inactive list (`node_page_state(pgdat, NR_INACTIVE_*)`: the root lruvec's subtree
+    /// size) and the pages other contexts' batches hold isolated now
+    /// ([`crate::mmzone::IsolatedLedger`]). kswapd, and reclaim whose writeback throttling is not
+    /// sane (legacy v1 memcg reclaim; every memcg reclaim before 4.2's `sane_reclaim()`, where
+    /// the test was `global_reclaim()`), are never held: false. Every engine reclaim is on
+    /// behalf of a `GFP_KERNEL` or `GFP_HIGHUSER_MOVABLE` request, which has `__GFP_IO |
+    /// __GFP_FS` (iomap's `FGP_NOFS` page-cache writes are not told apart).
+    pub fn too_many_isolated(&self, nid: u32, file: bool, sc: &ScanControl) -> bool {
+        if sc.kswapd || !self.writeback_throttling_sane(sc) {
+            return false;
+        }
+        let lru = if file { LruList::InactiveFile } else { LruList::InactiveAnon };
+        let inactive = self.lru_stats.subtree_size(self.lruvec_idx(MemcgId::ROOT, nid), lru);
+        let ledger = &self.nodes[nid as usize].isolated;
+        // O(1) first: the ledger cannot hold enough.
+        if !too_many_isolated_sizes(inactive, ledger.recorded(file, self.now), true) {
+            return false;
+        }
+        too_many_isolated_sizes(inactive, ledger.isolated_at(file, self.now), true)
+    }
+
+    /// The `too_many_isolated()` wait at the start of `shrink_inactive_list()` (mm/vmscan.c)
+    /// of the list type `file` on node `nid`, per era ([`crate::profile::IsolatedThrottle`]):
+    /// - before 4.14, `congestion_wait(BLK_RW_ASYNC, HZ/10)` for as long as the node has too
+    ///   many isolated, each sleep ended by a device's write queue leaving congestion (the
+    ///   legacy queue's `clear_wb_congested()`) or the timeout;
+    /// - 4.14-5.15, one `msleep(100)`;
+    /// - 5.16+, one `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)`: at most `HZ/50`,
+    ///   woken at the first `too_many_isolated()` of another direct reclaimer that found the
+    ///   node below its limit after the sleep began (`wake_throttle_isolated()`: a batch of
+    ///   the ledger recorded as checked that started then); counted in
+    ///   `vmscan.throttled.isolated`;
+    ///
+    /// after which (4.14+) a node still over the limit makes the call return 0 without
+    /// scanning. The sleeps are congestion stalls (inside reclaim: memory stalls). The
+    /// pre-4.14 loop's `fatal_signal_pending()` exit is not modelled (the engine does not
+    /// kill a sleeping task). Returns `Err(nr)` when `shrink_inactive_list()` returns `nr` at
+    /// once (0: still too many, or the sleep ended the quantum), else `Ok(checked)`: whether
+    /// a `too_many_isolated()` that can wake sleepers found the node below the limit.
+    #[inline]
+    pub(crate) fn shrink_inactive_throttle(&mut self, nid: u32, file: bool, sc: &ScanControl) -> Result<bool, u64> {
+        if sc.kswapd || !self.writeback_throttling_sane(sc) {
+            return Ok(false);
+        }
+        if self.nodes[nid as usize].isolated.recorded(file, self.now) == 0 {
+            // Nothing isolated by anyone at this clock (the common case): not too many.
+            return Ok(true);
+        }
+        self.shrink_inactive_throttle_wait(nid, file, sc)
+    }
+
+    /// [`Kernel::shrink_inactive_throttle`] when the ledger may hold isolated pages (out of
+    /// line).
+    #[cold]
+    #[inline(never)]
+    fn shrink_inactive_throttle_wait(&mut self, nid: u32, file: bool, sc: &ScanControl) -> Result<bool, u64> {
+        let mut stalled = false;
+        while self.too_many_isolated(nid, file, sc) {
+            let until = match self.profile.isolated_throttle {
+                IsolatedThrottle::CongestionLoop => {
+                    let timeout = self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES);
+                    let now = self.now;
+                    let cleared = self.devices.iter().filter_map(|d| d.write_congested(now)).filter(|&t| t > now).min();
+                    cleared.map_or(timeout, |t| t.min(timeout))
+                }
+                IsolatedThrottle::SleepOnce | IsolatedThrottle::ReclaimThrottle if stalled => return Err(0),
+                IsolatedThrottle::SleepOnce => self.schedule_timeout_at(ISOLATED_MSLEEP_JIFFIES),
+                IsolatedThrottle::ReclaimThrottle => {
+                    self.vmscan_throttled[VmscanThrottle::Isolated as usize] += 1;
+                    let timeout = self.schedule_timeout_at(ISOLATED_THROTTLE_JIFFIES);
+                    self.nodes[nid as usize].isolated.first_check_between(self.now, timeout).unwrap_or(timeout)
+                }
+            };
+            stalled = true;
+            if self.stalled(StallKind::Congestion, |k| k.schedule_until(until)) {
+                return Err(0);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The end of a reclaim batch that took `pages` of the list type `file` off lruvec `v`
+    /// at `start` and put them back (or freed them) now: `NR_ISOLATED_ANON/FILE -= nr_taken`
+    /// after `move_folios_to_lru()`, recorded in the node's ledger for the contexts whose
+    /// clocks are within it ([`Kernel::too_many_isolated`]).
+    #[inline]
+    fn isolated_putback(&mut self, v: usize, file: bool, start: crate::types::Nanos, pages: u64, checked: bool) {
+        if pages > 0 {
+            let nid = v % self.nr_nodes as usize;
+            let now = self.now;
+            self.nodes[nid].isolated.record(file, start, now, pages, checked);
+        }
     }
 
     /// The scan and steal events of one `shrink_inactive_list()` batch: memory.stat
@@ -1524,6 +1686,7 @@ impl Kernel {
     /// one more trip around the active list", every era modelled: 8cab4754d24a, 2.6.31).
     fn shrink_active_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &ScanControl) {
         // shrink_active_list(): "lru_add_drain();" first.
+        let start = self.now;
         self.lru_add_drain();
         let mut moved = 0;
         let mut scanned = 0;
@@ -1555,6 +1718,8 @@ impl Kernel {
         }
         // nr_activate = move_folios_to_lru(lruvec, &l_active): the rotated pages are active.
         self.move_folios_to_lru_age(memcg, nr_rotated);
+        // Isolated (NR_ISOLATED_FILE) while their references were looked at, not throttled.
+        self.isolated_putback(v, true, start, scanned, false);
         self.memcgs.count_event(memcg, MemcgEvent::Pgrefill, scanned);
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, moved);
         if !sc.cgroup_reclaim {
@@ -1583,6 +1748,11 @@ impl Kernel {
     /// the root memcg's LRU instead of evicting them.
     fn shrink_inactive_list(&mut self, memcg: MemcgId, v: usize, nr: u64, sc: &mut ScanControl) -> u64 {
         let keep_in_cache = self.policies.recharge_on_pagecache_get && sc.cgroup_reclaim;
+        let checked = match self.shrink_inactive_throttle((v % self.nr_nodes as usize) as u32, true, sc) {
+            Ok(c) => c,
+            Err(nr) => return nr,
+        };
+        let start = self.now;
         let mut scanned = 0;
         let mut reclaimed = 0;
         let mut st = ReclaimStat::default();
@@ -1625,6 +1795,7 @@ impl Kernel {
         }
         self.evict_batch_flush(&mut b);
         self.move_folios_to_lru_age(memcg, st.nr_activate);
+        self.isolated_putback(v, true, start, scanned, checked);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
@@ -1636,6 +1807,7 @@ impl Kernel {
             if scanned > 0 && st.nr_unqueued_dirty == scanned {
                 self.wakeup_flusher_threads();
                 if self.profile.v1_reclaim_throttle && !self.writeback_throttling_sane(sc) {
+                    self.vmscan_throttled[VmscanThrottle::Writeback as usize] += 1;
                     let until = self.reclaim_throttle_writeback_until();
                     self.io_schedule_until(until, StallKind::Congestion);
                 }

@@ -259,7 +259,10 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         // A SATA disk's queue, or every request pending (a deep virtio ring).
                         driver_depth: if ram_mb % 2 == 1 { 32 } else { 128 },
                         // requests of 512 KiB (BLK_DEF_MAX_SECTORS of 4.x) or 1280 KiB (6.x's loop and virtio disks)
-                        max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 }, queue_keys_given: vec![] }],
+                        max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 },
+                        // blk-wbt (blkdev/wbt.rs) on the profiles that have it, at the
+                        // rotational and the non-rotational default, off on every seventh.
+                        wbt_lat_usec: if prof == 2 || prof == 5 || ram_mb % 7 == 0 { 0 } else if ram_mb % 3 != 1 { 75_000 } else { 2_000 }, queue_keys_given: vec![] }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes

@@ -33,6 +33,11 @@
 //! scheduler's ([`elevator`]: one policy per file, [`none`], [`cfq`], [`mq_deadline`]; the
 //! era's default or `[devices.NAME] scheduler`): a sync request is placed before the async
 //! requests the scheduler still holds ([`BlockDevice::submit_class`]).
+//!
+//! blk-wbt ([`wbt`], block/blk-wbt.c) throttles buffered writes before they get a request:
+//! [`BlockDevice::wbt_release`] gives when a write's submitter is let through,
+//! [`BlockDevice::submit_tracked`] submits and tracks it; a sync request goes before the
+//! tracked writes not released yet ([`BlockDevice::submit_sync_sched`]).
 
 use std::collections::VecDeque;
 
@@ -40,8 +45,10 @@ pub mod cfq;
 pub mod elevator;
 pub mod mq_deadline;
 pub mod none;
+pub mod wbt;
 
 pub use elevator::{Elevator, SchedKind};
+pub use wbt::{Wbt, WbtOp};
 
 use crate::types::{Nanos, NSEC_PER_SEC, PAGE_SIZE};
 
@@ -353,6 +360,8 @@ pub struct BlockDevice {
     /// guest virtio disk reports 1280 in `real.machine.queue`, but its requests are bounded by
     /// its `max_segments` too, not recorded, and the QEMU scenarios do not give it).
     pub max_pages: u64,
+    /// blk-wbt (`queue/wbt_lat_usec`, [`wbt`]): the tracked writes in flight and their limits.
+    pub wbt: Wbt,
 }
 
 /// One direction's bucket of a QEMU throttle group (`LeakyBucket`, util/throttle.c, QEMU 7.2 as
@@ -566,7 +575,53 @@ impl BlockDevice {
             sync_last_end: u64::MAX,
             driver_depth: 31,
             max_pages: MAX_REQUEST_PAGES,
+            wbt: Wbt::default(),
         }
+    }
+
+    /// The same device with blk-wbt at `wbt_lat_usec` (0: off) over a queue of `queue_depth`
+    /// with a write-back cache `wc` (`wbt_init()`).
+    pub fn with_wbt(mut self, lat_usec: u64, queue_depth: u32, wc: bool) -> Self {
+        self.wbt = Wbt::new(lat_usec, queue_depth, wc);
+        self
+    }
+
+    /// Whether blk-wbt throttles this device's writes: enabled, and not under blk-throttle,
+    /// which holds bios before they are given a request (`blk_throtl_bio()` in
+    /// `submit_bio_noacct()` comes before `rq_qos_throttle()` in `blk_mq_submit_bio()`): the
+    /// flusher is never put to sleep there, and the bios the throttle releases complete on the
+    /// disk beneath at once (their transfer is not modelled), so none stays in flight to be
+    /// counted.
+    #[inline]
+    pub fn wbt_on(&self) -> bool {
+        self.wbt.enabled() && !self.blk_throttle
+    }
+
+    /// `rq_qos_throttle()` -> `wbt_wait()` for a write bio of `pages` at `start` submitted at
+    /// `now` as `op`: when its writer is let through ([`Wbt::wait`]); `now` when it merges
+    /// into the last request (`blk_mq_attempt_bio_merge()` comes first: a merged bio is not
+    /// throttled) or blk-wbt is off. `recent_wait_until`: the end of `wb_recent_wait()`.
+    pub fn wbt_release(&mut self, start: u64, pages: u64, now: Nanos, op: WbtOp, recent_wait_until: Nanos) -> Nanos {
+        if !self.wbt_on() {
+            return now;
+        }
+        let (_, _, line_end) = self.line_of(Dir::Write);
+        if self.back_merge(Dir::Write, RqClass::Async, start, pages, line_end, now).is_some() {
+            return now;
+        }
+        self.wbt.wait(op, now, recent_wait_until)
+    }
+
+    /// `submit_bio()` of a write let through by blk-wbt at `release`
+    /// ([`BlockDevice::wbt_release`]): the requests it makes are tracked until they complete
+    /// (`wbt_track()`, `wbt_done()`). Returns the completion of the last.
+    pub fn submit_tracked(&mut self, start: u64, pages: u64, release: Nanos) -> Nanos {
+        let before = self.queue.queued;
+        let done = self.submit(Dir::Write, start, pages, release);
+        if self.wbt_on() && self.queue.queued > before {
+            self.wbt.track(release, done);
+        }
+        done
     }
 
     /// The same device whose driver takes `depth` requests from the scheduler.
@@ -665,6 +720,9 @@ impl BlockDevice {
     /// has transferred it. Returns the completion time of the last.
     pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
         let (done, dispatched) = self.submit_own(dir, class, start, pages, now);
+        if dir == Dir::Read && self.wbt_on() {
+            self.wbt.read(now, done);
+        }
         if self.complete_together && dir == Dir::Read {
             // A read dispatched to the device while the batch's reads are still on it joins the
             // batch and moves its completion to its own; otherwise it opens the next batch.
@@ -730,8 +788,11 @@ impl BlockDevice {
             return (self.submit_qemu(dir, class, start, pages, now), now);
         }
         let ordered = self.sched_orders();
-        if ordered && class == RqClass::Sync {
-            if let Some(done) = self.submit_sync_sched(dir, start, pages, now) {
+        // Tracked writes blk-wbt has not let through yet are in their writers' hands, not in
+        // the queue: a sync request on a device serving one request at a time goes before them.
+        let held = if class == RqClass::Sync && self.hw.is_none() && !self.qemu_throttle && self.wbt_on() { self.wbt.held_at(now) } else { 0 };
+        if (ordered || held > 0) && class == RqClass::Sync {
+            if let Some(done) = self.submit_sync_sched(dir, start, pages, now, held) {
                 // On the device from its submission (the scheduler's placement has no throttle).
                 return (done, now);
             }
@@ -799,17 +860,19 @@ impl BlockDevice {
     /// and the device's line (`busy_until`) moves by its time, the seek back to the async
     /// requests, and the idle window the scheduler holds after it; the async requests already
     /// pending keep their completions (see [`elevator`]).
-    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, now: Nanos) -> Option<Nanos> {
+    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, now: Nanos, held: u64) -> Option<Nanos> {
         let q = &self.queue.rq[RqClass::Async as usize];
         let first = q.partition_point(|&t| t <= now);
-        let n = (q.len() - first) as u64;
+        let n_all = (q.len() - first) as u64;
+        // The last `held` pending are blk-wbt's, not yet in the queue: the scheduler sees the rest.
+        let n = n_all - held.min(n_all);
         let last_async = q.back().copied().unwrap_or(0);
-        let pending = elevator::PendingAsync { q, first, n, seq_first: self.queue.pushed[RqClass::Async as usize] - n, driver_depth: self.driver_depth };
+        let pending = elevator::PendingAsync { q, first, n, seq_first: self.queue.pushed[RqClass::Async as usize] - n_all, driver_depth: self.driver_depth };
         let bytes = pages * PAGE_SIZE;
         let xfer = xfer_ns(bytes, self.bw_of(dir));
         // Back merge into the last sync request placed ahead, not started yet.
         let merge = self.queue.last.filter(|&(c, m, started)| c == RqClass::Sync && started > now && start == self.sync_last_end && m + pages <= self.io_pages() && self.sync_until > now);
-        if let (Some((c, m, started)), true) = (merge, n > 0) {
+        if let (Some((c, m, started)), true) = (merge, n_all > 0) {
             let done = self.sync_until + xfer;
             *self.queue.rq[RqClass::Sync as usize].back_mut().expect("the last request is held") = done;
             self.queue.last = Some((c, m + pages, started));
@@ -826,7 +889,7 @@ impl BlockDevice {
             // gets it back (never before the async requests already given completions).
             self.busy_until = self.busy_until.saturating_sub(place.refund).max(last_async);
         }
-        if place.ahead >= n {
+        if place.ahead >= n_all {
             return None;
         }
         let after = if place.ahead == 0 { now } else { pending.done(place.ahead - 1) };
@@ -1090,11 +1153,45 @@ impl crate::kernel::Kernel {
     /// device `dev`, in `class`, from the running context: sleep until a request of the class
     /// is free (see [`BlockDevice::get_request_wait`]), a `congestion` stall (the task waits
     /// for the queue, `io_schedule()` in `get_request()`). The flusher's own writes do not
-    /// come here: it is not a task (its writes are queued at once, see ARCHITECTURE.md).
+    /// come here: it is not a task (its writes are queued when it submits them; blk-wbt may
+    /// hold it, [`crate::kernel::Kernel::wbt_submit_write`], see ARCHITECTURE.md).
     pub fn blk_get_request(&mut self, dev: usize, class: RqClass, start: u64, pages: u64) {
         let era = self.profile.blk_queue;
         if let Some(t) = self.devices[dev].get_request_wait(class, start, pages, self.now, era) {
             self.stalled(crate::delayacct::StallKind::Congestion, |k| k.wait_until(t));
+        }
+    }
+
+    /// A write bio of `pages` at device page `start` of device `dev` from the running context,
+    /// through blk-wbt ([`BlockDevice::wbt_release`], [`wbt`]): a task (fsync, a DONTNEED's
+    /// writeback) sleeps in `wbt_wait()` until it is let through,
+    /// a `congestion` stall as `get_request()`'s; the flusher ([`crate::page_writeback::FlusherWork`])
+    /// does not sleep in the engine: its request goes at its release and its writeback stops
+    /// there. The op is the context's (`FlusherWork::op`; kswapd's own). Returns the completion
+    /// of the last request.
+    pub fn wbt_submit_write(&mut self, dev: usize, start: u64, pages: u64) -> Nanos {
+        let at = self.wbt_wait_write(dev, start, pages);
+        self.devices[dev].submit_tracked(start, pages, at)
+    }
+
+    /// The blk-wbt wait of [`crate::kernel::Kernel::wbt_submit_write`] alone: when the write may be given its
+    /// request (the task has slept until then; the flusher has noted its stop).
+    pub fn wbt_wait_write(&mut self, dev: usize, start: u64, pages: u64) -> Nanos {
+        if !self.devices[dev].wbt_on() {
+            return self.now;
+        }
+        let op = if self.in_kswapd && !self.flusher.running { WbtOp::Kswapd } else { self.flusher.op };
+        let recent_wait_until = self.wb_dirty_sleep.map_or(0, |t| t + wbt::RECENT_WAIT_NS);
+        let release = self.devices[dev].wbt_release(start, pages, self.now, op, recent_wait_until);
+        if release <= self.now {
+            return self.now;
+        }
+        if self.flusher.running {
+            self.flusher.stop = Some(self.flusher.stop.map_or(release, |s| s.max(release)));
+            release
+        } else {
+            self.stalled(crate::delayacct::StallKind::Congestion, |k| k.wait_until(release));
+            self.now
         }
     }
 

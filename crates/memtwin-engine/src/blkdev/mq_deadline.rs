@@ -15,11 +15,18 @@
 //!   driver tags of a virtio disk); a device whose driver takes every request pending has
 //!   them served in submission order.
 //!
-//! Not modelled: `read_expire` (HZ/2) and `write_expire` (5 s), which are checked only when a
-//! batch starts (`deadline_check_fifo()`): a read here waits at most the driver's requests
-//! and one write batch, well under 500 ms on the disks modelled, and `writes_starved` lets a
-//! write batch through after two read batches, before 5 s; the sort order within a
-//! direction (a request's place in a batch is its submission's); I/O priorities.
+//! `read_expire` (HZ/2) and `write_expire` (5 * HZ) have nothing to change here, read from
+//! `__dd_dispatch_request()` of 6.1 (checked 2026-11-29 for issue 23, so that nobody models
+//! them as a direction switch): the direction of a new batch is chosen by the two rules above
+//! alone (reads when any are queued, unless `starved++ >= writes_starved` with a write in
+//! FIFO); `deadline_check_fifo()` is asked only after that, and decides which request of the
+//! chosen direction starts the batch: the FIFO's oldest (`deadline_fifo_request()`) when its
+//! deadline has passed, else the next in sector order (`deadline_next_request()`). The engine
+//! keeps one order per direction, submission order, so the FIFO's head and the next request
+//! are the same request. (`prio_aging_expire`, 10 s, ages requests across I/O priority
+//! levels, `dd_dispatch_prio_aged_requests()`: every request modelled has the one default
+//! priority.) An expiry would matter with the sort order, which is not modelled: a request's
+//! place in a batch is its submission's; nor are I/O priorities.
 
 use super::elevator::{PendingAsync, Placement};
 use crate::types::Nanos;

@@ -999,9 +999,28 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             });
             let driver_depth = driver_depth.unwrap_or_else(|| crate::blkdev::SchedKind::default_driver_depth(legacy));
             let queue_keys_given: Vec<&'static str> = ["scheduler", "max_sectors_kb", "driver_depth", "wbt_lat_usec"].into_iter().filter(|k| t.entries.iter().any(|(e, _, _)| e == k)).collect();
+            let loop_device = blk_throttle || t.get("queue_depth").is_some();
+            let wbt_lat_usec = t.get("wbt_lat_usec").and_then(|v| match get_uint(cx, v, &key("wbt_lat_usec")) {
+                Some(us) if us > 0 && !prof.wbt => {
+                    cx.err(&v.loc, format!("{} is {us} on profile `{}`: blk-wbt came in 4.10 (e34cbd307477), after this profile's kernel", key("wbt_lat_usec"), prof.name), "drop wbt_lat_usec (or give 0), or use a profile from 5.0 (linux-5.0, linux-6.1, ...)");
+                    None
+                }
+                Some(us) if us > u32::MAX as u64 => {
+                    cx.err(&v.loc, format!("{} is {us}: more than an hour", key("wbt_lat_usec")), "give the latency target in microseconds, e.g. 2000 (non-rotational) or 75000 (rotational), or 0 to turn blk-wbt off");
+                    None
+                }
+                us => us,
+            });
+            let wbt_lat_usec = wbt_lat_usec.unwrap_or(if !prof.wbt {
+                0
+            } else if rotational && !loop_device {
+                crate::blkdev::wbt::WBT_LAT_USEC_ROTATIONAL
+            } else {
+                crate::blkdev::wbt::WBT_LAT_USEC_NONROT
+            });
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, queue_keys_given });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {
@@ -1891,6 +1910,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
             if let Some(v) = t.get("metrics") {
                 let mut known = crate::metrics::metric_names();
+                known.extend(crate::metrics::vmscan_throttled_metric_names());
                 known.extend(crate::metrics::lru_gen_metric_names());
                 match &v.v {
                     Val::Arr(items) => {

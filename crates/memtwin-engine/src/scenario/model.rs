@@ -192,6 +192,11 @@ pub struct DeviceSpec {
     /// (`/sys/block/loopN/queue/*`, real.py `_queue`) and leaves the loop driver's own otherwise,
     /// so that a scenario that names no queue setting runs on the device it was recorded on.
     pub queue_keys_given: Vec<&'static str>,
+    /// `wbt_lat_usec`: blk-wbt's latency target, µs (`queue/wbt_lat_usec`; 0: off;
+    /// blkdev/wbt.rs). Default: off on a profile without blk-wbt (`KernelProfile::wbt`), else
+    /// `wbt_default_latency_nsec()`: 75000 on a rotational device, 2000 on a non-rotational one
+    /// and on the host runner's loop device (given with `queue_depth` or `blk_throttle`).
+    pub wbt_lat_usec: u64,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,

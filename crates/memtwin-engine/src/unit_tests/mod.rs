@@ -11,6 +11,7 @@ mod cgroup;
 mod dcache;
 mod delayacct;
 mod elevator;
+mod wbt;
 mod fadvise;
 mod filemap;
 mod fs;

@@ -1637,3 +1637,187 @@ fn reclaim_throttle_congested_and_noprogress_sleep_one_jiffy_from_5_16() {
     k.kswapd_catch_up();
     assert!(!k.nodes[0].kswapd_active && !k.lruvecs[root].congested, "kswapd going to sleep on a balanced node clears it");
 }
+
+/// `too_many_isolated()`'s test (mm/vmscan.c; 3.13, 4.3, 6.1 read: the same lines): more
+/// isolated than the inactive list, or than an eighth of it for a `__GFP_IO | __GFP_FS` caller.
+#[test]
+fn too_many_isolated_3_13_to_6_1_counts_an_eighth_of_inactive_for_gfp_io_fs() {
+    use crate::vmscan::too_many_isolated_sizes;
+    assert!(!too_many_isolated_sizes(800, 100, true), "100 of 800 >> 3: not more");
+    assert!(too_many_isolated_sizes(800, 101, true));
+    assert!(!too_many_isolated_sizes(800, 101, false), "GFP_NOIO/GFP_NOFS: the whole list");
+    assert!(too_many_isolated_sizes(800, 801, false));
+    assert!(!too_many_isolated_sizes(0, 0, true), "nothing isolated is never too many");
+}
+
+/// The node's `NR_ISOLATED_ANON/FILE` over time ([`crate::mmzone::IsolatedLedger`]): a batch
+/// counts at the clocks within its isolation (from its isolation to its putback), per type;
+/// the first `too_many_isolated()` found below the limit after a time (a checked batch's
+/// start) is what wakes 5.16+'s `VMSCAN_THROTTLE_ISOLATED` sleepers; the oldest batch goes
+/// when the ledger is full.
+#[test]
+fn isolated_ledger_counts_batches_between_isolation_and_putback() {
+    use crate::mmzone::{IsolatedLedger, ISOLATED_LEDGER_LEN};
+    let mut l = IsolatedLedger::default();
+    l.record(true, 100, 200, 32, true);
+    l.record(true, 150, 300, 10, false);
+    l.record(false, 150, 300, 7, true);
+    assert_eq!(l.isolated_at(true, 99), 0);
+    assert_eq!(l.isolated_at(true, 100), 32);
+    assert_eq!(l.isolated_at(true, 150), 42);
+    assert_eq!(l.isolated_at(true, 200), 10, "put back at 200");
+    assert_eq!(l.isolated_at(false, 160), 7);
+    assert_eq!(l.isolated_at(true, 300), 0);
+    assert_eq!(l.recorded(true, 299), 42, "the O(1) bound");
+    assert_eq!(l.recorded(true, 300), 0, "every batch over");
+    assert_eq!(l.first_check_between(50, 1000), Some(100));
+    assert_eq!(l.first_check_between(100, 1000), Some(150), "the anon batch's check");
+    assert_eq!(l.first_check_between(150, 1000), None, "the 150 file batch was not checked");
+    for i in 0..ISOLATED_LEDGER_LEN as u64 - 2 {
+        l.record(true, 1000 + i, 1001 + i, 1, false);
+    }
+    assert_eq!(l.isolated_at(true, 100), 0, "the oldest batch was overwritten");
+    assert_eq!(l.isolated_at(true, 150), 10);
+}
+
+/// The `too_many_isolated()` wait of direct reclaim at the start of `shrink_inactive_list()`
+/// per era (mm/vmscan.c), on a node whose inactive file list is empty while another context
+/// holds 32 file pages isolated:
+/// - 3.13/4.3 (`IsolatedThrottle::CongestionLoop`): `congestion_wait(BLK_RW_ASYNC, HZ/10)`
+///   again and again while the condition holds (no device congested: whole timeouts), then
+///   the batch goes on;
+/// - 4.14-5.15 (db73ee0d4637, 5.0 profile): one `msleep(100)` (`HZ/10 + 1` jiffies), then
+///   `return 0` while it still holds;
+/// - 5.16+ (d818fca1cac3, 6.1 read): one `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)`,
+///   `HZ/50`, ended early only by another reclaimer's `too_many_isolated()` that finds the
+///   node below the limit (`wake_throttle_isolated()`; the putback itself wakes nobody), then
+///   `return 0` while it still holds; counted as `vmscan.throttled.isolated`.
+///
+/// kswapd never waits; legacy v1 memcg reclaim never (`writeback_throttling_sane()`, 4.2+
+/// `sane_reclaim()`); cgroup v2 memcg reclaim does from 4.2 and not on 3.13
+/// (`global_reclaim()`).
+#[test]
+fn too_many_isolated_waits_per_era_congestion_loop_3_13_msleep_4_14_reclaim_throttle_5_16() {
+    use crate::delayacct::StallKind;
+    use crate::memcontrol::CgroupVersion;
+    use crate::timer::NSEC_PER_JIFFY as J;
+    use crate::vmscan::{ScanControl, VmscanThrottle};
+    let congestion = |k: &Kernel| k.stall.ns[StallKind::Congestion as usize];
+    // A kernel at 10 jiffies whose node 0 has 32 file pages isolated by another context from
+    // 9 jiffies to `until`, and `check` (a checked batch of 1 page another reclaimer started
+    // at that time).
+    let setup = |p: &str, version: CgroupVersion, until: u64, check: Option<u64>| {
+        let mut k = Kernel::new(crate::profile::profile(p).unwrap(), crate::profile::Policies::default(), version, 1 << 15, 0);
+        k.now = 10 * J;
+        k.nodes[0].isolated.record(true, 9 * J, until, 32, false);
+        if let Some(t) = check {
+            k.nodes[0].isolated.record(true, t, until, 1, true);
+        }
+        k
+    };
+    let direct = ScanControl::new(MemcgId::ROOT, 32, false, false);
+    // 5.16+: HZ/50 (5 jiffies; 6 on the 4.8+ wheel), then nothing scanned.
+    for p in ["linux-6.1", "linux-5.17", "linux-6.18"] {
+        let mut k = setup(p, CgroupVersion::V2, 100 * J, None);
+        let timeout = k.schedule_timeout_at(crate::vmscan::ISOLATED_THROTTLE_JIFFIES);
+        assert_eq!(timeout, 16 * J, "{p}: HZ/50 from 10 jiffies on the 4.8+ wheel");
+        assert_eq!(k.shrink_inactive_throttle(0, true, &direct), Err(0), "{p}: still too many: return 0");
+        assert_eq!((congestion(&k), k.now), (6 * J, 16 * J), "{p}: one sleep of HZ/50");
+        assert_eq!(k.vmscan_throttled[VmscanThrottle::Isolated as usize], 1, "{p}");
+        assert_eq!(k.shrink_inactive_throttle(0, false, &direct), Ok(true), "{p}: anon is its own count");
+        // Woken by another reclaimer's check 2 jiffies in.
+        let mut k = setup(p, CgroupVersion::V2, 100 * J, Some(12 * J));
+        assert_eq!(k.shrink_inactive_throttle(0, true, &direct), Err(0), "{p}");
+        assert_eq!(congestion(&k), 2 * J, "{p}: wake_throttle_isolated() at 12 jiffies");
+        // The isolating batch put back at 12 jiffies wakes nobody: the whole HZ/50, then scan.
+        let mut k = setup(p, CgroupVersion::V2, 12 * J, None);
+        assert_eq!(k.shrink_inactive_throttle(0, true, &direct), Ok(true), "{p}: below the limit after the sleep");
+        assert_eq!(congestion(&k), 6 * J, "{p}: the putback does not wake it");
+    }
+    // 4.14-5.15: msleep(100) = 26 jiffies (27 on the wheel), no tracepoint.
+    let mut k = setup("linux-5.0", CgroupVersion::V2, 1000 * J, None);
+    assert_eq!(k.shrink_inactive_throttle(0, true, &direct), Err(0));
+    assert_eq!(congestion(&k), k.now - 10 * J);
+    assert_eq!(k.now, crate::timer::schedule_timeout_wake(10 * J, crate::vmscan::ISOLATED_MSLEEP_JIFFIES, true), "one msleep(100)");
+    assert_eq!(k.now, 37 * J);
+    assert_eq!(k.vmscan_throttled, [0; 4], "5.0 has no reclaim_throttle()");
+    // 3.13-4.13: HZ/10 sleeps (the cascading wheel: at their expiry) until the batch is back.
+    for p in ["linux-4.4", "linux-4.3", "linux-3.13"] {
+        let mut k = setup(p, CgroupVersion::V1, 60 * J, None);
+        assert_eq!(k.shrink_inactive_throttle(0, true, &direct), Ok(true), "{p}: the loop ends when the node is below the limit");
+        assert_eq!((congestion(&k), k.now), (50 * J, 60 * J), "{p}: two congestion_wait(HZ/10), the batch back at 60 jiffies");
+    }
+    // Who is exempt, per era.
+    let kswapd = ScanControl::new(MemcgId::ROOT, 32, false, true);
+    let memcg = ScanControl::new(MemcgId::ROOT, 32, true, false);
+    for (p, version, sc, waits) in [
+        ("linux-6.1", CgroupVersion::V2, &kswapd, false),
+        ("linux-4.4", CgroupVersion::V1, &kswapd, false),
+        ("linux-6.1", CgroupVersion::V1, &memcg, false),
+        ("linux-5.0", CgroupVersion::V1, &memcg, false),
+        ("linux-4.4", CgroupVersion::V1, &memcg, false),
+        ("linux-6.1", CgroupVersion::V2, &memcg, true),
+        ("linux-5.0", CgroupVersion::V2, &memcg, true),
+        ("linux-4.4", CgroupVersion::V2, &memcg, true),
+        ("linux-3.13", CgroupVersion::V2, &memcg, false),
+    ] {
+        let mut k = setup(p, version, 60 * J, None);
+        let r = k.shrink_inactive_throttle(0, true, sc);
+        assert_eq!(congestion(&k) > 0, waits, "{p} {version:?} kswapd {} memcg {}: {r:?}", sc.kswapd, sc.cgroup_reclaim);
+        assert_eq!(r == Ok(false), !waits, "{p} {version:?}: exempt callers do not check, and wake nobody ({r:?})");
+    }
+}
+
+/// `readers` tasks on as many CPUs reading a file each through global direct reclaim while an
+/// anonymous hog (no swap) leaves the node a small inactive file list (about 3 MiB):
+/// `too_many_isolated()`'s scenario ("when there are massive number of tasks doing page
+/// allocation, such sleeping direct reclaimers may keep piling up").
+fn isolating_readers(profile: &str, readers: usize) -> String {
+    let mut s = format!(
+        r#"
+[scenario]
+name = "isolating-readers"
+[machine]
+ram = "256M"
+cpus = {readers}
+[kernel]
+profile = "{profile}"
+[devices.sda]
+read_bw = "100G"
+read_ahead_kb = 128
+[tasks.hog]
+ops = [{{ op = "mmap", name = "a", size = "244M" }}, {{ op = "touch", name = "a" }}, {{ op = "sleep", duration = "10s" }}]
+"#
+    );
+    for i in 0..readers {
+        s += &format!("[files.\"/f{i}\"]\nsize = \"16M\"\n[tasks.r{i}]\nstart = \"1s\"\nops = [{{ op = \"read\", file = \"/f{i}\", bufsize = \"128K\" }}]\n");
+    }
+    s
+}
+
+/// Many direct reclaimers on a small inactive list (global reclaim) meet each other's
+/// isolated batches (mm/vmscan.c `too_many_isolated()`, 6.1 read): the batches of the tasks
+/// whose clocks ran ahead are isolated over their own time on the engine's clock, so a task
+/// behind them finds more than an eighth of the inactive list isolated and sleeps in
+/// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)` (6.1) or `msleep(100)` (5.0): a
+/// congestion stall, counted by reason on 6.1 (`vmscan.throttled.isolated`). A lone reader
+/// (whom kswapd keeps up with here) never waits.
+#[test]
+fn many_direct_reclaimers_on_a_small_inactive_list_throttle_on_isolated_pages_6_1() {
+    for (p, readers) in [("linux-6.1", 16), ("linux-6.1", 1), ("linux-5.0", 16)] {
+        let res = crate::simulate(&crate::Document::from_toml("t.toml", &isolating_readers(p, readers)).unwrap().resolve(None, &[]).unwrap(), &mut |_, _| true).unwrap();
+        let total = |name: &str| res.totals.iter().find(|(n, _)| n == name).map(|m| m.1);
+        let congestion = total("stall.congestion_ms").unwrap();
+        assert!(readers == 1 || total("vmstat.pgscan_direct").unwrap() > 0.0, "{p} {readers}: direct reclaim");
+        if readers == 1 {
+            assert_eq!((total("vmscan.throttled.isolated"), congestion), (Some(0.0), 0.0), "{p}: a lone reader");
+        } else if p == "linux-6.1" {
+            let n = total("vmscan.throttled.isolated").unwrap();
+            assert!(n > 10.0 && congestion > 0.0, "{p}: {n} throttles, {congestion} ms");
+            assert!(congestion <= n * 24.0, "{p}: at most HZ/50 (+ a tick) each: {congestion} ms for {n}");
+        } else {
+            assert_eq!(total("vmscan.throttled.isolated"), None, "{p}: no reclaim_throttle() metrics before 5.16");
+            assert!(congestion >= 100.0, "{p}: msleep(100)s: {congestion} ms");
+        }
+    }
+}

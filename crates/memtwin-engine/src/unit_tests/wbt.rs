@@ -1,0 +1,192 @@
+//! blk-wbt (blkdev/wbt.rs): block/blk-wbt.c and block/blk-rq-qos.c of Debian's 6.1 — the limits
+//! (`calc_wb_limits()`, `rq_depth_calc_max_depth()`), the writer's wait (`get_limit()`,
+//! `rq_qos_wait()`, `wbt_rqw_done()`), the latency monitor (`wb_timer_fn()`,
+//! `latency_exceeded()`), a read going before the writes blk-wbt holds, and the flusher that
+//! stops at the limit and goes on when a write completes.
+
+use super::*;
+use crate::blkdev::wbt::{Wbt, WbtOp, RWB_WINDOW_NSEC, WBT_LAT_USEC_NONROT, WBT_LAT_USEC_ROTATIONAL};
+use crate::blkdev::{BlockDevice, Dir, SchedKind, MAX_REQUEST_PAGES};
+use crate::types::Nanos;
+
+const MS: Nanos = 1_000_000;
+/// A 512 KiB request at 128 MiB/s.
+const RQ: Nanos = 3_906_250;
+
+/// `calc_wb_limits()` and `rq_depth_calc_max_depth()` (6.1): a queue of 128 at step 0 has
+/// `max_depth` `RWB_DEF_DEPTH` 16, `wb_normal` 8, `wb_background` 4; a step down halves the
+/// depth less one (8: 4 and 2); writes only go up to 3/4 of the queue (96) and stop there
+/// (`scaled_max`); a queue of one has 2 (1 scaled down); `wbt_lat_usec` 0 is off.
+#[test]
+fn wbt_limits_follow_calc_wb_limits_6_1() {
+    let w = Wbt::new(WBT_LAT_USEC_NONROT, 128, true);
+    assert_eq!((w.max_depth, w.wb_normal, w.wb_background), (16, 8, 4));
+    let w1 = Wbt::new(WBT_LAT_USEC_NONROT, 1, true);
+    assert_eq!((w1.max_depth, w1.wb_normal, w1.wb_background), (2, 2, 1));
+    assert!(!Wbt::new(0, 128, true).enabled());
+    assert_eq!(Wbt::new(0, 128, true).get_limit(WbtOp::Background, 0, false), u32::MAX);
+    // get_limit(): REQ_SYNC, kswapd and a recent balance_dirty_pages() sleep get max_depth;
+    // REQ_BACKGROUND wb_background; others wb_normal, wb_background within HZ/10 of a read.
+    let mut w = Wbt::new(WBT_LAT_USEC_ROTATIONAL, 128, true);
+    let t = 10_000 * MS;
+    assert_eq!(w.get_limit(WbtOp::Sync, t, false), 16);
+    assert_eq!(w.get_limit(WbtOp::Kswapd, t, false), 16);
+    assert_eq!(w.get_limit(WbtOp::Background, t, true), 16);
+    assert_eq!(w.get_limit(WbtOp::Background, t, false), 4);
+    assert_eq!(w.get_limit(WbtOp::Normal, t, false), 8);
+    w.read(t, t + MS);
+    assert_eq!(w.get_limit(WbtOp::Normal, t + 50 * MS, false), 4, "close_io()");
+    assert_eq!(w.get_limit(WbtOp::Normal, t + 200 * MS, false), 8);
+}
+
+/// `rq_qos_wait()` + `wbt_rqw_done()` (6.1): with a write-back cache and no recent
+/// `balance_dirty_pages()` sleep the sleepers are woken only when the last tracked request
+/// completes (wake limit 0); otherwise when fewer than `wb_normal` (8) are left, by at least
+/// `wb_background / 2` (2), and the background writer goes when fewer than 4 are in flight.
+#[test]
+fn wbt_wait_wakes_as_wbt_rqw_done_6_1() {
+    for (wc, expect) in [(true, 3usize), (false, 0)] {
+        let mut w = Wbt::new(WBT_LAT_USEC_ROTATIONAL, 128, wc);
+        let now = 1000 * MS;
+        // Four background requests go at once and complete 10 ms apart.
+        for i in 0..4 {
+            assert_eq!(w.wait(WbtOp::Background, now, 0), now, "request {i} under the limit");
+            w.track(now, now + (i + 1) * 10 * MS);
+        }
+        // The fifth sleeps: woken at the completion of request `expect`.
+        let r = w.wait(WbtOp::Background, now, 0);
+        assert_eq!(r, now + (expect as u64 + 1) * 10 * MS, "wc {wc}");
+        assert_eq!(w.waits, 1);
+        w.track(r, r + 10 * MS);
+        // Writers go in turn: one submitted earlier than the last release waits for it.
+        assert!(w.wait(WbtOp::Background, now, 0) >= r);
+    }
+}
+
+/// `wb_timer_fn()` / `latency_exceeded()` (6.1): a window whose smallest read latency is above
+/// `min_lat_nsec`, with 3 writes completed in it, scales down (16 -> 8: normal 4, background
+/// 2) and shortens the next window (`rwb_arm_timer()`: 100 ms * 16 / int_sqrt(512) = 72.7 ms); a
+/// window of writes only scales up (step -1: 31, capped at 3/4 of a 32 queue: 24).
+#[test]
+fn wbt_monitor_scales_as_wb_timer_fn_6_1() {
+    let mut w = Wbt::new(WBT_LAT_USEC_NONROT, 128, true);
+    let t = 1000 * MS;
+    for i in 0..3 {
+        w.wait(WbtOp::Background, t, 0);
+        w.track(t, t + (i + 1) * 20 * MS);
+    }
+    w.read(t + 10 * MS, t + 40 * MS); // 30 ms, above 2 ms
+    w.roll(t + RWB_WINDOW_NSEC, 0);
+    assert_eq!((w.scale_step, w.max_depth, w.wb_normal, w.wb_background), (1, 8, 4, 2));
+    assert_eq!(w.scaled, (1, 0));
+    assert_eq!(w.win_end, t + RWB_WINDOW_NSEC + 100 * MS * 16 / 22);
+
+    let mut w = Wbt::new(WBT_LAT_USEC_NONROT, 32, true);
+    for i in 0..3 {
+        w.wait(WbtOp::Background, t, 0);
+        w.track(t, t + (i + 1) * 20 * MS);
+    }
+    w.roll(t + RWB_WINDOW_NSEC, 0);
+    assert_eq!((w.scale_step, w.max_depth), (-1, 24));
+    // scaled_max: the next window of writes does not go further.
+    w.wait(WbtOp::Background, t + RWB_WINDOW_NSEC, 0);
+    w.track(t + RWB_WINDOW_NSEC, t + RWB_WINDOW_NSEC + 10 * MS);
+    w.roll(t + 2 * RWB_WINDOW_NSEC, 0);
+    assert_eq!((w.scale_step, w.max_depth), (-1, 24));
+}
+
+/// A read on a disk serving one request at a time, no scheduler (`none`): without blk-wbt it
+/// waits for every write the flusher queued; with it, only for those let through (the
+/// background limit, 4, at once), the rest being in the flusher's hands
+/// (`wbt_wait()` before the request is allocated, 6.1).
+#[test]
+fn a_read_goes_before_the_writes_wbt_holds() {
+    let now = 1000 * MS;
+    let mk = |lat| BlockDevice::new("sda", 128 << 20, 128 << 20, MS, 128).with_sched(SchedKind::None).with_driver_depth(32).with_wbt(lat, 32, true);
+    let mut reads = vec![];
+    for lat in [0, WBT_LAT_USEC_ROTATIONAL] {
+        let mut d = mk(lat);
+        for i in 0..16 {
+            let s = i * MAX_REQUEST_PAGES;
+            let r = d.wbt_release(s, MAX_REQUEST_PAGES, now, WbtOp::Background, 0);
+            d.submit_tracked(s, MAX_REQUEST_PAGES, r);
+        }
+        reads.push(d.submit(Dir::Read, 1 << 30, 1, now + MS));
+        assert_eq!(d.queue.queued, 17);
+    }
+    assert!(reads[0] > now + MS + 16 * RQ, "without blk-wbt the read waits for all 16: {}", reads[0] - now);
+    assert!(reads[1] < now + 6 * RQ, "with it, for the 4 let through: {}", reads[1] - now);
+}
+
+/// The flusher stops at blk-wbt's limit and goes on when a write completes (6.1: the flusher
+/// sleeps in `wbt_wait()` inside `wb_writeback()`): right after `wakeup_flusher_threads()`
+/// (not background: `wb_normal`, 8 requests) at most the limit of requests (and the one it
+/// sleeps before) is under writeback and the rest of the file is still dirty; once the clock
+/// passes the completions, all of it has been written.
+/// Without blk-wbt (`wbt_lat_usec = 0`) the flusher queues all of it at once.
+#[test]
+fn the_flusher_stops_at_the_wbt_limit_and_resumes() {
+    for lat in [0u64, 75_000] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "wbt"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+scheduler = "none"
+wbt_lat_usec = {lat}
+[files."/out"]
+size = 0
+[tasks.w]
+ops = [{{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = true }}]
+"#
+        ));
+        run(&mut s);
+        let k = &mut s.kernel;
+        assert!(k.vmstat.nr_dirty > 0, "the write leaves dirty pages");
+        let now = k.now;
+        k.wakeup_flusher_threads();
+        let (dirty, wb) = (k.vmstat.nr_dirty, k.vmstat.nr_writeback);
+        if lat == 0 {
+            assert_eq!(dirty, 0, "queued at once");
+            assert_eq!(k.flusher.until, 0);
+        } else {
+            assert!(wb <= 9 * MAX_REQUEST_PAGES, "at most the limit and the request held: {wb}");
+            assert!(dirty > 0);
+            assert!(k.flusher.until > now, "the flusher waits");
+            k.advance_clock(now + 10_000 * MS);
+            assert_eq!(k.flusher.until, 0);
+            assert_eq!(k.vmstat.nr_dirty + k.vmstat.nr_writeback, 0, "all written by then");
+            assert!(k.devices[0].wbt.waits > 0);
+        }
+    }
+}
+
+/// `[devices.NAME] wbt_lat_usec`: the default from `wbt_default_latency_nsec()` (6.1: 75 ms
+/// rotational, 2 ms not) and the loop device's 2 ms, off before 4.10 (`KernelProfile::wbt`),
+/// 0 off; a value on a profile without blk-wbt is refused, naming the key and its place.
+#[test]
+fn wbt_lat_usec_key_and_defaults() {
+    let lat = |profile: &str, dev: &str| {
+        let text = format!("[scenario]\nname = \"q\"\n[kernel]\nprofile = \"{profile}\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+        crate::Document::from_toml("q.toml", &text).unwrap().resolve(None, &[]).map(|s| s.devices[0].wbt_lat_usec).map_err(|e| e.to_string())
+    };
+    assert_eq!(lat("linux-6.1", ""), Ok(WBT_LAT_USEC_ROTATIONAL));
+    assert_eq!(lat("linux-6.1", "rotational = false"), Ok(WBT_LAT_USEC_NONROT));
+    assert_eq!(lat("linux-6.18", "queue_depth = 128"), Ok(WBT_LAT_USEC_NONROT));
+    assert_eq!(lat("linux-6.18", "blk_throttle = true"), Ok(WBT_LAT_USEC_NONROT));
+    assert_eq!(lat("linux-5.0", ""), Ok(WBT_LAT_USEC_ROTATIONAL));
+    assert_eq!(lat("linux-4.4", ""), Ok(0));
+    assert_eq!(lat("linux-4.4", "wbt_lat_usec = 0"), Ok(0));
+    assert_eq!(lat("linux-6.1", "wbt_lat_usec = 0"), Ok(0));
+    assert_eq!(lat("linux-6.1", "wbt_lat_usec = 5000"), Ok(5000));
+    let e = lat("linux-4.4", "wbt_lat_usec = 2000").unwrap_err();
+    assert!(e.contains("q.toml:9:") && e.contains("devices.sda.wbt_lat_usec is 2000 on profile `linux-4.4`"), "{e}");
+    let e = lat("linux-6.1", "wbt_lat_usec = -1").unwrap_err();
+    assert!(e.contains("devices.sda.wbt_lat_usec"), "{e}");
+}
