@@ -130,10 +130,15 @@ def test_metric_and_profile_enums_match_the_engine(scenario_schema, result_schem
     metrics = memtwin.metric_names()
     assert scenario_schema.schema["$defs"]["metricNameListed"]["enum"] == metrics
     assert result_schema.schema["$defs"]["metricNameListed"]["enum"] == metrics
+    for v in (scenario_schema, result_schema):
+        assert v.schema["$defs"]["metricNameThrottled"]["enum"] == memtwin.vmscan_throttled_metric_names()
+        assert v.schema["$defs"]["metricNameLruGen"]["enum"] == memtwin.lru_gen_metric_names()
     # a per-node metric of another node than 0 (engine: metrics.rs, node.{nid}.unreclaimable)
     for v in (scenario_schema, result_schema):
         name = {"$ref": "#/$defs/metricName", "$defs": v.schema["$defs"]}
         assert v.__class__(name).is_valid("node.1.unreclaimable")
+        assert v.__class__(name).is_valid("vmscan.throttled.isolated")
+        assert v.__class__(name).is_valid("memcg.lru_gen.max_seq")
         assert not v.__class__(name).is_valid("node.x.unreclaimable")
         assert not v.__class__(name).is_valid("no.such.metric")
     profiles = [p for p, _ in memtwin.profiles()]
