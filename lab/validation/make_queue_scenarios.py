@@ -151,9 +151,9 @@ NOTES = {
     "host-queue-rw-seq-unthrottled": [
         "Pending: the device's write bandwidth, not a queue mechanism. Recorded 2026-11-29 16:11-16:13",
         "(loadavg 13.1-14.0), the loop device unthrottled. The writer writes 512 MiB in 0.741-0.784 s",
-        "under none and 0.856-0.971 s under mq-deadline (engine 0.156 s: loop-device.md's 3.4 GB/s, fio",
+        "under none and 0.856-0.971 s under mq-deadline (engine 0.165 s with blk-wbt at 2 ms, 0.156 s before it was modelled: loop-device.md's 3.4 GB/s, fio",
         "at load 1-3, writes alone); the reader reads 256 MiB in 0.519-0.567 s under none and 0.682-0.836",
-        "s under mq-deadline (engine 0.353 s). Here the scheduler has an effect: mq-deadline is slower",
+        "s under mq-deadline (engine 0.346 s; 0.353 s before blk-wbt). Here the scheduler has an effect: mq-deadline is slower",
         "for both, +40% for the reader (its reads 2.6-3.7 ms each on the device under none, 3.9-4.3 under",
         "mq-deadline), where the engine predicts none (the loop driver's 128 tags). Not explained; the",
         "device figures must first be measured with reads and writes together on an idle host.",

@@ -940,6 +940,8 @@ def test_the_plan_names_the_queue_keys_the_scenario_gives(tmp_path):
     plan = memtwin.load(_scn(tmp_path)).doc.plan(None, ["devices.sda.scheduler=none", "devices.sda.max_sectors_kb=128"])
     d = plan["devices"][0]
     assert sorted(d["queue_keys_given"]) == ["max_sectors_kb", "scheduler"] and d["max_sectors_kb"] == 128 and d["scheduler"] == "none"
+    plan = memtwin.load(_scn(tmp_path)).doc.plan(None, ["devices.sda.wbt_lat_usec=0"])
+    assert plan["devices"][0]["queue_keys_given"] == ["wbt_lat_usec"] and plan["devices"][0]["wbt_lat_usec"] == 0
 
 
 @needs_host
@@ -949,7 +951,7 @@ def test_host_run_gives_the_loop_device_the_scenarios_queue_and_counts_its_reque
     read cold in requests of at most 128 KiB take at least 24 of them."""
     before = _leftovers()
     p = tmp_path / "s.toml"
-    p.write_text((SMALL % "").replace('read_ahead_kb = 128', 'read_ahead_kb = 128\nscheduler = "mq-deadline"\nmax_sectors_kb = 128'))
+    p.write_text((SMALL % "").replace('read_ahead_kb = 128', 'read_ahead_kb = 128\nscheduler = "mq-deadline"\nmax_sectors_kb = 128\nwbt_lat_usec = 0'))
     out_json = tmp_path / "r.json"
     code, out, err = cli_run(capsys, "real", str(p), "--on", "host", "--json", out_json)
     assert code == 0, err
@@ -957,7 +959,8 @@ def test_host_run_gives_the_loop_device_the_scenarios_queue_and_counts_its_reque
     v = json.loads(out_json.read_text())["variants"]["default"]
     q = v["real"]["machine"]["queue"]
     assert q["scheduler"] == "mq-deadline" and q["max_sectors_kb"] == 128 and q["hw_queue_depth"] > 0
-    assert v["real"]["machine"]["queue_set"] == ["scheduler", "max_sectors_kb"]
+    assert q.get("wbt_lat_usec", 0) == 0  # blk-wbt off (absent on a kernel without CONFIG_BLK_WBT: refused before)
+    assert v["real"]["machine"]["queue_set"] == ["scheduler", "wbt_lat_usec", "max_sectors_kb"]
     grep = v["steps"][0]["disk"]
     assert grep["read_sectors"] >= (3 << 20) >> 9 and grep["read_ios"] >= 24, grep
     assert not [k for k in v["steps"][0]["metrics"] if k.startswith("disk.")]  # the engine's names only

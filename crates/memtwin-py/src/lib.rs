@@ -347,10 +347,11 @@ impl Doc {
             x.set_item("queue_depth", d.hw.as_ref().map(|h| h.queue_depth))?;
             // The queue the engine's device has (resolved: the era's default where the scenario
             // gives none); the host runner sets on its loop device the keys the scenario gives
-            // (`queue_keys_given`, real.py `_queue`).
+            // (`queue_keys_given`, real.py `apply_queue`).
             x.set_item("scheduler", d.scheduler.name())?;
             x.set_item("max_sectors_kb", d.max_sectors_kb)?;
             x.set_item("driver_depth", d.driver_depth)?;
+            x.set_item("wbt_lat_usec", d.wbt_lat_usec)?;
             x.set_item("queue_keys_given", d.queue_keys_given.clone())?;
             devs.append(x)?;
         }
