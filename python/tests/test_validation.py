@@ -89,10 +89,11 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("qemu61-lrugen-minttl-") for n in names) == 2
     # + issue 22: global reclaim on 6.1, the twin of qemu612-lrugen-global-stream (qemu61-lrugen-global-stream)
     # + issue 21: the 256M seq-tight at 8192 with the guest's disk at 100 MB/s (qemu61-xfs-seq-tight-256m-ra8192-bw100)
-    # + issue 23 (rec23q): kswapd giving up without swap, node_unreclaimable (qemu61-throttle-kswapd-fail),
-    # and global reclaim's WRITEBACK/CONGESTED sleeps beside a writer (qemu61-throttle-writeback)
-    assert "qemu61-throttle-kswapd-fail.toml" in names and "qemu61-throttle-writeback.toml" in names
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 2
+    # + issue 23 (rec23q): kswapd giving up without swap, node_unreclaimable (qemu61-throttle-kswapd-fail);
+    # global reclaim's WRITEBACK/CONGESTED sleeps beside a writer (qemu61-throttle-writeback) is pending
+    # (review8 H1: its tolerance, from an outlier boot, could not fail)
+    assert "qemu61-throttle-kswapd-fail.toml" in names and "qemu61-throttle-writeback.toml" not in names
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
