@@ -128,6 +128,10 @@ NOTES = {
         "effect on the throttled loop device, and none in the engine's blk-wbt either (why the host's has",
         "none was not traced): reader 1.227-1.596 s with blk-wbt at 2 ms, 1.237-1.382 s off (engine",
         "1.211 s both); writer 3.097-3.119 s and 3.121-3.153 s (engine 3.016 s both).",
+        "What this scenario cannot test (review8 L8): the engine turns blk-wbt off under blk_throttle",
+        "(blkdev/wbt.rs wbt_on(): the held bios reach blk-wbt from blk-throttle's dispatch, not from the",
+        "flusher), so its two variants give the same engine output; it guards that absence only, not",
+        "blk-wbt's limits or wake rule.",
     ],
     "host-queue-rw-wbt-unthrottled": [
         "Pending: the device's write bandwidth (as host-queue-rw-seq-unthrottled). Recorded 2026-11-29",
