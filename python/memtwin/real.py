@@ -1106,6 +1106,30 @@ def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> 
     return done
 
 
+def saved_queue(dev: dict, name: str, sysfs: str = "/sys/block") -> list:
+    """[(key, value)] the block device `name`'s queue has now for each key apply_queue() will
+    set (the scenario's given QUEUE_KEYS but driver_depth, which is only checked), in
+    QUEUE_KEYS order, for restore_queue(): a loop device that `fresh_loop_device()` could not
+    remove and make again is used as it is, and the next run must not inherit this one's queue."""
+    given = set(dev.get("queue_keys_given") or [])
+    have = queue_state(name, sysfs)
+    return [(k, have[k]) for k in QUEUE_KEYS if k in given and k != "driver_depth" and k in have]
+
+
+def restore_queue(name: str, saved: list, sysfs: str = "/sys/block", write=None) -> list:
+    """Put back the queue settings saved_queue() read, the scheduler first (switching it resets
+    blk-wbt, `wbt_enable_default()`), then wbt_lat_usec and max_sectors_kb; returns what could
+    not be put back."""
+    write = write or _write
+    left = []
+    for k, v in saved:
+        try:
+            write(os.path.join(sysfs, name, "queue", k), str(v))
+        except OSError as e:
+            left.append(f"queue setting /sys/block/{name}/queue/{k} = {v}: {e}")
+    return left
+
+
 def fs_of(plan: dict) -> tuple:
     """(type, ext4 features) of the scenario's root file system: `[machine] fs` (default ext4)
     and `[machine] fs_features` (ext4 superblock features, e.g. ["verity"])."""
@@ -1462,6 +1486,7 @@ class HostRun:
         name = os.path.basename(self.loop)
         _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
         devs = self.plan["devices"]
+        self.queue_saved = (name, saved_queue(devs[0], name)) if devs else None
         self.queue_set = apply_queue(devs[0], name) if devs else []
         # what the queue really has, read back after setting it (queue_state)
         self.queue = queue_state(name)
@@ -1599,6 +1624,9 @@ class HostRun:
         if getattr(self, "sysctls_saved", None):
             left += leftovers.restore_sysctls(self.sysctls_saved)
             self.sysctls_saved = None
+        if getattr(self, "queue_saved", None):
+            left += restore_queue(*self.queue_saved)
+            self.queue_saved = None
         if self.loop:
             r = subprocess.run(["losetup", "-d", self.loop], capture_output=True, text=True)
             if r.returncode != 0:

@@ -916,6 +916,28 @@ def test_the_host_runner_sets_only_the_queue_keys_the_scenario_gives(tmp_path):
     assert st["wbt_lat_usec"] == 2000 and st["hw_queue_depth"] == 128 and st["max_hw_sectors_kb"] == 1280
 
 
+def test_the_queue_settings_a_run_set_are_put_back_at_its_cleanup(tmp_path):
+    """review8 M5: a loop device used as it is (not made afresh) must not carry this run's
+    scheduler, wbt_lat_usec and max_sectors_kb into the next run: saved_queue() reads the keys
+    apply_queue() will set and restore_queue() writes them back, the scheduler first."""
+    sysfs = _fake_queue(tmp_path)
+    dev = _dev(scheduler="mq-deadline", max_sectors_kb=128, wbt_lat_usec=0, queue_keys_given=["scheduler", "max_sectors_kb", "driver_depth", "wbt_lat_usec"])
+    saved = real.saved_queue(dev, "loop9", sysfs)
+    assert saved == [("scheduler", "none"), ("wbt_lat_usec", 2000), ("max_sectors_kb", 1280)]
+    def put(p, v):
+        open(p, "w").write(v + "\n")
+    real.apply_queue(dev, "loop9", sysfs, write=put)
+    assert real.queue_state("loop9", sysfs)["max_sectors_kb"] == 128
+    assert real.restore_queue("loop9", saved, sysfs, write=put) == []
+    q = tmp_path / "loop9" / "queue"
+    assert (q / "scheduler").read_text() == "none\n" and (q / "wbt_lat_usec").read_text() == "2000\n"
+    assert (q / "max_sectors_kb").read_text() == "1280\n"
+    assert real.saved_queue(_dev(), "loop9", sysfs) == []  # a scenario that gives no key changes nothing
+    def fail(p, v):
+        raise OSError(22, "Invalid argument")
+    assert real.restore_queue("loop9", saved[:1], sysfs, write=fail) == ["queue setting /sys/block/loop9/queue/scheduler = none: [Errno 22] Invalid argument"]
+
+
 @pytest.mark.parametrize("dev, wbt, match", [
     (_dev(scheduler="cfq", queue_keys_given=["scheduler"]), "2000",
      r"\[devices\.sda\] scheduler = 'cfq': this host's loop device loop9 offers the schedulers none, mq-deadline, kyber, bfq(.|\n)*fix: use one of"),
