@@ -53,8 +53,9 @@ pub const INIT_BW: u64 = 100 << (20 - 12);
 pub const WB_BANDWIDTH_IDLE_JIF: u64 = HZ;
 
 /// The flusher's work (`wb_workfn()`'s `wb->work_list` and its periodic `wb_check_*` calls)
-/// while blk-wbt holds it (blkdev/wbt.rs): the flusher slept in `wbt_wait()` before a request
-/// and goes on at `until` with what is left, the pages it has not reached still dirty. Work
+/// while blk-wbt holds it (blkdev/wbt.rs) or the device has no free request of its class
+/// (`Kernel::flusher_get_request`): the flusher slept in `wbt_wait()` / `get_request()` /
+/// `blk_mq_get_tag()` before a request and goes on at `until` with what is left, the pages it has not reached still dirty. Work
 /// queued meanwhile (`wb_start_background_writeback()`, `wakeup_flusher_threads()`, the
 /// periodic wake-up) waits for it: one flusher, one request at a time.
 #[derive(Clone, Debug, Default)]
@@ -726,7 +727,8 @@ impl Kernel {
         self.flusher.op = op;
     }
 
-    /// Whether a request of the running flusher is held by blk-wbt (it stops there).
+    /// Whether a request of the running flusher is held by blk-wbt or waits for a request
+    /// (it stops there).
     #[inline(always)]
     fn flusher_held(&self) -> bool {
         self.flusher.stop.is_some()
@@ -1456,7 +1458,10 @@ impl Kernel {
         // request are not reached (still dirty). Without it nothing happens in between and the
         // run goes whole (the same requests: submit_write() cuts it at `io_pages`).
         let dev = self.inodes[inode.idx()].dev.map(|d| d.idx());
-        let cut = dev.filter(|&d| self.devices[d].wbt_on()).map_or(u32::MAX, |d| self.devices[d].io_pages().min(u32::MAX as u64) as u32);
+        // The flusher may also stop for a request of its class (`get_request()` /
+        // `blk_mq_get_tag()`, `Kernel::flusher_get_request`): its runs are cut the same way.
+        let stops = self.flusher.running;
+        let cut = dev.filter(|&d| stops || self.devices[d].wbt_on()).map_or(u32::MAX, |d| self.devices[d].io_pages().min(u32::MAX as u64) as u32);
         // The run's first piece is charged the submission's CPU (one per run, as without a cut).
         let mut charge = true;
         while i <= len && written < nr {

@@ -1153,8 +1153,9 @@ impl crate::kernel::Kernel {
     /// device `dev`, in `class`, from the running context: sleep until a request of the class
     /// is free (see [`BlockDevice::get_request_wait`]), a `congestion` stall (the task waits
     /// for the queue, `io_schedule()` in `get_request()`). The flusher's own writes do not
-    /// come here: it is not a task (its writes are queued when it submits them; blk-wbt may
-    /// hold it, [`crate::kernel::Kernel::wbt_submit_write`], see ARCHITECTURE.md).
+    /// come here: it is not a task in the engine (it stops instead of sleeping,
+    /// [`crate::kernel::Kernel::flusher_get_request`], as at blk-wbt's limit,
+    /// [`crate::kernel::Kernel::wbt_submit_write`], see ARCHITECTURE.md).
     pub fn blk_get_request(&mut self, dev: usize, class: RqClass, start: u64, pages: u64) {
         let era = self.profile.blk_queue;
         if let Some(t) = self.devices[dev].get_request_wait(class, start, pages, self.now, era) {
@@ -1170,8 +1171,31 @@ impl crate::kernel::Kernel {
     /// there. The op is the context's (`FlusherWork::op`; kswapd's own). Returns the completion
     /// of the last request.
     pub fn wbt_submit_write(&mut self, dev: usize, start: u64, pages: u64) -> Nanos {
-        let at = self.wbt_wait_write(dev, start, pages);
+        let mut at = self.wbt_wait_write(dev, start, pages);
+        if self.flusher.running {
+            at = self.flusher_get_request(dev, start, pages, at);
+        }
         self.devices[dev].submit_tracked(start, pages, at)
+    }
+
+    /// `get_request()` (block/blk-core.c, 3.13/4.3: `rl->count[BLK_RW_ASYNC] >= nr_requests`
+    /// -> `io_schedule()` until `__freed_request()`) / `blk_mq_get_tag()` (block/blk-mq-tag.c,
+    /// 6.1: no scheduler tag -> `io_schedule()` until a tag is freed) for the flusher's async
+    /// write of `pages` at `start`, let through blk-wbt at `at` (`rq_qos_throttle()` comes
+    /// before the tag): the flusher does not sleep in the engine, it stops as at blk-wbt's
+    /// limit ([`crate::page_writeback::FlusherWork`]) and goes on at the completion that frees
+    /// a request. A write after the stop (the rest of a run already taken from the page cache)
+    /// asks from the stop on. Returns when the write has its request.
+    pub fn flusher_get_request(&mut self, dev: usize, start: u64, pages: u64, at: Nanos) -> Nanos {
+        let from = self.flusher.stop.map_or(at, |s| s.max(at));
+        let era = self.profile.blk_queue;
+        match self.devices[dev].get_request_wait(RqClass::Async, start, pages, from, era) {
+            Some(t) => {
+                self.flusher.stop = Some(self.flusher.stop.map_or(t, |s| s.max(t)));
+                t
+            }
+            None => from,
+        }
     }
 
     /// The blk-wbt wait of [`crate::kernel::Kernel::wbt_submit_write`] alone: when the write may be given its

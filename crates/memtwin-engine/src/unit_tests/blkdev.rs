@@ -702,3 +702,41 @@ fn qemu_throttle_key_is_checked() {
     assert!(e.contains("qemu_throttle"), "{e}");
 }
 
+
+/// The flusher's async write finding its class full (4.3's `get_request()`:
+/// `rl->count[BLK_RW_ASYNC] >= nr_requests` -> `io_schedule()` until `__freed_request()`;
+/// 6.1's `blk_mq_get_tag()`: past mq-deadline's async depth, until a tag frees) does not
+/// sleep in the engine: the flusher stops (`FlusherWork`) until the first completion that
+/// frees a request, its write gets the request then, and it is no stall of a task. A write
+/// after the stop asks from the stop on. Every request is freed once.
+#[test]
+fn the_flusher_stops_for_a_request_of_its_class() {
+    for p in ["linux-3.13", "linux-4.3", "linux-6.1"] {
+        let mut k = kernel_with_disk(p);
+        for i in 0..BLKDEV_MAX_RQ {
+            k.devices[0].submit(Dir::Write, i * 1000, 1, 0);
+        }
+        let wake = k.devices[0].get_request_wait(RqClass::Async, 999_999, 1, 0, k.profile.blk_queue).expect("full");
+        k.flusher.running = true;
+        let done = k.wbt_submit_write(0, 999_999, 1);
+        assert_eq!(k.flusher.stop, Some(wake), "{p}: the flusher stops until a request is freed");
+        assert!(done > wake, "{p}: its request starts at the wake-up");
+        assert_eq!(k.now, 0, "{p}: the flusher does not sleep");
+        assert_eq!(k.stall.take()[StallKind::Congestion as usize], 0, "{p}");
+        // The next write of its run waits from the stop: for the completion after it.
+        k.wbt_submit_write(0, 2_000_000, 1);
+        assert!(k.flusher.stop.unwrap() > wake, "{p}: the next write waits from the stop on");
+        let d = &mut k.devices[0];
+        assert_eq!(d.queue.queued, BLKDEV_MAX_RQ + 2);
+        d.queue.retire(u64::MAX);
+        assert_eq!((d.queue.completed, d.queue.held()), (BLKDEV_MAX_RQ + 2, 0), "{p}: each request freed once");
+        assert!(d.queue.ordered());
+        // Not the flusher: no stop here (a task's wait is `blk_get_request()`'s).
+        k.flusher = Default::default();
+        for i in 0..BLKDEV_MAX_RQ {
+            k.devices[0].submit(Dir::Write, 3_000_000 + i * 1000, 1, 0);
+        }
+        k.wbt_submit_write(0, 9_000_000, 1);
+        assert_eq!(k.flusher.stop, None, "{p}");
+    }
+}
