@@ -64,6 +64,9 @@ pub struct FlusherWork {
     pub until: Nanos,
     /// Pages left of `wakeup_flusher_threads()`' work.
     pub wakeup_left: u64,
+    /// `WB_start_all` set and its flush not started yet (4.14+: it counts its pages when it
+    /// starts, `wb_check_start_all()`); while it runs, `wakeup_left` > 0 keeps the bit.
+    pub start_all: bool,
     /// Per writeback domain key, a periodic `wb_check_old_data_flush()` to run.
     pub kupdate: Vec<bool>,
     /// Per writeback domain key, background writeback to run (`wb_check_background_flush()`).
@@ -663,6 +666,10 @@ impl Kernel {
         let was_running = std::mem::replace(&mut self.flusher.running, true);
         let op = self.flusher.op;
         'work: {
+            if std::mem::take(&mut self.flusher.start_all) {
+                // wb_check_start_all(): the full flush's pages are counted as it starts.
+                self.flusher.wakeup_left = self.vmstat.nr_dirty;
+            }
             if self.flusher.wakeup_left > 0 {
                 // WB_REASON_VMSCAN: neither for_background nor for_kupdate.
                 self.flusher.op = WbtOp::Normal;
@@ -1063,10 +1070,15 @@ impl Kernel {
             // the pause's end from 4.8 (timer.rs); `dirty_paused_when` below still counts from
             // `now + pause`, so the next call finds the extra time as think time.
             let until = crate::timer::schedule_timeout_wake(self.now, pause as u64, self.profile.timer_wheel_round_up);
-            if key == 0 {
-                // `wb->dirty_sleep = now` before io_schedule_timeout(): blk-wbt's wb_recent_wait()
-                // looks at the bdi's root wb.
+            if key == 0 || self.profile.wbt_last_bdp_sleep {
+                // `wb->dirty_sleep = now` before io_schedule_timeout(): 6.1's blk-wbt
+                // wb_recent_wait() looks at the bdi's root wb only; from 6.8 every wb's sleep
+                // stamps the bdi's `last_bdp_sleep` (KernelProfile::wbt_last_bdp_sleep).
                 self.wb_dirty_sleep = Some(self.now);
+                let now = self.now;
+                for d in self.devices.iter_mut() {
+                    d.wbt.dirty_sleep(now);
+                }
             }
             self.stalled(crate::delayacct::StallKind::Dirty, |k| k.wait_until(until));
             self.writeback_end_io();
@@ -1389,9 +1401,21 @@ impl Kernel {
     /// `wakeup_flusher_threads()`: reclaim met dirty pages; start writeback, without
     /// waiting, of every dirty page from 4.12 (`KernelProfile::flusher_wakeup_writes_all`),
     /// of one batch worth of the oldest inodes before.
+    /// From 4.14 (`KernelProfile::wb_start_all`) a wake-up while one full flush is pending or
+    /// in flight (`WB_start_all` set: the flusher held before it started or inside it) adds
+    /// nothing (wb_start_writeback()), and the flush reads the dirty count when it starts
+    /// (`wb_check_start_all()`: `get_nr_dirty_pages()`); before, each call queued a work of
+    /// its own pages (`__wb_start_writeback()`), which add up while the flusher is held.
     pub fn wakeup_flusher_threads(&mut self) {
-        let nr = if self.profile.flusher_wakeup_writes_all { self.vmstat.nr_dirty } else { crate::vmscan::SWAP_CLUSTER_MAX * 32 };
-        self.flusher.wakeup_left = self.flusher.wakeup_left.saturating_add(nr);
+        if self.profile.wb_start_all {
+            if self.flusher.start_all || self.flusher.wakeup_left > 0 {
+                return;
+            }
+            self.flusher.start_all = true;
+        } else {
+            let nr = if self.profile.flusher_wakeup_writes_all { self.vmstat.nr_dirty } else { crate::vmscan::SWAP_CLUSTER_MAX * 32 };
+            self.flusher.wakeup_left = self.flusher.wakeup_left.saturating_add(nr);
+        }
         self.flusher_run();
     }
 

@@ -527,6 +527,26 @@ pub struct KernelProfile {
     /// (3.13, 4.3, 4.4) have none; the legacy request path's `CONFIG_BLK_WBT_SQ` (4.12-4.20,
     /// "default n") is not a profile of the engine's.
     pub wbt: bool,
+    /// blk-wbt's `wb_recent_wait()` counts a `balance_dirty_pages()` sleep on any wb of the
+    /// bdi (`bdi->last_bdp_sleep`; 6.8, f814bdda774c "blk-wbt: Fix detection of
+    /// dirty-throttled tasks", Jan Kara, also in 6.7.y stable); before, only a sleep on the
+    /// bdi's root wb (`wb->dirty_sleep` of `bdi->wb`: a writer in a cgroup v2 memcg of its own
+    /// never counts; Debian's 6.1.192 source still has it so). The linux-6.6 profile is the
+    /// 6.6 release, before the fix.
+    pub wbt_last_bdp_sleep: bool,
+    /// blk-wbt gives `max_depth` to swap writes (`REQ_SWAP` in `REQ_HIPRIO`, their own
+    /// `WBT_RWQ_SWAP`), not to kswapd's (Baokun Li's "blk-wbt: don't throttle swap writes in
+    /// direct reclaim", posted 2024-06-04 for 6.11); before (6.1's `get_limit()`:
+    /// `current_is_kswapd()`), every write kswapd submits gets `max_depth` (its file pageout
+    /// too) and direct reclaim's swap writes the usual limits. The engine tracks no swap
+    /// writes (blkdev/wbt.rs), so what moves is kswapd's file pageout: `wb_normal` with this.
+    pub wbt_swap_hiprio: bool,
+    /// One full flush pending or in flight per wb (`WB_start_all`; 4.14, 85009b4f5f03
+    /// "writeback: eliminate work item allocation in bd_start_writeback()", Jens Axboe):
+    /// `wakeup_flusher_threads()` while it is set adds nothing, and the flush counts the dirty
+    /// pages when it starts (`wb_check_start_all()`); before, each call queued a work item of
+    /// its own (page_writeback.rs `Kernel::wakeup_flusher_threads`).
+    pub wb_start_all: bool,
     /// `throttle_vm_writeout()` at the end of `shrink_lruvec()` (2.6-4.8; c2aa723a6093 "mm:
     /// remove throttle_vm_writeout()", 4.9): reclaim sleeps `congestion_wait(BLK_RW_ASYNC,
     /// HZ/10)` while the pages under writeback exceed the global dirty limit plus a tenth.
@@ -963,6 +983,9 @@ pub fn profiles() -> Vec<KernelProfile> {
         isolated_throttle: IsolatedThrottle::ReclaimThrottle,
         blk_queue: crate::blkdev::BlkQueue::MqAsyncDepth,
         wbt: true,
+        wbt_last_bdp_sleep: false,
+        wbt_swap_hiprio: false,
+        wb_start_all: true,
         throttle_vm_writeout: false,
         memcg_high_delay: true,
         memcg_high_sync: true,
@@ -1043,6 +1066,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
                       exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8)",
+        wbt_last_bdp_sleep: true,
+        wbt_swap_hiprio: true,
         reclaim_walk: ReclaimWalk::Shared,
         ra_enomem_stops: true,
         ra_sync_miss_as_hit: false,
@@ -1147,6 +1172,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         isolated_throttle: IsolatedThrottle::CongestionLoop,
         blk_queue: crate::blkdev::BlkQueue::Legacy,
         wbt: false,
+        wb_start_all: false,
         blk_plug_peek: crate::blkdev::PlugPeek::NoSizeTest,
         throttle_vm_writeout: true,
         account_page_tables: false,
@@ -1190,6 +1216,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       slice when it trims (6.15), a plug that peeks at its oldest request (6.13), per-CPU page lists refilled in batches of up to 32 x batch frames with an auto-tuned high (6.7): behind a swap readahead's read it holds 32 write requests, \
                       per-CPU charge stocks caching up to 7 memcgs each (6.16), \
                       an mmap fault that finds a locked folio leaving mmap_miss alone (6.18)",
+        wbt_last_bdp_sleep: true,
+        wbt_swap_hiprio: true,
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized },

@@ -1204,7 +1204,7 @@ impl crate::kernel::Kernel {
         if !self.devices[dev].wbt_on() {
             return self.now;
         }
-        let op = if self.in_kswapd && !self.flusher.running { WbtOp::Kswapd } else { self.flusher.op };
+        let op = wbt::write_op(self.in_kswapd && !self.flusher.running, self.profile.wbt_swap_hiprio, self.flusher.op);
         let recent_wait_until = self.wb_dirty_sleep.map_or(0, |t| t + wbt::RECENT_WAIT_NS);
         let release = self.devices[dev].wbt_release(start, pages, self.now, op, recent_wait_until);
         if release <= self.now {

@@ -94,8 +94,22 @@ pub enum WbtOp {
     Normal,
     /// `REQ_SYNC` (`REQ_HIPRIO`): `WB_SYNC_ALL` writeback, fsync.
     Sync,
-    /// `current_is_kswapd()`.
+    /// `current_is_kswapd()` (to 6.10: [`write_op`]).
     Kswapd,
+}
+
+/// What `get_limit()` takes a write submitted by kswapd (`kswapd`) or by the flusher or a task
+/// writing as `op` for: 6.1's `current_is_kswapd()` gives kswapd's every write `max_depth`
+/// ([`WbtOp::Kswapd`]); with `swap_hiprio` (`KernelProfile::wbt_swap_hiprio`, 6.11's
+/// `REQ_SWAP` in `REQ_HIPRIO`) only swap writes get it, and kswapd's file pageout
+/// (`pageout()`: `WB_SYNC_NONE`, neither background nor kupdate) is [`WbtOp::Normal`].
+#[inline]
+pub fn write_op(kswapd: bool, swap_hiprio: bool, op: WbtOp) -> WbtOp {
+    match (kswapd, swap_hiprio) {
+        (false, _) => op,
+        (true, false) => WbtOp::Kswapd,
+        (true, true) => WbtOp::Normal,
+    }
 }
 
 /// `latency_exceeded()`'s verdicts.
@@ -157,6 +171,9 @@ pub struct Wbt {
     pub waited_ns: Nanos,
     /// Windows that scaled the depth down and up.
     pub scaled: (u64, u64),
+    /// The end of `wb_recent_wait()` as last given ([`Wbt::wait`], [`Wbt::dirty_sleep`]): the
+    /// windows rolled from [`Wbt::read`] judge `LAT_UNKNOWN_WRITES` with it.
+    recent_until: Nanos,
 }
 
 impl Wbt {
@@ -350,6 +367,7 @@ impl Wbt {
     /// else at the completion of a tracked request after which `wbt_rqw_done()` wakes the
     /// sleepers and fewer than its limit are left in flight. O(limit).
     pub fn wait(&mut self, op: WbtOp, now: Nanos, recent_wait_until: Nanos) -> Nanos {
+        self.recent_until = self.recent_until.max(recent_wait_until);
         self.roll(now, recent_wait_until);
         let t0 = now.max(self.last_release);
         // Those done by the caller's clock are gone for every context (a read submitted at
@@ -397,13 +415,23 @@ impl Wbt {
         self.samples.push(Reverse((done, done - release, false)));
     }
 
-    /// A read submitted at `now` completing at `done`: `wbt_wait()` stamps `last_issue`,
-    /// `wbt_issue()` watches it when no read is watched (`sync_issue`), `wbt_done()` stamps
-    /// `last_comp`; a read sample of the window it completes in.
+    /// A task slept in `balance_dirty_pages()` at `t` on a wb `wb_recent_wait()` looks at
+    /// (`wb->dirty_sleep`, `bdi->last_bdp_sleep` from 6.8): recent until `t + HZ`.
+    #[inline]
+    pub fn dirty_sleep(&mut self, t: Nanos) {
+        self.recent_until = self.recent_until.max(t + RECENT_WAIT_NS);
+    }
+
+    /// A read submitted at `now` completing at `done`: the monitor's windows that ended by
+    /// `now` are judged first (`wb_timer_fn()` runs on its timer whether writes come or not,
+    /// so a read-only phase does not keep the samples of the windows it spans); `wbt_wait()`
+    /// stamps `last_issue`, `wbt_issue()` watches it when no read is watched (`sync_issue`),
+    /// `wbt_done()` stamps `last_comp`; a read sample of the window it completes in.
     pub fn read(&mut self, now: Nanos, done: Nanos) {
         if !self.enabled() {
             return;
         }
+        self.roll(now, self.recent_until);
         self.last_issue = self.last_issue.max(now);
         self.last_comp = self.last_comp.max(done);
         if self.sync_cookie.is_some_and(|(_, d)| d <= now) {
@@ -415,6 +443,13 @@ impl Wbt {
         if self.win_end != 0 {
             self.samples.push(Reverse((done, done.saturating_sub(now), true)));
         }
+    }
+
+    /// Samples not yet counted in a window (reads and writes in flight, or done in the window
+    /// running).
+    #[inline]
+    pub fn pending_samples(&self) -> usize {
+        self.samples.len()
     }
 
     /// Tracked requests released after `t` (held by their writers at `t`), the latest ones.

@@ -189,3 +189,163 @@ fn wbt_lat_usec_key_and_defaults() {
     let e = lat("linux-6.1", "wbt_lat_usec = -1").unwrap_err();
     assert!(e.contains("devices.sda.wbt_lat_usec"), "{e}");
 }
+
+/// `wb_timer_fn()` runs on the monitor's timer, not on the next write (6.1 block/blk-wbt.c):
+/// after three writes, a read-only phase of 2000 reads 1 ms apart judges the writes' window
+/// (`LAT_UNKNOWN_WRITES`: scale up) as soon as a read comes after its end, and holds no more
+/// samples than the windows' reads in flight (before, `Wbt::read` pushed a sample per read while the window was armed but not rolled:
+/// 2000 samples in the heap, and the window judged at the next write saw the last read as in
+/// flight since before the window's end: `t - issue` wrapped, `LAT_EXCEEDED`).
+#[test]
+fn wbt_read_rolls_the_monitor_as_wb_timer_fn_6_1() {
+    let mut w = Wbt::new(WBT_LAT_USEC_NONROT, 32, true);
+    let t = 1000 * MS;
+    for i in 0..3 {
+        w.wait(WbtOp::Background, t, 0);
+        w.track(t, t + (i + 1) * MS);
+    }
+    assert_eq!(w.win_end, t + RWB_WINDOW_NSEC);
+    for i in 0..2000 {
+        let now = t + 10 * MS + i * MS;
+        w.read(now, now + MS / 2);
+        assert!(w.pending_samples() <= 101, "read {i}: {} samples held", w.pending_samples());
+    }
+    assert_eq!(w.scaled.1, 1, "the writes' window scaled up without another write");
+    assert!(w.pending_samples() <= 1, "{}", w.pending_samples());
+    // Five windows of reads only (`LAT_UNKNOWN`, `RWB_UNKNOWN_BUMP`) brought the step back to 0
+    // and the timer stopped. The next write judges no window late: before, the read watched
+    // last (`sync_issue`, issued after the writes' window ended) made that window's `thislat`
+    // wrap: `LAT_EXCEEDED`, step 1, depth 8.
+    assert_eq!(w.win_end, 0);
+    w.wait(WbtOp::Background, t + 3000 * MS, 0);
+    assert_eq!((w.scale_step, w.max_depth), (0, 16));
+}
+
+/// `get_limit()`: 6.1 gives every write of kswapd `max_depth` (`current_is_kswapd()`); with
+/// 6.11's `REQ_SWAP` in `REQ_HIPRIO` (`KernelProfile::wbt_swap_hiprio`) kswapd's file pageout
+/// (`pageout()`: neither background nor kupdate) has `wb_normal`, `wb_background` near a read;
+/// the flusher's and tasks' writes are as they were.
+#[test]
+fn wbt_kswapd_limit_per_era_get_limit_6_1_and_6_11() {
+    use crate::blkdev::wbt::write_op;
+    let mut w = Wbt::new(WBT_LAT_USEC_ROTATIONAL, 128, true);
+    let t = 10_000 * MS;
+    assert_eq!(w.get_limit(write_op(true, false, WbtOp::Normal), t, false), 16, "6.1: kswapd");
+    assert_eq!(w.get_limit(write_op(true, true, WbtOp::Normal), t, false), 8, "6.11: kswapd's pageout");
+    for hiprio in [false, true] {
+        assert_eq!(write_op(false, hiprio, WbtOp::Background), WbtOp::Background);
+        assert_eq!(write_op(false, hiprio, WbtOp::Sync), WbtOp::Sync);
+    }
+    w.read(t, t + MS);
+    assert_eq!(w.get_limit(write_op(true, true, WbtOp::Normal), t + 50 * MS, false), 4, "close_io()");
+    assert_eq!(w.get_limit(write_op(true, false, WbtOp::Normal), t + 50 * MS, false), 16);
+    let p = |n: &str| crate::profile::profile(n).unwrap().wbt_swap_hiprio;
+    assert!(!p("linux-6.1") && !p("linux-6.6") && p("linux-6.12") && p("linux-6.18"));
+}
+
+/// A 64M write leaves the flusher held by blk-wbt inside `wakeup_flusher_threads()`' flush
+/// (6.1 as the_flusher_stops_at_the_wbt_limit_and_resumes). Two more wake-ups while it is held:
+/// from 4.14 (`WB_start_all`, fs/fs-writeback.c wb_start_writeback() in 6.1) they add nothing,
+/// the flush in flight keeps its pages; with the switch off (4.13 and before:
+/// `__wb_start_writeback()` queues a work per call) each adds the dirty count. A wake-up while
+/// the flusher is held before the flush starts counts the dirty pages when it starts
+/// (`wb_check_start_all()`), not when it is asked.
+#[test]
+fn wakeup_flusher_threads_keeps_one_full_flush_wb_start_writeback_6_1() {
+    for start_all in [true, false] {
+        let mut s = sim(r#"
+[scenario]
+name = "wbt"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+scheduler = "none"
+[files."/out"]
+size = 0
+[tasks.w]
+ops = [{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = true }]
+"#);
+        run(&mut s);
+        let k = &mut s.kernel;
+        k.profile.wb_start_all = start_all;
+        k.wakeup_flusher_threads();
+        assert!(k.flusher.until > k.now, "held by blk-wbt");
+        let left = k.flusher.wakeup_left;
+        assert!(left > 0);
+        let dirty = k.vmstat.nr_dirty;
+        k.wakeup_flusher_threads();
+        k.wakeup_flusher_threads();
+        if start_all {
+            assert_eq!(k.flusher.wakeup_left, left, "WB_start_all: nothing added");
+            assert!(!k.flusher.start_all);
+        } else {
+            assert_eq!(k.flusher.wakeup_left, left + 2 * dirty, "a work per call");
+        }
+    }
+    // Held before the flush starts: the pages are counted when it starts.
+    let mut s = sim(r#"
+[scenario]
+name = "wbt"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+scheduler = "none"
+[files."/out"]
+size = 0
+[tasks.w]
+ops = [{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = true }]
+"#);
+    run(&mut s);
+    let k = &mut s.kernel;
+    let now = k.now;
+    k.flusher.until = now + 50 * MS;
+    k.wakeup_flusher_threads();
+    assert!(k.flusher.start_all && k.flusher.wakeup_left == 0, "asked, not started, nothing counted yet");
+    let dirty = k.vmstat.nr_dirty;
+    k.advance_clock(now + 50 * MS);
+    assert!(!k.flusher.start_all, "started at the resume");
+    assert!(k.vmstat.nr_dirty < dirty, "and writing");
+}
+
+/// `balance_dirty_pages()` of a writer in a cgroup v2 memcg of its own sleeps on its memcg's
+/// wb: 6.1's blk-wbt `wb_recent_wait()` looks at the bdi's root wb only (`wb->dirty_sleep`,
+/// never set here), 6.8+ at the bdi's `last_bdp_sleep`, which any wb's sleep sets
+/// (`KernelProfile::wbt_last_bdp_sleep`, linux-6.12).
+#[test]
+fn wbt_recent_wait_counts_a_memcg_writer_from_6_8_wb_recent_wait() {
+    for (profile, counted) in [("linux-6.1", false), ("linux-6.12", true)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "wbt"
+[machine]
+ram = "1G"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+dirty_bytes = "16M"
+dirty_background_bytes = "8M"
+[devices.sda]
+read_bw = "100M"
+write_bw = "20M"
+scheduler = "none"
+[files."/out"]
+size = 0
+[cgroups.w]
+[tasks.w]
+cgroup = "w"
+ops = [{{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = true }}]
+"#));
+        run(&mut s);
+        let k = &s.kernel;
+        assert!(k.bdp_trace.pauses > 0, "{profile}: the writer slept in balance_dirty_pages()");
+        assert_eq!(k.wb_dirty_sleep.is_some(), counted, "{profile}");
+    }
+}
