@@ -1057,6 +1057,21 @@ def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
 QUEUE_KEYS = ("scheduler", "wbt_lat_usec", "max_sectors_kb", "driver_depth")
 
 
+def plain_disk_note(dev: dict):
+    """What a recording says when the host runner throttles its loop device (HostRun._throttle:
+    blk-throttle rules at read_bw/write_bw, every bio held at submit_bio_noacct() ->
+    blk_throtl_bio(), so blk-wbt never holds the flusher) for a scenario device that does not say
+    `blk_throttle = true` (nor has a queue of its own): the engine models that device as a plain
+    disk, with blk-wbt's default and the era's scheduler, which the recording's disk is not
+    (review8 M3: host-write-paced, 33.0 MiB under writeback in the engine against 134.9 recorded
+    until its generator said blk_throttle). None when the device says what the runner does."""
+    if not dev or dev.get("blk_throttle") or dev.get("queue_depth") or not (dev.get("read_bw") or dev.get("write_bw")):
+        return None
+    return (f"[devices.{dev.get('name', 'sda')}] gives read_bw/write_bw without blk_throttle = true: the loop device "
+            "ran under blk-throttle at those rates, the engine models a plain disk (blk-wbt's default, the era's "
+            "scheduler); add blk_throttle = true to compare the two on the same device")
+
+
 def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> list:
     """Give the block device `name` the scenario device `dev`'s queue settings the scenario
     names (QUEUE_KEYS): `scheduler` (one the kernel offers for the device), `wbt_lat_usec`
@@ -1385,6 +1400,9 @@ class HostRun:
                 _write(os.path.join(base, f"blkio.throttle.{kind}_bps_device"), f"{majmin} {int(bps)}")
         self.disk_throttle = "throttled to " + ", ".join(f"{k} {int(v)} B/s" for k, v in rules.items() if v) + \
             " (blkio.throttle of the root blkio cgroup)"
+        note = plain_disk_note(dev)
+        if note:
+            self.notes.append(note)
 
     def _trace_folios(self) -> None:
         """Count the folios the page cache of the scratch file system gains and loses, by order

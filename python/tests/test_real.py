@@ -864,6 +864,25 @@ def test_a_qemu_throttled_disk_is_refused_by_the_host_runner(tmp_path, monkeypat
     qemu.check_plan(plan)
 
 
+def test_a_plain_disk_on_the_throttled_loop_device_is_noted(tmp_path):
+    """review8 M3: the host runner holds its loop device under blk-throttle at the scenario's
+    read_bw/write_bw (HostRun._throttle; block/blk-throttle.c blk_throtl_bio() at
+    submit_bio_noacct(), 6.18), so a device that does not say blk_throttle = true is a plain disk
+    in the engine (blk-wbt's default) and another disk in the recording: the recording notes it
+    (plain_disk_note); a device that says it, or has its own queue (unthrottled), is not noted."""
+    def plan_dev(dev):
+        p = tmp_path / "s.toml"
+        p.write_text('[scenario]\nname = "q"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "500M"\nwrite_bw = "400M"\n'
+                     + dev + '[files."/data/f"]\nsize = "4M"\n[tasks.t]\nops = [{ op = "read", file = "/data/f" }]\n')
+        return memtwin.load(str(p)).doc.plan(None, [])["devices"][0]
+    note = real.plain_disk_note(plan_dev(""))
+    assert note and note.startswith("[devices.sda] gives read_bw/write_bw without blk_throttle = true"), note
+    assert "add blk_throttle = true" in note
+    assert real.plain_disk_note(plan_dev("blk_throttle = true\n")) is None
+    assert real.plain_disk_note(plan_dev('queue_depth = 128\nrequest_latency = "50us"\n')) is None
+    assert real.plain_disk_note(None) is None
+
+
 def test_engine_rng_draws_the_engines_pages():
     """The host runner's random pages and read offsets are the engine's (types.rs Rng, SplitMix64;
     crates/memtwin-engine/src/unit_tests/sched.rs the_random_pages_the_runners_draw_alike holds the
