@@ -1032,8 +1032,9 @@ def queue_limits(qdir: str) -> dict:
 def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
     """What the block device `name`'s queue has: QUEUE_LIMITS, the scheduler in use
     (`queue/scheduler`'s bracketed name) and those it offers, blk-wbt's `wbt_lat_usec` (0: off;
-    absent without CONFIG_BLK_WBT) and the driver's tags per hardware queue (`mq/0/nr_tags`: the
-    loop driver's `hw_queue_depth`)."""
+    absent without CONFIG_BLK_WBT), the driver's tags per hardware queue (`mq/0/nr_tags`: the
+    loop driver's `hw_queue_depth`) and `read_ahead_kb` (bdi->ra_pages, which a queue limit's
+    change can raise: set_queue())."""
     q = os.path.join(sysfs, name, "queue")
     out = queue_limits(q)
     try:
@@ -1042,7 +1043,8 @@ def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
         out["schedulers"] = [w.strip("[]") for w in words]
     except OSError:
         pass
-    for k, path in (("wbt_lat_usec", os.path.join(q, "wbt_lat_usec")), ("hw_queue_depth", os.path.join(sysfs, name, "mq", "0", "nr_tags"))):
+    for k, path in (("wbt_lat_usec", os.path.join(q, "wbt_lat_usec")), ("hw_queue_depth", os.path.join(sysfs, name, "mq", "0", "nr_tags")),
+                    ("read_ahead_kb", os.path.join(q, "read_ahead_kb"))):
         try:
             out[k] = int(_read(path))
         except (OSError, ValueError):
@@ -1118,6 +1120,21 @@ def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> 
                                 f"  fix: write driver_depth = {tags} for the host run, or drop it")
             continue
         done.append(k)
+    return done
+
+
+def set_queue(dev: dict, name: str, ra_kb: int, sysfs: str = "/sys/block", write=None) -> list:
+    """The loop device's queue as the scenario describes it: apply_queue()'s keys, then
+    `read_ahead_kb` last. Committing a queue limit (writing max_sectors_kb:
+    queue_limits_commit_update() -> blk_apply_bdi_limits(), block/blk-settings.c) sets
+    bdi->ra_pages to max3(ra_pages, 2 * io_opt, VM_READAHEAD_PAGES), and since 6.17's "block:
+    Improve read ahead size for rotational devices" (Damien Le Moal) a rotational device without
+    io_opt, as the loop device is, takes max_sectors as io_opt: read_ahead_kb 128 written before
+    max_sectors_kb 1280 became 2560 (checked on this host's 6.18.44 loop device, and in
+    host-queue-read-msk's trace: ra_pages 640 at max_sectors_kb 1280, 64 at 128). The keys set."""
+    write = write or _write
+    done = apply_queue(dev, name, sysfs, write) if dev else []
+    write(os.path.join(sysfs, name, "queue", "read_ahead_kb"), str(ra_kb))
     return done
 
 
@@ -1502,10 +1519,10 @@ class HostRun:
                             "  fix: free a loop device (losetup -D detaches unused ones; `memtwin lab clean` removes a run's), or modprobe loop")
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
-        _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
         devs = self.plan["devices"]
         self.queue_saved = (name, saved_queue(devs[0], name)) if devs else None
-        self.queue_set = apply_queue(devs[0], name) if devs else []
+        # the queue keys, then read_ahead_kb (which a queue limit's change raises: set_queue)
+        self.queue_set = set_queue(devs[0] if devs else None, name, ra_kb)
         # what the queue really has, read back after setting it (queue_state)
         self.queue = queue_state(name)
         self.plan["_diskstat"] = f"/sys/block/{name}/stat"

@@ -935,6 +935,33 @@ def test_the_host_runner_sets_only_the_queue_keys_the_scenario_gives(tmp_path):
     assert st["wbt_lat_usec"] == 2000 and st["hw_queue_depth"] == 128 and st["max_hw_sectors_kb"] == 1280
 
 
+def test_read_ahead_kb_is_set_after_the_queue_limits_that_raise_it(tmp_path):
+    """6.18's blk_apply_bdi_limits() (block/blk-settings.c, with 6.17's "block: Improve read ahead
+    size for rotational devices") raises bdi->ra_pages to twice max_sectors on a rotational
+    device without io_opt whenever a queue limit is committed, e.g. by writing max_sectors_kb: the
+    host runner's read_ahead_kb 128 written first became 2560 (host-queue-read-msk's trace). So
+    set_queue() writes read_ahead_kb after apply_queue()'s keys, and queue_state() reads it back."""
+    sysfs = _fake_queue(tmp_path)
+    q = tmp_path / "loop9" / "queue"
+    (q / "read_ahead_kb").write_text("2560\n")  # losetup's: 2 * max_sectors_kb
+
+    def kernel(p, v):  # the sysfs stores, with blk_apply_bdi_limits()'s rule on a limit's commit
+        open(p, "w").write(v + "\n")
+        if os.path.basename(p) == "max_sectors_kb":
+            ra = int((q / "read_ahead_kb").read_text())
+            (q / "read_ahead_kb").write_text(f"{max(ra, 2 * int(v), 128)}\n")
+    dev = _dev(max_sectors_kb=1280, queue_keys_given=["max_sectors_kb"])
+    assert real.set_queue(dev, "loop9", 128, sysfs, write=kernel) == ["max_sectors_kb"]
+    assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 128
+    # the order the runner had (read_ahead_kb, then the keys) ends with the raised window
+    kernel(str(q / "read_ahead_kb"), "128")
+    real.apply_queue(dev, "loop9", sysfs, write=kernel)
+    assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 2560
+    # no device table: read_ahead_kb alone
+    assert real.set_queue(None, "loop9", 8192, sysfs, write=kernel) == []
+    assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 8192
+
+
 def test_the_queue_settings_a_run_set_are_put_back_at_its_cleanup(tmp_path):
     """review8 M5: a loop device used as it is (not made afresh) must not carry this run's
     scheduler, wbt_lat_usec and max_sectors_kb into the next run: saved_queue() reads the keys
