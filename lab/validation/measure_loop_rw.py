@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -34,6 +33,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
 from memtwin import leftovers, real  # noqa: E402
+from measure_loop_qd import loop_disk  # noqa: E402
 
 MIB = 1 << 20
 
@@ -102,22 +102,11 @@ def main() -> int:
     ap.add_argument("--msk", default="1280,128")
     ap.add_argument("--throttle", default="off,200M/150M", help="off or READ/WRITE bytes a second (M = 10^6)")
     ap.add_argument("--modes", default="read,write,rw")
+    ap.add_argument("--ra", type=int, help="read_ahead_kb written after each max_sectors_kb (default: none, the kernel's: "
+                    "6.18 raises read_ahead_kb 128 to twice max_sectors_kb there, blk_apply_bdi_limits())")
     a = ap.parse_args()
-    plan = {"mounts": [], "devices": [], "files": [], "tasks": [], "cgroups": []}
-    run = real.HostRun(plan, "/var/tmp")
-
-    def on_signal(signum, _frame):
-        raise KeyboardInterrupt
-
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, on_signal)
-    try:
-        os.mkdir(run.scratch, 0o700)
-        run.made_scratch = True
-        leftovers.write_owner(run.scratch, "host", image=os.path.join(run.scratch, "disk.img"),
-                              mount=os.path.join(run.scratch, "mnt"))
-        size = a.size * MIB
-        run._disk(2 * size, 128)
+    size = a.size * MIB
+    with loop_disk(2 * size) as run:
         name = os.path.basename(run.loop)
         rpath = os.path.join(run.scratch, "mnt", "r.dat")
         wpath = os.path.join(run.scratch, "mnt", "w.dat")
@@ -147,9 +136,12 @@ def main() -> int:
                     real._write(os.path.join(q, "scheduler"), sched)
                     for msk in a.msk.split(","):
                         real._write(os.path.join(q, "max_sectors_kb"), msk)
+                        if a.ra is not None:
+                            real._write(os.path.join(q, "read_ahead_kb"), str(a.ra))
                         for mode in a.modes.split(","):
                             p = point(a, name, rpath, wpath, size, mode)
                             p.update({"throttle": thr, "scheduler": sched, "max_sectors_kb": int(msk),
+                                      "read_ahead_kb": int(open(os.path.join(q, "read_ahead_kb")).read()),
                                       "wbt_lat_usec": open(os.path.join(q, "wbt_lat_usec")).read().strip(),
                                       "loadavg": open("/proc/loadavg").read().split()[0]})
                             out.write(json.dumps(p) + "\n")
@@ -158,10 +150,6 @@ def main() -> int:
                                   f"{p.get('read_ms_per_req', 0):6.3f} ms/req {p.get('read_KiB_per_req', 0):6.0f} KiB | write "
                                   f"{p.get('write_MBps', 0):7.1f} MB/s {p.get('write_ms_per_req', 0):6.3f} ms/req "
                                   f"{p.get('write_KiB_per_req', 0):6.0f} KiB | load {p['loadavg']}", flush=True)
-    finally:
-        left = run.cleanup()
-        if left:
-            print("could not remove: " + "; ".join(left), file=sys.stderr)
     return 0
 
 
