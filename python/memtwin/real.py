@@ -1138,6 +1138,22 @@ def set_queue(dev: dict, name: str, ra_kb: int, sysfs: str = "/sys/block", write
     return done
 
 
+def recorded_read_ahead_kb(machine: dict):
+    """The read_ahead_kb a host recording's loop device had (its `real.machine`): read back since
+    set_queue() (`queue.read_ahead_kb`); before, the value written (`read_ahead_kb`), raised by
+    blk_apply_bdi_limits() to twice max_sectors_kb on the rotational loop device when the runner
+    wrote max_sectors_kb after it (`queue_set`, c75faf3 to 8953fa3: max3(ra, 2 * max_sectors,
+    VM_READAHEAD_PAGES), 6.17+). None where the recording names none."""
+    q = machine.get("queue") or {}
+    if isinstance(q.get("read_ahead_kb"), int):
+        return q["read_ahead_kb"]
+    ra = machine.get("read_ahead_kb")
+    if isinstance(ra, int) and "max_sectors_kb" in (machine.get("queue_set") or []) and q.get("rotational") == 1 \
+            and isinstance(q.get("max_sectors_kb"), int):
+        return max(ra, 2 * q["max_sectors_kb"], 128)
+    return ra
+
+
 def saved_queue(dev: dict, name: str, sysfs: str = "/sys/block") -> list:
     """[(key, value)] the block device `name`'s queue has now for each key apply_queue() will
     set (the scenario's given QUEUE_KEYS but driver_depth, which is only checked), in

@@ -419,7 +419,10 @@ def test_large_folio_recordings_were_taken_on_the_file_system_they_name():
             m = res["real"]["machine"]
             fs = plan["machine"]["fs"]
             assert (m.get("fs") == fs) if res["real"]["on"] == "host" else m["disk"].startswith(fs + " "), (p, m)
-            assert m["read_ahead_kb"] == plan["devices"][0]["read_ahead_kb"], p
+            # the read_ahead_kb the device had (host-queue-*: raised by the max_sectors_kb written after it)
+            vplan = scn.doc.plan(v if v != "default" else None, [])
+            assert (real.recorded_read_ahead_kb(m) if res["real"]["on"] == "host" else m["read_ahead_kb"]) == \
+                vplan["devices"][0]["read_ahead_kb"], (p, v)
             # every step the scenario names (in the order they ended: tasks run concurrently)
             assert {s["name"] for s in res["steps"]} == set(scn.doc.step_names(v if v != "default" else None)), p
             large = 0
@@ -960,6 +963,19 @@ def test_read_ahead_kb_is_set_after_the_queue_limits_that_raise_it(tmp_path):
     # no device table: read_ahead_kb alone
     assert real.set_queue(None, "loop9", 8192, sysfs, write=kernel) == []
     assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 8192
+
+
+def test_a_recordings_read_ahead_kb_is_what_its_device_had():
+    """recorded_read_ahead_kb(): read back since set_queue(); before it, the runner's written value,
+    raised to twice max_sectors_kb (blk_apply_bdi_limits(), 6.17+) where it wrote max_sectors_kb
+    after it on the rotational loop device; a recording that set no queue key had what it wrote."""
+    q = {"max_sectors_kb": 1280, "rotational": 1}
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": q, "queue_set": ["scheduler", "max_sectors_kb"]}) == 2560
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": dict(q, max_sectors_kb=128), "queue_set": ["max_sectors_kb"]}) == 256
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 8192, "queue": q, "queue_set": ["max_sectors_kb"]}) == 8192
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": q, "queue_set": ["scheduler"]}) == 128
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": dict(q, rotational=0), "queue_set": ["max_sectors_kb"]}) == 128
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": dict(q, read_ahead_kb=128), "queue_set": ["max_sectors_kb"]}) == 128
 
 
 def test_the_queue_settings_a_run_set_are_put_back_at_its_cleanup(tmp_path):
