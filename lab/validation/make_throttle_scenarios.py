@@ -22,9 +22,9 @@ up on the node (`pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES`, /proc/zoneinfo 
   nothing, pgdat->kswapd_failures reaches 16, zoneinfo's node_unreclaimable is 1 and
   wakeup_kswapd() leaves the node to direct reclaim until the OOM killer ends the hog; a reader
   after it shows what the flag does to the next allocations.
-- isolated: an anonymous hog leaving a small page cache, then 16 readers in direct reclaim at
-  once on its small inactive list (too_many_isolated(): isolated > inactive >> 3 throttles
-  VMSCAN_THROTTLE_ISOLATED); pending until the engine models isolation that lasts (helper isol23).
+- isolated: an anonymous hog leaving a small page cache, then 32 readers in direct reclaim at
+  once on its small inactive list (too_many_isolated(): isolated > inactive, the readers' readahead
+  allocations being GFP_NOFS (no >> 3), throttles VMSCAN_THROTTLE_ISOLATED).
 
 The 512M guest's kernel_reserved and boot_used are the 6.1 guest's (make_lru_gen_scenarios.py:
 its MemTotal and MemTotal - MemFree when the tasks start).
@@ -40,8 +40,10 @@ CONGESTED and NOPROGRESS sleep only while write-pending pages are more than half
 ones, which the dirty limit's setpoint (between background and limit) keeps under; kswapd's WRITEBACK
 sleep (nr_immediate) needs every page a pass took under writeback (PGDAT_WRITEBACK), which the
 reader's clean pages prevent. Hence the writeback scenario's background 320M of a 384M limit.
-16 readers of the isolated scenario: each guest task touches about 9 MiB of the runner's own memory
-(NREADERS below), so the OOM killer ended the 360M hog before they started.
+16 readers of the isolated scenario with the runner before guest9 (2026-11-29 evening): each guest
+task touched about 9.4 MiB of the runner's own memory, so the OOM killer ended a 360M hog before
+they started; 8 readers beside a 300M hog then slept no ISOLATED (boots of 16:40-16:55, recorded
+figures in git history: pgscan_direct 18608-27863 a reader step, 0 throttled).
 
 Run from the repository root: python3 lab/validation/make_throttle_scenarios.py [--pending NAME ...]
 """
@@ -86,11 +88,23 @@ qemu_throttle = true
 scheduler = "none"
 """
 
-# readers of the isolated scenario: each guest task touches about 9 MiB of the runner's own (its 8 MiB
-# output buffer and 1 MiB read buffer, memtwin_guest.c run_task(), before it joins its memcg) that
-# no memcg and no engine figure holds: 16 readers took 151 MiB of AnonPages and the OOM killer
-# ended a 360M hog before they started (2026-11-29 16:05, load 14.4), so 8
-NREADERS = 8
+# readers of the isolated scenario and its hog. Until guest9 each guest task touched about 9.4 MiB of
+# the runner's own memory (its 8 MiB output buffer and 1 MiB read buffer, memtwin_guest.c run_task(),
+# before it joins its memcg) that no memcg and no engine figure holds: 16 readers took 151 MiB of
+# AnonPages and the OOM killer ended a 360M hog before they started (2026-11-29 16:05, load 14.4);
+# 8 readers beside a 300M hog (393212 kB of AnonPages at the end of `fill`) slept no ISOLATED. With
+# the runner's buffers sized to what a step writes (lab/measurements/guest-runner-memory, about
+# 430 kB a task), 16 readers of 32M beside a 384M hog (the same AnonPages, 398688 kB) slept none
+# either (2 boots, 18:39 and 18:42, load 4.8 and 5.0: pgscan_direct 65745-77362, Cached about
+# 31 MB, of which about 7 MB the initramfs). A reader's reclaim comes from readahead's allocations,
+# which 6.1 makes under memalloc_nofs_save() (mm/readahead.c page_cache_ra_unbounded()), so its
+# sc->gfp_mask has no __GFP_FS (try_to_free_pages(): current_gfp_context()) and too_many_isolated()
+# does not divide the inactive list by 8: the readers' isolated pages (32 a batch) must outnumber the
+# whole inactive file list. 32 readers of 16M beside a 400M hog (Cached about 9.8 MB, the inactive
+# file list a few MB) do: ISOLATED sleeps in every boot.
+NREADERS = 32
+ISO_HOG = "400M"
+ISO_FILE = "16M"
 
 # the kswapd-fail hog: two mappings (one of 640M is more than RAM + swap, which the overcommit
 # heuristic refuses on both sides), touched until the OOM killer ends it
@@ -182,21 +196,21 @@ ops = [
         metrics=["node.0.unreclaimable", "oom_killed", "vmstat.oom_kill", "read_bytes", "meminfo.MemFree_kB"],
     ),
     "qemu61-throttle-isolated": dict(
-        what="8 readers in direct reclaim at once on a small inactive list beside a 300M anonymous hog: ISOLATED waits",
-        desc="512M guest, no swap: a hog holding 300M of anonymous memory, then 8 readers of cold 32M files at once",
+        what=f"{NREADERS} readers in direct reclaim at once on a small inactive list beside a {ISO_HOG} anonymous hog: ISOLATED waits",
+        desc=f"512M guest, no swap: a hog holding {ISO_HOG} of anonymous memory, then {NREADERS} readers of cold {ISO_FILE} files at once",
         read_bw="200M", write_bw="200M",
-        body=("\n" + "\n".join(f'[files."/data/r{i}"]\nsize = "32M"\n' for i in range(NREADERS)) + """
+        body=("\n" + "\n".join(f'[files."/data/r{i}"]\nsize = "{ISO_FILE}"\n' for i in range(NREADERS)) + """
 [cgroups.hog]
 [cgroups.r]
 
 [tasks.hog]
 cgroup = "hog"
 ops = [
-  { op = "mmap", name = "m", size = "300M", step = "fill" },
+  { op = "mmap", name = "m", size = "%s", step = "fill" },
   { op = "touch", name = "m", step = "fill" },
   { op = "sleep", duration = "60s", step = "hold" },
 ]
-""" + "".join(f'\n[tasks.reader{i}]\ncgroup = "r"\nstart = "8s"\nops = [\n'
+""" % ISO_HOG + "".join(f'\n[tasks.reader{i}]\ncgroup = "r"\nstart = "8s"\nops = [\n'
               f'  {{ op = "read", file = "/data/r{i}", bufsize = "128K", step = "read" }},\n]\n' for i in range(NREADERS))),
         metrics=["vmscan.throttled.isolated", "vmscan.throttled.noprogress", "vmscan.throttled.congested", "vmstat.pgscan_direct",
                  "read_bytes"],
@@ -240,15 +254,10 @@ NOTES: dict = {
         "and 45 CONGESTED sleeps against the boots' 10 and 230-232.",
     ],
     "qemu61-throttle-isolated": [
-        "PENDING: no ISOLATED sleep in the kernel with 8 readers (too_many_isolated() needs the isolated",
-        "pages over inactive >> 3), and the engine cannot be compared here yet: each guest task touches",
-        "about 9.4 MiB of the runner's own memory before it joins its memcg (memtwin_guest.c run_task():",
-        "its 8 MiB output buffer and 1 MiB read buffer), after boot_used was measured: 86012 kB of",
-        "AnonPages besides the hog's 307200 kB at the end of `fill` in boot 1 (9 tasks), which no engine",
-        "figure holds, so the engine's guest has about 84 MiB more free and reclaims nothing (pgscan_direct",
-        "0 against 18608-27863 per reader step). The same overhead is in every qemu scenario (9.4 MiB a",
-        "task); a runner fix (smaller per-task buffers, or boot_used measured after the tasks' set-up) is",
-        "for the lead.",
+        "PENDING: recorded with the guest runner of guest9 (per-task buffers about 430 kB, not 9.4 MiB:",
+        "real.machine.runner_memory); more boots and the engine's comparison to come. The kernel throttles",
+        "ISOLATED (too_many_isolated(): the readers' readahead reclaim is GFP_NOFS, so isolated > inactive)",
+        "and thrashes: read_bytes above the files' 16M (readahead pages reclaimed before they are read).",
     ],
     "qemu61-throttle-kswapd-fail-after": [
         "PENDING, an engine miss: after an allocation-path OOM kill the engine keeps the victim's anonymous",
