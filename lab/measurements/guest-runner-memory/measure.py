@@ -11,6 +11,7 @@ Recorded with `flock /tmp/memtwin-qemu.lock memtwin real tasks-N.toml --on qemu 
 (one run per hold of the lock); results in README.md.
 """
 import json
+import os
 import sys
 
 TOML = '''# lab/measurements/guest-runner-memory/measure.py toml {n}
@@ -68,7 +69,7 @@ def summary(paths: list) -> None:
         n = len({s["task"] for s in v["steps"]})
         rm = real["machine"].get("runner_memory")
         rms = "-" if not rm else f"obuf {rm['obuf_bytes']} rbuf {rm['rbuf_bytes']} grown {rm['grown_bytes']}"
-        print(f"| {p} | {n} | {start} | {m['meminfo.MemFree_kB']} | {m['meminfo.AnonPages_kB']} | {m['meminfo.Cached_kB']} "
+        print(f"| {os.path.basename(p)} | {n} | {start} | {m['meminfo.MemFree_kB']} | {m['meminfo.AnonPages_kB']} | {m['meminfo.Cached_kB']} "
               f"| {(start - m['meminfo.MemFree_kB']) / n:.0f} | {rms} | {real['loadavg'][0]} |")
 
 
