@@ -1032,11 +1032,13 @@ def runner_memory(out: str) -> Optional[dict]:
             "rbuf_bytes": sum(int(t[3]) for t in tm)}
 
 
-def node_memory(out: str) -> dict:
-    """MemTotal and MemFree of each NUMA node just before the tasks start (the guest prints its
-    /sys/devices/system/node/nodeN/meminfo lines as @@NODEMEM), in kB, by node id."""
+def node_memory(out: str, tag: str = "NODEMEM") -> dict:
+    """MemTotal and MemFree of each NUMA node just before the tasks fork (the guest prints its
+    /sys/devices/system/node/nodeN/meminfo lines as @@NODEMEM), in kB, by node id; with tag
+    SETUPMEM, once the task processes are set up (forked, their own buffers touched) and before
+    any of them starts its ops (guest9: recordings since 2026-11-29 19:10)."""
     nodes: dict = {}
-    for nid, key, kb in re.findall(r"^@@NODEMEM Node (\d+) (MemTotal|MemFree):\s+(\d+) kB", out, re.M):
+    for nid, key, kb in re.findall(rf"^@@{tag} Node (\d+) (MemTotal|MemFree):\s+(\d+) kB", out, re.M):
         nodes.setdefault(nid, {})[key] = int(kb)
     return nodes
 
@@ -1194,6 +1196,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         facts["virtio"] = {k: (int(v) if v.isdigit() else v) for k, v in zip(f[0::2], f[1::2])}
     facts["node_mem_kB"] = node_memory(out)
     facts["runner_memory"] = runner_memory(out)
+    facts["node_mem_kB_setup"] = node_memory(out, "SETUPMEM")
     facts["cpu"] = cpu_calibration(out)
     facts["cpu"].update(wakeup_calibration(out))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
@@ -1508,6 +1511,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "scheduler": facts["scheduler"], "wbt_lat_usec": facts["wbt_lat_usec"], "virtio_blk": facts["virtio"], "throttle_hist": facts["throttle"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     **({"runner_memory": facts["runner_memory"]} if facts.get("runner_memory") else {}),
+                    **({"node_mem_kB_after_task_setup": facts["node_mem_kB_setup"]} if facts.get("node_mem_kB_setup") else {}),
                     "lru_gen": facts["lru_gen"], "cpu": facts["cpu"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),
                     **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},

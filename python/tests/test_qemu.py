@@ -1232,6 +1232,11 @@ def test_guest_tasks_touch_little_memory_of_their_own(tmp_path):
         assert rss_pages * 4096 < 4 << 20, (key, rss_pages)
     rm = qemu.runner_memory(out)
     assert rm["tasks_reporting"] == 3 and rm["grown_bytes"] == 0
+    # the guest's free memory before the tasks fork and once all three are set up, before any op
+    # (so before any step's record), node by node
+    before, setup = qemu.node_memory(out), qemu.node_memory(out, "SETUPMEM")
+    assert set(before) == set(setup) and "MemFree" in setup["0"] and "@@SETUPREADY 3 3\n" in out
+    assert out.index("@@NODEMEM") < out.index("@@SETUPMEM") < out.index("@@STEP")
     assert rm["snapshot_bytes"] < rm["obuf_bytes"] <= 1 << 20 and rm["peak_bytes"] <= rm["obuf_bytes"]
     assert rm["rbuf_bytes"] == 131072 + 4096 + 4096  # the reader's 128K, a page for the others
 

@@ -856,7 +856,31 @@ static int do_op(char **f, int n) {
 /* ------------------------------------------------------------------ tasks */
 
 
-static void run_task(int ti, int first, int last, char *cgdir, double start_at) {
+/* The tasks' start line, in memory shared with the parent (touched by it before the tasks fork):
+ * each task, its buffers touched, counts itself `ready` and waits for `go`; the parent, once every
+ * task is ready (or after 60 s), prints each node's free memory (@@SETUPMEM: the guest with the
+ * scenario's task processes set up and none of their ops run, memtwin.qemu
+ * real.machine.node_mem_kB_after_task_setup) and sets `t0`, from which the tasks' start offsets run,
+ * and `go`. */
+struct start_line {
+    volatile int ready, go;
+    volatile double t0;
+};
+static struct start_line *start_line;
+
+static void node_mem(const char *tag) {
+    for (int nd = 0; nd < 64; nd++) {
+        char np[128], line[256];
+        snprintf(np, sizeof np, "/sys/devices/system/node/node%d/meminfo", nd);
+        FILE *nf = fopen(np, "r");
+        if (!nf) break;
+        while (fgets(line, sizeof line, nf))
+            if (strstr(line, "MemFree:") || strstr(line, "MemTotal:")) printf("@@%s %s", tag, line);
+        fclose(nf);
+    }
+}
+
+static void run_task(int ti, int first, int last, char *cgdir, double start) {
     char p[1024], pid[32];
     /* everything the task needs is allocated and touched before it joins its memcg */
     int nops = last - first;
@@ -879,7 +903,13 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
     memset(kfl, 0, sizeof kfl);
     snprintf(p, sizeof p, "%s/cgroup.procs", cgdir);
     snprintf(pid, sizeof pid, "%d", getpid());
-    double d = start_at - now();
+    __sync_fetch_and_add(&start_line->ready, 1);
+    while (!start_line->go) {
+        struct timespec w = {0, 1000000};
+        nanosleep(&w, NULL);
+    }
+    __sync_synchronize();
+    double d = start_line->t0 + start - now();
     if (d > 0) {
         struct timespec ts = {(time_t)d, (long)((d - (time_t)d) * 1e9)};
         nanosleep(&ts, NULL);
@@ -1268,16 +1298,11 @@ int main(int argc, char **argv) {
         if (n > 0) left += n;
     }
     printf("@@COLD %ld\n", left);
-    for (int nd = 0; nd < 64; nd++) {
-        char np[128], line[256];
-        snprintf(np, sizeof np, "/sys/devices/system/node/node%d/meminfo", nd);
-        FILE *nf = fopen(np, "r");
-        if (!nf) break;
-        while (fgets(line, sizeof line, nf))
-            if (strstr(line, "MemFree:") || strstr(line, "MemTotal:")) printf("@@NODEMEM %s", line);
-        fclose(nf);
-    }
+    node_mem("NODEMEM");
     fflush(stdout);
+    start_line = mmap(NULL, sizeof *start_line, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (start_line == MAP_FAILED) die("mmap of the start line: %s", strerror(errno));
+    memset(start_line, 0, sizeof *start_line);
     if (ntasks <= MAX_SLOTS) {
         size_t len = (size_t)ntasks * sizeof *slots;
         void *m = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1285,7 +1310,6 @@ int main(int argc, char **argv) {
         memset(m, 0, len);
         slots = m;
     }
-    double t0 = now();
     pid_t pids[4096];
     for (int t = 0; t < ntasks; t++) {
         pid_t p = fork();
@@ -1299,11 +1323,22 @@ int main(int argc, char **argv) {
                 sched_setaffinity(0, sizeof set, &set);
             }
             rng_state = tasks[t].seed;
-            run_task(t, tasks[t].first, tasks[t].last, tasks[t].cg, t0 + tasks[t].start);
+            run_task(t, tasks[t].first, tasks[t].last, tasks[t].cg, tasks[t].start);
             _exit(0);
         }
         pids[t] = p;
     }
+    /* every task set up (or 60 s): the guest's free memory with the task processes, then go */
+    for (double until = now() + 60; start_line->ready < ntasks && now() < until;) {
+        struct timespec w = {0, 1000000};
+        nanosleep(&w, NULL);
+    }
+    node_mem("SETUPMEM");
+    printf("@@SETUPREADY %d %d\n", start_line->ready, ntasks);
+    fflush(stdout);
+    start_line->t0 = now();
+    __sync_synchronize();
+    start_line->go = 1;
     int bad = 0;
     fflush(stdout);
     for (int left = ntasks; left > 0;) {
