@@ -1036,7 +1036,7 @@ def node_memory(out: str, tag: str = "NODEMEM") -> dict:
     """MemTotal and MemFree of each NUMA node just before the tasks fork (the guest prints its
     /sys/devices/system/node/nodeN/meminfo lines as @@NODEMEM), in kB, by node id; with tag
     SETUPMEM, once the task processes are set up (forked, their own buffers touched) and before
-    any of them starts its ops (guest9: recordings since 2026-11-29 19:10)."""
+    any of them starts its ops (guest9, f1c819a: recordings without it have no such figure)."""
     nodes: dict = {}
     for nid, key, kb in re.findall(rf"^@@{tag} Node (\d+) (MemTotal|MemFree):\s+(\d+) kB", out, re.M):
         nodes.setdefault(nid, {})[key] = int(kb)
