@@ -32,11 +32,21 @@ from scenario_text import MIB, OUT, head
 PENDING = os.path.join(os.path.dirname(OUT), "validation-pending")
 
 # the device table: the queue keys are set on the loop device by the runner (real.apply_queue)
-# and read back into real.machine.queue
+# and read back into real.machine.queue. read_ahead_kb is twice max_sectors_kb: 6.18's
+# blk_apply_bdi_limits() (6.17's "block: Improve read ahead size for rotational devices") raises
+# bdi->ra_pages to 2 * max_sectors on the rotational loop device (no io_opt) when max_sectors_kb is
+# written, and the runner wrote it after read_ahead_kb 128 until 8953fa3 (real.set_queue): every
+# recording kept here ran with 2560 KiB at max_sectors_kb 1280 and 256 at 128 (the 128 KiB reader's
+# windows: 640 and 64 pages in host-queue-read-msk's trace). With 128 KiB (re-recorded 18:54-18:59,
+# load 9.5-13.8) the reader's 2048 single 128 KiB windows took 1.5-5.9 s on this loaded host (one
+# request in flight, each waiting for the loop worker): a different experiment, not recorded here.
 DEVICE = """# {devwhy}; the queue keys below are
-# set on the loop device by the runner (real.apply_queue) and read back into real.machine.queue
+# set on the loop device by the runner (real.apply_queue) and read back into real.machine.queue;
+# read_ahead_kb is what 6.18 gives the loop device when max_sectors_kb is written after it
+# (blk_apply_bdi_limits(): twice max_sectors_kb), what these recordings ran with
 [devices.sda]
-{device}scheduler = "none"
+{device}read_ahead_kb = {ra}
+scheduler = "none"
 max_sectors_kb = {msk}
 """
 
@@ -44,7 +54,6 @@ max_sectors_kb = {msk}
 THROTTLED = """read_bw = "200M"
 write_bw = "150M"
 seek = "60us"
-read_ahead_kb = 128
 blk_throttle = true
 """
 
@@ -59,7 +68,6 @@ request_read_bw = 1400000000
 request_write_bw = 3500000000
 request_cost = "13us"
 complete_together = true
-read_ahead_kb = 128
 """
 
 # (metric, rel, abs)
@@ -106,21 +114,18 @@ NOTES = {
         "reader's off-CPU time.",
     ],
     "host-queue-rw-msk": [
-        "Pending: max_sectors_kb 128 slows the sequential reader, which the engine does not show.",
-        "Recorded 2026-11-29 16:09-16:11 (loadavg 13.2-15.4). msk-1280: reader 1.238-1.397 s (engine 1.211),",
-        "208 read requests (1.23 MiB each: the 128 KiB windows, held by blk-throttle at 200 MB/s, merge",
-        "up to 1280 KiB when released), 410 write requests in the writer's window. msk-128: 2048 read",
-        "requests (128 KiB), 3680 write requests, and the reader takes 1.783-1.968 s (engine 1.211 s,",
-        "-37.4% on the medians); the writer is unchanged (3.075-3.136 s, engine 3.016). At 1280 the reader",
-        "is held by its 200 MB/s rule (1.24 s is 256 MiB at 206 MB/s); at 128 it runs at 139 MB/s, below",
-        "it: 2048 requests of 128 KiB, two in flight (the sync window and the async one), each 0.46-0.77 ms",
-        "on the loop device (disk.read_ticks_ms / disk.read_ios) beside the flusher's writes (2.5-4.3 ms",
-        "each). The engine's throttled device gives each direction its own budget and its requests no cost",
-        "of their own (the same with the host device's queue keys, queue_depth 128, request_cost 13 us,",
-        "request_read_bw 1.4 GB/s, --set: 1.220 s at both sizes). What the mechanism must be: the loop",
-        "device's time per request below blk-throttle, shared by reads and writes (the vda under the",
-        "image), which bounds a reader with small requests once the budget no longer does. The reader",
-        "alone (host-queue-read-msk) slows as much: the writer is not the cause.",
+        "Recorded 2026-11-29 18:35-18:38 on a quieter host (loadavg 6.7-7.3 at the recordings' ends, most of",
+        "it this session's own fio runs just before; other helpers' builds at nice 19 and a QEMU guest were",
+        "starting). msk-1280: reader 1.229-1.241 s (engine 1.211), 208 read requests of 1.23 MiB, ~409 writes",
+        "in the writer's window; msk-128: 2048 read requests of 128 KiB (0.42-0.70 ms each on the loop",
+        "device, disk.read_ticks_ms / read_ios), 3680-3711 writes, reader 1.250-1.326 s (engine 1.211 s,",
+        "-8.0% on the medians), writer 3.049-3.256 s (engine 3.016). So max_sectors_kb 128 does not slow the",
+        "reader below its 200 MB/s rule on this host: the first set (16:09-16:11, loadavg 13.2-15.4: reader",
+        "1.783-1.968 s at msk-128, -37.4%) was the loaded host's CPU, not the device. Refuted (do not model",
+        "it): a per-request time of the loop device below blk-throttle, shared by reads and writes, bounding",
+        "this reader: fio on the same device (lab/validation/loop-device.md, 'Reads and writes together',",
+        "2026-11-29 18:34-18:36) read at 195-196 MB/s under the 200M/150M rules at max_sectors_kb 128 and",
+        "1280, both schedulers, with 1 MiB O_DIRECT writes at 151 MB/s beside it.",
     ],
     "host-queue-rw-wbt": [
         "Recorded 2026-11-29 17:15-17:17 (loadavg 11.3-11.5) with the runner and an engine of h-rec23h with",
@@ -134,38 +139,54 @@ NOTES = {
         "blk-wbt's limits or wake rule.",
     ],
     "host-queue-rw-wbt-unthrottled": [
-        "Pending: the device's write bandwidth (as host-queue-rw-seq-unthrottled). Recorded 2026-11-29",
-        "17:15-17:17 (loadavg 11.2-11.6), engine of h-rec23h with h-wbt24 (fde0aae) merged. blk-wbt at 2 ms:",
-        "reader 0.633-0.901 s, writer 0.887-1.194 s; off: reader 0.488-1.258 s, writer 0.862-1.244 s (engine",
-        "0.346/0.165 s at 2 ms, 0.353/0.156 s off): the runs' spread hides any blk-wbt effect on the host,",
-        "and the engine's writer is 5-8 times too fast (loop-device.md's 3.4 GB/s, writes alone at load 1-3).",
+        "Pending: the host disk's write bandwidth (as host-queue-rw-seq-unthrottled). Re-recorded 2026-11-29",
+        "18:37-18:39 (loadavg 5.7-6.8; the first set 17:15-17:17 at 11.2-11.6). blk-wbt at 2 ms: reader",
+        "0.348-0.537 s, writer 0.350-0.593 s; off: reader 0.188-0.677 s, writer 0.446-1.170 s (engine, at",
+        "the runs' read_ahead_kb 2560: reader 0.137 s, writer 0.230 s at 2 ms; writer 0.168 s, reader 0.253",
+        "s off): the runs' spread still hides any blk-wbt effect, and the engine's writer is 2-4 times too",
+        "fast (its device's 3.4 GB/s against the ~1 GB/s the host disk gave fio that evening,",
+        "loop-device.md).",
     ],
     "host-queue-read-msk": [
-        "Pending: the control of host-queue-rw-msk, the reader alone. Recorded 2026-11-29 16:31-16:32",
-        "(loadavg 11.8-12.3): msk-1280 1.221-1.249 s (209 read requests), msk-128 1.565-1.840 s (2048",
-        "requests of 128 KiB, 0.34-1.17 ms each on the loop device); the engine 1.211 s at both. So the",
-        "slowdown is the loop device's time per request, not the writes beside it: two 128 KiB requests",
-        "in flight at 0.34-1.17 ms each cannot keep 200 MB/s, where lab/validation/loop-device.md measured",
-        "~0.14 ms a request at load 1-3 (fio, one at a time). The engine's throttled device (no queue_depth)",
-        "charges a request nothing below blk-throttle's budget. What the mechanism must be: the loop",
-        "device's own per-request time under its throttle (the queue keys with blk_throttle, as the",
-        "write-4x-reader scenarios have them, but measured at the recordings' load: at the idle figures",
-        "the engine reads at 200 MB/s at both sizes, 1.220 s).",
+        "Pending: the control of host-queue-rw-msk, the reader alone, slower at msk-128 than beside the",
+        "writer. Recorded 2026-11-29 18:35-18:38 (loadavg 7.1-7.3; the first set, 16:31-16:32 at 11.8-12.3,",
+        "gave msk-128 1.565-1.840 s): msk-1280 1.221-1.241 s (209 read requests; engine 1.209 s), msk-128",
+        "1.380, 1.608 and 1.964 s (2048 requests of 128 KiB; engine 1.210 s, -24.8% on the medians), where",
+        "host-queue-rw-msk's reader, recorded between these runs, took 1.250-1.326 s beside the writer.",
+        "Traced 18:50 (lab/validation/trace_queue_read.py, load 8.5-8.9; msk-128 1.621 s): at read_ahead_kb",
+        "256 the reader's windows are 64 pages (one order-6 folio, 1024 windows, one 256 KiB bio split in",
+        "two requests), one window ahead, and the loop device is busy 1.06 s of the 1.62; its requests take",
+        "p50 343 us, p90 4.9 ms, mean 2.0 ms from issue to completion, while the same requests on vda below",
+        "take p50 257 us, p90 341 us (no other I/O on vda in the window). The time is the loop driver's",
+        "own path on a loaded 2-CPU host: from the loop request's issue to vda's (the loop worker's",
+        "dispatch, drivers/block/loop.c loop_queue_work() -> the loop worker, loop_workfn() or",
+        "loop_rootcg_workfn(), on the device's workqueue) p50 63 us, p90 3.9 ms, and",
+        "from vda's completion to the loop request's (lo_rw_aio_complete()) p50 24 us, p90 5.0 ms (FIFO",
+        "pairing). At msk-1280 (2560 KiB windows) blk-throttle holds the reader and the device is busy",
+        "0.11 s of 1.22. Refuted: the loop device's own per-request time (fio: 0.07-0.11 ms for 128 KiB",
+        "alone). Needed: the loop worker's wake-up and completion delays as a measured, load-dependent",
+        "input (the host runner recording the loop kworkers' run delay, as the QEMU runner records its",
+        "kworkers' for [machine] kworker_wakeup_latency), then a per-request delay on the loop device.",
     ],
     "host-queue-rw-seq-unthrottled": [
-        "Pending: the device's write bandwidth, not a queue mechanism. Recorded 2026-11-29 16:11-16:13",
-        "(loadavg 13.1-14.0), the loop device unthrottled. The writer writes 512 MiB in 0.741-0.784 s",
-        "under none and 0.856-0.971 s under mq-deadline (engine 0.165 s with blk-wbt at 2 ms, 0.156 s before it was modelled: loop-device.md's 3.4 GB/s, fio",
-        "at load 1-3, writes alone); the reader reads 256 MiB in 0.519-0.567 s under none and 0.682-0.836",
-        "s under mq-deadline (engine 0.346 s; 0.353 s before blk-wbt). Here the scheduler has an effect: mq-deadline is slower",
-        "for both, +40% for the reader (its reads 2.6-3.7 ms each on the device under none, 3.9-4.3 under",
-        "mq-deadline), where the engine predicts none (the loop driver's 128 tags). Not explained; the",
-        "device figures must first be measured with reads and writes together on an idle host.",
+        "Pending: the host disk's write bandwidth, not a queue mechanism. Re-recorded 2026-11-29 18:37-18:39",
+        "(loadavg 5.7-6.6; the first set, 16:11-16:13 at 13.1-14.0, had the writer at 0.741-0.971 s and the",
+        "reader +40% under mq-deadline): writer 0.350-0.393 s under none, 0.324-0.491 s under mq-deadline;",
+        "reader 0.374, 0.443 and 0.941 s under none, 0.329-0.423 s under mq-deadline: the scheduler",
+        "difference of the first set is gone (not a finding). The engine, with the read_ahead_kb these",
+        "runs had (2560: the device table's comment), reads in 0.137 s and writes in 0.230 s (-61..-69%",
+        "and -38..-41% on the medians; with 128 it read in 0.346 s and wrote in 0.165 s). The writer",
+        "writes back at ~1.4 GB/s; the engine's device has loop-device.md's 3.4 GB/s (fio, 1 MiB writes,",
+        "2026-11-28 at load 1-3). The same fio on the same setup gave 0.95-1.5 GB/s on 2026-11-29 18:40",
+        "(load 4.3-4.7, p99 34-522 ms): the host disk under the image (a VM's virtio disk shared with the",
+        "other sessions' builds) changes its write bandwidth by 3x between days, so no constant of this",
+        "device can hold. Refuted: writes into holes of the backing file (a new file's blocks) are not",
+        "slower than overwrites (958-1308 against 930-1071 MB/s).",
     ],
 }
 
 # Scenarios whose recording sets pass `memtwin validate --recorded`: in scenarios/validation/.
-PASSING = {"host-queue-rw-seq", "host-queue-rw-wbt"}
+PASSING = {"host-queue-rw-seq", "host-queue-rw-wbt", "host-queue-rw-msk"}
 
 
 def reader_ops(kind):
@@ -236,7 +257,7 @@ cgroup = "R"
     text = head("make_queue_scenarios.py", "host", name, what, desc, fs='fs = "ext4"\n', dir=d).split("[devices.sda]")[0]
     text = text.replace(f"recorded results in real/{name}.json", f"recorded results in real/{name}-run1..{len(runs)}.json, a set of\n# recordings (one per hold of the host lock, round-robin, the runner at nice -10)")
     text = text.replace("\n[scenario]", notes + "\n[scenario]", 1)
-    text = text.rstrip("\n") + "\n\n" + DEVICE.format(devwhy=devwhy, device=THROTTLED if throttled else UNTHROTTLED, msk=msk) + body
+    text = text.rstrip("\n") + "\n\n" + DEVICE.format(devwhy=devwhy, device=THROTTLED if throttled else UNTHROTTLED, msk=msk, ra=2 * msk) + body
     return name, (PENDING if pending else OUT), text
 
 
@@ -256,7 +277,7 @@ def engine_has_wbt():
     except memtwin.ScenarioError:
         return False
     return True
-MSK = [("msk-1280", []), ("msk-128", [("devices.sda.max_sectors_kb", "128")])]
+MSK = [("msk-1280", []), ("msk-128", [("devices.sda.max_sectors_kb", "128"), ("devices.sda.read_ahead_kb", "256")])]
 
 SCENARIOS = [
     scenario("host-queue-rw-seq", "seq", SCHED),

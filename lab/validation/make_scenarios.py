@@ -37,10 +37,12 @@ fs_features = ["verity"]
 profile = "linux-6.18"
 cgroup = "v1"
 
+# the host runner's loop device under blk-throttle at read_bw/write_bw (scenario_text.HOST_DEV)
 [devices.sda]
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = {ra}
+blk_throttle = true
 """
 
 QEMU_HEAD = """# Validation on Debian's 6.1 kernel in a QEMU guest (memtwin real --on qemu): {what}

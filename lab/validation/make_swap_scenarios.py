@@ -570,10 +570,12 @@ swap = "256M"
 profile = "linux-6.18"
 cgroup = "v1"
 
+# the host runner's loop device under blk-throttle at read_bw/write_bw (scenario_text.HOST_DEV)
 [devices.sda]
 read_bw = "500M"
 write_bw = "400M"
 read_ahead_kb = 128
+blk_throttle = true
 """
 
 # zswap's on the host: cgroup v1 has no memory.stat zswap, 6.18's pool is zsmalloc (a few

@@ -17,6 +17,7 @@ Run as root under the host lock, on an idle host:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -91,6 +92,33 @@ def plain(a) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def loop_disk(total: int):
+    """The host runner's disk for `total` bytes of files (real.HostRun._disk: an ext4 image in a
+    scratch directory under /var/tmp on a new loop device, direct I/O, read_ahead_kb 128, no
+    rule), its HostRun yielded; SIGINT and SIGTERM end it, and everything it made is removed on
+    every exit path (HostRun.cleanup)."""
+    plan = {"mounts": [], "devices": [], "files": [], "tasks": [], "cgroups": []}
+    run = real.HostRun(plan, "/var/tmp")
+
+    def on_signal(signum, _frame):
+        raise KeyboardInterrupt
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, on_signal)
+    try:
+        os.mkdir(run.scratch, 0o700)
+        run.made_scratch = True
+        leftovers.write_owner(run.scratch, "host", image=os.path.join(run.scratch, "disk.img"),
+                              mount=os.path.join(run.scratch, "mnt"))
+        run._disk(total, 128)
+        yield run
+    finally:
+        left = run.cleanup()
+        if left:
+            print("could not remove: " + "; ".join(left), file=sys.stderr)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", required=True)
@@ -105,20 +133,7 @@ def main() -> int:
     a = ap.parse_args()
     if a.plain:
         return plain(a)
-    plan = {"mounts": [], "devices": [], "files": [], "tasks": [], "cgroups": []}
-    run = real.HostRun(plan, "/var/tmp")
-
-    def on_signal(signum, _frame):
-        raise KeyboardInterrupt
-
-    for s in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(s, on_signal)
-    try:
-        os.mkdir(run.scratch, 0o700)
-        run.made_scratch = True
-        leftovers.write_owner(run.scratch, "host", image=os.path.join(run.scratch, "disk.img"),
-                              mount=os.path.join(run.scratch, "mnt"))
-        run._disk(a.size * MIB, 128)
+    with loop_disk(a.size * MIB) as run:
         path = os.path.join(run.scratch, "mnt", "qd.dat")
         size = a.size * MIB
         fill(path, size)
@@ -126,10 +141,6 @@ def main() -> int:
         for q in ("nr_requests", "scheduler", "rotational"):
             head[q] = open(f"/sys/block/{os.path.basename(run.loop)}/queue/{q}").read().strip()
         sweep(a, path, size, head)
-    finally:
-        left = run.cleanup()
-        if left:
-            print("could not remove: " + "; ".join(left), file=sys.stderr)
     return 0
 
 

@@ -1016,11 +1016,29 @@ def _snap(sec: dict, cg: Cg, d: str) -> SimpleNamespace:
                            zswap=_kv(sec["zswap"]) if "zswap" in sec else None)
 
 
-def node_memory(out: str) -> dict:
-    """MemTotal and MemFree of each NUMA node just before the tasks start (the guest prints its
-    /sys/devices/system/node/nodeN/meminfo lines as @@NODEMEM), in kB, by node id."""
+def runner_memory(out: str) -> Optional[dict]:
+    """What the guest program's task processes held of their own (guest/memtwin_guest.c: size_obuf()'s
+    @@OBUF line and each task's @@TASKMEM line at its end), touched before a task joins its memcg and
+    none of the engine's memory: the output buffer each task has (bytes) and the full snapshot it was
+    sized from, the most a task's step used of it, what the buffers grew by in steps (charged to the
+    tasks' memcgs), and the read buffers' sum. None for a recording made before the runner reported
+    it (guest9: until 2026-11-29 every task had an 8 MiB output and a 1 MiB read buffer, 9.4 MiB)."""
+    ob = re.search(r"^@@OBUF snapshot (\d+) buffer (\d+)$", out, re.M)
+    tm = re.findall(r"^@@TASKMEM \d+ obuf (\d+) peak (\d+) grown (\d+) rbuf (\d+)$", out, re.M)
+    if not ob:
+        return None
+    return {"obuf_bytes": int(ob.group(2)), "snapshot_bytes": int(ob.group(1)), "tasks_reporting": len(tm),
+            "peak_bytes": max((int(t[1]) for t in tm), default=0), "grown_bytes": sum(int(t[2]) for t in tm),
+            "rbuf_bytes": sum(int(t[3]) for t in tm)}
+
+
+def node_memory(out: str, tag: str = "NODEMEM") -> dict:
+    """MemTotal and MemFree of each NUMA node just before the tasks fork (the guest prints its
+    /sys/devices/system/node/nodeN/meminfo lines as @@NODEMEM), in kB, by node id; with tag
+    SETUPMEM, once the task processes are set up (forked, their own buffers touched) and before
+    any of them starts its ops (guest9, f1c819a: recordings without it have no such figure)."""
     nodes: dict = {}
-    for nid, key, kb in re.findall(r"^@@NODEMEM Node (\d+) (MemTotal|MemFree):\s+(\d+) kB", out, re.M):
+    for nid, key, kb in re.findall(rf"^@@{tag} Node (\d+) (MemTotal|MemFree):\s+(\d+) kB", out, re.M):
         nodes.setdefault(nid, {})[key] = int(kb)
     return nodes
 
@@ -1177,6 +1195,8 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         f = vm.group(1).split()
         facts["virtio"] = {k: (int(v) if v.isdigit() else v) for k, v in zip(f[0::2], f[1::2])}
     facts["node_mem_kB"] = node_memory(out)
+    facts["runner_memory"] = runner_memory(out)
+    facts["node_mem_kB_setup"] = node_memory(out, "SETUPMEM")
     facts["cpu"] = cpu_calibration(out)
     facts["cpu"].update(wakeup_calibration(out))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
@@ -1490,6 +1510,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "read_ahead_kb": int(facts["ra"] or 0), "queue": facts["queue"],
                     "scheduler": facts["scheduler"], "wbt_lat_usec": facts["wbt_lat_usec"], "virtio_blk": facts["virtio"], "throttle_hist": facts["throttle"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
+                    **({"runner_memory": facts["runner_memory"]} if facts.get("runner_memory") else {}),
+                    **({"node_mem_kB_after_task_setup": facts["node_mem_kB_setup"]} if facts.get("node_mem_kB_setup") else {}),
                     "lru_gen": facts["lru_gen"], "cpu": facts["cpu"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),
                     **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},
@@ -1544,6 +1566,10 @@ def _qemu_notes(plan: dict, facts: dict) -> list:
             notes.append(f"the lab kernel's switch for {pol} was {val}")
     if facts.get("cold") not in (None, "0"):
         notes.append(f"{facts['cold']} pages of the scenario's files stayed resident after fadvise(DONTNEED) before the tasks started")
+    rm = facts.get("runner_memory")
+    if rm and rm["grown_bytes"]:
+        notes.append(f"the guest program's output buffers grew by {rm['grown_bytes']} bytes in steps (a step's record "
+                     f"outgrew the {rm['obuf_bytes']} bytes sized before the tasks): those pages were charged to the tasks' memcgs")
     if facts.get("modfail"):
         notes.append("modules that did not load (built in, or missing): " + ", ".join(facts["modfail"]))
     return notes

@@ -1032,8 +1032,9 @@ def queue_limits(qdir: str) -> dict:
 def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
     """What the block device `name`'s queue has: QUEUE_LIMITS, the scheduler in use
     (`queue/scheduler`'s bracketed name) and those it offers, blk-wbt's `wbt_lat_usec` (0: off;
-    absent without CONFIG_BLK_WBT) and the driver's tags per hardware queue (`mq/0/nr_tags`: the
-    loop driver's `hw_queue_depth`)."""
+    absent without CONFIG_BLK_WBT), the driver's tags per hardware queue (`mq/0/nr_tags`: the
+    loop driver's `hw_queue_depth`) and `read_ahead_kb` (bdi->ra_pages, which a queue limit's
+    change can raise: set_queue())."""
     q = os.path.join(sysfs, name, "queue")
     out = queue_limits(q)
     try:
@@ -1042,7 +1043,8 @@ def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
         out["schedulers"] = [w.strip("[]") for w in words]
     except OSError:
         pass
-    for k, path in (("wbt_lat_usec", os.path.join(q, "wbt_lat_usec")), ("hw_queue_depth", os.path.join(sysfs, name, "mq", "0", "nr_tags"))):
+    for k, path in (("wbt_lat_usec", os.path.join(q, "wbt_lat_usec")), ("hw_queue_depth", os.path.join(sysfs, name, "mq", "0", "nr_tags")),
+                    ("read_ahead_kb", os.path.join(q, "read_ahead_kb"))):
         try:
             out[k] = int(_read(path))
         except (OSError, ValueError):
@@ -1055,6 +1057,21 @@ def queue_state(name: str, sysfs: str = "/sys/block") -> dict:
 # first (switching elevators re-enables or disables blk-wbt: `wbt_enable_default()`, BFQ turns it
 # off), then blk-wbt's target latency, then the request size.
 QUEUE_KEYS = ("scheduler", "wbt_lat_usec", "max_sectors_kb", "driver_depth")
+
+
+def plain_disk_note(dev: dict):
+    """What a recording says when the host runner throttles its loop device (HostRun._throttle:
+    blk-throttle rules at read_bw/write_bw, every bio held at submit_bio_noacct() ->
+    blk_throtl_bio(), so blk-wbt never holds the flusher) for a scenario device that does not say
+    `blk_throttle = true` (nor has a queue of its own): the engine models that device as a plain
+    disk, with blk-wbt's default and the era's scheduler, which the recording's disk is not
+    (review8 M3: host-write-paced, 33.0 MiB under writeback in the engine against 134.9 recorded
+    until its generator said blk_throttle). None when the device says what the runner does."""
+    if not dev or dev.get("blk_throttle") or dev.get("queue_depth") or not (dev.get("read_bw") or dev.get("write_bw")):
+        return None
+    return (f"[devices.{dev.get('name', 'sda')}] gives read_bw/write_bw without blk_throttle = true: the loop device "
+            "ran under blk-throttle at those rates, the engine models a plain disk (blk-wbt's default, the era's "
+            "scheduler); add blk_throttle = true to compare the two on the same device")
 
 
 def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> list:
@@ -1104,6 +1121,37 @@ def apply_queue(dev: dict, name: str, sysfs: str = "/sys/block", write=None) -> 
             continue
         done.append(k)
     return done
+
+
+def set_queue(dev: dict, name: str, ra_kb: int, sysfs: str = "/sys/block", write=None) -> list:
+    """The loop device's queue as the scenario describes it: apply_queue()'s keys, then
+    `read_ahead_kb` last. Committing a queue limit (writing max_sectors_kb:
+    queue_limits_commit_update() -> blk_apply_bdi_limits(), block/blk-settings.c) sets
+    bdi->ra_pages to max3(ra_pages, 2 * io_opt, VM_READAHEAD_PAGES), and since 6.17's "block:
+    Improve read ahead size for rotational devices" (Damien Le Moal) a rotational device without
+    io_opt, as the loop device is, takes max_sectors as io_opt: read_ahead_kb 128 written before
+    max_sectors_kb 1280 became 2560 (checked on this host's 6.18.44 loop device, and in
+    host-queue-read-msk's trace: ra_pages 640 at max_sectors_kb 1280, 64 at 128). The keys set."""
+    write = write or _write
+    done = apply_queue(dev, name, sysfs, write) if dev else []
+    write(os.path.join(sysfs, name, "queue", "read_ahead_kb"), str(ra_kb))
+    return done
+
+
+def recorded_read_ahead_kb(machine: dict):
+    """The read_ahead_kb a host recording's loop device had (its `real.machine`): read back since
+    set_queue() (`queue.read_ahead_kb`); before, the value written (`read_ahead_kb`), raised by
+    blk_apply_bdi_limits() to twice max_sectors_kb on the rotational loop device when the runner
+    wrote max_sectors_kb after it (`queue_set`, c75faf3 to 8953fa3: max3(ra, 2 * max_sectors,
+    VM_READAHEAD_PAGES), 6.17+). None where the recording names none."""
+    q = machine.get("queue") or {}
+    if isinstance(q.get("read_ahead_kb"), int):
+        return q["read_ahead_kb"]
+    ra = machine.get("read_ahead_kb")
+    if isinstance(ra, int) and "max_sectors_kb" in (machine.get("queue_set") or []) and q.get("rotational") == 1 \
+            and isinstance(q.get("max_sectors_kb"), int):
+        return max(ra, 2 * q["max_sectors_kb"], 128)
+    return ra
 
 
 def saved_queue(dev: dict, name: str, sysfs: str = "/sys/block") -> list:
@@ -1385,6 +1433,9 @@ class HostRun:
                 _write(os.path.join(base, f"blkio.throttle.{kind}_bps_device"), f"{majmin} {int(bps)}")
         self.disk_throttle = "throttled to " + ", ".join(f"{k} {int(v)} B/s" for k, v in rules.items() if v) + \
             " (blkio.throttle of the root blkio cgroup)"
+        note = plain_disk_note(dev)
+        if note:
+            self.notes.append(note)
 
     def _trace_folios(self) -> None:
         """Count the folios the page cache of the scratch file system gains and loses, by order
@@ -1484,10 +1535,10 @@ class HostRun:
                             "  fix: free a loop device (losetup -D detaches unused ones; `memtwin lab clean` removes a run's), or modprobe loop")
         self.loop = out.stdout.strip()
         name = os.path.basename(self.loop)
-        _write(f"/sys/block/{name}/queue/read_ahead_kb", str(ra_kb))
         devs = self.plan["devices"]
         self.queue_saved = (name, saved_queue(devs[0], name)) if devs else None
-        self.queue_set = apply_queue(devs[0], name) if devs else []
+        # the queue keys, then read_ahead_kb (which a queue limit's change raises: set_queue)
+        self.queue_set = set_queue(devs[0] if devs else None, name, ra_kb)
         # what the queue really has, read back after setting it (queue_state)
         self.queue = queue_state(name)
         self.plan["_diskstat"] = f"/sys/block/{name}/stat"

@@ -5,6 +5,7 @@ it runs: `memtwin lab setup` fetches the kernel)."""
 
 import json
 import re
+import shutil
 import subprocess
 import os
 
@@ -1184,3 +1185,76 @@ def test_recorded_reclaim_wait_runs_have_the_histogram_and_the_guests_queue():
         for s in v["steps"]:
             assert set(qemu.THROTTLE_METRICS) | {"node.0.unreclaimable"} <= set(s["metrics"]), (p, s["name"])
             assert set(s["throttled_us"]) == set(qemu.THROTTLE_REASONS.values()), (p, s["name"])
+
+
+# ---------------------------------------------------------------- the runner's own memory (guest9)
+
+def _native_guest(tmp_path, extra: str = ""):
+    """The guest program run on this machine (not in a guest) on a hand-written op script over
+    plain directories: a task reading a 1M file with 128K reads, then sleeping, and two tasks that
+    only sleep. Returns the console text and, per task, its B snapshot sections of each step."""
+    if shutil.which("gcc") is None or not qemu._static_libc():
+        pytest.skip("gcc -static is unavailable")
+    prog = qemu.guest_program(str(tmp_path / "work"))
+    top = tmp_path / "cg"
+    (top / "t").mkdir(parents=True)
+    for f in ("cgroup.procs", "memory.current"):
+        (top / "t" / f).write_text("0\n")
+    data = tmp_path / "f"
+    lines = ["V 2", f"TOP {qemu._q(str(top))}", "SNAP memory.current", f"MKCG {qemu._q(str(top / 't'))} 0",
+             f"FILE {qemu._q(str(data))} 1048576 420 0", f"TRACK {qemu._q(str(data))}", "FOLIOS 0"] + extra.split("\n")
+    lines += [f"TASK 0 {qemu._q(str(top / 't'))} 0 0 0", f"O 0 read {qemu._q(str(data))} 0 -1 131072 seq 0 0 0",
+              "O 1 sleep 300000000"]
+    for t in (1, 2):
+        lines += [f"TASK {t} {qemu._q(str(top / 't'))} 0 0 {t}", f"O {t + 1} sleep 300000000"]
+    (tmp_path / "ops").write_text("\n".join(x for x in lines if x) + "\n")
+    r = subprocess.run([prog, str(tmp_path / "ops")], capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    steps = {}
+    for m in re.finditer(r"^@@STEP (\d+) (\d+)\n(.*?)^@@ENDSTEP$", r.stdout, re.M | re.S):
+        a_txt, _, b_txt = m.group(3).partition("\n@@B\n")
+        assert "@@A\n" in a_txt and "#meminfo" in b_txt, m.group(0)[:400]  # the record is whole
+        steps[(int(m.group(1)), int(m.group(2)))] = qemu._sections(b_txt)
+    return r.stdout, steps
+
+
+def test_guest_tasks_touch_little_memory_of_their_own(tmp_path):
+    """memtwin_guest.c run_task(): a task touches its buffers before it joins its memcg, so they are
+    memory the guest has and the engine's does not (boot_used is MemFree before the tasks fork).
+    They were an 8 MiB output and a 1 MiB read buffer, 9.4 MiB of AnonPages a task (84 MiB for
+    qemu61-throttle-isolated's 9 tasks); now the output buffer is sized from a snapshot (size_obuf())
+    and the read buffer is the task's largest read op's bufsize. A task's resident set at its
+    step's end (/proc/self/stat rss, which also counts the parent's pages it shares) was over 9 MiB."""
+    out, steps = _native_guest(tmp_path)
+    assert set(steps) == {(0, 0), (0, 1), (1, 2), (2, 3)}
+    for key, sec in steps.items():
+        rss_pages = int(sec["stat"].rsplit(")", 1)[1].split()[21])
+        assert rss_pages * 4096 < 4 << 20, (key, rss_pages)
+    rm = qemu.runner_memory(out)
+    assert rm["tasks_reporting"] == 3 and rm["grown_bytes"] == 0
+    # the guest's free memory before the tasks fork and once all three are set up, before any op
+    # (so before any step's record), node by node
+    before, setup = qemu.node_memory(out), qemu.node_memory(out, "SETUPMEM")
+    assert set(before) == set(setup) and "MemFree" in setup["0"] and "@@SETUPREADY 3 3\n" in out
+    assert out.index("@@NODEMEM") < out.index("@@SETUPMEM") < out.index("@@STEP")
+    assert rm["snapshot_bytes"] < rm["obuf_bytes"] <= 1 << 20 and rm["peak_bytes"] <= rm["obuf_bytes"]
+    assert rm["rbuf_bytes"] == 131072 + 4096 + 4096  # the reader's 128K, a page for the others
+
+
+def test_a_step_that_outgrows_the_output_buffer_stays_whole_and_is_reported(tmp_path):
+    """The output buffer grows (mremap) when a step's record outgrows it: the step is still written
+    with one write() (whole, not cut by another task's), and the growth, charged to the task's
+    memcg, is reported (@@TASKMEM grown, a note in the recording)."""
+    out, steps = _native_guest(tmp_path, "OBUF 4096")
+    assert set(steps) == {(0, 0), (0, 1), (1, 2), (2, 3)}
+    rm = qemu.runner_memory(out)
+    assert rm["obuf_bytes"] == 4096 and rm["grown_bytes"] > 0 and rm["peak_bytes"] > 4096
+    notes = qemu._qemu_notes({"tasks": [], "policies": {}, "cgroup": "v2"}, {"runner_memory": rm, "knobs_set": {}})
+    assert any("output buffers grew" in n for n in notes)
+
+
+def test_runner_memory_is_none_for_a_recording_before_the_runner_reported_it():
+    assert qemu.runner_memory("@@UNAME 6.1.0\n@@DONE\n") is None
+    out = "@@OBUF snapshot 30000 buffer 94208\n@@TASKMEM 0 obuf 94208 peak 61000 grown 0 rbuf 131072\n"
+    assert qemu.runner_memory(out) == {"obuf_bytes": 94208, "snapshot_bytes": 30000, "tasks_reporting": 1,
+                                       "peak_bytes": 61000, "grown_bytes": 0, "rbuf_bytes": 131072}

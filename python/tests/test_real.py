@@ -419,7 +419,10 @@ def test_large_folio_recordings_were_taken_on_the_file_system_they_name():
             m = res["real"]["machine"]
             fs = plan["machine"]["fs"]
             assert (m.get("fs") == fs) if res["real"]["on"] == "host" else m["disk"].startswith(fs + " "), (p, m)
-            assert m["read_ahead_kb"] == plan["devices"][0]["read_ahead_kb"], p
+            # the read_ahead_kb the device had (host-queue-*: raised by the max_sectors_kb written after it)
+            vplan = scn.doc.plan(v if v != "default" else None, [])
+            assert (real.recorded_read_ahead_kb(m) if res["real"]["on"] == "host" else m["read_ahead_kb"]) == \
+                vplan["devices"][0]["read_ahead_kb"], (p, v)
             # every step the scenario names (in the order they ended: tasks run concurrently)
             assert {s["name"] for s in res["steps"]} == set(scn.doc.step_names(v if v != "default" else None)), p
             large = 0
@@ -864,6 +867,25 @@ def test_a_qemu_throttled_disk_is_refused_by_the_host_runner(tmp_path, monkeypat
     qemu.check_plan(plan)
 
 
+def test_a_plain_disk_on_the_throttled_loop_device_is_noted(tmp_path):
+    """review8 M3: the host runner holds its loop device under blk-throttle at the scenario's
+    read_bw/write_bw (HostRun._throttle; block/blk-throttle.c blk_throtl_bio() at
+    submit_bio_noacct(), 6.18), so a device that does not say blk_throttle = true is a plain disk
+    in the engine (blk-wbt's default) and another disk in the recording: the recording notes it
+    (plain_disk_note); a device that says it, or has its own queue (unthrottled), is not noted."""
+    def plan_dev(dev):
+        p = tmp_path / "s.toml"
+        p.write_text('[scenario]\nname = "q"\n[machine]\nram = "1G"\n[devices.sda]\nread_bw = "500M"\nwrite_bw = "400M"\n'
+                     + dev + '[files."/data/f"]\nsize = "4M"\n[tasks.t]\nops = [{ op = "read", file = "/data/f" }]\n')
+        return memtwin.load(str(p)).doc.plan(None, [])["devices"][0]
+    note = real.plain_disk_note(plan_dev(""))
+    assert note and note.startswith("[devices.sda] gives read_bw/write_bw without blk_throttle = true"), note
+    assert "add blk_throttle = true" in note
+    assert real.plain_disk_note(plan_dev("blk_throttle = true\n")) is None
+    assert real.plain_disk_note(plan_dev('queue_depth = 128\nrequest_latency = "50us"\n')) is None
+    assert real.plain_disk_note(None) is None
+
+
 def test_engine_rng_draws_the_engines_pages():
     """The host runner's random pages and read offsets are the engine's (types.rs Rng, SplitMix64;
     crates/memtwin-engine/src/unit_tests/sched.rs the_random_pages_the_runners_draw_alike holds the
@@ -914,6 +936,46 @@ def test_the_host_runner_sets_only_the_queue_keys_the_scenario_gives(tmp_path):
     st = real.queue_state("loop9", sysfs)
     assert st["scheduler"] == "none" and st["schedulers"] == ["none", "mq-deadline", "kyber", "bfq"]
     assert st["wbt_lat_usec"] == 2000 and st["hw_queue_depth"] == 128 and st["max_hw_sectors_kb"] == 1280
+
+
+def test_read_ahead_kb_is_set_after_the_queue_limits_that_raise_it(tmp_path):
+    """6.18's blk_apply_bdi_limits() (block/blk-settings.c, with 6.17's "block: Improve read ahead
+    size for rotational devices") raises bdi->ra_pages to twice max_sectors on a rotational
+    device without io_opt whenever a queue limit is committed, e.g. by writing max_sectors_kb: the
+    host runner's read_ahead_kb 128 written first became 2560 (host-queue-read-msk's trace). So
+    set_queue() writes read_ahead_kb after apply_queue()'s keys, and queue_state() reads it back."""
+    sysfs = _fake_queue(tmp_path)
+    q = tmp_path / "loop9" / "queue"
+    (q / "read_ahead_kb").write_text("2560\n")  # losetup's: 2 * max_sectors_kb
+
+    def kernel(p, v):  # the sysfs stores, with blk_apply_bdi_limits()'s rule on a limit's commit
+        open(p, "w").write(v + "\n")
+        if os.path.basename(p) == "max_sectors_kb":
+            ra = int((q / "read_ahead_kb").read_text())
+            (q / "read_ahead_kb").write_text(f"{max(ra, 2 * int(v), 128)}\n")
+    dev = _dev(max_sectors_kb=1280, queue_keys_given=["max_sectors_kb"])
+    assert real.set_queue(dev, "loop9", 128, sysfs, write=kernel) == ["max_sectors_kb"]
+    assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 128
+    # the order the runner had (read_ahead_kb, then the keys) ends with the raised window
+    kernel(str(q / "read_ahead_kb"), "128")
+    real.apply_queue(dev, "loop9", sysfs, write=kernel)
+    assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 2560
+    # no device table: read_ahead_kb alone
+    assert real.set_queue(None, "loop9", 8192, sysfs, write=kernel) == []
+    assert real.queue_state("loop9", sysfs)["read_ahead_kb"] == 8192
+
+
+def test_a_recordings_read_ahead_kb_is_what_its_device_had():
+    """recorded_read_ahead_kb(): read back since set_queue(); before it, the runner's written value,
+    raised to twice max_sectors_kb (blk_apply_bdi_limits(), 6.17+) where it wrote max_sectors_kb
+    after it on the rotational loop device; a recording that set no queue key had what it wrote."""
+    q = {"max_sectors_kb": 1280, "rotational": 1}
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": q, "queue_set": ["scheduler", "max_sectors_kb"]}) == 2560
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": dict(q, max_sectors_kb=128), "queue_set": ["max_sectors_kb"]}) == 256
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 8192, "queue": q, "queue_set": ["max_sectors_kb"]}) == 8192
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": q, "queue_set": ["scheduler"]}) == 128
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": dict(q, rotational=0), "queue_set": ["max_sectors_kb"]}) == 128
+    assert real.recorded_read_ahead_kb({"read_ahead_kb": 128, "queue": dict(q, read_ahead_kb=128), "queue_set": ["max_sectors_kb"]}) == 128
 
 
 def test_the_queue_settings_a_run_set_are_put_back_at_its_cleanup(tmp_path):

@@ -119,13 +119,20 @@ static double now(void) {
 }
 
 /* ------------------------------------------------------------------ snapshots
- * A task's records go to a static buffer touched before the task joins its memcg, and are written
- * to the console with one write() per step (a tty write is not interleaved with another task's):
- * nothing the recording does is charged to the scenario's memcgs (THP is off, see main()). */
+ * A task's records go to its output buffer and are written to the console with one write() per
+ * step (a tty write is not interleaved with another task's, so a step's record, @@STEP to @@ENDSTEP,
+ * must be whole in the buffer when it is written). The buffer is sized before the tasks start
+ * (size_obuf(): twice a full snapshot taken then, plus room for the lines that grow during the run)
+ * and touched by each task before it joins its memcg, so nothing the recording does is charged to
+ * the scenario's memcgs (THP is off, see main()). It was a fixed 8 MiB (with a 1 MiB read buffer:
+ * 9.4 MiB of AnonPages a task that the engine's guest does not have, measured in
+ * lab/measurements/guest-runner-memory). Should a step outgrow it, the buffer grows (mremap(), the
+ * new pages charged to the task's memcg, which the engine does not have either) and the task
+ * reports it (@@TASKMEM, memtwin.qemu: real.machine.runner_memory and a note). */
 
-#define OBUF (8 << 20)
-static char obuf[OBUF];
-static size_t olen;
+static char *obuf;
+static size_t olen, ocap, opeak, ogrown;
+static size_t obuf_fixed; /* OBUF N in the op script: the buffer's size, not measured (the tests' way to make it grow) */
 
 static void oflush(void) {
     size_t off = 0;
@@ -140,13 +147,39 @@ static void oflush(void) {
     olen = 0;
 }
 
+/* room for `need` more bytes: the buffer grows (doubles) when a step outgrows it */
+static void oroom(size_t need) {
+    if (olen + need <= ocap) return;
+    size_t cap = ocap ? ocap : 65536;
+    while (cap < olen + need) cap *= 2;
+    void *m = ocap ? mremap(obuf, ocap, cap, MREMAP_MAYMOVE) : mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        /* no memory for the record: write what there is (the step may then be cut in two) */
+        oflush();
+        if (need <= ocap) return;
+        printf("@@ERROR output buffer: %s\n", strerror(errno));
+        fflush(stdout);
+        _exit(1);
+    }
+    ogrown += cap - ocap;
+    obuf = m;
+    ocap = cap;
+}
+
 static void oprintf(const char *fmt, ...) {
-    if (olen > OBUF - 65536) oflush();
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(obuf + olen, OBUF - olen, fmt, ap);
-    va_end(ap);
-    if (n > 0) olen += (size_t)n < OBUF - olen ? (size_t)n : OBUF - olen - 1;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(obuf + olen, ocap - olen, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if ((size_t)n < ocap - olen) {
+            olen += (size_t)n;
+            if (olen > opeak) opeak = olen;
+            return;
+        }
+        oroom((size_t)n + 1);
+    }
 }
 
 static void dump(const char *tag, const char *path) {
@@ -159,13 +192,14 @@ static void dump(const char *tag, const char *path) {
     ssize_t n;
     char last = '\n';
     for (;;) {
-        if (olen > OBUF - 65536) oflush();
-        n = read(fd, obuf + olen, 65536);
+        oroom(4096);
+        n = read(fd, obuf + olen, ocap - olen - 1);
         if (n <= 0) break;
         olen += n;
         last = obuf[olen - 1];
     }
     if (last != '\n') obuf[olen++] = '\n';
+    if (olen > opeak) opeak = olen;
     close(fd);
 }
 
@@ -298,7 +332,7 @@ static long resident_pages(const char *path) {
 #define KPF_COMPOUND_HEAD 15
 #define KPF_COMPOUND_TAIL 16
 #define KPF_PGTABLE 26
-#define KBUF 8192
+#define KBUF 1024 /* PFNs a pread(): 8 KiB of each file a call (the task touches both before it joins its memcg) */
 static uint64_t kcg[KBUF], kfl[KBUF];
 static int record_folios;
 
@@ -573,7 +607,7 @@ static int thp_for_mappings(void) {
     static int done;
     if (done) return 0;
     long pg = sysconf(_SC_PAGESIZE);
-    struct { void *p; size_t len; } own[] = {{obuf, OBUF}, {lines, sizeof lines}, {wbuf, wbuf_len}, {rbuf, rbuf_len}};
+    struct { void *p; size_t len; } own[] = {{obuf, ocap}, {lines, sizeof lines}, {wbuf, wbuf_len}, {rbuf, rbuf_len}};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
         if (!own[i].p) continue;
         uintptr_t a = ((uintptr_t)own[i].p + pg - 1) & ~(uintptr_t)(pg - 1);
@@ -822,13 +856,37 @@ static int do_op(char **f, int n) {
 /* ------------------------------------------------------------------ tasks */
 
 
-static void run_task(int ti, int first, int last, char *cgdir, double start_at) {
+/* The tasks' start line, in memory shared with the parent (touched by it before the tasks fork):
+ * each task, its buffers touched, counts itself `ready` and waits for `go`; the parent, once every
+ * task is ready (or after 60 s), prints each node's free memory (@@SETUPMEM: the guest with the
+ * scenario's task processes set up and none of their ops run, memtwin.qemu
+ * real.machine.node_mem_kB_after_task_setup) and sets `t0`, from which the tasks' start offsets run,
+ * and `go`. */
+struct start_line {
+    volatile int ready, go;
+    volatile double t0;
+};
+static struct start_line *start_line;
+
+static void node_mem(const char *tag) {
+    for (int nd = 0; nd < 64; nd++) {
+        char np[128], line[256];
+        snprintf(np, sizeof np, "/sys/devices/system/node/node%d/meminfo", nd);
+        FILE *nf = fopen(np, "r");
+        if (!nf) break;
+        while (fgets(line, sizeof line, nf))
+            if (strstr(line, "MemFree:") || strstr(line, "MemTotal:")) printf("@@%s %s", tag, line);
+        fclose(nf);
+    }
+}
+
+static void run_task(int ti, int first, int last, char *cgdir, double start) {
     char p[1024], pid[32];
     /* everything the task needs is allocated and touched before it joins its memcg */
     int nops = last - first;
     char ***fs = calloc(nops + 1, sizeof *fs);
     int *ns = calloc(nops + 1, sizeof *ns);
-    long long maxbs = 1 << 20;
+    long long maxbs = 4096; /* the largest read op's buffer (the op's bufsize), a page at least */
     for (int i = 0; i < nops; i++) {
         char *line = strdup(lines[first + i]);
         int cap = 2;
@@ -840,12 +898,18 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
     rbuf = malloc(maxbs);
     rbuf_len = (size_t)maxbs;
     memset(rbuf, 1, maxbs);
-    memset(obuf, 0, OBUF);
+    memset(obuf, 0, ocap);
     memset(kcg, 0, sizeof kcg);
     memset(kfl, 0, sizeof kfl);
     snprintf(p, sizeof p, "%s/cgroup.procs", cgdir);
     snprintf(pid, sizeof pid, "%d", getpid());
-    double d = start_at - now();
+    __sync_fetch_and_add(&start_line->ready, 1);
+    while (!start_line->go) {
+        struct timespec w = {0, 1000000};
+        nanosleep(&w, NULL);
+    }
+    __sync_synchronize();
+    double d = start_line->t0 + start - now();
     if (d > 0) {
         struct timespec ts = {(time_t)d, (long)((d - (time_t)d) * 1e9)};
         nanosleep(&ts, NULL);
@@ -891,6 +955,30 @@ static void run_task(int ti, int first, int last, char *cgdir, double start_at) 
             in_step = 0;
         }
     }
+    /* what the task's own buffers took (touched before it joined its memcg, none of the engine's
+     * memory): the output buffer's size, its most used, what it grew by in steps (charged to the
+     * memcg), and the read buffer's size, in bytes */
+    char m[160];
+    int mn = snprintf(m, sizeof m, "@@TASKMEM %d obuf %zu peak %zu grown %zu rbuf %zu\n", ti, ocap - ogrown, opeak, ogrown, rbuf_len);
+    if (write(1, m, (size_t)mn) < 0) {}
+}
+
+/* The output buffer's size (see oflush()): a full snapshot of the first task's memcg taken now into
+ * a scratch buffer (unmapped again), with room for a resident-pages line of every tracked file
+ * (cold now) and for 16 KiB of lines that come and go (kworkers), twice (a step's start and end
+ * snapshots). Mapped here, untouched: each task touches its copy before it joins its memcg. */
+static void size_obuf(const char *cgdir) {
+    olen = opeak = 0;
+    snap_of("B", cgdir, 1, 0);
+    size_t snap = opeak, pg = (size_t)sysconf(_SC_PAGESIZE);
+    munmap(obuf, ocap);
+    size_t cap = obuf_fixed ? obuf_fixed : 2 * (snap + 24 * (size_t)ntracked + (16 << 10));
+    cap = (cap + pg - 1) / pg * pg;
+    obuf = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (obuf == MAP_FAILED) die("mmap of the output buffer: %s", strerror(errno));
+    ocap = cap;
+    olen = opeak = ogrown = 0;
+    printf("@@OBUF snapshot %zu buffer %zu\n", snap, cap);
 }
 
 /* The guest's CPU speed, for the engine's `[machine] cpu_slowdown` (QEMU/TCG emulates the CPUs, tens of
@@ -1098,7 +1186,7 @@ static int wake_post; /* WAKEPOST 1 (--reclaim-trace): the wake-up latency again
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: memtwin-guest OPS");
     /* No transparent huge pages for this program and its task children (inherited over fork): its
-     * buffers (obuf, lines: 8 MiB each) are touched before a task joins its memcg, but khugepaged
+     * buffers (obuf, rbuf; lines: 8 MiB) are touched before a task joins its memcg, but khugepaged
      * may collapse them into a 2 MiB page later, and collapse_huge_page() charges the new page to
      * the memcg the task is in by then (seen on Debian's 6.1: rss_huge 2097152 in the 20M memcg
      * of qemu61-tight-ra8192, 512 of its 5094 pages). The scenario's memcgs must hold only what
@@ -1160,6 +1248,8 @@ int main(int argc, char **argv) {
             char *d = unesc(f[1]);
             mkdirs(d, 1);
             if (mount("tmpfs", d, "tmpfs", 0, NULL) < 0) die("setup: mount tmpfs at %s: %s", d, strerror(errno));
+        } else if (!strcmp(f[0], "OBUF")) {
+            obuf_fixed = (size_t)num(f[1]);
         } else if (!strcmp(f[0], "WAKEPOST")) {
             wake_post = atoi(f[1]);
         } else if (!strcmp(f[0], "FOLIOS")) {
@@ -1194,6 +1284,7 @@ int main(int argc, char **argv) {
     calibrate_file();
     calibrate_wakeup();
     find_kswapd();
+    if (ntasks) size_obuf(tasks[0].cg);
     /* start cold: sync, drop every tracked file's pages again, count what is left */
     sync();
     long left = 0;
@@ -1207,16 +1298,11 @@ int main(int argc, char **argv) {
         if (n > 0) left += n;
     }
     printf("@@COLD %ld\n", left);
-    for (int nd = 0; nd < 64; nd++) {
-        char np[128], line[256];
-        snprintf(np, sizeof np, "/sys/devices/system/node/node%d/meminfo", nd);
-        FILE *nf = fopen(np, "r");
-        if (!nf) break;
-        while (fgets(line, sizeof line, nf))
-            if (strstr(line, "MemFree:") || strstr(line, "MemTotal:")) printf("@@NODEMEM %s", line);
-        fclose(nf);
-    }
+    node_mem("NODEMEM");
     fflush(stdout);
+    start_line = mmap(NULL, sizeof *start_line, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (start_line == MAP_FAILED) die("mmap of the start line: %s", strerror(errno));
+    memset(start_line, 0, sizeof *start_line);
     if (ntasks <= MAX_SLOTS) {
         size_t len = (size_t)ntasks * sizeof *slots;
         void *m = mmap(NULL, len ? len : 1, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -1224,7 +1310,6 @@ int main(int argc, char **argv) {
         memset(m, 0, len);
         slots = m;
     }
-    double t0 = now();
     pid_t pids[4096];
     for (int t = 0; t < ntasks; t++) {
         pid_t p = fork();
@@ -1238,11 +1323,22 @@ int main(int argc, char **argv) {
                 sched_setaffinity(0, sizeof set, &set);
             }
             rng_state = tasks[t].seed;
-            run_task(t, tasks[t].first, tasks[t].last, tasks[t].cg, t0 + tasks[t].start);
+            run_task(t, tasks[t].first, tasks[t].last, tasks[t].cg, tasks[t].start);
             _exit(0);
         }
         pids[t] = p;
     }
+    /* every task set up (or 60 s): the guest's free memory with the task processes, then go */
+    for (double until = now() + 60; start_line->ready < ntasks && now() < until;) {
+        struct timespec w = {0, 1000000};
+        nanosleep(&w, NULL);
+    }
+    node_mem("SETUPMEM");
+    printf("@@SETUPREADY %d %d\n", start_line->ready, ntasks);
+    fflush(stdout);
+    start_line->t0 = now();
+    __sync_synchronize();
+    start_line->go = 1;
     int bad = 0;
     fflush(stdout);
     for (int left = ntasks; left > 0;) {
@@ -1259,6 +1355,7 @@ int main(int argc, char **argv) {
         if (killed) {
             /* SIGKILLed in a step (the OOM killer): end the step for it, from the zombie */
             oprintf("@@STEP %d %s\n", t, sl->step);
+            oroom(sl->alen);
             memcpy(obuf + olen, sl->a, sl->alen);
             olen += sl->alen;
             snap_of("B", sl->cg, 1, si.si_pid);
