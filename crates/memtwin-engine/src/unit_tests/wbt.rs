@@ -243,17 +243,8 @@ fn wbt_kswapd_limit_per_era_get_limit_6_1_and_6_11() {
     assert!(!p("linux-6.1") && !p("linux-6.6") && p("linux-6.12") && p("linux-6.18"));
 }
 
-/// A 64M write leaves the flusher held by blk-wbt inside `wakeup_flusher_threads()`' flush
-/// (6.1 as the_flusher_stops_at_the_wbt_limit_and_resumes). Two more wake-ups while it is held:
-/// from 4.14 (`WB_start_all`, fs/fs-writeback.c wb_start_writeback() in 6.1) they add nothing,
-/// the flush in flight keeps its pages; with the switch off (4.13 and before:
-/// `__wb_start_writeback()` queues a work per call) each adds the dirty count. A wake-up while
-/// the flusher is held before the flush starts counts the dirty pages when it starts
-/// (`wb_check_start_all()`), not when it is asked.
-#[test]
-fn wakeup_flusher_threads_keeps_one_full_flush_wb_start_writeback_6_1() {
-    for start_all in [true, false] {
-        let mut s = sim(r#"
+/// A 64M buffered write on a 6.1 disk with blk-wbt at its rotational default.
+const WRITE_64M: &str = r#"
 [scenario]
 name = "wbt"
 [machine]
@@ -268,7 +259,19 @@ scheduler = "none"
 size = 0
 [tasks.w]
 ops = [{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = true }]
-"#);
+"#;
+
+/// A 64M write leaves the flusher held by blk-wbt inside `wakeup_flusher_threads()`' flush
+/// (6.1 as the_flusher_stops_at_the_wbt_limit_and_resumes). Two more wake-ups while it is held:
+/// from 4.14 (`WB_start_all`, fs/fs-writeback.c wb_start_writeback() in 6.1) they add nothing,
+/// the flush in flight keeps its pages; with the switch off (4.13 and before:
+/// `__wb_start_writeback()` queues a work per call) each adds the dirty count. A wake-up while
+/// the flusher is held before the flush starts counts the dirty pages when it starts
+/// (`wb_check_start_all()`), not when it is asked.
+#[test]
+fn wakeup_flusher_threads_keeps_one_full_flush_wb_start_writeback_6_1() {
+    for start_all in [true, false] {
+        let mut s = sim(WRITE_64M);
         run(&mut s);
         let k = &mut s.kernel;
         k.profile.wb_start_all = start_all;
@@ -287,22 +290,7 @@ ops = [{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = t
         }
     }
     // Held before the flush starts: the pages are counted when it starts.
-    let mut s = sim(r#"
-[scenario]
-name = "wbt"
-[machine]
-ram = "2G"
-[kernel]
-profile = "linux-6.1"
-[devices.sda]
-read_bw = "100M"
-write_bw = "100M"
-scheduler = "none"
-[files."/out"]
-size = 0
-[tasks.w]
-ops = [{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = true }]
-"#);
+    let mut s = sim(WRITE_64M);
     run(&mut s);
     let k = &mut s.kernel;
     let now = k.now;
