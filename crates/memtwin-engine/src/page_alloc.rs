@@ -933,6 +933,11 @@ pub struct Node {
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
+    /// `PGDAT_WRITEBACK` (mm/vmscan.c 5.16+ as modelled, `ReclaimThrottle::Writeback`): set by
+    /// a kswapd `shrink_node()` round whose every page taken was under writeback (case 2 of
+    /// `shrink_folio_list()`), cleared by `clear_pgdat_congested()`; while set, kswapd counts
+    /// the marked pages under writeback it meets as `nr_immediate` (case 1).
+    pub pgdat_writeback: bool,
     /// `pgdat->kswapd_failures` (4.12+, `KernelProfile::kswapd_failures`): kswapd's
     /// `balance_pgdat()` passes in a row that reclaimed nothing; at `MAX_RECLAIM_RETRIES`
     /// the node is "hopeless" ([`Kernel::kswapd_hopeless`]). Reset by any reclaim that makes
@@ -2061,9 +2066,11 @@ impl Kernel {
 
     /// `clear_pgdat_congested()` (mm/vmscan.c 5.16+; `prepare_kswapd_sleep()` on a balanced
     /// node): the root lruvec of node `nid` is no longer `LRUVEC_CONGESTED`.
-    fn clear_pgdat_congested(&mut self, nid: u32) {
+    pub(crate) fn clear_pgdat_congested(&mut self, nid: u32) {
         let v = self.lruvec_idx(crate::types::MemcgId::ROOT, nid);
         self.lruvecs[v].congested = false;
+        // clear_bit(PGDAT_WRITEBACK, &pgdat->flags)
+        self.nodes[nid as usize].pgdat_writeback = false;
     }
 
     /// `pgdat->kswapd_failures >= MAX_RECLAIM_RETRIES` (mm/vmscan.c 4.12+, c73322d098e4):

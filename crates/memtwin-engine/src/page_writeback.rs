@@ -621,6 +621,16 @@ impl Kernel {
         }
     }
 
+    /// Whether the flusher has work to go on with before `t`: held by blk-wbt or for a request
+    /// until then ([`FlusherWork::until`]), or a periodic wake-up due (`wb->dwork`). The flusher
+    /// is a kernel thread that runs while a task sleeps ([`Kernel::schedule_until`]: a sleep
+    /// past it ends a restartable quantum, so that the scheduler's `advance_clock()` runs it
+    /// before the task goes on).
+    #[inline]
+    pub fn flusher_due_before(&self, t: Nanos) -> bool {
+        (self.flusher.until != 0 && self.flusher.until < t) || self.wb_timers.peek().is_some_and(|r| r.0 .0 < t)
+    }
+
     /// Run every periodic flusher wake-up due by `until`, in time order, each at its own time
     /// (`wb_workfn()` of a wb whose delayed work expired): `wb_check_old_data_flush()`, then
     /// `wb_check_background_flush()`, then re-queue itself while the wb has dirty inodes. The

@@ -146,7 +146,7 @@ impl Kernel {
         if self.resched.wake.is_some() {
             return true;
         }
-        let yields = self.resched.restartable && !self.in_kthread() && t > self.now && self.resched.horizon.is_some_and(|h| t > h);
+        let yields = self.resched.restartable && !self.in_kthread() && t > self.now && (self.resched.horizon.is_some_and(|h| t > h) || self.flusher_due_before(t));
         self.wait_until(t);
         if yields {
             self.resched.wake = Some(self.now);

@@ -188,6 +188,15 @@ pub struct ScanControl {
     pub memcg_low_skipped: bool,
     /// `nr.writeback`: pages found under writeback.
     pub nr_writeback: u64,
+    /// `nr.writeback` of the current `shrink_node()` round (zeroed per priority round): pages
+    /// under writeback marked by case 2 of `shrink_folio_list()` (the kswapd rule of 5.16+,
+    /// [`Kernel::shrink_node_throttle`]).
+    pub round_writeback: u64,
+    /// `nr.immediate` of the round: pages under writeback kswapd met marked on a node flagged
+    /// `PGDAT_WRITEBACK` (case 1).
+    pub round_immediate: u64,
+    /// `nr.taken` of the round: pages isolated.
+    pub round_taken: u64,
     /// `nr.dirty` of the current `shrink_node()` (zeroed per priority round here): file
     /// pages met dirty or under writeback (`folio_check_dirty_writeback()`; anonymous pages
     /// are not counted).
@@ -430,6 +439,9 @@ impl ScanControl {
             memcg_low_reclaim: false,
             memcg_low_skipped: false,
             nr_writeback: 0,
+            round_writeback: 0,
+            round_immediate: 0,
+            round_taken: 0,
             nr_dirty: 0,
             nr_congested: 0,
             deactivate_file: false,
@@ -498,6 +510,7 @@ impl Kernel {
                 // shrink_node(): "memset(&sc->nr, 0, sizeof(sc->nr));"
                 sc.nr_dirty = 0;
                 sc.nr_congested = 0;
+                (sc.round_writeback, sc.round_immediate, sc.round_taken) = (0, 0, 0);
                 if sc.kswapd && self.profile.lru_gen {
                     // balance_pgdat() -> kswapd_age_node() -> lru_gen_age_node() (6.1), before
                     // it shrinks the node at each priority; 6.3+ checks min_ttl_ms only.
@@ -1317,8 +1330,9 @@ impl Kernel {
                 // (activate_locked); the end of its write rotates it to the inactive tail
                 // (folio_rotate_reclaimable(), which clears PG_active).
                 nr_immediate += self.pages[p].test(pg::RECLAIM) as u64;
-                self.pages[p].flags |= pg::RECLAIM;
                 let n = if self.pages[p].test(pg::HEAD) { crate::page_alloc::PAGEBLOCK_NR } else { 1 };
+                self.count_writeback_case(v, p, n, sc);
+                self.pages[p].flags |= pg::RECLAIM;
                 if self.profile.reclaim_activates_dirty {
                     self.pages[p].flags |= pg::ACTIVE;
                     self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, p, LruList::ActiveAnon);
@@ -1391,6 +1405,7 @@ impl Kernel {
         self.update_page_reclaim_stat(v, false, scanned, false);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
         self.lru_note_cost(memcg, (v % self.nr_nodes as usize) as u32, false, nr_pageout);
+        sc.round_taken += nr_taken;
         if nr_writeback > 0 {
             if let Some(dev) = self.swap.as_ref().map(|a| a.dev.idx()) {
                 self.throttle_direct_reclaim(dev, sc);
@@ -1400,6 +1415,22 @@ impl Kernel {
         reclaimed
     }
 
+    /// `shrink_folio_list()`'s cases 1 and 2 of a folio `p` of `n` pages under writeback on
+    /// lruvec `v`, counted for the round ([`Kernel::shrink_node_throttle`], 5.16+ as read in
+    /// 6.1): kswapd meeting a folio already marked `PG_reclaim` on a node flagged
+    /// `PGDAT_WRITEBACK` counts it `nr_immediate` (case 1); any other reclaimer, or an unmarked
+    /// folio, or a node not flagged, counts it `nr_writeback` (case 2, the folio is marked).
+    /// Both are activated (`activate_locked`). The caller marks the folio after.
+    #[inline]
+    pub(crate) fn count_writeback_case(&mut self, v: usize, p: PageId, n: u64, sc: &mut ScanControl) {
+        let nid = v % self.nr_nodes as usize;
+        if sc.kswapd && self.pages[p].test(pg::RECLAIM) && self.nodes.get(nid).is_some_and(|node| node.pgdat_writeback) {
+            sc.round_immediate += n;
+        } else {
+            sc.round_writeback += n;
+        }
+    }
+
     /// The end of `shrink_inactive_list()` for kswapd: a batch whose every page was under
     /// writeback (`ZONE_WRITEBACK`/`PGDAT_WRITEBACK`) and that met pages already marked for
     /// immediate reclaim (`nr_immediate`: reclaim found them under writeback before) means
@@ -1407,7 +1438,8 @@ impl Kernel {
     /// `congestion_wait(BLK_RW_ASYNC, HZ/10)` (3.11-5.15; `reclaim_throttle(
     /// VMSCAN_THROTTLE_WRITEBACK)` since 5.16), woken early when the queue leaves congestion.
     pub(crate) fn throttle_kswapd(&mut self, dev: usize, nr_immediate: u64, all_writeback: bool, sc: &ScanControl) {
-        if !sc.kswapd || nr_immediate == 0 || !all_writeback {
+        if !sc.kswapd || nr_immediate == 0 || !all_writeback || self.profile.reclaim_throttle == ReclaimThrottle::Writeback {
+            // 5.16+: at the end of the shrink_node() round (Kernel::shrink_node_throttle).
             return;
         }
         let until = match self.profile.reclaim_throttle {
@@ -1471,6 +1503,11 @@ impl Kernel {
     /// The end of one `shrink_node()` round (mm/vmscan.c 5.16+, 6.1 read; the engine's round
     /// is one priority of `do_try_to_free_pages()` over the target's lruvecs of the nodes it
     /// reclaims), then `shrink_zones()`'s `consider_reclaim_throttle()`:
+    /// - kswapd flags its node `PGDAT_WRITEBACK` when every page the round took was under
+    ///   writeback and unmarked (`nr.writeback == nr.taken`, case 2), and sleeps
+    ///   `reclaim_throttle(pgdat, VMSCAN_THROTTLE_WRITEBACK)` once when the round met marked
+    ///   pages under writeback on a flagged node (`nr.immediate`, case 1:
+    ///   [`Kernel::count_writeback_case`]); `clear_pgdat_congested()` clears the flag;
     /// - kswapd, and memcg reclaim where writeback throttling is sane (v2), flag the target's
     ///   lruvec `LRUVEC_CONGESTED` when every dirty file page of the round was under writeback
     ///   and already marked for immediate reclaim (`nr.dirty && nr.dirty == nr.congested`);
@@ -1490,6 +1527,22 @@ impl Kernel {
             Some(n) => (n, n + 1),
             None => (0, self.nr_nodes),
         };
+        if sc.kswapd {
+            // "if (sc->nr.writeback && sc->nr.writeback == sc->nr.taken) set_bit(PGDAT_WRITEBACK,
+            // &pgdat->flags);" then "if (sc->nr.immediate) reclaim_throttle(pgdat,
+            // VMSCAN_THROTTLE_WRITEBACK);": kswapd's node.
+            let nid = self.reclaim_nid.unwrap_or(self.cur_nid) as usize;
+            if sc.round_writeback > 0 && sc.round_writeback == sc.round_taken {
+                if let Some(node) = self.nodes.get_mut(nid) {
+                    node.pgdat_writeback = true;
+                }
+            }
+            if sc.round_immediate > 0 {
+                self.vmscan_throttled[VmscanThrottle::Writeback as usize] += 1;
+                let until = self.reclaim_throttle_writeback_until();
+                self.io_schedule_until(until, StallKind::Congestion);
+            }
+        }
         let flag = sc.kswapd || (sc.cgroup_reclaim && self.writeback_throttling_sane(sc));
         for nid in first..last {
             let v = self.lruvec_idx(sc.target, nid);
@@ -1797,6 +1850,7 @@ impl Kernel {
         self.move_folios_to_lru_age(memcg, st.nr_activate);
         self.isolated_putback(v, true, start, scanned, checked);
         self.count_scan_steal(memcg, v, scanned, reclaimed, sc);
+        sc.round_taken += scanned;
         if self.profile.flusher_wakeup_writes_all {
             // 4.12+: "If dirty folios are scanned that are not queued for IO, it implies
             // that flushers are not doing their job": the flusher is woken only when every
@@ -1881,6 +1935,7 @@ impl Kernel {
             // stat->nr_writeback and nr_immediate count pages (folio_nr_pages()).
             st.nr_immediate += self.pages[p].test(pg::RECLAIM) as u64 * nr_p;
             st.nr_writeback += nr_p;
+            self.count_writeback_case(v, p, nr_p, sc);
             self.pages[p].flags |= pg::RECLAIM;
             if self.profile.reclaim_activates_dirty {
                 self.pages[p].flags |= pg::ACTIVE;

@@ -25,6 +25,9 @@
 //!   requests left in flight are 0, or below the wake limit by at least `wb_background / 2` (the
 //!   wake limit is 0 on a device with a write-back cache, `rwb->wc`, unless `wb_recent_wait()`,
 //!   else `wb_normal`), and the woken writer goes when fewer than its limit are in flight;
+//!   `scale_up()` wakes every sleeper too (`rwb_wake_all()`), each going when fewer than its
+//!   limit at the new depth are in flight ([`Wbt::wait`]: foreseen while no read is known to
+//!   the monitor, whose latency would decide the window);
 //! - `wb_timer_fn()` every `cur_win_nsec` (`RWB_WINDOW_NSEC`, 100 ms, shortened by
 //!   `rwb_arm_timer()` while scaled down) from the first tracked write, re-armed while
 //!   requests are in flight or `scale_step` is not 0: `latency_exceeded()` (the oldest read
@@ -54,8 +57,9 @@
 //! why was not found, so it was taken out. kswapd's and discards' own wait queues (`WBT_RWQ_KSWAPD`, `WBT_RWQ_DISCARD`:
 //! every tracked write counts in one); a read's latency is counted from its submission, not
 //! from its dispatch to the driver (`io_start_time_ns`); the limits are taken at the writer's
-//! wake-up as they were when it went to sleep (a window's scaling in between, and
-//! `rwb_wake_all()`, do not wake it early); `last_comp` is the latest read completion given,
+//! wake-up as they were when it went to sleep but for the windows of writes only that scale
+//! them up (a window's scale-down, and a scale-up decided by reads submitted after the writer
+//! went to sleep, are not foreseen); `last_comp` is the latest read completion given,
 //! also while that read is still in flight.
 
 use std::cmp::Reverse;
@@ -394,12 +398,54 @@ impl Wbt {
             }
             let m = n - 1 - k;
             if m < limit && wakes(m) {
+                let done = self.scale_up_wake(op, t0, first, done, recent_wait_until).unwrap_or(done);
                 self.waits += 1;
                 self.waited_ns += done - now;
                 return done;
             }
         }
         unreachable!("the last completion leaves nothing in flight")
+    }
+
+    /// `scale_up()`'s `rwb_wake_all()` (6.1 block/blk-wbt.c): a window of the monitor that ends
+    /// while the writer sleeps (from `t0`) and scales the depth up wakes every sleeper, and the
+    /// writer goes (`rq_qos_wait()`'s `acquire_inflight_cb()`) when the tracked requests in
+    /// flight then (from `first`) are fewer than its limit at the new depth: the first such
+    /// window end before `until` (`wbt_rqw_done()`'s wake-up), if any. A window scales up when
+    /// it saw writes only (`LAT_UNKNOWN_WRITES`: writes in flight, as while a writer sleeps) and
+    /// the depth is below its cap (`scaled_max`). Foreseen only while no read is known to the
+    /// monitor (none watched, counted or sampled): a read's latency decides its window, and the
+    /// reads to come are not known when the writer goes to sleep; with one, the writer waits for
+    /// `until` as before. The monitor's own state is left as it was (`roll()` scales it when the
+    /// windows end). At most a few windows (four from step 0 to the cap of a queue of 256).
+    fn scale_up_wake(&mut self, op: WbtOp, t0: Nanos, first: usize, until: Nanos, recent_wait_until: Nanos) -> Option<Nanos> {
+        if self.win_end == 0 || self.scaled_max || self.sync_cookie.is_some() || self.stat.0 > 0 || self.samples.iter().any(|s| s.0 .2) {
+            return None;
+        }
+        let saved = (self.scale_step, self.max_depth, self.wb_normal, self.wb_background);
+        let mut w = self.win_end;
+        let mut release = None;
+        while w < until {
+            // scale_up(): rq_depth_scale_up(), calc_wb_limits(), rwb_wake_all().
+            self.scale_step -= 1;
+            let capped = self.calc_max_depth();
+            self.calc_wb_limits();
+            if w >= t0 {
+                let limit = self.get_limit(op, w, w < recent_wait_until) as usize;
+                let inflight = self.tracked.iter().skip(first).filter(|&&(_, d)| d > w).count();
+                if inflight < limit {
+                    release = Some(w);
+                    break;
+                }
+            }
+            if capped {
+                break;
+            }
+            // rwb_arm_timer(): the next window (RWB_WINDOW_NSEC at a step <= 0).
+            w += if self.scale_step > 0 { (RWB_WINDOW_NSEC << 4) / int_sqrt(((self.scale_step as u64) + 1) << 8) } else { RWB_WINDOW_NSEC };
+        }
+        (self.scale_step, self.max_depth, self.wb_normal, self.wb_background) = saved;
+        release
     }
 
     /// The tracked request released at `release` completes at `done` (`wbt_track()`,

@@ -416,3 +416,42 @@ ops = [{ op = "sleep", duration = "1ms", step = "a" }, { op = "sleep", duration 
     let e = doc.resolve(None, &[]).unwrap_err().to_string();
     assert!(e.contains("step_gaps has 2 entries, but the task has 2 step(s), so 1 gap(s)"), "{e}");
 }
+
+/// The flusher is a kernel thread that runs while a task sleeps: a sleep inside a restartable
+/// charge that goes past the flusher's resumption (held by blk-wbt until `FlusherWork::until`,
+/// `rq_qos_wait()` -> `wbt_rqw_done()` / `scale_up()` in 6.1 block/blk-wbt.c) or past a periodic
+/// flusher wake-up (`wb_workfn()`) ends the task's quantum, so that the scheduler's
+/// `advance_clock()` runs that work before the task goes on, even with no other task runnable
+/// (`horizon` None). A lone writer throttled in reclaim otherwise ran on for tens of seconds
+/// while the flusher that was to write its dirty pages waited for it.
+#[test]
+fn a_sleep_past_the_flusher_resumption_ends_the_quantum() {
+    let mut s = sim(r#"
+[scenario]
+name = "alone"
+[machine]
+ram = "64M"
+[tasks.t]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let k = &mut s.kernel;
+    let t0 = k.now;
+    k.resched.restartable = true;
+    assert_eq!(k.resched.horizon, None);
+    assert!(!k.flusher_due_before(t0 + 50 * 1_000_000));
+    assert!(!k.schedule_until(t0 + 50 * 1_000_000), "nothing else runs meanwhile: the task sleeps in place");
+    let t1 = k.now;
+    k.flusher.until = t1 + 10 * 1_000_000;
+    assert!(k.flusher_due_before(t1 + 50 * 1_000_000));
+    assert!(!k.schedule_until(t1 + 5 * 1_000_000), "a sleep that ends before the flusher's resumption");
+    assert_eq!(k.resched.wake, None);
+    let t2 = k.now;
+    assert!(k.schedule_until(t2 + 50 * 1_000_000), "the flusher goes on at 10 ms: the quantum ends");
+    assert_eq!(k.resched.wake, Some(t2 + 50 * 1_000_000));
+    k.resched.wake = None;
+    k.flusher.until = 0;
+    k.wb_wakeup_delayed(0);
+    assert!(k.flusher_due_before(k.now + 10_000 * 1_000_000), "a periodic wake-up is due within dirty_writeback_interval");
+    k.resched.restartable = false;
+    assert!(!k.schedule_until(k.now + 10_000 * 1_000_000), "outside a restartable charge the task sleeps in place");
+}

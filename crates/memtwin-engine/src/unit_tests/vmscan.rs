@@ -1351,10 +1351,10 @@ fn wait_iff_congested_sleeps_global_direct_reclaim_until_the_queue_leaves_conges
 /// batch all under writeback is throttled, per era: 4.3's `congestion_wait(BLK_RW_ASYNC,
 /// HZ/10)` (mm/vmscan.c `shrink_inactive_list()`, 3.11-4.x), woken when the congested queue
 /// drains below its off mark; 5.0-5.15's on blk-mq, which nothing wakes (the whole HZ/10, to
-/// the tick after its expiry on 4.8+'s wheel: 104 ms); 5.16+'s `reclaim_throttle(pgdat,
-/// VMSCAN_THROTTLE_WRITEBACK)` (6.1's `shrink_node()`), woken once more than
-/// `SWAP_CLUSTER_MAX` pages of the node finished writeback. Without `nr_immediate`, with a
-/// page not under writeback in the batch, or outside kswapd, no sleep.
+/// the tick after its expiry on 4.8+'s wheel: 104 ms). 5.16+ throttles at the end of the
+/// `shrink_node()` round instead (`kswapd_writeback_throttle_per_shrink_node_round_6_1`): not
+/// per batch. Without `nr_immediate`, with a page not under writeback in the batch, or outside
+/// kswapd, no sleep.
 #[test]
 fn kswapd_throttles_on_immediate_reclaim_pages_per_era_4_3_5_0_6_1() {
     use crate::vmscan::ScanControl;
@@ -1372,7 +1372,7 @@ fn kswapd_throttles_on_immediate_reclaim_pages_per_era_4_3_5_0_6_1() {
     k.devices[0].busy_until = 450 * MS;
     k.wb_ended.push_back((5 * MS, 33));
     k.throttle_kswapd(0, 1, true, &kswapd);
-    assert_eq!(k.now, 5 * MS, "6.1: woken by 33 pages written");
+    assert_eq!(k.now, 0, "6.1: not at the batch's end");
     for p in ["linux-4.3", "linux-5.0", "linux-6.1"] {
         for (nr_immediate, all_writeback, sc) in [(0, true, kswapd), (1, false, kswapd), (1, true, ScanControl::new(MemcgId::ROOT, 32, false, false))] {
             let mut k = kernel_with_disk(p);
@@ -1820,4 +1820,49 @@ fn many_direct_reclaimers_on_a_small_inactive_list_throttle_on_isolated_pages_6_
             assert!(congestion >= 100.0, "{p}: msleep(100)s: {congestion} ms");
         }
     }
+}
+
+/// 6.1 `shrink_node()` for kswapd (mm/vmscan.c 5.16+): a round whose every page taken was under
+/// writeback and unmarked (`shrink_folio_list()` case 2, `nr.writeback == nr.taken`) flags the
+/// node `PGDAT_WRITEBACK` without sleeping; on a flagged node kswapd counts the marked pages
+/// under writeback it meets as `nr.immediate` (case 1; before the flag, or for direct reclaim,
+/// they are case 2), and a round with any sleeps `reclaim_throttle(pgdat,
+/// VMSCAN_THROTTLE_WRITEBACK)` once, woken by 33 pages written; `clear_pgdat_congested()` (a
+/// balanced node) clears the flag.
+#[test]
+fn kswapd_writeback_throttle_per_shrink_node_round_6_1() {
+    use crate::vmscan::{ScanControl, VmscanThrottle};
+    const MS: u64 = 1_000_000;
+    let mut k = kernel_with_disk("linux-6.1");
+    let p = k.alloc_page(InodeId(0), 0).expect("a free page");
+    k.pages[p].flags |= pg::WRITEBACK | pg::RECLAIM;
+    let mut direct = ScanControl::new(MemcgId::ROOT, 32, false, false);
+    let mut sc = ScanControl::new(MemcgId::ROOT, 32, false, true);
+    // Not flagged: case 2 for kswapd too.
+    k.count_writeback_case(0, p, 1, &mut sc);
+    assert_eq!((sc.round_writeback, sc.round_immediate), (1, 0));
+    // A round all under writeback (case 2): the flag, no sleep.
+    (sc.round_writeback, sc.round_taken) = (32, 32);
+    k.shrink_node_throttle(&sc);
+    assert!(k.nodes[0].pgdat_writeback);
+    assert_eq!((k.now, k.vmscan_throttled[VmscanThrottle::Writeback as usize]), (0, 0));
+    // Flagged: kswapd's marked page is case 1, direct reclaim's case 2.
+    let mut sc = ScanControl::new(MemcgId::ROOT, 32, false, true);
+    k.count_writeback_case(0, p, 1, &mut sc);
+    k.count_writeback_case(0, p, 1, &mut direct);
+    assert_eq!((sc.round_writeback, sc.round_immediate, direct.round_writeback, direct.round_immediate), (0, 1, 1, 0));
+    // A round with one: one sleep, woken by 33 pages written at 5 ms.
+    sc.round_taken = 32;
+    k.wb_ended.push_back((5 * MS, 33));
+    k.shrink_node_throttle(&sc);
+    assert_eq!((k.now, k.vmscan_throttled[VmscanThrottle::Writeback as usize]), (5 * MS, 1));
+    // A round with some pages not under writeback: the flag stays as it was; a balanced node clears it.
+    let mut sc = ScanControl::new(MemcgId::ROOT, 32, false, true);
+    (sc.round_writeback, sc.round_taken) = (16, 32);
+    k.nodes[0].pgdat_writeback = false;
+    k.shrink_node_throttle(&sc);
+    assert!(!k.nodes[0].pgdat_writeback);
+    k.nodes[0].pgdat_writeback = true;
+    k.clear_pgdat_congested(0);
+    assert!(!k.nodes[0].pgdat_writeback);
 }

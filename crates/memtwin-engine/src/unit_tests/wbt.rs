@@ -336,4 +336,41 @@ ops = [{{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = 
         assert!(k.bdp_trace.pauses > 0, "{profile}: the writer slept in balance_dirty_pages()");
         assert_eq!(k.wb_dirty_sleep.is_some(), counted, "{profile}");
     }
+
+/// `scale_up()` -> `rwb_wake_all()` (6.1 block/blk-wbt.c): a writer asleep in `rq_qos_wait()`
+/// is woken by every window of the monitor that scales the depth up, not only by
+/// `wbt_rqw_done()`, and goes when fewer than its limit at the new depth are in flight. With a
+/// write-back cache `wbt_rqw_done()` wakes nobody before the last request completes (800 ms
+/// here); the first window, a window of writes only (`LAT_UNKNOWN_WRITES`), ends 100 ms after
+/// the first tracked write and raises the background limit 4 -> 8 (step -1, depth 31 on a
+/// queue of 256): the fifth writer goes then. The monitor's own state is left to `roll()`. A
+/// read known to the monitor (its latency decides the window) keeps the former wait.
+#[test]
+fn wbt_scale_up_wakes_the_sleepers_6_1() {
+    let now = 1000 * MS;
+    let fill = |w: &mut Wbt| {
+        for i in 0..4u64 {
+            assert_eq!(w.wait(WbtOp::Background, now, 0), now);
+            w.track(now, now + (i + 1) * 200 * MS);
+        }
+    };
+    let mut w = Wbt::new(WBT_LAT_USEC_ROTATIONAL, 256, true);
+    fill(&mut w);
+    assert_eq!(w.wait(WbtOp::Background, now, 0), now + RWB_WINDOW_NSEC, "woken by the window's scale_up()");
+    assert_eq!((w.scale_step, w.max_depth, w.wb_background), (0, 16, 4), "the monitor scales at roll()");
+    w.roll(now + RWB_WINDOW_NSEC, 0);
+    assert_eq!((w.scale_step, w.max_depth, w.wb_background), (-1, 31, 8));
+    // Eight in flight at the first window (depth 31, background 8): the second window (step -2,
+    // depth 61, background 16) lets the writer go, 200 ms after the first write.
+    let mut w = Wbt::new(WBT_LAT_USEC_ROTATIONAL, 256, true);
+    for i in 0..8u64 {
+        let r = w.wait(WbtOp::Background, now, 0);
+        w.track(r, r + 1000 * MS + i * MS);
+    }
+    assert_eq!(w.wait(WbtOp::Background, now, 0), now + 2 * RWB_WINDOW_NSEC);
+    // A read in flight: the window's verdict is not foreseen, the writer waits for the drain.
+    let mut w = Wbt::new(WBT_LAT_USEC_ROTATIONAL, 256, true);
+    fill(&mut w);
+    w.read(now, now + 5 * MS);
+    assert_eq!(w.wait(WbtOp::Background, now, 0), now + 800 * MS);
 }
