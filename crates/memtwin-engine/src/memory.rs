@@ -510,6 +510,19 @@ impl Kernel {
                     1
                 };
             }
+            if pcp.is_some() && !self.zones[w.zone].below_high {
+                // 6.7+: each fault's get_page_from_freelist() "Detect[s] whether the number
+                // of free pages is below high watermark" before it takes its page: the
+                // refill of the list by the fault before the run (rmqueue_pcplist() ->
+                // rmqueue_bulk(), after its own test) may have taken the zone below it, and
+                // the next fault's test then sets ZONE_BELOW_HIGH (nr_pcp_high() of later
+                // frees reads it). Nothing in the run changes the zone's free pages (the
+                // frames come off the list), so one test stands for every fault of it.
+                let zone = &self.zones[w.zone];
+                if !zone.watermark_ok(0, zone.wmark_high, self.profile.watermark_check_lower_orders) {
+                    self.zones[w.zone].below_high = true;
+                }
+            }
             self.cpu(k * step);
             match pcp {
                 Some(pi) => self.pcps[pi].take_run(&mut self.vmas[v].pages[from..from + k as usize]),

@@ -932,6 +932,8 @@ read_bw = "100M"
     for z in 0..a.zones.len() {
         let (x, y) = (&a.zones[z], &b.zones[z]);
         assert_eq!((x.free, x.numa_hit, x.numa_miss, x.numa_foreign, x.alloc_batch), (y.free, y.numa_hit, y.numa_miss, y.numa_foreign, y.alloc_batch));
+        // 6.7+'s ZONE_BELOW_HIGH, which every fault's get_page_from_freelist() tests.
+        assert_eq!(x.below_high, y.below_high, "zone {z}'s ZONE_BELOW_HIGH");
     }
     for nid in 0..a.nodes.len() {
         assert_eq!(a.nodes[nid].zlc_full, b.nodes[nid].zlc_full);
@@ -1138,6 +1140,43 @@ fn pcp_holds_four_batches_while_reclaim_is_active_nr_pcp_high_6_12() {
     assert_eq!(k.nr_pcp_pages(), 0);
     assert!(!k.drain_all_pages(), "nothing left to drain");
     assert_frames_conserved(k);
+}
+
+/// 6.7+ `get_page_from_freelist()` tests the high watermark (`ZONE_BELOW_HIGH`) before each
+/// fault's page (here 6.12): when a fault run's first fault (`handle_mm_fault_run()`) refills
+/// the empty per-CPU list (`rmqueue_pcplist()` -> `rmqueue_bulk()`, after its own test) from a
+/// zone just above the high watermark and so takes it below, the second fault's test marks
+/// the zone, one fault at a time and in the run alike. (Found by oom13: the run skipped the
+/// test, so a later munmap's `nr_pcp_high()` kept a full list that one fault at a time
+/// flushed; `pcp_runs_keep_the_per_cpu_lists_of_one_page_at_a_time` failed once the OOM kill
+/// freed a task's mappings.)
+#[test]
+fn a_fault_run_that_refilled_below_the_high_watermark_sets_zone_below_high_6_12() {
+    let setup = || {
+        let mut s = pcp_machine("linux-6.12");
+        let k = &mut s.kernel;
+        let z = main_zone(k);
+        k.pcp_ctx = k.task_cpu(0);
+        k.drain_all_pages();
+        let high = k.zones[z].wmark_high;
+        drain(k, z, high + 10);
+        s
+    };
+    let n = 16u32;
+    let (mut one, mut runs) = (setup(), setup());
+    let (a, b) = (&mut one.kernel, &mut runs.kernel);
+    let z = main_zone(a);
+    let (va, vb) = (a.do_mmap_anon(n as u64, MemcgId::ROOT), b.do_mmap_anon(n as u64, MemcgId::ROOT));
+    a.handle_mm_fault(va, 0).unwrap();
+    assert!(a.zones[z].free < a.zones[z].wmark_high && !a.zones[z].below_high, "the first fault's refill took the zone below high, after its test");
+    for i in 1..n {
+        a.handle_mm_fault(va, i).unwrap();
+    }
+    assert!(a.zones[z].below_high, "the second fault's test marks the zone");
+    assert_eq!(b.handle_mm_fault_run(vb, 0, n).unwrap(), n, "one run");
+    assert_eq!(a.vmas[va.0 as usize].pages, b.vmas[vb.0 as usize].pages, "the same frames");
+    assert_eq!((a.zones[z].free, a.zones[z].below_high), (b.zones[z].free, b.zones[z].below_high));
+    assert_eq!(a.pcps.iter().map(|p| (p.list.clone(), p.high, p.free_count)).collect::<Vec<_>>(), b.pcps.iter().map(|p| (p.list.clone(), p.high, p.free_count)).collect::<Vec<_>>());
 }
 
 /// `get_page_from_freelist()` (6.12) sets `ZONE_BELOW_HIGH` when the zone fails its high
