@@ -29,6 +29,10 @@ pub struct Vma {
     pub memcg: MemcgId,
     /// Whether the mapping exists (`false` once unmapped; the entry is reused).
     pub live: bool,
+    /// The task whose address space it is in (`vma->vm_mm`; the running task's index,
+    /// `Kernel::cur_mm`, at `do_mmap()`): the OOM killer's `oom_badness()` and `exit_mmap()`
+    /// of that task find its mappings by it (oom_kill.rs).
+    pub mm: u32,
     /// `VM_LOCKED` (mlock, mm/mlock.c): every page it maps, anonymous or page cache, is on
     /// the unevictable list ([`Kernel::mlock_folio`]).
     pub locked: bool,
@@ -234,7 +238,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, mm: u32::MAX, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -243,6 +247,7 @@ impl Kernel {
         v.pages.resize(nr_pages as usize, PageId::NIL);
         v.memcg = memcg;
         v.live = true;
+        v.mm = self.cur_mm;
         v.locked = false;
         v.nr_resident = 0;
         v.ptes.clear();

@@ -1347,6 +1347,59 @@ ops = [
     }
 }
 
+/// The allocation-path OOM kill (mm/page_alloc.c 6.1 `__alloc_pages_may_oom()` ->
+/// mm/oom_kill.c `out_of_memory()` -> `select_bad_process()` / `oom_badness()`): in 128 MiB
+/// without swap, an idle hog holds 80 MiB; a grower then touches 64 MiB. Its allocation gives
+/// up, and the OOM killer kills the hog (more RSS and page tables), not the grower: the hog's
+/// step ends `oom_killed`, its memory is freed at the kill (`exit_mmap()`), the grower's
+/// allocation retries (`did_some_progress`) and its touch completes. One kill, counted in
+/// /proc/vmstat and in the hog's memcg (`__oom_kill_process()`, 4.13+). A grower that is
+/// itself the worst task (a 16 MiB hog, a grower of 112 MiB) is the victim: its touch fails, its step ends
+/// `oom_killed` with its memory freed by its exit, and the hog lives.
+#[test]
+fn alloc_pages_may_oom_kills_select_bad_process_victim_and_retries_6_1() {
+    let scn = |hog: &str, grow: &str| {
+        sim(&format!(r#"
+[scenario]
+name = "oom-victim"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[machine]
+ram = "128M"
+[cgroups.h]
+[cgroups.g]
+[tasks.hog]
+cgroup = "h"
+ops = [
+  {{ op = "mmap", name = "a", size = "{hog}", step = "fill" }},
+  {{ op = "touch", name = "a", step = "fill" }},
+  {{ op = "sleep", duration = "10s", step = "idle" }},
+]
+[tasks.grower]
+cgroup = "g"
+start = "1s"
+ops = [
+  {{ op = "mmap", name = "b", size = "{grow}", step = "grow" }},
+  {{ op = "touch", name = "b", step = "grow" }},
+]
+"#))
+    };
+    let r = scn("80M", "64M").run(&mut |_, _| true).expect("runs");
+    assert_eq!(task_metric(&r, "hog", "idle", "oom_killed"), 1.0, "the hog is select_bad_process()'s victim");
+    assert_eq!(task_metric(&r, "grower", "grow", "oom_killed"), 0.0, "the grower's allocation retried");
+    assert_eq!(task_metric(&r, "grower", "grow", "memcg.anon_bytes"), 64.0 * 1048576.0, "its touch completed");
+    assert_eq!(task_metric(&r, "grower", "grow", "vmstat.oom_kill"), 1.0, "one kill");
+    assert_eq!(task_metric(&r, "hog", "idle", "memcg.events.oom_kill"), 1.0, "counted in the victim's memcg");
+    assert_eq!(task_metric(&r, "hog", "idle", "memcg.anon_bytes"), 0.0, "its memory freed at the kill");
+    // The grower the worst task: it is the victim, and its exit frees what it held.
+    let r = scn("16M", "112M").run(&mut |_, _| true).expect("runs");
+    assert_eq!(task_metric(&r, "grower", "grow", "oom_killed"), 1.0, "the allocating task is the victim");
+    assert_eq!(task_metric(&r, "grower", "grow", "memcg.anon_bytes"), 0.0, "freed by its exit before the step's end");
+    assert_eq!(task_metric(&r, "hog", "idle", "oom_killed"), 0.0);
+    assert_eq!(task_metric(&r, "hog", "idle", "memcg.anon_bytes"), 16.0 * 1048576.0, "the hog keeps its memory");
+}
+
 /// A 128 MiB stream read through a 64 MiB machine (linux-6.1), with the machine's wake-up
 /// latency samples `lat` (`[machine] wakeup_latency`, "" for none) at boot `seed`.
 fn stream_woken_after(lat: &str, seed: u64) -> Simulation {
