@@ -317,15 +317,14 @@ NOTES: dict = {
         "engine's guest has 12.7 MB more free and reads the files once (read_bytes 16.8 MB, -61%).",
     ],
     "qemu61-throttle-kswapd-fail-after": [
-        "PENDING, an engine miss: after an allocation-path OOM kill the engine keeps the victim's anonymous",
-        "memory (sched.rs: a task whose allocation found no memory is ended as killed and its mappings are",
-        "never unmapped, unlike oom_kill_task()'s exit_mmap() for kswapd's OOM kill under lru_gen), so the",
-        "engine's AnonPages stays 426240 kB after the hog's kill, and the reader is OOM-killed in its turn",
-        "(read after: read_bytes 0, 33 oom_kill, MemFree 4484 kB). The kernel frees the victim's memory at",
-        "its exit (do_exit() -> exit_mm(); the OOM reaper) and reads the 64M with MemFree about 350 MB",
-        "left. Both keep node_unreclaimable 1 after the kill: no reclaim freed a page on the node, the only",
-        "reset of kswapd_failures in 6.1 (shrink_node()). The mechanism to add: exit_mmap() of a task the",
-        "allocation-path OOM killer ends (mm/oom_kill.c __oom_kill_process() SIGKILL, the victim's exit).",
+        "Passes since oom13 (2026-11-29): the allocation-path OOM kill chooses select_bad_process()'s",
+        "victim (the hog here, also the allocating task), frees its mappings at its exit (exit_mmap())",
+        "before its step ends, and an allocator that is not the victim retries (oom_kill.rs",
+        "alloc_pages_may_oom()). Before, the engine ended the allocating task without freeing anything:",
+        "AnonPages stayed 426240 kB after the hog's kill and the reader was OOM-killed in its turn (read",
+        "after: read_bytes 0, 33 oom_kill, MemFree 4484 kB). Both keep node_unreclaimable 1 after the",
+        "kill: no reclaim freed a page on the node, the only reset of kswapd_failures in 6.1",
+        "(shrink_node()). The engine's MemFree stays about 11 MB above the boots' (+2.6% to +3.1%).",
     ],
 }
 

@@ -200,6 +200,14 @@ pub struct Kernel {
     /// The task (its mm's index) the OOM killer chose and marked (`mark_oom_victim()`) that
     /// has not exited yet; the scheduler kills it (oom_kill.rs).
     pub oom_victim: Option<u32>,
+    /// The OOM killer's view of each task (by task index, on every profile): alive (a
+    /// candidate of `select_bad_process()`) and its memcg (oom_kill.rs).
+    pub oom_tasks: Vec<crate::oom_kill::OomTask>,
+    /// Tasks an allocation's OOM kill ended in the kernel (their mappings freed, their exit
+    /// done) whose SIGKILL the scheduler has yet to deliver (end their step as killed).
+    pub oom_killed: Vec<u32>,
+    /// `select_bad_process()`'s scratch: each task's `oom_badness()` (sized at task creation).
+    pub oom_points: Vec<u64>,
     /// `mm->lru_gen` of each task (by task index), under the multi-generational LRU.
     pub lru_gen_mms: Vec<crate::lru_gen::LruGenMm>,
     /// `memcg->mm_list` (by memcg index): the tasks' mms in the order they joined.
@@ -377,6 +385,9 @@ impl Kernel {
             stats_flush_next: Nanos::MAX,
             stats_flush_phase: 0,
             oom_victim: None,
+            oom_tasks: vec![],
+            oom_killed: vec![],
+            oom_points: vec![],
             lru_gen_mms: vec![],
             lru_gen_mm_lists: vec![],
             lru_gen_vma_mm: vec![],

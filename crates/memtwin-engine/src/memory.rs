@@ -29,6 +29,10 @@ pub struct Vma {
     pub memcg: MemcgId,
     /// Whether the mapping exists (`false` once unmapped; the entry is reused).
     pub live: bool,
+    /// The task whose address space it is in (`vma->vm_mm`; the running task's index,
+    /// `Kernel::cur_mm`, at `do_mmap()`): the OOM killer's `oom_badness()` and `exit_mmap()`
+    /// of that task find its mappings by it (oom_kill.rs).
+    pub mm: u32,
     /// `VM_LOCKED` (mlock, mm/mlock.c): every page it maps, anonymous or page cache, is on
     /// the unevictable list ([`Kernel::mlock_folio`]).
     pub locked: bool,
@@ -234,7 +238,7 @@ impl Kernel {
         let id = match self.free_vmas.pop() {
             Some(id) => id,
             None => {
-                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
+                self.vmas.push(Vma { pages: vec![], memcg: MemcgId::ROOT, live: false, mm: u32::MAX, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: crate::swapfile::SWAP_RA_INIT, wrprotect: vec![] });
                 VmaId(self.vmas.len() as u32 - 1)
             }
         };
@@ -243,6 +247,7 @@ impl Kernel {
         v.pages.resize(nr_pages as usize, PageId::NIL);
         v.memcg = memcg;
         v.live = true;
+        v.mm = self.cur_mm;
         v.locked = false;
         v.nr_resident = 0;
         v.ptes.clear();
@@ -509,6 +514,19 @@ impl Kernel {
                 } else {
                     1
                 };
+            }
+            if pcp.is_some() && !self.zones[w.zone].below_high {
+                // 6.7+: each fault's get_page_from_freelist() "Detect[s] whether the number
+                // of free pages is below high watermark" before it takes its page: the
+                // refill of the list by the fault before the run (rmqueue_pcplist() ->
+                // rmqueue_bulk(), after its own test) may have taken the zone below it, and
+                // the next fault's test then sets ZONE_BELOW_HIGH (nr_pcp_high() of later
+                // frees reads it). Nothing in the run changes the zone's free pages (the
+                // frames come off the list), so one test stands for every fault of it.
+                let zone = &self.zones[w.zone];
+                if !zone.watermark_ok(0, zone.wmark_high, self.profile.watermark_check_lower_orders) {
+                    self.zones[w.zone].below_high = true;
+                }
             }
             self.cpu(k * step);
             match pcp {

@@ -1251,7 +1251,9 @@ impl Kernel {
                 // zonelist is still reclaimable, and should_alloc_retry() retries an order-0
                 // request for as long as there is progress; with none, __alloc_pages_may_oom().
                 if progress == 0 && !self.zonelist_reclaimable() {
-                    self.count_global_oom_kill();
+                    if self.alloc_pages_may_oom() {
+                        continue; // the OOM killer made progress: goto retry
+                    }
                     return None;
                 }
             } else if progress > 0 {
@@ -1260,7 +1262,12 @@ impl Kernel {
             } else {
                 no_progress += 1;
                 if no_progress > MAX_RECLAIM_RETRIES {
-                    self.count_global_oom_kill();
+                    // __alloc_pages_may_oom(): "Retry as long as the OOM killer is making
+                    // progress" (no_progress_loops = 0).
+                    if self.alloc_pages_may_oom() {
+                        no_progress = 0;
+                        continue;
+                    }
                     return None;
                 }
                 if self.profile.oom_waits_on_write_pending

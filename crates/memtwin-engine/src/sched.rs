@@ -470,6 +470,7 @@ impl Simulation {
                 let memcg = t.cgroup.map(|i| memcg_of_cgroup[i]).unwrap_or(MemcgId::ROOT);
                 k.memcgs.add_tasks(memcg, 1);
                 k.lru_gen_add_mm(ti as u32, memcg);
+                k.oom_task_add(ti as u32, memcg);
                 ti += 1;
                 Task {
                     name: t.name.clone(),
@@ -568,6 +569,12 @@ impl Simulation {
         if let Some(victim) = self.kernel.oom_victim {
             self.oom_kill_task(victim as usize);
         }
+        // The victims of the quantum's allocation-path OOM kills (oom_kill.rs
+        // alloc_pages_may_oom()), in the order they were killed.
+        while !self.kernel.oom_killed.is_empty() {
+            let victim = self.kernel.oom_killed.remove(0);
+            self.oom_kill_task(victim as usize);
+        }
         let t = &self.tasks[ti];
         if !t.killed && !t.waiting && t.pc < self.scenario.tasks[ti].ops.len() {
             self.runq.push(Reverse((t.times.clock, ti)));
@@ -579,14 +586,21 @@ impl Simulation {
         true
     }
 
-    /// The SIGKILL of the task the OOM killer chose (`Kernel::oom_victim`, oom_kill.rs) and its
-    /// exit, at the kernel's present time: the step it is in ends with `oom_killed` (a task
-    /// between steps is killed in the next one, which it was about to run), the file its
-    /// read or write holds is closed, and `exit_mmap()` frees its mappings (`do_munmap()` of
-    /// each, the files they map closed).
+    /// The SIGKILL of a task the OOM killer chose (`Kernel::oom_victim`, `Kernel::oom_killed`,
+    /// oom_kill.rs) and its exit, at the kernel's present time: the step it is in ends with
+    /// `oom_killed` (a task between steps is killed in the next one, which it was about to
+    /// run), the file its read or write holds is closed, and `exit_mmap()` frees its mappings
+    /// (`do_munmap()` of each, the files they map closed; those an allocation's kill unmapped
+    /// already are gone). A task whose own allocation failed as the victim has ended its step
+    /// already (`killed`): only its exit is left.
     fn oom_kill_task(&mut self, ti: usize) {
         let scn = Rc::clone(&self.scenario);
         if self.tasks[ti].killed || self.tasks[ti].pc >= scn.tasks[ti].ops.len() {
+            if !self.tasks[ti].maps.is_empty() {
+                self.enter(ti);
+                self.exit_mmap(ti);
+                self.leave(ti, 0);
+            }
             self.kernel.task_exit_mm(ti as u32);
             return;
         }
@@ -604,21 +618,38 @@ impl Simulation {
             (OpKind::Read { file, .. }, Cursor::Read { .. }) | (OpKind::Write { file, .. }, Cursor::Write { .. }) => {
                 self.kernel.dput(self.inodes[*file]);
             }
-            (_, Cursor::Probe { vma, .. }) => self.kernel.do_munmap(vma),
+            (_, Cursor::Probe { vma, .. }) if self.task_maps(ti, vma) => self.kernel.do_munmap(vma),
             _ => {}
         }
+        self.exit_mmap(ti);
+        self.kernel.task_exit_mm(ti as u32);
+        self.leave(ti, 0);
+        self.tasks[ti].killed = true;
+        self.tasks[ti].waiting = false;
+        self.finish_step(ti, op, false);
+    }
+
+    /// `exit_mmap()` of task `ti`: each of its mappings unmapped and the file it maps closed
+    /// (`fput()`), but those the OOM killer's exit of it unmapped already
+    /// (`Kernel::alloc_pages_may_oom()`).
+    fn exit_mmap(&mut self, ti: usize) {
         for (_, vma) in std::mem::take(&mut self.tasks[ti].maps) {
+            if !self.task_maps(ti, vma) {
+                continue;
+            }
             let inode = self.kernel.vmas[vma.0 as usize].file.as_ref().map(|f| f.inode);
             self.kernel.do_munmap(vma);
             if let Some(inode) = inode {
                 self.kernel.dput(inode);
             }
         }
-        self.kernel.task_exit_mm(ti as u32);
-        self.leave(ti, 0);
-        self.tasks[ti].killed = true;
-        self.tasks[ti].waiting = false;
-        self.finish_step(ti, op, false);
+    }
+
+    /// Whether `vma` is still a live mapping of task `ti` (an OOM kill's exit may have
+    /// unmapped it, and its entry may be another task's mapping since).
+    fn task_maps(&self, ti: usize, vma: crate::memory::VmaId) -> bool {
+        let v = &self.kernel.vmas[vma.0 as usize];
+        v.live && v.mm == ti as u32
     }
 
     /// The clock of task `name` (unit tests watch who runs while a task sleeps).
@@ -1020,6 +1051,7 @@ impl Simulation {
                     Ok(to) => {
                         self.tasks[ti].memcg = to;
                         self.kernel.lru_gen_migrate_mm(ti as u32, to);
+                        self.kernel.oom_task_migrate(ti as u32, to);
                     }
                     Err(e) => self.op_failed(ti, op, e),
                 }
@@ -1285,6 +1317,15 @@ impl Simulation {
             }
         }
         if finished {
+            if oom && self.kernel.oom_killed.contains(&(ti as u32)) {
+                // The allocation's OOM kill chose this task (oom_kill.rs
+                // alloc_pages_may_oom()): it dies, and its exit (exit_mmap()) frees its
+                // mappings before the step's end is read, as a runner reads it after the
+                // process is gone.
+                self.enter(ti);
+                self.exit_mmap(ti);
+                self.leave(ti, 0);
+            }
             self.finish_step(ti, op, !oom);
             if oom {
                 self.tasks[ti].killed = true;

@@ -932,6 +932,8 @@ read_bw = "100M"
     for z in 0..a.zones.len() {
         let (x, y) = (&a.zones[z], &b.zones[z]);
         assert_eq!((x.free, x.numa_hit, x.numa_miss, x.numa_foreign, x.alloc_batch), (y.free, y.numa_hit, y.numa_miss, y.numa_foreign, y.alloc_batch));
+        // 6.7+'s ZONE_BELOW_HIGH, which every fault's get_page_from_freelist() tests.
+        assert_eq!(x.below_high, y.below_high, "zone {z}'s ZONE_BELOW_HIGH");
     }
     for nid in 0..a.nodes.len() {
         assert_eq!(a.nodes[nid].zlc_full, b.nodes[nid].zlc_full);
@@ -1140,6 +1142,43 @@ fn pcp_holds_four_batches_while_reclaim_is_active_nr_pcp_high_6_12() {
     assert_frames_conserved(k);
 }
 
+/// 6.7+ `get_page_from_freelist()` tests the high watermark (`ZONE_BELOW_HIGH`) before each
+/// fault's page (here 6.12): when a fault run's first fault (`handle_mm_fault_run()`) refills
+/// the empty per-CPU list (`rmqueue_pcplist()` -> `rmqueue_bulk()`, after its own test) from a
+/// zone just above the high watermark and so takes it below, the second fault's test marks
+/// the zone, one fault at a time and in the run alike. (Found by oom13: the run skipped the
+/// test, so a later munmap's `nr_pcp_high()` kept a full list that one fault at a time
+/// flushed; `pcp_runs_keep_the_per_cpu_lists_of_one_page_at_a_time` failed once the OOM kill
+/// freed a task's mappings.)
+#[test]
+fn a_fault_run_that_refilled_below_the_high_watermark_sets_zone_below_high_6_12() {
+    let setup = || {
+        let mut s = pcp_machine("linux-6.12");
+        let k = &mut s.kernel;
+        let z = main_zone(k);
+        k.pcp_ctx = k.task_cpu(0);
+        k.drain_all_pages();
+        let high = k.zones[z].wmark_high;
+        drain(k, z, high + 10);
+        s
+    };
+    let n = 16u32;
+    let (mut one, mut runs) = (setup(), setup());
+    let (a, b) = (&mut one.kernel, &mut runs.kernel);
+    let z = main_zone(a);
+    let (va, vb) = (a.do_mmap_anon(n as u64, MemcgId::ROOT), b.do_mmap_anon(n as u64, MemcgId::ROOT));
+    a.handle_mm_fault(va, 0).unwrap();
+    assert!(a.zones[z].free < a.zones[z].wmark_high && !a.zones[z].below_high, "the first fault's refill took the zone below high, after its test");
+    for i in 1..n {
+        a.handle_mm_fault(va, i).unwrap();
+    }
+    assert!(a.zones[z].below_high, "the second fault's test marks the zone");
+    assert_eq!(b.handle_mm_fault_run(vb, 0, n).unwrap(), n, "one run");
+    assert_eq!(a.vmas[va.0 as usize].pages, b.vmas[vb.0 as usize].pages, "the same frames");
+    assert_eq!((a.zones[z].free, a.zones[z].below_high), (b.zones[z].free, b.zones[z].below_high));
+    assert_eq!(a.pcps.iter().map(|p| (p.list.clone(), p.high, p.free_count)).collect::<Vec<_>>(), b.pcps.iter().map(|p| (p.list.clone(), p.high, p.free_count)).collect::<Vec<_>>());
+}
+
 /// `get_page_from_freelist()` (6.12) sets `ZONE_BELOW_HIGH` when the zone fails its high
 /// watermark; from then `nr_pcp_alloc()` no longer raises `high`, and a free that flushes a
 /// list with the zone above the high watermark again clears it (`free_unref_page_commit()`).
@@ -1306,6 +1345,59 @@ ops = [
         let r = s.run(&mut |_, _| true).expect("runs");
         assert_eq!(step_metric(&r, "fill", "oom_killed"), 1.0, "{profile}: the allocator gave up and the hog was killed");
     }
+}
+
+/// The allocation-path OOM kill (mm/page_alloc.c 6.1 `__alloc_pages_may_oom()` ->
+/// mm/oom_kill.c `out_of_memory()` -> `select_bad_process()` / `oom_badness()`): in 128 MiB
+/// without swap, an idle hog holds 80 MiB; a grower then touches 64 MiB. Its allocation gives
+/// up, and the OOM killer kills the hog (more RSS and page tables), not the grower: the hog's
+/// step ends `oom_killed`, its memory is freed at the kill (`exit_mmap()`), the grower's
+/// allocation retries (`did_some_progress`) and its touch completes. One kill, counted in
+/// /proc/vmstat and in the hog's memcg (`__oom_kill_process()`, 4.13+). A grower that is
+/// itself the worst task (a 16 MiB hog, a grower of 112 MiB) is the victim: its touch fails, its step ends
+/// `oom_killed` with its memory freed by its exit, and the hog lives.
+#[test]
+fn alloc_pages_may_oom_kills_select_bad_process_victim_and_retries_6_1() {
+    let scn = |hog: &str, grow: &str| {
+        sim(&format!(r#"
+[scenario]
+name = "oom-victim"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[machine]
+ram = "128M"
+[cgroups.h]
+[cgroups.g]
+[tasks.hog]
+cgroup = "h"
+ops = [
+  {{ op = "mmap", name = "a", size = "{hog}", step = "fill" }},
+  {{ op = "touch", name = "a", step = "fill" }},
+  {{ op = "sleep", duration = "10s", step = "idle" }},
+]
+[tasks.grower]
+cgroup = "g"
+start = "1s"
+ops = [
+  {{ op = "mmap", name = "b", size = "{grow}", step = "grow" }},
+  {{ op = "touch", name = "b", step = "grow" }},
+]
+"#))
+    };
+    let r = scn("80M", "64M").run(&mut |_, _| true).expect("runs");
+    assert_eq!(task_metric(&r, "hog", "idle", "oom_killed"), 1.0, "the hog is select_bad_process()'s victim");
+    assert_eq!(task_metric(&r, "grower", "grow", "oom_killed"), 0.0, "the grower's allocation retried");
+    assert_eq!(task_metric(&r, "grower", "grow", "memcg.anon_bytes"), 64.0 * 1048576.0, "its touch completed");
+    assert_eq!(task_metric(&r, "grower", "grow", "vmstat.oom_kill"), 1.0, "one kill");
+    assert_eq!(task_metric(&r, "hog", "idle", "memcg.events.oom_kill"), 1.0, "counted in the victim's memcg");
+    assert_eq!(task_metric(&r, "hog", "idle", "memcg.anon_bytes"), 0.0, "its memory freed at the kill");
+    // The grower the worst task: it is the victim, and its exit frees what it held.
+    let r = scn("16M", "112M").run(&mut |_, _| true).expect("runs");
+    assert_eq!(task_metric(&r, "grower", "grow", "oom_killed"), 1.0, "the allocating task is the victim");
+    assert_eq!(task_metric(&r, "grower", "grow", "memcg.anon_bytes"), 0.0, "freed by its exit before the step's end");
+    assert_eq!(task_metric(&r, "hog", "idle", "oom_killed"), 0.0);
+    assert_eq!(task_metric(&r, "hog", "idle", "memcg.anon_bytes"), 16.0 * 1048576.0, "the hog keeps its memory");
 }
 
 /// A 128 MiB stream read through a 64 MiB machine (linux-6.1), with the machine's wake-up

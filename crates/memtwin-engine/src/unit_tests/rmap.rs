@@ -503,7 +503,7 @@ fn deactivate_on_refault_per_era() {
 #[test]
 fn mkyoung_range_sets_the_bits_one_mkyoung_per_page_sets() {
     use crate::memory::Vma;
-    let blank = || Vma { pages: vec![], memcg: MemcgId::ROOT, live: true, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![0; 4], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: (0, 0, 0), wrprotect: vec![] };
+    let blank = || Vma { pages: vec![], memcg: MemcgId::ROOT, live: true, mm: 0, locked: false, nr_resident: 0, swap: vec![], ptes: vec![], nr_ptes: 0, young: vec![0; 4], file: None, fill: crate::zswap::AnonFill::Byte, swap_ra: (0, 0, 0), wrprotect: vec![] };
     for (from, to) in [(0, 0), (0, 1), (3, 64), (0, 64), (63, 65), (5, 200), (64, 128), (0, 256), (130, 300), (250, 400)] {
         let (mut a, mut b) = (blank(), blank());
         a.mkyoung_range(from, to);
