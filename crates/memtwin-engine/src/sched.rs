@@ -347,7 +347,9 @@ impl Simulation {
                 crate::blkdev::BlockDevice { qemu_throttle: d.qemu_throttle, ..crate::blkdev::BlockDevice::new(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb) }
             };
             let dev = if d.complete_together { dev.with_complete_together() } else { dev };
-            let dev = dev.with_sched(d.scheduler).with_driver_depth(d.driver_depth);
+            let mut dev = dev.with_sched(d.scheduler).with_driver_depth(d.driver_depth);
+            // CFQ's sync queue per task (`cfq_get_queue()`), a pool made with the device.
+            dev.sched.reserve_queues(scn.tasks.len());
             // blk-wbt over `blk_queue_depth()`: the loop device's tag set (`nr_requests`), a
             // disk's driver depth (a SCSI disk's `queue_depth`); every modelled device reports a
             // write-back cache (`QUEUE_FLAG_WC`: the lab's vda and loop devices show "write back").

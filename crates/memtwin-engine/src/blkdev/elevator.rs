@@ -12,7 +12,9 @@
 //! through first). The sync request is then served after those and after the sync requests
 //! placed before it; the device's line ([`super::BlockDevice::busy_until`]) moves later by its
 //! time (and the seek back to the writes, and CFQ's idling), so every request submitted after
-//! it waits for it. Not modelled: the async requests already pending behind it keep the
+//! it waits for it. CFQ may also hold it until another task's sync queue expires
+//! ([`Elevator::sync_floor`]; the submitting task's queue is named at `get_request()`,
+//! [`Elevator::set_ioc`]). Not modelled: the async requests already pending behind it keep the
 //! completions they were given (the engine cannot move them later), so for the duration of
 //! the sync requests placed ahead they complete as if the device had served both.
 //!
@@ -199,6 +201,35 @@ impl Elevator {
         match self {
             Elevator::Cfq(c) => c.idle_until,
             _ => 0,
+        }
+    }
+
+    /// The earliest the sync request placed last by [`Elevator::place_sync`] may start (CFQ:
+    /// another task's sync queue is active and keeps the device until it expires).
+    #[inline]
+    pub fn sync_floor(&self) -> Nanos {
+        match self {
+            Elevator::Cfq(c) => c.wait_until,
+            _ => 0,
+        }
+    }
+
+    /// `elv_set_request()` (`get_request()` of the legacy path, in the running task's context):
+    /// the scheduler's per-task queue for a request of `pages` at device page `start` from task
+    /// `task` (a task index; `u32::MAX`: none), in the sync class when `sync` (CFQ's
+    /// `cfq_set_request()`; the other policies keep no per-task state).
+    #[inline]
+    pub fn set_ioc(&mut self, task: u32, sync: bool, start: u64, pages: u64) {
+        if let Elevator::Cfq(c) = self {
+            c.set_ioc(task, sync, start, pages);
+        }
+    }
+
+    /// Room for the per-task queues of `tasks` tasks, made with the device (CFQ's sync queues;
+    /// nothing for the other policies).
+    pub fn reserve_queues(&mut self, tasks: usize) {
+        if let Elevator::Cfq(c) = self {
+            c.reserve_queues(tasks);
         }
     }
 }

@@ -801,7 +801,14 @@ impl BlockDevice {
         let bw = self.bw_of(dir);
         let (own_line, line_busy, line_end) = self.line_of(dir);
         // CFQ's idle window after a sync request holds async ones.
-        let line_busy = if ordered && class == RqClass::Async { line_busy.max(self.sched.async_floor()) } else { line_busy };
+        let line_busy = if !ordered {
+            line_busy
+        } else if class == RqClass::Async {
+            line_busy.max(self.sched.async_floor())
+        } else {
+            // CFQ: another task's sync queue keeps the device until it expires.
+            line_busy.max(self.sched.sync_floor())
+        };
         let seek = if start == line_end { 0 } else { self.seek_ns };
         // A throttled bio leaves the throttle when its direction's slice allows it
         // (blk_throttle.rs), and the disk beneath the rule serves it at once: its transfer
@@ -893,7 +900,7 @@ impl BlockDevice {
             return None;
         }
         let after = if place.ahead == 0 { now } else { pending.done(place.ahead - 1) };
-        let begin = now.max(after).max(self.sync_until);
+        let begin = now.max(after).max(self.sync_until).max(self.sched.sync_floor());
         let seek = if start == self.sync_last_end { 0 } else { self.seek_ns };
         let bw = self.bw_of(dir);
         let done_of = |off: u64| begin + seek + xfer_ns(off * PAGE_SIZE, bw);
@@ -1161,6 +1168,8 @@ impl crate::kernel::Kernel {
         if let Some(t) = self.devices[dev].get_request_wait(class, start, pages, self.now, era) {
             self.stalled(crate::delayacct::StallKind::Congestion, |k| k.wait_until(t));
         }
+        // The request is the running task's (`elv_set_request()`: CFQ's queue of its io context).
+        self.devices[dev].sched.set_ioc(self.cur_mm, class == RqClass::Sync, start, pages);
     }
 
     /// A write bio of `pages` at device page `start` of device `dev` from the running context,

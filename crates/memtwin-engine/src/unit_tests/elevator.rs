@@ -259,3 +259,120 @@ fn scheduler_key_and_defaults() {
     let e = resolve("linux-4.3", "scheduler = \"bfq\"").unwrap_err();
     assert!(e.contains("devices.sda.scheduler is \"bfq\": not a scheduler the engine models"), "{e}");
 }
+
+/// A CFQ disk with sync queues for `tasks` tasks (`cfq_get_queue()`'s per-task queues).
+fn cfq_disk(tasks: usize) -> BlockDevice {
+    let mut d = disk(SchedKind::Cfq);
+    d.sched.reserve_queues(tasks);
+    d
+}
+
+/// A read of `pages` at device page `start` by task `task` at `now` (`get_request()` binds it
+/// to the task's queue, `cfq_set_request()`): its completion.
+fn read_by(d: &mut BlockDevice, task: u32, start: u64, pages: u64, now: Nanos) -> Nanos {
+    d.sched.set_ioc(task, true, start, pages);
+    d.submit(Dir::Read, start, pages, now)
+}
+
+/// 4.3 `cfq_get_queue()` (a sync queue per process), `cfq_arm_slice_timer()` and
+/// `cfq_should_preempt()`: while task 0's queue idles after its read (8 ms), a read of task 1
+/// far from it does not preempt it (same class, slice not used, idle window set, not within
+/// `CFQQ_CLOSE_THR`): it waits on the service tree until the window ends
+/// (`cfq_idle_slice_timer()` expires the queue). Task 0's own read in its window is served at
+/// once; once task 0's slice (100 ms) is used, task 1 preempts it at once.
+#[test]
+fn cfq_another_tasks_read_waits_for_the_active_queues_idle_window() {
+    let mut d = cfq_disk(2);
+    let r0 = read_by(&mut d, 0, 1 << 20, 1, 0);
+    assert_eq!(r0, MS + PAGE_XFER);
+    let t = r0 + MS;
+    let r1 = read_by(&mut d, 1, 4 << 20, 1, t);
+    assert_eq!(r1, r0 + CFQ_SLICE_IDLE + MS + PAGE_XFER, "after task 0's window, then a seek");
+    let Elevator::Cfq(c) = &d.sched else { panic!() };
+    assert_eq!(c.active_queue(), Some(c.queue_of(1)));
+    assert_eq!(c.slice_start, r0 + CFQ_SLICE_IDLE, "task 1's slice opens at task 0's expiry");
+    // The same read of task 0 itself (one queue): served at once.
+    let mut e = cfq_disk(2);
+    let r0 = read_by(&mut e, 0, 1 << 20, 1, 0);
+    assert_eq!(read_by(&mut e, 0, 4 << 20, 1, r0 + MS), r0 + MS + MS + PAGE_XFER);
+    // Task 0's 16 MiB read (125 ms) outlasts its slice: task 1's read at 110 ms preempts it
+    // (`cfq_slice_used()`) and goes right after the read in flight; at 90 ms it waits for the
+    // window task 0 will idle for after it.
+    let mut f = cfq_disk(2);
+    let big = read_by(&mut f, 0, 1 << 20, 4096, 0);
+    assert_eq!(big, MS + 125 * MS);
+    assert_eq!(read_by(&mut f, 1, 8 << 20, 1, 110 * MS), big + MS + PAGE_XFER, "slice used: preempts");
+    let mut g = cfq_disk(2);
+    let big = read_by(&mut g, 0, 1 << 20, 2048, 0);
+    assert_eq!(read_by(&mut g, 1, 8 << 20, 1, 50 * MS), big + CFQ_SLICE_IDLE + MS + PAGE_XFER, "within the slice: waits");
+}
+
+/// `cfq_should_preempt()`: a read within `CFQQ_CLOSE_THR` (4 MiB) of where the idling queue
+/// stopped (`cfq_rq_close()`) preempts it: served at once.
+#[test]
+fn cfq_close_read_preempts_the_idling_queue() {
+    let mut d = cfq_disk(2);
+    let r0 = read_by(&mut d, 0, 1 << 20, 1, 0);
+    let near = (1 << 20) + 1 + 1000;
+    assert_eq!(read_by(&mut d, 1, near, 1, r0 + MS), r0 + MS + MS + PAGE_XFER, "1000 pages away: close");
+    let mut e = cfq_disk(2);
+    let r0 = read_by(&mut e, 0, 1 << 20, 1, 0);
+    let far = (1 << 20) + 1 + 1025;
+    assert_eq!(read_by(&mut e, 1, far, 1, r0 + MS), r0 + CFQ_SLICE_IDLE + MS + PAGE_XFER, "1025 pages away: waits");
+}
+
+/// `cfq_update_io_seektime()`, `cfq_update_idle_window()` and `cfq_should_preempt()`: a
+/// queue with more than 4 seeks in its last 32 requests (`CFQQ_SEEKY()`) loses its idle
+/// window and goes on the sync-noidle tree; alone there it is still idled for
+/// (`cfq_should_idle()`: the last queue of the tree), but a read of another seeky queue
+/// preempts it (both on the sync-noidle tree), where a sequential reader's idle window held
+/// the same read.
+#[test]
+fn cfq_seeky_queues_share_the_sync_noidle_tree() {
+    let mut d = cfq_disk(2);
+    let mut t = 0;
+    for i in 0..6u64 {
+        t = read_by(&mut d, 0, (i + 1) << 20, 1, t) + MS;
+        t = read_by(&mut d, 1, ((i + 1) << 20) + (64 << 20), 1, t) + MS;
+    }
+    let Elevator::Cfq(c) = &d.sched else { panic!() };
+    for task in 0..2 {
+        assert!(c.queue(c.queue_of(task)).seeky() && !c.queue(c.queue_of(task)).idle_window);
+    }
+    // Task 0 alone: its window is armed (the tree's last queue).
+    let r = read_by(&mut d, 0, 100 << 20, 1, t + 20 * MS);
+    let Elevator::Cfq(c) = &d.sched else { panic!() };
+    assert_eq!(c.idle_until, r + CFQ_SLICE_IDLE);
+    // Task 1's seeky read in that window preempts it.
+    assert_eq!(read_by(&mut d, 1, 200 << 20, 1, r + MS), r + MS + MS + PAGE_XFER);
+    // A sequential task 0 (idle window) holds the same read of seeky task 1 to its window's end.
+    let mut e = cfq_disk(2);
+    let mut t = 0;
+    for i in 0..6u64 {
+        t = read_by(&mut e, 1, (i + 1) << 20, 1, t) + MS;
+    }
+    let r = read_by(&mut e, 0, 300 << 20, 1, t + 20 * MS);
+    let r = read_by(&mut e, 0, (300 << 20) + 1, 1, r + MS);
+    assert_eq!(read_by(&mut e, 1, 200 << 20, 1, r + MS), r + CFQ_SLICE_IDLE + MS + PAGE_XFER);
+}
+
+/// `cfq_scaled_cfqq_slice()` with `low_latency` and `cfq_group_get_avg_queues()`: with 4 sync
+/// queues busy, the average reaches 4 on the fourth slice and `cfq_slice[1]` * 4 = 400 ms
+/// exceeds the group's 300 ms (`cfq_target_latency`): the slice is 100 * 300 / 400 = 75 ms.
+/// With 3 busy (average 3) it stays 100 ms. Waiting queues are served in arrival order
+/// (`cfq_service_tree_add()`), each after the one before expires.
+#[test]
+fn cfq_low_latency_scales_the_slice_to_the_busy_queues() {
+    let mut d = cfq_disk(4);
+    let mut slices = vec![];
+    let mut done = vec![];
+    for task in 0..4u32 {
+        done.push(read_by(&mut d, task, (task as u64 + 1) << 24, 1, task as u64 * 1000));
+        let Elevator::Cfq(c) = &d.sched else { panic!() };
+        slices.push(c.slice_end - c.slice_start);
+    }
+    assert_eq!(slices, vec![CFQ_SLICE_SYNC, CFQ_SLICE_SYNC, CFQ_SLICE_SYNC, 75 * MS]);
+    for i in 1..4 {
+        assert_eq!(done[i], done[i - 1] + CFQ_SLICE_IDLE + MS + PAGE_XFER, "queue {i} after queue {}'s window", i - 1);
+    }
+}
