@@ -336,6 +336,7 @@ ops = [{{ op = "write", file = "/out", length = "64M", bufsize = "1M", create = 
         assert!(k.bdp_trace.pauses > 0, "{profile}: the writer slept in balance_dirty_pages()");
         assert_eq!(k.wb_dirty_sleep.is_some(), counted, "{profile}");
     }
+}
 
 /// `scale_up()` -> `rwb_wake_all()` (6.1 block/blk-wbt.c): a writer asleep in `rq_qos_wait()`
 /// is woken by every window of the monitor that scales the depth up, not only by
