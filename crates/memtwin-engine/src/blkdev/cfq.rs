@@ -329,10 +329,12 @@ impl Cfq {
     }
 
     /// `cfq_should_idle()` for queue `q` (a rotational disk): its idle window, or it is the
-    /// last queue of the sync-noidle tree and the tree's think time is small.
+    /// last queue of the sync-noidle tree (`st->count == 1`: the active queue stays on its tree
+    /// while it idles, its requests done) and the tree's think time is small.
     pub fn should_idle(&self, q: CfqqId) -> bool {
         let cq = &self.queues[q.0 as usize];
-        cq.idle_window || (self.noidle_busy <= 1 && !self.noidle_ttime.big())
+        let on_tree = self.noidle_busy + u32::from(!cq.on_noidle);
+        cq.idle_window || (on_tree <= 1 && !self.noidle_ttime.big())
     }
 
     /// `cfq_should_preempt()` of the active sync queue `a` by a request of another queue `q`

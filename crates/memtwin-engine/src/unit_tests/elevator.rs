@@ -305,6 +305,17 @@ fn cfq_another_tasks_read_waits_for_the_active_queues_idle_window() {
     let mut g = cfq_disk(2);
     let big = read_by(&mut g, 0, 1 << 20, 2048, 0);
     assert_eq!(read_by(&mut g, 1, 8 << 20, 1, 50 * MS), big + CFQ_SLICE_IDLE + MS + PAGE_XFER, "within the slice: waits");
+    // Task 0's read ends 4.4 ms before its slice does: its window runs past the slice's end,
+    // and task 1's read 0.1 ms after the slice's end preempts it (served at once), where
+    // 1 ms before the end it waits for the window.
+    let mut h = cfq_disk(2);
+    let r0 = read_by(&mut h, 0, 1 << 20, 3100, 0);
+    assert!(r0 < CFQ_SLICE_SYNC && r0 + CFQ_SLICE_IDLE > CFQ_SLICE_SYNC + MS);
+    let t = CFQ_SLICE_SYNC + 100_000;
+    assert_eq!(read_by(&mut h, 1, 8 << 20, 1, t), t + MS + PAGE_XFER, "slice used: preempts the idling queue");
+    let mut k = cfq_disk(2);
+    let r0 = read_by(&mut k, 0, 1 << 20, 3100, 0);
+    assert_eq!(read_by(&mut k, 1, 8 << 20, 1, CFQ_SLICE_SYNC - MS), r0 + CFQ_SLICE_IDLE + MS + PAGE_XFER);
 }
 
 /// `cfq_should_preempt()`: a read within `CFQQ_CLOSE_THR` (4 MiB) of where the idling queue
@@ -375,4 +386,25 @@ fn cfq_low_latency_scales_the_slice_to_the_busy_queues() {
     for i in 1..4 {
         assert_eq!(done[i], done[i - 1] + CFQ_SLICE_IDLE + MS + PAGE_XFER, "queue {i} after queue {}'s window", i - 1);
     }
+}
+
+/// 4.3 `cfq_set_request()` through `get_request()`: each task's reads reach its own sync queue
+/// (the pool sized by the scenario's tasks, the running task's queue named at
+/// `Kernel::blk_get_request`), none the slot of requests of no task.
+#[test]
+fn cfq_each_tasks_reads_go_to_its_own_queue() {
+    let mut s = super::sim(
+        "[scenario]\nname = \"t\"\n[machine]\nram = \"1G\"\ncpus = 2\n[kernel]\nprofile = \"linux-4.3\"\n\
+         [devices.sda]\nread_bw = \"100M\"\nseek = \"5ms\"\n\
+         [files.\"/a\"]\nsize = \"8M\"\n[files.\"/b\"]\nsize = \"8M\"\n\
+         [tasks.a]\nops = [{ op = \"read\", file = \"/a\", bufsize = \"128K\" }]\n\
+         [tasks.b]\nops = [{ op = \"read\", file = \"/b\", bufsize = \"128K\" }]\n",
+    );
+    super::run_with(&mut s, |_| {});
+    let Elevator::Cfq(c) = &s.kernel.devices[0].sched else { panic!("4.3's default is CFQ") };
+    for task in 0..2 {
+        assert!(c.queue(c.queue_of(task)).ttime.last_end > 0, "task {task}'s reads on its own queue");
+    }
+    assert_eq!(c.queue(c.queue_of(u32::MAX)).ttime.last_end, 0, "no request of no task");
+    assert_ne!(c.queue_of(0), c.queue_of(1));
 }
