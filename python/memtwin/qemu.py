@@ -1043,6 +1043,14 @@ def node_memory(out: str, tag: str = "NODEMEM") -> dict:
     return nodes
 
 
+def setup_complete(out: str) -> bool:
+    """Whether every task process reported itself set up before the parent took SETUPMEM
+    (@@SETUPREADY READY NTASKS; the parent stops waiting when a task dies or after 60 s). True for
+    recordings made before the line existed."""
+    m = re.search(r"^@@SETUPREADY (\d+) (\d+)$", out, re.M)
+    return m is None or int(m.group(1)) >= int(m.group(2))
+
+
 # The engine's CPU time for a 4 KiB page of a hot 128 KiB read(): crates/memtwin-engine/src/profile.rs
 # CpuCost::reference() lookup + copy_page + (syscall + user_per_syscall) / 32 (held to the engine by
 # python/tests/test_qemu.py's test_cpu_calibration_reference_is_the_engines).
@@ -1197,6 +1205,9 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["node_mem_kB"] = node_memory(out)
     facts["runner_memory"] = runner_memory(out)
     facts["node_mem_kB_setup"] = node_memory(out, "SETUPMEM")
+    if not setup_complete(out):
+        # a task died or hung before it was set up: the figure is not the set-up guest's (review9 L1)
+        facts["node_mem_kB_setup"] = {}
     facts["cpu"] = cpu_calibration(out)
     facts["cpu"].update(wakeup_calibration(out))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)

@@ -1258,3 +1258,13 @@ def test_runner_memory_is_none_for_a_recording_before_the_runner_reported_it():
     out = "@@OBUF snapshot 30000 buffer 94208\n@@TASKMEM 0 obuf 94208 peak 61000 grown 0 rbuf 131072\n"
     assert qemu.runner_memory(out) == {"obuf_bytes": 94208, "snapshot_bytes": 30000, "tasks_reporting": 1,
                                        "peak_bytes": 61000, "grown_bytes": 0, "rbuf_bytes": 131072}
+
+
+def test_a_set_up_that_did_not_complete_drops_the_after_setup_memory():
+    """review9 L1: the parent takes SETUPMEM when every task is ready, or when a task died in its
+    set-up (it stops waiting then), or after 60 s; only the first is the set-up guest's memory.
+    setup_complete() reads @@SETUPREADY READY NTASKS; recordings from before the line count as
+    complete."""
+    assert qemu.setup_complete("@@SETUPREADY 3 3\n")
+    assert not qemu.setup_complete("x\n@@SETUPREADY 1 2\ny\n")
+    assert qemu.setup_complete("no such line\n")

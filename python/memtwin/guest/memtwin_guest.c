@@ -896,6 +896,7 @@ static void run_task(int ti, int first, int last, char *cgdir, double start) {
         if (ns[i] > 6 && !strcmp(fs[i][2], "read") && num(fs[i][6]) > maxbs) maxbs = num(fs[i][6]);
     }
     rbuf = malloc(maxbs);
+    if (!rbuf) die("task %d: no memory for its %lld-byte read buffer (the largest read op's bufsize)", ti, maxbs);
     rbuf_len = (size_t)maxbs;
     memset(rbuf, 1, maxbs);
     memset(obuf, 0, ocap);
@@ -1330,6 +1331,10 @@ int main(int argc, char **argv) {
     }
     /* every task set up (or 60 s): the guest's free memory with the task processes, then go */
     for (double until = now() + 60; start_line->ready < ntasks && now() < until;) {
+        /* a task that died in its set-up never gets ready: stop waiting (review9 L1) */
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0) break;
         struct timespec w = {0, 1000000};
         nanosleep(&w, NULL);
     }
