@@ -279,7 +279,7 @@ NOTES: dict = {
         "fail (5 Writeback/Dirty figures): the engine's kupdate writes each chosen inode without the",
         "work's nr_pages cap (get_nr_dirty_pages() at its start) or its stop when other work is queued,",
         "and the engine's reclaim-woken flush rarely ends with a used slice; the flusher's pace is what",
-        "is missing (patch kept at /tmp/kupd13/kupd13-more_io.patch for this session only).",
+        "is missing (bound the periodic work by nr_pages first, then try b_more_io again).",
     ],
     "qemu61-throttle-writeback": [
         "PENDING, engine misses (thr24, 2026-11-29 19:35). Nine boots now (6-9 recorded 18:37-19:14, load",
