@@ -186,6 +186,9 @@ pub enum IoError {
     Oom,
     /// A restartable charge's sleep ended the task's quantum ([`ChargeError::Again`]).
     Again,
+    /// Readahead's `__GFP_NORETRY` page allocation failed ([`crate::page_alloc::Gfp::readahead`],
+    /// `filemap_alloc_folio()` returned NULL): no OOM kill, the readahead loop stops.
+    NoPage,
 }
 
 impl From<ChargeError> for IoError {
@@ -249,18 +252,28 @@ impl Kernel {
     /// `may_reclaim = false` is a `__GFP_NORETRY` charge (readahead's from 4.8,
     /// `KernelProfile::readahead_charge_noretry`).
     pub fn filemap_add_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Result<PageId, IoError> {
-        self.filemap_add_folio_paid(inode, index, memcg, may_reclaim, true)
+        let gfp = crate::page_alloc::Gfp::node(self.cur_nid);
+        self.filemap_add_folio_paid(inode, index, memcg, may_reclaim, true, gfp)
+    }
+
+    /// [`Kernel::filemap_add_folio`] of readahead (`page_cache_ra_unbounded()`): the page
+    /// allocated with `readahead_gfp_mask()` ([`crate::page_alloc::Gfp::readahead`]), whose
+    /// failure is `Err(IoError::NoPage)`; the charge `__GFP_NORETRY` per era
+    /// (`KernelProfile::readahead_charge_noretry`).
+    pub fn filemap_add_folio_readahead(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Result<PageId, IoError> {
+        let gfp = crate::page_alloc::Gfp::readahead(self.cur_nid);
+        self.filemap_add_folio_paid(inode, index, memcg, !self.profile.readahead_charge_noretry, true, gfp)
     }
 
     /// [`Kernel::filemap_add_folio`] whose allocation and charge cost their CPU time here
     /// (`pay`), or not: a new page of a 6.18 large-folio write, whose every per-page cost is
     /// in `write_large_folio_page`, paid by [`Kernel::generic_perform_write`].
-    pub(crate) fn filemap_add_folio_paid(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, pay: bool) -> Result<PageId, IoError> {
+    pub(crate) fn filemap_add_folio_paid(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, pay: bool, gfp: crate::page_alloc::Gfp) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
         if !self.take_resumed(crate::sched::Resumed::PAGE) && pay {
             self.cpu(self.cost.add_page);
         }
-        let page = self.alloc_page(inode, index).ok_or(IoError::Oom)?;
+        let page = self.alloc_page_gfp(inode, index, gfp).ok_or(if gfp.noretry { IoError::NoPage } else { IoError::Oom })?;
         if self.inodes[inode.idx()].is_shmem() {
             // shmem_alloc_folio(): swap-backed, on the anon LRU.
             self.pages[page].flags |= pg::SWAPBACKED;
@@ -1024,7 +1037,7 @@ impl Kernel {
                     // The page's charge may end the task's quantum (`IoError::Again`): the
                     // write goes on from this page at the task's wake-up.
                     self.resched.restartable_next = true;
-                    let added = self.filemap_add_folio_paid(inode, index, memcg, true, true);
+                    let added = self.filemap_add_folio_paid(inode, index, memcg, true, true, crate::page_alloc::Gfp::node(self.cur_nid));
                     self.resched.restartable_next = false;
                     if buffers {
                         match added {
@@ -1198,7 +1211,7 @@ impl Kernel {
             }
             self.resched.restartable_next = true;
             let added = if order == 0 {
-                self.filemap_add_folio_paid(inode, index, memcg, true, false).map_err(|e| match e {
+                self.filemap_add_folio_paid(inode, index, memcg, true, false, crate::page_alloc::Gfp::node(self.cur_nid)).map_err(|e| match e {
                     IoError::Again => AddError::Again,
                     _ => AddError::NoMem,
                 })

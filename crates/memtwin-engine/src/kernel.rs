@@ -91,6 +91,11 @@ pub struct Kernel {
     pub nodes: Vec<Node>,
     /// The node the running context allocates for (`numa_node_id()`).
     pub cur_nid: u32,
+    /// `current->flags & PF_MEMALLOC_NOFS` of the running context: set by readahead's
+    /// `memalloc_nofs_save()` (5.8+, `KernelProfile::readahead_memalloc_nofs`) until its
+    /// `memalloc_nofs_restore()`; `current_gfp_context()` then clears `__GFP_FS` from the
+    /// reclaim it enters ([`crate::vmscan::ScanControl::gfp_io_fs`]).
+    pub memalloc_nofs: bool,
     /// The node kswapd is balancing while it runs (`None`: reclaim of every node).
     pub reclaim_nid: Option<u32>,
     /// /proc/vmstat and /proc/meminfo counters.
@@ -349,6 +354,7 @@ impl Kernel {
             pcp_active: vec![],
             nodes: vec![],
             cur_nid: 0,
+            memalloc_nofs: false,
             reclaim_nid: None,
             vmstat: VmStat::default(),
             nr_pages_over_high: 0,

@@ -597,7 +597,7 @@ impl Kernel {
         // hugepage allocation to local node") a THP fault asks the local node only.
         let thisnode = self.profile.thp_thisnode;
         let no_direct_reclaim = self.profile.thp_defrag_madvise;
-        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true, thisnode, no_direct_reclaim, movable: true }) else {
+        let Some(head) = self.alloc_pages(crate::page_alloc::PAGEBLOCK_ORDER, Gfp { nid, thp: true, no_kswapd: true, thisnode, no_direct_reclaim, movable: true, noretry: false }) else {
             self.vmstat.count(VmEvent::ThpFaultFallback, 1);
             return Ok(false);
         };

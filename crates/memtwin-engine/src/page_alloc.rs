@@ -1007,13 +1007,28 @@ pub struct Gfp {
     /// THP, swap-in): `gfp_zone()` is ZONE_MOVABLE. Without it (`GFP_KERNEL`: slab), ZONE_NORMAL.
     /// It names the zone 4.8+ counts a direct reclaim under ([`Gfp::allocstall_event`]).
     pub movable: bool,
+    /// `__GFP_NORETRY` of an order-0 request (readahead's, [`Gfp::readahead`]): after one
+    /// round of direct reclaim (and compaction) that did not yield a page,
+    /// `__alloc_pages_slowpath()` gives up (6.1 `if (gfp_mask & __GFP_NORETRY) goto
+    /// nopage;`; 3.13-4.6: `should_alloc_retry()` returns 0 and `oom_gfp_allowed()` is
+    /// false): neither retry nor `__alloc_pages_may_oom()`.
+    pub noretry: bool,
 }
 
 impl Gfp {
     /// `GFP_HIGHUSER_MOVABLE` order-0 request from a task on node `nid` (a page of the page
     /// cache or of anonymous memory).
     pub const fn node(nid: u32) -> Gfp {
-        Gfp { nid, thp: false, no_kswapd: false, thisnode: false, no_direct_reclaim: false, movable: true }
+        Gfp { nid, thp: false, no_kswapd: false, thisnode: false, no_direct_reclaim: false, movable: true, noretry: false }
+    }
+
+    /// Readahead's order-0 page-cache request from a task on node `nid`:
+    /// `readahead_gfp_mask(mapping)` = the mapping's `GFP_HIGHUSER_MOVABLE | __GFP_NORETRY |
+    /// __GFP_NOWARN` (6.1 include/linux/pagemap.h, `page_cache_ra_unbounded()` ->
+    /// `filemap_alloc_folio()`; `page_cache_alloc_readahead()` in `__do_page_cache_readahead()`
+    /// in every era modelled, 3.13 included). A failure ends the readahead quietly.
+    pub const fn readahead(nid: u32) -> Gfp {
+        Gfp { noretry: true, ..Gfp::node(nid) }
     }
 
     /// `GFP_KERNEL` order-0 request from a task on node `nid` (a slab page; the page cache's
@@ -1167,7 +1182,13 @@ impl Kernel {
     /// the running task's node. Returns `None` when reclaim cannot free anything (the OOM
     /// path).
     pub fn alloc_page(&mut self, mapping: InodeId, index: u32) -> Option<PageId> {
-        let gfp = Gfp::node(self.cur_nid);
+        self.alloc_page_gfp(mapping, index, Gfp::node(self.cur_nid))
+    }
+
+    /// [`Kernel::alloc_page`] with the request's flags `gfp` (`filemap_alloc_folio(gfp, 0)`):
+    /// readahead's [`Gfp::readahead`] gives up without an OOM kill.
+    #[inline(always)]
+    pub fn alloc_page_gfp(&mut self, mapping: InodeId, index: u32, gfp: Gfp) -> Option<PageId> {
         let pfn = self.alloc_pages_inline(0, gfp)?;
         Some(self.pages.init(pfn, mapping, index))
     }
@@ -1245,6 +1266,11 @@ impl Kernel {
             let progress = self.alloc_pages_direct_reclaim(order, gfp);
             if let Some(p) = self.get_page_from_freelist_drained(order, gfp, progress) {
                 return Some(p);
+            }
+            if gfp.noretry {
+                // "Do not loop if specifically requested": goto nopage, before
+                // should_reclaim_retry() and __alloc_pages_may_oom().
+                return None;
             }
             if self.profile.oom_zone_reclaimable {
                 // Before 4.7: do_try_to_free_pages() claims progress while a zone of the

@@ -307,6 +307,13 @@ pub struct KernelProfile {
     /// (`MEM_CGROUP_RECLAIM_RETRIES`), only the page allocation itself is `__GFP_NORETRY`
     /// (`page_cache_alloc_readahead()`).
     pub readahead_charge_noretry: bool,
+    /// Readahead allocates inside `memalloc_nofs_save()` (`page_cache_ra_unbounded()`,
+    /// `page_cache_ra_order()`; f2c817bed58d "mm: Use memalloc_nofs_save in readahead path",
+    /// 5.8): the reclaim its allocations and charges enter has no `__GFP_FS`
+    /// (`current_gfp_context()`), so `too_many_isolated()` does not count only an eighth of
+    /// the inactive list for it. Before, the mapping's gfp (`GFP_HIGHUSER_MOVABLE` on ext4)
+    /// kept `__GFP_FS`.
+    pub readahead_memalloc_nofs: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
@@ -935,6 +942,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         max_reclaim_retries: 16,
         charge_path: ChargePath::TryCharge,
         readahead_charge_noretry: true,
+        readahead_memalloc_nofs: true,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
@@ -1121,6 +1129,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       by recent rotations (pre-5.8), new anonymous pages on the active list, no anon refault detection and no non-resident ageing by reclaim's putback of active pages (pre-5.9)",
         reclaim_walk: ReclaimWalk::SharedPerPriority,
         max_reclaim_retries: 5,
+        readahead_memalloc_nofs: false,
         eviction_at_reclaim_root: false,
         eviction_reads_age_first: false,
         memcg_kmem: KMEM_5_0,

@@ -248,6 +248,9 @@ impl Kernel {
             (last_page.min(window_end), Some(start + ra.size - ra.async_size), order)
         };
         let saved = self.ra_pending.replace((inode, start, limit + 1));
+        // memalloc_nofs_save() (5.8+) around the allocation loop and read_pages().
+        let nofs = self.memalloc_nofs;
+        self.memalloc_nofs |= self.profile.readahead_memalloc_nofs;
         let mut failed = false;
         while index <= limit {
             let mut order = new_order;
@@ -274,6 +277,7 @@ impl Kernel {
             ra.async_size += index - limit - 1;
         }
         self.read_pages(inode, start, index - start);
+        self.memalloc_nofs = nofs; // memalloc_nofs_restore()
         self.ra_pending = saved;
         if !failed {
             return;
@@ -291,7 +295,8 @@ impl Kernel {
     }
 
     /// `ra_alloc_folio()`: a folio of `order` at `index` with readahead's gfp
-    /// (`readahead_gfp_mask()`: `__GFP_NORETRY` from 4.8, `KernelProfile::readahead_charge_noretry`),
+    /// (`readahead_gfp_mask()`: the allocation `__GFP_NORETRY`, never an OOM kill; the charge
+    /// `__GFP_NORETRY` from 4.8, `KernelProfile::readahead_charge_noretry`),
     /// `PG_readahead` when it starts at `mark` rounded down to its order; false when it
     /// cannot be added.
     fn ra_alloc_folio(&mut self, inode: InodeId, index: u32, mark: Option<u32>, order: u32, memcg: MemcgId) -> bool {
@@ -299,7 +304,7 @@ impl Kernel {
             if self.mappings[inode.idx()].lookup(index).is_some() {
                 return false; // -EEXIST
             }
-            match self.filemap_add_folio(inode, index, memcg, !self.profile.readahead_charge_noretry) {
+            match self.filemap_add_folio_readahead(inode, index, memcg) {
                 Ok(p) => p,
                 Err(_) => return false,
             }
@@ -397,7 +402,13 @@ impl Kernel {
     /// The charge is `__GFP_NORETRY` from 4.8 (`readahead_gfp_mask()`,
     /// `KernelProfile::readahead_charge_noretry`; before, `read_pages()` charges with
     /// `GFP_KERNEL`, which reclaims and retries): a charge that fails ends the batch from 6.10
-    /// (`KernelProfile::ra_enomem_stops`); before, the loop goes on with the next page.
+    /// (`KernelProfile::ra_enomem_stops`); before, the loop goes on with the next page. The
+    /// page allocation is `__GFP_NORETRY` in every era ([`crate::page_alloc::Gfp::readahead`]):
+    /// one direct reclaim round, no OOM kill; its failure ends the batch (`if (!folio)
+    /// break;`), and the read or fault that wanted the page allocates it itself
+    /// (`filemap_create_folio()`, `__filemap_get_folio(FGP_CREAT)`) with the mapping's gfp.
+    /// The loop runs inside `memalloc_nofs_save()` from 5.8
+    /// (`KernelProfile::readahead_memalloc_nofs`, [`Kernel::memalloc_nofs`]).
     pub fn do_page_cache_ra(&mut self, inode: InodeId, index: u32, nr: u32, lookahead: u32, memcg: MemcgId) {
         let size = self.inodes[inode.idx()].size;
         if size == 0 {
@@ -411,6 +422,10 @@ impl Kernel {
         let mark = (index + nr).saturating_sub(lookahead);
         // The batch's pages are locked from when they are added until their read completes.
         let saved = self.ra_pending.replace((inode, index, end));
+        // page_cache_ra_unbounded()'s memalloc_nofs_save() (5.8+): the reclaim its
+        // allocations and charges enter has no __GFP_FS.
+        let nofs = self.memalloc_nofs;
+        self.memalloc_nofs |= self.profile.readahead_memalloc_nofs;
         let mut run_start = index;
         let mut run_len = 0u32;
         for i in index..end {
@@ -420,7 +435,7 @@ impl Kernel {
                 run_len = 0;
                 continue;
             }
-            match self.filemap_add_folio(inode, i, memcg, !self.profile.readahead_charge_noretry) {
+            match self.filemap_add_folio_readahead(inode, i, memcg) {
                 Ok(p) => {
                     if i == mark && lookahead > 0 {
                         self.pages[p].flags |= pg::READAHEAD;
@@ -440,6 +455,7 @@ impl Kernel {
             }
         }
         self.read_pages(inode, run_start, run_len);
+        self.memalloc_nofs = nofs; // memalloc_nofs_restore()
         self.ra_pending = saved;
     }
 }

@@ -220,6 +220,13 @@ pub struct ScanControl {
     pub force_deactivate: bool,
     /// `may_swap`: anonymous pages may be swapped (false for a v1 memsw limit).
     pub may_swap: bool,
+    /// `(sc->gfp_mask & (__GFP_IO | __GFP_FS)) == (__GFP_IO | __GFP_FS)`: kswapd's
+    /// `GFP_KERNEL`, and a direct reclaim's `current_gfp_context(gfp_mask)` of a `GFP_KERNEL`
+    /// or `GFP_HIGHUSER_MOVABLE` request (`try_to_free_pages()`,
+    /// `try_to_free_mem_cgroup_pages()`), unless the task is in a `memalloc_nofs_save()`
+    /// scope ([`Kernel::memalloc_nofs`]: readahead's, 5.8+), which clears `__GFP_FS`.
+    /// Read by [`Kernel::too_many_isolated`].
+    pub gfp_io_fs: bool,
     /// kswapd's pass of the memcg LRU going on inside an lruvec (6.3+ lru_gen,
     /// `Node::kswapd_pass`): the pages `try_to_shrink_lruvec()` had scanned there when the
     /// pass stopped at the shared clock; it goes on from that count.
@@ -449,6 +456,7 @@ impl ScanControl {
             skipped_deactivate: false,
             force_deactivate: false,
             may_swap: true,
+            gfp_io_fs: true,
             kswapd_resume_scanned: None,
             kswapd_stopped_scanned: None,
         }
@@ -465,15 +473,26 @@ impl Kernel {
     /// `try_to_free_mem_cgroup_pages()` with `MEMCG_RECLAIM_MAY_SWAP` as `may_swap` (6.1;
     /// `may_swap = !noswap` before): a v1 memsw limit reclaims without swapping.
     pub fn try_to_free_mem_cgroup_pages_swap(&mut self, memcg: MemcgId, nr_pages: u64, may_swap: bool) -> u64 {
-        let mut sc = ScanControl::new(memcg, nr_pages.max(SWAP_CLUSTER_MAX), true, false);
+        let mut sc = self.direct_scan_control(memcg, nr_pages, true);
         sc.may_swap = may_swap;
         self.do_try_to_free_pages(&mut sc)
     }
 
     /// `try_to_free_pages()`: global direct reclaim by an allocating task.
     pub fn try_to_free_pages(&mut self, nr_pages: u64) -> u64 {
-        let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, false);
+        let mut sc = self.direct_scan_control(MemcgId::ROOT, nr_pages, false);
         self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// The `scan_control` of a direct reclaim of `target` by the running task
+    /// (`try_to_free_pages()`, `try_to_free_mem_cgroup_pages()` when `cgroup_reclaim`):
+    /// `.gfp_mask = current_gfp_context(gfp_mask)`, which drops `__GFP_FS` inside a
+    /// `memalloc_nofs_save()` scope ([`Kernel::memalloc_nofs`]; 6.1 mm/vmscan.c,
+    /// include/linux/sched/mm.h).
+    pub(crate) fn direct_scan_control(&self, target: MemcgId, nr_pages: u64, cgroup_reclaim: bool) -> ScanControl {
+        let mut sc = ScanControl::new(target, nr_pages.max(SWAP_CLUSTER_MAX), cgroup_reclaim, false);
+        sc.gfp_io_fs = !self.memalloc_nofs;
+        sc
     }
 
     /// One `balance_pgdat()` round of global reclaim of the node (kswapd when `kswapd`).
@@ -1593,9 +1612,12 @@ impl Kernel {
     /// size) and the pages other contexts' batches hold isolated now
     /// ([`crate::mmzone::IsolatedLedger`]). kswapd, and reclaim whose writeback throttling is not
     /// sane (legacy v1 memcg reclaim; every memcg reclaim before 4.2's `sane_reclaim()`, where
-    /// the test was `global_reclaim()`), are never held: false. Every engine reclaim is on
-    /// behalf of a `GFP_KERNEL` or `GFP_HIGHUSER_MOVABLE` request, which has `__GFP_IO |
-    /// __GFP_FS` (iomap's `FGP_NOFS` page-cache writes are not told apart).
+    /// the test was `global_reclaim()`), are never held: false. The inactive count is
+    /// shifted by 3 when `sc.gfp_io_fs` ([`ScanControl::gfp_io_fs`]): every engine reclaim is
+    /// on behalf of a `GFP_KERNEL` or `GFP_HIGHUSER_MOVABLE` request, which has `__GFP_IO |
+    /// __GFP_FS`, except one entered inside readahead's `memalloc_nofs_save()` (5.8+), which
+    /// has no `__GFP_FS` (iomap's `FGP_NOFS` page-cache writes and XFS's `mapping_gfp_mask()`
+    /// without `__GFP_FS` are not told apart).
     pub fn too_many_isolated(&self, nid: u32, file: bool, sc: &ScanControl) -> bool {
         if sc.kswapd || !self.writeback_throttling_sane(sc) {
             return false;
@@ -1604,10 +1626,10 @@ impl Kernel {
         let inactive = self.lru_stats.subtree_size(self.lruvec_idx(MemcgId::ROOT, nid), lru);
         let ledger = &self.nodes[nid as usize].isolated;
         // O(1) first: the ledger cannot hold enough.
-        if !too_many_isolated_sizes(inactive, ledger.recorded(file, self.now), true) {
+        if !too_many_isolated_sizes(inactive, ledger.recorded(file, self.now), sc.gfp_io_fs) {
             return false;
         }
-        too_many_isolated_sizes(inactive, ledger.isolated_at(file, self.now), true)
+        too_many_isolated_sizes(inactive, ledger.isolated_at(file, self.now), sc.gfp_io_fs)
     }
 
     /// The `too_many_isolated()` wait at the start of `shrink_inactive_list()` (mm/vmscan.c)

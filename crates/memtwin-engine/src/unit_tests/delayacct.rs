@@ -181,7 +181,7 @@ ops = [{ op = "sleep", duration = "1s" }]
     k.stall.take();
     k.memstall_ns = 0;
     let t0 = k.now;
-    let gfp = crate::page_alloc::Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true };
+    let gfp = crate::page_alloc::Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true, noretry: false };
     assert!(k.alloc_pages_direct_compact(9, gfp).is_some());
     let ns = k.stall.take();
     assert!(ns[StallKind::Compaction as usize] > 0);

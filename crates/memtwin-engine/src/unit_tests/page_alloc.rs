@@ -75,7 +75,7 @@ fn the_zonelist_cache_sends_order0_remote_after_a_failed_thp_attempt() {
         // A high-order attempt from node 0 through the fallback zonelist (a pre-4.0 THP fault;
         // in 4.x, SLUB's high-order slab attempts): Normal fails its watermark (zlc set up),
         // DMA32 fails the order-9 check and is marked full; node 1 has whole blocks.
-        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true }).unwrap();
+        let huge = k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true, noretry: false }).unwrap();
         assert_eq!(k.page_nid(huge), 1);
         // In 4.3's fast path the fair pass over the local zones comes first and the cache is
         // off for the rescan: the order-0 request is served locally either way.
@@ -100,7 +100,7 @@ fn the_zonelist_cache_is_zapped_after_a_second() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true }).unwrap();
+    k.get_page_from_freelist(9, Wmark::Low, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true, noretry: false }).unwrap();
     assert!(k.nodes[0].zlc_full[1], "DMA32 (position 1 of node 0's zonelist) is marked full");
     let p = k.get_page_from_freelist(0, Wmark::Min, Gfp::node(0)).unwrap();
     assert_eq!(k.page_nid(p), 1, "within the second DMA32 is skipped");
@@ -198,7 +198,7 @@ ops = [{ op = "sleep", duration = "1s" }]
         hold.push(k.zones[0].rmqueue_pageblock().unwrap());
     }
     let before: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
-    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true });
+    let got = k.alloc_pages_direct_compact(9, Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: false, no_direct_reclaim: false, movable: true, noretry: false });
     assert!(got.is_some(), "a partly used block of clean file pages is emptied");
     assert!(k.vmstat.events[VmEvent::PgmigrateSuccess as usize] > 0);
     let after: Vec<PageId> = (0..4096).step_by(8).map(|i| page_at(k, f, i)).collect();
@@ -452,7 +452,7 @@ fn thp_faults_stay_on_their_node_and_leave_the_zonelist_cache_alone() {
     let mut s = two_nodes("policies.zonelist_cache = true");
     let k = &mut s.kernel;
     fragment_node0(k);
-    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false, movable: true };
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false, movable: true, noretry: false };
     assert!(k.get_page_from_freelist(9, Wmark::Low, gfp).is_none(), "node 1's free pageblocks are not considered");
     assert!(k.nodes[0].zlc_full.iter().all(|f| !f), "the NOFALLBACK zonelist has no zonelist cache");
     assert!(crate::profile::profile("linux-4.3").unwrap().thp_thisnode);
@@ -570,7 +570,7 @@ fn a_thp_faults_compaction_and_reclaim_stay_on_its_node() {
     for z in 0..k.zones.len() {
         k.zones[z].compact_defer_shift = 0;
     }
-    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false, movable: true };
+    let gfp = Gfp { nid: 0, thp: true, no_kswapd: true, thisnode: true, no_direct_reclaim: false, movable: true, noretry: false };
     let _ = k.alloc_pages(9, gfp);
     assert!(on(k, v0) < node0, "node 0 was reclaimed");
     assert_eq!(on(k, v1), node1, "node 1 was not");
@@ -1294,7 +1294,7 @@ fn folio_frees_use_the_per_cpu_lists_only_for_pcp_allowed_orders_6_12() {
         k.alloc_page(InodeId(0), i).unwrap();
     }
     assert_eq!(factor(k), 3, "three refills");
-    let gfp = Gfp { nid: 0, thp: false, no_kswapd: true, thisnode: true, no_direct_reclaim: true, movable: true };
+    let gfp = Gfp { nid: 0, thp: false, no_kswapd: true, thisnode: true, no_direct_reclaim: true, movable: true, noretry: false };
     let folio = |k: &mut Kernel, order: u32| {
         let head = k.alloc_pages(order, gfp).unwrap();
         k.pages.init_range(head, 1 << order, InodeId(0), 0, MemcgId::ROOT, 0);
@@ -1763,4 +1763,36 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
     k.kswapd_catch_up();
     assert!(!k.nodes[0].kswapd_active, "{profile}: kswapd asleep");
     s
+}
+
+/// 6.1 mm/page_alloc.c `__alloc_pages_slowpath()` for readahead's order-0 request
+/// (`readahead_gfp_mask()` = mapping gfp | `__GFP_NORETRY` | `__GFP_NOWARN`,
+/// mm/readahead.c `page_cache_ra_unbounded()`): after one direct reclaim round that yields no
+/// page, `if (gfp_mask & __GFP_NORETRY) goto nopage;`, before `should_reclaim_retry()` and
+/// `__alloc_pages_may_oom()` (reached only after `MAX_RECLAIM_RETRIES` rounds without
+/// progress): one allocstall. A `GFP_HIGHUSER_MOVABLE` request on the same machine retries
+/// its `MAX_RECLAIM_RETRIES` (16) rounds before the OOM path.
+#[test]
+fn readahead_gfp_noretry_gives_up_after_one_reclaim_round_6_1() {
+    let mut s = sim(r#"
+[scenario]
+name = "ra-noretry"
+[kernel]
+profile = "linux-6.1"
+[machine]
+ram = "128M"
+[tasks.t]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let stalls = |k: &Kernel| k.vmstat.get(VmEvent::AllocstallMovable);
+    let k = &mut s.kernel;
+    // Exhaust the free lists without reclaim: frames no LRU holds, nothing to reclaim.
+    let no_reclaim = Gfp { no_direct_reclaim: true, no_kswapd: true, ..Gfp::node(0) };
+    while k.alloc_pages(0, no_reclaim).is_some() {}
+    let s0 = stalls(k);
+    assert!(k.alloc_pages(0, Gfp::readahead(0)).is_none(), "nothing to reclaim");
+    assert_eq!(stalls(k) - s0, 1, "one direct reclaim round, then nopage");
+    let s1 = stalls(k);
+    assert!(k.alloc_pages(0, Gfp::node(0)).is_none());
+    assert!(stalls(k) - s1 > crate::page_alloc::MAX_RECLAIM_RETRIES as u64, "GFP_HIGHUSER_MOVABLE retries before the OOM path: {} rounds", stalls(k) - s1);
 }

@@ -1866,3 +1866,52 @@ fn kswapd_writeback_throttle_per_shrink_node_round_6_1() {
     k.clear_pgdat_congested(0);
     assert!(!k.nodes[0].pgdat_writeback);
 }
+
+/// 6.1 mm/vmscan.c `too_many_isolated()` for a reclaim entered inside readahead's
+/// `memalloc_nofs_save()` (mm/readahead.c `page_cache_ra_unbounded()` and
+/// `page_cache_ra_order()`, 5.8+): `try_to_free_pages()` / `try_to_free_mem_cgroup_pages()`
+/// take `current_gfp_context(gfp_mask)`, which has no `__GFP_FS`, so the inactive count is
+/// not shifted by 3 (`if ((sc->gfp_mask & (__GFP_IO | __GFP_FS)) == (__GFP_IO | __GFP_FS))
+/// inactive >>= 3;`). 200 inactive file pages, 32 isolated by another context: too many for
+/// a `GFP_HIGHUSER_MOVABLE` reclaim (32 > 25), not for a NOFS one (32 <= 200). Readahead
+/// restores the flag when it returns; 5.0 readahead never sets it.
+#[test]
+fn too_many_isolated_6_1_counts_the_whole_inactive_list_under_readahead_memalloc_nofs() {
+    for (profile, nofs) in [("linux-6.1", true), ("linux-5.0", false)] {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "ra-nofs"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "1M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        read_pages(k, f, 0, 200, MemcgId::ROOT);
+        k.lru_add_drain();
+        assert_eq!(k.profile.readahead_memalloc_nofs, nofs, "{profile}");
+        // A readahead window: the flag is the task's only inside it.
+        k.do_page_cache_ra(f, 200, 8, 0, MemcgId::ROOT);
+        assert!(!k.memalloc_nofs, "{profile}: memalloc_nofs_restore()");
+        k.lru_add_drain();
+        let now = k.now;
+        k.nodes[0].isolated.record(true, now, now + 1_000_000_000, 32, false);
+        let gfp_kernel = k.direct_scan_control(MemcgId::ROOT, 32, false);
+        assert!(gfp_kernel.gfp_io_fs);
+        assert!(k.too_many_isolated(0, true, &gfp_kernel), "{profile}: 32 > 208 >> 3");
+        k.memalloc_nofs = true;
+        for cgroup_reclaim in [false, true] {
+            let sc = k.direct_scan_control(MemcgId::ROOT, 32, cgroup_reclaim);
+            assert!(!sc.gfp_io_fs, "current_gfp_context() drops __GFP_FS");
+            assert!(!k.too_many_isolated(0, true, &sc), "{profile}: 32 <= 208, the whole list");
+        }
+    }
+}
