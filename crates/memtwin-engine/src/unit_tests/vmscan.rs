@@ -1798,9 +1798,8 @@ ops = [{{ op = "mmap", name = "a", size = "244M" }}, {{ op = "touch", name = "a"
 /// Many direct reclaimers on a small inactive list (global reclaim) meet each other's
 /// isolated batches (mm/vmscan.c `too_many_isolated()`, 6.1 read): the batches of the tasks
 /// whose clocks ran ahead are isolated over their own time on the engine's clock, so a task
-/// behind them finds more than an eighth of the inactive list isolated and sleeps in
-/// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)` (6.1) or `msleep(100)` (5.0): a
-/// congestion stall (5.0). On 6.1 the readers' reclaim is entered from readahead inside
+/// behind them finds more than an eighth of the inactive list isolated and, on 5.0 (no
+/// `memalloc_nofs_save()` in readahead), sleeps in `msleep(100)`: a congestion stall. On 6.1 the readers' reclaim is entered from readahead inside
 /// `memalloc_nofs_save()` (5.8+), without `__GFP_FS`: the whole inactive list counts and
 /// they do not wait. A lone reader (whom kswapd keeps up with here) never waits.
 #[test]
