@@ -1798,10 +1798,10 @@ ops = [{{ op = "mmap", name = "a", size = "244M" }}, {{ op = "touch", name = "a"
 /// Many direct reclaimers on a small inactive list (global reclaim) meet each other's
 /// isolated batches (mm/vmscan.c `too_many_isolated()`, 6.1 read): the batches of the tasks
 /// whose clocks ran ahead are isolated over their own time on the engine's clock, so a task
-/// behind them finds more than an eighth of the inactive list isolated and sleeps in
-/// `reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)` (6.1) or `msleep(100)` (5.0): a
-/// congestion stall, counted by reason on 6.1 (`vmscan.throttled.isolated`). A lone reader
-/// (whom kswapd keeps up with here) never waits.
+/// behind them finds more than an eighth of the inactive list isolated and, on 5.0 (no
+/// `memalloc_nofs_save()` in readahead), sleeps in `msleep(100)`: a congestion stall. On 6.1 the readers' reclaim is entered from readahead inside
+/// `memalloc_nofs_save()` (5.8+), without `__GFP_FS`: the whole inactive list counts and
+/// they do not wait. A lone reader (whom kswapd keeps up with here) never waits.
 #[test]
 fn many_direct_reclaimers_on_a_small_inactive_list_throttle_on_isolated_pages_6_1() {
     for (p, readers) in [("linux-6.1", 16), ("linux-6.1", 1), ("linux-5.0", 16)] {
@@ -1812,9 +1812,12 @@ fn many_direct_reclaimers_on_a_small_inactive_list_throttle_on_isolated_pages_6_
         if readers == 1 {
             assert_eq!((total("vmscan.throttled.isolated"), congestion), (Some(0.0), 0.0), "{p}: a lone reader");
         } else if p == "linux-6.1" {
-            let n = total("vmscan.throttled.isolated").unwrap();
-            assert!(n > 10.0 && congestion > 0.0, "{p}: {n} throttles, {congestion} ms");
-            assert!(congestion <= n * 24.0, "{p}: at most HZ/50 (+ a tick) each: {congestion} ms for {n}");
+            // The readers reclaim from readahead's allocations, inside memalloc_nofs_save()
+            // (5.8+): no __GFP_FS, so the whole inactive list counts, and 16 batches of 32
+            // are not more than it (before ragfp this asserted more than 10 throttles, from
+            // the >> 3 of a __GFP_IO | __GFP_FS reclaim). The 6.1 sleep itself:
+            // too_many_isolated_waits_per_era_congestion_loop_3_13_msleep_4_14_reclaim_throttle_5_16.
+            assert_eq!((total("vmscan.throttled.isolated"), congestion), (Some(0.0), 0.0), "{p}: NOFS readahead reclaim");
         } else {
             assert_eq!(total("vmscan.throttled.isolated"), None, "{p}: no reclaim_throttle() metrics before 5.16");
             assert!(congestion >= 100.0, "{p}: msleep(100)s: {congestion} ms");
