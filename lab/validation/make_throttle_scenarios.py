@@ -370,10 +370,10 @@ def quartile_spread(xs: list) -> float:
     return max(med - q1, q3 - med)
 
 
-def spread(name: str, pending: bool, metric: str) -> tuple:
-    """(the kernel's own spread, [`quartile_spread`] of the boots' values, the largest over the
-    steps; validate compares the engine's median with the boots' median), per-boot figures said
-    per step."""
+def boot_spread(name: str, pending: bool, metric: str, rule) -> tuple:
+    """(the kernel's own spread: `rule` of the boots' values, the largest over the steps;
+    validate compares the engine's median with the boots' median), per-boot figures said per
+    step. Shared with make_wbt_scenarios.py, whose rule differs."""
     paths = [os.path.join(PENDING if pending else OUT, r) for r in boots(name, pending)]
     per = [step_values(p, metric) for p in paths]
     rng, said = 0, []
@@ -381,9 +381,14 @@ def spread(name: str, pending: bool, metric: str) -> tuple:
         xs = [b.get(key) for b in per]
         if any(x is None for x in xs):
             continue
-        rng = max(rng, quartile_spread(xs))
+        rng = max(rng, rule(xs))
         said.append(f"{key[0]}/{key[1]} " + " ".join(str(int(x)) if float(x).is_integer() else f"{x:.3g}" for x in xs))
     return rng, said
+
+
+def spread(name: str, pending: bool, metric: str) -> tuple:
+    """[`boot_spread`] with [`quartile_spread`]."""
+    return boot_spread(name, pending, metric, quartile_spread)
 
 
 def loads(name: str, pending: bool) -> list:
@@ -443,31 +448,43 @@ def text(name: str, pending: bool) -> str:
     notes = "".join(f"# {line}\n" if line else "#\n" for line in lines)
     out = HEAD.format(what=s["what"], recorded_said=said, dir=d, name=name, desc=s["desc"], read_bw=s["read_bw"], write_bw=s["write_bw"],
                       notes=notes, kernel=s.get("kernel", ""), cgroup=s.get("cgroup", "v2"), boot_used=boot_used)
-    out += s["body"]
+    return out + s["body"] + validation_table(name, pending, s["metrics"], rec, DEFAULT_TOL, spread)
+
+
+def validation_table(name: str, pending: bool, metrics: list, rec: list, default_tol: dict, spread_of) -> str:
+    """The [validation] table of a QEMU boot set: its recordings and, per metric, rel and abs
+    (the larger of `default_tol`'s floor and `spread_of`'s spread of the boots, rounded up)."""
     recorded = f'"{rec[0]}"' if len(rec) == 1 else "[" + ", ".join(f'"{r}"' for r in rec) + "]"
-    out += f'\n[validation]\nrecorded = {recorded}\non = "qemu"\n\n[validation.tolerance]\n'
-    for m in s["metrics"]:
-        rel, floor = DEFAULT_TOL.get(m, (0.10, 0))
-        rng = spread(name, pending, m)[0] if boots(name, pending) else 0
+    out = f'\n[validation]\nrecorded = {recorded}\non = "qemu"\n\n[validation.tolerance]\n'
+    for m in metrics:
+        rel, floor = default_tol.get(m, (0.10, 0))
+        rng = spread_of(name, pending, m)[0] if boots(name, pending) else 0
         ab = max(floor, rng)
         ab = int(ab) if float(ab).is_integer() else int(ab) + 1
         key = f'"{m}"' if "." in m else m
-        out += f"{key} = {{ rel = {rel}, abs = {int(ab) if float(ab).is_integer() else ab} }}\n"
+        out += f"{key} = {{ rel = {rel}, abs = {ab} }}\n"
     return out
 
 
-def main(argv: list) -> int:
-    pending = set(argv[argv.index("--pending") + 1:]) if "--pending" in argv else set(SCENARIOS)
-    for name in SCENARIOS:
+def write_all(scenarios: dict, text_of, argv: list) -> int:
+    """Write every scenario of `scenarios` with `text_of(name, pending)`: to validation-pending/
+    when its name follows `--pending` (all of them without `--pending`), else to validation/,
+    removing its file from the other directory."""
+    pending = set(argv[argv.index("--pending") + 1:]) if "--pending" in argv else set(scenarios)
+    for name in scenarios:
         p = name in pending
         d = PENDING if p else OUT
         other = os.path.join(OUT if p else PENDING, name + ".toml")
         if os.path.exists(other):
             os.remove(other)
         with open(os.path.join(d, name + ".toml"), "w") as f:
-            f.write(text(name, p))
+            f.write(text_of(name, p))
         print(os.path.join(d, name + ".toml"))
     return 0
+
+
+def main(argv: list) -> int:
+    return write_all(SCENARIOS, text, argv)
 
 
 if __name__ == "__main__":
