@@ -166,6 +166,16 @@ impl Kernel {
     /// released as `fput()`), and it leaves the OOM killer's candidates and its memcg's mm
     /// list. The scheduler ends its step at the end of the quantum (`oom_killed`).
     fn oom_exit_mm(&mut self, mm: u32) {
+        self.exit_mmap(mm);
+        self.task_exit_mm(mm);
+        if !self.oom_killed.contains(&mm) {
+            self.oom_killed.push(mm);
+        }
+    }
+
+    /// `exit_mmap()` of task `mm`: each of its live mappings unmapped (`do_munmap()`, in the
+    /// order of the mapping table) and the file it maps released (`fput()`).
+    pub fn exit_mmap(&mut self, mm: u32) {
         for i in 0..self.vmas.len() {
             let v = &self.vmas[i];
             if !v.live || v.mm != mm {
@@ -176,10 +186,6 @@ impl Kernel {
             if let Some(inode) = inode {
                 self.dput(inode);
             }
-        }
-        self.task_exit_mm(mm);
-        if !self.oom_killed.contains(&mm) {
-            self.oom_killed.push(mm);
         }
     }
 

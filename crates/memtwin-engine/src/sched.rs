@@ -599,9 +599,7 @@ impl Simulation {
         let scn = Rc::clone(&self.scenario);
         if self.tasks[ti].killed || self.tasks[ti].pc >= scn.tasks[ti].ops.len() {
             if !self.tasks[ti].maps.is_empty() {
-                self.enter(ti);
-                self.exit_mmap(ti);
-                self.leave(ti, 0);
+                self.exit_mmap_off_cpu(ti);
             }
             self.kernel.task_exit_mm(ti as u32);
             return;
@@ -631,20 +629,19 @@ impl Simulation {
         self.finish_step(ti, op, false);
     }
 
-    /// `exit_mmap()` of task `ti`: each of its mappings unmapped and the file it maps closed
-    /// (`fput()`), but those the OOM killer's exit of it unmapped already
-    /// (`Kernel::alloc_pages_may_oom()`).
+    /// `exit_mmap()` of task `ti` ([`Kernel::exit_mmap`]: the live mappings of its mm, so
+    /// those the OOM killer's exit of it unmapped already, `Kernel::alloc_pages_may_oom()`,
+    /// are not met again); its names for them are dropped.
     fn exit_mmap(&mut self, ti: usize) {
-        for (_, vma) in std::mem::take(&mut self.tasks[ti].maps) {
-            if !self.task_maps(ti, vma) {
-                continue;
-            }
-            let inode = self.kernel.vmas[vma.0 as usize].file.as_ref().map(|f| f.inode);
-            self.kernel.do_munmap(vma);
-            if let Some(inode) = inode {
-                self.kernel.dput(inode);
-            }
-        }
+        self.tasks[ti].maps.clear();
+        self.kernel.exit_mmap(ti as u32);
+    }
+
+    /// [`Self::exit_mmap`] of a task that is not running, as its own exit on its CPU.
+    fn exit_mmap_off_cpu(&mut self, ti: usize) {
+        self.enter(ti);
+        self.exit_mmap(ti);
+        self.leave(ti, 0);
     }
 
     /// Whether `vma` is still a live mapping of task `ti` (an OOM kill's exit may have
@@ -1324,9 +1321,7 @@ impl Simulation {
                 // alloc_pages_may_oom()): it dies, and its exit (exit_mmap()) frees its
                 // mappings before the step's end is read, as a runner reads it after the
                 // process is gone.
-                self.enter(ti);
-                self.exit_mmap(ti);
-                self.leave(ti, 0);
+                self.exit_mmap_off_cpu(ti);
             }
             self.finish_step(ti, op, !oom);
             if oom {
