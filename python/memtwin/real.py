@@ -401,6 +401,25 @@ def loop_worker_waits(a: dict, b: dict, loop_name: str) -> dict:
     return out
 
 
+def _self_schedstat(path: str = "/proc/thread-self/schedstat") -> Optional[tuple]:
+    """(on-CPU ns, run-queue wait ns, switch-ins) of the calling thread (CONFIG_SCHED_INFO), or None."""
+    try:
+        f = [int(x) for x in _read(path).split()[:3]]
+    except (OSError, ValueError):
+        return None
+    return tuple(f) if len(f) == 3 else None
+
+
+def sched_window(a, b) -> Optional[dict]:
+    """The task's own scheduling over a step from snapshots `a` and `b` (their `schedstat`): its CPU
+    time, its time runnable but waiting for a CPU (woken from an I/O wait, or preempted) and its
+    switch-ins, `{"run_s", "run_delay_s", "runs"}`; None without both."""
+    sa, sb = getattr(a, "schedstat", None), getattr(b, "schedstat", None)
+    if not sa or not sb:
+        return None
+    return {"run_s": (sb[0] - sa[0]) / 1e9, "run_delay_s": (sb[1] - sa[1]) / 1e9, "runs": sb[2] - sa[2]}
+
+
 class Snap:
     def __init__(self, cg: Cg, cgdir: str):
         self.t = time.monotonic()
@@ -412,6 +431,7 @@ class Snap:
         except (OSError, IndexError, ValueError):
             self.iowait = None
         self.io = _self_io()
+        self.schedstat = _self_schedstat()
         self.memcg = cg.snapshot(cgdir)
         self.vm = _vmstat()
         if _ZSWAP_DEBUG_DIR:
@@ -934,6 +954,11 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
                "_samples": samples}
         if disk:
             rec["disk"] = disk
+        sw = sched_window(snap, end)
+        if sw:
+            # the task's own run-queue wait over the step (loopwq23: is a slow reader waiting
+            # for a CPU, or for its I/O?)
+            rec["sched"] = sw
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
         if job_traces:

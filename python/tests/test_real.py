@@ -1095,3 +1095,17 @@ def test_loop_worker_waits_from_a_fake_proc(tmp_path):
     c = real.kthread_waits(proc({10: ("ksoftirqd/1", 40, 4)}))
     assert real.loop_worker_waits(a, c, "loop3") == {"ksoftirqd": {"run_delay_s": 40 / 1e9, "runs": 4, "threads": 1}}
     assert real.kthread_waits(str(tmp_path / "none")) == {}
+
+
+def test_a_steps_own_run_queue_wait_from_schedstat(tmp_path):
+    """A step's `sched` (loopwq23): the task thread's /proc/thread-self/schedstat over the step."""
+    f = tmp_path / "schedstat"
+    f.write_text("1000000000 250000000 40\n")
+    a = type("S", (), {"schedstat": real._self_schedstat(str(f))})()
+    f.write_text("1500000000 400000000 55\n")
+    b = type("S", (), {"schedstat": real._self_schedstat(str(f))})()
+    assert real.sched_window(a, b) == {"run_s": 0.5, "run_delay_s": 0.15, "runs": 15}
+    assert real._self_schedstat(str(tmp_path / "none")) is None
+    assert real.sched_window(a, type("S", (), {"schedstat": None})()) is None
+    mine = real._self_schedstat()
+    assert mine is None or (len(mine) == 3 and mine[0] > 0)
