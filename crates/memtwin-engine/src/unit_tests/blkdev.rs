@@ -421,13 +421,17 @@ fn a_queue_device_under_tg_within_bps_limit_takes_a_slice_at_a_time() {
 
 /// The device queue's keys: `queue_depth` turns it on and the others need it; the queue's own
 /// bandwidths are asked for only under blk-throttle rules. Each mistake names the key.
+/// The errors of a one-device scenario (q.toml, the device's table at line 5) whose
+/// `[devices.sda]` has `read_bw = "1G"` and the lines `dev` (from line 7); "" when it resolves.
+fn device_errors(dev: &str) -> String {
+    let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+    let doc = crate::Document::from_toml("q.toml", &text).unwrap();
+    doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
+}
+
 #[test]
 fn device_queue_keys_are_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("queue_depth = 128\nrequest_latency = \"50us\"\nrequest_read_bw = \"1G\"\nrequest_cost = \"10us\""), "");
     let e = errors("request_latency = \"50us\"");
     assert!(e.contains("q.toml:7:") && e.contains("devices.sda.request_latency is given without devices.sda.queue_depth"), "{e}");
@@ -688,11 +692,7 @@ fn qemu_throttle_lets_a_tenth_of_a_second_through_then_holds_reads_to_its_rate()
 /// or a queue of the device's own, naming the key and the fix.
 #[test]
 fn qemu_throttle_key_is_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("qemu_throttle = true"), "");
     let e = errors("qemu_throttle = true\nblk_throttle = true");
     assert!(e.contains("q.toml:7:") && e.contains("qemu_throttle = true with blk_throttle = true"), "{e}");
@@ -785,11 +785,7 @@ fn loop_queue_work_wakes_an_idle_worker_and_a_pending_run_takes_later_requests_6
 /// `[devices.X] worker_wakeup_latency`: samples on the host runner's loop device only.
 #[test]
 fn worker_wakeup_latency_key_is_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("blk_throttle = true\nworker_wakeup_latency = [\"300us\", \"2ms\"]"), "");
     let e = errors("worker_wakeup_latency = [\"300us\"]");
     assert!(e.contains("q.toml:7:") && e.contains("devices.sda.worker_wakeup_latency on a device that is not the host runner's loop device"), "{e}");
