@@ -2158,6 +2158,13 @@ impl Kernel {
         // one the interrupted task may hold open (a swap readahead's), and flushes only that.
         self.swap_plug_switch();
         let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
+        let (saved_stretch, saved_runq) = (self.cpu_stretch, self.runq_ns);
+        // kswapd is a SCHED_NORMAL task at nice 0 (`kswapd()`): runnable beside the tasks that
+        // want a CPU (their runnable averages) and the other nodes' awake kswapds, it gets its
+        // CFS share of the CPUs (`crate::kernel::cfs_stretch`).
+        let other_kswapds = self.nodes.iter().filter(|n| n.kswapd_active).count().saturating_sub(1) as u64;
+        let tasks = self.task_load_sum >> crate::sched::LOAD_PRECISION_SHIFT;
+        self.cpu_stretch = crate::kernel::cfs_stretch(tasks + other_kswapds * crate::kernel::SCHED_CAPACITY_SCALE, self.nr_cpu_ids);
         self.reclaim_nid = Some(nid);
         let saved_until = self.kswapd_until;
         self.kswapd_until = now;
@@ -2207,6 +2214,8 @@ impl Kernel {
         self.now = now;
         self.sys_ns = sys;
         self.iowait_ns = iowait;
+        self.kswapd_runq_ns += self.runq_ns - saved_runq;
+        (self.cpu_stretch, self.runq_ns) = (saved_stretch, saved_runq);
         self.reclaim_nid = saved_nid;
         self.kswapd_until = saved_until;
         self.pcp_ctx = saved_ctx;
