@@ -2143,7 +2143,9 @@ impl Kernel {
     /// allocation looks at memory, so that reclaim proceeds at kswapd's own pace (its CPU cost
     /// per page and its waits for I/O) and allocations faster than that pace see the
     /// watermarks fall, enter direct reclaim, or fail over to other zones. kswapd's time is
-    /// its own; the allocating task is not charged for it. A pass of the memcg LRU (6.3+
+    /// its own; the allocating task is not charged for it. Its CPU time takes its CFS share
+    /// of the CPUs on its clock ([`Kernel::cpu_stretch`], `crate::kernel::cfs_stretch`): beside
+    /// more runnable tasks than CPUs it waits for a CPU (`Kernel::kswapd_runq_ns`). A pass of the memcg LRU (6.3+
     /// lru_gen, whose goal is the zones' high watermarks, not a batch) stops where kswapd's
     /// clock reaches the running context's, after the batch it was freeing, and goes on at the
     /// next call (`Node::kswapd_pass`): its pages are freed over the pass's time, as the
