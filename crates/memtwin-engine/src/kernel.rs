@@ -130,6 +130,21 @@ pub struct Kernel {
     pub stall: crate::delayacct::StallAcct,
     /// kswapd's own CPU time.
     pub kswapd_ns: Nanos,
+    /// Wall-clock nanoseconds per nanosecond of CPU time of the running context, in units of
+    /// [`SCHED_CAPACITY_SCALE`]: the CPU share CFS gives it among the runnable contexts
+    /// ([`cfs_stretch`]); [`SCHED_CAPACITY_SCALE`] (a CPU of its own) outside a task's quantum
+    /// or kswapd's run.
+    pub cpu_stretch: u64,
+    /// The running context's wait for a CPU in this quantum (the part of its `cpu()` time's
+    /// wall-clock length that [`Kernel::cpu_stretch`] adds): schedstat's `run_delay`.
+    pub runq_ns: Nanos,
+    /// The tasks' runnable averages summed ([`crate::sched::runnable_avg_update`], units of
+    /// `SCHED_CAPACITY_SCALE << crate::sched::LOAD_PRECISION_SHIFT`): how many tasks want a
+    /// CPU, on average, at present.
+    pub task_load_sum: u64,
+    /// kswapd's waits for a CPU while awake (every node's): schedstat's `run_delay` of the
+    /// kswapd threads.
+    pub kswapd_runq_ns: Nanos,
     /// Set while kswapd is the running context.
     pub in_kswapd: bool,
     /// Set while 6.1's zswap shrink worker, a kworker, is the running context
@@ -369,6 +384,10 @@ impl Kernel {
             memstall_start: 0,
             stall: Default::default(),
             kswapd_ns: 0,
+            cpu_stretch: SCHED_CAPACITY_SCALE,
+            runq_ns: 0,
+            task_load_sum: 0,
+            kswapd_runq_ns: 0,
             in_kswapd: false,
             in_zswap_worker: false,
             check_fast_paths: false,
@@ -461,8 +480,16 @@ impl Kernel {
     /// Spend `ns` of system CPU time in the running context.
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
-        self.now += ns;
         self.sys_ns += ns;
+        if self.cpu_stretch == SCHED_CAPACITY_SCALE || self.in_zswap_worker {
+            self.now += ns;
+        } else {
+            // Runnable beside others on too few CPUs: CFS runs it a share of the time
+            // (`cfs_stretch`); the rest it waits on the run queue.
+            let wall = ns * self.cpu_stretch / SCHED_CAPACITY_SCALE;
+            self.runq_ns += wall - ns;
+            self.now += wall;
+        }
         if self.now >= self.stats_flush_next {
             self.flush_memcg_stats_dwork();
         }
@@ -528,4 +555,28 @@ impl Kernel {
             ("buddy", self.zones.iter().map(|z| z.host_bytes()).sum::<usize>()),
         ]
     }
+}
+
+/// `SCHED_CAPACITY_SCALE` (include/linux/sched.h, `1 << SCHED_CAPACITY_SHIFT`): the unit of CPU
+/// capacity, load and runnable averages (kernel/sched/pelt.c), and of [`Kernel::cpu_stretch`].
+pub const SCHED_CAPACITY_SCALE: u64 = 1024;
+
+/// The wall-clock length of a nanosecond of CPU time (units of [`SCHED_CAPACITY_SCALE`]) of a
+/// runnable context beside `others` runnable contexts (their sum of runnable averages, units
+/// of [`SCHED_CAPACITY_SCALE`]) on `nr_cpus` CPUs. CFS (kernel/sched/fair.c, 6.1 as 2.6.23+)
+/// gives each runnable entity of a run queue a slice of the period proportional to its weight
+/// (`sched_slice()`: `__sched_period(nr_running)` times `se->load.weight` over the queue's
+/// load), so that equally weighted tasks, every task and kswapd being SCHED_NORMAL at nice 0
+/// (`kswapd()` and `kthread_run()` set no nice or policy; mm/vmscan.c), share the CPU
+/// equally, and the load balancer (`load_balance()`) spreads the runnable tasks over the CPUs
+/// (kswapd may run on any CPU of its node: `set_cpus_allowed_ptr(tsk, cpumask_of_node())`).
+/// Over many slices a runnable context then gets `nr_cpus / n` of a CPU when `n` contexts,
+/// itself included, are runnable on `nr_cpus` CPUs, and a CPU of its own when `n <= nr_cpus`:
+/// its CPU time takes `max(1, n / nr_cpus)` times as long in wall time (processor sharing;
+/// the slices' order and length, `place_entity()`'s credit for a woken sleeper and wakeup
+/// preemption, move when within a period it runs, not its share). `n` is an expectation:
+/// the others' runnable averages, not a count at one instant.
+#[inline]
+pub fn cfs_stretch(others: u64, nr_cpus: u32) -> u64 {
+    ((others + SCHED_CAPACITY_SCALE) / nr_cpus.max(1) as u64).max(SCHED_CAPACITY_SCALE)
 }

@@ -2143,7 +2143,9 @@ impl Kernel {
     /// allocation looks at memory, so that reclaim proceeds at kswapd's own pace (its CPU cost
     /// per page and its waits for I/O) and allocations faster than that pace see the
     /// watermarks fall, enter direct reclaim, or fail over to other zones. kswapd's time is
-    /// its own; the allocating task is not charged for it. A pass of the memcg LRU (6.3+
+    /// its own; the allocating task is not charged for it. Its CPU time takes its CFS share
+    /// of the CPUs on its clock ([`Kernel::cpu_stretch`], `crate::kernel::cfs_stretch`): beside
+    /// more runnable tasks than CPUs it waits for a CPU (`Kernel::kswapd_runq_ns`). A pass of the memcg LRU (6.3+
     /// lru_gen, whose goal is the zones' high watermarks, not a batch) stops where kswapd's
     /// clock reaches the running context's, after the batch it was freeing, and goes on at the
     /// next call (`Node::kswapd_pass`): its pages are freed over the pass's time, as the
@@ -2158,6 +2160,13 @@ impl Kernel {
         // one the interrupted task may hold open (a swap readahead's), and flushes only that.
         self.swap_plug_switch();
         let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
+        let (saved_stretch, saved_runq) = (self.cpu_stretch, self.runq_ns);
+        // kswapd is a SCHED_NORMAL task at nice 0 (`kswapd()`): runnable beside the tasks that
+        // want a CPU (their runnable averages) and the other nodes' awake kswapds, it gets its
+        // CFS share of the CPUs (`crate::kernel::cfs_stretch`).
+        let other_kswapds = self.nodes.iter().filter(|n| n.kswapd_active).count().saturating_sub(1) as u64;
+        let tasks = self.task_load_sum >> crate::sched::LOAD_PRECISION_SHIFT;
+        self.cpu_stretch = crate::kernel::cfs_stretch(tasks + other_kswapds * crate::kernel::SCHED_CAPACITY_SCALE, self.nr_cpu_ids);
         self.reclaim_nid = Some(nid);
         let saved_until = self.kswapd_until;
         self.kswapd_until = now;
@@ -2207,6 +2216,8 @@ impl Kernel {
         self.now = now;
         self.sys_ns = sys;
         self.iowait_ns = iowait;
+        self.kswapd_runq_ns += self.runq_ns - saved_runq;
+        (self.cpu_stretch, self.runq_ns) = (saved_stretch, saved_runq);
         self.reclaim_nid = saved_nid;
         self.kswapd_until = saved_until;
         self.pcp_ctx = saved_ctx;

@@ -209,6 +209,40 @@ struct Task {
     resumed: Resumed,
     /// The interrupted charge's retry loop ([`Resched::charge_loop`]).
     charge_loop: Option<ChargeLoop>,
+    /// The task's runnable average ([`runnable_avg_update`], units of
+    /// `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`), as of `load_at`; 0 off the run queue (not started, blocked in
+    /// a `wait`, exited).
+    load: u64,
+    /// When `load` was last brought up to date (the end of the task's last quantum).
+    load_at: Nanos,
+    /// The task's waits for a CPU so far ([`Kernel::runq_ns`]), ns.
+    runq: Nanos,
+}
+
+/// PELT's half-life (kernel/sched/sched-pelt.h `LOAD_AVG_PERIOD` 32 periods of 1024 us,
+/// kernel/sched/pelt.c: "y^32 = 0.5"), in ns.
+const PELT_HALFLIFE_NS: f64 = 32.0 * 1024.0 * 1000.0;
+
+/// The precision of the engine's runnable averages: units of `SCHED_CAPACITY_SCALE <<
+/// LOAD_PRECISION_SHIFT` (a quantum of a few microseconds moves an average by less than a unit
+/// of `SCHED_CAPACITY_SCALE`: at that scale alone it would never grow; the kernel's
+/// `runnable_sum` keeps the same precision below the average, kernel/sched/pelt.c).
+pub const LOAD_PRECISION_SHIFT: u32 = 20;
+
+/// The runnable average of a context whose average was `avg` (units of
+/// `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`), after a window of `dt` ns in which it was runnable (on a CPU or
+/// waiting for one) `runnable` ns: `___update_load_avg()`'s `runnable_avg` (kernel/sched/
+/// pelt.c, 6.1; 5.7+ as `runnable_avg`, the geometric series of 1024 us periods since 3.8),
+/// the old average decayed by y^(dt/1024us) with y^32 = 1/2 and the window's runnable
+/// fraction added with the rest, the window's runnable time taken as spread evenly over it.
+pub fn runnable_avg_update(avg: u64, dt: Nanos, runnable: Nanos) -> u64 {
+    if dt == 0 {
+        return avg;
+    }
+    let y = (-(dt as f64) / PELT_HALFLIFE_NS).exp2();
+    let frac = runnable.min(dt) as f64 / dt as f64;
+    let scale = (crate::kernel::SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT) as f64;
+    ((avg as f64) * y + (1.0 - y) * frac * scale).round() as u64
 }
 
 /// Engine statistics of a run, for benchmarks.
@@ -226,6 +260,8 @@ pub struct EngineStats {
     pub virtual_time_s: f64,
     /// kswapd CPU time, seconds.
     pub kswapd_s: f64,
+    /// kswapd's waits for a CPU while awake ([`Kernel::kswapd_runq_ns`]), seconds.
+    pub kswapd_runq_s: f64,
 }
 
 /// Everything a run produces.
@@ -493,6 +529,9 @@ impl Simulation {
                     dirty: Default::default(),
                     resumed: Resumed::NONE,
                     charge_loop: None,
+                    load: 0,
+                    load_at: t.start,
+                    runq: 0,
                 }
             })
             .collect();
@@ -567,7 +606,10 @@ impl Simulation {
             }
             self.next_sample += self.sample_interval;
         }
+        let t = &self.tasks[ti].times;
+        let before = (t.sys + t.user + self.tasks[ti].runq, self.tasks[ti].load);
         self.run_quantum(ti);
+        self.task_load_update(ti, before);
         if let Some(victim) = self.kernel.oom_victim {
             self.oom_kill_task(victim as usize);
         }
@@ -580,12 +622,39 @@ impl Simulation {
         let t = &self.tasks[ti];
         if !t.killed && !t.waiting && t.pc < self.scenario.tasks[ti].ops.len() {
             self.runq.push(Reverse((t.times.clock, ti)));
-        } else if !t.waiting {
+        } else if t.waiting {
+            self.task_off_runq(ti);
+        } else {
+            self.task_off_runq(ti);
             // do_exit() -> exit_mm(): its mm leaves its memcg's list (lru_gen_del_mm()) and
             // the OOM killer's candidates.
             self.kernel.task_exit_mm(ti as u32);
         }
         true
+    }
+
+    /// Bring task `ti`'s runnable average up to the end of the quantum it ran (its clock), the
+    /// quantum's runnable time being its CPU time (system and user) and its waits for a CPU
+    /// ([`runnable_avg_update`]; its I/O waits and sleeps are not runnable), and the sum of the
+    /// tasks' averages with it. `before`: the task's runnable time so far and its average, as
+    /// they were before the quantum (an OOM kill in the quantum may have taken it off).
+    fn task_load_update(&mut self, ti: usize, before: (Nanos, u64)) {
+        let t = &mut self.tasks[ti];
+        if t.killed || t.load != before.1 || t.times.clock <= t.load_at {
+            return;
+        }
+        let runnable = t.times.sys + t.times.user + t.runq - before.0;
+        let load = runnable_avg_update(t.load, t.times.clock - t.load_at, runnable);
+        self.kernel.task_load_sum = self.kernel.task_load_sum - t.load + load;
+        (t.load, t.load_at) = (load, t.times.clock);
+    }
+
+    /// Task `ti` blocked (a `wait`) or exited: no longer runnable (`dequeue_entity()`), its
+    /// runnable average out of the sum; a task a post wakes starts again from nothing.
+    fn task_off_runq(&mut self, ti: usize) {
+        let t = &mut self.tasks[ti];
+        self.kernel.task_load_sum -= std::mem::take(&mut t.load);
+        t.load_at = t.times.clock;
     }
 
     /// The SIGKILL of a task the OOM killer chose (`Kernel::oom_victim`, `Kernel::oom_killed`,
@@ -624,6 +693,7 @@ impl Simulation {
         self.exit_mmap(ti);
         self.kernel.task_exit_mm(ti as u32);
         self.leave(ti, 0);
+        self.task_off_runq(ti);
         self.tasks[ti].killed = true;
         self.tasks[ti].waiting = false;
         self.finish_step(ti, op, false);
@@ -709,6 +779,7 @@ impl Simulation {
             resident_pages: k.nr_file_pages(),
             virtual_time_s: crate::types::secs(end),
             kswapd_s: crate::types::secs(k.kswapd_ns),
+            kswapd_runq_s: crate::types::secs(k.kswapd_runq_ns),
         };
         let totals = totals(&self.steps);
         Ok(SimResult {
@@ -794,6 +865,12 @@ impl Simulation {
         k.iowait_ns = 0;
         k.memstall_ns = 0;
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
+        // The task's CFS share of the CPUs beside the other tasks that want one and the awake
+        // kswapds (`crate::kernel::cfs_stretch`).
+        let kswapds = k.nodes.iter().filter(|n| n.kswapd_active).count() as u64;
+        let others = ((k.task_load_sum - t.load) >> LOAD_PRECISION_SHIFT) + kswapds * crate::kernel::SCHED_CAPACITY_SCALE;
+        k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
+        k.runq_ns = 0;
         k.task_dirty = t.dirty;
         k.resched.resumed = t.resumed;
         k.resched.charge_loop = t.charge_loop;
@@ -811,7 +888,9 @@ impl Simulation {
         t.dirty = k.task_dirty;
         t.resumed = k.resched.resumed;
         t.charge_loop = k.resched.charge_loop;
-        t.times.clock = k.now + user_ns;
+        let user_wall = user_ns * k.cpu_stretch / crate::kernel::SCHED_CAPACITY_SCALE;
+        t.runq += k.runq_ns + (user_wall - user_ns);
+        t.times.clock = k.now + user_wall;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
         t.times.iowait += k.iowait_ns;
@@ -823,6 +902,8 @@ impl Simulation {
         t.times.io.hits += k.io.hits;
         t.times.io.misses += k.io.misses;
         self.work_done += k.io.hits + k.io.misses;
+        // Off the task's CPU: the kernel's own work between quanta has a CPU of its own.
+        (self.kernel.cpu_stretch, self.kernel.runq_ns) = (crate::kernel::SCHED_CAPACITY_SCALE, 0);
     }
 
     fn run_quantum(&mut self, ti: usize) {

@@ -680,6 +680,7 @@ impl Doc {
         e.set_item("resident_pages", r.engine.resident_pages)?;
         e.set_item("virtual_time_s", r.engine.virtual_time_s)?;
         e.set_item("kswapd_s", r.engine.kswapd_s)?;
+        e.set_item("kswapd_runq_s", r.engine.kswapd_runq_s)?;
         out.set_item("engine", e)?;
         out.set_item("errors", &r.errors)?;
         out.set_item("nr_errors", r.nr_errors)?;

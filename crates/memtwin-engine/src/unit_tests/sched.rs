@@ -2,6 +2,7 @@
 //! tasks (sched.rs).
 
 use super::*;
+use crate::vmstat::VmEvent;
 
 fn step_end(res: &crate::SimResult, task: &str, step: &str) -> (f64, f64) {
     (task_metric(res, task, step, "elapsed_s"), task_metric(res, task, step, "user_s"))
@@ -454,4 +455,103 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert!(k.flusher_due_before(k.now + 10_000 * 1_000_000), "a periodic wake-up is due within dirty_writeback_interval");
     k.resched.restartable = false;
     assert!(!k.schedule_until(k.now + 10_000 * 1_000_000), "outside a restartable charge the task sleeps in place");
+}
+
+/// CFS's share of the CPUs (kernel/sched/fair.c 6.1 `sched_slice()`: the period split in
+/// proportion to the weights of the runnable entities, equal at nice 0; the load balancer
+/// spreading them over the CPUs): a runnable context's CPU time takes `max(1, n / nr_cpus)`
+/// times as long in wall time with `n` runnable contexts, itself included; and PELT's
+/// runnable average (kernel/sched/pelt.c 6.1 `___update_load_avg()`, y^32 = 1/2 over
+/// 1024 us periods) that counts them: half way to a new runnable fraction after 32 periods.
+#[test]
+fn cfs_share_of_the_cpus_and_pelt_runnable_average_6_1() {
+    use crate::kernel::{cfs_stretch, SCHED_CAPACITY_SCALE as S};
+    use crate::sched::{runnable_avg_update, LOAD_PRECISION_SHIFT as P};
+    assert_eq!(cfs_stretch(0, 2), S, "alone on two CPUs: a CPU of its own");
+    assert_eq!(cfs_stretch(S, 2), S, "two runnable on two CPUs");
+    assert_eq!(cfs_stretch(32 * S, 2), 33 * S / 2, "kswapd beside 32 runnable readers on 2 CPUs: 2/33 of a CPU");
+    assert_eq!(cfs_stretch(3 * S, 1), 4 * S);
+    assert_eq!(cfs_stretch(S / 2, 1), 3 * S / 2, "an expectation: a task runnable half the time");
+    let half = 32 * 1024 * 1000; // LOAD_AVG_PERIOD periods of 1024 us
+    let one = S << P;
+    assert_eq!(runnable_avg_update(0, half, half), one / 2);
+    assert_eq!(runnable_avg_update(one, half, 0), one / 2);
+    assert_eq!(runnable_avg_update(one, 2 * half, 0), one / 4);
+    assert_eq!(runnable_avg_update(one, 10 * half, 10 * half), one);
+    assert_eq!(runnable_avg_update(0, half, half / 2), one / 4);
+    assert_eq!(runnable_avg_update(700, 0, 0), 700, "no time: unchanged");
+    // Many short windows add up as one long one: 1000 windows of 20 us fully runnable.
+    let mut avg = 0;
+    for _ in 0..1000 {
+        avg = runnable_avg_update(avg, 20_000, 20_000);
+    }
+    let once = runnable_avg_update(0, 20_000_000, 20_000_000);
+    assert!(avg.abs_diff(once) < one / 10_000, "{avg} against {once}");
+}
+
+/// Tasks that want a CPU share the machine's CPUs (CFS, kernel/sched/fair.c 6.1
+/// `sched_slice()`): four tasks faulting in anonymous memory, CPU time only, take each the same
+/// system time on one CPU as on four, but on one CPU about four times as long (the others'
+/// runnable averages build up over PELT's 32 ms half-life, so a little less), and on four CPUs
+/// as long as a task alone.
+#[test]
+fn runnable_tasks_share_the_cpus_cfs_6_1() {
+    let toml = |cpus: u32, n: usize| {
+        let tasks: String = (0..n)
+            .map(|i| format!("[tasks.t{i}]\nops = [{{ op = \"mmap\", name = \"m\", size = \"64M\" }}, {{ op = \"touch\", name = \"m\", step = \"touch\" }}]\n"))
+            .collect();
+        format!("[scenario]\nname = \"share\"\n[machine]\nram = \"2G\"\ncpus = {cpus}\ncpu_slowdown = 20\n[kernel]\nprofile = \"linux-6.1\"\n{tasks}")
+    };
+    let go = |cpus: u32, n: usize| sim(&toml(cpus, n)).run(&mut |_, _| true).unwrap();
+    let alone = go(4, 1);
+    let four = go(4, 4);
+    let one = go(1, 4);
+    let (e_alone, s_alone) = (task_metric(&alone, "t0", "touch", "elapsed_s"), task_metric(&alone, "t0", "touch", "sys_s"));
+    assert!(e_alone > 0.1, "{e_alone}: long enough for the averages to build up");
+    for t in ["t0", "t1", "t2", "t3"] {
+        let (e4, s4) = (task_metric(&four, t, "touch", "elapsed_s"), task_metric(&four, t, "touch", "sys_s"));
+        let (e1, s1) = (task_metric(&one, t, "touch", "elapsed_s"), task_metric(&one, t, "touch", "sys_s"));
+        assert!((e4 - e_alone).abs() < 1e-9 && (s4 - s_alone).abs() < 1e-9, "{t} on four CPUs: {e4} s like alone {e_alone} s");
+        assert!((s1 - s_alone).abs() < 1e-9, "{t}: the same CPU time {s1} on one CPU");
+        assert!(e1 > 3.0 * e_alone && e1 < 4.0 * e_alone + 1e-6, "{t} on one CPU: {e1} s against {e_alone} s alone");
+    }
+}
+
+/// kswapd is a task like the others (6.1 mm/vmscan.c `kswapd()`: SCHED_NORMAL, nice 0, any CPU
+/// of its node), so beside tasks that keep the CPUs busy it reclaims at its CFS share
+/// (`sched_slice()`), and allocating tasks whose pace is their disk's, not their CPU's, reach
+/// the min watermark before kswapd has caught up and reclaim directly
+/// (`__alloc_pages_slowpath()`): four readers streaming files from a 20 MB/s disk through a
+/// small machine beside sixteen tasks re-reading a cached file (CPU time only), on one CPU and
+/// on 32. On 32 kswapd has a CPU of its own, waits for none and reclaims everything; on one it
+/// waits for most of its time, and direct reclaim takes a large part. (Tasks that all want the
+/// CPU for their own allocations keep their ratio to kswapd's share whatever the CPU count:
+/// the shares change together; a single reader, whose pages cost it more CPU than kswapd's
+/// reclaim of them, never outruns kswapd at an equal share.)
+#[test]
+fn kswapd_reclaims_at_its_cfs_share_beside_busy_tasks_6_1() {
+    let toml = |cpus: u32| {
+        let busy: String = (0..16)
+            .map(|i| format!("[tasks.b{i}]\nops = [{{ op = \"read\", file = \"/hot\", bufsize = \"4K\", pattern = \"random\", count = 100000 }}]\n"))
+            .collect();
+        let readers: String = (0..4)
+            .map(|i| format!("[files.\"/f{i}\"]\nsize = \"128M\"\n[tasks.r{i}]\nops = [{{ op = \"read\", file = \"/f{i}\", bufsize = \"128K\", step = \"read\" }}]\n"))
+            .collect();
+        format!(
+            "[scenario]\nname = \"kswapd-share\"\n[machine]\nram = \"128M\"\ncpus = {cpus}\ncpu_slowdown = 20\n[kernel]\nprofile = \"linux-6.1\"\n\
+             [devices.sda]\nread_bw = \"20M\"\n[files.\"/hot\"]\nsize = \"1M\"\n{readers}{busy}"
+        )
+    };
+    let go = |cpus: u32| {
+        let mut s = sim(&toml(cpus));
+        run(&mut s);
+        let k = &s.kernel;
+        (k.vmstat.get(VmEvent::PgstealDirect), k.vmstat.get(VmEvent::PgstealKswapd), k.kswapd_runq_ns, k.kswapd_ns)
+    };
+    let (direct32, kswapd32, runq32, cpu32) = go(32);
+    let (direct1, kswapd1, runq1, cpu1) = go(1);
+    assert!(kswapd32 > 0 && cpu32 > 0 && cpu1 > 0);
+    assert_eq!((direct32, runq32), (0, 0), "a CPU of its own: kswapd keeps up ({kswapd32} pages)");
+    assert!(runq1 > 5 * cpu1, "kswapd waited {runq1} ns for its {cpu1} ns of CPU");
+    assert!(direct1 > kswapd1 / 4, "direct reclaim {direct1} pages beside kswapd's {kswapd1} on one CPU");
 }
