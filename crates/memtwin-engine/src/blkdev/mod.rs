@@ -395,6 +395,89 @@ pub struct BlockDevice {
     pub max_pages: u64,
     /// blk-wbt (`queue/wbt_lat_usec`, [`wbt`]): the tracked writes in flight and their limits.
     pub wbt: Wbt,
+    /// The loop driver's worker (`[devices.X] worker_wakeup_latency`, [`LoopWorker`]): off
+    /// without samples.
+    pub worker: LoopWorker,
+}
+
+/// Mixed into `kernel.boot_seed` for a loop device's worker wake-up draws
+/// ([`LoopWorker::rand`]), so that they are a stream of their own (any constant: only apartness
+/// matters); the device's index is mixed in too.
+pub const LOOP_WORKER_RAND_SALT: u64 = 0x6C6F_6F70_776B_7232;
+
+/// The loop driver's dispatch of its requests to the backing file (drivers/block/loop.c, 6.18,
+/// the host runner's loop device): `loop_queue_rq()` -> `loop_queue_work()` adds every request
+/// (read, write, flush) to the worker's command list (`rootcg_cmd_list`, or a blkcg's worker's)
+/// and `queue_work()`s the worker's work on the device's `WQ_UNBOUND` workqueue `loopN`;
+/// a kworker of the unbound pool then runs `loop_workfn()`/`loop_rootcg_workfn()` ->
+/// `loop_process_work()`, which takes the commands off the list in order until it is empty
+/// and hands each to the backing file (`lo_rw_aio()` with direct I/O: submitted, not waited
+/// for). So which requests wait: one queued while the work is idle waits for `queue_work()`'s
+/// wake-up of a kworker (`__queue_work()` -> `kick_pool()` -> `wake_up_process()`) to run it;
+/// one queued while the work is pending (woken, not yet running: `WORK_STRUCT_PENDING`, so
+/// `queue_work()` does nothing) joins the list and goes with that run. The handing over itself
+/// (`lo_rw_aio()`'s submission) costs no modelled time, so the run is over at its start and the
+/// next request finds the work idle again. Every request of the device takes this path in
+/// 6.18; 6.19's 0ba93a906dda ("loop: try to handle loop aio command via NOWAIT IO first")
+/// submits a direct-I/O request from `loop_queue_rq()` itself and queues the work only when
+/// that returns -EAGAIN (not modelled: no 6.19 profile). The wake-up's wait is one of the
+/// device's samples (`[devices.X] worker_wakeup_latency`, what the host runner records as the
+/// run-queue wait of the unbound pool's kworkers the loop work runs on,
+/// `real.machine.kthread_waits.unbound_kworker`), drawn in turn.
+/// The completion side (`lo_rw_aio_complete()` -> `blk_mq_complete_request()`, which on the
+/// loop device's single hardware queue raises BLOCK_SOFTIRQ on the completing CPU) is not a
+/// worker and not delayed here. Fixed memory: the samples are given with the device.
+#[derive(Clone, Debug, Default)]
+pub struct LoopWorker {
+    /// The wake-up samples; empty: no worker delay (a device that is not a loop device, or whose
+    /// worker's wait is not given).
+    pub wakeup_latency: Vec<Nanos>,
+    /// The state of the draws from `wakeup_latency` (seeded per boot and device).
+    pub rand: u64,
+    /// The last run: when the work was queued idle (its kworker woken) and when the run starts
+    /// (the kworker switched in); a request queued from the first up to the second joins it.
+    /// `None` before the first request.
+    pub run: Option<(Nanos, Nanos)>,
+}
+
+impl LoopWorker {
+    /// One of the wake-up samples, drawn in turn.
+    #[inline]
+    fn draw(&mut self) -> Nanos {
+        let i = crate::lru_gen::get_random_u32_below(&mut self.rand, self.wakeup_latency.len() as u64) as usize;
+        self.wakeup_latency[i]
+    }
+
+    /// A worker drawing from `samples` (none: off), its draws seeded from `boot_seed` and the
+    /// device's index `dev`.
+    pub fn new(samples: Vec<Nanos>, boot_seed: u64, dev: u64) -> Self {
+        LoopWorker {
+            wakeup_latency: samples,
+            rand: crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ LOOP_WORKER_RAND_SALT ^ dev),
+            run: None,
+        }
+    }
+
+    /// `loop_queue_work()` of a request reaching the loop driver at `at` (its submission, or its
+    /// release by blk-throttle): when the worker hands it to the backing file. The run that is
+    /// pending at `at` (woken at or before `at`, starting at or after it), else a new run a
+    /// drawn wake-up after `at`. A request reaching the driver before the last wake-up (a write
+    /// released earlier than the read computed before it) wakes a run of its own without moving
+    /// the pending one. `at` itself without samples.
+    #[inline]
+    pub fn loop_queue_work(&mut self, at: Nanos) -> Nanos {
+        if self.wakeup_latency.is_empty() {
+            return at;
+        }
+        match self.run {
+            Some((woken, run)) if woken <= at && at <= run => return run,
+            Some((woken, _)) if at < woken => return at + self.draw(),
+            _ => {}
+        }
+        let run = at + self.draw();
+        self.run = Some((at, run));
+        run
+    }
 }
 
 /// One direction's bucket of a QEMU throttle group (`LeakyBucket`, util/throttle.c, QEMU 7.2 as
@@ -609,7 +692,15 @@ impl BlockDevice {
             driver_depth: 31,
             max_pages: MAX_REQUEST_PAGES,
             wbt: Wbt::default(),
+            worker: LoopWorker::default(),
         }
+    }
+
+    /// The same device as a loop device whose worker waits `samples` to run when woken
+    /// ([`LoopWorker`]; empty: off), drawn from a stream of boot `boot_seed` and device index `dev`.
+    pub fn with_loop_worker(mut self, samples: Vec<Nanos>, boot_seed: u64, dev: u64) -> Self {
+        self.worker = LoopWorker::new(samples, boot_seed, dev);
+        self
     }
 
     /// The same device with blk-wbt at `wbt_lat_usec` (0: off) over a queue of `queue_depth`
@@ -856,9 +947,15 @@ impl BlockDevice {
         let throttle = self.blk_throttle;
         let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
         let xfer = xfer_of(pages);
-        let begin = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now.max(line_busy) };
+        let released = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now };
+        // A loop device's worker hands the request to the disk below when it runs
+        // ([`LoopWorker`]; `released` without one). Until then the request is the driver's, no
+        // longer mergeable: `begin` (for the back merge and the scheduler) is as without it.
+        let run = self.worker.loop_queue_work(released);
+        let begin = if self.blk_throttle { released } else { now.max(line_busy) };
+        let served = if self.blk_throttle { run } else { run.max(line_busy) };
         let floor = if self.blk_throttle { line_busy } else { 0 };
-        let done_of = |off: u64| (begin + seek + xfer_of(off)).max(floor);
+        let done_of = |off: u64| (served + seek + xfer_of(off)).max(floor);
         let done = done_of(pages);
         // The back merge (`elv_merge()`'s ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`,
         // block/blk-merge.c `blk_try_merge()`: `blk_rq_pos(rq) + blk_rq_sectors(rq) ==
@@ -1044,6 +1141,9 @@ impl BlockDevice {
         let max_pages = self.io_pages();
         let released = if throttle { self.throtl_release(dir, bytes, now) } else { now };
         let merge = self.back_merge(dir, class, start, pages, line_end, released);
+        // A loop device's worker dispatches a new request when it runs ([`LoopWorker`]); a bio
+        // merged into a request not yet dispatched goes with it.
+        let at = if merge.is_none() { self.worker.loop_queue_work(released) } else { released };
         let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
         let done;
         match merge {
@@ -1060,10 +1160,13 @@ impl BlockDevice {
                 while off < pages {
                     let n = (pages - off).min(max_pages);
                     off += n;
-                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, released, seek);
+                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, at, seek);
                     seek = 0;
                     self.queue.push(class, d);
-                    self.queue.last = Some((class, n, dispatched));
+                    // Given to the driver, no longer mergeable, when dispatched; with a loop
+                    // worker when `loop_queue_rq()` took it, at its release (a wait for one of
+                    // the loop device's 128 tags is then not counted in it).
+                    self.queue.last = Some((class, n, if at == released { dispatched } else { released }));
                     last = d;
                 }
                 done = last;

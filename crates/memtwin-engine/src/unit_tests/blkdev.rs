@@ -421,13 +421,17 @@ fn a_queue_device_under_tg_within_bps_limit_takes_a_slice_at_a_time() {
 
 /// The device queue's keys: `queue_depth` turns it on and the others need it; the queue's own
 /// bandwidths are asked for only under blk-throttle rules. Each mistake names the key.
+/// The errors of a one-device scenario (q.toml, the device's table at line 5) whose
+/// `[devices.sda]` has `read_bw = "1G"` and the lines `dev` (from line 7); "" when it resolves.
+fn device_errors(dev: &str) -> String {
+    let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+    let doc = crate::Document::from_toml("q.toml", &text).unwrap();
+    doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
+}
+
 #[test]
 fn device_queue_keys_are_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("queue_depth = 128\nrequest_latency = \"50us\"\nrequest_read_bw = \"1G\"\nrequest_cost = \"10us\""), "");
     let e = errors("request_latency = \"50us\"");
     assert!(e.contains("q.toml:7:") && e.contains("devices.sda.request_latency is given without devices.sda.queue_depth"), "{e}");
@@ -688,11 +692,7 @@ fn qemu_throttle_lets_a_tenth_of_a_second_through_then_holds_reads_to_its_rate()
 /// or a queue of the device's own, naming the key and the fix.
 #[test]
 fn qemu_throttle_key_is_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("qemu_throttle = true"), "");
     let e = errors("qemu_throttle = true\nblk_throttle = true");
     assert!(e.contains("q.toml:7:") && e.contains("qemu_throttle = true with blk_throttle = true"), "{e}");
@@ -739,6 +739,62 @@ fn the_flusher_stops_for_a_request_of_its_class() {
         k.wbt_submit_write(0, 9_000_000, 1);
         assert_eq!(k.flusher.stop, None, "{p}");
     }
+}
+
+/// The loop driver's worker (drivers/block/loop.c, 6.18: `loop_queue_rq()` ->
+/// `loop_queue_work()` -> `queue_work()` on the device's `loopN` workqueue, a kworker running
+/// `loop_process_work()`): a request that finds the work idle waits for the woken kworker to run
+/// (`[devices.X] worker_wakeup_latency`), one queued while that run is pending goes with it, and
+/// without samples nothing waits. On the throttled loop device (released by blk-throttle) and on
+/// one with a queue of its own.
+#[test]
+fn loop_queue_work_wakes_an_idle_worker_and_a_pending_run_takes_later_requests_6_18() {
+    let mb = 1u64 << 20;
+    let us = 1_000;
+    let one = |d: BlockDevice| d.with_loop_worker(vec![500 * us], 0, 0);
+    // Throttled, the reads within the first slice: released at once.
+    let mut off = BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128);
+    let mut on = one(BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128));
+    assert_eq!(off.submit(Dir::Read, 0, 32, 0), 0, "no worker: the disk below serves it at its release");
+    assert_eq!(on.submit(Dir::Read, 0, 32, 0), 500 * us, "the idle work: a kworker woken, 500 us to run");
+    // 100 us later, while that run is pending: the command joins its list (no second wake-up).
+    assert_eq!(on.submit(Dir::Read, 1_000, 32, 100 * us), 500 * us);
+    // After the run: idle again, a new wake-up.
+    assert_eq!(on.submit(Dir::Read, 2_000, 32, 600 * us), 1_100 * us);
+    // A write on the same worker (the root blkcg's), in the pending run's window.
+    assert_eq!(on.submit(Dir::Write, 3_000, 32, 700 * us), 1_100 * us);
+    // Each request alone: a request the worker holds is the driver's, so a contiguous bio
+    // submitted while it waits does not merge into it.
+    assert_eq!(on.queue.merged, 0);
+    // On a device with a queue of its own: the dispatch to it waits for the run.
+    let hw = || crate::blkdev::HwQueue::new(128, 50 * us, [1 << 30, 1 << 30], [4 << 30, 4 << 30], 0);
+    let mut q0 = BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128).with_hw_queue(hw());
+    let mut q1 = one(BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128).with_hw_queue(hw()));
+    let (a, b) = (q0.submit(Dir::Read, 0, 32, 0), q1.submit(Dir::Read, 0, 32, 0));
+    assert_eq!(b, a + 500 * us, "{a} {b}");
+    // Samples are drawn in turn from a stream seeded per boot: the same boot draws the same.
+    let draws = |seed: u64| {
+        let mut w = crate::blkdev::LoopWorker::new(vec![10, 20, 30, 40, 50], seed, 0);
+        (0..20u64).map(|i| w.loop_queue_work(i * 1_000) - i * 1_000).collect::<Vec<_>>()
+    };
+    assert_eq!(draws(1), draws(1));
+    assert_ne!(draws(1), draws(2));
+    assert!(draws(1).iter().all(|d| [10, 20, 30, 40, 50].contains(d)));
+}
+
+/// `[devices.X] worker_wakeup_latency`: samples on the host runner's loop device only.
+#[test]
+fn worker_wakeup_latency_key_is_checked() {
+    let errors = device_errors;
+    assert_eq!(errors("blk_throttle = true\nworker_wakeup_latency = [\"300us\", \"2ms\"]"), "");
+    let e = errors("worker_wakeup_latency = [\"300us\"]");
+    assert!(e.contains("q.toml:7:") && e.contains("devices.sda.worker_wakeup_latency on a device that is not the host runner's loop device"), "{e}");
+    let e = errors("blk_throttle = true\nworker_wakeup_latency = []");
+    assert!(e.contains("devices.sda.worker_wakeup_latency is empty") && e.contains("real.machine.kthread_waits.unbound_kworker"), "{e}");
+    let e = errors("blk_throttle = true\nworker_wakeup_latency = \"1ms\"");
+    assert!(e.contains("devices.sda.worker_wakeup_latency must be an array of durations"), "{e}");
+    let e = errors("blk_throttle = true\nworker_wakeup_latency = [\"11s\"]");
+    assert!(e.contains("a devices.sda.worker_wakeup_latency sample is longer than 10 s"), "{e}");
 }
 
 /// `WB_SYNC_ALL` writeback is `REQ_SYNC` in every era (4.3: `WRITE_SYNC` in fs/mpage.c
