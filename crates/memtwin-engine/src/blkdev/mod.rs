@@ -1050,8 +1050,13 @@ impl BlockDevice {
         let done = done_of(pages);
         let hold = self.sched.sync_placed(now, begin, done, true);
         // The device serves it between async requests: the line moves by its time, the seek
-        // back to where the async requests continue, and the scheduler's idle window.
-        self.busy_until = self.busy_until.max(begin) + (done - begin) + self.seek_ns + hold;
+        // back to where the async requests continue, and the scheduler's idle window. A
+        // request served right after the sync request before it (no async request between
+        // them: a sequential reader's next window, an fsync's next write) adds no seek back:
+        // the device goes back to the async requests once, after the last of the run, and the
+        // seek the one before it charged is that one (its idle window was given back above).
+        let back = if begin == self.sync_until { 0 } else { self.seek_ns };
+        self.busy_until = self.busy_until.max(begin) + (done - begin) + back + hold;
         self.sync_until = done;
         self.sync_last_end = start + pages;
         self.queue.last_dir = Some(dir);

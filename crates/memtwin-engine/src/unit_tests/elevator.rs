@@ -453,3 +453,21 @@ fn cfq_fsync_write_is_a_sync_request_of_the_tasks_queue() {
     k.flusher.op = crate::blkdev::WbtOp::Sync;
     assert_eq!(k.wbt_submit_write(0, 1 << 30, MAX_REQUEST_PAGES), w[39] + MS + RQ);
 }
+
+/// 4.3 CFQ: two sync requests of one queue served back to back ahead of the async queue
+/// (`cfq_should_preempt()`, the second arriving while the first is queued: the active queue
+/// keeps the device, `cfq_select_queue()`) move the async requests' line by their two
+/// transfers, one seek to them, one seek back to the async requests after the second, and the
+/// idle window armed after the second (`cfq_arm_slice_timer()`; the first's is given back): the
+/// device does not go back to the async requests between them, so the seek back is paid once.
+#[test]
+fn cfq_sync_run_pays_one_seek_back_to_the_async_requests() {
+    let mut d = disk(SchedKind::Cfq);
+    writes(&mut d, 0, 40, 0);
+    let line = d.busy_until;
+    let r1 = d.submit(Dir::Read, 1 << 30, MAX_REQUEST_PAGES, MS);
+    let r2 = d.submit(Dir::Read, (1 << 30) + MAX_REQUEST_PAGES, MAX_REQUEST_PAGES, MS + 1);
+    assert_eq!(r2, r1 + RQ, "right after the first, no seek");
+    assert_eq!(d.busy_until, line + MS + 2 * RQ + MS + CFQ_SLICE_IDLE, "one seek to them, one back, one window");
+    assert!(d.queue.ordered());
+}
