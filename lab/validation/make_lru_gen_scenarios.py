@@ -535,7 +535,19 @@ ACT61 = ("sort_folio() protections counted as workingset_activate_file during th
          "(median 1,856; 6.1 has no memcg LRU, the runs differ by their boots' measured CPUs and wake-ups), the pages "
          "of A each kept: the kernel's re-reads are 16.0 MiB (2 boots), 32.0 MiB (1) and 62.25-63.5 MiB (7), the "
          "engine's 56.25-57.0 MiB, within the set's median and tolerance. The miss is the survivors' count, 1.4 "
-         "against 7.3 MiB of 64")
+         "against 7.3 MiB of 64. Why (lrugen22, traced in the engine): A's lruvec is evicted 64 pages a visit "
+         "(MIN_LRU_BATCH) only while total >> priority is not 0 (get_nr_to_scan()), so at DEF_PRIORITY only while A "
+         "holds 4,096 pages or more; the engine's kswapd reclaims in KSWAPD_BATCH rounds of 128 pages that each start "
+         "again at DEF_PRIORITY, met by B and A at priority 12 or 11, so A keeps its last 1,800-2,000 pages (< 2,048). "
+         "6.1's balance_pgdat() keeps sc.priority across its shrink_node() rounds and lowers it after each that scanned "
+         "fewer than the zones' high watermarks (kswapd_shrink_node()'s nr_to_reclaim, 1,022 pages here) until the "
+         "node is balanced, so kswapd's later rounds of one wake-up visit A at priorities 10-8. Run that way (an "
+         "experiment, not kept: kswapd's rounds are kswd23's code) A keeps 192 pages, but the re-read then counts "
+         "1,728 refaults (kernel 16,032): the engine's shadow-node shrinker trimmed A's list to its cap at every "
+         "call. do_shrink_slab() scans a zero-seek shrinker in whole SHRINK_BATCH batches and defers the rest, so "
+         "fewer than 256 nodes over the cap stay (modelled, lrugen22: shadow_shrinker_zero_seek); with both the 10 "
+         "engine runs count 128-320 activations (median 192 against 320), 16,064-16,256 refaults and re-read 62-63 "
+         "MiB (kernel 62.6). What is missing is balance_pgdat()'s priority in the engine's kswapd")
 KNOWN61 = {
     "global-stream": [("two-list", "stream", "vmstat.pgscan_direct", TCG_DIRECT61),
                       ("lru_gen", "stream", "vmstat.pgscan_direct", TCG_DIRECT61),

@@ -455,8 +455,9 @@ ops = [
 # The guest's CPUs as the scenario's recording measured them at boot (`real.machine.cpu`):
 # `[machine] cpu_slowdown`. zswap-max-writeback took it for the race between the write zswap's
 # writeback issues and the CPU's next lru_add drain (a page still in the batch is not rotated);
-# since ca97b52's QEMU bucket (writes end where they are submitted) the engine's figures do not
-# move with it at all (zswap11: identical at 1-1000, see the pending README). validate runs each
+# since ca97b52's QEMU bucket (writes end where they are submitted; from zswmax20 at the clock's
+# next nanosecond, after the next drain at that instant) the engine's figures do not move with it
+# at all (zswap11: identical at 1-1000; zswmax20: at 1, 10, 73, 300, see the pending README). validate runs each
 # boot of the set at its own measured factors anyway.
 CPU_SLOWDOWN = {
     "zswap-max-writeback": (73, "28680.5 ns a page of a hot read, recorded 2026-11-29 04:36 at load 14-17"),

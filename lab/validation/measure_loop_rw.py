@@ -8,7 +8,8 @@ mq-deadline), max_sectors_kb (1280, 128) and throttle (unthrottled; blk-throttle
 root blkio cgroup, read 200 MB/s and write 150 MB/s, as the host-queue scenarios' runner sets
 them) runs with fio 3.33 (Debian's package; this lab script only):
   - `read`:  a buffered sequential reader, 128 KiB read() calls (psync; the kernel's readahead,
-             the page cache dropped first), the host-queue scenarios' reader,
+             its file's page cache and the image's dropped first, drop_files(): POSIX_FADV_DONTNEED,
+             not the host's whole cache), the host-queue scenarios' reader,
   - `write`: a writer of 1 MiB O_DIRECT writes, 4 in flight (libaio; the flusher's stand-in),
   - `rw`:    both together,
   - `fresh`: the writer once over a new file (`--modes fresh`): writes into holes of the backing
@@ -64,14 +65,31 @@ def job_args(kind: str, rpath: str, wpath: str, size: int, runtime: float, rbs: 
             "--direct=1", f"--size={size}", "--time_based", f"--runtime={runtime}"]
 
 
-def point(a, name: str, rpath: str, wpath: str, size: int, mode: str) -> dict:
+def drop_files(paths) -> None:
+    """Drop the page cache of these files only (review L5: not the whole host's, which every other
+    session's builds then re-read): fdatasync() (a clean page only goes) and
+    posix_fadvise(POSIX_FADV_DONTNEED), mm/fadvise.c generic_fadvise() -> invalidate_mapping_pages()
+    (6.18: mapping_try_invalidate()). The files a point touches: the reader's file on the loop
+    device's ext4 (read buffered; the writer's is O_DIRECT and has none) and the image behind the
+    loop device (read and written by the loop driver with direct I/O, so only what mkfs and the
+    mount left in it)."""
+    for p in paths:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fdatasync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+
+
+def point(a, name: str, rpath: str, wpath: str, size: int, mode: str, img: str) -> dict:
     cmd = ["fio", "--output-format=json"]
     if mode == "fresh" and os.path.exists(wpath + ".new"):
         os.unlink(wpath + ".new")
         subprocess.run(["fstrim", os.path.dirname(wpath)], timeout=60)  # discard: the image's blocks holes again
     for kind in (("read", "write") if mode == "rw" else (mode,)):
         cmd += job_args(kind, rpath, wpath, size, a.runtime, a.rbs)
-    subprocess.run(["sh", "-c", "sync; echo 1 > /proc/sys/vm/drop_caches"], timeout=60, check=True)
+    drop_files([rpath, img])
     s0 = stat(name)
     t0 = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
@@ -139,7 +157,7 @@ def main() -> int:
                         if a.ra is not None:
                             real._write(os.path.join(q, "read_ahead_kb"), str(a.ra))
                         for mode in a.modes.split(","):
-                            p = point(a, name, rpath, wpath, size, mode)
+                            p = point(a, name, rpath, wpath, size, mode, os.path.join(run.scratch, "disk.img"))
                             p.update({"throttle": thr, "scheduler": sched, "max_sectors_kb": int(msk),
                                       "read_ahead_kb": int(open(os.path.join(q, "read_ahead_kb")).read()),
                                       "wbt_lat_usec": open(os.path.join(q, "wbt_lat_usec")).read().strip(),

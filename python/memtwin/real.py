@@ -336,6 +336,90 @@ def diskstat(path: str) -> Optional[dict]:
     return dict(zip(DISKSTAT_FIELDS, vals))
 
 
+def kthread_waits(proc: str = "/proc") -> dict:
+    """{pid: (comm, run_delay_ns, pcount)} of the host's kernel threads on the loop device's path
+    (issue 23, loopwq23): the workqueue kworkers (`kworker/...`, which run the loop device's work:
+    drivers/block/loop.c 6.18 loop_queue_work() queues it on the device's WQ_UNBOUND workqueue
+    `loopN`, a kworker of the unbound pool runs loop_workfn()/loop_rootcg_workfn(); such a kworker's
+    comm ends in "-loopN" or "+loopN", kernel/workqueue.c wq_worker_comm(), after it ran that work
+    last) and the ksoftirqd/N threads (the loop request's completion, lo_rw_aio_complete() ->
+    blk_mq_complete_request(), raises BLOCK_SOFTIRQ, which ksoftirqd runs when the softirq is
+    deferred). From /proc/PID/schedstat's second and third fields (CONFIG_SCHED_INFO: the time from
+    the thread's enqueue to its switch-in, summed, and its switch-ins), as the QEMU guest's
+    kthread_waits() reads them. A thread that exits while read is skipped."""
+    out = {}
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return out
+    for pid in names:
+        if not pid.isdigit():
+            continue
+        try:
+            comm = _read(os.path.join(proc, pid, "comm")).strip()
+            if not (comm.startswith("kworker/") or comm.startswith("ksoftirqd/")):
+                continue
+            f = _read(os.path.join(proc, pid, "schedstat")).split()
+            out[int(pid)] = (comm, int(f[1]), int(f[2]))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+def _names_loop_wq(comm: str, loop_name: str) -> bool:
+    """Whether a kworker's comm says it ran (or runs) the loop device's work last: "-loopN"/"+loopN"
+    at its end (wq_worker_comm(): '+' while running, '-' after)."""
+    return comm.startswith("kworker/") and (comm.endswith("-" + loop_name) or comm.endswith("+" + loop_name))
+
+
+def loop_worker_waits(a: dict, b: dict, loop_name: str) -> dict:
+    """The run-queue waits between two kthread_waits() snapshots `a` (before the tasks) and `b`
+    (after), per group: `loop_worker` (the kworkers whose comm names the loop device's workqueue
+    at either snapshot), `unbound_kworker` (every kworker of an unbound pool, `kworker/uN:M`, which
+    the loop device's work shares with the other unbound workqueues: writeback, flush, ...) and
+    `ksoftirqd`: {group: {"run_delay_s", "runs", "threads"}}, a group without a thread missing.
+    Threads are paired by pid and comm prefix (a kworker's suffix changes with the work it ran);
+    one that appeared between the snapshots counts from its start, one that exited is missing."""
+    out = {}
+    groups = (("loop_worker", lambda ca, cb: _names_loop_wq(ca, loop_name) or _names_loop_wq(cb, loop_name)),
+              ("unbound_kworker", lambda ca, cb: cb.startswith("kworker/u")),
+              ("ksoftirqd", lambda ca, cb: cb.startswith("ksoftirqd/")))
+    for key, member in groups:
+        delay = runs = threads = 0
+        for pid, (comm, d, n) in b.items():
+            prev = a.get(pid)
+            same = prev is not None and prev[0].split("-", 1)[0].split("+", 1)[0] == comm.split("-", 1)[0].split("+", 1)[0]
+            ca = prev[0] if same else ""
+            if not member(ca, comm):
+                continue
+            d0, n0 = (prev[1], prev[2]) if same else (0, 0)
+            delay += max(0, d - d0)
+            runs += max(0, n - n0)
+            threads += 1
+        if threads:
+            out[key] = {"run_delay_s": delay / 1e9, "runs": runs, "threads": threads}
+    return out
+
+
+def _self_schedstat(path: str = "/proc/thread-self/schedstat") -> Optional[tuple]:
+    """(on-CPU ns, run-queue wait ns, switch-ins) of the calling thread (CONFIG_SCHED_INFO), or None."""
+    try:
+        f = [int(x) for x in _read(path).split()[:3]]
+    except (OSError, ValueError):
+        return None
+    return tuple(f) if len(f) == 3 else None
+
+
+def sched_window(a, b) -> Optional[dict]:
+    """The task's own scheduling over a step from snapshots `a` and `b` (their `schedstat`): its CPU
+    time, its time runnable but waiting for a CPU (woken from an I/O wait, or preempted) and its
+    switch-ins, `{"run_s", "run_delay_s", "runs"}`; None without both."""
+    sa, sb = getattr(a, "schedstat", None), getattr(b, "schedstat", None)
+    if not sa or not sb:
+        return None
+    return {"run_s": (sb[0] - sa[0]) / 1e9, "run_delay_s": (sb[1] - sa[1]) / 1e9, "runs": sb[2] - sa[2]}
+
+
 class Snap:
     def __init__(self, cg: Cg, cgdir: str):
         self.t = time.monotonic()
@@ -347,6 +431,7 @@ class Snap:
         except (OSError, IndexError, ValueError):
             self.iowait = None
         self.io = _self_io()
+        self.schedstat = _self_schedstat()
         self.memcg = cg.snapshot(cgdir)
         self.vm = _vmstat()
         if _ZSWAP_DEBUG_DIR:
@@ -869,6 +954,11 @@ def run_task(task: dict, plan: dict, cg: Cg, files: dict, scratch: str, policies
                "_samples": samples}
         if disk:
             rec["disk"] = disk
+        sw = sched_window(snap, end)
+        if sw:
+            # the task's own run-queue wait over the step (loopwq23: is a slow reader waiting
+            # for a CPU, or for its I/O?)
+            rec["sched"] = sw
         if scan:
             rec["folios"] = memcg_folios(os.stat(step_cg).st_ino, buf, flbuf)
         if job_traces:
@@ -1616,11 +1706,15 @@ class HostRun:
             outs[name] = child.communicate()
             mark_done(self.scratch, name)
 
+        loop_name = os.path.basename(self.loop or "")
+        waits_a = kthread_waits()
         threads = [threading.Thread(target=collect, args=p, daemon=True) for p in pipes]
         for th in threads:
             th.start()
         for th in threads:
             th.join()
+        # the loop device's worker and completion threads' run-queue waits over the tasks' run
+        self.kthread_waits = loop_worker_waits(waits_a, kthread_waits(), loop_name)
         steps, errors = [], []
         for name, child in pipes:
             data, err = outs[name]
@@ -1705,7 +1799,11 @@ class HostRun:
                         "fs": self.fs, "mkfs": self.mkfs,
                         "read_ahead_kb": self.read_ahead_kb, "queue": getattr(self, "queue", {}),
                         # the queue keys the runner set from the scenario (the rest are the loop driver's)
-                        "queue_set": getattr(self, "queue_set", []), "arch": u.machine},
+                        "queue_set": getattr(self, "queue_set", []), "arch": u.machine,
+                        # the run-queue waits of the loop device's kworkers, the unbound pool's and
+                        # ksoftirqd over the tasks' run (loop_worker_waits()): what the engine's
+                        # [devices.X] worker_wakeup_latency is taken from (make_queue_scenarios.py)
+                        **({"kthread_waits": self.kthread_waits} if getattr(self, "kthread_waits", None) else {})},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
             # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks

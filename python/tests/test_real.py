@@ -1063,3 +1063,49 @@ def test_a_queue_setting_the_host_refuses_leaves_no_loop_device(tmp_path, capsys
     assert "Traceback" not in err
     # no loop device backed by this process's runs' images is left (others' runs come and go)
     assert _leftovers() == before and not [d for d, b in leftovers._loops() if f"/memtwin-{os.getpid()}-" in b]
+
+
+def test_loop_worker_waits_from_a_fake_proc(tmp_path):
+    """The host runner's run-queue waits of the loop device's kworkers (loopwq23): /proc/PID/schedstat's
+    run_delay and pcount before and after, paired by pid, grouped by comm."""
+    def proc(threads):
+        d = tmp_path / f"proc{len(list(tmp_path.iterdir()))}"
+        d.mkdir()
+        (d / "self").mkdir()  # not a pid: skipped
+        for pid, (comm, delay, n) in threads.items():
+            (d / str(pid)).mkdir()
+            (d / str(pid) / "comm").write_text(comm + "\n")
+            (d / str(pid) / "schedstat").write_text(f"999 {delay} {n}\n")
+        (d / "77").mkdir()  # a process that exited while read: no files
+        return str(d)
+
+    a = real.kthread_waits(proc({10: ("kworker/u8:1-loop3", 1000, 10), 11: ("kworker/u8:2-writeback", 500, 5),
+                                 12: ("ksoftirqd/0", 100, 1), 13: ("python3", 7, 7), 14: ("kworker/u8:4-loop31", 0, 0)}))
+    assert sorted(a) == [10, 11, 12, 14] and a[10] == ("kworker/u8:1-loop3", 1000, 10)
+    b = real.kthread_waits(proc({10: ("kworker/u8:1-events_unbound", 4000, 14),  # ran loop3's work, then other work
+                                 11: ("kworker/u8:2+loop3", 2500, 9),  # running loop3's work now
+                                 12: ("ksoftirqd/0", 300, 3), 15: ("kworker/u8:5-loop3", 600, 2),  # new since a
+                                 14: ("kworker/u8:4-loop31", 9000, 9),  # another loop device
+                                 16: ("kworker/1:0-events", 50, 1)}))
+    w = real.loop_worker_waits(a, b, "loop3")
+    assert w["loop_worker"] == {"run_delay_s": (3000 + 2000 + 600) / 1e9, "runs": 4 + 4 + 2, "threads": 3}
+    assert w["unbound_kworker"] == {"run_delay_s": (3000 + 2000 + 600 + 9000) / 1e9, "runs": 19, "threads": 4}
+    assert w["ksoftirqd"] == {"run_delay_s": 200 / 1e9, "runs": 2, "threads": 1}
+    # a pid reused by another thread counts from its start; a group with no thread is missing
+    c = real.kthread_waits(proc({10: ("ksoftirqd/1", 40, 4)}))
+    assert real.loop_worker_waits(a, c, "loop3") == {"ksoftirqd": {"run_delay_s": 40 / 1e9, "runs": 4, "threads": 1}}
+    assert real.kthread_waits(str(tmp_path / "none")) == {}
+
+
+def test_a_steps_own_run_queue_wait_from_schedstat(tmp_path):
+    """A step's `sched` (loopwq23): the task thread's /proc/thread-self/schedstat over the step."""
+    f = tmp_path / "schedstat"
+    f.write_text("1000000000 250000000 40\n")
+    a = type("S", (), {"schedstat": real._self_schedstat(str(f))})()
+    f.write_text("1500000000 400000000 55\n")
+    b = type("S", (), {"schedstat": real._self_schedstat(str(f))})()
+    assert real.sched_window(a, b) == {"run_s": 0.5, "run_delay_s": 0.15, "runs": 15}
+    assert real._self_schedstat(str(tmp_path / "none")) is None
+    assert real.sched_window(a, type("S", (), {"schedstat": None})()) is None
+    mine = real._self_schedstat()
+    assert mine is None or (len(mine) == 3 and mine[0] > 0)

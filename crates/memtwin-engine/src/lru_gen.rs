@@ -1778,7 +1778,7 @@ impl Kernel {
             return MemcgLruOp::Nop;
         }
         // shrink_slab(): the shadow-node shrinker and the superblock shrinkers.
-        self.shrink_shadow_nodes(memcg);
+        self.shrink_shadow_nodes(memcg, sc.priority);
         self.shrink_slab_sb(memcg, sc.priority);
         let online = self.memcgs.get(memcg).state == crate::memcontrol::MemcgState::Online;
         if success && online {

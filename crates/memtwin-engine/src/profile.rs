@@ -320,6 +320,14 @@ pub struct KernelProfile {
     pub workingset_refault: bool,
     /// The shadow-node shrinker's cap.
     pub shadow_node_cap: ShadowNodeCap,
+    /// The shadow-node shrinker is a zero-seek shrinker (`.seeks = 0`, v4.19+, "mm: zero-seek
+    /// shrinkers"): `do_shrink_slab()` scans half of what `count_shadow_nodes()` reports as
+    /// freeable plus the work deferred from earlier calls (`nr_deferred >> priority`), in
+    /// batches of `SHRINK_BATCH`, and defers what it did not scan (the scan loop runs only
+    /// while a whole batch, or everything freeable, is due). Before (4.4's `DEFAULT_SEEKS`
+    /// and a scan proportional to the LRU pages scanned) the engine trims the list to its cap
+    /// at every call.
+    pub shadow_shrinker_zero_seek: bool,
     /// Shadow entries name the reclaim target's lruvec, ages propagate to ancestors, and a
     /// refault is judged against the target's hierarchical active list (v5.5+, b910718a948a
     /// "mm: vmscan: detect file thrashing at the reclaim root"). Before, the page's own
@@ -946,6 +954,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
+        shadow_shrinker_zero_seek: true,
         eviction_at_reclaim_root: true,
         eviction_reads_age_first: true,
         reclaim_walk: ReclaimWalk::Full,
@@ -1168,6 +1177,7 @@ pub fn profiles() -> Vec<KernelProfile> {
                       of their expiry (the cascading timer wheel, pre-4.8), readahead charged with GFP_KERNEL (pre-4.8)",
         file_inactive_ratio: InactiveRatio::OneToOne,
         shadow_node_cap: ShadowNodeCap::NodePresent,
+        shadow_shrinker_zero_seek: false,
         reclaim_activates_dirty: false,
         flusher_wakeup_writes_all: false,
         write_marks_accessed: true,

@@ -335,7 +335,7 @@ impl Simulation {
         k.kmem.percpu = scn.machine.boot_percpu;
         k.kmem.boot_used = scn.machine.boot_used;
         k.kmem.slab = scn.machine.boot_slab;
-        for d in &scn.devices {
+        for (i, d) in scn.devices.iter().enumerate() {
             let dev = if d.blk_throttle {
                 let mut dev = crate::blkdev::BlockDevice::throttled(&d.name, d.read_bw, d.write_bw, d.seek, d.read_ahead_kb);
                 // The era's throtl_trim_slice() (blk_throttle.rs).
@@ -359,7 +359,7 @@ impl Simulation {
                 Some(h) => dev.with_hw_queue(crate::blkdev::HwQueue::new(h.queue_depth, h.request_latency, h.request_bw, h.bw, h.request_cost)),
                 None => dev,
             };
-            k.devices.push(dev.with_max_sectors_kb(d.max_sectors_kb));
+            k.devices.push(dev.with_max_sectors_kb(d.max_sectors_kb).with_loop_worker(d.worker_wakeup_latency.clone(), scn.boot_seed, i as u64));
         }
         // Superblocks: the booted system's own, one file system per device, declared mounts.
         for i in 0..scn.machine.boot_superblocks {

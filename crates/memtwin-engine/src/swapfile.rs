@@ -486,8 +486,20 @@ impl Kernel {
         }
     }
 
-    /// The swap write of `p` (`nr` frames) is on the device and completes at `done`.
+    /// The swap write of `p` (`nr` frames) is on the device and completes at `done`, or, when
+    /// the device model gives it no time at all (`qemu_throttle` with its bucket idle: the
+    /// image file beneath is not modelled), at the clock's next instant: its
+    /// `end_swap_bio_write()` -> `folio_end_writeback()` runs from the device's completion
+    /// interrupt (virtio-blk `vblk_done()` -> `blk_mq_complete_request()`, 6.12), which comes
+    /// after the dispatching CPU has gone on from `blk_mq_flush_plug_list()`; never within the
+    /// path that dispatched it. So a completion is not handled before what that path does at
+    /// the dispatch instant in the engine's time: the `lru_add_drain()` of the next
+    /// `shrink_inactive_list()` that the engine reaches at the instant of `blk_finish_plug()`
+    /// moves the batched page zswap wrote back to the LRU first, and its completion rotates it
+    /// (`folio_rotate_reclaimable()`), where before the tie put the completion first and the
+    /// page, still in the batch, was not rotated.
     fn swap_write_dispatched(&mut self, p: PageId, nr: u64, done: crate::types::Nanos) {
+        let done = done.max(self.now + 1);
         self.io.write_bytes += nr * PAGE_SIZE;
         self.wb_done[p.idx()] = done;
         self.swap_wb_queue.push(std::cmp::Reverse((done, p.0)));

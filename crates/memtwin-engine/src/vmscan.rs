@@ -662,7 +662,7 @@ impl Kernel {
                 break;
             }
             // shrink_slab(): the shadow-node shrinker is the one memcg-aware shrinker modelled.
-            self.shrink_shadow_nodes(m);
+            self.shrink_shadow_nodes(m, sc.priority);
             self.shrink_slab_sb(m, sc.priority);
             if shared && sc.nr_reclaimed >= sc.nr_to_reclaim {
                 stopped_at = Some(m);
@@ -744,7 +744,7 @@ impl Kernel {
             if self.resched_pending() {
                 break;
             }
-            self.shrink_shadow_nodes(m);
+            self.shrink_shadow_nodes(m, sc.priority);
             self.shrink_slab_sb(m, sc.priority);
             self.reclaim_walk_note(m);
             if shared && sc.nr_reclaimed >= sc.nr_to_reclaim {
@@ -810,14 +810,13 @@ impl Kernel {
 
     /// Record `memcg`'s verdicts after the walk's visit: [`crate::mmzone::ACT_DIRTY`] where a
     /// visit may act at any priority (a dying memcg, whose remaining cache is scraped out;
-    /// shadow nodes over the shrinker's limit; unused dentries on its lists), else per lruvec
-    /// the bit length of its four lists' page counts OR'ed: `shrink_lruvec()` scans nothing
-    /// at a priority at or above it.
+    /// unused dentries on its lists), else per lruvec the bit length of its four lists' page
+    /// counts OR'ed (`shrink_lruvec()` scans nothing at a priority at or above it), raised to
+    /// the shadow-node shrinker's verdict ([`Kernel::shadow_nodes_walk_level`]).
     fn reclaim_walk_note(&mut self, memcg: MemcgId) {
         let mc = self.memcgs.get(memcg);
-        let always = mc.state != crate::memcontrol::MemcgState::Online
-            || mc.lru_objects != 0
-            || (self.shadow_nodes[memcg.idx()].count != 0 && self.shadow_nodes[memcg.idx()].count > self.shadow_nodes_max(memcg));
+        let always = mc.state != crate::memcontrol::MemcgState::Online || mc.lru_objects != 0;
+        let shadow = self.shadow_nodes_walk_level(memcg);
         for nid in 0..self.nr_nodes {
             let v = self.lruvec_idx(memcg, nid);
             let level = if always {
@@ -825,7 +824,7 @@ impl Kernel {
             } else {
                 let l = &self.lruvecs[v].lists;
                 let any = l[LruList::InactiveAnon as usize].pages | l[LruList::ActiveAnon as usize].pages | l[LruList::InactiveFile as usize].pages | l[LruList::ActiveFile as usize].pages;
-                (64 - any.leading_zeros()) as u8
+                ((64 - any.leading_zeros()) as u8).max(shadow)
             };
             self.lru_stats.set_act_level(v, level);
         }

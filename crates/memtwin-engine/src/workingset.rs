@@ -23,6 +23,34 @@ pub struct ShadowNodeList {
     pub nodes: VecDeque<(InodeId, u32, u32)>,
     /// Nodes really on the list.
     pub count: u64,
+    /// The shrinker's `nr_deferred` for this memcg (`shrinker_info->nr_deferred`, the root's
+    /// `shrinker->nr_deferred`): scan work `do_shrink_slab()` owed and carried to its next
+    /// call (zero-seek profiles, [`crate::profile::KernelProfile::shadow_shrinker_zero_seek`]).
+    pub nr_deferred: u64,
+}
+
+/// `do_shrink_slab()` (mm/vmscan.c, 4.19+; unchanged in 6.1 and 6.12) for a zero-seek
+/// shrinker (`shrinker->seeks == 0`, the shadow-node shrinker): `freeable` objects counted,
+/// `nr` deferred from earlier calls, at reclaim `priority`. `delta = freeable / 2`,
+/// `total_scan = min((nr >> priority) + delta, 2 * freeable)`, scanned in batches of
+/// `min(SHRINK_BATCH, total_scan)` "while (total_scan >= batch_size || total_scan >=
+/// freeable)"; `next_deferred = min(max(nr + delta - scanned, 0), 2 * freeable)`. Returns
+/// (objects to scan, next `nr_deferred`): fewer than `2 * SHRINK_BATCH` freeable nodes are
+/// left alone until the deferred work, shifted by the priority, makes up a batch.
+pub fn do_shrink_slab_zero_seek(freeable: u64, nr: u64, priority: u32) -> (u64, u64) {
+    use crate::dcache::SHRINK_BATCH;
+    if freeable == 0 {
+        return (0, nr);
+    }
+    let delta = freeable / 2;
+    let mut total_scan = ((nr >> priority) + delta).min(2 * freeable);
+    let mut scanned = 0;
+    while total_scan >= SHRINK_BATCH || total_scan >= freeable {
+        let n = total_scan.min(SHRINK_BATCH);
+        total_scan -= n;
+        scanned += n;
+    }
+    (scanned, (nr + delta).saturating_sub(scanned).min(2 * freeable))
 }
 use crate::vmstat::VmEvent;
 
@@ -88,13 +116,43 @@ impl Kernel {
     /// list standing for the per-node ones). It frees the oldest nodes beyond that, forgetting
     /// their shadow entries (`shadow_lru_isolate()`).
     #[inline]
-    pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId) {
+    pub fn shrink_shadow_nodes(&mut self, memcg: MemcgId, priority: u32) {
         // shrink_slab_memcg() calls a memcg-aware shrinker only for the set bits of the
         // memcg's shrinker_info map, set while its list_lru holds an item: an empty list is
         // skipped without counting (here, without a call: reclaim's walk visits every memcg).
         if self.shadow_nodes[memcg.idx()].count != 0 {
-            self.shrink_shadow_nodes_listed(memcg);
+            self.shrink_shadow_nodes_listed(memcg, priority);
         }
+    }
+
+    /// The reclaim walk's verdict on `memcg`'s shadow-node list (see
+    /// [`Kernel::shrink_shadow_nodes`]): 0 when a visit's shrinker call does nothing at any
+    /// priority (the list within its cap), else the lowest priority from which on it does
+    /// nothing (on zero-seek profiles, once `nr_deferred` has reached its cap of twice the
+    /// freeable nodes, a call that scans nothing leaves it there), else
+    /// [`crate::mmzone::ACT_DIRTY`] (it may act, or change `nr_deferred`, at any priority).
+    pub(crate) fn shadow_nodes_walk_level(&self, memcg: MemcgId) -> u8 {
+        let l = &self.shadow_nodes[memcg.idx()];
+        if l.count == 0 {
+            return 0;
+        }
+        let max = self.shadow_nodes_max(memcg);
+        if l.count <= max {
+            return 0;
+        }
+        let freeable = l.count - max;
+        if !self.profile.shadow_shrinker_zero_seek || l.nr_deferred < 2 * freeable {
+            return crate::mmzone::ACT_DIRTY;
+        }
+        // do_shrink_slab()'s scan shrinks with the priority: find where it stops.
+        let mut level = crate::mmzone::ACT_DIRTY;
+        for p in (0..=crate::vmscan::DEF_PRIORITY).rev() {
+            if do_shrink_slab_zero_seek(freeable, l.nr_deferred, p).0 != 0 {
+                break;
+            }
+            level = p as u8;
+        }
+        level
     }
 
     /// `count_shadow_nodes()`'s limit for `memcg`'s list: the nodes the shadow-node shrinker
@@ -122,14 +180,30 @@ impl Kernel {
 
     /// [`Kernel::shrink_shadow_nodes`] of a memcg with shadow nodes on its list.
     #[inline(never)]
-    fn shrink_shadow_nodes_listed(&mut self, memcg: MemcgId) {
+    fn shrink_shadow_nodes_listed(&mut self, memcg: MemcgId, priority: u32) {
         let max_nodes = self.shadow_nodes_max(memcg);
-        while self.shadow_nodes[memcg.idx()].count > max_nodes {
+        let list = &mut self.shadow_nodes[memcg.idx()];
+        // count_shadow_nodes(): "if (nodes <= max_nodes) return 0; return nodes - max_nodes;"
+        let freeable = list.count.saturating_sub(max_nodes);
+        if freeable == 0 {
+            return;
+        }
+        let mut to_scan = if self.profile.shadow_shrinker_zero_seek {
+            let (scan, next) = do_shrink_slab_zero_seek(freeable, list.nr_deferred, priority);
+            list.nr_deferred = next;
+            scan
+        } else {
+            freeable
+        };
+        // scan_shadow_nodes(): list_lru_shrink_walk_irq() of `to_scan` nodes from the list's
+        // head, each freed by shadow_lru_isolate().
+        while to_scan > 0 {
             let Some((inode, chunk, gen)) = self.shadow_nodes[memcg.idx()].nodes.pop_front() else { break };
             let live = self.mappings[inode.idx()].node(chunk).is_some_and(|n| n.on_lru && n.gen == gen);
             if !live {
                 continue; // stale entry: the node left the list, or was freed, since
             }
+            to_scan -= 1;
             self.cpu(self.cost.scan_page);
             let m = &mut self.mappings[inode.idx()];
             debug_assert_eq!(m.node(chunk).expect("a listed node is allocated").pages, 0);

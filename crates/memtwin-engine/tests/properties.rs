@@ -262,7 +262,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         max_sectors_kb: if ram_mb % 4 == 0 { 512 } else { 1280 },
                         // blk-wbt (blkdev/wbt.rs) on the profiles that have it, at the
                         // rotational and the non-rotational default, off on every seventh.
-                        wbt_lat_usec: if prof == 2 || prof == 5 || ram_mb % 7 == 0 { 0 } else if ram_mb % 3 != 1 { 75_000 } else { 2_000 }, queue_keys_given: vec![] }],
+                        wbt_lat_usec: if prof == 2 || prof == 5 || ram_mb % 7 == 0 { 0 } else if ram_mb % 3 != 1 { 75_000 } else { 2_000 }, queue_keys_given: vec![], worker_wakeup_latency: vec![] }],
                     cgroups,
                     mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
                     files: fsizes

@@ -4,7 +4,8 @@
 //! depth kept low after a delayed sync request.
 //!
 //! Rules modelled, each from the 4.3 source:
-//! - `cfq_get_queue()` / `cfq_set_request()`: a sync request belongs to its task's own
+//! - `cfq_get_queue()` / `cfq_set_request()`: a sync request (`rq_is_sync()`: a read, or a
+//!   `REQ_SYNC` write, an fsync's `WRITE_SYNC`, `super::BlkQueue::write_class`) belongs to its task's own
 //!   `cfq_queue` (`cic->cfqq[1]`, the task's io context on this device); async requests go to
 //!   the async queue of their priority, shared by every task (`cfqg->async_cfqq[1][4]`).
 //!   The engine names a task's queue by its index ([`CfqqId`], a pool sized by the scenario's
@@ -40,7 +41,8 @@
 //!   when `cfq_should_idle()`: no async request is dispatched in the window, and a request of
 //!   the queue arriving in it is served at once; a used-up slice expires
 //!   (`cfq_slice_expired()`), and the async queue dispatches again before the next sync slice;
-//! - `cfq_update_idle_window()` / `cfqq_type()`: a queue whose mean think time
+//! - `cfq_update_idle_window()` / `cfqq_type()`: a queue whose next request is `REQ_NOIDLE`
+//!   (4.3's `WRITE_SYNC` = `WRITE | REQ_SYNC | REQ_NOIDLE`: an fsync's writes), or whose mean think time
 //!   (`__cfq_update_io_thinktime()`, per task: `cic->ttime`, the gap between a request's
 //!   completion and the next's submission, capped at twice the idle window, averaged 7/8)
 //!   exceeds `slice_idle` once its samples are valid (`sample_valid()`: more than 80), or that
@@ -191,6 +193,8 @@ pub struct Cfq {
     ioc: u32,
     /// Where that request begins (device page).
     rq_pos: u64,
+    /// That request is `REQ_NOIDLE` (a sync write: `WRITE_SYNC` in 2.6.30-4.9).
+    rq_noidle: bool,
     /// The sync queues, one per task and one for requests of no task; a fixed pool.
     queues: Vec<CfqQueue>,
     /// The sync-noidle service tree's `st->ttime`.
@@ -223,6 +227,7 @@ impl Default for Cfq {
             active: NONE,
             ioc: 0,
             rq_pos: 0,
+            rq_noidle: false,
             queues: vec![CfqQueue::default()],
             noidle_ttime: TTime::default(),
             inflight: VecDeque::new(),
@@ -262,14 +267,16 @@ impl Cfq {
 
     /// `cfq_set_request()` of a request of `pages` at device page `start` from `task`
     /// (`get_request()` in the running task's context): the request's queue, and for a sync
-    /// one `cfq_update_io_seektime()` (at its `cfq_rq_enqueued()`).
-    pub fn set_ioc(&mut self, task: u32, sync: bool, start: u64, pages: u64) {
+    /// one `cfq_update_io_seektime()` (at its `cfq_rq_enqueued()`); `noidle`: the request is
+    /// `REQ_NOIDLE` (a sync write), for `cfq_update_idle_window()`.
+    pub fn set_ioc(&mut self, task: u32, sync: bool, noidle: bool, start: u64, pages: u64) {
         if !sync {
             return;
         }
         let q = self.queue_of(task).0;
         self.ioc = q;
         self.rq_pos = start;
+        self.rq_noidle = noidle;
         let cq = &mut self.queues[q as usize];
         let sdist = if cq.last_request_pos == 0 { 0 } else { cq.last_request_pos.abs_diff(start) };
         cq.seek_history = (cq.seek_history << 1) | u32::from(sdist > CFQQ_SEEK_THR_PAGES);
@@ -308,12 +315,18 @@ impl Cfq {
         }
     }
 
-    /// `cfq_update_idle_window()` at a request of `q`: seeky (the `deep` flag is never set) or
-    /// a valid think time above `slice_idle` clears the idle window, a valid one below sets it;
-    /// a busy queue changes tree with it.
-    fn update_idle_window(&mut self, q: u32) {
+    /// `cfq_update_idle_window()` at a request of `q`: a `REQ_NOIDLE` request (4.3:
+    /// `cfqq->next_rq->cmd_flags & REQ_NOIDLE`; the queue's next request is the one just
+    /// enqueued, its requests going to the device as they come), seeky (the `deep` flag is never
+    /// set) or a valid think time above `slice_idle` clears the idle window, a valid one below
+    /// sets it; a busy queue changes tree with it. So a task's fsync writes (`WRITE_SYNC`) put
+    /// its queue on the sync-noidle tree, and its next reads keep it there until a valid think
+    /// time sets the window again.
+    fn update_idle_window(&mut self, q: u32, noidle: bool) {
         let cq = &mut self.queues[q as usize];
-        if cq.seeky() {
+        if noidle {
+            cq.idle_window = false;
+        } else if cq.seeky() {
             cq.idle_window = false;
         } else if cq.ttime.valid() {
             cq.idle_window = cq.ttime.mean() <= CFQ_SLICE_IDLE;
@@ -388,7 +401,7 @@ impl Cfq {
         if !self.queues[q as usize].idle_window {
             self.noidle_ttime.update(now);
         }
-        self.update_idle_window(q);
+        self.update_idle_window(q, self.rq_noidle);
         self.wait_until = 0;
         let in_window = now < self.idle_until;
         let a = self.active;

@@ -216,12 +216,27 @@ impl Elevator {
 
     /// `elv_set_request()` (`get_request()` of the legacy path, in the running task's context):
     /// the scheduler's per-task queue for a request of `pages` at device page `start` from task
-    /// `task` (a task index; `u32::MAX`: none), in the sync class when `sync` (CFQ's
-    /// `cfq_set_request()`; the other policies keep no per-task state).
+    /// `task` (a task index; `u32::MAX`: none), in the sync class when `sync`, `REQ_NOIDLE`
+    /// when `noidle` (a sync write) (CFQ's `cfq_set_request()`; the other policies keep no
+    /// per-task state).
     #[inline]
-    pub fn set_ioc(&mut self, task: u32, sync: bool, start: u64, pages: u64) {
+    pub fn set_ioc(&mut self, task: u32, sync: bool, noidle: bool, start: u64, pages: u64) {
         if let Elevator::Cfq(c) = self {
-            c.set_ioc(task, sync, start, pages);
+            c.set_ioc(task, sync, noidle, start, pages);
+        }
+    }
+
+    /// Whether the policy serves a sync request of direction `dir` in its sync queue(s), ahead
+    /// of the async requests it holds ([`Elevator::place_sync`]): CFQ every sync request, a
+    /// `REQ_SYNC` write too (`cfq_get_queue(cfqd, is_sync, ...)` with `is_sync =
+    /// rq_is_sync(rq)`, 4.3); mq-deadline by direction only (`dd_insert_request()`: `data_dir =
+    /// rq_data_dir(rq)`, one FIFO per direction, 6.1): a write, sync or not, is a write; none
+    /// orders nothing.
+    #[inline]
+    pub fn sync_queue(&self, dir: super::Dir) -> bool {
+        match self {
+            Elevator::Cfq(_) => true,
+            _ => dir == super::Dir::Read,
         }
     }
 

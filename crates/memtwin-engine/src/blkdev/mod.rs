@@ -171,12 +171,16 @@ impl BlkPlug {
 
 /// A request's class: the legacy request list counts and limits sync and async requests
 /// apart (`rl->count[is_sync]`, `rl->wait[is_sync]`); `rw_is_sync()`: reads and
-/// `REQ_SYNC` writes are sync, background and reclaim writeback async.
+/// `REQ_SYNC` writes are sync, background and reclaim writeback async. On blk-mq the class is
+/// what the scheduler and its tags treat apart: reads (mq-deadline's read FIFO; the requests
+/// `dd_limit_depth()` does not throttle) and writes, `REQ_SYNC` or not
+/// ([`BlkQueue::write_class`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RqClass {
-    /// `BLK_RW_SYNC`: reads.
+    /// `BLK_RW_SYNC`: reads, and on the legacy path `REQ_SYNC` writes (`WB_SYNC_ALL`
+    /// writeback: fsync).
     Sync = 0,
-    /// `BLK_RW_ASYNC`: writeback and swap-out.
+    /// `BLK_RW_ASYNC`: writeback and swap-out (on blk-mq every write).
     Async = 1,
 }
 
@@ -199,6 +203,35 @@ pub enum BlkQueue {
     /// (`dd_to_word_depth()`), no reservation; the profiles keep 3/4 for every 5.14+ era (the
     /// version history of that line is not pinned here).
     MqAsyncDepth,
+}
+
+impl BlkQueue {
+    /// The class of a write bio, `REQ_SYNC` when `req_sync`. Every era submits `WB_SYNC_ALL`
+    /// writeback (fsync, sync(), `filemap_write_and_wait()`) with `REQ_SYNC`: 2.6-4.9
+    /// `wbc->sync_mode == WB_SYNC_ALL ? WRITE_SYNC : WRITE` in fs/mpage.c `__mpage_writepage()`
+    /// (since 4.2, 5948edbcbf "fs/mpage.c: forgotten WRITE_SYNC in case of data integrity
+    /// write"), fs/buffer.c `__block_write_full_page()`, ext4's `ext4_io_submit()` and xfs; 4.10+
+    /// `wbc_to_write_flags()` (REQ_SYNC for WB_SYNC_ALL, REQ_BACKGROUND for kupdate and
+    /// background writeback). What the flag changes is the era's:
+    /// - [`BlkQueue::Legacy`] (block/blk-core.c 3.13/4.3 `get_request()`: `is_sync =
+    ///   rw_is_sync(rw_flags)`): a sync request, counted and waited for in `rl->count[BLK_RW_SYNC]`
+    ///   / `rl->wait[BLK_RW_SYNC]` with the reads, and CFQ's (`cfq_get_queue(cfqd, is_sync, ...)`
+    ///   from `rq_is_sync()`): the submitting task's own sync queue, served before the async
+    ///   queue ([`cfq`]);
+    /// - blk-mq ([`BlkQueue::Mq`], [`BlkQueue::MqAsyncDepth`]): an async-class request. 5.0-5.13
+    ///   share one pool of tags whatever the class; 6.1's `dd_limit_depth()` throttles every
+    ///   request but a sync read ("Do not throttle synchronous reads": `op_is_sync(opf) &&
+    ///   !op_is_write(opf)`), so a sync write is held to `async_depth` with the async ones; and
+    ///   mq-deadline keeps one FIFO per direction (`dd_insert_request()`: `data_dir =
+    ///   rq_data_dir(rq)`): a write is a write. What `REQ_SYNC` changes there is blk-wbt's limit
+    ///   (`get_limit()`: `max_depth`, [`WbtOp::Sync`]).
+    #[inline]
+    pub fn write_class(self, req_sync: bool) -> RqClass {
+        match (self, req_sync) {
+            (BlkQueue::Legacy, true) => RqClass::Sync,
+            _ => RqClass::Async,
+        }
+    }
 }
 
 /// The requests allocated and not yet retired, per class, in completion order, with the
@@ -362,6 +395,89 @@ pub struct BlockDevice {
     pub max_pages: u64,
     /// blk-wbt (`queue/wbt_lat_usec`, [`wbt`]): the tracked writes in flight and their limits.
     pub wbt: Wbt,
+    /// The loop driver's worker (`[devices.X] worker_wakeup_latency`, [`LoopWorker`]): off
+    /// without samples.
+    pub worker: LoopWorker,
+}
+
+/// Mixed into `kernel.boot_seed` for a loop device's worker wake-up draws
+/// ([`LoopWorker::rand`]), so that they are a stream of their own (any constant: only apartness
+/// matters); the device's index is mixed in too.
+pub const LOOP_WORKER_RAND_SALT: u64 = 0x6C6F_6F70_776B_7232;
+
+/// The loop driver's dispatch of its requests to the backing file (drivers/block/loop.c, 6.18,
+/// the host runner's loop device): `loop_queue_rq()` -> `loop_queue_work()` adds every request
+/// (read, write, flush) to the worker's command list (`rootcg_cmd_list`, or a blkcg's worker's)
+/// and `queue_work()`s the worker's work on the device's `WQ_UNBOUND` workqueue `loopN`;
+/// a kworker of the unbound pool then runs `loop_workfn()`/`loop_rootcg_workfn()` ->
+/// `loop_process_work()`, which takes the commands off the list in order until it is empty
+/// and hands each to the backing file (`lo_rw_aio()` with direct I/O: submitted, not waited
+/// for). So which requests wait: one queued while the work is idle waits for `queue_work()`'s
+/// wake-up of a kworker (`__queue_work()` -> `kick_pool()` -> `wake_up_process()`) to run it;
+/// one queued while the work is pending (woken, not yet running: `WORK_STRUCT_PENDING`, so
+/// `queue_work()` does nothing) joins the list and goes with that run. The handing over itself
+/// (`lo_rw_aio()`'s submission) costs no modelled time, so the run is over at its start and the
+/// next request finds the work idle again. Every request of the device takes this path in
+/// 6.18; 6.19's 0ba93a906dda ("loop: try to handle loop aio command via NOWAIT IO first")
+/// submits a direct-I/O request from `loop_queue_rq()` itself and queues the work only when
+/// that returns -EAGAIN (not modelled: no 6.19 profile). The wake-up's wait is one of the
+/// device's samples (`[devices.X] worker_wakeup_latency`, what the host runner records as the
+/// run-queue wait of the unbound pool's kworkers the loop work runs on,
+/// `real.machine.kthread_waits.unbound_kworker`), drawn in turn.
+/// The completion side (`lo_rw_aio_complete()` -> `blk_mq_complete_request()`, which on the
+/// loop device's single hardware queue raises BLOCK_SOFTIRQ on the completing CPU) is not a
+/// worker and not delayed here. Fixed memory: the samples are given with the device.
+#[derive(Clone, Debug, Default)]
+pub struct LoopWorker {
+    /// The wake-up samples; empty: no worker delay (a device that is not a loop device, or whose
+    /// worker's wait is not given).
+    pub wakeup_latency: Vec<Nanos>,
+    /// The state of the draws from `wakeup_latency` (seeded per boot and device).
+    pub rand: u64,
+    /// The last run: when the work was queued idle (its kworker woken) and when the run starts
+    /// (the kworker switched in); a request queued from the first up to the second joins it.
+    /// `None` before the first request.
+    pub run: Option<(Nanos, Nanos)>,
+}
+
+impl LoopWorker {
+    /// One of the wake-up samples, drawn in turn.
+    #[inline]
+    fn draw(&mut self) -> Nanos {
+        let i = crate::lru_gen::get_random_u32_below(&mut self.rand, self.wakeup_latency.len() as u64) as usize;
+        self.wakeup_latency[i]
+    }
+
+    /// A worker drawing from `samples` (none: off), its draws seeded from `boot_seed` and the
+    /// device's index `dev`.
+    pub fn new(samples: Vec<Nanos>, boot_seed: u64, dev: u64) -> Self {
+        LoopWorker {
+            wakeup_latency: samples,
+            rand: crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ LOOP_WORKER_RAND_SALT ^ dev),
+            run: None,
+        }
+    }
+
+    /// `loop_queue_work()` of a request reaching the loop driver at `at` (its submission, or its
+    /// release by blk-throttle): when the worker hands it to the backing file. The run that is
+    /// pending at `at` (woken at or before `at`, starting at or after it), else a new run a
+    /// drawn wake-up after `at`. A request reaching the driver before the last wake-up (a write
+    /// released earlier than the read computed before it) wakes a run of its own without moving
+    /// the pending one. `at` itself without samples.
+    #[inline]
+    pub fn loop_queue_work(&mut self, at: Nanos) -> Nanos {
+        if self.wakeup_latency.is_empty() {
+            return at;
+        }
+        match self.run {
+            Some((woken, run)) if woken <= at && at <= run => return run,
+            Some((woken, _)) if at < woken => return at + self.draw(),
+            _ => {}
+        }
+        let run = at + self.draw();
+        self.run = Some((at, run));
+        run
+    }
 }
 
 /// One direction's bucket of a QEMU throttle group (`LeakyBucket`, util/throttle.c, QEMU 7.2 as
@@ -576,7 +692,15 @@ impl BlockDevice {
             driver_depth: 31,
             max_pages: MAX_REQUEST_PAGES,
             wbt: Wbt::default(),
+            worker: LoopWorker::default(),
         }
+    }
+
+    /// The same device as a loop device whose worker waits `samples` to run when woken
+    /// ([`LoopWorker`]; empty: off), drawn from a stream of boot `boot_seed` and device index `dev`.
+    pub fn with_loop_worker(mut self, samples: Vec<Nanos>, boot_seed: u64, dev: u64) -> Self {
+        self.worker = LoopWorker::new(samples, boot_seed, dev);
+        self
     }
 
     /// The same device with blk-wbt at `wbt_lat_usec` (0: off) over a queue of `queue_depth`
@@ -600,13 +724,14 @@ impl BlockDevice {
     /// `rq_qos_throttle()` -> `wbt_wait()` for a write bio of `pages` at `start` submitted at
     /// `now` as `op`: when its writer is let through ([`Wbt::wait`]); `now` when it merges
     /// into the last request (`blk_mq_attempt_bio_merge()` comes first: a merged bio is not
-    /// throttled) or blk-wbt is off. `recent_wait_until`: the end of `wb_recent_wait()`.
-    pub fn wbt_release(&mut self, start: u64, pages: u64, now: Nanos, op: WbtOp, recent_wait_until: Nanos) -> Nanos {
+    /// throttled) or blk-wbt is off. `recent_wait_until`: the end of `wb_recent_wait()`. `class`:
+    /// the write's request class ([`BlkQueue::write_class`]).
+    pub fn wbt_release(&mut self, start: u64, pages: u64, now: Nanos, op: WbtOp, recent_wait_until: Nanos, class: RqClass) -> Nanos {
         if !self.wbt_on() {
             return now;
         }
         let (_, _, line_end) = self.line_of(Dir::Write);
-        if self.back_merge(Dir::Write, RqClass::Async, start, pages, line_end, now).is_some() {
+        if self.back_merge(Dir::Write, class, start, pages, line_end, now).is_some() {
             return now;
         }
         self.wbt.wait(op, now, recent_wait_until)
@@ -614,10 +739,11 @@ impl BlockDevice {
 
     /// `submit_bio()` of a write let through by blk-wbt at `release`
     /// ([`BlockDevice::wbt_release`]): the requests it makes are tracked until they complete
-    /// (`wbt_track()`, `wbt_done()`). Returns the completion of the last.
-    pub fn submit_tracked(&mut self, start: u64, pages: u64, release: Nanos) -> Nanos {
+    /// (`wbt_track()`, `wbt_done()`). `class`: the write's request class
+    /// ([`BlkQueue::write_class`]). Returns the completion of the last.
+    pub fn submit_tracked(&mut self, start: u64, pages: u64, release: Nanos, class: RqClass) -> Nanos {
         let before = self.queue.queued;
-        let done = self.submit(Dir::Write, start, pages, release);
+        let done = self.submit_class(Dir::Write, class, start, pages, release);
         if self.wbt_on() && self.queue.queued > before {
             self.wbt.track(release, done);
         }
@@ -788,10 +914,13 @@ impl BlockDevice {
             return (self.submit_qemu(dir, class, start, pages, now), now);
         }
         let ordered = self.sched_orders();
+        // Served as a sync request by the scheduler (CFQ: every sync request, a `REQ_SYNC`
+        // write too; mq-deadline, none: the reads).
+        let sync_q = class == RqClass::Sync && self.sched.sync_queue(dir);
         // Tracked writes blk-wbt has not let through yet are in their writers' hands, not in
         // the queue: a sync request on a device serving one request at a time goes before them.
-        let held = if class == RqClass::Sync && self.hw.is_none() && !self.qemu_throttle && self.wbt_on() { self.wbt.held_at(now) } else { 0 };
-        if (ordered || held > 0) && class == RqClass::Sync {
+        let held = if sync_q && self.hw.is_none() && !self.qemu_throttle && self.wbt_on() { self.wbt.held_at(now) } else { 0 };
+        if (ordered || held > 0) && sync_q {
             if let Some(done) = self.submit_sync_sched(dir, start, pages, now, held) {
                 // On the device from its submission (the scheduler's placement has no throttle).
                 return (done, now);
@@ -803,7 +932,7 @@ impl BlockDevice {
         // CFQ's idle window after a sync request holds async ones.
         let line_busy = if !ordered {
             line_busy
-        } else if class == RqClass::Async {
+        } else if !sync_q {
             line_busy.max(self.sched.async_floor())
         } else {
             // CFQ: another task's sync queue keeps the device until it expires.
@@ -818,9 +947,15 @@ impl BlockDevice {
         let throttle = self.blk_throttle;
         let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
         let xfer = xfer_of(pages);
-        let begin = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now.max(line_busy) };
+        let released = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now };
+        // A loop device's worker hands the request to the disk below when it runs
+        // ([`LoopWorker`]; `released` without one). Until then the request is the driver's, no
+        // longer mergeable: `begin` (for the back merge and the scheduler) is as without it.
+        let run = self.worker.loop_queue_work(released);
+        let begin = if self.blk_throttle { released } else { now.max(line_busy) };
+        let served = if self.blk_throttle { run } else { run.max(line_busy) };
         let floor = if self.blk_throttle { line_busy } else { 0 };
-        let done_of = |off: u64| (begin + seek + xfer_of(off)).max(floor);
+        let done_of = |off: u64| (served + seek + xfer_of(off)).max(floor);
         let done = done_of(pages);
         // The back merge (`elv_merge()`'s ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`,
         // block/blk-merge.c `blk_try_merge()`: `blk_rq_pos(rq) + blk_rq_sectors(rq) ==
@@ -846,7 +981,7 @@ impl BlockDevice {
             }
         }
         self.account(dir, own_line, start + pages, line_busy.max(done), bytes, seek + xfer);
-        if ordered && class == RqClass::Sync {
+        if ordered && sync_q {
             // In submission order behind every pending async request: the sync queue's
             // bookkeeping (CFQ's idle window after it).
             self.sync_until = self.sync_until.max(done);
@@ -878,7 +1013,7 @@ impl BlockDevice {
         let bytes = pages * PAGE_SIZE;
         let xfer = xfer_ns(bytes, self.bw_of(dir));
         // Back merge into the last sync request placed ahead, not started yet.
-        let merge = self.queue.last.filter(|&(c, m, started)| c == RqClass::Sync && started > now && start == self.sync_last_end && m + pages <= self.io_pages() && self.sync_until > now);
+        let merge = self.queue.last.filter(|&(c, m, started)| c == RqClass::Sync && self.queue.last_dir == Some(dir) && started > now && start == self.sync_last_end && m + pages <= self.io_pages() && self.sync_until > now);
         if let (Some((c, m, started)), true) = (merge, n_all > 0) {
             let done = self.sync_until + xfer;
             *self.queue.rq[RqClass::Sync as usize].back_mut().expect("the last request is held") = done;
@@ -1001,6 +1136,9 @@ impl BlockDevice {
         let max_pages = self.io_pages();
         let released = if throttle { self.throtl_release(dir, bytes, now) } else { now };
         let merge = self.back_merge(dir, class, start, pages, line_end, released);
+        // A loop device's worker dispatches a new request when it runs ([`LoopWorker`]); a bio
+        // merged into a request not yet dispatched goes with it.
+        let at = if merge.is_none() { self.worker.loop_queue_work(released) } else { released };
         let hw = self.hw.as_mut().expect("submit_hw() on a device with a queue");
         let done;
         match merge {
@@ -1017,10 +1155,13 @@ impl BlockDevice {
                 while off < pages {
                     let n = (pages - off).min(max_pages);
                     off += n;
-                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, released, seek);
+                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, at, seek);
                     seek = 0;
                     self.queue.push(class, d);
-                    self.queue.last = Some((class, n, dispatched));
+                    // Given to the driver, no longer mergeable, when dispatched; with a loop
+                    // worker when `loop_queue_rq()` took it, at its release (a wait for one of
+                    // the loop device's 128 tags is then not counted in it).
+                    self.queue.last = Some((class, n, if at == released { dispatched } else { released }));
                     last = d;
                 }
                 done = last;
@@ -1074,8 +1215,9 @@ impl BlockDevice {
     /// not started (on a device with its own queue, also one made at this same instant: the
     /// submitter's plug still holds it, [`BlockDevice::submit_hw`]; on a QEMU throttled disk
     /// only one made at this instant, [`BlockDevice::submit_qemu`]), has room for the bio within
-    /// [`BlockDevice::io_pages`], and with the directions apart (blk-throttle, a QEMU throttle
-    /// group) is of this direction.
+    /// [`BlockDevice::io_pages`], and is of this direction (`blk_rq_merge_ok()`: "different
+    /// data direction ... don't merge"; a class holds both directions on the legacy path, where
+    /// `REQ_SYNC` writes are sync, [`BlkQueue::write_class`]).
     #[inline(always)]
     fn back_merge(&self, dir: Dir, class: RqClass, start: u64, pages: u64, line_end: u64, now: Nanos) -> Option<(RqClass, u64, Nanos)> {
         self.queue.last.filter(|&(c, n, started)| {
@@ -1083,7 +1225,7 @@ impl BlockDevice {
                 && c == class
                 && if self.qemu_throttle { started == now } else { started > now || (self.hw.is_some() && started == now) }
                 && n + pages <= self.io_pages()
-                && !((self.blk_throttle || self.qemu_throttle) && self.queue.last_dir != Some(dir))
+                && self.queue.last_dir == Some(dir)
         })
     }
 
@@ -1103,20 +1245,21 @@ impl BlockDevice {
     }
 
     /// `get_request()` (block/blk-core.c, before 5.0) / `blk_mq_get_tag()` (5.0+) for a bio of
-    /// `pages` at `start` in `class` submitted at `now`: `None` when it merges into the last
-    /// request or a request is free; else the time the submitter wakes with one, the first
-    /// completion of a request it may take (`__freed_request()` wakes one exclusive waiter of
-    /// the class; a freed blk-mq tag wakes a waiter of either class). The legacy list limits
-    /// each class to `nr_requests`; blk-mq both together, and from 5.14 async requests to
+    /// `pages` at `start` in direction `dir` and `class` submitted at `now`: `None` when it
+    /// merges into the last request or a request is free; else the time the submitter wakes
+    /// with one, the first completion of a request it may take (`__freed_request()` wakes one
+    /// exclusive waiter of the class; a freed blk-mq tag wakes a waiter of either class). The
+    /// legacy list limits each class to `nr_requests` (a `REQ_SYNC` write is counted with the
+    /// reads, [`BlkQueue::write_class`]); blk-mq both together, and from 5.14 async requests to
     /// three quarters of them.
-    pub fn get_request_wait(&self, class: RqClass, start: u64, pages: u64, now: Nanos, era: BlkQueue) -> Option<Nanos> {
+    pub fn get_request_wait(&self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos, era: BlkQueue) -> Option<Nanos> {
         if self.blk_throttle {
             // blk_throtl_bio() holds the bio before it is given a request: what waits is
             // the bio, on its direction's budget (submit_class()'s time line), not the task.
             return None;
         }
-        // Without blk-throttle both directions share one line: the direction does not matter.
-        if self.back_merge(Dir::Write, class, start, pages, self.last_end, now).is_some() {
+        let (_, _, line_end) = self.line_of(dir);
+        if self.back_merge(dir, class, start, pages, line_end, now).is_some() {
             return None;
         }
         let q = &self.queue;
@@ -1162,14 +1305,25 @@ impl crate::kernel::Kernel {
     /// for the queue, `io_schedule()` in `get_request()`). The flusher's own writes do not
     /// come here: it is not a task in the engine (it stops instead of sleeping,
     /// [`crate::kernel::Kernel::flusher_get_request`], as at blk-wbt's limit,
-    /// [`crate::kernel::Kernel::wbt_submit_write`], see ARCHITECTURE.md).
+    /// [`crate::kernel::Kernel::wbt_submit_write`], see ARCHITECTURE.md). The bio is a read
+    /// when `class` is sync, a write when async (reads, swap-outs); a `REQ_SYNC` write asks
+    /// with [`crate::kernel::Kernel::blk_get_request_dir`].
     pub fn blk_get_request(&mut self, dev: usize, class: RqClass, start: u64, pages: u64) {
+        let dir = if class == RqClass::Sync { Dir::Read } else { Dir::Write };
+        self.blk_get_request_dir(dev, dir, class, start, pages);
+    }
+
+    /// [`crate::kernel::Kernel::blk_get_request`] for a bio of direction `dir`. The request is
+    /// the running task's (`elv_set_request()` -> `cfq_set_request()`: CFQ's sync queue of its
+    /// io context for a sync one); a sync write is `REQ_NOIDLE` (2.6.30-4.9 `WRITE_SYNC` =
+    /// `WRITE | REQ_SYNC | REQ_NOIDLE`; 4.10+ `req_noidle()`: a sync write without `REQ_IDLE`).
+    pub fn blk_get_request_dir(&mut self, dev: usize, dir: Dir, class: RqClass, start: u64, pages: u64) {
         let era = self.profile.blk_queue;
-        if let Some(t) = self.devices[dev].get_request_wait(class, start, pages, self.now, era) {
+        if let Some(t) = self.devices[dev].get_request_wait(dir, class, start, pages, self.now, era) {
             self.stalled(crate::delayacct::StallKind::Congestion, |k| k.wait_until(t));
         }
-        // The request is the running task's (`elv_set_request()`: CFQ's queue of its io context).
-        self.devices[dev].sched.set_ioc(self.cur_mm, class == RqClass::Sync, start, pages);
+        let sync = class == RqClass::Sync;
+        self.devices[dev].sched.set_ioc(self.cur_mm, sync, sync && dir == Dir::Write, start, pages);
     }
 
     /// A write bio of `pages` at device page `start` of device `dev` from the running context,
@@ -1177,14 +1331,33 @@ impl crate::kernel::Kernel {
     /// writeback) sleeps in `wbt_wait()` until it is let through,
     /// a `congestion` stall as `get_request()`'s; the flusher ([`crate::page_writeback::FlusherWork`])
     /// does not sleep in the engine: its request goes at its release and its writeback stops
-    /// there. The op is the context's (`FlusherWork::op`; kswapd's own). Returns the completion
-    /// of the last request.
+    /// there. The op is the context's (`FlusherWork::op`; kswapd's own). A `REQ_SYNC` write
+    /// (`WB_SYNC_ALL`: fsync, [`WbtOp::Sync`]) is in the era's class for it
+    /// ([`BlkQueue::write_class`]): on the legacy path a sync request, for which the task
+    /// sleeps in `get_request()` on the sync list ([`crate::kernel::Kernel::blk_get_request_dir`],
+    /// which also names its CFQ queue). A task's async writes (a DONTNEED's writeback, reclaim's
+    /// `pageout()` of a file page) are not given a request here: they are queued at once, as
+    /// before. Returns the completion of the last request.
     pub fn wbt_submit_write(&mut self, dev: usize, start: u64, pages: u64) -> Nanos {
-        let mut at = self.wbt_wait_write(dev, start, pages);
+        let class = self.write_class();
+        let mut at = self.wbt_wait_write(dev, start, pages, class);
         if self.flusher.running {
-            at = self.flusher_get_request(dev, start, pages, at);
+            at = self.flusher_get_request(dev, start, pages, at, class);
+        } else if class == RqClass::Sync {
+            self.blk_get_request_dir(dev, Dir::Write, class, start, pages);
+            at = at.max(self.now);
         }
-        self.devices[dev].submit_tracked(start, pages, at)
+        self.devices[dev].submit_tracked(start, pages, at, class)
+    }
+
+    /// The request class of the running context's write: `REQ_SYNC` for `WB_SYNC_ALL`
+    /// writeback (`wbc_to_write_flags()`, 4.10+; `WRITE_SYNC` before), which is the context's
+    /// op [`WbtOp::Sync`] (kswapd's own pageout is `WB_SYNC_NONE`), in the era's class
+    /// ([`BlkQueue::write_class`]).
+    #[inline]
+    fn write_class(&self) -> RqClass {
+        let op = wbt::write_op(self.in_kswapd && !self.flusher.running, self.profile.wbt_swap_hiprio, self.flusher.op);
+        self.profile.blk_queue.write_class(op == WbtOp::Sync)
     }
 
     /// `get_request()` (block/blk-core.c, 3.13/4.3: `rl->count[BLK_RW_ASYNC] >= nr_requests`
@@ -1194,11 +1367,12 @@ impl crate::kernel::Kernel {
     /// before the tag): the flusher does not sleep in the engine, it stops as at blk-wbt's
     /// limit ([`crate::page_writeback::FlusherWork`]) and goes on at the completion that frees
     /// a request. A write after the stop (the rest of a run already taken from the page cache)
-    /// asks from the stop on. Returns when the write has its request.
-    pub fn flusher_get_request(&mut self, dev: usize, start: u64, pages: u64, at: Nanos) -> Nanos {
+    /// asks from the stop on. `class`: the write's ([`BlkQueue::write_class`]; the flusher's
+    /// own work is `WB_SYNC_NONE`, async). Returns when the write has its request.
+    pub fn flusher_get_request(&mut self, dev: usize, start: u64, pages: u64, at: Nanos, class: RqClass) -> Nanos {
         let from = self.flusher.stop.map_or(at, |s| s.max(at));
         let era = self.profile.blk_queue;
-        match self.devices[dev].get_request_wait(RqClass::Async, start, pages, from, era) {
+        match self.devices[dev].get_request_wait(Dir::Write, class, start, pages, from, era) {
             Some(t) => {
                 self.flusher.stop = Some(self.flusher.stop.map_or(t, |s| s.max(t)));
                 t
@@ -1209,13 +1383,13 @@ impl crate::kernel::Kernel {
 
     /// The blk-wbt wait of [`crate::kernel::Kernel::wbt_submit_write`] alone: when the write may be given its
     /// request (the task has slept until then; the flusher has noted its stop).
-    pub fn wbt_wait_write(&mut self, dev: usize, start: u64, pages: u64) -> Nanos {
+    pub fn wbt_wait_write(&mut self, dev: usize, start: u64, pages: u64, class: RqClass) -> Nanos {
         if !self.devices[dev].wbt_on() {
             return self.now;
         }
         let op = wbt::write_op(self.in_kswapd && !self.flusher.running, self.profile.wbt_swap_hiprio, self.flusher.op);
         let recent_wait_until = self.wb_dirty_sleep.map_or(0, |t| t + wbt::RECENT_WAIT_NS);
-        let release = self.devices[dev].wbt_release(start, pages, self.now, op, recent_wait_until);
+        let release = self.devices[dev].wbt_release(start, pages, self.now, op, recent_wait_until, class);
         if release <= self.now {
             return self.now;
         }

@@ -287,25 +287,26 @@ fn get_limit(cx: &mut Cx, n: &Node, what: &str) -> Option<Option<u64>> {
 
 const DURATION_FIX: &str = "write a duration with a unit: \"5ms\", \"100us\", \"2s\"";
 
-/// `[machine] KEY` as wake-up latency samples (`wakeup_latency`, `kworker_wakeup_latency`):
-/// 1 to 10,000 durations of at most 10 s each; `rec` names where `memtwin real --on qemu`
-/// records them, for the fix.
-fn latency_samples(cx: &mut Cx, v: &Node, key: &str, rec: &str) -> Vec<u64> {
-    let fix = format!("write the samples as durations, {key} = [\"120us\", \"3ms\"] (memtwin real --on qemu records them as {rec})");
+/// `[TABLE] KEY` as wake-up latency samples (`[machine] wakeup_latency`,
+/// `kworker_wakeup_latency`, `[devices.X] worker_wakeup_latency`): 1 to 10,000 durations of at
+/// most 10 s each; `rec` names where the runner (`memtwin real --on qemu`, `--on host`) records
+/// them, for the fix.
+fn latency_samples(cx: &mut Cx, v: &Node, table: &str, key: &str, rec: &str) -> Vec<u64> {
+    let fix = format!("write the samples as durations, {key} = [\"120us\", \"3ms\"] ({rec})");
     let mut out = vec![];
     match &v.v {
-        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("machine.{key} is empty"), fix),
-        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("machine.{key} has {} samples, more than 10000", items.len()), fix),
+        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{table}.{key} is empty"), fix),
+        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{table}.{key} has {} samples, more than 10000", items.len()), fix),
         Val::Arr(items) => {
             for it in items {
-                match get_duration(cx, it, &format!("a machine.{key} sample")) {
-                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, format!("a machine.{key} sample is longer than 10 s"), fix.clone()),
+                match get_duration(cx, it, &format!("a {table}.{key} sample")) {
+                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, format!("a {table}.{key} sample is longer than 10 s"), fix.clone()),
                     Some(d) => out.push(d),
                     None => {}
                 }
             }
         }
-        other => cx.err(&v.loc, format!("machine.{key} must be an array of durations, not {}", other.type_name()), fix),
+        other => cx.err(&v.loc, format!("{table}.{key} must be an array of durations, not {}", other.type_name()), fix),
     }
     out
 }
@@ -880,7 +881,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 for (key, rec) in [("wakeup_latency", "real.machine.cpu.wakeup_latency_ns"),
                                    ("kworker_wakeup_latency", "a step's kworker_run_delay_s / kworker_runs")] {
                     if let Some(v) = t.get(key) {
-                        let samples = latency_samples(cx, v, key, rec);
+                        let samples = latency_samples(cx, v, "machine", key, &format!("memtwin real --on qemu records them as {rec}"));
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
@@ -1018,9 +1019,18 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             } else {
                 crate::blkdev::wbt::WBT_LAT_USEC_NONROT
             });
+            // The loop driver's worker (blkdev.rs `LoopWorker`): on the host runner's loop device only.
+            let worker_wakeup_latency = match t.get("worker_wakeup_latency") {
+                Some(v) if !loop_device => {
+                    cx.err(&v.loc, format!("{} on a device that is not the host runner's loop device: the loop driver's worker (drivers/block/loop.c loop_queue_work()) is modelled on a device with blk_throttle = true or queue_depth", key("worker_wakeup_latency")), "drop worker_wakeup_latency, or give the loop device's blk_throttle or queue_depth");
+                    vec![]
+                }
+                Some(v) => latency_samples(cx, v, &format!("devices.{dname}"), "worker_wakeup_latency", "memtwin real --on host records the loop worker's mean wait as real.machine.kthread_waits.unbound_kworker run_delay_s / runs"),
+                None => vec![],
+            };
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

@@ -197,6 +197,10 @@ pub struct DeviceSpec {
     /// `wbt_default_latency_nsec()`: 75000 on a rotational device, 2000 on a non-rotational one
     /// and on the host runner's loop device (given with `queue_depth` or `blk_throttle`).
     pub wbt_lat_usec: u64,
+    /// `worker_wakeup_latency`: the loop driver's worker's wait to run when a request wakes it,
+    /// as samples (blkdev.rs `LoopWorker`, drivers/block/loop.c `loop_queue_work()`); empty
+    /// (the default): no worker delay. Only on the host runner's loop device.
+    pub worker_wakeup_latency: Vec<Nanos>,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,

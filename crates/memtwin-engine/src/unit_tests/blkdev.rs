@@ -57,15 +57,15 @@ fn legacy_get_request_sleeps_until_a_request_of_its_class_is_freed() {
     }
     let first = d.queue.in_flight(RqClass::Async, 0);
     assert_eq!(first, 128);
-    let wake = d.get_request_wait(RqClass::Async, 999_999, 1, 0, BlkQueue::Legacy).expect("the async list is full");
+    let wake = d.get_request_wait(Dir::Write, RqClass::Async, 999_999, 1, 0, BlkQueue::Legacy).expect("the async list is full");
     // The first write completes after its seek and one page.
     assert_eq!(wake, MS + 4096 * 1_000_000_000 / (128 << 20));
-    assert_eq!(d.get_request_wait(RqClass::Sync, 999_999, 1, 0, BlkQueue::Legacy), None, "sync requests are counted apart");
+    assert_eq!(d.get_request_wait(Dir::Read, RqClass::Sync, 999_999, 1, 0, BlkQueue::Legacy), None, "sync requests are counted apart");
     // A bio that merges into the last request needs none.
     let last = 127 * 1000 + 1;
-    assert_eq!(d.get_request_wait(RqClass::Async, last, 1, 0, BlkQueue::Legacy), None);
+    assert_eq!(d.get_request_wait(Dir::Write, RqClass::Async, last, 1, 0, BlkQueue::Legacy), None);
     // Once one has completed there is room.
-    assert_eq!(d.get_request_wait(RqClass::Async, 999_999, 1, wake, BlkQueue::Legacy), None);
+    assert_eq!(d.get_request_wait(Dir::Write, RqClass::Async, 999_999, 1, wake, BlkQueue::Legacy), None);
 }
 
 /// blk-mq (5.0+): both classes share `nr_requests` scheduler tags; from 5.14 mq-deadline lets
@@ -76,15 +76,15 @@ fn blk_mq_tags_are_shared_and_mq_deadline_keeps_a_quarter_for_sync() {
     for i in 0..96 {
         d.submit(Dir::Write, i * 1000, 1, 0);
     }
-    assert!(d.get_request_wait(RqClass::Async, 999_999, 1, 0, BlkQueue::MqAsyncDepth).is_some(), "async at its depth");
-    assert_eq!(d.get_request_wait(RqClass::Async, 999_999, 1, 0, BlkQueue::Mq), None, "5.0-5.13: no async depth");
-    assert_eq!(d.get_request_wait(RqClass::Sync, 999_999, 1, 0, BlkQueue::MqAsyncDepth), None);
+    assert!(d.get_request_wait(Dir::Write, RqClass::Async, 999_999, 1, 0, BlkQueue::MqAsyncDepth).is_some(), "async at its depth");
+    assert_eq!(d.get_request_wait(Dir::Write, RqClass::Async, 999_999, 1, 0, BlkQueue::Mq), None, "5.0-5.13: no async depth");
+    assert_eq!(d.get_request_wait(Dir::Read, RqClass::Sync, 999_999, 1, 0, BlkQueue::MqAsyncDepth), None);
     for i in 0..32 {
         d.submit(Dir::Read, 500_000 + i * 1000, 1, 0);
     }
-    assert!(d.get_request_wait(RqClass::Sync, 999_999, 1, 0, BlkQueue::MqAsyncDepth).is_some(), "all 128 tags held");
-    assert!(d.get_request_wait(RqClass::Sync, 999_999, 1, 0, BlkQueue::Mq).is_some());
-    assert_eq!(d.get_request_wait(RqClass::Sync, 999_999, 1, 0, BlkQueue::Legacy), None, "legacy: 32 of 128 sync");
+    assert!(d.get_request_wait(Dir::Read, RqClass::Sync, 999_999, 1, 0, BlkQueue::MqAsyncDepth).is_some(), "all 128 tags held");
+    assert!(d.get_request_wait(Dir::Read, RqClass::Sync, 999_999, 1, 0, BlkQueue::Mq).is_some());
+    assert_eq!(d.get_request_wait(Dir::Read, RqClass::Sync, 999_999, 1, 0, BlkQueue::Legacy), None, "legacy: 32 of 128 sync");
 }
 
 fn kernel_with_disk(p: &str) -> Kernel {
@@ -169,7 +169,7 @@ fn blk_throttle_serves_each_direction_on_its_own_budget() {
             for i in 0..BLKDEV_MAX_RQ {
                 d.submit(Dir::Write, (2 << 30) + i * 1000, 1, 0);
             }
-            assert_eq!(d.get_request_wait(RqClass::Sync, 5 << 30, 1, 0, BlkQueue::MqAsyncDepth), None);
+            assert_eq!(d.get_request_wait(Dir::Read, RqClass::Sync, 5 << 30, 1, 0, BlkQueue::MqAsyncDepth), None);
             assert!(d.queue.ordered(), "each class completes in order on its line");
         } else {
             assert_eq!(wdone, 1_000 * MS, "64 MiB at 64 MiB/s");
@@ -193,7 +193,7 @@ fn blk_try_merge_needs_a_contiguous_bio_even_without_seeks() {
     assert_eq!((d.queue.queued, d.queue.merged), (2, 1), "contiguous: merged");
     // A free request: the allocation test agrees that a distant bio needs one.
     let full = BlockDevice { nr_requests: 1, ..d.clone() };
-    assert!(full.get_request_wait(RqClass::Async, 10_000, 10, 0, BlkQueue::Mq).is_some());
+    assert!(full.get_request_wait(Dir::Write, RqClass::Async, 10_000, 10, 0, BlkQueue::Mq).is_some());
     d.submit(Dir::Write, 10_000, 10, 0);
     assert_eq!((d.queue.queued, d.queue.merged), (3, 1), "not contiguous: a request of its own");
     d.queue.retire(u64::MAX);
@@ -271,7 +271,7 @@ fn bios_of_one_plug_merge_on_a_queued_device() {
     let done = d.submit(Dir::Read, 32, 32, 0);
     assert_eq!((d.queue.queued, d.queue.merged), (1, 1));
     assert_eq!(done, 50_000 + 244_140, "one 256 KiB request alone");
-    assert_eq!(d.get_request_wait(RqClass::Sync, 64, 32, 0, BlkQueue::Mq), None);
+    assert_eq!(d.get_request_wait(Dir::Read, RqClass::Sync, 64, 32, 0, BlkQueue::Mq), None);
     // Later, the request under way: a new one.
     d.submit(Dir::Read, 64, 32, 1);
     assert_eq!((d.queue.queued, d.queue.merged), (2, 1));
@@ -421,13 +421,17 @@ fn a_queue_device_under_tg_within_bps_limit_takes_a_slice_at_a_time() {
 
 /// The device queue's keys: `queue_depth` turns it on and the others need it; the queue's own
 /// bandwidths are asked for only under blk-throttle rules. Each mistake names the key.
+/// The errors of a one-device scenario (q.toml, the device's table at line 5) whose
+/// `[devices.sda]` has `read_bw = "1G"` and the lines `dev` (from line 7); "" when it resolves.
+fn device_errors(dev: &str) -> String {
+    let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
+    let doc = crate::Document::from_toml("q.toml", &text).unwrap();
+    doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
+}
+
 #[test]
 fn device_queue_keys_are_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("queue_depth = 128\nrequest_latency = \"50us\"\nrequest_read_bw = \"1G\"\nrequest_cost = \"10us\""), "");
     let e = errors("request_latency = \"50us\"");
     assert!(e.contains("q.toml:7:") && e.contains("devices.sda.request_latency is given without devices.sda.queue_depth"), "{e}");
@@ -688,11 +692,7 @@ fn qemu_throttle_lets_a_tenth_of_a_second_through_then_holds_reads_to_its_rate()
 /// or a queue of the device's own, naming the key and the fix.
 #[test]
 fn qemu_throttle_key_is_checked() {
-    let errors = |dev: &str| {
-        let text = format!("[scenario]\nname = \"q\"\n[machine]\nram = \"1G\"\n[devices.sda]\nread_bw = \"1G\"\n{dev}\n[files.\"/f\"]\nsize = \"1M\"\n[tasks.t]\nops = [{{ op = \"read\", file = \"/f\" }}]\n");
-        let doc = crate::Document::from_toml("q.toml", &text).unwrap();
-        doc.resolve(None, &[]).err().map(|e| e.to_string()).unwrap_or_default()
-    };
+    let errors = device_errors;
     assert_eq!(errors("qemu_throttle = true"), "");
     let e = errors("qemu_throttle = true\nblk_throttle = true");
     assert!(e.contains("q.toml:7:") && e.contains("qemu_throttle = true with blk_throttle = true"), "{e}");
@@ -716,7 +716,7 @@ fn the_flusher_stops_for_a_request_of_its_class() {
         for i in 0..BLKDEV_MAX_RQ {
             k.devices[0].submit(Dir::Write, i * 1000, 1, 0);
         }
-        let wake = k.devices[0].get_request_wait(RqClass::Async, 999_999, 1, 0, k.profile.blk_queue).expect("full");
+        let wake = k.devices[0].get_request_wait(Dir::Write, RqClass::Async, 999_999, 1, 0, k.profile.blk_queue).expect("full");
         k.flusher.running = true;
         let done = k.wbt_submit_write(0, 999_999, 1);
         assert_eq!(k.flusher.stop, Some(wake), "{p}: the flusher stops until a request is freed");
@@ -739,4 +739,124 @@ fn the_flusher_stops_for_a_request_of_its_class() {
         k.wbt_submit_write(0, 9_000_000, 1);
         assert_eq!(k.flusher.stop, None, "{p}");
     }
+}
+
+/// The loop driver's worker (drivers/block/loop.c, 6.18: `loop_queue_rq()` ->
+/// `loop_queue_work()` -> `queue_work()` on the device's `loopN` workqueue, a kworker running
+/// `loop_process_work()`): a request that finds the work idle waits for the woken kworker to run
+/// (`[devices.X] worker_wakeup_latency`), one queued while that run is pending goes with it, and
+/// without samples nothing waits. On the throttled loop device (released by blk-throttle) and on
+/// one with a queue of its own.
+#[test]
+fn loop_queue_work_wakes_an_idle_worker_and_a_pending_run_takes_later_requests_6_18() {
+    let mb = 1u64 << 20;
+    let us = 1_000;
+    let one = |d: BlockDevice| d.with_loop_worker(vec![500 * us], 0, 0);
+    // Throttled, the reads within the first slice: released at once.
+    let mut off = BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128);
+    let mut on = one(BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128));
+    assert_eq!(off.submit(Dir::Read, 0, 32, 0), 0, "no worker: the disk below serves it at its release");
+    assert_eq!(on.submit(Dir::Read, 0, 32, 0), 500 * us, "the idle work: a kworker woken, 500 us to run");
+    // 100 us later, while that run is pending: the command joins its list (no second wake-up).
+    assert_eq!(on.submit(Dir::Read, 1_000, 32, 100 * us), 500 * us);
+    // After the run: idle again, a new wake-up.
+    assert_eq!(on.submit(Dir::Read, 2_000, 32, 600 * us), 1_100 * us);
+    // A write on the same worker (the root blkcg's), in the pending run's window.
+    assert_eq!(on.submit(Dir::Write, 3_000, 32, 700 * us), 1_100 * us);
+    // Each request alone: a request the worker holds is the driver's, so a contiguous bio
+    // submitted while it waits does not merge into it.
+    assert_eq!(on.queue.merged, 0);
+    // On a device with a queue of its own: the dispatch to it waits for the run.
+    let hw = || crate::blkdev::HwQueue::new(128, 50 * us, [1 << 30, 1 << 30], [4 << 30, 4 << 30], 0);
+    let mut q0 = BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128).with_hw_queue(hw());
+    let mut q1 = one(BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128).with_hw_queue(hw()));
+    let (a, b) = (q0.submit(Dir::Read, 0, 32, 0), q1.submit(Dir::Read, 0, 32, 0));
+    assert_eq!(b, a + 500 * us, "{a} {b}");
+    // Samples are drawn in turn from a stream seeded per boot: the same boot draws the same.
+    let draws = |seed: u64| {
+        let mut w = crate::blkdev::LoopWorker::new(vec![10, 20, 30, 40, 50], seed, 0);
+        (0..20u64).map(|i| w.loop_queue_work(i * 1_000) - i * 1_000).collect::<Vec<_>>()
+    };
+    assert_eq!(draws(1), draws(1));
+    assert_ne!(draws(1), draws(2));
+    assert!(draws(1).iter().all(|d| [10, 20, 30, 40, 50].contains(d)));
+}
+
+/// `[devices.X] worker_wakeup_latency`: samples on the host runner's loop device only.
+#[test]
+fn worker_wakeup_latency_key_is_checked() {
+    let errors = device_errors;
+    assert_eq!(errors("blk_throttle = true\nworker_wakeup_latency = [\"300us\", \"2ms\"]"), "");
+    let e = errors("worker_wakeup_latency = [\"300us\"]");
+    assert!(e.contains("q.toml:7:") && e.contains("devices.sda.worker_wakeup_latency on a device that is not the host runner's loop device"), "{e}");
+    let e = errors("blk_throttle = true\nworker_wakeup_latency = []");
+    assert!(e.contains("devices.sda.worker_wakeup_latency is empty") && e.contains("real.machine.kthread_waits.unbound_kworker"), "{e}");
+    let e = errors("blk_throttle = true\nworker_wakeup_latency = \"1ms\"");
+    assert!(e.contains("devices.sda.worker_wakeup_latency must be an array of durations"), "{e}");
+    let e = errors("blk_throttle = true\nworker_wakeup_latency = [\"11s\"]");
+    assert!(e.contains("a devices.sda.worker_wakeup_latency sample is longer than 10 s"), "{e}");
+}
+
+/// `WB_SYNC_ALL` writeback is `REQ_SYNC` in every era (4.3: `WRITE_SYNC` in fs/mpage.c
+/// `__mpage_writepage()`, fs/buffer.c `__block_write_full_page()`, ext4's `ext4_io_submit()`;
+/// 4.10+ `wbc_to_write_flags()`), and on the legacy path a sync request: 4.3's
+/// `get_request()` takes `is_sync = rw_is_sync(rw_flags)`, so a task's fsync writes are counted
+/// in `rl->count[BLK_RW_SYNC]` with the reads, and the fsyncing task sleeps on
+/// `rl->wait[BLK_RW_SYNC]` when 128 of them are allocated (a `congestion` stall), while the
+/// async list is left to the flusher and swap-outs. On blk-mq (6.1) the same writes are
+/// async-class requests (`dd_limit_depth()` throttles every request but a sync read;
+/// mq-deadline's FIFOs are per direction): `BlkQueue::write_class()`.
+#[test]
+fn fsync_writes_are_sync_requests_on_the_legacy_path() {
+    // 4.3: the fsync's writes (the context's op is WbtOp::Sync, as vfs_fsync() sets it).
+    let mut k = kernel_with_disk("linux-4.3");
+    k.flusher.op = crate::blkdev::WbtOp::Sync;
+    let first = k.wbt_submit_write(0, 0, 1);
+    for i in 1..BLKDEV_MAX_RQ {
+        k.wbt_submit_write(0, i * 1000, 1);
+    }
+    let q = &k.devices[0].queue;
+    assert_eq!((q.pushed[RqClass::Sync as usize], q.pushed[RqClass::Async as usize]), (BLKDEV_MAX_RQ, 0), "rl->count[BLK_RW_SYNC]");
+    assert_eq!(k.now, 0, "128 sync requests: none waited");
+    assert_eq!(k.devices[0].get_request_wait(Dir::Write, RqClass::Async, 999_999, 1, 0, BlkQueue::Legacy), None, "the async list is free for the flusher");
+    assert!(k.devices[0].get_request_wait(Dir::Read, RqClass::Sync, 999_999, 1, 0, BlkQueue::Legacy).is_some(), "a read waits behind them");
+    // The 129th: the task sleeps until the first sync request is freed.
+    k.wbt_submit_write(0, 999_999, 1);
+    assert_eq!(k.now, first, "woken by __freed_request() of the first");
+    assert_eq!(k.stall.take()[StallKind::Congestion as usize], first);
+    assert_eq!(k.devices[0].queue.pushed[RqClass::Sync as usize], BLKDEV_MAX_RQ + 1);
+    // The flusher's own writeback (WB_SYNC_NONE) stays async.
+    let mut k = kernel_with_disk("linux-4.3");
+    k.flusher.running = true;
+    k.wbt_submit_write(0, 0, 1);
+    assert_eq!(k.devices[0].queue.pushed, [0, 1]);
+    // 6.1: a write is an async-class request whatever its REQ_SYNC.
+    let mut k = kernel_with_disk("linux-6.1");
+    k.flusher.op = crate::blkdev::WbtOp::Sync;
+    for i in 0..BLKDEV_MAX_RQ {
+        k.wbt_submit_write(0, i * 1000, 1);
+    }
+    assert_eq!(k.devices[0].queue.pushed, [0, BLKDEV_MAX_RQ]);
+    assert_eq!(k.now, 0);
+    assert_eq!(BlkQueue::Legacy.write_class(true), RqClass::Sync);
+    assert_eq!(BlkQueue::Legacy.write_class(false), RqClass::Async);
+    assert_eq!(BlkQueue::Mq.write_class(true), RqClass::Async);
+    assert_eq!(BlkQueue::MqAsyncDepth.write_class(true), RqClass::Async);
+}
+
+/// `blk_rq_merge_ok()` (block/blk-merge.c, 4.3 and 6.1): "different data direction ... don't
+/// merge". With `REQ_SYNC` writes in the sync class (the legacy path), a read that starts where
+/// a sync write not started yet ends is a request of its own.
+#[test]
+fn a_read_does_not_back_merge_into_a_sync_write() {
+    let mut d = disk();
+    // The device is busy: the requests below have not started when the next comes.
+    d.submit(Dir::Write, 5000, 100, 0);
+    d.submit_class(Dir::Write, RqClass::Sync, 0, 10, 0);
+    d.submit_class(Dir::Read, RqClass::Sync, 10, 10, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (3, 0));
+    // The same direction merges.
+    d.submit_class(Dir::Read, RqClass::Sync, 20, 10, 0);
+    assert_eq!((d.queue.queued, d.queue.merged), (3, 1));
+    assert_eq!(d.get_request_wait(Dir::Write, RqClass::Sync, 30, 1, 0, BlkQueue::Legacy), None);
 }

@@ -270,7 +270,7 @@ fn cfq_disk(tasks: usize) -> BlockDevice {
 /// A read of `pages` at device page `start` by task `task` at `now` (`get_request()` binds it
 /// to the task's queue, `cfq_set_request()`): its completion.
 fn read_by(d: &mut BlockDevice, task: u32, start: u64, pages: u64, now: Nanos) -> Nanos {
-    d.sched.set_ioc(task, true, start, pages);
+    d.sched.set_ioc(task, true, false, start, pages);
     d.submit(Dir::Read, start, pages, now)
 }
 
@@ -407,4 +407,49 @@ fn cfq_each_tasks_reads_go_to_its_own_queue() {
     }
     assert_eq!(c.queue(c.queue_of(u32::MAX)).ttime.last_end, 0, "no request of no task");
     assert_ne!(c.queue_of(0), c.queue_of(1));
+}
+
+/// A kernel of profile `p` with `d` as its device and the running task 0.
+fn kernel_with(p: &str, d: BlockDevice) -> crate::kernel::Kernel {
+    let mut k = crate::kernel::Kernel::new(crate::profile::profile(p).unwrap(), crate::profile::Policies::default(), crate::memcontrol::CgroupVersion::V1, 1 << 15, 0);
+    k.devices.push(d);
+    k.cur_mm = 0;
+    k
+}
+
+/// 4.3: a task's fsync write (`WB_SYNC_ALL` -> `WRITE_SYNC` = `WRITE | REQ_SYNC | REQ_NOIDLE`)
+/// is a sync request of the task's own CFQ queue (`cfq_get_queue(cfqd, is_sync, ...)`,
+/// `rq_is_sync()`), so it preempts the async queue (`cfq_should_preempt()`: "if the new request
+/// is sync, but the currently running queue is not") and goes after the one async write in the
+/// driver, not behind the flusher's 40; its `REQ_NOIDLE` clears the queue's idle window
+/// (`cfq_update_idle_window()`: `cfqq->next_rq->cmd_flags & REQ_NOIDLE`), which the task's next
+/// read, its think time not yet valid, leaves cleared. On 6.1 mq-deadline the same write is a
+/// write (one FIFO per direction, `dd_insert_request()`): behind the 40.
+#[test]
+fn cfq_fsync_write_is_a_sync_request_of_the_tasks_queue() {
+    let mut d = cfq_disk(2);
+    let w = writes(&mut d, 0, 40, 0);
+    let mut k = kernel_with("linux-4.3", d);
+    k.now = MS;
+    k.flusher.op = crate::blkdev::WbtOp::Sync;
+    let f = k.wbt_submit_write(0, 1 << 30, MAX_REQUEST_PAGES);
+    assert_eq!(f, w[0] + MS + RQ, "after the one write in the driver, then a seek");
+    let Elevator::Cfq(c) = &k.devices[0].sched else { panic!() };
+    let q = c.queue_of(0);
+    assert_eq!(c.active_queue(), Some(q), "the task's own queue");
+    assert!(!c.queue(q).idle_window, "REQ_NOIDLE clears the idle window");
+    // The task's read after it: no valid think time yet, the window stays cleared.
+    k.flusher.op = crate::blkdev::WbtOp::Normal;
+    k.now = f + MS;
+    k.blk_get_request(0, crate::blkdev::RqClass::Sync, 2 << 30, 1);
+    k.devices[0].submit(Dir::Read, 2 << 30, 1, k.now);
+    let Elevator::Cfq(c) = &k.devices[0].sched else { panic!() };
+    assert!(!c.queue(q).idle_window);
+    // The same write on 6.1's mq-deadline: a write, behind the 40.
+    let mut d = disk(SchedKind::MqDeadline);
+    let w = writes(&mut d, 0, 40, 0);
+    let mut k = kernel_with("linux-6.1", d);
+    k.now = MS;
+    k.flusher.op = crate::blkdev::WbtOp::Sync;
+    assert_eq!(k.wbt_submit_write(0, 1 << 30, MAX_REQUEST_PAGES), w[39] + MS + RQ);
 }

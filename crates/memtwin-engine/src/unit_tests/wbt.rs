@@ -108,8 +108,8 @@ fn a_read_goes_before_the_writes_wbt_holds() {
         let mut d = mk(lat);
         for i in 0..16 {
             let s = i * MAX_REQUEST_PAGES;
-            let r = d.wbt_release(s, MAX_REQUEST_PAGES, now, WbtOp::Background, 0);
-            d.submit_tracked(s, MAX_REQUEST_PAGES, r);
+            let r = d.wbt_release(s, MAX_REQUEST_PAGES, now, WbtOp::Background, 0, crate::blkdev::RqClass::Async);
+            d.submit_tracked(s, MAX_REQUEST_PAGES, r, crate::blkdev::RqClass::Async);
         }
         reads.push(d.submit(Dir::Read, 1 << 30, 1, now + MS));
         assert_eq!(d.queue.queued, 17);

@@ -39,7 +39,11 @@ ops = [
 }
 
 fn stats(s: &Simulation) -> crate::zswap::ZswapStats {
-    s.kernel.zswap.as_ref().expect("zswap").stats.clone()
+    stats_of(&s.kernel)
+}
+
+fn stats_of(k: &crate::kernel::Kernel) -> crate::zswap::ZswapStats {
+    k.zswap.as_ref().expect("zswap").stats.clone()
 }
 
 /// `lzo1x_1_compress()` (lib/lzo/lzo1x_compress.c) of the fills: one set byte is a short
@@ -453,6 +457,62 @@ fn zswap_writeback_pages_ending_in_the_lru_add_batch_are_not_rotated_6_12() {
     assert_eq!(rotated0, out0, "without the batch every written page is rotated");
     // (2381 of 18244 here)
     assert!(out - rotated > 1000, "with it, written pages go unrotated: {rotated} of {out}");
+}
+
+/// mm/page_io.c `end_swap_bio_write()` -> `folio_end_writeback()` (6.12) runs from the
+/// device's completion interrupt (virtio-blk `vblk_done()`), after the CPU that dispatched the
+/// write at `blk_finish_plug()` has gone on; on the QEMU guest's throttled disk the engine's
+/// device gives a write no time (its bucket idle), and the completion then comes at the
+/// clock's next instant, not at the dispatch instant. So the page `zswap_writeback_entry()`
+/// put in the CPU's lru_add batch and wrote under the reclaim's plug is moved to the LRU by the
+/// `lru_add_drain()` that the engine reaches at the instant of `blk_finish_plug()` (the next
+/// `shrink_inactive_list()`), and its completion rotates it to the inactive tail
+/// (`folio_rotate_reclaimable()`, PGROTATED). Before, the completion was handled first, in
+/// that drain, and the page, still batched, was not rotated (`PG_reclaim` cleared).
+#[test]
+fn a_swap_write_does_not_complete_at_its_dispatch_instant_6_12() {
+    let cg = r#""memory.zswap.max" = "2M""#;
+    let toml = zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2").replace("write_bw = \"400M\"\n", "write_bw = \"400M\"\nqemu_throttle = true\n");
+    assert!(toml.contains("qemu_throttle = true"), "{toml}");
+    let mut s = sim(&toml);
+    let ct = memcg(&s, "ct");
+    // Up to a quantum's end with the memcg's zswap at its limit and its entries written back.
+    while s.step() {
+        if stats(&s).written_back_pages > 100 {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    assert!(!k.swap_plug.active, "between quanta no plug is open");
+    k.lru_add_drain();
+    // shrink_lruvec()'s plug around a store at memory.zswap.max: shrink_memcg() writes the
+    // memcg's oldest unreferenced entry back (a referenced one rotates first).
+    assert!(k.blk_start_plug());
+    let wb = stats_of(k).written_back_pages;
+    for _ in 0..64 {
+        if k.shrink_memcg(ct) {
+            break;
+        }
+    }
+    assert_eq!(stats_of(k).written_back_pages, wb + 1, "one entry written back");
+    let cpu = k.this_cpu();
+    let b = k.lru_add_fbatches[cpu];
+    assert_eq!(b.nr, 1, "the writeback's page is the batch's only one");
+    let p = b.folios[0];
+    assert!(k.folio_in_lru_batch(p) && k.pages[p].test(pg::WRITEBACK) && k.pages[p].test(pg::RECLAIM), "batched, under writeback, PG_reclaim");
+    let t = k.now;
+    k.blk_finish_plug();
+    assert_eq!(k.now, t);
+    assert!(k.wb_done[p.idx()] > t, "dispatched at {t}, the idle bucket's write completes after it: {}", k.wb_done[p.idx()]);
+    let rotated = k.vmstat.get(VmEvent::Pgrotated);
+    // The next shrink_inactive_list()'s drain at the same instant, then the completion.
+    k.lru_add_drain();
+    assert!(k.pages[p].test(pg::LRU) && k.pages[p].test(pg::WRITEBACK), "on the LRU before its write ended");
+    k.advance_clock(t + 1_000_000);
+    assert!(!k.pages[p].test(pg::WRITEBACK));
+    assert_eq!(k.vmstat.get(VmEvent::Pgrotated), rotated + 1, "folio_rotate_reclaimable() of the written page");
+    let v = k.folio_lruvec(p);
+    assert_eq!(k.lruvecs[v].tail(crate::mmzone::LruList::InactiveAnon), Some(p), "at the inactive anon tail");
 }
 
 /// 6.1's `shrink_wq` is `create_workqueue("zswap-shrink")`, a bound workqueue (mm/zswap.c
