@@ -400,15 +400,9 @@ pub fn wb_min_pause(avg_write_bandwidth: u64, wb_dirty_ratelimit: u64, max_pause
 
 /// The inodes with dirty pages, oldest first (the bdi's `b_dirty` list, one for all wbs): a
 /// doubly linked list through per-inode links, so that adding, removing and testing an inode
-/// cost the same whatever the number of files.
+/// cost the same whatever the number of files (a [`WbIoList`] of one key).
 #[derive(Clone, Debug, Default)]
-pub struct DirtyInodes {
-    head: u32,
-    tail: u32,
-    /// Per inode: (previous, next), `NIL` at the ends; `(ABSENT, ABSENT)` off the list.
-    links: Vec<(u32, u32)>,
-    len: usize,
-}
+pub struct DirtyInodes(WbIoList);
 
 const NIL: u32 = u32::MAX;
 const ABSENT: u32 = u32::MAX - 1;
@@ -416,82 +410,53 @@ const ABSENT: u32 = u32::MAX - 1;
 impl DirtyInodes {
     /// An empty list.
     pub fn new() -> Self {
-        DirtyInodes { head: NIL, tail: NIL, links: vec![], len: 0 }
+        Self::default()
     }
 
     /// Inodes on the list.
     pub fn len(&self) -> usize {
-        self.len
+        self.0.len()
     }
 
     /// No inode on the list.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.0.is_empty()
     }
 
     /// Whether `inode` is on the list.
     pub fn contains(&self, inode: InodeId) -> bool {
-        self.links.get(inode.idx()).is_some_and(|l| l.0 != ABSENT)
+        self.0.contains(inode)
     }
 
     /// Put `inode` at the tail (`inode_io_list_move_locked(inode, wb, &wb->b_dirty)`), unless
     /// it is on the list.
     pub fn push_back(&mut self, inode: InodeId) {
-        if self.contains(inode) {
-            return;
-        }
-        if self.links.len() <= inode.idx() {
-            self.links.resize(inode.idx() + 1, (ABSENT, ABSENT));
-        }
-        self.links[inode.idx()] = (self.tail, NIL);
-        if self.tail == NIL {
-            self.head = inode.0;
-        } else {
-            self.links[self.tail as usize].1 = inode.0;
-        }
-        self.tail = inode.0;
-        self.len += 1;
+        self.0.push_back(0, inode)
     }
 
     /// Take `inode` off the list, if it is on it.
     pub fn remove(&mut self, inode: InodeId) {
-        if !self.contains(inode) {
-            return;
-        }
-        let (prev, next) = self.links[inode.idx()];
-        if prev == NIL {
-            self.head = next;
-        } else {
-            self.links[prev as usize].1 = next;
-        }
-        if next == NIL {
-            self.tail = prev;
-        } else {
-            self.links[next as usize].0 = prev;
-        }
-        self.links[inode.idx()] = (ABSENT, ABSENT);
-        self.len -= 1;
+        self.0.remove(inode)
     }
 
     /// The oldest inode.
     pub fn first(&self) -> Option<InodeId> {
-        (self.head != NIL).then_some(InodeId(self.head))
+        self.0.first(Some(0))
     }
 
     /// The inode after `inode` (which must be on the list).
     pub fn next(&self, inode: InodeId) -> Option<InodeId> {
-        let n = self.links[inode.idx()].1;
-        (n != NIL).then_some(InodeId(n))
+        self.0.next(inode)
     }
 
     /// The newest inode.
     pub fn last(&self) -> Option<InodeId> {
-        (self.tail != NIL).then_some(InodeId(self.tail))
+        self.0.ends.first().and_then(|e| (e.1 != NIL).then_some(InodeId(e.1)))
     }
 
     /// Every inode, oldest first.
     pub fn iter(&self) -> impl Iterator<Item = InodeId> + '_ {
-        std::iter::successors(self.first(), move |&i| self.next(i))
+        self.0.iter(Some(0))
     }
 }
 
@@ -578,6 +543,12 @@ impl WbIoList {
         (head != NIL).then_some(InodeId(head))
     }
 
+    /// The inode after `inode` on its wb's list (which it must be on).
+    pub fn next(&self, inode: InodeId) -> Option<InodeId> {
+        let n = self.links[inode.idx()].1;
+        (n != NIL).then_some(InodeId(n))
+    }
+
     /// Every inode of wb `key` (`None`: every wb, by key), first first.
     pub fn iter(&self, key: Option<u32>) -> impl Iterator<Item = InodeId> + '_ {
         let keys = match key {
@@ -586,10 +557,7 @@ impl WbIoList {
         };
         keys.flat_map(move |k| {
             let head = self.ends[k].0;
-            std::iter::successors((head != NIL).then_some(InodeId(head)), move |&i| {
-                let n = self.links[i.idx()].1;
-                (n != NIL).then_some(InodeId(n))
-            })
+            std::iter::successors((head != NIL).then_some(InodeId(head)), move |&i| self.next(i))
         })
     }
 }
