@@ -169,8 +169,15 @@ pub struct Kernel {
     /// The running task's sleeps and their restart (sched.rs [`crate::sched::Resched`]): when
     /// a sleep may end the quantum, and the wake-up of the one that did.
     pub resched: crate::sched::Resched,
-    /// Inodes with dirty pages, oldest first (the bdi's `b_dirty` list).
+    /// Inodes with dirty pages, oldest first: the bdi's `b_dirty` list, with the inodes also
+    /// on [`Kernel::b_io`] or [`Kernel::b_more_io`] (not on the kernel's `b_dirty` then).
     pub dirty_inodes: crate::page_writeback::DirtyInodes,
+    /// The wbs' `b_io` lists: the inodes the flusher's current pass takes, next first
+    /// (`queue_io()` fills them; fs/fs-writeback.c).
+    pub b_io: crate::page_writeback::WbIoList,
+    /// The wbs' `b_more_io` lists: inodes whose chunk used up the flusher's slice with pages
+    /// left (`requeue_io()`), spliced into `b_io` by the next `queue_io()` of any work.
+    pub b_more_io: crate::page_writeback::WbIoList,
     /// Per inode, the memcg whose writeback domain (`bdi_writeback`) it belongs to
     /// (`inode_attach_wb()`: the memcg of the task that first dirtied it; cgroup v2, 4.2+);
     /// `MemcgId::NONE` until then, or where cgroup writeback does not apply.
@@ -394,6 +401,8 @@ impl Kernel {
             one_at_a_time: false,
             kswapd_until: 0,
             dirty_inodes: crate::page_writeback::DirtyInodes::new(),
+            b_io: Default::default(),
+            b_more_io: Default::default(),
             inode_wb: vec![],
             scratch_memcgs: vec![],
             scratch_completions: vec![],

@@ -737,3 +737,97 @@ ops = [{ op = "read", file = "/r", bufsize = "128K" }]
     assert!(steps > 2 && both_dirty && writeback_seen, "steps {steps}, both children dirty at once {both_dirty}, writeback {writeback_seen}");
     assert_invariants(&s.kernel);
 }
+
+/// Two files of 32M (8192 pages), /a dirtied before /b, nothing written yet, on a 16M/s disk
+/// without blk-wbt (`writeback_chunk_size()`: 3072 pages), whose wb has written (an fsync of
+/// /c: all the recent completions, under its background threshold); the clock past 30 s when
+/// `sleep_first`, so that a kupdate cutoff can lie after a dirtying.
+fn two_dirty_files(sleep_first: bool) -> (Simulation, InodeId, InodeId) {
+    let sleep = if sleep_first { r#"{ op = "sleep", duration = "31s" },"# } else { "" };
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "two files"
+[machine]
+ram = "2G"
+[kernel]
+profile = "linux-6.1"
+[devices.sda]
+read_bw = "500M"
+write_bw = "16M"
+wbt_lat_usec = 0
+[files."/a"]
+size = 0
+[files."/b"]
+size = 0
+[files."/c"]
+size = 0
+[tasks.w]
+ops = [{{ op = "write", file = "/c", length = "4K", fsync = true }}, {sleep} {{ op = "write", file = "/a", length = "32M" }},
+       {{ op = "write", file = "/b", length = "32M" }}]
+"#
+    ));
+    run(&mut s);
+    let (a, b) = (inode(&s, "/a"), inode(&s, "/b"));
+    let k = &s.kernel;
+    assert_eq!((k.mappings[a.idx()].nrdirty, k.mappings[b.idx()].nrdirty), (8192, 8192), "nothing written yet");
+    assert!(k.flusher.work.is_none() && k.flusher.until == 0 && k.b_io.is_empty() && k.b_more_io.is_empty());
+    (s, a, b)
+}
+
+/// fs/fs-writeback.c (6.1) `writeback_sb_inodes()` and `requeue_inode()`: a work writes
+/// `writeback_chunk_size()` pages of each inode on `b_io` in turn, not the oldest inode to
+/// the end of its pages, and an inode whose chunk was used up with dirty pages left goes to
+/// `b_more_io`; `writeback_chunk_size()` takes at most the work's `nr_pages` left and rounds
+/// up to `MIN_WRITEBACK_PAGES`, so a work's last chunk may write more than it asked
+/// (`work->nr_pages` goes negative). Reclaim's full flush of two chunks' worth (the engine
+/// before: the first 2 chunks of /a, /b untouched).
+#[test]
+fn writeback_sb_inodes_writes_a_chunk_of_each_inode_requeue_inode_6_1() {
+    let (mut s, a, b) = two_dirty_files(false);
+    let k = &mut s.kernel;
+    let bw = k.devices[0].write_bw;
+    let chunk = k.writeback_chunk_size(bw);
+    assert_eq!(chunk, 3072, "half the device's 4096 pages/s, rounded");
+    k.flusher.wakeup_left = 2 * chunk;
+    k.flusher_run();
+    assert!(k.flusher.work.is_none() && k.flusher.until == 0, "done, not held");
+    assert_eq!(k.mappings[a.idx()].nrdirty, 8192 - chunk, "a chunk of /a");
+    assert_eq!(k.mappings[b.idx()].nrdirty, 8192 - chunk, "then a chunk of /b");
+    assert_eq!(k.b_more_io.iter(None).collect::<Vec<_>>(), vec![a, b], "both used their slice: b_more_io, in turn");
+    assert!(k.b_io.is_empty());
+    // A work of 100 pages: writeback_chunk_size() = round_down(min(.., 100) + 1024, 1024).
+    assert_eq!(k.writeback_chunk_size_nr(bw, 100), crate::page_writeback::MIN_WRITEBACK_PAGES);
+    k.flusher.wakeup_left = 100;
+    k.flusher_run();
+    assert_eq!(k.mappings[a.idx()].nrdirty, 8192 - chunk - crate::page_writeback::MIN_WRITEBACK_PAGES, "queue_io() spliced b_more_io: /a first");
+    assert_eq!(k.mappings[b.idx()].nrdirty, 8192 - chunk, "the work's nr_pages was used up by /a's chunk");
+    assert_eq!(k.b_io.iter(None).collect::<Vec<_>>(), vec![b], "what the work did not reach stays on b_io");
+    assert_eq!(k.b_more_io.iter(None).collect::<Vec<_>>(), vec![a]);
+    assert_invariants(k);
+}
+
+/// fs/fs-writeback.c (6.1) `wb_check_old_data_flush()` -> `wb_writeback()`: the periodic work
+/// writes at most `nr_pages` (`get_nr_dirty_pages()` when it starts), a chunk of an inode at a
+/// time, not every expired inode whole (the engine before: all 8192 pages); its cutoff is
+/// `dirty_expire_interval` before now, recomputed as it goes (3.1+): /b, dirtied 1 s ago, stays
+/// dirty. A work started with 1024 dirty pages counted writes one rounded chunk of /a.
+#[test]
+fn kupdate_work_stops_at_its_nr_pages_wb_writeback_6_1() {
+    use crate::page_writeback::{WbReason, WbWork};
+    let (mut s, a, b) = two_dirty_files(true);
+    let k = &mut s.kernel;
+    let bw = k.devices[0].write_bw;
+    // /a as if dirtied 30 s before now: expired; /b young.
+    k.mappings[a.idx()].dirtied_when = k.now - crate::page_writeback::DIRTY_EXPIRE_INTERVAL;
+    let j = k.jiffies();
+    k.flusher.work = Some(WbWork { reason: WbReason::Periodic, key: Some(0), nr_pages: 1024, start: j, slice_start: j });
+    k.flusher_run();
+    assert!(k.flusher.work.is_none() && k.flusher.until == 0);
+    let chunk = k.writeback_chunk_size_nr(bw, 1024);
+    assert_eq!(chunk, 2048);
+    assert_eq!(k.mappings[a.idx()].nrdirty, 8192 - chunk, "one chunk: nr_pages used up");
+    assert_eq!(k.mappings[b.idx()].nrdirty, 8192, "young: left on b_dirty");
+    assert_eq!(k.b_more_io.iter(None).collect::<Vec<_>>(), vec![a], "its chunk used up with pages left");
+    assert_invariants(k);
+}
