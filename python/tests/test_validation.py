@@ -422,3 +422,53 @@ def test_step_gaps_of_a_recording_that_does_not_fit_the_plan_are_refused_and_bad
     cpu = {"code_slowdown": 10, "copy_slowdown": 58, "file_hot_read_ns_per_page": 7700.0, "file_small_read_ns_per_call": 10429.0}
     assert recorded_split_slowdown({"real": {"machine": {"cpu": cpu}}}) == (10, 58)
     assert recorded_split_slowdown({"real": {"machine": {"cpu": dict(cpu, file_hot_read_ns_per_page=float("inf"))}}}) == (10, 58)
+
+
+def test_a_tolerance_may_give_steps_their_own_abs(tmp_path, capsys):
+    """review10 M2: `{ rel, abs, steps = { "STEP" = ABS } }` holds a listed step to its own abs and
+    every other step to `abs`: a quiet step of a boot set is not held to the noisiest step's band
+    (qemu61-wbt-reader's Dirty_kB read 1 was median 16000 +- 18980, a band that took in 0). Bad
+    forms are refused with the place and the fix."""
+    from memtwin.validate import compare_steps, tolerances
+
+    spec = {"tolerance": {"meminfo.Dirty_kB": {"rel": 0.1, "abs": 18980, "steps": {"read 1": 1736}}, "read_bytes": 0.1}}
+    tol = tolerances(spec, "f.toml: validation")
+    assert tol == {"meminfo.Dirty_kB": (0.1, 18980.0, {"read 1": 1736.0}), "read_bytes": (0.1, 0.0, {})}
+    step = lambda name, dirty: {"task": "t", "name": name, "metrics": {"meminfo.Dirty_kB": dirty, "read_bytes": 0}}  # noqa: E731
+    real = [step("read 1", 16000), step("read 2", 16000)]
+    # a twin with no dirty memory: read 1 (own abs 1736) fails, read 2 (the default 18980) passes
+    rows = {(r.step, r.metric): r for r in compare_steps("default", [step("read 1", 0), step("read 2", 0)], real, tol, None, "f")}
+    assert rows[("read 1", "meminfo.Dirty_kB")].abs == 1736.0 and not rows[("read 1", "meminfo.Dirty_kB")].ok
+    assert rows[("read 2", "meminfo.Dirty_kB")].abs == 18980.0 and rows[("read 2", "meminfo.Dirty_kB")].ok
+    assert rows[("read 1", "meminfo.Dirty_kB")].allowed == 1736.0
+    near = {(r.step, r.metric): r for r in compare_steps("default", [step("read 1", 17600), step("read 2", 0)], real, tol, None, "f")}
+    assert near[("read 1", "meminfo.Dirty_kB")].ok  # 1600 <= max(1600, 1736)
+    # a listed step the scenario does not have
+    bad_tol = tolerances({"tolerance": {"m": {"rel": 0.1, "steps": {"read 9": 5}}}}, "f.toml: validation")
+    with pytest.raises(memtwin.ScenarioError) as e:
+        compare_steps("default", real, real, bad_tol, None, "f.toml: validation")
+    assert "f.toml: validation.tolerance.m.steps" in str(e.value) and "'read 9'" in str(e.value) and "fix" in str(e.value)
+    for bad, place in (({"rel": 0.1, "steps": {"read 1": -1}}, "tolerance.m.steps.read 1"),
+                       ({"rel": 0.1, "steps": {"read 1": "5"}}, "tolerance.m.steps.read 1"),
+                       ({"rel": 0.1, "steps": [1736]}, "tolerance.m.steps"),
+                       ({"rel": 0.1, "steps": {}}, "tolerance.m.steps"),
+                       ({"rel": 0.1, "abs": -4}, "tolerance.m"),
+                       ({"rel": 0.1, "step": {"read 1": 5}}, "tolerance.m")):
+        with pytest.raises(memtwin.ScenarioError) as e:
+            tolerances({"tolerance": {"m": bad}}, "f.toml: validation")
+        assert f"f.toml: validation.{place}" in str(e.value) and "fix" in str(e.value) and "steps = {" in str(e.value), (bad, str(e.value))
+    # through the CLI: exit 2, the place and the fix, no traceback
+    from conftest import cli_run
+
+    val = os.path.join(ROOT, "scenarios", "validation")
+    with open(os.path.join(val, "host-first-reader.toml")) as f:
+        text = f.read()
+    (tmp_path / "real").mkdir()
+    with open(os.path.join(val, "real", "host-first-reader.json")) as f:
+        (tmp_path / "real" / "host-first-reader.json").write_text(f.read())
+    assert "[validation.tolerance]\n" in text
+    scn = tmp_path / "v.toml"
+    scn.write_text(text.replace("[validation.tolerance]\n", '[validation.tolerance]\nelapsed_s = { rel = 0.1, steps = { "no such step" = 1 } }\n'))
+    code, out, err = cli_run(capsys, "validate", "--recorded", scn)
+    assert code == 2 and "tolerance.elapsed_s.steps" in err and "'no such step'" in err and "fix" in err, (code, out, err)
+    assert "Traceback" not in err
