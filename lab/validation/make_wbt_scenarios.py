@@ -20,7 +20,8 @@ the header as the contrast that shows the metric is blk-wbt's.
 Tolerances: rel 0.10 and abs the larger of the usual floor and the kernel's own spread, the rule of
 make_throttle_scenarios.py (its docstring says why; kernel_spread()): in each step the largest
 distance of a boot from the boots' median, leaving out the farthest boot when Hampel's identifier
-(3 scaled median absolute deviations) calls it an outlier, the largest over the steps. One
+(3 scaled median absolute deviations) calls it an outlier, each step its own (since fixtol, review10
+M2; the largest over the steps before, whose band took in 0 for quiet steps). One
 outlying boot cannot widen it (review8 H1), and at most one boot a step lies outside it. Until
 tol23 this generator took twice the median absolute deviation, which left 7 of the 40 Writeback
 figures of the boots outside median +- tolerance (review9 M6: one rule for both generators).
@@ -112,7 +113,9 @@ SCENARIOS = {
 
 # Scenarios the engine does not pass yet (scenarios/validation-pending/); every other one goes to
 # scenarios/validation/.
-PENDING_SCENARIOS: set = set()
+# qemu61-wbt-reader since fixtol (2026-11-29, review10 M2): held to each step's own spread it fails
+# four rows (its NOTES say which); it passed only under the largest spread over the steps.
+PENDING_SCENARIOS: set = {"qemu61-wbt-reader"}
 
 # The floor of every tolerance (the project's usual 10%, 4 MiB for byte counts, 4 MiB for the
 # meminfo sizes in kB)
@@ -121,6 +124,15 @@ DEFAULT_TOL = {"read_bytes": (0.10, 4 * MIB), "write_bytes": (0.10, 4 * MIB), "m
 # Per scenario: lines for its header (what the recordings showed, the engine's figures)
 NOTES: dict = {
     "qemu61-wbt-reader": [
+        "PENDING since fixtol (2026-11-29, review10 M2): with each step held to its own boots' spread instead",
+        "of the largest over the steps (Dirty_kB 18980, Writeback_kB 23096 for every step, bands down to",
+        "-3528 kB), four rows fail (validate, 5 engine runs against the 5 boots, engine median vs boots'",
+        "median): read 1 Dirty_kB 25600 vs 15452 (engine 23552-25600, boots 13716-20940, abs 4096), gap 1",
+        "Dirty_kB 30720 vs 20920 (29696-32768 vs 15852-23256, abs 4096), read 2 Dirty_kB 32768 vs 20308",
+        "(25600-32768 vs 16500-25452, abs 5144) and read 2 Writeback_kB 31744 vs 37748 (30464-38912 vs",
+        "36352-49152, abs 4096): the engine keeps about 10 MB more dirty and less under writeback than the",
+        "kernel in the first reader steps (the split said as left open below). blk-wbt's scale-up, what the",
+        "scenario is for, is not in question: from read 3 on every row passes.",
         "What the kernel did (6.1.0-57, wbt_lat_usec 75000 in every boot): 20-61 MB under writeback at the",
         "steps' ends (median about 37 MB) with the dirty set at about the 64M limit. At scale_step 0 blk-wbt",
         "lets the flusher's background writeback have wb_background = 4 requests of at most 1280 KiB in",

@@ -97,10 +97,11 @@ def test_there_is_a_validation_set():
     # + issue 23 (oom13): the reader after the hog's OOM kill (qemu61-throttle-kswapd-fail-after: the
     # allocation-path kill frees the victim's memory)
     assert "qemu61-throttle-kswapd-fail.toml" in names and "qemu61-throttle-writeback.toml" not in names
-    # + issue 23 (wbt25): blk-wbt's scale-up beside a reader on the guest's own queue (qemu61-wbt-reader, 5 boots)
-    assert "qemu61-wbt-reader.toml" in names
+    # + issue 23 (wbt25): blk-wbt's scale-up beside a reader on the guest's own queue (qemu61-wbt-reader, 5 boots),
+    # pending since fixtol (review10 M2: each step held to its own boots' spread, its first reader steps fail; not counted below)
+    assert "qemu61-wbt-reader.toml" not in names
     assert "qemu61-throttle-kswapd-fail-after.toml" in names
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 1
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
