@@ -417,7 +417,11 @@ def sched_window(a, b) -> Optional[dict]:
     sa, sb = getattr(a, "schedstat", None), getattr(b, "schedstat", None)
     if not sa or not sb:
         return None
-    return {"run_s": (sb[0] - sa[0]) / 1e9, "run_delay_s": (sb[1] - sa[1]) / 1e9, "runs": sb[2] - sa[2]}
+    out = {"run_s": (sb[0] - sa[0]) / 1e9, "run_delay_s": (sb[1] - sa[1]) / 1e9, "runs": sb[2] - sa[2]}
+    # the task's nice value at the step's end (its own thread's getpriority(2))
+    if getattr(b, "nice", None) is not None:
+        out["nice"] = b.nice
+    return out
 
 
 class Snap:
@@ -432,6 +436,7 @@ class Snap:
             self.iowait = None
         self.io = _self_io()
         self.schedstat = _self_schedstat()
+        self.nice = _nice()
         self.memcg = cg.snapshot(cgdir)
         self.vm = _vmstat()
         if _ZSWAP_DEBUG_DIR:
@@ -1822,11 +1827,25 @@ class HostRun:
         }
 
 
+def _nice() -> Optional[int]:
+    """The calling thread's nice value (getpriority(2) PRIO_PROCESS of 0: on Linux the calling
+    thread), or None where it cannot be read."""
+    try:
+        return os.getpriority(os.PRIO_PROCESS, 0)
+    except (OSError, AttributeError):
+        return None
+
+
 def _sched() -> dict:
-    """This process's scheduling policy and priority (sched_getscheduler(2), sched_getparam(2))."""
+    """This process's scheduling policy, priority and nice value (sched_getscheduler(2),
+    sched_getparam(2), getpriority(2)): the host headers' "the runner at nice -10" is read here."""
     names = {getattr(os, n): n for n in ("SCHED_OTHER", "SCHED_BATCH", "SCHED_IDLE", "SCHED_FIFO", "SCHED_RR") if hasattr(os, n)}
     pol = os.sched_getscheduler(0)
-    return {"policy": names.get(pol, str(pol)), "priority": os.sched_getparam(0).sched_priority}
+    out = {"policy": names.get(pol, str(pol)), "priority": os.sched_getparam(0).sched_priority}
+    nice = _nice()
+    if nice is not None:
+        out["nice"] = nice
+    return out
 
 
 def _loadavg() -> Optional[list]:

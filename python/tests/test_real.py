@@ -1107,5 +1107,21 @@ def test_a_steps_own_run_queue_wait_from_schedstat(tmp_path):
     assert real.sched_window(a, b) == {"run_s": 0.5, "run_delay_s": 0.15, "runs": 15}
     assert real._self_schedstat(str(tmp_path / "none")) is None
     assert real.sched_window(a, type("S", (), {"schedstat": None})()) is None
+    # the task's nice value at the step's end, when read
+    c = type("S", (), {"schedstat": real._self_schedstat(str(f)), "nice": -10})()
+    assert real.sched_window(a, c) == {"run_s": 0.5, "run_delay_s": 0.15, "runs": 15, "nice": -10}
     mine = real._self_schedstat()
     assert mine is None or (len(mine) == 3 and mine[0] > 0)
+
+
+def test_the_runner_records_its_nice_value():
+    """`real.sched.nice` (review10 M4): getpriority(2) of the runner, as `nice -n N` sets it, and
+    a task's snapshot carries its own thread's nice value."""
+    code = "import os, json; os.nice(3); from memtwin import real; print(json.dumps(real._sched())); print(real._nice())"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(real.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env, check=True).stdout.splitlines()
+    base = os.getpriority(os.PRIO_PROCESS, 0)
+    got = json.loads(out[0])
+    assert got["nice"] == min(base + 3, 19), got
+    assert int(out[1]) == got["nice"]
+    assert real._sched()["nice"] == base

@@ -497,7 +497,11 @@ impl Kernel {
     /// `shrink_inactive_list()` that the engine reaches at the instant of `blk_finish_plug()`
     /// moves the batched page zswap wrote back to the LRU first, and its completion rotates it
     /// (`folio_rotate_reclaimable()`), where before the tie put the completion first and the
-    /// page, still in the batch, was not rotated.
+    /// page, still in the batch, was not rotated. This next-instant rule is the swap writes'
+    /// only: file I/O on the same device still completes at the dispatch instant itself
+    /// (blkdev `BlockDevice::submit_qemu`), the same tie left as it is because only this swap
+    /// rotation path was shown to depend on it and moving file completions would move many
+    /// committed outputs (review10 L3, left for a later session).
     fn swap_write_dispatched(&mut self, p: PageId, nr: u64, done: crate::types::Nanos) {
         let done = done.max(self.now + 1);
         self.io.write_bytes += nr * PAGE_SIZE;

@@ -763,9 +763,6 @@ fn loop_queue_work_wakes_an_idle_worker_and_a_pending_run_takes_later_requests_6
     assert_eq!(on.submit(Dir::Read, 2_000, 32, 600 * us), 1_100 * us);
     // A write on the same worker (the root blkcg's), in the pending run's window.
     assert_eq!(on.submit(Dir::Write, 3_000, 32, 700 * us), 1_100 * us);
-    // Each request alone: a request the worker holds is the driver's, so a contiguous bio
-    // submitted while it waits does not merge into it.
-    assert_eq!(on.queue.merged, 0);
     // On a device with a queue of its own: the dispatch to it waits for the run.
     let hw = || crate::blkdev::HwQueue::new(128, 50 * us, [1 << 30, 1 << 30], [4 << 30, 4 << 30], 0);
     let mut q0 = BlockDevice::throttled("loop0", 200 * mb, 150 * mb, 0, 128).with_hw_queue(hw());
@@ -780,6 +777,61 @@ fn loop_queue_work_wakes_an_idle_worker_and_a_pending_run_takes_later_requests_6
     assert_eq!(draws(1), draws(1));
     assert_ne!(draws(1), draws(2));
     assert!(draws(1).iter().all(|d| [10, 20, 30, 40, 50].contains(d)));
+}
+
+/// A bio back-merged into a request blk-throttle still holds goes with that request
+/// (drivers/block/loop.c 6.18: `loop_queue_work()` is called from `loop_queue_rq()`, once per
+/// request, and a merged bio makes no request of its own; block/blk-merge.c
+/// `blk_attempt_plug_merge()`/`elv_merge()` ELEVATOR_BACK_MERGE): no wake-up of the worker
+/// is drawn for it and the pending run stays, and the merged request completes as on a device
+/// without a worker once its own run is over (`BlockDevice::submit_own`).
+#[test]
+fn loop_worker_is_not_woken_for_a_bio_merged_into_a_throttled_request_6_18() {
+    let mb = 1u64 << 20;
+    let us = 1_000;
+    // 1 MiB/s of reads: the first slice's budget is about 100 KiB, later bios are held.
+    let mut off = BlockDevice::throttled("loop0", mb, mb, 0, 128);
+    let mut on = BlockDevice::throttled("loop0", mb, mb, 0, 128).with_loop_worker(vec![500 * us], 0, 0);
+    for d in [&mut off, &mut on] {
+        d.submit(Dir::Read, 0, 25, 0);
+    }
+    let (b_off, b_on) = (off.submit(Dir::Read, 1_000, 32, 0), on.submit(Dir::Read, 1_000, 32, 0));
+    assert!(b_off > 0, "the second bio is held by the throttle: {b_off}");
+    assert_eq!(b_on, b_off + 500 * us, "its request waits for a woken worker");
+    let (run, rand) = (on.worker.run, on.worker.rand);
+    // Contiguous, submitted while bio 2 is still in the throttle, released well after bio 2's
+    // run: it merges into bio 2's request.
+    let (c_off, c_on) = (off.submit(Dir::Read, 1_032, 32, us), on.submit(Dir::Read, 1_032, 32, us));
+    assert_eq!((off.queue.merged, on.queue.merged), (1, 1));
+    assert!(c_off > b_on, "released after bio 2's run: {c_off} {b_on}");
+    assert_eq!((on.worker.run, on.worker.rand), (run, rand), "no wake-up drawn for a merged bio");
+    assert_eq!(c_on, c_off, "the merged request completes at bio 3's release, not a wake-up later");
+}
+
+/// On a loop device with a queue of its own (`BlockDevice::submit_hw`), a request the loop
+/// worker holds was taken by `loop_queue_rq()` (drivers/block/loop.c 6.18) at its release:
+/// it is the driver's, so a contiguous bio submitted while it waits for the worker's run does
+/// not merge into it (block/blk-mq.c `blk_mq_submit_bio()` merges only into requests still
+/// in the plug or the scheduler). Without a worker, a request still waiting for a driver tag
+/// has not started and the same bio merges.
+#[test]
+fn loop_worker_held_request_is_not_mergeable_6_18() {
+    let us = 1_000;
+    let hw = |depth| crate::blkdev::HwQueue::new(depth, 50 * us, [1 << 30, 1 << 30], [4 << 30, 4 << 30], 0);
+    // No worker, one driver tag: bio 2 waits for bio 1's tag, not started at 10 us.
+    let mut off = BlockDevice::throttled("loop0", 1 << 30, 1 << 30, 0, 128).with_hw_queue(hw(1));
+    off.submit(Dir::Read, 0, 32, 0);
+    off.submit(Dir::Read, 1_000, 32, 0);
+    off.submit(Dir::Read, 1_032, 32, 10 * us);
+    assert_eq!(off.queue.merged, 1, "a request waiting for a tag has not started: the bio merges");
+    // With a worker: bio 2's request is the worker's from its release (0) until the run (500 us).
+    let mut on = BlockDevice::throttled("loop0", 1 << 30, 1 << 30, 0, 128).with_hw_queue(hw(1)).with_loop_worker(vec![500 * us], 0, 0);
+    on.submit(Dir::Read, 0, 32, 0);
+    let b = on.submit(Dir::Read, 1_000, 32, 0);
+    let c = on.submit(Dir::Read, 1_032, 32, 10 * us);
+    assert_eq!(on.queue.merged, 0, "a request the worker holds is not mergeable");
+    assert_eq!(on.queue.queued, 3, "bio 3 is a request of its own");
+    assert!(c > b, "behind bio 2 on the device: {b} {c}");
 }
 
 /// `[devices.X] worker_wakeup_latency`: samples on the host runner's loop device only.
