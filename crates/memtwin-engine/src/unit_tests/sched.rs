@@ -582,3 +582,22 @@ fn kswapd_reclaims_at_its_cfs_share_beside_busy_tasks_6_1() {
     assert!(runq1 > 5 * cpu1, "kswapd waited {runq1} ns for its {cpu1} ns of CPU");
     assert!(direct1 > kswapd1 / 4, "direct reclaim {direct1} pages beside kswapd's {kswapd1} on one CPU");
 }
+
+/// kswapd counts on a run queue by its runnable average while awake and not at all asleep
+/// (6.1 kernel/sched/fair.c: a sleeping kswapd is dequeued, `dequeue_entity()`; its
+/// `runnable_avg` is PELT's, kernel/sched/pelt.c), not as a full CPU whenever it is awake;
+/// the kswapd that asks leaves itself out.
+#[test]
+fn kswapd_counts_by_its_runnable_average_while_awake_6_1() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::LOAD_PRECISION_SHIFT as P;
+    let mut s = sim("[scenario]\nname = \"k\"\n[machine]\nram = \"256M\"\ncpus = 1\n[kernel]\nprofile = \"linux-6.1\"\n[tasks.t]\nops = []\n");
+    let k = &mut s.kernel;
+    k.nodes[0].kswapd_load = (S / 4) << P;
+    k.nodes[0].kswapd_active = false;
+    assert_eq!(k.kswapd_load_sum(None), 0, "asleep: off the run queue");
+    k.nodes[0].kswapd_active = true;
+    assert_eq!(k.kswapd_load_sum(None), (S / 4) << P, "awake: its runnable average, a quarter of a CPU");
+    assert_eq!(k.kswapd_load_sum(Some(0)), 0, "kswapd itself is not among the others");
+    assert_eq!(crate::kernel::cfs_stretch(k.kswapd_load_sum(None) >> P, 1), S + S / 4);
+}
