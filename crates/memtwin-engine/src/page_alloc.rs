@@ -916,6 +916,13 @@ pub struct Node {
     pub kswapd_clock: Nanos,
     /// kswapd's own CPU time on this node.
     pub kswapd_ns: Nanos,
+    /// kswapd's runnable average (`crate::sched::runnable_avg_update`, units of
+    /// `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`): runnable while it reclaims on a CPU or
+    /// waits for one, not while it waits on I/O or sleeps; as of `kswapd_load_at`. kswapd is a
+    /// kthread forked at boot and asleep until memory runs low: it starts at 0.
+    pub kswapd_load: u64,
+    /// When `kswapd_load` was last brought up to date (kswapd's clock then).
+    pub kswapd_load_at: Nanos,
     /// The end of the short sleep kswapd took when it last balanced the node
     /// (`kswapd_try_to_sleep()`'s `schedule_timeout(HZ/10)`, [`KSWAPD_SHORT_SLEEP`]), while
     /// kswapd is in it: asleep on `kswapd_wait` (a `wakeup_kswapd()` wakes it as from a full
@@ -1974,6 +1981,9 @@ impl Kernel {
         n.kswapd_active = true;
         n.kswapd_short_sleep = None;
         n.kswapd_clock = n.kswapd_clock.max(at + delay);
+        // Its runnable average decayed over the sleep (not runnable).
+        n.kswapd_load = crate::sched::runnable_avg_update(n.kswapd_load, n.kswapd_clock.saturating_sub(n.kswapd_load_at), 0);
+        n.kswapd_load_at = n.kswapd_clock;
         n.lru_gen_memcgs_need_aging = false;
         self.update_reclaim_active(nid, true);
         self.vmstat.count(VmEvent::KswapdWakeup, 1);
@@ -2164,9 +2174,8 @@ impl Kernel {
         // kswapd is a SCHED_NORMAL task at nice 0 (`kswapd()`): runnable beside the tasks that
         // want a CPU (their runnable averages) and the other nodes' awake kswapds, it gets its
         // CFS share of the CPUs (`crate::kernel::cfs_stretch`).
-        let other_kswapds = self.nodes.iter().filter(|n| n.kswapd_active).count().saturating_sub(1) as u64;
-        let tasks = self.task_load_sum >> crate::sched::LOAD_PRECISION_SHIFT;
-        self.cpu_stretch = crate::kernel::cfs_stretch(tasks + other_kswapds * crate::kernel::SCHED_CAPACITY_SCALE, self.nr_cpu_ids);
+        let others = (self.task_load_sum + self.kswapd_load_sum(Some(nid))) >> crate::sched::LOAD_PRECISION_SHIFT;
+        self.cpu_stretch = crate::kernel::cfs_stretch(others, self.nr_cpu_ids);
         self.reclaim_nid = Some(nid);
         let saved_until = self.kswapd_until;
         self.kswapd_until = now;
@@ -2186,6 +2195,7 @@ impl Kernel {
                 break;
             }
             let start = self.nodes[nid as usize].kswapd_clock;
+            let runq_before = self.runq_ns;
             self.now = start;
             self.sys_ns = 0;
             self.writeback_end_io();
@@ -2212,6 +2222,12 @@ impl Kernel {
             self.kswapd_ns += self.sys_ns;
             self.nodes[nid as usize].kswapd_ns += self.sys_ns;
             self.nodes[nid as usize].kswapd_clock = self.now.max(start + 1);
+            // Its runnable average over the batch: its CPU time and its waits for a CPU are
+            // runnable, its I/O waits not.
+            let n = &mut self.nodes[nid as usize];
+            let runnable = self.sys_ns + (self.runq_ns - runq_before);
+            n.kswapd_load = crate::sched::runnable_avg_update(n.kswapd_load, n.kswapd_clock.saturating_sub(n.kswapd_load_at), runnable);
+            n.kswapd_load_at = n.kswapd_clock;
         }
         self.now = now;
         self.sys_ns = sys;
@@ -2226,6 +2242,14 @@ impl Kernel {
         }
         self.swap_plug_switch();
         self.in_kswapd = false;
+    }
+
+    /// The runnable averages of the awake kswapds but `except`'s (units of `SCHED_CAPACITY_SCALE
+    /// << LOAD_PRECISION_SHIFT`, `Node::kswapd_load`): what they add to a run queue's load
+    /// beside the tasks' (`crate::kernel::cfs_stretch`). A sleeping kswapd is off the run
+    /// queue (`dequeue_entity()`), as a task blocked in a `wait` is.
+    pub fn kswapd_load_sum(&self, except: Option<u32>) -> u64 {
+        self.nodes.iter().enumerate().filter(|&(i, n)| n.kswapd_active && Some(i as u32) != except).map(|(_, n)| n.kswapd_load).sum()
     }
 
     /// Whether kswapd, the running context, stopped its pass of the memcg LRU at the shared

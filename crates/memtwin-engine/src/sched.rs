@@ -245,6 +245,22 @@ pub fn runnable_avg_update(avg: u64, dt: Nanos, runnable: Nanos) -> u64 {
     ((avg as f64) * y + (1.0 - y) * frac * scale).round() as u64
 }
 
+/// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
+/// LOAD_PRECISION_SHIFT`), on a CPU whose run queue's utilisation is `cpu_util` (units of
+/// `SCHED_CAPACITY_SCALE`): `post_init_entity_util_avg()` (kernel/sched/fair.c 6.1, called by
+/// `wake_up_new_task()`; since 4.x as the util_avg extrapolation, `runnable_avg = util_avg`
+/// since 5.7): `cap = (capacity - cfs_rq->avg.util_avg) / 2`, the new task's util_avg the run
+/// queue's util_avg scaled by its weight over the queue's `load_avg + 1`, at most `cap`, and
+/// `cap` itself on an idle run queue. The engine keeps no per-CPU run queue: `cpu_util` is the
+/// tasks' runnable averages summed over the CPUs (the caller's mean), and for nice-0 tasks
+/// whose `load_avg` is their runnable average the extrapolation `util * 1024 / (load + 1)`
+/// is above `cap` whenever util > 0, so the value is `cap`: half a CPU on an idle machine,
+/// nothing on a saturated one.
+pub fn post_init_runnable_avg(cpu_util: u64) -> u64 {
+    let cap = crate::kernel::SCHED_CAPACITY_SCALE.saturating_sub(cpu_util) / 2;
+    cap << LOAD_PRECISION_SHIFT
+}
+
 /// Engine statistics of a run, for benchmarks.
 #[derive(Clone, Debug, Default)]
 pub struct EngineStats {
@@ -317,6 +333,10 @@ pub struct Simulation {
     work_total: u64,
     /// The event queue: runnable tasks keyed by (virtual time, task index), earliest first.
     runq: BinaryHeap<Reverse<(Nanos, usize)>>,
+    /// The tasks not yet forked, latest start first: each is forked
+    /// (`wake_up_new_task()`, its runnable average set by [`post_init_runnable_avg`]) when the
+    /// first quantum at or after its start begins.
+    unforked: Vec<usize>,
     /// Ops that failed as the syscall would (EBUSY, ENOENT, ...), with where.
     errors: Vec<String>,
     nr_errors: u64,
@@ -542,6 +562,8 @@ impl Simulation {
             .filter(|(i, _)| !scn.tasks[*i].ops.is_empty())
             .map(|(i, t)| Reverse((t.times.clock, i)))
             .collect();
+        let mut unforked: Vec<usize> = (0..tasks.len()).filter(|&i| !scn.tasks[i].ops.is_empty()).collect();
+        unforked.sort_by_key(|&i| Reverse((tasks[i].times.clock, i)));
         // The periodic memcg statistics flusher, from the machine as set up (6.12+ reclaim reads
         // its copy).
         k.start_stats_flush(scn.boot_seed);
@@ -559,6 +581,7 @@ impl Simulation {
             work_done: 0,
             work_total: work_total.max(1),
             runq,
+            unforked,
             errors: vec![],
             nr_errors: 0,
             events: vec![],
@@ -592,6 +615,22 @@ impl Simulation {
         // No context looks at a device queue before the earliest of this task's clock and an
         // awake kswapd's (which catches up from its own): requests completed by then are freed.
         let horizon = self.kernel.nodes.iter().filter(|n| n.kswapd_active).map(|n| n.kswapd_clock).fold(t_now, Nanos::min);
+        // The tasks whose start has come are forked, their runnable averages at the kernel's
+        // initial value, before any of them runs: tasks that start together share the CPUs
+        // from their first quantum.
+        while let Some(&i) = self.unforked.last() {
+            if self.tasks[i].times.clock > t_now {
+                break;
+            }
+            self.unforked.pop();
+            let util = ((self.kernel.task_load_sum >> LOAD_PRECISION_SHIFT) / self.kernel.nr_cpu_ids.max(1) as u64).min(crate::kernel::SCHED_CAPACITY_SCALE);
+            let load = post_init_runnable_avg(util);
+            let t = &mut self.tasks[i];
+            if t.load == 0 && !t.killed {
+                t.load = load;
+                self.kernel.task_load_sum += load;
+            }
+        }
         self.kernel.blk_retire(horizon);
         while self.next_sample <= t_now {
             self.kernel.advance_clock(self.next_sample);
@@ -866,9 +905,8 @@ impl Simulation {
         k.memstall_ns = 0;
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
         // The task's CFS share of the CPUs beside the other tasks that want one and the awake
-        // kswapds (`crate::kernel::cfs_stretch`).
-        let kswapds = k.nodes.iter().filter(|n| n.kswapd_active).count() as u64;
-        let others = ((k.task_load_sum - t.load) >> LOAD_PRECISION_SHIFT) + kswapds * crate::kernel::SCHED_CAPACITY_SCALE;
+        // kswapds, each by its runnable average (`crate::kernel::cfs_stretch`).
+        let others = (k.task_load_sum - t.load + k.kswapd_load_sum(None)) >> LOAD_PRECISION_SHIFT;
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
         k.runq_ns = 0;
         k.task_dirty = t.dirty;

@@ -489,6 +489,33 @@ fn cfs_share_of_the_cpus_and_pelt_runnable_average_6_1() {
     assert!(avg.abs_diff(once) < one / 10_000, "{avg} against {once}");
 }
 
+/// A forked task starts at `post_init_entity_util_avg()`'s value (kernel/sched/fair.c 6.1,
+/// `runnable_avg = util_avg`, at most `(capacity - cfs_rq util) / 2`), not at 0: half a CPU on
+/// an idle machine, nothing on a saturated one; and tasks that start together therefore slow
+/// each other from their first quantum (`wake_up_new_task()` enqueues each before any runs):
+/// four tasks on one CPU, the first quantum of the first already waits for the CPU.
+#[test]
+fn forked_tasks_start_at_post_init_entity_util_avg_6_1() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::{post_init_runnable_avg, LOAD_PRECISION_SHIFT as P};
+    assert_eq!(post_init_runnable_avg(0), (S / 2) << P, "idle run queue: cap = capacity / 2");
+    assert_eq!(post_init_runnable_avg(S / 2), (S / 4) << P);
+    assert_eq!(post_init_runnable_avg(S), 0, "saturated: cap = 0");
+    let toml = |n: usize| {
+        let tasks: String = (0..n)
+            .map(|i| format!("[tasks.t{i}]\nops = [{{ op = \"mmap\", name = \"m\", size = \"1M\" }}, {{ op = \"touch\", name = \"m\", step = \"touch\" }}]\n"))
+            .collect();
+        format!("[scenario]\nname = \"fork\"\n[machine]\nram = \"2G\"\ncpus = 1\ncpu_slowdown = 20\n[kernel]\nprofile = \"linux-6.1\"\n{tasks}")
+    };
+    let go = |n: usize| sim(&toml(n)).run(&mut |_, _| true).unwrap();
+    let (alone, four) = (go(1), go(4));
+    let e_alone = task_metric(&alone, "t0", "touch", "elapsed_s");
+    // The first forked counts the others' initial averages (256 + 128 + 64) from its first
+    // quantum: 1.49x measured; from 0 (PELT building up over its 32 ms half-life) 1.03x.
+    let e0 = task_metric(&four, "t0", "touch", "elapsed_s");
+    assert!(e0 > 1.3 * e_alone, "t0: {e0} s against {e_alone} s alone");
+}
+
 /// Tasks that want a CPU share the machine's CPUs (CFS, kernel/sched/fair.c 6.1
 /// `sched_slice()`): four tasks faulting in anonymous memory, CPU time only, take each the same
 /// system time on one CPU as on four, but on one CPU about four times as long (the others'
@@ -554,4 +581,23 @@ fn kswapd_reclaims_at_its_cfs_share_beside_busy_tasks_6_1() {
     assert_eq!((direct32, runq32), (0, 0), "a CPU of its own: kswapd keeps up ({kswapd32} pages)");
     assert!(runq1 > 5 * cpu1, "kswapd waited {runq1} ns for its {cpu1} ns of CPU");
     assert!(direct1 > kswapd1 / 4, "direct reclaim {direct1} pages beside kswapd's {kswapd1} on one CPU");
+}
+
+/// kswapd counts on a run queue by its runnable average while awake and not at all asleep
+/// (6.1 kernel/sched/fair.c: a sleeping kswapd is dequeued, `dequeue_entity()`; its
+/// `runnable_avg` is PELT's, kernel/sched/pelt.c), not as a full CPU whenever it is awake;
+/// the kswapd that asks leaves itself out.
+#[test]
+fn kswapd_counts_by_its_runnable_average_while_awake_6_1() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::LOAD_PRECISION_SHIFT as P;
+    let mut s = sim("[scenario]\nname = \"k\"\n[machine]\nram = \"256M\"\ncpus = 1\n[kernel]\nprofile = \"linux-6.1\"\n[tasks.t]\nops = []\n");
+    let k = &mut s.kernel;
+    k.nodes[0].kswapd_load = (S / 4) << P;
+    k.nodes[0].kswapd_active = false;
+    assert_eq!(k.kswapd_load_sum(None), 0, "asleep: off the run queue");
+    k.nodes[0].kswapd_active = true;
+    assert_eq!(k.kswapd_load_sum(None), (S / 4) << P, "awake: its runnable average, a quarter of a CPU");
+    assert_eq!(k.kswapd_load_sum(Some(0)), 0, "kswapd itself is not among the others");
+    assert_eq!(crate::kernel::cfs_stretch(k.kswapd_load_sum(None) >> P, 1), S + S / 4);
 }
