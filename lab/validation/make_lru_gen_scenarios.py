@@ -42,7 +42,7 @@ nice -n 10 memtwin real scenarios/validation/NAME.toml --on qemu --json scenario
 """
 import os
 
-from scenario_text import with_recording_set
+from scenario_text import GUEST61_HEAD, with_recording_set
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios", "validation")
 
@@ -216,21 +216,7 @@ MINTTL_HEAD = """# Validation on Debian's 6.1 kernel in a QEMU guest with the mu
 # see README "Validation against real kernels"). kernel_reserved and boot_used: the recording's
 # MemTotal (466,136 KiB) and MemTotal - MemFree when the tasks start (35,412 KiB).
 
-[scenario]
-name = "{name}"
-description = "{desc}"
-seed = 0
-
-[machine]
-ram = "512M"
-kernel_reserved = "58152K"
-boot_used = "35412K"
-cpus = 2
-
-[kernel]
-profile = "linux-6.1"
-cgroup = "v2"
-lru_gen = true
+""" + GUEST61_HEAD + """lru_gen = true
 min_ttl_ms = {min_ttl}
 
 [devices.sda]
@@ -602,5 +588,5 @@ if __name__ == "__main__":
     for base, (what, desc, min_ttl, bw, size, sleep) in MINTTL.items():
         name = f"qemu61-lrugen-{base}"
         with open(os.path.join(OUT, name + ".toml"), "w") as f:
-            f.write(MINTTL_HEAD.format(name=name, what=what, desc=desc, min_ttl=min_ttl, bw=bw, size=size, sleep=sleep))
+            f.write(MINTTL_HEAD.format(name=name, what=what, desc=desc, boot_used="35412K", cgroup="v2", min_ttl=min_ttl, bw=bw, size=size, sleep=sleep))
         print(name)

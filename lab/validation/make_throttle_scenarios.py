@@ -64,7 +64,7 @@ import os
 import statistics
 import sys
 
-from scenario_text import MIB, OUT
+from scenario_text import GUEST61_HEAD, MIB, OUT
 
 PENDING = os.path.join(os.path.dirname(OUT), "validation-pending")
 
@@ -74,21 +74,7 @@ HEAD = """# Validation on Debian's 6.1 kernel in a QEMU guest (cgroup v2) (memtw
 # (re-record: flock /tmp/memtwin-qemu.lock memtwin real {dir}/{name}.toml --on qemu --json ... ,
 # one boot per hold of the lock, see README "Validation against real kernels").
 {notes}
-[scenario]
-name = "{name}"
-description = "{desc}"
-seed = 0
-
-[machine]
-ram = "512M"
-kernel_reserved = "58152K"
-boot_used = "{boot_used}"
-cpus = 2
-
-[kernel]
-profile = "linux-6.1"
-cgroup = "{cgroup}"
-{kernel}
+""" + GUEST61_HEAD + """{kernel}
 # the guest's virtio disk has two hardware queues (virtio_blk: one a vCPU), so 6.1 gives it no
 # scheduler (block/elevator.c elevator_get_default(): none when nr_hw_queues != 1); the recordings'
 # real.machine.scheduler says "[none] mq-deadline". Its queue as the recordings read it

@@ -32,7 +32,7 @@ scenarios/validation/).
 """
 import sys
 
-from scenario_text import MIB
+from scenario_text import GUEST61_HEAD, MIB
 from make_throttle_scenarios import boots, boots_said, validation_table, write_all
 
 HEAD = """# Validation on Debian's 6.1 kernel in a QEMU guest (cgroup v2) (memtwin real --on qemu): {what}
@@ -41,21 +41,7 @@ HEAD = """# Validation on Debian's 6.1 kernel in a QEMU guest (cgroup v2) (memtw
 # (re-record: flock /tmp/memtwin-qemu.lock memtwin real {dir}/{name}.toml --on qemu --json ... ,
 # one boot per hold of the lock, see README "Validation against real kernels").
 {notes}
-[scenario]
-name = "{name}"
-description = "{desc}"
-seed = 0
-
-[machine]
-ram = "512M"
-kernel_reserved = "58152K"
-boot_used = "35412K"
-cpus = 2
-
-[kernel]
-profile = "linux-6.1"
-cgroup = "v2"
-dirty_bytes = "64M"
+""" + GUEST61_HEAD + """dirty_bytes = "64M"
 dirty_background_bytes = "32M"
 
 # the guest's virtio disk as the boots' real.machine facts show it: two hardware queues, so 6.1
@@ -162,7 +148,7 @@ def text(name: str, pending: bool) -> str:
     if boots(name, pending):
         lines += boots_said(name, pending, s["metrics"], s.get("shown", []), DEFAULT_TOL)
     notes = "".join(f"# {line}\n" if line else "#\n" for line in lines)
-    out = HEAD.format(what=s["what"], recorded_said=said, dir=d, name=name, desc=s["desc"], read_bw=s["read_bw"],
+    out = HEAD.format(boot_used="35412K", cgroup="v2", what=s["what"], recorded_said=said, dir=d, name=name, desc=s["desc"], read_bw=s["read_bw"],
                       write_bw=s["write_bw"], notes=notes)
     return out + s["body"] + validation_table(name, pending, s["metrics"], rec, DEFAULT_TOL)
 

@@ -32,6 +32,26 @@ read_ahead_kb = {ra}
 {dev}"""
 
 # what the host runner's loop device is under (DEV["host"] below)
+
+# The 512M Debian 6.1 QEMU guest's [scenario], [machine] and [kernel] head (kernel_reserved: the
+# recordings' MemTotal 466,136 KiB; boot_used is the caller's, the boot's 35412K or after set-up),
+# for str.format() with name, desc, boot_used and cgroup.
+GUEST61_HEAD = """[scenario]
+name = "{name}"
+description = "{desc}"
+seed = 0
+
+[machine]
+ram = "512M"
+kernel_reserved = "58152K"
+boot_used = "{boot_used}"
+cpus = 2
+
+[kernel]
+profile = "linux-6.1"
+cgroup = "{cgroup}"
+"""
+
 HOST_DEV = "blk_throttle = true\n"
 
 # where, machine RAM, engine profile, cgroup version
