@@ -248,6 +248,26 @@ def worker_samples(name, variant):
     return out
 
 
+def background_samples(name, variant):
+    """The machine's other runnable tasks in each recording of a scenario's variant (runq23): the
+    mean of its steps' sched.background_runnable (the host runner's samples of /proc/stat
+    procs_running, less itself and the scenario's runnable tasks, real.runnable_sample), in the
+    set's order; [] unless every recording of the set has them (recorded before runq23)."""
+    out = []
+    for r in RUNS.get(name) or []:
+        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
+        try:
+            with open(path) as f:
+                steps = json.load(f)["variants"][variant]["steps"]
+        except (OSError, KeyError, ValueError):
+            return []
+        xs = [s["sched"]["background_runnable"] for s in steps if "background_runnable" in (s.get("sched") or {})]
+        if not xs:
+            return []
+        out.append(sum(xs) / len(xs))
+    return out
+
+
 def scenario(name, kind, variants, msk=1280, throttled=True, writer=True, ra=None):
     rops, rdesc = reader_ops(kind)
     # the random reader starts once the flusher's writeback runs (the writer has filled its 64M
@@ -290,6 +310,7 @@ cgroup = "R"
 ]
 
 {wtask}"""
+    bgs = []
     for v, sets in variants:
         body += f"\n[variants.{v}]\n"
         for k, val in sets:
@@ -298,9 +319,18 @@ cgroup = "R"
         if w:
             # the loop worker's wake-up as this variant's recordings measured it (worker_samples())
             body += "devices.sda.worker_wakeup_latency = [" + ", ".join(f'"{x}ns"' for x in w) + "]\n"
+        b = background_samples(name, v)
+        if b:
+            # the machine's other runnable tasks as this variant's recordings sampled them
+            # (background_samples()): the median of the set, as validate compares medians
+            bgs.append(b)
+            body += f"machine.background_runnable = {sorted(b)[len(b) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in b) + "\n"
     runs = RUNS.get(name) or [f"real/{name}.json"]
     body += "\n[validation]\nrecorded = [" + ", ".join(f'"{r}"' for r in runs) + ']\non = "host"\n\n[validation.tolerance]\n'
-    for m, rel, ab in COMPARED:
+    # the tasks' run-queue waits (the engine's `sched.run_delay_s`, the recordings' sched.run_delay_s)
+    # where every variant's recordings sampled the background, at elapsed_s's tolerance
+    compared = COMPARED + ([("sched.run_delay_s", 0.20, 0)] if bgs and len(bgs) == len(variants) else [])
+    for m, rel, ab in compared:
         key = f'"{m}"' if "." in m else m
         body += f"{key} = {{ rel = {rel:.2f}, abs = {ab} }}\n"
     for (var, st, m), why in KNOWN.get(name, {}).items():
