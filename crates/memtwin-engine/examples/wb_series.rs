@@ -2,16 +2,18 @@
 //! time, with the first device's blk-wbt state (`scale_step`, `wb_background`) and when the
 //! held flusher goes on (0: not held), to put beside a guest trace's `global_dirty_state`
 //! series (lab/validation/trace-wbt-reader-1130/README.md):
-//! `cargo run --release --example wb_series -- SCENARIO.toml [VARIANT]`.
+//! `cargo run --release --example wb_series -- SCENARIO.toml [VARIANT [KEY=VALUE ...]]` (the
+//! settings as `memtwin run --set` takes them, e.g. `machine.copy_slowdown=24`).
 use memtwin_engine::{Document, Simulation};
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let Some(path) = args.next() else {
-        eprintln!("usage: wb_series SCENARIO.toml [VARIANT]");
+        eprintln!("usage: wb_series SCENARIO.toml [VARIANT [KEY=VALUE ...]]");
         std::process::exit(2);
     };
-    let variant = args.next();
+    let variant = args.next().filter(|v| v != "default");
+    let sets: Vec<String> = args.collect();
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         eprintln!("wb_series: cannot read {path}: {e}");
         std::process::exit(1);
@@ -20,7 +22,7 @@ fn main() {
         eprintln!("{e}");
         std::process::exit(1);
     });
-    let scn = doc.resolve(variant.as_deref(), &[]).unwrap_or_else(|e| {
+    let scn = doc.resolve(variant.as_deref(), &sets).unwrap_or_else(|e| {
         eprintln!("{e}");
         std::process::exit(1);
     });
