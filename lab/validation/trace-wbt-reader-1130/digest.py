@@ -3,12 +3,13 @@
 last sync) the global dirty and writeback pages (writeback:global_dirty_state, kB) and the pages
 written since boot (nr_written); then each balance_dirty_pages call of the writer's wb as its
 share of the global domain (bdi_setpoint / setpoint: __wb_calc_thresh()'s completion fraction).
-    xz -dc trace.txt.xz | python3 digest.py /dev/stdin
+    xz -dc trace.txt.xz | python3 digest.py /dev/stdin [RUN_START]   (trace2: 32.5)
 """
 import re
 import sys
 
-RUN_START = 11.6  # the setup's sync ended at 11.60 (CLOCK_MONOTONIC), the writer started at 11.66
+# the first trace's setup sync ended at 11.60 (CLOCK_MONOTONIC), its writer started at 11.66
+RUN_START = float(sys.argv[2]) if len(sys.argv) > 2 else 11.6
 last = -1.0
 shares = []
 for line in open(sys.argv[1]):
