@@ -292,6 +292,13 @@ NOTES: dict = {
         "dirty count passes 44 MiB in the 64 MiB memcg, which the engine's never does (not explained).",
         "Refuted again: b_more_io spliced into the bounded periodic work (16 here; breaks qemu61-wbt-reader's",
         "write step).",
+        "dirty23 (2026-11-30): not the setup's completions of qemu61-wbt-reader (a9986d7): on v1 the writer's",
+        "wb is the bdi's root wb, the one that wrote the setup, so its share of the global thresholds is",
+        "all of it either way (this scenario's outputs did not move). Tried and not kept: blk-wbt starting",
+        "the run scaled up as the runner's setup writes leave it (its 16 MiB calibration file; the",
+        "wbt-reader traces: step -3 at the tasks' start after 1.4 s of calibrations, 0 after 7.6 s):",
+        "scale_step -2 / -3 / -4 at the start give 13.5 / 12.5 / 12 WRITEBACK sleeps (15 at 0): two or three",
+        "of the early sleeps while blk-wbt scales, not the pairs every ~2 s.",
     ],
     "qemu61-throttle-writeback": [
         "PENDING, engine misses (thr24, 2026-11-29 19:35). Nine boots now (6-9 recorded 18:37-19:14, load",
