@@ -375,7 +375,10 @@ NOTES: dict = {
         "allocstall 40-305), its run queue short. The engine's readers lack the kernel's CPU outside",
         "reclaim (the notify alone 11x its submit_io a request at the boot's code slowdown: QEMU's, not",
         "the kernel's) and so never starve kswapd; a per-boot measurement of the guest's system time a",
-        "read request is the missing input.",
+        "read request is the missing input. Modelled from the same profile: Debian's 6.1 zeroes each new",
+        "page-cache page (CONFIG_INIT_ON_ALLOC_DEFAULT_ON; 36% of readahead's own samples were",
+        "clear_page_erms(); KernelProfile::init_on_alloc): the engine's readers 0.31 -> 0.40 s of system",
+        "time (boot 1's calibration), pgscan_direct's step median 48365 -> 55584, ISOLATED still 0.",
     ],
     "qemu61-throttle-kswapd-fail-after": [
         "Passes since oom13 (2026-11-29): the allocation-path OOM kill chooses select_bad_process()'s",

@@ -270,10 +270,14 @@ impl Kernel {
     /// in `write_large_folio_page`, paid by [`Kernel::generic_perform_write`].
     pub(crate) fn filemap_add_folio_paid(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, pay: bool, gfp: crate::page_alloc::Gfp) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
-        if !self.take_resumed(crate::sched::Resumed::PAGE) && pay {
+        let resumed = self.take_resumed(crate::sched::Resumed::PAGE);
+        if !resumed && pay {
             self.cpu(self.cost.add_page);
         }
         let page = self.alloc_page_gfp(inode, index, gfp).ok_or(if gfp.noretry { IoError::NoPage } else { IoError::Oom })?;
+        if !resumed {
+            self.post_alloc_init(1);
+        }
         if self.inodes[inode.idx()].is_shmem() {
             // shmem_alloc_folio(): swap-backed, on the anon LRU.
             self.pages[page].flags |= pg::SWAPBACKED;
@@ -359,6 +363,7 @@ impl Kernel {
             self.resched.restartable_next = false;
             return Err(AddError::NoMem);
         };
+        self.post_alloc_init(n as u64);
         for i in 0..n {
             let f = PageId(head.0 + i);
             self.pages.init(f, inode, index + i);
@@ -793,6 +798,17 @@ impl Kernel {
                 self.pages[page].flags &= !pg::LOCKED;
                 false
             }
+        }
+    }
+
+    /// `post_alloc_hook()`'s `kernel_init_pages()` of a new page-cache folio of `nr` pages
+    /// under `init_on_alloc` ([`crate::profile::KernelProfile::init_on_alloc`]: Debian's 6.1
+    /// and 6.12 builds, `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`): `clear_page()` a page, the CPU
+    /// time of zeroing a page the read or write then overwrites; nothing without it.
+    #[inline]
+    pub(crate) fn post_alloc_init(&mut self, nr: u64) {
+        if self.profile.init_on_alloc {
+            self.cpu(self.cost.clear_page * nr);
         }
     }
 

@@ -314,6 +314,20 @@ pub struct KernelProfile {
     /// the inactive list for it. Before, the mapping's gfp (`GFP_HIGHUSER_MOVABLE` on ext4)
     /// kept `__GFP_FS`.
     pub readahead_memalloc_nofs: bool,
+    /// `post_alloc_hook()` zeroes every page the buddy allocator hands out
+    /// (`kernel_init_pages()` when `want_init_on_alloc()`: `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`, or
+    /// `init_on_alloc=1`; 6471384af2a6 "mm: security: introduce init_on_alloc=1 and
+    /// init_on_free=1 boot options", 5.3), page-cache pages included, which are then read or
+    /// written over: `CpuCost::clear_page` a page besides `add_page`. A build's config, not an
+    /// era: on in Debian's 6.1 and 6.12, the lab's QEMU guests (their /boot/config-6.1.0-57-amd64
+    /// and config-6.12.117+deb12-amd64: `CONFIG_INIT_ON_ALLOC_DEFAULT_ON=y`; a profiled guest
+    /// spent 36% of readahead's own time outside reclaim in `clear_page_erms()` under
+    /// `get_page_from_freelist()`, lab/measurements/guest-cpu-profile); off in the reference
+    /// machine's 6.18 (its /proc/config.gz: not set), where `CpuCost` was measured, so
+    /// `add_page` holds no zeroing; off in the lab's tinyconfig 6.1 build and in the older
+    /// profiles (before 5.3, or builds whose config is not known here). Anonymous pages are
+    /// zeroed once either way (`__GFP_ZERO`, the same `kernel_init_pages()`).
+    pub init_on_alloc: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,
     /// Refault detection with shadow entries (mm/workingset.c, v3.15+).
@@ -970,6 +984,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         charge_path: ChargePath::TryCharge,
         readahead_charge_noretry: true,
         readahead_memalloc_nofs: true,
+        init_on_alloc: false,
         file_inactive_ratio: InactiveRatio::Sqrt,
         workingset_refault: true,
         shadow_node_cap: ShadowNodeCap::MemcgLruAndSlab,
@@ -1075,6 +1090,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_memcg_lru: false,
         lru_gen_refault_activates: false,
         large_folios: LargeFolios { write: WriteOrder::Order0, ..linux_6_6.large_folios },
+        init_on_alloc: true,
         eevdf: false,
         ..linux_6_6.clone()
     };
@@ -1083,6 +1099,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         description: "the lab's own 6.1 build (memtwin lab kernel build: tinyconfig + kernel/config/lab.config): \
                       as linux-6.1, with that config's structure sizes",
         memcg_kmem: KMEM_6_1_LAB,
+        init_on_alloc: false,
         ..linux_6_1.clone()
     };
     let linux_6_6_lru_gen = KernelProfile {
@@ -1120,6 +1137,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         pcp_auto_tune: true,
         large_folios: LargeFolios { write: WriteOrder::Sized, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
+        init_on_alloc: true,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
@@ -1144,6 +1162,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         ra_keep_larger_window: false,
         swapin_delay_in_readpage: false,
         zswap_memcg: false,
+        init_on_alloc: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {
