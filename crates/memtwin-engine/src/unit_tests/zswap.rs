@@ -459,6 +459,37 @@ fn zswap_writeback_pages_ending_in_the_lru_add_batch_are_not_rotated_6_12() {
     assert!(out - rotated > 1000, "with it, written pages go unrotated: {rotated} of {out}");
 }
 
+/// 6.12, a 16M memcg at memory.zswap.max 2M on QEMU's throttled disk (idle: a write completes
+/// 1 ns after its dispatch, swapfile.rs `swap_write_dispatched`), run up to a quantum's end
+/// with its entries written back, the lru_add batch drained; then, under a plug opened here
+/// (`shrink_lruvec()`'s around a store), `shrink_memcg()` writes the memcg's oldest
+/// unreferenced entry back (a referenced one rotates first): its page is the batch's, its write
+/// waits in the plug. Returns the simulation and the memcg.
+fn zswap_max_write_back_in_plug_6_12() -> (Simulation, MemcgId) {
+    let cg = r#""memory.zswap.max" = "2M""#;
+    let toml = zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2").replace("write_bw = \"400M\"\n", "write_bw = \"400M\"\nqemu_throttle = true\n");
+    assert!(toml.contains("qemu_throttle = true"), "{toml}");
+    let mut s = sim(&toml);
+    let ct = memcg(&s, "ct");
+    while s.step() {
+        if stats(&s).written_back_pages > 100 {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    assert!(!k.swap_plug.active, "between quanta no plug is open");
+    k.lru_add_drain();
+    assert!(k.blk_start_plug());
+    let wb = stats_of(k).written_back_pages;
+    for _ in 0..64 {
+        if k.shrink_memcg(ct) {
+            break;
+        }
+    }
+    assert_eq!(stats_of(k).written_back_pages, wb + 1, "one entry written back");
+    (s, ct)
+}
+
 /// mm/page_io.c `end_swap_bio_write()` -> `folio_end_writeback()` (6.12) runs from the
 /// device's completion interrupt (virtio-blk `vblk_done()`), after the CPU that dispatched the
 /// write at `blk_finish_plug()` has gone on; on the QEMU guest's throttled disk the engine's
@@ -471,30 +502,8 @@ fn zswap_writeback_pages_ending_in_the_lru_add_batch_are_not_rotated_6_12() {
 /// that drain, and the page, still batched, was not rotated (`PG_reclaim` cleared).
 #[test]
 fn a_swap_write_does_not_complete_at_its_dispatch_instant_6_12() {
-    let cg = r#""memory.zswap.max" = "2M""#;
-    let toml = zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2").replace("write_bw = \"400M\"\n", "write_bw = \"400M\"\nqemu_throttle = true\n");
-    assert!(toml.contains("qemu_throttle = true"), "{toml}");
-    let mut s = sim(&toml);
-    let ct = memcg(&s, "ct");
-    // Up to a quantum's end with the memcg's zswap at its limit and its entries written back.
-    while s.step() {
-        if stats(&s).written_back_pages > 100 {
-            break;
-        }
-    }
+    let (mut s, _) = zswap_max_write_back_in_plug_6_12();
     let k = &mut s.kernel;
-    assert!(!k.swap_plug.active, "between quanta no plug is open");
-    k.lru_add_drain();
-    // shrink_lruvec()'s plug around a store at memory.zswap.max: shrink_memcg() writes the
-    // memcg's oldest unreferenced entry back (a referenced one rotates first).
-    assert!(k.blk_start_plug());
-    let wb = stats_of(k).written_back_pages;
-    for _ in 0..64 {
-        if k.shrink_memcg(ct) {
-            break;
-        }
-    }
-    assert_eq!(stats_of(k).written_back_pages, wb + 1, "one entry written back");
     let cpu = k.this_cpu();
     let b = k.lru_add_fbatches[cpu];
     assert_eq!(b.nr, 1, "the writeback's page is the batch's only one");
@@ -523,32 +532,11 @@ fn a_swap_write_does_not_complete_at_its_dispatch_instant_6_12() {
 /// its scan (the write's completion came that scan's CPU time later).
 #[test]
 fn shrink_lruvec_rebalances_anon_after_blk_finish_plug_6_12() {
-    let cg = r#""memory.zswap.max" = "2M""#;
-    // QEMU's throttled disk, idle: a write completes 1 ns after its dispatch (swapfile.rs
-    // `swap_write_dispatched`), which shows the dispatch instant.
-    let toml = zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2").replace("write_bw = \"400M\"\n", "write_bw = \"400M\"\nqemu_throttle = true\n");
-    assert!(toml.contains("qemu_throttle = true"), "{toml}");
-    let mut s = sim(&toml);
-    let ct = memcg(&s, "ct");
-    while s.step() {
-        if stats(&s).written_back_pages > 100 {
-            break;
-        }
-    }
+    // A swap write waiting in the plug, as a store of the pass's batch loop leaves it; the
+    // plug is closed again so that shrink_lruvec() below opens and flushes it as its own. The
+    // idle bucket completes it 1 ns after its dispatch, which shows the dispatch instant.
+    let (mut s, ct) = zswap_max_write_back_in_plug_6_12();
     let k = &mut s.kernel;
-    assert!(!k.swap_plug.active, "between quanta no plug is open");
-    k.lru_add_drain();
-    // A swap write waiting in the plug, as a store of the pass's batch loop leaves it
-    // (shrink_memcg() at memory.zswap.max writes the memcg's oldest entry back); the plug is
-    // closed again so that shrink_lruvec() below opens and flushes it as its own.
-    assert!(k.blk_start_plug());
-    let wb = stats_of(k).written_back_pages;
-    for _ in 0..64 {
-        if k.shrink_memcg(ct) {
-            break;
-        }
-    }
-    assert_eq!(stats_of(k).written_back_pages, wb + 1, "one entry written back");
     let p = k.lru_add_fbatches[k.this_cpu()].folios[0];
     assert!(k.pages[p].test(pg::WRITEBACK) && k.wb_done[p.idx()] == u64::MAX, "its write waits in the plug: {}", k.wb_done[p.idx()]);
     k.swap_plug.active = false;
