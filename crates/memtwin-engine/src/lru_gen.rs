@@ -148,6 +148,9 @@ impl Default for LruGenMemcg {
 pub struct KswapdPass {
     /// Pages the pass has reclaimed (`sc->nr_reclaimed` against its goal).
     pub nr_reclaimed: u64,
+    /// Pages the pass has scanned (`sc->nr_scanned`, which `kswapd_shrink_node()` holds
+    /// against its goal when the round ends: `Kernel::kswapd_round_end`).
+    pub nr_scanned: u64,
     /// `sc->priority` of the pass (`set_initial_priority()`'s, or lower).
     pub priority: u32,
     /// The memcg generation and bins of the walk: `gen`, the random `first_bin` and the
@@ -165,7 +168,7 @@ pub struct KswapdPass {
 
 impl KswapdPass {
     fn at(sc: &ScanControl, gen: usize, first_bin: usize, bin: usize, lruvec: u32, scanned: u64) -> KswapdPass {
-        KswapdPass { nr_reclaimed: sc.nr_reclaimed, priority: sc.priority, gen: gen as u8, first_bin: first_bin as u8, bin: bin as u8, lruvec, scanned }
+        KswapdPass { nr_reclaimed: sc.nr_reclaimed, nr_scanned: sc.nr_scanned, priority: sc.priority, gen: gen as u8, first_bin: first_bin as u8, bin: bin as u8, lruvec, scanned }
     }
 }
 
@@ -1049,7 +1052,6 @@ impl Kernel {
     /// done`, else whether the last `get_nr_to_scan()` found the lruvec in need of aging.
     fn lru_gen_evict_batches(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> Option<bool> {
         let start_max_seq = self.lruvecs[v].lrugen.max_seq;
-        let start_reclaimed = sc.nr_reclaimed;
         let mut scanned = 0;
         loop {
             let swappiness = if sc.may_swap { self.lru_gen_swappiness(memcg) } else { 0 };
@@ -1073,15 +1075,25 @@ impl Kernel {
                 if sc.cgroup_reclaim {
                     continue;
                 }
-            } else if sc.nr_reclaimed - start_reclaimed < sc.nr_to_reclaim {
+            } else if sc.nr_reclaimed - sc.last_reclaimed < sc.nr_to_reclaim {
+                // kswapd: this balance_pgdat() round ("sc->nr_reclaimed -
+                // sc->last_reclaimed", set by lru_gen_age_node()) has not met its goal.
                 continue;
             }
             if sc.priority > DEF_PRIORITY - 2 {
                 continue;
             }
-            // The watermark check of should_abort_scan(): the engine's reclaim callers stop
-            // once their target is met, which stands for the zone being above its mark.
-            if sc.nr_reclaimed >= sc.nr_to_reclaim {
+            // The watermark check of should_abort_scan(): for kswapd every zone of the node
+            // at or above its high watermark ("if (wmark > zone_page_state(zone,
+            // NR_FREE_PAGES)) return false"); a direct reclaimer stops once its target is
+            // met, which stands for the zones being above their low marks.
+            let safe = if sc.kswapd {
+                let nid = v % self.nr_nodes as usize;
+                self.nodes[nid].zones.iter().all(|&z| self.zones[z].free >= self.zones[z].wmark_high)
+            } else {
+                sc.nr_reclaimed >= sc.nr_to_reclaim
+            };
+            if safe {
                 return Some(need_aging);
             }
         }
@@ -1890,7 +1902,7 @@ impl Kernel {
 
     /// `kswapd_shrink_node()`'s goal for node `nid`: the sum over its zones of the high
     /// watermark, at least `SWAP_CLUSTER_MAX` each.
-    fn kswapd_nr_to_reclaim(&self, nid: u32) -> u64 {
+    pub(crate) fn kswapd_nr_to_reclaim(&self, nid: u32) -> u64 {
         self.nodes[nid as usize].zones.iter().map(|&z| self.zones[z].wmark_high.max(crate::vmscan::SWAP_CLUSTER_MAX)).sum()
     }
 
@@ -1923,8 +1935,8 @@ impl Kernel {
     /// (`mem_cgroup_calculate_protection()`) and, for kswapd, the node's walk context; kswapd
     /// counts this pass's reclaim from 0 for `should_abort_scan()`, against its
     /// `kswapd_shrink_node()` goal (the zones' high watermarks: a pass walks on to the next
-    /// memcg until it has them, where the engine's kswapd batch, `KSWAPD_BATCH`, would stop
-    /// at the first memcg met).
+    /// memcg until it has them, where the engine's former 128-page kswapd batch stopped at
+    /// the first memcg met).
     pub(crate) fn lru_gen_shrink_node(&mut self, nid: u32, sc: &mut ScanControl) {
         let mut list = std::mem::take(&mut self.scratch_memcgs);
         self.memcgs.calculate_protection(MemcgId::ROOT, &mut list);
@@ -1957,10 +1969,15 @@ impl Kernel {
         let mut sc = ScanControl::new(MemcgId::ROOT, self.kswapd_nr_to_reclaim(nid), false, true);
         sc.priority = pass.priority;
         sc.nr_reclaimed = pass.nr_reclaimed;
+        sc.nr_scanned = pass.nr_scanned;
         sc.kswapd_resume_scanned = (pass.scanned > 0).then_some(pass.scanned);
         self.lru_gen_mm_walk = true;
         self.shrink_many(nid, &mut sc, Some(pass));
         self.lru_gen_mm_walk = false;
+        if self.nodes[nid as usize].kswapd_pass.is_none() {
+            // The pass, and with it the balance_pgdat() round, is over.
+            self.kswapd_round_end(nid, sc.priority, sc.nr_scanned, sc.nr_reclaimed);
+        }
         sc.nr_reclaimed - pass.nr_reclaimed
     }
 

@@ -44,10 +44,6 @@ pub const CONGESTION_WAIT_JIFFIES: u64 = crate::timer::HZ / 50;
 /// `MAX_RECLAIM_RETRIES` of mm/page_alloc.c (4.7+; mm/internal.h later): rounds of direct
 /// reclaim without progress before the allocator gives up on an order-0 request.
 pub const MAX_RECLAIM_RETRIES: u32 = 16;
-/// Pages kswapd reclaims between two looks at its clock: `SWAP_CLUSTER_MAX` x 4 (an engine
-/// granularity; the kernel's `balance_pgdat()` checks the watermarks after every
-/// `shrink_node()` round).
-pub const KSWAPD_BATCH: u64 = 128;
 
 /// `CONFIG_PCP_BATCH_SCALE_MAX` (mm/Kconfig, 6.7+, default 5): the largest `alloc_factor`
 /// of a per-CPU list, whose refills take at most `batch << 5` frames, and the cap of its
@@ -937,6 +933,16 @@ pub struct Node {
     /// `lru_gen_age_node()` when it skips, cleared by an eviction that reclaimed
     /// `MIN_LRU_BATCH` without needing aging.
     pub lru_gen_memcgs_need_aging: bool,
+    /// `sc.priority` of kswapd's `balance_pgdat()` (mm/vmscan.c, the flat loop of 3.11+,
+    /// b8e83b942a16): `DEF_PRIORITY` when a `balance_pgdat()` starts, kept across its
+    /// `kswapd_shrink_node()` rounds and lowered after each that scanned fewer pages than its
+    /// goal or reclaimed none ([`Kernel::kswapd_shrink_node`]). 0 stands for "no
+    /// `balance_pgdat()` under way" (`Node::default()`): the next round starts one.
+    pub kswapd_priority: u32,
+    /// `sc.nr_reclaimed` of kswapd's `balance_pgdat()`: pages reclaimed since it started
+    /// (4.12+: "if (!sc.nr_reclaimed) pgdat->kswapd_failures++" at its end; under 6.1's
+    /// lru_gen `should_abort_scan()` reads it against `sc->last_reclaimed`).
+    pub kswapd_reclaimed: u64,
     /// `NR_PAGES_SCANNED` (per zone before 4.8; per node here, as the LRUs are): pages
     /// global reclaim scanned on this node since a page was last freed to it.
     pub pages_scanned: u64,
@@ -1985,6 +1991,9 @@ impl Kernel {
         n.kswapd_load = crate::sched::runnable_avg_update(n.kswapd_load, n.kswapd_clock.saturating_sub(n.kswapd_load_at), 0);
         n.kswapd_load_at = n.kswapd_clock;
         n.lru_gen_memcgs_need_aging = false;
+        // A new balance_pgdat(): sc.priority = DEF_PRIORITY at its first round.
+        n.kswapd_priority = 0;
+        n.kswapd_reclaimed = 0;
         self.update_reclaim_active(nid, true);
         self.vmstat.count(VmEvent::KswapdWakeup, 1);
     }
@@ -2148,8 +2157,8 @@ impl Kernel {
     }
 
     /// kswapd's `balance_pgdat()` loop, run lazily: kswapd is a thread with its own clock that
-    /// reclaims the node in `SWAP_CLUSTER_MAX` batches until every zone is above its high
-    /// watermark. The engine runs it, up to the running context's clock, whenever an
+    /// reclaims the node in `balance_pgdat()`'s rounds ([`Kernel::kswapd_shrink_node`], at the
+    /// loop's priority, `Node::kswapd_priority`) until `pgdat_balanced()` holds. The engine runs it, up to the running context's clock, whenever an
     /// allocation looks at memory, so that reclaim proceeds at kswapd's own pace (its CPU cost
     /// per page and its waits for I/O) and allocations faster than that pace see the
     /// watermarks fall, enter direct reclaim, or fail over to other zones. kswapd's time is
@@ -2189,6 +2198,8 @@ impl Kernel {
                 if !self.kswapd_hopeless(nid) {
                     self.clear_pgdat_congested(nid);
                 }
+                // balance_pgdat()'s "goto out" on a balanced node (a hopeless one's ended).
+                self.kswapd_balance_end(nid);
                 let n = &mut self.nodes[nid as usize];
                 n.kswapd_active = false;
                 n.kswapd_short_sleep = Some(n.kswapd_clock + KSWAPD_SHORT_SLEEP);
@@ -2200,24 +2211,26 @@ impl Kernel {
             self.sys_ns = 0;
             self.writeback_end_io();
             self.swap_end_io();
-            let got = if going_on { self.lru_gen_kswapd_resume(nid) } else { self.shrink_node_global(KSWAPD_BATCH, true) };
-            if got == 0 && self.nodes[nid as usize].kswapd_pass.is_none() {
-                // A balance_pgdat() that reclaimed nothing (the engine's pass went down to
-                // priority 0 without a page). 4.12+: "if (!sc.nr_reclaimed)
-                // pgdat->kswapd_failures++", and kswapd_try_to_sleep() sleeps at once when
-                // that made the node hopeless (the loop's test above); else it balances again
-                // without sleeping. 3.11-4.11: no count, kswapd balances again until
-                // pgdat_balanced() holds (an unreclaimable node counts as balanced, 3.13's
-                // zone_reclaimable(): scanned 6x its LRU pages since the last free). A pass
-                // that took none of kswapd's time changed nothing a new pass would see: kswapd
-                // spins on its CPU up to the running context's clock (the busy loop
-                // c73322d098e4 removed), and looks again at the next catch-up.
-                if self.profile.kswapd_failures {
-                    self.nodes[nid as usize].kswapd_failures += 1;
-                } else if self.now == start {
-                    self.sys_ns += now - start;
-                    self.now = now;
-                }
+            // One round of balance_pgdat()'s priority loop (vmscan.rs kswapd_shrink_node()),
+            // or the rest of a 6.3+ lru_gen pass that stopped at the shared clock.
+            let ended_empty = if going_on {
+                self.lru_gen_kswapd_resume(nid);
+                false
+            } else {
+                self.kswapd_shrink_node(nid).1
+            };
+            if ended_empty && !self.profile.kswapd_failures && self.now == start {
+                // A balance_pgdat() that reclaimed nothing down to priority 1. 4.12+ counts
+                // it in kswapd_failures (kswapd_round_end()), and kswapd_try_to_sleep()
+                // sleeps at once when that made the node hopeless (the loop's test above);
+                // else it balances again without sleeping. 3.11-4.11: no count, kswapd
+                // balances again until pgdat_balanced() holds (an unreclaimable node counts
+                // as balanced, 3.13's zone_reclaimable(): scanned 6x its LRU pages since the
+                // last free). A round that took none of kswapd's time changed nothing a new
+                // one would see: kswapd spins on its CPU up to the running context's clock
+                // (the busy loop c73322d098e4 removed), and looks again at the next catch-up.
+                self.sys_ns += now - start;
+                self.now = now;
             }
             self.kswapd_ns += self.sys_ns;
             self.nodes[nid as usize].kswapd_ns += self.sys_ns;

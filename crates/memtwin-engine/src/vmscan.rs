@@ -234,6 +234,10 @@ pub struct ScanControl {
     /// Set by `try_to_shrink_lruvec()` when kswapd's clock reached the shared clock inside
     /// the lruvec: the pages it had scanned there.
     pub kswapd_stopped_scanned: Option<u64>,
+    /// `sc->last_reclaimed` (6.1 lru_gen): `nr_reclaimed` when kswapd's `lru_gen_age_node()`
+    /// began this `balance_pgdat()` round; kswapd's `should_abort_scan()` goes on evicting
+    /// while the round has reclaimed less than `nr_to_reclaim` since.
+    pub last_reclaimed: u64,
 }
 
 /// What `prepare_scan_count()` (mm/vmscan.c, 5.8+) reads at the reclaim root for one node,
@@ -459,6 +463,7 @@ impl ScanControl {
             gfp_io_fs: true,
             kswapd_resume_scanned: None,
             kswapd_stopped_scanned: None,
+            last_reclaimed: 0,
         }
     }
 }
@@ -499,6 +504,130 @@ impl Kernel {
     pub fn shrink_node_global(&mut self, nr_pages: u64, kswapd: bool) -> u64 {
         let mut sc = ScanControl::new(MemcgId::ROOT, nr_pages.max(SWAP_CLUSTER_MAX), false, kswapd);
         self.do_try_to_free_pages(&mut sc)
+    }
+
+    /// One round of kswapd's `balance_pgdat()` (mm/vmscan.c) on node `nid`: its
+    /// `kswapd_shrink_node()` at the priority the loop is at ([`crate::page_alloc::Node::kswapd_priority`]),
+    /// then the loop's priority step ([`Kernel::kswapd_round_end`]). Returns the pages it
+    /// reclaimed and whether it ended a `balance_pgdat()` that reclaimed nothing.
+    ///
+    /// `balance_pgdat()`'s flat loop (3.11+, b8e83b942a16 "mm: vmscan: flatten kswapd priority
+    /// loop"; 6.1 as read in /work/src/linux-source-6.1) sets `sc.priority = DEF_PRIORITY` once
+    /// and keeps it across its rounds: `kswapd_shrink_node()` sets `sc->nr_to_reclaim` to the
+    /// sum over the node's zones of `max(high_wmark_pages(zone), SWAP_CLUSTER_MAX)`
+    /// ([`Kernel::kswapd_nr_to_reclaim`]) and `shrink_node()`s the node once at that priority
+    /// (every memcg, each lruvec's lists by `size >> priority`; under 6.1's lru_gen each
+    /// lruvec by `get_nr_to_scan()`'s `total >> priority`, so a memcg of fewer than `1 <<
+    /// priority` pages is passed over), after `kswapd_age_node()` (6.1 lru_gen:
+    /// `lru_gen_age_node()`, which sets `sc->last_reclaimed`). 6.3+ lru_gen
+    /// (`profile.lru_gen_memcg_lru`): `lru_gen_shrink_node()`, whose `set_initial_priority()`
+    /// replaces `DEF_PRIORITY` by the node's own estimate in the first round; a pass stopped at
+    /// the shared clock ends its round in [`Kernel::lru_gen_kswapd_resume`]. The engine
+    /// reclaimed in rounds of `KSWAPD_BATCH` = 128 pages that each went down from
+    /// `DEF_PRIORITY` (`do_try_to_free_pages()`'s loop) until this change (kswpri22).
+    ///
+    /// The engine's LRUs are per node in every era: 3.11-4.7's `kswapd_shrink_zone()`, which
+    /// shrank each unbalanced zone's share of the LRU with that zone's high watermark as its
+    /// goal (no priority raise when any zone's round scanned its goal), is taken as one round
+    /// of the node with the zones' sum as its goal.
+    pub(crate) fn kswapd_shrink_node(&mut self, nid: u32) -> (u64, bool) {
+        let n = &mut self.nodes[nid as usize];
+        if n.kswapd_priority == 0 {
+            // A balance_pgdat() starts: "sc.priority = DEF_PRIORITY", sc.nr_reclaimed 0.
+            n.kswapd_priority = DEF_PRIORITY;
+            n.kswapd_reclaimed = 0;
+        }
+        let (priority, reclaimed) = (n.kswapd_priority, n.kswapd_reclaimed);
+        let mut sc = ScanControl::new(MemcgId::ROOT, self.kswapd_nr_to_reclaim(nid), false, true);
+        sc.priority = priority;
+        sc.nr_reclaimed = reclaimed;
+        let before = sc.nr_reclaimed;
+        self.cpu(self.cost.reclaim_call);
+        if self.profile.deactivate_on_refault {
+            // shrink_node() -> prepare_scan_count() (5.9+): refaults at the root since
+            // balance_pgdat()'s last snapshot_refaults() ([`Kernel::kswapd_balance_end`]).
+            let r = self.memcgs.flushed_subtree_events(MemcgId::ROOT, MemcgEvent::WorkingsetActivateFile as usize);
+            sc.deactivate_file = r != self.memcgs.get(MemcgId::ROOT).refaults_snapshot;
+        }
+        if self.profile.lru_gen {
+            // kswapd_age_node() -> lru_gen_age_node(): 6.1 ages here ("sc->last_reclaimed =
+            // sc->nr_reclaimed" first); 6.3+ checks min_ttl_ms only.
+            if self.profile.lru_gen_memcg_lru {
+                self.lru_gen_age_node_6_3(nid, &sc);
+            } else {
+                sc.last_reclaimed = sc.nr_reclaimed;
+                self.lru_gen_age_node(nid, &sc);
+            }
+        }
+        if self.profile.lru_gen && self.profile.lru_gen_memcg_lru {
+            self.lru_gen_shrink_node(nid, &mut sc);
+        } else {
+            self.shrink_node_memcgs(&mut sc);
+        }
+        if self.kswapd_pass_stopped() {
+            // The round goes on at the next catch-up, which ends it.
+            return (sc.nr_reclaimed - before, false);
+        }
+        if self.profile.reclaim_throttle == ReclaimThrottle::Writeback {
+            self.shrink_node_throttle(&sc);
+        }
+        let empty = self.kswapd_round_end(nid, sc.priority, sc.nr_scanned, sc.nr_reclaimed - before);
+        (sc.nr_reclaimed - before, empty)
+    }
+
+    /// The end of a `balance_pgdat()` round on node `nid` at `priority` that scanned `scanned`
+    /// and reclaimed `reclaimed` pages: "if (kswapd_shrink_node(pgdat, &sc)) raise_priority =
+    /// false" (it scanned at least its goal: "There should be no need to raise the scanning
+    /// priority if enough pages are already being scanned that that high watermark would be
+    /// met at 100% efficiency") and "if (raise_priority || !nr_reclaimed) sc.priority--"; the
+    /// loop runs `while (sc.priority >= 1)`. At its end, 4.12+ (c73322d098e4,
+    /// `profile.kswapd_failures`, whose series also made `sc.nr_reclaimed` count the whole
+    /// run: "if (!sc.nr_reclaimed) pgdat->kswapd_failures++"), and `kswapd()` goes back to
+    /// `balance_pgdat()` at once unless `prepare_kswapd_sleep()` lets it sleep (the node
+    /// balanced or hopeless: [`Kernel::kswapd_run`]'s test), counting `PAGEOUTRUN` again with a
+    /// zeroed `scan_control`. Returns whether it ended a `balance_pgdat()` that reclaimed
+    /// nothing.
+    pub(crate) fn kswapd_round_end(&mut self, nid: u32, priority: u32, scanned: u64, reclaimed: u64) -> bool {
+        let goal = self.kswapd_nr_to_reclaim(nid);
+        let n = &mut self.nodes[nid as usize];
+        n.kswapd_reclaimed += reclaimed;
+        let raise_priority = scanned < goal;
+        let priority = if raise_priority || reclaimed == 0 { priority.saturating_sub(1) } else { priority };
+        n.kswapd_priority = priority.max(1);
+        if priority >= 1 {
+            return false;
+        }
+        let empty = n.kswapd_reclaimed == 0;
+        if empty && self.profile.kswapd_failures {
+            n.kswapd_failures += 1;
+        }
+        self.kswapd_balance_end(nid);
+        if !(self.kswapd_hopeless(nid) || self.node_balanced(nid)) {
+            self.vmstat.count(crate::vmstat::VmEvent::KswapdWakeup, 1);
+            self.nodes[nid as usize].lru_gen_memcgs_need_aging = false;
+        }
+        empty
+    }
+
+    /// The end of kswapd's `balance_pgdat()` on node `nid` (its loop ran out, or "goto out" on
+    /// a balanced node): `snapshot_refaults(NULL, pgdat)` (5.9+: the root's
+    /// `WORKINGSET_ACTIVATE_FILE`, and `_ANON` with the anon workingset) and the next round
+    /// starts a new `balance_pgdat()` at `DEF_PRIORITY`.
+    pub(crate) fn kswapd_balance_end(&mut self, nid: u32) {
+        let n = &mut self.nodes[nid as usize];
+        if n.kswapd_priority == 0 {
+            return;
+        }
+        n.kswapd_priority = 0;
+        n.kswapd_reclaimed = 0;
+        if self.profile.deactivate_on_refault {
+            let r = self.memcgs.flushed_subtree_events(MemcgId::ROOT, MemcgEvent::WorkingsetActivateFile as usize);
+            self.memcgs.memcgs[MemcgId::ROOT.idx()].refaults_snapshot = r;
+        }
+        if self.profile.anon_workingset {
+            let r = self.memcgs.flushed_subtree_events(MemcgId::ROOT, MemcgEvent::WorkingsetActivateAnon as usize);
+            self.memcgs.memcgs[MemcgId::ROOT.idx()].refaults_snapshot_anon = r;
+        }
     }
 
     /// `do_try_to_free_pages()`: shrink the target's subtree at falling priority until enough

@@ -1507,12 +1507,18 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
             assert_eq!(k.nodes[0].kswapd_failures, crate::page_alloc::MAX_RECLAIM_RETRIES, "{profile}: 16 failed passes");
             assert!(k.kswapd_hopeless(0) && !k.node_balanced(0), "{profile}: asleep on a hopeless node below high");
             assert_eq!(node_unreclaimable(k), 1.0, "{profile}: zoneinfo_show_print()'s node_unreclaimable");
-            // Every failed pass went down to priority 0: each scanned at least the whole list.
-            assert!(scanned >= 16 * cached, "{profile}: {scanned} scanned, {cached} cached");
+            // Every failed balance_pgdat() went down to priority 1 (kswapd never scans at 0,
+            // 3.11+: "} while (sc.priority >= 1)"): each scanned at least cached >> p at each.
+            let per_pass: u64 = (1..=crate::vmscan::DEF_PRIORITY).map(|p| cached >> p).sum();
+            assert!(scanned >= 16 * per_pass, "{profile}: {scanned} scanned, {cached} cached");
             let t = k.now + 1_000_000_000;
             k.advance_clock(t);
             k.kswapd_catch_up();
             assert!(k.nodes[0].kswapd_short_sleep.is_none() && !k.nodes[0].kswapd_active, "{profile}: fully asleep");
+            // PAGEOUTRUN counts each balance_pgdat(): the wake-up's and the 15 that kswapd()
+            // started at once after a failed one (prepare_kswapd_sleep() false).
+            assert_eq!(wakeups(k), w0 + 16, "{profile}");
+            let w0 = w0 + 15;
             k.wakeup_kswapd(0, 0);
             assert_eq!(wakeups(k), w0 + 1, "{profile}: wakeup_kswapd() leaves a hopeless node asleep");
             // Direct reclaim frees pages of /f once the reader lets them go: the count resets
@@ -1533,6 +1539,8 @@ ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
             // kswapd went on without sleeping until the node stopped being zone_reclaimable().
             assert!(!k.node_reclaimable(0) && k.node_balanced(0), "{profile}");
             assert!(scanned >= 6 * cached, "{profile}: {scanned} scanned, {cached} cached");
+            // PAGEOUTRUN counts each balance_pgdat() kswapd() started without sleeping.
+            let w0 = wakeups(k) - 1;
             k.wakeup_kswapd(0, 0);
             assert_eq!(wakeups(k), w0 + 2, "{profile}: wakeup_kswapd() wakes kswapd for a zone below high");
         }
@@ -1916,5 +1924,125 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
             assert!(!sc.gfp_io_fs, "current_gfp_context() drops __GFP_FS");
             assert!(!k.too_many_isolated(0, true, &sc), "{profile}: 32 <= 208, the whole list");
         }
+    }
+}
+
+/// A 256M machine on `profile` (`lru_gen` on or off) with a memcg `a` holding 1,000 pages
+/// of `/w` and a memcg `b` reading `/big` until kswapd is woken on a node below its high
+/// watermark; then every zone's high watermark is raised by 1,500 pages, so that kswapd's
+/// `balance_pgdat()` needs many rounds to balance the node. Returns the simulation, `a`, and
+/// `a`'s pages at that point.
+fn kswapd_below_high(profile: &str, lru_gen: bool) -> (Simulation, MemcgId, u64) {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "kswapd-priority"
+[machine]
+ram = "256M"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+lru_gen = {lru_gen}
+[devices.sda]
+read_bw = "1G"
+[files."/w"]
+size = "4M"
+[files."/big"]
+size = "512M"
+[cgroups.a]
+[cgroups.b]
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (a, b, w, big) = (memcg(&s, "a"), memcg(&s, "b"), inode(&s, "/w"), inode(&s, "/big"));
+    let k = &mut s.kernel;
+    read_pages(k, w, 0, 1000, a);
+    let mut i = 0;
+    while !(k.nodes[0].kswapd_active && !k.node_balanced(0)) {
+        read_pages(k, big, i, 1, b);
+        i += 1;
+        assert!(i < 131_072, "the file filled memory without waking kswapd");
+    }
+    for zi in 0..k.nodes[0].zones.len() {
+        let z = k.nodes[0].zones[zi];
+        k.zones[z].wmark_high += 1500;
+    }
+    let pages = k.memcgs.get(a).counter.usage;
+    (s, a, pages)
+}
+
+/// mm/vmscan.c 6.1 `balance_pgdat()` → `kswapd_shrink_node()`: `sc.priority` is set to
+/// `DEF_PRIORITY` once per `balance_pgdat()` and kept across its `shrink_node()` rounds,
+/// lowered after each round that scanned fewer pages than `kswapd_shrink_node()`'s goal (the
+/// zones' high watermarks); each memcg's lists are scanned by `size >> priority`. A memcg of
+/// 1,000 pages is scanned nothing at priorities 12-10 (1,000 >> 10 = 0) and is reclaimed from
+/// once kswapd's rounds reach priority 9, both with the two lists (`get_scan_count()`) and with
+/// lru_gen (`get_nr_to_scan()`: `total >> priority`, then a `MIN_LRU_BATCH` eviction). The
+/// engine's kswapd used to reclaim in 128-page rounds that each started again at
+/// `DEF_PRIORITY`, which the big memcg met at priority 12 or 11: the small memcg kept every
+/// page however far the node was below its watermark.
+#[test]
+fn balance_pgdat_6_1_keeps_its_priority_across_kswapd_shrink_node_rounds() {
+    use crate::vmscan::DEF_PRIORITY;
+    for lru_gen in [false, true] {
+        let (mut s, a, before) = kswapd_below_high("linux-6.1", lru_gen);
+        assert!(before >= 1000, "a holds its pages: {before}");
+        let k = &mut s.kernel;
+        let mut lowest = DEF_PRIORITY;
+        let mut rounds = 0;
+        let mut a_scanned_at = None;
+        while k.nodes[0].kswapd_active && !k.node_balanced(0) {
+            let p = if k.nodes[0].kswapd_priority == 0 { DEF_PRIORITY } else { k.nodes[0].kswapd_priority };
+            lowest = lowest.min(p);
+            let a_before = k.memcgs.get(a).counter.usage;
+            k.now = k.nodes[0].kswapd_clock + 1;
+            k.kswapd_catch_up();
+            rounds += 1;
+            if a_scanned_at.is_none() && k.memcgs.get(a).counter.usage < a_before {
+                a_scanned_at = Some(p);
+            }
+            assert!(rounds < 10_000, "kswapd balances the node");
+        }
+        assert!(rounds >= 4, "lru_gen {lru_gen}: several rounds ({rounds})");
+        assert!(lowest <= DEF_PRIORITY - 3, "lru_gen {lru_gen}: the rounds went down to priority {lowest}");
+        let after = k.memcgs.get(a).counter.usage;
+        assert!(after < before, "lru_gen {lru_gen}: kswapd reclaimed from the small memcg ({before} -> {after})");
+        let p = a_scanned_at.unwrap();
+        assert!(p <= DEF_PRIORITY - 3, "lru_gen {lru_gen}: the small memcg was first scanned at priority {p}, where 1,000 >> p > 0");
+    }
+}
+
+/// mm/vmscan.c `balance_pgdat()` (6.1; the flat loop since 3.11, b8e83b942a16; the count
+/// since 4.12, c73322d098e4): after each round "if (kswapd_shrink_node(pgdat, &sc))
+/// raise_priority = false" (it scanned at least its goal) and "if (raise_priority ||
+/// !nr_reclaimed) sc.priority--"; the loop ends below priority 1, and a `balance_pgdat()` that
+/// reclaimed nothing counts `kswapd_failures` (4.12+ only) and the next starts at
+/// `DEF_PRIORITY`.
+#[test]
+fn kswapd_shrink_node_6_1_raises_the_priority_only_when_the_round_fell_short() {
+    for (profile, counts) in [("linux-6.1", true), ("linux-4.4", false)] {
+        let (mut s, _, _) = kswapd_below_high(profile, false);
+        let k = &mut s.kernel;
+        let goal = k.kswapd_nr_to_reclaim(0);
+        assert_eq!(goal, k.nodes[0].zones.iter().map(|&z| k.zones[z].wmark_high.max(32)).sum::<u64>());
+        k.nodes[0].kswapd_priority = 9;
+        k.nodes[0].kswapd_reclaimed = 0;
+        assert!(!k.kswapd_round_end(0, 9, goal, 10));
+        assert_eq!(k.nodes[0].kswapd_priority, 9, "{profile}: scanned its goal and reclaimed: the priority stays");
+        assert!(!k.kswapd_round_end(0, 9, goal - 1, 10));
+        assert_eq!(k.nodes[0].kswapd_priority, 8, "{profile}: scanned less than its goal: raised");
+        assert!(!k.kswapd_round_end(0, 8, goal, 0));
+        assert_eq!(k.nodes[0].kswapd_priority, 7, "{profile}: reclaimed nothing: raised");
+        assert_eq!(k.nodes[0].kswapd_reclaimed, 20);
+        // The last round of a balance_pgdat() that reclaimed something: no failure.
+        let failures = k.nodes[0].kswapd_failures;
+        assert!(!k.kswapd_round_end(0, 1, 0, 0));
+        assert_eq!(k.nodes[0].kswapd_priority, 0, "{profile}: the loop ran out: the next round starts a balance_pgdat()");
+        assert_eq!(k.nodes[0].kswapd_failures, failures);
+        // One that reclaimed nothing.
+        k.nodes[0].kswapd_priority = 1;
+        assert!(k.kswapd_round_end(0, 1, 0, 0), "{profile}: a balance_pgdat() without a page");
+        assert_eq!(k.nodes[0].kswapd_failures, failures + counts as u32, "{profile}: kswapd_failures from 4.12");
     }
 }
