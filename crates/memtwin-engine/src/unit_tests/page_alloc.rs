@@ -530,6 +530,45 @@ fn free_chunk_counts_kept_on_take_and_free_equal_a_walk_of_the_bitmaps() {
     assert!(k.zones[0].nr_free_blocks() < k.zones[0].nr_blocks() as u64, "the walk met partial blocks");
 }
 
+/// The lazily kept chunk counts (`Zone::chunks_now`) through a pageblock taken and freed
+/// whole (`__rmqueue_smallest()` of order 9, `__free_one_page()` of an order-9 block, v6.1
+/// mm/page_alloc.c) while its bitmap words are stale from order-0 takes and frees, with and
+/// without a read between: every read equals a walk of the bitmaps.
+#[test]
+fn free_chunk_counts_stay_exact_through_a_stale_pageblock_taken_and_freed_whole() {
+    use crate::page_alloc::{Zone, ZoneType};
+    let check = |z: &Zone, at: &str| {
+        for o in 1..=6 {
+            assert_eq!(z.nr_free_in_chunks(o), z.nr_free_in_chunks_walked(o), "{at}: order {o}");
+        }
+    };
+    let mut z = Zone::with_range(0, ZoneType::Normal, 0, 4 * PAGEBLOCK_NR);
+    check(&z, "boot");
+    for read_between in [false, true] {
+        // 100 order-0 frames of the lowest pageblock taken and given back: the block is
+        // wholly free again, on the order-9 list's top, its first two words stale.
+        let taken: Vec<u64> = (0..100).map(|_| z.rmqueue_order0().unwrap()).collect();
+        if read_between {
+            check(&z, "after the takes");
+        }
+        for &p in &taken {
+            z.free_order0(p);
+        }
+        let b = z.rmqueue_pageblock().unwrap();
+        assert_eq!(b, taken[0] / PAGEBLOCK_NR * PAGEBLOCK_NR, "the block made whole is taken whole");
+        if read_between {
+            check(&z, "after the whole take");
+        }
+        z.free_pageblock(b);
+        check(&z, "after the whole free");
+    }
+    // A clean block taken and freed whole moves the counts at once.
+    let b = z.rmqueue_pageblock().unwrap();
+    check(&z, "clean whole take");
+    z.free_pageblock(b);
+    check(&z, "clean whole free");
+}
+
 /// With the zonelist cache, SLUB's failed order-2 attempt for a new slab page marks the
 /// zones it found short of order-2 blocks full (for order-0 requests too, for up to a
 /// second); without the cache the attempt leaves nothing behind.
