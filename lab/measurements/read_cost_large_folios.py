@@ -25,6 +25,9 @@ Again 2026-11-29 02:50-02:53 (three runs under flock /tmp/memtwin-host.lock, loa
 order-8 153, 137, 148; order-5 155, 163, 148; order-0 541, 609, 446. The engine takes the
 same-run ratio large / order-0 (median of the six runs' 0.307) times its order-0 page (M1):
 BENCHMARKS.md M15.
+On 6.18.44-fc-v782 (the host's boot from 2026-11-29 13:00; ra21, 2026-11-30, under the host lock): 00:29,
+load 8.6, order 8 405, order 5 413, order 0 578 (ratio 0.70); 00:48, load 12.6-13.1, with the order-4 and
+order-2 files (64 KiB and 16 KiB writes; that run left the order-5 file out): order 8 426, order 4 469, order 2 566, order 0 644.
 """
 import os
 import resource
@@ -78,9 +81,11 @@ def main() -> None:
     if os.path.exists(path):
         sys.exit(f"read_cost_large_folios: {path} exists\n  fix: give a path that does not exist (it is created and removed)")
     print("loadavg before", open("/proc/loadavg").read().strip())
-    # 1 MiB writes: order-8 folios; 128 KiB: order 5; 4 KiB writes: order-0 folios (the same file system, for the
-    # comparison with M1's 4 KiB-page figure)
+    # 1 MiB writes: order-8 folios; 128 KiB: order 5; 64 KiB: order 4 and 16 KiB: order 2 (the orders of a
+    # readahead ramp's first windows); 4 KiB writes: order-0 folios (the same file system, for the comparison
+    # with M1's 4 KiB-page figure)
     for wbs, what in ((WBS, "1 MiB-written folios (order 8)"), (128 << 10, "128 KiB-written folios (order 5)"),
+                      (64 << 10, "64 KiB-written folios (order 4)"), (16 << 10, "16 KiB-written folios (order 2)"),
                       (4096, "4 KiB-written folios (order 0)")):
         for bs, xs in measure(path, wbs).items():
             print(f"sys ns per 4 KiB page, hot {bs >> 10} KiB preadv() of a 512 MiB file in {what}: "

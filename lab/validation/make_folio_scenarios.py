@@ -90,14 +90,17 @@ def limit(on, size):
 # Still out of tolerance on the engine's large-folio model (ARCHITECTURE.md "The read path in
 # folios"): sequential reads through 20M at read_ahead_kb 8192 on 6.18 ext4 on the runner's disk as it
 # is (HOST_DEVICE: the loop device under blk-throttle's 500M rule), against their quiet sets (QUIET_SETS):
-# 512M +26.0/+27.8/+28.0%, 1G +31.3/+19.7/+22.2%, the host set's 256M cat (host-ext4-tight-ra8192) +25.0%
-# (lab/validation/large-folios.md, "The six host ra8192 scenarios on a quiet host"); their unthrottled
+# 512M +16.9/+18.2/+6.3%, 1G +17.6/+20.6/+3.0%, the host set's 256M cat (host-ext4-tight-ra8192) +11.3%
+# (2026-11-30; +26..+31% when "The six host ra8192 scenarios on a quiet host" in lab/validation/large-folios.md
+# compared them, before later engine changes elsewhere); their unthrottled
 # -queue twins pass since the loop device completes a reader's windows together (LOOP_QUEUE
 # complete_together: -1.7..+0.1%) and are in scenarios/validation/. Tried and not kept: joining a held
 # bio to the batch in flight at its submission (+9..+22%; a bio blk-throttle holds is not on the device).
-# What decides the throttled three is a race between the order-6 window's read and the order-0 fallback's
-# failing reclaims, which the twin (its failing reclaim 3x the host's, M13) always loses and the idle kernel loses in about
-# half the cycles (THROTTLED_NOTE; large-folios.md, "The throttled ra8192 trio's cycles on an idle host").
+# What decides the throttled three is a race between the order-6 window's read and the order-8 window's
+# charges and the order-0 fallback's failing reclaims, timed by the reader's copy (M15), the failing
+# reclaims (M13) and the loop device's window time, which differ by 3x between the table's machine (v857)
+# and the recordings' (v782) (THROTTLED_NOTE; large-folios.md, "The order-6 window's race, traced against
+# the twin phase by phase").
 # And the 256M one on 6.1 XFS, +16..+18% with the CPU speed its
 # guest measured at boot (17 times slower than the engine's cost table, where its passes' own
 # system time says 59-177: large-folios.md, "The QEMU pair is the guest's CPU"). They stay in
@@ -142,24 +145,30 @@ QUIET_NOTE = ("# Compared with a recording set taken on a quiet host (real/NAME-
 
 # Why the three throttled ones are still pending (in their headers).
 THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's medians. The same scenario\n"
-                  "# unthrottled (-queue, scenarios/validation/) is within 2%. What decides a pass (ra11, traced on the idle\n"
-                  "# host; lab/validation/large-folios.md, \"The throttled ra8192 trio's cycles on an idle host\"): a race in\n"
-                  "# each ramp whose order-6 window blk-throttle lets go while it holds the order-8 window's bio. If the order-6\n"
-                  "# window's read completes during the order-0 fallback's two failing reclaims (try_charge_memcg()'s drained\n"
-                  "# retry), they evict it unread and the reader restarts in it (3.6-4.5 pages read a page of progress); if\n"
-                  "# after, the reader reads it, the next window stops on the held window's locked folios and the held window\n"
-                  "# is read whole (1.3). The idle kernel goes the cheap way in 3 of 11 and 5 of 10 such cycles, the twin in\n"
-                  "# none: its reclaim that frees nothing takes 478 us (M13) against the host's 157-161 us (idle, and 159 at\n"
-                  "# load 10), its device gives the 8 MiB window in 2.6 ms against 1.1-1.7. With M13 as measured there\n"
-                  "# (shrink_list_call 62) it goes the cheap way nearly always and reads -8..-24% (not kept: 8 metrics of three\n"
-                  "# other validation scenarios leave tolerance; BENCHMARKS.md M13). Refuted: ramps ended before their\n"
+                  "# unthrottled (-queue, scenarios/validation/) is within 2.5%. What decides a pass (ra11, ra21; traced;\n"
+                  "# lab/validation/large-folios.md, \"The throttled ra8192 trio's cycles on an idle host\" and \"The order-6\n"
+                  "# window's race, traced against the twin phase by phase\"): a race in each ramp whose order-6 window\n"
+                  "# blk-throttle lets go. If that window's read completes before the order-8 window's charges have evicted\n"
+                  "# the read folios before it (18 of 28-29 ramps in two v782 traces at load 13-16), or between the order-8\n"
+                  "# charge's failing reclaims and the order-0 fallback's next charges (try_charge_memcg()'s drained retry),\n"
+                  "# the charges evict it unread and the reader restarts in it (3.6-4.5 pages read a page of progress); if\n"
+                  "# after all four failing reclaims, the fallback stops (6.10+) and the reader reads it (1.3). The twin never\n"
+                  "# takes the first path: its reader reaches the order-8 window 0.13 ms after the order-6 window's issue\n"
+                  "# where the kernel takes 0.52-0.54 ms (the read of a large folio costs 405 ns a page on v782, the quiet\n"
+                  "# sets' boot, against the table's 115 from v857: M15), its window completes in 2.63 ms (1.9-2.4 traced\n"
+                  "# at load 13-16, 1.5-1.7 idle) and its failing reclaims take 478 us (175 us traced; M13's 748 ns a call\n"
+                  "# is v857's, 262 on v782). With v782's figures for the three it takes the kernel's paths, but its totals\n"
+                  "# are chaotic in them (-16..+32% between neighbouring variants; none within 10% on every pass; not kept:\n"
+                  "# one machine's cost table is needed first, BENCHMARKS.md M13/M15). Refuted: ramps ended before their\n"
                   "# order-4 window (the quiet runs' low order-4/order-2 ratio is order-2 windows of up to 4096 pages after\n"
                   "# a miss inside a read, the cheap way's end; the ramps' own ratio is 0.54-0.55), a reclaimed PG_readahead\n"
                   "# folio, a sync miss on a held folio, -EEXIST; joining a bio blk-throttle holds to the batch in flight at\n"
-                  "# its submission (+9..+22%; \"The six host ra8192 scenarios on a quiet host\").\n")
-THROTTLED_NOTES = {"host-ext4-seq-tight-512m-ra8192": THROTTLED_NOTE.format(fig="+26.0/+27.8/+28.0% a pass"),
-                   "host-ext4-seq-tight-1g-ra8192": THROTTLED_NOTE.format(fig="+31.3/+19.7/+22.2% a pass"),
-                   "host-ext4-tight-ra8192": THROTTLED_NOTE.format(fig="+25.0%")}
+                  "# its submission (+9..+22%; \"The six host ra8192 scenarios on a quiet host\"); the loop worker's seeded\n"
+                  "# wake-up draws alone (a spread like the kernel's, medians still +6..+16%); a cold copy of data the device\n"
+                  "# just wrote as what slows the kernel's reader (cold 426-435 ns a page, hot 353-415 on v782).\n")
+THROTTLED_NOTES = {"host-ext4-seq-tight-512m-ra8192": THROTTLED_NOTE.format(fig="+16.9/+18.2/+6.3% a pass"),
+                   "host-ext4-seq-tight-1g-ra8192": THROTTLED_NOTE.format(fig="+17.6/+20.6/+3.0% a pass"),
+                   "host-ext4-tight-ra8192": THROTTLED_NOTE.format(fig="+11.3%")}
 
 # The loaded recordings of the six, kept in real/ and not compared (QUIET_SETS says why): real/NAME.json and
 # real/NAME-run2..N.json, all on 6.18.44-fc-v857. host-ext4-seq-tight-512m-ra8192: 2026-11-28 11:08 and

@@ -26,7 +26,14 @@ sched_switch), from the first `page_cache_sync_ra` on. Per trace it prints:
   their own;
 - where the order-2 folios came from: the ramps' 512-page windows, or other order-2 windows
   (after a context readahead, `page_cache_async_ra()` at a marked folio of an older window
-  starts a window of up to `ra_pages` at order 0 + 2).
+  starts a window of up to `ra_pages` at order 0 + 2);
+- the race of each ramp whose order-6 window blk-throttle let go at once (`race()`): from that
+  window's requests' issue, when the reader started the order-8 window (it had read the order-4
+  window's 1024 pages), when the order-6 window's requests completed, and the reclaims that freed
+  nothing before the next readahead decision (the order-8 charge's pair, then the order-0
+  fallback's); the completion falls before them (the charges may evict the window unread),
+  during them, or after the last (the fallback stops on locked folios), and the next restart
+  says which way the cycle went.
 """
 import re
 import statistics
@@ -211,6 +218,53 @@ def order2_sources(events, ino):
     return c
 
 
+def race(events):
+    """Per ramp whose order-6 window (8 MiB) left blk-throttle at once: (ms from the window's
+    first request's issue to: the order-8 window's start, the window's completion, the first
+    reclaim freeing nothing, the end of the last one before the next restart; how many; the
+    next restart's class as cycles() names it)."""
+    rows = []
+    sync_at = [i for i, (_t, _p, ev, _r) in enumerate(events) if ev == "page_cache_sync_ra"]
+    for k, i in enumerate(sync_at[:-1]):
+        ni = sync_at[k + 1]
+        t6 = issue = done = t8 = None
+        sector = None
+        fails, begin = [], None
+        for j in range(i, ni):
+            t, _p, ev, rest = events[j]
+            if ev == "page_cache_ra_order":
+                g = re.search(r"order=(\d+) size=(\d+)", rest)
+                order, size = int(g.group(1)), int(g.group(2))
+                if order == 6 and size == 2048 and t6 is None:
+                    t6 = t
+                elif order >= 8 and t6 is not None and t8 is None:
+                    t8 = t
+            elif ev == "block_bio_queue" and t6 is not None and sector is None and bio_kib(rest) == 8192:
+                if t - t6 > HELD_S:
+                    break
+                sector = int(re.search(r"(\d+) \+", rest).group(1))
+            elif ev in ("block_rq_issue", "block_rq_complete") and sector is not None and rest.startswith("7,0 R"):
+                g = re.search(r"(\d+) \+ (\d+)", rest)
+                if g and sector <= int(g.group(1)) < sector + 16384 and int(g.group(2)):
+                    if ev == "block_rq_issue" and issue is None:
+                        issue = t
+                    elif ev == "block_rq_complete":
+                        done = t if done is None else max(done, t)
+            elif ev == "mm_vmscan_memcg_reclaim_begin" and t8 is not None:
+                begin = t
+            elif ev == "mm_vmscan_memcg_reclaim_end" and begin is not None:
+                if re.search(r"nr_reclaimed=0\b", rest):
+                    fails.append((begin, t))
+                begin = None
+        if None in (issue, done, t8):
+            continue
+        g = re.search(r"req_count=(\d+) order=(\d+)", events[ni][3])
+        outcome = "o" + g.group(2) + ("" if g.group(1) == "32" else " mid")
+        ms = lambda x: (x - issue) * 1e3
+        rows.append((ms(t8), ms(done), ms(fails[0][0]) if fails else None, ms(fails[-1][1]) if fails else None, len(fails), outcome))
+    return rows
+
+
 def report(path):
     events, ino = load(path)
     syncs = [re.search(r"req_count=(\d+)", r).group(1) for _t, _p, ev, r in events if ev == "page_cache_sync_ra"]
@@ -239,6 +293,24 @@ def report(path):
         print(f"8 MiB windows with the next window issued before they completed: {len(wc)}, completed with it "
               f"{len(wc) - len(alone)}, on their own {len(alone)}"
               + (f" ({min(alone):.2f}-{max(alone):.2f} ms after issue)" if alone else ""))
+    r = race(events)
+    if r:
+        print("the order-6 window's race (ramps whose 8 MiB window left blk-throttle at once), ms from its issue:")
+        print(f"  reader at the order-8 window: median {statistics.median(x[0] for x in r):.2f}; window complete: median "
+              f"{statistics.median(x[1] for x in r):.2f} (p10 {sorted(x[1] for x in r)[len(r) // 10]:.2f}, "
+              f"p90 {sorted(x[1] for x in r)[9 * len(r) // 10]:.2f})")
+        by = defaultdict(Counter)
+        for t8, done, f0, f1, n, outcome in r:
+            when = "no reclaim freeing nothing" if f0 is None else ("complete before them" if done < f0 else
+                                                                   "complete during them" if done <= f1 else "complete after them")
+            by[when if f0 is None else f"{when}, {min(n, 4)}{'+' if n > 4 else ''}"][outcome] += 1
+        print("  (the reclaims freeing nothing after the order-8 window's start, by how many: 2 the order-8 charge's")
+        print("  pair, 4 the fallback's pair too; then the next restart: o8 inside the order-6 window, o9 past it)")
+        for when in sorted(by):
+            print(f"  {when:30s} -> " + ", ".join(f"{o} {n}" for o, n in sorted(by[when].items())))
+        fs = [x[3] - x[2] for x in r if x[2] is not None]
+        if fs:
+            print(f"  reclaims freeing nothing: {sum(x[4] for x in r)} in {len(fs)} ramps, first begin to last end median {statistics.median(fs):.2f} ms")
     c = order2_sources(events, ino)
     print(f"order-2 folios: {c['ramp']} in the ramps' 512-page windows, {c['other']} in other windows; "
           f"order-4 / order-2 {c['order 4'] / max(1, c['ramp'] + c['other']):.2f} "

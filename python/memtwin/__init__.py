@@ -7,7 +7,7 @@
 The engine is Rust (memtwin-engine); this package is the CLI, the Python API and reports.
 """
 
-from memtwin._memtwin import ScenarioError, lru_gen_metric_names, metric_names, profiles, vmscan_throttled_metric_names
+from memtwin._memtwin import ScenarioError, lru_gen_metric_names, metric_names, profiles, sched_metric_names, vmscan_throttled_metric_names
 
 
 def _scenario_error_str(self) -> str:
@@ -27,5 +27,5 @@ import memtwin.sweep as _sweep_module  # noqa: E402,F401
 from memtwin.size import size  # noqa: E402
 from memtwin.sweep import sweep  # noqa: E402
 
-__all__ = ["ScenarioError", "Result", "Scenario", "load", "run", "metric_names", "lru_gen_metric_names", "vmscan_throttled_metric_names", "profiles", "sweep", "size"]
+__all__ = ["ScenarioError", "Result", "Scenario", "load", "run", "metric_names", "lru_gen_metric_names", "vmscan_throttled_metric_names", "sched_metric_names", "profiles", "sweep", "size"]
 __version__ = "0.1.0"

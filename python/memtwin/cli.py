@@ -184,7 +184,8 @@ def _metrics_arg(s: Optional[str]) -> list[str]:
     if not s:
         return []
     names = [m.strip() for m in s.split(",") if m.strip()]
-    known = set(_memtwin.metric_names()) | set(_memtwin.lru_gen_metric_names()) | set(_memtwin.vmscan_throttled_metric_names())
+    known = (set(_memtwin.metric_names()) | set(_memtwin.lru_gen_metric_names()) | set(_memtwin.vmscan_throttled_metric_names())
+             | set(_memtwin.sched_metric_names()))
     bad = [m for m in names if m not in known]
     if bad:
         raise ScenarioError(f"--metrics: error: unknown metric(s) {', '.join(bad)}\n  fix: see `memtwin metrics` for the names", [])
@@ -546,6 +547,7 @@ def _dispatch(a) -> int:
             print("\n".join(_memtwin.metric_names()))
             print("\n".join(_memtwin.vmscan_throttled_metric_names()))  # only on profiles with reclaim_throttle() (5.16+)
             print("\n".join(_memtwin.lru_gen_metric_names()))  # only under kernel.lru_gen = true
+            print("\n".join(_memtwin.sched_metric_names()))  # only with machine.background_runnable
             return 0
         if a.cmd == "profiles":
             for name, desc in _memtwin.profiles():

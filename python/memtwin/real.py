@@ -401,6 +401,43 @@ def loop_worker_waits(a: dict, b: dict, loop_name: str) -> dict:
     return out
 
 
+# How often the parent samples the machine's run queue while the tasks run (runnable_sample).
+RUNQ_SAMPLE_S = 0.01
+
+
+def runnable_sample(pids: list, proc: str = "/proc") -> Optional[int]:
+    """The machine's other runnable tasks at this instant: /proc/stat's `procs_running` (the
+    tasks on a CPU or waiting for one, every CPU's `nr_running` summed), less the caller itself
+    (it is running while it reads) and the scenario's task processes `pids` in state R
+    (/proc/PID/stat); None when /proc/stat cannot be read. The engine's
+    `[machine] background_runnable` is the mean over a step (sched.rs `wakeup_runq_wait`)."""
+    try:
+        n = next(int(line.split()[1]) for line in _read(os.path.join(proc, "stat")).splitlines()
+                 if line.startswith("procs_running "))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    mine = 0
+    for pid in pids:
+        try:
+            if _read(os.path.join(proc, str(pid), "stat")).rsplit(")", 1)[1].split()[0] == "R":
+                mine += 1
+        except (OSError, IndexError):
+            pass
+    return max(0, n - 1 - mine)
+
+
+def background_window(samples: list, start: float, end: float, cpus: int) -> Optional[dict]:
+    """The run-queue samples (time.time(), others) taken between `start` and `end`: their mean
+    (`background_runnable`, what a scenario's `[machine] background_runnable` takes), how many
+    (`background_samples`) and the fraction with at least `cpus` others (`background_all_busy`:
+    no CPU left idle for a wake-up); None without samples."""
+    xs = [n for t, n in samples if start <= t <= end]
+    if not xs:
+        return None
+    return {"background_runnable": round(sum(xs) / len(xs), 3), "background_samples": len(xs),
+            "background_all_busy": round(sum(1 for n in xs if n >= cpus) / len(xs), 3)}
+
+
 def _self_schedstat(path: str = "/proc/thread-self/schedstat") -> Optional[tuple]:
     """(on-CPU ns, run-queue wait ns, switch-ins) of the calling thread (CONFIG_SCHED_INFO), or None."""
     try:
@@ -1716,6 +1753,15 @@ class HostRun:
         threads = [threading.Thread(target=collect, args=p, daemon=True) for p in pipes]
         for th in threads:
             th.start()
+        # the machine's other runnable tasks, sampled while the tasks run (runnable_sample):
+        # the background a woken task waits beside for a CPU
+        runq_samples = []
+        pids = [child.pid for _, child in pipes]
+        while any(th.is_alive() for th in threads):
+            n = runnable_sample(pids)
+            if n is not None:
+                runq_samples.append((time.time(), n))
+            time.sleep(RUNQ_SAMPLE_S)
         for th in threads:
             th.join()
         # the loop device's worker and completion threads' run-queue waits over the tasks' run
@@ -1747,6 +1793,9 @@ class HostRun:
             s["metrics"].update(latency_metrics(samples))
             if samples:
                 s["latency_samples_ms"] = [n / 1e6 for n in samples]
+            bg = background_window(runq_samples, s["_start"], s["_end"], os.cpu_count() or 1)
+            if bg and "sched" in s:
+                s["sched"].update(bg)
             del s["_end"], s["_start"]
         return steps
 

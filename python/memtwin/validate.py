@@ -167,6 +167,10 @@ def _value(step: dict, metric: str) -> Optional[float]:
         rp = step.get("resident_pages")
         return None if rp is None else float(sum(rp.values()))
     v = step["metrics"].get(metric)
+    if v is None and metric == "sched.run_delay_s":
+        # the host runner records the task's run-queue wait in the step's `sched` block
+        # (/proc/PID/schedstat run_delay over the step, real.sched_window)
+        v = (step.get("sched") or {}).get("run_delay_s")
     return None if v is None else float(v)
 
 

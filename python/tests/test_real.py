@@ -1125,3 +1125,23 @@ def test_the_runner_records_its_nice_value():
     assert got["nice"] == min(base + 3, 19), got
     assert int(out[1]) == got["nice"]
     assert real._sched()["nice"] == base
+
+
+def test_runnable_sample_is_procs_running_less_the_sampler_and_the_tasks(tmp_path):
+    """real.runnable_sample (runq23): /proc/stat's procs_running less the sampling process itself
+    and the scenario's task processes in state R; background_window: a step's mean, count and
+    all-busy fraction of the samples in its window."""
+    (tmp_path / "stat").write_text("cpu  1 2 3\nprocs_running 9\nprocs_blocked 2\n")
+    for pid, state in ((11, "R"), (12, "D"), (13, "R")):
+        (tmp_path / str(pid)).mkdir()
+        (tmp_path / str(pid) / "stat").write_text(f"{pid} (python3 (x)) {state} 1 2 3\n")
+    assert real.runnable_sample([11, 12, 13], proc=str(tmp_path)) == 9 - 1 - 2
+    assert real.runnable_sample([11, 99], proc=str(tmp_path)) == 7, "a task that has exited counts nothing"
+    (tmp_path / "stat").write_text("procs_running 1\n")
+    assert real.runnable_sample([11, 13], proc=str(tmp_path)) == 0, "never below 0"
+    (tmp_path / "stat").write_text("cpu 1\n")
+    assert real.runnable_sample([], proc=str(tmp_path)) is None, "unreadable: no sample, not a guess"
+    samples = [(1.0, 1), (2.0, 3), (3.0, 2), (9.0, 50)]
+    assert real.background_window(samples, 1.0, 3.0, 2) == {"background_runnable": 2.0, "background_samples": 3,
+                                                            "background_all_busy": 0.667}
+    assert real.background_window(samples, 4.0, 5.0, 2) is None

@@ -133,6 +133,7 @@ def test_metric_and_profile_enums_match_the_engine(scenario_schema, result_schem
     for v in (scenario_schema, result_schema):
         assert v.schema["$defs"]["metricNameThrottled"]["enum"] == memtwin.vmscan_throttled_metric_names()
         assert v.schema["$defs"]["metricNameLruGen"]["enum"] == memtwin.lru_gen_metric_names()
+        assert v.schema["$defs"]["metricNameSched"]["enum"] == memtwin.sched_metric_names()
     # a per-node metric of another node than 0 (engine: metrics.rs, node.{nid}.unreclaimable)
     for v in (scenario_schema, result_schema):
         name = {"$ref": "#/$defs/metricName", "$defs": v.schema["$defs"]}

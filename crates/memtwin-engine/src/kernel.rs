@@ -138,6 +138,28 @@ pub struct Kernel {
     /// The running context's wait for a CPU in this quantum (the part of its `cpu()` time's
     /// wall-clock length that [`Kernel::cpu_stretch`] adds): schedstat's `run_delay`.
     pub runq_ns: Nanos,
+    /// The machine's other runnable tasks, outside the scenario (`[machine]
+    /// background_runnable`, units of [`SCHED_CAPACITY_SCALE`]): CPU-bound tasks that want a
+    /// CPU beside the scenario's. 0: none.
+    pub bg_load: u64,
+    /// The running task's wall-clock nanoseconds per nanosecond of CPU time beyond the slice it
+    /// woke with (units of [`SCHED_CAPACITY_SCALE`]): its CFS share beside the other tasks and
+    /// the background ([`cfs_stretch`] of both); [`Kernel::cpu_stretch`] outside a task's
+    /// quantum or without a background.
+    pub bg_stretch: u64,
+    /// How long a task woken from a sleep waits for a CPU beside the background
+    /// ([`crate::sched::wakeup_runq_wait`]), fixed at boot; 0 without a background.
+    pub wake_runq_ns: Nanos,
+    /// The wall-clock slice a woken task runs before it can be preempted
+    /// ([`crate::sched::sched_slice_ns`]).
+    pub sched_slice: Nanos,
+    /// CPU time the running task has left of the slice it woke with: its first
+    /// [`Kernel::sched_slice`] of CPU after a wake-up runs unpreempted by the background (it
+    /// waited for the CPU at the wake-up, [`Kernel::wake_runq_ns`]).
+    pub slice_left: Nanos,
+    /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
+    /// background competes with ([`Kernel::bg_load`]).
+    pub in_task: bool,
     /// The tasks' runnable averages summed ([`crate::sched::runnable_avg_update`], units of
     /// `SCHED_CAPACITY_SCALE << crate::sched::LOAD_PRECISION_SHIFT`): how many tasks want a
     /// CPU, on average, at present.
@@ -393,6 +415,12 @@ impl Kernel {
             kswapd_ns: 0,
             cpu_stretch: SCHED_CAPACITY_SCALE,
             runq_ns: 0,
+            bg_load: 0,
+            bg_stretch: SCHED_CAPACITY_SCALE,
+            wake_runq_ns: 0,
+            sched_slice: 0,
+            slice_left: 0,
+            in_task: false,
             task_load_sum: 0,
             kswapd_runq_ns: 0,
             in_kswapd: false,
@@ -490,12 +518,12 @@ impl Kernel {
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
         self.sys_ns += ns;
-        if self.cpu_stretch == SCHED_CAPACITY_SCALE || self.in_zswap_worker {
+        if (self.cpu_stretch == SCHED_CAPACITY_SCALE && self.bg_stretch == SCHED_CAPACITY_SCALE) || self.in_zswap_worker {
             self.now += ns;
         } else {
             // Runnable beside others on too few CPUs: CFS runs it a share of the time
             // (`cfs_stretch`); the rest it waits on the run queue.
-            let wall = ns * self.cpu_stretch / SCHED_CAPACITY_SCALE;
+            let wall = self.cpu_wall(ns);
             self.runq_ns += wall - ns;
             self.now += wall;
         }
@@ -504,7 +532,26 @@ impl Kernel {
         }
     }
 
-    /// Block the running context until `t` (I/O wait).
+    /// The wall-clock length of `ns` of CPU time of the running context: [`Kernel::cpu_stretch`]
+    /// times it; beside a background ([`Kernel::bg_load`]) a task's CPU within the slice it
+    /// woke with ([`Kernel::slice_left`]) at that stretch (EEVDF's `set_protect_slice()`, CFS's
+    /// `check_preempt_tick()` minimum granularity: the background does not preempt it), the
+    /// rest at [`Kernel::bg_stretch`] (its CFS share beside the background too).
+    #[inline]
+    pub fn cpu_wall(&mut self, ns: u64) -> u64 {
+        if self.bg_load == 0 || !self.in_task || self.in_kthread() {
+            return ns * self.cpu_stretch / SCHED_CAPACITY_SCALE;
+        }
+        let free = ns.min(self.slice_left);
+        self.slice_left -= free;
+        (free * self.cpu_stretch + (ns - free) * self.bg_stretch) / SCHED_CAPACITY_SCALE
+    }
+
+    /// Block the running context until `t` (I/O wait). A task woken beside the machine's
+    /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::wake_runq_ns`],
+    /// `crate::sched::wakeup_runq_wait`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
+    /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
+    /// new slice ([`Kernel::slice_left`]).
     #[inline]
     pub fn wait_until(&mut self, t: Nanos) {
         if t > self.now && !self.swap_plug.rqs.is_empty() {
@@ -514,6 +561,11 @@ impl Kernel {
         if t > self.now {
             self.iowait_ns += t - self.now;
             self.now = t;
+            if self.bg_load != 0 && self.in_task && !self.in_kthread() {
+                self.now += self.wake_runq_ns;
+                self.runq_ns += self.wake_runq_ns;
+                self.slice_left = self.sched_slice;
+            }
             if self.now >= self.stats_flush_next {
                 self.flush_memcg_stats_dwork();
             }

@@ -79,6 +79,8 @@ pub struct Snapshot {
     pub sys: Nanos,
     /// Task's I/O wait.
     pub iowait: Nanos,
+    /// Task's waits for a CPU (schedstat's `run_delay`).
+    pub runq: Nanos,
     /// Task's I/O.
     pub io: IoAcct,
     /// Task's stall times per kind (delayacct.rs).
@@ -116,6 +118,8 @@ pub struct TaskTimes {
     pub io: IoAcct,
     /// Stall times per [`crate::delayacct::StallKind`] (`stall.*_ms`).
     pub stall: [Nanos; NR_STALL_KINDS],
+    /// Waits for a CPU ([`Kernel::runq_ns`]): schedstat's `run_delay`.
+    pub runq: Nanos,
 }
 
 /// zswap's counters reported per step (deltas): vmstat `zswpin`/`zswpout`, the memcg's
@@ -160,6 +164,7 @@ impl Snapshot {
             user: t.user,
             sys: t.sys,
             iowait: t.iowait,
+            runq: t.runq,
             io: t.io,
             stall: t.stall,
             memcg_events,
@@ -187,6 +192,13 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("user_s", secs(b.user - a.user));
     put("sys_s", secs(b.sys - a.sys));
     put("iowait_s", secs(b.iowait - a.iowait));
+    if k.bg_load != 0 {
+        // The task's waits for a CPU (/proc/PID/schedstat's run_delay, which `memtwin real
+        // --on host` records per step as sched.run_delay_s), reported where the machine's
+        // other runnable tasks are given (`[machine] background_runnable`), so that the
+        // metrics of scenarios without them are as they were.
+        put("sched.run_delay_s", secs(b.runq - a.runq));
+    }
     put("read_bytes", (b.io.read_bytes - a.io.read_bytes) as f64);
     put("write_bytes", (b.io.write_bytes - a.io.write_bytes) as f64);
     put("pagecache_hit_pages", (b.io.hits - a.io.hits) as f64);
@@ -426,6 +438,13 @@ pub const LATENCY_METRICS: [&str; 18] = [
 /// before the lru_gen and latency ones.
 pub fn vmscan_throttled_metric_names() -> Vec<String> {
     crate::vmscan::VmscanThrottle::ALL.iter().map(|(_, n)| n.to_string()).collect()
+}
+
+/// The metrics a step reports in addition where the machine has a background of other
+/// runnable tasks (`[machine] background_runnable`), after `iowait_s`: the task's waits for a
+/// CPU (schedstat's `run_delay`).
+pub fn sched_metric_names() -> Vec<String> {
+    vec!["sched.run_delay_s".to_string()]
 }
 
 /// The multi-generational LRU's metrics ([`lru_gen_metrics`]), in report order: a step reports

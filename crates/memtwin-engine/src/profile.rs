@@ -696,6 +696,25 @@ pub struct KernelProfile {
     /// accurate per-memcg lruvec stats for heuristics"), reclaim flushes whenever more than
     /// `MEMCG_CHARGE_BATCH` updates per CPU are pending: read exact here.
     pub memcg_stats_ratelimited_reclaim: bool,
+    /// The fair scheduler's placement of a woken task is EEVDF's (6.6, 147f3efaa241
+    /// "sched/fair: Implement an EEVDF-like scheduling policy"; 63304558ba5d "sched/eevdf: Curb
+    /// wakeup-preemption", RUN_TO_PARITY): `place_entity()` keeps the sleeper's lag and
+    /// `check_preempt_wakeup_fair()` preempts the running entity only when `pick_eevdf()` would
+    /// pick the wakee, which it does not while the running entity's slice is protected (until
+    /// its deadline, `set_protect_slice()`): beside a CPU-bound entity, a woken task waits for
+    /// the rest of its slice, up to the tick that notices it is over
+    /// ([`crate::sched::wakeup_runq_wait`]). Before (6.1's CFS), `place_entity()` puts a sleeper
+    /// `sysctl_sched_latency / 2` behind `min_vruntime` (GENTLE_FAIR_SLEEPERS), more than
+    /// `wakeup_gran()`, so `check_preempt_wakeup()` preempts at once.
+    pub eevdf: bool,
+    /// `normalized_sysctl_sched_base_slice` (kernel/sched/fair.c; 6.1's
+    /// `normalized_sysctl_sched_min_granularity`, renamed by 6.6's EEVDF): 750 us up to 6.14,
+    /// 700 us from 6.15 (2ae891b82695 "sched: Reduce the default slice to avoid tasks getting
+    /// an extra tick"), scaled by `get_update_sysctl_factor()` (1 + ilog2(min(CPUs, 8))). The
+    /// CPU time a woken task runs before it can be preempted (EEVDF's slice; CFS's minimum
+    /// granularity in `check_preempt_tick()`), and under EEVDF the slice a woken task waits
+    /// out ([`crate::sched::wakeup_runq_wait`]).
+    pub sched_base_slice: u64,
     /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
     /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
     /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
@@ -1023,6 +1042,8 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_memcg_lru: true,
         lru_gen_refault_activates: true,
         memcg_stats_ratelimited_reclaim: false,
+        eevdf: true,
+        sched_base_slice: 750_000,
         pcp_auto_tune: false,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
@@ -1054,6 +1075,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         lru_gen_memcg_lru: false,
         lru_gen_refault_activates: false,
         large_folios: LargeFolios { write: WriteOrder::Order0, ..linux_6_6.large_folios },
+        eevdf: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {
@@ -1253,6 +1275,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         throtl_trim_keeps_one_slice: true,
         mmap_miss_skips_locked: true,
         mmap_miss_skips_workingset: true,
+        sched_base_slice: 700_000,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,

@@ -215,8 +215,9 @@ struct Task {
     load: u64,
     /// When `load` was last brought up to date (the end of the task's last quantum).
     load_at: Nanos,
-    /// The task's waits for a CPU so far ([`Kernel::runq_ns`]), ns.
-    runq: Nanos,
+    /// CPU time left of the slice the task was given when it last woke
+    /// ([`Kernel::slice_left`]).
+    slice_left: Nanos,
 }
 
 /// PELT's half-life (kernel/sched/sched-pelt.h `LOAD_AVG_PERIOD` 32 periods of 1024 us,
@@ -243,6 +244,59 @@ pub fn runnable_avg_update(avg: u64, dt: Nanos, runnable: Nanos) -> u64 {
     let frac = runnable.min(dt) as f64 / dt as f64;
     let scale = (crate::kernel::SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT) as f64;
     ((avg as f64) * y + (1.0 - y) * frac * scale).round() as u64
+}
+
+/// The wall-clock slice of a task on `nr_cpus` CPUs: `sysctl_sched_base_slice` (6.1's
+/// `sysctl_sched_min_granularity`), the profile's normalized value
+/// ([`crate::profile::KernelProfile::sched_base_slice`]) times `get_update_sysctl_factor()`
+/// (kernel/sched/fair.c, SCHED_TUNABLESCALING_LOG, the default: `1 + ilog2(min(CPUs, 8))`),
+/// as `update_sysctl()` sets it at boot and on CPU hotplug: 1.4 ms on 6.18 with 2 CPUs.
+pub fn sched_slice_ns(p: &crate::profile::KernelProfile, nr_cpus: u32) -> Nanos {
+    let cpus = nr_cpus.clamp(1, 8);
+    p.sched_base_slice * (1 + cpus.ilog2() as u64)
+}
+
+/// How long a task woken from a sleep waits for a CPU, on average, beside `background`
+/// other runnable, CPU-bound tasks (units of [`crate::kernel::SCHED_CAPACITY_SCALE`]: a
+/// mean count, `[machine] background_runnable`) on `nr_cpus` CPUs.
+///
+/// `try_to_wake_up()` -> `select_task_rq_fair()` -> `select_idle_sibling()` puts the wakee
+/// on an idle CPU when there is one: with a fractional mean count taken as the mix of the
+/// two counts around it, no CPU is idle for the fraction `background - (nr_cpus - 1)`
+/// (clamped to 0..1) of the wake-ups. On a busy CPU, `enqueue_task_fair()` ->
+/// `place_entity()` and then `check_preempt_wakeup_fair()` decide:
+/// - EEVDF (6.6+, [`crate::profile::KernelProfile::eevdf`]; 6.18's kernel/sched/fair.c):
+///   the sleeper keeps its lag (a task that sleeps most of the time has not run ahead of
+///   its share: eligible, and its deadline `vruntime + slice` the earliest), but
+///   `check_preempt_wakeup_fair()` preempts only when `__pick_eevdf(cfs_rq, protect)`
+///   returns the wakee, and with RUN_TO_PARITY it returns the running entity while
+///   `protect_slice()` holds (`set_protect_slice()`: `vprot = deadline`, a whole slice, the
+///   same base slice for every entity). The running entity loses the CPU when
+///   `update_curr()` -> `update_deadline()` finds its slice used up, at the tick
+///   (`task_tick_fair()` -> `entity_tick()`, `TICK_NSEC`, no HRTICK by default) or at the
+///   wakee's own enqueue if it is already used up. A CPU-bound entity picked at a tick runs
+///   `L = ceil(slice / TICK_NSEC)` ticks; a wake-up at a uniformly random point `u` of it
+///   waits `L - u` while `u < slice`, and not at all after: on average
+///   `slice - slice^2 / (2 L)` (1.155 ms at 6.18's 1.4 ms slice with 2 CPUs and HZ 250).
+/// - CFS (6.1): `place_entity()` puts the sleeper `sysctl_sched_latency / 2` behind
+///   `min_vruntime` (GENTLE_FAIR_SLEEPERS, 6 ms with 2 CPUs), more than `wakeup_gran()`
+///   (`sysctl_sched_wakeup_granularity`, 2 ms with 2 CPUs; both scaled by the same factor,
+///   so on every CPU count), so `check_preempt_wakeup()` -> `wakeup_preempt_entity()`
+///   preempts the running task at once: no wait.
+///
+/// The expectation over wake-ups (a deterministic figure, as [`crate::kernel::cfs_stretch`]
+/// is): the wake-up's run-queue wait, schedstat's `run_delay`.
+pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_cpus: u32) -> Nanos {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    if !p.eevdf {
+        return 0;
+    }
+    let busy = background.saturating_sub((nr_cpus.max(1) as u64 - 1) * S).min(S);
+    let slice = sched_slice_ns(p, nr_cpus);
+    let tick = 1_000_000_000 / crate::timer::HZ;
+    let run = slice.div_ceil(tick) * tick;
+    let wait = slice - (slice as u128 * slice as u128 / (2 * run as u128)) as u64;
+    (wait as u128 * busy as u128 / S as u128) as u64
 }
 
 /// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
@@ -379,6 +433,11 @@ impl Simulation {
         k.wakeup_latency = scn.machine.wakeup_latency.clone();
         k.wakeup_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ WAKEUP_RAND_SALT);
         k.kworker_wakeup_latency = scn.machine.kworker_wakeup_latency.clone();
+        // The machine's other runnable tasks (`[machine] background_runnable`): a woken task's
+        // wait for a CPU beside them, and the slice it then runs unpreempted.
+        k.bg_load = scn.machine.background_runnable;
+        k.sched_slice = sched_slice_ns(&k.profile, scn.machine.cpus);
+        k.wake_runq_ns = wakeup_runq_wait(&k.profile, k.bg_load, scn.machine.cpus);
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
@@ -474,6 +533,11 @@ impl Simulation {
                 }
             }
         }
+        // The declared disk files, written and fsync()ed by the runners' setup before the
+        // tasks, through the root wb: their completions in the global writeback domain.
+        let setup: Vec<(u64, u64)> =
+            scn.files.iter().filter(|f| !f.created).filter_map(|f| f.device.map(|d| (pages_for(f.size), scn.devices[d].write_bw))).collect();
+        k.wb_setup_writeout(&setup);
         // Room for every page the files can hold, bounded by RAM: the arena never grows on
         // the hot path.
         let file_pages: u64 = scn.files.iter().map(|f| pages_for(f.size)).sum();
@@ -551,7 +615,8 @@ impl Simulation {
                     charge_loop: None,
                     load: 0,
                     load_at: t.start,
-                    runq: 0,
+                    // a new task is placed with a slice of its own (`place_entity()` at fork)
+                    slice_left: k.sched_slice,
                 }
             })
             .collect();
@@ -646,7 +711,7 @@ impl Simulation {
             self.next_sample += self.sample_interval;
         }
         let t = &self.tasks[ti].times;
-        let before = (t.sys + t.user + self.tasks[ti].runq, self.tasks[ti].load);
+        let before = (t.sys + t.user + t.runq, self.tasks[ti].load);
         self.run_quantum(ti);
         self.task_load_update(ti, before);
         if let Some(victim) = self.kernel.oom_victim {
@@ -682,7 +747,7 @@ impl Simulation {
         if t.killed || t.load != before.1 || t.times.clock <= t.load_at {
             return;
         }
-        let runnable = t.times.sys + t.times.user + t.runq - before.0;
+        let runnable = t.times.sys + t.times.user + t.times.runq - before.0;
         let load = runnable_avg_update(t.load, t.times.clock - t.load_at, runnable);
         self.kernel.task_load_sum = self.kernel.task_load_sum - t.load + load;
         (t.load, t.load_at) = (load, t.times.clock);
@@ -908,6 +973,11 @@ impl Simulation {
         // kswapds, each by its runnable average (`crate::kernel::cfs_stretch`).
         let others = (k.task_load_sum - t.load + k.kswapd_load_sum(None)) >> LOAD_PRECISION_SHIFT;
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
+        // Beyond the slice it woke with, its share beside the machine's background too
+        // (`Kernel::cpu_wall`).
+        k.bg_stretch = if k.bg_load == 0 { k.cpu_stretch } else { crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids) };
+        k.slice_left = t.slice_left;
+        k.in_task = true;
         k.runq_ns = 0;
         k.task_dirty = t.dirty;
         k.resched.resumed = t.resumed;
@@ -921,13 +991,14 @@ impl Simulation {
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
         self.kernel.psi_account(memcg, start, stall);
         let stall = self.kernel.stall.take();
+        let user_wall = self.kernel.cpu_wall(user_ns);
         let k = &self.kernel;
         let t = &mut self.tasks[ti];
         t.dirty = k.task_dirty;
         t.resumed = k.resched.resumed;
         t.charge_loop = k.resched.charge_loop;
-        let user_wall = user_ns * k.cpu_stretch / crate::kernel::SCHED_CAPACITY_SCALE;
-        t.runq += k.runq_ns + (user_wall - user_ns);
+        t.slice_left = k.slice_left;
+        t.times.runq += k.runq_ns + (user_wall - user_ns);
         t.times.clock = k.now + user_wall;
         t.times.user += user_ns;
         t.times.sys += k.sys_ns;
@@ -942,6 +1013,7 @@ impl Simulation {
         self.work_done += k.io.hits + k.io.misses;
         // Off the task's CPU: the kernel's own work between quanta has a CPU of its own.
         (self.kernel.cpu_stretch, self.kernel.runq_ns) = (crate::kernel::SCHED_CAPACITY_SCALE, 0);
+        (self.kernel.bg_stretch, self.kernel.in_task) = (crate::kernel::SCHED_CAPACITY_SCALE, false);
     }
 
     fn run_quantum(&mut self, ti: usize) {

@@ -862,26 +862,36 @@ impl Kernel {
         }
     }
 
-    /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`, between `blk_start_plug()` and
-    /// `blk_finish_plug()` (its swap writes wait in the plug, or in the plug of the swap
-    /// readahead whose charge entered reclaim: swapfile.rs; modelled from 6.13).
-    fn shrink_lruvec_node(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+    /// `shrink_lruvec()` of one node's lruvec `v` of `memcg`: the batch loop between
+    /// `blk_start_plug()` and `blk_finish_plug()` (its swap writes wait in the plug, or in the
+    /// plug of the swap readahead whose charge entered reclaim: swapfile.rs), then, with the
+    /// plug flushed, the anon rebalance (`inactive_is_low()` -> `shrink_active_list()`, whose
+    /// `lru_add_drain()` and scan come after the pass's writes were dispatched) and, up to 4.8,
+    /// `throttle_vm_writeout()` (mm/vmscan.c `shrink_lruvec()`, 3.x-6.12 alike).
+    pub(crate) fn shrink_lruvec_node(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
         let plugged = self.blk_start_plug();
-        self.shrink_lruvec_node_plugged(memcg, v, sc);
+        let end = self.shrink_lruvec_node_plugged(memcg, v, sc);
         if plugged {
             self.blk_finish_plug();
         }
+        if end {
+            self.shrink_lruvec_node_end(memcg, v);
+        }
     }
 
-    /// [`Kernel::shrink_lruvec_node`] under the plug.
-    fn shrink_lruvec_node_plugged(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) {
+    /// [`Kernel::shrink_lruvec_node`] under the plug; true when the end of `shrink_lruvec()`
+    /// ([`Kernel::shrink_lruvec_node_end`]) follows the flush (not under the multi-generational
+    /// LRU, which returns before it, nor when a sleep ended the pass).
+    fn shrink_lruvec_node_plugged(&mut self, memcg: MemcgId, v: usize, sc: &mut ScanControl) -> bool {
         if self.lruvecs[v].lrugen.enabled {
             // "if (lru_gen_enabled()) { lru_gen_shrink_lruvec(lruvec, sc); return; }" (6.1;
             // 6.3+: memcg reclaim only, root reclaim goes through lru_gen_shrink_node())
             if self.profile.lru_gen_memcg_lru {
-                return self.lru_gen_shrink_lruvec_6_3(memcg, v, sc);
+                self.lru_gen_shrink_lruvec_6_3(memcg, v, sc);
+            } else {
+                self.lru_gen_shrink_lruvec(memcg, v, sc);
             }
-            return self.lru_gen_shrink_lruvec(memcg, v, sc);
+            return false;
         }
         // mem_cgroup_protection(): emin in the low-ignoring pass, else max(emin, elow); the
         // reclaim target itself is never protected.
@@ -903,7 +913,7 @@ impl Kernel {
             let l = &self.lruvecs[v].lists;
             let any = l[LruList::InactiveAnon as usize].pages | l[LruList::ActiveAnon as usize].pages | l[LruList::InactiveFile as usize].pages | l[LruList::ActiveFile as usize].pages;
             if any >> sc.priority == 0 {
-                return self.shrink_lruvec_node_end(memcg, v);
+                return true;
             }
         }
         let scan = |size: u64| -> u64 {
@@ -997,11 +1007,8 @@ impl Kernel {
                 break;
             }
         }
-        if self.resched_pending() {
-            // A sleep ended the task's quantum: the rest runs when the charge restarts.
-            return;
-        }
-        self.shrink_lruvec_node_end(memcg, v);
+        // A sleep ended the task's quantum: the rest runs when the charge restarts.
+        !self.resched_pending()
     }
 
     /// The end of `shrink_lruvec()`, after the batch loop.

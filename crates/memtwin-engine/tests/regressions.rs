@@ -38,6 +38,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             copy_slowdown: None,
             wakeup_latency: vec![],
             kworker_wakeup_latency: vec![],
+            background_runnable: 0,
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,

@@ -715,6 +715,12 @@ fn lru_gen_metric_names() -> Vec<String> {
     memtwin_engine::metrics::lru_gen_metric_names()
 }
 
+/// The metrics a step reports in addition with `[machine] background_runnable`.
+#[pyfunction]
+fn sched_metric_names() -> Vec<String> {
+    memtwin_engine::metrics::sched_metric_names()
+}
+
 /// The metrics a step reports in addition on a profile with `reclaim_throttle()` (5.16+).
 #[pyfunction]
 fn vmscan_throttled_metric_names() -> Vec<String> {
@@ -744,6 +750,7 @@ fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(load_dict, m)?)?;
     m.add_function(wrap_pyfunction!(metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(lru_gen_metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(sched_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(vmscan_throttled_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(latency_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;

@@ -713,7 +713,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![] };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0 };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -885,7 +885,23 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency"]);
+                if let Some(v) = t.get("background_runnable") {
+                    let fix = "write the mean number of the machine's other runnable tasks, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.background_runnable)";
+                    let n = match v.v {
+                        Val::Int(i) => Some(i as f64),
+                        Val::Float(f) => Some(f),
+                        ref other => {
+                            cx.err(&v.loc, format!("machine.background_runnable must be a number, not {}", other.type_name()), fix);
+                            None
+                        }
+                    };
+                    match n {
+                        Some(f) if !(0.0..=1000.0).contains(&f) => cx.err(&v.loc, format!("machine.background_runnable is {f}, outside 0 to 1000 tasks"), fix),
+                        Some(f) => machine.background_runnable = (f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64,
+                        None => {}
+                    }
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -1922,6 +1938,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 let mut known = crate::metrics::metric_names();
                 known.extend(crate::metrics::vmscan_throttled_metric_names());
                 known.extend(crate::metrics::lru_gen_metric_names());
+                known.extend(crate::metrics::sched_metric_names());
                 match &v.v {
                     Val::Arr(items) => {
                         for it in items {

@@ -134,6 +134,14 @@ pub struct Machine {
     /// wait of its CPU-bound kworkers that `memtwin real --on qemu` measures per step (a step's
     /// `kworker_run_delay_s` / `kworker_runs`, /proc/PID/schedstat).
     pub kworker_wakeup_latency: Vec<u64>,
+    /// The machine's other runnable tasks, outside the scenario (`[machine]
+    /// background_runnable`, a mean count, default 0), in units of
+    /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPU-bound tasks beside which a woken task waits
+    /// for a CPU ([`crate::sched::wakeup_runq_wait`]) and shares the CPUs
+    /// ([`crate::kernel::cfs_stretch`]). `memtwin real --on host` records the mean per step
+    /// (`sched.background_runnable`: /proc/stat's procs_running, sampled, less the runner and
+    /// the scenario's runnable tasks).
+    pub background_runnable: u64,
 }
 
 /// `[mounts.PATH]`.

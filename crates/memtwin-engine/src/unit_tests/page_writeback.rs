@@ -831,3 +831,51 @@ fn kupdate_work_stops_at_its_nr_pages_wb_writeback_6_1() {
     assert_eq!(k.b_more_io.iter(None).collect::<Vec<_>>(), vec![a], "its chunk used up with pages left");
     assert_invariants(k);
 }
+
+/// The runners' setup writes every declared disk file before the tasks, through the bdi's root
+/// wb: 6.1's global writeback domain holds those completions when the run starts
+/// (`__wb_writeout_add()` -> `wb_domain_writeout_add()`, aged by `writeout_period()` every
+/// `VM_COMPLETIONS_PERIOD_LEN` from the first one), so a memcg wb that starts writing in the run
+/// has share 0 of the global thresholds (`__wb_calc_thresh()`'s `fprop_fraction_percpu()`) and
+/// `wb_over_bg_thresh()` asks background writeback of it while the global dirty count is far
+/// under the background threshold; the share grows as its own completions add and the
+/// setup's age (the 6.1 QEMU guest trace, lab/validation/trace-wbt-reader-1130).
+#[test]
+fn setup_writes_hold_the_global_domain_share_wb_calc_thresh_6_1() {
+    let s = sim(r#"
+[scenario]
+name = "setup"
+[machine]
+ram = "512M"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+dirty_bytes = "64M"
+dirty_background_bytes = "32M"
+[devices.sda]
+read_bw = "100M"
+write_bw = "16M"
+[files."/src"]
+size = "64M"
+[mounts."/shm"]
+fs = "tmpfs"
+[files."/shm/x"]
+size = "8M"
+[cgroups.w]
+[tasks.t]
+cgroup = "w"
+ops = [{ op = "write", file = "/out", length = "1M", bufsize = "1M", create = true }]
+"#);
+    // 16384 pages written back over the 4 s before the run: 12288 by the period 3 s after the
+    // first (halved: 6144), 4096 after it; the next period 2 s into the run. The tmpfs file and
+    // the file the task creates are not written by the setup.
+    assert_eq!(s.kernel.wb_domain.0.events, 10240);
+    assert_eq!(s.kernel.wb_domain.1, 2_000_000_000);
+    assert_eq!(s.kernel.wb_completions[0].events, 10240);
+    let w = memcg(&s, "w");
+    let key = w.0 + 1;
+    let bg = s.kernel.global_dirty_limits().bg_thresh;
+    assert_eq!(bg, 8192);
+    assert_eq!(s.kernel.wb_calc_thresh(key, bg, 0), 0, "the run's memcg wb has no share yet");
+    assert_eq!(s.kernel.wb_calc_thresh(0, bg, 0), bg, "the root wb has it all");
+}

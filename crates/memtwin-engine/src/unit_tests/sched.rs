@@ -601,3 +601,93 @@ fn kswapd_counts_by_its_runnable_average_while_awake_6_1() {
     assert_eq!(k.kswapd_load_sum(Some(0)), 0, "kswapd itself is not among the others");
     assert_eq!(crate::kernel::cfs_stretch(k.kswapd_load_sum(None) >> P, 1), S + S / 4);
 }
+
+/// A task woken from a sleep beside the machine's other runnable tasks waits for a CPU as the
+/// era's fair scheduler places it (`crate::sched::wakeup_runq_wait`). 6.18's EEVDF
+/// (kernel/sched/fair.c `place_entity()`, `check_preempt_wakeup_fair()` ->
+/// `__pick_eevdf(cfs_rq, protect)` with RUN_TO_PARITY's `set_protect_slice()`): on a busy CPU
+/// the wakee waits out the running entity's protected slice, 700 us x (1 + ilog2(2)) = 1.4 ms
+/// with 2 CPUs (6.15's base slice), which `update_deadline()` notices at the tick (HZ 250): a
+/// CPU-bound entity runs one 4 ms tick, a wake-up in its first 1.4 ms waits the rest of it,
+/// on average 1.4 - 1.4^2 / 8 = 1.155 ms; 6.6-6.14's 750 us slice: 1.5 - 1.5^2 / 8 = 1.21875
+/// ms. `select_idle_sibling()` takes an idle CPU when there is one: one other task on two CPUs
+/// leaves one idle, 1.5 of them half the time. 6.1's CFS (`place_entity()`'s
+/// GENTLE_FAIR_SLEEPERS credit of `sysctl_sched_latency / 2`, 6 ms, against `wakeup_gran()`'s
+/// 2 ms): preempted at once.
+#[test]
+fn woken_task_waits_for_a_cpu_eevdf_6_18_not_cfs_6_1() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::{sched_slice_ns, wakeup_runq_wait};
+    let p618 = crate::profile::profile("linux-6.18").unwrap();
+    let p612 = crate::profile::profile("linux-6.12").unwrap();
+    let p61 = crate::profile::profile("linux-6.1").unwrap();
+    assert_eq!(sched_slice_ns(&p618, 2), 1_400_000);
+    assert_eq!(sched_slice_ns(&p618, 1), 700_000);
+    assert_eq!(sched_slice_ns(&p618, 64), 2_800_000, "the factor stops at 8 CPUs: 1 + ilog2(8)");
+    assert_eq!(wakeup_runq_wait(&p618, 8 * S, 2), 1_155_000);
+    assert_eq!(wakeup_runq_wait(&p612, 8 * S, 2), 1_218_750);
+    assert_eq!(wakeup_runq_wait(&p618, S, 2), 0, "one other task on two CPUs: an idle CPU for the wakee");
+    assert_eq!(wakeup_runq_wait(&p618, 3 * S / 2, 2), 1_155_000 / 2);
+    assert_eq!(wakeup_runq_wait(&p618, 0, 1), 0);
+    assert_eq!(wakeup_runq_wait(&p61, 8 * S, 2), 0, "6.1: the sleeper's credit preempts at once");
+}
+
+/// The same through a scenario: a task reading a cold file beside `[machine]
+/// background_runnable` other tasks. On linux-6.18 every sleep on the read's I/O ends with the
+/// wait of `wakeup_runq_wait()` (the step's `sched.run_delay_s`, schedstat's run_delay), so the
+/// step takes longer; on linux-6.1 it waits for none. A task re-reading a cached file (CPU time
+/// only, no sleep) gets its first slice (1.4 ms) at its own share and the rest at its CFS share
+/// beside the background (`cfs_stretch()`: 3 runnable on 2 CPUs, 1.5 times its CPU time).
+/// Without the key no `sched.run_delay_s` is reported and the figures are as before.
+#[test]
+fn background_runnable_delays_a_woken_reader_6_18() {
+    let toml = |profile: &str, bg: &str| {
+        format!(
+            "[scenario]\nname = \"bg\"\n[machine]\nram = \"2G\"\ncpus = 2\n{bg}\n[kernel]\nprofile = \"{profile}\"\n\
+             [devices.sda]\nread_bw = \"200M\"\nseek = \"100us\"\n[files.\"/data/in\"]\nsize = \"16M\"\n\
+             [tasks.r]\nops = [{{ op = \"read\", file = \"/data/in\", bufsize = \"128K\", step = \"cold\" }},\n\
+             {{ op = \"repeat\", times = 20, ops = [{{ op = \"read\", file = \"/data/in\", bufsize = \"128K\", step = \"hot\" }}] }}]\n"
+        )
+    };
+    let go = |profile: &str, bg: &str| sim(&toml(profile, bg)).run(&mut |_, _| true).unwrap();
+    let m = |r: &crate::SimResult, step: &str, name: &str| task_metric(r, "r", step, name);
+    let plain = go("linux-6.18", "");
+    assert!(step_of(&plain, Some("r"), "cold").metrics.iter().all(|(n, _)| n != "sched.run_delay_s"), "no background: no sched metric");
+    let bg = go("linux-6.18", "background_runnable = 2");
+    let wait = m(&bg, "cold", "sched.run_delay_s");
+    assert!(wait > 0.01, "the woken reader waited for a CPU: {wait} s");
+    let e = m(&bg, "cold", "elapsed_s") - m(&plain, "cold", "elapsed_s");
+    assert!(e > 0.0 && e <= wait + 1e-9, "the waits lengthen the step by at most their sum: {e} s of {wait} s");
+    // The reader's bursts of CPU between its sleeps are shorter than its slice: its waits are
+    // the wake-ups' only, whole multiples of one wake-up's 1.155 ms.
+    let n = wait / 0.001_155;
+    assert!(n >= 1.0 && (n - n.round()).abs() < 1e-6, "{n} wake-ups of 1.155 ms");
+    let cfs = go("linux-6.1", "background_runnable = 2");
+    assert_eq!(m(&cfs, "cold", "sched.run_delay_s"), 0.0, "6.1: preempts at once");
+    // The hot re-reads: CPU time only, a single quantum's first 1.4 ms at a CPU of its own.
+    let (sys, hot) = (m(&bg, "hot", "sys_s"), m(&bg, "hot", "elapsed_s"));
+    let user = m(&bg, "hot", "user_s");
+    assert!(sys + user > 0.01, "{sys} {user}");
+    assert!(hot > 1.3 * (sys + user) && hot < 1.5 * (sys + user) + 1e-6, "the CPU-bound re-reads at 2/3 of a CPU beyond the slice: {hot} s for {} s", sys + user);
+    let hot_plain = m(&plain, "hot", "elapsed_s");
+    assert!((hot_plain - m(&plain, "hot", "sys_s") - m(&plain, "hot", "user_s")).abs() < 1e-9, "alone: a CPU of its own");
+}
+
+/// `[machine] background_runnable`: a number of tasks, 0 to 1000, refused otherwise with the
+/// place and the fix.
+#[test]
+fn background_runnable_key_is_checked() {
+    let err = |v: &str| {
+        let toml = format!("[scenario]\nname = \"bg\"\n[machine]\nram = \"1G\"\nbackground_runnable = {v}\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+        match crate::Document::from_toml("bg.toml", &toml).and_then(|d| d.resolve(None, &[])) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert_eq!(err("3.5"), "");
+    assert_eq!(err("0"), "");
+    for (v, want) in [("-1", "machine.background_runnable is -1, outside 0 to 1000 tasks"), ("1001", "outside 0 to 1000"), ("\"4\"", "machine.background_runnable must be a number, not")] {
+        let e = err(v);
+        assert!(e.contains("bg.toml:5:") && e.contains(want) && e.contains("sched.background_runnable"), "{v}: {e}");
+    }
+}

@@ -515,6 +515,69 @@ fn a_swap_write_does_not_complete_at_its_dispatch_instant_6_12() {
     assert_eq!(k.lruvecs[v].tail(crate::mmzone::LruList::InactiveAnon), Some(p), "at the inactive anon tail");
 }
 
+/// 6.12's `shrink_lruvec()` (mm/vmscan.c; the same order since the plug went in, 3.x-6.12)
+/// calls `blk_finish_plug()` after the batch loop and only then the anon rebalance,
+/// `inactive_is_low(lruvec, LRU_INACTIVE_ANON)` -> `shrink_active_list()`: the pass's swap
+/// writes are dispatched before the rebalance's `lru_add_drain()` and scan take their CPU
+/// time. Before, the engine ran the rebalance under the plug and dispatched the writes after
+/// its scan (the write's completion came that scan's CPU time later).
+#[test]
+fn shrink_lruvec_rebalances_anon_after_blk_finish_plug_6_12() {
+    let cg = r#""memory.zswap.max" = "2M""#;
+    // QEMU's throttled disk, idle: a write completes 1 ns after its dispatch (swapfile.rs
+    // `swap_write_dispatched`), which shows the dispatch instant.
+    let toml = zhog("48M", "random-1K", "enabled = true", cg, "linux-6.12", "v2").replace("write_bw = \"400M\"\n", "write_bw = \"400M\"\nqemu_throttle = true\n");
+    assert!(toml.contains("qemu_throttle = true"), "{toml}");
+    let mut s = sim(&toml);
+    let ct = memcg(&s, "ct");
+    while s.step() {
+        if stats(&s).written_back_pages > 100 {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    assert!(!k.swap_plug.active, "between quanta no plug is open");
+    k.lru_add_drain();
+    // A swap write waiting in the plug, as a store of the pass's batch loop leaves it
+    // (shrink_memcg() at memory.zswap.max writes the memcg's oldest entry back); the plug is
+    // closed again so that shrink_lruvec() below opens and flushes it as its own.
+    assert!(k.blk_start_plug());
+    let wb = stats_of(k).written_back_pages;
+    for _ in 0..64 {
+        if k.shrink_memcg(ct) {
+            break;
+        }
+    }
+    assert_eq!(stats_of(k).written_back_pages, wb + 1, "one entry written back");
+    let p = k.lru_add_fbatches[k.this_cpu()].folios[0];
+    assert!(k.pages[p].test(pg::WRITEBACK) && k.wb_done[p.idx()] == u64::MAX, "its write waits in the plug: {}", k.wb_done[p.idx()]);
+    k.swap_plug.active = false;
+    // Inactive anon low (below 1 GiB: inactive < active): pages from the inactive tail to the
+    // active list until it is.
+    use crate::mmzone::LruList::{ActiveAnon, InactiveAnon};
+    let v = k.lruvec_idx(ct, 0);
+    while k.lruvecs[v].nr_pages(InactiveAnon) + 64 > k.lruvecs[v].nr_pages(ActiveAnon) {
+        let q = k.lruvecs[v].tail(InactiveAnon).expect("inactive anon pages");
+        k.lruvecs[v].del(&mut k.pages, &mut k.lru_stats, q);
+        k.pages[q].flags |= pg::ACTIVE;
+        k.lruvecs[v].add(&mut k.pages, &mut k.lru_stats, q, ActiveAnon);
+    }
+    // 6.12's inactive_is_low() reads the rstat copy: a periodic flush after the move.
+    k.lru_stats.flush_periodic(u64::MAX);
+    assert!(k.inactive_anon_is_low(v), "inactive {} active {}", k.lruvecs[v].nr_pages(InactiveAnon), k.lruvecs[v].nr_pages(ActiveAnon));
+    // Priority 12 over lists of under 4096 pages: get_scan_count() gives every list 0, the
+    // loop does nothing and the pass is its end.
+    let mut sc = crate::vmscan::ScanControl::new(ct, 32, true, false);
+    assert_eq!(sc.priority, 12);
+    let (t, deact) = (k.now, k.vmstat.get(VmEvent::Pgdeactivate));
+    k.shrink_lruvec_node(ct, v, &mut sc);
+    assert!(!k.swap_plug.active);
+    assert_eq!(k.vmstat.get(VmEvent::Pgdeactivate), deact + 32, "the rebalance deactivated SWAP_CLUSTER_MAX pages");
+    assert!(k.now > t + 1, "its scan took CPU time: {t} -> {}", k.now);
+    let done = k.wb_done[p.idx()];
+    assert_eq!(done, t + 1, "the write was dispatched at the flush ({t}), before the rebalance's scan (the pass ended at {})", k.now);
+}
+
 /// 6.1's `shrink_wq` is `create_workqueue("zswap-shrink")`, a bound workqueue (mm/zswap.c
 /// `zswap_setup()`; kernel/workqueue.c `__queue_work()` takes `raw_smp_processor_id()`'s pool
 /// for a queue without `WQ_UNBOUND`): the work runs in a kworker beside the storing task, on
