@@ -92,7 +92,7 @@ pub enum Wmark {
 }
 
 /// One pageblock's free frames.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Pageblock {
     /// Bit i set = frame `start + i` is free.
     bits: [u64; 8],
@@ -105,34 +105,16 @@ struct Pageblock {
     next: u32,
     /// Whether it is on the partial list.
     on_partial: bool,
+    /// Bit w set: word w of `bits` has changed since [`Zone::chunks`] last counted it, and
+    /// its aligned chunks are left out of the zone's counts until the next read of them
+    /// (`Zone::chunks_now`). A `Cell`: the read that folds them in is `&self`.
+    stale: std::cell::Cell<u8>,
 }
 
 const NO_BLOCK: u32 = u32::MAX;
 
 /// The orders whose free chunks `Zone::nr_free_in_chunks` counts (1 to `CHUNK_ORDERS`).
 const CHUNK_ORDERS: usize = 6;
-
-/// How many of the orders 1..=`CHUNK_ORDERS` have their aligned chunk around bit `bit` (set
-/// in `full`) complete in `full`: the orders at which `__free_one_page()` would find every
-/// buddy free. The chunks nest, so they are the orders below the one whose chunk first takes
-/// in a clear bit: the nearest clear bit below `bit` and the nearest above it are outside the
-/// order-`o` chunk exactly while `o` is at most the highest bit in which their index differs
-/// from `bit`.
-///
-/// Without branches (the count follows the ruler sequence as frames are taken in order, which
-/// no predictor follows): with no clear bit below, the index of the nearest one is taken as
-/// `u32::MAX` (`63 - 64`), which differs from `bit` in bit 31; with none above, as 64
-/// (`trailing_zeros(0)`), which differs from `bit` in bit 6: either leaves the bound at 6 or
-/// more.
-#[inline(always)]
-pub(crate) fn complete_chunk_orders(full: u64, bit: u32) -> usize {
-    let clear = !full;
-    let below = clear & ((1u64 << bit) - 1);
-    let above = clear & !((2u64 << bit).wrapping_sub(1));
-    let k_below = 31 - (63u32.wrapping_sub(below.leading_zeros()) ^ bit).leading_zeros();
-    let k_above = 31 - (above.trailing_zeros() ^ bit).leading_zeros();
-    k_below.min(k_above).min(CHUNK_ORDERS as u32) as usize
-}
 
 /// Bit i set where i is a multiple of `1 << order`: the starts of naturally aligned chunks of
 /// that order in a 64-frame word (index `order - 1`).
@@ -163,6 +145,19 @@ fn word_chunks(word: u64, order: usize) -> u64 {
         s <<= 1;
     }
     (all & CHUNK_STARTS[order - 1]).count_ones() as u64
+}
+
+/// [`word_chunks`] of `word` for every order 1..=`CHUNK_ORDERS` (index `order - 1`), in one
+/// pass of shifts.
+#[inline(always)]
+pub(crate) fn word_chunk_counts(word: u64) -> [u64; CHUNK_ORDERS] {
+    let mut c = [0u64; CHUNK_ORDERS];
+    let mut all = word;
+    for o in 1..=CHUNK_ORDERS {
+        all &= all >> (1u32 << (o - 1));
+        c[o - 1] = (all & CHUNK_STARTS[o - 1]).count_ones() as u64;
+    }
+    c
 }
 
 /// Partial pageblocks `rmqueue_order()` looks at before it splits a free one: a bound on the
@@ -247,9 +242,16 @@ pub struct Zone {
     free_blocks: Vec<u32>,
     partial_head: u32,
     /// Free aligned chunks of order 1..=6 over every pageblock, wholly free ones included
-    /// (index `order - 1`), kept up to date as frames are taken and freed, as the kernel's
-    /// `free_area[order].nr_free` are: a watermark check never walks the zone.
-    chunks: [u64; CHUNK_ORDERS],
+    /// (index `order - 1`), as the kernel's `free_area[order].nr_free`, but for the bitmap
+    /// words marked stale (`Pageblock::stale`): a take or a free marks the word it changes
+    /// (the first change of a word takes the word's chunks out of the counts), and a read
+    /// (`Zone::chunks_now`: an order-1..6 watermark check, `rmqueue_order()`) counts the
+    /// marked words again, each once, whatever happened to it meanwhile (the counts are a
+    /// function of the bitmap). Order-0 takes and frees, the engine's common ones, then
+    /// count nothing (they did a branch-free count of six orders each; issue 17).
+    chunks: std::cell::Cell<[u64; CHUNK_ORDERS]>,
+    /// The pageblocks with a stale word (each once).
+    stale_blocks: std::cell::RefCell<Vec<u32>>,
 }
 
 impl Zone {
@@ -276,7 +278,7 @@ impl Zone {
                     *word = (1u64 << (cap - lo)) - 1;
                 }
             }
-            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false });
+            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false, stale: std::cell::Cell::new(0) });
         }
         let mut z = Zone {
             node,
@@ -301,7 +303,8 @@ impl Zone {
             blocks,
             free_blocks: Vec::with_capacity(nblocks),
             partial_head: NO_BLOCK,
-            chunks: [0; CHUNK_ORDERS],
+            chunks: std::cell::Cell::new([0; CHUNK_ORDERS]),
+            stale_blocks: std::cell::RefCell::new(Vec::new()),
         };
         for b in 0..nblocks {
             for w in 0..8 {
@@ -394,8 +397,90 @@ impl Zone {
         // Every wholly free pageblock holds PAGEBLOCK_NR >> order chunks, all counted in
         // `chunks`; they count as whole blocks here.
         let whole = self.free_blocks.len() as u64;
-        let partial_chunks = self.chunks[order as usize - 1] - whole * (PAGEBLOCK_NR >> order);
+        let partial_chunks = self.chunks_now()[order as usize - 1] - whole * (PAGEBLOCK_NR >> order);
         whole * PAGEBLOCK_NR + (partial_chunks << order)
+    }
+
+    /// The chunk counts of every order, the stale words counted again first (see
+    /// [`Zone::chunks`]).
+    #[inline]
+    fn chunks_now(&self) -> [u64; CHUNK_ORDERS] {
+        if !self.stale_blocks.borrow().is_empty() {
+            self.fold_stale();
+        }
+        self.chunks.get()
+    }
+
+    /// Count the stale words' chunks into [`Zone::chunks`] and mark them counted.
+    #[inline(never)]
+    fn fold_stale(&self) {
+        let mut list = self.stale_blocks.borrow_mut();
+        let mut c = self.chunks.get();
+        for b in list.drain(..) {
+            let blk = &self.blocks[b as usize];
+            let mut s = blk.stale.replace(0);
+            while s != 0 {
+                let w = s.trailing_zeros() as usize;
+                s &= s - 1;
+                let n = word_chunk_counts(blk.bits[w]);
+                for o in 0..CHUNK_ORDERS {
+                    c[o] += n[o];
+                }
+            }
+        }
+        self.chunks.set(c);
+    }
+
+    /// Word `w` of pageblock `b` is about to change: unless it is stale already, its chunks
+    /// leave [`Zone::chunks`] and it is marked stale.
+    #[inline(always)]
+    fn word_stale(&mut self, b: u32, w: usize) {
+        let s = self.blocks[b as usize].stale.get();
+        if s & (1 << w) == 0 {
+            self.mark_stale(b, 1 << w);
+        }
+    }
+
+    /// Mark the words of `mask` of pageblock `b` stale, taking the chunks of those not
+    /// stale yet out of the counts.
+    #[inline(never)]
+    fn mark_stale(&mut self, b: u32, mask: u8) {
+        let blk = &mut self.blocks[b as usize];
+        let s = blk.stale.get_mut();
+        if *s == 0 {
+            self.stale_blocks.get_mut().push(b);
+        }
+        let mut new = mask & !*s;
+        *s |= mask;
+        let c = self.chunks.get_mut();
+        while new != 0 {
+            let w = new.trailing_zeros() as usize;
+            new &= new - 1;
+            let n = word_chunk_counts(blk.bits[w]);
+            for o in 0..CHUNK_ORDERS {
+                c[o] -= n[o];
+            }
+        }
+    }
+
+    /// Pageblock `b` is about to be wholly taken (`freed` false: its every frame free) or
+    /// wholly freed (`freed`: none free): with no stale word its chunks move at once by a
+    /// whole block's (the order-9 path keeps its counts exact), else its words are all marked
+    /// stale.
+    #[inline]
+    fn block_chunks_change(&mut self, b: u32, freed: bool) {
+        if self.blocks[b as usize].stale.get() == 0 {
+            let c = self.chunks.get_mut();
+            for o in 1..=CHUNK_ORDERS {
+                if freed {
+                    c[o - 1] += PAGEBLOCK_NR >> o;
+                } else {
+                    c[o - 1] -= PAGEBLOCK_NR >> o;
+                }
+            }
+        } else {
+            self.mark_stale(b, u8::MAX);
+        }
     }
 
     /// `chunks` after the whole word `word` of a pageblock's bitmap appeared (at boot).
@@ -403,29 +488,12 @@ impl Zone {
         if word == u64::MAX {
             // A wholly free word (a boot's every word but a zone's last): 64 >> o chunks.
             for o in 1..=CHUNK_ORDERS {
-                self.chunks[o - 1] += 64 >> o;
+                self.chunks.get_mut()[o - 1] += 64 >> o;
             }
             return;
         }
         for o in 1..=CHUNK_ORDERS {
-            self.chunks[o - 1] += word_chunks(word, o);
-        }
-    }
-
-    /// `chunks` after bit `bit` of a word flipped, `full` being the word with the bit set (the
-    /// word after a free, before a take): at each order, the one aligned chunk holding the bit
-    /// is complete in `full` or not, as `__free_one_page()` merges a buddy or not. A chunk
-    /// holds the chunks of lower orders around the bit, so the first incomplete order ends
-    /// the walk (the merge loop stops at the first missing buddy).
-    #[inline(always)]
-    fn count_flip(&mut self, full: u64, bit: u32, freed: bool) {
-        let k = complete_chunk_orders(full, bit);
-        // Each order below `k` moves by one, without a branch on `k` (see
-        // `complete_chunk_orders()`).
-        debug_assert!(freed || self.chunks[..k].iter().all(|&c| c > 0), "a chunk count would go below 0");
-        let d = if freed { 1u64 } else { u64::MAX };
-        for (o, c) in self.chunks.iter_mut().enumerate() {
-            *c = c.wrapping_add(d & 0u64.wrapping_sub((o < k) as u64));
+            self.chunks.get_mut()[o - 1] += word_chunks(word, o);
         }
     }
 
@@ -540,14 +608,14 @@ impl Zone {
     /// page cache's order-0 allocation).
     #[inline(always)]
     fn take_frame(&mut self, b: u32) -> u64 {
+        let w = self.blocks[b as usize].bits.iter().position(|&word| word != 0).expect("a partial pageblock has a free frame");
+        self.word_stale(b, w);
         let blk = &mut self.blocks[b as usize];
-        let (w, word) = blk.bits.iter_mut().enumerate().find(|(_, word)| **word != 0).expect("a partial pageblock has a free frame");
+        let word = &mut blk.bits[w];
         let off = w as u64 * 64 + word.trailing_zeros() as u64;
-        let full = *word;
         *word &= *word - 1;
         blk.nr_free -= 1;
         let empty = blk.nr_free == 0;
-        self.count_flip(full, (off % 64) as u32, false);
         if empty {
             self.partial_del(b);
         }
@@ -565,7 +633,7 @@ impl Zone {
         let n = 1u32 << order;
         // The chunk counts say whether a partial pageblock has a run of an order up to 6.
         let whole = self.free_blocks.len() as u64;
-        let partial_may = order as usize > CHUNK_ORDERS || self.chunks[order as usize - 1] > whole * (PAGEBLOCK_NR >> order);
+        let partial_may = order as usize > CHUNK_ORDERS || self.chunks_now()[order as usize - 1] > whole * (PAGEBLOCK_NR >> order);
         if partial_may {
             let mut b = self.partial_head;
             let mut seen = 0;
@@ -589,12 +657,10 @@ impl Zone {
     /// PFN of the first.
     fn take_run(&mut self, b: u32, off: u32, n: u32) -> u64 {
         for i in off..off + n {
-            let blk = &mut self.blocks[b as usize];
-            let word = &mut blk.bits[(i / 64) as usize];
+            self.word_stale(b, (i / 64) as usize);
+            let word = &mut self.blocks[b as usize].bits[(i / 64) as usize];
             debug_assert!(*word & (1 << (i % 64)) != 0, "frame {i} of block {b} is not free");
-            let full = *word;
             *word &= !(1u64 << (i % 64));
-            self.count_flip(full, i % 64, false);
         }
         let blk = &mut self.blocks[b as usize];
         blk.nr_free -= n as u16;
@@ -628,6 +694,7 @@ impl Zone {
                 if old == 0 {
                     continue;
                 }
+                self.word_stale(b, w);
                 // The lowest free frames of the word, in order.
                 let take = (out.len() - done).min(old.count_ones() as usize);
                 let first = (base + w as u64 * 64) as u32;
@@ -646,16 +713,6 @@ impl Zone {
                 done += take;
                 self.blocks[b as usize].bits[w] = word;
                 taken += take as u64;
-                // Each take breaks the aligned chunks around its frame that were whole
-                // (count_flip): the chunks whole in `old` and not in `word`.
-                let (mut a_new, mut a_old) = (word, old);
-                for o in 1..=CHUNK_ORDERS {
-                    let s = 1u32 << (o - 1);
-                    a_new &= a_new >> s;
-                    a_old &= a_old >> s;
-                    let starts = CHUNK_STARTS[o - 1];
-                    self.chunks[o - 1] -= (a_old & starts).count_ones() as u64 - (a_new & starts).count_ones() as u64;
-                }
             }
             let blk = &mut self.blocks[b as usize];
             blk.nr_free -= taken as u16;
@@ -684,13 +741,11 @@ impl Zone {
     #[inline]
     pub fn rmqueue_pageblock(&mut self) -> Option<u64> {
         let b = self.free_blocks.pop()?;
+        self.block_chunks_change(b, false);
         let blk = &mut self.blocks[b as usize];
         blk.bits = [0; 8];
         blk.nr_free = 0;
         self.free -= PAGEBLOCK_NR;
-        for o in 1..=CHUNK_ORDERS {
-            self.chunks[o - 1] -= PAGEBLOCK_NR >> o;
-        }
         Some(self.start_pfn + b as u64 * PAGEBLOCK_NR)
     }
 
@@ -701,14 +756,13 @@ impl Zone {
         let rel = pfn - self.start_pfn;
         let b = (rel / PAGEBLOCK_NR) as u32;
         let off = rel % PAGEBLOCK_NR;
+        self.word_stale(b, (off / 64) as usize);
         let blk = &mut self.blocks[b as usize];
         debug_assert!(blk.bits[(off / 64) as usize] & (1 << (off % 64)) == 0, "double free of pfn {pfn}");
         blk.bits[(off / 64) as usize] |= 1 << (off % 64);
-        let full = blk.bits[(off / 64) as usize];
         blk.nr_free += 1;
         let (nr_free, cap, on_partial) = (blk.nr_free, blk.cap, blk.on_partial);
         self.free += 1;
-        self.count_flip(full, (off % 64) as u32, true);
         if nr_free as u64 == PAGEBLOCK_NR {
             if on_partial {
                 self.partial_del(b);
@@ -732,42 +786,14 @@ impl Zone {
             let w = (lo / 64) as usize;
             let hi = end.min((w as u64 + 1) * 64);
             let width = hi - lo;
+            self.word_stale(b, w);
             let old = self.blocks[b as usize].bits[w];
-            if width <= 4 {
-                // A few frames: one at a time, as free_order0() counts them.
-                for bit in lo % 64..lo % 64 + width {
-                    let word = &mut self.blocks[b as usize].bits[w];
-                    debug_assert!(*word & (1 << bit) == 0, "double free of pfn {}", pfn - off + w as u64 * 64 + bit);
-                    *word |= 1 << bit;
-                    let full = *word;
-                    self.count_flip(full, bit as u32, true);
-                }
-            } else {
-                let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (lo % 64) };
-                debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
-                let new = old | mask;
-                self.blocks[b as usize].bits[w] = new;
-                self.count_word_frees(old, new);
-            }
+            let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (lo % 64) };
+            debug_assert!(old & mask == 0, "double free in pfns {pfn}..{}", pfn + n);
+            self.blocks[b as usize].bits[w] = old | mask;
             lo = hi;
         }
         self.finish_block_frees(b, on_partial, n);
-    }
-
-    /// The chunk counts of a word of a pageblock's bitmap whose free frames went from `old`
-    /// to `new` with nothing between: every aligned chunk completed by the frees is counted
-    /// once, when its last frame comes back (the chunks complete in `new` and not in `old`).
-    #[inline]
-    fn count_word_frees(&mut self, old: u64, new: u64) {
-        let (mut a_new, mut a_old) = (new, old);
-        for o in 1..=CHUNK_ORDERS {
-            // Bit i of a_* set: frames i..i + 2^o all free (word_chunks, order by order).
-            let s = 1u32 << (o - 1);
-            a_new &= a_new >> s;
-            a_old &= a_old >> s;
-            let starts = CHUNK_STARTS[o - 1];
-            self.chunks[o - 1] += (a_new & starts).count_ones() as u64 - (a_old & starts).count_ones() as u64;
-        }
     }
 
     /// The counts and list moves after `n` frames of pageblock `b` came back one after another
@@ -805,24 +831,10 @@ impl Zone {
             if m == 0 {
                 continue;
             }
+            self.word_stale(b, w);
             let old = self.blocks[b as usize].bits[w];
             debug_assert!(old & m == 0, "double free in pageblock {b}, word {w}");
-            if m.count_ones() <= 4 {
-                // A few frames: one at a time, as free_order0() counts them.
-                let mut rest = m;
-                let mut word = old;
-                while rest != 0 {
-                    let bit = rest.trailing_zeros();
-                    rest &= rest - 1;
-                    word |= 1 << bit;
-                    self.count_flip(word, bit, true);
-                }
-                self.blocks[b as usize].bits[w] = word;
-                continue;
-            }
-            let new = old | m;
-            self.blocks[b as usize].bits[w] = new;
-            self.count_word_frees(old, new);
+            self.blocks[b as usize].bits[w] = old | m;
         }
         self.finish_block_frees(b, on_partial, n);
     }
@@ -838,14 +850,12 @@ impl Zone {
     /// `__free_one_page()` of an order-9 block.
     pub fn free_pageblock(&mut self, pfn: u64) {
         let b = ((pfn - self.start_pfn) / PAGEBLOCK_NR) as u32;
+        self.block_chunks_change(b, true);
         let blk = &mut self.blocks[b as usize];
         debug_assert_eq!(blk.nr_free, 0);
         blk.bits = [u64::MAX; 8];
         blk.nr_free = PAGEBLOCK_NR as u16;
         self.free += PAGEBLOCK_NR;
-        for o in 1..=CHUNK_ORDERS {
-            self.chunks[o - 1] += PAGEBLOCK_NR >> o;
-        }
         self.free_blocks.push(b);
     }
 
