@@ -473,78 +473,22 @@ def write_61_global() -> None:
             .replace('profile = "linux-6.12-lru_gen"', 'profile = "linux-6.1"'))
     body = GLOBAL_BODY.replace("as Debian's 6.12 boots", "echo y > /sys/kernel/mm/lru_gen/enabled").replace(
         "the runner writes n to /sys/kernel/mm/lru_gen/enabled", "lru_gen off, as Debian's 6.1 boots")
-    note = "\n# The 6.1 twin of qemu612-lrugen-global-stream: global reclaim without the memcg LRU."
+    note = ("\n# The 6.1 twin of qemu612-lrugen-global-stream: global reclaim without the memcg LRU."
+            "\n# Every row within since 2026-11-30: kswapd's balance_pgdat() rounds keep sc.priority and Debian's 6.1"
+            "\n# zeroes each new page-cache page (init_on_alloc); the three known_outs before: make_lru_gen_scenarios.py's history.")
     with open(os.path.join(OUT, name + ".toml"), "w") as f:
         f.write(with_set(head.format(name=name, what=what, desc=desc, note=note, ram="512M", reserved=res)
                          + body.format(cgroups=cgroups, a=a, b=b, an="A", bn="B") + TOL612.format(name=name) + known_out61(base), name))
     print(name)
 
 
-TCG_DIRECT61 = ("the reader's direct reclaim while the TCG guest's woken kswapd waits to run. Traced in 4 more boots "
-                "(lab/measurements/kswapd-direct, memtwin real --reclaim-trace): all but 1-2 of the stream's "
-                "balance_pgdat() runs (153-193) start with a wakeup_kswapd() that ends kswapd_try_to_sleep()'s HZ/10 "
-                "short sleep (kswapd_low_wmark_hit_quickly 151-191, high_wmark_hit_quickly 0-1), as the engine's kswapd, "
-                "asleep once balanced, is woken with a delay; 78-97% of the direct reclaims (40-87 a stream, 53 pages "
-                "each two-list, 64 or 128 lru_gen) come while kswapd is woken but not yet running, once the reader has "
-                "issued about 96-224 pages since the wake-up (the low-min gap is 164 pages of DMA32). That wait "
-                "(mm_vmscan_wakeup_kswapd to mm_vmscan_kswapd_wake) has medians 1.3-24.6 ms, but the guest switches to "
-                "kswapd 0.12 ms (median) after sched_waking: the rest is its vCPU not running, which the guest counts "
-                "as kswapd's CPU time (boot a: 625 of schedstat's 933 ms lie between the switch and kswapd_wake; "
-                "traced, kswapd reclaims at 3.6-7.1 us a page, the engine at its cost table times the boot's "
-                "code_slowdown, 6.0-23.9 us). The reader's progress during the wait, not its length, sets the split: "
-                "the host's stalls slow the reader too (boot c lru_gen: median 24.6 ms, 128 pages issued). Fed each "
-                "boot's in-stream waits the engine overshoots (boot c 5,936 and 21,376 pages against 3,286 and 3,328); "
-                "fed the reader's pages during each wait at the engine's own pace it agrees for two-list (3,286 against "
-                "3,286, boot c; 3,657 against 4,610, boot d), not for lru_gen (1,024 and 1,984 against 3,328 and "
-                "4,800). The boots' ping-pong samples taken before the tasks (real.machine.cpu.wakeup_latency_ns, which "
-                "validate runs the engine at) do not measure that wait: their medians span 0.06-8.0 ms over the traced "
-                "boots, and within boot c (two-list) 7.2 ms before the tasks, 0.10 ms after them, 1.1 ms with the writer "
-                "busy and 8.2 ms 10 ms apart, at host load 5-15. At them the engine's direct reclaim over this set's 10 "
-                "boots is 2,438-10,123 pages (two-list, median 6,784) and 1,600-24,960 (lru_gen, median 8,256; "
-                "2,650-12,455 and 1,984-28,224, medians 7,950 and 9,184, before kswpri22 modelled balance_pgdat()'s "
-                "priority loop: kswapd's rounds now reclaim up to the zones' high watermarks at the priority the "
-                "loop is at, not 128 pages from DEF_PRIORITY, which took a sixth of the excess away), the "
-                "kernel's 1,378-23,108 (median 4,002) and 1,792-18,432 (median 5,376). What is missing is a measure of "
-                "the reader's progress while kswapd waits, taken during the run; the guest has none without tracing "
-                "(traced, it orders the boots: over 8 boots (c, d, f-k) the reader's pages past the low-min gap during "
-                "the waits rank with pgscan_direct at Spearman +0.93 two-list and +0.79 lru_gen, the ping-pong samples at "
-                "-0.36 and -0.48: lab/measurements/kswapd-direct/predict.py, lrugen10). Measured without tracing "
-                "(wake11: kswapd's /proc/PID/schedstat run_delay over its switch-ins in the stream, 10 boots not in the "
-                "set, 15:55-16:34 UTC, host load 3.3-15.4, lab/measurements/kthread-wait), the guest's run-queue wait of "
-                "the woken kswapd, a mean 0.012-0.605 ms (two-list) and 0.018-0.399 ms (lru_gen), ranks the boots' "
-                "pgscan_direct at Spearman +0.93 and +0.76 (their ping-pong samples +0.42 and +0.15), but it is not the "
-                "wait that lets the reader through: the engine run at it reclaims nothing directly at any of them "
-                "(kernel 0-9,698 and 64-14,592 pages); the rest of the wait lies after kswapd's switch-in, counted as its "
-                "run time (0.6-13.2 ms of CPU a switch-in). Not fed (a factor from it to the wait would be fitted). "
-                "kswapd plus direct agree (engine 74,086-74,472 and 74,048-74,368, kernel 76,416-77,285) and kswapd's "
-                "own scan is within tolerance in both variants. Since iso23 (2026-11-30: Debian's 6.1 zeroes every "
-                "page-cache page it allocates, CONFIG_INIT_ON_ALLOC_DEFAULT_ON, KernelProfile::init_on_alloc) the "
-                "reader pays clear_page() a page and issues fewer pages while kswapd waits: the two-list variant's "
-                "pgscan_direct is within tolerance (no longer listed), the lru_gen variant's still above")
-ACT61 = ("sort_folio() protections counted as workingset_activate_file during the re-read (6.1 counts them there) are "
-         "A's pages that survived the stream, read a third time (tier 2, above the PID controller's tier_idx) and met once "
-         "in the oldest generation: over 10 boots the kernel counts 0-448 (median 320) and the engine 128-320 (median "
-         "192; 6.1 has no memcg LRU, the runs differ by their boots' measured CPUs and wake-ups). Both re-read about all "
-         "of A (kernel 16.0 MiB (2 boots), 32.0 MiB (1) and 62.25-63.5 MiB (7); engine 62.75-63.5 MiB, 16,064-16,256 "
-         "refaults against the kernel's median 16,032). Before kswpri22 the engine counted 1,792-1,984: its kswapd "
-         "reclaimed in rounds of 128 pages that each started again at DEF_PRIORITY, met by B and A at priority 12 or 11, "
-         "and A's lruvec is evicted (64 pages a visit, MIN_LRU_BATCH) only while total >> priority is not 0 "
-         "(get_nr_to_scan()), so A kept its last 1,800-2,000 pages (< 2,048). 6.1's balance_pgdat() keeps sc.priority "
-         "across its rounds and lowers it after each that scanned fewer pages than kswapd_shrink_node()'s goal (the "
-         "zones' high watermarks, 1,022 pages here); modelled (vmscan.rs kswapd_shrink_node()/kswapd_round_end(), with "
-         "lrugen22's zero-seek shadow-node shrinker), the later rounds of a wake-up reclaim from A. What is left, traced "
-         "in the engine (boot seed 0): each of the 154 balance_pgdat() runs goes through rounds at priorities 12, 11 "
-         "and 10 (64, 64 and 128-192 pages, each short of the goal, so each lowers the priority), 85 reach 9 (256-320 "
-         "pages) and 8 reach 8 (448-512) before the node is balanced; A loses 64 pages in each round where total >> "
-         "priority is not 0, so the rounds at 9 take it below 512 pages and the first 4 at 8 below 256 (229 kept). "
-         "The kernel's 320-448 survivors (its 7 boots that kept A's cache) say its rounds reached priority 8 at most "
-         "once or twice while A held 256-511 pages. How low a wake-up's rounds go is how far the reader takes the free "
-         "pages below the high watermark while kswapd reclaims, the reader's progress against kswapd's: the same race "
-         "as this stream's pgscan_direct (its known_out), not fitted here")
-KNOWN61 = {
-    "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", TCG_DIRECT61),
-                      ("lru_gen", "wset 3", "memcg.workingset_activate_file", ACT61)],
-}
+# qemu61-lrugen-global-stream listed three known_outs until 2026-11-30 (their analysis is in this file's git history,
+# before 5640c17): the stream's pgscan_direct in both variants and lru_gen's wset 3 activations. iso23's init_on_alloc
+# (Debian's 6.1 zeroes every new page-cache page) brought the two-list pgscan_direct within; with kswpri22's
+# balance_pgdat() priority loop (kswapd's rounds keep sc.priority, so a small memcg is evicted at priorities 10-8) the
+# lru_gen stream's pgscan_direct (engine median 7,392 against 5,376, within the 2,048 pages) and wset 3's activations
+# (352 against 320) are within too.
+KNOWN61: dict = {}
 
 
 def known_out61(base: str) -> str:
