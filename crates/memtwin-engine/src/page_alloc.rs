@@ -304,7 +304,9 @@ impl Zone {
             free_blocks: Vec::with_capacity(nblocks),
             partial_head: NO_BLOCK,
             chunks: std::cell::Cell::new([0; CHUNK_ORDERS]),
-            stale_blocks: std::cell::RefCell::new(Vec::new()),
+            // At most one entry per pageblock (a block is listed once while stale): reserved
+            // here so that marking a block stale on the take/free path never allocates.
+            stale_blocks: std::cell::RefCell::new(Vec::with_capacity(nblocks)),
         };
         for b in 0..nblocks {
             for w in 0..8 {
@@ -862,6 +864,7 @@ impl Zone {
     /// Host bytes of the zone's buddy bookkeeping.
     pub fn host_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Pageblock>() + self.free_blocks.capacity() * 4
+            + self.stale_blocks.borrow().capacity() * 4
     }
 
     /// Pageblocks in the zone.
