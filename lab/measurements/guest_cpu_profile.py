@@ -164,8 +164,11 @@ def classify(t: list) -> tuple:
 def summary(path: str, top: int = 30) -> None:
     import gzip
 
-    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
-        text = f.read()
+    try:
+        with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
+            text = f.read()
+    except (OSError, EOFError, UnicodeDecodeError) as e:
+        sys.exit(f"guest_cpu_profile.py summary: cannot read {path}: {e}: give a trace this script's `record` wrote (.gz or text)")
     sec = {}
     for m in re.finditer(r"^@@HIST (\S+)\n(.*?)(?=^@@HIST |\Z)", text, re.M | re.S):
         sec[m.group(1)] = m.group(2)
@@ -205,6 +208,8 @@ if __name__ == "__main__":
     if len(sys.argv) in (4, 5) and sys.argv[1] == "record" and sys.argv[4:] in ([], ["--no-stacks"]):
         sys.exit(record(sys.argv[2], sys.argv[3], stacks=not sys.argv[4:]))
     if len(sys.argv) in (3, 4) and sys.argv[1] == "summary":
+        if len(sys.argv) == 4 and not sys.argv[3].isdigit():
+            sys.exit(f"guest_cpu_profile.py summary: TOP {sys.argv[3]!r} is not a whole number of rows: give e.g. 30")
         summary(sys.argv[2], int(sys.argv[3]) if len(sys.argv) == 4 else 40)
         sys.exit(0)
     sys.stderr.write(__doc__)
