@@ -475,7 +475,14 @@ def write_61_global() -> None:
         "the runner writes n to /sys/kernel/mm/lru_gen/enabled", "lru_gen off, as Debian's 6.1 boots")
     note = ("\n# The 6.1 twin of qemu612-lrugen-global-stream: global reclaim without the memcg LRU."
             "\n# Every row within since 2026-11-30: kswapd's balance_pgdat() rounds keep sc.priority and Debian's 6.1"
-            "\n# zeroes each new page-cache page (init_on_alloc); the three known_outs before: make_lru_gen_scenarios.py's history.")
+            "\n# zeroes each new page-cache page (init_on_alloc). Narrowly: the lru_gen stream's pgscan_direct is 7,392"
+            "\n# against 5,376 (+2,016, abs tolerance 2,048: a margin of 32 pages), wset 3's activations 352 against 320."
+            "\n# The stream's direct reclaim is still the TCG race (the reader's progress while a woken kswapd waits for its"
+            "\n# vCPU; lab/measurements/kswapd-direct). Refuted there, not to be tried again: feeding each boot's traced"
+            "\n# in-stream kswapd waits (the engine overshoots: boot c 5,936 and 21,376 against 3,286 and 3,328); the"
+            "\n# boots' ping-pong wake-up samples as that wait (they rank pgscan_direct at Spearman -0.36/-0.48); kswapd's"
+            "\n# schedstat run_delay as the wait (ranks at +0.93/+0.76, but the engine run at it reclaims nothing directly)."
+            "\n# The known_outs' full analysis before: make_lru_gen_scenarios.py at 5640c17.")
     with open(os.path.join(OUT, name + ".toml"), "w") as f:
         f.write(with_set(head.format(name=name, what=what, desc=desc, note=note, ram="512M", reserved=res)
                          + body.format(cgroups=cgroups, a=a, b=b, an="A", bn="B") + TOL612.format(name=name) + known_out61(base), name))
