@@ -1578,7 +1578,11 @@ impl Kernel {
     /// `__wb_writeout_add()` of the root wb (`wb_domain_writeout_add()` on the global domain,
     /// with `writeout_period()` halving it every `VM_COMPLETIONS_PERIOD_LEN` from the first
     /// completion) for writes that completed before the run: `writes` are (pages, write
-    /// bandwidth in bytes/s) written one after another, back to back, ending at time 0. The
+    /// bandwidth in bytes/s) written one after another, back to back, ending at time 0.
+    /// `Simulation::new` calls it only for a scenario a real-kernel runner records
+    /// (`[validation] on = "host"` or `"qemu"`, [`crate::Scenario::runner_setup`]): a user's
+    /// declared files were written at some unknown time before, their completions aged away
+    /// (`writeout_period()` halves them every 3 s), and the domain starts empty. The
     /// real-kernel runners write and fsync() every declared file before the tasks start
     /// (qemu.py / memtwin_guest.c setup, real.py `_populate()`), from the root cgroup, so
     /// through the bdi's root wb: those completions are in the global domain's
