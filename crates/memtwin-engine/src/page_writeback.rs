@@ -1578,7 +1578,11 @@ impl Kernel {
     /// `__wb_writeout_add()` of the root wb (`wb_domain_writeout_add()` on the global domain,
     /// with `writeout_period()` halving it every `VM_COMPLETIONS_PERIOD_LEN` from the first
     /// completion) for writes that completed before the run: `writes` are (pages, write
-    /// bandwidth in bytes/s) written one after another, back to back, ending at time 0. The
+    /// bandwidth in bytes/s) written one after another, back to back, ending at time 0.
+    /// `Simulation::new` calls it only for a scenario a real-kernel runner records
+    /// (`[validation] on = "host"` or `"qemu"`, [`crate::Scenario::runner_setup`]): a user's
+    /// declared files were written at some unknown time before, their completions aged away
+    /// (`writeout_period()` halves them every 3 s), and the domain starts empty. The
     /// real-kernel runners write and fsync() every declared file before the tasks start
     /// (qemu.py / memtwin_guest.c setup, real.py `_populate()`), from the root cgroup, so
     /// through the bdi's root wb: those completions are in the global domain's
@@ -1588,11 +1592,16 @@ impl Kernel {
     /// / setpoint, the writer's wb share, 0 at its first call, 0.22 after 0.8 s, 0.46 after
     /// 1.8 s, 0.73 after 3.3 s, 0.93 after 8.4 s, after the setup's 20480 pages written from
     /// 7 s before the run; the engine's share here: 0.22 after 0.6 s, 0.52 after 2.2 s, 0.88
-    /// after 7.5 s). Not modelled: the QEMU runner's 16 MiB calibration file and its
-    /// calibrations between the setup and the tasks (the engine does not know the runner; 1.4 s
-    /// at host load 4, 7.6 s at load 14, where the setup's completions had aged and the writer's
-    /// share was 0.93 when it was first throttled), the host's other disks' completions in the
-    /// same global domain.
+    /// after 7.5 s). Not modelled (the engine takes no input from the runner or its recording
+    /// for them): the QEMU runner's 16 MiB calibration file and its calibrations between the
+    /// setup and the tasks (1.4 s at host load 4, 7.6 s at load 14, where the setup's
+    /// completions had aged and the writer's share was 0.93 when it was first throttled); the
+    /// host runner's setup bandwidth: real.py writes the files (`_populate()`) before it puts
+    /// blk-throttle's rules on the loop device (`_throttle()`), so its setup runs at the
+    /// unthrottled device's speed, not at the scenario's `write_bw` used here (the host is
+    /// cgroup v1, where every write goes through the root wb, whose share of the domain is all
+    /// of it either way: only the timing of `writeout_period()` differs); the host's other
+    /// disks' completions in the same global domain.
     pub fn wb_setup_writeout(&mut self, writes: &[(u64, u64)]) {
         let nsec = crate::types::NSEC_PER_SEC as u128;
         let durations: Vec<u128> = writes.iter().map(|&(pages, bw)| (pages as u128 * PAGE_SIZE as u128 * nsec).div_ceil(bw.max(1) as u128)).collect();

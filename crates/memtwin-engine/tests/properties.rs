@@ -296,6 +296,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     sample_interval: 10_000_000,
                     report_metrics: vec![],
                     resident_pages: Default::default(),
+                    runner_setup: false,
                 };
                 let files = scn.files.clone();
                 for t in &mut scn.tasks {

@@ -72,6 +72,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
         sample_interval: 10_000_000,
         report_metrics: vec![],
         resident_pages: Default::default(),
+        runner_setup: false,
     }
 }
 

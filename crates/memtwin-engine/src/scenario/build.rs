@@ -1969,7 +1969,24 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
     top.get("variants");
     top.get("published");
-    top.get("validation");
+    // `[validation] on`: the runner that recorded the scenario (`memtwin real --on host|qemu`);
+    // the rest of `[validation]` is the Python side's (validate.py).
+    let mut runner_setup = false;
+    if let Some(v) = top.get("validation") {
+        if let Val::Table(entries) = &v.v {
+            if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "on") {
+                match get_str(cx, n, "validation.on") {
+                    Some("host" | "qemu") => runner_setup = true,
+                    Some(s) => cx.err(
+                        &n.loc,
+                        format!("validation.on must be \"host\" or \"qemu\", not {s:?}"),
+                        "write on = \"host\" (recorded by memtwin real --on host) or on = \"qemu\" (--on qemu), or remove it",
+                    ),
+                    None => {}
+                }
+            }
+        }
+    }
     top.finish(cx, TOP_KEYS);
     if tasks.is_empty() && cx.errors.is_empty() {
         cx.err(&doc.loc, "the scenario has no tasks", "add a [tasks.NAME] table with ops = [...]");
@@ -1994,6 +2011,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         sample_interval,
         report_metrics,
         resident_pages,
+        runner_setup,
     })
 }
 

@@ -50,6 +50,12 @@ pub struct Scenario {
     pub report_metrics: Vec<String>,
     /// Which files each step's `resident_pages` lists (`[report] resident_pages`).
     pub resident_pages: ResidentPagesReport,
+    /// `[validation] on` is `"host"` or `"qemu"`: a real-kernel runner (`memtwin real`) records
+    /// the scenario, and its setup writes and fsync()s every declared disk file before the
+    /// tasks ([`crate::kernel::Kernel::wb_setup_writeout`]). False for every other scenario (users',
+    /// scenarios/*.toml, seeds, wip): their declared files were written at some unknown time,
+    /// usually long before, and those completions have aged out of the writeback domain.
+    pub runner_setup: bool,
 }
 
 /// `[report] resident_pages`: which files a step's `resident_pages` lists. Every step also

@@ -840,9 +840,10 @@ fn kupdate_work_stops_at_its_nr_pages_wb_writeback_6_1() {
 /// `wb_over_bg_thresh()` asks background writeback of it while the global dirty count is far
 /// under the background threshold; the share grows as its own completions add and the
 /// setup's age (the 6.1 QEMU guest trace, lab/validation/trace-wbt-reader-1130).
-#[test]
-fn setup_writes_hold_the_global_domain_share_wb_calc_thresh_6_1() {
-    let s = sim(r#"
+/// The scenario of [`setup_writes_hold_the_global_domain_share_wb_calc_thresh_6_1`] with
+/// `validation` as its `[validation]` table's lines.
+fn setup_writes_scenario(validation: &str) -> Simulation {
+    sim(&format!(r#"
 [scenario]
 name = "setup"
 [machine]
@@ -864,8 +865,15 @@ size = "8M"
 [cgroups.w]
 [tasks.t]
 cgroup = "w"
-ops = [{ op = "write", file = "/out", length = "1M", bufsize = "1M", create = true }]
-"#);
+ops = [{{ op = "write", file = "/out", length = "1M", bufsize = "1M", create = true }}]
+[validation]
+{validation}
+"#))
+}
+
+#[test]
+fn setup_writes_hold_the_global_domain_share_wb_calc_thresh_6_1() {
+    let s = setup_writes_scenario("on = \"qemu\"");
     // 16384 pages written back over the 4 s before the run: 12288 by the period 3 s after the
     // first (halved: 6144), 4096 after it; the next period 2 s into the run. The tmpfs file and
     // the file the task creates are not written by the setup.
@@ -878,4 +886,30 @@ ops = [{ op = "write", file = "/out", length = "1M", bufsize = "1M", create = tr
     assert_eq!(bg, 8192);
     assert_eq!(s.kernel.wb_calc_thresh(key, bg, 0), 0, "the run's memcg wb has no share yet");
     assert_eq!(s.kernel.wb_calc_thresh(0, bg, 0), bg, "the root wb has it all");
+    // The host runner's setup is the same (real.py `_populate()`).
+    assert_eq!(setup_writes_scenario("on = \"host\"").kernel.wb_domain.0.events, 10240);
+}
+
+/// Only a runner writes the declared files just before the tasks: a scenario no runner records
+/// (no `[validation] on`: users' scenarios, seeds) starts 6.1's global writeback domain
+/// (`wb_domain_writeout_add()`'s `completions`) empty, its declared files' completions long
+/// aged away by `writeout_period()`, and the first wb to complete a page in the run has the
+/// whole share (`__wb_calc_thresh()`'s `fprop_fraction_percpu()`); a `[validation] on` that is
+/// not a runner is refused with the place and the fix.
+#[test]
+fn no_runner_no_setup_writes_in_the_global_domain_wb_domain_writeout_add_6_1() {
+    let s = setup_writes_scenario("");
+    assert_eq!(s.kernel.wb_domain.0.events, 0);
+    assert_eq!(s.kernel.wb_domain.1, 0, "writeout_period()'s timer not started");
+    assert!(s.kernel.wb_completions.iter().all(|c| c.events == 0));
+    let head = "[scenario]\nname = \"s\"\n[machine]\nram = \"1G\"\n[tasks.t]\nops = [{ op = \"sleep\", duration = \"1s\" }]\n";
+    let doc = |v: &str| crate::Document::from_toml("s.toml", &format!("{head}[validation]\non = {v}\n")).unwrap();
+    let e = doc("\"ssh\"").resolve(None, &[]).unwrap_err().to_string();
+    assert!(e.contains("validation.on must be \"host\" or \"qemu\", not \"ssh\"") && e.contains("memtwin real --on host"), "{e}");
+    let e = doc("1").resolve(None, &[]).unwrap_err().to_string();
+    assert!(e.contains("validation.on must be a string"), "{e}");
+    assert!(doc("\"host\"").resolve(None, &[]).unwrap().runner_setup);
+    assert!(doc("\"qemu\"").resolve(None, &[]).unwrap().runner_setup);
+    let none = crate::Document::from_toml("s.toml", head).unwrap();
+    assert!(!none.resolve(None, &[]).unwrap().runner_setup);
 }
