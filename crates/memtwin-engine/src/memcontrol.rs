@@ -1427,7 +1427,7 @@ impl Kernel {
         if self.pf_memalloc {
             // "Prevent unbounded recursion when reclaim operations need to allocate memory"
             // (PF_MEMALLOC): goto force.
-            self.memcgs.counter_charge(memcg, nr);
+            self.try_charge_memcg_force(memcg, nr);
             return Ok(());
         }
         let do_charge = self.profile.charge_path == ChargePath::DoCharge;
@@ -1508,6 +1508,24 @@ impl Kernel {
             }
             st.retries -= 1;
         }
+    }
+
+    /// `try_charge_memcg()` of `nr` pages to `memcg` from a `PF_MEMALLOC` task (reclaim's own
+    /// allocations: zswap's store and writeback): a charge that fits is taken; one that does
+    /// not ("if (unlikely(current->flags & PF_MEMALLOC)) goto force;") is forced over the limit
+    /// by `page_counter_charge()`, and from 6.0 (`KernelProfile::memcg_max_event_on_force`)
+    /// `force:` first raises memory.events `max` on the memcg over its limit
+    /// (`memcg_memory_event(mem_over_limit, MEMCG_MAX)`, not raised before on this path).
+    pub(crate) fn try_charge_memcg_force(&mut self, memcg: MemcgId, nr: u64) {
+        if memcg == MemcgId::ROOT {
+            return;
+        }
+        if self.profile.memcg_max_event_on_force {
+            if let (Some(over), _) = self.charge_over_limit(memcg, nr) {
+                self.memcgs.count_event(over, MemcgEvent::Max, 1);
+            }
+        }
+        self.memcgs.counter_charge(memcg, nr);
     }
 
     /// `memcg_memory_event(mem_over_limit, MEMCG_OOM)` (memory.events `oom`) of a charge of

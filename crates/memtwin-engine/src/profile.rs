@@ -499,6 +499,14 @@ pub struct KernelProfile {
     /// Where memory.events `oom` is counted ([`MemcgOomEvent`]): in `mem_cgroup_oom()` from
     /// 4.19, in `try_charge()` 4.0-4.18, nowhere in 3.13.
     pub memcg_oom_event: MemcgOomEvent,
+    /// Whether `try_charge_memcg()`'s forced charge (`force:`: a `PF_MEMALLOC` task, e.g.
+    /// reclaim's own allocations such as zswap's store and writeback, that cannot charge
+    /// below the limit) raises memory.events `max` on the memcg over its limit when the
+    /// reclaim path did not already ("if (!raised_max_event) memcg_memory_event(mem_over_limit,
+    /// MEMCG_MAX);"): 6.0 (mm-stable-2022-08-03 for 5.20-rc1, Roman Gushchin "mm: memcontrol:
+    /// do not miss MEMCG_MAX events for enforced allocations"). Before, a forced charge counts
+    /// no event (4.x-5.19's `try_charge()`/`try_charge_memcg()` go to `force:` past it).
+    pub memcg_max_event_on_force: bool,
     /// When kswapd finds a node balanced ([`PgdatBalanced`]): any zone above its high
     /// watermark from 4.8, every (reclaimable) zone before.
     pub pgdat_balanced: PgdatBalanced,
@@ -1017,6 +1025,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         oom_kill_events: true,
         memory_events_recursive: true,
         memcg_oom_event: MemcgOomEvent::MemcgOom,
+        memcg_max_event_on_force: true,
         pgdat_balanced: PgdatBalanced::AnyZone,
         allocstall_per_zone: true,
         kswapd_failures: true,
@@ -1163,6 +1172,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swapin_delay_in_readpage: false,
         zswap_memcg: false,
         init_on_alloc: false,
+        memcg_max_event_on_force: false,
         ..linux_6_1.clone()
     };
     let linux_5_0 = KernelProfile {

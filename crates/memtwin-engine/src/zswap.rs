@@ -629,7 +629,8 @@ impl Kernel {
             let m = &self.memcgs.memcgs[memcg.idx()];
             let need = (m.kmem_bytes + bytes).div_ceil(PAGE_SIZE) - m.kmem_pages;
             if need > 0 {
-                self.memcgs.counter_charge(memcg, need);
+                // obj_cgroup_charge_pages() -> try_charge_memcg() in PF_MEMALLOC: forced.
+                self.try_charge_memcg_force(memcg, need);
             }
             let m = &mut self.memcgs.memcgs[memcg.idx()];
             m.kmem_pages += need;

@@ -999,3 +999,29 @@ fn memory_events_propagate_to_ancestors_from_5_2_on_v2_only() {
         assert_eq!(t.events(p, MemcgEvent::Pgscan), 5, "{profile}: memory.stat sums the subtree");
     }
 }
+
+/// `try_charge_memcg()` (mm/memcontrol.c) of a `PF_MEMALLOC` task ("goto force": reclaim's own
+/// allocations, zswap's store and writeback page) that does not fit is forced over the limit;
+/// from 6.0 ("mm: memcontrol: do not miss MEMCG_MAX events for enforced allocations", in 6.1's
+/// and 6.12's `force:` label: "if (!raised_max_event) memcg_memory_event(mem_over_limit,
+/// MEMCG_MAX);") it counts memory.events `max` on the memcg over its limit, which 5.19 and
+/// before never do on this path. A forced charge that fits counts nothing in any era.
+#[test]
+fn a_forced_pf_memalloc_charge_counts_memory_events_max_from_6_0() {
+    for (profile, counted) in [("linux-6.1", 1u64), ("linux-6.12", 1), ("linux-6.18", 1), ("linux-5.17", 0), ("linux-5.0", 0), ("linux-4.4", 0)] {
+        let (mut s, ct) = memcg_full_of_anon(profile);
+        let k = &mut s.kernel;
+        let (max0, usage0) = (k.memcgs.events(ct, MemcgEvent::Max), k.memcgs.get(ct).counter.usage);
+        k.pf_memalloc = true;
+        assert_eq!(k.try_charge_memcg(ct, 1, true), Ok(()), "{profile}: a PF_MEMALLOC charge must succeed");
+        assert_eq!(k.memcgs.get(ct).counter.usage, usage0 + 1, "{profile}: forced over the limit");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, counted, "{profile}: the forced charge's memory.events max");
+        k.memcgs.counter_uncharge(ct, 1);
+        k.memcgs.memcgs[ct.idx()].counter.max += 2;
+        assert_eq!(k.try_charge_memcg(ct, 1, true), Ok(()), "{profile}");
+        assert_eq!(k.memcgs.events(ct, MemcgEvent::Max) - max0, counted, "{profile}: a forced charge that fits counts no event");
+        k.pf_memalloc = false;
+        k.memcgs.counter_uncharge(ct, 1);
+        assert_invariants(k);
+    }
+}
