@@ -956,6 +956,18 @@ impl Simulation {
         crate::cgroup::Errno::ENOMEM.to_string()
     }
 
+    /// `try_to_wake_up()` of task `ti` out of a sleep outside the kernel's I/O waits (a timer
+    /// sleep, a futex wait): the same run-queue wait and fresh slice as
+    /// [`Kernel::wait_until`]'s wake-up ([`Kernel::ttwu_fair_wait`]).
+    fn ttwu(&mut self, ti: usize) {
+        if let Some((wait, slice)) = self.kernel.ttwu_fair_wait() {
+            let t = &mut self.tasks[ti];
+            t.times.clock += wait;
+            t.times.runq += wait;
+            t.slice_left = slice;
+        }
+    }
+
     fn enter(&mut self, ti: usize) {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
@@ -1225,7 +1237,10 @@ impl Simulation {
             }
             OpKind::Sleep { duration } => {
                 if matches!(self.tasks[ti].cursor, Cursor::Sleeping) {
-                    // Woken: the kernel's timers run up to now before the step's snapshot.
+                    // Woken by its hrtimer (`hrtimer_nanosleep()` -> `try_to_wake_up()`): beside
+                    // the background it waits for a CPU and starts a fresh slice.
+                    self.ttwu(ti);
+                    // The kernel's timers run up to now before the step's snapshot.
                     self.kernel.advance_clock(self.tasks[ti].times.clock);
                     finished = true;
                 } else {
@@ -1481,6 +1496,9 @@ impl Simulation {
                     let t = &mut self.tasks[w];
                     t.waiting = false;
                     t.times.clock = t.times.clock.max(now);
+                    // `futex_wake()` -> `wake_up_q()` -> `try_to_wake_up()`.
+                    self.ttwu(w);
+                    let t = &self.tasks[w];
                     self.runq.push(Reverse((t.times.clock, w)));
                 }
                 finished = true;
