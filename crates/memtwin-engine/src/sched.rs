@@ -282,7 +282,11 @@ pub fn sched_slice_ns(p: &crate::profile::KernelProfile, nr_cpus: u32) -> Nanos 
 ///   `min_vruntime` (GENTLE_FAIR_SLEEPERS, 6 ms with 2 CPUs), more than `wakeup_gran()`
 ///   (`sysctl_sched_wakeup_granularity`, 2 ms with 2 CPUs; both scaled by the same factor,
 ///   so on every CPU count), so `check_preempt_wakeup()` -> `wakeup_preempt_entity()`
-///   preempts the running task at once: no wait.
+///   preempts the running task at once: no wait. That holds only for a sleeper more than
+///   `sysctl_sched_latency / 2` behind `min_vruntime`: `place_entity()` ends with
+///   `se->vruntime = max_vruntime(se->vruntime, vruntime)` (6.1 fair.c ~4700), so a task near
+///   its share with short sleeps keeps its vruntime and may not preempt (2 ms granularity);
+///   not modelled: every 6.1 wake-up is taken as preempting (review11 M2).
 ///
 /// The expectation over wake-ups (a deterministic figure, as [`crate::kernel::cfs_stretch`]
 /// is): the wake-up's run-queue wait, schedstat's `run_delay`.
