@@ -547,6 +547,18 @@ impl Kernel {
         (free * self.cpu_stretch + (ns - free) * self.bg_stretch) / SCHED_CAPACITY_SCALE
     }
 
+    /// `try_to_wake_up()` of a task (not a kthread) beside the machine's background
+    /// ([`Kernel::bg_load`]): `ttwu_do_activate()` -> `enqueue_task_fair()` -> `place_entity()`,
+    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c). Returns how long it waits for a CPU
+    /// ([`Kernel::wake_runq_ns`], schedstat's `run_delay`) and the fresh slice it then runs
+    /// unpreempted ([`Kernel::sched_slice`]); `None` without a background. The one wake-up
+    /// path of every sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep
+    /// (`hrtimer_nanosleep()`: op `sleep`) and a futex wake-up (op `wait` woken by a `post`).
+    #[inline]
+    pub fn ttwu_fair_wait(&self) -> Option<(Nanos, Nanos)> {
+        (self.bg_load != 0).then_some((self.wake_runq_ns, self.sched_slice))
+    }
+
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
     /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::wake_runq_ns`],
     /// `crate::sched::wakeup_runq_wait`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
@@ -561,10 +573,12 @@ impl Kernel {
         if t > self.now {
             self.iowait_ns += t - self.now;
             self.now = t;
-            if self.bg_load != 0 && self.in_task && !self.in_kthread() {
-                self.now += self.wake_runq_ns;
-                self.runq_ns += self.wake_runq_ns;
-                self.slice_left = self.sched_slice;
+            if self.in_task && !self.in_kthread() {
+                if let Some((wait, slice)) = self.ttwu_fair_wait() {
+                    self.now += wait;
+                    self.runq_ns += wait;
+                    self.slice_left = slice;
+                }
             }
             if self.now >= self.stats_flush_next {
                 self.flush_memcg_stats_dwork();

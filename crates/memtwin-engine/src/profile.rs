@@ -727,7 +727,12 @@ pub struct KernelProfile {
     /// the rest of its slice, up to the tick that notices it is over
     /// ([`crate::sched::wakeup_runq_wait`]). Before (6.1's CFS), `place_entity()` puts a sleeper
     /// `sysctl_sched_latency / 2` behind `min_vruntime` (GENTLE_FAIR_SLEEPERS), more than
-    /// `wakeup_gran()`, so `check_preempt_wakeup()` preempts at once.
+    /// `wakeup_gran()`, so `check_preempt_wakeup()` preempts at once - but only for a sleeper
+    /// more than 6 ms (2 CPUs) behind `min_vruntime`: 6.1's `place_entity()` ends with
+    /// `se->vruntime = max_vruntime(se->vruntime, vruntime)` (fair.c ~4700), so a task near
+    /// its share with short sleeps keeps its own vruntime and `wakeup_preempt_entity()` (2 ms
+    /// granularity) may not preempt; the model takes every 6.1 wake-up as preempting (review11
+    /// M2, not modelled).
     pub eevdf: bool,
     /// `normalized_sysctl_sched_base_slice` (kernel/sched/fair.c; 6.1's
     /// `normalized_sysctl_sched_min_granularity`, renamed by 6.6's EEVDF): 750 us up to 6.14,

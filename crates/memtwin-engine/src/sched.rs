@@ -282,7 +282,11 @@ pub fn sched_slice_ns(p: &crate::profile::KernelProfile, nr_cpus: u32) -> Nanos 
 ///   `min_vruntime` (GENTLE_FAIR_SLEEPERS, 6 ms with 2 CPUs), more than `wakeup_gran()`
 ///   (`sysctl_sched_wakeup_granularity`, 2 ms with 2 CPUs; both scaled by the same factor,
 ///   so on every CPU count), so `check_preempt_wakeup()` -> `wakeup_preempt_entity()`
-///   preempts the running task at once: no wait.
+///   preempts the running task at once: no wait. That holds only for a sleeper more than
+///   `sysctl_sched_latency / 2` behind `min_vruntime`: `place_entity()` ends with
+///   `se->vruntime = max_vruntime(se->vruntime, vruntime)` (6.1 fair.c ~4700), so a task near
+///   its share with short sleeps keeps its vruntime and may not preempt (2 ms granularity);
+///   not modelled: every 6.1 wake-up is taken as preempting (review11 M2).
 ///
 /// The expectation over wake-ups (a deterministic figure, as [`crate::kernel::cfs_stretch`]
 /// is): the wake-up's run-queue wait, schedstat's `run_delay`.
@@ -960,6 +964,18 @@ impl Simulation {
         crate::cgroup::Errno::ENOMEM.to_string()
     }
 
+    /// `try_to_wake_up()` of task `ti` out of a sleep outside the kernel's I/O waits (a timer
+    /// sleep, a futex wait): the same run-queue wait and fresh slice as
+    /// [`Kernel::wait_until`]'s wake-up ([`Kernel::ttwu_fair_wait`]).
+    fn ttwu(&mut self, ti: usize) {
+        if let Some((wait, slice)) = self.kernel.ttwu_fair_wait() {
+            let t = &mut self.tasks[ti];
+            t.times.clock += wait;
+            t.times.runq += wait;
+            t.slice_left = slice;
+        }
+    }
+
     fn enter(&mut self, ti: usize) {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
@@ -1229,7 +1245,10 @@ impl Simulation {
             }
             OpKind::Sleep { duration } => {
                 if matches!(self.tasks[ti].cursor, Cursor::Sleeping) {
-                    // Woken: the kernel's timers run up to now before the step's snapshot.
+                    // Woken by its hrtimer (`hrtimer_nanosleep()` -> `try_to_wake_up()`): beside
+                    // the background it waits for a CPU and starts a fresh slice.
+                    self.ttwu(ti);
+                    // The kernel's timers run up to now before the step's snapshot.
                     self.kernel.advance_clock(self.tasks[ti].times.clock);
                     finished = true;
                 } else {
@@ -1485,6 +1504,9 @@ impl Simulation {
                     let t = &mut self.tasks[w];
                     t.waiting = false;
                     t.times.clock = t.times.clock.max(now);
+                    // `futex_wake()` -> `wake_up_q()` -> `try_to_wake_up()`.
+                    self.ttwu(w);
+                    let t = &self.tasks[w];
                     self.runq.push(Reverse((t.times.clock, w)));
                 }
                 finished = true;

@@ -896,7 +896,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         }
                     };
                     match n {
-                        Some(f) if !(0.0..=1000.0).contains(&f) => cx.err(&v.loc, format!("machine.background_runnable is {f}, outside 0 to 1000 tasks"), fix),
+                        Some(f) if !(0.0..=1000.0).contains(&f) => cx.err(&v.loc, format!("machine.background_runnable is {}, outside 0 to 1000 tasks", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), fix),
                         Some(f) => machine.background_runnable = (f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64,
                         None => {}
                     }
