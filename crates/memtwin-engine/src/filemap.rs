@@ -801,10 +801,17 @@ impl Kernel {
         }
     }
 
-    /// `post_alloc_hook()`'s `kernel_init_pages()` of a new page-cache folio of `nr` pages
+    /// `post_alloc_hook()`'s `kernel_init_pages()` of a new buddy allocation of `nr` pages
     /// under `init_on_alloc` ([`crate::profile::KernelProfile::init_on_alloc`]: Debian's 6.1
     /// and 6.12 builds, `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`): `clear_page()` a page, the CPU
-    /// time of zeroing a page the read or write then overwrites; nothing without it.
+    /// time of zeroing a page its user then overwrites; nothing without it. Called at every
+    /// allocation the engine takes a frame for without `__GFP_ZERO`: page-cache folios,
+    /// swap-cache folios (`__read_swap_cache_async()`), COW copies (`wp_page_copy()`), THPs
+    /// (zeroed again by `clear_huge_page()`), slab frames (`allocate_slab()`) and zswap's
+    /// zbud/zsmalloc pages. Not at a base anonymous fault: x86's
+    /// `alloc_zeroed_user_highpage_movable()` asks `__GFP_ZERO`, the same single
+    /// `kernel_init_pages()` its `clear_page` stands for. Page tables (`__GFP_ZERO` too) take
+    /// no frame or CPU here.
     #[inline]
     pub(crate) fn post_alloc_init(&mut self, nr: u64) {
         if self.profile.init_on_alloc {

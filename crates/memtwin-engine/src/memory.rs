@@ -601,6 +601,11 @@ impl Kernel {
             self.vmstat.count(VmEvent::ThpFaultFallback, 1);
             return Ok(false);
         };
+        // post_alloc_hook(): GFP_TRANSHUGE has no __GFP_ZERO, so under init_on_alloc the huge
+        // page is zeroed here and again by clear_huge_page() below (6.1's
+        // __do_huge_pmd_anonymous_page(); until 5708d96da20b "mm: avoid zeroing user movable
+        // page twice with init_on_alloc=1", 6.13; no later profile here has init_on_alloc).
+        self.post_alloc_init(PAGEBLOCK_NR);
         let memcg = self.vmas[vma.0 as usize].memcg;
         if self.try_charge_memcg_gfp(memcg, PAGEBLOCK_NR, self.thp_charge_gfp()).is_err() {
             // mem_cgroup_charge() failed: free the huge page and fall back.
@@ -1252,6 +1257,9 @@ impl Kernel {
         let _ = src;
         let nid = self.cur_nid;
         let pfn = self.alloc_pages(0, Gfp::node(nid)).ok_or(FaultError::Oom)?;
+        // post_alloc_hook(): GFP_HIGHUSER_MOVABLE without __GFP_ZERO, zeroed under
+        // init_on_alloc before the copy overwrites it.
+        self.post_alloc_init(1);
         let memcg = self.vmas[vma.0 as usize].memcg;
         if self.try_charge_memcg(memcg, 1, true).is_err() {
             let z = self.zone_of(pfn);

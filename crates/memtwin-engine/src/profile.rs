@@ -325,8 +325,11 @@ pub struct KernelProfile {
     /// `get_page_from_freelist()`, lab/measurements/guest-cpu-profile); off in the reference
     /// machine's 6.18 (its /proc/config.gz: not set), where `CpuCost` was measured, so
     /// `add_page` holds no zeroing; off in the lab's tinyconfig 6.1 build and in the older
-    /// profiles (before 5.3, or builds whose config is not known here). Anonymous pages are
-    /// zeroed once either way (`__GFP_ZERO`, the same `kernel_init_pages()`).
+    /// profiles (before 5.3, or builds whose config is not known here). Every buddy
+    /// allocation the engine takes a frame for is zeroed (`Kernel::post_alloc_init`): page-
+    /// and swap-cache folios, COW copies, slab frames, zswap's pool pages, and THPs, which
+    /// `clear_huge_page()` zeroes again (until 5708d96da20b, 6.13). A base anonymous page is
+    /// zeroed once either way (x86's `__GFP_ZERO`, the same `kernel_init_pages()`).
     pub init_on_alloc: bool,
     /// `inactive_is_low()` rule for the file lists (mm/vmscan.c).
     pub file_inactive_ratio: InactiveRatio,

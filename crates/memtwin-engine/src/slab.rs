@@ -121,6 +121,8 @@ impl Kernel {
                 let gfp = crate::page_alloc::Gfp::kernel(self.cur_nid);
                 match self.alloc_pages(0, gfp) {
                     Some(pfn) => {
+                        // post_alloc_hook(): a slab's pages are zeroed under init_on_alloc.
+                        self.post_alloc_init(1);
                         let p = self.pages.init(pfn, SLAB_FRAME, 0);
                         self.kmem.pagecache_slab_frames.push(p);
                     }

@@ -1058,6 +1058,8 @@ impl Kernel {
         let recorded = area.slot_memcg(slot);
         let memcg = if recorded != MemcgId::NONE && self.memcgs.get(recorded).state != crate::memcontrol::MemcgState::Freed { recorded } else { fault_memcg };
         let Some(pfn) = self.alloc_pages(0, crate::page_alloc::Gfp::node(nid)) else { return false };
+        // post_alloc_hook(): GFP_HIGHUSER_MOVABLE without __GFP_ZERO, zeroed under init_on_alloc.
+        self.post_alloc_init(1);
         // The allocation's reclaim may have freed or cached the slot meanwhile.
         let area = self.swap.as_ref().expect("swap area");
         if !area.slot_in_use(slot) || area.cache_get(slot) != PageId::NIL || self.try_charge_memcg(memcg, 1, true).is_err() {

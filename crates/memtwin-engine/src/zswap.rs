@@ -683,6 +683,8 @@ impl Kernel {
                     self.zswap.as_mut().expect("zswap").stats.reject_alloc_fail += 1;
                     return Err(());
                 };
+                // post_alloc_hook(): the pool's page is zeroed under init_on_alloc.
+                self.post_alloc_init(1);
                 let frame = self.pages.init(pfn, crate::slab::SLAB_FRAME, 0);
                 let zb = &mut self.zswap.as_mut().expect("zswap").zbud;
                 let z = ZbudPage { frame, first_chunks: 0, last_chunks: 0, first_slot: NIL, last_slot: NIL, lru_prev: NIL, lru_next: NIL, buddy_prev: NIL, buddy_next: NIL, blist: BUDDIED };
@@ -739,6 +741,8 @@ impl Kernel {
                     self.zswap.as_mut().expect("zswap").stats.reject_alloc_fail += 1;
                     return Err(());
                 };
+                // post_alloc_hook(): the pool's page is zeroed under init_on_alloc.
+                self.post_alloc_init(1);
                 let frame = self.pages.init(pfn, crate::slab::SLAB_FRAME, 0);
                 let zs = &mut self.zswap.as_mut().expect("zswap").zs;
                 zs.frames[idx].push(frame);

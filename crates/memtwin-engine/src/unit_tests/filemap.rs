@@ -688,17 +688,19 @@ ops = [{ op = "sleep", duration = "1ms" }]
     let k = &mut s.kernel;
     let cold_read = |k: &mut Kernel, f: InodeId| {
         let mut ra = FileRaState::new(32);
-        let t0 = k.sys_ns;
+        let (t0, f0) = (k.sys_ns, k.kmem.pagecache_slab_frames.len() as u64);
         assert_eq!(k.filemap_read(f, 0, 128 << 10, &mut ra, MemcgId::ROOT), Ok(128 << 10));
-        (k.sys_ns - t0, k.mappings[f.idx()].nrpages)
+        (k.sys_ns - t0, k.mappings[f.idx()].nrpages, k.kmem.pagecache_slab_frames.len() as u64 - f0)
     };
     assert!(k.profile.init_on_alloc);
-    let (on, pages) = cold_read(k, a);
+    let (on, pages, slab_on) = cold_read(k, a);
     k.profile.init_on_alloc = false;
-    let (off, pages_off) = cold_read(k, b);
+    let (off, pages_off, _) = cold_read(k, b);
     assert_eq!(pages, pages_off, "the same readahead either way");
     assert!(pages >= 32, "{pages}");
-    assert_eq!(on - off, pages * k.cost.clear_page, "a clear_page() per new page-cache page under init_on_alloc");
+    // The slab frame the first read's xarray nodes took is zeroed too (allocate_slab()).
+    assert_eq!(slab_on, 1, "the first read takes a slab frame");
+    assert_eq!(on - off, (pages + slab_on) * k.cost.clear_page, "a clear_page() per new page-cache page and slab frame under init_on_alloc");
     k.check_invariants().unwrap();
 }
 

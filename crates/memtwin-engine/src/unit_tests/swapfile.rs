@@ -617,3 +617,37 @@ fn charge_from_stock_stops_at_memsw_v1_6_1() {
     assert!(k.memcgs.over_memsw_limit(ct, 3).is_some());
     assert!(k.memcgs.over_limit(ct, 3).is_none());
 }
+
+/// `post_alloc_hook()` (mm/page_alloc.c, 6.1) zeroes every page the buddy allocator hands out
+/// under `init_on_alloc` (`kernel_init_pages()` when `want_init_on_alloc()`: Debian's 6.1
+/// build, `CONFIG_INIT_ON_ALLOC_DEFAULT_ON`), not only page-cache pages: a swap-cache folio
+/// `__read_swap_cache_async()` allocates (`GFP_HIGHUSER_MOVABLE`, no `__GFP_ZERO`) costs a
+/// `clear_page` more on linux-6.1 than with the switch off, before its read overwrites it.
+#[test]
+fn init_on_alloc_zeroes_each_swap_cache_page_on_debians_6_1() {
+    // The same run twice up to the same point, then the same swap-in with the switch on and
+    // off: the allocation's other costs are the same.
+    let swapin = |init_on_alloc: bool| {
+        let mut s = sim(&hog("v2", "48M", "", ""));
+        while s.step() {
+            if s.kernel.swap.as_ref().unwrap().inuse > 64 {
+                break;
+            }
+        }
+        let k = &mut s.kernel;
+        assert!(k.profile.init_on_alloc, "Debian's 6.1 build");
+        k.profile.init_on_alloc = init_on_alloc;
+        // A swapped-out slot no swap-cache page holds.
+        let area = k.swap.as_ref().unwrap();
+        let slot = (0..area.max as u32).find(|&sl| area.slot_in_use(sl) && area.cache_get(sl) == PageId::NIL).expect("a swapped-out slot");
+        let (t0, f0) = (k.sys_ns, k.kmem.pagecache_slab_frames.len());
+        assert!(k.read_swap_cache_async(slot, false, 0, MemcgId::ROOT));
+        assert_ne!(k.swap.as_ref().unwrap().cache_get(slot), PageId::NIL);
+        assert_eq!(k.kmem.pagecache_slab_frames.len(), f0, "no slab frame taken meanwhile");
+        k.check_invariants().unwrap();
+        (slot, k.sys_ns - t0, k.cost.clear_page)
+    };
+    let ((slot_on, on, clear), (slot_off, off, _)) = (swapin(true), swapin(false));
+    assert_eq!(slot_on, slot_off);
+    assert_eq!(on - off, clear, "a clear_page() per new swap-cache page under init_on_alloc: {on} vs {off}");
+}
