@@ -731,11 +731,21 @@ impl Kernel {
 
     /// `folio_wait_locked()`: wait for a locked (under read I/O) page; returns when it is up to
     /// date. The flag test is inlined into the callers (the hit path meets unlocked pages);
-    /// the wait is [`Kernel::folio_wait_bit_common`].
+    /// so is the look-up of the page's read among the mapping's in-flight ones: a page whose
+    /// read is no longer recorded was unlocked by its completion (`folio_end_read()`; the
+    /// engine clears `PG_locked` when it next looks), as [`Kernel::folio_wait_bit_common`]
+    /// finds, without its call (a reader of limit reclaim's (b) meets every page of a
+    /// readahead window so, once the next window's submission dropped its record). The wait
+    /// is [`Kernel::folio_wait_bit_common`].
     #[inline(always)]
     pub fn folio_wait_locked(&mut self, page: PageId) {
-        if self.pages[page].test(pg::LOCKED) {
-            self.folio_wait_bit_common(page);
+        let p = &self.pages[page];
+        if p.test(pg::LOCKED) {
+            if self.mappings[p.mapping.idx()].inflight_done(p.index).is_none() {
+                self.pages[page].flags &= !pg::LOCKED;
+            } else {
+                self.folio_wait_bit_common(page);
+            }
         }
     }
 
