@@ -200,6 +200,26 @@ impl From<ChargeError> for IoError {
     }
 }
 
+/// [`Kernel::read_pages`]'s bio from `start` while its folios are order-0 pages, up to `end`:
+/// each present page is locked until its read completes and marked fresh (`PG_locked`, the
+/// engine's `FRESH`), an empty index skipped, each taking one of the bio's segments. Returns
+/// the index it stopped at (`end`, or a page of a large folio) and the segments taken.
+#[inline(always)]
+fn lock_order0_run(m: &AddressSpace, pages: &mut crate::mm_types::PageArena, start: u32, end: u32) -> (u32, u32) {
+    let mut i = start;
+    while i < end {
+        if let Some(p) = m.lookup(i) {
+            let page = &mut pages[p];
+            if page.flags & (pg::HEAD | pg::TAIL) != 0 {
+                break;
+            }
+            page.flags |= pg::LOCKED | pg::FRESH;
+        }
+        i += 1;
+    }
+    (i, i - start)
+}
+
 impl Kernel {
     /// Register a file of `size` bytes on device `dev` (an inode and its empty mapping) in the
     /// directory of its path.
@@ -857,8 +877,9 @@ impl Kernel {
         let mut start = index;
         while start < end {
             // One bio: up to BIO_MAX_VECS folios from `start`.
-            let mut i = start;
-            let mut vecs = 0;
+            // The bio's run of order-0 folios (the common ones), with the mapping and the page
+            // arena as arguments (their bases held in registers).
+            let (mut i, mut vecs) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, start, end.min(start.saturating_add(BIO_MAX_VECS)));
             while i < end && vecs < BIO_MAX_VECS {
                 // Each page of the folio is locked until its read completes (the flags are
                 // set as the bio takes the folio: the submission does not look at them).

@@ -59,6 +59,18 @@ impl Default for FolioBatch {
     }
 }
 
+/// `folio_lru_list()` of the two-list LRU: the list a folio with these flags goes on, by
+/// `PG_swapbacked` and `PG_active` (`PG_unevictable` is the caller's).
+#[inline(always)]
+fn folio_lru_list(flags: u16) -> LruList {
+    match (flags & pg::SWAPBACKED != 0, flags & pg::ACTIVE != 0) {
+        (true, true) => LruList::ActiveAnon,
+        (true, false) => LruList::InactiveAnon,
+        (false, true) => LruList::ActiveFile,
+        (false, false) => LruList::InactiveFile,
+    }
+}
+
 /// [`Kernel::folio_batch_move_lru`]'s common folios on a machine of one node, from `folios[i]`
 /// on: each order-0, unmapped page-cache page (not anonymous, lru_gen off on its lruvec) is
 /// linked to the head of its list and counted in `run`, as the loop there does; returns the
@@ -78,12 +90,7 @@ fn lru_add_order0_stretch(pages: &mut crate::mm_types::PageArena, lruvecs: &mut 
         if pv.flags & (pg::HEAD | pg::TAIL | pg::ANON) != 0 || pv.mapcount != 0 || lruvecs[v].lrugen.enabled {
             return i;
         }
-        let list = match (pv.test(pg::SWAPBACKED), pv.test(pg::ACTIVE)) {
-            (true, true) => LruList::ActiveAnon,
-            (true, false) => LruList::InactiveAnon,
-            (false, true) => LruList::ActiveFile,
-            (false, false) => LruList::InactiveFile,
-        } as usize;
+        let list = folio_lru_list(pv.flags) as usize;
         if (v, list) != (run.0, run.1) {
             if run.2 > 0 {
                 stats.update(lruvecs[run.0].idx, run.1, run.2, true);
@@ -184,12 +191,7 @@ impl Kernel {
             let v = self.folio_lruvec(p);
             if pv.flags & (pg::HEAD | pg::TAIL | pg::ANON) == 0 && pv.mapcount == 0 && !self.lruvecs[v].lrugen.enabled {
                 // lru_add_fn() -> lruvec_add_folio() by PG_active and PG_swapbacked.
-                let list = match (pv.test(pg::SWAPBACKED), pv.test(pg::ACTIVE)) {
-                    (true, true) => LruList::ActiveAnon,
-                    (true, false) => LruList::InactiveAnon,
-                    (false, true) => LruList::ActiveFile,
-                    (false, false) => LruList::InactiveFile,
-                } as usize;
+                let list = folio_lru_list(pv.flags) as usize;
                 if (v, list) != (run.0, run.1) {
                     self.lru_add_run_stats(run);
                     run = (v, list, 0);
@@ -250,13 +252,7 @@ impl Kernel {
             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, LruList::Unevictable);
             return;
         }
-        let active = self.pages[page].test(pg::ACTIVE);
-        let lru = match (self.pages[page].test(pg::SWAPBACKED), active) {
-            (true, true) => LruList::ActiveAnon,
-            (true, false) => LruList::InactiveAnon,
-            (false, true) => LruList::ActiveFile,
-            (false, false) => LruList::InactiveFile,
-        };
+        let lru = folio_lru_list(self.pages[page].flags);
         let v = self.folio_lruvec(page);
         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
     }
