@@ -2,10 +2,9 @@
 
 use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
-use crate::types::MemcgId;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
-use crate::types::PageId;
+use crate::types::{MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
 /// `PAGEVEC_SIZE` from 6.10 (include/linux/pagevec.h: "31 pointers + header align the
