@@ -1379,6 +1379,28 @@ def _qemu_version() -> str:
         return "?"
 
 
+def autogroup_enabled() -> bool:
+    """Whether the host's scheduler groups tasks by session (/proc/sys/kernel/sched_autogroup_enabled)."""
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return False
+
+
+def _qemu_priority(nice: int) -> None:
+    """In the QEMU child before exec (after setsid(): its own session, so its own autogroup):
+    _die_with_parent(), then the nice value `nice` for the process (every QEMU thread inherits it)
+    and, with sched_autogroup on, for its autogroup (sched(7): writing a nice value to
+    /proc/self/autogroup sets the group's CPU weight against the other sessions'; without it a
+    task's nice value ranks it only within its own session)."""
+    _die_with_parent()
+    os.setpriority(os.PRIO_PROCESS, 0, nice)
+    if autogroup_enabled():
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(nice))
+
+
 def _die_with_parent() -> None:
     """In the QEMU child before exec: SIGKILL it when this process dies (a killed `memtwin real`
     must not leave a guest running)."""
@@ -1432,10 +1454,12 @@ def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
 
 
 def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = None, timeout: Optional[int] = None,
-             log=None, reclaim_trace: bool = False) -> dict:
+             log=None, reclaim_trace: bool = False, nice: Optional[int] = None) -> dict:
     """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info.
     `reclaim_trace`: also trace kswapd and direct reclaim in the guest (guest_reclaim_trace()),
-    the text under the result's "reclaim_trace" key (not part of the JSON layout)."""
+    the text under the result's "reclaim_trace" key (not part of the JSON layout). `nice`: QEMU's
+    nice value and, with sched_autogroup on, its session's autogroup's (`memtwin real --qemu-nice`,
+    _qemu_priority()); None leaves both as inherited."""
     workdir = workdir or DEFAULT_WORKDIR
     if reclaim_trace:
         plan = {**plan, "reclaim_trace": True}
@@ -1476,7 +1500,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         errf = open(os.path.join(tmp, "qemu.err"), "w+")
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=_die_with_parent if nice is None else lambda: _qemu_priority(nice))
         while proc.poll() is None:
             if time.monotonic() - t0 > timeout:
                 raise RealError(f"the guest did not finish within {timeout} s (QEMU was killed)\n"
@@ -1533,6 +1557,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         # the host's load when the guest run ended (/proc/loadavg: 1, 5, 15 min): the vCPUs are host
         # threads, so the guest's speed moves with it
         "loadavg": _loadavg(),
+        # memtwin real --qemu-nice: QEMU's nice value and its autogroup's (None: not set, inherited)
+        **({"qemu_nice": {"nice": nice, "autogroup_nice": nice if autogroup_enabled() else None}} if nice is not None else {}),
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
         **({"folios_source": FOLIOS_SOURCE.replace("/proc/kpageflags", "/proc/kpageflags in the guest", 1)}
            if any("folios" in r for r in recs) else {}),

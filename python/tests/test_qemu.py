@@ -980,6 +980,32 @@ def test_reclaim_trace_bad_arguments_are_refused_before_running(tmp_path, capsys
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("args,what", [(["--on", "host", "--qemu-nice", "-15"], "only the QEMU process"),
+                                       (["--on", "qemu", "--qemu-nice", "-21"], "-20..19"),
+                                       (["--on", "qemu", "--qemu-nice", "20"], "-20..19")])
+def test_qemu_nice_bad_arguments_are_refused_before_running(tmp_path, capsys, args, what):
+    """memtwin real --qemu-nice (lrugen22): refused on the host and out of range, before anything runs."""
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream.toml")
+    out = tmp_path / "out.json"
+    code, _, err = cli_run(capsys, "real", path, *args, "--json", str(out))
+    assert code != 0 and what in err and "fix:" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_qemu_nice_sets_the_process_and_its_own_autogroup():
+    """qemu._qemu_priority() (memtwin real --qemu-nice), run as QEMU's preexec_fn in a new session:
+    the child's nice value, inherited by what it execs, and, with sched_autogroup on, its session's
+    autogroup's nice value; the parent's are untouched. 5: no privilege needed."""
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    r = subprocess.run(["sh", "-c", "cut -d' ' -f19 /proc/self/stat; cat /proc/self/autogroup 2>/dev/null || true"],
+                       capture_output=True, text=True, timeout=30, start_new_session=True, preexec_fn=lambda: qemu._qemu_priority(5))
+    lines = r.stdout.split("\n")
+    assert r.returncode == 0 and int(lines[0]) == 5, r
+    if qemu.autogroup_enabled():
+        assert lines[1].endswith(" nice 5"), lines
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before
+
+
 def test_step_windows_are_on_the_guests_clock_from_the_first_step():
     """qemu.step_windows(): each step's [start, end] in s from the first step's start (the runner's
     time between steps shows as the gap between one window's end and the next one's start)."""
@@ -999,7 +1025,7 @@ def test_a_traced_run_is_marked_and_its_traces_are_written_only_when_every_varia
     path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
     calls, timeouts = [], []
 
-    def fake_run(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False):
+    def fake_run(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False, nice=None):
         calls.append(plan["name"])
         assert reclaim_trace
         if len(calls) == 2:
@@ -1015,7 +1041,7 @@ def test_a_traced_run_is_marked_and_its_traces_are_written_only_when_every_varia
 
     res = []
 
-    def fake_ok(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False):
+    def fake_ok(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False, nice=None):
         r = {"real": {"on": "qemu", "kernel": "6.1.0-test", "date": "2026-11-29T12:00:00Z", "timing_comparable": False, "notes": []},
              "steps": [{"name": "stream", "metrics": {"read_bytes": 1.0}, "pagecache": 0}], "reclaim_trace": "@@RTRACE lines\n"}
         res.append(r)
