@@ -696,7 +696,10 @@ def guest_zswap(z: Optional[dict]) -> str:
 # deactivations (mm_vmscan_lru_shrink_active with nr_deactivated > 0), the periodic memcg
 # statistics flush (workqueue_execute_start of flush_memcg_stats_dwork), sched_waking/wakeup/switch of
 # the kswapd threads only (filters), the block requests issued (a reader's progress: its
-# readahead's pages, allocated just before, while kswapd waits to run), and two kprobe events
+# readahead's pages, allocated just before, while kswapd waits to run), each allocation's fallback to
+# another migratetype's pageblock (kmem mm_page_alloc_extfrag, __rmqueue_fallback(): the steal that
+# boosts the zone's watermarks, boost_watermark(), 5.0+; with /proc/pagetypeinfo's free pages by
+# migratetype before and after the tasks), and two kprobe events
 # reading the node's free pages (global
 # vm_zone_stat[NR_FREE_PAGES], the counter zone_page_state() sums) when a task enters
 # try_to_free_pages() and when kswapd enters balance_pgdat() (static: a kernel that inlined it has
@@ -710,7 +713,7 @@ RTRACE_TIMEOUT_MARGIN_S = 120
 RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
                  "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
-                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active")
+                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active", "kmem/mm_page_alloc_extfrag")
 RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
                   ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'),
                   ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"))
@@ -742,10 +745,12 @@ def guest_reclaim_trace() -> tuple:
     for name, fn, args in RTRACE_PROBES:
         on.append(f"if echo 'p:memtwin/{name} {fn} {args}' >> {t}/kprobe_events 2>/dev/null; then "
                   f"echo 1 > {t}/events/memtwin/{name}/enable; else echo \"@@RTRACE_NOPROBE {fn}\"; fi")
-    on.append('echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) " /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"')
+    on.append('echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) |^ +protection" /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"')
+    on.append('echo "@@RTRACE_PAGETYPEINFO_BEGIN"; grep -E "^Node|^Number of blocks" /proc/pagetypeinfo; echo "@@RTRACE_PAGETYPEINFO_END"')
     on.append(f'echo 1 > {t}/tracing_on')
     off = [f'echo 0 > {t}/tracing_on',
-           'echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) " /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"',
+           'echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) |^ +protection" /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"',
+           'echo "@@RTRACE_PAGETYPEINFO_BEGIN"; grep -E "^Node|^Number of blocks" /proc/pagetypeinfo; echo "@@RTRACE_PAGETYPEINFO_END"',
            f'for c in {t}/per_cpu/cpu*; do echo "@@RTRACE_STATS ${{c##*/}} $(grep -E "^(entries|overrun|dropped events):" $c/stats | tr -s " " | tr "\\n" " ")"; done',
            'echo "@@RTRACE_BEGIN"', f'grep -v "^#" {t}/trace', 'echo "@@RTRACE_END"']
     return "\n".join(on) + "\n", "\n".join(off) + "\n"
@@ -1437,6 +1442,9 @@ def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
                  f"t {ta:.6f} .. {tb:.6f}: {d}")
     for i, zi in enumerate(re.findall(r"^@@RTRACE_ZONEINFO_BEGIN\n(.*?)^@@RTRACE_ZONEINFO_END$", out, re.M | re.S)):
         L.append(f"# zoneinfo {'before' if i == 0 else 'after'} the tasks: " + " | ".join(" ".join(x.split()) for x in zi.strip().splitlines()))
+    for i, pt in enumerate(re.findall(r"^@@RTRACE_PAGETYPEINFO_BEGIN\n(.*?)^@@RTRACE_PAGETYPEINFO_END$", out, re.M | re.S)):
+        # /proc/pagetypeinfo's free blocks by zone, migratetype and order (orders 0..10)
+        L.append(f"# pagetypeinfo {'before' if i == 0 else 'after'} the tasks: " + " | ".join(" ".join(x.split()) for x in pt.strip().splitlines()))
     for tag, how in (("WAKE", "before the tasks (the boot's machine.wakeup_latency), 1 ms apart, the writer asleep"),
                      ("WAKEPOST", "after the tasks, the same"), ("WAKEBUSY", "after the tasks, 1 ms apart, the writer spinning"),
                      ("WAKEGAP", "after the tasks, 10 ms apart, the writer asleep"),

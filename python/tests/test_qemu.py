@@ -904,6 +904,10 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
         assert f"/sys/kernel/tracing/events/{e}/enable" in on
     assert "p:memtwin/direct try_to_free_pages free=@vm_zone_stat:s64" in on
     assert "prev_comm ~ \"kswapd*\"" in on
+    # each fallback to another migratetype's pageblock (the watermark boost's cause, lrugen22), and
+    # /proc/pagetypeinfo before and after the tasks
+    assert "/sys/kernel/tracing/events/kmem/mm_page_alloc_extfrag/enable" in on
+    assert "/proc/pagetypeinfo" in on and "/proc/pagetypeinfo" in off
     # shrink_active_list()'s deactivations only, and the periodic memcg stats flush only (the
     # event switched off where the kernel refuses the filter: unfiltered it would fill the buffer)
     assert "echo 'nr_deactivated > 0' > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_active/filter" in on
@@ -922,6 +926,11 @@ Node 0, zone    DMA32
         low      820
         high     984
 @@RTRACE_ZONEINFO_END
+@@RTRACE_PAGETYPEINFO_BEGIN
+Node    0, zone    DMA32, type    Unmovable      1      1      1      0      0      1      0      1      1      1      0
+Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic      Isolate
+Node 0, zone    DMA32           19          227            2            0            0
+@@RTRACE_PAGETYPEINFO_END
 @@STEP 0 0
 @@A
 #cgdir
@@ -962,6 +971,8 @@ def test_the_reclaim_trace_text_has_step_windows_counters_and_the_raw_lines():
     lines = text.splitlines()
     assert "# step 'stream' task t t 10.500000 .. 12.250000: pageoutrun=2" in lines  # pgscan_direct did not move, nr_dirty is no reclaim counter
     assert any(x.startswith("# zoneinfo before the tasks: Node 0, zone DMA32 | pages free 103473 | min 656") for x in lines)
+    assert ("# pagetypeinfo before the tasks: Node 0, zone DMA32, type Unmovable 1 1 1 0 0 1 0 1 1 1 0 | Number of blocks type "
+            "Unmovable Movable Reclaimable HighAtomic Isolate | Node 0, zone DMA32 19 227 2 0 0") in lines
     assert any(x.startswith("# wake WAKE ns (before the tasks") and x.endswith(": 300 100 200") for x in lines)
     assert any(x.startswith("# wake WAKEPOST ns") and x.endswith(": 50 40") for x in lines)
     assert "# lost: cpu0 entries: 12 overrun: 0 dropped events: 0" in lines
