@@ -392,7 +392,10 @@ DIRECT612 = ("the stream's direct reclaim. On 6.7+ the reader's per-CPU list ref
              "258 ms of kswapd's run time); after them the zone is far above high and the next refills do not reach "
              "min. The engine, with every free frame Movable, reclaims each time to the unboosted goal (1,088 pages) "
              "and the next refill from high takes the zone below min. Refuted: should_abort_scan() stopping the "
-             "kernel's kswapd early or late (its unboosted runs are the engine's size), the wake-up wait (above). "
+             "kernel's kswapd early or late (its unboosted runs are the engine's size), the wake-up wait (above). As a "
+             "diagnostic only (an engine edit run and reverted), a 1.5 x high boost after every refill that leaves the "
+             "zone below 1,653 free frames (x612's non-Movable free pages, a stand-in trigger) takes pageoutrun to 39-41 "
+             "and pgscan_direct to 3,648-5,696 (median 4,352). "
              "Not modelled yet (what it needs: lab/measurements/kswapd-direct, its section on the 6.12 watermark boost): a "
              "migratetype per pageblock from the boot's /proc/pagetypeinfo, the fallback, the boost in every "
              "watermark and balance_pgdat()'s nr_boost_reclaim")
