@@ -396,9 +396,13 @@ DIRECT612 = ("the stream's direct reclaim. On 6.7+ the reader's per-CPU list ref
              "diagnostic only (an engine edit run and reverted), a 1.5 x high boost after every refill that leaves the "
              "zone below 1,653 free frames (x612's non-Movable free pages, a stand-in trigger) takes pageoutrun to 39-41 "
              "and pgscan_direct to 3,648-5,696 (median 4,352). "
-             "Not modelled yet (what it needs: lab/measurements/kswapd-direct, its section on the 6.12 watermark boost): a "
-             "migratetype per pageblock from the boot's /proc/pagetypeinfo, the fallback, the boost in every "
-             "watermark and balance_pgdat()'s nr_boost_reclaim")
+             "The boost built in the engine without throttling (lab/measurements/kswapd-direct/engine-watermark-boost.patch, "
+             "run, not committed) makes pgscan_direct worse (5,760-10,048): after each boost the reader reclaims directly "
+             "7-8 times under the boosted min, where the kernel's reader waits once in throttle_direct_reclaim() "
+             "(allow_direct_reclaim(): free pages at most half the boosted min watermarks; pgscan_direct_throttle 14-15 "
+             "in the 6.12 streams, 0 in 6.1's). Not modelled yet (what it needs: lab/measurements/kswapd-direct, its "
+             "section on the 6.12 watermark boost): that throttle with the boost, and the guest's non-movable free "
+             "pages (/proc/pagetypeinfo) as a machine fact")
 PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's prepare_scan_control() reads P's counters "
             "from the rstat copy the periodic flush left (flush_memcg_stats_dwork(), every FLUSH_TIME = 2 s; "
             "mem_cgroup_flush_stats_ratelimited() does not flush while it keeps time) and that copy, taken before much of "
