@@ -401,11 +401,12 @@ def loop_worker_waits(a: dict, b: dict, loop_name: str) -> dict:
     return out
 
 
-# How long the parent sleeps between two samples of the machine's run queue while the tasks run
-# (runnable_sample). A sample itself takes ~0.6 ms of CPU on this host (a read of every thread's
-# /proc/PID/task/TID/stat, ~160 threads), so the interval is about 10 ms and longer under load
-# (14-24 ms measured at load 9-15, review11 L2): each step records its mean
-# (`background_interval_s`) and the run the sampler's own CPU time (real.machine.runq_sampler).
+# How long the sampler (sampler_main) sleeps between two samples of the machine's run queue while
+# the tasks run (runnable_sample). A sample itself takes 0.6-2.6 ms of CPU on this host (a read of
+# every thread's /proc/PID/task/TID/stat, 160-240 threads), so the interval is about 10 ms and
+# longer under load (14-24 ms measured at load 9-15 with /proc/stat alone, review11 L2; 19-39 ms
+# with the thread scan at load 11-14): each step records its mean (`background_interval_s`) and
+# the run the sampler's own CPU time (real.machine.runq_sampler).
 RUNQ_SAMPLE_S = 0.01
 
 # kernel/sched/core.c sched_prio_to_weight[]: the CFS weight of nice -20..19 (nice 0: 1024,
@@ -935,6 +936,39 @@ def _fill(f, offset: int, length: int, bufsize: int) -> None:
 # The task process (RealRun.run): `python3 -S -c _TASK_MAIN PKGDIR`, the job as JSON on stdin, its
 # steps (or {"error": ...}) as JSON on stdout. The memtwin package is entered without its
 # __init__ (which loads the engine and pandas): only this module and hostcache are imported.
+_SAMPLER_MAIN = """
+import json, sys, types
+pkg = types.ModuleType("memtwin")
+pkg.__path__ = [sys.argv[1]]
+sys.modules["memtwin"] = pkg
+from memtwin import real
+real.sampler_main(json.loads(sys.stdin.readline()))
+"""
+
+
+def sampler_main(job: dict) -> None:
+    """The run-queue sampler (autogrp23), in a process of its own started in a session of its
+    own (`start_new_session`: setsid(), so a new autogroup, kernel/sched/autogroup.c
+    sched_autogroup_create_attach()) at nice 0: its ~0.6-2.6 ms of CPU a sample (measured on
+    this host at load 11-14; 0.38-1.21 s a run in the runner's own process, 9% of a CPU) is then
+    no work of the runner's autogroup, which the scenario's tasks share; it competes at the root
+    as one more session while it samples (its CPU time is real.machine.runq_sampler.cpu_s). At
+    nice 19 in an autogroup at nice 19 (weight 15 at the root) it starved: one sample every
+    0.3-0.6 s at load 10-14 (2026-11-30 03:21-03:31, refuted). Samples runnable_sample() every
+    RUNQ_SAMPLE_S until its stdin closes; prints {"samples": [[time.time(), sample], ...],
+    "cpu_s": its CPU time, "autogroup": [id, nice]}."""
+    import select
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    die_with_parent(job["parent"])
+    own, cache, me, out = (tuple(job["own"]) if job.get("own") else None), {}, os.getpid(), []
+    while not select.select([sys.stdin], [], [], RUNQ_SAMPLE_S)[0]:
+        n = runnable_sample(job["pids"], loop_name=job["loop"], own_group=own, autogroup=bool(job["autogroup"]), me=me, cache=cache)
+        if n is not None:
+            out.append([time.time(), n])
+    ag = autogroup_of(me)
+    json.dump({"samples": out, "cpu_s": round(time.process_time(), 4), "autogroup": list(ag) if ag else None}, sys.stdout)
+
+
 _TASK_MAIN = """
 import json, sys, types
 pkg = types.ModuleType("memtwin")
@@ -1866,22 +1900,30 @@ class HostRun:
             th.start()
         # the machine's other runnable tasks, sampled while the tasks run (runnable_sample):
         # the background a woken task waits beside for a CPU
-        runq_samples = []
+        # (sampler_main(): a process in a session, so an autogroup, of its own, so that its CPU
+        # is not taken from the runner's autogroup, which the tasks share)
         pids = [child.pid for _, child in pipes]
         ag_on = sched_autogroup_enabled()
         own = autogroup_of(os.getpid()) if ag_on else None
-        ag_cache, me, cpu0 = {}, threading.get_native_id(), time.thread_time()
-        while any(th.is_alive() for th in threads):
-            n = runnable_sample(pids, loop_name=loop_name, own_group=own, autogroup=bool(ag_on), me=me, cache=ag_cache)
-            if n is not None:
-                runq_samples.append((time.time(), n))
-            time.sleep(RUNQ_SAMPLE_S)
-        # the sampler's own cost (it runs in the runner's autogroup, beside the tasks)
-        self.runq_sampler = {"samples": len(runq_samples), "cpu_s": round(time.thread_time() - cpu0, 4),
-                             "interval_s": RUNQ_SAMPLE_S, "sched_autogroup_enabled": ag_on,
-                             "autogroup": list(own) if own else None}
+        sampler = subprocess.Popen([sys.executable, "-S", "-c", _SAMPLER_MAIN, os.path.dirname(os.path.abspath(__file__))],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.children.append(sampler.pid)
+        sampler.stdin.write((json.dumps({"pids": pids, "loop": loop_name, "own": own, "autogroup": ag_on, "parent": os.getpid()}) + "\n").encode())
+        sampler.stdin.flush()
         for th in threads:
             th.join()
+        try:
+            sout, serr = sampler.communicate(timeout=60)  # closes its stdin: it stops
+            got = json.loads(sout)
+        except (subprocess.TimeoutExpired, ValueError) as e:
+            sampler.kill()
+            sampler.wait()
+            got = {"samples": [], "cpu_s": None, "autogroup": None, "error": str(e)[:200]}
+        self.children.remove(sampler.pid)
+        runq_samples = [(t, n) for t, n in got["samples"]]
+        self.runq_sampler = {"samples": len(runq_samples), "cpu_s": got["cpu_s"], "interval_s": RUNQ_SAMPLE_S,
+                             "sched_autogroup_enabled": ag_on, "autogroup": list(own) if own else None,
+                             "sampler_autogroup": got["autogroup"], **({"error": got["error"]} if "error" in got else {})}
         # the loop device's worker and completion threads' run-queue waits over the tasks' run
         self.kthread_waits = loop_worker_waits(waits_a, kthread_waits(), loop_name)
         steps, errors = [], []
