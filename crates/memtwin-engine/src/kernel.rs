@@ -142,6 +142,10 @@ pub struct Kernel {
     /// background_runnable`, units of [`SCHED_CAPACITY_SCALE`]): CPU-bound tasks that want a
     /// CPU beside the scenario's. 0: none.
     pub bg_load: u64,
+    /// Where CFS shares the CPUs by autogroup (`[machine] sched_autogroup`): the background's
+    /// root-level entities and the others in the scenario's own autogroup (units of
+    /// [`SCHED_CAPACITY_SCALE`], [`autogroup_stretch`]); None: by task ([`cfs_stretch`]).
+    pub bg_autogroup: Option<(u64, u64)>,
     /// The running task's wall-clock nanoseconds per nanosecond of CPU time beyond the slice it
     /// woke with (units of [`SCHED_CAPACITY_SCALE`]): its CFS share beside the other tasks and
     /// the background ([`cfs_stretch`] of both); [`Kernel::cpu_stretch`] outside a task's
@@ -416,6 +420,7 @@ impl Kernel {
             cpu_stretch: SCHED_CAPACITY_SCALE,
             runq_ns: 0,
             bg_load: 0,
+            bg_autogroup: None,
             bg_stretch: SCHED_CAPACITY_SCALE,
             wake_runq_ns: 0,
             sched_slice: 0,
@@ -654,4 +659,35 @@ pub const SCHED_CAPACITY_SCALE: u64 = 1024;
 #[inline]
 pub fn cfs_stretch(others: u64, nr_cpus: u32) -> u64 {
     ((others + SCHED_CAPACITY_SCALE) / nr_cpus.max(1) as u64).max(SCHED_CAPACITY_SCALE)
+}
+
+/// [`cfs_stretch`] where CFS shares the CPUs between autogroups (`[machine] sched_autogroup`,
+/// kernel/sched/autogroup.c 6.18, CONFIG_FAIR_GROUP_SCHED): the scenario's tasks run in one
+/// autogroup whose entity competes at the root beside the background's root-level entities
+/// (`entities`: other autogroups with a runnable task and root-level tasks, each at its
+/// weight over NICE_0_LOAD; `task_wants_autogroup()`), the tasks inside it beside each other
+/// and `own` other runnable tasks of that session. A group's entity has its autogroup's
+/// shares (nice 0: NICE_0_LOAD) split over the CPUs by its load there
+/// (`update_cfs_group()` -> `calc_group_shares()`: `tg->shares * grq load / tg load`), so
+/// that over the CPUs the group as a whole weighs NICE_0_LOAD, and the load balancer
+/// spreads the root-level load: the group gets `nr_cpus / (1 + entities)` CPUs, at least what
+/// the background leaves (`nr_cpus` less its `tasks - own` tasks, which use a CPU each at
+/// most), shared by its `others + own + 1` tasks (`sched_slice()`/`pick_eevdf()` within the
+/// group's run queue by weight, the same nice). Returns the wall-clock length of a
+/// nanosecond of CPU time (units of [`SCHED_CAPACITY_SCALE`]), at least 1. Units of `others`,
+/// `own`, `entities`, `tasks`: [`SCHED_CAPACITY_SCALE`].
+#[inline]
+pub fn autogroup_stretch(others: u64, own: u64, entities: u64, tasks: u64, nr_cpus: u32) -> u64 {
+    let s = SCHED_CAPACITY_SCALE as u128;
+    let cpus = nr_cpus.max(1) as u128;
+    let n = others as u128 + own as u128 + s;
+    // the group's CPUs: its share at the root, cpus * s / (s + entities), or what the
+    // background's tasks leave, cpus * s - (tasks - own) (units of S), whichever is more
+    let left = (cpus * s).saturating_sub(tasks.saturating_sub(own) as u128);
+    let stretch = if left * (s + entities as u128) > cpus * s * s {
+        n * s / left
+    } else {
+        n * (s + entities as u128) / cpus / s
+    };
+    (stretch as u64).max(SCHED_CAPACITY_SCALE)
 }

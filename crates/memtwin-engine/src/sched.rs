@@ -440,6 +440,7 @@ impl Simulation {
         // The machine's other runnable tasks (`[machine] background_runnable`): a woken task's
         // wait for a CPU beside them, and the slice it then runs unpreempted.
         k.bg_load = scn.machine.background_runnable;
+        k.bg_autogroup = scn.machine.autogroup.as_ref().map(|a| (a.entities, a.own_group));
         k.sched_slice = sched_slice_ns(&k.profile, scn.machine.cpus);
         k.wake_runq_ns = wakeup_runq_wait(&k.profile, k.bg_load, scn.machine.cpus);
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
@@ -995,7 +996,12 @@ impl Simulation {
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
         // Beyond the slice it woke with, its share beside the machine's background too
         // (`Kernel::cpu_wall`).
-        k.bg_stretch = if k.bg_load == 0 { k.cpu_stretch } else { crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids) };
+        // By autogroup where the machine shares the CPUs so (`crate::kernel::autogroup_stretch`).
+        k.bg_stretch = match k.bg_autogroup {
+            _ if k.bg_load == 0 => k.cpu_stretch,
+            Some((entities, own)) => crate::kernel::autogroup_stretch(others, own, entities, k.bg_load, k.nr_cpu_ids),
+            None => crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids),
+        };
         k.slice_left = t.slice_left;
         k.in_task = true;
         k.runq_ns = 0;

@@ -731,3 +731,73 @@ fn background_runnable_key_is_checked() {
         assert!(e.contains("bg.toml:5:") && e.contains(want) && e.contains("sched.background_runnable"), "{v}: {e}");
     }
 }
+
+/// `kernel::autogroup_stretch()`: where CFS shares the CPUs by autogroup (kernel/sched/
+/// autogroup.c `task_wants_autogroup()`, fair.c `calc_group_shares()`; linux-6.18 as this
+/// host's, sched_autogroup_enabled=1), a task of the scenario's autogroup shares the CPUs with
+/// the background's root-level entities, not its tasks: 14 runnable tasks in 4 autogroups on
+/// 2 CPUs leave the group 2/5 of the machine, a lone task's CPU time 2.5 times as long (by
+/// task, `cfs_stretch()`: 15/2 = 7.5 times, review11 H1); the group's CPUs are at least what
+/// the background's tasks leave (one task in one autogroup on 2 CPUs: a CPU of its own), and
+/// its own tasks (the scenario's others, the session's other runnable tasks) share them.
+#[test]
+fn autogroup_shares_the_cpus_between_sessions_6_18() {
+    use crate::kernel::{autogroup_stretch, cfs_stretch};
+    const S: u64 = crate::kernel::SCHED_CAPACITY_SCALE;
+    assert_eq!(cfs_stretch(14 * S, 2), 15 * S / 2, "by task: 15 runnable on 2 CPUs");
+    assert_eq!(autogroup_stretch(0, 0, 4 * S, 14 * S, 2), 5 * S / 2, "by autogroup: 1 of 5 root entities");
+    assert_eq!(autogroup_stretch(0, 0, S, S, 2), S, "one other task in one autogroup: a CPU left idle for the group");
+    assert_eq!(autogroup_stretch(0, 0, S, 4 * S, 2), S, "one other autogroup of 4 tasks: the group gets a CPU");
+    assert_eq!(autogroup_stretch(S, 0, 4 * S, 14 * S, 2), 5 * S, "two scenario tasks share the group's 2/5 of the machine");
+    assert_eq!(autogroup_stretch(0, S, 4 * S, 14 * S, 2), 5 * S, "the session's other runnable task shares the group too");
+    assert_eq!(autogroup_stretch(0, 0, 0, 0, 1), S, "alone: a CPU of its own");
+}
+
+/// The same through a scenario (linux-6.18): CPU-bound re-reads of a cached file beside 14
+/// other runnable tasks in 4 other autogroups (`[machine] sched_autogroup = true`,
+/// `background_entities = 4`) take 2.5 times their CPU time beyond the 1.4 ms slice they woke
+/// with, against 7.5 times by task; the wake-up's wait for a CPU (EEVDF's protected slice at
+/// the root, `check_preempt_wakeup_fair()`'s `find_matching_se()` compares the wakee's group
+/// entity with the running one) is the same 1.155 ms.
+#[test]
+fn autogroup_background_through_a_scenario_6_18() {
+    let toml = |bg: &str| {
+        format!(
+            "[scenario]\nname = \"bg\"\n[machine]\nram = \"2G\"\ncpus = 2\nbackground_runnable = 14\n{bg}\n[kernel]\nprofile = \"linux-6.18\"\n\
+             [devices.sda]\nread_bw = \"200M\"\nseek = \"100us\"\n[files.\"/data/in\"]\nsize = \"16M\"\n\
+             [tasks.r]\nops = [{{ op = \"read\", file = \"/data/in\", bufsize = \"128K\", step = \"cold\" }},\n\
+             {{ op = \"repeat\", times = 20, ops = [{{ op = \"read\", file = \"/data/in\", bufsize = \"128K\", step = \"hot\" }}] }}]\n"
+        )
+    };
+    let go = |bg: &str| sim(&toml(bg)).run(&mut |_, _| true).unwrap();
+    let m = |r: &crate::SimResult, step: &str, name: &str| task_metric(r, "r", step, name);
+    let (tasks, groups) = (go(""), go("sched_autogroup = true\nbackground_entities = 4"));
+    let cpu = |r: &crate::SimResult| m(r, "hot", "sys_s") + m(r, "hot", "user_s");
+    let beyond = |r: &crate::SimResult| (m(r, "hot", "elapsed_s") - 0.001_4) / (cpu(r) - 0.001_4);
+    assert!(cpu(&groups) > 0.01 && (cpu(&groups) - cpu(&tasks)).abs() < 1e-9, "the same CPU time");
+    let (bt, bg) = (beyond(&tasks), beyond(&groups));
+    assert!((bt - 7.5).abs() < 0.05 && (bg - 2.5).abs() < 0.05, "beyond the slice: {bt} by task, {bg} by autogroup");
+    let w = |r: &crate::SimResult| m(r, "cold", "sched.run_delay_s") / 0.001_155;
+    assert!(w(&groups) >= 1.0 && (w(&groups) - w(&tasks)).abs() < 1e-6, "the same wake-up waits: {} and {}", w(&groups), w(&tasks));
+}
+
+/// `[machine] sched_autogroup`, `background_entities`, `background_own_group`: the counts 0 to
+/// 1000; the two counts refused without `sched_autogroup = true`, with the place and the fix.
+#[test]
+fn autogroup_keys_are_checked() {
+    let err = |keys: &str| {
+        let toml = format!("[scenario]\nname = \"bg\"\n[machine]\nram = \"1G\"\n{keys}\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+        match crate::Document::from_toml("bg.toml", &toml).and_then(|d| d.resolve(None, &[])) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    };
+    assert_eq!(err("background_runnable = 9\nsched_autogroup = true\nbackground_entities = 3.5\nbackground_own_group = 0.5"), "");
+    assert_eq!(err("sched_autogroup = false"), "");
+    let e = err("background_entities = 3");
+    assert!(e.contains("bg.toml:5:") && e.contains("between tasks") && e.contains("sched_autogroup = true"), "{e}");
+    let e = err("sched_autogroup = true\nbackground_entities = 1001");
+    assert!(e.contains("bg.toml:6:") && e.contains("machine.background_entities is 1001, outside 0 to 1000 entities") && e.contains("sched.background_entities"), "{e}");
+    let e = err("sched_autogroup = \"yes\"");
+    assert!(e.contains("machine.sched_autogroup must be true or false"), "{e}");
+}
