@@ -103,6 +103,21 @@ NOTES = {
         "1.1 MiB in the writer's window, in both variants.",
     ],
     "host-queue-rw-rand": [
+        "Re-recorded 2026-11-30 03:37-03:40 (autogrp23: the runner groups the other runnable tasks by autogroup",
+        "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
+        "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
+        "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
+        "move these readers by less than 1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with, so",
+        "their time is the wake-ups' waits, 1.155 ms each in the engine (sched.rs wakeup_runq_wait), and the",
+        "kernel's are longer and not set by the count: none's reader 3.947, 5.956 and 2.024 s (engine 5.403 s,",
+        "+37%), run-queue wait 2.981, 4.555 and 1.398 s over 3961-3964 switch-ins (0.35-1.15 ms each; engine 4.574",
+        "s, 3960 x 1.155 ms, +53%) at 7.1-8.1 entities; mq-deadline 18.664, 16.942 and 6.251 s (engine 5.473 s,",
+        "-68%), 17.10, 14.91 and 4.97 s of wait (1.25-4.31 ms each) at 6.6-8.2 entities. The writer within (3.06-",
+        "3.14 s; engine 3.046 s), its waits 0.29-0.56 s (engine 0.27-0.28 s, none's median -29%). A set taken",
+        "just before with the sampler starved (03:21-03:28, discarded for that) had none's reader at 0.531-0.690 s,",
+        "0.05-0.06 ms a switch-in, at 5-6 entities: a woken random reader sometimes waits almost nothing beside",
+        "the same count. Still pending.",
+        "The set before (2026-11-30 01:07-01:09, replaced):",
         "Re-recorded 2026-11-30 01:07-01:09 (runq23: the run-queue samples; one per hold of the host lock,",
         "the runner at nice -10, loadavg 12.0-13.5): 10.7-14.4 others runnable on the 2 CPUs, none idle",
         "(background_all_busy 1.0). The reader's time is its wait for a CPU: none 1.057, 7.495 and 14.052 s",
@@ -170,6 +185,18 @@ NOTES = {
         "loop-device.md).",
     ],
     "host-queue-read-msk": [
+        "Re-recorded 2026-11-30 03:36-03:40 (autogrp23: the runner groups the other runnable tasks by autogroup",
+        "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
+        "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
+        "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
+        "move these readers by less than 1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with, so",
+        "their time is the wake-ups' waits, 1.155 ms each in the engine (sched.rs wakeup_runq_wait), and the",
+        "kernel's are longer and not set by the count: msk-1280 1.241, 1.216 and 1.233 s (engine 1.214 s, -1.5%),",
+        "run-queue wait 0.234, 0.149 and 0.408 s over 64-71 switch-ins (2.3-6.1 ms each; engine 0.062 s) at",
+        "6.3-8.2 entities (10.5-17.4 tasks); msk-128 2.169, 2.327 and 2.332 s (engine 1.241 s, -46.7%), waits",
+        "2.009, 2.076 and 1.862 s over 658-825 switch-ins (2.4-2.8 ms each; engine 0.478 s, -76%) at 6.3-8.1",
+        "entities. Still pending.",
+        "The set before (2026-11-30 00:53-00:54, replaced):",
         "Re-recorded 2026-11-30 00:53-00:54 (runq23: the runner samples the machine's other runnable tasks,",
         "real.runnable_sample; round-robin with host-queue-read-ra128, loadavg 14.3-15.4): 13.3-15.1 others",
         "runnable on the 2 CPUs in every run, no CPU ever idle (background_all_busy 1.0), the variants'",
@@ -207,6 +234,17 @@ NOTES = {
         "4-47 runs a recording: recorded, not modelled.",
     ],
     "host-queue-read-ra128": [
+        "Re-recorded 2026-11-30 03:35-03:40 (autogrp23: the runner groups the other runnable tasks by autogroup",
+        "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
+        "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
+        "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
+        "move these readers by less than 1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with, so",
+        "their time is the wake-ups' waits, 1.155 ms each in the engine (sched.rs wakeup_runq_wait), and the",
+        "kernel's are longer and not set by the count: msk-1280 2.535, 3.896 and 4.549 s (engine 1.276 s,",
+        "-67%), run-queue wait 1.989, 3.380 and 3.953 s over 1157-1709 switch-ins (1.7-3.2 ms each; engine 0.953",
+        "s) at 6.1-8.1 entities; msk-128 3.692, 4.296 and 4.470 s (engine 1.285 s, -70%), waits 3.264, 3.860 and",
+        "4.016 s over 1279-1504 switch-ins (2.6-2.7 ms each; engine 1.184 s) at 6.1-8.0 entities. Still pending.",
+        "The set before (2026-11-30 00:52-00:54, replaced):",
         "Re-recorded 2026-11-30 00:52-00:54 (runq23, round-robin with host-queue-read-msk, loadavg",
         "14.2-15.5): 13.4-14.9 others runnable, no CPU ever idle (background_all_busy 1.0), the variants'",
         "machine.background_runnable. msk-1280 2.516, 1.923 and 1.326 s (engine 1.688 s, -12.2%; run 1's loop",
@@ -286,11 +324,13 @@ def worker_samples(name, variant):
     return out
 
 
-def background_samples(name, variant):
+def background_samples(name, variant, key="background_runnable"):
     """The machine's other runnable tasks in each recording of a scenario's variant (runq23): the
-    mean of its steps' sched.background_runnable (the host runner's samples of /proc/stat
-    procs_running, less itself and the scenario's runnable tasks, real.runnable_sample), in the
-    set's order; [] unless every recording of the set has them (recorded before runq23)."""
+    mean of its steps' sched.<key> (the host runner's samples, real.runnable_sample:
+    background_runnable the tasks, background_entities their root-level CFS entities by
+    autogroup, background_own_group the others in the runner's own autogroup; autogrp23), in
+    the set's order; [] unless every recording of the set has them (recorded before runq23, or
+    before autogrp23 for the autogroup keys)."""
     out = []
     for r in RUNS.get(name) or []:
         path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
@@ -299,11 +339,26 @@ def background_samples(name, variant):
                 steps = json.load(f)["variants"][variant]["steps"]
         except (OSError, KeyError, ValueError):
             return []
-        xs = [s["sched"]["background_runnable"] for s in steps if "background_runnable" in (s.get("sched") or {})]
+        xs = [s["sched"][key] for s in steps if key in (s.get("sched") or {})]
         if not xs:
             return []
         out.append(sum(xs) / len(xs))
     return out
+
+
+def autogroup_on(name, variant):
+    """Whether every recording of a scenario's variant ran with sched_autogroup_enabled=1
+    (real.machine.runq_sampler, autogrp23): CFS then shares the CPUs between autogroups."""
+    on = []
+    for r in RUNS.get(name) or []:
+        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
+        try:
+            with open(path) as f:
+                rs = json.load(f)["variants"][variant]["real"]["machine"].get("runq_sampler") or {}
+        except (OSError, KeyError, ValueError):
+            return False
+        on.append(rs.get("sched_autogroup_enabled") == 1)
+    return bool(on) and all(on)
 
 
 def scenario(name, kind, variants, msk=1280, throttled=True, writer=True, ra=None):
@@ -363,6 +418,15 @@ cgroup = "R"
             # (background_samples()): the median of the set, as validate compares medians
             bgs.append(b)
             body += f"machine.background_runnable = {sorted(b)[len(b) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in b) + "\n"
+            if autogroup_on(name, v):
+                # the host shares the CPUs by autogroup (sched_autogroup_enabled=1 in every
+                # recording): the background's root-level entities and the runner's session's
+                # other runnable tasks, the set's medians (kernel::autogroup_stretch)
+                body += "machine.sched_autogroup = true\n"
+                for key in ("background_entities", "background_own_group"):
+                    e = background_samples(name, v, key)
+                    if e:
+                        body += f"machine.{key} = {sorted(e)[len(e) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in e) + "\n"
     runs = RUNS.get(name) or [f"real/{name}.json"]
     body += "\n[validation]\nrecorded = [" + ", ".join(f'"{r}"' for r in runs) + ']\non = "host"\n\n[validation.tolerance]\n'
     # the tasks' run-queue waits (the engine's `sched.run_delay_s`, the recordings' sched.run_delay_s)
