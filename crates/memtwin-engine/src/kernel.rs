@@ -151,15 +151,12 @@ pub struct Kernel {
     /// the background ([`cfs_stretch`] of both); [`Kernel::cpu_stretch`] outside a task's
     /// quantum or without a background.
     pub bg_stretch: u64,
-    /// How long a task woken from a sleep waits for a CPU beside the background
-    /// ([`crate::sched::wakeup_runq_wait`]), fixed at boot; 0 without a background.
-    pub wake_runq_ns: Nanos,
     /// The wall-clock slice a woken task runs before it can be preempted
     /// ([`crate::sched::sched_slice_ns`]).
     pub sched_slice: Nanos,
     /// CPU time the running task has left of the slice it woke with: its first
     /// [`Kernel::sched_slice`] of CPU after a wake-up runs unpreempted by the background (it
-    /// waited for the CPU at the wake-up, [`Kernel::wake_runq_ns`]).
+    /// waited for the CPU at the wake-up, [`Kernel::ttwu_fair_wait`]).
     pub slice_left: Nanos,
     /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
     /// background competes with ([`Kernel::bg_load`]).
@@ -422,7 +419,6 @@ impl Kernel {
             bg_load: 0,
             bg_autogroup: None,
             bg_stretch: SCHED_CAPACITY_SCALE,
-            wake_runq_ns: 0,
             sched_slice: 0,
             slice_left: 0,
             in_task: false,
@@ -554,19 +550,21 @@ impl Kernel {
 
     /// `try_to_wake_up()` of a task (not a kthread) beside the machine's background
     /// ([`Kernel::bg_load`]): `ttwu_do_activate()` -> `enqueue_task_fair()` -> `place_entity()`,
-    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c). Returns how long it waits for a CPU
-    /// ([`Kernel::wake_runq_ns`], schedstat's `run_delay`) and the fresh slice it then runs
-    /// unpreempted ([`Kernel::sched_slice`]); `None` without a background. The one wake-up
-    /// path of every sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep
-    /// (`hrtimer_nanosleep()`: op `sleep`) and a futex wake-up (op `wait` woken by a `post`).
+    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c), after sleeping `slept` ns. Returns
+    /// how long it waits for a CPU ([`crate::sched::wakeup_runq_wait_after`]: a short sleep's
+    /// wake-up meets the fresh protected slice of the entity picked when it went to sleep;
+    /// schedstat's `run_delay`) and the fresh slice it then runs unpreempted
+    /// ([`Kernel::sched_slice`]); `None` without a background. The one wake-up path of every
+    /// sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep (`hrtimer_nanosleep()`: op
+    /// `sleep`) and a futex wake-up (op `wait` woken by a `post`).
     #[inline]
-    pub fn ttwu_fair_wait(&self) -> Option<(Nanos, Nanos)> {
-        (self.bg_load != 0).then_some((self.wake_runq_ns, self.sched_slice))
+    pub fn ttwu_fair_wait(&self, slept: Nanos) -> Option<(Nanos, Nanos)> {
+        (self.bg_load != 0).then(|| (crate::sched::wakeup_runq_wait_after(&self.profile, self.bg_load, self.nr_cpu_ids, slept), self.sched_slice))
     }
 
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
-    /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::wake_runq_ns`],
-    /// `crate::sched::wakeup_runq_wait`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
+    /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::ttwu_fair_wait`] of the
+    /// sleep's length, `crate::sched::wakeup_runq_wait_after`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
     /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
     /// new slice ([`Kernel::slice_left`]).
     #[inline]
@@ -576,10 +574,11 @@ impl Kernel {
             self.blk_flush_plug();
         }
         if t > self.now {
-            self.iowait_ns += t - self.now;
+            let slept = t - self.now;
+            self.iowait_ns += slept;
             self.now = t;
             if self.in_task && !self.in_kthread() {
-                if let Some((wait, slice)) = self.ttwu_fair_wait() {
+                if let Some((wait, slice)) = self.ttwu_fair_wait(slept) {
                     self.now += wait;
                     self.runq_ns += wait;
                     self.slice_left = slice;
