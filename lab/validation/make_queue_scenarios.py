@@ -89,6 +89,19 @@ RUNS = {name: [f"real/{name}-run{i}.json" for i in (1, 2, 3)]
 # Why the recorded runs disagree with the engine, per (variant or None, step, metric).
 KNOWN = {}
 
+# What the autogrp23 recording sets' headers share (2026-11-30 03:35-03:40).
+AUTOGRP23_SET = [
+    "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
+    "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
+    "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
+    "move these readers by less than 0.1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with,",
+    "so their time is the wake-ups' waits. Traced (lab/validation/trace-runq-wait-1130): the reader's",
+    "wake-ups land 128-512 us into the running entity's run, the one picked when it went to sleep, and wait",
+    "3.01 ms each, 2-4 ms with no other switch in most: the engine now takes the sleep's length",
+    "(sched.rs wakeup_runq_wait_after: the fresh protected slice's run ends uniformly in [1.4, 5.4) ms",
+    "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep).",
+]
+
 # What the recordings showed, per scenario: {name: header lines}.
 NOTES = {
     "host-queue-rw-seq": [
@@ -104,15 +117,8 @@ NOTES = {
     ],
     "host-queue-rw-rand": [
         "Re-recorded 2026-11-30 03:37-03:40 (loadavg 13.7-17.9 at the ends; autogrp23: the runner groups the other runnable tasks by autogroup",
-        "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
-        "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
-        "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
-        "move these readers by less than 0.1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with,",
-        "so their time is the wake-ups' waits. Traced (lab/validation/trace-runq-wait-1130): the reader's",
-        "wake-ups land 128-512 us into the running entity's run, the one picked when it went to sleep, and wait",
-        "3.01 ms each, 2-4 ms with no other switch in most: the engine now takes the sleep's length",
-        "(sched.rs wakeup_runq_wait_after: the fresh protected slice's run ends uniformly in [1.4, 5.4) ms",
-        "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep). Recorded (engine sleep-blind): none's reader 3.947, 5.956 and 2.024 s (engine 5.403 s,",
+        *AUTOGRP23_SET,
+        "Recorded (the engine's figures sleep-blind): none's reader 3.947, 5.956 and 2.024 s (engine 5.403 s,",
         "+37%), run-queue wait 2.981, 4.555 and 1.398 s over 3961-3964 switch-ins (0.35-1.15 ms each; engine 4.574",
         "s, 3960 x 1.155 ms, +53%) at 7.1-8.1 entities; mq-deadline 18.664, 16.942 and 6.251 s (engine 5.473 s,",
         "-68%), 17.10, 14.91 and 4.97 s of wait (1.25-4.31 ms each) at 6.6-8.2 entities. The writer within (3.06-",
@@ -193,15 +199,8 @@ NOTES = {
     ],
     "host-queue-read-msk": [
         "Re-recorded 2026-11-30 03:36-03:40 (loadavg 12.6-18.1 at the ends; autogrp23: the runner groups the other runnable tasks by autogroup",
-        "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
-        "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
-        "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
-        "move these readers by less than 0.1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with,",
-        "so their time is the wake-ups' waits. Traced (lab/validation/trace-runq-wait-1130): the reader's",
-        "wake-ups land 128-512 us into the running entity's run, the one picked when it went to sleep, and wait",
-        "3.01 ms each, 2-4 ms with no other switch in most: the engine now takes the sleep's length",
-        "(sched.rs wakeup_runq_wait_after: the fresh protected slice's run ends uniformly in [1.4, 5.4) ms",
-        "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep). Recorded (engine sleep-blind): msk-1280 1.241, 1.216 and 1.233 s (engine 1.214 s, -1.5%),",
+        *AUTOGRP23_SET,
+        "Recorded (the engine's figures sleep-blind): msk-1280 1.241, 1.216 and 1.233 s (engine 1.214 s, -1.5%),",
         "run-queue wait 0.234, 0.149 and 0.408 s over 64-71 switch-ins (2.3-6.1 ms each; engine 0.062 s) at",
         "6.3-8.2 entities (10.5-17.4 tasks); msk-128 2.169, 2.327 and 2.332 s (engine 1.241 s, -46.7%), waits",
         "2.009, 2.076 and 1.862 s over 658-825 switch-ins (2.4-2.8 ms each; engine 0.478 s, -76%) at 6.3-8.1",
@@ -249,15 +248,8 @@ NOTES = {
     ],
     "host-queue-read-ra128": [
         "Re-recorded 2026-11-30 03:35-03:40 (loadavg 12.5-17.3 at the ends; autogrp23: the runner groups the other runnable tasks by autogroup",
-        "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
-        "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
-        "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
-        "move these readers by less than 0.1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with,",
-        "so their time is the wake-ups' waits. Traced (lab/validation/trace-runq-wait-1130): the reader's",
-        "wake-ups land 128-512 us into the running entity's run, the one picked when it went to sleep, and wait",
-        "3.01 ms each, 2-4 ms with no other switch in most: the engine now takes the sleep's length",
-        "(sched.rs wakeup_runq_wait_after: the fresh protected slice's run ends uniformly in [1.4, 5.4) ms",
-        "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep). Recorded (engine sleep-blind): msk-1280 2.535, 3.896 and 4.549 s (engine 1.276 s,",
+        *AUTOGRP23_SET,
+        "Recorded (the engine's figures sleep-blind): msk-1280 2.535, 3.896 and 4.549 s (engine 1.276 s,",
         "-67%), run-queue wait 1.989, 3.380 and 3.953 s over 1157-1709 switch-ins (1.7-3.2 ms each; engine 0.953",
         "s) at 6.1-8.1 entities; msk-128 3.692, 4.296 and 4.470 s (engine 1.285 s, -70%), waits 3.264, 3.860 and",
         "4.016 s over 1279-1504 switch-ins (2.6-2.7 ms each; engine 1.184 s) at 6.1-8.0 entities. With the",
