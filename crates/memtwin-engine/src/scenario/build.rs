@@ -713,7 +713,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -885,23 +885,45 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
-                if let Some(v) = t.get("background_runnable") {
-                    let fix = "write the mean number of the machine's other runnable tasks, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.background_runnable)";
+                // The machine's other runnable tasks (`background_runnable`) and, where CFS shares
+                // the CPUs by autogroup (`sched_autogroup`), their root-level entities and the
+                // others in the scenario's own autogroup: mean counts, 0 to 1000.
+                let mut bg_count = |cx: &mut Cx, key: &str, what: &str, unit: &str| -> Option<u64> {
+                    let v = t.get(key)?;
+                    let fix = format!("write the mean number of {what}, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.{key})");
                     let n = match v.v {
                         Val::Int(i) => Some(i as f64),
                         Val::Float(f) => Some(f),
                         ref other => {
-                            cx.err(&v.loc, format!("machine.background_runnable must be a number, not {}", other.type_name()), fix);
+                            cx.err(&v.loc, format!("machine.{key} must be a number, not {}", other.type_name()), &fix);
                             None
                         }
                     };
                     match n {
-                        Some(f) if !(0.0..=1000.0).contains(&f) => cx.err(&v.loc, format!("machine.background_runnable is {}, outside 0 to 1000 tasks", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), fix),
-                        Some(f) => machine.background_runnable = (f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64,
-                        None => {}
+                        Some(f) if !(0.0..=1000.0).contains(&f) => {
+                            cx.err(&v.loc, format!("machine.{key} is {}, outside 0 to 1000 {unit}", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), &fix);
+                            None
+                        }
+                        Some(f) => Some((f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64),
+                        None => None,
+                    }
+                };
+                if let Some(n) = bg_count(cx, "background_runnable", "the machine's other runnable tasks", "tasks") {
+                    machine.background_runnable = n;
+                }
+                let entities = bg_count(cx, "background_entities", "the other runnable tasks' root-level CFS entities (autogroups, root-level tasks)", "entities");
+                let own_group = bg_count(cx, "background_own_group", "other runnable tasks in the scenario's own autogroup", "tasks");
+                let on = t.get("sched_autogroup").and_then(|n| get_bool(cx, n, "machine.sched_autogroup")).unwrap_or(false);
+                if on {
+                    machine.autogroup = Some(Autogroup { entities: entities.unwrap_or(machine.background_runnable), own_group: own_group.unwrap_or(0) });
+                } else {
+                    for key in ["background_entities", "background_own_group"] {
+                        if let Some(v) = t.get(key) {
+                            cx.err(&v.loc, format!("machine.{key} counts autogroups, but the machine shares the CPUs between tasks"), "add sched_autogroup = true to [machine] (the host's /proc/sys/kernel/sched_autogroup_enabled is 1; memtwin real --on host records it as real.machine.runq_sampler.sched_autogroup_enabled), or remove the key");
+                        }
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -145,9 +145,34 @@ pub struct Machine {
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPU-bound tasks beside which a woken task waits
     /// for a CPU ([`crate::sched::wakeup_runq_wait`]) and shares the CPUs
     /// ([`crate::kernel::cfs_stretch`]). `memtwin real --on host` records the mean per step
-    /// (`sched.background_runnable`: /proc/stat's procs_running, sampled, less the runner and
-    /// the scenario's runnable tasks).
+    /// (`sched.background_runnable`: the threads in state R, sampled, less the sampler, the
+    /// scenario's tasks and the loop device's kworkers serving it; runq23's recordings took
+    /// /proc/stat's procs_running less the runner and the scenario's runnable tasks).
     pub background_runnable: u64,
+    /// CFS shares the CPUs between sessions' autogroups at the root (`[machine]
+    /// sched_autogroup = true`, with `background_entities` and `background_own_group`): see
+    /// [`Autogroup`]. None: between tasks (autogroup off, or no CONFIG_SCHED_AUTOGROUP).
+    pub autogroup: Option<Autogroup>,
+}
+
+/// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:
+/// Add 'autogroup' scheduling feature: automated per session task groups";
+/// `sysctl_sched_autogroup_enabled`, 1 by default with CONFIG_SCHED_AUTOGROUP): every task of
+/// the root cpu cgroup runs in its session's task group (`task_wants_autogroup()`,
+/// `autogroup_task_group()`), whose entity competes at the root run queue at its autogroup's
+/// nice weight (`proc_sched_autogroup_set_nice()`), the tasks within it; kthreads and
+/// processes of no `setsid()` session stay root-level tasks (`autogroup_default.tg =
+/// &root_task_group`). The scenario's tasks share one autogroup (the runner's session).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Autogroup {
+    /// The others' root-level entities, a mean (`[machine] background_entities`, units of
+    /// [`crate::kernel::SCHED_CAPACITY_SCALE`], each entity at its weight over NICE_0_LOAD, at
+    /// most 1; default `background_runnable`, every other task an autogroup of its own): `memtwin
+    /// real --on host` records it per step (`sched.background_entities`).
+    pub entities: u64,
+    /// Other runnable tasks inside the scenario's own autogroup, a mean (`[machine]
+    /// background_own_group`, same units, default 0; `sched.background_own_group`).
+    pub own_group: u64,
 }
 
 /// `[mounts.PATH]`.
