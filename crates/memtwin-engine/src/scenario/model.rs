@@ -148,6 +148,11 @@ pub struct Machine {
     /// (`sched.background_runnable`: /proc/stat's procs_running, sampled, less the runner and
     /// the scenario's runnable tasks).
     pub background_runnable: u64,
+    /// The host's own measured costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
+    /// `loop_read_window`; default none: the cost table, measured on host boot v857): what
+    /// `memtwin real --on host` measures before each recording (`real.machine.host_cost`) and
+    /// validate gives here ([`crate::hostcal`]).
+    pub host_cost: crate::hostcal::HostCost,
 }
 
 /// `[mounts.PATH]`.
