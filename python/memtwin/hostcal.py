@@ -82,13 +82,15 @@ def _write_file(path: str, size: int, wbs: int) -> int:
     return fd
 
 
-def _sys_ns_per_page(fd: int, size: int, passes: int) -> float:
-    """getrusage() system time per 4 KiB page over `passes` hot reads of the file with 128 KiB
-    preadv()s into one buffer (the process's precise run time split by tick samples: many ticks)."""
-    buf = bytearray(READ_BS)
+def sys_ns_per_page(fd: int, size: int, passes: int, bs: int = READ_BS) -> float:
+    """getrusage() system time per 4 KiB page over `passes` hot reads of the file's `size` bytes
+    with `bs`-sized preadv()s into one buffer (the process's precise run time split between user
+    and system by tick samples, cputime_adjust(): a sample needs many ticks). M15's measurement
+    (lab/measurements/read_cost_large_folios.py uses it too)."""
+    buf = bytearray(bs)
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     for _ in range(passes):
-        for off in range(0, size, READ_BS):
+        for off in range(0, size, bs):
             os.preadv(fd, [buf], off)
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     return (r1.ru_stime - r0.ru_stime) * 1e9 / (passes * size // 4096)
@@ -103,8 +105,8 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
         path = os.path.join(d, f"memtwin-hostcal-read-o{order}")
         fd = _write_file(path, size, 4096 << order)
         try:
-            _sys_ns_per_page(fd, size, 1)  # one untimed read: every folio once accessed
-            xs = [_sys_ns_per_page(fd, size, passes) for _ in range(samples)]
+            sys_ns_per_page(fd, size, 1)  # one untimed read: every folio once accessed
+            xs = [sys_ns_per_page(fd, size, passes) for _ in range(samples)]
             out[order] = round(statistics.median(xs))
         finally:
             os.close(fd)
