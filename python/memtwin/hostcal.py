@@ -234,9 +234,12 @@ def reclaim_call_from(light: list, full: list) -> dict:
             "reclaims_counted": len(calls), "isolate_calls_median": n}
 
 
-def _read_child(path: str, procs: str, go_r: int) -> None:
-    """In a forked child: join the memcg, wait for the go, read `path` once with 128 KiB reads."""
+def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:
+    """In a forked child: die with the runner (a SIGKILLed runner must not leave it reading in
+    the memcg), join the memcg, wait for the go, read `path` once with 128 KiB reads."""
     try:
+        from memtwin.real import die_with_parent
+        die_with_parent(parent)
         with open(procs, "w") as f:
             f.write(str(os.getpid()))
         os.read(go_r, 1)
@@ -292,10 +295,11 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             os.close(fd)
             go_r, go_w = os.pipe()
+            me = os.getpid()
             pid = os.fork()
             if pid == 0:
                 os.close(go_w)
-                _read_child(path, os.path.join(memcg_dir, procs_name), go_r)
+                _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me)
             os.close(go_r)
             children.append(pid)
             try:
