@@ -191,7 +191,7 @@ THROTTLED_NOTE = ("# Pending: the twin reads {fig} more than the quiet set's med
                   "# (real.machine.host_cost) and validate gives a recording's to the engine. The trio re-recorded with it\n"
                   "# (real/NAME-cal1..6.json, v782, load 7-16: kept, not compared, CAL_SETS) measured a large folio's read at\n"
                   "# 277-543 ns a page (orders 2-8; the per-folio term the engine now charges, hostcal.rs read_split) and a\n"
-                  "# failing reclaim's call at 247-338 ns; the O_DIRECT 8 MiB window took 4-23 ms, not what the scenario's\n"
+                  "# failing reclaim's call at 247-338 ns; the O_DIRECT 8 MiB window took 3.9-23 ms, not what the scenario's\n"
                   "# windows take (1.5-2.4 ms traced), so validate does not give it (the runner's later re-read readahead\n"
                   "# window, which it gives, is in no recording yet: 3.5 ms at load 10). The twin against the calibrated set\n"
                   "# {cal}; against the quiet set at this boot's median calibration (read [[2, 460], [4, 400], [8, 370]],\n"

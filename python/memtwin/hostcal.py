@@ -32,9 +32,9 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
 Each measurement that cannot be made says why (`unavailable`), and the rest stand. The loop worker's
 wake-up waits are not measured here: the runner records them over the run itself (`kthread_waits`).
 
-Results (2026-11-30 03:13-03:38, 6.18.44-fc-v782, 24 runs at load 5-16, ~9 s each): order 8 318-422 ns a
+Results (2026-11-30 03:13-03:38, 6.18.44-fc-v782, 22 runs at load 7.2-15.7, 7-18 s each): order 8 318-422 ns a
 page, order 4 277-455, order 2 393-543, order 0 382-861; 644 isolate calls (636-648) a reclaim that frees
-nothing, 247-338 ns a call; the O_DIRECT window 4.0-22.7 ms, where the scenarios' own readahead windows
+nothing, 247-338 ns a call; the O_DIRECT window 3.9-22.7 ms, where the scenarios' own readahead windows
 complete in 1.5-2.4 ms (traced), so validate records it and does not give it to the engine
 (lab/validation/large-folios.md, "The host's own costs, measured with each recording"). The readahead
 window, added after those runs (03:53-03:55, two runs at load 10-11): 7.2 ms read cold the first time

@@ -567,7 +567,7 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     hot read's ns per page of its large-folio orders (order 0 is recorded, not given: the table's
     order-0 entries, lookup and copy_page, stand for other paths too), `machine.reclaim_call_ns`
     and `machine.loop_read_window` as its readahead window's time (`readahead_window_ns`: a
-    re-read 8 MiB window; its O_DIRECT window, `loop_read_window_ns`, 4-23 ms at load 5-16 where
+    re-read 8 MiB window; its O_DIRECT window, `loop_read_window_ns`, 3.9-23 ms at load 7-16 where
     the scenarios' windows take 1.5-2.4, is recorded and not given); the engine's hostcal.rs turns
     them into the cost table's entries and the loop device's shared read bandwidth. [] where the recording has none (before hostcal21, or
     on QEMU): the table, measured on the host boot v857. A value that is not a positive whole
