@@ -1562,12 +1562,40 @@ class HostRun:
         swap = self.plan["machine"].get("swap") or 0
         self._disk(total + swap, ra)
         self.files = files
+        self._calibrate()
         self._populate()
         self._throttle(devs[0] if devs else None)
         self._dirty_sysctls()
         self._swap(swap)
         self._trace_folios()
         return files
+
+    def _calibrate(self) -> None:
+        """The host's costs that time a throttled large-folio read (memtwin.hostcal: the hot read's
+        ns per page by folio order, the idle loop device's 8 MiB window, a memcg reclaim call that
+        frees nothing), measured on the run's scratch file system and loop device before the
+        scenario's files are written and the device throttled; kept as `real.machine.host_cost`,
+        which validate gives the engine as [machine] inputs (set_run_sets). Everything it makes
+        is removed before it returns (or by cleanup() should it be interrupted)."""
+        from memtwin import hostcal
+
+        def tracefs() -> Optional[str]:
+            d = os.path.join(self.scratch, "tracefs-hostcal")
+            os.mkdir(d)
+            r = subprocess.run(["mount", "-t", "tracefs", "nodev", d], capture_output=True, text=True, timeout=30)
+            if r.returncode != 0:
+                return None
+            self.mounted.append(d)
+            return d
+
+        try:
+            self.host_cost = hostcal.measure(self, os.path.join(self.scratch, "mnt"), tracefs)
+        finally:
+            d = os.path.join(self.scratch, "tracefs-hostcal")
+            if d in self.mounted:
+                r = subprocess.run(["umount", d], capture_output=True, text=True, timeout=30)
+                if r.returncode == 0:
+                    self.mounted.remove(d)
 
     def _owner(self) -> None:
         """(Re)write the owner file with everything the run has made or changed so far, for
@@ -2021,7 +2049,9 @@ class HostRun:
                         # the run-queue sampler (runnable_sample): its samples, CPU time, sleep
                         # between samples, /proc/sys/kernel/sched_autogroup_enabled and the
                         # runner's own autogroup [id, nice] (None: the default, root-level)
-                        **({"runq_sampler": self.runq_sampler} if getattr(self, "runq_sampler", None) else {})},
+                        **({"runq_sampler": self.runq_sampler} if getattr(self, "runq_sampler", None) else {}),
+                        # the host's costs measured before the run (memtwin.hostcal, HostRun._calibrate)
+                        **({"host_cost": self.host_cost} if getattr(self, "host_cost", None) else {})},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "timing_comparable": False,
             # the machine's load when the run ended (/proc/loadavg: 1, 5, 15 min): the tasks

@@ -397,7 +397,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
 
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
     # the real run's runner time between steps, replayed (recorded_step_gaps: a QEMU run's)
-    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, "the recorded results" if recorded else "the real run")).to_json()
+    which = "the recorded results" if recorded else "the real run"
+    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, which) + recorded_host_cost(real, where, which)).to_json()
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
@@ -450,6 +451,7 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
     woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
     gapped = sum(bool(recorded_step_gaps(r, plan, where)) for r in reals)
+    costed = sum(bool(recorded_host_cost(r, where)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
         + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}"
@@ -458,7 +460,8 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
            + ("; -: not measured, the scenario's" if not all(slow) else "")
            + ("; a/b: code/copy_slowdown" if any(isinstance(k, str) for k in slow) else "") + ")")
         + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency")
-        + ("" if not gapped else f", {gapped} with their runner's time between steps (step_gaps)"))
+        + ("" if not gapped else f", {gapped} with their runner's time between steps (step_gaps)")
+        + ("" if not costed else f", {costed} at their host's measured costs (host_cost)"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
     return compare_step_sets(name, [s["steps"] for s in sims], [r["steps"] for r in reals], tol, only, where, known)
@@ -558,6 +561,52 @@ def recorded_step_gaps(real: dict, plan: Optional[dict] = None, where: Optional[
     return sets
 
 
+def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "the recording") -> list:
+    """The `[machine]` settings of the host costs a host recording measured before its run
+    (`real.machine.host_cost`, memtwin.hostcal, hostcal21): `machine.read_large_folio_ns` as the
+    hot read's ns per page of its large-folio orders (order 0 is recorded, not given: the table's
+    order-0 entries, lookup and copy_page, stand for other paths too), `machine.reclaim_call_ns`
+    and `machine.loop_read_window` as its readahead window's time (`readahead_window_ns`: a
+    re-read 8 MiB window; its O_DIRECT window, `loop_read_window_ns`, 3.9-23 ms at load 7-16 where
+    the scenarios' windows take 1.5-2.4, is recorded and not given); the engine's hostcal.rs turns
+    them into the cost table's entries and the loop device's shared read bandwidth. [] where the recording has none (before hostcal21, or
+    on QEMU): the table, measured on the host boot v857. A value that is not a positive whole
+    number is refused (`which` names the recording, `where` the scenario)."""
+    hc = (((real.get("real") or {}).get("machine") or {}).get("host_cost"))
+    if not isinstance(hc, dict):
+        return []
+
+    def ok(x) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and x > 0
+
+    def bad(key: str, v) -> ScenarioError:
+        return _err(where or "validate", f"{which}: real.machine.host_cost.{key} is {json.dumps(v)[:80]}, not a positive whole number",
+                    "re-record it (memtwin real FILE --on host --variant all --json OUT measures the host costs again), "
+                    "or delete host_cost from the recording to compare it with the cost table")
+
+    sets = []
+    orders = hc.get("read_ns_by_order")
+    if orders is not None:
+        if not isinstance(orders, dict):
+            raise bad("read_ns_by_order", orders)
+        pairs = []
+        for o, ns in orders.items():
+            if not (isinstance(o, str) and o.isdigit()) or not ok(ns):
+                raise bad(f"read_ns_by_order[{o!r}]", ns)
+            if int(o) >= 1:
+                pairs.append((int(o), ns))
+        if pairs:
+            sets.append("machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in sorted(pairs)) + "]")
+    for key, setting, fmt in (("reclaim_call_ns", "reclaim_call_ns", "{}"), ("readahead_window_ns", "loop_read_window", '"{}ns"')):
+        v = hc.get(key)
+        if v is None:
+            continue
+        if not ok(v):
+            raise bad(key, v)
+        sets.append(f"machine.{setting}=" + fmt.format(v))
+    return sets
+
+
 def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optional[str] = None) -> list:
     """The settings of the engine's run i against recording i of a recording set: another boot
     of the engine (`kernel.boot_seed = i`; 0 is the scenario as written) and, where that boot
@@ -566,7 +615,8 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     copies, `recorded_split_slowdown`), else `machine.cpu_slowdown` as the hot read measured it,
     and `machine.wakeup_latency` as its samples when it measured them, and
     `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
-    recorded them (`recorded_kworker_wait`; the emulated CPUs' speed and wake-ups change from boot
+    recorded them (`recorded_kworker_wait`), and a host recording's measured costs
+    (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
     to boot with the host's load; measured properties of that run's machine, like its RAM, not
     fitted constants)."""
     sets = [f"kernel.boot_seed={i}"]
@@ -582,7 +632,7 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
-    return sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
+    return sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set") + recorded_host_cost(real, where, f"recording {i + 1} of the set")
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

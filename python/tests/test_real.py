@@ -580,6 +580,52 @@ def _made_by_run(parent):
 
 
 @needs_host
+def test_sigkill_in_the_host_calibration_leaves_what_lab_clean_removes(tmp_path, capsys):
+    """A run SIGKILLed while it measures the host's costs (memtwin.hostcal: its reader child in a
+    memcg of its own, a tracefs mount and trace instance `memtwin-<id>-hostcal`, a temporary
+    blk-throttle rule): the child dies with it (PR_SET_PDEATHSIG), and `memtwin lab clean` removes
+    the rest, the calibration's trace instance included."""
+    from memtwin import leftovers
+
+    parent = tempfile.mkdtemp(prefix="memtwin-test-kill-", dir="/var/tmp")
+    scn = tmp_path / "s.toml"
+    scn.write_text(SMALL % "")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(memtwin.__file__)))
+    p = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(scn), "--on", "host", "--scratch", parent],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.time() + 60
+        calib = []
+        while time.time() < deadline and p.poll() is None and not calib:
+            calib = [cg for cg in _made_by_run(parent)["cgroups"] if os.path.isdir(os.path.join(cg, "memtwin-hostcal"))]
+            time.sleep(0.02)
+        assert calib, "the run never reached its calibration's reclaim measurement: " + (p.communicate()[1] if p.poll() is not None else "")
+        name = os.path.basename(calib[0])
+        deadline = time.time() + 30
+        while time.time() < deadline and p.poll() is None and not [
+                t for t in leftovers.trace_instances() if os.path.basename(t) == f"{name}-hostcal"]:
+            time.sleep(0.02)
+        time.sleep(0.3)  # into the child's reads
+        p.kill()
+        p.wait()
+        deadline = time.time() + 10
+        while time.time() < deadline and any(open(os.path.join(dp, "cgroup.procs")).read().split()
+                                             for dp, _, _ in os.walk(calib[0])):
+            time.sleep(0.05)
+        code, out, err = cli_run(capsys, "lab", "clean", "--scratch", parent)
+        assert code == 0, out + err
+        left = _made_by_run(parent)
+        assert not any(left.values()), left
+        assert not [t for t in leftovers.trace_instances() if os.path.basename(t).startswith(name)], "a trace instance is left"
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        cli_run(capsys, "lab", "clean", "--scratch", parent)
+        shutil.rmtree(parent, ignore_errors=True)
+
+
+@needs_host
 def test_sigkill_leaves_leftovers_that_lab_doctor_lists_and_lab_clean_removes(tmp_path, capsys):
     """SIGKILL cannot be caught: the run's cgroups, loop device, mount and scratch directory
     stay. `memtwin lab doctor` lists them, `memtwin lab clean` removes them all."""
@@ -599,12 +645,13 @@ def test_sigkill_leaves_leftovers_that_lab_doctor_lists_and_lab_clean_removes(tm
         assert p.poll() is None, "the run ended early: " + p.communicate()[1]
         made = _made_by_run(parent)
         assert made["mounts"], "the run never mounted its disk"
-        # Into the sleep step: the task joins its memcg (polled, not timed: a loaded machine
-        # can take seconds between the mount and the first step).
+        # Into the sleep step: the task joins its memcg A/B (polled, not timed: a loaded machine
+        # can take seconds between the mount and the first step; the host calibration's reader,
+        # memtwin.hostcal, runs in a memcg of its own before it, with a tracefs mount of its own)
         def tasks_in_memcgs():
             made = _made_by_run(parent)
-            return made, [t for cg in made["cgroups"] for dp, _, _ in os.walk(cg)
-                          for t in open(os.path.join(dp, "cgroup.procs")).read().split()]
+            return made, [t for cg in made["cgroups"] if os.path.exists(os.path.join(cg, "A", "B", "cgroup.procs"))
+                          for t in open(os.path.join(cg, "A", "B", "cgroup.procs")).read().split()]
         deadline = time.time() + 60
         made, tasks = tasks_in_memcgs()
         while not tasks and time.time() < deadline and p.poll() is None:

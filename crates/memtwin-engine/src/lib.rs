@@ -17,6 +17,7 @@ pub mod fadvise;
 pub mod filemap;
 pub mod flex_proportions;
 pub mod fs;
+pub mod hostcal;
 pub mod invariants;
 pub mod kernel;
 pub mod list_lru;

@@ -533,6 +533,8 @@ impl Simulation {
             None if scn.machine.cpu_slowdown != 1 => k.cost = k.cost.scaled(scn.machine.cpu_slowdown),
             None => {}
         }
+        // A host recording's own measured costs (hostcal.rs).
+        k.cost = k.cost.host_calibrated(&scn.machine.host_cost);
         for d in &scn.devices {
             k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }

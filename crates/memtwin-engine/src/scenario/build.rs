@@ -713,11 +713,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None, host_cost: Default::default() };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
     let mut swap_dev_name: Option<(String, Loc)> = None;
+    let mut host_window_loc: Option<Loc> = None;
     let mut zswap_loc: Option<Loc> = None;
     // machine.zswap.zpool as given (checked against the profile's era below), and the keys
     // 6.18 no longer has
@@ -923,7 +924,48 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         }
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group"]);
+                // The host's own measured costs (hostcal.rs; `memtwin real --on host` records them
+                // as real.machine.host_cost, validate sets them).
+                if let Some(v) = t.get("read_large_folio_ns") {
+                    let fix = "write (folio order, ns per 4 KiB page) pairs, orders 1 to 20 ascending, such as read_large_folio_ns = [[2, 566], [4, 469], [8, 426]] (memtwin real --on host records them as real.machine.host_cost.read_ns_by_order)";
+                    match &v.v {
+                        Val::Arr(items) if !items.is_empty() => {
+                            for (i, it) in items.iter().enumerate() {
+                                let pair = match &it.v {
+                                    Val::Arr(p) if p.len() == 2 => (get_uint(cx, &p[0], &format!("machine.read_large_folio_ns[{i}][0]")), get_uint(cx, &p[1], &format!("machine.read_large_folio_ns[{i}][1]"))),
+                                    _ => {
+                                        cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}] is not an (order, ns) pair"), fix);
+                                        continue;
+                                    }
+                                };
+                                match pair {
+                                    (Some(o), _) if !(1..=20).contains(&o) => cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}]: order {o} is not a large folio's (1 to 20)"), fix),
+                                    (Some(o), _) if machine.host_cost.read_large_folio.last().is_some_and(|&(p, _)| p as u64 >= o) => cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}]: order {o} does not follow the order before it"), fix),
+                                    (Some(_), Some(ns)) if !(1..=1_000_000).contains(&ns) => cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}]: {ns} ns a page is outside 1 ns to 1 ms"), fix),
+                                    (Some(o), Some(ns)) => machine.host_cost.read_large_folio.push((o as u32, ns)),
+                                    _ => {}
+                                }
+                            }
+                        }
+                        other => cx.err(&v.loc, format!("machine.read_large_folio_ns must be a non-empty array of (order, ns) pairs, not {}", if matches!(other, Val::Arr(_)) { "an empty array" } else { other.type_name() }), fix),
+                    }
+                }
+                if let Some(v) = t.get("reclaim_call_ns") {
+                    match get_uint(cx, v, "machine.reclaim_call_ns") {
+                        Some(ns) if !(1..=1_000_000).contains(&ns) => cx.err(&v.loc, format!("machine.reclaim_call_ns is {ns}, outside 1 ns to 1 ms a call"), "write the measured ns per isolate_lru_folios() call of a memcg reclaim that frees nothing (memtwin real --on host records it as real.machine.host_cost.reclaim_call_ns)"),
+                        Some(ns) => machine.host_cost.reclaim_call = Some(ns),
+                        None => {}
+                    }
+                }
+                if let Some(v) = t.get("loop_read_window") {
+                    match get_duration(cx, v, "machine.loop_read_window") {
+                        Some(d) if !(10_000..=10_000_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_read_window is {d} ns, outside 10us to 10s for an 8 MiB read"), "write the measured time of an 8 MiB read on the idle loop device, such as \"1600us\" (memtwin real --on host records it as real.machine.host_cost.loop_read_window_ns)"),
+                        Some(d) => machine.host_cost.loop_read_window = Some(d),
+                        None => {}
+                    }
+                    host_window_loc = Some(v.loc.clone());
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -1091,6 +1133,19 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         if prof.zswap_direct {
             for (key, kloc) in &zswap_gone_keys {
                 cx.err(kloc, format!("machine.zswap.{key} on profile `{}`: 6.12's and 6.18's zswap have no such parameter (same-filled pages are no longer zswap's, 6.12)", prof.name), format!("drop {key}"));
+            }
+        }
+    }
+    // [machine] loop_read_window (hostcal.rs): the read bandwidth shared by the requests of each
+    // device with a queue of its own (the host runner's loop device).
+    if let (Some(w), Some(loc)) = (machine.host_cost.loop_read_window, &host_window_loc) {
+        for d in devices.iter_mut() {
+            let (msk, name) = (d.max_sectors_kb, d.name.clone());
+            if let Some(h) = d.hw.as_mut() {
+                match crate::hostcal::window_read_bw(w, msk, h.request_cost) {
+                    Some(bw) => h.bw[0] = bw,
+                    None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (an 8 MiB read on the idle loop device) and the device's request_cost"),
+                }
             }
         }
     }

@@ -153,6 +153,11 @@ pub struct Machine {
     /// sched_autogroup = true`, with `background_entities` and `background_own_group`): see
     /// [`Autogroup`]. None: between tasks (autogroup off, or no CONFIG_SCHED_AUTOGROUP).
     pub autogroup: Option<Autogroup>,
+    /// The host's own measured costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
+    /// `loop_read_window`; default none: the cost table, measured on host boot v857): what
+    /// `memtwin real --on host` measures before each recording (`real.machine.host_cost`) and
+    /// validate gives here ([`crate::hostcal`]).
+    pub host_cost: crate::hostcal::HostCost,
 }
 
 /// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:

@@ -15,6 +15,7 @@ mod wbt;
 mod fadvise;
 mod filemap;
 mod fs;
+mod hostcal;
 mod list_lru;
 mod lru_gen;
 mod memory;
