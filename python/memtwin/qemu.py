@@ -1048,6 +1048,21 @@ def node_memory(out: str, tag: str = "NODEMEM") -> dict:
     return nodes
 
 
+def setup_writes(out: str) -> list:
+    """The runner's set-up writes through the bdi's root wb, in the order the guest program made
+    them (@@SETUPW BYTES T: each declared file, then calibrate_file()'s 16 MiB file, written and
+    fsync()ed, T its fsync()'s return on CLOCK_MONOTONIC) as [{"bytes": N, "ended_s": S}], S the
+    time from that return to the tasks' start (@@START T0): their completions are in the global
+    writeback domain the tasks start against (Kernel::wb_setup_writeout, fed back by
+    memtwin.validate as `validation.setup_writes`). [] for a guest program before the lines."""
+    m = re.search(r"^@@START (\d+\.\d+)$", out, re.M)
+    if not m:
+        return []
+    t0 = float(m.group(1))
+    return [{"bytes": int(n), "ended_s": round(max(0.0, t0 - float(t)), 6)}
+            for n, t in re.findall(r"^@@SETUPW (\d+) (\d+\.\d+)$", out, re.M)]
+
+
 def setup_complete(out: str) -> bool:
     """Whether every task process reported itself set up before the parent took SETUPMEM
     (@@SETUPREADY READY NTASKS; the parent stops waiting when a task dies or after 60 s). True for
@@ -1210,6 +1225,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["node_mem_kB"] = node_memory(out)
     facts["runner_memory"] = runner_memory(out)
     facts["node_mem_kB_setup"] = node_memory(out, "SETUPMEM")
+    facts["setup_writes"] = setup_writes(out)
     if not setup_complete(out):
         # a task died or hung before it was set up: the figure is not the set-up guest's (review9 L1)
         facts["node_mem_kB_setup"] = {}
@@ -1560,6 +1576,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),
         **({"oom_killed_tasks": facts["oom_killed_tasks"]} if facts.get("oom_killed_tasks") else {}),
+        # the set-up writes' completions and when they ended before the tasks (setup_writes())
+        **({"setup_writes": facts["setup_writes"]} if facts.get("setup_writes") else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
         # the host's load when the guest run ended (/proc/loadavg: 1, 5, 15 min): the vCPUs are host

@@ -19,7 +19,9 @@ its guest's CPU speed, `real.machine.cpu.cpu_slowdown`, with `machine.cpu_slowdo
 since lrugen6 `code_slowdown`/`copy_slowdown` and `wakeup_latency_ns` as `machine.cpu_slowdown`,
 `copy_slowdown` and `wakeup_latency`, since lrugen10 the split from the guest's reads of a file on
 the scenario's disk where it made them, and the recorded runner's time between each task's steps
-as `tasks.NAME.step_gaps`: `set_run_sets`, `recorded_step_gaps`, also for a single recording), and
+as `tasks.NAME.step_gaps`: `set_run_sets`, `recorded_step_gaps`, also for a single recording; since
+wbt23 the runner's set-up writes and when each ended before the tasks, `real.setup_writes`, as
+`validation.setup_writes`: `recorded_setup_writes`), and
 a metric passes when the
 engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
 recording and one run is the single rule).
@@ -398,7 +400,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
     # the real run's runner time between steps, replayed (recorded_step_gaps: a QEMU run's)
     which = "the recorded results" if recorded else "the real run"
-    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, which) + recorded_host_cost(real, where, which)).to_json()
+    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, which) + recorded_host_cost(real, where, which)
+              + recorded_setup_writes(real)).to_json()
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
@@ -607,6 +610,20 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     return sets
 
 
+def recorded_setup_writes(real: dict) -> list:
+    """`validation.setup_writes` replaying the runner's set-up writes as the recording timed them
+    (`real.setup_writes`, qemu.setup_writes(): each declared file and the calibration file,
+    written and fsync()ed through the root wb, and the time from each fsync()'s return to the
+    tasks' start; the engine's wb_setup_writeout() ages their completions over it). [] where the
+    recording has none (host runs, QEMU runs before wbt23): the engine then takes the declared
+    files back to back, ending as the tasks start."""
+    ws = (real.get("real") or {}).get("setup_writes")
+    if not isinstance(ws, list) or not ws or not all(isinstance(w, dict) and isinstance(w.get("bytes"), int)
+                                                      and isinstance(w.get("ended_s"), (int, float)) for w in ws):
+        return []
+    return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws) + "]"]
+
+
 def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optional[str] = None) -> list:
     """The settings of the engine's run i against recording i of a recording set: another boot
     of the engine (`kernel.boot_seed = i`; 0 is the scenario as written) and, where that boot
@@ -632,7 +649,8 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
-    return sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set") + recorded_host_cost(real, where, f"recording {i + 1} of the set")
+    return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
+            + recorded_host_cost(real, where, f"recording {i + 1} of the set") + recorded_setup_writes(real))
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

@@ -401,6 +401,31 @@ def test_validate_replays_a_recordings_step_gaps_and_prefers_the_file_calibratio
     assert recorded_split_slowdown(older) == (10, 58)
 
 
+def test_validate_replays_a_recordings_setup_writes():
+    """wbt23: the QEMU runner's set-up writes and when each ended before the tasks (the guest
+    program's @@SETUPW and @@START lines, qemu.setup_writes()) go to the engine's run against that
+    recording as `validation.setup_writes` (recorded_setup_writes(), in set_run_sets()); the engine
+    ages their completions over the time to the tasks (Kernel::wb_setup_writeout), so the run moves;
+    none for a recording without them (host runs, QEMU runs before wbt23)."""
+    from memtwin.api import load, run
+    from memtwin.qemu import setup_writes
+    from memtwin.validate import recorded_setup_writes, set_run_sets
+
+    out = "@@SETUPW 67108864 4.6012\nnoise\n@@SETUPW 16777216 10.3\n@@COLD 0\n@@START 11.66\n"
+    ws = setup_writes(out)
+    assert ws == [{"bytes": 67108864, "ended_s": 7.0588}, {"bytes": 16777216, "ended_s": 1.36}]
+    assert setup_writes(out.replace("@@START 11.66\n", "")) == [], "no start line: an older guest program"
+    rec = {"real": {"setup_writes": ws}}
+    sets = recorded_setup_writes(rec)
+    assert sets == ['validation.setup_writes=[{ size = 67108864, ended = "7058800us" }, { size = 16777216, ended = "1360000us" }]']
+    assert set_run_sets(0, rec) == ["kernel.boot_seed=0"] + sets
+    assert recorded_setup_writes({"real": {}}) == [] and recorded_setup_writes({"real": {"setup_writes": [{"bytes": "x"}]}}) == []
+    scn = load(os.path.join(os.path.dirname(memtwin.__file__), "scenarios", "validation-pending", "qemu61-wbt-reader.toml"))
+    untimed = run(scn).to_json()
+    timed = run(scn, sets=sets).to_json()
+    assert [s["metrics"] for s in untimed["steps"]] != [s["metrics"] for s in timed["steps"]]
+
+
 def test_step_gaps_of_a_recording_that_does_not_fit_the_plan_are_refused_and_bad_file_figures_not_used():
     """recorded_step_gaps(real, plan): a task whose recorded steps (with windows) are not as many as the
     scenario's plan has is refused with the recording, both counts and re-recording as the fix, not an

@@ -586,9 +586,25 @@ impl Simulation {
         // before the tasks, through the root wb: their completions in the global writeback
         // domain. Only for a scenario a runner records (`[validation] on`); a user's declared
         // files were written long before, their completions aged away.
+        // The recording's own timing of them where it has one (`[validation] setup_writes`,
+        // on the disk of the declared files), else the declared files back to back, ending as
+        // the tasks start.
         if scn.runner_setup {
-            let setup: Vec<(u64, u64)> =
+            let files: Vec<(u64, u64)> =
                 scn.files.iter().filter(|f| !f.created).filter_map(|f| f.device.map(|d| (pages_for(f.size), scn.devices[d].write_bw))).collect();
+            let mut setup: Vec<(u64, u64, Nanos)> = vec![];
+            if scn.setup_writes.is_empty() {
+                let mut ended: Nanos = 0;
+                for &(pages, bw) in files.iter().rev() {
+                    setup.push((pages, bw, ended));
+                    ended += (pages as u128 * crate::types::PAGE_SIZE as u128 * crate::types::NSEC_PER_SEC as u128).div_ceil(bw.max(1) as u128) as Nanos;
+                }
+                setup.reverse();
+            } else {
+                let disk = scn.files.iter().find_map(|f| f.device).unwrap_or(0);
+                let bw = scn.devices.get(disk).map_or(0, |d| d.write_bw);
+                setup.extend(scn.setup_writes.iter().map(|&(bytes, ended)| (pages_for(bytes), bw, ended)));
+            }
             k.wb_setup_writeout(&setup);
         }
         // Room for every page the files can hold, bounded by RAM: the arena never grows on

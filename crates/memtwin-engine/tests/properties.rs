@@ -299,6 +299,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     report_metrics: vec![],
                     resident_pages: Default::default(),
                     runner_setup: false,
+                    setup_writes: vec![],
                 };
                 let files = scn.files.clone();
                 for t in &mut scn.tasks {

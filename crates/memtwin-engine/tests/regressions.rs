@@ -75,6 +75,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
         report_metrics: vec![],
         resident_pages: Default::default(),
         runner_setup: false,
+                    setup_writes: vec![],
     }
 }
 

@@ -1038,6 +1038,7 @@ static void calibrate_file(void) {
     for (size_t off = 0; off < len && !why; off += wbuf_len < len - off ? wbuf_len : len - off)
         if (pwrite(fd, wbuf, wbuf_len < len - off ? wbuf_len : len - off, off) < 0) why = "pwrite";
     if (!why && fsync(fd) < 0) why = "fsync";
+    if (!why) printf("@@SETUPW %zu %.9f\n", len, now());
     for (int pass = 0; pass < 6 && !why; pass++) {
         double t = now();
         for (size_t off = 0; off < len && !why; off += bs)
@@ -1264,6 +1265,9 @@ int main(int argc, char **argv) {
             if (fd < 0) die("setup: create %s: %s", p, strerror(errno));
             if (fill(fd, 0, num(f[2]), 1 << 20) < 0) die("setup: write %s: %s", p, strerror(errno));
             if (fsync(fd) < 0) die("setup: fsync %s: %s", p, strerror(errno));
+            /* when the file's writeback completions ended (the global writeback domain's
+             * completions the tasks start against: memtwin.qemu setup_writes()) */
+            printf("@@SETUPW %lld %.9f\n", (long long)num(f[2]), now());
             posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
             close(fd);
             if (num(f[4])) chown(p, (uid_t)num(f[4]), (gid_t)-1);
@@ -1342,6 +1346,7 @@ int main(int argc, char **argv) {
     printf("@@SETUPREADY %d %d\n", start_line->ready, ntasks);
     fflush(stdout);
     start_line->t0 = now();
+    printf("@@START %.9f\n", start_line->t0);
     __sync_synchronize();
     start_line->go = 1;
     int bad = 0;

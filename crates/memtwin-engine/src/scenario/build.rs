@@ -2049,6 +2049,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // `[validation] on`: the runner that recorded the scenario (`memtwin real --on host|qemu`);
     // the rest of `[validation]` is the Python side's (validate.py).
     let mut runner_setup = false;
+    let mut setup_writes = vec![];
     if let Some(v) = top.get("validation") {
         if let Val::Table(entries) = &v.v {
             if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "on") {
@@ -2061,6 +2062,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ),
                     None => {}
                 }
+            }
+            // `setup_writes`: the runner's set-up writes as a recording timed them
+            // (real.setup_writes, memtwin validate passes them), for wb_setup_writeout().
+            if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "setup_writes") {
+                setup_writes = setup_writes_of(cx, n, runner_setup);
             }
         }
     }
@@ -2089,7 +2095,51 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         report_metrics,
         resident_pages,
         runner_setup,
+        setup_writes,
     })
+}
+
+/// `[validation] setup_writes = [{ size = 67108864, ended = "7100ms" }, ...]`: the real-kernel
+/// runner's set-up writes in the order it made them, each written and fsync()ed through the
+/// root wb, `ended` the time from its fsync()'s return to the tasks' start (a recording's
+/// `real.setup_writes`, which memtwin validate passes). Only with `on = "host"` or `"qemu"`.
+fn setup_writes_of(cx: &mut Cx, n: &Node, runner: bool) -> Vec<(u64, u64)> {
+    const FIX: &str = "write the runner's set-up writes as setup_writes = [{ size = \"64M\", ended = \"7100ms\" }] \
+                       (memtwin validate passes a recording's real.setup_writes), with on = \"qemu\" or \"host\"";
+    let mut out = vec![];
+    if !runner {
+        cx.err(&n.loc, "validation.setup_writes needs validation.on (\"host\" or \"qemu\"): only a runner's recording has set-up writes", FIX);
+        return out;
+    }
+    let Val::Arr(items) = &n.v else {
+        cx.err(&n.loc, format!("validation.setup_writes must be an array of tables, not {}", n.v.type_name()), FIX);
+        return out;
+    };
+    for it in items {
+        let Val::Table(kv) = &it.v else {
+            cx.err(&it.loc, format!("a validation.setup_writes entry must be a table, not {}", it.v.type_name()), FIX);
+            continue;
+        };
+        let (mut size, mut ended, mut missing) = (None, None, vec!["size", "ended"]);
+        for (k, kloc, v) in kv {
+            missing.retain(|m| m != k);
+            match k.as_str() {
+                "size" => size = get_size(cx, v, "a validation.setup_writes size"),
+                "ended" => match get_duration(cx, v, "a validation.setup_writes ended") {
+                    Some(d) if d > 3_600_000_000_000 => cx.err(&v.loc, "a validation.setup_writes ended is more than an hour before the tasks", FIX),
+                    d => ended = d,
+                },
+                other => cx.err(kloc, format!("unknown key {other:?} in a validation.setup_writes entry"), FIX),
+            }
+        }
+        if !missing.is_empty() {
+            cx.err(&it.loc, format!("a validation.setup_writes entry has no {}", missing.join(" and no ")), FIX);
+        }
+        if let (Some(s), Some(e)) = (size, ended) {
+            out.push((s, e));
+        }
+    }
+    out
 }
 
 /// `cp -r SRC DST` and `grep PATTERN PATH/*` as the per-file ops they perform: cp reads

@@ -56,6 +56,11 @@ pub struct Scenario {
     /// scenarios/*.toml, seeds, wip): their declared files were written at some unknown time,
     /// usually long before, and those completions have aged out of the writeback domain.
     pub runner_setup: bool,
+    /// `[validation] setup_writes`: the runner's set-up writes as its recording timed them,
+    /// (bytes, time from the write's fsync() return to the tasks' start), in the order it made
+    /// them (QEMU runner since wbt23: each declared file, then its 16 MiB calibration file).
+    /// Empty: the declared disk files, back to back, ending as the tasks start.
+    pub setup_writes: Vec<(u64, Nanos)>,
 }
 
 /// `[report] resident_pages`: which files a step's `resident_pages` lists. Every step also
