@@ -505,6 +505,16 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     return None
 
 
+def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
+    """How many times the reference machine's a recorded QEMU/TCG boot's read request took of its
+    guest's CPU (`real.machine.cpu.submit_io_slowdown`, qemu.request_calibration(): 128 KiB O_DIRECT
+    reads of a file on the scenario's disk against the engine's syscall + submit_io), or None where
+    the recording has none (recorded before iso23's calibration, on the host)."""
+    cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    k = cpu.get("submit_io_slowdown")
+    return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
+
+
 def recorded_kworker_wait(real: dict) -> Optional[int]:
     """The mean run-queue wait in ns of a recorded QEMU/TCG boot's CPU-bound kworkers (wake11: its
     steps' `kworker_run_delay_s` summed over their `kworker_runs`, /proc/PID/schedstat, the guest's
@@ -564,7 +574,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     measured its guest's CPUs, the machine it ran on: `machine.cpu_slowdown` and
     `machine.copy_slowdown` as measured when the boot split them (the kernel's code and its
     copies, `recorded_split_slowdown`), else `machine.cpu_slowdown` as the hot read measured it,
-    and `machine.wakeup_latency` as its samples when it measured them, and
+    `machine.submit_io_slowdown` as its read requests' CPU time measured it
+    (`recorded_submit_io_slowdown`, iso23), `machine.wakeup_latency` as its samples when it
+    measured them, and
     `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
     recorded them (`recorded_kworker_wait`; the emulated CPUs' speed and wake-ups change from boot
     to boot with the host's load; measured properties of that run's machine, like its RAM, not
@@ -576,6 +588,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
         sets += [f"machine.cpu_slowdown={split[0]}", f"machine.copy_slowdown={split[1]}"]
     elif k is not None:
         sets.append(f"machine.cpu_slowdown={k}")
+    sio = recorded_submit_io_slowdown(real)
+    if sio is not None:
+        sets.append(f"machine.submit_io_slowdown={sio}")
     lat = recorded_wakeup_latency(real)
     if lat is not None:
         sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")

@@ -148,6 +148,17 @@ pub struct Machine {
     /// (`sched.background_runnable`: /proc/stat's procs_running, sampled, less the runner and
     /// the scenario's runnable tasks).
     pub background_runnable: u64,
+    /// How many times slower than the reference machine a block request's submission runs
+    /// (`[machine] submit_io_slowdown`, default: the code's, `cpu_slowdown`): `submit_io` (the
+    /// bio's set-up, blk-mq's submission and the driver's notify of the device, the completion)
+    /// takes that many times the reference's. Under QEMU/TCG the virtio driver's notify
+    /// (`virtqueue_notify()` -> `vp_notify()`) is an MMIO write that exits to QEMU's device
+    /// emulation in the vCPU's own thread: the host's cost, not the guest kernel's code, which
+    /// the code's factor does not scale (iso23, lab/measurements/guest-cpu-profile: a quarter
+    /// of qemu61-throttle-isolated's readers' CPU). `memtwin real --on qemu` measures it at boot
+    /// (`real.machine.cpu.submit_io_slowdown`: the guest's CPU time per 128 KiB O_DIRECT read
+    /// against the engine's `syscall` + `submit_io`).
+    pub submit_io_slowdown: Option<u64>,
 }
 
 /// `[mounts.PATH]`.
