@@ -1105,19 +1105,10 @@ def request_calibration(out: str) -> dict:
     the virtio notify of each request is an MMIO exit to QEMU, the host's cost, which the code's
     slowdown does not scale); {"request_unavailable": why} when the guest could not measure it; {}
     from an older guest program."""
-    m = re.search(r"^@@CALIBIO (.*)$", out, re.M)
-    if not m:
-        return {}
-    f = m.group(1).split()
-    if f[:1] == ["none"]:
-        return {"request_unavailable": " ".join(f[1:])}
-    want = ("direct_read_cpu_ns_per_request", "direct_read_wall_ns_per_request", "request_bytes")
-    try:
-        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
-    except ValueError:
-        kv = {}
-    if len(f) != 6 or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
-        return {"request_unavailable": f"unreadable @@CALIBIO figures {m.group(1)[:120]!r}"}
+    kv, why = _calib_line(out, "CALIBIO", ("direct_read_cpu_ns_per_request", "direct_read_wall_ns_per_request", "request_bytes"),
+                          "request_unavailable")
+    if kv is None:
+        return why
     cpu = kv["direct_read_cpu_ns_per_request"]
     busy = {}
     b = re.search(r"^@@CALIBIOBUSY readers (\d+) direct_read_cpu_ns_per_request (\S+) wall_s (\S+)$", out, re.M)
@@ -1135,6 +1126,26 @@ def request_calibration(out: str) -> dict:
                               f"engine's {REF_DIRECT_READ_NS_PER_REQUEST} ns (CpuCost syscall + submit_io): submit_io_slowdown"}
 
 
+def _calib_line(out: str, tag: str, want: tuple, unavailable: str) -> tuple:
+    """(figures, None) of the guest's `@@TAG key value ...` line when it holds exactly the keys
+    `want`, each a finite number above 0; (None, {}) without the line (an older guest program);
+    (None, {unavailable: why}) when the guest said it could not measure (`@@TAG none WHY`) or the
+    line is unreadable."""
+    m = re.search(rf"^@@{tag} (.*)$", out, re.M)
+    if not m:
+        return None, {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return None, {unavailable: " ".join(f[1:])}
+    try:
+        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
+    except ValueError:
+        kv = {}
+    if len(f) != 2 * len(want) or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
+        return None, {unavailable: f"unreadable @@{tag} figures {m.group(1)[:120]!r}"}
+    return kv, None
+
+
 def file_calibration(out: str) -> dict:
     """The guest's reads of a regular file on the scenario's disk from its @@CALIBF line
     (guest/memtwin_guest.c calibrate_file(): hot 128 KiB reads, 1-byte reads and cold 128 KiB reads
@@ -1142,19 +1153,9 @@ def file_calibration(out: str) -> dict:
     "file_small_read_ns_per_call", "cold_read_ns_per_page"}; {"file_unavailable": why} when the guest
     could not measure them; {} from an older guest program. The memfd of calibrate_cpu() is shmem,
     whose read path is not filemap_read()'s, and it has no cold read."""
-    m = re.search(r"^@@CALIBF (.*)$", out, re.M)
-    if not m:
-        return {}
-    f = m.group(1).split()
-    if f[:1] == ["none"]:
-        return {"file_unavailable": " ".join(f[1:])}
-    want = ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page")
-    try:
-        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
-    except ValueError:
-        kv = {}
-    if len(f) != 6 or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
-        return {"file_unavailable": f"unreadable @@CALIBF figures {m.group(1)[:120]!r}"}
+    kv, why = _calib_line(out, "CALIBF", ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page"), "file_unavailable")
+    if kv is None:
+        return why
     if kv["small_read_ns_per_call"] > kv["hot_read_ns_per_page"]:
         # a 1-byte read slower than a page of a 128 KiB read: the host stalled the vCPU in one of them
         return {"file_unavailable": f"the 1-byte read ({kv['small_read_ns_per_call']} ns) took longer than a page of the hot "
