@@ -449,6 +449,7 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     dates = sorted(str(i.get("date")) for i in infos)
     slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
     woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
+    sio = [recorded_submit_io_slowdown(r) for r in reals]
     gapped = sum(bool(recorded_step_gaps(r, plan, where)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
@@ -457,6 +458,8 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
            ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
            + ("; -: not measured, the scenario's" if not all(slow) else "")
            + ("; a/b: code/copy_slowdown" if any(isinstance(k, str) for k in slow) else "") + ")")
+        + ("" if not any(sio) else ", at their boot's measured machine.submit_io_slowdown ("
+           + ", ".join("-" if k is None else str(k) for k in sio) + "; -: the code's)")
         + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency")
         + ("" if not gapped else f", {gapped} with their runner's time between steps (step_gaps)"))
     for n in infos[0].get("notes", []):
