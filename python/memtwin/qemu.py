@@ -1104,7 +1104,66 @@ def cpu_calibration(out: str) -> dict:
                      f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
     res.update(copy_calibration(out, ns))
     res.update(file_calibration(out))
+    res.update(request_calibration(out))
     return res
+
+
+# The engine's CPU time for one read request of the direct path: CpuCost syscall + submit_io (the bio's
+# set-up, blk-mq's submission and the driver's notify, the completion). Held to the engine by
+# test_qemu.py's test_request_calibration_reference_is_the_engines. On the reference machine (this
+# host, 6.18.44-fc-v782, 2026-11-30, load 4) the guest program's calibrate_request() took 8.1-13.5 us of
+# CPU a 128 KiB O_DIRECT read (six runs on the root ext4): the table's 16.2 us covers that path within 2x.
+REF_DIRECT_READ_NS_PER_REQUEST = 169 + 16_000
+
+
+def request_calibration(out: str) -> dict:
+    """The guest's CPU time per read request from its @@CALIBIO line (guest/memtwin_guest.c
+    calibrate_request(): 128 KiB O_DIRECT reads of the calibration file on the scenario's disk, the
+    reading thread's CPU time per request, best of 3 passes): {"direct_read_cpu_ns_per_request": C,
+    "direct_read_wall_ns_per_request": W, "submit_io_slowdown": C over the engine's syscall +
+    submit_io, rounded, at least 1} for a scenario's `[machine] submit_io_slowdown` (under QEMU/TCG
+    the virtio notify of each request is an MMIO exit to QEMU, the host's cost, which the code's
+    slowdown does not scale); {"request_unavailable": why} when the guest could not measure it; {}
+    from an older guest program."""
+    kv, why = _calib_line(out, "CALIBIO", ("direct_read_cpu_ns_per_request", "direct_read_wall_ns_per_request", "request_bytes"),
+                          "request_unavailable")
+    if kv is None:
+        return why
+    cpu = kv["direct_read_cpu_ns_per_request"]
+    busy = {}
+    b = re.search(r"^@@CALIBIOBUSY readers (\d+) direct_read_cpu_ns_per_request (\S+) wall_s (\S+)$", out, re.M)
+    try:
+        if b and float(b.group(2)) > 0 and math.isfinite(float(b.group(2))):
+            # the same requests from that many processes at once: documents how QEMU's device emulation
+            # serves many (its global lock); not an engine input
+            busy = {"busy_readers": int(b.group(1)), "busy_direct_read_cpu_ns_per_request": float(b.group(2))}
+    except ValueError:
+        pass
+    return {**busy, "direct_read_cpu_ns_per_request": cpu, "direct_read_wall_ns_per_request": kv["direct_read_wall_ns_per_request"],
+            "submit_io_slowdown": max(1, round(cpu / REF_DIRECT_READ_NS_PER_REQUEST)),
+            "request_method": f"{int(kv['request_bytes']) >> 10} KiB O_DIRECT reads of the calibration file on the scenario's disk, "
+                              "the reader's CPU time (CLOCK_THREAD_CPUTIME_ID) per request, best of 3 passes after one, over the "
+                              f"engine's {REF_DIRECT_READ_NS_PER_REQUEST} ns (CpuCost syscall + submit_io): submit_io_slowdown"}
+
+
+def _calib_line(out: str, tag: str, want: tuple, unavailable: str) -> tuple:
+    """(figures, None) of the guest's `@@TAG key value ...` line when it holds exactly the keys
+    `want`, each a finite number above 0; (None, {}) without the line (an older guest program);
+    (None, {unavailable: why}) when the guest said it could not measure (`@@TAG none WHY`) or the
+    line is unreadable."""
+    m = re.search(rf"^@@{tag} (.*)$", out, re.M)
+    if not m:
+        return None, {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return None, {unavailable: " ".join(f[1:])}
+    try:
+        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
+    except ValueError:
+        kv = {}
+    if len(f) != 2 * len(want) or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
+        return None, {unavailable: f"unreadable @@{tag} figures {m.group(1)[:120]!r}"}
+    return kv, None
 
 
 def file_calibration(out: str) -> dict:
@@ -1114,19 +1173,9 @@ def file_calibration(out: str) -> dict:
     "file_small_read_ns_per_call", "cold_read_ns_per_page"}; {"file_unavailable": why} when the guest
     could not measure them; {} from an older guest program. The memfd of calibrate_cpu() is shmem,
     whose read path is not filemap_read()'s, and it has no cold read."""
-    m = re.search(r"^@@CALIBF (.*)$", out, re.M)
-    if not m:
-        return {}
-    f = m.group(1).split()
-    if f[:1] == ["none"]:
-        return {"file_unavailable": " ".join(f[1:])}
-    want = ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page")
-    try:
-        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
-    except ValueError:
-        kv = {}
-    if len(f) != 6 or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
-        return {"file_unavailable": f"unreadable @@CALIBF figures {m.group(1)[:120]!r}"}
+    kv, why = _calib_line(out, "CALIBF", ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page"), "file_unavailable")
+    if kv is None:
+        return why
     if kv["small_read_ns_per_call"] > kv["hot_read_ns_per_page"]:
         # a 1-byte read slower than a page of a 128 KiB read: the host stalled the vCPU in one of them
         return {"file_unavailable": f"the 1-byte read ({kv['small_read_ns_per_call']} ns) took longer than a page of the hot "

@@ -453,6 +453,7 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     dates = sorted(str(i.get("date")) for i in infos)
     slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
     woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
+    sio = [recorded_submit_io_slowdown(r) for r in reals]
     gapped = sum(bool(recorded_step_gaps(r, plan, where)) for r in reals)
     costed = sum(bool(recorded_host_cost(r, where)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
@@ -462,6 +463,8 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
            ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
            + ("; -: not measured, the scenario's" if not all(slow) else "")
            + ("; a/b: code/copy_slowdown" if any(isinstance(k, str) for k in slow) else "") + ")")
+        + ("" if not any(sio) else ", at their boot's measured machine.submit_io_slowdown ("
+           + ", ".join("-" if k is None else str(k) for k in sio) + "; -: the code's)")
         + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency")
         + ("" if not gapped else f", {gapped} with their runner's time between steps (step_gaps)")
         + ("" if not costed else f", {costed} at their host's measured costs (host_cost)"))
@@ -509,6 +512,16 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     if isinstance(ns, list) and ns and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in ns):
         return ns
     return None
+
+
+def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
+    """How many times the reference machine's a recorded QEMU/TCG boot's read request took of its
+    guest's CPU (`real.machine.cpu.submit_io_slowdown`, qemu.request_calibration(): 128 KiB O_DIRECT
+    reads of a file on the scenario's disk against the engine's syscall + submit_io), or None where
+    the recording has none (recorded before iso23's calibration, on the host)."""
+    cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    k = cpu.get("submit_io_slowdown")
+    return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
 
 
 def recorded_kworker_wait(real: dict) -> Optional[int]:
@@ -630,7 +643,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     measured its guest's CPUs, the machine it ran on: `machine.cpu_slowdown` and
     `machine.copy_slowdown` as measured when the boot split them (the kernel's code and its
     copies, `recorded_split_slowdown`), else `machine.cpu_slowdown` as the hot read measured it,
-    and `machine.wakeup_latency` as its samples when it measured them, and
+    `machine.submit_io_slowdown` as its read requests' CPU time measured it
+    (`recorded_submit_io_slowdown`, iso23), `machine.wakeup_latency` as its samples when it
+    measured them, and
     `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
     recorded them (`recorded_kworker_wait`), and a host recording's measured costs
     (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
@@ -643,6 +658,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
         sets += [f"machine.cpu_slowdown={split[0]}", f"machine.copy_slowdown={split[1]}"]
     elif k is not None:
         sets.append(f"machine.cpu_slowdown={k}")
+    sio = recorded_submit_io_slowdown(real)
+    if sio is not None:
+        sets.append(f"machine.submit_io_slowdown={sio}")
     lat = recorded_wakeup_latency(real)
     if lat is not None:
         sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")

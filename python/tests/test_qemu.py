@@ -884,6 +884,53 @@ def test_cpu_calibration_reference_is_the_engines(tmp_path):
         assert per_page == pytest.approx(k * qemu.REF_HOT_READ_NS_PER_PAGE, rel=0.01), k
 
 
+def test_request_calibration_reads_the_calibio_line():
+    """request_calibration() (iso23): the guest's CPU time per 128 KiB O_DIRECT read request
+    (calibrate_request()) from @@CALIBIO, submit_io_slowdown its ratio to the engine's syscall +
+    submit_io; nothing from an older guest program, the reason when it could not measure, refused
+    figures when unreadable; cpu_calibration() carries it."""
+    line = "@@CALIBIO direct_read_cpu_ns_per_request 2100000.0 direct_read_wall_ns_per_request 2900000.0 request_bytes 131072\n"
+    got = qemu.request_calibration("x\n" + line)
+    assert got["direct_read_cpu_ns_per_request"] == 2100000.0 and got["direct_read_wall_ns_per_request"] == 2900000.0
+    assert got["submit_io_slowdown"] == round(2100000.0 / qemu.REF_DIRECT_READ_NS_PER_REQUEST) == 130
+    assert "128 KiB O_DIRECT" in got["request_method"]
+    assert qemu.request_calibration("@@CALIBIO direct_read_cpu_ns_per_request 100.0 direct_read_wall_ns_per_request 900.0 request_bytes 131072\n")["submit_io_slowdown"] == 1
+    assert qemu.request_calibration("@@CALIBF hot_read_ns_per_page 1 small_read_ns_per_call 1 cold_read_ns_per_page 1\n") == {}
+    assert qemu.request_calibration("@@CALIBIO none open O_DIRECT /s/.memtwin-calib: Invalid argument\n") == \
+        {"request_unavailable": "open O_DIRECT /s/.memtwin-calib: Invalid argument"}
+    for bad in ("direct_read_cpu_ns_per_request fast direct_read_wall_ns_per_request 1 request_bytes 1",
+                "direct_read_cpu_ns_per_request 0 direct_read_wall_ns_per_request 1 request_bytes 1",
+                "direct_read_cpu_ns_per_request nan direct_read_wall_ns_per_request 1 request_bytes 1",
+                "direct_read_cpu_ns_per_request 1 request_bytes 1"):
+        assert "request_unavailable" in qemu.request_calibration(f"@@CALIBIO {bad}\n"), bad
+    assert qemu.cpu_calibration("@@CALIB hot_read_ns_per_page 7000.0\n" + line)["submit_io_slowdown"] == 130
+    busy = qemu.request_calibration(line + "@@CALIBIOBUSY readers 16 direct_read_cpu_ns_per_request 390000.5 wall_s 1.2\n")
+    assert (busy["busy_readers"], busy["busy_direct_read_cpu_ns_per_request"], busy["submit_io_slowdown"]) == (16, 390000.5, 130)
+    assert "busy_readers" not in qemu.request_calibration(line + "@@CALIBIOBUSY none 3 of 16 readers reported, 0 failed\n")
+
+
+def test_request_calibration_reference_is_the_engines(tmp_path):
+    """REF_DIRECT_READ_NS_PER_REQUEST is the engine's syscall + submit_io, read back from its system
+    time: `[machine] submit_io_slowdown = 2` adds one submit_io per request of a cold read, so a
+    32 MiB file's cold read adds 128 more than a 16 MiB file's (128 KiB windows); a 4 KiB hot read
+    costs a syscall per page where a 128 KiB one costs 1/32 of one."""
+    from memtwin import api
+
+    s = tmp_path / "s.toml"
+    base = ('[scenario]\nname = "s"\n[machine]\nram = "1G"\n{extra}[kernel]\nprofile = "linux-6.1"\n[devices.sda]\nread_bw = "100M"\n'
+            '[files."/f"]\nsize = "{size}"\n[tasks.t]\nops = [{{ op = "read", file = "/f", bufsize = "{bs}", step = "cold" }}, '
+            '{{ op = "read", file = "/f", bufsize = "{bs}", step = "hot" }}]\n')
+
+    def sys(step, size="16M", bs="128K", extra=""):
+        s.write_text(base.format(extra=extra, size=size, bs=bs))
+        return api.run(str(s)).steps.loc[step]["sys_s"] * 1e9
+
+    extra = {sz: sys("cold", sz, extra="submit_io_slowdown = 2\n") - sys("cold", sz) for sz in ("16M", "32M")}
+    submit_io = (extra["32M"] - extra["16M"]) / 128
+    syscall = (sys("hot", bs="4K") - sys("hot")) / (4096 - 128)
+    assert syscall + submit_io == pytest.approx(qemu.REF_DIRECT_READ_NS_PER_REQUEST, rel=0.01)
+
+
 def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program():
     """--reclaim-trace (qemu.guest_reclaim_trace()): without it the guest's /init and op script have
     no trace; with it tracefs is set up (clock mono, the vmscan/sched/block events, the kswapd

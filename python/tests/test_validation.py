@@ -306,6 +306,14 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": 0.0, "kworker_runs": 0}]}) is None
     assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": "1", "kworker_runs": 2}]}) is None
     assert memtwin.run(lat, sets=set_run_sets(0, kw)).steps["sys_s"].sum() > 0  # the engine takes the setting
+    # iso23: a boot that measured its read requests' CPU (qemu.request_calibration()) runs at it
+    from memtwin.validate import recorded_submit_io_slowdown
+    io = rec({"direct_read_cpu_ns_per_request": 2.1e6, "submit_io_slowdown": 130})
+    assert recorded_submit_io_slowdown(io) == 130
+    assert set_run_sets(0, io) == ["kernel.boot_seed=0", "machine.submit_io_slowdown=130"]
+    for bad in ({"submit_io_slowdown": 0}, {"submit_io_slowdown": True}, {"submit_io_slowdown": 2.5}, {"request_unavailable": "x"}):
+        assert recorded_submit_io_slowdown(rec(bad)) is None and set_run_sets(0, rec(bad)) == ["kernel.boot_seed=0"], bad
+    assert memtwin.run(lat, sets=set_run_sets(0, io)).steps["sys_s"].sum() > memtwin.run(lat).steps["sys_s"].sum()
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

@@ -528,6 +528,7 @@ impl Simulation {
             k.mount(&format!("(boot {i})"), "boot");
         }
         k.root_fs_order0 = !scn.machine.fs_features.is_empty();
+        let submit_io = k.cost.submit_io;
         match scn.machine.copy_slowdown {
             Some(c) => k.cost = k.cost.scaled_split(scn.machine.cpu_slowdown, c),
             None if scn.machine.cpu_slowdown != 1 => k.cost = k.cost.scaled(scn.machine.cpu_slowdown),
@@ -535,6 +536,10 @@ impl Simulation {
         }
         // A host recording's own measured costs (hostcal.rs).
         k.cost = k.cost.host_calibrated(&scn.machine.host_cost);
+        // `[machine] submit_io_slowdown` (iso23): a request's submission at its own factor.
+        if let Some(s) = scn.machine.submit_io_slowdown {
+            k.cost.submit_io = submit_io * s;
+        }
         for d in &scn.devices {
             k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }

@@ -163,6 +163,17 @@ pub struct Machine {
     /// `memtwin real --on host` measures before each recording (`real.machine.host_cost`) and
     /// validate gives here ([`crate::hostcal`]).
     pub host_cost: crate::hostcal::HostCost,
+    /// How many times slower than the reference machine a block request's submission runs
+    /// (`[machine] submit_io_slowdown`, default: the code's, `cpu_slowdown`): `submit_io` (the
+    /// bio's set-up, blk-mq's submission and the driver's notify of the device, the completion)
+    /// takes that many times the reference's. Under QEMU/TCG the virtio driver's notify
+    /// (`virtqueue_notify()` -> `vp_notify()`) is an MMIO write that exits to QEMU's device
+    /// emulation in the vCPU's own thread: the host's cost, not the guest kernel's code, which
+    /// the code's factor does not scale (iso23, lab/measurements/guest-cpu-profile: a quarter
+    /// of qemu61-throttle-isolated's readers' CPU). `memtwin real --on qemu` measures it at boot
+    /// (`real.machine.cpu.submit_io_slowdown`: the guest's CPU time per 128 KiB O_DIRECT read
+    /// against the engine's `syscall` + `submit_io`).
+    pub submit_io_slowdown: Option<u64>,
 }
 
 /// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:
