@@ -331,6 +331,9 @@ pub struct Kernel {
     pub read_pinned: Option<(InodeId, u32, u32)>,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
+    /// The per-CPU swap slots caches (`swp_slots`, 4.11-6.14: `KernelProfile::swap_slots_cache`),
+    /// one per CPU from the machine's setup, none without swap or on other eras.
+    pub swap_slots: crate::swap_slots::SwapSlotsCache,
     /// zswap in front of the swap area (`[machine] zswap`), `None` when not configured.
     pub zswap: Option<crate::zswap::Zswap>,
     /// Swap writes in flight: (completion time, frame), earliest first.
@@ -480,6 +483,7 @@ impl Kernel {
             root_fs_order0: false,
             read_pinned: None,
             swap: None,
+            swap_slots: Default::default(),
             zswap: None,
             swap_wb_queue: Default::default(),
             swap_plug: Default::default(),

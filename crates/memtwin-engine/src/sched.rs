@@ -641,6 +641,11 @@ impl Simulation {
             area.solidstate = !scn.devices[d].rotational;
             k.swap = Some(area);
             k.zswap = scn.machine.zswap.map(crate::zswap::Zswap::new);
+            // swapon -> enable_swap_slots_cache() (4.11-6.14): one cache per CPU
+            // (`alloc_swap_slot_cache()` at CPU hotplug), sized here, none used on the way.
+            if k.profile.swap_slots_cache {
+                k.swap_slots = crate::swap_slots::SwapSlotsCache::new(scn.machine.cpus.max(1) as usize);
+            }
         }
         let mut work_total = 0;
         let mut ti = 0usize;
