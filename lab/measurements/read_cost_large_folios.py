@@ -28,12 +28,16 @@ BENCHMARKS.md M15.
 On 6.18.44-fc-v782 (the host's boot from 2026-11-29 13:00; ra21, 2026-11-30, under the host lock): 00:29,
 load 8.6, order 8 405, order 5 413, order 0 578 (ratio 0.70); 00:48, load 12.6-13.1, with the order-4 and
 order-2 files (64 KiB and 16 KiB writes; that run left the order-5 file out): order 8 426, order 4 469, order 2 566, order 0 644.
+Since hostcal21 the host runner measures orders 0, 2, 4, 8 with every recording (memtwin.hostcal, smaller files:
+64 MiB, 16 reads a sample), kept as real.machine.host_cost.read_ns_by_order.
 """
 import os
-import resource
 import statistics
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from memtwin import hostcal  # noqa: E402
 
 SIZE = 512 << 20
 WBS = 1 << 20
@@ -43,16 +47,9 @@ PASSES = 4  # reads of the whole file per sample: ~70 ms of system time, ~17 tic
 
 
 def sys_ns_per_page(fd: int, bs: int, passes: int = PASSES) -> float:
-    """getrusage() system time per page over `passes` reads of the file: the process's precise
-    run time split between user and system by tick samples (cputime_adjust()), so a sample
-    needs many ticks."""
-    buf = bytearray(bs)
-    r0 = resource.getrusage(resource.RUSAGE_SELF)
-    for _ in range(passes):
-        for off in range(0, SIZE, bs):
-            os.preadv(fd, [buf], off)
-    r1 = resource.getrusage(resource.RUSAGE_SELF)
-    return (r1.ru_stime - r0.ru_stime) * 1e9 / (passes * SIZE // 4096)
+    """getrusage() system time per page over `passes` reads of the file (memtwin.hostcal's, which
+    the host runner takes with every recording)."""
+    return hostcal.sys_ns_per_page(fd, SIZE, passes, bs)
 
 
 def measure(path: str, wbs: int) -> dict:

@@ -70,6 +70,12 @@ COUNTERS = [("elapsed_s", 0.10, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes
 # 2a248c4 that tells the probe the copy ended as it ends), the others of 13:24 (loadavg 0.5-1.0);
 # the earlier ones (10:43-11:15, load 12-16) measured CPU contention from other sessions, not the
 # kernel's mechanisms.
+# Kept, not compared: cp4x-p16m and cp8x-p64m recorded twice each on the host's later boot
+# (6.18.44-fc-v782, 2026-11-30 03:35-03:38, load 12.7-13.6, hostcal21) with the runner's host calibration
+# (real/NAME-v782cal1..2.json, real.machine.host_cost): the probe's median round 13.7-22.1 ms (cp4x) and
+# 125-150 ms (cp8x) against the twin's 6.4 and 25.5, out with or without their host_cost (8-13 metrics
+# each), a loaded host's figures (lab/validation/large-folios.md, "The host's own costs"). The compared
+# recordings (v857, quiet) carry no host_cost and run at the cost table, which is v857's.
 # The probe's tail (issue 23), what was found, for the next reader: traced on the host
 # (lab/validation/trace_stall.bt), the probe's long rounds are all in the copy's write phase,
 # where blk-throttle sends the writeback backlog to the disk in bursts of 16 MiB every 100-112 ms

@@ -264,13 +264,14 @@ def find(scratch_parents: Iterable[str] = (DEFAULT_SCRATCH,), workdirs: Iterable
             if s and os.path.basename(bf) == "disk.img" and os.path.dirname(bf) == s:
                 scratch(s)
                 host(os.path.basename(s)).loops.append((dev, bf))
-        # the host runner's trace instances, memtwin-<id>-added and -deleted (real.py), seen
-        # through any tracefs mount (the run's own, below its scratch directory, or the usual one)
+        # the host runner's trace instances, memtwin-<id>-added and -deleted (real.py) and
+        # memtwin-<id>-hostcal (its calibration's, memtwin.hostcal), seen through any tracefs
+        # mount (the run's own, below its scratch directory, or the usual one)
         seen_traces = set()
         for t in trace_instances():
             n = os.path.basename(t)
             run, _, kind = n.rpartition("-")
-            if NAME_RE.match(run) and kind in ("added", "deleted") and n not in seen_traces:
+            if NAME_RE.match(run) and kind in ("added", "deleted", "hostcal") and n not in seen_traces:
                 seen_traces.add(n)
                 host(run).traces.append(t)
         for mnt in _memcg_mounts():
@@ -479,6 +480,11 @@ def trace_instances() -> list:
 
 def remove_trace_instance(d: str) -> Optional[str]:
     """Switch off the events of tracefs instance `d` and remove it; None, or what went wrong."""
+    try:
+        with open(os.path.join(d, "events", "enable"), "w") as f:  # every event of the instance
+            f.write("0")
+    except OSError:
+        pass
     for dp, _, fns in os.walk(os.path.join(d, "events")):
         if "enable" in fns and os.path.basename(os.path.dirname(dp)) == "filemap":
             try:

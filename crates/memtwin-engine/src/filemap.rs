@@ -1018,6 +1018,12 @@ impl Kernel {
             // the first time": each folio once per read, the first one not if the previous
             // read ended in it (`pos_same_folio()`).
             if folio != last_folio {
+                // filemap_get_read_batch() and the per-folio steps of filemap_read() once for
+                // each large folio the read visits (`read_large_folio`; 0 in the reference table,
+                // a host recording's per-order measurement sets it: hostcal.rs).
+                if large && self.cost.read_large_folio != 0 {
+                    self.cpu(self.cost.read_large_folio);
+                }
                 // (A folio's index and size stay while this read holds it.)
                 let (fi, nr) = if order0 { (pv.index as u64, 1) } else { (self.pages[folio].index as u64, self.pages.folio_nr_pages(folio)) };
                 let same_as_last = index == first && ra.prev_pos.is_some_and(|pp| pp > 0 && ((pp - 1) / PAGE_SIZE).wrapping_sub(fi) < nr);

@@ -829,6 +829,13 @@ pub struct KernelProfile {
     /// and no swap area is rotational (`swap_use_vma_readahead()`); before, always
     /// `swapin_readahead()`'s cluster readahead by slot.
     pub swap_vma_readahead: bool,
+    /// The per-CPU swap slots cache (mm/swap_slots.c, 4.11 67afa38e012e "mm/swap: add cache
+    /// for swap slots allocation" to 6.14; removed in 6.15 by 0ff67f990bd4 "mm, swap: remove
+    /// swap slot cache"): `folio_alloc_swap()` hands out slots from a per-CPU batch of up to
+    /// `SWAP_SLOTS_CACHE_SIZE` (64) taken from the area at once, and `free_swap_slot()` holds
+    /// up to 64 freed slots per CPU at `SWAP_HAS_CACHE` (their zswap entries and swap charges
+    /// with them) until `swapcache_free_entries()` frees the batch (swap_slots.rs).
+    pub swap_slots_cache: bool,
     /// Large folios in the page cache: which file systems' regular files take them, up to
     /// which order, and how readahead sizes them.
     pub large_folios: LargeFolios,
@@ -1090,6 +1097,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: false,
         zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
+        swap_slots_cache: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, write: WriteOrder::SizedNoOrder1, ..LargeFolios::NONE },
         throtl_trim_keeps_one_slice: false,
         mmap_miss_skips_locked: false,
@@ -1255,6 +1263,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         throttle_vm_writeout: true,
         account_page_tables: false,
         swap_vma_readahead: false,
+        swap_slots_cache: false,
         timer_wheel_round_up: false,
         ra_io_pages: false,
         readahead_charge_noretry: false,
@@ -1317,6 +1326,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
+        swap_slots_cache: false,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]
@@ -1396,7 +1406,9 @@ pub struct CpuCost {
     /// (6.18, large folios of orders 6-8 in a 20M memcg) is 614-636 of these calls, one folio
     /// each, over priorities 12..0 (vmscan:mm_vmscan_lru_isolate), and takes 464 us (median
     /// of three runs' medians, 460-515, with only mm_vmscan_memcg_reclaim_begin/_end traced):
-    /// 748 ns a call, less scan_page.
+    /// 748 ns a call, less scan_page. This is v857's figure (the host boot the table was
+    /// measured on); a host recording's own measurement replaces it (`[machine]
+    /// reclaim_call_ns`, M13's method run by the host runner: 262-282 ns a call on v782, so 62-82).
     pub shrink_list_call: u64,
     /// `__remove_mapping()` + `free_unref_folios()` per page evicted, shadow entry included:
     /// the rest of M4 - M3 once the other reclaim costs are counted the way M4's reclaims ran
@@ -1435,7 +1447,19 @@ pub struct CpuCost {
     /// `copy_page` + `syscall`/32 = 391), less `syscall`/32: 115. The order-0 control scatters
     /// between runs (255-609 ns, M1's 391 inside), the order-8 figure does not (130-153 ns), so
     /// the ratio and not M15's absolute figure ties the two paths to one machine.
+    /// A host recording's own measurement replaces it (`[machine] read_large_folio_ns`,
+    /// [`crate::hostcal::read_split`]: the per-page part of its per-order figures).
     pub read_large_folio_page: u64,
+    /// `filemap_read()`'s work once per large folio a read visits: `filemap_get_read_batch()`'s
+    /// xarray step, `folio_try_get()` and its checks, `folio_mark_accessed()`, `folio_put()`
+    /// (6.18 does them per folio, the copy per page), so that a page of a small large folio
+    /// costs more than a page of a big one. 0 in this table: M15 measured orders 5 and 8 only,
+    /// both one folio a 128 KiB read (1 MiB reads of order-8 folios, 1/8 folio a page fewer,
+    /// took the same within the runs' scatter), so v857's figure folds the folio's share into
+    /// `read_large_folio_page`. A host recording's per-order measurement sets it (`[machine]
+    /// read_large_folio_ns`, [`crate::hostcal::read_split`]; on v782 orders 2, 4 and 8 cost 566,
+    /// 469 and 426 ns a page).
+    pub read_large_folio: u64,
     /// fork + exec + exit of a short program, system time; estimate, not yet measured.
     pub spawn: u64,
     /// User time of `grep` scanning one 4 KiB page for a fixed string: GNU grep 3.8 over a
@@ -1487,6 +1511,7 @@ impl CpuCost {
             write_begin_end: 660,
             write_large_folio_page: 658,
             read_large_folio_page: 115,
+            read_large_folio: 0,
             spawn: 300_000,
             grep_scan_page: 1_070,
             mmap_call: 26_000,
@@ -1523,6 +1548,7 @@ impl CpuCost {
             shrink_list_call: self.shrink_list_call * k,
             write_large_folio_page: self.write_large_folio_page * k,
             read_large_folio_page: self.read_large_folio_page * k,
+            read_large_folio: self.read_large_folio * k,
             dirty_page: self.dirty_page * k,
             write_begin_end: self.write_begin_end * k,
             spawn: self.spawn * k,

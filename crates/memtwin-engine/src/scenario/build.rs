@@ -713,11 +713,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0 };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
     let mut swap_dev_name: Option<(String, Loc)> = None;
+    let mut host_window_loc: Option<Loc> = None;
     let mut zswap_loc: Option<Loc> = None;
     // machine.zswap.zpool as given (checked against the profile's era below), and the keys
     // 6.18 no longer has
@@ -885,23 +886,94 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
-                if let Some(v) = t.get("background_runnable") {
-                    let fix = "write the mean number of the machine's other runnable tasks, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.background_runnable)";
+                // The machine's other runnable tasks (`background_runnable`) and, where CFS shares
+                // the CPUs by autogroup (`sched_autogroup`), their root-level entities and the
+                // others in the scenario's own autogroup: mean counts, 0 to 1000.
+                let mut bg_count = |cx: &mut Cx, key: &str, what: &str, unit: &str| -> Option<u64> {
+                    let v = t.get(key)?;
+                    let fix = format!("write the mean number of {what}, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.{key})");
                     let n = match v.v {
                         Val::Int(i) => Some(i as f64),
                         Val::Float(f) => Some(f),
                         ref other => {
-                            cx.err(&v.loc, format!("machine.background_runnable must be a number, not {}", other.type_name()), fix);
+                            cx.err(&v.loc, format!("machine.{key} must be a number, not {}", other.type_name()), &fix);
                             None
                         }
                     };
                     match n {
-                        Some(f) if !(0.0..=1000.0).contains(&f) => cx.err(&v.loc, format!("machine.background_runnable is {}, outside 0 to 1000 tasks", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), fix),
-                        Some(f) => machine.background_runnable = (f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64,
+                        Some(f) if !(0.0..=1000.0).contains(&f) => {
+                            cx.err(&v.loc, format!("machine.{key} is {}, outside 0 to 1000 {unit}", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), &fix);
+                            None
+                        }
+                        Some(f) => Some((f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64),
+                        None => None,
+                    }
+                };
+                if let Some(n) = bg_count(cx, "background_runnable", "the machine's other runnable tasks", "tasks") {
+                    machine.background_runnable = n;
+                }
+                let entities = bg_count(cx, "background_entities", "the other runnable tasks' root-level CFS entities (autogroups, root-level tasks)", "entities");
+                let own_group = bg_count(cx, "background_own_group", "other runnable tasks in the scenario's own autogroup", "tasks");
+                let on = t.get("sched_autogroup").and_then(|n| get_bool(cx, n, "machine.sched_autogroup")).unwrap_or(false);
+                if on {
+                    machine.autogroup = Some(Autogroup { entities: entities.unwrap_or(machine.background_runnable), own_group: own_group.unwrap_or(0) });
+                } else {
+                    for key in ["background_entities", "background_own_group"] {
+                        if let Some(v) = t.get(key) {
+                            cx.err(&v.loc, format!("machine.{key} counts autogroups, but the machine shares the CPUs between tasks"), "add sched_autogroup = true to [machine] (the host's /proc/sys/kernel/sched_autogroup_enabled is 1; memtwin real --on host records it as real.machine.runq_sampler.sched_autogroup_enabled), or remove the key");
+                        }
+                    }
+                }
+                // The host's own measured costs (hostcal.rs; `memtwin real --on host` records them
+                // as real.machine.host_cost, validate sets them).
+                if let Some(v) = t.get("read_large_folio_ns") {
+                    let fix = "write (folio order, ns per 4 KiB page) pairs, orders 1 to 20 ascending, such as read_large_folio_ns = [[2, 566], [4, 469], [8, 426]] (memtwin real --on host records them as real.machine.host_cost.read_ns_by_order)";
+                    match &v.v {
+                        Val::Arr(items) if !items.is_empty() => {
+                            for (i, it) in items.iter().enumerate() {
+                                let pair = match &it.v {
+                                    Val::Arr(p) if p.len() == 2 => (get_uint(cx, &p[0], &format!("machine.read_large_folio_ns[{i}][0]")), get_uint(cx, &p[1], &format!("machine.read_large_folio_ns[{i}][1]"))),
+                                    _ => {
+                                        cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}] is not an (order, ns) pair"), fix);
+                                        continue;
+                                    }
+                                };
+                                match pair {
+                                    (Some(o), _) if !(1..=20).contains(&o) => cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}]: order {o} is not a large folio's (1 to 20)"), fix),
+                                    (Some(o), _) if machine.host_cost.read_large_folio.last().is_some_and(|&(p, _)| p as u64 >= o) => cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}]: order {o} does not follow the order before it"), fix),
+                                    (Some(_), Some(ns)) if !(1..=1_000_000).contains(&ns) => cx.err(&it.loc, format!("machine.read_large_folio_ns[{i}]: {ns} ns a page is outside 1 ns to 1 ms"), fix),
+                                    (Some(o), Some(ns)) => machine.host_cost.read_large_folio.push((o as u32, ns)),
+                                    _ => {}
+                                }
+                            }
+                        }
+                        other => cx.err(&v.loc, format!("machine.read_large_folio_ns must be a non-empty array of (order, ns) pairs, not {}", if matches!(other, Val::Arr(_)) { "an empty array" } else { other.type_name() }), fix),
+                    }
+                }
+                if let Some(v) = t.get("reclaim_call_ns") {
+                    match get_uint(cx, v, "machine.reclaim_call_ns") {
+                        Some(ns) if !(1..=1_000_000).contains(&ns) => cx.err(&v.loc, format!("machine.reclaim_call_ns is {ns}, outside 1 ns to 1 ms a call"), "write the measured ns per isolate_lru_folios() call of a memcg reclaim that frees nothing (memtwin real --on host records it as real.machine.host_cost.reclaim_call_ns)"),
+                        Some(ns) => machine.host_cost.reclaim_call = Some(ns),
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable"]);
+                if let Some(v) = t.get("loop_read_window") {
+                    match get_duration(cx, v, "machine.loop_read_window") {
+                        Some(d) if !(10_000..=10_000_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_read_window is {d} ns, outside 10us to 10s for an 8 MiB read"), "write the measured time of an 8 MiB read on the idle loop device, such as \"1600us\" (memtwin real --on host records it as real.machine.host_cost.loop_read_window_ns)"),
+                        Some(d) => machine.host_cost.loop_read_window = Some(d),
+                        None => {}
+                    }
+                    host_window_loc = Some(v.loc.clone());
+                }
+                if let Some(v) = t.get("submit_io_slowdown") {
+                    match get_uint(cx, v, "machine.submit_io_slowdown") {
+                        Some(0) => cx.err(&v.loc, "machine.submit_io_slowdown is 0", "write how many times slower than the reference machine a block request's submission runs, 1 or more (1: as fast)"),
+                        Some(k) if k > 100_000 => cx.err(&v.loc, format!("machine.submit_io_slowdown is {k}, more than 100000 times slower than the reference machine"), "write the measured factor (memtwin real --on qemu records it as real.machine.cpu.submit_io_slowdown), at most 100000"),
+                        Some(k) => machine.submit_io_slowdown = Some(k),
+                        None => {}
+                    }
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -1069,6 +1141,19 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         if prof.zswap_direct {
             for (key, kloc) in &zswap_gone_keys {
                 cx.err(kloc, format!("machine.zswap.{key} on profile `{}`: 6.12's and 6.18's zswap have no such parameter (same-filled pages are no longer zswap's, 6.12)", prof.name), format!("drop {key}"));
+            }
+        }
+    }
+    // [machine] loop_read_window (hostcal.rs): the read bandwidth shared by the requests of each
+    // device with a queue of its own (the host runner's loop device).
+    if let (Some(w), Some(loc)) = (machine.host_cost.loop_read_window, &host_window_loc) {
+        for d in devices.iter_mut() {
+            let (msk, name) = (d.max_sectors_kb, d.name.clone());
+            if let Some(h) = d.hw.as_mut() {
+                match crate::hostcal::window_read_bw(w, msk, h.request_cost) {
+                    Some(bw) => h.bw[0] = bw,
+                    None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (an 8 MiB read on the idle loop device) and the device's request_cost"),
+                }
             }
         }
     }
@@ -1972,6 +2057,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // `[validation] on`: the runner that recorded the scenario (`memtwin real --on host|qemu`);
     // the rest of `[validation]` is the Python side's (validate.py).
     let mut runner_setup = false;
+    let mut setup_writes = vec![];
     if let Some(v) = top.get("validation") {
         if let Val::Table(entries) = &v.v {
             if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "on") {
@@ -1984,6 +2070,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ),
                     None => {}
                 }
+            }
+            // `setup_writes`: the runner's set-up writes as a recording timed them
+            // (real.setup_writes, memtwin validate passes them), for wb_setup_writeout().
+            if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "setup_writes") {
+                setup_writes = setup_writes_of(cx, n, runner_setup);
             }
         }
     }
@@ -2012,7 +2103,51 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         report_metrics,
         resident_pages,
         runner_setup,
+        setup_writes,
     })
+}
+
+/// `[validation] setup_writes = [{ size = 67108864, ended = "7100ms" }, ...]`: the real-kernel
+/// runner's set-up writes in the order it made them, each written and fsync()ed through the
+/// root wb, `ended` the time from its fsync()'s return to the tasks' start (a recording's
+/// `real.setup_writes`, which memtwin validate passes). Only with `on = "host"` or `"qemu"`.
+fn setup_writes_of(cx: &mut Cx, n: &Node, runner: bool) -> Vec<(u64, u64)> {
+    const FIX: &str = "write the runner's set-up writes as setup_writes = [{ size = \"64M\", ended = \"7100ms\" }] \
+                       (memtwin validate passes a recording's real.setup_writes), with on = \"qemu\" or \"host\"";
+    let mut out = vec![];
+    if !runner {
+        cx.err(&n.loc, "validation.setup_writes needs validation.on (\"host\" or \"qemu\"): only a runner's recording has set-up writes", FIX);
+        return out;
+    }
+    let Val::Arr(items) = &n.v else {
+        cx.err(&n.loc, format!("validation.setup_writes must be an array of tables, not {}", n.v.type_name()), FIX);
+        return out;
+    };
+    for it in items {
+        let Val::Table(kv) = &it.v else {
+            cx.err(&it.loc, format!("a validation.setup_writes entry must be a table, not {}", it.v.type_name()), FIX);
+            continue;
+        };
+        let (mut size, mut ended, mut missing) = (None, None, vec!["size", "ended"]);
+        for (k, kloc, v) in kv {
+            missing.retain(|m| m != k);
+            match k.as_str() {
+                "size" => size = get_size(cx, v, "a validation.setup_writes size"),
+                "ended" => match get_duration(cx, v, "a validation.setup_writes ended") {
+                    Some(d) if d > 3_600_000_000_000 => cx.err(&v.loc, "a validation.setup_writes ended is more than an hour before the tasks", FIX),
+                    d => ended = d,
+                },
+                other => cx.err(kloc, format!("unknown key {other:?} in a validation.setup_writes entry"), FIX),
+            }
+        }
+        if !missing.is_empty() {
+            cx.err(&it.loc, format!("a validation.setup_writes entry has no {}", missing.join(" and no ")), FIX);
+        }
+        if let (Some(s), Some(e)) = (size, ended) {
+            out.push((s, e));
+        }
+    }
+    out
 }
 
 /// `cp -r SRC DST` and `grep PATTERN PATH/*` as the per-file ops they perform: cp reads

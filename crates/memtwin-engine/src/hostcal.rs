@@ -1,0 +1,101 @@
+//! A recorded host's own costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
+//! `loop_read_window`): what `memtwin real --on host` measures of the machine before each
+//! recording (python/memtwin/hostcal.py, kept as `real.machine.host_cost`) and validate gives the
+//! engine, as the QEMU runner's boots give their code/copy slowdown. The cost table
+//! ([`CpuCost::reference`]) was measured on one boot of the host (6.18.44-fc-v857); the host's
+//! later boot (v782) reads a page of a large folio about three times slower and makes a memcg
+//! reclaim call that frees nothing about three times faster (BENCHMARKS.md M13, M15). A scenario
+//! without these keys keeps the table (v857's figures).
+//!
+//! - `read_large_folio_ns`: (order, ns) pairs, the system time per 4 KiB page of hot 128 KiB
+//!   `read()`s of a file held in folios of that order (M15's method). They set
+//!   [`CpuCost::read_large_folio_page`] and [`CpuCost::read_large_folio`] ([`read_split`]).
+//! - `reclaim_call_ns`: a memcg reclaim that frees nothing over its `isolate_lru_folios()` calls
+//!   (M13's method): [`CpuCost::shrink_list_call`] is it less `scan_page` (the one folio each
+//!   call takes), as M13's 748 ns gave the table's 550.
+//! - `loop_read_window`: an 8 MiB read on the idle loop device ([`window_read_bw`]): the read
+//!   bandwidth its requests share in [`crate::blkdev::HwQueue`].
+
+use crate::profile::CpuCost;
+
+/// Pages of one of the calibration's reads (hostcal.py `READ_BS`, 128 KiB: cat's buffer).
+pub const CAL_READ_PAGES: u64 = 32;
+/// The calibration's window read (hostcal.py `WINDOW_BYTES`): one readahead window at
+/// read_ahead_kb 8192.
+pub const CAL_WINDOW_BYTES: u64 = 8 << 20;
+
+/// What a host recording measured of its machine (module doc); empty: the table as it is.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostCost {
+    /// (folio order >= 1, ns per 4 KiB page of a hot 128 KiB read), orders ascending, each once.
+    pub read_large_folio: Vec<(u32, u64)>,
+    /// ns per `isolate_lru_folios()` call of a memcg reclaim that frees nothing.
+    pub reclaim_call: Option<u64>,
+    /// ns of an 8 MiB read on the idle loop device.
+    pub loop_read_window: Option<u64>,
+}
+
+/// `filemap_read()`'s cost of a large folio, split from the per-order measurements: per 4 KiB
+/// page `c` (`copy_folio_to_iter()`'s per-page `copy_page_to_iter()` step) and per folio a read
+/// visits `f` (`filemap_get_read_batch()`'s xarray walk, `folio_try_get()` and checks,
+/// `folio_mark_accessed()`, `folio_put()`: once per folio in 6.18's filemap_read()), so that a
+/// page of an order-`o` folio costs `c + f * v(o) / 32` where `v(o)` is the folios a 128 KiB read
+/// visits, `max(32 >> o, 1)`. Least squares over the given orders of `ns - syscall/32` (the
+/// read's syscall entry, [`CpuCost::syscall`], shared by its 32 pages). One distinct `v`: no
+/// per-folio term. A negative `f` (a noisy measurement) is taken as 0 with `c` the mean; a
+/// negative `c` as 0 with `f` through the points' mean. Returns (c, f).
+pub fn read_split(points: &[(u32, u64)], syscall: u64) -> (u64, u64) {
+    if points.is_empty() {
+        return (0, 0);
+    }
+    let xs: Vec<f64> = points.iter().map(|&(o, _)| (CAL_READ_PAGES >> o.min(63)).max(1) as f64 / CAL_READ_PAGES as f64).collect();
+    let ys: Vec<f64> = points.iter().map(|&(_, ns)| ns as f64 - syscall as f64 / CAL_READ_PAGES as f64).collect();
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let (c, f) = if sxx <= 0.0 {
+        (my, 0.0)
+    } else {
+        let f = sxy / sxx;
+        if f < 0.0 {
+            (my, 0.0)
+        } else if my - f * mx < 0.0 {
+            (0.0, my / mx)
+        } else {
+            (my - f * mx, f)
+        }
+    };
+    (c.max(0.0).round() as u64, f.max(0.0).round() as u64)
+}
+
+/// The read bandwidth a loop device's requests in flight share
+/// ([`crate::blkdev::HwQueue`]'s `bw`) for an 8 MiB read that took `window` ns on the idle device:
+/// the read's `ceil(8 MiB / max_sectors_kb)` requests go together and the last completes after
+/// each one's `request_cost` and the 8 MiB at the shared bandwidth (`HwQueue::dispatch()`), so
+/// `bw = 8 MiB / (window - requests * request_cost)`. None when the window is not longer than the
+/// requests' costs (the device's `request_cost` and the measurement disagree).
+pub fn window_read_bw(window: u64, max_sectors_kb: u64, request_cost: u64) -> Option<u64> {
+    let per = (max_sectors_kb.max(4) * 1024).min(CAL_WINDOW_BYTES);
+    let nreq = CAL_WINDOW_BYTES.div_ceil(per);
+    let t = window.checked_sub(nreq * request_cost).filter(|&t| t > 0)?;
+    Some((CAL_WINDOW_BYTES as u128 * 1_000_000_000 / t as u128).min(u64::MAX as u128) as u64)
+}
+
+impl CpuCost {
+    /// This table with the entries a host recording measured replaced (module doc): the large
+    /// folio's read costs from `read_large_folio` ([`read_split`]), `shrink_list_call` from
+    /// `reclaim_call` less `scan_page`. Everything else stays the table's.
+    pub fn host_calibrated(&self, h: &HostCost) -> CpuCost {
+        let mut c = self.clone();
+        if !h.read_large_folio.is_empty() {
+            let (page, folio) = read_split(&h.read_large_folio, self.syscall);
+            c.read_large_folio_page = page;
+            c.read_large_folio = folio;
+        }
+        if let Some(ns) = h.reclaim_call {
+            c.shrink_list_call = ns.saturating_sub(self.scan_page);
+        }
+        c
+    }
+}

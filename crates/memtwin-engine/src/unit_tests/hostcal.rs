@@ -1,0 +1,156 @@
+//! A host recording's own measured costs (hostcal.rs: `[machine] read_large_folio_ns`,
+//! `reclaim_call_ns`, `loop_read_window`).
+
+use super::*;
+use crate::hostcal::{read_split, window_read_bw};
+
+/// A 6.18 ext4 machine with `machine` added to its [machine] table, two empty files /f and /g
+/// and a loop device like the host runner's (hw queue, 1280 KiB requests, 13 us a request).
+fn host(machine: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "hostcal"
+[machine]
+ram = "256M"
+{machine}
+[kernel]
+profile = "linux-6.18"
+cgroup = "v1"
+[devices.sda]
+read_bw = "500M"
+write_bw = "400M"
+blk_throttle = true
+queue_read_bw = 3300000000
+queue_write_bw = 3400000000
+queue_depth = 128
+request_latency = "50us"
+request_read_bw = 1400000000
+request_write_bw = 3500000000
+request_cost = "13us"
+max_sectors_kb = 1280
+[files."/f"]
+size = 0
+[files."/g"]
+size = 0
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ))
+}
+
+/// 6.18's `filemap_read()` takes a read's folios from `filemap_get_read_batch()` and does the
+/// xarray step, the reference, `folio_mark_accessed()` and `folio_put()` once per folio, the
+/// copy (`copy_page_to_iter()`) per 4 KiB page: a page of an order-`o` folio costs
+/// `c + f * v(o) / 32` for a 128 KiB read visiting `v(o) = max(32 >> o, 1)` folios. The split
+/// from v782's measured orders 2, 4, 8 (566, 469, 426 ns a page, ra21 2026-11-30 00:48) by least
+/// squares: a per-folio term of ~600 ns, so that an order-2 page costs 1.3x an order-8 one, as
+/// measured; one order alone, or orders that all visit one folio a read, give no per-folio term.
+#[test]
+fn read_split_takes_a_per_folio_term_from_the_orders_6_18() {
+    let (c, f) = read_split(&[(2, 566), (4, 469), (8, 426)], 169);
+    assert!((410..=425).contains(&c) && (580..=615).contains(&f), "c {c} f {f}");
+    // The fit gives back the measurements within 15 ns (the syscall's 5 ns a page added back).
+    for (o, ns) in [(2u32, 566i64), (4, 469), (8, 426)] {
+        let v = (32u64 >> o).max(1);
+        let model = (c + f * v / 32 + 169 / 32) as i64;
+        assert!((model - ns).abs() <= 15, "order {o}: {model} against {ns}");
+    }
+    assert_eq!(read_split(&[(8, 426)], 169), (421, 0), "one order: no per-folio term");
+    assert_eq!(read_split(&[(5, 430), (8, 420)], 169).1, 0, "orders 5 and 8 both visit one folio a 128 KiB read");
+    assert_eq!(read_split(&[(2, 400), (8, 500)], 169), (445, 0), "a negative per-folio term is noise: the mean, none");
+}
+
+/// `[machine] read_large_folio_ns` sets `read_large_folio_page` and `read_large_folio`, and a hot
+/// 128 KiB `filemap_read()` (6.18) of order-2 folios then costs 8 folio visits, of an order-8
+/// folio one: the order-2 read is dearer by 7 x `read_large_folio`. Without the keys the table's
+/// `read_large_folio` is 0 and both cost the same (v857's M15, flat in the order).
+#[test]
+fn a_read_of_small_large_folios_pays_each_folio_6_18() {
+    let cost_of = |machine: &str| {
+        let mut s = host(machine);
+        let (f, g) = (inode(&s, "/f"), inode(&s, "/g"));
+        let k = &mut s.kernel;
+        for off in (0..(128 << 10)).step_by(16 << 10) {
+            k.generic_perform_write(f, off, 16 << 10, MemcgId::ROOT).unwrap();
+        }
+        k.generic_perform_write(g, 0, 1 << 20, MemcgId::ROOT).unwrap();
+        assert_eq!(super::readahead::folios(k, f), (0..8).map(|i| (i * 4, 2)).collect::<Vec<_>>());
+        assert_eq!(super::readahead::folios(k, g), vec![(0, 8)]);
+        let mut ra = FileRaState::new(256);
+        let mut time = |ino| {
+            // two reads first: every folio referenced, then active (no activation in the timed one)
+            for _ in 0..2 {
+                k.filemap_read(ino, 0, 128 << 10, &mut ra, MemcgId::ROOT).unwrap();
+            }
+            let t0 = k.sys_ns;
+            assert_eq!(k.filemap_read(ino, 0, 128 << 10, &mut ra, MemcgId::ROOT), Ok(128 << 10));
+            k.sys_ns - t0
+        };
+        let (o2, o8) = (time(f), time(g));
+        (o2, o8, k.cost.clone())
+    };
+    let (o2, o8, c) = cost_of("read_large_folio_ns = [[2, 566], [4, 469], [8, 426]]");
+    assert!(c.read_large_folio > 500, "{}", c.read_large_folio);
+    assert_eq!(o8, c.syscall + c.read_large_folio + 32 * c.read_large_folio_page);
+    assert_eq!(o2, c.syscall + 8 * c.read_large_folio + 32 * c.read_large_folio_page);
+    // ~ the measured 566 and 426 ns a page
+    assert!((550 * 32..=580 * 32).contains(&o2) && (420 * 32..=445 * 32).contains(&o8), "{o2} {o8}");
+    let (o2, o8, c) = cost_of("");
+    assert_eq!((c.read_large_folio, c.read_large_folio_page), (0, 115));
+    assert_eq!(o2, o8, "the table: flat in the order");
+}
+
+/// `[machine] reclaim_call_ns`: a memcg reclaim that frees nothing over its `isolate_lru_folios()`
+/// calls (M13's method, `shrink_inactive_list()` meeting one locked large folio a call, 6.18):
+/// `shrink_list_call` is it less the `scan_page` of the folio each call takes, as M13's 748 gave
+/// the table's 550; the other reclaim entries stay the table's.
+#[test]
+fn reclaim_call_ns_sets_shrink_list_call_6_18() {
+    let s = host("reclaim_call_ns = 262");
+    let r = crate::profile::CpuCost::reference();
+    assert_eq!(s.kernel.cost.shrink_list_call, 262 - r.scan_page);
+    assert_eq!((s.kernel.cost.scan_page, s.kernel.cost.evict_page), (r.scan_page, r.evict_page));
+    assert_eq!(host("").kernel.cost.shrink_list_call, r.shrink_list_call);
+}
+
+/// `[machine] loop_read_window`: an 8 MiB read on the idle loop device is 7 requests of at most
+/// 1280 KiB issued together, the last done after each one's `request_cost` and the 8 MiB at the
+/// bandwidth they share (`HwQueue::dispatch()`, blk-mq's driver tags and loop's `lo_rw_aio()`):
+/// that bandwidth is 8 MiB / (window - 7 x 13 us); the device's write side stays.
+#[test]
+fn loop_read_window_sets_the_loop_devices_shared_read_bandwidth() {
+    assert_eq!(window_read_bw(1_600_000, 1280, 13_000), Some(8 * 1048576 * 1_000_000_000 / (1_600_000 - 91_000)));
+    assert_eq!(window_read_bw(90_000, 1280, 13_000), None);
+    let bw = |m: &str| {
+        let scn = crate::Document::from_toml("s.toml", &host_toml(m)).unwrap().resolve(None, &[]).unwrap();
+        scn.devices[0].hw.as_ref().unwrap().bw
+    };
+    assert_eq!(bw("loop_read_window = \"1600us\""), [window_read_bw(1_600_000, 1280, 13_000).unwrap(), 3_400_000_000]);
+    assert_eq!(bw(""), [3_300_000_000, 3_400_000_000]);
+}
+
+/// Bad values of the three keys: an error that names the key and says what to write.
+#[test]
+fn bad_host_cost_values_are_refused_with_the_fix() {
+    for (m, want) in [
+        ("read_large_folio_ns = []", "must be a non-empty array"),
+        ("read_large_folio_ns = [[0, 400]]", "order 0 is not a large folio's"),
+        ("read_large_folio_ns = [[8, 400], [2, 500]]", "does not follow the order before it"),
+        ("read_large_folio_ns = [[2, 0]]", "outside 1 ns to 1 ms"),
+        ("read_large_folio_ns = [400]", "is not an (order, ns) pair"),
+        ("read_large_folio_ns = 400", "must be a non-empty array of (order, ns) pairs, not"),
+        ("reclaim_call_ns = 0", "machine.reclaim_call_ns is 0"),
+        ("loop_read_window = \"1us\"", "outside 10us to 10s"),
+        ("loop_read_window = \"50us\"", "no longer than the request_cost"),
+    ] {
+        let toml = host_toml(m);
+        let e = crate::Document::from_toml("s.toml", &toml).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(want), "{m}: {e}");
+        assert!(e.contains("s.toml:"), "{m}: the place: {e}");
+    }
+}
+
+fn host_toml(machine: &str) -> String {
+    format!("[scenario]\nname = \"h\"\n[machine]\nram = \"256M\"\n{machine}\n[kernel]\nprofile = \"linux-6.18\"\n[devices.sda]\nread_bw = \"500M\"\nblk_throttle = true\nqueue_read_bw = 3300000000\nqueue_depth = 128\nrequest_latency = \"50us\"\nrequest_read_bw = 1400000000\nqueue_write_bw = 3400000000\nrequest_write_bw = 3500000000\nwrite_bw = \"400M\"\nrequest_cost = \"13us\"\nmax_sectors_kb = 1280\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n")
+}

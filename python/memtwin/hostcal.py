@@ -1,0 +1,428 @@
+"""The host's CPU and loop-device costs that time a throttled large-folio read's race, measured by
+`memtwin real --on host` with each recording (issue 21, hostcal21), as the QEMU runner measures
+each boot's code/copy slowdown: the engine's cost table (profile.rs `CpuCost`) was measured on
+one boot of this host (6.18.44-fc-v857) and the host's later boot (v782) reads a large folio three
+times slower and reclaims locked folios three times faster (BENCHMARKS.md M13, M15). validate
+gives what a recording measured to the engine as `[machine] read_large_folio_ns`,
+`reclaim_call_ns` and `loop_read_window` (validate.recorded_host_cost; the engine's hostcal.rs turns
+them into `CpuCost` entries and the loop device's shared read bandwidth).
+
+Three micro-benchmarks, on the run's own scratch file system and loop device, after mkfs and
+before the scenario's files are written and the device throttled (HostRun._calibrate), each
+bounded in time and leaving nothing behind (files unlinked, the memcg removed, the trace instance
+removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahead_kb put back):
+
+- `read_ns_by_order` (M15's method, read_cost_large_folios.py): a 64 MiB file written with
+  pwrite()s of 2^order pages (6.18's generic_perform_write() asks for a folio of the write's
+  length, fgf_set_order(): folios of that order), then read hot with 128 KiB preadv()s: getrusage()
+  system time per 4 KiB page, median of three samples of 16 reads of the file; orders 0, 2, 4, 8.
+- `loop_read_window_ns`: an O_DIRECT 8 MiB read of a file on the idle, unthrottled loop device,
+  median of eight at distinct offsets (recorded, not given to the engine: results below).
+- `readahead_window_ns`: one 8 MiB readahead window re-read on the idle, unthrottled loop device (a
+  cold 8 MiB read() at index 0 at read_ahead_kb 8192, the file read and dropped just before, less
+  the same read hot), median of eight files: validate gives it as `[machine] loop_read_window`.
+- `reclaim_call_ns` (M13's method, reclaim_call_cost.py): a 128 MiB file read cold by a child in a
+  20M memcg (cgroup v1) with read_ahead_kb 8192 while blk-throttle holds reads to 200 MB/s, so the
+  charges of a new window meet folios still under read: the memcg reclaims that free nothing
+  (mm_vmscan_memcg_reclaim_begin/_end with nr_reclaimed=0, the child never off the CPU
+  inside: sched_switch), timed with no event inside them, then counted in a second read with
+  mm_vmscan_lru_isolate enabled (one per shrink_inactive_list()/shrink_active_list() call): the
+  median time over the median call count.
+
+Each measurement that cannot be made says why (`unavailable`), and the rest stand. The loop worker's
+wake-up waits are not measured here: the runner records them over the run itself (`kthread_waits`).
+
+Results (2026-11-30 03:13-03:38, 6.18.44-fc-v782, 22 runs at load 7.2-15.7, 7-18 s each): order 8 318-422 ns a
+page, order 4 277-455, order 2 393-543, order 0 382-861; 644 isolate calls (636-648) a reclaim that frees
+nothing, 247-338 ns a call; the O_DIRECT window 3.9-22.7 ms, where the scenarios' own readahead windows
+complete in 1.5-2.4 ms (traced), so validate records it and does not give it to the engine
+(lab/validation/large-folios.md, "The host's own costs, measured with each recording"). The readahead
+window, added after those runs (03:53-03:55, two runs at load 10-11): 7.2 ms read cold the first time
+after the write, 3.5 ms re-read (the form kept).
+"""
+import mmap
+import os
+import re
+import resource
+import statistics
+import subprocess
+import time
+from typing import Callable, Optional
+
+READ_FILE_BYTES = 64 << 20
+READ_BS = 128 << 10
+READ_PASSES = 16  # reads of the file a sample: 16 x 16384 pages, >100 ms of system time at 400 ns a page
+READ_SAMPLES = 3
+READ_ORDERS = (0, 2, 4, 8)
+WINDOW_BYTES = 8 << 20
+WINDOWS = 8
+RECLAIM_FILE_BYTES = 128 << 20
+RECLAIM_LIMIT = 20 << 20
+RECLAIM_READ_BPS = 200_000_000
+RECLAIM_RA_KB = 8192
+CHILD_TIMEOUT_S = 60
+TRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
+
+
+def _loadavg() -> Optional[list]:
+    try:
+        with open("/proc/loadavg") as f:
+            return [float(x) for x in f.read().split()[:3]]
+    except (OSError, ValueError):
+        return None
+
+
+def _write_file(path: str, size: int, wbs: int) -> int:
+    """Create `path` with `size` bytes of random data written `wbs` bytes a pwrite(); its fd."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    block = os.urandom(1 << 20)
+    for off in range(0, size, 1 << 20):
+        for o in range(0, 1 << 20, wbs):
+            os.pwrite(fd, block[o:o + wbs], off + o)
+    return fd
+
+
+def sys_ns_per_page(fd: int, size: int, passes: int, bs: int = READ_BS) -> float:
+    """getrusage() system time per 4 KiB page over `passes` hot reads of the file's `size` bytes
+    with `bs`-sized preadv()s into one buffer (the process's precise run time split between user
+    and system by tick samples, cputime_adjust(): a sample needs many ticks). M15's measurement
+    (lab/measurements/read_cost_large_folios.py uses it too)."""
+    buf = bytearray(bs)
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    for _ in range(passes):
+        for off in range(0, size, bs):
+            os.preadv(fd, [buf], off)
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    return (r1.ru_stime - r0.ru_stime) * 1e9 / (passes * size // 4096)
+
+
+def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, passes: int = READ_PASSES,
+                     samples: int = READ_SAMPLES) -> dict:
+    """{order: hot 128 KiB read's system ns per 4 KiB page} of a file in `d` written in folios of
+    each order (one file at a time, unlinked after)."""
+    out = {}
+    for order in orders:
+        path = os.path.join(d, f"memtwin-hostcal-read-o{order}")
+        fd = _write_file(path, size, 4096 << order)
+        try:
+            sys_ns_per_page(fd, size, 1)  # one untimed read: every folio once accessed
+            xs = [sys_ns_per_page(fd, size, passes) for _ in range(samples)]
+            out[order] = round(statistics.median(xs))
+        finally:
+            os.close(fd)
+            os.unlink(path)
+    return out
+
+
+def loop_read_window_ns(d: str, windows: int = WINDOWS) -> int:
+    """Median ns of an O_DIRECT 8 MiB read of a written, synced file in `d` (on the idle loop
+    device), at `windows` distinct offsets; the file unlinked after."""
+    path = os.path.join(d, "memtwin-hostcal-window")
+    fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    buf = mmap.mmap(-1, WINDOW_BYTES)  # page-aligned, as O_DIRECT wants
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+        try:
+            ts = []
+            for i in range(windows):
+                t0 = time.perf_counter_ns()
+                n = os.preadv(fd, [buf], i * WINDOW_BYTES)
+                ts.append(time.perf_counter_ns() - t0)
+                if n != WINDOW_BYTES:
+                    raise OSError(f"short O_DIRECT read ({n} bytes)")
+            return round(statistics.median(ts))
+        finally:
+            os.close(fd)
+    finally:
+        buf.close()
+        os.unlink(path)
+
+
+def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
+    """Median ns of one 8 MiB readahead window on the idle loop device: a cold 8 MiB re-read() (read
+    and dropped just before) at a window's start with read_ahead_kb 8192 (the first read of a file at index 0 is one window of
+    the read's size, page_cache_sync_ra() -> get_init_ra_size(): 2048 pages, allocated, submitted
+    in one plug and waited for), less the same read hot right after (its copy). `ra_path` is the
+    loop device's read_ahead_kb, set to 8192 for the reads and put back. A file of its own per
+    window (each read at index 0), written, synced and dropped first; unlinked after."""
+    with open(ra_path) as f:
+        ra_old = f.read().strip()
+    paths = [os.path.join(d, f"memtwin-hostcal-ra{i}") for i in range(windows)]
+    buf = bytearray(WINDOW_BYTES)
+    try:
+        for p in paths:
+            fd = _write_file(p, WINDOW_BYTES, 1 << 20)
+            try:
+                os.fsync(fd)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+        _w(ra_path, str(RECLAIM_RA_KB))
+        ts = []
+        for p in paths:
+            fd = os.open(p, os.O_RDONLY)
+            try:
+                # read once and drop: the timed read is a re-read from the device, as most of a
+                # tight memcg's windows are (its pages evicted and read again), which the layers
+                # below the loop device (the VM's disk) serve from their cache
+                os.preadv(fd, [buf], 0)
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                t0 = time.perf_counter_ns()
+                n = os.preadv(fd, [buf], 0)
+                t1 = time.perf_counter_ns()
+                os.preadv(fd, [buf], 0)
+                t2 = time.perf_counter_ns()
+            finally:
+                os.close(fd)
+            if n != WINDOW_BYTES:
+                raise OSError(f"short read ({n} bytes)")
+            ts.append((t1 - t0) - (t2 - t1))
+        return round(statistics.median(ts))
+    finally:
+        try:
+            _w(ra_path, ra_old)
+        except OSError:
+            pass
+        for p in paths:
+            if os.path.exists(p):
+                os.unlink(p)
+
+
+def parse_reclaims(text: str, pid: int) -> list:
+    """[(ns, isolate calls, nr_reclaimed)] of task `pid`'s memcg reclaims in a trace's text that
+    it did not leave the CPU in (sched_switch with prev_pid = pid between begin and end)."""
+    out, cur = [], None
+    p = str(pid)
+    for line in text.splitlines():
+        m = TRACE_LINE.match(line)
+        if not m:
+            continue
+        _comm, tid, ts, ev, rest = m.groups()
+        if ev == "sched_switch":
+            if cur is not None and re.search(rf"prev_pid={p}\b", rest):
+                cur[2] = True
+            continue
+        if tid != p:
+            continue
+        if ev == "mm_vmscan_memcg_reclaim_begin":
+            cur = [float(ts), 0, False]
+        elif ev == "mm_vmscan_lru_isolate" and cur is not None:
+            cur[1] += 1
+        elif ev == "mm_vmscan_memcg_reclaim_end" and cur is not None:
+            g = re.search(r"nr_reclaimed=(\d+)", rest)
+            if not cur[2] and g:
+                out.append((round((float(ts) - cur[0]) * 1e9), cur[1], int(g.group(1))))
+            cur = None
+    return out
+
+
+def reclaim_call_from(light: list, full: list) -> dict:
+    """ns per isolate call of a memcg reclaim that frees nothing: the median duration of such
+    reclaims traced without events inside (`light`), over the median isolate-call count of such
+    reclaims in the traced run (`full`); ValueError when either has fewer than three."""
+    dur = sorted(r[0] for r in light if r[2] == 0)
+    calls = sorted(r[1] for r in full if r[2] == 0 and r[1] > 0)
+    if len(dur) < 3 or len(calls) < 3:
+        raise ValueError(f"too few reclaims that freed nothing on the CPU ({len(dur)} timed, {len(calls)} counted; 3 each wanted)")
+    d, n = statistics.median(dur), statistics.median(calls)
+    return {"reclaim_call_ns": round(d / n), "reclaims_timed": len(dur), "reclaim_median_ns": round(d),
+            "reclaims_counted": len(calls), "isolate_calls_median": n}
+
+
+def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:
+    """In a forked child: die with the runner (a SIGKILLed runner must not leave it reading in
+    the memcg), join the memcg, wait for the go, read `path` once with 128 KiB reads."""
+    try:
+        from memtwin.real import die_with_parent
+        die_with_parent(parent)
+        with open(procs, "w") as f:
+            f.write(str(os.getpid()))
+        os.read(go_r, 1)
+        fd = os.open(path, os.O_RDONLY)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+        buf = bytearray(READ_BS)
+        while os.readv(fd, [buf]) > 0:
+            pass
+        os._exit(0)
+    except BaseException:  # noqa: BLE001 - a forked child must never return into the runner
+        os._exit(1)
+
+
+def _w(path: str, v: str) -> None:
+    with open(path, "w") as f:
+        f.write(v)
+
+
+def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, children: list) -> dict:
+    """M13's figure on this host (module doc): `run` is the HostRun (its loop device, and
+    `throttled` set while the temporary rule stands, so that its cleanup removes it should this
+    be interrupted); `memcg_dir` the memcg to make (limit 20M; removed after); `tracefs` a
+    mounted tracefs; `children`: where the child's pid goes while it runs (the runner's cleanup
+    kills them)."""
+    name = os.path.basename(run.loop)
+    with open(f"/sys/block/{name}/dev") as f:
+        majmin = f.read().strip()
+    base = "/sys/fs/cgroup/blkio"
+    if not os.path.exists(os.path.join(base, "blkio.throttle.read_bps_device")):
+        raise ValueError("no cgroup v1 blkio controller at /sys/fs/cgroup/blkio (the reads must stay under way)")
+    ra_path = f"/sys/block/{name}/queue/read_ahead_kb"
+    with open(ra_path) as f:
+        ra_old = f.read().strip()
+    path = os.path.join(d, "memtwin-hostcal-reclaim")
+    fd = _write_file(path, RECLAIM_FILE_BYTES, 1 << 20)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-hostcal")
+    os.mkdir(memcg_dir)
+    results = {}
+    try:
+        _w(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
+        _w(ra_path, str(RECLAIM_RA_KB))
+        run.throttled = majmin
+        _w(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
+        os.mkdir(inst)
+        run.traces["hostcal"] = inst
+        _w(os.path.join(inst, "buffer_size_kb"), "16384")
+        for kind in ("light", "full"):
+            fd = os.open(path, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+            go_r, go_w = os.pipe()
+            me = os.getpid()
+            pid = os.fork()
+            if pid == 0:
+                os.close(go_w)
+                _read_child(path, os.path.join(memcg_dir, procs_name), go_r, me)
+            os.close(go_r)
+            children.append(pid)
+            try:
+                events = [("vmscan/mm_vmscan_memcg_reclaim_begin", f"common_pid == {pid}"),
+                          ("vmscan/mm_vmscan_memcg_reclaim_end", f"common_pid == {pid}"),
+                          ("sched/sched_switch", f"prev_pid == {pid}")]
+                if kind == "full":
+                    events.append(("vmscan/mm_vmscan_lru_isolate", f"common_pid == {pid}"))
+                _w(os.path.join(inst, "trace"), "")
+                for ev, flt in events:
+                    _w(os.path.join(inst, "events", ev, "filter"), flt)
+                    _w(os.path.join(inst, "events", ev, "enable"), "1")
+                time.sleep(0.05)  # the child has joined the memcg
+                os.write(go_w, b"g")
+                deadline = time.monotonic() + CHILD_TIMEOUT_S
+                while True:
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    if done:
+                        break
+                    if time.monotonic() > deadline:
+                        os.kill(pid, 9)
+                        os.waitpid(pid, 0)
+                        raise ValueError(f"the calibration's reader took more than {CHILD_TIMEOUT_S} s")
+                    time.sleep(0.02)
+                children.remove(pid)
+                for ev, _ in events:
+                    _w(os.path.join(inst, "events", ev, "enable"), "0")
+                lost = 0
+                for cpu in os.listdir(os.path.join(inst, "per_cpu")):
+                    with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
+                        lost += sum(int(x.split(":")[1]) for x in f if x.split(":")[0] in ("overrun", "dropped events"))
+                if lost:
+                    raise ValueError(f"{lost} trace events lost (ring buffer overrun)")
+                if os.WEXITSTATUS(status) != 0:
+                    raise ValueError("the calibration's reader failed")
+                with open(os.path.join(inst, "trace"), errors="replace") as f:
+                    results[kind] = parse_reclaims(f.read(), pid)
+            finally:
+                os.close(go_w)
+                if pid in children:
+                    try:
+                        os.kill(pid, 9)
+                        os.waitpid(pid, 0)
+                    except OSError:
+                        pass
+                    children.remove(pid)
+    finally:
+        if os.path.isdir(inst):
+            for ev in ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
+                       "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate"):
+                try:
+                    _w(os.path.join(inst, "events", ev, "enable"), "0")
+                except OSError:
+                    pass
+            try:
+                os.rmdir(inst)
+                run.traces.pop("hostcal", None)
+            except OSError:
+                pass
+        if getattr(run, "throttled", None):
+            try:
+                _w(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
+                run.throttled = None
+            except OSError:
+                pass
+        try:
+            _w(ra_path, ra_old)
+        except OSError:
+            pass
+        for _ in range(50):
+            try:
+                os.rmdir(memcg_dir)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.02)
+        os.unlink(path)
+    return reclaim_call_from(results["light"], results["full"])
+
+
+def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -> dict:
+    """Every measurement of the module doc on HostRun `run`'s scratch directory `d` (its file
+    system); `tracefs_mount()` gives a mounted tracefs or None. The dict the recording keeps as
+    `real.machine.host_cost`."""
+    out = {"kernel": os.uname().release, "loadavg_before": _loadavg(), "unavailable": {}}
+    t0 = time.monotonic()
+    try:
+        out["read_ns_by_order"] = {str(k): v for k, v in read_ns_by_order(d).items()}
+        out["read_source"] = ("hot 128 KiB preadv()s of a 64 MiB file written in folios of the order (pwrite()s of "
+                              "2^order pages), getrusage() system ns per 4 KiB page, median of 3 samples of 16 reads")
+    except OSError as e:
+        out["unavailable"]["read_ns_by_order"] = str(e)
+    try:
+        out["loop_read_window_ns"] = loop_read_window_ns(d)
+        out["loop_read_window_source"] = "O_DIRECT 8 MiB preadv() of a synced file on the idle unthrottled loop device, median of 8"
+    except OSError as e:
+        out["unavailable"]["loop_read_window_ns"] = str(e)
+    try:
+        out["readahead_window_ns"] = readahead_window_ns(d, f"/sys/block/{os.path.basename(run.loop)}/queue/read_ahead_kb")
+        out["readahead_window_source"] = ("a cold 8 MiB read() of a synced file at index 0 at read_ahead_kb 8192 (one readahead "
+                                          "window) less the same read hot, on the idle unthrottled loop device, median of 8")
+    except OSError as e:
+        out["unavailable"]["readahead_window_ns"] = str(e)
+    try:
+        tr = tracefs_mount()
+        if tr is None:
+            raise ValueError("no tracefs")
+        if run.version != "v1":
+            raise ValueError("the reclaim measurement throttles through cgroup v1's blkio controller")
+        procs = "tasks" if run.version == "v1" else "cgroup.procs"
+        r = reclaim_call_ns(run, d, os.path.join(run.top, "memtwin-hostcal"), procs, tr, run.children)
+        out.update(r)
+        out["reclaim_source"] = ("memcg reclaims that freed nothing, on the CPU, of a 128 MiB file's cold read in a 20M "
+                                 "memcg at read_ahead_kb 8192 under a 200 MB/s blk-throttle read rule: median time with "
+                                 "only mm_vmscan_memcg_reclaim_begin/_end traced over the median mm_vmscan_lru_isolate "
+                                 "count of a second read")
+    except (OSError, ValueError) as e:
+        out["unavailable"]["reclaim_call_ns"] = str(e)
+    out["seconds"] = round(time.monotonic() - t0, 2)
+    out["loadavg_after"] = _loadavg()
+    if not out["unavailable"]:
+        del out["unavailable"]
+    if log:
+        log(f"host calibration ({out['seconds']} s): " + ", ".join(f"{k} {out[k]}" for k in ("read_ns_by_order", "loop_read_window_ns", "readahead_window_ns", "reclaim_call_ns") if k in out))
+    return out

@@ -1,0 +1,73 @@
+"""The host runner's calibration (memtwin.hostcal, hostcal21) and validate's use of it: the trace
+parsing and the reclaim figure, the [machine] settings a host recording's `host_cost` gives, and
+bad values refused with the place and the fix."""
+import os
+
+import pytest
+
+import memtwin
+from memtwin import hostcal
+from memtwin.validate import recorded_host_cost, set_run_sets
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+
+TRACE = """\
+          python3-4242    [001] .....  100.000000: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] .....  100.000010: mm_vmscan_lru_isolate: classzone=2 order=0 nr_requested=32 nr_scanned=256 nr_skipped=0 nr_taken=256 lru=inactive_file
+          python3-4242    [001] .....  100.000020: mm_vmscan_lru_isolate: classzone=2 order=0 nr_requested=32 nr_scanned=256 nr_skipped=0 nr_taken=256 lru=inactive_file
+          python3-4242    [001] .....  100.000200: mm_vmscan_memcg_reclaim_end: nr_reclaimed=0
+          python3-4242    [001] .....  100.001000: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] d....  100.001050: sched_switch: prev_comm=python3 prev_pid=4242 prev_prio=120 prev_state=D ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          python3-4242    [001] .....  100.002000: mm_vmscan_memcg_reclaim_end: nr_reclaimed=0
+          python3-4242    [001] .....  100.003000: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-4242    [001] .....  100.003100: mm_vmscan_memcg_reclaim_end: nr_reclaimed=64
+          python3-9999    [000] .....  100.003000: mm_vmscan_memcg_reclaim_begin: order=0 gfp_flags=GFP_NOFS
+          python3-9999    [000] .....  100.003100: mm_vmscan_memcg_reclaim_end: nr_reclaimed=0
+"""
+
+
+def test_parse_reclaims_keeps_the_tasks_on_cpu_reclaims_with_their_calls():
+    """A reclaim the task left the CPU in (sched_switch prev_pid) is dropped; other tasks' lines
+    are not its; each keeps its isolate-call count and pages reclaimed."""
+    assert hostcal.parse_reclaims(TRACE, 4242) == [(200000, 2, 0), (100000, 0, 64)]
+
+
+def test_reclaim_call_is_the_median_time_over_the_median_calls():
+    """M13's figure: the reclaims that freed nothing, timed in the light trace, over the isolate
+    calls counted in the full one; too few of either is an error, not a figure."""
+    light = [(170000, 0, 0), (180000, 0, 0), (160000, 0, 0), (90000, 0, 64)]
+    full = [(400000, 640, 0), (410000, 644, 0), (420000, 650, 0), (30000, 5, 35)]
+    r = hostcal.reclaim_call_from(light, full)
+    assert (r["reclaim_call_ns"], r["reclaims_timed"], r["isolate_calls_median"]) == (round(170000 / 644), 3, 644)
+    with pytest.raises(ValueError, match="too few reclaims"):
+        hostcal.reclaim_call_from(light[:2], full)
+
+
+def rec(hc):
+    return {"steps": [], "real": {"on": "host", "machine": {"cpus": 2, **({} if hc is None else {"host_cost": hc})}}}
+
+
+def test_a_host_recordings_costs_become_machine_settings():
+    """validate runs the engine at a host recording's measured costs: its large-folio orders'
+    read cost (order 0 is recorded, not given), the reclaim call and the readahead window; the
+    O_DIRECT window is recorded and not given (not the scenario's windows: large-folios.md);
+    a recording without host_cost runs at the table."""
+    hc = {"read_ns_by_order": {"0": 614, "2": 417, "4": 301, "8": 348}, "loop_read_window_ns": 7121920, "reclaim_call_ns": 331}
+    assert recorded_host_cost(rec(hc)) == ["machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]", "machine.reclaim_call_ns=331"]
+    assert recorded_host_cost(rec({**hc, "readahead_window_ns": 3490802}))[-1] == 'machine.loop_read_window="3490802ns"'
+    assert recorded_host_cost(rec(None)) == []
+    assert set_run_sets(3, rec(hc)) == ["kernel.boot_seed=3", "machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]",
+                                        "machine.reclaim_call_ns=331"]
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))
+    base = memtwin.run(scn, sets=["kernel.boot_seed=0"]).steps["sys_s"].sum()
+    assert memtwin.run(scn, sets=set_run_sets(0, rec(hc))).steps["sys_s"].sum() != base  # the engine takes them
+
+
+@pytest.mark.parametrize("hc,key", [({"reclaim_call_ns": 0}, "reclaim_call_ns"), ({"reclaim_call_ns": "fast"}, "reclaim_call_ns"),
+                                    ({"read_ns_by_order": {"8": -3}}, "read_ns_by_order['8']"),
+                                    ({"read_ns_by_order": [1, 2]}, "read_ns_by_order"), ({"readahead_window_ns": 1.5}, "readahead_window_ns")])
+def test_bad_host_cost_values_are_refused_with_the_place_and_fix(hc, key):
+    with pytest.raises(memtwin.ScenarioError) as e:
+        recorded_host_cost(rec(hc), "s.toml", "recording 2 of the set")
+    msg = str(e.value)
+    assert msg.startswith("s.toml: error: recording 2 of the set: real.machine.host_cost." + key) and "fix: re-record it" in msg
