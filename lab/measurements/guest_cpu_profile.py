@@ -18,7 +18,8 @@ reclaim trace's guest commands (qemu.guest_reclaim_trace) replaced by these:
   count (REDUCE): mm_vmscan_lru_shrink_inactive (calls, nr_scanned, nr_reclaimed by priority;
   nr_activate1, nr_ref_keep, nr_unmap_fail, nr_dirty, nr_writeback, nr_immediate), mm_vmscan_lru_isolate
   by lru, mm_vmscan_direct_reclaim_end per task (calls, nr_reclaimed), mm_shrink_slab_start by
-  shrinker, mm_vmscan_lru_shrink_active by priority;
+  shrinker, mm_vmscan_lru_shrink_active by priority; block_rq_issue by direction and size and by
+  issuing task (the requests' number, for the notify's cost a request);
 - no ring buffer use (buffer_size_kb 64): only the histograms are printed, right after the tasks.
 
 The histograms are guest memory the scenario does not count (a map preallocates its entries; the
@@ -56,6 +57,10 @@ REDUCE = [
     ("vmscan/mm_vmscan_direct_reclaim_end", "hist:keys=common_pid.execname:vals=hitcount,nr_reclaimed:sort=hitcount.descending:size=128"),
     ("vmscan/mm_shrink_slab_start", "hist:keys=shrink.sym:vals=hitcount:sort=hitcount.descending:size=128"),
     ("vmscan/mm_vmscan_lru_shrink_active", "hist:keys=priority:vals=hitcount,nr_taken,nr_deactivated:sort=priority:size=128"),
+    # the block requests issued (iso23, 2026-11-30 03:40): their number and sizes, and who issued them
+    # (with no I/O scheduler blk-mq issues in the submitter's context): the virtio notify per request
+    ("block/block_rq_issue", "hist:keys=rwbs,bytes:vals=hitcount:sort=bytes:size=256"),
+    ("block/block_rq_issue", "hist:keys=common_pid.execname:vals=hitcount,bytes:sort=hitcount.descending:size=128"),
 ]
 SAMPLE_EV = "timer/hrtimer_expire_entry"
 SAMPLE = f"hist:keys=stacktrace:vals=hitcount:sort=hitcount.descending:size={HIST_SIZE}"
@@ -173,7 +178,7 @@ def summary(path: str, top: int = 30) -> None:
     for m in re.finditer(r"^@@HIST (\S+)\n(.*?)(?=^@@HIST |\Z)", text, re.M | re.S):
         sec[m.group(1)] = m.group(2)
     for ev, body in sec.items():
-        if ev == SAMPLE_EV or ev.startswith("block/"):  # block/: an earlier version's latency maps
+        if ev == SAMPLE_EV or (ev.startswith("block/") and "keys=sector" in body):  # an earlier version's latency maps
             continue
         print(f"== {ev}")
         print("\n".join(x for x in body.splitlines() if x.startswith("{") or x.startswith("# trigger info")))

@@ -89,6 +89,19 @@ RUNS = {name: [f"real/{name}-run{i}.json" for i in (1, 2, 3)]
 # Why the recorded runs disagree with the engine, per (variant or None, step, metric).
 KNOWN = {}
 
+# What the autogrp23 recording sets' headers share (2026-11-30 03:35-03:40).
+AUTOGRP23_SET = [
+    "with the sampler in a session of its own, about every 15-23 ms; the host at sched_autogroup_enabled=1, the",
+    "runner's session alone in its autogroup: background_own_group 0). The variants' inputs are now the",
+    "root-level entities (machine.sched_autogroup, background_entities: kernel::autogroup_stretch), which",
+    "move these readers by less than 0.1 ms: their CPU a wake-up (30-160 us) fits the slice they woke with,",
+    "so their time is the wake-ups' waits. Traced (lab/validation/trace-runq-wait-1130): the reader's",
+    "wake-ups land 128-512 us into the running entity's run, the one picked when it went to sleep, and wait",
+    "3.01 ms each, 2-4 ms with no other switch in most: the engine now takes the sleep's length",
+    "(sched.rs wakeup_runq_wait_after: the fresh protected slice's run ends uniformly in [1.4, 5.4) ms",
+    "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep).",
+]
+
 # What the recordings showed, per scenario: {name: header lines}.
 NOTES = {
     "host-queue-rw-seq": [
@@ -103,6 +116,26 @@ NOTES = {
         "1.1 MiB in the writer's window, in both variants.",
     ],
     "host-queue-rw-rand": [
+        "Re-recorded 2026-11-30 03:37-03:40 (loadavg 13.7-17.9 at the ends; autogrp23: the runner groups the other runnable tasks by autogroup",
+        *AUTOGRP23_SET,
+        "Recorded (the engine's figures sleep-blind): none's reader 3.947, 5.956 and 2.024 s (engine 5.403 s,",
+        "+37%), run-queue wait 2.981, 4.555 and 1.398 s over 3961-3964 switch-ins (0.35-1.15 ms each; engine 4.574",
+        "s, 3960 x 1.155 ms, +53%) at 7.1-8.1 entities; mq-deadline 18.664, 16.942 and 6.251 s (engine 5.473 s,",
+        "-68%), 17.10, 14.91 and 4.97 s of wait (1.25-4.31 ms each) at 6.6-8.2 entities. The writer within (3.06-",
+        "3.14 s; engine 3.046 s), its waits 0.29-0.56 s (engine 0.27-0.28 s, none's median -29%). A set taken",
+        "just before with the sampler starved (03:21-03:28, discarded for that) had none's reader at 0.531-0.690 s,",
+        "0.05-0.06 ms a switch-in, at 5-6 entities: a woken random reader sometimes waits almost nothing beside",
+        "the same count. With the sleep's length (wakeup_runq_wait_after) the engine's reader takes 13.53 s in",
+        "both variants, 12.70 and 12.63 s of it waiting: mq-deadline within on the wait (-15.3%), its elapsed",
+        "-20.1% (out by 0.1%); none +243% (the kernel's none readers waited 0.35-1.15 ms a wake-up, a third of",
+        "mq-deadline's 1.25-4.31 ms at the same count: what differs, not traced). The writer's wait: none",
+        "-25.5% (out; by task and a sleep-blind wait it was -11.1%), mq-deadline -3.2%. Traced under none",
+        "(lab/validation/trace-runq-wait-1130, third trace, load 9.7): 3572 of 3963 wake-ups came 16-32 us",
+        "after the reader slept and 3478 took the CPU within 2 us from the CPU-bound entity picked at the",
+        "sleep (never idle): a wake-up tens of microseconds after the sleep is not held by that entity's",
+        "protected slice, one hundreds of microseconds after is (the sequential readers). Why, not found",
+        "(DELAY_DEQUEUE's requeue of a still-queued sleeper, not checked). Still pending.",
+        "The set before (2026-11-30 01:07-01:09, replaced):",
         "Re-recorded 2026-11-30 01:07-01:09 (runq23: the run-queue samples; one per hold of the host lock,",
         "the runner at nice -10, loadavg 12.0-13.5): 10.7-14.4 others runnable on the 2 CPUs, none idle",
         "(background_all_busy 1.0). The reader's time is its wait for a CPU: none 1.057, 7.495 and 14.052 s",
@@ -170,6 +203,18 @@ NOTES = {
         "loop-device.md).",
     ],
     "host-queue-read-msk": [
+        "Re-recorded 2026-11-30 03:36-03:40 (loadavg 12.6-18.1 at the ends; autogrp23: the runner groups the other runnable tasks by autogroup",
+        *AUTOGRP23_SET,
+        "Recorded (the engine's figures sleep-blind): msk-1280 1.241, 1.216 and 1.233 s (engine 1.214 s, -1.5%),",
+        "run-queue wait 0.234, 0.149 and 0.408 s over 64-71 switch-ins (2.3-6.1 ms each; engine 0.062 s) at",
+        "6.3-8.2 entities (10.5-17.4 tasks); msk-128 2.169, 2.327 and 2.332 s (engine 1.241 s, -46.7%), waits",
+        "2.009, 2.076 and 1.862 s over 658-825 switch-ins (2.4-2.8 ms each; engine 0.478 s, -76%) at 6.3-8.1",
+        "entities. With the sleep's length: msk-1280 1.220 s (-1.1%), wait 0.145 s (-38.1%); msk-128 1.416 s",
+        "(-39.2%), wait 1.343 s (-33.2%; 0.478 s before): the engine's reader sleeps 513 times at msk-128 against",
+        "658-825 switch-ins (its windows of 64 pages one ahead, host-queue-read-msk's trace of 2026-11-29), and",
+        "a third of the kernel's waits were behind more than the running entity (trace: 31% with 1-10 other",
+        "switches first), not modelled. Still pending.",
+        "The set before (2026-11-30 00:53-00:54, replaced):",
         "Re-recorded 2026-11-30 00:53-00:54 (runq23: the runner samples the machine's other runnable tasks,",
         "real.runnable_sample; round-robin with host-queue-read-ra128, loadavg 14.3-15.4): 13.3-15.1 others",
         "runnable on the 2 CPUs in every run, no CPU ever idle (background_all_busy 1.0), the variants'",
@@ -207,6 +252,16 @@ NOTES = {
         "4-47 runs a recording: recorded, not modelled.",
     ],
     "host-queue-read-ra128": [
+        "Re-recorded 2026-11-30 03:35-03:40 (loadavg 12.5-17.3 at the ends; autogrp23: the runner groups the other runnable tasks by autogroup",
+        *AUTOGRP23_SET,
+        "Recorded (the engine's figures sleep-blind): msk-1280 2.535, 3.896 and 4.549 s (engine 1.276 s,",
+        "-67%), run-queue wait 1.989, 3.380 and 3.953 s over 1157-1709 switch-ins (1.7-3.2 ms each; engine 0.953",
+        "s) at 6.1-8.1 entities; msk-128 3.692, 4.296 and 4.470 s (engine 1.285 s, -70%), waits 3.264, 3.860 and",
+        "4.016 s over 1279-1504 switch-ins (2.6-2.7 ms each; engine 1.184 s) at 6.1-8.0 entities. With the",
+        "sleep's length: msk-128 3.527 s (-17.9%) and 3.449 s of wait (-10.7%), both within; msk-1280 2.834 s",
+        "(-27.3%, out) and 2.709 s of wait (-19.9%, within). Still pending (msk-1280's elapsed; the waits behind",
+        "more than the running entity, 31% of the traced wake-ups, not modelled).",
+        "The set before (2026-11-30 00:52-00:54, replaced):",
         "Re-recorded 2026-11-30 00:52-00:54 (runq23, round-robin with host-queue-read-msk, loadavg",
         "14.2-15.5): 13.4-14.9 others runnable, no CPU ever idle (background_all_busy 1.0), the variants'",
         "machine.background_runnable. msk-1280 2.516, 1.923 and 1.326 s (engine 1.688 s, -12.2%; run 1's loop",
@@ -286,11 +341,13 @@ def worker_samples(name, variant):
     return out
 
 
-def background_samples(name, variant):
+def background_samples(name, variant, key="background_runnable"):
     """The machine's other runnable tasks in each recording of a scenario's variant (runq23): the
-    mean of its steps' sched.background_runnable (the host runner's samples of /proc/stat
-    procs_running, less itself and the scenario's runnable tasks, real.runnable_sample), in the
-    set's order; [] unless every recording of the set has them (recorded before runq23)."""
+    mean of its steps' sched.<key> (the host runner's samples, real.runnable_sample:
+    background_runnable the tasks, background_entities their root-level CFS entities by
+    autogroup, background_own_group the others in the runner's own autogroup; autogrp23), in
+    the set's order; [] unless every recording of the set has them (recorded before runq23, or
+    before autogrp23 for the autogroup keys)."""
     out = []
     for r in RUNS.get(name) or []:
         path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
@@ -299,11 +356,26 @@ def background_samples(name, variant):
                 steps = json.load(f)["variants"][variant]["steps"]
         except (OSError, KeyError, ValueError):
             return []
-        xs = [s["sched"]["background_runnable"] for s in steps if "background_runnable" in (s.get("sched") or {})]
+        xs = [s["sched"][key] for s in steps if key in (s.get("sched") or {})]
         if not xs:
             return []
         out.append(sum(xs) / len(xs))
     return out
+
+
+def autogroup_on(name, variant):
+    """Whether every recording of a scenario's variant ran with sched_autogroup_enabled=1
+    (real.machine.runq_sampler, autogrp23): CFS then shares the CPUs between autogroups."""
+    on = []
+    for r in RUNS.get(name) or []:
+        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
+        try:
+            with open(path) as f:
+                rs = json.load(f)["variants"][variant]["real"]["machine"].get("runq_sampler") or {}
+        except (OSError, KeyError, ValueError):
+            return False
+        on.append(rs.get("sched_autogroup_enabled") == 1)
+    return bool(on) and all(on)
 
 
 def scenario(name, kind, variants, msk=1280, throttled=True, writer=True, ra=None):
@@ -363,6 +435,15 @@ cgroup = "R"
             # (background_samples()): the median of the set, as validate compares medians
             bgs.append(b)
             body += f"machine.background_runnable = {sorted(b)[len(b) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in b) + "\n"
+            if autogroup_on(name, v):
+                # the host shares the CPUs by autogroup (sched_autogroup_enabled=1 in every
+                # recording): the background's root-level entities and the runner's session's
+                # other runnable tasks, the set's medians (kernel::autogroup_stretch)
+                body += "machine.sched_autogroup = true\n"
+                for key in ("background_entities", "background_own_group"):
+                    e = background_samples(name, v, key)
+                    if e:
+                        body += f"machine.{key} = {sorted(e)[len(e) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in e) + "\n"
     runs = RUNS.get(name) or [f"real/{name}.json"]
     body += "\n[validation]\nrecorded = [" + ", ".join(f'"{r}"' for r in runs) + ']\non = "host"\n\n[validation.tolerance]\n'
     # the tasks' run-queue waits (the engine's `sched.run_delay_s`, the recordings' sched.run_delay_s)

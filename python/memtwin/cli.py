@@ -111,6 +111,10 @@ def _parser() -> argparse.ArgumentParser:
     rl.add_argument("--reclaim-trace", metavar="DIR", help="qemu: also trace who reclaims in the guest (ftrace: kswapd's wake-ups, "
                     "sleeps and runs, the tasks' direct reclaim, free pages at each; off by default) and write it to "
                     "DIR/SCENARIO-VARIANT.trace (see lab/measurements/kswapd-direct)")
+    rl.add_argument("--qemu-nice", metavar="N", type=int, help="qemu: run QEMU at nice N (-20..19; off by default), and, where "
+                    "the host has sched_autogroup on, its session's autogroup at nice N too (/proc/PID/autogroup: QEMU runs in "
+                    "a session of its own, whose autogroup shares the CPUs with the other sessions' by that weight); a negative "
+                    "N needs root. Approximates a quieter host on a shared one; recorded as real.qemu_nice")
     rl.add_argument("--no-folios", action="store_true", help="do not record the memcg's folios by order at each step's end "
                     "(a scan of /proc/kpagecgroup that takes about a second per step on a large host, between the steps) "
                     "nor, on the host, the folios added and deleted (trace instances)")
@@ -349,6 +353,16 @@ def cmd_real(a) -> int:
         if not os.path.isdir(a.reclaim_trace) or not os.access(a.reclaim_trace, os.W_OK):
             raise ScenarioError(f"real: error: --reclaim-trace {a.reclaim_trace}: not a writable directory\n"
                                 "  fix: create it (mkdir -p) or name another", [])
+    if a.qemu_nice is not None:
+        if a.on != "qemu":
+            raise ScenarioError(f"real: error: --qemu-nice {a.qemu_nice}: only the QEMU process's priority can be set\n"
+                                "  fix: add --on qemu, or drop --qemu-nice", [])
+        if not -20 <= a.qemu_nice <= 19:
+            raise ScenarioError(f"real: error: --qemu-nice {a.qemu_nice}: a nice value is -20..19\n"
+                                "  fix: pass a value in that range", [])
+        if a.qemu_nice < 0 and os.geteuid() != 0:
+            raise ScenarioError(f"real: error: --qemu-nice {a.qemu_nice}: a negative nice value needs root (CAP_SYS_NICE)\n"
+                                "  fix: run as root, or pass 0..19", [])
     scn = load(a.file)
     declared = [v for v, _ in scn.variants()]
     if a.variant == "all":
@@ -389,7 +403,8 @@ def cmd_real(a) -> int:
             else:
                 from memtwin import qemu
 
-                res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout, reclaim_trace=bool(a.reclaim_trace))
+                res = qemu.run_qemu(plan, kernel=a.kernel, workdir=a.workdir, timeout=a.timeout, reclaim_trace=bool(a.reclaim_trace),
+                                    nice=a.qemu_nice)
             rtrace = res.pop("reclaim_trace", None)
             if rtrace is not None:
                 tpath = os.path.join(a.reclaim_trace, f"{plan['name']}-{v or 'default'}.trace")

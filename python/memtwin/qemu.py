@@ -696,7 +696,10 @@ def guest_zswap(z: Optional[dict]) -> str:
 # deactivations (mm_vmscan_lru_shrink_active with nr_deactivated > 0), the periodic memcg
 # statistics flush (workqueue_execute_start of flush_memcg_stats_dwork), sched_waking/wakeup/switch of
 # the kswapd threads only (filters), the block requests issued (a reader's progress: its
-# readahead's pages, allocated just before, while kswapd waits to run), and two kprobe events
+# readahead's pages, allocated just before, while kswapd waits to run), each allocation's fallback to
+# another migratetype's pageblock (kmem mm_page_alloc_extfrag, __rmqueue_fallback(): the steal that
+# boosts the zone's watermarks, boost_watermark(), 5.0+; with /proc/pagetypeinfo's free pages by
+# migratetype before and after the tasks), and two kprobe events
 # reading the node's free pages (global
 # vm_zone_stat[NR_FREE_PAGES], the counter zone_page_state() sums) when a task enters
 # try_to_free_pages() and when kswapd enters balance_pgdat() (static: a kernel that inlined it has
@@ -710,7 +713,7 @@ RTRACE_TIMEOUT_MARGIN_S = 120
 RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
                  "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
-                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active")
+                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active", "kmem/mm_page_alloc_extfrag")
 RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
                   ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'),
                   ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"))
@@ -742,10 +745,12 @@ def guest_reclaim_trace() -> tuple:
     for name, fn, args in RTRACE_PROBES:
         on.append(f"if echo 'p:memtwin/{name} {fn} {args}' >> {t}/kprobe_events 2>/dev/null; then "
                   f"echo 1 > {t}/events/memtwin/{name}/enable; else echo \"@@RTRACE_NOPROBE {fn}\"; fi")
-    on.append('echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) " /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"')
+    on.append('echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) |^ +protection" /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"')
+    on.append('echo "@@RTRACE_PAGETYPEINFO_BEGIN"; grep -E "^Node|^Number of blocks" /proc/pagetypeinfo; echo "@@RTRACE_PAGETYPEINFO_END"')
     on.append(f'echo 1 > {t}/tracing_on')
     off = [f'echo 0 > {t}/tracing_on',
-           'echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) " /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"',
+           'echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) |^ +protection" /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"',
+           'echo "@@RTRACE_PAGETYPEINFO_BEGIN"; grep -E "^Node|^Number of blocks" /proc/pagetypeinfo; echo "@@RTRACE_PAGETYPEINFO_END"',
            f'for c in {t}/per_cpu/cpu*; do echo "@@RTRACE_STATS ${{c##*/}} $(grep -E "^(entries|overrun|dropped events):" $c/stats | tr -s " " | tr "\\n" " ")"; done',
            'echo "@@RTRACE_BEGIN"', f'grep -v "^#" {t}/trace', 'echo "@@RTRACE_END"']
     return "\n".join(on) + "\n", "\n".join(off) + "\n"
@@ -1043,6 +1048,21 @@ def node_memory(out: str, tag: str = "NODEMEM") -> dict:
     return nodes
 
 
+def setup_writes(out: str) -> list:
+    """The runner's set-up writes through the bdi's root wb, in the order the guest program made
+    them (@@SETUPW BYTES T: each declared file, then calibrate_file()'s 16 MiB file, written and
+    fsync()ed, T its fsync()'s return on CLOCK_MONOTONIC) as [{"bytes": N, "ended_s": S}], S the
+    time from that return to the tasks' start (@@START T0): their completions are in the global
+    writeback domain the tasks start against (Kernel::wb_setup_writeout, fed back by
+    memtwin.validate as `validation.setup_writes`). [] for a guest program before the lines."""
+    m = re.search(r"^@@START (\d+\.\d+)$", out, re.M)
+    if not m:
+        return []
+    t0 = float(m.group(1))
+    return [{"bytes": int(n), "ended_s": round(max(0.0, t0 - float(t)), 6)}
+            for n, t in re.findall(r"^@@SETUPW (\d+) (\d+\.\d+)$", out, re.M)]
+
+
 def setup_complete(out: str) -> bool:
     """Whether every task process reported itself set up before the parent took SETUPMEM
     (@@SETUPREADY READY NTASKS; the parent stops waiting when a task dies or after 60 s). True for
@@ -1084,7 +1104,66 @@ def cpu_calibration(out: str) -> dict:
                      f"over the engine's {REF_HOT_READ_NS_PER_PAGE:.1f} ns (CpuCost lookup + copy_page + syscall and user time / 32)"}
     res.update(copy_calibration(out, ns))
     res.update(file_calibration(out))
+    res.update(request_calibration(out))
     return res
+
+
+# The engine's CPU time for one read request of the direct path: CpuCost syscall + submit_io (the bio's
+# set-up, blk-mq's submission and the driver's notify, the completion). Held to the engine by
+# test_qemu.py's test_request_calibration_reference_is_the_engines. On the reference machine (this
+# host, 6.18.44-fc-v782, 2026-11-30, load 4) the guest program's calibrate_request() took 8.1-13.5 us of
+# CPU a 128 KiB O_DIRECT read (six runs on the root ext4): the table's 16.2 us covers that path within 2x.
+REF_DIRECT_READ_NS_PER_REQUEST = 169 + 16_000
+
+
+def request_calibration(out: str) -> dict:
+    """The guest's CPU time per read request from its @@CALIBIO line (guest/memtwin_guest.c
+    calibrate_request(): 128 KiB O_DIRECT reads of the calibration file on the scenario's disk, the
+    reading thread's CPU time per request, best of 3 passes): {"direct_read_cpu_ns_per_request": C,
+    "direct_read_wall_ns_per_request": W, "submit_io_slowdown": C over the engine's syscall +
+    submit_io, rounded, at least 1} for a scenario's `[machine] submit_io_slowdown` (under QEMU/TCG
+    the virtio notify of each request is an MMIO exit to QEMU, the host's cost, which the code's
+    slowdown does not scale); {"request_unavailable": why} when the guest could not measure it; {}
+    from an older guest program."""
+    kv, why = _calib_line(out, "CALIBIO", ("direct_read_cpu_ns_per_request", "direct_read_wall_ns_per_request", "request_bytes"),
+                          "request_unavailable")
+    if kv is None:
+        return why
+    cpu = kv["direct_read_cpu_ns_per_request"]
+    busy = {}
+    b = re.search(r"^@@CALIBIOBUSY readers (\d+) direct_read_cpu_ns_per_request (\S+) wall_s (\S+)$", out, re.M)
+    try:
+        if b and float(b.group(2)) > 0 and math.isfinite(float(b.group(2))):
+            # the same requests from that many processes at once: documents how QEMU's device emulation
+            # serves many (its global lock); not an engine input
+            busy = {"busy_readers": int(b.group(1)), "busy_direct_read_cpu_ns_per_request": float(b.group(2))}
+    except ValueError:
+        pass
+    return {**busy, "direct_read_cpu_ns_per_request": cpu, "direct_read_wall_ns_per_request": kv["direct_read_wall_ns_per_request"],
+            "submit_io_slowdown": max(1, round(cpu / REF_DIRECT_READ_NS_PER_REQUEST)),
+            "request_method": f"{int(kv['request_bytes']) >> 10} KiB O_DIRECT reads of the calibration file on the scenario's disk, "
+                              "the reader's CPU time (CLOCK_THREAD_CPUTIME_ID) per request, best of 3 passes after one, over the "
+                              f"engine's {REF_DIRECT_READ_NS_PER_REQUEST} ns (CpuCost syscall + submit_io): submit_io_slowdown"}
+
+
+def _calib_line(out: str, tag: str, want: tuple, unavailable: str) -> tuple:
+    """(figures, None) of the guest's `@@TAG key value ...` line when it holds exactly the keys
+    `want`, each a finite number above 0; (None, {}) without the line (an older guest program);
+    (None, {unavailable: why}) when the guest said it could not measure (`@@TAG none WHY`) or the
+    line is unreadable."""
+    m = re.search(rf"^@@{tag} (.*)$", out, re.M)
+    if not m:
+        return None, {}
+    f = m.group(1).split()
+    if f[:1] == ["none"]:
+        return None, {unavailable: " ".join(f[1:])}
+    try:
+        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
+    except ValueError:
+        kv = {}
+    if len(f) != 2 * len(want) or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
+        return None, {unavailable: f"unreadable @@{tag} figures {m.group(1)[:120]!r}"}
+    return kv, None
 
 
 def file_calibration(out: str) -> dict:
@@ -1094,19 +1173,9 @@ def file_calibration(out: str) -> dict:
     "file_small_read_ns_per_call", "cold_read_ns_per_page"}; {"file_unavailable": why} when the guest
     could not measure them; {} from an older guest program. The memfd of calibrate_cpu() is shmem,
     whose read path is not filemap_read()'s, and it has no cold read."""
-    m = re.search(r"^@@CALIBF (.*)$", out, re.M)
-    if not m:
-        return {}
-    f = m.group(1).split()
-    if f[:1] == ["none"]:
-        return {"file_unavailable": " ".join(f[1:])}
-    want = ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page")
-    try:
-        kv = dict(zip(f[::2], (float(x) for x in f[1::2])))
-    except ValueError:
-        kv = {}
-    if len(f) != 6 or set(kv) != set(want) or any(not (x > 0 and math.isfinite(x)) for x in kv.values()):
-        return {"file_unavailable": f"unreadable @@CALIBF figures {m.group(1)[:120]!r}"}
+    kv, why = _calib_line(out, "CALIBF", ("hot_read_ns_per_page", "small_read_ns_per_call", "cold_read_ns_per_page"), "file_unavailable")
+    if kv is None:
+        return why
     if kv["small_read_ns_per_call"] > kv["hot_read_ns_per_page"]:
         # a 1-byte read slower than a page of a 128 KiB read: the host stalled the vCPU in one of them
         return {"file_unavailable": f"the 1-byte read ({kv['small_read_ns_per_call']} ns) took longer than a page of the hot "
@@ -1205,6 +1274,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["node_mem_kB"] = node_memory(out)
     facts["runner_memory"] = runner_memory(out)
     facts["node_mem_kB_setup"] = node_memory(out, "SETUPMEM")
+    facts["setup_writes"] = setup_writes(out)
     if not setup_complete(out):
         # a task died or hung before it was set up: the figure is not the set-up guest's (review9 L1)
         facts["node_mem_kB_setup"] = {}
@@ -1379,6 +1449,28 @@ def _qemu_version() -> str:
         return "?"
 
 
+def autogroup_enabled() -> bool:
+    """Whether the host's scheduler groups tasks by session (/proc/sys/kernel/sched_autogroup_enabled)."""
+    try:
+        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return False
+
+
+def _qemu_priority(nice: int) -> None:
+    """In the QEMU child before exec (after setsid(): its own session, so its own autogroup):
+    _die_with_parent(), then the nice value `nice` for the process (every QEMU thread inherits it)
+    and, with sched_autogroup on, for its autogroup (sched(7): writing a nice value to
+    /proc/self/autogroup sets the group's CPU weight against the other sessions'; without it a
+    task's nice value ranks it only within its own session)."""
+    _die_with_parent()
+    os.setpriority(os.PRIO_PROCESS, 0, nice)
+    if autogroup_enabled():
+        with open("/proc/self/autogroup", "w") as f:
+            f.write(str(nice))
+
+
 def _die_with_parent() -> None:
     """In the QEMU child before exec: SIGKILL it when this process dies (a killed `memtwin real`
     must not leave a guest running)."""
@@ -1415,6 +1507,9 @@ def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
                  f"t {ta:.6f} .. {tb:.6f}: {d}")
     for i, zi in enumerate(re.findall(r"^@@RTRACE_ZONEINFO_BEGIN\n(.*?)^@@RTRACE_ZONEINFO_END$", out, re.M | re.S)):
         L.append(f"# zoneinfo {'before' if i == 0 else 'after'} the tasks: " + " | ".join(" ".join(x.split()) for x in zi.strip().splitlines()))
+    for i, pt in enumerate(re.findall(r"^@@RTRACE_PAGETYPEINFO_BEGIN\n(.*?)^@@RTRACE_PAGETYPEINFO_END$", out, re.M | re.S)):
+        # /proc/pagetypeinfo's free blocks by zone, migratetype and order (orders 0..10)
+        L.append(f"# pagetypeinfo {'before' if i == 0 else 'after'} the tasks: " + " | ".join(" ".join(x.split()) for x in pt.strip().splitlines()))
     for tag, how in (("WAKE", "before the tasks (the boot's machine.wakeup_latency), 1 ms apart, the writer asleep"),
                      ("WAKEPOST", "after the tasks, the same"), ("WAKEBUSY", "after the tasks, 1 ms apart, the writer spinning"),
                      ("WAKEGAP", "after the tasks, 10 ms apart, the writer asleep"),
@@ -1432,10 +1527,12 @@ def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
 
 
 def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = None, timeout: Optional[int] = None,
-             log=None, reclaim_trace: bool = False) -> dict:
+             log=None, reclaim_trace: bool = False, nice: Optional[int] = None) -> dict:
     """Run a plan in a QEMU guest; the variant entry of the JSON layout, with `real` info.
     `reclaim_trace`: also trace kswapd and direct reclaim in the guest (guest_reclaim_trace()),
-    the text under the result's "reclaim_trace" key (not part of the JSON layout)."""
+    the text under the result's "reclaim_trace" key (not part of the JSON layout). `nice`: QEMU's
+    nice value and, with sched_autogroup on, its session's autogroup's (`memtwin real --qemu-nice`,
+    _qemu_priority()); None leaves both as inherited."""
     workdir = workdir or DEFAULT_WORKDIR
     if reclaim_trace:
         plan = {**plan, "reclaim_trace": True}
@@ -1476,7 +1573,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         errf = open(os.path.join(tmp, "qemu.err"), "w+")
         t0 = time.monotonic()
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+                                preexec_fn=_die_with_parent if nice is None else lambda: _qemu_priority(nice))
         while proc.poll() is None:
             if time.monotonic() - t0 > timeout:
                 raise RealError(f"the guest did not finish within {timeout} s (QEMU was killed)\n"
@@ -1528,11 +1625,15 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     **({"zswap": facts["zswap"]} if facts.get("zswap") else {})},
         **({"lru_gen_debug": facts["lru_gen_debug"]} if facts["lru_gen_debug"] else {}),
         **({"oom_killed_tasks": facts["oom_killed_tasks"]} if facts.get("oom_killed_tasks") else {}),
+        # the set-up writes' completions and when they ended before the tasks (setup_writes())
+        **({"setup_writes": facts["setup_writes"]} if facts.get("setup_writes") else {}),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "timing_comparable": False,
         # the host's load when the guest run ended (/proc/loadavg: 1, 5, 15 min): the vCPUs are host
         # threads, so the guest's speed moves with it
         "loadavg": _loadavg(),
+        # memtwin real --qemu-nice: QEMU's nice value and its autogroup's (None: not set, inherited)
+        **({"qemu_nice": {"nice": nice, "autogroup_nice": nice if autogroup_enabled() else None}} if nice is not None else {}),
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
         **({"folios_source": FOLIOS_SOURCE.replace("/proc/kpageflags", "/proc/kpageflags in the guest", 1)}
            if any("folios" in r for r in recs) else {}),

@@ -401,41 +401,153 @@ def loop_worker_waits(a: dict, b: dict, loop_name: str) -> dict:
     return out
 
 
-# How often the parent samples the machine's run queue while the tasks run (runnable_sample).
+# How long the sampler (sampler_main) sleeps between two samples of the machine's run queue while
+# the tasks run (runnable_sample). A sample itself takes 0.6-2.6 ms of CPU on this host (a read of
+# every thread's /proc/PID/task/TID/stat, 160-240 threads), so the interval is about 10 ms and
+# longer under load (14-24 ms measured at load 9-15 with /proc/stat alone, review11 L2; 19-39 ms
+# with the thread scan at load 11-14): each step records its mean (`background_interval_s`) and
+# the run the sampler's own CPU time (real.machine.runq_sampler).
 RUNQ_SAMPLE_S = 0.01
 
+# kernel/sched/core.c sched_prio_to_weight[]: the CFS weight of nice -20..19 (nice 0: 1024,
+# NICE_0_LOAD); an autogroup's weight is the entry of its nice (autogroup.c
+# proc_sched_autogroup_set_nice(): sched_group_set_shares(ag->tg, sched_prio_to_weight[nice + 20])).
+SCHED_PRIO_TO_WEIGHT = (
+    88761, 71755, 56483, 46273, 36291, 29154, 23254, 18705, 14949, 11916,
+    9548, 7620, 6100, 4904, 3906, 3121, 2501, 1991, 1586, 1277,
+    1024, 820, 655, 526, 423, 335, 272, 215, 172, 137,
+    110, 87, 70, 56, 45, 36, 29, 23, 18, 15,
+)
+# SCHED_IDLE's weight (kernel/sched/sched.h WEIGHT_IDLEPRIO); the RT and deadline policies (1, 2,
+# 6) are not CFS entities: they take a CPU (counted as tasks) but are no entity of the fair tree.
+WEIGHT_IDLEPRIO = 3
+_NOT_CFS = {1, 2, 6}
 
-def runnable_sample(pids: list, proc: str = "/proc") -> Optional[int]:
-    """The machine's other runnable tasks at this instant: /proc/stat's `procs_running` (the
-    tasks on a CPU or waiting for one, every CPU's `nr_running` summed), less the caller itself
-    (it is running while it reads) and the scenario's task processes `pids` in state R
-    (/proc/PID/stat); None when /proc/stat cannot be read. The engine's
-    `[machine] background_runnable` is the mean over a step (sched.rs `wakeup_runq_wait`)."""
+
+def _rdb(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
     try:
-        n = next(int(line.split()[1]) for line in _read(os.path.join(proc, "stat")).splitlines()
-                 if line.startswith("procs_running "))
-    except (OSError, StopIteration, ValueError, IndexError):
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+def autogroup_of(pid, proc: str = "/proc") -> Optional[tuple]:
+    """(id, nice) of a process's autogroup from /proc/PID/autogroup ("/autogroup-N nice M",
+    kernel/sched/autogroup.c proc_sched_autogroup_show_task()); None for a task of the default
+    autogroup (init's, whose task group is the root: kthreads and processes of no setsid()
+    session print nothing), or when it cannot be read (autogroup off, CONFIG_SCHED_AUTOGROUP
+    unset, the process gone)."""
+    try:
+        f = _read(os.path.join(proc, str(pid), "autogroup")).split()
+        return int(f[0].rsplit("-", 1)[1]), int(f[2])
+    except (OSError, IndexError, ValueError):
         return None
-    mine = 0
-    for pid in pids:
+
+
+def runnable_sample(pids: list, proc: str = "/proc", loop_name: str = "", own_group: Optional[tuple] = None,
+                    autogroup: bool = True, me: Optional[int] = None, cache: Optional[dict] = None) -> Optional[dict]:
+    """The machine's other runnable tasks at this instant, by the entity CFS shares the CPUs
+    between at the root (issue 23, review11 H1/L2): every thread in state R
+    (/proc/PID/task/TID/stat; a single-threaded process's /proc/PID/stat), less the sampling
+    thread `me`, the scenario's task processes `pids` and the loop device's kworkers serving the
+    scenario's own I/O (their comm names the device's workqueue `loop_name`, _names_loop_wq():
+    the scenario's work, not background). Returns {"tasks": the others' count (what a
+    CPU-idle test sees: select_idle_sibling()), "entities": the others' root-level CFS entities,
+    each with its weight over NICE_0_LOAD (where `autogroup` is on, kernel/sched/autogroup.c
+    task_wants_autogroup(): one entity per autogroup with a runnable task at its autogroup's
+    nice weight, and a task of the default autogroup, kthreads among them, an entity of its
+    own at its nice weight; off: every task at its own), "groups": how many such entities,
+    "own": the others in the runner's own autogroup `own_group` (id, nice), which share its
+    entity with the scenario's tasks, "loop": the loop threads left out, "weight": the entities' weights summed}; None when /proc
+    cannot be listed. `cache` keeps each process's autogroup for the run (read once, when one
+    of its threads is first seen runnable)."""
+    try:
+        names = os.listdir(proc)
+    except OSError:
+        return None
+    skip = {str(p) for p in pids}
+    cache = {} if cache is None else cache
+    tasks = loop = own = 0
+    ents = {}
+    for pid in names:
+        if not pid.isdigit() or pid in skip:
+            continue
         try:
-            if _read(os.path.join(proc, str(pid), "stat")).rsplit(")", 1)[1].split()[0] == "R":
-                mine += 1
-        except (OSError, IndexError):
-            pass
-    return max(0, n - 1 - mine)
+            s = _rdb(os.path.join(proc, pid, "stat"))
+        except OSError:
+            continue
+        f = s[s.rfind(b")") + 2:].split()
+        threads = [(pid, s, f)]
+        if len(f) > 17 and f[17] != b"1":
+            try:
+                tids = os.listdir(os.path.join(proc, pid, "task"))
+            except OSError:
+                tids = []
+            threads = []
+            for tid in tids:
+                try:
+                    ts = _rdb(os.path.join(proc, pid, "task", tid, "stat"))
+                except OSError:
+                    continue
+                threads.append((tid, ts, ts[ts.rfind(b")") + 2:].split()))
+        for tid, ts, tf in threads:
+            if not tf or tf[0] != b"R" or (me is not None and tid == str(me)):
+                continue
+            comm = ts[ts.find(b"(") + 1:ts.rfind(b")")].decode(errors="replace")
+            if loop_name and _names_loop_wq(comm, loop_name):
+                loop += 1
+                continue
+            tasks += 1
+            try:
+                nice, policy = int(tf[16]), int(tf[38])
+            except (IndexError, ValueError):
+                nice, policy = 0, 0
+            if policy in _NOT_CFS:
+                continue
+            ag = None
+            if autogroup:
+                if pid not in cache:
+                    cache[pid] = autogroup_of(pid, proc)
+                ag = cache[pid]
+            if ag is not None and own_group is not None and ag[0] == own_group[0]:
+                own += 1
+            elif ag is not None:
+                ents[f"ag{ag[0]}"] = SCHED_PRIO_TO_WEIGHT[min(max(ag[1], -20), 19) + 20]
+            else:
+                ents[f"t{tid}"] = WEIGHT_IDLEPRIO if policy == 5 else SCHED_PRIO_TO_WEIGHT[min(max(nice, -20), 19) + 20]
+    # "entities" counts an entity heavier than NICE_0_LOAD as one: a sample finds it runnable for
+    # as long as its burst lasts, and at a heavier weight it runs that burst sooner, so its
+    # presence already is its share (the highpri kworkers at nice -20, weight 86.7 x NICE_0_LOAD,
+    # seen in one sample in ten, would otherwise count as 8.7 CPU-bound entities); a lighter one
+    # (an autogroup at nice > 0) runnable throughout takes only its weight's share. "weight" is
+    # the plain sum of the weights, for reference.
+    return {"tasks": tasks, "entities": round(sum(min(w, 1024) for w in ents.values()) / 1024, 3),
+            "weight": round(sum(ents.values()) / 1024, 3), "groups": len(ents), "own": own, "loop": loop}
 
 
 def background_window(samples: list, start: float, end: float, cpus: int) -> Optional[dict]:
-    """The run-queue samples (time.time(), others) taken between `start` and `end`: their mean
-    (`background_runnable`, what a scenario's `[machine] background_runnable` takes), how many
-    (`background_samples`) and the fraction with at least `cpus` others (`background_all_busy`:
-    no CPU left idle for a wake-up); None without samples."""
-    xs = [n for t, n in samples if start <= t <= end]
+    """The run-queue samples (time.time(), runnable_sample()) taken between `start` and `end`:
+    the mean of the other runnable tasks (`background_runnable`, what a scenario's `[machine]
+    background_runnable` takes), of their root-level CFS entities, each at its weight over
+    NICE_0_LOAD, at most 1 (`background_entities`, what `[machine] background_entities`
+    takes), at its full weight (`background_weight`) and counted (`background_groups`), of the others in the runner's own autogroup
+    (`background_own_group`) and of the loop threads left out (`background_loop`); how many
+    samples (`background_samples`), their mean interval (`background_interval_s`, None with
+    one) and the fraction with at least `cpus` others (`background_all_busy`: no CPU left idle
+    for a wake-up); None without samples."""
+    xs = [(t, n) for t, n in samples if start <= t <= end]
     if not xs:
         return None
-    return {"background_runnable": round(sum(xs) / len(xs), 3), "background_samples": len(xs),
-            "background_all_busy": round(sum(1 for n in xs if n >= cpus) / len(xs), 3)}
+    k = len(xs)
+
+    def mean(key):
+        return round(sum(n[key] for _, n in xs) / k, 3)
+    return {"background_runnable": mean("tasks"), "background_entities": mean("entities"),
+            "background_weight": mean("weight"), "background_groups": mean("groups"), "background_own_group": mean("own"),
+            "background_loop": mean("loop"), "background_samples": k,
+            "background_interval_s": round((xs[-1][0] - xs[0][0]) / (k - 1), 4) if k > 1 else None,
+            "background_all_busy": round(sum(1 for _, n in xs if n["tasks"] >= cpus) / k, 3)}
 
 
 def _self_schedstat(path: str = "/proc/thread-self/schedstat") -> Optional[tuple]:
@@ -824,6 +936,39 @@ def _fill(f, offset: int, length: int, bufsize: int) -> None:
 # The task process (RealRun.run): `python3 -S -c _TASK_MAIN PKGDIR`, the job as JSON on stdin, its
 # steps (or {"error": ...}) as JSON on stdout. The memtwin package is entered without its
 # __init__ (which loads the engine and pandas): only this module and hostcache are imported.
+_SAMPLER_MAIN = """
+import json, sys, types
+pkg = types.ModuleType("memtwin")
+pkg.__path__ = [sys.argv[1]]
+sys.modules["memtwin"] = pkg
+from memtwin import real
+real.sampler_main(json.loads(sys.stdin.readline()))
+"""
+
+
+def sampler_main(job: dict) -> None:
+    """The run-queue sampler (autogrp23), in a process of its own started in a session of its
+    own (`start_new_session`: setsid(), so a new autogroup, kernel/sched/autogroup.c
+    sched_autogroup_create_attach()) at nice 0: its ~0.6-2.6 ms of CPU a sample (measured on
+    this host at load 11-14; 0.38-1.21 s a run in the runner's own process, 9% of a CPU) is then
+    no work of the runner's autogroup, which the scenario's tasks share; it competes at the root
+    as one more session while it samples (its CPU time is real.machine.runq_sampler.cpu_s). At
+    nice 19 in an autogroup at nice 19 (weight 15 at the root) it starved: one sample every
+    0.3-0.6 s at load 10-14 (2026-11-30 03:21-03:31, refuted). Samples runnable_sample() every
+    RUNQ_SAMPLE_S until its stdin closes; prints {"samples": [[time.time(), sample], ...],
+    "cpu_s": its CPU time, "autogroup": [id, nice]}."""
+    import select
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    die_with_parent(job["parent"])
+    own, cache, me, out = (tuple(job["own"]) if job.get("own") else None), {}, os.getpid(), []
+    while not select.select([sys.stdin], [], [], RUNQ_SAMPLE_S)[0]:
+        n = runnable_sample(job["pids"], loop_name=job["loop"], own_group=own, autogroup=bool(job["autogroup"]), me=me, cache=cache)
+        if n is not None:
+            out.append([time.time(), n])
+    ag = autogroup_of(me)
+    json.dump({"samples": out, "cpu_s": round(time.process_time(), 4), "autogroup": list(ag) if ag else None}, sys.stdout)
+
+
 _TASK_MAIN = """
 import json, sys, types
 pkg = types.ModuleType("memtwin")
@@ -1783,15 +1928,30 @@ class HostRun:
             th.start()
         # the machine's other runnable tasks, sampled while the tasks run (runnable_sample):
         # the background a woken task waits beside for a CPU
-        runq_samples = []
+        # (sampler_main(): a process in a session, so an autogroup, of its own, so that its CPU
+        # is not taken from the runner's autogroup, which the tasks share)
         pids = [child.pid for _, child in pipes]
-        while any(th.is_alive() for th in threads):
-            n = runnable_sample(pids)
-            if n is not None:
-                runq_samples.append((time.time(), n))
-            time.sleep(RUNQ_SAMPLE_S)
+        ag_on = sched_autogroup_enabled()
+        own = autogroup_of(os.getpid()) if ag_on else None
+        sampler = subprocess.Popen([sys.executable, "-S", "-c", _SAMPLER_MAIN, os.path.dirname(os.path.abspath(__file__))],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        self.children.append(sampler.pid)
+        sampler.stdin.write((json.dumps({"pids": pids, "loop": loop_name, "own": own, "autogroup": ag_on, "parent": os.getpid()}) + "\n").encode())
+        sampler.stdin.flush()
         for th in threads:
             th.join()
+        try:
+            sout, serr = sampler.communicate(timeout=60)  # closes its stdin: it stops
+            got = json.loads(sout)
+        except (subprocess.TimeoutExpired, ValueError) as e:
+            sampler.kill()
+            sampler.wait()
+            got = {"samples": [], "cpu_s": None, "autogroup": None, "error": str(e)[:200]}
+        self.children.remove(sampler.pid)
+        runq_samples = [(t, n) for t, n in got["samples"]]
+        self.runq_sampler = {"samples": len(runq_samples), "cpu_s": got["cpu_s"], "interval_s": RUNQ_SAMPLE_S,
+                             "sched_autogroup_enabled": ag_on, "autogroup": list(own) if own else None,
+                             "sampler_autogroup": got["autogroup"], **({"error": got["error"]} if "error" in got else {})}
         # the loop device's worker and completion threads' run-queue waits over the tasks' run
         self.kthread_waits = loop_worker_waits(waits_a, kthread_waits(), loop_name)
         steps, errors = [], []
@@ -1886,6 +2046,10 @@ class HostRun:
                         # ksoftirqd over the tasks' run (loop_worker_waits()): what the engine's
                         # [devices.X] worker_wakeup_latency is taken from (make_queue_scenarios.py)
                         **({"kthread_waits": self.kthread_waits} if getattr(self, "kthread_waits", None) else {}),
+                        # the run-queue sampler (runnable_sample): its samples, CPU time, sleep
+                        # between samples, /proc/sys/kernel/sched_autogroup_enabled and the
+                        # runner's own autogroup [id, nice] (None: the default, root-level)
+                        **({"runq_sampler": self.runq_sampler} if getattr(self, "runq_sampler", None) else {}),
                         # the host's costs measured before the run (memtwin.hostcal, HostRun._calibrate)
                         **({"host_cost": self.host_cost} if getattr(self, "host_cost", None) else {})},
             "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -1925,6 +2089,16 @@ def _sched() -> dict:
     if nice is not None:
         out["nice"] = nice
     return out
+
+
+def sched_autogroup_enabled(path: str = "/proc/sys/kernel/sched_autogroup_enabled") -> Optional[int]:
+    """/proc/sys/kernel/sched_autogroup_enabled (kernel/sched/autogroup.c, 1 by default with
+    CONFIG_SCHED_AUTOGROUP): 1 when CFS shares the CPUs between sessions' autogroups at the
+    root, 0 when between tasks; None without the file (no CONFIG_SCHED_AUTOGROUP: tasks)."""
+    try:
+        return int(_read(path).strip())
+    except (OSError, ValueError):
+        return None
 
 
 def _loadavg() -> Optional[list]:

@@ -19,7 +19,9 @@ its guest's CPU speed, `real.machine.cpu.cpu_slowdown`, with `machine.cpu_slowdo
 since lrugen6 `code_slowdown`/`copy_slowdown` and `wakeup_latency_ns` as `machine.cpu_slowdown`,
 `copy_slowdown` and `wakeup_latency`, since lrugen10 the split from the guest's reads of a file on
 the scenario's disk where it made them, and the recorded runner's time between each task's steps
-as `tasks.NAME.step_gaps`: `set_run_sets`, `recorded_step_gaps`, also for a single recording), and
+as `tasks.NAME.step_gaps`: `set_run_sets`, `recorded_step_gaps`, also for a single recording; since
+wbt23 the runner's set-up writes and when each ended before the tasks, `real.setup_writes`, as
+`validation.setup_writes`: `recorded_setup_writes`), and
 a metric passes when the
 engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
 recording and one run is the single rule).
@@ -398,7 +400,8 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
         real = qemu.run_qemu(plan, kernel=kernel, workdir=workdir, timeout=timeout)
     # the real run's runner time between steps, replayed (recorded_step_gaps: a QEMU run's)
     which = "the recorded results" if recorded else "the real run"
-    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, which) + recorded_host_cost(real, where, which)).to_json()
+    sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, which) + recorded_host_cost(real, where, which)
+              + recorded_setup_writes(real)).to_json()
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
@@ -450,6 +453,7 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     dates = sorted(str(i.get("date")) for i in infos)
     slow = [(lambda s, k: f"{s[0]}/{s[1]}" if s else k)(recorded_split_slowdown(r), recorded_cpu_slowdown(r)) for r in reals]
     woken = sum(recorded_wakeup_latency(r) is not None for r in reals)
+    sio = [recorded_submit_io_slowdown(r) for r in reals]
     gapped = sum(bool(recorded_step_gaps(r, plan, where)) for r in reals)
     costed = sum(bool(recorded_host_cost(r, where)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
@@ -459,6 +463,8 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
            ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
            + ("; -: not measured, the scenario's" if not all(slow) else "")
            + ("; a/b: code/copy_slowdown" if any(isinstance(k, str) for k in slow) else "") + ")")
+        + ("" if not any(sio) else ", at their boot's measured machine.submit_io_slowdown ("
+           + ", ".join("-" if k is None else str(k) for k in sio) + "; -: the code's)")
         + ("" if not woken else f", {woken} of them at their boot's measured machine.wakeup_latency")
         + ("" if not gapped else f", {gapped} with their runner's time between steps (step_gaps)")
         + ("" if not costed else f", {costed} at their host's measured costs (host_cost)"))
@@ -506,6 +512,16 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     if isinstance(ns, list) and ns and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in ns):
         return ns
     return None
+
+
+def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
+    """How many times the reference machine's a recorded QEMU/TCG boot's read request took of its
+    guest's CPU (`real.machine.cpu.submit_io_slowdown`, qemu.request_calibration(): 128 KiB O_DIRECT
+    reads of a file on the scenario's disk against the engine's syscall + submit_io), or None where
+    the recording has none (recorded before iso23's calibration, on the host)."""
+    cpu = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {})
+    k = cpu.get("submit_io_slowdown")
+    return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
 
 
 def recorded_kworker_wait(real: dict) -> Optional[int]:
@@ -607,13 +623,29 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     return sets
 
 
+def recorded_setup_writes(real: dict) -> list:
+    """`validation.setup_writes` replaying the runner's set-up writes as the recording timed them
+    (`real.setup_writes`, qemu.setup_writes(): each declared file and the calibration file,
+    written and fsync()ed through the root wb, and the time from each fsync()'s return to the
+    tasks' start; the engine's wb_setup_writeout() ages their completions over it). [] where the
+    recording has none (host runs, QEMU runs before wbt23): the engine then takes the declared
+    files back to back, ending as the tasks start."""
+    ws = (real.get("real") or {}).get("setup_writes")
+    if not isinstance(ws, list) or not ws or not all(isinstance(w, dict) and isinstance(w.get("bytes"), int)
+                                                      and isinstance(w.get("ended_s"), (int, float)) for w in ws):
+        return []
+    return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws) + "]"]
+
+
 def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optional[str] = None) -> list:
     """The settings of the engine's run i against recording i of a recording set: another boot
     of the engine (`kernel.boot_seed = i`; 0 is the scenario as written) and, where that boot
     measured its guest's CPUs, the machine it ran on: `machine.cpu_slowdown` and
     `machine.copy_slowdown` as measured when the boot split them (the kernel's code and its
     copies, `recorded_split_slowdown`), else `machine.cpu_slowdown` as the hot read measured it,
-    and `machine.wakeup_latency` as its samples when it measured them, and
+    `machine.submit_io_slowdown` as its read requests' CPU time measured it
+    (`recorded_submit_io_slowdown`, iso23), `machine.wakeup_latency` as its samples when it
+    measured them, and
     `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
     recorded them (`recorded_kworker_wait`), and a host recording's measured costs
     (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
@@ -626,13 +658,17 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
         sets += [f"machine.cpu_slowdown={split[0]}", f"machine.copy_slowdown={split[1]}"]
     elif k is not None:
         sets.append(f"machine.cpu_slowdown={k}")
+    sio = recorded_submit_io_slowdown(real)
+    if sio is not None:
+        sets.append(f"machine.submit_io_slowdown={sio}")
     lat = recorded_wakeup_latency(real)
     if lat is not None:
         sets.append("machine.wakeup_latency=[" + ", ".join(f'"{x}ns"' for x in lat) + "]")
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
-    return sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set") + recorded_host_cost(real, where, f"recording {i + 1} of the set")
+    return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
+            + recorded_host_cost(real, where, f"recording {i + 1} of the set") + recorded_setup_writes(real))
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

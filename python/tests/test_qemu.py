@@ -884,6 +884,53 @@ def test_cpu_calibration_reference_is_the_engines(tmp_path):
         assert per_page == pytest.approx(k * qemu.REF_HOT_READ_NS_PER_PAGE, rel=0.01), k
 
 
+def test_request_calibration_reads_the_calibio_line():
+    """request_calibration() (iso23): the guest's CPU time per 128 KiB O_DIRECT read request
+    (calibrate_request()) from @@CALIBIO, submit_io_slowdown its ratio to the engine's syscall +
+    submit_io; nothing from an older guest program, the reason when it could not measure, refused
+    figures when unreadable; cpu_calibration() carries it."""
+    line = "@@CALIBIO direct_read_cpu_ns_per_request 2100000.0 direct_read_wall_ns_per_request 2900000.0 request_bytes 131072\n"
+    got = qemu.request_calibration("x\n" + line)
+    assert got["direct_read_cpu_ns_per_request"] == 2100000.0 and got["direct_read_wall_ns_per_request"] == 2900000.0
+    assert got["submit_io_slowdown"] == round(2100000.0 / qemu.REF_DIRECT_READ_NS_PER_REQUEST) == 130
+    assert "128 KiB O_DIRECT" in got["request_method"]
+    assert qemu.request_calibration("@@CALIBIO direct_read_cpu_ns_per_request 100.0 direct_read_wall_ns_per_request 900.0 request_bytes 131072\n")["submit_io_slowdown"] == 1
+    assert qemu.request_calibration("@@CALIBF hot_read_ns_per_page 1 small_read_ns_per_call 1 cold_read_ns_per_page 1\n") == {}
+    assert qemu.request_calibration("@@CALIBIO none open O_DIRECT /s/.memtwin-calib: Invalid argument\n") == \
+        {"request_unavailable": "open O_DIRECT /s/.memtwin-calib: Invalid argument"}
+    for bad in ("direct_read_cpu_ns_per_request fast direct_read_wall_ns_per_request 1 request_bytes 1",
+                "direct_read_cpu_ns_per_request 0 direct_read_wall_ns_per_request 1 request_bytes 1",
+                "direct_read_cpu_ns_per_request nan direct_read_wall_ns_per_request 1 request_bytes 1",
+                "direct_read_cpu_ns_per_request 1 request_bytes 1"):
+        assert "request_unavailable" in qemu.request_calibration(f"@@CALIBIO {bad}\n"), bad
+    assert qemu.cpu_calibration("@@CALIB hot_read_ns_per_page 7000.0\n" + line)["submit_io_slowdown"] == 130
+    busy = qemu.request_calibration(line + "@@CALIBIOBUSY readers 16 direct_read_cpu_ns_per_request 390000.5 wall_s 1.2\n")
+    assert (busy["busy_readers"], busy["busy_direct_read_cpu_ns_per_request"], busy["submit_io_slowdown"]) == (16, 390000.5, 130)
+    assert "busy_readers" not in qemu.request_calibration(line + "@@CALIBIOBUSY none 3 of 16 readers reported, 0 failed\n")
+
+
+def test_request_calibration_reference_is_the_engines(tmp_path):
+    """REF_DIRECT_READ_NS_PER_REQUEST is the engine's syscall + submit_io, read back from its system
+    time: `[machine] submit_io_slowdown = 2` adds one submit_io per request of a cold read, so a
+    32 MiB file's cold read adds 128 more than a 16 MiB file's (128 KiB windows); a 4 KiB hot read
+    costs a syscall per page where a 128 KiB one costs 1/32 of one."""
+    from memtwin import api
+
+    s = tmp_path / "s.toml"
+    base = ('[scenario]\nname = "s"\n[machine]\nram = "1G"\n{extra}[kernel]\nprofile = "linux-6.1"\n[devices.sda]\nread_bw = "100M"\n'
+            '[files."/f"]\nsize = "{size}"\n[tasks.t]\nops = [{{ op = "read", file = "/f", bufsize = "{bs}", step = "cold" }}, '
+            '{{ op = "read", file = "/f", bufsize = "{bs}", step = "hot" }}]\n')
+
+    def sys(step, size="16M", bs="128K", extra=""):
+        s.write_text(base.format(extra=extra, size=size, bs=bs))
+        return api.run(str(s)).steps.loc[step]["sys_s"] * 1e9
+
+    extra = {sz: sys("cold", sz, extra="submit_io_slowdown = 2\n") - sys("cold", sz) for sz in ("16M", "32M")}
+    submit_io = (extra["32M"] - extra["16M"]) / 128
+    syscall = (sys("hot", bs="4K") - sys("hot")) / (4096 - 128)
+    assert syscall + submit_io == pytest.approx(qemu.REF_DIRECT_READ_NS_PER_REQUEST, rel=0.01)
+
+
 def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program():
     """--reclaim-trace (qemu.guest_reclaim_trace()): without it the guest's /init and op script have
     no trace; with it tracefs is set up (clock mono, the vmscan/sched/block events, the kswapd
@@ -904,6 +951,10 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
         assert f"/sys/kernel/tracing/events/{e}/enable" in on
     assert "p:memtwin/direct try_to_free_pages free=@vm_zone_stat:s64" in on
     assert "prev_comm ~ \"kswapd*\"" in on
+    # each fallback to another migratetype's pageblock (the watermark boost's cause, lrugen22), and
+    # /proc/pagetypeinfo before and after the tasks
+    assert "/sys/kernel/tracing/events/kmem/mm_page_alloc_extfrag/enable" in on
+    assert "/proc/pagetypeinfo" in on and "/proc/pagetypeinfo" in off
     # shrink_active_list()'s deactivations only, and the periodic memcg stats flush only (the
     # event switched off where the kernel refuses the filter: unfiltered it would fill the buffer)
     assert "echo 'nr_deactivated > 0' > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_active/filter" in on
@@ -922,6 +973,11 @@ Node 0, zone    DMA32
         low      820
         high     984
 @@RTRACE_ZONEINFO_END
+@@RTRACE_PAGETYPEINFO_BEGIN
+Node    0, zone    DMA32, type    Unmovable      1      1      1      0      0      1      0      1      1      1      0
+Number of blocks type     Unmovable      Movable  Reclaimable   HighAtomic      Isolate
+Node 0, zone    DMA32           19          227            2            0            0
+@@RTRACE_PAGETYPEINFO_END
 @@STEP 0 0
 @@A
 #cgdir
@@ -962,6 +1018,8 @@ def test_the_reclaim_trace_text_has_step_windows_counters_and_the_raw_lines():
     lines = text.splitlines()
     assert "# step 'stream' task t t 10.500000 .. 12.250000: pageoutrun=2" in lines  # pgscan_direct did not move, nr_dirty is no reclaim counter
     assert any(x.startswith("# zoneinfo before the tasks: Node 0, zone DMA32 | pages free 103473 | min 656") for x in lines)
+    assert ("# pagetypeinfo before the tasks: Node 0, zone DMA32, type Unmovable 1 1 1 0 0 1 0 1 1 1 0 | Number of blocks type "
+            "Unmovable Movable Reclaimable HighAtomic Isolate | Node 0, zone DMA32 19 227 2 0 0") in lines
     assert any(x.startswith("# wake WAKE ns (before the tasks") and x.endswith(": 300 100 200") for x in lines)
     assert any(x.startswith("# wake WAKEPOST ns") and x.endswith(": 50 40") for x in lines)
     assert "# lost: cpu0 entries: 12 overrun: 0 dropped events: 0" in lines
@@ -978,6 +1036,32 @@ def test_reclaim_trace_bad_arguments_are_refused_before_running(tmp_path, capsys
     code, _, err = cli_run(capsys, "real", path, *[a.format(d=tmp_path) for a in args])
     assert code != 0 and what in err and "fix:" in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args,what", [(["--on", "host", "--qemu-nice", "-15"], "only the QEMU process"),
+                                       (["--on", "qemu", "--qemu-nice", "-21"], "-20..19"),
+                                       (["--on", "qemu", "--qemu-nice", "20"], "-20..19")])
+def test_qemu_nice_bad_arguments_are_refused_before_running(tmp_path, capsys, args, what):
+    """memtwin real --qemu-nice (lrugen22): refused on the host and out of range, before anything runs."""
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream.toml")
+    out = tmp_path / "out.json"
+    code, _, err = cli_run(capsys, "real", path, *args, "--json", str(out))
+    assert code != 0 and what in err and "fix:" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_qemu_nice_sets_the_process_and_its_own_autogroup():
+    """qemu._qemu_priority() (memtwin real --qemu-nice), run as QEMU's preexec_fn in a new session:
+    the child's nice value, inherited by what it execs, and, with sched_autogroup on, its session's
+    autogroup's nice value; the parent's are untouched. 5: no privilege needed."""
+    before = os.getpriority(os.PRIO_PROCESS, 0)
+    r = subprocess.run(["sh", "-c", "cut -d' ' -f19 /proc/self/stat; cat /proc/self/autogroup 2>/dev/null || true"],
+                       capture_output=True, text=True, timeout=30, start_new_session=True, preexec_fn=lambda: qemu._qemu_priority(5))
+    lines = r.stdout.split("\n")
+    assert r.returncode == 0 and int(lines[0]) == 5, r
+    if qemu.autogroup_enabled():
+        assert lines[1].endswith(" nice 5"), lines
+    assert os.getpriority(os.PRIO_PROCESS, 0) == before
 
 
 def test_step_windows_are_on_the_guests_clock_from_the_first_step():
@@ -999,7 +1083,7 @@ def test_a_traced_run_is_marked_and_its_traces_are_written_only_when_every_varia
     path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
     calls, timeouts = [], []
 
-    def fake_run(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False):
+    def fake_run(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False, nice=None):
         calls.append(plan["name"])
         assert reclaim_trace
         if len(calls) == 2:
@@ -1015,7 +1099,7 @@ def test_a_traced_run_is_marked_and_its_traces_are_written_only_when_every_varia
 
     res = []
 
-    def fake_ok(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False):
+    def fake_ok(plan, kernel=None, workdir=None, timeout=None, reclaim_trace=False, nice=None):
         r = {"real": {"on": "qemu", "kernel": "6.1.0-test", "date": "2026-11-29T12:00:00Z", "timing_comparable": False, "notes": []},
              "steps": [{"name": "stream", "metrics": {"read_bytes": 1.0}, "pagecache": 0}], "reclaim_trace": "@@RTRACE lines\n"}
         res.append(r)

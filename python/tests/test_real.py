@@ -1182,21 +1182,52 @@ def test_the_runner_records_its_nice_value():
     assert real._sched()["nice"] == base
 
 
-def test_runnable_sample_is_procs_running_less_the_sampler_and_the_tasks(tmp_path):
-    """real.runnable_sample (runq23): /proc/stat's procs_running less the sampling process itself
-    and the scenario's task processes in state R; background_window: a step's mean, count and
-    all-busy fraction of the samples in its window."""
-    (tmp_path / "stat").write_text("cpu  1 2 3\nprocs_running 9\nprocs_blocked 2\n")
-    for pid, state in ((11, "R"), (12, "D"), (13, "R")):
-        (tmp_path / str(pid)).mkdir()
-        (tmp_path / str(pid) / "stat").write_text(f"{pid} (python3 (x)) {state} 1 2 3\n")
-    assert real.runnable_sample([11, 12, 13], proc=str(tmp_path)) == 9 - 1 - 2
-    assert real.runnable_sample([11, 99], proc=str(tmp_path)) == 7, "a task that has exited counts nothing"
-    (tmp_path / "stat").write_text("procs_running 1\n")
-    assert real.runnable_sample([11, 13], proc=str(tmp_path)) == 0, "never below 0"
-    (tmp_path / "stat").write_text("cpu 1\n")
-    assert real.runnable_sample([], proc=str(tmp_path)) is None, "unreadable: no sample, not a guess"
-    samples = [(1.0, 1), (2.0, 3), (3.0, 2), (9.0, 50)]
-    assert real.background_window(samples, 1.0, 3.0, 2) == {"background_runnable": 2.0, "background_samples": 3,
-                                                            "background_all_busy": 0.667}
+def _stat(pid, comm, state, nice=0, threads=1, policy=0):
+    """A /proc/PID/stat line: fields 3.. after the comm, nice (19), num_threads (20), policy (41)."""
+    f = [state] + ["0"] * 38
+    f[16], f[17], f[38] = str(nice), str(threads), str(policy)
+    return f"{pid} ({comm}) " + " ".join(f) + "\n"
+
+
+def test_runnable_sample_groups_the_runnable_threads_by_autogroup(tmp_path):
+    """real.runnable_sample (autogrp23, review11 H1/L2): every thread in state R less the sampler,
+    the scenario's tasks and the loop device's kworkers, grouped into root-level CFS entities as
+    kernel/sched/autogroup.c task_wants_autogroup() puts them (one per autogroup at its nice's
+    sched_prio_to_weight[], a default-autogroup task or kthread at its own nice, RT not an
+    entity); background_window: a step's means."""
+    def proc(pid, comm, state, ag=None, **kw):
+        d = tmp_path / str(pid)
+        (d / "task" / str(pid)).mkdir(parents=True)
+        (d / "stat").write_text(_stat(pid, comm, state, **kw))
+        (d / "task" / str(pid) / "stat").write_text(_stat(pid, comm, state, **kw))
+        (d / "autogroup").write_text(f"/autogroup-{ag[0]} nice {ag[1]}\n" if ag else "")
+        return d
+    proc(10, "python3", "R", ag=(7, 0))            # the sampler itself (me)
+    proc(11, "python3 (x)", "R", ag=(7, 0))        # a scenario task
+    proc(12, "make", "R", ag=(7, 0))               # another runnable task of the runner's session
+    proc(20, "cc1", "R", ag=(8, 0))
+    proc(21, "cc1", "R", ag=(8, 0))                # same autogroup: one entity
+    proc(22, "ld", "D", ag=(8, 0))                 # not runnable
+    proc(30, "nice", "R", ag=(9, 5))               # an autogroup at nice 5: weight 335
+    proc(40, "kworker/u8:3+loop0", "R")            # serves the scenario's device: left out
+    proc(41, "kworker/1:1", "R", nice=-20)         # a root-level kthread at nice -20
+    proc(42, "migration/0", "R", policy=1)         # SCHED_FIFO: a task, not a CFS entity
+    q = proc(50, "qemu", "S", ag=(9, 5), threads=3)
+    for tid, st in ((51, "R"), (52, "S")):
+        (q / "task" / str(tid)).mkdir()
+        (q / "task" / str(tid) / "stat").write_text(_stat(tid, "qemu", st))
+    n = real.runnable_sample([11], proc=str(tmp_path), loop_name="loop0", own_group=(7, 0), me=10)
+    assert n == {"tasks": 7, "entities": round((1024 + 335 + 1024) / 1024, 3), "weight": round((1024 + 335 + 88761) / 1024, 3),
+                 "groups": 3, "own": 1, "loop": 1}, n
+    off = real.runnable_sample([11], proc=str(tmp_path), loop_name="loop0", own_group=None, autogroup=False, me=10)
+    assert off["tasks"] == 7 and off["groups"] == 6 and off["own"] == 0, "autogroup off: every CFS task is an entity"
+    assert real.runnable_sample([], proc=str(tmp_path / "none")) is None, "unreadable: no sample, not a guess"
+    assert real.autogroup_of(20, proc=str(tmp_path)) == (8, 0) and real.autogroup_of(41, proc=str(tmp_path)) is None
+    s = {"tasks": 0, "entities": 0.0, "weight": 0.0, "groups": 0, "own": 0, "loop": 0}
+    samples = [(1.0, dict(s, tasks=1, entities=1.0, groups=1)), (2.0, dict(s, tasks=3, entities=2.0, groups=2, own=1)),
+               (3.0, dict(s, tasks=2, entities=0.5, groups=1, loop=2)), (9.0, dict(s, tasks=50))]
+    assert real.background_window(samples, 1.0, 3.0, 2) == {
+        "background_runnable": 2.0, "background_entities": 1.167, "background_weight": 0.0, "background_groups": 1.333, "background_own_group": 0.333,
+        "background_loop": 0.667, "background_samples": 3, "background_interval_s": 1.0, "background_all_busy": 0.667}
     assert real.background_window(samples, 4.0, 5.0, 2) is None
+    assert real.background_window(samples, 9.0, 9.0, 2)["background_interval_s"] is None

@@ -306,6 +306,14 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": 0.0, "kworker_runs": 0}]}) is None
     assert recorded_kworker_wait({"steps": [{"kworker_run_delay_s": "1", "kworker_runs": 2}]}) is None
     assert memtwin.run(lat, sets=set_run_sets(0, kw)).steps["sys_s"].sum() > 0  # the engine takes the setting
+    # iso23: a boot that measured its read requests' CPU (qemu.request_calibration()) runs at it
+    from memtwin.validate import recorded_submit_io_slowdown
+    io = rec({"direct_read_cpu_ns_per_request": 2.1e6, "submit_io_slowdown": 130})
+    assert recorded_submit_io_slowdown(io) == 130
+    assert set_run_sets(0, io) == ["kernel.boot_seed=0", "machine.submit_io_slowdown=130"]
+    for bad in ({"submit_io_slowdown": 0}, {"submit_io_slowdown": True}, {"submit_io_slowdown": 2.5}, {"request_unavailable": "x"}):
+        assert recorded_submit_io_slowdown(rec(bad)) is None and set_run_sets(0, rec(bad)) == ["kernel.boot_seed=0"], bad
+    assert memtwin.run(lat, sets=set_run_sets(0, io)).steps["sys_s"].sum() > memtwin.run(lat).steps["sys_s"].sum()
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:
@@ -399,6 +407,31 @@ def test_validate_replays_a_recordings_step_gaps_and_prefers_the_file_calibratio
                                     'tasks.t.step_gaps=["105139us", "404258us"]', 'tasks."u v".step_gaps=["50000us"]']
     older = {"real": {"machine": {"cpu": {k: v for k, v in cpu.items() if not k.startswith("file_")}}}}
     assert recorded_split_slowdown(older) == (10, 58)
+
+
+def test_validate_replays_a_recordings_setup_writes():
+    """wbt23: the QEMU runner's set-up writes and when each ended before the tasks (the guest
+    program's @@SETUPW and @@START lines, qemu.setup_writes()) go to the engine's run against that
+    recording as `validation.setup_writes` (recorded_setup_writes(), in set_run_sets()); the engine
+    ages their completions over the time to the tasks (Kernel::wb_setup_writeout), so the run moves;
+    none for a recording without them (host runs, QEMU runs before wbt23)."""
+    from memtwin.api import load, run
+    from memtwin.qemu import setup_writes
+    from memtwin.validate import recorded_setup_writes, set_run_sets
+
+    out = "@@SETUPW 67108864 4.6012\nnoise\n@@SETUPW 16777216 10.3\n@@COLD 0\n@@START 11.66\n"
+    ws = setup_writes(out)
+    assert ws == [{"bytes": 67108864, "ended_s": 7.0588}, {"bytes": 16777216, "ended_s": 1.36}]
+    assert setup_writes(out.replace("@@START 11.66\n", "")) == [], "no start line: an older guest program"
+    rec = {"real": {"setup_writes": ws}}
+    sets = recorded_setup_writes(rec)
+    assert sets == ['validation.setup_writes=[{ size = 67108864, ended = "7058800us" }, { size = 16777216, ended = "1360000us" }]']
+    assert set_run_sets(0, rec) == ["kernel.boot_seed=0"] + sets
+    assert recorded_setup_writes({"real": {}}) == [] and recorded_setup_writes({"real": {"setup_writes": [{"bytes": "x"}]}}) == []
+    scn = load(os.path.join(os.path.dirname(memtwin.__file__), "scenarios", "validation-pending", "qemu61-wbt-reader.toml"))
+    untimed = run(scn).to_json()
+    timed = run(scn, sets=sets).to_json()
+    assert [s["metrics"] for s in untimed["steps"]] != [s["metrics"] for s in timed["steps"]]
 
 
 def test_step_gaps_of_a_recording_that_does_not_fit_the_plan_are_refused_and_bad_file_figures_not_used():

@@ -350,8 +350,14 @@ impl Kernel {
         }
         let named: u64 = self.vmas.iter().filter(|v| v.live).map(|v| v.swap.iter().filter(|&&s| s != crate::swapfile::NO_SLOT).count() as u64).sum();
         let (_, inuse) = self.swap_usage();
-        if named != inuse {
-            return Err(format!("{inuse} swap slots in use but page tables name {named}"));
+        // Slots a swap slots cache holds (swap_slots.rs) at SWAP_HAS_CACHE alone are named by
+        // no page table: each is in exactly one CPU's batch or slots_ret.
+        let held = self.swap.as_ref().map_or(0, |a| a.held_slots());
+        if held != self.swap_slots.held() {
+            return Err(format!("{held} swap slots marked held but the slots caches hold {}", self.swap_slots.held()));
+        }
+        if named + held != inuse {
+            return Err(format!("{inuse} swap slots in use but page tables name {named} and the slots caches hold {held}"));
         }
         // Swap charges: each memcg's swap counter is the charged slots recorded for its
         // subtree in the swap_cgroup map, and within memory.swap.max (v2).
@@ -778,7 +784,7 @@ impl Kernel {
         let charged = self.memcgs.version == crate::memcontrol::CgroupVersion::V2 && self.profile.zswap_memcg;
         if let Some(area) = self.swap.as_ref() {
             for (s, len) in z.entries() {
-                if s == 0 || !area.slot_in_use(s) {
+                if s == 0 || !area.slot_allocated(s) {
                     return Err(format!("zswap entry at free slot {s}"));
                 }
                 let m = area.slot_memcg(s);

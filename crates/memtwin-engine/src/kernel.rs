@@ -142,20 +142,21 @@ pub struct Kernel {
     /// background_runnable`, units of [`SCHED_CAPACITY_SCALE`]): CPU-bound tasks that want a
     /// CPU beside the scenario's. 0: none.
     pub bg_load: u64,
+    /// Where CFS shares the CPUs by autogroup (`[machine] sched_autogroup`): the background's
+    /// root-level entities and the others in the scenario's own autogroup (units of
+    /// [`SCHED_CAPACITY_SCALE`], [`autogroup_stretch`]); None: by task ([`cfs_stretch`]).
+    pub bg_autogroup: Option<(u64, u64)>,
     /// The running task's wall-clock nanoseconds per nanosecond of CPU time beyond the slice it
     /// woke with (units of [`SCHED_CAPACITY_SCALE`]): its CFS share beside the other tasks and
     /// the background ([`cfs_stretch`] of both); [`Kernel::cpu_stretch`] outside a task's
     /// quantum or without a background.
     pub bg_stretch: u64,
-    /// How long a task woken from a sleep waits for a CPU beside the background
-    /// ([`crate::sched::wakeup_runq_wait`]), fixed at boot; 0 without a background.
-    pub wake_runq_ns: Nanos,
     /// The wall-clock slice a woken task runs before it can be preempted
     /// ([`crate::sched::sched_slice_ns`]).
     pub sched_slice: Nanos,
     /// CPU time the running task has left of the slice it woke with: its first
     /// [`Kernel::sched_slice`] of CPU after a wake-up runs unpreempted by the background (it
-    /// waited for the CPU at the wake-up, [`Kernel::wake_runq_ns`]).
+    /// waited for the CPU at the wake-up, [`Kernel::ttwu_fair_wait`]).
     pub slice_left: Nanos,
     /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
     /// background competes with ([`Kernel::bg_load`]).
@@ -330,6 +331,9 @@ pub struct Kernel {
     pub read_pinned: Option<(InodeId, u32, u32)>,
     /// The swap area (`swapon`), if the machine has one.
     pub swap: Option<crate::swapfile::SwapArea>,
+    /// The per-CPU swap slots caches (`swp_slots`, 4.11-6.14: `KernelProfile::swap_slots_cache`),
+    /// one per CPU from the machine's setup, none without swap or on other eras.
+    pub swap_slots: crate::swap_slots::SwapSlotsCache,
     /// zswap in front of the swap area (`[machine] zswap`), `None` when not configured.
     pub zswap: Option<crate::zswap::Zswap>,
     /// Swap writes in flight: (completion time, frame), earliest first.
@@ -416,8 +420,8 @@ impl Kernel {
             cpu_stretch: SCHED_CAPACITY_SCALE,
             runq_ns: 0,
             bg_load: 0,
+            bg_autogroup: None,
             bg_stretch: SCHED_CAPACITY_SCALE,
-            wake_runq_ns: 0,
             sched_slice: 0,
             slice_left: 0,
             in_task: false,
@@ -479,6 +483,7 @@ impl Kernel {
             root_fs_order0: false,
             read_pinned: None,
             swap: None,
+            swap_slots: Default::default(),
             zswap: None,
             swap_wb_queue: Default::default(),
             swap_plug: Default::default(),
@@ -549,19 +554,21 @@ impl Kernel {
 
     /// `try_to_wake_up()` of a task (not a kthread) beside the machine's background
     /// ([`Kernel::bg_load`]): `ttwu_do_activate()` -> `enqueue_task_fair()` -> `place_entity()`,
-    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c). Returns how long it waits for a CPU
-    /// ([`Kernel::wake_runq_ns`], schedstat's `run_delay`) and the fresh slice it then runs
-    /// unpreempted ([`Kernel::sched_slice`]); `None` without a background. The one wake-up
-    /// path of every sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep
-    /// (`hrtimer_nanosleep()`: op `sleep`) and a futex wake-up (op `wait` woken by a `post`).
+    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c), after sleeping `slept` ns. Returns
+    /// how long it waits for a CPU ([`crate::sched::wakeup_runq_wait_after`]: a short sleep's
+    /// wake-up meets the fresh protected slice of the entity picked when it went to sleep;
+    /// schedstat's `run_delay`) and the fresh slice it then runs unpreempted
+    /// ([`Kernel::sched_slice`]); `None` without a background. The one wake-up path of every
+    /// sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep (`hrtimer_nanosleep()`: op
+    /// `sleep`) and a futex wake-up (op `wait` woken by a `post`).
     #[inline]
-    pub fn ttwu_fair_wait(&self) -> Option<(Nanos, Nanos)> {
-        (self.bg_load != 0).then_some((self.wake_runq_ns, self.sched_slice))
+    pub fn ttwu_fair_wait(&self, slept: Nanos) -> Option<(Nanos, Nanos)> {
+        (self.bg_load != 0).then(|| (crate::sched::wakeup_runq_wait_after(&self.profile, self.bg_load, self.nr_cpu_ids, slept), self.sched_slice))
     }
 
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
-    /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::wake_runq_ns`],
-    /// `crate::sched::wakeup_runq_wait`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
+    /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::ttwu_fair_wait`] of the
+    /// sleep's length, `crate::sched::wakeup_runq_wait_after`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
     /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
     /// new slice ([`Kernel::slice_left`]).
     #[inline]
@@ -571,10 +578,11 @@ impl Kernel {
             self.blk_flush_plug();
         }
         if t > self.now {
-            self.iowait_ns += t - self.now;
+            let slept = t - self.now;
+            self.iowait_ns += slept;
             self.now = t;
             if self.in_task && !self.in_kthread() {
-                if let Some((wait, slice)) = self.ttwu_fair_wait() {
+                if let Some((wait, slice)) = self.ttwu_fair_wait(slept) {
                     self.now += wait;
                     self.runq_ns += wait;
                     self.slice_left = slice;
@@ -654,4 +662,35 @@ pub const SCHED_CAPACITY_SCALE: u64 = 1024;
 #[inline]
 pub fn cfs_stretch(others: u64, nr_cpus: u32) -> u64 {
     ((others + SCHED_CAPACITY_SCALE) / nr_cpus.max(1) as u64).max(SCHED_CAPACITY_SCALE)
+}
+
+/// [`cfs_stretch`] where CFS shares the CPUs between autogroups (`[machine] sched_autogroup`,
+/// kernel/sched/autogroup.c 6.18, CONFIG_FAIR_GROUP_SCHED): the scenario's tasks run in one
+/// autogroup whose entity competes at the root beside the background's root-level entities
+/// (`entities`: other autogroups with a runnable task and root-level tasks, each at its
+/// weight over NICE_0_LOAD; `task_wants_autogroup()`), the tasks inside it beside each other
+/// and `own` other runnable tasks of that session. A group's entity has its autogroup's
+/// shares (nice 0: NICE_0_LOAD) split over the CPUs by its load there
+/// (`update_cfs_group()` -> `calc_group_shares()`: `tg->shares * grq load / tg load`), so
+/// that over the CPUs the group as a whole weighs NICE_0_LOAD, and the load balancer
+/// spreads the root-level load: the group gets `nr_cpus / (1 + entities)` CPUs, at least what
+/// the background leaves (`nr_cpus` less its `tasks - own` tasks, which use a CPU each at
+/// most), shared by its `others + own + 1` tasks (`sched_slice()`/`pick_eevdf()` within the
+/// group's run queue by weight, the same nice). Returns the wall-clock length of a
+/// nanosecond of CPU time (units of [`SCHED_CAPACITY_SCALE`]), at least 1. Units of `others`,
+/// `own`, `entities`, `tasks`: [`SCHED_CAPACITY_SCALE`].
+#[inline]
+pub fn autogroup_stretch(others: u64, own: u64, entities: u64, tasks: u64, nr_cpus: u32) -> u64 {
+    let s = SCHED_CAPACITY_SCALE as u128;
+    let cpus = nr_cpus.max(1) as u128;
+    let n = others as u128 + own as u128 + s;
+    // the group's CPUs: its share at the root, cpus * s / (s + entities), or what the
+    // background's tasks leave, cpus * s - (tasks - own) (units of S), whichever is more
+    let left = (cpus * s).saturating_sub(tasks.saturating_sub(own) as u128);
+    let stretch = if left * (s + entities as u128) > cpus * s * s {
+        n * s / left
+    } else {
+        n * (s + entities as u128) / cpus / s
+    };
+    (stretch as u64).max(SCHED_CAPACITY_SCALE)
 }

@@ -44,6 +44,7 @@ pub mod swap;
 pub mod timer;
 pub mod trace;
 pub mod swapfile;
+pub mod swap_slots;
 pub mod zswap;
 pub mod truncate;
 pub mod types;

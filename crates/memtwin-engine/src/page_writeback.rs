@@ -1578,7 +1578,13 @@ impl Kernel {
     /// `__wb_writeout_add()` of the root wb (`wb_domain_writeout_add()` on the global domain,
     /// with `writeout_period()` halving it every `VM_COMPLETIONS_PERIOD_LEN` from the first
     /// completion) for writes that completed before the run: `writes` are (pages, write
-    /// bandwidth in bytes/s) written one after another, back to back, ending at time 0.
+    /// bandwidth in bytes/s, time from the write's last completion to the run's start), in the
+    /// order they were made; each one's completions spread evenly over its transfer time at
+    /// that bandwidth, ending then (a write that would overlap the one before starts when it
+    /// ended). Between them and after the last, the period timer goes on ageing the domain
+    /// (`writeout_period()`: `fprop_new_period()`), and stops once aging leaves at most one
+    /// event; the next completion starts it again (`wb_domain_writeout_add()`:
+    /// `wp_next_time()`).
     /// `Simulation::new` calls it only for a scenario a real-kernel runner records
     /// (`[validation] on = "host"` or `"qemu"`, [`crate::Scenario::runner_setup`]): a user's
     /// declared files were written at some unknown time before, their completions aged away
@@ -1591,53 +1597,68 @@ impl Kernel {
     /// grows as they age (6.1 QEMU guest trace, 2026-11-30: `balance_dirty_pages`' bdi_setpoint
     /// / setpoint, the writer's wb share, 0 at its first call, 0.22 after 0.8 s, 0.46 after
     /// 1.8 s, 0.73 after 3.3 s, 0.93 after 8.4 s, after the setup's 20480 pages written from
-    /// 7 s before the run; the engine's share here: 0.22 after 0.6 s, 0.52 after 2.2 s, 0.88
-    /// after 7.5 s). Not modelled (the engine takes no input from the runner or its recording
-    /// for them): the QEMU runner's 16 MiB calibration file and its calibrations between the
-    /// setup and the tasks (1.4 s at host load 4, 7.6 s at load 14, where the setup's
-    /// completions had aged and the writer's share was 0.93 when it was first throttled); the
-    /// host runner's setup bandwidth: real.py writes the files (`_populate()`) before it puts
-    /// blk-throttle's rules on the loop device (`_throttle()`), so its setup runs at the
-    /// unthrottled device's speed, not at the scenario's `write_bw` used here (the host is
+    /// 7 s before the run). When the recording timed them ([`crate::Scenario::setup_writes`],
+    /// the QEMU runner since wbt23: each declared file's fsync() and its 16 MiB calibration
+    /// file's, against the tasks' start), those are the writes and their ends: the
+    /// calibrations between the setup and the tasks took 1.4 s at host load 4 and 7.6 s at
+    /// load 14 in two traced boots, time over which the setup's completions age. Otherwise
+    /// the declared disk files, back to back, ending as the run starts. Not modelled: the host
+    /// runner's setup bandwidth (real.py writes the files, `_populate()`, before it puts
+    /// blk-throttle's rules on the loop device, `_throttle()`, so its setup runs at the
+    /// unthrottled device's speed, not at the scenario's `write_bw` used here; the host is
     /// cgroup v1, where every write goes through the root wb, whose share of the domain is all
     /// of it either way: only the timing of `writeout_period()` differs); the host's other
     /// disks' completions in the same global domain.
-    pub fn wb_setup_writeout(&mut self, writes: &[(u64, u64)]) {
+    pub fn wb_setup_writeout(&mut self, writes: &[(u64, u64, Nanos)]) {
         let nsec = crate::types::NSEC_PER_SEC as u128;
-        let durations: Vec<u128> = writes.iter().map(|&(pages, bw)| (pages as u128 * PAGE_SIZE as u128 * nsec).div_ceil(bw.max(1) as u128)).collect();
-        let total: u128 = durations.iter().sum();
-        if total == 0 || writes.iter().all(|w| w.0 == 0) {
+        let durations: Vec<u128> = writes.iter().map(|&(pages, bw, _)| (pages as u128 * PAGE_SIZE as u128 * nsec).div_ceil(bw.max(1) as u128)).collect();
+        if durations.iter().sum::<u128>() == 0 || writes.iter().all(|w| w.0 == 0) {
             return;
         }
-        // Times are ns from the first completion (the run starts at `total`).
+        // Times are ns from the first write's start; the run starts at `run`.
+        let run: u128 = writes.iter().zip(&durations).map(|(w, &d)| w.2 as u128 + d).max().unwrap_or(0);
         let mut g = self.wb_domain.0;
         if self.wb_completions.is_empty() {
             self.wb_completions.push(Default::default());
         }
         let mut local = self.wb_completions[0];
         let period = VM_COMPLETIONS_PERIOD_LEN as u128;
-        let mut next_period = period;
-        let mut start = 0u128;
-        for (&(pages, _), &d) in writes.iter().zip(&durations) {
+        // u128::MAX: the period timer is not running.
+        let mut next_period = u128::MAX;
+        let mut prev_end = 0u128;
+        for (&(pages, _, ended), &d) in writes.iter().zip(&durations) {
+            let end = (run - ended as u128).max(prev_end);
+            let start = end.saturating_sub(d).max(prev_end);
+            let d = end - start;
+            // writeout_period() at each boundary before the write: ageing with no new events.
+            while next_period <= start {
+                next_period = if g.new_period(1) { next_period + period } else { u128::MAX };
+            }
+            if pages > 0 && next_period == u128::MAX {
+                // The first completion starts the timer (wp_next_time()).
+                next_period = start + period;
+            }
             let mut done = 0u64;
-            // The file's completions up to each period boundary inside it, then the rest.
+            // The write's completions up to each period boundary inside it, then the rest.
             loop {
-                let until = next_period.min(start + d);
+                let until = next_period.min(end);
                 let upto = if d == 0 { pages } else { ((until - start) * pages as u128 / d) as u64 };
                 if upto > done {
                     g.add(&mut local, upto - done);
                     done = upto;
                 }
-                if next_period > start + d || next_period > total {
+                if next_period > end {
                     break;
                 }
-                // writeout_period(): the timer stops once aging leaves at most one event.
                 next_period = if g.new_period(1) { next_period + period } else { u128::MAX };
             }
-            start += d;
+            prev_end = end;
+        }
+        while next_period <= run {
+            next_period = if g.new_period(1) { next_period + period } else { u128::MAX };
         }
         self.wb_completions[0] = local;
-        let period_time = if next_period == u128::MAX { 0 } else { (next_period - total) as Nanos };
+        let period_time = if next_period == u128::MAX { 0 } else { (next_period - run) as Nanos };
         self.wb_domain = (g, period_time);
     }
 

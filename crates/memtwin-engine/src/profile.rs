@@ -829,6 +829,13 @@ pub struct KernelProfile {
     /// and no swap area is rotational (`swap_use_vma_readahead()`); before, always
     /// `swapin_readahead()`'s cluster readahead by slot.
     pub swap_vma_readahead: bool,
+    /// The per-CPU swap slots cache (mm/swap_slots.c, 4.11 67afa38e012e "mm/swap: add cache
+    /// for swap slots allocation" to 6.14; removed in 6.15 by 0ff67f990bd4 "mm, swap: remove
+    /// swap slot cache"): `folio_alloc_swap()` hands out slots from a per-CPU batch of up to
+    /// `SWAP_SLOTS_CACHE_SIZE` (64) taken from the area at once, and `free_swap_slot()` holds
+    /// up to 64 freed slots per CPU at `SWAP_HAS_CACHE` (their zswap entries and swap charges
+    /// with them) until `swapcache_free_entries()` frees the batch (swap_slots.rs).
+    pub swap_slots_cache: bool,
     /// Large folios in the page cache: which file systems' regular files take them, up to
     /// which order, and how readahead sizes them.
     pub large_folios: LargeFolios,
@@ -1090,6 +1097,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_shrink_memcg: false,
         zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
+        swap_slots_cache: true,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, write: WriteOrder::SizedNoOrder1, ..LargeFolios::NONE },
         throtl_trim_keeps_one_slice: false,
         mmap_miss_skips_locked: false,
@@ -1255,6 +1263,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         throttle_vm_writeout: true,
         account_page_tables: false,
         swap_vma_readahead: false,
+        swap_slots_cache: false,
         timer_wheel_round_up: false,
         ra_io_pages: false,
         readahead_charge_noretry: false,
@@ -1317,6 +1326,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
+        swap_slots_cache: false,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

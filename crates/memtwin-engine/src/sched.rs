@@ -289,7 +289,9 @@ pub fn sched_slice_ns(p: &crate::profile::KernelProfile, nr_cpus: u32) -> Nanos 
 ///   not modelled: every 6.1 wake-up is taken as preempting (review11 M2).
 ///
 /// The expectation over wake-ups (a deterministic figure, as [`crate::kernel::cfs_stretch`]
-/// is): the wake-up's run-queue wait, schedstat's `run_delay`.
+/// is): the wake-up's run-queue wait, schedstat's `run_delay`, for a task that slept long
+/// enough for its wake-up to land at a random point of the running entity's run; a short
+/// sleep's wake-up waits longer ([`wakeup_runq_wait_after`]).
 pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_cpus: u32) -> Nanos {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     if !p.eevdf {
@@ -301,6 +303,47 @@ pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_c
     let run = slice.div_ceil(tick) * tick;
     let wait = slice - (slice as u128 * slice as u128 / (2 * run as u128)) as u64;
     (wait as u128 * busy as u128 / S as u128) as u64
+}
+
+/// The run-queue wait of a task woken after sleeping `slept` ns on a busy CPU (EEVDF, 6.6+;
+/// 6.18's kernel/sched/fair.c), beside `background` (as [`wakeup_runq_wait`]): when the task
+/// went to sleep, `__schedule()` -> `pick_next_task_fair()` picked a CPU-bound entity of the
+/// background and `set_next_entity()` -> `set_protect_slice()` gave it a fresh protected slice;
+/// that entity keeps the CPU until a tick (`task_tick_fair()` -> `update_curr()` ->
+/// `update_deadline()`, no HRTICK) finds its slice used: at a pick `d` before the next tick
+/// (uniform in (0, TICK_NSEC]) its run ends at the first tick after `slice` of run, so the end
+/// is uniform in [slice, slice + TICK_NSEC). The sleeper's wake-up at `slept` waits for that
+/// end when it comes first (`check_preempt_wakeup_fair()`: `pick_eevdf()` returns the running,
+/// protected entity; on the CPU it slept on: `select_idle_sibling()` finds no idle CPU and
+/// keeps the previous one), else lands in a later entity's run at a random point
+/// ([`wakeup_runq_wait`]'s mean). With `a = slice`, `b = slice + TICK_NSEC`, `W` that mean:
+/// `(a + b) / 2 - slept` for `slept <= a`, `((slept - a) W + (b - slept)^2 / 2) / TICK_NSEC`
+/// between, `W` after `b`; times the fraction of wake-ups with no idle CPU. A wake-up after
+/// the fresh run ended is taken at a random point of a later run (`W`), though one just after
+/// that end lands early in the next run (picked at that tick) and waits longer: the figure
+/// rises from `b - W` to `b` where the kernel's would fall and rise again with the ticks. A read's 0.3 ms I/O
+/// waits 3.1 ms at 6.18's 1.4 ms slice with 2 CPUs and HZ 250 (traced on this host 2026-11-30:
+/// 1009 wake-ups landing 128-512 us into the running entity's run, 3.01 ms each,
+/// lab/validation/trace-runq-wait-1130); a 10 ms sleep 1.155 ms. 6.1's CFS: 0.
+pub fn wakeup_runq_wait_after(p: &crate::profile::KernelProfile, background: u64, nr_cpus: u32, slept: Nanos) -> Nanos {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    if !p.eevdf {
+        return 0;
+    }
+    let busy = background.saturating_sub((nr_cpus.max(1) as u64 - 1) * S).min(S);
+    let slice = sched_slice_ns(p, nr_cpus) as u128;
+    let tick = (1_000_000_000 / crate::timer::HZ) as u128;
+    let run = slice.div_ceil(tick) * tick;
+    let w = slice - slice * slice / (2 * run);
+    let (a, b, s) = (slice, slice + tick, slept as u128);
+    let wait = if s <= a {
+        (a + b) / 2 - s
+    } else if s >= b {
+        w
+    } else {
+        ((s - a) * w + (b - s) * (b - s) / 2) / tick
+    };
+    (wait * busy as u128 / S as u128) as u64
 }
 
 /// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
@@ -440,8 +483,8 @@ impl Simulation {
         // The machine's other runnable tasks (`[machine] background_runnable`): a woken task's
         // wait for a CPU beside them, and the slice it then runs unpreempted.
         k.bg_load = scn.machine.background_runnable;
+        k.bg_autogroup = scn.machine.autogroup.as_ref().map(|a| (a.entities, a.own_group));
         k.sched_slice = sched_slice_ns(&k.profile, scn.machine.cpus);
-        k.wake_runq_ns = wakeup_runq_wait(&k.profile, k.bg_load, scn.machine.cpus);
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
@@ -485,6 +528,7 @@ impl Simulation {
             k.mount(&format!("(boot {i})"), "boot");
         }
         k.root_fs_order0 = !scn.machine.fs_features.is_empty();
+        let submit_io = k.cost.submit_io;
         match scn.machine.copy_slowdown {
             Some(c) => k.cost = k.cost.scaled_split(scn.machine.cpu_slowdown, c),
             None if scn.machine.cpu_slowdown != 1 => k.cost = k.cost.scaled(scn.machine.cpu_slowdown),
@@ -492,6 +536,10 @@ impl Simulation {
         }
         // A host recording's own measured costs (hostcal.rs).
         k.cost = k.cost.host_calibrated(&scn.machine.host_cost);
+        // `[machine] submit_io_slowdown` (iso23): a request's submission at its own factor.
+        if let Some(s) = scn.machine.submit_io_slowdown {
+            k.cost.submit_io = submit_io * s;
+        }
         for d in &scn.devices {
             k.mount(&format!("/dev/{}", d.name), &scn.machine.fs);
         }
@@ -543,9 +591,25 @@ impl Simulation {
         // before the tasks, through the root wb: their completions in the global writeback
         // domain. Only for a scenario a runner records (`[validation] on`); a user's declared
         // files were written long before, their completions aged away.
+        // The recording's own timing of them where it has one (`[validation] setup_writes`,
+        // on the disk of the declared files), else the declared files back to back, ending as
+        // the tasks start.
         if scn.runner_setup {
-            let setup: Vec<(u64, u64)> =
+            let files: Vec<(u64, u64)> =
                 scn.files.iter().filter(|f| !f.created).filter_map(|f| f.device.map(|d| (pages_for(f.size), scn.devices[d].write_bw))).collect();
+            let mut setup: Vec<(u64, u64, Nanos)> = vec![];
+            if scn.setup_writes.is_empty() {
+                let mut ended: Nanos = 0;
+                for &(pages, bw) in files.iter().rev() {
+                    setup.push((pages, bw, ended));
+                    ended += (pages as u128 * crate::types::PAGE_SIZE as u128 * crate::types::NSEC_PER_SEC as u128).div_ceil(bw.max(1) as u128) as Nanos;
+                }
+                setup.reverse();
+            } else {
+                let disk = scn.files.iter().find_map(|f| f.device).unwrap_or(0);
+                let bw = scn.devices.get(disk).map_or(0, |d| d.write_bw);
+                setup.extend(scn.setup_writes.iter().map(|&(bytes, ended)| (pages_for(bytes), bw, ended)));
+            }
             k.wb_setup_writeout(&setup);
         }
         // Room for every page the files can hold, bounded by RAM: the arena never grows on
@@ -577,6 +641,11 @@ impl Simulation {
             area.solidstate = !scn.devices[d].rotational;
             k.swap = Some(area);
             k.zswap = scn.machine.zswap.map(crate::zswap::Zswap::new);
+            // swapon -> enable_swap_slots_cache() (4.11-6.14): one cache per CPU
+            // (`alloc_swap_slot_cache()` at CPU hotplug), sized here, none used on the way.
+            if k.profile.swap_slots_cache {
+                k.swap_slots = crate::swap_slots::SwapSlotsCache::new(scn.machine.cpus.max(1) as usize);
+            }
         }
         let mut work_total = 0;
         let mut ti = 0usize;
@@ -969,8 +1038,8 @@ impl Simulation {
     /// `try_to_wake_up()` of task `ti` out of a sleep outside the kernel's I/O waits (a timer
     /// sleep, a futex wait): the same run-queue wait and fresh slice as
     /// [`Kernel::wait_until`]'s wake-up ([`Kernel::ttwu_fair_wait`]).
-    fn ttwu(&mut self, ti: usize) {
-        if let Some((wait, slice)) = self.kernel.ttwu_fair_wait() {
+    fn ttwu(&mut self, ti: usize, slept: Nanos) {
+        if let Some((wait, slice)) = self.kernel.ttwu_fair_wait(slept) {
             let t = &mut self.tasks[ti];
             t.times.clock += wait;
             t.times.runq += wait;
@@ -997,7 +1066,12 @@ impl Simulation {
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
         // Beyond the slice it woke with, its share beside the machine's background too
         // (`Kernel::cpu_wall`).
-        k.bg_stretch = if k.bg_load == 0 { k.cpu_stretch } else { crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids) };
+        // By autogroup where the machine shares the CPUs so (`crate::kernel::autogroup_stretch`).
+        k.bg_stretch = match k.bg_autogroup {
+            _ if k.bg_load == 0 => k.cpu_stretch,
+            Some((entities, own)) => crate::kernel::autogroup_stretch(others, own, entities, k.bg_load, k.nr_cpu_ids),
+            None => crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids),
+        };
         k.slice_left = t.slice_left;
         k.in_task = true;
         k.runq_ns = 0;
@@ -1249,7 +1323,7 @@ impl Simulation {
                 if matches!(self.tasks[ti].cursor, Cursor::Sleeping) {
                     // Woken by its hrtimer (`hrtimer_nanosleep()` -> `try_to_wake_up()`): beside
                     // the background it waits for a CPU and starts a fresh slice.
-                    self.ttwu(ti);
+                    self.ttwu(ti, *duration);
                     // The kernel's timers run up to now before the step's snapshot.
                     self.kernel.advance_clock(self.tasks[ti].times.clock);
                     finished = true;
@@ -1505,9 +1579,11 @@ impl Simulation {
                 if let Some(w) = waiter {
                     let t = &mut self.tasks[w];
                     t.waiting = false;
+                    // how long it slept: from its clock when it blocked to the post
+                    let slept = now.saturating_sub(t.times.clock);
                     t.times.clock = t.times.clock.max(now);
                     // `futex_wake()` -> `wake_up_q()` -> `try_to_wake_up()`.
-                    self.ttwu(w);
+                    self.ttwu(w, slept);
                     let t = &self.tasks[w];
                     self.runq.push(Reverse((t.times.clock, w)));
                 }

@@ -44,6 +44,11 @@ pub struct SwapArea {
     /// `swap_map[]` as bits: which slots are in use; grown on demand up to the highest slot
     /// used, so that host memory follows the swap used, not the area's size.
     used: Vec<u64>,
+    /// Slots in use at `SWAP_HAS_CACHE` alone, held by a swap slots cache (swap_slots.rs: in
+    /// a CPU's allocation batch or its `slots_ret`): no page table names them and no page
+    /// caches them; `__read_swap_cache_async()` finds their swap count 0 and returns NULL
+    /// (as bits, grown with `used`).
+    held: Vec<u64>,
     /// `swap_cgroup` ids: the memcg recorded for each slot (grown with `used`).
     memcg: Vec<MemcgId>,
     /// Whether the slot's swap charge was taken (v2: with the slot; v1: when the page was
@@ -132,7 +137,7 @@ impl SwapArea {
     /// (`mkswap` + `swapon`).
     pub fn new(dev: DevId, base: u64, slots: u64) -> SwapArea {
         let max = slots.max(1);
-        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false }
+        SwapArea { dev, base, max, pages: max - 1, inuse: 0, used: vec![], held: vec![], memcg: vec![], charged: vec![], cluster_next: 1, cluster_nr: SWAPFILE_CLUSTER - 1, lowest_bit: 1, cache: vec![], shadow: vec![], ra_prev_offset: 0, ra_hits: SWAP_RA_INIT_HITS as u64, ra_last: 0, solidstate: false }
     }
 
     #[inline]
@@ -146,6 +151,7 @@ impl SwapArea {
             // Grown by an eighth at least (amortised), never past the area.
             let want = (w + 1).max(self.used.len() + self.used.len() / 8).min(self.max.div_ceil(64) as usize);
             self.used.resize(want, 0);
+            self.held.resize(want, 0);
             self.charged.resize(want, 0);
             self.memcg.resize(want * 64, MemcgId::NONE);
             self.cache.resize(want * 64, PageId::NIL);
@@ -243,6 +249,7 @@ impl SwapArea {
         let s = slot as u64;
         debug_assert!(self.is_used(s) && s != 0, "freeing a free swap slot");
         self.set_used(s, false);
+        self.set_held(slot, false);
         let charged = self.is_charged(slot);
         self.set_charged(slot, false);
         self.shadow[s as usize] = NO_SHADOW;
@@ -269,9 +276,44 @@ impl SwapArea {
         }
     }
 
-    /// Whether slot `slot` is in use (`__swp_swapcount() > 0` or cached).
+    /// Whether slot `slot` is in use (`__swp_swapcount() > 0` or cached), not one a swap
+    /// slots cache holds at `SWAP_HAS_CACHE` alone (which `__read_swap_cache_async()` skips:
+    /// "if (!__swp_swapcount(entry) && swap_slot_cache_enabled) return NULL").
     pub fn slot_in_use(&self, slot: u32) -> bool {
+        (slot as u64) < self.max && self.is_used(slot as u64) && !self.is_held(slot)
+    }
+
+    /// Whether slot `slot` is allocated (`swap_map[]` nonzero), held by a slots cache or not.
+    pub fn slot_allocated(&self, slot: u32) -> bool {
         (slot as u64) < self.max && self.is_used(slot as u64)
+    }
+
+    /// Whether a swap slots cache holds slot `slot` (`SWAP_HAS_CACHE` alone).
+    pub fn is_held(&self, slot: u32) -> bool {
+        self.held.get(slot as usize / 64).is_some_and(|w| w & (1 << (slot % 64)) != 0)
+    }
+
+    /// Mark slot `slot` held by a swap slots cache, or not.
+    pub(crate) fn set_held(&mut self, slot: u32, on: bool) {
+        if let Some(w) = self.held.get_mut(slot as usize / 64) {
+            if on {
+                *w |= 1 << (slot % 64);
+            } else {
+                *w &= !(1 << (slot % 64));
+            }
+        }
+    }
+
+    /// Slots a swap slots cache holds (for the invariants).
+    pub fn held_slots(&self) -> u64 {
+        self.held.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    /// `swap_cgroup_record()` of slot `slot` taken from a slots cache's batch: its memcg.
+    pub(crate) fn record_memcg(&mut self, slot: u32, memcg: MemcgId) {
+        if let Some(m) = self.memcg.get_mut(slot as usize) {
+            *m = memcg;
+        }
     }
 
     /// The swap-cache page of slot `slot` (`swap_cache_get_folio()`), or `PageId::NIL`.
@@ -361,14 +403,14 @@ impl Kernel {
             // slots (the kernel's keeps them in the swap cache): not written either way.
             return false;
         }
-        let Some(area) = self.swap.as_mut() else { return false };
-        let Some(slot) = area.alloc(nr, memcg) else { return false };
+        if self.swap.is_none() {
+            return false;
+        }
+        let Some(slot) = self.folio_alloc_swap(nr, memcg) else { return false };
         if self.memcgs.version == CgroupVersion::V2 && memcg != MemcgId::NONE {
             if let Some(over) = self.memcgs.try_charge_swap(memcg, nr) {
-                let area = self.swap.as_mut().expect("swap area");
-                for i in 0..nr as u32 {
-                    area.free(slot + i);
-                }
+                // put_swap_folio(): nothing recorded in swap_cgroup for the failed charge.
+                self.put_swap_folio(slot, nr);
                 self.memcg_memory_event(over, MemcgEvent::SwapMax);
                 self.memcg_memory_event(memcg, MemcgEvent::SwapFail);
                 return false;
@@ -1182,6 +1224,16 @@ impl Kernel {
                 self.uncharge_swapcache(p.memcg);
             }
         }
+        // __swap_entry_free(): the count drops to 0 -> free_swap_slot() (swap_slots.rs: held
+        // in the CPU's slots cache on 4.11-6.14, else freed now).
+        self.free_swap_slot(slot);
+    }
+
+    /// `swap_entry_free()` (mm/swapfile.c, 6.1; from `swapcache_free_entries()`): the slot at
+    /// `SWAP_HAS_CACHE` alone goes back to the area, `mem_cgroup_uncharge_swap()` of the memcg
+    /// it was charged to, and `swap_range_free()`'s `frontswap_invalidate_page()` frees its
+    /// zswap entry.
+    pub(crate) fn swap_entry_free(&mut self, slot: u32) {
         let area = self.swap.as_mut().expect("a slot implies a swap area");
         let (memcg, charged) = area.free(slot);
         // swap_range_free() -> frontswap_invalidate_page()

@@ -387,6 +387,13 @@ impl Zswap {
         (v, r)
     }
 
+    /// The slots of zbud pool page `i`'s buddies (`NIL` for a free one); for the tests.
+    #[cfg(test)]
+    pub(crate) fn zbud_page_slots(&self, i: u32) -> [u32; 2] {
+        let z = self.zbud.pages[i as usize];
+        [if z.first_chunks != 0 { z.first_slot } else { NIL }, if z.last_chunks != 0 { z.last_slot } else { NIL }]
+    }
+
     /// Whether the shrink worker is queued or, on 6.1, has a run under way.
     pub fn shrink_pending(&self) -> bool {
         self.shrink_queued || self.worker_run.is_some()

@@ -242,7 +242,9 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         wakeup_latency: vec![],
                         kworker_wakeup_latency: vec![],
                         background_runnable: 0,
+                        autogroup: None,
                         host_cost: Default::default(),
+                        submit_io_slowdown: None,
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,
@@ -298,6 +300,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     report_metrics: vec![],
                     resident_pages: Default::default(),
                     runner_setup: false,
+                    setup_writes: vec![],
                 };
                 let files = scn.files.clone();
                 for t in &mut scn.tasks {

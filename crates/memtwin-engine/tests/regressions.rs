@@ -39,7 +39,9 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             wakeup_latency: vec![],
             kworker_wakeup_latency: vec![],
             background_runnable: 0,
+            autogroup: None,
             host_cost: Default::default(),
+            submit_io_slowdown: None,
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,
@@ -74,6 +76,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
         report_metrics: vec![],
         resident_pages: Default::default(),
         runner_setup: false,
+                    setup_writes: vec![],
     }
 }
 

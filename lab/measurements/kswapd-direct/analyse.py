@@ -14,7 +14,12 @@ Per step window (the guest program's CLOCK_MONOTONIC, the trace's clock "mono"):
   was doing then: woken but not yet running, running, or asleep;
 - the reader's progress while kswapd waits to run: the pages of the block requests issued between
   the wake-up and kswapd_wake (traces with block_rq_issue);
-- the guest's ping-pong wake-up samples the trace carries (# wake lines), as p10/median/p90 in ms.
+- the guest's ping-pong wake-up samples the trace carries (# wake lines), as p10/median/p90 in ms;
+- kswapd's runs by what woke it (lrugen22): a wake-up with gfp_flags=none is rmqueue()'s for a zone
+  whose watermark an allocation's fallback to another migratetype's pageblock boosted
+  (ZONE_BOOSTED_WATERMARK: `wakeup_kswapd(zone, 0, 0, zone_idx(zone))`, 5.0+), any other an
+  allocation's slow path (wake_all_kswapds(), its gfp mask): how many, how many ended at once (a
+  balanced node, run < 0.5 ms), how many ran 5 ms or more, their median and summed run.
 """
 import argparse
 import gzip
@@ -60,6 +65,7 @@ def analyse(steps, events, step):
     state = "asleep"  # kswapd: asleep | woken | running | short
     woken_at = None
     woke_by = None
+    woke_boost = False
     cycles, directs = [], []
     cur = None
     last_direct = None
@@ -74,14 +80,17 @@ def analyse(steps, events, step):
             if state in ("asleep", "short"):
                 woken_pages = 0
                 woken_at, woke_by = t, "wakeup_kswapd" if state == "asleep" else "wakeup_kswapd in the short sleep"
+                woke_boost = rest.rstrip().endswith("gfp_flags=none")
                 state = "woken"
         elif name == "sched_waking" and "kswapd" in rest:
             if state in ("short", "asleep") and woken_at is None:
                 woken_at, woke_by = t, "the short sleep's timer" if state == "short" else "timer"
+                woke_boost = False
                 state = "woken"
         elif name == "mm_vmscan_kswapd_wake":
             cur = {"woken": woken_at, "by": woke_by, "run": t, "latency_ms": (t - woken_at) * 1e3 if woken_at else None,
-                   "free_at_balance": None, "end": None, "pages_while_woken": woken_pages if have_block else None}
+                   "free_at_balance": None, "end": None, "pages_while_woken": woken_pages if have_block else None,
+                   "cause": "boost" if woke_boost else ("allocation" if woke_by and woke_by.startswith("wakeup_kswapd") else "timer")}
             cycles.append(cur)
             state, woken_at, woken_pages = "running", None, None
         elif name == "balance":
@@ -113,7 +122,14 @@ def analyse(steps, events, step):
         dstate[d["kswapd"]] = dstate.get(d["kswapd"], 0) + 1
     fb = [c["free_at_balance"] for c in cycles if c["free_at_balance"] is not None]
     pw = [c["pages_while_woken"] for c in cycles if c["pages_while_woken"] is not None]
+    causes = {}
+    for cause in ("allocation", "boost", "timer"):
+        rc = [(c["end"] - c["run"]) * 1e3 for c in cycles if c["cause"] == cause and c["end"] is not None]
+        if rc:
+            causes[cause] = {"n": len(rc), "ended_at_once": sum(r < 0.5 for r in rc), "ran_5ms_or_more": sum(r >= 5 for r in rc),
+                             "median_ms": round(q(rc, .5), 2), "sum_ms": round(sum(rc), 1)}
     return {
+        "runs_by_wake_cause": causes,
         "step": step, "window_s": round(w["t1"] - w["t0"], 3), "vmstat": w["vmstat"],
         "first_reclaim_s": round(min([c["run"] for c in cycles] + [d["t"] for d in directs] + [w["t1"]]) - w["t0"], 3),
         "kswapd_runs": len(cycles), "kswapd_woken_by": by,

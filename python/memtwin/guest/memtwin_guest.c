@@ -1018,6 +1018,92 @@ static void calibrate_cpu(void) {
     printf("@@CALIB2 small_read_ns_per_call %.1f\n", small * 1e9 / (len / 4096));
 }
 
+static double thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The guest's CPU time per read request, for the engine's `[machine] submit_io_slowdown` (iso23): the
+ * calibration file read again with O_DIRECT in `bs` requests (one request each: no page cache, no
+ * readahead), the reading thread's CPU time (CLOCK_THREAD_CPUTIME_ID) per request, best of 3 passes
+ * after one: the syscall, the direct I/O's bio set-up and page pinning, blk-mq's submission, the
+ * virtio notify (under TCG an MMIO write that exits to QEMU's device emulation in the vCPU's own
+ * thread: the readers' largest single cost outside reclaim in lab/measurements/guest-cpu-profile)
+ * and the completion's wake-up and unpinning; the task's sleep while the disk serves it is not CPU
+ * time. Printed as @@CALIBIO with the passes' wall time per request beside it. */
+/* The same requests with the device busy: REQ_BUSY processes at once, each reading its own slice of
+ * the file with O_DIRECT (two passes, the second counted), each process's CPU time summed over all
+ * the requests: how a request's CPU time grows when QEMU's device emulation serves many at once (the
+ * vCPU's MMIO exit waits for QEMU's global lock while the main loop completes the others). Printed as
+ * @@CALIBIOBUSY; only documents (the engine takes @@CALIBIO's figure). */
+#define REQ_BUSY 16
+static void calibrate_request_busy(const char *p, size_t len, size_t bs) {
+    int pfd[2];
+    if (pipe(pfd) < 0) { printf("@@CALIBIOBUSY none pipe: %s\n", strerror(errno)); return; }
+    size_t slice = len / REQ_BUSY / bs * bs;
+    double t = now();
+    for (int w = 0; w < REQ_BUSY; w++) {
+        pid_t pid = fork();
+        if (pid < 0) break;
+        if (pid == 0) {
+            close(pfd[0]);
+            double res[2] = {-1, 0};
+            int fd = open(p, O_RDONLY | O_DIRECT);
+            void *buf = NULL;
+            if (fd >= 0 && !posix_memalign(&buf, 4096, bs)) {
+                memset(buf, 0, bs);
+                int ok = 1;
+                for (int pass = 0; pass < 2 && ok; pass++) {
+                    double c = thread_cpu();
+                    for (size_t off = w * slice; off < (w + 1) * slice && ok; off += bs)
+                        ok = pread(fd, buf, bs, off) == (ssize_t)bs;
+                    res[0] = ok ? thread_cpu() - c : -1;
+                    res[1] = slice / bs;
+                }
+            }
+            if (write(pfd[1], res, sizeof res) != sizeof res) _exit(1);
+            _exit(0);
+        }
+    }
+    close(pfd[1]);
+    double cpu = 0, reqs = 0, res[2];
+    int got = 0, bad = 0;
+    while (read(pfd[0], res, sizeof res) == sizeof res) {
+        got++;
+        if (res[0] < 0) bad++; else cpu += res[0], reqs += res[1];
+    }
+    close(pfd[0]);
+    while (wait(NULL) > 0) {}
+    t = now() - t;
+    if (got != REQ_BUSY || bad || reqs == 0) { printf("@@CALIBIOBUSY none %d of %d readers reported, %d failed\n", got, REQ_BUSY, bad); return; }
+    printf("@@CALIBIOBUSY readers %d direct_read_cpu_ns_per_request %.1f wall_s %.3f\n", REQ_BUSY, cpu * 1e9 / reqs, t);
+}
+
+static void calibrate_request(const char *p, size_t len, size_t bs) {
+    int fd = open(p, O_RDONLY | O_DIRECT);
+    if (fd < 0) { printf("@@CALIBIO none open O_DIRECT %s: %s\n", p, strerror(errno)); return; }
+    void *buf = NULL;
+    if (posix_memalign(&buf, 4096, bs)) { printf("@@CALIBIO none posix_memalign\n"); close(fd); return; }
+    memset(buf, 0, bs); /* fault the buffer in before the timed passes */
+    double cpu = 0, wall = 0;
+    for (int pass = 0; pass < 4; pass++) {
+        double c = thread_cpu(), t = now();
+        for (size_t off = 0; off < len; off += bs)
+            if (pread(fd, buf, bs, off) != (ssize_t)bs) {
+                printf("@@CALIBIO none pread O_DIRECT %s: %s\n", p, strerror(errno));
+                free(buf); close(fd); return;
+            }
+        c = thread_cpu() - c, t = now() - t;
+        if (pass > 0 && (cpu == 0 || c < cpu)) cpu = c, wall = t; /* pass 0 warms up */
+    }
+    free(buf);
+    close(fd);
+    printf("@@CALIBIO direct_read_cpu_ns_per_request %.1f direct_read_wall_ns_per_request %.1f request_bytes %zu\n",
+           cpu * 1e9 / (len / bs), wall * 1e9 / (len / bs), bs);
+    calibrate_request_busy(p, len, bs);
+}
+
 /* The same two reads of a regular file on the scenario's disk (/s, the file system the tasks read),
  * and its cold read: calibrate_cpu()'s memfd is shmem, whose read path (shmem_file_read_iter():
  * shmem_get_folio() locks and unlocks each folio) is not filemap_read()'s (filemap_get_pages()
@@ -1038,6 +1124,7 @@ static void calibrate_file(void) {
     for (size_t off = 0; off < len && !why; off += wbuf_len < len - off ? wbuf_len : len - off)
         if (pwrite(fd, wbuf, wbuf_len < len - off ? wbuf_len : len - off, off) < 0) why = "pwrite";
     if (!why && fsync(fd) < 0) why = "fsync";
+    if (!why) printf("@@SETUPW %zu %.9f\n", len, now());
     for (int pass = 0; pass < 6 && !why; pass++) {
         double t = now();
         for (size_t off = 0; off < len && !why; off += bs)
@@ -1063,10 +1150,11 @@ static void calibrate_file(void) {
     int e = errno;
     posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
     close(fd);
-    unlink(p);
-    if (why) { printf("@@CALIBF none %s %s: %s\n", why, p, strerror(e)); return; }
+    if (why) { unlink(p); printf("@@CALIBF none %s %s: %s\n", why, p, strerror(e)); return; }
     printf("@@CALIBF hot_read_ns_per_page %.1f small_read_ns_per_call %.1f cold_read_ns_per_page %.1f\n",
            hot * 1e9 / (len / 4096), small * 1e9 / (len / 4096), cold * 1e9 / (len / 4096));
+    calibrate_request(p, len, bs);
+    unlink(p);
 }
 
 /* The guest's cross-CPU wake-up latency, for the engine's `[machine] wakeup_latency`: a task on the last
@@ -1264,6 +1352,9 @@ int main(int argc, char **argv) {
             if (fd < 0) die("setup: create %s: %s", p, strerror(errno));
             if (fill(fd, 0, num(f[2]), 1 << 20) < 0) die("setup: write %s: %s", p, strerror(errno));
             if (fsync(fd) < 0) die("setup: fsync %s: %s", p, strerror(errno));
+            /* when the file's writeback completions ended (the global writeback domain's
+             * completions the tasks start against: memtwin.qemu setup_writes()) */
+            printf("@@SETUPW %lld %.9f\n", (long long)num(f[2]), now());
             posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
             close(fd);
             if (num(f[4])) chown(p, (uid_t)num(f[4]), (gid_t)-1);
@@ -1342,6 +1433,7 @@ int main(int argc, char **argv) {
     printf("@@SETUPREADY %d %d\n", start_line->ready, ntasks);
     fflush(stdout);
     start_line->t0 = now();
+    printf("@@START %.9f\n", start_line->t0);
     __sync_synchronize();
     start_line->go = 1;
     int bad = 0;

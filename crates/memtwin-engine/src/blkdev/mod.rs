@@ -502,6 +502,11 @@ pub struct LeakyBucket {
     pub at: Nanos,
     /// When the last request queued in this direction left the throttle.
     pub queued_until: Nanos,
+    /// The latest arrival so far. The engine runs each task's quantum whole, so a task whose
+    /// clock is behind another's may submit after it in the engine's order but before it in
+    /// time; QEMU queues a request only behind the requests pending when it arrives, so one
+    /// that arrived before the latest is not held behind it (iso23).
+    pub last_arrival: Nanos,
 }
 
 impl LeakyBucket {
@@ -509,7 +514,10 @@ impl LeakyBucket {
     /// `avg` bytes a second: when it leaves the throttle (and is accounted).
     pub fn release(&mut self, bytes: u64, now: Nanos, avg: u64) -> Nanos {
         let avg = avg.max(1);
-        let mut t = now.max(self.queued_until);
+        // Behind the requests queued when it arrives: not behind one that arrived after it in
+        // time (submitted earlier in the engine's order by a task whose clock ran ahead).
+        let mut t = if now < self.last_arrival { now } else { now.max(self.queued_until) };
+        self.last_arrival = self.last_arrival.max(now);
         // throttle_do_leak()
         let leaked = (avg as u128 * t.saturating_sub(self.at) as u128 / NSEC_PER_SEC as u128).min(u64::MAX as u128) as u64;
         self.level = self.level.saturating_sub(leaked);
@@ -523,7 +531,7 @@ impl LeakyBucket {
             self.at = t;
         }
         self.level += bytes;
-        self.queued_until = t;
+        self.queued_until = self.queued_until.max(t);
         t
     }
 }
@@ -1102,6 +1110,9 @@ impl BlockDevice {
         let (own_line, line_busy, line_end) = self.line_of(dir);
         let mut seek = if start == line_end { 0 } else { self.seek_ns };
         let busy = seek;
+        // A request that arrived before the direction's latest (the engine ran a later
+        // submitter's quantum first) is not held behind that one's completion (LeakyBucket::last_arrival).
+        let behind = if now < self.qemu_bucket[dir as usize].last_arrival { 0 } else { line_busy };
         let done = match self.back_merge(dir, class, start, pages, line_end, now) {
             Some((c, n, made)) => {
                 // The request leaves the throttle with the merged bytes: they are accounted
@@ -1113,7 +1124,7 @@ impl BlockDevice {
             }
             None => {
                 let mut off = 0;
-                let mut last = line_busy;
+                let mut last = behind;
                 while off < pages {
                     let n = (pages - off).min(self.max_pages);
                     off += n;

@@ -713,7 +713,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, host_cost: Default::default() };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -886,20 +886,42 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
-                if let Some(v) = t.get("background_runnable") {
-                    let fix = "write the mean number of the machine's other runnable tasks, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.background_runnable)";
+                // The machine's other runnable tasks (`background_runnable`) and, where CFS shares
+                // the CPUs by autogroup (`sched_autogroup`), their root-level entities and the
+                // others in the scenario's own autogroup: mean counts, 0 to 1000.
+                let mut bg_count = |cx: &mut Cx, key: &str, what: &str, unit: &str| -> Option<u64> {
+                    let v = t.get(key)?;
+                    let fix = format!("write the mean number of {what}, a number from 0 to 1000 such as 3.5 (memtwin real --on host records it per step as sched.{key})");
                     let n = match v.v {
                         Val::Int(i) => Some(i as f64),
                         Val::Float(f) => Some(f),
                         ref other => {
-                            cx.err(&v.loc, format!("machine.background_runnable must be a number, not {}", other.type_name()), fix);
+                            cx.err(&v.loc, format!("machine.{key} must be a number, not {}", other.type_name()), &fix);
                             None
                         }
                     };
                     match n {
-                        Some(f) if !(0.0..=1000.0).contains(&f) => cx.err(&v.loc, format!("machine.background_runnable is {}, outside 0 to 1000 tasks", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), fix),
-                        Some(f) => machine.background_runnable = (f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64,
-                        None => {}
+                        Some(f) if !(0.0..=1000.0).contains(&f) => {
+                            cx.err(&v.loc, format!("machine.{key} is {}, outside 0 to 1000 {unit}", if f.abs() < 1e6 { format!("{f}") } else { format!("{f:e}") }), &fix);
+                            None
+                        }
+                        Some(f) => Some((f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64),
+                        None => None,
+                    }
+                };
+                if let Some(n) = bg_count(cx, "background_runnable", "the machine's other runnable tasks", "tasks") {
+                    machine.background_runnable = n;
+                }
+                let entities = bg_count(cx, "background_entities", "the other runnable tasks' root-level CFS entities (autogroups, root-level tasks)", "entities");
+                let own_group = bg_count(cx, "background_own_group", "other runnable tasks in the scenario's own autogroup", "tasks");
+                let on = t.get("sched_autogroup").and_then(|n| get_bool(cx, n, "machine.sched_autogroup")).unwrap_or(false);
+                if on {
+                    machine.autogroup = Some(Autogroup { entities: entities.unwrap_or(machine.background_runnable), own_group: own_group.unwrap_or(0) });
+                } else {
+                    for key in ["background_entities", "background_own_group"] {
+                        if let Some(v) = t.get(key) {
+                            cx.err(&v.loc, format!("machine.{key} counts autogroups, but the machine shares the CPUs between tasks"), "add sched_autogroup = true to [machine] (the host's /proc/sys/kernel/sched_autogroup_enabled is 1; memtwin real --on host records it as real.machine.runq_sampler.sched_autogroup_enabled), or remove the key");
+                        }
                     }
                 }
                 // The host's own measured costs (hostcal.rs; `memtwin real --on host` records them
@@ -943,7 +965,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                     host_window_loc = Some(v.loc.clone());
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window"]);
+                if let Some(v) = t.get("submit_io_slowdown") {
+                    match get_uint(cx, v, "machine.submit_io_slowdown") {
+                        Some(0) => cx.err(&v.loc, "machine.submit_io_slowdown is 0", "write how many times slower than the reference machine a block request's submission runs, 1 or more (1: as fast)"),
+                        Some(k) if k > 100_000 => cx.err(&v.loc, format!("machine.submit_io_slowdown is {k}, more than 100000 times slower than the reference machine"), "write the measured factor (memtwin real --on qemu records it as real.machine.cpu.submit_io_slowdown), at most 100000"),
+                        Some(k) => machine.submit_io_slowdown = Some(k),
+                        None => {}
+                    }
+                }
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -2027,6 +2057,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     // `[validation] on`: the runner that recorded the scenario (`memtwin real --on host|qemu`);
     // the rest of `[validation]` is the Python side's (validate.py).
     let mut runner_setup = false;
+    let mut setup_writes = vec![];
     if let Some(v) = top.get("validation") {
         if let Val::Table(entries) = &v.v {
             if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "on") {
@@ -2039,6 +2070,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     ),
                     None => {}
                 }
+            }
+            // `setup_writes`: the runner's set-up writes as a recording timed them
+            // (real.setup_writes, memtwin validate passes them), for wb_setup_writeout().
+            if let Some((_, _, n)) = entries.iter().find(|(k, _, _)| k == "setup_writes") {
+                setup_writes = setup_writes_of(cx, n, runner_setup);
             }
         }
     }
@@ -2067,7 +2103,51 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         report_metrics,
         resident_pages,
         runner_setup,
+        setup_writes,
     })
+}
+
+/// `[validation] setup_writes = [{ size = 67108864, ended = "7100ms" }, ...]`: the real-kernel
+/// runner's set-up writes in the order it made them, each written and fsync()ed through the
+/// root wb, `ended` the time from its fsync()'s return to the tasks' start (a recording's
+/// `real.setup_writes`, which memtwin validate passes). Only with `on = "host"` or `"qemu"`.
+fn setup_writes_of(cx: &mut Cx, n: &Node, runner: bool) -> Vec<(u64, u64)> {
+    const FIX: &str = "write the runner's set-up writes as setup_writes = [{ size = \"64M\", ended = \"7100ms\" }] \
+                       (memtwin validate passes a recording's real.setup_writes), with on = \"qemu\" or \"host\"";
+    let mut out = vec![];
+    if !runner {
+        cx.err(&n.loc, "validation.setup_writes needs validation.on (\"host\" or \"qemu\"): only a runner's recording has set-up writes", FIX);
+        return out;
+    }
+    let Val::Arr(items) = &n.v else {
+        cx.err(&n.loc, format!("validation.setup_writes must be an array of tables, not {}", n.v.type_name()), FIX);
+        return out;
+    };
+    for it in items {
+        let Val::Table(kv) = &it.v else {
+            cx.err(&it.loc, format!("a validation.setup_writes entry must be a table, not {}", it.v.type_name()), FIX);
+            continue;
+        };
+        let (mut size, mut ended, mut missing) = (None, None, vec!["size", "ended"]);
+        for (k, kloc, v) in kv {
+            missing.retain(|m| m != k);
+            match k.as_str() {
+                "size" => size = get_size(cx, v, "a validation.setup_writes size"),
+                "ended" => match get_duration(cx, v, "a validation.setup_writes ended") {
+                    Some(d) if d > 3_600_000_000_000 => cx.err(&v.loc, "a validation.setup_writes ended is more than an hour before the tasks", FIX),
+                    d => ended = d,
+                },
+                other => cx.err(kloc, format!("unknown key {other:?} in a validation.setup_writes entry"), FIX),
+            }
+        }
+        if !missing.is_empty() {
+            cx.err(&it.loc, format!("a validation.setup_writes entry has no {}", missing.join(" and no ")), FIX);
+        }
+        if let (Some(s), Some(e)) = (size, ended) {
+            out.push((s, e));
+        }
+    }
+    out
 }
 
 /// `cp -r SRC DST` and `grep PATTERN PATH/*` as the per-file ops they perform: cp reads

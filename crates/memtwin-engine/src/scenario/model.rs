@@ -56,6 +56,11 @@ pub struct Scenario {
     /// scenarios/*.toml, seeds, wip): their declared files were written at some unknown time,
     /// usually long before, and those completions have aged out of the writeback domain.
     pub runner_setup: bool,
+    /// `[validation] setup_writes`: the runner's set-up writes as its recording timed them,
+    /// (bytes, time from the write's fsync() return to the tasks' start), in the order it made
+    /// them (QEMU runner since wbt23: each declared file, then its 16 MiB calibration file).
+    /// Empty: the declared disk files, back to back, ending as the tasks start.
+    pub setup_writes: Vec<(u64, Nanos)>,
 }
 
 /// `[report] resident_pages`: which files a step's `resident_pages` lists. Every step also
@@ -145,14 +150,50 @@ pub struct Machine {
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPU-bound tasks beside which a woken task waits
     /// for a CPU ([`crate::sched::wakeup_runq_wait`]) and shares the CPUs
     /// ([`crate::kernel::cfs_stretch`]). `memtwin real --on host` records the mean per step
-    /// (`sched.background_runnable`: /proc/stat's procs_running, sampled, less the runner and
-    /// the scenario's runnable tasks).
+    /// (`sched.background_runnable`: the threads in state R, sampled, less the sampler, the
+    /// scenario's tasks and the loop device's kworkers serving it; runq23's recordings took
+    /// /proc/stat's procs_running less the runner and the scenario's runnable tasks).
     pub background_runnable: u64,
+    /// CFS shares the CPUs between sessions' autogroups at the root (`[machine]
+    /// sched_autogroup = true`, with `background_entities` and `background_own_group`): see
+    /// [`Autogroup`]. None: between tasks (autogroup off, or no CONFIG_SCHED_AUTOGROUP).
+    pub autogroup: Option<Autogroup>,
     /// The host's own measured costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
     /// `loop_read_window`; default none: the cost table, measured on host boot v857): what
     /// `memtwin real --on host` measures before each recording (`real.machine.host_cost`) and
     /// validate gives here ([`crate::hostcal`]).
     pub host_cost: crate::hostcal::HostCost,
+    /// How many times slower than the reference machine a block request's submission runs
+    /// (`[machine] submit_io_slowdown`, default: the code's, `cpu_slowdown`): `submit_io` (the
+    /// bio's set-up, blk-mq's submission and the driver's notify of the device, the completion)
+    /// takes that many times the reference's. Under QEMU/TCG the virtio driver's notify
+    /// (`virtqueue_notify()` -> `vp_notify()`) is an MMIO write that exits to QEMU's device
+    /// emulation in the vCPU's own thread: the host's cost, not the guest kernel's code, which
+    /// the code's factor does not scale (iso23, lab/measurements/guest-cpu-profile: a quarter
+    /// of qemu61-throttle-isolated's readers' CPU). `memtwin real --on qemu` measures it at boot
+    /// (`real.machine.cpu.submit_io_slowdown`: the guest's CPU time per 128 KiB O_DIRECT read
+    /// against the engine's `syscall` + `submit_io`).
+    pub submit_io_slowdown: Option<u64>,
+}
+
+/// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:
+/// Add 'autogroup' scheduling feature: automated per session task groups";
+/// `sysctl_sched_autogroup_enabled`, 1 by default with CONFIG_SCHED_AUTOGROUP): every task of
+/// the root cpu cgroup runs in its session's task group (`task_wants_autogroup()`,
+/// `autogroup_task_group()`), whose entity competes at the root run queue at its autogroup's
+/// nice weight (`proc_sched_autogroup_set_nice()`), the tasks within it; kthreads and
+/// processes of no `setsid()` session stay root-level tasks (`autogroup_default.tg =
+/// &root_task_group`). The scenario's tasks share one autogroup (the runner's session).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Autogroup {
+    /// The others' root-level entities, a mean (`[machine] background_entities`, units of
+    /// [`crate::kernel::SCHED_CAPACITY_SCALE`], each entity at its weight over NICE_0_LOAD, at
+    /// most 1; default `background_runnable`, every other task an autogroup of its own): `memtwin
+    /// real --on host` records it per step (`sched.background_entities`).
+    pub entities: u64,
+    /// Other runnable tasks inside the scenario's own autogroup, a mean (`[machine]
+    /// background_own_group`, same units, default 0; `sched.background_own_group`).
+    pub own_group: u64,
 }
 
 /// `[mounts.PATH]`.

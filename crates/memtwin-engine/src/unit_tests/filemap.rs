@@ -616,6 +616,40 @@ fn copy_slowdown_scales_the_copies_and_cpu_slowdown_the_rest() {
     assert!(e.contains("machine.copy_slowdown is 0"), "{e}");
 }
 
+/// `[machine] submit_io_slowdown` (iso23): `submit_bio()`'s per-request cost (`submit_io`: the
+/// bio, blk-mq's submission, the driver's notify, the completion) at a factor of its own, the
+/// rest of the kernel's code at `cpu_slowdown`. Under QEMU/TCG 6.1's virtio_blk
+/// `virtio_queue_rq()` -> `virtqueue_notify()` is an MMIO exit to QEMU in the submitting vCPU's
+/// thread. A cold read pays the difference once per request it submits, a hot read nothing;
+/// at the code's own factor it is the scenario without the key; bad values are refused.
+#[test]
+fn submit_io_slowdown_scales_the_request_cost_alone() {
+    let scn = |extra: &str| {
+        format!(
+            "[scenario]\nname = \"s\"\n[machine]\nram = \"1G\"\ncpu_slowdown = 10\n{extra}\n[kernel]\nprofile = \"linux-6.1\"\n\
+             [devices.sda]\nread_bw = \"100M\"\n[files.\"/f\"]\nsize = \"16M\"\n[tasks.t]\nops = [\
+             {{ op = \"read\", file = \"/f\", bufsize = \"128K\", step = \"cold\" }}, {{ op = \"read\", file = \"/f\", bufsize = \"128K\", step = \"hot\" }}]\n"
+        )
+    };
+    let r = crate::profile::CpuCost::reference();
+    let (a, b, c) = (sim(&scn("")), sim(&scn("submit_io_slowdown = 110")), sim(&scn("submit_io_slowdown = 10")));
+    assert_eq!(b.kernel.cost.submit_io, 110 * r.submit_io);
+    assert_eq!((b.kernel.cost.syscall, b.kernel.cost.add_page), (10 * r.syscall, 10 * r.add_page), "the rest at cpu_slowdown");
+    let (ra, rb, rc) = (a.run(&mut |_, _| true).unwrap(), b.run(&mut |_, _| true).unwrap(), c.run(&mut |_, _| true).unwrap());
+    let get = |r: &crate::SimResult, step: &str, n: &str| r.steps.iter().find(|s| s.name == step).unwrap().metrics.iter().find(|(m, _)| m == n).unwrap().1;
+    assert_eq!(get(&ra, "cold", "sys_s").to_bits(), get(&rc, "cold", "sys_s").to_bits(), "at cpu_slowdown's factor: as without the key");
+    assert_eq!(get(&ra, "hot", "sys_s").to_bits(), get(&rb, "hot", "sys_s").to_bits(), "a hot read submits nothing");
+    // the cold read's extra system time is a whole number of requests at 100 x submit_io each:
+    // 16 MiB in 128 KiB windows, readahead's first request(s) smaller, so 128 or a few more
+    let per_req = 100.0 * r.submit_io as f64 * 1e-9;
+    let n = (get(&rb, "cold", "sys_s") - get(&ra, "cold", "sys_s")) / per_req;
+    assert!((n - n.round()).abs() < 1e-6 && (128.0..=140.0).contains(&n.round()), "{n} requests");
+    for (bad, msg) in [("submit_io_slowdown = 0", "machine.submit_io_slowdown is 0"), ("submit_io_slowdown = 100001", "more than 100000 times slower"), ("submit_io_slowdown = 2.5", "machine.submit_io_slowdown")] {
+        let e = crate::Document::from_toml("s.toml", &scn(bad)).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(msg) && e.contains("s.toml"), "{bad}: {e}");
+    }
+}
+
 /// A new page written where the file system takes large folios (6.18 ext4:
 /// `write_begin_get_folio()` with `fgf_set_order(len)`) costs `write_large_folio_page` (M14:
 /// 658 ns a page measured on the host's ext4, the folio's allocation, charge, write_begin/end

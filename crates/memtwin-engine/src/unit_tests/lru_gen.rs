@@ -445,7 +445,9 @@ ops = [
     assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpout) > 0, "anon went to swap");
     assert!(k.vmstat.get(crate::vmstat::VmEvent::Pswpin) > 0, "and came back");
     assert!(k.memcgs.events(ct, MemcgEvent::Pgsteal) > 0);
-    assert_eq!(k.swap_usage().1, 0, "munmap freed every slot");
+    // 6.1's per-CPU swap slots caches (swap_slots.rs) still hold up to 64 freed and 64 unused
+    // slots a CPU, counted in use (nr_swap_pages) as the kernel counts them.
+    assert_eq!(k.swap_usage().1, k.swap_slots.held(), "munmap freed every slot but those the slots caches hold");
     assert!(k.memcgs.get(ct).counter.usage <= 48 << 8);
 }
 

@@ -28,6 +28,7 @@ mod rmap;
 mod sched;
 mod swap;
 mod swapfile;
+mod swap_slots;
 mod timer;
 mod vmscan;
 mod workingset;

@@ -913,3 +913,35 @@ fn no_runner_no_setup_writes_in_the_global_domain_wb_domain_writeout_add_6_1() {
     let none = crate::Document::from_toml("s.toml", head).unwrap();
     assert!(!none.resolve(None, &[]).unwrap().runner_setup);
 }
+
+/// The runner's set-up writes as its recording timed them (`[validation] setup_writes`, the
+/// QEMU runner's @@SETUPW/@@START lines since wbt23): each write's completions end `ended`
+/// before the tasks, and `writeout_period()` (6.1 mm/page-writeback.c, the global domain's
+/// `fprop_new_period()` every `VM_COMPLETIONS_PERIOD_LEN`) ages them over the time between,
+/// where the declared files alone, back to back and ending at the start, leave them unaged.
+#[test]
+fn timed_setup_writes_age_over_the_gap_writeout_period_6_1() {
+    // /src's 64M (4 s at 16M/s) ending 7 s before the tasks, a 16M calibration file (1 s)
+    // ending 1 s before: times from the first completion, the run at 11 s. The timer's
+    // boundaries at 3 s (12288 completed: 6144), 6 s (10240: 5120) and 9 s (2560), then
+    // the 4096 of the second write: 6656, the next boundary 12 s, 1 s into the run.
+    let s = setup_writes_scenario("on = \"qemu\"\nsetup_writes = [{ size = \"64M\", ended = \"7s\" }, { size = 16777216, ended = \"1s\" }]");
+    assert_eq!(s.kernel.wb_domain.0.events, 6656);
+    assert_eq!(s.kernel.wb_completions[0].events, 6656);
+    assert_eq!(s.kernel.wb_domain.1, 1_000_000_000);
+    // Ending as the tasks start, the same writes are the untimed default's arithmetic: 64M
+    // then 16M back to back over 5 s (12288 by 3 s, halved, then 8192 more: 14336).
+    let s = setup_writes_scenario("on = \"qemu\"\nsetup_writes = [{ size = \"64M\", ended = \"1s\" }, { size = \"16M\", ended = \"0s\" }]");
+    assert_eq!(s.kernel.wb_domain.0.events, 14336);
+    assert_eq!(s.kernel.wb_domain.1, 1_000_000_000);
+    // Bad input: the place and the fix.
+    let e = |v: &str| crate::Document::from_toml("s.toml", &format!("[scenario]\nname = \"s\"\n[machine]\nram = \"1G\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1s\" }}]\n[validation]\n{v}\n")).unwrap().resolve(None, &[]).unwrap_err().to_string();
+    let m = e("setup_writes = [{ size = \"1M\", ended = \"1s\" }]");
+    assert!(m.contains("validation.setup_writes needs validation.on") && m.contains("setup_writes = [{ size"), "{m}");
+    let m = e("on = \"qemu\"\nsetup_writes = [{ size = \"1M\" }]");
+    assert!(m.contains("a validation.setup_writes entry has no ended"), "{m}");
+    let m = e("on = \"qemu\"\nsetup_writes = [{ size = \"1M\", ended = \"1s\", when = 3 }]");
+    assert!(m.contains("unknown key \"when\" in a validation.setup_writes entry"), "{m}");
+    let m = e("on = \"qemu\"\nsetup_writes = \"16M\"");
+    assert!(m.contains("validation.setup_writes must be an array of tables, not a string"), "{m}");
+}
