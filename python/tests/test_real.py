@@ -180,6 +180,14 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     assert doc["variants"]["default"]["real"]["machine"]["fs"] == "ext4"
     assert "-O" not in doc["variants"]["default"]["real"]["machine"]["mkfs"].split()
     assert doc["variants"]["default"]["real"]["machine"]["queue"]["max_sectors_kb"] > 0  # bounds readahead too
+    # the host's own costs, measured before the run (memtwin.hostcal): the read by folio order, both
+    # windows and (cgroup v1 with blkio) a reclaim call, each a positive figure, with the release and load
+    hc = doc["variants"]["default"]["real"]["machine"]["host_cost"]
+    assert hc["kernel"] == os.uname().release and len(hc["loadavg_before"]) == 3, hc
+    assert sorted(hc["read_ns_by_order"]) == ["0", "2", "4", "8"] and all(v > 0 for v in hc["read_ns_by_order"].values()), hc
+    assert hc["loop_read_window_ns"] > 0 and hc["readahead_window_ns"] > 0, hc
+    if os.path.exists("/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device") and real.find_memory_controller()[0] == "v1":
+        assert hc["reclaim_call_ns"] > 0 and hc["isolate_calls_median"] > 0, hc
     # folios by order from kpageflags: the memcg's page cache, the pages mincore counts plus the
     # directories' blocks (ext4 keeps them in the block device's page cache, charged to the reader)
     if os.access("/proc/kpagecgroup", os.R_OK):

@@ -274,7 +274,9 @@ pub struct HwQueueSpec {
     pub request_latency: Nanos,
     /// The rate one request alone transfers at (read, write), bytes/s.
     pub request_bw: [u64; 2],
-    /// The bandwidth requests in flight share (read, write), bytes/s.
+    /// The bandwidth requests in flight share (read, write), bytes/s; `[machine]
+    /// loop_read_window` (a host recording's measured 8 MiB window) sets the read side
+    /// ([`crate::hostcal::window_read_bw`]).
     pub bw: [u64; 2],
     /// Shared-bandwidth time each request costs besides its bytes.
     pub request_cost: Nanos,
