@@ -200,6 +200,26 @@ impl From<ChargeError> for IoError {
     }
 }
 
+/// [`Kernel::read_pages`]'s bio from `start` while its folios are order-0 pages, up to `end`:
+/// each present page is locked until its read completes and marked fresh (`PG_locked`, the
+/// engine's `FRESH`), an empty index skipped, each taking one of the bio's segments. Returns
+/// the index it stopped at (`end`, or a page of a large folio) and the segments taken.
+#[inline(always)]
+fn lock_order0_run(m: &AddressSpace, pages: &mut crate::mm_types::PageArena, start: u32, end: u32) -> (u32, u32) {
+    let mut i = start;
+    while i < end {
+        if let Some(p) = m.lookup(i) {
+            let page = &mut pages[p];
+            if page.flags & (pg::HEAD | pg::TAIL) != 0 {
+                break;
+            }
+            page.flags |= pg::LOCKED | pg::FRESH;
+        }
+        i += 1;
+    }
+    (i, i - start)
+}
+
 impl Kernel {
     /// Register a file of `size` bytes on device `dev` (an inode and its empty mapping) in the
     /// directory of its path.
@@ -731,11 +751,21 @@ impl Kernel {
 
     /// `folio_wait_locked()`: wait for a locked (under read I/O) page; returns when it is up to
     /// date. The flag test is inlined into the callers (the hit path meets unlocked pages);
-    /// the wait is [`Kernel::folio_wait_bit_common`].
+    /// so is the look-up of the page's read among the mapping's in-flight ones: a page whose
+    /// read is no longer recorded was unlocked by its completion (`folio_end_read()`; the
+    /// engine clears `PG_locked` when it next looks), as [`Kernel::folio_wait_bit_common`]
+    /// finds, without its call (a reader of limit reclaim's (b) meets every page of a
+    /// readahead window so, once the next window's submission dropped its record). The wait
+    /// is [`Kernel::folio_wait_bit_common`].
     #[inline(always)]
     pub fn folio_wait_locked(&mut self, page: PageId) {
-        if self.pages[page].test(pg::LOCKED) {
-            self.folio_wait_bit_common(page);
+        let p = &self.pages[page];
+        if p.test(pg::LOCKED) {
+            if self.mappings[p.mapping.idx()].inflight_done(p.index).is_none() {
+                self.pages[page].flags &= !pg::LOCKED;
+            } else {
+                self.folio_wait_bit_common(page);
+            }
         }
     }
 
@@ -847,8 +877,9 @@ impl Kernel {
         let mut start = index;
         while start < end {
             // One bio: up to BIO_MAX_VECS folios from `start`.
-            let mut i = start;
-            let mut vecs = 0;
+            // The bio's run of order-0 folios (the common ones), with the mapping and the page
+            // arena as arguments (their bases held in registers).
+            let (mut i, mut vecs) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, start, end.min(start.saturating_add(BIO_MAX_VECS)));
             while i < end && vecs < BIO_MAX_VECS {
                 // Each page of the folio is locked until its read completes (the flags are
                 // set as the bio takes the folio: the submission does not look at them).

@@ -4,7 +4,7 @@ use crate::kernel::Kernel;
 use crate::memcontrol::MemcgEvent;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
-use crate::types::PageId;
+use crate::types::{MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
 /// `PAGEVEC_SIZE` from 6.10 (include/linux/pagevec.h: "31 pointers + header align the
@@ -56,6 +56,51 @@ impl Default for FolioBatch {
     fn default() -> Self {
         FolioBatch { nr: 0, folios: [PageId::NIL; FOLIO_BATCH_MAX] }
     }
+}
+
+/// `folio_lru_list()` of the two-list LRU: the list a folio with these flags goes on, by
+/// `PG_swapbacked` and `PG_active` (`PG_unevictable` is the caller's).
+#[inline(always)]
+fn folio_lru_list(flags: u16) -> LruList {
+    match (flags & pg::SWAPBACKED != 0, flags & pg::ACTIVE != 0) {
+        (true, true) => LruList::ActiveAnon,
+        (true, false) => LruList::InactiveAnon,
+        (false, true) => LruList::ActiveFile,
+        (false, false) => LruList::InactiveFile,
+    }
+}
+
+/// [`Kernel::folio_batch_move_lru`]'s common folios on a machine of one node, from `folios[i]`
+/// on: each order-0, unmapped page-cache page (not anonymous, lru_gen off on its lruvec) is
+/// linked to the head of its list and counted in `run`, as the loop there does; returns the
+/// index of the first folio it did not take (`folios.len()` when it took them all).
+#[inline(always)]
+fn lru_add_order0_stretch(pages: &mut crate::mm_types::PageArena, lruvecs: &mut [crate::mmzone::Lruvec], stats: &mut crate::mmzone::LruvecStats, folios: &[PageId], mut i: usize, run: &mut (usize, usize, u64)) -> usize {
+    while i < folios.len() {
+        let p = folios[i];
+        if p == PageId::NIL {
+            i += 1;
+            continue;
+        }
+        let pv = pages[p];
+        debug_assert!(pv.flags & pg::LRU == 0 && pv.lru() == LRU_IN_FBATCH, "a batch slot holds a page that is not batched");
+        // `folio_lruvec()` on node 0: the lruvec of the page's memcg (`Kernel::lruvec_idx`).
+        let v = if pv.memcg == MemcgId::NONE { 0 } else { pv.memcg.idx() };
+        if pv.flags & (pg::HEAD | pg::TAIL | pg::ANON) != 0 || pv.mapcount != 0 || lruvecs[v].lrugen.enabled {
+            return i;
+        }
+        let list = folio_lru_list(pv.flags) as usize;
+        if (v, list) != (run.0, run.1) {
+            if run.2 > 0 {
+                stats.update(lruvecs[run.0].idx, run.1, run.2, true);
+            }
+            *run = (v, list, 0);
+        }
+        lruvecs[v].link_order0_unstated(pages, p, list);
+        run.2 += 1;
+        i += 1;
+    }
+    i
 }
 
 impl Kernel {
@@ -124,8 +169,19 @@ impl Kernel {
         self.lru_add_fbatches[cpu].nr = 0;
         // The run being linked: (lruvec, list, pages).
         let mut run = (usize::MAX, 0usize, 0u64);
-        for i in 0..n {
+        let mut i = 0;
+        while i < n {
+            if self.nr_nodes == 1 {
+                // The common folios of one node's machine, linked with the arrays as
+                // arguments (their lengths and bases held in registers).
+                let folios = &self.lru_add_fbatches[cpu].folios[..n];
+                i = lru_add_order0_stretch(&mut self.pages, &mut self.lruvecs, &mut self.lru_stats, folios, i, &mut run);
+                if i >= n {
+                    break;
+                }
+            }
             let p = self.lru_add_fbatches[cpu].folios[i];
+            i += 1;
             if p == PageId::NIL {
                 continue; // freed while in the batch
             }
@@ -134,12 +190,7 @@ impl Kernel {
             let v = self.folio_lruvec(p);
             if pv.flags & (pg::HEAD | pg::TAIL | pg::ANON) == 0 && pv.mapcount == 0 && !self.lruvecs[v].lrugen.enabled {
                 // lru_add_fn() -> lruvec_add_folio() by PG_active and PG_swapbacked.
-                let list = match (pv.test(pg::SWAPBACKED), pv.test(pg::ACTIVE)) {
-                    (true, true) => LruList::ActiveAnon,
-                    (true, false) => LruList::InactiveAnon,
-                    (false, true) => LruList::ActiveFile,
-                    (false, false) => LruList::InactiveFile,
-                } as usize;
+                let list = folio_lru_list(pv.flags) as usize;
                 if (v, list) != (run.0, run.1) {
                     self.lru_add_run_stats(run);
                     run = (v, list, 0);
@@ -200,13 +251,7 @@ impl Kernel {
             self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, LruList::Unevictable);
             return;
         }
-        let active = self.pages[page].test(pg::ACTIVE);
-        let lru = match (self.pages[page].test(pg::SWAPBACKED), active) {
-            (true, true) => LruList::ActiveAnon,
-            (true, false) => LruList::InactiveAnon,
-            (false, true) => LruList::ActiveFile,
-            (false, false) => LruList::InactiveFile,
-        };
+        let lru = folio_lru_list(self.pages[page].flags);
         let v = self.folio_lruvec(page);
         self.lruvecs[v].add(&mut self.pages, &mut self.lru_stats, page, lru);
     }

@@ -624,6 +624,51 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     }
 }
 
+/// `folio_wait_locked()` (mm/filemap.c, 6.6) of a page whose read completed: the kernel's
+/// `folio_end_read()` unlocked it at the completion, so the reader neither sleeps nor counts a
+/// thrashing stall. The engine clears `PG_locked` lazily: once the next window's `read_pages()`
+/// dropped the completed read's record, the inlined look-up finds no read covering the page
+/// and unlocks it without calling `folio_wait_bit_common()` (issue 17, h-perf17); a page whose
+/// read is still recorded and in flight is waited for, a workingset one as a thrashing stall.
+#[test]
+fn folio_wait_locked_after_the_read_completed_neither_sleeps_nor_stalls() {
+    let mut s = sim(r#"
+[scenario]
+name = "wait"
+[machine]
+ram = "1G"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "16M"
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let f = inode(&s, "/f");
+    let k = &mut s.kernel;
+    k.do_page_cache_ra(f, 0, 32, 0, MemcgId::ROOT);
+    let first_done = k.mappings[f.idx()].inflight[0].done;
+    // The next window, submitted after the first completed, drops the first's record.
+    k.now = first_done + 1;
+    k.do_page_cache_ra(f, 32, 32, 0, MemcgId::ROOT);
+    let second_done = k.mappings[f.idx()].inflight.last().unwrap().done;
+    assert!(k.mappings[f.idx()].inflight.iter().all(|r| r.start >= 32), "the first window's record is dropped");
+    let (p, q) = (page_at(k, f, 0), page_at(k, f, 32));
+    k.pages[p].flags |= pg::WORKINGSET;
+    k.pages[q].flags |= pg::WORKINGSET;
+    assert!(k.pages[p].test(pg::LOCKED), "PG_locked is cleared lazily");
+    let (now, stalls, memstall) = (k.now, k.stall.ns, k.memstall_ns);
+    k.folio_wait_locked(p);
+    assert!(!k.pages[p].test(pg::LOCKED));
+    assert_eq!((k.now, k.stall.ns, k.memstall_ns, k.memstall_depth), (now, stalls, memstall, 0), "no sleep, no stall");
+    // The second window's page is still under read: a thrashing stall until its completion.
+    k.folio_wait_locked(q);
+    assert_eq!(k.now, second_done);
+    assert!(!k.pages[q].test(pg::LOCKED));
+    assert_eq!(k.stall.ns[StallKind::Thrashing as usize], second_done - now);
+    assert_invariants(k);
+}
+
 /// A QEMU throttle group (block/throttle-groups.c, QEMU 7.2 as the lab runs it:
 /// `throttling.bps-read` and `throttling.bps-write` on the guest's virtio disk) keeps a bucket
 /// and a queue of throttled requests per direction (`throttled_reqs[direction]`): a read the

@@ -89,30 +89,8 @@ fn swap_slots_cache_batches_allocation_and_holds_frees_6_1() {
 #[test]
 fn zswap_writeback_of_a_slot_held_in_the_slots_cache_fails_6_1() {
     let run = |cache: bool| {
-        let toml = format!(
-            r#"
-[scenario]
-name = "zswap"
-[machine]
-ram = "1G"
-swap = "256M"
-zswap = {{ max_pool_percent = 1 }}
-[kernel]
-profile = "linux-6.1"
-cgroup = "v2"
-[devices.sda]
-read_bw = "400M"
-write_bw = "400M"
-[cgroups.ct]
-"memory.max" = "16M"
-[tasks.t]
-cgroup = "ct"
-ops = [
-  {{ op = "mmap", name = "m", size = "48M", fill = "random-1K" }},
-  {{ op = "touch", name = "m" }},
-]
-"#
-        );
+        // zswap.rs's hog: 48M of 1K-random anon touched in a 16M memcg, a 1% pool.
+        let toml = super::zswap::zhog("48M", "random-1K", "max_pool_percent = 1", "", "linux-6.1", "v2");
         let mut s = sim(&toml);
         if !cache {
             s.kernel.swap_slots = Default::default();

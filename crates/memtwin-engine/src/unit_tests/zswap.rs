@@ -8,7 +8,7 @@ use crate::zswap::{lzo1x_1_compressed_len, AnonFill, ZBUD_CHUNK, ZBUD_MAX_ALLOC,
 
 /// A hog of `anon` with `fill` touched twice in a 16M v2 memcg, swap 256M, zswap with `zswap`
 /// (inline-table keys), the extra cgroup keys `cg`.
-fn zhog(anon: &str, fill: &str, zswap: &str, cg: &str, profile: &str, cgroup: &str) -> String {
+pub(super) fn zhog(anon: &str, fill: &str, zswap: &str, cg: &str, profile: &str, cgroup: &str) -> String {
     let max = if cgroup == "v1" { "memory.limit_in_bytes" } else { "memory.max" };
     format!(
         r#"
