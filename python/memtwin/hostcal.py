@@ -75,10 +75,16 @@ def _loadavg() -> Optional[list]:
 def _write_file(path: str, size: int, wbs: int) -> int:
     """Create `path` with `size` bytes of random data written `wbs` bytes a pwrite(); its fd."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    block = os.urandom(1 << 20)
-    for off in range(0, size, 1 << 20):
-        for o in range(0, 1 << 20, wbs):
-            os.pwrite(fd, block[o:o + wbs], off + o)
+    try:
+        block = os.urandom(1 << 20)
+        for off in range(0, size, 1 << 20):
+            for o in range(0, 1 << 20, wbs):
+                os.pwrite(fd, block[o:o + wbs], off + o)
+    except BaseException:
+        # ENOSPC, a signal: neither the fd nor a half-written file outlives the failure
+        os.close(fd)
+        os.unlink(path)
+        raise
     return fd
 
 

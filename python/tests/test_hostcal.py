@@ -1,6 +1,7 @@
 """The host runner's calibration (memtwin.hostcal, hostcal21) and validate's use of it: the trace
 parsing and the reclaim figure, the [machine] settings a host recording's `host_cost` gives, and
 bad values refused with the place and the fix."""
+import errno
 import os
 
 import pytest
@@ -71,3 +72,22 @@ def test_bad_host_cost_values_are_refused_with_the_place_and_fix(hc, key):
         recorded_host_cost(rec(hc), "s.toml", "recording 2 of the set")
     msg = str(e.value)
     assert msg.startswith("s.toml: error: recording 2 of the set: real.machine.host_cost." + key) and "fix: re-record it" in msg
+
+
+def test_a_failed_calibration_write_leaves_no_file_and_no_fd(tmp_path, monkeypatch):
+    # review12 L2: ENOSPC (or a signal) in the middle of writing a calibration file
+    calls = {"n": 0}
+    real_pwrite = os.pwrite
+
+    def failing_pwrite(fd, data, off):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_pwrite(fd, data, off)
+
+    monkeypatch.setattr(hostcal.os, "pwrite", failing_pwrite)
+    fds_before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(OSError):
+        hostcal._write_file(str(tmp_path / "memtwin-hostcal-read-o0"), 4 << 20, 1 << 20)
+    assert list(tmp_path.iterdir()) == []
+    assert set(os.listdir("/proc/self/fd")) == fds_before
