@@ -401,7 +401,7 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
     # the real run's runner time between steps, replayed (recorded_step_gaps: a QEMU run's)
     which = "the recorded results" if recorded else "the real run"
     sim = run(scn, variant=v, sets=recorded_step_gaps(real, plan, where, which) + recorded_host_cost(real, where, which)
-              + recorded_setup_writes(real)).to_json()
+              + recorded_setup_writes(real, where, which)).to_json()
     info = real.get("real", {})
     if recorded and "limit_bytes" in info:
         _check_measured_limit(scn, v, name, plan, info["limit_bytes"], where)
@@ -623,17 +623,25 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     return sets
 
 
-def recorded_setup_writes(real: dict) -> list:
+def recorded_setup_writes(real: dict, where: Optional[str] = None, which: str = "the recording") -> list:
     """`validation.setup_writes` replaying the runner's set-up writes as the recording timed them
     (`real.setup_writes`, qemu.setup_writes(): each declared file and the calibration file,
     written and fsync()ed through the root wb, and the time from each fsync()'s return to the
     tasks' start; the engine's wb_setup_writeout() ages their completions over it). [] where the
     recording has none (host runs, QEMU runs before wbt23): the engine then takes the declared
-    files back to back, ending as the tasks start."""
+    files back to back, ending as the tasks start. A malformed list is refused (`which` names
+    the recording, `where` the scenario), as a bad host_cost is (review12 L4)."""
     ws = (real.get("real") or {}).get("setup_writes")
-    if not isinstance(ws, list) or not ws or not all(isinstance(w, dict) and isinstance(w.get("bytes"), int)
-                                                      and isinstance(w.get("ended_s"), (int, float)) for w in ws):
+    if ws is None:
         return []
+    if not isinstance(ws, list) or not ws or not all(
+            isinstance(w, dict) and isinstance(w.get("bytes"), int) and not isinstance(w.get("bytes"), bool)
+            and w["bytes"] > 0 and isinstance(w.get("ended_s"), (int, float)) and not isinstance(w.get("ended_s"), bool)
+            and w["ended_s"] >= 0 for w in ws):
+        raise _err(where or "validate", f"{which}: real.setup_writes is {json.dumps(ws)[:120]}, not a list of "
+                   "{bytes: positive whole number, ended_s: seconds >= 0}",
+                   "re-record it (memtwin real FILE --on qemu --variant all --json OUT times the set-up writes again), "
+                   "or delete setup_writes from the recording to compare it with the declared files written back to back")
     return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws) + "]"]
 
 
@@ -668,7 +676,8 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
     return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
-            + recorded_host_cost(real, where, f"recording {i + 1} of the set") + recorded_setup_writes(real))
+            + recorded_host_cost(real, where, f"recording {i + 1} of the set")
+            + recorded_setup_writes(real, where, f"recording {i + 1} of the set"))
 
 
 def _check_measured_limit(scn, v, name, plan, limit, where) -> None:

@@ -427,7 +427,11 @@ def test_validate_replays_a_recordings_setup_writes():
     sets = recorded_setup_writes(rec)
     assert sets == ['validation.setup_writes=[{ size = 67108864, ended = "7058800us" }, { size = 16777216, ended = "1360000us" }]']
     assert set_run_sets(0, rec) == ["kernel.boot_seed=0"] + sets
-    assert recorded_setup_writes({"real": {}}) == [] and recorded_setup_writes({"real": {"setup_writes": [{"bytes": "x"}]}}) == []
+    assert recorded_setup_writes({"real": {}}) == []
+    for bad in ([{"bytes": "x"}], [], [{"bytes": 4096, "ended_s": -1}], {"bytes": 4096}):
+        # review12 L4: refused with the recording, the place and the fix, not dropped silently
+        with pytest.raises(memtwin.ScenarioError, match=r"(?s)x.toml: error: recording 2 of the set: real.setup_writes is .*fix: re-record it"):
+            recorded_setup_writes({"real": {"setup_writes": bad}}, "x.toml", "recording 2 of the set")
     scn = load(os.path.join(os.path.dirname(memtwin.__file__), "scenarios", "validation-pending", "qemu61-wbt-reader.toml"))
     untimed = run(scn).to_json()
     timed = run(scn, sets=sets).to_json()
