@@ -20,7 +20,8 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   median of eight at distinct offsets (recorded, not given to the engine: results below).
 - `readahead_window_ns`: one 8 MiB readahead window re-read on the idle, unthrottled loop device (a
   cold 8 MiB read() at index 0 at read_ahead_kb 8192, the file read and dropped just before, less
-  the same read hot), median of eight files: validate gives it as `[machine] loop_read_window`.
+  the same read hot), median of eight files: recorded, not given (it holds readahead's allocation,
+  insertion, LRU add and charge, which the engine charges as CPU besides the device: review12 M2).
 - `reclaim_call_ns` (M13's method, reclaim_call_cost.py): a 128 MiB file read cold by a child in a
   20M memcg (cgroup v1) with read_ahead_kb 8192 while blk-throttle holds reads to 200 MB/s, so the
   charges of a new window meet folios still under read: the memcg reclaims that free nothing
