@@ -1471,6 +1471,19 @@ def _qemu_priority(nice: int) -> None:
             f.write(str(nice))
 
 
+def _autogroup_nice(pid: int) -> Optional[int]:
+    """The nice value of process `pid`'s autogroup as /proc/PID/autogroup shows it ("/autogroup-N nice V",
+    sched(7)); None when sched_autogroup is off or the file cannot be read or parsed."""
+    if not autogroup_enabled():
+        return None
+    try:
+        with open(f"/proc/{pid}/autogroup") as f:
+            m = re.search(r"\bnice\s+(-?\d+)", f.read())
+    except OSError:
+        return None
+    return int(m.group(1)) if m else None
+
+
 def _die_with_parent() -> None:
     """In the QEMU child before exec: SIGKILL it when this process dies (a killed `memtwin real`
     must not leave a guest running)."""
@@ -1572,8 +1585,16 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         cmd = qemu_command(plan, kimg, initrd, img, serial, swap_img)
         errf = open(os.path.join(tmp, "qemu.err"), "w+")
         t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True,
-                                preexec_fn=_die_with_parent if nice is None else lambda: _qemu_priority(nice))
+        try:
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=errf, stderr=errf, start_new_session=True,
+                                    preexec_fn=_die_with_parent if nice is None else lambda: _qemu_priority(nice))
+        except subprocess.SubprocessError as e:  # the preexec_fn failed in the child (QEMU never ran)
+            errf.close()
+            raise RealError(f"--qemu-nice {nice}: could not set QEMU's priority before starting it ({e}; a negative nice "
+                            f"value, for the process or its autogroup, needs root or CAP_SYS_NICE)\n"
+                            f"  fix: run memtwin real as root, or leave out --qemu-nice (or give it a value >= 0)")
+        # what the kernel shows for QEMU's autogroup (/proc/PID/autogroup: "/autogroup-N nice V"), not what was asked
+        autogroup_nice = _autogroup_nice(proc.pid) if nice is not None else None
         while proc.poll() is None:
             if time.monotonic() - t0 > timeout:
                 raise RealError(f"the guest did not finish within {timeout} s (QEMU was killed)\n"
@@ -1633,7 +1654,8 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
         # threads, so the guest's speed moves with it
         "loadavg": _loadavg(),
         # memtwin real --qemu-nice: QEMU's nice value and its autogroup's (None: not set, inherited)
-        **({"qemu_nice": {"nice": nice, "autogroup_nice": nice if autogroup_enabled() else None}} if nice is not None else {}),
+        # (autogroup_nice: as /proc/PID/autogroup showed it once QEMU started; None without sched_autogroup)
+        **({"qemu_nice": {"nice": nice, "autogroup_nice": autogroup_nice}} if nice is not None else {}),
         "read_bytes_source": "/proc/self/io read_bytes of each task process in the guest (summed per step over the ops it ran)",
         **({"folios_source": FOLIOS_SOURCE.replace("/proc/kpageflags", "/proc/kpageflags in the guest", 1)}
            if any("folios" in r for r in recs) else {}),

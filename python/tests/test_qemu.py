@@ -1352,3 +1352,28 @@ def test_a_set_up_that_did_not_complete_drops_the_after_setup_memory():
     assert qemu.setup_complete("@@SETUPREADY 3 3\n")
     assert not qemu.setup_complete("x\n@@SETUPREADY 1 2\ny\n")
     assert qemu.setup_complete("no such line\n")
+
+
+def test_autogroup_nice_reads_what_the_kernel_shows():
+    """review12 L3: qemu_nice.autogroup_nice is what /proc/PID/autogroup shows for the started
+    process (sched(7)), not the value asked for: a child in its own session whose autogroup was set
+    to nice 7 (raising a nice value needs no privilege) reads back 7; without sched_autogroup, None."""
+    import subprocess as sp
+    from memtwin import qemu as q
+    if not q.autogroup_enabled():
+        assert q._autogroup_nice(os.getpid()) is None
+        return
+
+    def pre():
+        with open("/proc/self/autogroup", "w") as f:
+            f.write("7")
+    p = sp.Popen(["sleep", "5"], start_new_session=True, preexec_fn=pre)
+    try:
+        with open(f"/proc/{p.pid}/autogroup") as f:
+            shown = f.read()
+        assert shown.split()[-1] == "7", shown
+        assert q._autogroup_nice(p.pid) == 7
+    finally:
+        p.kill()
+        p.wait(timeout=10)
+    assert q._autogroup_nice(p.pid) is None  # gone: unreadable, not a guess
