@@ -834,8 +834,17 @@ pub struct KernelProfile {
     /// swap slot cache"): `folio_alloc_swap()` hands out slots from a per-CPU batch of up to
     /// `SWAP_SLOTS_CACHE_SIZE` (64) taken from the area at once, and `free_swap_slot()` holds
     /// up to 64 freed slots per CPU at `SWAP_HAS_CACHE` (their zswap entries and swap charges
-    /// with them) until `swapcache_free_entries()` frees the batch (swap_slots.rs).
+    /// with them) until `swapcache_free_entries()` frees the batch (swap_slots.rs). From 6.9
+    /// the zswap entry does not stay: see `zswap_invalidate_on_slot_free`.
     pub swap_slots_cache: bool,
+    /// `free_swap_slot()` invalidates the slot's zswap entry before holding the slot (6.9,
+    /// 0827a1fb143f "mm/zswap: invalidate zswap entry when swap entry free", which also took
+    /// `zswap_invalidate()` out of `swap_range_free()`): on 6.9-6.14 a slot held in a slots
+    /// cache has no zswap entry, so its pool memory and zswap charge go at once and writeback
+    /// never meets it. Before (6.1, 6.6) the entry stays until `swapcache_free_entries()`.
+    /// From 6.15 (no slots cache) every free goes straight to `swap_entry_free()`, which
+    /// invalidates, so the switch changes nothing there.
+    pub zswap_invalidate_on_slot_free: bool,
     /// Large folios in the page cache: which file systems' regular files take them, up to
     /// which order, and how readahead sizes them.
     pub large_folios: LargeFolios,
@@ -1098,6 +1107,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_incompressible_as_is: false,
         swap_vma_readahead: true,
         swap_slots_cache: true,
+        zswap_invalidate_on_slot_free: false,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, write: WriteOrder::SizedNoOrder1, ..LargeFolios::NONE },
         throtl_trim_keeps_one_slice: false,
         mmap_miss_skips_locked: false,
@@ -1146,7 +1156,8 @@ pub fn profiles() -> Vec<KernelProfile> {
                       reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), per-CPU page lists refilled in batches of up to 992 frames with an auto-tuned high (6.7), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
                       writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
-                      exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8)",
+                      exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8), a freed slot's zswap entry invalidated \
+                      before the swap slots cache holds the slot (6.9, 0827a1fb143f)",
         wbt_last_bdp_sleep: true,
         wbt_swap_hiprio: true,
         reclaim_walk: ReclaimWalk::Shared,
@@ -1157,6 +1168,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_direct: true,
         zswap_writeback_knob: true,
         zswap_shrink_memcg: true,
+        zswap_invalidate_on_slot_free: true,
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
@@ -1327,6 +1339,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         swap_slots_cache: false,
+        zswap_invalidate_on_slot_free: true,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -13,7 +13,11 @@
 //! `mem_cgroup_uncharge_swap()`, `swap_range_free()` -> `frontswap_invalidate_page()`). So on
 //! 6.1 a zswap entry outlives the write fault that freed its slot by up to 64 frees, and its
 //! writeback meanwhile fails: `__read_swap_cache_async()` finds the swap count 0 ("Just skip
-//! read ahead for unused swap slot") and `zswap_writeback_entry()` returns -ENOMEM.
+//! read ahead for unused swap slot") and `zswap_writeback_entry()` returns -ENOMEM. From 6.9
+//! (0827a1fb143f "mm/zswap: invalidate zswap entry when swap entry free";
+//! `KernelProfile::zswap_invalidate_on_slot_free`) `free_swap_slot()` calls
+//! `zswap_invalidate()` first, so on 6.9-6.14 a held slot keeps only its `SWAP_HAS_CACHE` and
+//! swap charge: its zswap entry, pool memory and zswap charge are gone at the free.
 //!
 //! The cache is active from the first allocation while more than
 //! `num_online_cpus() * THRESHOLD_ACTIVATE_SWAP_SLOTS_CACHE` slots are free, and drained and
@@ -169,14 +173,21 @@ impl Kernel {
         }
     }
 
-    /// `free_swap_slot()` (mm/swap_slots.c, 6.1) of `slot`, its swap count just dropped to 0:
-    /// with the cache active, held in the running CPU's `slots_ret` at `SWAP_HAS_CACHE` (its
-    /// swap charge and zswap entry kept), the CPU's 64 held slots returned to the area first
-    /// when it is full (`swapcache_free_entries()`); else freed at once (`swap_entry_free()`).
+    /// `free_swap_slot()` (mm/swap_slots.c, 6.1; 6.12) of `slot`, its swap count just dropped
+    /// to 0: with the cache active, held in the running CPU's `slots_ret` at `SWAP_HAS_CACHE`
+    /// (its swap charge kept; its zswap entry kept before 6.9, invalidated first from 6.9,
+    /// 0827a1fb143f), the CPU's 64 held slots returned to the area first when it is full
+    /// (`swapcache_free_entries()`); else freed at once (`swap_entry_free()`, which
+    /// invalidates the entry in every era).
     pub fn free_swap_slot(&mut self, slot: u32) {
         if !(self.swap_slots.enabled() && self.swap_slots.active) {
             self.swap_entry_free(slot);
             return;
+        }
+        if self.profile.zswap_invalidate_on_slot_free {
+            // zswap_invalidate(entry), the entry's objcg being the slot's memcg.
+            let memcg = self.swap.as_ref().expect("a slot implies a swap area").slot_memcg(slot);
+            self.zswap_invalidate(slot, memcg);
         }
         let cpu = self.this_cpu().min(self.swap_slots.cpus.len() - 1);
         if self.swap_slots.cpus[cpu].n_ret >= SWAP_SLOTS_CACHE_SIZE {

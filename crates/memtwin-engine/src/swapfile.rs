@@ -1236,7 +1236,8 @@ impl Kernel {
     pub(crate) fn swap_entry_free(&mut self, slot: u32) {
         let area = self.swap.as_mut().expect("a slot implies a swap area");
         let (memcg, charged) = area.free(slot);
-        // swap_range_free() -> frontswap_invalidate_page()
+        // swap_range_free() -> frontswap_invalidate_page() (zswap_invalidate() to 6.8; from
+        // 6.9 free_swap_slot() invalidated a cached slot's entry already, and this finds none)
         self.zswap_invalidate(slot, memcg);
         if memcg == MemcgId::NONE {
             return;

@@ -816,9 +816,10 @@ impl Kernel {
         self.free_page(frame);
     }
 
-    /// `zswap_frontswap_invalidate_page()`: the slot was freed (`swap_entry_free()`); its
-    /// entry goes, its pool memory and charge with it. `memcg` is the slot's
-    /// (`entry->objcg`).
+    /// `zswap_frontswap_invalidate_page()` (6.1; `zswap_invalidate()` 6.6+): the slot was
+    /// freed (`swap_entry_free()`; from 6.9 also `free_swap_slot()` before the slots cache
+    /// holds it, 0827a1fb143f); its entry goes, its pool memory and charge with it. `memcg`
+    /// is the slot's (`entry->objcg`).
     pub fn zswap_invalidate(&mut self, slot: u32, memcg: MemcgId) {
         let Some(z) = self.zswap.as_mut() else { return };
         let Some(len) = z.entry_len(slot) else { return };

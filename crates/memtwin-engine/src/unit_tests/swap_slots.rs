@@ -142,3 +142,49 @@ fn zswap_writeback_of_a_slot_held_in_the_slots_cache_fails_6_1() {
     assert!(after.written_back_pages > before.written_back_pages);
     assert!(pool_after < pool && after.stored_pages < before.stored_pages + 0, "the freed slots' entries are gone: {pool_after} of {pool}");
 }
+
+/// 6.12 (6.9+, 0827a1fb143f "mm/zswap: invalidate zswap entry when swap entry free"):
+/// `free_swap_slot()` calls `zswap_invalidate()` before it holds the slot in the CPU's
+/// `slots_ret`, so the held slot (still at `SWAP_HAS_CACHE`, still in the area) has no zswap
+/// entry: the entry's pool memory and the memcg's zswap charge go at the free, not 64 frees
+/// later at `swapcache_free_entries()`. With the switch off (6.1/6.6's order) the same frees
+/// keep every entry stored.
+#[test]
+fn free_swap_slot_invalidates_the_zswap_entry_first_6_12() {
+    let run = |invalidate: bool| {
+        let toml = super::zswap::zhog("48M", "random-1K", "enabled = true", "", "linux-6.12", "v2");
+        let mut s = sim(&toml);
+        assert!(s.kernel.profile.zswap_invalidate_on_slot_free, "linux-6.12 has 0827a1fb143f");
+        s.kernel.profile.zswap_invalidate_on_slot_free = invalidate;
+        while s.step() {
+            if s.kernel.zswap.as_ref().unwrap().stats.stored_pages >= 200 {
+                break;
+            }
+        }
+        let k = &mut s.kernel;
+        k.pcp_ctx = 0;
+        let (a, z) = (k.swap.as_ref().unwrap(), k.zswap.as_ref().unwrap());
+        let slots: Vec<u32> = (1..a.max as u32).filter(|&sl| a.slot_in_use(sl) && z.entry_len(sl).is_some()).take(8).collect();
+        assert_eq!(slots.len(), 8);
+        let memcg = a.slot_memcg(slots[0]);
+        assert_ne!(memcg, MemcgId::NONE);
+        let before = (z.stats.stored_pages, k.memcgs.get(memcg).zswap_bytes);
+        for &sl in &slots {
+            k.free_swap_slot(sl);
+        }
+        assert!(k.swap_slots.active && k.swap_slots.cpus[0].n_ret >= 8, "the slots are held, not freed");
+        let (a, z) = (k.swap.as_ref().unwrap(), k.zswap.as_ref().unwrap());
+        for &sl in &slots {
+            assert!(a.slot_allocated(sl) && !a.slot_in_use(sl), "slot {sl} at SWAP_HAS_CACHE alone");
+        }
+        let gone = slots.iter().filter(|&&sl| z.entry_len(sl).is_none()).count();
+        (before, (z.stats.stored_pages, k.memcgs.get(memcg).zswap_bytes), gone)
+    };
+    let ((stored, bytes), (stored_after, bytes_after), gone) = run(true);
+    assert_eq!(gone, 8, "every held slot's zswap entry is gone");
+    assert_eq!(stored_after, stored - 8);
+    assert!(bytes_after < bytes, "the zswap charge went with them: {bytes_after} of {bytes}");
+    let ((stored, bytes), after, gone) = run(false);
+    assert_eq!(gone, 0, "before 6.9 the held slots keep their entries");
+    assert_eq!(after, (stored, bytes));
+}
