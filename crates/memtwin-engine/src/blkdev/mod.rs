@@ -512,23 +512,39 @@ pub struct LeakyBucket {
 impl LeakyBucket {
     /// `throttle_group_co_io_limits_intercept()` of a request of `bytes` arriving at `now` under
     /// `avg` bytes a second: when it leaves the throttle (and is accounted).
+    ///
+    /// The bucket's state (`level` at `at`) never moves back in time. A request that arrived
+    /// before the latest arrival (processed late: another task's clock ran ahead) is accounted
+    /// at the bucket's time `at`, the level leaked up to `max(now, at)` only, and leaves at
+    /// `max(now, at + (level - max) / avg)`: the time the bucket, holding every byte already
+    /// released, would let a request through (`throttle_compute_wait()` read backwards from `at`
+    /// when the level is under `max`). Bytes let through in any interval so stay within
+    /// `avg` a second plus `max` plus one request whatever the engine's order of arrivals
+    /// (review12 H2: the leak clock set back to an early arrival's release leaked one interval
+    /// twice and let up to twice `avg` through), while such a request is still not queued behind
+    /// the later arrival (iso23: only the rate holds it).
     pub fn release(&mut self, bytes: u64, now: Nanos, avg: u64) -> Nanos {
         let avg = avg.max(1);
         // Behind the requests queued when it arrives: not behind one that arrived after it in
         // time (submitted earlier in the engine's order by a task whose clock ran ahead).
         let mut t = if now < self.last_arrival { now } else { now.max(self.queued_until) };
         self.last_arrival = self.last_arrival.max(now);
-        // throttle_do_leak()
-        let leaked = (avg as u128 * t.saturating_sub(self.at) as u128 / NSEC_PER_SEC as u128).min(u64::MAX as u128) as u64;
+        // throttle_do_leak(), at the bucket's own time: never before its last leak.
+        let at = t.max(self.at);
+        let leaked = (avg as u128 * (at - self.at) as u128 / NSEC_PER_SEC as u128).min(u64::MAX as u128) as u64;
         self.level = self.level.saturating_sub(leaked);
-        self.at = self.at.max(t);
+        self.at = at;
         // throttle_compute_wait(): max = avg / 10 (throttle_fix_bucket()).
         let max = avg / 10;
         if self.level > max {
-            let wait = xfer_ns(self.level - max, avg);
-            t += wait;
+            let go = at + xfer_ns(self.level - max, avg);
+            t = t.max(go);
             self.level = max;
-            self.at = t;
+            self.at = go;
+        } else {
+            // An early arrival: the bucket at `at` would have let it through from
+            // `at - (max - level) / avg` on (a later arrival has none: t >= at).
+            t = t.max(at.saturating_sub(xfer_ns(max - self.level, avg)));
         }
         self.level += bytes;
         self.queued_until = self.queued_until.max(t);

@@ -756,12 +756,86 @@ fn qemu_throttle_does_not_hold_a_request_behind_a_later_arrival() {
     for _ in 0..11 {
         c.release(mb, 50 * MS, avg);
     }
-    assert_eq!(c.release(mb, 10 * MS, avg), 10 * MS + 10 * MS, "over max: (level - max) / avg from its arrival");
+    // Over max at the bucket's time (50 ms, 11 MB), an early arrival leaves when the bucket lets
+    // one through, 50 ms + (11 - 10) MB / avg, not 10 ms after its own arrival (which set the
+    // leak clock back to 20 ms and leaked 20-50 ms twice: review12 H2).
+    assert_eq!(c.release(mb, 10 * MS, avg), 60 * MS, "over max: (level - max) / avg from the bucket's time");
+    assert_eq!(c.at, 60 * MS, "the bucket's state does not move back in time");
     // On the device: the read line's completion of the later arrival does not hold the earlier one.
     let mut d = BlockDevice { qemu_throttle: true, ..BlockDevice::new("vda", 200_000_000, 200_000_000, 0, 8192) };
     assert_eq!(d.submit(Dir::Read, 0, 32, 70 * MS), 70 * MS);
     assert_eq!(d.submit(Dir::Read, 100_000, 32, 2 * MS), 2 * MS, "completes at its own release, not at 70 ms");
     assert_eq!(d.submit(Dir::Read, 200_000, 32, 80 * MS), 80 * MS);
+}
+
+/// QEMU's throttle bucket (util/throttle.c `throttle_compute_wait()`, `throttle_do_leak()`; QEMU
+/// 7.2) lets at most `avg` bytes a second through plus its burst (`max = avg / 10`,
+/// `throttle_fix_bucket()`) and one request, whatever order the engine processes the arrivals in
+/// (a task's quantum runs whole, so arrivals come out of time order): LeakyBucket::release()
+/// never moves its state back in time (review12 H2: with iso23's early arrivals setting the
+/// leak clock back, two submitters of 1 MB every 10 ms each let 200 MB through in a second
+/// under a 100 MB/s rule). Arrival orders: quanta of 4 with one submitter 20 ms ahead, local
+/// shuffles (a deterministic LCG), and a submitter whose clock lags 90 ms behind two others.
+#[test]
+fn qemu_throttle_bucket_holds_its_rate_under_any_arrival_order() {
+    use crate::blkdev::LeakyBucket;
+    let avg = 100_000_000u64;
+    let mb = 1_000_000u64;
+    let sec = 1_000_000_000u64;
+    let most_in_a_second = |order: &[u64]| -> (u64, u64) {
+        let mut b = LeakyBucket::default();
+        let mut rel: Vec<u64> = Vec::with_capacity(order.len());
+        for &a in order {
+            let t = b.release(mb, a, avg);
+            assert!(t >= a, "released before its arrival ({t} < {a})");
+            rel.push(t);
+        }
+        rel.sort_unstable();
+        let (mut j, mut most) = (0usize, 0u64);
+        for i in 0..rel.len() {
+            while rel[i] - rel[j] >= sec {
+                j += 1;
+            }
+            most = most.max((i - j + 1) as u64 * mb);
+        }
+        (most, *rel.last().unwrap())
+    };
+    let bound = avg + avg / 10 + mb;
+    // Two submitters, 1 MB every 10 ms each (200 MB/s offered), 2 s of arrivals.
+    let a: Vec<u64> = (0..200).map(|i| i * 10 * MS).collect();
+    let b: Vec<u64> = (0..200).map(|i| i * 10 * MS + 5 * MS).collect();
+    for lead in [0, 20 * MS] {
+        let mut order = Vec::new();
+        for k in (0..200).step_by(4) {
+            order.extend(a[k..k + 4].iter().map(|x| x + lead));
+            order.extend(&b[k..k + 4]);
+        }
+        let (most, _) = most_in_a_second(&order);
+        assert!(most <= bound, "quanta of 4, lead {lead}: {most} bytes in a second > {bound}");
+        assert!(most >= avg, "the rule's rate is reached ({most})");
+    }
+    let mut seed = 12345u64;
+    for seg in [3usize, 8, 16] {
+        let mut order: Vec<u64> = a.iter().chain(&b).copied().collect();
+        order.sort_unstable();
+        for chunk in order.chunks_mut(seg) {
+            for i in (1..chunk.len()).rev() {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                chunk.swap(i, (seed >> 33) as usize % (i + 1));
+            }
+        }
+        let (most, _) = most_in_a_second(&order);
+        assert!(most <= bound, "shuffled in runs of {seg}: {most} bytes in a second > {bound}");
+    }
+    // Two submitters ahead (1 MB every 20 ms each), a third 90 ms behind them in the engine's order.
+    let mut order = Vec::new();
+    for i in 0..150u64 {
+        order.push(i * 20 * MS + 90 * MS);
+        order.push(i * 20 * MS + 100 * MS);
+        order.push(i * 10 * MS);
+    }
+    let (most, _) = most_in_a_second(&order);
+    assert!(most <= bound, "a lagging submitter: {most} bytes in a second > {bound}");
 }
 
 /// `[devices.X] qemu_throttle` (the lab's QEMU guest disk) is refused beside blk-throttle rules
