@@ -187,7 +187,13 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     assert sorted(hc["read_ns_by_order"]) == ["0", "2", "4", "8"] and all(v > 0 for v in hc["read_ns_by_order"].values()), hc
     assert hc["loop_read_window_ns"] > 0 and hc["readahead_window_ns"] > 0, hc
     if os.path.exists("/sys/fs/cgroup/blkio/blkio.throttle.read_bps_device") and real.find_memory_controller()[0] == "v1":
-        assert hc["reclaim_call_ns"] > 0 and hc["isolate_calls_median"] > 0, hc
+        # the figure, or why this run could not take it (no reclaim that freed nothing was met: a
+        # race of the throttled reads, so some runs miss it; the runner says so, validate then
+        # keeps the table's figure) -- never neither
+        if "reclaim_call_ns" in hc:
+            assert hc["reclaim_call_ns"] > 0 and hc["isolate_calls_median"] > 0, hc
+        else:
+            assert hc["unavailable"]["reclaim_call_ns"], hc
     # folios by order from kpageflags: the memcg's page cache, the pages mincore counts plus the
     # directories' blocks (ext4 keeps them in the block device's page cache, charged to the reader)
     if os.access("/proc/kpagecgroup", os.R_OK):
