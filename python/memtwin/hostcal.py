@@ -50,6 +50,8 @@ import subprocess
 import time
 from typing import Callable, Optional
 
+from memtwin.real import _loadavg, _write
+
 READ_FILE_BYTES = 64 << 20
 READ_BS = 128 << 10
 READ_PASSES = 16  # reads of the file a sample: 16 x 16384 pages, >100 ms of system time at 400 ns a page
@@ -63,14 +65,6 @@ RECLAIM_READ_BPS = 200_000_000
 RECLAIM_RA_KB = 8192
 CHILD_TIMEOUT_S = 60
 TRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
-
-
-def _loadavg() -> Optional[list]:
-    try:
-        with open("/proc/loadavg") as f:
-            return [float(x) for x in f.read().split()[:3]]
-    except (OSError, ValueError):
-        return None
 
 
 def _write_file(path: str, size: int, wbs: int) -> int:
@@ -169,7 +163,7 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
-        _w(ra_path, str(RECLAIM_RA_KB))
+        _write(ra_path, str(RECLAIM_RA_KB))
         ts = []
         for p in paths:
             fd = os.open(p, os.O_RDONLY)
@@ -192,7 +186,7 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
         return round(statistics.median(ts))
     finally:
         try:
-            _w(ra_path, ra_old)
+            _write(ra_path, ra_old)
         except OSError:
             pass
         for p in paths:
@@ -260,11 +254,6 @@ def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:
         os._exit(1)
 
 
-def _w(path: str, v: str) -> None:
-    with open(path, "w") as f:
-        f.write(v)
-
-
 def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, children: list) -> dict:
     """M13's figure on this host (module doc): `run` is the HostRun (its loop device, and
     `throttled` set while the temporary rule stands, so that its cleanup removes it should this
@@ -290,13 +279,13 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
     os.mkdir(memcg_dir)
     results = {}
     try:
-        _w(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
-        _w(ra_path, str(RECLAIM_RA_KB))
+        _write(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
+        _write(ra_path, str(RECLAIM_RA_KB))
         run.throttled = majmin
-        _w(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
+        _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
         os.mkdir(inst)
         run.traces["hostcal"] = inst
-        _w(os.path.join(inst, "buffer_size_kb"), "16384")
+        _write(os.path.join(inst, "buffer_size_kb"), "16384")
         for kind in ("light", "full"):
             fd = os.open(path, os.O_RDONLY)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -315,10 +304,10 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                           ("sched/sched_switch", f"prev_pid == {pid}")]
                 if kind == "full":
                     events.append(("vmscan/mm_vmscan_lru_isolate", f"common_pid == {pid}"))
-                _w(os.path.join(inst, "trace"), "")
+                _write(os.path.join(inst, "trace"), "")
                 for ev, flt in events:
-                    _w(os.path.join(inst, "events", ev, "filter"), flt)
-                    _w(os.path.join(inst, "events", ev, "enable"), "1")
+                    _write(os.path.join(inst, "events", ev, "filter"), flt)
+                    _write(os.path.join(inst, "events", ev, "enable"), "1")
                 time.sleep(0.05)  # the child has joined the memcg
                 os.write(go_w, b"g")
                 deadline = time.monotonic() + CHILD_TIMEOUT_S
@@ -333,7 +322,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                     time.sleep(0.02)
                 children.remove(pid)
                 for ev, _ in events:
-                    _w(os.path.join(inst, "events", ev, "enable"), "0")
+                    _write(os.path.join(inst, "events", ev, "enable"), "0")
                 lost = 0
                 for cpu in os.listdir(os.path.join(inst, "per_cpu")):
                     with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
@@ -358,7 +347,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
             for ev in ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
                        "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate"):
                 try:
-                    _w(os.path.join(inst, "events", ev, "enable"), "0")
+                    _write(os.path.join(inst, "events", ev, "enable"), "0")
                 except OSError:
                     pass
             try:
@@ -368,12 +357,12 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 pass
         if getattr(run, "throttled", None):
             try:
-                _w(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
+                _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
                 run.throttled = None
             except OSError:
                 pass
         try:
-            _w(ra_path, ra_old)
+            _write(ra_path, ra_old)
         except OSError:
             pass
         for _ in range(50):
