@@ -118,6 +118,20 @@ def sys_ns_per_page(fd: int, size: int, passes: int, bs: int = READ_BS) -> float
     return (r1.ru_stime - r0.ru_stime) * 1e9 / (passes * size // 4096)
 
 
+# The most the calibration holds on the scratch file system at once (each measurement unlinks its
+# files before the next): the reclaim measurement's file (HostRun._disk's free-space check adds it).
+SCRATCH_BYTES = max(RECLAIM_FILE_BYTES, WINDOWS * WINDOW_BYTES, READ_FILE_BYTES)
+
+
+def positive_median(ts: list, what: str) -> int:
+    """The median of `ts` (ns), rounded; ValueError, naming `what`, when it is not positive (a
+    timing that cannot be a window: review12 L2)."""
+    m = round(statistics.median(ts))
+    if m <= 0:
+        raise ValueError(f"{what} took {m} ns (median of {len(ts)}): not a window")
+    return m
+
+
 def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, passes: int = READ_PASSES,
                      samples: int = READ_SAMPLES) -> dict:
     """{order: hot 128 KiB read's system ns per 4 KiB page} of a file in `d` written in folios of
@@ -157,7 +171,7 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> int:
                 ts.append(time.perf_counter_ns() - t0)
                 if n != WINDOW_BYTES:
                     raise OSError(f"short O_DIRECT read ({n} bytes)")
-            return round(statistics.median(ts))
+            return positive_median(ts, "the O_DIRECT window")
         finally:
             os.close(fd)
     finally:
@@ -204,7 +218,7 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
             if n != WINDOW_BYTES:
                 raise OSError(f"short read ({n} bytes)")
             ts.append((t1 - t0) - (t2 - t1))
-        return round(statistics.median(ts))
+        return positive_median(ts, "the re-read window less the hot read")
     finally:
         try:
             _write(ra_path, ra_old)
@@ -502,13 +516,13 @@ def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -
     try:
         out["loop_read_window_ns"] = loop_read_window_ns(d)
         out["loop_read_window_source"] = "O_DIRECT 8 MiB preadv() of a synced file on the idle unthrottled loop device, median of 8"
-    except OSError as e:
+    except (OSError, ValueError) as e:
         out["unavailable"]["loop_read_window_ns"] = str(e)
     try:
         out["readahead_window_ns"] = readahead_window_ns(d, f"/sys/block/{os.path.basename(run.loop)}/queue/read_ahead_kb")
         out["readahead_window_source"] = ("a cold 8 MiB read() of a synced file at index 0 at read_ahead_kb 8192 (one readahead "
                                           "window) less the same read hot, on the idle unthrottled loop device, median of 8")
-    except OSError as e:
+    except (OSError, ValueError) as e:
         out["unavailable"]["readahead_window_ns"] = str(e)
     try:
         tr = tracefs_mount()

@@ -1813,7 +1813,9 @@ class HostRun:
         size = int(total * 2.2) + (256 << 20)
         if fs_of(self.plan)[0] == "xfs":
             size = max(size, 512 << 20)  # mkfs.xfs (xfsprogs 5.19+) refuses a file system under 300 MiB
-        need = int(total * 1.2) + (64 << 20)
+        from memtwin import hostcal
+        # the image is sparse: the files, and the calibration's at most SCRATCH_BYTES at once (review12 L2)
+        need = int(total * 1.2) + (64 << 20) + hostcal.SCRATCH_BYTES
         free = shutil.disk_usage(self.scratch_parent).free
         if need > free:
             raise RealError(f"the scenario's files need about {need >> 20} MiB in {self.scratch_parent}, which has {free >> 20} MiB free\n"

@@ -127,3 +127,12 @@ def test_the_device_window_is_the_busy_time_per_8_mib_of_the_runs_reads():
                  "device_busy_periods": 2}, r
     with pytest.raises(ValueError, match="too little read on the loop device"):
         hostcal.device_window_from(text)  # 64 MiB wanted by default
+
+
+def test_a_window_that_is_not_positive_is_refused():
+    """review12 L2: a window timing whose median is not positive (the hot read took longer than the
+    cold one) is refused at record time with what it was, so the runner records it as unavailable."""
+    assert hostcal.positive_median([3, 1, 2], "w") == 2
+    with pytest.raises(ValueError, match="the re-read window less the hot read took -5 ns"):
+        hostcal.positive_median([-5, -6, 4], "the re-read window less the hot read")
+    assert hostcal.SCRATCH_BYTES == 128 << 20  # the reclaim measurement's file, the largest held at once
