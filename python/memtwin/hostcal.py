@@ -28,7 +28,8 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   (mm_vmscan_memcg_reclaim_begin/_end with nr_reclaimed=0, the child never off the CPU
   inside: sched_switch), timed with no event inside them, then counted in a second read with
   mm_vmscan_lru_isolate enabled (one per shrink_inactive_list()/shrink_active_list() call): the
-  median time over the median call count.
+  median time over the median call count. Beside it, recorded and not given: the light trace's
+  reclaims that freed pages, the median ns per page freed (`reclaim_freed_ns_per_page`).
 
 - `device_window_ns` (rawin21), measured over the scenario's own run, not before it: the loop
   device's read requests traced from issue (`blk_mq_start_request()` in `loop_queue_rq()`) to
@@ -354,8 +355,16 @@ def reclaim_call_from(light: list, full: list) -> dict:
     if len(dur) < 3 or len(calls) < 3:
         raise ValueError(f"too few reclaims that freed nothing on the CPU ({len(dur)} timed, {len(calls)} counted; 3 each wanted)")
     d, n = statistics.median(dur), statistics.median(calls)
-    return {"reclaim_call_ns": round(d / n), "reclaims_timed": len(dur), "reclaim_median_ns": round(d),
-            "reclaims_counted": len(calls), "isolate_calls_median": n}
+    out = {"reclaim_call_ns": round(d / n), "reclaims_timed": len(dur), "reclaim_median_ns": round(d),
+           "reclaims_counted": len(calls), "isolate_calls_median": n}
+    # recorded, not given (rawin21): the reclaims of the same light trace that freed pages, ns per
+    # page freed on the CPU (large-folios.md's 64-65 ns in two v782 traces against the twin's 99;
+    # which cost-table entries it stands for is reclaim's cost split, not hostcal's)
+    freed = [r[0] / r[2] for r in light if r[2] > 0]
+    if len(freed) >= 3:
+        out["reclaim_freed_ns_per_page"] = round(statistics.median(freed))
+        out["reclaims_freed_timed"] = len(freed)
+    return out
 
 
 def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:

@@ -42,6 +42,10 @@ def test_reclaim_call_is_the_median_time_over_the_median_calls():
     assert (r["reclaim_call_ns"], r["reclaims_timed"], r["isolate_calls_median"]) == (round(170000 / 644), 3, 644)
     with pytest.raises(ValueError, match="too few reclaims"):
         hostcal.reclaim_call_from(light[:2], full)
+    # the reclaims that freed pages, recorded beside it: the median ns per page freed, from three on
+    assert "reclaim_freed_ns_per_page" not in r
+    r = hostcal.reclaim_call_from(light + [(20000, 0, 320), (13000, 0, 200)], full)
+    assert (r["reclaim_freed_ns_per_page"], r["reclaims_freed_timed"]) == (65, 3) and r["reclaim_call_ns"] == round(170000 / 644)
 
 
 def rec(hc):
