@@ -276,6 +276,15 @@ def device_window_from(text: str, min_bytes: int = DEVICE_MIN_BYTES) -> dict:
             "device_read_mib": round(nbytes / 2**20, 1), "device_requests": len(reqs), "device_busy_periods": periods}
 
 
+def lost_events(inst: str) -> int:
+    """Events tracefs instance `inst` lost (its per-CPU stats' overrun and dropped events)."""
+    lost = 0
+    for cpu in os.listdir(os.path.join(inst, "per_cpu")):
+        with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
+            lost += sum(int(x.split(":")[1]) for x in f if x.split(":")[0] in ("overrun", "dropped events"))
+    return lost
+
+
 def device_trace_start(run) -> str:
     """Start tracing the run's loop device's requests (block_rq_issue, block_rq_complete, filtered
     on its dev_t, on the monotonic clock) in a tracefs instance `memtwin-<id>-device` of the
@@ -304,10 +313,7 @@ def device_trace_finish(run, inst: str) -> dict:
     try:
         for ev in DEVICE_EVENTS:
             _write(os.path.join(inst, "events", ev, "enable"), "0")
-        lost = 0
-        for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-            with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                lost += sum(int(x.split(":")[1]) for x in f if x.split(":")[0] in ("overrun", "dropped events"))
+        lost = lost_events(inst)
         if lost:
             raise ValueError(f"{lost} trace events of the loop device lost (ring buffer overrun)")
         with open(os.path.join(inst, "trace"), errors="replace") as f:
@@ -455,10 +461,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 children.remove(pid)
                 for ev, _ in events:
                     _write(os.path.join(inst, "events", ev, "enable"), "0")
-                lost = 0
-                for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-                    with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                        lost += sum(int(x.split(":")[1]) for x in f if x.split(":")[0] in ("overrun", "dropped events"))
+                lost = lost_events(inst)
                 if lost:
                     raise ValueError(f"{lost} trace events lost (ring buffer overrun)")
                 if os.WEXITSTATUS(status) != 0:
