@@ -18,6 +18,10 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   system time per 4 KiB page, median of three samples of 16 reads of the file; orders 0, 2, 4, 8.
 - `loop_read_window_ns`: an O_DIRECT 8 MiB read of a file on the idle, unthrottled loop device,
   median of eight at distinct offsets (recorded, not given to the engine: results below).
+  Beside it `loop_read_window_thp_ns`: the same reads, alternately first, into a buffer of
+  transparent huge pages (one bio segment per 2 MiB where the 4 KiB-page buffer has one a page):
+  the host's disk times a request by its segments (lab/measurements/segment_cost.py), which the
+  engine's HwQueue has no cost for yet; recorded, not given.
 - `readahead_window_ns`: one 8 MiB readahead window re-read on the idle, unthrottled loop device (a
   cold 8 MiB read() at index 0 at read_ahead_kb 8192, the file read and dropped just before, less
   the same read hot), median of eight files: recorded, not given (it holds readahead's allocation,
@@ -151,9 +155,39 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
     return out
 
 
-def loop_read_window_ns(d: str, windows: int = WINDOWS) -> int:
-    """Median ns of an O_DIRECT 8 MiB read of a written, synced file in `d` (on the idle loop
-    device), at `windows` distinct offsets; the file unlinked after."""
+def _anon_huge_kb() -> int:
+    with open("/proc/self/smaps_rollup") as f:
+        return next((int(x.split()[1]) for x in f if x.startswith("AnonHugePages:")), 0)
+
+
+def huge_buffer(nbytes: int):
+    """(mapping, view) of `nbytes` of private anonymous memory aligned to 2 MiB and backed by
+    transparent huge pages (MADV_HUGEPAGE, faulted in), so that a read into it is one bio segment
+    per 2 MiB; ValueError when the kernel gave it none (THP off, or no huge page free)."""
+    import ctypes
+    m = mmap.mmap(-1, nbytes + (2 << 20), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    off = -addr % (2 << 20)
+    before = _anon_huge_kb()
+    m.madvise(mmap.MADV_HUGEPAGE, off, nbytes)
+    view = memoryview(m)[off:off + nbytes]
+    for i in range(0, nbytes, 4096):
+        view[i] = 1
+    got = _anon_huge_kb() - before
+    if got < nbytes >> 10:
+        view.release()
+        m.close()
+        raise ValueError(f"the buffer got {got} kB of transparent huge pages of {nbytes >> 10} (THP off or none free)")
+    return m, view
+
+
+def loop_read_window_ns(d: str, windows: int = WINDOWS) -> dict:
+    """O_DIRECT 8 MiB reads of a written, synced file in `d` (on the idle loop device), at
+    `windows` distinct offsets, each into a buffer of 4 KiB pages (one bio segment a page) and,
+    alternately first, into one of transparent huge pages (one segment per 2 MiB: huge_buffer());
+    {"loop_read_window_ns": median 4 KiB-page read, "loop_read_window_thp_ns": median huge-page
+    read} (the second left out, with why under "thp_unavailable", when THP gives no buffer). The
+    file unlinked after."""
     path = os.path.join(d, "memtwin-hostcal-window")
     fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
     try:
@@ -162,20 +196,33 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> int:
     finally:
         os.close(fd)
     buf = mmap.mmap(-1, WINDOW_BYTES)  # page-aligned, as O_DIRECT wants
+    out, huge = {}, None
     try:
+        try:
+            huge = huge_buffer(WINDOW_BYTES)
+        except (OSError, ValueError) as e:
+            out["thp_unavailable"] = str(e)
         fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
         try:
-            ts = []
+            ts, th = [], []
             for i in range(windows):
-                t0 = time.perf_counter_ns()
-                n = os.preadv(fd, [buf], i * WINDOW_BYTES)
-                ts.append(time.perf_counter_ns() - t0)
-                if n != WINDOW_BYTES:
-                    raise OSError(f"short O_DIRECT read ({n} bytes)")
-            return positive_median(ts, "the O_DIRECT window")
+                bufs = [(buf, ts)] + ([(huge[1], th)] if huge else [])
+                for b, into in (bufs if i % 2 == 0 else bufs[::-1]):
+                    t0 = time.perf_counter_ns()
+                    n = os.preadv(fd, [b], i * WINDOW_BYTES)
+                    into.append(time.perf_counter_ns() - t0)
+                    if n != WINDOW_BYTES:
+                        raise OSError(f"short O_DIRECT read ({n} bytes)")
+            out["loop_read_window_ns"] = positive_median(ts, "the O_DIRECT window")
+            if huge:
+                out["loop_read_window_thp_ns"] = positive_median(th, "the O_DIRECT window into huge pages")
+            return out
         finally:
             os.close(fd)
     finally:
+        if huge:
+            huge[1].release()
+            huge[0].close()
         buf.close()
         os.unlink(path)
 
@@ -526,8 +573,12 @@ def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -
     except OSError as e:
         out["unavailable"]["read_ns_by_order"] = str(e)
     try:
-        out["loop_read_window_ns"] = loop_read_window_ns(d)
-        out["loop_read_window_source"] = "O_DIRECT 8 MiB preadv() of a synced file on the idle unthrottled loop device, median of 8"
+        w = loop_read_window_ns(d)
+        if "thp_unavailable" in w:
+            out["unavailable"]["loop_read_window_thp_ns"] = w.pop("thp_unavailable")
+        out.update(w)
+        out["loop_read_window_source"] = ("O_DIRECT 8 MiB preadv() of a synced file on the idle unthrottled loop device, median of 8, "
+                                          "into 4 KiB pages and (_thp_ns) into transparent huge pages, alternately first")
     except (OSError, ValueError) as e:
         out["unavailable"]["loop_read_window_ns"] = str(e)
     try:

@@ -621,7 +621,7 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
                 pairs.append((int(o), ns))
         if pairs:
             sets.append("machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in sorted(pairs)) + "]")
-    for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns"):
+    for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns", "loop_read_window_thp_ns"):
         v = hc.get(key)
         if v is None:
             continue

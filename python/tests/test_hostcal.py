@@ -140,3 +140,22 @@ def test_a_window_that_is_not_positive_is_refused():
     with pytest.raises(ValueError, match="the re-read window less the hot read took -5 ns"):
         hostcal.positive_median([-5, -6, 4], "the re-read window less the hot read")
     assert hostcal.SCRATCH_BYTES == 128 << 20  # the reclaim measurement's file, the largest held at once
+
+
+def test_the_huge_page_buffer_is_huge_or_says_why():
+    """rawin21: the O_DIRECT window's second buffer is backed by transparent huge pages (one bio
+    segment per 2 MiB; the host's disk times a request by its segments) -- it is 2 MiB aligned and
+    the process's AnonHugePages grew by its size -- or, where THP gives none, a ValueError says so
+    (the runner records loop_read_window_thp_ns as unavailable)."""
+    import ctypes
+    try:
+        m, view = hostcal.huge_buffer(4 << 20)
+    except ValueError as e:
+        assert "transparent huge pages" in str(e)
+        return
+    try:
+        assert len(view) == 4 << 20 and ctypes.addressof(ctypes.c_char.from_buffer(view)) % (2 << 20) == 0
+        assert hostcal._anon_huge_kb() >= 4096
+    finally:
+        view.release()
+        m.close()

@@ -186,6 +186,7 @@ def test_host_run_measures_and_removes_everything(tmp_path, capsys):
     assert hc["kernel"] == os.uname().release and len(hc["loadavg_before"]) == 3, hc
     assert sorted(hc["read_ns_by_order"]) == ["0", "2", "4", "8"] and all(v > 0 for v in hc["read_ns_by_order"].values()), hc
     assert hc["loop_read_window_ns"] > 0 and hc["readahead_window_ns"] > 0, hc
+    assert hc.get("loop_read_window_thp_ns", 0) > 0 or hc["unavailable"]["loop_read_window_thp_ns"], hc
     # the device window over the run (rawin21): this scenario reads 3 MiB, too little for a figure;
     # the runner says why (the trace instance is gone: _leftovers above)
     assert "device_window_ns" not in hc and "too little read on the loop device" in hc["unavailable"]["device_window_ns"], hc
