@@ -102,9 +102,9 @@ AUTOGRP23_SET = [
     "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep).",
 ]
 
-# queue23's traces of the readers' wake-ups (2026-11-30 06:21-06:39, lab/validation/trace-wake-preempt-1130).
+# queue23's traces of the readers' wake-ups (2026-11-30 06:21-06:58, lab/validation/trace-wake-preempt-1130).
 QUEUE23_WAKE = [
-    "lab/validation/trace-wake-preempt-1130, 2026-11-30 06:21-06:39, one recording per hold of the host lock,",
+    "lab/validation/trace-wake-preempt-1130, 2026-11-30 06:21-06:58, one recording per hold of the host lock,",
     "loadavg 4.4-14.3, the kernel's own sched_entity/cfs_rq at each wake-up through BTF): the running entity",
     "was still in its protected slice at nearly every wake-up; a wake-up took the CPU at once when that",
     "entity was no longer eligible after the wakee's entry (6.18 __pick_eevdf() drops an ineligible curr",
@@ -115,8 +115,9 @@ QUEUE23_WAKE = [
     "loop worker its own request wakes onto its CPU (1520 of the 1689 tasks woken there during its runs,",
     "t9) enters with its own lag and takes 0.5-2 ms of the reader's each cycle. Not modelled: the engine",
     "keeps no EEVDF lag per task; it needs the lag gained on the run queue and spent running, clamped by",
-    "entity_lag() (slice + TICK_NSEC), and the lag the loop worker's wake-ups take (the kworker's own lag",
-    "on entry, not traced), without which a lag model makes the sequential readers preempt too (they do not).",
+    "entity_lag() (slice + TICK_NSEC = 5.4 ms), and the lag the loop worker's wake-ups take (the kworker",
+    "enters at that bound, 1547 of 1593 entries in t10, taking 5.4 ms / n), without which a lag model makes",
+    "the sequential readers preempt too (they do not); the recipe is in that README.",
 ]
 
 # What the recordings showed, per scenario: {name: header lines}.
@@ -287,7 +288,7 @@ NOTES = {
         "sleep's length: msk-128 3.527 s (-17.9%) and 3.449 s of wait (-10.7%), both within; msk-1280 2.834 s",
         "(-27.3%, out) and 2.709 s of wait (-19.9%, within). Still pending (msk-1280's elapsed; the waits behind",
         "more than the running entity, 31% of the traced wake-ups, not modelled). The reader's wake-ups traced",
-        "again (queue23, msk-128 six times at load 8.9-13.8,",
+        "again (queue23, msk-128 seven times at load 8.9-13.8,",
         *QUEUE23_WAKE,
         "This reader's wake-ups after 64 us-1 ms sleeps: the running entity eligible and protected at 88-97%,",
         "waiting 3.6-4.6 ms (the engine's 3.1 ms for a 0.3 ms sleep, wakeup_runq_wait_after), ineligible at 1-10%.",
