@@ -333,8 +333,11 @@ pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_c
 /// (lab/validation/trace-wake-preempt-1130): host-queue-rw-rand's random reader carries 1-8 ms
 /// into its sleeps and takes the CPU at once at 95-98% of its wake-ups under 64 us; the
 /// sequential readers carry 0.25-1 ms (the loop worker their own requests wake onto their CPU
-/// takes 0.5-2 ms of it each cycle) and wait as this figure says. So this figure is the wait of
-/// a wakee with little lag; the engine keeps no lag per task (what it would need: that README).
+/// takes 0.5-2 ms of it each cycle) and wait as this figure says. Where a task of the wakee's
+/// own autogroup runs on its CPU (the writer beside that random reader in some runs),
+/// `find_matching_se()` makes the comparison inside the group, against that task's lag. So this
+/// figure is the wait of a wakee with little lag; the engine keeps no lag per task (what it
+/// would need: that README).
 pub fn wakeup_runq_wait_after(p: &crate::profile::KernelProfile, background: u64, nr_cpus: u32, slept: Nanos) -> Nanos {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     if !p.eevdf {
