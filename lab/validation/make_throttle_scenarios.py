@@ -312,6 +312,13 @@ NOTES: dict = {
         "flush every ~2 s, the kernel's 3-4.6 s apart). Open: which marked pages the kernel meets again",
         "five requests deep (the engine meets them at the head of the write queue); the next trace wants",
         "mm_vmscan_lru_shrink_active and the folio met in case 3 (a kprobe on folio_wait_writeback()).",
+        "A candidate found in qemu61-wbt-reader's third trace (lab/validation/trace-wbt-reader-1130b): the",
+        "guest's ext4 (dioread_nolock, the default from 5.6) ends a new file's pages when the last request",
+        "of their io_end (an extent of up to 2048 blocks, 8 MiB) completes, not their own: a case-3",
+        "folio_wait_writeback() waits for the io_end, several requests (consistent with the ~0.37 s waits",
+        "above, not checked page by page). Modelled on the side branch h-wbt23-ioend (not kept: it breaks",
+        "three host rows, the trace's README): 15 -> 12 WRITEBACK sleeps here (qemu61-throttle-writeback",
+        "within as before); what else keeps the kernel at 4.5 is open.",
     ],
     "qemu61-throttle-writeback": [
         "PENDING, engine misses (thr24, 2026-11-29 19:35). Nine boots now (6-9 recorded 18:37-19:14, load",
