@@ -706,8 +706,10 @@ QUIET_NOTE = {
         "# sees the pool full: a second hit and a second run, whose frees take the copy with the first page gone. That is\n"
         "# 2 hits and 2 runs (4 written back) an episode, the quiet kernel's counts in 27 of 30 touches (touch 1: 2 and 4,\n"
         "# touch 2: 4 and 8), where the engine reads the pool's size live and gets its second hit from the task storing\n"
-        "# during the run instead. Modelling it needs the copy (6.1's; check when later eras dropped it) and, for the\n"
-        "# quiet counts, the worker preempting the task on its CPU; both together, checked against both sets, next.\n"),
+        "# during the run instead. The copy alone changes nothing here (tried, not kept: the same 2/6, 3/6, 3/6 at kworker\n"
+        "# waits 0, 7 and 40 us: the engine's task stores during run 1 and run 2 starts at its end, whose first writeback\n"
+        "# refreshes the copy before the task's next store). Modelling it needs the copy (6.1's; check when later eras\n"
+        "# dropped it) and the worker preempting the task on its CPU together, checked against both sets: next.\n"),
 }
 
 
