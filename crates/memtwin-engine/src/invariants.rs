@@ -31,6 +31,9 @@ impl Kernel {
         if free + pcp + used != managed {
             return Err(format!("free {free} + per-CPU lists {pcp} + used {used} != managed {managed}"));
         }
+        for (i, z) in self.zones.iter().enumerate() {
+            z.check_pageblocks().map_err(|e| format!("zone {i}: {e}"))?;
+        }
         let n = self.memcgs.len();
         let mut local = vec![0u64; n];
         let mut local_anon = vec![0u64; n];
