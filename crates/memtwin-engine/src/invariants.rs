@@ -845,6 +845,15 @@ impl Kernel {
                 }
             }
         }
+        // Each page counter's stocked pages are what every CPU's stock holds for its subtree.
+        for (j, mc) in self.memcgs.memcgs.iter().enumerate() {
+            let memcg = MemcgId(j as u32);
+            let held: u64 = self.memcg_stock.iter().flat_map(|st| (0..slots).map(move |i| (st.cached[i], st.nr_pages[i])))
+                .filter(|&(m, n)| m != MemcgId::NONE && n > 0 && self.memcgs.is_descendant(m, memcg)).map(|(_, n)| n).sum();
+            if mc.counter.stocked != held {
+                return Err(format!("memcg {} counts {} stocked pages, the CPUs' stocks hold {held} for it", mc.path, mc.counter.stocked));
+            }
+        }
         Ok(())
     }
 }
