@@ -481,7 +481,8 @@ GS612_NOTE = """
 # 5,562-7,515; kernel 6,564), pageoutrun 150-164 (was 164-244; kernel 54-135). Still short: the engine's non-movable pool is what the
 # boot's kernel frames (boot_used) leave free in their last pageblock (14 frames here), where the guest's 21
 # non-movable DMA32 pageblocks held 971-1,653 free pages in the traced boots (but those boots' ftrace ring buffers
-# take kernel memory the untraced recordings do not: not a machine fact for this set); so the engine boosts 10 times
+# take kernel memory the untraced recordings do not: MemTotal - MemFree at the tasks' start 46,020-62,632 KiB in
+# x612/y612 against 29,884-32,056 in this set's first recording; not a machine fact for this set); so the engine boosts 10 times
 # a stream where the kernel's kswapd has 20-30 boost wake-ups. Next: /proc/pagetypeinfo in every untraced boot's
 # record, then that pool as a machine fact."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).

@@ -646,6 +646,7 @@ if [ @LRUGEN@ = y ]; then
   echo @MINTTL@ > /sys/kernel/mm/lru_gen/min_ttl_ms || fail "cannot write /sys/kernel/mm/lru_gen/min_ttl_ms"
 fi
 @LRUGENOFF@[ -e /sys/kernel/mm/lru_gen/enabled ] && echo "@@LRUGEN $(cat /sys/kernel/mm/lru_gen/enabled) min_ttl_ms: $(cat /sys/kernel/mm/lru_gen/min_ttl_ms)"
+echo "@@PAGETYPEINFO_BEGIN"; grep -E "^Node|^Number of blocks" /proc/pagetypeinfo 2>/dev/null; echo "@@PAGETYPEINFO_END"
 mkdir -p /s
 mount -t @FS@ /dev/vda /s || fail "cannot mount the @FS@ disk (@FS@ neither built in nor in the kernel's modules?)"
 if [ @V@ = 2 ]; then
@@ -1247,6 +1248,41 @@ def wakeup_calibration(out: str) -> dict:
                              "the time from the write until it ran, 200 rounds after 10 not counted, sorted"}
 
 
+# Migratetypes whose pageblocks a movable allocation falls back into (mm/page_alloc.c fallbacks[MIGRATE_MOVABLE]).
+NON_MOVABLE_TYPES = ("Unmovable", "Reclaimable")
+
+
+def pagetypeinfo(out: str) -> dict:
+    """The boot's /proc/pagetypeinfo (the init script's, before the disk is mounted and the tasks
+    are set up; @@PAGETYPEINFO_BEGIN..END), by "node/zone": `free` the free blocks per migratetype
+    and order (0..MAX_ORDER), `blocks` the pageblocks per migratetype, `nonmovable_free_pages`
+    the free pages in Unmovable and Reclaimable pageblocks (what a movable allocation falls back
+    into, `__rmqueue_fallback()`, each steal a `boost_watermark()` 5.0+; issue 22,
+    lab/measurements/kswapd-direct). {} where the guest printed none."""
+    m = re.search(r"^@@PAGETYPEINFO_BEGIN\n(.*?)^@@PAGETYPEINFO_END$", out, re.M | re.S)
+    if not m:
+        return {}
+    res: dict = {}
+    names: list = []
+    for line in m.group(1).splitlines():
+        f = re.match(r"^Node\s+(\d+), zone\s+(\S+), type\s+(\S+)\s+([\d\s]+)$", line)
+        if f:
+            z = res.setdefault(f"{f.group(1)}/{f.group(2)}", {"free": {}, "blocks": {}})
+            z["free"][f.group(3)] = [int(x) for x in f.group(4).split()]
+            continue
+        h = re.match(r"^Number of blocks type\s+(.*)$", line)
+        if h:
+            names = h.group(1).split()
+            continue
+        b = re.match(r"^Node\s+(\d+), zone\s+(\S+)\s+([\d\s]+)$", line)
+        if b and names:
+            z = res.setdefault(f"{b.group(1)}/{b.group(2)}", {"free": {}, "blocks": {}})
+            z["blocks"] = dict(zip(names, (int(x) for x in b.group(3).split())))
+    for z in res.values():
+        z["nonmovable_free_pages"] = sum(n << o for t in NON_MOVABLE_TYPES for o, n in enumerate(z["free"].get(t, [])))
+    return res
+
+
 def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tuple:
     """(step records sorted by end time, facts about the guest) from the serial console text."""
     out = out.replace("\r", "")
@@ -1272,6 +1308,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         f = vm.group(1).split()
         facts["virtio"] = {k: (int(v) if v.isdigit() else v) for k, v in zip(f[0::2], f[1::2])}
     facts["node_mem_kB"] = node_memory(out)
+    facts["pagetypeinfo"] = pagetypeinfo(out)
     facts["runner_memory"] = runner_memory(out)
     facts["node_mem_kB_setup"] = node_memory(out, "SETUPMEM")
     facts["setup_writes"] = setup_writes(out)
@@ -1631,6 +1668,7 @@ def run_qemu(plan: dict, kernel: Optional[str] = None, workdir: Optional[str] = 
                     "scheduler": facts["scheduler"], "wbt_lat_usec": facts["wbt_lat_usec"], "virtio_blk": facts["virtio"], "throttle_hist": facts["throttle"], "accel": "tcg", "qemu": _qemu_version(), "guest_wall_s": round(wall, 1),
                     "transparent_hugepage": facts["thp"], "node_mem_kB_at_start": facts["node_mem_kB"],
                     **({"runner_memory": facts["runner_memory"]} if facts.get("runner_memory") else {}),
+                    **({"pagetypeinfo_at_boot": facts["pagetypeinfo"]} if facts.get("pagetypeinfo") else {}),
                     **({"node_mem_kB_after_task_setup": facts["node_mem_kB_setup"]} if facts.get("node_mem_kB_setup") else {}),
                     "lru_gen": facts["lru_gen"], "cpu": facts["cpu"],
                     **({"swap": facts["swap"]} if facts.get("swap") else {}),

@@ -486,8 +486,10 @@ impl Kernel {
             // 6.7+ per-CPU lists: the frames the task's list holds (an empty list is refilled
             // by the next fault's rmqueue_pcplist(), outside the run).
             let pcp = self.profile.pcp_auto_tune.then(|| self.pcp_of(w.zone));
-            if let Some(pi) = pcp {
-                k = k.min(self.pcps[pi].list.len() as u64);
+            match pcp {
+                Some(pi) => k = k.min(self.pcps[pi].list.len() as u64),
+                // from the zone: no frame of the run may be a fallback steal that boosts (5.0+)
+                None => k = k.min(self.zones[w.zone].movable_run_bound()),
             }
             let from = i as usize;
             k = unmapped_prefix(&self.vmas[v].pages[from..from + k as usize]) as u64;

@@ -379,9 +379,11 @@ impl Zone {
     /// `zone_highsize()` (5.14+) of a zone whose node has `node_cpus` CPUs: `fraction` 0 (the
     /// default `percpu_pagelist_high_fraction`) splits the low watermark over them (6.7+'s
     /// `high_min`), `MIN_PERCPU_PAGELIST_HIGH_FRACTION` an eighth of the zone (`high_max`); at
-    /// least 4 batches.
+    /// least 4 batches. The low watermark is the one `setup_per_zone_wmarks()` set (it calls
+    /// `zone_pcp_update()`), without a watermark boost (5.0+: `boost_watermark()` does not
+    /// update the per-CPU lists' sizes).
     pub fn pcp_highsize(&self, node_cpus: u64, fraction: u64) -> u64 {
-        let total = if fraction == 0 { self.wmark_low } else { self.managed / fraction };
+        let total = if fraction == 0 { self.wmark_low - self.watermark_boost } else { self.managed / fraction };
         (total / node_cpus.max(1)).max(self.pcp_batch() << 2)
     }
 
@@ -591,11 +593,11 @@ impl Zone {
         }
     }
 
+    /// Put pageblock `b` at the head of its migratetype's partial list (the movable one's,
+    /// `partial_head`, or the non-movable one's, `nm_head`).
     fn partial_push(&mut self, b: u32) {
-        if !self.blocks[b as usize].movable {
-            return self.nm_push(b);
-        }
-        let old = self.partial_head;
+        let movable = self.blocks[b as usize].movable;
+        let old = if movable { self.partial_head } else { self.nm_head };
         {
             let blk = &mut self.blocks[b as usize];
             blk.prev = NO_BLOCK;
@@ -605,7 +607,11 @@ impl Zone {
         if old != NO_BLOCK {
             self.blocks[old as usize].prev = b;
         }
-        self.partial_head = b;
+        if movable {
+            self.partial_head = b;
+        } else {
+            self.nm_head = b;
+        }
     }
 
     fn partial_del(&mut self, b: u32) {
@@ -624,21 +630,6 @@ impl Zone {
         if next != NO_BLOCK {
             self.blocks[next as usize].prev = prev;
         }
-    }
-
-    /// The non-movable partial list's push ([`Zone::partial_push`] of a non-movable block).
-    fn nm_push(&mut self, b: u32) {
-        let old = self.nm_head;
-        {
-            let blk = &mut self.blocks[b as usize];
-            blk.prev = NO_BLOCK;
-            blk.next = old;
-            blk.on_partial = true;
-        }
-        if old != NO_BLOCK {
-            self.blocks[old as usize].prev = b;
-        }
-        self.nm_head = b;
     }
 
     /// A wholly free pageblock for a movable allocation (it becomes, or stays, movable), onto
@@ -690,6 +681,21 @@ impl Zone {
             return Err(format!("the pageblocks' free frames {sum} != the zone's free {}", self.free));
         }
         Ok(())
+    }
+
+    /// How many order-0 frames a run of takes ([`Zone::take_order0_run`]) may take before one of
+    /// them could fall back into a non-movable pageblock, a steal that boosts the watermarks
+    /// (5.0+) and so changes more than the zone's counters: unbounded while no steal can boost
+    /// (no non-movable block with free frames, or no boost in the era), else the free frames of
+    /// the first movable partial block and of the wholly free blocks (O(1), at most the Movable
+    /// frames free).
+    #[inline]
+    pub fn movable_run_bound(&self) -> u64 {
+        if !self.boost_enabled || self.nm_head == NO_BLOCK {
+            return u64::MAX;
+        }
+        let head = if self.partial_head != NO_BLOCK { self.blocks[self.partial_head as usize].nr_free as u64 } else { 0 };
+        head + self.free_blocks.len() as u64 * PAGEBLOCK_NR
     }
 
     /// The fallback steals counted since the last call, cleared.

@@ -58,12 +58,17 @@ fn fallback_steal_boosts_the_watermarks_5_0_not_4_4() {
 
 /// A machine whose 64M hold a `size` file read once (profile `prof`, `lru_gen` on or off).
 fn read_once(prof: &str, size: &str, lru_gen: bool) -> Simulation {
+    read_once_on("ram = \"64M\"", prof, size, lru_gen)
+}
+
+/// [`read_once`] on the machine `machine` (its `[machine]` keys).
+fn read_once_on(machine: &str, prof: &str, size: &str, lru_gen: bool) -> Simulation {
     sim(&format!(
         r#"
 [scenario]
 name = "boost"
 [machine]
-ram = "64M"
+{machine}
 [kernel]
 profile = "{prof}"
 lru_gen = {lru_gen}
@@ -203,23 +208,7 @@ fn throttle_direct_reclaim_waits_for_kswapd_below_half_the_boosted_min_6_1() {
 #[test]
 fn a_612_stream_falls_back_and_boosts_where_4_4_does_not() {
     for (prof, boosts) in [("linux-6.12", true), ("linux-4.4", false)] {
-        let mut s = sim(&format!(
-            r#"
-[scenario]
-name = "stream"
-[machine]
-ram = "256M"
-boot_used = "29M"
-[kernel]
-profile = "{prof}"
-[devices.sda]
-read_bw = "1G"
-[files."/f"]
-size = "512M"
-[tasks.cat]
-ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
-"#
-        ));
+        let mut s = read_once_on("ram = \"256M\"\nboot_used = \"29M\"", prof, "512M", false);
         run(&mut s);
         let k = &mut s.kernel;
         let steals: u64 = (0..k.zones.len()).map(|z| k.zones[z].take_fallbacks()).sum();
