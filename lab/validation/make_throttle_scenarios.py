@@ -317,7 +317,7 @@ NOTES: dict = {
         "of their io_end (an extent of up to 2048 blocks, 8 MiB) completes, not their own: a case-3",
         "folio_wait_writeback() waits for the io_end, several requests (consistent with the ~0.37 s waits",
         "above, not checked page by page). Modelled on the side branch h-wbt23-ioend (not kept: it breaks",
-        "three host rows, the trace's README): 15 -> 12 WRITEBACK sleeps here (qemu61-throttle-writeback",
+        "three host rows, the trace's README): 16 -> 12 WRITEBACK sleeps here (qemu61-throttle-writeback",
         "within as before); what else keeps the kernel at 4.5 is open.",
     ],
     "qemu61-throttle-writeback": [
