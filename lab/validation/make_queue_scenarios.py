@@ -102,6 +102,26 @@ AUTOGRP23_SET = [
     "after the pick at HZ 250, a 0.3 ms read waits 3.1 ms; 1.155 ms before, whatever the sleep).",
 ]
 
+# queue23's traces of the readers' wake-ups (2026-11-30 06:21-06:58, lab/validation/trace-wake-preempt-1130).
+QUEUE23_WAKE = [
+    "lab/validation/trace-wake-preempt-1130, 2026-11-30 06:21-06:58, one recording per hold of the host lock,",
+    "loadavg 4.4-14.3, the kernel's own sched_entity/cfs_rq at each wake-up through BTF): the running entity",
+    "was still in its protected slice at nearly every wake-up; a wake-up took the CPU at once when that",
+    "entity was no longer eligible after the wakee's entry (6.18 __pick_eevdf() drops an ineligible curr",
+    "before protect_slice()), and waited to the end of the protected slice (2.5-4.6 ms) when it was. The",
+    "wakee's entry lowers avg_vruntime() by its lag's share (place_entity(), PLACE_LAG; its vlag is the same",
+    "at the sleep and at the wake-up). The random reader carries 1-8 ms of lag into its sleeps (its runs",
+    "are 14 us; with the writer on the other CPU, t9, 77 tasks were woken onto its CPU in its 3964 runs;",
+    "with the writer on its CPU, t11, its wake-ups were decided inside its autogroup against the writer);",
+    "the sequential reader 0.25-1 ms: the",
+    "loop worker its own request wakes onto its CPU (1520 of the 1689 tasks woken there during its runs,",
+    "t9) enters with its own lag and takes 0.5-2 ms of the reader's each cycle. Not modelled: the engine",
+    "keeps no EEVDF lag per task; it needs the lag gained on the run queue and spent running, clamped by",
+    "entity_lag() (slice + TICK_NSEC = 5.4 ms), and the lag the loop worker's wake-ups take (the kworker",
+    "enters at that bound, 1547 of 1593 entries in t10, taking 5.4 ms / n), without which a lag model makes",
+    "the sequential readers preempt too (they do not); the recipe is in that README.",
+]
+
 # What the recordings showed, per scenario: {name: header lines}.
 NOTES = {
     "host-queue-rw-seq": [
@@ -133,8 +153,16 @@ NOTES = {
         "(lab/validation/trace-runq-wait-1130, third trace, load 9.7): 3572 of 3963 wake-ups came 16-32 us",
         "after the reader slept and 3478 took the CPU within 2 us from the CPU-bound entity picked at the",
         "sleep (never idle): a wake-up tens of microseconds after the sleep is not held by that entity's",
-        "protected slice, one hundreds of microseconds after is (the sequential readers). Why, not found",
-        "(DELAY_DEQUEUE's requeue of a still-queued sleeper, not checked). Still pending.",
+        "protected slice, one hundreds of microseconds after is (the sequential readers). Why (queue23,",
+        *QUEUE23_WAKE,
+        "The random reader takes the first: at 95-98% of its wake-ups under 64 us",
+        "(t7-t9) the running entity was ineligible and it took the CPU in 14-77 us on average; at its 64 us-1 ms",
+        "wake-ups 15-60%. The engine gives every wake-up the second (+243% on none). Refuted:",
+        "DELAY_DEQUEUE (the reader a delayed entity at 0-6% of its wake-ups). Not the whole cause: the writer",
+        "W (the reader's own autogroup sibling) running at the wake-up (find_matching_se() compares inside the",
+        "group, where W has lag 0): the way of 95-97% of the short wake-ups in t1, t3, t7 and t11, under 2% in",
+        "t2, t4, t5, t8 and t9 (W on the other CPU), the same waits in both. Under mq-deadline traced once (t2, load 5.1-5.5): the",
+        "same as none; the recorded mq-deadline waits (1.25-4.31 ms at load 13-18) not explained. Still pending.",
         "The set before (2026-11-30 01:07-01:09, replaced):",
         "Re-recorded 2026-11-30 01:07-01:09 (runq23: the run-queue samples; one per hold of the host lock,",
         "the runner at nice -10, loadavg 12.0-13.5): 10.7-14.4 others runnable on the 2 CPUs, none idle",
@@ -213,7 +241,8 @@ NOTES = {
         "(-39.2%), wait 1.343 s (-33.2%; 0.478 s before): the engine's reader sleeps 513 times at msk-128 against",
         "658-825 switch-ins (its windows of 64 pages one ahead, host-queue-read-msk's trace of 2026-11-29), and",
         "a third of the kernel's waits were behind more than the running entity (trace: 31% with 1-10 other",
-        "switches first), not modelled. Still pending.",
+        "switches first), not modelled. Still pending. Why a woken reader does or does not preempt (queue23,",
+        *QUEUE23_WAKE,
         "The set before (2026-11-30 00:53-00:54, replaced):",
         "Re-recorded 2026-11-30 00:53-00:54 (runq23: the runner samples the machine's other runnable tasks,",
         "real.runnable_sample; round-robin with host-queue-read-ra128, loadavg 14.3-15.4): 13.3-15.1 others",
@@ -260,7 +289,11 @@ NOTES = {
         "4.016 s over 1279-1504 switch-ins (2.6-2.7 ms each; engine 1.184 s) at 6.1-8.0 entities. With the",
         "sleep's length: msk-128 3.527 s (-17.9%) and 3.449 s of wait (-10.7%), both within; msk-1280 2.834 s",
         "(-27.3%, out) and 2.709 s of wait (-19.9%, within). Still pending (msk-1280's elapsed; the waits behind",
-        "more than the running entity, 31% of the traced wake-ups, not modelled).",
+        "more than the running entity, 31% of the traced wake-ups, not modelled). The reader's wake-ups traced",
+        "again (queue23, msk-128 seven times at load 8.9-13.8,",
+        *QUEUE23_WAKE,
+        "This reader's wake-ups after 64 us-1 ms sleeps: the running entity eligible and protected at 88-97%,",
+        "waiting 3.6-4.6 ms (the engine's 3.1 ms for a 0.3 ms sleep, wakeup_runq_wait_after), ineligible at 1-10%.",
         "The set before (2026-11-30 00:52-00:54, replaced):",
         "Re-recorded 2026-11-30 00:52-00:54 (runq23, round-robin with host-queue-read-msk, loadavg",
         "14.2-15.5): 13.4-14.9 others runnable, no CPU ever idle (background_all_busy 1.0), the variants'",

@@ -18,6 +18,10 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   system time per 4 KiB page, median of three samples of 16 reads of the file; orders 0, 2, 4, 8.
 - `loop_read_window_ns`: an O_DIRECT 8 MiB read of a file on the idle, unthrottled loop device,
   median of eight at distinct offsets (recorded, not given to the engine: results below).
+  Beside it `loop_read_window_thp_ns`: the same reads, alternately first, into a buffer of
+  transparent huge pages (one bio segment per 2 MiB where the 4 KiB-page buffer has one a page):
+  the host's disk times a request by its segments (lab/measurements/segment_cost.py), which the
+  engine's HwQueue has no cost for yet; recorded, not given.
 - `readahead_window_ns`: one 8 MiB readahead window re-read on the idle, unthrottled loop device (a
   cold 8 MiB read() at index 0 at read_ahead_kb 8192, the file read and dropped just before, less
   the same read hot), median of eight files: recorded, not given (it holds readahead's allocation,
@@ -28,7 +32,29 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   (mm_vmscan_memcg_reclaim_begin/_end with nr_reclaimed=0, the child never off the CPU
   inside: sched_switch), timed with no event inside them, then counted in a second read with
   mm_vmscan_lru_isolate enabled (one per shrink_inactive_list()/shrink_active_list() call): the
-  median time over the median call count.
+  median time over the median call count. Beside it, recorded and not given: the light trace's
+  reclaims that freed pages, the median ns per page freed (`reclaim_freed_ns_per_page`).
+
+- `device_window_ns` (rawin21), measured over the scenario's own run, not before it: the loop
+  device's read requests traced from issue (`blk_mq_start_request()` in `loop_queue_rq()`) to
+  completion (`blk_mq_end_request()`), block_rq_issue/block_rq_complete filtered on its dev_t,
+  their busy periods (the union of the requests' in-flight intervals) and the busy time per 8 MiB
+  read: `8 MiB x busy / bytes`. With the scenario's read_ahead_kb, blk-throttle rule and load,
+  since the time is the device's under the scenario's own mix of windows: its large-folio
+  windows' requests complete together (1.6-2.1 ms an 8 MiB window), a restart's order-0 window's
+  (bios of 256 single pages, split at the loop device's 128 segments into ~16 requests) one
+  after another (2.9 ms per 8 MiB); the engine's `HwQueue` serves both at one shared bandwidth,
+  so the mix is what its bandwidth must stand for. blk-throttle's hold is not in it: a held bio
+  waits in blk_throtl_bio() (submit_bio_noacct()) before it becomes a request, and the engine's
+  `HwQueue::dispatch()` starts a request at its release too (`LoopWorker::loop_queue_work(at)`
+  with `at` the release). The loop worker's wake-up is in it (the request is issued in
+  loop_queue_rq() before the kworker runs), which the engine has no separate term for on the
+  host (no `worker_wakeup_latency` is given for host recordings), so the bandwidth holds it.
+  Refuted first (not kept): the device's own /sys/block/NAME/stat read ticks over read ios of
+  eight 8 MiB windows read cold before the run: those windows are order-0 (the first window
+  of a file), their ~16 requests complete one after another over 3.6-4.5 ms, so the mean
+  request time (2.2-2.4 ms) is neither their window nor the scenario's (traced 2026-11-30 06:20,
+  load 6).
 
 Each measurement that cannot be made says why (`unavailable`), and the rest stand. The loop worker's
 wake-up waits are not measured here: the runner records them over the run itself (`kthread_waits`).
@@ -50,6 +76,8 @@ import subprocess
 import time
 from typing import Callable, Optional
 
+from memtwin.real import _loadavg, _write
+
 READ_FILE_BYTES = 64 << 20
 READ_BS = 128 << 10
 READ_PASSES = 16  # reads of the file a sample: 16 x 16384 pages, >100 ms of system time at 400 ns a page
@@ -63,14 +91,6 @@ RECLAIM_READ_BPS = 200_000_000
 RECLAIM_RA_KB = 8192
 CHILD_TIMEOUT_S = 60
 TRACE_LINE = re.compile(r"^\s*(.+?)-(\d+)\s+\[\d+\]\s+\S+\s+([\d.]+): (\w+): (.*)$")
-
-
-def _loadavg() -> Optional[list]:
-    try:
-        with open("/proc/loadavg") as f:
-            return [float(x) for x in f.read().split()[:3]]
-    except (OSError, ValueError):
-        return None
 
 
 def _write_file(path: str, size: int, wbs: int) -> int:
@@ -103,6 +123,20 @@ def sys_ns_per_page(fd: int, size: int, passes: int, bs: int = READ_BS) -> float
     return (r1.ru_stime - r0.ru_stime) * 1e9 / (passes * size // 4096)
 
 
+# The most the calibration holds on the scratch file system at once (each measurement unlinks its
+# files before the next): the reclaim measurement's file (HostRun._disk's free-space check adds it).
+SCRATCH_BYTES = max(RECLAIM_FILE_BYTES, WINDOWS * WINDOW_BYTES, READ_FILE_BYTES)
+
+
+def positive_median(ts: list, what: str) -> int:
+    """The median of `ts` (ns), rounded; ValueError, naming `what`, when it is not positive (a
+    timing that cannot be a window: review12 L2)."""
+    m = round(statistics.median(ts))
+    if m <= 0:
+        raise ValueError(f"{what} took {m} ns (median of {len(ts)}): not a window")
+    return m
+
+
 def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, passes: int = READ_PASSES,
                      samples: int = READ_SAMPLES) -> dict:
     """{order: hot 128 KiB read's system ns per 4 KiB page} of a file in `d` written in folios of
@@ -121,9 +155,39 @@ def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, pa
     return out
 
 
-def loop_read_window_ns(d: str, windows: int = WINDOWS) -> int:
-    """Median ns of an O_DIRECT 8 MiB read of a written, synced file in `d` (on the idle loop
-    device), at `windows` distinct offsets; the file unlinked after."""
+def _anon_huge_kb() -> int:
+    with open("/proc/self/smaps_rollup") as f:
+        return next((int(x.split()[1]) for x in f if x.startswith("AnonHugePages:")), 0)
+
+
+def huge_buffer(nbytes: int):
+    """(mapping, view) of `nbytes` of private anonymous memory aligned to 2 MiB and backed by
+    transparent huge pages (MADV_HUGEPAGE, faulted in), so that a read into it is one bio segment
+    per 2 MiB; ValueError when the kernel gave it none (THP off, or no huge page free)."""
+    import ctypes
+    m = mmap.mmap(-1, nbytes + (2 << 20), flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    off = -addr % (2 << 20)
+    before = _anon_huge_kb()
+    m.madvise(mmap.MADV_HUGEPAGE, off, nbytes)
+    view = memoryview(m)[off:off + nbytes]
+    for i in range(0, nbytes, 4096):
+        view[i] = 1
+    got = _anon_huge_kb() - before
+    if got < nbytes >> 10:
+        view.release()
+        m.close()
+        raise ValueError(f"the buffer got {got} kB of transparent huge pages of {nbytes >> 10} (THP off or none free)")
+    return m, view
+
+
+def loop_read_window_ns(d: str, windows: int = WINDOWS) -> dict:
+    """O_DIRECT 8 MiB reads of a written, synced file in `d` (on the idle loop device), at
+    `windows` distinct offsets, each into a buffer of 4 KiB pages (one bio segment a page) and,
+    alternately first, into one of transparent huge pages (one segment per 2 MiB: huge_buffer());
+    {"loop_read_window_ns": median 4 KiB-page read, "loop_read_window_thp_ns": median huge-page
+    read} (the second left out, with why under "thp_unavailable", when THP gives no buffer). The
+    file unlinked after."""
     path = os.path.join(d, "memtwin-hostcal-window")
     fd = _write_file(path, windows * WINDOW_BYTES, 1 << 20)
     try:
@@ -132,20 +196,33 @@ def loop_read_window_ns(d: str, windows: int = WINDOWS) -> int:
     finally:
         os.close(fd)
     buf = mmap.mmap(-1, WINDOW_BYTES)  # page-aligned, as O_DIRECT wants
+    out, huge = {}, None
     try:
+        try:
+            huge = huge_buffer(WINDOW_BYTES)
+        except (OSError, ValueError) as e:
+            out["thp_unavailable"] = str(e)
         fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
         try:
-            ts = []
+            ts, th = [], []
             for i in range(windows):
-                t0 = time.perf_counter_ns()
-                n = os.preadv(fd, [buf], i * WINDOW_BYTES)
-                ts.append(time.perf_counter_ns() - t0)
-                if n != WINDOW_BYTES:
-                    raise OSError(f"short O_DIRECT read ({n} bytes)")
-            return round(statistics.median(ts))
+                bufs = [(buf, ts)] + ([(huge[1], th)] if huge else [])
+                for b, into in (bufs if i % 2 == 0 else bufs[::-1]):
+                    t0 = time.perf_counter_ns()
+                    n = os.preadv(fd, [b], i * WINDOW_BYTES)
+                    into.append(time.perf_counter_ns() - t0)
+                    if n != WINDOW_BYTES:
+                        raise OSError(f"short O_DIRECT read ({n} bytes)")
+            out["loop_read_window_ns"] = positive_median(ts, "the O_DIRECT window")
+            if huge:
+                out["loop_read_window_thp_ns"] = positive_median(th, "the O_DIRECT window into huge pages")
+            return out
         finally:
             os.close(fd)
     finally:
+        if huge:
+            huge[1].release()
+            huge[0].close()
         buf.close()
         os.unlink(path)
 
@@ -169,7 +246,7 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
                 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
             finally:
                 os.close(fd)
-        _w(ra_path, str(RECLAIM_RA_KB))
+        _write(ra_path, str(RECLAIM_RA_KB))
         ts = []
         for p in paths:
             fd = os.open(p, os.O_RDONLY)
@@ -189,15 +266,109 @@ def readahead_window_ns(d: str, ra_path: str, windows: int = WINDOWS) -> int:
             if n != WINDOW_BYTES:
                 raise OSError(f"short read ({n} bytes)")
             ts.append((t1 - t0) - (t2 - t1))
-        return round(statistics.median(ts))
+        return positive_median(ts, "the re-read window less the hot read")
     finally:
         try:
-            _w(ra_path, ra_old)
+            _write(ra_path, ra_old)
         except OSError:
             pass
         for p in paths:
             if os.path.exists(p):
                 os.unlink(p)
+
+
+DEVICE_EVENTS = ("block/block_rq_issue", "block/block_rq_complete")
+RQ_LINE = re.compile(r"^\s*.+?\s+\[\d+\]\s+\S+\s+([\d.]+): (block_rq_issue|block_rq_complete): \d+,\d+ (\S+) .*?(\d+) \+ (\d+) ")
+DEVICE_MIN_BYTES = 64 << 20  # at least 8 windows' worth read in the run, or no figure
+DEVICE_WINDOW_SOURCE = ("the scenario's own run: the loop device's read requests (block_rq_issue to block_rq_complete, "
+                        "traced on the monotonic clock), their busy periods' time per 8 MiB read")
+
+
+def device_window_from(text: str, min_bytes: int = DEVICE_MIN_BYTES) -> dict:
+    """The device window (module doc) of a trace of the loop device's block_rq_issue and
+    block_rq_complete events: the read requests paired by sector, their busy periods (the union
+    of each request's [issue, completion]: the time the device holds a read in flight), and the
+    busy time per 8 MiB read, `device_window_ns = 8 MiB x busy / bytes`. ValueError, saying why,
+    with fewer than `min_bytes` read."""
+    issued, reqs = {}, []
+    for line in text.splitlines():
+        m = RQ_LINE.match(line)
+        if not m or "R" not in m.group(3):
+            continue
+        t, ev, sector, n = round(float(m.group(1)) * 1e9), m.group(2), int(m.group(4)), int(m.group(5))
+        if n == 0:
+            continue
+        if ev == "block_rq_issue":
+            issued[sector] = (t, n)
+        elif sector in issued:
+            t0, n0 = issued.pop(sector)
+            reqs.append((t0, t, n0))
+    reqs.sort()
+    busy = nbytes = periods = 0
+    start = end = None
+    for t0, t1, n in reqs:
+        if end is None or t0 > end:
+            if end is not None:
+                busy += end - start
+            start, end, periods = t0, t1, periods + 1
+        else:
+            end = max(end, t1)
+        nbytes += n * 512
+    if end is not None:
+        busy += end - start
+    if nbytes < min_bytes or busy <= 0:
+        raise ValueError(f"too little read on the loop device for its window ({nbytes >> 20} MiB in {len(reqs)} requests; "
+                         f"{min_bytes >> 20} MiB wanted)")
+    return {"device_window_ns": round(WINDOW_BYTES * busy / nbytes), "device_busy_ms": round(busy / 1e6, 3),
+            "device_read_mib": round(nbytes / 2**20, 1), "device_requests": len(reqs), "device_busy_periods": periods}
+
+
+def lost_events(inst: str) -> int:
+    """Events tracefs instance `inst` lost (its per-CPU stats' overrun and dropped events)."""
+    lost = 0
+    for cpu in os.listdir(os.path.join(inst, "per_cpu")):
+        with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
+            lost += sum(int(x.split(":")[1]) for x in f if x.split(":")[0] in ("overrun", "dropped events"))
+    return lost
+
+
+def device_trace_start(run) -> str:
+    """Start tracing the run's loop device's requests (block_rq_issue, block_rq_complete, filtered
+    on its dev_t, on the monotonic clock) in a tracefs instance `memtwin-<id>-device` of the
+    run's tracefs mount (HostRun._trace_folios'), kept in `run.traces` so that the runner's
+    cleanup removes it; its directory. ValueError when the run has no tracefs (folio tracing
+    off or unsupported: `run.traces_why`)."""
+    tracefs = os.path.join(run.scratch, "tracefs")
+    if run.traces_why or tracefs not in run.mounted:
+        raise ValueError(f"no tracefs for the run ({run.traces_why or 'not mounted'})")
+    with open(f"/sys/block/{os.path.basename(run.loop)}/dev") as f:
+        major, minor = (int(x) for x in f.read().split(":"))
+    inst = os.path.join(tracefs, "instances", f"memtwin-{run.id}-device")
+    os.mkdir(inst)
+    run.traces["device"] = inst
+    _write(os.path.join(inst, "buffer_size_kb"), "8192")
+    _write(os.path.join(inst, "trace_clock"), "mono")
+    for ev in DEVICE_EVENTS:
+        _write(os.path.join(inst, "events", ev, "filter"), f"dev == {(major << 20) | minor}")
+        _write(os.path.join(inst, "events", ev, "enable"), "1")
+    return inst
+
+
+def device_trace_finish(run, inst: str) -> dict:
+    """Stop the trace `device_trace_start()` began, read it ([`device_window_from`]) and remove
+    the instance. ValueError when events were lost (a full ring buffer) or too little was read."""
+    try:
+        for ev in DEVICE_EVENTS:
+            _write(os.path.join(inst, "events", ev, "enable"), "0")
+        lost = lost_events(inst)
+        if lost:
+            raise ValueError(f"{lost} trace events of the loop device lost (ring buffer overrun)")
+        with open(os.path.join(inst, "trace"), errors="replace") as f:
+            return device_window_from(f.read())
+    finally:
+        from memtwin import leftovers
+        if leftovers.remove_trace_instance(inst) is None:
+            run.traces.pop("device", None)
 
 
 def parse_reclaims(text: str, pid: int) -> list:
@@ -237,8 +408,16 @@ def reclaim_call_from(light: list, full: list) -> dict:
     if len(dur) < 3 or len(calls) < 3:
         raise ValueError(f"too few reclaims that freed nothing on the CPU ({len(dur)} timed, {len(calls)} counted; 3 each wanted)")
     d, n = statistics.median(dur), statistics.median(calls)
-    return {"reclaim_call_ns": round(d / n), "reclaims_timed": len(dur), "reclaim_median_ns": round(d),
-            "reclaims_counted": len(calls), "isolate_calls_median": n}
+    out = {"reclaim_call_ns": round(d / n), "reclaims_timed": len(dur), "reclaim_median_ns": round(d),
+           "reclaims_counted": len(calls), "isolate_calls_median": n}
+    # recorded, not given (rawin21): the reclaims of the same light trace that freed pages, ns per
+    # page freed on the CPU (large-folios.md's 64-65 ns in two v782 traces against the twin's 99;
+    # which cost-table entries it stands for is reclaim's cost split, not hostcal's)
+    freed = [r[0] / r[2] for r in light if r[2] > 0]
+    if len(freed) >= 3:
+        out["reclaim_freed_ns_per_page"] = round(statistics.median(freed))
+        out["reclaims_freed_timed"] = len(freed)
+    return out
 
 
 def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:
@@ -258,11 +437,6 @@ def _read_child(path: str, procs: str, go_r: int, parent: int) -> None:
         os._exit(0)
     except BaseException:  # noqa: BLE001 - a forked child must never return into the runner
         os._exit(1)
-
-
-def _w(path: str, v: str) -> None:
-    with open(path, "w") as f:
-        f.write(v)
 
 
 def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, children: list) -> dict:
@@ -290,13 +464,13 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
     os.mkdir(memcg_dir)
     results = {}
     try:
-        _w(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
-        _w(ra_path, str(RECLAIM_RA_KB))
+        _write(os.path.join(memcg_dir, "memory.limit_in_bytes" if run.version == "v1" else "memory.max"), str(RECLAIM_LIMIT))
+        _write(ra_path, str(RECLAIM_RA_KB))
         run.throttled = majmin
-        _w(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
+        _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} {RECLAIM_READ_BPS}")
         os.mkdir(inst)
         run.traces["hostcal"] = inst
-        _w(os.path.join(inst, "buffer_size_kb"), "16384")
+        _write(os.path.join(inst, "buffer_size_kb"), "16384")
         for kind in ("light", "full"):
             fd = os.open(path, os.O_RDONLY)
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
@@ -315,10 +489,10 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                           ("sched/sched_switch", f"prev_pid == {pid}")]
                 if kind == "full":
                     events.append(("vmscan/mm_vmscan_lru_isolate", f"common_pid == {pid}"))
-                _w(os.path.join(inst, "trace"), "")
+                _write(os.path.join(inst, "trace"), "")
                 for ev, flt in events:
-                    _w(os.path.join(inst, "events", ev, "filter"), flt)
-                    _w(os.path.join(inst, "events", ev, "enable"), "1")
+                    _write(os.path.join(inst, "events", ev, "filter"), flt)
+                    _write(os.path.join(inst, "events", ev, "enable"), "1")
                 time.sleep(0.05)  # the child has joined the memcg
                 os.write(go_w, b"g")
                 deadline = time.monotonic() + CHILD_TIMEOUT_S
@@ -333,11 +507,8 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                     time.sleep(0.02)
                 children.remove(pid)
                 for ev, _ in events:
-                    _w(os.path.join(inst, "events", ev, "enable"), "0")
-                lost = 0
-                for cpu in os.listdir(os.path.join(inst, "per_cpu")):
-                    with open(os.path.join(inst, "per_cpu", cpu, "stats")) as f:
-                        lost += sum(int(x.split(":")[1]) for x in f if x.split(":")[0] in ("overrun", "dropped events"))
+                    _write(os.path.join(inst, "events", ev, "enable"), "0")
+                lost = lost_events(inst)
                 if lost:
                     raise ValueError(f"{lost} trace events lost (ring buffer overrun)")
                 if os.WEXITSTATUS(status) != 0:
@@ -358,7 +529,7 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
             for ev in ("vmscan/mm_vmscan_memcg_reclaim_begin", "vmscan/mm_vmscan_memcg_reclaim_end",
                        "sched/sched_switch", "vmscan/mm_vmscan_lru_isolate"):
                 try:
-                    _w(os.path.join(inst, "events", ev, "enable"), "0")
+                    _write(os.path.join(inst, "events", ev, "enable"), "0")
                 except OSError:
                     pass
             try:
@@ -368,12 +539,12 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
                 pass
         if getattr(run, "throttled", None):
             try:
-                _w(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
+                _write(os.path.join(base, "blkio.throttle.read_bps_device"), f"{majmin} 0")
                 run.throttled = None
             except OSError:
                 pass
         try:
-            _w(ra_path, ra_old)
+            _write(ra_path, ra_old)
         except OSError:
             pass
         for _ in range(50):
@@ -389,9 +560,10 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
 
 
 def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -> dict:
-    """Every measurement of the module doc on HostRun `run`'s scratch directory `d` (its file
-    system); `tracefs_mount()` gives a mounted tracefs or None. The dict the recording keeps as
-    `real.machine.host_cost`."""
+    """Every measurement of the module doc made before the run on HostRun `run`'s scratch
+    directory `d` (its file system); `tracefs_mount()` gives a mounted tracefs or None. The dict
+    the recording keeps as `real.machine.host_cost` (the device window is added over the run:
+    device_trace_start/_finish)."""
     out = {"kernel": os.uname().release, "loadavg_before": _loadavg(), "unavailable": {}}
     t0 = time.monotonic()
     try:
@@ -401,15 +573,19 @@ def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -
     except OSError as e:
         out["unavailable"]["read_ns_by_order"] = str(e)
     try:
-        out["loop_read_window_ns"] = loop_read_window_ns(d)
-        out["loop_read_window_source"] = "O_DIRECT 8 MiB preadv() of a synced file on the idle unthrottled loop device, median of 8"
-    except OSError as e:
+        w = loop_read_window_ns(d)
+        if "thp_unavailable" in w:
+            out["unavailable"]["loop_read_window_thp_ns"] = w.pop("thp_unavailable")
+        out.update(w)
+        out["loop_read_window_source"] = ("O_DIRECT 8 MiB preadv() of a synced file on the idle unthrottled loop device, median of 8, "
+                                          "into 4 KiB pages and (_thp_ns) into transparent huge pages, alternately first")
+    except (OSError, ValueError) as e:
         out["unavailable"]["loop_read_window_ns"] = str(e)
     try:
         out["readahead_window_ns"] = readahead_window_ns(d, f"/sys/block/{os.path.basename(run.loop)}/queue/read_ahead_kb")
         out["readahead_window_source"] = ("a cold 8 MiB read() of a synced file at index 0 at read_ahead_kb 8192 (one readahead "
                                           "window) less the same read hot, on the idle unthrottled loop device, median of 8")
-    except OSError as e:
+    except (OSError, ValueError) as e:
         out["unavailable"]["readahead_window_ns"] = str(e)
     try:
         tr = tracefs_mount()

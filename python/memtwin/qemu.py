@@ -53,7 +53,7 @@ from types import SimpleNamespace
 from typing import Callable, Optional
 
 from memtwin import leftovers
-from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, _loadavg, fs_of, has_mlock, host_carries_out, host_ready, metrics_from, mkfs_command, refuse_step_gaps, step_view, totals, unsupported
+from memtwin.real import FOLIOS_SOURCE, QUEUE_LIMITS, Cg, Interrupted, RealError, _kv, _loadavg, fs_of, has_mlock, host_carries_out, host_ready, metrics_from, mkfs_command, refuse_step_gaps, sched_autogroup_enabled, step_view, totals, unsupported
 
 PACKAGES = {"qemu-system-x86_64": "qemu-system-x86", "busybox": "busybox-static", "cpio": "cpio", "mkfs.ext4": "e2fsprogs",
             "gcc": "gcc"}
@@ -1449,15 +1449,6 @@ def _qemu_version() -> str:
         return "?"
 
 
-def autogroup_enabled() -> bool:
-    """Whether the host's scheduler groups tasks by session (/proc/sys/kernel/sched_autogroup_enabled)."""
-    try:
-        with open("/proc/sys/kernel/sched_autogroup_enabled") as f:
-            return f.read().strip() == "1"
-    except OSError:
-        return False
-
-
 def _qemu_priority(nice: int) -> None:
     """In the QEMU child before exec (after setsid(): its own session, so its own autogroup):
     _die_with_parent(), then the nice value `nice` for the process (every QEMU thread inherits it)
@@ -1466,7 +1457,7 @@ def _qemu_priority(nice: int) -> None:
     task's nice value ranks it only within its own session)."""
     _die_with_parent()
     os.setpriority(os.PRIO_PROCESS, 0, nice)
-    if autogroup_enabled():
+    if sched_autogroup_enabled() == 1:
         with open("/proc/self/autogroup", "w") as f:
             f.write(str(nice))
 
@@ -1474,7 +1465,7 @@ def _qemu_priority(nice: int) -> None:
 def _autogroup_nice(pid: int) -> Optional[int]:
     """The nice value of process `pid`'s autogroup as /proc/PID/autogroup shows it ("/autogroup-N nice V",
     sched(7)); None when sched_autogroup is off or the file cannot be read or parsed."""
-    if not autogroup_enabled():
+    if sched_autogroup_enabled() != 1:
         return None
     try:
         with open(f"/proc/{pid}/autogroup") as f:

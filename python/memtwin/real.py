@@ -1813,7 +1813,9 @@ class HostRun:
         size = int(total * 2.2) + (256 << 20)
         if fs_of(self.plan)[0] == "xfs":
             size = max(size, 512 << 20)  # mkfs.xfs (xfsprogs 5.19+) refuses a file system under 300 MiB
-        need = int(total * 1.2) + (64 << 20)
+        from memtwin import hostcal
+        # the image is sparse: the files, and the calibration's at most SCRATCH_BYTES at once (review12 L2)
+        need = int(total * 1.2) + (64 << 20) + hostcal.SCRATCH_BYTES
         free = shutil.disk_usage(self.scratch_parent).free
         if need > free:
             raise RealError(f"the scenario's files need about {need >> 20} MiB in {self.scratch_parent}, which has {free >> 20} MiB free\n"
@@ -1911,6 +1913,13 @@ class HostRun:
             child.stdin = None  # sent whole; communicate() below only reads
             self.children.append(child.pid)
             pipes.append((t["name"], child))
+        # the loop device's read requests over the tasks' run (hostcal's device window), traced
+        # from here (the tasks start at t0, START_LEAD on) to their end; not in the tasks' `traces`
+        from memtwin import hostcal
+        try:
+            dev_trace, dev_why = hostcal.device_trace_start(self), None
+        except (OSError, ValueError) as e:
+            dev_trace, dev_why = None, str(e)
         # Every task's output is read on a thread of its own, so that the moment a task's
         # process ends, whatever ended it, an `mmap_probe` watching it is told (mark_done).
         import threading
@@ -1940,6 +1949,17 @@ class HostRun:
         sampler.stdin.flush()
         for th in threads:
             th.join()
+        if dev_trace is not None:
+            try:
+                dev = hostcal.device_trace_finish(self, dev_trace)
+            except (OSError, ValueError) as e:
+                dev, dev_why = None, str(e)
+        if getattr(self, "host_cost", None) is not None:
+            if dev_why is None:
+                self.host_cost.update(dev)
+                self.host_cost["device_window_source"] = hostcal.DEVICE_WINDOW_SOURCE
+            else:
+                self.host_cost.setdefault("unavailable", {})["device_window_ns"] = dev_why
         try:
             sout, serr = sampler.communicate(timeout=60)  # closes its stdin: it stops
             got = json.loads(sout)

@@ -582,16 +582,20 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     (`real.machine.host_cost`, memtwin.hostcal, hostcal21): `machine.read_large_folio_ns` as the
     hot read's ns per page of its large-folio orders (order 0 is recorded, not given: the table's
     order-0 entries, lookup and copy_page, stand for other paths too) and `machine.reclaim_call_ns`;
-    the engine's hostcal.rs turns them into the cost table's entries. Neither window the runner
-    records is given as `machine.loop_read_window` (both are checked when present): the O_DIRECT
-    window (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take
-    1.5-2.4) is not the scenarios' windows, and the re-read readahead window
-    (`readahead_window_ns`, a cold read less a hot one) holds readahead's page allocation, page
-    cache insertion, LRU add and memcg charge, which the engine charges as CPU besides the device
-    time (review12 M2: about 1.2 ms of a 3.5 ms order-0 window), so the bandwidth it would give is
-    too low until the window is timed from the requests' issue to their completion. [] where the recording has none (before hostcal21, or
-    on QEMU): the table, measured on the host boot v857. A value that is not a positive whole
-    number is refused (`which` names the recording, `where` the scenario)."""
+    the engine's hostcal.rs turns them into the cost table's entries; and
+    `machine.loop_read_window` as the device window (`device_window_ns`, rawin21: an 8 MiB
+    readahead window's read requests timed by the loop device itself, from each one's
+    allocation after blk-throttle to its completion, at the scenario's read_ahead_kb and read
+    rule). The two older windows are checked when present and not given: the O_DIRECT window
+    (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take 1.5-2.4) is
+    not the scenarios' windows, and the re-read readahead window (`readahead_window_ns`, a cold
+    read less a hot one) holds readahead's page allocation, page cache insertion, LRU add and
+    memcg charge, which the engine charges as CPU besides the device time (review12 M2). A
+    recording whose runner could not take the device window says why in
+    `host_cost.unavailable.device_window_ns` and runs at the scenario's `queue_read_bw`. [] where
+    the recording has none (before hostcal21, or on QEMU): the table, measured on the host boot
+    v857. A value that is not a positive whole number is refused (`which` names the recording,
+    `where` the scenario)."""
     hc = (((real.get("real") or {}).get("machine") or {}).get("host_cost"))
     if not isinstance(hc, dict):
         return []
@@ -617,7 +621,7 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
                 pairs.append((int(o), ns))
         if pairs:
             sets.append("machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in sorted(pairs)) + "]")
-    for key in ("reclaim_call_ns", "readahead_window_ns", "loop_read_window_ns"):
+    for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns", "loop_read_window_thp_ns"):
         v = hc.get(key)
         if v is None:
             continue
@@ -625,6 +629,8 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
             raise bad(key, v)
         if key == "reclaim_call_ns":
             sets.append(f"machine.reclaim_call_ns={v}")
+        elif key == "device_window_ns":
+            sets.append(f'machine.loop_read_window="{v}ns"')
     return sets
 
 

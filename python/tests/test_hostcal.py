@@ -42,6 +42,10 @@ def test_reclaim_call_is_the_median_time_over_the_median_calls():
     assert (r["reclaim_call_ns"], r["reclaims_timed"], r["isolate_calls_median"]) == (round(170000 / 644), 3, 644)
     with pytest.raises(ValueError, match="too few reclaims"):
         hostcal.reclaim_call_from(light[:2], full)
+    # the reclaims that freed pages, recorded beside it: the median ns per page freed, from three on
+    assert "reclaim_freed_ns_per_page" not in r
+    r = hostcal.reclaim_call_from(light + [(20000, 0, 320), (13000, 0, 200)], full)
+    assert (r["reclaim_freed_ns_per_page"], r["reclaims_freed_timed"]) == (65, 3) and r["reclaim_call_ns"] == round(170000 / 644)
 
 
 def rec(hc):
@@ -58,6 +62,8 @@ def test_a_host_recordings_costs_become_machine_settings():
     assert recorded_host_cost(rec(hc)) == ["machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]", "machine.reclaim_call_ns=331"]
     assert recorded_host_cost(rec({**hc, "readahead_window_ns": 3490802})) == recorded_host_cost(rec(hc))
     assert recorded_host_cost(rec(None)) == []
+    # the device window (rawin21) is given: an 8 MiB window's requests as the loop device timed them
+    assert recorded_host_cost(rec({**hc, "device_window_ns": 1523000})) == recorded_host_cost(rec(hc)) + ['machine.loop_read_window="1523000ns"']
     assert set_run_sets(3, rec(hc)) == ["kernel.boot_seed=3", "machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]",
                                         "machine.reclaim_call_ns=331"]
     scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))
@@ -67,7 +73,8 @@ def test_a_host_recordings_costs_become_machine_settings():
 
 @pytest.mark.parametrize("hc,key", [({"reclaim_call_ns": 0}, "reclaim_call_ns"), ({"reclaim_call_ns": "fast"}, "reclaim_call_ns"),
                                     ({"read_ns_by_order": {"8": -3}}, "read_ns_by_order['8']"),
-                                    ({"read_ns_by_order": [1, 2]}, "read_ns_by_order"), ({"readahead_window_ns": 1.5}, "readahead_window_ns")])
+                                    ({"read_ns_by_order": [1, 2]}, "read_ns_by_order"), ({"readahead_window_ns": 1.5}, "readahead_window_ns"),
+                                    ({"device_window_ns": 0}, "device_window_ns"), ({"device_window_ns": "1.5ms"}, "device_window_ns")])
 def test_bad_host_cost_values_are_refused_with_the_place_and_fix(hc, key):
     with pytest.raises(memtwin.ScenarioError) as e:
         recorded_host_cost(rec(hc), "s.toml", "recording 2 of the set")
@@ -92,3 +99,63 @@ def test_a_failed_calibration_write_leaves_no_file_and_no_fd(tmp_path, monkeypat
         hostcal._write_file(str(tmp_path / "memtwin-hostcal-read-o0"), 4 << 20, 1 << 20)
     assert list(tmp_path.iterdir()) == []
     assert set(os.listdir("/proc/self/fd")) == fds_before
+
+
+def _rq(ev, t, sector, n, rwbs="RA"):
+    tail = "131072 () " if ev == "block_rq_issue" else "() "
+    return f"           cat-4242    [001] .....  {t:.6f}: {ev}: 7,3 {rwbs} {tail}{sector} + {n} none,0,0 [cat]"
+
+
+def test_the_device_window_is_the_busy_time_per_8_mib_of_the_runs_reads():
+    """rawin21: the device window is the loop device's busy time for its reads (the union of each
+    read request's [block_rq_issue, block_rq_complete]: from blk_mq_start_request() in
+    loop_queue_rq() to blk_mq_end_request(), 6.18) per 8 MiB read. Two periods: a window of 7
+    requests of 2560 sectors (8.75 MiB) issued together, in flight 1.5 ms, and a second window's
+    7 issued 0.3 ms apart while the first ones are in flight (one period of 2.0 ms); a write and
+    a request of another sector that never completes are not counted. 17.5 MiB in 3.5 ms ->
+    8 MiB in 1.6 ms. Too little read is refused with why (the runner records it as unavailable)."""
+    lines = []
+    for k in range(7):
+        lines.append(_rq("block_rq_issue", 10.0 + k * 1e-6, k * 2560, 2560))
+    for k in range(7):
+        lines.append(_rq("block_rq_complete", 10.0015, k * 2560, 2560))
+    for k in range(7):
+        lines.append(_rq("block_rq_issue", 20.0 + k * 0.0003, 100000 + k * 2560, 2560))
+        lines.append(_rq("block_rq_complete", 20.002 - (6 - k) * 1e-6, 100000 + k * 2560, 2560))
+    lines.append(_rq("block_rq_issue", 30.0, 500000, 2560, "WS"))
+    lines.append(_rq("block_rq_complete", 30.5, 500000, 2560, "WS"))
+    lines.append(_rq("block_rq_issue", 40.0, 900000, 2560))
+    text = "\n".join(["# tracer: nop", *lines])
+    r = hostcal.device_window_from(text, min_bytes=16 << 20)
+    assert r == {"device_window_ns": 1_600_000, "device_busy_ms": 3.5, "device_read_mib": 17.5, "device_requests": 14,
+                 "device_busy_periods": 2}, r
+    with pytest.raises(ValueError, match="too little read on the loop device"):
+        hostcal.device_window_from(text)  # 64 MiB wanted by default
+
+
+def test_a_window_that_is_not_positive_is_refused():
+    """review12 L2: a window timing whose median is not positive (the hot read took longer than the
+    cold one) is refused at record time with what it was, so the runner records it as unavailable."""
+    assert hostcal.positive_median([3, 1, 2], "w") == 2
+    with pytest.raises(ValueError, match="the re-read window less the hot read took -5 ns"):
+        hostcal.positive_median([-5, -6, 4], "the re-read window less the hot read")
+    assert hostcal.SCRATCH_BYTES == 128 << 20  # the reclaim measurement's file, the largest held at once
+
+
+def test_the_huge_page_buffer_is_huge_or_says_why():
+    """rawin21: the O_DIRECT window's second buffer is backed by transparent huge pages (one bio
+    segment per 2 MiB; the host's disk times a request by its segments) -- it is 2 MiB aligned and
+    the process's AnonHugePages grew by its size -- or, where THP gives none, a ValueError says so
+    (the runner records loop_read_window_thp_ns as unavailable)."""
+    import ctypes
+    try:
+        m, view = hostcal.huge_buffer(4 << 20)
+    except ValueError as e:
+        assert "transparent huge pages" in str(e)
+        return
+    try:
+        assert len(view) == 4 << 20 and ctypes.addressof(ctypes.c_char.from_buffer(view)) % (2 << 20) == 0
+        assert hostcal._anon_huge_kb() >= 4096
+    finally:
+        view.release()
+        m.close()

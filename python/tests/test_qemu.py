@@ -13,7 +13,7 @@ import pytest
 
 import memtwin
 from memtwin import qemu
-from memtwin.real import RealError
+from memtwin.real import RealError, sched_autogroup_enabled
 
 from conftest import cli_run
 
@@ -1059,7 +1059,7 @@ def test_qemu_nice_sets_the_process_and_its_own_autogroup():
                        capture_output=True, text=True, timeout=30, start_new_session=True, preexec_fn=lambda: qemu._qemu_priority(5))
     lines = r.stdout.split("\n")
     assert r.returncode == 0 and int(lines[0]) == 5, r
-    if qemu.autogroup_enabled():
+    if sched_autogroup_enabled() == 1:
         assert lines[1].endswith(" nice 5"), lines
     assert os.getpriority(os.PRIO_PROCESS, 0) == before
 
@@ -1360,7 +1360,7 @@ def test_autogroup_nice_reads_what_the_kernel_shows():
     to nice 7 (raising a nice value needs no privilege) reads back 7; without sched_autogroup, None."""
     import subprocess as sp
     from memtwin import qemu as q
-    if not q.autogroup_enabled():
+    if sched_autogroup_enabled() != 1:
         assert q._autogroup_nice(os.getpid()) is None
         return
 

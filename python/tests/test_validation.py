@@ -81,7 +81,8 @@ def test_there_is_a_validation_set():
     assert swap == 7 + 2 + 1 + 1 + 2 + 1  # 7: + sw60, sw100 (per-pass file deactivation) and swap-max (swap-in pages locked until read)
     zswap = {n for n in names if n.startswith("qemu61-zswap-")}
     assert zswap == {"qemu61-zswap-same.toml", "qemu61-zswap-random.toml", "qemu61-zswap-1k-file.toml",
-                     "qemu61-zswap-pool-limit.toml"}  # issue 20 item 3: zswap
+                     "qemu61-zswap-pool-limit.toml", "qemu61-zswap-pool-limit-quiet.toml"}  # issue 20 item 3: zswap
+    # (+ zswap20: pool-limit against a quiet host's set, qemu61-zswap-pool-limit-quiet)
     hot = sum(n in ("qemu61-mmap-hot.toml", "qemu61-lrugen-mmap-hot.toml") for n in names)
     assert hot == 2  # issue 22: a hot mapping between streams, on the two lists and under lru_gen
     # + issue 22: four lru_gen recordings and stream-wset on the two lists; + issue 21: 12 on XFS (large folios;

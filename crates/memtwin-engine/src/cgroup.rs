@@ -210,8 +210,10 @@ impl Kernel {
         // memcg) holds a css reference the kernel drops when that slot is drained; the engine
         // frees the memcg now and drains those slots with it.
         let slots = self.profile.memcg_stock_slots;
-        for st in self.memcg_stock.iter_mut() {
-            st.forget(m, slots);
+        for cpu in 0..self.memcg_stock.len() {
+            let before = self.memcg_stock[cpu];
+            self.memcg_stock[cpu].forget(m, slots);
+            self.stock_changed(cpu, &before);
         }
         self.pcpu_free(percpu);
         self.kmem.slab -= slab;

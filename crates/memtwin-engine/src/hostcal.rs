@@ -1,5 +1,5 @@
 //! A recorded host's own costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
-//! `loop_read_window`): what `memtwin real --on host` measures of the machine before each
+//! `loop_read_window`): what `memtwin real --on host` measures of the machine with each
 //! recording (python/memtwin/hostcal.py, kept as `real.machine.host_cost`) and validate gives the
 //! engine, as the QEMU runner's boots give their code/copy slowdown. The cost table
 //! ([`CpuCost::reference`]) was measured on one boot of the host (6.18.44-fc-v857); the host's
@@ -13,8 +13,15 @@
 //! - `reclaim_call_ns`: a memcg reclaim that frees nothing over its `isolate_lru_folios()` calls
 //!   (M13's method): [`CpuCost::shrink_list_call`] is it less `scan_page` (the one folio each
 //!   call takes), as M13's 748 ns gave the table's 550.
-//! - `loop_read_window`: an 8 MiB read on the idle loop device ([`window_read_bw`]): the read
-//!   bandwidth its requests share in [`crate::blkdev::HwQueue`].
+//! - `loop_read_window`: the loop device's time for an 8 MiB read ([`window_read_bw`]): the read
+//!   bandwidth its requests share in [`crate::blkdev::HwQueue`]. A host recording's is its
+//!   `device_window_ns` (rawin21): over the scenario's own run, the busy time of the device's
+//!   read requests (traced from `blk_mq_start_request()` in `loop_queue_rq()` to
+//!   `blk_mq_end_request()`, 6.18) per 8 MiB read. blk-throttle's hold is outside it (a held bio
+//!   is not a request yet: `blk_throtl_bio()` in `submit_bio_noacct()`), as it is outside
+//!   [`crate::blkdev::HwQueue::dispatch`], which starts a request at its release; the loop
+//!   worker's wake-up is inside it, which the engine has no separate term for on the host (no
+//!   `worker_wakeup_latency` is given for host recordings), so the bandwidth holds it.
 
 use crate::profile::CpuCost;
 
@@ -31,7 +38,7 @@ pub struct HostCost {
     pub read_large_folio: Vec<(u32, u64)>,
     /// ns per `isolate_lru_folios()` call of a memcg reclaim that frees nothing.
     pub reclaim_call: Option<u64>,
-    /// ns of an 8 MiB read on the idle loop device.
+    /// ns of an 8 MiB read on the loop device (its busy time per 8 MiB over a run).
     pub loop_read_window: Option<u64>,
 }
 
@@ -70,7 +77,7 @@ pub fn read_split(points: &[(u32, u64)], syscall: u64) -> (u64, u64) {
 }
 
 /// The read bandwidth a loop device's requests in flight share
-/// ([`crate::blkdev::HwQueue`]'s `bw`) for an 8 MiB read that took `window` ns on the idle device:
+/// ([`crate::blkdev::HwQueue`]'s `bw`) for an 8 MiB read that took `window` ns on the device:
 /// the read's `ceil(8 MiB / max_sectors_kb)` requests go together and the last completes after
 /// each one's `request_cost` and the 8 MiB at the shared bandwidth (`HwQueue::dispatch()`), so
 /// `bw = 8 MiB / (window - requests * request_cost)`. None when the window is not longer than the

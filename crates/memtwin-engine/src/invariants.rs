@@ -31,6 +31,9 @@ impl Kernel {
         if free + pcp + used != managed {
             return Err(format!("free {free} + per-CPU lists {pcp} + used {used} != managed {managed}"));
         }
+        for (i, z) in self.zones.iter().enumerate() {
+            z.check_pageblocks().map_err(|e| format!("zone {i}: {e}"))?;
+        }
         let n = self.memcgs.len();
         let mut local = vec![0u64; n];
         let mut local_anon = vec![0u64; n];
@@ -840,6 +843,15 @@ impl Kernel {
                 if st.cached[..i].contains(&m) {
                     return Err(format!("CPU {cpu}'s stock caches memcg {} in two slots", m.0));
                 }
+            }
+        }
+        // Each page counter's stocked pages are what every CPU's stock holds for its subtree.
+        for (j, mc) in self.memcgs.memcgs.iter().enumerate() {
+            let memcg = MemcgId(j as u32);
+            let held: u64 = self.memcg_stock.iter().flat_map(|st| (0..slots).map(move |i| (st.cached[i], st.nr_pages[i])))
+                .filter(|&(m, n)| m != MemcgId::NONE && n > 0 && self.memcgs.is_descendant(m, memcg)).map(|(_, n)| n).sum();
+            if mc.counter.stocked != held {
+                return Err(format!("memcg {} counts {} stocked pages, the CPUs' stocks hold {held} for it", mc.path, mc.counter.stocked));
             }
         }
         Ok(())

@@ -360,6 +360,9 @@ pub struct Kernel {
     /// The last order-0 `get_page_from_freelist()` walk at the low watermark, when it changed
     /// nothing but its zone's counters (set by the walk, taken by the anonymous fault).
     pub freelist_walk: Option<crate::page_alloc::FreelistWalk>,
+    /// An allocation took a frame from a zone flagged `ZONE_BOOSTED_WATERMARK`: `rmqueue()`'s
+    /// wake-up of kswapd, done when the allocation returns (page_alloc.rs `boost_wake_kswapd()`).
+    pub boost_wake: bool,
     /// Anonymous mappings (VMAs); index = `VmaId`.
     pub vmas: Vec<crate::memory::Vma>,
     /// Unmapped VMA entries, reused first.
@@ -498,6 +501,7 @@ impl Kernel {
             swap_plug_pages: vec![],
             other_swap_plug: Default::default(),
             freelist_walk: None,
+            boost_wake: false,
             vmas: vec![],
             free_vmas: vec![],
         };

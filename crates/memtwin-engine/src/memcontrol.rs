@@ -148,6 +148,10 @@ pub const PAGE_COUNTER_MAX: u64 = u64::MAX / 2;
 pub struct PageCounter {
     /// Pages charged to this memcg and its descendants.
     pub usage: u64,
+    /// Pages the CPUs' charge stocks hold pre-charged for this memcg or a descendant
+    /// ([`MemcgStock`]): the kernel's counter holds them beside `usage` (`page_counter_read()`
+    /// = usage + stocked), and its limit tests and `mem_cgroup_margin()` see them.
+    pub stocked: u64,
     /// `memory.max` / `memory.limit_in_bytes`.
     pub max: u64,
     /// `memory.high`.
@@ -182,6 +186,7 @@ impl Default for PageCounter {
     fn default() -> Self {
         PageCounter {
             usage: 0,
+            stocked: 0,
             max: PAGE_COUNTER_MAX,
             high: PAGE_COUNTER_MAX,
             low: 0,
@@ -792,7 +797,7 @@ impl MemcgTree {
         let mut cur = Some(m);
         while let Some(c) = cur {
             let mc = &self.memcgs[c.idx()];
-            if mc.counter.usage + nr > mc.counter.max {
+            if mc.counter.usage + mc.counter.stocked + nr > mc.counter.max {
                 return Some(c);
             }
             cur = mc.parent;
@@ -812,7 +817,7 @@ impl MemcgTree {
         let mut cur = Some(m);
         while let Some(c) = cur {
             let mc = &self.memcgs[c.idx()];
-            if mc.counter.usage + mc.swap + nr > mc.memsw_max {
+            if mc.counter.usage + mc.counter.stocked + mc.swap + nr > mc.memsw_max {
                 return Some(c);
             }
             cur = mc.parent;
@@ -953,11 +958,28 @@ impl MemcgTree {
     pub fn margin(&self, m: MemcgId) -> u64 {
         let mc = &self.memcgs[m.idx()];
         let pc = &mc.counter;
-        let margin = pc.max.saturating_sub(pc.usage);
+        let margin = pc.max.saturating_sub(pc.usage + pc.stocked);
         if self.version == CgroupVersion::V1 {
-            margin.min(mc.memsw_max.saturating_sub(pc.usage + mc.swap))
+            margin.min(mc.memsw_max.saturating_sub(pc.usage + pc.stocked + mc.swap))
         } else {
             margin
+        }
+    }
+
+    /// `nr` pages of `m` put in a CPU's charge stock (`add`) or taken out of it (consumed or
+    /// drained): [`PageCounter::stocked`] of `m` and every ancestor.
+    #[inline]
+    pub fn stock_moved(&mut self, m: MemcgId, nr: u64, add: bool) {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            let pc = &mut self.memcgs[c.idx()].counter;
+            if add {
+                pc.stocked += nr;
+            } else {
+                debug_assert!(pc.stocked >= nr, "memcg {} stocks {} pages, {nr} taken", c.0, pc.stocked);
+                pc.stocked -= nr;
+            }
+            cur = self.memcgs[c.idx()].parent;
         }
     }
 
@@ -1138,9 +1160,10 @@ pub const NR_MEMCG_STOCK: usize = 7;
 
 /// `struct memcg_stock_pcp` of one CPU: the memcgs whose charges it caches and the pages
 /// pre-charged for each (`cached[]`, `nr_pages[]`; one slot before 6.16). The kernel's page
-/// counters hold these pages from the batch that took them; the engine's counters hold only
-/// what is used ([`Kernel::page_counter_read`] adds the running CPU's stock back), so draining
-/// a slot only forgets it.
+/// counters hold these pages from the batch that took them; the engine's hold what is used in
+/// `usage` and these pages apart in [`PageCounter::stocked`] (zswap20), which the limit tests
+/// and the margin add as the kernel's counter holds them: draining a slot gives its pages back
+/// to the margin. [`Kernel::stock_changed`] keeps the two in step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemcgStock {
     /// `stock->cached[i]` (`MemcgId::NONE`: empty).
@@ -1431,7 +1454,15 @@ impl Kernel {
             return Ok(());
         }
         let do_charge = self.profile.charge_path == ChargePath::DoCharge;
+        // Whether this pass starts at `retry:` (3.13: `again:`), where consume_stock() is
+        // tried before the counters; 3.13's CHARGE_NOMEM passes repeat
+        // mem_cgroup_do_charge() without it.
+        let mut at_retry = true;
         loop {
+            if at_retry && self.consume_stock(memcg, nr) {
+                return Ok(());
+            }
+            at_retry = true;
             let (over, may_swap) = self.charge_over_limit(memcg, nr);
             let Some(over) = over else {
                 self.memcgs.counter_charge(memcg, nr);
@@ -1468,6 +1499,7 @@ impl Kernel {
                     return Err(ChargeError::Oom { over });
                 }
                 st.retries -= 1;
+                at_retry = false;
                 continue;
             }
             self.stall_enter(StallKind::Reclaim);
@@ -1507,7 +1539,52 @@ impl Kernel {
                 return Err(ChargeError::Oom { over });
             }
             st.retries -= 1;
+            // 4.x-6.18 "if (nr_retries--) goto retry;"; 3.13's CHARGE_NOMEM.
+            at_retry = !do_charge;
         }
+    }
+
+    /// The page counters' [`PageCounter::stocked`] after CPU `cpu`'s stock changed from
+    /// `before` (a refill, a drain): each slot's pages out of the memcg it cached, the new
+    /// slots' in.
+    pub(crate) fn stock_changed(&mut self, cpu: usize, before: &MemcgStock) {
+        let after = self.memcg_stock[cpu];
+        if after == *before {
+            return;
+        }
+        for i in 0..NR_MEMCG_STOCK {
+            if before.cached[i] != MemcgId::NONE && before.nr_pages[i] > 0 {
+                self.memcgs.stock_moved(before.cached[i], before.nr_pages[i], false);
+            }
+            if after.cached[i] != MemcgId::NONE && after.nr_pages[i] > 0 {
+                self.memcgs.stock_moved(after.cached[i], after.nr_pages[i], true);
+            }
+        }
+    }
+
+    /// `refill_stock()` on CPU `cpu`, the page counters' stocked pages with it.
+    fn refill_stock(&mut self, cpu: usize, memcg: MemcgId, nr: u64) {
+        let (slots, batch) = (self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        let before = self.memcg_stock[cpu];
+        self.memcg_stock[cpu].refill(memcg, nr, slots, batch, &mut self.memcg_lru_rand);
+        self.stock_changed(cpu, &before);
+    }
+
+    /// `consume_stock()` at `try_charge_memcg()`'s `retry:` (mm/memcontrol.c; 3.13's
+    /// `__mem_cgroup_try_charge()` at `again:`, every era to 6.18): the running CPU's stock
+    /// serves `nr` pre-charged pages before any counter is tested, so a charge it covers
+    /// succeeds whatever the counters say (only differs from testing the limit first while
+    /// the memcg is over its limit: forced charges, a lowered limit). The engine's counters
+    /// hold the used pages only ([`MemcgStock`]): the pages move from the stock to them.
+    #[inline]
+    fn consume_stock(&mut self, memcg: MemcgId, nr: u64) -> bool {
+        let (cpu, slots, batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        if !self.memcg_stock[cpu].consume(memcg, nr, slots, batch) {
+            return false;
+        }
+        self.memcgs.stock_moved(memcg, nr, false);
+        self.memcgs.counter_charge(memcg, nr);
+        true
     }
 
     /// `try_charge_memcg()` of `nr` pages to `memcg` from a `PF_MEMALLOC` task (reclaim's own
@@ -1518,6 +1595,10 @@ impl Kernel {
     /// (`memcg_memory_event(mem_over_limit, MEMCG_MAX)`, not raised before on this path).
     pub(crate) fn try_charge_memcg_force(&mut self, memcg: MemcgId, nr: u64) {
         if memcg == MemcgId::ROOT {
+            return;
+        }
+        // retry: consume_stock() comes before the counters and `force:`.
+        if self.consume_stock(memcg, nr) {
             return;
         }
         if self.profile.memcg_max_event_on_force {
@@ -1590,7 +1671,11 @@ impl Kernel {
             (pc.usage, pc.watermark, pc.failcnt) = (usage, watermark, failcnt);
             cur = self.memcgs.memcgs[c.idx()].parent;
         }
-        self.memcg_stock.clone_from(&s.1);
+        for cpu in 0..self.memcg_stock.len() {
+            let before = self.memcg_stock[cpu];
+            self.memcg_stock[cpu] = s.1[cpu];
+            self.stock_changed(cpu, &before);
+        }
         (self.memcg_lru_rand, self.nr_pages_over_high) = (s.2, s.3);
     }
 
@@ -1607,11 +1692,11 @@ impl Kernel {
         let fast = self.charge_fits_at_once(memcg, nr, false);
         let after_fast = self.charge_state(memcg);
         self.set_charge_state(memcg, &before);
-        let general = self.charge_over_limit(memcg, nr).0.is_none();
-        if general {
+        let general = self.consume_stock(memcg, nr) || self.charge_over_limit(memcg, nr).0.is_none() && {
             self.memcgs.counter_charge(memcg, nr);
             self.charge_batch_high(memcg, nr, false);
-        }
+            true
+        };
         let after_general = self.charge_state(memcg);
         self.set_charge_state(memcg, &before);
         self.profile.memcg_high_sync = high_sync;
@@ -1667,15 +1752,16 @@ impl Kernel {
     /// `drain_all_stock()` (mm/memcontrol.c; 3.13's `drain_all_stock_async()`) of `root`:
     /// the stock of every CPU caching pages of `root` or a descendant is drained, the running
     /// CPU's at once (`drain_local_stock()`), the others' by work queued on them, which the
-    /// engine runs at once too. The engine's counters never held the stocks' pages
-    /// ([`MemcgStock`]), so the margin is what it was; the drained CPUs' next charges take a
-    /// batch afresh. Its cost is the kernel's: one look at each CPU's stock, on a charge that
+    /// engine runs at once too. Their pages leave the counters' `stocked` ([`MemcgStock`]):
+    /// the margin grows by them, and the drained CPUs' next charges take a batch afresh. Its cost is the kernel's: one look at each CPU's stock, on a charge that
     /// reclaim left short (or a memcg going offline).
     pub(crate) fn drain_all_stock(&mut self, root: MemcgId) {
         let slots = self.profile.memcg_stock_slots;
-        let memcgs = &self.memcgs;
-        for stock in self.memcg_stock.iter_mut() {
-            stock.drain_if(slots, |m| memcgs.is_descendant(m, root));
+        for cpu in 0..self.memcg_stock.len() {
+            let before = self.memcg_stock[cpu];
+            let memcgs = &self.memcgs;
+            self.memcg_stock[cpu].drain_if(slots, |m| memcgs.is_descendant(m, root));
+            self.stock_changed(cpu, &before);
         }
     }
 
@@ -1689,12 +1775,13 @@ impl Kernel {
             // try_charge() of the root: nothing.
             return true;
         }
+        // consume_stock() before any counter (`retry:`).
+        if self.this_cpu_stock().covers(memcg, nr, self.profile.memcg_stock_slots, self.profile.memcg_charge_batch) {
+            return true;
+        }
         // v1 memsw is tried first (`try_charge_memcg()`): over it, the charge reclaims.
         if self.memcgs.over_memsw_limit(memcg, nr).is_some() || self.memcgs.over_limit(memcg, nr).is_some() {
             return false;
-        }
-        if self.this_cpu_stock().covers(memcg, nr, self.profile.memcg_stock_slots, self.profile.memcg_charge_batch) {
-            return true;
         }
         // charge_batch_high() tests usage + nr + (batch - nr) after the charge, the batch
         // falling back to nr when it does not fit.
@@ -1703,32 +1790,15 @@ impl Kernel {
     }
 
     /// Pages that one-page charges to `memcg` can take in a row from the charge stock
-    /// (`consume_stock()`), each within every limit up to the root: quiet charges that only
-    /// move counters. The root's charges take nothing (`try_charge()` returns at once): any
-    /// number.
+    /// (`consume_stock()`, tried before any counter: every page it holds for `memcg`): quiet
+    /// charges that only move counters. The root's charges take nothing (`try_charge()`
+    /// returns at once): any number.
     #[inline]
     pub fn charge_from_stock(&self, memcg: MemcgId) -> u64 {
         if memcg == MemcgId::ROOT {
             return u64::MAX;
         }
-        let mut room = self.this_cpu_stock().pages_of(memcg, self.profile.memcg_stock_slots);
-        if room == 0 {
-            return 0;
-        }
-        // v1 also tests memsw (memory + swap) before the stock is consumed
-        // ([`Kernel::charge_over_limit`]): a page over it reclaims without swapping.
-        let memsw = self.memcgs.version == CgroupVersion::V1;
-        let mut cur = Some(memcg);
-        while let Some(c) = cur {
-            let mc = &self.memcgs.memcgs[c.idx()];
-            let pc = &mc.counter;
-            room = room.min(pc.max.saturating_sub(pc.usage));
-            if memsw {
-                room = room.min(mc.memsw_max.saturating_sub(pc.usage + mc.swap));
-            }
-            cur = mc.parent;
-        }
-        room
+        self.this_cpu_stock().pages_of(memcg, self.profile.memcg_stock_slots)
     }
 
     /// `nr` one-page charges of `memcg` served by the stock (at most `charge_from_stock()`):
@@ -1740,6 +1810,7 @@ impl Kernel {
             return;
         }
         self.memcgs.counter_charge(memcg, nr);
+        self.memcgs.stock_moved(memcg, nr, false);
         let (cpu, slots, batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let took = self.memcg_stock[cpu].consume(memcg, nr, slots, batch);
         debug_assert!(took, "charge_from_stock() said the stock holds them");
@@ -1961,13 +2032,14 @@ impl Kernel {
     fn charge_batch_high(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) {
         let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         if self.memcg_stock[cpu].consume(memcg, nr, slots, charge_batch) {
+            self.memcgs.stock_moved(memcg, nr, false);
             return;
         }
         let batch = charge_batch.max(nr);
         let batch = if !batch_failed && self.try_charge_batch(memcg, batch - nr) { batch } else { nr };
         if batch > nr {
             // done_restock: refill_stock(memcg, batch - nr_pages).
-            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch, &mut self.memcg_lru_rand);
+            self.refill_stock(cpu, memcg, batch - nr);
         }
         if self.memcgs.above_high(memcg, batch - nr) {
             self.nr_pages_over_high += batch;
@@ -1999,12 +2071,13 @@ impl Kernel {
         // The rest of the batch the refill would take from the counters (0: none tried).
         let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
         let memsw = self.memcgs.version == CgroupVersion::V1;
-        // The first walk: whether `nr` fits every counter (the loop's memsw and memory tests).
-        let mut cur = Some(memcg);
+        // The first walk: whether `nr` fits every counter (the loop's memsw and memory tests),
+        // after consume_stock(): a charge the stock covers tests none.
+        let mut cur = if stock_covers { None } else { Some(memcg) };
         while let Some(c) = cur {
             let mc = &self.memcgs.memcgs[c.idx()];
             let pc = &mc.counter;
-            if pc.usage + nr > pc.max || (memsw && pc.usage + mc.swap + nr > mc.memsw_max) {
+            if pc.usage + pc.stocked + nr > pc.max || (memsw && pc.usage + pc.stocked + mc.swap + nr > mc.memsw_max) {
                 return false;
             }
             cur = mc.parent;
@@ -2018,13 +2091,16 @@ impl Kernel {
             let mc = &mut self.memcgs.memcgs[c.idx()];
             let pc = &mut mc.counter;
             pc.usage += nr;
+            if stock_covers {
+                pc.stocked -= nr;
+            }
             if pc.usage > pc.watermark {
                 pc.watermark = pc.usage;
             }
             let after = pc.usage;
             if extra > 0 {
-                memsw_refuses |= memsw && after + mc.swap + extra > mc.memsw_max;
-                if refused_by.is_none() && after + extra > pc.max {
+                memsw_refuses |= memsw && after + pc.stocked + mc.swap + extra > mc.memsw_max;
+                if refused_by.is_none() && after + pc.stocked + extra > pc.max {
                     refused_by = Some(c);
                 }
             }
@@ -2047,7 +2123,7 @@ impl Kernel {
         }
         let batch = if fits { nr + extra } else { nr };
         if batch > nr {
-            self.memcg_stock[cpu].refill(memcg, batch - nr, slots, charge_batch, &mut self.memcg_lru_rand);
+            self.refill_stock(cpu, memcg, batch - nr);
         }
         if if fits { high_batch } else { high_nr } {
             self.nr_pages_over_high += batch;
@@ -2154,18 +2230,10 @@ impl Kernel {
 
     /// `page_counter_read()` of `memcg` as the kernel's counter holds it: the engine's exact
     /// usage plus the pages every CPU's charge stock holds for it or a descendant (charged to
-    /// the counter with their batch, not used yet). Read on the memory.high paths only; it
-    /// looks at each CPU's stock, as the pages in the kernel's counter come from each.
+    /// the counter with their batch, not used yet: [`PageCounter::stocked`]).
     pub fn page_counter_read(&self, memcg: MemcgId) -> u64 {
-        let slots = self.profile.memcg_stock_slots;
-        let stocked: u64 = self
-            .memcg_stock
-            .iter()
-            .flat_map(|st| (0..slots).filter(move |&i| st.nr_pages[i] > 0 && st.cached[i] != MemcgId::NONE).map(move |i| (st.cached[i], st.nr_pages[i])))
-            .filter(|&(m, _)| self.memcgs.is_descendant(m, memcg))
-            .map(|(_, n)| n)
-            .sum();
-        self.memcgs.get(memcg).counter.usage + stocked
+        let pc = &self.memcgs.get(memcg).counter;
+        pc.usage + pc.stocked
     }
 
     /// `mem_find_max_overage()`: the largest `calculate_overage()` from `memcg` up to, not

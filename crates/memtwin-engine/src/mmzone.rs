@@ -758,8 +758,17 @@ mod tests {
 /// context recorded them. A task runs one batch at a time, and the scheduler runs the task
 /// furthest behind next, so the batches another context can still meet are those of the
 /// contexts' last quanta; a quantum isolating more batches than this while others lag behind
-/// it loses its oldest ones from the count.
-pub const ISOLATED_LEDGER_LEN: usize = 32;
+/// it loses its oldest ones from the count. One quantum is a whole syscall: a reader's
+/// 128 KiB `read()` whose readahead allocations each enter direct reclaim walks several
+/// `shrink_inactive_list()` batches per reclaim (priorities 12..0), so a lagging context must
+/// see back over the other contexts' whole quanta, not their last batch. Until iso23
+/// (2026-11-30) this was 32, one batch per context of a 32-task scenario: in
+/// qemu61-throttle-isolated (32 readers in direct reclaim at once, boot 1's calibration) the
+/// 32 slots held 1-2 readers' quanta, the lagging readers met 60-280 isolated pages where the
+/// others held more, and `vmscan.throttled.isolated` was 105; 1024 and 4096 slots give the
+/// same run (1372), 256 another (1750). The count is on the cold path only
+/// ([`IsolatedLedger::recorded`] first).
+pub const ISOLATED_LEDGER_LEN: usize = 1024;
 
 /// One `shrink_inactive_list()` / `shrink_active_list()` batch's isolation on the engine's
 /// clock: `pages` taken off an LRU list of the node at `start` and put back (or freed) at
@@ -782,7 +791,7 @@ struct IsolatedBatch {
 /// when its own clock is within them ([`IsolatedLedger::isolated_at`]). Fixed capacity, no
 /// allocation; recording is O(1), a count O([`ISOLATED_LEDGER_LEN`]) and O(1) when the
 /// ledger holds too few pages to matter ([`IsolatedLedger::recorded`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct IsolatedLedger {
     batches: [IsolatedBatch; ISOLATED_LEDGER_LEN],
     next: usize,
@@ -790,6 +799,13 @@ pub struct IsolatedLedger {
     total: [u64; 2],
     /// The latest end of a batch ever recorded: nothing is isolated from then on.
     max_end: crate::types::Nanos,
+}
+
+impl Default for IsolatedLedger {
+    /// Empty (`[T; N]: Default` stops at 32).
+    fn default() -> Self {
+        IsolatedLedger { batches: [IsolatedBatch::default(); ISOLATED_LEDGER_LEN], next: 0, total: [0; 2], max_end: 0 }
+    }
 }
 
 impl IsolatedLedger {

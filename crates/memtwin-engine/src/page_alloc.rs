@@ -91,6 +91,10 @@ pub enum Wmark {
     High,
 }
 
+/// `watermark_boost_factor` (mm/page_alloc.c, 5.0+; the sysctl's default 15000, per 10000 of
+/// the high watermark): the most a zone's watermarks are boosted by.
+pub const WATERMARK_BOOST_FACTOR: u64 = 15000;
+
 /// One pageblock's free frames.
 #[derive(Clone, Debug)]
 struct Pageblock {
@@ -105,6 +109,11 @@ struct Pageblock {
     next: u32,
     /// Whether it is on the partial list.
     on_partial: bool,
+    /// Its migratetype, MIGRATE_MOVABLE or not (Unmovable and Reclaimable together): a block
+    /// a non-movable allocation took while wholly free is claimed for it (`steal_suitable_fallback()`
+    /// at `current_order >= pageblock_order`: `change_pageblock_range()`), a wholly free block
+    /// a movable one takes is movable again. Its partial list is its type's.
+    movable: bool,
     /// Bit w set: word w of `bits` has changed since [`Zone::chunks`] last counted it, and
     /// its aligned chunks are left out of the zone's counts until the next read of them
     /// (`Zone::chunks_now`). A `Cell`: the read that folds them in is `&self`.
@@ -237,6 +246,24 @@ pub struct Zone {
     /// keeps from every allocation the engine makes: out of the free lists, but counted in
     /// `MemFree` (`Kernel::nr_free_pages`).
     pub lowmem_held: u64,
+    /// `zone->watermark_boost` (5.0+, `boost_watermark()`): added to every watermark
+    /// (`wmark_pages()`; `wmark_min`/`wmark_low`/`wmark_high` hold the boosted values).
+    pub watermark_boost: u64,
+    /// `zone_boosts[]` of the running `balance_pgdat()`: the boost it started with, taken off
+    /// at its end.
+    pub boost_at_balance: u64,
+    /// `ZONE_BOOSTED_WATERMARK`: a fallback boosted the zone; the allocation wakes kswapd
+    /// (`rmqueue()`) and clears it.
+    pub boosted_flag: bool,
+    /// Order-0 frames movable allocations took from non-movable pageblocks since the last
+    /// [`Zone::take_fallbacks`] (`__rmqueue_fallback()`'s steals, each a `boost_watermark()`).
+    fallbacks: u64,
+    /// Head of the non-movable pageblocks' partial list.
+    nm_head: u32,
+    /// `profile.watermark_boost` (5.0+): whether a steal boosts the watermarks.
+    pub boost_enabled: bool,
+    /// `boost_watermark()` calls that boosted the zone (steals while `boost_enabled`).
+    pub boost_events: u64,
     blocks: Vec<Pageblock>,
     /// Order-9 free list: wholly free pageblocks (a stack; the last one is taken first).
     free_blocks: Vec<u32>,
@@ -260,6 +287,7 @@ impl Zone {
     pub fn new(managed: u64, profile: &KernelProfile) -> Zone {
         let mut z = Zone::with_range(0, ZoneType::Normal, 0, managed);
         z.setup_per_zone_wmarks(profile, managed);
+        z.boost_enabled = profile.watermark_boost;
         z
     }
 
@@ -278,7 +306,7 @@ impl Zone {
                     *word = (1u64 << (cap - lo)) - 1;
                 }
             }
-            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false, stale: std::cell::Cell::new(0) });
+            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false, movable: true, stale: std::cell::Cell::new(0) });
         }
         let mut z = Zone {
             node,
@@ -300,6 +328,13 @@ impl Zone {
             compact_defer_shift: 0,
             compact_migrate_block: 0,
             lowmem_held: 0,
+            watermark_boost: 0,
+            boost_at_balance: 0,
+            boosted_flag: false,
+            fallbacks: 0,
+            nm_head: NO_BLOCK,
+            boost_enabled: false,
+            boost_events: 0,
             blocks,
             free_blocks: Vec::with_capacity(nblocks),
             partial_head: NO_BLOCK,
@@ -557,6 +592,9 @@ impl Zone {
     }
 
     fn partial_push(&mut self, b: u32) {
+        if !self.blocks[b as usize].movable {
+            return self.nm_push(b);
+        }
         let old = self.partial_head;
         {
             let blk = &mut self.blocks[b as usize];
@@ -578,16 +616,142 @@ impl Zone {
         };
         if prev != NO_BLOCK {
             self.blocks[prev as usize].next = next;
-        } else {
+        } else if self.blocks[b as usize].movable {
             self.partial_head = next;
+        } else {
+            self.nm_head = next;
         }
         if next != NO_BLOCK {
             self.blocks[next as usize].prev = prev;
         }
     }
 
+    /// The non-movable partial list's push ([`Zone::partial_push`] of a non-movable block).
+    fn nm_push(&mut self, b: u32) {
+        let old = self.nm_head;
+        {
+            let blk = &mut self.blocks[b as usize];
+            blk.prev = NO_BLOCK;
+            blk.next = old;
+            blk.on_partial = true;
+        }
+        if old != NO_BLOCK {
+            self.blocks[old as usize].prev = b;
+        }
+        self.nm_head = b;
+    }
+
+    /// A wholly free pageblock for a movable allocation (it becomes, or stays, movable), onto
+    /// the movable partial list; else, with no free Movable frame left, the non-movable
+    /// partial block a movable allocation falls back to (`__rmqueue_fallback()`, counted in
+    /// `fallbacks`); `None` when the zone has no free frame.
+    #[inline]
+    fn movable_block(&mut self) -> Option<u32> {
+        if let Some(b) = self.free_blocks.pop() {
+            self.blocks[b as usize].movable = true;
+            self.partial_push(b);
+            return Some(b);
+        }
+        (self.nm_head != NO_BLOCK).then_some(self.nm_head)
+    }
+
+    /// The pageblocks' migratetype lists hold together (invariants.rs): every block on the
+    /// movable partial list is movable and every one on the non-movable list is not, each
+    /// partial (some frames free, not all), flagged `on_partial` exactly when on a list; the
+    /// wholly free blocks are free; the blocks' free frames add up to the zone's `free`.
+    pub fn check_pageblocks(&self) -> Result<(), String> {
+        let mut on_lists = 0usize;
+        for (head, movable) in [(self.partial_head, true), (self.nm_head, false)] {
+            let mut b = head;
+            let mut prev = NO_BLOCK;
+            while b != NO_BLOCK {
+                let blk = &self.blocks[b as usize];
+                if blk.movable != movable || !blk.on_partial || blk.nr_free == 0 || (blk.nr_free >= blk.cap && blk.cap as u64 == PAGEBLOCK_NR) || blk.prev != prev {
+                    return Err(format!("pageblock {b} on the {} partial list: movable {}, on_partial {}, free {} of {}",
+                        if movable { "movable" } else { "non-movable" }, blk.movable, blk.on_partial, blk.nr_free, blk.cap));
+                }
+                on_lists += 1;
+                if on_lists > self.blocks.len() {
+                    return Err("a pageblock list loops".into());
+                }
+                prev = b;
+                b = blk.next;
+            }
+        }
+        let flagged = self.blocks.iter().filter(|blk| blk.on_partial).count();
+        if flagged != on_lists {
+            return Err(format!("{flagged} pageblocks flagged on_partial, {on_lists} on the lists"));
+        }
+        if let Some(&b) = self.free_blocks.iter().find(|&&b| self.blocks[b as usize].nr_free != self.blocks[b as usize].cap) {
+            return Err(format!("pageblock {b} on the free list is not wholly free"));
+        }
+        let sum: u64 = self.blocks.iter().map(|blk| blk.nr_free as u64).sum();
+        if sum != self.free {
+            return Err(format!("the pageblocks' free frames {sum} != the zone's free {}", self.free));
+        }
+        Ok(())
+    }
+
+    /// The fallback steals counted since the last call, cleared.
+    pub fn take_fallbacks(&mut self) -> u64 {
+        std::mem::take(&mut self.fallbacks)
+    }
+
+    /// `boost_watermark()` (mm/page_alloc.c 5.0+, as in Debian's 6.1 and 6.12) once for each of
+    /// `steals` single-page steals from a non-movable pageblock (`steal_suitable_fallback()`
+    /// below pageblock order): not in a zone smaller than 4 pageblocks, nor while the high
+    /// watermark is 0; `zone->watermark_boost` grows by `pageblock_nr_pages` a steal up to
+    /// `max(pageblock_nr_pages, high * watermark_boost_factor / 10000)`, and the zone is
+    /// `ZONE_BOOSTED_WATERMARK` (the allocation wakes kswapd).
+    #[inline]
+    fn boost_watermark(&mut self, steals: u64) {
+        self.fallbacks += steals;
+        if !self.boost_enabled || PAGEBLOCK_NR * 4 > self.managed {
+            return;
+        }
+        let high = self.wmark_high - self.watermark_boost;
+        let max_boost = high * WATERMARK_BOOST_FACTOR / 10000;
+        if max_boost == 0 {
+            return;
+        }
+        let boost = (self.watermark_boost + PAGEBLOCK_NR * steals).min(max_boost.max(PAGEBLOCK_NR));
+        self.set_watermark_boost(boost);
+        self.boosted_flag = true;
+        self.boost_events += steals;
+    }
+
+    /// `zone->watermark_boost = boost`: every watermark moves with it (`wmark_pages()`).
+    pub fn set_watermark_boost(&mut self, boost: u64) {
+        let old = self.watermark_boost;
+        self.wmark_min = self.wmark_min - old + boost;
+        self.wmark_low = self.wmark_low - old + boost;
+        self.wmark_high = self.wmark_high - old + boost;
+        self.watermark_boost = boost;
+    }
+
+    /// `__rmqueue()` for a non-movable order-0 allocation (the boot's kernel memory,
+    /// `boot_used`): a frame of a non-movable partial pageblock, else a wholly free pageblock
+    /// claimed for it (`change_pageblock_range()`), else a movable block's frame (a steal
+    /// that boosts nothing at boot: `boost_watermark()`'s "high watermark may be
+    /// uninitialised").
+    pub fn rmqueue_order0_unmovable(&mut self) -> Option<u64> {
+        let b = if self.nm_head != NO_BLOCK {
+            self.nm_head
+        } else if let Some(b) = self.free_blocks.pop() {
+            self.blocks[b as usize].movable = false;
+            self.partial_push(b);
+            b
+        } else if self.partial_head != NO_BLOCK {
+            self.partial_head
+        } else {
+            return None;
+        };
+        Some(self.take_frame(b))
+    }
+
     /// `__rmqueue_smallest()` for order 0: a frame from the partial pageblock freed into last,
-    /// else split the next wholly free pageblock.
+    /// else split the next wholly free pageblock; else (5.0+ era or not, the steal is the
+    /// same) `__rmqueue_fallback()` into a non-movable pageblock.
     #[inline]
     pub fn rmqueue_order0(&mut self) -> Option<u64> {
         self.rmqueue_order0_inline()
@@ -599,8 +763,10 @@ impl Zone {
         let b = if self.partial_head != NO_BLOCK {
             self.partial_head
         } else {
-            let b = self.free_blocks.pop()?;
-            self.partial_push(b);
+            let b = self.movable_block()?;
+            if !self.blocks[b as usize].movable {
+                self.boost_watermark(1);
+            }
             b
         };
         Some(self.take_frame(b))
@@ -651,6 +817,7 @@ impl Zone {
             }
         }
         let b = self.free_blocks.pop()?;
+        self.blocks[b as usize].movable = true;
         self.partial_push(b);
         Some(self.take_run(b, 0, n))
     }
@@ -682,9 +849,7 @@ impl Zone {
             let b = if self.partial_head != NO_BLOCK {
                 self.partial_head
             } else {
-                let b = self.free_blocks.pop().expect("a zone above its watermark has a free frame");
-                self.partial_push(b);
-                b
+                self.movable_block().expect("a zone above its watermark has a free frame")
             };
             let base = self.start_pfn + b as u64 * PAGEBLOCK_NR;
             let mut taken = 0u64;
@@ -718,8 +883,11 @@ impl Zone {
             }
             let blk = &mut self.blocks[b as usize];
             blk.nr_free -= taken as u16;
+            if !blk.movable {
+                self.boost_watermark(taken);
+            }
             self.free -= taken;
-            if blk.nr_free == 0 {
+            if self.blocks[b as usize].nr_free == 0 {
                 self.partial_del(b);
             }
         }
@@ -743,6 +911,7 @@ impl Zone {
     #[inline]
     pub fn rmqueue_pageblock(&mut self) -> Option<u64> {
         let b = self.free_blocks.pop()?;
+        self.blocks[b as usize].movable = true;
         self.block_chunks_change(b, false);
         let blk = &mut self.blocks[b as usize];
         blk.bits = [0; 8];
@@ -973,6 +1142,20 @@ pub struct Node {
     /// the times they held their pages ([`crate::mmzone::IsolatedLedger`]), which
     /// `too_many_isolated()` reads ([`Kernel::too_many_isolated`]).
     pub isolated: crate::mmzone::IsolatedLedger,
+    /// `nr_boost_reclaim` of kswapd's `balance_pgdat()` (mm/vmscan.c 5.0+, 1c30844d2dfe): the
+    /// node's zones' watermark boosts when it started, less what its boosted rounds reclaimed;
+    /// while it is above 0 the rounds neither write back nor swap (`sc.may_writepage =
+    /// sc.may_swap = !nr_boost_reclaim`), and an unbalanced node zeroes it ("goto restart").
+    pub nr_boost_reclaim: u64,
+    /// Tasks throttled on `pgdat->pfmemalloc_wait` (`throttle_direct_reclaim()`, 3.6+):
+    /// `waitqueue_active()`.
+    pub pfmemalloc_waiters: u32,
+    /// When kswapd last woke the tasks on `pfmemalloc_wait` (`wake_up_all()` in
+    /// `balance_pgdat()` after a round that left `allow_direct_reclaim()` true, or in
+    /// `prepare_kswapd_sleep()`), taken by the throttled task.
+    pub pfmemalloc_wake: Option<Nanos>,
+    /// `PGSCAN_DIRECT_THROTTLE` of this node: direct reclaimers throttled on it.
+    pub pgscan_direct_throttle: u64,
 }
 
 /// Order-0 frames of one pageblock freed one after the other (munmap's zap of base pages:
@@ -1140,6 +1323,7 @@ impl Kernel {
         let lowmem: u64 = self.zones.iter().map(|z| z.managed).sum();
         for z in &mut self.zones {
             z.setup_per_zone_wmarks(&self.profile, lowmem);
+            z.boost_enabled = self.profile.watermark_boost;
             z.alloc_batch = (z.wmark_high - z.wmark_low) as i64;
         }
         // ZONE_DMA, the first 16 MiB of node 0, is folded into node 0's lowest zone; its
@@ -1248,10 +1432,38 @@ impl Kernel {
         } else {
             self.get_page_from_freelist(order, Wmark::Low, gfp)
         };
-        if let Some(p) = first {
-            return Some(p);
+        let page = match first {
+            Some(p) => Some(p),
+            None => self.alloc_pages_slowpath(order, gfp),
+        };
+        if self.boost_wake {
+            self.boost_wake_kswapd(gfp);
         }
-        self.alloc_pages_slowpath(order, gfp)
+        page
+    }
+
+    /// `rmqueue()`'s end (5.0+): "if ((alloc_flags & ALLOC_KSWAPD) && unlikely(test_bit(
+    /// ZONE_BOOSTED_WATERMARK, &zone->flags))) { clear_bit(...); wakeup_kswapd(zone, 0, 0,
+    /// zone_idx(zone)); }" (6.12; 6.1 without the ALLOC_KSWAPD test, which every allocation
+    /// the engine boosts with has): the zones whose fallback boosted them wake their node's
+    /// kswapd once the allocation has its page. The check is a flag the walk sets.
+    #[inline(never)]
+    fn boost_wake_kswapd(&mut self, gfp: Gfp) {
+        self.boost_wake = false;
+        for z in 0..self.zones.len() {
+            if self.zones[z].boosted_flag {
+                self.zones[z].boosted_flag = false;
+                if !gfp.no_kswapd {
+                    let nid = self.zones[z].node;
+                    self.wakeup_kswapd(nid, 0);
+                }
+            }
+        }
+    }
+
+    /// Whether a zone of node `nid` is boosted (`pgdat_watermark_boosted()`, 5.0+).
+    pub fn node_boosted(&self, nid: u32) -> bool {
+        self.nodes[nid as usize].zones.iter().any(|&z| self.zones[z].watermark_boost > 0)
     }
 
     /// `__alloc_pages_slowpath()`: [`Kernel::alloc_pages`] after its first attempt failed.
@@ -1439,6 +1651,11 @@ impl Kernel {
         }
         // __perform_reclaim(): a memory stall (psi_memstall_enter()).
         self.stall_enter(StallKind::Reclaim);
+        // try_to_free_pages() -> throttle_direct_reclaim() on the zonelist's first node.
+        if let Some(&z) = self.nodes[gfp.nid as usize].zonelist.first() {
+            let nid = self.zones[z].node;
+            self.throttle_direct_reclaim_pfmemalloc(nid);
+        }
         let progress = self.try_to_free_pages(crate::vmscan::SWAP_CLUSTER_MAX);
         self.stall_leave(StallKind::Reclaim);
         self.reclaim_nid = saved;
@@ -1580,6 +1797,7 @@ impl Kernel {
                     Some(pfn) => {
                         // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
                         self.zones[z].alloc_batch -= 1i64 << order;
+                        self.boost_wake |= self.zones[z].boosted_flag;
                         self.zone_statistics(z, nid as u32);
                         self.vmstat.count(VmEvent::Pgalloc, 1u64 << order);
                         if clean && order == 0 && mark == Wmark::Low {
@@ -1656,6 +1874,7 @@ impl Kernel {
             let Some(pfn) = zone.rmqueue_order0_inline() else { continue };
             // buffered_rmqueue(): NR_ALLOC_BATCH -= 1 << order.
             zone.alloc_batch -= 1;
+            self.boost_wake |= zone.boosted_flag;
             self.zone_statistics_n(z, nid as u32, 1);
             self.vmstat.count(VmEvent::Pgalloc, 1);
             if mark == Wmark::Low {
@@ -1980,7 +2199,7 @@ impl Kernel {
     pub fn wakeup_kswapd(&mut self, nid: u32, _order: u32) {
         if !self.nodes[nid as usize].kswapd_active {
             // "Hopeless node, leave it to direct reclaim if possible" (4.12+).
-            if self.kswapd_hopeless(nid) || self.wakeup_kswapd_balanced(nid) {
+            if self.kswapd_hopeless(nid) || (self.wakeup_kswapd_balanced(nid) && !self.node_boosted(nid)) {
                 return;
             }
             // Asleep, fully or in its short sleep (then "woken prematurely": remaining != 0,
@@ -1988,6 +2207,15 @@ impl Kernel {
             let now = self.now;
             self.kswapd_start(nid, now);
         }
+        self.kswapd_run(nid);
+    }
+
+    /// `allow_direct_reclaim()`'s wake-up of a sleeping kswapd of node `nid` for a throttled
+    /// direct reclaimer (`wake_up_interruptible(&pgdat->kswapd_wait)`: no `pgdat_balanced()`
+    /// test, unlike [`Kernel::wakeup_kswapd`]).
+    pub(crate) fn kswapd_wake_direct(&mut self, nid: u32) {
+        let now = self.now;
+        self.kswapd_start(nid, now);
         self.kswapd_run(nid);
     }
 
@@ -2206,7 +2434,12 @@ impl Kernel {
         self.pcp_ctx = self.kswapd_cpu(nid);
         while self.nodes[nid as usize].kswapd_clock < now {
             let going_on = self.nodes[nid as usize].kswapd_pass.is_some();
-            if !going_on && (self.kswapd_hopeless(nid) || self.node_balanced(nid)) {
+            if !going_on && self.nodes[nid as usize].kswapd_priority == 0 {
+                // A balance_pgdat() starts: its zone_boosts[] and nr_boost_reclaim (5.0+).
+                self.balance_pgdat_boosts(nid);
+            }
+            let balanced = !going_on && self.node_balanced(nid);
+            if !going_on && (self.kswapd_hopeless(nid) || (balanced && self.nodes[nid as usize].nr_boost_reclaim == 0)) {
                 // kswapd_try_to_sleep(): balanced (or, 4.12+, hopeless), prepare_kswapd_sleep()
                 // holds and kswapd sleeps HZ/10 on kswapd_wait first.
                 if !self.kswapd_hopeless(nid) {
@@ -2217,7 +2450,20 @@ impl Kernel {
                 let n = &mut self.nodes[nid as usize];
                 n.kswapd_active = false;
                 n.kswapd_short_sleep = Some(n.kswapd_clock + KSWAPD_SHORT_SLEEP);
+                // prepare_kswapd_sleep(): "If kswapd is going to sleep, no process should be
+                // sleeping on pfmemalloc_wait, so wake them now if necessary."
+                if n.pfmemalloc_waiters > 0 {
+                    n.pfmemalloc_wake = Some(n.kswapd_clock);
+                }
                 break;
+            }
+            if !going_on && !balanced && self.nodes[nid as usize].nr_boost_reclaim > 0 {
+                // "If the pgdat is imbalanced then ignore boosting and preserve the watermarks
+                // for a later time and restart" (5.0+): nr_boost_reclaim = 0, goto restart
+                // (sc.priority = DEF_PRIORITY, sc.nr_reclaimed kept).
+                let n = &mut self.nodes[nid as usize];
+                n.nr_boost_reclaim = 0;
+                n.kswapd_priority = crate::vmscan::DEF_PRIORITY;
             }
             let start = self.nodes[nid as usize].kswapd_clock;
             let runq_before = self.runq_ns;

@@ -758,6 +758,15 @@ pub struct KernelProfile {
     /// lists one at a time (the older eras' lists, refilled `batch` (31-63) frames at a
     /// time with `high` at most the low watermark over the CPUs, are not modelled).
     pub pcp_auto_tune: bool,
+    /// External fragmentation boosts the watermarks (5.0+, 1c30844d2dfe "mm: reclaim small
+    /// amounts of memory when an external fragmentation event occurs"): a steal from another
+    /// migratetype's pageblock below pageblock order (`steal_suitable_fallback()`) raises
+    /// `zone->watermark_boost` by a pageblock, up to `watermark_boost_factor` (15000) / 10000 of
+    /// the high watermark (`boost_watermark()`), which every watermark includes (`wmark_pages()`);
+    /// the allocation wakes kswapd (`rmqueue()`, `ZONE_BOOSTED_WATERMARK`), whose
+    /// `balance_pgdat()` reclaims to the boosted high and takes the boost it started with off at
+    /// its end. Before: no boost.
+    pub watermark_boost: bool,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -1093,6 +1102,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         eevdf: true,
         sched_base_slice: 750_000,
         pcp_auto_tune: false,
+        watermark_boost: true,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -1240,6 +1250,7 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
+        watermark_boost: false,
         oom_kill_events: false,
         memcg_oom_event: MemcgOomEvent::TryCharge,
         pgdat_balanced: PgdatBalanced::AllZones,

@@ -153,7 +153,7 @@ impl Kernel {
         let list = self.nodes.first().map(|n| n.zonelist.clone()).unwrap_or_default();
         for z in list {
             while self.kmem.boot_frames < want {
-                match self.zones[z].rmqueue_order0() {
+                match self.zones[z].rmqueue_order0_unmovable() {
                     Some(pfn) => {
                         self.pages.init(crate::types::PageId(pfn as u32), SLAB_FRAME, 0);
                         self.kmem.boot_frames += 1;

@@ -533,14 +533,20 @@ impl Kernel {
     pub(crate) fn kswapd_shrink_node(&mut self, nid: u32) -> (u64, bool) {
         let n = &mut self.nodes[nid as usize];
         if n.kswapd_priority == 0 {
-            // A balance_pgdat() starts: "sc.priority = DEF_PRIORITY", sc.nr_reclaimed 0.
+            // A balance_pgdat() starts: "sc.priority = DEF_PRIORITY", sc.nr_reclaimed 0
+            // (its zone_boosts[] were taken by kswapd_run(): balance_pgdat_boosts()).
             n.kswapd_priority = DEF_PRIORITY;
             n.kswapd_reclaimed = 0;
         }
-        let (priority, reclaimed) = (n.kswapd_priority, n.kswapd_reclaimed);
+        let n = &mut self.nodes[nid as usize];
+        let (priority, reclaimed, boosting) = (n.kswapd_priority, n.kswapd_reclaimed, n.nr_boost_reclaim > 0);
         let mut sc = ScanControl::new(MemcgId::ROOT, self.kswapd_nr_to_reclaim(nid), false, true);
         sc.priority = priority;
         sc.nr_reclaimed = reclaimed;
+        // "Do not writeback or swap pages for boosted reclaim" (5.0+): sc.may_writepage =
+        // sc.may_swap = !nr_boost_reclaim (the engine's kswapd has no may_writepage: see
+        // balance_pgdat_boosts()).
+        sc.may_swap = !boosting;
         let before = sc.nr_reclaimed;
         self.cpu(self.cost.reclaim_call);
         if self.profile.deactivate_on_refault {
@@ -560,7 +566,11 @@ impl Kernel {
             }
         }
         if self.profile.lru_gen && self.profile.lru_gen_memcg_lru {
-            self.lru_gen_shrink_node(nid, &mut sc);
+            // lru_gen_shrink_node() (6.3+, e4dde56cd208): "if (!sc->may_writepage ||
+            // !sc->may_unmap) goto done": a boosted round (may_writepage 0) reclaims nothing.
+            if !boosting {
+                self.lru_gen_shrink_node(nid, &mut sc);
+            }
         } else {
             self.shrink_node_memcgs(&mut sc);
         }
@@ -589,12 +599,24 @@ impl Kernel {
     /// nothing.
     pub(crate) fn kswapd_round_end(&mut self, nid: u32, priority: u32, scanned: u64, reclaimed: u64) -> bool {
         let goal = self.kswapd_nr_to_reclaim(nid);
+        // "If the low watermark is met there is no need for processes to be throttled on
+        // pfmemalloc_wait as they should not be able to safely make forward progress. Wake
+        // them" (3.6+): after each kswapd_shrink_node().
+        if self.nodes[nid as usize].pfmemalloc_waiters > 0 && self.allow_direct_reclaim(nid) {
+            self.nodes[nid as usize].pfmemalloc_wake = Some(self.now);
+        }
         let n = &mut self.nodes[nid as usize];
         n.kswapd_reclaimed += reclaimed;
-        let raise_priority = scanned < goal;
+        // 5.0+: "Limit the priority of boosting to avoid reclaim writeback" (no raise at
+        // DEF_PRIORITY - 2 while boosting), nr_boost_reclaim less what the round reclaimed,
+        // and "If reclaim made no progress for a boost, stop reclaim as IO cannot be queued".
+        let boosting = n.nr_boost_reclaim > 0;
+        let raise_priority = scanned < goal && !(boosting && priority == DEF_PRIORITY - 2);
+        n.nr_boost_reclaim -= n.nr_boost_reclaim.min(reclaimed);
+        let boost_stuck = n.nr_boost_reclaim > 0 && reclaimed == 0;
         let priority = if raise_priority || reclaimed == 0 { priority.saturating_sub(1) } else { priority };
         n.kswapd_priority = priority.max(1);
-        if priority >= 1 {
+        if priority >= 1 && !boost_stuck {
             return false;
         }
         let empty = n.kswapd_reclaimed == 0;
@@ -614,7 +636,21 @@ impl Kernel {
     /// `WORKINGSET_ACTIVATE_FILE`, and `_ANON` with the anon workingset) and the next round
     /// starts a new `balance_pgdat()` at `DEF_PRIORITY`.
     pub(crate) fn kswapd_balance_end(&mut self, nid: u32) {
+        // "If reclaim was boosted, account for the reclaim done in this pass" (5.0+, at "out:",
+        // also of a balance_pgdat() that found the node balanced): each zone's boost less the
+        // one this balance_pgdat() started with (zone_boosts[], `Zone::boost_at_balance`, 0
+        // once taken off); what allocations added meanwhile stays for the next one.
+        for i in 0..self.nodes[nid as usize].zones.len() {
+            let z = self.nodes[nid as usize].zones[i];
+            let zone = &mut self.zones[z];
+            if zone.boost_at_balance > 0 {
+                let left = zone.watermark_boost - zone.watermark_boost.min(zone.boost_at_balance);
+                zone.set_watermark_boost(left);
+                zone.boost_at_balance = 0;
+            }
+        }
         let n = &mut self.nodes[nid as usize];
+        n.nr_boost_reclaim = 0;
         if n.kswapd_priority == 0 {
             return;
         }
@@ -628,6 +664,112 @@ impl Kernel {
             let r = self.memcgs.flushed_subtree_events(MemcgId::ROOT, MemcgEvent::WorkingsetActivateAnon as usize);
             self.memcgs.memcgs[MemcgId::ROOT.idx()].refaults_snapshot_anon = r;
         }
+    }
+
+    /// The start of kswapd's `balance_pgdat()` on node `nid` (mm/vmscan.c 5.0+, 1c30844d2dfe
+    /// "mm: reclaim small amounts of memory when an external fragmentation event occurs"; 6.1
+    /// and 6.12 alike): "Account for the reclaim boost. Note that the zone boost is left in
+    /// place so that parallel allocations that are near the watermark will stall or direct
+    /// reclaim until kswapd is finished": `zone_boosts[i]` is each zone's
+    /// `watermark_boost` now (`Zone::boost_at_balance`, taken off at the end:
+    /// [`Kernel::kswapd_balance_end`]) and `nr_boost_reclaim` their sum
+    /// (`Node::nr_boost_reclaim`). A balanced node with a boost is reclaimed by that much
+    /// without writeback or swap (`sc.may_swap` off; the engine's kswapd writes dirty pages
+    /// regardless: `may_writepage` is not modelled but on 6.3+ lru_gen, whose
+    /// `lru_gen_shrink_node()` returns at once without it); an unbalanced one restarts
+    /// unboosted to the boosted high watermark ([`Kernel::kswapd_run`]).
+    pub(crate) fn balance_pgdat_boosts(&mut self, nid: u32) {
+        let mut sum = 0;
+        for i in 0..self.nodes[nid as usize].zones.len() {
+            let z = self.nodes[nid as usize].zones[i];
+            self.zones[z].boost_at_balance = self.zones[z].watermark_boost;
+            sum += self.zones[z].watermark_boost;
+        }
+        self.nodes[nid as usize].nr_boost_reclaim = sum;
+    }
+
+    /// `allow_direct_reclaim()` (mm/vmscan.c 3.6+, 5515061d22f0; 6.1 and 6.12 alike) of node
+    /// `nid`: true when kswapd has given up on it (4.12+: `kswapd_failures >=
+    /// MAX_RECLAIM_RETRIES`), else whether its free pages exceed half of `pfmemalloc_reserve`,
+    /// the sum of the min watermarks (`min_wmark_pages()`, the boost included) of its zones
+    /// with reclaimable pages. ZONE_DMA's free frames (folded into the lowest zone,
+    /// `Zone::lowmem_held`) count, as its `NR_FREE_PAGES` does.
+    pub fn allow_direct_reclaim(&self, nid: u32) -> bool {
+        if self.kswapd_hopeless(nid) {
+            return true;
+        }
+        if self.node_reclaimable_pages(nid) == 0 && !self.lru_gen_node_reclaimable(nid) {
+            return true; // no zone with zone_reclaimable_pages(): no reserve
+        }
+        let (mut reserve, mut free) = (0u64, 0u64);
+        for &z in &self.nodes[nid as usize].zones {
+            reserve += self.zones[z].wmark_min;
+            free += self.zones[z].free + self.zones[z].lowmem_held;
+        }
+        reserve == 0 || free > reserve / 2
+    }
+
+    /// Whether node `nid` has pages on its multi-generational LRU that `zone_reclaimable_pages()`
+    /// counts (under lru_gen the `NR_ZONE_{IN,}ACTIVE_*` counts are the generations',
+    /// `lru_gen_update_size()`; the engine's two-list sizes are 0 then): its file pages of the
+    /// older generations, and its anonymous ones while swap has room (O(1)).
+    fn lru_gen_node_reclaimable(&self, nid: u32) -> bool {
+        if !self.profile.lru_gen {
+            return false;
+        }
+        let root = self.lruvec_idx(MemcgId::ROOT, nid);
+        self.lru_stats.gen_inactive(root, crate::lru_gen::LRU_GEN_FILE) > 0
+            || (self.can_swap() && self.lru_stats.gen_inactive(root, crate::lru_gen::LRU_GEN_ANON) > 0)
+    }
+
+    /// `throttle_direct_reclaim()` (mm/vmscan.c 3.6+, at the start of `try_to_free_pages()`;
+    /// 6.1 and 6.12 alike): a direct reclaimer (not a kthread) whose first node fails
+    /// [`Kernel::allow_direct_reclaim`] counts `PGSCAN_DIRECT_THROTTLE`
+    /// (`Node::pgscan_direct_throttle`), wakes that node's kswapd if it sleeps
+    /// (`allow_direct_reclaim()`'s `wake_up_interruptible(&pgdat->kswapd_wait)`) and sleeps
+    /// on `pgdat->pfmemalloc_wait` until kswapd wakes it with the test true (after one of its
+    /// `kswapd_shrink_node()` rounds, or as it goes to sleep: `Node::pfmemalloc_wake`); without
+    /// `__GFP_FS` (readahead's `memalloc_nofs_save()` scope, [`Kernel::memalloc_nofs`]) at
+    /// most HZ. Then it reclaims as before. kswapd runs on its own clock: the task's clock
+    /// steps to kswapd's, one of kswapd's steps at a time, until the wake.
+    pub fn throttle_direct_reclaim_pfmemalloc(&mut self, nid: u32) {
+        if self.in_kthread() || self.allow_direct_reclaim(nid) {
+            return;
+        }
+        self.nodes[nid as usize].pgscan_direct_throttle += 1;
+        if !self.nodes[nid as usize].kswapd_active && !self.kswapd_hopeless(nid) {
+            self.kswapd_wake_direct(nid);
+        }
+        let deadline = self.memalloc_nofs.then(|| self.now + crate::timer::HZ * crate::timer::NSEC_PER_JIFFY);
+        self.nodes[nid as usize].pfmemalloc_waiters += 1;
+        self.nodes[nid as usize].pfmemalloc_wake = None;
+        // Bounded: each step runs at least one of kswapd's rounds (or batches of a pass).
+        for _ in 0..1_000_000 {
+            if let Some(t) = self.nodes[nid as usize].pfmemalloc_wake.take() {
+                let t = deadline.map_or(t, |d| t.min(d));
+                self.wait_until(t);
+                if self.allow_direct_reclaim(nid) {
+                    break;
+                }
+                if !self.nodes[nid as usize].kswapd_active && !self.kswapd_hopeless(nid) {
+                    self.kswapd_wake_direct(nid); // the wait's condition, tested again
+                }
+            }
+            if deadline.is_some_and(|d| self.now >= d) {
+                break;
+            }
+            let n = &self.nodes[nid as usize];
+            if !n.kswapd_active {
+                break; // hopeless: allow_direct_reclaim() holds
+            }
+            let mut t = n.kswapd_clock.max(self.now) + 1;
+            if let Some(d) = deadline {
+                t = t.min(d);
+            }
+            self.wait_until(t);
+            self.kswapd_run(nid);
+        }
+        self.nodes[nid as usize].pfmemalloc_waiters -= 1;
     }
 
     /// `do_try_to_free_pages()`: shrink the target's subtree at falling priority until enough

@@ -959,7 +959,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 if let Some(v) = t.get("loop_read_window") {
                     match get_duration(cx, v, "machine.loop_read_window") {
-                        Some(d) if !(10_000..=10_000_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_read_window is {d} ns, outside 10us to 10s for an 8 MiB read"), "write the measured time of an 8 MiB read on the idle loop device, such as \"1600us\" (memtwin real --on host records it as real.machine.host_cost.loop_read_window_ns)"),
+                        Some(d) if !(10_000..=10_000_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_read_window is {d} ns, outside 10us to 10s for an 8 MiB read"), "write the loop device's measured time for an 8 MiB read, such as \"1600us\" (memtwin real --on host records it as real.machine.host_cost.device_window_ns)"),
                         Some(d) => machine.host_cost.loop_read_window = Some(d),
                         None => {}
                     }
@@ -1152,7 +1152,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if let Some(h) = d.hw.as_mut() {
                 match crate::hostcal::window_read_bw(w, msk, h.request_cost) {
                     Some(bw) => h.bw[0] = bw,
-                    None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (an 8 MiB read on the idle loop device) and the device's request_cost"),
+                    None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (the loop device's time for an 8 MiB read) and the device's request_cost"),
                 }
             }
         }

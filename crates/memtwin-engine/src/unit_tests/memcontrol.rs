@@ -295,7 +295,7 @@ fn failcnt_counts_the_failed_batch_before_the_charge() {
         let limit = k.memcgs.get(ct).counter.max;
         // Free room for 10 pages, less than a batch: the stock cannot be refilled.
         k.memcgs.memcgs[ct.idx()].counter.max = limit + 10;
-        { let cpu = k.stock_cpu(); k.memcg_stock[cpu] = Default::default(); }
+        { let cpu = k.stock_cpu(); let before = k.memcg_stock[cpu]; k.memcg_stock[cpu] = Default::default(); k.stock_changed(cpu, &before); }
         let (fail0, max0) = (k.memcgs.get(ct).counter.failcnt, k.memcgs.events(ct, MemcgEvent::Max));
         for i in 0..10 {
             assert!(k.try_charge_memcg(ct, 1, true).is_ok(), "{profile}: page {i} fits");
@@ -316,7 +316,7 @@ fn failcnt_counts_the_failed_batch_before_the_charge() {
         assert_eq!(k.memcgs.get(ct).counter.failcnt, fail1, "{profile}");
         // The charges made here belong to no page.
         k.memcgs.counter_uncharge(ct, 11);
-        { let cpu = k.stock_cpu(); k.memcg_stock[cpu] = Default::default(); }
+        { let cpu = k.stock_cpu(); let before = k.memcg_stock[cpu]; k.memcg_stock[cpu] = Default::default(); k.stock_changed(cpu, &before); }
         assert_invariants(k);
     }
 }
@@ -411,7 +411,13 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     while k.memcgs.margin(ct) > 0 {
         k.handle_mm_fault(vma, i).unwrap();
         i += 1;
+        if k.memcgs.margin(ct) == 0 {
+            // The stock's pages are in the counter (zswap20): drained, they are room for
+            // single pages (less than a batch), and the memcg is full with no stock left.
+            k.drain_all_stock(ct);
+        }
     }
+    assert_eq!(k.memcgs.get(ct).counter.stocked, 0);
     (s, ct)
 }
 
@@ -564,6 +570,10 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         while k.memcgs.margin(ct) > 0 {
             assert_eq!(k.generic_perform_write(f, pos, PAGE_SIZE, ct), Ok(PAGE_SIZE));
             pos += PAGE_SIZE;
+            if k.memcgs.margin(ct) == 0 {
+                // Full with no stock left (its pages are in the counter: zswap20).
+                k.drain_all_stock(ct);
+            }
         }
         let mut restarts = 0;
         let mut last: Option<crate::sched::ChargeLoop> = None;
@@ -649,7 +659,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
         }
         if ok {
             k.memcgs.counter_uncharge(ct, crate::page_alloc::PAGEBLOCK_NR);
-            { let cpu = k.stock_cpu(); k.memcg_stock[cpu] = Default::default(); }
+            { let cpu = k.stock_cpu(); let before = k.memcg_stock[cpu]; k.memcg_stock[cpu] = Default::default(); k.stock_changed(cpu, &before); }
         }
         assert_invariants(k);
     }
@@ -930,7 +940,9 @@ ops = [{{ op = "read", file = "/g", bufsize = "128K" }}]
         // drain).
         let slots = k.profile.memcg_stock_slots;
         k.pcp_ctx = 0;
+        let held = k.memcg_stock[0];
         k.memcg_stock[0] = Default::default();
+        k.stock_changed(0, &held);
         k.try_charge_memcg(a, 1, true).unwrap();
         let before = k.memcg_stock[0];
         let (usage, watermark) = (k.memcgs.get(MemcgId::ROOT).counter.usage, k.memcgs.get(MemcgId::ROOT).counter.watermark);
@@ -1023,5 +1035,85 @@ fn a_forced_pf_memalloc_charge_counts_memory_events_max_from_6_0() {
         k.pf_memalloc = false;
         k.memcgs.counter_uncharge(ct, 1);
         assert_invariants(k);
+    }
+}
+
+/// `try_charge_memcg()` (mm/memcontrol.c; 4.x's `try_charge()`, 3.13's
+/// `__mem_cgroup_try_charge()`): `consume_stock()` comes first, at `retry:` (3.13: `again:`),
+/// before any page counter is tested. A memcg pushed over its limit by a forced charge (a
+/// `PF_MEMALLOC` charge such as 6.1 zswap's, `force:`) while its CPU's stock still holds
+/// pre-charged pages serves the next one-page charges from the stock: no `failcnt`, no
+/// memory.events `max` (so no reclaim, which follows them). Checked on 3.13, 4.4, 5.0, 6.1, 6.12 and 6.18 (each era's
+/// source has the same order). Testing the limit first (the engine before zswap20) counted
+/// `failcnt` and `max` and reclaimed here.
+#[test]
+fn try_charge_memcg_consumes_the_stock_before_testing_the_limit() {
+    for profile in ["linux-3.13", "linux-4.4", "linux-5.0", "linux-6.1", "linux-6.12", "linux-6.18"] {
+        let (mut s, a, _) = two_memcgs_two_cpus(profile);
+        let k = &mut s.kernel;
+        let (slots, batch) = (k.profile.memcg_stock_slots, k.profile.memcg_charge_batch);
+        k.pcp_ctx = 0;
+        k.memcgs.memcgs[a.idx()].counter.max = 100;
+        k.try_charge_memcg(a, 1, true).unwrap();
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), batch - 1, "{profile}: a batch, one page used");
+        // A forced charge takes the counter over the limit (the engine's counters hold the
+        // used pages; the kernel's hold the stock's too: over either way).
+        k.memcgs.counter_charge(a, 120);
+        assert!(k.memcgs.over_limit(a, 1).is_some(), "{profile}");
+        let (failcnt, max_events) = (k.memcgs.get(a).counter.failcnt, k.memcgs.events(a, MemcgEvent::Max));
+        for _ in 0..3 {
+            assert_eq!(k.try_charge_memcg(a, 1, true), Ok(()), "{profile}: served by the stock");
+        }
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), batch - 4, "{profile}: three pages from the stock");
+        assert_eq!(k.memcgs.get(a).counter.usage, 124, "{profile}");
+        assert_eq!(k.memcgs.get(a).counter.stocked, batch - 4, "{profile}: the counter's stocked pages");
+        assert_eq!(k.memcgs.get(a).counter.failcnt, failcnt, "{profile}: no counter was tested");
+        assert_eq!(k.memcgs.events(a, MemcgEvent::Max), max_events, "{profile}: no memory.events max");
+        // The fault-run batching agrees: every stocked page is a quiet charge.
+        assert_eq!(k.charge_from_stock(a), batch - 4, "{profile}");
+        assert!(k.charge_is_quiet(a, 1), "{profile}");
+        // A PF_MEMALLOC charge (`try_charge_memcg_force`) takes the stock first too.
+        k.try_charge_memcg_force(a, 1);
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), batch - 5, "{profile}: force: after consume_stock()");
+        assert_eq!(k.memcgs.events(a, MemcgEvent::Max), max_events, "{profile}: the stock served it, no force");
+    }
+}
+
+/// `page_counter_try_charge()` (mm/page_counter.c, 6.1; 3.13's `res_counter_charge()`): the
+/// counter a charge is tested against holds every CPU's stocked pages (`refill_stock()`'s
+/// batch was charged to it), so a charge on CPU 1 meets the limit with CPU 0's stock counted;
+/// when reclaim then finds nothing, `try_charge_memcg()`'s `drain_all_stock()` gives CPU 0's
+/// pages back and the retry fits. The engine's counters held the used pages only before
+/// zswap20: CPU 1 charged up to the limit beside CPU 0's stock, and a stock consumed before
+/// the limit test (`consume_stock()` first) took the used pages over it.
+#[test]
+fn another_cpus_stock_counts_against_the_limit_6_1() {
+    for profile in ["linux-3.13", "linux-6.1", "linux-6.18"] {
+        let (mut s, a, _) = two_memcgs_two_cpus(profile);
+        let k = &mut s.kernel;
+        let (slots, batch) = (k.profile.memcg_stock_slots, k.profile.memcg_charge_batch);
+        k.memcgs.memcgs[a.idx()].counter.max = 2 * batch + 4;
+        k.pcp_ctx = 0;
+        k.try_charge_memcg(a, 1, true).unwrap();
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), batch - 1, "{profile}");
+        // CPU 1: a batch, then single pages while they fit beside CPU 0's stock.
+        k.pcp_ctx = 1;
+        let room = 2 * batch + 4 - batch; // the limit less CPU 0's batch (1 used + batch - 1 stocked)
+        for _ in 0..room {
+            k.try_charge_memcg(a, 1, true).unwrap();
+        }
+        let (usage, stocked) = (k.memcgs.get(a).counter.usage, k.memcgs.get(a).counter.stocked);
+        assert_eq!(usage + stocked, 2 * batch + 4, "{profile}: the counter at the limit, stocks included");
+        assert!(k.memcgs.over_limit(a, 1).is_some(), "{profile}: CPU 0's stocked pages count");
+        assert_eq!(k.memcgs.margin(a), 0, "{profile}");
+        let max0 = k.memcgs.events(a, MemcgEvent::Max);
+        // The next charge on CPU 1 (its own stock used up): over the counter, reclaim (nothing
+        // to free), drain_all_stock() and the retry.
+        assert_eq!(k.memcg_stock[1].pages_of(a, slots), 0, "{profile}");
+        k.try_charge_memcg(a, 1, true).unwrap();
+        assert_eq!(k.memcgs.events(a, MemcgEvent::Max), max0 + 1, "{profile}: the limit met once");
+        assert_eq!(k.memcg_stock[0].pages_of(a, slots), 0, "{profile}: CPU 0's stock drained");
+        assert!(k.memcgs.get(a).counter.usage <= 2 * batch + 4, "{profile}: the used pages within the limit");
+        k.check_memcg_stocks().unwrap();
     }
 }

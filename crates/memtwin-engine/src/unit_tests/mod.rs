@@ -7,6 +7,7 @@
 
 mod blk_throttle;
 mod blkdev;
+mod boost;
 mod cgroup;
 mod dcache;
 mod delayacct;

@@ -1690,9 +1690,12 @@ fn allocator_retry_waits_hz_50_on_a_busy_device_before_4_7_only() {
     for (profile, waits) in [("linux-4.3", true), ("linux-6.1", false)] {
         let mut s = page_cache_full_kswapd_asleep(profile);
         let k = &mut s.kernel;
-        // every zone of the node emptied: the free pages one direct reclaim round frees
-        // (SWAP_CLUSTER_MAX) stay below the min watermark, so the allocation retries
-        let held: Vec<Vec<u64>> = (0..k.zones.len()).map(|z| drain(k, z, 0)).collect();
+        // every zone of the node taken to just above half its min watermark (below it, the
+        // direct reclaimer would wait for kswapd first: throttle_direct_reclaim(), 3.6+): the
+        // free pages one direct reclaim round frees (SWAP_CLUSTER_MAX) stay below the min
+        // watermark, so the allocation retries
+        let held: Vec<Vec<u64>> = (0..k.zones.len()).map(|z| { let keep = k.zones[z].wmark_min / 2 + 1; drain(k, z, keep) }).collect();
+        assert!(k.allow_direct_reclaim(0), "{profile}: not throttled");
         k.devices[0].busy_until = k.now + 1_000_000_000;
         let (min, cluster) = (k.zones.iter().map(|z| z.wmark_min).max().unwrap(), crate::vmscan::SWAP_CLUSTER_MAX as u64);
         assert!(min > 2 * cluster, "{profile}: the min watermark ({min}) takes several rounds");

@@ -595,27 +595,37 @@ fn a_reclaim_pass_holds_its_swap_writes_in_its_plug_6_18() {
     assert!(a < b, "written pages not yet freed are not mapped anon: {a} vs {b}");
 }
 
-/// A fault run's pages come from the charge stock only while v1 memsw has room for each:
-/// `try_charge_memcg()` (6.1) tests memsw (memory + swap) before a page is taken from the
-/// stock, as [`Kernel::charge_over_limit`] does for every one-page charge, and a page over it
-/// reclaims without swapping. With 20 pages in the stock, memory 16 pages under its limit and
-/// memory + swap 2 under memsw, `charge_from_stock()` gives 2, not 16.
+/// A fault run's pages come from the charge stock before v1 memsw is tested:
+/// `try_charge_memcg()` (6.1) calls `consume_stock()` at `retry:`, before memsw (memory +
+/// swap) and memory are tried ([`Kernel::charge_over_limit`]), so every page the CPU's stock
+/// holds for the memcg is a quiet charge, even over the limits. With memory 4070 pages used of
+/// 4096, 518 swapped and 20 in the stock (memsw at its 4608), then 10 pages forced over both
+/// (a `PF_MEMALLOC` charge, `force:`), `charge_from_stock()` gives 20 (10 before zswap20,
+/// which tested the limits first), and a charge past the stock meets memsw.
 #[test]
-fn charge_from_stock_stops_at_memsw_v1_6_1() {
+fn charge_from_stock_is_the_stock_before_memsw_v1_6_1() {
     let mut s = sim(&hog("v1", "20M", r#""memory.memsw.limit_in_bytes" = "18M""#, ""));
     let ct = memcg(&s, "ct");
     let k = &mut s.kernel;
     // memory.limit_in_bytes 16M = 4096 pages, memsw 18M = 4608.
-    k.memcgs.counter_charge(ct, 4080);
-    k.memcgs.swap_charge(ct, 526);
-    let (cpu, slots, batch) = (k.stock_cpu(), k.profile.memcg_stock_slots, k.profile.memcg_charge_batch);
+    k.memcgs.counter_charge(ct, 4070);
+    k.memcgs.swap_charge(ct, 518);
+    let (cpu, slots) = (k.stock_cpu(), k.profile.memcg_stock_slots);
+    let before = k.memcg_stock[cpu];
+    let batch = k.profile.memcg_charge_batch;
     k.memcg_stock[cpu].refill(ct, 20, slots, batch, &mut k.memcg_lru_rand);
+    k.stock_changed(cpu, &before);
+    assert!(k.memcgs.over_memsw_limit(ct, 1).is_some(), "memsw full, the stock counted");
+    k.memcgs.counter_charge(ct, 10);
     assert_eq!(k.memcg_stock[cpu].pages_of(ct, slots), 20);
-    assert_eq!(k.charge_from_stock(ct), 2);
-    // The general path's test of each one-page charge: the third fails memsw.
-    assert!(k.memcgs.over_memsw_limit(ct, 2).is_none());
-    assert!(k.memcgs.over_memsw_limit(ct, 3).is_some());
-    assert!(k.memcgs.over_limit(ct, 3).is_none());
+    assert_eq!(k.memcgs.get(ct).counter.stocked, 20);
+    assert_eq!(k.charge_from_stock(ct), 20);
+    assert!(k.memcgs.over_memsw_limit(ct, 1).is_some());
+    for _ in 0..20 {
+        assert_eq!(k.try_charge_memcg(ct, 1, true), Ok(()));
+    }
+    assert_eq!(k.memcgs.get(ct).counter.failcnt, 0, "served by the stock, no counter tested");
+    assert_eq!((k.memcgs.get(ct).counter.usage, k.memcgs.get(ct).counter.stocked), (4100, 0));
 }
 
 /// `post_alloc_hook()` (mm/page_alloc.c, 6.1) zeroes every page the buddy allocator hands out

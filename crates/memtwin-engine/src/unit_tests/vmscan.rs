@@ -1927,6 +1927,44 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     }
 }
 
+/// 6.1 mm/vmscan.c `too_many_isolated()` reads `node_page_state(pgdat, NR_ISOLATED_FILE)`:
+/// every reclaimer's batch between `isolate_lru_folios()` and `move_folios_to_lru()`, however
+/// many batches each reclaimer ran since. 32 readers in direct reclaim at once, each quantum
+/// (one `read()` of 128 KiB whose readahead allocations reclaim) 24 batches of 32 file pages
+/// (qemu61-throttle-isolated's engine readers average 7.5: 1.1 reclaims a `read()`, 6.7
+/// `shrink_inactive_list()` calls a reclaim),
+/// reader `i`'s batch `j` isolated from `1000 j + i` for 500 ns, the quanta recorded one after
+/// the other (the engine runs a task's whole syscall): a 33rd reclaimer whose clock is at
+/// 12,100 ns finds all 32 readers mid-batch, 1,024 pages, more than a NOFS reclaim's whole
+/// inactive list of 600 pages (qemu61-throttle-isolated's lists are 450-490 pages), and
+/// sleeps (`reclaim_throttle(pgdat, VMSCAN_THROTTLE_ISOLATED)`). With the ledger's former 32
+/// slots it saw the last reader's batches only (32 pages).
+#[test]
+fn too_many_isolated_6_1_counts_every_reclaimers_batch_across_whole_quanta() {
+    use crate::mmzone::IsolatedLedger;
+    let mut l = IsolatedLedger::default();
+    for i in 0..32u64 {
+        for j in 0..24u64 {
+            let start = 1000 * j + i;
+            l.record(true, start, start + 500, 32, false);
+        }
+    }
+    assert_eq!(l.isolated_at(true, 12_100), 32 * 32, "every reader's batch 12");
+    assert_eq!(l.isolated_at(true, 12_700), 0, "between batches");
+    assert!(crate::vmscan::too_many_isolated_sizes(600, l.isolated_at(true, 12_100), false));
+    // Through the kernel: a direct reclaim entered inside readahead's memalloc_nofs_save().
+    let mut k = Kernel::new(crate::profile::profile("linux-6.1").unwrap(), crate::profile::Policies::default(),
+                            crate::memcontrol::CgroupVersion::V2, 1 << 15, 0);
+    k.nodes[0].isolated = l;
+    k.now = 12_100;
+    k.memalloc_nofs = true;
+    let sc = k.direct_scan_control(MemcgId::ROOT, 32, false);
+    assert!(!sc.gfp_io_fs);
+    assert!(k.too_many_isolated(0, true, &sc), "1024 isolated > an empty inactive list");
+    k.now = 12_700;
+    assert!(!k.too_many_isolated(0, true, &sc));
+}
+
 /// A 256M machine on `profile` (`lru_gen` on or off) with a memcg `a` holding 1,000 pages
 /// of `/w` and a memcg `b` reading `/big` until kswapd is woken on a node below its high
 /// watermark; then every zone's high watermark is raised by 1,500 pages, so that kswapd's

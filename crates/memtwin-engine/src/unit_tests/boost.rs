@@ -1,0 +1,240 @@
+//! The watermark boost (mm/page_alloc.c `__rmqueue_fallback()`, `steal_suitable_fallback()`,
+//! `boost_watermark()`, `wmark_pages()`; mm/vmscan.c `balance_pgdat()`'s `nr_boost_reclaim`)
+//! and the pfmemalloc throttle of direct reclaim (`allow_direct_reclaim()`,
+//! `throttle_direct_reclaim()`).
+
+use super::*;
+use crate::page_alloc::{Zone, PAGEBLOCK_NR, WATERMARK_BOOST_FACTOR};
+use crate::profile::profile;
+use crate::vmstat::VmEvent;
+
+/// `steal_suitable_fallback()` -> `boost_watermark()` (5.0+, 1c30844d2dfe; 6.1 and 6.12 as
+/// read): a movable order-0 allocation that finds no free frame in a Movable pageblock takes
+/// one of a non-movable block (`__rmqueue_fallback()`), and each such steal below pageblock
+/// order raises `zone->watermark_boost` by `pageblock_nr_pages` up to `max(pageblock_nr_pages,
+/// high * watermark_boost_factor / 10000)`, flags the zone `ZONE_BOOSTED_WATERMARK`, and every
+/// watermark includes the boost (`wmark_pages()`). 4.4 has the fallback but no boost. The
+/// boot's kernel frames claim wholly free pageblocks for themselves
+/// (`change_pageblock_range()`), so the fallback is into their block.
+#[test]
+fn fallback_steal_boosts_the_watermarks_5_0_not_4_4() {
+    for (name, boosts) in [("linux-6.1", true), ("linux-6.12", true), ("linux-4.4", false)] {
+        let p = profile(name).unwrap();
+        let managed = 16 * PAGEBLOCK_NR;
+        let mut z = Zone::new(managed, &p);
+        let (min0, low0, high0) = (z.wmark_min, z.wmark_low, z.wmark_high);
+        // a kernel frame claims a wholly free block: its other 511 frames are non-movable
+        z.rmqueue_order0_unmovable().expect("free memory");
+        // movable allocations take every Movable frame first, with no steal
+        for _ in 0..managed - PAGEBLOCK_NR {
+            z.rmqueue_order0().expect("movable frames left");
+        }
+        assert_eq!(z.take_fallbacks(), 0, "{name}: no steal while Movable frames are free");
+        assert_eq!(z.watermark_boost, 0);
+        assert!(!z.boosted_flag);
+        // the next one falls back into the kernel's block
+        z.rmqueue_order0().expect("the non-movable block's frames");
+        assert_eq!(z.take_fallbacks(), 1, "{name}");
+        let max_boost = (high0 * WATERMARK_BOOST_FACTOR / 10000).max(PAGEBLOCK_NR);
+        if boosts {
+            assert_eq!(z.watermark_boost, PAGEBLOCK_NR.min(max_boost), "{name}: a pageblock a steal");
+            assert!(z.boosted_flag, "{name}: ZONE_BOOSTED_WATERMARK");
+            for _ in 0..4 {
+                z.rmqueue_order0().unwrap();
+            }
+            assert_eq!(z.watermark_boost, max_boost, "{name}: capped at high * 15000 / 10000");
+            let b = z.watermark_boost;
+            assert_eq!((z.wmark_min, z.wmark_low, z.wmark_high), (min0 + b, low0 + b, high0 + b), "{name}: wmark_pages()");
+            // balance_pgdat()'s end takes the boost off: the watermarks are the zone's again
+            z.set_watermark_boost(0);
+            assert_eq!((z.wmark_min, z.wmark_low, z.wmark_high), (min0, low0, high0));
+        } else {
+            assert_eq!(z.watermark_boost, 0, "{name}: no boost before 5.0");
+            assert!(!z.boosted_flag);
+        }
+        z.check_pageblocks().unwrap();
+    }
+}
+
+/// A machine whose 64M hold a `size` file read once (profile `prof`, `lru_gen` on or off).
+fn read_once(prof: &str, size: &str, lru_gen: bool) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "boost"
+[machine]
+ram = "64M"
+[kernel]
+profile = "{prof}"
+lru_gen = {lru_gen}
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "{size}"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+    ))
+}
+
+/// kswapd fully asleep (any short sleep ended) a second after the run.
+fn settle(k: &mut Kernel) {
+    let t = k.now + 1_000_000_000;
+    k.advance_clock(t);
+    k.kswapd_catch_up();
+    k.kswapd_catch_up();
+    assert!(!k.nodes[0].kswapd_active && k.nodes[0].kswapd_short_sleep.is_none());
+}
+
+/// `balance_pgdat()` with a boost on a node balanced at its boosted high watermark (5.0+,
+/// mm/vmscan.c 6.1 and 6.12 as read): `wakeup_kswapd()` wakes kswapd for a boosted node though
+/// it is balanced (`pgdat_watermark_boosted()`), and kswapd reclaims `nr_boost_reclaim` (the
+/// boost) without swap or writeback at no lower priority than `DEF_PRIORITY - 2`, then takes
+/// the boost off. 6.3+'s lru_gen (`lru_gen_shrink_node()`: "if (!sc->may_writepage ||
+/// !sc->may_unmap) goto done") reclaims nothing in such a round: "If reclaim made no progress
+/// for a boost, stop reclaim", and the boost is taken off all the same.
+#[test]
+fn balance_pgdat_reclaims_the_boost_of_a_balanced_node_5_0_but_not_6_12_lru_gen() {
+    for (prof, lru_gen, reclaims) in [("linux-6.1", false, true), ("linux-6.12", false, true), ("linux-6.12", true, false)] {
+        let mut s = read_once(prof, "24M", lru_gen);
+        run(&mut s);
+        let k = &mut s.kernel;
+        settle(k);
+        let z = k.nodes[0].zones[0];
+        assert!(k.zones[z].free > k.zones[z].wmark_high + 2 * PAGEBLOCK_NR, "{prof}: room for a boost");
+        let (runs, stolen) = (k.vmstat.get(VmEvent::KswapdWakeup), k.vmstat.get(VmEvent::PgstealKswapd));
+        // unboosted, a balanced node leaves kswapd asleep
+        k.wakeup_kswapd(0, 0);
+        assert_eq!(k.vmstat.get(VmEvent::KswapdWakeup), runs, "{prof}");
+        // boosted by one steal: woken, it reclaims the boost and takes it off
+        k.zones[z].set_watermark_boost(PAGEBLOCK_NR);
+        k.wakeup_kswapd(0, 0);
+        assert_eq!(k.vmstat.get(VmEvent::KswapdWakeup), runs + 1, "{prof}: woken for the boost");
+        settle(k);
+        let reclaimed = k.vmstat.get(VmEvent::PgstealKswapd) - stolen;
+        if reclaims {
+            assert!(reclaimed >= PAGEBLOCK_NR, "{prof} lru_gen={lru_gen}: nr_boost_reclaim {reclaimed}");
+            assert!(reclaimed < 3 * PAGEBLOCK_NR, "{prof} lru_gen={lru_gen}: only the boost, {reclaimed}");
+        } else {
+            assert_eq!(reclaimed, 0, "{prof}: may_writepage off, lru_gen_shrink_node() returns");
+        }
+        assert_eq!(k.zones[z].watermark_boost, 0, "{prof}: zone_boosts[] taken off at the end");
+        assert_eq!(k.nodes[0].nr_boost_reclaim, 0);
+        assert_invariants(k);
+    }
+}
+
+/// `balance_pgdat()` with a boost on a node below its boosted high watermark (5.0+): "If the
+/// pgdat is imbalanced then ignore boosting and preserve the watermarks for a later time and
+/// restart": kswapd reclaims as usual (6.12 lru_gen too: writeback allowed) until the node is
+/// balanced at the boosted high watermark (`pgdat_balanced()` and `kswapd_shrink_node()`'s
+/// goal read `high_wmark_pages()`, which includes the boost), then takes the boost off: the
+/// zone is left that far above its own high watermark.
+#[test]
+fn balance_pgdat_restarts_unboosted_and_balances_to_the_boosted_high_5_0() {
+    for (prof, lru_gen) in [("linux-6.1", false), ("linux-6.1", true), ("linux-6.12", true)] {
+        let mut s = read_once(prof, "128M", lru_gen);
+        run(&mut s);
+        let k = &mut s.kernel;
+        settle(k);
+        let z = k.nodes[0].zones[0];
+        let high = k.zones[z].wmark_high;
+        let boost = 2 * PAGEBLOCK_NR;
+        assert!(k.zones[z].free < high + boost, "{prof}: the boost unbalances the node");
+        k.zones[z].set_watermark_boost(boost);
+        k.wakeup_kswapd(0, 0);
+        settle(k);
+        assert_eq!(k.zones[z].watermark_boost, 0, "{prof}: taken off at the end");
+        assert_eq!(k.zones[z].wmark_high, high);
+        assert!(k.zones[z].free >= high + boost, "{prof} lru_gen={lru_gen}: balanced at the boosted high: free {} high {high}", k.zones[z].free);
+        assert_invariants(k);
+    }
+}
+
+/// `throttle_direct_reclaim()` (mm/vmscan.c 3.6+; 6.1 and 6.12 as read): a direct reclaimer
+/// whose node's free pages are at most half the sum of its zones' min watermarks (boosted:
+/// `min_wmark_pages()`) counts `PGSCAN_DIRECT_THROTTLE`, wakes kswapd and sleeps on
+/// `pfmemalloc_wait` until a `balance_pgdat()` round leaves `allow_direct_reclaim()` true
+/// (or kswapd goes to sleep); above that it is not throttled.
+#[test]
+fn throttle_direct_reclaim_waits_for_kswapd_below_half_the_boosted_min_6_1() {
+    let mut s = read_once("linux-6.1", "128M", false);
+    run(&mut s);
+    let k = &mut s.kernel;
+    settle(k);
+    let z = k.nodes[0].zones[0];
+    // unboosted: free (about high) is far above half of min
+    assert!(k.allow_direct_reclaim(0));
+    let (t0, runs) = (k.now, k.vmstat.get(VmEvent::KswapdWakeup));
+    k.throttle_direct_reclaim_pfmemalloc(0);
+    assert_eq!((k.now, k.nodes[0].pgscan_direct_throttle), (t0, 0), "not throttled");
+    // boosted so that half the boosted min is above the free pages
+    let free = k.zones[z].free + k.zones[z].lowmem_held;
+    let boost = 2 * free + 2 - k.zones[z].wmark_min + PAGEBLOCK_NR;
+    k.zones[z].set_watermark_boost(boost);
+    assert!(!k.allow_direct_reclaim(0));
+    k.throttle_direct_reclaim_pfmemalloc(0);
+    assert_eq!(k.nodes[0].pgscan_direct_throttle, 1);
+    assert!(k.vmstat.get(VmEvent::KswapdWakeup) > runs, "allow_direct_reclaim() woke kswapd");
+    assert!(k.now > t0, "the task slept until kswapd woke it");
+    assert!(k.allow_direct_reclaim(0), "woken with the test true");
+    assert_eq!(k.nodes[0].pfmemalloc_waiters, 0);
+    // the allocator's direct reclaim (__alloc_pages_direct_reclaim() -> try_to_free_pages())
+    // is throttled the same way
+    settle(k);
+    let free = k.zones[z].free + k.zones[z].lowmem_held;
+    let boost = (2 * free + 2).saturating_sub(k.zones[z].wmark_min - k.zones[z].watermark_boost) + PAGEBLOCK_NR;
+    k.zones[z].set_watermark_boost(boost);
+    assert!(!k.allow_direct_reclaim(0));
+    let stalls = k.vmstat.get(VmEvent::AllocstallMovable) + k.vmstat.get(VmEvent::AllocstallNormal);
+    let p = k.alloc_page(InodeId(0), 0).expect("reclaimable page cache");
+    assert!(k.vmstat.get(VmEvent::AllocstallMovable) + k.vmstat.get(VmEvent::AllocstallNormal) > stalls, "a direct reclaim");
+    assert_eq!(k.nodes[0].pgscan_direct_throttle, 2, "throttled before it");
+    k.free_page(p);
+    assert_invariants(k);
+}
+
+/// A reader's stream on a 256M machine whose boot left part of a kernel pageblock free
+/// (qemu612-lrugen-global-stream's shape, at the reference machine's pace): on 6.12 the 6.7+
+/// per-CPU refills (up to `batch << 5` frames, taken below the watermarks) run the zone's
+/// Movable frames out and fall back into the kernel's pageblock, each steal a
+/// `boost_watermark()` (5.0+); 4.4 never boosts. Pages are conserved and the pageblock lists
+/// hold (`check_pageblocks()` in the invariants).
+#[test]
+fn a_612_stream_falls_back_and_boosts_where_4_4_does_not() {
+    for (prof, boosts) in [("linux-6.12", true), ("linux-4.4", false)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "stream"
+[machine]
+ram = "256M"
+boot_used = "29M"
+[kernel]
+profile = "{prof}"
+[devices.sda]
+read_bw = "1G"
+[files."/f"]
+size = "512M"
+[tasks.cat]
+ops = [{{ op = "read", file = "/f", bufsize = "128K" }}]
+"#
+        ));
+        run(&mut s);
+        let k = &mut s.kernel;
+        let steals: u64 = (0..k.zones.len()).map(|z| k.zones[z].take_fallbacks()).sum();
+        if boosts {
+            assert!(steals > 0, "{prof}: the per-CPU refills ran the Movable frames out");
+        }
+        let pgscan = k.vmstat.get(VmEvent::PgscanKswapd);
+        assert!(pgscan > 0, "{prof}");
+        assert_invariants(k);
+        let boosted: u64 = k.zones.iter().map(|z| z.boost_events).sum();
+        if boosts {
+            assert_eq!(boosted, steals, "{prof}: boost_watermark() per steal");
+        } else {
+            assert_eq!(boosted, 0, "{prof}");
+            assert!(k.zones.iter().all(|z| z.watermark_boost == 0 && !z.boosted_flag), "{prof}");
+        }
+    }
+}
