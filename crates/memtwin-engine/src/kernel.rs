@@ -173,6 +173,12 @@ pub struct Kernel {
     /// Set while 6.1's zswap shrink worker, a kworker, is the running context
     /// ([`Kernel::zswap_shrink_worker_due`]).
     pub in_zswap_worker: bool,
+    /// [`Kernel::cpu`]'s test, kept: `(cpu_stretch == SCHED_CAPACITY_SCALE && bg_stretch ==
+    /// SCHED_CAPACITY_SCALE) || in_zswap_worker` (the running context's CPU time is its
+    /// wall-clock time). Set by [`Kernel::cpu_plain_update`] after every write of the three;
+    /// `cpu()` reads one flag instead of three fields, about six times a page event of a
+    /// limit reclaim (issue 17). Not part of the model: a copy of the three fields' test.
+    pub(crate) cpu_plain: bool,
     /// A switch for tests (the property tests set it; off in every run): each charge that
     /// takes `try_charge_memcg()`'s one-walk fast path (`charge_fits_at_once()`) and each
     /// order-0 allocation that takes `get_page_from_freelist_order0()` also makes the general
@@ -432,6 +438,7 @@ impl Kernel {
             kswapd_runq_ns: 0,
             in_kswapd: false,
             in_zswap_worker: false,
+            cpu_plain: true,
             check_fast_paths: false,
             one_at_a_time: false,
             kswapd_until: 0,
@@ -527,7 +534,8 @@ impl Kernel {
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
         self.sys_ns += ns;
-        if (self.cpu_stretch == SCHED_CAPACITY_SCALE && self.bg_stretch == SCHED_CAPACITY_SCALE) || self.in_zswap_worker {
+        debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch or in_zswap_worker without cpu_plain_update()");
+        if self.cpu_plain {
             self.now += ns;
         } else {
             // Runnable beside others on too few CPUs: CFS runs it a share of the time
@@ -539,6 +547,21 @@ impl Kernel {
         if self.now >= self.stats_flush_next {
             self.flush_memcg_stats_dwork();
         }
+    }
+
+    /// Whether the running context's CPU time is its wall-clock time: a CPU of its own
+    /// ([`Kernel::cpu_stretch`] and [`Kernel::bg_stretch`] at [`SCHED_CAPACITY_SCALE`]) or 6.1's
+    /// zswap shrink worker (which [`Kernel::cpu`] never stretches).
+    #[inline(always)]
+    fn cpu_plain_now(&self) -> bool {
+        (self.cpu_stretch == SCHED_CAPACITY_SCALE && self.bg_stretch == SCHED_CAPACITY_SCALE) || self.in_zswap_worker
+    }
+
+    /// Keep [`Kernel::cpu_plain`] after a write of [`Kernel::cpu_stretch`],
+    /// [`Kernel::bg_stretch`] or [`Kernel::in_zswap_worker`] (every write calls it).
+    #[inline(always)]
+    pub(crate) fn cpu_plain_update(&mut self) {
+        self.cpu_plain = self.cpu_plain_now();
     }
 
     /// The wall-clock length of `ns` of CPU time of the running context: [`Kernel::cpu_stretch`]

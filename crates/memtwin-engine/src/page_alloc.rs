@@ -2432,6 +2432,7 @@ impl Kernel {
         // CFS share of the CPUs (`crate::kernel::cfs_stretch`).
         let others = (self.task_load_sum + self.kswapd_load_sum(Some(nid))) >> crate::sched::LOAD_PRECISION_SHIFT;
         self.cpu_stretch = crate::kernel::cfs_stretch(others, self.nr_cpu_ids);
+        self.cpu_plain_update();
         self.reclaim_nid = Some(nid);
         let saved_until = self.kswapd_until;
         self.kswapd_until = now;
@@ -2512,6 +2513,7 @@ impl Kernel {
         self.iowait_ns = iowait;
         self.kswapd_runq_ns += self.runq_ns - saved_runq;
         (self.cpu_stretch, self.runq_ns) = (saved_stretch, saved_runq);
+        self.cpu_plain_update();
         self.reclaim_nid = saved_nid;
         self.kswapd_until = saved_until;
         self.pcp_ctx = saved_ctx;

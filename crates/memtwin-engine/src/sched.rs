@@ -1085,6 +1085,7 @@ impl Simulation {
             Some((entities, own)) => crate::kernel::autogroup_stretch(others, own, entities, k.bg_load, k.nr_cpu_ids),
             None => crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids),
         };
+        k.cpu_plain_update();
         k.slice_left = t.slice_left;
         k.in_task = true;
         k.runq_ns = 0;
@@ -1123,6 +1124,7 @@ impl Simulation {
         // Off the task's CPU: the kernel's own work between quanta has a CPU of its own.
         (self.kernel.cpu_stretch, self.kernel.runq_ns) = (crate::kernel::SCHED_CAPACITY_SCALE, 0);
         (self.kernel.bg_stretch, self.kernel.in_task) = (crate::kernel::SCHED_CAPACITY_SCALE, false);
+        self.kernel.cpu_plain_update();
     }
 
     fn run_quantum(&mut self, ti: usize) {

@@ -949,6 +949,7 @@ impl Kernel {
     /// (`pool->ops->evict()` = `zswap_writeback_entry()`), or the end of the page's reclaim.
     fn zbud_reclaim_step(&mut self) {
         self.in_zswap_worker = true;
+        self.cpu_plain_update();
         self.swap_plug_switch();
         let (now, sys, iowait) = (self.now, self.sys_ns, self.iowait_ns);
         let z = self.zswap.as_mut().expect("zswap");
@@ -988,6 +989,7 @@ impl Kernel {
         (self.now, self.sys_ns, self.iowait_ns) = (now, sys, iowait);
         self.swap_plug_switch();
         self.in_zswap_worker = false;
+        self.cpu_plain_update();
     }
 
     /// `zbud_reclaim_page()`'s next try: the pool's LRU tail goes under reclaim (off the buddy
