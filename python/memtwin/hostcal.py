@@ -140,12 +140,16 @@ def positive_median(ts: list, what: str) -> int:
 def read_ns_by_order(d: str, orders=READ_ORDERS, size: int = READ_FILE_BYTES, passes: int = READ_PASSES,
                      samples: int = READ_SAMPLES) -> dict:
     """{order: hot 128 KiB read's system ns per 4 KiB page} of a file in `d` written in folios of
-    each order (one file at a time, unlinked after)."""
+    each order (one file at a time, synced before the reads, unlinked after)."""
     out = {}
     for order in orders:
         path = os.path.join(d, f"memtwin-hostcal-read-o{order}")
         fd = _write_file(path, size, 4096 << order)
         try:
+            # written back before the timed reads: no flusher writes it meanwhile, and none holds
+            # its inode when it is unlinked (the flusher's iput() would then evict it later, during
+            # the scenario, its page-cache deletions counted in the first step's folio events)
+            os.fsync(fd)
             sys_ns_per_page(fd, size, 1)  # one untimed read: every folio once accessed
             xs = [sys_ns_per_page(fd, size, passes) for _ in range(samples)]
             out[order] = round(statistics.median(xs))
