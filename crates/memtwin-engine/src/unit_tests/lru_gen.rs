@@ -1685,3 +1685,61 @@ fn kswapd_pass_6_12_frees_its_pages_over_its_own_time_and_goes_on_where_it_stopp
     assert_eq!(k.nodes[0].kswapd_clock, whole_clock, "the same CPU time");
     assert_eq!(k.nr_free_pages(), whole_free);
 }
+
+/// mm/vmscan.c 6.1 `lru_gen_shrink_lruvec()`: global reclaim that may not swap (kswapd's
+/// boosted reclaim, `sc.may_swap = !nr_boost_reclaim`) evicts with swappiness 1 where swap has
+/// room ("else if (!cgroup_reclaim(sc) && get_swappiness(lruvec, sc)) swappiness = 1"), so an
+/// lruvec of anonymous pages only is still scanned; memcg reclaim that may not swap (a v1
+/// memsw limit) is not (swappiness 0). 6.3's "mm: multi-gen LRU: remove eviction fairness
+/// safeguard" dropped the 1: `try_to_shrink_lruvec()` takes `get_swappiness()`, 0 without
+/// `may_swap`.
+#[test]
+fn lru_gen_shrink_lruvec_6_1_global_reclaim_without_may_swap_evicts_anon_at_swappiness_1() {
+    let mut scanned = vec![];
+    for (profile, cgroup_reclaim) in [("linux-6.1", false), ("linux-6.1", true), ("linux-6.6-lru_gen", false)] {
+        let mut s = sim(&format!(
+            r#"
+[scenario]
+name = "lru-gen-noswap"
+[machine]
+ram = "1G"
+swap = "64M"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+        ));
+        let ct = memcg(&s, "ct");
+        let k = &mut s.kernel;
+        let vma = k.do_mmap_anon(1024, ct);
+        for i in 0..1024 {
+            k.handle_mm_fault(vma, i).unwrap();
+        }
+        let v = k.lruvec_idx(ct, 0);
+        let target = if cgroup_reclaim { ct } else { MemcgId::ROOT };
+        let mut sc = crate::vmscan::ScanControl::new(target, 32, cgroup_reclaim, false);
+        sc.may_swap = false;
+        sc.priority = 2;
+        // The faulted pages are in the youngest generation: a few calls age them old.
+        for _ in 0..4 {
+            if profile == "linux-6.1" {
+                k.lru_gen_shrink_lruvec(ct, v, &mut sc);
+            } else {
+                k.lru_gen_shrink_lruvec_6_3(ct, v, &mut sc);
+            }
+        }
+        scanned.push(k.memcgs.events(ct, MemcgEvent::Pgscan));
+        assert_invariants(k);
+    }
+    assert!(scanned[0] > 0, "6.1 global reclaim without may_swap scans anon: {scanned:?}");
+    assert_eq!(scanned[1], 0, "6.1 memcg reclaim without may_swap: swappiness 0: {scanned:?}");
+    assert_eq!(scanned[2], 0, "6.3+: swappiness 0 without may_swap: {scanned:?}");
+}
