@@ -1743,3 +1743,52 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(scanned[1], 0, "6.1 memcg reclaim without may_swap: swappiness 0: {scanned:?}");
     assert_eq!(scanned[2], 0, "6.3+: swappiness 0 without may_swap: {scanned:?}");
 }
+
+/// mm/vmscan.c 6.1 `allow_direct_reclaim()` under lru_gen: a node counts as reclaimable when
+/// `zone_reclaimable_pages()` (inactive + active file, + anon with swap: under lru_gen every
+/// generation, `lru_gen_update_size()`) is non-zero. Anonymous pages just faulted in sit in the
+/// youngest (active) generation only; with swap they make the node reclaimable, so a
+/// direct reclaimer below half the min watermarks is throttled (not waved through as on a node
+/// with nothing to reclaim).
+#[test]
+fn allow_direct_reclaim_6_1_lru_gen_counts_every_generation() {
+    let mut s = sim(r#"
+[scenario]
+name = "lru-gen-reclaimable"
+[machine]
+ram = "1G"
+swap = "64M"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let ct = memcg(&s, "ct");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(256, ct);
+    for i in 0..256 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    assert_eq!(k.lru_stats.gen_inactive(root, LRU_GEN_ANON), 0, "all in the youngest generation");
+    let v = k.lruvec_idx(ct, 0);
+    let on_gens: u64 = (0..MAX_NR_GENS as usize).map(|g| k.lruvecs[v].lists[gen_list(g, LRU_GEN_ANON)].pages).sum();
+    assert!(on_gens > 0);
+    assert_eq!(k.lru_stats.gen_all(root, LRU_GEN_ANON), on_gens, "the subtree's pages on every generation");
+    assert_eq!(k.node_reclaimable_pages(0), 0, "the two-list sizes are empty under lru_gen");
+    let zones: Vec<usize> = k.nodes[0].zones.clone();
+    assert!(k.allow_direct_reclaim(0), "free far above half of min");
+    for &z in &zones {
+        let free = k.zones[z].free + k.zones[z].lowmem_held;
+        k.zones[z].set_watermark_boost(2 * free + crate::page_alloc::PAGEBLOCK_NR);
+    }
+    assert!(!k.allow_direct_reclaim(0), "anon of the youngest generation with swap: reclaimable, below half of min");
+    assert_invariants(k);
+}
