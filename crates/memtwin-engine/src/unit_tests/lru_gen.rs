@@ -38,6 +38,31 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     (s, ct, a, b)
 }
 
+/// A 1 GiB machine on `profile` with the multi-generational LRU on, `swap` of swap, a device
+/// and memcg `ct` with an idle task.
+fn swap_sim(profile: &str, swap: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "lru-gen-swap"
+[machine]
+ram = "1G"
+swap = "{swap}"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ))
+}
+
 /// The generation (`folio_lru_gen()`) of a page on a generation list.
 fn gen_of(k: &Kernel, p: PageId) -> usize {
     let l = k.pages[p].lru() as usize;
@@ -1535,24 +1560,7 @@ fn set_initial_priority_6_3_starts_global_reclaim_where_inactive_pages_cover_the
 /// slot stays for the PTE.
 #[test]
 fn lru_gen_activates_a_young_anon_page_and_frees_its_slot_when_swap_is_half_full_6_1() {
-    let mut s = sim(r#"
-[scenario]
-name = "lru-gen-swap"
-[machine]
-ram = "1G"
-swap = "256K"
-[kernel]
-profile = "linux-6.1"
-cgroup = "v2"
-lru_gen = true
-[devices.sda]
-read_bw = "400M"
-write_bw = "400M"
-[cgroups.ct]
-[tasks.t]
-cgroup = "ct"
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+    let mut s = swap_sim("linux-6.1", "256K");
     let ct = memcg(&s, "ct");
     let k = &mut s.kernel;
     let vma = k.do_mmap_anon(64, ct);
@@ -1697,26 +1705,7 @@ fn kswapd_pass_6_12_frees_its_pages_over_its_own_time_and_goes_on_where_it_stopp
 fn lru_gen_shrink_lruvec_6_1_global_reclaim_without_may_swap_evicts_anon_at_swappiness_1() {
     let mut scanned = vec![];
     for (profile, cgroup_reclaim) in [("linux-6.1", false), ("linux-6.1", true), ("linux-6.6-lru_gen", false)] {
-        let mut s = sim(&format!(
-            r#"
-[scenario]
-name = "lru-gen-noswap"
-[machine]
-ram = "1G"
-swap = "64M"
-[kernel]
-profile = "{profile}"
-cgroup = "v2"
-lru_gen = true
-[devices.sda]
-read_bw = "400M"
-write_bw = "400M"
-[cgroups.ct]
-[tasks.t]
-cgroup = "ct"
-ops = [{{ op = "sleep", duration = "1ms" }}]
-"#
-        ));
+        let mut s = swap_sim(profile, "64M");
         let ct = memcg(&s, "ct");
         let k = &mut s.kernel;
         let vma = k.do_mmap_anon(1024, ct);
@@ -1752,24 +1741,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// with nothing to reclaim).
 #[test]
 fn allow_direct_reclaim_6_1_lru_gen_counts_every_generation() {
-    let mut s = sim(r#"
-[scenario]
-name = "lru-gen-reclaimable"
-[machine]
-ram = "1G"
-swap = "64M"
-[kernel]
-profile = "linux-6.1"
-cgroup = "v2"
-lru_gen = true
-[devices.sda]
-read_bw = "400M"
-write_bw = "400M"
-[cgroups.ct]
-[tasks.t]
-cgroup = "ct"
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+    let mut s = swap_sim("linux-6.1", "64M");
     let ct = memcg(&s, "ct");
     let k = &mut s.kernel;
     let vma = k.do_mmap_anon(256, ct);
