@@ -484,7 +484,8 @@ GS612_NOTE = """
 # take kernel memory the untraced recordings do not: MemTotal - MemFree at the tasks' start 46,020-62,632 KiB in
 # x612/y612 against 29,884-32,056 in this set's first recording; not a machine fact for this set); so the engine boosts 10 times
 # a stream where the kernel's kswapd has 20-30 boost wake-ups. Next: /proc/pagetypeinfo in every untraced boot's
-# record, then that pool as a machine fact."""
+# record, then that pool as a machine fact. This removal of the known_out is to be re-checked when the non-movable pool
+# becomes a machine fact (the boot's /proc/pagetypeinfo, pagetypeinfo_at_boot, recorded since 357a50e)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A

@@ -1054,7 +1054,17 @@ impl Kernel {
         let start_max_seq = self.lruvecs[v].lrugen.max_seq;
         let mut scanned = 0;
         loop {
-            let swappiness = if sc.may_swap { self.lru_gen_swappiness(memcg) } else { 0 };
+            // 6.1: global reclaim that may not swap (kswapd's boosted reclaim) still evicts
+            // with swappiness 1 where swap has room ("else if (!cgroup_reclaim(sc) &&
+            // get_swappiness(lruvec, sc)) swappiness = 1"); 6.3's "mm: multi-gen LRU: remove
+            // eviction fairness safeguard" dropped it (try_to_shrink_lruvec(): 0 then).
+            let swappiness = if sc.may_swap {
+                self.lru_gen_swappiness(memcg)
+            } else if !sc.cgroup_reclaim && self.lru_gen_swappiness(memcg) != 0 {
+                1
+            } else {
+                0
+            };
             let (nr_to_scan, need_aging) = self.lru_gen_get_nr_to_scan(memcg, v, sc, swappiness != 0);
             if nr_to_scan == 0 {
                 return None;

@@ -126,6 +126,10 @@ struct LruvecStatNode {
     /// two youngest) over the subtree: what `lru_gen_update_size()` and `inc_max_seq()` add
     /// to `NR_INACTIVE_{ANON,FILE}` for compatibility.
     gen_inactive: [u64; 2],
+    /// Pages (anon, file) on every generation of the multi-generational LRU over the subtree:
+    /// `NR_INACTIVE_*` + `NR_ACTIVE_*` under lru_gen (`lru_gen_update_size()`), what
+    /// `zone_reclaimable_pages()` sums.
+    gen_all: [u64; 2],
     /// The lruvec of its memcg's parent on the same node (`u32::MAX` at the root: no entry).
     parent: u32,
     /// `subtree` as the last periodic flush left it (`pn->lruvec_stats->state`), valid when
@@ -152,6 +156,7 @@ impl LruvecStats {
             subtree: [0; 4],
             anon_pages: [0; 2],
             gen_inactive: [0; 2],
+            gen_all: [0; 2],
             parent: parent.map_or(u32::MAX, |p| p as u32),
             flushed: [0; 4],
             flushed_anon: [0; 2],
@@ -233,6 +238,9 @@ impl LruvecStats {
     fn update_units(&mut self, v: u32, list: usize, units: u64, pages: u64, add: bool) {
         self.act_dirty(v as usize);
         if list >= 4 {
+            if list >= NR_LRU_LISTS {
+                self.update_gen_all(v, crate::lru_gen::list_type(list), pages, add);
+            }
             return;
         }
         let d = if add { units } else { units.wrapping_neg() };
@@ -303,6 +311,26 @@ impl LruvecStats {
             e.gen_inactive[ty] = e.gen_inactive[ty].wrapping_add(d);
             v = e.parent;
         }
+    }
+
+    /// `lru_gen_update_size()`'s `NR_INACTIVE_*` + `NR_ACTIVE_*`: pages of type `ty` joined
+    /// (`add`) or left a generation of lruvec `v`; the change goes up to the root.
+    #[inline(always)]
+    fn update_gen_all(&mut self, v: u32, ty: usize, n: u64, add: bool) {
+        let d = if add { n } else { n.wrapping_neg() };
+        let mut v = v;
+        while let Some(e) = self.nodes.get_mut(v as usize) {
+            debug_assert!(add || e.gen_all[ty] >= n, "lruvec {v}'s generations would go below 0");
+            e.gen_all[ty] = e.gen_all[ty].wrapping_add(d);
+            v = e.parent;
+        }
+    }
+
+    /// Pages of type `ty` on every generation of lruvec `v`'s subtree (at the root lruvec of a
+    /// node, `node_page_state(NR_INACTIVE_*) + node_page_state(NR_ACTIVE_*)` under lru_gen).
+    #[inline]
+    pub fn gen_all(&self, v: usize, ty: usize) -> u64 {
+        self.nodes[v].gen_all[ty]
     }
 
     /// Pages of type `ty` on the inactive generations of lruvec `v`'s subtree (under the

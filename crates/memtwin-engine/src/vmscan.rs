@@ -711,15 +711,16 @@ impl Kernel {
 
     /// Whether node `nid` has pages on its multi-generational LRU that `zone_reclaimable_pages()`
     /// counts (under lru_gen the `NR_ZONE_{IN,}ACTIVE_*` counts are the generations',
-    /// `lru_gen_update_size()`; the engine's two-list sizes are 0 then): its file pages of the
-    /// older generations, and its anonymous ones while swap has room (O(1)).
+    /// `lru_gen_update_size()`; the engine's two-list sizes are 0 then): 6.1
+    /// `zone_reclaimable_pages()` sums inactive + active file, so the file pages of every
+    /// generation, and the anonymous ones while swap has room (O(1)).
     fn lru_gen_node_reclaimable(&self, nid: u32) -> bool {
         if !self.profile.lru_gen {
             return false;
         }
         let root = self.lruvec_idx(MemcgId::ROOT, nid);
-        self.lru_stats.gen_inactive(root, crate::lru_gen::LRU_GEN_FILE) > 0
-            || (self.can_swap() && self.lru_stats.gen_inactive(root, crate::lru_gen::LRU_GEN_ANON) > 0)
+        self.lru_stats.gen_all(root, crate::lru_gen::LRU_GEN_FILE) > 0
+            || (self.can_swap() && self.lru_stats.gen_all(root, crate::lru_gen::LRU_GEN_ANON) > 0)
     }
 
     /// `throttle_direct_reclaim()` (mm/vmscan.c 3.6+, at the start of `try_to_free_pages()`;

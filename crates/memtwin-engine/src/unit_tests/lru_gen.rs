@@ -38,6 +38,31 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     (s, ct, a, b)
 }
 
+/// A 1 GiB machine on `profile` with the multi-generational LRU on, `swap` of swap, a device
+/// and memcg `ct` with an idle task.
+fn swap_sim(profile: &str, swap: &str) -> Simulation {
+    sim(&format!(
+        r#"
+[scenario]
+name = "lru-gen-swap"
+[machine]
+ram = "1G"
+swap = "{swap}"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+lru_gen = true
+[devices.sda]
+read_bw = "400M"
+write_bw = "400M"
+[cgroups.ct]
+[tasks.t]
+cgroup = "ct"
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ))
+}
+
 /// The generation (`folio_lru_gen()`) of a page on a generation list.
 fn gen_of(k: &Kernel, p: PageId) -> usize {
     let l = k.pages[p].lru() as usize;
@@ -1535,24 +1560,7 @@ fn set_initial_priority_6_3_starts_global_reclaim_where_inactive_pages_cover_the
 /// slot stays for the PTE.
 #[test]
 fn lru_gen_activates_a_young_anon_page_and_frees_its_slot_when_swap_is_half_full_6_1() {
-    let mut s = sim(r#"
-[scenario]
-name = "lru-gen-swap"
-[machine]
-ram = "1G"
-swap = "256K"
-[kernel]
-profile = "linux-6.1"
-cgroup = "v2"
-lru_gen = true
-[devices.sda]
-read_bw = "400M"
-write_bw = "400M"
-[cgroups.ct]
-[tasks.t]
-cgroup = "ct"
-ops = [{ op = "sleep", duration = "1ms" }]
-"#);
+    let mut s = swap_sim("linux-6.1", "256K");
     let ct = memcg(&s, "ct");
     let k = &mut s.kernel;
     let vma = k.do_mmap_anon(64, ct);
@@ -1684,4 +1692,75 @@ fn kswapd_pass_6_12_frees_its_pages_over_its_own_time_and_goes_on_where_it_stopp
     assert_eq!(k.vmstat.get(VmEvent::PgstealKswapd) - steal0, whole_steal, "the same pages reclaimed");
     assert_eq!(k.nodes[0].kswapd_clock, whole_clock, "the same CPU time");
     assert_eq!(k.nr_free_pages(), whole_free);
+}
+
+/// mm/vmscan.c 6.1 `lru_gen_shrink_lruvec()`: global reclaim that may not swap (kswapd's
+/// boosted reclaim, `sc.may_swap = !nr_boost_reclaim`) evicts with swappiness 1 where swap has
+/// room ("else if (!cgroup_reclaim(sc) && get_swappiness(lruvec, sc)) swappiness = 1"), so an
+/// lruvec of anonymous pages only is still scanned; memcg reclaim that may not swap (a v1
+/// memsw limit) is not (swappiness 0). 6.3's "mm: multi-gen LRU: remove eviction fairness
+/// safeguard" dropped the 1: `try_to_shrink_lruvec()` takes `get_swappiness()`, 0 without
+/// `may_swap`.
+#[test]
+fn lru_gen_shrink_lruvec_6_1_global_reclaim_without_may_swap_evicts_anon_at_swappiness_1() {
+    let mut scanned = vec![];
+    for (profile, cgroup_reclaim) in [("linux-6.1", false), ("linux-6.1", true), ("linux-6.6-lru_gen", false)] {
+        let mut s = swap_sim(profile, "64M");
+        let ct = memcg(&s, "ct");
+        let k = &mut s.kernel;
+        let vma = k.do_mmap_anon(1024, ct);
+        for i in 0..1024 {
+            k.handle_mm_fault(vma, i).unwrap();
+        }
+        let v = k.lruvec_idx(ct, 0);
+        let target = if cgroup_reclaim { ct } else { MemcgId::ROOT };
+        let mut sc = crate::vmscan::ScanControl::new(target, 32, cgroup_reclaim, false);
+        sc.may_swap = false;
+        sc.priority = 2;
+        // The faulted pages are in the youngest generation: a few calls age them old.
+        for _ in 0..4 {
+            if profile == "linux-6.1" {
+                k.lru_gen_shrink_lruvec(ct, v, &mut sc);
+            } else {
+                k.lru_gen_shrink_lruvec_6_3(ct, v, &mut sc);
+            }
+        }
+        scanned.push(k.memcgs.events(ct, MemcgEvent::Pgscan));
+        assert_invariants(k);
+    }
+    assert!(scanned[0] > 0, "6.1 global reclaim without may_swap scans anon: {scanned:?}");
+    assert_eq!(scanned[1], 0, "6.1 memcg reclaim without may_swap: swappiness 0: {scanned:?}");
+    assert_eq!(scanned[2], 0, "6.3+: swappiness 0 without may_swap: {scanned:?}");
+}
+
+/// mm/vmscan.c 6.1 `allow_direct_reclaim()` under lru_gen: a node counts as reclaimable when
+/// `zone_reclaimable_pages()` (inactive + active file, + anon with swap: under lru_gen every
+/// generation, `lru_gen_update_size()`) is non-zero. Anonymous pages just faulted in sit in the
+/// youngest (active) generation only; with swap they make the node reclaimable, so a
+/// direct reclaimer below half the min watermarks is throttled (not waved through as on a node
+/// with nothing to reclaim).
+#[test]
+fn allow_direct_reclaim_6_1_lru_gen_counts_every_generation() {
+    let mut s = swap_sim("linux-6.1", "64M");
+    let ct = memcg(&s, "ct");
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(256, ct);
+    for i in 0..256 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    let root = k.lruvec_idx(MemcgId::ROOT, 0);
+    assert_eq!(k.lru_stats.gen_inactive(root, LRU_GEN_ANON), 0, "all in the youngest generation");
+    let v = k.lruvec_idx(ct, 0);
+    let on_gens: u64 = (0..MAX_NR_GENS as usize).map(|g| k.lruvecs[v].lists[gen_list(g, LRU_GEN_ANON)].pages).sum();
+    assert!(on_gens > 0);
+    assert_eq!(k.lru_stats.gen_all(root, LRU_GEN_ANON), on_gens, "the subtree's pages on every generation");
+    assert_eq!(k.node_reclaimable_pages(0), 0, "the two-list sizes are empty under lru_gen");
+    let zones: Vec<usize> = k.nodes[0].zones.clone();
+    assert!(k.allow_direct_reclaim(0), "free far above half of min");
+    for &z in &zones {
+        let free = k.zones[z].free + k.zones[z].lowmem_held;
+        k.zones[z].set_watermark_boost(2 * free + crate::page_alloc::PAGEBLOCK_NR);
+    }
+    assert!(!k.allow_direct_reclaim(0), "anon of the youngest generation with swap: reclaimable, below half of min");
+    assert_invariants(k);
 }
