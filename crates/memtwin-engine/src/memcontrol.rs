@@ -1553,11 +1553,21 @@ impl Kernel {
             return;
         }
         for i in 0..NR_MEMCG_STOCK {
-            if before.cached[i] != MemcgId::NONE && before.nr_pages[i] > 0 {
-                self.memcgs.stock_moved(before.cached[i], before.nr_pages[i], false);
+            let (was, now) = ((before.cached[i], before.nr_pages[i]), (after.cached[i], after.nr_pages[i]));
+            if was == now {
+                continue; // a slot the change left alone: no walk up the tree
             }
-            if after.cached[i] != MemcgId::NONE && after.nr_pages[i] > 0 {
-                self.memcgs.stock_moved(after.cached[i], after.nr_pages[i], true);
+            if was.0 == now.0 && was.0 != MemcgId::NONE {
+                // the same memcg's slot refilled or partly consumed: one walk with the difference
+                let (nr, add) = if now.1 >= was.1 { (now.1 - was.1, true) } else { (was.1 - now.1, false) };
+                self.memcgs.stock_moved(now.0, nr, add);
+                continue;
+            }
+            if was.0 != MemcgId::NONE && was.1 > 0 {
+                self.memcgs.stock_moved(was.0, was.1, false);
+            }
+            if now.0 != MemcgId::NONE && now.1 > 0 {
+                self.memcgs.stock_moved(now.0, now.1, true);
             }
         }
     }
