@@ -329,7 +329,7 @@ size = "640M"
 cgroup = "{a}"
 ops = [
   {{ op = "read", file = "/data/wset", bufsize = "128K", step = "wset 1" }},
-  {{ op = "read", file = "/data/wset", bufsize = "128K", step = "wset 2" }},
+  {{ op = "read", file = "/data/wset", bufsize = "128K", step = "wset 2" }},{gap}
   {{ op = "move", cgroup = "{b}", step = "to {bn}" }},
   {{ op = "read", file = "/data/stream", bufsize = "128K", step = "stream" }},
   {{ op = "move", cgroup = "{a}", step = "to {an}" }},
@@ -352,7 +352,15 @@ GLOBAL = {
     "parent-stream": ("limit reclaim of a parent: the same below P with memory.max 256M",
                       "P/A reads 64M twice, P/B streams 640M, P/A reads its 64M again; P memory.max 256M on a 512M guest",
                       '\n[cgroups.P]\n"memory.max" = "256M"\n[cgroups."P/A"]\n[cgroups."P/B"]\n', "P/A", "P/B"),
+    "parent-stream-gap": ("limit reclaim of a parent, a second's pause before the stream: parent-stream with the task asleep 1 s after wset 2",
+                          "P/A reads 64M twice, sleeps 1 s, P/B streams 640M, P/A reads its 64M again; P memory.max 256M on a 512M guest",
+                          '\n[cgroups.P]\n"memory.max" = "256M"\n[cgroups."P/A"]\n[cgroups."P/B"]\n', "P/A", "P/B"),
 }
+# parent-stream-gap's pause: the older parent-stream set's runner spent 0.65-0.87 s between wset 2 and the stream
+# (6 of its 12 boots deactivated A), the quiet set's 0.14-0.20 s (2 of 12); a 1 s sleep in the scenario puts a
+# pause of that order in both the kernel's run and the engine's, so that where the periodic flush (FLUSH_TIME 2 s)
+# falls against the stream is drawn over a window of the older set's length by the scenario itself.
+GAP = {"parent-stream-gap": '\n  {{ op = "sleep", duration = "1s", step = "gap" }},'}
 
 TOL612 = TOL + """"memcg.workingset_activate_file" = {{ rel = 0.10, abs = 64 }}
 "vmstat.pgscan_kswapd" = {{ rel = 0.10, abs = 2048 }}
@@ -514,6 +522,12 @@ PS_QUIET_NOTE = """
 # host, where the kernel was expected to deactivate more; it deactivated less (2 of 12 against 6 of 12), so those
 # known_outs stay, and this set is compared beside the older one, not instead of it."""
 
+# qemu612-lrugen-parent-stream-gap: parent-stream with a 1 s sleep after wset 2 (GAP above).
+PS_GAP_NOTE = """
+# parent-stream with the task asleep 1 s after wset 2 (the older set's runner left 0.65-0.87 s there and 6 of its 12
+# boots deactivated A; the quiet set's 0.14-0.20 s and 2 of 12): recorded 2026-11-30 on an idle host before any
+# other job, one hold of flock /tmp/memtwin-qemu.lock each, `--qemu-nice -15`, every boot calibrated (split factors,
+# step windows as step_gaps)."""
 
 def known_out(base: str) -> str:
     return "".join(f'\n[[validation.known_out]]\nvariant = "{v}"\nstep = "{st}"\nmetric = "{m}"\nwhy = "{why}"\n'
@@ -534,7 +548,8 @@ GUEST61 = {"reserved": 58152, "used": 35254}
 # TCG guest's kswapd/direct split on both; parent-stream: where 6.12's periodic memcg statistics flush falls against
 # the stream (FLUSH_TIME, from boot).
 RECORDING_SETS = {"qemu612-lrugen-global-stream": 15, "qemu61-lrugen-global-stream": 10, "qemu612-lrugen-parent-stream": 12,
-                  "qemu612-lrugen-parent-stream-cal": 12, "qemu612-lrugen-parent-stream-quiet": 12}
+                  "qemu612-lrugen-parent-stream-cal": 12, "qemu612-lrugen-parent-stream-quiet": 12,
+                  "qemu612-lrugen-parent-stream-gap": 12}
 
 
 # Sets recorded anew beside an older one (kept in real/): NAME-{tag}1..n.json. parent-stream: the calibrated set
@@ -571,7 +586,7 @@ def write_61_global() -> None:
             "\n# The known_outs' full analysis before: make_lru_gen_scenarios.py at 5640c17.")
     with open(os.path.join(OUT, name + ".toml"), "w") as f:
         f.write(with_set(head.format(name=name, what=what, desc=desc, note=note, ram="512M", reserved=res)
-                         + body.format(cgroups=cgroups, a=a, b=b, an="A", bn="B") + TOL612.format(name=name) + known_out61(base), name))
+                         + body.format(cgroups=cgroups, a=a, b=b, an="A", bn="B", gap="") + TOL612.format(name=name) + known_out61(base), name))
     print(name)
 
 
@@ -594,12 +609,13 @@ def write_612() -> None:
     for base, (what, desc, cgroups, a, b) in GLOBAL.items():
         # parent-stream also as -cal and -quiet: compared with the calibrated and the quiet set, without the older
         # set's known_outs
-        for name, note, known in [(f"qemu612-lrugen-{base}", PS_OLD_NOTE if base == "parent-stream" else GS612_NOTE, known_out(base))] + \
+        for name, note, known in [(f"qemu612-lrugen-{base}", {"parent-stream": PS_OLD_NOTE, "parent-stream-gap": PS_GAP_NOTE}.get(base, GS612_NOTE), known_out(base))] + \
                 ([(f"qemu612-lrugen-{base}-cal", PS_NOTE, ""), (f"qemu612-lrugen-{base}-quiet", PS_QUIET_NOTE, "")]
                  if base == "parent-stream" else []):
             with open(os.path.join(OUT, name + ".toml"), "w") as f:
                 f.write(with_set(HEAD612.format(name=name, what=what, desc=desc, note=note, ram="512M", reserved=res)
-                                 + GLOBAL_BODY.format(cgroups=cgroups, a=a, b=b, an=a.split("/")[-1], bn=b.split("/")[-1])
+                                 + GLOBAL_BODY.format(cgroups=cgroups, a=a, b=b, an=a.split("/")[-1], bn=b.split("/")[-1],
+                                                      gap=GAP.get(base, "").replace("{{", "{").replace("}}", "}"))
                                  + TOL612.format(name=name) + known, name))
             print(name)
     # a 6.1 scenario on 6.12: the same workload, guest and tolerances, the 6.12 profile
