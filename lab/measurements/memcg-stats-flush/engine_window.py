@@ -12,7 +12,8 @@ import sys
 import tomllib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-SCN = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream.toml")
+# parent-stream as -cal has it (the older set's qemu612-lrugen-parent-stream.toml, the same scenario, is retired)
+SCN = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream-cal.toml")
 
 
 def inline(v) -> str:
