@@ -524,6 +524,34 @@ def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
     return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
 
 
+def recorded_nonmovable_free(real: dict) -> Optional[int]:
+    """The free pages a recorded QEMU boot left in node 0's first zone's non-movable pageblocks below
+    pageblock order (`[machine] nonmovable_free`): from its /proc/pagetypeinfo at boot
+    (`real.machine.pagetypeinfo_at_boot`, qemu.pagetypeinfo(), recorded since 357a50e) the
+    Unmovable and Reclaimable free blocks of orders 0..8 of node 0's Normal zone, else its DMA32
+    zone (the zone a page-cache page is taken from first; ZONE_DMA is kept by its lowmem_reserve).
+    A free block of pageblock order or more is claimed whole (`change_pageblock_range()`), no
+    fallback frame. None where the recording has none (before 357a50e, the host)."""
+    from memtwin.qemu import NON_MOVABLE_TYPES
+
+    pt = (((real.get("real") or {}).get("machine") or {}).get("pagetypeinfo_at_boot") or {})
+    zone = pt.get("0/Normal") or pt.get("0/DMA32")
+    if not isinstance(zone, dict):
+        return None
+    free = zone.get("free") or {}
+    n = 0
+    for t in NON_MOVABLE_TYPES:
+        counts = free.get(t)
+        if not isinstance(counts, list) or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
+            return None
+        n += sum(c << o for o, c in enumerate(counts[:PAGEBLOCK_ORDER]))
+    return n
+
+
+# pageblock_order on x86_64 (HPAGE_PMD_ORDER; page_alloc.rs PAGEBLOCK_ORDER).
+PAGEBLOCK_ORDER = 9
+
+
 def recorded_kworker_wait(real: dict) -> Optional[int]:
     """The mean run-queue wait in ns of a recorded QEMU/TCG boot's CPU-bound kworkers (wake11: its
     steps' `kworker_run_delay_s` summed over their `kworker_runs`, /proc/PID/schedstat, the guest's
@@ -666,7 +694,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     (`recorded_submit_io_slowdown`, iso23), `machine.wakeup_latency` as its samples when it
     measured them, and
     `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
-    recorded them (`recorded_kworker_wait`), and a host recording's measured costs
+    recorded them (`recorded_kworker_wait`), `machine.nonmovable_free` as its boot's
+    /proc/pagetypeinfo left the non-movable pageblocks (`recorded_nonmovable_free`), and a host
+    recording's measured costs
     (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
     to boot with the host's load; measured properties of that run's machine, like its RAM, not
     fitted constants)."""
@@ -686,6 +716,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
+    nm = recorded_nonmovable_free(real)
+    if nm is not None:
+        sets.append(f"machine.nonmovable_free={nm}")
     return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
             + recorded_host_cost(real, where, f"recording {i + 1} of the set")
             + recorded_setup_writes(real, where, f"recording {i + 1} of the set"))

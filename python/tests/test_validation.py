@@ -318,6 +318,23 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     for bad in ({"submit_io_slowdown": 0}, {"submit_io_slowdown": True}, {"submit_io_slowdown": 2.5}, {"request_unavailable": "x"}):
         assert recorded_submit_io_slowdown(rec(bad)) is None and set_run_sets(0, rec(bad)) == ["kernel.boot_seed=0"], bad
     assert memtwin.run(lat, sets=set_run_sets(0, io)).steps["sys_s"].sum() > memtwin.run(lat).steps["sys_s"].sum()
+    # gap22: a boot that recorded its /proc/pagetypeinfo (pagetypeinfo_at_boot) runs with its non-movable pool: the
+    # DMA32 zone's (Normal's where it has one) Unmovable + Reclaimable free blocks below pageblock order
+    from memtwin.validate import recorded_nonmovable_free
+
+    def pt(zones):
+        return {"real": {"machine": {"pagetypeinfo_at_boot": zones}}}
+    dma32 = {"free": {"Unmovable": [1, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0], "Movable": [0] * 10 + [101],
+                      "Reclaimable": [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0]}, "blocks": {"Unmovable": 17}}
+    dma = {"free": {"Unmovable": [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0], "Reclaimable": [0] * 11}}
+    assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/DMA32": dma32})) == 1 + 4 + 16 + 8 + 32 + 128
+    assert set_run_sets(0, pt({"0/DMA32": dma32})) == ["kernel.boot_seed=0", "machine.nonmovable_free=189"]
+    assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/Normal": {"free": {"Unmovable": [3], "Reclaimable": [2]}}, "0/DMA32": dma32})) == 5
+    for bad in ({}, {"0/DMA": dma}, {"0/DMA32": {"free": {"Unmovable": [1, -1]}}}, {"0/DMA32": {"free": {"Unmovable": "x"}}}):
+        assert recorded_nonmovable_free(pt(bad)) is None and set_run_sets(0, pt(bad)) == ["kernel.boot_seed=0"], bad
+    gs = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-global-stream.toml"))
+    run_at = lambda extra: memtwin.run(gs, variant="lru_gen", sets=["kernel.boot_seed=0"] + extra).steps  # noqa: E731
+    assert not run_at(["machine.nonmovable_free=947"]).equals(run_at([])), "the engine takes the pool"
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

@@ -755,6 +755,66 @@ impl Zone {
         Some(self.take_frame(b))
     }
 
+    /// The boot's `frames` kernel frames (`boot_used`) laid out as the booted kernel's
+    /// non-movable pageblocks were (`[machine] nonmovable_free`, from the boot's
+    /// /proc/pagetypeinfo): `pool` frames free in non-movable pageblocks outside wholly free
+    /// ones, the frames a movable allocation falls back into once the Movable ones are gone
+    /// (`__rmqueue_fallback()`; 6.10+ `steal_suitable_fallback()` expands a stolen buddy into
+    /// the block's own type, `page_del_and_expand(..., block_type)`, so each frame is one
+    /// steal and one `boost_watermark()`). The boot's kernel allocations claim wholly free
+    /// pageblocks (`change_pageblock_range()`): `(frames + pool) / pageblock_nr_pages` of them
+    /// (at least one) become non-movable, holding `frames` less what they must leave free,
+    /// spread evenly; the boot's frames left over (fewer than a pageblock, or all beyond the
+    /// zone's free blocks) go to a Movable pageblock, as an unmovable allocation that stole
+    /// from one without claiming it. Returns the PFNs taken (at most `frames`; boot only).
+    pub fn take_boot_frames_pooled(&mut self, frames: u64, pool: u64) -> Vec<u64> {
+        let mut out = Vec::with_capacity(frames as usize);
+        let n = ((frames + pool) / PAGEBLOCK_NR).max(1);
+        let mut claimed = Vec::new();
+        while (claimed.len() as u64) < n {
+            let Some(b) = self.free_blocks.pop() else { break };
+            self.blocks[b as usize].movable = false;
+            self.partial_push(b);
+            claimed.push(b);
+        }
+        let cap: u64 = claimed.iter().map(|&b| self.blocks[b as usize].nr_free as u64).sum();
+        let used = cap.saturating_sub(pool).min(frames);
+        let nb = claimed.len().max(1) as u64;
+        for (i, &b) in claimed.iter().enumerate() {
+            let want = (used / nb + u64::from((i as u64) < used % nb)).min(self.blocks[b as usize].nr_free as u64);
+            for _ in 0..want {
+                out.push(self.take_frame(b));
+            }
+        }
+        while (out.len() as u64) < frames {
+            let b = if self.partial_head != NO_BLOCK {
+                self.partial_head
+            } else if let Some(b) = self.free_blocks.pop() {
+                self.blocks[b as usize].movable = true;
+                self.partial_push(b);
+                b
+            } else if self.nm_head != NO_BLOCK {
+                self.nm_head
+            } else {
+                break;
+            };
+            out.push(self.take_frame(b));
+        }
+        out
+    }
+
+    /// Free frames in non-movable pageblocks (partial ones: a wholly free block has no type
+    /// the engine keeps): the pool a movable allocation falls back into.
+    pub fn nonmovable_free(&self) -> u64 {
+        let mut n = 0;
+        let mut b = self.nm_head;
+        while b != NO_BLOCK {
+            n += self.blocks[b as usize].nr_free as u64;
+            b = self.blocks[b as usize].next;
+        }
+        n
+    }
+
     /// `__rmqueue_smallest()` for order 0: a frame from the partial pageblock freed into last,
     /// else split the next wholly free pageblock; else (5.0+ era or not, the steal is the
     /// same) `__rmqueue_fallback()` into a non-movable pageblock.

@@ -245,6 +245,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         autogroup: None,
                         host_cost: Default::default(),
                         submit_io_slowdown: None,
+                        nonmovable_free: None,
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,

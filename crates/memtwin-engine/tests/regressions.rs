@@ -42,6 +42,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             autogroup: None,
             host_cost: Default::default(),
             submit_io_slowdown: None,
+            nonmovable_free: None,
         },
         profile: profile("linux-6.6").unwrap(),
         thp: false,

@@ -174,6 +174,15 @@ pub struct Machine {
     /// (`real.machine.cpu.submit_io_slowdown`: the guest's CPU time per 128 KiB O_DIRECT read
     /// against the engine's `syscall` + `submit_io`).
     pub submit_io_slowdown: Option<u64>,
+    /// Free frames the boot left in node 0's first zone's non-movable (Unmovable, Reclaimable)
+    /// pageblocks outside wholly free ones (`[machine] nonmovable_free`, pages; default: what
+    /// `boot_used` leaves free in the last pageblock it fills): the frames a movable allocation
+    /// falls back into once the Movable ones are gone (`__rmqueue_fallback()`, each steal a
+    /// `boost_watermark()` 5.0+), as `memtwin real --on qemu` records the boot's
+    /// /proc/pagetypeinfo (`real.machine.pagetypeinfo_at_boot`: the non-movable types' free
+    /// blocks below `pageblock_order`; a wholly free pageblock of any type is claimed whole,
+    /// `change_pageblock_range()`, with no boost). [`crate::page_alloc::Zone::take_boot_frames_pooled`].
+    pub nonmovable_free: Option<u64>,
 }
 
 /// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:

@@ -227,3 +227,60 @@ fn a_612_stream_falls_back_and_boosts_where_4_4_does_not() {
         }
     }
 }
+
+/// The boot's non-movable pool as a machine fact (`[machine] nonmovable_free`, from the boot's
+/// /proc/pagetypeinfo): the boot's kernel frames claim wholly free pageblocks
+/// (`change_pageblock_range()`) and leave `pool` frames free in them, and a movable allocation
+/// that has taken every Movable frame falls back into them one frame a steal
+/// (`__rmqueue_fallback()`; 6.10+ `steal_suitable_fallback()` expands the stolen buddy into the
+/// block's own type, `page_del_and_expand(..., block_type)`, as Debian's 6.12 reads), each a
+/// `boost_watermark()`: `pool` steals before the zone is empty. Without the pool the boot's
+/// frames fill their blocks in turn and leave only their last block's remainder.
+#[test]
+fn the_boots_nonmovable_pool_is_what_steal_suitable_fallback_takes_6_12() {
+    let p = profile("linux-6.12").unwrap();
+    let managed = 32 * PAGEBLOCK_NR;
+    let frames = 7 * PAGEBLOCK_NR + 100; // 3,684 kernel frames
+    for (pool, steals) in [(Some(189u64), 189u64), (Some(1213), 1213), (Some(0), 0), (None, 8 * PAGEBLOCK_NR - frames)] {
+        let mut z = Zone::new(managed, &p);
+        let taken = match pool {
+            Some(pool) => z.take_boot_frames_pooled(frames, pool).len() as u64,
+            None => (0..frames).map(|_| z.rmqueue_order0_unmovable().expect("free memory")).count() as u64,
+        };
+        assert_eq!(taken, frames, "{pool:?}: every boot frame taken");
+        assert_eq!(z.free, managed - frames, "{pool:?}");
+        assert_eq!(z.nonmovable_free(), steals, "{pool:?}: the pool left free in non-movable blocks");
+        z.check_pageblocks().unwrap();
+        let mut n = 0;
+        while z.rmqueue_order0().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, managed - frames, "{pool:?}: every free frame taken");
+        assert_eq!(z.take_fallbacks(), steals, "{pool:?}: one steal a frame of the pool");
+        assert_eq!(z.boost_events, steals, "{pool:?}: boost_watermark() a steal");
+        z.check_pageblocks().unwrap();
+    }
+}
+
+/// `[machine] nonmovable_free` on a booted machine: the pool in node 0's first zone at the
+/// start, `MemFree` as `boot_used` says whatever the pool; a bad value is refused with the key.
+#[test]
+fn machine_nonmovable_free_sets_the_boots_pool_and_keeps_memfree() {
+    let boot = |extra: &str| {
+        let s = read_once_on(&format!("ram = \"256M\"\nboot_used = \"29M\"\n{extra}"), "linux-6.12", "1M", false);
+        let z = s.kernel.nodes[0].zonelist[0];
+        (s.kernel.zones[z].nonmovable_free(), s.kernel.nr_free_pages())
+    };
+    let (dense, free0) = boot("");
+    assert_eq!(dense, 15 * PAGEBLOCK_NR - (29 << 8), "29M of kernel frames fill 15 blocks but 256 frames");
+    for pool in [0u64, 189, 947, 1800] {
+        let (nm, free) = boot(&format!("nonmovable_free = {pool}"));
+        assert_eq!(nm, pool, "the boot's pool");
+        assert_eq!(free, free0, "MemFree unchanged by where the boot's frames are");
+    }
+    let scn = |v: &str| format!("[scenario]\nname = \"b\"\n[machine]\nram = \"64M\"\nnonmovable_free = {v}\n[kernel]\nprofile = \"linux-6.12\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1s\" }}]\n");
+    for (bad, msg) in [("-1", "machine.nonmovable_free"), ("2000000000", "more than 4 TiB"), ("\"189\"", "machine.nonmovable_free")] {
+        let e = crate::Document::from_toml("s.toml", &scn(bad)).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(msg) && e.contains("s.toml"), "{bad}: {e}");
+    }
+}
