@@ -521,7 +521,13 @@ GS_POOL_NOTE = """
 # non-movable block when the fallback's buddy is order 4 or more (can_steal_fallback()) and the block's free and movable
 # pages reach half of it (steal_suitable_fallback()), which turns pool blocks Movable as the stream's stolen pages fill
 # them, so fewer steals and boosts later (review13 M1); and the pool is the one at boot, before the runner writes the
-# scenario's 720 MiB of files (setup_writes), which recycle it before the tasks start. (2) lru_gen wset 3: A re-reads
+# scenario's 720 MiB of files (setup_writes), which recycle it before the tasks start. Boot by boot (kernel.boot_seed
+# 0-11 at each boot's settings; /tmp script, figures here) the kernel's stream pgscan_direct ranks neither by the pool
+# nor by the non-movable pageblocks' count (19-20 in some boots, 34-42 in others: the kernel's frames sparse or dense
+# in them, which decides whether an order-4+ fallback may claim a block): two-list pools 226-699 give the kernel
+# 2,159-5,778 and the engine 1,728-2,646 (5,022-7,182 without the pool); the engine's falls with a pool up to ~900
+# pages and rises above it (two-list 1,351 and 1,392: 4,050 and 7,979; lru_gen 1,128: 8,448 against the kernel's
+# 2,176), as each frame of a large pool is a steal and a boost. (2) lru_gen wset 3: A re-reads
 # 36.75 MiB (24.1-51.1) against 28.0 (22.8-44.8) in this set (in the older set 36.0 against 35.75, within): read_bytes,
 # workingset_refault/activate_file and pgscan_kswapd out with and without the pool (41.8 MiB without): this set's
 # kernel lost less of A than the older set's, at the same guest and a higher host load; not worked on."""
