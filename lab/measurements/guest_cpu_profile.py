@@ -119,8 +119,30 @@ def _stacks(body: str):
 RECLAIM = {"try_to_free_pages", "do_try_to_free_pages", "shrink_node", "shrink_lruvec", "shrink_slab", "shrink_folio_list", "reclaim_throttle"}
 
 
+def reclaim_part(t: list, s: set) -> str:
+    """The part of reclaim, direct or kswapd's, that one sample's frames `t` (innermost first;
+    `s`: their set) are in: the same parts for both, so kswapd's CPU reads beside direct
+    reclaim's (kswapd23)."""
+    if "reclaim_throttle" in s:
+        return "reclaim_throttle(): the ISOLATED sleep and its wake-up"
+    if "__wake_up_common_lock" in s and t[t.index("__wake_up_common_lock") + 1:][:1] == ["shrink_lruvec"]:
+        return "wake_throttle_isolated(): wake_up() of the sleepers"
+    if s & {"shrink_slab", "do_shrink_slab"}:
+        return "shrink_slab()"
+    if "shrink_folio_list" in s:
+        return "shrink_folio_list()"
+    if len(t) > 1 and t[0] in ("_raw_spin_unlock_irq", "native_queued_spin_lock_slowpath") and t[1] == "shrink_lruvec":
+        return "lru_lock sections of shrink_inactive_list() (isolate_lru_folios(), move_folios_to_lru(), the spinning)"
+    if "lru_add_drain" in s:
+        return "lru_add_drain()"
+    if "mem_cgroup_iter" in s:
+        return "mem_cgroup_iter()"
+    return "other: " + " < ".join(t[:3])
+
+
 def classify(t: list) -> tuple:
-    """(class, direct reclaim's part or None) of one sample's frames. A timer tick that arrives
+    """(class, reclaim's part or None) of one sample's frames (the part for direct reclaim and
+    kswapd: reclaim_part()). A timer tick that arrives
     while interrupts are off is taken when they are turned on again: the time in a
     spin_lock_irq() section (the spinning for the lock included) is sampled at its
     _raw_spin_unlock_irq()/_irqrestore(), so the part is named by the unlock's caller."""
@@ -128,23 +150,9 @@ def classify(t: list) -> tuple:
     if not t:
         return "(no frames)", None
     if "balance_pgdat" in s or "kswapd" in s:
-        return "kswapd", None
+        return "kswapd", reclaim_part(t, s)
     if s & RECLAIM:
-        if "reclaim_throttle" in s:
-            d = "reclaim_throttle(): the ISOLATED sleep and its wake-up"
-        elif "__wake_up_common_lock" in s and t[t.index("__wake_up_common_lock") + 1:][:1] == ["shrink_lruvec"]:
-            d = "wake_throttle_isolated(): wake_up() of the sleepers"
-        elif s & {"shrink_slab", "do_shrink_slab"}:
-            d = "shrink_slab()"
-        elif "shrink_folio_list" in s:
-            d = "shrink_folio_list()"
-        elif len(t) > 1 and t[0] in ("_raw_spin_unlock_irq", "native_queued_spin_lock_slowpath") and t[1] == "shrink_lruvec":
-            d = "lru_lock sections of shrink_inactive_list() (isolate_lru_folios(), move_folios_to_lru(), the spinning)"
-        elif "lru_add_drain" in s:
-            d = "lru_add_drain()"
-        else:
-            d = "other: " + " < ".join(t[:3])
-        return "direct reclaim", d
+        return "direct reclaim", reclaim_part(t, s)
     if s & {"__drain_all_pages", "drain_all_pages"}:
         return "drain_all_pages()", None
     if s & {"vp_notify", "virtqueue_notify"}:
@@ -189,13 +197,13 @@ def summary(path: str, top: int = 30) -> None:
     print("== tick samples per task name (digits folded)")
     for n, c in tasks.most_common():
         print(f"{c:8d} {n}")
-    cls, part, self_, total = Counter(), Counter(), Counter(), 0
+    cls, part, kpart, self_, total = Counter(), Counter(), Counter(), Counter(), 0
     for t, hits in _stacks(body):
         total += hits
         c, d = classify(t)
         cls[c] += hits
         if d:
-            part[d] += hits
+            (kpart if c == "kswapd" else part)[d] += hits
         self_[t[0] if t else "(none)"] += hits
     print(f"== stacks: {total} samples, by class")
     for c, n in cls.most_common():
@@ -204,6 +212,10 @@ def summary(path: str, top: int = 30) -> None:
     print(f"-- direct reclaim's {d} samples, by part")
     for c, n in part.most_common(top):
         print(f"{n:8d} {100 * n / max(d, 1):5.1f}% {c}")
+    k = sum(kpart.values())
+    print(f"-- kswapd's {k} samples, by part")
+    for c, n in kpart.most_common(top):
+        print(f"{n:8d} {100 * n / max(k, 1):5.1f}% {c}")
     print("-- the interrupted function (self)")
     for f, c in self_.most_common(top):
         print(f"{c:8d} {100 * c / max(total, 1):5.1f}% {f}")
