@@ -96,15 +96,27 @@ HEADER_NOTES = {
 
 KNOWN_OUT = {
     ("sqlite3-mmap", "10M", "memcg.pgmajfault"): (
-        "the kernel's outcome at this limit falls in two groups from run to run, and the median of five lands in the "
-        "lower one. Recording set (2026-11-29 07:27, load 13.3-13.5): 245.4M, 259.7M and 271.4M read with 36, 45 and "
-        "40 major faults in three runs, 370.6M and 375.3M with 70 and 76 in two (earlier measures 257.8-362.7M, "
-        "37-58 faults). The twin, replaying the trace recorded with --refs-ms 1 (the scan's young database pages "
-        "every window: 4,738 young of its 10,026 pages written, besides 5,697 young pages the window's own faults "
-        "had mapped), reads 304.1M (within, +12.0%) with 55 major faults (49-56 over its five runs), between the "
-        "kernel's two groups; before --refs-ms it replayed only the recording's 304 faults on the mapping (one in "
-        "16 pages: fault-around maps the others) and read 125.1M with 30 faults. What splits the kernel's runs "
-        "into the two groups was not traced."),
+        "the kernel's count at this limit spreads widely from run to run, and the twin meets its median by a "
+        "different mix of faults. Recording set (2026-11-29 07:27, load 13.3-13.5): 245.4M, 259.7M and 271.4M read "
+        "with 36, 45 and 40 major faults in three runs, 370.6M and 375.3M with 70 and 76 in two (earlier measures "
+        "257.8-362.7M, 37-58 faults). Traced on the host 2026-11-30 09:22-09:39 (h-sqlite20, 22 measures, load "
+        "2.8-13.9, lab/validation/trace-sqlite-mmap-10m-1130): 23-114 major faults (six untraced at load 10: "
+        "68-149), the database's own 11-46, libsqlite3's 4-55, the other files' 5-16; the total follows the "
+        "evictions of the scan's hottest pages, libsqlite3's page 300 (with 53, 51, 42, 39, 38: the loop's code) "
+        "and the database's page 1 (the table's root, read at every leaf), faulted back once a readahead cycle in "
+        "the high runs (up to 18 and 17 times), once or twice in the low ones. Refuted: ra->mmap_miss (0 at every "
+        "page_cache_async_ra of every run: read-around never turned off) and the task's migration between the "
+        "CPUs (unpinned: 42-50 faults without a migration, 70-114 with 2-7; pinned with taskset: still 23-113). Why "
+        "reclaim finds these pages old while the program runs them is open (x86's ptep_clear_flush_young() "
+        "without a TLB flush is the candidate left; the engine has no TLB). The twin, replaying the trace recorded "
+        "with --refs-ms 1, reads 304.1M (within, +12.0%) with 55 major faults: the database 38, libsqlite3 6, "
+        "the others 11, so too many database faults and too few text faults. In 12 of its 38 database faults the "
+        "read-around fills only ~890-950 pages of its window, all behind the fault, before its __GFP_NORETRY "
+        "charges fail at the limit, and the scan faults again soon after (1 or 16 pages on in nine: 4848 then "
+        "4849, 2576 then 2592, ...), because the "
+        "asynchronous window submitted just before is still on the twin's device, locked; with a device twice as "
+        "fast (experiment only) 27 database faults, 44 in all. That is the device's pace for readahead requests, "
+        "the 40M row's input (below)."),
     ("sqlite3-mmap", "40M", "read_bytes"): (
         "the race between the scan and its readahead windows, which the twin's device loses. On the host (traced "
         "2026-11-28 20:37: 12,906 pages added for 10,026, 3,345 of the 3,346 deleted never touched) the window "
