@@ -1,14 +1,20 @@
 #!/bin/bash
-# One traced measure of sqlite3-mmap@10M (call under the host lock:
-#   flock /tmp/memtwin-host.lock bash run.sh N). Writes bt-N.txt (events) and m-N.json (the measure).
+# One traced measure of sqlite3-mmap@10M, under the host lock (one measure per hold):
+#   flock /tmp/memtwin-host.lock bash run.sh PASS N
+# PASS bt: trace.bt; bt2: trace2.bt; bt3: trace2.bt with sqlite3 pinned to CPU N%2 (taskset).
+# Writes PASS-N.txt (the events, the load first, the measure's figures last) and m-PASS-N.json.
 set -e
-N=$1; D=$(cd "$(dirname "$0")" && pwd); WT=$(cd "$D/../../.." && pwd)
-INO=$(stat -c %i /var/tmp/mtval/db.sqlite)
-echo "load $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%H:%M:%S)" > "$D/bt-$N.txt"
-timeout 200 bpftrace -B full "$D/trace.bt" "$INO" >> "$D/bt-$N.txt" 2>"$D/bt-$N.err" & BT=$!
-for i in $(seq 100); do grep -q Attaching "$D/bt-$N.txt" 2>/dev/null && break; sleep 0.2; done
+P=$1; N=$2; D=$(cd "$(dirname "$0")" && pwd); WT=$(cd "$D/../../.." && pwd)
+case $P in bt) BT=trace.bt; PIN=();; bt2) BT=trace2.bt; PIN=();; bt3) BT=trace2.bt; PIN=(taskset -c $((N % 2)));;
+  *) echo "run.sh: error: unknown pass '$P'"; echo "  fix: give bt, bt2 or bt3"; exit 2;; esac
+OUT="$D/$P-$N.txt"; INO=$(stat -c %i /var/tmp/mtval/db.sqlite)
+echo "load $(cut -d' ' -f1-3 /proc/loadavg) at $(date -u +%H:%M:%S)" > "$OUT"
+timeout 200 bpftrace -B full "$D/$BT" "$INO" >> "$OUT" 2>"$D/$P-$N.err" & BTPID=$!
+for i in $(seq 100); do grep -q Attaching "$OUT" 2>/dev/null && break; sleep 0.2; done
+grep -q Attaching "$OUT" || { kill $BTPID 2>/dev/null; echo "run.sh: error: bpftrace did not attach (see $D/$P-$N.err)"; exit 1; }
 sleep 1
-cd "$WT" && PYTHONPATH=$WT/python timeout 300 python3 -m memtwin.cli measure --limit 10M --trace scenarios/validation/traces/sqlite3-mmap.mtt --out "$D/m-$N.json" -- sqlite3 /var/tmp/mtval/db.sqlite "PRAGMA mmap_size=268435456; select count(*) from t where v like '%zzq%'" >/dev/null
+cd "$WT" && PYTHONPATH=$WT/python timeout 300 python3 -m memtwin.cli measure --limit 10M --trace scenarios/validation/traces/sqlite3-mmap.mtt \
+  --out "$D/m-$P-$N.json" -- "${PIN[@]}" sqlite3 /var/tmp/mtval/db.sqlite "PRAGMA mmap_size=268435456; select count(*) from t where v like '%zzq%'" >/dev/null
 sleep 0.5
-kill -INT $BT; wait $BT || true
-python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['variants']['default']['totals']; print('measure', {k:t.get(k) for k in ('read_bytes','memcg.pgmajfault')})" "$D/m-$N.json" | tee -a "$D/bt-$N.txt"
+kill -INT $BTPID; wait $BTPID || true
+python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['variants']['default']['totals']; print('measure', {k:t.get(k) for k in ('read_bytes','memcg.pgmajfault')})" "$D/m-$P-$N.json" | tee -a "$OUT"
