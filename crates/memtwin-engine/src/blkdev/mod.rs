@@ -593,6 +593,25 @@ pub struct HwQueue {
     /// Time of the shared bandwidth each request takes besides its bytes (the per-request
     /// work of the driver and the path below it that requests in flight do not overlap).
     pub request_cost: Nanos,
+    /// Time of the shared bandwidth each of a request's segments takes besides its bytes
+    /// (`[devices.X] segment_cost`; 0: none). A segment is a physically contiguous run of the
+    /// request's memory (`rq->nr_phys_segments`: `bio_add_folio()` -> `bvec_try_merge_page()`
+    /// merges a folio into the bio's last bvec when its memory follows it, block/bio.c 6.18).
+    /// The loop device with direct I/O hands the request's bvecs to the backing file as they are
+    /// (drivers/block/loop.c `lo_rw_aio()`: `iov_iter_bvec()` over `rq_for_each_bvec()`, the
+    /// backing file's `->read_iter()` with `IOCB_DIRECT`; fs/iomap/direct-io.c ->
+    /// `bio_iov_iter_get_pages()`, whose `bio_iov_bvec_set()` reuses the bvec array for an
+    /// ITER_BVEC), so the disk beneath gets one scatter-gather entry a segment
+    /// (drivers/block/virtio_blk.c `virtblk_map_data()` -> `blk_rq_map_sg()`, one virtqueue
+    /// descriptor each) and its backend serves the request descriptor by descriptor: the lab
+    /// host's disk reads 8 MiB in 4 KiB-page segments at 2.35-2.51 GB/s and in 2 MiB ones at
+    /// 7.1-7.2 (lab/measurements/segment_cost.py), its loop device an order-0 page cache's
+    /// windows at about half the rate of a large-folio one's (segment_cost_buffered.py).
+    pub segment_cost: Nanos,
+    /// `queue/max_segments` (`[devices.X] max_segments`; the loop device's is 128,
+    /// `BLK_MAX_SEGMENTS`, which loop.c leaves): `bio_split_rw()` -> `bio_split_rw_at()` cuts a
+    /// bio at it as at `max_sectors_kb`. `u64::MAX`: no limit of its own.
+    pub max_segments: u64,
     /// One line, or one per direction with `blk_throttle`.
     pub lines: [HwLine; 2],
     /// `queue/max_sectors_kb` in pages: the largest request (`bio_split_rw()` cuts at it; the
@@ -627,9 +646,19 @@ impl HwQueue {
             request_bw: [request_bw[0].max(1), request_bw[1].max(1)],
             bw: [bw[0].max(1), bw[1].max(1)],
             request_cost,
+            segment_cost: 0,
+            max_segments: u64::MAX,
             lines: [line(), line()],
             max_pages: MAX_REQUEST_PAGES,
         }
+    }
+
+    /// The same queue with `cost` of the shared bandwidth a segment and requests of at most
+    /// `max_segments` segments (0: no limit of its own).
+    pub fn with_segments(mut self, cost: Nanos, max_segments: u64) -> Self {
+        self.segment_cost = cost;
+        self.max_segments = if max_segments == 0 { u64::MAX } else { max_segments };
+        self
     }
 
     /// The same queue with requests of at most `max_sectors_kb` KiB.
@@ -641,12 +670,13 @@ impl HwQueue {
     /// `blk_mq_dispatch_rq_list()` -> the driver's `->queue_rq()` and the device's completion
     /// (`blk_mq_complete_request()`) of one request of `bytes` in direction `dir` on line
     /// `line`, ready to go at `at` (submitted, or released by blk-throttle), paying `seek` alone
-    /// when it does not continue the last one, over the bandwidth the requests in flight share. Waits
+    /// when it does not continue the last one, over the bandwidth the requests in flight share,
+    /// `request_cost` and `segs` times `segment_cost` of it besides its bytes. Waits
     /// for a driver tag when `depth` requests are under way (the completion of the request
     /// `depth` places before it). Returns (dispatch, completion).
-    pub fn dispatch(&mut self, line: usize, dir: Dir, bytes: u64, at: Nanos, seek: Nanos) -> (Nanos, Nanos) {
+    pub fn dispatch(&mut self, line: usize, dir: Dir, bytes: u64, segs: u64, at: Nanos, seek: Nanos) -> (Nanos, Nanos) {
         let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
-        let (depth, latency, cost) = (self.depth as usize, self.latency, self.request_cost);
+        let (depth, latency, cost) = (self.depth as usize, self.latency, self.request_cost + segs * self.segment_cost);
         let l = &mut self.lines[line];
         let mut start = at;
         if l.tags.len() == depth {
@@ -662,11 +692,12 @@ impl HwQueue {
 
     /// A bio of `bytes` back-merged into the last request of `line` before it started
     /// (`blk_attempt_plug_merge()`): the request grows, on the shared line and alone, and
-    /// completes later. Returns its new completion.
-    pub fn extend(&mut self, line: usize, dir: Dir, bytes: u64) -> Nanos {
+    /// completes later, by its bytes and `segs` segments. Returns its new completion.
+    pub fn extend(&mut self, line: usize, dir: Dir, bytes: u64, segs: u64) -> Nanos {
         let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
+        let seg_cost = segs * self.segment_cost;
         let l = &mut self.lines[line];
-        l.bw_until += xfer_ns(bytes, bw);
+        l.bw_until += seg_cost + xfer_ns(bytes, bw);
         l.last_own += xfer_ns(bytes, own_bw);
         let done = l.last_own.max(l.bw_until).max(l.last_done);
         l.last_done = done;
@@ -869,7 +900,20 @@ impl BlockDevice {
     /// ([`BlockDevice::max_pages`], `blk_queue_split()`), each allocated (`get_request()`) and completing when the device
     /// has transferred it. Returns the completion time of the last.
     pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
-        let (done, dispatched) = self.submit_own(dir, class, start, pages, now);
+        self.submit_class_segs(dir, class, start, pages, pages, now)
+    }
+
+    /// `submit_bio()` of a read of `pages` pages at device page `start` whose memory is `segs`
+    /// physically contiguous runs (its bvecs as `bio_add_folio()` merged them:
+    /// `rq->nr_phys_segments` of its requests, [`HwQueue::segment_cost`]); [`BlockDevice::submit`]
+    /// takes one segment a page. Returns the completion time.
+    pub fn submit_read_segs(&mut self, start: u64, pages: u64, segs: u64, now: Nanos) -> Nanos {
+        self.submit_class_segs(Dir::Read, RqClass::Sync, start, pages, segs.clamp(1, pages.max(1)), now)
+    }
+
+    /// [`BlockDevice::submit_class`] of a bio of `segs` segments.
+    fn submit_class_segs(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, segs: u64, now: Nanos) -> Nanos {
+        let (done, dispatched) = self.submit_own(dir, class, start, pages, segs, now);
         if dir == Dir::Read && self.wbt_on() {
             self.wbt.read(now, done);
         }
@@ -930,9 +974,9 @@ impl BlockDevice {
 
     /// [`BlockDevice::submit_class`] without the completion batches: when the request's own
     /// transfer is done.
-    fn submit_own(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> (Nanos, Nanos) {
+    fn submit_own(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, segs: u64, now: Nanos) -> (Nanos, Nanos) {
         if self.hw.is_some() {
-            return self.submit_hw(dir, class, start, pages, now);
+            return self.submit_hw(dir, class, start, pages, segs, now);
         }
         if self.qemu_throttle {
             return (self.submit_qemu(dir, class, start, pages, now), now);
@@ -1169,13 +1213,21 @@ impl BlockDevice {
     /// throttle releases together go under the plug of `blk_throtl_dispatch_work_fn()`); each
     /// request is dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of
     /// the last.
-    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> (Nanos, Nanos) {
+    ///
+    /// The bio's `segs` segments are taken as spread evenly over its pages (the engine keeps a
+    /// bio's count, not where its runs break): a request of `n` of its pages holds
+    /// `ceil(segs * n / pages)`, and the queue's `max_segments` cuts requests of that many.
+    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, segs: u64, now: Nanos) -> (Nanos, Nanos) {
         let (own_line, line_busy, line_end) = self.line_of(dir);
         let hw_line = if self.blk_throttle { dir as usize } else { 0 };
         let seek = if start == line_end { 0 } else { self.seek_ns };
         let throttle = self.blk_throttle;
         let bytes = pages * PAGE_SIZE;
-        let max_pages = self.io_pages();
+        let segs = segs.clamp(1, pages.max(1));
+        let max_segs = self.hw.as_ref().map_or(u64::MAX, |h| h.max_segments);
+        // bio_split_rw_at(): a request ends at max_sectors_kb or at max_segments, whichever
+        // comes first (the pages max_segments of the bio's segments hold).
+        let max_pages = if max_segs >= segs { self.io_pages() } else { self.io_pages().min((max_segs as u128 * pages as u128 / segs as u128).max(1) as u64) };
         let released = if throttle { self.throtl_release(dir, bytes, now) } else { now };
         let merge = self.back_merge(dir, class, start, pages, line_end, released);
         // A loop device's worker dispatches a new request when it runs ([`LoopWorker`]); a bio
@@ -1185,7 +1237,7 @@ impl BlockDevice {
         let done;
         match merge {
             Some((c, n, started)) => {
-                done = hw.extend(hw_line, dir, bytes);
+                done = hw.extend(hw_line, dir, bytes, segs);
                 *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
                 self.queue.last = Some((c, n + pages, started));
                 self.queue.merged += 1;
@@ -1197,7 +1249,8 @@ impl BlockDevice {
                 while off < pages {
                     let n = (pages - off).min(max_pages);
                     off += n;
-                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, at, seek);
+                    let rsegs = (segs as u128 * n as u128).div_ceil(pages as u128) as u64;
+                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, rsegs, at, seek);
                     seek = 0;
                     self.queue.push(class, d);
                     // Given to the driver, no longer mergeable, when dispatched; with a loop

@@ -280,6 +280,11 @@ pub struct HwQueueSpec {
     pub bw: [u64; 2],
     /// Shared-bandwidth time each request costs besides its bytes.
     pub request_cost: Nanos,
+    /// `segment_cost`: shared-bandwidth time each of a request's segments costs besides its
+    /// bytes (blkdev.rs `HwQueue::segment_cost`); 0 when not given.
+    pub segment_cost: Nanos,
+    /// `max_segments` (`queue/max_segments`): 0 when not given (no limit of its own).
+    pub max_segments: u64,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".
