@@ -398,6 +398,12 @@ pub struct BlockDevice {
     /// The loop driver's worker (`[devices.X] worker_wakeup_latency`, [`LoopWorker`]): off
     /// without samples.
     pub worker: LoopWorker,
+    /// `[devices.X] segment_cost` on a device serving one request at a time (no [`HwQueue`]):
+    /// each of a request's segments adds this to its transfer (the disk's backend serving a
+    /// request descriptor by descriptor, [`HwQueue::segment_cost`]; the lab host's vda: 8 MiB
+    /// into 4 KiB pages 3.34-3.57 ms, into 2 MiB ones 1.16-1.19 ms, lab/measurements/segment_cost.py:
+    /// about 1.1 us a segment). Not on a throttled device (its transfer is not modelled). 0: none.
+    pub segment_cost: Nanos,
 }
 
 /// Mixed into `kernel.boot_seed` for a loop device's worker wake-up draws
@@ -748,7 +754,15 @@ impl BlockDevice {
             max_pages: MAX_REQUEST_PAGES,
             wbt: Wbt::default(),
             worker: LoopWorker::default(),
+            segment_cost: 0,
         }
+    }
+
+    /// The same device paying `cost` a segment when it serves one request at a time
+    /// ([`BlockDevice::segment_cost`]).
+    pub fn with_segment_cost(mut self, cost: Nanos) -> Self {
+        self.segment_cost = cost;
+        self
     }
 
     /// The same device as a loop device whose worker waits `samples` to run when woken
@@ -989,7 +1003,7 @@ impl BlockDevice {
         // the queue: a sync request on a device serving one request at a time goes before them.
         let held = if sync_q && self.hw.is_none() && !self.qemu_throttle && self.wbt_on() { self.wbt.held_at(now) } else { 0 };
         if (ordered || held > 0) && sync_q {
-            if let Some(done) = self.submit_sync_sched(dir, start, pages, now, held) {
+            if let Some(done) = self.submit_sync_sched(dir, start, pages, segs, now, held) {
                 // On the device from its submission (the scheduler's placement has no throttle).
                 return (done, now);
             }
@@ -1013,7 +1027,10 @@ impl BlockDevice {
         // 2.5-8 ms of its dispatch, beside slices of 100 ms), only the access latency.
         // Requests complete in the order they were queued on their line.
         let throttle = self.blk_throttle;
-        let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
+        // The disk's time per segment ([`BlockDevice::segment_cost`]): a request of `p` of the
+        // bio's pages holds its share of the bio's segments.
+        let seg_cost = self.segment_cost;
+        let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) + seg_cost * (segs as u128 * p as u128).div_ceil(pages.max(1) as u128) as u64 };
         let xfer = xfer_of(pages);
         let released = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now };
         // The back merge (`elv_merge()`'s ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`,
@@ -1073,7 +1090,7 @@ impl BlockDevice {
     /// and the device's line (`busy_until`) moves by its time, the seek back to the async
     /// requests, and the idle window the scheduler holds after it; the async requests already
     /// pending keep their completions (see [`elevator`]).
-    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, now: Nanos, held: u64) -> Option<Nanos> {
+    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, segs: u64, now: Nanos, held: u64) -> Option<Nanos> {
         let q = &self.queue.rq[RqClass::Async as usize];
         let first = q.partition_point(|&t| t <= now);
         let n_all = (q.len() - first) as u64;
@@ -1082,7 +1099,10 @@ impl BlockDevice {
         let last_async = q.back().copied().unwrap_or(0);
         let pending = elevator::PendingAsync { q, first, n, seq_first: self.queue.pushed[RqClass::Async as usize] - n_all, driver_depth: self.driver_depth };
         let bytes = pages * PAGE_SIZE;
-        let xfer = xfer_ns(bytes, self.bw_of(dir));
+        // Its segments' time (BlockDevice::segment_cost), spread over its pages as in submit_own().
+        let seg_cost = self.segment_cost;
+        let seg_of = |off: u64| seg_cost * (segs as u128 * off as u128).div_ceil(pages.max(1) as u128) as u64;
+        let xfer = xfer_ns(bytes, self.bw_of(dir)) + seg_of(pages);
         // Back merge into the last sync request placed ahead, not started yet.
         let merge = self.queue.last.filter(|&(c, m, started)| c == RqClass::Sync && self.queue.last_dir == Some(dir) && started > now && start == self.sync_last_end && m + pages <= self.io_pages() && self.sync_until > now);
         if let (Some((c, m, started)), true) = (merge, n_all > 0) {
@@ -1109,7 +1129,7 @@ impl BlockDevice {
         let begin = now.max(after).max(self.sync_until).max(self.sched.sync_floor());
         let seek = if start == self.sync_last_end { 0 } else { self.seek_ns };
         let bw = self.bw_of(dir);
-        let done_of = |off: u64| begin + seek + xfer_ns(off * PAGE_SIZE, bw);
+        let done_of = |off: u64| begin + seek + xfer_ns(off * PAGE_SIZE, bw) + seg_of(off);
         let mut off = 0;
         while off < pages {
             let m = (pages - off).min(MAX_REQUEST_PAGES);

@@ -992,7 +992,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 "#));
         let f = inode(&s, "/f");
         let k = &mut s.kernel;
-        // Scatter the frames: allocations between the file's pages.
+        // 256 order-0 pages (verity: no large folios), one bio of BIO_MAX_VECS.
         k.do_page_cache_ra(f, 0, 256, 0, MemcgId::ROOT);
         let m = &k.mappings[f.idx()];
         let frames: Vec<u32> = (0..256).map(|i| m.lookup(i).expect("read").0).collect();
