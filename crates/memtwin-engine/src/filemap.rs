@@ -6,7 +6,6 @@
 //! proportion to its resident pages and shadow entries, not to the file's size.
 
 use crate::delayacct::StallKind;
-use crate::blkdev::Dir;
 use crate::kernel::Kernel;
 use crate::memcontrol::ChargeError;
 use crate::mm_types::pg;
@@ -202,10 +201,12 @@ impl From<ChargeError> for IoError {
 
 /// [`Kernel::read_pages`]'s bio from `start` while its folios are order-0 pages, up to `end`:
 /// each present page is locked until its read completes and marked fresh (`PG_locked`, the
-/// engine's `FRESH`), an empty index skipped, each taking one of the bio's segments. Returns
-/// the index it stopped at (`end`, or a page of a large folio) and the segments taken.
+/// engine's `FRESH`), an empty index skipped, each taking one of the bio's vecs. Returns
+/// the index it stopped at (`end`, or a page of a large folio) and the vecs taken. Counts into
+/// `segs` the physically contiguous runs the pages make after the frame `last` (updated): a page
+/// whose frame follows the last one is merged into its bvec (`bvec_try_merge_page()`).
 #[inline(always)]
-fn lock_order0_run(m: &AddressSpace, pages: &mut crate::mm_types::PageArena, start: u32, end: u32) -> (u32, u32) {
+fn lock_order0_run(m: &AddressSpace, pages: &mut crate::mm_types::PageArena, start: u32, end: u32, segs: &mut u64, last: &mut u32) -> (u32, u32) {
     let mut i = start;
     while i < end {
         if let Some(p) = m.lookup(i) {
@@ -214,6 +215,9 @@ fn lock_order0_run(m: &AddressSpace, pages: &mut crate::mm_types::PageArena, sta
                 break;
             }
             page.flags |= pg::LOCKED | pg::FRESH;
+            // bvec_try_merge_page(): a page whose frame follows the bio's last one joins its bvec.
+            *segs += (p.0 != last.wrapping_add(1)) as u64;
+            *last = p.0;
         }
         i += 1;
     }
@@ -895,7 +899,11 @@ impl Kernel {
             // One bio: up to BIO_MAX_VECS folios from `start`.
             // The bio's run of order-0 folios (the common ones), with the mapping and the page
             // arena as arguments (their bases held in registers).
-            let (mut i, mut vecs) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, start, end.min(start.saturating_add(BIO_MAX_VECS)));
+            // The bio's segments (physically contiguous runs, `rq->nr_phys_segments`:
+            // `bio_add_folio()` merges a folio into the last bvec when its frames follow it,
+            // block/bio.c `bvec_try_merge_page()`) for the device's per-segment cost.
+            let (mut segs, mut last) = (0u64, u32::MAX - 1);
+            let (mut i, mut vecs) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, start, end.min(start.saturating_add(BIO_MAX_VECS)), &mut segs, &mut last);
             while i < end && vecs < BIO_MAX_VECS {
                 // Each page of the folio is locked until its read completes (the flags are
                 // set as the bio takes the folio: the submission does not look at them).
@@ -903,12 +911,16 @@ impl Kernel {
                     Some(p) if self.pages[p].flags & (pg::HEAD | pg::TAIL) == 0 => {
                         // An order-0 folio: its one page.
                         self.pages[p].flags |= pg::LOCKED | pg::FRESH;
+                        segs += (p.0 != last.wrapping_add(1)) as u64;
+                        last = p.0;
                         1
                     }
                     Some(p) => {
                         let head = self.pages.page_folio(p);
                         let step = (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i;
                         self.pages[p].flags |= pg::LOCKED | pg::FRESH;
+                        segs += (p.0 != last.wrapping_add(1)) as u64;
+                        last = p.0 + step - 1;
                         for j in i + 1..i + step {
                             if let Some(q) = self.mappings[inode.idx()].lookup(j) {
                                 self.pages[q].flags |= pg::LOCKED | pg::FRESH;
@@ -920,7 +932,7 @@ impl Kernel {
                 };
                 vecs += 1;
             }
-            let done = self.devices[dev.idx()].submit(Dir::Read, base + start as u64, (i - start) as u64, self.now);
+            let done = self.devices[dev.idx()].submit_read_segs(base + start as u64, (i - start) as u64, segs, self.now);
             let batch = self.devices[dev.idx()].read_batch();
             self.mappings[inode.idx()].inflight.push(Inflight { start, end: i, done, batch });
             start = i;

@@ -48,7 +48,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
         thp: false,
         policies: Policies { recharge_on_pagecache_get: false, memcg_percpu_release_on_offline: false, fadvise_directory: false, zonelist_cache: false },
         cgroup_version: CgroupVersion::V2,
-        devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: true, blk_throttle: false, qemu_throttle: false, hw: None, complete_together: false, scheduler: memtwin_engine::blkdev::SchedKind::None, driver_depth: 31, max_sectors_kb: 512, wbt_lat_usec: 0, queue_keys_given: vec![], worker_wakeup_latency: vec![] }],
+        devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: true, blk_throttle: false, qemu_throttle: false, hw: None, complete_together: false, scheduler: memtwin_engine::blkdev::SchedKind::None, driver_depth: 31, max_sectors_kb: 512, wbt_lat_usec: 0, queue_keys_given: vec![], worker_wakeup_latency: vec![], segment_cost: 0 }],
         cgroups: vec![
             CgroupSpec { path: "c0".into(), max: Some(c0.0), high: None, low: c0.1, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None, zswap_writeback: true },
             CgroupSpec { path: "c0/c1".into(), max: c1.0, high: None, low: c1.1, min: 0, swap_max: None, memsw_max: None, swappiness: None, zswap_max: None, zswap_writeback: true },
@@ -141,7 +141,7 @@ fn a_fault_run_ends_after_a_first_fault_that_slept_3_13() {
     scn.thp = true;
     scn.policies = Policies { recharge_on_pagecache_get: true, memcg_percpu_release_on_offline: true, fadvise_directory: true, zonelist_cache: true };
     scn.cgroup_version = CgroupVersion::V1;
-    scn.devices[0].hw = Some(HwQueueSpec { queue_depth: 4, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000 });
+    scn.devices[0].hw = Some(HwQueueSpec { queue_depth: 4, request_latency: 50_000, request_bw: [100 << 20, 80 << 20], bw: [200 << 20, 100 << 20], request_cost: 10_000, max_segments: 0 });
     scn.devices[0].complete_together = true;
     scn.cgroups[0].memsw_max = Some(3012721);
     scn.cgroups[1].swappiness = Some(100);

@@ -398,6 +398,12 @@ pub struct BlockDevice {
     /// The loop driver's worker (`[devices.X] worker_wakeup_latency`, [`LoopWorker`]): off
     /// without samples.
     pub worker: LoopWorker,
+    /// `[devices.X] segment_cost` on a device serving one request at a time (no [`HwQueue`]):
+    /// each of a request's segments adds this to its transfer (the disk's backend serving a
+    /// request descriptor by descriptor, [`HwQueue::segment_cost`]; the lab host's vda: 8 MiB
+    /// into 4 KiB pages 3.34-3.57 ms, into 2 MiB ones 1.16-1.19 ms, lab/measurements/segment_cost.py:
+    /// about 1.1 us a segment). Not on a throttled device (its transfer is not modelled). 0: none.
+    pub segment_cost: Nanos,
 }
 
 /// Mixed into `kernel.boot_seed` for a loop device's worker wake-up draws
@@ -593,6 +599,25 @@ pub struct HwQueue {
     /// Time of the shared bandwidth each request takes besides its bytes (the per-request
     /// work of the driver and the path below it that requests in flight do not overlap).
     pub request_cost: Nanos,
+    /// Time of the shared bandwidth each of a request's segments takes besides its bytes
+    /// (`[devices.X] segment_cost`; 0: none). A segment is a physically contiguous run of the
+    /// request's memory (`rq->nr_phys_segments`: `bio_add_folio()` -> `bvec_try_merge_page()`
+    /// merges a folio into the bio's last bvec when its memory follows it, block/bio.c 6.18).
+    /// The loop device with direct I/O hands the request's bvecs to the backing file as they are
+    /// (drivers/block/loop.c `lo_rw_aio()`: `iov_iter_bvec()` over `rq_for_each_bvec()`, the
+    /// backing file's `->read_iter()` with `IOCB_DIRECT`; fs/iomap/direct-io.c ->
+    /// `bio_iov_iter_get_pages()`, whose `bio_iov_bvec_set()` reuses the bvec array for an
+    /// ITER_BVEC), so the disk beneath gets one scatter-gather entry a segment
+    /// (drivers/block/virtio_blk.c `virtblk_map_data()` -> `blk_rq_map_sg()`, one virtqueue
+    /// descriptor each) and its backend serves the request descriptor by descriptor: the lab
+    /// host's disk reads 8 MiB in 4 KiB-page segments at 2.35-2.51 GB/s and in 2 MiB ones at
+    /// 7.1-7.2 (lab/measurements/segment_cost.py), its loop device an order-0 page cache's
+    /// windows at about half the rate of a large-folio one's (segment_cost_buffered.py).
+    pub segment_cost: Nanos,
+    /// `queue/max_segments` (`[devices.X] max_segments`; the loop device's is 128,
+    /// `BLK_MAX_SEGMENTS`, which loop.c leaves): `bio_split_rw()` -> `bio_split_rw_at()` cuts a
+    /// bio at it as at `max_sectors_kb`. `u64::MAX`: no limit of its own.
+    pub max_segments: u64,
     /// One line, or one per direction with `blk_throttle`.
     pub lines: [HwLine; 2],
     /// `queue/max_sectors_kb` in pages: the largest request (`bio_split_rw()` cuts at it; the
@@ -627,9 +652,19 @@ impl HwQueue {
             request_bw: [request_bw[0].max(1), request_bw[1].max(1)],
             bw: [bw[0].max(1), bw[1].max(1)],
             request_cost,
+            segment_cost: 0,
+            max_segments: u64::MAX,
             lines: [line(), line()],
             max_pages: MAX_REQUEST_PAGES,
         }
+    }
+
+    /// The same queue with `cost` of the shared bandwidth a segment and requests of at most
+    /// `max_segments` segments (0: no limit of its own).
+    pub fn with_segments(mut self, cost: Nanos, max_segments: u64) -> Self {
+        self.segment_cost = cost;
+        self.max_segments = if max_segments == 0 { u64::MAX } else { max_segments };
+        self
     }
 
     /// The same queue with requests of at most `max_sectors_kb` KiB.
@@ -641,12 +676,13 @@ impl HwQueue {
     /// `blk_mq_dispatch_rq_list()` -> the driver's `->queue_rq()` and the device's completion
     /// (`blk_mq_complete_request()`) of one request of `bytes` in direction `dir` on line
     /// `line`, ready to go at `at` (submitted, or released by blk-throttle), paying `seek` alone
-    /// when it does not continue the last one, over the bandwidth the requests in flight share. Waits
+    /// when it does not continue the last one, over the bandwidth the requests in flight share,
+    /// `request_cost` and `segs` times `segment_cost` of it besides its bytes. Waits
     /// for a driver tag when `depth` requests are under way (the completion of the request
     /// `depth` places before it). Returns (dispatch, completion).
-    pub fn dispatch(&mut self, line: usize, dir: Dir, bytes: u64, at: Nanos, seek: Nanos) -> (Nanos, Nanos) {
+    pub fn dispatch(&mut self, line: usize, dir: Dir, bytes: u64, segs: u64, at: Nanos, seek: Nanos) -> (Nanos, Nanos) {
         let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
-        let (depth, latency, cost) = (self.depth as usize, self.latency, self.request_cost);
+        let (depth, latency, cost) = (self.depth as usize, self.latency, self.request_cost + segs * self.segment_cost);
         let l = &mut self.lines[line];
         let mut start = at;
         if l.tags.len() == depth {
@@ -662,11 +698,12 @@ impl HwQueue {
 
     /// A bio of `bytes` back-merged into the last request of `line` before it started
     /// (`blk_attempt_plug_merge()`): the request grows, on the shared line and alone, and
-    /// completes later. Returns its new completion.
-    pub fn extend(&mut self, line: usize, dir: Dir, bytes: u64) -> Nanos {
+    /// completes later, by its bytes and `segs` segments. Returns its new completion.
+    pub fn extend(&mut self, line: usize, dir: Dir, bytes: u64, segs: u64) -> Nanos {
         let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
+        let seg_cost = segs * self.segment_cost;
         let l = &mut self.lines[line];
-        l.bw_until += xfer_ns(bytes, bw);
+        l.bw_until += seg_cost + xfer_ns(bytes, bw);
         l.last_own += xfer_ns(bytes, own_bw);
         let done = l.last_own.max(l.bw_until).max(l.last_done);
         l.last_done = done;
@@ -717,7 +754,15 @@ impl BlockDevice {
             max_pages: MAX_REQUEST_PAGES,
             wbt: Wbt::default(),
             worker: LoopWorker::default(),
+            segment_cost: 0,
         }
+    }
+
+    /// The same device paying `cost` a segment when it serves one request at a time
+    /// ([`BlockDevice::segment_cost`]).
+    pub fn with_segment_cost(mut self, cost: Nanos) -> Self {
+        self.segment_cost = cost;
+        self
     }
 
     /// The same device as a loop device whose worker waits `samples` to run when woken
@@ -869,7 +914,20 @@ impl BlockDevice {
     /// ([`BlockDevice::max_pages`], `blk_queue_split()`), each allocated (`get_request()`) and completing when the device
     /// has transferred it. Returns the completion time of the last.
     pub fn submit_class(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> Nanos {
-        let (done, dispatched) = self.submit_own(dir, class, start, pages, now);
+        self.submit_class_segs(dir, class, start, pages, pages, now)
+    }
+
+    /// `submit_bio()` of a read of `pages` pages at device page `start` whose memory is `segs`
+    /// physically contiguous runs (its bvecs as `bio_add_folio()` merged them:
+    /// `rq->nr_phys_segments` of its requests, [`HwQueue::segment_cost`]); [`BlockDevice::submit`]
+    /// takes one segment a page. Returns the completion time.
+    pub fn submit_read_segs(&mut self, start: u64, pages: u64, segs: u64, now: Nanos) -> Nanos {
+        self.submit_class_segs(Dir::Read, RqClass::Sync, start, pages, segs.clamp(1, pages.max(1)), now)
+    }
+
+    /// [`BlockDevice::submit_class`] of a bio of `segs` segments.
+    fn submit_class_segs(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, segs: u64, now: Nanos) -> Nanos {
+        let (done, dispatched) = self.submit_own(dir, class, start, pages, segs, now);
         if dir == Dir::Read && self.wbt_on() {
             self.wbt.read(now, done);
         }
@@ -930,9 +988,9 @@ impl BlockDevice {
 
     /// [`BlockDevice::submit_class`] without the completion batches: when the request's own
     /// transfer is done.
-    fn submit_own(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> (Nanos, Nanos) {
+    fn submit_own(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, segs: u64, now: Nanos) -> (Nanos, Nanos) {
         if self.hw.is_some() {
-            return self.submit_hw(dir, class, start, pages, now);
+            return self.submit_hw(dir, class, start, pages, segs, now);
         }
         if self.qemu_throttle {
             return (self.submit_qemu(dir, class, start, pages, now), now);
@@ -945,7 +1003,7 @@ impl BlockDevice {
         // the queue: a sync request on a device serving one request at a time goes before them.
         let held = if sync_q && self.hw.is_none() && !self.qemu_throttle && self.wbt_on() { self.wbt.held_at(now) } else { 0 };
         if (ordered || held > 0) && sync_q {
-            if let Some(done) = self.submit_sync_sched(dir, start, pages, now, held) {
+            if let Some(done) = self.submit_sync_sched(dir, start, pages, segs, now, held) {
                 // On the device from its submission (the scheduler's placement has no throttle).
                 return (done, now);
             }
@@ -969,7 +1027,10 @@ impl BlockDevice {
         // 2.5-8 ms of its dispatch, beside slices of 100 ms), only the access latency.
         // Requests complete in the order they were queued on their line.
         let throttle = self.blk_throttle;
-        let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) };
+        // The disk's time per segment ([`BlockDevice::segment_cost`]): a request of `p` of the
+        // bio's pages holds its share of the bio's segments.
+        let seg_cost = self.segment_cost;
+        let xfer_of = |p: u64| if throttle { 0 } else { xfer_ns(p * PAGE_SIZE, bw) + seg_cost * (segs as u128 * p as u128).div_ceil(pages.max(1) as u128) as u64 };
         let xfer = xfer_of(pages);
         let released = if self.blk_throttle { self.throtl_release(dir, bytes, now) } else { now };
         // The back merge (`elv_merge()`'s ELEVATOR_BACK_MERGE, `blk_attempt_plug_merge()`,
@@ -1029,7 +1090,7 @@ impl BlockDevice {
     /// and the device's line (`busy_until`) moves by its time, the seek back to the async
     /// requests, and the idle window the scheduler holds after it; the async requests already
     /// pending keep their completions (see [`elevator`]).
-    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, now: Nanos, held: u64) -> Option<Nanos> {
+    fn submit_sync_sched(&mut self, dir: Dir, start: u64, pages: u64, segs: u64, now: Nanos, held: u64) -> Option<Nanos> {
         let q = &self.queue.rq[RqClass::Async as usize];
         let first = q.partition_point(|&t| t <= now);
         let n_all = (q.len() - first) as u64;
@@ -1038,7 +1099,10 @@ impl BlockDevice {
         let last_async = q.back().copied().unwrap_or(0);
         let pending = elevator::PendingAsync { q, first, n, seq_first: self.queue.pushed[RqClass::Async as usize] - n_all, driver_depth: self.driver_depth };
         let bytes = pages * PAGE_SIZE;
-        let xfer = xfer_ns(bytes, self.bw_of(dir));
+        // Its segments' time (BlockDevice::segment_cost), spread over its pages as in submit_own().
+        let seg_cost = self.segment_cost;
+        let seg_of = |off: u64| seg_cost * (segs as u128 * off as u128).div_ceil(pages.max(1) as u128) as u64;
+        let xfer = xfer_ns(bytes, self.bw_of(dir)) + seg_of(pages);
         // Back merge into the last sync request placed ahead, not started yet.
         let merge = self.queue.last.filter(|&(c, m, started)| c == RqClass::Sync && self.queue.last_dir == Some(dir) && started > now && start == self.sync_last_end && m + pages <= self.io_pages() && self.sync_until > now);
         if let (Some((c, m, started)), true) = (merge, n_all > 0) {
@@ -1065,7 +1129,7 @@ impl BlockDevice {
         let begin = now.max(after).max(self.sync_until).max(self.sched.sync_floor());
         let seek = if start == self.sync_last_end { 0 } else { self.seek_ns };
         let bw = self.bw_of(dir);
-        let done_of = |off: u64| begin + seek + xfer_ns(off * PAGE_SIZE, bw);
+        let done_of = |off: u64| begin + seek + xfer_ns(off * PAGE_SIZE, bw) + seg_of(off);
         let mut off = 0;
         while off < pages {
             let m = (pages - off).min(MAX_REQUEST_PAGES);
@@ -1169,13 +1233,21 @@ impl BlockDevice {
     /// throttle releases together go under the plug of `blk_throtl_dispatch_work_fn()`); each
     /// request is dispatched to the device ([`HwQueue::dispatch`]). Returns the completion of
     /// the last.
-    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, now: Nanos) -> (Nanos, Nanos) {
+    ///
+    /// The bio's `segs` segments are taken as spread evenly over its pages (the engine keeps a
+    /// bio's count, not where its runs break): a request of `n` of its pages holds
+    /// `ceil(segs * n / pages)`, and the queue's `max_segments` cuts requests of that many.
+    fn submit_hw(&mut self, dir: Dir, class: RqClass, start: u64, pages: u64, segs: u64, now: Nanos) -> (Nanos, Nanos) {
         let (own_line, line_busy, line_end) = self.line_of(dir);
         let hw_line = if self.blk_throttle { dir as usize } else { 0 };
         let seek = if start == line_end { 0 } else { self.seek_ns };
         let throttle = self.blk_throttle;
         let bytes = pages * PAGE_SIZE;
-        let max_pages = self.io_pages();
+        let segs = segs.clamp(1, pages.max(1));
+        let max_segs = self.hw.as_ref().map_or(u64::MAX, |h| h.max_segments);
+        // bio_split_rw_at(): a request ends at max_sectors_kb or at max_segments, whichever
+        // comes first (the pages max_segments of the bio's segments hold).
+        let max_pages = if max_segs >= segs { self.io_pages() } else { self.io_pages().min((max_segs as u128 * pages as u128 / segs as u128).max(1) as u64) };
         let released = if throttle { self.throtl_release(dir, bytes, now) } else { now };
         let merge = self.back_merge(dir, class, start, pages, line_end, released);
         // A loop device's worker dispatches a new request when it runs ([`LoopWorker`]); a bio
@@ -1185,7 +1257,7 @@ impl BlockDevice {
         let done;
         match merge {
             Some((c, n, started)) => {
-                done = hw.extend(hw_line, dir, bytes);
+                done = hw.extend(hw_line, dir, bytes, segs);
                 *self.queue.rq[class as usize].back_mut().expect("the last request is held") = done;
                 self.queue.last = Some((c, n + pages, started));
                 self.queue.merged += 1;
@@ -1197,7 +1269,8 @@ impl BlockDevice {
                 while off < pages {
                     let n = (pages - off).min(max_pages);
                     off += n;
-                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, at, seek);
+                    let rsegs = (segs as u128 * n as u128).div_ceil(pages as u128) as u64;
+                    let (dispatched, d) = hw.dispatch(hw_line, dir, n * PAGE_SIZE, rsegs, at, seek);
                     seek = 0;
                     self.queue.push(class, d);
                     // Given to the driver, no longer mergeable, when dispatched; with a loop

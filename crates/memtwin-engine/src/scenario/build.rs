@@ -356,11 +356,18 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
     let rr = t.get("request_read_bw").and_then(|v| get_bandwidth(cx, v, &key("request_read_bw")));
     let rw = t.get("request_write_bw").and_then(|v| get_bandwidth(cx, v, &key("request_write_bw")));
     let cost = t.get("request_cost").and_then(|v| get_duration(cx, v, &key("request_cost")));
+    let max_segs = t.get("max_segments").and_then(|v| match get_uint(cx, v, &key("max_segments")) {
+        Some(0) => {
+            cx.err(&v.loc, format!("{} is 0: a request holds at least one segment", key("max_segments")), "give the device's queue/max_segments, e.g. 128 (the loop device's)");
+            None
+        }
+        n => n,
+    });
     let qr_node = t.get("queue_read_bw").map(|v| v.loc.clone());
     let qr = t.get("queue_read_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_read_bw")));
     let qw_node = t.get("queue_write_bw").map(|v| v.loc.clone());
     let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
-    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
     if t.get("queue_depth").is_none() {
         if let Some(k) = given.first() {
             let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
@@ -388,7 +395,7 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
         bw
     };
     let request_bw = [rr.unwrap_or(bw[0]), rw.unwrap_or(bw[1])];
-    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0) })
+    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0) })
 }
 
 /// A bandwidth: a size per second, with an optional `/s`.
@@ -1124,8 +1131,15 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => vec![],
             };
             let hw = device_hw_queue(cx, &mut t, dname, kloc, blk_throttle, [rb, write_bw.unwrap_or(rb)]);
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
-            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency });
+            let segment_cost = t.get("segment_cost").and_then(|v| match get_duration(cx, v, &key("segment_cost")) {
+                Some(d) if d > 1_000_000 => {
+                    cx.err(&v.loc, format!("{} is {d} ns: more than 1 ms for one segment of a request", key("segment_cost")), "give the device's time per segment (a physically contiguous run of a request's memory), such as \"1100ns\"");
+                    None
+                }
+                d => d,
+            });
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "segment_cost", "max_segments", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
+            devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency, segment_cost: segment_cost.unwrap_or(0) });
         }
     }
     if let (Some(z), Some(loc)) = (machine.zswap, &zswap_loc) {

@@ -270,6 +270,11 @@ pub struct DeviceSpec {
     /// as samples (blkdev.rs `LoopWorker`, drivers/block/loop.c `loop_queue_work()`); empty
     /// (the default): no worker delay. Only on the host runner's loop device.
     pub worker_wakeup_latency: Vec<Nanos>,
+    /// `segment_cost`: the device's time for each of a request's segments besides its bytes
+    /// (blkdev.rs `HwQueue::segment_cost` on a device with its own queue, shared like
+    /// `request_cost`; `BlockDevice::segment_cost` on one serving a request at a time); 0 when
+    /// not given.
+    pub segment_cost: Nanos,
 }
 
 /// `[devices.NAME]`'s `queue_depth`, `request_latency`, `request_read_bw`,
@@ -289,6 +294,8 @@ pub struct HwQueueSpec {
     pub bw: [u64; 2],
     /// Shared-bandwidth time each request costs besides its bytes.
     pub request_cost: Nanos,
+    /// `max_segments` (`queue/max_segments`): 0 when not given (no limit of its own).
+    pub max_segments: u64,
 }
 
 /// `[cgroups.PATH]`; limits in bytes, `None` = "max".

@@ -1062,3 +1062,92 @@ fn a_read_does_not_back_merge_into_a_sync_write() {
     assert_eq!((d.queue.queued, d.queue.merged), (3, 1));
     assert_eq!(d.get_request_wait(Dir::Write, RqClass::Sync, 30, 1, 0, BlkQueue::Legacy), None);
 }
+
+/// A request's segments cost the device's shared time besides its bytes (`HwQueue::segment_cost`):
+/// the loop device with direct I/O hands its request's bvecs to the backing file as they are
+/// (drivers/block/loop.c 6.18 `lo_rw_aio()`: `iov_iter_bvec()` over `rq_for_each_bvec()`,
+/// `IOCB_DIRECT`; fs/iomap/direct-io.c `bio_iov_iter_get_pages()` -> `bio_iov_bvec_set()`),
+/// so the disk beneath gets one scatter-gather entry a segment (virtio_blk.c `virtblk_map_data()`
+/// -> `blk_rq_map_sg()`). Traced on the lab host (lab/measurements/segment_cost_buffered.py,
+/// 2026-11-30, 6.18.44-fc-v782): 256 KiB loop requests alone in flight took 79 us in 0-3
+/// segments and 162-165 us in 60-67. Here: 256 KiB alone in 64 segments at 1 us each takes
+/// 64 us more than in one, shared among requests in flight like `request_cost`.
+#[test]
+fn a_request_pays_the_device_per_segment_lo_rw_aio_6_18() {
+    use crate::blkdev::HwQueue;
+    let dev = |cost| BlockDevice::new("loop0", 4 << 30, 4 << 30, 0, 128).with_hw_queue(HwQueue::new(128, 0, [4 << 30, 4 << 30], [4 << 30, 4 << 30], 0).with_segments(cost, 0));
+    let (mut one, mut many, mut free) = (dev(1000), dev(1000), dev(0));
+    let t1 = one.submit_read_segs(0, 64, 1, 0);
+    let t64 = many.submit_read_segs(0, 64, 64, 0);
+    let t0 = free.submit_read_segs(0, 64, 64, 0);
+    assert_eq!(t1, t0 + 1000, "one segment: its 1 us");
+    assert_eq!(t64, t0 + 64_000, "64 segments: 64 us more than none");
+    // Requests in flight together share it: the second request's segments come after the first's.
+    let t64b = many.submit_read_segs(1000, 64, 64, 0);
+    assert_eq!(t64b, 2 * t64, "two requests of 64 segments in flight: twice one's shared time");
+    // submit() takes one segment a page (a caller that does not count them).
+    let mut d = dev(1000);
+    assert_eq!(d.submit(Dir::Read, 0, 64, 0), t64);
+}
+
+/// `queue/max_segments` cuts a bio as `max_sectors_kb` does (block/blk-merge.c 6.18
+/// `bio_split_rw_at()`: `nsegs < lim->max_segments` for each bvec): the loop device's 128
+/// (`BLK_MAX_SEGMENTS`, which loop.c does not change) makes an order-0 readahead bio of 256
+/// single-page segments two requests of 512 KiB, as rawin21's trace showed ("bios of 256 single
+/// pages are split at the loop device's 128 segments"), where a large-folio bio of the same
+/// pages in 4 segments is one request of 1 MiB under its 1280 KiB `max_sectors_kb`.
+#[test]
+fn max_segments_cuts_a_bio_of_single_pages_bio_split_rw_at_6_18() {
+    use crate::blkdev::HwQueue;
+    let dev = || BlockDevice::new("loop0", 4 << 30, 4 << 30, 0, 128).with_hw_queue(HwQueue::new(128, 0, [4 << 30, 4 << 30], [4 << 30, 4 << 30], 0).with_segments(0, 128).with_max_sectors_kb(1280)).with_max_sectors_kb(1280);
+    let mut d = dev();
+    d.submit_read_segs(0, 256, 256, 0);
+    assert_eq!(d.queue.queued, 2, "256 single-page segments: two requests of 128");
+    let mut d = dev();
+    d.submit_read_segs(0, 256, 4, 0);
+    assert_eq!(d.queue.queued, 1, "4 segments of 64 pages: one request");
+    // Without a limit of its own (0): max_sectors_kb alone.
+    let mut d = BlockDevice::new("loop0", 4 << 30, 4 << 30, 0, 128).with_hw_queue(HwQueue::new(128, 0, [4 << 30, 4 << 30], [4 << 30, 4 << 30], 0).with_segments(0, 0).with_max_sectors_kb(1280)).with_max_sectors_kb(1280);
+    d.submit_read_segs(0, 256, 256, 0);
+    assert_eq!(d.queue.queued, 1);
+}
+
+/// `[devices.X] segment_cost` and `max_segments` are range-checked.
+#[test]
+fn segment_keys_are_checked() {
+    let errors = device_errors;
+    assert_eq!(errors("queue_depth = 128\nsegment_cost = \"1300ns\"\nmax_segments = 128"), "");
+    let e = errors("queue_depth = 128\nsegment_cost = \"2ms\"");
+    assert!(e.contains("devices.sda.segment_cost is 2000000 ns: more than 1 ms"), "{e}");
+    let e = errors("queue_depth = 128\nmax_segments = 0");
+    assert!(e.contains("devices.sda.max_segments is 0") && e.contains("queue/max_segments"), "{e}");
+}
+
+/// A disk serving one request at a time pays `segment_cost` per segment in its transfer
+/// (`BlockDevice::segment_cost`): the lab host's vda (virtio-blk under Firecracker, 6.18.44) reads
+/// 8 MiB into 4 KiB pages in 3.34-3.57 ms and into 2 MiB pages in 1.16-1.19 ms
+/// (lab/measurements/segment_cost.py): its backend serves `virtblk_map_data()`'s descriptors one by
+/// one. A 64-page read in 64 segments takes 63 segments' time more than in one, on the device's
+/// line and on mq-deadline's sync placement alike.
+#[test]
+fn a_disk_without_a_queue_pays_per_segment_virtblk_map_data_6_18() {
+    let dev = |cost| BlockDevice::new("vda", 1 << 30, 1 << 30, 0, 128).with_segment_cost(cost);
+    let (mut one, mut many) = (dev(1100), dev(1100));
+    let t1 = one.submit_read_segs(0, 64, 1, 0);
+    let t64 = many.submit_read_segs(0, 64, 64, 0);
+    assert_eq!(t64 - t1, 63 * 1100);
+    let mut free = dev(0);
+    assert_eq!(t1, free.submit_read_segs(0, 64, 64, 0) + 1100, "no cost: the bytes alone");
+    // The next request queues behind the first one's segments.
+    assert_eq!(many.submit_read_segs(64, 64, 64, 0), 2 * t64);
+}
+
+/// `segment_cost` is a device key with or without a queue (range-checked), `max_segments` needs
+/// the queue.
+#[test]
+fn segment_cost_is_given_without_a_queue_too() {
+    let errors = device_errors;
+    assert_eq!(errors("segment_cost = \"1100ns\""), "");
+    let e = errors("max_segments = 128");
+    assert!(e.contains("devices.sda.max_segments is given without devices.sda.queue_depth"), "{e}");
+}

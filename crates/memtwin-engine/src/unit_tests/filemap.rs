@@ -960,3 +960,50 @@ fn reclaim_counts_an_activated_large_folios_pages_6_18() {
     assert_eq!(cg, vm, "memory.stat and /proc/vmstat count the same pages");
     assert_invariants(k);
 }
+
+/// `read_pages()` gives the device its bios' segments as block/bio.c (6.18) makes them:
+/// `bio_add_folio()` -> `bvec_try_merge_page()` extends the bio's last bvec when the folio's
+/// frame follows it, so a bio's `nr_phys_segments` is its physically contiguous runs, and the
+/// loop device pays each ([`crate::blkdev::HwQueue::segment_cost`], lo_rw_aio()'s bvecs on the
+/// disk beneath). 256 order-0 pages read in one bio of a 1280 KiB request: the read completes
+/// later by exactly the runs of its frames times the cost.
+#[test]
+fn read_pages_pays_the_device_per_contiguous_run_bvec_try_merge_page_6_18() {
+    let done = |cost: &str| {
+        let mut s = sim(&format!(r#"
+[scenario]
+name = "segments"
+[machine]
+ram = "1G"
+fs = "ext4"
+fs_features = ["verity"]
+[kernel]
+profile = "linux-6.18"
+[devices.sda]
+read_bw = "4G"
+queue_depth = 128
+request_read_bw = "4G"
+max_sectors_kb = 1280
+segment_cost = "{cost}"
+[files."/f"]
+size = "4M"
+[tasks.t]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#));
+        let f = inode(&s, "/f");
+        let k = &mut s.kernel;
+        // 256 order-0 pages (verity: no large folios), one bio of BIO_MAX_VECS.
+        k.do_page_cache_ra(f, 0, 256, 0, MemcgId::ROOT);
+        let m = &k.mappings[f.idx()];
+        let frames: Vec<u32> = (0..256).map(|i| m.lookup(i).expect("read").0).collect();
+        let runs = 1 + frames.windows(2).filter(|w| w[1] != w[0] + 1).count() as u64;
+        (m.inflight.last().expect("in flight").done, runs, m.inflight.len())
+    };
+    let (t0, runs0, bios) = done("0ns");
+    let (t1, runs1, _) = done("10us");
+    assert_eq!(bios, 1, "one bio of BIO_MAX_VECS folios");
+    assert_eq!(runs0, runs1);
+    assert!(runs1 >= 1 && runs1 <= 256);
+    eprintln!("SEG21 runs {runs1} t0 {t0} t1 {t1}");
+    assert_eq!(t1 - t0, runs1 * 10_000, "{runs1} runs of frames at 10 us each");
+}
