@@ -641,7 +641,7 @@ impl Kernel {
 
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
     /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::ttwu_fair_wait`] of the
-    /// sleep's length, `crate::sched::wakeup_runq_wait_after`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
+    /// sleep's length and the task's EEVDF lag, `crate::sched::BusyRq::wakeup`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
     /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
     /// new slice ([`Kernel::slice_left`]).
     #[inline]

@@ -328,18 +328,12 @@ pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_c
 /// 1009 wake-ups landing 128-512 us into the running entity's run, 3.01 ms each,
 /// lab/validation/trace-runq-wait-1130); a 10 ms sleep 1.155 ms. 6.1's CFS: 0.
 ///
-/// Not modelled: the wakee's EEVDF lag. `__pick_eevdf()` drops a running entity that is not
-/// eligible before it tests `protect_slice()`, and the wakee's entry lowers `avg_vruntime()` by
-/// its lag's share (`place_entity()`, PLACE_LAG, its `vlag` kept across the sleep), so a wakee
-/// carrying more lag than the running entity has takes the CPU at once. Traced on this host
-/// (lab/validation/trace-wake-preempt-1130): host-queue-rw-rand's random reader carries 1-8 ms
-/// into its sleeps and takes the CPU at once at 95-98% of its wake-ups under 64 us; the
-/// sequential readers carry 0.25-1 ms (the loop worker their own requests wake onto their CPU
-/// takes 0.5-2 ms of it each cycle) and wait as this figure says. Where a task of the wakee's
-/// own autogroup runs on its CPU (the writer beside that random reader in some runs),
-/// `find_matching_se()` makes the comparison inside the group, against that task's lag. So this
-/// figure is the wait of a wakee with little lag; the engine keeps no lag per task (what it
-/// would need: that README).
+/// This is the wait of a wakee that carries no lag: `__pick_eevdf()` drops a running entity
+/// that is not eligible before it tests `protect_slice()`, and the wakee's entry lowers
+/// `avg_vruntime()` by its lag's share (`place_entity()`, PLACE_LAG, its `vlag` kept across the
+/// sleep), so a wakee carrying more lag than the running entity has takes the CPU at once
+/// (traced on this host, lab/validation/trace-wake-preempt-1130). The engine's wake-ups go
+/// through [`BusyRq::wakeup`], which keeps each task's lag and gives this figure at lag 0.
 pub fn wakeup_runq_wait_after(p: &crate::profile::KernelProfile, background: u64, nr_cpus: u32, slept: Nanos) -> Nanos {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     if !p.eevdf {
