@@ -122,6 +122,22 @@ QUEUE23_WAKE = [
     "the sequential readers preempt too (they do not); the recipe is in that README.",
 ]
 
+# eevdf23's answer to queue23's open question and the lag model (2026-11-30 09:23-09:29,
+# lab/validation/trace-worker-wake-1130).
+EEVDF23 = [
+    "eevdf23 (2026-11-30 09:23-09:29, lab/validation/trace-worker-wake-1130, eight recordings, one per hold of",
+    "the host lock, loadavg 3.8-9.1, the unbound kworkers' wake-ups traced): the loop worker is woken on its",
+    "previous CPU (99.9-100% of the readers' wake-ups of it; select_task_rq_fair(): wake_wide() true, or the",
+    "waking CPU already prev_cpu, so no wake_affine(), and select_idle_sibling() keeps prev_cpu with no CPU",
+    "idle), so whether it lands on the reader's CPU is where it happens to run: 1-100% of a run's wake-ups,",
+    "by run (rw-rand 18, 1, 47, 100%; ra128 52, 31, 100, 100%). Modelled (sched.rs BusyRq, Kernel::eevdf_lag):",
+    "each task's lag, + wait / (m + 1) queued and - c m / (m + 1) running (m root-level entities on its",
+    "CPU), clamped at its sleep (update_entity_lag(), 5.4 ms), placed with PLACE_LAG at its wake-up, the",
+    "running entity (lag (m - 1) R / 2m at its pick, R = slice + TICK / 2) dropped by __pick_eevdf() when",
+    "the wakee's entry makes it ineligible; each read plug on the loop device takes 5.4 ms / (m + 1) / 2",
+    "(the worker's prev_cpu as either CPU alike: the expectation over runs).",
+]
+
 # What the recordings showed, per scenario: {name: header lines}.
 NOTES = {
     "host-queue-rw-seq": [
@@ -163,6 +179,15 @@ NOTES = {
         "group, where W has lag 0): the way of 95-97% of the short wake-ups in t1, t3, t7 and t11, under 2% in",
         "t2, t4, t5, t8 and t9 (W on the other CPU), the same waits in both. Under mq-deadline traced once (t2, load 5.1-5.5): the",
         "same as none; the recorded mq-deadline waits (1.25-4.31 ms at load 13-18) not explained. Still pending.",
+        *EEVDF23,
+        "With it the reader's wait is 10.96 s in both variants (was 12.70 and 12.63 s): none +268% (out),",
+        "mq-deadline -26.5% (out; within at -15.3% before), elapsed +199% and -30.0%; the writer's wait as",
+        "before (none -25.6%, out). The engine's expectation lies between the recorded sets (none 1.40-4.55 s,",
+        "mq-deadline 4.97-17.10 s of wait), which fit runs whose worker sat off or on the reader's CPU (traced at",
+        "load 4-8: 0.024 s of wait with the worker on its CPU at 1% of its wake-ups, 1.271 s at 18%; but 0.145 s",
+        "at 100% in w4, not explained: the writer sharing its CPU, t11's find_matching_se() path, would fit, not",
+        "traced there). What the engine lacks: where the worker runs within a run (the load balancer's moves, not",
+        "modelled) and the autogroup sibling's path. Still pending.",
         "The set before (2026-11-30 01:07-01:09, replaced):",
         "Re-recorded 2026-11-30 01:07-01:09 (runq23: the run-queue samples; one per hold of the host lock,",
         "the runner at nice -10, loadavg 12.0-13.5): 10.7-14.4 others runnable on the 2 CPUs, none idle",
@@ -243,6 +268,10 @@ NOTES = {
         "a third of the kernel's waits were behind more than the running entity (trace: 31% with 1-10 other",
         "switches first), not modelled. Still pending. Why a woken reader does or does not preempt (queue23,",
         *QUEUE23_WAKE,
+        *EEVDF23,
+        "This reader's figures do not move with it (msk-1280 1.220 s, msk-128 1.416 s as above): its lag never",
+        "makes the running entity ineligible at its wake-ups (it waits, as traced at 88-97%). Still pending (the",
+        "waits behind more than the running entity).",
         "The set before (2026-11-30 00:53-00:54, replaced):",
         "Re-recorded 2026-11-30 00:53-00:54 (runq23: the runner samples the machine's other runnable tasks,",
         "real.runnable_sample; round-robin with host-queue-read-ra128, loadavg 14.3-15.4): 13.3-15.1 others",
@@ -294,6 +323,10 @@ NOTES = {
         *QUEUE23_WAKE,
         "This reader's wake-ups after 64 us-1 ms sleeps: the running entity eligible and protected at 88-97%,",
         "waiting 3.6-4.6 ms (the engine's 3.1 ms for a 0.3 ms sleep, wakeup_runq_wait_after), ineligible at 1-10%.",
+        *EEVDF23,
+        "This reader's figures do not move with it (msk-1280 2.834 s, msk-128 3.527 s as above): its lag never",
+        "makes the running entity ineligible at its wake-ups (it waits, as traced). Its waits follow the worker's",
+        "CPU (w2, 31% on its CPU: 0.92 s; w3, w4, 100%: 2.74, 3.27 s at load 6-9). Still pending (msk-1280's elapsed).",
         "The set before (2026-11-30 00:52-00:54, replaced):",
         "Re-recorded 2026-11-30 00:52-00:54 (runq23, round-robin with host-queue-read-msk, loadavg",
         "14.2-15.5): 13.4-14.9 others runnable, no CPU ever idle (background_all_busy 1.0), the variants'",

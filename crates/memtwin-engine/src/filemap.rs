@@ -884,6 +884,8 @@ impl Kernel {
         let (dev, base) = (self.inodes[inode.idx()].dev, self.inodes[inode.idx()].disk_base);
         let dev = dev.expect("read_pages() is never called for shmem");
         self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Sync, base + index as u64, nr as u64);
+        // the plug's requests reach the loop driver together: one worker wake-up (EEVDF lag)
+        self.loop_worker_woken(dev.idx());
         let now = self.now;
         let d = &self.devices[dev.idx()];
         let m = &mut self.mappings[inode.idx()];

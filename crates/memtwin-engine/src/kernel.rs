@@ -158,6 +158,15 @@ pub struct Kernel {
     /// [`Kernel::sched_slice`] of CPU after a wake-up runs unpreempted by the background (it
     /// waited for the CPU at the wake-up, [`Kernel::ttwu_fair_wait`]).
     pub slice_left: Nanos,
+    /// The run queue a woken task meets beside the background under EEVDF
+    /// ([`crate::sched::BusyRq`]); None under CFS (6.1) or without a background.
+    pub eevdf_rq: Option<crate::sched::BusyRq>,
+    /// The running task's EEVDF lag (`avg_vruntime() - vruntime` of its top-level entity on its
+    /// CPU's root run queue, ns of virtual time) while [`Kernel::eevdf_rq`] is set: what its
+    /// wake-up waits gave it, and its CPU time and waits beside the others ([`crate::sched::BusyRq::run_lag`]), less what
+    /// the loop worker its reads wake ([`Kernel::loop_worker_woken`]) took; saved across its
+    /// sleeps (`update_entity_lag()`, PLACE_LAG).
+    pub eevdf_lag: i64,
     /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
     /// background competes with ([`Kernel::bg_load`]).
     pub in_task: bool,
@@ -433,6 +442,8 @@ impl Kernel {
             bg_stretch: SCHED_CAPACITY_SCALE,
             sched_slice: 0,
             slice_left: 0,
+            eevdf_rq: None,
+            eevdf_lag: 0,
             in_task: false,
             task_load_sum: 0,
             kswapd_runq_ns: 0,
@@ -576,26 +587,61 @@ impl Kernel {
         }
         let free = ns.min(self.slice_left);
         self.slice_left -= free;
-        (free * self.cpu_stretch + (ns - free) * self.bg_stretch) / SCHED_CAPACITY_SCALE
+        let wall = (free * self.cpu_stretch + (ns - free) * self.bg_stretch) / SCHED_CAPACITY_SCALE;
+        if let Some(rq) = self.eevdf_rq {
+            self.eevdf_lag += rq.run_lag(ns, wall - ns);
+        }
+        wall
     }
 
     /// `try_to_wake_up()` of a task (not a kthread) beside the machine's background
     /// ([`Kernel::bg_load`]): `ttwu_do_activate()` -> `enqueue_task_fair()` -> `place_entity()`,
-    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c), after sleeping `slept` ns. Returns
-    /// how long it waits for a CPU ([`crate::sched::wakeup_runq_wait_after`]: a short sleep's
-    /// wake-up meets the fresh protected slice of the entity picked when it went to sleep;
-    /// schedstat's `run_delay`) and the fresh slice it then runs unpreempted
-    /// ([`Kernel::sched_slice`]); `None` without a background. The one wake-up path of every
-    /// sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep (`hrtimer_nanosleep()`: op
-    /// `sleep`) and a futex wake-up (op `wait` woken by a `post`).
+    /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c), after sleeping `slept` ns with the
+    /// EEVDF lag `lag` (updated: clamped as `update_entity_lag()` saved it, plus what the wait
+    /// gives). Returns how long it waits for a CPU ([`crate::sched::BusyRq::wakeup`]: a short
+    /// sleep's wake-up meets the fresh protected slice of the entity picked when it went to
+    /// sleep, unless the wakee's lag makes that entity ineligible; CFS:
+    /// [`crate::sched::wakeup_runq_wait_after`], 0; schedstat's `run_delay`) and the fresh slice
+    /// it then runs unpreempted ([`Kernel::sched_slice`]); `None` without a background. The
+    /// one wake-up path of every sleep: an I/O wait ([`Kernel::wait_until`]), a timer sleep
+    /// (`hrtimer_nanosleep()`: op `sleep`) and a futex wake-up (op `wait` woken by a `post`).
     #[inline]
-    pub fn ttwu_fair_wait(&self, slept: Nanos) -> Option<(Nanos, Nanos)> {
-        (self.bg_load != 0).then(|| (crate::sched::wakeup_runq_wait_after(&self.profile, self.bg_load, self.nr_cpu_ids, slept), self.sched_slice))
+    pub fn ttwu_fair_wait(&self, lag: &mut i64, slept: Nanos) -> Option<(Nanos, Nanos)> {
+        if self.bg_load == 0 {
+            return None;
+        }
+        let wait = match self.eevdf_rq {
+            Some(rq) => {
+                let (wait, after) = rq.wakeup(crate::sched::update_entity_lag(*lag, rq.limit), slept);
+                *lag = after;
+                wait
+            }
+            None => crate::sched::wakeup_runq_wait_after(&self.profile, self.bg_load, self.nr_cpu_ids, slept),
+        };
+        Some((wait, self.sched_slice))
+    }
+
+    /// The running task's read woke the loop device's worker (`read_pages()`'s plug reaching
+    /// `loop_queue_rq()` -> `loop_queue_work()` on device `dev`, the host runner's loop device:
+    /// blk-throttled or with a hardware queue): the kworker's entry takes its share of the
+    /// task's EEVDF lag ([`crate::sched::BusyRq::loop_worker_take`]). Nothing without
+    /// [`Kernel::eevdf_rq`] or outside a task. Not modelled: a throttled read that
+    /// blk-throttle releases after the task slept wakes the worker from its timer, not from
+    /// the task (the sequential readers traced woke it themselves for 1942 of their 2048
+    /// requests, lab/validation/trace-worker-wake-1130 w1).
+    #[inline]
+    pub fn loop_worker_woken(&mut self, dev: usize) {
+        if let Some(rq) = self.eevdf_rq {
+            let d = &self.devices[dev];
+            if self.in_task && !self.in_kthread() && (d.blk_throttle || d.hw.is_some()) {
+                self.eevdf_lag -= rq.loop_worker_take();
+            }
+        }
     }
 
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
     /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::ttwu_fair_wait`] of the
-    /// sleep's length, `crate::sched::wakeup_runq_wait_after`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
+    /// sleep's length and the task's EEVDF lag, `crate::sched::BusyRq::wakeup`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
     /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
     /// new slice ([`Kernel::slice_left`]).
     #[inline]
@@ -609,7 +655,10 @@ impl Kernel {
             self.iowait_ns += slept;
             self.now = t;
             if self.in_task && !self.in_kthread() {
-                if let Some((wait, slice)) = self.ttwu_fair_wait(slept) {
+                let mut lag = self.eevdf_lag;
+                let woke = self.ttwu_fair_wait(&mut lag, slept);
+                self.eevdf_lag = lag;
+                if let Some((wait, slice)) = woke {
                     self.now += wait;
                     self.runq_ns += wait;
                     self.slice_left = slice;

@@ -745,6 +745,14 @@ pub struct KernelProfile {
     /// granularity in `check_preempt_tick()`), and under EEVDF the slice a woken task waits
     /// out ([`crate::sched::wakeup_runq_wait`]).
     pub sched_base_slice: u64,
+    /// The bound `update_entity_lag()` -> `entity_lag()` clamps a dequeued entity's lag to
+    /// (kernel/sched/fair.c, EEVDF, [`crate::sched::entity_lag_limit`]): `cfs_rq_max_slice() +
+    /// TICK_NSEC`, the longest slice queued plus the tick (6e3c0a4e1ad1 "sched/fair: Fix lag
+    /// clamp", backported to the stable 6.12.y and 6.18.y kernels: the host's 6.18.44 has it, its
+    /// BTF `struct sched_entity` has `max_slice`); before, `max(2 * se->slice, TICK_NSEC)` (6.6,
+    /// 147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy"). Only with
+    /// [`KernelProfile::eevdf`].
+    pub lag_clamp_max_slice: bool,
     /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
     /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
     /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
@@ -1101,6 +1109,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         memcg_stats_ratelimited_reclaim: false,
         eevdf: true,
         sched_base_slice: 750_000,
+        lag_clamp_max_slice: false,
         pcp_auto_tune: false,
         watermark_boost: true,
         swappiness: crate::vmscan::SWAPPINESS,
@@ -1345,6 +1354,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         mmap_miss_skips_locked: true,
         mmap_miss_skips_workingset: true,
         sched_base_slice: 700_000,
+        lag_clamp_max_slice: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,

@@ -218,6 +218,8 @@ struct Task {
     /// CPU time left of the slice the task was given when it last woke
     /// ([`Kernel::slice_left`]).
     slice_left: Nanos,
+    /// Its EEVDF lag ([`Kernel::eevdf_lag`], kept here between its quanta).
+    eevdf_lag: i64,
 }
 
 /// PELT's half-life (kernel/sched/sched-pelt.h `LOAD_AVG_PERIOD` 32 periods of 1024 us,
@@ -326,18 +328,12 @@ pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_c
 /// 1009 wake-ups landing 128-512 us into the running entity's run, 3.01 ms each,
 /// lab/validation/trace-runq-wait-1130); a 10 ms sleep 1.155 ms. 6.1's CFS: 0.
 ///
-/// Not modelled: the wakee's EEVDF lag. `__pick_eevdf()` drops a running entity that is not
-/// eligible before it tests `protect_slice()`, and the wakee's entry lowers `avg_vruntime()` by
-/// its lag's share (`place_entity()`, PLACE_LAG, its `vlag` kept across the sleep), so a wakee
-/// carrying more lag than the running entity has takes the CPU at once. Traced on this host
-/// (lab/validation/trace-wake-preempt-1130): host-queue-rw-rand's random reader carries 1-8 ms
-/// into its sleeps and takes the CPU at once at 95-98% of its wake-ups under 64 us; the
-/// sequential readers carry 0.25-1 ms (the loop worker their own requests wake onto their CPU
-/// takes 0.5-2 ms of it each cycle) and wait as this figure says. Where a task of the wakee's
-/// own autogroup runs on its CPU (the writer beside that random reader in some runs),
-/// `find_matching_se()` makes the comparison inside the group, against that task's lag. So this
-/// figure is the wait of a wakee with little lag; the engine keeps no lag per task (what it
-/// would need: that README).
+/// This is the wait of a wakee that carries no lag: `__pick_eevdf()` drops a running entity
+/// that is not eligible before it tests `protect_slice()`, and the wakee's entry lowers
+/// `avg_vruntime()` by its lag's share (`place_entity()`, PLACE_LAG, its `vlag` kept across the
+/// sleep), so a wakee carrying more lag than the running entity has takes the CPU at once
+/// (traced on this host, lab/validation/trace-wake-preempt-1130). The engine's wake-ups go
+/// through [`BusyRq::wakeup`], which keeps each task's lag and gives this figure at lag 0.
 pub fn wakeup_runq_wait_after(p: &crate::profile::KernelProfile, background: u64, nr_cpus: u32, slept: Nanos) -> Nanos {
     use crate::kernel::SCHED_CAPACITY_SCALE as S;
     if !p.eevdf {
@@ -357,6 +353,201 @@ pub fn wakeup_runq_wait_after(p: &crate::profile::KernelProfile, background: u64
         ((s - a) * w + (b - s) * (b - s) / 2) / tick
     };
     (wait * busy as u128 / S as u128) as u64
+}
+
+/// The bound `update_entity_lag()` -> `entity_lag()` clamps a nice-0 entity's lag to, in ns of
+/// virtual time (kernel/sched/fair.c, EEVDF 6.6+; `calc_delta_fair()` of a NICE_0_LOAD entity
+/// is the identity): `cfs_rq_max_slice() + TICK_NSEC` with 6e3c0a4e1ad1 ("sched/fair: Fix lag
+/// clamp"; [`crate::profile::KernelProfile::lag_clamp_max_slice`], the host's 6.18.44: 1.4 +
+/// 4 = 5.4 ms with 2 CPUs at HZ 250, every slice the base slice), before it `max(2 *
+/// se->slice, TICK_NSEC)` (6.6, 6.12: 4 ms). 0 for CFS (6.1: no lag is kept).
+pub fn entity_lag_limit(p: &crate::profile::KernelProfile, nr_cpus: u32) -> i64 {
+    if !p.eevdf {
+        return 0;
+    }
+    let slice = sched_slice_ns(p, nr_cpus);
+    let tick = 1_000_000_000 / crate::timer::HZ;
+    (if p.lag_clamp_max_slice { slice + tick } else { (2 * slice).max(tick) }) as i64
+}
+
+/// `update_entity_lag()` (kernel/sched/fair.c, 6.6+; `entity_lag()` in 6.18): the lag
+/// `avg_vruntime() - se->vruntime` an entity leaving its run queue (a sleep) saves in
+/// `se->vlag`, clamped to `+-limit` ([`entity_lag_limit`]).
+#[inline]
+pub fn update_entity_lag(lag: i64, limit: i64) -> i64 {
+    lag.clamp(-limit, limit)
+}
+
+/// `place_entity()` with PLACE_LAG (kernel/sched/fair.c, 6.6+): an entity of weight `w` joining a
+/// run queue whose entities (the running one included) weigh `load` is placed at
+/// `avg_vruntime() - lag` with its saved `vlag` scaled, `lag = vlag * (load + w) / load`, so
+/// that after its entry, which moves `avg_vruntime()` down by `lag * w / (load + w)`, its lag
+/// is `vlag` again. Returns `lag`; `vlag` itself on an empty run queue (`nr_queued` 0: no
+/// scaling, the entity alone defines the average). Weights in units of NICE_0_LOAD.
+#[inline]
+pub fn place_entity_lag(vlag: f64, w: f64, load: f64) -> f64 {
+    if load <= 0.0 {
+        return vlag;
+    }
+    vlag * (load + w) / load
+}
+
+/// How far `avg_vruntime()` moves when an entity of weight `w` placed at lag `lag` (from
+/// [`place_entity_lag`]) joins a run queue of weight `load` (`avg_vruntime_add()`: the
+/// weighted mean of the vruntimes): `-lag * w / (load + w)`. Every other entity's lag
+/// (`avg_vruntime() - vruntime`) moves by the same amount.
+#[inline]
+pub fn avg_vruntime_shift(lag: f64, w: f64, load: f64) -> f64 {
+    -lag * w / (load + w)
+}
+
+/// `entity_eligible()` / `vruntime_eligible()` (kernel/sched/fair.c, 6.6+): an entity may be
+/// picked when its vruntime is not past the weighted average, `avg_vruntime() >= vruntime`,
+/// i.e. its lag is not negative.
+#[inline]
+pub fn entity_eligible(lag: f64) -> bool {
+    lag >= 0.0
+}
+
+/// The root run queue of a woken task's CPU as EEVDF sees it at the wake-up (6.6+,
+/// kernel/sched/fair.c; the engine keeps no per-CPU run queue, so the background is its mean):
+/// `m` CPU-bound NICE_0 entities besides the wakee (`[machine] background_entities` per CPU
+/// with `sched_autogroup`, else `background_runnable` per CPU; at least 1), taking turns: an
+/// entity picked at another's sleep (`pick_next_task_fair()` -> `set_next_entity()` ->
+/// `set_protect_slice()`, RUN_TO_PARITY) runs to the first tick after its slice, `R = slice +
+/// TICK_NSEC / 2` on average. Entities of equal weight taking turns so have, at a pick, lags
+/// `l_p - k R / m` (k = 0 the picked one, the earliest deadline; their weighted mean is 0):
+/// `l_p = (m - 1) R / (2 m)` ([`BusyRq::wakeup`] uses them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BusyRq {
+    /// The entities besides the wakee (units of one NICE_0 entity).
+    pub m: f64,
+    /// The fraction of wake-ups that find no idle CPU ([`wakeup_runq_wait`]'s `busy`).
+    pub busy: f64,
+    /// The slice ([`sched_slice_ns`]).
+    pub slice: f64,
+    /// `TICK_NSEC`.
+    pub tick: f64,
+    /// [`entity_lag_limit`].
+    pub limit: i64,
+    /// `nr_cpus`.
+    pub nr_cpus: u32,
+}
+
+impl BusyRq {
+    /// The run queue of a woken task beside `background` runnable tasks (units of
+    /// [`crate::kernel::SCHED_CAPACITY_SCALE`]), `entities` their root-level entities where
+    /// the machine shares the CPUs by autogroup, on `nr_cpus` CPUs; None under CFS (6.1:
+    /// [`wakeup_runq_wait`] is 0, no lag) or without a background.
+    pub fn new(p: &crate::profile::KernelProfile, background: u64, entities: Option<u64>, nr_cpus: u32) -> Option<BusyRq> {
+        use crate::kernel::SCHED_CAPACITY_SCALE as S;
+        if !p.eevdf || background == 0 {
+            return None;
+        }
+        let cpus = nr_cpus.max(1);
+        let busy = background.saturating_sub((cpus as u64 - 1) * S).min(S);
+        let per_cpu = entities.unwrap_or(background) as f64 / S as f64 / cpus as f64;
+        Some(BusyRq {
+            m: per_cpu.max(1.0),
+            busy: busy as f64 / S as f64,
+            slice: sched_slice_ns(p, cpus) as f64,
+            tick: (1_000_000_000 / crate::timer::HZ) as f64,
+            limit: entity_lag_limit(p, cpus),
+            nr_cpus: cpus,
+        })
+    }
+
+    /// The woken task's run-queue wait after sleeping `slept` ns with saved lag `vlag` (ns of
+    /// virtual time, [`update_entity_lag`]), and its lag once it gets the CPU. EEVDF as 6.18's
+    /// kernel/sched/fair.c has it: `enqueue_task_fair()` -> `place_entity()` (PLACE_LAG,
+    /// [`place_entity_lag`]) lowers `avg_vruntime()` by `vlag / m` ([`avg_vruntime_shift`]);
+    /// `check_preempt_wakeup_fair()` preempts when `__pick_eevdf(cfs_rq, protect)` returns the
+    /// wakee: it drops a running entity that is no longer eligible ([`entity_eligible`]) before
+    /// it tests `protect_slice()`, and then picks the eligible entity with the earliest deadline
+    /// (every deadline `vruntime + slice`: the one with the most lag). So the wakee takes the
+    /// CPU at once when the running entity, at `e` into its run (lag `l_p - e (m - 1) / m`), falls
+    /// below the shift, and the next in line (`l_p - R / m + e / m`) has less lag than the
+    /// wakee's `vlag`; otherwise it waits for the running entity's protected slice to end, as
+    /// [`wakeup_runq_wait_after`] says. A sleep shorter than the slice wakes into the run of the
+    /// entity picked at the sleep (`e = slept`); a longer one at a uniformly random point of a
+    /// later run picked at a tick (the protected part of `[0, slice)` less the window in which
+    /// the wakee preempts). With `vlag = 0` this is [`wakeup_runq_wait_after`] (the running
+    /// entity stays eligible through its slice: `l_p m / (m - 1) = R / 2 > slice`). The wait
+    /// is scaled by the fraction of wake-ups with no idle CPU (`select_idle_sibling()`). While
+    /// it waits, the wakee's lag grows by `wait / (m + 1)` (`avg_vruntime()` advances at
+    /// `1 / (m + 1)` of the running entity's vruntime). Traced on this host
+    /// (lab/validation/trace-wake-preempt-1130): host-queue-rw-rand's random reader, carrying
+    /// 1-8 ms of lag, took the CPU at once at 95-98% of its wake-ups under 64 us, the
+    /// running entity ineligible after its entry.
+    ///
+    /// Not modelled: a task of the wakee's own autogroup running on its CPU (the comparison is
+    /// then made inside the group, `find_matching_se()`, against that task's lag); entities
+    /// other than the loop worker woken onto the wakee's CPU while it runs
+    /// ([`BusyRq::loop_worker_take`]); a wakee that is eligible but not first waits only the
+    /// running entity's protected slice here, not the next one's too.
+    pub fn wakeup(&self, vlag: i64, slept: Nanos) -> (Nanos, i64) {
+        let (m, a, tick) = (self.m, self.slice, self.tick);
+        let b = a + tick;
+        let r = a + tick / 2.0;
+        let l_p = (m - 1.0) * r / (2.0 * m);
+        let v = vlag as f64;
+        let d = -avg_vruntime_shift(place_entity_lag(v, 1.0, m), 1.0, m);
+        // the wakee preempts a running entity `e` into its run
+        let preempts = |e: f64| {
+            let curr = l_p - e * (m - 1.0) / m - d;
+            let next = l_p - r / m + e / m - d;
+            entity_eligible(v) && !entity_eligible(curr) && v >= next
+        };
+        // the mean wait at a random point of a run picked at a tick (`L` long): `L - u` while
+        // `u < slice` and the wakee does not preempt; the window in which it preempts is
+        // [u1, u2] (curr ineligible from u1, the wakee ahead of the next in line up to u2)
+        let run = (a / tick).ceil() * tick;
+        let area = |x: f64, y: f64| if y > x { (run * (y - x) - (y * y - x * x) / 2.0) / run } else { 0.0 };
+        let u1 = if m > 1.0 { (l_p - d) * m / (m - 1.0) } else if d > 0.0 { 0.0 } else { f64::INFINITY };
+        let u2 = (m + 1.0) * v + r - m * l_p;
+        let random = if entity_eligible(v) { area(0.0, a) - area(u1.clamp(0.0, a), u2.clamp(0.0, a)) } else { area(0.0, a) };
+        let s = slept as f64;
+        let fresh = |s: f64| if preempts(s) { 0.0 } else { 1.0 };
+        let wait = if s <= a {
+            fresh(s) * ((a + b) / 2.0 - s)
+        } else if s >= b {
+            random
+        } else {
+            ((s - a) * random + fresh(s) * (b - s) * (b - s) / 2.0) / tick
+        };
+        let wait = (wait.max(0.0) * self.busy) as Nanos;
+        (wait, vlag + (wait as f64 / (m + 1.0)) as i64)
+    }
+
+    /// What `ns` of the task's CPU time, stretched by `waited` ns on the run queue beside the
+    /// others (`Kernel::cpu_wall`), does to its lag (`update_curr()`): running, its vruntime
+    /// advances by `ns` and `avg_vruntime()` by `ns / (m + 1)`; waiting, the average advances by
+    /// `waited / (m + 1)` and its vruntime not. At its fair share (`waited = m ns`) the two
+    /// cancel.
+    #[inline]
+    pub fn run_lag(&self, ns: Nanos, waited: Nanos) -> i64 {
+        ((waited as f64 - ns as f64 * self.m) / (self.m + 1.0)) as i64
+    }
+
+    /// What a wake-up of the loop device's worker by the running task (its read's plug reaching
+    /// `loop_queue_rq()` -> `loop_queue_work()` -> `queue_work()` on the `WQ_UNBOUND`
+    /// workqueue -> `kick_pool()` -> `wake_up_process()`) takes of the task's lag: the kworker
+    /// is placed (`place_entity()`, PLACE_LAG) with its saved lag, at `entity_lag()`'s bound
+    /// (traced: 1547 of 1593 entries at 4-8 ms, lab/validation/trace-wake-preempt-1130 t10),
+    /// which lowers `avg_vruntime()` by `limit / (m + 1)` when it joins the task's CPU, and the
+    /// task, sleeping on its I/O before the kworker leaves, saves its lag at that lower mean.
+    /// Where the kworker is woken: `select_task_rq_fair()` with `wake_wide()` true (the
+    /// waker's and the worker's `wakee_flips`: the pool's idle kworkers taken in turn) does
+    /// no `wake_affine()`: `select_idle_sibling(p, prev_cpu, prev_cpu)` keeps its previous CPU
+    /// when none is idle (traced, lab/validation/trace-worker-wake-1130: the unbound kworkers
+    /// went to their previous CPU at 99.7% of their wake-ups, wake_wide() true at all of them).
+    /// Its previous CPU is where it last ran, which nothing in the wake-up ties to the waker's:
+    /// the expectation takes it as any of the `nr_cpus` CPUs alike (traced: the task's own CPU at
+    /// 18-53% of its wake-ups, by run).
+    #[inline]
+    pub fn loop_worker_take(&self) -> i64 {
+        (self.limit as f64 / (self.m + 1.0) / self.nr_cpus as f64) as i64
+    }
 }
 
 /// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
@@ -498,6 +689,7 @@ impl Simulation {
         k.bg_load = scn.machine.background_runnable;
         k.bg_autogroup = scn.machine.autogroup.as_ref().map(|a| (a.entities, a.own_group));
         k.sched_slice = sched_slice_ns(&k.profile, scn.machine.cpus);
+        k.eevdf_rq = BusyRq::new(&k.profile, k.bg_load, k.bg_autogroup.map(|(entities, _)| entities), scn.machine.cpus);
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
@@ -710,6 +902,7 @@ impl Simulation {
                     load_at: t.start,
                     // a new task is placed with a slice of its own (`place_entity()` at fork)
                     slice_left: k.sched_slice,
+                    eevdf_lag: 0,
                 }
             })
             .collect();
@@ -1053,7 +1246,7 @@ impl Simulation {
     /// sleep, a futex wait): the same run-queue wait and fresh slice as
     /// [`Kernel::wait_until`]'s wake-up ([`Kernel::ttwu_fair_wait`]).
     fn ttwu(&mut self, ti: usize, slept: Nanos) {
-        if let Some((wait, slice)) = self.kernel.ttwu_fair_wait(slept) {
+        if let Some((wait, slice)) = self.kernel.ttwu_fair_wait(&mut self.tasks[ti].eevdf_lag, slept) {
             let t = &mut self.tasks[ti];
             t.times.clock += wait;
             t.times.runq += wait;
@@ -1088,6 +1281,7 @@ impl Simulation {
         };
         k.cpu_plain_update();
         k.slice_left = t.slice_left;
+        k.eevdf_lag = t.eevdf_lag;
         k.in_task = true;
         k.runq_ns = 0;
         k.task_dirty = t.dirty;
@@ -1109,6 +1303,7 @@ impl Simulation {
         t.resumed = k.resched.resumed;
         t.charge_loop = k.resched.charge_loop;
         t.slice_left = k.slice_left;
+        t.eevdf_lag = k.eevdf_lag;
         t.times.runq += k.runq_ns + (user_wall - user_ns);
         t.times.clock = k.now + user_wall;
         t.times.user += user_ns;
