@@ -102,7 +102,7 @@ SCENARIOS = {
 # qemu61-wbt-reader since fixtol (2026-11-29, review10 M2): held to each step's own spread it failed
 # four rows, six since dirty23's setup completions (a9986d7; its NOTES say which and why), six with
 # wbt23's ten boots, five of them with their runner's set-up writes timed (four with ext4's io_end,
-# not kept: NOTES).
+# not kept: NOTES; five with jbd23's journal commit and the io_end, not kept: NOTES).
 PENDING_SCENARIOS: set = {"qemu61-wbt-reader"}
 
 # The floor of every tolerance (the project's usual 10%, 4 MiB for byte counts, 4 MiB for the
@@ -206,6 +206,24 @@ NOTES: dict = {
         "(host-stall-cp4x-p16m probe memcg usage/file +10.5/+11.1%, host-stall-cp8x-p64m copy file_bytes",
         "+16.3%: a 0.8 s saw-tooth of 50-115 MB under writeback whose phase the step's end samples).",
         "Not modelled: (1), the journal commit behind the data.",
+        "jbd23 (2026-11-30 10:00, engine only, side branch h-jbd23-journal, not kept; patch and figures:",
+        "lab/validation/trace-wbt-reader-1130b/engine-jbd2.patch, its README): (1) modelled from 6.1's source",
+        "with wbt23's io_end taken in: jbd2's commit timer (5 s from the transaction's first handle: a",
+        "write()'s ext4_dirty_inode() or the flusher's allocation), the commit's 32 KiB log write queued",
+        "in the device behind the data in flight, the io_ends completing meanwhile converted only at its",
+        "completion, the flusher's allocation held until then. validate (10 engine runs): six rows out ->",
+        "five: read 1 and write within (the io_end's), gap 1 and read 2 unchanged (Writeback 16256 vs",
+        "36864, Dirty 47184 vs 22644; 9136 vs 37246, 50432 vs 21074), read 3 Writeback out (6144 vs",
+        "36334): the engine's one commit (5.0 s) waits 2.0-2.6 s behind the queue (done 6.98-7.62 s) and",
+        "every io_end then ends at once, the drain the kernel showed in boot 1 only. Gap 1 and read 2",
+        "end before that commit (by about 3.4 s): they are the engine's flusher waiting from 0.77 to",
+        "3.74 s for blk-wbt's drain at 48 requests (wb_series), which the journal does not touch; the",
+        "kernel's flusher met jbd2's reserved-credit limit (about 23 unconverted io_ends, point (3)",
+        "above) before blk-wbt's 48 because its works were small. Not kept: with the log write in the",
+        "root blkio group's throttle FIFO (the host runner's limits are the root group's, kjournald2's",
+        "bios too) 15 host rows that pass fail (host-stall-cp8x-p64m 8, host-write-paced 5, cp4x-p16m 2),",
+        "and qemu61-throttle-writeback's pgscan_kswapd (-38.9%). Left: the reserved credits, which bind",
+        "only once the engine's works are small (the writer's early pace, above).",
     ],
 }
 
