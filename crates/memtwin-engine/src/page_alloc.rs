@@ -741,18 +741,25 @@ impl Zone {
     /// that boosts nothing at boot: `boost_watermark()`'s "high watermark may be
     /// uninitialised").
     pub fn rmqueue_order0_unmovable(&mut self) -> Option<u64> {
-        let b = if self.nm_head != NO_BLOCK {
-            self.nm_head
-        } else if let Some(b) = self.free_blocks.pop() {
-            self.blocks[b as usize].movable = false;
-            self.partial_push(b);
-            b
-        } else if self.partial_head != NO_BLOCK {
-            self.partial_head
-        } else {
-            return None;
-        };
+        let b = self.boot_block(false)?;
         Some(self.take_frame(b))
+    }
+
+    /// The pageblock a boot-time order-0 allocation of one migratetype (`movable` or not) takes
+    /// its frame from: a partial block of its own type, else a wholly free block claimed for it
+    /// (`change_pageblock_range()`), else a partial block of the other type (a steal that
+    /// boosts nothing at boot); `None` when the zone has no free frame.
+    fn boot_block(&mut self, movable: bool) -> Option<u32> {
+        let (own, other) = if movable { (self.partial_head, self.nm_head) } else { (self.nm_head, self.partial_head) };
+        if own != NO_BLOCK {
+            return Some(own);
+        }
+        if let Some(b) = self.free_blocks.pop() {
+            self.blocks[b as usize].movable = movable;
+            self.partial_push(b);
+            return Some(b);
+        }
+        (other != NO_BLOCK).then_some(other)
     }
 
     /// The boot's `frames` kernel frames (`boot_used`) laid out as the booted kernel's
@@ -787,17 +794,7 @@ impl Zone {
             }
         }
         while (out.len() as u64) < frames {
-            let b = if self.partial_head != NO_BLOCK {
-                self.partial_head
-            } else if let Some(b) = self.free_blocks.pop() {
-                self.blocks[b as usize].movable = true;
-                self.partial_push(b);
-                b
-            } else if self.nm_head != NO_BLOCK {
-                self.nm_head
-            } else {
-                break;
-            };
+            let Some(b) = self.boot_block(true) else { break };
             out.push(self.take_frame(b));
         }
         out

@@ -106,9 +106,9 @@ def windows(scn, files, variant):
             tot[who] += w
             z = en["wset 2"]
             row.append(f"{mid2 - z:+.2f} {t64 - z:.2f} / {t192 - z:.2f} {w:.2f}")
-        mib = lambda m: m["wset 3"]["read_bytes"] / 2**20  # noqa: E731
         em = {s["name"]: s["metrics"] for s in e}
-        print(f"{i + 1:>4} {r['real'].get('loadavg', [None])[0]} | {row[0]} | {row[1]} | {mib(g['wset 3']['metrics'] and {'wset 3': g['wset 3']['metrics']}):.1f} {mib(em):.1f}", flush=True)
+        print(f"{i + 1:>4} {r['real'].get('loadavg', [None])[0]} | {row[0]} | {row[1]} | "
+              f"{g['wset 3']['metrics']['read_bytes'] / 2**20:.1f} {em['wset 3']['read_bytes'] / 2**20:.1f}", flush=True)
     print(f"expected boots deactivating (sum of shares): guest {tot['guest']:.1f}, engine {tot['engine']:.1f} of {len(files)}")
 
 
