@@ -102,7 +102,7 @@ KNOWN_OUT = {
         "257.8-362.7M, 37-58 faults). Traced on the host 2026-11-30 09:22-10:05 (h-sqlite20, "
         "lab/validation/trace-sqlite-mmap-10m-1130): the total follows the evictions of the scan's hottest pages, "
         "faulted back once a readahead cycle in the high runs and once or twice in the low ones. 22 measures from a "
-        "shell (load 2.8-13.9): 23-114 major faults (six untraced at load 10: 68-149), the database's 11-46, "
+        "shell (load 2.8-13.9): 23-114 major faults (six untraced at load 7.8-10.3: 68-149), the database's 11-46, "
         "libsqlite3's 4-55, the other files' 5-16; the re-faulted pages libsqlite3's 300 (with 53, 51, 42, 39, 38: "
         "the loop's code) and the database's page 1 (the table's root, read at every leaf), up to 18 and 17 times. "
         "Five measured as the recording set's driver does (a Python that imported sqlite3 maps libsqlite3, so "
