@@ -1306,6 +1306,32 @@ impl Kernel {
         if self.scan_prep.len() < nodes {
             self.scan_prep.resize(nodes, ScanPrep::default());
         }
+        if self.swap.is_none() && !self.profile.lru_gen {
+            // Without swap, get_scan_count() of every lruvec returns SCAN_FILE before it reads
+            // `sc->anon_cost`/`file_cost`, `cache_trim_mode` or `file_is_tiny`
+            // (`!sc->may_swap || !can_reclaim_anon_pages()`: [`Kernel::scan_balance`]), no
+            // anon list is scanned (so `DEACTIVATE_ANON` is never tested) and the end of
+            // `shrink_lruvec()` does not age the anon lists: of this pass's figures only
+            // `DEACTIVATE_FILE` is read. The rest is left at its default, unread; the file
+            // test is the full one's (issue 17: about 150 instructions a reclaim pass fewer).
+            for nid in 0..nodes {
+                let target = self.lruvec_idx(sc.target, nid as u32);
+                let deactivate_file = sc.force_deactivate || sc.deactivate_file || {
+                    let st = &self.lru_stats;
+                    let (inactive, active) = (st.flushed_subtree_size(target, LruList::InactiveFile), st.flushed_subtree_size(target, LruList::ActiveFile));
+                    inactive_is_low_sizes(inactive, active, self.profile.file_inactive_ratio)
+                };
+                self.scan_prep[nid] = ScanPrep { deactivate_file, ..ScanPrep::default() };
+            }
+            return;
+        }
+        self.prepare_scan_count_full(sc, subtree);
+    }
+
+    /// [`Kernel::prepare_scan_count`] with swap or the multi-generational LRU: every figure.
+    #[inline(never)]
+    fn prepare_scan_count_full(&mut self, sc: &ScanControl, subtree: &[MemcgId]) {
+        let nodes = self.nr_nodes as usize;
         for nid in 0..nodes {
             let target = self.lruvec_idx(sc.target, nid as u32);
             let mut sizes = [0u64; 4];
