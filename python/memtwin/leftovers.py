@@ -197,6 +197,11 @@ def _scratch_of(path: str) -> Optional[str]:
     return None
 
 
+def loop_attached(dev: str, backing: str) -> bool:
+    """Whether loop device `dev` (/dev/loopN) is still attached to `backing`."""
+    return (dev, backing) in _loops()
+
+
 def _loops() -> list:
     """(device, backing file) of every attached loop device."""
     out = []
@@ -576,6 +581,10 @@ def clean(out: Callable[[str], None], err: Callable[[str], None], scratch_parent
             res = _run(["losetup", "-d", dev])
             if res.returncode == 0:
                 out(f"removed: loop device {dev} (backing file {bf})")
+            elif not loop_attached(dev, bf):
+                # detached meanwhile: autoclear when the mount above went (LO_FLAGS_AUTOCLEAR), or
+                # another `memtwin lab clean`; losetup then fails with ENXIO
+                out(f"removed: loop device {dev} (backing file {bf}; it had detached itself)")
             else:
                 problems.append((f"loop device {dev}: {res.stderr.strip()}", f"see losetup -l {dev}"))
         if r.scratch:

@@ -190,3 +190,26 @@ def test_real_warns_about_leftovers_and_names_lab_clean(tmp_path, dead, capsys):
     assert code == 2  # no such kernel: the run itself does not start
     assert "memtwin real: warning: 1 killed memtwin run(s) left 1 scratch directory(ies) (" in err
     assert "  fix: memtwin lab clean (memtwin lab doctor lists them)" in err
+
+
+@pytest.mark.parametrize("still_attached", [False, True])
+def test_lab_clean_counts_a_loop_device_that_detached_itself_as_removed(monkeypatch, dead, still_attached):
+    """`losetup -d` fails with ENXIO when the loop device went meanwhile (LO_FLAGS_AUTOCLEAR once
+    the mount above it is unmounted, or another clean): that is not a leftover, and clean says so
+    and exits 0; a device still attached to the run's image after a failed detach is a problem."""
+    pid, start = dead
+    dev, img = "/dev/loop77", "/var/tmp/memtwin-x/disk.img"
+    run = leftovers.Run(name=f"memtwin-{pid}-{start}-0000", kind="host", pid=pid, start=start,
+                        boot=leftovers.boot_id(), recorded=True, loops=[(dev, img)])
+    monkeypatch.setattr(leftovers, "find", lambda *a, **k: [run])
+    monkeypatch.setattr(leftovers, "unthrottle_loop", lambda d: [])
+    monkeypatch.setattr(leftovers, "_loops", lambda: [(dev, img)] if still_attached else [])
+    monkeypatch.setattr(leftovers, "_run", lambda cmd: subprocess.CompletedProcess(
+        cmd, 1, "", f"losetup: {dev}: detach failed: No such device or address"))
+    outs, errs = [], []
+    code = leftovers.clean(outs.append, errs.append)
+    if still_attached:
+        assert code == 1 and any(f"loop device {dev}: losetup" in e for e in errs), errs
+    else:
+        assert code == 0, errs
+        assert f"removed: loop device {dev} (backing file {img}; it had detached itself)" in outs
