@@ -903,7 +903,11 @@ impl Kernel {
             // arena as arguments (their bases held in registers).
             // The bio's segments (physically contiguous runs, `rq->nr_phys_segments`:
             // `bio_add_folio()` merges a folio into the last bvec when its frames follow it,
-            // block/bio.c `bvec_try_merge_page()`) for the device's per-segment cost.
+            // block/bio.c `bvec_try_merge_page()`) for the device's per-segment cost. Not
+            // modelled: a bvec longer than the queue's `max_segment_size` counts as several
+            // segments (block/blk-merge.c `bvec_split_segs()`; the loop device's is 65536, so a
+            // 256 KiB folio is 4 segments there), so large folios count fewer segments than the
+            // device sees.
             let (mut segs, mut last) = (0u64, u32::MAX - 1);
             let (mut i, mut vecs) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, start, end.min(start.saturating_add(BIO_MAX_VECS)), &mut segs, &mut last);
             while i < end && vecs < BIO_MAX_VECS {

@@ -628,7 +628,9 @@ impl Kernel {
     /// [`Kernel::eevdf_rq`] or outside a task. Not modelled: a throttled read that
     /// blk-throttle releases after the task slept wakes the worker from its timer, not from
     /// the task (the sequential readers traced woke it themselves for 1942 of their 2048
-    /// requests, lab/validation/trace-worker-wake-1130 w1).
+    /// requests, lab/validation/trace-worker-wake-1130 w1); and the task-context swap I/O
+    /// (swapfile.rs's swap-in reads and swap-out writes) does not call it, so a swap device
+    /// on a loop device takes no lag from its reader.
     #[inline]
     pub fn loop_worker_woken(&mut self, dev: usize) {
         if let Some(rq) = self.eevdf_rq {

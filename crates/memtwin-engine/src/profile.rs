@@ -748,8 +748,8 @@ pub struct KernelProfile {
     /// The bound `update_entity_lag()` -> `entity_lag()` clamps a dequeued entity's lag to
     /// (kernel/sched/fair.c, EEVDF, [`crate::sched::entity_lag_limit`]): `cfs_rq_max_slice() +
     /// TICK_NSEC`, the longest slice queued plus the tick (6e3c0a4e1ad1 "sched/fair: Fix lag
-    /// clamp", backported to the stable 6.12.y and 6.18.y kernels: the host's 6.18.44 has it, its
-    /// BTF `struct sched_entity` has `max_slice`); before, `max(2 * se->slice, TICK_NSEC)` (6.6,
+    /// clamp": the host's 6.18.44 has it, its BTF `struct sched_entity` has `max_slice`; Debian's
+    /// 6.12.117 does not, its BTF has no `max_slice`); before, `max(2 * se->slice, TICK_NSEC)` (6.6,
     /// 147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy"). Only with
     /// [`KernelProfile::eevdf`].
     pub lag_clamp_max_slice: bool,

@@ -372,7 +372,11 @@ pub fn entity_lag_limit(p: &crate::profile::KernelProfile, nr_cpus: u32) -> i64 
 
 /// `update_entity_lag()` (kernel/sched/fair.c, 6.6+; `entity_lag()` in 6.18): the lag
 /// `avg_vruntime() - se->vruntime` an entity leaving its run queue (a sleep) saves in
-/// `se->vlag`, clamped to `+-limit` ([`entity_lag_limit`]).
+/// `se->vlag`, clamped to `+-limit` ([`entity_lag_limit`]). Not modelled: 6.12+'s
+/// DELAY_DEQUEUE ("sched/fair: Implement delayed dequeue", 6.12; Debian's 6.12.117 has
+/// `sched_delayed`): an entity that sleeps with negative lag stays queued until it is eligible
+/// again and then leaves with its lag at 0 (DELAY_ZERO), so a sleep longer than that leaves no
+/// negative lag; the engine carries up to `-limit` across any sleep.
 #[inline]
 pub fn update_entity_lag(lag: i64, limit: i64) -> i64 {
     lag.clamp(-limit, limit)

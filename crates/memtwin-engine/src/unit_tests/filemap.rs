@@ -1004,6 +1004,5 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(bios, 1, "one bio of BIO_MAX_VECS folios");
     assert_eq!(runs0, runs1);
     assert!(runs1 >= 1 && runs1 <= 256);
-    eprintln!("SEG21 runs {runs1} t0 {t0} t1 {t1}");
     assert_eq!(t1 - t0, runs1 * 10_000, "{runs1} runs of frames at 10 us each");
 }
