@@ -383,6 +383,11 @@ impl Kernel {
     /// ancestor below the root (cgroup v2; v1 and the root: the global free slots).
     pub fn mem_cgroup_get_nr_swap_pages(&self, memcg: MemcgId) -> u64 {
         let free = self.swap.as_ref().map_or(0, |s| s.pages - s.inuse);
+        // No free slot: 0 without the walk up the tree (`get_scan_count()` asks at every
+        // lruvec of every reclaim pass, swap or none).
+        if free == 0 {
+            return 0;
+        }
         free.min(self.memcgs.swap_room(memcg))
     }
 
