@@ -284,10 +284,193 @@ def _q(xs: list, p: float) -> float:
     return s[int((len(s) - 1) * p + 0.5)]
 
 
-def _measure_file(path: str, size: int, repeat: int, samples: int, queue_dev, throttle_fn) -> tuple:
+# --- the per-byte rate and the per-segment cost, apart (the segment pass) --------------------
+# A request's time on a virtio disk grows with its segments, not only its bytes: virtblk_map_data()
+# (drivers/block/virtio_blk.c, 6.18) maps each of the request's physically contiguous runs of
+# memory (blk_rq_map_sg(), rq->nr_phys_segments) to a descriptor of its own, and the disk's backend
+# serves the request descriptor by descriptor (lab/measurements/segment_cost.py). The sequential
+# pass's 1 MiB reads into a buffer of 4 KiB pages carry one segment a page, so its read_bw holds
+# both. The segment pass reads (and writes) the same sizes from a buffer of 4 KiB pages
+# (MADV_NOHUGEPAGE) and from one of transparent huge pages (MADV_HUGEPAGE, 2 MiB aligned), counts
+# each buffer's runs of physically contiguous frames (/proc/self/pagemap, root; else one a 4 KiB
+# page and one a 2 MiB page), and solves t = L + bytes / rate + segments * cost for rate and cost
+# from the two buffers' differences between the sizes (L, a request's fixed time, cancels out).
+#
+# GUP: bio_iov_iter_get_pages() (block/bio.c, 6.18) pins the user buffer with
+# iov_iter_extract_pages() -> pin_user_pages_fast(): a reference a 4 KiB page's PTE
+# (gup_fast_pte_range()), one a folio for a PMD-mapped huge page (gup_fast_pmd_leaf()), and
+# bio_release_pages() unpins them at completion; bio_iov_add_folio() then merges a folio's pages
+# into one bvec. So the 4 KiB buffer's per-page CPU (pin, unpin, bvec) is in the difference too,
+# and the page cache's readahead, whose folios are the kernel's own (read_pages(), no GUP), does
+# not pay it. The pass measures the submitting thread's CPU time beside the wall time
+# (`cpu_ns_per_segment`: GUP pinning, bvec and sg building, virtqueue_add_sgs(); the completion's
+# unpin runs in the interrupt, elsewhere): the part of `segment_cost_ns` that is the kernel's CPU
+# and not the disk's. The engine's `segment_cost` is the device's time per segment
+# (BlockDevice::segment_cost, HwQueue::segment_cost); `segment_cost_ns` is given to it whole when
+# the CPU part is small beside it (it is: see vda-calibrate.json).
+SEG_SIZES = (1 * MIB, 8 * MIB)
+SEG_READS = 16   # requests a size, buffer and pass; the median kept
+HUGE = 2 * MIB
+
+
+def solve_segments(sizes, segs_page, segs_huge, t_page, t_huge) -> tuple:
+    """(bytes/s, seconds a segment) from the median times of requests of two `sizes` (bytes)
+    from a buffer of small pages (`segs_page` segments each) and a huge-page one (`segs_huge`):
+    t = L + bytes / rate + segments * cost, L eliminated by the differences between the sizes.
+    CalibrateError when the buffers do not differ in segments or the solve is not physical."""
+    db = sizes[1] - sizes[0]
+    dsp, dsh = segs_page[1] - segs_page[0], segs_huge[1] - segs_huge[0]
+    dtp, dth = t_page[1] - t_page[0], t_huge[1] - t_huge[0]
+    if db <= 0 or dsp - dsh <= 0:
+        raise CalibrateError(f"segment pass: the buffers' segments do not differ ({segs_page} against {segs_huge}): "
+                             "the huge-page buffer got no huge pages\n  fix: enable transparent huge pages "
+                             "(/sys/kernel/mm/transparent_hugepage/enabled: madvise or always)")
+    cost = (dtp - dth) / (dsp - dsh)
+    per_byte = (dth - dsh * cost) / db
+    if cost < 0 or per_byte <= 0:
+        raise CalibrateError(f"segment pass: no positive rate and cost solve the times (4 KiB pages {t_page}, huge "
+                             f"{t_huge} s): the disk was too busy to measure\n  fix: measure again on a quieter host")
+    return 1.0 / per_byte, cost
+
+
+def _pfn_runs(addr: int, n_pages: int, max_seg: int):
+    """The buffer's segments: its runs of physically contiguous frames (pagemap; None when the
+    frame numbers are hidden, not root), a run cut at the queue's max_segment_size."""
+    import struct
+    try:
+        with open("/proc/self/pagemap", "rb") as f:
+            f.seek((addr // 4096) * 8)
+            raw = f.read(n_pages * 8)
+    except OSError:
+        return None
+    pfns = [e & ((1 << 55) - 1) for e in struct.unpack(f"<{n_pages}Q", raw)]
+    if not all(pfns):
+        return None
+    runs, length = [], 1
+    for a, b in zip(pfns, pfns[1:]):
+        if b == a + 1:
+            length += 1
+        else:
+            runs.append(length)
+            length = 1
+    runs.append(length)
+    per = max(1, max_seg // 4096)
+    return runs, per
+
+
+def _segments(runs_per, nbytes: int, fallback: int) -> int:
+    if runs_per is None:
+        return fallback
+    runs, per = runs_per
+    left, segs = nbytes // 4096, 0
+    for r in runs:
+        take = min(r, left)
+        segs += -(-take // per)
+        left -= take
+        if left == 0:
+            break
+    return segs
+
+
+def _anon_huge_kb(addr: int) -> int:
+    """AnonHugePages (kB) of the mapping holding `addr` (/proc/self/smaps); 0 when unreadable."""
+    try:
+        with open("/proc/self/smaps") as f:
+            inside = False
+            for line in f:
+                head = line.split(None, 1)[0]
+                if "-" in head and not head.endswith(":"):
+                    lo, hi = (int(x, 16) for x in head.split("-"))
+                    inside = lo <= addr < hi
+                elif inside and head == "AnonHugePages:":
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _seg_buffer(huge: bool):
+    """An 8 MiB buffer, 2 MiB aligned, of huge pages or of 4 KiB ones, faulted in."""
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    m = mmap.mmap(-1, SEG_SIZES[1] + HUGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    base = (addr + HUGE - 1) & ~(HUGE - 1)
+    advice = 14 if huge else 15   # MADV_HUGEPAGE, MADV_NOHUGEPAGE
+    if libc.madvise(ctypes.c_void_p(base), ctypes.c_size_t(SEG_SIZES[1]), advice) != 0:
+        m.close()
+        raise CalibrateError("segment pass: madvise(MADV_HUGEPAGE) failed: this kernel has no transparent huge pages\n"
+                             "  fix: a kernel with CONFIG_TRANSPARENT_HUGEPAGE")
+    mv = memoryview(m)[base - addr: base - addr + SEG_SIZES[1]]
+    mv[::4096] = b"x" * len(mv[::4096])
+    return m, mv, base
+
+
+def _seg_times(fd: int, size: int, mv, write: bool) -> tuple:
+    """Median wall and thread-CPU seconds of SEG_READS O_DIRECT requests of each SEG_SIZES."""
+    walls, cpus = [], []
+    slots = size // SEG_SIZES[1]
+    for bs in SEG_SIZES:
+        w, c = [], []
+        for i in range(SEG_READS):
+            off = ((i * 7) % slots) * SEG_SIZES[1]
+            c0, t0 = time.thread_time_ns(), time.monotonic_ns()
+            n = os.pwritev(fd, [mv[:bs]], off) if write else os.preadv(fd, [mv[:bs]], off)
+            w.append((time.monotonic_ns() - t0) / 1e9)
+            c.append((time.thread_time_ns() - c0) / 1e9)
+            if n != bs:
+                raise CalibrateError(f"segment pass: short {'write' if write else 'read'} at {off}")
+        walls.append(statistics.median(w))
+        cpus.append(statistics.median(c))
+    return walls, cpus
+
+
+def measure_segments(fd: int, size: int, repeat: int, dev: str) -> dict:
+    """The segment pass (above): per pass and direction the solved rate and cost; their medians."""
+    try:
+        with open(f"/sys/block/{dev}/queue/max_segment_size") as f:
+            max_seg = int(f.read())
+    except (OSError, ValueError):
+        max_seg = 65536   # BLK_MAX_SEGMENT_SIZE (include/linux/blkdev.h), the default
+    bufs = {}
+    try:
+        for huge in (False, True):
+            m, mv, base = _seg_buffer(huge)
+            bufs[huge] = (m, mv)
+            rp = _pfn_runs(base, SEG_SIZES[1] // 4096, max_seg)
+            # frame numbers hidden: a huge page a 2 MiB segment only if smaps shows the buffer huge
+            unit = HUGE if huge and _anon_huge_kb(base) * 1024 >= SEG_SIZES[1] else 4096
+            bufs[huge] += ([_segments(rp, s, -(-s // unit)) for s in SEG_SIZES], rp is not None)
+        passes = {"read": [], "write": []}
+        for _ in range(repeat):
+            for key in ("read", "write"):
+                (wp, cp), (wh, ch) = (_seg_times(fd, size, bufs[h][1], key == "write") for h in (False, True))
+                rate, cost = solve_segments(SEG_SIZES, bufs[False][2], bufs[True][2], wp, wh)
+                dsp, dsh = (bufs[h][2][1] - bufs[h][2][0] for h in (False, True))
+                cpu = ((cp[1] - cp[0]) - (ch[1] - ch[0])) / (dsp - dsh)
+                passes[key].append({"rate": int(rate), "cost_ns": round(cost * 1e9, 1), "cpu_ns": round(cpu * 1e9, 1),
+                                    "t_page_us": [round(x * 1e6, 1) for x in wp], "t_huge_us": [round(x * 1e6, 1) for x in wh]})
+    finally:
+        for b in bufs.values():
+            b[1].release()
+            b[0].close()
+    r, w = passes["read"], passes["write"]
+    return {
+        "read_bw": int(statistics.median(p["rate"] for p in r)),
+        "write_bw": int(statistics.median(p["rate"] for p in w)),
+        "segment_cost_ns": round(statistics.median(p["cost_ns"] for p in r), 1),
+        "write_segment_cost_ns": round(statistics.median(p["cost_ns"] for p in w), 1),
+        "cpu_ns_per_segment": round(statistics.median(p["cpu_ns"] for p in r), 1),
+        "sizes": list(SEG_SIZES), "segments_page": bufs[False][2], "segments_huge": bufs[True][2],
+        "counted": "pagemap" if bufs[False][3] and bufs[True][3] else "assumed (frame numbers hidden: one a 4 KiB page, one a 2 MiB page)",
+        "max_segment_size": max_seg, "passes": passes,
+    }
+
+
+def _measure_file(path: str, size: int, repeat: int, samples: int, queue_dev, throttle_fn, seg_dev=None) -> tuple:
     """Lay out `path` (O_DIRECT), measure the queue of `queue_dev` when given, then call
-    `throttle_fn()` when given and measure the sequential, random and buffered passes:
-    (passes, queue figures)."""
+    `throttle_fn()` when given and measure the sequential, random and buffered passes, and the
+    segment pass on `seg_dev` when given: (passes, queue figures, segment figures)."""
     buf = mmap.mmap(-1, MIB)
     buf.write(os.urandom(MIB))
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_DIRECT, 0o600)
@@ -304,16 +487,20 @@ def _measure_file(path: str, size: int, repeat: int, samples: int, queue_dev, th
             r.append(size / _seq(fd, size, False, buf))
             lat.append(_random_4k(fd, size, samples, rng))
             br.append(size / _buffered_read(path, size))
+        seg = measure_segments(fd, size, repeat, seg_dev) if seg_dev else None
     finally:
         os.close(fd)
         buf.close()
-    return (w, r, lat, br), queue_figures
+    return (w, r, lat, br), queue_figures, seg
 
 
-def _figures(passes, queue_figures, size, repeat, samples, ra_kb, throttle, disk) -> dict:
+def _figures(passes, queue_figures, size, repeat, samples, ra_kb, throttle, disk, segment=None) -> dict:
     w, r, lat, br = passes
     read_bw, write_bw = statistics.median(r), statistics.median(w)
     p50 = statistics.median(_q(x, 0.5) for x in lat)
+    if segment:
+        # a 4 KiB read in the segment model: its byte at the rate and its one segment besides the seek
+        segment["seek_ns"] = max(0, int(p50 * 1e9 - 4096 * 1e9 / segment["read_bw"] - segment["segment_cost_ns"]))
     return {
         "read_bw": int(read_bw), "write_bw": int(write_bw),
         "rand4k_p50_us": p50 * 1e6,
@@ -327,6 +514,7 @@ def _figures(passes, queue_figures, size, repeat, samples, ra_kb, throttle, disk
         "throttle": {"read_bw": throttle[0], "write_bw": throttle[1]} if throttle else None,
         "disk": disk,
         "queue": queue_figures,
+        "segment": segment,
         "kernel": platform.release(),
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
@@ -354,7 +542,7 @@ def measure_dir(size: int, repeat: int, samples: int, directory: str, queue: boo
     for s in (signal.SIGINT, signal.SIGTERM):
         old[s] = signal.signal(s, on_signal)
     try:
-        passes, qf = _measure_file(path, size, repeat, samples, dev if queue else None, None)
+        passes, qf, seg = _measure_file(path, size, repeat, samples, dev if queue else None, None, dev)
     finally:
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
@@ -365,7 +553,7 @@ def measure_dir(size: int, repeat: int, samples: int, directory: str, queue: boo
         for s, h in old.items():
             signal.signal(s, h)
     return _figures(passes, qf, size, repeat, samples, ra_kb, None,
-                    f"{dev} beneath {os.path.abspath(directory)} (its own file system, no loop device)")
+                    f"{dev} beneath {os.path.abspath(directory)} (its own file system, no loop device)", seg)
 
 
 def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_parent: str, queue: bool = False) -> dict:
@@ -387,7 +575,7 @@ def measure(size: int, repeat: int, samples: int, ra_kb: int, throttle, scratch_
         run._disk(size, ra_kb)
         path = os.path.join(run.scratch, "mnt", "calibrate.dat")
         thr = (lambda: run._throttle({"read_bw": throttle[0], "write_bw": throttle[1]})) if throttle else None
-        passes, qf = _measure_file(path, size, repeat, samples, run.loop if queue else None, thr)
+        passes, qf, _ = _measure_file(path, size, repeat, samples, run.loop if queue else None, thr)
         return _figures(passes, qf, size, repeat, samples, ra_kb, throttle,
                         f"ext4 image on a loop device (direct I/O) in {scratch_parent}")
     finally:
@@ -413,8 +601,23 @@ def device_table(name: str, f: dict) -> str:
             f"# random 4 KiB reads p50 {f['rand4k_p50_us']:.0f} us, p90 {f['rand4k_p90_us']:.0f} us, "
             f"p99 {f['rand4k_p99_us']:.0f} us (seek = p50 minus 4 KiB at read_bw);\n"
             f"# buffered cold read (read_ahead_kb {f['read_ahead_kb']}): {f['buffered_read_bw'] / 1e6:.0f} MB/s\n"
-            f"[devices.{name}]\nread_bw = {f['read_bw']}\nwrite_bw = {f['write_bw']}\n"
-            f"seek = \"{f['seek_ns'] / 1000:.0f}us\"\nread_ahead_kb = {f['read_ahead_kb']}\n")
+            + _segment_table(name, f))
+
+
+def _segment_table(name: str, f: dict) -> str:
+    """The [devices] keys of the sequential pass, or with the segment pass (`--dir`) its rates,
+    seek and segment_cost (the sequential pass's figures then stay in the comment above)."""
+    s = f.get("segment")
+    if not s:
+        return (f"[devices.{name}]\nread_bw = {f['read_bw']}\nwrite_bw = {f['write_bw']}\n"
+                f"seek = \"{f['seek_ns'] / 1000:.0f}us\"\nread_ahead_kb = {f['read_ahead_kb']}\n")
+    return (f"# segment pass: {s['sizes'][0] >> 20} and {s['sizes'][1] >> 20} MiB O_DIRECT requests from 4 KiB pages "
+            f"({s['segments_page']} segments) and huge pages ({s['segments_huge']}): reads {s['read_bw'] / 1e6:.0f} MB/s "
+            f"plus {s['segment_cost_ns']:.0f} ns a segment (the submitting CPU's part {s['cpu_ns_per_segment']:.0f} ns), "
+            f"writes {s['write_bw'] / 1e6:.0f} MB/s\n"
+            f"[devices.{name}]\nread_bw = {s['read_bw']}\nwrite_bw = {s['write_bw']}\n"
+            f"seek = \"{s['seek_ns'] / 1000:.0f}us\"\nsegment_cost = \"{s['segment_cost_ns']:.0f}ns\"\n"
+            f"read_ahead_kb = {f['read_ahead_kb']}\n")
 
 
 def _queue_table(name: str, f: dict, how: str, q: dict) -> str:

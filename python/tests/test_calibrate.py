@@ -145,3 +145,56 @@ def test_the_host_runner_leaves_a_queued_disk_unthrottled(tmp_path, monkeypatch,
     real.HostRun._throttle(run, dev)
     assert bool(written) == throttled, (written, run.disk_throttle)
     assert ("unthrottled" in run.disk_throttle) != throttled
+
+
+def test_the_segment_solve_splits_rate_from_cost():
+    """solve_segments(): t = L + bytes / rate + segments * cost (virtblk_map_data(), 6.18: a
+    descriptor a physically contiguous run; bio_iov_iter_get_pages() one bvec a 4 KiB page, one a
+    huge page's folio) recovers the rate and the cost from the two buffers' times, which the
+    4 KiB-page buffer alone (the sequential pass: one rate for both) cannot."""
+    from memtwin import calibrate
+    rate, cost, lat = 7.2e9, 1.1e-6, 30e-6
+    sizes, sp, sh = (1 << 20, 8 << 20), (256, 2048), (1, 4)
+    t = lambda b, s: lat + b / rate + s * cost
+    r, c = calibrate.solve_segments(sizes, sp, sh, [t(b, s) for b, s in zip(sizes, sp)], [t(b, s) for b, s in zip(sizes, sh)])
+    assert abs(r - rate) / rate < 1e-9 and abs(c - cost) < 1e-15
+    # the sequential pass's rate (1 MiB from 4 KiB pages) is the two together, far below the disk's
+    assert (1 << 20) / t(1 << 20, 256) < rate / 2
+
+
+def test_the_segment_solve_refuses_buffers_alike_and_unphysical_times():
+    from memtwin import calibrate
+    with pytest.raises(calibrate.CalibrateError, match="got no huge pages\n  fix: enable transparent huge pages"):
+        calibrate.solve_segments((1 << 20, 8 << 20), (256, 2048), (256, 2048), [1e-3, 4e-3], [1e-3, 4e-3])
+    with pytest.raises(calibrate.CalibrateError, match="too busy to measure\n  fix: measure again"):
+        calibrate.solve_segments((1 << 20, 8 << 20), (256, 2048), (1, 4), [1e-3, 1.5e-3], [1e-3, 4e-3])
+
+
+def test_the_segment_table_gives_the_engine_rate_and_cost(tmp_path):
+    """With the segment pass (--dir), the table's read_bw/write_bw/seek are the pass's and it gives
+    segment_cost; the engine reads it."""
+    from memtwin import calibrate
+    f = {"throttle": None, "date": "d", "kernel": "k", "disk": "vda", "size": 64 << 20, "repeat": 1,
+         "read_bw": 1290991065, "write_bw": 3916465129, "rand4k_p50_us": 15.0, "rand4k_p90_us": 20.0,
+         "rand4k_p99_us": 60.0, "seek_ns": 14000, "buffered_read_bw": 2e9, "read_ahead_kb": 8192,
+         "segment": {"sizes": [1 << 20, 8 << 20], "segments_page": [256, 2048], "segments_huge": [1, 4],
+                     "read_bw": 7200000000, "write_bw": 5500000000, "segment_cost_ns": 1100.0,
+                     "cpu_ns_per_segment": 76.0, "seek_ns": 13000}}
+    table = calibrate.device_table("sda", f)
+    assert "read_bw = 7200000000\nwrite_bw = 5500000000\nseek = \"13us\"\nsegment_cost = \"1100ns\"\n" in table
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "c"\n[machine]\nram = "1G"\n' + table +
+                 '[files."/f"]\nsize = "1M"\n[tasks.t]\nops = [{ op = "read", file = "/f" }]\n')
+    dev = memtwin.load(str(p)).doc.plan(None, [])["devices"][0]
+    assert dev["read_bw"] == 7200000000 and dev["write_bw"] == 5500000000 and dev["segment_cost_ns"] == 1100, dev
+
+
+def test_a_buffers_segments_are_its_runs_of_frames_cut_at_max_segment_size():
+    """_segments(): blk_rq_map_sg() (6.18) makes one segment of a physically contiguous run, cut at
+    the queue's max_segment_size; the first `nbytes` of the buffer are counted."""
+    from memtwin import calibrate
+    runs = ([512, 512, 1, 1, 1022], 1 << 30)
+    assert calibrate._segments(runs, 1 << 20, 99) == 1            # 256 pages inside the first run
+    assert calibrate._segments(runs, 8 << 20, 99) == 5
+    assert calibrate._segments(([512, 512, 1024], 128), 8 << 20, 99) == 4 + 4 + 8   # 512 KiB segments
+    assert calibrate._segments(None, 8 << 20, 2048) == 2048      # frame numbers hidden: the fallback

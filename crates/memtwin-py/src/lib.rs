@@ -338,6 +338,7 @@ impl Doc {
             x.set_item("read_bw", d.read_bw)?;
             x.set_item("write_bw", d.write_bw)?;
             x.set_item("seek_ns", d.seek)?;
+            x.set_item("segment_cost_ns", d.segment_cost)?;
             x.set_item("read_ahead_kb", d.read_ahead_kb)?;
             x.set_item("rotational", d.rotational)?;
             x.set_item("blk_throttle", d.blk_throttle)?;
