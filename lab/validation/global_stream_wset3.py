@@ -2,7 +2,8 @@
 """global-stream's lru_gen wset 3 boot by boot (a diagnostic for the scenario headers written by
 make_lru_gen_scenarios.py): for each recording of a set, the guest's and the engine's (at that boot's
 settings, validate.set_run_sets(), as validate runs it) wset 3 re-read, the steps' elapsed times, the
-stream's pgscan_kswapd/direct and memcg A's generations at the end (the guest's lru_gen_debug:
+stream's pgscan_kswapd/direct, A's wset 3 memcg.pgrefill (the folios sort_folio() passed
+on) and A's generations at the end (the guest's lru_gen_debug:
 seq@age_ms:file pages, after wset 3; the engine's memcg.lru_gen.genJ of wset 3: seq max_seq - J).
 With --seeds N, the engine's re-read at each boot's settings and N sets of other boot seeds
 (boot_seed i + n * k), their medians and the pooled distribution: how far a set's median moves
@@ -65,7 +66,8 @@ def main(argv):
               f"{' '.join(f'{q:.2f}' for q in statistics.quantiles(g, n=4))}, {min(g):.2f}-{max(g):.2f}")
         return
     print("boot load pool | wset 3 MiB guest engine | elapsed s wset1 wset2 stream wset3: guest / engine | "
-          "stream pgscan kswapd direct: guest / engine | A's generations at the end: guest / engine")
+          "stream pgscan kswapd direct: guest / engine | wset 3 memcg.pgrefill (sort_folio()'s) guest engine | "
+          "A's generations at the end: guest / engine")
     for i, r in enumerate(recs):
         sets = validate.set_run_sets(i, r)
         g, e = {s["name"]: s["metrics"] for s in r["steps"]}, run(sets)
@@ -73,7 +75,7 @@ def main(argv):
         sc = lambda m: f"{m['stream'].get('vmstat.pgscan_kswapd', 0):.0f} {m['stream'].get('vmstat.pgscan_direct', 0):.0f}"  # noqa: E731
         pool = next((s.split("=")[1] for s in sets if s.startswith("machine.nonmovable_free")), "-")
         print(f"{i + 1:>4} {r['real'].get('loadavg', ['-'])[0]} {pool} | {mib(g):.1f} {mib(e):.1f} | {el(g)} / {el(e)} | "
-              f"{sc(g)} / {sc(e)} | {guest_gens(r)} / {engine_gens(e['wset 3'])}", flush=True)
+              f"{sc(g)} / {sc(e)} | {g['wset 3'].get('memcg.pgrefill', 0):.0f} {e['wset 3'].get('memcg.pgrefill', 0):.0f} | {guest_gens(r)} / {engine_gens(e['wset 3'])}", flush=True)
 
 
 if __name__ == "__main__":

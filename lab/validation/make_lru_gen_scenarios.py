@@ -547,11 +547,16 @@ GS_POOL_NOTE = """
 # pace (cpu/copy_slowdown x1.5-2.5 at boots 9 and 11: stream 3.2 -> 7.5 s, 4.1 -> 9.5 s) re-reads 48.2 -> 47.5 and
 # 40.5 -> 43.8 MiB: 6.12's lru_gen eviction has no clock here (min_ttl_ms 0). (d) The guest's lru_gen_debug at the end
 # (after wset 3): B's lruvec never aged in any boot, A's in 11 of 12 (max_seq 3, every generation the lruvec's birth
-# age; A aged once in boot 7; the older set 4 of 15), the engine ages A once in 5 of 12 (older settings 4 of 15); A's
-# seq 2 holds 5,760-15,040 pages in every boot (8,192 exactly in boots 2, 5, 9; 4,096 in 6 of the older 15: consistent
-# with whole MAX_LRU_BATCH scans (scan_folios()'s remaining) whose folios sort_folio() moved on with folio_inc_gen(),
-# not checked), the engine's 0-8,512 where it did not age A (4,096 and 8,192 exactly in boots 5, 6): which of A's
-# folios eviction moves on rather than evicts is where to look next, untested."""
+# age; A aged once in boot 7; the older set 4 of 15), the engine ages A once in 5 of 12 (older settings 4 of 15).
+# Where A was not aged (11 boots) its seq 2 at the end (5,760-10,816 pages, 8,192 exactly in boots 2, 5, 9) is wset
+# 3's memcg.pgrefill to the page: the folios scan_folios() passed on (sort_folio(), counted as PGREFILL, not pgscan),
+# the stream's survivors protected once A's tier 1 refaults (get_tier_idx()); re-read + pgrefill = 16,384 in 8 of 12
+# boots in the kernel and in 8 of 12 in the engine, the stream's pgrefill 0-19 pages (kernel boot 7: 4,111; engine 0)
+# and A's own pgsteal in wset 3 0-1,600 (engine 0-1,856): the same mechanism in both, and wset 3's re-read is what the
+# stream evicted of A. What differs is the stream's split of its ~72,000 reclaimed pages between A and B (the kernel
+# took ~7,200 of A's 16,384 at the median, the engine ~9,400). Next: A's memory.stat pgsteal over the stream (the
+# runner samples the step's memcg only, B) and a trace of shrink_many()'s visits (memcg, priority, nr_to_scan) in a
+# boot."""
 # qemu612-lrugen-parent-stream (the older set, real/qemu612-lrugen-parent-stream.json, -boot2..12.json) is no longer
 # written: retired from comparison by the gap set (PS_GAP_NOTE). Its note was: 6 of 12 two-list boots deactivate A
 # (boots 1, 4, 5, 6, 9, 11: 12.7-31.4 MiB re-read, median 6.35) and the engine at those boots' factors in 1 of 12
