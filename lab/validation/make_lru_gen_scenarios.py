@@ -556,7 +556,10 @@ GS_POOL_NOTE = """
 # stream evicted of A. What differs is the stream's split of its ~72,000 reclaimed pages between A and B (the kernel
 # took ~7,200 of A's 16,384 at the median, the engine ~9,400). Next: A's memory.stat pgsteal over the stream (the
 # runner samples the step's memcg only, B) and a trace of shrink_many()'s visits (memcg, priority, nr_to_scan) in a
-# boot."""
+# boot. (e) Refuted, the memcgs the shrink_many() walk meets: the guest has two more, empty (its lru_gen_debug: /,
+# /memtwin, /memtwin/_root, A, B; the engine's run root, A, B); the engine with them (a copy of this scenario with
+# cgroups M, M/_root, M/A, M/B) at this set's settings, seeds 0-59: median 35.38 MiB, quartiles 30.25/35.38/42.94,
+# 12-boot medians 31.62-40.88 (as written: 34.75, 28.5/34.75/42.81)."""
 # qemu612-lrugen-parent-stream (the older set, real/qemu612-lrugen-parent-stream.json, -boot2..12.json) is no longer
 # written: retired from comparison by the gap set (PS_GAP_NOTE). Its note was: 6 of 12 two-list boots deactivate A
 # (boots 1, 4, 5, 6, 9, 11: 12.7-31.4 MiB re-read, median 6.35) and the engine at those boots' factors in 1 of 12
