@@ -104,12 +104,27 @@ def limit(on, size):
 # the twin phase by phase").
 # And the 256M one on 6.1 XFS, +16..+18% with the CPU speed its
 # guest measured at boot (17 times slower than the engine's cost table, where its passes' own
-# system time says 59-177: large-folios.md, "The QEMU pair is the guest's CPU"). They stay in
+# system time says 59-177: large-folios.md, "The QEMU pair is the guest's CPU"); a set of six boots
+# since, within on the medians, pending for the twin's speed-dependent figure (PENDING_NOTES). They stay in
 # scenarios/validation-pending/; every other large-folio scenario passes and goes to
 # scenarios/validation/.
 PENDING = {"host-ext4-seq-tight-1g-ra8192", "qemu61-xfs-seq-tight-256m-ra8192", "host-ext4-tight-ra8192",
            "host-ext4-seq-tight-512m-ra8192"}
 PENDING_DIR = "scenarios/validation-pending"
+# Why a pending scenario without a note of its own elsewhere (THROTTLED_NOTES) is still pending: its header's first lines.
+PENDING_NOTES = {"qemu61-xfs-seq-tight-256m-ra8192": ("# PENDING (the lead, 2026-11-29 06:00, 1ef26ee): the set passes on its medians, but the twin's figure moves\n"
+                    "# with the guest's speed K (below about 88: large-folios.md, \"The fast reader's regime on 6.1 XFS\") where\n"
+                    "# the kernel read 1,082,654,720 bytes in all 18 passes. pend23 (2026-11-30, main 717ad9c): every metric\n"
+                    "# within on the medians (read_bytes 0.0/0.0/0.0%); per boot, MB a pass against 1082.65: boot 1 (K 17)\n"
+                    "# 1073/1050/1042 (-0.9/-3.1/-3.8%), boot 4 (K 18) 989/940/994 (-8.7/-13.2/-8.2%, pass 2 out), boots\n"
+                    "# 2, 3, 5, 6 (K 56, 88, 42, 44) 1082.65 x3. What moved boots 1 and 4 from +15.5..+18.0% and +8.8..+10.5%:\n"
+                    "# init_on_alloc (4a93f2f, merged 52d3486: Debian's 6.1 zeroes each new page-cache folio in\n"
+                    "# post_alloc_hook(), clear_page a page on the reader's CPU), a slower twin reader at the same K; bisected\n"
+                    "# over main (23e405f +16.8/+16.0/+16.0% boot 1, 52d3486 -10.4/-11.8/-11.8%; the two merges between not\n"
+                    "# built) and checked by switching it\n"
+                    "# off for linux-6.1 in a scratch build of 717ad9c: boot 1 +16.8/+16.0/+16.0%, boot 4 +8.3/+5.0/+8.9%\n"
+                    "# again. It shifts the speed at which the twin enters the regime, it does not remove it: two boots at\n"
+                    "# K 17 and 18 still differ by up to 10 points where the kernel's never moves. Still pending.\n")}
 
 # Recording sets (`recorded = [...]`, README "Validation against real kernels"; validate compares the
 # recordings' median with the engine runs' median): a timing-sensitive scenario is recorded several times,
@@ -318,7 +333,7 @@ def write(on, name, what, desc, ra, body, order0=False):
         text = host_device(text, name)
     # the recording's directory is the scenario's own real/ (relative to the scenario file)
     with open(os.path.join(out, name + ".toml"), "w") as f:
-        f.write(with_set(text + body + tol(name, on, METRICS), name))
+        f.write(PENDING_NOTES.get(name, "") + with_set(text + body + tol(name, on, METRICS), name))
 
 
 def reads(op, passes, step="pass"):
@@ -528,6 +543,7 @@ def bw_variants():
     with open(base) as f:
         text = f.read()
     new = name + "-bw100"
+    text = text.replace(PENDING_NOTES.get(name, ""), "", 1)  # the 500 MB/s set's own
     one = f'recorded = "real/{name}.json"\n'
     if name in BOOT_SETS:  # the variant has recordings of its own
         assert with_set(one, name) in text, name

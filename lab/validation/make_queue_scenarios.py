@@ -234,6 +234,12 @@ NOTES = {
         "this reader: fio on the same device (lab/validation/loop-device.md, 'Reads and writes together',",
         "2026-11-29 18:34-18:36) read at 195-196 MB/s under the 200M/150M rules at max_sectors_kb 128 and",
         "1280, both schedulers, with 1 MiB O_DIRECT writes at 151 MB/s beside it.",
+        "pend23 (2026-11-30, main 717ad9c): still within on every metric (msk-128 reader 1.2095 s against the",
+        "medians' 1.316, -8.1%; writer -2.3%; msk-1280 within too), as it has been since this set was recorded",
+        "(ece60e6, 2026-11-29 18:46: -8.0%): no merged change brought it within, its engine figures moved by",
+        "0.002 s. The twin's reader waits for no CPU here (these recordings have no procs_running samples, so",
+        "no machine.background_runnable), and the reader alone (host-queue-read-msk, re-recorded with them) is",
+        "still out at msk-128 (elapsed -39.2%, sched.run_delay_s -33.2% on the medians): M1 stands, pending.",
     ],
     "host-queue-rw-wbt": [
         "Recorded 2026-11-29 17:15-17:17 (loadavg 11.3-11.5) with the runner and an engine of h-rec23h with",

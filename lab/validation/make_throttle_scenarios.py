@@ -353,6 +353,10 @@ NOTES: dict = {
         "with jbd2's commit and ext4's io_end the engine's median CONGESTED is 25 (10-55; the io_end",
         "alone 40, neither 53) and pgscan_kswapd falls out of tolerance (read 1167548 against 1909984,",
         "-38.9%, abs 698539; neither: 1478223, -22.6%).",
+        "pend23 (2026-11-30, main 717ad9c): every metric within again (CONGESTED median 53 against 137-140,",
+        "abs 273; pgscan_direct +32.5%, pgscan_kswapd +20.2%, within their spreads), still a pass from the",
+        "rule: boot by boot the engine sleeps 0, 43, 50, 99, 70, 80, 48, 75, 53 CONGESTED where the kernel",
+        "slept 5, 335, 410, 230, 137, 15, 126, 256, 4, no mode of the kernel's two but boot 1's. Pending.",
     ],
     "qemu61-throttle-isolated": [
         "PENDING, engine misses (vmscan.rs, thr24). Recorded with the guest runner of guest9 (each task's",
