@@ -247,7 +247,8 @@ impl Kernel {
             }
             (last_page.min(window_end), Some(start + ra.size - ra.async_size), order)
         };
-        let saved = self.ra_pending.replace((inode, start, limit + 1));
+        // The batch (`ractl->_index`, `_nr_pages`): the folios added so far, [start, index).
+        let saved = self.ra_pending.replace((inode, start, start));
         // memalloc_nofs_save() (5.8+) around the allocation loop and read_pages().
         let nofs = self.memalloc_nofs;
         self.memalloc_nofs |= self.profile.readahead_memalloc_nofs;
@@ -271,6 +272,7 @@ impl Kernel {
                 break;
             }
             index += 1 << order;
+            self.ra_pending = Some((inode, start, index));
         }
         if !file_order && index > limit {
             ra.size += index - limit - 1;
@@ -420,8 +422,11 @@ impl Kernel {
         }
         let end = index.saturating_add(nr).min(last_page + 1);
         let mark = (index + nr).saturating_sub(lookahead);
-        // The batch's pages are locked from when they are added until their read completes.
-        let saved = self.ra_pending.replace((inode, index, end));
+        // The batch's pages are locked from when they are added until their read completes:
+        // the batch is `ractl->_index` .. `+ _nr_pages` (the run added and not yet submitted,
+        // `run_start..run_start + run_len`), never a folio the window found in the cache
+        // (page_cache_ra_unbounded() submits the batch and steps over it, unlocked).
+        let saved = self.ra_pending.replace((inode, index, index));
         // page_cache_ra_unbounded()'s memalloc_nofs_save() (5.8+): the reclaim its
         // allocations and charges enter has no __GFP_FS.
         let nofs = self.memalloc_nofs;
@@ -441,6 +446,7 @@ impl Kernel {
                         self.pages[p].flags |= pg::READAHEAD;
                     }
                     run_len += 1;
+                    self.ra_pending = Some((inode, run_start, run_start + run_len));
                 }
                 Err(crate::filemap::IoError::Oom) if self.nr_free_pages() > 0 && !self.profile.ra_enomem_stops => {
                     // The memcg charge failed: before 6.10 submit what is
