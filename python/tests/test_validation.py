@@ -108,9 +108,8 @@ def test_there_is_a_validation_set():
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
     # + issue 22 (lrugen10): parent-stream against its calibrated set (qemu612-lrugen-parent-stream-cal)
     # + issue 22 (lrugen22, fixps): parent-stream against the quiet set (qemu612-lrugen-parent-stream-quiet)
-    # + issue 22 (gap22): parent-stream with a 1 s pause (qemu612-lrugen-parent-stream-gap), which retired the older
-    #   set's qemu612-lrugen-parent-stream
-    assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream-gap.toml",
+    # (gap22's qemu612-lrugen-parent-stream-gap is in validation-pending: its median pass was a seed draw, review14 H1)
+    assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
                                                               "qemu612-lrugen-parent-stream-cal.toml", "qemu612-lrugen-parent-stream-quiet.toml",
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
