@@ -503,37 +503,38 @@ GS612_NOTE = """
 # becomes a machine fact (the boot's /proc/pagetypeinfo, pagetypeinfo_at_boot, recorded since 357a50e).
 # Re-checked (gap22): the pool is now a machine fact ([machine] nonmovable_free, each boot's own from its
 # pagetypeinfo_at_boot; this set predates it and runs at the engine's boot, 14 frames), and a new set recorded with it
-# (qemu612-lrugen-global-stream-pool, in validation-pending): there the lru_gen stream's pgscan_direct is within with
-# each boot's pool (2,528 against 1,440) and out without it (3,616): the removal stands. What that set misses is in
-# its header (the two-list stream's direct reclaim under the pool's boosts, lru_gen's wset 3)."""
+# (qemu612-lrugen-global-stream-pool, in validation-pending): inconclusive. There the lru_gen stream's pgscan_direct
+# was within with each boot's pool counted one steal and one boost a frame (2,528 against 1,440, +1,088: within only
+# through the 2,048-page floor, +75.6%) and is out without it (3,616, +2,176: by 128 pages), on that loaded set (host
+# load 9.6-17.3); the engine's per-frame pool is not the kernel's (review14 M1: validate no longer gives it), so
+# neither run decides whether the removal stands. Its header has the rest."""
 # qemu612-lrugen-global-stream-pool: global-stream compared with a set recorded with each boot's /proc/pagetypeinfo
 # (gap22), its non-movable pool given as [machine] nonmovable_free (validate.recorded_nonmovable_free()).
 GS_POOL_NOTE = """
 # global-stream recorded anew with each boot's /proc/pagetypeinfo (gap22): 12 boots 2026-11-30 09:35-09:47 UTC, one hold
-# of flock /tmp/memtwin-qemu.lock each, `--qemu-nice -15`, calibrated (split factors 6-7), seven helpers on the host:
-# real.loadavg 1 min 9.6-17.0 (two-list) and 10.3-17.3 (lru_gen). (A 13th boot's guest panicked at 1.47 s in
-# sched_clock_cpu(), memtwin real exit 2, nothing written: not a member; the files are boots 1-4, 6-13 renumbered.)
-# validate gives each boot its non-movable pool as [machine] nonmovable_free (validate.recorded_nonmovable_free(): the
-# DMA32 zone's Unmovable and Reclaimable free blocks below pageblock order; a free pageblock of any type is claimed
-# whole, no boost): two-list 226-1,392 pages (median 592), lru_gen 204-1,128 (median 409), where the engine's boot left 14.
-# The re-check of qemu612-lrugen-global-stream's removed known_out (GS612_NOTE): the lru_gen stream's pgscan_direct is
-# 2,528 (1,920-8,448) against the kernel's 1,440 (960-3,968): within (2,048 pages), and out without the pool (3,616,
-# +2,176): the boost from the boot's pool is what brings it in. Not passing, so in scenarios/validation-pending:
-# (1) two-list: the stream's pgscan_direct 2,241 (1,728-7,979) against 4,346 (2,159-5,778), -2,105 (without the pool
-# 6,291, +1,945, within): the pool's boosts overshoot here. Not modelled and candidates: 6.12's whole-block claim of a
-# non-movable block when the fallback's buddy is order 4 or more (can_steal_fallback()) and the block's free and movable
-# pages reach half of it (steal_suitable_fallback()), which turns pool blocks Movable as the stream's stolen pages fill
-# them, so fewer steals and boosts later (review13 M1); and the pool is the one at boot, before the runner writes the
-# scenario's 720 MiB of files (setup_writes), which recycle it before the tasks start. Boot by boot (kernel.boot_seed
-# 0-11 at each boot's settings; /tmp script, figures here) the kernel's stream pgscan_direct ranks neither by the pool
-# nor by the non-movable pageblocks' count (19-20 in some boots, 34-42 in others: the kernel's frames sparse or dense
-# in them, which decides whether an order-4+ fallback may claim a block): two-list pools 226-699 give the kernel
-# 2,159-5,778 and the engine 1,728-2,646 (5,022-7,182 without the pool); the engine's falls with a pool up to ~900
-# pages and rises above it (two-list 1,351 and 1,392: 4,050 and 7,979; lru_gen 1,128: 8,448 against the kernel's
-# 2,176), as each frame of a large pool is a steal and a boost. (2) lru_gen wset 3: A re-reads
-# 36.75 MiB (24.1-51.1) against 28.0 (22.8-44.8) in this set (in the older set 36.0 against 35.75, within): read_bytes,
-# workingset_refault/activate_file and pgscan_kswapd out with and without the pool (41.8 MiB without): this set's
-# kernel lost less of A than the older set's, at the same guest and a higher host load; not worked on."""
+# of flock /tmp/memtwin-qemu.lock each, `--qemu-nice -15`, calibrated (split factors 7-9/24-30 two-list, 7-8/23-35
+# lru_gen), seven helpers on the host: real.loadavg 1 min 9.6-17.0 (two-list) and 10.3-17.3 (lru_gen). (A 13th boot's
+# guest panicked at 1.47 s in sched_clock_cpu(), memtwin real exit 2, nothing written: not a member; the files are
+# boots 1-4, 6-13 renumbered.)
+# Each boot's non-movable pool is recorded (real.machine.pagetypeinfo_at_boot; validate.recorded_nonmovable_free():
+# the DMA32 zone's Unmovable and Reclaimable free blocks below pageblock order: two-list 226-1,392 pages, median 592,
+# lru_gen 204-1,128, median 409, where the engine's boot leaves 14) but validate does not give it to the engine
+# (review14 M1): the engine counts each pool frame as one __rmqueue_fallback() steal and one boost_watermark(), where
+# 90-100% of each pool is in order 4-8 buddies and 6.1+ takes the largest buddy first, boosts once a fallback and,
+# for order >= pageblock_order / 2 (can_steal_fallback()), claims the block once its free + movable pages reach half
+# of it (steal_suitable_fallback()): not modelled. Fed per frame (gap22, before review14), the pool rose the engine's
+# stream pgscan_direct with its size above ~900 pages (two-list 1,351 and 1,392: 4,050 and 7,979; lru_gen 1,128:
+# 8,448 against the kernel's 2,176), as each frame of a large pool was a steal and a boost, while the kernel's ranks
+# neither by the pool nor by the non-movable pageblocks' count (19-20 in some boots, 34-42 in others).
+# Without the pool (validate --recorded, 2026-11-30 fixgap): two-list every metric within (the stream's pgscan_direct
+# 6,291, 5,022-7,182, against 4,346, 2,159-5,778: +1,945 in the 2,048 pages). lru_gen 5 out: the stream's
+# pgscan_direct 3,616 (2,880-4,736) against 1,440 (960-3,968), +2,176, out by 128 pages (the re-check of
+# qemu612-lrugen-global-stream's removed known_out, GS612_NOTE: inconclusive); wset 3: A re-reads 41.8 MiB
+# (17.0-48.5) against 28.0 (21.75-42.75), read_bytes, workingset_refault/activate_file (10,208 against 7,168) and
+# pgscan_kswapd (9,600 against 6,656) out (in the older set 36.0 against 35.75, within): this set's kernel lost less
+# of A than the older set's, at the same guest and a higher host load; not worked on. Also not modelled: the pool is
+# the one at boot, before the runner writes the scenario's 720 MiB of files (setup_writes), which recycle it before
+# the tasks start. Pending until the buddy-order fallback and the block claim are modelled (then the pool is given)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
