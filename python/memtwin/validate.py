@@ -694,12 +694,16 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     (`recorded_submit_io_slowdown`, iso23), `machine.wakeup_latency` as its samples when it
     measured them, and
     `machine.kworker_wakeup_latency` as its CPU-bound kworkers' mean run-queue wait when it
-    recorded them (`recorded_kworker_wait`), `machine.nonmovable_free` as its boot's
-    /proc/pagetypeinfo left the non-movable pageblocks (`recorded_nonmovable_free`), and a host
-    recording's measured costs
+    recorded them (`recorded_kworker_wait`), and a host recording's measured costs
     (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
     to boot with the host's load; measured properties of that run's machine, like its RAM, not
-    fitted constants)."""
+    fitted constants).
+    Not given: the boot's non-movable pool (`recorded_nonmovable_free`, `[machine] nonmovable_free`).
+    The engine counts each pool frame as one `__rmqueue_fallback()` steal and one
+    `boost_watermark()`, where 6.1+ takes the largest buddy first (90-100% of a recorded pool is
+    in order 4-8 buddies), boosts once per fallback and, for a buddy of order >=
+    pageblock_order / 2 (`can_steal_fallback()`), claims the block once its free + movable pages
+    reach half of it: not modelled, so a recorded pool would over-boost (review14 M1)."""
     sets = [f"kernel.boot_seed={i}"]
     split = recorded_split_slowdown(real)
     k = recorded_cpu_slowdown(real)
@@ -716,9 +720,6 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
-    nm = recorded_nonmovable_free(real)
-    if nm is not None:
-        sets.append(f"machine.nonmovable_free={nm}")
     return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
             + recorded_host_cost(real, where, f"recording {i + 1} of the set")
             + recorded_setup_writes(real, where, f"recording {i + 1} of the set"))

@@ -1043,7 +1043,7 @@ def test_reclaim_trace_bad_arguments_are_refused_before_running(tmp_path, capsys
                                        (["--on", "qemu", "--qemu-nice", "20"], "-20..19")])
 def test_qemu_nice_bad_arguments_are_refused_before_running(tmp_path, capsys, args, what):
     """memtwin real --qemu-nice (lrugen22): refused on the host and out of range, before anything runs."""
-    path = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream-gap.toml")
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream.toml")
     out = tmp_path / "out.json"
     code, _, err = cli_run(capsys, "real", path, *args, "--json", str(out))
     assert code != 0 and what in err and "fix:" in err and "Traceback" not in err

@@ -108,9 +108,8 @@ def test_there_is_a_validation_set():
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
     # + issue 22 (lrugen10): parent-stream against its calibrated set (qemu612-lrugen-parent-stream-cal)
     # + issue 22 (lrugen22, fixps): parent-stream against the quiet set (qemu612-lrugen-parent-stream-quiet)
-    # + issue 22 (gap22): parent-stream with a 1 s pause (qemu612-lrugen-parent-stream-gap), which retired the older
-    #   set's qemu612-lrugen-parent-stream
-    assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream-gap.toml",
+    # (gap22's qemu612-lrugen-parent-stream-gap is in validation-pending: its median pass was a seed draw, review14 H1)
+    assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
                                                               "qemu612-lrugen-parent-stream-cal.toml", "qemu612-lrugen-parent-stream-quiet.toml",
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
@@ -318,8 +317,9 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     for bad in ({"submit_io_slowdown": 0}, {"submit_io_slowdown": True}, {"submit_io_slowdown": 2.5}, {"request_unavailable": "x"}):
         assert recorded_submit_io_slowdown(rec(bad)) is None and set_run_sets(0, rec(bad)) == ["kernel.boot_seed=0"], bad
     assert memtwin.run(lat, sets=set_run_sets(0, io)).steps["sys_s"].sum() > memtwin.run(lat).steps["sys_s"].sum()
-    # gap22: a boot that recorded its /proc/pagetypeinfo (pagetypeinfo_at_boot) runs with its non-movable pool: the
-    # DMA32 zone's (Normal's where it has one) Unmovable + Reclaimable free blocks below pageblock order
+    # gap22: a boot's /proc/pagetypeinfo (pagetypeinfo_at_boot) gives its non-movable pool: the DMA32 zone's (Normal's
+    # where it has one) Unmovable + Reclaimable free blocks below pageblock order. review14 M1: validate does not give
+    # it to the engine (one steal and one boost a frame, where 6.1+ steals a buddy and claims the block at order 4+)
     from memtwin.validate import recorded_nonmovable_free
 
     def pt(zones):
@@ -328,7 +328,7 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
                       "Reclaimable": [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0]}, "blocks": {"Unmovable": 17}}
     dma = {"free": {"Unmovable": [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0], "Reclaimable": [0] * 11}}
     assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/DMA32": dma32})) == 1 + 4 + 16 + 8 + 32 + 128
-    assert set_run_sets(0, pt({"0/DMA32": dma32})) == ["kernel.boot_seed=0", "machine.nonmovable_free=189"]
+    assert set_run_sets(0, pt({"0/DMA32": dma32})) == ["kernel.boot_seed=0"], "the pool is not given (review14 M1)"
     assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/Normal": {"free": {"Unmovable": [3], "Reclaimable": [2]}}, "0/DMA32": dma32})) == 5
     for bad in ({}, {"0/DMA": dma}, {"0/DMA32": {"free": {"Unmovable": [1, -1]}}}, {"0/DMA32": {"free": {"Unmovable": "x"}}}):
         assert recorded_nonmovable_free(pt(bad)) is None and set_run_sets(0, pt(bad)) == ["kernel.boot_seed=0"], bad

@@ -774,6 +774,14 @@ impl Zone {
     /// spread evenly; the boot's frames left over (fewer than a pageblock, or all beyond the
     /// zone's free blocks) go to a Movable pageblock, as an unmovable allocation that stole
     /// from one without claiming it. Returns the PFNs taken (at most `frames`; boot only).
+    /// Not modelled (review14 M1), so validate does not give a recording's pool
+    /// (`validate.recorded_nonmovable_free()` only parses it): the pool's layout in buddies.
+    /// 6.1's `__rmqueue_fallback()` (mm/page_alloc.c) takes the largest suitable buddy first
+    /// (`MAX_ORDER - 1` down), one `boost_watermark()` a fallback, and for a buddy of order >=
+    /// `pageblock_order / 2` (`can_steal_fallback()`) moves the block's free pages and claims
+    /// the block once its free + movable pages reach half of it; 90-100% of a recorded boot's
+    /// pool is in order 4-8 buddies, so the kernel boosts about once a block where the engine
+    /// boosts once a frame.
     pub fn take_boot_frames_pooled(&mut self, frames: u64, pool: u64) -> Vec<u64> {
         let mut out = Vec::with_capacity(frames as usize);
         let n = ((frames + pool) / PAGEBLOCK_NR).max(1);

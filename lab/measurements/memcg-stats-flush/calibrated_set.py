@@ -46,9 +46,12 @@ def main(argv):
     a = ap.parse_args(argv)
     from memtwin import api, validate
 
+    # the scenario in scenarios/validation, else in validation-pending (the gap set), its recordings beside it
     scn = os.path.join(VAL, a.set + ".toml")
+    if not os.path.exists(scn):
+        scn = os.path.join(os.path.dirname(VAL), "validation-pending", a.set + ".toml")
     with open(scn, "rb") as f:
-        files = [os.path.join(VAL, p) for p in tomllib.load(f)["validation"]["recorded"]]
+        files = [os.path.join(os.path.dirname(scn), p) for p in tomllib.load(f)["validation"]["recorded"]]
     if a.boots:
         files = files[:a.boots]
     if a.window:

@@ -12,7 +12,7 @@ import sys
 import tomllib
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
-# parent-stream as -cal has it (the older set's qemu612-lrugen-parent-stream.toml, the same scenario, is retired)
+# parent-stream as -cal has it (the older set's qemu612-lrugen-parent-stream.toml is the same scenario)
 SCN = os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-parent-stream-cal.toml")
 
 
