@@ -8,12 +8,14 @@ The engine's device (blkdev/mod.rs `HwQueue::dispatch`): a request completes at 
 `request_cost` (13 us) stay the table's (fio, lab/validation/loop-device.md); from this trace:
 
 - `queue_read_bw`, the bandwidth requests in flight share, by hostcal.rs `window_read_bw()`'s rule (a window's
-  time less its requests' `request_cost`, and here their segments' cost too): over the batches in which two 8 MiB
+  time less its requests' `request_cost`; the segments' time stays in it, as the table gives no `segment_cost`,
+  and is taken out too for the figure that would go with `segment_cost`): over the batches in which two 8 MiB
   readahead windows are in flight together (a batch: loop read requests whose [issue, completion] overlap; two
   windows: at least 16 MiB issued within TOGETHER_NS, the steady state of read_ahead_kb 8192 on the default ext4,
-  13 requests of up to 1280 KiB), bytes / (span - n x request_cost - segments x segment_cost), the median over
+  13 requests of up to 1280 KiB), bytes / (span - n x request_cost), the median over
   both rounds. The ramp's batches (requests issued over 0.15-3.3 ms as the windows grow) are printed apart and not
-  used: they ran at 3.9-5.2 GB/s, which the whole run's busy time per 8 MiB (2.79/2.93 ms) mixes in.
+  used: most ran at 4.1-5.5 GB/s, which the whole run's busy time per 8 MiB (2.79/2.93 ms) mixes in; the
+  last window alone (7 requests, 8 MiB) 2.2-2.4.
 - `segment_cost` and the request alone: least squares of the time of the 256 KiB requests no other request
   overlapped against their segments (both rounds, all configurations): the slope is the cost a segment, the
   intercept the request alone at no segment, `request_read_bw` = 256 KiB / (intercept - request_latency).
@@ -73,12 +75,12 @@ def derive(data):
                 segs = sum(x[3] or 1 for x in b["reqs"])
                 spread = b["reqs"][-1][0] - b["reqs"][0][0]
                 span = b["end"] - b["start"]
-                t = span - n * REQUEST_COST_NS - segs * seg
-                row = (i + 1, n, nbytes, segs, spread, span, nbytes * 1e9 / t, r["loadavg"])
+                t = span - n * REQUEST_COST_NS
+                row = (i + 1, n, nbytes, segs, spread, span, nbytes * 1e9 / t, r["loadavg"], nbytes * 1e9 / (t - segs * seg))
                 (steady if nbytes >= TWO_WINDOWS and spread <= TOGETHER_NS else ramp).append(row)
     bw = statistics.median(x[6] for x in steady)
     return {"alone": alone, "at0_ns": at0, "segment_cost_ns": seg, "steady": steady, "ramp": ramp,
-            "queue_read_bw": bw, "request_read_bw": ALONE_BYTES * 1e9 / (at0 - REQUEST_LATENCY_NS)}
+            "queue_read_bw": bw, "queue_read_bw_with_segments": statistics.median(x[8] for x in steady), "request_read_bw": ALONE_BYTES * 1e9 / (at0 - REQUEST_LATENCY_NS)}
 
 
 def main():
@@ -93,13 +95,14 @@ def main():
     print("batches at read_ahead_kb 8192 (round, requests, MiB, segments, issue spread us, span us, GB/s net of costs, load):")
     for name, rows in (("two windows issued together", d["steady"]), ("the ramp (not used)", d["ramp"])):
         print(f"  {name}:")
-        for rd, n, nb, sg, sp, span, bw, la in rows:
+        for rd, n, nb, sg, sp, span, bw, la, _ in rows:
             print(f"    {rd} {n:3d} {nb / 2**20:5.1f} {sg:3d} {sp / 1e3:7.0f} {span / 1e3:8.0f} {bw / 1e9:5.2f} {la}")
     print("[devices.X] (read side):")
     print(f"  queue_read_bw = {round(d['queue_read_bw'], -7):.0f}  # median of {len(d['steady'])} batches of two windows")
     print(f"  request_read_bw = {round(d['request_read_bw'], -7):.0f}  # 256 KiB alone at no segment less request_latency")
     print(f'  request_latency = "{REQUEST_LATENCY_NS // 1000}us", request_cost = "{REQUEST_COST_NS // 1000}us"  # the table\'s (fio)')
     print(f'  segment_cost = "{d["segment_cost_ns"]:.0f}ns", max_segments = 128  # measured; not given (large-folios.md)')
+    print(f"  (with segment_cost given, queue_read_bw would be {round(d['queue_read_bw_with_segments'], -7):.0f})")
 
 
 if __name__ == "__main__":
