@@ -99,6 +99,7 @@ def main():
             print(f"    {rd} {n:3d} {nb / 2**20:5.1f} {sg:3d} {sp / 1e3:7.0f} {span / 1e3:8.0f} {bw / 1e9:5.2f} {la}")
     print("[devices.X] (read side):")
     print(f"  queue_read_bw = {round(d['queue_read_bw'], -7):.0f}  # median of {len(d['steady'])} batches of two windows")
+    print(f"  queue_read_bw_batches = [{', '.join(f'{round(x[6], -6):.0f}' for x in d['steady'])}]  # the batches, drawn per batch")
     print(f"  request_read_bw = {round(d['request_read_bw'], -7):.0f}  # 256 KiB alone at no segment less request_latency")
     print(f'  request_latency = "{REQUEST_LATENCY_NS // 1000}us", request_cost = "{REQUEST_COST_NS // 1000}us"  # the table\'s (fio)')
     print(f'  segment_cost = "{d["segment_cost_ns"]:.0f}ns", max_segments = 128  # measured; not given (large-folios.md)')

@@ -28,6 +28,8 @@ def test_the_host_table_is_the_idle_trace_s():
         sys.path.pop(0)
     assert gen.LOOP_READ_BW == round(d["queue_read_bw"], -7) == 2_520_000_000
     assert gen.LOOP_REQUEST_READ_BW == round(d["request_read_bw"], -7)
+    assert gen.LOOP_READ_BW_BATCHES == [round(x[6], -6) for x in d["steady"]]
+    assert "queue_read_bw_batches = [2507000000, " in gen.LOOP_QUEUE
     # the steady batches the rule takes: 16 of two windows issued together (13 requests, 16 MiB), none of the ramp's
     assert len(d["steady"]) == 16 and all(n == 13 and nb == 16 << 20 for _, n, nb, *_ in d["steady"])
     assert 2.3e9 < min(x[6] for x in d["steady"]) and max(x[6] for x in d["steady"]) < 2.7e9

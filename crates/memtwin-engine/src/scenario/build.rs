@@ -367,7 +367,9 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
     let qr = t.get("queue_read_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_read_bw")));
     let qw_node = t.get("queue_write_bw").map(|v| v.loc.clone());
     let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
-    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    // ra21: the shared read bandwidth batch by batch (HwQueue::read_bw_batches)
+    let batches = t.get("queue_read_bw_batches").map(|v| bandwidth_samples(cx, v, &key("queue_read_bw_batches"))).unwrap_or_default();
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments", "queue_read_bw_batches"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
     if t.get("queue_depth").is_none() {
         if let Some(k) = given.first() {
             let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
@@ -395,7 +397,27 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
         bw
     };
     let request_bw = [rr.unwrap_or(bw[0]), rw.unwrap_or(bw[1])];
-    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0) })
+    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0), read_bw_batches: batches })
+}
+
+/// `[devices.X] queue_read_bw_batches`: 1 to 10,000 bandwidths (each above 0: `get_bandwidth`).
+fn bandwidth_samples(cx: &mut Cx, v: &Node, what: &str) -> Vec<u64> {
+    let fix = format!("write the batches' measured bandwidths, {what} = [2520000000, \"2.4G\"] (lab/measurements/loop_device_table.py prints them)");
+    let mut out = vec![];
+    match &v.v {
+        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{what} is empty"), fix),
+        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{what} has {} samples, more than 10000", items.len()), fix),
+        Val::Arr(items) => {
+            for it in items {
+                // get_bandwidth refuses 0 itself
+                if let Some(b) = get_bandwidth(cx, it, &format!("a {what} sample")) {
+                    out.push(b);
+                }
+            }
+        }
+        other => cx.err(&v.loc, format!("{what} must be an array of bandwidths, not {}", other.type_name()), fix),
+    }
+    out
 }
 
 /// A bandwidth: a size per second, with an optional `/s`.
@@ -1138,7 +1160,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 d => d,
             });
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "segment_cost", "max_segments", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "queue_read_bw_batches", "segment_cost", "max_segments", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency, segment_cost: segment_cost.unwrap_or(0) });
         }
     }
@@ -1172,7 +1194,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             let (msk, name) = (d.max_sectors_kb, d.name.clone());
             if let Some(h) = d.hw.as_mut() {
                 match crate::hostcal::window_read_bw(w, msk, h.request_cost) {
-                    Some(bw) => h.bw[0] = bw,
+                    // the recording's own window stands for every batch of its run
+                    Some(bw) => {
+                        h.bw[0] = bw;
+                        h.read_bw_batches.clear();
+                    }
                     None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (the loop device's time for an 8 MiB read) and the device's request_cost"),
                 }
             }
