@@ -293,20 +293,25 @@ const DURATION_FIX: &str = "write a duration with a unit: \"5ms\", \"100us\", \"
 /// them, for the fix.
 fn latency_samples(cx: &mut Cx, v: &Node, table: &str, key: &str, rec: &str) -> Vec<u64> {
     let fix = format!("write the samples as durations, {key} = [\"120us\", \"3ms\"] ({rec})");
+    let what = format!("{table}.{key}");
+    sample_array(cx, v, &what, "durations", &fix, |cx, it| match get_duration(cx, it, &format!("a {what} sample")) {
+        Some(d) if d > 10_000_000_000 => {
+            cx.err(&it.loc, format!("a {what} sample is longer than 10 s"), fix.clone());
+            None
+        }
+        d => d,
+    })
+}
+
+/// `what` (a TOML array of `kind`) as 1 to 10,000 samples, each read by `one` (None: its error
+/// said); `fix` for the array's own errors.
+fn sample_array(cx: &mut Cx, v: &Node, what: &str, kind: &str, fix: &str, mut one: impl FnMut(&mut Cx, &Node) -> Option<u64>) -> Vec<u64> {
     let mut out = vec![];
     match &v.v {
-        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{table}.{key} is empty"), fix),
-        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{table}.{key} has {} samples, more than 10000", items.len()), fix),
-        Val::Arr(items) => {
-            for it in items {
-                match get_duration(cx, it, &format!("a {table}.{key} sample")) {
-                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, format!("a {table}.{key} sample is longer than 10 s"), fix.clone()),
-                    Some(d) => out.push(d),
-                    None => {}
-                }
-            }
-        }
-        other => cx.err(&v.loc, format!("{table}.{key} must be an array of durations, not {}", other.type_name()), fix),
+        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{what} is empty"), fix),
+        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{what} has {} samples, more than 10000", items.len()), fix),
+        Val::Arr(items) => out.extend(items.iter().filter_map(|it| one(cx, it))),
+        other => cx.err(&v.loc, format!("{what} must be an array of {kind}, not {}", other.type_name()), fix),
     }
     out
 }
@@ -403,21 +408,7 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
 /// `[devices.X] queue_read_bw_batches`: 1 to 10,000 bandwidths (each above 0: `get_bandwidth`).
 fn bandwidth_samples(cx: &mut Cx, v: &Node, what: &str) -> Vec<u64> {
     let fix = format!("write the batches' measured bandwidths, {what} = [2520000000, \"2.4G\"] (lab/measurements/loop_device_table.py prints them)");
-    let mut out = vec![];
-    match &v.v {
-        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{what} is empty"), fix),
-        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{what} has {} samples, more than 10000", items.len()), fix),
-        Val::Arr(items) => {
-            for it in items {
-                // get_bandwidth refuses 0 itself
-                if let Some(b) = get_bandwidth(cx, it, &format!("a {what} sample")) {
-                    out.push(b);
-                }
-            }
-        }
-        other => cx.err(&v.loc, format!("{what} must be an array of bandwidths, not {}", other.type_name()), fix),
-    }
-    out
+    sample_array(cx, v, what, "bandwidths", &fix, |cx, it| get_bandwidth(cx, it, &format!("a {what} sample")))
 }
 
 /// A bandwidth: a size per second, with an optional `/s`.
