@@ -71,7 +71,7 @@ METRICS = [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB), ("resident_p
 # 6.18's traces a reader's readahead windows issued while the window before is in flight complete with
 # it (large-folios.md: 2026-11-29 04:44, 6.18.44-fc-v857, load 12.5, and 13:40, 6.18.44-fc-v782, load
 # 19.7: windows issued at 39.84, 41.44 and 42.45 ms completed at 47.55-47.57 ms; the idle rounds' 16 MiB
-# batches: all 13 requests complete within 15 us of each other).
+# batches: all 13 requests complete within 16-24 us of each other).
 # (lab/measurements/loop_device_table.py prints them; python/tests/test_loop_device_table.py holds these to its
 # derivation, to 10 MB/s.)
 # queue_read_bw_batches: the 16 batches themselves, to 1 MB/s, in the trace's order (blkdev.rs
