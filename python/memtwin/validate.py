@@ -203,7 +203,8 @@ def bimodal_specs(spec: dict, where: str, tol: dict, locate=None, variants: Opti
                 raise _err(at(k), f"{k} must be a non-empty string, not {e[k]!r}", fix)
         if variants is not None and "variant" in e and e["variant"] not in variants:
             raise _err(at("variant"), f"the scenario has no variant {e['variant']!r}",
-                       f"name one of {', '.join(map(repr, variants))} or remove variant (every variant)")
+                       f"name one of {', '.join(map(repr, variants))} or remove variant (every variant)" if variants
+                       else "the scenario declares no variants: remove variant")
         ms = e["metrics"]
         if not isinstance(ms, list) or not ms or not all(isinstance(m, str) for m in ms) or len(set(ms)) != len(ms):
             raise _err(at("metrics"), f"metrics must be a non-empty array of distinct metric names, not {ms!r}", fix)
@@ -462,7 +463,8 @@ def format_rows(rows: list) -> str:
         sets = [r for r in rs if r.reals is not None]
         if sets:
             # a recording set: the table shows medians; each side's range, lowest to highest
-            out.append(f"  medians of {len(sets[0].sims)} engine runs and {len(sets[0].reals)} recordings; their ranges:")
+            runs = next((len(r.sims) for r in sets if r.bimodal is None), len(sets[0].reals))
+            out.append(f"  medians of {runs} engine runs and {len(sets[0].reals)} recordings; their ranges:")
 
             def rng(vs: list) -> str:
                 if any(v is None for v in vs):

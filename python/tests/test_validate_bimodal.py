@@ -203,3 +203,14 @@ def test_a_scenario_without_bimodal_metrics_runs_the_engine_once_per_recording(t
     rows, _, _ = validate.validate_file(str(scn), None, True, out=lambda *_: None)
     assert calls == [[f"kernel.boot_seed={i}"] for i in range(3)] and not any(r.bimodal for r in rows)
     assert memtwin.load(str(scn)).doc.table("validation").get("bimodal") is None
+
+
+def test_format_rows_counts_the_engine_runs_of_the_plain_rows():
+    """A bimodal row has the engine's 4 n boots, the other rows its n runs: the table's note gives
+    the plain rows' count and each bimodal row's range says its own."""
+    bim = row([0.0] * 24 + [20.0 * MIB] * 24, [0.0] * 6 + [20.0 * MIB] * 6)
+    plain = validate.Row("two-list", "wset 3", "resident_pages", 5.0, 5.0, 0.10, 256, sims=[5.0] * 12, reals=[5.0] * 12)
+    text = validate.format_rows([bim, plain])
+    assert "medians of 12 engine runs and 12 recordings" in text, text
+    assert "wset 3 read_bytes: engine 0 to 20971520 (48 boots), real 0 to 20971520" in text
+    assert "in 6/12 boots, engine 24/48; Fisher's exact p = 1.000: the shares agree" in " ".join(text.split())
