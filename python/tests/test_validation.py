@@ -61,8 +61,11 @@ def test_there_is_a_validation_set():
     # + issue 23 (rec23h): host-queue-rw-seq (a reader beside the flusher's writes, scheduler none and mq-deadline)
     # and host-queue-rw-wbt (the same, blk-wbt at 2 ms and off)
     # (host-queue-rw-msk back in validation-pending, review9 M1: the reader alone at the same load misses)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2
-    assert "host-queue-rw-msk.toml" not in names
+    # + issue 23 (queue23): host-queue-rw-msk against an idle set, and the idle twins of the reader alone
+    # (host-queue-read-msk-idle, host-queue-read-ra128-idle); the loaded read-msk stays pending
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3
+    assert {"host-queue-rw-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml"} <= set(names)
+    assert "host-queue-read-msk.toml" not in names
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
                                                                 "host-zswap-pool-0.toml"}  # 6.18's zswap
     assert "host-swap-retouch.toml" in names

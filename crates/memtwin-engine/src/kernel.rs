@@ -597,8 +597,8 @@ impl Kernel {
     /// `try_to_wake_up()` of a task (not a kthread) beside the machine's background
     /// ([`Kernel::bg_load`]): `ttwu_do_activate()` -> `enqueue_task_fair()` -> `place_entity()`,
     /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c), after sleeping `slept` ns with the
-    /// EEVDF lag `lag` (updated: clamped as `update_entity_lag()` saved it, plus what the wait
-    /// gives). Returns how long it waits for a CPU ([`crate::sched::BusyRq::wakeup`]: a short
+    /// EEVDF lag `lag` (updated: clamped as `update_entity_lag()` saved it, or as DELAY_DEQUEUE
+    /// left it, [`crate::sched::BusyRq::delayed_lag`], plus what the wait gives). Returns how long it waits for a CPU ([`crate::sched::BusyRq::wakeup`]: a short
     /// sleep's wake-up meets the fresh protected slice of the entity picked when it went to
     /// sleep, unless the wakee's lag makes that entity ineligible; CFS:
     /// [`crate::sched::wakeup_runq_wait_after`], 0; schedstat's `run_delay`) and the fresh slice
@@ -612,7 +612,7 @@ impl Kernel {
         }
         let wait = match self.eevdf_rq {
             Some(rq) => {
-                let (wait, after) = rq.wakeup(crate::sched::update_entity_lag(*lag, rq.limit), slept);
+                let (wait, after) = rq.wakeup(rq.delayed_lag(*lag, slept), slept);
                 *lag = after;
                 wait
             }

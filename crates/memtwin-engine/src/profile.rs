@@ -753,6 +753,17 @@ pub struct KernelProfile {
     /// 147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy"). Only with
     /// [`KernelProfile::eevdf`].
     pub lag_clamp_max_slice: bool,
+    /// DELAY_DEQUEUE and DELAY_ZERO (kernel/sched/features.h, both on by default; 6.12,
+    /// 152e11f6df29 "sched/fair: Implement delayed dequeue" and 54a58a787791 "sched/fair:
+    /// Implement DELAY_ZERO"): `dequeue_entity()` of a sleeper that is not eligible (negative
+    /// lag) only marks it `sched_delayed` (`set_delayed()`) and leaves it queued, its lag
+    /// growing as the others run, until `pick_next_entity()` picks it and dequeues it
+    /// (`DEQUEUE_DELAYED`, `finish_delayed_dequeue_entity()`) or its task wakes
+    /// (`ttwu_runnable()` -> `ENQUEUE_DELAYED`, `requeue_delayed_entity()`); either way a lag
+    /// it turned positive is cut to 0 (DELAY_ZERO). Before (6.6), the sleeper left at once with
+    /// its lag clamped and kept it across any sleep ([`crate::sched::BusyRq::delayed_lag`]).
+    /// Only with [`KernelProfile::eevdf`].
+    pub delay_dequeue: bool,
     /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
     /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
     /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
@@ -1110,6 +1121,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         eevdf: true,
         sched_base_slice: 750_000,
         lag_clamp_max_slice: false,
+        delay_dequeue: false,
         pcp_auto_tune: false,
         watermark_boost: true,
         swappiness: crate::vmscan::SWAPPINESS,
@@ -1191,6 +1203,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
+        delay_dequeue: true,
         large_folios: LargeFolios { write: WriteOrder::Sized, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
@@ -1355,6 +1368,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         mmap_miss_skips_workingset: true,
         sched_base_slice: 700_000,
         lag_clamp_max_slice: true,
+        delay_dequeue: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
