@@ -66,7 +66,7 @@ def test_a_host_recordings_costs_become_machine_settings():
     assert recorded_host_cost(rec({**hc, "device_window_ns": 1523000})) == recorded_host_cost(rec(hc)) + ['machine.loop_read_window="1523000ns"']
     assert set_run_sets(3, rec(hc)) == ["kernel.boot_seed=3", "machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]",
                                         "machine.reclaim_call_ns=331"]
-    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))  # validation since ra21
     base = memtwin.run(scn, sets=["kernel.boot_seed=0"]).steps["sys_s"].sum()
     assert memtwin.run(scn, sets=set_run_sets(0, rec(hc))).steps["sys_s"].sum() != base  # the engine takes them
 

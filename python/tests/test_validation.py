@@ -63,7 +63,8 @@ def test_there_is_a_validation_set():
     # (host-queue-rw-msk back in validation-pending, review9 M1: the reader alone at the same load misses)
     # + issue 23 (queue23): host-queue-rw-msk against an idle set, and the idle twins of the reader alone
     # (host-queue-read-msk-idle, host-queue-read-ra128-idle); the loaded read-msk stays pending
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3
+    # + issue 21 (ra21): host-ext4-tight-ra8192, the 256M cat at 8192 on the idle host's device table
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1
     assert {"host-queue-rw-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml"} <= set(names)
     assert "host-queue-read-msk.toml" not in names
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
@@ -118,12 +119,13 @@ def test_there_is_a_validation_set():
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
-    # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G, and host-ext4-tight-ra8192 stay in
-    # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22;
+    # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G stay in
+    # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22, + its
+    # 256M cat at 8192 since ra21's idle device table;
     # lab/validation/make_folio_scenarios.py); + the 256M one at 8192 with the guest's disk at 100 MB/s (--bw100);
     # + host-ext4-mmap-exec (issue 18, trace11: the exec twin on default ext4)
     # + the -queue ones of the 512M, 1G and the 256M cat at 8192 (ra10: the loop device completes together)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 + 3 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 + 1 + 3 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at

@@ -411,6 +411,10 @@ pub struct BlockDevice {
 /// matters); the device's index is mixed in too.
 pub const LOOP_WORKER_RAND_SALT: u64 = 0x6C6F_6F70_776B_7232;
 
+/// Mixed into `kernel.boot_seed` for a device queue's batch bandwidth draws
+/// ([`HwQueue::batch_rand`]), a stream of its own like [`LOOP_WORKER_RAND_SALT`]'s.
+pub const HW_BATCH_RAND_SALT: u64 = 0x6877_6261_7463_6832;
+
 /// The loop driver's dispatch of its requests to the backing file (drivers/block/loop.c, 6.18,
 /// the host runner's loop device): `loop_queue_rq()` -> `loop_queue_work()` adds every request
 /// (read, write, flush) to the worker's command list (`rootcg_cmd_list`, or a blkcg's worker's)
@@ -625,6 +629,19 @@ pub struct HwQueue {
     /// `BLK_DEF_MAX_SECTORS_CAP` later); a device
     /// without a queue of its own has `MAX_REQUEST_PAGES`).
     pub max_pages: u64,
+    /// Samples of the read bandwidth one batch's requests share (`[devices.X]
+    /// queue_read_bw_batches`, bytes/s; empty: `bw[0]` always). A batch is a busy period of the
+    /// shared line: a read request dispatched when the line has moved everything before it
+    /// draws one, and every request that joins before the line is idle again moves at it. What
+    /// the draws stand for is below the guest kernel: the host runner's loop device hands each
+    /// request to the virtio disk beneath (`lo_rw_aio()` -> the backing file's direct I/O ->
+    /// `virtblk_map_data()`), whose backend (the hypervisor) serves the batch and ends it at
+    /// once; on an idle host its batches of two 8 MiB readahead windows took 2.32-2.69 GB/s
+    /// from one batch to the next (lab/measurements/loop_device_table.py), a spread the kernel's
+    /// readers meet and a constant `bw[0]` does not give.
+    pub read_bw_batches: Vec<u64>,
+    /// The state of the draws from `read_bw_batches` (seeded per boot and device).
+    pub batch_rand: u64,
 }
 
 /// The state of one of [`HwQueue`]'s lines.
@@ -638,6 +655,8 @@ pub struct HwLine {
     last_done: Nanos,
     /// When the last request alone would be done (its latency and own transfer).
     last_own: Nanos,
+    /// The read bandwidth of the batch under way (`HwQueue::read_bw_batches`' draw; 0: none drawn).
+    batch_bw: u64,
 }
 
 impl HwQueue {
@@ -656,7 +675,32 @@ impl HwQueue {
             max_segments: u64::MAX,
             lines: [line(), line()],
             max_pages: MAX_REQUEST_PAGES,
+            read_bw_batches: Vec::new(),
+            batch_rand: 0,
         }
+    }
+
+    /// The same queue drawing each read batch's shared bandwidth from `samples` (none: `bw[0]`
+    /// always; [`HwQueue::read_bw_batches`]), seeded from `boot_seed` and the device's index `dev`.
+    pub fn with_read_bw_batches(mut self, samples: Vec<u64>, boot_seed: u64, dev: u64) -> Self {
+        self.read_bw_batches = samples.into_iter().map(|b| b.max(1)).collect();
+        self.batch_rand = crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ HW_BATCH_RAND_SALT ^ dev);
+        self
+    }
+
+    /// The shared bandwidth of a request of direction `dir` on line `line` that may start a
+    /// batch at `start` ([`HwQueue::read_bw_batches`]).
+    #[inline]
+    fn shared_bw(&mut self, line: usize, dir: Dir, start: Nanos) -> u64 {
+        if dir != Dir::Read || self.read_bw_batches.is_empty() {
+            return self.bw[dir as usize];
+        }
+        let l = &mut self.lines[line];
+        if l.batch_bw == 0 || start >= l.bw_until {
+            let i = crate::lru_gen::get_random_u32_below(&mut self.batch_rand, self.read_bw_batches.len() as u64) as usize;
+            l.batch_bw = self.read_bw_batches[i];
+        }
+        l.batch_bw
     }
 
     /// The same queue with `cost` of the shared bandwidth a segment and requests of at most
@@ -681,13 +725,14 @@ impl HwQueue {
     /// for a driver tag when `depth` requests are under way (the completion of the request
     /// `depth` places before it). Returns (dispatch, completion).
     pub fn dispatch(&mut self, line: usize, dir: Dir, bytes: u64, segs: u64, at: Nanos, seek: Nanos) -> (Nanos, Nanos) {
-        let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
+        let own_bw = self.request_bw[dir as usize];
         let (depth, latency, cost) = (self.depth as usize, self.latency, self.request_cost + segs * self.segment_cost);
-        let l = &mut self.lines[line];
         let mut start = at;
-        if l.tags.len() == depth {
-            start = start.max(l.tags.pop_front().expect("a full queue holds a tag"));
+        if self.lines[line].tags.len() == depth {
+            start = start.max(self.lines[line].tags.pop_front().expect("a full queue holds a tag"));
         }
+        let bw = self.shared_bw(line, dir, start);
+        let l = &mut self.lines[line];
         l.bw_until = l.bw_until.max(start) + cost + xfer_ns(bytes, bw);
         l.last_own = start + latency + seek + xfer_ns(bytes, own_bw);
         let done = l.last_own.max(l.bw_until).max(l.last_done);
@@ -700,7 +745,10 @@ impl HwQueue {
     /// (`blk_attempt_plug_merge()`): the request grows, on the shared line and alone, and
     /// completes later, by its bytes and `segs` segments. Returns its new completion.
     pub fn extend(&mut self, line: usize, dir: Dir, bytes: u64, segs: u64) -> Nanos {
-        let (own_bw, bw) = (self.request_bw[dir as usize], self.bw[dir as usize]);
+        // the request's batch is under way: its bandwidth (`read_bw_batches`' draw) holds
+        let batch = self.lines[line].batch_bw;
+        let own_bw = self.request_bw[dir as usize];
+        let bw = if dir == Dir::Read && !self.read_bw_batches.is_empty() && batch != 0 { batch } else { self.bw[dir as usize] };
         let seg_cost = segs * self.segment_cost;
         let l = &mut self.lines[line];
         l.bw_until += seg_cost + xfer_ns(bytes, bw);

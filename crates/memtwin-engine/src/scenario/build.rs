@@ -293,20 +293,25 @@ const DURATION_FIX: &str = "write a duration with a unit: \"5ms\", \"100us\", \"
 /// them, for the fix.
 fn latency_samples(cx: &mut Cx, v: &Node, table: &str, key: &str, rec: &str) -> Vec<u64> {
     let fix = format!("write the samples as durations, {key} = [\"120us\", \"3ms\"] ({rec})");
+    let what = format!("{table}.{key}");
+    sample_array(cx, v, &what, "durations", &fix, |cx, it| match get_duration(cx, it, &format!("a {what} sample")) {
+        Some(d) if d > 10_000_000_000 => {
+            cx.err(&it.loc, format!("a {what} sample is longer than 10 s"), fix.clone());
+            None
+        }
+        d => d,
+    })
+}
+
+/// `what` (a TOML array of `kind`) as 1 to 10,000 samples, each read by `one` (None: its error
+/// said); `fix` for the array's own errors.
+fn sample_array(cx: &mut Cx, v: &Node, what: &str, kind: &str, fix: &str, mut one: impl FnMut(&mut Cx, &Node) -> Option<u64>) -> Vec<u64> {
     let mut out = vec![];
     match &v.v {
-        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{table}.{key} is empty"), fix),
-        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{table}.{key} has {} samples, more than 10000", items.len()), fix),
-        Val::Arr(items) => {
-            for it in items {
-                match get_duration(cx, it, &format!("a {table}.{key} sample")) {
-                    Some(d) if d > 10_000_000_000 => cx.err(&it.loc, format!("a {table}.{key} sample is longer than 10 s"), fix.clone()),
-                    Some(d) => out.push(d),
-                    None => {}
-                }
-            }
-        }
-        other => cx.err(&v.loc, format!("{table}.{key} must be an array of durations, not {}", other.type_name()), fix),
+        Val::Arr(items) if items.is_empty() => cx.err(&v.loc, format!("{what} is empty"), fix),
+        Val::Arr(items) if items.len() > 10_000 => cx.err(&v.loc, format!("{what} has {} samples, more than 10000", items.len()), fix),
+        Val::Arr(items) => out.extend(items.iter().filter_map(|it| one(cx, it))),
+        other => cx.err(&v.loc, format!("{what} must be an array of {kind}, not {}", other.type_name()), fix),
     }
     out
 }
@@ -367,7 +372,9 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
     let qr = t.get("queue_read_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_read_bw")));
     let qw_node = t.get("queue_write_bw").map(|v| v.loc.clone());
     let qw = t.get("queue_write_bw").and_then(|v| get_bandwidth(cx, v, &key("queue_write_bw")));
-    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
+    // ra21: the shared read bandwidth batch by batch (HwQueue::read_bw_batches)
+    let batches = t.get("queue_read_bw_batches").map(|v| bandwidth_samples(cx, v, &key("queue_read_bw_batches"))).unwrap_or_default();
+    let given = ["queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "max_segments", "queue_read_bw_batches"].into_iter().filter(|k| t.get(k).is_some()).collect::<Vec<_>>();
     if t.get("queue_depth").is_none() {
         if let Some(k) = given.first() {
             let loc = t.get(k).map(|v| v.loc.clone()).unwrap_or_else(|| kloc.clone());
@@ -395,7 +402,13 @@ fn device_hw_queue(cx: &mut Cx, t: &mut Tab, dname: &str, kloc: &Loc, blk_thrott
         bw
     };
     let request_bw = [rr.unwrap_or(bw[0]), rw.unwrap_or(bw[1])];
-    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0) })
+    Some(HwQueueSpec { queue_depth: depth, request_latency: latency.unwrap_or(0), request_bw, bw, request_cost: cost.unwrap_or(0), max_segments: max_segs.unwrap_or(0), read_bw_batches: batches })
+}
+
+/// `[devices.X] queue_read_bw_batches`: 1 to 10,000 bandwidths (each above 0: `get_bandwidth`).
+fn bandwidth_samples(cx: &mut Cx, v: &Node, what: &str) -> Vec<u64> {
+    let fix = format!("write the batches' measured bandwidths, {what} = [2520000000, \"2.4G\"] (lab/measurements/loop_device_table.py prints them)");
+    sample_array(cx, v, what, "bandwidths", &fix, |cx, it| get_bandwidth(cx, it, &format!("a {what} sample")))
 }
 
 /// A bandwidth: a size per second, with an optional `/s`.
@@ -1138,7 +1151,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 d => d,
             });
-            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "segment_cost", "max_segments", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
+            t.finish(cx, &["read_bw", "write_bw", "seek", "read_ahead_kb", "rotational", "blk_throttle", "qemu_throttle", "queue_depth", "request_latency", "request_read_bw", "request_write_bw", "request_cost", "queue_read_bw", "queue_write_bw", "queue_read_bw_batches", "segment_cost", "max_segments", "max_sectors_kb", "complete_together", "scheduler", "driver_depth", "wbt_lat_usec", "worker_wakeup_latency"]);
             devices.push(DeviceSpec { name: dname.clone(), read_bw: rb, write_bw: write_bw.unwrap_or(rb), seek, read_ahead_kb, rotational, blk_throttle, qemu_throttle, hw, complete_together, scheduler, driver_depth, max_sectors_kb, wbt_lat_usec, queue_keys_given, worker_wakeup_latency, segment_cost: segment_cost.unwrap_or(0) });
         }
     }
@@ -1172,7 +1185,11 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             let (msk, name) = (d.max_sectors_kb, d.name.clone());
             if let Some(h) = d.hw.as_mut() {
                 match crate::hostcal::window_read_bw(w, msk, h.request_cost) {
-                    Some(bw) => h.bw[0] = bw,
+                    // the recording's own window stands for every batch of its run
+                    Some(bw) => {
+                        h.bw[0] = bw;
+                        h.read_bw_batches.clear();
+                    }
                     None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (the loop device's time for an 8 MiB read) and the device's request_cost"),
                 }
             }

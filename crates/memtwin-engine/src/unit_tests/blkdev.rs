@@ -1090,6 +1090,60 @@ fn a_request_pays_the_device_per_segment_lo_rw_aio_6_18() {
     assert_eq!(d.submit(Dir::Read, 0, 64, 0), t64);
 }
 
+/// The host runner's loop device hands a batch of requests to the virtio disk beneath
+/// (drivers/block/loop.c 6.18 `lo_rw_aio()` -> the backing file's direct I/O ->
+/// `virtblk_map_data()`), whose backend serves the batch and ends it at once; on an idle host
+/// its batches of two readahead windows took 2.32-2.69 GB/s from one batch to the next
+/// (lab/measurements/loop_device_table.py). `HwQueue::read_bw_batches`: a read request that
+/// finds the shared line idle draws the batch's bandwidth; requests that join it move at the
+/// same; draws are seeded per boot and device; writes and a queue without samples keep `bw`.
+#[test]
+fn a_read_batch_shares_one_drawn_bandwidth_lo_rw_aio_6_18() {
+    use crate::blkdev::HwQueue;
+    const MB: u64 = 1 << 20;
+    let q = |seed| HwQueue::new(128, 0, [u64::MAX / 4, u64::MAX / 4], [1_000_000_000, 1_000_000_000], 0).with_read_bw_batches(vec![1_000_000_000, 2_000_000_000], seed, 0);
+    // ten batches of two 1 MiB reads issued together, 100 ms apart (the line idle between them)
+    let batches = |seed| {
+        let mut h = q(seed);
+        (0..10u64)
+            .map(|i| {
+                let at = i * 100_000_000;
+                let (_, a) = h.dispatch(0, Dir::Read, MB, 1, at, 0);
+                let (_, b) = h.dispatch(0, Dir::Read, MB, 1, at, 0);
+                assert_eq!(b - at, 2 * (a - at), "the batch's second request moves at the first's bandwidth");
+                a - at
+            })
+            .collect::<Vec<_>>()
+    };
+    let (at1g, at2g) = (MB * 1_000_000_000 / 1_000_000_000, MB * 1_000_000_000 / 2_000_000_000);
+    let s0 = batches(0);
+    assert!(s0.iter().all(|&t| t == at1g || t == at2g), "{s0:?}");
+    assert!(s0.contains(&at1g) && s0.contains(&at2g), "both samples drawn over ten batches: {s0:?}");
+    assert_eq!(s0, batches(0), "the same boot draws the same");
+    assert!((1..6).any(|seed| batches(seed) != s0), "another boot draws otherwise");
+    // writes keep the queue's bw; a queue without samples keeps bw[0] for every batch
+    let mut h = q(0);
+    let (_, w) = h.dispatch(0, Dir::Write, MB, 1, 0, 0);
+    assert_eq!(w, at1g);
+    let mut plain = HwQueue::new(128, 0, [u64::MAX / 4, u64::MAX / 4], [1_000_000_000, 1_000_000_000], 0);
+    assert!((0..10u64).all(|i| plain.dispatch(0, Dir::Read, MB, 1, i * 100_000_000, 0).1 - i * 100_000_000 == at1g));
+}
+
+/// `[devices.X] queue_read_bw_batches` is checked: an array of 1 to 10,000 bandwidths above 0.
+#[test]
+fn queue_read_bw_batches_is_checked() {
+    let errors = device_errors;
+    assert_eq!(errors("queue_depth = 128\nqueue_read_bw_batches = [2520000000, \"2.4G\"]"), "");
+    let e = errors("queue_depth = 128\nqueue_read_bw_batches = []");
+    assert!(e.contains("devices.sda.queue_read_bw_batches is empty"), "{e}");
+    let e = errors("queue_depth = 128\nqueue_read_bw_batches = [0]");
+    assert!(e.contains("a devices.sda.queue_read_bw_batches sample") && e.contains("above zero"), "{e}");
+    let e = errors("queue_depth = 128\nqueue_read_bw_batches = \"2G\"");
+    assert!(e.contains("must be an array of bandwidths"), "{e}");
+    let e = errors("queue_read_bw_batches = [2520000000]");
+    assert!(e.contains("is given without devices.sda.queue_depth"), "{e}");
+}
+
 /// `queue/max_segments` cuts a bio as `max_sectors_kb` does (block/blk-merge.c 6.18
 /// `bio_split_rw_at()`: `nsegs < lim->max_segments` for each bvec): the loop device's 128
 /// (`BLK_MAX_SEGMENTS`, which loop.c does not change) makes an order-0 readahead bio of 256
