@@ -119,11 +119,6 @@ struct Pageblock {
     /// at `current_order >= pageblock_order`: `change_pageblock_range()`), a wholly free block
     /// a movable one takes is movable again. Its partial list is its type's.
     movable: bool,
-    /// Frames the boot's kernel allocations took (`rmqueue_order0_unmovable()`,
-    /// `take_boot_frames_pooled()`; never freed): the block's unmovable pages. Its other used
-    /// frames are movable allocations' (page cache, anonymous pages: `PageLRU`), which
-    /// `move_freepages_block()` counts as `movable_pages` for the half-block claim.
-    boot_used: u16,
     /// Bit w set: word w of `bits` has changed since [`Zone::chunks`] last counted it, and
     /// its aligned chunks are left out of the zone's counts until the next read of them
     /// (`Zone::chunks_now`). A `Cell`: the read that folds them in is `&self`.
@@ -361,6 +356,12 @@ pub struct Zone {
     chunks: std::cell::Cell<[u64; CHUNK_ORDERS]>,
     /// The pageblocks with a stale word (each once).
     stale_blocks: std::cell::RefCell<Vec<u32>>,
+    /// Per pageblock, the frames the boot's kernel allocations took (`rmqueue_order0_unmovable()`,
+    /// `take_boot_frames_pooled()`; never freed): its unmovable pages. A block's other used
+    /// frames are movable allocations' (page cache, anonymous pages: `PageLRU`), which
+    /// `move_freepages_block()` counts as `movable_pages` for the half-block claim
+    /// ([`Zone::try_claim_block`]). Beside `blocks` (2 bytes a block, not 8 of padding).
+    boot_used: Vec<u16>,
 }
 
 impl Zone {
@@ -389,7 +390,7 @@ impl Zone {
                     *word = (1u64 << (cap - lo)) - 1;
                 }
             }
-            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false, movable: true, boot_used: 0, stale: std::cell::Cell::new(0) });
+            blocks.push(Pageblock { bits, nr_free: cap as u16, cap: cap as u16, prev: NO_BLOCK, next: NO_BLOCK, on_partial: false, movable: true, stale: std::cell::Cell::new(0) });
         }
         let mut z = Zone {
             node,
@@ -429,6 +430,7 @@ impl Zone {
             // At most one entry per pageblock (a block is listed once while stale): reserved
             // here so that marking a block stale on the take/free path never allocates.
             stale_blocks: std::cell::RefCell::new(Vec::with_capacity(nblocks)),
+            boot_used: vec![0; nblocks],
         };
         for b in 0..nblocks {
             for w in 0..8 {
@@ -834,13 +836,13 @@ impl Zone {
     /// `steal_suitable_fallback()`'s (6.1) / `try_to_claim_block()`'s (6.15) half-block claim
     /// of non-movable pageblock `b` for a movable allocation: when its free pages and its
     /// movable pages (`PageLRU`: every used frame but the boot's kernel frames,
-    /// `Pageblock::boot_used`) reach `1 << (pageblock_order - 1)`, it becomes movable
+    /// `Zone::boot_used`) reach `1 << (pageblock_order - 1)`, it becomes movable
     /// (`set_pageblock_migratetype()`) and moves to the movable partial list; a zone's short
     /// last block is never claimed (`move_freepages_block()` fails at the zone's boundary).
     /// Returns whether it claimed it.
     fn try_claim_block(&mut self, b: u32) -> bool {
         let blk = &self.blocks[b as usize];
-        if blk.cap as u64 != PAGEBLOCK_NR || ((blk.cap - blk.boot_used) as u64) < PAGEBLOCK_NR / 2 {
+        if blk.cap as u64 != PAGEBLOCK_NR || ((blk.cap - self.boot_used[b as usize]) as u64) < PAGEBLOCK_NR / 2 {
             return false;
         }
         self.partial_del(b);
@@ -952,7 +954,7 @@ impl Zone {
 
     /// [`Zone::take_frame`] for the boot's kernel memory: counted in the block's `boot_used`.
     fn take_boot_frame(&mut self, b: u32) -> u64 {
-        self.blocks[b as usize].boot_used += 1;
+        self.boot_used[b as usize] += 1;
         self.take_frame(b)
     }
 
@@ -1348,7 +1350,7 @@ impl Zone {
     /// Host bytes of the zone's buddy bookkeeping.
     pub fn host_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Pageblock>() + self.free_blocks.capacity() * 4
-            + self.stale_blocks.borrow().capacity() * 4
+            + self.stale_blocks.borrow().capacity() * 4 + self.boot_used.capacity() * 2
     }
 
     /// Pageblocks in the zone.
