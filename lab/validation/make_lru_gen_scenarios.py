@@ -569,9 +569,12 @@ GS612_NOTE = """
 # was within with each boot's pool counted one steal and one boost a frame (2,528 against 1,440, +1,088: within only
 # through the 2,048-page floor, +75.6%) and is out without it (3,616, +2,176: by 128 pages), on that loaded set (host
 # load 9.6-17.3); the engine's per-frame pool is not the kernel's (review14 M1: validate no longer gives it), so
-# neither run decides whether the removal stands. Its header has the rest."""
+# neither run decides whether the removal stands. With the buddy-order fallback (buddy22: largest buddy first, the
+# half-block claim) and each boot's pool given again by order: 2,464 against 1,440 (+1,024, +71.1%), within only through
+# the 2,048-page floor again: still not decisive. Its header has the rest."""
 # qemu612-lrugen-global-stream-pool: global-stream compared with a set recorded with each boot's /proc/pagetypeinfo
-# (gap22), its non-movable pool given as [machine] nonmovable_free (validate.recorded_nonmovable_free()).
+# (gap22), its non-movable pool given as [machine] nonmovable_free by buddy order (validate.recorded_nonmovable_free(),
+# buddy22).
 GS_POOL_NOTE = """
 # global-stream recorded anew with each boot's /proc/pagetypeinfo (gap22): 12 boots 2026-11-30 09:35-09:47 UTC, one hold
 # of flock /tmp/memtwin-qemu.lock each, `--qemu-nice -15`, calibrated (split factors 7-9/24-30 two-list, 7-8/23-35
@@ -580,21 +583,30 @@ GS_POOL_NOTE = """
 # boots 1-4, 6-13 renumbered.)
 # Each boot's non-movable pool is recorded (real.machine.pagetypeinfo_at_boot; validate.recorded_nonmovable_free():
 # the DMA32 zone's Unmovable and Reclaimable free blocks below pageblock order: two-list 226-1,392 pages, median 592,
-# lru_gen 204-1,128, median 409, where the engine's boot leaves 14) but validate does not give it to the engine
-# (review14 M1): the engine counts each pool frame as one __rmqueue_fallback() steal and one boost_watermark(), where
-# 90-100% of each pool is in order 4-8 buddies and 6.1+ takes the largest buddy first, boosts once a fallback and,
-# for order >= pageblock_order / 2 (can_steal_fallback()), claims the block once its free + movable pages reach half
-# of it (steal_suitable_fallback()): not modelled. Fed per frame (gap22, before review14), the pool rose the engine's
+# lru_gen 204-1,128, median 409, where the engine's boot leaves 14) and validate gives it to the engine by order
+# (buddy22: [machine] nonmovable_free = [c0, ..., c8]; page_alloc.rs take_boot_frames_pooled() lays each buddy at the
+# top of the boot's non-movable block with the most room, the boot's frames below). The engine's fallback is 6.12's
+# (Zone::rmqueue_fallback, profile fallback_steal ExpandOwn): the largest buddy first; at order >= 4 its block claimed
+# when its free + movable pages reach half of it (steal_suitable_fallback()), else one page a fallback and a
+# boost_watermark() (6.10+ page_del_and_expand() into the block's type). With it (validate --recorded, 2026-11-30
+# buddy22): two-list 1 out, the stream's pgscan_direct 2,241 (1,728-5,833) against 4,346 (2,159-5,778), -2,105, out by
+# 57 pages; every other metric within. lru_gen 3 out: wset 3 read_bytes 36.25 MiB against 28.0 and
+# workingset_refault/activate_file 9,280 against 7,168; the stream's pgscan_direct within (2,464 against 1,440, +1,024
+# in the 2,048 floor), wset 3's pgscan_kswapd within (8,640 against 6,656). Not decided: in the engine a pool block
+# keeps the boot's kernel frames densely below its buddies (about (boot frames + pool) / 512 blocks, 15-19), so only a
+# block with an order-8 buddy is claimed and the rest are a fallback and a boost a page; the kernel's pools sit in
+# 17-40 Unmovable blocks with fewer kernel pages each, whose claim (free + movable, PageLRU, >= 256) the recording
+# cannot tell. Fed per frame (gap22, before review14), the pool rose the engine's
 # stream pgscan_direct with its size above ~900 pages (two-list 1,351 and 1,392: 4,050 and 7,979; lru_gen 1,128:
 # 8,448 against the kernel's 2,176), as each frame of a large pool was a steal and a boost, while the kernel's ranks
 # neither by the pool nor by the non-movable pageblocks' count (19-20 in some boots, 34-42 in others).
-# Without the pool (validate --recorded, 2026-11-30 fixgap): two-list every metric within (the stream's pgscan_direct
+# Without the pool (validate --recorded, 2026-11-30 fixgap, before buddy22): two-list every metric within (the stream's pgscan_direct
 # 6,291, 5,022-7,182, against 4,346, 2,159-5,778: +1,945 in the 2,048 pages). lru_gen 5 out: the stream's
 # pgscan_direct 3,616 (2,880-4,736) against 1,440 (960-3,968), +2,176, out by 128 pages (the re-check of
 # qemu612-lrugen-global-stream's removed known_out, GS612_NOTE: inconclusive); wset 3: A re-reads 41.8 MiB
 # (17.0-48.5) against 28.0 (21.75-42.75), read_bytes, workingset_refault/activate_file (10,208 against 7,168) and
 # pgscan_kswapd (9,600 against 6,656) out (in the older set 36.0 against 35.75, within): this set's kernel lost less
-# of A than the older set's, at the same guest and a higher host load. Worked on by pool22b with the pool fed (before review14 M1) with the pool fed (before review14 M1)
+# of A than the older set's, at the same guest and a higher host load. Worked on by pool22b with the pool fed per frame (before review14 M1)
 # (lab/validation/global_stream_wset3.py, table and --seeds 4; figures here): not a mechanism found, a per-boot draw
 # whose 12-boot median moves more than the tolerance. (a) The two kernel sets do not differ beyond their boots'
 # spread: this set 21.8-42.8 MiB (quartiles 26.8/28.0/38.0), the older 7.5-48.2 (15.2/35.8/42.8); a permutation of the
@@ -626,7 +638,8 @@ GS_POOL_NOTE = """
 # 12-boot medians 31.62-40.88 (as written: 34.75, 28.5/34.75/42.81).
 # Also not modelled: the pool is
 # the one at boot, before the runner writes the scenario's 720 MiB of files (setup_writes), which recycle it before
-# the tasks start. Pending until the buddy-order fallback and the block claim are modelled (then the pool is given)."""
+# the tasks start. The buddy-order fallback and the block claim are modelled and the pool is given (buddy22); pending
+# on the four rows above."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A

@@ -769,14 +769,17 @@ def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
     return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
 
 
-def recorded_nonmovable_free(real: dict) -> Optional[int]:
-    """The free pages a recorded QEMU boot left in node 0's first zone's non-movable pageblocks below
-    pageblock order (`[machine] nonmovable_free`): from its /proc/pagetypeinfo at boot
-    (`real.machine.pagetypeinfo_at_boot`, qemu.pagetypeinfo(), recorded since 357a50e) the
-    Unmovable and Reclaimable free blocks of orders 0..8 of node 0's Normal zone, else its DMA32
-    zone (the zone a page-cache page is taken from first; ZONE_DMA is kept by its lowmem_reserve).
-    A free block of pageblock order or more is claimed whole (`change_pageblock_range()`), no
-    fallback frame. None where the recording has none (before 357a50e, the host)."""
+def recorded_nonmovable_free(real: dict) -> Optional[list]:
+    """The free buddies a recorded QEMU boot left in node 0's first zone's non-movable pageblocks
+    below pageblock order, by order 0..8 (`[machine] nonmovable_free = [c0, ..., c8]`): from its
+    /proc/pagetypeinfo at boot (`real.machine.pagetypeinfo_at_boot`, qemu.pagetypeinfo(),
+    recorded since 357a50e) the Unmovable and Reclaimable free blocks of orders 0..8 of node 0's
+    Normal zone, else its DMA32 zone (the zone a page-cache page is taken from first; ZONE_DMA is
+    kept by its lowmem_reserve), summed per order: the orders __rmqueue_fallback() chooses by
+    (the largest buddy first; at order >= pageblock_order / 2 the block claimed when half of it
+    is free or movable; page_alloc.rs Zone::rmqueue_fallback). A free block of pageblock order
+    or more is claimed whole (`change_pageblock_range()`), no fallback frame. None where the
+    recording has none (before 357a50e, the host)."""
     from memtwin.qemu import NON_MOVABLE_TYPES
 
     pt = (((real.get("real") or {}).get("machine") or {}).get("pagetypeinfo_at_boot") or {})
@@ -784,12 +787,13 @@ def recorded_nonmovable_free(real: dict) -> Optional[int]:
     if not isinstance(zone, dict):
         return None
     free = zone.get("free") or {}
-    n = 0
+    n = [0] * PAGEBLOCK_ORDER
     for t in NON_MOVABLE_TYPES:
         counts = free.get(t)
         if not isinstance(counts, list) or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
             return None
-        n += sum(c << o for o, c in enumerate(counts[:PAGEBLOCK_ORDER]))
+        for o, c in enumerate(counts[:PAGEBLOCK_ORDER]):
+            n[o] += c
     return n
 
 
@@ -943,12 +947,11 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
     to boot with the host's load; measured properties of that run's machine, like its RAM, not
     fitted constants).
-    Not given: the boot's non-movable pool (`recorded_nonmovable_free`, `[machine] nonmovable_free`).
-    The engine counts each pool frame as one `__rmqueue_fallback()` steal and one
-    `boost_watermark()`, where 6.1+ takes the largest buddy first (90-100% of a recorded pool is
-    in order 4-8 buddies), boosts once per fallback and, for a buddy of order >=
-    pageblock_order / 2 (`can_steal_fallback()`), claims the block once its free + movable pages
-    reach half of it: not modelled, so a recorded pool would over-boost (review14 M1)."""
+    The boot's non-movable pool as its free buddies by order (`recorded_nonmovable_free`,
+    `[machine] nonmovable_free = [c0, ..., c8]`, the pagetypeinfo recorded at boot): the engine
+    lays the buddies out in the boot's non-movable pageblocks and its `__rmqueue_fallback()`
+    takes the largest first, claiming a block at order >= 4 when half of it is free or movable
+    (buddy22; review14 M1 stopped the pool's feeding while each pool frame was one steal)."""
     sets = [f"kernel.boot_seed={i}"]
     split = recorded_split_slowdown(real)
     k = recorded_cpu_slowdown(real)
@@ -965,6 +968,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
+    pool = recorded_nonmovable_free(real)
+    if pool is not None:
+        sets.append("machine.nonmovable_free=[" + ", ".join(str(c) for c in pool) + "]")
     return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
             + recorded_host_cost(real, where, f"recording {i + 1} of the set")
             + recorded_setup_writes(real, where, f"recording {i + 1} of the set"))

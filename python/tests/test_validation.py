@@ -324,8 +324,8 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
         assert recorded_submit_io_slowdown(rec(bad)) is None and set_run_sets(0, rec(bad)) == ["kernel.boot_seed=0"], bad
     assert memtwin.run(lat, sets=set_run_sets(0, io)).steps["sys_s"].sum() > memtwin.run(lat).steps["sys_s"].sum()
     # gap22: a boot's /proc/pagetypeinfo (pagetypeinfo_at_boot) gives its non-movable pool: the DMA32 zone's (Normal's
-    # where it has one) Unmovable + Reclaimable free blocks below pageblock order. review14 M1: validate does not give
-    # it to the engine (one steal and one boost a frame, where 6.1+ steals a buddy and claims the block at order 4+)
+    # where it has one) Unmovable + Reclaimable free blocks below pageblock order, by order (buddy22: the engine's
+    # __rmqueue_fallback() takes the largest buddy first and claims its block at order 4+, so the orders are given)
     from memtwin.validate import recorded_nonmovable_free
 
     def pt(zones):
@@ -333,14 +333,15 @@ def test_a_recording_set_runs_each_boot_at_its_measured_cpu_slowdown(tmp_path, c
     dma32 = {"free": {"Unmovable": [1, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0], "Movable": [0] * 10 + [101],
                       "Reclaimable": [0, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0]}, "blocks": {"Unmovable": 17}}
     dma = {"free": {"Unmovable": [0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0], "Reclaimable": [0] * 11}}
-    assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/DMA32": dma32})) == 1 + 4 + 16 + 8 + 32 + 128
-    assert set_run_sets(0, pt({"0/DMA32": dma32})) == ["kernel.boot_seed=0"], "the pool is not given (review14 M1)"
-    assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/Normal": {"free": {"Unmovable": [3], "Reclaimable": [2]}}, "0/DMA32": dma32})) == 5
+    assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/DMA32": dma32})) == [1, 0, 1, 1, 1, 1, 0, 1, 0]
+    assert set_run_sets(0, pt({"0/DMA32": dma32})) == ["kernel.boot_seed=0", "machine.nonmovable_free=[1, 0, 1, 1, 1, 1, 0, 1, 0]"]
+    assert recorded_nonmovable_free(pt({"0/DMA": dma, "0/Normal": {"free": {"Unmovable": [3], "Reclaimable": [2]}}, "0/DMA32": dma32})) == [5] + [0] * 8
     for bad in ({}, {"0/DMA": dma}, {"0/DMA32": {"free": {"Unmovable": [1, -1]}}}, {"0/DMA32": {"free": {"Unmovable": "x"}}}):
         assert recorded_nonmovable_free(pt(bad)) is None and set_run_sets(0, pt(bad)) == ["kernel.boot_seed=0"], bad
     gs = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "qemu612-lrugen-global-stream.toml"))
     run_at = lambda extra: memtwin.run(gs, variant="lru_gen", sets=["kernel.boot_seed=0"] + extra).steps  # noqa: E731
     assert not run_at(["machine.nonmovable_free=947"]).equals(run_at([])), "the engine takes the pool"
+    assert not run_at(["machine.nonmovable_free=[1, 0, 1, 1, 1, 1, 0, 1, 0]"]).equals(run_at([])), "and its buddies"
 
     val = os.path.join(ROOT, "scenarios", "validation")
     with open(os.path.join(val, "host-first-reader.toml")) as f:

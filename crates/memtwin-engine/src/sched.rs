@@ -740,7 +740,7 @@ impl Simulation {
         k.kmem.boot_slab = scn.machine.boot_slab;
         k.kmem.percpu = scn.machine.boot_percpu;
         k.kmem.boot_used = scn.machine.boot_used;
-        k.kmem.boot_nonmovable_free = scn.machine.nonmovable_free;
+        k.kmem.boot_nonmovable_free = scn.machine.nonmovable_free.clone();
         k.kmem.slab = scn.machine.boot_slab;
         for (i, d) in scn.devices.iter().enumerate() {
             let dev = if d.blk_throttle {

@@ -246,7 +246,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         host_cost: Default::default(),
                         submit_io_slowdown: None,
                         // the boot's non-movable pool ([machine] nonmovable_free) on some machines
-                        nonmovable_free: (ram_mb % 5 == 0).then_some(ram_mb * 3),
+                        nonmovable_free: (ram_mb % 5 == 0).then_some(memtwin_engine::page_alloc::NonmovablePool::Pages(ram_mb * 3)),
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,

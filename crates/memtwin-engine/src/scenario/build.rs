@@ -994,9 +994,28 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
                 if let Some(v) = t.get("nonmovable_free") {
-                    match get_uint(cx, v, "machine.nonmovable_free") {
-                        Some(n) if n > 1 << 30 => cx.err(&v.loc, format!("machine.nonmovable_free is {n} pages, more than 4 TiB"), "write the free pages of the boot's Unmovable and Reclaimable pageblocks below pageblock order (memtwin real --on qemu records /proc/pagetypeinfo as real.machine.pagetypeinfo_at_boot)"),
-                        Some(n) => machine.nonmovable_free = Some(n),
+                    const FIX: &str = "write the free pages of the boot's Unmovable and Reclaimable pageblocks below pageblock order, or their free buddies of orders 0..8 as [c0, c1, ..., c8] (memtwin real --on qemu records /proc/pagetypeinfo as real.machine.pagetypeinfo_at_boot)";
+                    let pool = match &v.v {
+                        Val::Arr(a) if a.len() == crate::page_alloc::PAGEBLOCK_ORDER as usize => {
+                            let mut c = [0u64; crate::page_alloc::PAGEBLOCK_ORDER as usize];
+                            let mut ok = true;
+                            for (o, x) in a.iter().enumerate() {
+                                match get_uint(cx, x, &format!("machine.nonmovable_free[{o}]")) {
+                                    Some(n) => c[o] = n,
+                                    None => ok = false,
+                                }
+                            }
+                            ok.then_some(crate::page_alloc::NonmovablePool::Buddies(c))
+                        }
+                        Val::Arr(a) => {
+                            cx.err(&v.loc, format!("machine.nonmovable_free has {} counts, not 9 (orders 0..8)", a.len()), FIX);
+                            None
+                        }
+                        _ => get_uint(cx, v, "machine.nonmovable_free").map(crate::page_alloc::NonmovablePool::Pages),
+                    };
+                    match pool {
+                        Some(p) if p.pages() > 1 << 30 || matches!(&p, crate::page_alloc::NonmovablePool::Buddies(c) if c.iter().any(|&n| n > 1 << 30)) => cx.err(&v.loc, format!("machine.nonmovable_free is {} pages, more than 4 TiB", p.pages()), FIX),
+                        Some(p) => machine.nonmovable_free = Some(p),
                         None => {}
                     }
                 }

@@ -175,14 +175,16 @@ pub struct Machine {
     /// against the engine's `syscall` + `submit_io`).
     pub submit_io_slowdown: Option<u64>,
     /// Free frames the boot left in node 0's first zone's non-movable (Unmovable, Reclaimable)
-    /// pageblocks outside wholly free ones (`[machine] nonmovable_free`, pages; default: what
-    /// `boot_used` leaves free in the last pageblock it fills): the frames a movable allocation
-    /// falls back into once the Movable ones are gone (`__rmqueue_fallback()`, each steal a
-    /// `boost_watermark()` 5.0+), as `memtwin real --on qemu` records the boot's
-    /// /proc/pagetypeinfo (`real.machine.pagetypeinfo_at_boot`: the non-movable types' free
-    /// blocks below `pageblock_order`; a wholly free pageblock of any type is claimed whole,
-    /// `change_pageblock_range()`, with no boost). [`crate::page_alloc::Zone::take_boot_frames_pooled`].
-    pub nonmovable_free: Option<u64>,
+    /// pageblocks outside wholly free ones (`[machine] nonmovable_free`: pages, or the free
+    /// buddies of orders 0..8 as an array of 9 counts; default: what `boot_used` leaves free
+    /// in the last pageblock it fills): the frames a movable allocation falls back into once
+    /// the Movable ones are gone (`__rmqueue_fallback()`, largest buddy first,
+    /// [`crate::page_alloc::Zone::rmqueue_fallback`]), as `memtwin real --on qemu` records the
+    /// boot's /proc/pagetypeinfo (`real.machine.pagetypeinfo_at_boot`: the non-movable types'
+    /// free blocks below `pageblock_order`; a wholly free pageblock of any type is claimed
+    /// whole, `change_pageblock_range()`, with no boost).
+    /// [`crate::page_alloc::Zone::take_boot_frames_pooled`].
+    pub nonmovable_free: Option<crate::page_alloc::NonmovablePool>,
 }
 
 /// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:
