@@ -1253,9 +1253,10 @@ def stall_calibration(out: str, tag: str = "STALL") -> dict:
     process pinned to each CPU spinning on CLOCK_MONOTONIC for the probe's time, every gap of at
     least min_ns between two reads; zswap20): {"vcpu_stall": {"probe_ns", "min_ns", "cpus": [{"reads",
     "gaps_ns"}, ...]}} for a scenario's `[machine] vcpu_stall` (the key is "vcpu_stall_post" for
-    @@STALLPOST, the same probe after the tasks: not given to the engine); {"vcpu_stall_unavailable":
+    @@STALLPOST, the same probe after the tasks, "vcpu_stall_alone" for @@STALL1, each CPU's probe alone: not
+    given to the engine); {"vcpu_stall_unavailable":
     why} when the guest could not measure it; {} from a guest program that does not measure it."""
-    key = "vcpu_stall" if tag == "STALL" else "vcpu_stall_post"
+    key = {"STALL": "vcpu_stall", "STALL1": "vcpu_stall_alone"}.get(tag, "vcpu_stall_post")
     lines = re.findall(rf"^@@{tag} (.*)$", out, re.M)
     if not lines:
         return {}
@@ -1277,7 +1278,7 @@ def stall_calibration(out: str, tag: str = "STALL") -> dict:
     return {key: {"probe_ns": probe, "min_ns": min_ns, "cpus": [cpus[c] for c in range(len(cpus))],
                   "method": "one process pinned to each CPU, all at once, spinning on clock_gettime(CLOCK_MONOTONIC) "
                             "for probe_ns; every gap of at least min_ns between two consecutive reads, in the order seen"
-                            + (" (before the tasks)" if tag == "STALL" else " (after the tasks)")}}
+                            + {"STALL": " (before the tasks)", "STALL1": " (before the tasks, one CPU's probe at a time, the others idle)"}.get(tag, " (after the tasks)")}}
 
 
 # Migratetypes whose pageblocks a movable allocation falls back into (mm/page_alloc.c fallbacks[MIGRATE_MOVABLE]).
@@ -1351,6 +1352,7 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
     facts["cpu"].update(wakeup_calibration(out))
     facts["cpu"].update(stall_calibration(out))
     facts["cpu"].update(stall_calibration(out, "STALLPOST"))
+    facts["cpu"].update(stall_calibration(out, "STALL1"))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
     facts["oom_killed_tasks"] = [names[int(i)] for i in re.findall(r"^@@KILLED (\d+)$", out, re.M) if int(i) < len(names)]

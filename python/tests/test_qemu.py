@@ -817,10 +817,12 @@ def test_stall_calibration_reads_each_cpus_gaps():
                 "@@STALL 0 2000000000 9 100000\n@@STALL 1 1000000000 9 100000\n", "@@STALL 0 2000000000\n"):
         assert "vcpu_stall_unavailable" in qemu.stall_calibration(bad), bad
     assert qemu.stall_calibration("@@STALLPOST 0 2000000000 9 100000 300000\n", "STALLPOST")["vcpu_stall_post"]["cpus"][0]["gaps_ns"] == [300000]
+    assert qemu.stall_calibration("@@STALL1 0 2000000000 9 100000 400000\n@@STALL 0 2000000000 9 100000\n", "STALL1")["vcpu_stall_alone"]["cpus"][0]["gaps_ns"] == [400000]
     # parse_output() files both with the CPU calibration (real.machine.cpu)
-    _, facts = qemu.parse_output("@@CALIB hot_read_ns_per_page 7912.0\n" + out + "@@STALLPOST 0 2000000000 9 100000\n@@DONE\n", {"tasks": []}, [], [], None)
+    _, facts = qemu.parse_output("@@CALIB hot_read_ns_per_page 7912.0\n" + out + "@@STALLPOST 0 2000000000 9 100000\n@@STALL1 0 2000000000 9 100000 5\n@@DONE\n", {"tasks": []}, [], [], None)
     assert facts["cpu"]["vcpu_stall"]["cpus"][0]["gaps_ns"] == [2700000, 31000000]
     assert facts["cpu"]["vcpu_stall_post"]["cpus"] == [{"reads": 9, "gaps_ns": []}]
+    assert facts["cpu"]["vcpu_stall_alone"]["cpus"] == [{"reads": 9, "gaps_ns": [5]}]
 
 
 def test_kswapd_cpu_is_the_difference_of_a_steps_snapshots():

@@ -1279,11 +1279,13 @@ static void calibrate_wakeup(void) { calibrate_wakeup_as("WAKE", 1000, 0); }
  * not counted. Printed as one line per CPU: @@STALL CPU PROBE_NS READS MIN_NS GAP... (gaps in ns, in
  * the order seen, at most STALL_MAX); @@STALL none WHY when it could not be measured. Checked with a
  * host-side SIGSTOP of the QEMU process: a 30 ms stop every 0.5 s is seen by both CPUs as ~30 ms gaps
- * (zswap20's commit message). `tag` is STALL before the tasks and STALLPOST after them. */
+ * (zswap20's commit message). `tag` is STALL before the tasks and STALLPOST after them, every CPU's probe
+ * at once; STALL1 (`one_at_a_time`), before the tasks, each CPU's probe alone, the other vCPUs idle: the
+ * stalls of a vCPU whose QEMU has one busy vCPU, as a single task's run has, not all of them. */
 #define STALL_PROBE_NS 2000000000L
 #define STALL_MIN_NS 100000L
 #define STALL_MAX 1000
-static void calibrate_stall_as(const char *tag) {
+static void calibrate_stall_as(const char *tag, int one_at_a_time) {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1 || ncpu > 64) { printf("@@%s none %ld CPUs\n", tag, ncpu); return; }
     struct res { long reads, n, gap[STALL_MAX]; } *r;
@@ -1294,6 +1296,11 @@ static void calibrate_stall_as(const char *tag) {
     pid_t pid[64];
     int ok = 1;
     for (long c = 0; c < ncpu; c++) {
+        if (one_at_a_time && c > 0) {
+            int st = 0;
+            if (waitpid(pid[c - 1], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) ok = 0;
+            pid[c - 1] = 0;
+        }
         pid[c] = fork();
         if (pid[c] < 0) { ok = 0; ncpu = c; break; }
         if (pid[c] == 0) {
@@ -1318,6 +1325,7 @@ static void calibrate_stall_as(const char *tag) {
     }
     for (long c = 0; c < ncpu; c++) {
         int st = 0;
+        if (pid[c] == 0) continue;
         if (waitpid(pid[c], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) ok = 0;
     }
     if (!ok) { printf("@@%s none a probe process failed\n", tag); munmap(r, len); return; }
@@ -1434,7 +1442,8 @@ int main(int argc, char **argv) {
     calibrate_cpu();
     calibrate_file();
     calibrate_wakeup();
-    calibrate_stall_as("STALL");
+    calibrate_stall_as("STALL", 0);
+    calibrate_stall_as("STALL1", 1);
     find_kswapd();
     if (ntasks) size_obuf(tasks[0].cg);
     /* start cold: sync, drop every tracked file's pages again, count what is left */
@@ -1536,7 +1545,7 @@ int main(int argc, char **argv) {
         }
     }
     fflush(stdout);
-    calibrate_stall_as("STALLPOST");
+    calibrate_stall_as("STALLPOST", 0);
     if (wake_post) {
         fflush(stdout);
         calibrate_wakeup_as("WAKEPOST", 1000, 0);
