@@ -538,3 +538,31 @@ def test_a_tolerance_may_give_steps_their_own_abs(tmp_path, capsys):
     code, out, err = cli_run(capsys, "validate", "--recorded", scn)
     assert code == 2 and "tolerance.elapsed_s.steps" in err and "'no such step'" in err and "fix" in err, (code, out, err)
     assert "Traceback" not in err
+
+
+def test_recorded_vcpu_stall_is_read_and_checked():
+    """validate.recorded_vcpu_stall() (zswap20): a boot's probe as `[machine] vcpu_stall` (every
+    CPU's gaps) and `vcpu_stall_interval` (probe time on all CPUs over the gaps); none without a
+    probe or without gaps; a malformed probe refused with the recording, the place and the fix; the
+    settings run (the engine's keys take them)."""
+    from memtwin import validate
+    from memtwin._memtwin import ScenarioError
+
+    def rec(st):
+        return {"real": {"machine": {"cpu": {"vcpu_stall": st}}}}
+    good = {"probe_ns": 2000000000, "min_ns": 100000, "cpus": [{"reads": 9, "gaps_ns": [2700000, 31000000]}, {"reads": 9, "gaps_ns": [500000]}]}
+    assert validate.recorded_vcpu_stall(rec(good)) == ['machine.vcpu_stall=["2700000ns", "31000000ns", "500000ns"]',
+                                                       'machine.vcpu_stall_interval="1333333333ns"']
+    assert validate.recorded_vcpu_stall({"real": {"machine": {"cpu": {}}}}) == []
+    assert validate.recorded_vcpu_stall(rec({"probe_ns": 5, "cpus": [{"gaps_ns": []}]})) == []
+    for bad in ({"probe_ns": 0, "cpus": [{"gaps_ns": [5]}]}, {"probe_ns": 5, "cpus": []}, {"probe_ns": 5, "cpus": [{"gaps_ns": [-5]}]},
+                {"probe_ns": 5, "cpus": [{"gaps_ns": ["5ms"]}]}, {"probe_ns": 5, "cpus": {"0": [5]}}, [5, 6]):
+        with pytest.raises(ScenarioError) as e:
+            validate.recorded_vcpu_stall(rec(bad), "s.toml", "recording 3 of the set")
+        assert "s.toml" in str(e.value) and "recording 3 of the set" in str(e.value) and "re-record" in str(e.value), str(e.value)
+    scn = memtwin.load(os.path.join(os.path.dirname(memtwin.__file__), "scenarios", "validation", "qemu61-zswap-pool-limit.toml"))
+    sets = validate.recorded_vcpu_stall(rec({"probe_ns": 2000000000, "cpus": [{"gaps_ns": [3000000] * 50}, {"gaps_ns": [3000000] * 50}]}))
+    from memtwin.api import run
+    plain = run(scn, sets=["kernel.boot_seed=1"]).to_json()["steps"][0]["metrics"]["elapsed_s"]
+    stalled = run(scn, sets=["kernel.boot_seed=1"] + sets).to_json()["steps"][0]["metrics"]["elapsed_s"]
+    assert stalled > plain * 1.05, (plain, stalled)

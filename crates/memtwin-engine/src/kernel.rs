@@ -255,6 +255,9 @@ pub struct Kernel {
     /// The state of the pseudo-random numbers drawing from `kworker_wakeup_latency`, apart from
     /// `wakeup_rand` so that kswapd's draws do not depend on it.
     pub kworker_rand: u64,
+    /// The machine's vCPU stalls (`[machine] vcpu_stall`, vcpu_stall.rs); none: the vCPUs always
+    /// run.
+    pub vcpu_stalls: Option<Box<crate::vcpu_stall::VcpuStalls>>,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
@@ -468,6 +471,7 @@ impl Kernel {
             wakeup_latency: vec![],
             wakeup_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             kworker_wakeup_latency: vec![],
+            vcpu_stalls: None,
             kworker_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             stats_flush_next: Nanos::MAX,
             stats_flush_phase: 0,
@@ -544,6 +548,7 @@ impl Kernel {
     /// Spend `ns` of system CPU time in the running context.
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
+        let from = self.now;
         self.sys_ns += ns;
         debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch or in_zswap_worker without cpu_plain_update()");
         if self.cpu_plain {
@@ -554,6 +559,9 @@ impl Kernel {
             let wall = self.cpu_wall(ns);
             self.runq_ns += wall - ns;
             self.now += wall;
+        }
+        if self.vcpu_stalls.is_some() {
+            self.vcpu_stall_pass(from);
         }
         if self.now >= self.stats_flush_next {
             self.flush_memcg_stats_dwork();

@@ -241,6 +241,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         copy_slowdown: None,
                         wakeup_latency: vec![],
                         kworker_wakeup_latency: vec![],
+                        vcpu_stall: None,
                         background_runnable: 0,
                         autogroup: None,
                         host_cost: Default::default(),

@@ -733,7 +733,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], vcpu_stall: None, background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -906,6 +906,20 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
+                // The vCPUs' stalls (zswap20): samples and their mean interval, both or neither.
+                match (t.get("vcpu_stall"), t.get("vcpu_stall_interval")) {
+                    (None, None) => {}
+                    (Some(v), None) | (None, Some(v)) => cx.err(&v.loc, "machine.vcpu_stall and machine.vcpu_stall_interval go together",
+                        "write both: vcpu_stall = [\"2.7ms\", \"31ms\"] (the stalls' lengths) and vcpu_stall_interval = \"40ms\" (the mean time from one stall's start to the next's on one vCPU; memtwin real --on qemu measures them as real.machine.cpu.vcpu_stall), or neither"),
+                    (Some(v), Some(iv)) => {
+                        let samples = latency_samples(cx, v, "machine", "vcpu_stall", "memtwin real --on qemu records them as real.machine.cpu.vcpu_stall");
+                        match get_duration(cx, iv, "machine.vcpu_stall_interval") {
+                            Some(0) => cx.err(&iv.loc, "machine.vcpu_stall_interval is 0", "write the mean time from one stall's start to the next's on one vCPU, more than 0 (\"40ms\")"),
+                            Some(i) if !samples.is_empty() => machine.vcpu_stall = Some((samples, i)),
+                            _ => {}
+                        }
+                    }
+                }
                 // The machine's other runnable tasks (`background_runnable`) and, where CFS shares
                 // the CPUs by autogroup (`sched_autogroup`), their root-level entities and the
                 // others in the scenario's own autogroup: mean counts, 0 to 1000.
@@ -1019,7 +1033,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -145,6 +145,11 @@ pub struct Machine {
     /// wait of its CPU-bound kworkers that `memtwin real --on qemu` measures per step (a step's
     /// `kworker_run_delay_s` / `kworker_runs`, /proc/PID/schedstat).
     pub kworker_wakeup_latency: Vec<u64>,
+    /// The vCPUs' stalls (`[machine] vcpu_stall`, durations, with `vcpu_stall_interval`, the
+    /// mean time from one stall's start to the next's on one vCPU; default none): a stalled vCPU
+    /// runs nothing for the stall's length (vcpu_stall.rs). For a QEMU/TCG guest on a loaded
+    /// host: what `memtwin real --on qemu` measures at boot (`real.machine.cpu.vcpu_stall`).
+    pub vcpu_stall: Option<(Vec<u64>, u64)>,
     /// The machine's other runnable tasks, outside the scenario (`[machine]
     /// background_runnable`, a mean count, default 0), in units of
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPU-bound tasks beside which a woken task waits
