@@ -2863,6 +2863,19 @@ impl Kernel {
     /// sleeps that ran out by then ([`Kernel::kswapd_short_sleep_end`]).
     #[inline]
     pub fn kswapd_catch_up(&mut self) {
+        // Called on every allocation: the test that no node has anything to do (no kswapd
+        // awake, no short sleep run out) is one pass over the nodes without the loop's calls
+        // (issue 17), and the loop below runs only when one has.
+        let (now, in_kswapd) = (self.now, self.in_kswapd);
+        if self.nodes.iter().all(|n| !n.kswapd_active && n.kswapd_short_sleep.is_none_or(|end| end > now || in_kswapd)) {
+            return;
+        }
+        self.kswapd_catch_up_nodes();
+    }
+
+    /// [`Kernel::kswapd_catch_up`] once a node has something to do.
+    #[inline(never)]
+    fn kswapd_catch_up_nodes(&mut self) {
         for nid in 0..self.nodes.len() {
             if self.nodes[nid].kswapd_active {
                 self.kswapd_run(nid as u32);
@@ -3105,7 +3118,7 @@ impl Kernel {
     /// The test for a due period is inlined into the caller (every allocation makes it).
     #[inline(always)]
     pub fn pcp_decay_due(&mut self) {
-        if self.now >= self.pcp_next_decay && self.profile.pcp_auto_tune {
+        if self.profile.pcp_auto_tune && self.now >= self.pcp_next_decay {
             self.pcp_decay_periods();
         }
     }
