@@ -1248,6 +1248,39 @@ def wakeup_calibration(out: str) -> dict:
                              "the time from the write until it ran, 200 rounds after 10 not counted, sorted"}
 
 
+def stall_calibration(out: str, tag: str = "STALL") -> dict:
+    """The guest's vCPU stalls from its @@STALL lines (guest/memtwin_guest.c calibrate_stall_as(): a
+    process pinned to each CPU spinning on CLOCK_MONOTONIC for the probe's time, every gap of at
+    least min_ns between two reads; zswap20): {"vcpu_stall": {"probe_ns", "min_ns", "cpus": [{"reads",
+    "gaps_ns"}, ...]}} for a scenario's `[machine] vcpu_stall` (the key is "vcpu_stall_post" for
+    @@STALLPOST, the same probe after the tasks, "vcpu_stall_alone" for @@STALL1, each CPU's probe alone: not
+    given to the engine); {"vcpu_stall_unavailable":
+    why} when the guest could not measure it; {} from a guest program that does not measure it."""
+    key = {"STALL": "vcpu_stall", "STALL1": "vcpu_stall_alone"}.get(tag, "vcpu_stall_post")
+    lines = re.findall(rf"^@@{tag} (.*)$", out, re.M)
+    if not lines:
+        return {}
+    if lines[0].split()[:1] == ["none"]:
+        return {key + "_unavailable": " ".join(lines[0].split()[1:])}
+    cpus = {}
+    probe = min_ns = None
+    for line in lines:
+        try:
+            f = [int(x) for x in line.split()]
+        except ValueError:
+            return {key + "_unavailable": f"unreadable @@{tag} figures {line[:80]!r}"}
+        if len(f) < 4 or f[0] in cpus or min(f) < 0 or (probe is not None and (f[1], f[3]) != (probe, min_ns)):
+            return {key + "_unavailable": f"unreadable @@{tag} figures {line[:80]!r}"}
+        probe, min_ns = f[1], f[3]
+        cpus[f[0]] = {"reads": f[2], "gaps_ns": f[4:]}
+    if sorted(cpus) != list(range(len(cpus))):
+        return {key + "_unavailable": f"@@{tag} lines for CPUs {sorted(cpus)}, not 0..{len(cpus) - 1}"}
+    return {key: {"probe_ns": probe, "min_ns": min_ns, "cpus": [cpus[c] for c in range(len(cpus))],
+                  "method": "one process pinned to each CPU, all at once, spinning on clock_gettime(CLOCK_MONOTONIC) "
+                            "for probe_ns; every gap of at least min_ns between two consecutive reads, in the order seen"
+                            + {"STALL": " (before the tasks)", "STALL1": " (before the tasks, one CPU's probe at a time, the others idle)"}.get(tag, " (after the tasks)")}}
+
+
 # Migratetypes whose pageblocks a movable allocation falls back into (mm/page_alloc.c fallbacks[MIGRATE_MOVABLE]).
 NON_MOVABLE_TYPES = ("Unmovable", "Reclaimable")
 
@@ -1317,6 +1350,9 @@ def parse_output(out: str, plan: dict, steps: list, tracked: list, cg: Cg) -> tu
         facts["node_mem_kB_setup"] = {}
     facts["cpu"] = cpu_calibration(out)
     facts["cpu"].update(wakeup_calibration(out))
+    facts["cpu"].update(stall_calibration(out))
+    facts["cpu"].update(stall_calibration(out, "STALLPOST"))
+    facts["cpu"].update(stall_calibration(out, "STALL1"))
     errors = re.findall(r"^@@ERROR (.*)$", out, re.M)
     names = [t["name"] for t in plan["tasks"]]
     facts["oom_killed_tasks"] = [names[int(i)] for i in re.findall(r"^@@KILLED (\d+)$", out, re.M) if int(i) < len(names)]

@@ -460,7 +460,10 @@ def runnable_sample(pids: list, proc: str = "/proc", loop_name: str = "", own_gr
     own at its nice weight; off: every task at its own), "groups": how many such entities,
     "own": the others in the runner's own autogroup `own_group` (id, nice), which share its
     entity with the scenario's tasks, "loop": the loop threads left out, "weight": the entities' weights summed}; None when /proc
-    cannot be listed. `cache` keeps each process's autogroup for the run (read once, when one
+    cannot be listed. A task whose entity 6.12+'s DELAY_DEQUEUE keeps queued after it slept
+    (kernel/sched/fair.c dequeue_entity(): a sleeper with negative lag, `sched_delayed`) shows
+    state S and is not counted: ineligible, it takes no CPU until `pick_next_entity()` dequeues
+    it (the engine's side: sched.rs BusyRq::delayed_lag). `cache` keeps each process's autogroup for the run (read once, when one
     of its threads is first seen runnable)."""
     try:
         names = os.listdir(proc)

@@ -24,7 +24,11 @@ wbt23 the runner's set-up writes and when each ended before the tasks, `real.set
 `validation.setup_writes`: `recorded_setup_writes`), and
 a metric passes when the
 engine runs' median and the recordings' median agree within the tolerance (`_set_ok`; one
-recording and one run is the single rule).
+recording and one run is the single rule). A metric the scenario declares bimodal (`[[validation.bimodal]]`: the
+kernel decides it per boot between two modes, so a dozen boots' median lands in either by the
+draw) is compared by the share of boots in its event mode, Fisher's exact test of the kernel's
+k of n against the engine's K of 4 n boots (`bimodal_boot_plan`, `fisher_exact_p`), and by its
+median among those boots (`Bimodal`, `bimodal_specs`).
 
 A recorded program (issue 18: a scenario whose task replays a trace, scenarios/validation/
 trace-*.toml) is validated the same way: its recorded results are `memtwin measure` runs of the
@@ -66,6 +70,10 @@ class Row:
     # medians)
     sims: Optional[list] = None
     reals: Optional[list] = None
+    # a metric the scenario declares bimodal ([[validation.bimodal]]): the comparison's figures
+    # (`Bimodal`); sims then holds every engine boot's value (more boots than recordings) and
+    # sim/real are the medians among the boots in the event mode
+    bimodal: Optional["Bimodal"] = None
 
     @property
     def diff(self) -> Optional[float]:
@@ -82,6 +90,8 @@ class Row:
 
     @property
     def ok(self) -> bool:
+        if self.bimodal is not None:
+            return self.bimodal.share_ok and self.bimodal.value_ok(self.allowed_at)
         if self.reals is not None and self.sims is not None:
             return _set_ok(self.sims, self.reals, self.allowed_at)
         return self.diff is not None and abs(self.diff) <= self.allowed
@@ -111,6 +121,178 @@ def _set_ok(sims: list, reals: list, allowed) -> bool:
         return False
     rm = _median(reals)
     return abs(_median(sims) - rm) <= allowed(rm)
+
+
+# A metric the kernel decides per boot between two modes (`[[validation.bimodal]]`; issue 22: 6.12's
+# parent-stream re-reads 0 or 4-31 MiB of A, by where memcg's periodic rstat flush falls): the median
+# of a dozen boots falls in either mode by the draw, so such a metric is compared by (a) the share
+# of boots in the event mode and (b) its median among those boots.
+# The engine's boots per recording for a bimodal metric: the engine's boot i runs at
+# `kernel.boot_seed = i` and recording (i mod n)'s measured machine (`bimodal_boot_plan`): boots
+# 0..n-1 are the runs every other metric is compared with, the rest are cheap extra draws of the
+# engine's per-boot randomness (an engine run of a parent-stream scenario takes about 0.1 s), so
+# that the engine's share is known to +-0.07 (one standard error at p 0.5, 48 boots) and the test
+# below is limited by the kernel's n alone.
+BIMODAL_BOOTS_PER_RECORDING = 4
+# The level of the share's test: Fisher's exact test (two-sided, `fisher_exact_p`) of the kernel's
+# k of n boots in the event mode against the engine's K of M; the shares agree unless p < 0.05, the
+# conventional level: a twin whose share is the kernel's fails at most 5% of the sets (fewer: the
+# test is conservative). Fisher's test conditions on both sides' counts, so it accounts for the
+# kernel's small n and the engine's M together, exactly (no normal approximation, which 12 boots
+# do not support). What it cannot do at n = 12: tell shares apart by less than about 0.3 (the
+# kernel's 7 of 12, 0.58, passes against 13 to 41 of the engine's 48, 0.27 to 0.85, and fails at 12
+# or fewer and 42 or more): a pass says the engine's share is within what 12 boots resolve, not
+# that it equals the kernel's.
+BIMODAL_ALPHA = 0.05
+
+
+def fisher_exact_p(k: int, n: int, K: int, M: int) -> float:
+    """Fisher's exact test, two-sided: the probability, with the margins fixed (k + K boots in the
+    event mode among n + M), of a split of the event boots between the n and the M boots as
+    unlikely as k and K or less (the hypergeometric tables whose probability is at most the
+    observed one's). Exact integers (math.comb), so the result is the same on every machine."""
+    if not (0 <= k <= n and 0 <= K <= M and n + M > 0):
+        raise ValueError(f"fisher_exact_p: counts out of range: {k}/{n} and {K}/{M}")
+    t = k + K
+    num = lambda x: math.comb(t, x) * math.comb(n + M - t, n - x)  # noqa: E731
+    obs = num(k)
+    # every table whose probability is at most the observed one's (integers: no rounding)
+    tail = sum(num(x) for x in range(max(0, t - M), min(t, n) + 1) if num(x) <= obs)
+    return tail / math.comb(n + M, n)
+
+
+@dataclass
+class BimodalSpec:
+    """One `[[validation.bimodal]]` entry: at `step` (of `variant`, or of every variant), a boot is
+    in the event mode when its `by` value is above `above`; `metrics` are compared by the share of
+    boots in that mode and their median among those boots."""
+    variant: Optional[str]
+    step: str
+    metrics: list
+    event: str
+    by: str
+    above: float
+    why: str
+
+
+def bimodal_specs(spec: dict, where: str, tol: dict, locate=None, variants: Optional[list] = None) -> list:
+    """The scenario's `[[validation.bimodal]]` entries, checked: each names `step`, `metrics` (of
+    `[validation.tolerance]`), `event` (what the event mode is, as printed: "P's limit reclaim
+    deactivates A"), `by` (the metric of the step that decides the mode, of the tolerance table),
+    `above` (a boot is in the event mode when `by` > `above`), `why` (why the kernel's outcome is
+    bimodal and why that threshold), and may name a `variant`. `locate(path)` gives an entry's
+    file:line. A metric may be declared bimodal once per variant and step."""
+    entries = spec.get("bimodal", [])
+    fix = ('write [[validation.bimodal]] with variant = "VARIANT" (optional), step = "STEP", metrics = ["METRIC", ...], '
+           'event = "what the event mode is", by = "METRIC", above = NUMBER, why = "why the metric is bimodal and the threshold"')
+    if not isinstance(entries, list):
+        raise _err(f"{where}.bimodal", "bimodal must be an array of tables", fix)
+    keys = {"variant", "step", "metrics", "event", "by", "above", "why"}
+    out, seen = [], set()
+    for i, e in enumerate(entries):
+        w = (locate(["validation", "bimodal", str(i)]) if locate else None) or f"{where}.bimodal[{i}]"
+        at = lambda k: (locate(["validation", "bimodal", str(i), k]) if locate else None) or f"{where}.bimodal[{i}].{k}"  # noqa: E731
+        if not isinstance(e, dict):
+            raise _err(w, "each bimodal entry must be a table", fix)
+        missing, extra = sorted(keys - {"variant"} - set(e)), sorted(set(e) - keys)
+        if missing or extra:
+            raise _err(w, "a bimodal entry " + (f"lacks {', '.join(missing)}" if missing else "")
+                       + ("; " if missing and extra else "") + (f"has unknown key(s) {', '.join(extra)}" if extra else ""), fix)
+        for k in ("step", "event", "by", "why") + (("variant",) if "variant" in e else ()):
+            if not isinstance(e[k], str) or not e[k].strip():
+                raise _err(at(k), f"{k} must be a non-empty string, not {e[k]!r}", fix)
+        if variants is not None and "variant" in e and e["variant"] not in variants:
+            raise _err(at("variant"), f"the scenario has no variant {e['variant']!r}",
+                       f"name one of {', '.join(map(repr, variants))} or remove variant (every variant)" if variants
+                       else "the scenario declares no variants: remove variant")
+        ms = e["metrics"]
+        if not isinstance(ms, list) or not ms or not all(isinstance(m, str) for m in ms) or len(set(ms)) != len(ms):
+            raise _err(at("metrics"), f"metrics must be a non-empty array of distinct metric names, not {ms!r}", fix)
+        for m in ms + [e["by"]]:
+            if m not in tol:
+                raise _err(at("by" if m == e["by"] and m not in ms else "metrics"),
+                           f"{m!r} is not a metric of [validation.tolerance]",
+                           f"name one of {', '.join(sorted(tol))}, or add its tolerance")
+        a = e["above"]
+        if not isinstance(a, (int, float)) or isinstance(a, bool) or not math.isfinite(a):
+            raise _err(at("above"), f"above must be a number (a boot is in the event mode when {e['by']} > above), not {a!r}", fix)
+        for m in ms:
+            k = (e.get("variant"), e["step"], m)
+            clash = [x for x in seen if x[1:] == k[1:] and (x[0] is None or k[0] is None or x[0] == k[0])]
+            if clash:
+                raise _err(at("metrics"), f"{m!r} at step {e['step']!r} is declared bimodal twice", "declare it in one entry")
+            seen.add(k)
+        out.append(BimodalSpec(e.get("variant"), e["step"], list(ms), e["event"].strip(), e["by"], float(a), e["why"]))
+    return out
+
+
+def bimodal_boot_plan(n: int, base: int = 0, per: int = BIMODAL_BOOTS_PER_RECORDING) -> list:
+    """[(kernel.boot_seed, recording index)] of the engine's boots against a set of n recordings
+    where a metric is declared bimodal: boot j at seed base + j and recording j mod n's measured
+    machine, j < per * n; the first n are the runs every other metric is compared with (at base
+    0, the runs validate makes without a bimodal metric). Fixed by n and base: the same boots run
+    after run."""
+    return [(base + j, j % n) for j in range(per * n)]
+
+
+@dataclass
+class Bimodal:
+    """The figures of a bimodal metric's comparison (`compare_step_sets`): k of n recordings and
+    K of M engine boots in the event mode, Fisher's p of the two shares, the metric's values at
+    those boots (both sides)."""
+    spec: BimodalSpec
+    k: int
+    n: int
+    K: int
+    M: int
+    p: float
+    sims: list   # the metric at the engine's boots in the event mode
+    reals: list  # ... at the recordings in it
+    all_sims: list
+    all_reals: list
+
+    @property
+    def share_ok(self) -> bool:
+        return self.p >= BIMODAL_ALPHA
+
+    @property
+    def conditional(self) -> bool:
+        """Whether (b) compares the boots in the event mode: both sides have some."""
+        return bool(self.sims) and bool(self.reals)
+
+    def value_ok(self, allowed) -> bool:
+        """(b): the medians among the boots in the event mode agree as `_set_ok` has it. Where a
+        side has no boot in that mode there is no value of it to compare: then the medians over
+        every boot (the rule without the declaration), so that the other mode's value is still
+        held to the kernel's (the share, (a), is judged either way)."""
+        return _set_ok(*self.compared, allowed)
+
+    @property
+    def compared(self) -> tuple:
+        """(engine, kernel) values (b) compares: those in the event mode, or every boot's when
+        a side has none."""
+        return (self.sims, self.reals) if self.conditional else (self.all_sims, self.all_reals)
+
+
+def _bimodal_row(first, spec: BimodalSpec, sims: list, reals: list, sim_by: list, real_by: list):
+    """The row of a bimodal metric: `sims`/`reals` the metric at every engine boot / recording,
+    `sim_by`/`real_by` the deciding metric (`spec.by`) at the same step and boot."""
+    if any(v is None for v in sims + reals + sim_by + real_by):
+        b = None
+    else:
+        es = [v for v, d in zip(sims, sim_by) if d > spec.above]
+        er = [v for v, d in zip(reals, real_by) if d > spec.above]
+        k, K = sum(d > spec.above for d in real_by), sum(d > spec.above for d in sim_by)
+        b = Bimodal(spec, k, len(reals), K, len(sims), fisher_exact_p(k, len(reals), K, len(sims)), es, er, sims, reals)
+    if b is None:
+        sim = real = None
+    else:
+        cs, cr = b.compared
+        sim, real = (_median(cs) if cs else None), (_median(cr) if cr else None)
+    row = Row(first.variant, first.step, first.metric, sim, real, first.rel, first.abs, first.known, sims=sims, reals=reals, bimodal=b)
+    if b is None:
+        row.sims = row.sims + [None]  # a missing value fails the row (`ok` without figures)
+    return row
 
 
 def known_out(spec: dict, where: str) -> dict:
@@ -212,13 +394,18 @@ def compare_steps(variant: str, sim_steps: list, real_steps: list, tol: dict, on
 
 
 def compare_step_sets(variant: str, sim_runs: list, real_runs: list, tol: dict, only: Optional[list], where: str,
-                      known: Optional[dict] = None) -> list:
+                      known: Optional[dict] = None, bimodal: Optional[list] = None, extra_runs: Optional[list] = None) -> list:
     """The rows of a recording set: `sim_runs` (the engine's runs' steps) against `real_runs`
     (each recording's steps), matched step by step as `compare_steps` matches one pair; each
-    row carries every value (`sims`, `reals`) and their medians (`sim`, `real`)."""
+    row carries every value (`sims`, `reals`) and their medians (`sim`, `real`). A metric of
+    `bimodal` (`BimodalSpec`s; those naming another variant are passed over) is compared over
+    `sim_runs + extra_runs`, the engine's further boots (`bimodal_boot_plan`), by the share of
+    boots in its event mode and its median among them (`Bimodal`, `_bimodal_row`)."""
+    specs = [b for b in bimodal or [] if b.variant in (None, variant)]
+    boots = sim_runs + (extra_runs or []) if specs else sim_runs
     per_pair = [compare_steps(variant, sim_runs[min(i, len(sim_runs) - 1)], r, tol, only, where, known)
                 for i, r in enumerate(real_runs)]
-    per_sim = [compare_steps(variant, s, real_runs[0], tol, only, where, known) for s in sim_runs]
+    per_sim = [compare_steps(variant, s, real_runs[0], tol, only, where, known) for s in boots]
 
     def keyed(rs: list) -> dict:
         # (step, metric, occurrence): tasks may end their steps in another order run to run
@@ -230,10 +417,20 @@ def compare_step_sets(variant: str, sim_runs: list, real_runs: list, tol: dict, 
         return out
 
     pairs, runs = [keyed(rs) for rs in per_pair], [keyed(rs) for rs in per_sim]
+    for b in specs:
+        if not any(k[0] == b.step for k in pairs[0]):
+            raise _err(where, f"variant {variant}: bimodal names step {b.step!r}, which the variant does not compare",
+                       f"name a step of the scenario ({', '.join(sorted(dict.fromkeys(k[0] for k in pairs[0])))}) in [[validation.bimodal]]")
     rows = []
     for k, first in keyed(per_pair[0]).items():
         reals = [p[k].real if k in p else None for p in pairs]
-        sims = [r[k].sim if k in r else None for r in runs]
+        spec = next((b for b in specs if b.step == k[0] and k[1] in b.metrics), None)
+        if spec is not None:
+            by = (k[0], spec.by, k[2])
+            rows.append(_bimodal_row(first, spec, [r[k].sim if k in r else None for r in runs], reals,
+                                     [r[by].sim if by in r else None for r in runs], [p[by].real if by in p else None for p in pairs]))
+            continue
+        sims = [r[k].sim if k in r else None for r in runs[:len(sim_runs)]]
         med = lambda xs: None if any(v is None for v in xs) else _median(xs)  # noqa: E731
         rows.append(Row(variant, first.step, first.metric, med(sims), med(reals), first.rel, first.abs, first.known,
                         sims=sims, reals=reals))
@@ -243,7 +440,7 @@ def compare_step_sets(variant: str, sim_runs: list, real_runs: list, tol: dict, 
 def format_rows(rows: list) -> str:
     """A table per variant (a line naming it, then a row per step and metric), 100 characters
     wide at most: step names too long for it wrap."""
-    from memtwin.report import Col, fmt_diff, fmt_value, label, render
+    from memtwin.report import Col, fmt_diff, fmt_value, label, render, wrap
 
     out = []
     for variant in dict.fromkeys(r.variant for r in rows):
@@ -258,7 +455,7 @@ def format_rows(rows: list) -> str:
             if r.known:
                 marks.append("known out" if not r.ok else "ok, listed as known out: remove it from known_out")
             else:
-                marks.append("ok" if r.ok else ("MISSING" if r.diff is None else "OUT"))
+                marks.append("ok" if r.ok else ("MISSING" if r.diff is None and r.bimodal is None else "OUT"))
         out.append(f"variant {variant}:")
         out.append(render([label("step", [r.step for r in rs]), label("metric", [r.metric for r in rs]),
                            Col("simulated", [fmt_value(r.sim) for r in rs]), Col("real", [fmt_value(r.real) for r in rs]),
@@ -266,7 +463,8 @@ def format_rows(rows: list) -> str:
         sets = [r for r in rs if r.reals is not None]
         if sets:
             # a recording set: the table shows medians; each side's range, lowest to highest
-            out.append(f"  medians of {len(sets[0].sims)} engine runs and {len(sets[0].reals)} recordings; their ranges:")
+            runs = next((len(r.sims) for r in sets if r.bimodal is None), len(sets[0].reals))
+            out.append(f"  medians of {runs} engine runs and {len(sets[0].reals)} recordings; their ranges:")
 
             def rng(vs: list) -> str:
                 if any(v is None for v in vs):
@@ -274,8 +472,32 @@ def format_rows(rows: list) -> str:
                 return fmt_value(min(vs)) if min(vs) == max(vs) else f"{fmt_value(min(vs))} to {fmt_value(max(vs))}"
 
             for r in sets:
-                out.append(f"    {r.step} {r.metric}: engine {rng(r.sims)}, real {rng(r.reals)}")
+                out.append(f"    {r.step} {r.metric}: engine {rng(r.sims)}" + (f" ({len(r.sims)} boots)" if r.bimodal else "")
+                           + f", real {rng(r.reals)}")
+        for r in rs:
+            if r.bimodal is not None:
+                out.append(wrap(_bimodal_line(r), " " * 6))
     return "\n".join(out)
+
+
+def _bimodal_line(r: Row) -> str:
+    """What a bimodal row's comparison found, in words: the share of boots in the event mode on
+    each side with Fisher's p, then the metric's medians among those boots against the tolerance."""
+    from memtwin.report import fmt_value
+
+    b = r.bimodal
+    tol = f"{r.rel * 100:g}%" + (f" or {fmt_value(r.abs)}" if r.abs else "")
+    share = (f"  {r.step} {r.metric} (bimodal): {b.spec.event} ({b.spec.by} > {b.spec.above:g}) in {b.k}/{b.n} boots, "
+             f"engine {b.K}/{b.M}; Fisher's exact p = {b.p:.3f}: "
+             + ("the shares agree" if b.share_ok else "the shares differ") + f" (at p >= {BIMODAL_ALPHA:g})")
+    verdict = ("within" if b.value_ok(r.allowed_at) else "out of") + f" {tol}"
+    if b.conditional:
+        value = f"when it is: median {fmt_value(r.real)} (engine {fmt_value(r.sim)}), {verdict}"
+    else:
+        none = "either side" if not b.sims and not b.reals else ("the engine" if not b.sims else "the kernel")
+        value = f"no boot of {none} in that mode: the medians of every boot, {fmt_value(r.real)} (engine {fmt_value(r.sim)}), {verdict}"
+    return share + "; " + value
+
 
 
 def recorded_paths(scn_path: str, spec: dict, where: Optional[str] = None) -> list:
@@ -296,9 +518,12 @@ def recorded_path(scn_path: str, spec: dict) -> str:
 
 
 def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kernel: Optional[str] = None,
-                  scratch: str = "/var/tmp", workdir: Optional[str] = None, timeout: Optional[int] = None) -> tuple:
+                  scratch: str = "/var/tmp", workdir: Optional[str] = None, timeout: Optional[int] = None,
+                  boot_seed_base: int = 0) -> tuple:
     """(rows, check outcomes, skipped) of one scenario; prints as it goes (a progress bar per
-    variant on stderr meanwhile)."""
+    variant on stderr meanwhile). `boot_seed_base`: the engine's runs against a recording set
+    start at that kernel.boot_seed (0, as validate runs them; another to check that a verdict is
+    not one block of seeds' draw)."""
 
     def say(line: str) -> None:
         from memtwin.report import wrap
@@ -320,6 +545,7 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
         where = f"{path}: validation"
         tol = tolerances(spec, where)
         known = known_out(spec, where)
+        bimodal = bimodal_specs(spec, where, tol, scn.doc.locate, [v for v in declared if v])
         only = spec.get("steps")
         if recorded:
             if "recorded" not in spec:
@@ -340,13 +566,17 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
                                "buffers, kprobes and extra calibrations change the guest the run measures",
                                "re-record them without --reclaim-trace (keep traced runs in lab/measurements/)")
             rec = recs[0] if len(recs) == 1 else recs
+            if bimodal and len(recs) == 1:
+                raise _err(scn.doc.locate(["validation", "bimodal"]) or f"{where}.bimodal",
+                           "a bimodal metric is compared by the share of boots in its event mode: it needs a recording set",
+                           'record several boots (recorded = ["real/NAME.json", "real/NAME-boot2.json", ...]) or remove [[validation.bimodal]]')
         bar = Progress(f"validate {path}")
         try:
             for i, v in enumerate(declared):
                 name = v or "default"
                 bar(i, len(declared), label=f"validate {os.path.basename(path)}: {name} ({i + 1}/{len(declared)})")
                 rows.extend(_validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped, say,
-                                              kernel, scratch, workdir, timeout, known))
+                                              kernel, scratch, workdir, timeout, known, bimodal, boot_seed_base))
             bar(len(declared), len(declared))
         finally:
             bar.close()
@@ -357,13 +587,15 @@ def validate_file(path: str, on: Optional[str], recorded: bool, out=print, kerne
 
 
 def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped, out, kernel, scratch, workdir,
-                      timeout, known=None) -> list:
+                      timeout, known=None, bimodal=None, boot_seed_base=0) -> list:
     """The rows of one variant: the engine's run against the real one."""
     from memtwin import real as realmod
 
     plan = scn.doc.plan(v, [])
     if recorded and isinstance(rec, list):
-        return _validate_set(scn, v, name, rec, tol, only, where, skipped, out, known)
+        return _validate_set(scn, v, name, rec, tol, only, where, skipped, out, known, bimodal, boot_seed_base)
+    if any(b.variant in (None, name) for b in bimodal or []):
+        out(f"  {name}: note: a live run is one boot: its bimodal metrics are compared as any other (one run against one boot)")
     if recorded:
         # a variant recorded on a patched lab kernel (memtwin lab kernel build) has its switches
         knobs = ((rec or {}).get("variants", {}).get(name, {}).get("real") or {}).get("kernel_knobs") or {}
@@ -414,10 +646,12 @@ def _validate_variant(scn, v, name, on, recorded, rec, tol, only, where, skipped
     return compare_steps(name, sim["steps"], real["steps"], tol, only, where, known)
 
 
-def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> list:
+def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known, bimodal=None, boot_seed_base=0) -> list:
     """The rows of one variant against a recording set: the engine once per recording, run i
     with `kernel.boot_seed = i` (i from 0: the first is the scenario as written) and, where boot
-    i measured its guest's CPU speed and wake-ups, those (`set_run_sets`)."""
+    i measured its guest's CPU speed and wake-ups, those (`set_run_sets`). Where the variant has a
+    bimodal metric (`bimodal_specs`), the engine's further boots of `bimodal_boot_plan` too, for
+    those metrics only."""
     from memtwin import real as realmod
 
     plan = scn.doc.plan(v, [])
@@ -440,14 +674,21 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
         skipped.append((name, why))
         out(f"  {name}: skipped: {why}")
         return []
+    specs = [b for b in bimodal or [] if b.variant in (None, name)]
+    boots = bimodal_boot_plan(len(reals), boot_seed_base) if specs else [(boot_seed_base + i, i) for i in range(len(reals))]
     sims = []
-    for i, r in enumerate(reals):
+    for seed, i in boots:
+        r = reals[i]
         rc = (r.get("real") or {}).get("resident_at_start")
         if all(measured) and rc is not None:
             # each measured run started from its own cache: the twin's run i starts from run i's
             from memtwin.api import start_from
             start_from(scn, v, rc)
-        sims.append(run(scn, variant=v, sets=set_run_sets(i, r, plan, where)).to_json())
+        sets = set_run_sets(i, r, plan, where)
+        # boot `seed` at recording i's machine (set_run_sets' first setting is the boot seed)
+        if sets[0] != f"kernel.boot_seed={i}":
+            raise RuntimeError(f"set_run_sets: the first setting is {sets[0]!r}, not the boot seed")
+        sims.append(run(scn, variant=v, sets=[f"kernel.boot_seed={seed}"] + sets[1:]).to_json())
     infos = [r.get("real") or {} for r in reals]
     kernels = sorted({str(i.get("kernel")) for i in infos})
     dates = sorted(str(i.get("date")) for i in infos)
@@ -458,7 +699,9 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
     costed = sum(bool(recorded_host_cost(r, where)) for r in reals)
     out(f"  {name}: a recording set of {len(reals)} {'measured runs' if all(measured) else 'boots'}, real kernel {', '.join(kernels)} on {infos[0].get('on')}, "
         f"{dates[0]} to {dates[-1]}" + ("" if all(i.get("timing_comparable") for i in infos) else " (times not comparable)")
-        + f"; the engine at kernel.boot_seed 0-{len(recs) - 1}"
+        + f"; the engine at kernel.boot_seed {boots[0][0]}-{boots[len(reals) - 1][0]}"
+        + ("" if not specs else f" (its bimodal metrics: {len(boots)} boots, seeds {boots[0][0]}-{boots[-1][0]}, boot j at "
+           f"recording (j mod {len(reals)})'s machine)")
         + ("" if not any(slow) else
            ", each at its boot's measured machine.cpu_slowdown (" + ", ".join("-" if k is None else str(k) for k in slow)
            + ("; -: not measured, the scenario's" if not all(slow) else "")
@@ -470,7 +713,9 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known) -> 
         + ("" if not costed else f", {costed} at their host's measured costs (host_cost)"))
     for n in infos[0].get("notes", []):
         out(f"    note: {n}")
-    return compare_step_sets(name, [s["steps"] for s in sims], [r["steps"] for r in reals], tol, only, where, known)
+    n = len(reals)
+    return compare_step_sets(name, [s["steps"] for s in sims[:n]], [r["steps"] for r in reals], tol, only, where, known,
+                             specs, [s["steps"] for s in sims[n:]])
 
 
 def recorded_cpu_slowdown(real: dict) -> Optional[int]:
@@ -514,6 +759,37 @@ def recorded_wakeup_latency(real: dict) -> Optional[list]:
     return None
 
 
+def recorded_vcpu_stall(real: dict, where: Optional[str] = None, which: str = "the recording") -> list:
+    """The `[machine]` settings of the vCPU stalls a recorded QEMU/TCG boot measured before its
+    tasks (`real.machine.cpu.vcpu_stall`, qemu.stall_calibration(), zswap20): `machine.vcpu_stall`
+    as every CPU's gaps (the stalls' lengths, pooled) and `machine.vcpu_stall_interval` as the probe's
+    time on all CPUs over their number (the mean time from one stall's start to the next's on one
+    vCPU). [] where the recording has none (before zswap20, on the host, or a probe that saw no
+    gap). `set_run_sets` does not give them (see there); lab/measurements/vcpu-stall runs the
+    engine with them. A recording whose probe is not the runner's shape is refused (`which` names the
+    recording, `where` the scenario): the engine would run at stalls nobody measured."""
+    st = (((real.get("real") or {}).get("machine") or {}).get("cpu") or {}).get("vcpu_stall")
+    if st is None:
+        return []
+
+    def whole(x, least: int) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and x >= least
+
+    cpus = st.get("cpus") if isinstance(st, dict) else None
+    ok = (isinstance(st, dict) and whole(st.get("probe_ns"), 1) and isinstance(cpus, list) and cpus
+          and all(isinstance(c, dict) and isinstance(c.get("gaps_ns"), list) and all(whole(g, 1) and g <= 10_000_000_000 for g in c["gaps_ns"]) for c in cpus))
+    if not ok:
+        raise _err(where or "validate", f"{which}: real.machine.cpu.vcpu_stall is {json.dumps(st)[:120]}, not "
+                   "{\"probe_ns\": N > 0, \"cpus\": [{\"gaps_ns\": [ns > 0 and at most 10 s, ...]}, ...]}",
+                   "re-record it (memtwin real FILE --on qemu --json OUT measures the stalls again), or delete "
+                   "vcpu_stall from the recording to compare it without stalls")
+    gaps = [g for c in cpus for g in c["gaps_ns"]]
+    if not gaps:
+        return []
+    interval = max(1, st["probe_ns"] * len(cpus) // len(gaps))
+    return ["machine.vcpu_stall=[" + ", ".join(f'"{g}ns"' for g in gaps) + "]", f'machine.vcpu_stall_interval="{interval}ns"']
+
+
 def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
     """How many times the reference machine's a recorded QEMU/TCG boot's read request took of its
     guest's CPU (`real.machine.cpu.submit_io_slowdown`, qemu.request_calibration(): 128 KiB O_DIRECT
@@ -524,14 +800,17 @@ def recorded_submit_io_slowdown(real: dict) -> Optional[int]:
     return k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else None
 
 
-def recorded_nonmovable_free(real: dict) -> Optional[int]:
-    """The free pages a recorded QEMU boot left in node 0's first zone's non-movable pageblocks below
-    pageblock order (`[machine] nonmovable_free`): from its /proc/pagetypeinfo at boot
-    (`real.machine.pagetypeinfo_at_boot`, qemu.pagetypeinfo(), recorded since 357a50e) the
-    Unmovable and Reclaimable free blocks of orders 0..8 of node 0's Normal zone, else its DMA32
-    zone (the zone a page-cache page is taken from first; ZONE_DMA is kept by its lowmem_reserve).
-    A free block of pageblock order or more is claimed whole (`change_pageblock_range()`), no
-    fallback frame. None where the recording has none (before 357a50e, the host)."""
+def recorded_nonmovable_free(real: dict) -> Optional[list]:
+    """The free buddies a recorded QEMU boot left in node 0's first zone's non-movable pageblocks
+    below pageblock order, by order 0..8 (`[machine] nonmovable_free = [c0, ..., c8]`): from its
+    /proc/pagetypeinfo at boot (`real.machine.pagetypeinfo_at_boot`, qemu.pagetypeinfo(),
+    recorded since 357a50e) the Unmovable and Reclaimable free blocks of orders 0..8 of node 0's
+    Normal zone, else its DMA32 zone (the zone a page-cache page is taken from first; ZONE_DMA is
+    kept by its lowmem_reserve), summed per order: the orders __rmqueue_fallback() chooses by
+    (the largest buddy first; at order >= pageblock_order / 2 the block claimed when half of it
+    is free or movable; page_alloc.rs Zone::rmqueue_fallback). A free block of pageblock order
+    or more is claimed whole (`change_pageblock_range()`), no fallback frame. None where the
+    recording has none (before 357a50e, the host)."""
     from memtwin.qemu import NON_MOVABLE_TYPES
 
     pt = (((real.get("real") or {}).get("machine") or {}).get("pagetypeinfo_at_boot") or {})
@@ -539,12 +818,13 @@ def recorded_nonmovable_free(real: dict) -> Optional[int]:
     if not isinstance(zone, dict):
         return None
     free = zone.get("free") or {}
-    n = 0
+    n = [0] * PAGEBLOCK_ORDER
     for t in NON_MOVABLE_TYPES:
         counts = free.get(t)
         if not isinstance(counts, list) or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
             return None
-        n += sum(c << o for o, c in enumerate(counts[:PAGEBLOCK_ORDER]))
+        for o, c in enumerate(counts[:PAGEBLOCK_ORDER]):
+            n[o] += c
     return n
 
 
@@ -698,12 +978,17 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     (`recorded_host_cost`; the emulated CPUs' speed and wake-ups change from boot
     to boot with the host's load; measured properties of that run's machine, like its RAM, not
     fitted constants).
-    Not given: the boot's non-movable pool (`recorded_nonmovable_free`, `[machine] nonmovable_free`).
-    The engine counts each pool frame as one `__rmqueue_fallback()` steal and one
-    `boost_watermark()`, where 6.1+ takes the largest buddy first (90-100% of a recorded pool is
-    in order 4-8 buddies), boosts once per fallback and, for a buddy of order >=
-    pageblock_order / 2 (`can_steal_fallback()`), claims the block once its free + movable pages
-    reach half of it: not modelled, so a recorded pool would over-boost (review14 M1)."""
+    The boot's non-movable pool as its free buddies by order (`recorded_nonmovable_free`,
+    `[machine] nonmovable_free = [c0, ..., c8]`, the pagetypeinfo recorded at boot): the engine
+    lays the buddies out in the boot's non-movable pageblocks and its `__rmqueue_fallback()`
+    takes the largest first, claiming a block at order >= 4 when half of it is free or movable
+    (buddy22; review14 M1 stopped the pool's feeding while each pool frame was one steal).
+    Not given: the boot's vCPU stalls (`recorded_vcpu_stall`, `[machine] vcpu_stall`,
+    zswap20). At 10 boots of qemu61-zswap-pool-limit (2026-11-30 12:26-12:32 UTC, load 10.8-12.8)
+    the engine given each boot's stalls counted touch 2's pool_limit_hit above 16 at 6 boots
+    (median 37) where the kernel did at 2 (median 4; both among the engine's 6): the kernel's task shares the stalled
+    vCPU with the kworker that preempted it until the idle balance pulls it, which the engine, its
+    worker beside the task, does not model (lab/measurements/vcpu-stall)."""
     sets = [f"kernel.boot_seed={i}"]
     split = recorded_split_slowdown(real)
     k = recorded_cpu_slowdown(real)
@@ -720,6 +1005,9 @@ def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optiona
     kw = recorded_kworker_wait(real)
     if kw is not None:
         sets.append(f'machine.kworker_wakeup_latency=["{kw}ns"]')
+    pool = recorded_nonmovable_free(real)
+    if pool is not None:
+        sets.append("machine.nonmovable_free=[" + ", ".join(str(c) for c in pool) + "]")
     return (sets + recorded_step_gaps(real, plan, where, f"recording {i + 1} of the set")
             + recorded_host_cost(real, where, f"recording {i + 1} of the set")
             + recorded_setup_writes(real, where, f"recording {i + 1} of the set"))

@@ -801,6 +801,30 @@ def test_wakeup_calibration_reads_the_guests_latencies():
     assert facts["cpu"]["cpu_slowdown"] == 20 and facts["cpu"]["wakeup_latency_ns"] == [4, 5]
 
 
+def test_stall_calibration_reads_each_cpus_gaps():
+    """memtwin_guest.c calibrate_stall_as()'s @@STALL lines (zswap20): per CPU the probe's length, its
+    clock reads, the smallest gap counted and the gaps in ns; `none WHY`; nothing from an older guest
+    program; a line with a non-number, a negative figure, a CPU twice or missing, or another probe
+    length is unreadable (the recording says why instead of giving the engine a wrong rate)."""
+    out = "@@WAKE 5 4\n@@STALL 0 2000000000 900000 100000 2700000 31000000\n@@STALL 1 2000000000 800000 100000\n@@COLD 0\n"
+    s = qemu.stall_calibration(out)["vcpu_stall"]
+    assert (s["probe_ns"], s["min_ns"]) == (2000000000, 100000)
+    assert s["cpus"] == [{"reads": 900000, "gaps_ns": [2700000, 31000000]}, {"reads": 800000, "gaps_ns": []}]
+    assert qemu.stall_calibration("@@STALL none a probe process failed\n") == {"vcpu_stall_unavailable": "a probe process failed"}
+    assert qemu.stall_calibration("@@COLD 0\n") == {}
+    for bad in ("@@STALL 0 2000000000 9 100000 12 fast\n", "@@STALL 0 2000000000 9 100000 -5\n",
+                "@@STALL 0 2000000000 9 100000\n@@STALL 0 2000000000 9 100000\n", "@@STALL 1 2000000000 9 100000\n",
+                "@@STALL 0 2000000000 9 100000\n@@STALL 1 1000000000 9 100000\n", "@@STALL 0 2000000000\n"):
+        assert "vcpu_stall_unavailable" in qemu.stall_calibration(bad), bad
+    assert qemu.stall_calibration("@@STALLPOST 0 2000000000 9 100000 300000\n", "STALLPOST")["vcpu_stall_post"]["cpus"][0]["gaps_ns"] == [300000]
+    assert qemu.stall_calibration("@@STALL1 0 2000000000 9 100000 400000\n@@STALL 0 2000000000 9 100000\n", "STALL1")["vcpu_stall_alone"]["cpus"][0]["gaps_ns"] == [400000]
+    # parse_output() files both with the CPU calibration (real.machine.cpu)
+    _, facts = qemu.parse_output("@@CALIB hot_read_ns_per_page 7912.0\n" + out + "@@STALLPOST 0 2000000000 9 100000\n@@STALL1 0 2000000000 9 100000 5\n@@DONE\n", {"tasks": []}, [], [], None)
+    assert facts["cpu"]["vcpu_stall"]["cpus"][0]["gaps_ns"] == [2700000, 31000000]
+    assert facts["cpu"]["vcpu_stall_post"]["cpus"] == [{"reads": 9, "gaps_ns": []}]
+    assert facts["cpu"]["vcpu_stall_alone"]["cpus"] == [{"reads": 9, "gaps_ns": [5]}]
+
+
 def test_kswapd_cpu_is_the_difference_of_a_steps_snapshots():
     """memtwin_guest.c kswapd_cpu(): `#kswapd` holds how the CPU time was read and the kswapd threads'
     total so far in ns; a step's kswapd_cpu_s is its end's minus its start's."""

@@ -133,10 +133,10 @@ def test_size_of_one_step(capsys):
 # tolerance: 10% or 1M). Every point within since 2026-11-30's merges: at 64M (the file's size:
 # it does not quite fit beside the memcg's other charges) the engine used to activate 13,736 of
 # the second read's 14,110 refaults and keep 9.3M of the file (57.8M read, -13.9%); it now
-# re-reads all 64M and activates none, as 6.18 (1 of 16,363). The change that moved it is most
-# likely h-obs20's readahead fix (678dd99: a cached page of a readahead window is no longer kept
-# from reclaim as if the window had locked it), the one merged engine change on this path; not
-# bisected (found by the fresh-clone CI at the session's end).
+# re-reads all 64M and activates none, as 6.18 (1 of 16,363). Bisected (2026-11-30 s45): the point
+# is out at da93a71 and within at 470070a, the merge of h-obs20 whose one engine change is 678dd99
+# (readahead: a cached page of a readahead window is no longer kept from reclaim as if the window
+# had locked it).
 KNOWN_OUT: set = set()
 
 

@@ -629,14 +629,17 @@ impl Kernel {
     /// `__filemap_remove_folio()` + `page_cache_delete()`: take `page` out of its mapping,
     /// leaving `shadow` (or nothing) in its slot. The caller uncharges and frees it.
     pub fn filemap_remove_folio(&mut self, page: PageId, shadow: Option<u64>) {
-        self.filemap_remove_folio_inline(page, shadow)
+        self.filemap_remove_folio_inline(page, shadow, false)
     }
 
     /// [`Kernel::filemap_remove_folio`], inlined into the eviction of reclaim's batch
-    /// (`Kernel::evict_batched`, a page per reclaimed page).
+    /// (`Kernel::evict_batched`, a page per reclaimed page). `clean_unmapped`: the caller
+    /// knows the page unmapped and not dirty (reclaim's batch tested both), so neither the
+    /// unmap nor the dirty accounting is looked at (issue 17: two page-arena reads a page).
     #[inline(always)]
-    pub(crate) fn filemap_remove_folio_inline(&mut self, page: PageId, shadow: Option<u64>) {
-        if self.pages[page].mapcount > 0 {
+    pub(crate) fn filemap_remove_folio_inline(&mut self, page: PageId, shadow: Option<u64>, clean_unmapped: bool) {
+        debug_assert!(!clean_unmapped || (self.pages[page].mapcount == 0 && !self.pages[page].test(pg::DIRTY)), "a page removed as clean and unmapped is dirty or mapped");
+        if !clean_unmapped && self.pages[page].mapcount > 0 {
             // truncate: unmap_mapping_range() first (reclaim has unmapped it already).
             self.try_to_unmap(page);
         }
@@ -655,7 +658,7 @@ impl Kernel {
         // hand: each is called only when it has something to do.
         let (stale, empty) = (node.shadow_list_stale(), node.is_empty());
         m.nrshadows += shadow.is_some() as u64;
-        if self.pages[page].test(pg::DIRTY) {
+        if !clean_unmapped && self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
             let key = self.inode_wb_key(inode) as usize;
@@ -679,8 +682,9 @@ impl Kernel {
     /// charge failed.
     fn xas_nomem(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(bool, bool)> {
         let bytes = |(c, z): (bool, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
-        self.mappings[inode.idx()].ensure(index);
-        let first = self.mappings[inode.idx()].xa_nodes_needed(index);
+        let m = &mut self.mappings[inode.idx()];
+        m.ensure(index);
+        let first = m.xa_nodes_needed(index);
         let charged = bytes(first);
         if memcg == MemcgId::NONE || charged == 0 {
             // Nothing charged, so no reclaim ran: the need is what it was.

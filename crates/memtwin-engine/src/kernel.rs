@@ -255,6 +255,9 @@ pub struct Kernel {
     /// The state of the pseudo-random numbers drawing from `kworker_wakeup_latency`, apart from
     /// `wakeup_rand` so that kswapd's draws do not depend on it.
     pub kworker_rand: u64,
+    /// The machine's vCPU stalls (`[machine] vcpu_stall`, vcpu_stall.rs); none: the vCPUs always
+    /// run.
+    pub vcpu_stalls: Option<Box<crate::vcpu_stall::VcpuStalls>>,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
@@ -468,6 +471,7 @@ impl Kernel {
             wakeup_latency: vec![],
             wakeup_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             kworker_wakeup_latency: vec![],
+            vcpu_stalls: None,
             kworker_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             stats_flush_next: Nanos::MAX,
             stats_flush_phase: 0,
@@ -544,6 +548,7 @@ impl Kernel {
     /// Spend `ns` of system CPU time in the running context.
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
+        let from = self.now;
         self.sys_ns += ns;
         debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch or in_zswap_worker without cpu_plain_update()");
         if self.cpu_plain {
@@ -554,6 +559,9 @@ impl Kernel {
             let wall = self.cpu_wall(ns);
             self.runq_ns += wall - ns;
             self.now += wall;
+        }
+        if self.vcpu_stalls.is_some() {
+            self.vcpu_stall_pass(from);
         }
         if self.now >= self.stats_flush_next {
             self.flush_memcg_stats_dwork();
@@ -597,8 +605,8 @@ impl Kernel {
     /// `try_to_wake_up()` of a task (not a kthread) beside the machine's background
     /// ([`Kernel::bg_load`]): `ttwu_do_activate()` -> `enqueue_task_fair()` -> `place_entity()`,
     /// `check_preempt_wakeup_fair()` (kernel/sched/fair.c), after sleeping `slept` ns with the
-    /// EEVDF lag `lag` (updated: clamped as `update_entity_lag()` saved it, plus what the wait
-    /// gives). Returns how long it waits for a CPU ([`crate::sched::BusyRq::wakeup`]: a short
+    /// EEVDF lag `lag` (updated: clamped as `update_entity_lag()` saved it, or as DELAY_DEQUEUE
+    /// left it, [`crate::sched::BusyRq::delayed_lag`], plus what the wait gives). Returns how long it waits for a CPU ([`crate::sched::BusyRq::wakeup`]: a short
     /// sleep's wake-up meets the fresh protected slice of the entity picked when it went to
     /// sleep, unless the wakee's lag makes that entity ineligible; CFS:
     /// [`crate::sched::wakeup_runq_wait_after`], 0; schedstat's `run_delay`) and the fresh slice
@@ -612,7 +620,7 @@ impl Kernel {
         }
         let wait = match self.eevdf_rq {
             Some(rq) => {
-                let (wait, after) = rq.wakeup(crate::sched::update_entity_lag(*lag, rq.limit), slept);
+                let (wait, after) = rq.wakeup(rq.delayed_lag(*lag, slept), slept);
                 *lag = after;
                 wait
             }

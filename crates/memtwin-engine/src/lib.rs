@@ -49,6 +49,7 @@ pub mod zswap;
 pub mod truncate;
 pub mod types;
 pub mod vmscan;
+pub mod vcpu_stall;
 pub mod vmstat;
 pub mod workingset;
 pub mod xarray;

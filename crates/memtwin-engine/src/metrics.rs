@@ -308,7 +308,7 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         for (i, name) in ZSWAP_COUNTERS.iter().enumerate() {
             m.push((name.to_string(), (b.zswap[i] - a.zswap[i]) as f64));
         }
-        let pool = z.pool_pages() * PAGE_SIZE;
+        let pool = zswap_pool_bytes(k, z);
         m.push(("zswap.stored_pages".into(), z.stats.stored_pages as f64));
         m.push(("zswap.same_filled_pages".into(), z.stats.same_filled_pages as f64));
         m.push(("zswap.pool_total_size".into(), pool as f64));
@@ -325,6 +325,13 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
 /// memory.stat `unevictable` of `memcg` in pages (`NR_LRU_BASE + LRU_UNEVICTABLE`, v2's
 /// hierarchical count; v1's `total_unevictable`): the unevictable lists of its lruvecs and its
 /// descendants' on every node (mlocked pages, mlock.rs).
+/// zswap's pool size as debugfs `pool_total_size` and meminfo `Zswap` show it: 6.1's
+/// `zswap_pool_total_size`, the size `zswap_update_total_size()` last took; 6.18's
+/// `zswap_total_pages()`, the pool's now.
+pub fn zswap_pool_bytes(k: &Kernel, z: &crate::zswap::Zswap) -> u64 {
+    (if k.profile.zswap_direct { z.pool_pages() } else { z.pool_total_size_pages() }) * PAGE_SIZE
+}
+
 pub fn memcg_unevictable_pages(k: &Kernel, memcg: MemcgId) -> u64 {
     let mut n: u64 = (0..k.nr_nodes).map(|nid| k.lruvecs[k.lruvec_idx(memcg, nid)].lists[crate::mmzone::LruList::Unevictable as usize].pages).sum();
     for &c in &k.memcgs.get(memcg).children {

@@ -171,13 +171,27 @@ impl PageArena {
     #[inline]
     pub fn init(&mut self, pfn: PageId, mapping: InodeId, index: u32) -> PageId {
         let i = pfn.idx();
-        if i >= self.pages.len() {
-            self.grow(i);
+        // One bounds test on the common path (the frame already written once); a frame past
+        // the written part grows the arena first (issue 17: the index after `grow()` was
+        // tested again on every allocation).
+        match self.pages.get_mut(i) {
+            Some(slot) => {
+                debug_assert!(slot.mapping == InodeId(u32::MAX), "frame {i} handed out twice");
+                *slot = Page { mapping, index, ..Page::FREE };
+            }
+            None => self.init_grown(i, mapping, index),
         }
-        debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
-        self.pages[i] = Page { mapping, index, ..Page::FREE };
         self.nr_in_use += 1;
         pfn
+    }
+
+    /// [`PageArena::init`] of a frame past the written part of the arena.
+    #[cold]
+    #[inline(never)]
+    fn init_grown(&mut self, i: usize, mapping: InodeId, index: u32) {
+        self.grow(i);
+        debug_assert!(self.pages[i].mapping == InodeId(u32::MAX), "frame {i} handed out twice");
+        self.pages[i] = Page { mapping, index, ..Page::FREE };
     }
 
     /// Extend the written part of the arena to cover frame `i`.

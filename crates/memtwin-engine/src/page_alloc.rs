@@ -12,13 +12,15 @@
 //! (transparent huge pages). A pageblock is either wholly free (on the order-9 free list),
 //! partly free (its free frames are the order-0 free list, found by a bitmap), or full.
 //! Freeing the last used frame of a pageblock merges it back into an order-9 block. Orders
-//! 1 to 8 are not modelled: no modelled allocation asks for them, and the buddies they would
-//! form inside a partial pageblock do not change whether an order-0 or an order-9 request
-//! succeeds. Migrate types (grouping by mobility) are not modelled either.
+//! 1 to 8 are read from the bitmaps where they matter (the page cache's large folios,
+//! `rmqueue_order`; a fallback's largest buddy, `block_buddies`), not kept as lists. A
+//! pageblock's migratetype is Movable or not (Unmovable and Reclaimable together), with a
+//! partial list each; a movable allocation falls back into the non-movable one
+//! (`Zone::rmqueue_fallback`).
 
 use crate::delayacct::StallKind;
 use crate::kernel::Kernel;
-use crate::profile::KernelProfile;
+use crate::profile::{FallbackSteal, KernelProfile};
 use crate::types::{int_sqrt, InodeId, Nanos, PageId, PAGE_SIZE};
 use crate::vmstat::VmEvent;
 
@@ -26,6 +28,9 @@ use crate::vmstat::VmEvent;
 pub const PAGEBLOCK_ORDER: u32 = 9;
 /// Pages in a pageblock.
 pub const PAGEBLOCK_NR: u64 = 1 << PAGEBLOCK_ORDER;
+/// `pageblock_order / 2`: the lowest order of a buddy whose pageblock a movable allocation's
+/// fallback tries to claim (`can_steal_fallback()`, 6.15 `should_try_claim_block()`).
+const CLAIM_ORDER: usize = PAGEBLOCK_ORDER as usize / 2;
 /// `LOCAL_DISTANCE` (include/linux/topology.h): the SLIT distance of a node to itself.
 pub const LOCAL_DISTANCE: u32 = 10;
 /// `REMOTE_DISTANCE`: the default SLIT distance between two nodes.
@@ -146,14 +151,7 @@ const CHUNK_STARTS: [u64; CHUNK_ORDERS] = {
 /// frame free): bit i of `all` ends up set when bits i..i+n of the word are all set.
 #[inline(always)]
 fn word_chunks(word: u64, order: usize) -> u64 {
-    let n = 1u32 << order;
-    let mut all = word;
-    let mut s = 1;
-    while s < n {
-        all &= all >> s;
-        s <<= 1;
-    }
-    (all & CHUNK_STARTS[order - 1]).count_ones() as u64
+    chunk_starts(word, order).count_ones() as u64
 }
 
 /// [`word_chunks`] of `word` for every order 1..=`CHUNK_ORDERS` (index `order - 1`), in one
@@ -177,15 +175,8 @@ pub const RMQUEUE_PARTIAL_SCAN: u32 = 64;
 /// pageblock's bitmap (orders 1..=8), or `None`.
 fn find_free_run(bits: &[u64; 8], order: u32) -> Option<u32> {
     if order as usize <= CHUNK_ORDERS {
-        let n = 1u32 << order;
         for (w, &word) in bits.iter().enumerate() {
-            let mut all = word;
-            let mut s = 1;
-            while s < n {
-                all &= all >> s;
-                s <<= 1;
-            }
-            let starts = all & CHUNK_STARTS[order as usize - 1];
+            let starts = chunk_starts(word, order as usize);
             if starts != 0 {
                 return Some(w as u32 * 64 + starts.trailing_zeros());
             }
@@ -194,6 +185,76 @@ fn find_free_run(bits: &[u64; 8], order: u32) -> Option<u32> {
     } else {
         let words = 1usize << (order - 6);
         (0..8).step_by(words).find(|&w| bits[w..w + words].iter().all(|&x| x == u64::MAX)).map(|w| w as u32 * 64)
+    }
+}
+
+/// The starts (bit i: frame i of the word) of the free, naturally aligned chunks of
+/// `1 << order` frames in a 64-frame bitmap word, orders 0..=6.
+#[inline(always)]
+fn chunk_starts(word: u64, order: usize) -> u64 {
+    if order == 0 {
+        return word;
+    }
+    let n = 1u32 << order;
+    let mut all = word;
+    let mut s = 1;
+    while s < n {
+        all &= all >> s;
+        s <<= 1;
+    }
+    all & CHUNK_STARTS[order - 1]
+}
+
+/// The free buddies of a pageblock's bitmap as the kernel's `free_area[]` lists hold them
+/// (each free run split into naturally aligned blocks, each as large as its alignment and the
+/// run allow: `__free_one_page()` merges a block with its free buddy): the offset of the
+/// first buddy of each order 0..=8 in the block, `None` where it has none of that order
+/// (a chunk of order o is a buddy when the chunk of order o + 1 holding it is not free).
+fn block_buddies(bits: &[u64; 8]) -> [Option<u32>; PAGEBLOCK_ORDER as usize] {
+    let mut first = [None; PAGEBLOCK_ORDER as usize];
+    for o in 0..CHUNK_ORDERS {
+        let n = 1u32 << o;
+        for (w, &word) in bits.iter().enumerate() {
+            let parent = chunk_starts(word, o + 1);
+            let inside = parent | (parent << n);
+            let mine = chunk_starts(word, o) & !inside;
+            if mine != 0 {
+                first[o] = Some(w as u32 * 64 + mine.trailing_zeros());
+                break;
+            }
+        }
+    }
+    // Orders 6..=8 are runs of whole words: order o spans 2^(o-6) words, aligned.
+    let full = |w: usize| bits[w] == u64::MAX;
+    let chunk = |w: usize, o: usize| (w..w + (1usize << (o - 6))).all(full);
+    for o in CHUNK_ORDERS..PAGEBLOCK_ORDER as usize {
+        let words = 1usize << (o - 6);
+        first[o] = (0..8).step_by(words).find(|&w| {
+            let parent_free = if o + 1 < PAGEBLOCK_ORDER as usize { chunk(w & !(2 * words - 1), o + 1) } else { (0..8).all(full) };
+            chunk(w, o) && !parent_free
+        }).map(|w| w as u32 * 64);
+    }
+    first
+}
+
+/// The boot's non-movable pool (`[machine] nonmovable_free`): the free pages the boot left in
+/// node 0's first zone's Unmovable and Reclaimable pageblocks below pageblock order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NonmovablePool {
+    /// Their number (`nonmovable_free = N`).
+    Pages(u64),
+    /// Their free buddies by order 0..=8, as /proc/pagetypeinfo lists them (`nonmovable_free =
+    /// [c0, ..., c8]`): the orders `__rmqueue_fallback()` chooses by.
+    Buddies([u64; PAGEBLOCK_ORDER as usize]),
+}
+
+impl NonmovablePool {
+    /// The pool's free pages.
+    pub fn pages(&self) -> u64 {
+        match self {
+            NonmovablePool::Pages(n) => *n,
+            NonmovablePool::Buddies(c) => c.iter().enumerate().map(|(o, &n)| n << o).sum(),
+        }
     }
 }
 
@@ -264,6 +325,22 @@ pub struct Zone {
     pub boost_enabled: bool,
     /// `boost_watermark()` calls that boosted the zone (steals while `boost_enabled`).
     pub boost_events: u64,
+    /// `profile.fallback_steal`: what a fallback leaves and when it boosts.
+    pub fallback_steal: FallbackSteal,
+    /// Before 6.10 (`FallbackSteal::MoveBlock`): the non-movable pageblock whose free pages a
+    /// fallback moved to the Movable free lists without claiming the block
+    /// (`move_freepages_block()`, or `move_to_free_list()` of the one buddy taken), and how
+    /// many of them the next movable allocations take with no fallback (`lent_left`; frees
+    /// into the block after go to its own type's lists).
+    lent_block: u32,
+    lent_left: u64,
+    /// 6.15+ (`FallbackSteal::ClaimSteal`): `rmqueue_bulk()`'s `enum rmqueue_mode` at
+    /// RMQUEUE_STEAL (6.18.44's BTF has it): a claim failed earlier in this per-CPU list
+    /// refill, so its further fallbacks steal without trying to claim (cleared at each
+    /// refill's start and end: `Kernel::rmqueue_pcplist`; an allocation outside a refill
+    /// starts at RMQUEUE_NORMAL). The mode's skipping of `__rmqueue_smallest()` for the rest
+    /// of the refill is not modelled (a Movable frame freed meanwhile is taken first).
+    pub steal_mode: bool,
     blocks: Vec<Pageblock>,
     /// Order-9 free list: wholly free pageblocks (a stack; the last one is taken first).
     free_blocks: Vec<u32>,
@@ -279,6 +356,12 @@ pub struct Zone {
     chunks: std::cell::Cell<[u64; CHUNK_ORDERS]>,
     /// The pageblocks with a stale word (each once).
     stale_blocks: std::cell::RefCell<Vec<u32>>,
+    /// Per pageblock, the frames the boot's kernel allocations took (`rmqueue_order0_unmovable()`,
+    /// `take_boot_frames_pooled()`; never freed): its unmovable pages. A block's other used
+    /// frames are movable allocations' (page cache, anonymous pages: `PageLRU`), which
+    /// `move_freepages_block()` counts as `movable_pages` for the half-block claim
+    /// ([`Zone::try_claim_block`]). Beside `blocks` (2 bytes a block, not 8 of padding).
+    boot_used: Vec<u16>,
 }
 
 impl Zone {
@@ -288,6 +371,7 @@ impl Zone {
         let mut z = Zone::with_range(0, ZoneType::Normal, 0, managed);
         z.setup_per_zone_wmarks(profile, managed);
         z.boost_enabled = profile.watermark_boost;
+        z.fallback_steal = profile.fallback_steal;
         z
     }
 
@@ -335,6 +419,10 @@ impl Zone {
             nm_head: NO_BLOCK,
             boost_enabled: false,
             boost_events: 0,
+            fallback_steal: FallbackSteal::MoveBlock,
+            lent_block: NO_BLOCK,
+            lent_left: 0,
+            steal_mode: false,
             blocks,
             free_blocks: Vec::with_capacity(nblocks),
             partial_head: NO_BLOCK,
@@ -342,6 +430,7 @@ impl Zone {
             // At most one entry per pageblock (a block is listed once while stale): reserved
             // here so that marking a block stale on the take/free path never allocates.
             stale_blocks: std::cell::RefCell::new(Vec::with_capacity(nblocks)),
+            boot_used: vec![0; nblocks],
         };
         for b in 0..nblocks {
             for w in 0..8 {
@@ -633,17 +722,136 @@ impl Zone {
     }
 
     /// A wholly free pageblock for a movable allocation (it becomes, or stays, movable), onto
-    /// the movable partial list; else, with no free Movable frame left, the non-movable
-    /// partial block a movable allocation falls back to (`__rmqueue_fallback()`, counted in
-    /// `fallbacks`); `None` when the zone has no free frame.
+    /// the movable partial list; `None` when the zone has none (the allocation falls back:
+    /// [`Zone::rmqueue_fallback`]).
     #[inline]
     fn movable_block(&mut self) -> Option<u32> {
-        if let Some(b) = self.free_blocks.pop() {
-            self.blocks[b as usize].movable = true;
-            self.partial_push(b);
-            return Some(b);
+        let b = self.free_blocks.pop()?;
+        self.blocks[b as usize].movable = true;
+        self.partial_push(b);
+        Some(b)
+    }
+
+    /// `__rmqueue_fallback()` (mm/page_alloc.c) of a movable order-0 allocation that found no
+    /// free Movable frame (no movable partial pageblock, no wholly free one): takes a frame of
+    /// a non-movable pageblock and returns its PFN, `None` when the zone has no free frame.
+    /// Before 6.10 the free pages an earlier fallback moved to the Movable lists
+    /// (`lent_left`) come first, with no fallback. Else the free buddies of the first
+    /// [`RMQUEUE_PARTIAL_SCAN`] non-movable partial blocks (`block_buddies()`, in list
+    /// order: the first block with a buddy of an order stands for the head of that order's
+    /// list) are the non-movable `free_area[]` lists: the largest buddy first (the loop from
+    /// `MAX_ORDER - 1` down; a wholly free block of either type was taken before as the
+    /// engine's order-9 list); at order >= `pageblock_order / 2` (`can_steal_fallback()`)
+    /// its block is claimed when its free and movable pages reach half a pageblock
+    /// ([`Zone::try_claim_block`]), below it the smallest buddy is taken (`find_smallest`).
+    /// Per era (`profile.fallback_steal`): 6.1's `steal_suitable_fallback()` boosts once and
+    /// moves the block's free pages (order >= 4) or the buddy (below) to the Movable lists;
+    /// 6.10+ boosts once and takes one page, the buddy's rest staying the block's type;
+    /// 6.15+ `__rmqueue_claim()` boosts at each order >= 4 it tries to claim
+    /// (`try_to_claim_block()`), then `__rmqueue_steal()` takes one page of the smallest
+    /// buddy with no boost. Each call with no lent page is one fallback (`fallbacks`).
+    /// Cost: at most 64 blocks' bitmaps, whatever the zone's size.
+    #[inline(never)]
+    fn rmqueue_fallback(&mut self) -> Option<u64> {
+        if self.lent_left > 0 {
+            let b = self.lent_block;
+            let blk = &self.blocks[b as usize];
+            if !blk.movable && blk.nr_free > 0 {
+                self.lent_left -= 1;
+                return Some(self.take_frame(b));
+            }
+            self.lent_left = 0;
         }
-        (self.nm_head != NO_BLOCK).then_some(self.nm_head)
+        if self.nm_head == NO_BLOCK {
+            return None;
+        }
+        let mut first: [Option<(u32, u32)>; PAGEBLOCK_ORDER as usize] = [None; PAGEBLOCK_ORDER as usize];
+        let mut b = self.nm_head;
+        let mut seen = 0;
+        while b != NO_BLOCK && seen < RMQUEUE_PARTIAL_SCAN {
+            for (o, off) in block_buddies(&self.blocks[b as usize].bits).into_iter().enumerate() {
+                if let (None, Some(off)) = (first[o], off) {
+                    first[o] = Some((b, off));
+                }
+            }
+            b = self.blocks[b as usize].next;
+            seen += 1;
+        }
+        let largest = (0..PAGEBLOCK_ORDER as usize).rev().find(|&o| first[o].is_some()).expect("a non-movable partial pageblock has a free frame");
+        let smallest = (0..PAGEBLOCK_ORDER as usize).find(|&o| first[o].is_some()).expect("as above");
+        self.fallbacks += 1;
+        let (b, off) = match self.fallback_steal {
+            FallbackSteal::MoveBlock => {
+                self.boost_watermark();
+                if largest >= CLAIM_ORDER {
+                    let (b, off) = first[largest].unwrap();
+                    if !self.try_claim_block(b) {
+                        // move_freepages_block(): every free page of the block is on the
+                        // Movable lists now, this allocation's among them
+                        self.lent_block = b;
+                        self.lent_left = self.blocks[b as usize].nr_free as u64 - 1;
+                    }
+                    (b, off)
+                } else {
+                    // find_smallest: the buddy moved whole to the Movable lists
+                    let (b, off) = first[smallest].unwrap();
+                    self.lent_block = b;
+                    self.lent_left = (1u64 << smallest) - 1;
+                    (b, off)
+                }
+            }
+            FallbackSteal::ExpandOwn => {
+                self.boost_watermark();
+                if largest >= CLAIM_ORDER {
+                    let (b, off) = first[largest].unwrap();
+                    self.try_claim_block(b);
+                    (b, off)
+                } else {
+                    first[smallest].unwrap()
+                }
+            }
+            FallbackSteal::ClaimSteal => {
+                let mut claimed = None;
+                if !self.steal_mode {
+                    for o in (CLAIM_ORDER..PAGEBLOCK_ORDER as usize).rev() {
+                        if let Some((b, off)) = first[o] {
+                            self.boost_watermark();
+                            if self.try_claim_block(b) {
+                                claimed = Some((b, off));
+                                break;
+                            }
+                        }
+                    }
+                }
+                claimed.unwrap_or_else(|| {
+                    // rmqueue_bulk()'s `rmqueue_mode`: RMQUEUE_STEAL for the rest of the refill
+                    self.steal_mode = true;
+                    first[smallest].unwrap()
+                })
+            }
+        };
+        Some(self.take_frame_at(b, off))
+    }
+
+    /// `steal_suitable_fallback()`'s (6.1) / `try_to_claim_block()`'s (6.15) half-block claim
+    /// of non-movable pageblock `b` for a movable allocation: when its free pages and its
+    /// movable pages (`PageLRU`: every used frame but the boot's kernel frames,
+    /// `Zone::boot_used`) reach `1 << (pageblock_order - 1)`, it becomes movable
+    /// (`set_pageblock_migratetype()`) and moves to the movable partial list; a zone's short
+    /// last block is never claimed (`move_freepages_block()` fails at the zone's boundary).
+    /// Returns whether it claimed it.
+    fn try_claim_block(&mut self, b: u32) -> bool {
+        let blk = &self.blocks[b as usize];
+        if blk.cap as u64 != PAGEBLOCK_NR || ((blk.cap - self.boot_used[b as usize]) as u64) < PAGEBLOCK_NR / 2 {
+            return false;
+        }
+        self.partial_del(b);
+        self.blocks[b as usize].movable = true;
+        self.partial_push(b);
+        if self.lent_block == b {
+            self.lent_left = 0;
+        }
+        true
     }
 
     /// The pageblocks' migratetype lists hold together (invariants.rs): every block on the
@@ -703,15 +911,14 @@ impl Zone {
         std::mem::take(&mut self.fallbacks)
     }
 
-    /// `boost_watermark()` (mm/page_alloc.c 5.0+, as in Debian's 6.1 and 6.12) once for each of
-    /// `steals` single-page steals from a non-movable pageblock (`steal_suitable_fallback()`
-    /// below pageblock order): not in a zone smaller than 4 pageblocks, nor while the high
-    /// watermark is 0; `zone->watermark_boost` grows by `pageblock_nr_pages` a steal up to
+    /// `boost_watermark()` (mm/page_alloc.c 5.0+, as in Debian's 6.1 and 6.12), called by a
+    /// fallback below pageblock order ([`Zone::rmqueue_fallback`]: `steal_suitable_fallback()`,
+    /// 6.15's `try_to_claim_block()`): not in a zone smaller than 4 pageblocks, nor while the
+    /// high watermark is 0; `zone->watermark_boost` grows by `pageblock_nr_pages` up to
     /// `max(pageblock_nr_pages, high * watermark_boost_factor / 10000)`, and the zone is
     /// `ZONE_BOOSTED_WATERMARK` (the allocation wakes kswapd).
     #[inline]
-    fn boost_watermark(&mut self, steals: u64) {
-        self.fallbacks += steals;
+    fn boost_watermark(&mut self) {
         if !self.boost_enabled || PAGEBLOCK_NR * 4 > self.managed {
             return;
         }
@@ -720,10 +927,10 @@ impl Zone {
         if max_boost == 0 {
             return;
         }
-        let boost = (self.watermark_boost + PAGEBLOCK_NR * steals).min(max_boost.max(PAGEBLOCK_NR));
+        let boost = (self.watermark_boost + PAGEBLOCK_NR).min(max_boost.max(PAGEBLOCK_NR));
         self.set_watermark_boost(boost);
         self.boosted_flag = true;
-        self.boost_events += steals;
+        self.boost_events += 1;
     }
 
     /// `zone->watermark_boost = boost`: every watermark moves with it (`wmark_pages()`).
@@ -742,7 +949,13 @@ impl Zone {
     /// uninitialised").
     pub fn rmqueue_order0_unmovable(&mut self) -> Option<u64> {
         let b = self.boot_block(false)?;
-        Some(self.take_frame(b))
+        Some(self.take_boot_frame(b))
+    }
+
+    /// [`Zone::take_frame`] for the boot's kernel memory: counted in the block's `boot_used`.
+    fn take_boot_frame(&mut self, b: u32) -> u64 {
+        self.boot_used[b as usize] += 1;
+        self.take_frame(b)
     }
 
     /// The pageblock a boot-time order-0 allocation of one migratetype (`movable` or not) takes
@@ -764,27 +977,21 @@ impl Zone {
 
     /// The boot's `frames` kernel frames (`boot_used`) laid out as the booted kernel's
     /// non-movable pageblocks were (`[machine] nonmovable_free`, from the boot's
-    /// /proc/pagetypeinfo): `pool` frames free in non-movable pageblocks outside wholly free
-    /// ones, the frames a movable allocation falls back into once the Movable ones are gone
-    /// (`__rmqueue_fallback()`; 6.10+ `steal_suitable_fallback()` expands a stolen buddy into
-    /// the block's own type, `page_del_and_expand(..., block_type)`, so each frame is one
-    /// steal and one `boost_watermark()`). The boot's kernel allocations claim wholly free
+    /// /proc/pagetypeinfo): the pool's free frames in non-movable pageblocks outside wholly
+    /// free ones, which a movable allocation falls back into once the Movable ones are gone
+    /// ([`Zone::rmqueue_fallback`]). The boot's kernel allocations claim wholly free
     /// pageblocks (`change_pageblock_range()`): `(frames + pool) / pageblock_nr_pages` of them
-    /// (at least one) become non-movable, holding `frames` less what they must leave free,
-    /// spread evenly; the boot's frames left over (fewer than a pageblock, or all beyond the
-    /// zone's free blocks) go to a Movable pageblock, as an unmovable allocation that stole
-    /// from one without claiming it. Returns the PFNs taken (at most `frames`; boot only).
-    /// Not modelled (review14 M1), so validate does not give a recording's pool
-    /// (`validate.recorded_nonmovable_free()` only parses it): the pool's layout in buddies.
-    /// 6.1's `__rmqueue_fallback()` (mm/page_alloc.c) takes the largest suitable buddy first
-    /// (`MAX_ORDER - 1` down), one `boost_watermark()` a fallback, and for a buddy of order >=
-    /// `pageblock_order / 2` (`can_steal_fallback()`) moves the block's free pages and claims
-    /// the block once its free + movable pages reach half of it; 90-100% of a recorded boot's
-    /// pool is in order 4-8 buddies, so the kernel boosts about once a block where the engine
-    /// boosts once a frame.
-    pub fn take_boot_frames_pooled(&mut self, frames: u64, pool: u64) -> Vec<u64> {
+    /// (at least one) become non-movable. [`NonmovablePool::Buddies`] places each free buddy
+    /// (largest first, each at the top of the claimed block with the most room left, so
+    /// naturally aligned; a buddy no block has room for is left out) and the boot's frames
+    /// fill every block below its buddies; [`NonmovablePool::Pages`] leaves the pool spread
+    /// evenly at the blocks' tops (its buddies are what that leaves). The boot's frames left
+    /// over (fewer than a pageblock, or all beyond the zone's free blocks) go to a Movable
+    /// pageblock, as an unmovable allocation that stole from one without claiming it.
+    /// Returns the PFNs taken (at most `frames`; boot only).
+    pub fn take_boot_frames_pooled(&mut self, frames: u64, pool: &NonmovablePool) -> Vec<u64> {
         let mut out = Vec::with_capacity(frames as usize);
-        let n = ((frames + pool) / PAGEBLOCK_NR).max(1);
+        let n = ((frames + pool.pages()) / PAGEBLOCK_NR).max(1);
         let mut claimed = Vec::new();
         while (claimed.len() as u64) < n {
             let Some(b) = self.free_blocks.pop() else { break };
@@ -792,18 +999,41 @@ impl Zone {
             self.partial_push(b);
             claimed.push(b);
         }
-        let cap: u64 = claimed.iter().map(|&b| self.blocks[b as usize].nr_free as u64).sum();
-        let used = cap.saturating_sub(pool).min(frames);
-        let nb = claimed.len().max(1) as u64;
-        for (i, &b) in claimed.iter().enumerate() {
-            let want = (used / nb + u64::from((i as u64) < used % nb)).min(self.blocks[b as usize].nr_free as u64);
-            for _ in 0..want {
-                out.push(self.take_frame(b));
+        // The frames each claimed block gives the boot (its lowest ones).
+        let want: Vec<u64> = match pool {
+            NonmovablePool::Pages(pool) => {
+                let cap: u64 = claimed.iter().map(|&b| self.blocks[b as usize].nr_free as u64).sum();
+                let used = cap.saturating_sub(*pool).min(frames);
+                let nb = claimed.len().max(1) as u64;
+                claimed.iter().enumerate().map(|(i, &b)| (used / nb + u64::from((i as u64) < used % nb)).min(self.blocks[b as usize].nr_free as u64)).collect()
+            }
+            NonmovablePool::Buddies(counts) => {
+                let mut top: Vec<u64> = claimed.iter().map(|&b| self.blocks[b as usize].nr_free as u64).collect();
+                for o in (0..PAGEBLOCK_ORDER as usize).rev() {
+                    for _ in 0..counts[o] {
+                        let Some(i) = (0..top.len()).max_by_key(|&i| (top[i], std::cmp::Reverse(i))) else { break };
+                        if top[i] < 1 << o {
+                            break;
+                        }
+                        top[i] -= 1 << o;
+                    }
+                }
+                let mut left = frames;
+                top.iter().map(|&t| {
+                    let t = t.min(left);
+                    left -= t;
+                    t
+                }).collect()
+            }
+        };
+        for (&b, &w) in claimed.iter().zip(&want) {
+            for _ in 0..w {
+                out.push(self.take_boot_frame(b));
             }
         }
         while (out.len() as u64) < frames {
             let Some(b) = self.boot_block(true) else { break };
-            out.push(self.take_frame(b));
+            out.push(self.take_boot_frame(b));
         }
         out
     }
@@ -834,11 +1064,10 @@ impl Zone {
         let b = if self.partial_head != NO_BLOCK {
             self.partial_head
         } else {
-            let b = self.movable_block()?;
-            if !self.blocks[b as usize].movable {
-                self.boost_watermark(1);
+            match self.movable_block() {
+                Some(b) => b,
+                None => return self.rmqueue_fallback(),
             }
-            b
         };
         Some(self.take_frame(b))
     }
@@ -848,15 +1077,28 @@ impl Zone {
     #[inline(always)]
     fn take_frame(&mut self, b: u32) -> u64 {
         let w = self.blocks[b as usize].bits.iter().position(|&word| word != 0).expect("a partial pageblock has a free frame");
+        let off = w as u32 * 64 + self.blocks[b as usize].bits[w].trailing_zeros();
+        self.take_frame_at(b, off)
+    }
+
+    /// Take free frame `off` of partial pageblock `b`; returns its PFN.
+    #[inline(always)]
+    fn take_frame_at(&mut self, b: u32, off: u32) -> u64 {
+        let w = (off / 64) as usize;
         self.word_stale(b, w);
         let blk = &mut self.blocks[b as usize];
         let word = &mut blk.bits[w];
-        let off = w as u64 * 64 + word.trailing_zeros() as u64;
-        *word &= *word - 1;
+        debug_assert!(*word & (1 << (off % 64)) != 0, "frame {off} of block {b} is not free");
+        *word &= !(1u64 << (off % 64));
+        let off = off as u64;
         blk.nr_free -= 1;
         let empty = blk.nr_free == 0;
         if empty {
             self.partial_del(b);
+            if b == self.lent_block {
+                // the pages a fallback moved to the Movable lists are all taken
+                self.lent_left = 0;
+            }
         }
         self.free -= 1;
         self.start_pfn + b as u64 * PAGEBLOCK_NR + off
@@ -919,8 +1161,14 @@ impl Zone {
         while done < out.len() {
             let b = if self.partial_head != NO_BLOCK {
                 self.partial_head
+            } else if let Some(b) = self.movable_block() {
+                b
             } else {
-                self.movable_block().expect("a zone above its watermark has a free frame")
+                // __rmqueue_fallback(), one frame at a time (no boost inside a run:
+                // movable_run_bound())
+                out[done] = PageId(self.rmqueue_fallback().expect("a zone above its watermark has a free frame") as u32);
+                done += 1;
+                continue;
             };
             let base = self.start_pfn + b as u64 * PAGEBLOCK_NR;
             let mut taken = 0u64;
@@ -953,10 +1201,8 @@ impl Zone {
                 taken += take as u64;
             }
             let blk = &mut self.blocks[b as usize];
+            debug_assert!(blk.movable, "a run takes movable blocks' frames");
             blk.nr_free -= taken as u16;
-            if !blk.movable {
-                self.boost_watermark(taken);
-            }
             self.free -= taken;
             if self.blocks[b as usize].nr_free == 0 {
                 self.partial_del(b);
@@ -1104,7 +1350,7 @@ impl Zone {
     /// Host bytes of the zone's buddy bookkeeping.
     pub fn host_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Pageblock>() + self.free_blocks.capacity() * 4
-            + self.stale_blocks.borrow().capacity() * 4
+            + self.stale_blocks.borrow().capacity() * 4 + self.boot_used.capacity() * 2
     }
 
     /// Pageblocks in the zone.
@@ -1395,6 +1641,7 @@ impl Kernel {
         for z in &mut self.zones {
             z.setup_per_zone_wmarks(&self.profile, lowmem);
             z.boost_enabled = self.profile.watermark_boost;
+            z.fallback_steal = self.profile.fallback_steal;
             z.alloc_batch = (z.wmark_high - z.wmark_low) as i64;
         }
         // ZONE_DMA, the first 16 MiB of node 0, is folded into node 0's lowest zone; its
@@ -2616,6 +2863,19 @@ impl Kernel {
     /// sleeps that ran out by then ([`Kernel::kswapd_short_sleep_end`]).
     #[inline]
     pub fn kswapd_catch_up(&mut self) {
+        // Called on every allocation: the test that no node has anything to do (no kswapd
+        // awake, no short sleep run out) is one pass over the nodes without the loop's calls
+        // (issue 17), and the loop below runs only when one has.
+        let (now, in_kswapd) = (self.now, self.in_kswapd);
+        if self.nodes.iter().all(|n| !n.kswapd_active && n.kswapd_short_sleep.is_none_or(|end| end > now || in_kswapd)) {
+            return;
+        }
+        self.kswapd_catch_up_nodes();
+    }
+
+    /// [`Kernel::kswapd_catch_up`] once a node has something to do.
+    #[inline(never)]
+    fn kswapd_catch_up_nodes(&mut self) {
         for nid in 0..self.nodes.len() {
             if self.nodes[nid].kswapd_active {
                 self.kswapd_run(nid as u32);
@@ -2716,12 +2976,15 @@ impl Kernel {
         self.pcps[i].free_count >>= 1;
         if self.pcps[i].list.is_empty() {
             let n = self.nr_pcp_alloc(i, z);
+            // rmqueue_bulk(): one `rmqueue_mode` for the refill (6.15+ fallbacks)
+            self.zones[z].steal_mode = false;
             for _ in 0..n {
                 match self.zones[z].rmqueue_order0() {
                     Some(f) => self.pcps[i].list.push_back(f as u32),
                     None => break,
                 }
             }
+            self.zones[z].steal_mode = false;
         }
         self.pcps[i].list.pop_front().map(|f| f as u64)
     }
@@ -2855,7 +3118,7 @@ impl Kernel {
     /// The test for a due period is inlined into the caller (every allocation makes it).
     #[inline(always)]
     pub fn pcp_decay_due(&mut self) {
-        if self.now >= self.pcp_next_decay && self.profile.pcp_auto_tune {
+        if self.profile.pcp_auto_tune && self.now >= self.pcp_next_decay {
             self.pcp_decay_periods();
         }
     }

@@ -753,6 +753,17 @@ pub struct KernelProfile {
     /// 147f3efaa241 "sched/fair: Implement an EEVDF-like scheduling policy"). Only with
     /// [`KernelProfile::eevdf`].
     pub lag_clamp_max_slice: bool,
+    /// DELAY_DEQUEUE and DELAY_ZERO (kernel/sched/features.h, both on by default; 6.12,
+    /// 152e11f6df29 "sched/fair: Implement delayed dequeue" and 54a58a787791 "sched/fair:
+    /// Implement DELAY_ZERO"): `dequeue_entity()` of a sleeper that is not eligible (negative
+    /// lag) only marks it `sched_delayed` (`set_delayed()`) and leaves it queued, its lag
+    /// growing as the others run, until `pick_next_entity()` picks it and dequeues it
+    /// (`DEQUEUE_DELAYED`, `finish_delayed_dequeue_entity()`) or its task wakes
+    /// (`ttwu_runnable()` -> `ENQUEUE_DELAYED`, `requeue_delayed_entity()`); either way a lag
+    /// it turned positive is cut to 0 (DELAY_ZERO). Before (6.6), the sleeper left at once with
+    /// its lag clamped and kept it across any sleep ([`crate::sched::BusyRq::delayed_lag`]).
+    /// Only with [`KernelProfile::eevdf`].
+    pub delay_dequeue: bool,
     /// The per-CPU page lists of order-0 frames (`struct per_cpu_pages`, mm/page_alloc.c) as
     /// 6.7 tunes them (Huang Ying, "mm, pcp: ..." series; CONFIG_PCP_BATCH_SCALE_MAX 5): a CPU
     /// whose list is empty refills it from the buddy lists with `batch << alloc_factor` frames
@@ -775,6 +786,9 @@ pub struct KernelProfile {
     /// `balance_pgdat()` reclaims to the boosted high and takes the boost it started with off at
     /// its end. Before: no boost.
     pub watermark_boost: bool,
+    /// How a movable allocation that found no free Movable frame takes one of another
+    /// migratetype's pageblock (`__rmqueue_fallback()`, mm/page_alloc.c): see [`FallbackSteal`].
+    pub fallback_steal: FallbackSteal,
     /// `vm.swappiness` (`vm_swappiness`, default 60 in every era modelled; `kernel.swappiness`
     /// sets it): the relative IO cost of swapping anonymous pages against dropping file pages.
     pub swappiness: u64,
@@ -926,6 +940,33 @@ pub enum WriteOrder {
     /// (`mapping_max_folio_size()`), which ext4's `write_begin` (large folios from 6.16) passes
     /// on as `fgf_set_order(len)` (6.18: `write_begin_get_folio()`).
     Sized,
+}
+
+/// `__rmqueue_fallback()`'s steal of a movable order-0 allocation from a non-movable pageblock
+/// (mm/page_alloc.c; `can_steal_fallback()`'s `pageblock_order / 2` and the half-block claim
+/// in every era): the largest free buddy of the non-movable lists first; at order >=
+/// `pageblock_order / 2` its block is claimed (made movable) when its free and movable pages
+/// reach half a pageblock. What the steal leaves and when it boosts differ by era.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FallbackSteal {
+    /// Before 6.10 (6.1, 6.6 as read in Debian's 6.1 source): `steal_suitable_fallback()`
+    /// boosts once a fallback below pageblock order; at order >= 4 `move_freepages_block()`
+    /// moves every free page of the block to the Movable lists whether the block is claimed
+    /// or not (the next allocations take them with no fallback); below order 4 the smallest
+    /// non-movable buddy is taken (`find_smallest`) and moved whole (`move_to_free_list()`).
+    /// Eras before 6.1 are given the same rules (not checked against their sources).
+    MoveBlock,
+    /// 6.10-6.14 (Debian's 6.12; the "freelist migratetype hygiene" series, "mm: page_alloc: fix
+    /// freelist movement during block conversion"): a fallback that does not claim the block takes one page of the
+    /// buddy and expands the rest into the block's own type (`page_del_and_expand(...,
+    /// block_type)`): one fallback and one boost a page.
+    ExpandOwn,
+    /// 6.15+ ("mm: page_alloc: don't steal single pages from biggest buddy", J. Weiner, 2025):
+    /// `__rmqueue_claim()` tries the first buddy of each order from `MAX_PAGE_ORDER` down to
+    /// `pageblock_order / 2`, each try below pageblock order a `boost_watermark()`
+    /// (`try_to_claim_block()`), then `__rmqueue_steal()` takes one page of the smallest
+    /// buddy with no boost. (rmqueue_bulk()'s remembered `rmqueue_mode`, 6.16, is not modelled.)
+    ClaimSteal,
 }
 
 /// How `page_cache_ra_order()` (mm/readahead.c) picks folio orders.
@@ -1110,8 +1151,10 @@ pub fn profiles() -> Vec<KernelProfile> {
         eevdf: true,
         sched_base_slice: 750_000,
         lag_clamp_max_slice: false,
+        delay_dequeue: false,
         pcp_auto_tune: false,
         watermark_boost: true,
+        fallback_steal: FallbackSteal::MoveBlock,
         swappiness: crate::vmscan::SWAPPINESS,
         scan_balance: ScanBalance::Cost,
         anon_fault_inactive: true,
@@ -1191,9 +1234,11 @@ pub fn profiles() -> Vec<KernelProfile> {
         swapin_maps_writable: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
+        delay_dequeue: true,
         large_folios: LargeFolios { write: WriteOrder::Sized, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
+        fallback_steal: FallbackSteal::ExpandOwn,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
@@ -1355,12 +1400,14 @@ pub fn profiles() -> Vec<KernelProfile> {
         mmap_miss_skips_workingset: true,
         sched_base_slice: 700_000,
         lag_clamp_max_slice: true,
+        delay_dequeue: true,
         memcg_stats_ratelimited_reclaim: true,
         pcp_auto_tune: true,
         memcg_stock_slots: crate::memcontrol::NR_MEMCG_STOCK,
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         swap_slots_cache: false,
         zswap_invalidate_on_slot_free: true,
+        fallback_steal: FallbackSteal::ClaimSteal,
         ..linux_6_6.clone()
     };
     vec![linux_6_18, linux_6_12, linux_6_12_lru_gen, linux_6_6, linux_6_6_lru_gen, linux_6_1, linux_6_1_lab, linux_5_17, linux_5_0, linux_4_4, linux_4_3, linux_3_13]

@@ -372,11 +372,9 @@ pub fn entity_lag_limit(p: &crate::profile::KernelProfile, nr_cpus: u32) -> i64 
 
 /// `update_entity_lag()` (kernel/sched/fair.c, 6.6+; `entity_lag()` in 6.18): the lag
 /// `avg_vruntime() - se->vruntime` an entity leaving its run queue (a sleep) saves in
-/// `se->vlag`, clamped to `+-limit` ([`entity_lag_limit`]). Not modelled: 6.12+'s
-/// DELAY_DEQUEUE ("sched/fair: Implement delayed dequeue", 6.12; Debian's 6.12.117 has
-/// `sched_delayed`): an entity that sleeps with negative lag stays queued until it is eligible
-/// again and then leaves with its lag at 0 (DELAY_ZERO), so a sleep longer than that leaves no
-/// negative lag; the engine carries up to `-limit` across any sleep.
+/// `se->vlag`, clamped to `+-limit` ([`entity_lag_limit`]). 6.12+'s DELAY_DEQUEUE (an entity
+/// that sleeps with negative lag stays queued, its lag growing, and leaves at 0, DELAY_ZERO)
+/// acts before this clamp: [`BusyRq::delayed_lag`].
 #[inline]
 pub fn update_entity_lag(lag: i64, limit: i64) -> i64 {
     lag.clamp(-limit, limit)
@@ -436,6 +434,8 @@ pub struct BusyRq {
     pub limit: i64,
     /// `nr_cpus`.
     pub nr_cpus: u32,
+    /// DELAY_DEQUEUE and DELAY_ZERO ([`crate::profile::KernelProfile::delay_dequeue`], 6.12+).
+    pub delay_dequeue: bool,
 }
 
 impl BusyRq {
@@ -458,7 +458,42 @@ impl BusyRq {
             tick: (1_000_000_000 / crate::timer::HZ) as f64,
             limit: entity_lag_limit(p, cpus),
             nr_cpus: cpus,
+            delay_dequeue: p.delay_dequeue,
         })
+    }
+
+    /// The lag a task that went to sleep with lag `lag` (ns of virtual time, unclamped: its
+    /// top-level entity's `avg_vruntime() - vruntime` at `dequeue_entity()`) has when it wakes
+    /// `slept` ns later, clamped as `update_entity_lag()` saves it ([`update_entity_lag`]), for
+    /// [`BusyRq::wakeup`]. Without DELAY_DEQUEUE (6.6-6.11) that is `lag` clamped, whatever
+    /// the sleep's length. With it (6.12+, 152e11f6df29 and 54a58a787791, kernel/sched/fair.c
+    /// as 6.12 and 6.18 have it; [`crate::profile::KernelProfile::delay_dequeue`]):
+    /// `dequeue_entity()` with `DEQUEUE_SLEEP` finds an entity that is not eligible
+    /// ([`entity_eligible`]: negative lag) and only marks it (`set_delayed()`, which takes it
+    /// out of `h_nr_runnable` but leaves its weight in the queue's load and in
+    /// `avg_vruntime()`), so while the `m` others run on its CPU the average advances by
+    /// `slept / (m + 1)` and the entity's vruntime not: its lag grows by that. Once eligible it
+    /// is picked (`pick_next_entity()` -> `dequeue_entities(DEQUEUE_SLEEP | DEQUEUE_DELAYED)`
+    /// -> `finish_delayed_dequeue_entity()`), and a wake-up before that requeues it
+    /// (`ttwu_runnable()` -> `enqueue_task(ENQUEUE_DELAYED)` -> `requeue_delayed_entity()`,
+    /// `update_entity_lag()` there); either way DELAY_ZERO cuts a positive lag to 0, so the
+    /// woken task carries `min(0, lag + slept / (m + 1))`, clamped. On a CPU with nothing
+    /// else queued the delayed entity is picked at once and leaves at lag 0 (its own vruntime
+    /// is the average): the expectation weighs the two by [`BusyRq::busy`]. A sleeper with
+    /// positive lag is dequeued at once, as before. The rule is the same for a group entity
+    /// (`dequeue_entities()` dequeues an autogroup's entity with `DEQUEUE_SLEEP` when its last
+    /// task sleeps), which is the top-level entity whose lag the engine keeps under
+    /// `sched_autogroup`. Not modelled: the delayed entity's weight kept in its group's load
+    /// (`calc_group_shares()`: the group's share on its other CPUs, [`crate::kernel::autogroup_stretch`]),
+    /// and a delayed task's wake-up staying on its CPU (`ttwu_runnable()` does no
+    /// `select_task_rq()`; [`BusyRq::wakeup`] scales every wait by [`BusyRq::busy`]).
+    pub fn delayed_lag(&self, lag: i64, slept: Nanos) -> i64 {
+        if !self.delay_dequeue || entity_eligible(lag as f64) {
+            return update_entity_lag(lag, self.limit);
+        }
+        let grown = lag as f64 + slept as f64 / (self.m + 1.0);
+        let queued = update_entity_lag(grown.min(0.0) as i64, self.limit);
+        (queued as f64 * self.busy) as i64
     }
 
     /// The woken task's run-queue wait after sleeping `slept` ns with saved lag `vlag` (ns of
@@ -688,6 +723,7 @@ impl Simulation {
         k.wakeup_latency = scn.machine.wakeup_latency.clone();
         k.wakeup_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ WAKEUP_RAND_SALT);
         k.kworker_wakeup_latency = scn.machine.kworker_wakeup_latency.clone();
+        k.vcpu_stalls = scn.machine.vcpu_stall.as_ref().map(|(d, i)| Box::new(crate::vcpu_stall::VcpuStalls::new(d.clone(), *i, scn.machine.cpus, scn.boot_seed)));
         // The machine's other runnable tasks (`[machine] background_runnable`): a woken task's
         // wait for a CPU beside them, and the slice it then runs unpreempted.
         k.bg_load = scn.machine.background_runnable;
@@ -705,7 +741,7 @@ impl Simulation {
         k.kmem.boot_slab = scn.machine.boot_slab;
         k.kmem.percpu = scn.machine.boot_percpu;
         k.kmem.boot_used = scn.machine.boot_used;
-        k.kmem.boot_nonmovable_free = scn.machine.nonmovable_free;
+        k.kmem.boot_nonmovable_free = scn.machine.nonmovable_free.clone();
         k.kmem.slab = scn.machine.boot_slab;
         for (i, d) in scn.devices.iter().enumerate() {
             let dev = if d.blk_throttle {

@@ -80,7 +80,7 @@ pub struct KmemStat {
     /// `[machine] nonmovable_free`: the free frames the boot leaves in node 0's first zone's
     /// non-movable pageblocks ([`crate::page_alloc::Zone::take_boot_frames_pooled`]); `None`:
     /// the boot's frames fill their pageblocks in turn.
-    pub boot_nonmovable_free: Option<u64>,
+    pub boot_nonmovable_free: Option<crate::page_alloc::NonmovablePool>,
 }
 
 /// The mapping value of a frame held by a slab cache (not in any page cache; never on an LRU
@@ -155,8 +155,8 @@ impl Kernel {
     pub fn take_boot_frames(&mut self) {
         let want = self.kmem.boot_used / crate::types::PAGE_SIZE;
         let list = self.nodes.first().map(|n| n.zonelist.clone()).unwrap_or_default();
-        if let (Some(pool), Some(&z)) = (self.kmem.boot_nonmovable_free, list.first()) {
-            for pfn in self.zones[z].take_boot_frames_pooled(want, pool) {
+        if let (Some(pool), Some(&z)) = (self.kmem.boot_nonmovable_free.clone(), list.first()) {
+            for pfn in self.zones[z].take_boot_frames_pooled(want, &pool) {
                 self.pages.init(crate::types::PageId(pfn as u32), SLAB_FRAME, 0);
                 self.kmem.boot_frames += 1;
             }

@@ -140,11 +140,16 @@ impl Kernel {
             // "if (!pagevec_space(pvec)) __pagevec_lru_add(pvec);"
             self.folio_batch_move_lru(cpu);
         }
-        self.pages[page].set_lru(LRU_IN_FBATCH);
+        // The page read once: its `PG_head` for the move's test below.
+        let head = {
+            let p = &mut self.pages[page];
+            p.set_lru(LRU_IN_FBATCH);
+            p.test(pg::HEAD)
+        };
         let b = &mut self.lru_add_fbatches[cpu];
         b.folios[b.nr as usize] = page;
         b.nr += 1;
-        if !before && (b.nr as usize >= size || self.pages[page].test(pg::HEAD)) {
+        if !before && (b.nr as usize >= size || head) {
             self.folio_batch_move_lru(cpu);
         }
         true

@@ -2422,7 +2422,7 @@ impl Kernel {
             // a slab frame, which goes to the buddy after the batch's frames freed before it.
             self.free_batch_flush(b);
         }
-        self.filemap_remove_folio_inline(p, Some(shadow));
+        self.filemap_remove_folio_inline(p, Some(shadow), true);
         self.uncharge_folio_batched(memcg, b);
         self.free_page_batched(p, b);
     }

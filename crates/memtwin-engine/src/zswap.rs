@@ -332,6 +332,12 @@ pub struct Zswap {
     fills: Vec<AnonFill>,
     /// `zswap_pool_reached_full`.
     reached_full: bool,
+    /// 6.1's `zswap_pool_total_size` in pages: the pool's size as `zswap_update_total_size()`
+    /// last took it, at `zswap_free_entry()` and at the end of a successful store only, which
+    /// `zswap_is_full()`, `zswap_can_accept()` and debugfs's `pool_total_size` read. A zbud page
+    /// a shrink run frees (`zbud_reclaim_page()`, after its buddies' `zswap_free_entry()`)
+    /// stays in it until the next store or free.
+    total_pages_copy: u64,
     /// The pool's `shrink_work` is queued (`queue_work()` of a queued work does nothing).
     pub shrink_queued: bool,
     /// When the queued `shrink_work` was queued (6.1's worker starts then, or where its run
@@ -362,7 +368,7 @@ pub(crate) struct ZbudRun {
 impl Zswap {
     /// zswap with `params`, an empty pool.
     pub fn new(params: ZswapParams) -> Zswap {
-        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, shrink_queued: false, shrink_queued_at: 0, worker_clock: 0, worker_run: None, reclaiming: NIL }
+        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, total_pages_copy: 0, shrink_queued: false, shrink_queued_at: 0, worker_clock: 0, worker_run: None, reclaiming: NIL }
     }
 
     /// `zswap_pool_total_size` in pages (zbud: `pages_nr`; zsmalloc: `zs_get_total_pages()`).
@@ -404,15 +410,26 @@ impl Zswap {
         self.len.get(slot as usize).filter(|&&l| l != NO_ENTRY).map(|&l| l as u64)
     }
 
-    /// `zswap_is_full()`: `totalram_pages() * max_pool_percent / 100 <
-    /// DIV_ROUND_UP(zswap_pool_total_size, PAGE_SIZE)`.
-    pub fn is_full(&self, totalram: u64) -> bool {
-        totalram * self.params.max_pool_percent / 100 < self.pool_pages()
+    /// 6.1's `zswap_pool_total_size` in pages ([`Zswap::total_pages_copy`]).
+    pub fn pool_total_size_pages(&self) -> u64 {
+        self.total_pages_copy
     }
 
-    /// `zswap_can_accept()`: the pool below `accept_threshold_percent` of its limit.
+    /// `zswap_update_total_size()` (6.1): take the pool's size.
+    fn update_total_size(&mut self) {
+        self.total_pages_copy = self.pool_pages();
+    }
+
+    /// `zswap_is_full()` (6.1): `totalram_pages() * max_pool_percent / 100 <
+    /// DIV_ROUND_UP(zswap_pool_total_size, PAGE_SIZE)`, the size as last taken.
+    pub fn is_full(&self, totalram: u64) -> bool {
+        totalram * self.params.max_pool_percent / 100 < self.total_pages_copy
+    }
+
+    /// `zswap_can_accept()` (6.1): the pool, as last taken, below `accept_threshold_percent`
+    /// of its limit.
     pub fn can_accept(&self, totalram: u64) -> bool {
-        totalram * self.params.accept_threshold_percent / 100 * self.params.max_pool_percent / 100 > self.pool_pages()
+        totalram * self.params.accept_threshold_percent / 100 * self.params.max_pool_percent / 100 > self.total_pages_copy
     }
 
     /// `zswap_check_limits()` (6.18): the pool full at `zswap_max_pages()` (`pool_limit_hit`),
@@ -582,6 +599,8 @@ impl Kernel {
         if handle == SAME_FILLED {
             z.stats.same_filled_pages += 1;
         }
+        // "update stats": zswap_update_total_size().
+        z.update_total_size();
         if self.profile.zswap_memcg {
             z.stats.zswpout += 1;
         }
@@ -834,6 +853,8 @@ impl Kernel {
         } else {
             self.zbud_free(handle);
         }
+        // zswap_free_entry(): zswap_update_total_size(), a page under reclaim still counted.
+        self.zswap.as_mut().expect("zswap").update_total_size();
         if self.memcgs.version == CgroupVersion::V2 && self.profile.zswap_memcg && memcg != MemcgId::NONE {
             self.obj_cgroup_uncharge_zswap(memcg, len);
         }

@@ -38,6 +38,7 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             copy_slowdown: None,
             wakeup_latency: vec![],
             kworker_wakeup_latency: vec![],
+            vcpu_stall: None,
             background_runnable: 0,
             autogroup: None,
             host_cost: Default::default(),

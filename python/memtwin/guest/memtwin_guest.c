@@ -1270,6 +1270,73 @@ static void calibrate_wakeup_as(const char *tag, long gap_us, int busy) {
 
 static void calibrate_wakeup(void) { calibrate_wakeup_as("WAKE", 1000, 0); }
 
+/* The guest's vCPU stalls, for the engine's `[machine] vcpu_stall` (zswap20, issue 20): one process
+ * pinned to each CPU spins on clock_gettime(CLOCK_MONOTONIC) for STALL_PROBE_NS and notes every gap
+ * of at least STALL_MIN_NS between two consecutive reads, all CPUs at once. Under QEMU/TCG (no
+ * icount) the guest's clock follows the host's, so a vCPU whose host thread does not run (the host
+ * preempted it, another helper's load) sees the time it lost as one gap; the probe's own loop reads
+ * the clock every few hundred ns, so gaps below STALL_MIN_NS (the tick's handler, an interrupt) are
+ * not counted. Printed as one line per CPU: @@STALL CPU PROBE_NS READS MIN_NS GAP... (gaps in ns, in
+ * the order seen, at most STALL_MAX); @@STALL none WHY when it could not be measured. Checked with a
+ * host-side SIGSTOP of the QEMU process: a 30 ms stop every 0.5 s is seen by both CPUs as ~30 ms gaps
+ * (zswap20's commit message). `tag` is STALL before the tasks and STALLPOST after them, every CPU's probe
+ * at once; STALL1 (`one_at_a_time`), before the tasks, each CPU's probe alone, the other vCPUs idle: the
+ * stalls of a vCPU whose QEMU has one busy vCPU, as a single task's run has, not all of them. */
+#define STALL_PROBE_NS 2000000000L
+#define STALL_MIN_NS 100000L
+#define STALL_MAX 1000
+static void calibrate_stall_as(const char *tag, int one_at_a_time) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1 || ncpu > 64) { printf("@@%s none %ld CPUs\n", tag, ncpu); return; }
+    struct res { long reads, n, gap[STALL_MAX]; } *r;
+    size_t len = (size_t)ncpu * sizeof *r;
+    r = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED) { printf("@@%s none mmap: %s\n", tag, strerror(errno)); return; }
+    memset(r, 0, len);
+    pid_t pid[64];
+    int ok = 1;
+    for (long c = 0; c < ncpu; c++) {
+        if (one_at_a_time && c > 0) {
+            int st = 0;
+            if (waitpid(pid[c - 1], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) ok = 0;
+            pid[c - 1] = 0;
+        }
+        pid[c] = fork();
+        if (pid[c] < 0) { ok = 0; ncpu = c; break; }
+        if (pid[c] == 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET((int)c, &set);
+            if (sched_setaffinity(0, sizeof set, &set) < 0) _exit(1);
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            long t0 = ts.tv_sec * 1000000000L + ts.tv_nsec, prev = t0, reads = 0;
+            for (;;) {
+                clock_gettime(CLOCK_MONOTONIC, &ts);
+                long t = ts.tv_sec * 1000000000L + ts.tv_nsec;
+                reads++;
+                if (t - prev >= STALL_MIN_NS && r[c].n < STALL_MAX) r[c].gap[r[c].n++] = t - prev;
+                prev = t;
+                if (t - t0 >= STALL_PROBE_NS) break;
+            }
+            r[c].reads = reads;
+            _exit(0);
+        }
+    }
+    for (long c = 0; c < ncpu; c++) {
+        int st = 0;
+        if (pid[c] == 0) continue;
+        if (waitpid(pid[c], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) ok = 0;
+    }
+    if (!ok) { printf("@@%s none a probe process failed\n", tag); munmap(r, len); return; }
+    for (long c = 0; c < ncpu; c++) {
+        printf("@@%s %ld %ld %ld %ld", tag, c, STALL_PROBE_NS, r[c].reads, STALL_MIN_NS);
+        for (long i = 0; i < r[c].n; i++) printf(" %ld", r[c].gap[i]);
+        printf("\n");
+    }
+    munmap(r, len);
+}
+
 static int wake_post; /* WAKEPOST 1 (--reclaim-trace): the wake-up latency again after the tasks, three ways */
 
 int main(int argc, char **argv) {
@@ -1375,6 +1442,8 @@ int main(int argc, char **argv) {
     calibrate_cpu();
     calibrate_file();
     calibrate_wakeup();
+    calibrate_stall_as("STALL", 0);
+    calibrate_stall_as("STALL1", 1);
     find_kswapd();
     if (ntasks) size_obuf(tasks[0].cg);
     /* start cold: sync, drop every tracked file's pages again, count what is left */
@@ -1475,6 +1544,8 @@ int main(int argc, char **argv) {
             bad = 1;
         }
     }
+    fflush(stdout);
+    calibrate_stall_as("STALLPOST", 0);
     if (wake_post) {
         fflush(stdout);
         calibrate_wakeup_as("WAKEPOST", 1000, 0);

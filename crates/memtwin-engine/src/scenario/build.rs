@@ -733,7 +733,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], vcpu_stall: None, background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -906,6 +906,20 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         if key == "wakeup_latency" { machine.wakeup_latency = samples } else { machine.kworker_wakeup_latency = samples }
                     }
                 }
+                // The vCPUs' stalls (zswap20): samples and their mean interval, both or neither.
+                match (t.get("vcpu_stall"), t.get("vcpu_stall_interval")) {
+                    (None, None) => {}
+                    (Some(v), None) | (None, Some(v)) => cx.err(&v.loc, "machine.vcpu_stall and machine.vcpu_stall_interval go together",
+                        "write both: vcpu_stall = [\"2.7ms\", \"31ms\"] (the stalls' lengths) and vcpu_stall_interval = \"40ms\" (the mean time from one stall's start to the next's on one vCPU; memtwin real --on qemu measures them as real.machine.cpu.vcpu_stall), or neither"),
+                    (Some(v), Some(iv)) => {
+                        let samples = latency_samples(cx, v, "machine", "vcpu_stall", "memtwin real --on qemu records them as real.machine.cpu.vcpu_stall");
+                        match get_duration(cx, iv, "machine.vcpu_stall_interval") {
+                            Some(0) => cx.err(&iv.loc, "machine.vcpu_stall_interval is 0", "write the mean time from one stall's start to the next's on one vCPU, more than 0 (\"40ms\")"),
+                            Some(i) if !samples.is_empty() => machine.vcpu_stall = Some((samples, i)),
+                            _ => {}
+                        }
+                    }
+                }
                 // The machine's other runnable tasks (`background_runnable`) and, where CFS shares
                 // the CPUs by autogroup (`sched_autogroup`), their root-level entities and the
                 // others in the scenario's own autogroup: mean counts, 0 to 1000.
@@ -994,13 +1008,32 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
                 if let Some(v) = t.get("nonmovable_free") {
-                    match get_uint(cx, v, "machine.nonmovable_free") {
-                        Some(n) if n > 1 << 30 => cx.err(&v.loc, format!("machine.nonmovable_free is {n} pages, more than 4 TiB"), "write the free pages of the boot's Unmovable and Reclaimable pageblocks below pageblock order (memtwin real --on qemu records /proc/pagetypeinfo as real.machine.pagetypeinfo_at_boot)"),
-                        Some(n) => machine.nonmovable_free = Some(n),
+                    const FIX: &str = "write the free pages of the boot's Unmovable and Reclaimable pageblocks below pageblock order, or their free buddies of orders 0..8 as [c0, c1, ..., c8] (memtwin real --on qemu records /proc/pagetypeinfo as real.machine.pagetypeinfo_at_boot)";
+                    let pool = match &v.v {
+                        Val::Arr(a) if a.len() == crate::page_alloc::PAGEBLOCK_ORDER as usize => {
+                            let mut c = [0u64; crate::page_alloc::PAGEBLOCK_ORDER as usize];
+                            let mut ok = true;
+                            for (o, x) in a.iter().enumerate() {
+                                match get_uint(cx, x, &format!("machine.nonmovable_free[{o}]")) {
+                                    Some(n) => c[o] = n,
+                                    None => ok = false,
+                                }
+                            }
+                            ok.then_some(crate::page_alloc::NonmovablePool::Buddies(c))
+                        }
+                        Val::Arr(a) => {
+                            cx.err(&v.loc, format!("machine.nonmovable_free has {} counts, not 9 (orders 0..8)", a.len()), FIX);
+                            None
+                        }
+                        _ => get_uint(cx, v, "machine.nonmovable_free").map(crate::page_alloc::NonmovablePool::Pages),
+                    };
+                    match pool {
+                        Some(p) if p.pages() > 1 << 30 || matches!(&p, crate::page_alloc::NonmovablePool::Buddies(c) if c.iter().any(|&n| n > 1 << 30)) => cx.err(&v.loc, format!("machine.nonmovable_free is {} pages, more than 4 TiB", p.pages()), FIX),
+                        Some(p) => machine.nonmovable_free = Some(p),
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

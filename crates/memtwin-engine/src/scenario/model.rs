@@ -145,6 +145,11 @@ pub struct Machine {
     /// wait of its CPU-bound kworkers that `memtwin real --on qemu` measures per step (a step's
     /// `kworker_run_delay_s` / `kworker_runs`, /proc/PID/schedstat).
     pub kworker_wakeup_latency: Vec<u64>,
+    /// The vCPUs' stalls (`[machine] vcpu_stall`, durations, with `vcpu_stall_interval`, the
+    /// mean time from one stall's start to the next's on one vCPU; default none): a stalled vCPU
+    /// runs nothing for the stall's length (vcpu_stall.rs). For a QEMU/TCG guest on a loaded
+    /// host: what `memtwin real --on qemu` measures at boot (`real.machine.cpu.vcpu_stall`).
+    pub vcpu_stall: Option<(Vec<u64>, u64)>,
     /// The machine's other runnable tasks, outside the scenario (`[machine]
     /// background_runnable`, a mean count, default 0), in units of
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPU-bound tasks beside which a woken task waits
@@ -175,14 +180,16 @@ pub struct Machine {
     /// against the engine's `syscall` + `submit_io`).
     pub submit_io_slowdown: Option<u64>,
     /// Free frames the boot left in node 0's first zone's non-movable (Unmovable, Reclaimable)
-    /// pageblocks outside wholly free ones (`[machine] nonmovable_free`, pages; default: what
-    /// `boot_used` leaves free in the last pageblock it fills): the frames a movable allocation
-    /// falls back into once the Movable ones are gone (`__rmqueue_fallback()`, each steal a
-    /// `boost_watermark()` 5.0+), as `memtwin real --on qemu` records the boot's
-    /// /proc/pagetypeinfo (`real.machine.pagetypeinfo_at_boot`: the non-movable types' free
-    /// blocks below `pageblock_order`; a wholly free pageblock of any type is claimed whole,
-    /// `change_pageblock_range()`, with no boost). [`crate::page_alloc::Zone::take_boot_frames_pooled`].
-    pub nonmovable_free: Option<u64>,
+    /// pageblocks outside wholly free ones (`[machine] nonmovable_free`: pages, or the free
+    /// buddies of orders 0..8 as an array of 9 counts; default: what `boot_used` leaves free
+    /// in the last pageblock it fills): the frames a movable allocation falls back into once
+    /// the Movable ones are gone (`__rmqueue_fallback()`, largest buddy first,
+    /// [`crate::page_alloc::Zone::rmqueue_fallback`]), as `memtwin real --on qemu` records the
+    /// boot's /proc/pagetypeinfo (`real.machine.pagetypeinfo_at_boot`: the non-movable types'
+    /// free blocks below `pageblock_order`; a wholly free pageblock of any type is claimed
+    /// whole, `change_pageblock_range()`, with no boost).
+    /// [`crate::page_alloc::Zone::take_boot_frames_pooled`].
+    pub nonmovable_free: Option<crate::page_alloc::NonmovablePool>,
 }
 
 /// `[machine] sched_autogroup = true`: kernel/sched/autogroup.c (2.6.38+, 5091faa449ee "sched:

@@ -4,7 +4,7 @@
 //! `throttle_direct_reclaim()`).
 
 use super::*;
-use crate::page_alloc::{Zone, PAGEBLOCK_NR, WATERMARK_BOOST_FACTOR};
+use crate::page_alloc::{NonmovablePool, Zone, PAGEBLOCK_NR, WATERMARK_BOOST_FACTOR};
 use crate::profile::profile;
 use crate::vmstat::VmEvent;
 
@@ -15,16 +15,21 @@ use crate::vmstat::VmEvent;
 /// high * watermark_boost_factor / 10000)`, flags the zone `ZONE_BOOSTED_WATERMARK`, and every
 /// watermark includes the boost (`wmark_pages()`). 4.4 has the fallback but no boost. The
 /// boot's kernel frames claim wholly free pageblocks for themselves
-/// (`change_pageblock_range()`), so the fallback is into their block.
+/// (`change_pageblock_range()`), so the fallback is into their block. 6.12 (6.10+) takes a
+/// page a fallback from a block it cannot claim, each a boost (6.1's one boost a block:
+/// `rmqueue_fallback_claims_the_largest_buddys_block_6_1_6_12_6_18`).
 #[test]
 fn fallback_steal_boosts_the_watermarks_5_0_not_4_4() {
-    for (name, boosts) in [("linux-6.1", true), ("linux-6.12", true), ("linux-4.4", false)] {
+    for (name, boosts) in [("linux-6.12", true), ("linux-4.4", false)] {
         let p = profile(name).unwrap();
         let managed = 16 * PAGEBLOCK_NR;
         let mut z = Zone::new(managed, &p);
         let (min0, low0, high0) = (z.wmark_min, z.wmark_low, z.wmark_high);
-        // a kernel frame claims a wholly free block: its other 511 frames are non-movable
-        z.rmqueue_order0_unmovable().expect("free memory");
+        // 300 kernel frames claim a wholly free block: its other 212 frames are non-movable,
+        // fewer than half a block (steal_suitable_fallback() does not claim it)
+        for _ in 0..300 {
+            z.rmqueue_order0_unmovable().expect("free memory");
+        }
         // movable allocations take every Movable frame first, with no steal
         for _ in 0..managed - PAGEBLOCK_NR {
             z.rmqueue_order0().expect("movable frames left");
@@ -228,36 +233,139 @@ fn a_612_stream_falls_back_and_boosts_where_4_4_does_not() {
     }
 }
 
-/// The boot's non-movable pool as a machine fact (`[machine] nonmovable_free`, from the boot's
-/// /proc/pagetypeinfo): the boot's kernel frames claim wholly free pageblocks
-/// (`change_pageblock_range()`) and leave `pool` frames free in them, and a movable allocation
-/// that has taken every Movable frame falls back into them one frame a steal
-/// (`__rmqueue_fallback()`; 6.10+ `steal_suitable_fallback()` expands the stolen buddy into the
-/// block's own type, `page_del_and_expand(..., block_type)`, as Debian's 6.12 reads), each a
-/// `boost_watermark()`: `pool` steals before the zone is empty. Without the pool the boot's
-/// frames fill their blocks in turn and leave only their last block's remainder.
+/// A zone of `blocks` pageblocks whose boot left `frames` kernel frames and the non-movable
+/// free buddies `pool` (orders 0..=8) in claimed pageblocks, with every Movable frame then
+/// taken by movable allocations (no fallback among them).
+fn zone_with_pool(prof: &str, blocks: u64, frames: u64, pool: [u64; 9]) -> Zone {
+    let p = profile(prof).unwrap();
+    let mut z = Zone::new(blocks * PAGEBLOCK_NR, &p);
+    let pool = NonmovablePool::Buddies(pool);
+    assert_eq!(z.take_boot_frames_pooled(frames, &pool).len() as u64, frames);
+    assert_eq!(z.nonmovable_free(), pool.pages(), "{prof}: the pool's buddies all placed");
+    for _ in 0..blocks * PAGEBLOCK_NR - frames - pool.pages() {
+        z.rmqueue_order0().expect("movable frames");
+    }
+    assert_eq!(z.take_fallbacks(), 0, "{prof}: no fallback while Movable frames are free");
+    z.steal_mode = false;
+    z.check_pageblocks().unwrap();
+    z
+}
+
+/// `__rmqueue_fallback()` (mm/page_alloc.c, 6.1 as read; the same loop in 6.12): the largest
+/// non-movable buddy first; at order >= `pageblock_order / 2` (`can_steal_fallback()`) its
+/// block is claimed when its free and movable pages reach half a pageblock
+/// (`steal_suitable_fallback()`): a block whose boot left an order-8 buddy (256 free, 256
+/// kernel frames) is claimed by the first fallback, one `boost_watermark()`, and its other
+/// 255 free frames are then Movable ones (no fallback, no boost). A block with an order-7
+/// buddy (384 kernel frames) is not claimed: 6.1 moves its free pages to the Movable lists
+/// (`move_freepages_block()`): one fallback and one boost for its 128 frames; 6.12
+/// (`page_del_and_expand(..., block_type)`, 6.10+) takes one page a fallback: 128 fallbacks
+/// and boosts. 6.18 (`__rmqueue_claim()` then `__rmqueue_steal()`, 6.15+) boosts at each
+/// order >= 4 it tries to claim and steals with no boost; within one per-CPU refill
+/// (`rmqueue_bulk()`'s `rmqueue_mode`) a failed claim makes the later fallbacks steal
+/// directly.
+#[test]
+fn rmqueue_fallback_claims_the_largest_buddys_block_6_1_6_12_6_18() {
+    for prof in ["linux-6.1", "linux-6.12", "linux-6.18"] {
+        let mut z = zone_with_pool(prof, 8, 640, [0, 0, 0, 0, 0, 0, 0, 1, 1]);
+        let nm = z.nonmovable_free();
+        let first = z.rmqueue_order0().unwrap();
+        assert_eq!(first % PAGEBLOCK_NR, 256, "{prof}: the order-8 buddy's first frame");
+        assert_eq!((z.take_fallbacks(), z.boost_events), (1, 1), "{prof}: one fallback, one boost");
+        assert_eq!(z.nonmovable_free(), nm - 256, "{prof}: its block claimed (Movable now)");
+        for _ in 0..255 {
+            z.rmqueue_order0().unwrap();
+        }
+        assert_eq!((z.take_fallbacks(), z.boost_events), (0, 1), "{prof}: the claimed block's frames are Movable");
+        let second = z.rmqueue_order0().unwrap();
+        assert_eq!(second % PAGEBLOCK_NR, 384, "{prof}: the order-7 buddy's first frame");
+        let (fallbacks, boosts) = match prof {
+            "linux-6.1" => (1, 2),
+            "linux-6.12" => (128, 129),
+            _ => (128, 5),
+        };
+        let mut n = 1;
+        if prof == "linux-6.18" {
+            assert_eq!(z.boost_events, 2, "{prof}: the try at order 7 boosted");
+            assert!(z.steal_mode, "{prof}: RMQUEUE_STEAL after the failed claim");
+            // a new allocation outside the refill starts at RMQUEUE_NORMAL: it tries to claim
+            // at orders 6, 5 and 4 of the split buddy (three boosts) before it steals
+            z.steal_mode = false;
+            z.rmqueue_order0().unwrap();
+            n += 1;
+            assert_eq!(z.boost_events, 5, "{prof}: try_to_claim_block() at each order >= 4");
+            assert!(z.steal_mode);
+        }
+        while z.rmqueue_order0().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 128, "{prof}");
+        assert_eq!((z.take_fallbacks(), z.boost_events), (fallbacks, boosts), "{prof}: the unclaimed block");
+        z.check_pageblocks().unwrap();
+    }
+}
+
+/// `__rmqueue_fallback()`'s `find_smallest` (6.1 as read): with no non-movable buddy of order
+/// >= `pageblock_order / 2` the smallest one is taken, and 6.1's `steal_suitable_fallback()`
+/// moves it whole to the Movable lists (`move_to_free_list()`): buddies of orders 0, 2 and 3
+/// (13 frames) are three fallbacks, smallest first; 6.12 takes a page a fallback (13).
+#[test]
+fn rmqueue_fallback_takes_the_smallest_buddy_below_order_4_6_1() {
+    for (prof, fallbacks) in [("linux-6.1", 3), ("linux-6.12", 13)] {
+        let mut z = zone_with_pool(prof, 4, 499, [1, 0, 1, 1, 0, 0, 0, 0, 0]);
+        let taken: Vec<u64> = (0..13).map(|_| z.rmqueue_order0().unwrap() % PAGEBLOCK_NR).collect();
+        assert_eq!(taken[0], 499, "{prof}: the order-0 buddy first");
+        assert_eq!(&taken[1..5], &[500, 501, 502, 503], "{prof}: then the order-2 buddy");
+        assert_eq!(z.take_fallbacks(), fallbacks, "{prof}");
+        assert!(z.rmqueue_order0().is_none());
+    }
+}
+
+/// `steal_suitable_fallback()`'s claim test (6.1 as read; 6.12 the same), `free_pages +
+/// alike_pages >= 1 << (pageblock_order - 1)`: with 256 kernel frames in the block (free 256)
+/// it is claimed and a frame freed into it is a Movable one (no fallback to take it again);
+/// with 257 (free 255) it is not, and a frame freed into it goes back to its own type's list
+/// (`free_one_page()` reads the pageblock's type): taking it again is a fallback.
+#[test]
+fn steal_suitable_fallback_claims_at_half_a_pageblock_6_1() {
+    for (frames, pool, claimed) in [(256, [0, 0, 0, 0, 0, 0, 0, 0, 1], true), (257, [1, 1, 1, 1, 1, 1, 1, 1, 0], false)] {
+        let mut z = zone_with_pool("linux-6.1", 4, frames, pool);
+        let got: Vec<u64> = (0..512 - frames).map(|_| z.rmqueue_order0().unwrap()).collect();
+        assert_eq!(z.take_fallbacks(), 1, "{frames}: one fallback for the block's free frames");
+        z.free_order0(got[0]);
+        z.rmqueue_order0().unwrap();
+        assert_eq!(z.take_fallbacks(), u64::from(!claimed), "{frames}: claimed {claimed}");
+        z.check_pageblocks().unwrap();
+    }
+}
+
+/// `[machine] nonmovable_free` as pages (the older form): spread evenly at the claimed
+/// blocks' tops, every frame of it taken before the zone is empty; on 6.12 a pool whose
+/// blocks keep more than half their frames for the kernel is a fallback a frame
+/// (`page_del_and_expand()`), and without a pool the boot's last, mostly free block is
+/// claimed by the first fallback (`steal_suitable_fallback()`).
 #[test]
 fn the_boots_nonmovable_pool_is_what_steal_suitable_fallback_takes_6_12() {
     let p = profile("linux-6.12").unwrap();
     let managed = 32 * PAGEBLOCK_NR;
     let frames = 7 * PAGEBLOCK_NR + 100; // 3,684 kernel frames
-    for (pool, steals) in [(Some(189u64), 189u64), (Some(1213), 1213), (Some(0), 0), (None, 8 * PAGEBLOCK_NR - frames)] {
+    for (pool, nm, steals) in [(Some(189u64), 189, 189u64), (Some(1213), 1213, 1213), (Some(0), 0, 0), (None, 8 * PAGEBLOCK_NR - frames, 1)] {
         let mut z = Zone::new(managed, &p);
         let taken = match pool {
-            Some(pool) => z.take_boot_frames_pooled(frames, pool).len() as u64,
+            Some(pool) => z.take_boot_frames_pooled(frames, &NonmovablePool::Pages(pool)).len() as u64,
             None => (0..frames).map(|_| z.rmqueue_order0_unmovable().expect("free memory")).count() as u64,
         };
         assert_eq!(taken, frames, "{pool:?}: every boot frame taken");
         assert_eq!(z.free, managed - frames, "{pool:?}");
-        assert_eq!(z.nonmovable_free(), steals, "{pool:?}: the pool left free in non-movable blocks");
+        assert_eq!(z.nonmovable_free(), nm, "{pool:?}: the pool left free in non-movable blocks");
         z.check_pageblocks().unwrap();
         let mut n = 0;
         while z.rmqueue_order0().is_some() {
             n += 1;
         }
         assert_eq!(n, managed - frames, "{pool:?}: every free frame taken");
-        assert_eq!(z.take_fallbacks(), steals, "{pool:?}: one steal a frame of the pool");
-        assert_eq!(z.boost_events, steals, "{pool:?}: boost_watermark() a steal");
+        assert_eq!(z.take_fallbacks(), steals, "{pool:?}");
+        assert_eq!(z.boost_events, steals, "{pool:?}: boost_watermark() a fallback");
         z.check_pageblocks().unwrap();
     }
 }
@@ -278,8 +386,14 @@ fn machine_nonmovable_free_sets_the_boots_pool_and_keeps_memfree() {
         assert_eq!(nm, pool, "the boot's pool");
         assert_eq!(free, free0, "MemFree unchanged by where the boot's frames are");
     }
+    // as buddies by order (pagetypeinfo's counts): two-list boot 12's 2,416 pages
+    let (nm, free) = boot("nonmovable_free = [1, 0, 1, 1, 1, 1, 5, 6, 1]");
+    assert_eq!(nm, 1 + 4 + 8 + 16 + 32 + 5 * 64 + 6 * 128 + 256, "the buddies' pages");
+    assert_eq!(free, free0);
     let scn = |v: &str| format!("[scenario]\nname = \"b\"\n[machine]\nram = \"64M\"\nnonmovable_free = {v}\n[kernel]\nprofile = \"linux-6.12\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1s\" }}]\n");
-    for (bad, msg) in [("-1", "machine.nonmovable_free"), ("2000000000", "more than 4 TiB"), ("\"189\"", "machine.nonmovable_free")] {
+    for (bad, msg) in [("-1", "machine.nonmovable_free"), ("2000000000", "more than 4 TiB"), ("\"189\"", "machine.nonmovable_free"),
+                       ("[1, 2]", "has 2 counts, not 9"), ("[0, 0, 0, 0, -1, 0, 0, 0, 0]", "machine.nonmovable_free[4]"),
+                       ("[0, 0, 0, 0, 0, 0, 0, 0, 5000000]", "more than 4 TiB")] {
         let e = crate::Document::from_toml("s.toml", &scn(bad)).unwrap().resolve(None, &[]).unwrap_err().to_string();
         assert!(e.contains(msg) && e.contains("s.toml"), "{bad}: {e}");
     }

@@ -31,6 +31,7 @@ mod swap;
 mod swapfile;
 mod swap_slots;
 mod timer;
+mod vcpu_stall;
 mod vmscan;
 mod workingset;
 mod xarray;

@@ -955,3 +955,61 @@ fn random_reader_lag_and_the_loop_worker_take_6_18() {
     assert!(plain < 0.2 * 400.0 * 0.0033, "the reader's lag lets it preempt: {plain} s");
     assert!(looped > 2.0 * plain, "the loop worker takes the reader's lag: {looped} s vs {plain} s");
 }
+
+/// DELAY_DEQUEUE and DELAY_ZERO (6.12, 152e11f6df29 and 54a58a787791; kernel/sched/fair.c as
+/// 6.12 and 6.18 have it) through `BusyRq::delayed_lag()`: 4 background tasks on 2 CPUs (m = 2
+/// others on the sleeper's CPU, none idle). `dequeue_entity()` of a sleeper with negative lag
+/// only marks it `sched_delayed` (`set_delayed()`); queued, its lag grows by `slept / (m + 1)`:
+/// -3 ms after a 3 ms sleep is -2 ms at the wake-up (`ttwu_runnable()` ->
+/// `requeue_delayed_entity()`, which clamps it, `update_entity_lag()`: -8 ms + 1 ms is -5.4 ms);
+/// after 9 ms or more it is eligible, picked and dequeued (`pick_next_entity()` ->
+/// `finish_delayed_dequeue_entity()`), DELAY_ZERO cutting the positive part: 0. A sleeper with
+/// positive lag leaves at once and keeps it. 6.6 (no DELAY_DEQUEUE) and 6.18 with the switch
+/// off keep -3 ms across any sleep. With an idle CPU at half the wake-ups (1.5 tasks on 2 CPUs)
+/// the delayed entity is alone there, picked at once at lag 0: the mean is half the queued
+/// figure.
+#[test]
+fn delay_dequeue_requeue_delayed_entity_and_delay_zero_6_12_6_18() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::BusyRq;
+    let p = |n: &str| crate::profile::profile(n).unwrap();
+    let rq = BusyRq::new(&p("linux-6.18"), 4 * S, None, 2).unwrap();
+    assert!(rq.m == 2.0 && rq.busy == 1.0 && rq.delay_dequeue, "{rq:?}");
+    assert_eq!(rq.delayed_lag(-3_000_000, 3_000_000), -2_000_000, "delayed, requeued at the wake-up");
+    assert_eq!(rq.delayed_lag(-3_000_000, 9_000_000), 0, "eligible again: picked and dequeued at lag 0");
+    assert_eq!(rq.delayed_lag(-3_000_000, 12_000_000), 0, "DELAY_ZERO: no positive lag earned while delayed");
+    assert_eq!(rq.delayed_lag(-8_000_000, 3_000_000), -5_400_000, "requeue_delayed_entity() clamps (entity_lag())");
+    assert_eq!(rq.delayed_lag(2_000_000, 50_000_000), 2_000_000, "eligible at the sleep: dequeued at once, lag kept");
+    assert_eq!(rq.delayed_lag(8_000_000, 0), 5_400_000);
+    let rq612 = BusyRq::new(&p("linux-6.12"), 4 * S, None, 2).unwrap();
+    assert_eq!(rq612.delayed_lag(-3_000_000, 12_000_000), 0, "6.12 has it too");
+    let rq66 = BusyRq::new(&p("linux-6.6"), 4 * S, None, 2).unwrap();
+    assert_eq!(rq66.delayed_lag(-3_000_000, 12_000_000), -3_000_000, "6.6: the lag kept across the sleep");
+    assert_eq!(rq66.delayed_lag(-8_000_000, 12_000_000), -4_000_000, "6.6: clamped at the sleep");
+    let mut off = p("linux-6.18");
+    off.delay_dequeue = false;
+    assert_eq!(BusyRq::new(&off, 4 * S, None, 2).unwrap().delayed_lag(-3_000_000, 12_000_000), -3_000_000);
+    let half = BusyRq::new(&p("linux-6.18"), 3 * S / 2, None, 2).unwrap();
+    assert!(half.m == 1.0 && half.busy == 0.5, "{half:?}");
+    assert_eq!(half.delayed_lag(-3_000_000, 2_000_000), -1_000_000, "half the wake-ups: -3 + 2 / 2 ms; the other half 0");
+}
+
+/// The wake-up path takes the delayed lag (`Kernel::ttwu_fair_wait()` -> `BusyRq::delayed_lag()`,
+/// 6.18's `ttwu_runnable()` -> `requeue_delayed_entity()`): a task that sleeps 9 ms with -3 ms
+/// of lag beside 4 background tasks on 2 CPUs wakes at lag 0 (it waits at the wake-up as a
+/// lag-0 wakee does, its lag then what the wait gives); without DELAY_DEQUEUE it wakes at -3 ms.
+#[test]
+fn ttwu_fair_wait_requeues_a_delayed_entity_6_18() {
+    let toml = "[scenario]\nname = \"dd\"\n[machine]\nram = \"256M\"\ncpus = 2\nbackground_runnable = 4\n[kernel]\nprofile = \"linux-6.18\"\n\
+                [tasks.t]\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n";
+    let mut s = sim(toml);
+    let rq = s.kernel.eevdf_rq.unwrap();
+    let (wait0, after0) = rq.wakeup(0, 9_000_000);
+    let mut lag = -3_000_000;
+    let (wait, _) = s.kernel.ttwu_fair_wait(&mut lag, 9_000_000).unwrap();
+    assert_eq!((wait, lag), (wait0, after0), "woken at lag 0");
+    s.kernel.eevdf_rq = Some(crate::sched::BusyRq { delay_dequeue: false, ..rq });
+    let mut lag = -3_000_000;
+    s.kernel.ttwu_fair_wait(&mut lag, 9_000_000).unwrap();
+    assert!(lag < -2_500_000, "without DELAY_DEQUEUE the lag is kept: {lag}");
+}

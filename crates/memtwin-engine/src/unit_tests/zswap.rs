@@ -715,3 +715,40 @@ fn zbud_reclaim_page_keeps_a_page_off_the_lru_until_next_6_1() {
         assert!(kept < at(p).unwrap(), "page {p}, stored during the reclaim, should be behind the kept page {r}: at {:?}, the kept page at {kept}", at(p));
     }
 }
+
+/// 6.1's `zswap_is_full()` and `zswap_can_accept()` read `zswap_pool_total_size`, which
+/// `zswap_update_total_size()` takes only in `zswap_free_entry()` and at the end of a successful
+/// store (mm/zswap.c of Linux 6.1; debugfs `pool_total_size` and meminfo `Zswap` read it too). A
+/// shrink run's two writebacks free their entries while the zbud page is under reclaim
+/// (`zbud_free()` leaves it), then `zbud_reclaim_page()` frees the page: the copy still holds it,
+/// so the pool at its limit reads full until the next store or free takes the size again.
+#[test]
+fn zswap_is_full_reads_the_size_the_last_update_took_6_1() {
+    let mut s = sim(&zhog("48M", "random-1K", "max_pool_percent = 1", "", "linux-6.1", "v2"));
+    while s.step() {
+        let z = s.kernel.zswap.as_ref().unwrap();
+        if z.stats.pool_limit_hit > 0 && !z.shrink_pending() {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    let totalram = k.managed_pages();
+    let limit = totalram / 100;
+    k.now = k.now.max(k.zswap.as_ref().unwrap().worker_clock);
+    // The first hit's run has ended and no store came after it.
+    let z = k.zswap.as_ref().unwrap();
+    let live = z.pool_pages();
+    assert!(live + 2 >= limit && live <= limit + 1, "the pool near its limit: {live} of {limit}");
+    assert_eq!(z.pool_total_size_pages(), live + 1, "the run's frees took the size with the page under reclaim, freed after");
+    assert_eq!(z.is_full(totalram), limit < live + 1, "zswap_is_full() reads the copy");
+    assert_eq!(crate::metrics::zswap_pool_bytes(k, z), (live + 1) * PAGE_SIZE, "debugfs pool_total_size reads the copy too");
+    // Another run: the same again, one page lower.
+    let wb = z.stats.written_back_pages;
+    k.zswap_queue_shrink_work();
+    k.now += 1_000_000_000;
+    k.zswap_shrink_worker_due();
+    let z = k.zswap.as_ref().unwrap();
+    assert!(!z.shrink_pending() && z.stats.written_back_pages == wb + 2, "a run of two writebacks: {:?}", z.stats);
+    assert_eq!((z.pool_pages(), z.pool_total_size_pages()), (live - 1, live), "the same, one page lower");
+    assert_eq!(z.can_accept(totalram), totalram * 90 / 100 / 100 > live, "zswap_can_accept() reads the copy");
+}
