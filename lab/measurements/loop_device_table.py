@@ -1,4 +1,4 @@
-"""The host runner's loop device's read table (make_folio_scenarios.py LOOP_QUEUE, HOST_DEVICE) derived from
+"""The host runner's loop device's read table (lab/validation/loop_table.py, which every host generator takes) derived from
 the idle-host buffered-path trace segment_cost_buffered-idle-1130.json (ra21, issue 21; large-folios.md,
 "The loop device's table from an idle host"). No host access: it only reads the JSON.
 

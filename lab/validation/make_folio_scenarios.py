@@ -34,6 +34,7 @@ import glob
 import json
 import os
 
+from loop_table import LOOP_READ_BW, LOOP_REQUEST_KEYS, LOOP_WRITE_BW
 from scenario_text import FS as ORDER0_FS
 from scenario_text import HOST_DEV, MIB, OUT as VALIDATION, head, tol, with_recording_set
 
@@ -53,16 +54,8 @@ METRICS = [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB), ("resident_p
 # tight memcg at read_ahead_kb 8192 when a window's reads complete decides how many of its folios the next
 # window's charges evict before the reader gets to them (lab/validation/large-folios.md); a smooth 500 MB/s
 # line does not give those times.
-# The read side (queue_read_bw, request_read_bw) is derived from the loop device's own read requests on the
-# buffered path on an idle host (ra21: lab/measurements/loop_device_table.py over
-# segment_cost_buffered-idle-1130.json, the lead's two rounds of 2026-11-30 12:16-12:20 at load 0.20-0.45;
-# large-folios.md, "The loop device's table from an idle host"): queue_read_bw the median of the 16 batches in
-# which two 8 MiB windows were issued together (13 requests, 16 MiB: 2.32-2.69 GB/s less request_cost each,
-# hostcal.rs window_read_bw()'s rule), request_read_bw a 256 KiB request alone at no segment (87.0 us less
-# request_latency). They replace fio's O_DIRECT figures (3.3 and 1.4 GB/s, page-segment buffers at load 1-3,
-# lab/validation/loop-device.md), which the write side, request_latency and request_cost still are (the same as
-# `memtwin calibrate --queue` writes). Not given: segment_cost (922 ns measured, large-folios.md says why) and
-# max_segments.
+# The loop device's table (its read side from an idle host's buffered reads, fio's write side) is
+# loop_table.py's, the one every host generator gives (make_queue_scenarios.py UNTHROTTLED too).
 # complete_together: the loop device's requests in flight complete together (blkdev.rs
 # BlockDevice::read_batch). The loop device (direct I/O) serves its requests as direct I/O on a file
 # of the host's virtio disk, whose completions the guest's virtblk_done() ends a used ring at a time
@@ -72,21 +65,9 @@ METRICS = [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB), ("resident_p
 # it (large-folios.md: 2026-11-29 04:44, 6.18.44-fc-v857, load 12.5, and 13:40, 6.18.44-fc-v782, load
 # 19.7: windows issued at 39.84, 41.44 and 42.45 ms completed at 47.55-47.57 ms; the idle rounds' 16 MiB
 # batches: all 13 requests complete within 16-24 us of each other).
-# (lab/measurements/loop_device_table.py prints them; python/tests/test_loop_device_table.py holds these to its
-# derivation, to 10 MB/s.)
-# queue_read_bw_batches: the 16 batches themselves, to 1 MB/s, in the trace's order (blkdev.rs
-# HwQueue::read_bw_batches: each batch of requests the device serves draws one, seeded per boot): the device's
-# batch-to-batch spread, which the kernel's readers meet; with queue_read_bw alone every engine boot runs one
-# trajectory, and the trio's figure is chaotic in it (THROTTLED_NOTES).
-LOOP_READ_BW = 2520000000
-LOOP_REQUEST_READ_BW = 7080000000
-LOOP_READ_BW_BATCHES = [2507000000, 2573000000, 2540000000, 2692000000, 2607000000, 2622000000, 2375000000, 2432000000,
-                        2522000000, 2552000000, 2562000000, 2516000000, 2468000000, 2317000000, 2398000000, 2352000000]
-LOOP_QUEUE = (f'queue_depth = 128\nrequest_latency = "50us"\nrequest_read_bw = {LOOP_REQUEST_READ_BW}\n'
-              f'queue_read_bw_batches = [{", ".join(str(b) for b in LOOP_READ_BW_BATCHES)}]\n'
-              'request_write_bw = 3500000000\nrequest_cost = "13us"\nmax_sectors_kb = 1280\ncomplete_together = true\n')
+LOOP_QUEUE = LOOP_REQUEST_KEYS + 'max_sectors_kb = 1280\ncomplete_together = true\n'
 HOST_DEVICE = (f'read_bw = "500M"\nwrite_bw = "400M"\nblk_throttle = true\nqueue_read_bw = {LOOP_READ_BW}\n'
-               'queue_write_bw = 3400000000\n' + LOOP_QUEUE)
+               f'queue_write_bw = {LOOP_WRITE_BW}\n' + LOOP_QUEUE)
 HOST_DEVICE_NOTE = ("# the host runner's loop device (its queue: lab/validation/loop-device.md; its read side from an idle host's\n"
                     "# buffered reads, lab/measurements/loop_device_table.py) under the runner's blk-throttle rules (read_bw,\n"
                     "# write_bw), written by make_folio_scenarios.py\n")
@@ -553,10 +534,10 @@ def rerecord_host_set():
 
 
 # The three host scenarios at read_ahead_kb 8192 once more on the runner's loop device
-# UNTHROTTLED, as a device with its own queue (blkdev.rs HwQueue; figures of
-# lab/validation/loop-device.md, fio at load 1-3): what the kernel re-reads when a window's
+# UNTHROTTLED, as a device with its own queue (blkdev.rs HwQueue; loop_table.py's figures, as
+# make_queue_scenarios.py UNTHROTTLED's): what the kernel re-reads when a window's
 # requests complete at the disk's own speed, no blk-throttle rule in between (`--queue`).
-QUEUE_DEVICE = f'read_bw = {LOOP_READ_BW}\nwrite_bw = 3400000000\n' + LOOP_QUEUE
+QUEUE_DEVICE = f'read_bw = {LOOP_READ_BW}\nwrite_bw = {LOOP_WRITE_BW}\n' + LOOP_QUEUE
 QUEUE_NOTE = ("# -queue: the same scenario on the runner's loop device unthrottled, a device with its own queue\n"
               "# (queue_depth and the keys with it: lab/validation/loop-device.md; the host runner sets no\n"
               "# blk-throttle rule on such a device), written by make_folio_scenarios.py --queue.\n")

@@ -28,6 +28,7 @@ Run from the repository root: python3 lab/validation/make_queue_scenarios.py
 import json
 import os
 
+from loop_table import LOOP_READ_BW, LOOP_REQUEST_KEYS, LOOP_WRITE_BW
 from scenario_text import MIB, OUT, head
 
 PENDING = os.path.join(os.path.dirname(OUT), "validation-pending")
@@ -63,18 +64,13 @@ seek = "60us"
 blk_throttle = true
 """
 
-# the loop device unthrottled, its own queue as lab/validation/loop-device.md measured it (fio at
-# load 1-3; host-queue-cold-read's device): the flusher's writes reach the loop device's queue at
-# the host disk's pace, so the queue can fill where the scheduler and blk-wbt could act
-UNTHROTTLED = """read_bw = 3300000000
-write_bw = 3400000000
-queue_depth = 128
-request_latency = "50us"
-request_read_bw = 1400000000
-request_write_bw = 3500000000
-request_cost = "13us"
-complete_together = true
-"""
+# the loop device unthrottled, its own queue: the host's one loop device table (loop_table.py, as
+# make_folio_scenarios.py's; table23, 2026-11-30: was fio's read side of loop-device.md, 3.3 GB/s shared and
+# 1.4 GB/s a request alone, at load 1-3; now the idle host's buffered reads' 2.52 / 7.08 GB/s and the 16
+# batches drawn, fio's write side kept): the flusher's writes reach the loop device's queue at the host
+# disk's pace, so the queue can fill where the scheduler and blk-wbt could act
+UNTHROTTLED = (f"read_bw = {LOOP_READ_BW}\nwrite_bw = {LOOP_WRITE_BW}\n" + LOOP_REQUEST_KEYS
+               + "complete_together = true\n")
 
 # (metric, rel, abs)
 COMPARED = [("elapsed_s", 0.20, 0), ("read_bytes", 0.10, 4 * MIB), ("write_bytes", 0.10, 4 * MIB),
@@ -350,7 +346,12 @@ NOTES = {
         "+123%); off: writer within (0.2197-0.2401 s, engine 0.1827 s, -19.3%), reader OUT (0.2155-0.2492 s,",
         "engine 0.3585 s, +50%). The host's writer is faster with blk-wbt than without; the engine's twice as",
         "slow with it (blkdev/wbt.rs: its limits on this device, not traced). sched.run_delay_s known out",
-        "(IDLE_WAIT_WHY). Still pending. The loaded set (kept in validation-pending/real/, not compared):",
+        "(IDLE_WAIT_WHY). Still pending.",
+        "table23 (2026-11-30): on the host's one loop device table (loop_table.py: read side 2.52 GB/s shared in",
+        "16 batch draws and 7.08 GB/s a request alone, was fio's 3.3/1.4) every figure of the idle set's",
+        "comparison moved by at most 0.1 ms (each recording's own device window sets the shared read bandwidth,",
+        "and a request alone at 1.4 or 7.08 GB/s did not set the reader's time): the write side is what it misses on.",
+        "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth (as host-queue-rw-seq-unthrottled). Re-recorded 2026-11-29",
         "18:37-18:39 (loadavg 5.7-6.8; the first set 17:15-17:17 at 11.2-11.6). blk-wbt at 2 ms: reader",
         "0.348-0.537 s, writer 0.350-0.593 s; off: reader 0.188-0.677 s, writer 0.446-1.170 s (engine, at",
@@ -480,6 +481,10 @@ NOTES = {
         "set has the host's writer at 0.159-0.173 s with it and 0.220-0.240 s without, the engine's at 0.373 and",
         "0.183 s: the engine's blk-wbt holds this writer back where the host's does not (blkdev/wbt.rs, not",
         "this scenario's mechanism; not traced). sched.run_delay_s known out (IDLE_WAIT_WHY). Still pending.",
+        "table23 (2026-11-30): on the host's one loop device table (loop_table.py: read side 2.52 GB/s shared in",
+        "16 batch draws and 7.08 GB/s a request alone, was fio's 3.3/1.4) every figure of the idle set's",
+        "comparison moved by at most 0.1 ms (each recording's own device window sets the shared read bandwidth,",
+        "and a request alone at 1.4 or 7.08 GB/s did not set the reader's time): the write side is what it misses on.",
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth, not a queue mechanism. Re-recorded 2026-11-29 18:37-18:39",
         "(loadavg 5.7-6.6; the first set, 16:11-16:13 at 13.1-14.0, had the writer at 0.741-0.971 s and the",
@@ -651,7 +656,7 @@ cgroup = "R"
         why = why.replace('"', "'")
         body += "\n[[validation.known_out]]\n" + (f'variant = "{var}"\n' if var else "") + f'step = "{st}"\nmetric = "{m}"\nwhy = "{why}"\n'
     devwhy = ("the runner's loop device under its blk-throttle rules, as make_stall_scenarios.py calibrated\n# them (memtwin calibrate --on host --throttle 200M,150M, 2026-11-28)" if throttled else
-              "the runner's loop device unthrottled (queue_depth, no blk_throttle), its queue as\n# lab/validation/loop-device.md measured it (host-queue-cold-read's device)")
+              "the runner's loop device unthrottled (queue_depth, no blk_throttle), its queue the host's one\n# loop device table (lab/validation/loop_table.py)")
     # scenario_text's head (this host's machine and kernel, ext4 with mkfs.ext4's default features),
     # the recording set and what it showed in the header, this device instead of its default one
     text = head("make_queue_scenarios.py", "host", name, what, desc, fs='fs = "ext4"\n', dir=d).split("[devices.sda]")[0]

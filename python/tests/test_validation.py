@@ -64,8 +64,10 @@ def test_there_is_a_validation_set():
     # + issue 23 (queue23): host-queue-rw-msk against an idle set, and the idle twins of the reader alone
     # (host-queue-read-msk-idle, host-queue-read-ra128-idle); the loaded read-msk stays pending
     # + issue 21 (ra21): host-ext4-tight-ra8192, the 256M cat at 8192 on the idle host's device table
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1
-    assert {"host-queue-rw-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml"} <= set(names)
+    # + issues 21/23 (table23): host-queue-cold-read, on the host's one loop device table (lab/validation/loop_table.py)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1
+    assert {"host-queue-rw-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml",
+            "host-queue-cold-read.toml"} <= set(names)
     assert "host-queue-read-msk.toml" not in names
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
                                                                 "host-zswap-pool-0.toml"}  # 6.18's zswap

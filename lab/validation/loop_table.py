@@ -1,0 +1,36 @@
+"""The host runner's loop device's table: the one device every host scenario that gives the device's
+own queue (queue_depth and the keys with it) runs on. make_folio_scenarios.py (HOST_DEVICE, QUEUE_DEVICE:
+the host-ext4-*/host-verity-* scenarios) and make_queue_scenarios.py (UNTHROTTLED: the unthrottled
+host-queue-* scenarios) take it from here, and the hand-written host-queue-cold-read.toml gives the same
+keys (python/tests/test_loop_device_table.py holds every host scenario with a queue to this table, and
+these figures to their derivation, to 10 MB/s).
+
+The read side (queue_read_bw, request_read_bw, queue_read_bw_batches) is derived from the loop device's own
+read requests on the buffered path on an idle host (ra21: lab/measurements/loop_device_table.py over
+segment_cost_buffered-idle-1130.json, the lead's two rounds of 2026-11-30 12:16-12:20 at load 0.20-0.45;
+large-folios.md, "The loop device's table from an idle host"): queue_read_bw the median of the 16 batches in
+which two 8 MiB windows were issued together (13 requests, 16 MiB: 2.32-2.69 GB/s less request_cost each,
+hostcal.rs window_read_bw()'s rule), request_read_bw a 256 KiB request alone at no segment (87.0 us less
+request_latency). They replace fio's O_DIRECT figures (3.3 and 1.4 GB/s, page-segment buffers at load 1-3,
+lab/validation/loop-device.md), which the write side, request_latency and request_cost still are (the same as
+`memtwin calibrate --queue` writes). Not given: segment_cost (922 ns measured, large-folios.md says why) and
+max_segments.
+queue_read_bw_batches: the 16 batches themselves, to 1 MB/s, in the trace's order (blkdev.rs
+HwQueue::read_bw_batches: each batch of requests the device serves draws one, seeded per boot): the device's
+batch-to-batch spread, which the kernel's readers meet; with queue_read_bw alone every engine boot runs one
+trajectory (make_folio_scenarios.py THROTTLED_NOTES).
+"""
+
+LOOP_READ_BW = 2520000000
+LOOP_REQUEST_READ_BW = 7080000000
+LOOP_READ_BW_BATCHES = [2507000000, 2573000000, 2540000000, 2692000000, 2607000000, 2622000000, 2375000000, 2432000000,
+                        2522000000, 2552000000, 2562000000, 2516000000, 2468000000, 2317000000, 2398000000, 2352000000]
+# fio's write side (loop-device.md): the shared line and a request alone
+LOOP_WRITE_BW = 3400000000
+LOOP_REQUEST_WRITE_BW = 3500000000
+# the device's keys besides the bandwidths shared (queue_read_bw/read_bw, queue_write_bw/write_bw), which a
+# throttled device gives as queue_* and an unthrottled one as read_bw/write_bw (build.rs
+# device_hw_queue); max_sectors_kb and complete_together are the generators' (make_folio_scenarios.py LOOP_QUEUE)
+LOOP_REQUEST_KEYS = (f'queue_depth = 128\nrequest_latency = "50us"\nrequest_read_bw = {LOOP_REQUEST_READ_BW}\n'
+                     f'queue_read_bw_batches = [{", ".join(str(b) for b in LOOP_READ_BW_BATCHES)}]\n'
+                     f'request_write_bw = {LOOP_REQUEST_WRITE_BW}\nrequest_cost = "13us"\n')
