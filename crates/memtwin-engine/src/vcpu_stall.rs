@@ -5,9 +5,9 @@
 //! clock (which follows the host's) goes on, so the contexts of the other vCPUs get ahead of it.
 //!
 //! `[machine] vcpu_stall` (durations) and `vcpu_stall_interval` (the mean time from one stall's
-//! start to the next's on one vCPU) describe them; `memtwin real --on qemu` measures both at boot
-//! (`real.machine.cpu.vcpu_stall`: every vCPU spinning on CLOCK_MONOTONIC, its gaps), and
-//! `validate` gives each boot its own. Each vCPU draws its stalls in turn from its own stream
+//! start to the next's on one vCPU) describe them; `memtwin real --on qemu --vcpu-stall-probe` measures both at
+//! boot (`real.machine.cpu.vcpu_stall`: every vCPU spinning on CLOCK_MONOTONIC, its gaps);
+//! `validate` does not give them to the engine (lab/measurements/vcpu-stall). Each vCPU draws its stalls in turn from its own stream
 //! (xorshift64 seeded by `kernel.boot_seed` and the vCPU's index): the idle gap before a stall
 //! is exponential (stalls taken as arriving independently), its length one
 //! of the measured samples (the gap's mean the interval less the samples' mean). A context meets a stall only while it runs CPU time
@@ -42,14 +42,16 @@ pub struct VcpuStalls {
 const VCPU_STALL_RAND_SALT: u64 = 0x7643_5055_5374_616C;
 
 impl VcpuStalls {
-    /// Stalls of `durations` (not empty) a mean `interval` (> 0) apart on each of `cpus` vCPUs,
-    /// drawn from `boot_seed`.
+    /// Stalls of `durations` (not empty) a mean `interval` apart on each of `cpus` vCPUs, drawn
+    /// from `boot_seed`; the interval is longer than the durations' mean (build.rs refuses
+    /// others: the vCPUs would never run).
     pub fn new(durations: Vec<Nanos>, interval: Nanos, cpus: u32, boot_seed: u64) -> VcpuStalls {
         assert!(!durations.is_empty() && interval > 0, "vcpu stalls need samples and an interval");
+        debug_assert!(interval > durations.iter().sum::<Nanos>() / durations.len() as Nanos, "vcpu_stall_interval not longer than the stalls' mean (build.rs refuses it)");
         // The idle time between two stalls: the interval (start to start) less a stall's mean
-        // length; stalls back to back where they take all the time.
+        // length (at least 1 ns: build.rs refuses an interval not longer than the mean).
         let mean = durations.iter().sum::<Nanos>() / durations.len() as Nanos;
-        let mut v = VcpuStalls { durations, gap: interval.saturating_sub(mean), streams: vec![], met_ns: 0 };
+        let mut v = VcpuStalls { durations, gap: interval.saturating_sub(mean).max(1), streams: vec![], met_ns: 0 };
         for i in 0..=cpus.max(1) as u64 {
             let rand = crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ VCPU_STALL_RAND_SALT ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let mut s = StallStream { start: 0, dur: 0, rand };
@@ -71,7 +73,9 @@ impl VcpuStalls {
     fn draw(&self, s: &mut StallStream) {
         let x = crate::lru_gen::get_random_u32_below(&mut s.rand, u64::MAX);
         let u = ((x >> 11) + 1) as f64 / (1u64 << 53) as f64; // (0, 1]
-        let gap = (-(u.ln()) * self.gap as f64) as Nanos;
+        // At least 1 ns: each stall a context meets then leaves it 1 ns or more of its work done,
+        // so vcpu_stall_pass's loop ends (a gap of 0 repeated would hold it forever).
+        let gap = ((-(u.ln()) * self.gap as f64) as Nanos).max(1);
         let i = crate::lru_gen::get_random_u32_below(&mut s.rand, self.durations.len() as u64) as usize;
         s.start = s.start.saturating_add(s.dur).saturating_add(gap);
         s.dur = self.durations[i];

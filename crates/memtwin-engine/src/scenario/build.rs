@@ -910,11 +910,19 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 match (t.get("vcpu_stall"), t.get("vcpu_stall_interval")) {
                     (None, None) => {}
                     (Some(v), None) | (None, Some(v)) => cx.err(&v.loc, "machine.vcpu_stall and machine.vcpu_stall_interval go together",
-                        "write both: vcpu_stall = [\"2.7ms\", \"31ms\"] (the stalls' lengths) and vcpu_stall_interval = \"40ms\" (the mean time from one stall's start to the next's on one vCPU; memtwin real --on qemu measures them as real.machine.cpu.vcpu_stall), or neither"),
+                        "write both: vcpu_stall = [\"2.7ms\", \"31ms\"] (the stalls' lengths) and vcpu_stall_interval = \"40ms\" (the mean time from one stall's start to the next's on one vCPU, longer than the stalls' mean; memtwin real --on qemu --vcpu-stall-probe measures them as real.machine.cpu.vcpu_stall), or neither"),
                     (Some(v), Some(iv)) => {
-                        let samples = latency_samples(cx, v, "machine", "vcpu_stall", "memtwin real --on qemu records them as real.machine.cpu.vcpu_stall");
+                        let samples = latency_samples(cx, v, "machine", "vcpu_stall", "memtwin real --on qemu --vcpu-stall-probe records them as real.machine.cpu.vcpu_stall");
                         match get_duration(cx, iv, "machine.vcpu_stall_interval") {
                             Some(0) => cx.err(&iv.loc, "machine.vcpu_stall_interval is 0", "write the mean time from one stall's start to the next's on one vCPU, more than 0 (\"40ms\")"),
+                            // The idle gap between two stalls (vcpu_stall.rs) is the interval less
+                            // the stalls' mean: an interval not longer than that leaves no time
+                            // for the vCPU to run, and a context on it would never end.
+                            Some(i) if !samples.is_empty() && i <= samples.iter().sum::<u64>() / samples.len() as u64 => {
+                                let mean = samples.iter().sum::<u64>() / samples.len() as u64;
+                                cx.err(&iv.loc, format!("machine.vcpu_stall_interval ({i} ns) is not longer than the mean of machine.vcpu_stall ({mean} ns): the vCPUs would never run"),
+                                    format!("write the mean time from one stall's start to the next's on one vCPU, longer than the stalls' mean {mean} ns (memtwin real --on qemu --vcpu-stall-probe measures both as real.machine.cpu.vcpu_stall), or drop both keys"))
+                            }
                             Some(i) if !samples.is_empty() => machine.vcpu_stall = Some((samples, i)),
                             _ => {}
                         }
