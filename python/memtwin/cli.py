@@ -115,6 +115,10 @@ def _parser() -> argparse.ArgumentParser:
                     "the host has sched_autogroup on, its session's autogroup at nice N too (/proc/PID/autogroup: QEMU runs in "
                     "a session of its own, whose autogroup shares the CPUs with the other sessions' by that weight); a negative "
                     "N needs root. Approximates a quieter host on a shared one; recorded as real.qemu_nice")
+    rl.add_argument("--vcpu-stall-probe", action="store_true", help="qemu: also measure the vCPUs' stalls (off by default): "
+                    "a process pinned to each vCPU spins on CLOCK_MONOTONIC for 2 s before the tasks (all at once, then "
+                    "one at a time) and after them, about 8 s a boot with every vCPU busy; recorded as "
+                    "real.machine.cpu.vcpu_stall, vcpu_stall_alone and vcpu_stall_post, for [machine] vcpu_stall")
     rl.add_argument("--no-folios", action="store_true", help="do not record the memcg's folios by order at each step's end "
                     "(a scan of /proc/kpagecgroup that takes about a second per step on a large host, between the steps) "
                     "nor, on the host, the folios added and deleted (trace instances)")
@@ -353,6 +357,9 @@ def cmd_real(a) -> int:
         if not os.path.isdir(a.reclaim_trace) or not os.access(a.reclaim_trace, os.W_OK):
             raise ScenarioError(f"real: error: --reclaim-trace {a.reclaim_trace}: not a writable directory\n"
                                 "  fix: create it (mkdir -p) or name another", [])
+    if a.vcpu_stall_probe and a.on != "qemu":
+        raise ScenarioError("real: error: --vcpu-stall-probe: the vCPU stall probe is taken in the QEMU guest only\n"
+                            "  fix: add --on qemu, or drop --vcpu-stall-probe", [])
     if a.qemu_nice is not None:
         if a.on != "qemu":
             raise ScenarioError(f"real: error: --qemu-nice {a.qemu_nice}: only the QEMU process's priority can be set\n"
@@ -380,6 +387,7 @@ def cmd_real(a) -> int:
     for v in wanted:
         plan = scn.doc.plan(v, a.sets)
         plan["record_folios"] = not a.no_folios
+        plan["vcpu_stall_probe"] = bool(a.vcpu_stall_probe)
         why = realmod.unsupported(plan, knobs)
         if why and a.variant != "all":
             raise realmod.RealError(f"{a.file}: variant {v or 'default'} needs a policy no real kernel has: {why}\n"

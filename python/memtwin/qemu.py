@@ -521,6 +521,8 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
     L.append(f"THROTTLE {_q(THROTTLE_EVENT + '/hist')}")
     if plan.get("reclaim_trace"):
         L.append("WAKEPOST 1")
+    if plan.get("vcpu_stall_probe"):  # memtwin real --vcpu-stall-probe: off by default (review15 L3)
+        L.append("STALLPROBE 1")
     steps = []
     nodes, cpus = plan["machine"]["nodes"], plan["machine"]["cpus"]
     for n, t in enumerate(plan["tasks"]):
@@ -1255,7 +1257,8 @@ def stall_calibration(out: str, tag: str = "STALL") -> dict:
     "gaps_ns"}, ...]}} for a scenario's `[machine] vcpu_stall` (the key is "vcpu_stall_post" for
     @@STALLPOST, the same probe after the tasks, "vcpu_stall_alone" for @@STALL1, each CPU's probe alone: not
     given to the engine); {"vcpu_stall_unavailable":
-    why} when the guest could not measure it; {} from a guest program that does not measure it."""
+    why} when the guest could not measure it; {} from a guest program that does not measure it, or
+    one not asked to (the probe is opt-in: `memtwin real --vcpu-stall-probe`, a STALLPROBE line)."""
     key = {"STALL": "vcpu_stall", "STALL1": "vcpu_stall_alone"}.get(tag, "vcpu_stall_post")
     lines = re.findall(rf"^@@{tag} (.*)$", out, re.M)
     if not lines:

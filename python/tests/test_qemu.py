@@ -825,6 +825,31 @@ def test_stall_calibration_reads_each_cpus_gaps():
     assert facts["cpu"]["vcpu_stall_alone"]["cpus"] == [{"reads": 9, "gaps_ns": [5]}]
 
 
+def test_the_vcpu_stall_probe_is_off_by_default(tmp_path):
+    """review15 L3: the guest's vCPU stall probes (~8 s a boot, every vCPU spinning) run only with
+    `memtwin real --vcpu-stall-probe`: the flag is off by default, the op script the runner gives
+    the guest has no STALLPROBE line then (one with it), every calibrate_stall_as() call in the
+    guest program waits for that line, and a guest's output without @@STALL lines files no
+    vcpu_stall key (real.machine.cpu)."""
+    from memtwin.cli import _parser
+
+    path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")
+    assert _parser().parse_args(["real", path, "--on", "qemu"]).vcpu_stall_probe is False
+    assert _parser().parse_args(["real", path, "--on", "qemu", "--vcpu-stall-probe"]).vcpu_stall_probe is True
+    plan = memtwin.load(path).doc.plan(None, [])
+    assert not any(l.startswith("STALLPROBE") for l in qemu.op_script(plan)[0].splitlines())
+    assert not any(l.startswith("STALLPROBE") for l in qemu.op_script({**plan, "vcpu_stall_probe": False})[0].splitlines())
+    assert "STALLPROBE 1" in qemu.op_script({**plan, "vcpu_stall_probe": True})[0].splitlines()
+    src = open(os.path.join(ROOT, "python", "memtwin", "guest", "memtwin_guest.c")).read()
+    main = src[src.index("int main("):]
+    assert main.count("calibrate_stall_as(") == 3
+    assert re.search(r'if \(stall_probe\) \{\s*calibrate_stall_as\("STALL", 0\);\s*calibrate_stall_as\("STALL1", 1\);\s*\}', main)
+    assert 'if (stall_probe) calibrate_stall_as("STALLPOST", 0);' in main
+    assert '!strcmp(f[0], "STALLPROBE")' in main
+    _, facts = qemu.parse_output("@@CALIB hot_read_ns_per_page 7912.0\n@@WAKE 5 4\n@@DONE\n", {"tasks": []}, [], [], None)
+    assert not [k for k in facts["cpu"] if k.startswith("vcpu_stall")], facts["cpu"]
+
+
 def test_kswapd_cpu_is_the_difference_of_a_steps_snapshots():
     """memtwin_guest.c kswapd_cpu(): `#kswapd` holds how the CPU time was read and the kswapd threads'
     total so far in ns; a step's kswapd_cpu_s is its end's minus its start's."""
@@ -1054,6 +1079,7 @@ def test_the_reclaim_trace_text_has_step_windows_counters_and_the_raw_lines():
 
 
 @pytest.mark.parametrize("args,what", [(["--on", "host", "--reclaim-trace", "{d}"], "QEMU guest only"),
+                                       (["--on", "host", "--vcpu-stall-probe"], "QEMU guest only"),
                                        (["--on", "qemu", "--reclaim-trace", "{d}/nodir"], "not a writable directory")])
 def test_reclaim_trace_bad_arguments_are_refused_before_running(tmp_path, capsys, args, what):
     path = os.path.join(ROOT, "scenarios", "validation", "qemu61-lrugen-global-stream.toml")

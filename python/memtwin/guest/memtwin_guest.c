@@ -1338,6 +1338,10 @@ static void calibrate_stall_as(const char *tag, int one_at_a_time) {
 }
 
 static int wake_post; /* WAKEPOST 1 (--reclaim-trace): the wake-up latency again after the tasks, three ways */
+/* STALLPROBE 1 (memtwin real --vcpu-stall-probe, review15 L3): the vCPU stall probes, @@STALL and
+ * @@STALL1 before the tasks, @@STALLPOST after them (~8 s a boot with the vCPUs spinning); off
+ * by default: nothing but a scenario's [machine] vcpu_stall consumes them. */
+static int stall_probe;
 
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: memtwin-guest OPS");
@@ -1408,6 +1412,8 @@ int main(int argc, char **argv) {
             obuf_fixed = (size_t)num(f[1]);
         } else if (!strcmp(f[0], "WAKEPOST")) {
             wake_post = atoi(f[1]);
+        } else if (!strcmp(f[0], "STALLPROBE")) {
+            stall_probe = atoi(f[1]);
         } else if (!strcmp(f[0], "FOLIOS")) {
             record_folios = atoi(f[1]);
         } else if (!strcmp(f[0], "TRACK")) {
@@ -1442,8 +1448,10 @@ int main(int argc, char **argv) {
     calibrate_cpu();
     calibrate_file();
     calibrate_wakeup();
-    calibrate_stall_as("STALL", 0);
-    calibrate_stall_as("STALL1", 1);
+    if (stall_probe) {
+        calibrate_stall_as("STALL", 0);
+        calibrate_stall_as("STALL1", 1);
+    }
     find_kswapd();
     if (ntasks) size_obuf(tasks[0].cg);
     /* start cold: sync, drop every tracked file's pages again, count what is left */
@@ -1545,7 +1553,7 @@ int main(int argc, char **argv) {
         }
     }
     fflush(stdout);
-    calibrate_stall_as("STALLPOST", 0);
+    if (stall_probe) calibrate_stall_as("STALLPOST", 0);
     if (wake_post) {
         fflush(stdout);
         calibrate_wakeup_as("WAKEPOST", 1000, 0);
