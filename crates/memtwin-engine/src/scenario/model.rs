@@ -148,7 +148,7 @@ pub struct Machine {
     /// The vCPUs' stalls (`[machine] vcpu_stall`, durations, with `vcpu_stall_interval`, the
     /// mean time from one stall's start to the next's on one vCPU; default none): a stalled vCPU
     /// runs nothing for the stall's length (vcpu_stall.rs). For a QEMU/TCG guest on a loaded
-    /// host: what `memtwin real --on qemu` measures at boot (`real.machine.cpu.vcpu_stall`).
+    /// host: what `memtwin real --on qemu --vcpu-stall-probe` measures at boot (`real.machine.cpu.vcpu_stall`).
     pub vcpu_stall: Option<(Vec<u64>, u64)>,
     /// The machine's other runnable tasks, outside the scenario (`[machine]
     /// background_runnable`, a mean count, default 0), in units of
