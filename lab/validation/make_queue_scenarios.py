@@ -88,16 +88,17 @@ RUNS = {name: [f"real/{name}-run{i}.json" for i in (1, 2, 3)]
 # runnable tasks 0.00-0.71): real/NAME-idle1..3.json.
 IDLE_SETS = {name: [f"real/{name}-idle{i}.json" for i in (1, 2, 3)]
              for name in ("host-queue-rw-rand", "host-queue-rw-msk", "host-queue-rw-seq-unthrottled", "host-queue-read-msk",
-                          "host-queue-rw-wbt-unthrottled", "host-queue-read-ra128")}
+                          "host-queue-rw-wbt-unthrottled", "host-queue-read-ra128", "host-queue-rw-seq", "host-queue-rw-wbt")}
 # Which set a scenario is compared with follows make_folio_scenarios.py QUIET_SETS' rule: the twin models a
 # host that runs only the scenario, except where a recording's measured background load is given as input
 # (machine.background_runnable and the autogroup keys, from the runner's samples, runq23/autogrp23).
 # - A loaded set recorded before the runner sampled the background (rw-msk 2026-11-29 at load 6.7-7.3, the two
 #   unthrottled ones at 5.7-6.8) gives the twin no input for that load: where an idle set was recorded, it
 #   replaces it (IDLE_COMPARED; the loaded runs stay in real/ as NAME-runN.json, kept and not compared).
-#   host-queue-rw-seq and host-queue-rw-wbt (both in PASSING) were recorded before the sampler too but have no
-#   idle set (IDLE_SETS' round did not take them): they keep their loaded sets (RUNS) until idle sets are
-#   recorded.
+#   host-queue-rw-seq and host-queue-rw-wbt (both in PASSING) were recorded before the sampler too; their idle
+#   sets were recorded by the lead 2026-11-30 15:18-15:20 on a fresh machine (no helper, no QEMU: loadavg
+#   1.01-1.36 at the starts, round-robin rw-seq/rw-wbt, one hold of the host lock each, the runner at
+#   nice -10; /tmp/quiet/hq) and replace their loaded sets (review15 L1).
 # - A loaded set with the background as input (read-msk, read-ra128, rw-rand: 6-8 root-level entities on the
 #   2 CPUs) tests the run-queue wait this issue is about: it stays what NAME is compared with, and the idle
 #   set is compared by a twin of the scenario, NAME-idle (IDLE_TWINS), the same tasks with the idle set's
