@@ -639,7 +639,41 @@ GS_POOL_NOTE = """
 # Also not modelled: the pool is
 # the one at boot, before the runner writes the scenario's 720 MiB of files (setup_writes), which recycle it before
 # the tasks start. The buddy-order fallback and the block claim are modelled and the pool is given (buddy22); pending
-# on the four rows above."""
+# on the four rows above.
+# pool22 (2026-11-30 15:25-16:30 UTC, no boot; validate --recorded and engine runs at each boot's settings,
+# validate.set_run_sets()): the two-list stream's pgscan_direct is short by the number of direct reclaims, not their
+# size: ~54 pages an allocstall in both (kernel boot 1 5,778 / 107, engine 1,728 / 32), allocstall_movable engine
+# 32-107 (median 41.5) against 40-107 (80.5), and kswapd's balance_pgdat() runs (vmstat pageoutrun, one a run) 25-50
+# (median 32) against 56-175 (105); without the pool (machine.nonmovable_free=0) 93-137 allocstalls (123.5) and 174-226
+# runs (204.5). A debug build (eprintln at boost_watermark(), the claim, direct reclaim and balance_pgdat()'s start;
+# not committed) at boot 1 (pool 461 pages): every fallback is inside a per-CPU refill (rmqueue_pcplist() ->
+# rmqueue_bulk() of nr_pcp_alloc() frames, one watermark check before it, as 6.12's rmqueue_bulk()), at free pages ==
+# non-movable free pages (the Movable frames all gone), the refill draining the zone to 0-117 free; each pool frame a
+# fallback and a boost (at its max 1,543 pages: min 687 -> 2,230, high 1,029 -> 2,572). The pool does not go: the
+# frames a fallback gave the page cache come back to their non-movable block when reclaimed (__free_one_page() into
+# the block's type), 205 free there each cycle after the one claim, so the cycle repeats (a balance_pgdat() to the
+# boosted high, a refill's fallbacks, direct reclaim at 0-117 free) about every 200 ms. Over a whole run (set-up
+# writes included): 2,375-17,578 boosts, 0-1 claims a boot. The leads, against 6.12's mm/page_alloc.c:
+# (1) ALLOC_NOFRAGMENT: refuted here. alloc_flags_nofragment() sets it only when the preferred zone is ZONE_NORMAL
+# ("if (zone_idx(zone) != ZONE_NORMAL) return alloc_flags;", 6.12 and Debian's 6.1 alike); the guest's RAM is below
+# 4 GiB, its zones DMA and DMA32 (the pagetypeinfo: 0/DMA, 0/DMA32), so no allocation has it; the engine has none.
+# (2) Per-CPU-list frames not counted by the claim (prep_move_freepages_block() counts PageBuddy as free and
+# PageLRU/__PageMovable as movable; a frame on a pcp list is neither): moot here. The engine's 0-1 claims a run are
+# each at the first fallback into a block whose used frames are all the boot's (boot 1: 256 free + 256 boot frames,
+# movable 0), so no pcp frame is in the count; not counting them could only refuse a claim the engine makes.
+# (3) The boost and its wake are 6.12's in the engine (boost_watermark(): + pageblock_nr_pages up to high * 15000 /
+# 10000; steal_suitable_fallback() boosts before its whole_block test; ZONE_BOOSTED_WATERMARK wakes kswapd in
+# rmqueue(); balance_pgdat()'s zone_boosts[] and restart). What the recording cannot tell is how often the kernel
+# falls back: vmstat has no count of it. (4) Watermarks: the engine's (min 687, low 858, high 1,029 pages for the
+# DMA32 zone with ZONE_DMA folded in, its lowmem_reserve 446 held) follow setup_per_zone_wmarks() from min_free_kbytes
+# = int_sqrt(lowmem_kbytes * 16) (THP never: no khugepaged raise); the guest's were not recorded (no /proc/zoneinfo).
+# Not decided, and where the engine's pool differs: the claims. With the kernel's pool blocks holding fewer kernel
+# pages (17-40 Unmovable blocks against the engine's dense 15-19), a fallback at order >= 4 would claim a block and
+# the pool would shrink toward the no-pool engine (more direct reclaim); the kernel's two-list boots with 32-40
+# Unmovable blocks have pgscan_direct median 4,860, those with 17, 3,456 (a hint, 7 and 5 boots). Next: record
+# /proc/zoneinfo (min/low/high, boost) and the trace event mm_page_alloc_extfrag (fallback_order,
+# change_ownership) over the stream in a boot, and each Unmovable block's non-LRU page count at boot (/proc/kpageflags),
+# then give the engine the blocks' layout, not only the buddies."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
