@@ -640,40 +640,59 @@ GS_POOL_NOTE = """
 # the one at boot, before the runner writes the scenario's 720 MiB of files (setup_writes), which recycle it before
 # the tasks start. The buddy-order fallback and the block claim are modelled and the pool is given (buddy22); pending
 # on the four rows above.
-# pool22 (2026-11-30 15:25-16:30 UTC, no boot; validate --recorded and engine runs at each boot's settings,
-# validate.set_run_sets()): the two-list stream's pgscan_direct is short by the number of direct reclaims, not their
-# size: ~54 pages an allocstall in both (kernel boot 1 5,778 / 107, engine 1,728 / 32), allocstall_movable engine
-# 32-107 (median 41.5) against 40-107 (80.5), and kswapd's balance_pgdat() runs (vmstat pageoutrun, one a run) 25-50
-# (median 32) against 56-175 (105); without the pool (machine.nonmovable_free=0) 93-137 allocstalls (123.5) and 174-226
-# runs (204.5). A debug build (eprintln at boost_watermark(), the claim, direct reclaim and balance_pgdat()'s start;
-# not committed) at boot 1 (pool 461 pages): every fallback is inside a per-CPU refill (rmqueue_pcplist() ->
-# rmqueue_bulk() of nr_pcp_alloc() frames, one watermark check before it, as 6.12's rmqueue_bulk()), at free pages ==
-# non-movable free pages (the Movable frames all gone), the refill draining the zone to 0-117 free; each pool frame a
-# fallback and a boost (at its max 1,543 pages: min 687 -> 2,230, high 1,029 -> 2,572). The pool does not go: the
-# frames a fallback gave the page cache come back to their non-movable block when reclaimed (__free_one_page() into
-# the block's type), 205 free there each cycle after the one claim, so the cycle repeats (a balance_pgdat() to the
-# boosted high, a refill's fallbacks, direct reclaim at 0-117 free) about every 200 ms. Over a whole run (set-up
-# writes included): 2,375-17,578 boosts, 0-1 claims a boot. The leads, against 6.12's mm/page_alloc.c:
-# (1) ALLOC_NOFRAGMENT: refuted here. alloc_flags_nofragment() sets it only when the preferred zone is ZONE_NORMAL
-# ("if (zone_idx(zone) != ZONE_NORMAL) return alloc_flags;", 6.12 and Debian's 6.1 alike); the guest's RAM is below
-# 4 GiB, its zones DMA and DMA32 (the pagetypeinfo: 0/DMA, 0/DMA32), so no allocation has it; the engine has none.
-# (2) Per-CPU-list frames not counted by the claim (prep_move_freepages_block() counts PageBuddy as free and
-# PageLRU/__PageMovable as movable; a frame on a pcp list is neither): moot here. The engine's 0-1 claims a run are
-# each at the first fallback into a block whose used frames are all the boot's (boot 1: 256 free + 256 boot frames,
-# movable 0), so no pcp frame is in the count; not counting them could only refuse a claim the engine makes.
-# (3) The boost and its wake are 6.12's in the engine (boost_watermark(): + pageblock_nr_pages up to high * 15000 /
-# 10000; steal_suitable_fallback() boosts before its whole_block test; ZONE_BOOSTED_WATERMARK wakes kswapd in
-# rmqueue(); balance_pgdat()'s zone_boosts[] and restart). What the recording cannot tell is how often the kernel
-# falls back: vmstat has no count of it. (4) Watermarks: the engine's (min 687, low 858, high 1,029 pages for the
-# DMA32 zone with ZONE_DMA folded in, its lowmem_reserve 446 held) follow setup_per_zone_wmarks() from min_free_kbytes
-# = int_sqrt(lowmem_kbytes * 16) (THP never: no khugepaged raise); the guest's were not recorded (no /proc/zoneinfo).
-# Not decided, and where the engine's pool differs: the claims. With the kernel's pool blocks holding fewer kernel
-# pages (17-40 Unmovable blocks against the engine's dense 15-19), a fallback at order >= 4 would claim a block and
-# the pool would shrink toward the no-pool engine (more direct reclaim); the kernel's two-list boots with 32-40
-# Unmovable blocks have pgscan_direct median 4,860, those with 17, 3,456 (a hint, 7 and 5 boots). Next: record
-# /proc/zoneinfo (min/low/high, boost) and the trace event mm_page_alloc_extfrag (fallback_order,
-# change_ownership) over the stream in a boot, and each Unmovable block's non-LRU page count at boot (/proc/kpageflags),
-# then give the engine the blocks' layout, not only the buddies."""
+# pool22 (2026-11-30 15:20-16:20 UTC, no boot; validate --recorded and engine runs at each boot's settings,
+# validate.set_run_sets(); debug builds with eprintln, run and reverted, not committed): the two-list stream's
+# pgscan_direct is short by the number of direct reclaims, not their size: ~54 pages an allocstall in both (kernel
+# boot 1 5,778 / 107, engine 1,728 / 32); allocstall_movable engine 32-107 (median 41.5) against 40-107 (80.5),
+# kswapd's balance_pgdat() runs (pageoutrun) 25-50 (32) against 56-175 (105); without the pool
+# (machine.nonmovable_free=0) 93-137 (123.5) and 174-226 (204.5). lru_gen: engine allocstalls 30-132 (median
+# 38.5) against 15-62 (22.5), pageoutrun 38-70 (64.5) against 26-66 (43.5): the engine's variants order the other
+# way round from the kernel's (pageoutrun two-list 32, lru_gen 64.5; kernel 105 and 43.5).
+# The engine's pool recirculates without being used. At boot 1 (pool 461 pages, one claim at the first fallback
+# into a block of 256 free + 256 boot frames, leaving 205): 4,156 fallbacks in the run over 206 distinct frames,
+# each stolen ~20 times; every fallback is inside a per-CPU refill (rmqueue_pcplist() -> nr_pcp_alloc() frames,
+# batch << alloc_factor, ~200 fallbacks in one, after one watermark check, as 6.12's rmqueue_bulk()), at free
+# pages == non-movable free pages, the
+# refill draining the zone to 0-117 free pages, each stolen frame a boost_watermark() (at its max 1,543: min 687 ->
+# 2,230, high 1,029 -> 2,572); then the reader's direct reclaim frees onto its own list, whose flush
+# (free_pcppages_bulk(), from the tail) returns the refill's unused last frames, the stolen ones, to their
+# non-movable block: the cycle (a boosted balance_pgdat(), a refill's ~200 fallbacks, direct reclaim at 0-117 free)
+# repeats every ~200 ms. Without the boost (boost_watermark() switched off, pool kept) the engine's stream
+# pgscan_direct is the no-pool figure (two-list 6,669, lru_gen 5,504): in the engine the pool acts only through
+# the boosts, which make kswapd's runs long and few.
+# The kernel's (lab/measurements/kswapd-direct/traces/boot-x612-*: qemu612-lrugen-global-stream, 2026-11-30 03:26,
+# kmem/mm_page_alloc_extfrag traced, 21 non-movable DMA32 blocks, 1,653 free pages in them; stream windows from the
+# trace's step lines): two-list 1,356 fallbacks over 918 distinct frames, 34 stolen more than once (max 17), 44
+# claims (change_ownership: 14 whole free blocks at order 9-10, 28 at order 8, blocks flipping type back and
+# forth, 244 claimed 4 times), fallback bursts (gaps > 2 ms) 54, none above 32 events; lru_gen 4,297 over 1,150
+# distinct frames, 898 stolen more than once (max 12), 16 claims, 29 bursts up to 925 events. The unclaimed
+# fallbacks at order 4-8 are in the same few blocks in both (DMA32 blocks 10, 13, 19, 20, 254, 255: kernel frames
+# dense there, as the engine's layout). So the kernel's two-list stream steals each pool frame about once and its
+# refills stay at one batch (31 frames) when they fall back; its lru_gen stream recirculates as the engine does in
+# both. CPU placement (engine: reader on CPU 0, kswapd on CPU 1, always) decides neither: x612 two-list has kswapd
+# switched in on both CPUs (85 on CPU 0, 141 on CPU 1) and its fallbacks on both (267 / 1,089), but the e612 boot's
+# two-list (no extfrag trace) has kswapd on CPU 1 (217 of 226) and direct reclaim on CPU 0 (87 of 90) at a like
+# pgscan_direct (4,829, 90 calls): refuted as the cause, one boot each.
+# The leads, against 6.12's mm/page_alloc.c: (1) ALLOC_NOFRAGMENT: refuted here. alloc_flags_nofragment() sets it
+# only when the preferred zone is ZONE_NORMAL ("if (zone_idx(zone) != ZONE_NORMAL) return alloc_flags;", 6.12 and
+# Debian's 6.1 alike); the guest's RAM is below 4 GiB, its zones DMA and DMA32 (pagetypeinfo: 0/DMA, 0/DMA32), so
+# no allocation has it; the engine has none. (2) Per-CPU-list frames not counted by the claim
+# (prep_move_freepages_block(): PageBuddy free, PageLRU/__PageMovable movable; a frame on a pcp list is neither):
+# moot here: the engine's 0-1 claims a run are each at the first fallback into a block whose used frames are all
+# the boot's (movable 0), so no pcp frame is in the count. (3) The boost and its wake are 6.12's in the engine
+# (boost_watermark(), steal_suitable_fallback() boosting before its whole_block test, ZONE_BOOSTED_WATERMARK's
+# wake in rmqueue(), balance_pgdat()'s zone_boosts[] and restart); what differs is how often a frame is stolen
+# (above). (4) Watermarks: the engine's (min 687, low 858, high 1,029 pages for DMA32 with ZONE_DMA folded in, its
+# lowmem_reserve of 446 held) follow setup_per_zone_wmarks() from min_free_kbytes = int_sqrt(lowmem_kbytes * 16)
+# (THP never: no khugepaged raise); the traced guest's DMA32 high was 991 (kswapd-direct README).
+# (5) Refuted, the boot frames spread over the boot's recorded non-movable block count (Unmovable + Reclaimable,
+# 19-42; a debug layout, evenly instead of densely, the blocks' other frames free): two-list pgscan_direct 5,340
+# (3,348-9,288) against 4,346, the 38-42-block boots near the kernel's (e.g. boot 1 5,454 against 5,778, boot 12
+# 5,280 against 5,346) but the 19-block boots 5,400-9,288 against 3,078-4,644; lru_gen 5,472 against 1,440 and
+# wset 3 43.75 MiB against 28.0: worse.
+# Next: why the kernel's two-list stream does not re-steal its pool frames (its refill sizes: trace
+# nr_pcp_alloc()'s result or the reader's pcp count, with kmem/mm_page_alloc_extfrag and mm_page_pcpu_drain, in a
+# two-list and an lru_gen boot of this set), then the engine's per-CPU list state at the fallbacks against it."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
