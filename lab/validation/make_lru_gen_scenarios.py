@@ -672,7 +672,12 @@ GS_POOL_NOTE = """
 # both. CPU placement (engine: reader on CPU 0, kswapd on CPU 1, always) decides neither: x612 two-list has kswapd
 # switched in on both CPUs (85 on CPU 0, 141 on CPU 1) and its fallbacks on both (267 / 1,089), but the e612 boot's
 # two-list (no extfrag trace) has kswapd on CPU 1 (217 of 226) and direct reclaim on CPU 0 (87 of 90) at a like
-# pgscan_direct (4,829, 90 calls): refuted as the cause, one boot each.
+# pgscan_direct (4,829, 90 calls): not the cause alone (one boot each). A fallback burst of at most 32 is a
+# refill of one batch, alloc_factor 0 (nr_pcp_alloc(): batch << alloc_factor): a free on that CPU since its last
+# refill (free_unref_page_commit() halves alloc_factor), e.g. the reader's own direct reclaim, which two-list
+# does twice as often (x612: 102 calls against 47). Inferred, not traced: a small refill is used before the next
+# direct reclaim flushes the list, so its stolen
+# frames hold page cache until reclaimed (FIFO, the whole inactive list later) and are not stolen again.
 # The leads, against 6.12's mm/page_alloc.c: (1) ALLOC_NOFRAGMENT: refuted here. alloc_flags_nofragment() sets it
 # only when the preferred zone is ZONE_NORMAL ("if (zone_idx(zone) != ZONE_NORMAL) return alloc_flags;", 6.12 and
 # Debian's 6.1 alike); the guest's RAM is below 4 GiB, its zones DMA and DMA32 (pagetypeinfo: 0/DMA, 0/DMA32), so
@@ -690,9 +695,11 @@ GS_POOL_NOTE = """
 # (3,348-9,288) against 4,346, the 38-42-block boots near the kernel's (e.g. boot 1 5,454 against 5,778, boot 12
 # 5,280 against 5,346) but the 19-block boots 5,400-9,288 against 3,078-4,644; lru_gen 5,472 against 1,440 and
 # wset 3 43.75 MiB against 28.0: worse.
-# Next: why the kernel's two-list stream does not re-steal its pool frames (its refill sizes: trace
-# nr_pcp_alloc()'s result or the reader's pcp count, with kmem/mm_page_alloc_extfrag and mm_page_pcpu_drain, in a
-# two-list and an lru_gen boot of this set), then the engine's per-CPU list state at the fallbacks against it."""
+# Next: the reader's refill sizes and list flushes in a two-list and an lru_gen boot of this set (kmem
+# mm_page_alloc_extfrag with mm_page_pcpu_drain, or a kprobe on rmqueue_bulk()'s count), against the engine's at
+# the same boot: where the engine's two-list refills grow to hundreds of frames and the kernel's stay at a batch,
+# the engine's alloc_factor is not halved where the kernel's is (which CPU's list each free of kswapd's and of the
+# direct reclaim reaches: sched.rs's placement, not page_alloc.rs)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
