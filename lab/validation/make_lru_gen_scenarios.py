@@ -695,6 +695,9 @@ GS_POOL_NOTE = """
 # (3,348-9,288) against 4,346, the 38-42-block boots near the kernel's (e.g. boot 1 5,454 against 5,778, boot 12
 # 5,280 against 5,346) but the 19-block boots 5,400-9,288 against 3,078-4,644; lru_gen 5,472 against 1,440 and
 # wset 3 43.75 MiB against 28.0: worse.
+# (6) Diagnostic, not a model: every refill one batch (alloc_factor held at 0, a debug build): two-list
+# pgscan_direct 162-22,734 (median 1,404; the four boots with pools of 875-1,392 pages 17,390-22,734, the rest
+# 162-1,944), lru_gen median 224: neither the kernel's; the pool's effect turns on the refill size, both ways.
 # Next: the reader's refill sizes and list flushes in a two-list and an lru_gen boot of this set (kmem
 # mm_page_alloc_extfrag with mm_page_pcpu_drain, or a kprobe on rmqueue_bulk()'s count), against the engine's at
 # the same boot: where the engine's two-list refills grow to hundreds of frames and the kernel's stay at a batch,
