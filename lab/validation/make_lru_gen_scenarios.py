@@ -667,17 +667,12 @@ GS_POOL_NOTE = """
 # forth, 244 claimed 4 times), fallback bursts (gaps > 2 ms) 54, none above 32 events; lru_gen 4,297 over 1,150
 # distinct frames, 898 stolen more than once (max 12), 16 claims, 29 bursts up to 925 events. The unclaimed
 # fallbacks at order 4-8 are in the same few blocks in both (DMA32 blocks 10, 13, 19, 20, 254, 255: kernel frames
-# dense there, as the engine's layout). So the kernel's two-list stream steals each pool frame about once and its
-# refills stay at one batch (31 frames) when they fall back; its lru_gen stream recirculates as the engine does in
-# both. CPU placement (engine: reader on CPU 0, kswapd on CPU 1, always) decides neither: x612 two-list has kswapd
-# switched in on both CPUs (85 on CPU 0, 141 on CPU 1) and its fallbacks on both (267 / 1,089), but the e612 boot's
-# two-list (no extfrag trace) has kswapd on CPU 1 (217 of 226) and direct reclaim on CPU 0 (87 of 90) at a like
-# pgscan_direct (4,829, 90 calls): not the cause alone (one boot each). A fallback burst of at most 32 is a
-# refill of one batch, alloc_factor 0 (nr_pcp_alloc(): batch << alloc_factor): a free on that CPU since its last
-# refill (free_unref_page_commit() halves alloc_factor), e.g. the reader's own direct reclaim, which two-list
-# does twice as often (x612: 102 calls against 47). Inferred, not traced: a small refill is used before the next
-# direct reclaim flushes the list, so its stolen
-# frames hold page cache until reclaimed (FIFO, the whole inactive list later) and are not stolen again.
+# dense there, as the engine's layout). So the kernel's two-list stream steals each pool frame about once, its
+# lru_gen stream recirculates them as the engine does in both. CPU placement (engine: reader on CPU 0, kswapd on
+# CPU 1, always) is not the cause alone: x612 two-list has kswapd switched in on both CPUs (85 on CPU 0, 141 on
+# CPU 1) and its fallbacks on both (267 / 1,089), but the e612 boot's two-list (no extfrag trace) has kswapd on
+# CPU 1 (217 of 226) and direct reclaim on CPU 0 (87 of 90) at a like pgscan_direct (4,829, 90 calls), and this
+# set's traced boot 1 (below) keeps them apart in both variants.
 # The leads, against 6.12's mm/page_alloc.c: (1) ALLOC_NOFRAGMENT: refuted here. alloc_flags_nofragment() sets it
 # only when the preferred zone is ZONE_NORMAL ("if (zone_idx(zone) != ZONE_NORMAL) return alloc_flags;", 6.12 and
 # Debian's 6.1 alike); the guest's RAM is below 4 GiB, its zones DMA and DMA32 (pagetypeinfo: 0/DMA, 0/DMA32), so
@@ -695,14 +690,23 @@ GS_POOL_NOTE = """
 # (3,348-9,288) against 4,346, the 38-42-block boots near the kernel's (e.g. boot 1 5,454 against 5,778, boot 12
 # 5,280 against 5,346) but the 19-block boots 5,400-9,288 against 3,078-4,644; lru_gen 5,472 against 1,440 and
 # wset 3 43.75 MiB against 28.0: worse.
+# Two traced boots of this set (lab/validation/trace-pool-1130, 15:51-15:54 UTC, host load 4.3-10.7, not members
+# of the set): two-list 931 fallbacks over 582 frames (32 taken again) and 1,570 over 1,490 (80), 54 and 47 claims;
+# lru_gen 2,621 over 433 (393 taken again) and 1,268 over 632 (302), 10 and 24 claims; pgscan_direct two-list
+# 6,426 and 3,564, lru_gen 896 and 1,472 (the engine at their settings 2,430 and 1,728; 2,432 and 7,936). In boot 1
+# the reader and kswapd kept to their own CPUs in both variants. So the kernel's lru_gen stream recirculates its
+# pool frames (6.12's lru_gen_add_folio() puts a new inactive file folio in the oldest or second-oldest
+# generation: the stream's newest pages, those in stolen frames among them, are evicted soon) and its two-list
+# stream does not (a stolen frame holds a stream page until the inactive list's FIFO reaches it); the engine's
+# recirculation in both comes from its refills' unused stolen frames going back with the direct reclaim's flush.
+# The burst sizes do not decide it: boot 2's two-list has 6 bursts above 32 (up to 767) and still takes 1,490
+# distinct frames.
 # (6) Diagnostic, not a model: every refill one batch (alloc_factor held at 0, a debug build): two-list
 # pgscan_direct 162-22,734 (median 1,404; the four boots with pools of 875-1,392 pages 17,390-22,734, the rest
 # 162-1,944), lru_gen median 224: neither the kernel's; the pool's effect turns on the refill size, both ways.
-# Next: the reader's refill sizes and list flushes in a two-list and an lru_gen boot of this set (kmem
-# mm_page_alloc_extfrag with mm_page_pcpu_drain, or a kprobe on rmqueue_bulk()'s count), against the engine's at
-# the same boot: where the engine's two-list refills grow to hundreds of frames and the kernel's stay at a batch,
-# the engine's alloc_factor is not halved where the kernel's is (which CPU's list each free of kswapd's and of the
-# direct reclaim reaches: sched.rs's placement, not page_alloc.rs)."""
+# Next: why the kernel's two-list refills' stolen frames are used rather than flushed back (trace
+# kmem/mm_page_pcpu_drain with the extfrag events: which frames the reader's flushes return, and whether a refill's
+# frames are used before its next direct reclaim), against the engine's per-CPU list at the same boot."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
