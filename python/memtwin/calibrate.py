@@ -94,6 +94,12 @@ def add_parser(sub, epilog=None) -> None:
                    "--dir, whose scratch file goes in DIR)")
     c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
     c.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    c.add_argument("--wakeup", action="store_true", help="measure instead the run-queue wait (schedstat run_delay) of a "
+                   "task woken onto an idle CPU, by a pipe from the other CPU and by its own timer, and print it as "
+                   "[machine] wakeup_idle_run_delay (no disk, no root)")
+    c.add_argument("--wakeup-gaps", metavar="US,US,...", default="100,500,1000", help="--wakeup: the sleeps between "
+                   "wake-ups, in microseconds (default 100,500,1000)")
+    c.add_argument("--wakeup-samples", type=int, default=1000, help="--wakeup: wake-ups per sleep and kind (default 1000)")
 
 
 def _throttle_arg(s):
@@ -645,7 +651,183 @@ def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
     return head + f"[devices.{name}]\n" + bws + keys + f"read_ahead_kb = {f['read_ahead_kb']}\n"
 
 
+# --- the wake-up pass (wake23, issue 23) -------------------------------------------------------------
+#
+# What a task woken onto an idle CPU waits before it runs, as /proc/PID/schedstat's run_delay counts it
+# (kernel/sched/stats.h, 6.18: `sched_info_enqueue()` stamps `last_queued` at the enqueue,
+# `sched_info_arrive()` adds `now - last_queued` at the switch-in). Two wake-ups, each of a task pinned to
+# one CPU that was idle (its cpuidle states entered while the task slept: the `usage` counters of
+# /sys/devices/system/cpu/cpuN/cpuidle/state*/usage grew) and only those counted:
+# - by a pipe written from the other CPU: `try_to_wake_up()` -> `ttwu_queue()` ->
+#   `ttwu_queue_wakelist()` (kernel/sched/core.c, 6.18: `ttwu_queue_cond()` is true for a CPU with
+#   nothing running) queues the wakee on the idle CPU's wake list and sends the IPI; the idle CPU enqueues
+#   it itself in `sched_ttwu_pending()` once it left idle, so its exit from idle (HLT here: a VM) comes
+#   before `last_queued`;
+# - by its own timer (`hrtimer_nanosleep()`): `hrtimer_wakeup()` -> `try_to_wake_up()` on the CPU whose
+#   interrupt left idle (`ttwu_queue_cond()` false for the local CPU: `ttwu_do_activate()` at once), the
+#   rest of the interrupt and the switch from the idle task after `last_queued`.
+# The figure given (`wakeup_idle_run_delay`) is the median over both kinds and every gap: the machine is
+# shared (the other wake-ups' waits, behind a task that ran on the CPU at the wake-up, are what the
+# engine's BusyRq models from the background), so the mean is printed beside it and not used.
+
+def _wakeup_gaps(s: str) -> list:
+    try:
+        gaps = [int(x) for x in s.split(",")]
+    except ValueError:
+        raise CalibrateError(f"--wakeup-gaps {s}: error: not a list of whole microseconds\n  fix: e.g. --wakeup-gaps 100,500,1000") from None
+    if not gaps or any(g < 10 or g > 100_000 for g in gaps):
+        raise CalibrateError(f"--wakeup-gaps {s}: error: each sleep must be 10-100000 us\n  fix: e.g. --wakeup-gaps 100,500,1000")
+    return gaps
+
+
+def _schedstat() -> tuple:
+    """(run_delay ns, switch-ins) of the calling thread (/proc/thread-self/schedstat)."""
+    with open("/proc/thread-self/schedstat") as f:
+        a = f.read().split()
+    return int(a[1]), int(a[2])
+
+
+def _idle_usage(cpu: int) -> int:
+    """How many times CPU `cpu` entered any cpuidle state (0 where it has no cpuidle driver)."""
+    d = f"/sys/devices/system/cpu/cpu{cpu}/cpuidle"
+    n = 0
+    try:
+        for st in os.listdir(d):
+            if st.startswith("state"):
+                with open(os.path.join(d, st, "usage")) as f:
+                    n += int(f.read())
+    except OSError:
+        return 0
+    return n
+
+
+def _wake_samples(cpu: int, other: int, gap_us: int, n: int, kind: str) -> list:
+    """run_delay (ns) of each switch-in of a task pinned to `cpu` after a wake-up that found `cpu` idle:
+    `kind` "pipe": woken by a write from a task pinned to `other` every `gap_us`; "timer": its own
+    nanosleep(`gap_us`)."""
+    out = []
+    if kind == "pipe":
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.sched_setaffinity(0, {other})
+                os.close(r)
+                time.sleep(0.02)
+                for _ in range(n):
+                    time.sleep(gap_us / 1e6)
+                    os.write(w, b"x")
+            finally:
+                os._exit(0)
+        os.close(w)
+    old = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        d, c = _schedstat()
+        u = _idle_usage(cpu)
+        for _ in range(n):
+            if kind == "pipe":
+                os.read(r, 1)
+            else:
+                time.sleep(gap_us / 1e6)
+            d2, c2 = _schedstat()
+            u2 = _idle_usage(cpu)
+            if c2 > c and u2 > u:
+                # it slept, its CPU went idle meanwhile, and it was switched in: one wake-up onto an idle CPU
+                out.append(d2 - d)
+            d, c = _schedstat()
+            u = _idle_usage(cpu)
+    finally:
+        os.sched_setaffinity(0, old)
+        if kind == "pipe":
+            os.close(r)
+            os.waitpid(pid, 0)
+    return out
+
+
+def measure_wakeup(gaps: list, n: int) -> dict:
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise CalibrateError("memtwin calibrate --wakeup: error: needs two CPUs this process may run on (it wakes a task "
+                             "on one from the other)\n  fix: run it where sched_getaffinity() gives two or more CPUs")
+    if not os.path.exists("/proc/thread-self/schedstat"):
+        raise CalibrateError("memtwin calibrate --wakeup: error: /proc/thread-self/schedstat is missing (a kernel without "
+                             "CONFIG_SCHED_INFO)\n  fix: run it on a kernel with schedstat")
+    if _idle_usage(cpus[0]) == 0:
+        raise CalibrateError(f"memtwin calibrate --wakeup: error: CPU {cpus[0]} has no cpuidle counters "
+                             f"(/sys/devices/system/cpu/cpu{cpus[0]}/cpuidle), so an idle CPU cannot be told apart\n"
+                             "  fix: run it on a kernel with a cpuidle driver (CONFIG_CPU_IDLE)")
+    with open("/proc/loadavg") as f:
+        load0 = " ".join(f.read().split()[:3])
+    rows, pooled = [], []
+    for kind in ("pipe", "timer"):
+        for g in gaps:
+            xs = []
+            for a, b in ((cpus[0], cpus[1]), (cpus[1], cpus[0])):
+                xs += _wake_samples(a, b, g, n // 2, kind)
+            pooled += xs
+            rows.append({"kind": kind, "gap_us": g, "wakeups": len(xs), "median_ns": _q(xs, 0.5) if xs else None,
+                         "p90_ns": _q(xs, 0.9) if xs else None, "mean_ns": round(statistics.mean(xs)) if xs else None})
+    with open("/proc/loadavg") as f:
+        load1 = " ".join(f.read().split()[:3])
+    if not pooled:
+        raise CalibrateError("memtwin calibrate --wakeup: error: no wake-up found its CPU idle (the machine is busy)\n"
+                             "  fix: run it when the CPUs have idle time")
+    return {"kernel": platform.release(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "loadavg": [load0, load1], "cpus": cpus[:2], "rows": rows, "wakeups": len(pooled),
+            "wakeup_idle_run_delay_ns": round(_q(pooled, 0.5)), "mean_ns": round(statistics.mean(pooled))}
+
+
+def wakeup_table(f: dict) -> str:
+    """The [machine] table of a --wakeup measurement, its figures as comments."""
+    lines = [f"# memtwin calibrate --wakeup, {f['date']}, kernel {f['kernel']}, CPUs {f['cpus'][0]} and {f['cpus'][1]}, "
+             f"loadavg {f['loadavg'][0]} -> {f['loadavg'][1]}",
+             "# run_delay (/proc/thread-self/schedstat) per switch-in of a task woken onto an idle CPU (its cpuidle",
+             "# usage grew while it slept): by a pipe from the other CPU (the wake list, ttwu_queue_wakelist()) and by",
+             "# its own timer (hrtimer_wakeup(), a local ttwu_do_activate())"]
+    for r in f["rows"]:
+        if r["wakeups"]:
+            lines.append(f"#   {r['kind']:5} every {r['gap_us']:>6} us: {r['wakeups']:5} wake-ups, median {r['median_ns'] / 1e3:.2f} us, "
+                         f"p90 {r['p90_ns'] / 1e3:.2f} us, mean {r['mean_ns'] / 1e3:.2f} us")
+        else:
+            lines.append(f"#   {r['kind']:5} every {r['gap_us']:>6} us: no wake-up found its CPU idle")
+    lines.append(f"# the median of all {f['wakeups']} (mean {f['mean_ns'] / 1e3:.2f} us, not used: the other wake-ups waited "
+                 "behind tasks of a shared machine)")
+    return "\n".join(lines) + f"\n[machine]\nwakeup_idle_run_delay = \"{f['wakeup_idle_run_delay_ns']}ns\"\n"
+
+
+def main_wakeup(a) -> int:
+    try:
+        gaps = _wakeup_gaps(a.wakeup_gaps)
+        if a.wakeup_samples < 2:
+            raise CalibrateError(f"--wakeup-samples {a.wakeup_samples}: error: must be at least 2 (half on each CPU)\n"
+                                 "  fix: e.g. --wakeup-samples 1000")
+        for p in (a.out, a.json):
+            if p and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+                raise CalibrateError(f"{p}: error: its directory does not exist\n  fix: create it or give another path")
+        f = measure_wakeup(gaps, a.wakeup_samples)
+    except CalibrateError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("memtwin calibrate: interrupted", file=sys.stderr)
+        return 130
+    text = wakeup_table(f)
+    print(text, end="")
+    if a.out:
+        with open(a.out + ".tmp", "w") as fh:
+            fh.write(text)
+        os.rename(a.out + ".tmp", a.out)
+    if a.json:
+        with open(a.json + ".tmp", "w") as fh:
+            json.dump(f, fh, indent=1)
+        os.rename(a.json + ".tmp", a.json)
+    return 0
+
+
 def main(a) -> int:
+    if getattr(a, "wakeup", False):
+        return main_wakeup(a)
     try:
         if a.dir and a.scratch is not None:
             raise CalibrateError(f"--dir {a.dir} --scratch {a.scratch}: error: --dir writes its scratch file in DIR, on the "

@@ -1013,3 +1013,55 @@ fn ttwu_fair_wait_requeues_a_delayed_entity_6_18() {
     s.kernel.ttwu_fair_wait(&mut lag, 9_000_000).unwrap();
     assert!(lag < -2_500_000, "without DELAY_DEQUEUE the lag is kept: {lag}");
 }
+
+/// `crate::sched::wakeup_idle_wait()` (wake23): a wake-up onto an idle CPU adds the machine's
+/// figure (`[machine] wakeup_idle_run_delay`) to schedstat's `run_delay` (6.18's
+/// kernel/sched/stats.h `sched_info_enqueue()` .. `sched_info_arrive()`; kernel/sched/core.c
+/// `ttwu_queue_wakelist()` enqueues on the idle CPU itself after it left idle), for the
+/// fraction of wake-ups that find an idle CPU: all of them below one background task per CPU
+/// beyond the wakee's own, half at 1.5 tasks on 2 CPUs, none at 2.
+#[test]
+fn wakeup_idle_wait_scales_by_the_idle_fraction() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::wakeup_idle_wait;
+    assert_eq!(wakeup_idle_wait(10_000, 0, 2), 10_000, "an idle machine: every wake-up finds an idle CPU");
+    assert_eq!(wakeup_idle_wait(10_000, S / 2, 2), 10_000, "half a task on 2 CPUs: still an idle CPU");
+    assert_eq!(wakeup_idle_wait(10_000, S, 2), 10_000, "one other task on 2 CPUs: the other CPU is idle");
+    assert_eq!(wakeup_idle_wait(10_000, 3 * S / 2, 2), 5_000);
+    assert_eq!(wakeup_idle_wait(10_000, 2 * S, 2), 0, "both CPUs busy: no idle CPU");
+    assert_eq!(wakeup_idle_wait(10_000, S, 1), 0, "one CPU, one other task: busy");
+    assert_eq!(wakeup_idle_wait(0, 0, 2), 0);
+}
+
+/// The same through a scenario (linux-6.18, 2 CPUs): 50 timer sleeps of 2 ms
+/// (`hrtimer_nanosleep()`, `Kernel::ttwu_fair_wait`) each add `wakeup_idle_run_delay` (10 us)
+/// times the idle fraction to the step's `sched.run_delay_s`: 0.5 ms beside half a background
+/// task (every wake-up finds an idle CPU, and the EEVDF wait of `BusyRq::wakeup` is 0), half
+/// of it beside 1.5 tasks (on top of the EEVDF wait, which the key leaves as it was). Without
+/// the key the figures are as before; the key needs `background_runnable` and at most 1 ms.
+#[test]
+fn wakeup_idle_run_delay_adds_to_each_wakeup_6_18() {
+    let toml = |machine: &str| {
+        format!(
+            "[scenario]\nname = \"idle\"\n[machine]\nram = \"1G\"\ncpus = 2\n{machine}\n[kernel]\nprofile = \"linux-6.18\"\n\
+             [tasks.s]\nops = [{{ op = \"repeat\", times = 50, ops = [{{ op = \"sleep\", duration = \"2ms\", step = \"loop\" }}] }}]\n"
+        )
+    };
+    let go = |machine: &str| sim(&toml(machine)).run(&mut |_, _| true).unwrap();
+    let m = |r: &crate::SimResult, name: &str| task_metric(r, "s", "loop", name);
+    let half = go("background_runnable = 0.5");
+    assert_eq!(m(&half, "sched.run_delay_s"), 0.0, "no idle-wake figure, an idle CPU: no wait");
+    let half_idle = go("background_runnable = 0.5\nwakeup_idle_run_delay = \"10us\"");
+    assert!((m(&half_idle, "sched.run_delay_s") - 50.0 * 10e-6).abs() < 1e-12, "50 wake-ups of 10 us: {}", m(&half_idle, "sched.run_delay_s"));
+    assert!((m(&half_idle, "elapsed_s") - m(&half, "elapsed_s") - 50.0 * 10e-6).abs() < 1e-12, "the waits lengthen the step");
+    let busy = go("background_runnable = 1.5");
+    let busy_idle = go("background_runnable = 1.5\nwakeup_idle_run_delay = \"10us\"");
+    let d = m(&busy_idle, "sched.run_delay_s") - m(&busy, "sched.run_delay_s");
+    assert!((d - 50.0 * 5e-6).abs() < 1e-12, "half the wake-ups find an idle CPU: {d} s");
+    for (machine, want) in [("wakeup_idle_run_delay = \"10us\"", "needs machine.background_runnable"),
+                            ("background_runnable = 0\nwakeup_idle_run_delay = \"2ms\"", "more than 1 ms")] {
+        let e = Document::from_toml("unit-test.toml", &toml(machine)).and_then(|d| d.resolve(None, &[]).map(|_| ()));
+        let msg = format!("{}", e.expect_err(machine));
+        assert!(msg.contains(want) && msg.contains("unit-test.toml:"), "{machine}: {msg}");
+    }
+}
