@@ -92,11 +92,12 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--device", default="sda", help="the table's device name (default sda)")
     c.add_argument("--scratch", metavar="DIR", default=None, help="where the image goes (default /var/tmp; not with "
                    "--dir, whose scratch file goes in DIR)")
-    c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
+    c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE "
+                   "(--wakeup: its report)")
     c.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
     c.add_argument("--wakeup", action="store_true", help="measure instead the run-queue wait (schedstat run_delay) of a "
-                   "task woken onto an idle CPU, by a pipe from the other CPU and by its own timer, and print it as "
-                   "[machine] wakeup_idle_run_delay (no disk, no root)")
+                   "task woken onto an idle CPU, by a pipe from the other CPU and by its own timer, and print its "
+                   "quantiles (no disk, no root)")
     c.add_argument("--wakeup-gaps", metavar="US,US,...", default="100,500,1000", help="--wakeup: the sleeps between "
                    "wake-ups, in microseconds (default 100,500,1000)")
     c.add_argument("--wakeup-samples", type=int, default=1000, help="--wakeup: wake-ups per sleep and kind (default 1000)")
@@ -654,21 +655,24 @@ def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
 # --- the wake-up pass (wake23, issue 23) -------------------------------------------------------------
 #
 # What a task woken onto an idle CPU waits before it runs, as /proc/PID/schedstat's run_delay counts it
-# (kernel/sched/stats.h, 6.18: `sched_info_enqueue()` stamps `last_queued` at the enqueue,
-# `sched_info_arrive()` adds `now - last_queued` at the switch-in). Two wake-ups, each of a task pinned to
-# one CPU that was idle (its cpuidle states entered while the task slept: the `usage` counters of
-# /sys/devices/system/cpu/cpuN/cpuidle/state*/usage grew) and only those counted:
-# - by a pipe written from the other CPU: `try_to_wake_up()` -> `ttwu_queue()` ->
-#   `ttwu_queue_wakelist()` (kernel/sched/core.c, 6.18: `ttwu_queue_cond()` is true for a CPU with
-#   nothing running) queues the wakee on the idle CPU's wake list and sends the IPI; the idle CPU enqueues
-#   it itself in `sched_ttwu_pending()` once it left idle, so its exit from idle (HLT here: a VM) comes
-#   before `last_queued`;
+# (kernel/sched/stats.h, 6.18: `sched_info_enqueue()` stamps `last_queued = rq_clock(rq)` at the enqueue,
+# `sched_info_arrive()` adds `rq_clock(rq) - last_queued` at the switch-in). Two wake-ups, each of a task
+# pinned to one CPU that was idle (its cpuidle states entered while the task slept: the `usage` counters of
+# /sys/devices/system/cpu/cpuN/cpuidle/state*/usage grew), and only those counted:
+# - by a pipe written from the other CPU: `try_to_wake_up()` -> `ttwu_queue()` -> `ttwu_queue_wakelist()`
+#   (kernel/sched/core.c, 6.18: `ttwu_queue_cond()` is true for a CPU with `nr_running` 0) queues the wakee
+#   on the idle CPU's wake list and sends the IPI; the idle CPU enqueues it itself in
+#   `sched_ttwu_pending()` once it left idle (HLT here, a KVM guest), so the IPI and the exit from idle
+#   come before `last_queued`;
 # - by its own timer (`hrtimer_nanosleep()`): `hrtimer_wakeup()` -> `try_to_wake_up()` on the CPU whose
-#   interrupt left idle (`ttwu_queue_cond()` false for the local CPU: `ttwu_do_activate()` at once), the
-#   rest of the interrupt and the switch from the idle task after `last_queued`.
-# The figure given (`wakeup_idle_run_delay`) is the median over both kinds and every gap: the machine is
-# shared (the other wake-ups' waits, behind a task that ran on the CPU at the wake-up, are what the
-# engine's BusyRq models from the background), so the mean is printed beside it and not used.
+#   interrupt ended its idle (`ttwu_queue_cond()` false for the local CPU: `ttwu_do_activate()` at once).
+# Either way `ttwu_do_activate()` -> `wakeup_preempt()` preempts the idle task and, "a queue event has
+# occurred, and we're going to schedule", calls `rq_clock_skip_update()`: `__schedule()` does not move
+# the run queue's clock again, so `sched_info_arrive()` reads the clock `last_queued` was stamped with
+# and the wake-up adds exactly 0 (6.1's `check_preempt_curr()` has the same skip). A switch-in with a
+# run_delay is one that waited for another entity on its CPU. The pass prints the quantiles and the mean
+# per kind and sleep; the machine is shared with the other helpers' builds, whose tasks woken onto the
+# same CPU at the same time are in the mean (not in the median).
 
 def _wakeup_gaps(s: str) -> list:
     try:
@@ -767,7 +771,8 @@ def measure_wakeup(gaps: list, n: int) -> dict:
                 xs += _wake_samples(a, b, g, n // 2, kind)
             pooled += xs
             rows.append({"kind": kind, "gap_us": g, "wakeups": len(xs), "median_ns": _q(xs, 0.5) if xs else None,
-                         "p90_ns": _q(xs, 0.9) if xs else None, "mean_ns": round(statistics.mean(xs)) if xs else None})
+                         "p90_ns": _q(xs, 0.9) if xs else None, "mean_ns": round(statistics.mean(xs)) if xs else None,
+                         "zero_share": sum(1 for x in xs if x == 0) / len(xs) if xs else None})
     with open("/proc/loadavg") as f:
         load1 = " ".join(f.read().split()[:3])
     if not pooled:
@@ -775,11 +780,12 @@ def measure_wakeup(gaps: list, n: int) -> dict:
                              "  fix: run it when the CPUs have idle time")
     return {"kernel": platform.release(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "loadavg": [load0, load1], "cpus": cpus[:2], "rows": rows, "wakeups": len(pooled),
-            "wakeup_idle_run_delay_ns": round(_q(pooled, 0.5)), "mean_ns": round(statistics.mean(pooled))}
+            "median_ns": round(_q(pooled, 0.5)), "mean_ns": round(statistics.mean(pooled)),
+            "zero_share": sum(1 for x in pooled if x == 0) / len(pooled)}
 
 
-def wakeup_table(f: dict) -> str:
-    """The [machine] table of a --wakeup measurement, its figures as comments."""
+def wakeup_report(f: dict) -> str:
+    """The text of a --wakeup measurement (comment lines: the figures, the command and the load)."""
     lines = [f"# memtwin calibrate --wakeup, {f['date']}, kernel {f['kernel']}, CPUs {f['cpus'][0]} and {f['cpus'][1]}, "
              f"loadavg {f['loadavg'][0]} -> {f['loadavg'][1]}",
              "# run_delay (/proc/thread-self/schedstat) per switch-in of a task woken onto an idle CPU (its cpuidle",
@@ -788,12 +794,13 @@ def wakeup_table(f: dict) -> str:
     for r in f["rows"]:
         if r["wakeups"]:
             lines.append(f"#   {r['kind']:5} every {r['gap_us']:>6} us: {r['wakeups']:5} wake-ups, median {r['median_ns'] / 1e3:.2f} us, "
-                         f"p90 {r['p90_ns'] / 1e3:.2f} us, mean {r['mean_ns'] / 1e3:.2f} us")
+                         f"p90 {r['p90_ns'] / 1e3:.2f} us, mean {r['mean_ns'] / 1e3:.2f} us, exactly 0 at {r['zero_share']:.0%}")
         else:
             lines.append(f"#   {r['kind']:5} every {r['gap_us']:>6} us: no wake-up found its CPU idle")
-    lines.append(f"# the median of all {f['wakeups']} (mean {f['mean_ns'] / 1e3:.2f} us, not used: the other wake-ups waited "
-                 "behind tasks of a shared machine)")
-    return "\n".join(lines) + f"\n[machine]\nwakeup_idle_run_delay = \"{f['wakeup_idle_run_delay_ns']}ns\"\n"
+    lines.append(f"# all {f['wakeups']}: median {f['median_ns'] / 1e3:.2f} us, mean {f['mean_ns'] / 1e3:.2f} us, exactly 0 at "
+                 f"{f['zero_share']:.0%} (the wake-up preempts the idle task: rq_clock_skip_update(), no clock update "
+                 "before the switch-in)")
+    return "\n".join(lines) + "\n"
 
 
 def main_wakeup(a) -> int:
@@ -812,7 +819,7 @@ def main_wakeup(a) -> int:
     except KeyboardInterrupt:
         print("memtwin calibrate: interrupted", file=sys.stderr)
         return 130
-    text = wakeup_table(f)
+    text = wakeup_report(f)
     print(text, end="")
     if a.out:
         with open(a.out + ".tmp", "w") as fh:

@@ -142,9 +142,6 @@ pub struct Kernel {
     /// background_runnable`, units of [`SCHED_CAPACITY_SCALE`]): CPU-bound tasks that want a
     /// CPU beside the scenario's. 0: none.
     pub bg_load: u64,
-    /// What a task woken onto an idle CPU waits before it runs (`[machine]
-    /// wakeup_idle_run_delay`, [`crate::sched::wakeup_idle_wait`]); 0: nothing.
-    pub idle_wake_ns: Nanos,
     /// Where CFS shares the CPUs by autogroup (`[machine] sched_autogroup`): the background's
     /// root-level entities and the others in the scenario's own autogroup (units of
     /// [`SCHED_CAPACITY_SCALE`], [`autogroup_stretch`]); None: by task ([`cfs_stretch`]).
@@ -444,7 +441,6 @@ impl Kernel {
             cpu_stretch: SCHED_CAPACITY_SCALE,
             runq_ns: 0,
             bg_load: 0,
-            idle_wake_ns: 0,
             bg_autogroup: None,
             bg_stretch: SCHED_CAPACITY_SCALE,
             sched_slice: 0,
@@ -619,7 +615,7 @@ impl Kernel {
     /// (`hrtimer_nanosleep()`: op `sleep`) and a futex wake-up (op `wait` woken by a `post`).
     #[inline]
     pub fn ttwu_fair_wait(&self, lag: &mut i64, slept: Nanos) -> Option<(Nanos, Nanos)> {
-        if self.bg_load == 0 && self.idle_wake_ns == 0 {
+        if self.bg_load == 0 {
             return None;
         }
         let wait = match self.eevdf_rq {
@@ -630,9 +626,7 @@ impl Kernel {
             }
             None => crate::sched::wakeup_runq_wait_after(&self.profile, self.bg_load, self.nr_cpu_ids, slept),
         };
-        // the wake-ups that find an idle CPU (`[machine] wakeup_idle_run_delay`, wake23)
-        let idle = crate::sched::wakeup_idle_wait(self.idle_wake_ns, self.bg_load, self.nr_cpu_ids);
-        Some((wait + idle, self.sched_slice))
+        Some((wait, self.sched_slice))
     }
 
     /// The running task's read woke the loop device's worker (`read_pages()`'s plug reaching

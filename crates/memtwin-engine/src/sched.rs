@@ -307,31 +307,6 @@ pub fn wakeup_runq_wait(p: &crate::profile::KernelProfile, background: u64, nr_c
     (wait as u128 * busy as u128 / S as u128) as u64
 }
 
-/// What a task's wake-up onto an idle CPU adds to its run-queue wait (schedstat's `run_delay`),
-/// on average over wake-ups beside `background` other runnable tasks (as [`wakeup_runq_wait`]:
-/// a mean count in units of [`crate::kernel::SCHED_CAPACITY_SCALE`]) on `nr_cpus` CPUs: the
-/// machine's figure `idle_ns` (`[machine] wakeup_idle_run_delay`, `memtwin calibrate --wakeup`)
-/// times the fraction of wake-ups that find an idle CPU, `1 - busy` ([`wakeup_runq_wait`]'s
-/// `busy`, the fraction [`BusyRq::wakeup`] scales its wait by; `select_idle_sibling()` puts the
-/// wakee there). 6.18's kernel/sched/stats.h counts `run_delay` from `sched_info_enqueue()`
-/// (`last_queued`, at `enqueue_task()`) to `sched_info_arrive()` at the switch-in; for a wakee
-/// whose CPU is idle, kernel/sched/core.c `ttwu_queue()` -> `ttwu_queue_wakelist()`
-/// (`ttwu_queue_cond()`: a CPU with `nr_running` 0 takes the wake list) sends the IPI and the
-/// idle CPU enqueues the task itself in `sched_ttwu_pending()` after it left idle, so the IPI
-/// and the exit from idle come before `last_queued`; a wake-up from the idle CPU's own
-/// interrupt (a local `ttwu_do_activate()`) counts the rest of the interrupt and the switch from
-/// the idle task. Both are what `idle_ns` measures; on this host (6.18.44, a 2-vCPU KVM guest)
-/// its median is 0 (`memtwin calibrate --wakeup`, lab/validation/wakeup-idle-1130.md). 0 when
-/// `idle_ns` is 0.
-pub fn wakeup_idle_wait(idle_ns: Nanos, background: u64, nr_cpus: u32) -> Nanos {
-    use crate::kernel::SCHED_CAPACITY_SCALE as S;
-    if idle_ns == 0 {
-        return 0;
-    }
-    let busy = background.saturating_sub((nr_cpus.max(1) as u64 - 1) * S).min(S);
-    (idle_ns as u128 * (S - busy) as u128 / S as u128) as Nanos
-}
-
 /// The run-queue wait of a task woken after sleeping `slept` ns on a busy CPU (EEVDF, 6.6+;
 /// 6.18's kernel/sched/fair.c), beside `background` (as [`wakeup_runq_wait`]): when the task
 /// went to sleep, `__schedule()` -> `pick_next_task_fair()` picked a CPU-bound entity of the
@@ -752,7 +727,6 @@ impl Simulation {
         // The machine's other runnable tasks (`[machine] background_runnable`): a woken task's
         // wait for a CPU beside them, and the slice it then runs unpreempted.
         k.bg_load = scn.machine.background_runnable;
-        k.idle_wake_ns = scn.machine.wakeup_idle_run_delay;
         k.bg_autogroup = scn.machine.autogroup.as_ref().map(|a| (a.entities, a.own_group));
         k.sched_slice = sched_slice_ns(&k.profile, scn.machine.cpus);
         k.eevdf_rq = BusyRq::new(&k.profile, k.bg_load, k.bg_autogroup.map(|(entities, _)| entities), scn.machine.cpus);

@@ -243,8 +243,6 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         kworker_wakeup_latency: vec![],
                         vcpu_stall: None,
                         background_runnable: 0,
-                        wakeup_idle_run_delay: 0,
-                        wakeup_idle_run_delay: 0,
                         autogroup: None,
                         host_cost: Default::default(),
                         submit_io_slowdown: None,

@@ -40,7 +40,6 @@ fn scenario(c0: (u64, u64), c1: (Option<u64>, u64), sizes: &[u64], tasks: Vec<Ve
             kworker_wakeup_latency: vec![],
             vcpu_stall: None,
             background_runnable: 0,
-            wakeup_idle_run_delay: 0,
             autogroup: None,
             host_cost: Default::default(),
             submit_io_slowdown: None,

@@ -733,7 +733,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     }
 
     // [machine]
-    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], vcpu_stall: None, background_runnable: 0, wakeup_idle_run_delay: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
+    let mut machine = Machine { ram: 0, cpus: 1, kernel_reserved: 0, nodes: 1, node_reserved: vec![], dma32: 0, swap: 0, swap_device: None, zswap: None, boot_percpu: 0, boot_slab: 0, boot_used: 0, boot_superblocks: 0, fs: "ext4".into(), fs_features: vec![], cpu_slowdown: 1, copy_slowdown: None, wakeup_latency: vec![], kworker_wakeup_latency: vec![], vcpu_stall: None, background_runnable: 0, autogroup: None, host_cost: Default::default(), submit_io_slowdown: None, nonmovable_free: None };
     let mut reserved = None;
     let mut node_reserved_loc: Option<Loc> = None;
     let mut swap_loc: Option<Loc> = None;
@@ -928,17 +928,6 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         }
                     }
                 }
-                // The wake-up onto an idle CPU (wake23): a duration up to 1 ms, with a background.
-                if let Some(v) = t.get("wakeup_idle_run_delay") {
-                    let fix = "write the run-queue wait of a task woken onto an idle CPU, a duration of at most \"1ms\" such as \"2us\" (memtwin calibrate --wakeup measures it)";
-                    match get_duration(cx, v, "machine.wakeup_idle_run_delay") {
-                        Some(ns) if ns > 1_000_000 => cx.err(&v.loc, format!("machine.wakeup_idle_run_delay is {ns} ns, more than 1 ms"), fix),
-                        Some(_) if t.get("background_runnable").is_none() => cx.err(&v.loc, "machine.wakeup_idle_run_delay needs machine.background_runnable (a step reports its run-queue waits, sched.run_delay_s, with the background)",
-                            "add background_runnable = 0 (or the sampled mean, memtwin real --on host's sched.background_runnable) to [machine], or remove the key"),
-                        Some(ns) => machine.wakeup_idle_run_delay = ns,
-                        None => {}
-                    }
-                }
                 // The machine's other runnable tasks (`background_runnable`) and, where CFS shares
                 // the CPUs by autogroup (`sched_autogroup`), their root-level entities and the
                 // others in the scenario's own autogroup: mean counts, 0 to 1000.
@@ -1052,7 +1041,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "wakeup_idle_run_delay", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -159,11 +159,6 @@ pub struct Machine {
     /// scenario's tasks and the loop device's kworkers serving it; runq23's recordings took
     /// /proc/stat's procs_running less the runner and the scenario's runnable tasks).
     pub background_runnable: u64,
-    /// What a task woken onto an idle CPU waits before it runs, as schedstat's `run_delay` counts
-    /// it (`[machine] wakeup_idle_run_delay`, a duration, default 0; only with
-    /// `background_runnable`): added to every wake-up that finds an idle CPU
-    /// ([`crate::sched::wakeup_idle_wait`]). `memtwin calibrate --wakeup` measures it.
-    pub wakeup_idle_run_delay: u64,
     /// CFS shares the CPUs between sessions' autogroups at the root (`[machine]
     /// sched_autogroup = true`, with `background_entities` and `background_own_group`): see
     /// [`Autogroup`]. None: between tasks (autogroup off, or no CONFIG_SCHED_AUTOGROUP).
