@@ -98,8 +98,8 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--wakeup", action="store_true", help="measure instead the run-queue wait (schedstat run_delay) of a "
                    "task woken onto an idle CPU, by a pipe from the other CPU and by its own timer, and print its "
                    "quantiles (no disk, no root)")
-    c.add_argument("--wakeup-gaps", metavar="US,US,...", default="100,500,1000", help="--wakeup: the sleeps between "
-                   "wake-ups, in microseconds (default 100,500,1000)")
+    c.add_argument("--wakeup-gaps", metavar="US,US,...", default="500,1000,2000", help="--wakeup: the sleeps "
+                   "between wake-ups, in microseconds (default 500,1000,2000)")
     c.add_argument("--wakeup-samples", type=int, default=1000, help="--wakeup: wake-ups per sleep and kind (default 1000)")
 
 
@@ -658,7 +658,8 @@ def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
 # (kernel/sched/stats.h, 6.18: `sched_info_enqueue()` stamps `last_queued = rq_clock(rq)` at the enqueue,
 # `sched_info_arrive()` adds `rq_clock(rq) - last_queued` at the switch-in). Two wake-ups, each of a task
 # pinned to one CPU that was idle (its cpuidle states entered while the task slept: the `usage` counters of
-# /sys/devices/system/cpu/cpuN/cpuidle/state*/usage grew), and only those counted:
+# /sys/devices/system/cpu/cpuN/cpuidle/state*/usage grew, and their `time` by at least IDLE_THROUGH of the
+# time the task was off its CPU), and only those counted:
 # - by a pipe written from the other CPU: `try_to_wake_up()` -> `ttwu_queue()` -> `ttwu_queue_wakelist()`
 #   (kernel/sched/core.c, 6.18: `ttwu_queue_cond()` is true for a CPU with `nr_running` 0) queues the wakee
 #   on the idle CPU's wake list and sends the IPI; the idle CPU enqueues it itself in
@@ -691,18 +692,27 @@ def _schedstat() -> tuple:
     return int(a[1]), int(a[2])
 
 
-def _idle_usage(cpu: int) -> int:
-    """How many times CPU `cpu` entered any cpuidle state (0 where it has no cpuidle driver)."""
+def _idle_usage(cpu: int) -> tuple:
+    """How many times CPU `cpu` entered any cpuidle state and its time in them (us); (0, 0) where it has
+    no cpuidle driver."""
     d = f"/sys/devices/system/cpu/cpu{cpu}/cpuidle"
-    n = 0
+    n = t = 0
     try:
         for st in os.listdir(d):
             if st.startswith("state"):
                 with open(os.path.join(d, st, "usage")) as f:
                     n += int(f.read())
+                with open(os.path.join(d, st, "time")) as f:
+                    t += int(f.read())
     except OSError:
-        return 0
-    return n
+        return 0, 0
+    return n, t
+
+
+# A wake-up counts as one onto an idle CPU when the CPU was idle for at least this share of the time
+# the task was off it (the sleep): on a shared machine a CPU that idled once during the sleep may run
+# another task at the wake-up.
+IDLE_THROUGH = 0.75
 
 
 def _wake_samples(cpu: int, other: int, gap_us: int, n: int, kind: str) -> list:
@@ -728,19 +738,21 @@ def _wake_samples(cpu: int, other: int, gap_us: int, n: int, kind: str) -> list:
     os.sched_setaffinity(0, {cpu})
     try:
         d, c = _schedstat()
-        u = _idle_usage(cpu)
+        (u, it), t0 = _idle_usage(cpu), time.perf_counter_ns()
         for _ in range(n):
             if kind == "pipe":
                 os.read(r, 1)
             else:
                 time.sleep(gap_us / 1e6)
             d2, c2 = _schedstat()
-            u2 = _idle_usage(cpu)
-            if c2 > c and u2 > u:
-                # it slept, its CPU went idle meanwhile, and it was switched in: one wake-up onto an idle CPU
+            (u2, it2), t1 = _idle_usage(cpu), time.perf_counter_ns()
+            off = t1 - t0 - (d2 - d)
+            if c2 > c and u2 > u and (it2 - it) * 1000 >= IDLE_THROUGH * off:
+                # it slept, its CPU idled through most of the sleep, and it was switched in: one wake-up
+                # onto an idle CPU
                 out.append(d2 - d)
             d, c = _schedstat()
-            u = _idle_usage(cpu)
+            (u, it), t0 = _idle_usage(cpu), time.perf_counter_ns()
     finally:
         os.sched_setaffinity(0, old)
         if kind == "pipe":
@@ -757,7 +769,7 @@ def measure_wakeup(gaps: list, n: int) -> dict:
     if not os.path.exists("/proc/thread-self/schedstat"):
         raise CalibrateError("memtwin calibrate --wakeup: error: /proc/thread-self/schedstat is missing (a kernel without "
                              "CONFIG_SCHED_INFO)\n  fix: run it on a kernel with schedstat")
-    if _idle_usage(cpus[0]) == 0:
+    if _idle_usage(cpus[0])[0] == 0:
         raise CalibrateError(f"memtwin calibrate --wakeup: error: CPU {cpus[0]} has no cpuidle counters "
                              f"(/sys/devices/system/cpu/cpu{cpus[0]}/cpuidle), so an idle CPU cannot be told apart\n"
                              "  fix: run it on a kernel with a cpuidle driver (CONFIG_CPU_IDLE)")
@@ -788,8 +800,8 @@ def wakeup_report(f: dict) -> str:
     """The text of a --wakeup measurement (comment lines: the figures, the command and the load)."""
     lines = [f"# memtwin calibrate --wakeup, {f['date']}, kernel {f['kernel']}, CPUs {f['cpus'][0]} and {f['cpus'][1]}, "
              f"loadavg {f['loadavg'][0]} -> {f['loadavg'][1]}",
-             "# run_delay (/proc/thread-self/schedstat) per switch-in of a task woken onto an idle CPU (its cpuidle",
-             "# usage grew while it slept): by a pipe from the other CPU (the wake list, ttwu_queue_wakelist()) and by",
+             "# run_delay (/proc/thread-self/schedstat) per switch-in of a task woken onto an idle CPU (idle for at least",
+             f"# {IDLE_THROUGH:.0%} of the sleep, cpuidle): by a pipe from the other CPU (the wake list, ttwu_queue_wakelist()) and by",
              "# its own timer (hrtimer_wakeup(), a local ttwu_do_activate())"]
     for r in f["rows"]:
         if r["wakeups"]:

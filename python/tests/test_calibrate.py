@@ -217,17 +217,21 @@ def test_wakeup_bad_arguments_are_refused_before_measuring(capsys, monkeypatch, 
 
 
 def test_wakeup_counts_only_wakeups_onto_an_idle_cpu(monkeypatch):
-    """A switch-in counts only when the CPU's cpuidle usage grew while the task slept: with the
-    counters standing still (a busy CPU) nothing is kept, and the pass says the machine is busy."""
+    """A switch-in counts only when the CPU's cpuidle usage grew while the task slept and its idle
+    time covers most of the sleep: with the counters standing still (a busy CPU), or idle entered
+    but for no time, nothing is kept, and the pass says the machine is busy."""
     from memtwin import calibrate
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two CPUs")
-    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: 7)
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (7, 0))
     assert calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "timer") == []
     with pytest.raises(calibrate.CalibrateError, match="no wake-up found its CPU idle"):
         calibrate.measure_wakeup([100], 20)
     ticks = iter(range(10**6))
-    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: next(ticks))
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (next(ticks), 0))
+    assert calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "timer") == [], \
+        "entered idle but not idle through the sleep: not counted"
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (next(ticks), next(ticks) * 10**6))
     xs = calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "pipe")
     assert 0 < len(xs) <= 20 and all(x >= 0 for x in xs)
 
