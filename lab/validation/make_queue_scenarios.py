@@ -130,15 +130,16 @@ def is_idle(name):
 # rq_clock_skip_update() leaves the clock run_delay was stamped with until the switch-in), measured on this
 # host: run_delay per wake-up onto a halted CPU median 0 and p90 0 at 50 us-2 ms sleeps. A switch-in with a
 # wait waited behind another entity on its CPU: on the idle host the kworkers of the scenario's own I/O
-# (the loop device's worker, blk-throttle's dispatch, the flusher) and the runner's sampler, none of which
-# the mean-count model places on the CPUs: the model's limit, not a missing input.
+# (the loop device's worker, blk-throttle's dispatch, the flusher) and the runner's sampler (which of them,
+# not traced), none of which the mean-count model places on the CPUs: the model's limit, not a missing input.
 IDLE_WAIT_WHY = ("the idle host's run-queue wait is not the contention this scenario models: 12-71 us a "
                  "switch-in for a throttled sequential reader (20.6 ms over 1547 switch-ins in read-ra128-idle1), "
                  "0-1 us for the random reader, 87-378 us for the writers and the unthrottled readers beside the "
                  "flusher's and the loop device's kworkers (sched.background_loop 0.0-0.8); not the wake-up onto an "
                  "idle CPU, which 6.18 counts as 0 (wakeup_preempt()'s rq_clock_skip_update(), ttwu_queue_wakelist(); "
-                 "measured: median and p90 0 per wake-up onto a halted CPU, lab/validation/wakeup-idle-1130), but "
-                 "waits behind the kworkers of the scenario's own I/O and the runner's sampler on the wakee's CPU; "
+                 "measured: median and p90 0 per wake-up onto a halted CPU, lab/validation/wakeup-idle-1130), so "
+                 "waits behind other entities on the wakee's CPU (on the idle host the kworkers of the scenario's own "
+                 "I/O and the runner's sampler; which of them, not traced); "
                  "the scenario gives the sampled background (machine.background_runnable 0.009-0.494), but the "
                  "mean-count model (sched.rs BusyRq::new: busy = background - (cpus - 1), 0 below one background "
                  "task on 2 CPUs) places no kworker on the CPUs: the model's limit, not a missing input; the idle "
