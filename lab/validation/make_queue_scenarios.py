@@ -124,17 +124,26 @@ def is_idle(name):
 # engine the background (machine.background_runnable: the sets' samples 0.000-0.607, the medians given
 # 0.009-0.494), but the engine's wait is 0 below one background task on the 2 CPUs: sched.rs BusyRq::new
 # (and wakeup_runq_wait) takes the share of wake-ups that find no idle CPU as busy = background - (cpus - 1),
-# clamped to 0..1, and scales every wait by it. That is the mean-count model's limit, not a missing input:
-# what the kernel's tasks wait on the idle host (the wake-up onto an idle CPU itself, 12-71 us a switch-in,
-# and the kworkers' short runs beside the writers) is not in a model of mean counts.
+# clamped to 0..1, and scales every wait by it. Not the wake-up onto an idle CPU itself (wake23, refuted,
+# lab/validation/wakeup-idle-1130/README.md): 6.18 counts it as exactly 0 (kernel/sched/core.c
+# ttwu_queue_wakelist() enqueues the wakee on the idle CPU after that CPU left idle, and wakeup_preempt()'s
+# rq_clock_skip_update() leaves the clock run_delay was stamped with until the switch-in), measured on this
+# host: run_delay per wake-up onto a halted CPU median 0 and p90 0 at 50 us-2 ms sleeps. A switch-in with a
+# wait waited behind another entity on its CPU: on the idle host the kworkers of the scenario's own I/O
+# (the loop device's worker, blk-throttle's dispatch, the flusher) and the runner's sampler (which of them,
+# not traced), none of which the mean-count model places on the CPUs: the model's limit, not a missing input.
 IDLE_WAIT_WHY = ("the idle host's run-queue wait is not the contention this scenario models: 12-71 us a "
-                 "switch-in for a throttled sequential reader woken on an idle CPU (the wake-up itself: 20.6 ms over "
-                 "1547 switch-ins in read-ra128-idle1), 0-1 us for the random reader, 87-378 us for the writers and "
-                 "the unthrottled readers beside the flusher's and the loop device's kworkers (sched.background_loop "
-                 "0.0-0.8); the scenario gives the sampled background (machine.background_runnable 0.009-0.494), "
-                 "but the mean-count model (sched.rs BusyRq::new: busy = background - (cpus - 1), 0 below one "
-                 "background task on 2 CPUs) waits nothing below one task: the model's limit, not a missing input; "
-                 "the idle sets' figures, make_queue_scenarios.py IDLE_SETS")
+                 "switch-in for a throttled sequential reader (20.6 ms over 1547 switch-ins in read-ra128-idle1), "
+                 "0-1 us for the random reader, 87-378 us for the writers and the unthrottled readers beside the "
+                 "flusher's and the loop device's kworkers (sched.background_loop 0.0-0.8); not the wake-up onto an "
+                 "idle CPU, which 6.18 counts as 0 (wakeup_preempt()'s rq_clock_skip_update(), ttwu_queue_wakelist(); "
+                 "measured: median and p90 0 per wake-up onto a halted CPU, lab/validation/wakeup-idle-1130), so "
+                 "waits behind other entities on the wakee's CPU (on the idle host the kworkers of the scenario's own "
+                 "I/O and the runner's sampler; which of them, not traced); "
+                 "the scenario gives the sampled background (machine.background_runnable 0.009-0.494), but the "
+                 "mean-count model (sched.rs BusyRq::new: busy = background - (cpus - 1), 0 below one background "
+                 "task on 2 CPUs) places no kworker on the CPUs: the model's limit, not a missing input; the idle "
+                 "sets' figures, make_queue_scenarios.py IDLE_SETS")
 
 
 # Why the recorded runs disagree with the engine, per (variant or None, step, metric).

@@ -92,8 +92,15 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--device", default="sda", help="the table's device name (default sda)")
     c.add_argument("--scratch", metavar="DIR", default=None, help="where the image goes (default /var/tmp; not with "
                    "--dir, whose scratch file goes in DIR)")
-    c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE")
+    c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE "
+                   "(--wakeup: its report)")
     c.add_argument("--json", metavar="FILE", help="also write every figure as JSON")
+    c.add_argument("--wakeup", action="store_true", help="measure instead the run-queue wait (schedstat run_delay) of a "
+                   "task woken onto an idle CPU, by a pipe from the other CPU and by its own timer, and print its "
+                   "quantiles (no disk, no root)")
+    c.add_argument("--wakeup-gaps", metavar="US,US,...", default="500,1000,2000", help="--wakeup: the sleeps "
+                   "between wake-ups, in microseconds (default 500,1000,2000)")
+    c.add_argument("--wakeup-samples", type=int, default=1000, help="--wakeup: wake-ups per sleep and kind (default 1000)")
 
 
 def _throttle_arg(s):
@@ -645,7 +652,201 @@ def _queue_table(name: str, f: dict, how: str, q: dict) -> str:
     return head + f"[devices.{name}]\n" + bws + keys + f"read_ahead_kb = {f['read_ahead_kb']}\n"
 
 
+# --- the wake-up pass (wake23, issue 23) -------------------------------------------------------------
+#
+# What a task woken onto an idle CPU waits before it runs, as /proc/PID/schedstat's run_delay counts it
+# (kernel/sched/stats.h, 6.18: `sched_info_enqueue()` stamps `last_queued = rq_clock(rq)` at the enqueue,
+# `sched_info_arrive()` adds `rq_clock(rq) - last_queued` at the switch-in). Two wake-ups, each of a task
+# pinned to one CPU that was idle (its cpuidle states entered while the task slept: the `usage` counters of
+# /sys/devices/system/cpu/cpuN/cpuidle/state*/usage grew, and their `time` by at least IDLE_THROUGH of the
+# time the task was off its CPU), and only those counted:
+# - by a pipe written from the other CPU: `try_to_wake_up()` -> `ttwu_queue()` -> `ttwu_queue_wakelist()`
+#   (kernel/sched/core.c, 6.18: `ttwu_queue_cond()` is true for a CPU with `nr_running` 0) queues the wakee
+#   on the idle CPU's wake list and sends the IPI; the idle CPU enqueues it itself in
+#   `sched_ttwu_pending()` once it left idle (HLT here, a KVM guest), so the IPI and the exit from idle
+#   come before `last_queued`;
+# - by its own timer (`hrtimer_nanosleep()`): `hrtimer_wakeup()` -> `try_to_wake_up()` on the CPU whose
+#   interrupt ended its idle (`ttwu_queue_cond()` false for the local CPU: `ttwu_do_activate()` at once).
+# Either way `ttwu_do_activate()` -> `wakeup_preempt()` preempts the idle task and, "a queue event has
+# occurred, and we're going to schedule", calls `rq_clock_skip_update()`: `__schedule()` does not move
+# the run queue's clock again, so `sched_info_arrive()` reads the clock `last_queued` was stamped with
+# and the wake-up adds exactly 0 (6.1's `check_preempt_curr()` has the same skip). A switch-in with a
+# run_delay is one that waited for another entity on its CPU. The pass prints the quantiles and the mean
+# per kind and sleep; the machine is shared with the other helpers' builds, whose tasks woken onto the
+# same CPU at the same time are in the mean (not in the median).
+
+def _wakeup_gaps(s: str) -> list:
+    try:
+        gaps = [int(x) for x in s.split(",")]
+    except ValueError:
+        raise CalibrateError(f"--wakeup-gaps {s}: error: not a list of whole microseconds\n  fix: e.g. --wakeup-gaps 100,500,1000") from None
+    if not gaps or any(g < 10 or g > 100_000 for g in gaps):
+        raise CalibrateError(f"--wakeup-gaps {s}: error: each sleep must be 10-100000 us\n  fix: e.g. --wakeup-gaps 100,500,1000")
+    return gaps
+
+
+def _schedstat() -> tuple:
+    """(run_delay ns, switch-ins) of the calling thread (/proc/thread-self/schedstat)."""
+    with open("/proc/thread-self/schedstat") as f:
+        a = f.read().split()
+    return int(a[1]), int(a[2])
+
+
+def _idle_usage(cpu: int) -> tuple:
+    """How many times CPU `cpu` entered any cpuidle state and its time in them (us); (0, 0) where it has
+    no cpuidle driver."""
+    d = f"/sys/devices/system/cpu/cpu{cpu}/cpuidle"
+    n = t = 0
+    try:
+        for st in os.listdir(d):
+            if st.startswith("state"):
+                with open(os.path.join(d, st, "usage")) as f:
+                    n += int(f.read())
+                with open(os.path.join(d, st, "time")) as f:
+                    t += int(f.read())
+    except OSError:
+        return 0, 0
+    return n, t
+
+
+# A wake-up counts as one onto an idle CPU when the CPU was idle for at least this share of the time
+# the task was off it (the sleep): on a shared machine a CPU that idled once during the sleep may run
+# another task at the wake-up.
+IDLE_THROUGH = 0.75
+
+
+def _wake_samples(cpu: int, other: int, gap_us: int, n: int, kind: str) -> list:
+    """run_delay (ns) of each switch-in of a task pinned to `cpu` after a wake-up that found `cpu` idle:
+    `kind` "pipe": woken by a write from a task pinned to `other` every `gap_us`; "timer": its own
+    nanosleep(`gap_us`)."""
+    out = []
+    if kind == "pipe":
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.sched_setaffinity(0, {other})
+                os.close(r)
+                time.sleep(0.02)
+                for _ in range(n):
+                    time.sleep(gap_us / 1e6)
+                    os.write(w, b"x")
+            finally:
+                os._exit(0)
+        os.close(w)
+    old = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        d, c = _schedstat()
+        (u, it), t0 = _idle_usage(cpu), time.perf_counter_ns()
+        for _ in range(n):
+            if kind == "pipe":
+                os.read(r, 1)
+            else:
+                time.sleep(gap_us / 1e6)
+            d2, c2 = _schedstat()
+            (u2, it2), t1 = _idle_usage(cpu), time.perf_counter_ns()
+            off = t1 - t0 - (d2 - d)
+            if c2 > c and u2 > u and (it2 - it) * 1000 >= IDLE_THROUGH * off:
+                # it slept, its CPU idled through most of the sleep, and it was switched in: one wake-up
+                # onto an idle CPU
+                out.append(d2 - d)
+            d, c = _schedstat()
+            (u, it), t0 = _idle_usage(cpu), time.perf_counter_ns()
+    finally:
+        os.sched_setaffinity(0, old)
+        if kind == "pipe":
+            os.close(r)
+            os.waitpid(pid, 0)
+    return out
+
+
+def measure_wakeup(gaps: list, n: int) -> dict:
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        raise CalibrateError("memtwin calibrate --wakeup: error: needs two CPUs this process may run on (it wakes a task "
+                             "on one from the other)\n  fix: run it where sched_getaffinity() gives two or more CPUs")
+    if not os.path.exists("/proc/thread-self/schedstat"):
+        raise CalibrateError("memtwin calibrate --wakeup: error: /proc/thread-self/schedstat is missing (a kernel without "
+                             "CONFIG_SCHED_INFO)\n  fix: run it on a kernel with schedstat")
+    if _idle_usage(cpus[0])[0] == 0:
+        raise CalibrateError(f"memtwin calibrate --wakeup: error: CPU {cpus[0]} has no cpuidle counters "
+                             f"(/sys/devices/system/cpu/cpu{cpus[0]}/cpuidle), so an idle CPU cannot be told apart\n"
+                             "  fix: run it on a kernel with a cpuidle driver (CONFIG_CPU_IDLE)")
+    with open("/proc/loadavg") as f:
+        load0 = " ".join(f.read().split()[:3])
+    rows, pooled = [], []
+    for kind in ("pipe", "timer"):
+        for g in gaps:
+            xs = []
+            for a, b in ((cpus[0], cpus[1]), (cpus[1], cpus[0])):
+                xs += _wake_samples(a, b, g, n // 2, kind)
+            pooled += xs
+            rows.append({"kind": kind, "gap_us": g, "wakeups": len(xs), "median_ns": _q(xs, 0.5) if xs else None,
+                         "p90_ns": _q(xs, 0.9) if xs else None, "mean_ns": round(statistics.mean(xs)) if xs else None,
+                         "zero_share": sum(1 for x in xs if x == 0) / len(xs) if xs else None})
+    with open("/proc/loadavg") as f:
+        load1 = " ".join(f.read().split()[:3])
+    if not pooled:
+        raise CalibrateError("memtwin calibrate --wakeup: error: no wake-up found its CPU idle (the machine is busy)\n"
+                             "  fix: run it when the CPUs have idle time")
+    return {"kernel": platform.release(), "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "loadavg": [load0, load1], "cpus": cpus[:2], "rows": rows, "wakeups": len(pooled),
+            "median_ns": round(_q(pooled, 0.5)), "mean_ns": round(statistics.mean(pooled)),
+            "zero_share": sum(1 for x in pooled if x == 0) / len(pooled)}
+
+
+def wakeup_report(f: dict) -> str:
+    """The text of a --wakeup measurement (comment lines: the figures, the command and the load)."""
+    lines = [f"# memtwin calibrate --wakeup, {f['date']}, kernel {f['kernel']}, CPUs {f['cpus'][0]} and {f['cpus'][1]}, "
+             f"loadavg {f['loadavg'][0]} -> {f['loadavg'][1]}",
+             "# run_delay (/proc/thread-self/schedstat) per switch-in of a task woken onto an idle CPU (idle for at least",
+             f"# {IDLE_THROUGH:.0%} of the sleep, cpuidle): by a pipe from the other CPU (the wake list, ttwu_queue_wakelist()) and by",
+             "# its own timer (hrtimer_wakeup(), a local ttwu_do_activate())"]
+    for r in f["rows"]:
+        if r["wakeups"]:
+            lines.append(f"#   {r['kind']:5} every {r['gap_us']:>6} us: {r['wakeups']:5} wake-ups, median {r['median_ns'] / 1e3:.2f} us, "
+                         f"p90 {r['p90_ns'] / 1e3:.2f} us, mean {r['mean_ns'] / 1e3:.2f} us, exactly 0 at {r['zero_share']:.0%}")
+        else:
+            lines.append(f"#   {r['kind']:5} every {r['gap_us']:>6} us: no wake-up found its CPU idle")
+    lines.append(f"# all {f['wakeups']}: median {f['median_ns'] / 1e3:.2f} us, mean {f['mean_ns'] / 1e3:.2f} us, exactly 0 at "
+                 f"{f['zero_share']:.0%} (the wake-up preempts the idle task: rq_clock_skip_update(), no clock update "
+                 "before the switch-in)")
+    return "\n".join(lines) + "\n"
+
+
+def main_wakeup(a) -> int:
+    try:
+        gaps = _wakeup_gaps(a.wakeup_gaps)
+        if a.wakeup_samples < 2:
+            raise CalibrateError(f"--wakeup-samples {a.wakeup_samples}: error: must be at least 2 (half on each CPU)\n"
+                                 "  fix: e.g. --wakeup-samples 1000")
+        for p in (a.out, a.json):
+            if p and not os.path.isdir(os.path.dirname(os.path.abspath(p))):
+                raise CalibrateError(f"{p}: error: its directory does not exist\n  fix: create it or give another path")
+        f = measure_wakeup(gaps, a.wakeup_samples)
+    except CalibrateError as e:
+        print(str(e), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("memtwin calibrate: interrupted", file=sys.stderr)
+        return 130
+    text = wakeup_report(f)
+    print(text, end="")
+    if a.out:
+        with open(a.out + ".tmp", "w") as fh:
+            fh.write(text)
+        os.rename(a.out + ".tmp", a.out)
+    if a.json:
+        with open(a.json + ".tmp", "w") as fh:
+            json.dump(f, fh, indent=1)
+        os.rename(a.json + ".tmp", a.json)
+    return 0
+
+
 def main(a) -> int:
+    if getattr(a, "wakeup", False):
+        return main_wakeup(a)
     try:
         if a.dir and a.scratch is not None:
             raise CalibrateError(f"--dir {a.dir} --scratch {a.scratch}: error: --dir writes its scratch file in DIR, on the "

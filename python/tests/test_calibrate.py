@@ -198,3 +198,68 @@ def test_a_buffers_segments_are_its_runs_of_frames_cut_at_max_segment_size():
     assert calibrate._segments(runs, 8 << 20, 99) == 5
     assert calibrate._segments(([512, 512, 1024], 128), 8 << 20, 99) == 4 + 4 + 8   # 512 KiB segments
     assert calibrate._segments(None, 8 << 20, 2048) == 2048      # frame numbers hidden: the fallback
+
+
+# --- the wake-up pass (wake23) ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, msg", [
+    (["--wakeup", "--wakeup-gaps", "100,x"], r"--wakeup-gaps 100,x: error: not a list of whole microseconds"),
+    (["--wakeup", "--wakeup-gaps", "5"], r"--wakeup-gaps 5: error: each sleep must be 10-100000 us"),
+    (["--wakeup", "--wakeup-samples", "1"], r"--wakeup-samples 1: error: must be at least 2"),
+    (["--wakeup", "--out", "/nonexistent-dir/x.toml"], r"its directory does not exist"),
+])
+def test_wakeup_bad_arguments_are_refused_before_measuring(capsys, monkeypatch, args, msg):
+    import re
+    from memtwin import calibrate
+    monkeypatch.setattr(calibrate, "measure_wakeup", None)  # nothing may be measured
+    code, out, err = cli_run(capsys, "calibrate", *args)
+    assert code == 2 and re.search(msg, err) and "fix:" in err and out == "" and "Traceback" not in err
+
+
+def test_wakeup_counts_only_wakeups_onto_an_idle_cpu(monkeypatch):
+    """A switch-in counts only when the CPU's cpuidle usage grew while the task slept and its idle
+    time covers most of the sleep: with the counters standing still (a busy CPU), or idle entered
+    but for no time, nothing is kept, and the pass says the machine is busy."""
+    from memtwin import calibrate
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two CPUs")
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (7, 0))
+    assert calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "timer") == []
+    with pytest.raises(calibrate.CalibrateError, match="no wake-up found its CPU idle"):
+        calibrate.measure_wakeup([100], 20)
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (next(ticks), 0))
+    assert calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "timer") == [], \
+        "entered idle but not idle through the sleep: not counted"
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (next(ticks), next(ticks) * 10**6))
+    xs = calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "pipe")
+    assert 0 < len(xs) <= 20 and all(x >= 0 for x in xs)
+
+
+def test_the_wakeup_report_names_every_row():
+    from memtwin import calibrate
+    f = {"kernel": "6.18.44", "date": "2026-11-30T15:40:00Z", "loadavg": ["0.5 0.4 0.3", "0.6 0.4 0.3"], "cpus": [0, 1],
+         "rows": [{"kind": "pipe", "gap_us": 100, "wakeups": 10, "median_ns": 0, "p90_ns": 1000, "mean_ns": 400, "zero_share": 0.9},
+                  {"kind": "timer", "gap_us": 100, "wakeups": 0, "median_ns": None, "p90_ns": None, "mean_ns": None, "zero_share": None}],
+         "wakeups": 10, "median_ns": 0, "mean_ns": 400, "zero_share": 0.9}
+    text = calibrate.wakeup_report(f)
+    assert "pipe  every    100 us:    10 wake-ups, median 0.00 us, p90 1.00 us, mean 0.40 us, exactly 0 at 90%" in text
+    assert "timer every    100 us: no wake-up found its CPU idle" in text
+    assert all(ln.startswith("#") for ln in text.splitlines())
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_a_wakeup_that_preempts_the_idle_task_adds_no_run_delay():
+    """kernel/sched/core.c wakeup_preempt() (6.18; check_preempt_curr() in 6.1): a wake-up that
+    preempts the running (idle) task skips the clock update before the switch-in
+    (rq_clock_skip_update()), so schedstat's run_delay grows by exactly 0. The median over the
+    wake-ups that found their CPU idle is 0 even on a shared machine; skips when no wake-up
+    found its CPU idle (a saturated machine)."""
+    from memtwin import calibrate
+    try:
+        f = calibrate.measure_wakeup([500], 200)
+    except calibrate.CalibrateError as e:
+        pytest.skip(str(e).splitlines()[0])
+    if f["wakeups"] < 20:
+        pytest.skip(f"only {f['wakeups']} wake-ups found their CPU idle")
+    assert f["median_ns"] == 0 and f["zero_share"] >= 0.5, f
