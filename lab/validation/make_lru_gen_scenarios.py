@@ -753,8 +753,12 @@ PS_GAP_NOTE = """
 # each of the 7 kernel boots that deactivate, in P's reclaim calls before the next flush (A's a >> 12 then a >> 11
 # per call), against the engine at its machine over 60 flush phases: 477, 864, 831, 405, 1,390, 696, 321 calls
 # (boots 1-6, 9), the engine's 207-1,390, 208-1,472, 287-1,375, 298-1,385, 245-1,321, 262-1,472, 283-1,468 (medians
-# 615-754): inside at six boots, above at boot 5 (+69 calls, 5%). The engine's share of deactivated pages evicted,
-# 0.64-0.67 over its phases, against the kernel's 0.35-0.73 (lower the fewer deactivated: 0.35 at 3,095 pages)."""
+# 615-754): inside at six boots, above at boot 5 (+69 calls, 5%). The share of the deactivated pages evicted falls
+# with their number in both (A's inactive list is scanned only from 2,048 pages, size >> 11: the last ~2,000 stay):
+# kernel 0.35 at 3,095 pages to 0.73 at 9,489, engine 0.35 below 4,500 pages, 0.71 from 6,000 (at boots 2 and 5's
+# machines); where the two deactivated alike they re-read alike (the kernel's boot 4: 3,851 pages, 1,855 refaults;
+# the engine at boot 5's machine: 3,851, 1,854). So the re-read's median here is which deactivation counts the
+# phases drew: the kernel's 7 boots against the engine's 26."""
 
 def known_out(base: str) -> str:
     return known_list(KNOWN612.get(base, []))
