@@ -670,7 +670,12 @@ PS_OLD_NOTE = """
 # there). The same scenario: qemu612-lrugen-parent-stream-cal (the calibrated set, host load 9.6-21, no
 # boot deactivating) and qemu612-lrugen-parent-stream-quiet (the quiet set, 2 of 12 deactivating, as the engine).
 # Compared as a bimodal metric since bimodal22 (PS_BIMODAL): 6 of 12 kernel boots deactivate A against 4 of the
-# engine's 48 (boot seeds 0-47), Fisher's p 0.003: the shares differ (at seeds 48-191 too), so the known_outs stay."""
+# engine's 48 (boot seeds 0-47), Fisher's p 0.003: the shares differ (at seeds 48-191 too), so the known_outs stay.
+# parent22 (lab/measurements/memcg-stats-flush/deact_calls.py): the six deactivating boots' stream deactivated 5,152-
+# 10,862 of A's pages, 583-1,785 of P's reclaim calls before the next flush (A's a >> 12 then a >> 11 per call, as the
+# traced guests); boot 11's 1,785 is more than the engine's window holds at the quiet and gap sets' machines
+# (at most 1,634 calls: quiet boot 9's over 100 phases; the gap set's 1,472 over 60). What the share waits for is
+# unchanged (the runner's gaps and split factors, which this set does not record)."""
 # qemu612-lrugen-parent-stream-quiet: the same scenario compared with the quiet set (lrugen22), beside the older set
 # and the -cal set.
 PS_QUIET_NOTE = """
