@@ -519,9 +519,31 @@ PS_QUIET_COND = ("Compared as a bimodal metric (PS_BIMODAL): the share of boots 
                  "11-20% below, out at 10% at every block. The median of the plain rule compared 0 with 0 (both sets' "
                  "typical boot does not deactivate), which said nothing of the re-read. How much is re-read is how long "
                  "after P's limit the next periodic flush stops the deactivations; the kernel's figure rests on two boots. "
-                 "What these wait for: the engine's re-read when it deactivates moved by the mechanism (when the flush "
-                 "stops the deactivations against the stream's pace at this set's factors), or a set with more deactivating "
-                 "boots that shows the kernel's median lower")
+                 "Taken apart (parent22, lab/measurements/memcg-stats-flush/deact_calls.py): the re-read is the pages P's "
+                 "limit reclaim deactivates (the stream's vmstat.pgdeactivate) times the share of them evicted before the "
+                 "stream ends. The first is a function of the number of reclaim calls between P's limit and the next flush: "
+                 "each try_to_free_mem_cgroup_pages(P) scans A's active list at priority 12 then 11 (get_scan_count()'s size "
+                 ">> priority; B's inactive reaches SWAP_CLUSTER_MAX at 11) and deactivates a >> 12 then a >> 11 of A's a "
+                 "active pages (6.12's shrink_active_list(): unmapped file folios), as the guest's traces show (454, 667, "
+                 "1,011 calls: 4,249, 5,740, 7,862 pages, exactly; unit test limit_reclaim_of_a_parent_deactivates_a_childs_"
+                 "active_list_at_priorities_12_and_11_6_12). The evicted share (0.707 and 0.725 in the engine at boots 3 and "
+                 "9's machines against the kernel's 0.737 and 0.731) and workingset_refault()'s activations (9.1% of the "
+                 "refaults against 9.6% and 9.5%) agree: refuted as causes, with the per-call deactivation. What differs is "
+                 "the number of calls: the kernel's boot 9 deactivated 9,794 pages (1,467 calls), the engine's median at "
+                 "boot 9's factors and gaps over 100 flush phases (kernel.boot_seed 1000-1099: 9,618 pages, 1,423 calls; "
+                 "8,477-10,407); boot 3 deactivated 10,304 (1,599 calls), above the engine's maximum at boot 3's machine "
+                 "(9,305 pages, 1,344 calls; median 8,229), 255 calls short in every phase. The flush's period does not "
+                 "make that up: 6.12 requeues it 500 jiffies on, which the timer wheel's level 1 rounds up to the next "
+                 "multiple of 8 (calc_index(): 501-508 jiffies, 504 = 2.016 s when requeued in the jiffy it fired), and "
+                 "the traced periods are 2.035 s median (1.98-2.27): 16-35 ms more window, "
+                 "some 20-40 calls. Boot 3's guest read wset 1 cold in 0.412 s (the engine at its factors 0.323) and "
+                 "streamed as fast (3.94 s against 3.97), so its stream after P's limit ran faster than the engine's replay "
+                 "(taking the stream's pace before the limit as wset 1's: an estimated 166 against 150 MiB/s): a window "
+                 "of more calls from the pace of one boot (load 4.3-4.6, QEMU without --qemu-nice), which one calibration "
+                 "per boot does not carry. What these wait for: unchanged, the engine's re-read among deactivating boots "
+                 "within 10% of the kernel's, by the stream's pace after P's limit at each boot's machine (the runner "
+                 "records no progress within a step), or a set with more deactivating boots that shows the kernel's "
+                 "median lower")
 KNOWN612_QUIET = [("two-list", "wset 3", m, PS_QUIET_COND)
                   for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")]
 # qemu612-lrugen-parent-stream-cal: the same scenario compared with the calibrated set (lrugen10), beside the
@@ -715,7 +737,12 @@ PS_OLD_NOTE = """
 # there). The same scenario: qemu612-lrugen-parent-stream-cal (the calibrated set, host load 9.6-21, no
 # boot deactivating) and qemu612-lrugen-parent-stream-quiet (the quiet set, 2 of 12 deactivating, as the engine).
 # Compared as a bimodal metric since bimodal22 (PS_BIMODAL): 6 of 12 kernel boots deactivate A against 4 of the
-# engine's 48 (boot seeds 0-47), Fisher's p 0.003: the shares differ (at seeds 48-191 too), so the known_outs stay."""
+# engine's 48 (boot seeds 0-47), Fisher's p 0.003: the shares differ (at seeds 48-191 too), so the known_outs stay.
+# parent22 (lab/measurements/memcg-stats-flush/deact_calls.py): the six deactivating boots' stream deactivated 5,152-
+# 10,862 of A's pages, 583-1,785 of P's reclaim calls before the next flush (A's a >> 12 then a >> 11 per call, as the
+# traced guests); boot 11's 1,785 is more than the engine's window holds at the quiet and gap sets' machines
+# (at most 1,634 calls: quiet boot 9's over 100 phases; the gap set's 1,472 over 60). What the share waits for is
+# unchanged (the runner's gaps and split factors, which this set does not record)."""
 # qemu612-lrugen-parent-stream-quiet: the same scenario compared with the quiet set (lrugen22), beside the older set
 # and the -cal set.
 PS_QUIET_NOTE = """
@@ -741,7 +768,15 @@ PS_QUIET_NOTE = """
 # Compared as a bimodal metric since bimodal22 (PS_BIMODAL): the shares agree (2 of 12 against the engine's 17 of 48,
 # Fisher's p 0.306), the re-read among the boots that deactivate does not (the kernel's 28.8 MiB against the engine's
 # 25.6, -11.2%; -14.7% to -20.4% at other seed blocks): three two-list wset 3 known_outs (PS_QUIET_COND), which the
-# plain median (0 against 0) did not show."""
+# plain median (0 against 0) did not show.
+# parent22 (lab/measurements/memcg-stats-flush/deact_calls.py; their why has the figures): the deactivation per
+# reclaim call (A's a >> 12 then a >> 11, priority 12 then 11), the share of deactivated pages evicted (engine 0.71-0.73,
+# kernel 0.73-0.74) and the refault activations (9.1% against 9.5-9.6%) agree with the guest's; the miss is the
+# number of P's reclaim calls before the next flush: boot 9's is the engine's median at its machine, boot 3's is
+# above the engine's maximum at its machine (1,599 against 1,344 calls over 100 flush phases), whose stream ran
+# after P's limit faster than the engine replays it. Refuted: the reclaim mechanism (per-call deactivation,
+# eviction, workingset_refault()'s test) and the flush's period (501-508 jiffies from the timer wheel's rounding,
+# 2.035 s traced: 20-40 calls of the 255)."""
 
 # qemu612-lrugen-parent-stream-gap: parent-stream with a 1 s sleep after wset 2 (GAP above).
 PS_GAP_NOTE = """
@@ -785,7 +820,17 @@ PS_GAP_NOTE = """
 # workingset_activate_file, abs 64, within at seeds 0-47: 359 against 417.5). The verdict flips with the seed block,
 # so the set stays pending: what it waits for is the engine's re-read when it deactivates held within 10% of the
 # kernel's at every block (how long after P's limit the next flush stops the deactivations), or more deactivating
-# kernel boots, whose median moves less from set to set than 7 boots' spread of 4.2-26.9 MiB."""
+# kernel boots, whose median moves less from set to set than 7 boots' spread of 4.2-26.9 MiB.
+# parent22 (lab/measurements/memcg-stats-flush/deact_calls.py --set qemu612-lrugen-parent-stream-gap --phases 60):
+# each of the 7 kernel boots that deactivate, in P's reclaim calls before the next flush (A's a >> 12 then a >> 11
+# per call), against the engine at its machine over 60 flush phases: 477, 864, 831, 405, 1,390, 696, 321 calls
+# (boots 1-6, 9), the engine's 207-1,390, 208-1,472, 287-1,375, 298-1,385, 245-1,321, 262-1,472, 283-1,468 (medians
+# 615-754): inside at six boots, above at boot 5 (+69 calls, 5%). The share of the deactivated pages evicted falls
+# with their number in both (A's inactive list is scanned only from 2,048 pages, size >> 11: the last ~2,000 stay):
+# kernel 0.35 at 3,095 pages to 0.73 at 9,489, engine 0.35 below 4,500 pages, 0.71 from 6,000 (at boots 2 and 5's
+# machines); where the two deactivated alike they re-read alike (the kernel's boot 4: 3,851 pages, 1,855 refaults;
+# the engine at boot 5's machine: 3,851, 1,854). So the re-read's median here is which deactivation counts the
+# phases drew: the kernel's 7 boots against the engine's 26."""
 
 def known_out(base: str) -> str:
     return known_list(KNOWN612.get(base, []))

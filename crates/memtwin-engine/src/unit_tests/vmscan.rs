@@ -2084,3 +2084,81 @@ fn kswapd_shrink_node_6_1_raises_the_priority_only_when_the_round_fell_short() {
         assert_eq!(k.nodes[0].kswapd_failures, failures + counts as u32, "{profile}: kswapd_failures from 4.12");
     }
 }
+
+/// mm/vmscan.c 6.12 limit reclaim of a parent P whose child A holds 64 MiB all active and whose
+/// child B holds 192 MiB inactive (qemu612-lrugen-parent-stream's P's limit, parent22), with the
+/// rstat copy of the last periodic flush showing A's active above P's inactive
+/// (`prepare_scan_control()` -> `inactive_is_low()`: `sc->may_deactivate |= DEACTIVATE_FILE`):
+/// each `try_to_free_mem_cgroup_pages(P, 1)` (`nr_to_reclaim` = `SWAP_CLUSTER_MAX`) walks P, A,
+/// B at `DEF_PRIORITY` 12, where `get_scan_count()` gives A's active list `size >> 12` and B's
+/// inactive list 12 pages, short of 32, then at priority 11, where B's 23 more reach it
+/// (`shrink_node_memcgs()`'s partial walk stops at B): A loses `a >> 12` then `a >> 11` pages
+/// to `shrink_active_list()` per call (unmapped file folios: `folio_referenced()` is 0).
+/// The Debian 6.12 guest's trace (lab/measurements/memcg-stats-flush/traces/boot-5.trace.gz,
+/// `mm_vmscan_lru_shrink_active`) has the same sequence, priority 12 then 11 per call: 4, 7, 3,
+/// 7, 3, 7, ...; its 454, 667 and 1,011 calls deactivated 4,249, 5,740 and 7,862 pages
+/// (boots 1, 2, 5), this recurrence's figures (deact_calls.py there).
+#[test]
+fn limit_reclaim_of_a_parent_deactivates_a_childs_active_list_at_priorities_12_and_11_6_12() {
+    use crate::memcontrol::FLUSH_TIME;
+    let mut s = sim(r#"
+[scenario]
+name = "parent-deactivate"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.12"
+cgroup = "v2"
+[devices.sda]
+read_bw = "2G"
+[files."/w"]
+size = "64M"
+[files."/s"]
+size = "192M"
+[cgroups.P]
+[cgroups."P/A"]
+[cgroups."P/B"]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (p, a, b, w, f) = (memcg(&s, "P"), memcg(&s, "P/A"), memcg(&s, "P/B"), inode(&s, "/w"), inode(&s, "/s"));
+    let k = &mut s.kernel;
+    assert!(!k.profile.lru_gen);
+    // A reads its 64 MiB twice (all active), the flush at FLUSH_TIME copies that, then B reads
+    // 192 MiB once (inactive), before the next flush.
+    read_pages(k, w, 0, 16384, a);
+    read_pages(k, w, 0, 16384, a);
+    k.lru_add_drain();
+    assert!(k.now < FLUSH_TIME);
+    k.advance_clock(FLUSH_TIME);
+    read_pages(k, f, 0, 49152, b);
+    k.lru_add_drain();
+    assert!(k.now < 2 * FLUSH_TIME, "B's read ends before the next flush: {}", k.now);
+    assert_eq!(lru_size(k, a, LruList::ActiveFile), 16384);
+    assert_eq!(lru_size(k, b, LruList::InactiveFile), 49152);
+    let vp = k.lruvec_idx(p, 0);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::ActiveFile), 16384);
+    assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 0);
+    // The recurrence: per call a >> 12, then (a - a >> 12) >> 11.
+    let mut act = 16384u64;
+    let mut want = Vec::new();
+    for _ in 0..100 {
+        let x = act >> 12;
+        act -= x;
+        let y = act >> 11;
+        act -= y;
+        want.push(x + y);
+    }
+    assert_eq!(&want[..3], &[11, 10, 10], "the trace's 4 + 7, then 3 + 7");
+    let mut got = Vec::new();
+    for _ in 0..100 {
+        let before = lru_size(k, a, LruList::ActiveFile);
+        let reclaimed = k.try_to_free_mem_cgroup_pages(p, 1);
+        assert!((32..=48).contains(&reclaimed), "priority 11 reaches SWAP_CLUSTER_MAX: {reclaimed}");
+        got.push(before - lru_size(k, a, LruList::ActiveFile));
+    }
+    assert_invariants(k);
+    assert!(k.now < 2 * FLUSH_TIME, "all 100 calls read the same copy");
+    assert_eq!(got, want);
+    assert_eq!(k.memcgs.get(a).events[MemcgEvent::Pgdeactivate as usize], want.iter().sum::<u64>());
+}
