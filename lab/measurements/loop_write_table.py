@@ -8,18 +8,22 @@ The engine's device (blkdev/mod.rs `HwQueue::dispatch`): a request completes at 
 `request_cost` (13 us) stay the table's (fio, lab/validation/loop-device.md), as on the read side
 (loop_device_table.py). From the traces:
 
-- `queue_write_bw`, the bandwidth write requests in flight share, by the read side's rule (hostcal.rs
-  `window_read_bw()`'s: a batch's span less `request_cost` a request): a batch is a run of loop write requests
-  whose [issue, completion] overlap; the batches taken are those of the fsync'd writeback with blk-wbt at the
-  kernel's default (`seq-wbt`): ext4_writepages()' REQ_SYNC writes, which blk-wbt lets through wb_max (16) at a
-  time (block/blk-wbt.c get_limit(), 6.18), so each batch is 16 requests of up to 1280 KiB issued within ~1 ms,
-  the write side's "two windows issued together". The median over every round's batches of 16 MiB or more.
-  The memcg writer's batches (the host-queue-rw scenarios' regime, wb_normal/wb_background in flight) and the
-  whole writeback without blk-wbt (`seq-nowbt`, one busy period) are printed beside it, not used.
+- `queue_write_bw`, the bandwidth write requests in flight share: the writeback of the fsync'd 256 MiB file with
+  blk-wbt off (`seq-nowbt`: ext4_writepages()' requests of up to 1280 KiB, the loop device's 128 tags full), a
+  busy period (a run of loop write requests whose [issue, completion] overlap) of 64 MiB or more: its bytes /
+  (its span - n x `request_cost`), the read side's rule (hostcal.rs `window_read_bw()`'s); the median over every
+  round's. Not the batches blk-wbt lets through (`seq-wbt`, REQ_SYNC writes wb_max = 16 at a time, block/blk-wbt.c
+  get_limit(), 6.18; and the memcg writer's, the host-queue-rw scenarios' regime): on the loaded host each of
+  their requests carries the host's per-request overhead (a request alone: ~200 us at no byte where the table
+  has `request_latency` 50 us), which the model puts in `request_latency`/`request_cost`, not in the shared rate;
+  with 128 in flight that overhead overlaps. They are printed beside it, with the requests in flight blk-wbt
+  allowed (the host's 6.18 blk-wbt scales the writer's depth past wb_max: up to 41-48 in flight).
 - the request alone (`alone`: one write request at a time, 4-1024 KiB, no other request of the loop device
-  overlapping it): least squares of its time against bytes and segments (its pages' physically contiguous
-  runs): the intercept is what the table's `request_latency` is, the byte slope's inverse `request_write_bw`,
-  the segment slope the cost a segment (printed; the table gives no `segment_cost`, as on the read side).
+  overlapping it): least squares of the median time of each size against its bytes: the byte slope's inverse
+  is `request_write_bw`, the intercept what the table's `request_latency` stands for (printed beside it). The
+  fit over every request against bytes and segments (its pages' physically contiguous runs) is printed, not
+  used: on a loaded host its outliers (milliseconds) set it, and the table gives no `segment_cost` (as on the
+  read side).
 - the 4 KiB random read (`rand`: host-queue-rw-rand's reader's 4096 random pread()s of the cold file, buffered):
   the loop device's read requests' issue-to-completion, vda's beneath, and each pread()'s time; what the
   throttled device's `seek` (make_queue_scenarios.py THROTTLED, 60 us, `memtwin calibrate --throttle`'s
@@ -34,7 +38,8 @@ import sys
 
 REQUEST_LATENCY_NS = 50_000  # the table's (loop-device.md: fio's 4 KiB reads alone)
 REQUEST_COST_NS = 13_000  # the table's (loop-device.md: fio's deep queue, per request)
-BATCH_BYTES = 16 << 20  # a batch of blk-wbt's wb_max (16) requests of writeback
+BATCH_BYTES = 16 << 20  # a batch of blk-wbt's wb_max (16) requests of writeback (printed)
+DEEP_BYTES = 64 << 20  # a busy period of the writeback without blk-wbt (used)
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -99,11 +104,20 @@ def derive(traces):
                               "phases": {p["phase"]: p["loadavg"] for p in d["phases"]}})
         for phase, key in (("seq-wbt", "wbt_batches"), ("memcg-wbt", "memcg_batches"), ("seq-nowbt", "nowbt")):
             _, rs = phase_reqs(d, phase)
+            w = [r for r in rs if r[4]]
+            ev = sorted([(r[0], 1) for r in w] + [(r[1], -1) for r in w])
+            cur, last, tm = 0, None, {}
+            for t, x in ev:
+                if last is not None and cur > 0:
+                    tm[cur] = tm.get(cur, 0) + t - last
+                cur, last = cur + x, t
+            out["rounds"][-1].setdefault("inflight", {})[phase] = {"max": max(tm), "mean": sum(k * v for k, v in tm.items()) / sum(tm.values()),
+                                                                 "busy_ns": sum(tm.values()), "bytes": sum(r[2] for r in w)}
             for b in batches([r for r in rs if r[4]]):
                 n = len(b["reqs"])
                 nbytes = sum(r[2] for r in b["reqs"])
                 span = b["end"] - b["start"]
-                if nbytes < BATCH_BYTES:
+                if nbytes < (DEEP_BYTES if key == "nowbt" else BATCH_BYTES):
                     continue
                 out[key].append({"round": i + 1, "n": n, "bytes": nbytes, "span_ns": span,
                                  "spread_ns": b["reqs"][-1][0] - b["reqs"][0][0], "bw": nbytes * 1e9 / (span - n * REQUEST_COST_NS)})
@@ -120,9 +134,13 @@ def derive(traces):
                                 "pread_ns": p["read_ns"]})
     al = out["alone"]
     out["fit"] = lstsq([(1.0, b, g) for b, g, _, _ in al], [t for _, _, t, _ in al])
-    out["fit_bytes"] = lstsq([(1.0, b) for b, _, _, _ in al], [t for _, _, t, _ in al])
-    out["queue_write_bw"] = statistics.median(b["bw"] for b in out["wbt_batches"])
-    out["request_write_bw"] = 1e9 / out["fit"][1]
+    by = {}
+    for b, _, t, _ in al:
+        by.setdefault(b, []).append(t)
+    out["alone_medians"] = [(b, statistics.median(v), len(v)) for b, v in sorted(by.items())]
+    out["fit_medians"] = lstsq([(1.0, b) for b, _, _ in out["alone_medians"]], [t for _, t, _ in out["alone_medians"]])
+    out["queue_write_bw"] = statistics.median(b["bw"] for b in out["nowbt"])
+    out["request_write_bw"] = 1e9 / out["fit_medians"][1]
     return out
 
 
@@ -143,16 +161,19 @@ def main():
     for i, r in enumerate(d["rounds"]):
         print(f"round {i + 1}: {paths[i]} {r['date']} load {r['loadavg_start'][0]} -> {r['loadavg_end'][0]} (phases: {r['phases']})")
     a, k, c = d["fit"]
-    a1, k1 = d["fit_bytes"]
-    by = {}
-    for b, g, t, _ in d["alone"]:
-        by.setdefault(b >> 10, []).append(t)
+    a1, k1 = d["fit_medians"]
     print(f"write requests alone ({len(d['alone'])}), by KiB (n, median us):",
-          ", ".join(f"{kb}: {len(v)}, {statistics.median(v) / 1e3:.1f}" for kb, v in sorted(by.items())))
-    print(f"  least squares over bytes and segments: {a / 1e3:.1f} us + bytes at {1e9 / k / 1e9:.2f} GB/s + {c:.0f} ns a segment")
-    print(f"  over bytes alone: {a1 / 1e3:.1f} us + bytes at {1e9 / k1 / 1e9:.2f} GB/s")
-    for name, key in (("blk-wbt's wb_max batches of the fsync'd writeback (used)", "wbt_batches"),
-                      ("the memcg writer's batches (not used)", "memcg_batches"), ("without blk-wbt (not used)", "nowbt")):
+          ", ".join(f"{b >> 10}: {n}, {t / 1e3:.1f}" for b, t, n in d["alone_medians"]))
+    print(f"  least squares over the sizes' medians (used): {a1 / 1e3:.1f} us + bytes at {1e9 / k1 / 1e9:.2f} GB/s "
+          f"(the table's request_latency is {REQUEST_LATENCY_NS / 1e3:.0f} us)")
+    print(f"  least squares over every request, bytes and segments (not used: the load's outliers): {a / 1e3:.1f} us + bytes at "
+          f"{1e9 / k / 1e9:.2f} GB/s + {c:.0f} ns a segment")
+    for i, r in enumerate(d["rounds"]):
+        print(f"round {i + 1}, write requests in flight (max, time-weighted mean) and bytes over the busy time:",
+              "; ".join(f"{ph} {x['max']}, {x['mean']:.1f}, {x['bytes'] / x['busy_ns']:.2f} GB/s" for ph, x in r["inflight"].items()))
+    for name, key in (("the writeback without blk-wbt, busy periods of 64 MiB or more (used)", "nowbt"),
+                      ("blk-wbt's batches of the fsync'd writeback (not used)", "wbt_batches"),
+                      ("the memcg writer's batches (not used)", "memcg_batches")):
         rows = d[key]
         print(f"{name}: {len(rows)}" + (f", median {statistics.median(x['bw'] for x in rows) / 1e9:.2f} GB/s net of request_cost" if rows else ""))
         for x in rows:
@@ -164,8 +185,8 @@ def main():
               f"{q(lo, .1) / 1e3:.1f}/{statistics.median(lo) / 1e3:.1f}/{q(lo, .9) / 1e3:.1f} us; vda beneath {len(vd)}: "
               f"{q(vd, .1) / 1e3:.1f}/{statistics.median(vd) / 1e3:.1f}/{q(vd, .9) / 1e3:.1f} us")
     print("[devices.X] (write side):")
-    print(f"  queue_write_bw = {round(d['queue_write_bw'], -7):.0f}  # median of {len(d['wbt_batches'])} wb_max batches")
-    print(f"  request_write_bw = {round(d['request_write_bw'], -7):.0f}  # a request alone: the byte slope")
+    print(f"  queue_write_bw = {round(d['queue_write_bw'], -7):.0f}  # median of {len(d['nowbt'])} busy periods without blk-wbt")
+    print(f"  request_write_bw = {round(d['request_write_bw'], -7):.0f}  # a request alone: the byte slope over the sizes' medians")
 
 
 if __name__ == "__main__":
