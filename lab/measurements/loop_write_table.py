@@ -101,7 +101,8 @@ def derive(traces):
     out = {"rounds": [], "wbt_batches": [], "memcg_batches": [], "nowbt": [], "alone": [], "rand": []}
     for i, d in enumerate(traces):
         out["rounds"].append({"date": d["date"], "loadavg_start": d["loadavg_start"], "loadavg_end": d["loadavg_end"],
-                              "phases": {p["phase"]: p["loadavg"] for p in d["phases"]}})
+                              "phases": {p["phase"]: p["loadavg"] for p in d["phases"]},
+                              "writer_ns": {p["phase"]: p["write_ns"] for p in d["phases"] if "write_ns" in p}})
         for phase, key in (("seq-wbt", "wbt_batches"), ("memcg-wbt", "memcg_batches"), ("seq-nowbt", "nowbt")):
             _, rs = phase_reqs(d, phase)
             w = [r for r in rs if r[4]]
@@ -169,6 +170,7 @@ def main():
     print(f"  least squares over every request, bytes and segments (not used: the load's outliers): {a / 1e3:.1f} us + bytes at "
           f"{1e9 / k / 1e9:.2f} GB/s + {c:.0f} ns a segment")
     for i, r in enumerate(d["rounds"]):
+        print(f"round {i + 1}, the writers' write() time (ms):", ", ".join(f"{ph} {t / 1e6:.0f}" for ph, t in r["writer_ns"].items()))
         print(f"round {i + 1}, write requests in flight (max, time-weighted mean) and bytes over the busy time:",
               "; ".join(f"{ph} {x['max']}, {x['mean']:.1f}, {x['bytes'] / x['busy_ns']:.2f} GB/s" for ph, x in r["inflight"].items()))
     for name, key in (("the writeback without blk-wbt, busy periods of 64 MiB or more (used)", "nowbt"),

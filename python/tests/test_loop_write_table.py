@@ -18,6 +18,10 @@ def load(path, name):
     return mod
 
 
+def tab_latency():
+    return load("lab/measurements/loop_write_table.py", "loop_write_table").REQUEST_LATENCY_NS
+
+
 def derived():
     tab = load("lab/measurements/loop_write_table.py", "loop_write_table")
     paths = tab.default_paths()
@@ -36,14 +40,16 @@ def test_the_host_table_s_write_side_is_the_traced_rounds():
     # the median is of those, not of blk-wbt's batches (2.2 GB/s at the rounds' load)
     assert d["queue_write_bw"] == statistics.median(b["bw"] for b in d["nowbt"])
     assert statistics.median(b["bw"] for b in d["wbt_batches"]) < 0.8 * d["queue_write_bw"]
-    # the request alone: 5 sizes, every round's, the slope over their medians
+    # the request alone: 5 sizes, every round's, the slope over their medians; a positive byte rate, and an
+    # intercept above the table's request_latency (50 us), which the table does not take (the load's)
     assert [b >> 10 for b, _, _ in d["alone_medians"]] == [4, 16, 64, 256, 1024]
-    assert 3.0e9 < d["request_write_bw"] < 4.0e9
+    assert 1e9 < d["request_write_bw"] < 1e10 and d["fit_medians"][0] > tab_latency()
 
 
 def test_the_random_read_rounds_are_the_rw_rand_reader_s():
     """The 4 KiB random reads traced beside (task 3): 4096 pread()s a round, ~3970 loop read requests of 4 KiB
-    (the rest hit pages already read), each over one vda request."""
+    (the rest hit pages already read), each over one vda request (vda's 4 KiB reads also count the host's own:
+    at least as many)."""
     _, d = derived()
     for r in d["rand"]:
-        assert len(r["pread_ns"]) == 4096 and 3900 < len(r["loop_ns"]) <= 4096 and abs(len(r["vda_ns"]) - len(r["loop_ns"])) < 20
+        assert len(r["pread_ns"]) == 4096 and 3900 < len(r["loop_ns"]) <= 4096 and len(r["vda_ns"]) >= len(r["loop_ns"]) - 20
