@@ -27,7 +27,8 @@ tests, load 7.5-16.4: no idle window came; large-folios.md, "The loop device's w
 queue_write_bw the median of the busy periods of an fsync'd writeback with blk-wbt off (the 128 tags full, 64
 MiB or more, less request_cost a request: the read side's rule; 3.23-4.08 GB/s, 3.50 the median; fio's 3.4 was),
 request_write_bw the byte slope over the medians of write requests alone of 4-1024 KiB (4.12 GB/s; fio's 3.5
-was; its intercept, 204 us at that load against request_latency's 50, is the load's and not given). blk-wbt's
+was; weakly determined: one round alone gives 2.2-6.4; its intercept, 204 us at that load against
+request_latency's 50, is the load's and not given). blk-wbt's
 batches (16-61 requests, 2.45 GB/s median at that load) are not taken as the shared rate: each request in them
 carries the loaded host's per-request overhead, which a full queue overlaps. Every figure here rose as the load
 fell (the full queue 4.03 GB/s at load 7.5): an idle round would likely give more.

@@ -348,7 +348,7 @@ NOTES = {
         "loop_write_trace.py `rand`, 4096 random pread()s of a cold 256M file, eight rounds at load 7.5-16.4): loop",
         "request p50 54-94 us, vda beneath 34-63 us, pread() p50 79-133 us: the calibration's at-load figure holds",
         "at load. The idle host's was not measured (no idle window this session); this idle set's 32-34 us a",
-        "pread() bounds it from above (vda's p50 alone was 34-40 us at load 7.5-10), and the engine's read without",
+        "pread() bounds it from above (vda's p50 alone was 34-50 us at load 7.5-10.1), and the engine's read without",
         "the seek takes 23.4 us (seek 0: 0.0960 s for 4096 reads), so the idle loop device's 4 KiB read would have",
         "to be near 10 us in the engine's terms: to be measured idle (loop_write_trace.py alone on the host), not",
         "set from this bound. Still pending.",
