@@ -12,22 +12,35 @@ large-folios.md, "The loop device's table from an idle host"): queue_read_bw the
 which two 8 MiB windows were issued together (13 requests, 16 MiB: 2.32-2.69 GB/s less request_cost each,
 hostcal.rs window_read_bw()'s rule), request_read_bw a 256 KiB request alone at no segment (87.0 us less
 request_latency). They replace fio's O_DIRECT figures (3.3 and 1.4 GB/s, page-segment buffers at load 1-3,
-lab/validation/loop-device.md), which the write side, request_latency and request_cost still are (the same as
-`memtwin calibrate --queue` writes). Not given: segment_cost (922 ns measured, large-folios.md says why) and
+lab/validation/loop-device.md), which request_latency and request_cost still are (the same as `memtwin calibrate
+--queue` writes). Not given: segment_cost (922 ns measured, large-folios.md says why) and
 max_segments.
 queue_read_bw_batches: the 16 batches themselves, to 1 MB/s, in the trace's order (blkdev.rs
 HwQueue::read_bw_batches: each batch of requests the device serves draws one, seeded per boot): the device's
 batch-to-batch spread, which the kernel's readers meet; with queue_read_bw alone every engine boot runs one
 trajectory (make_folio_scenarios.py THROTTLED_NOTES).
+
+The write side (queue_write_bw/write_bw, request_write_bw) is derived from the loop device's own write requests
+(loop21: lab/measurements/loop_write_table.py over the eight loop-write-1130-*.json rounds of
+lab/measurements/loop_write_trace.py, 2026-11-30 15:30-15:58, on a host LOADED by the other helpers' builds and
+tests, load 7.5-16.4: no idle window came; large-folios.md, "The loop device's write side, traced"):
+queue_write_bw the median of the busy periods of an fsync'd writeback with blk-wbt off (the 128 tags full, 64
+MiB or more, less request_cost a request: the read side's rule; 3.23-4.08 GB/s, 3.50 the median; fio's 3.4 was),
+request_write_bw the byte slope over the medians of write requests alone of 4-1024 KiB (4.12 GB/s; fio's 3.5
+was; weakly determined: one round alone gives 2.2-6.4; its intercept, 204 us at that load against
+request_latency's 50, is the load's and not given). blk-wbt's
+batches (16-61 requests, 2.45 GB/s median at that load) are not taken as the shared rate: each request in them
+carries the loaded host's per-request overhead, which a full queue overlaps. Every figure here rose as the load
+fell (the full queue 4.03 GB/s at load 7.5): an idle round would likely give more.
 """
 
 LOOP_READ_BW = 2520000000
 LOOP_REQUEST_READ_BW = 7080000000
 LOOP_READ_BW_BATCHES = [2507000000, 2573000000, 2540000000, 2692000000, 2607000000, 2622000000, 2375000000, 2432000000,
                         2522000000, 2552000000, 2562000000, 2516000000, 2468000000, 2317000000, 2398000000, 2352000000]
-# fio's write side (loop-device.md): the shared line and a request alone
-LOOP_WRITE_BW = 3400000000
-LOOP_REQUEST_WRITE_BW = 3500000000
+# the write side (loop_write_table.py): the shared line and a request alone
+LOOP_WRITE_BW = 3500000000
+LOOP_REQUEST_WRITE_BW = 4120000000
 # the device's keys besides the bandwidths shared (queue_read_bw/read_bw, queue_write_bw/write_bw), which a
 # throttled device gives as queue_* and an unthrottled one as read_bw/write_bw (build.rs
 # device_hw_queue); max_sectors_kb and complete_together are the generators' (make_folio_scenarios.py LOOP_QUEUE)

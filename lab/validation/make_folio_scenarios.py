@@ -54,7 +54,8 @@ METRICS = [("read_bytes", 1 * MIB), ("memcg.usage_bytes", 2 * MIB), ("resident_p
 # tight memcg at read_ahead_kb 8192 when a window's reads complete decides how many of its folios the next
 # window's charges evict before the reader gets to them (lab/validation/large-folios.md); a smooth 500 MB/s
 # line does not give those times.
-# The loop device's table (its read side from an idle host's buffered reads, fio's write side) is
+# The loop device's table (its read side from an idle host's buffered reads, its write side from the loop
+# device's write requests traced at load: loop21) is
 # loop_table.py's, the one every host generator gives (make_queue_scenarios.py UNTHROTTLED too).
 # complete_together: the loop device's requests in flight complete together (blkdev.rs
 # BlockDevice::read_batch). The loop device (direct I/O) serves its requests as direct I/O on a file

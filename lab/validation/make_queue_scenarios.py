@@ -67,7 +67,8 @@ blk_throttle = true
 # the loop device unthrottled, its own queue: the host's one loop device table (loop_table.py, as
 # make_folio_scenarios.py's; table23, 2026-11-30: was fio's read side of loop-device.md, 3.3 GB/s shared and
 # 1.4 GB/s a request alone, at load 1-3; now the idle host's buffered reads' 2.52 / 7.08 GB/s and the 16
-# batches drawn, fio's write side kept): the flusher's writes reach the loop device's queue at the host
+# batches drawn; loop21: the write side from the loop device's own write requests traced at load 7.5-16.4,
+# 3.50 / 4.12 GB/s, was fio's 3.4 / 3.5): the flusher's writes reach the loop device's queue at the host
 # disk's pace, so the queue can fill where the scheduler and blk-wbt could act
 UNTHROTTLED = (f"read_bw = {LOOP_READ_BW}\nwrite_bw = {LOOP_WRITE_BW}\n" + LOOP_REQUEST_KEYS
                + "complete_together = true\n")
@@ -346,6 +347,20 @@ NOTES = {
         "seek of 60 us, make_stall_scenarios.py's calibration at load, above what the idle host's loop device",
         "takes for a 4 KiB read). Not a scheduler figure; the device's constant is the stall scenarios' and is",
         "not changed here for one scenario. sched.run_delay_s known out (IDLE_WAIT_WHY). Pending.",
+        "loop21 (2026-11-30 15:30-16:05): the 60 us is `memtwin calibrate --throttle 200M,150M`'s 4 KiB O_DIRECT random",
+        "read p50 at load (80 us, 2026-11-28) less 4 KiB at the 200M rule (calibrate.py _figures(): seek_ns = p50 -",
+        "4096 / read_bw), and the throttled device pays it alone (blkdev/mod.rs BlockDevice::submit_own: no transfer",
+        "under blk-throttle, the loop worker's run + seek). The kernel's path for the reader's miss (6.18",
+        "page_cache_sync_ra(): a random read reads its one page) is one 4 KiB loop request: loop_queue_rq() -> the",
+        "loop worker -> lo_rw_aio() as direct I/O on the backing file (IOCB_DIRECT: no page cache of the backing",
+        "file, no hit there) -> one 4 KiB vda read. Traced with this reader's pattern (lab/measurements/",
+        "loop_write_trace.py `rand`, 4096 random pread()s of a cold 256M file, eight rounds at load 7.5-16.4): loop",
+        "request p50 54-94 us, vda beneath 34-63 us, pread() p50 79-133 us: the calibration's at-load figure holds",
+        "at load. The idle host's was not measured (no idle window this session); this idle set's 32-34 us a",
+        "pread() bounds it from above (vda's p50 alone was 34-50 us at load 7.5-10.1), and the engine's read without",
+        "the seek takes 23.4 us (seek 0: 0.0960 s for 4096 reads), so the idle loop device's 4 KiB read would have",
+        "to be near 10 us in the engine's terms: to be measured idle (loop_write_trace.py alone on the host), not",
+        "set from this bound. Still pending.",
         *DELAY23,
     ],
     "host-queue-rw-wbt": [
@@ -370,6 +385,17 @@ NOTES = {
         "16 batch draws and 7.08 GB/s a request alone, was fio's 3.3/1.4) every figure of the idle set's",
         "comparison moved by at most 0.1 ms (each recording's own device window sets the shared read bandwidth,",
         "and a request alone at 1.4 or 7.08 GB/s did not set the reader's time): the write side is what it misses on.",
+        "loop21 (2026-11-30 15:30-16:05): the table's write side, traced (loop_table.py,",
+        "lab/measurements/loop_write_table.py: queue_write_bw 3.4 -> 3.50 GB/s, request_write_bw 3.5 -> 4.12 GB/s,",
+        "from eight rounds at load 7.5-16.4, not idle). Against the idle set: blk-wbt at 2 ms writer +123.1 ->",
+        "+118.3%, reader -5.4 -> -5.9%; off: writer -19.3 -> -21.1% (OUT: the engine's writer without blk-wbt was",
+        "already faster than the host's, 0.7 points inside; the shared write rate +3% takes it out; with 3.31 GB/s,",
+        "three rounds, it was -17.6%), reader +50.0 -> +48.1%. The device's write rate moves the writer by a few",
+        "points of its 120: in the engine it sleeps in reclaim's writeback throttle (`memtwin run --variant wbt-2000`",
+        "of host-queue-rw-wbt-unthrottled: stall.congestion_ms 186.5 of the writer's 0.275 s,",
+        "vmscan.throttled.writeback 451), and the host's blk-wbt let the same writer (alone: the memcg-wbt phase of",
+        "lab/measurements/loop_write_trace.py) keep up to 35-48 write requests in flight, 12-29 on average, past",
+        "RWB_DEF_DEPTH 16 (blk-wbt's scale-up on windows of writes only): what to look at next, not changed here.",
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth (as host-queue-rw-seq-unthrottled). Re-recorded 2026-11-29",
         "18:37-18:39 (loadavg 5.7-6.8; the first set 17:15-17:17 at 11.2-11.6). blk-wbt at 2 ms: reader",
@@ -504,6 +530,15 @@ NOTES = {
         "16 batch draws and 7.08 GB/s a request alone, was fio's 3.3/1.4) every figure of the idle set's",
         "comparison moved by at most 0.1 ms (each recording's own device window sets the shared read bandwidth,",
         "and a request alone at 1.4 or 7.08 GB/s did not set the reader's time): the write side is what it misses on.",
+        "loop21 (2026-11-30 15:30-16:05): the table's write side, traced (loop_table.py,",
+        "lab/measurements/loop_write_table.py: queue_write_bw 3.4 -> 3.50 GB/s, request_write_bw 3.5 -> 4.12 GB/s,",
+        "from eight rounds at load 7.5-16.4, not idle). Against the idle set: writer +123.0 -> +118.0% (none), +124.3",
+        "-> +120.0% (mq-deadline); reader +2.8 -> +7.9%, -1.1 -> -1.5%. The device's write rate moves the writer by a",
+        "few points of its 120: in the engine it sleeps in reclaim's writeback throttle (`memtwin run --variant",
+        "wbt-2000` of host-queue-rw-wbt-unthrottled: stall.congestion_ms 186.5 of the writer's 0.275 s,",
+        "vmscan.throttled.writeback 451), and the host's blk-wbt let the same writer (alone: the memcg-wbt phase of",
+        "lab/measurements/loop_write_trace.py) keep up to 35-48 write requests in flight, 12-29 on average, past",
+        "RWB_DEF_DEPTH 16 (blk-wbt's scale-up on windows of writes only): what to look at next, not changed here.",
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth, not a queue mechanism. Re-recorded 2026-11-29 18:37-18:39",
         "(loadavg 5.7-6.6; the first set, 16:11-16:13 at 13.1-14.0, had the writer at 0.741-0.971 s and the",

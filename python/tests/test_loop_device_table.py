@@ -45,7 +45,7 @@ def test_the_host_table_is_the_idle_trace_s():
 def test_every_host_scenario_with_the_loop_queue_gives_the_one_table():
     """The host has one loop device (table23, issues 21/23): each host scenario (validation and pending) whose
     device has a queue of its own (queue_depth) gives loop_table.py's read side (the idle host's shared
-    bandwidth, its 16 batches, a request alone), fio's write side, and the requests in flight completing
+    bandwidth, its 16 batches, a request alone), its write side (loop21: test_loop_write_table.py), and the requests in flight completing
     together; the shared bandwidths as queue_* under blk-throttle (whose read_bw/write_bw are the runner's
     rules), as read_bw/write_bw without it (build.rs device_hw_queue)."""
     table = load("lab/validation/loop_table.py", "loop_table")
