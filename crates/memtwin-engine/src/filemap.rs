@@ -913,33 +913,29 @@ impl Kernel {
             // 256 KiB folio is 4 segments there), so large folios count fewer segments than the
             // device sees.
             let (mut segs, mut last) = (0u64, u32::MAX - 1);
-            let (mut i, mut vecs) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, start, end.min(start.saturating_add(BIO_MAX_VECS)), &mut segs, &mut last);
-            while i < end && vecs < BIO_MAX_VECS {
+            let (mut i, mut vecs) = (start, 0u32);
+            loop {
+                // A run of order-0 folios (and empty indices), a vec each, up to the bio's room.
+                let (j, n) = lock_order0_run(&self.mappings[inode.idx()], &mut self.pages, i, end.min(i.saturating_add(BIO_MAX_VECS - vecs)), &mut segs, &mut last);
+                (i, vecs) = (j, vecs + n);
+                if i >= end || vecs >= BIO_MAX_VECS {
+                    break;
+                }
+                // The run stopped at a page of a large folio: the folio's pages from it, one vec.
                 // Each page of the folio is locked until its read completes (the flags are
                 // set as the bio takes the folio: the submission does not look at them).
-                i += match self.mappings[inode.idx()].lookup(i) {
-                    Some(p) if self.pages[p].flags & (pg::HEAD | pg::TAIL) == 0 => {
-                        // An order-0 folio: its one page.
-                        self.pages[p].flags |= pg::LOCKED | pg::FRESH;
-                        segs += (p.0 != last.wrapping_add(1)) as u64;
-                        last = p.0;
-                        1
+                let p = self.mappings[inode.idx()].lookup(i).expect("lock_order0_run() stops early only at a large folio's page");
+                let head = self.pages.page_folio(p);
+                let step = (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i;
+                self.pages[p].flags |= pg::LOCKED | pg::FRESH;
+                segs += (p.0 != last.wrapping_add(1)) as u64;
+                last = p.0 + step - 1;
+                for j in i + 1..i + step {
+                    if let Some(q) = self.mappings[inode.idx()].lookup(j) {
+                        self.pages[q].flags |= pg::LOCKED | pg::FRESH;
                     }
-                    Some(p) => {
-                        let head = self.pages.page_folio(p);
-                        let step = (self.pages[head].index + self.pages.folio_nr_pages(head) as u32).min(end) - i;
-                        self.pages[p].flags |= pg::LOCKED | pg::FRESH;
-                        segs += (p.0 != last.wrapping_add(1)) as u64;
-                        last = p.0 + step - 1;
-                        for j in i + 1..i + step {
-                            if let Some(q) = self.mappings[inode.idx()].lookup(j) {
-                                self.pages[q].flags |= pg::LOCKED | pg::FRESH;
-                            }
-                        }
-                        step
-                    }
-                    None => 1,
-                };
+                }
+                i += step;
                 vecs += 1;
             }
             let done = self.devices[dev.idx()].submit_read_segs(base + start as u64, (i - start) as u64, segs, self.now);

@@ -182,11 +182,12 @@ pub struct Kernel {
     /// Set while 6.1's zswap shrink worker, a kworker, is the running context
     /// ([`Kernel::zswap_shrink_worker_due`]).
     pub in_zswap_worker: bool,
-    /// [`Kernel::cpu`]'s test, kept: `(cpu_stretch == SCHED_CAPACITY_SCALE && bg_stretch ==
-    /// SCHED_CAPACITY_SCALE) || in_zswap_worker` (the running context's CPU time is its
-    /// wall-clock time). Set by [`Kernel::cpu_plain_update`] after every write of the three;
-    /// `cpu()` reads one flag instead of three fields, about six times a page event of a
-    /// limit reclaim (issue 17). Not part of the model: a copy of the three fields' test.
+    /// [`Kernel::cpu`]'s test, kept: `((cpu_stretch == SCHED_CAPACITY_SCALE && bg_stretch ==
+    /// SCHED_CAPACITY_SCALE) || in_zswap_worker) && vcpu_stalls.is_none()` (the running
+    /// context's CPU time is its wall-clock time, and no vCPU stall can hold it back). Set by
+    /// [`Kernel::cpu_plain_update`] after every write of the four; `cpu()` reads one flag
+    /// instead of four fields, about six times a page event of a limit reclaim (issue 17).
+    /// Not part of the model: a copy of the four fields' test.
     pub(crate) cpu_plain: bool,
     /// A switch for tests (the property tests set it; off in every run): each charge that
     /// takes `try_charge_memcg()`'s one-walk fast path (`charge_fits_at_once()`) and each
@@ -256,7 +257,7 @@ pub struct Kernel {
     /// `wakeup_rand` so that kswapd's draws do not depend on it.
     pub kworker_rand: u64,
     /// The machine's vCPU stalls (`[machine] vcpu_stall`, vcpu_stall.rs); none: the vCPUs always
-    /// run.
+    /// run. A write is followed by [`Kernel::cpu_plain_update`] (`cpu()` tests the kept flag).
     pub vcpu_stalls: Option<Box<crate::vcpu_stall::VcpuStalls>>,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
@@ -550,18 +551,22 @@ impl Kernel {
     pub fn cpu(&mut self, ns: u64) {
         let from = self.now;
         self.sys_ns += ns;
-        debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch or in_zswap_worker without cpu_plain_update()");
+        debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch, in_zswap_worker or vcpu_stalls without cpu_plain_update()");
         if self.cpu_plain {
             self.now += ns;
         } else {
-            // Runnable beside others on too few CPUs: CFS runs it a share of the time
-            // (`cfs_stretch`); the rest it waits on the run queue.
-            let wall = self.cpu_wall(ns);
-            self.runq_ns += wall - ns;
-            self.now += wall;
-        }
-        if self.vcpu_stalls.is_some() {
-            self.vcpu_stall_pass(from);
+            if self.cpu_unstretched() {
+                self.now += ns;
+            } else {
+                // Runnable beside others on too few CPUs: CFS runs it a share of the time
+                // (`cfs_stretch`); the rest it waits on the run queue.
+                let wall = self.cpu_wall(ns);
+                self.runq_ns += wall - ns;
+                self.now += wall;
+            }
+            if self.vcpu_stalls.is_some() {
+                self.vcpu_stall_pass(from);
+            }
         }
         if self.now >= self.stats_flush_next {
             self.flush_memcg_stats_dwork();
@@ -572,12 +577,21 @@ impl Kernel {
     /// ([`Kernel::cpu_stretch`] and [`Kernel::bg_stretch`] at [`SCHED_CAPACITY_SCALE`]) or 6.1's
     /// zswap shrink worker (which [`Kernel::cpu`] never stretches).
     #[inline(always)]
-    fn cpu_plain_now(&self) -> bool {
+    fn cpu_unstretched(&self) -> bool {
         (self.cpu_stretch == SCHED_CAPACITY_SCALE && self.bg_stretch == SCHED_CAPACITY_SCALE) || self.in_zswap_worker
     }
 
+    /// [`Kernel::cpu_plain`]'s value: CPU time is wall-clock time
+    /// ([`Kernel::cpu_unstretched`]) and the machine has no vCPU stalls
+    /// ([`Kernel::vcpu_stalls`] is `None`).
+    #[inline(always)]
+    fn cpu_plain_now(&self) -> bool {
+        self.cpu_unstretched() && self.vcpu_stalls.is_none()
+    }
+
     /// Keep [`Kernel::cpu_plain`] after a write of [`Kernel::cpu_stretch`],
-    /// [`Kernel::bg_stretch`] or [`Kernel::in_zswap_worker`] (every write calls it).
+    /// [`Kernel::bg_stretch`], [`Kernel::in_zswap_worker`] or [`Kernel::vcpu_stalls`] (every
+    /// write calls it).
     #[inline(always)]
     pub(crate) fn cpu_plain_update(&mut self) {
         self.cpu_plain = self.cpu_plain_now();

@@ -28,6 +28,7 @@ fn a_stalled_vcpu_runs_nothing_until_the_stall_ends() {
     }
     v.set_next(0, 2 * MS, 5 * MS);
     k.vcpu_stalls = Some(Box::new(v));
+    k.cpu_plain_update();
     k.pcp_ctx = 0;
     k.cpu(3 * MS);
     assert_eq!(k.now, 8 * MS, "3 ms of CPU with a 5 ms stall 2 ms in");
@@ -67,6 +68,7 @@ fn drawn_stalls_stretch_cpu_time_by_their_share() {
     let wall = |seed: u64| {
         let mut k = kernel();
         k.vcpu_stalls = Some(Box::new(VcpuStalls::new(vec![MS], 10 * MS, 2, seed)));
+        k.cpu_plain_update();
         k.pcp_ctx = 0;
         for _ in 0..100_000 {
             k.cpu(100_000);
@@ -90,6 +92,7 @@ fn the_stall_loop_ends_for_the_smallest_accepted_interval() {
     const W: u64 = 20_000;
     let mut k = kernel();
     k.vcpu_stalls = Some(Box::new(VcpuStalls::new(vec![MS], MS + 1, 2, 0)));
+    k.cpu_plain_update();
     k.pcp_ctx = 0;
     k.cpu(W);
     let met = k.vcpu_stalls.as_ref().unwrap().met_ns;
