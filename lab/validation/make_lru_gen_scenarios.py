@@ -704,9 +704,33 @@ GS_POOL_NOTE = """
 # (6) Diagnostic, not a model: every refill one batch (alloc_factor held at 0, a debug build): two-list
 # pgscan_direct 162-22,734 (median 1,404; the four boots with pools of 875-1,392 pages 17,390-22,734, the rest
 # 162-1,944), lru_gen median 224: neither the kernel's; the pool's effect turns on the refill size, both ways.
-# Next: why the kernel's two-list refills' stolen frames are used rather than flushed back (trace
-# kmem/mm_page_pcpu_drain with the extfrag events: which frames the reader's flushes return, and whether a refill's
-# frames are used before its next direct reclaim), against the engine's per-CPU list at the same boot."""
+# pool22b (2026-11-30 16:00-16:04 UTC, two more traced boots, lab/validation/trace-pool-1130 boot3 (both variants)
+# and boot4 (two-list), one hold of the QEMU lock each, --qemu-nice -15, host load 5.4-8.1 with other helpers
+# running (two earlier attempts' guests panicked at 1.49 s in boot, nothing written); not members of the set). The
+# trace adds kmem/mm_page_pcpu_drain filtered to non-movable pageblocks (free_pcppages_bulk(), 6.12) and kprobes on
+# zone_watermark_ok_safe() and its return (pgdat_balanced()'s per-zone test: zone, mark = high + boost, answer).
+# (7) Refuted, the kernel's two-list using its refills' stolen frames: boot 3 two-list 1,792 of its 2,375
+# unclaimed fallback frames are flushed back to their block (1,646 by the reader, 3.3 ms after the steal, each after
+# a direct reclaim), boot 4 1,698 of 2,410 (3.5 ms), lru_gen 794 of 1,092: the engine's cycle (pool22's (5) above)
+# is the kernel's too; frames taken again 313 of 822 and 227 of 994 (boots 1-2: 32 and 80): it changes by boot.
+# (8) Refuted, kswapd starting late: the reader's direct reclaim begins 0.09-0.10 ms (median) after the
+# wakeup_kswapd() of its own allocation, before kswapd is switched in (88 of 96 windows, 79/79, 76/77 in boots 1, 3,
+# 4 two-list; lru_gen 13/13, 21/21, 21/21); kswapd reaches balance_pgdat() 0.28-0.32 ms after the wake (the boots'
+# WAKE samples, the engine's kswapd delay: medians 85-104 us). So the allocation that wakes kswapd is already below
+# min: no wake-up latency the engine could take from the boot changes the count. (Boot 2 two-list alone had kswapd
+# 3.9 ms from wake to balance_pgdat(), after it was on its CPU, and fewer direct reclaims, 66.)
+# (9) Where they differ (boot 4 two-list, zone_watermark_ok_safe answers): the kernel's 127 kswapd runs (532 pages
+# a run) are 99 unboosted (DMA32's mark 991 at the first test; they end at it), 23 starting with DMA32 boosted
+# (boost 512 in 7, 1,024 in 7, 1,486 in 9) and 5 with ZONE_DMA balanced and a boost (nr_boost_reclaim's loop); 14
+# of its 47 fallback bursts are above 32 events. The engine at boot 4's settings (a debug build counting its
+# balance_pgdat() runs, not committed): 44 runs, 21 starting boosted, every one at its maximum 1,543, reclaiming
+# 2,832 pages (median), 23 unboosted (333); boot 3's settings 32 runs, 24 boosted (2,835), against the kernel's 132
+# (507 a run); without the pool (nonmovable_free = 0) 158 runs, none boosted, 337 each. The DMA zone (folded into
+# DMA32 in the engine) does not end the kernel's runs: 121 of 127 end on DMA32's own mark.
+# Next: why the kernel's boosted runs start below the maximum boost and are few against its unboosted runs
+# (kswapd's zone_boosts[] snapshot against the refill bursts' boost_watermark() calls: trace mm_page_alloc_extfrag
+# with the wmok probes' marks in one window), and how many pages its boosted runs reclaim (a kprobe at
+# balance_pgdat()'s return with sc.nr_reclaimed)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
