@@ -727,10 +727,24 @@ GS_POOL_NOTE = """
 # 2,832 pages (median), 23 unboosted (333); boot 3's settings 32 runs, 24 boosted (2,835), against the kernel's 132
 # (507 a run); without the pool (nonmovable_free = 0) 158 runs, none boosted, 337 each. The DMA zone (folded into
 # DMA32 in the engine) does not end the kernel's runs: 121 of 127 end on DMA32's own mark.
-# Next: why the kernel's boosted runs start below the maximum boost and are few against its unboosted runs
-# (kswapd's zone_boosts[] snapshot against the refill bursts' boost_watermark() calls: trace mm_page_alloc_extfrag
-# with the wmok probes' marks in one window), and how many pages its boosted runs reclaim (a kprobe at
-# balance_pgdat()'s return with sc.nr_reclaimed)."""
+# (10) Why the boosts differ: Debian's 6.12.117 falls back as 6.15 does, not as the engine's linux-6.12
+# (FallbackSteal::ExpandOwn, 6.12.0's largest buddy first, a boost every fallback). c2f6ea38fc1b ("mm: page_alloc:
+# don't steal single pages from biggest buddy") went to 6.12.y ("[PATCH 6.12.y 1/2]", J. Weiner, 8 May 2025) and the
+# traces agree: the steals' fallback orders halve from order 0 up (boot 4 over the whole trace: 5,985 at order 0,
+# 2,890 at 1, 1,219 at 2, 626 at 3, 213 at 4; every boot alike), the signature of the smallest buddy split first
+# (__rmqueue_steal()), and after a refill's burst of 59-257 steals DMA32's mark is 2,015 (boost 1,024) in 6 of 14
+# bursts and 2,477 (the maximum) in 7: boosts only at claim tries, remembered per refill (rmqueue_bulk()'s
+# rmqueue_mode; the engine's FallbackSteal::ClaimSteal). Tried (linux-6.12 given ClaimSteal, release build,
+# validate --recorded, not committed): this set two-list's stream pgscan_direct 2,538 against 4,346, within
+# (-1,808 in the 2,048 floor; before 2,241, out); lru_gen wset 3 pgscan_kswapd 8,864 against 6,656, now out (+2,208,
+# before 8,640 within) and its re-read 39.7 MiB (before 38.0, out either way); and qemu612-lrugen-global-stream
+# (scenarios/validation) lru_gen stream pgscan_direct 5,248 against 2,560, out (before 4,224, within): a passing row
+# fails, so the fallback stays ExpandOwn until the lru_gen stream's direct reclaims are understood with it. The
+# engine's runs at the traced boots' settings with it: two-list 2,916 (boot 1, before 2,430), 2,106 (boot 2, 1,728),
+# 1,782 (boot 3, unchanged) against 6,426, 3,564, 4,697: still about half the kernel's.
+# Next: the engine's kswapd runs with ClaimSteal against boot 4's (unboosted runs and the boost at each run's start,
+# pool_kswapd.py's figures), and how many pages the kernel's boosted runs reclaim (a kprobe at balance_pgdat()'s
+# return with sc.nr_reclaimed)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
