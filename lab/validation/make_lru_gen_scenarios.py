@@ -742,9 +742,16 @@ GS_POOL_NOTE = """
 # fails, so the fallback stays ExpandOwn until the lru_gen stream's direct reclaims are understood with it. The
 # engine's runs at the traced boots' settings with it: two-list 2,916 (boot 1, before 2,430), 2,106 (boot 2, 1,728),
 # 1,782 (boot 3, unchanged) against 6,426, 3,564, 4,697: still about half the kernel's.
-# Next: the engine's kswapd runs with ClaimSteal against boot 4's (unboosted runs and the boost at each run's start,
-# pool_kswapd.py's figures), and how many pages the kernel's boosted runs reclaim (a kprobe at balance_pgdat()'s
-# return with sc.nr_reclaimed)."""
+# With ClaimSteal the engine's kswapd runs stay boosted at the maximum and few (debug build: boot 1's settings 33 runs,
+# 29 starting at boost 1,543, 2,832 pages each; boot 3's 32, 24, 2,835; the kernel's boot 4: 28 of 127 boosted):
+# its claim loop tries every order >= 4 the pool has, a boost each (the kernel's bursts end at +1,024 in 6 of 14).
+# (11) Refuted, the pool at the tasks' start in place of the one at boot (the traces' pagetypeinfo before the tasks,
+# DMA32 Unmovable + Reclaimable below order 9: boot 1 two-list 173 pages against 743 at boot, boot 4 338 against
+# 787; the untraced set has only the boot's): the engine's two-list stream pgscan_direct 1,728 (boot 1, before
+# 2,430) and 2,754 (boot 4) against 6,426 and 4,266.
+# Next: the engine's unboosted kswapd runs (kernel boot 4: 99 of 127, ~300 pages, most with a direct reclaim 0.09 ms
+# after the wake) against its own (4-23), and how many pages the kernel's boosted runs reclaim (a kprobe at
+# balance_pgdat()'s return with sc.nr_reclaimed)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
