@@ -726,9 +726,54 @@ GS_POOL_NOTE = """
 # (6) Diagnostic, not a model: every refill one batch (alloc_factor held at 0, a debug build): two-list
 # pgscan_direct 162-22,734 (median 1,404; the four boots with pools of 875-1,392 pages 17,390-22,734, the rest
 # 162-1,944), lru_gen median 224: neither the kernel's; the pool's effect turns on the refill size, both ways.
-# Next: why the kernel's two-list refills' stolen frames are used rather than flushed back (trace
-# kmem/mm_page_pcpu_drain with the extfrag events: which frames the reader's flushes return, and whether a refill's
-# frames are used before its next direct reclaim), against the engine's per-CPU list at the same boot."""
+# pool22b (2026-11-30 16:00-16:04 UTC, two more traced boots, lab/validation/trace-pool-1130 boot3 (both variants)
+# and boot4 (two-list), one hold of the QEMU lock each, --qemu-nice -15, host load 5.4-8.1 with other helpers
+# running (two earlier attempts' guests panicked at 1.49 s in boot, nothing written); not members of the set). The
+# trace adds kmem/mm_page_pcpu_drain filtered to non-movable pageblocks (free_pcppages_bulk(), 6.12) and kprobes on
+# zone_watermark_ok_safe() and its return (pgdat_balanced()'s per-zone test: zone, mark = high + boost, answer).
+# (7) Refuted, the kernel's two-list using its refills' stolen frames: boot 3 two-list 1,792 of its 2,375
+# unclaimed fallback frames are flushed back to their block (1,646 by the reader, 3.3 ms after the steal, each after
+# a direct reclaim), boot 4 1,698 of 2,410 (3.5 ms), lru_gen 794 of 1,092: the engine's cycle (pool22's (5) above)
+# is the kernel's too; frames taken again 313 of 822 and 227 of 994 (boots 1-2: 32 and 80): it changes by boot.
+# (8) Refuted, kswapd starting late: the reader's direct reclaim begins 0.09-0.10 ms (median) after the
+# wakeup_kswapd() of its own allocation, before kswapd is switched in (88 of 96 windows, 79/79, 76/77 in boots 1, 3,
+# 4 two-list; lru_gen 13/13, 21/21, 21/21); kswapd reaches balance_pgdat() 0.28-0.32 ms after the wake (the boots'
+# WAKE samples, the engine's kswapd delay: medians 85-104 us). So the allocation that wakes kswapd is already below
+# min: no wake-up latency the engine could take from the boot changes the count. (Boot 2 two-list alone had kswapd
+# 3.9 ms from wake to balance_pgdat(), after it was on its CPU, and fewer direct reclaims, 66.)
+# (9) Where they differ (boot 4 two-list, zone_watermark_ok_safe answers): the kernel's 127 kswapd runs (532 pages
+# a run) are 99 unboosted (DMA32's mark 991 at the first test; they end at it), 23 starting with DMA32 boosted
+# (boost 512 in 7, 1,024 in 7, 1,486 in 9) and 5 with ZONE_DMA balanced and a boost (nr_boost_reclaim's loop); 14
+# of its 47 fallback bursts are above 32 events. The engine at boot 4's settings (a debug build counting its
+# balance_pgdat() runs, not committed): 44 runs, 21 starting boosted, every one at its maximum 1,543, reclaiming
+# 2,832 pages (median), 23 unboosted (333); boot 3's settings 32 runs, 24 boosted (2,835), against the kernel's 132
+# (507 a run); without the pool (nonmovable_free = 0) 158 runs, none boosted, 337 each. The DMA zone (folded into
+# DMA32 in the engine) does not end the kernel's runs: 121 of 127 end on DMA32's own mark.
+# (10) Why the boosts differ: Debian's 6.12.117 falls back as 6.15 does, not as the engine's linux-6.12
+# (FallbackSteal::ExpandOwn, 6.12.0's largest buddy first, a boost every fallback). c2f6ea38fc1b ("mm: page_alloc:
+# don't steal single pages from biggest buddy") went to 6.12.y ("[PATCH 6.12.y 1/2]", J. Weiner, 8 May 2025) and the
+# traces agree: the steals' fallback orders halve from order 0 up (boot 4 over the whole trace: 5,985 at order 0,
+# 2,890 at 1, 1,219 at 2, 626 at 3, 213 at 4; every boot alike), the signature of the smallest buddy split first
+# (__rmqueue_steal()), and after a refill's burst of 59-257 steals DMA32's mark is 2,015 (boost 1,024) in 6 of 14
+# bursts and 2,477 (the maximum) in 7: boosts only at claim tries, remembered per refill (rmqueue_bulk()'s
+# rmqueue_mode; the engine's FallbackSteal::ClaimSteal). Tried (linux-6.12 given ClaimSteal, release build,
+# validate --recorded, not committed): this set two-list's stream pgscan_direct 2,538 against 4,346, within
+# (-1,808 in the 2,048 floor; before 2,241, out); lru_gen wset 3 pgscan_kswapd 8,864 against 6,656, now out (+2,208,
+# before 8,640 within) and its re-read 39.7 MiB (before 38.0, out either way); and qemu612-lrugen-global-stream
+# (scenarios/validation) lru_gen stream pgscan_direct 5,248 against 2,560, out (before 4,224, within): a passing row
+# fails, so the fallback stays ExpandOwn until the lru_gen stream's direct reclaims are understood with it. The
+# engine's runs at the traced boots' settings with it: two-list 2,916 (boot 1, before 2,430), 2,106 (boot 2, 1,728),
+# 1,782 (boot 3, unchanged) against 6,426, 3,564, 4,697: still about half the kernel's.
+# With ClaimSteal the engine's kswapd runs stay boosted at the maximum and few (debug build: boot 1's settings 33 runs,
+# 29 starting at boost 1,543, 2,832 pages each; boot 3's 32, 24, 2,835; the kernel's boot 4: 28 of 127 boosted):
+# its claim loop tries every order >= 4 the pool has, a boost each (the kernel's bursts end at +1,024 in 6 of 14).
+# (11) Refuted, the pool at the tasks' start in place of the one at boot (the traces' pagetypeinfo before the tasks,
+# DMA32 Unmovable + Reclaimable below order 9: boot 1 two-list 173 pages against 743 at boot, boot 4 338 against
+# 787; the untraced set has only the boot's): the engine's two-list stream pgscan_direct 1,728 (boot 1, before
+# 2,430) and 2,754 (boot 4) against 6,426 and 4,266.
+# Next: the engine's unboosted kswapd runs (kernel boot 4: 99 of 127, ~300 pages, most with a direct reclaim 0.09 ms
+# after the wake) against its own (4-23), and how many pages the kernel's boosted runs reclaim (a kprobe at
+# balance_pgdat()'s return with sc.nr_reclaimed)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A

@@ -716,10 +716,16 @@ RTRACE_TIMEOUT_MARGIN_S = 120
 RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake", "vmscan/mm_vmscan_kswapd_sleep",
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
                  "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
-                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active", "kmem/mm_page_alloc_extfrag")
+                 "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active", "kmem/mm_page_alloc_extfrag",
+                 "kmem/mm_page_pcpu_drain")
 RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
                   ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'),
-                  ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"))
+                  ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"),
+                  # free_pcppages_bulk()'s frees into a non-movable pageblock only (migratetype is the
+                  # block's, get_pfnblock_migratetype(), 6.1 and 6.12; MIGRATE_MOVABLE is 1): the per-CPU
+                  # lists' flushes of frames a fallback took, without the stream's own movable frees
+                  # (tens of thousands, which would overrun the ring buffer) -- pool22b
+                  ("kmem/mm_page_pcpu_drain", "migratetype != 1"))
 # events kept only where the guest kernel takes their filter (the .function modifier of event
 # filters), switched off with @@RTRACE_NOFILTER where it does not (unfiltered, every work item of
 # every kworker would fill the ring buffer): the periodic memcg statistics flush,
@@ -727,7 +733,12 @@ RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wake
 # (lab/measurements/memcg-stats-flush)
 RTRACE_SOFT_FILTERS = (("workqueue/workqueue_execute_start", "function.function == flush_memcg_stats_dwork"),)
 RTRACE_PROBES = (("direct", "try_to_free_pages", "free=@vm_zone_stat:s64 order=%si:u32"),
-                 ("balance", "balance_pgdat", "free=@vm_zone_stat:s64"))
+                 ("balance", "balance_pgdat", "free=@vm_zone_stat:s64"),
+                 # pgdat_balanced()'s per-zone test (6.12 mm/vmscan.c; also prepare_kswapd_sleep()'s and
+                 # wakeup_kswapd()'s): which zone (struct zone address), its mark (high + boost) and the
+                 # answer, to see which zone ends kswapd's balance_pgdat() (pool22b)
+                 ("wmok", "zone_watermark_ok_safe", "zone=%di:x64 mark=%dx:u64 idx=%cx:u32"),
+                 ("wmok_ret", "zone_watermark_ok_safe%return", "ret=$retval:u8"))
 
 
 def guest_reclaim_trace() -> tuple:

@@ -1004,6 +1004,13 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
     # /proc/pagetypeinfo before and after the tasks
     assert "/sys/kernel/tracing/events/kmem/mm_page_alloc_extfrag/enable" in on
     assert "/proc/pagetypeinfo" in on and "/proc/pagetypeinfo" in off
+    # the per-CPU lists' flushes into non-movable pageblocks only (free_pcppages_bulk(), 6.12;
+    # pool22b): filtered, or the stream's movable frees would overrun the ring buffer
+    assert "/sys/kernel/tracing/events/kmem/mm_page_pcpu_drain/enable" in on
+    assert "echo 'migratetype != 1' > /sys/kernel/tracing/events/kmem/mm_page_pcpu_drain/filter" in on
+    # pgdat_balanced()'s per-zone test and its answer (a return probe, "%return", 5.11+)
+    assert "p:memtwin/wmok zone_watermark_ok_safe zone=%di:x64 mark=%dx:u64" in on
+    assert "p:memtwin/wmok_ret zone_watermark_ok_safe%return ret=$retval:u8" in on
     # shrink_active_list()'s deactivations only, and the periodic memcg stats flush only (the
     # event switched off where the kernel refuses the filter: unfiltered it would fill the buffer)
     assert "echo 'nr_deactivated > 0' > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_active/filter" in on
