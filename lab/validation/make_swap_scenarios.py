@@ -688,7 +688,31 @@ HEADER_NOTES = {
         "# vcpu_stall), the engine counted 4.5/37 (all vCPUs probed at once, 18-78% stalled) or 3/7.5 (each alone,\n"
         "# 3-9%), large at other boots than the kernel's: refuted as the count's mechanism while the engine runs the\n"
         "# worker beside the task; the kernel's task shares the stalled vCPU with the kworker until the idle balance\n"
-        "# pulls it (not modelled). validate does not give the stalls; the known_out stays.\n"),
+        "# pulls it (not modelled). validate does not give the stalls; the known_out stays.\n"
+        "# sched20 (2026-11-30): (1) a loaded set WITH the stall probe and QEMU at nice 0 (no --qemu-nice), 10 boots\n"
+        "# 15:22-15:42 UTC, one hold of /tmp/memtwin-qemu.lock each, the host loaded by the session's other helpers (load\n"
+        "# 1 min 1.86-4.90 at boots 1-3, 10.3-16.2 at boots 4-10; lab/measurements/vcpu-stall/loaded/record.log;\n"
+        "# validation-pending/real/qemu61-zswap-pool-limit-loaded-boot1..10.json): the kernel counts touch 1 4, 2, 2, 81, 2,\n"
+        "# 58, 54, 194, 3, 56 (median 29) and touch 2 100, 113, 72, 581, 52, 1499, 46, 324, 363, 138 (median 125.5),\n"
+        "# reject_reclaim_fail 0-6 in touch 2 (0 at boots 1-3): QEMU at nice 0 reproduces this set's regime (touch 2\n"
+        "# 11-295, median 113.5) even at load 1.9-5.4, where --qemu-nice -15 gave 4 at load 11-13. The probe (both vCPUs\n"
+        "# spinning) lost 31-92% of its time in gaps, each vCPU alone 27-78% (zswap20's set at -15: 18-78% and 3-9%).\n"
+        "# The engine as it is (worker beside the task) at each boot's settings, without and with the boot's stalls\n"
+        "# (lab/measurements/vcpu-stall/loaded/engine_by_boot.py): touch 1 medians 4, 10 (all-at-once stalls), 17 (each\n"
+        "# alone), touch 2 8, 35.5, 16.5: out every way, large at other boots than the kernel's (lab/measurements/\n"
+        "# vcpu-stall/README.md \"sched20\"); the set stays pending.\n"
+        "# (2) The missing scheduling, modelled (zswap.rs Kernel::zswap_hold_task, sched.rs tick_preempt_slice_ns /\n"
+        "# tick_preempt_at / next_tick_after, vcpu_stall.rs vcpu_stall_covering; KernelProfile::zswap_kworker_shares_cpu):\n"
+        "# the kworker bound to the storing task's CPU holds it from its preemption point until its run ends, the nohz idle\n"
+        "# balance pulls it (the kworker's CPU's tick, delayed to the end of a stall of that vCPU, plus a wake-up sample;\n"
+        "# not while cache-hot) or the tick gives the CPU back (6.1 check_preempt_tick(): 6 ms with 2 CPUs; EEVDF 1.5 ms).\n"
+        "# Refuted as the engine's default, so off in every profile: held at its store (cond_resched() in\n"
+        "# shrink_folio_list()), the task leaves the memcg at its limit mid-batch, the kworker's swap-in charge\n"
+        "# (__read_swap_cache_async()) reclaims and its own stores count the hits: touch 1 138-178 at the quiet set's 10\n"
+        "# boots (kernel 2-41, median 2; OUT) and 143-185 at this set's (kernel median 5.5; OUT); held only at a fault's\n"
+        "# start instead, one reclaim stores on ~1.5 ms into the full pool first (133/449 at every boot of the loaded\n"
+        "# set). The kernel's kworker charges found room (one reclaim in 38 traced, zswap10): where the margin comes\n"
+        "# from in 6.1 (the task's earlier batches' frees before its retried charge) is the next step; the known_out stays.\n"),
 }
 
 

@@ -752,3 +752,133 @@ fn zswap_is_full_reads_the_size_the_last_update_took_6_1() {
     assert_eq!((z.pool_pages(), z.pool_total_size_pages()), (live - 1, live), "the same, one page lower");
     assert_eq!(z.can_accept(totalram), totalram * 90 / 100 / 100 > live, "zswap_can_accept() reads the copy");
 }
+
+
+/// The pool of `zhog(48M, random-1K, max_pool_percent 1)` on `profile` with the kworker on
+/// the task's CPU (`KernelProfile::zswap_kworker_shares_cpu`), stepped past its first run, the
+/// task's clock 1 ms after a tick (`T0`), ready to queue from the task's context (CPU 0).
+fn shared_cpu_pool(profile: &str) -> (Simulation, u64) {
+    let mut s = sim(&zhog("48M", "random-1K", "max_pool_percent = 1", "", profile, "v2").replace("ram = \"1G\"\n", "ram = \"1G\"\ncpus = 2\n"));
+    s.kernel.profile.zswap_kworker_shares_cpu = true;
+    while s.step() {
+        let z = s.kernel.zswap.as_ref().unwrap();
+        if z.stats.written_back_pages > 0 && !z.shrink_pending() {
+            break;
+        }
+    }
+    let k = &mut s.kernel;
+    let t0 = crate::sched::next_tick_after(k.now.max(k.zswap.as_ref().unwrap().worker_clock));
+    k.now = t0 + 1_000_000;
+    k.pcp_ctx = 0;
+    // Fresh: the task on CPU 0, no hold counted yet.
+    let z = k.zswap.as_mut().unwrap();
+    (z.holder_ctx, z.holder_cpu, z.holder_pulled, z.hold_stats) = (u32::MAX, u32::MAX, false, Default::default());
+    assert_eq!(k.nr_cpu_ids, 2);
+    (s, t0)
+}
+
+/// A stall of vCPU 0 (the kworker's and the task's) from `at` for `dur`, none elsewhere.
+fn stall_cpu0(k: &mut crate::kernel::Kernel, at: u64, dur: u64) {
+    let mut v = crate::vcpu_stall::VcpuStalls::new(vec![dur], 1 << 62, 2, 0);
+    for i in 0..3 {
+        v.set_next(i, 1 << 62, 0);
+    }
+    v.set_next(0, at, dur);
+    k.vcpu_stalls = Some(Box::new(v));
+}
+
+/// 6.1's bound shrink kworker (mm/zswap.c `create_workqueue("zswap-shrink")`) woken on the
+/// storing task's CPU preempts it (kernel/sched/fair.c of Linux 6.1: `place_entity()` puts
+/// the woken kworker `sysctl_sched_latency / 2` behind, `check_preempt_wakeup()` preempts): the
+/// task, held from its preemption point, runs again when the run ends (`worker_thread()`
+/// sleeps) if that comes before the next tick; the time held is its run-queue wait
+/// (schedstat `run_delay`). Without the hold the task's clock would not move.
+#[test]
+fn a_woken_shrink_kworker_holds_the_task_until_its_run_ends_6_1() {
+    let (mut s, t0) = shared_cpu_pool("linux-6.1");
+    let k = &mut s.kernel;
+    let (s0, runq, wb) = (k.now, k.runq_ns, k.zswap.as_ref().unwrap().stats.written_back_pages);
+    k.zswap_queue_shrink_work();
+    let z = k.zswap.as_ref().unwrap();
+    assert_eq!((z.hold_stats.holds, z.hold_stats.pulls, z.hold_stats.tick_preempts), (1, 0, 0), "{:?}", z.hold_stats);
+    assert!(z.worker_run.is_none() && !z.shrink_queued, "the run is over");
+    assert!(z.stats.written_back_pages > wb, "it wrote back");
+    assert!(k.now > s0 && k.now == z.worker_clock, "the task runs again where the run ended: {} from {s0}, the kworker's clock {}", k.now, z.worker_clock);
+    assert!(k.now < t0 + crate::timer::NSEC_PER_JIFFY, "before the next tick (no pull)");
+    assert_eq!(k.runq_ns - runq, k.now - s0, "held on the run queue");
+    // Off (the profiles' default): the worker runs beside the task, whose clock stays.
+    let (mut s, _) = shared_cpu_pool("linux-6.1");
+    s.kernel.profile.zswap_kworker_shares_cpu = false;
+    let k = &mut s.kernel;
+    let s0 = k.now;
+    k.zswap_queue_shrink_work();
+    assert_eq!(k.now, s0);
+    assert_eq!(k.zswap.as_ref().unwrap().hold_stats.holds, 0);
+}
+
+/// A stall of the shared vCPU holds the kworker's run (vcpu_stall.rs) and delays the tick due
+/// inside it to its end; at that tick (`scheduler_tick()` -> `trigger_load_balance()` ->
+/// `nohz_balancer_kick()`, `rq->nr_running >= 2`) `kick_ilb()` wakes the idle CPU, whose
+/// `nohz_idle_balance()` pulls the waiting task, no longer cache-hot (`task_hot()`:
+/// `sysctl_sched_migration_cost` 0.5 ms), to CPU 1: the task runs from then beside the
+/// kworker (Linux 6.1 kernel/sched/fair.c). A 5 ms stall 1 ms after a tick: the tick of
+/// T0 + 4 ms comes at T0 + 6 ms, the kworker's 5 ms run below 6.1's 6 ms slice, the pull then
+/// (no wake-up samples: at once).
+#[test]
+fn the_idle_balance_pulls_the_task_off_a_stalled_kworker_cpu_6_1() {
+    let (mut s, t0) = shared_cpu_pool("linux-6.1");
+    let k = &mut s.kernel;
+    let ms = 1_000_000;
+    stall_cpu0(k, t0 + ms, 5 * ms);
+    k.zswap_queue_shrink_work();
+    let z = k.zswap.as_ref().unwrap();
+    assert_eq!((z.hold_stats.holds, z.hold_stats.pulls, z.hold_stats.tick_preempts), (1, 1, 0), "{:?}", z.hold_stats);
+    assert_eq!(k.now, t0 + 6 * ms, "pulled at the delayed tick");
+    assert!(z.holder_pulled && z.holder_cpu == 1 && z.worker_cpu == 0);
+    assert!(z.worker_run.is_some() && z.worker_clock > k.now, "the kworker's run goes on on CPU 0");
+    // Pulled, the task is not held again by that run: its stores go on beside it.
+    let now = k.now;
+    k.zswap_shrink_worker_due();
+    assert_eq!((k.now, k.zswap.as_ref().unwrap().hold_stats.holds), (now, 1));
+}
+
+/// A stall longer than the slice: at the tick after it the kworker has run (the stall
+/// counted: the guest's clock went on) more than 6.1's `check_preempt_tick()` slice (6 ms
+/// with 2 CPUs), the task gets the CPU back at once and the kworker waits until the task's
+/// own slice is used at a tick (T0 + 16 ms here), when it takes the CPU again. Under EEVDF
+/// (6.6+ `update_deadline()`: the base slice, 1.5 ms with 2 CPUs) the 5 ms stall that 6.1 ends
+/// with a pull already gives the CPU back at the tick.
+#[test]
+fn the_tick_gives_the_cpu_back_after_a_stall_longer_than_the_slice() {
+    let ms = 1_000_000;
+    let (mut s, t0) = shared_cpu_pool("linux-6.1");
+    let k = &mut s.kernel;
+    stall_cpu0(k, t0 + ms, 7 * ms);
+    k.zswap_queue_shrink_work();
+    let z = k.zswap.as_ref().unwrap();
+    assert_eq!((z.hold_stats.holds, z.hold_stats.pulls, z.hold_stats.tick_preempts), (1, 0, 1), "{:?}", z.hold_stats);
+    assert_eq!(k.now, t0 + 8 * ms, "the task runs at the delayed tick");
+    assert_eq!((z.rehold_at, z.worker_clock), (t0 + 16 * ms, t0 + 16 * ms), "the kworker waits for the task's slice");
+    assert!(z.worker_run.is_some() && !z.holder_pulled);
+    // Before then the kworker does not run; from then it holds the task again.
+    let wb = z.stats.written_back_pages;
+    k.now = t0 + 16 * ms - 1;
+    k.zswap_shrink_worker_due();
+    assert_eq!(k.zswap.as_ref().unwrap().stats.written_back_pages, wb);
+    k.now = t0 + 16 * ms;
+    k.zswap_shrink_worker_due();
+    let z = k.zswap.as_ref().unwrap();
+    assert_eq!(z.hold_stats.holds, 2, "{:?}", z.hold_stats);
+    assert!(k.now > t0 + 16 * ms);
+    // EEVDF (6.6+, `KernelProfile::eevdf`; no zswap era of the engine has it with the bound
+    // worker, so 6.1 with the flag): the 5 ms stall ends in the tick's preemption, not a pull.
+    let (mut s, t0) = shared_cpu_pool("linux-6.1");
+    let k = &mut s.kernel;
+    k.profile.eevdf = true;
+    assert!(crate::sched::tick_preempt_slice_ns(&k.profile, 2) < 5 * ms);
+    stall_cpu0(k, t0 + ms, 5 * ms);
+    k.zswap_queue_shrink_work();
+    let z = k.zswap.as_ref().unwrap();
+    assert_eq!((z.hold_stats.pulls, z.hold_stats.tick_preempts), (0, 1), "{:?}", z.hold_stats);
+    assert_eq!(k.now, t0 + 6 * ms);
+}
