@@ -839,18 +839,6 @@ pub struct KernelProfile {
     /// of a 6.17+ tree (CachyOS/linux; its vswap patches aside) and the host's 6.18 config
     /// (CONFIG_ZSMALLOC, no zpool parameter); the versions in between are not told apart.
     pub zswap_direct: bool,
-    /// 6.1's zswap shrink kworker shares the storing task's CPU (sched20,
-    /// [`crate::kernel::Kernel::zswap_hold_task`]): bound to the task's CPU
-    /// (`create_workqueue()`), it preempts the task (6.1 `check_preempt_wakeup()`) at its next
-    /// preemption point (`cond_resched()` in `shrink_folio_list()`'s loop) and holds it until
-    /// its run ends, the nohz idle balance pulls the task to the idle CPU, or the tick gives
-    /// the CPU back. Off in every profile (the worker runs beside the task from its start): at
-    /// qemu61-zswap-pool-limit the hold at the store made the worker's own charge meet the
-    /// memcg at its limit mid-batch and reclaim, counting 138-185 hits in touch 1 where the
-    /// quiet set's kernel counts 2 (and a hold at the fault's start let one reclaim store on
-    /// ~1.5 ms, 133/449): the kernel's kworker charges found room (1 reclaim in 38 traced),
-    /// which the engine's batches do not give it. Kept for the tests and that next step.
-    pub zswap_kworker_shares_cpu: bool,
     /// cgroup v2's `memory.zswap.writeback` (6.8+, 501a06fe8e4c "zswap: memcontrol: implement
     /// zswap writeback disabling"; from 6.9 read up the hierarchy and ignored while zswap is
     /// off, `mem_cgroup_zswap_writeback_enabled()`): 0 keeps the memcg's pages off the swap
@@ -1176,7 +1164,6 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_memcg: true,
         zswap_modelled: false,
         zswap_direct: false,
-        zswap_kworker_shares_cpu: false,
         zswap_writeback_knob: false,
         zswap_shrink_memcg: false,
         zswap_incompressible_as_is: false,

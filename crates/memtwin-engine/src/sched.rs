@@ -22,9 +22,6 @@ use std::collections::BinaryHeap;
 const WAKEUP_RAND_SALT: u64 = 0x57A4_E0F1_A7E2_C0DE;
 /// The same for the kworker wake-up draws (`Kernel::kworker_rand`).
 const KWORKER_RAND_SALT: u64 = 0x6B77_6F72_6B65_7231;
-/// The same for the idle CPU's wake-up in the idle balance that pulls a task off 6.1's zswap
-/// shrink kworker's CPU (`Zswap::ilb_rand`).
-const ILB_RAND_SALT: u64 = 0x696C_625F_7075_6C6C;
 
 #[path = "replay.rs"]
 mod replay;
@@ -608,54 +605,6 @@ pub fn post_init_runnable_avg(cpu_util: u64) -> u64 {
     cap << LOAD_PRECISION_SHIFT
 }
 
-/// `sysctl_sched_latency` before EEVDF (kernel/sched/fair.c of Linux 6.1:
-/// `normalized_sysctl_sched_latency = 6000000ULL`), scaled at boot by
-/// `get_update_sysctl_factor()` as the base slice is ([`sched_slice_ns`]).
-pub const SCHED_LATENCY_NORMALIZED_NS: Nanos = 6_000_000;
-
-/// `sysctl_sched_migration_cost` (kernel/sched/fair.c, 500000UL in 6.1 and 6.6):
-/// `task_hot()` takes a task that ran less than this long ago (`rq_clock_task(src_rq) -
-/// p->se.exec_start`) as cache-hot, and `can_migrate_task()` does not pull it while
-/// `sd->nr_balance_failed <= sd->cache_nice_tries`.
-pub const SCHED_MIGRATION_COST_NS: Nanos = 500_000;
-
-/// The first scheduler tick strictly after `t`: the engine's ticks fall on multiples of
-/// `NSEC_PER_SEC / HZ` of its clock (timer.rs; Debian's `CONFIG_HZ_250`: 4 ms).
-pub fn next_tick_after(t: Nanos) -> Nanos {
-    (t / crate::timer::NSEC_PER_JIFFY + 1) * crate::timer::NSEC_PER_JIFFY
-}
-
-/// How long the running entity of a CPU with one other runnable entity of the same weight
-/// runs before the tick takes the CPU from it (`scheduler_tick()` -> `task_tick_fair()` ->
-/// `entity_tick()`), on `nr_cpus` CPUs:
-/// - CFS (6.1 `check_preempt_tick()`): `ideal_runtime = sched_slice()`, the period
-///   `__sched_period(2)` = `sysctl_sched_latency` (below `sched_nr_latency`) shared by the two
-///   weights: half of it, 6 ms with 2 CPUs (the latency scaled by `1 + ilog2(2)`); the
-///   running entity is preempted at the first tick where `delta_exec` (its run since
-///   `set_next_entity()`) exceeds it.
-/// - EEVDF (6.6+ `update_curr()` -> `update_deadline()`): its slice
-///   ([`sched_slice_ns`]), after which `resched_curr()` lets `pick_eevdf()` choose the other,
-///   eligible entity.
-///
-/// The engine's own reading of those functions for the two-entity case; a run longer than
-/// the slice is only seen at a tick ([`tick_preempt_at`]).
-pub fn tick_preempt_slice_ns(p: &crate::profile::KernelProfile, nr_cpus: u32) -> Nanos {
-    if p.eevdf {
-        sched_slice_ns(p, nr_cpus)
-    } else {
-        let cpus = nr_cpus.clamp(1, 8);
-        SCHED_LATENCY_NORMALIZED_NS * (1 + cpus.ilog2() as u64) / 2
-    }
-}
-
-/// The tick at which an entity picked at `picked` (and running on from then) loses the CPU
-/// to the other runnable entity ([`tick_preempt_slice_ns`] = `slice`): the first tick after
-/// `picked` at which its run exceeds the slice (6.1 `check_preempt_tick()`: `delta_exec >
-/// ideal_runtime`).
-pub fn tick_preempt_at(picked: Nanos, slice: Nanos) -> Nanos {
-    next_tick_after(picked + slice)
-}
-
 /// Engine statistics of a run, for benchmarks.
 #[derive(Clone, Debug, Default)]
 pub struct EngineStats {
@@ -939,9 +888,6 @@ impl Simulation {
             area.solidstate = !scn.devices[d].rotational;
             k.swap = Some(area);
             k.zswap = scn.machine.zswap.map(crate::zswap::Zswap::new);
-            if let Some(z) = k.zswap.as_mut() {
-                z.ilb_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ ILB_RAND_SALT);
-            }
             // swapon -> enable_swap_slots_cache() (4.11-6.14): one cache per CPU
             // (`alloc_swap_slot_cache()` at CPU hotplug), sized here, none used on the way.
             if k.profile.swap_slots_cache {

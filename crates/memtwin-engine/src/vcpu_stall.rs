@@ -34,15 +34,9 @@ pub struct VcpuStalls {
     /// The mean idle time from a stall's end to the next one's start.
     gap: Nanos,
     streams: Vec<StallStream>,
-    /// The last stalls each stream's contexts met (start, end), newest last: where a tick of
-    /// a busy vCPU fell ([`Kernel::vcpu_stall_covering`]).
-    met: Vec<[(Nanos, Nanos); MET_KEPT]>,
     /// Stall time the running contexts met, in all (for the tests and the bench's sanity).
     pub met_ns: Nanos,
 }
-
-/// How many of the stalls a stream's contexts met [`VcpuStalls`] keeps.
-const MET_KEPT: usize = 4;
 
 /// Salt of the streams' seeds, apart from the other boot-seeded draws.
 const VCPU_STALL_RAND_SALT: u64 = 0x7643_5055_5374_616C;
@@ -57,7 +51,7 @@ impl VcpuStalls {
         // The idle time between two stalls: the interval (start to start) less a stall's mean
         // length (at least 1 ns: build.rs refuses an interval not longer than the mean).
         let mean = durations.iter().sum::<Nanos>() / durations.len() as Nanos;
-        let mut v = VcpuStalls { durations, gap: interval.saturating_sub(mean).max(1), streams: vec![], met: vec![[(0, 0); MET_KEPT]; cpus.max(1) as usize + 1], met_ns: 0 };
+        let mut v = VcpuStalls { durations, gap: interval.saturating_sub(mean).max(1), streams: vec![], met_ns: 0 };
         for i in 0..=cpus.max(1) as u64 {
             let rand = crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ VCPU_STALL_RAND_SALT ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let mut s = StallStream { start: 0, dur: 0, rand };
@@ -72,13 +66,6 @@ impl VcpuStalls {
     pub(crate) fn set_next(&mut self, i: usize, start: Nanos, dur: Nanos) {
         self.streams[i].start = start;
         self.streams[i].dur = dur;
-    }
-
-    /// Keep stream `si`'s stall met from `start` to `end` among its last [`MET_KEPT`].
-    fn note_met(&mut self, si: usize, start: Nanos, end: Nanos) {
-        let m = &mut self.met[si];
-        m.rotate_left(1);
-        m[MET_KEPT - 1] = (start, end);
     }
 
     /// The stream's next stall after the one it holds: an exponential gap of mean `gap` from
@@ -104,30 +91,11 @@ impl Kernel {
     /// streams being drawn from the same samples, which one is called the task's CPU does not
     /// matter.
     pub(crate) fn vcpu_stall_stream(&self, n: usize) -> usize {
-        let z = self.zswap.as_ref();
         if self.in_zswap_worker {
-            match z.map(|z| z.worker_cpu) {
-                Some(c) if c != u32::MAX => (c as usize).min(n - 2),
-                _ => n - 1,
-            }
+            n - 1
         } else {
-            let ctx = match z {
-                Some(z) if z.holder_ctx == self.pcp_ctx && z.holder_cpu != u32::MAX => z.holder_cpu,
-                _ => self.pcp_ctx,
-            };
-            (if ctx == u32::MAX { 0 } else { ctx as usize }).min(n - 2)
+            (if self.pcp_ctx == u32::MAX { 0 } else { self.pcp_ctx as usize }).min(n - 2)
         }
-    }
-
-    /// Whether a stall of CPU `cpu`'s vCPU that its running contexts met covers `t`: its
-    /// end if so (a tick due at `t` comes then: the guest's timer interrupt waits for the vCPU;
-    /// under TCG the guest's clock has gone on meanwhile), else `None`; `None` without
-    /// `[machine] vcpu_stall`. Only the last few stalls met are kept: ask about times the
-    /// CPU's contexts have just run through.
-    pub(crate) fn vcpu_stall_covering(&self, cpu: u32, t: Nanos) -> Option<Nanos> {
-        let v = self.vcpu_stalls.as_ref()?;
-        let si = (cpu as usize).min(v.streams.len().saturating_sub(2));
-        v.met[si].iter().find(|&&(a, b)| a <= t && t < b).map(|&(_, b)| b)
     }
 
     /// The running context ran CPU time from `from` to `self.now` on its vCPU: each stall of
@@ -146,14 +114,12 @@ impl Kernel {
                 self.now = self.now.saturating_add(s.dur);
                 v.met_ns += s.dur;
                 from = end;
-                v.note_met(si, s.start, end);
             } else if end > from {
                 // On when the context came to run: it starts at the stall's end.
                 let held = end - from;
                 self.now = self.now.saturating_add(held);
                 v.met_ns += held;
                 from = end;
-                v.note_met(si, s.start, end);
             }
             v.draw(&mut s);
         }

@@ -351,37 +351,6 @@ pub struct Zswap {
     /// The pool page `zbud_reclaim_page()` is working on (`under_reclaim`: off the buddy
     /// lists, `zbud_free()` of its buddies leaves it to the reclaim to free).
     reclaiming: u32,
-    /// 6.1's shrink kworker's CPU ([`Kernel::zswap_queue_shrink_work`]: the CPU of the context
-    /// whose store woke it; `NIL` before the first): its vCPU stall stream.
-    pub(crate) worker_cpu: u32,
-    /// The context that woke the kworker (its `Kernel::pcp_ctx`; `NIL`: none): while it shares
-    /// the kworker's CPU ([`Zswap::holder_pulled`] false), the kworker's runs take the CPU from
-    /// it ([`Kernel::zswap_hold_task`]).
-    pub(crate) holder_ctx: u32,
-    /// The CPU that context runs on now, as far as the vCPU stalls go (`NIL`: its own,
-    /// [`Kernel::task_cpu`]): the kworker's at its wake-up, the other one once the idle
-    /// balance pulled it.
-    pub(crate) holder_cpu: u32,
-    /// The holder was pulled off the kworker's CPU since the kworker was woken on it.
-    pub(crate) holder_pulled: bool,
-    /// When the kworker, its CPU given back to the holder by the tick
-    /// ([`crate::sched::tick_preempt_at`]), takes it again (`Nanos::MAX`: not pending).
-    pub(crate) rehold_at: Nanos,
-    /// The state of the draws from `[machine] wakeup_latency` for the idle CPU's wake-up by
-    /// the idle balance kick (xorshift64, seeded per boot apart from kswapd's draws).
-    pub ilb_rand: u64,
-    /// What [`Kernel::zswap_hold_task`] did, for the tests: holds, pulls, tick preemptions
-    /// of the kworker, and the holder's time held.
-    pub(crate) hold_stats: HoldStats,
-}
-
-/// [`Kernel::zswap_hold_task`]'s counts (the tests', not a kernel counter).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct HoldStats {
-    pub holds: u64,
-    pub pulls: u64,
-    pub tick_preempts: u64,
-    pub held_ns: Nanos,
 }
 
 /// 6.1's `zbud_reclaim_page(pool, 8)` under way, one `zswap_writeback_entry()` a step: the
@@ -399,7 +368,7 @@ pub(crate) struct ZbudRun {
 impl Zswap {
     /// zswap with `params`, an empty pool.
     pub fn new(params: ZswapParams) -> Zswap {
-        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, total_pages_copy: 0, shrink_queued: false, shrink_queued_at: 0, worker_clock: 0, worker_run: None, reclaiming: NIL, worker_cpu: NIL, holder_ctx: NIL, holder_cpu: NIL, holder_pulled: false, rehold_at: Nanos::MAX, ilb_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED, hold_stats: HoldStats::default() }
+        Zswap { params, stats: ZswapStats::default(), len: vec![], handle: vec![], zbud: Zbud::new(), zs: Zsmalloc::new(), lru: Default::default(), memcg_lru: vec![], referenced: vec![], fills: vec![], reached_full: false, total_pages_copy: 0, shrink_queued: false, shrink_queued_at: 0, worker_clock: 0, worker_run: None, reclaiming: NIL }
     }
 
     /// `zswap_pool_total_size` in pages (zbud: `pages_nr`; zsmalloc: `zs_get_total_pages()`).
@@ -921,8 +890,7 @@ impl Kernel {
 
     /// The queued `shrink_worker()`, from the fault path of the task whose store queued it.
     /// 6.8+ (`zswap_direct`): run now, in the faulting task's time. 6.1: the run due by now,
-    /// if any ([`Kernel::zswap_shrink_worker_due`]), the fault's start being where a kworker
-    /// woken on the task's CPU takes it (the task held: [`Kernel::zswap_hold_task`]).
+    /// if any ([`Kernel::zswap_shrink_worker_due`]).
     pub fn zswap_shrink_worker(&mut self) {
         let Some(z) = self.zswap.as_mut() else { return };
         if !z.shrink_pending() {
@@ -933,27 +901,23 @@ impl Kernel {
             self.zswap_shrink_worker_lru();
             return;
         }
-        self.zswap_worker_catch_up(true);
+        self.zswap_shrink_worker_due();
     }
 
     /// `queue_work(shrink_wq, &pool->shrink_work)` (6.1, from a store that found the pool
     /// full): `shrink_wq` is `create_workqueue("zswap-shrink")`, a bound workqueue (not
     /// `WQ_UNBOUND`: `__queue_work()` takes `raw_smp_processor_id()`'s pool), so a kworker of
-    /// the storing task's CPU runs the work. An idle worker (no run under way, its clock not
-    /// ahead) is woken (`wake_up_worker()`) on the storing context's CPU and starts after the
-    /// machine's kworker wake-up latency ([`Kernel::kworker_wakeup_delay`], 0 without samples;
-    /// wake11), the task storing on meanwhile; from its start it has the task's CPU
-    /// (`check_preempt_wakeup()`: [`Kernel::zswap_hold_task`]) until its run ends, the idle
-    /// balance pulls the task to another CPU, or the tick gives the CPU back; after a pull the
-    /// worker runs on its own clock beside the task ([`Kernel::zswap_shrink_worker_due`]).
-    /// Queued while a run is under way (its `WORK_STRUCT_PENDING` was cleared when it
-    /// started), the work runs again where that run ends, on the same worker (`__queue_work()`
-    /// queues a work running on another pool's worker there: `find_worker_executing_work()`);
-    /// a work already queued stays queued once.
+    /// the storing task's CPU runs the work, preempting the task (a woken kworker's vruntime is
+    /// placed behind it: `check_preempt_wakeup()`), whose stores go on meanwhile on the idle
+    /// CPU that pulls it: the engine runs the worker on its own clock from the queueing store's
+    /// time, beside the task ([`Kernel::zswap_shrink_worker_due`]). An idle worker (no run under
+    /// way, its clock not ahead) is woken (`wake_up_worker()`) and starts after the machine's
+    /// kworker wake-up latency ([`Kernel::kworker_wakeup_delay`], 0 without samples; wake11), the
+    /// task storing on meanwhile. Queued while a run is under way (its `WORK_STRUCT_PENDING` was
+    /// cleared when it started), the work runs again where that run ends, the worker awake; a
+    /// work already queued stays queued once.
     pub(crate) fn zswap_queue_shrink_work(&mut self) {
         let now = self.now;
-        let ctx = self.pcp_ctx;
-        let kthread = self.in_kthread() || !self.profile.zswap_kworker_shares_cpu;
         let z = self.zswap.as_ref().expect("zswap");
         if !z.shrink_queued {
             let idle = z.worker_run.is_none() && z.worker_clock <= now;
@@ -961,15 +925,6 @@ impl Kernel {
             let z = self.zswap.as_mut().expect("zswap");
             z.shrink_queued = true;
             z.shrink_queued_at = now + delay;
-            if idle && !kthread && ctx != NIL {
-                // Woken on the storing context's CPU: where the idle balance last put it.
-                let cpu = if z.holder_ctx == ctx && z.holder_cpu != NIL { z.holder_cpu } else { ctx };
-                z.worker_cpu = cpu;
-                z.holder_ctx = ctx;
-                z.holder_cpu = cpu;
-                z.holder_pulled = false;
-                z.rehold_at = Nanos::MAX;
-            }
         }
         self.zswap_shrink_worker_due();
     }
@@ -981,167 +936,34 @@ impl Kernel {
     /// (not the task's CPU time, waits or stalls; its writes in its own plug). So what the task
     /// did meanwhile (its reclaim's frees and uncharges, its charges, its stores that met the
     /// full pool) is done when the step runs, and the pool page a run frees is gone for the
-    /// stores after the step that frees it. While the context that woke it still shares its
-    /// CPU, a run starting by the context's clock (or the kworker taking the CPU back after a
-    /// tick gave it to the context) first holds the context ([`Kernel::zswap_hold_task`]).
-    /// Not run inside itself (a store of the worker's own charge reclaim queues the next run)
-    /// nor inside kswapd (the next store or fault of a task catches it up).
+    /// stores after the step that frees it. Not run inside itself (a store of the worker's own
+    /// charge reclaim queues the next run) nor inside kswapd (the next store or fault of a
+    /// task catches it up).
     pub fn zswap_shrink_worker_due(&mut self) {
-        self.zswap_worker_catch_up(true);
-    }
-
-    /// [`Kernel::zswap_shrink_worker_due`] at a point where the running context may be
-    /// preempted (`may_hold`: a store, after `shrink_folio_list()`'s `cond_resched()`, or a
-    /// page fault's start, [`Kernel::zswap_shrink_worker`]): there the context that shares the
-    /// kworker's CPU is held ([`Kernel::zswap_hold_task`]); elsewhere the kworker waits for
-    /// such a point. Only with [`crate::profile::KernelProfile::zswap_kworker_shares_cpu`]
-    /// (without it no context is the holder: the worker runs beside the task).
-    fn zswap_worker_catch_up(&mut self, may_hold: bool) {
         if self.in_zswap_worker || self.in_kswapd {
             return;
         }
-        let Some(z) = self.zswap.as_ref() else { return };
-        if z.holder_ctx == self.pcp_ctx && z.holder_ctx != NIL && !z.holder_pulled {
-            let wants = z.rehold_at <= self.now || (z.worker_run.is_none() && z.shrink_queued && z.shrink_queued_at.max(z.worker_clock) <= self.now);
-            if wants {
-                if !may_hold {
+        loop {
+            let Some(z) = self.zswap.as_mut() else { return };
+            if z.worker_run.is_none() {
+                let start = z.shrink_queued_at.max(z.worker_clock);
+                if !z.shrink_queued || start > self.now {
                     return;
                 }
-                self.zswap.as_mut().expect("zswap").rehold_at = Nanos::MAX;
-                self.zswap_hold_task(self.now);
-            }
-        }
-        while self.zswap_worker_step(self.now) {}
-    }
-
-    /// The worker's next step if it is due by `until`: a queued work's start
-    /// (`process_one_work()` clears PENDING before `shrink_worker()` runs) with its first
-    /// step, or the next step of the run under way. Returns whether it did one.
-    fn zswap_worker_step(&mut self, until: Nanos) -> bool {
-        let Some(z) = self.zswap.as_mut() else { return false };
-        if z.worker_run.is_none() {
-            let start = z.shrink_queued_at.max(z.worker_clock);
-            if !z.shrink_queued || start > until {
-                return false;
-            }
-            z.shrink_queued = false;
-            z.worker_clock = start;
-            z.worker_run = Some(ZbudRun { slots: [NIL; 2], next: 2, ok: true, retries_left: ZBUD_RECLAIM_RETRIES });
-            if !self.zbud_reclaim_next_page() {
-                return true;
-            }
-        }
-        if self.zswap.as_ref().expect("zswap").worker_clock > until {
-            return false;
-        }
-        self.zbud_reclaim_step();
-        true
-    }
-
-    /// The storing context `held` at `s0`, when 6.1's shrink kworker, bound to the CPU they
-    /// share, takes it (kernel/sched/fair.c of Linux 6.1: the woken kworker,
-    /// `place_entity()`d `sysctl_sched_latency / 2` behind `min_vruntime`, preempts it,
-    /// `check_preempt_wakeup()`; on 6.6+ the measured wake-up wait already holds EEVDF's
-    /// RUN_TO_PARITY): the context runs again, at the latest of its clock and the first of
-    /// - the kworker's end: no run under way and no work queued by its clock (the run and the
-    ///   ones queued behind it, `worker_thread()` -> `process_one_work()`), on this CPU;
-    /// - the pull: at each tick of the kworker's CPU (`scheduler_tick()` ->
-    ///   `trigger_load_balance()` -> `nohz_balancer_kick()`: `rq->nr_running >= 2`), a kick of
-    ///   the idle CPU (`kick_ilb()`'s IPI) that wakes after one of the machine's wake-up
-    ///   samples (`[machine] wakeup_latency`, drawn from [`Zswap::ilb_rand`]; 0 without) and
-    ///   pulls the waiting context (`nohz_idle_balance()` -> `load_balance()` ->
-    ///   `detach_tasks()`; the kworker is per-CPU and stays) unless it is cache-hot then
-    ///   (`can_migrate_task()` -> `task_hot()`: switched out less than
-    ///   [`crate::sched::SCHED_MIGRATION_COST_NS`] before; the next tick kicks again). The
-    ///   context then runs on the other CPU and the kworker beside it;
-    /// - the tick's preemption of the kworker: at a tick where the kworker has run longer than
-    ///   [`crate::sched::tick_preempt_slice_ns`] since `s0`, the context gets the CPU back (a
-    ///   running task cannot be pulled, the kworker cannot move), and the kworker makes no
-    ///   progress until the context's own slice is used at a tick
-    ///   ([`crate::sched::tick_preempt_at`]), when it takes the CPU again
-    ///   ([`Zswap::rehold_at`]).
-    /// A stall of the shared vCPU (vcpu_stall.rs) stops both: the kworker's steps meet it
-    /// (its CPU's stream), and the tick due inside it comes at its end (the guest's timer
-    /// interrupt waits for the vCPU), so a long stall makes the tick preempt the kworker
-    /// (its run holds the stall's length) rather than kick the pull.
-    /// The held time is the context's run-queue wait (`Kernel::runq_ns`, schedstat's
-    /// `run_delay`). Not modelled: the idle CPU busy (the pull needs it idle: a scenario of one
-    /// task), `nohz.next_balance` (taken as due at every tick), and the steps' granularity (a
-    /// tick or a pull falling inside one `zswap_writeback_entry()` takes effect at its end).
-    pub(crate) fn zswap_hold_task(&mut self, s0: Nanos) {
-        {
-            // The kworker runs from the context's preemption point (it could not before).
-            let z = self.zswap.as_mut().expect("zswap");
-            z.worker_clock = z.worker_clock.max(s0);
-        }
-        let slice = crate::sched::tick_preempt_slice_ns(&self.profile, self.nr_cpu_ids);
-        let mut tick = crate::sched::next_tick_after(s0);
-        let mut pull_at = Nanos::MAX;
-        let (resume, pulled, tick_preempted) = loop {
-            let z = self.zswap.as_ref().expect("zswap");
-            let wc = z.worker_clock;
-            let busy = z.worker_run.is_some() || (z.shrink_queued && z.shrink_queued_at.max(wc) <= wc.max(s0));
-            if !busy {
-                break (wc.max(s0), false, false);
-            }
-            let horizon = tick.min(pull_at);
-            if wc < horizon && self.zswap_worker_step(horizon - 1) {
-                continue;
-            }
-            if wc < horizon {
-                // A queued work not due before the horizon (cannot happen: busy says due).
-                break (wc.max(s0), false, false);
-            }
-            if pull_at <= tick {
-                break (pull_at, true, false);
-            }
-            // The kworker's CPU's tick, or the end of a stall of its vCPU that covers it.
-            let cpu = self.zswap.as_ref().expect("zswap").worker_cpu;
-            let fired = self.vcpu_stall_covering(cpu, tick).unwrap_or(tick);
-            if fired - s0 > slice {
-                let back = crate::sched::tick_preempt_at(fired, slice);
-                let z = self.zswap.as_mut().expect("zswap");
-                z.worker_clock = z.worker_clock.max(back);
-                z.rehold_at = back;
-                break (fired, false, true);
-            }
-            if pull_at == Nanos::MAX && self.nr_cpu_ids >= 2 {
-                let w = self.ilb_wakeup_delay();
-                if fired + w - s0 >= crate::sched::SCHED_MIGRATION_COST_NS {
-                    pull_at = fired + w;
+                // process_one_work() clears PENDING before shrink_worker() runs.
+                z.shrink_queued = false;
+                z.worker_clock = start;
+                z.worker_run = Some(ZbudRun { slots: [NIL; 2], next: 2, ok: true, retries_left: ZBUD_RECLAIM_RETRIES });
+                if !self.zbud_reclaim_next_page() {
+                    continue;
                 }
             }
-            tick = crate::sched::next_tick_after(fired);
-        };
-        let held = resume.saturating_sub(self.now);
-        self.now += held;
-        self.runq_ns += held;
-        let ncpu = self.nr_cpu_ids.max(1);
-        let z = self.zswap.as_mut().expect("zswap");
-        z.hold_stats.holds += 1;
-        z.hold_stats.held_ns += held;
-        if pulled {
-            z.hold_stats.pulls += 1;
-            z.holder_pulled = true;
-            // The other CPU (the idle one the balance ran on; on 2 CPUs the one other).
-            z.holder_cpu = (z.worker_cpu + 1) % ncpu;
+            let z = self.zswap.as_ref().expect("zswap");
+            if z.worker_clock > self.now {
+                return;
+            }
+            self.zbud_reclaim_step();
         }
-        if tick_preempted {
-            z.hold_stats.tick_preempts += 1;
-        }
-    }
-
-    /// How long the idle CPU that `kick_ilb()` sends its IPI takes to run the idle balance:
-    /// one of the machine's cross-CPU wake-up samples (`[machine] wakeup_latency`), drawn in
-    /// turn from [`Zswap::ilb_rand`]; 0 without samples.
-    fn ilb_wakeup_delay(&mut self) -> Nanos {
-        if self.wakeup_latency.is_empty() {
-            return 0;
-        }
-        let n = self.wakeup_latency.len() as u64;
-        let z = self.zswap.as_mut().expect("zswap");
-        let i = crate::lru_gen::get_random_u32_below(&mut z.ilb_rand, n) as usize;
-        self.wakeup_latency[i]
     }
 
     /// One step of the run under way at the worker's clock: the next buddy's eviction

@@ -1013,26 +1013,3 @@ fn ttwu_fair_wait_requeues_a_delayed_entity_6_18() {
     s.kernel.ttwu_fair_wait(&mut lag, 9_000_000).unwrap();
     assert!(lag < -2_500_000, "without DELAY_DEQUEUE the lag is kept: {lag}");
 }
-
-
-/// The tick's preemption of the running entity beside one other (sched20): Linux 6.1's
-/// `check_preempt_tick()` (kernel/sched/fair.c: `ideal_runtime = sched_slice()`, half of
-/// `sysctl_sched_latency` 6 ms x `1 + ilog2(2)` for two equal weights: 6 ms) and 6.6's EEVDF
-/// `update_deadline()` (the base slice 0.75 ms x 2), seen at the first tick (HZ 250, 4 ms)
-/// after the slice is exceeded.
-#[test]
-fn tick_preemption_slices_6_1_and_6_6() {
-    use crate::profile::profile;
-    use crate::sched::{next_tick_after, tick_preempt_at, tick_preempt_slice_ns};
-    let ms = 1_000_000;
-    assert_eq!(tick_preempt_slice_ns(&profile("linux-6.1").unwrap(), 2), 6 * ms);
-    assert_eq!(tick_preempt_slice_ns(&profile("linux-6.1").unwrap(), 1), 3 * ms);
-    assert_eq!(tick_preempt_slice_ns(&profile("linux-6.6").unwrap(), 2), 1_500_000);
-    assert_eq!(next_tick_after(0), 4 * ms);
-    assert_eq!(next_tick_after(4 * ms), 8 * ms, "strictly after");
-    assert_eq!(next_tick_after(4 * ms - 1), 4 * ms);
-    // Picked 1 ms after a tick: 6 ms are exceeded at the tick of 8 ms (7 ms run).
-    assert_eq!(tick_preempt_at(ms, 6 * ms), 8 * ms);
-    // Picked on a tick: at 6 ms exactly it has not exceeded it; the next tick.
-    assert_eq!(tick_preempt_at(4 * ms, 6 * ms), 12 * ms);
-}
