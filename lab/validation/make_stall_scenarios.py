@@ -5,8 +5,11 @@ host-stall-*.toml (this host's kernel, 6.18, cgroup v1, engine profile linux-6.1
 A latency probe (mmtests stutter's: mmap, write every page, munmap, every 5 ms; the engine's
 `mmap_probe`) runs in one memcg beside a task copying a file several times the memcg's limit.
 The probe's rounds stall in memcg reclaim behind the copy's page cache (dirty pages, writeback
-on the loop device). The host has no swap (free: Swap 0), so the issue's anonymous hog, whose
-memory could only be swapped, is left out: under the limit it would be OOM-killed.
+on the loop device). The host itself has no swap device (free: Swap 0), but the host runner
+puts a swap file on the run's image when a scenario asks for one ([machine] swap:
+real.HostRun._swap, as host-swap-retouch does). These scenarios ask for none, so the issue's
+anonymous hog, whose memory could only be swapped, is left out of them: under the limit it
+would be OOM-killed. A hog beside the probe would need [machine] swap and a new recording.
 
 The disk is the host runner's ext4 image on a loop device, throttled with blk-throttle to the
 scenario's bandwidth (real.HostRun._throttle). `memtwin calibrate --throttle 200M,150M` gave

@@ -489,7 +489,8 @@ def _bimodal_line(r: Row) -> str:
     tol = f"{r.rel * 100:g}%" + (f" or {fmt_value(r.abs)}" if r.abs else "")
     share = (f"  {r.step} {r.metric} (bimodal): {b.spec.event} ({b.spec.by} > {b.spec.above:g}) in {b.k}/{b.n} boots, "
              f"engine {b.K}/{b.M}; Fisher's exact p = {b.p:.3f}: "
-             + ("the shares agree" if b.share_ok else "the shares differ") + f" (at p >= {BIMODAL_ALPHA:g})")
+             + ("the shares agree" if b.share_ok else "the shares differ")
+             + f" (the rule: they agree unless p < {BIMODAL_ALPHA:g})")
     verdict = ("within" if b.value_ok(r.allowed_at) else "out of") + f" {tol}"
     if b.conditional:
         value = f"when it is: median {fmt_value(r.real)} (engine {fmt_value(r.sim)}), {verdict}"

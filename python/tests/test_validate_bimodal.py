@@ -144,13 +144,15 @@ def test_validate_prints_a_bimodal_comparison_in_words(tmp_path, capsys):
     text = " ".join(out.split())
     assert "(its bimodal metrics: 12 boots, seeds 0-11" in text
     assert ("read 2 read_bytes (bimodal): the reader re-reads (read_bytes > 0) in 3/3 boots, engine 0/12; "
-            "Fisher's exact p = 0.002: the shares differ (at p >= 0.05)") in text, text
+            "Fisher's exact p = 0.002: the shares differ (the rule: they agree unless p < 0.05)") in text, text
+    assert "p >= 0.05" not in text, text
     assert "no boot of the engine in that mode: the medians of every boot, 58720256 (engine 0), out of 10% or 1048576" in text
     # no boot re-reads on either side: the shares agree, the medians of every boot too
     scn, _ = _set_scenario(tmp_path, [0, 0, 0])
     code, out, err = cli_run(capsys, "validate", "--recorded", scn)
     assert code == 0, out + err
-    assert "in 0/3 boots, engine 0/12; Fisher's exact p = 1.000: the shares agree" in " ".join(out.split())
+    assert ("in 0/3 boots, engine 0/12; Fisher's exact p = 1.000: the shares agree (the rule: they agree unless p < 0.05)"
+            in " ".join(out.split()))
 
 
 @pytest.mark.parametrize("entry, words", [
