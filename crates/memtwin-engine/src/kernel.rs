@@ -84,6 +84,15 @@ pub struct Kernel {
     pub lru_add_fbatches: Vec<crate::swap::FolioBatch>,
     /// When every CPU's next `vmstat_update()` runs `decay_pcp_high()` (each second).
     pub pcp_next_decay: Nanos,
+    /// The earliest time at which an allocation's five "anything due?" tests
+    /// (`alloc_pages()`: owed page-cache slab frames, `writeback_end_io()`, `swap_end_io()`,
+    /// `kswapd_catch_up()`, `pcp_decay_due()`) may find work: a lower bound, so that before it
+    /// the allocation makes one comparison with the clock and skips the five (issue 17).
+    /// Recomputed from their state after they run ([`Kernel::alloc_due_next`]); each producer
+    /// lowers it when it schedules something: `pagecache_slab_alloc()` (0 when frames are
+    /// owed), the two completion queues' pushes (the completion's time), `kswapd_start()` (0)
+    /// and kswapd's short sleep (its end). 0 at boot: the first allocation computes it.
+    pub alloc_due: Nanos,
     /// The lists in `pcps` that `decay_pcp_high()` may change: used since their `high` was
     /// last at its floor (`PerCpuPages::queued`).
     pub pcp_active: Vec<u32>,
@@ -421,6 +430,7 @@ impl Kernel {
             pcp_ctx: u32::MAX,
             lru_add_fbatches: vec![crate::swap::FolioBatch::default()],
             pcp_next_decay: crate::page_alloc::STAT_INTERVAL,
+            alloc_due: 0,
             pcp_active: vec![],
             nodes: vec![],
             cur_nid: 0,

@@ -1734,16 +1734,12 @@ impl Kernel {
     /// [`Kernel::alloc_pages_slowpath`].
     #[inline(always)]
     fn alloc_pages_inline(&mut self, order: u32, gfp: Gfp) -> Option<PageId> {
-        if self.pagecache_slab_owed() {
-            // The slab pages of the buffer heads and tree nodes allocated since the last
-            // allocation (slab.rs): taken first, as the kernel took them when it allocated
-            // those objects.
-            self.pagecache_slab_settle();
+        #[cfg(test)]
+        assert!(self.now >= self.alloc_due || !self.alloc_work_due(), "alloc_due {} after now {} with work due: a producer did not lower it", self.alloc_due, self.now);
+        // The five "anything due?" tests, one comparison while none can find work (issue 17).
+        if self.now >= self.alloc_due {
+            self.alloc_due_run();
         }
-        self.writeback_end_io();
-        self.swap_end_io();
-        self.kswapd_catch_up();
-        self.pcp_decay_due();
         // The first attempt: the order-0 walk inlined here (the page cache's allocation).
         let first = if self.freelist_walk_is_order0(order, Wmark::Low, gfp) && !self.check_fast_paths {
             self.get_page_from_freelist_order0_inline(Wmark::Low, gfp)
@@ -1758,6 +1754,67 @@ impl Kernel {
             self.boost_wake_kswapd(gfp);
         }
         page
+    }
+
+    /// What `__alloc_pages()` does before `get_page_from_freelist()` in the engine, run once
+    /// [`Kernel::alloc_due`] is reached: the owed page-cache slab frames (`allocate_slab()`),
+    /// the I/O completions due (`folio_end_writeback()` of file and swap writes, interrupt
+    /// context), kswapd's catch-up and `vmstat_update()`'s `decay_pcp_high()` (6.7+); then the
+    /// next due time from their state.
+    #[inline(never)]
+    fn alloc_due_run(&mut self) {
+        if self.pagecache_slab_owed() {
+            // The slab pages of the buffer heads and tree nodes allocated since the last
+            // allocation (slab.rs): taken first, as the kernel took them when it allocated
+            // those objects.
+            self.pagecache_slab_settle();
+        }
+        self.writeback_end_io();
+        self.swap_end_io();
+        self.kswapd_catch_up();
+        self.pcp_decay_due();
+        self.alloc_due = self.alloc_due_next();
+    }
+
+    /// The earliest time at which one of [`Kernel::alloc_due_run`]'s tests can find work
+    /// with the state as it is: 0 for owed slab frames or an awake kswapd, else the first
+    /// file or swap completion, the first end of a kswapd short sleep, and (with
+    /// `pcp_auto_tune`) the next `decay_pcp_high()` period.
+    pub fn alloc_due_next(&self) -> Nanos {
+        if self.pagecache_slab_owed() {
+            return 0;
+        }
+        let mut t = Nanos::MAX;
+        if let Some(&std::cmp::Reverse((done, ..))) = self.wb_queue.peek() {
+            t = t.min(done);
+        }
+        if let Some(&std::cmp::Reverse((done, _))) = self.swap_wb_queue.peek() {
+            t = t.min(done);
+        }
+        for n in &self.nodes {
+            if n.kswapd_active {
+                return 0;
+            }
+            if let Some(end) = n.kswapd_short_sleep {
+                t = t.min(end);
+            }
+        }
+        if self.profile.pcp_auto_tune {
+            t = t.min(self.pcp_next_decay);
+        }
+        t
+    }
+
+    /// Whether one of [`Kernel::alloc_due_run`]'s tests finds work now (the invariant
+    /// `alloc_due <= now` whenever it does is asserted at every allocation of the unit tests).
+    #[cfg(test)]
+    pub(crate) fn alloc_work_due(&self) -> bool {
+        let now = self.now;
+        self.pagecache_slab_owed()
+            || self.wb_queue.peek().is_some_and(|r| r.0 .0 <= now)
+            || self.swap_wb_queue.peek().is_some_and(|r| r.0 .0 <= now)
+            || !self.nodes.iter().all(|n| !n.kswapd_active && n.kswapd_short_sleep.is_none_or(|end| end > now || self.in_kswapd))
+            || (self.profile.pcp_auto_tune && now >= self.pcp_next_decay)
     }
 
     /// `rmqueue()`'s end (5.0+): "if ((alloc_flags & ALLOC_KSWAPD) && unlikely(test_bit(
@@ -2545,6 +2602,8 @@ impl Kernel {
         let n = &mut self.nodes[nid as usize];
         n.kswapd_active = true;
         n.kswapd_short_sleep = None;
+        // kswapd_catch_up() has work from the next allocation on.
+        self.alloc_due = 0;
         n.kswapd_clock = n.kswapd_clock.max(at + delay);
         // Its runnable average decayed over the sleep (not runnable).
         n.kswapd_load = crate::sched::runnable_avg_update(n.kswapd_load, n.kswapd_clock.saturating_sub(n.kswapd_load_at), 0);
@@ -2773,6 +2832,9 @@ impl Kernel {
                 if n.pfmemalloc_waiters > 0 {
                     n.pfmemalloc_wake = Some(n.kswapd_clock);
                 }
+                // kswapd_catch_up() ends the short sleep from its end on.
+                let end = n.kswapd_clock + KSWAPD_SHORT_SLEEP;
+                self.alloc_due = self.alloc_due.min(end);
                 break;
             }
             if !going_on && !balanced && self.nodes[nid as usize].nr_boost_reclaim > 0 {

@@ -1937,6 +1937,7 @@ impl Kernel {
                 }
             }
             self.wb_queue.push(std::cmp::Reverse((done, inode.0, s, c)));
+            self.alloc_due = self.alloc_due.min(done);
             s += c;
         }
         self.vmstat.count(VmEvent::Pgpgout, n as u64 * PAGE_SIZE / 1024);

@@ -95,6 +95,10 @@ impl Kernel {
     pub fn pagecache_slab_alloc(&mut self, bytes: u64) {
         self.kmem.slab += bytes;
         self.kmem.pagecache_slab += bytes;
+        if self.pagecache_slab_owed() {
+            // The next allocation settles them (Kernel::alloc_due).
+            self.alloc_due = 0;
+        }
     }
 
     /// `kmem_cache_free()` of a page-cache companion object: a slab page left empty goes back

@@ -554,6 +554,7 @@ impl Kernel {
         self.io.write_bytes += nr * PAGE_SIZE;
         self.wb_done[p.idx()] = done;
         self.swap_wb_queue.push(std::cmp::Reverse((done, p.0)));
+        self.alloc_due = self.alloc_due.min(done);
     }
 
     /// `blk_start_plug()` at the start of `shrink_lruvec()` (mm/vmscan.c) or of a swap

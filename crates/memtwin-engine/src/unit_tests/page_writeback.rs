@@ -945,3 +945,28 @@ fn timed_setup_writes_age_over_the_gap_writeout_period_6_1() {
     let m = e("on = \"qemu\"\nsetup_writes = \"16M\"");
     assert!(m.contains("validation.setup_writes must be an array of tables, not a string"), "{m}");
 }
+
+/// The allocation's kept earliest-due time (`Kernel::alloc_due`, issue 17): a file write's
+/// completion queued after the last allocation lowers it (`wb_queue`'s push), so the first
+/// allocation at or after the completion ends the writeback (`folio_end_writeback()`, run as
+/// `__alloc_pages()` did each time before: `writeback_end_io()`, 6.1) with no other test due.
+/// Without the push's `alloc_due` update this fails (the allocation's assertion, or the
+/// pages left under writeback).
+#[test]
+fn an_allocation_after_a_queued_write_completes_it() {
+    let mut s = write_sim("v1", "linux-6.1", "", "", r#"{ op = "write", file = "/out", length = "1M", bufsize = "1M", create = true }"#);
+    run(&mut s);
+    let f = inode(&s, "/out");
+    let k = &mut s.kernel;
+    k.now = k.now.max(k.devices[0].busy_until) + 1_000_000_000;
+    k.writeback_end_io();
+    let gfp = crate::page_alloc::Gfp::kernel(0);
+    k.alloc_pages(0, gfp).expect("a free page");
+    assert!(k.alloc_due > k.now, "nothing due after the allocation: {} {}", k.alloc_due, k.now);
+    let (written, last) = k.writeback_inode(f, u64::MAX);
+    assert_eq!(written, 256);
+    assert!(k.alloc_due <= last, "the queued completion lowered alloc_due");
+    k.now = last;
+    k.alloc_pages(0, gfp).expect("a free page");
+    assert_eq!(k.vmstat.nr_writeback, 0, "the allocation ended the writeback");
+}
