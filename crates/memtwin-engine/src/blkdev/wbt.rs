@@ -472,7 +472,16 @@ impl Wbt {
     /// `now` are judged first (`wb_timer_fn()` runs on its timer whether writes come or not,
     /// so a read-only phase does not keep the samples of the windows it spans); `wbt_wait()`
     /// stamps `last_issue`, `wbt_issue()` watches it when no read is watched (`sync_issue`),
-    /// `wbt_done()` stamps `last_comp`; a read sample of the window it completes in.
+    /// `wbt_done()` stamps `last_comp`; a read sample of the window it completes in, whether
+    /// or not a window was armed when it was issued: `blk_stat_add()` (block/blk-stat.c,
+    /// 4.10-6.18) counts a request at its completion while the callback's timer is pending
+    /// (`blk_stat_is_active()`), its latency `now - io_start_time_ns`, so a read issued just
+    /// before the first tracked write arms the window (`rwb_arm_timer()`) and completing in
+    /// it is one of its samples (wbt23: host-queue-rw-wbt-unthrottled's first window; before,
+    /// the engine dropped the sample of a read issued while no window was armed). A read
+    /// sample that completes while no window is armed is never counted: `arm_timer()` drops
+    /// the samples completed by its start, and while none is armed those completed by `now`
+    /// go here, so the heap holds no more than the reads in flight.
     pub fn read(&mut self, now: Nanos, done: Nanos) {
         if !self.enabled() {
             return;
@@ -486,9 +495,13 @@ impl Wbt {
         if self.sync_cookie.is_none() {
             self.sync_cookie = Some((now, done));
         }
-        if self.win_end != 0 {
-            self.samples.push(Reverse((done, done.saturating_sub(now), true)));
+        if self.win_end == 0 {
+            // No window armed: the samples completed by now can be counted by none.
+            while self.samples.peek().is_some_and(|s| s.0 .0 <= now) {
+                self.samples.pop();
+            }
         }
+        self.samples.push(Reverse((done, done.saturating_sub(now), true)));
     }
 
     /// Samples not yet counted in a window (reads and writes in flight, or done in the window

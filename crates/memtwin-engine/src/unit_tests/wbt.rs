@@ -375,3 +375,38 @@ fn wbt_scale_up_wakes_the_sleepers_6_1() {
     w.read(now, now + 5 * MS);
     assert_eq!(w.wait(WbtOp::Background, now, 0), now + 800 * MS);
 }
+
+/// `blk_stat_add()` (block/blk-stat.c, 4.10-6.18: `if (!blk_stat_is_active(cb)) continue;` at
+/// the request's completion, its value `now - io_start_time_ns`) counts a read that completes
+/// while the monitor's window is armed, whatever its issue time: a read issued before the
+/// first tracked write arms the window (`rwb_arm_timer()` in `wbt_wait()`) is one of that
+/// window's samples. Here its 1.2 ms, under `wbt_lat_usec` 2000, is the window's smallest read
+/// latency, and with a later read of 3 ms and three writes `latency_exceeded()` says `LAT_OK`:
+/// `scale_up()`, step -1 (the engine before wbt23 dropped the early read's sample: the 3 ms read
+/// alone, `LAT_EXCEEDED`, `scale_down()` to step 1; host-queue-rw-wbt-unthrottled's first window).
+#[test]
+fn wbt_counts_a_read_issued_before_the_window_blk_stat_add_6_18() {
+    let mut w = Wbt::new(WBT_LAT_USEC_NONROT, 128, true);
+    let t = 1000 * MS;
+    // Issued with no window armed, completing in the first one (1.2 ms).
+    w.read(t - MS / 2, t + 7 * MS / 10);
+    assert_eq!(w.win_end, 0);
+    for i in 0..3 {
+        w.wait(WbtOp::Normal, t, 0);
+        w.track(t, t + (i + 1) * MS);
+    }
+    assert_eq!(w.win_end, t + RWB_WINDOW_NSEC);
+    // Issued in the window, 3 ms: over the target.
+    w.read(t + 10 * MS, t + 13 * MS);
+    w.roll(t + RWB_WINDOW_NSEC + MS, 0);
+    assert_eq!(w.scaled, (0, 1), "the window's smallest read latency is the early read's 1.2 ms: LAT_OK");
+    assert_eq!((w.scale_step, w.max_depth, w.wb_normal, w.wb_background), (-1, 31, 16, 8));
+    // A read that completes while no window is armed is counted by none: a read-only phase
+    // with no window holds no more samples than its reads in flight.
+    let mut w = Wbt::new(WBT_LAT_USEC_NONROT, 128, true);
+    for i in 0..1000 {
+        let now = t + i * MS;
+        w.read(now, now + MS / 2);
+        assert!(w.pending_samples() <= 1, "read {i}: {} samples held", w.pending_samples());
+    }
+}
