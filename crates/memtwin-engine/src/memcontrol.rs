@@ -133,9 +133,11 @@ pub fn stats_flush_phase(boot_seed: u64) -> u64 {
     if boot_seed == 0 {
         return 0;
     }
+    // (the draw is the one the 2 s period had, a fraction of `FLUSH_TIME`, taken as the same
+    // fraction of the wheel's period and floored to its bucket)
     let period = stats_flush_requeue(0, true);
-    let buckets = period / 8;
-    8 * (crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ 0x5EED_F1A5) % buckets)
+    let drawn = crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ 0x5EED_F1A5) % FLUSH_TIME;
+    8 * (drawn as u128 * (period / 8) as u128 / FLUSH_TIME as u128) as u64
 }
 
 /// `MEMCG_MAX_HIGH_DELAY_JIFFIES`: the longest memory.high penalty per return to user space.
