@@ -96,16 +96,48 @@ pub const HZ: u64 = 250;
 /// the worker that flushes every memcg's statistics (rstat) into the copies their readers use.
 pub const FLUSH_TIME: Nanos = 2 * crate::types::NSEC_PER_SEC;
 
+/// `FLUSH_TIME` in jiffies: the delay `flush_memcg_stats_dwork()` requeues itself with
+/// (`queue_delayed_work(system_unbound_wq, &stats_flush_dwork, FLUSH_TIME)`, 6.1-6.18).
+pub const FLUSH_TIME_JIFFIES: u64 = 2 * HZ;
+
+/// When the periodic flusher, having run at jiffy `ran` (the engine's clock in
+/// [`crate::timer::NSEC_PER_JIFFY`] ticks), runs next: linux-6.1/6.12/6.18 mm/memcontrol.c
+/// `flush_memcg_stats_dwork()` ends with `queue_delayed_work(system_unbound_wq,
+/// &stats_flush_dwork, FLUSH_TIME)` -> `__queue_delayed_work()`: `timer->expires = jiffies +
+/// delay`, then `add_timer()` (6.1, 6.12) / `add_timer_global()` (6.18) -> `__mod_timer()` ->
+/// `internal_add_timer()` -> `calc_wheel_index()`. 500 jiffies is below `LVL_START(2)` (504):
+/// level 1, whose `calc_index()` rounds the expiry up to the next multiple of 8 jiffies, so
+/// the timer fires 501-508 jiffies on: 504 (2.016 s at HZ 250) when requeued within the jiffy
+/// its bucket fired (a multiple of 8). With `round_up` false (before 4.8's wheel) it fires at
+/// `expires` itself. The workqueue's wake-up of the worker is not modelled: the flush runs
+/// (and requeues) at the jiffy its timer fires.
+pub fn stats_flush_requeue(ran: u64, round_up: bool) -> u64 {
+    let expires = ran + FLUSH_TIME_JIFFIES;
+    if round_up {
+        crate::timer::calc_wheel_index(expires, ran)
+    } else {
+        expires
+    }
+}
+
 /// Where the periodic statistics flusher runs within its period for boot `boot_seed`
-/// (`kernel.boot_seed`): it is queued at boot (`mem_cgroup_init()` ->
-/// `queue_delayed_work(..., &stats_flush_dwork, FLUSH_TIME)`) and requeued `FLUSH_TIME` after
-/// each run, so its phase against a workload started later is the boot's: 0 for boot 0 (a
-/// flush at the clock's 0), a fraction of `FLUSH_TIME` drawn from the seed for the others.
-pub fn stats_flush_phase(boot_seed: u64) -> Nanos {
+/// (`kernel.boot_seed`): how many jiffies before the clock's 0 it last ran. It is queued once
+/// per boot (linux-6.1/6.12 `mem_cgroup_css_online()` of the root memcg, 6.18
+/// `mem_cgroup_css_online()` likewise: `queue_delayed_work(system_unbound_wq,
+/// &stats_flush_dwork, FLUSH_TIME)`) and requeued by each run ([`stats_flush_requeue`]), so
+/// its timer fires on the wheel's level-1 buckets (multiples of 8 jiffies of the engine's
+/// clock, whose jiffy 0 is taken as a bucket's) every 504 jiffies; its phase against a
+/// workload started later is the boot's: 0 for boot 0 (a flush at the clock's 0), one of the
+/// 63 buckets of a period drawn from the seed for the others.
+pub fn stats_flush_phase(boot_seed: u64) -> u64 {
     if boot_seed == 0 {
         return 0;
     }
-    crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ 0x5EED_F1A5) % FLUSH_TIME
+    // (the draw is the one the 2 s period had, a fraction of `FLUSH_TIME`, taken as the same
+    // fraction of the wheel's period and floored to its bucket)
+    let period = stats_flush_requeue(0, true);
+    let drawn = crate::lru_gen::memcg_lru_rand_seed(boot_seed ^ 0x5EED_F1A5) % FLUSH_TIME;
+    8 * (drawn as u128 * (period / 8) as u128 / FLUSH_TIME as u128) as u64
 }
 
 /// `MEMCG_MAX_HIGH_DELAY_JIFFIES`: the longest memory.high penalty per return to user space.
@@ -1290,32 +1322,50 @@ pub enum ChargeError {
 }
 
 impl Kernel {
-    /// Start the periodic memcg statistics flusher (`mem_cgroup_init()` queueing
-    /// `stats_flush_dwork`) on a profile whose reclaim reads the flushed copy
-    /// (`KernelProfile::memcg_stats_ratelimited_reclaim`), at the boot's phase
-    /// ([`stats_flush_phase`]); what the counters hold now is the copy until the first flush.
+    /// Start the periodic memcg statistics flusher (`mem_cgroup_css_online()` of the root
+    /// memcg queueing `stats_flush_dwork`, 6.1-6.18) on a profile whose reclaim reads the
+    /// flushed copy (`KernelProfile::memcg_stats_ratelimited_reclaim`), at the boot's phase
+    /// ([`stats_flush_phase`]: it last ran that many jiffies before the clock's bucket); what
+    /// the counters hold now is the copy until the first flush (period 1).
     pub fn start_stats_flush(&mut self, boot_seed: u64) {
         if !self.profile.memcg_stats_ratelimited_reclaim {
             return;
         }
-        self.stats_flush_phase = stats_flush_phase(boot_seed);
+        let phase = stats_flush_phase(boot_seed);
+        self.stats_flush_phase = phase * crate::timer::NSEC_PER_JIFFY;
         self.lru_stats.keep_rstat_copy();
         self.memcgs.keep_rstat_copy();
-        self.flush_memcg_stats_dwork();
+        self.stats_flush_epoch = 1;
+        self.lru_stats.flush_periodic(1);
+        self.memcgs.flush_periodic(1);
+        // The last run's jiffy, `phase` before the bucket the clock is in (an offset of one
+        // period keeps it non-negative): the next is its requeue's.
+        let round_up = self.profile.timer_wheel_round_up;
+        let period = stats_flush_requeue(0, round_up);
+        let bucket = (self.now / crate::timer::NSEC_PER_JIFFY) & !7;
+        let ran = bucket + period - phase;
+        let next = stats_flush_requeue(ran, round_up) - period;
+        self.stats_flush_next = next * crate::timer::NSEC_PER_JIFFY;
     }
 
     /// `flush_memcg_stats_dwork()` (6.8+): `do_flush_stats(root_mem_cgroup)` regardless of
-    /// `memcg_vmstats_needs_flush()`, then requeued `FLUSH_TIME` later. The copy of each
-    /// lruvec's hierarchical sizes becomes the sizes (lazily: [`crate::mmzone::LruvecStats`]
-    /// copies an lruvec's at its first change of the new period). Its period number counts
-    /// from 1 (period 0 is before the flusher starts).
+    /// `memcg_vmstats_needs_flush()`, then requeued `FLUSH_TIME` on through the timer wheel
+    /// ([`stats_flush_requeue`]: at the jiffy it ran, which is the jiffy its timer fired).
+    /// Called once the clock has reached [`Kernel::stats_flush_next`]: every run due by now
+    /// counts a period (the copies are taken lazily: [`crate::mmzone::LruvecStats`] copies an
+    /// lruvec's at its first change of the new period, so runs the clock passed at once
+    /// differ only in when the next falls). Its period number counts from 1 (period 0 is
+    /// before the flusher starts).
     #[inline(never)]
     pub fn flush_memcg_stats_dwork(&mut self) {
-        let since = self.now + self.stats_flush_phase;
-        let epoch = 1 + since / FLUSH_TIME;
-        self.lru_stats.flush_periodic(epoch);
-        self.memcgs.flush_periodic(epoch);
-        self.stats_flush_next = epoch * FLUSH_TIME - self.stats_flush_phase;
+        let round_up = self.profile.timer_wheel_round_up;
+        while self.stats_flush_next <= self.now {
+            let ran = self.stats_flush_next / crate::timer::NSEC_PER_JIFFY;
+            self.stats_flush_next = stats_flush_requeue(ran, round_up) * crate::timer::NSEC_PER_JIFFY;
+            self.stats_flush_epoch += 1;
+        }
+        self.lru_stats.flush_periodic(self.stats_flush_epoch);
+        self.memcgs.flush_periodic(self.stats_flush_epoch);
     }
 
     /// `try_charge_memcg()`: charge `nr` pages to `memcg`, reclaiming from the memcg whose

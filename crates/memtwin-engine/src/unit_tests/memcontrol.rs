@@ -1117,3 +1117,69 @@ fn another_cpus_stock_counts_against_the_limit_6_1() {
         k.check_memcg_stocks().unwrap();
     }
 }
+
+/// linux-6.1 / 6.12 / 6.18 mm/memcontrol.c `flush_memcg_stats_dwork()` requeues itself with
+/// `queue_delayed_work(system_unbound_wq, &stats_flush_dwork, FLUSH_TIME)`: kernel/workqueue.c
+/// `__queue_delayed_work()` sets `expires = jiffies + 500` (HZ 250) and `add_timer()` (6.1) /
+/// `add_timer_global()` (6.9+) put it on the wheel, where kernel/time/timer.c
+/// `calc_wheel_index()` files a 500-jiffy delta on level 1 (below `LVL_START(2)` = 504) and
+/// `calc_index()` rounds the expiry up to the next multiple of 8: 501-508 jiffies on by the
+/// jiffy it is requeued at, 504 (2.016 s) when requeued at a level-1 bucket's jiffy, so never
+/// 500. Before 4.8's wheel it would fire at `expires`.
+#[test]
+fn stats_flush_requeue_lands_on_the_wheels_level_1_bucket_6_1_6_12() {
+    use crate::memcontrol::{stats_flush_requeue, FLUSH_TIME, FLUSH_TIME_JIFFIES};
+    assert_eq!(FLUSH_TIME_JIFFIES, 500);
+    assert_eq!(FLUSH_TIME_JIFFIES * crate::timer::NSEC_PER_JIFFY, FLUSH_TIME);
+    // Requeued at the jiffy its bucket fired (a multiple of 8): 504 jiffies on.
+    assert_eq!(stats_flush_requeue(1000, true), 1504);
+    assert_eq!(stats_flush_requeue(1504, true), 2008);
+    // Requeued later within the bucket: 501 (jiffy 1003) to 508 (jiffy 1004) on.
+    let delays: Vec<u64> = (1000..1008).map(|j| stats_flush_requeue(j, true) - j).collect();
+    assert_eq!(delays, vec![504, 503, 502, 501, 508, 507, 506, 505]);
+    // The pre-4.8 cascading wheel: at `expires`.
+    assert_eq!(stats_flush_requeue(1003, false), 1503);
+}
+
+/// The engine's periodic flusher on the wheel (linux-6.12 `flush_memcg_stats_dwork()`, queued
+/// at boot by `mem_cgroup_css_online()` of the root memcg): boot 0 ran it at the clock's 0 and
+/// it runs every 504 jiffies (2.016 s) after, each run requeued at the jiffy its timer fired;
+/// a run the clock passes late (a long sleep) does not move the ones after it, which stay on
+/// the grid the wheel's buckets make. Another boot's phase is a whole number of level-1
+/// buckets (8 jiffies) before the clock's 0. 6.1's reclaim flushes itself: no periodic flusher.
+#[test]
+fn periodic_stats_flush_runs_every_504_jiffies_on_the_boots_grid_6_12() {
+    use crate::memcontrol::{stats_flush_phase, CgroupVersion};
+    use crate::timer::NSEC_PER_JIFFY;
+    let kernel = |name: &str| crate::kernel::Kernel::new(crate::profile::profile(name).unwrap(), crate::profile::Policies::default(), CgroupVersion::V2, 1 << 15, 0);
+    let mut k = kernel("linux-6.12");
+    k.start_stats_flush(0);
+    assert_eq!(k.stats_flush_epoch, 1);
+    let mut runs = vec![];
+    while runs.len() < 5 {
+        let due = k.stats_flush_next;
+        k.advance_clock(due);
+        runs.push((due / NSEC_PER_JIFFY, k.stats_flush_epoch));
+    }
+    assert_eq!(runs, vec![(504, 2), (1008, 3), (1512, 4), (2016, 5), (2520, 6)]);
+    assert_eq!(k.stats_flush_next, 3024 * NSEC_PER_JIFFY);
+    // The clock passes three runs at once (3024, 3528, 4032), 100 jiffies past the last: the
+    // next stays on the grid, not 504 jiffies after the clock.
+    k.advance_clock(4132 * NSEC_PER_JIFFY);
+    assert_eq!(k.stats_flush_epoch, 9);
+    assert_eq!(k.stats_flush_next, 4536 * NSEC_PER_JIFFY);
+    // Another boot: the first run `phase` jiffies before the period's end.
+    for seed in 1..=8 {
+        let phase = stats_flush_phase(seed);
+        assert!(phase % 8 == 0 && phase < 504, "seed {seed}: {phase}");
+        let mut k = kernel("linux-6.12");
+        k.start_stats_flush(seed);
+        assert_eq!(k.stats_flush_next, (504 - phase) * NSEC_PER_JIFFY, "seed {seed}");
+        let first = k.stats_flush_next;
+        k.advance_clock(first);
+        assert_eq!(k.stats_flush_next, first + 504 * NSEC_PER_JIFFY, "seed {seed}");
+    }
+    let mut k = kernel("linux-6.1");
+    k.start_stats_flush(0);
+    assert_eq!(k.stats_flush_next, u64::MAX);
+}

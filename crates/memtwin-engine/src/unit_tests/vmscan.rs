@@ -953,12 +953,16 @@ fn reads_completing_during_a_reclaim_unlock_pages_for_its_later_batches() {
 /// mm/vmscan.c 6.12 `prepare_scan_control()` reads the reclaim root's hierarchical LRU sizes
 /// (`lruvec_page_state()`) from the rstat copy after `mem_cgroup_flush_stats_ratelimited()`,
 /// which flushes only when mm/memcontrol.c's periodic `flush_memcg_stats_dwork()` is a full
-/// `FLUSH_TIME` cycle late: between two periodic flushes (every 2 s, at the boot's phase) a
-/// parent sees its children's pages as they were at the last flush. 6.1's
+/// `FLUSH_TIME` cycle late: between two periodic flushes (every 504 jiffies = 2.016 s, the
+/// timer wheel's level-1 bucket of a 500-jiffy requeue, at the boot's phase) a parent sees
+/// its children's pages as they were at the last flush. 6.1's
 /// `prepare_scan_count()` flushes first (`mem_cgroup_flush_stats()`): exact.
 #[test]
 fn prepare_scan_control_6_12_reads_the_copy_the_periodic_flush_left() {
-    use crate::memcontrol::{stats_flush_phase, FLUSH_TIME};
+    use crate::memcontrol::stats_flush_phase;
+    use crate::timer::NSEC_PER_JIFFY;
+    // (the period: 504 jiffies at HZ 250, 2.016 s)
+    const FLUSH_TIME: u64 = 504 * NSEC_PER_JIFFY;
     let scn = |profile: &str| {
         sim(&format!(
             r#"
@@ -986,7 +990,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     let (p, a, w, f) = (memcg(&s, "P"), memcg(&s, "P/A"), inode(&s, "/w"), inode(&s, "/s"));
     let k = &mut s.kernel;
     let vp = k.lruvec_idx(p, 0);
-    assert_eq!(k.stats_flush_next, FLUSH_TIME, "boot 0: the flusher ran at the clock's 0, next at FLUSH_TIME");
+    assert_eq!(k.stats_flush_next, FLUSH_TIME, "boot 0: the flusher ran at the clock's 0, next 504 jiffies on");
     // A reads its 4 MiB twice: 1024 pages on the active file list, counted at P at once...
     read_pages(k, w, 0, 1024, a);
     read_pages(k, w, 0, 1024, a);
@@ -1011,7 +1015,7 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(k.lru_stats.flushed_subtree_size(vp, LruList::InactiveFile), 2048);
     // Another boot flushes at another phase within the period.
     let phases: Vec<u64> = (1..=16).map(stats_flush_phase).collect();
-    assert!(phases.iter().all(|&ph| ph < FLUSH_TIME) && phases.windows(2).any(|w| w[0] != w[1]));
+    assert!(phases.iter().all(|&ph| ph < 504 && ph % 8 == 0) && phases.windows(2).any(|w| w[0] != w[1]), "{phases:?}");
     // 6.1 flushes before reading: exact.
     let mut s = scn("linux-6.1");
     let (p, a, w) = (memcg(&s, "P"), memcg(&s, "P/A"), inode(&s, "/w"));
@@ -1033,7 +1037,8 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
 /// has made them all active, so without the retry reclaim frees nothing until the next flush.
 #[test]
 fn do_try_to_free_pages_6_12_retries_with_force_deactivate_when_the_stale_copy_blocks_deactivation() {
-    use crate::memcontrol::FLUSH_TIME;
+    // (the periodic flush's period: 504 jiffies, the wheel's level-1 bucket of FLUSH_TIME)
+    const FLUSH_TIME: u64 = 504 * crate::timer::NSEC_PER_JIFFY;
     let mut s = sim(r#"
 [scenario]
 name = "force"
@@ -1074,7 +1079,9 @@ ops = [{ op = "sleep", duration = "1ms" }]
 /// M1): activations after a periodic flush are seen at the next one; 6.1 reads them exact.
 #[test]
 fn prepare_scan_control_6_12_reads_refault_activations_from_the_copy() {
-    use crate::memcontrol::{MemcgEvent, FLUSH_TIME};
+    use crate::memcontrol::MemcgEvent;
+    // (the periodic flush's period: 504 jiffies, the wheel's level-1 bucket of FLUSH_TIME)
+    const FLUSH_TIME: u64 = 504 * crate::timer::NSEC_PER_JIFFY;
     let scn = |profile: &str| {
         sim(&format!(
             r#"
@@ -2100,7 +2107,8 @@ fn kswapd_shrink_node_6_1_raises_the_priority_only_when_the_round_fell_short() {
 /// (boots 1, 2, 5), this recurrence's figures (deact_calls.py there).
 #[test]
 fn limit_reclaim_of_a_parent_deactivates_a_childs_active_list_at_priorities_12_and_11_6_12() {
-    use crate::memcontrol::FLUSH_TIME;
+    // (the periodic flush's period: 504 jiffies, the wheel's level-1 bucket of FLUSH_TIME)
+    const FLUSH_TIME: u64 = 504 * crate::timer::NSEC_PER_JIFFY;
     let mut s = sim(r#"
 [scenario]
 name = "parent-deactivate"
