@@ -713,7 +713,8 @@ def _idle_usage(cpu: int) -> tuple:
 
 # A wake-up counts as one onto an idle CPU when the CPU was idle for at least this share of the time
 # the task was off it (the sleep): on a shared machine a CPU that idled once during the sleep may run
-# another task at the wake-up.
+# another task at the wake-up. 0.75 is a classification choice (where "idle through the sleep" is drawn),
+# not a measured figure: no recording or microbenchmark set it (review16 L5).
 IDLE_THROUGH = 0.75
 
 

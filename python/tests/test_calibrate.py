@@ -289,6 +289,9 @@ def test_wakeup_counts_only_wakeups_onto_an_idle_cpu(monkeypatch):
     monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (next(ticks), 0))
     assert calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "timer") == [], \
         "entered idle but not idle through the sleep: not counted"
+    monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (7, next(ticks) * 10**6))
+    assert calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "timer") == [], \
+        "idle time grew but no idle state was entered during the sleep (usage standing still, the u2 > u test): not counted"
     monkeypatch.setattr(calibrate, "_idle_usage", lambda cpu: (next(ticks), next(ticks) * 10**6))
     xs = calibrate._wake_samples(sorted(os.sched_getaffinity(0))[0], sorted(os.sched_getaffinity(0))[1], 100, 20, "pipe")
     assert 0 < len(xs) <= 20 and all(x >= 0 for x in xs)
@@ -306,13 +309,18 @@ def test_the_wakeup_report_names_every_row():
     assert all(ln.startswith("#") for ln in text.splitlines())
 
 
+@pytest.mark.skipif(os.environ.get("MEMTWIN_LIVE_TESTS") != "1", reason="measures the live machine: opt in with MEMTWIN_LIVE_TESTS=1")
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
 def test_a_wakeup_that_preempts_the_idle_task_adds_no_run_delay():
     """kernel/sched/core.c wakeup_preempt() (6.18; check_preempt_curr() in 6.1): a wake-up that
     preempts the running (idle) task skips the clock update before the switch-in
     (rq_clock_skip_update()), so schedstat's run_delay grows by exactly 0. The median over the
     wake-ups that found their CPU idle is 0 even on a shared machine; skips when no wake-up
-    found its CPU idle (a saturated machine)."""
+    found its CPU idle (a saturated machine).
+
+    Opt-in (review16 M3): it measures the live machine, so at moderate load it may fail at random.
+    Run it with `MEMTWIN_LIVE_TESTS=1 PYTHONPATH=$PWD/python python3 -m pytest -q
+    python/tests/test_calibrate.py -k preempts`; the mocked test above covers the counting rule."""
     from memtwin import calibrate
     try:
         f = calibrate.measure_wakeup([500], 200)
