@@ -145,8 +145,34 @@ def derive(traces):
     return out
 
 
+# The top-level keys derive() reads of a loop_write_trace.py trace.
+TRACE_KEYS = ("date", "loadavg_start", "loadavg_end", "phases", "loop_requests", "disk_requests")
+
+
 def load(paths):
-    return [json.load(open(p)) for p in paths]
+    """The traces at `paths`; a path that cannot be read, is not JSON or not a loop_write_trace.py trace
+    ends the program with its name, the fix and exit status 2 (review16 L4), no traceback."""
+    out = []
+    for p in paths:
+        fix = "  fix: give loop_write_trace.py's JSON output (lab/measurements/loop-write-*.json), or no argument for those"
+        try:
+            with open(p) as fh:
+                d = json.load(fh)
+        except OSError as e:
+            print(f"loop_write_table.py: {p}: error: {e.strerror}\n{fix}", file=sys.stderr)
+            sys.exit(2)
+        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+            where = f"{p}:{e.lineno}:{e.colno}" if isinstance(e, json.JSONDecodeError) else p
+            print(f"loop_write_table.py: {where}: error: not JSON ({e.msg if isinstance(e, json.JSONDecodeError) else e})\n{fix}",
+                  file=sys.stderr)
+            sys.exit(2)
+        missing = [k for k in TRACE_KEYS if not isinstance(d, dict) or k not in d]
+        if missing:
+            print(f"loop_write_table.py: {p}: error: not a loop_write_trace.py trace (no {', '.join(missing)})\n{fix}",
+                  file=sys.stderr)
+            sys.exit(2)
+        out.append(d)
+    return out
 
 
 def default_paths():

@@ -133,8 +133,9 @@ SAWTOOTH = """#
 # The copy's memcg levels at a step's end are a phase of a saw-tooth, in the kernel as in the engine
 # (jbd23, 2026-11-30, lab/validation/trace-wbt-reader-1130b/README.md "engine-jbd23.patch"): the
 # host's memcg Writeback, sampled every 10 ms over the copy's write phase (sample_wb_host.py, load
-# 5-16), rises to 107-115 MiB every 1-1.5 s and falls to about 50 (cp8x, 3 runs: median 68-74 MiB;
-# cp4x, 1 run: 51-123, median 101, rises every 0.1-0.4 s): reclaim
+# 5-16), rises above 95,000 kB 6-13 times a run, 0.06-2.1 s apart (wb_series_dist.py there), peaks at
+# 109-113 MiB and falls as low as 0-8 (cp8x, 3 runs: rises a median 0.43-1.58 s apart, Writeback's
+# quartiles 52-89 MiB, median 68-74; cp4x, 1 run: 51-123, median 101, rises 0.12-0.44 s apart): reclaim
 # wakes the flusher for all the dirty pages (wakeup_flusher_threads(WB_REASON_VMSCAN)) and
 # blk-throttle releases them at 150 MB/s. cp8x's copy-end file level in the kernel's runs: 84.9-97.7
 # MiB (recorded 88.4); the engine's moves between 62.5 and 108.4 MiB (main) when write_bw/read_bw

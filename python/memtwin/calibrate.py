@@ -78,9 +78,10 @@ def add_parser(sub, epilog=None) -> None:
                                    "O_DIRECT; print (or write) them as a [devices.NAME] table. Root only; run it under "
                                    "`flock /tmp/memtwin-host.lock` like every host run.", epilog=epilog)
     c.add_argument("--on", choices=["host"], default="host", help="which lab disk (only the host runner's for now)")
-    c.add_argument("--size", default="512M", help="the test file's size (default 512M)")
-    c.add_argument("--repeat", type=int, default=3, help="passes per measurement; the median is kept (default 3)")
-    c.add_argument("--samples", type=int, default=2000, help="4 KiB random reads per pass (default 2000)")
+    # The disk options' defaults are None (filled in by main()) so that --wakeup can tell one given from one not.
+    c.add_argument("--size", default=None, help="the test file's size (default 512M)")
+    c.add_argument("--repeat", type=int, default=None, help="passes per measurement; the median is kept (default 3)")
+    c.add_argument("--samples", type=int, default=None, help="4 KiB random reads per pass (default 2000)")
     c.add_argument("--read-ahead-kb", type=int, default=None, help="the loop device's read_ahead_kb (default 128)")
     c.add_argument("--throttle", metavar="READ,WRITE", help="give the loop device the host runner's blk-throttle rules "
                    "(bytes/s or sizes such as 400M) before measuring")
@@ -89,7 +90,7 @@ def add_parser(sub, epilog=None) -> None:
                    "bandwidth) and write them into the table")
     c.add_argument("--dir", metavar="DIR", help="measure the disk beneath DIR's own file system instead (a scratch file in "
                    "DIR, no loop device, no throttle): the device programs the host runs there read from")
-    c.add_argument("--device", default="sda", help="the table's device name (default sda)")
+    c.add_argument("--device", default=None, help="the table's device name (default sda)")
     c.add_argument("--scratch", metavar="DIR", default=None, help="where the image goes (default /var/tmp; not with "
                    "--dir, whose scratch file goes in DIR)")
     c.add_argument("--out", metavar="FILE", help="also write the [devices] table (with the figures as comments) to FILE "
@@ -98,9 +99,10 @@ def add_parser(sub, epilog=None) -> None:
     c.add_argument("--wakeup", action="store_true", help="measure instead the run-queue wait (schedstat run_delay) of a "
                    "task woken onto an idle CPU, by a pipe from the other CPU and by its own timer, and print its "
                    "quantiles (no disk, no root)")
-    c.add_argument("--wakeup-gaps", metavar="US,US,...", default="500,1000,2000", help="--wakeup: the sleeps "
-                   "between wake-ups, in microseconds (default 500,1000,2000)")
-    c.add_argument("--wakeup-samples", type=int, default=1000, help="--wakeup: wake-ups per sleep and kind (default 1000)")
+    c.add_argument("--wakeup-gaps", metavar="US,US,...", default=None, help="--wakeup: the sleeps "
+                   "between wake-ups, in microseconds (default 500,1000,2000; only with --wakeup)")
+    c.add_argument("--wakeup-samples", type=int, default=None, help="--wakeup: wake-ups per sleep and kind (default 1000; "
+                   "only with --wakeup)")
 
 
 def _throttle_arg(s):
@@ -711,7 +713,8 @@ def _idle_usage(cpu: int) -> tuple:
 
 # A wake-up counts as one onto an idle CPU when the CPU was idle for at least this share of the time
 # the task was off it (the sleep): on a shared machine a CPU that idled once during the sleep may run
-# another task at the wake-up.
+# another task at the wake-up. 0.75 is a classification choice (where "idle through the sleep" is drawn),
+# not a measured figure: no recording or microbenchmark set it (review16 L5).
 IDLE_THROUGH = 0.75
 
 
@@ -815,9 +818,42 @@ def wakeup_report(f: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+# The options only the disk measurement reads, and the ones only --wakeup reads (argument, attribute).
+DISK_ONLY = (("--size", "size"), ("--repeat", "repeat"), ("--samples", "samples"), ("--read-ahead-kb", "read_ahead_kb"),
+             ("--throttle", "throttle"), ("--queue", "queue"), ("--dir", "dir"), ("--device", "device"),
+             ("--scratch", "scratch"))
+WAKEUP_ONLY = (("--wakeup-gaps", "wakeup_gaps"), ("--wakeup-samples", "wakeup_samples"))
+
+
+def _given(a, attr) -> bool:
+    v = getattr(a, attr, None)
+    return v is not None and v is not False
+
+
+def _check_mode(a) -> None:
+    """Refuse an option the chosen measurement would not read (review16 M1): a wake-up option without
+    --wakeup (the disk calibration would run instead), a disk option with --wakeup (it would be ignored)."""
+    if getattr(a, "wakeup", False):
+        bad = [arg for arg, attr in DISK_ONLY if _given(a, attr)]
+        if bad:
+            raise CalibrateError(f"memtwin calibrate --wakeup {' '.join(bad)}: error: {', '.join(bad)} "
+                                 f"{'is an option' if len(bad) == 1 else 'are options'} of the disk measurement; --wakeup "
+                                 "measures no disk\n  fix: leave out " + " ".join(bad) + " (or --wakeup)")
+    else:
+        bad = [arg for arg, attr in WAKEUP_ONLY if _given(a, attr)]
+        if bad:
+            raise CalibrateError(f"memtwin calibrate {' '.join(bad)}: error: {', '.join(bad)} only "
+                                 f"{'sets' if len(bad) == 1 else 'set'} the wake-up measurement, which needs --wakeup "
+                                 "(without it the disk calibration would run)\n  fix: add --wakeup (or leave out "
+                                 + " ".join(bad) + ")")
+
+
 def main_wakeup(a) -> int:
     try:
-        gaps = _wakeup_gaps(a.wakeup_gaps)
+        _check_mode(a)
+        gaps = _wakeup_gaps("500,1000,2000" if a.wakeup_gaps is None else a.wakeup_gaps)
+        if a.wakeup_samples is None:
+            a.wakeup_samples = 1000
         if a.wakeup_samples < 2:
             raise CalibrateError(f"--wakeup-samples {a.wakeup_samples}: error: must be at least 2 (half on each CPU)\n"
                                  "  fix: e.g. --wakeup-samples 1000")
@@ -848,6 +884,10 @@ def main(a) -> int:
     if getattr(a, "wakeup", False):
         return main_wakeup(a)
     try:
+        _check_mode(a)
+        for attr, default in (("size", "512M"), ("repeat", 3), ("samples", 2000), ("device", "sda")):
+            if getattr(a, attr) is None:
+                setattr(a, attr, default)
         if a.dir and a.scratch is not None:
             raise CalibrateError(f"--dir {a.dir} --scratch {a.scratch}: error: --dir writes its scratch file in DIR, on the "
                                  "disk it measures; --scratch is where the loop device's image goes without --dir\n"

@@ -266,8 +266,11 @@ pub struct Kernel {
     /// `wakeup_rand` so that kswapd's draws do not depend on it.
     pub kworker_rand: u64,
     /// The machine's vCPU stalls (`[machine] vcpu_stall`, vcpu_stall.rs); none: the vCPUs always
-    /// run. A write is followed by [`Kernel::cpu_plain_update`] (`cpu()` tests the kept flag).
-    pub vcpu_stalls: Option<Box<crate::vcpu_stall::VcpuStalls>>,
+    /// run. Private to this module (review16 M2): set only by [`Kernel::set_vcpu_stalls`], which
+    /// keeps [`Kernel::cpu_plain`]; read by [`Kernel::vcpu_stalls`], their state changed by
+    /// [`Kernel::vcpu_stalls_mut`] and [`Kernel::with_vcpu_stalls`] (none of which can add or
+    /// remove them).
+    vcpu_stalls: Option<Box<crate::vcpu_stall::VcpuStalls>>,
     /// When the next periodic memcg statistics flush (`flush_memcg_stats_dwork()`) falls due,
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
@@ -609,6 +612,43 @@ impl Kernel {
     #[inline(always)]
     pub(crate) fn cpu_plain_update(&mut self) {
         self.cpu_plain = self.cpu_plain_now();
+    }
+
+    /// Give the machine its vCPU stalls (`[machine] vcpu_stall`; none: the vCPUs always run) and
+    /// keep [`Kernel::cpu_plain`]: the one way to add or remove them (review16 M2), so a stalled
+    /// machine's [`Kernel::cpu`] cannot skip [`Kernel::vcpu_stall_pass`] on a stale flag. A stand-in
+    /// of the host's preemption of a QEMU/TCG vCPU thread, which Linux 6.1's
+    /// `steal_account_process_time()` (kernel/sched/cputime.c) cannot see under TCG.
+    pub fn set_vcpu_stalls(&mut self, v: Option<Box<crate::vcpu_stall::VcpuStalls>>) {
+        self.vcpu_stalls = v;
+        self.cpu_plain_update();
+    }
+
+    /// The machine's vCPU stalls, if it has any ([`Kernel::set_vcpu_stalls`]; a stand-in of the
+    /// host's preemption of a vCPU thread, which Linux 6.1's `steal_account_process_time()` cannot
+    /// see under TCG).
+    pub fn vcpu_stalls(&self) -> Option<&crate::vcpu_stall::VcpuStalls> {
+        self.vcpu_stalls.as_deref()
+    }
+
+    /// The machine's vCPU stalls' state, to change (their streams, the time met); they stay
+    /// (adding or removing them is [`Kernel::set_vcpu_stalls`]). A stand-in of the host's
+    /// preemption of a vCPU thread, which Linux 6.1's `steal_account_process_time()` cannot see.
+    pub fn vcpu_stalls_mut(&mut self) -> Option<&mut crate::vcpu_stall::VcpuStalls> {
+        self.vcpu_stalls.as_deref_mut()
+    }
+
+    /// Run `f` with the machine's vCPU stalls taken out beside the kernel (both mutable), then put
+    /// them back: `None` without stalls. They are there again after it (`f`'s own
+    /// [`Kernel::set_vcpu_stalls`] is overwritten), so [`Kernel::cpu_plain`] stays right.
+    /// For [`Kernel::vcpu_stall_pass`] (Linux 6.1 `steal_account_process_time()` cannot see the
+    /// stalls it models under TCG).
+    #[inline(always)]
+    pub(crate) fn with_vcpu_stalls<R>(&mut self, f: impl FnOnce(&mut Kernel, &mut crate::vcpu_stall::VcpuStalls) -> R) -> Option<R> {
+        let mut v = self.vcpu_stalls.take()?;
+        let r = f(self, &mut v);
+        self.vcpu_stalls = Some(v);
+        Some(r)
     }
 
     /// The wall-clock length of `ns` of CPU time of the running context: [`Kernel::cpu_stretch`]

@@ -723,8 +723,7 @@ impl Simulation {
         k.wakeup_latency = scn.machine.wakeup_latency.clone();
         k.wakeup_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ WAKEUP_RAND_SALT);
         k.kworker_wakeup_latency = scn.machine.kworker_wakeup_latency.clone();
-        k.vcpu_stalls = scn.machine.vcpu_stall.as_ref().map(|(d, i)| Box::new(crate::vcpu_stall::VcpuStalls::new(d.clone(), *i, scn.machine.cpus, scn.boot_seed)));
-        k.cpu_plain_update();
+        k.set_vcpu_stalls(scn.machine.vcpu_stall.as_ref().map(|(d, i)| Box::new(crate::vcpu_stall::VcpuStalls::new(d.clone(), *i, scn.machine.cpus, scn.boot_seed))));
         // The machine's other runnable tasks (`[machine] background_runnable`): a woken task's
         // wait for a CPU beside them, and the slice it then runs unpreempted.
         k.bg_load = scn.machine.background_runnable;

@@ -103,8 +103,13 @@ impl Kernel {
     /// that began while the vCPU was idle and is still on at `from` holds it back until its end.
     /// Called by [`Kernel::cpu`] on a machine with `[machine] vcpu_stall`.
     #[cold]
-    pub(crate) fn vcpu_stall_pass(&mut self, mut from: Nanos) {
-        let Some(mut v) = self.vcpu_stalls.take() else { return };
+    pub(crate) fn vcpu_stall_pass(&mut self, from: Nanos) {
+        self.with_vcpu_stalls(|k, v| k.vcpu_stall_meet(v, from));
+    }
+
+    /// [`Kernel::vcpu_stall_pass`] with the stalls `v` taken out of the kernel.
+    #[inline(always)]
+    fn vcpu_stall_meet(&mut self, v: &mut crate::vcpu_stall::VcpuStalls, mut from: Nanos) {
         let si = self.vcpu_stall_stream(v.streams.len());
         let mut s = v.streams[si];
         while s.start < self.now {
@@ -124,6 +129,5 @@ impl Kernel {
             v.draw(&mut s);
         }
         v.streams[si] = s;
-        self.vcpu_stalls = Some(v);
     }
 }

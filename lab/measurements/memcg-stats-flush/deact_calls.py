@@ -84,15 +84,30 @@ def main(argv):
     ap.add_argument("--phases", type=int, default=100)
     ap.add_argument("--traces-only", action="store_true")
     a = ap.parse_args(argv)
+    if a.phases < 1:
+        ap.exit(2, f"deact_calls.py: --phases {a.phases}: error: must be at least 1\n  fix: e.g. --phases 100\n")
+    # The set is checked before anything runs (review16 L4): a name that is no scenario, or one
+    # without recordings, is refused with the fix, exit status 2, no traceback.
+    scn = os.path.join(ROOT, "scenarios", "validation", a.set + ".toml")
+    if not os.path.exists(scn):
+        scn = os.path.join(ROOT, "scenarios", "validation-pending", a.set + ".toml")
+    if not a.traces_only:
+        if not os.path.exists(scn):
+            ap.exit(2, f"deact_calls.py: --set {a.set}: error: no scenarios/validation/{a.set}.toml nor "
+                       f"scenarios/validation-pending/{a.set}.toml\n  fix: give a scenario's name without .toml, e.g. "
+                       "--set qemu612-lrugen-parent-stream-quiet\n")
+        try:
+            with open(scn, "rb") as fh:
+                files = [os.path.join(os.path.dirname(scn), p) for p in tomllib.load(fh)["validation"]["recorded"]]
+        except (KeyError, TypeError):
+            ap.exit(2, f"deact_calls.py: --set {a.set}: error: {scn} has no [validation] recorded list\n"
+                       "  fix: give a scenario with recordings, e.g. --set qemu612-lrugen-parent-stream-quiet\n")
+        except tomllib.TOMLDecodeError as e:
+            ap.exit(2, f"deact_calls.py: --set {a.set}: error: {scn}: {e}\n  fix: correct the scenario file\n")
     traces()
     if a.traces_only:
         return
     from memtwin import api, validate
-    scn = os.path.join(ROOT, "scenarios", "validation", a.set + ".toml")
-    if not os.path.exists(scn):
-        scn = os.path.join(ROOT, "scenarios", "validation-pending", a.set + ".toml")
-    with open(scn, "rb") as fh:
-        files = [os.path.join(os.path.dirname(scn), p) for p in tomllib.load(fh)["validation"]["recorded"]]
     print(f"{a.set} (two-list): kernel boots that deactivate A, and the engine at each one's machine over {a.phases} flush phases")
     for i, path in enumerate(files):
         with open(path) as fh:
