@@ -715,7 +715,8 @@ pub struct KernelProfile {
     /// reclaim": `mem_cgroup_flush_stats_ratelimited()`, which flushes only when the periodic
     /// flusher is a full cycle late): the hierarchical LRU sizes it decides deactivation
     /// (`inactive_is_low()`) and `cache_trim_mode` from are as the last periodic
-    /// `flush_memcg_stats_dwork()` left them, up to `FLUSH_TIME` (2 s) old
+    /// `flush_memcg_stats_dwork()` left them, up to one period old (`FLUSH_TIME`, 500 jiffies, requeued on
+    /// the timer wheel: 504 jiffies, 2.016 s, [`crate::memcontrol::stats_flush_requeue`])
     /// ([`crate::memcontrol::FLUSH_TIME`], [`crate::mmzone::LruvecStats::flushed_subtree_size`]).
     /// Before (6.1's `prepare_scan_count()`: `mem_cgroup_flush_stats()`, "so that we read
     /// accurate per-memcg lruvec stats for heuristics"), reclaim flushes whenever more than
