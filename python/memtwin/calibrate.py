@@ -848,6 +848,20 @@ def _check_mode(a) -> None:
                                  + " ".join(bad) + ")")
 
 
+def _emit(a, text: str, figures) -> None:
+    """Print the report and write --out (the text) and --json (the figures), each whole or not at all
+    (a .tmp file renamed over the target)."""
+    print(text, end="")
+    if a.out:
+        with open(a.out + ".tmp", "w") as fh:
+            fh.write(text)
+        os.rename(a.out + ".tmp", a.out)
+    if a.json:
+        with open(a.json + ".tmp", "w") as fh:
+            json.dump(figures, fh, indent=1)
+        os.rename(a.json + ".tmp", a.json)
+
+
 def main_wakeup(a) -> int:
     try:
         _check_mode(a)
@@ -868,15 +882,7 @@ def main_wakeup(a) -> int:
         print("memtwin calibrate: interrupted", file=sys.stderr)
         return 130
     text = wakeup_report(f)
-    print(text, end="")
-    if a.out:
-        with open(a.out + ".tmp", "w") as fh:
-            fh.write(text)
-        os.rename(a.out + ".tmp", a.out)
-    if a.json:
-        with open(a.json + ".tmp", "w") as fh:
-            json.dump(f, fh, indent=1)
-        os.rename(a.json + ".tmp", a.json)
+    _emit(a, text, f)
     return 0
 
 
@@ -935,13 +941,5 @@ def main(a) -> int:
         print(str(e), file=sys.stderr)
         return 2
     text = device_table(a.device, f)
-    print(text, end="")
-    if a.out:
-        with open(a.out + ".tmp", "w") as fh:
-            fh.write(text)
-        os.rename(a.out + ".tmp", a.out)
-    if a.json:
-        with open(a.json + ".tmp", "w") as fh:
-            json.dump(f, fh, indent=1)
-        os.rename(a.json + ".tmp", a.json)
+    _emit(a, text, f)
     return 0

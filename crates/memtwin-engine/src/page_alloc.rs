@@ -1776,6 +1776,21 @@ impl Kernel {
         self.alloc_due = self.alloc_due_next();
     }
 
+    /// The first file or swap I/O completion due (`writeback_end_io()`, `swap_end_io()`: the
+    /// heads of the two completion queues), `Nanos::MAX` with none queued; shared by
+    /// [`Kernel::alloc_due_next`] and [`Kernel::alloc_quiet_until`].
+    #[inline]
+    fn io_end_due(&self) -> Nanos {
+        let mut t = Nanos::MAX;
+        if let Some(&std::cmp::Reverse((done, ..))) = self.wb_queue.peek() {
+            t = t.min(done);
+        }
+        if let Some(&std::cmp::Reverse((done, _))) = self.swap_wb_queue.peek() {
+            t = t.min(done);
+        }
+        t
+    }
+
     /// The earliest time at which one of [`Kernel::alloc_due_run`]'s tests can find work
     /// with the state as it is: 0 for owed slab frames or an awake kswapd, else the first
     /// file or swap completion, the first end of a kswapd short sleep, and (with
@@ -1784,13 +1799,7 @@ impl Kernel {
         if self.pagecache_slab_owed() {
             return 0;
         }
-        let mut t = Nanos::MAX;
-        if let Some(&std::cmp::Reverse((done, ..))) = self.wb_queue.peek() {
-            t = t.min(done);
-        }
-        if let Some(&std::cmp::Reverse((done, _))) = self.swap_wb_queue.peek() {
-            t = t.min(done);
-        }
+        let mut t = self.io_end_due();
         for n in &self.nodes {
             if n.kswapd_active {
                 return 0;
@@ -2268,13 +2277,7 @@ impl Kernel {
         if self.pagecache_slab_owed() {
             return 0;
         }
-        let mut t = Nanos::MAX;
-        if let Some(&std::cmp::Reverse((done, ..))) = self.wb_queue.peek() {
-            t = t.min(done);
-        }
-        if let Some(&std::cmp::Reverse((done, _))) = self.swap_wb_queue.peek() {
-            t = t.min(done);
-        }
+        let mut t = self.io_end_due();
         for n in &self.nodes {
             if n.kswapd_active {
                 // kswapd_run() works while its clock is behind: idle up to and at its clock.
