@@ -147,6 +147,25 @@ IDLE_WAIT_WHY = ("the idle host's run-queue wait is not the contention this scen
                  "sets' figures, make_queue_scenarios.py IDLE_SETS")
 
 
+# The unthrottled writers' finding (loop21, wbt23), the same in both scenarios' notes.
+WBT23_WRITER = [
+    "vmscan.throttled.writeback 451), and the host's blk-wbt let the same writer (alone: the memcg-wbt phase of",
+    "lab/measurements/loop_write_trace.py) keep up to 35-48 write requests in flight, 12-29 on average, past",
+    "RWB_DEF_DEPTH 16 (blk-wbt's scale-up on windows of writes only): what to look at next, not changed here.",
+    "wbt23 (2026-11-30 16:00-16:45; lab/measurements/reclaim_throttle_trace.py, two rounds at load 9.3-9.8: loaded,",
+    "not idle): on 6.18 v1 the host's writer does sleep in shrink_inactive_list()'s reclaim_throttle(",
+    "VMSCAN_THROTTLE_WRITEBACK) (off-CPU stack reclaim_throttle <- shrink_lruvec <- try_to_free_mem_cgroup_pages),",
+    "but 12 times alone (writer 0.64 s) and 23 beside the reader (0.72 s), where the engine's does 451; 458 of the",
+    "host's 569 reclaim batches were all clean (mm_vmscan_lru_shrink_inactive nr_dirty 0), nr_congested and",
+    "nr_immediate 0 (no folio_wait_writeback): the host's flusher stays ahead of reclaim. blk-wbt's rules on this",
+    "path (get_limit, close_io, wbt_rqw_done's wake at 0 in flight with a write cache, calc_wb_limits,",
+    "latency_exceeded) agree with the source but one: blk_stat_add() counts a read that completes in a window",
+    "whatever its issue time, and the engine dropped the reads issued before the first tracked write armed it, so",
+    "its first window saw only reads queued behind writes (min 2.33 ms, over the 2 ms target: scale down to step 1)",
+    "where the early ones (1.18 ms) make it LAT_OK (step -1). Fixed (blkdev/wbt.rs Wbt::read).",
+]
+
+
 # Why the recorded runs disagree with the engine, per (variant or None, step, metric).
 KNOWN = {}
 
@@ -393,20 +412,7 @@ NOTES = {
         "three rounds, it was -17.6%), reader +50.0 -> +48.1%. The device's write rate moves the writer by a few",
         "points of its 120: in the engine it sleeps in reclaim's writeback throttle (`memtwin run --variant wbt-2000`",
         "of host-queue-rw-wbt-unthrottled: stall.congestion_ms 186.5 of the writer's 0.275 s,",
-        "vmscan.throttled.writeback 451), and the host's blk-wbt let the same writer (alone: the memcg-wbt phase of",
-        "lab/measurements/loop_write_trace.py) keep up to 35-48 write requests in flight, 12-29 on average, past",
-        "RWB_DEF_DEPTH 16 (blk-wbt's scale-up on windows of writes only): what to look at next, not changed here.",
-        "wbt23 (2026-11-30 16:00-16:45; lab/measurements/reclaim_throttle_trace.py, two rounds at load 9.3-9.8: loaded,",
-        "not idle): on 6.18 v1 the host's writer does sleep in shrink_inactive_list()'s reclaim_throttle(",
-        "VMSCAN_THROTTLE_WRITEBACK) (off-CPU stack reclaim_throttle <- shrink_lruvec <- try_to_free_mem_cgroup_pages),",
-        "but 12 times alone (writer 0.64 s) and 23 beside the reader (0.72 s), where the engine's does 451; 458 of the",
-        "host's 569 reclaim batches were all clean (mm_vmscan_lru_shrink_inactive nr_dirty 0), nr_congested and",
-        "nr_immediate 0 (no folio_wait_writeback): the host's flusher stays ahead of reclaim. blk-wbt's rules on this",
-        "path (get_limit, close_io, wbt_rqw_done's wake at 0 in flight with a write cache, calc_wb_limits,",
-        "latency_exceeded) agree with the source but one: blk_stat_add() counts a read that completes in a window",
-        "whatever its issue time, and the engine dropped the reads issued before the first tracked write armed it, so",
-        "its first window saw only reads queued behind writes (min 2.33 ms, over the 2 ms target: scale down to step 1)",
-        "where the early ones (1.18 ms) make it LAT_OK (step -1). Fixed (blkdev/wbt.rs Wbt::read).",
+        *WBT23_WRITER,
         "Against the idle set: blk-wbt at 2 ms writer +118.3 -> +103.6%, reader -5.9 -> +7.5%; off unchanged.",
         "Left: in the engine the reader's reads take 2.3-3.6 ms behind the flusher's 4 writes (wb_background, close_io)",
         "and a flusher cycle (4 MiB, drained to 0 in flight) 3.5 ms against 1.4 ms alone; on the host (loaded) the",
@@ -553,20 +559,7 @@ NOTES = {
         "-> +120.0% (mq-deadline); reader +2.8 -> +7.9%, -1.1 -> -1.5%. The device's write rate moves the writer by a",
         "few points of its 120: in the engine it sleeps in reclaim's writeback throttle (`memtwin run --variant",
         "wbt-2000` of host-queue-rw-wbt-unthrottled: stall.congestion_ms 186.5 of the writer's 0.275 s,",
-        "vmscan.throttled.writeback 451), and the host's blk-wbt let the same writer (alone: the memcg-wbt phase of",
-        "lab/measurements/loop_write_trace.py) keep up to 35-48 write requests in flight, 12-29 on average, past",
-        "RWB_DEF_DEPTH 16 (blk-wbt's scale-up on windows of writes only): what to look at next, not changed here.",
-        "wbt23 (2026-11-30 16:00-16:45; lab/measurements/reclaim_throttle_trace.py, two rounds at load 9.3-9.8: loaded,",
-        "not idle): on 6.18 v1 the host's writer does sleep in shrink_inactive_list()'s reclaim_throttle(",
-        "VMSCAN_THROTTLE_WRITEBACK) (off-CPU stack reclaim_throttle <- shrink_lruvec <- try_to_free_mem_cgroup_pages),",
-        "but 12 times alone (writer 0.64 s) and 23 beside the reader (0.72 s), where the engine's does 451; 458 of the",
-        "host's 569 reclaim batches were all clean (mm_vmscan_lru_shrink_inactive nr_dirty 0), nr_congested and",
-        "nr_immediate 0 (no folio_wait_writeback): the host's flusher stays ahead of reclaim. blk-wbt's rules on this",
-        "path (get_limit, close_io, wbt_rqw_done's wake at 0 in flight with a write cache, calc_wb_limits,",
-        "latency_exceeded) agree with the source but one: blk_stat_add() counts a read that completes in a window",
-        "whatever its issue time, and the engine dropped the reads issued before the first tracked write armed it, so",
-        "its first window saw only reads queued behind writes (min 2.33 ms, over the 2 ms target: scale down to step 1)",
-        "where the early ones (1.18 ms) make it LAT_OK (step -1). Fixed (blkdev/wbt.rs Wbt::read).",
+        *WBT23_WRITER,
         "Against the idle set: writer +118.0 -> +116.5% (none), +120.0 -> +102.4% (mq-deadline); reader +7.9 -> +9.8%,",
         "-1.5 -> +13.0%.",
         "Left: in the engine the reader's reads take 2.3-3.6 ms behind the flusher's 4 writes (wb_background, close_io)",

@@ -275,10 +275,6 @@ pub struct Kernel {
     /// on profiles whose reclaim reads the flushed copy
     /// (`KernelProfile::memcg_stats_ratelimited_reclaim`); `Nanos::MAX` on the others.
     pub stats_flush_next: Nanos,
-    /// Where the periodic flush falls within its period: how long before the clock's 0
-    /// (its wheel bucket) the flusher last ran (the boot's,
-    /// [`crate::memcontrol::stats_flush_phase`] jiffies).
-    pub stats_flush_phase: Nanos,
     /// The periodic flusher's runs so far, 1 from its start (the rstat copy's period number).
     pub stats_flush_epoch: u64,
     /// The task (its mm's index) the OOM killer chose and marked (`mark_oom_victim()`) that
@@ -491,7 +487,6 @@ impl Kernel {
             vcpu_stalls: None,
             kworker_rand: crate::lru_gen::MEMCG_LRU_RAND_SEED,
             stats_flush_next: Nanos::MAX,
-            stats_flush_phase: 0,
             stats_flush_epoch: 0,
             oom_victim: None,
             oom_tasks: vec![],

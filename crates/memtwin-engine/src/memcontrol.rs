@@ -1332,7 +1332,6 @@ impl Kernel {
             return;
         }
         let phase = stats_flush_phase(boot_seed);
-        self.stats_flush_phase = phase * crate::timer::NSEC_PER_JIFFY;
         self.lru_stats.keep_rstat_copy();
         self.memcgs.keep_rstat_copy();
         self.stats_flush_epoch = 1;

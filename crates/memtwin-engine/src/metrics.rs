@@ -332,6 +332,8 @@ pub fn zswap_pool_bytes(k: &Kernel, z: &crate::zswap::Zswap) -> u64 {
     (if k.profile.zswap_direct { z.pool_pages() } else { z.pool_total_size_pages() }) * PAGE_SIZE
 }
 
+/// memory.stat's `unevictable` of `memcg` and its descendants: the pages on their lruvecs'
+/// `LRU_UNEVICTABLE` lists over every node (`memcg_page_state(memcg, NR_UNEVICTABLE)`, hierarchical).
 pub fn memcg_unevictable_pages(k: &Kernel, memcg: MemcgId) -> u64 {
     let mut n: u64 = (0..k.nr_nodes).map(|nid| k.lruvecs[k.lruvec_idx(memcg, nid)].lists[crate::mmzone::LruList::Unevictable as usize].pages).sum();
     for &c in &k.memcgs.get(memcg).children {
