@@ -65,7 +65,10 @@ def test_there_is_a_validation_set():
     # (host-queue-read-msk-idle, host-queue-read-ra128-idle); the loaded read-msk stays pending
     # + issue 21 (ra21): host-ext4-tight-ra8192, the 256M cat at 8192 on the idle host's device table
     # + issues 21/23 (table23): host-queue-cold-read, on the host's one loop device table (lab/validation/loop_table.py)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1
+    # (- 1, ra21d: host-ext4-tight-ra8192 back in validation-pending: against the quiet calibrated v669 set its pass is a
+    # draw, review14 H1; make_folio_scenarios.py V669_NOTES)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1 - 1
+    assert "host-ext4-tight-ra8192.toml" not in names and "host-ext4-tight-ra8192-queue.toml" in names
     assert {"host-queue-rw-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml",
             "host-queue-cold-read.toml"} <= set(names)
     assert "host-queue-read-msk.toml" not in names
@@ -122,12 +125,12 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
     # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G stay in
-    # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22, + its
-    # 256M cat at 8192 since ra21's idle device table;
+    # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22; its
+    # 256M cat at 8192 was here from ra21's idle device table to ra21d's v669 set;
     # lab/validation/make_folio_scenarios.py); + the 256M one at 8192 with the guest's disk at 100 MB/s (--bw100);
     # + host-ext4-mmap-exec (issue 18, trace11: the exec twin on default ext4)
     # + the -queue ones of the 512M, 1G and the 256M cat at 8192 (ra10: the loop device completes together)
-    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 + 1 + 3 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
+    assert sum(n.startswith("host-ext4-") for n in names) == 15 + 21 + 1 + 3 and sum(n.startswith("qemu61-xfs-") for n in names) == 12 + 1
     assert "host-write-idle.toml" in names and "qemu61-write-idle.toml" in names  # kupdate, wb shares
     assert "host-write-paced.toml" in names and "qemu61-write-paced.toml" in names  # balance_dirty_pages' pauses
     # issue 18: real programs recorded on the host (traces/NAME.mtt), replayed at the three limits they were measured at
