@@ -21,8 +21,10 @@ timer_expire_entry of delayed_work_timer_fn):
      window), and with --engine the engine's at the boot's machine (validate.set_run_sets() from the JSON beside the
      trace, boot.json or --json), the stream split into 20 reads of 32 MiB (offset/length), no gaps between them.
 
-usage: PYTHONPATH=python flush_timer.py TRACE... [--engine [--json BOOT.json] [--scenario FILE]]"""
+usage: PYTHONPATH=python flush_timer.py TRACE... [--engine [--json BOOT.json] [--scenario FILE]]
+(traces-gap22/boot-{1..6}.trace.gz: gap22's six traced boots of the -gap scenario, two-list, with boot-N.json)"""
 import argparse
+import gzip
 import json
 import os
 import re
@@ -40,7 +42,7 @@ CHUNK_MIB = 32
 def read_trace(path: str) -> tuple:
     """(steps {name: (start, end)}, events [(comm, cpu, t, name, rest)]) of a --reclaim-trace file."""
     steps, evs = {}, []
-    with open(path) as fh:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
         for line in fh:
             m = STEP.match(line)
             if m:
@@ -153,7 +155,11 @@ def main(argv):
         if not os.path.isfile(p):
             ap.exit(2, f"flush_timer.py: {p}: error: no such file\n  fix: give a trace written by memtwin real --reclaim-trace DIR\n")
     for p in a.traces:
-        steps, evs = read_trace(p)
+        try:
+            steps, evs = read_trace(p)
+        except (OSError, UnicodeDecodeError, EOFError) as e:
+            ap.exit(2, f"flush_timer.py: {p}: error: cannot read it as a trace ({e})\n"
+                       "  fix: give a trace written by memtwin real --reclaim-trace DIR (or its .gz)\n")
         if "stream" not in steps or not any(e[3] == "timer_start" for e in evs):
             ap.exit(2, f"flush_timer.py: {p}: error: no 'stream' step or no timer_start events\n"
                        "  fix: give a parent-stream trace taken by memtwin real --reclaim-trace since gap22\n")
@@ -173,7 +179,9 @@ def main(argv):
         g = stream_chunks(evs, w)
         print(f"  guest stream, s per {CHUNK_MIB} MiB issued: " + " ".join(f"{x:.3f}" for x in g))
         if a.engine:
-            bj = a.json or os.path.join(os.path.dirname(p), "boot.json")
+            # the recording beside the trace: traces-gap22/boot-N.json for boot-N.trace.gz, else DIR/boot.json
+            m = re.match(r"(boot-\d+)\.trace(\.gz)?$", os.path.basename(p))
+            bj = a.json or os.path.join(os.path.dirname(p), (m.group(1) if m else "boot") + ".json")
             if not os.path.isfile(bj):
                 ap.exit(2, f"flush_timer.py: {bj}: error: no such file\n  fix: give the boot's recording with --json\n")
             w1, e, d = engine_chunks(a.scenario, bj)
