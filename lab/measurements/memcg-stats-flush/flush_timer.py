@@ -5,8 +5,8 @@
 ...)`), requeued `FLUSH_TIME` (500 jiffies) on at the end of each run by `queue_delayed_work(system_unbound_wq, ...)`: its timer
 goes on the CPU the worker ran on (`__queue_delayed_work()` -> `add_timer_global()` -> `__mod_timer()`, a deferrable timer on
 that CPU's `BASE_DEF`, kernel/time/timer.c), in the wheel's level 1 (`calc_index()`: the expiry rounded up to a multiple of
-8 jiffies). A deferrable timer does not wake an idle CPU (`timer_base_try_to_set_idle()` / `__get_next_timer_interrupt()`
-leave `BASE_DEF` out); it runs at the first tick after its CPU wakes for something else (`run_timer_softirq()` ->
+8 jiffies). A deferrable timer does not wake an idle CPU (`__get_next_timer_interrupt()`, 6.9+,
+leaves `BASE_DEF` out); it runs at the first tick after its CPU wakes for something else (`run_timer_softirq()` ->
 `run_timer_base(BASE_DEF)`). So a period is 504 jiffies (2.016 s at HZ 250) plus: the timer's lateness when its CPU was
 idle at the expiry, and the requeue's jiffy past the bucket (the worker's wake-up and the flush's own time) where that
 crosses the wheel's 8-jiffy granularity.
