@@ -717,7 +717,7 @@ RTRACE_EVENTS = ("vmscan/mm_vmscan_wakeup_kswapd", "vmscan/mm_vmscan_kswapd_wake
                  "vmscan/mm_vmscan_direct_reclaim_begin", "vmscan/mm_vmscan_direct_reclaim_end",
                  "sched/sched_waking", "sched/sched_wakeup", "sched/sched_switch", "block/block_rq_issue",
                  "workqueue/workqueue_execute_start", "vmscan/mm_vmscan_lru_shrink_active", "kmem/mm_page_alloc_extfrag",
-                 "kmem/mm_page_pcpu_drain")
+                 "kmem/mm_page_pcpu_drain", "workqueue/workqueue_queue_work", "timer/timer_start", "timer/timer_expire_entry")
 RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wakeup", 'comm ~ "kswapd*"'),
                   ("sched/sched_switch", 'prev_comm ~ "kswapd*" || next_comm ~ "kswapd*"'),
                   ("vmscan/mm_vmscan_lru_shrink_active", "nr_deactivated > 0"),
@@ -731,7 +731,17 @@ RTRACE_FILTERS = (("sched/sched_waking", 'comm ~ "kswapd*"'), ("sched/sched_wake
 # every kworker would fill the ring buffer): the periodic memcg statistics flush,
 # mm/memcontrol.c flush_memcg_stats_dwork(), the rstat copy 6.12's reclaim reads
 # (lab/measurements/memcg-stats-flush)
-RTRACE_SOFT_FILTERS = (("workqueue/workqueue_execute_start", "function.function == flush_memcg_stats_dwork"),)
+# The flush's own delay (gap22): when its work is queued (workqueue_queue_work, from the timer's
+# delayed_work_timer_fn()) against when it runs (workqueue_execute_start: the worker's wake-up and
+# run-queue wait), and its timer, a deferrable one (DECLARE_DEFERRABLE_WORK(stats_flush_dwork), 6.12
+# mm/memcontrol.c): timer_start's expires and CPU against timer_expire_entry's now (jiffies), which is
+# later when the timer's CPU was idle at expiry (kernel/time/timer.c: an idle CPU's deferrable timers
+# wait for its next wake-up). Every delayed work's timer (delayed_work_timer_fn: vmstat_update and a
+# few others, some per second); the flush's is told by the queue_work that follows on its CPU.
+RTRACE_SOFT_FILTERS = (("workqueue/workqueue_execute_start", "function.function == flush_memcg_stats_dwork"),
+                       ("workqueue/workqueue_queue_work", "function.function == flush_memcg_stats_dwork"),
+                       ("timer/timer_start", "function.function == delayed_work_timer_fn"),
+                       ("timer/timer_expire_entry", "function.function == delayed_work_timer_fn"))
 RTRACE_PROBES = (("direct", "try_to_free_pages", "free=@vm_zone_stat:s64 order=%si:u32"),
                  ("balance", "balance_pgdat", "free=@vm_zone_stat:s64"),
                  # pgdat_balanced()'s per-zone test (6.12 mm/vmscan.c; also prepare_kswapd_sleep()'s and

@@ -1018,6 +1018,13 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
     assert (f"echo 'function.function == flush_memcg_stats_dwork' > {wq}/filter 2>/dev/null || "
             f'{{ echo 0 > {wq}/enable; echo "@@RTRACE_NOFILTER workqueue/workqueue_execute_start"; }}') in on
     assert on.index(f"{wq}/enable") < on.index(f"{wq}/filter") < on.index("echo 1 > /sys/kernel/tracing/tracing_on")
+    # the flush's own delay (gap22): its work queued (from its timer) and every delayed work's
+    # timer started and expired (a deferrable timer on an idle CPU expires late), each filtered
+    for e, fn in (("workqueue/workqueue_queue_work", "flush_memcg_stats_dwork"), ("timer/timer_start", "delayed_work_timer_fn"),
+                  ("timer/timer_expire_entry", "delayed_work_timer_fn")):
+        ev = f"/sys/kernel/tracing/events/{e}"
+        assert f"echo 'function.function == {fn}' > {ev}/filter 2>/dev/null || " in on
+        assert on.index(f"{ev}/enable") < on.index(f"{ev}/filter") < on.index("echo 1 > /sys/kernel/tracing/tracing_on")
     assert "WAKEPOST 1" in qemu.op_script(traced)[0].splitlines()
 
 
