@@ -797,7 +797,48 @@ GS_POOL_NOTE = """
 # 2,430) and 2,754 (boot 4) against 6,426 and 4,266.
 # Next: the engine's unboosted kswapd runs (kernel boot 4: 99 of 127, ~300 pages, most with a direct reclaim 0.09 ms
 # after the wake) against its own (4-23), and how many pages the kernel's boosted runs reclaim (a kprobe at
-# balance_pgdat()'s return with sc.nr_reclaimed)."""
+# balance_pgdat()'s return with sc.nr_reclaimed).
+# pool22c (2026-11-30 18:20-19:55 UTC, no boot: validate --recorded, engine runs at boot settings with a debug build
+# (eprintln, not committed), and boot 4's trace of lab/validation/trace-pool-1130 read again).
+# (12) The guest kernel has 6.15's fallback: Debian's 6.12.117 changelog (the .deb's
+# usr/share/doc/linux-image-6.12.117+deb12-amd64/changelog.gz) lists "mm: page_alloc: don't steal single pages from
+# biggest buddy" and "mm: page_alloc: speed up fallbacks in rmqueue_bulk()" under 6.12.29-1 (upstream 6.12.29: the
+# 6.12.y backports of c2f6ea38fc1b and 90abee6d7895, "[PATCH 6.12.y 1/2]" and "2/2", J. Weiner, 8 May 2025):
+# __rmqueue_claim() with try_to_steal_block() (boost_watermark() before the claim test, at each order 4-8 with a
+# non-movable buddy), __rmqueue_steal() of the smallest buddy, rmqueue_bulk()'s rmqueue_mode (one claim loop a
+# refill). linux-6.12 has it since pool22c (profile fallback_steal ClaimSteal). This set with it (validate
+# --recorded): two-list stream pgscan_direct 2,538 against 4,346, within (was 2,241, out); lru_gen wset 3
+# pgscan_kswapd 8,864 against 6,656, out by 160 pages (was 8,640, within), re-read 37.9 MiB against 28.0 and
+# workingset_refault/activate_file 9,696 against 7,168, out (were 36.25 MiB and 9,280, out); lru_gen stream
+# pgscan_direct 2,464 against 1,440, within (unchanged). qemu612-lrugen-global-stream's lru_gen stream pgscan_direct,
+# which has no pool, goes out with it (5,248 against 2,560: its FALLBACK612 known_out).
+# (13) Why the engine's kswapd runs start at the full boost: each refill that falls back runs the claim loop once, a
+# boost a non-movable buddy order 4-8. At trace boot 4's settings (boot seed 3, pool [11, 4, 4, 4, 3, 3, 1, 2, 1])
+# the first refill's claim takes the order-8 block and every later refill that falls back finds orders 4-7 (the
+# stolen frames the reader's flushes return merge again): 4 boosts, the maximum 1,543, in every 78 ms cycle (a
+# refill of 992 frames from ~1,100 free to ~100, 379-437 fallbacks). The kernel boosts as much: in boot 4's trace,
+# after 15 of its 17 refill bursts of 8 or more steals DMA32's mark is at +1,024 (8) or the maximum +1,486 (7). The
+# boost at a burst is not the difference.
+# (14) What is: the kernel's stream runs in two regimes (boot 4 from 15.9 s; lab/validation/trace-pool-1130/
+# pool_regime.py, its balance_pgdat() probes, zone_watermark_ok_safe() marks and extfrag events): (a) the engine's, a burst of 92-187
+# steals, a boosted kswapd run to the boosted high (2,015 or 2,477) in 4.5-9 ms, then ~70 ms with no kswapd wake
+# until the next burst (16.60-16.85 s: 12 runs, 8 direct reclaims, 4 bursts; 17.45-17.71 s: 8, 8, 4); and (b)
+# unboosted runs every 6-8 ms, 0.3-2.5 ms each, a direct reclaim at every other run and no fallback at all (16.22-16.605
+# s: 48 runs, 24 direct reclaims, 0 steals; 17.27-17.43 s: 19 runs, 14 direct reclaims, 3 steals). In (b) the
+# allocation that wakes kswapd is already below min: one refill took DMA32 from its high (991) to below min (661),
+# 330 frames or more, within the Movable free frames. The engine never enters (b): each cycle is a 992-frame refill
+# with fallbacks, a direct reclaim, a boosted run of 22 ms (2,833 pages), a second direct reclaim inside it (the
+# reader below the boosted min, 2,230), and one unboosted run of 333 pages.
+# (15) Two measured differences in (a), at boot 4's settings: the engine's boosted run reclaims 2,833 pages in 22 ms
+# (7.8 us a page at cpu_slowdown 9) where the kernel's reach their boosted high in 4.5-9 ms from a like start (the
+# free count's rise ~1,800-2,460 pages, the reader's per-CPU flushes included: 2.0-3.7 us a page), and it ends ~680
+# pages above its mark (3,250 free against 2,572). The reader's per-CPU list in the engine keeps a high of 3,493-7,393
+# (grown to high_max while the zone filled, and again while the zone is above high after each boosted run), so its
+# refills are 992 frames and (b) cannot hold; in (b) the kernel's pcp->high would stay near high_min (low / 2 = 413,
+# refills of at most 382) if its direct reclaims' frees (ZONE_BELOW_HIGH set) keep lowering it: not traced.
+# Next: the guest's refill sizes (a kprobe at rmqueue_bulk() with its count) and pages per kswapd run (balance_pgdat()'s
+# return), to tell which of the two (kswapd's speed per page in the guest, a separate measurement to take, or the
+# per-CPU high) keeps the engine out of (b)."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
