@@ -832,9 +832,9 @@ GS_POOL_NOTE = """
 # (15) Two measured differences in (a), at boot 4's settings: the engine's boosted run reclaims 2,833 pages in 22 ms
 # (7.8 us a page at cpu_slowdown 9) where the kernel's reach their boosted high in 4.5-9 ms from a like start (the
 # free count's rise ~1,800-2,460 pages, the reader's per-CPU flushes included: 2.0-3.7 us a page), and it ends ~680
-# pages above its mark (3,250 free against 2,572). The reader's per-CPU list in the engine keeps a high of 3,493-7,393
-# (grown to high_max while the zone filled, and again while the zone is above high after each boosted run), so its
-# refills are 992 frames and (b) cannot hold; in (b) the kernel's pcp->high would stay near high_min (low / 2 = 413,
+# pages above its mark (3,250 free against 2,572). The reader's per-CPU list in the engine has a high of 4,366-7,393
+# at 21 of its 22 refills that fall back (460-7,393 over the stream: grown to high_max while the zone filled, and
+# again while the zone is above high after each boosted run), so its refills are 992 frames and (b) cannot hold; in (b) the kernel's pcp->high would stay near high_min (low / 2 = 413,
 # refills of at most 382) if its direct reclaims' frees (ZONE_BELOW_HIGH set) keep lowering it: not traced.
 # Next: the guest's refill sizes (a kprobe at rmqueue_bulk() with its count) and pages per kswapd run (balance_pgdat()'s
 # return), to tell which of the two (kswapd's speed per page in the guest, a separate measurement to take, or the
