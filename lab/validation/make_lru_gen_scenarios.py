@@ -836,9 +836,18 @@ GS_POOL_NOTE = """
 # at 21 of its 22 refills that fall back (460-7,393 over the stream: grown to high_max while the zone filled, and
 # again while the zone is above high after each boosted run), so its refills are 992 frames and (b) cannot hold; in (b) the kernel's pcp->high would stay near high_min (low / 2 = 413,
 # refills of at most 382) if its direct reclaims' frees (ZONE_BELOW_HIGH set) keep lowering it: not traced.
-# Next: the guest's refill sizes (a kprobe at rmqueue_bulk() with its count) and pages per kswapd run (balance_pgdat()'s
-# return), to tell which of the two (kswapd's speed per page in the guest, a separate measurement to take, or the
-# per-CPU high) keeps the engine out of (b)."""
+# (16) Diagnostics at trace boot 4's settings (debug builds with eprintln and environment switches, run and not
+# committed; the kernel's stream there: 127 kswapd runs, 79 direct reclaims, pgscan_direct 4,266). As committed: 49
+# runs (22 boosted), 54 direct reclaims, 2,916. kswapd's CPU time at 35% (2.7 us a page, the guest's pace in (a)): 30
+# runs, 25 direct reclaims, 1,350: a faster kswapd alone takes the engine further from the kernel (refuted as the cause
+# by itself). The reader's refills capped at 382 frames (the bound high_min = 413 sets, the size (b) implies): 137 runs
+# (129 unboosted), 118 direct reclaims, 6,372, the engine in (b) nearly throughout (8 refills fall back); both
+# together: 113 runs, 84 direct reclaims, 4,536. The refill size decides the regime: the kernel switches between the
+# two, the engine's per-CPU lists as modelled keep it in (a), the cap in (b).
+# Next: the guest's refill sizes by regime (a kprobe at rmqueue_bulk() with its count, or at nr_pcp_alloc()'s return)
+# and its kswapd's pages a run (balance_pgdat()'s return): what lowers the reader's pcp->high in the guest that the
+# engine does not (decay_pcp_high(), the frees of its direct reclaims, drain_all_pages()), a measurement to take
+# before any model change; kswapd's pace a page in the guest as a separate measurement, not a fit."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
