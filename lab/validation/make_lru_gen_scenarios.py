@@ -475,8 +475,28 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
 # PS_DEACT is the why of qemu612-lrugen-parent-stream's three two-list wset 3 known_outs: it compares the older set
 # (real/qemu612-lrugen-parent-stream.json, -boot2..12.json), which stays compared with them until a set where the
 # kernel deactivates passes (the rule stated before the quiet set was recorded; lead's decision on review12 H3).
+# FALLBACK612 (pool22c, 2026-11-30): DIRECT612's metric out again once linux-6.12 took the guest's fallback.
+FALLBACK612 = ("the stream's direct reclaim with the guest kernel's fallback. linux-6.12 has 6.12.29's backports of 6.15's "
+               "c2f6ea38fc1b and 90abee6d7895 since pool22c (Debian's 6.12.117 changelog lists 'mm: page_alloc: don't steal "
+               "single pages from biggest buddy' and 'mm: page_alloc: speed up fallbacks in rmqueue_bulk()' under 6.12.29-1; "
+               "profile fallback_steal ClaimSteal): a movable fallback boosts the watermarks only where __rmqueue_claim() "
+               "tries to claim a block, at a non-movable buddy of order 4 to 8 (try_to_steal_block(): boost_watermark() "
+               "before the claim test), once a per-CPU refill (rmqueue_bulk()'s rmqueue_mode), and otherwise steals one page "
+               "of the smallest buddy with no boost. This set records no non-movable pool (it predates "
+               "real.machine.pagetypeinfo_at_boot) and the engine's boot leaves 14 free frames in its last non-movable "
+               "pageblock, all below order 4: no claim try and no boost (a debug build at recording 1's settings, not "
+               "committed: refills of 992 frames, 14 fallbacks each, 0 boosts). boost22's removal of DIRECT612 rested on "
+               "those 14 frames boosting at every steal (6.12.0's steal_suitable_fallback(), FallbackSteal::ExpandOwn), "
+               "which the guest's kernel does not do: at the 15 boots' settings the engine reclaims 5,248-5,504 pages "
+               "directly (82-86 direct reclaims, pageoutrun 109-112), its figure without a boost (5,248-5,504 before "
+               "boost22 as well), against the kernel's 1,280-4,352 (median 2,560). With each boot's own pool given "
+               "(qemu612-lrugen-global-stream-pool, recorded with /proc/pagetypeinfo: lru_gen pools of 204-1,128 pages "
+               "with non-movable buddies at two to five of the orders 4 to 8: claim tries, boosts) the same metric is within with this fallback (2,464 against 1,440). What it "
+               "waits for: this set's pools, which it did not record (a set recorded with them that passes retires it; the "
+               "-pool set is pending on its own rows)")
 KNOWN612 = {
     "parent-stream": [("two-list", "wset 3", m, PS_DEACT) for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")],
+    "global-stream": [("lru_gen", "stream", "vmstat.pgscan_direct", FALLBACK612)],
 }
 # The parent-stream scenarios' two-list wset 3 re-read is bimodal (issue 22, bimodal22): in a given boot P's limit reclaim
 # either deactivates A (PS_DEACT's mechanism: the rstat copy of the last periodic flush before the stream reaches P's
@@ -605,7 +625,11 @@ GS612_NOTE = """
 # load 9.6-17.3); the engine's per-frame pool is not the kernel's (review14 M1: validate no longer gives it), so
 # neither run decides whether the removal stands. With the buddy-order fallback (buddy22: largest buddy first, the
 # half-block claim) and each boot's pool given again by order: 2,464 against 1,440 (+1,024, +71.1%), within only through
-# the 2,048-page floor again: still not decisive. Its header has the rest."""
+# the 2,048-page floor again: still not decisive. Its header has the rest.
+# pool22c (2026-11-30): linux-6.12 took the guest's fallback (6.12.29's backports of c2f6ea38fc1b and 90abee6d7895,
+# FallbackSteal::ClaimSteal), under which the engine's 14 boot frames (all below order 4) never boost: the lru_gen
+# stream's pgscan_direct 5,248-5,504 (median 5,248) against 2,560, +2,688, out by 640 pages: a known_out again
+# (FALLBACK612 in the generator has the measured why)."""
 # qemu612-lrugen-global-stream-pool: global-stream compared with a set recorded with each boot's /proc/pagetypeinfo
 # (gap22), its non-movable pool given as [machine] nonmovable_free by buddy order (validate.recorded_nonmovable_free(),
 # buddy22).
@@ -785,7 +809,57 @@ GS_POOL_NOTE = """
 # 2,430) and 2,754 (boot 4) against 6,426 and 4,266.
 # Next: the engine's unboosted kswapd runs (kernel boot 4: 99 of 127, ~300 pages, most with a direct reclaim 0.09 ms
 # after the wake) against its own (4-23), and how many pages the kernel's boosted runs reclaim (a kprobe at
-# balance_pgdat()'s return with sc.nr_reclaimed)."""
+# balance_pgdat()'s return with sc.nr_reclaimed).
+# pool22c (2026-11-30 18:20-19:55 UTC, no boot: validate --recorded, engine runs at boot settings with a debug build
+# (eprintln, not committed), and boot 4's trace of lab/validation/trace-pool-1130 read again).
+# (12) The guest kernel has 6.15's fallback: Debian's 6.12.117 changelog (the .deb's
+# usr/share/doc/linux-image-6.12.117+deb12-amd64/changelog.gz) lists "mm: page_alloc: don't steal single pages from
+# biggest buddy" and "mm: page_alloc: speed up fallbacks in rmqueue_bulk()" under 6.12.29-1 (upstream 6.12.29: the
+# 6.12.y backports of c2f6ea38fc1b and 90abee6d7895, "[PATCH 6.12.y 1/2]" and "2/2", J. Weiner, 8 May 2025):
+# __rmqueue_claim() with try_to_steal_block() (boost_watermark() before the claim test, at each order 4-8 with a
+# non-movable buddy), __rmqueue_steal() of the smallest buddy, rmqueue_bulk()'s rmqueue_mode (one claim loop a
+# refill). linux-6.12 has it since pool22c (profile fallback_steal ClaimSteal). This set with it (validate
+# --recorded): two-list stream pgscan_direct 2,538 against 4,346, within (was 2,241, out); lru_gen wset 3
+# pgscan_kswapd 8,864 against 6,656, out by 160 pages (was 8,640, within), re-read 37.9 MiB against 28.0 and
+# workingset_refault/activate_file 9,696 against 7,168, out (were 36.25 MiB and 9,280, out); lru_gen stream
+# pgscan_direct 2,464 against 1,440, within (unchanged). qemu612-lrugen-global-stream's lru_gen stream pgscan_direct,
+# which has no pool, goes out with it (5,248 against 2,560: its FALLBACK612 known_out).
+# (13) Why the engine's kswapd runs start at the full boost: each refill that falls back runs the claim loop once, a
+# boost a non-movable buddy order 4-8. At trace boot 4's settings (boot seed 3, pool [11, 4, 4, 4, 3, 3, 1, 2, 1])
+# the first refill's claim takes the order-8 block and every later refill that falls back finds orders 4-7 (the
+# stolen frames the reader's flushes return merge again): 4 boosts, the maximum 1,543, in every 78 ms cycle (a
+# refill of 992 frames from ~1,100 free to ~100, 379-437 fallbacks). The kernel boosts as much: in boot 4's trace,
+# after 15 of its 17 refill bursts of 8 or more steals DMA32's mark is at +1,024 (8) or the maximum +1,486 (7). The
+# boost at a burst is not the difference.
+# (14) What is: the kernel's stream runs in two regimes (boot 4 from 15.9 s; lab/validation/trace-pool-1130/
+# pool_regime.py, its balance_pgdat() probes, zone_watermark_ok_safe() marks and extfrag events): (a) the engine's, a burst of 92-187
+# steals, a boosted kswapd run to the boosted high (2,015 or 2,477) in 4.5-9 ms, then ~70 ms with no kswapd wake
+# until the next burst (16.60-16.85 s: 12 runs, 8 direct reclaims, 4 bursts; 17.45-17.71 s: 8, 8, 4); and (b)
+# unboosted runs every 6-8 ms, 0.3-2.5 ms each, a direct reclaim at every other run and no fallback at all (16.22-16.605
+# s: 48 runs, 24 direct reclaims, 0 steals; 17.27-17.43 s: 19 runs, 14 direct reclaims, 3 steals). In (b) the
+# allocation that wakes kswapd is already below min: one refill took DMA32 from its high (991) to below min (661),
+# 330 frames or more, within the Movable free frames. The engine never enters (b): each cycle is a 992-frame refill
+# with fallbacks, a direct reclaim, a boosted run of 22 ms (2,833 pages), a second direct reclaim inside it (the
+# reader below the boosted min, 2,230), and one unboosted run of 333 pages.
+# (15) Two measured differences in (a), at boot 4's settings: the engine's boosted run reclaims 2,833 pages in 22 ms
+# (7.8 us a page at cpu_slowdown 9) where the kernel's reach their boosted high in 4.5-9 ms from a like start (the
+# free count's rise ~1,800-2,460 pages, the reader's per-CPU flushes included: 2.0-3.7 us a page), and it ends ~680
+# pages above its mark (3,250 free against 2,572). The reader's per-CPU list in the engine has a high of 4,366-7,393
+# at 21 of its 22 refills that fall back (460-7,393 over the stream: grown to high_max while the zone filled, and
+# again while the zone is above high after each boosted run), so its refills are 992 frames and (b) cannot hold; in (b) the kernel's pcp->high would stay near high_min (low / 2 = 413,
+# refills of at most 382) if its direct reclaims' frees (ZONE_BELOW_HIGH set) keep lowering it: not traced.
+# (16) Diagnostics at trace boot 4's settings (debug builds with eprintln and environment switches, run and not
+# committed; the kernel's stream there: 127 kswapd runs, 79 direct reclaims, pgscan_direct 4,266). As committed: 49
+# runs (22 boosted), 54 direct reclaims, 2,916. kswapd's CPU time at 35% (2.7 us a page, the guest's pace in (a)): 30
+# runs, 25 direct reclaims, 1,350: a faster kswapd alone takes the engine further from the kernel (refuted as the cause
+# by itself). The reader's refills capped at 382 frames (the bound high_min = 413 sets, the size (b) implies): 137 runs
+# (129 unboosted), 118 direct reclaims, 6,372, the engine in (b) nearly throughout (8 refills fall back); both
+# together: 113 runs, 84 direct reclaims, 4,536. The refill size decides the regime: the kernel switches between the
+# two, the engine's per-CPU lists as modelled keep it in (a), the cap in (b).
+# Next: the guest's refill sizes by regime (a kprobe at rmqueue_bulk() with its count, or at nr_pcp_alloc()'s return)
+# and its kswapd's pages a run (balance_pgdat()'s return): what lowers the reader's pcp->high in the guest that the
+# engine does not (decay_pcp_high(), the frees of its direct reclaims, drain_all_pages()), a measurement to take
+# before any model change; kswapd's pace a page in the guest as a separate measurement, not a fit."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A

@@ -334,8 +334,8 @@ pub struct Zone {
     /// into the block after go to its own type's lists).
     lent_block: u32,
     lent_left: u64,
-    /// 6.15+ (`FallbackSteal::ClaimSteal`): `rmqueue_bulk()`'s `enum rmqueue_mode` at
-    /// RMQUEUE_STEAL (6.18.44's BTF has it): a claim failed earlier in this per-CPU list
+    /// 6.15+ and 6.12.29+ (`FallbackSteal::ClaimSteal`): `rmqueue_bulk()`'s `enum rmqueue_mode` at
+    /// RMQUEUE_STEAL (6.18.44's BTF has it; 6.12.y took it with 90abee6d7895): a claim failed earlier in this per-CPU list
     /// refill, so its further fallbacks steal without trying to claim (cleared at each
     /// refill's start and end: `Kernel::rmqueue_pcplist`; an allocation outside a refill
     /// starts at RMQUEUE_NORMAL). The mode's skipping of `__rmqueue_smallest()` for the rest
@@ -746,9 +746,9 @@ impl Zone {
     /// ([`Zone::try_claim_block`]), below it the smallest buddy is taken (`find_smallest`).
     /// Per era (`profile.fallback_steal`): 6.1's `steal_suitable_fallback()` boosts once and
     /// moves the block's free pages (order >= 4) or the buddy (below) to the Movable lists;
-    /// 6.10+ boosts once and takes one page, the buddy's rest staying the block's type;
-    /// 6.15+ `__rmqueue_claim()` boosts at each order >= 4 it tries to claim
-    /// (`try_to_claim_block()`), then `__rmqueue_steal()` takes one page of the smallest
+    /// 6.10-6.12.28 boost once and take one page, the buddy's rest staying the block's type;
+    /// 6.15+ and 6.12.29+ `__rmqueue_claim()` boosts at each order >= 4 it tries to claim
+    /// (`try_to_claim_block()`, 6.12.y's `try_to_steal_block()`), then `__rmqueue_steal()` takes one page of the smallest
     /// buddy with no boost. Each call with no lent page is one fallback (`fallbacks`).
     /// Cost: at most 64 blocks' bitmaps, whatever the zone's size.
     #[inline(never)]
@@ -3041,7 +3041,7 @@ impl Kernel {
         self.pcps[i].free_count >>= 1;
         if self.pcps[i].list.is_empty() {
             let n = self.nr_pcp_alloc(i, z);
-            // rmqueue_bulk(): one `rmqueue_mode` for the refill (6.15+ fallbacks)
+            // rmqueue_bulk(): one `rmqueue_mode` for the refill (6.15+, 6.12.29+ fallbacks)
             self.zones[z].steal_mode = false;
             for _ in 0..n {
                 match self.zones[z].rmqueue_order0() {

@@ -957,16 +957,25 @@ pub enum FallbackSteal {
     /// non-movable buddy is taken (`find_smallest`) and moved whole (`move_to_free_list()`).
     /// Eras before 6.1 are given the same rules (not checked against their sources).
     MoveBlock,
-    /// 6.10-6.14 (Debian's 6.12; the "freelist migratetype hygiene" series, "mm: page_alloc: fix
-    /// freelist movement during block conversion"): a fallback that does not claim the block takes one page of the
-    /// buddy and expands the rest into the block's own type (`page_del_and_expand(...,
-    /// block_type)`): one fallback and one boost a page.
+    /// 6.10-6.12.28 and 6.13-6.14 (the "freelist migratetype hygiene" series, c0cd6f557b90 "mm:
+    /// page_alloc: fix freelist movement during block conversion"): a fallback that does not
+    /// claim the block takes one page of the largest buddy and expands the rest into the
+    /// block's own type (`page_del_and_expand(..., block_type)`): one fallback and one boost a
+    /// page. No profile has it since linux-6.12 took 6.12.29's backports (pool22c); the unit
+    /// tests keep it (unit_tests/boost.rs `profile_with()`).
     ExpandOwn,
-    /// 6.15+ ("mm: page_alloc: don't steal single pages from biggest buddy", J. Weiner, 2025):
-    /// `__rmqueue_claim()` tries the first buddy of each order from `MAX_PAGE_ORDER` down to
-    /// `pageblock_order / 2`, each try below pageblock order a `boost_watermark()`
-    /// (`try_to_claim_block()`), then `__rmqueue_steal()` takes one page of the smallest
-    /// buddy with no boost. (rmqueue_bulk()'s remembered `rmqueue_mode`, 6.16, is not modelled.)
+    /// 6.15+ and 6.12.29+: c2f6ea38fc1b ("mm: page_alloc: don't steal single pages from biggest
+    /// buddy", J. Weiner, 2025) and 90abee6d7895 ("mm: page_alloc: speed up fallbacks in
+    /// rmqueue_bulk()"), both backported to 6.12.y ("[PATCH 6.12.y 1/2]" and "2/2", 8 May 2025;
+    /// in upstream 6.12.29, listed under Debian's linux 6.12.29-1 in the changelog of the lab's
+    /// guest kernel 6.12.117+deb12, ~/.cache/memtwin-lab/kpkg-6.12/usr/share/doc/
+    /// linux-image-6.12.117+deb12-amd64/changelog.gz). `__rmqueue_claim()` tries the first
+    /// buddy of each order from `MAX_PAGE_ORDER` down to `pageblock_order / 2`, each try below
+    /// pageblock order a `boost_watermark()` before the claim test (6.12.y's
+    /// `try_to_steal_block()`, 6.15's `try_to_claim_block()`), then `__rmqueue_steal()` takes
+    /// one page of the smallest buddy with no boost; `rmqueue_bulk()` remembers the mode
+    /// (`enum rmqueue_mode`) over a per-CPU refill, so one claim loop a refill
+    /// (`Zone::steal_mode`).
     ClaimSteal,
 }
 
@@ -1217,7 +1226,9 @@ pub fn profiles() -> Vec<KernelProfile> {
                       resumes a shared memcg walk and stops at its goal (6.11), readahead stops at a failed memcg charge (6.10), \
                       fault-around not counting workingset pages as mmap hits (6.10), \
                       reclaim reads the memcg statistics the periodic flusher left (6.12, up to 2 s old), per-CPU page lists refilled in batches of up to 992 frames with an auto-tuned high (6.7), a read miss always starts its window at the missed page (6.11), a swap-in on a read fault maps the page \
-                      writable when it is exclusive (6.11, c18160dba5ff); the two lists (Debian's 6.12 boots with \
+                      writable when it is exclusive (6.11, c18160dba5ff), a movable fallback that claims a \
+                      non-movable block or steals one page of its smallest buddy (6.12.29's backports of 6.15's \
+                      c2f6ea38fc1b and 90abee6d7895, in Debian's 6.12.117); the two lists (Debian's 6.12 boots with \
                       lru_gen on: the QEMU runner switches it off for this profile); zswap as 6.18's (no frontswap, zsmalloc, \
                       exclusive loads, the LRU shrink worker) with memory.zswap.writeback (6.8), a freed slot's zswap entry invalidated \
                       before the swap slots cache holds the slot (6.9, 0827a1fb143f)",
@@ -1239,7 +1250,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         large_folios: LargeFolios { write: WriteOrder::Sized, ..linux_6_6.large_folios },
         lru_add_batch: crate::swap::PAGEVEC_SIZE_6_10,
         init_on_alloc: true,
-        fallback_steal: FallbackSteal::ExpandOwn,
+        fallback_steal: FallbackSteal::ClaimSteal,
         ..linux_6_6.clone()
     };
     let linux_6_12_lru_gen = KernelProfile {
@@ -1699,6 +1710,9 @@ mod tests {
         assert_eq!((p66.large_folios.write, p612.large_folios.write, p618.large_folios.write), (WriteOrder::SizedNoOrder1, WriteOrder::Sized, WriteOrder::Sized));
         assert_eq!(profile("linux-6.1").unwrap().large_folios.write, WriteOrder::Order0);
         assert!(p612.lru_gen_available && p612.lru_gen_memcg_lru && !p612.lru_gen);
+        // 6.12.29 took 6.15's fallback (c2f6ea38fc1b, 90abee6d7895; Debian's 6.12.117 changelog):
+        // claim a block or steal the smallest buddy, a boost a claim try (pool22c).
+        assert_eq!((p66.fallback_steal, p612.fallback_steal, p618.fallback_steal), (FallbackSteal::MoveBlock, FallbackSteal::ClaimSteal, FallbackSteal::ClaimSteal));
         let lg = profile("linux-6.12-lru_gen").unwrap();
         assert!(lg.lru_gen);
         assert_eq!(format!("{:?}", KernelProfile { lru_gen: false, name: p612.name, description: p612.description, ..lg }), format!("{p612:?}"));

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::page_alloc::{NonmovablePool, Zone, PAGEBLOCK_NR, WATERMARK_BOOST_FACTOR};
-use crate::profile::profile;
+use crate::profile::{profile, FallbackSteal, KernelProfile};
 use crate::vmstat::VmEvent;
 
 /// `steal_suitable_fallback()` -> `boost_watermark()` (5.0+, 1c30844d2dfe; 6.1 and 6.12 as
@@ -15,8 +15,9 @@ use crate::vmstat::VmEvent;
 /// high * watermark_boost_factor / 10000)`, flags the zone `ZONE_BOOSTED_WATERMARK`, and every
 /// watermark includes the boost (`wmark_pages()`). 4.4 has the fallback but no boost. The
 /// boot's kernel frames claim wholly free pageblocks for themselves
-/// (`change_pageblock_range()`), so the fallback is into their block. 6.12 (6.10+) takes a
-/// page a fallback from a block it cannot claim, each a boost (6.1's one boost a block:
+/// (`change_pageblock_range()`), so the fallback is into their block. 6.10-6.12.28 take a
+/// page a fallback from a block they cannot claim, each a boost (6.1's one boost a block;
+/// 6.12.29+ and 6.15+ a boost a claim try:
 /// `rmqueue_fallback_claims_the_largest_buddys_block_6_1_6_12_6_18`).
 #[test]
 fn fallback_steal_boosts_the_watermarks_5_0_not_4_4() {
@@ -207,9 +208,11 @@ fn throttle_direct_reclaim_waits_for_kswapd_below_half_the_boosted_min_6_1() {
 /// A reader's stream on a 256M machine whose boot left part of a kernel pageblock free
 /// (qemu612-lrugen-global-stream's shape, at the reference machine's pace): on 6.12 the 6.7+
 /// per-CPU refills (up to `batch << 5` frames, taken below the watermarks) run the zone's
-/// Movable frames out and fall back into the kernel's pageblock, each steal a
-/// `boost_watermark()` (5.0+); 4.4 never boosts. Pages are conserved and the pageblock lists
-/// hold (`check_pageblocks()` in the invariants).
+/// Movable frames out and fall back into the kernel's pageblock, whose mostly free block the
+/// first fallback claims: one steal, one `boost_watermark()` (5.0+; 6.12.29+'s
+/// `try_to_steal_block()` boosts before its claim test as 6.12.0's `steal_suitable_fallback()`
+/// did); 4.4 never boosts. Pages are conserved and the pageblock lists hold
+/// (`check_pageblocks()` in the invariants).
 #[test]
 fn a_612_stream_falls_back_and_boosts_where_4_4_does_not() {
     for (prof, boosts) in [("linux-6.12", true), ("linux-4.4", false)] {
@@ -233,11 +236,23 @@ fn a_612_stream_falls_back_and_boosts_where_4_4_does_not() {
     }
 }
 
+/// `prof`'s profile with the fallback of another era: `FallbackSteal::ExpandOwn` is 6.10-6.12.28's
+/// (and 6.13-6.14's), which no profile has since linux-6.12 took the 6.12.y backports (pool22c).
+fn profile_with(prof: &str, fallback_steal: Option<FallbackSteal>) -> KernelProfile {
+    let p = profile(prof).unwrap();
+    KernelProfile { fallback_steal: fallback_steal.unwrap_or(p.fallback_steal), ..p }
+}
+
 /// A zone of `blocks` pageblocks whose boot left `frames` kernel frames and the non-movable
 /// free buddies `pool` (orders 0..=8) in claimed pageblocks, with every Movable frame then
 /// taken by movable allocations (no fallback among them).
 fn zone_with_pool(prof: &str, blocks: u64, frames: u64, pool: [u64; 9]) -> Zone {
-    let p = profile(prof).unwrap();
+    zone_with_pool_of(prof, None, blocks, frames, pool)
+}
+
+/// [`zone_with_pool`] with `prof`'s fallback replaced by `fallback_steal`.
+fn zone_with_pool_of(prof: &str, fallback_steal: Option<FallbackSteal>, blocks: u64, frames: u64, pool: [u64; 9]) -> Zone {
+    let p = profile_with(prof, fallback_steal);
     let mut z = Zone::new(blocks * PAGEBLOCK_NR, &p);
     let pool = NonmovablePool::Buddies(pool);
     assert_eq!(z.take_boot_frames_pooled(frames, &pool).len() as u64, frames);
@@ -258,16 +273,25 @@ fn zone_with_pool(prof: &str, blocks: u64, frames: u64, pool: [u64; 9]) -> Zone 
 /// kernel frames) is claimed by the first fallback, one `boost_watermark()`, and its other
 /// 255 free frames are then Movable ones (no fallback, no boost). A block with an order-7
 /// buddy (384 kernel frames) is not claimed: 6.1 moves its free pages to the Movable lists
-/// (`move_freepages_block()`): one fallback and one boost for its 128 frames; 6.12
-/// (`page_del_and_expand(..., block_type)`, 6.10+) takes one page a fallback: 128 fallbacks
-/// and boosts. 6.18 (`__rmqueue_claim()` then `__rmqueue_steal()`, 6.15+) boosts at each
-/// order >= 4 it tries to claim and steals with no boost; within one per-CPU refill
-/// (`rmqueue_bulk()`'s `rmqueue_mode`) a failed claim makes the later fallbacks steal
+/// (`move_freepages_block()`): one fallback and one boost for its 128 frames; 6.10-6.12.28
+/// (`page_del_and_expand(..., block_type)`, "6.12.0" below) take one page a fallback: 128
+/// fallbacks and boosts. 6.18 (`__rmqueue_claim()` then `__rmqueue_steal()`, 6.15+) and
+/// linux-6.12 (6.12.29+: the 6.12.y backports of c2f6ea38fc1b "mm: page_alloc: don't steal
+/// single pages from biggest buddy" and 90abee6d7895 "mm: page_alloc: speed up fallbacks in
+/// rmqueue_bulk()", in Debian's 6.12.117: `__rmqueue_claim()` with `try_to_steal_block()`)
+/// boost at each order >= 4 they try to claim and steal with no boost; within one per-CPU
+/// refill (`rmqueue_bulk()`'s `rmqueue_mode`) a failed claim makes the later fallbacks steal
 /// directly.
 #[test]
 fn rmqueue_fallback_claims_the_largest_buddys_block_6_1_6_12_6_18() {
-    for prof in ["linux-6.1", "linux-6.12", "linux-6.18"] {
-        let mut z = zone_with_pool(prof, 8, 640, [0, 0, 0, 0, 0, 0, 0, 1, 1]);
+    for (base, mode, prof) in [
+        ("linux-6.1", None, "linux-6.1"),
+        ("linux-6.12", Some(FallbackSteal::ExpandOwn), "6.12.0"),
+        ("linux-6.12", None, "linux-6.12"),
+        ("linux-6.18", None, "linux-6.18"),
+    ] {
+        let claim_steal = profile_with(base, mode).fallback_steal == FallbackSteal::ClaimSteal;
+        let mut z = zone_with_pool_of(base, mode, 8, 640, [0, 0, 0, 0, 0, 0, 0, 1, 1]);
         let nm = z.nonmovable_free();
         let first = z.rmqueue_order0().unwrap();
         assert_eq!(first % PAGEBLOCK_NR, 256, "{prof}: the order-8 buddy's first frame");
@@ -281,11 +305,12 @@ fn rmqueue_fallback_claims_the_largest_buddys_block_6_1_6_12_6_18() {
         assert_eq!(second % PAGEBLOCK_NR, 384, "{prof}: the order-7 buddy's first frame");
         let (fallbacks, boosts) = match prof {
             "linux-6.1" => (1, 2),
-            "linux-6.12" => (128, 129),
+            "6.12.0" => (128, 129),
             _ => (128, 5),
         };
+        assert_eq!(claim_steal, matches!(prof, "linux-6.12" | "linux-6.18"), "{prof}");
         let mut n = 1;
-        if prof == "linux-6.18" {
+        if claim_steal {
             assert_eq!(z.boost_events, 2, "{prof}: the try at order 7 boosted");
             assert!(z.steal_mode, "{prof}: RMQUEUE_STEAL after the failed claim");
             // a new allocation outside the refill starts at RMQUEUE_NORMAL: it tries to claim
@@ -340,13 +365,13 @@ fn steal_suitable_fallback_claims_at_half_a_pageblock_6_1() {
 }
 
 /// `[machine] nonmovable_free` as pages (the older form): spread evenly at the claimed
-/// blocks' tops, every frame of it taken before the zone is empty; on 6.12 a pool whose
-/// blocks keep more than half their frames for the kernel is a fallback a frame
+/// blocks' tops, every frame of it taken before the zone is empty; on 6.12.0 (6.10-6.12.28) a
+/// pool whose blocks keep more than half their frames for the kernel is a fallback a frame
 /// (`page_del_and_expand()`), and without a pool the boot's last, mostly free block is
 /// claimed by the first fallback (`steal_suitable_fallback()`).
 #[test]
 fn the_boots_nonmovable_pool_is_what_steal_suitable_fallback_takes_6_12() {
-    let p = profile("linux-6.12").unwrap();
+    let p = profile_with("linux-6.12", Some(FallbackSteal::ExpandOwn));
     let managed = 32 * PAGEBLOCK_NR;
     let frames = 7 * PAGEBLOCK_NR + 100; // 3,684 kernel frames
     for (pool, nm, steals) in [(Some(189u64), 189, 189u64), (Some(1213), 1213, 1213), (Some(0), 0, 0), (None, 8 * PAGEBLOCK_NR - frames, 1)] {
