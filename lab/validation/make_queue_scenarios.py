@@ -67,8 +67,8 @@ blk_throttle = true
 # the loop device unthrottled, its own queue: the host's one loop device table (loop_table.py, as
 # make_folio_scenarios.py's; table23, 2026-11-30: was fio's read side of loop-device.md, 3.3 GB/s shared and
 # 1.4 GB/s a request alone, at load 1-3; now the idle host's buffered reads' 2.52 / 7.08 GB/s and the 16
-# batches drawn; loop21: the write side from the loop device's own write requests traced at load 7.5-16.4,
-# 3.50 / 4.12 GB/s, was fio's 3.4 / 3.5): the flusher's writes reach the loop device's queue at the host
+# batches drawn; loop21: the write side from the loop device's own write requests traced, 3.50 / 4.12 GB/s at
+# load 7.5-16.4, was fio's 3.4 / 3.5; loop23: the idle rounds' 3.76 / 4.63, loop_table.py's rule): the flusher's writes reach the loop device's queue at the host
 # disk's pace, so the queue can fill where the scheduler and blk-wbt could act
 UNTHROTTLED = (f"read_bw = {LOOP_READ_BW}\nwrite_bw = {LOOP_WRITE_BW}\n" + LOOP_REQUEST_KEYS
                + "complete_together = true\n")
