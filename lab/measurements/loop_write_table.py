@@ -37,6 +37,7 @@ loaded rounds are kept and printed (their figures beside), not taken. With no id
 
 Usage: python3 lab/measurements/loop_write_table.py [TRACE.json ...] (default: the rounds of table_paths(): the idle
 ones of loop-write-*.json beside it and in loop-write-idle/; the loaded ones printed apart)"""
+import bisect
 import glob
 import json
 import os
@@ -108,6 +109,24 @@ def q(xs, f):
     return xs[min(len(xs) - 1, int(f * len(xs)))]
 
 
+def rand_steps(rs, ds):
+    """The 4 KiB random reads' steps (loop23): each loop read request's worker pickup (its issue to the first vda
+    read issued after it, which the loop worker's `lo_rw_aio()` submits: on an idle host nothing else reads vda)
+    and completion (that vda read's completion to the loop request's, `lo_rw_aio_complete()`), when the vda read
+    lies within the loop request; and the reader's step between two reads (a loop read's completion to the
+    next one's issue: the reader's wake-up, its return to user space and its next pread(), no I/O)."""
+    lo = sorted(r for r in rs if not r[4] and r[2] == 4096)
+    dv = sorted(r for r in ds if not r[4] and r[2] == 4096)
+    starts = [r[0] for r in dv]
+    pickup, after = [], []
+    for r in lo:
+        j = bisect.bisect_left(starts, r[0])
+        if j < len(dv) and dv[j][1] <= r[1]:
+            pickup.append(dv[j][0] - r[0])
+            after.append(r[1] - dv[j][1])
+    return {"pickup_ns": pickup, "complete_ns": after, "step_ns": [b[0] - a[1] for a, b in zip(lo, lo[1:]) if b[0] >= a[1]]}
+
+
 def derive(traces):
     out = {"rounds": [], "wbt_batches": [], "memcg_batches": [], "nowbt": [], "alone": [], "rand": []}
     for i, d in enumerate(traces):
@@ -143,7 +162,7 @@ def derive(traces):
             out["rand"].append({"round": i + 1, "loadavg": p["loadavg"], "elapsed_ns": p["elapsed_ns"],
                                 "loop_ns": [r[1] - r[0] for r in rs if not r[4] and r[2] == 4096],
                                 "vda_ns": [r[1] - r[0] for r in ds if not r[4] and r[2] == 4096],
-                                "pread_ns": p["read_ns"]})
+                                "pread_ns": p["read_ns"], **rand_steps(rs, ds)})
     al = out["alone"]
     out["fit"] = lstsq([(1.0, b, g) for b, g, _, _ in al], [t for _, _, t, _ in al])
     by = {}
@@ -251,6 +270,8 @@ def main():
               f"(median {statistics.median(pr) / 1e3:.1f} us); loop requests {len(lo)}: p10/p50/p90 "
               f"{q(lo, .1) / 1e3:.1f}/{statistics.median(lo) / 1e3:.1f}/{q(lo, .9) / 1e3:.1f} us; vda beneath {len(vd)}: "
               f"{q(vd, .1) / 1e3:.1f}/{statistics.median(vd) / 1e3:.1f}/{q(vd, .9) / 1e3:.1f} us")
+        print(f"    p50 steps: worker pickup {statistics.median(r['pickup_ns']) / 1e3:.1f} us, vda {statistics.median(vd) / 1e3:.1f}, "
+              f"completion {statistics.median(r['complete_ns']) / 1e3:.1f}, the reader between reads {statistics.median(r['step_ns']) / 1e3:.1f} us")
     print("[devices.X] (write side):")
     print(f"  queue_write_bw = {round(d['queue_write_bw'], -7):.0f}  # median of {len(d['nowbt'])} busy periods without blk-wbt")
     print(f"  request_write_bw = {round(d['request_write_bw'], -7):.0f}  # a request alone: the byte slope over the sizes' medians")
