@@ -40,6 +40,10 @@ is not given: request_latency and request_cost stay fio's, as on the read side).
 median idle) and the memcg writer's (2.25) are not taken as the shared rate: each of their requests carries the
 per-request overhead a full queue overlaps. Not taken (loaded: loop21's eight rounds of 2026-11-30 15:30-15:58,
 lab/measurements/loop-write-1130-*.json, load 7.5-16.4): 3.50 / 4.12 GB/s, what this table held until loop23.
+Machine builds: the read side's trace and the host-queue idle sets were taken on 6.18.44-fc-v782, the write side's
+rounds (idle and loaded) on v669, this session's machine: no write round exists on v782. On v669 the host-queue
+writer alone took 0.31-0.36 s idle (loop-write-idle, memcg-wbt) where v782's idle set has it at 0.16-0.17 s beside
+the reader: the write side and the sets it is compared with are not one machine's (lab/measurements/loop-rw/README.md).
 """
 
 LOOP_READ_BW = 2520000000
