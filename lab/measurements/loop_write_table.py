@@ -29,7 +29,15 @@ The engine's device (blkdev/mod.rs `HwQueue::dispatch`): a request completes at 
   throttled device's `seek` (make_queue_scenarios.py THROTTLED, 60 us, `memtwin calibrate --throttle`'s
   4 KiB O_DIRECT p50 at load less 4 KiB at the rule) is set against.
 
-Usage: python3 lab/measurements/loop_write_table.py [TRACE.json ...] (default: the loop-write-*.json beside it)"""
+Which rounds the table takes (loop23, review16 M4; lab/validation/loop_table.py says the rule): the idle ones, a round
+whose 1-minute loadavg is below IDLE_LOAD at its start, its end and every phase (the host ran only the trace), as the
+read side's trace was (loop_device_table.py: load 0.20-0.45) and as the recording sets the host scenarios are
+compared with are (make_folio_scenarios.py QUIET_SETS, make_queue_scenarios.py IDLE_COMPARED: load 0.3-1.5). The
+loaded rounds are kept and printed (their figures beside), not taken. With no idle round the table would have none.
+
+Usage: python3 lab/measurements/loop_write_table.py [TRACE.json ...] (default: the rounds of table_paths(): the idle
+ones of loop-write-*.json beside it and in loop-write-idle/; the loaded ones printed apart)"""
+import bisect
 import glob
 import json
 import os
@@ -41,6 +49,10 @@ REQUEST_COST_NS = 13_000  # the table's (loop-device.md: fio's deep queue, per r
 BATCH_BYTES = 16 << 20  # a batch of blk-wbt's wb_max (16) requests of writeback (printed)
 DEEP_BYTES = 64 << 20  # a busy period of the writeback without blk-wbt (used)
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The rule's bound on the 1-minute loadavg of an idle round (loop23): the idle and quiet recording sets the host
+# scenarios are compared with were taken at 0.3-1.5, the read side's trace at 0.20-0.45; the loaded write rounds
+# at 7.5-16.4 (other helpers' builds and tests), the idle ones at 0.72-0.96.
+IDLE_LOAD = 2.0
 
 
 def batches(reqs):
@@ -97,6 +109,24 @@ def q(xs, f):
     return xs[min(len(xs) - 1, int(f * len(xs)))]
 
 
+def rand_steps(rs, ds):
+    """The 4 KiB random reads' steps (loop23): each loop read request's worker pickup (its issue to the first vda
+    read issued after it, which the loop worker's `lo_rw_aio()` submits: on an idle host nothing else reads vda)
+    and completion (that vda read's completion to the loop request's, `lo_rw_aio_complete()`), when the vda read
+    lies within the loop request; and the reader's step between two reads (a loop read's completion to the
+    next one's issue: the reader's wake-up, its return to user space and its next pread(), no I/O)."""
+    lo = sorted(r for r in rs if not r[4] and r[2] == 4096)
+    dv = sorted(r for r in ds if not r[4] and r[2] == 4096)
+    starts = [r[0] for r in dv]
+    pickup, after = [], []
+    for r in lo:
+        j = bisect.bisect_left(starts, r[0])
+        if j < len(dv) and dv[j][1] <= r[1]:
+            pickup.append(dv[j][0] - r[0])
+            after.append(r[1] - dv[j][1])
+    return {"pickup_ns": pickup, "complete_ns": after, "step_ns": [b[0] - a[1] for a, b in zip(lo, lo[1:]) if b[0] >= a[1]]}
+
+
 def derive(traces):
     out = {"rounds": [], "wbt_batches": [], "memcg_batches": [], "nowbt": [], "alone": [], "rand": []}
     for i, d in enumerate(traces):
@@ -132,7 +162,7 @@ def derive(traces):
             out["rand"].append({"round": i + 1, "loadavg": p["loadavg"], "elapsed_ns": p["elapsed_ns"],
                                 "loop_ns": [r[1] - r[0] for r in rs if not r[4] and r[2] == 4096],
                                 "vda_ns": [r[1] - r[0] for r in ds if not r[4] and r[2] == 4096],
-                                "pread_ns": p["read_ns"]})
+                                "pread_ns": p["read_ns"], **rand_steps(rs, ds)})
     al = out["alone"]
     out["fit"] = lstsq([(1.0, b, g) for b, g, _, _ in al], [t for _, _, t, _ in al])
     by = {}
@@ -176,17 +206,45 @@ def load(paths):
 
 
 def default_paths():
-    return sorted(glob.glob(os.path.join(HERE, "loop-write-*.json")))
+    """Every traced round kept: the loop-write-*.json beside this file and in loop-write-idle/."""
+    return sorted(glob.glob(os.path.join(HERE, "loop-write-*.json"))) + sorted(glob.glob(os.path.join(HERE, "loop-write-idle", "loop-write-*.json")))
+
+
+def loads_of(d):
+    """The 1-minute loadavgs a trace recorded: at its start, its end and each phase's."""
+    return [float(d["loadavg_start"][0]), float(d["loadavg_end"][0])] + [float(p["loadavg"]) for p in d["phases"]]
+
+
+def idle(d):
+    """The rule (loop23): a round on a host that ran only the trace, every loadavg it recorded below IDLE_LOAD."""
+    return max(loads_of(d)) < IDLE_LOAD
+
+
+def table_paths():
+    """(the idle rounds the table takes, the loaded rounds kept and not taken), of default_paths()."""
+    paths = default_paths()
+    traces = load(paths)
+    return [p for p, d in zip(paths, traces) if idle(d)], [p for p, d in zip(paths, traces) if not idle(d)]
 
 
 def main():
-    paths = sys.argv[1:] or default_paths()
+    loaded = []
+    if sys.argv[1:]:
+        paths = sys.argv[1:]
+    else:
+        paths, loaded = table_paths()
     if not paths:
-        raise SystemExit("loop_write_table.py: no trace given and no lab/measurements/loop-write-*.json\n"
-                         "  fix: record one with loop_write_trace.py (as root, under the host lock)")
+        raise SystemExit(f"loop_write_table.py: no trace given and no idle round (loadavg below {IDLE_LOAD}) in lab/measurements/loop-write-*.json "
+                         "or loop-write-idle/\n  fix: record one with loop_write_trace.py on a host running nothing else (as root, under the host lock)")
+    if loaded:
+        ld = load(loaded)
+        dl = derive(ld)
+        print(f"not taken (loaded: a loadavg at or above {IDLE_LOAD}): {len(loaded)} rounds, load "
+              f"{min(min(loads_of(d)) for d in ld):.1f}-{max(max(loads_of(d)) for d in ld):.1f}: queue_write_bw "
+              f"{dl['queue_write_bw'] / 1e9:.2f} GB/s, request_write_bw {dl['request_write_bw'] / 1e9:.2f} GB/s")
     d = derive(load(paths))
     for i, r in enumerate(d["rounds"]):
-        print(f"round {i + 1}: {paths[i]} {r['date']} load {r['loadavg_start'][0]} -> {r['loadavg_end'][0]} (phases: {r['phases']})")
+        print(f"round {i + 1}: {os.path.relpath(paths[i])} {r['date']} load {r['loadavg_start'][0]} -> {r['loadavg_end'][0]} (phases: {r['phases']})")
     a, k, c = d["fit"]
     a1, k1 = d["fit_medians"]
     print(f"write requests alone ({len(d['alone'])}), by KiB (n, median us):",
@@ -212,6 +270,8 @@ def main():
               f"(median {statistics.median(pr) / 1e3:.1f} us); loop requests {len(lo)}: p10/p50/p90 "
               f"{q(lo, .1) / 1e3:.1f}/{statistics.median(lo) / 1e3:.1f}/{q(lo, .9) / 1e3:.1f} us; vda beneath {len(vd)}: "
               f"{q(vd, .1) / 1e3:.1f}/{statistics.median(vd) / 1e3:.1f}/{q(vd, .9) / 1e3:.1f} us")
+        print(f"    p50 steps: worker pickup {statistics.median(r['pickup_ns']) / 1e3:.1f} us, vda {statistics.median(vd) / 1e3:.1f}, "
+              f"completion {statistics.median(r['complete_ns']) / 1e3:.1f}, the reader between reads {statistics.median(r['step_ns']) / 1e3:.1f} us")
     print("[devices.X] (write side):")
     print(f"  queue_write_bw = {round(d['queue_write_bw'], -7):.0f}  # median of {len(d['nowbt'])} busy periods without blk-wbt")
     print(f"  request_write_bw = {round(d['request_write_bw'], -7):.0f}  # a request alone: the byte slope over the sizes' medians")

@@ -20,27 +20,39 @@ HwQueue::read_bw_batches: each batch of requests the device serves draws one, se
 batch-to-batch spread, which the kernel's readers meet; with queue_read_bw alone every engine boot runs one
 trajectory (make_folio_scenarios.py THROTTLED_NOTES).
 
+The rule for both sides (loop23, review16 M4): the device's figures come from traces of the loop device on an IDLE
+host, rounds in which the host ran only the trace (lab/measurements/loop_write_table.py IDLE_LOAD: every 1-minute
+loadavg the round recorded below 2.0), because the twin models a host that runs only the scenario: the recording
+sets the host scenarios are compared with follow that rule (make_folio_scenarios.py QUIET_SETS,
+make_queue_scenarios.py IDLE_COMPARED: load 0.3-1.5), the read side's trace was taken so (load 0.20-0.45), and on a
+loaded host every request of the loop device carries the load's own per-request overhead (the loaded write rounds'
+request alone 204 us at no byte, the idle rounds' 171), which is not the device's. Loaded rounds are kept and
+printed beside (loop_write_table.py prints their figures), never taken while an idle round exists.
+
 The write side (queue_write_bw/write_bw, request_write_bw) is derived from the loop device's own write requests
-(loop21: lab/measurements/loop_write_table.py over the eight loop-write-1130-*.json rounds of
-lab/measurements/loop_write_trace.py, 2026-11-30 15:30-15:58, on a host LOADED by the other helpers' builds and
-tests, load 7.5-16.4: no idle window came; large-folios.md, "The loop device's write side, traced"):
-queue_write_bw the median of the busy periods of an fsync'd writeback with blk-wbt off (the 128 tags full, 64
-MiB or more, less request_cost a request: the read side's rule; 3.23-4.08 GB/s, 3.50 the median; fio's 3.4 was),
-request_write_bw the byte slope over the medians of write requests alone of 4-1024 KiB (4.12 GB/s; fio's 3.5
-was; weakly determined: one round alone gives 2.2-6.4; its intercept, 204 us at that load against
-request_latency's 50, is the load's and not given). blk-wbt's
-batches (16-61 requests, 2.45 GB/s median at that load) are not taken as the shared rate: each request in them
-carries the loaded host's per-request overhead, which a full queue overlaps. Every figure here rose as the load
-fell (the full queue 4.03 GB/s at load 7.5): an idle round would likely give more.
+(lab/measurements/loop_write_table.py over the idle rounds of lab/measurements/loop_write_trace.py: the lead's
+three of 2026-11-30 17:03-17:04, lab/measurements/loop-write-idle/, load 0.72-0.96, kernel 6.18.44-fc-v669;
+large-folios.md, "The loop device's write side, traced"): queue_write_bw the median of the busy periods of an
+fsync'd writeback with blk-wbt off (the 128 tags full, 64 MiB or more, less request_cost a request: the read
+side's rule; 3.09-4.32 GB/s, 3.76 the median; fio's 3.4 was), request_write_bw the byte slope over the medians of
+write requests alone of 4-1024 KiB (4.63 GB/s; fio's 3.5 was; its intercept, 171 us against request_latency's 50,
+is not given: request_latency and request_cost stay fio's, as on the read side). blk-wbt's batches (3.25 GB/s
+median idle) and the memcg writer's (2.25) are not taken as the shared rate: each of their requests carries the
+per-request overhead a full queue overlaps. Not taken (loaded: loop21's eight rounds of 2026-11-30 15:30-15:58,
+lab/measurements/loop-write-1130-*.json, load 7.5-16.4): 3.50 / 4.12 GB/s, what this table held until loop23.
+Machine builds: the read side's trace and the host-queue idle sets were taken on 6.18.44-fc-v782, the write side's
+rounds (idle and loaded) on v669, this session's machine: no write round exists on v782. On v669 the host-queue
+writer alone took 0.31-0.36 s idle (loop-write-idle, memcg-wbt) where v782's idle set has it at 0.16-0.17 s beside
+the reader: the write side and the sets it is compared with are not one machine's (lab/measurements/loop-rw/README.md).
 """
 
 LOOP_READ_BW = 2520000000
 LOOP_REQUEST_READ_BW = 7080000000
 LOOP_READ_BW_BATCHES = [2507000000, 2573000000, 2540000000, 2692000000, 2607000000, 2622000000, 2375000000, 2432000000,
                         2522000000, 2552000000, 2562000000, 2516000000, 2468000000, 2317000000, 2398000000, 2352000000]
-# the write side (loop_write_table.py): the shared line and a request alone
-LOOP_WRITE_BW = 3500000000
-LOOP_REQUEST_WRITE_BW = 4120000000
+# the write side (loop_write_table.py, the idle rounds): the shared line and a request alone
+LOOP_WRITE_BW = 3760000000
+LOOP_REQUEST_WRITE_BW = 4630000000
 # the device's keys besides the bandwidths shared (queue_read_bw/read_bw, queue_write_bw/write_bw), which a
 # throttled device gives as queue_* and an unthrottled one as read_bw/write_bw (build.rs
 # device_hw_queue); max_sectors_kb and complete_together are the generators' (make_folio_scenarios.py LOOP_QUEUE)

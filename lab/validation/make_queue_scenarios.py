@@ -67,8 +67,8 @@ blk_throttle = true
 # the loop device unthrottled, its own queue: the host's one loop device table (loop_table.py, as
 # make_folio_scenarios.py's; table23, 2026-11-30: was fio's read side of loop-device.md, 3.3 GB/s shared and
 # 1.4 GB/s a request alone, at load 1-3; now the idle host's buffered reads' 2.52 / 7.08 GB/s and the 16
-# batches drawn; loop21: the write side from the loop device's own write requests traced at load 7.5-16.4,
-# 3.50 / 4.12 GB/s, was fio's 3.4 / 3.5): the flusher's writes reach the loop device's queue at the host
+# batches drawn; loop21: the write side from the loop device's own write requests traced, 3.50 / 4.12 GB/s at
+# load 7.5-16.4, was fio's 3.4 / 3.5; loop23: the idle rounds' 3.76 / 4.63, loop_table.py's rule): the flusher's writes reach the loop device's queue at the host
 # disk's pace, so the queue can fill where the scheduler and blk-wbt could act
 UNTHROTTLED = (f"read_bw = {LOOP_READ_BW}\nwrite_bw = {LOOP_WRITE_BW}\n" + LOOP_REQUEST_KEYS
                + "complete_together = true\n")
@@ -419,6 +419,17 @@ NOTES = {
         "smallest read latency of each window was 1.1-1.3 ms with writes in flight and the monitor scaled up three",
         "windows running beside the reader (wbt_step -1, -2, -3): how the loop device serves reads beside writes",
         "(blkdev/, not blk-wbt) is where the rest of the writer's miss is. Not changed here.",
+        "loop23 (2026-11-30): the table's write side from the idle rounds only (loop_table.py's rule; 3.50 -> 3.76 GB/s",
+        "shared, 4.12 -> 4.63 a request alone). Against the idle set: blk-wbt at 2 ms writer +103.6 -> +97.5%, reader",
+        "+7.5 -> +5.3%; off: writer -21.1 -> -25.2% (OUT), reader +48.1 -> +43.7% (OUT). No row changed status.",
+        "loop23 also traced the host's loop device serving the reader beside this writer (lab/measurements/loop-rw/,",
+        "loop_rw_table.py; three rounds on v669, LOADED 5.5-11.4): vda completed every request in issue order (0 of",
+        "4,372 write-then-read pairs out of order), as the engine's one line serves a read behind the writes; the loop",
+        "worker's pickup and a write's completion tail (124-615 us after vda: ext4's unwritten-extent conversion), not",
+        "modelled (loaded figures), would make the engine's writes later, not earlier. Refuted: the reads behind the",
+        "flusher's writes as the writer's miss. The set was recorded on 6.18.44-fc-v782, the write table on v669, where",
+        "this writer ALONE took 0.31-0.36 s idle (loop-write-idle, memcg-wbt, blk-wbt on): the miss is the machine",
+        "build's as far as the traces tell; next, an idle set recorded on v669.",
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth (as host-queue-rw-seq-unthrottled). Re-recorded 2026-11-29",
         "18:37-18:39 (loadavg 5.7-6.8; the first set 17:15-17:17 at 11.2-11.6). blk-wbt at 2 ms: reader",
@@ -567,6 +578,17 @@ NOTES = {
         "smallest read latency of each window was 1.1-1.3 ms with writes in flight and the monitor scaled up three",
         "windows running beside the reader (wbt_step -1, -2, -3): how the loop device serves reads beside writes",
         "(blkdev/, not blk-wbt) is where the rest of the writer's miss is. Not changed here.",
+        "loop23 (2026-11-30): the table's write side from the idle rounds only (loop_table.py's rule; 3.50 -> 3.76 GB/s",
+        "shared, 4.12 -> 4.63 a request alone). Against the idle set: writer +116.5 -> +111.6% (none), +102.4 -> +96.3%",
+        "(mq-deadline); reader +9.8 -> +14.2%, +13.0 -> +11.3%. No row changed status.",
+        "loop23 also traced the host's loop device serving the reader beside this writer (lab/measurements/loop-rw/,",
+        "loop_rw_table.py; three rounds on v669, LOADED 5.5-11.4): vda completed every request in issue order (0 of",
+        "4,372 write-then-read pairs out of order), as the engine's one line serves a read behind the writes; the loop",
+        "worker's pickup and a write's completion tail (124-615 us after vda: ext4's unwritten-extent conversion), not",
+        "modelled (loaded figures), would make the engine's writes later, not earlier. Refuted: the reads behind the",
+        "flusher's writes as the writer's miss. The set was recorded on 6.18.44-fc-v782, the write table on v669, where",
+        "this writer ALONE took 0.31-0.36 s idle (loop-write-idle, memcg-wbt, blk-wbt on): the miss is the machine",
+        "build's as far as the traces tell; next, an idle set recorded on v669.",
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth, not a queue mechanism. Re-recorded 2026-11-29 18:37-18:39",
         "(loadavg 5.7-6.6; the first set, 16:11-16:13 at 13.1-14.0, had the writer at 0.741-0.971 s and the",
