@@ -203,6 +203,30 @@ VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd
           "pgrotated"]
 
 
+def oom_killed_why(cg: "Cg", scn_path: Optional[str], returncode: Optional[int]) -> Optional[str]:
+    """Why a task process that ended without reporting was killed, when its memcg's OOM killer
+    did it: the process ended by SIGKILL and the memcg counts OOM kills (cgroup v1
+    memory.oom_control `oom_kill`, 4.13+; v2 memory.events `oom_kill`), read before the run's
+    cgroups are removed. `mem_cgroup_out_of_memory()` picks its victim among the memcg's tasks
+    by `oom_badness()`, so the killed task may be another than the one whose charge failed
+    (host-stall-cp4x-p16m, 6.18: the copy's buffer-head charge in ext4_da_write_begin(),
+    GFP_NOFS|__GFP_NOFAIL, with the memcg's page cache all under writeback, killed the probe:
+    lab/validation/stall-oom-v669.txt). None otherwise."""
+    if returncode != -signal.SIGKILL:
+        return None
+    d = cg.path(scn_path)
+    name = "memory.oom_control" if cg.version == "v1" else "memory.events"
+    try:
+        n = _kv(_read(os.path.join(d, name))).get("oom_kill")
+    except OSError:
+        return None
+    if not n:
+        return None
+    return (f"SIGKILLed by the memcg OOM killer: {name} of {scn_path or '/'} counts oom_kill {n} (the kernel's outcome, "
+            "not the runner's: the kernel log names the victim and the charge that failed; record the run again, and count "
+            "it among a recording set's runs as a kill)")
+
+
 class Cg:
     """One hierarchy's view of our subtree."""
 
@@ -1985,8 +2009,10 @@ class HostRun:
                 res = json.loads(data)
             except ValueError:
                 why = err.decode(errors="replace").strip().splitlines()
+                task = next(t for t in self.plan["tasks"] if t["name"] == name)
+                oom = oom_killed_why(self.cg, task.get("cgroup"), child.returncode)
                 errors.append(f"task {name} ended without reporting (exit status {child.returncode}"
-                              + (f": {why[-1]}" if why else ", killed?") + ")")
+                              + (f": {why[-1]}" if why else f", {oom}" if oom else ", killed?") + ")")
                 continue
             if "error" in res:
                 errors.append(res["error"])

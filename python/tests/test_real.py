@@ -620,6 +620,27 @@ def _swap_plan(tmp_path, machine_extra=""):
     return memtwin.load(str(p)).doc.plan(None, [])
 
 
+def test_a_task_killed_by_its_memcgs_oom_killer_is_said_so(tmp_path):
+    """oom_killed_why() (stall23): a task process that ended by SIGKILL while its memcg counts an
+    OOM kill (v1 memory.oom_control, v2 memory.events `oom_kill`) is said to be the memcg OOM
+    killer's victim (the quiet host-stall sets lost 2 of 12 runs so, 6.18: the copy's buffer-head
+    charge killed the probe); another signal, no count or no file: None (the caller says
+    "killed?")."""
+    for version, name, text in (("v1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill {n}\n"),
+                                ("v2", "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill {n}\noom_group_kill 0\n")):
+        top = tmp_path / version
+        (top / "A").mkdir(parents=True)
+        cg = real.Cg(version, str(tmp_path), str(top))
+        (top / "A" / name).write_text(text.format(n=1))
+        why = real.oom_killed_why(cg, "A", -signal.SIGKILL)
+        assert why and "memcg OOM killer" in why and f"{name} of A counts oom_kill 1" in why, why
+        assert real.oom_killed_why(cg, "A", -signal.SIGTERM) is None
+        assert real.oom_killed_why(cg, "A", 1) is None
+        (top / "A" / name).write_text(text.format(n=0))
+        assert real.oom_killed_why(cg, "A", -signal.SIGKILL) is None
+        assert real.oom_killed_why(cg, "B", -signal.SIGKILL) is None  # no such memcg (file)
+
+
 def test_swap_on_a_host_that_swaps_already_is_refused(tmp_path):
     """The run's swap file must be the host's only swap area: with another one the scenario's
     pages could go there, and the host's own swap traffic would be counted."""
