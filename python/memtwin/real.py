@@ -2262,10 +2262,6 @@ def refuse_before_running(plan: dict) -> None:
         probe_anon_matches(plan)
     for tname, op in ops:
         k = op["op"]
-        if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname) and any(o["op"] == "mmap_probe" for _, o in ops):
-            raise RealError(f"[tasks.{tname}] step {op['step']!r}: op `{k}` (anonymous memory) beside an mmap_probe: neither "
-                            "--on host nor --on qemu carries out both (the host runner has no anonymous ops, the guest "
-                            "program no probe)\n  fix: drop one of them for the real run")
         if k in ("mmap", "touch", "munmap") and not _file_mapping_op(op, ops, tname):
             # Anonymous memory: carried out where the host's THP mode and NUMA nodes give it
             # what the engine's has (probe_anon_matches), with the data a touch writes.
