@@ -443,10 +443,12 @@ HOG_RESULT = """# Recorded three times by h-stall23 on a LOADED host (2026-11-30
 #   file more than 6.18's at swappiness 60 (pswpout +92%, pswpin +243% by then);
 # - the probe's rounds: q2 51.1 ms (41.2-86.9) and max90 181 (124-220) to the twin's 6.4 and 9.9, p99 320 (314-445)
 #   to 295 and max 530 (324-690) to 699, in;
-# - write_bytes: the twin counts a swap write in the reclaiming task's write_bytes, the kernel does not
-#   (/proc/PID/io write_bytes is task_io_account_write(), from folio_account_dirtied() and direct I/O,
-#   mm/page-writeback.c; mm/page_io.c's swap writes have none, 6.1; on 6.18 the hog's steps write 0 while
-#   pswpout counts 30159-34773).
+# - write_bytes agrees in every step (the hogs' 0, the copy's 512M) since the twin no longer counts a swap write in
+#   the reclaiming task's write_bytes (swapfile.rs swap_write_dispatched(), stall23): /proc/PID/io write_bytes is
+#   task_io_account_write(), from folio_account_dirtied() and direct I/O (mm/page-writeback.c); mm/page_io.c's swap
+#   writes have none (6.1), and on 6.18 the hog's steps write 0 while pswpout counts 30159-34773. Before, the twin
+#   gave the hog 50-84 MB and the copy +9.5%.
+# 29 metrics out of 60 (the write_bytes four in since the fix); the rest want a quiet set before a cause is sought.
 """
 
 
