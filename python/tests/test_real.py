@@ -414,6 +414,44 @@ def test_sigterm_removes_everything(tmp_path):
     assert not [dev for dev, backing in leftovers._loops() if f"/memtwin-{p.pid}-" in backing]
 
 
+@needs_host
+def test_sigterm_swaps_the_runs_swap_file_off_and_removes_everything(tmp_path):
+    """[machine] swap on the host (stall23: host-stall-hog-swap): the run's swap file is swapped on for
+    the run only; SIGTERM mid-run swaps it off and removes the image it is on, as every other exit path
+    does (a SIGKILL's leftovers: test_a_killed_run_with_swap_and_zswap_is_swapped_off_by_lab_clean)."""
+    if leftovers.active_swaps():
+        pytest.skip("this host swaps already: the host runner refuses swap (test_swap_on_a_host_that_swaps_already_is_refused)")
+    p = tmp_path / "s.toml"
+    p.write_text('[scenario]\nname = "swapterm"\n[machine]\nram = "4G"\nswap = "64M"\n[kernel]\nprofile = "linux-6.18"\ncgroup = "v1"\n'
+                 '[devices.sda]\nread_bw = "500M"\n[cgroups.A]\n"memory.limit_in_bytes" = "64M"\n[tasks.t]\ncgroup = "A"\n'
+                 'ops = [{ op = "sleep", duration = "60s", step = "wait" }]\n')
+    proc = subprocess.Popen([sys.executable, "-m", "memtwin.cli", "real", str(p), "--on", "host"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    before = _leftovers(proc.pid)
+    mine = f"/memtwin-{proc.pid}-"
+    try:
+        deadline = time.time() + 90
+        while time.time() < deadline and proc.poll() is None and not [s for s in leftovers.active_swaps() if mine in s]:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended early: " + proc.communicate()[1]
+        swap = [s for s in leftovers.active_swaps() if mine in s]
+        assert len(swap) == 1 and swap[0].endswith("/mnt/memtwin.swap"), leftovers.active_swaps()
+        time.sleep(1.0)  # into the sleep step
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for s in leftovers.active_swaps():
+            if mine in s:
+                subprocess.run(["swapoff", s])
+    assert proc.returncode == 130 and "SIGTERM" in err, err
+    assert not [s for s in leftovers.active_swaps() if mine in s]
+    assert _leftovers(proc.pid) == before
+    assert not [dev for dev, backing in leftovers._loops() if mine in backing]
+
+
 def test_validate_recorded_passes_on_a_recorded_scenario(capsys):
     code, out, err = cli_run(capsys, "validate", "--recorded", os.path.join(VAL, "host-first-reader.toml"))
     assert code == 0, out + err
@@ -580,11 +618,25 @@ ops = [{ op = "mmap_probe", size = "8M", interval = "5ms", while_task = "hog" }]
 """
 
 
-@pytest.mark.parametrize("source", ["seed002", "mixed", "mount-ext4"])
+def test_an_anonymous_hog_beside_the_probe_runs_on_the_host(tmp_path, monkeypatch):
+    """The host runner carries out both the mmap probe and anonymous mmap/touch (each task a
+    process of its own; the refusal of the two together predates the host's anonymous ops,
+    stall23: host-stall-hog-swap); the QEMU runner, whose guest program has no probe, sends
+    such a plan to the host."""
+    from memtwin import qemu
+    monkeypatch.setattr(real, "probe_anon_matches", lambda plan: None)
+    p = tmp_path / "s.toml"
+    p.write_text(ANON_AND_PROBE)
+    plan = memtwin.load(str(p)).doc.plan(None, [])
+    real.refuse_before_running(plan)
+    assert real.host_carries_out(plan)
+    with pytest.raises(real.RealError, match=r"(?s)mmap_probe.*use --on host"):
+        qemu.check_plan(plan)
+
+
+@pytest.mark.parametrize("source", ["seed002", "mount-ext4"])
 def test_ops_no_runner_carries_out_are_refused_without_sending_the_user_elsewhere(tmp_path, monkeypatch, source):
-    # seed 002's stutter needs post/wait and the mmap probe; "mixed" has anonymous ops (only
-    # the guest has them) beside the probe (only the host runner has it); an ext4 mount neither
-    # runner makes.
+    # seed 002's stutter needs post/wait and the mmap probe; an ext4 mount neither runner makes.
     # Neither runner may send the user to the other one, and nothing may start on the host.
     from memtwin import qemu
     _no_host_run(monkeypatch)
@@ -592,14 +644,12 @@ def test_ops_no_runner_carries_out_are_refused_without_sending_the_user_elsewher
         plan = memtwin.load(os.path.join(ROOT, "scenarios", "wip", "seed002-stutter.toml")).doc.plan("zlc", [])
     else:
         p = tmp_path / "s.toml"
-        text = ANON_AND_PROBE if source == "mixed" else (
-            '[scenario]\nname = "m"\n[machine]\nram = "1G"\n[tasks.t]\nops = [{ op = "mount", path = "/mnt/x", fs = "ext4", mkdir = true }]\n')
-        p.write_text(text)
+        p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\n[tasks.t]\nops = [{ op = "mount", path = "/mnt/x", fs = "ext4", mkdir = true }]\n')
         plan = memtwin.load(str(p)).doc.plan(None, [])
     with pytest.raises(real.RealError) as host:
         real.run_host(plan)
     assert "neither --on host nor --on qemu" in str(host.value) and "use --on qemu" not in str(host.value)
-    if source != "mount-ext4":
+    if source == "seed002":
         with pytest.raises(real.RealError) as guest:
             qemu.check_plan(plan)
         assert "--on host does not carry it out either" in str(guest.value) and "use --on host" not in str(guest.value)
@@ -618,6 +668,27 @@ def _swap_plan(tmp_path, machine_extra=""):
     p.write_text('[scenario]\nname = "m"\n[machine]\nram = "1G"\nswap = "256M"\n' + machine_extra
                  + '[kernel]\nprofile = "linux-6.1"\n[devices.sda]\nread_bw = "100M"\n[tasks.t]\nops = [{ op = "sleep", duration = "1s" }]\n')
     return memtwin.load(str(p)).doc.plan(None, [])
+
+
+def test_a_task_killed_by_its_memcgs_oom_killer_is_said_so(tmp_path):
+    """oom_killed_why() (stall23): a task process that ended by SIGKILL while its memcg counts an
+    OOM kill (v1 memory.oom_control, v2 memory.events `oom_kill`) is said to be the memcg OOM
+    killer's victim (the quiet host-stall sets lost 2 of 12 runs so, 6.18: the copy's buffer-head
+    charge killed the probe); another signal, no count or no file: None (the caller says
+    "killed?")."""
+    for version, name, text in (("v1", "memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill {n}\n"),
+                                ("v2", "memory.events", "low 0\nhigh 0\nmax 12\noom 1\noom_kill {n}\noom_group_kill 0\n")):
+        top = tmp_path / version
+        (top / "A").mkdir(parents=True)
+        cg = real.Cg(version, str(tmp_path), str(top))
+        (top / "A" / name).write_text(text.format(n=1))
+        why = real.oom_killed_why(cg, "A", -signal.SIGKILL)
+        assert why and "memcg OOM killer" in why and f"{name} of A counts oom_kill 1" in why, why
+        assert real.oom_killed_why(cg, "A", -signal.SIGTERM) is None
+        assert real.oom_killed_why(cg, "A", 1) is None
+        (top / "A" / name).write_text(text.format(n=0))
+        assert real.oom_killed_why(cg, "A", -signal.SIGKILL) is None
+        assert real.oom_killed_why(cg, "B", -signal.SIGKILL) is None  # no such memcg (file)
 
 
 def test_swap_on_a_host_that_swaps_already_is_refused(tmp_path):

@@ -549,9 +549,15 @@ impl Kernel {
     /// (blkdev `BlockDevice::submit_qemu`), the same tie left as it is because only this swap
     /// rotation path was shown to depend on it and moving file completions would move many
     /// committed outputs (review10 L3, left for a later session).
-    fn swap_write_dispatched(&mut self, p: PageId, nr: u64, done: crate::types::Nanos) {
+    ///
+    /// The write is no task's `write_bytes` (/proc/PID/io): that is `task_io_account_write()`,
+    /// which the kernel calls from `folio_account_dirtied()` (mm/page-writeback.c) and direct
+    /// I/O only; `swap_writepage()` -> `__swap_writepage()` (mm/page_io.c, 6.1) has
+    /// none, where a swap-in's read is counted at `submit_bio()` (block/blk-core.c,
+    /// `task_io_account_read()`). 6.18 on the host: the hog steps of host-stall-hog-swap write
+    /// 0 bytes while pswpout counts 30,159-34,773 pages (stall23).
+    fn swap_write_dispatched(&mut self, p: PageId, _nr: u64, done: crate::types::Nanos) {
         let done = done.max(self.now + 1);
-        self.io.write_bytes += nr * PAGE_SIZE;
         self.wb_done[p.idx()] = done;
         self.swap_wb_queue.push(std::cmp::Reverse((done, p.0)));
         self.alloc_due = self.alloc_due.min(done);

@@ -458,6 +458,24 @@ fn a_load_keeps_the_swap_slot_and_a_clean_eviction_writes_nothing_6_1() {
     assert_eq!(kept2, kept1, "read 2 frees no slot and takes none");
 }
 
+/// A swap-out is no task's write_bytes (/proc/PID/io counts `task_io_account_write()`, from
+/// `folio_account_dirtied()` and direct I/O; `__swap_writepage()`, mm/page_io.c 6.1, has none;
+/// 6.18 on the host writes 0 while it swaps out, host-stall-hog-swap), a swap-in's read is
+/// (`submit_bio()`'s `task_io_account_read()`, block/blk-core.c 6.1): the hog writes nothing
+/// while it swaps out, and reads what it swaps in.
+#[test]
+fn swap_writes_are_no_tasks_write_bytes_6_1() {
+    let s = sim(&hog("v2", "48M", "", ""));
+    let res = s.run(&mut |_, _| true).unwrap();
+    for step in ["touch 1", "touch 2"] {
+        assert!(step_metric(&res, step, "vmstat.pswpout") > 1000.0, "{step} swapped out");
+        assert_eq!(step_metric(&res, step, "write_bytes"), 0.0, "{step}: a swap write is no task's write_bytes");
+    }
+    let pswpin = step_metric(&res, "touch 2", "vmstat.pswpin");
+    assert!(pswpin > 1000.0);
+    assert!(step_metric(&res, "touch 2", "read_bytes") >= pswpin * 4096.0, "a swap-in is the task's read_bytes");
+}
+
 /// The same mapping read back in a memcg with memory.swap.max 12M: from 6M of swap
 /// `mem_cgroup_swap_full()` holds (6.1 mm/memcontrol.c: `usage * 2 >= swap.max`), so
 /// `should_try_to_free_swap()` frees the slot of every page a load swaps in, and the second
