@@ -289,10 +289,27 @@ impl Kernel {
         self.filemap_add_folio_paid(inode, index, memcg, !self.profile.readahead_charge_noretry, true, gfp)
     }
 
+    /// [`Kernel::filemap_add_folio_readahead`] inlined into `page_cache_ra_unbounded()`'s
+    /// loop (mm/readahead.c: `filemap_add_folio()` per folio; [`Kernel::do_page_cache_ra`]),
+    /// a call per page: without the call's prologue and argument moves, and with
+    /// `xas_nomem()`'s test inlined beside it (issue 17: -39 instructions a page event of
+    /// the limit reclaim, 1667.0 -> 1627.7; the hit path unchanged).
+    #[inline(always)]
+    pub(crate) fn filemap_add_folio_readahead_inline(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Result<PageId, IoError> {
+        let gfp = crate::page_alloc::Gfp::readahead(self.cur_nid);
+        self.filemap_add_folio_paid_inline(inode, index, memcg, !self.profile.readahead_charge_noretry, true, gfp)
+    }
+
     /// [`Kernel::filemap_add_folio`] whose allocation and charge cost their CPU time here
     /// (`pay`), or not: a new page of a 6.18 large-folio write, whose every per-page cost is
     /// in `write_large_folio_page`, paid by [`Kernel::generic_perform_write`].
     pub(crate) fn filemap_add_folio_paid(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, pay: bool, gfp: crate::page_alloc::Gfp) -> Result<PageId, IoError> {
+        self.filemap_add_folio_paid_inline(inode, index, memcg, may_reclaim, pay, gfp)
+    }
+
+    /// [`Kernel::filemap_add_folio_paid`], inlined (`filemap_add_folio()`, mm/filemap.c).
+    #[inline(always)]
+    fn filemap_add_folio_paid_inline(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, pay: bool, gfp: crate::page_alloc::Gfp) -> Result<PageId, IoError> {
         // The folio whose charge a sleep interrupted is allocated once (sched.rs Resumed).
         let resumed = self.take_resumed(crate::sched::Resumed::PAGE);
         if !resumed && pay {
@@ -680,16 +697,24 @@ impl Kernel {
     /// what that reclaim frees elsewhere can change the need, which is looked at again.
     /// Returns which nodes the insert makes (its range's, range 0's), or `None` when the
     /// charge failed.
+    #[inline(always)]
     fn xas_nomem(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool) -> Option<(bool, bool)> {
-        let bytes = |(c, z): (bool, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
         let m = &mut self.mappings[inode.idx()];
         m.ensure(index);
         let first = m.xa_nodes_needed(index);
-        let charged = bytes(first);
-        if memcg == MemcgId::NONE || charged == 0 {
+        if memcg == MemcgId::NONE || first == (false, false) {
             // Nothing charged, so no reclaim ran: the need is what it was.
             return Some(first);
         }
+        self.xas_nomem_charge(inode, index, memcg, may_reclaim, first)
+    }
+
+    /// The charge of [`Kernel::xas_nomem`] when the insert makes a node (out of line: once
+    /// per 64 pages of a sequential read).
+    #[inline(never)]
+    fn xas_nomem_charge(&mut self, inode: InodeId, index: u32, memcg: MemcgId, may_reclaim: bool, first: (bool, bool)) -> Option<(bool, bool)> {
+        let bytes = |(c, z): (bool, bool)| (c as u64 + z as u64) * RADIX_TREE_NODE_SIZE;
+        let charged = bytes(first);
         if !self.memcg_kmem_charge_gfp(memcg, charged, may_reclaim) {
             return None;
         }

@@ -440,7 +440,7 @@ impl Kernel {
                 run_len = 0;
                 continue;
             }
-            match self.filemap_add_folio_readahead(inode, i, memcg) {
+            match self.filemap_add_folio_readahead_inline(inode, i, memcg) {
                 Ok(p) => {
                     if i == mark && lookahead > 0 {
                         self.pages[p].flags |= pg::READAHEAD;
