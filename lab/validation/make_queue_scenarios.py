@@ -617,6 +617,38 @@ def worker_samples(name, variant):
     return out
 
 
+# The loop device's work as the reader waits behind it (kwork23): the mean of the sequential
+# reader's waits that began with the loop's kworker on its CPU and had only kernel threads run
+# before it ran again (it switched out runnable, prev_state R, at its return to user space),
+# 433 waits of 56.5 us and 420 of 29.6 us in two traced recordings of host-queue-read-ra128-idle
+# msk-128 (2026-11-30 18:23-18:27, loadavg 4.7-5.7: other helpers running), 36.88 ms over 853:
+# 43 us (lab/validation/trace-idle-wait-1130, trace_idle_wait.bt; the kworker's own
+# loop_rootcg_workfn runs: 2264, mean 59.9 us, bimodal 0-8 us and 16-64 us). A trace, not the
+# validation recordings.
+LOOP_WORKER_RUN = "43us"
+
+
+def sampler_samples(name, variant):
+    """The runner's run-queue sampler's CPU share in each recording of a scenario's variant
+    (kwork23): its CPU time (real.machine.runq_sampler.cpu_s, its interpreter's start included)
+    over its life, its samples times the steps' mean interval between them
+    (sched.background_interval_s); in the set's order; [] unless every recording has them."""
+    out = []
+    for r in recorded_runs(name) or []:
+        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
+        try:
+            with open(path) as f:
+                v = json.load(f)["variants"][variant]
+        except (OSError, KeyError, ValueError):
+            return []
+        smp = ((v.get("real") or {}).get("machine") or {}).get("runq_sampler") or {}
+        iv = [s["sched"]["background_interval_s"] for s in v.get("steps", []) if (s.get("sched") or {}).get("background_interval_s")]
+        if not smp.get("cpu_s") or not smp.get("samples") or not iv:
+            return []
+        out.append(smp["cpu_s"] / (smp["samples"] * sum(iv) / len(iv)))
+    return out
+
+
 def background_samples(name, variant, key="background_runnable"):
     """The machine's other runnable tasks in each recording of a scenario's variant (runq23): the
     mean of its steps' sched.<key> (the host runner's samples, real.runnable_sample:
@@ -720,6 +752,13 @@ cgroup = "R"
                     e = background_samples(name, v, key)
                     if e:
                         body += f"machine.{key} = {sorted(e)[len(e) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in e) + "\n"
+            sm = sampler_samples(name, v)
+            if sm:
+                # the loop worker woken onto the reader's CPU (kwork23, sched.rs loop_worker_wait):
+                # its run, traced apart from the recordings (LOOP_WORKER_RUN), and the runner's own
+                # sampler, which keeps the other CPU busy for its share (sampler_samples())
+                body += f"machine.loop_worker_run = \"{LOOP_WORKER_RUN}\"\n"
+                body += f"machine.runner_sampler = {sorted(sm)[len(sm) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in sm) + "\n"
     runs = recorded_runs(name) or [f"real/{name}.json"]
     body += "\n[validation]\nrecorded = [" + ", ".join(f'"{r}"' for r in runs) + ']\non = "host"\n\n[validation.tolerance]\n'
     # the tasks' run-queue waits (the engine's `sched.run_delay_s`, the recordings' sched.run_delay_s)
