@@ -1385,6 +1385,8 @@ impl Simulation {
     }
 
     fn leave(&mut self, ti: usize, user_ns: Nanos) {
+        // the quantum's end is a return to user space: the loop worker's pending run (kwork23)
+        self.kernel.loop_worker_resched();
         let memcg = self.tasks[ti].memcg;
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
