@@ -147,7 +147,7 @@ IDLE_WAIT_WHY = ("the idle host's run-queue wait is modelled in part only: 12-71
                  "return to user space; the engine gives that since kwork23 (sched.rs loop_worker_wait: on 2 CPUs "
                  "half the kicks times the share of time the other CPU is busy, from machine.background_runnable "
                  "and the runner's own sampler, machine.runner_sampler 0.11-0.20; machine.loop_worker_run 43 us): "
-                 "0.3-5.9 ms of the readers' 3.7-27.8 ms, since on an idle host 6.18's select_idle_sibling() sends "
+                 "0.2-5.9 ms of the readers' 3.7-27.8 ms, since on an idle host 6.18's select_idle_sibling() sends "
                  "the kworker to the idle CPU. The rest (the readers' other waits, the writers' beside the flusher) "
                  "was not traced on an idle host: not modelled; the idle sets' figures, make_queue_scenarios.py IDLE_SETS")
 
