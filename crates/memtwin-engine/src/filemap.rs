@@ -977,6 +977,8 @@ impl Kernel {
     /// and copy them out. Returns the bytes read (0 at end of file). A page counts as a miss
     /// when this read, or readahead for it, brought it in from disk, and as a hit otherwise.
     pub fn filemap_read(&mut self, inode: InodeId, pos: u64, len: u64, ra: &mut FileRaState, memcg: MemcgId) -> Result<u64, IoError> {
+        // the previous read's return to user space: the loop worker it woke (kwork23)
+        self.loop_worker_resched();
         self.cpu(self.cost.syscall);
         let size = self.inodes[inode.idx()].size;
         if pos >= size || len == 0 {

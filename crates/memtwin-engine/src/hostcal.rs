@@ -40,6 +40,18 @@ pub struct HostCost {
     pub reclaim_call: Option<u64>,
     /// ns of an 8 MiB read on the loop device (its busy time per 8 MiB over a run).
     pub loop_read_window: Option<u64>,
+    /// ns of one run of the loop device's work item (`[machine] loop_worker_run`: drivers/block/loop.c
+    /// 6.18 `loop_rootcg_workfn()` -> `loop_process_work()`, workqueue:workqueue_execute_start to
+    /// workqueue_execute_end on its kworker, traced by lab/validation/trace_idle_wait.bt): what a
+    /// task waits when the kworker its read woke takes its CPU ([`crate::sched::loop_worker_wait`]).
+    /// None: the kworker never takes the task's CPU (the engine before kwork23).
+    pub loop_worker_run: Option<u64>,
+    /// The runner's own run-queue sampler's CPU (`[machine] runner_sampler`, units of
+    /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPUs; `memtwin real --on host` records its CPU time,
+    /// real.machine.runq_sampler.cpu_s, over the tasks' run): a runnable entity on the CPUs
+    /// beside the background the runner samples (which leaves the sampler out), for
+    /// [`crate::sched::loop_worker_wait`]'s idle-CPU test only. 0: none.
+    pub runner_sampler: u64,
 }
 
 /// `filemap_read()`'s cost of a large folio, split from the per-order measurements: per 4 KiB

@@ -176,6 +176,16 @@ pub struct Kernel {
     /// the loop worker its reads wake ([`Kernel::loop_worker_woken`]) took; saved across its
     /// sleeps (`update_entity_lag()`, PLACE_LAG).
     pub eevdf_lag: i64,
+    /// One run of the loop device's work ([`crate::hostcal::HostCost::loop_worker_run`]): what a
+    /// task waits when the loop worker its read woke takes its CPU
+    /// ([`crate::sched::loop_worker_wait`]); None: never.
+    pub loop_worker_run: Option<Nanos>,
+    /// The runner's sampler's CPUs ([`crate::hostcal::HostCost::runner_sampler`], units of
+    /// [`SCHED_CAPACITY_SCALE`]).
+    pub runner_sampler: u64,
+    /// The running task's wait behind the loop worker its read woke, due at its return to user
+    /// space unless it sleeps first ([`Kernel::loop_worker_woken`], [`Kernel::loop_worker_resched`]).
+    pub loop_worker_pending: Nanos,
     /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
     /// background competes with ([`Kernel::bg_load`]).
     pub in_task: bool,
@@ -460,6 +470,9 @@ impl Kernel {
             slice_left: 0,
             eevdf_rq: None,
             eevdf_lag: 0,
+            loop_worker_run: None,
+            runner_sampler: 0,
+            loop_worker_pending: 0,
             in_task: false,
             task_load_sum: 0,
             kswapd_runq_ns: 0,
@@ -702,14 +715,44 @@ impl Kernel {
     /// requests, lab/validation/trace-worker-wake-1130 w1); and the task-context swap I/O
     /// (swapfile.rs's swap-in reads and swap-out writes) does not call it, so a swap device
     /// on a loop device takes no lag from its reader.
+    ///
+    /// With `[machine] loop_worker_run` (kwork23) the task then waits the kworker's run when it
+    /// lands on the task's CPU and takes it ([`crate::sched::loop_worker_wait`], at the task's
+    /// lag before the kworker's entry), schedstat's `run_delay`: the waits the idle host's
+    /// sequential readers showed behind the loop's kworker (lab/validation/trace-idle-wait-1130).
+    /// `check_preempt_wakeup_fair()` only sets need_resched; on the host's 6.18
+    /// (PREEMPT_DYNAMIC, traced switches with prev_state R) the task gives up its CPU at its
+    /// return to user space (`exit_to_user_mode_loop()` -> `schedule()`,
+    /// [`Kernel::loop_worker_resched`]), and one that sleeps on its read first
+    /// (`folio_wait_bit_common()` -> `io_schedule()`: a synchronous read, the random reader's)
+    /// leaves the CPU to the kworker without a wait ([`Kernel::wait_until`] drops it).
     #[inline]
     pub fn loop_worker_woken(&mut self, dev: usize) {
-        if let Some(rq) = self.eevdf_rq {
-            let d = &self.devices[dev];
-            if self.in_task && !self.in_kthread() && (d.blk_throttle || d.hw.is_some()) {
-                self.eevdf_lag -= rq.loop_worker_take();
-            }
+        if self.eevdf_rq.is_none() && self.loop_worker_run.is_none() {
+            return;
         }
+        let d = &self.devices[dev];
+        if !(self.in_task && !self.in_kthread() && (d.blk_throttle || d.hw.is_some())) {
+            return;
+        }
+        if let Some(run) = self.loop_worker_run {
+            let wait = crate::sched::loop_worker_wait(&self.profile, self.bg_load + self.runner_sampler, self.nr_cpu_ids, self.eevdf_lag, run);
+            self.loop_worker_pending = self.loop_worker_pending.max(wait);
+        }
+        if let Some(rq) = self.eevdf_rq {
+            self.eevdf_lag -= rq.loop_worker_take();
+        }
+    }
+
+    /// The running task's return to user space (6.18 `exit_to_user_mode_loop()` -> `schedule()`
+    /// with need_resched set): it waits the loop worker's run its read left pending
+    /// ([`Kernel::loop_worker_woken`]), schedstat's `run_delay`. Called at a `read()`'s entry
+    /// (the previous one returned) and at the end of the task's quantum.
+    #[inline]
+    pub fn loop_worker_resched(&mut self) {
+        let p = std::mem::take(&mut self.loop_worker_pending);
+        self.now += p;
+        self.runq_ns += p;
     }
 
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
@@ -728,6 +771,8 @@ impl Kernel {
             self.iowait_ns += slept;
             self.now = t;
             if self.in_task && !self.in_kthread() {
+                // a task that sleeps leaves the CPU to the loop worker it woke: no wait for it
+                self.loop_worker_pending = 0;
                 let mut lag = self.eevdf_lag;
                 let woke = self.ttwu_fair_wait(&mut lag, slept);
                 self.eevdf_lag = lag;

@@ -589,6 +589,57 @@ impl BusyRq {
     }
 }
 
+/// What a running task waits, on average, when its read wakes the loop device's worker
+/// (kwork23; drivers/block/loop.c 6.18 `loop_queue_rq()` -> `loop_queue_work()` ->
+/// `queue_work()` on the `WQ_UNBOUND` "loop%d" workqueue -> `kick_pool()` ->
+/// `wake_up_process()`): the kworker runs its work (`loop_rootcg_workfn()`, `run` ns) on the
+/// task's CPU ahead of the task.
+///
+/// Where the kworker is woken (kernel/sched/fair.c 6.18 `select_task_rq_fair()`): `wake_wide()`
+/// is true for the pool's kworkers (traced, lab/validation/trace-worker-wake-1130), so no
+/// `wake_affine()`: `select_idle_sibling(p, prev, prev)` with the kworker's previous CPU, any of
+/// the `nr_cpus` alike ([`BusyRq::loop_worker_take`]'s reading of the same trace). It keeps
+/// `prev` when idle, else takes `recent_used_cpu` or what `select_idle_cpu()` finds idle in the
+/// LLC (this host's two CPUs share theirs), else `prev`: the kworker lands on the running task's
+/// CPU only when that is its previous CPU and no other CPU is idle. `others` is what keeps the
+/// other CPUs busy (units of [`crate::kernel::SCHED_CAPACITY_SCALE`]: the background's
+/// runnable tasks and the runner's sampler, [`crate::hostcal::HostCost::runner_sampler`]), taken
+/// as [`wakeup_runq_wait`] takes a mean count: no other CPU idle for the fraction
+/// `others - (nr_cpus - 2)` clamped to 0..1 (all of them on one CPU).
+///
+/// Whether it takes the task's CPU (`wakeup_preempt()` -> `check_preempt_wakeup_fair()`):
+/// EEVDF (6.6+) places the kworker with its saved lag, at `entity_lag()`'s bound
+/// ([`entity_lag_limit`]; traced: 1547 of 1593 entries at 4-8 ms, trace-wake-preempt-1130), on
+/// a run queue of `load` entities (the task and the background beyond the other CPUs), which
+/// lowers `avg_vruntime()` by `limit / load` ([`place_entity_lag`], [`avg_vruntime_shift`]):
+/// the running task, at lag `task_lag`, is no longer eligible when that leaves it negative, and
+/// `__pick_eevdf()` returns the kworker: the task is rescheduled (on this host's 6.18
+/// PREEMPT_DYNAMIC at its return to user space, `exit_to_user_mode_loop()` -> `schedule()`:
+/// traced as switches with prev_state R to the loop's kworker, lab/validation/trace-idle-wait-1130)
+/// and waits the kworker's run. 6.1's CFS places the woken kworker `sysctl_sched_latency / 2`
+/// behind `min_vruntime` (GENTLE_FAIR_SLEEPERS) and preempts as [`wakeup_runq_wait`] says: always.
+/// Returns `run` times the fraction of wake-ups landing on the task's CPU, or 0 when the task
+/// keeps its CPU. Not modelled: a worker already running or queued (one kick per request, as
+/// [`BusyRq::loop_worker_take`]), the kworker's own wait when it lands on a busy other CPU (the
+/// loop device's `worker_wakeup_latency`).
+pub fn loop_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    let cpus = nr_cpus.max(1) as u64;
+    let busy = if cpus == 1 { S } else { others.saturating_sub((cpus - 2) * S).min(S) };
+    if busy == 0 {
+        return 0;
+    }
+    if p.eevdf {
+        let load = 1.0 + (others.saturating_sub((cpus - 1) * S)) as f64 / S as f64;
+        let limit = entity_lag_limit(p, nr_cpus) as f64;
+        let shift = avg_vruntime_shift(place_entity_lag(limit, 1.0, load), 1.0, load);
+        if entity_eligible(task_lag as f64 + shift) {
+            return 0;
+        }
+    }
+    (run as u128 * busy as u128 / (S as u128 * cpus as u128)) as Nanos
+}
+
 /// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
 /// LOAD_PRECISION_SHIFT`), on a CPU whose run queue's utilisation is `cpu_util` (units of
 /// `SCHED_CAPACITY_SCALE`): `post_init_entity_util_avg()` (kernel/sched/fair.c 6.1, called by
@@ -730,6 +781,9 @@ impl Simulation {
         k.bg_autogroup = scn.machine.autogroup.as_ref().map(|a| (a.entities, a.own_group));
         k.sched_slice = sched_slice_ns(&k.profile, scn.machine.cpus);
         k.eevdf_rq = BusyRq::new(&k.profile, k.bg_load, k.bg_autogroup.map(|(entities, _)| entities), scn.machine.cpus);
+        // the loop device's work's run and the runner's sampler (loop_worker_wait, kwork23)
+        k.loop_worker_run = scn.machine.host_cost.loop_worker_run;
+        k.runner_sampler = scn.machine.host_cost.runner_sampler;
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();
@@ -1331,6 +1385,8 @@ impl Simulation {
     }
 
     fn leave(&mut self, ti: usize, user_ns: Nanos) {
+        // the quantum's end is a return to user space: the loop worker's pending run (kwork23)
+        self.kernel.loop_worker_resched();
         let memcg = self.tasks[ti].memcg;
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));

@@ -1007,6 +1007,25 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                     host_window_loc = Some(v.loc.clone());
                 }
+                // The loop device's work item's run and the runner's sampler (kwork23,
+                // crate::sched::loop_worker_wait): what a reader waits when the loop worker its
+                // read woke takes its CPU.
+                if let Some(v) = t.get("loop_worker_run") {
+                    match get_duration(cx, v, "machine.loop_worker_run") {
+                        Some(d) if !(100..=100_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_worker_run is {d} ns, outside 100ns to 100ms for one run of the loop device's work"), "write the loop device's work item's measured run, such as \"40us\" (lab/validation/trace_idle_wait.bt: @wq_run_ns[loop_rootcg_workfn])"),
+                        Some(d) => machine.host_cost.loop_worker_run = Some(d),
+                        None => {}
+                    }
+                }
+                if let Some(v) = t.get("runner_sampler") {
+                    let fix = "write the CPUs the runner's run-queue sampler kept busy, a number from 0 to 1000 such as 0.2 (its CPU time over the tasks' run: memtwin real --on host records it as real.machine.runq_sampler.cpu_s)";
+                    match v.v {
+                        Val::Int(i) if (0..=1000).contains(&i) => machine.host_cost.runner_sampler = i as u64 * crate::kernel::SCHED_CAPACITY_SCALE,
+                        Val::Float(f) if (0.0..=1000.0).contains(&f) => machine.host_cost.runner_sampler = (f * crate::kernel::SCHED_CAPACITY_SCALE as f64).round() as u64,
+                        Val::Int(_) | Val::Float(_) => cx.err(&v.loc, "machine.runner_sampler is outside 0 to 1000 CPUs", fix),
+                        ref other => cx.err(&v.loc, format!("machine.runner_sampler must be a number, not {}", other.type_name()), fix),
+                    }
+                }
                 if let Some(v) = t.get("submit_io_slowdown") {
                     match get_uint(cx, v, "machine.submit_io_slowdown") {
                         Some(0) => cx.err(&v.loc, "machine.submit_io_slowdown is 0", "write how many times slower than the reference machine a block request's submission runs, 1 or more (1: as fast)"),
@@ -1041,7 +1060,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "loop_worker_run", "runner_sampler", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

@@ -143,6 +143,10 @@ fn bad_host_cost_values_are_refused_with_the_fix() {
         ("reclaim_call_ns = 0", "machine.reclaim_call_ns is 0"),
         ("loop_read_window = \"1us\"", "outside 10us to 10s"),
         ("loop_read_window = \"50us\"", "no longer than the request_cost"),
+        ("loop_worker_run = \"10ns\"", "outside 100ns to 100ms"),
+        ("loop_worker_run = 40", "machine.loop_worker_run"),
+        ("runner_sampler = -1", "machine.runner_sampler is outside 0 to 1000 CPUs"),
+        ("runner_sampler = \"0.2\"", "machine.runner_sampler must be a number"),
     ] {
         let toml = host_toml(m);
         let e = crate::Document::from_toml("s.toml", &toml).unwrap().resolve(None, &[]).unwrap_err().to_string();

@@ -957,6 +957,68 @@ fn random_reader_lag_and_the_loop_worker_take_6_18() {
     assert!(looped > 2.0 * plain, "the loop worker takes the reader's lag: {looped} s vs {plain} s");
 }
 
+/// The loop worker woken onto the reading task's CPU (kwork23; drivers/block/loop.c 6.18
+/// `loop_queue_work()` -> `kick_pool()`, kernel/sched/fair.c 6.18 `select_task_rq_fair()` ->
+/// `select_idle_sibling()`, `check_preempt_wakeup_fair()`): `sched::loop_worker_wait()`. On 2
+/// CPUs the kworker lands on the task's CPU when that is its previous CPU (1/2) and the other
+/// CPU is busy (the background's and the sampler's mean count, at most 1): 0.25 busy, 40 us
+/// run: 5 us. Nothing busy: 0 (an idle CPU is taken). Its entry at `entity_lag()`'s bound (5.4
+/// ms on 6.18) lowers `avg_vruntime()` by 5.4 ms on a CPU holding the task alone: a task with
+/// less lag than that is ineligible and gives the CPU up; one with more keeps it. 6.1's CFS
+/// preempts always; one CPU: always there.
+#[test]
+fn loop_worker_wait_lands_on_the_tasks_cpu_when_no_other_is_idle_6_18() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::loop_worker_wait;
+    let p = |n: &str| crate::profile::profile(n).unwrap();
+    let p618 = p("linux-6.18");
+    assert_eq!(loop_worker_wait(&p618, S / 4, 2, 0, 40_000), 5_000);
+    assert_eq!(loop_worker_wait(&p618, 0, 2, 0, 40_000), 0, "the other CPU idle: the kworker goes there");
+    assert_eq!(loop_worker_wait(&p618, 3 * S, 2, 0, 40_000), 20_000, "every CPU busy: its previous CPU, half the time");
+    assert_eq!(loop_worker_wait(&p618, S / 4, 2, 5_300_000, 40_000), 5_000, "5.3 ms of lag: below the 5.4 ms shift");
+    assert_eq!(loop_worker_wait(&p618, S / 4, 2, 5_400_000, 40_000), 0, "the task still eligible: it keeps its CPU");
+    // beside 3 tasks on 2 CPUs the task's CPU holds 3 entities (2 beyond the other CPU's and
+    // the task): the shift is 5.4 / 3 ms
+    assert_eq!(loop_worker_wait(&p618, 3 * S, 2, 1_900_000, 40_000), 0);
+    assert_eq!(loop_worker_wait(&p618, 3 * S, 2, 1_700_000, 40_000), 20_000);
+    assert_eq!(loop_worker_wait(&p618, 0, 1, 0, 40_000), 40_000, "one CPU: the task's");
+    assert_eq!(loop_worker_wait(&p("linux-6.1"), S / 4, 2, 10_000_000, 40_000), 5_000, "CFS: the sleeper preempts");
+    assert_eq!(loop_worker_wait(&p618, S / 2, 4, 0, 40_000), 0, "4 CPUs, half a task: two others idle");
+}
+
+/// Through a scenario (linux-6.18, 2 CPUs, the host runner's throttled loop device): a reader of
+/// 128 KiB blocks kicks the loop worker once per read (`read_pages()` -> `loop_worker_woken()`);
+/// with `[machine] loop_worker_run = "40us"` and the sampler's `runner_sampler = 0.2` (and no
+/// background), each kick costs it 1/2 x 0.2 x 40 us of run-queue wait, schedstat's
+/// `run_delay`: 256 reads of a cold 32 MiB file, 1.02 ms (0.2 ms either way for reads that do
+/// not kick it alone). Without the run: 0, as before kwork23. A reader of random 4 KiB blocks
+/// sleeps on each read before it returns (`Kernel::wait_until` drops the pending wait): none.
+#[test]
+fn loop_worker_run_gives_the_reader_its_wait_behind_the_kworker_6_18() {
+    let go = |m: &str| {
+        let toml = format!(
+            "[scenario]\nname = \"lw\"\n[machine]\nram = \"2G\"\ncpus = 2\n{m}\n[kernel]\nprofile = \"linux-6.18\"\n\
+             [devices.sda]\nread_bw = \"200M\"\nwrite_bw = \"150M\"\nseek = \"60us\"\nblk_throttle = true\n[files.\"/data/in\"]\nsize = \"32M\"\n\
+             [tasks.r]\nops = [{{ op = \"read\", file = \"/data/in\", bufsize = \"128K\", step = \"read\" }}]\n"
+        );
+        let r = sim(&toml).run(&mut |_, _| true).unwrap();
+        task_metric(&r, "r", "read", "sched.run_delay_s")
+    };
+    assert_eq!(go("runner_sampler = 0.2\nbackground_runnable = 0.01"), 0.0, "no kworker run given: no wait");
+    let w = go("runner_sampler = 0.2\nloop_worker_run = \"40us\"");
+    assert!((w - 256.0 * 4e-6).abs() < 0.2e-3, "{w}");
+    // a synchronous read sleeps on its folio before its return to user space: the kworker
+    // runs while it sleeps, no wait (the idle host's random reader: 0-1 us a switch-in)
+    let random = {
+        let toml = "[scenario]\nname = \"lw\"\n[machine]\nram = \"2G\"\ncpus = 2\nrunner_sampler = 0.2\nloop_worker_run = \"40us\"\n[kernel]\nprofile = \"linux-6.18\"\n\
+             [devices.sda]\nread_bw = \"200M\"\nwrite_bw = \"150M\"\nseek = \"60us\"\nblk_throttle = true\n[files.\"/data/in\"]\nsize = \"32M\"\n\
+             [tasks.r]\nops = [{ op = \"read\", file = \"/data/in\", bufsize = \"4K\", pattern = \"random\", count = 256, step = \"read\" }]\n";
+        let r = sim(toml).run(&mut |_, _| true).unwrap();
+        task_metric(&r, "r", "read", "sched.run_delay_s")
+    };
+    assert!(random < 0.1 * 256.0 * 4e-6, "{random}");
+}
+
 /// DELAY_DEQUEUE and DELAY_ZERO (6.12, 152e11f6df29 and 54a58a787791; kernel/sched/fair.c as
 /// 6.12 and 6.18 have it) through `BusyRq::delayed_lag()`: 4 background tasks on 2 CPUs (m = 2
 /// others on the sleeper's CPU, none idle). `dequeue_entity()` of a sleeper with negative lag
