@@ -791,7 +791,9 @@ impl Simulation {
         }
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);
+            k.superblocks.last_mut().expect("mounted").shmem_huge = m.huge;
         }
+        k.shmem_huge = scn.shmem_enabled;
         // mem_cgroup_css_online() of the root memcg: lru_gen_online_memcg() (6.3+).
         k.lru_gen_online_memcg(MemcgId::ROOT);
         let mut memcg_of_cgroup = Vec::with_capacity(scn.cgroups.len());

@@ -574,6 +574,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut version = CgroupVersion::V2;
     let mut version_known = true;
     let mut thp = false;
+    let mut shmem_enabled = crate::shmem::ShmemHuge::Never;
     let mut boot_seed = 0u64;
     if let Some(n) = top.get("kernel") {
         if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
@@ -647,6 +648,17 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         &v.loc,
                         format!("kernel.thp is \"{other}\""),
                         "write kernel.thp = \"always\" (anonymous faults try a 2 MiB page first) or \"never\"",
+                    ),
+                    None => {}
+                }
+            }
+            if let Some(v) = t.get("shmem_enabled") {
+                match get_str(cx, v, "kernel.shmem_enabled") {
+                    Some(h) if crate::shmem::SHMEM_ENABLED.contains(&h) => shmem_enabled = crate::shmem::ShmemHuge::parse(h).expect("listed"),
+                    Some(h) => cx.err(
+                        &v.loc,
+                        format!("kernel.shmem_enabled is \"{h}\""),
+                        format!("{}write one of: {} (/sys/kernel/mm/transparent_hugepage/shmem_enabled)", suggest(h, crate::shmem::SHMEM_ENABLED), crate::shmem::SHMEM_ENABLED.join(", ")),
                     ),
                     None => {}
                 }
@@ -728,7 +740,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "boot_seed", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "shmem_enabled", "lru_gen", "min_ttl_ms", "boot_seed", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
         }
     }
 
@@ -1280,8 +1292,24 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if fs == "tmpfs" && device.is_some() {
                 cx.err(kloc, format!("{what} is a tmpfs with a device"), "remove device: a tmpfs lives in memory");
             }
-            t.finish(cx, &["fs", "device"]);
-            mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device });
+            let huge = match t.get("huge") {
+                Some(v) => match get_str(cx, v, &format!("mounts.\"{mpath}\".huge")) {
+                    Some(h) if crate::shmem::MOUNT_HUGE.contains(&h) => {
+                        if fs != "tmpfs" {
+                            cx.err(&v.loc, format!("{what} huge = \"{h}\" on a {fs} file system: `huge=` is a tmpfs mount option"), "drop huge, or make the mount fs = \"tmpfs\"");
+                        }
+                        crate::shmem::ShmemHuge::parse(h).expect("listed")
+                    }
+                    Some(h) => {
+                        cx.err(&v.loc, format!("mounts.\"{mpath}\".huge is \"{h}\", not a tmpfs huge= value"), format!("{}write one of: {} (deny and force are shmem_enabled's, [kernel] shmem_enabled)", suggest(h, crate::shmem::MOUNT_HUGE), crate::shmem::MOUNT_HUGE.join(", ")));
+                        crate::shmem::ShmemHuge::Never
+                    }
+                    None => crate::shmem::ShmemHuge::Never,
+                },
+                None => crate::shmem::ShmemHuge::Never,
+            };
+            t.finish(cx, &["fs", "device", "huge"]);
+            mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device, huge });
         }
     }
 
@@ -1808,7 +1836,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 Some("mount") => {
                     if let Some(p) = op_str(n, "path") {
-                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None });
+                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None, huge: crate::shmem::ShmemHuge::Never });
                     }
                 }
                 _ => {}
@@ -2171,6 +2199,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         profile: prof,
         policies,
         thp,
+        shmem_enabled,
         cgroup_version: version,
         devices,
         mounts,
