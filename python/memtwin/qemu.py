@@ -1080,8 +1080,9 @@ def setup_writes(out: str) -> list:
     if not m:
         return []
     t0 = float(m.group(1))
+    # a declared file of size 0 (one a task's write creates) writes nothing back: no entry (tmpfs21)
     return [{"bytes": int(n), "ended_s": round(max(0.0, t0 - float(t)), 6)}
-            for n, t in re.findall(r"^@@SETUPW (\d+) (\d+\.\d+)$", out, re.M)]
+            for n, t in re.findall(r"^@@SETUPW (\d+) (\d+\.\d+)$", out, re.M) if int(n) > 0]
 
 
 def setup_complete(out: str) -> bool:

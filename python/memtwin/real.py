@@ -2449,4 +2449,4 @@ def totals(steps: list) -> dict:
 def _is_level(name: str) -> bool:
     return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
         "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes",
-        "memcg.anon_bytes", "memcg.file_mapped_bytes", "memcg.unevictable_bytes")
+        "memcg.anon_bytes", "memcg.file_mapped_bytes", "memcg.unevictable_bytes", "memcg.shmem_bytes", "memcg.shmem_thp_bytes")

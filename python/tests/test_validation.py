@@ -458,7 +458,11 @@ def test_validate_replays_a_recordings_setup_writes():
     assert sets == ['validation.setup_writes=[{ size = 67108864, ended = "7058800us" }, { size = 16777216, ended = "1360000us" }]']
     assert set_run_sets(0, rec) == ["kernel.boot_seed=0"] + sets
     assert recorded_setup_writes({"real": {}}) == []
-    for bad in ([{"bytes": "x"}], [], [{"bytes": 4096, "ended_s": -1}], {"bytes": 4096}):
+    # tmpfs21: a declared file of size 0 writes nothing back: the runner records no entry for it
+    # now, and an older recording's 0-byte entry is dropped
+    assert setup_writes("@@SETUPW 0 4.0\n" + out) == ws
+    assert recorded_setup_writes({"real": {"setup_writes": [{"bytes": 0, "ended_s": 7.5}] + ws}}) == sets
+    for bad in ([{"bytes": "x"}], [], [{"bytes": 4096, "ended_s": -1}], {"bytes": 4096}, [{"bytes": 0, "ended_s": 1.0}]):
         # review12 L4: refused with the recording, the place and the fix, not dropped silently
         with pytest.raises(memtwin.ScenarioError, match=r"(?s)x.toml: error: recording 2 of the set: real.setup_writes is .*fix: re-record it"):
             recorded_setup_writes({"real": {"setup_writes": bad}}, "x.toml", "recording 2 of the set")

@@ -398,10 +398,17 @@ impl Kernel {
         }
         self.pages[head].flags |= pg::HEAD;
         self.pages[PageId(head.0 + 1)].mapcount = order as u8;
+        let shmem = self.inodes[inode.idx()].is_shmem();
+        if shmem {
+            // shmem_alloc_and_acct_folio(): a tmpfs huge page is swap-backed (shmem.rs).
+            self.pages[head].flags |= pg::SWAPBACKED;
+        }
         if pay {
             self.cpu(self.cost.charge);
         }
         if let Err(e) = self.try_charge_memcg(memcg, n as u64, may_reclaim) {
+            // shmem_add_to_page_cache(): THP_FILE_FALLBACK_CHARGE (shmem.rs)
+            self.shmem_stat.charge_failed |= shmem;
             self.free_folio(head, n as u64);
             return Err(if matches!(e, ChargeError::Again) { AddError::Again } else { AddError::NoMem });
         }
@@ -539,6 +546,10 @@ impl Kernel {
             m.nrshadows += n as u64;
         }
         self.vmstat.nr_file_pages -= n as u64;
+        if self.pages[head].test(pg::SWAPBACKED) {
+            // filemap_unaccount_folio(): NR_SHMEM_THPS of a tmpfs huge page (shmem.rs)
+            self.shmem_stat.nr_shmem_thps -= n as u64;
+        }
         for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
             self.workingset_update_node(inode, chunk << XA_CHUNK_SHIFT, memcg);
             self.xa_node_free_if_empty(inode, chunk << XA_CHUNK_SHIFT);
@@ -571,6 +582,10 @@ impl Kernel {
                 self.wb_done.resize(last, 0);
             }
             self.wb_done[head.idx()..last].fill(done);
+        }
+        if self.pages[head].test(pg::SWAPBACKED) {
+            // __split_huge_page() of a tmpfs huge page: NR_SHMEM_THPS (shmem.rs)
+            self.shmem_thp_unaccount(head, n as u64);
         }
         let refs = self.pages[head].refs();
         let on_lru = self.pages[head].test(pg::LRU);
@@ -1111,14 +1126,21 @@ impl Kernel {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
-                    // The era writes single pages: a large folio (readahead's) is split first.
-                    let p = self.split_page_folio(p);
+                    // The era writes single pages: a large folio (readahead's) is split first;
+                    // a tmpfs huge page is written in place, its folio marked accessed at each
+                    // page (shmem_write_begin() -> shmem_get_folio_gfp(SGP_WRITE), shmem.rs).
+                    let p = if shmem { self.pages.page_folio(p) } else { self.split_page_folio(p) };
                     self.io.hits += 1;
                     self.folio_wait_locked(p);
                     if buffers && !self.pages[p].test(pg::PRIVATE) {
                         self.folio_attach_buffers(p);
                     }
                     p
+                }
+                None if shmem && self.shmem_is_huge(inode, index) && self.shmem_alloc_huge_folio(inode, index, memcg).is_some() => {
+                    // A tmpfs huge page (shmem.rs); its later pages are hits.
+                    self.io.misses += 1;
+                    self.pages.page_folio(self.mappings[inode.idx()].lookup(index).expect("just added"))
                 }
                 None => {
                     self.io.misses += 1;

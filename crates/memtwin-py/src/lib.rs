@@ -326,7 +326,7 @@ impl Doc {
         m.set_item("fs_features", scn.machine.fs_features.clone())?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
-        out.set_item("shmem_enabled", scn.shmem_enabled.name())?;
+        out.set_item("shmem_enabled", scn.shmem_enabled.unwrap_or_default().name())?;
         out.set_item("lru_gen", scn.profile.lru_gen)?;
         out.set_item("min_ttl_ms", scn.profile.lru_gen_min_ttl_ms)?;
         out.set_item("swappiness", scn.profile.swappiness)?;
@@ -380,7 +380,7 @@ impl Doc {
             x.set_item("path", &mt.path)?;
             x.set_item("fs", &mt.fs)?;
             x.set_item("device", mt.device)?;
-            x.set_item("huge", mt.huge.name())?;
+            x.set_item("huge", mt.huge.unwrap_or_default().name())?;
             mounts.append(x)?;
         }
         out.set_item("mounts", mounts)?;

@@ -574,7 +574,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut version = CgroupVersion::V2;
     let mut version_known = true;
     let mut thp = false;
-    let mut shmem_enabled = crate::shmem::ShmemHuge::Never;
+    let mut shmem_enabled = None;
     let mut boot_seed = 0u64;
     if let Some(n) = top.get("kernel") {
         if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
@@ -654,7 +654,12 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             }
             if let Some(v) = t.get("shmem_enabled") {
                 match get_str(cx, v, "kernel.shmem_enabled") {
-                    Some(h) if crate::shmem::SHMEM_ENABLED.contains(&h) => shmem_enabled = crate::shmem::ShmemHuge::parse(h).expect("listed"),
+                    Some(h) if crate::shmem::SHMEM_ENABLED.contains(&h) => {
+                        if prof.large_folios.tmpfs == crate::shmem::TmpfsHuge::None {
+                            cx.err(&v.loc, format!("kernel.shmem_enabled on profile `{}`: tmpfs huge pages came in Linux 4.8", prof.name), "use a profile of 4.8 or newer (linux-5.0), or drop kernel.shmem_enabled");
+                        }
+                        shmem_enabled = crate::shmem::ShmemHuge::parse(h);
+                    }
                     Some(h) => cx.err(
                         &v.loc,
                         format!("kernel.shmem_enabled is \"{h}\""),
@@ -1297,16 +1302,18 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     Some(h) if crate::shmem::MOUNT_HUGE.contains(&h) => {
                         if fs != "tmpfs" {
                             cx.err(&v.loc, format!("{what} huge = \"{h}\" on a {fs} file system: `huge=` is a tmpfs mount option"), "drop huge, or make the mount fs = \"tmpfs\"");
+                        } else if prof.large_folios.tmpfs == crate::shmem::TmpfsHuge::None {
+                            cx.err(&v.loc, format!("{what} huge = \"{h}\" on profile `{}`: tmpfs huge pages came in Linux 4.8", prof.name), "use a profile of 4.8 or newer (linux-5.0), or drop huge");
                         }
-                        crate::shmem::ShmemHuge::parse(h).expect("listed")
+                        crate::shmem::ShmemHuge::parse(h)
                     }
                     Some(h) => {
                         cx.err(&v.loc, format!("mounts.\"{mpath}\".huge is \"{h}\", not a tmpfs huge= value"), format!("{}write one of: {} (deny and force are shmem_enabled's, [kernel] shmem_enabled)", suggest(h, crate::shmem::MOUNT_HUGE), crate::shmem::MOUNT_HUGE.join(", ")));
-                        crate::shmem::ShmemHuge::Never
+                        None
                     }
-                    None => crate::shmem::ShmemHuge::Never,
+                    None => None,
                 },
-                None => crate::shmem::ShmemHuge::Never,
+                None => None,
             };
             t.finish(cx, &["fs", "device", "huge"]);
             mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device, huge });
@@ -1836,7 +1843,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 Some("mount") => {
                     if let Some(p) = op_str(n, "path") {
-                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None, huge: crate::shmem::ShmemHuge::Never });
+                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None, huge: None });
                     }
                 }
                 _ => {}

@@ -31,7 +31,7 @@ pub struct Scenario {
     pub thp: bool,
     /// `/sys/kernel/mm/transparent_hugepage/shmem_enabled` (`[kernel] shmem_enabled`): its
     /// `deny` and `force` override every tmpfs mount's `huge=` (`shmem_is_huge()`).
-    pub shmem_enabled: crate::shmem::ShmemHuge,
+    pub shmem_enabled: Option<crate::shmem::ShmemHuge>,
     /// cgroup interface.
     pub cgroup_version: CgroupVersion,
     /// Block devices.
@@ -225,7 +225,7 @@ pub struct MountSpec {
     /// Backing device index (none for tmpfs).
     pub device: Option<usize>,
     /// A tmpfs mount's `huge=` option (`[mounts.PATH] huge`, mm/shmem.c `shmem_parse_huge()`).
-    pub huge: crate::shmem::ShmemHuge,
+    pub huge: Option<crate::shmem::ShmemHuge>,
 }
 
 /// `[devices.NAME]`.
