@@ -34,8 +34,15 @@ RECORDING_SETS = {"qemu61-tmpfs-huge-never": 3, "qemu61-tmpfs-huge-always": 3, "
 # Known disagreements, each with its cause ([[validation.known_out]]).
 KNOWN_OUT = {}
 
-# What each recording set was recorded under (the host's load: other helpers' builds and runs).
-RECORDED = {}
+# What each recording set was recorded under: one boot per hold of the QEMU lock, `memtwin real
+# --on qemu --qemu-nice -15`, on 2026-11-30, the host loaded by seven other helpers' builds and runs
+# (/proc/loadavg's 1-minute figure at the start and end of each boot: a loaded set, not an idle one).
+RECORDED = {
+    "qemu61-tmpfs-huge-never": "2026-11-30 18:32-18:36 UTC, host load 11.2-15.1 (loaded: other helpers' work)",
+    "qemu61-tmpfs-huge-within": "2026-11-30 18:35-18:38 UTC, host load 14.6-15.1 (loaded: other helpers' work)",
+    "qemu61-tmpfs-huge-always": "2026-11-30 18:40-18:42 UTC, host load 14.2-16.1 (loaded: other helpers' work; "
+                                "re-recorded: the first set's runner summed memory.stat shmem over steps in its totals)",
+}
 
 MOUNTS = (("never", "never"), ("always", "always"), ("within", "within_size"))
 
