@@ -1048,7 +1048,12 @@ impl Kernel {
             // A page of a large folio: filemap_get_read_batch() returns the folio and
             // copy_folio_to_iter() copies the read's part of it at once, measured as one cost
             // a page (`read_large_folio_page`, M15), paid with the copy below.
-            let large = !order0 && self.pages.folio_nr_pages(folio) > 1;
+            // A tmpfs huge page is read a page at a time (6.1 shmem_file_read_iter():
+            // shmem_get_folio(SGP_READ) and copy_page_to_iter() per page): the order-0 costs,
+            // and the folio marked accessed at each page the read enters at its start
+            // ("Mark the page accessed if we read the beginning"), shmem.rs.
+            let shmem_large = !order0 && self.pages[folio].test(pg::SWAPBACKED);
+            let large = !order0 && !shmem_large && self.pages.folio_nr_pages(folio) > 1;
             if !large {
                 self.cpu(self.cost.lookup);
             }
@@ -1063,6 +1068,13 @@ impl Kernel {
                 self.read_pinned = saved;
             }
             self.folio_wait_locked(page);
+            if shmem_large {
+                if index != first || pos.is_multiple_of(PAGE_SIZE) {
+                    self.folio_mark_accessed(folio);
+                }
+                self.cpu(self.cost.copy_page);
+                continue;
+            }
             // "When a read accesses the same folio several times, only mark it as accessed
             // the first time": each folio once per read, the first one not if the previous
             // read ended in it (`pos_same_folio()`).
