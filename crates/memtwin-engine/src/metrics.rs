@@ -311,12 +311,15 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
         // that other runs' outputs keep their metrics. memory.stat `shmem` and `shmem_thp`
         // (hierarchical, bytes), /proc/vmstat's events, /proc/meminfo `ShmemHugePages`.
         let sub = |f: fn(&crate::memcontrol::Memcg) -> u64| (k.memcgs.subtree_sum(memcg, f) * PAGE_SIZE) as f64;
-        m.push(("memcg.shmem_bytes".into(), sub(|c| c.nr_shmem)));
-        m.push(("memcg.shmem_thp_bytes".into(), sub(|c| c.nr_shmem_thps)));
-        for (i, name) in ["vmstat.thp_file_alloc", "vmstat.thp_file_fallback", "vmstat.thp_file_fallback_charge"].iter().enumerate() {
-            m.push((name.to_string(), (b.shmem[i] - a.shmem[i]) as f64));
-        }
-        m.push(("meminfo.ShmemHugePages_kB".into(), (k.shmem_stat.nr_shmem_thps * PAGE_SIZE / 1024) as f64));
+        let values = [
+            sub(|c| c.nr_shmem),
+            sub(|c| c.nr_shmem_thps),
+            (b.shmem[0] - a.shmem[0]) as f64,
+            (b.shmem[1] - a.shmem[1]) as f64,
+            (b.shmem[2] - a.shmem[2]) as f64,
+            (k.shmem_stat.nr_shmem_thps * PAGE_SIZE / 1024) as f64,
+        ];
+        m.extend(shmem_metric_names().into_iter().zip(values));
     }
     if let Some(z) = k.zswap.as_ref() {
         // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep
@@ -456,6 +459,16 @@ pub const LATENCY_METRICS: [&str; 18] = [
     "latency.best5_mean_ms",
     "latency.best1_mean_ms",
 ];
+
+/// tmpfs huge pages (shmem.rs), in report order: a step reports them only where the scenario
+/// names a tmpfs mount's `huge=` or `[kernel] shmem_enabled` ([`crate::shmem::ShmemStat::report`]):
+/// memory.stat `shmem` and `shmem_thp`, /proc/vmstat's `thp_file_alloc`, `thp_file_fallback`,
+/// `thp_file_fallback_charge`, /proc/meminfo `ShmemHugePages`.
+pub fn shmem_metric_names() -> Vec<String> {
+    ["memcg.shmem_bytes", "memcg.shmem_thp_bytes", "vmstat.thp_file_alloc", "vmstat.thp_file_fallback", "vmstat.thp_file_fallback_charge", "meminfo.ShmemHugePages_kB"]
+        .map(String::from)
+        .to_vec()
+}
 
 /// `reclaim_throttle()`'s sleeps per reason (`vmscan.throttled.<reason>`,
 /// [`crate::vmscan::VmscanThrottle`]), in report order: a step reports them only on a profile

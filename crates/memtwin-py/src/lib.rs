@@ -730,6 +730,13 @@ fn vmscan_throttled_metric_names() -> Vec<String> {
     memtwin_engine::metrics::vmscan_throttled_metric_names()
 }
 
+/// The metrics a step reports in addition where the scenario names a tmpfs mount's `huge=`
+/// or `[kernel] shmem_enabled` (tmpfs huge pages, shmem.rs).
+#[pyfunction]
+fn shmem_metric_names() -> Vec<String> {
+    memtwin_engine::metrics::shmem_metric_names()
+}
+
 /// The latency metrics (`latency.*`, mmtests' stutter table) of a step's samples in
 /// nanoseconds, as the engine computes them (`metrics::mmtests_latency`): the host runner's
 /// probe rounds get the same arithmetic.
@@ -755,6 +762,7 @@ fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lru_gen_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(sched_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(vmscan_throttled_metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(shmem_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(latency_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     Ok(())

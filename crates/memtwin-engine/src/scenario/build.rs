@@ -2138,6 +2138,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 known.extend(crate::metrics::vmscan_throttled_metric_names());
                 known.extend(crate::metrics::lru_gen_metric_names());
                 known.extend(crate::metrics::sched_metric_names());
+                known.extend(crate::metrics::shmem_metric_names());
                 match &v.v {
                     Val::Arr(items) => {
                         for it in items {
