@@ -108,7 +108,10 @@ def test_there_is_a_validation_set():
     # pending since fixtol (review10 M2: each step held to its own boots' spread, its first reader steps fail; not counted below)
     assert "qemu61-wbt-reader.toml" not in names
     assert "qemu61-throttle-kswapd-fail-after.toml" in names
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1
+    # + tmpfs21: tmpfs huge= never, always, within_size (qemu61-tmpfs-huge-*)
+    assert {n for n in names if n.startswith("qemu61-tmpfs-")} == {"qemu61-tmpfs-huge-never.toml", "qemu61-tmpfs-huge-always.toml",
+                                                                  "qemu61-tmpfs-huge-within.toml"}
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)

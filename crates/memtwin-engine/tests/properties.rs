@@ -464,9 +464,24 @@ fn shmem_huge_scenario_strategy() -> impl Strategy<Value = Scenario> {
         if huge == ShmemHuge::Never {
             scn.shmem_enabled = Some(ShmemHuge::Force);
         }
-        // the tmpfs files below the mount
-        for f in scn.files.iter_mut().filter(|f| f.device.is_none()) {
+        // the tmpfs files below the mount, each written by the first task (4 MiB + 4 KiB from a
+        // random page: huge pages, a partial one, charges that may fail under the limits)
+        // before its own ops, and rewritten after them (O_TRUNC: the folios freed whole, 1 MiB
+        // appended)
+        // machines of 256-1,280 MiB, on which free pageblocks are there to be had at first
+        // (the smaller ones of the other tests start full: every huge attempt would fall back)
+        scn.machine.ram *= 8;
+        let mut extra = vec![];
+        for (i, f) in scn.files.iter_mut().enumerate().filter(|(_, f)| f.device.is_none()) {
             f.path = format!("/tmp{}", f.path);
+            let at = (f.size / 2) & !4095;
+            extra.push((i, at));
+        }
+        for (k, (file, offset)) in extra.into_iter().enumerate() {
+            let t = &mut scn.tasks[0];
+            let w = |offset, length, truncate| OpKind::Write { file, offset, length, bufsize: 1 << 20, fsync: false, create: false, truncate };
+            t.ops.insert(0, OpSpec { step: format!("shm{k}").into(), kind: w(offset, (4 << 20) + 4096, false) });
+            t.ops.push(OpSpec { step: format!("shm{k}t").into(), kind: w(0, 1 << 20, true) });
         }
         scn
     })
