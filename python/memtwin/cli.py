@@ -193,7 +193,7 @@ def _metrics_arg(s: Optional[str]) -> list[str]:
         return []
     names = [m.strip() for m in s.split(",") if m.strip()]
     known = (set(_memtwin.metric_names()) | set(_memtwin.lru_gen_metric_names()) | set(_memtwin.vmscan_throttled_metric_names())
-             | set(_memtwin.sched_metric_names()))
+             | set(_memtwin.sched_metric_names()) | set(_memtwin.shmem_metric_names()))
     bad = [m for m in names if m not in known]
     if bad:
         raise ScenarioError(f"--metrics: error: unknown metric(s) {', '.join(bad)}\n  fix: see `memtwin metrics` for the names", [])
@@ -571,6 +571,7 @@ def _dispatch(a) -> int:
             print("\n".join(_memtwin.vmscan_throttled_metric_names()))  # only on profiles with reclaim_throttle() (5.16+)
             print("\n".join(_memtwin.lru_gen_metric_names()))  # only under kernel.lru_gen = true
             print("\n".join(_memtwin.sched_metric_names()))  # only with machine.background_runnable
+            print("\n".join(_memtwin.shmem_metric_names()))  # only where a tmpfs mount's huge= or kernel.shmem_enabled is named
             return 0
         if a.cmd == "profiles":
             for name, desc in _memtwin.profiles():

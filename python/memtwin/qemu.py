@@ -502,8 +502,15 @@ def op_script(plan: dict, knobs: Optional[dict] = None) -> tuple:
             for k, fn in (("low", "memory.low"), ("min", "memory.min")):
                 if c[k]:
                     L.append(f"SET {_q(d + '/' + fn)} {c[k]}")
+    if plan.get("shmem_enabled", "never") != "never":
+        # /sys/kernel/mm/transparent_hugepage/shmem_enabled: deny/force override every tmpfs
+        # mount's huge= (mm/shmem.c shmem_is_huge())
+        L.append(f"SET {_q('/sys/kernel/mm/transparent_hugepage/shmem_enabled')} {plan['shmem_enabled']}")
     for m in plan["mounts"]:
-        L.append(f"TMPFS {_q(_gpath(m['path']))}")
+        # a tmpfs mount's huge= (mm/shmem.c shmem_parse_huge()), given only when set: the
+        # mounts of scenarios without it stay as they were
+        huge = m.get("huge", "never")
+        L.append(f"TMPFS {_q(_gpath(m['path']))}" + (f" {_q('huge=' + huge)}" if huge != "never" else ""))
     tracked = [f["path"] for f in plan["files"]]
     for t in plan["tasks"]:
         for op in t["ops"]:
@@ -1083,8 +1090,9 @@ def setup_writes(out: str) -> list:
     if not m:
         return []
     t0 = float(m.group(1))
+    # a declared file of size 0 (one a task's write creates) writes nothing back: no entry (tmpfs21)
     return [{"bytes": int(n), "ended_s": round(max(0.0, t0 - float(t)), 6)}
-            for n, t in re.findall(r"^@@SETUPW (\d+) (\d+\.\d+)$", out, re.M)]
+            for n, t in re.findall(r"^@@SETUPW (\d+) (\d+\.\d+)$", out, re.M) if int(n) > 0]
 
 
 def setup_complete(out: str) -> bool:

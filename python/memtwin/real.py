@@ -200,7 +200,7 @@ VMSTAT = ["pgpgin", "pgpgout", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd
           "numa_hit", "numa_miss", "numa_foreign", "thp_fault_alloc", "thp_fault_fallback", "compact_stall", "compact_fail",
           "compact_success", "pgmigrate_success", "pswpin", "pswpout", "pgfault", "pgmajfault",
           "swap_ra", "swap_ra_hit", "workingset_refault_anon", "workingset_activate_anon", "workingset_restore_anon",
-          "pgrotated"]
+          "pgrotated", "thp_file_alloc", "thp_file_fallback", "thp_file_fallback_charge", "thp_split_page"]
 
 
 def oom_killed_why(cg: "Cg", scn_path: Optional[str], returncode: Optional[int]) -> Optional[str]:
@@ -252,6 +252,7 @@ class Cg:
             st = _kv(_read(os.path.join(d, "memory.stat")))
             s["file"] = st.get("total_cache", st.get("cache", 0))
             s["anon"] = st.get("total_rss", st.get("rss", 0))
+            s["shmem"] = st.get("total_shmem", st.get("shmem"))
             s["mapped"] = st.get("total_mapped_file", st.get("mapped_file"))
             s["unevictable"] = st.get("total_unevictable", st.get("unevictable"))
             s["dirty"] = st.get("total_dirty", st.get("dirty"))
@@ -280,6 +281,9 @@ class Cg:
             s["failcnt"] = ev.get("max")
             s["file"] = st.get("file", 0)
             s["anon"] = st.get("anon", 0)
+            # tmpfs pages (NR_SHMEM) and those in PMD-sized folios (NR_SHMEM_THPS), mm/shmem.c
+            s["shmem"] = st.get("shmem")
+            s["shmem_thp"] = st.get("shmem_thp")
             s["mapped"] = st.get("file_mapped")
             s["unevictable"] = st.get("unevictable")
             s["writeback"] = st.get("file_writeback")
@@ -662,7 +666,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
         m["memcg.anon_bytes"] = b.memcg["anon"]
     if b.memcg.get("mapped") is not None:
         m["memcg.file_mapped_bytes"] = b.memcg["mapped"]
-    for k in ("dirty", "writeback", "swap", "unevictable"):
+    for k in ("dirty", "writeback", "swap", "unevictable", "shmem", "shmem_thp"):
         if b.memcg.get(k) is not None:
             m[f"memcg.{k}_bytes"] = b.memcg[k]
     pa, pb = a.memcg.get("psi"), b.memcg.get("psi")
@@ -686,7 +690,7 @@ def metrics_from(a, b, mi: dict, st: Optional[dict]) -> dict:
     for k in VMSTAT:
         if k in b.vm and k in a.vm:
             m["vmstat." + k] = b.vm[k] - a.vm[k]
-    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped", "SwapFree"):
+    for k in ("MemFree", "Cached", "Dirty", "Writeback", "Percpu", "Slab", "AnonPages", "Mapped", "SwapFree", "Shmem", "ShmemHugePages"):
         if k in mi:
             m[f"meminfo.{k}_kB"] = mi[k]
     za, zb = getattr(a, "zswap", None), getattr(b, "zswap", None)
@@ -2467,4 +2471,4 @@ def totals(steps: list) -> dict:
 def _is_level(name: str) -> bool:
     return name.startswith(("meminfo.", "cgroup.", "list_lru.", "kmem.", "free.", "shrinker_info.")) or "_avg" in name or name in (
         "memcg.usage_bytes", "memcg.max_usage_bytes", "memcg.file_bytes", "memcg.dirty_bytes", "memcg.writeback_bytes",
-        "memcg.anon_bytes", "memcg.file_mapped_bytes", "memcg.unevictable_bytes")
+        "memcg.anon_bytes", "memcg.file_mapped_bytes", "memcg.unevictable_bytes", "memcg.shmem_bytes", "memcg.shmem_thp_bytes")

@@ -950,19 +950,21 @@ def recorded_setup_writes(real: dict, where: Optional[str] = None, which: str = 
     tasks' start; the engine's wb_setup_writeout() ages their completions over it). [] where the
     recording has none (host runs, QEMU runs before wbt23): the engine then takes the declared
     files back to back, ending as the tasks start. A malformed list is refused (`which` names
-    the recording, `where` the scenario), as a bad host_cost is (review12 L4)."""
+    the recording, `where` the scenario), as a bad host_cost is (review12 L4). A declared file of
+    size 0 (tmpfs21: a file a task's write creates) is set up with nothing to write back: its entry
+    of 0 bytes is dropped."""
     ws = (real.get("real") or {}).get("setup_writes")
     if ws is None:
         return []
     if not isinstance(ws, list) or not ws or not all(
             isinstance(w, dict) and isinstance(w.get("bytes"), int) and not isinstance(w.get("bytes"), bool)
-            and w["bytes"] > 0 and isinstance(w.get("ended_s"), (int, float)) and not isinstance(w.get("ended_s"), bool)
-            and w["ended_s"] >= 0 for w in ws):
+            and w["bytes"] >= 0 and isinstance(w.get("ended_s"), (int, float)) and not isinstance(w.get("ended_s"), bool)
+            and w["ended_s"] >= 0 for w in ws) or all(w["bytes"] == 0 for w in ws):
         raise _err(where or "validate", f"{which}: real.setup_writes is {json.dumps(ws)[:120]}, not a list of "
-                   "{bytes: positive whole number, ended_s: seconds >= 0}",
+                   "{bytes: whole number >= 0 (one of them positive), ended_s: seconds >= 0}",
                    "re-record it (memtwin real FILE --on qemu --variant all --json OUT times the set-up writes again), "
                    "or delete setup_writes from the recording to compare it with the declared files written back to back")
-    return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws) + "]"]
+    return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws if w["bytes"] > 0) + "]"]
 
 
 def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optional[str] = None) -> list:

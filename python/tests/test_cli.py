@@ -717,7 +717,7 @@ def test_metrics(capsys):
     # Every metric, then those a step reports only on profiles with reclaim_throttle() (5.16+),
     # then those only under kernel.lru_gen = true.
     assert out.splitlines() == (memtwin.metric_names() + memtwin.vmscan_throttled_metric_names() + memtwin.lru_gen_metric_names()
-                                + memtwin.sched_metric_names())
+                                + memtwin.sched_metric_names() + memtwin._memtwin.shmem_metric_names())
     assert memtwin.vmscan_throttled_metric_names() == [f"vmscan.throttled.{r}" for r in ("writeback", "isolated", "noprogress", "congested")]
     assert out.splitlines()[:5] == ["elapsed_s", "user_s", "sys_s", "iowait_s", "read_bytes"]
     assert "memcg.lru_gen.gen0.file_pages" in out.splitlines()

@@ -113,7 +113,10 @@ def test_there_is_a_validation_set():
     # pending since fixtol (review10 M2: each step held to its own boots' spread, its first reader steps fail; not counted below)
     assert "qemu61-wbt-reader.toml" not in names
     assert "qemu61-throttle-kswapd-fail-after.toml" in names
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1
+    # + tmpfs21: tmpfs huge= never, always, within_size (qemu61-tmpfs-huge-*)
+    assert {n for n in names if n.startswith("qemu61-tmpfs-")} == {"qemu61-tmpfs-huge-never.toml", "qemu61-tmpfs-huge-always.toml",
+                                                                  "qemu61-tmpfs-huge-within.toml"}
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
@@ -463,7 +466,11 @@ def test_validate_replays_a_recordings_setup_writes():
     assert sets == ['validation.setup_writes=[{ size = 67108864, ended = "7058800us" }, { size = 16777216, ended = "1360000us" }]']
     assert set_run_sets(0, rec) == ["kernel.boot_seed=0"] + sets
     assert recorded_setup_writes({"real": {}}) == []
-    for bad in ([{"bytes": "x"}], [], [{"bytes": 4096, "ended_s": -1}], {"bytes": 4096}):
+    # tmpfs21: a declared file of size 0 writes nothing back: the runner records no entry for it
+    # now, and an older recording's 0-byte entry is dropped
+    assert setup_writes("@@SETUPW 0 4.0\n" + out) == ws
+    assert recorded_setup_writes({"real": {"setup_writes": [{"bytes": 0, "ended_s": 7.5}] + ws}}) == sets
+    for bad in ([{"bytes": "x"}], [], [{"bytes": 4096, "ended_s": -1}], {"bytes": 4096}, [{"bytes": 0, "ended_s": 1.0}]):
         # review12 L4: refused with the recording, the place and the fix, not dropped silently
         with pytest.raises(memtwin.ScenarioError, match=r"(?s)x.toml: error: recording 2 of the set: real.setup_writes is .*fix: re-record it"):
             recorded_setup_writes({"real": {"setup_writes": bad}}, "x.toml", "recording 2 of the set")

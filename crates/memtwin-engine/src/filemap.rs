@@ -415,10 +415,17 @@ impl Kernel {
         }
         self.pages[head].flags |= pg::HEAD;
         self.pages[PageId(head.0 + 1)].mapcount = order as u8;
+        let shmem = self.inodes[inode.idx()].is_shmem();
+        if shmem {
+            // shmem_alloc_and_acct_folio(): a tmpfs huge page is swap-backed (shmem.rs).
+            self.pages[head].flags |= pg::SWAPBACKED;
+        }
         if pay {
             self.cpu(self.cost.charge);
         }
         if let Err(e) = self.try_charge_memcg(memcg, n as u64, may_reclaim) {
+            // shmem_add_to_page_cache(): THP_FILE_FALLBACK_CHARGE (shmem.rs)
+            self.shmem_stat.charge_failed |= shmem;
             self.free_folio(head, n as u64);
             return Err(if matches!(e, ChargeError::Again) { AddError::Again } else { AddError::NoMem });
         }
@@ -556,6 +563,10 @@ impl Kernel {
             m.nrshadows += n as u64;
         }
         self.vmstat.nr_file_pages -= n as u64;
+        if self.pages[head].test(pg::SWAPBACKED) {
+            // filemap_unaccount_folio(): NR_SHMEM_THPS of a tmpfs huge page (shmem.rs)
+            self.shmem_stat.nr_shmem_thps -= n as u64;
+        }
         for chunk in index >> XA_CHUNK_SHIFT..=(index + n - 1) >> XA_CHUNK_SHIFT {
             self.workingset_update_node(inode, chunk << XA_CHUNK_SHIFT, memcg);
             self.xa_node_free_if_empty(inode, chunk << XA_CHUNK_SHIFT);
@@ -588,6 +599,10 @@ impl Kernel {
                 self.wb_done.resize(last, 0);
             }
             self.wb_done[head.idx()..last].fill(done);
+        }
+        if self.pages[head].test(pg::SWAPBACKED) {
+            // __split_huge_page() of a tmpfs huge page: NR_SHMEM_THPS (shmem.rs)
+            self.shmem_thp_unaccount(head, n as u64);
         }
         let refs = self.pages[head].refs();
         let on_lru = self.pages[head].test(pg::LRU);
@@ -1060,7 +1075,12 @@ impl Kernel {
             // A page of a large folio: filemap_get_read_batch() returns the folio and
             // copy_folio_to_iter() copies the read's part of it at once, measured as one cost
             // a page (`read_large_folio_page`, M15), paid with the copy below.
-            let large = !order0 && self.pages.folio_nr_pages(folio) > 1;
+            // A tmpfs huge page is read a page at a time (6.1 shmem_file_read_iter():
+            // shmem_get_folio(SGP_READ) and copy_page_to_iter() per page): the order-0 costs,
+            // and the folio marked accessed at each page the read enters at its start
+            // ("Mark the page accessed if we read the beginning"), shmem.rs.
+            let shmem_large = !order0 && self.pages[folio].test(pg::SWAPBACKED);
+            let large = !order0 && !shmem_large && self.pages.folio_nr_pages(folio) > 1;
             if !large {
                 self.cpu(self.cost.lookup);
             }
@@ -1075,6 +1095,13 @@ impl Kernel {
                 self.read_pinned = saved;
             }
             self.folio_wait_locked(page);
+            if shmem_large {
+                if index != first || pos.is_multiple_of(PAGE_SIZE) {
+                    self.folio_mark_accessed(folio);
+                }
+                self.cpu(self.cost.copy_page);
+                continue;
+            }
             // "When a read accesses the same folio several times, only mark it as accessed
             // the first time": each folio once per read, the first one not if the previous
             // read ended in it (`pos_same_folio()`).
@@ -1138,14 +1165,21 @@ impl Kernel {
             self.page_events += 1;
             let page = match self.mappings[inode.idx()].lookup(index) {
                 Some(p) => {
-                    // The era writes single pages: a large folio (readahead's) is split first.
-                    let p = self.split_page_folio(p);
+                    // The era writes single pages: a large folio (readahead's) is split first;
+                    // a tmpfs huge page is written in place, its folio marked accessed at each
+                    // page (shmem_write_begin() -> shmem_get_folio_gfp(SGP_WRITE), shmem.rs).
+                    let p = if shmem { self.pages.page_folio(p) } else { self.split_page_folio(p) };
                     self.io.hits += 1;
                     self.folio_wait_locked(p);
                     if buffers && !self.pages[p].test(pg::PRIVATE) {
                         self.folio_attach_buffers(p);
                     }
                     p
+                }
+                None if shmem && self.shmem_is_huge(inode, index) && self.shmem_alloc_huge_folio(inode, index, memcg).is_some() => {
+                    // A tmpfs huge page (shmem.rs); its later pages are hits.
+                    self.io.misses += 1;
+                    self.pages.page_folio(self.mappings[inode.idx()].lookup(index).expect("just added"))
                 }
                 None => {
                     self.io.misses += 1;

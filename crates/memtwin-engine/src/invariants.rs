@@ -37,6 +37,11 @@ impl Kernel {
         let n = self.memcgs.len();
         let mut local = vec![0u64; n];
         let mut local_anon = vec![0u64; n];
+        // tmpfs pages (swap-backed page cache) charged to each memcg, and of them those in huge
+        // pages, with the machine's huge ones (shmem.rs: memory.stat shmem, shmem_thp,
+        // NR_SHMEM_THPS)
+        let mut local_shmem = vec![[0u64; 2]; n];
+        let mut shmem_thps = 0u64;
         let mut anon_frames = 0u64;
         let mut anon_entries = 0u64;
         let mut local_swapcache = vec![0u64; n];
@@ -187,6 +192,13 @@ impl Kernel {
                     let nr = self.pages.folio_nr_pages(cur);
                     if p.memcg != MemcgId::NONE {
                         local[p.memcg.idx()] += nr;
+                        if p.test(pg::SWAPBACKED) {
+                            local_shmem[p.memcg.idx()][0] += nr;
+                            local_shmem[p.memcg.idx()][1] += if nr > 1 { nr } else { 0 };
+                        }
+                    }
+                    if p.test(pg::SWAPBACKED) && nr > 1 {
+                        shmem_thps += nr;
                     }
                     file_frames += nr;
                     let m = &self.mappings[p.mapping.idx()];
@@ -296,6 +308,9 @@ impl Kernel {
         if file_on_lru + anon_frames + kernel_frames != used {
             return Err(format!("{used} pages in use but {file_on_lru} file and {anon_frames} anonymous on LRU lists and {kernel_frames} kernel frames"));
         }
+        if shmem_thps != self.shmem_stat.nr_shmem_thps {
+            return Err(format!("NR_SHMEM_THPS {} but tmpfs huge pages on LRU lists hold {shmem_thps} pages", self.shmem_stat.nr_shmem_thps));
+        }
         let cached: u64 = self.mappings.iter().map(|m| m.nrpages).sum();
         if cached != self.vmstat.nr_file_pages || cached + anon_frames + kernel_frames != used {
             return Err(format!("NR_FILE_PAGES {} but mappings hold {cached} and {used} frames are used", self.vmstat.nr_file_pages));
@@ -314,6 +329,9 @@ impl Kernel {
             }
             if m.nr_file != local[i] {
                 return Err(format!("memcg {} file stat {} != charged pages {}", m.path, m.nr_file, local[i]));
+            }
+            if [m.nr_shmem, m.nr_shmem_thps] != local_shmem[i] {
+                return Err(format!("memcg {} shmem/shmem_thp stats {:?} != charged tmpfs pages {:?}", m.path, [m.nr_shmem, m.nr_shmem_thps], local_shmem[i]));
             }
             if m.nr_anon != local_anon[i] {
                 return Err(format!("memcg {} anon stat {} != charged anonymous pages {}", m.path, m.nr_anon, local_anon[i]));

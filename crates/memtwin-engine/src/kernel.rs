@@ -327,6 +327,10 @@ pub struct Kernel {
     pub page_events: u64,
     /// `transparent_hugepage/enabled` = always.
     pub thp_enabled: bool,
+    /// /sys/kernel/mm/transparent_hugepage/shmem_enabled (`shmem_huge`, mm/shmem.c).
+    pub shmem_huge: crate::shmem::ShmemHuge,
+    /// tmpfs huge pages: vmstat events and `NR_SHMEM_THPS` (shmem.rs).
+    pub shmem_stat: crate::shmem::ShmemStat,
     /// Write requests in flight: (completion time, inode, first page, pages), earliest first.
     pub wb_queue: std::collections::BinaryHeap<std::cmp::Reverse<(Nanos, u32, u32, u32)>>,
     /// Per frame, the completion time of the write request it is in (valid while
@@ -518,6 +522,8 @@ impl Kernel {
             present_pages: ram_pages,
             page_events: 0,
             thp_enabled: false,
+            shmem_huge: crate::shmem::ShmemHuge::Never,
+            shmem_stat: Default::default(),
             wb_queue: Default::default(),
             wb_ended: Default::default(),
             vmscan_throttled: [0; crate::vmscan::NR_VMSCAN_THROTTLE],

@@ -40,6 +40,7 @@ pub mod rmap;
 pub mod scenario;
 pub mod slab;
 pub mod sched;
+pub mod shmem;
 pub mod swap;
 pub mod timer;
 pub mod trace;

@@ -125,6 +125,8 @@ pub struct SuperBlock {
     /// Unused cached files, oldest first (the order of `s_dentry_lru`); stale entries are
     /// skipped by the shrinker.
     pub unused: std::collections::VecDeque<crate::types::InodeId>,
+    /// A tmpfs superblock's `huge=` (`shmem_sb_info.huge`, mm/shmem.c).
+    pub shmem_huge: crate::shmem::ShmemHuge,
 }
 
 impl Kernel {
@@ -202,6 +204,7 @@ impl Kernel {
             dentry_lru: ListLru::default(),
             inode_lru: ListLru::default(),
             unused: Default::default(),
+            shmem_huge: Default::default(),
         });
         self.kmem.superblock_slab += SUPERBLOCK_SLAB;
         self.kmem.slab += SUPERBLOCK_SLAB;

@@ -58,6 +58,7 @@ impl Memcg {
             nr_tasks: 0,
             nr_tasks_subtree: 0,
             nr_shmem: 0,
+            nr_shmem_thps: 0,
             nr_anon: 0,
             nr_file_mapped: 0,
             refaults_snapshot: 0,
@@ -377,6 +378,8 @@ pub struct Memcg {
     pub nr_tasks_subtree: u32,
     /// Shmem (tmpfs) pages charged here, included in `nr_file` (memory.stat `shmem`).
     pub nr_shmem: u64,
+    /// Of those, pages in tmpfs huge pages (memory.stat `shmem_thp`, `NR_SHMEM_THPS`).
+    pub nr_shmem_thps: u64,
     /// Anonymous pages charged here (memory.stat `anon`, local).
     pub nr_anon: u64,
     /// Page-cache pages charged here that some VMA maps (`NR_FILE_MAPPED`: memory.stat
@@ -1962,8 +1965,14 @@ impl Kernel {
         for i in 0..n as u32 {
             self.pages[PageId(head.0 + i)].memcg = memcg;
         }
+        let shmem = self.pages[head].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file += n;
+        if shmem {
+            // a tmpfs huge page: memory.stat shmem and shmem_thp (shmem.rs)
+            m.nr_shmem += n;
+            m.nr_shmem_thps += n;
+        }
         m.events[MemcgEvent::Pgpgin as usize] += 1;
         self.memcgs.wb_updated(memcg);
     }
@@ -1989,8 +1998,13 @@ impl Kernel {
         }
         let dirty = self.pages[head].test(crate::mm_types::pg::DIRTY);
         let writeback = self.pages[head].test(crate::mm_types::pg::WRITEBACK);
+        let shmem = self.pages[head].test(crate::mm_types::pg::SWAPBACKED);
         let m = &mut self.memcgs.memcgs[memcg.idx()];
         m.nr_file -= n;
+        if shmem {
+            m.nr_shmem -= n;
+            m.nr_shmem_thps -= n;
+        }
         if dirty {
             m.nr_dirty -= n;
         }

@@ -29,7 +29,7 @@ pub fn metric_kind(name: &str) -> MetricKind {
         || name.contains("_avg")
         || matches!(name, "zswap.stored_pages" | "zswap.same_filled_pages" | "zswap.pool_total_size" | "memcg.zswap_bytes" | "memcg.zswapped_bytes")
         || name.ends_with("ratelimit_kBps")
-        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes" | "memcg.unevictable_bytes")
+        || matches!(name, "memcg.usage_bytes" | "memcg.max_usage_bytes" | "memcg.file_bytes" | "memcg.dirty_bytes" | "memcg.writeback_bytes" | "memcg.anon_bytes" | "memcg.file_mapped_bytes" | "memcg.swap_bytes" | "memcg.unevictable_bytes" | "memcg.shmem_bytes" | "memcg.shmem_thp_bytes")
     {
         MetricKind::Gauge
     } else {
@@ -93,6 +93,9 @@ pub struct Snapshot {
     pub failcnt: u64,
     /// Global vmstat events.
     pub vm_events: [u64; NR_VM_EVENTS],
+    /// tmpfs huge pages' vmstat events: `thp_file_alloc`, `thp_file_fallback`,
+    /// `thp_file_fallback_charge` (shmem.rs).
+    pub shmem: [u64; 3],
     /// memory.pressure totals of the memcg and of the machine (root), ns.
     pub psi: [Nanos; 4],
     /// zswap's event counters ([`ZSWAP_COUNTERS`] order), when the machine has zswap.
@@ -173,6 +176,7 @@ impl Snapshot {
                 _ => k.memcgs.events(memcg, crate::memcontrol::MemcgEvent::Max),
             },
             vm_events: k.vmstat.events,
+            shmem: [k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge],
             zswap: zswap_counters(k, memcg),
             psi: {
                 let (m, r) = (k.memcgs.get(memcg).psi, k.memcgs.get(MemcgId::ROOT).psi);
@@ -302,6 +306,21 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     }
     if k.profile.lru_gen {
         lru_gen_metrics(k, memcg, &mut m);
+    }
+    if k.shmem_huge_metrics() {
+        // tmpfs huge pages (shmem.rs): only where a mount's huge= or shmem_enabled is set, so
+        // that other runs' outputs keep their metrics. memory.stat `shmem` and `shmem_thp`
+        // (hierarchical, bytes), /proc/vmstat's events, /proc/meminfo `ShmemHugePages`.
+        let sub = |f: fn(&crate::memcontrol::Memcg) -> u64| (k.memcgs.subtree_sum(memcg, f) * PAGE_SIZE) as f64;
+        let values = [
+            sub(|c| c.nr_shmem),
+            sub(|c| c.nr_shmem_thps),
+            (b.shmem[0] - a.shmem[0]) as f64,
+            (b.shmem[1] - a.shmem[1]) as f64,
+            (b.shmem[2] - a.shmem[2]) as f64,
+            (k.shmem_stat.nr_shmem_thps * PAGE_SIZE / 1024) as f64,
+        ];
+        m.extend(shmem_metric_names().into_iter().zip(values));
     }
     if let Some(z) = k.zswap.as_ref() {
         // Only on a machine with zswap (`[machine] zswap`), so that other runs' outputs keep
@@ -441,6 +460,16 @@ pub const LATENCY_METRICS: [&str; 18] = [
     "latency.best5_mean_ms",
     "latency.best1_mean_ms",
 ];
+
+/// tmpfs huge pages (shmem.rs), in report order: a step reports them only where the scenario
+/// names a tmpfs mount's `huge=` or `[kernel] shmem_enabled` ([`crate::shmem::ShmemStat::report`]):
+/// memory.stat `shmem` and `shmem_thp`, /proc/vmstat's `thp_file_alloc`, `thp_file_fallback`,
+/// `thp_file_fallback_charge`, /proc/meminfo `ShmemHugePages`.
+pub fn shmem_metric_names() -> Vec<String> {
+    ["memcg.shmem_bytes", "memcg.shmem_thp_bytes", "vmstat.thp_file_alloc", "vmstat.thp_file_fallback", "vmstat.thp_file_fallback_charge", "meminfo.ShmemHugePages_kB"]
+        .map(String::from)
+        .to_vec()
+}
 
 /// `reclaim_throttle()`'s sleeps per reason (`vmscan.throttled.<reason>`,
 /// [`crate::vmscan::VmscanThrottle`]), in report order: a step reports them only on a profile

@@ -891,8 +891,8 @@ pub const MAX_PAGECACHE_ORDER: u8 = 9;
 
 /// Large folios in the page cache of an era, per file system: the largest folio order a
 /// regular file's mapping takes (`mapping_max_folio_order()`; 0 = order-0 pages only,
-/// `!mapping_large_folio_support()`). tmpfs stays at order 0 (its `huge=` option is off by
-/// default and not modelled).
+/// `!mapping_large_folio_support()`). tmpfs takes PMD-order folios where its mount's `huge=`
+/// says so (`tmpfs`, shmem.rs).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LargeFolios {
     /// XFS: `mapping_set_large_folios()` in `xfs_setup_inode()` since 5.18, up to
@@ -910,11 +910,17 @@ pub struct LargeFolios {
     pub ra: RaOrder,
     /// How the buffered write path sizes the folio it creates on a mapping with large folios.
     pub write: WriteOrder,
+    /// tmpfs's `huge=` (mm/shmem.c): none before 4.8, a PMD-order folio or order 0 since
+    /// ([`crate::shmem::TmpfsHuge`]). 6.14's large folios of the write's size for tmpfs
+    /// (acd7ccb284b8, `shmem_mapping_size_orders()`) and 6.18's PMD-first fallback to every
+    /// smaller order (`THP_ORDERS_ALL_FILE_DEFAULT`) are not modelled: linux-6.18 takes the
+    /// PMD order or order 0.
+    pub tmpfs: crate::shmem::TmpfsHuge,
 }
 
 impl LargeFolios {
     /// No file system has large folios (before 5.18).
-    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0 };
+    pub const NONE: LargeFolios = LargeFolios { xfs: 0, ext4: 0, btrfs: 0, ra: RaOrder::MarkedPlus2, write: WriteOrder::Order0, tmpfs: crate::shmem::TmpfsHuge::Pmd };
 
     /// Whether any file system of the era has large folios.
     pub fn any(&self) -> bool {
@@ -1316,6 +1322,8 @@ pub fn profiles() -> Vec<KernelProfile> {
     };
     let linux_4_4 = KernelProfile {
         name: "linux-4.4",
+        // no tmpfs huge= before 4.8 (800d8c63b2e9)
+        large_folios: LargeFolios { tmpfs: crate::shmem::TmpfsHuge::None, ..LargeFolios::NONE },
         watermark_boost: false,
         oom_kill_events: false,
         memcg_oom_event: MemcgOomEvent::TryCharge,
@@ -1396,7 +1404,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         wbt_swap_hiprio: true,
         wb_thresh_floor: true,
         reclaim_walk: ReclaimWalk::Shared,
-        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized },
+        large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, ext4: MAX_PAGECACHE_ORDER, btrfs: 0, ra: RaOrder::FileOrder, write: WriteOrder::Sized, tmpfs: crate::shmem::TmpfsHuge::Pmd },
         ra_enomem_stops: true,
         exec_ra_forward: true,
         ra_sync_miss_as_hit: false,

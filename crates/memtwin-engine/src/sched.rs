@@ -845,7 +845,11 @@ impl Simulation {
         }
         for m in &scn.mounts {
             k.mount(&m.path, &m.fs);
+            k.superblocks.last_mut().expect("mounted").shmem_huge = m.huge.unwrap_or_default();
         }
+        k.shmem_huge = scn.shmem_enabled.unwrap_or_default();
+        // The tmpfs huge-page metrics where the scenario names huge= or shmem_enabled (shmem.rs).
+        k.shmem_stat.report = scn.shmem_enabled.is_some() || scn.mounts.iter().any(|m| m.huge.is_some());
         // mem_cgroup_css_online() of the root memcg: lru_gen_online_memcg() (6.3+).
         k.lru_gen_online_memcg(MemcgId::ROOT);
         let mut memcg_of_cgroup = Vec::with_capacity(scn.cgroups.len());
@@ -1515,6 +1519,12 @@ impl Simulation {
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
                     if *truncate {
                         self.enter(ti);
+                        if self.kernel.inodes[inode.idx()].is_shmem() {
+                            // do_truncate() -> shmem_setattr(): i_size 0, which
+                            // shmem_is_huge()'s within_size reads (shmem.rs); other file
+                            // systems' i_size is left as it was (their outputs unchanged)
+                            self.kernel.inodes[inode.idx()].size = 0;
+                        }
                         self.kernel.truncate_inode_pages(inode);
                         self.leave(ti, 0);
                     }

@@ -251,6 +251,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                     },
                     profile: profile(["linux-6.6", "linux-5.0", "linux-4.4", "linux-6.1", "linux-5.17", "linux-3.13"][prof as usize]).unwrap(),
                     thp: release,
+                    shmem_enabled: None,
                     policies: Policies { recharge_on_pagecache_get: recharge, memcg_percpu_release_on_offline: release, fadvise_directory: release, zonelist_cache: recharge },
                     cgroup_version: if v1 { CgroupVersion::V1 } else { CgroupVersion::V2 },
                     devices: vec![DeviceSpec { name: "sda".into(), read_bw: 200 << 20, write_bw: 100 << 20, seek: 1_000_000, read_ahead_kb: 128, rotational: ram_mb % 3 != 1, blk_throttle: false, qemu_throttle: false,
@@ -271,7 +272,7 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
                         // rotational and the non-rotational default, off on every seventh.
                         wbt_lat_usec: if prof == 2 || prof == 5 || ram_mb % 7 == 0 { 0 } else if ram_mb % 3 != 1 { 75_000 } else { 2_000 }, queue_keys_given: vec![], worker_wakeup_latency: vec![], segment_cost: if ram_mb % 5 == 0 { 1_000 } else { 0 } }],
                     cgroups,
-                    mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None }],
+                    mounts: vec![MountSpec { path: "/tmp".into(), fs: "tmpfs".into(), device: None, huge: None }],
                     files: fsizes
                         .iter()
                         .enumerate()
@@ -439,6 +440,63 @@ proptest! {
 
     #[test]
     fn large_folio_same_scenario_same_result(scn in large_folio_scenario_strategy(false)) {
+        same_result_twice(&scn)?;
+    }
+}
+
+/// The same scenarios with tmpfs huge pages (tmpfs21, mm/shmem.c 6.1 `shmem_is_huge()`,
+/// `shmem_get_folio_gfp()`): every third file on a tmpfs mounted with `huge=always` or
+/// `within_size`, or forced by `shmem_enabled = force`, on linux-6.1 or linux-6.6 (two lists)
+/// and linux-6.1 with lru_gen, so that PMD-order swap-backed folios on the anon lists mix with
+/// order-0 shmem pages (a range that already holds a page, a failed allocation or charge),
+/// page-cache folios of XFS's readahead, and anonymous memory under reclaim and swap. The
+/// invariants hold each folio to one LRU entry counting its pages, its frames in their slots,
+/// the memcg's `file` and `shmem` counts (`shmem_thp` within them) and the charges.
+fn shmem_huge_scenario_strategy() -> impl Strategy<Value = Scenario> {
+    (scenario_strategy_with(false), 0u8..3, 0u8..3).prop_map(|(mut scn, era, mode)| {
+        let (p, fs) = [("linux-6.1", "xfs"), ("linux-6.6", "ext4"), ("linux-6.1", "xfs")][era as usize];
+        scn.profile = profile(p).unwrap();
+        scn.profile.lru_gen = era == 2;
+        scn.machine.fs = fs.into();
+        use memtwin_engine::shmem::ShmemHuge;
+        let huge = [ShmemHuge::Always, ShmemHuge::WithinSize, ShmemHuge::Never][mode as usize];
+        scn.mounts[0].huge = Some(huge);
+        if huge == ShmemHuge::Never {
+            scn.shmem_enabled = Some(ShmemHuge::Force);
+        }
+        // the tmpfs files below the mount, each written by the first task (4 MiB + 4 KiB from a
+        // random page: huge pages, a partial one, charges that may fail under the limits)
+        // before its own ops, and rewritten after them (O_TRUNC: the folios freed whole, 1 MiB
+        // appended)
+        // machines of 256-1,280 MiB, on which free pageblocks are there to be had at first
+        // (the smaller ones of the other tests start full: every huge attempt would fall back)
+        scn.machine.ram *= 8;
+        let mut extra = vec![];
+        for (i, f) in scn.files.iter_mut().enumerate().filter(|(_, f)| f.device.is_none()) {
+            f.path = format!("/tmp{}", f.path);
+            let at = (f.size / 2) & !4095;
+            extra.push((i, at));
+        }
+        for (k, (file, offset)) in extra.into_iter().enumerate() {
+            let t = &mut scn.tasks[0];
+            let w = |offset, length, truncate| OpKind::Write { file, offset, length, bufsize: 1 << 20, fsync: false, create: false, truncate };
+            t.ops.insert(0, OpSpec { step: format!("shm{k}").into(), kind: w(offset, (4 << 20) + 4096, false) });
+            t.ops.push(OpSpec { step: format!("shm{k}t").into(), kind: w(0, 1 << 20, true) });
+        }
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn shmem_huge_pages_and_charges_are_conserved_after_every_step(scn in shmem_huge_scenario_strategy()) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn shmem_huge_same_scenario_same_result(scn in shmem_huge_scenario_strategy()) {
         same_result_twice(&scn)?;
     }
 }

@@ -326,6 +326,7 @@ impl Doc {
         m.set_item("fs_features", scn.machine.fs_features.clone())?;
         out.set_item("machine", m)?;
         out.set_item("thp", scn.thp)?;
+        out.set_item("shmem_enabled", scn.shmem_enabled.unwrap_or_default().name())?;
         out.set_item("lru_gen", scn.profile.lru_gen)?;
         out.set_item("min_ttl_ms", scn.profile.lru_gen_min_ttl_ms)?;
         out.set_item("swappiness", scn.profile.swappiness)?;
@@ -379,6 +380,7 @@ impl Doc {
             x.set_item("path", &mt.path)?;
             x.set_item("fs", &mt.fs)?;
             x.set_item("device", mt.device)?;
+            x.set_item("huge", mt.huge.unwrap_or_default().name())?;
             mounts.append(x)?;
         }
         out.set_item("mounts", mounts)?;
@@ -728,6 +730,13 @@ fn vmscan_throttled_metric_names() -> Vec<String> {
     memtwin_engine::metrics::vmscan_throttled_metric_names()
 }
 
+/// The metrics a step reports in addition where the scenario names a tmpfs mount's `huge=`
+/// or `[kernel] shmem_enabled` (tmpfs huge pages, shmem.rs).
+#[pyfunction]
+fn shmem_metric_names() -> Vec<String> {
+    memtwin_engine::metrics::shmem_metric_names()
+}
+
 /// The latency metrics (`latency.*`, mmtests' stutter table) of a step's samples in
 /// nanoseconds, as the engine computes them (`metrics::mmtests_latency`): the host runner's
 /// probe rounds get the same arithmetic.
@@ -753,6 +762,7 @@ fn _memtwin(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lru_gen_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(sched_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(vmscan_throttled_metric_names, m)?)?;
+    m.add_function(wrap_pyfunction!(shmem_metric_names, m)?)?;
     m.add_function(wrap_pyfunction!(latency_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(profiles, m)?)?;
     Ok(())

@@ -1406,8 +1406,10 @@ int main(int argc, char **argv) {
             if (write_file(d, f[2]) < 0) die("setup: writing %s to %s: %s", f[2], d, strerror(errno));
         } else if (!strcmp(f[0], "TMPFS")) {
             char *d = unesc(f[1]);
+            /* an optional third field: the mount's options (e.g. huge=always, mm/shmem.c) */
+            char *opts = n > 2 ? unesc(f[2]) : NULL;
             mkdirs(d, 1);
-            if (mount("tmpfs", d, "tmpfs", 0, NULL) < 0) die("setup: mount tmpfs at %s: %s", d, strerror(errno));
+            if (mount("tmpfs", d, "tmpfs", 0, opts) < 0) die("setup: mount tmpfs at %s (%s): %s", d, opts ? opts : "", strerror(errno));
         } else if (!strcmp(f[0], "OBUF")) {
             obuf_fixed = (size_t)num(f[1]);
         } else if (!strcmp(f[0], "WAKEPOST")) {

@@ -574,6 +574,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
     let mut version = CgroupVersion::V2;
     let mut version_known = true;
     let mut thp = false;
+    let mut shmem_enabled = None;
     let mut boot_seed = 0u64;
     if let Some(n) = top.get("kernel") {
         if let Some(mut t) = Tab::new(cx, n, "[kernel]") {
@@ -647,6 +648,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         &v.loc,
                         format!("kernel.thp is \"{other}\""),
                         "write kernel.thp = \"always\" (anonymous faults try a 2 MiB page first) or \"never\"",
+                    ),
+                    None => {}
+                }
+            }
+            if let Some(v) = t.get("shmem_enabled") {
+                match get_str(cx, v, "kernel.shmem_enabled") {
+                    Some(h) if crate::shmem::SHMEM_ENABLED.contains(&h) => {
+                        if prof.large_folios.tmpfs == crate::shmem::TmpfsHuge::None {
+                            cx.err(&v.loc, format!("kernel.shmem_enabled on profile `{}`: tmpfs huge pages came in Linux 4.8", prof.name), "use a profile of 4.8 or newer (linux-5.0), or drop kernel.shmem_enabled");
+                        }
+                        shmem_enabled = crate::shmem::ShmemHuge::parse(h);
+                    }
+                    Some(h) => cx.err(
+                        &v.loc,
+                        format!("kernel.shmem_enabled is \"{h}\""),
+                        format!("{}write one of: {} (/sys/kernel/mm/transparent_hugepage/shmem_enabled)", suggest(h, crate::shmem::SHMEM_ENABLED), crate::shmem::SHMEM_ENABLED.join(", ")),
                     ),
                     None => {}
                 }
@@ -728,7 +745,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                 }
             }
-            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "lru_gen", "min_ttl_ms", "boot_seed", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
+            t.finish(cx, &["profile", "cgroup", "list_lru_layout", "policies", "thp", "shmem_enabled", "lru_gen", "min_ttl_ms", "boot_seed", "reclaim_walk", "swappiness", "dirty_bytes", "dirty_background_bytes"]);
         }
     }
 
@@ -1299,8 +1316,26 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             if fs == "tmpfs" && device.is_some() {
                 cx.err(kloc, format!("{what} is a tmpfs with a device"), "remove device: a tmpfs lives in memory");
             }
-            t.finish(cx, &["fs", "device"]);
-            mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device });
+            let huge = match t.get("huge") {
+                Some(v) => match get_str(cx, v, &format!("mounts.\"{mpath}\".huge")) {
+                    Some(h) if crate::shmem::MOUNT_HUGE.contains(&h) => {
+                        if fs != "tmpfs" {
+                            cx.err(&v.loc, format!("{what} huge = \"{h}\" on a {fs} file system: `huge=` is a tmpfs mount option"), "drop huge, or make the mount fs = \"tmpfs\"");
+                        } else if prof.large_folios.tmpfs == crate::shmem::TmpfsHuge::None {
+                            cx.err(&v.loc, format!("{what} huge = \"{h}\" on profile `{}`: tmpfs huge pages came in Linux 4.8", prof.name), "use a profile of 4.8 or newer (linux-5.0), or drop huge");
+                        }
+                        crate::shmem::ShmemHuge::parse(h)
+                    }
+                    Some(h) => {
+                        cx.err(&v.loc, format!("mounts.\"{mpath}\".huge is \"{h}\", not a tmpfs huge= value"), format!("{}write one of: {} (deny and force are shmem_enabled's, [kernel] shmem_enabled)", suggest(h, crate::shmem::MOUNT_HUGE), crate::shmem::MOUNT_HUGE.join(", ")));
+                        None
+                    }
+                    None => None,
+                },
+                None => None,
+            };
+            t.finish(cx, &["fs", "device", "huge"]);
+            mounts.push(MountSpec { path: mpath.trim_end_matches('/').to_string(), fs, device, huge });
         }
     }
 
@@ -1827,7 +1862,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 }
                 Some("mount") => {
                     if let Some(p) = op_str(n, "path") {
-                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None });
+                        dyn_mounts.push(MountSpec { path: p.trim_end_matches('/').to_string(), fs: op_str(n, "fs").unwrap_or_else(|| "tmpfs".into()), device: None, huge: None });
                     }
                 }
                 _ => {}
@@ -2122,6 +2157,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 known.extend(crate::metrics::vmscan_throttled_metric_names());
                 known.extend(crate::metrics::lru_gen_metric_names());
                 known.extend(crate::metrics::sched_metric_names());
+                known.extend(crate::metrics::shmem_metric_names());
                 match &v.v {
                     Val::Arr(items) => {
                         for it in items {
@@ -2190,6 +2226,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
         profile: prof,
         policies,
         thp,
+        shmem_enabled,
         cgroup_version: version,
         devices,
         mounts,

@@ -29,6 +29,9 @@ pub struct Scenario {
     /// `/sys/kernel/mm/transparent_hugepage/enabled` = always: anonymous faults in a 2 MiB
     /// aligned range try a huge page first.
     pub thp: bool,
+    /// `/sys/kernel/mm/transparent_hugepage/shmem_enabled` (`[kernel] shmem_enabled`): its
+    /// `deny` and `force` override every tmpfs mount's `huge=` (`shmem_is_huge()`).
+    pub shmem_enabled: Option<crate::shmem::ShmemHuge>,
     /// cgroup interface.
     pub cgroup_version: CgroupVersion,
     /// Block devices.
@@ -221,6 +224,8 @@ pub struct MountSpec {
     pub fs: String,
     /// Backing device index (none for tmpfs).
     pub device: Option<usize>,
+    /// A tmpfs mount's `huge=` option (`[mounts.PATH] huge`, mm/shmem.c `shmem_parse_huge()`).
+    pub huge: Option<crate::shmem::ShmemHuge>,
 }
 
 /// `[devices.NAME]`.

@@ -27,6 +27,7 @@ mod page_alloc;
 mod readahead;
 mod rmap;
 mod sched;
+mod shmem;
 mod swap;
 mod swapfile;
 mod swap_slots;

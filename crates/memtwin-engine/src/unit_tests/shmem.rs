@@ -1,0 +1,138 @@
+//! tmpfs huge pages (shmem.rs; mm/shmem.c of 6.1): the mount's `huge=`, the global
+//! `shmem_enabled`, `shmem_is_huge()` and `shmem_get_folio_gfp()`'s PMD-order attempt with its
+//! fallbacks, and what memory.stat, /proc/vmstat and /proc/meminfo count.
+
+use super::*;
+use crate::shmem::{ShmemHuge, HPAGE_PMD_NR};
+
+fn tmpfs(profile: &str, huge: &str, extra: &str) -> Simulation {
+    let huge = if huge.is_empty() { String::new() } else { format!("huge = \"{huge}\"\n") };
+    sim(&format!(
+        "[scenario]\nname = \"shmem\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"{profile}\"\n{extra}\n[mounts.\"/t\"]\nfs = \"tmpfs\"\n{huge}[files.\"/t/f\"]\nsize = \"0\"\n[cgroups.A]\n\"memory.max\" = \"256M\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n"
+    ))
+}
+
+fn write(s: &mut Simulation, pos: u64, len: u64) {
+    let f = inode(s, "/t/f");
+    let a = memcg(s, "A");
+    let mut p = pos;
+    while p < pos + len {
+        let n = (1u64 << 20).min(pos + len - p);
+        s.kernel.generic_perform_write(f, p, n, a).unwrap();
+        p += n;
+    }
+}
+
+/// `shmem_is_huge()` (6.1 `__shmem_is_huge()`, no VMA): `always` grants; `within_size` grants
+/// when the huge page holding the index ends within i_size, rounded up to a page; `advise` and
+/// `never` refuse a `write()`; `shmem_enabled`'s `deny` refuses and `force` grants over any mount.
+#[test]
+fn shmem_is_huge_follows_the_mount_option_and_shmem_enabled() {
+    let s = tmpfs("linux-6.1", "always", "");
+    let f = inode(&s, "/t/f");
+    assert!(s.kernel.shmem_is_huge(f, 0) && s.kernel.shmem_is_huge(f, 10_000));
+    for h in ["never", "advise"] {
+        let s = tmpfs("linux-6.1", h, "");
+        assert!(!s.kernel.shmem_is_huge(f, 0), "{h}: a write() has no VM_HUGEPAGE VMA");
+    }
+    let mut s = tmpfs("linux-6.1", "within_size", "");
+    assert!(!s.kernel.shmem_is_huge(f, 0), "within_size, i_size 0");
+    // i_size 2M - 1 byte rounds up to 512 pages: the first huge page fits, the second does not
+    s.kernel.inodes[f.idx()].size = (2 << 20) - 1;
+    assert!(s.kernel.shmem_is_huge(f, 0) && s.kernel.shmem_is_huge(f, 511));
+    assert!(!s.kernel.shmem_is_huge(f, 512));
+    s.kernel.inodes[f.idx()].size = 4 << 20;
+    assert!(s.kernel.shmem_is_huge(f, 1023));
+    let s = tmpfs("linux-6.1", "always", "shmem_enabled = \"deny\"");
+    assert!(!s.kernel.shmem_is_huge(f, 0), "deny over huge=always");
+    let s = tmpfs("linux-6.1", "", "shmem_enabled = \"force\"");
+    assert!(s.kernel.shmem_is_huge(f, 0), "force over the default huge=never");
+    let s = tmpfs("linux-6.1", "", "shmem_enabled = \"always\"");
+    assert!(!s.kernel.shmem_is_huge(f, 0), "shmem_enabled's other values are shm_mnt's, not a tmpfs mount's");
+}
+
+/// `shmem_get_folio_gfp()` (6.1) with huge=always: each 2 MiB of a written file is one
+/// PMD-order folio (`shmem_alloc_hugefolio()`, `shmem_add_to_page_cache()`): swap-backed, one
+/// entry of 512 pages on the anon LRU, in memory.stat `file`, `shmem` and `shmem_thp`,
+/// `THP_FILE_ALLOC` once a folio, `NR_SHMEM_THPS` (meminfo ShmemHugePages); truncation to 0
+/// (`shmem_undo_range()`, `truncate_inode_pages()` here) frees them whole.
+#[test]
+fn a_huge_tmpfs_file_is_written_in_pmd_folios_and_truncated_whole() {
+    let mut s = tmpfs("linux-6.1", "always", "");
+    write(&mut s, 0, 5 << 20);
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    let k = &s.kernel;
+    assert_eq!(k.shmem_stat.thp_file_alloc, 3, "5 MiB: three huge pages (the third covers 4-6 MiB)");
+    assert_eq!(k.shmem_stat.nr_shmem_thps, 3 * HPAGE_PMD_NR as u64);
+    let m = k.memcgs.get(a);
+    assert_eq!((m.nr_file, m.nr_shmem, m.nr_shmem_thps), (1536, 1536, 1536));
+    let head = page_at(k, f, 0);
+    assert!(k.pages[head].test(pg::HEAD) && k.pages[head].test(pg::SWAPBACKED));
+    assert_eq!(k.pages.folio_nr_pages(head), 512);
+    assert_eq!(k.pages.page_folio(page_at(k, f, 700)), page_at(k, f, 512));
+    assert!(matches!(lru_of(k, head), Some(LruList::ActiveAnon) | Some(LruList::InactiveAnon)), "swap-backed: the anon lists");
+    assert_invariants(k);
+    s.kernel.inodes[f.idx()].size = 0;
+    assert_eq!(s.kernel.truncate_inode_pages(f), 1536);
+    let k = &s.kernel;
+    let m = k.memcgs.get(a);
+    assert_eq!((m.nr_file, m.nr_shmem, m.nr_shmem_thps, k.shmem_stat.nr_shmem_thps), (0, 0, 0, 0));
+    assert_invariants(k);
+}
+
+/// huge=within_size: an appending write never takes a huge page (shmem_write_begin() asks
+/// before shmem_write_end() moves i_size), a write below an i_size set ahead does, except
+/// where the huge page's range already holds a page (`shmem_alloc_hugefolio()`'s
+/// `xa_find(XA_PRESENT)`: order 0, no fallback counted). As the QEMU 6.1 recordings show
+/// (scenarios/validation/qemu61-tmpfs-huge-within.toml: 63 huge pages of 64, 0 after O_TRUNC).
+#[test]
+fn within_size_takes_huge_pages_only_below_i_size() {
+    let mut s = tmpfs("linux-6.1", "within_size", "");
+    write(&mut s, 0, 4 << 20);
+    assert_eq!(s.kernel.shmem_stat.thp_file_alloc, 0, "appending: never within i_size");
+    let mut s = tmpfs("linux-6.1", "within_size", "");
+    write(&mut s, (8 << 20) - 4096, 4096);
+    assert_eq!(s.kernel.shmem_stat.thp_file_alloc, 0, "i_size 0 when the last page is asked for");
+    write(&mut s, 0, 8 << 20);
+    let k = &s.kernel;
+    assert_eq!((k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback), (3, 0), "the last 2 MiB holds a page: order 0 without a fallback");
+    assert_eq!(k.memcgs.get(memcg(&s, "A")).nr_shmem_thps, 3 * 512);
+    assert_invariants(k);
+}
+
+/// A huge page whose charge fails falls back to order 0 (6.1 `shmem_add_to_page_cache()`:
+/// `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE`; `mem_cgroup_oom()` skips an order above
+/// `PAGE_ALLOC_COSTLY_ORDER`, so nothing is killed).
+#[test]
+fn a_failed_huge_charge_falls_back_to_order_0() {
+    let mut s = tmpfs("linux-6.1", "always", "");
+    let a = memcg(&s, "A");
+    s.kernel.memcgs.memcgs[a.idx()].counter.max = 256; // 1 MiB
+    write(&mut s, 0, 512 << 10);
+    let k = &s.kernel;
+    // the first page falls back; the range then holds it, and xa_find() refuses the other 127
+    // huge attempts before any allocation, without counting them
+    assert_eq!((k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge), (0, 1, 1));
+    assert_eq!((k.memcgs.get(a).nr_shmem, k.memcgs.get(a).nr_shmem_thps), (128, 0));
+    assert_eq!(k.vmstat.events[crate::vmstat::VmEvent::OomKill as usize], 0);
+    assert_invariants(k);
+}
+
+/// No `huge=` before 4.8 (800d8c63b2e9 "shmem: add huge pages support"): the scenario is refused
+/// at the option, with its place and the fix; a bad value names the ones there are.
+#[test]
+fn huge_is_refused_before_4_8_and_bad_values_are_named() {
+    let bad = |profile: &str, huge: &str| {
+        let t = format!("[scenario]\nname = \"x\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"{profile}\"\n[mounts.\"/t\"]\nfs = \"tmpfs\"\nhuge = \"{huge}\"\n[tasks.t]\nops = [{{ op = \"sleep\", duration = \"1ms\" }}]\n");
+        let doc = Document::from_toml("x.toml", &t).unwrap();
+        doc.resolve(None, &[]).err().map(|e| e.to_string())
+    };
+    let e = bad("linux-4.4", "always").expect("refused");
+    assert!(e.contains("x.toml:9:8") && e.contains("4.8"), "{e}");
+    let e = bad("linux-6.1", "alwys").expect("refused");
+    assert!(e.contains("x.toml:9:8") && e.contains("always") && e.contains("within_size"), "{e}");
+    let e = bad("linux-6.1", "deny").expect("refused");
+    assert!(e.contains("shmem_enabled"), "{e}");
+    assert!(bad("linux-5.0", "within_size").is_none());
+    assert_eq!(ShmemHuge::parse("within_size"), Some(ShmemHuge::WithinSize));
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Write the validation scenarios of tmpfs21 (issue 21: tmpfs with its huge= option) into
+scenarios/validation/: qemu61-tmpfs-huge-{never,always,within}.toml, Debian's 6.1 in a 2 GiB QEMU
+guest (cgroup v2, engine profile linux-6.1), a tmpfs mounted with huge=never, huge=always or
+huge=within_size (the QEMU runner passes the option to mount(2): qemu.py TMPFS, memtwin_guest.c).
+
+The workload, the same on each mount, in a memcg whose 512M limit is far above the file (no reclaim):
+- extend: a 4 KiB write at 128M - 4K into a new file, so i_size is 128M with one page written.
+  6.1's shmem_is_huge() with huge=within_size takes a huge page where the whole 2 MiB page lies
+  within i_size (`round_up(index + 1, HPAGE_PMD_NR) <= round_up(i_size, PAGE_SIZE) >> PAGE_SHIFT`,
+  i_size read in shmem_write_begin() before this write moves it): i_size is 0 here, so only
+  huge=always makes this page's folio huge;
+- write: the file written from 0 to 128M in 1M write() calls: huge=always and huge=within_size
+  (i_size is 128M since extend) take a PMD-order folio per 2 MiB (thp_file_alloc), the last 2 MiB
+  already cached (a huge folio on always, a base page on within_size, whose range then has a page:
+  shmem_alloc_hugefolio()'s xa_find() refuses a huge page there, order 0 without a fallback count);
+- read1, read2: the file read twice (no allocation: every page is cached);
+- rewrite: open(O_TRUNC) and 64M written from 0 (1M write() calls): the truncation frees every
+  folio whole; the appended pages lie beyond i_size as they are written, so within_size takes base
+  pages now, always huge ones.
+The metrics: memory.stat shmem and shmem_thp, memory.current, /proc/vmstat thp_file_alloc and
+thp_file_fallback, /proc/meminfo ShmemHugePages (the guest's other tmpfs, /tmp, takes no huge pages).
+
+Recorded results go to scenarios/validation/real/ (see README, "Validation against real kernels").
+Run from the repository root: python3 lab/validation/make_tmpfs_scenarios.py
+"""
+import os
+
+from scenario_text import MIB, OUT, head, tol, with_recording_set
+
+# Recording sets (real/NAME.json and real/NAME-runN.json; validate compares the medians).
+RECORDING_SETS = {"qemu61-tmpfs-huge-never": 3, "qemu61-tmpfs-huge-always": 3, "qemu61-tmpfs-huge-within": 3}
+
+# Known disagreements, each with its cause ([[validation.known_out]]).
+KNOWN_OUT = {}
+
+# What each recording set was recorded under: one boot per hold of the QEMU lock, `memtwin real
+# --on qemu --qemu-nice -15`, on 2026-11-30, the host loaded by seven other helpers' builds and runs
+# (/proc/loadavg's 1-minute figure at the start and end of each boot: a loaded set, not an idle one).
+RECORDED = {
+    "qemu61-tmpfs-huge-never": "2026-11-30 18:32-18:36 UTC, host load 11.2-15.1 (loaded: other helpers' work)",
+    "qemu61-tmpfs-huge-within": "2026-11-30 18:35-18:38 UTC, host load 14.6-15.1 (loaded: other helpers' work)",
+    "qemu61-tmpfs-huge-always": "2026-11-30 18:40-18:42 UTC, host load 14.2-16.1 (loaded: other helpers' work; "
+                                "re-recorded: the first set's runner summed memory.stat shmem over steps in its totals)",
+}
+
+MOUNTS = (("never", "never"), ("always", "always"), ("within", "within_size"))
+
+METRICS = [("memcg.usage_bytes", 2 * MIB), ("memcg.file_bytes", 2 * MIB), ("memcg.shmem_bytes", 2 * MIB),
+           ("memcg.shmem_thp_bytes", 2 * MIB), ("vmstat.thp_file_alloc", 1), ("vmstat.thp_file_fallback", 1),
+           ("meminfo.ShmemHugePages_kB", 2048), ("read_bytes", 4 * MIB), ("write_bytes", 4 * MIB)]
+
+
+def known(name):
+    out = ""
+    for step, metric, why in KNOWN_OUT.get(name, []):
+        out += f'\n[[validation.known_out]]\nstep = "{step}"\nmetric = "{metric}"\nwhy = "{why}"\n'
+    return out
+
+
+def main():
+    for suffix, huge in MOUNTS:
+        name = f"qemu61-tmpfs-huge-{suffix}"
+        text = head("make_tmpfs_scenarios.py", "qemu", name,
+                    f"a 128M tmpfs file (huge={huge}) extended, written, read twice, truncated and rewritten, 512M limit",
+                    f"tmpfs huge={huge}: 128M file extended, written, read twice, O_TRUNC and 64M rewritten")
+        if name in RECORDED:
+            text = text.replace("\n\n[scenario]", f"\n# Recorded {RECORDED[name]}\n\n[scenario]", 1)
+        body = f"""
+[mounts."/mnt/t"]
+fs = "tmpfs"
+huge = "{huge}"
+
+[files."/mnt/t/f"]
+size = "0"
+
+[cgroups.A]
+"memory.max" = "512M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  {{ op = "write", file = "/mnt/t/f", offset = "131068K", length = "4K", create = true, step = "extend" }},
+  {{ op = "write", file = "/mnt/t/f", length = "128M", bufsize = "1M", step = "write" }},
+  {{ op = "read", file = "/mnt/t/f", step = "read1" }},
+  {{ op = "read", file = "/mnt/t/f", step = "read2" }},
+  {{ op = "write", file = "/mnt/t/f", length = "64M", bufsize = "1M", truncate = true, step = "rewrite" }},
+]
+"""
+        with open(os.path.join(OUT, name + ".toml"), "w") as f:
+            f.write(with_recording_set(text + body + tol(name, "qemu", METRICS) + known(name), name,
+                                       RECORDING_SETS.get(name), "run", "a recording set of boots"))
+
+
+if __name__ == "__main__":
+    main()
