@@ -341,6 +341,48 @@ fn exec_mapping_activates_at_first_use() {
     assert_eq!(k.folio_check_references(p), FolioRef::Activate);
 }
 
+/// mm/vmscan.c 6.1 `shrink_active_list()`: "Identify referenced, file-backed active folios
+/// and give them one more trip around the active list" — `if ((vm_flags & VM_EXEC) &&
+/// folio_is_file_lru(folio))` a folio a `VM_EXEC` VMA maps with a young PTE goes back to the
+/// active list (`nr_rotated`) where any other is deactivated. Here 768 pages of `/f` mapped
+/// `PROT_EXEC`, active and just used, over 256 unmapped pages of the same file on the inactive
+/// list (inactive_is_low(): 256 < 768): limit reclaim of 32 pages scans part of the active list
+/// once (pgrefill) and every text page it met goes back active.
+#[test]
+fn shrink_active_list_keeps_referenced_exec_pages_active_6_1() {
+    let mut s = sim(&scenario("linux-6.1"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    let text = k.do_mmap_file(f, 0, 768, ct, false, true);
+    let data = k.do_mmap_file(f, 768, 256, ct, false, false);
+    for i in 0..768 {
+        k.handle_mm_fault_file(text, i, false).unwrap();
+    }
+    for i in 0..256 {
+        k.handle_mm_fault_file(data, i, false).unwrap();
+    }
+    k.do_munmap(data);
+    k.lru_add_drain();
+    // The text pages active (as folio_check_references() left them after their first use) and
+    // young again (the program ran them since).
+    for i in 0..768u32 {
+        let p = page_at(k, f, i);
+        let lv = k.folio_lruvec(p);
+        k.lruvecs[lv].del(&mut k.pages, &mut k.lru_stats, p);
+        k.pages[p].flags |= pg::ACTIVE;
+        k.lruvecs[lv].add(&mut k.pages, &mut k.lru_stats, p, LruList::ActiveFile);
+        k.vmas[text.0 as usize].file.as_mut().unwrap().set_young(i, true);
+    }
+    assert_invariants(k);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 768);
+    k.try_to_free_mem_cgroup_pages(ct, 32);
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgrefill) > 0, "the active list was scanned");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgdeactivate), 0, "no VM_EXEC page deactivated");
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 768, "every referenced text page rotated back");
+    assert!((0..768).all(|i| k.pages[page_at(k, f, i)].test(pg::ACTIVE)));
+    assert_invariants(k);
+}
+
 /// mm/memory.c `do_cow_fault()` / `wp_page_copy()`: a store to a private file mapping copies
 /// the page into an anonymous page charged to the task; the file page stays cached, unmapped
 /// in that VMA.
