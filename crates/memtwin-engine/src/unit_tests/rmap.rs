@@ -475,6 +475,80 @@ fn madv_pageout_5_4_plus() {
     assert_invariants(k);
 }
 
+/// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()` -> mm/vmscan.c 6.1
+/// `reclaim_pages()` -> `reclaim_folio_list()` -> `shrink_folio_list(..., ignore_references =
+/// false)`: a dirty file page is unmapped (`try_to_unmap()` before the dirty test), then, not
+/// being kswapd's ("folio_is_file_lru(folio) && !current_is_kswapd()"), marked `PG_reclaim` and
+/// activated (`activate_locked`, PGACTIVATE); a page under writeback is marked and activated
+/// without being unmapped (case 2); a clean page is evicted, and no PGSTEAL is counted.
+#[test]
+fn madv_pageout_activates_dirty_and_writeback_file_pages_6_1() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    for i in 0..16 {
+        k.handle_mm_fault_file(vma, i, i < 4).unwrap();
+    }
+    k.lru_add_drain();
+    let wb = page_at(k, f, 4);
+    k.pages[wb].flags |= pg::WRITEBACK;
+    let before = k.mappings[f.idx()].nrpages;
+    k.do_madvise(vma, 0, 16, crate::scenario::model::MAdvice::PageOut).unwrap();
+    for i in 0..4 {
+        let p = page_at(k, f, i);
+        assert!(k.pages[p].test(pg::DIRTY) && k.pages[p].test(pg::RECLAIM) && k.pages[p].test(pg::ACTIVE), "dirty page {i}");
+        assert_eq!(lru_of(k, p), Some(LruList::ActiveFile));
+        assert_eq!(k.pages[p].mapcount, 0, "unmapped before the dirty test");
+    }
+    assert!(k.pages[wb].test(pg::RECLAIM) && k.pages[wb].test(pg::ACTIVE));
+    assert_eq!(k.pages[wb].mapcount, 1, "the writeback test comes before try_to_unmap()");
+    assert_eq!(k.mappings[f.idx()].nrpages, before - 11, "the 11 clean pages evicted");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 5);
+    assert_eq!(k.vmstat.get(VmEvent::Pgactivate), 5);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgsteal), 0, "reclaim_pages() counts no PGSTEAL");
+    k.pages[wb].flags &= !pg::WRITEBACK;
+    assert_invariants(k);
+}
+
+/// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()` on an anonymous VMA (`can_do_pageout()`
+/// and madvise_cold() take anonymous VMAs): `MADV_COLD` clears the young PTEs and
+/// `deactivate_page()` -> mm/swap.c 6.1 `lru_deactivate_fn()` moves the active anonymous pages to
+/// the inactive anonymous list, counting PGDEACTIVATE; a page already inactive is left
+/// (`deactivate_page()` takes active folios only). Before 5.4 the advice is EINVAL.
+#[test]
+fn madv_cold_deactivates_anonymous_pages_6_1() {
+    let (mut s, ct, _, _) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(32, ct);
+    for i in 0..32 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    k.lru_add_drain();
+    for i in 0..32 {
+        let p = k.vmas[vma.0 as usize].pages[i];
+        let lv = k.folio_lruvec(p);
+        k.lruvecs[lv].del(&mut k.pages, &mut k.lru_stats, p);
+        k.pages[p].flags |= pg::ACTIVE;
+        k.lruvecs[lv].add(&mut k.pages, &mut k.lru_stats, p, LruList::ActiveAnon);
+    }
+    // Page 0 left inactive.
+    let shared = k.vmas[vma.0 as usize].pages[0];
+    let lv = k.folio_lruvec(shared);
+    k.lruvecs[lv].del(&mut k.pages, &mut k.lru_stats, shared);
+    k.pages[shared].flags &= !pg::ACTIVE;
+    k.lruvecs[lv].add(&mut k.pages, &mut k.lru_stats, shared, LruList::InactiveAnon);
+    assert_invariants(k);
+    k.do_madvise(vma, 0, 32, crate::scenario::model::MAdvice::Cold).unwrap();
+    assert_eq!(lru_size(k, ct, LruList::InactiveAnon), 32);
+    assert_eq!(lru_size(k, ct, LruList::ActiveAnon), 0);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgdeactivate), 31);
+    assert_eq!(k.vmstat.get(VmEvent::Pgdeactivate), 31);
+    assert!((1..32).all(|i| !k.vmas[vma.0 as usize].test_and_clear_young(i)), "young PTEs cleared");
+    assert_invariants(k);
+    let (mut s, ct, _, _) = mapped("linux-5.0", true, false);
+    let vma = s.kernel.do_mmap_anon(4, ct);
+    assert_eq!(s.kernel.do_madvise(vma, 0, 4, crate::scenario::model::MAdvice::Cold), Err(crate::madvise::MadviseError::Inval));
+}
+
 /// mm/memory.c `zap_pte_range()`: unmapping a page whose PTE is young marks it accessed
 /// (unless the VMA is `VM_SEQ_READ`).
 #[test]
