@@ -98,8 +98,11 @@ impl Kernel {
             let p = self.vmas[v].pages[i as usize];
             // An anonymous page is mapped by its one VMA (`Page::mapcount` stays 0: no fork
             // sharing is modelled), so the mapcount rule skips file pages only.
+            if p == PageId::NIL {
+                continue;
+            }
             let shared = !self.pages[p].test(pg::ANON) && self.pages[p].mapcount != 1;
-            if p == PageId::NIL || !self.pages[p].test(pg::LRU) || shared || self.pages[p].test(pg::HEAD) {
+            if !self.pages[p].test(pg::LRU) || shared || self.pages[p].test(pg::HEAD) {
                 continue;
             }
             self.cpu(self.cost.scan_page);
