@@ -341,6 +341,48 @@ fn exec_mapping_activates_at_first_use() {
     assert_eq!(k.folio_check_references(p), FolioRef::Activate);
 }
 
+/// mm/vmscan.c 6.1 `shrink_active_list()`: "Identify referenced, file-backed active folios
+/// and give them one more trip around the active list" — `if ((vm_flags & VM_EXEC) &&
+/// folio_is_file_lru(folio))` a folio a `VM_EXEC` VMA maps with a young PTE goes back to the
+/// active list (`nr_rotated`) where any other is deactivated. Here 768 pages of `/f` mapped
+/// `PROT_EXEC`, active and just used, over 256 unmapped pages of the same file on the inactive
+/// list (inactive_is_low(): 256 < 768): limit reclaim of 32 pages scans part of the active list
+/// once (pgrefill) and every text page it met goes back active.
+#[test]
+fn shrink_active_list_keeps_referenced_exec_pages_active_6_1() {
+    let mut s = sim(&scenario("linux-6.1"));
+    let (ct, f) = (memcg(&s, "ct"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    let text = k.do_mmap_file(f, 0, 768, ct, false, true);
+    let data = k.do_mmap_file(f, 768, 256, ct, false, false);
+    for i in 0..768 {
+        k.handle_mm_fault_file(text, i, false).unwrap();
+    }
+    for i in 0..256 {
+        k.handle_mm_fault_file(data, i, false).unwrap();
+    }
+    k.do_munmap(data);
+    k.lru_add_drain();
+    // The text pages active (as folio_check_references() left them after their first use) and
+    // young again (the program ran them since).
+    for i in 0..768u32 {
+        let p = page_at(k, f, i);
+        let lv = k.folio_lruvec(p);
+        k.lruvecs[lv].del(&mut k.pages, &mut k.lru_stats, p);
+        k.pages[p].flags |= pg::ACTIVE;
+        k.lruvecs[lv].add(&mut k.pages, &mut k.lru_stats, p, LruList::ActiveFile);
+        k.vmas[text.0 as usize].file.as_mut().unwrap().set_young(i, true);
+    }
+    assert_invariants(k);
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 768);
+    k.try_to_free_mem_cgroup_pages(ct, 32);
+    assert!(k.memcgs.events(ct, MemcgEvent::Pgrefill) > 0, "the active list was scanned");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgdeactivate), 0, "no VM_EXEC page deactivated");
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 768, "every referenced text page rotated back");
+    assert!((0..768).all(|i| k.pages[page_at(k, f, i)].test(pg::ACTIVE)));
+    assert_invariants(k);
+}
+
 /// mm/memory.c `do_cow_fault()` / `wp_page_copy()`: a store to a private file mapping copies
 /// the page into an anonymous page charged to the task; the file page stays cached, unmapped
 /// in that VMA.
@@ -431,6 +473,80 @@ fn madv_pageout_5_4_plus() {
     assert!(mapped_pages(k, vma).iter().all(|&i| i >= 16));
     assert_eq!(k.memcgs.get(ct).nr_file_mapped, mapped_pages(k, vma).len() as u64);
     assert_invariants(k);
+}
+
+/// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()` -> mm/vmscan.c 6.1
+/// `reclaim_pages()` -> `reclaim_folio_list()` -> `shrink_folio_list(..., ignore_references =
+/// false)`: a dirty file page is unmapped (`try_to_unmap()` before the dirty test), then, not
+/// being kswapd's ("folio_is_file_lru(folio) && !current_is_kswapd()"), marked `PG_reclaim` and
+/// activated (`activate_locked`, PGACTIVATE); a page under writeback is marked and activated
+/// without being unmapped (case 2); a clean page is evicted, and no PGSTEAL is counted.
+#[test]
+fn madv_pageout_activates_dirty_and_writeback_file_pages_6_1() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    for i in 0..16 {
+        k.handle_mm_fault_file(vma, i, i < 4).unwrap();
+    }
+    k.lru_add_drain();
+    let wb = page_at(k, f, 4);
+    k.pages[wb].flags |= pg::WRITEBACK;
+    let before = k.mappings[f.idx()].nrpages;
+    k.do_madvise(vma, 0, 16, crate::scenario::model::MAdvice::PageOut).unwrap();
+    for i in 0..4 {
+        let p = page_at(k, f, i);
+        assert!(k.pages[p].test(pg::DIRTY) && k.pages[p].test(pg::RECLAIM) && k.pages[p].test(pg::ACTIVE), "dirty page {i}");
+        assert_eq!(lru_of(k, p), Some(LruList::ActiveFile));
+        assert_eq!(k.pages[p].mapcount, 0, "unmapped before the dirty test");
+    }
+    assert!(k.pages[wb].test(pg::RECLAIM) && k.pages[wb].test(pg::ACTIVE));
+    assert_eq!(k.pages[wb].mapcount, 1, "the writeback test comes before try_to_unmap()");
+    assert_eq!(k.mappings[f.idx()].nrpages, before - 11, "the 11 clean pages evicted");
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgactivate), 5);
+    assert_eq!(k.vmstat.get(VmEvent::Pgactivate), 5);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgsteal), 0, "reclaim_pages() counts no PGSTEAL");
+    k.pages[wb].flags &= !pg::WRITEBACK;
+    assert_invariants(k);
+}
+
+/// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()` on an anonymous VMA (`can_do_pageout()`
+/// and madvise_cold() take anonymous VMAs): `MADV_COLD` clears the young PTEs and
+/// `deactivate_page()` -> mm/swap.c 6.1 `lru_deactivate_fn()` moves the active anonymous pages to
+/// the inactive anonymous list, counting PGDEACTIVATE; a page already inactive is left
+/// (`deactivate_page()` takes active folios only). Before 5.4 the advice is EINVAL.
+#[test]
+fn madv_cold_deactivates_anonymous_pages_6_1() {
+    let (mut s, ct, _, _) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    let vma = k.do_mmap_anon(32, ct);
+    for i in 0..32 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    k.lru_add_drain();
+    for i in 0..32 {
+        let p = k.vmas[vma.0 as usize].pages[i];
+        let lv = k.folio_lruvec(p);
+        k.lruvecs[lv].del(&mut k.pages, &mut k.lru_stats, p);
+        k.pages[p].flags |= pg::ACTIVE;
+        k.lruvecs[lv].add(&mut k.pages, &mut k.lru_stats, p, LruList::ActiveAnon);
+    }
+    // Page 0 left inactive.
+    let shared = k.vmas[vma.0 as usize].pages[0];
+    let lv = k.folio_lruvec(shared);
+    k.lruvecs[lv].del(&mut k.pages, &mut k.lru_stats, shared);
+    k.pages[shared].flags &= !pg::ACTIVE;
+    k.lruvecs[lv].add(&mut k.pages, &mut k.lru_stats, shared, LruList::InactiveAnon);
+    assert_invariants(k);
+    k.do_madvise(vma, 0, 32, crate::scenario::model::MAdvice::Cold).unwrap();
+    assert_eq!(lru_size(k, ct, LruList::InactiveAnon), 32);
+    assert_eq!(lru_size(k, ct, LruList::ActiveAnon), 0);
+    assert_eq!(k.memcgs.events(ct, MemcgEvent::Pgdeactivate), 31);
+    assert_eq!(k.vmstat.get(VmEvent::Pgdeactivate), 31);
+    assert!((1..32).all(|i| !k.vmas[vma.0 as usize].test_and_clear_young(i)), "young PTEs cleared");
+    assert_invariants(k);
+    let (mut s, ct, _, _) = mapped("linux-5.0", true, false);
+    let vma = s.kernel.do_mmap_anon(4, ct);
+    assert_eq!(s.kernel.do_madvise(vma, 0, 4, crate::scenario::model::MAdvice::Cold), Err(crate::madvise::MadviseError::Inval));
 }
 
 /// mm/memory.c `zap_pte_range()`: unmapping a page whose PTE is young marks it accessed
