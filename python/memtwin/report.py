@@ -35,8 +35,10 @@ def fmt_value(v: Optional[float]) -> str:
         return "-"
     if float(v).is_integer():
         return str(int(v))
-    if abs(v) < 1e-3:
+    if abs(v) < 1e-5:
         return f"{v:.3e}"
+    if abs(v) < 1e-3:  # four significant digits, fixed: 0.0002433 (a sub-millisecond time in seconds)
+        return f"{v:.{7 if abs(v) >= 1e-4 else 8}f}"
     return f"{v:.4f}"
 
 

@@ -66,7 +66,7 @@ def test_fmt_pct():
 @pytest.mark.parametrize(
     "value,text",
     [(None, "-"), (0.0, "0"), (1073741824.0, "1073741824"), (11.168144392, "11.1681"), (0.0011, "0.0011"),
-     (4.384e-06, "4.384e-06")],
+     (4.384e-06, "4.384e-06"), (2.433e-04, "0.0002433"), (1.904e-05, "0.00001904")],
 )
 def test_fmt_value(value, text):
     assert fmt_value(value) == text
