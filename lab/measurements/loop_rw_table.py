@@ -101,8 +101,48 @@ def load(paths):
         if missing:
             print(f"loop_rw_table.py: {p}: error: not a loop_rw_trace.py trace (no {', '.join(missing)})\n{fix}", file=sys.stderr)
             sys.exit(2)
+        bad = type_errors(d)
+        if bad:
+            print(f"loop_rw_table.py: {p}: error: wrong-typed field {bad}\n{fix}", file=sys.stderr)
+            sys.exit(2)
         out.append(d)
     return out
+
+
+def type_errors(d):
+    """The first field of a trace whose type main(), steps() and overtaken() cannot use (review17 L1), or None."""
+    num = (int, float)
+
+    def nums(x, n):
+        return isinstance(x, list) and len(x) >= n and all(isinstance(v, num) and not isinstance(v, bool) for v in x[:n])
+
+    if not isinstance(d["date"], str):
+        return "date (want a string)"
+    for k in ("loadavg_start", "loadavg_end"):
+        if not isinstance(d[k], list) or not d[k] or not all(isinstance(v, (str, int, float)) for v in d[k]):
+            return f"{k} (want /proc/loadavg's fields, a list of strings or numbers)"
+    for k, n in (("loop_requests", 5), ("disk_requests", 5), ("disk_bios", 4), ("image_extents", 3)):
+        if not isinstance(d[k], list):
+            return f"{k} (want a list)"
+        for i, r in enumerate(d[k]):
+            if not nums(r, n):
+                return f"{k}[{i}] (want a list whose first {n} fields are numbers)"
+    if not isinstance(d["phases"], list):
+        return "phases (want a list)"
+    for i, ph in enumerate(d["phases"]):
+        if not isinstance(ph, dict):
+            return f"phases[{i}] (want an object)"
+        for k in ("start", "end"):
+            if not isinstance(ph.get(k), num):
+                return f"phases[{i}].{k} (want a number)"
+        if not isinstance(ph.get("phase"), str):
+            return f"phases[{i}].phase (want a string)"
+        r = ph.get("reader")
+        if not isinstance(r, dict) or not all(isinstance(r.get(k), num) for k in ("start", "end")):
+            return f"phases[{i}].reader (want an object with numbers start and end)"
+        if "writer_end" in ph and not isinstance(ph["writer_end"], num):
+            return f"phases[{i}].writer_end (want a number)"
+    return None
 
 
 def main():

@@ -242,9 +242,18 @@ def main():
         print(f"not taken (loaded: a loadavg at or above {IDLE_LOAD}): {len(loaded)} rounds, load "
               f"{min(min(loads_of(d)) for d in ld):.1f}-{max(max(loads_of(d)) for d in ld):.1f}: queue_write_bw "
               f"{dl['queue_write_bw'] / 1e9:.2f} GB/s, request_write_bw {dl['request_write_bw'] / 1e9:.2f} GB/s")
-    d = derive(load(paths))
+    traces = load(paths)
+    d = derive(traces)
     for i, r in enumerate(d["rounds"]):
-        print(f"round {i + 1}: {os.path.relpath(paths[i])} {r['date']} load {r['loadavg_start'][0]} -> {r['loadavg_end'][0]} (phases: {r['phases']})")
+        print(f"round {i + 1}: {os.path.relpath(paths[i])} {r['date']} load {r['loadavg_start'][0]} -> {r['loadavg_end'][0]} (phases: {r['phases']})"
+              f", loadavg max {max(loads_of(traces[i])):.2f}")
+    if sys.argv[1:]:
+        # traces given by name are taken as given (review17 L2): say which of them break the idle rule rather than
+        # drop them, so a loaded round is never read as an idle one.
+        for p, t in zip(paths, traces):
+            if not idle(t):
+                print(f"loop_write_table.py: warning: {os.path.relpath(p)}: not idle (a loadavg {max(loads_of(t)):.2f} at or above "
+                      f"{IDLE_LOAD}): its figures are a loaded round's", file=sys.stderr)
     a, k, c = d["fit"]
     a1, k1 = d["fit_medians"]
     print(f"write requests alone ({len(d['alone'])}), by KiB (n, median us):",

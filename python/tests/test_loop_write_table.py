@@ -56,7 +56,14 @@ def test_the_host_table_s_write_side_is_the_traced_rounds():
     # the median is of those, not of blk-wbt's batches (3.25 GB/s idle, 2.2 at the loaded rounds' load) nor of
     # the memcg writer's (2.25 idle)
     assert d["queue_write_bw"] == statistics.median(b["bw"] for b in d["nowbt"])
-    assert statistics.median(b["bw"] for b in d["wbt_batches"]) < 0.9 * d["queue_write_bw"]
+    # blk-wbt's batches are below the shared rate for the mechanism's own reason: wbt_wait() -> rq_qos_wait() holds
+    # each writeback write until fewer than get_limit()'s depth are in flight (block/blk-wbt.c, 6.18), so the
+    # queue never fills (max 96, every round) where blk-wbt off fills its 128. Review17 M1: this replaced a ratio
+    # check (median of the batches < 0.8, then 0.9, x queue_write_bw) that the idle rounds failed at 0.8 (0.866)
+    # and that was widened without saying so; the real guard is the == above.
+    assert all(r["inflight"]["seq-wbt"]["max"] < r["inflight"]["seq-nowbt"]["max"] == 128 for r in d["rounds"])
+    assert all(r["inflight"]["seq-wbt"]["mean"] < r["inflight"]["seq-nowbt"]["mean"] for r in d["rounds"])
+    assert statistics.median(b["bw"] for b in d["wbt_batches"]) < d["queue_write_bw"]
     assert statistics.median(b["bw"] for b in d["memcg_batches"]) < 0.8 * d["queue_write_bw"]
     # the request alone: 5 sizes, every round's, the slope over their medians; a positive byte rate, and an
     # intercept above the table's request_latency (50 us), which the table does not take (the load's)

@@ -59,15 +59,36 @@ def runs_of(path):
     return runs, bursts, directs, steals
 
 
+USAGE = "usage: pool_regime.py TRACE[.xz] [--windows 16.22-16.605 17.265-17.43 ...]"
+
+
 def main(argv):
+    if not argv or argv[0].startswith("-"):
+        print(f"{USAGE}\n  fix: give a --reclaim-trace file of qemu612-lrugen-global-stream-pool first "
+              "(lab/validation/trace-pool-1130/boot4-two-list.trace.xz)", file=sys.stderr)
+        sys.exit(2)
     path = argv[0]
-    runs, bursts, directs, steals = runs_of(path)
+    try:
+        runs, bursts, directs, steals = runs_of(path)
+    except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError) as e:
+        print(f"pool_regime.py: {path}: error: cannot read it ({getattr(e, 'strerror', None) or e})\n"
+              f"  fix: give a readable --reclaim-trace file (.xz or plain text)\n{USAGE}", file=sys.stderr)
+        sys.exit(2)
+    except StopIteration:
+        print(f"pool_regime.py: {path}: error: no \"# step 'stream'\" header: not a --reclaim-trace file of a stream step\n"
+              f"  fix: give the --reclaim-trace output of qemu612-lrugen-global-stream-pool\n{USAGE}", file=sys.stderr)
+        sys.exit(2)
     for r in runs:
         print(f"{r['t0']:.4f} {r['kind']:12s} free0 {r['free0']:5d} {(r['t1'] - r['t0']) * 1e3:6.2f} ms marks "
               f"{sorted(set(r['marks']))} burst {r['burst'] or '-'} directs {r['directs']}")
     if "--windows" in argv:
         for w in argv[argv.index("--windows") + 1:]:
-            lo, hi = map(float, w.split("-"))
+            try:
+                lo, hi = map(float, w.split("-"))
+            except ValueError:
+                print(f"pool_regime.py: --windows {w}: error: not A-B seconds\n  fix: e.g. --windows 16.22-16.605\n{USAGE}",
+                      file=sys.stderr)
+                sys.exit(2)
             rs = [r for r in runs if lo <= r["t0"] < hi]
             kinds = {k: sum(1 for r in rs if r["kind"] == k) for k in ("unboosted", "boosted", "DMA-balanced")}
             print(f"window {lo}-{hi} s: runs {len(rs)} {kinds}, direct reclaims {sum(1 for d in directs if lo <= d < hi)}, "

@@ -423,3 +423,48 @@ fn machine_nonmovable_free_sets_the_boots_pool_and_keeps_memfree() {
         assert!(e.contains(msg) && e.contains("s.toml"), "{bad}: {e}");
     }
 }
+
+/// qemu612-lrugen-global-stream's FALLBACK612 known_out, its stated cause (review17 M5):
+/// linux-6.12 (6.12.29+, `FallbackSteal::ClaimSteal`) boosts a movable fallback only where
+/// `__rmqueue_claim()` tries to claim a block, at a non-movable buddy of order >= 4
+/// (`try_to_steal_block()`: `boost_watermark()` before its claim test; mm/page_alloc.c 6.12.29,
+/// the backport of 6.15's c2f6ea38fc1b and 90abee6d7895), and otherwise `__rmqueue_steal()`
+/// takes one page of the smallest buddy with no boost. At that scenario's boot (512M,
+/// kernel_reserved 51136K, boot_used 30666K, 2 CPUs: no pool recorded) the engine leaves 14
+/// free frames in its last non-movable pageblock, every buddy below order 4; a per-CPU refill
+/// of 992 frames (`rmqueue_bulk()` of `nr_pcp_alloc()`'s `batch << PCP_BATCH_SCALE_MAX`, 31 << 5)
+/// that runs the Movable frames out takes those 14 as 14 fallbacks and boosts nothing.
+/// 6.12.0's `steal_suitable_fallback()` (`FallbackSteal::ExpandOwn`, what boost22 rested on)
+/// boosts at each of them.
+#[test]
+fn a_992_frame_refill_at_global_streams_boot_falls_back_with_no_boost_6_12_29() {
+    let machine = "ram = \"512M\"\nkernel_reserved = \"51136K\"\nboot_used = \"30666K\"\ncpus = 2";
+    for (mode, boosts) in [(None, 0u64), (Some(FallbackSteal::ExpandOwn), 14)] {
+        let mut s = read_once_on(machine, "linux-6.12", "1M", true);
+        let k = &mut s.kernel;
+        let z = k.nodes[0].zonelist[0];
+        if let Some(m) = mode {
+            k.zones[z].fallback_steal = m;
+        }
+        let zone = &mut k.zones[z];
+        assert_eq!(zone.fallback_steal == FallbackSteal::ClaimSteal, mode.is_none(), "linux-6.12 is 6.12.29+'s fallback");
+        assert_eq!(zone.pcp_batch() << crate::page_alloc::PCP_BATCH_SCALE_MAX, 992, "the refill's largest size");
+        let nm = zone.nonmovable_free();
+        assert_eq!(nm, 14, "{mode:?}: the boot's last non-movable pageblock's free frames");
+        // the Movable frames taken but 992 - 14, with no fallback
+        for _ in 0..zone.free - nm - (992 - nm) {
+            zone.rmqueue_order0().expect("movable frames");
+        }
+        assert_eq!(zone.take_fallbacks(), 0, "{mode:?}");
+        let boosts0 = zone.boost_events;
+        // rmqueue_bulk(): one rmqueue_mode for the refill
+        zone.steal_mode = false;
+        let got = (0..992).map_while(|_| zone.rmqueue_order0()).count();
+        zone.steal_mode = false;
+        assert_eq!(got, 992, "{mode:?}: the refill filled");
+        assert_eq!(zone.take_fallbacks(), 14, "{mode:?}: the 14 frames, one fallback each");
+        assert_eq!(zone.boost_events - boosts0, boosts, "{mode:?}: no claim try below order 4, no boost (6.12.29)");
+        assert_eq!(zone.free, 0);
+        zone.check_pageblocks().unwrap();
+    }
+}
