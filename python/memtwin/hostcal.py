@@ -56,6 +56,19 @@ removed and its tracefs unmounted, the temporary blk-throttle rule and read_ahea
   request time (2.2-2.4 ms) is neither their window nor the scenario's (traced 2026-11-30 06:20,
   load 6).
 
+- `anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (hostcal23, issues 21/23; M11/M12's method,
+  lab/measurements/anon_fault_cost.py, shortened to well under a second): rounds of an 18 MiB
+  anonymous mmap() touched one byte a 4 KiB page (a strided memoryview store: one first-touch
+  do_anonymous_page() each, THP `madvise` mode so none huge), touched again (no fault: the user
+  loop, subtracted), munmap()ed; and the same with MADV_HUGEPAGE (9 huge-page faults a round,
+  almost all clear_huge_page()). The 10th percentile of each figure's rounds (another CPU's work
+  only adds time) per 4 KiB: `anon_fault_ns` the base first touch less the user loop (the whole
+  fault, clearing included), `clear_page_ns` the huge first touch less its user loop, `zap_page_ns`
+  the base munmap(). Given to the engine as `[machine] anon_fault_ns`, `clear_page_ns`,
+  `zap_page_ns` (hostcal.rs: CpuCost anon_fault = the fault less clear_page). A huge round without
+  9 THP faults (none available) leaves clear_page_ns unavailable. Run in the runner's own process
+  and cgroup before the scenario's, with the rest.
+
 Each measurement that cannot be made says why (`unavailable`), and the rest stand. The loop worker's
 wake-up waits are not measured here: the runner records them over the run itself (`kthread_waits`).
 
@@ -563,6 +576,91 @@ def reclaim_call_ns(run, d: str, memcg_dir: str, procs_name: str, tracefs: str, 
     return reclaim_call_from(results["light"], results["full"])
 
 
+ANON_BYTES = 18 << 20
+ANON_ROUNDS = 24
+ANON_HUGE_ROUNDS = 24
+
+
+def _vmstat(key: str) -> int:
+    with open("/proc/vmstat") as f:
+        for line in f:
+            if line.startswith(key + " "):
+                return int(line.split()[1])
+    return 0
+
+
+def anon_rounds(huge: bool, n: int, size: int = ANON_BYTES) -> list:
+    """`n` rounds of anon_fault_cost.py's: (first touch, second touch, munmap) ns of an anonymous
+    `size` mapping touched one byte a 4 KiB page; with `huge`, MADV_HUGEPAGE first."""
+    pages = size // 4096
+    ones = b"\x01" * pages
+    out = []
+    for _ in range(n):
+        m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+        if huge:
+            m.madvise(mmap.MADV_HUGEPAGE)
+        mv = memoryview(m)
+        t0 = time.monotonic_ns()
+        mv[::4096] = ones
+        t1 = time.monotonic_ns()
+        mv[::4096] = ones
+        t2 = time.monotonic_ns()
+        mv.release()
+        m.close()
+        t3 = time.monotonic_ns()
+        out.append((t1 - t0, t2 - t1, t3 - t2))
+    return out
+
+
+def p10(xs: list) -> int:
+    """The 10th percentile as anon_fault_cost.py takes it: sorted, index int(n * 0.1)."""
+    xs = sorted(xs)
+    return xs[int(len(xs) * 0.1)]
+
+
+def anon_costs_from(base: list, huge: list, thp_per_round: float, size: int = ANON_BYTES) -> dict:
+    """The dict of the module doc from `base` and `huge` rounds ((first, second, munmap) ns each)
+    and the THP faults a huge round took: per 4 KiB page, p10 of rounds. `clear_page_ns` needs
+    the huge rounds to have faulted huge pages (9 a round of 18 MiB: 2 MiB-aligned ones inside)."""
+    pages = size // 4096
+    out, unavailable = {}, {}
+    fault = round((p10([r[0] for r in base]) - p10([r[1] for r in base])) / pages)
+    zap = round(p10([r[2] for r in base]) / pages)
+    if fault <= 0:
+        unavailable["anon_fault_ns"] = f"the first touch ({p10([r[0] for r in base])} ns) was not slower than the second"
+    else:
+        out["anon_fault_ns"] = fault
+    if zap <= 0:
+        unavailable["zap_page_ns"] = "munmap() took no time"
+    else:
+        out["zap_page_ns"] = zap
+    want = size // (2 << 20) - 0.5
+    if thp_per_round < want:
+        unavailable["clear_page_ns"] = f"{thp_per_round:.1f} THP faults a MADV_HUGEPAGE round, not {size // (2 << 20)} (transparent_hugepage off or no huge page free)"
+    else:
+        clear = round((p10([r[0] for r in huge]) - p10([r[1] for r in huge])) / pages)
+        if clear <= 0:
+            unavailable["clear_page_ns"] = "the huge first touch was not slower than the second"
+        elif "anon_fault_ns" in out and clear >= out["anon_fault_ns"]:
+            unavailable["clear_page_ns"] = f"{clear} ns a page of clearing, not less than the base fault's {out['anon_fault_ns']}: a loaded round"
+        else:
+            out["clear_page_ns"] = clear
+    out["anon_fault_median_ns"] = round((statistics.median([r[0] for r in base]) - statistics.median([r[1] for r in base])) / pages)
+    out["anon_thp_faults_per_round"] = round(thp_per_round, 1)
+    if unavailable:
+        out["unavailable"] = unavailable
+    return out
+
+
+def anon_costs(base_rounds: int = ANON_ROUNDS, huge_rounds: int = ANON_HUGE_ROUNDS) -> dict:
+    """M11/M12's measurement, shortened (module doc): base then huge rounds."""
+    base = anon_rounds(False, base_rounds)
+    a = _vmstat("thp_fault_alloc")
+    huge = anon_rounds(True, huge_rounds)
+    thp = (_vmstat("thp_fault_alloc") - a) / huge_rounds
+    return anon_costs_from(base, huge, thp)
+
+
 def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -> dict:
     """Every measurement of the module doc made before the run on HostRun `run`'s scratch
     directory `d` (its file system); `tracefs_mount()` gives a mounted tracefs or None. The dict
@@ -592,6 +690,15 @@ def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -
     except (OSError, ValueError) as e:
         out["unavailable"]["readahead_window_ns"] = str(e)
     try:
+        a = anon_costs()
+        out["unavailable"].update(a.pop("unavailable", {}))
+        out.update(a)
+        out["anon_source"] = (f"anon_fault_cost.py's rounds, {ANON_ROUNDS} of an 18 MiB anonymous mmap touched a byte a 4 KiB page "
+                              f"(THP madvise mode) and {ANON_HUGE_ROUNDS} with MADV_HUGEPAGE: p10 ns per 4 KiB of the first touch less "
+                              "the second (anon_fault_ns; clear_page_ns the huge one's), of munmap (zap_page_ns)")
+    except (OSError, ValueError) as e:
+        out["unavailable"]["anon_fault_ns"] = str(e)
+    try:
         tr = tracefs_mount()
         if tr is None:
             raise ValueError("no tracefs")
@@ -611,5 +718,5 @@ def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -
     if not out["unavailable"]:
         del out["unavailable"]
     if log:
-        log(f"host calibration ({out['seconds']} s): " + ", ".join(f"{k} {out[k]}" for k in ("read_ns_by_order", "loop_read_window_ns", "readahead_window_ns", "reclaim_call_ns") if k in out))
+        log(f"host calibration ({out['seconds']} s): " + ", ".join(f"{k} {out[k]}" for k in ("read_ns_by_order", "loop_read_window_ns", "readahead_window_ns", "reclaim_call_ns", "anon_fault_ns", "clear_page_ns", "zap_page_ns") if k in out))
     return out

@@ -1604,7 +1604,8 @@ class HostRun:
     def _calibrate(self) -> None:
         """The host's costs that time a throttled large-folio read (memtwin.hostcal: the hot read's
         ns per page by folio order, the idle loop device's 8 MiB window, a memcg reclaim call that
-        frees nothing), measured on the run's scratch file system and loop device before the
+        frees nothing; hostcal23: the first-touch anonymous fault, clear_page and munmap per 4 KiB,
+        in the runner's own process), measured on the run's scratch file system and loop device before the
         scenario's files are written and the device throttled; kept as `real.machine.host_cost`,
         which validate gives the engine as [machine] inputs (set_run_sets). Everything it makes
         is removed before it returns (or by cleanup() should it be interrupted)."""

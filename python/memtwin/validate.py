@@ -895,7 +895,9 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     `machine.loop_read_window` as the device window (`device_window_ns`, rawin21: an 8 MiB
     readahead window's read requests timed by the loop device itself, from each one's
     allocation after blk-throttle to its completion, at the scenario's read_ahead_kb and read
-    rule). The two older windows are checked when present and not given: the O_DIRECT window
+    rule); `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
+    first-touch fault, its clearing, munmap, per 4 KiB; hostcal.rs sets CpuCost's anon_fault,
+    clear_page, zap_page). The two older windows are checked when present and not given: the O_DIRECT window
     (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take 1.5-2.4) is
     not the scenarios' windows, and the re-read readahead window (`readahead_window_ns`, a cold
     read less a hot one) holds readahead's page allocation, page cache insertion, LRU add and
@@ -930,7 +932,8 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
                 pairs.append((int(o), ns))
         if pairs:
             sets.append("machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in sorted(pairs)) + "]")
-    for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns", "loop_read_window_thp_ns"):
+    for key in ("reclaim_call_ns", "device_window_ns", "readahead_window_ns", "loop_read_window_ns", "loop_read_window_thp_ns",
+                "anon_fault_ns", "clear_page_ns", "zap_page_ns"):
         v = hc.get(key)
         if v is None:
             continue
@@ -940,6 +943,8 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
             sets.append(f"machine.reclaim_call_ns={v}")
         elif key == "device_window_ns":
             sets.append(f'machine.loop_read_window="{v}ns"')
+        elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
+            sets.append(f"machine.{key}={v}")
     return sets
 
 

@@ -1,5 +1,5 @@
 //! A recorded host's own costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
-//! `loop_read_window`): what `memtwin real --on host` measures of the machine with each
+//! `loop_read_window`, `anon_fault_ns`, `clear_page_ns`, `zap_page_ns`): what `memtwin real --on host` measures of the machine with each
 //! recording (python/memtwin/hostcal.py, kept as `real.machine.host_cost`) and validate gives the
 //! engine, as the QEMU runner's boots give their code/copy slowdown. The cost table
 //! ([`CpuCost::reference`]) was measured on one boot of the host (6.18.44-fc-v857); the host's
@@ -22,6 +22,20 @@
 //!   [`crate::blkdev::HwQueue::dispatch`], which starts a request at its release; the loop
 //!   worker's wake-up is inside it, which the engine has no separate term for on the host (no
 //!   `worker_wakeup_latency` is given for host recordings), so the bandwidth holds it.
+//! - `anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (hostcal23, issues 21/23): the anonymous
+//!   memory paths of an `mmap_probe` round (mmap, one first-touch fault per base page, munmap),
+//!   by M11/M12's method (lab/measurements/anon_fault_cost.py, shortened: the 10th percentile of
+//!   rounds, kernel time: the first touch less the same loop's second, faultless pass).
+//!   `anon_fault_ns` is M11's figure, a whole first-touch `do_anonymous_page()` of a base page
+//!   (6.18: `alloc_anon_folio()` -> `vma_alloc_zeroed_movable_folio()` with its
+//!   `clear_page()`, the memcg charge, `folio_add_new_anon_rmap()`, `folio_add_lru_vma()`,
+//!   `set_pte_at()`); `clear_page_ns` M12's, a `MADV_HUGEPAGE` region's
+//!   `do_huge_pmd_anonymous_page()` time per 4 KiB (almost all `clear_huge_page()`), which
+//!   sets [`CpuCost::clear_page`]; [`CpuCost::anon_fault`] is the fault less that clearing
+//!   (as M11's 1305 less M12's 150 gave the table's 1155); `zap_page_ns` M11's munmap per base
+//!   page (`zap_pte_range()` and the frees, `tlb_finish_mmu()`), which sets
+//!   [`CpuCost::zap_page`]. Host boot v669 faults a page in ~2x v857's time and clears one in
+//!   338 ns against 141-152 (stall23, anon_fault_cost.py on the same boot).
 
 use crate::profile::CpuCost;
 
@@ -52,6 +66,12 @@ pub struct HostCost {
     /// beside the background the runner samples (which leaves the sampler out), for
     /// [`crate::sched::loop_worker_wait`]'s idle-CPU test only. 0: none.
     pub runner_sampler: u64,
+    /// ns of a first-touch anonymous fault of a base page, its clearing included (M11's method).
+    pub anon_fault: Option<u64>,
+    /// ns per 4 KiB of a huge page's first-touch fault: `clear_page()` (M12's method).
+    pub clear_page: Option<u64>,
+    /// ns per base page of munmap() of faulted pages: `zap_pte_range()` and the free (M11's).
+    pub zap_page: Option<u64>,
 }
 
 /// `filemap_read()`'s cost of a large folio, split from the per-order measurements: per 4 KiB
@@ -104,7 +124,10 @@ pub fn window_read_bw(window: u64, max_sectors_kb: u64, request_cost: u64) -> Op
 impl CpuCost {
     /// This table with the entries a host recording measured replaced (module doc): the large
     /// folio's read costs from `read_large_folio` ([`read_split`]), `shrink_list_call` from
-    /// `reclaim_call` less `scan_page`. Everything else stays the table's.
+    /// `reclaim_call` less `scan_page`; `clear_page` and `zap_page` from the measured ones,
+    /// `anon_fault` the measured first-touch fault less the clearing (the measured
+    /// `clear_page` or, without it, the table's; 6.18 `do_anonymous_page()`, M11/M12).
+    /// Everything else stays the table's.
     pub fn host_calibrated(&self, h: &HostCost) -> CpuCost {
         let mut c = self.clone();
         if !h.read_large_folio.is_empty() {
@@ -114,6 +137,15 @@ impl CpuCost {
         }
         if let Some(ns) = h.reclaim_call {
             c.shrink_list_call = ns.saturating_sub(self.scan_page);
+        }
+        if let Some(ns) = h.clear_page {
+            c.clear_page = ns;
+        }
+        if let Some(ns) = h.anon_fault {
+            c.anon_fault = ns.saturating_sub(c.clear_page);
+        }
+        if let Some(ns) = h.zap_page {
+            c.zap_page = ns;
         }
         c
     }

@@ -1016,6 +1016,32 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
+                // hostcal23: the anonymous-memory paths' costs (hostcal.rs module doc).
+                for (key, what) in [
+                    ("anon_fault_ns", "ns of a first-touch anonymous fault of a base page, its clearing included (memtwin real --on host records it as real.machine.host_cost.anon_fault_ns)"),
+                    ("clear_page_ns", "ns per 4 KiB of a huge page's first-touch fault, its clear_page() (memtwin real --on host records it as real.machine.host_cost.clear_page_ns)"),
+                    ("zap_page_ns", "ns per base page of munmap() of faulted pages (memtwin real --on host records it as real.machine.host_cost.zap_page_ns)"),
+                ] {
+                    if let Some(v) = t.get(key) {
+                        match get_uint(cx, v, &format!("machine.{key}")) {
+                            Some(ns) if !(1..=1_000_000).contains(&ns) => cx.err(&v.loc, format!("machine.{key} is {ns}, outside 1 ns to 1 ms a page"), &format!("write the measured {what}")),
+                            Some(ns) => {
+                                let h = &mut machine.host_cost;
+                                *match key {
+                                    "anon_fault_ns" => &mut h.anon_fault,
+                                    "clear_page_ns" => &mut h.clear_page,
+                                    _ => &mut h.zap_page,
+                                } = Some(ns);
+                            }
+                            None => {}
+                        }
+                    }
+                }
+                if let (Some(f), Some(c), Some(v)) = (machine.host_cost.anon_fault, machine.host_cost.clear_page, t.get("anon_fault_ns")) {
+                    if f <= c {
+                        cx.err(&v.loc, format!("machine.anon_fault_ns is {f}, not more than clear_page_ns {c}"), "a base page's first-touch fault clears the page and does more: check the two measurements (anon_fault_ns is the whole fault, clearing included)");
+                    }
+                }
                 if let Some(v) = t.get("loop_read_window") {
                     match get_duration(cx, v, "machine.loop_read_window") {
                         Some(d) if !(10_000..=10_000_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_read_window is {d} ns, outside 10us to 10s for an 8 MiB read"), "write the loop device's measured time for an 8 MiB read, such as \"1600us\" (memtwin real --on host records it as real.machine.host_cost.device_window_ns)"),
@@ -1077,7 +1103,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "loop_worker_run", "runner_sampler", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "loop_worker_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),

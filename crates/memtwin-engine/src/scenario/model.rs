@@ -167,7 +167,7 @@ pub struct Machine {
     /// [`Autogroup`]. None: between tasks (autogroup off, or no CONFIG_SCHED_AUTOGROUP).
     pub autogroup: Option<Autogroup>,
     /// The host's own measured costs (`[machine] read_large_folio_ns`, `reclaim_call_ns`,
-    /// `loop_read_window`; default none: the cost table, measured on host boot v857): what
+    /// `loop_read_window`, `anon_fault_ns`, `clear_page_ns`, `zap_page_ns`; default none: the cost table, measured on host boot v857): what
     /// `memtwin real --on host` measures before each recording (`real.machine.host_cost`) and
     /// validate gives here ([`crate::hostcal`]).
     pub host_cost: crate::hostcal::HostCost,

@@ -147,12 +147,55 @@ fn bad_host_cost_values_are_refused_with_the_fix() {
         ("loop_worker_run = 40", "machine.loop_worker_run"),
         ("runner_sampler = -1", "machine.runner_sampler is outside 0 to 1000 CPUs"),
         ("runner_sampler = \"0.2\"", "machine.runner_sampler must be a number"),
+        ("anon_fault_ns = 0", "machine.anon_fault_ns is 0, outside 1 ns to 1 ms"),
+        ("clear_page_ns = 2000000", "machine.clear_page_ns is 2000000, outside"),
+        ("zap_page_ns = -3", "machine.zap_page_ns"),
+        ("zap_page_ns = \"250ns\"", "machine.zap_page_ns"),
+        ("anon_fault_ns = 300\nclear_page_ns = 338", "machine.anon_fault_ns is 300, not more than clear_page_ns 338"),
     ] {
         let toml = host_toml(m);
         let e = crate::Document::from_toml("s.toml", &toml).unwrap().resolve(None, &[]).unwrap_err().to_string();
         assert!(e.contains(want), "{m}: {e}");
         assert!(e.contains("s.toml:"), "{m}: the place: {e}");
     }
+}
+
+/// `[machine] anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (M11/M12's method, hostcal23): the
+/// first-touch fault of a base page (6.18 `do_anonymous_page()`, its `clear_page()` included)
+/// sets `anon_fault` to it less the clearing, `clear_page` and `zap_page` to theirs; the rest of
+/// the table stays. v669's clearing, 338 ns (stall23): the table's 1305 ns fault with it is 967 +
+/// 338. Without the keys: the table (v857's 1155 + 150, 250).
+#[test]
+fn anon_fault_costs_set_the_tables_anonymous_entries_6_18() {
+    let r = crate::profile::CpuCost::reference();
+    let c = host("anon_fault_ns = 2100\nclear_page_ns = 338\nzap_page_ns = 310").kernel.cost.clone();
+    assert_eq!((c.anon_fault, c.clear_page, c.zap_page), (2100 - 338, 338, 310));
+    assert_eq!((c.thp_fault, c.zap_thp, c.mmap_call, c.migrate_page), (r.thp_fault, r.zap_thp, r.mmap_call, r.migrate_page));
+    let c = host("anon_fault_ns = 1305").kernel.cost.clone();
+    assert_eq!((c.anon_fault, c.clear_page, c.zap_page), (1305 - r.clear_page, r.clear_page, r.zap_page), "the fault alone: less the table's clearing");
+    let c = host("clear_page_ns = 338").kernel.cost.clone();
+    assert_eq!((c.anon_fault, c.clear_page), (r.anon_fault, 338), "the clearing alone moves only clear_page");
+    let c = host("").kernel.cost.clone();
+    assert_eq!((c.anon_fault, c.clear_page, c.zap_page), (1155, 150, 250), "no keys: the table");
+}
+
+/// An `mmap_probe` round (mmap, a first touch of each base page, munmap; sched.rs
+/// `OpKind::MmapProbe`) of 16 MiB on a 6.18 host: its per-page work is the fault (anon_fault +
+/// clear_page) and the munmap (zap_page), 1305 + 250 ns in the table; with v669-like measured
+/// costs (2100 ns a fault, 338 of it clearing, 310 a munmap) 2410: the round grows in that
+/// ratio (the same CPU share and fixed mmap()/munmap() calls in both).
+#[test]
+fn a_probe_round_takes_the_measured_anonymous_costs_6_18() {
+    let first_round = |machine: &str| {
+        let toml = format!("[scenario]\nname = \"p\"\n[machine]\nram = \"256M\"\n{machine}\n[kernel]\nprofile = \"linux-6.18\"\n[tasks.w]\nops = [{{ op = \"sleep\", duration = \"30ms\" }}]\n[tasks.p]\nops = [{{ op = \"mmap_probe\", size = \"16M\", interval = \"5ms\", while_task = \"w\", step = \"probe\" }}]\n");
+        let res = sim(&toml).run(&mut |_, _| true).unwrap();
+        assert!(res.errors.is_empty(), "{:?}", res.errors);
+        res.steps.iter().find(|st| st.name == "probe").expect("the probe step").samples[0]
+    };
+    let (t, h) = (first_round(""), first_round("anon_fault_ns = 2100\nclear_page_ns = 338\nzap_page_ns = 310"));
+    let ratio = h as f64 / t as f64;
+    let want = (2100.0 + 310.0) / (1305.0 + 250.0);
+    assert!((ratio / want - 1.0).abs() < 0.01, "table {t} ns, measured {h} ns: x{ratio:.3}, want x{want:.3}");
 }
 
 fn host_toml(machine: &str) -> String {
