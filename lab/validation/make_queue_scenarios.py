@@ -152,6 +152,18 @@ IDLE_WAIT_WHY = ("the idle host's run-queue wait is modelled in part only: 12-71
                  "was not traced on an idle host: not modelled; the idle sets' figures, make_queue_scenarios.py IDLE_SETS")
 
 
+# loop23's trace of the loop device beside the unthrottled writers, the same in both scenarios' notes.
+LOOP23_RW = [
+    "loop23 also traced the host's loop device serving the reader beside this writer (lab/measurements/loop-rw/,",
+    "loop_rw_table.py; three rounds on v669, LOADED 5.5-11.4): vda completed every request in issue order (0 of",
+    "4,372 write-then-read pairs out of order), as the engine's one line serves a read behind the writes; the loop",
+    "worker's pickup and a write's completion tail (124-615 us after vda: ext4's unwritten-extent conversion), not",
+    "modelled (loaded figures), would make the engine's writes later, not earlier. Refuted: the reads behind the",
+    "flusher's writes as the writer's miss. The set was recorded on 6.18.44-fc-v782, the write table on v669, where",
+    "this writer ALONE took 0.31-0.36 s idle (loop-write-idle, memcg-wbt, blk-wbt on): the miss is likely the",
+    "machine build's (untested: no v669 idle set); next, an idle set recorded on v669.",
+]
+
 # The unthrottled writers' finding (loop21, wbt23), the same in both scenarios' notes.
 WBT23_WRITER = [
     "vmscan.throttled.writeback 451), and the host's blk-wbt let the same writer (alone: the memcg-wbt phase of",
@@ -427,14 +439,7 @@ NOTES = {
         "loop23 (2026-11-30): the table's write side from the idle rounds only (loop_table.py's rule; 3.50 -> 3.76 GB/s",
         "shared, 4.12 -> 4.63 a request alone). Against the idle set: blk-wbt at 2 ms writer +103.6 -> +97.5%, reader",
         "+7.5 -> +5.3%; off: writer -21.1 -> -25.2% (OUT), reader +48.1 -> +43.7% (OUT). No row changed status.",
-        "loop23 also traced the host's loop device serving the reader beside this writer (lab/measurements/loop-rw/,",
-        "loop_rw_table.py; three rounds on v669, LOADED 5.5-11.4): vda completed every request in issue order (0 of",
-        "4,372 write-then-read pairs out of order), as the engine's one line serves a read behind the writes; the loop",
-        "worker's pickup and a write's completion tail (124-615 us after vda: ext4's unwritten-extent conversion), not",
-        "modelled (loaded figures), would make the engine's writes later, not earlier. Refuted: the reads behind the",
-        "flusher's writes as the writer's miss. The set was recorded on 6.18.44-fc-v782, the write table on v669, where",
-        "this writer ALONE took 0.31-0.36 s idle (loop-write-idle, memcg-wbt, blk-wbt on): the miss is likely the",
-        "machine build's (untested: no v669 idle set); next, an idle set recorded on v669.",
+        *LOOP23_RW,
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth (as host-queue-rw-seq-unthrottled). Re-recorded 2026-11-29",
         "18:37-18:39 (loadavg 5.7-6.8; the first set 17:15-17:17 at 11.2-11.6). blk-wbt at 2 ms: reader",
@@ -586,14 +591,7 @@ NOTES = {
         "loop23 (2026-11-30): the table's write side from the idle rounds only (loop_table.py's rule; 3.50 -> 3.76 GB/s",
         "shared, 4.12 -> 4.63 a request alone). Against the idle set: writer +116.5 -> +111.6% (none), +102.4 -> +96.3%",
         "(mq-deadline); reader +9.8 -> +14.2%, +13.0 -> +11.3%. No row changed status.",
-        "loop23 also traced the host's loop device serving the reader beside this writer (lab/measurements/loop-rw/,",
-        "loop_rw_table.py; three rounds on v669, LOADED 5.5-11.4): vda completed every request in issue order (0 of",
-        "4,372 write-then-read pairs out of order), as the engine's one line serves a read behind the writes; the loop",
-        "worker's pickup and a write's completion tail (124-615 us after vda: ext4's unwritten-extent conversion), not",
-        "modelled (loaded figures), would make the engine's writes later, not earlier. Refuted: the reads behind the",
-        "flusher's writes as the writer's miss. The set was recorded on 6.18.44-fc-v782, the write table on v669, where",
-        "this writer ALONE took 0.31-0.36 s idle (loop-write-idle, memcg-wbt, blk-wbt on): the miss is likely the",
-        "machine build's (untested: no v669 idle set); next, an idle set recorded on v669.",
+        *LOOP23_RW,
         "The loaded set (kept in validation-pending/real/, not compared):",
         "Pending: the host disk's write bandwidth, not a queue mechanism. Re-recorded 2026-11-29 18:37-18:39",
         "(loadavg 5.7-6.6; the first set, 16:11-16:13 at 13.1-14.0, had the writer at 0.741-0.971 s and the",
