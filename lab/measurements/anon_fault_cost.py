@@ -18,40 +18,18 @@ host (its load is printed):
 Results (2026-11-28, host kernel 6.18.44, 2 vCPU AMD EPYC KVM guest, THP enabled=madvise) are
 in profile.rs at CpuCost.
 """
-import mmap
-import time
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+from memtwin.hostcal import anon_rounds, vmstat  # noqa: E402  (the runner's copy of this method)
 
 SZ = 18 << 20
 PAGES = SZ // 4096
-ONES = b"\x01" * PAGES
-
-
-def vmstat(key):
-    with open("/proc/vmstat") as f:
-        for line in f:
-            if line.startswith(key + " "):
-                return int(line.split()[1])
-    return 0
 
 
 def rounds(huge, n=200):
-    out = []
-    for _ in range(n):
-        m = mmap.mmap(-1, SZ, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ | mmap.PROT_WRITE)
-        if huge:
-            m.madvise(mmap.MADV_HUGEPAGE)
-        mv = memoryview(m)
-        t0 = time.monotonic_ns()
-        mv[::4096] = ONES
-        t1 = time.monotonic_ns()
-        mv[::4096] = ONES
-        t2 = time.monotonic_ns()
-        mv.release()
-        m.close()
-        t3 = time.monotonic_ns()
-        out.append((t1 - t0, t2 - t1, t3 - t2))
-        time.sleep(0.005)
-    return out
+    return anon_rounds(huge, n, SZ, gap_s=0.005)
 
 
 def pct(xs, q):

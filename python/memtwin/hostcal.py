@@ -581,7 +581,7 @@ ANON_ROUNDS = 24
 ANON_HUGE_ROUNDS = 24
 
 
-def _vmstat(key: str) -> int:
+def vmstat(key: str) -> int:
     with open("/proc/vmstat") as f:
         for line in f:
             if line.startswith(key + " "):
@@ -589,9 +589,10 @@ def _vmstat(key: str) -> int:
     return 0
 
 
-def anon_rounds(huge: bool, n: int, size: int = ANON_BYTES) -> list:
-    """`n` rounds of anon_fault_cost.py's: (first touch, second touch, munmap) ns of an anonymous
-    `size` mapping touched one byte a 4 KiB page; with `huge`, MADV_HUGEPAGE first."""
+def anon_rounds(huge: bool, n: int, size: int = ANON_BYTES, gap_s: float = 0.0) -> list:
+    """`n` rounds of M11/M12's method (lab/measurements/anon_fault_cost.py runs it with `gap_s`
+    0.005): (first touch, second touch, munmap) ns of an anonymous `size` mapping touched one
+    byte a 4 KiB page; with `huge`, MADV_HUGEPAGE first; `gap_s` seconds between rounds."""
     pages = size // 4096
     ones = b"\x01" * pages
     out = []
@@ -609,6 +610,8 @@ def anon_rounds(huge: bool, n: int, size: int = ANON_BYTES) -> list:
         m.close()
         t3 = time.monotonic_ns()
         out.append((t1 - t0, t2 - t1, t3 - t2))
+        if gap_s:
+            time.sleep(gap_s)
     return out
 
 
@@ -655,9 +658,9 @@ def anon_costs_from(base: list, huge: list, thp_per_round: float, size: int = AN
 def anon_costs(base_rounds: int = ANON_ROUNDS, huge_rounds: int = ANON_HUGE_ROUNDS) -> dict:
     """M11/M12's measurement, shortened (module doc): base then huge rounds."""
     base = anon_rounds(False, base_rounds)
-    a = _vmstat("thp_fault_alloc")
+    a = vmstat("thp_fault_alloc")
     huge = anon_rounds(True, huge_rounds)
-    thp = (_vmstat("thp_fault_alloc") - a) / huge_rounds
+    thp = (vmstat("thp_fault_alloc") - a) / huge_rounds
     return anon_costs_from(base, huge, thp)
 
 
