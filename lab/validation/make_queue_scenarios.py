@@ -620,6 +620,19 @@ def reader_ops(kind):
             "4096 random 4 KiB reads of a cold 256M file")
 
 
+def recorded_variants(name, variant):
+    """Each recording of a scenario's set (validation-pending's real/ first, then validation's), as
+    its variant's dict, in the set's order; None for one that cannot be read or lacks the variant
+    (each caller decides: skip it, or give up on the set)."""
+    for r in recorded_runs(name) or []:
+        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
+        try:
+            with open(path) as f:
+                yield json.load(f)["variants"][variant]
+        except (OSError, KeyError, ValueError):
+            yield None
+
+
 def worker_samples(name, variant):
     """The loop device's worker wake-up samples of a scenario's variant from its recording set
     (loopwq23): each recording's mean run-queue wait of the unbound pool's kworkers over the tasks'
@@ -629,12 +642,8 @@ def worker_samples(name, variant):
     work after it), in ns, in the set's order; [] when no recording of the set has them (recorded
     before loopwq23)."""
     out = []
-    for r in recorded_runs(name) or []:
-        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
-        try:
-            with open(path) as f:
-                v = json.load(f)["variants"][variant]
-        except (OSError, KeyError, ValueError):
+    for v in recorded_variants(name, variant):
+        if v is None:
             continue
         kw = ((v.get("real") or {}).get("machine") or {}).get("kthread_waits", {}).get("unbound_kworker")
         if kw and kw.get("runs"):
@@ -659,12 +668,8 @@ def sampler_samples(name, variant):
     over its life, its samples times the steps' mean interval between them
     (sched.background_interval_s); in the set's order; [] unless every recording has them."""
     out = []
-    for r in recorded_runs(name) or []:
-        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
-        try:
-            with open(path) as f:
-                v = json.load(f)["variants"][variant]
-        except (OSError, KeyError, ValueError):
+    for v in recorded_variants(name, variant):
+        if v is None:
             return []
         smp = ((v.get("real") or {}).get("machine") or {}).get("runq_sampler") or {}
         iv = [s["sched"]["background_interval_s"] for s in v.get("steps", []) if (s.get("sched") or {}).get("background_interval_s")]
@@ -682,13 +687,10 @@ def background_samples(name, variant, key="background_runnable"):
     the set's order; [] unless every recording of the set has them (recorded before runq23, or
     before autogrp23 for the autogroup keys)."""
     out = []
-    for r in recorded_runs(name) or []:
-        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
-        try:
-            with open(path) as f:
-                steps = json.load(f)["variants"][variant]["steps"]
-        except (OSError, KeyError, ValueError):
+    for v in recorded_variants(name, variant):
+        if v is None or "steps" not in v:
             return []
+        steps = v["steps"]
         xs = [s["sched"][key] for s in steps if key in (s.get("sched") or {})]
         if not xs:
             return []
@@ -700,12 +702,10 @@ def autogroup_on(name, variant):
     """Whether every recording of a scenario's variant ran with sched_autogroup_enabled=1
     (real.machine.runq_sampler, autogrp23): CFS then shares the CPUs between autogroups."""
     on = []
-    for r in recorded_runs(name) or []:
-        path = os.path.join(PENDING, r) if os.path.exists(os.path.join(PENDING, r)) else os.path.join(OUT, r)
+    for v in recorded_variants(name, variant):
         try:
-            with open(path) as f:
-                rs = json.load(f)["variants"][variant]["real"]["machine"].get("runq_sampler") or {}
-        except (OSError, KeyError, ValueError):
+            rs = v["real"]["machine"].get("runq_sampler") or {}
+        except (TypeError, KeyError):
             return False
         on.append(rs.get("sched_autogroup_enabled") == 1)
     return bool(on) and all(on)
