@@ -92,3 +92,33 @@ def test_bad_event_input_is_a_located_error(tmp_path, edit, words):
         memtwin.run(p)
     msg = e.value.args[0]
     assert p in msg and words in msg and "fix:" in msg, msg
+
+
+TRUNC = """[scenario]
+name = "trunc"
+[machine]
+ram = "512M"
+fs = "{fs}"
+[devices.sda]
+read_bw = "100M"
+write_bw = "100M"
+[tasks.w]
+ops = [
+  {{ op = "write", file = "/f", length = "8M", create = true, step = "long" }},
+  {{ op = "write", file = "/f", length = "1M", truncate = true, step = "short" }},
+  {{ op = "fsync", file = "/f", step = "drop" }},
+  {{ op = "fadvise", path = "/f", advice = "dontneed", step = "drop" }},
+  {{ op = "read", file = "/f", step = "read" }},
+]
+"""
+
+
+@pytest.mark.parametrize("fs", ["ext4", "xfs"])
+def test_o_trunc_sets_i_size_to_zero_on_every_file_system(tmp_path, fs):
+    # do_truncate() -> the file system's setattr -> truncate_setsize(inode, 0) (6.1 fs/open.c,
+    # mm/truncate.c): after open(O_TRUNC) and a 1 MiB write the file is 1 MiB long, so a
+    # read to its end reads 1 MiB from the disk (written back and dropped first), not the 8 MiB
+    # it had before.
+    steps = memtwin.run(_write(tmp_path, TRUNC.format(fs=fs))).steps
+    assert steps.loc["short"].write_bytes == 1 << 20
+    assert steps.loc["read"].read_bytes == 1 << 20, steps.loc["read"].read_bytes

@@ -1519,12 +1519,12 @@ impl Simulation {
                 if matches!(self.tasks[ti].cursor, Cursor::Idle) {
                     if *truncate {
                         self.enter(ti);
-                        if self.kernel.inodes[inode.idx()].is_shmem() {
-                            // do_truncate() -> shmem_setattr(): i_size 0, which
-                            // shmem_is_huge()'s within_size reads (shmem.rs); other file
-                            // systems' i_size is left as it was (their outputs unchanged)
-                            self.kernel.inodes[inode.idx()].size = 0;
-                        }
+                        // do_truncate() -> notify_change() -> the file system's setattr
+                        // (ext4_setattr(), xfs_vn_setattr(), shmem_setattr()):
+                        // truncate_setsize(inode, 0) sets i_size 0 on every file system, then
+                        // truncate_pagecache() drops the pages (shmem_is_huge()'s within_size
+                        // and readahead's end of file read i_size).
+                        self.kernel.inodes[inode.idx()].size = 0;
                         self.kernel.truncate_inode_pages(inode);
                         self.leave(ti, 0);
                     }
