@@ -19,7 +19,12 @@ Then, per kind of period (one 8 MiB window alone; a window joined by later reque
 smaller ones), the rates' medians, and the rate against the idle gap before the period and against
 the requests in flight.
 
-    python3 lab/measurements/loop_busy.py RAW_OR_JSON [...] [--periods]"""
+With `--replay`, a raw trace's requests are also replayed through the engine's device model
+(replay()) at the shared bandwidth the run's own device window gives (hostcal.rs `window_read_bw()`
+of `device_window_ns`, what validate gives the twin) and at the lone 8 MiB windows' rate, and the
+modelled end of each period is set against the traced one.
+
+    python3 lab/measurements/loop_busy.py RAW_OR_JSON [...] [--periods] [--replay]"""
 import json
 import os
 import re
@@ -32,6 +37,8 @@ from ra_cycles import LINE, reader_pid  # noqa: E402
 REQUEST_COST_NS = 13_000  # the table's (loop-device.md; loop_device_table.py)
 TOGETHER_NS = 100_000  # completions within this of each other: ended together (virtblk_done())
 WINDOW = 8 << 20
+REQUEST_LATENCY_NS = 50_000  # the table's (loop-device.md)
+REQUEST_READ_BW = 7.08e9  # loop_table.py LOOP_REQUEST_READ_BW (a request alone, idle v782)
 
 
 def raw_requests(path):
@@ -130,6 +137,66 @@ def max_in_flight(reqs):
     return best
 
 
+def window_read_bw(window_ns, max_sectors_kb=1280, request_cost=REQUEST_COST_NS):
+    """hostcal.rs `window_read_bw()`: the shared bandwidth an 8 MiB window of `window_ns` gives."""
+    nreq = -(-WINDOW // (max_sectors_kb * 1024))
+    return WINDOW * 1e9 / (window_ns - nreq * request_cost)
+
+
+def replay(reqs, bw, latency=REQUEST_LATENCY_NS, own_bw=REQUEST_READ_BW):
+    """The kernel's requests (issued as traced) through blkdev/mod.rs `HwQueue::dispatch()` at shared
+    bandwidth `bw` (one line, `request_cost` each, FIFO on the shared line; a request alone at
+    `latency` + bytes / `own_bw`) and `BlockDevice::complete_together` (a read dispatched before the
+    batch's end joins it and completes with its last): each request's modelled completion, in
+    issue order."""
+    bw_until = last_done = 0
+    out, batch, batch_end = [], [], 0
+    for t, _done, n in sorted(reqs):
+        bw_until = max(bw_until, t) + REQUEST_COST_NS + n * 1e9 / bw
+        own = t + latency + n * 1e9 / own_bw
+        done = max(own, bw_until, last_done)
+        last_done = done
+        if t >= batch_end:
+            for k in batch:
+                out[k] = batch_end
+            batch, batch_end = [], 0
+        batch.append(len(out))
+        out.append(done)
+        batch_end = max(batch_end, done)
+    for k in batch:
+        out[k] = batch_end
+    return out
+
+
+def replay_report(reqs, window_ns):
+    """Per kind of period, the modelled completion of the period's last request less the traced one
+    (ms), at the shared bandwidth the run's own device window gives (what validate gives the twin)
+    and at the bandwidth that makes the 8 MiB windows issued alone end on time (their median)."""
+    reqs = sorted(reqs)
+    ps = periods(reqs)
+    idx = {r: i for i, r in enumerate(reqs)}
+
+    def errs(bw):
+        model = replay(reqs, bw)
+        by = {}
+        for p in ps:
+            d = describe(p)
+            end_m = max(model[idx[r]] for r in p["reqs"])
+            by.setdefault(kind(d), []).append((end_m - p["end"]) / 1e6)
+        return by
+    bw0 = window_read_bw(window_ns)
+    alone = [describe(p) for p in ps]
+    alone_bw = med([d["fifo_bw"] for d in alone if kind(d) == "8 MiB window alone"]) * 1e9
+    for name, bw in (("the run's device window", bw0), ("the lone 8 MiB windows' rate", alone_bw)):
+        if bw != bw:
+            continue
+        by = errs(bw)
+        print(f"  HwQueue replay of the traced requests at {bw / 1e9:.2f} GB/s ({name}): modelled - traced end of a period, ms, median [p10-p90]:")
+        for k in sorted(by):
+            v = sorted(by[k])
+            print(f"    {k:32s} {len(v):4d}  {med(v):+6.2f} [{v[len(v) // 10]:+.2f} .. {v[9 * len(v) // 10]:+.2f}]")
+
+
 def kind(d):
     if d["first_mib"] == 8 and d["joined_mib"] == 0:
         return "8 MiB window alone"
@@ -185,6 +252,8 @@ def report(name, groups, show):
             if v:
                 print(f"    [{lo}, {hi}): {len(v):4d} periods, median {med(v):.2f} GB/s [{min(v):.2f}-{max(v):.2f}], "
                       f"{med([d['mib'] for d in big if lo <= d['max_in_flight'] < hi]):.1f} MiB")
+    if "--replay" in sys.argv and len(groups) == 1:
+        replay_report(groups[0], 8 * busy / max(1e-9, sum(d['mib'] for d in ds)) * 1e6)
     return ds
 
 
