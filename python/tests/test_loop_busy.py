@@ -32,17 +32,17 @@ def line(t, pid, ev, rest, comm="python3"):
     return f"         {comm}-{pid}    [001] ..... {t:.6f}: {ev}: {rest}\n"
 
 
-def trace(tmp_path):
-    """A calibration reader (pid 10, ino c) before the scenario's reader (pid 20, ino d), each with one
-    8 MiB window issued alone on the loop device 7:0."""
+def trace(tmp_path, cal_reqs=7):
+    """A calibration reader (pid 10, ino c; `cal_reqs` requests) before the scenario's reader (pid 20,
+    ino d), each with one window issued alone on the loop device 7:0 (the reader's: 8 MiB in 7)."""
     out = []
-    for pid, ino, t0, sector in ((10, "c", 1.0, 1000), (20, "d", 2.0, 500000)):
+    for pid, ino, t0, sector, nreq in ((10, "c", 1.0, 1000, cal_reqs), (20, "d", 2.0, 500000, 7)):
         out.append(line(t0, pid, "page_cache_sync_ra", f"dev=7:0 ino={ino} index=0 req_count=32 order=0 size=0"))
-        for k in range(7):
+        for k in range(nreq):
             n = 2560 if k < 6 else 1024
             s = sector + 2560 * k
             out.append(line(t0 + 1e-5, pid, "block_rq_issue", f"7,0 RA {n * 512} () {s} + {n} be,0,2 [python3]"))
-        for k in range(7):
+        for k in range(nreq):
             n = 2560 if k < 6 else 1024
             out.append(line(t0 + 3.2e-3, 0, "block_rq_complete", f"7,0 RA () {sector + 2560 * k} + {n} be,0,2 [0]", comm="<idle>"))
     p = tmp_path / "raw.txt"
@@ -60,6 +60,16 @@ def test_the_scenario_reader_is_the_last_task_to_miss(tmp_path):
     reqs = lb.raw_requests(raw)
     # only the scenario reader's window: 7 requests, 8 MiB, from its first miss on
     assert len(reqs) == 7 and sum(r[2] for r in reqs) == 8 << 20 and min(r[0] for r in reqs) >= 2e9
+
+
+def test_the_timeline_follows_the_scenario_reader(tmp_path):
+    """trace_thrash_timeline.timeline() starts at the scenario reader's first miss: its 7 requests, not
+    the calibration's 3 (the v669 timelines before race669 followed the calibration)."""
+    tt = load("lab/validation/trace_thrash_timeline.py", "trace_thrash_timeline")
+    lines = tt.timeline(trace(tmp_path, cal_reqs=3), 200.0)
+    assert lines[0].split()[:2] == ["0.000", "page_cache_sync_ra:"] and "ino" not in lines[0]
+    assert any("device issued 7 requests, 8192 KiB" in x for x in lines), lines
+    assert not any("device issued 3 requests" in x for x in lines), lines
 
 
 def test_replay_is_hwqueue_with_completions_together():
