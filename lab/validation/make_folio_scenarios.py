@@ -236,6 +236,23 @@ V669_RESULT = ("# PENDING (ra21d, 2026-11-30): against this set {verdict}.\n"
                "# The rule (written before the comparison; review14 H1): within at validate's inputs and at (a) the engine's\n"
                "# boot seeds 6-11, 12-17 and 18-23 (the same figures: no seeded draw acts once the window replaces the\n"
                "# batches) and (b) every recording's device window scaled by 0.97/0.98/0.99/1.01/1.02/1.03: {scaled}.\n")
+V669_RACE = ("# The race on v669, traced (race669; large-folios.md, \"The order-6 window's race on v669\"; the lead's quiet\n"
+             "# traces of 512M and 1G pass 1, 2026-11-30 21:08-21:09, load 1.3-1.5, lab/validation/trace-race-v669-1130/):\n"
+             "# the twin parts from the kernel at the order-6 window issued alone (the order-8 window held or not yet\n"
+             "# issued): on 1G the kernel's completes 3.21 ms after its issue (median of 58 ramps), the twin's 4.27 at\n"
+             "# validate's inputs, so the kernel's falls before the order-0 fallback's last charges, which evict it unread\n"
+             "# (48 of 96 ramps restart inside it), and the twin's after the fallback stopped (20 of 178), the cheap way.\n"
+             "# The loop device goes at one rate per byte whatever is in flight (1G: a lone 8 MiB window 2.72/2.68 GB/s,\n"
+             "# joined by the order-8 window 2.77/2.77, two issued together 2.70/2.62; its requests end together, so a\n"
+             "# request's time is its whole batch's): refuted, that the rate depends on what is in flight (the\n"
+             "# unthrottled idle reads' drop from 2.2-2.9 to 1.2 GB/s follows the read's phase, lone windows alike).\n"
+             "# HwQueue's one shared line with completions together, replaying the traced requests, ends them on time\n"
+             "# at the lone windows' rate; at the rate the run's own device window gives (its busy union per 8 MiB,\n"
+             "# which also holds the small periods' latency and the order-2 windows' segments: 1G 2.32/2.41, 512M\n"
+             "# 1.76/2.19 GB/s) it ends the lone window 0.44-0.87 ms late. Experiment (not kept): at the traced lone\n"
+             "# windows' rate the twin's 1G pass 1 is 2428-3153 MB (the traces 2770, 3058), at their union 2210-3166,\n"
+             "# at validate's inputs 2150-2379. Not modelled (no in-flight dependence to add): the recordings keep only\n"
+             "# the union, so the set cannot be given the lone windows' rate; a runner figure for it is the next step.\n")
 V669_GAP = ("# What the gap points to (experiments, not kept): the device. Dropped from the inputs (the v782 idle table's\n"
             "# batches, 2.52 GB/s drawn, with v669's reader and reclaim) 512M -1.0/+5.2/-1.1%, 1G -3.9/+1.9/+1.5%, the cat\n"
             "# -7.7%; without the reader instead -14.2/-13.5/-19.7, -18.7/-21.5/-21.7, -10.0; without the reclaim call\n"
@@ -254,11 +271,7 @@ V669_GAP = ("# What the gap points to (experiments, not kept): the device. Dropp
             "# run's window was shorter (the cat 739/716/612 MB at 3.78/3.89/3.93 ms, 635/544/571 at 4.57/5.09/5.21;\n"
             "# elasticity of a run's total in its window: cat -0.73, 1G -0.83, 512M -0.17), the twin's runs barely (-0.23,\n"
             "# +0.44, -0.37); the window is measured over the run itself (the busy union of its read requests per 8 MiB),\n"
-            "# so cause and outcome are not separated there. And the throttled runs' windows (3.6-5.2 ms per 8 MiB) are\n"
-            "# faster per byte than the unthrottled batches of two windows (6.8-9.6 ms per 8 MiB): this device's rate\n"
-            "# depends on what is in flight, where HwQueue shares one bandwidth among every request. Next: the window\n"
-            "# under blk-throttle traced on this machine, quiet, against the twin's phase by phase (\"The order-6\n"
-            "# window's race\" for v669).\n")
+            "# so cause and outcome are not separated there.\n" + V669_RACE)
 V669_NOTES = {
     "host-ext4-seq-tight-512m-ra8192": V669_RESULT.format(
         verdict="pass 3 is out", kernel="1301 [1174-1433] / 1283 [1220-1420] / 1356 [1322-1462]",

@@ -12,7 +12,8 @@ tracepoints of 6.14+) while a tracefs instance of its own records, for loop devi
 mm_filemap_get_pages, readahead:page_cache_sync_ra / _async_ra / _ra_order / _ra_unbounded,
 block:block_bio_queue / block_rq_issue / block_rq_complete; and, for every task, vmscan:mm_vmscan_memcg_reclaim_begin / _end and
 sched:sched_switch of tasks named python3 (the runner's tasks). The timeline starts at the first
-page_cache_sync_ra (the first task's first read miss; its pid is the reader followed), in
+page_cache_sync_ra of the scenario's reader (the last task to miss: the runner's host-cost
+calibration, hostcal21, reads files first; ra_cycles.reader_pid()), in
 milliseconds: runs of additions or deletions of one order over contiguous indices, the reader's
 reads as page ranges (mm_filemap_get_pages), readahead calls, the bios submitted to the loop
 device (KiB; blk-throttle may hold a bio before its requests are issued) and its requests as runs
@@ -33,6 +34,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import tracefs_instance  # noqa: E402
+from ra_cycles import reader_pid  # noqa: E402
 
 LOOP = f"s_dev >= {7 << 20} && s_dev < {8 << 20}"
 BLK = f"dev >= {7 << 20} && dev < {8 << 20}"
@@ -68,6 +70,9 @@ def timeline(raw: str, ms: float) -> list:
     t0 = pid = ino = None
     reclaim = off = None
     issued = {}  # sector -> issue time (ms)
+    # the scenario's reader: the last task to miss (ra_cycles.reader_pid(); since hostcal21 the runner's
+    # host-cost calibration reads files first, in the same trace)
+    reader = reader_pid(raw)
 
     def flush():
         nonlocal cur
@@ -89,7 +94,7 @@ def timeline(raw: str, ms: float) -> list:
                 continue
             comm, p, ts, ev, rest = m.groups()
             if t0 is None:
-                if ev != "page_cache_sync_ra":
+                if ev != "page_cache_sync_ra" or p != reader:
                     continue
                 t0, pid = float(ts), p
                 ino = re.search(r"ino=(\w+)", rest).group(1)

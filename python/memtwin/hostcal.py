@@ -305,8 +305,11 @@ def device_window_from(text: str, min_bytes: int = DEVICE_MIN_BYTES) -> dict:
     """The device window (module doc) of a trace of the loop device's block_rq_issue and
     block_rq_complete events: the read requests paired by sector, their busy periods (the union
     of each request's [issue, completion]: the time the device holds a read in flight), and the
-    busy time per 8 MiB read, `device_window_ns = 8 MiB x busy / bytes`. ValueError, saying why,
-    with fewer than `min_bytes` read."""
+    busy time per 8 MiB read, `device_window_ns = 8 MiB x busy / bytes`; with at least
+    LONE_WINDOWS_MIN periods that are one 8 MiB window issued at once and nothing else
+    ([`_lone_window`]), also their median span, `device_lone_window_ns` (and how many,
+    `device_lone_windows`: recorded, not given). ValueError, saying why, with fewer than
+    `min_bytes` read."""
     issued, reqs = {}, []
     for line in text.splitlines():
         m = RQ_LINE.match(line)
@@ -323,21 +326,48 @@ def device_window_from(text: str, min_bytes: int = DEVICE_MIN_BYTES) -> dict:
     reqs.sort()
     busy = nbytes = periods = 0
     start = end = None
+    lone, cur = [], []
     for t0, t1, n in reqs:
         if end is None or t0 > end:
             if end is not None:
                 busy += end - start
-            start, end, periods = t0, t1, periods + 1
+                lone.append(_lone_window(cur, start, end))
+            start, end, periods, cur = t0, t1, periods + 1, []
         else:
             end = max(end, t1)
+        cur.append((t0, n))
         nbytes += n * 512
     if end is not None:
         busy += end - start
+        lone.append(_lone_window(cur, start, end))
     if nbytes < min_bytes or busy <= 0:
         raise ValueError(f"too little read on the loop device for its window ({nbytes >> 20} MiB in {len(reqs)} requests; "
                          f"{min_bytes >> 20} MiB wanted)")
-    return {"device_window_ns": round(WINDOW_BYTES * busy / nbytes), "device_busy_ms": round(busy / 1e6, 3),
-            "device_read_mib": round(nbytes / 2**20, 1), "device_requests": len(reqs), "device_busy_periods": periods}
+    out = {"device_window_ns": round(WINDOW_BYTES * busy / nbytes), "device_busy_ms": round(busy / 1e6, 3),
+           "device_read_mib": round(nbytes / 2**20, 1), "device_requests": len(reqs), "device_busy_periods": periods}
+    lone = sorted(x for x in lone if x is not None)
+    if len(lone) >= LONE_WINDOWS_MIN:
+        out["device_lone_window_ns"] = lone[len(lone) // 2]
+        out["device_lone_windows"] = len(lone)
+    return out
+
+
+LONE_ISSUE_NS = 100_000  # a window's requests issued within this of each other: one submission (11-40 us seen)
+LONE_WINDOWS_MIN = 3  # fewer lone windows in the run: no figure
+
+
+def _lone_window(reqs: list, start: int, end: int) -> Optional[int]:
+    """The span of a busy period that is one 8 MiB window issued at once and nothing else (its read
+    requests, [(issue ns, sectors)], all issued within LONE_ISSUE_NS of the first and 8 MiB
+    together), else None. race669 (large-folios.md, "The order-6 window's race on v669"): the loop
+    device serves the bytes in flight at one rate and ends them together, and such a window's span is
+    that rate's (2.08-2.72 GB/s in the quiet v669 traces) where the busy union per 8 MiB
+    (`device_window_ns`) also holds the small periods' latency and the order-2 windows' segments
+    (1.76-2.41 GB/s by `window_read_bw()` in the same runs). Recorded, not given (validate gives
+    `device_window_ns`)."""
+    if sum(n for _, n in reqs) * 512 != WINDOW_BYTES or reqs[-1][0] - reqs[0][0] > LONE_ISSUE_NS:
+        return None
+    return end - start
 
 
 def lost_events(inst: str) -> int:

@@ -241,6 +241,39 @@ def test_the_device_window_is_the_busy_time_per_8_mib_of_the_runs_reads():
         hostcal.device_window_from(text)  # 64 MiB wanted by default
 
 
+def test_the_lone_windows_span_is_recorded_beside_the_device_window():
+    """race669: besides the busy union, the runner records the median span of the periods that are one
+    8 MiB window (six requests of 2560 sectors and one of 1024) issued at once and nothing else: three
+    such (3.0, 3.2 and 3.6 ms) -> 3.2 ms; a window whose requests are issued 0.3 ms apart, one joined by
+    a later request and a window of 8.75 MiB are not lone. Fewer than three lone windows: no figure."""
+    sizes = [2560] * 6 + [1024]
+    lines, base = [], 0
+
+    def window(t, span, step=1e-6, extra=None):
+        nonlocal base
+        for k, n in enumerate(sizes):
+            lines.append(_rq("block_rq_issue", t + k * step, base, n))
+            lines.append(_rq("block_rq_complete", t + span, base, n))
+            base += n
+        if extra is not None:
+            lines.append(_rq("block_rq_issue", t + extra, base, 2560))
+            lines.append(_rq("block_rq_complete", t + span, base, 2560))
+            base += 2560
+    window(10.0, 0.0030)
+    window(11.0, 0.0036)
+    window(12.0, 0.0032)
+    window(13.0, 0.0050, step=0.0003)   # issued over 1.8 ms
+    window(14.0, 0.0070, extra=0.001)   # joined by a later request
+    text = "\n".join(["# tracer: nop", *lines])
+    r = hostcal.device_window_from(text, min_bytes=16 << 20)
+    assert r["device_lone_window_ns"] == 3_200_000 and r["device_lone_windows"] == 3, r
+    assert r["device_busy_periods"] == 5
+    # two lone windows only: no figure, the device window as before
+    text2 = "\n".join(["# tracer: nop", *[x for x in lines if " 10.0" not in x.split(":")[0]]])
+    r2 = hostcal.device_window_from(text2, min_bytes=16 << 20)
+    assert "device_lone_window_ns" not in r2 and r2["device_busy_periods"] == 4, r2
+
+
 def test_a_window_that_is_not_positive_is_refused():
     """review12 L2: a window timing whose median is not positive (the hot read took longer than the
     cold one) is refused at record time with what it was, so the runner records it as unavailable."""
