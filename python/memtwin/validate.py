@@ -895,7 +895,10 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     `machine.loop_read_window` as the device window (`device_window_ns`, rawin21: an 8 MiB
     readahead window's read requests timed by the loop device itself, from each one's
     allocation after blk-throttle to its completion, at the scenario's read_ahead_kb and read
-    rule); `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
+    rule), or, where the recording has it, the run's lone 8 MiB windows (`device_lone_window_ns`:
+    the busy periods of one window and nothing else; lab/validation/lone-window-rule.md: HwQueue's
+    shared rate is the transfer rate, the whole-run window also holds the latency and segment costs
+    the engine adds itself); `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
     first-touch fault, its clearing, munmap, per 4 KiB; hostcal.rs sets CpuCost's anon_fault,
     clear_page, zap_page). The two older windows are checked when present and not given: the O_DIRECT window
     (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take 1.5-2.4) is
@@ -942,7 +945,10 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
         if key == "reclaim_call_ns":
             sets.append(f"machine.reclaim_call_ns={v}")
         elif key == "device_window_ns":
-            sets.append(f'machine.loop_read_window="{v}ns"')
+            lone = hc.get("device_lone_window_ns")
+            if lone is not None and not ok(lone):
+                raise bad("device_lone_window_ns", lone)
+            sets.append(f'machine.loop_read_window="{lone or v}ns"')
         elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
             sets.append(f"machine.{key}={v}")
     return sets

@@ -64,6 +64,10 @@ def test_a_host_recordings_costs_become_machine_settings():
     assert recorded_host_cost(rec(None)) == []
     # the device window (rawin21) is given: an 8 MiB window's requests as the loop device timed them
     assert recorded_host_cost(rec({**hc, "device_window_ns": 1523000})) == recorded_host_cost(rec(hc)) + ['machine.loop_read_window="1523000ns"']
+    # where the run had lone 8 MiB windows (race669), theirs is the rate given (lone-window-rule.md: the
+    # whole-run window also holds latency and segment costs the engine adds itself)
+    assert recorded_host_cost(rec({**hc, "device_window_ns": 1523000, "device_lone_window_ns": 1211000, "device_lone_windows": 7})) == \
+        recorded_host_cost(rec(hc)) + ['machine.loop_read_window="1211000ns"']
     assert set_run_sets(3, rec(hc)) == ["kernel.boot_seed=3", "machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]",
                                         "machine.reclaim_call_ns=331"]
     scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))  # pending again since ra21d
@@ -118,6 +122,7 @@ def test_the_throttled_trio_is_compared_with_its_quiet_calibrated_set():
                                     ({"read_ns_by_order": {"8": -3}}, "read_ns_by_order['8']"),
                                     ({"read_ns_by_order": [1, 2]}, "read_ns_by_order"), ({"readahead_window_ns": 1.5}, "readahead_window_ns"),
                                     ({"device_window_ns": 0}, "device_window_ns"), ({"device_window_ns": "1.5ms"}, "device_window_ns"),
+                                    ({"device_window_ns": 1523000, "device_lone_window_ns": -1}, "device_lone_window_ns"),
                                     ({"anon_fault_ns": 0}, "anon_fault_ns"), ({"clear_page_ns": 338.5}, "clear_page_ns"),
                                     ({"zap_page_ns": "250ns"}, "zap_page_ns"), ({"zap_page_ns": True}, "zap_page_ns")])
 def test_bad_host_cost_values_are_refused_with_the_place_and_fix(hc, key):
