@@ -184,8 +184,11 @@ RESULT = {
                             "# 395 (-22.0%), pgfault/pgpgout +6.3%, its step-end usage -0.3% and file bytes 0.0%; the copy's elapsed\n"
                             "# 5.24 s to 5.14 (-1.8%), file bytes -2.1%, pgfault +6.2%: in. Out: the probe's max90, 12.63 ms\n"
                             "# (11.61-14.27) to the twin's 8.83 (8.32-9.35; -30.1%): the kernel's rounds spread above the median\n"
-                            "# (q2 to max90 +32%) where the twin's stay flat (+3%; alone-p16m: +12% to 0%, max90 -18.9%, in), no\n"
-                            "# measured cause. None of the 6 runs was OOM-killed (stall23's quiet set: 1 of 6, below). Stall23's set\n"
+                            "# (q2 to max90 +32%) where the twin's stay flat (+3%; alone-p16m: +12% to 0%, max90 -18.9%, in); the\n"
+                            "# kernel's fastest rounds match the twin's (min 7.9-9.3 ms, the twin's 8.0-9.1, each run at its costs).\n"
+                            "# The spread is on the CPU: the probe's run-queue wait is 48-71 ms over its 174-211 rounds (the\n"
+                            "# recordings' schedstat `sched`, 0.3 ms a round), its CPU time 9.5-11.0 ms a round: the rounds' own work\n"
+                            "# (their charges' reclaim) varies in the kernel, not measured further. None of the 6 runs was OOM-killed (stall23's quiet set: 1 of 6, below). Stall23's set\n"
                             "# gave: the probe's q2 10.8 ms (9.3-11.9) to 6.4, max90 12.8 to 6.7 and pgfault/pgpgout +33% (ROUND_WHY),\n"
                             "# the probe's step-end usage and file bytes +13.8/+14.4%.\n",
     "host-stall-cp8x-p64m": "# Against the set (stall23c, validate --recorded, 2026-11-30 21:13 UTC; pending): the probe's q2 35.1 ms\n"
@@ -205,7 +208,7 @@ OOM_NOTE = ("# Stall23's quiet set's killed runs (cp4x round 3, cp8x round 5; th
             "# its page cache was all under writeback (writeback 115.3 of 115.4 MiB cache in cp4x, 89.4 of 89.5 in cp8x, dirty 0),\n"
             "# and mem_cgroup_out_of_memory() kill the probe (the most anonymous memory). That set is the 5 runs that reported.\n"
             "# The hostcal sets (stall23c: the lead, 21:05-21:11 UTC) had none: 0 of 6 runs each of cp4x-p16m, cp8x-p64m and\n"
-            "# hog-swap (memcg.events.oom_kill 0, every step reported), nor stall23c's two traced hog-swap runs (loaded).\n")
+            "# hog-swap (memcg.events.oom_kill 0, every step reported), nor stall23c's four traced hog-swap runs (loaded).\n")
 
 # Header notes per scenario: what a step-end level of these copies is (jbd23, issue 23).
 SAWTOOTH = """#
