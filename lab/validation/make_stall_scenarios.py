@@ -521,7 +521,10 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # sleeps, 140 ms in 2 s; the rest is preemption by the load), and every swap write passes blk-throttle at once and
 # completes in 10-20 ms (block_bio_queue in the pageout's 10 ms bin): writes stay within the rule, so reclaim frees
 # them instead of writing more. What keeps the quiet kernel's pageout within the rule (hog 1: 49.8 MB in 0.25 s) is
-# not measured: next, the same traces on a quiet host. Tried and not taken: 6.18's lru_note_cost() cost (nr_io * SWAP_CLUSTER_MAX + nr_rotated, 6.2+,
+# not measured: next, the same traces on a quiet host. Refuted (lab/measurements/swapout-cost-1130, loaded host): that the
+# twin's swap-out is too cheap in CPU: a task alone swapping 256M through a 64M memcg costs the kernel 9.4-18.9 us of
+# CPU a page swapped out (schedstat run_s, the fault included), the twin 18.7; there the kernel writes the pages past
+# the limit and hardly more (49,341-49,541 of 49,152), the twin 55,520 (+13%) even unthrottled. Tried and not taken: 6.18's lru_note_cost() cost (nr_io * SWAP_CLUSTER_MAX + nr_rotated, 6.2+,
 # 0538a82c39e9; the engine has 5.8-6.1's): hog 1 unchanged (32,649), 24 of 60 out, hog 2's anon +93%
 # (trace-hog-swap-1130/lru-cost-rotations.patch). The host runs the two-list LRU (CONFIG_LRU_GEN not set in
 # /proc/config.gz), vm.swappiness 60, zswap off, as the profile has it. Pending.
