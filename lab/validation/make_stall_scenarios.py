@@ -515,8 +515,8 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # (the same scenario, instrumented, not committed) marks the hog's pages referenced in a first pass (as the kernel:
 # nr_ref_keep 29,264 of 30,952 scanned), then finds nothing freeable while blk-throttle holds its swap writes (the
 # first 3,840 pages, one slice's budget, complete at once, the next ones at the slice ends 0.172, 0.272 s ...), so its
-# reclaim goes down to priority 1-3 and writes every unreferenced hog page, 7.6k pages a 50 ms (about 620 MB/s, four
-# times the write rule). Two more loaded recordings with bpftrace (21:35-21:41 UTC, load 13.1-16.3; hog 1 wrote 9,766
+# reclaim goes down to priority 1-3 and writes every unreferenced hog page, 7.6k pages a 50 ms of the tasks' clocks
+# (several times the write rule). Two more loaded recordings with bpftrace (21:35-21:41 UTC, load 13.1-16.3; hog 1 wrote 9,766
 # and 12,503 pages): the kernel's reclaimers sleep only in blk-wbt's wbt_wait() under swap_writeout() in hog 1 (5
 # sleeps, 140 ms in 2 s; the rest is preemption by the load), and every swap write passes blk-throttle at once and
 # completes in 10-20 ms (block_bio_queue in the pageout's 10 ms bin): writes stay within the rule, so reclaim frees
