@@ -79,8 +79,8 @@ def test_there_is_a_validation_set():
     assert sum(n.startswith("host-verity-") for n in names) == 2
     # issue 23 item 4: the latency probe alone (the control) and the throttled disk's two directions (a read
     # beside a write), against their quiet v669 sets; the probe beside a copy, 4x and 8x, and with an anonymous
-    # hog and swap are in validation-pending (stall23: out against the quiet sets without a measured cause,
-    # make_stall_scenarios.py KNOWN; the hog's set recorded on a loaded host)
+    # hog and swap are in validation-pending (stall23c: against the quiet hostcal sets, make_stall_scenarios.py
+    # HOSTCAL_SETS, cp4x's probe max90 and cp8x's copy file bytes out, the hog's anon/file balance out: RESULT, HOG_RESULT)
     assert {n for n in names if n.startswith("host-stall-")} == {"host-stall-alone-p16m.toml", "host-stall-rw-apart.toml"}
     assert sum(n.startswith("host-mmap-") for n in names) == 5  # issue 20 (the exec twin since 6.16+ exec readahead is modelled)
     swap = sum(n.startswith("qemu61-swap-") or n in ("qemu61-lrugen-swap.toml", "qemu61-lrugen-swap-retouch.toml") for n in names)
