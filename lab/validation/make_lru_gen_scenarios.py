@@ -860,7 +860,34 @@ GS_POOL_NOTE = """
 # Next: the guest's refill sizes by regime (a kprobe at rmqueue_bulk() with its count, or at nr_pcp_alloc()'s return)
 # and its kswapd's pages a run (balance_pgdat()'s return): what lowers the reader's pcp->high in the guest that the
 # engine does not (decay_pcp_high(), the frees of its direct reclaims, drain_all_pages()), a measurement to take
-# before any model change; kswapd's pace a page in the guest as a separate measurement, not a fit."""
+# before any model change; kswapd's pace a page in the guest as a separate measurement, not a fit.
+# pool22d (2026-11-30 21:14-21:55 UTC; lab/validation/trace-pool-1130 boots 5 and 6, --variant all, one hold of the
+# QEMU lock each, host load 7.8-9.7 and 13.2-15.1 with other helpers running: loaded; not members of the set). The
+# runner's trace gained kprobes at free_pcppages_bulk() (every per-CPU flush: the set's count and high before it, the
+# list freed into, the zone's flags; offsets from 6.12.117+deb12's BTF) and decay_pcp_high() (qemu.py
+# RTRACE_PCP_PROBES). rmqueue_bulk() is inlined in the guest kernel and kprobe_events refused __rmqueue_pcplist():
+# the refill is read from the reader's set at its next flush (pool_pcp.py).
+# (17) Refuted, (b) as a regime of small refills: the reader's set holds ~1,000 frames at every direct reclaim (count
+# medians 968, 1,073, 1,018, 1,012 in boot 5 two-list/lru_gen and boot 6 two-list/lru_gen, whose streams reclaimed
+# 1,674, 1,472, 3,077 and 1,856 pages directly), its pcp->high 1,275-7,153 (medians 3,361-7,122), never near
+# high_min (413); in boot 5's two (b) windows (18.02-18.05 s, 19.69-19.76 s) the count is 390-1,309 and the high
+# 5,996-7,122. The guest's refills are 992 frames in both regimes, as the engine's: at boots 5 and 6's settings (a
+# debug build, not committed) the engine's reader holds 936-992 (medians) at its direct reclaims, its high at
+# medians 3,343-6,595. (16)'s cap at 382 frames is not the guest's. What boot 5's (b) window at 19.69 s starts with
+# is a movable refill claiming a wholly free Unmovable pageblock (pfn 0x1c400, fallback_order 9, no boost), and it
+# lasts until a refill steals again (19.76 s); one window, not yet a rule.
+# (18) The engine and the guest per boot (the engine at each boot's settings, validate.set_run_sets()): boot 5
+# two-list 3,672 (68 direct reclaims) against 1,674 (31), lru_gen 2,496 (39) against 1,472 (23); boot 6 two-list
+# 2,106 (39) against 3,077 (57), lru_gen 2,624 (41) against 1,856 (29): the engine is above the guest at one boot and
+# below at the other; the set's medians stay as validate shows them.
+# (19) Modelled, the per-CPU lists by migratetype (6.12 free_unref_page(): a freed frame goes on the list of its
+# pageblock's migratetype, which a movable allocation does not take; free_pcppages_bulk() drains the freed frame's
+# list first): page_alloc.rs PerCpuPages::nm. It moves nothing here: the guest's reader and kswapd flush 32 frames from
+# such a list in the four traces together (its used stolen frames are few), and the engine frees none of its stolen
+# frames after use at boots 5 and 6's settings (a refill's steals are its tail, which the direct reclaim's flush
+# returns unused). Left: what starts and ends the guest's (b) windows (whole-block claims, (17)), and kswapd's pace a
+# page in the guest (the guest's boosted runs flush 93 frames every 0.2-0.3 ms in boot 5, the engine's every 0.74 ms
+# at its settings) as a measurement of its own, not a fit."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A
