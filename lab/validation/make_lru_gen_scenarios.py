@@ -873,19 +873,22 @@ GS_POOL_NOTE = """
 # high_min (413); in boot 5's two (b) windows (18.02-18.05 s, 19.69-19.76 s) the count is 390-1,309 and the high
 # 5,996-7,122. The guest's refills are 992 frames in both regimes, as the engine's: at boots 5 and 6's settings (a
 # debug build, not committed) the engine's reader holds 936-992 (medians) at its direct reclaims, its high at
-# medians 3,343-6,595. (16)'s cap at 382 frames is not the guest's. What boot 5's (b) window at 19.69 s starts with
-# is a movable refill claiming a wholly free Unmovable pageblock (pfn 0x1c400, fallback_order 9, no boost), and it
-# lasts until a refill steals again (19.76 s); one window, not yet a rule.
+# medians 3,343-6,595. (16)'s cap at 382 frames is not the guest's. Nor do whole-block claims (a movable refill
+# claiming a wholly free non-movable pageblock, no boost) start (b): boot 4's 48-run window has none in it (the last
+# 0.22 s before it), boot 5's at 19.693 s one 22 ms into it. How long a boot stays in (b) is what sets them apart
+# (boots 3-6, those with the wmok probes): boot 3 from its stream's first kswapd run for 2.2 s (132 runs, 4,697),
+# boot 4 in windows of 5-48 runs (4,266), boots 5 and 6 for 6 runs at most (1,674 and 3,077).
 # (18) The engine and the guest per boot (the engine at each boot's settings, validate.set_run_sets()): boot 5
 # two-list 3,672 (68 direct reclaims) against 1,674 (31), lru_gen 2,496 (39) against 1,472 (23); boot 6 two-list
 # 2,106 (39) against 3,077 (57), lru_gen 2,624 (41) against 1,856 (29): the engine is above the guest at one boot and
 # below at the other; the set's medians stay as validate shows them.
 # (19) Modelled, the per-CPU lists by migratetype (6.12 free_unref_page(): a freed frame goes on the list of its
 # pageblock's migratetype, which a movable allocation does not take; free_pcppages_bulk() drains the freed frame's
-# list first): page_alloc.rs PerCpuPages::nm. It moves nothing here: the guest's reader and kswapd flush 32 frames from
-# such a list in the four traces together (its used stolen frames are few), and the engine frees none of its stolen
+# list first): page_alloc.rs PerCpuPages::nm. It moves nothing here: a free into such a list sets off 2 flushes (32
+# frames each) in the four traces together (the drains, pindex 0 too, are not told apart), and the engine frees none of its stolen
 # frames after use at boots 5 and 6's settings (a refill's steals are its tail, which the direct reclaim's flush
-# returns unused). Left: what starts and ends the guest's (b) windows (whole-block claims, (17)), and kswapd's pace a
+# returns unused). Left: what holds the guest's stream in (b) for seconds in some boots (3, 4) and not in others
+# (5, 6), the refill size and whole-block claims ruled out (17), and kswapd's pace a
 # page in the guest (the guest's boosted runs flush 93 frames every 0.2-0.3 ms in boot 5, the engine's every 0.74 ms
 # at its settings) as a measurement of its own, not a fit."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
