@@ -860,7 +860,44 @@ GS_POOL_NOTE = """
 # Next: the guest's refill sizes by regime (a kprobe at rmqueue_bulk() with its count, or at nr_pcp_alloc()'s return)
 # and its kswapd's pages a run (balance_pgdat()'s return): what lowers the reader's pcp->high in the guest that the
 # engine does not (decay_pcp_high(), the frees of its direct reclaims, drain_all_pages()), a measurement to take
-# before any model change; kswapd's pace a page in the guest as a separate measurement, not a fit."""
+# before any model change; kswapd's pace a page in the guest as a separate measurement, not a fit.
+# pool22d (2026-11-30 21:14-22:05 UTC; lab/validation/trace-pool-1130 boots 5 and 6 (--variant all) and 7
+# (two-list), one hold of the QEMU lock each, host load 7.8-9.7, 13.2-15.1 and 15.0-16.4 with other helpers running:
+# loaded; not members of the set). The runner's trace gained kprobes at free_pcppages_bulk() (every per-CPU flush:
+# the set's count and high before it, the list freed into, the zone's flags; offsets from 6.12.117+deb12's BTF) and
+# decay_pcp_high() (qemu.py RTRACE_PCP_PROBES). rmqueue_bulk() is inlined in the guest kernel and kprobe_events
+# refused __rmqueue_pcplist(): a refill is read from the reader's set at its next direct reclaim (pool_pcp.py).
+# (17) The refill by regime. In (a) it is 992 frames: boots 5 and 6, mostly (a) (1,674, 1,472, 3,077 and 1,856
+# pages reclaimed directly in two-list/lru_gen), hold ~1,000 at nearly every direct reclaim (medians 968-1,073), their
+# high 1,275-7,153; boot 7's (a) runs 848-1,102. In (b) it is smaller once a window lasts: boot 7 (3,996 pages, 74
+# direct reclaims, pageoutrun 118) is in (b) for most of 21.34-22.51 s (windows of 7-22 runs) and holds 500-1,000 at
+# a window's first direct reclaims, then 248-502 (21.44-21.54 s, its high 4,457 -> 506-1,343) and mostly 504-516
+# (22.32-22.52 s, high 475-1,343): each reclaim's ~54 frees halve alloc_factor to 0 and lower high by ~1,000-1,800
+# (nr_pcp_high() under ZONE_BELOW_HIGH / ZONE_RECLAIM_ACTIVE, which also stops nr_pcp_alloc()'s raise), and the next
+# reclaim comes before the ramp 31..496 reaches 992 (max_nr_alloc = high - count - batch caps it too near high_min
+# 413). So (b) is a regime of refills of at most 496, as (15) read, held by how often the reader frees more than by
+# a high at high_min ((16)'s cap of 382 is not what boot 7 shows); boot 5's two short (b) windows (5-6 runs) keep
+# 390-1,309 at high 5,996-7,122. The engine's reader at boots 5 and 6's settings (a debug build, not committed) holds
+# 936-992 (medians) at its direct reclaims, high medians 3,343-6,595; at boot 7's the engine reclaims 2,106 pages in
+# 39 direct reclaims (pageoutrun 38) against 3,996 in 74 (118): it stays in (a). Whole-block claims (a movable refill
+# claiming a wholly free non-movable pageblock, no boost) do not start (b): boot 4's 48-run window has none in it (the
+# last 0.22 s before it), boot 5's at 19.693 s one 22 ms into it. How long a boot stays in (b) sets them apart (boots
+# 3-7, those with the wmok probes): boot 3 from its stream's first kswapd run for 2.2 s (132 runs, 4,697), boot 7
+# most of 1.2 s (3,996), boot 4 in windows of 5-48 runs (4,266), boots 5 and 6 for 6 runs at most (1,674 and 3,077).
+# (18) The engine and the guest per boot (the engine at each boot's settings, validate.set_run_sets()): boot 5
+# two-list 3,672 (68 direct reclaims) against 1,674 (31), lru_gen 2,496 (39) against 1,472 (23); boot 6 two-list
+# 2,106 (39) against 3,077 (57), lru_gen 2,624 (41) against 1,856 (29); boot 7 two-list 2,106 (39) against 3,996 (74):
+# the engine is above the guest at boot 5 and below at boots 6 and 7; the set's medians stay as validate shows them.
+# (19) Modelled, the per-CPU lists by migratetype (6.12 free_unref_page(): a freed frame goes on the list of its
+# pageblock's migratetype, which a movable allocation does not take; free_pcppages_bulk() drains the freed frame's
+# list first): page_alloc.rs PerCpuPages::nm. It moves nothing here: a free into such a list sets off 2 flushes (32
+# frames each) in the five traces together (the drains, pindex 0 too, are not told apart), and the engine frees none
+# of its stolen frames after use at boots 5 and 6's settings (a refill's steals are its tail, which the direct
+# reclaim's flush returns unused). Left: how the guest enters (b) and holds it for seconds in some boots (3, 4, 7)
+# and not in others (5, 6), where the engine never does (whole-block claims ruled out, (17)); a model of it from
+# (17)'s mechanism (the reader's frees against its refill ramp) needs the engine's reclaim cadence in (b), not traced
+# here; and kswapd's pace a page in the guest (the guest's boosted runs flush 93 frames every 0.2-0.3 ms in boot 5,
+# the engine's every 0.74 ms at its settings) as a measurement of its own, not a fit."""
 # qemu612-lrugen-parent-stream: the older set, with its three known_outs (PS_DEACT).
 PS_OLD_NOTE = """
 # Compared with the older recording set (no windows, memfd factors or none): 6 of 12 two-list boots deactivate A

@@ -756,6 +756,19 @@ RTRACE_PROBES = (("direct", "try_to_free_pages", "free=@vm_zone_stat:s64 order=%
                  # answer, to see which zone ends kswapd's balance_pgdat() (pool22b)
                  ("wmok", "zone_watermark_ok_safe", "zone=%di:x64 mark=%dx:u64 idx=%cx:u32"),
                  ("wmok_ret", "zone_watermark_ok_safe%return", "ret=$retval:u8"))
+# The per-CPU lists' flushes (pool22d), set only in a 6.12 guest: the offsets are those of
+# Debian's 6.12.117+deb12-amd64 (its vmlinux's BTF, read 2026-11-30: struct per_cpu_pages count
+# +4, high +8, free_count +28 (short); struct zone flags +1240 (bit 0 ZONE_BOOSTED_WATERMARK,
+# 1 ZONE_RECLAIM_ACTIVE, 2 ZONE_BELOW_HIGH), vm_stat[NR_FREE_PAGES] +1344: the zone's own free
+# pages). free_pcppages_bulk(zone, count, pcp, pindex) of 6.12 mm/page_alloc.c, every flush of a
+# per-CPU set with its count, high and free_count before it (a reader's set at its direct
+# reclaim holds what its last refill left); decay_pcp_high(zone, pcp) (vmstat_update(), once a
+# second a CPU) with the high it decays. The refill itself is not probed: rmqueue_bulk() is
+# inlined in that kernel and kprobe_events refused a probe at __rmqueue_pcplist() (boot 2026-11-30 21:22).
+# The guest's symbols for them are listed (a static function inlined or cloned: .constprop/.isra).
+RTRACE_PCP_PROBES = (("flush", "free_pcppages_bulk", "count=%si:s32 pidx=%cx:s32 pcnt=+4(%dx):s32 high=+8(%dx):s32 "
+                      "fc=+28(%dx):s16 zflags=+1240(%di):x64 zfree=+1344(%di):s64"),
+                     ("decay", "decay_pcp_high", "pcnt=+4(%si):s32 high=+8(%si):s32"))
 
 
 def guest_reclaim_trace() -> tuple:
@@ -776,6 +789,11 @@ def guest_reclaim_trace() -> tuple:
     for name, fn, args in RTRACE_PROBES:
         on.append(f"if echo 'p:memtwin/{name} {fn} {args}' >> {t}/kprobe_events 2>/dev/null; then "
                   f"echo 1 > {t}/events/memtwin/{name}/enable; else echo \"@@RTRACE_NOPROBE {fn}\"; fi")
+    pcp = [f"if echo 'p:memtwin/{name} {fn} {args}' >> {t}/kprobe_events 2>/dev/null; then "
+           f"echo 1 > {t}/events/memtwin/{name}/enable; else echo \"@@RTRACE_NOPROBE {fn}\"; fi" for name, fn, args in RTRACE_PCP_PROBES]
+    pcp.append("grep -E ' (rmqueue_bulk|free_pcppages_bulk|decay_pcp_high|__rmqueue_pcplist|rmqueue_pcplist|nr_pcp_alloc|nr_pcp_high|"
+               "free_unref_page_commit)([.][a-z0-9_.]+)?$' /proc/kallsyms | sed 's/^[0-9a-f]* /@@RTRACE_KSYM /'")
+    on.append('case "$(uname -r)" in 6.12.*)\n' + "\n".join(pcp) + "\n;;\nesac")
     on.append('echo "@@RTRACE_ZONEINFO_BEGIN"; grep -E "^Node|^ +pages free|^ +(min|low|high|managed) |^ +protection" /proc/zoneinfo; echo "@@RTRACE_ZONEINFO_END"')
     on.append('echo "@@RTRACE_PAGETYPEINFO_BEGIN"; grep -E "^Node|^Number of blocks" /proc/pagetypeinfo; echo "@@RTRACE_PAGETYPEINFO_END"')
     on.append(f'echo 1 > {t}/tracing_on')
@@ -1599,7 +1617,7 @@ def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
     losses, then the raw ftrace lines (guest_reclaim_trace())."""
     out = out.replace("\r", "")
     names = [t["name"] for t in plan["tasks"]]
-    L = [f"# events: {' '.join(RTRACE_EVENTS)}; kprobes: " + "; ".join(f"memtwin/{n} at {fn} ({a})" for n, fn, a in RTRACE_PROBES),
+    L = [f"# events: {' '.join(RTRACE_EVENTS)}; kprobes: " + "; ".join(f"memtwin/{n} at {fn} ({a})" for n, fn, a in RTRACE_PROBES + RTRACE_PCP_PROBES),
          "# free= is vm_zone_stat[NR_FREE_PAGES] (every zone of the guest's node), in pages; clock: mono (seconds, CLOCK_MONOTONIC)",
          f"# ring buffer {RTRACE_BUF_KB} KiB a CPU (guest memory outside the scenario)"]
     for m in re.finditer(r"^@@STEP (\d+) (\d+)\n(.*?)^@@ENDSTEP$", out, re.M | re.S):
@@ -1629,6 +1647,7 @@ def reclaim_trace_text(out: str, steps: list, plan: dict) -> str:
             L.append(f"# wake {tag} ns ({how}): {m.group(1)}")
     L += [f"# lost: {x}" for x in re.findall(r"^@@RTRACE_STATS (.*)$", out, re.M)]
     L += [f"# no kprobe at {x} (inlined in this kernel)" for x in re.findall(r"^@@RTRACE_NOPROBE (\S+)", out, re.M)]
+    L += [f"# kallsyms: {x}" for x in re.findall(r"^@@RTRACE_KSYM (.*)$", out, re.M)]
     m = re.search(r"^@@RTRACE_BEGIN\n(.*?)^@@RTRACE_END$", out, re.M | re.S)
     if not m:
         raise RealError("--reclaim-trace: the guest printed no trace (its console has no @@RTRACE_BEGIN..@@RTRACE_END)")

@@ -1011,6 +1011,13 @@ def test_the_reclaim_trace_is_off_by_default_and_set_up_around_the_guest_program
     # pgdat_balanced()'s per-zone test and its answer (a return probe, "%return", 5.11+)
     assert "p:memtwin/wmok zone_watermark_ok_safe zone=%di:x64 mark=%dx:u64" in on
     assert "p:memtwin/wmok_ret zone_watermark_ok_safe%return ret=$retval:u8" in on
+    # the per-CPU sets' flushes and decays with their count and high (pool22d): only in a 6.12
+    # guest (the offsets are 6.12.117+deb12's), after the other probes, before tracing starts
+    case = on.index('case "$(uname -r)" in 6.12.*)')
+    assert on.index("p:memtwin/wmok_ret") < case < on.index("echo 1 > /sys/kernel/tracing/tracing_on")
+    assert on.index("p:memtwin/flush free_pcppages_bulk count=%si:s32 pidx=%cx:s32 pcnt=+4(%dx):s32 high=+8(%dx):s32") > case
+    assert on.index("p:memtwin/decay decay_pcp_high pcnt=+4(%si):s32 high=+8(%si):s32") > case
+    assert on.index("\n;;\nesac\n", case) > on.index("p:memtwin/decay")
     # shrink_active_list()'s deactivations only, and the periodic memcg stats flush only (the
     # event switched off where the kernel refuses the filter: unfiltered it would fill the buffer)
     assert "echo 'nr_deactivated > 0' > /sys/kernel/tracing/events/vmscan/mm_vmscan_lru_shrink_active/filter" in on
@@ -1064,6 +1071,7 @@ nr_dirty 9
 @@WAKEPOST 50 40
 @@RTRACE_STATS cpu0 entries: 12 overrun: 0 dropped events: 0
 @@RTRACE_NOPROBE balance_pgdat
+@@RTRACE_KSYM t free_pcppages_bulk
 @@RTRACE_BEGIN
    memtwin-guest-132     [001] .....    11.000001: mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=none
 @@RTRACE_END
@@ -1087,6 +1095,7 @@ def test_the_reclaim_trace_text_has_step_windows_counters_and_the_raw_lines():
     assert any(x.startswith("# wake WAKEPOST ns") and x.endswith(": 50 40") for x in lines)
     assert "# lost: cpu0 entries: 12 overrun: 0 dropped events: 0" in lines
     assert "# no kprobe at balance_pgdat (inlined in this kernel)" in lines
+    assert "# kallsyms: t free_pcppages_bulk" in lines
     assert lines[-1].endswith("mm_vmscan_wakeup_kswapd: nid=0 order=0 gfp_flags=none")
     with pytest.raises(RealError, match="no trace"):
         qemu.reclaim_trace_text(CONSOLE.replace("@@RTRACE_BEGIN", "@@X"), ["stream"], plan)

@@ -1364,6 +1364,13 @@ impl Zone {
         ((blk.cap - blk.nr_free) as u64, blk.cap as u64 == PAGEBLOCK_NR)
     }
 
+    /// `get_pfnblock_migratetype()` of frame `pfn` reduced to the engine's two types: whether
+    /// its pageblock is MIGRATE_MOVABLE (else Unmovable or Reclaimable).
+    #[inline]
+    pub fn pfn_movable(&self, pfn: u64) -> bool {
+        self.blocks[((pfn - self.start_pfn) / PAGEBLOCK_NR) as usize].movable
+    }
+
     /// Whether frame `pfn` is free.
     pub fn is_free(&self, pfn: u64) -> bool {
         let rel = pfn - self.start_pfn;
@@ -1584,9 +1591,18 @@ impl Gfp {
 /// ([`Zone::pcp_batch`], [`Zone::pcp_highsize`]) and the node's CPUs.
 #[derive(Clone, Debug, Default)]
 pub struct PerCpuPages {
-    /// `pcp->lists[0]`: the frames, the list's head first (`list_first_entry()` is taken by an
-    /// allocation, a free goes to the head, `free_pcppages_bulk()` takes from the tail).
+    /// `pcp->lists[order_to_pindex(MIGRATE_MOVABLE, 0)]`: the frames an order-0 movable
+    /// allocation takes, the list's head first (`list_first_entry()` is taken by an
+    /// allocation, a free goes to the head, `free_pcppages_bulk()` takes from the tail): a
+    /// refill's frames, whatever their pageblock, and the frees of frames in movable pageblocks.
     pub list: std::collections::VecDeque<u32>,
+    /// `pcp->lists[]` of MIGRATE_UNMOVABLE and MIGRATE_RECLAIMABLE (one list: the engine's
+    /// pageblocks are movable or not): the frees of frames whose pageblock is not movable
+    /// (`free_unref_page()` -> `get_pfnblock_migratetype()`, 6.12 mm/page_alloc.c), which a
+    /// movable allocation does not take; they count in `pcp->count` and go back to the buddy
+    /// with the list's flushes. (Slab pages, non-movable allocations of the kernel, come from
+    /// `list` in the engine, their buddy allocation not being modelled by migratetype.)
+    pub nm: std::collections::VecDeque<u32>,
     /// `pcp->high`: 0 until first used (`per_cpu_pages_init()`), then clamped into
     /// `[high_min, high_max]` at each use.
     pub high: u64,
@@ -1601,6 +1617,12 @@ pub struct PerCpuPages {
 }
 
 impl PerCpuPages {
+    /// `pcp->count`: the frames on all its lists.
+    #[inline]
+    pub fn count(&self) -> u64 {
+        (self.list.len() + self.nm.len()) as u64
+    }
+
     /// `out.len()` allocations (`rmqueue_pcplist()` without a refill) from a list holding at
     /// least that many frames: its first frames into `out`, `free_count` halved each time.
     pub fn take_run(&mut self, out: &mut [PageId]) {
@@ -3024,7 +3046,7 @@ impl Kernel {
             high = (high + batch).min(high_max);
             pcp.high = high;
         }
-        let max_nr_alloc = (high as i64 - pcp.list.len() as i64 - base as i64).max(base as i64) as u64;
+        let max_nr_alloc = (high as i64 - pcp.count() as i64 - base as i64).max(base as i64) as u64;
         if batch <= max_nr_alloc && pcp.alloc_factor < PCP_BATCH_SCALE_MAX {
             pcp.alloc_factor += 1;
         }
@@ -3092,8 +3114,8 @@ impl Kernel {
         if below_high {
             let free_count = pcp.free_count.max(batch);
             pcp.high = high.saturating_sub(free_count).max(high_min);
-            high = (pcp.list.len() as u64).max(high_min);
-        } else if pcp.list.len() as u64 >= high {
+            high = pcp.count().max(high_min);
+        } else if pcp.count() >= high {
             let need_high = pcp.free_count + batch;
             if pcp.high < need_high {
                 pcp.high = need_high.clamp(high_min, high_max);
@@ -3102,36 +3124,53 @@ impl Kernel {
         high
     }
 
-    /// `free_pcppages_bulk()`: up to `count` frames from the tail of list `i` back to zone
-    /// `z`'s buddy lists.
-    fn free_pcppages_bulk(&mut self, i: usize, z: usize, count: u64) {
+    /// `free_pcppages_bulk()` (6.12 mm/page_alloc.c): up to `count` frames of set `i` back to
+    /// zone `z`'s buddy lists, each list from its tail, "Ensure requested pindex is drained
+    /// first": the non-movable list first when `nm_first` (the list of a frame just freed
+    /// there; `pindex` 0, MIGRATE_UNMOVABLE, for `decay_pcp_high()` and `drain_pages_zone()`),
+    /// else the movable one, then the other ("round-robin": with two lists, the rest).
+    fn free_pcppages_bulk(&mut self, i: usize, z: usize, count: u64, nm_first: bool) {
         for _ in 0..count {
-            let Some(f) = self.pcps[i].list.pop_back() else { break };
+            let pcp = &mut self.pcps[i];
+            let f = if nm_first {
+                pcp.nm.pop_back().or_else(|| pcp.list.pop_back())
+            } else {
+                pcp.list.pop_back().or_else(|| pcp.nm.pop_back())
+            };
+            let Some(f) = f else { break };
             self.zones[z].free_order0(f as u64);
         }
     }
 
     /// `free_unref_page_commit()` of an order-0 frame (6.7+): halve the freeing context's
-    /// `alloc_factor`, put the frame at the head of its list, count the free, and when the
-    /// list reaches `nr_pcp_high()` flush `nr_pcp_free()` frames (`free_count` clamped to
-    /// `[batch, high - batch]`) to the buddy lists, clearing `ZONE_BELOW_HIGH` if the zone is
+    /// `alloc_factor`, put the frame at the head of the list of its pageblock's migratetype
+    /// (`free_unref_page()`'s `get_pfnblock_migratetype()`, 6.12: [`PerCpuPages::nm`] for a
+    /// non-movable block), count the free, and when the set's `pcp->count` reaches
+    /// `nr_pcp_high()` flush `nr_pcp_free()` frames (`free_count` clamped to `[batch, high -
+    /// batch]`), that list first, to the buddy lists, clearing `ZONE_BELOW_HIGH` if the zone is
     /// above its high watermark again.
     pub fn free_unref_page_commit(&mut self, z: usize, pfn: u64) {
         let i = self.pcp_index(z);
         let (batch, high_min, high_max) = self.pcp_params(z);
+        // free_unref_page(): the list of the frame's pageblock's migratetype
+        let nm = !self.zones[z].pfn_movable(pfn);
         {
             let pcp = &mut self.pcps[i];
             pcp.alloc_factor >>= 1;
-            pcp.list.push_front(pfn as u32);
+            if nm {
+                pcp.nm.push_front(pfn as u32);
+            } else {
+                pcp.list.push_front(pfn as u32);
+            }
             if pcp.free_count < batch << PCP_BATCH_SCALE_MAX {
                 pcp.free_count += 1;
             }
         }
         let high = self.nr_pcp_high(i, z, batch, high_min, high_max);
-        if self.pcps[i].list.len() as u64 >= high {
+        if self.pcps[i].count() >= high {
             // nr_pcp_free(): "leave at least pcp->batch pages on the list"
             let n = if high < batch { 1 } else { self.pcps[i].free_count.max(batch).min(high - batch) };
-            self.free_pcppages_bulk(i, z, n);
+            self.free_pcppages_bulk(i, z, n, nm);
             let lower = self.profile.watermark_check_lower_orders;
             let zone = &self.zones[z];
             if zone.below_high && zone.watermark_ok(0, zone.wmark_high, lower) {
@@ -3160,10 +3199,11 @@ impl Kernel {
         let nz = self.zones.len();
         let mut any = false;
         for i in 0..self.pcps.len() {
-            let n = self.pcps[i].list.len() as u64;
+            let n = self.pcps[i].count();
             if n > 0 {
                 any = true;
-                self.free_pcppages_bulk(i, i % nz, n);
+                // drain_pages_zone(): free_pcppages_bulk(zone, count, pcp, 0)
+                self.free_pcppages_bulk(i, i % nz, n, true);
             }
         }
         any
@@ -3171,7 +3211,7 @@ impl Kernel {
 
     /// Frames on every per-CPU list (out of `NR_FREE_PAGES`, in no one's use).
     pub fn nr_pcp_pages(&self) -> u64 {
-        self.pcps.iter().map(|p| p.list.len() as u64).sum()
+        self.pcps.iter().map(|p| p.count()).sum()
     }
 
     /// `vmstat_update()` of every CPU, each `STAT_INTERVAL` from boot up to now:
@@ -3204,12 +3244,13 @@ impl Kernel {
                 let (batch, high_min, _) = self.pcp_params(z);
                 let pcp = &mut self.pcps[i];
                 if pcp.high > high_min {
-                    let floor = (pcp.list.len() as u64).saturating_sub(batch << PCP_BATCH_SCALE_MAX);
+                    let floor = pcp.count().saturating_sub(batch << PCP_BATCH_SCALE_MAX);
                     pcp.high = floor.max(pcp.high - (pcp.high >> 3)).max(high_min);
                 }
-                let over = (pcp.list.len() as u64).saturating_sub(pcp.high);
+                let over = pcp.count().saturating_sub(pcp.high);
                 if over > 0 {
-                    self.free_pcppages_bulk(i, z, over);
+                    // decay_pcp_high(): free_pcppages_bulk(zone, to_drain_batched, pcp, 0)
+                    self.free_pcppages_bulk(i, z, over, true);
                 }
             }
         }

@@ -1831,3 +1831,58 @@ ops = [{ op = "sleep", duration = "1ms" }]
     assert!(k.alloc_pages(0, Gfp::node(0)).is_none());
     assert!(stalls(k) - s1 > crate::page_alloc::MAX_RECLAIM_RETRIES as u64, "GFP_HIGHUSER_MOVABLE retries before the OOM path: {} rounds", stalls(k) - s1);
 }
+
+/// `free_unref_page()` -> `free_unref_page_commit()` (6.12 mm/page_alloc.c) puts a freed frame
+/// on the per-CPU list of its pageblock's migratetype (`get_pfnblock_migratetype()`,
+/// `order_to_pindex()`): a frame of a non-movable pageblock (a fallback's steal, used and
+/// freed) goes on the Unmovable/Reclaimable list, which an order-0 movable allocation
+/// (`__rmqueue_pcplist()` of `lists[order_to_pindex(MIGRATE_MOVABLE, 0)]`) does not take: with
+/// the movable list empty it refills from the buddy though the set holds frames. Both lists
+/// count in `pcp->count`; `free_pcppages_bulk()` "Ensure[s] requested pindex is drained first"
+/// (the list of the frame just freed), then the others; `drain_all_pages()` empties both.
+#[test]
+fn pcp_frees_go_to_their_pageblocks_migratetype_list_free_unref_page_6_12() {
+    let mut s = pcp_machine("linux-6.12");
+    let k = &mut s.kernel;
+    k.pcp_ctx = k.task_cpu(0);
+    let z = main_zone(k);
+    let nm: Vec<u64> = (0..11).map(|_| k.zones[z].rmqueue_order0_unmovable().unwrap()).collect();
+    let mv: Vec<u64> = (0..150).map(|_| k.zones[z].rmqueue_order0().unwrap()).collect();
+    assert!(nm.iter().all(|&f| !k.zones[z].pfn_movable(f)) && mv.iter().all(|&f| k.zones[z].pfn_movable(f)));
+    let free0 = k.zones[z].free;
+    for &f in &mv {
+        k.free_unref_page_commit(z, f);
+    }
+    for &f in &nm[..10] {
+        k.free_unref_page_commit(z, f);
+    }
+    let i = k.pcp_of(z);
+    assert_eq!((k.pcps[i].list.len(), k.pcps[i].nm.len(), k.pcps[i].count()), (150, 10, 160));
+    assert_eq!(k.nr_pcp_pages(), 160);
+    assert_eq!(k.zones[z].free, free0, "below high: no flush");
+    // kswapd reclaims: the set holds at most 4 batches; the free of a non-movable frame
+    // flushes clamp(free_count, batch, 124 - batch) = 93 frames, its own list first.
+    k.zones[z].reclaim_active = true;
+    k.free_unref_page_commit(z, nm[10]);
+    assert_eq!(k.pcps[i].nm.len(), 0, "the freed frame's list drained first");
+    assert_eq!(k.pcps[i].list.len(), 150 - (93 - 11));
+    assert_eq!(k.zones[z].free, free0 + 93);
+    k.zones[z].reclaim_active = false;
+    // The movable list's frames serve the movable allocations, then a refill from the buddy.
+    let left = k.pcps[i].list.len();
+    for _ in 0..left {
+        let f = k.rmqueue_pcplist(z).unwrap();
+        assert!(mv.contains(&f));
+    }
+    k.free_unref_page_commit(z, nm[0]);
+    let before = k.zones[z].free;
+    let f = k.rmqueue_pcplist(z).unwrap();
+    assert!(k.zones[z].pfn_movable(f) && f != nm[0], "the non-movable list is not taken by a movable allocation");
+    assert!(k.zones[z].free < before, "an empty movable list is refilled from the buddy");
+    assert_eq!(k.pcps[i].nm.len(), 1);
+    let n = k.pcps[i].count();
+    let free1 = k.zones[z].free;
+    assert!(k.drain_all_pages());
+    assert_eq!(k.zones[z].free, free1 + n);
+    assert_eq!((k.pcps[i].list.len(), k.pcps[i].nm.len()), (0, 0));
+}
