@@ -135,21 +135,31 @@ def is_idle(name):
 # not traced), none of which the mean-count model placed on the CPUs. kwork23 traced one of them (the loop
 # device's kworker taking the reader's CPU, lab/validation/trace-idle-wait-1130, loaded host only) and models
 # it (sched.rs loop_worker_wait, machine.loop_worker_run and machine.runner_sampler): a part of the readers' wait.
-IDLE_WAIT_WHY = ("the idle host's run-queue wait is modelled in part only: 12-71 us a "
-                 "switch-in for a throttled sequential reader (20.6 ms over 1547 switch-ins in read-ra128-idle1), "
-                 "0-1 us for the random reader, 87-378 us for the writers and the unthrottled readers beside the "
-                 "flusher's and the loop device's kworkers (sched.background_loop 0.0-0.8); not the wake-up onto an "
-                 "idle CPU, which 6.18 counts as 0 (wakeup_preempt()'s rq_clock_skip_update(), ttwu_queue_wakelist(); "
-                 "measured: median and p90 0 per wake-up onto a halted CPU, lab/validation/wakeup-idle-1130), so "
-                 "waits behind other entities on the wakee's CPU. Traced (kwork23, lab/validation/trace-idle-wait-1130, "
-                 "at load 4.7-5.7 only: no quiet slot that session): at 22% of a sequential reader's 2048 reads the "
-                 "loop device's kworker its read woke took its CPU, the reader waiting 16-64 us (43 us mean) at its "
-                 "return to user space; the engine gives that since kwork23 (sched.rs loop_worker_wait: on 2 CPUs "
-                 "half the kicks times the share of time the other CPU is busy, from machine.background_runnable "
-                 "and the runner's own sampler, machine.runner_sampler 0.11-0.20; machine.loop_worker_run 43 us): "
-                 "0.2-5.9 ms of the readers' 3.7-27.8 ms, since on an idle host 6.18's select_idle_sibling() sends "
-                 "the kworker to the idle CPU. The rest (the readers' other waits, the writers' beside the flusher) "
-                 "was not traced on an idle host: not modelled; the idle sets' figures, make_queue_scenarios.py IDLE_SETS")
+# kwork23c traced a quiet host (the lead's q1-q3, v669): the loop's kworker at 3.6-7.8% of the reads there (the
+# quiet figure LOOP_WORKER_RUN_QUIET for the idle sets), the v782 read sets' pairing of the reader's and the
+# kworker's waits not seen on v669, and the writer's waits behind its memcg's vmpressure work (sched.rs
+# bound_worker_wait, machine.vmpressure_work_run).
+IDLE_WAIT_WHY = ("the idle host's run-queue wait is modelled in part only. Not the wake-up onto an idle CPU, which 6.18 "
+                 "counts as 0 (wakeup_preempt()'s rq_clock_skip_update(), ttwu_queue_wakelist(); measured: median and p90 0 "
+                 "per wake-up onto a halted CPU, lab/validation/wakeup-idle-1130): waits behind other entities on the task's "
+                 "CPU. Traced on a quiet host (kwork23c: the lead's three traced recordings, 2026-11-30 21:11, "
+                 "6.18.44-fc-v669, lab/validation/trace-idle-wait-1130 q1-q3 and its README): (1) the sequential reader of "
+                 "read-ra128-idle msk-128 waited 5.4 and 6.0 ms over 1098-1184 switch-ins, its wake-ups on its own idle CPU, "
+                 "almost all of it behind the loop device's kworker its read woke, which took its CPU at its return to user "
+                 "space at 3.6-7.8% of the reads, 24-29 us each (the engine: sched.rs loop_worker_wait, "
+                 "machine.loop_worker_run 27 us quiet and 43 us loaded, machine.runner_sampler; with those runs' own inputs "
+                 "it gives 6.7 and 7.4 ms); but the read sets here (read-msk-idle, read-ra128-idle, rw-msk) were recorded on "
+                 "6.18.44-fc-v782 (12:18-12:23), where the reader waited 12-15 us at each switch-in, as often and as long as "
+                 "the loop's kworker waited (ra128: 20-24 ms over 1541-1577 against the kworkers' 18-19 ms over 1543-1579): "
+                 "a v782 mechanism not traced (the host has run v669 since); (2) the v1 memcg writer of rw-seq none (v669, "
+                 "as the rw-seq and rw-wbt sets) was preempted at 253 of its 285 switch-ins by its memcg's vmpressure work "
+                 "(mm/vmpressure.c vmpressure() -> schedule_work() on the per-CPU system_wq every 512 pages scanned, the "
+                 "kworker bound to its CPU), 11.4 us each: the engine gives that since kwork23c (sched.rs "
+                 "bound_worker_wait, kernel.rs vmpressure_tree, machine.vmpressure_work_run 11 us: 4.1-5.1 ms of the idle "
+                 "writers' 18-81 ms); not modelled: its waits after its wake-ups behind the flusher's and the loop's "
+                 "kworkers (about 290 us each) and behind python3 (the runner's sampler, 2.5 ms a sample on v669, or the "
+                 "reader), and the reader's beside it (34.5 ms behind python3). The idle sets' figures: "
+                 "make_queue_scenarios.py IDLE_SETS")
 
 
 # loop23's trace of the loop device beside the unthrottled writers, the same in both scenarios' notes.
@@ -661,6 +671,25 @@ def worker_samples(name, variant):
 # validation recordings.
 LOOP_WORKER_RUN = "43us"
 
+# The same on a quiet host (kwork23c), what the idle sets are given (is_idle()): the lead's two traced
+# recordings of host-queue-read-ra128-idle msk-128 (2026-11-30 21:11, 6.18.44-fc-v669, loadavg 1.6-2.1
+# from the lead's own recordings just before, the runner's samples 0.03-0.04 other runnable tasks),
+# the same waits 162 of 25.1 us and 77 of 30.8 us, 6.43 ms over 239: 27 us (trace-idle-wait-1130
+# q1, q2; the loop work's runs 1718 and 1643, 51 and 54 us mean). The loaded sets keep the loaded
+# figure: each set's own conditions. A trace, not the validation recordings.
+LOOP_WORKER_RUN_QUIET = "27us"
+
+# A memcg's vmpressure work on the reclaiming task's CPU (kwork23c, sched.rs bound_worker_wait,
+# kernel.rs vmpressure_tree: mm/vmpressure.c vmpressure() -> schedule_work() on the per-CPU
+# system_wq every 512 pages scanned): the writer's waits that began with a bound kworker on its CPU
+# and had only kernel threads run before it ran again, in the lead's traced recording of
+# host-queue-rw-seq none (2026-11-30 21:11, v669, quiet as above): 245 waits, 2.79 ms, 11.4 us each
+# (prev_state R+ at 253 of its 285 switch-ins, vmpressure_work_fn starting in 247 of those waits;
+# the work itself 1.5 us: the rest is the two switches, with bpftrace's probes on them). One trace,
+# on a quiet host; given to every host-queue scenario (the writers' reclaims: the others never
+# reclaim). A trace, not the validation recordings.
+VMPRESSURE_WORK_RUN = "11us"
+
 
 def sampler_samples(name, variant):
     """The runner's run-queue sampler's CPU share in each recording of a scenario's variant
@@ -782,7 +811,9 @@ cgroup = "R"
                 # the loop worker woken onto the reader's CPU (kwork23, sched.rs loop_worker_wait):
                 # its run, traced apart from the recordings (LOOP_WORKER_RUN), and the runner's own
                 # sampler, which keeps the other CPU busy for its share (sampler_samples())
-                body += f"machine.loop_worker_run = \"{LOOP_WORKER_RUN}\"\n"
+                body += f"machine.loop_worker_run = \"{LOOP_WORKER_RUN_QUIET if is_idle(name) else LOOP_WORKER_RUN}\"\n"
+                # the memcg's vmpressure work on a reclaiming writer's CPU (kwork23c, VMPRESSURE_WORK_RUN)
+                body += f"machine.vmpressure_work_run = \"{VMPRESSURE_WORK_RUN}\"\n"
                 body += f"machine.runner_sampler = {sorted(sm)[len(sm) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in sm) + "\n"
     runs = recorded_runs(name) or [f"real/{name}.json"]
     body += "\n[validation]\nrecorded = [" + ", ".join(f'"{r}"' for r in runs) + ']\non = "host"\n\n[validation.tolerance]\n'

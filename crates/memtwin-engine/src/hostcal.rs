@@ -60,6 +60,13 @@ pub struct HostCost {
     /// task waits when the kworker its read woke takes its CPU ([`crate::sched::loop_worker_wait`]).
     /// None: the kworker never takes the task's CPU (the engine before kwork23).
     pub loop_worker_run: Option<u64>,
+    /// ns a task waits when the vmpressure work its memcg reclaim queued takes its CPU
+    /// (`[machine] vmpressure_work_run`, kwork23c: mm/vmpressure.c `vmpressure()` ->
+    /// `schedule_work()`, the per-CPU pool's kworker woken on the task's CPU, its switch-in, its
+    /// `vmpressure_work_fn()` and the switch back, traced by lab/validation/trace_idle_wait.bt as
+    /// the task's waits behind kernel threads only; [`crate::sched::bound_worker_wait`]). None:
+    /// the work never takes the task's CPU (the engine before kwork23c).
+    pub vmpressure_work_run: Option<u64>,
     /// The runner's own run-queue sampler's CPU (`[machine] runner_sampler`, units of
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPUs; `memtwin real --on host` records its CPU time,
     /// real.machine.runq_sampler.cpu_s, over the tasks' run): a runnable entity on the CPUs

@@ -186,6 +186,13 @@ pub struct Kernel {
     /// The running task's wait behind the loop worker its read woke, due at its return to user
     /// space unless it sleeps first ([`Kernel::loop_worker_woken`], [`Kernel::loop_worker_resched`]).
     pub loop_worker_pending: Nanos,
+    /// The switch to and run of a memcg's vmpressure work on the reclaiming task's CPU
+    /// ([`crate::hostcal::HostCost::vmpressure_work_run`], kwork23c): what the task waits when
+    /// the work its reclaim queued takes its CPU ([`Kernel::vmpressure_tree`]); None: never.
+    pub vmpressure_work_run: Option<Nanos>,
+    /// Each memcg's `vmpr->tree_scanned` (mm/vmpressure.c), by memcg index, grown as memcgs
+    /// reclaim ([`Kernel::vmpressure_tree`]); empty without [`Kernel::vmpressure_work_run`].
+    pub vmpressure_tree_scanned: Vec<u64>,
     /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
     /// background competes with ([`Kernel::bg_load`]).
     pub in_task: bool,
@@ -477,6 +484,8 @@ impl Kernel {
             loop_worker_run: None,
             runner_sampler: 0,
             loop_worker_pending: 0,
+            vmpressure_work_run: None,
+            vmpressure_tree_scanned: Vec::new(),
             in_task: false,
             task_load_sum: 0,
             kswapd_runq_ns: 0,
@@ -759,6 +768,42 @@ impl Kernel {
         let p = std::mem::take(&mut self.loop_worker_pending);
         self.now += p;
         self.runq_ns += p;
+    }
+
+    /// `vmpressure(gfp, memcg, true, scanned, reclaimed)` (mm/vmpressure.c 6.1, called by
+    /// mm/vmscan.c `shrink_node()` after each `shrink_node_memcgs()` with the pages it scanned,
+    /// unless proactive, for cgroup v1 and v2 alike; and by `vmpressure_prio()` with a full
+    /// window at a priority at or below [`crate::sched::VMPRESSURE_CRITICAL_PRIO`]): the subtree's
+    /// `tree_scanned` grows by `scanned`, and on reaching [`crate::sched::VMPRESSURE_WIN`] the
+    /// memcg's work is scheduled (`schedule_work(&vmpr->work)`), which takes the counter back to
+    /// 0 (`vmpressure_work_fn()`); the engine runs it at once. Its kworker, bound to the CPU
+    /// the running context reclaims on, takes a task's CPU as
+    /// [`crate::sched::bound_worker_wait`] says and the task waits its run (schedstat's
+    /// `run_delay`; traced on the host's 6.18: lab/validation/trace-idle-wait-1130 q3, a v1 memcg
+    /// writer preempted at 253 of its 285 switch-ins, `vmpressure_work_fn` starting in 247 of
+    /// those waits). Kernel threads (kswapd) take no wait here. Only with `[machine]
+    /// vmpressure_work_run`; `__GFP_IO`/`__GFP_FS`-less reclaims count too (not modelled: the
+    /// gfp test's `__GFP_HIGHMEM | __GFP_MOVABLE` side keeps the page cache's and anonymous
+    /// pages' reclaims in).
+    pub fn vmpressure_tree(&mut self, memcg: MemcgId, scanned: u64) {
+        let Some(run) = self.vmpressure_work_run else { return };
+        if scanned == 0 {
+            return;
+        }
+        let i = memcg.idx();
+        if self.vmpressure_tree_scanned.len() <= i {
+            self.vmpressure_tree_scanned.resize(i + 1, 0);
+        }
+        self.vmpressure_tree_scanned[i] += scanned;
+        if self.vmpressure_tree_scanned[i] < crate::sched::VMPRESSURE_WIN {
+            return;
+        }
+        self.vmpressure_tree_scanned[i] = 0;
+        if self.in_task && !self.in_kthread() {
+            let wait = crate::sched::bound_worker_wait(&self.profile, self.bg_load + self.runner_sampler, self.nr_cpu_ids, self.eevdf_lag, run);
+            self.now += wait;
+            self.runq_ns += wait;
+        }
     }
 
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's

@@ -196,12 +196,13 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("user_s", secs(b.user - a.user));
     put("sys_s", secs(b.sys - a.sys));
     put("iowait_s", secs(b.iowait - a.iowait));
-    if k.bg_load != 0 || k.loop_worker_run.is_some() {
+    if k.bg_load != 0 || k.loop_worker_run.is_some() || k.vmpressure_work_run.is_some() {
         // The task's waits for a CPU (/proc/PID/schedstat's run_delay, which `memtwin real
         // --on host` records per step as sched.run_delay_s), reported where the machine's
-        // other runnable tasks are given (`[machine] background_runnable`) or the loop
-        // worker's run (`[machine] loop_worker_run`, kwork23), so that the metrics of
-        // scenarios without them are as they were.
+        // other runnable tasks are given (`[machine] background_runnable`), the loop
+        // worker's run (`[machine] loop_worker_run`, kwork23) or the vmpressure work's
+        // (`[machine] vmpressure_work_run`, kwork23c), so that the metrics of scenarios
+        // without them are as they were.
         put("sched.run_delay_s", secs(b.runq - a.runq));
     }
     put("read_bytes", (b.io.read_bytes - a.io.read_bytes) as f64);
@@ -480,8 +481,8 @@ pub fn vmscan_throttled_metric_names() -> Vec<String> {
 }
 
 /// The metrics a step reports in addition where the machine has a background of other
-/// runnable tasks (`[machine] background_runnable`) or the loop worker's run (`[machine]
-/// loop_worker_run`), after `iowait_s`: the task's waits for a CPU (schedstat's `run_delay`).
+/// runnable tasks (`[machine] background_runnable`), the loop worker's run (`[machine]
+/// loop_worker_run`) or the vmpressure work's (`[machine] vmpressure_work_run`), after `iowait_s`: the task's waits for a CPU (schedstat's `run_delay`).
 pub fn sched_metric_names() -> Vec<String> {
     vec!["sched.run_delay_s".to_string()]
 }

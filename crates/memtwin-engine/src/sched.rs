@@ -640,6 +640,48 @@ pub fn loop_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus:
     (run as u128 * busy as u128 / (S as u128 * cpus as u128)) as Nanos
 }
 
+/// What a running task waits, on average, when its own code queues a work item on a per-CPU
+/// (bound) workqueue (kwork23c): mm/vmpressure.c `vmpressure()` -> `schedule_work()` on the
+/// per-CPU `system_wq` (6.1 as read in /work/src/linux-source-6.1; on the host's 6.18 traced:
+/// lab/validation/trace-idle-wait-1130 q3, `vmpressure_work_fn` starting in 247 of a v1 memcg
+/// writer's waits). `queue_work_on(WORK_CPU_UNBOUND, ...)` -> `__queue_work()` takes the local
+/// CPU for a per-CPU workqueue and `kick_pool()` wakes that CPU's pool's idle worker, a kworker
+/// bound to the CPU: unlike the unbound loop worker ([`loop_worker_wait`]) there is no
+/// `select_idle_sibling()` and no other CPU to go to, so the kworker always joins the task's
+/// run queue (`nr_cpus` and the other CPUs' load do not enter). Whether it takes the CPU is
+/// [`loop_worker_wait`]'s test: EEVDF (6.6+, kernel/sched/fair.c 6.18
+/// `check_preempt_wakeup_fair()` -> `__pick_eevdf()`) places the kworker with its saved lag at
+/// `entity_lag()`'s bound ([`entity_lag_limit`]) on a queue of `load` entities (the task, and the
+/// background beyond the other CPUs: `others - (nr_cpus - 1)`), which lowers `avg_vruntime()` by
+/// `limit / load`; the task, at lag `task_lag`, is rescheduled when that leaves it ineligible.
+/// 6.1's CFS places the long-sleeping kworker `sysctl_sched_latency / 2` behind `min_vruntime`
+/// (GENTLE_FAIR_SLEEPERS), more than `wakeup_gran()` ahead of the running task: always. The task
+/// then waits `run` (the kworker's switch-in, its work, the switch back: traced 11.4 us a time on
+/// the host's 6.18, whose default PREEMPT_NONE mode switches at the task's next `cond_resched()`:
+/// prev_state R+ in the trace), schedstat's `run_delay`; else 0. Not modelled: the kworker's
+/// entry taking from the task's lag ([`BusyRq::loop_worker_take`]'s rule).
+pub fn bound_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    if p.eevdf {
+        let cpus = nr_cpus.max(1) as u64;
+        let load = 1.0 + (others.saturating_sub((cpus - 1) * S)) as f64 / S as f64;
+        let limit = entity_lag_limit(p, nr_cpus) as f64;
+        let shift = avg_vruntime_shift(place_entity_lag(limit, 1.0, load), 1.0, load);
+        if entity_eligible(task_lag as f64 + shift) {
+            return 0;
+        }
+    }
+    run
+}
+
+/// mm/vmpressure.c `vmpressure_win` (6.1): `SWAP_CLUSTER_MAX * 16` pages scanned in a memcg's
+/// subtree before `vmpressure()` schedules its work ([`crate::kernel::Kernel::vmpressure_tree`]).
+pub const VMPRESSURE_WIN: u64 = 32 * 16;
+
+/// mm/vmpressure.c `vmpressure_level_critical_prio` (6.1): `ilog2(100 / 10)`; at a reclaim
+/// priority at or below it `vmpressure_prio()` reports a full window.
+pub const VMPRESSURE_CRITICAL_PRIO: u32 = 3;
+
 /// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
 /// LOAD_PRECISION_SHIFT`), on a CPU whose run queue's utilisation is `cpu_util` (units of
 /// `SCHED_CAPACITY_SCALE`): `post_init_entity_util_avg()` (kernel/sched/fair.c 6.1, called by
@@ -784,6 +826,8 @@ impl Simulation {
         // the loop device's work's run and the runner's sampler (loop_worker_wait, kwork23)
         k.loop_worker_run = scn.machine.host_cost.loop_worker_run;
         k.runner_sampler = scn.machine.host_cost.runner_sampler;
+        // the memcg's vmpressure work on the reclaiming task's CPU (bound_worker_wait, kwork23c)
+        k.vmpressure_work_run = scn.machine.host_cost.vmpressure_work_run;
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();

@@ -797,6 +797,10 @@ impl Kernel {
         loop {
             sc.priority = DEF_PRIORITY;
             loop {
+                if !sc.kswapd && sc.priority <= crate::sched::VMPRESSURE_CRITICAL_PRIO {
+                    // do_try_to_free_pages() -> vmpressure_prio() (kwork23c)
+                    self.vmpressure_tree(sc.target, crate::sched::VMPRESSURE_WIN);
+                }
                 sc.nr_scanned = 0;
                 // shrink_node(): "memset(&sc->nr, 0, sizeof(sc->nr));"
                 sc.nr_dirty = 0;
@@ -825,7 +829,10 @@ impl Kernel {
                         }
                     }
                 } else {
+                    let scanned = sc.nr_scanned;
                     self.shrink_node_memcgs(sc);
+                    // shrink_node(): "Record the subtree's reclaim efficiency" (kwork23c)
+                    self.vmpressure_tree(sc.target, sc.nr_scanned - scanned);
                 }
                 if self.profile.reclaim_throttle == ReclaimThrottle::Writeback && !self.resched_pending() && !self.kswapd_pass_stopped() {
                     self.shrink_node_throttle(sc);

@@ -1076,3 +1076,90 @@ fn ttwu_fair_wait_requeues_a_delayed_entity_6_18() {
     s.kernel.ttwu_fair_wait(&mut lag, 9_000_000).unwrap();
     assert!(lag < -2_500_000, "without DELAY_DEQUEUE the lag is kept: {lag}");
 }
+
+/// A work item queued on a per-CPU workqueue by the running task (kwork23c: mm/vmpressure.c 6.1
+/// `vmpressure()` -> `schedule_work()` on `system_wq`; `__queue_work()` takes the local CPU,
+/// `kick_pool()` wakes that CPU's bound kworker): `sched::bound_worker_wait()`. Unlike the
+/// unbound loop worker (`loop_worker_wait()`, 0 with the other CPU idle) the bound kworker has
+/// nowhere else to go: with nothing else runnable it still joins the task's CPU and, placed at
+/// `entity_lag()`'s bound (kernel/sched/fair.c 6.18 `place_entity()`, `check_preempt_wakeup_fair()`
+/// -> `__pick_eevdf()`), leaves a task with less lag than the shift ineligible: the whole run.
+/// One with more keeps its CPU; 6.1's CFS preempts always.
+#[test]
+fn bound_worker_wait_joins_the_tasks_cpu_whatever_the_others_6_18() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::{bound_worker_wait, loop_worker_wait};
+    let p = |n: &str| crate::profile::profile(n).unwrap();
+    let p618 = p("linux-6.18");
+    assert_eq!(bound_worker_wait(&p618, 0, 2, 0, 11_000), 11_000, "the other CPU idle: the bound kworker still comes");
+    assert_eq!(loop_worker_wait(&p618, 0, 2, 0, 11_000), 0, "where the unbound one goes to the idle CPU");
+    assert_eq!(bound_worker_wait(&p618, S / 4, 2, 5_300_000, 11_000), 11_000, "5.3 ms of lag: below the 5.4 ms shift");
+    assert_eq!(bound_worker_wait(&p618, S / 4, 2, 5_400_000, 11_000), 0, "the task still eligible: it keeps its CPU");
+    // beside 3 tasks on 2 CPUs the task's CPU holds 3 entities: the shift is 5.4 / 3 ms
+    assert_eq!(bound_worker_wait(&p618, 3 * S, 2, 1_900_000, 11_000), 0);
+    assert_eq!(bound_worker_wait(&p618, 3 * S, 2, 1_700_000, 11_000), 11_000);
+    assert_eq!(bound_worker_wait(&p("linux-6.1"), 0, 2, 10_000_000, 11_000), 11_000, "CFS: the sleeper preempts");
+}
+
+/// `Kernel::vmpressure_tree()` (mm/vmpressure.c 6.1 `vmpressure()` with `tree`, and
+/// `vmpressure_work_fn()`): a memcg's scans add up to `VMPRESSURE_WIN` = 512 pages before its
+/// work is scheduled, and the work's run takes the counter back to 0, a window's excess with it;
+/// the task waits `vmpressure_work_run` each time (lag 0 on linux-6.18: `bound_worker_wait()`),
+/// a kernel thread (kswapd) not. Without the key nothing is counted.
+#[test]
+fn vmpressure_tree_schedules_the_work_every_512_pages_scanned_6_18() {
+    let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+                     [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let w = memcg(&s, "W");
+    let k = &mut s.kernel;
+    k.in_task = true;
+    k.vmpressure_tree(w, 600);
+    assert_eq!((k.runq_ns, k.vmpressure_tree_scanned.len()), (0, 0), "no vmpressure_work_run: nothing counted");
+    k.vmpressure_work_run = Some(10_000);
+    let t0 = k.now;
+    k.vmpressure_tree(w, 300);
+    assert_eq!(k.runq_ns, 0, "300 of 512");
+    k.vmpressure_tree(w, 300);
+    assert_eq!((k.runq_ns, k.now - t0, k.vmpressure_tree_scanned[w.idx()]), (10_000, 10_000, 0), "600: the work runs, the counter back to 0");
+    k.vmpressure_tree(w, 1_100);
+    assert_eq!((k.runq_ns, k.vmpressure_tree_scanned[w.idx()]), (20_000, 0), "one run for two windows' worth");
+    k.vmpressure_tree(w, 0);
+    assert_eq!(k.runq_ns, 20_000);
+    k.in_kswapd = true;
+    k.vmpressure_tree(w, 512);
+    assert_eq!((k.runq_ns, k.vmpressure_tree_scanned[w.idx()]), (20_000, 0), "kswapd: the work runs, no task waits");
+}
+
+/// Through a scenario (linux-6.18, cgroup v1, 2 CPUs, no background): a writer of 128 MiB through
+/// a 32M memcg reclaims, and every `VMPRESSURE_WIN` = 512 pages its reclaims scan
+/// (`shrink_node()` -> `vmpressure(.., true, ..)`, mm/vmpressure.c 6.1), and each reclaim pass at
+/// priority 3 or below (`vmpressure_prio()`), queue the memcg's vmpressure work on its CPU, whose
+/// kworker takes it (`bound_worker_wait()`, lag 0): with `[machine] vmpressure_work_run = "10us"`
+/// its schedstat `run_delay` is 10 us a window, at least `memcg.pgscan / 1024` of them (a reclaim
+/// call scans far less than a window). Without the key: no `sched.run_delay_s`, as before
+/// kwork23c. A reader in a memcg without a limit never reclaims: 0.
+#[test]
+fn vmpressure_work_takes_the_reclaiming_writers_cpu_a_window_at_a_time_6_18() {
+    let go = |m: &str| {
+        let toml = format!(
+            "[scenario]\nname = \"vmp\"\n[machine]\nram = \"2G\"\ncpus = 2\n{m}\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+             [devices.sda]\nread_bw = \"200M\"\nwrite_bw = \"150M\"\n[files.\"/data/out\"]\nsize = \"0\"\n[files.\"/data/in\"]\nsize = \"16M\"\n\
+             [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[cgroups.R]\n\
+             [tasks.w]\ncgroup = \"W\"\nops = [{{ op = \"write\", file = \"/data/out\", length = \"128M\", bufsize = \"1M\", create = true, fsync = false, step = \"write\" }}]\n\
+             [tasks.r]\ncgroup = \"R\"\nops = [{{ op = \"read\", file = \"/data/in\", bufsize = \"128K\", step = \"read\" }}]\n"
+        );
+        let r = sim(&toml).run(&mut |_, _| true).unwrap();
+        let delay = |t: &str, st: &str| step_of(&r, Some(t), st).metrics.iter().find(|(m, _)| m == "sched.run_delay_s").map(|x| x.1);
+        (delay("w", "write"), task_metric(&r, "w", "write", "memcg.pgscan"), delay("r", "read"))
+    };
+    let (none, scanned, r0) = go("");
+    assert_eq!((none, r0), (None, None), "no vmpressure_work_run: no wait, and the metric as before kwork23c");
+    assert!(scanned > 20_000.0, "the writer reclaims: {scanned}");
+    let (w, scanned2, r) = go("vmpressure_work_run = \"10us\"");
+    let w = w.unwrap();
+    assert_eq!(scanned2, scanned, "the wait does not change what reclaim scans here");
+    assert_eq!(r, Some(0.0), "the reader never reclaims");
+    let windows = w / 10e-6;
+    assert!((windows - windows.round()).abs() < 1e-6, "whole runs: {windows}");
+    assert!(windows >= scanned / 1024.0, "{windows} windows for {scanned} pages scanned");
+}
