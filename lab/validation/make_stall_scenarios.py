@@ -550,8 +550,10 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # sleeps, 192 and 202 ms in 2 s) with wbt scaled up (max_depth 31-96; 6.11+ gives swap writes max_depth, REQ_SWAP in
 # REQ_HIPRIO): the loop device's requests in flight pace the kernel's pageout. The engine has neither under
 # blk-throttle (no blk-wbt there, the disk beneath completes a released request at once). At the quiet set's hog 1
-# end the memcg's swap holds 41.4-51.1 MB with 0-0.65 MB under writeback and pswpout 43.2-53.9 MB. Not modelled yet;
-# quiet-hog.sh (hog_calls.bt) is for a quiet window.
+# end the memcg's swap holds 41.4-51.1 MB with 0-0.65 MB under writeback and pswpout 43.2-53.9 MB. The kernel's write
+# requests on the loop device are 1-7 pages (a third test run, block_rq_issue), the twin's swap requests merge to 128:
+# a wbt-like depth of 31-96 requests in the twin leaves hog 1 at 29,588 pages (wbt-latency-experiment.patch, not in
+# the engine). Not modelled yet; quiet-hog.sh (hog_calls.bt) is for a quiet window.
 # Refuted (lab/measurements/swapout-cost-1130, loaded host): that the
 # twin's swap-out is too cheap in CPU: a task alone swapping 256M through a 64M memcg costs the kernel 9.4-18.9 us of
 # CPU a page swapped out (schedstat run_s, the fault included), the twin 18.7; there the kernel writes the pages past

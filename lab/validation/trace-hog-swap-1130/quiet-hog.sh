@@ -13,7 +13,9 @@
 # clean-up runs (swapoff of the run's swap file, its cgroups, the loop device's throttle rules), and
 # `memtwin lab clean` after a failed run (leftovers of runs whose owner is dead only). /proc/loadavg is written at
 # every start and end (load.txt, and rec.log as /work/quiet/rec.log has it).
-# Output: OUT (default /work/quiet/hog)/hogN-{bt.out,traced.json,real.log}, load.txt, rec.log.
+# Output: OUT (default /work/quiet/hog)/hogN-{bt.out,traced.json,real.log,queue.txt}, load.txt, rec.log (queue.txt:
+# every loop device's max_sectors_kb, max_hw_sectors_kb, max_segments, nr_requests, wbt_lat_usec, rotational, each
+# second of the run).
 # REPO (default this script's checkout): the memtwin tree whose python/ and scenario are used.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,10 +48,15 @@ for n in $(seq 1 "$RUNS"); do
     for i in $(seq 1 600); do grep -q Attaching "$pfx-bt.out" && break; kill -0 $bp 2>/dev/null || break; sleep 0.1; done
     if ! kill -0 $bp 2>/dev/null; then echo "hog$N bpftrace did not start (see $pfx-bt.out)" >> "$OUT/load.txt"; exit 4; fi
     sleep 2
+    # The loop device of the run exists only during the run: its queue limits every second (what bounds a request).
+    ( while :; do for q in /sys/block/loop*/queue; do [ -e "$q/max_sectors_kb" ] && echo "$(date -u +%T.%N) $q $(cat $q/max_sectors_kb $q/max_hw_sectors_kb $q/max_segments $q/nr_requests $q/wbt_lat_usec $q/rotational 2>/dev/null | tr "\n" " ")"; done; sleep 1; done ) > "$pfx-queue.txt" 2>&1 &
+    qs=$!
+    trap "kill $qs 2>/dev/null; stop_bt" EXIT
     cd "$REPO"
     timeout -s INT -k 30 300 nice -n -10 python3 -m memtwin.cli real "$SCN" --on host --variant all --json "$pfx-traced.json" > "$pfx-real.log" 2>&1
     rc=$?
     echo "hog$N rc=$rc" >> "$OUT/load.txt"
+    kill $qs 2>/dev/null
     stop_bt
     if [ $rc -ne 0 ]; then python3 -m memtwin.cli lab clean >> "$pfx-real.log" 2>&1; fi
     echo "hog$N end $(date -u +%T) $(cat /proc/loadavg)" >> "$OUT/load.txt"
