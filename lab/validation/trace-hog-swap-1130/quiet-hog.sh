@@ -52,7 +52,7 @@ for n in $(seq 1 "$RUNS"); do
     ( while :; do for q in /sys/block/loop*/queue; do [ -e "$q/max_sectors_kb" ] && echo "$(date -u +%T.%N) $q $(cat $q/max_sectors_kb $q/max_hw_sectors_kb $q/max_segments $q/nr_requests $q/wbt_lat_usec $q/rotational 2>/dev/null | tr "\n" " ")"; done; sleep 1; done ) > "$pfx-queue.txt" 2>&1 &
     qs=$!
     trap "kill $qs 2>/dev/null; stop_bt" EXIT
-    cd "$REPO"
+    cd "$OUT"  # not the tree: the runner needs no cwd of its own (SCN and PYTHONPATH are absolute)
     timeout -s INT -k 30 300 nice -n -10 python3 -m memtwin.cli real "$SCN" --on host --variant all --json "$pfx-traced.json" > "$pfx-real.log" 2>&1
     rc=$?
     echo "hog$N rc=$rc" >> "$OUT/load.txt"
