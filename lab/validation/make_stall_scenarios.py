@@ -541,8 +541,20 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # and 12,503 pages): the kernel's reclaimers sleep only in blk-wbt's wbt_wait() under swap_writeout() in hog 1 (5
 # sleeps, 140 ms in 2 s; the rest is preemption by the load), and every swap write passes blk-throttle at once and
 # completes in 10-20 ms (block_bio_queue in the pageout's 10 ms bin): writes stay within the rule, so reclaim frees
-# them instead of writing more. What keeps the quiet kernel's pageout within the rule (hog 1: 49.8 MB in 0.25 s) is
-# not measured: next, the same traces on a quiet host. Refuted (lab/measurements/swapout-cost-1130, loaded host): that the
+# them instead of writing more. wbtswap23 (2026-11-30 22:00-22:20 UTC, trace-hog-swap-1130/README.md): the twin's
+# extra ~20k pages come from two reclaim calls at priority 0 (10,368 and 8,574 pages, 83-313 ms of their tasks' clocks)
+# that start once blk-throttle's first slice is used and its writes wait for the next (twin-calls.txt); the kernel's
+# calls reach priority 0 too but write at most 1,313 pages (loaded trace 2) and 1,227 / 680 (two LOADED test runs of
+# quiet-hog.sh, 22:12-22:16 UTC, load 4.6-5.5), ending in 2-66 ms once their first writes complete. In those two runs
+# blk-throttle held no swap bio and the reclaimers slept only in blk-wbt's wbt_wait() under swap_writeout() (39 and 32
+# sleeps, 192 and 202 ms in 2 s) with wbt scaled up (max_depth 31-96; 6.11+ gives swap writes max_depth, REQ_SWAP in
+# REQ_HIPRIO): the loop device's requests in flight pace the kernel's pageout. The engine has neither under
+# blk-throttle (no blk-wbt there, the disk beneath completes a released request at once). At the quiet set's hog 1
+# end the memcg's swap holds 41.4-51.1 MB with 0-0.65 MB under writeback and pswpout 43.2-53.9 MB. The kernel's write
+# requests on the loop device are 1-7 pages (a third test run, block_rq_issue), the twin's swap requests merge to 128:
+# a wbt-like depth of 31-96 requests in the twin leaves hog 1 at 29,588 pages (wbt-latency-experiment.patch, not in
+# the engine). Not modelled yet; quiet-hog.sh (hog_calls.bt) is for a quiet window.
+# Refuted (lab/measurements/swapout-cost-1130, loaded host): that the
 # twin's swap-out is too cheap in CPU: a task alone swapping 256M through a 64M memcg costs the kernel 9.4-18.9 us of
 # CPU a page swapped out (schedstat run_s, the fault included), the twin 18.7; there the kernel writes the pages past
 # the limit and hardly more (49,341-49,541 of 49,152), the twin 55,520 (+13%) even unthrottled. Tried and not taken: 6.18's lru_note_cost() cost (nr_io * SWAP_CLUSTER_MAX + nr_rotated, 6.2+,
