@@ -163,8 +163,10 @@ fn bad_host_cost_values_are_refused_with_the_fix() {
 /// `[machine] anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (M11/M12's method, hostcal23): the
 /// first-touch fault of a base page (6.18 `do_anonymous_page()`, its `clear_page()` included)
 /// sets `anon_fault` to it less the clearing, `clear_page` and `zap_page` to theirs; the rest of
-/// the table stays. v669's clearing, 338 ns (stall23): the table's 1305 ns fault with it is 967 +
-/// 338. Without the keys: the table (v857's 1155 + 150, 250).
+/// the table stays. The figures are test inputs set apart from the table's, not a host's (the
+/// quiet v669h set, host-stall-alone-p16m's header, measured a fault of 1653-1775 ns, clearing
+/// 81-135, munmap 203-223): the table's 1305 ns fault with a 338 ns clearing is 967 + 338.
+/// Without the keys: the table (v857's 1155 + 150, 250).
 #[test]
 fn anon_fault_costs_set_the_tables_anonymous_entries_6_18() {
     let r = crate::profile::CpuCost::reference();
@@ -181,8 +183,8 @@ fn anon_fault_costs_set_the_tables_anonymous_entries_6_18() {
 
 /// An `mmap_probe` round (mmap, a first touch of each base page, munmap; sched.rs
 /// `OpKind::MmapProbe`) of 16 MiB on a 6.18 host: its per-page work is the fault (anon_fault +
-/// clear_page) and the munmap (zap_page), 1305 + 250 ns in the table; with v669-like measured
-/// costs (2100 ns a fault, 338 of it clearing, 310 a munmap) 2410: the round grows in that
+/// clear_page) and the munmap (zap_page), 1305 + 250 ns in the table; with measured costs of
+/// 2100 ns a fault, 338 of it clearing, 310 a munmap (test inputs, not a host's) 2410: the round grows in that
 /// ratio (the same CPU share and fixed mmap()/munmap() calls in both).
 #[test]
 fn a_probe_round_takes_the_measured_anonymous_costs_6_18() {
