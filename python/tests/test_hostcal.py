@@ -179,13 +179,25 @@ def test_anonymous_costs_are_the_p10_per_page_of_kernel_time():
     assert "anon_fault_ns" not in r and "not slower" in r["unavailable"]["anon_fault_ns"]
 
 
-def test_the_anonymous_measurement_is_short():
-    """Run for real (the runner calls it before each host recording): well under a second here, and
-    each figure a positive whole number or said unavailable."""
+def test_the_anonymous_measurement_is_short(monkeypatch):
+    """Run for real (the runner calls it before each host recording): its rounds are counted
+    (ANON_ROUNDS base, ANON_HUGE_ROUNDS huge, one mapping of 18 MiB each) and its own CPU time is
+    bounded (process_time, not wall time: a loaded host stretches the wall, review48 M6); each
+    figure a positive whole number or said unavailable."""
     import time
-    t0 = time.monotonic()
+    calls = []
+    real_rounds = hostcal.anon_rounds
+
+    def counted(huge, n, *a, **kw):
+        calls.append((huge, n) + a)
+        return real_rounds(huge, n, *a, **kw)
+
+    monkeypatch.setattr(hostcal, "anon_rounds", counted)
+    t0 = time.process_time()
     r = hostcal.anon_costs()
-    assert time.monotonic() - t0 < 1.5
+    assert calls == [(False, hostcal.ANON_ROUNDS), (True, hostcal.ANON_HUGE_ROUNDS)], calls
+    assert (hostcal.ANON_ROUNDS, hostcal.ANON_HUGE_ROUNDS, hostcal.ANON_BYTES) == (24, 24, 18 << 20)
+    assert time.process_time() - t0 < 1.5
     for k in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
         assert (isinstance(r.get(k), int) and r[k] > 0) or k in r.get("unavailable", {}), r
 
