@@ -1347,7 +1347,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 None => None,
             };
             if fs != "tmpfs" && device.is_none() && !cx.errors.iter().any(|e| e.location == cx.sources.describe(kloc)) {
-                cx.err(kloc, format!("{what} is a {fs} file system without a device"), "add device = \"NAME\", or use fs = \"tmpfs\"");
+                cx.err(kloc, format!("{what} is {} {fs} file system without a device", if fs.starts_with(|c| c == 'e' || c == 'x') { "an" } else { "a" }), "add device = \"NAME\", or use fs = \"tmpfs\"");
             }
             if fs == "tmpfs" && device.is_some() {
                 cx.err(kloc, format!("{what} is a tmpfs with a device"), "remove device: a tmpfs lives in memory");
