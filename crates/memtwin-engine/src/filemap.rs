@@ -432,6 +432,8 @@ impl Kernel {
         self.commit_charge_folio(head, memcg);
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
         let Some((need_chunks, need_zero)) = self.xas_nomem_range(inode, index, n, node_memcg, may_reclaim) else {
+            // shmem_add_to_page_cache(): no THP_FILE_FALLBACK (shmem.rs)
+            self.shmem_stat.xa_failed |= shmem;
             self.mem_cgroup_uncharge_folio(head);
             self.free_folio(head, n as u64);
             return Err(AddError::NoMem);

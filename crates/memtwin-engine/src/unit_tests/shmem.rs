@@ -118,6 +118,27 @@ fn a_failed_huge_charge_falls_back_to_order_0() {
     assert_invariants(k);
 }
 
+/// review48 L5: 6.1 `shmem_add_to_page_cache()` charges the huge folio, then stores it with
+/// `xas_nomem()` allocating the tree's nodes (`__GFP_ACCOUNT`: charged to the memcg); a
+/// failure there returns the xas error with no event (only the charge's failure counts
+/// `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE`, the allocation's `THP_FILE_FALLBACK` in
+/// `shmem_alloc_hugefolio()`), and `shmem_get_folio_gfp()` takes order 0 (`unacct:` ->
+/// `alloc_nohuge`). A memcg of exactly 512 pages: the folio's charge fits, its nodes' do not.
+#[test]
+fn a_failed_xarray_node_charge_counts_no_fallback_6_1() {
+    let mut s = tmpfs("linux-6.1", "always", "");
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    assert!(s.kernel.profile.account_xa_nodes);
+    let used = s.kernel.memcgs.memcgs[a.idx()].counter.usage;
+    s.kernel.memcgs.memcgs[a.idx()].counter.max = used + HPAGE_PMD_NR as u64;
+    write(&mut s, 0, PAGE_SIZE);
+    let k = &s.kernel;
+    assert_eq!((k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge), (0, 0, 0));
+    assert_eq!((k.memcgs.get(a).nr_shmem, k.memcgs.get(a).nr_shmem_thps), (1, 0), "order 0 taken");
+    assert_eq!(k.pages.folio_nr_pages(page_at(k, f, 0)), 1);
+    assert_invariants(k);
+}
+
 /// No `huge=` before 4.8 (800d8c63b2e9 "shmem: add huge pages support"): the scenario is refused
 /// at the option, with its place and the fix; a bad value names the ones there are.
 #[test]
