@@ -140,7 +140,8 @@ impl Kernel {
     /// (`xas_nomem()` for its nodes: failing, no event, review48 L5) and counts
     /// `THP_FILE_ALLOC` and `NR_SHMEM_THPS`. The folio is swap-backed, on the anon LRU, its
     /// pages in memory.stat `file`, `shmem` and `shmem_thp`. `None`: the caller takes order 0
-    /// (`alloc_nohuge`).
+    /// (`alloc_nohuge`, in the same call: a write resumed inside that order-0 page's charge
+    /// makes no second attempt, `generic_perform_write()`, review48 L4).
     pub fn shmem_alloc_huge_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Option<PageId> {
         let hindex = index & !(HPAGE_PMD_NR - 1);
         let m = &self.mappings[inode.idx()];
