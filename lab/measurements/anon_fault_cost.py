@@ -5,7 +5,8 @@ one first-touch fault per base page, munmap.
 
 Per round, 16 MiB (+2 MiB so that huge pages fit aligned):
 - base: mmap, write one byte per page (a strided memoryview assignment: one fault each,
-  do_anonymous_page() with its clear_page(), THP `madvise` mode so no huge page), write them
+  do_anonymous_page() with its clear_page(); MADV_NOHUGEPAGE since review48 M4, so no huge
+  page under THP `always` either; M11 ran in `madvise` mode, where it changes nothing), write them
   again (no fault: the user-space cost of the loop, subtracted), munmap (zap_pte_range() + free);
 - huge: the same with madvise(MADV_HUGEPAGE): 9 do_huge_pmd_anonymous_page() faults whose
   time is almost all clearing, so their time per 4 KiB bounds clear_page() from above.

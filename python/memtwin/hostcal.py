@@ -622,14 +622,16 @@ def vmstat(key: str) -> int:
 def anon_rounds(huge: bool, n: int, size: int = ANON_BYTES, gap_s: float = 0.0) -> list:
     """`n` rounds of M11/M12's method (lab/measurements/anon_fault_cost.py runs it with `gap_s`
     0.005): (first touch, second touch, munmap) ns of an anonymous `size` mapping touched one
-    byte a 4 KiB page; with `huge`, MADV_HUGEPAGE first; `gap_s` seconds between rounds."""
+    byte a 4 KiB page; with `huge`, MADV_HUGEPAGE first, else MADV_NOHUGEPAGE (base pages under
+    THP "always" too: VM_NOHUGEPAGE makes 6.18's `vma_thp_disabled()` true, so
+    `__thp_vma_allowable_orders()` gives the fault no huge order; review48 M4); `gap_s` seconds
+    between rounds."""
     pages = size // 4096
     ones = b"\x01" * pages
     out = []
     for _ in range(n):
         m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=mmap.PROT_READ | mmap.PROT_WRITE)
-        if huge:
-            m.madvise(mmap.MADV_HUGEPAGE)
+        m.madvise(mmap.MADV_HUGEPAGE if huge else mmap.MADV_NOHUGEPAGE)
         mv = memoryview(m)
         t0 = time.monotonic_ns()
         mv[::4096] = ones
@@ -651,19 +653,28 @@ def p10(xs: list) -> int:
     return xs[int(len(xs) * 0.1)]
 
 
-def anon_costs_from(base: list, huge: list, thp_per_round: float, size: int = ANON_BYTES) -> dict:
+def anon_costs_from(base: list, huge: list, thp_per_round: float, size: int = ANON_BYTES, base_thp: int = 0) -> dict:
     """The dict of the module doc from `base` and `huge` rounds ((first, second, munmap) ns each)
     and the THP faults a huge round took: per 4 KiB page, p10 of rounds. `clear_page_ns` needs
-    the huge rounds to have faulted huge pages (9 a round of 18 MiB: 2 MiB-aligned ones inside)."""
+    the huge rounds to have faulted huge pages (9 a round of 18 MiB: 2 MiB-aligned ones inside).
+    `base_thp`: /proc/vmstat thp_fault_alloc's move over the base rounds; not 0, they faulted
+    huge pages (a THP fault is ~100 ns a 4 KiB page, less than a base page's clearing) and
+    anon_fault_ns and zap_page_ns are unavailable (review48 M4)."""
     pages = size // 4096
     out, unavailable = {}, {}
     fault = round((p10([r[0] for r in base]) - p10([r[1] for r in base])) / pages)
     zap = round(p10([r[2] for r in base]) / pages)
-    if fault <= 0:
+    if base_thp:
+        why = (f"thp_fault_alloc moved by {base_thp} over the MADV_NOHUGEPAGE base rounds: huge pages were faulted "
+               "(the mapping's or another process's), not base pages")
+        unavailable["anon_fault_ns"] = unavailable["zap_page_ns"] = why
+    elif fault <= 0:
         unavailable["anon_fault_ns"] = f"the first touch ({p10([r[0] for r in base])} ns) was not slower than the second"
     else:
         out["anon_fault_ns"] = fault
-    if zap <= 0:
+    if base_thp:
+        pass
+    elif zap <= 0:
         unavailable["zap_page_ns"] = "munmap() took no time"
     else:
         out["zap_page_ns"] = zap
@@ -678,7 +689,8 @@ def anon_costs_from(base: list, huge: list, thp_per_round: float, size: int = AN
             unavailable["clear_page_ns"] = f"{clear} ns a page of clearing, not less than the base fault's {out['anon_fault_ns']}: a loaded round"
         else:
             out["clear_page_ns"] = clear
-    out["anon_fault_median_ns"] = round((statistics.median([r[0] for r in base]) - statistics.median([r[1] for r in base])) / pages)
+    if not base_thp:
+        out["anon_fault_median_ns"] = round((statistics.median([r[0] for r in base]) - statistics.median([r[1] for r in base])) / pages)
     out["anon_thp_faults_per_round"] = round(thp_per_round, 1)
     if unavailable:
         out["unavailable"] = unavailable
@@ -686,12 +698,14 @@ def anon_costs_from(base: list, huge: list, thp_per_round: float, size: int = AN
 
 
 def anon_costs(base_rounds: int = ANON_ROUNDS, huge_rounds: int = ANON_HUGE_ROUNDS) -> dict:
-    """M11/M12's measurement, shortened (module doc): base then huge rounds."""
-    base = anon_rounds(False, base_rounds)
+    """M11/M12's measurement, shortened (module doc): base then huge rounds, each counted by
+    /proc/vmstat thp_fault_alloc (the base rounds' must not move: anon_costs_from)."""
     a = vmstat("thp_fault_alloc")
+    base = anon_rounds(False, base_rounds)
+    b = vmstat("thp_fault_alloc")
     huge = anon_rounds(True, huge_rounds)
-    thp = (vmstat("thp_fault_alloc") - a) / huge_rounds
-    return anon_costs_from(base, huge, thp)
+    thp = (vmstat("thp_fault_alloc") - b) / huge_rounds
+    return anon_costs_from(base, huge, thp, base_thp=b - a)
 
 
 def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -> dict:
@@ -727,7 +741,7 @@ def measure(run, d: str, tracefs_mount: Callable[[], Optional[str]], log=None) -
         out["unavailable"].update(a.pop("unavailable", {}))
         out.update(a)
         out["anon_source"] = (f"anon_fault_cost.py's rounds, {ANON_ROUNDS} of an 18 MiB anonymous mmap touched a byte a 4 KiB page "
-                              f"(THP madvise mode) and {ANON_HUGE_ROUNDS} with MADV_HUGEPAGE: p10 ns per 4 KiB of the first touch less "
+                              f"with MADV_NOHUGEPAGE (thp_fault_alloc unmoved) and {ANON_HUGE_ROUNDS} with MADV_HUGEPAGE: p10 ns per 4 KiB of the first touch less "
                               "the second (anon_fault_ns; clear_page_ns the huge one's), of munmap (zap_page_ns)")
     except (OSError, ValueError) as e:
         out["unavailable"]["anon_fault_ns"] = str(e)

@@ -342,7 +342,7 @@ def test_located_errors_of_the_new_ops(capsys, monkeypatch, tmp_path, cmd, name)
          "tasks.sh.ops[1]: a repeat inside a repeat"),
         (lambda d: _inner(d)[0].update(cgroup="/"), "tasks.sh.ops[1].ops[0].cgroup", "mkdir of the root cgroup"),
         (lambda d: d["mounts"].update({"/data": {"fs": "ext4"}}), "mounts./data",
-         '[mounts."/data"] is a ext4 file system without a device'),
+         '[mounts."/data"] is an ext4 file system without a device'),
         (lambda d: d["machine"].update(nodes=65), "machine.nodes", "machine.nodes is 65"),
         (lambda d: d["machine"].update(fs="ext3"), "machine.fs", "machine.fs is `ext3`, a file system the engine does not model"),
         (lambda d: d["machine"].update(fs="tmpfs"), "machine.fs",

@@ -432,6 +432,8 @@ impl Kernel {
         self.commit_charge_folio(head, memcg);
         let node_memcg = if self.profile.account_xa_nodes && memcg != MemcgId::NONE { memcg } else { MemcgId::NONE };
         let Some((need_chunks, need_zero)) = self.xas_nomem_range(inode, index, n, node_memcg, may_reclaim) else {
+            // shmem_add_to_page_cache(): no THP_FILE_FALLBACK (shmem.rs)
+            self.shmem_stat.xa_failed |= shmem;
             self.mem_cgroup_uncharge_folio(head);
             self.free_folio(head, n as u64);
             return Err(AddError::NoMem);
@@ -1139,7 +1141,8 @@ impl Kernel {
     /// going on from there at the task's wake-up.
     pub fn generic_perform_write(&mut self, inode: InodeId, pos: u64, len: u64, memcg: MemcgId) -> Result<u64, IoError> {
         // The rest of a call a charge's sleep interrupted: its entry was paid (sched.rs Resumed).
-        if !self.take_resumed(crate::sched::Resumed::ENTRY) {
+        let resumed = self.take_resumed(crate::sched::Resumed::ENTRY);
+        if !resumed {
             self.cpu(self.cost.syscall);
         }
         if len == 0 {
@@ -1176,7 +1179,10 @@ impl Kernel {
                     }
                     p
                 }
-                None if shmem && self.shmem_is_huge(inode, index) && self.shmem_alloc_huge_folio(inode, index, memcg).is_some() => {
+                // A resumed call's first page is the one whose order-0 charge slept: 6.1
+                // shmem_get_folio_gfp() is past its huge attempt there (alloc_nohuge), so no
+                // second attempt or THP_FILE_FALLBACK (review48 L4).
+                None if shmem && !(resumed && index == first) && self.shmem_is_huge(inode, index) && self.shmem_alloc_huge_folio(inode, index, memcg).is_some() => {
                     // A tmpfs huge page (shmem.rs); its later pages are hits.
                     self.io.misses += 1;
                     self.pages.page_folio(self.mappings[inode.idx()].lookup(index).expect("just added"))

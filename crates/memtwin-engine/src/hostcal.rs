@@ -34,8 +34,12 @@
 //!   sets [`CpuCost::clear_page`]; [`CpuCost::anon_fault`] is the fault less that clearing
 //!   (as M11's 1305 less M12's 150 gave the table's 1155); `zap_page_ns` M11's munmap per base
 //!   page (`zap_pte_range()` and the frees, `tlb_finish_mmu()`), which sets
-//!   [`CpuCost::zap_page`]. Host boot v669 faults a page in ~2x v857's time and clears one in
-//!   338 ns against 141-152 (stall23, anon_fault_cost.py on the same boot).
+//!   [`CpuCost::zap_page`]. On host boot v669 the quiet set with these costs (the lead's
+//!   real/host-stall-alone-p16m-v669h1..6, 2026-11-30 20:11-20:12 UTC, no helper running,
+//!   loadavg 0.83-0.97; host-stall-alone-p16m's header) measured `anon_fault_ns` 1653-1775
+//!   (1.27-1.36x the table's 1305), `clear_page_ns` 81-135 (the table's 150) and `zap_page_ns`
+//!   203-223 (250). Refuted by it: stall23's "a fault in ~2x v857's time, a page cleared in
+//!   338 ns" for v669 (anon_fault_cost.py on a loaded host).
 
 use crate::profile::CpuCost;
 

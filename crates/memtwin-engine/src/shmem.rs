@@ -85,6 +85,10 @@ pub struct ShmemStat {
     /// Set by `filemap_add_large_folio_paid()` when a tmpfs folio's charge failed (read and
     /// cleared by [`Kernel::shmem_alloc_huge_folio`]).
     pub charge_failed: bool,
+    /// Set by `filemap_add_large_folio_paid()` when a tmpfs folio's xarray nodes could not be
+    /// had (`xas_nomem()` failed: 6.1 `shmem_add_to_page_cache()` returns the xas error and
+    /// counts nothing; read and cleared by [`Kernel::shmem_alloc_huge_folio`]).
+    pub xa_failed: bool,
 }
 
 /// Which tmpfs mounts' `huge=` an era has (`KernelProfile::large_folios.tmpfs`).
@@ -132,10 +136,12 @@ impl Kernel {
     /// (`vma_alloc_folio(HPAGE_PMD_ORDER)`, THP defrag's default: no direct reclaim or
     /// compaction) — failing, `THP_FILE_FALLBACK`; `shmem_add_to_page_cache()` charges its
     /// 512 pages at once (`mem_cgroup_charge()` with the mapping's gfp: reclaim allowed) —
-    /// failing, `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE` — and counts
+    /// failing, `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE` — stores it in the xarray
+    /// (`xas_nomem()` for its nodes: failing, no event, review48 L5) and counts
     /// `THP_FILE_ALLOC` and `NR_SHMEM_THPS`. The folio is swap-backed, on the anon LRU, its
     /// pages in memory.stat `file`, `shmem` and `shmem_thp`. `None`: the caller takes order 0
-    /// (`alloc_nohuge`).
+    /// (`alloc_nohuge`, in the same call: a write resumed inside that order-0 page's charge
+    /// makes no second attempt, `generic_perform_write()`, review48 L4).
     pub fn shmem_alloc_huge_folio(&mut self, inode: InodeId, index: u32, memcg: MemcgId) -> Option<PageId> {
         let hindex = index & !(HPAGE_PMD_NR - 1);
         let m = &self.mappings[inode.idx()];
@@ -143,6 +149,7 @@ impl Kernel {
             return None;
         }
         self.shmem_stat.charge_failed = false;
+        self.shmem_stat.xa_failed = false;
         match self.filemap_add_large_folio_paid(inode, hindex, HPAGE_PMD_ORDER, memcg, true, true) {
             Ok(head) => {
                 self.shmem_stat.thp_file_alloc += 1;
@@ -150,9 +157,14 @@ impl Kernel {
                 Some(head)
             }
             Err(_) => {
-                self.shmem_stat.thp_file_fallback += 1;
-                if std::mem::take(&mut self.shmem_stat.charge_failed) {
-                    self.shmem_stat.thp_file_fallback_charge += 1;
+                let charge = std::mem::take(&mut self.shmem_stat.charge_failed);
+                // 6.1: shmem_alloc_hugefolio()'s allocation and shmem_add_to_page_cache()'s
+                // charge count THP_FILE_FALLBACK; its xas_nomem() failure nothing.
+                if !std::mem::take(&mut self.shmem_stat.xa_failed) {
+                    self.shmem_stat.thp_file_fallback += 1;
+                    if charge {
+                        self.shmem_stat.thp_file_fallback_charge += 1;
+                    }
                 }
                 None
             }

@@ -118,6 +118,56 @@ fn a_failed_huge_charge_falls_back_to_order_0() {
     assert_invariants(k);
 }
 
+/// review48 L4: a write whose order-0 charge slept and ended the task's quantum resumes at that
+/// page (sched.rs `Resumed`); 6.1 `shmem_get_folio_gfp()` sleeps inside that charge, past its
+/// huge attempt (`alloc_nohuge`), so the resumed call makes no second attempt at its first page
+/// and counts no second `THP_FILE_FALLBACK`; its later pages ask as a fresh call would.
+#[test]
+fn a_resumed_write_makes_no_second_huge_attempt_at_its_page_6_1() {
+    use crate::sched::Resumed;
+    let mut s = tmpfs("linux-6.1", "always", "");
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    let counts = |k: &crate::kernel::Kernel| (k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge);
+    s.kernel.memcgs.memcgs[a.idx()].counter.max = 256; // 1 MiB: a huge charge fails
+    // the call before the sleep made the attempt (one fallback); the resumed one adds none
+    s.kernel.resched.resumed = Resumed::ALL;
+    assert_eq!(s.kernel.generic_perform_write(f, 0, PAGE_SIZE, a), Ok(PAGE_SIZE));
+    assert_eq!(counts(&s.kernel), (0, 0, 0), "the resumed page: no second huge attempt");
+    assert_eq!(s.kernel.pages.folio_nr_pages(page_at(&s.kernel, f, 0)), 1);
+    // a fresh call at an empty huge range makes its attempt
+    write(&mut s, 600 * PAGE_SIZE, PAGE_SIZE);
+    assert_eq!(counts(&s.kernel), (0, 1, 1), "a fresh call: the attempt and its fallback");
+    // a resumed call's later pages ask as before: 2047 (empty range 1536..2047) order 0, 2048 huge
+    s.kernel.memcgs.memcgs[a.idx()].counter.max = 65536;
+    s.kernel.resched.resumed = Resumed::ALL;
+    assert_eq!(s.kernel.generic_perform_write(f, 2047 * PAGE_SIZE, 2 * PAGE_SIZE, a), Ok(2 * PAGE_SIZE));
+    assert_eq!(counts(&s.kernel), (1, 1, 1));
+    let k = &s.kernel;
+    assert_eq!((k.pages.folio_nr_pages(page_at(k, f, 2047)), k.pages.folio_nr_pages(k.pages.page_folio(page_at(k, f, 2048)))), (1, 512));
+    assert_invariants(k);
+}
+
+/// review48 L5: 6.1 `shmem_add_to_page_cache()` charges the huge folio, then stores it with
+/// `xas_nomem()` allocating the tree's nodes (`__GFP_ACCOUNT`: charged to the memcg); a
+/// failure there returns the xas error with no event (only the charge's failure counts
+/// `THP_FILE_FALLBACK` and `THP_FILE_FALLBACK_CHARGE`, the allocation's `THP_FILE_FALLBACK` in
+/// `shmem_alloc_hugefolio()`), and `shmem_get_folio_gfp()` takes order 0 (`unacct:` ->
+/// `alloc_nohuge`). A memcg of exactly 512 pages: the folio's charge fits, its nodes' do not.
+#[test]
+fn a_failed_xarray_node_charge_counts_no_fallback_6_1() {
+    let mut s = tmpfs("linux-6.1", "always", "");
+    let (f, a) = (inode(&s, "/t/f"), memcg(&s, "A"));
+    assert!(s.kernel.profile.account_xa_nodes);
+    let used = s.kernel.memcgs.memcgs[a.idx()].counter.usage;
+    s.kernel.memcgs.memcgs[a.idx()].counter.max = used + HPAGE_PMD_NR as u64;
+    write(&mut s, 0, PAGE_SIZE);
+    let k = &s.kernel;
+    assert_eq!((k.shmem_stat.thp_file_alloc, k.shmem_stat.thp_file_fallback, k.shmem_stat.thp_file_fallback_charge), (0, 0, 0));
+    assert_eq!((k.memcgs.get(a).nr_shmem, k.memcgs.get(a).nr_shmem_thps), (1, 0), "order 0 taken");
+    assert_eq!(k.pages.folio_nr_pages(page_at(k, f, 0)), 1);
+    assert_invariants(k);
+}
+
 /// No `huge=` before 4.8 (800d8c63b2e9 "shmem: add huge pages support"): the scenario is refused
 /// at the option, with its place and the fix; a bad value names the ones there are.
 #[test]
