@@ -58,11 +58,16 @@ pub struct HostCost {
     pub reclaim_call: Option<u64>,
     /// ns of an 8 MiB read on the loop device (its busy time per 8 MiB over a run).
     pub loop_read_window: Option<u64>,
-    /// ns of one run of the loop device's work item (`[machine] loop_worker_run`: drivers/block/loop.c
-    /// 6.18 `loop_rootcg_workfn()` -> `loop_process_work()`, workqueue:workqueue_execute_start to
-    /// workqueue_execute_end on its kworker, traced by lab/validation/trace_idle_wait.bt): what a
-    /// task waits when the kworker its read woke takes its CPU ([`crate::sched::loop_worker_wait`]).
-    /// None: the kworker never takes the task's CPU (the engine before kwork23).
+    /// ns a task waits when the loop device's kworker its read woke takes its CPU (`[machine]
+    /// loop_worker_run`, review48 M1: not the work item's own run, drivers/block/loop.c 6.18
+    /// `loop_rootcg_workfn()` from workqueue_execute_start to _end, 59.9 us mean and bimodal in
+    /// kwork23's loaded traces, but the reader's wait from its switch-out, runnable with the loop's
+    /// kworker next on its CPU and only kernel threads between, to its switch-in again: traced by
+    /// lab/validation/trace_idle_wait.bt on host-queue-read-ra128-idle msk-128, 43 us at load
+    /// 4.7-5.7 and 27 us on a quiet host, make_queue_scenarios.py LOOP_WORKER_RUN /
+    /// LOOP_WORKER_RUN_QUIET; given to the other host-queue scenarios, which were not traced)
+    /// ([`crate::sched::loop_worker_wait`]). None: the kworker never takes the task's CPU (the
+    /// engine before kwork23).
     pub loop_worker_run: Option<u64>,
     /// ns a task waits when the vmpressure work its memcg reclaim queued takes its CPU
     /// (`[machine] vmpressure_work_run`, kwork23c: mm/vmpressure.c `vmpressure()` ->

@@ -1065,7 +1065,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                 // read woke takes its CPU.
                 if let Some(v) = t.get("loop_worker_run") {
                     match get_duration(cx, v, "machine.loop_worker_run") {
-                        Some(d) if !(100..=100_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_worker_run is {d} ns, outside 100ns to 100ms for one run of the loop device's work"), "write the loop device's work item's measured run, such as \"40us\" (lab/validation/trace_idle_wait.bt: @wq_run_ns[loop_rootcg_workfn])"),
+                        Some(d) if !(100..=100_000_000).contains(&d) => cx.err(&v.loc, format!("machine.loop_worker_run is {d} ns, outside 100ns to 100ms for a task's wait behind the loop device's kworker"), "write the task's measured wait behind the loop device's kworker, such as \"27us\" (lab/validation/trace-idle-wait-1130: the reader's waits behind kernel threads only, summarize.py)"),
                         Some(d) => machine.host_cost.loop_worker_run = Some(d),
                         None => {}
                     }
