@@ -471,7 +471,13 @@ PS_DEACT = ("P's limit reclaim deactivates A's active working set when 6.12's pr
             "j mod 12's machine; 2, 0 and 3 of 48 at seeds 48-95, 96-143, 144-191), Fisher's p 0.003 (0.000, 0.000, 0.001): "
             "the shares differ at every block; when it deactivates the engine re-reads 35.7 MiB (the kernel's median 21.4). "
             "What these known_outs wait for is unchanged: the engine deactivating in about half of a set's boots at the "
-            "set's own conditions")
+            "set's own conditions. wset22 (lab/measurements/memcg-stats-flush/wset22_boots.py and README): boot by boot, "
+            "boots 1-7 recorded no CPU factor and run at the reference machine (wset 1 in 0.028 s against the guest's "
+            "0.28-1.15 s, the stream in 1.27 s against 3.3-12.4 s), where the window is ~0.15 s of each 2.016 s period and, "
+            "when it opens, the fast stream after P's limit deactivates 12,898 pages (the engine's 4 deactivating boots, "
+            "all there); boots 8-12 at their hot-read factors stream in 15-27 s against 3.4-14.5 s and never deactivate: "
+            "the share is the machine this set does not record, not the reclaim (6.12's refault path and its stats "
+            "flushers checked against the source and refuted: PS_QUIET_COND)")
 # PS_DEACT is the why of qemu612-lrugen-parent-stream's three two-list wset 3 known_outs: it compares the older set
 # (real/qemu612-lrugen-parent-stream.json, -boot2..12.json), which stays compared with them until a set where the
 # kernel deactivates passes (the rule stated before the quiet set was recorded; lead's decision on review12 H3).
@@ -576,7 +582,18 @@ PS_QUIET_COND = ("Compared as a bimodal metric (PS_BIMODAL): the share of boots 
                  "traced streams, which lengthens the kernel's windows; drawn in the engine (an edit run and reverted) it "
                  "raises the re-read medians 0-5% (still out at three blocks of four) and the share of deactivating engine "
                  "boots at or above the kernel's boot 9 from 0.08 to 0.20 (the chance of both kernel boots there, 0.6% and "
-                 "4%): part of the miss, not a machine figure the engine can take from six loaded boots of one scenario")
+                 "4%): part of the miss, not a machine figure the engine can take from six loaded boots of one scenario. "
+                 "wset22 (README there, wset22_boots.py): Debian 6.12.117's refault path checked against the source and "
+                 "refuted as the cause: workingset_eviction() names P (the reclaim root) and reads its nonresident_age "
+                 "before ageing it, the age propagates to every parent, workingset_test_recent() compares the distance with "
+                 "P's NR_ACTIVE_FILE from the rstat copy (the anon lists only with swap room, none here), and no other "
+                 "flusher ends a window (the unratelimited ones are memory.stat-type reads, between steps; the rate-limited "
+                 "ones flush only 2 x FLUSH_TIME after the last flush): it ends at the next periodic flush. The engine's "
+                 "window instrumented at boot 3's machine (40 phases, a build run and reverted): at most 1.325 s and 1,323 "
+                 "calls (~1,000 a second), opened by a flush whose copy held B at 14,048 pages or fewer; the kernel's 1,599 "
+                 "calls need a 1.6 s window at that rate, which only a flush later than the period gives (gap22's deferrable "
+                 "timer), the guest's stream to P's limit being no faster (its wset 1 cold read took 28% longer than the "
+                 "engine's)")
 KNOWN612_QUIET = [("two-list", "wset 3", m, PS_QUIET_COND)
                   for m in ("read_bytes", "memcg.workingset_refault_file", "memcg.workingset_activate_file")]
 # qemu612-lrugen-parent-stream-cal: the same scenario compared with the calibrated set (lrugen10), beside the
@@ -911,7 +928,10 @@ PS_OLD_NOTE = """
 # 10,862 of A's pages, 583-1,785 of P's reclaim calls before the next flush (A's a >> 12 then a >> 11 per call, as the
 # traced guests); boot 11's 1,785 is more than the engine's window holds at the quiet and gap sets' machines
 # (at most 1,634 calls: quiet boot 9's over 100 phases; the gap set's 1,472 over 60). What the share waits for is
-# unchanged (the runner's gaps and split factors, which this set does not record)."""
+# unchanged (the runner's gaps and split factors, which this set does not record).
+# wset22: boot by boot (wset22_boots.py) the engine's 4 deactivating boots all run at the reference machine (boots 1-7,
+# no CPU factor: the stream in 1.27 s against the guest's 3.3-12.4 s); 6.12's refault path and stats flushers
+# checked against the source and refuted as causes (PS_DEACT, lab/measurements/memcg-stats-flush/README.md)."""
 # qemu612-lrugen-parent-stream-quiet: the same scenario compared with the quiet set (lrugen22), beside the older set
 # and the -cal set.
 PS_QUIET_NOTE = """
@@ -947,7 +967,10 @@ PS_QUIET_NOTE = """
 # above the engine's maximum at its machine (1,599 against 1,344 calls over 100 flush phases), whose stream ran
 # after P's limit faster than the engine replays it. Refuted: the reclaim mechanism (per-call deactivation,
 # eviction, workingset_refault()'s test) and the flush's period (501-508 jiffies from the timer wheel's rounding,
-# 2.035 s traced: 20-40 calls of the 255)."""
+# 2.035 s traced: 20-40 calls of the 255).
+# wset22: 6.12's refault path (eviction memcg P, P's nonresident age and active file from the copy) and every stats
+# flusher checked against the source and refuted; the engine's longest window at boot 3's machine is 1,323 calls
+# against the kernel's 1,599 (PS_QUIET_COND; lab/measurements/memcg-stats-flush/README.md)."""
 
 # qemu612-lrugen-parent-stream-gap: parent-stream with a 1 s sleep after wset 2 (GAP above).
 PS_GAP_NOTE = """

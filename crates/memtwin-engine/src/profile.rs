@@ -353,6 +353,13 @@ pub struct KernelProfile {
     /// `workingset_eviction()` reads the age before ageing it for this eviction (v5.12+,
     /// ac35a4902374); before, it aged first (`atomic_long_inc_return()`).
     pub eviction_reads_age_first: bool,
+    /// A file refault's working set counts the anon lists when the eviction memcg (the one
+    /// the shadow names) has swap room: `mem_cgroup_get_nr_swap_pages(eviction_memcg)` in
+    /// `workingset_test_recent()` (linux-6.6 and 6.12 mm/workingset.c; Johannes Weiner's
+    /// "workingset: fix confusion around eviction vs refault container", after 6.1). Before
+    /// (linux-6.1 `workingset_refault()`), the refaulting folio's memcg's swap room:
+    /// `mem_cgroup_get_nr_swap_pages(memcg)`, `memcg = folio_memcg(folio)`.
+    pub refault_swap_room_at_eviction: bool,
     /// How limit reclaim walks the target's subtree.
     pub reclaim_walk: ReclaimWalk,
     /// Read faults on file mappings map the resident pages around the fault
@@ -1097,6 +1104,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         shadow_shrinker_zero_seek: true,
         eviction_at_reclaim_root: true,
         eviction_reads_age_first: true,
+        refault_swap_room_at_eviction: true,
         reclaim_walk: ReclaimWalk::Full,
         fault_around: true,
         deactivate_on_refault: true,
@@ -1205,6 +1213,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         large_folios: LargeFolios { write: WriteOrder::Order0, ..linux_6_6.large_folios },
         init_on_alloc: true,
         eevdf: false,
+        refault_swap_room_at_eviction: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {

@@ -782,18 +782,6 @@ impl Kernel {
         if !self.take_resumed(crate::sched::Resumed::RECLAIM) {
             self.cpu(self.cost.reclaim_call);
         }
-        // prepare_scan_count() (5.9+): refaults seen at the reclaim root since its last
-        // reclaim force the deactivation of active file pages; snapshot_refaults() at the end.
-        let refaults = if self.profile.deactivate_on_refault {
-            let i = MemcgEvent::WorkingsetActivateFile as usize;
-            // lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_FILE): the rstat copy on
-            // 6.12+ (prepare_scan_control()'s mem_cgroup_flush_stats_ratelimited()).
-            let r = self.memcgs.flushed_subtree_events(sc.target, i);
-            sc.deactivate_file = r != self.memcgs.get(sc.target).refaults_snapshot;
-            Some(r)
-        } else {
-            None
-        };
         loop {
             sc.priority = DEF_PRIORITY;
             loop {
@@ -802,6 +790,16 @@ impl Kernel {
                     self.vmpressure_tree(sc.target, crate::sched::VMPRESSURE_WIN);
                 }
                 sc.nr_scanned = 0;
+                if self.profile.deactivate_on_refault {
+                    // shrink_node() -> prepare_scan_control() at every pass (5.9+; 6.12
+                    // mm/vmscan.c): refaults seen at the reclaim root since its last reclaim's
+                    // snapshot_refaults() force the deactivation of active file pages.
+                    // lruvec_page_state(target_lruvec, WORKINGSET_ACTIVATE_FILE): the rstat
+                    // copy on 6.12+ (its mem_cgroup_flush_stats_ratelimited()), so a periodic
+                    // flush between two passes of one call is seen by the second.
+                    let r = self.memcgs.flushed_subtree_events(sc.target, MemcgEvent::WorkingsetActivateFile as usize);
+                    sc.deactivate_file = r != self.memcgs.get(sc.target).refaults_snapshot;
+                }
                 // shrink_node(): "memset(&sc->nr, 0, sizeof(sc->nr));"
                 sc.nr_dirty = 0;
                 sc.nr_congested = 0;
@@ -876,7 +874,12 @@ impl Kernel {
                 self.lruvecs[v].congested = false;
             }
         }
-        if let Some(r) = refaults {
+        if self.profile.deactivate_on_refault {
+            // do_try_to_free_pages()'s end: snapshot_refaults(sc->target_mem_cgroup, pgdat)
+            // reads WORKINGSET_ACTIVATE_FILE now (5.9+; 6.12 mm/vmscan.c), not as the first
+            // pass saw it: activations counted (or flushed into the copy) during the call do
+            // not make the next call deactivate.
+            let r = self.memcgs.flushed_subtree_events(sc.target, MemcgEvent::WorkingsetActivateFile as usize);
             self.memcgs.memcgs[sc.target.idx()].refaults_snapshot = r;
         }
         if self.profile.anon_workingset {

@@ -335,9 +335,10 @@ impl Kernel {
         let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
         // The working set a file refault competes with: the active file list, and since
         // 5.8 (34e58cac6d8f "mm: workingset: let cache workingset challenge anon") the anon
-        // lists too when the refaulting page's memcg can swap.
+        // lists too when swap has room: the eviction memcg's in 6.6/6.12's
+        // workingset_test_recent(), the refaulting folio's in 6.1's workingset_refault().
         let mut ws = self.workingset_size(e, LruList::ActiveFile);
-        if self.profile.scan_balance == crate::profile::ScanBalance::Cost && self.mem_cgroup_get_nr_swap_pages(page_memcg) > 0 {
+        if self.profile.scan_balance == crate::profile::ScanBalance::Cost && self.mem_cgroup_get_nr_swap_pages(self.refault_swap_memcg(e, page_memcg)) > 0 {
             ws += self.workingset_size(e, LruList::ActiveAnon) + self.workingset_size(e, LruList::InactiveAnon);
         }
         if distance > ws {
@@ -377,7 +378,7 @@ impl Kernel {
         let refault = self.lruvecs[self.lruvec_idx(e, 0)].nonresident_age;
         let distance = refault.wrapping_sub(eviction) & EVICTION_MASK;
         let mut ws = self.workingset_size(e, LruList::ActiveFile) + self.workingset_size(e, LruList::InactiveFile);
-        if self.mem_cgroup_get_nr_swap_pages(page_memcg) > 0 {
+        if self.mem_cgroup_get_nr_swap_pages(self.refault_swap_memcg(e, page_memcg)) > 0 {
             ws += self.workingset_size(e, LruList::ActiveAnon);
         }
         if distance > ws {
@@ -393,6 +394,22 @@ impl Kernel {
             self.lru_note_cost(page_memcg, nid, false, 1);
             self.memcgs.count_event(page_memcg, MemcgEvent::WorkingsetRestoreAnon, 1);
             self.vmstat.count(VmEvent::WorkingsetRestoreAnon, 1);
+        }
+    }
+
+    /// The memcg whose swap room decides whether a refault's working set counts the anon
+    /// lists (`mem_cgroup_get_nr_swap_pages()`): the eviction memcg `eviction` (the one the
+    /// shadow names) in linux-6.6 and 6.12 mm/workingset.c `workingset_test_recent()`
+    /// ("workingset: fix confusion around eviction vs refault container": "When pages get
+    /// evicted from a cgroup with swap, and refault in one without, this can incorrectly
+    /// consider a hot refault as cold - and vice versa"), the refaulting folio's memcg
+    /// `reader` in linux-6.1 `workingset_refault()` (`KernelProfile::refault_swap_room_at_eviction`).
+    #[inline]
+    fn refault_swap_memcg(&self, eviction: MemcgId, reader: MemcgId) -> MemcgId {
+        if self.profile.refault_swap_room_at_eviction {
+            eviction
+        } else {
+            reader
         }
     }
 

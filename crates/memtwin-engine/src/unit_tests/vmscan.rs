@@ -1119,6 +1119,67 @@ ops = [{{ op = "sleep", duration = "1ms" }}]
     assert_eq!(k.memcgs.flushed_subtree_events(p, ev), 5);
 }
 
+/// mm/vmscan.c 6.12 `shrink_node()` -> `prepare_scan_control()` decides `DEACTIVATE_FILE` at
+/// every pass (each priority) from the root's `WORKINGSET_ACTIVATE_FILE` against
+/// `target_lruvec->refaults[]`, and `do_try_to_free_pages()` ends with `snapshot_refaults()`,
+/// which reads the counter then. A periodic flush inside one limit reclaim brings activations
+/// into the copy: the passes after it deactivate (the inactive list is not low), and the
+/// snapshot holds them, so the next reclaim does not. (Taken once at the call's start, the
+/// test would miss them in that call and the start's snapshot would make the next deactivate.)
+#[test]
+fn refault_deactivation_is_decided_per_pass_and_snapshot_at_the_end_6_12() {
+    use crate::memcontrol::MemcgEvent;
+    use crate::vmstat::VmEvent;
+    let mut s = sim(r#"
+[scenario]
+name = "per-pass-refaults"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.12"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+[files."/hot"]
+size = "64K"
+[files."/f"]
+size = "1M"
+[cgroups.ct]
+[tasks.idle]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#);
+    let (ct, hot, f) = (memcg(&s, "ct"), inode(&s, "/hot"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, hot, 0, 16, ct);
+    read_pages(k, hot, 0, 16, ct);
+    read_pages(k, f, 0, 200, ct);
+    k.lru_add_drain();
+    let t = k.stats_flush_next;
+    k.advance_clock(t);
+    let v = k.lruvec_idx(ct, 0);
+    assert_eq!((k.lru_stats.flushed_subtree_size(v, LruList::InactiveFile), k.lru_stats.flushed_subtree_size(v, LruList::ActiveFile)), (200, 16));
+    // A first reclaim: no refaults, inactive not low: nothing deactivated; snapshot 0.
+    k.try_to_free_mem_cgroup_pages(ct, 32);
+    let d0 = k.vmstat.get(VmEvent::Pgdeactivate);
+    assert_eq!(d0, 0);
+    // An activation, not yet in the copy; the flush falls inside the next reclaim, after its
+    // first pass has decided (its reclaim_call cost is spent before the first pass).
+    k.memcgs.count_event(ct, MemcgEvent::WorkingsetActivateFile, 1);
+    let ev = MemcgEvent::WorkingsetActivateFile as usize;
+    assert_eq!(k.memcgs.flushed_subtree_events(ct, ev), 0);
+    let epoch = k.stats_flush_epoch;
+    k.stats_flush_next = k.now + k.cost.reclaim_call + 1;
+    k.try_to_free_mem_cgroup_pages(ct, 32);
+    assert_eq!(k.stats_flush_epoch, epoch + 1, "the flush fell inside the reclaim");
+    assert_eq!(k.memcgs.flushed_subtree_events(ct, ev), 1);
+    let d1 = k.vmstat.get(VmEvent::Pgdeactivate);
+    assert!(d1 > d0, "the passes after the flush see the activation and deactivate");
+    assert_eq!(k.memcgs.get(ct).refaults_snapshot, 1, "snapshot_refaults() at the call's end");
+    k.try_to_free_mem_cgroup_pages(ct, 32);
+    assert_eq!(k.vmstat.get(VmEvent::Pgdeactivate), d1, "no activation since the snapshot: no deactivation");
+    assert_invariants(k);
+}
+
 /// A v1 memcg of 16M on a machine with 256M of swap on a 20M/s device (kernel `profile`).
 fn slow_swap_v1(profile: &str) -> String {
     format!(

@@ -672,3 +672,79 @@ fn reclaim_putback_of_active_pages_ages_nonresident_linux_6_1() {
     assert!(activated > 0);
     assert_eq!((ct, root), (0, 0), "5.0: putback does not age the clock");
 }
+
+/// A file page evicted from `ct` (swap room, 64 anonymous pages) refaults in `other`, whose
+/// memory.swap.max is 0, 41 evictions later: beyond `ct`'s 16 active file pages, within them
+/// and `ct`'s anon lists. Returns whether the refault was activated.
+fn refault_from_a_memcg_without_swap(profile: &str) -> bool {
+    let mut s = sim(&format!(
+        r#"
+[scenario]
+name = "workingset-swap-room"
+[machine]
+ram = "1G"
+swap = "64M"
+[kernel]
+profile = "{profile}"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+write_bw = "1G"
+[files."/hot"]
+size = "64K"
+[files."/f"]
+size = "1M"
+[cgroups.ct]
+[cgroups.other]
+"memory.swap.max" = "0"
+[tasks.idle]
+ops = [{{ op = "sleep", duration = "1ms" }}]
+"#
+    ));
+    let (ct, other, hot, f) = (memcg(&s, "ct"), memcg(&s, "other"), inode(&s, "/hot"), inode(&s, "/f"));
+    let k = &mut s.kernel;
+    read_pages(k, hot, 0, 16, ct);
+    read_pages(k, hot, 0, 16, ct);
+    read_pages(k, f, 0, 64, ct);
+    let vma = k.do_mmap_anon(64, ct);
+    for i in 0..64 {
+        k.handle_mm_fault(vma, i).unwrap();
+    }
+    k.lru_add_drain();
+    assert_eq!(lru_size(k, ct, LruList::ActiveFile), 16);
+    assert_eq!(lru_size(k, ct, LruList::ActiveAnon) + lru_size(k, ct, LruList::InactiveAnon), 64);
+    assert!(k.mem_cgroup_get_nr_swap_pages(ct) > 0);
+    assert_eq!(k.mem_cgroup_get_nr_swap_pages(other), 0);
+    for i in 0..=40 {
+        isolate_and_evict(k, f, i);
+    }
+    // 6.12's test reads the lists from the rstat copy: the periodic flush first
+    // (flush_memcg_stats_dwork()).
+    if k.stats_flush_next != u64::MAX {
+        let t = k.stats_flush_next;
+        k.advance_clock(t);
+    }
+    read_pages(k, f, 0, 1, other);
+    k.lru_add_drain();
+    let p = page_at(k, f, 0);
+    assert_eq!(k.pages[p].memcg, other);
+    assert_eq!(k.memcgs.events(other, MemcgEvent::WorkingsetRefaultFile), 1);
+    assert_invariants(k);
+    k.pages[p].test(pg::ACTIVE)
+}
+
+/// Whose swap room lets a file refault's working set count the anon lists. linux-6.6 and
+/// 6.12 mm/workingset.c `workingset_test_recent()`: `mem_cgroup_get_nr_swap_pages(eviction_memcg)`,
+/// the memcg the shadow names ("workingset: fix confusion around eviction vs refault
+/// container": "When pages get evicted from a cgroup with swap, and refault in one without,
+/// this can incorrectly consider a hot refault as cold"); linux-6.1 `workingset_refault()`:
+/// `mem_cgroup_get_nr_swap_pages(memcg)` of the refaulting folio. A page evicted from `ct`
+/// (swap room) at a distance of 41 refaults in `other` (memory.swap.max 0): 6.6 and 6.12
+/// compare 41 with `ct`'s 16 active file + 64 anon pages and activate it, 6.1 with the 16 alone
+/// and does not.
+#[test]
+fn refault_swap_room_is_the_eviction_memcgs_6_6_6_12_and_the_readers_6_1() {
+    assert!(refault_from_a_memcg_without_swap("linux-6.6"), "6.6: ct has swap room, 41 <= 16 + 64");
+    assert!(refault_from_a_memcg_without_swap("linux-6.12"), "6.12: ct has swap room, 41 <= 16 + 64");
+    assert!(!refault_from_a_memcg_without_swap("linux-6.1"), "6.1: other has none, 41 > 16");
+}
