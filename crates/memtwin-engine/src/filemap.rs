@@ -371,8 +371,10 @@ impl Kernel {
             node.shadows -= 1;
         }
         // The node holds a page now: workingset_update_node() acts only when it was on a
-        // shadow-node list.
-        if node.shadow_list_stale() {
+        // shadow-node list (`shadow_list_stale()` with `pages` >= 1: a leaf's 64 slots never
+        // wrap the count).
+        debug_assert_eq!(node.on_lru, node.shadow_list_stale());
+        if node.on_lru {
             self.workingset_update_node(inode, index, memcg);
         }
         for _ in 0..need_chunk as u32 + need_zero as u32 {
@@ -706,7 +708,10 @@ impl Kernel {
         }
         // What workingset_update_node() and xas_delete_node() look at, read from the node at
         // hand: each is called only when it has something to do.
-        let (stale, empty) = (node.shadow_list_stale(), node.is_empty());
+        // With a shadow left in it the node is not empty, and on the shadow-node list exactly
+        // when it holds no page (a leaf's 64 slots never wrap the counts).
+        let (stale, empty) = if shadow.is_some() { ((node.pages == 0) != node.on_lru, false) } else { (node.shadow_list_stale(), node.is_empty()) };
+        debug_assert_eq!((stale, empty), (node.shadow_list_stale(), node.is_empty()));
         m.nrshadows += shadow.is_some() as u64;
         if !clean_unmapped && self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
