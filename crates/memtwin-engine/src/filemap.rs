@@ -713,6 +713,9 @@ impl Kernel {
         let (stale, empty) = if shadow.is_some() { ((node.pages == 0) != node.on_lru, false) } else { (node.shadow_list_stale(), node.is_empty()) };
         debug_assert_eq!((stale, empty), (node.shadow_list_stale(), node.is_empty()));
         m.nrshadows += shadow.is_some() as u64;
+        // xas_shrink() acts only on a mapping left with one entry; nothing below changes the
+        // entries' count (issue 17: no second look at the mapping after most removals).
+        let lone = m.nrpages + m.nrshadows == 1;
         if !clean_unmapped && self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
@@ -726,7 +729,10 @@ impl Kernel {
         if empty {
             self.xa_node_free(inode, index >> XA_CHUNK_SHIFT);
         }
-        self.xas_shrink(inode);
+        debug_assert_eq!(lone, self.mappings[inode.idx()].nrpages + self.mappings[inode.idx()].nrshadows == 1);
+        if lone {
+            self.xas_shrink(inode);
+        }
     }
 
     /// `xas_create()` / `xas_nomem()` for an insert at `index`: the tree nodes it needs are
