@@ -209,6 +209,24 @@ impl From<ChargeError> for IoError {
 fn lock_order0_run(m: &AddressSpace, pages: &mut crate::mm_types::PageArena, start: u32, end: u32, segs: &mut u64, last: &mut u32) -> (u32, u32) {
     let mut i = start;
     while i < end {
+        // The pages of one narrow leaf read from its slots, the leaf found once (issue 17);
+        // the same steps as the look-up of each below.
+        if let Some(slots) = m.xa.leaf_id(i >> XA_CHUNK_SHIFT).and_then(|id| m.xa.narrow_slots(id)) {
+            let stop = end.min(((i >> XA_CHUNK_SHIFT) + 1) << XA_CHUNK_SHIFT);
+            while i < stop {
+                if let Some(p) = Slot(slots[(i & (crate::xarray::XA_CHUNK_SIZE as u32 - 1)) as usize] as u64).as_page() {
+                    let page = &mut pages[p];
+                    if page.flags & (pg::HEAD | pg::TAIL) != 0 {
+                        return (i, i - start);
+                    }
+                    page.flags |= pg::LOCKED | pg::FRESH;
+                    *segs += (p.0 != last.wrapping_add(1)) as u64;
+                    *last = p.0;
+                }
+                i += 1;
+            }
+            continue;
+        }
         if let Some(p) = m.lookup(i) {
             let page = &mut pages[p];
             if page.flags & (pg::HEAD | pg::TAIL) != 0 {
@@ -353,8 +371,10 @@ impl Kernel {
             node.shadows -= 1;
         }
         // The node holds a page now: workingset_update_node() acts only when it was on a
-        // shadow-node list.
-        if node.shadow_list_stale() {
+        // shadow-node list (`shadow_list_stale()` with `pages` >= 1: a leaf's 64 slots never
+        // wrap the count).
+        debug_assert_eq!(node.on_lru, node.shadow_list_stale());
+        if node.on_lru {
             self.workingset_update_node(inode, index, memcg);
         }
         for _ in 0..need_chunk as u32 + need_zero as u32 {
@@ -690,8 +710,14 @@ impl Kernel {
         }
         // What workingset_update_node() and xas_delete_node() look at, read from the node at
         // hand: each is called only when it has something to do.
-        let (stale, empty) = (node.shadow_list_stale(), node.is_empty());
+        // With a shadow left in it the node is not empty, and on the shadow-node list exactly
+        // when it holds no page (a leaf's 64 slots never wrap the counts).
+        let (stale, empty) = if shadow.is_some() { ((node.pages == 0) != node.on_lru, false) } else { (node.shadow_list_stale(), node.is_empty()) };
+        debug_assert_eq!((stale, empty), (node.shadow_list_stale(), node.is_empty()));
         m.nrshadows += shadow.is_some() as u64;
+        // xas_shrink() acts only on a mapping left with one entry; nothing below changes the
+        // entries' count (issue 17: no second look at the mapping after most removals).
+        let lone = m.nrpages + m.nrshadows == 1;
         if !clean_unmapped && self.pages[page].test(pg::DIRTY) {
             m.nrdirty -= 1;
             self.vmstat.nr_dirty -= 1;
@@ -705,7 +731,10 @@ impl Kernel {
         if empty {
             self.xa_node_free(inode, index >> XA_CHUNK_SHIFT);
         }
-        self.xas_shrink(inode);
+        debug_assert_eq!(lone, self.mappings[inode.idx()].nrpages + self.mappings[inode.idx()].nrshadows == 1);
+        if lone {
+            self.xas_shrink(inode);
+        }
     }
 
     /// `xas_create()` / `xas_nomem()` for an insert at `index`: the tree nodes it needs are
@@ -908,11 +937,19 @@ impl Kernel {
     /// `alloc_zeroed_user_highpage_movable()` asks `__GFP_ZERO`, the same single
     /// `kernel_init_pages()` its `clear_page` stands for. Page tables (`__GFP_ZERO` too) take
     /// no frame or CPU here.
-    #[inline]
+    /// The profile's test inlined into the callers (one a page of every page-cache and
+    /// anonymous allocation), the charge out of line (issue 17).
+    #[inline(always)]
     pub(crate) fn post_alloc_init(&mut self, nr: u64) {
         if self.profile.init_on_alloc {
-            self.cpu(self.cost.clear_page * nr);
+            self.post_alloc_clear(nr);
         }
+    }
+
+    /// [`Kernel::post_alloc_init`]'s `clear_page` of `nr` pages.
+    #[inline(never)]
+    fn post_alloc_clear(&mut self, nr: u64) {
+        self.cpu(self.cost.clear_page * nr);
     }
 
     /// `read_pages()`: submit the `nr` freshly added pages starting at `index` for reading,

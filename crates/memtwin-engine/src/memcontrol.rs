@@ -1431,7 +1431,7 @@ impl Kernel {
         let gfp = if may_reclaim { ChargeGfp::Kernel } else { ChargeGfp::NoRetry };
         if self.charge_may_fit_at_once(memcg) {
             let outer = std::mem::replace(&mut self.resched.restartable, false);
-            let fits = self.charge_fits_at_once_inline(memcg, 1, false);
+            let fits = if self.memcgs.version == CgroupVersion::V1 { self.charge_fits_at_once(memcg, 1, false) } else { self.charge_fits_walks::<false>(memcg, 1, false) };
             self.resched.restartable = outer;
             if fits {
                 return Ok(());
@@ -2135,15 +2135,28 @@ impl Kernel {
         self.charge_fits_at_once_inline(memcg, nr, batch_failed)
     }
 
-    /// [`Kernel::charge_fits_at_once`], inlined into the page cache's charge.
+    /// [`Kernel::charge_fits_at_once`], inlined into its callers.
     #[inline(always)]
     fn charge_fits_at_once_inline(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
+        if self.memcgs.version == CgroupVersion::V1 {
+            self.charge_fits_walks::<true>(memcg, nr, batch_failed)
+        } else {
+            self.charge_fits_walks::<false>(memcg, nr, batch_failed)
+        }
+    }
+
+    /// [`Kernel::charge_fits_at_once`] with v1's memsw counter (`MEMSW`, cgroup v1) or
+    /// without (v2): the page cache's charge inlines the v2 walks, which then make no memsw
+    /// test (issue 17), and calls [`Kernel::charge_fits_at_once`] on v1.
+    #[inline(always)]
+    fn charge_fits_walks<const MEMSW: bool>(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
         debug_assert!(memcg != MemcgId::ROOT, "a charge of the root memcg charges nothing");
+        debug_assert_eq!(MEMSW, self.memcgs.version == CgroupVersion::V1);
         let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
         // The rest of the batch the refill would take from the counters (0: none tried).
         let extra = if stock_covers || batch_failed { 0 } else { charge_batch.max(nr) - nr };
-        let memsw = self.memcgs.version == CgroupVersion::V1;
+        let memsw = MEMSW;
         // The first walk: whether `nr` fits every counter (the loop's memsw and memory tests),
         // after consume_stock(): a charge the stock covers tests none.
         let mut cur = if stock_covers { None } else { Some(memcg) };

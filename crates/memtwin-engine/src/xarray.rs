@@ -275,6 +275,17 @@ impl XArray {
         }
     }
 
+    /// The slots of leaf `id` when it is a narrow one (page entries as [`Slot`]'s `u32`
+    /// values), for a walk over a leaf's pages with one look-up.
+    #[inline(always)]
+    pub fn narrow_slots(&self, id: u32) -> Option<&[u32; XA_CHUNK_SIZE]> {
+        if id & TAGS == 0 {
+            Some(&self.narrow[id as usize].slots)
+        } else {
+            None
+        }
+    }
+
     /// The 64 slots of leaf `id`, in order.
     pub fn slots(&self, id: u32) -> impl Iterator<Item = Slot> + '_ {
         (0..XA_CHUNK_SIZE as u32).map(move |o| self.slot(id, o))
@@ -412,6 +423,9 @@ impl XArray {
     }
 
     /// Empty every shadow entry of leaf `chunk` (the shadow-node shrinker); returns how many.
+    /// A leaf left with no entry at all (no page: the shrinker's nodes, which it frees next
+    /// with [`XArray::free_leaf`], `shadow_lru_isolate()`) keeps its wide layout until then:
+    /// no narrow copy is made only to be freed (issue 17).
     pub fn clear_values(&mut self, chunk: u32) -> u32 {
         let Some(id) = self.leaf_id(chunk) else { return 0 };
         if id & WIDE == 0 {
@@ -425,6 +439,10 @@ impl XArray {
             }
         }
         leaf.values = 0;
+        if leaf.node.pages == 0 {
+            debug_assert!(leaf.slots.iter().all(|s| *s == Slot::EMPTY), "a leaf without pages holds only values");
+            return n;
+        }
         if leaf.slots.iter().all(|s| s.0 <= u32::MAX as u64) {
             self.narrow_leaf(chunk, id);
         }
