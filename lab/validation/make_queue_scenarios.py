@@ -151,7 +151,8 @@ IDLE_WAIT_WHY = ("the idle host's run-queue wait is modelled in part only. Not t
                  "it gives 6.7 and 7.4 ms); but the read sets here (read-msk-idle, read-ra128-idle, rw-msk) were recorded on "
                  "6.18.44-fc-v782 (12:18-12:23), where the reader waited 12-15 us at each switch-in, as often and as long as "
                  "the loop's kworker waited (ra128: 20-24 ms over 1541-1577 against the kworkers' 18-19 ms over 1543-1579): "
-                 "a v782 mechanism not traced (the host has run v669 since); (2) the v1 memcg writer of rw-seq none (v669, "
+                 "a v782 mechanism not traced (the host has run v669 since), so the v669 figures are not given to them "
+                 "(review49 M1: KWORKER_BUILD; the engine's wait there is as before kwork23); (2) the v1 memcg writer of rw-seq none (v669, "
                  "as the rw-seq and rw-wbt sets) was preempted at 253 of its 285 switch-ins by its memcg's vmpressure work "
                  "(mm/vmpressure.c vmpressure() -> schedule_work() on the per-CPU system_wq every 512 pages scanned, the "
                  "kworker bound to its CPU), 11.4 us each: the engine gives that since kwork23c (sched.rs "
@@ -691,6 +692,17 @@ LOOP_WORKER_RUN_QUIET = "27us"
 VMPRESSURE_WORK_RUN = "11us"
 
 
+# The build the kworker figures above were traced on (review49 M1): LOOP_WORKER_RUN (loaded), LOOP_WORKER_RUN_QUIET
+# and VMPRESSURE_WORK_RUN are 6.18.44-fc-v669's, given only to sets recorded on that build (the read-msk-idle,
+# read-ra128-idle and rw-msk idle sets are v782's: no kworker figure, the engine's wait before kwork23 there).
+KWORKER_BUILD = "6.18.44-fc-v669"
+
+
+def set_builds(name, variant):
+    """The kernel builds (real.kernel) of a scenario variant's recordings; an unreadable one gives None."""
+    return {(v or {}).get("real", {}).get("kernel") for v in recorded_variants(name, variant)}
+
+
 def sampler_samples(name, variant):
     """The runner's run-queue sampler's CPU share in each recording of a scenario's variant
     (kwork23): its CPU time (real.machine.runq_sampler.cpu_s, its interpreter's start included)
@@ -807,7 +819,7 @@ cgroup = "R"
                     if e:
                         body += f"machine.{key} = {sorted(e)[len(e) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in e) + "\n"
             sm = sampler_samples(name, v)
-            if sm:
+            if sm and set_builds(name, v) == {KWORKER_BUILD}:
                 # the loop worker woken onto the reader's CPU (kwork23, sched.rs loop_worker_wait):
                 # its run, traced apart from the recordings (LOOP_WORKER_RUN), and the runner's own
                 # sampler, which keeps the other CPU busy for its share (sampler_samples())
