@@ -678,8 +678,9 @@ def _validate_set(scn, v, name, recs, tol, only, where, skipped, out, known, bim
     specs = [b for b in bimodal or [] if b.variant in (None, name)]
     boots = bimodal_boot_plan(len(reals), boot_seed_base) if specs else [(boot_seed_base + i, i) for i in range(len(reals))]
     sims = []
+    reals_given = one_window_kind(reals)
     for seed, i in boots:
-        r = reals[i]
+        r = reals_given[i]
         rc = (r.get("real") or {}).get("resident_at_start")
         if all(measured) and rc is not None:
             # each measured run started from its own cache: the twin's run i starts from run i's
@@ -976,6 +977,25 @@ def recorded_setup_writes(real: dict, where: Optional[str] = None, which: str = 
                    "re-record it (memtwin real FILE --on qemu --variant all --json OUT times the set-up writes again), "
                    "or delete setup_writes from the recording to compare it with the declared files written back to back")
     return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws if w["bytes"] > 0) + "]"]
+
+
+def one_window_kind(reals: list) -> list:
+    """A set's recordings as their device windows are given (review49 M2, lone-window-rule.md 1): the
+    lone 8 MiB window only where every recording of the set has one, else the whole-run window for
+    all (copies without `device_lone_window_ns`), so that one median never mixes the two."""
+    def hc(r):
+        c = (((r or {}).get("real") or {}).get("machine") or {}).get("host_cost")
+        return c if isinstance(c, dict) else {}
+
+    if all("device_lone_window_ns" in hc(r) for r in reals) or not any("device_lone_window_ns" in hc(r) for r in reals):
+        return reals
+    out = []
+    for r in reals:
+        if "device_lone_window_ns" in hc(r):
+            r = json.loads(json.dumps(r))
+            hc(r).pop("device_lone_window_ns")
+        out.append(r)
+    return out
 
 
 def set_run_sets(i: int, real: dict, plan: Optional[dict] = None, where: Optional[str] = None) -> list:

@@ -361,3 +361,18 @@ def test_the_huge_page_buffer_is_huge_or_says_why():
     finally:
         view.release()
         m.close()
+
+
+def test_a_set_takes_the_lone_window_only_where_every_recording_has_one():
+    """review49 M2 (lone-window-rule.md 1): a set whose recordings do not all have a lone 8 MiB window
+    gives every run the whole-run window, so one median never mixes the two; a set where all have it
+    gives each its lone window; the recordings themselves are not changed."""
+    from memtwin.validate import one_window_kind
+
+    with_lone = rec({"device_window_ns": 4000000, "device_lone_window_ns": 3200000, "device_lone_windows": 5})
+    without = rec({"device_window_ns": 3900000})
+    mixed = one_window_kind([with_lone, without])
+    assert [recorded_host_cost(r)[-1] for r in mixed] == ['machine.loop_read_window="4000000ns"', 'machine.loop_read_window="3900000ns"']
+    assert "device_lone_window_ns" in with_lone["real"]["machine"]["host_cost"]
+    both = one_window_kind([with_lone, with_lone])
+    assert [recorded_host_cost(r)[-1] for r in both] == ['machine.loop_read_window="3200000ns"'] * 2
