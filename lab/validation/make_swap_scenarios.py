@@ -142,7 +142,9 @@ ZSWAP_METRICS = METRICS + [
 # guest's calibration
 SETS = {"qemu61-zswap-pool-limit": 10,
         # pending: the 04:36 recording and three boots of 10:27-10:31 with the split CPU calibration
-        "qemu612-zswap-max-writeback": 4}
+        "qemu612-zswap-max-writeback": 4,
+        # mm20: three boots each, 2026-11-30 from 21:30 UTC on a host loaded by the session's helpers
+        "qemu61-madv-pageout-anon": 3, "qemu61-madv-pageout-anon-noswap": 3, "qemu61-madv-willneed-anon": 3}
 
 
 # Sets recorded on a quiet host beside a loaded one, each compared as its own scenario NAME-quiet
@@ -347,6 +349,61 @@ READS = {
                        READ_BACK),
 }
 READ_METRICS = METRICS + [("memcg.pgfault", 256), ("memcg.pgmajfault", 128), ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)]
+
+
+# madvise() of anonymous memory (issue 20 D2, mm20), 6.1 mm/madvise.c: MADV_PAGEOUT
+# (madvise_cold_or_pageout_pte_range() isolates each page this process alone maps, reclaim_pages()
+# -> shrink_folio_list(): add_to_swap() + pageout(), the page unmapped and left in the swap cache
+# under writeback; without a swap area add_to_swap() fails and the page is activated, PGACTIVATE)
+# and MADV_WILLNEED (madvise_willneed() -> swapin_walk_pmd_entry(): read_swap_cache_async() of
+# every swap PTE, pswpin at the read, so the later touch is a minor fault).
+PAGEOUT_ANON = """
+[cgroups.A]
+"memory.max" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "heap", size = "32M", step = "touch" },
+  { op = "touch", name = "heap", step = "touch" },
+  { op = "madvise", name = "heap", advice = "pageout", step = "pageout" },
+  { op = "touch", name = "heap", step = "retouch" },
+]
+"""
+
+WILLNEED_ANON = """
+[cgroups.A]
+"memory.max" = "64M"
+
+[tasks.t]
+cgroup = "A"
+ops = [
+  { op = "mmap", name = "heap", size = "32M", step = "touch" },
+  { op = "touch", name = "heap", step = "touch" },
+  { op = "madvise", name = "heap", advice = "pageout", step = "pageout" },
+  { op = "mmap", name = "other", size = "56M", step = "pressure" },
+  { op = "touch", name = "other", step = "pressure" },
+  { op = "munmap", name = "other", step = "free" },
+  { op = "madvise", name = "heap", advice = "willneed", step = "willneed" },
+  { op = "touch", name = "heap", access = "read", step = "read" },
+]
+"""
+
+# name: (what, description, swap size or None, body)
+MADV = {
+    "madv-pageout-anon": ("32M anon written, MADV_PAGEOUT, written again in a 64M memcg",
+                          "32M anonymous written, madvise(MADV_PAGEOUT) of it (swapped out, left in the swap cache), written again "
+                          "(minor faults); memory.max 64M, swap 256M", "256M", PAGEOUT_ANON),
+    "madv-pageout-anon-noswap": ("32M anon written, MADV_PAGEOUT, written again in a 64M memcg, no swap area",
+                                 "32M anonymous written, madvise(MADV_PAGEOUT) of it without a swap area (add_to_swap() fails: "
+                                 "the pages are activated and stay), written again; memory.max 64M, no swap", None, PAGEOUT_ANON),
+    "madv-willneed-anon": ("32M anon written and paged out, 56M more written and unmapped, MADV_WILLNEED, the 32M read, in a 64M memcg",
+                           "32M anonymous written, madvise(MADV_PAGEOUT), 56M more anonymous written (reclaim frees the paged-out "
+                           "swap-cache pages) and unmapped, madvise(MADV_WILLNEED) of the 32M (swap-in reads), the 32M read; "
+                           "memory.max 64M, swap 256M", "256M", WILLNEED_ANON),
+}
+MADV_METRICS = METRICS + [("memcg.pgfault", 256), ("memcg.pgmajfault", 128), ("memcg.pgactivate", 256), ("vmstat.pgactivate", 256),
+                          ("vmstat.swap_ra", 512), ("vmstat.swap_ra_hit", 512)]
 
 
 INTERLEAVED = """
@@ -675,6 +732,29 @@ HOST = {
 # Notes for a scenario's header: a metric within tolerance that does not show agreement, with why
 # (a known_out cannot be written for a metric in tolerance: validate fails on it).
 HEADER_NOTES = {
+    # mm20 (issue 20 D2): the madvise() sets, recorded 2026-11-30 21:16-21:18 UTC by
+    # lab/measurements/madv-anon/record.sh (its rec.log: one hold of the QEMU lock a boot,
+    # memtwin real --qemu-nice -15), host load 9.7-13.9 (1-min loadavg), the session's 7-8 helpers
+    # loading the 2-core host: a loaded set; the compared counters are the guest kernel's.
+    "qemu61-madv-pageout-anon": (
+        "# Recorded 2026-11-30 21:16-21:18 UTC, 3 boots, host load 9.7-13.9 (loaded by the session's helpers; the\n"
+        "# counters are the guest's). The kernel at MADV_PAGEOUT: pswpout 8192 in every boot, memory.stat anon 8-12 KiB\n"
+        "# left (the pages unmapped, their PTEs swap entries), memory.swap.current 32 MiB, memory.current unchanged: the\n"
+        "# written pages stay in the swap cache, charged, until reclaim frees them (shrink_folio_list()'s PAGE_SUCCESS\n"
+        "# under writeback: keep). The stores after it are minor faults (pgmajfault 0, pswpin 0) that free each slot\n"
+        "# (should_try_to_free_swap() for a write); 256 KiB of swap stays charged: the 64 freed slots the per-CPU\n"
+        "# swap_slots cache holds (SWAP_SLOTS_CACHE_SIZE) until it returns them.\n"),
+    "qemu61-madv-pageout-anon-noswap": (
+        "# Recorded 2026-11-30 21:16-21:18 UTC, 3 boots, host load 9.7-13.9 (loaded by the session's helpers; the\n"
+        "# counters are the guest's). Without a swap area add_to_swap() fails and shrink_folio_list() activates every\n"
+        "# page (activate_locked_split): pgactivate 8192 (memcg and vmstat) in every boot, the 32 MiB stay mapped. No\n"
+        "# memcg.swap_bytes: the runner records memory.swap.current only with swap on.\n"),
+    "qemu61-madv-willneed-anon": (
+        "# Recorded 2026-11-30 21:16-21:18 UTC, 3 boots, host load 9.7-13.9 (loaded by the session's helpers; the\n"
+        "# counters are the guest's). The 56M written after MADV_PAGEOUT make limit reclaim free 6,200-6,204 of the\n"
+        "# paged-out pages (clean swap-cache pages: pgsteal without pswpout); MADV_WILLNEED reads them back (pswpin\n"
+        "# 6,204-6,233, no major fault, no swap_ra: read_swap_cache_async() does not mark PG_readahead), and the 32M read\n"
+        "# after it is 8192 minor faults; the slots stay (loads keep them).\n"),
     "qemu61-zswap-pool-limit": (
         "# Touch 1's zswap.pool_limit_hit passes on the median only: the engine's 2 against the recording set's 5.5, a\n"
         "# bimodal set (by boot 72, 17, 2, 59, 2, 2, 5, 95, 6, 3: six boots at 2-6, four at 17-95). The four large counts\n"
@@ -783,6 +863,17 @@ if __name__ == "__main__":
         for base, (what, desc, body) in READS.items():
             name = f"qemu61-{base}"
             write(out, name, HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="") + body + tol(name, READ_METRICS))
+    if not pending:
+        for base, (what, desc, swap, body) in MADV.items():
+            name = f"qemu61-{base}"
+            head = HEAD.format(name=name, what=what, desc=desc, cgroup="v2", kernel_extra="")
+            metrics = MADV_METRICS
+            if swap is None:
+                head = head.replace('swap = "256M"\n', "").replace("with a swap device", "without swap")
+                # a guest without a swap area records no memory.swap.current (the runner reads it
+                # only with swap on): not a metric of that scenario
+                metrics = [m for m in metrics if m[0] != "memcg.swap_bytes"]
+            write(out, name, head + body + tol(name, metrics))
     if not pending:
         name = "qemu61-swap-mlock"
         write(out, name, HEAD.format(name=name, what="32M of mlocked anon and 64M touched three times in a 64M memcg",

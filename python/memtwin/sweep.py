@@ -21,7 +21,13 @@ grid or scenario in the same DIR is refused unless --force.
 
 Results: DIR/sweep.parquet and DIR/sweep.csv, a tidy table with a row per (point, variant,
 source, step) in grid order (source `engine`, and `real` for `--on host`), the swept keys and
-every metric as columns, plus the derived `miss_ratio` = pagecache_miss_pages / (hit + miss);
+every metric as columns, plus the derived `miss_ratio` = pagecache_miss_pages / (hit + miss): the
+page-cache misses of the workload per page it accessed, by read(), write() or through a file
+mapping (a touch, MAP_POPULATE, mlock's population; a private copy's accesses are not page-cache
+ones). A miss is an access whose page was not in the page cache (a read() miss, a write() that
+adds the page, a major fault) or was read ahead for the stream and not accessed since (read()'s
+readahead, a fault's read-around, mapped or not by fault-around): what had to come from the
+disk for it. A mapped-file workload's miss_ratio is that of its faults, not 0;
 DIR/sweep.json (every point's record, for `memtwin size --recorded`); PNG plots and a
 self-contained DIR/sweep.html (see sweepplots.py for the knee).
 """
@@ -656,6 +662,9 @@ def key_column(values: Sequence[str]) -> list:
 
 
 def miss_ratio(m: dict) -> Optional[float]:
+    """pagecache_miss_pages / (pagecache_hit_pages + pagecache_miss_pages) of a step's metrics:
+    the page-cache misses per page accessed by read(), write() or a file mapping (see the module
+    doc); 0 for a step that accessed no page-cache page, None when the metrics lack either."""
     h, mi = m.get("pagecache_hit_pages"), m.get("pagecache_miss_pages")
     if h is None or mi is None:
         return None
@@ -879,6 +888,8 @@ def cmd_sweep(a) -> int:
 
 
 SUMMARY_METRICS = ["elapsed_s", "read_bytes", "memcg.workingset_refault_file", "miss_ratio"]
+MISS_RATIO_NOTE = ("miss_ratio: page-cache misses per page accessed by read(), write() or a file mapping (a major fault's "
+                   "page and read-around's pages count as misses)")
 
 
 def _print_summary(plan: Plan, df) -> None:
@@ -904,6 +915,8 @@ def _print_summary(plan: Plan, df) -> None:
             print(" ".join(f"{vals[k].get(r[k], r[k])!s:>{wi}}" for k, wi in zip(keys, w)) + f" {r['variant']:>12} " + " ".join(cells))
     else:
         print(f"{len(tot)} (point, variant) rows: see sweep.csv")
+    if "miss_ratio" in ms:
+        print(MISS_RATIO_NOTE)
     for line in knees(plan, df):
         print(line)
 

@@ -27,7 +27,7 @@ from memtwin.sweep import Plan, fmt_size, key_column, totals_by_point
 
 KNEE_TOL = 0.05
 PLOT_METRICS = [("read_bytes", "read bytes"), ("memcg.workingset_refault_file", "refaults (file)"), ("elapsed_s", "elapsed (s)"),
-                ("miss_ratio", "page cache miss ratio = miss / (hit + miss)")]
+                ("miss_ratio", "page cache miss ratio = miss / (hit + miss), read/write/mapped")]
 
 
 def x_key(plan: Plan) -> Optional[str]:

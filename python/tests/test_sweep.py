@@ -216,3 +216,56 @@ def test_sweep_on_the_host_puts_the_kernels_points_beside_the_twins(capsys, tmp_
     assert real_48["read_bytes"].sum() >= 120 << 20  # the file is read twice from disk under 48M
     data = json.loads((out / "sweep.json").read_text())
     assert data["on"] == "host" and data["points"][0]["real"]["info"]["on"] == "host"
+
+
+# --- miss_ratio of a mapped-file workload (mm20, issue 20 N2) ------------------------------------
+
+MAPPED = """
+[scenario]
+name = "mapped-miss-ratio"
+[machine]
+ram = "1G"
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+[devices.sda]
+read_bw = "400M"
+[files."/data/db"]
+size = "16M"
+[cgroups.ct]
+"memory.max" = "64M"
+[tasks.t]
+cgroup = "ct"
+ops = [
+  { op = "mmap", name = "db", file = "/data/db", shared = true, step = "map" },
+  { op = "touch", name = "db", access = "read", step = "cold" },
+  { op = "touch", name = "db", access = "read", pattern = "random", count = 4000, step = "warm" },
+]
+"""
+
+
+def test_miss_ratio_counts_mapped_file_accesses(capsys, tmp_path):
+    """miss_ratio of a workload that reads a file through a mapping (no read()): every access of
+    the cold sequential touch is a miss (its page read by the fault or by read-around for it:
+    mm/filemap.c filemap_fault() / do_sync_mmap_readahead(), 6.1), the warm random touches hit
+    when the file fits in memory.max and mostly miss when it does not (4M of a 16M file)."""
+    scn = tmp_path / "mapped.toml"
+    scn.write_text(MAPPED)
+    out = tmp_path / "sw"
+    code, so, _ = cli_run(capsys, "sweep", scn, "--grid", 'cgroups.ct."memory.max"=4M,64M', "--jobs", "1", "--no-plots", "--out", out)
+    assert code == 0, so
+    import pandas as pd
+
+    df = pd.read_csv(out / "sweep.csv")
+    key = 'cgroups.ct."memory.max"'
+    row = {(r[key], r["step"]): r for _, r in df.iterrows()}
+    for limit in (4 << 20, 64 << 20):
+        cold = row[(limit, "cold")]
+        assert cold["pagecache_miss_pages"] == 4096 and cold["pagecache_hit_pages"] == 0
+        assert cold["miss_ratio"] == 1.0
+    warm_fits, warm_tight = row[(64 << 20, "warm")], row[(4 << 20, "warm")]
+    assert warm_fits["pagecache_hit_pages"] + warm_fits["pagecache_miss_pages"] == 4000  # one per access
+    assert warm_fits["miss_ratio"] == 0.0
+    assert warm_tight["miss_ratio"] > 0.5
+    # the major faults are among the misses: a miss is a fault's read or read-around's page
+    assert warm_tight["vmstat.pgmajfault"] <= warm_tight["pagecache_miss_pages"]

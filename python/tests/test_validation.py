@@ -118,7 +118,11 @@ def test_there_is_a_validation_set():
     # + tmpfs21: tmpfs huge= never, always, within_size (qemu61-tmpfs-huge-*)
     assert {n for n in names if n.startswith("qemu61-tmpfs-")} == {"qemu61-tmpfs-huge-never.toml", "qemu61-tmpfs-huge-always.toml",
                                                                   "qemu61-tmpfs-huge-within.toml"}
-    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3
+    # + mm20 (issue 20 D2): madvise of anonymous memory (qemu61-madv-pageout-anon, -pageout-anon-noswap,
+    # -willneed-anon) and -noexec's pgactivate as the run's total (qemu61-mmap-noexec-total)
+    madv = {n for n in names if n.startswith("qemu61-madv-")}
+    assert madv == {"qemu61-madv-pageout-anon.toml", "qemu61-madv-pageout-anon-noswap.toml", "qemu61-madv-willneed-anon.toml"}
+    assert sum(n.startswith("qemu61-") for n in names) == 10 + 16 + 5 + 1 + 5 + 12 + 1 + swap + hot + len(zswap) + 2 + 1 + 1 + 1 + 1 + 3 + len(madv) + 1
     # issue 22 on Debian's 6.12 guest (profiles linux-6.12*): the memcg LRU in global reclaim, under a
     # parent's limit, and qemu61-lrugen-stream-wset re-recorded
     # + issue 20 item 3: memory.zswap.writeback 1 and 0 (qemu612-zswap-writeback, 6.8+)
@@ -129,7 +133,7 @@ def test_there_is_a_validation_set():
     assert {n for n in names if n.startswith("qemu612-")} == {"qemu612-lrugen-global-stream.toml", "qemu612-lrugen-parent-stream.toml",
                                                               "qemu612-lrugen-parent-stream-cal.toml", "qemu612-lrugen-parent-stream-quiet.toml",
                                                               "qemu612-lrugen-stream-wset.toml", "qemu612-zswap-writeback.toml"}
-    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1  # issue 20: file mappings (+ mmap-hot, issue 22)
+    assert sum(n.startswith("qemu61-mmap-") for n in names) == 5 + 1 + 1  # issue 20: file mappings (+ mmap-hot, issue 22; + mmap-noexec-total, mm20)
     # issue 21: the large-folio recordings the engine passes (seq-tight at read_ahead_kb 8192 but
     # 6.1 XFS's 128M, 6.18 ext4's 512M and 1G stay in
     # scenarios/validation-pending/), and the host set re-recorded on default ext4 (21 of its 22; its

@@ -1672,7 +1672,8 @@ impl Kernel {
                 continue;
             }
             self.cpu(self.cost.lookup);
-            self.pages[p].flags &= !pg::FRESH;
+            // Mapped, not accessed: a page read ahead keeps FRESH until the task's access
+            // (Kernel::handle_mm_fault_file counts that access a miss).
             self.page_add_file_rmap(vma, i, p);
         }
         let f = self.vmas[v].file.as_mut().expect("a file VMA");

@@ -6,7 +6,7 @@ use crate::memory::VmaId;
 use crate::mm_types::pg;
 use crate::mmzone::LruList;
 use crate::scenario::model::MAdvice;
-use crate::types::PageId;
+use crate::types::{MemcgId, PageId};
 use crate::vmstat::VmEvent;
 
 /// Why madvise() failed.
@@ -20,11 +20,14 @@ pub enum MadviseError {
 impl Kernel {
     /// `do_madvise()` on pages `first..end` of `vma`: `MADV_NORMAL`/`SEQUENTIAL`/`RANDOM` set
     /// the VMA's `VM_SEQ_READ`/`VM_RAND_READ` (`madvise_behavior()`); `WILLNEED` reads the
-    /// file range ahead (`madvise_willneed()` -> `vfs_fadvise(POSIX_FADV_WILLNEED)`);
-    /// `DONTNEED` zaps the range (`madvise_dontneed_single_vma()`); `COLD` and `PAGEOUT`
-    /// (5.4+) deactivate or reclaim the pages only this VMA maps
-    /// (`madvise_cold_or_pageout_pte_range()`). `DONTNEED`, `COLD` and `PAGEOUT` of a
-    /// `VM_LOCKED` VMA fail with `EINVAL`.
+    /// file range ahead (`madvise_willneed()` -> `vfs_fadvise(POSIX_FADV_WILLNEED)`) or, on
+    /// anonymous memory, reads its swapped-out pages into the swap cache
+    /// ([`Kernel::force_swapin_readahead`]); `DONTNEED` zaps the range
+    /// (`madvise_dontneed_single_vma()`); `COLD` and `PAGEOUT` (5.4+) deactivate or reclaim the
+    /// pages only this VMA maps (`madvise_cold_or_pageout_pte_range()`). `DONTNEED`, `COLD` and
+    /// `PAGEOUT` of a `VM_LOCKED` VMA fail with `EINVAL`. mm/madvise.c 6.1 `do_madvise()` runs
+    /// the walk under the task's block plug (`blk_start_plug()` .. `blk_finish_plug()`): the
+    /// swap writes of `PAGEOUT` and the swap reads of `WILLNEED` leave as merged requests.
     pub fn do_madvise(&mut self, vma: VmaId, first: u32, end: u32, advice: MAdvice) -> Result<(), MadviseError> {
         self.cpu(self.cost.syscall);
         let v = vma.0 as usize;
@@ -45,14 +48,26 @@ impl Kernel {
         if matches!(advice, MAdvice::Cold | MAdvice::PageOut) {
             // madvise_cold() / madvise_pageout() (6.1): can_madv_lru_vma(); can_do_pageout()
             // is true for anonymous VMAs and for files the caller may write (always here).
+            let plugged = advice == MAdvice::PageOut && self.blk_start_plug();
             self.madvise_cold_or_pageout(vma, first, end, advice == MAdvice::PageOut);
+            if plugged {
+                self.blk_finish_plug();
+            }
             return Ok(());
         }
         let Some(f) = self.vmas[v].file.as_mut() else {
             // Anonymous memory: DONTNEED frees; SEQUENTIAL/RANDOM set flags nothing anonymous
-            // reads; WILLNEED's swap-in readahead (force_swapin_readahead()) is not modelled.
-            if advice == MAdvice::DontNeed {
-                self.zap_anon_range(vma, first, end);
+            // reads; WILLNEED reads the swapped-out pages back.
+            match advice {
+                MAdvice::DontNeed => self.zap_anon_range(vma, first, end),
+                MAdvice::WillNeed => {
+                    let plugged = self.blk_start_plug();
+                    self.force_swapin_readahead(vma, first, end);
+                    if plugged {
+                        self.blk_finish_plug();
+                    }
+                }
+                _ => {}
             }
             return Ok(());
         };
@@ -87,14 +102,23 @@ impl Kernel {
     /// ("`!PageLRU(page) || page_mapcount(page) != 1`: skip"; the private copies of a file VMA
     /// are its anonymous pages and count too) loses its young PTE and `PG_referenced`; `COLD`
     /// deactivates it (`deactivate_page()` -> `lru_deactivate_fn()`: an active page to its
-    /// type's inactive list, PGDEACTIVATE), `PAGEOUT` isolates it and hands it to
-    /// `reclaim_pages()` (see [`Kernel::reclaim_page_madvise`]). A transparent huge page
-    /// (split when this VMA alone maps it, `split_huge_page()`) is skipped here (not modelled).
+    /// type's inactive list, PGDEACTIVATE), `PAGEOUT` isolates it (`isolate_lru_page()`) onto
+    /// the page table's list, which goes to `reclaim_pages()` at the end of each page table
+    /// (a 2 MiB range, in address order; see [`Kernel::reclaim_page_madvise`] and
+    /// [`Kernel::reclaim_anon_page_madvise`]). A transparent huge page (split when this VMA
+    /// alone maps it, `split_huge_page()`; a whole PMD-mapped one reclaimed whole) is skipped
+    /// here (not modelled).
     fn madvise_cold_or_pageout(&mut self, vma: VmaId, first: u32, end: u32, pageout: bool) {
         let v = vma.0 as usize;
         let memcg = self.vmas[v].memcg;
         let mut deactivated = 0;
-        for i in first..end.min(self.vmas[v].pages.len() as u32) {
+        let mut list: Vec<PageId> = Vec::new();
+        let end = end.min(self.vmas[v].pages.len() as u32);
+        for i in first..end {
+            if pageout && !list.is_empty() && i % crate::page_alloc::PAGEBLOCK_NR as u32 == 0 {
+                // The walk's next PMD: the last page table's list to reclaim_pages().
+                self.reclaim_pages_madvise(&mut list);
+            }
             let p = self.vmas[v].pages[i as usize];
             // An anonymous page is mapped by its one VMA (`Page::mapcount` stays 0: no fork
             // sharing is modelled), so the mapcount rule skips file pages only.
@@ -127,16 +151,147 @@ impl Kernel {
                     self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, to);
                     deactivated += 1;
                 }
-            } else if !self.pages[p].test(pg::ANON) {
-                self.reclaim_page_madvise(p);
+            } else {
+                // isolate_lru_page(): off its list; "list_add(&page->lru, &page_list)".
+                let lv = self.folio_lruvec(p);
+                self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
+                list.push(p);
             }
-            // An anonymous page under PAGEOUT: reclaim_pages() swaps it out where there is a
-            // swap area (add_to_swap()); that path is not modelled, the page stays (as it
-            // does without swap: shrink_folio_list() activates an anonymous folio it cannot
-            // add to swap).
+        }
+        if pageout {
+            self.reclaim_pages_madvise(&mut list);
         }
         self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, deactivated);
         self.vmstat.count(VmEvent::Pgdeactivate, deactivated);
+    }
+
+    /// mm/vmscan.c 6.1 `reclaim_pages()` of the pages `MADV_PAGEOUT` isolated from one page
+    /// table (`list`, emptied), in address order (`list_add()` then `list_move()` reverse it
+    /// twice): `folio_clear_active()`, then `shrink_folio_list()` of each, a file page by
+    /// [`Kernel::reclaim_page_madvise`], an anonymous one (an anonymous VMA's, or a private
+    /// copy in a file VMA) by [`Kernel::reclaim_anon_page_madvise`]. PGACTIVATE is counted in
+    /// vmstat per page activated (`count_vm_events(PGACTIVATE, pgactivate)` at the end).
+    fn reclaim_pages_madvise(&mut self, list: &mut Vec<PageId>) {
+        for p in std::mem::take(list) {
+            self.pages[p].flags &= !pg::ACTIVE;
+            if self.pages[p].test(pg::ANON) {
+                self.reclaim_anon_page_madvise(p);
+            } else {
+                self.reclaim_page_madvise(p);
+            }
+        }
+    }
+
+    /// mm/vmscan.c 6.1 `shrink_folio_list()` of one base anonymous page `p` that `MADV_PAGEOUT`
+    /// isolated (`reclaim_folio_list()`'s scan_control: no target memcg, so
+    /// `writeback_throttling_sane()`; `may_writepage`, `may_unmap`, `may_swap`;
+    /// `ignore_references = false`), off the LRU with `PG_active` cleared. In the function's
+    /// order: a page under writeback (a swap-out a fault caught mapped) is marked `PG_reclaim`
+    /// and activated (case 2); `folio_check_references()` finds no reference (madvise cleared
+    /// the young PTE and `PG_referenced`): FOLIOREF_RECLAIM. A page not in the swap cache gets
+    /// a slot (`add_to_swap()`: none without a swap area, with the area full or over
+    /// memory.swap.max, and the page is activated: `activate_locked_split`), is unmapped
+    /// (`try_to_unmap()`: the PTE holds the swap entry; memory.stat `anon` drops) and written
+    /// (`pageout()` -> `swap_writepage()`, pswpout; zswap first): under writeback it goes back
+    /// to the inactive list (`keep`, `folio_putback_lru()`: the lru_add batch) and stays in the
+    /// swap cache, charged, until reclaim frees it; one zswap took is clean and freed now
+    /// (`__remove_mapping()`, a shadow for the root's lruvec: `sc->target_mem_cgroup` NULL).
+    /// A page already in the swap cache (a load swapped it in) is unmapped and freed when clean
+    /// (no write), written to its slot again when dirty. An activated page counts memcg
+    /// PGACTIVATE (`count_memcg_folio_events()`) and vmstat PGACTIVATE; no PGSCAN/PGSTEAL
+    /// (`shrink_inactive_list()`'s only).
+    pub(crate) fn reclaim_anon_page_madvise(&mut self, p: PageId) {
+        let owner = self.pages[p].memcg;
+        let activate = |k: &mut Kernel, p: PageId| {
+            // activate_locked: "if (folio_test_swapcache(folio) && (mem_cgroup_swap_full(folio)
+            // || ...)) folio_free_swap(folio);"
+            if k.pages[p].test(pg::SWAPCACHE) && k.mem_cgroup_swap_full(owner) {
+                k.folio_free_swap(p);
+            }
+            k.pages[p].flags |= pg::ACTIVE;
+            k.folio_add_lru(p);
+            k.memcgs.count_event(owner, MemcgEvent::Pgactivate, 1);
+            k.vmstat.count(VmEvent::Pgactivate, 1);
+        };
+        if self.pages[p].test(pg::WRITEBACK) {
+            // Case 2 (writeback_throttling_sane(): no target memcg).
+            self.pages[p].flags |= pg::RECLAIM;
+            return activate(self, p);
+        }
+        // folio_check_references(): the young PTE and PG_referenced were just cleared.
+        let ptes = self.anon_referenced(p) as u32;
+        let referenced_folio = self.pages[p].test(pg::REFERENCED);
+        self.pages[p].flags &= !pg::REFERENCED;
+        if ptes > 0 {
+            self.pages[p].flags |= pg::REFERENCED;
+        }
+        match crate::vmscan::folio_references(ptes, referenced_folio, false) {
+            crate::vmscan::FolioRef::Activate => return activate(self, p),
+            crate::vmscan::FolioRef::Keep => {
+                self.folio_add_lru(p);
+                return;
+            }
+            _ => {}
+        }
+        if self.pages[p].test(pg::SWAPCACHE) {
+            // Mapped from the swap cache: try_to_unmap(), then freed when clean (no write),
+            // or pageout() to its slot when dirty (back on the inactive list under writeback).
+            self.free_swapped_page_shadow(p, Some(MemcgId::ROOT));
+            return;
+        }
+        if !self.swap_writepage(p) {
+            // add_to_swap() failed (or AOP_WRITEPAGE_ACTIVATE): activate_locked_split.
+            return activate(self, p);
+        }
+        if !self.pages[p].test(pg::WRITEBACK) {
+            // zswap took it (the write started and ended in swap_writepage()): clean, freed.
+            self.free_swapped_page_shadow(p, Some(MemcgId::ROOT));
+            return;
+        }
+        // PAGE_SUCCESS under writeback: keep; folio_putback_lru() -> folio_add_lru().
+        self.folio_add_lru(p);
+    }
+
+    /// mm/madvise.c 6.1 `madvise_willneed()` of an anonymous VMA: `walk_page_range()` with
+    /// `swapin_walk_pmd_entry()`, which for each PTE of pages `first..end` of `vma` holding a
+    /// swap entry calls `read_swap_cache_async(entry, GFP_HIGHUSER_MOVABLE, vma, addr, false,
+    /// &splug)`: a page not in the swap cache is allocated, charged (to the memcg the slot was
+    /// charged to, `mem_cgroup_swapin_charge_folio()`), added to the swap cache and the LRU and
+    /// read (`swap_readpage()`, pswpin; from zswap when it holds the slot), not marked
+    /// `PG_readahead` (no swap_ra); the reads wait in `do_madvise()`'s plug and leave merged.
+    /// Then "lru_add_drain(); /* Push any new pages onto the LRU now */". A later access finds
+    /// the page in the swap cache: a minor fault (`do_swap_page()` -> `swap_cache_get_folio()`).
+    /// Nothing is waited for.
+    pub fn force_swapin_readahead(&mut self, vma: VmaId, first: u32, end: u32) {
+        let v = vma.0 as usize;
+        if self.swap.is_none() {
+            return;
+        }
+        let (memcg, nid) = (self.vmas[v].memcg, self.cur_nid);
+        let end = end.min(self.vmas[v].pages.len() as u32).min(self.vmas[v].swap.len() as u32);
+        for i in first..end {
+            let slot = self.vmas[v].swap[i as usize];
+            if slot == crate::swapfile::NO_SLOT || self.vmas[v].pages[i as usize] != PageId::NIL {
+                continue; // not a swap PTE
+            }
+            self.cpu(self.cost.scan_page);
+            if !self.read_swap_cache_async(slot, false, nid, memcg) {
+                continue; // in the swap cache already, or no memory
+            }
+            let page = self.swap.as_ref().expect("swap area").cache_get(slot);
+            if self.zswap_load(slot, page) {
+                continue;
+            }
+            // swap_readpage() into the plug: a back merge into its newest request, or a new
+            // one (the plug flushed first when blk_add_rq_to_plug() says so).
+            let start = self.swap.as_ref().expect("swap area").base + slot as u64;
+            debug_assert!(self.swap_plug.active, "do_madvise() plugs");
+            if self.swap_plug.flush_before(start, 1, false, self.profile.blk_plug_peek, self.profile.blk_max_request_count) {
+                self.blk_flush_plug();
+            }
+            self.swap_plug.add(start, 1, false);
+        }
+        self.lru_add_drain();
     }
 
     /// mm/vmscan.c 6.1 `reclaim_pages()` -> `reclaim_folio_list()` -> `shrink_folio_list(...,
@@ -147,12 +302,11 @@ impl Kernel {
     /// PTE and `PG_referenced` were just cleared: FOLIOREF_RECLAIM) lead to `try_to_unmap()`;
     /// a dirty file folio is then, not being kswapd's, marked `PG_reclaim` ("Immediately
     /// reclaim when written back") and activated (`activate_locked`, PGACTIVATE); a clean one
-    /// is evicted. No PGSTEAL: only shrink_inactive_list() counts it.
+    /// is evicted. No PGSTEAL: only shrink_inactive_list() counts it. `p` comes isolated
+    /// (off its list, `PG_active` cleared: [`Kernel::reclaim_pages_madvise`]).
     fn reclaim_page_madvise(&mut self, p: PageId) {
         let lv = self.folio_lruvec(p);
         let owner = self.pages[p].memcg;
-        self.lruvecs[lv].del(&mut self.pages, &mut self.lru_stats, p);
-        self.pages[p].flags &= !pg::ACTIVE;
         if self.folio_test_locked(p) {
             self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, LruList::InactiveFile);
             return;

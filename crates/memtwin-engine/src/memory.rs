@@ -1158,12 +1158,53 @@ impl Kernel {
     /// `handle_mm_fault()`: `do_read_fault()`, `do_cow_fault()` or `do_shared_fault()` for a
     /// missing PTE, `do_wp_page()` for a store to a read-only one (a private mapping's copy,
     /// or a shared page's `page_mkwrite()` after it was cleaned).
+    ///
+    /// Each access to a page-cache page (not to a private copy) counts in the page-cache
+    /// hits and misses as a `read()` of that page does (`pagecache_hit_pages`,
+    /// `pagecache_miss_pages`): a miss when the page is not in the page cache (the fault reads
+    /// it: a major fault, mm/filemap.c `filemap_fault()`) or was read ahead for the stream
+    /// and not accessed since (`do_sync_mmap_readahead()`'s read-around, mapped or not by
+    /// `filemap_map_pages()`'s fault-around: the engine's `FRESH`), else a hit.
     pub fn handle_mm_fault_file(&mut self, vma: VmaId, i: u32, write: bool) -> Result<(), FaultError> {
         // lru_gen_enter_fault() (6.1): "the LRU algorithm doesn't apply to sequential or
         // random reads"; lru_gen_exit_fault() after.
-        let f = self.vmas[vma.0 as usize].file.as_ref().expect("a file VMA");
+        let v = vma.0 as usize;
+        let f = self.vmas[v].file.as_ref().expect("a file VMA");
         self.lru_gen_in_fault = self.profile.lru_gen && !f.seq_read && !f.rand_read;
+        let (inode, index) = (f.inode, f.pgoff + i);
+        let mapped = self.vmas[v].pages[i as usize];
+        let cached = if mapped == PageId::NIL {
+            // A missing PTE: a page-cache access unless it is a swapped-out private copy.
+            match self.vmas[v].swap.get(i as usize) {
+                Some(&s) if s != crate::swapfile::NO_SLOT => None,
+                _ => Some(self.mappings[inode.idx()].lookup(index)),
+            }
+        } else if self.pages[mapped].test(pg::ANON) {
+            None
+        } else {
+            Some(Some(mapped))
+        };
+        if let Some(found) = cached {
+            if found.is_some_and(|p| !self.pages[p].test(pg::FRESH)) {
+                self.io.hits += 1;
+            } else {
+                self.io.misses += 1;
+            }
+        }
         let r = self.do_file_fault(vma, i, write);
+        if r.is_ok() {
+            // The access reached the page: no longer fresh (filemap_fault() clears the page it
+            // returns; one fault-around mapped is cleared here).
+            match cached {
+                Some(Some(p)) if p == mapped => self.pages[p].flags &= !pg::FRESH,
+                Some(_) => {
+                    if let Some(p) = self.mappings[inode.idx()].lookup(index) {
+                        self.pages[p].flags &= !pg::FRESH;
+                    }
+                }
+                None => {}
+            }
+        }
         self.lru_gen_in_fault = false;
         r
     }

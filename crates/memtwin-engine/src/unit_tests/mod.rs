@@ -18,6 +18,7 @@ mod filemap;
 mod fs;
 mod hostcal;
 mod list_lru;
+mod madvise;
 mod lru_gen;
 mod memory;
 mod memcontrol;

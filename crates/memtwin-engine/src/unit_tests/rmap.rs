@@ -87,6 +87,36 @@ fn read_fault_reads_around_and_the_retry_maps_the_window_6_1() {
     assert_invariants(k);
 }
 
+/// The page-cache hits and misses of accesses through a mapping (mm20, issue 20 N2), as a
+/// `read()` of the page counts them: a major fault's page (mm/filemap.c 6.1 `filemap_fault()`)
+/// is a miss, and so is the first access of each page read around for it
+/// (`do_sync_mmap_readahead()`), whether fault-around mapped it (`filemap_map_pages()`) or a
+/// minor fault finds it; a second access is a hit; a private copy's accesses are not page-cache
+/// ones.
+#[test]
+fn mapped_accesses_count_page_cache_hits_and_misses_6_1() {
+    let (mut s, _, _, vma) = mapped("linux-6.1", false, false);
+    let k = &mut s.kernel;
+    k.handle_mm_fault_file(vma, 500, false).unwrap();
+    assert_eq!((k.io.hits, k.io.misses), (0, 1), "the major fault's page");
+    // 497 was mapped by fault-around, 508 (the readahead marker) is resident and unmapped:
+    // both read for the fault, accessed for the first time now.
+    k.handle_mm_fault_file(vma, 497, false).unwrap();
+    k.handle_mm_fault_file(vma, 508, false).unwrap();
+    assert_eq!((k.io.hits, k.io.misses), (0, 3));
+    k.handle_mm_fault_file(vma, 497, false).unwrap();
+    k.handle_mm_fault_file(vma, 508, false).unwrap();
+    k.handle_mm_fault_file(vma, 500, false).unwrap();
+    assert_eq!((k.io.hits, k.io.misses), (3, 3), "accessed before: hits");
+    // A store to the private mapping copies page 499 (a read of the cached page: a miss, its
+    // first access), then the copy's accesses are anonymous memory's.
+    k.handle_mm_fault_file(vma, 499, true).unwrap();
+    assert_eq!((k.io.hits, k.io.misses), (3, 4));
+    k.handle_mm_fault_file(vma, 499, false).unwrap();
+    assert_eq!((k.io.hits, k.io.misses), (3, 4));
+    assert_invariants(k);
+}
+
 /// The order of the folio holding page `i` of `f`.
 fn folio_order_at(k: &Kernel, f: InodeId, i: u32) -> u32 {
     let p = k.mappings[f.idx()].lookup(i).expect("resident");
