@@ -110,7 +110,6 @@ impl Kernel {
     /// here (not modelled).
     fn madvise_cold_or_pageout(&mut self, vma: VmaId, first: u32, end: u32, pageout: bool) {
         let v = vma.0 as usize;
-        let memcg = self.vmas[v].memcg;
         let mut deactivated = 0;
         let mut list: Vec<PageId> = Vec::new();
         let end = end.min(self.vmas[v].pages.len() as u32);
@@ -149,6 +148,10 @@ impl Kernel {
                     self.pages[p].flags &= !pg::ACTIVE;
                     let to = if anon { LruList::InactiveAnon } else { LruList::InactiveFile };
                     self.lruvecs[lv].add(&mut self.pages, &mut self.lru_stats, p, to);
+                    // lru_deactivate_fn(): __count_memcg_events(lruvec_memcg(lruvec), PGDEACTIVATE)
+                    // for the page's own memcg, not the VMA's (review48 L3)
+                    let owner = self.pages[p].memcg;
+                    self.memcgs.count_event(if owner == MemcgId::NONE { MemcgId::ROOT } else { owner }, MemcgEvent::Pgdeactivate, 1);
                     deactivated += 1;
                 }
             } else {
@@ -161,7 +164,6 @@ impl Kernel {
         if pageout {
             self.reclaim_pages_madvise(&mut list);
         }
-        self.memcgs.count_event(memcg, MemcgEvent::Pgdeactivate, deactivated);
         self.vmstat.count(VmEvent::Pgdeactivate, deactivated);
     }
 
@@ -324,6 +326,9 @@ impl Kernel {
         if self.pages[p].test(pg::DIRTY) {
             return activate(self, p);
         }
-        self.evict(p, owner);
+        // reclaim_folio_list()'s scan_control has no target memcg: __remove_mapping(.., NULL)
+        // -> workingset_eviction(folio, NULL) -> mem_cgroup_lruvec(NULL) is root's lruvec
+        // (6.1), so the shadow names root and ages root (review48 M5).
+        self.evict(p, MemcgId::ROOT);
     }
 }

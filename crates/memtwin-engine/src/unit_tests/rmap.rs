@@ -539,6 +539,31 @@ fn madv_pageout_activates_dirty_and_writeback_file_pages_6_1() {
     assert_invariants(k);
 }
 
+/// mm/vmscan.c 6.1 `reclaim_pages()` -> `reclaim_folio_list()`: its scan_control has no
+/// `target_mem_cgroup`, so `__remove_mapping(.., sc->target_mem_cgroup)` ->
+/// `workingset_eviction(folio, NULL)` -> `mem_cgroup_lruvec(NULL)` takes root's lruvec: a clean
+/// file page `MADV_PAGEOUT` evicts from a child memcg leaves a shadow naming root, and ages
+/// root's lruvec, not the child's (review48 M5).
+#[test]
+fn madv_pageout_shadows_name_the_root_memcg_6_1() {
+    let (mut s, ct, f, vma) = mapped("linux-6.1", true, false);
+    let k = &mut s.kernel;
+    for i in 0..16 {
+        k.handle_mm_fault_file(vma, i, false).unwrap();
+    }
+    k.lru_add_drain();
+    let child_age = k.lruvecs[k.lruvec_idx(ct, 0)].nonresident_age;
+    let root_age = k.lruvecs[k.lruvec_idx(MemcgId::ROOT, 0)].nonresident_age;
+    k.do_madvise(vma, 0, 16, crate::scenario::model::MAdvice::PageOut).unwrap();
+    let m = &k.mappings[f.idx()];
+    let shadows: Vec<u64> = (0..16).filter_map(|i| m.slot(i).as_shadow()).collect();
+    assert_eq!(shadows.len(), 16, "every clean page evicted with a shadow");
+    assert!(shadows.iter().all(|&sh| crate::workingset::unpack_shadow(sh).0 == MemcgId::ROOT), "the shadows name root");
+    assert_eq!(k.lruvecs[k.lruvec_idx(ct, 0)].nonresident_age, child_age, "the child's lruvec is not aged");
+    assert_eq!(k.lruvecs[k.lruvec_idx(MemcgId::ROOT, 0)].nonresident_age, root_age + 16, "root's is");
+    assert_invariants(k);
+}
+
 /// mm/madvise.c 6.1 `madvise_cold_or_pageout_pte_range()` on an anonymous VMA (`can_do_pageout()`
 /// and madvise_cold() take anonymous VMAs): `MADV_COLD` clears the young PTEs and
 /// `deactivate_page()` -> mm/swap.c 6.1 `lru_deactivate_fn()` moves the active anonymous pages to
