@@ -224,3 +224,24 @@ fn panic49(write_bw: &str, max: &str) -> Scenario {
 fn panic49_flusher_write_with_the_last_request_retired() {
     run_checked(&panic49("20M", "1M"));
 }
+
+/// The neighbours of panic49: write_bw 10-100 MB/s, memory.max 1-8 MiB, with and without the
+/// tmpfs task, each run with the invariants checked after every step.
+#[test]
+fn panic49_neighbours_run_through() {
+    let mut failed = vec![];
+    for bw in ["10M", "15M", "20M", "30M", "50M", "100M"] {
+        for max in ["1M", "2M", "4M", "8M"] {
+            for tmpfs in [true, false] {
+                let mut scn = panic49(bw, max);
+                if !tmpfs {
+                    scn.tasks.retain(|t| t.name != "t");
+                }
+                if std::panic::catch_unwind(|| run_checked(&scn)).is_err() {
+                    failed.push(format!("write_bw {bw} memory.max {max} tmpfs {tmpfs}"));
+                }
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{} of 48 panicked: {failed:#?}", failed.len());
+}
