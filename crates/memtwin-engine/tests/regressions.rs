@@ -160,3 +160,88 @@ fn a_fault_run_ends_after_a_first_fault_that_slept_3_13() {
     assert!(metric("vmstat.pswpout") > 0.0);
     assert_eq!(format!("{:?}", runs.steps), format!("{:?}", one.steps));
 }
+
+/// fix48's scenario (2026-11-30): linux-6.1, cgroup v2, 1 GiB, a 20 MB/s disk, a tmpfs
+/// `huge=always`, memcg `A` at 1 MiB with a task writing 64 MiB to a disk file in 1 MiB chunks
+/// and one writing 512 KiB to the tmpfs in 4 KiB chunks. It panicked in the flusher's write
+/// (`BlockDevice::submit_own()`: "the last request is held"): the scheduler freed the
+/// requests completed by the task's clock (`Kernel::blk_retire()`) before the writeback timer
+/// due earlier ran `wb_workfn()` at its own time (`Kernel::wb_run_timers()`), whose
+/// `submit_bio()` then back-merged into a request already freed (the queue's last, not
+/// started at the flusher's time). In the kernel a request is freed at its completion
+/// (`blk_mq_free_request()` from `blk_mq_end_request()`, block/blk-mq.c, 6.1): a flusher at
+/// `t` finds every request completing after `t`. Fails without the fix (checked 2026-11-30,
+/// the same panic from `flusher_run()` <- `wb_run_timers()` <- `Simulation::enter()`).
+const PANIC49: &str = r#"
+[scenario]
+name = "panic49"
+
+[machine]
+ram = "1G"
+cpus = 2
+
+[kernel]
+profile = "linux-6.1"
+cgroup = "v2"
+
+[devices.sda]
+read_bw = "50M"
+write_bw = "WBW"
+
+[mounts."/t"]
+fs = "tmpfs"
+huge = "always"
+
+[files."/t/f"]
+size = "0"
+
+[files."/d"]
+size = "0"
+
+[cgroups.A]
+"memory.max" = "MAX"
+
+[tasks.w]
+cgroup = "A"
+ops = [{ op = "write", file = "/d", length = "64M", bufsize = "1M", step = "dirty" }]
+
+[tasks.t]
+cgroup = "A"
+start = "5ms"
+ops = [{ op = "write", file = "/t/f", length = "512K", bufsize = "4K", step = "tmpfs" }]
+
+[tasks.o]
+ops = [{ op = "sleep", duration = "1ms" }]
+"#;
+
+fn panic49(write_bw: &str, max: &str) -> Scenario {
+    let text = PANIC49.replace("WBW", write_bw).replace("MAX", max);
+    let doc = memtwin_engine::scenario::Document::from_toml("panic49.toml", &text).unwrap_or_else(|e| panic!("{e}"));
+    doc.resolve(None, &[]).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn panic49_flusher_write_with_the_last_request_retired() {
+    run_checked(&panic49("20M", "1M"));
+}
+
+/// The neighbours of panic49: write_bw 10-100 MB/s, memory.max 1-8 MiB, with and without the
+/// tmpfs task, each run with the invariants checked after every step.
+#[test]
+fn panic49_neighbours_run_through() {
+    let mut failed = vec![];
+    for bw in ["10M", "15M", "20M", "30M", "50M", "100M"] {
+        for max in ["1M", "2M", "4M", "8M"] {
+            for tmpfs in [true, false] {
+                let mut scn = panic49(bw, max);
+                if !tmpfs {
+                    scn.tasks.retain(|t| t.name != "t");
+                }
+                if std::panic::catch_unwind(|| run_checked(&scn)).is_err() {
+                    failed.push(format!("write_bw {bw} memory.max {max} tmpfs {tmpfs}"));
+                }
+            }
+        }
+    }
+    assert!(failed.is_empty(), "{} of 48 panicked: {failed:#?}", failed.len());
+}

@@ -1569,7 +1569,21 @@ impl crate::kernel::Kernel {
     /// `__blk_put_request()`): the scheduler passes the earliest clock any context can still
     /// look at the queues with (the running task's, or a lagging kswapd's). The record of
     /// ended writes (`Kernel::wb_ended`) is trimmed to the same horizon.
+    ///
+    /// The flusher is such a context too: a writeback timer due, or its resume after blk-wbt's
+    /// wake-up ([`crate::page_writeback::FlusherWork::until`]), runs `wb_workfn()` at its own
+    /// time when the clock next moves ([`Self::wb_run_timers`]), which is after this call: the
+    /// horizon stops there. Requests are freed when they complete (`blk_mq_free_request()` from
+    /// `blk_mq_end_request()`, block/blk-mq.c 6.1), so a flusher at `t` must find every
+    /// request completing after `t` still allocated: its `submit_bio()` back-merges into the
+    /// last one (`blk_attempt_plug_merge()` / `elv_merge()`) and counts the ones in flight
+    /// (`wbt_wait()`'s inflight, the tags of `blk_mq_get_tag()`). Freed up to the task's clock
+    /// instead, the last request was gone while the queue still named it (panic49: linux-6.1,
+    /// a 20 MB/s disk, memcg at 1 MiB; `tests/regressions.rs`).
     pub fn blk_retire(&mut self, horizon: Nanos) {
+        let timer = self.wb_timers.peek().map_or(Nanos::MAX, |r| r.0 .0);
+        let resume = if self.flusher.until != 0 { self.flusher.until } else { Nanos::MAX };
+        let horizon = horizon.min(timer).min(resume);
         for d in &mut self.devices {
             d.queue.retire(horizon);
         }
