@@ -40,9 +40,7 @@ from memtwin._memtwin import ScenarioError
 from memtwin.sweep import PAGE, UNITS, fmt_size, miss_ratio, parse_size
 
 ALIASES = {"elapsed": "elapsed_s", "refaults": "memcg.workingset_refault_file", "misses": "pagecache_miss_pages",
-           "hits": "pagecache_hit_pages"}
-NOT_MODELLED = {"major_faults": "the engine reports no major faults yet (page cache misses are `pagecache_miss_pages`, refaults `refaults`)",
-                "pgmajfault": "the engine reports no major faults yet (page cache misses are `pagecache_miss_pages`, refaults `refaults`)"}
+           "hits": "pagecache_hit_pages", "major_faults": "memcg.pgmajfault", "pgmajfault": "memcg.pgmajfault"}
 _SLO_RE = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_.()\-]*)\s*(<=|>=|<|>)\s*(\+?)\s*([0-9]*\.?[0-9]+)\s*(x|X|%|[KMGTkmgt]?)\s*$")
 DEFAULT_SLO = "elapsed<=1.10x"
 DEFAULT_BETWEEN = "16M..8G"
@@ -85,11 +83,10 @@ def parse_slo(text: str, known: Sequence[str]) -> Slo:
         raise _err(where, "not an objective", grammar)
     name, op, plus, num, unit = m.groups()
     metric = ALIASES.get(name, name)
-    if metric in NOT_MODELLED:
-        raise _err(where, f"unknown metric `{name}`: {NOT_MODELLED[metric]}", "use a metric `memtwin metrics` lists, e.g. 'read_bytes<=1.5x'")
     if metric not in known:
         near = difflib.get_close_matches(metric, list(known) + list(ALIASES), n=3)
-        why = "the engine reports no pressure-stall (PSI) figures yet" if metric.startswith("psi.") else "no such metric"
+        why = ("no such metric: PSI is psi.memory.some_us / full_us (stall time) and psi.memory.some_avg10 / _avg60 / "
+               "_avg300 (averages)") if metric.startswith("psi.") else "no such metric"
         raise _err(where, f"unknown metric `{name}` ({why})",
                    ("did you mean " + ", ".join(f"`{n}`" for n in near) + "? " if near else "") + "see `memtwin metrics`; also miss_ratio, elapsed, refaults")
     v = float(num)
