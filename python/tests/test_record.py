@@ -571,6 +571,27 @@ def test_record_bpf_real_program(tmp_path):
     assert sum(1 for e in evs if e[5] == trace.OPS["fault"]) > 10
 
 
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None,
+                    reason="the BPF tracer cannot run here (needs root, bpftrace, BTF)")
+def test_record_bpf_open_with_o_trunc_truncates(tmp_path):
+    """review49 M3: a shell's `>` redirection opens with O_WRONLY|O_CREAT|O_TRUNC (do_open() ->
+    handle_truncate(), fs/namei.c 6.1): the BPF recording has a truncate to 0 right after that
+    open; cat's O_RDONLY open of the file before it has none."""
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"x" * 100000)
+    out = tmp_path / "t.mtt"
+    p = _cli("record", "--tracer", "bpf", "--out", str(out), "--", "sh", "-c", f"cat {data} >/dev/null; echo y >{data}")
+    assert p.returncode == 0, p.stderr
+    with trace.Reader(str(out)) as r:
+        files = {f["path"]: f["id"] for f in r.header["files"]}
+        fid = files[os.path.realpath(str(data))]
+        ops = [(trace.OP_NAMES[e[5]], e[2]) for e in r.events() if e[4] == fid and trace.OP_NAMES[e[5]] in ("open", "truncate", "read", "write")]
+    assert ops[0] == ("open", 0) and ops[1][0] == "read", ops
+    k = ops.index(("truncate", 0))
+    assert ops[k - 1] == ("open", 0), ops
+    assert sum(1 for o in ops if o[0] == "truncate") == 1, ops
+
+
 def _children_named(ppid: int, comm: str) -> list:
     out = []
     for d in os.listdir("/proc"):
