@@ -112,6 +112,9 @@ NR = {"read": 0, "write": 1, "open": 2, "close": 3, "mmap": 9, "munmap": 11, "pr
       "copy_file_range": 326, "preadv2": 327, "pwritev2": 328}
 
 
+# O_TRUNC (include/uapi/asm-generic/fcntl.h, x86-64): 00001000 octal.
+_O_TRUNC = 0o1000
+
 # User addresses end below this (x86-64's 47-bit user space, TASK_SIZE_MAX's bound).
 _USER_END = 0x800000000000
 SAMPLE_HZ_MAX = 20000   # the highest rate `memtwin record --sample-hz` takes
@@ -205,7 +208,11 @@ def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0, sample_
     enter.append(f"if ($n == {NR['copy_file_range']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ @fd[tid] = {a[0]} + 1; @kind[tid] = 1; @pos[tid] = $f->f_pos; "
                  f"if ({a[1]} != 0) {{ @pos[tid] = *(int64 *)uptr({a[1]}); }} {_names('$f')} }} "
                  f"$g = {_fd(a[2])}; if {_reg('$g')} {{ @fd2[tid] = {a[2]} + 1; @pos2[tid] = $g->f_pos; if ({a[3]} != 0) {{ @pos2[tid] = *(int64 *)uptr({a[3]}); }} }} }}")
-    enter.append(f"if ($n == {NR['openat']} || $n == {NR['open']} || $n == {NR['creat']}) {{ @o[tid] = 1; }}")
+    # An open that truncates (do_open() -> handle_truncate(), fs/namei.c 6.1): O_TRUNC in the
+    # flags of open/openat, or creat() (do_sys_open(O_CREAT|O_WRONLY|O_TRUNC), fs/open.c):
+    # @o = 2, and the exit prints a truncate to 0 after the open.
+    enter.append(f"if ($n == {NR['openat']} || $n == {NR['open']} || $n == {NR['creat']}) {{ @o[tid] = 1; "
+                 f"if ($n == {NR['creat']} || ($n == {NR['open']} && ({a[1]} & {_O_TRUNC})) || ($n == {NR['openat']} && ({a[2]} & {_O_TRUNC}))) {{ @o[tid] = 2; }} }}")
     enter.append(f"if ($n == {NR['close']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ printf(\"C %llu %d %lu %u %lld\\n\", nsecs, pid, {ino}); }} }}")
     enter.append(f"if ($n == {NR['fadvise64']}) {{ $f = {_fd(a[0])}; if {_reg('$f')} {{ "
                  f"printf(\"A %llu %d %lu %u %lld %lld %lld %d\\n\", nsecs, pid, {ino}, {a[1]}, {a[2]}, {a[3]}); }} }}")
@@ -224,8 +231,9 @@ def script(roots: list, cgroup_id: int | None = None, sync_pid: int = 0, sample_
               f"else {{ printf(\"W %llu %d %lu %u %lld %lld %ld\\n\", nsecs, pid, {ino}, @pos[tid], args->ret); }} "
               f"if (@fd2[tid]) {{ $f = {_fd('@fd2[tid] - 1')}; printf(\"W %llu %d %lu %u %lld %lld %ld\\n\", nsecs, pid, {ino}, @pos2[tid], args->ret); }} }} "
               "delete(@fd[tid]); delete(@kind[tid]); delete(@pos[tid]); delete(@fd2[tid]); delete(@pos2[tid]); }")
-    ex.append(f"if (@o[tid]) {{ delete(@o[tid]); if (args->ret >= 0) {{ $f = {_fd('args->ret')}; "
-              f"if {_reg('$f')} {{ printf(\"O %llu %d %lu %u %lld\\n\", nsecs, pid, {ino}); {_names('$f')} }} }} }}")
+    ex.append(f"if (@o[tid]) {{ $ot = @o[tid]; delete(@o[tid]); if (args->ret >= 0) {{ $f = {_fd('args->ret')}; "
+              f"if {_reg('$f')} {{ printf(\"O %llu %d %lu %u %lld\\n\", nsecs, pid, {ino}); "
+              f"if ($ot == 2) {{ printf(\"T %llu %d %lu %u %lld %lld\\n\", nsecs, pid, {ino}, 0); }} {_names('$f')} }} }} }}")
     ex.append('if (@m[tid]) { if ((uint64)args->ret < 0xfffffffffffff000) { '
               'printf("M %llu %d %lx %lu %lu %lu %lu %lu %u %lld\\n", nsecs, pid, args->ret, @ml[tid], @mp[tid], @mf[tid], @mo[tid], @mi[tid], @md[tid], @ms[tid]); } '
               'delete(@m[tid]); delete(@ml[tid]); delete(@mp[tid]); delete(@mf[tid]); delete(@mo[tid]); delete(@mi[tid]); delete(@md[tid]); delete(@ms[tid]); }')

@@ -146,8 +146,24 @@ def import_strace(log: str, out: str, header: dict | None = None, resident: dict
             if r < 0:
                 continue
             if name in ("open", "openat", "creat") and _is_data_file(retpath):
-                w.add(dt, "open", pid=pid, file=files.id(retpath))
+                fid = files.id(retpath)
+                w.add(dt, "open", pid=pid, file=fid)
                 pos[(pid, r)] = 0
+                # do_sys_open() -> do_open() (fs/namei.c, 6.1): O_TRUNC (creat() is open with
+                # O_CREAT|O_WRONLY|O_TRUNC) truncates the file to 0 through handle_truncate()
+                # -> do_truncate(), as ftruncate(fd, 0) would.
+                flags = args[2] if name == "openat" and len(args) >= 3 else args[1] if name == "open" and len(args) >= 2 else ""
+                if name == "creat" or "O_TRUNC" in flags.split("|"):
+                    w.add(dt, "truncate", pid=pid, file=fid, length=0)
+                continue
+            if name == "truncate" and len(args) >= 2:
+                # truncate(2) names the file by path (strace -y annotates descriptors only):
+                # do_sys_truncate() -> vfs_truncate() (fs/open.c, 6.1).
+                tpath = args[0].strip()
+                if len(tpath) >= 2 and tpath[0] == '"' and tpath[-1] == '"':
+                    tpath = tpath[1:-1]
+                if _is_data_file(tpath):
+                    w.add(dt, "truncate", pid=pid, file=files.id(tpath), length=_int(args[1]))
                 continue
             if name == "mkdir" or name == "mkdirat":
                 continue

@@ -49,6 +49,38 @@ def test_import_strace(tmp_path):
     ]
 
 
+def test_import_strace_open_truncation(tmp_path):
+    # do_open() (fs/namei.c, 6.1) truncates a regular file opened with O_TRUNC via handle_truncate();
+    # creat() is do_sys_open(O_CREAT|O_WRONLY|O_TRUNC) (fs/open.c); truncate(2) names a path
+    # (do_sys_truncate()). Each becomes a truncate event right after its open; an open without
+    # O_TRUNC does not.
+    log = tmp_path / "t.log"
+    log.write_text(
+        '100 1700000000.000000 openat(AT_FDCWD</w>, "/data/a", O_WRONLY|O_CREAT|O_TRUNC, 0644) = 3</data/a>\n'
+        '100 1700000000.000100 open("/data/b", O_RDWR|O_TRUNC) = 4</data/b>\n'
+        '100 1700000000.000200 creat("/data/c", 0644) = 5</data/c>\n'
+        '100 1700000000.000300 openat(AT_FDCWD</w>, "/data/d", O_RDWR|O_CREAT, 0644) = 6</data/d>\n'
+        '100 1700000000.000400 truncate("/data/d", 0) = 0\n'
+        '100 1700000000.000500 truncate("/data/a", 8192) = 0\n'
+        '100 1700000000.000600 openat(AT_FDCWD</w>, "/data/e", O_RDONLY|O_TRUNC) = -1 ENOENT (No such file or directory)\n')
+    out = tmp_path / "t.mtt"
+    trace_import.import_strace(str(log), str(out))
+    with trace.Reader(str(out)) as r:
+        assert [f["path"] for f in r.header["files"]] == ["/data/a", "/data/b", "/data/c", "/data/d"]
+        ev = [(trace.OP_NAMES[e[5]], e[0], e[1], e[2], e[3], e[4]) for e in r.events()]
+    assert ev == [
+        ("open", 0, 0, 0, 100, 0),
+        ("truncate", 0, 0, 0, 100, 0),
+        ("open", 100000, 0, 0, 100, 1),
+        ("truncate", 100000, 0, 0, 100, 1),
+        ("open", 200000, 0, 0, 100, 2),
+        ("truncate", 200000, 0, 0, 100, 2),
+        ("open", 300000, 0, 0, 100, 3),
+        ("truncate", 400000, 0, 0, 100, 3),
+        ("truncate", 500000, 0, 8192, 100, 0),
+    ]
+
+
 def test_import_errors(tmp_path):
     with pytest.raises(trace.TraceError, match="no such strace log"):
         trace_import.import_strace(str(tmp_path / "nope.log"), str(tmp_path / "o.mtt"))
@@ -537,6 +569,27 @@ def test_record_bpf_real_program(tmp_path):
         evs = list(r.events())
     assert sum(e[2] for e in evs if e[4] == fid and e[5] == trace.OPS["read"]) == 100000
     assert sum(1 for e in evs if e[5] == trace.OPS["fault"]) > 10
+
+
+@pytest.mark.skipif(__import__("memtwin.record_bpf", fromlist=["x"]).available() is not None,
+                    reason="the BPF tracer cannot run here (needs root, bpftrace, BTF)")
+def test_record_bpf_open_with_o_trunc_truncates(tmp_path):
+    """review49 M3: a shell's `>` redirection opens with O_WRONLY|O_CREAT|O_TRUNC (do_open() ->
+    handle_truncate(), fs/namei.c 6.1): the BPF recording has a truncate to 0 right after that
+    open; cat's O_RDONLY open of the file before it has none."""
+    data = tmp_path / "data.bin"
+    data.write_bytes(b"x" * 100000)
+    out = tmp_path / "t.mtt"
+    p = _cli("record", "--tracer", "bpf", "--out", str(out), "--", "sh", "-c", f"cat {data} >/dev/null; echo y >{data}")
+    assert p.returncode == 0, p.stderr
+    with trace.Reader(str(out)) as r:
+        files = {f["path"]: f["id"] for f in r.header["files"]}
+        fid = files[os.path.realpath(str(data))]
+        ops = [(trace.OP_NAMES[e[5]], e[2]) for e in r.events() if e[4] == fid and trace.OP_NAMES[e[5]] in ("open", "truncate", "read", "write")]
+    assert ops[0] == ("open", 0) and ops[1][0] == "read", ops
+    k = ops.index(("truncate", 0))
+    assert ops[k - 1] == ("open", 0), ops
+    assert sum(1 for o in ops if o[0] == "truncate") == 1, ops
 
 
 def _children_named(ppid: int, comm: str) -> list:

@@ -3129,6 +3129,13 @@ impl Kernel {
     /// first": the non-movable list first when `nm_first` (the list of a frame just freed
     /// there; `pindex` 0, MIGRATE_UNMOVABLE, for `decay_pcp_high()` and `drain_pages_zone()`),
     /// else the movable one, then the other ("round-robin": with two lists, the rest).
+    ///
+    /// Known simplification (review49 L4): the kernel's lists are per migratetype and its
+    /// round-robin walks `pindex` upward, emptying each list before the next, so from `pindex` 0
+    /// it frees unmovable (0) -> movable (1) -> reclaimable (2) -> the high-order lists. The
+    /// engine keeps one non-movable list ([`PerCpuPages::nm`], unmovable and reclaimable frames
+    /// together), so a drain from `pindex` 0 frees the reclaimable frames before the movable ones
+    /// rather than after. Documented only; behaviour unchanged.
     fn free_pcppages_bulk(&mut self, i: usize, z: usize, count: u64, nm_first: bool) {
         for _ in 0..count {
             let pcp = &mut self.pcps[i];

@@ -166,6 +166,29 @@ fn bad_host_cost_values_are_refused_with_the_fix() {
     }
 }
 
+/// review49 L3: `[machine] vmpressure_work_run` (kwork23c; the wait behind mm/vmpressure.c
+/// `vmpressure_work_fn()` on linux-6.18) refuses the same bad values as `loop_worker_run`: a
+/// duration outside 100ns to 100ms, a word that is no duration, a bare number. Each error names
+/// the file, line and column of the value (line 5 of `host_toml`, column 23 after
+/// `vmpressure_work_run = `) and says what to write.
+#[test]
+fn bad_vmpressure_work_run_is_refused_with_the_place_and_the_fix() {
+    for (v, want, fix) in [
+        ("\"1ns\"", "machine.vmpressure_work_run is 1 ns, outside 100ns to 100ms", "write the measured wait, such as \"11us\""),
+        ("\"200ms\"", "machine.vmpressure_work_run is 200000000 ns, outside 100ns to 100ms", "write the measured wait, such as \"11us\""),
+        ("\"abc\"", "machine.vmpressure_work_run: ", "write a duration with a unit"),
+        ("11", "machine.vmpressure_work_run must be a duration string, not", "write a duration with a unit"),
+    ] {
+        let toml = host_toml(&format!("vmpressure_work_run = {v}"));
+        let e = crate::Document::from_toml("s.toml", &toml).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains("s.toml:5:23"), "{v}: the place: {e}");
+        assert!(e.contains(want), "{v}: {e}");
+        assert!(e.contains(fix), "{v}: the fix: {e}");
+    }
+    let ok = crate::Document::from_toml("s.toml", &host_toml("vmpressure_work_run = \"11us\"")).unwrap().resolve(None, &[]).unwrap();
+    assert_eq!(ok.machine.host_cost.vmpressure_work_run, Some(11_000));
+}
+
 /// `[machine] anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (M11/M12's method, hostcal23): the
 /// first-touch fault of a base page (6.18 `do_anonymous_page()`, its `clear_page()` included)
 /// sets `anon_fault` to it less the clearing, `clear_page` and `zap_page` to theirs; the rest of
