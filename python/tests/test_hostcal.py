@@ -71,17 +71,18 @@ def test_a_host_recordings_costs_become_machine_settings():
         recorded_host_cost(rec(hc)) + ['machine.loop_read_window="1211000ns"']
     assert set_run_sets(3, rec(hc)) == ["kernel.boot_seed=3", "machine.read_large_folio_ns=[[2, 417], [4, 301], [8, 348]]",
                                         "machine.reclaim_call_ns=331"]
-    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation-pending", "host-ext4-tight-ra8192.toml"))  # pending again since ra21d
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))  # in validation again since the lone-window set
     base = memtwin.run(scn, sets=["kernel.boot_seed=0"]).steps["sys_s"].sum()
     assert memtwin.run(scn, sets=set_run_sets(0, rec(hc))).steps["sys_s"].sum() != base  # the engine takes them
 
 
-def test_the_throttled_trio_is_compared_with_its_quiet_calibrated_set():
-    """ra21d: the throttled ra8192 trio (make_folio_scenarios.py V669_SETS) is compared with the set recorded on
-    a quiet host with the runner's host costs (real/NAME-v669q1..6.json, 6.18.44-fc-v669, load below 2), and
-    validate gives engine run i recording i's own reader, device window and (where it timed enough failing
-    reclaims) reclaim call (set_run_sets); the header names the set. Fails when the scenario is compared with
-    another set (the v782 quiet one, which has no host costs) or validate stops giving a recording its costs."""
+def test_the_throttled_trio_is_compared_with_its_quiet_lone_window_set():
+    """lone-window-rule.md: the throttled ra8192 trio (make_folio_scenarios.py V669L_SETS) is compared with the set
+    recorded on a quiet host with the runner's host costs and lone 8 MiB windows (real/NAME-v669l1..6.json,
+    6.18.44-fc-v669, load below 2), and validate gives engine run i recording i's own reader, lone device window and
+    (where it timed enough failing reclaims) reclaim call (set_run_sets); the header names the set, and ra21d's v669q
+    set is kept after it. Fails when the scenario is compared with another set or validate gives the whole-run
+    window where the recording has a lone one."""
     import json
     import sys
 
@@ -92,15 +93,17 @@ def test_the_throttled_trio_is_compared_with_its_quiet_calibrated_set():
         import make_folio_scenarios as gen
     finally:
         sys.path.pop(0)
-    assert set(gen.V669_SETS) == {"host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192"}
-    for name, n in gen.V669_SETS.items():
+    trio = {"host-ext4-seq-tight-512m-ra8192", "host-ext4-seq-tight-1g-ra8192", "host-ext4-tight-ra8192"}
+    assert set(gen.V669L_SETS) == trio and set(gen.V669_SETS) == trio
+    for name, n in gen.V669L_SETS.items():
         p = os.path.join(ROOT, "scenarios", "validation-pending" if name in gen.PENDING else "validation", name + ".toml")
         scn = memtwin.load(p)
         spec = scn.doc.table("validation")
         paths = recorded_paths(p, spec)
-        assert [os.path.basename(x) for x in paths] == [f"{name}-v669q{i}.json" for i in range(1, n + 1)], p
+        assert [os.path.basename(x) for x in paths] == [f"{name}-v669l{i}.json" for i in range(1, n + 1)], p
         with open(p) as f:
-            assert f.read().startswith(gen.V669_NOTE + gen.V669_NOTES[name]), p
+            text = f.read()
+        assert text.startswith(gen.V669L_NOTE + gen.V669L_NOTES[name]) and gen.V669_NOTES[name] in text, p
         plan = scn.doc.plan(None, [])
         windows = set()
         for i, rp in enumerate(paths):
@@ -111,12 +114,15 @@ def test_the_throttled_trio_is_compared_with_its_quiet_calibrated_set():
             hc = real["machine"]["host_cost"]
             sets = set_run_sets(i, rec, plan, p)
             assert sets[0] == f"kernel.boot_seed={i}"
-            assert f'machine.loop_read_window="{hc["device_window_ns"]}ns"' in sets, rp
+            assert hc["device_lone_window_ns"] != hc["device_window_ns"], rp
+            assert f'machine.loop_read_window="{hc["device_lone_window_ns"]}ns"' in sets, rp
             orders = sorted((int(o), ns) for o, ns in hc["read_ns_by_order"].items() if int(o) >= 1)
             assert "machine.read_large_folio_ns=[" + ", ".join(f"[{o}, {ns}]" for o, ns in orders) + "]" in sets, rp
             assert (f"machine.reclaim_call_ns={hc.get('reclaim_call_ns')}" in sets) == ("reclaim_call_ns" in hc), rp
-            windows.add(hc["device_window_ns"])
-        assert len(windows) == n  # each run its own recording's window, not one figure for the set
+            windows.add(hc["device_lone_window_ns"])
+        assert len(windows) > 1  # each run its own recording's window, not one figure for the set
+    # only the cat is back in scenarios/validation (lone-window-rule.md 3: 512M out, 1G a draw)
+    assert trio - gen.PENDING == {"host-ext4-tight-ra8192"}
 
 
 @pytest.mark.parametrize("hc,key", [({"reclaim_call_ns": 0}, "reclaim_call_ns"), ({"reclaim_call_ns": "fast"}, "reclaim_call_ns"),
