@@ -56,7 +56,9 @@ pub struct HostCost {
     pub read_large_folio: Vec<(u32, u64)>,
     /// ns per `isolate_lru_folios()` call of a memcg reclaim that frees nothing.
     pub reclaim_call: Option<u64>,
-    /// ns of an 8 MiB read on the loop device (its busy time per 8 MiB over a run).
+    /// ns of an 8 MiB read on the loop device: the median span of a run's lone 8 MiB windows where
+    /// every recording of the set has them (`device_lone_window_ns`, lab/validation/lone-window-rule.md),
+    /// else its busy time per 8 MiB over the run (`device_window_ns`).
     pub loop_read_window: Option<u64>,
     /// ns a task waits when the loop device's kworker its read woke takes its CPU (`[machine]
     /// loop_worker_run`, review48 M1: not the work item's own run, drivers/block/loop.c 6.18
