@@ -911,7 +911,7 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     the recording has none (before hostcal21, or on QEMU): the table, measured on the host boot
     v857. A value that is not a positive whole number is refused (`which` names the recording,
     `where` the scenario)."""
-    hc = (((real.get("real") or {}).get("machine") or {}).get("host_cost"))
+    hc = _host_cost(real)
     if not isinstance(hc, dict):
         return []
 
@@ -979,12 +979,17 @@ def recorded_setup_writes(real: dict, where: Optional[str] = None, which: str = 
     return ["validation.setup_writes=[" + ", ".join(f'{{ size = {w["bytes"]}, ended = "{round(w["ended_s"] * 1e6)}us" }}' for w in ws if w["bytes"] > 0) + "]"]
 
 
+def _host_cost(real: Optional[dict]):
+    """A recording's `real.machine.host_cost` (None where it has none)."""
+    return (((real or {}).get("real") or {}).get("machine") or {}).get("host_cost")
+
+
 def one_window_kind(reals: list) -> list:
     """A set's recordings as their device windows are given (review49 M2, lone-window-rule.md 1): the
     lone 8 MiB window only where every recording of the set has one, else the whole-run window for
     all (copies without `device_lone_window_ns`), so that one median never mixes the two."""
     def hc(r):
-        c = (((r or {}).get("real") or {}).get("machine") or {}).get("host_cost")
+        c = _host_cost(r)
         return c if isinstance(c, dict) else {}
 
     if all("device_lone_window_ns" in hc(r) for r in reals) or not any("device_lone_window_ns" in hc(r) for r in reals):
