@@ -725,6 +725,72 @@ fn anon_rounds_strategy(base: impl Strategy<Value = Scenario>) -> impl Strategy<
     })
 }
 
+/// `base`'s scenarios on a profile with `MADV_COLD`/`MADV_PAGEOUT` (5.4+: a 5.0/4.4/3.13 draw
+/// becomes linux-6.6, without zswap), swap on three machines of four, and each task's script
+/// wrapped in rounds over an anonymous mapping of 64 KiB-8 MiB: written whole, one madvise
+/// over part of it (PAGEOUT: 6.1 `reclaim_pages()` -> `shrink_folio_list()`'s `add_to_swap()`
+/// and `pageout()`, the page left in the swap cache, or activated without swap; WILLNEED:
+/// `force_swapin_readahead()`; COLD: deactivated; DONTNEED: zapped), one of the task's own
+/// ops, a patterned load or store over it (swap-ins from the swap cache or the device), a
+/// second madvise, then munmap (issue 20: anonymous PAGEOUT/WILLNEED among reads, writes and
+/// reclaim).
+fn anon_madvise_rounds_strategy(base: impl Strategy<Value = Scenario>) -> impl Strategy<Value = Scenario> {
+    let round = (64u64 << 10..8 << 20, 0u8..4, 0u8..4, 0u64..8 << 20, 64u64 << 10..4 << 20, prop::bool::ANY, 0u8..3);
+    (base, prop::collection::vec(round, 2..5), 0u8..4).prop_map(|(mut scn, rounds, swap)| {
+        if !scn.profile.madv_cold_pageout {
+            scn.profile = profile("linux-6.6").unwrap();
+            scn.machine.zswap = None;
+        }
+        scn.machine.boot_used = 16 << 20;
+        scn.machine.swap = if swap == 0 { 0 } else { scn.machine.ram / 2 };
+        let advice = [MAdvice::PageOut, MAdvice::WillNeed, MAdvice::Cold, MAdvice::DontNeed];
+        for (ti, t) in scn.tasks.iter_mut().enumerate() {
+            let mut rest = std::mem::take(&mut t.ops).into_iter().map(|o| o.kind);
+            let mut ops = vec![];
+            for (k, &(size, a1, a2, off, len, write, pat)) in rounds.iter().enumerate() {
+                let name = format!("a{k}");
+                let size = size + ti as u64 * 4096;
+                let offset = (off % size) & !4095;
+                ops.push(OpKind::Mmap { name: name.clone(), size, file: None, fill: Default::default() });
+                ops.push(OpKind::Touch { name: name.clone(), access: MapAccess::write_all() });
+                ops.push(OpKind::Madvise { name: name.clone(), advice: advice[a1 as usize], offset, length: Some(len) });
+                ops.extend(rest.next());
+                ops.push(OpKind::Touch {
+                    name: name.clone(),
+                    access: MapAccess { write, offset: 0, length: None, pattern: [TouchPattern::Sequential, TouchPattern::Random { count: 300 }, TouchPattern::Strided { stride: 3 }][pat as usize] },
+                });
+                ops.push(OpKind::Madvise { name: name.clone(), advice: advice[a2 as usize], offset: 0, length: None });
+                ops.push(OpKind::Munmap { name });
+            }
+            ops.extend(rest);
+            t.ops = ops.into_iter().enumerate().map(|(j, kind)| OpSpec { step: format!("t{ti}:{j}").into(), kind }).collect();
+        }
+        scn
+    })
+}
+
+proptest! {
+    #![proptest_config(Config { cases: 48, ..config() })]
+
+    /// Pages, charges, swap slots and I/O requests are conserved with anonymous PAGEOUT,
+    /// WILLNEED, COLD and DONTNEED among the other ops (the two lists of every era from 5.4).
+    #[test]
+    fn anon_madvise_pages_charges_and_slots_are_conserved_after_every_step(scn in anon_madvise_rounds_strategy(scenario_strategy_with(false))) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    /// The same under lru_gen.
+    #[test]
+    fn lru_gen_anon_madvise_pages_charges_and_slots_are_conserved_after_every_step(scn in anon_madvise_rounds_strategy(lru_gen_scenario_strategy())) {
+        invariants_after_every_step(&scn, true)?;
+    }
+
+    #[test]
+    fn anon_madvise_same_scenario_same_result(scn in anon_madvise_rounds_strategy(scenario_strategy_with(false))) {
+        same_result_twice(&scn)?;
+    }
+}
+
 proptest! {
     // Each case runs its scenario twice, with mappings of up to 24 MiB: a quarter of the cases.
     #![proptest_config(Config { cases: 24, ..config() })]
