@@ -329,7 +329,8 @@ V669L_NOTES = {
                                       "# the batches), so not moved. Against the v669q set it was -15.7/-22.2/-14.5.\n"
                                       + TRIO21E_NOTE
                                       + "# With that spread the 1G's step is gone but its six-run medians carry the seed's noise (x1.00 pass 1\n"
-                                      "# +0.3/-4.2/-8.5/-1.6 over four seed blocks) and stay out at 1-2 scalings in each block (pass 2 +10.0..+14.4).\n"),
+                                      "# +0.3/-4.2/-8.5/-1.6 over four seed blocks) and stay out at 1-2 scalings in each block (pass 2 +10.0..+14.4\n"
+                                      "# at x0.97-0.99; pass 1 -12.3 at x1.03 in seeds 6-11).\n"),
     "host-ext4-tight-ra8192": ("# Back in scenarios/validation (the lead, 2026-11-30 23:10): against this set the cat is within at\n"
                                "# validate's inputs, -4.7% (seeds 6-11 the same), and at every scaling of the lone window: -0.3, -4.7,\n"
                                "# -4.7, -4.7, -3.9, -4.7 at 0.97/0.98/0.99/1.01/1.02/1.03. Against the v669q set it was -9.3%, a draw.\n"),
