@@ -1,0 +1,45 @@
+"""Pass 1 of a twin trace (twin-trace.patch): of the ramps whose order-6 window blk-throttle let go at once (its bio
+complete within 20 ms of its submission), how many had their order-8 window let go at once too (joined on the
+device: race669's "joined") and how many had it held or not issued ("alone") (trio21e).
+
+    python3 twin_throttle_held.py TRACE...
+"""
+import collections
+import sys
+
+for f in sys.argv[1:]:
+    ramps, cur, last = [], None, -1
+    for line in open(f):
+        p = line.split()
+        if not p or p[0] not in "SAB":
+            continue
+        t = int(p[1])
+        if p[0] == "S":
+            i = int(p[2])
+            if i < last - 100000:
+                break  # pass 2 starts
+            last = i
+            cur = {"o6": None, "o8": None, "o6b": None, "o8b": None}
+            ramps.append(cur)
+            continue
+        if cur is None:
+            continue
+        if p[0] == "A":
+            st, o = int(p[5]), int(p[7])
+            if o == 6 and cur["o6"] is None:
+                cur["o6"] = st
+            if o == 8 and cur["o8"] is None:
+                cur["o8"] = st
+        if p[0] == "B":
+            s, d = int(p[2]), int(p[4])
+            if cur["o6"] == s and cur["o6b"] is None:
+                cur["o6b"] = (t, d)
+            if cur["o8"] == s and cur["o8b"] is None:
+                cur["o8b"] = (t, d)
+    c = collections.Counter()
+    for r in ramps:
+        if r["o6b"] is None or r["o6b"][1] - r["o6b"][0] > 20e6:
+            continue
+        held = r["o8b"] is None or r["o8b"][1] - r["o8b"][0] > 20e6
+        c["order-8 held or not issued (alone)" if held else "order-8 let go at once (joined)"] += 1
+    print(f, "pass 1 ramps", len(ramps), "with the order-6 window let go at once:", dict(c))
