@@ -1,6 +1,7 @@
 """Pass 1 of a twin trace (twin-trace.patch): of the ramps whose order-6 window blk-throttle let go at once (its bio
 complete within 20 ms of its submission), how many had their order-8 window let go at once too (joined on the
-device: race669's "joined") and how many had it held or not issued ("alone") (trio21e).
+device: race669's "joined") and how many had it held or not issued ("alone"), each by whether the next miss fell
+inside the order-6 window (evicted unread) (trio21e). The pass's last ramp is left out (no next miss in the pass).
 
     python3 twin_throttle_held.py TRACE...
 """
@@ -19,15 +20,15 @@ for f in sys.argv[1:]:
             if i < last - 100000:
                 break  # pass 2 starts
             last = i
-            cur = {"o6": None, "o8": None, "o6b": None, "o8b": None}
+            cur = {"idx": i, "o6": None, "o6sz": 0, "o8": None, "o6b": None, "o8b": None}
             ramps.append(cur)
             continue
         if cur is None:
             continue
         if p[0] == "A":
-            st, o = int(p[5]), int(p[7])
+            st, sz, o = int(p[5]), int(p[6]), int(p[7])
             if o == 6 and cur["o6"] is None:
-                cur["o6"] = st
+                cur["o6"], cur["o6sz"] = st, sz
             if o == 8 and cur["o8"] is None:
                 cur["o8"] = st
         if p[0] == "B":
@@ -37,9 +38,11 @@ for f in sys.argv[1:]:
             if cur["o8"] == s and cur["o8b"] is None:
                 cur["o8b"] = (t, d)
     c = collections.Counter()
-    for r in ramps:
+    for r, nxt in zip(ramps, ramps[1:]):
         if r["o6b"] is None or r["o6b"][1] - r["o6b"][0] > 20e6:
             continue
         held = r["o8b"] is None or r["o8b"][1] - r["o8b"][0] > 20e6
-        c["order-8 held or not issued (alone)" if held else "order-8 let go at once (joined)"] += 1
+        inside = r["o6"] <= nxt["idx"] < r["o6"] + r["o6sz"]
+        c[("order-8 held or not issued (alone)" if held else "order-8 let go at once (joined)",
+           "next miss inside the order-6 window" if inside else "next miss past it")] += 1
     print(f, "pass 1 ramps", len(ramps), "with the order-6 window let go at once:", dict(c))
