@@ -334,7 +334,7 @@ def test_the_lone_windows_span_is_recorded_beside_the_device_window():
     text = "\n".join(["# tracer: nop", *lines])
     r = hostcal.device_window_from(text, min_bytes=16 << 20)
     assert r["device_lone_window_ns"] == 3_200_000 and r["device_lone_windows"] == 3, r
-    # trio21e: every lone window's span is kept, in order (their spread; recorded, not given)
+    # trio21e: every lone window's span is kept, sorted (their spread; recorded, not given)
     assert r["device_lone_window_spans_ns"] == [3_000_000, 3_200_000, 3_600_000], r
     assert r["device_busy_periods"] == 5
     # two lone windows only: no figure, the device window as before
