@@ -309,7 +309,8 @@ V669_RESULT = {
     "host-queue-rw-rand-idle": [
         "Against it: the reader within, none 0.2847-0.4909 s (engine 0.3522 s, +9.8%), mq-deadline 0.3450-0.3961 s (engine",
         "0.3417 s, -12.5%): the v782 set's +142/+154% (0.13-0.14 s, 32-34 us a read) is gone; on v669 the idle host's",
-        "random reader takes 70-120 us a read, the calibrated seek's figure. The writer within (3.0619-3.0682 s and",
+        "random reader takes 70-120 us a read, around the engine's 83-86 us (its calibrated 60 us seek; not changed).",
+        "The writer within (3.0619-3.0682 s and",
         "3.0386-3.0635 s, engine 3.0162 s, -1.7% and -1.5%); every metric but sched.run_delay_s within and robust.",
         "sched.run_delay_s known out (IDLE_WAIT_WHY): reader 8.4-26.9 and 9.9-14.4 ms over 3961 switch-ins (engine 0),",
         "writer 47.0-75.6 and 56.2-72.1 ms (engine 4.1 ms, -93.7% and -93.6%). Stays pending (queue-v669-rule.md 5): the",
