@@ -107,13 +107,28 @@ IDLE_SETS = {name: [f"real/{name}-idle{i}.json" for i in (1, 2, 3)]
 IDLE_TWINS = {"host-queue-read-msk", "host-queue-read-ra128", "host-queue-rw-rand"}
 IDLE_COMPARED = set(IDLE_SETS) - IDLE_TWINS
 
+# The idle sets of build v669 (idle23d; lab/validation/queue-v669-rule.md, written before any comparison): recorded by
+# the lead 2026-12-01 00:10-00:16 UTC on a quiet host before any helper started (6.18.44-fc-v669, the runner at
+# nice -10, one run per hold of both locks, round-robin, three rounds; loadavg 0.80-1.35 at every start and end,
+# /work/quiet/s49/rec.log; every recording with the runner's host costs). They replace the v782 idle sets of these
+# scenarios (IDLE_SETS' real/NAME-idle1..3.json, 2026-11-30 12:18-12:23, 6.18.44-fc-v782, load 0.30-1.49: kept in
+# real/, not compared) as the compared set, whatever the outcome (the rule's 1): real/NAME-v669i1..3.json.
+V669_SETS = {name: [f"real/{name}-v669i{i}.json" for i in (1, 2, 3)]
+             for name in ("host-queue-read-msk", "host-queue-read-ra128", "host-queue-rw-msk", "host-queue-rw-rand",
+                          "host-queue-rw-seq-unthrottled", "host-queue-rw-wbt-unthrottled")}
+
+
+def idle_set(base):
+    """The idle set a scenario compares: its v669 set (V669_SETS) where recorded, else IDLE_SETS'."""
+    return V669_SETS.get(base) or IDLE_SETS[base]
+
 
 def recorded_runs(name):
-    """The recording set a scenario is compared with: the idle set of NAME-idle (IDLE_TWINS) or of a
-    scenario in IDLE_COMPARED, else RUNS'."""
+    """The recording set a scenario is compared with: the idle set (idle_set()) of NAME-idle (IDLE_TWINS)
+    or of a scenario in IDLE_COMPARED, else RUNS'."""
     if name.endswith("-idle") and name[:-len("-idle")] in IDLE_TWINS:
-        return IDLE_SETS[name[:-len("-idle")]]
-    return IDLE_SETS[name] if name in IDLE_COMPARED else RUNS.get(name)
+        return idle_set(name[:-len("-idle")])
+    return idle_set(name) if name in IDLE_COMPARED else RUNS.get(name)
 
 
 def is_idle(name):
@@ -148,19 +163,23 @@ IDLE_WAIT_WHY = ("the idle host's run-queue wait is modelled in part only. Not t
                  "almost all of it behind the loop device's kworker its read woke, which took its CPU at its return to user "
                  "space at 3.6-7.8% of the reads, 24-29 us each (the engine: sched.rs loop_worker_wait, "
                  "machine.loop_worker_run 27 us quiet and 43 us loaded, machine.runner_sampler; with those runs' own inputs "
-                 "it gives 6.7 and 7.4 ms); but the read sets here (read-msk-idle, read-ra128-idle, rw-msk) were recorded on "
-                 "6.18.44-fc-v782 (12:18-12:23), where the reader waited 12-15 us at each switch-in, as often and as long as "
-                 "the loop's kworker waited (ra128: 20-24 ms over 1541-1577 against the kworkers' 18-19 ms over 1543-1579): "
-                 "a v782 mechanism not traced (the host has run v669 since), so the v669 figures are not given to them "
-                 "(review49 M1: KWORKER_BUILD; the engine's wait there is as before kwork23); (2) the v1 memcg writer of rw-seq none (v669, "
-                 "as the rw-seq and rw-wbt sets) was preempted at 253 of its 285 switch-ins by its memcg's vmpressure work "
+                 "it gives 6.7 and 7.4 ms); the compared sets are v669's since idle23d (V669_SETS, the lead's quiet recordings of "
+                 "2026-12-01 00:10-00:16, queue-v669-rule.md; the v782 sets, where the reader waited 12-15 us at each of "
+                 "1541-1577 switch-ins, kept and not compared), where the sequential reader waited 0.7-2.9 ms over 1043-1101 "
+                 "switch-ins at read-ra128-idle msk-1280 (the engine 6.1 ms: its loop_worker_wait takes every read's kick as at "
+                 "msk-128) and 10.8-13.1 ms over 1183-1247 at msk-128 (engine 5.6 ms), 3.4-5.4 ms and 5.3-18.7 ms at read-msk-idle "
+                 "(engine 0.3 and 3.1 ms), 4.1-21.4 ms beside the writer (rw-msk; engine 0.3 ms): what makes msk-1280 and msk-128 "
+                 "differ at the same 128 KiB windows was not traced; (2) the v1 memcg writer of rw-seq none (v669, "
+                 "as every compared set) was preempted at 253 of its 285 switch-ins by its memcg's vmpressure work "
                  "(mm/vmpressure.c vmpressure() -> schedule_work() on the per-CPU system_wq every 512 pages scanned, the "
                  "kworker bound to its CPU), 11.4 us each: the engine gives that since kwork23c (sched.rs "
                  "bound_worker_wait, kernel.rs vmpressure_tree, machine.vmpressure_work_run 11 us: 4.1-5.1 ms of the idle "
                  "writers' 18-81 ms); not modelled: its waits after its wake-ups behind the flusher's and the loop's "
                  "kworkers (about 290 us each) and behind python3 (the runner's sampler, 2.5 ms a sample on v669, or the "
-                 "reader), and the reader's beside it (34.5 ms behind python3). The idle sets' figures: "
-                 "make_queue_scenarios.py IDLE_SETS")
+                 "reader), and the reader's beside it (34.5 ms behind python3); the v669 sets' writers waited 40-84 ms over "
+                 "197-328 switch-ins (158-273 us each; engine 4.1-5.1 ms). The random reader of rw-rand-idle (2-7 us a switch-in "
+                 "over 3961: 8.4-26.9 ms, engine 0) was not traced. The sets' figures: make_queue_scenarios.py V669_SETS, "
+                 "IDLE_SETS")
 
 
 # loop23's trace of the loop device beside the unthrottled writers, the same in both scenarios' notes.
@@ -259,6 +278,61 @@ DELAY23 = [
     "switch-in for the sequential readers, 0-1 us for the random one): the 2-4 ms a switch-in of the loaded",
     "sets is the other sessions' load, which the engine takes as a mean count (BusyRq), not what it does.",
 ]
+
+# The comparison with the v669 sets (idle23d, queue-v669-rule.md; `memtwin validate --recorded`, engine at e2dd1cd1; the
+# rule's 3 by lab/validation/check_queue_v669.py: boot seed blocks 6, 12, 18 and the host costs' three groups scaled
+# 0.97-1.03), prepended to each scenario's notes.
+V669_HEAD = ("Compared since idle23d (2026-12-01) with the v669 idle set (V669_SETS: real/NAME-v669i1..3.json, the lead's quiet "
+             "recordings of 2026-12-01 00:10-00:16 UTC, 6.18.44-fc-v669, load 0.80-1.35 at every start and end, with the "
+             "runner's host costs; lab/validation/queue-v669-rule.md, written before the comparison). Kept in real/, not "
+             "compared: the v782 idle set (real/NAME-idle1..3.json, 2026-11-30 12:18-12:23, 6.18.44-fc-v782, load 0.30-1.49).")
+V669_RESULT = {
+    "host-queue-read-msk-idle": [
+        "Against it: msk-1280 1.2284-1.2287 s (engine 1.2097 s, -1.5% on the medians), msk-128 1.2186-1.2200 s (engine",
+        "1.2107 s, -0.7%), every other metric within too, and robust (within at the seed blocks and every scaling);",
+        "sched.run_delay_s known out (IDLE_WAIT_WHY): msk-1280 3.4-5.4 ms over 82-91 switch-ins (engine 0.30 ms, -94.4%),",
+        "msk-128 5.3-18.7 ms over 602-716 (engine 3.1 ms, -70.9%). Stays in scenarios/validation.",
+    ],
+    "host-queue-read-ra128-idle": [
+        "Against it: msk-1280 1.2196-1.2232 s (engine 1.2119 s, -0.9%), msk-128 1.2207-1.2217 s (engine 1.2117 s, -0.8%),",
+        "every other metric within too, and robust; sched.run_delay_s known out (IDLE_WAIT_WHY): msk-1280 0.66-2.9 ms",
+        "over 1043-1101 switch-ins (engine 6.1 ms, +282%: the engine over), msk-128 10.8-13.1 ms over 1183-1247 (engine",
+        "5.6 ms, -56.9%). Stays in scenarios/validation.",
+    ],
+    "host-queue-rw-msk": [
+        "Against it: msk-1280 reader 1.2286-1.2312 s (engine 1.2098 s, -1.5%), writer 3.0379-3.0383 s (engine 3.0163 s,",
+        "-0.7%); msk-128 reader 1.2187-1.2202 s (engine 1.2114 s, -0.6%), writer 3.0437-3.0683 s (engine 3.0162 s, -1.1%);",
+        "every other metric within too, and robust. sched.run_delay_s known out (IDLE_WAIT_WHY): reader 8.8-17.2 and",
+        "4.1-21.4 ms (engine 0.32 ms, -97.5% and -98.1%), writer 47.0-59.2 and 40.1-55.0 ms over 253-291 switch-ins",
+        "(engine 4.2 ms, -92.7% and -91.7%). Stays in scenarios/validation.",
+    ],
+    "host-queue-rw-rand-idle": [
+        "Against it: the reader within, none 0.2847-0.4909 s (engine 0.3522 s, +9.8%), mq-deadline 0.3450-0.3961 s (engine",
+        "0.3417 s, -12.5%): the v782 set's +142/+154% (0.13-0.14 s, 32-34 us a read) is gone; on v669 the idle host's",
+        "random reader takes 70-120 us a read, around the engine's 83-86 us (its calibrated 60 us seek; not changed).",
+        "The writer within (3.0619-3.0682 s and",
+        "3.0386-3.0635 s, engine 3.0162 s, -1.7% and -1.5%); every metric but sched.run_delay_s within and robust.",
+        "sched.run_delay_s known out (IDLE_WAIT_WHY): reader 8.4-26.9 and 9.9-14.4 ms over 3961 switch-ins (engine 0),",
+        "writer 47.0-75.6 and 56.2-72.1 ms (engine 4.1 ms, -93.7% and -93.6%). Stays pending (queue-v669-rule.md 5): the",
+        "random reader's wait (2-7 us a switch-in) was never traced, so its known out has no measured cause.",
+    ],
+    "host-queue-rw-seq-unthrottled": [
+        "Against it: the reader within (none 0.4068-0.4613 s, engine 0.3508 s, -16.6%; mq-deadline 0.3378-0.4961 s, engine",
+        "0.3225 s, -18.1%, out at -20.0% with the device windows scaled by 0.97: a draw), the writer OUT: none",
+        "0.2715-0.3436 s (engine 0.5005 s, +54.9%), mq-deadline 0.3081-0.4167 s (engine 0.4745 s, +29.1%), out at every",
+        "seed block and scaling. The v669 host's writer takes 0.27-0.42 s where v782's took 0.16-0.17 s (LOOP23_RW's",
+        "'likely the machine build's' holds in part: +111.6/+96.3% against v782, +54.9/+29.1% against v669).",
+        "sched.run_delay_s known out (IDLE_WAIT_WHY). Still pending.",
+    ],
+    "host-queue-rw-wbt-unthrottled": [
+        "Against it: blk-wbt at 2 ms: reader within (0.3508-0.4228 s, engine 0.3222 s, -10.0%), writer OUT (0.3237-0.4140 s,",
+        "engine 0.4485 s, +31.4%); off: writer OUT (0.3126-0.3260 s, engine 0.1875 s, -41.8%), reader within",
+        "(0.3652-0.4442 s, engine 0.4720 s, +9.1%); both outs at every seed block and scaling. On v669 the host's writer",
+        "takes about the same with blk-wbt and without (medians 0.341 and 0.322 s), where the engine's blk-wbt holds it",
+        "to 0.45 s and without it writes in 0.19 s. sched.run_delay_s known out (IDLE_WAIT_WHY). Still pending.",
+    ],
+}
+
 
 # What the recordings showed, per scenario: {name: header lines}.
 NOTES = {
@@ -624,6 +698,18 @@ NOTES = {
 PASSING = {"host-queue-rw-seq", "host-queue-rw-wbt", "host-queue-rw-msk", "host-queue-read-msk-idle", "host-queue-read-ra128-idle"}
 
 
+def wrap(lines, width=116):
+    """Header lines: each of V669_HEAD's long strings cut at spaces to the notes' width."""
+    out = []
+    for ln in lines:
+        while len(ln) > width:
+            cut = ln.rfind(" ", 0, width)
+            out.append(ln[:cut])
+            ln = ln[cut + 1:]
+        out.append(ln)
+    return out
+
+
 def reader_ops(kind):
     if kind == "seq":
         return '  { op = "read", file = "/data/in", bufsize = "128K", step = "read" },', "a cold 256M file read sequentially in 128 KiB calls"
@@ -767,7 +853,10 @@ def scenario(name, kind, variants, msk=1280, throttled=True, writer=True, ra=Non
         desc = f"{rdesc} alone; variants {', '.join(v for v, _ in variants)}"
     pending = name not in PASSING
     d = "scenarios/validation-pending" if pending else "scenarios/validation"
-    notes = "".join(f"# {ln}\n" for ln in NOTES.get(name, []))
+    base = name[:-len("-idle")] if name.endswith("-idle") else name
+    lines = ([V669_HEAD.replace("NAME", base)] + V669_RESULT[name] + ["Before idle23d, against the v782 set:"] if name in V669_RESULT and recorded_runs(name) == V669_SETS.get(base)
+             else [])
+    notes = "".join(f"# {ln}\n" for ln in wrap(lines) + NOTES.get(name, []))
     wtask = """
 [files."/data/out"]
 size = "0"

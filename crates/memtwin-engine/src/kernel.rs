@@ -190,6 +190,13 @@ pub struct Kernel {
     /// ([`crate::hostcal::HostCost::vmpressure_work_run`], kwork23c): what the task waits when
     /// the work its reclaim queued takes its CPU ([`Kernel::vmpressure_tree`]); None: never.
     pub vmpressure_work_run: Option<Nanos>,
+    /// The running task's wait behind a bound kworker queued on its CPU that did not take it at
+    /// once (review49 L1, [`crate::sched::bound_worker_deferred`]): due at the end of its protected
+    /// slice ([`Kernel::cpu_wall`]), dropped when it sleeps first ([`Kernel::wait_until`]).
+    pub bound_worker_deferred: Nanos,
+    /// CPU time the running task has left of its protected slice while
+    /// [`Kernel::bound_worker_deferred`] is pending ([`Kernel::bound_worker_tick`]).
+    pub bound_worker_slice: Nanos,
     /// Each memcg's `vmpr->tree_scanned` (mm/vmpressure.c), by memcg index, grown as memcgs
     /// reclaim ([`Kernel::vmpressure_tree`]); empty without [`Kernel::vmpressure_work_run`].
     pub vmpressure_tree_scanned: Vec<u64>,
@@ -484,6 +491,8 @@ impl Kernel {
             loop_worker_run: None,
             runner_sampler: 0,
             loop_worker_pending: 0,
+            bound_worker_deferred: 0,
+            bound_worker_slice: 0,
             vmpressure_work_run: None,
             vmpressure_tree_scanned: Vec::new(),
             in_task: false,
@@ -589,6 +598,9 @@ impl Kernel {
     /// Spend `ns` of system CPU time in the running context.
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
+        if self.bound_worker_deferred > 0 {
+            self.bound_worker_tick(ns);
+        }
         let from = self.now;
         self.sys_ns += ns;
         debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch, in_zswap_worker or vcpu_stalls without cpu_plain_update()");
@@ -770,6 +782,23 @@ impl Kernel {
         self.runq_ns += p;
     }
 
+    /// `ns` of the running task's CPU time with a bound kworker queued behind it
+    /// ([`Kernel::bound_worker_deferred`], review49 L1): when they use up what was left of its
+    /// protected slice ([`Kernel::slice_left`] at the kworker's queueing; kernel/sched/fair.c 6.18
+    /// `update_curr()`: `!protect_slice(curr)` or `update_deadline()` with `nr_queued > 1` ->
+    /// `resched_curr_lazy()`), the kworker is picked and the task waits its run (schedstat's
+    /// `run_delay`). Called by [`Kernel::cpu`] and at the quantum's end for its user time.
+    #[inline(never)]
+    pub fn bound_worker_tick(&mut self, ns: Nanos) {
+        let used = ns.min(self.bound_worker_slice);
+        self.bound_worker_slice -= used;
+        if self.bound_worker_slice == 0 {
+            let w = std::mem::take(&mut self.bound_worker_deferred);
+            self.now += w;
+            self.runq_ns += w;
+        }
+    }
+
     /// `vmpressure(gfp, memcg, true, scanned, reclaimed)` (mm/vmpressure.c 6.1, called by
     /// mm/vmscan.c `shrink_node()` after each `shrink_node_memcgs()` with the pages it scanned,
     /// unless proactive, for cgroup v1 and v2 alike; and by `vmpressure_prio()` with a full
@@ -781,7 +810,12 @@ impl Kernel {
     /// [`crate::sched::bound_worker_wait`] says and the task waits its run (schedstat's
     /// `run_delay`; traced on the host's 6.18: lab/validation/trace-idle-wait-1130 q3, a v1 memcg
     /// writer preempted at 253 of its 285 switch-ins, `vmpressure_work_fn` starting in 247 of
-    /// those waits). Kernel threads (kswapd) take no wait here. Only with `[machine]
+    /// those waits); a task still eligible after the kworker's entry waits its run at its
+    /// protected slice's end instead, unless it sleeps first ([`crate::sched::bound_worker_deferred`],
+    /// review49 L1). The work takes the whole counter back to 0, a window's excess with it (6.1
+    /// and 6.18 `vmpressure_work_fn()`: `vmpr->tree_scanned = 0`), so a memcg's windows number
+    /// fewer than its pages scanned / 512 (review49 L2: host-queue-rw-seq's writer scans 235,264
+    /// pages in 382 windows, 616 pages each: its reclaim calls' scans overshoot 512). Kernel threads (kswapd) take no wait here. Only with `[machine]
     /// vmpressure_work_run`; `__GFP_IO`/`__GFP_FS`-less reclaims count too (not modelled: the
     /// gfp test's `__GFP_HIGHMEM | __GFP_MOVABLE` side keeps the page cache's and anonymous
     /// pages' reclaims in).
@@ -800,9 +834,17 @@ impl Kernel {
         }
         self.vmpressure_tree_scanned[i] = 0;
         if self.in_task && !self.in_kthread() {
-            let wait = crate::sched::bound_worker_wait(&self.profile, self.bg_load + self.runner_sampler, self.nr_cpu_ids, self.eevdf_lag, run);
+            let others = self.bg_load + self.runner_sampler;
+            let wait = crate::sched::bound_worker_wait(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
             self.now += wait;
             self.runq_ns += wait;
+            // an eligible task keeps its CPU to its protected slice's end and waits the run then
+            // (review49 L1); a work queued again while pending runs once (`queue_work()` false)
+            let later = crate::sched::bound_worker_deferred(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
+            if later > 0 && self.bound_worker_deferred == 0 {
+                self.bound_worker_slice = self.slice_left;
+            }
+            self.bound_worker_deferred = self.bound_worker_deferred.max(later);
         }
     }
 
@@ -822,8 +864,10 @@ impl Kernel {
             self.iowait_ns += slept;
             self.now = t;
             if self.in_task && !self.in_kthread() {
-                // a task that sleeps leaves the CPU to the loop worker it woke: no wait for it
+                // a task that sleeps leaves the CPU to the loop worker it woke, and to a bound
+                // kworker queued behind it (review49 L1): no wait for either
                 self.loop_worker_pending = 0;
+                self.bound_worker_deferred = 0;
                 let mut lag = self.eevdf_lag;
                 let woke = self.ttwu_fair_wait(&mut lag, slept);
                 self.eevdf_lag = lag;

@@ -220,6 +220,11 @@ struct Task {
     slice_left: Nanos,
     /// Its EEVDF lag ([`Kernel::eevdf_lag`], kept here between its quanta).
     eevdf_lag: i64,
+    /// A bound kworker's run it waits at its protected slice's end ([`Kernel::bound_worker_deferred`],
+    /// kept here between its quanta).
+    bound_worker_deferred: Nanos,
+    /// What it has left of its protected slice meanwhile ([`Kernel::bound_worker_slice`]).
+    bound_worker_slice: Nanos,
 }
 
 /// PELT's half-life (kernel/sched/sched-pelt.h `LOAD_AVG_PERIOD` 32 periods of 1024 us,
@@ -674,6 +679,29 @@ pub fn bound_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus
     run
 }
 
+/// What a running task waits LATER when the work item its code queued on a per-CPU workqueue
+/// does not take its CPU at once (review49 L1; [`bound_worker_wait`] returned 0: EEVDF, the task
+/// still eligible after the kworker's entry). kernel/sched/fair.c 6.18: `check_preempt_wakeup_fair()`
+/// leaves the kworker queued on the task's run queue (`__pick_eevdf()` returned the task, whose
+/// slice is protected, `protect_slice()`); the task runs on until `update_curr()` finds its
+/// protected slice over or its deadline passed (`update_deadline()`) with another entity queued
+/// (`cfs_rq->nr_queued > 1`) and calls `resched_curr_lazy()`; the next pick takes the kworker
+/// (placed with positive lag it is eligible, its deadline a slice after its placement), and the
+/// task waits its `run` then. A bound kworker has no other CPU to go to (`kick_pool()` woke the
+/// pool of the task's own CPU: no `select_idle_sibling()`, and the scheduler's idle balancing does not
+/// pull a per-CPU kthread, `kthread_is_per_cpu()` in `can_migrate_task()`), so the wait is deferred,
+/// not dropped: `run` under EEVDF when the task is eligible, 0 otherwise (the wait is then
+/// [`bound_worker_wait`]'s, at once; 6.1's CFS preempts always). The caller charges it at the end
+/// of the task's protected slice ([`crate::kernel::Kernel::bound_worker_tick`]) unless the task sleeps
+/// first (the kworker then runs while it sleeps: [`crate::kernel::Kernel::wait_until`]).
+pub fn bound_worker_deferred(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
+    if p.eevdf && bound_worker_wait(p, others, nr_cpus, task_lag, run) == 0 {
+        run
+    } else {
+        0
+    }
+}
+
 /// mm/vmpressure.c `vmpressure_win` (6.1): `SWAP_CLUSTER_MAX * 16` pages scanned in a memcg's
 /// subtree before `vmpressure()` schedules its work ([`crate::kernel::Kernel::vmpressure_tree`]).
 pub const VMPRESSURE_WIN: u64 = 32 * 16;
@@ -1045,6 +1073,8 @@ impl Simulation {
                     // a new task is placed with a slice of its own (`place_entity()` at fork)
                     slice_left: k.sched_slice,
                     eevdf_lag: 0,
+                    bound_worker_deferred: 0,
+                    bound_worker_slice: 0,
                 }
             })
             .collect();
@@ -1394,6 +1424,8 @@ impl Simulation {
             t.times.runq += wait;
             t.slice_left = slice;
         }
+        // it slept: a bound kworker queued behind it ran meanwhile (bound_worker_deferred)
+        self.tasks[ti].bound_worker_deferred = 0;
     }
 
     fn enter(&mut self, ti: usize) {
@@ -1424,6 +1456,8 @@ impl Simulation {
         k.cpu_plain_update();
         k.slice_left = t.slice_left;
         k.eevdf_lag = t.eevdf_lag;
+        k.bound_worker_deferred = t.bound_worker_deferred;
+        k.bound_worker_slice = t.bound_worker_slice;
         k.in_task = true;
         k.runq_ns = 0;
         k.task_dirty = t.dirty;
@@ -1435,6 +1469,10 @@ impl Simulation {
     fn leave(&mut self, ti: usize, user_ns: Nanos) {
         // the quantum's end is a return to user space: the loop worker's pending run (kwork23)
         self.kernel.loop_worker_resched();
+        if self.kernel.bound_worker_deferred > 0 {
+            // its user time uses its protected slice too (review49 L1)
+            self.kernel.bound_worker_tick(user_ns);
+        }
         let memcg = self.tasks[ti].memcg;
         self.kernel.mem_cgroup_handle_over_high(memcg);
         let (start, stall) = (self.tasks[ti].times.clock, std::mem::take(&mut self.kernel.memstall_ns));
@@ -1448,6 +1486,8 @@ impl Simulation {
         t.charge_loop = k.resched.charge_loop;
         t.slice_left = k.slice_left;
         t.eevdf_lag = k.eevdf_lag;
+        t.bound_worker_deferred = k.bound_worker_deferred;
+        t.bound_worker_slice = k.bound_worker_slice;
         t.times.runq += k.runq_ns + (user_wall - user_ns);
         t.times.clock = k.now + user_wall;
         t.times.user += user_ns;

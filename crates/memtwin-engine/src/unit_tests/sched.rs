@@ -1130,6 +1130,50 @@ fn vmpressure_tree_schedules_the_work_every_512_pages_scanned_6_18() {
     assert_eq!((k.runq_ns, k.vmpressure_tree_scanned[w.idx()]), (20_000, 0), "kswapd: the work runs, no task waits");
 }
 
+/// review49 L1: a bound kworker that does not take an eligible task's CPU at once still runs on
+/// that CPU before the task runs on (kernel/sched/fair.c 6.18 `check_preempt_wakeup_fair()` leaves
+/// it queued; `update_curr()` reschedules the task when its protected slice is over with
+/// `nr_queued > 1`; a per-CPU kthread is not pulled by another CPU, `can_migrate_task()`):
+/// `sched::bound_worker_deferred()` is the run where `bound_worker_wait()` gives 0 under EEVDF, 0
+/// where it gives the run, 0 on 6.1 (CFS preempts at once). `Kernel::vmpressure_tree()` charges
+/// it when the task's CPU time uses up what was left of its protected slice, and drops it when
+/// the task sleeps first (the kworker runs while it sleeps). Fails with the wait dropped (the
+/// behaviour before) or charged at once.
+#[test]
+fn bound_worker_waits_at_the_protected_slices_end_when_the_task_is_eligible_6_18() {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    use crate::sched::{bound_worker_deferred, bound_worker_wait};
+    let p = |n: &str| crate::profile::profile(n).unwrap();
+    let p618 = p("linux-6.18");
+    assert_eq!(bound_worker_deferred(&p618, S / 4, 2, 5_400_000, 11_000), 11_000, "eligible: the run, later");
+    assert_eq!(bound_worker_wait(&p618, S / 4, 2, 5_400_000, 11_000), 0, "and nothing at once");
+    assert_eq!(bound_worker_deferred(&p618, S / 4, 2, 5_300_000, 11_000), 0, "ineligible: the wait is at once");
+    assert_eq!(bound_worker_deferred(&p("linux-6.1"), 0, 2, 10_000_000, 11_000), 0, "CFS: at once");
+
+    let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+                     [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let w = memcg(&s, "W");
+    let k = &mut s.kernel;
+    k.in_task = true;
+    k.vmpressure_work_run = Some(10_000);
+    k.eevdf_lag = 10_000_000;
+    k.slice_left = 1_000_000;
+    k.vmpressure_tree(w, 600);
+    assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000), "eligible: it keeps its CPU, the run pending");
+    k.vmpressure_tree(w, 600);
+    assert_eq!(k.bound_worker_deferred, 10_000, "queued again while pending: one run");
+    let t0 = k.now;
+    k.cpu(600_000);
+    assert_eq!((k.runq_ns, k.now - t0), (0, 600_000), "0.6 of its 1 ms slice: still running");
+    k.cpu(600_000);
+    assert_eq!((k.runq_ns, k.now - t0, k.bound_worker_deferred), (10_000, 1_210_000, 0), "the slice over: the kworker's run");
+    k.vmpressure_tree(w, 600);
+    assert_eq!(k.bound_worker_deferred, 10_000);
+    let t1 = k.now;
+    k.wait_until(t1 + 1_000_000);
+    assert_eq!((k.runq_ns, k.bound_worker_deferred), (10_000, 0), "it slept first: the kworker ran meanwhile");
+}
+
 /// Through a scenario (linux-6.18, cgroup v1, 2 CPUs, no background): a writer of 128 MiB through
 /// a 32M memcg reclaims, and every `VMPRESSURE_WIN` = 512 pages its reclaims scan
 /// (`shrink_node()` -> `vmpressure(.., true, ..)`, mm/vmpressure.c 6.1), and each reclaim pass at
