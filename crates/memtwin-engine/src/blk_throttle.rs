@@ -44,6 +44,12 @@ pub struct ThrotlGrp {
     /// When the last bio queued in this direction is dispatched (ns): a bio submitted before
     /// then is queued behind it.
     pub queued_until: Nanos,
+    /// The latest submission so far (ns). The engine runs each task's quantum whole, so a task
+    /// whose clock is behind another's may submit after it in the engine's order but before it
+    /// in time: such an early bio is not queued behind the later ones ([`ThrotlGrp::throtl_bio`]).
+    pub last_arrival: Nanos,
+    /// The jiffy the group's slice was last evaluated at: its state never moves back.
+    pub last_j: u64,
     /// `throtl_trim_slice()` trims every whole slice elapsed, as before v6.15 (`profile.rs`
     /// `throtl_trim_keeps_one_slice` false); else it keeps one.
     pub trim_all: bool,
@@ -152,10 +158,28 @@ impl ThrotlGrp {
     /// + its wait; the timer fires at the tick the wheel rounds it to, `calc_wheel_index()`),
     /// or, behind other bios, when the one before it goes (the dispatch round goes on while
     /// the head bio's wait is 0: `throtl_pending_timer_fn()`).
+    ///
+    /// An early bio (submitted before the latest submission, `last_arrival`: processed late
+    /// because another task's clock ran ahead) is not queued behind the bios submitted after it
+    /// in time: the kernel saw it first, with none of theirs in the service queue (block/
+    /// blk-throttle.c 6.18 `__blk_throtl_bio()` queues a bio only behind `sq_queued()` bios,
+    /// which were submitted before it). Only the rule holds it, on the group's slice as it
+    /// stands (it never moves back: the bytes of every bio let through are in `bytes_disp`):
+    /// within the limit at its own jiffy (or the slice's start, if later) it goes at its own
+    /// time, else at the tick its wait from there gives (`tg_within_bps_limit()`), and is
+    /// charged to the slice. (hogswap23: three reclaimers' swap writes under a 150 MiB/s rule,
+    /// one task's long reclaim call running ahead: the others' earlier bios waited up to 13 ms
+    /// behind its bios let through at once.)
     pub fn throtl_bio(&mut self, bytes: u64, now: Nanos, bps: u64) -> Nanos {
+        if now < self.last_arrival {
+            return self.throtl_bio_early(bytes, now, bps);
+        }
+        self.last_arrival = now;
         let mut queued = self.queued_until > now;
         let mut t = now.max(self.queued_until);
-        let mut j = t / crate::timer::NSEC_PER_JIFFY;
+        // (The slice never starts after a bio submitted in time order: `max` only guards the
+        // engine's disorder, [`ThrotlGrp::throtl_bio_early`].)
+        let mut j = (t / crate::timer::NSEC_PER_JIFFY).max(self.slice_start);
         loop {
             let wait = self.dispatch_bps_time(j, bytes, bps, queued);
             if wait == 0 {
@@ -169,7 +193,28 @@ impl ThrotlGrp {
         // throtl_charge_bps_bio(), then tg_dispatch_one_bio()'s / the direct path's trim.
         self.bytes_disp += bytes;
         self.trim_slice(j, bps);
+        self.last_j = self.last_j.max(j);
         self.queued_until = t;
+        t
+    }
+
+    /// [`ThrotlGrp::throtl_bio`] of a bio submitted at `now`, before the latest submission.
+    fn throtl_bio_early(&mut self, bytes: u64, now: Nanos, bps: u64) -> Nanos {
+        let j = (now / crate::timer::NSEC_PER_JIFFY).max(self.slice_start);
+        let wait = self.within_bps_limit(j, bytes, bps);
+        let (t, jr) = if wait == 0 {
+            (now, j)
+        } else {
+            let tick = crate::timer::calc_wheel_index(j + wait, j);
+            (tick * crate::timer::NSEC_PER_JIFFY, tick)
+        };
+        self.extend_slice(jr);
+        self.bytes_disp += bytes;
+        // The trim at the group's time (never back).
+        let jt = jr.max(self.last_j);
+        self.trim_slice(jt, bps);
+        self.last_j = jt;
+        self.queued_until = self.queued_until.max(t);
         t
     }
 }
