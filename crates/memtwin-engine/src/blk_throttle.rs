@@ -20,6 +20,9 @@
 //! and hierarchical groups are not: the engine's throttled devices have one group with bps
 //! rules set once), with one era switch: before v6.15 `throtl_trim_slice()` trimmed every whole
 //! slice elapsed (`ThrotlGrp::trim_all`, profile `throtl_trim_keeps_one_slice`). The slice is
+//! A swap write (`REQ_SWAP`) is never queued from v6.3 (`bio_issue_as_root_blkg()` in
+//! `__blk_throtl_bio()`, profile `throtl_swap_in_debt`): charged and dispatched at once, the
+//! bios after it paying the debt ([`ThrotlGrp::throtl_bio_in_debt`]). The slice is
 //! `HZ / 10` in every modelled era: 6.1's `HZ / 50` for non-rotational queues
 //! (`DFL_THROTL_SLICE_SSD`) applies only with `CONFIG_BLK_DEV_THROTTLING_LOW`, which Debian's
 //! 6.1 config leaves unset ("if no low limit, use previous default", `blk_throtl_register()`).
@@ -196,6 +199,34 @@ impl ThrotlGrp {
         self.last_j = self.last_j.max(j);
         self.queued_until = t;
         t
+    }
+
+    /// `__blk_throtl_bio()` of a bio `bio_issue_as_root_blkg()` names (`REQ_META | REQ_SWAP`:
+    /// a swap write, mm/page_io.c `swap_writepage_bdev_async()`) of `bytes` submitted at `now`:
+    /// it is never queued. Within the limit with nothing queued (`tg_within_limit()`, the slice
+    /// updated as for any bio) it is charged and the slice trimmed; over the limit, or with bios
+    /// queued, it is "dispatched directly, even if [it is] over limit" and charged all the same
+    /// ("extra IO bytes will be throttled for paying the debt": the bios submitted after it wait
+    /// the longer). block/blk-throttle.c 6.12 (Debian's linux-source-6.12, `__blk_throtl_bio()`:
+    /// `else if (bio_issue_as_root_blkg(bio)) throtl_charge_bio(tg, bio);`) and 6.18
+    /// (`throtl_charge_bps_bio()`); Debian's 6.1 has no such branch (profile
+    /// `throtl_swap_in_debt`). Bios already queued keep the release they were given (the engine
+    /// gives a bio its release at submission; the kernel's pending timer would see the debt).
+    /// Submissions out of time order as [`ThrotlGrp::throtl_bio`]'s: the slice at the group's time.
+    pub fn throtl_bio_in_debt(&mut self, bytes: u64, now: Nanos, bps: u64) -> Nanos {
+        let early = now < self.last_arrival;
+        self.last_arrival = self.last_arrival.max(now);
+        let j = (now / crate::timer::NSEC_PER_JIFFY).max(self.last_j).max(self.slice_start);
+        let queued = if early { self.queued_until > j * crate::timer::NSEC_PER_JIFFY } else { self.queued_until > now };
+        // tg_within_limit(): FIFO behind queued bios; else tg_may_dispatch() / tg_dispatch_time().
+        let within = !queued && self.dispatch_bps_time(j, bytes, bps, false) == 0;
+        // throtl_charge_bio() / throtl_charge_bps_bio().
+        self.bytes_disp += bytes;
+        if within {
+            self.trim_slice(j, bps);
+        }
+        self.last_j = j;
+        now
     }
 
     /// [`ThrotlGrp::throtl_bio`] of a bio submitted at `now`, before the latest submission.

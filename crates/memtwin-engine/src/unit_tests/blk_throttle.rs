@@ -165,3 +165,43 @@ fn throtl_bio_early_bio_is_not_queued_behind_later_ones() {
         assert!((n as u64 + 1) * (128 << 10) <= calculate_bytes_allowed(bps, slices * THROTL_SLICE), "bio {n} at {} ms", (t - t0) / MS);
     }
 }
+
+/// `__blk_throtl_bio()` (block/blk-throttle.c, Debian's 6.12 source; 6.18 the same with
+/// `throtl_charge_bps_bio()`): a bio `bio_issue_as_root_blkg()` names (`REQ_META | REQ_SWAP`, a
+/// swap write) is never queued: over the limit, or behind queued bios, it is charged and
+/// dispatched at once, and the bios after it pay the debt. Traced on the host (6.18.44,
+/// hogswap23, trace-hog-swap-1130/quiet-lead-2330: the swap bios of host-stall-hog-swap's hog 1
+/// passed a 150 MiB/s rule's budget by up to 2,245 pages, none held). Debian's 6.1 has no such
+/// branch: its swap writes wait as any bio (profile `throtl_swap_in_debt`).
+#[test]
+fn throtl_bio_in_debt_dispatches_a_swap_write_over_the_limit_6_12() {
+    let bps = 150u64 << 20;
+    let t0 = 1_000 * MS;
+    let slice = calculate_bytes_allowed(bps, THROTL_SLICE);
+    let mut g = ThrotlGrp::default();
+    assert_eq!(g.throtl_bio(slice, t0, bps), t0, "a slice's worth goes at once");
+    // Over the limit: a swap write goes at once, charged.
+    assert_eq!(g.throtl_bio_in_debt(8 << 20, t0 + MS, bps), t0 + MS);
+    assert_eq!(g.bytes_disp, slice + (8 << 20));
+    // An ordinary bio now waits for the debt too: past the next slice by the debt's time.
+    let mut plain = ThrotlGrp::default();
+    plain.throtl_bio(slice, t0, bps);
+    let without = plain.throtl_bio(4096, t0 + 2 * MS, bps);
+    let with = g.throtl_bio(4096, t0 + 2 * MS, bps);
+    assert!(with > without, "the bio after the debt waits longer: {with} vs {without}");
+    // Behind a queued bio: a swap write still goes at once.
+    assert_eq!(g.throtl_bio_in_debt(4096, t0 + 3 * MS, bps), t0 + 3 * MS);
+    // On the device: a swap write is in debt only in the eras that have it.
+    for (name, debt) in [("linux-6.18", true), ("linux-6.12", true), ("linux-6.6", true), ("linux-6.1", false)] {
+        assert_eq!(crate::profile::profile(name).unwrap().throtl_swap_in_debt, debt, "{name}");
+        let mut d = crate::blkdev::BlockDevice::throttled("sda", 200 << 20, bps, 0, 128);
+        let pages = slice / 4096;
+        d.submit(crate::blkdev::Dir::Write, 0, pages, t0);
+        let done = d.submit_swap_write(10_000, 1, t0 + MS, debt);
+        if debt {
+            assert!(done < t0 + 10 * MS, "{name}: the swap write is not held: {done}");
+        } else {
+            assert!(done >= t0 + 100 * MS, "{name}: the swap write waits for the next slice: {done}");
+        }
+    }
+}
