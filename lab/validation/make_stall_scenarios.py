@@ -560,7 +560,25 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # the limit and hardly more (49,341-49,541 of 49,152), the twin 55,520 (+13%) even unthrottled. Tried and not taken: 6.18's lru_note_cost() cost (nr_io * SWAP_CLUSTER_MAX + nr_rotated, 6.2+,
 # 0538a82c39e9; the engine has 5.8-6.1's): hog 1 unchanged (32,649), 24 of 60 out, hog 2's anon +93%
 # (trace-hog-swap-1130/lru-cost-rotations.patch). The host runs the two-list LRU (CONFIG_LRU_GEN not set in
-# /proc/config.gz), vm.swappiness 60, zswap off, as the profile has it. Pending.
+# /proc/config.gz), vm.swappiness 60, zswap off, as the profile has it.
+# hogswap23 (2026-12-01, trace-hog-swap-1130/README.md "hogswap23"): the lead's two QUIET traced runs (2026-11-30
+# 23:03-23:04 UTC, load 1.09-1.99, hog_calls.bt): blk-throttle held no swap bio (pageouts = bios past the throttle in
+# every 10 ms bin) although they ran up to 2,245 pages past the rule's budget counted from the first; the reclaimers
+# slept in wbt_wait() under swap_writeout() only 63 / 32 times (77 / 62 ms in 2 s; preempted 482 / 460 ms) at loop0's
+# max_depth 61-96; write requests 2.5-3 pages on average; no call wrote more than 404 pages in hog 1. Refuted as what
+# paces the kernel here: blk-wbt over a service time beneath the throttle (not built). The cause, from the source:
+# 6.3+ blk-throttle dispatches a REQ_SWAP bio over the limit at once, charged in debt (__blk_throtl_bio()'s
+# bio_issue_as_root_blkg() branch; Debian's 6.12 source, 6.18 the same, 6.1 without), where the engine held the twin's
+# swap writes to the slice ends and its reclaim, finding nothing freeable, wrote every unreferenced hog page. Now
+# modelled (blk_throttle.rs throtl_bio_in_debt, profile throtl_swap_in_debt), with an early bio (a task whose clock is
+# behind another's) no longer queued behind later ones: against the quiet set (validate --recorded, 2026-12-01
+# 01:05 UTC) 18 of 60 out (24 before). Hog 1 within on every metric but its elapsed time: pswpout 12,975 to 12,104
+# (+7.2%), anon 117.5 MiB to 118.2 (-0.6%), swap bytes -0.6%, file bytes and pgpgout in; elapsed 0.177 s to 0.251
+# (-29.4%): the twin's three tasks run at cfs_stretch 1.00 for hog 1's first 80 ms (runnable averages from 0,
+# sched.rs), where the kernel shares two CPUs between three reclaimers (with a 3-on-2 share from the start, a
+# directional build, not kept: 0.234 s). Out: hog 1 and hog 2 elapsed, hog 2's file, anon, swap bytes, pswpout,
+# pgfault/pgpgout; the copy's pgfault/pgpgout and pswpin; the probe's q2, max90, max, pgfault/pgpgout, anon, pswpin.
+# Pending.
 """
 
 

@@ -20,6 +20,9 @@
 //! and hierarchical groups are not: the engine's throttled devices have one group with bps
 //! rules set once), with one era switch: before v6.15 `throtl_trim_slice()` trimmed every whole
 //! slice elapsed (`ThrotlGrp::trim_all`, profile `throtl_trim_keeps_one_slice`). The slice is
+//! A swap write (`REQ_SWAP`) is never queued from v6.3 (`bio_issue_as_root_blkg()` in
+//! `__blk_throtl_bio()`, profile `throtl_swap_in_debt`): charged and dispatched at once, the
+//! bios after it paying the debt ([`ThrotlGrp::throtl_bio_in_debt`]). The slice is
 //! `HZ / 10` in every modelled era: 6.1's `HZ / 50` for non-rotational queues
 //! (`DFL_THROTL_SLICE_SSD`) applies only with `CONFIG_BLK_DEV_THROTTLING_LOW`, which Debian's
 //! 6.1 config leaves unset ("if no low limit, use previous default", `blk_throtl_register()`).
@@ -44,6 +47,12 @@ pub struct ThrotlGrp {
     /// When the last bio queued in this direction is dispatched (ns): a bio submitted before
     /// then is queued behind it.
     pub queued_until: Nanos,
+    /// The latest submission so far (ns). The engine runs each task's quantum whole, so a task
+    /// whose clock is behind another's may submit after it in the engine's order but before it
+    /// in time: such an early bio is not queued behind the later ones ([`ThrotlGrp::throtl_bio`]).
+    pub last_arrival: Nanos,
+    /// The jiffy the group's slice was last evaluated at: its state never moves back.
+    pub last_j: u64,
     /// `throtl_trim_slice()` trims every whole slice elapsed, as before v6.15 (`profile.rs`
     /// `throtl_trim_keeps_one_slice` false); else it keeps one.
     pub trim_all: bool,
@@ -152,10 +161,28 @@ impl ThrotlGrp {
     /// + its wait; the timer fires at the tick the wheel rounds it to, `calc_wheel_index()`),
     /// or, behind other bios, when the one before it goes (the dispatch round goes on while
     /// the head bio's wait is 0: `throtl_pending_timer_fn()`).
+    ///
+    /// An early bio (submitted before the latest submission, `last_arrival`: processed late
+    /// because another task's clock ran ahead) is not queued behind the bios submitted after it
+    /// in time: the kernel saw it first, with none of theirs in the service queue (block/
+    /// blk-throttle.c 6.18 `__blk_throtl_bio()` queues a bio only behind `sq_queued()` bios,
+    /// which were submitted before it). Only the rule holds it, on the group's slice as it
+    /// stands (it never moves back: the bytes of every bio let through are in `bytes_disp`):
+    /// within the limit at its own jiffy (or the slice's start, if later) it goes at its own
+    /// time, else at the tick its wait from there gives (`tg_within_bps_limit()`), and is
+    /// charged to the slice. (hogswap23: three reclaimers' swap writes under a 150 MiB/s rule,
+    /// one task's long reclaim call running ahead: the others' earlier bios waited up to 13 ms
+    /// behind its bios let through at once.)
     pub fn throtl_bio(&mut self, bytes: u64, now: Nanos, bps: u64) -> Nanos {
+        if now < self.last_arrival {
+            return self.throtl_bio_early(bytes, now, bps);
+        }
+        self.last_arrival = now;
         let mut queued = self.queued_until > now;
         let mut t = now.max(self.queued_until);
-        let mut j = t / crate::timer::NSEC_PER_JIFFY;
+        // (The slice never starts after a bio submitted in time order: `max` only guards the
+        // engine's disorder, [`ThrotlGrp::throtl_bio_early`].)
+        let mut j = (t / crate::timer::NSEC_PER_JIFFY).max(self.slice_start);
         loop {
             let wait = self.dispatch_bps_time(j, bytes, bps, queued);
             if wait == 0 {
@@ -169,7 +196,56 @@ impl ThrotlGrp {
         // throtl_charge_bps_bio(), then tg_dispatch_one_bio()'s / the direct path's trim.
         self.bytes_disp += bytes;
         self.trim_slice(j, bps);
+        self.last_j = self.last_j.max(j);
         self.queued_until = t;
+        t
+    }
+
+    /// `__blk_throtl_bio()` of a bio `bio_issue_as_root_blkg()` names (`REQ_META | REQ_SWAP`:
+    /// a swap write, mm/page_io.c `swap_writepage_bdev_async()`) of `bytes` submitted at `now`:
+    /// it is never queued. Within the limit with nothing queued (`tg_within_limit()`, the slice
+    /// updated as for any bio) it is charged and the slice trimmed; over the limit, or with bios
+    /// queued, it is "dispatched directly, even if [it is] over limit" and charged all the same
+    /// ("extra IO bytes will be throttled for paying the debt": the bios submitted after it wait
+    /// the longer). block/blk-throttle.c 6.12 (Debian's linux-source-6.12, `__blk_throtl_bio()`:
+    /// `else if (bio_issue_as_root_blkg(bio)) throtl_charge_bio(tg, bio);`) and 6.18
+    /// (`throtl_charge_bps_bio()`); Debian's 6.1 has no such branch (profile
+    /// `throtl_swap_in_debt`). Bios already queued keep the release they were given (the engine
+    /// gives a bio its release at submission; the kernel's pending timer would see the debt).
+    /// Submissions out of time order as [`ThrotlGrp::throtl_bio`]'s: the slice at the group's time.
+    pub fn throtl_bio_in_debt(&mut self, bytes: u64, now: Nanos, bps: u64) -> Nanos {
+        let early = now < self.last_arrival;
+        self.last_arrival = self.last_arrival.max(now);
+        let j = (now / crate::timer::NSEC_PER_JIFFY).max(self.last_j).max(self.slice_start);
+        let queued = if early { self.queued_until > j * crate::timer::NSEC_PER_JIFFY } else { self.queued_until > now };
+        // tg_within_limit(): FIFO behind queued bios; else tg_may_dispatch() / tg_dispatch_time().
+        let within = !queued && self.dispatch_bps_time(j, bytes, bps, false) == 0;
+        // throtl_charge_bio() / throtl_charge_bps_bio().
+        self.bytes_disp += bytes;
+        if within {
+            self.trim_slice(j, bps);
+        }
+        self.last_j = j;
+        now
+    }
+
+    /// [`ThrotlGrp::throtl_bio`] of a bio submitted at `now`, before the latest submission.
+    fn throtl_bio_early(&mut self, bytes: u64, now: Nanos, bps: u64) -> Nanos {
+        let j = (now / crate::timer::NSEC_PER_JIFFY).max(self.slice_start);
+        let wait = self.within_bps_limit(j, bytes, bps);
+        let (t, jr) = if wait == 0 {
+            (now, j)
+        } else {
+            let tick = crate::timer::calc_wheel_index(j + wait, j);
+            (tick * crate::timer::NSEC_PER_JIFFY, tick)
+        };
+        self.extend_slice(jr);
+        self.bytes_disp += bytes;
+        // The trim at the group's time (never back).
+        let jt = jr.max(self.last_j);
+        self.trim_slice(jt, bps);
+        self.last_j = jt;
+        self.queued_until = self.queued_until.max(t);
         t
     }
 }

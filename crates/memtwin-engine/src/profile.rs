@@ -431,6 +431,12 @@ pub struct KernelProfile {
     /// less than they are); before, it trimmed every whole slice elapsed (Debian's 6.1 source).
     /// Mainline's order: the fix went to 6.14.2 stable; whether 6.12.y took it is not checked.
     pub throtl_trim_keeps_one_slice: bool,
+    /// blk-throttle dispatches a bio `bio_issue_as_root_blkg()` names (`REQ_META | REQ_SWAP`:
+    /// swap writes) at once even over the limit, charging it ("IOs which may cause priority
+    /// inversions are dispatched directly", `__blk_throtl_bio()`; 29390bb5661d "blk-throttle:
+    /// support prioritized processing of metadata", v6.3; Debian's 6.12 and 6.18 have it,
+    /// Debian's 6.1 does not): blk_throttle.rs `ThrotlGrp::throtl_bio_in_debt`.
+    pub throtl_swap_in_debt: bool,
     /// `do_async_mmap_readahead()` takes one off `ra->mmap_miss` only for a folio that is not
     /// locked (v6.18, e338d8353154 "mm: readahead: improve mmap_miss heuristic for concurrent
     /// faults", Roman Gushchin, posted August 2025, merged for 6.18: "If the folio is locked,
@@ -1196,6 +1202,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         zswap_invalidate_on_slot_free: false,
         large_folios: LargeFolios { xfs: MAX_PAGECACHE_ORDER, write: WriteOrder::SizedNoOrder1, ..LargeFolios::NONE },
         throtl_trim_keeps_one_slice: false,
+        throtl_swap_in_debt: true,
         mmap_miss_skips_locked: false,
         mmap_miss_skips_workingset: false,
         policies: Policies::default(),
@@ -1214,6 +1221,7 @@ pub fn profiles() -> Vec<KernelProfile> {
         init_on_alloc: true,
         eevdf: false,
         refault_swap_room_at_eviction: false,
+        throtl_swap_in_debt: false,
         ..linux_6_6.clone()
     };
     let linux_6_1_lab = KernelProfile {

@@ -517,7 +517,7 @@ impl Kernel {
             None
         } else {
             self.blk_get_request(dev.idx(), crate::blkdev::RqClass::Async, base + slot as u64, nr);
-            Some(self.devices[dev.idx()].submit(Dir::Write, base + slot as u64, nr, self.now))
+            Some(self.devices[dev.idx()].submit_swap_write(base + slot as u64, nr, self.now, self.profile.throtl_swap_in_debt))
         };
         self.vmstat.count(VmEvent::Pswpout, nr);
         self.vmstat.count(VmEvent::Pgpgout, nr * PAGE_SIZE / 1024);
@@ -598,7 +598,7 @@ impl Kernel {
                 continue;
             }
             self.blk_get_request(dev, crate::blkdev::RqClass::Async, start, n);
-            let done = self.devices[dev].submit(Dir::Write, start, n, self.now);
+            let done = self.devices[dev].submit_swap_write(start, n, self.now, self.profile.throtl_swap_in_debt);
             let mut left = n;
             while left > 0 {
                 let p = pages[i];

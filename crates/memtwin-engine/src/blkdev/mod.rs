@@ -28,6 +28,8 @@
 //! the throttle group's service queue before they are given a request (`blk_throtl_bio()` in
 //! `submit_bio_noacct()`), so they take no request and no tag: a submitter never waits for
 //! one on such a device.
+//! Swap writes are not held there from v6.3 (`bio_issue_as_root_blkg()`: charged in debt,
+//! [`BlockDevice::submit_swap_write`]).
 //!
 //! The order a device serving one request at a time is given its requests is its I/O
 //! scheduler's ([`elevator`]: one policy per file, [`none`], [`cfq`], [`mq_deadline`]; the
@@ -363,6 +365,9 @@ pub struct BlockDevice {
     pub hw: Option<HwQueue>,
     /// With `blk_throttle`: the throttle group's reads and writes (blk_throttle.rs).
     pub throtl: [crate::blk_throttle::ThrotlGrp; 2],
+    /// While [`BlockDevice::submit_swap_write`] submits a swap write that blk-throttle
+    /// dispatches in debt (`bio_issue_as_root_blkg()`, [`crate::blk_throttle::ThrotlGrp::throtl_bio_in_debt`]).
+    pub swap_in_debt: bool,
     /// The device completes the reads in flight together, when the last of them is done
     /// ([`BlockDevice::read_batch`]); `false`: each read completes when its own transfer is.
     pub complete_together: bool,
@@ -785,6 +790,7 @@ impl BlockDevice {
             nr_requests: BLKDEV_MAX_RQ,
             queue: RequestQueue::default(),
             blk_throttle: false,
+            swap_in_debt: false,
             qemu_throttle: false,
             read_busy_until: 0,
             read_last_end: u64::MAX,
@@ -954,6 +960,18 @@ impl BlockDevice {
             Dir::Write => RqClass::Async,
         };
         self.submit_class(dir, class, start, pages, now)
+    }
+
+    /// `submit_bio()` of a swap write (`REQ_OP_WRITE | REQ_SWAP`, mm/page_io.c
+    /// `swap_writepage_bdev_async()`) of `pages` at `start`, at `now`, as [`BlockDevice::submit`]
+    /// does; `in_debt` (the era's `throtl_swap_in_debt`, 6.3+): on a `blk_throttle` device
+    /// blk-throttle never holds it (`bio_issue_as_root_blkg()` in `__blk_throtl_bio()`: charged,
+    /// dispatched at once; [`crate::blk_throttle::ThrotlGrp::throtl_bio_in_debt`]).
+    pub fn submit_swap_write(&mut self, start: u64, pages: u64, now: Nanos, in_debt: bool) -> Nanos {
+        self.swap_in_debt = in_debt && self.blk_throttle;
+        let done = self.submit(Dir::Write, start, pages, now);
+        self.swap_in_debt = false;
+        done
     }
 
     /// `submit_bio()` in request class `class`: back-merged into the last request when it
@@ -1347,6 +1365,9 @@ impl BlockDevice {
     #[inline]
     fn throtl_release(&mut self, dir: Dir, bytes: u64, now: Nanos) -> Nanos {
         let bps = self.bw_of(dir);
+        if self.swap_in_debt && dir == Dir::Write {
+            return self.throtl[dir as usize].throtl_bio_in_debt(bytes, now, bps);
+        }
         self.throtl[dir as usize].throtl_bio(bytes, now, bps)
     }
 

@@ -58,7 +58,7 @@ fn tg_within_bps_limit_grants_a_slice_at_a_time() {
 #[test]
 fn throtl_trim_slice_keeps_one_slice_and_an_idle_group_starts_anew() {
     let bps = 100u64 << 20;
-    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0, trim_all: false };
+    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0, trim_all: false, ..Default::default() };
     // 1.5 slices elapsed: nothing trimmed.
     g.trim_slice(1037, bps);
     assert_eq!((g.slice_start, g.bytes_disp), (1000, 50 << 20));
@@ -87,7 +87,7 @@ fn throtl_trim_slice_keeps_one_slice_and_an_idle_group_starts_anew() {
 #[test]
 fn throtl_trim_slice_before_6_15_trims_every_whole_slice() {
     let bps = 100u64 << 20;
-    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0, trim_all: true };
+    let mut g = ThrotlGrp { slice_start: 1000, slice_end: 1100, bytes_disp: 50 << 20, queued_until: 0, trim_all: true, ..Default::default() };
     // 1.5 slices elapsed: 1 slice trimmed (6.18: nothing).
     g.trim_slice(1037, bps);
     assert_eq!(g.slice_start, 1025);
@@ -117,5 +117,91 @@ blk_throttle = true
 ops = [{{ op = "sleep", duration = "1ms" }}]
 "#));
         assert!(s.kernel.devices[0].throtl.iter().all(|g| g.trim_all == !keeps), "{name}");
+    }
+}
+
+/// `__blk_throtl_bio()` (block/blk-throttle.c, 6.18) queues a bio only behind the bios already
+/// in the group's service queue (`sq_queued()`), which were submitted before it. The engine
+/// runs each task's quantum whole, so one task's long reclaim call may submit bios at clocks
+/// ahead of another task's next bio (hogswap23: host-stall-hog-swap's three reclaimers, the
+/// others' earlier bios waiting up to 13 ms behind bios let through at once). Such an early
+/// bio goes at its own time when the rule allows it, charged against the same slice (which
+/// never moves back); only the rule holds it; bios submitted in time order keep the FIFO
+/// behind a bio the throttle holds, and over any run of submissions the bytes let through
+/// stay within the rule's slices.
+#[test]
+fn throtl_bio_early_bio_is_not_queued_behind_later_ones() {
+    let bps = 150u64 << 20;
+    let t0 = 1_000 * MS;
+    // A later task's bio let through at once at t0 + 20 ms; then an early one (t0 + 5 ms).
+    let mut g = ThrotlGrp::default();
+    assert_eq!(g.throtl_bio(64 << 10, t0 + 20 * MS, bps), t0 + 20 * MS);
+    assert_eq!(g.throtl_bio(64 << 10, t0 + 5 * MS, bps), t0 + 5 * MS, "an early bio within the rule goes at its own time");
+    assert_eq!(g.bytes_disp, 128 << 10, "charged against the same slice");
+    assert_eq!(g.last_j, (t0 + 20 * MS) / NSEC_PER_JIFFY, "the slice's time does not move back");
+    // In time order, behind a held bio: still FIFO.
+    let mut h = ThrotlGrp::default();
+    let slice = calculate_bytes_allowed(bps, THROTL_SLICE);
+    assert_eq!(h.throtl_bio(slice, t0, bps), t0, "a slice's worth goes at once");
+    let held = h.throtl_bio(4096, t0 + MS, bps);
+    assert!(held >= t0 + 100 * MS, "the next bio waits for the next slice: {held}");
+    assert_eq!(h.throtl_bio(4096, t0 + 2 * MS, bps), held, "a later bio goes behind the held one");
+    // An early bio over the rule is held from the group's time, not let through.
+    let early = h.throtl_bio(4096, t0 + MS / 2, bps);
+    assert!(early >= t0 + 100 * MS && early <= held, "over the rule an early bio waits for the next slice, not behind later bios: {early} {held}");
+    // Out-of-order submissions of a burst: the bytes let through by any instant stay within
+    // the slices elapsed (rounded up) plus one slice of the engine's disorder.
+    let mut k = ThrotlGrp::default();
+    let mut out = vec![];
+    for i in 0..400u64 {
+        // Three "tasks" whose clocks interleave 0-30 ms apart.
+        let now = t0 + (i / 3) * MS + (i % 3) * 10 * MS;
+        out.push(k.throtl_bio(128 << 10, now, bps));
+    }
+    out.sort_unstable();
+    for (n, &t) in out.iter().enumerate() {
+        let elapsed = (t - t0) / NSEC_PER_JIFFY;
+        let slices = elapsed.div_ceil(THROTL_SLICE).max(1) + 1;
+        assert!((n as u64 + 1) * (128 << 10) <= calculate_bytes_allowed(bps, slices * THROTL_SLICE), "bio {n} at {} ms", (t - t0) / MS);
+    }
+}
+
+/// `__blk_throtl_bio()` (block/blk-throttle.c, Debian's 6.12 source; 6.18 the same with
+/// `throtl_charge_bps_bio()`): a bio `bio_issue_as_root_blkg()` names (`REQ_META | REQ_SWAP`, a
+/// swap write) is never queued: over the limit, or behind queued bios, it is charged and
+/// dispatched at once, and the bios after it pay the debt. Traced on the host (6.18.44,
+/// hogswap23, trace-hog-swap-1130/quiet-lead-2330: the swap bios of host-stall-hog-swap's hog 1
+/// passed a 150 MiB/s rule's budget by up to 2,245 pages, none held). Debian's 6.1 has no such
+/// branch: its swap writes wait as any bio (profile `throtl_swap_in_debt`).
+#[test]
+fn throtl_bio_in_debt_dispatches_a_swap_write_over_the_limit_6_12() {
+    let bps = 150u64 << 20;
+    let t0 = 1_000 * MS;
+    let slice = calculate_bytes_allowed(bps, THROTL_SLICE);
+    let mut g = ThrotlGrp::default();
+    assert_eq!(g.throtl_bio(slice, t0, bps), t0, "a slice's worth goes at once");
+    // Over the limit: a swap write goes at once, charged.
+    assert_eq!(g.throtl_bio_in_debt(8 << 20, t0 + MS, bps), t0 + MS);
+    assert_eq!(g.bytes_disp, slice + (8 << 20));
+    // An ordinary bio now waits for the debt too: past the next slice by the debt's time.
+    let mut plain = ThrotlGrp::default();
+    plain.throtl_bio(slice, t0, bps);
+    let without = plain.throtl_bio(4096, t0 + 2 * MS, bps);
+    let with = g.throtl_bio(4096, t0 + 2 * MS, bps);
+    assert!(with > without, "the bio after the debt waits longer: {with} vs {without}");
+    // Behind a queued bio: a swap write still goes at once.
+    assert_eq!(g.throtl_bio_in_debt(4096, t0 + 3 * MS, bps), t0 + 3 * MS);
+    // On the device: a swap write is in debt only in the eras that have it.
+    for (name, debt) in [("linux-6.18", true), ("linux-6.12", true), ("linux-6.6", true), ("linux-6.1", false)] {
+        assert_eq!(crate::profile::profile(name).unwrap().throtl_swap_in_debt, debt, "{name}");
+        let mut d = crate::blkdev::BlockDevice::throttled("sda", 200 << 20, bps, 0, 128);
+        let pages = slice / 4096;
+        d.submit(crate::blkdev::Dir::Write, 0, pages, t0);
+        let done = d.submit_swap_write(10_000, 1, t0 + MS, debt);
+        if debt {
+            assert!(done < t0 + 10 * MS, "{name}: the swap write is not held: {done}");
+        } else {
+            assert!(done >= t0 + 100 * MS, "{name}: the swap write waits for the next slice: {done}");
+        }
     }
 }
