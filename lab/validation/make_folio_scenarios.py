@@ -314,12 +314,22 @@ TRIO21E_NOTE = ("# Why the twin's total jumps with the window (trio21e, 2026-12-
                 "# (1G recording 1's run: 40% at x1.035, 18% at x1.04). The kernel's lone windows spread (p10-p90 0.84-1.08 of\n"
                 "# their median, the quiet traces); given that spread as the device's batches (an experiment, not a model: the\n"
                 "# recordings keep only the median) the orbit is gone and the share holds (30%, 29%).\n")
+# throtl21 (2026-12-01): blk-throttle's own notes on the host against the engine's rule
+# (lab/validation/trace-throtl-1201/; large-folios.md, "blk-throttle's own log against the engine's rule").
+THROTL21_NOTE = ("# Refuted (throtl21, 2026-12-01; lab/validation/trace-throtl-1201/): that 6.18's blk-throttle accounts these\n"
+                 "# bios otherwise than the twin (why it holds the order-8 window more often). Its own notes (blk tracer; three\n"
+                 "# loaded host runs of pass 1) replayed through the engine's rule at the kernel's jiffies: the same bios held\n"
+                 "# (186, 193, 91 of 630, 681, 318), the same bytes in the slice at every hold. Its pending timer runs 1-3\n"
+                 "# jiffies later than the twin's in 20-72% of rounds; refuted as a cause too: a late release is absorbed at the\n"
+                 "# next hold, whose release the slice sets (the 1G's six runs with 20/50/72% of rounds a jiffy late: the same\n"
+                 "# totals to the byte at validate's inputs and the six scalings). What differs is the stream of bios.\n")
 V669L_NOTES = {
     "host-ext4-seq-tight-512m-ra8192": ("# PENDING (the lead, 2026-11-30 23:10): against this set pass 1 is out: read_bytes -10.7/-3.3/-7.9% a pass\n"
                                         "# (seeds 6-11 the same); the lone window scaled 0.97..1.03: -5.4/+2.2/-4.2, -13.4/-9.6/-1.0, -8.1/-5.0/-10.5,\n"
                                         "# -10.5/-2.4/-8.9, -9.8/-7.0/-6.0, -10.2/-8.8/-9.5 (out at 4 of 6). Against the v669q set it was\n"
                                         "# -8.9/-9.8/-18.8: the lone window moves the twin up, pass 1 still short.\n"
                                         + TRIO21E_NOTE
+                                        + THROTL21_NOTE
                                         + "# The 512M's pass 1 stays short with that spread too (-8.9..-12.1 over four seed blocks): a level gap\n"
                                         "# at the slow windows (recordings 3-4, 4.08-4.15 ms: the twin 1012-1205 MB a pass, the kernel 1168-1374).\n"),
     "host-ext4-seq-tight-1g-ra8192": ("# PENDING (the lead, 2026-11-30 23:10): against this set every pass is within at validate's inputs,\n"
@@ -328,6 +338,7 @@ V669L_NOTES = {
                                       "# 1.03 -11.6/-8.4/-9.3: a draw (the twin's total is steep and chaotic in the device's rate, as ra21 found on\n"
                                       "# the batches), so not moved. Against the v669q set it was -15.7/-22.2/-14.5.\n"
                                       + TRIO21E_NOTE
+                                      + THROTL21_NOTE
                                       + "# With that spread the 1G's step is gone but its six-run medians carry the seed's noise (x1.00 pass 1\n"
                                       "# +0.3/-4.2/-8.5/-1.6 over four seed blocks) and stay out at 1-2 scalings in each block (pass 2 +10.0..+14.4\n"
                                       "# at x0.97-0.99; pass 1 -12.3 at x1.03 in seeds 6-11).\n"),

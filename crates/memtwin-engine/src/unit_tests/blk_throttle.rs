@@ -205,3 +205,31 @@ fn throtl_bio_in_debt_dispatches_a_swap_write_over_the_limit_6_12() {
         }
     }
 }
+
+/// The decisions 6.18's blk-throttle logged on the host for the throttled 1G ra8192 read under its
+/// 524,288,000 B/s read rule (throtl21, 2026-12-01: the blk tracer's `throtl_log()` notes of
+/// block/blk-throttle.c on 6.18.44, lab/validation/trace-throtl-1201/blk-1g-1.txt.xz), each
+/// reproduced from the state the kernel logged with it. `tg_within_bps_limit()`: `[R] bio.
+/// bdisp=49250304 sz=8388608` at jiffies 4303649669 in the slice started at 4303649663 (elapsed 6,
+/// one slice allowed) -> `schedule timer. delay=21`; `bdisp=101122048 sz=12058624` at 4303649698
+/// (elapsed 35, rounded up to two slices) -> `delay=18`. `throtl_trim_slice()` at the dispatch
+/// round of jiffies 4303649717: `trim slice nr=1 bytes=52428800 start=4303649688 end=4303649750`
+/// (two whole slices used, one kept). Replayed bio by bio at the kernel's jiffies, the rule holds
+/// the same bios as the kernel in the three traces there (trace-throtl-1201/README.md).
+#[test]
+fn throtl_decisions_as_6_18_logged_them_on_the_host() {
+    let bps = 524_288_000;
+    let s0 = 4_303_649_663u64;
+    let g = ThrotlGrp { slice_start: s0, slice_end: 4_303_649_688, bytes_disp: 49_250_304, queued_until: 0, trim_all: false };
+    assert_eq!(g.within_bps_limit(4_303_649_669, 8_388_608, bps), 21, "delay=21");
+    // What one slice allows to the byte goes at once; a byte more waits.
+    assert_eq!(g.within_bps_limit(4_303_649_669, 52_428_800 - 49_250_304, bps), 0);
+    assert!(g.within_bps_limit(4_303_649_669, 52_428_800 - 49_250_304 + 1, bps) > 0);
+    let g = ThrotlGrp { slice_end: 4_303_649_725, bytes_disp: 101_122_048, ..g };
+    assert_eq!(g.within_bps_limit(4_303_649_698, 12_058_624, bps), 18, "delay=18");
+    // The round at 4303649717 dispatches that bio first (charged: 113,180,672), then trims.
+    let mut g = ThrotlGrp { slice_end: 4_303_649_750, bytes_disp: 101_122_048 + 12_058_624, ..g };
+    g.trim_slice(4_303_649_717, bps);
+    assert_eq!((g.slice_start, g.slice_end), (4_303_649_688, 4_303_649_750), "start=4303649688 end=4303649750");
+    assert_eq!(g.bytes_disp, 101_122_048 + 12_058_624 - 52_428_800, "bytes=52428800 trimmed");
+}
