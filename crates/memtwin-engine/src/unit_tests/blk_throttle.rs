@@ -220,7 +220,7 @@ fn throtl_bio_in_debt_dispatches_a_swap_write_over_the_limit_6_12() {
 fn throtl_decisions_as_6_18_logged_them_on_the_host() {
     let bps = 524_288_000;
     let s0 = 4_303_649_663u64;
-    let g = ThrotlGrp { slice_start: s0, slice_end: 4_303_649_688, bytes_disp: 49_250_304, queued_until: 0, trim_all: false };
+    let g = ThrotlGrp { slice_start: s0, slice_end: 4_303_649_688, bytes_disp: 49_250_304, queued_until: 0, trim_all: false, ..Default::default() };
     assert_eq!(g.within_bps_limit(4_303_649_669, 8_388_608, bps), 21, "delay=21");
     // What one slice allows to the byte goes at once; a byte more waits.
     assert_eq!(g.within_bps_limit(4_303_649_669, 52_428_800 - 49_250_304, bps), 0);
