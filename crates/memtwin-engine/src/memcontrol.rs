@@ -539,6 +539,36 @@ pub struct MemcgTree {
     /// Whether memory.events counters propagate to the ancestors (v2 on a
     /// `KernelProfile::memory_events_recursive` kernel): see [`MemcgTree::events`].
     pub memory_events_recursive: bool,
+    /// The run of one-page charges whose outcome the last charge's walks decided
+    /// ([`ChargeCredit`]); every other change of a page counter or a stock ends it.
+    pub(crate) charge_credit: ChargeCredit,
+}
+
+/// A run of one-page cgroup-v2 charges of `memcg` on CPU `cpu` (`try_charge_memcg()` of a
+/// page-cache page, 6.6: `consume_stock()`, `page_counter_try_charge()` of the
+/// `MEMCG_CHARGE_BATCH` batch, then of the page) whose outcome is known for the next `left`
+/// pages: the stock does not cover the page, the batch is refused at `memcg`'s own counter
+/// (its `failcnt`), the page fits every counter up to the root and leaves each at or below
+/// memory.high. Within the run each charge is `page_counter_charge()` of one page (usage and
+/// watermark at every level) and the `failcnt` of `memcg`, as the walks of
+/// [`Kernel::charge_fits_at_once`] would find it (issue 17: the decisions per run, the
+/// counters per page). The run ends at any other change of a page counter (`usage`,
+/// `stocked`, `swap`), of the tree or of a stock: [`MemcgTree::charge_credit_end`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChargeCredit {
+    /// The memcg charged.
+    pub memcg: MemcgId,
+    /// The running context whose CPU's stock was found not to cover it
+    /// ([`Kernel::pcp_ctx`], which names that CPU: [`Kernel::stock_cpu`]).
+    pub ctx: u32,
+    /// Charges left in the run.
+    pub left: u64,
+}
+
+impl Default for ChargeCredit {
+    fn default() -> Self {
+        ChargeCredit { memcg: MemcgId::NONE, ctx: 0, left: 0 }
+    }
 }
 
 impl MemcgTree {
@@ -564,7 +594,15 @@ impl MemcgTree {
             rstat_copy: false,
             memory_events_recursive: version == CgroupVersion::V2,
             wb_pending: Default::default(),
+            charge_credit: ChargeCredit::default(),
         }
+    }
+
+    /// End the run of one-page charges [`MemcgTree::charge_credit`] describes: a page counter,
+    /// the tree or a stock changed otherwise than by its charges.
+    #[inline(always)]
+    pub(crate) fn charge_credit_end(&mut self) {
+        self.charge_credit.left = 0;
     }
 
     /// Keep the rstat copy of the activation counters from now on
@@ -606,6 +644,7 @@ impl MemcgTree {
         self.memcgs[id.idx()].swappiness = self.memcgs[parent.idx()].swappiness;
         self.memcgs[parent.idx()].children.push(id);
         self.topology_gen += 1;
+        self.charge_credit_end();
         self.nr_allocated += 1;
         Some(id)
     }
@@ -899,6 +938,7 @@ impl MemcgTree {
 
     /// The swap part of the counters of `m` and its ancestors grows by `nr` pages.
     pub fn swap_charge(&mut self, m: MemcgId, nr: u64) {
+        self.charge_credit_end();
         let mut cur = Some(m);
         while let Some(c) = cur {
             self.memcgs[c.idx()].swap += nr;
@@ -908,6 +948,7 @@ impl MemcgTree {
 
     /// `__mem_cgroup_uncharge_swap()`: `nr` slots of `m` freed.
     pub fn swap_uncharge(&mut self, m: MemcgId, nr: u64) {
+        self.charge_credit_end();
         let mut cur = Some(m);
         while let Some(c) = cur {
             debug_assert!(self.memcgs[c.idx()].swap >= nr, "swap counter underflow");
@@ -937,6 +978,7 @@ impl MemcgTree {
         if m == MemcgId::ROOT {
             return false;
         }
+        self.charge_credit_end();
         let mut over_high = false;
         let mut cur = Some(m);
         while let Some(c) = cur {
@@ -961,6 +1003,7 @@ impl MemcgTree {
         if m == MemcgId::ROOT {
             return;
         }
+        self.charge_credit_end();
         let mut cur = Some(m);
         while let Some(c) = cur {
             let pc = &mut self.memcgs[c.idx()].counter;
@@ -1005,6 +1048,7 @@ impl MemcgTree {
     /// drained): [`PageCounter::stocked`] of `m` and every ancestor.
     #[inline]
     pub fn stock_moved(&mut self, m: MemcgId, nr: u64, add: bool) {
+        self.charge_credit_end();
         let mut cur = Some(m);
         while let Some(c) = cur {
             let pc = &mut self.memcgs[c.idx()].counter;
@@ -1120,6 +1164,7 @@ impl MemcgTree {
     pub fn unlink_child(&mut self, parent: MemcgId, m: MemcgId) {
         self.memcgs[parent.idx()].children.retain(|&c| c != m);
         self.topology_gen += 1;
+        self.charge_credit_end();
     }
 
     /// The cached subtree listing of [`MemcgTree::calculate_protection`] and what a walk
@@ -1430,15 +1475,91 @@ impl Kernel {
     fn try_charge_memcg_page(&mut self, memcg: MemcgId, may_reclaim: bool) -> Result<(), ChargeError> {
         let gfp = if may_reclaim { ChargeGfp::Kernel } else { ChargeGfp::NoRetry };
         if self.charge_may_fit_at_once(memcg) {
+            let cr = self.memcgs.charge_credit;
+            if cr.left > 0 && cr.memcg == memcg && cr.ctx == self.pcp_ctx {
+                self.charge_credit_take(memcg);
+                return Ok(());
+            }
             let outer = std::mem::replace(&mut self.resched.restartable, false);
-            let fits = if self.memcgs.version == CgroupVersion::V1 { self.charge_fits_at_once(memcg, 1, false) } else { self.charge_fits_walks::<false>(memcg, 1, false) };
+            let v1 = self.memcgs.version == CgroupVersion::V1;
+            let fits = if v1 { self.charge_fits_at_once(memcg, 1, false) } else { self.charge_fits_walks::<false>(memcg, 1, false) };
             self.resched.restartable = outer;
             if fits {
+                if !v1 {
+                    self.charge_credit_start(memcg);
+                }
                 return Ok(());
             }
             return self.try_charge_memcg_full(memcg, 1, gfp, true);
         }
         self.try_charge_memcg_full(memcg, 1, gfp, false)
+    }
+
+    /// A one-page charge of the run [`MemcgTree::charge_credit`] describes (cgroup v2):
+    /// `page_counter_charge()` of the page on `memcg` and every ancestor, and the `failcnt`
+    /// of the batch `page_counter_try_charge()` refused at `memcg` (`try_charge_memcg()`,
+    /// 6.6), what [`Kernel::charge_fits_walks`] does then, without its tests.
+    #[inline(always)]
+    fn charge_credit_take(&mut self, memcg: MemcgId) {
+        #[cfg(debug_assertions)]
+        self.charge_credit_check(memcg);
+        let t = &mut self.memcgs;
+        t.charge_credit.left -= 1;
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let mc = &mut t.memcgs[c.idx()];
+            let pc = &mut mc.counter;
+            pc.usage += 1;
+            if pc.usage > pc.watermark {
+                pc.watermark = pc.usage;
+            }
+            cur = mc.parent;
+        }
+        t.memcgs[memcg.idx()].counter.failcnt += 1;
+    }
+
+    /// After a one-page cgroup-v2 charge of `memcg` that fit at once: the run of the next
+    /// one-page charges whose outcome is the same ([`ChargeCredit`]), when the stock of this
+    /// CPU does not cover a page and the batch is refused at `memcg` itself: as many as fit
+    /// every counter up to the root and leave each at or below memory.high.
+    #[inline(never)]
+    fn charge_credit_start(&mut self, memcg: MemcgId) {
+        let (cpu, slots, batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        let extra = batch.max(1) - 1;
+        if extra == 0 || self.memcg_stock[cpu].covers(memcg, 1, slots, batch) {
+            return;
+        }
+        let t = &mut self.memcgs;
+        let pc = &t.memcgs[memcg.idx()].counter;
+        // The next page's batch: `usage + 1 + stocked + extra` against `max` at `memcg` (its
+        // usage only grows within the run).
+        if pc.usage + 1 + pc.stocked + extra <= pc.max {
+            return;
+        }
+        let mut left = u64::MAX;
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let pc = &t.memcgs[c.idx()].counter;
+            left = left.min(pc.max.saturating_sub(pc.usage + pc.stocked)).min(pc.high.saturating_sub(pc.usage));
+            cur = t.memcgs[c.idx()].parent;
+        }
+        t.charge_credit = ChargeCredit { memcg, ctx: self.pcp_ctx, left };
+    }
+
+    /// Debug builds: the run's charge is what [`Kernel::charge_fits_walks`] finds now.
+    #[cfg(debug_assertions)]
+    fn charge_credit_check(&self, memcg: MemcgId) {
+        let (cpu, slots, batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
+        assert_eq!(self.memcgs.version, CgroupVersion::V2);
+        assert!(!self.memcg_stock[cpu].covers(memcg, 1, slots, batch), "the charge run's stock covers a page");
+        let pc = &self.memcgs.memcgs[memcg.idx()].counter;
+        assert!(pc.usage + 1 + pc.stocked + (batch.max(1) - 1) > pc.max, "the charge run's batch would fit");
+        let mut cur = Some(memcg);
+        while let Some(c) = cur {
+            let pc = &self.memcgs.memcgs[c.idx()].counter;
+            assert!(pc.usage + pc.stocked + 1 <= pc.max && pc.usage + 1 <= pc.high, "the charge run's page does not fit quietly");
+            cur = self.memcgs.memcgs[c.idx()].parent;
+        }
     }
 
     /// Whether a charge to `memcg` goes to [`Kernel::charge_fits_at_once`] first from
@@ -1726,6 +1847,7 @@ impl Kernel {
     }
 
     fn set_charge_state(&mut self, memcg: MemcgId, s: &(Vec<(u64, u64, u64)>, Vec<MemcgStock>, u64, u64)) {
+        self.memcgs.charge_credit_end();
         let mut cur = Some(memcg);
         for &(usage, watermark, failcnt) in &s.0 {
             let c = cur.expect("the same chain");
@@ -2152,6 +2274,7 @@ impl Kernel {
     fn charge_fits_walks<const MEMSW: bool>(&mut self, memcg: MemcgId, nr: u64, batch_failed: bool) -> bool {
         debug_assert!(memcg != MemcgId::ROOT, "a charge of the root memcg charges nothing");
         debug_assert_eq!(MEMSW, self.memcgs.version == CgroupVersion::V1);
+        self.memcgs.charge_credit_end();
         let (cpu, slots, charge_batch) = (self.stock_cpu(), self.profile.memcg_stock_slots, self.profile.memcg_charge_batch);
         let stock_covers = self.memcg_stock[cpu].covers(memcg, nr, slots, charge_batch);
         // The rest of the batch the refill would take from the counters (0: none tried).

@@ -1183,3 +1183,68 @@ fn periodic_stats_flush_runs_every_504_jiffies_on_the_boots_grid_6_12() {
     k.start_stats_flush(0);
     assert_eq!(k.stats_flush_next, u64::MAX);
 }
+
+/// A run of page-cache charges (`MemcgTree::charge_credit`, issue 17) is what
+/// `try_charge_memcg()` gives each of them (mm/memcontrol.c 6.6: `consume_stock()`, the
+/// `MEMCG_CHARGE_BATCH` batch refused at the memcg with its `failcnt`, the page charged up
+/// to the root by `page_counter_try_charge()`): a reader at a v2 memcg's limit, then
+/// `POSIX_FADV_DONTNEED` of its file (the uncharge makes room for a batch again: the run must
+/// end there, and the next charge refill the stock), then a second read; without memory.high
+/// and with it 32 pages below memory.max, within the batch the limit refuses (the run then
+/// stops at memory.high). The run is taken only on the
+/// fast path: with `Kernel::check_fast_paths` every charge takes the general loop. Both give
+/// the same result, counters and stocks.
+#[test]
+fn a_run_of_page_cache_charges_is_what_each_charge_gives_6_6() {
+    for high in ["", "\"memory.high\" = \"3968K\"\n"] {
+        let toml = format!(
+            r#"
+[scenario]
+name = "charge-run"
+[machine]
+ram = "256M"
+[kernel]
+profile = "linux-6.6"
+cgroup = "v2"
+[devices.sda]
+read_bw = "1G"
+read_ahead_kb = 128
+[files."/f"]
+size = "12M"
+[cgroups.ct]
+"memory.max" = "4M"
+{high}[tasks.t]
+cgroup = "ct"
+ops = [
+  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read 1" }},
+  {{ op = "fadvise", path = "/f", advice = "dontneed", step = "drop" }},
+  {{ op = "read", file = "/f", bufsize = "128K", fadvise = "sequential", step = "read 2" }},
+]
+"#
+        );
+        // The charge counters and this CPU's stock after every step, and the rest at the end:
+        // the counters of both runs meet again once the limit is reached, so their end
+        // alone would not tell a run that outlived the drop.
+        let outcome = |check: bool| {
+            let mut s = sim(&toml);
+            s.kernel.check_fast_paths = check;
+            let mut steps = Vec::new();
+            run_with(&mut s, |s| {
+                let k = &s.kernel;
+                let pc = &k.memcgs.get(memcg(s, "ct")).counter;
+                steps.push((k.now, pc.usage, pc.watermark, pc.failcnt, pc.stocked, format!("{:?}", k.memcg_stock)));
+            });
+            let ct = memcg(&s, "ct");
+            let k = &s.kernel;
+            let pc = &k.memcgs.get(ct).counter;
+            assert!(pc.failcnt > 0, "high {high:?}: the reader met the limit");
+            (
+                steps,
+                format!("{pc:?}"),
+                format!("{:?}", k.memcgs.get(MemcgId::ROOT).counter),
+                (k.memcgs.events(ct, MemcgEvent::Max), k.memcgs.events(ct, MemcgEvent::High), k.now, k.sys_ns, k.nr_pages_over_high),
+            )
+        };
+        assert_eq!(outcome(false), outcome(true), "high {high:?}");
+    }
+}
