@@ -8,7 +8,9 @@ a 1 MiB buffer 4 times (compute in L2, no memory traffic beyond it) and `copy_us
 buffers faulted in at the start (memory and L3, no page faults): if a round's CPU time moves with them, the
 round's spread is the speed the vCPU runs at, not the kernel's work.
 Usage (root): pinned_rounds.py OUT.jsonl [blocks] [rounds_per_block] [sleep_ms[,sleep_ms...]] [chunks 0/1]
-Block b runs on CPU b % 2 with the sleep (b // 2) % len(sleeps) of the list (every CPU with every sleep)."""
+Block b runs on CPU b % 2 with the sleep (b // 2) % len(sleeps) of the list (every CPU with every sleep); a negative
+sleep spins that long instead (the vCPU does not halt between rounds: on a quiet host, sleep blocks against spin blocks
+say whether the rounds' slow level follows the vCPU's halts)."""
 import hashlib, json, mmap, os, sys, time
 
 out, blocks = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 40
@@ -55,7 +57,12 @@ try:
             t1, c1 = time.monotonic_ns(), time.clock_gettime_ns(time.CLOCK_THREAD_CPUTIME_ID)
             rows.append({"block": b, "cpu": c, "round": r, "wall_us": (t1 - t0) // 1000, "cpu_us": (c1 - c0) // 1000,
                          "t_s": t1 / 1e9, "sleep_ms": sleep_ms, **({"sha_us": chunk(sha), "copy_us": chunk(copy)} if chunks else {})})
-            time.sleep(sleep_ms / 1000)
+            if sleep_ms >= 0:
+                time.sleep(sleep_ms / 1000)
+            else:
+                t_end = time.monotonic_ns() + int(-sleep_ms * 1e6)
+                while time.monotonic_ns() < t_end:
+                    pass
 finally:
     with open("/sys/fs/cgroup/memory/cgroup.procs", "w") as f:
         f.write(str(os.getpid()))

@@ -8,7 +8,7 @@ for i in 1 2 3; do OUT=$d/alone-$i lab/validation/trace-probe-1201/run.sh; done
 OUT=$d/cp4x-1 SCN=host-stall-cp4x-p16m lab/validation/trace-probe-1201/run.sh
 timeout 300 flock -w 250 /tmp/memtwin-qemu.lock flock -w 250 /tmp/memtwin-host.lock bash -c "
   cat /proc/loadavg > $d/pinned-load.txt
-  nice -n -10 python3 lab/validation/trace-probe-1201/pinned_rounds.py $d/pinned.jsonl 40 20 5 1
+  nice -n -10 python3 lab/validation/trace-probe-1201/pinned_rounds.py $d/pinned.jsonl 40 20 5,-5 1
   cat /proc/loadavg >> $d/pinned-load.txt"
 python3 lab/validation/trace-probe-1201/summarize.py $d/alone-1 $d/alone-2 $d/alone-3 $d/cp4x-1 > $d/summary.txt
 python3 lab/validation/trace-probe-1201/pinned_summary.py $d/pinned.jsonl >> $d/summary.txt
