@@ -280,8 +280,10 @@ PROBE23_CP4X = (
     "+0.2-0.4 ms; the rest of t3's +1.4 ms and the quiet rounds' 10.5-13 ms are not explained (t3's softirqs grow by 0.1-0.4 "
     "ms a round at the limit: the copy's I/O completions; and the two levels above). The quiet set's probe waited 48-71 ms "
     "on the run queue (schedstat), up to half its rounds under 20 ms's excess over their median (106-160 ms); which rounds "
-    "those waits fell in is not recorded (a candidate: the loop device's worker woken by the copy's reads at each slice, "
-    "which the engine gives the reader only: sched.rs loop_worker_wait)")
+    "those waits fell in is not recorded. Traced loaded (t4-cp4x-kw, load 9.7-9.9) the work that ran on the probe's CPU "
+    "while it waited was the loop device's (loop_rootcg_workfn, 2762) and vmpressure_work_fn (252, the probe's own reclaim's), "
+    "waits begun by a kworker 1 a round before the limit and 6 (0-31) at it: candidates for a quiet trace, the engine gives "
+    "the loop worker's wait to the reader only (sched.rs loop_worker_wait)")
 PROBE23_CP8X = (
     "probe23 (2026-12-01): the copy's step-end file bytes are one sample of a saw-tooth, and the sample is the probe's "
     "phase. Over the copy's write phase the memcg's file level has the same distribution in the kernel and the twin: "

@@ -22,6 +22,8 @@ def parse(path):
                     d["drain"], d["refill"], d["zl"] = int(f[i + 1]), int(f[i + 2]), int(f[i + 3]); i += 4
                 elif k == "recl":
                     d["recl_n"], d["recl_us"] = int(f[i + 1]), int(f[i + 2]); i += 3
+                elif k == "kw":
+                    d["kw_n"], d["kw_us"] = int(f[i + 1]), int(f[i + 2]); i += 3
                 else:
                     d[k] = int(f[i + 1]); i += 2
             rounds.append(d)
@@ -56,6 +58,8 @@ def main(dirs):
         fast = [r for r in rounds if r["wall_us"] <= 1.12 * med]
         keys = ["wall_us", "oncpu_us", "runq_us", "sleep_us", "irq_us", "sirq_us", "ntick", "nipi", "mig", "other_us",
                 "drain", "refill", "zl", "flush", "recl_n", "tlb", "mmap_us", "munmap_us"]
+        if "kw_n" in rounds[0]:
+            keys += ["kw_n", "kw_us", "wq"]
         if "pfn_mean" in rounds[0]:
             keys += ["pages", "in_prev"]
         print(f"{'':10s}" + "".join(f"{k[:9]:>10s}" for k in keys))
