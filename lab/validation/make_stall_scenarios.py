@@ -249,9 +249,9 @@ NOTES = {"host-stall-cp4x-p16m": SAWTOOTH + """# with it this probe's step-end u
 """}
 
 # probe23 (2026-12-01 00:20-00:35 UTC, lab/validation/trace-probe-1201/README.md; the host LOADED by the other helpers,
-# /proc/loadavg 3.8-8.9): where the probe's round spread comes from. Wrapped into the three headers below.
+# /proc/loadavg 3.8-10.5): where the probe's round spread comes from. Wrapped into the three headers below.
 PROBE23_ROUNDS = (
-    "probe23 (2026-12-01, lab/validation/trace-probe-1201/README.md, traced on a LOADED host, load 3.8-8.9): the kernel's "
+    "probe23 (2026-12-01, lab/validation/trace-probe-1201/README.md, traced on a LOADED host, load 3.8-10.5): the kernel's "
     "work is the same in every round of this probe: traced round by round (probe_round.bt: tracepoints and a profile; "
     "t1, t2: 196 rounds) each round takes 4096 faults and 4114 pages, drains and refills nothing between the pcp lists and "
     "the buddy in the probe's thread (the pcp lists hold the 16 MiB munmap frees and the next round takes the same pages "
