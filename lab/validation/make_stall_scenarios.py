@@ -253,9 +253,10 @@ NOTES = {"host-stall-cp4x-p16m": SAWTOOTH + """# with it this probe's step-end u
 PROBE23_ROUNDS = (
     "probe23 (2026-12-01, lab/validation/trace-probe-1201/README.md, traced on a LOADED host, load 3.8-10.5): the kernel's "
     "work is the same in every round of this probe: traced round by round (probe_round.bt: tracepoints and a profile; "
-    "t1, t2: 196 rounds) each round takes 4096 faults and 4114 pages, drains and refills nothing between the pcp lists and "
-    "the buddy in the probe's thread (the pcp lists hold the 16 MiB munmap frees and the next round takes the same pages "
-    "back), flushes no memcg stats there, reclaims nothing, takes 2-18 TLB flushes and 0.17-0.33 ms of interrupts, and its "
+    "t1, t2: 196 rounds) each round takes 4096 faults and 4114 pages, drains nothing from the pcp lists to the buddy in "
+    "the probe's thread and refills them in 5 rounds of 196 (63-189 pages; the pcp lists hold the 16 MiB munmap frees and "
+    "the next round takes the same pages back), flushes no memcg stats there, reclaims nothing, takes 1-18 TLB flushes and "
+    "0.17-0.57 ms of interrupts, and its "
     "profile is the same in the slow rounds as in the others (fault path 75%, clear_page_erms 14-16%): of the candidates, "
     "pcp refills and drains, the charge batch and stat flush, THP, limit reclaim and the munmap's TLB flush do not vary. "
     "Under that load the rounds' own CPU time was flat in three of four untraced runs pinned to each CPU "
