@@ -271,14 +271,14 @@ PROBE23_ROUNDS = (
     "0.3-8% above it: the fast level), not a constant; nothing fitted, the engine unchanged")
 PROBE23_CP4X = (
     "probe23 (trace-probe-1201 t3, LOADED host, load 8.3-8.9): besides the two levels: once the copy "
-    "holds the memcg at its limit (the read phase) each probe round made 8-85 limit reclaims (median 40) and took 10.4-14.0 "
-    "ms on the CPU (median 11.7) against 9.4-11.0 before the limit (+1.4 ms, about 0.4 of it inside the reclaims, 0.1-0.5 "
-    "softirqs, the rest not attributed); the quiet recordings show it as a round of 10.5-13 ms every 6-7 rounds (about "
+    "holds the memcg at its limit (the read phase) a probe round made 0-85 limit reclaims (median 40) and took 10.1-14.0 "
+    "ms on the CPU (median 11.6) against 9.4-11.4 before the limit (median 10.3: +1.3 ms, a median 0.39 of it inside the "
+    "reclaims, +0.1 softirqs, +0.06 interrupts, the rest not attributed); the quiet recordings show it as a round of 10.5-13 ms every 6-7 rounds (about "
     "every 100 ms, blk-throttle's read slices), which the twin has at the same period but at +0.2-0.4 ms (8.7 -> 8.9-9.1, "
     "run 1 at h1's costs). Not the reclaims' own cost: measured apart (pinned_reclaim.py, thread CPU time, load 8.8-9.9), "
     "a round whose charges reclaim 16 MiB of clean page cache in a 128M memcg takes +157 and +236 us (+1.8/+2.5%) over one "
     "that reclaims nothing, +417 us (+4.5%) with a reader charging the memcg from the other CPU, about the twin's "
-    "+0.2-0.4 ms; the rest of t3's +1.4 ms and the quiet rounds' 10.5-13 ms are not explained (t3's softirqs grow by 0.1-0.4 "
+    "+0.2-0.4 ms; the rest of t3's +1.3 ms and the quiet rounds' 10.5-13 ms are not explained (t3's softirqs grow by 0.1 "
     "ms a round at the limit: the copy's I/O completions; and the two levels above). The quiet set's probe waited 48-71 ms "
     "on the run queue (schedstat), up to half its rounds under 20 ms's excess over their median (106-160 ms); which rounds "
     "those waits fell in is not recorded. Traced loaded (t4-cp4x-kw, load 9.7-9.9) the work that ran on the probe's CPU "
