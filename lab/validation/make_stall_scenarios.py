@@ -273,7 +273,7 @@ PROBE23_CP4X = (
     "probe23 (trace-probe-1201 t3, LOADED host, load 8.3-8.9): besides the two levels: once the copy "
     "holds the memcg at its limit (the read phase) a probe round made 0-85 limit reclaims (median 40) and took 10.1-14.0 "
     "ms on the CPU (median 11.6) against 9.4-11.4 before the limit (median 10.3: +1.3 ms, a median 0.39 of it inside the "
-    "reclaims, +0.1 softirqs, +0.06 interrupts, the rest not attributed); the quiet recordings show it as a round of 10.5-13 ms every 6-7 rounds (about "
+    "reclaims, +0.1 softirqs, +0.06 interrupts, the rest not attributed); the quiet recordings show it (clearest in h2) as a round of 10.5-13 ms every 6-7 rounds (about "
     "every 100 ms, blk-throttle's read slices), which the twin has at the same period but at +0.2-0.4 ms (8.7 -> 8.9-9.1, "
     "run 1 at h1's costs). Not the reclaims' own cost: measured apart (pinned_reclaim.py, thread CPU time, load 8.8-9.9), "
     "a round whose charges reclaim 16 MiB of clean page cache in a 128M memcg takes +157 and +236 us (+1.8/+2.5%) over one "
