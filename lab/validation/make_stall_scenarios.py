@@ -264,11 +264,16 @@ PROBE23_ROUNDS = (
     "wait, and the on-CPU time moved with the vCPU (t2: a median of 14.4 ms a round on CPU 0 over 24 rounds, 12.7 on CPU 1 "
     "over 65, the same events). The quiet sets' spread is two levels in runs (quiet-levels.txt): 8-10 ms or 11-13.5 ms (1.3-1.4x), the "
     "slow ones in runs of up to 25-35 consecutive rounds, 3 to 74 of ~210 a run; the v857 boot's recording has all 273 "
-    "rounds below 8 ms and none above 1.12x its median. A level that comes and goes in runs of rounds with the same "
-    "kernel work is the vCPU's speed (a guest cannot see its host core: no PMU; steal 0 and 1 tick over pinned-1), not proven: no quiet "
-    "host this session; trace-probe-1201/quiet-probe.sh is the recording to make in one. The twin would need the host's "
-    "speed through the run as an input (the per-recording anon_fault_ns is hostcal's p10 of 24 back-to-back rounds, their median "
-    "0.3-8% above it: the fast level), not a constant; nothing fitted, the engine unchanged")
+    "rounds below 8 ms and none above 1.12x its median. In a lull (2026-12-01 01:28-01:29 UTC, load 1.10-1.16, the other CPU "
+    "idle; trace-probe-1201/quiet-1201-0128) the traced probe showed the two levels with the same kernel work a round: "
+    "14.8 ms a round for 11 rounds then 11.5 on the same CPU (alone-1), 10.2 then 13.1 after a migration (alone-3), the "
+    "munmap syscall +40-54% and each interrupt +9-27% slower at the slow level; the rounds that never left the CPU spread "
+    "p90 +9-13%, p99 +33-40%. Measured apart at load 2.1 (pinned_rounds.py), the slow rounds ran a 16 MiB memory copy "
+    "1.08-1.16x slower and an in-cache SHA-256 1.02x, and spinning instead of sleeping between rounds changed nothing: "
+    "the host's memory path slows, outside the guest kernel; no kernel mechanism to model. The twin would need the "
+    "host's memory speed through the run as an input (e.g. the runner timing a fixed memory-bound chunk through each "
+    "recording; the per-recording anon_fault_ns is hostcal's p10 of 24 back-to-back rounds, their median 0.3-8% above "
+    "it: the fast level), not a constant; nothing fitted, the engine unchanged")
 PROBE23_CP4X = (
     "probe23 (trace-probe-1201 t3, LOADED host, load 8.3-8.9): besides the two levels: once the copy "
     "holds the memcg at its limit (the read phase) a probe round made 0-85 limit reclaims (median 40) and took 10.1-14.0 "
