@@ -248,6 +248,61 @@ NOTES = {"host-stall-cp4x-p16m": SAWTOOTH + """# with it this probe's step-end u
 # others (main's 62.5-108.4).
 """}
 
+# probe23 (2026-12-01 00:20-00:35 UTC, lab/validation/trace-probe-1201/README.md; the host LOADED by the other helpers,
+# /proc/loadavg 3.8-10.5): where the probe's round spread comes from. Wrapped into the three headers below.
+PROBE23_ROUNDS = (
+    "probe23 (2026-12-01, lab/validation/trace-probe-1201/README.md, traced on a LOADED host, load 3.8-10.5): the kernel's "
+    "work is the same in every round of this probe: traced round by round (probe_round.bt: tracepoints and a profile; "
+    "t1, t2: 196 rounds) each round takes 4096 faults and 4114 pages, drains nothing from the pcp lists to the buddy in "
+    "the probe's thread and refills them in 5 rounds of 196 (63-189 pages; the pcp lists hold the 16 MiB munmap frees and "
+    "the next round takes the same pages back), flushes no memcg stats there, reclaims nothing, takes 1-18 TLB flushes and "
+    "0.17-0.57 ms of interrupts, and its "
+    "profile is the same in the slow rounds as in the others (fault path 75%, clear_page_erms 14-16%): of the candidates, "
+    "pcp refills and drains, the charge batch and stat flush, THP, limit reclaim and the munmap's TLB flush do not vary. "
+    "Under that load the rounds' own CPU time was flat in three of four untraced runs pinned to each CPU "
+    "(pinned_rounds.py: p90 +2.6 to +5.1% of the median, as the twin's), the slow rounds of the traces were run-queue "
+    "wait, and the on-CPU time moved with the vCPU (t2: a median of 14.4 ms a round on CPU 0 over 24 rounds, 12.7 on CPU 1 "
+    "over 65, the same events). The quiet sets' spread is two levels in runs (quiet-levels.txt): 8-10 ms or 11-13.5 ms (1.3-1.4x), the "
+    "slow ones in runs of up to 25-35 consecutive rounds, 3 to 74 of ~210 a run; the v857 boot's recording has all 273 "
+    "rounds below 8 ms and none above 1.12x its median. In a lull (2026-12-01 01:28-01:29 UTC, load 1.10-1.16, the other CPU "
+    "idle; trace-probe-1201/quiet-1201-0128) the traced probe showed the two levels with the same kernel work a round: "
+    "14.8 ms a round for 11 rounds then 11.5 on the same CPU (alone-1), 10.2 then 13.1 after a migration (alone-3), the "
+    "munmap syscall +40-54% and each interrupt +9-27% slower at the slow level; the rounds that never left the CPU spread "
+    "p90 +9-13%, p99 +33-40%. Measured apart at load 2.1 (pinned_rounds.py), the slow rounds ran a 16 MiB memory copy "
+    "1.08-1.16x slower and an in-cache SHA-256 1.02x, and spinning instead of sleeping between rounds changed nothing: "
+    "the host's memory path slows, outside the guest kernel; no kernel mechanism to model. The twin would need the "
+    "host's memory speed through the run as an input (e.g. the runner timing a fixed memory-bound chunk through each "
+    "recording; the per-recording anon_fault_ns is hostcal's p10 of 24 back-to-back rounds, their median 0.3-8% above "
+    "it: the fast level), not a constant; nothing fitted, the engine unchanged")
+PROBE23_CP4X = (
+    "probe23 (trace-probe-1201 t3, LOADED host, load 8.3-8.9): besides the two levels: once the copy "
+    "holds the memcg at its limit (the read phase) a probe round made 0-85 limit reclaims (median 40) and took 10.1-14.0 "
+    "ms on the CPU (median 11.6) against 9.4-11.4 before the limit (median 10.3: +1.3 ms, a median 0.39 of it inside the "
+    "reclaims, +0.1 softirqs, +0.06 interrupts, the rest not attributed); the quiet recordings show it (clearest in h2) as a round of 10.5-13 ms every 6-7 rounds (about "
+    "every 100 ms, blk-throttle's read slices), which the twin has at the same period but at +0.2-0.4 ms (8.7 -> 8.9-9.1, "
+    "run 1 at h1's costs). Not the reclaims' own cost: measured apart (pinned_reclaim.py, thread CPU time, load 8.8-9.9), "
+    "a round whose charges reclaim 16 MiB of clean page cache in a 128M memcg takes +157 and +236 us (+1.8/+2.5%) over one "
+    "that reclaims nothing, +417 us (+4.5%) with a reader charging the memcg from the other CPU, about the twin's "
+    "+0.2-0.4 ms; the rest of t3's +1.3 ms and the quiet rounds' 10.5-13 ms are not explained (t3's softirqs grow by 0.1 "
+    "ms a round at the limit: the copy's I/O completions; and the two levels above). The quiet set's probe waited 48-71 ms "
+    "on the run queue (schedstat), up to half its rounds under 20 ms's excess over their median (106-160 ms); which rounds "
+    "those waits fell in is not recorded. Traced loaded (t4-cp4x-kw, load 9.7-9.9) the work that ran on the probe's CPU "
+    "while it waited was the loop device's (loop_rootcg_workfn, 2762) and vmpressure_work_fn (252, the probe's own reclaim's), "
+    "waits begun by a kworker 1 a round before the limit and 6 (0-31) at it: candidates for a quiet trace, the engine gives "
+    "the loop worker's wait to the reader only (sched.rs loop_worker_wait)")
+PROBE23_CP8X = (
+    "probe23 (2026-12-01): the copy's step-end file bytes are one sample of a saw-tooth, and the sample is the probe's "
+    "phase. Over the copy's write phase the memcg's file level has the same distribution in the kernel and the twin: "
+    "jbd23's 10 ms samples of three kernel runs (trace-wbt-reader-1130b host-stall-cp8x-p64m-wb1/3/4, LOADED host, "
+    "load 4.8-16.3, memory.stat read every 10 ms) give p10 60.8-64.1, p50 79.8-84.9, p90 97.5-106.1 MiB; the twin's "
+    "six runs at this set's costs (series every 100 ms) p10 64.5-67.0, p50 86.4-90.1, p90 109.0-113.5 (the read phase "
+    "63.0-67.4 and 62.4-62.5 at p50). At the copy's end the memcg is at its limit in 4 of 6 runs on either side, where the "
+    "file level is the limit less the probe's anonymous memory of the round in flight less 4.3-5.5 MiB: the kernel's "
+    "probe held 28.7, 55.4, 0, 5.9, 20.7, 47.8 MiB at the copy's end (median 24.7), the twin's 0, 0, 48.7, 6.0, 49.8, "
+    "56.9 (its two 0s just after a munmap that ended a round at 66-68 MiB; report.sample_interval 10ms): five of the "
+    "twin's six copies end at 11.43 s (+-0.01), late in one of the probe's stalled rounds (anon growing about 5 MiB every 90-100 ms), "
+    "so its six samples are one phase, where the kernel's six are spread. Not measured: where in its stalled round the "
+    "kernel's probe is when its copy ends; the -20.8% is that phase, not the level of the saw-tooth")
 PENDING = os.path.join(OUT, "..", "validation-pending")
 
 # host-stall-alone-p16m's header: why it is pending (a draw, DRAW_WHY)
@@ -256,6 +311,10 @@ NOTES["host-stall-alone-p16m"] = "".join("# " + l + "\n" for l in __import__("te
     "/work/quiet/h1/check.py (validate_file at boot_seed_base 0/6/12/18 and at the six scalings of copies of the six "
     "recordings). validate refuses a known_out that is within, and a draw is not a pass, so the scenario is pending "
     "until the twin's rounds have the kernel's spread or its median round agrees.", 116))
+NOTES["host-stall-alone-p16m"] += "".join("# " + l + "\n" for l in __import__("textwrap").wrap(PROBE23_ROUNDS + ".", 116))
+NOTES["host-stall-cp8x-p64m"] += "".join("# " + l + "\n" for l in __import__("textwrap").wrap(PROBE23_CP8X + ".", 116))
+NOTES["host-stall-cp4x-p16m"] += "".join("# " + l + "\n" for l in __import__("textwrap").wrap(
+    PROBE23_ROUNDS.replace("this probe", "the alone-p16m probe") + ". " + PROBE23_CP4X + ".", 116))
 
 # The compared recordings: a set per scenario taken on a quiet host by the lead before any helper started
 # (2026-11-30 18:16-18:22 UTC, 6.18.44-fc-v669, the runner at nice -10, one recording per hold of the
