@@ -1874,10 +1874,13 @@ fn pcp_frees_go_to_their_pageblocks_migratetype_list_free_unref_page_6_12() {
         let f = k.rmqueue_pcplist(z).unwrap();
         assert!(mv.contains(&f));
     }
-    k.free_unref_page_commit(z, nm[0]);
+    // a fresh non-movable frame (nm[0] went back to the buddy with the drain above: freeing it
+    // again was a double free, caught by Zone::free_order0's debug check)
+    let x = k.zones[z].rmqueue_order0_unmovable().unwrap();
+    k.free_unref_page_commit(z, x);
     let before = k.zones[z].free;
     let f = k.rmqueue_pcplist(z).unwrap();
-    assert!(k.zones[z].pfn_movable(f) && f != nm[0], "the non-movable list is not taken by a movable allocation");
+    assert!(k.zones[z].pfn_movable(f) && f != x, "the non-movable list is not taken by a movable allocation");
     assert!(k.zones[z].free < before, "an empty movable list is refilled from the buddy");
     assert_eq!(k.pcps[i].nm.len(), 1);
     let n = k.pcps[i].count();
