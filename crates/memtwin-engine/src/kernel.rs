@@ -862,6 +862,9 @@ impl Kernel {
     /// new slice ([`Kernel::slice_left`]).
     #[inline]
     pub fn wait_until(&mut self, t: Nanos) {
+        // a wait for an I/O never queued (wb_done's Nanos::MAX placeholder) would walk the timers to
+        // the end of time: fail at once (review50 L2)
+        assert!(t != Nanos::MAX, "wait_until(Nanos::MAX) at {} ns: a wait for an I/O that was never queued", self.now);
         if t > self.now && !self.swap_plug.rqs.is_empty() {
             // schedule() -> sched_submit_work(): a task about to sleep flushes its plug.
             self.blk_flush_plug();
