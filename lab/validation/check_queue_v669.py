@@ -18,7 +18,7 @@ import tempfile
 from memtwin.validate import validate_file
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scenarios")
-NAMES = ["validation/host-queue-read-msk-idle", "validation/host-queue-read-ra128-idle", "validation/host-queue-rw-msk",
+NAMES = ["validation-pending/host-queue-read-msk-idle", "validation-pending/host-queue-read-ra128-idle", "validation/host-queue-rw-msk",
          "validation-pending/host-queue-rw-rand-idle", "validation-pending/host-queue-rw-seq-unthrottled",
          "validation-pending/host-queue-rw-wbt-unthrottled"]
 GROUPS = {"read": ("read_ns_by_order",), "window": ("device_window_ns", "device_lone_window_ns"), "reclaim": ("reclaim_call_ns",)}

@@ -10,8 +10,8 @@ import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "memtwin", "scenarios"))
 SCENARIOS = {
-    "validation/host-queue-read-msk-idle": "host-queue-read-msk",
-    "validation/host-queue-read-ra128-idle": "host-queue-read-ra128",
+    "validation-pending/host-queue-read-msk-idle": "host-queue-read-msk",
+    "validation-pending/host-queue-read-ra128-idle": "host-queue-read-ra128",
     "validation/host-queue-rw-msk": "host-queue-rw-msk",
     "validation-pending/host-queue-rw-rand-idle": "host-queue-rw-rand",
     "validation-pending/host-queue-rw-seq-unthrottled": "host-queue-rw-seq-unthrottled",

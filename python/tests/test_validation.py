@@ -70,12 +70,13 @@ def test_there_is_a_validation_set():
     # (- 2, stall23: host-stall-cp4x-p16m and -cp8x-p64m in validation-pending, out against their quiet v669 sets)
     # (- 1, review48 H1: host-stall-alone-p16m in validation-pending, its pass a draw by host-set-rule.md)
     # (+ 1, the lead: host-ext4-tight-ra8192 back, within and robust against the lone-window set, lone-window-rule.md)
-    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1 - 1 - 2 - 1 + 1
+    # (- 2, review50 M1: host-queue-read-msk-idle and host-queue-read-ra128-idle in validation-pending, a
+    # sched.run_delay_s out at msk-1280 with no measured cause, queue-v669-rule.md 4)
+    assert sum(n.startswith("host-") for n in names) == 9 + 12 + 4 + 2 + 15 + 21 + 4 + 1 + 1 + 1 + 2 + 2 + 3 + 2 + 3 + 1 + 1 - 1 - 2 - 1 + 1 - 2
     assert "host-ext4-tight-ra8192.toml" in names and "host-ext4-tight-ra8192-queue.toml" in names
     assert "host-ext4-seq-tight-512m-ra8192.toml" not in names and "host-ext4-seq-tight-1g-ra8192.toml" not in names
-    assert {"host-queue-rw-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml",
-            "host-queue-cold-read.toml"} <= set(names)
-    assert "host-queue-read-msk.toml" not in names
+    assert {"host-queue-rw-msk.toml", "host-queue-cold-read.toml"} <= set(names)
+    assert not {"host-queue-read-msk.toml", "host-queue-read-msk-idle.toml", "host-queue-read-ra128-idle.toml"} & set(names)
     assert {n for n in names if n.startswith("host-zswap-")} == {"host-zswap-reread.toml", "host-zswap-reread-write.toml",
                                                                 "host-zswap-pool-0.toml"}  # 6.18's zswap
     assert "host-swap-retouch.toml" in names

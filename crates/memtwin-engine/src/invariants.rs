@@ -140,6 +140,12 @@ impl Kernel {
                         if self.folio_lruvec(cur) != v {
                             return Err(format!("page {} charged to {:?} sits on lruvec {v}", cur.0, p.memcg));
                         }
+                        // mm_inline.h 6.1 `folio_lru_list()`: `folio_is_file_lru()` (!PG_swapbacked)
+                        // picks the two-list's type; lazyfree pages are !PG_swapbacked on the file
+                        // lists (`lru_lazyfree_fn()`), consistent (review50 M3)
+                        if !gen_list && lru != LruList::Unevictable && p.test(pg::SWAPBACKED) == lru.is_file() {
+                            return Err(format!("page {} is on the two-list {lru:?} of the other type", cur.0));
+                        }
                         if gen_list && p.test(pg::SWAPBACKED) != (crate::lru_gen::list_type(list) == crate::lru_gen::LRU_GEN_ANON) {
                             return Err(format!("page {} is on a generation list of the other type", cur.0));
                         }

@@ -598,7 +598,9 @@ impl Kernel {
     /// Spend `ns` of system CPU time in the running context.
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
-        if self.bound_worker_deferred > 0 {
+        // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
+        // the timers' work between quanta are other contexts (review50 M2)
+        if self.bound_worker_deferred > 0 && self.in_task && !self.in_kthread() {
             self.bound_worker_tick(ns);
         }
         let from = self.now;
@@ -834,6 +836,11 @@ impl Kernel {
         }
         self.vmpressure_tree_scanned[i] = 0;
         if self.in_task && !self.in_kthread() {
+            if self.bound_worker_deferred > 0 {
+                // the work is still pending from an earlier window (`queue_work()` returns false:
+                // nothing is woken, review50 M2); its one run is the deferred wait's
+                return;
+            }
             let others = self.bg_load + self.runner_sampler;
             let wait = crate::sched::bound_worker_wait(&self.profile, others, self.nr_cpu_ids, self.eevdf_lag, run);
             self.now += wait;
@@ -855,6 +862,9 @@ impl Kernel {
     /// new slice ([`Kernel::slice_left`]).
     #[inline]
     pub fn wait_until(&mut self, t: Nanos) {
+        // a wait for an I/O never queued (wb_done's Nanos::MAX placeholder) would walk the timers to
+        // the end of time: fail at once (review50 L2)
+        assert!(t != Nanos::MAX, "wait_until(Nanos::MAX) at {} ns: a wait for an I/O that was never queued", self.now);
         if t > self.now && !self.swap_plug.rqs.is_empty() {
             // schedule() -> sched_submit_work(): a task about to sleep flushes its plug.
             self.blk_flush_plug();

@@ -2432,6 +2432,8 @@ impl Kernel {
             let until = self.schedule_timeout_at(penalty);
             self.stall_enter(StallKind::High);
             self.now = until;
+            // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
+            self.bound_worker_deferred = 0;
             self.stall_leave(StallKind::High);
             return;
         }

@@ -178,7 +178,7 @@ impl Kernel {
 const TOUCH_QUANTUM: u32 = 512;
 
 #[derive(Clone, Debug)]
-struct Task {
+pub(crate) struct Task {
     name: String,
     memcg: MemcgId,
     pc: usize,
@@ -222,9 +222,9 @@ struct Task {
     eevdf_lag: i64,
     /// A bound kworker's run it waits at its protected slice's end ([`Kernel::bound_worker_deferred`],
     /// kept here between its quanta).
-    bound_worker_deferred: Nanos,
+    pub(crate) bound_worker_deferred: Nanos,
     /// What it has left of its protected slice meanwhile ([`Kernel::bound_worker_slice`]).
-    bound_worker_slice: Nanos,
+    pub(crate) bound_worker_slice: Nanos,
 }
 
 /// PELT's half-life (kernel/sched/sched-pelt.h `LOAD_AVG_PERIOD` 32 periods of 1024 us,
@@ -694,6 +694,10 @@ pub fn bound_worker_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus
 /// [`bound_worker_wait`]'s, at once; 6.1's CFS preempts always). The caller charges it at the end
 /// of the task's protected slice ([`crate::kernel::Kernel::bound_worker_tick`]) unless the task sleeps
 /// first (the kworker then runs while it sleeps: [`crate::kernel::Kernel::wait_until`]).
+/// The reschedule is seen only at a tick or an `update_curr()` call, and the host's PREEMPT_NONE
+/// kernel switches at the next `cond_resched()` or return to user, not at `resched_curr_lazy()`.
+/// With autogroup on (`sched_autogroup_enabled`), the entity competing with the kworker at the
+/// root run queue is the task's autogroup's group entity, not the task itself (review50 L6).
 pub fn bound_worker_deferred(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
     if p.eevdf && bound_worker_wait(p, others, nr_cpus, task_lag, run) == 0 {
         run
@@ -783,7 +787,7 @@ pub struct Simulation {
     pub kernel: Kernel,
     /// Shared so that a quantum can read its op while the simulation changes (no copy).
     scenario: Rc<Scenario>,
-    tasks: Vec<Task>,
+    pub(crate) tasks: Vec<Task>,
     inodes: Vec<InodeId>,
     memcg_of_cgroup: Vec<MemcgId>,
     steps: Vec<StepResult>,
@@ -1428,7 +1432,7 @@ impl Simulation {
         self.tasks[ti].bound_worker_deferred = 0;
     }
 
-    fn enter(&mut self, ti: usize) {
+    pub(crate) fn enter(&mut self, ti: usize) {
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
         k.cur_nid = t.node;
@@ -1466,7 +1470,7 @@ impl Simulation {
         k.io = IoAcct::default();
     }
 
-    fn leave(&mut self, ti: usize, user_ns: Nanos) {
+    pub(crate) fn leave(&mut self, ti: usize, user_ns: Nanos) {
         // the quantum's end is a return to user space: the loop worker's pending run (kwork23)
         self.kernel.loop_worker_resched();
         if self.kernel.bound_worker_deferred > 0 {
@@ -1504,6 +1508,9 @@ impl Simulation {
         // Off the task's CPU: the kernel's own work between quanta has a CPU of its own.
         (self.kernel.cpu_stretch, self.kernel.runq_ns) = (crate::kernel::SCHED_CAPACITY_SCALE, 0);
         (self.kernel.bg_stretch, self.kernel.in_task) = (crate::kernel::SCHED_CAPACITY_SCALE, false);
+        // the deferred wait is the task's (copied above): none in the kernel between quanta, nor
+        // for the next task's enter() before its own are loaded (review50 M2)
+        (self.kernel.bound_worker_deferred, self.kernel.bound_worker_slice) = (0, 0);
         self.kernel.cpu_plain_update();
     }
 
@@ -1519,6 +1526,8 @@ impl Simulation {
                 let gap = self.tasks[ti].steps_done.checked_sub(1).and_then(|k| scn.tasks[ti].step_gaps.get(k)).copied().unwrap_or(0);
                 if gap > 0 {
                     self.tasks[ti].times.clock += gap;
+                    // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
+                    self.tasks[ti].bound_worker_deferred = 0;
                     return;
                 }
             } else if self.tasks[ti].steps_done > 0 && scn.tasks[ti].step_gaps.get(self.tasks[ti].steps_done - 1).is_some_and(|&g| g > 0) {
@@ -1950,6 +1959,8 @@ impl Simulation {
                             self.tasks[ti].samples.push(took);
                             // usleep(interval) before the next round.
                             self.tasks[ti].times.clock += interval;
+                            // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
+                            self.tasks[ti].bound_worker_deferred = 0;
                             self.tasks[ti].cursor = Cursor::Idle;
                             if !ok {
                                 oom = true;

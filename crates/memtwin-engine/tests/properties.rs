@@ -318,6 +318,9 @@ fn scenario_strategy_with(maps: bool) -> impl Strategy<Value = Scenario> {
 /// Run `scn` step by step, checking the conservation invariants after every step (and before
 /// the first with `at_start`), and every charge and order-0 allocation that takes a fast path
 /// against the general path's decision (`Kernel::check_fast_paths`).
+/// The simulated time no property scenario reaches (review50 L2: one hour; they end by 57 s).
+const MAX_SIM_NS: u64 = 3_600_000_000_000;
+
 fn invariants_after_every_step(scn: &Scenario, at_start: bool) -> Result<(), TestCaseError> {
     let mut sim = Simulation::new(scn);
     sim.kernel.check_fast_paths = true;
@@ -331,6 +334,10 @@ fn invariants_after_every_step(scn: &Scenario, at_start: bool) -> Result<(), Tes
             return Err(TestCaseError::fail(format!("after step {steps}: {e}")));
         }
         prop_assert!(steps < 2_000_000, "runaway simulation");
+        // review50 L2: a scenario that stops progressing fails instead of hanging (these cases end
+        // by 57 s of simulated time in at most 1,449 quanta, fix50 2026-12-01); a wait for an I/O
+        // never queued panics in Kernel::wait_until() itself
+        prop_assert!(sim.kernel.now < MAX_SIM_NS, "after step {}: simulated time {} ns past {} ns: the scenario stopped progressing", steps, sim.kernel.now, MAX_SIM_NS);
     }
     // Every I/O request queued completes once: freeing everything completed by the end of
     // time leaves none held, and freeing again frees nothing more.

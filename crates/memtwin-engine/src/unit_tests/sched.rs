@@ -1207,3 +1207,81 @@ fn vmpressure_work_takes_the_reclaiming_writers_cpu_a_window_at_a_time_6_18() {
     assert!((windows - windows.round()).abs() < 1e-6, "whole runs: {windows}");
     assert!(windows >= scanned / 1024.0, "{windows} windows for {scanned} pages scanned");
 }
+
+/// review50 M2: the deferred wait ([`crate::sched::bound_worker_deferred`]) is charged once, and
+/// only by the task's own CPU time (kernel/sched/fair.c 6.18 `update_curr()` of the task's entity:
+/// kswapd's and the timers' CPU time are other contexts'), and a later vmpressure window finding
+/// the task ineligible while the work is still pending queues nothing (mm/vmpressure.c 6.1
+/// `vmpressure()` -> `schedule_work()`: `queue_work()` returns false, nothing is woken).
+/// `Simulation::leave()` takes the fields to the task and leaves none in the kernel. Fails with
+/// `Kernel::cpu()` ticking in any context, with the early return in `vmpressure_tree()` removed,
+/// or with `leave()` not clearing the kernel's fields.
+#[test]
+fn bound_worker_deferred_wait_is_charged_once_by_the_tasks_own_cpu_time_6_18() {
+    let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+                     [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let w = memcg(&s, "W");
+    {
+        let k = &mut s.kernel;
+        k.in_task = true;
+        k.vmpressure_work_run = Some(10_000);
+        k.eevdf_lag = 10_000_000;
+        k.slice_left = 1_000_000;
+        k.vmpressure_tree(w, 600);
+        assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000));
+        // (a) kswapd inside the quantum, then the timers' work between quanta: not the task's slice
+        k.in_kswapd = true;
+        let t0 = k.now;
+        k.cpu(1_200_000);
+        k.in_kswapd = false;
+        k.in_task = false;
+        k.cpu(1_200_000);
+        assert_eq!((k.now - t0, k.runq_ns, k.bound_worker_deferred, k.bound_worker_slice), (2_400_000, 0, 10_000, 1_000_000), "no wait charged outside the task");
+        // (b) pending, and a window finds the task ineligible: nothing more queued, nothing at once
+        k.in_task = true;
+        k.eevdf_lag = -10_000_000;
+        k.vmpressure_tree(w, 600);
+        assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000), "the work is still pending: queue_work() false");
+        let t1 = k.now;
+        k.cpu(1_200_000);
+        assert_eq!((k.runq_ns, k.now - t1, k.bound_worker_deferred), (10_000, 1_210_000, 0), "charged once at the slice's end");
+        // with none pending, an ineligible task waits at once as before
+        k.vmpressure_tree(w, 600);
+        assert_eq!((k.runq_ns, k.bound_worker_deferred), (20_000, 0));
+    }
+    // (c) leave() takes the pending wait to the task and leaves none in the kernel
+    s.enter(0);
+    s.kernel.bound_worker_deferred = 10_000;
+    s.kernel.bound_worker_slice = 1_000_000;
+    s.leave(0, 0);
+    assert_eq!((s.tasks[0].bound_worker_deferred, s.tasks[0].bound_worker_slice), (10_000, 1_000_000));
+    assert_eq!((s.kernel.bound_worker_deferred, s.kernel.bound_worker_slice), (0, 0), "none left in the kernel between quanta");
+    s.enter(0);
+    assert_eq!((s.kernel.bound_worker_deferred, s.kernel.bound_worker_slice), (10_000, 1_000_000), "the task's own back at enter()");
+}
+
+/// review50 L1: a task that sleeps drops the bound kworker's deferred wait (the kworker runs
+/// while it sleeps, kernel/sched/fair.c 6.18: it is the only entity left on the CPU) wherever it
+/// sleeps: here `mem_cgroup_handle_over_high()`'s penalty sleep (mm/memcontrol.c 6.1
+/// `schedule_timeout_killable(penalty_jiffies)`), as `Kernel::wait_until()` does for an I/O
+/// wait. Fails with the clear in memcontrol.rs removed (the wait charged after the sleep).
+#[test]
+fn memory_high_penalty_sleep_drops_the_deferred_bound_worker_wait_6_18() {
+    let mut s = sim("[scenario]\nname = \"hi\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v2\"\n\
+                     [cgroups.ct]\n\"memory.high\" = \"32M\"\n[tasks.t]\ncgroup = \"ct\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let m = memcg(&s, "ct");
+    s.enter(0);
+    let k = &mut s.kernel;
+    assert!(k.profile.memcg_high_delay, "6.18 sleeps over memory.high");
+    // 36M charged against the 32M high, nothing on the LRU to reclaim: the penalty sleep
+    k.memcgs.memcgs[m.idx()].counter.usage = 36 << 8;
+    k.nr_pages_over_high = 64;
+    k.bound_worker_deferred = 10_000;
+    k.bound_worker_slice = 1_000_000;
+    let t0 = k.now;
+    k.mem_cgroup_handle_over_high(m);
+    assert!(k.now - t0 > 4_000_000, "it slept the penalty: {} ns", k.now - t0);
+    assert_eq!(k.bound_worker_deferred, 0, "the kworker ran while it slept");
+    k.cpu(2_000_000);
+    assert_eq!(k.runq_ns, 0, "no wait after the sleep");
+}

@@ -46,5 +46,9 @@ for f in sys.argv[1:]:
         v.sort(); m = v[len(v)//2]
         print("   ", k, "n", len(v), "median prog/issued/dur", m, "mean prog", round(sum(x[0] for x in v)/len(v)), "mean issued", round(sum(x[1] for x in v)/len(v)), "mean dur", round(sum(x[2] for x in v)/len(v),1))
     sig = collections.Counter((r["issued"], r["prog"], r["fails"], r["inside6"], round(r["dur"], 2)) for r in R if 0 < r["prog"] < 20000)
-    print("   ramps whose exact cycle (pages issued, progress, failing reclaims, restart inside, duration to 10 us) recurs:",
+    # only ramps with 0 < progress < 20000 pages: "ramps N" above counts all, the passes' boundaries (progress
+    # negative, the next miss back at the file's start) with them (review50 L5)
+    print("   ramps whose exact cycle (pages issued, progress, failing reclaims, restart inside, duration to 10 us)"
+          " recurs (of the ramps with progress 1-19,999 pages; the others are the passes' boundaries, where the next"
+          " miss is back at the file's start):",
           sum(v for v in sig.values() if v > 1), "of", sum(sig.values()), f"({len(sig)} distinct)")

@@ -45,4 +45,6 @@ for f in sys.argv[1:]:
         inside = r["o6"] <= nxt["idx"] < r["o6"] + r["o6sz"]
         c[("order-8 held or not issued (alone)" if held else "order-8 let go at once (joined)",
            "next miss inside the order-6 window" if inside else "next miss past it")] += 1
-    print(f, "pass 1 ramps", len(ramps), "with the order-6 window let go at once:", dict(c))
+    # the counts are of the ramps with a next miss (len(ramps) - 1) whose order-6 window went at once (review50 L5)
+    print(f, "pass 1 ramps", len(ramps), f"({len(ramps) - 1} with a next miss in the pass);", sum(c.values()),
+          "of those with the order-6 window let go at once:", dict(c))
