@@ -18,11 +18,11 @@
 //!
 //! Modelled as 6.18's source has it (the bps rule; iops rules, the carryover of a limit change
 //! and hierarchical groups are not: the engine's throttled devices have one group with bps
-//! rules set once), with one era switch: before v6.15 `throtl_trim_slice()` trimmed every whole
-//! slice elapsed (`ThrotlGrp::trim_all`, profile `throtl_trim_keeps_one_slice`). The slice is
-//! A swap write (`REQ_SWAP`) is never queued from v6.3 (`bio_issue_as_root_blkg()` in
-//! `__blk_throtl_bio()`, profile `throtl_swap_in_debt`): charged and dispatched at once, the
-//! bios after it paying the debt ([`ThrotlGrp::throtl_bio_in_debt`]). The slice is
+//! rules set once), with two era switches: before v6.15 `throtl_trim_slice()` trimmed every whole
+//! slice elapsed (`ThrotlGrp::trim_all`, profile `throtl_trim_keeps_one_slice`), and from v6.3
+//! a swap write (`REQ_SWAP`) is never queued (`bio_issue_as_root_blkg()` in `__blk_throtl_bio()`,
+//! profile `throtl_swap_in_debt`): charged and dispatched at once, the bios after it paying the
+//! debt ([`ThrotlGrp::throtl_bio_in_debt`]). The slice is
 //! `HZ / 10` in every modelled era: 6.1's `HZ / 50` for non-rotational queues
 //! (`DFL_THROTL_SLICE_SSD`) applies only with `CONFIG_BLK_DEV_THROTTLING_LOW`, which Debian's
 //! 6.1 config leaves unset ("if no low limit, use previous default", `blk_throtl_register()`).
