@@ -600,8 +600,8 @@ impl Kernel {
     pub fn cpu(&mut self, ns: u64) {
         // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
         // the timers' work between quanta are other contexts (review50 M2)
-        if self.bound_worker_deferred > 0 && self.in_task && !self.in_kthread() {
-            self.bound_worker_tick(ns);
+        if self.bound_worker_deferred != 0 {
+            self.bound_worker_cpu(ns);
         }
         let from = self.now;
         self.sys_ns += ns;
@@ -782,6 +782,16 @@ impl Kernel {
         let p = std::mem::take(&mut self.loop_worker_pending);
         self.now += p;
         self.runq_ns += p;
+    }
+
+    /// [`Kernel::cpu`]'s `ns` with a deferred bound-kworker wait pending: the running task's own
+    /// CPU time only ([`Kernel::bound_worker_tick`]; kswapd's and the timers' are other contexts).
+    #[cold]
+    #[inline(never)]
+    fn bound_worker_cpu(&mut self, ns: Nanos) {
+        if self.in_task && !self.in_kthread() {
+            self.bound_worker_tick(ns);
+        }
     }
 
     /// `ns` of the running task's CPU time with a bound kworker queued behind it
