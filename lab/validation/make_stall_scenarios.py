@@ -633,8 +633,9 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # behind another's) no longer queued behind later ones: against the quiet set (validate --recorded, 2026-12-01
 # 01:05 UTC) 18 of 60 out (24 before). Hog 1 within on every metric but its elapsed time: pswpout 12,975 to 12,104
 # (+7.2%), anon 117.5 MiB to 118.2 (-0.6%), swap bytes -0.6%, file bytes and pgpgout in; elapsed 0.177 s to 0.251
-# (-29.4%): the twin's three tasks run at cfs_stretch 1.00 for hog 1's first 80 ms (runnable averages from 0,
-# sched.rs), where the kernel shares two CPUs between three reclaimers (with a 3-on-2 share from the start, a
+# (-29.4%): the twin's three tasks run at cfs_stretch 1.00 for hog 1's first 80 ms (their runnable averages start at
+# post_init_entity_util_avg()'s, half the spare capacity each, sched.rs post_init_runnable_avg(), under two CPUs'
+# worth together, and the engine's CFS share follows the averages), where the kernel shares two CPUs between three reclaimers (with a 3-on-2 share from the start, a
 # directional build, not kept: 0.234 s). Out: hog 1 and hog 2 elapsed, hog 2's file, anon, swap bytes, pswpout,
 # pgfault/pgpgout; the copy's pgfault/pgpgout and pswpin; the probe's q2, max90, max, pgfault/pgpgout, anon, pswpin.
 # Pending.
