@@ -1130,6 +1130,21 @@ fn vmpressure_tree_schedules_the_work_every_512_pages_scanned_6_18() {
     assert_eq!((k.runq_ns, k.vmpressure_tree_scanned[w.idx()]), (20_000, 0), "kswapd: the work runs, no task waits");
 }
 
+/// A 6.18 machine whose task, in v1 memcg W (returned), runs in task context, eligible (lag 10 ms)
+/// with 1 ms of its protected slice left, and its memcg's vmpressure work takes 10 us: the set-up
+/// of the deferred bound-kworker wait's tests.
+fn eligible_vmpressure_task() -> (crate::sched::Simulation, MemcgId) {
+    let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
+                     [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
+    let w = memcg(&s, "W");
+    let k = &mut s.kernel;
+    k.in_task = true;
+    k.vmpressure_work_run = Some(10_000);
+    k.eevdf_lag = 10_000_000;
+    k.slice_left = 1_000_000;
+    (s, w)
+}
+
 /// review49 L1: a bound kworker that does not take an eligible task's CPU at once still runs on
 /// that CPU before the task runs on (kernel/sched/fair.c 6.18 `check_preempt_wakeup_fair()` leaves
 /// it queued; `update_curr()` reschedules the task when its protected slice is over with
@@ -1150,14 +1165,8 @@ fn bound_worker_waits_at_the_protected_slices_end_when_the_task_is_eligible_6_18
     assert_eq!(bound_worker_deferred(&p618, S / 4, 2, 5_300_000, 11_000), 0, "ineligible: the wait is at once");
     assert_eq!(bound_worker_deferred(&p("linux-6.1"), 0, 2, 10_000_000, 11_000), 0, "CFS: at once");
 
-    let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
-                     [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
-    let w = memcg(&s, "W");
+    let (mut s, w) = eligible_vmpressure_task();
     let k = &mut s.kernel;
-    k.in_task = true;
-    k.vmpressure_work_run = Some(10_000);
-    k.eevdf_lag = 10_000_000;
-    k.slice_left = 1_000_000;
     k.vmpressure_tree(w, 600);
     assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000), "eligible: it keeps its CPU, the run pending");
     k.vmpressure_tree(w, 600);
@@ -1218,15 +1227,9 @@ fn vmpressure_work_takes_the_reclaiming_writers_cpu_a_window_at_a_time_6_18() {
 /// or with `leave()` not clearing the kernel's fields.
 #[test]
 fn bound_worker_deferred_wait_is_charged_once_by_the_tasks_own_cpu_time_6_18() {
-    let mut s = sim("[scenario]\nname = \"vmp\"\n[machine]\nram = \"1G\"\n[kernel]\nprofile = \"linux-6.18\"\ncgroup = \"v1\"\n\
-                     [cgroups.W]\n\"memory.limit_in_bytes\" = \"32M\"\n[tasks.t]\ncgroup = \"W\"\nops = [{ op = \"sleep\", duration = \"1ms\" }]\n");
-    let w = memcg(&s, "W");
+    let (mut s, w) = eligible_vmpressure_task();
     {
         let k = &mut s.kernel;
-        k.in_task = true;
-        k.vmpressure_work_run = Some(10_000);
-        k.eevdf_lag = 10_000_000;
-        k.slice_left = 1_000_000;
         k.vmpressure_tree(w, 600);
         assert_eq!((k.runq_ns, k.bound_worker_deferred), (0, 10_000));
         // (a) kswapd inside the quantum, then the timers' work between quanta: not the task's slice
