@@ -309,10 +309,10 @@ def device_window_from(text: str, min_bytes: int = DEVICE_MIN_BYTES) -> dict:
     LONE_WINDOWS_MIN periods that are one 8 MiB window issued at once and nothing else
     ([`_lone_window`]), also their median span, `device_lone_window_ns` (and how many,
     `device_lone_windows`, and every one of their spans, sorted, `device_lone_window_spans_ns`:
-    recorded, not given; trio21e, large-folios.md "a locked cycle": the kernel's lone windows
-    spread, p10-p90 0.84-1.08 of their median rate in the quiet v669 traces, and a twin given one
-    rate for all of them locks into a periodic orbit, so a rule that gives the spread needs each
-    run's own). ValueError, saying why, with fewer than `min_bytes` read."""
+    trio21e, large-folios.md "a locked cycle": the kernel's lone windows spread, p10-p90 0.84-1.08
+    of their median rate in the quiet v669 traces, and a twin given one rate for all of them locks
+    into a periodic orbit; validate gives them as `machine.loop_read_window_spans`, the device's
+    read batches, lab/validation/spans-rule.md 1). ValueError, saying why, with fewer than `min_bytes` read."""
     issued, reqs = {}, []
     for line in text.splitlines():
         m = RQ_LINE.match(line)

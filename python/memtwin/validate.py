@@ -899,7 +899,9 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
     rule), or, where the recording has it, the run's lone 8 MiB windows (`device_lone_window_ns`:
     the busy periods of one window and nothing else; lab/validation/lone-window-rule.md: HwQueue's
     shared rate is the transfer rate, the whole-run window also holds the latency and segment costs
-    the engine adds itself); `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
+    the engine adds itself) and beside it, where the recording has them, those windows one by one
+    (`device_lone_window_spans_ns` as `machine.loop_read_window_spans`: the device's read batches,
+    one drawn per busy period, lab/validation/spans-rule.md 1); `machine.anon_fault_ns`, `clear_page_ns`, `zap_page_ns` as measured (hostcal23: the
     first-touch fault, its clearing, munmap, per 4 KiB; hostcal.rs sets CpuCost's anon_fault,
     clear_page, zap_page). The two older windows are checked when present and not given: the O_DIRECT window
     (`loop_read_window_ns`, 3.9-23 ms at load 7-16 where the scenarios' windows take 1.5-2.4) is
@@ -950,6 +952,13 @@ def recorded_host_cost(real: dict, where: Optional[str] = None, which: str = "th
             if lone is not None and not ok(lone):
                 raise bad("device_lone_window_ns", lone)
             sets.append(f'machine.loop_read_window="{lone or v}ns"')
+            spans = hc.get("device_lone_window_spans_ns")
+            if lone is not None and spans is not None:
+                if not isinstance(spans, list) or not spans or not all(ok(x) for x in spans):
+                    raise bad("device_lone_window_spans_ns", spans)
+                # spans21 (lab/validation/spans-rule.md 1): the run's lone windows one by one, the
+                # device's read batches, one drawn per busy period from the boot seed
+                sets.append("machine.loop_read_window_spans=[" + ", ".join(f'"{x}ns"' for x in spans) + "]")
         elif key in ("anon_fault_ns", "clear_page_ns", "zap_page_ns"):
             sets.append(f"machine.{key}={v}")
     return sets
@@ -987,18 +996,26 @@ def _host_cost(real: Optional[dict]):
 def one_window_kind(reals: list) -> list:
     """A set's recordings as their device windows are given (review49 M2, lone-window-rule.md 1): the
     lone 8 MiB window only where every recording of the set has one, else the whole-run window for
-    all (copies without `device_lone_window_ns`), so that one median never mixes the two."""
+    all (copies without `device_lone_window_ns`), so that one median never mixes the two; likewise
+    the lone windows one by one (`device_lone_window_spans_ns`, spans-rule.md 1) only where every
+    recording given the lone window has them, else none (copies without them)."""
     def hc(r):
         c = _host_cost(r)
         return c if isinstance(c, dict) else {}
 
-    if all("device_lone_window_ns" in hc(r) for r in reals) or not any("device_lone_window_ns" in hc(r) for r in reals):
+    drop = []
+    if not all("device_lone_window_ns" in hc(r) for r in reals):
+        drop = ["device_lone_window_ns", "device_lone_window_spans_ns"]
+    elif not all("device_lone_window_spans_ns" in hc(r) for r in reals):
+        drop = ["device_lone_window_spans_ns"]
+    if not any(k in hc(r) for r in reals for k in drop):
         return reals
     out = []
     for r in reals:
-        if "device_lone_window_ns" in hc(r):
+        if any(k in hc(r) for k in drop):
             r = json.loads(json.dumps(r))
-            hc(r).pop("device_lone_window_ns")
+            for k in drop:
+                hc(r).pop(k, None)
         out.append(r)
     return out
 

@@ -384,3 +384,46 @@ def test_a_set_takes_the_lone_window_only_where_every_recording_has_one():
     assert "device_lone_window_ns" in with_lone["real"]["machine"]["host_cost"]
     both = one_window_kind([with_lone, with_lone])
     assert [recorded_host_cost(r)[-1] for r in both] == ['machine.loop_read_window="3200000ns"'] * 2
+
+
+def test_a_recordings_lone_window_spans_are_given_as_the_devices_batches():
+    """spans21 (lab/validation/spans-rule.md 1): a recording with its lone 8 MiB windows one by one
+    (hostcal's `device_lone_window_spans_ns`) is given them beside their median, as
+    `machine.loop_read_window_spans`, in the recorded order; the engine makes each a read batch of the
+    loop device (hostcal.rs `window_read_bw()`, blkdev.rs `HwQueue::shared_bw()`'s draw per busy
+    period), so two runs at the same median but other spans read differently; spans without the
+    lone median are not given; a malformed list is refused, naming the recording and the fix."""
+    base = {"device_window_ns": 4000000, "device_lone_window_ns": 3200000, "device_lone_windows": 3}
+    spans = [2900000, 3200000, 3900000]
+    assert recorded_host_cost(rec({**base, "device_lone_window_spans_ns": spans})) == [
+        'machine.loop_read_window="3200000ns"', 'machine.loop_read_window_spans=["2900000ns", "3200000ns", "3900000ns"]']
+    assert recorded_host_cost(rec({"device_window_ns": 4000000, "device_lone_window_spans_ns": spans})) == ['machine.loop_read_window="4000000ns"']
+    for badv in ([], [0], "3ms", [3200000, -1], [True]):
+        with pytest.raises(memtwin.ScenarioError) as e:
+            recorded_host_cost(rec({**base, "device_lone_window_spans_ns": badv}), "s.toml", "recording 2 of the set")
+        assert "recording 2 of the set: real.machine.host_cost.device_lone_window_spans_ns" in str(e.value) and "re-record" in str(e.value)
+    # the engine takes them: the 256M cat on the host scenario, the one median with two spreads
+    scn = memtwin.load(os.path.join(ROOT, "scenarios", "validation", "host-ext4-tight-ra8192.toml"))
+    at = lambda hc: memtwin.run(scn, sets=["kernel.boot_seed=0"] + recorded_host_cost(rec(hc))).to_json()["steps"][0]["metrics"]["read_bytes"]
+    one = at(base)
+    assert at({**base, "device_lone_window_spans_ns": [3200000] * 3}) == one  # every batch at the median's rate: as before
+    assert at({**base, "device_lone_window_spans_ns": [1600000, 3200000, 6400000]}) != one
+
+
+def test_a_set_takes_the_spans_only_where_every_recording_has_them():
+    """spans-rule.md 1 (as review49 M2 for the median): a set whose recordings do not all have their
+    lone windows one by one gives none of them the spans (each keeps its lone median); where one lacks
+    the lone median too, every run gets its whole-run window and no spans; the recordings themselves
+    are not changed."""
+    from memtwin.validate import one_window_kind
+
+    spans = {"device_window_ns": 4000000, "device_lone_window_ns": 3200000, "device_lone_window_spans_ns": [3100000, 3200000, 3300000]}
+    lone = {"device_window_ns": 3900000, "device_lone_window_ns": 3000000}
+    whole = {"device_window_ns": 3800000}
+    both = one_window_kind([rec(spans), rec(spans)])
+    assert [len(recorded_host_cost(r)) for r in both] == [2, 2]
+    mixed = one_window_kind([rec(spans), rec(lone)])
+    assert [recorded_host_cost(r) for r in mixed] == [['machine.loop_read_window="3200000ns"'], ['machine.loop_read_window="3000000ns"']]
+    none = one_window_kind([rec(spans), rec(whole)])
+    assert [recorded_host_cost(r) for r in none] == [['machine.loop_read_window="4000000ns"'], ['machine.loop_read_window="3800000ns"']]
+    assert "device_lone_window_spans_ns" in spans

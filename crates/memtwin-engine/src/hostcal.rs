@@ -22,6 +22,11 @@
 //!   [`crate::blkdev::HwQueue::dispatch`], which starts a request at its release; the loop
 //!   worker's wake-up is inside it, which the engine has no separate term for on the host (no
 //!   `worker_wakeup_latency` is given for host recordings), so the bandwidth holds it.
+//! - `loop_read_window_spans` (spans21, lab/validation/spans-rule.md): the run's lone 8 MiB windows
+//!   one by one (`device_lone_window_spans_ns`: hostcal.py `device_window_from()`'s busy periods of
+//!   one window issued at once and nothing else), each turned into a rate as the window is; the
+//!   rates are the loop device's read batches, drawn one per busy period
+//!   ([`crate::blkdev::HwQueue::read_bw_batches`]), the device's spread instead of one rate.
 //! - `anon_fault_ns`, `clear_page_ns`, `zap_page_ns` (hostcal23, issues 21/23): the anonymous
 //!   memory paths of an `mmap_probe` round (mmap, one first-touch fault per base page, munmap),
 //!   by M11/M12's method (lab/measurements/anon_fault_cost.py, shortened: the 10th percentile of
@@ -60,6 +65,13 @@ pub struct HostCost {
     /// every recording of the set has them (`device_lone_window_ns`, lab/validation/lone-window-rule.md),
     /// else its busy time per 8 MiB over the run (`device_window_ns`).
     pub loop_read_window: Option<u64>,
+    /// ns of each of a run's lone 8 MiB windows (`[machine] loop_read_window_spans`; a host
+    /// recording's `device_lone_window_spans_ns`, lab/validation/spans-rule.md): each becomes a read
+    /// rate by [`window_read_bw`] and the rates the device's read batches
+    /// ([`crate::blkdev::HwQueue::read_bw_batches`], one drawn per busy period), the spread of the
+    /// device's own rate (trio21e: p10-p90 0.84-1.08 of the median in the quiet v669 traces). Empty:
+    /// `loop_read_window`'s one rate for every batch.
+    pub loop_read_window_spans: Vec<u64>,
     /// ns a task waits when the loop device's kworker its read woke takes its CPU (`[machine]
     /// loop_worker_run`, review48 M1: not the work item's own run, drivers/block/loop.c 6.18
     /// `loop_rootcg_workfn()` from workqueue_execute_start to _end, 59.9 us mean and bimodal in

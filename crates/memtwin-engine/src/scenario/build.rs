@@ -1060,6 +1060,22 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                     }
                     host_window_loc = Some(v.loc.clone());
                 }
+                // spans21 (lab/validation/spans-rule.md): the run's lone 8 MiB windows one by one,
+                // the device's read batches (applied with loop_read_window below).
+                if let Some(v) = t.get("loop_read_window_spans") {
+                    let fix = "write the loop device's measured lone 8 MiB windows, such as [\"3133us\", \"3440us\"] (memtwin real --on host records them as real.machine.host_cost.device_lone_window_spans_ns)";
+                    let spans = sample_array(cx, v, "machine.loop_read_window_spans", "durations", fix, |cx, it| match get_duration(cx, it, "a machine.loop_read_window_spans span") {
+                        Some(d) if !(10_000..=10_000_000_000).contains(&d) => {
+                            cx.err(&it.loc, format!("a machine.loop_read_window_spans span is {d} ns, outside 10us to 10s for an 8 MiB read"), fix);
+                            None
+                        }
+                        d => d,
+                    });
+                    machine.host_cost.loop_read_window_spans = spans;
+                    if host_window_loc.is_none() {
+                        cx.err(&v.loc, "machine.loop_read_window_spans without machine.loop_read_window", "give the spans' median as machine.loop_read_window beside them (validate gives both from a recording: device_lone_window_ns and device_lone_window_spans_ns)");
+                    }
+                }
                 // The loop device's work item's run and the runner's sampler (kwork23,
                 // crate::sched::loop_worker_wait): what a reader waits when the loop worker its
                 // read woke takes its CPU.
@@ -1122,7 +1138,7 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
                         None => {}
                     }
                 }
-                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "loop_worker_run", "vmpressure_work_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
+                t.finish(cx, &["ram", "cpus", "nodes", "node_reserved", "dma32", "swap", "swap_device", "zswap", "kernel_reserved", "boot_percpu", "boot_slab", "boot_used", "boot_superblocks", "fs", "fs_features", "cpu_slowdown", "copy_slowdown", "wakeup_latency", "kworker_wakeup_latency", "vcpu_stall", "vcpu_stall_interval", "background_runnable", "sched_autogroup", "background_entities", "background_own_group", "read_large_folio_ns", "reclaim_call_ns", "loop_read_window", "loop_read_window_spans", "loop_worker_run", "vmpressure_work_run", "runner_sampler", "anon_fault_ns", "clear_page_ns", "zap_page_ns", "submit_io_slowdown", "nonmovable_free"]);
             }
         }
         None => cx.err(&doc.loc, "the scenario has no [machine] table", "add [machine] with ram = \"16G\" and cpus = 8"),
@@ -1307,10 +1323,18 @@ fn extract(cx: &mut Cx, doc: &Node, variant: Option<&str>, declared: &[(String, 
             let (msk, name) = (d.max_sectors_kb, d.name.clone());
             if let Some(h) = d.hw.as_mut() {
                 match crate::hostcal::window_read_bw(w, msk, h.request_cost) {
-                    // the recording's own window stands for every batch of its run
+                    // the recording's own window stands for every batch of its run, or, where the
+                    // run's lone windows are given one by one (spans-rule.md), its batches draw
+                    // from their rates
                     Some(bw) => {
                         h.bw[0] = bw;
                         h.read_bw_batches.clear();
+                        for &span in &machine.host_cost.loop_read_window_spans {
+                            match crate::hostcal::window_read_bw(span, msk, h.request_cost) {
+                                Some(b) => h.read_bw_batches.push(b),
+                                None => cx.err(loc, format!("a machine.loop_read_window_spans span is {span} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (the loop device's time for an 8 MiB read) and the device's request_cost"),
+                            }
+                        }
                     }
                     None => cx.err(loc, format!("machine.loop_read_window is {w} ns, no longer than the request_cost of [devices.{name}]'s requests for 8 MiB"), "check the measurement (the loop device's time for an 8 MiB read) and the device's request_cost"),
                 }

@@ -130,6 +130,49 @@ fn loop_read_window_sets_the_loop_devices_shared_read_bandwidth() {
     assert_eq!(bw(""), [3_300_000_000, 3_400_000_000]);
 }
 
+/// `[machine] loop_read_window_spans` (spans21, lab/validation/spans-rule.md 1): a run's lone
+/// 8 MiB windows one by one become the loop device's read batches, each span's rate by the
+/// window's own rule (8 MiB / (span - 7 x 13 us)), in the order given (the draw is
+/// `HwQueue::shared_bw()`'s, one per busy period from the boot seed); the median window stays
+/// the shared rate `bw[0]`; without spans the window clears the batches (one rate for all, the
+/// engine before spans21); a device's own `queue_read_bw_batches` are replaced by the spans'.
+#[test]
+fn loop_read_window_spans_become_the_loop_devices_read_batches() {
+    let hw = |m: &str| {
+        let scn = crate::Document::from_toml("s.toml", &host_toml(m)).unwrap().resolve(None, &[]).unwrap();
+        let h = scn.devices[0].hw.clone().unwrap();
+        (h.bw, h.read_bw_batches)
+    };
+    let r = |ns| window_read_bw(ns, 1280, 13_000).unwrap();
+    let (bw, batches) = hw("loop_read_window = \"3200us\"\nloop_read_window_spans = [\"3000us\", \"3200us\", \"3900us\"]");
+    assert_eq!(bw, [r(3_200_000), 3_400_000_000]);
+    assert_eq!(batches, vec![r(3_000_000), r(3_200_000), r(3_900_000)]);
+    assert_eq!(hw("loop_read_window = \"3200us\"").1, Vec::<u64>::new());
+    // a simulation built from them draws from the spans' rates
+    let s = host("loop_read_window = \"3200us\"\nloop_read_window_spans = [\"3000us\", \"3900us\"]");
+    assert_eq!(s.kernel.devices[0].hw.as_ref().unwrap().read_bw_batches, vec![r(3_000_000), r(3_900_000)]);
+}
+
+/// Bad `[machine] loop_read_window_spans`: not an array, empty, a span that is no duration or out
+/// of range, a span no longer than the requests' costs, spans without their median window.
+#[test]
+fn bad_loop_read_window_spans_are_refused_with_the_fix() {
+    for (m, want) in [
+        ("loop_read_window = \"3ms\"\nloop_read_window_spans = \"3ms\"", "machine.loop_read_window_spans must be an array of durations"),
+        ("loop_read_window = \"3ms\"\nloop_read_window_spans = []", "machine.loop_read_window_spans is empty"),
+        ("loop_read_window = \"3ms\"\nloop_read_window_spans = [3000000]", "a machine.loop_read_window_spans span must be a duration string"),
+        ("loop_read_window = \"3ms\"\nloop_read_window_spans = [\"1us\"]", "span is 1000 ns, outside 10us to 10s"),
+        ("loop_read_window = \"3ms\"\nloop_read_window_spans = [\"3ms\", \"50us\"]", "span is 50000 ns, no longer than the request_cost"),
+        ("loop_read_window_spans = [\"3ms\"]", "machine.loop_read_window_spans without machine.loop_read_window"),
+    ] {
+        let toml = host_toml(m);
+        let e = crate::Document::from_toml("s.toml", &toml).unwrap().resolve(None, &[]).unwrap_err().to_string();
+        assert!(e.contains(want), "{m}: {e}");
+        assert!(e.contains("s.toml:"), "{m}: the place: {e}");
+        assert!(e.contains("fix: "), "{m}: the fix: {e}");
+    }
+}
+
 /// Bad values of the three keys: an error that names the key and says what to write.
 #[test]
 fn bad_host_cost_values_are_refused_with_the_fix() {
