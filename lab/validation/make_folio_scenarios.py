@@ -374,14 +374,23 @@ V669S_NOTES = {
                                         "# -0.3/+3.2/+0.7), but not robust: the spans scaled 0.97 +8.5/+3.5/-1.7, 0.98 +14.1/-2.9/-1.7 (out), 0.99\n"
                                         "# +3.7/+0.6/+0.3, 1.01 -4.6/-4.2/+2.9, 1.02 -0.1/+2.8/-9.6, 1.03 -5.5/-2.0/-10.03 (out, pass 3). Every other\n"
                                         "# metric within at each. For information (not deciding): the 24 runs of seeds 0-23, +2.1/-1.1/-3.1.\n"
-                                        "# Against the v669l set at its lone median alone pass 1 was -10.7%: the spread and the set close that gap.\n"),
+                                        "# Against the v669l set at its lone median alone pass 1 was -10.7%: the spread and the set close that gap.\n"
+                                        "# The run that reads most (recording 4's, 1451 MB against the kernel's 1061) is the 1G's kind (trio21f,\n"
+                                        "# large-folios.md \"The twin's high runs\"): five of six recordings have no reclaim_call_ns (the profile's 748).\n"),
     "host-ext4-seq-tight-1g-ra8192": ("# PENDING (spans21, 2026-12-01): out at validate's inputs, read_bytes +10.7/+5.6/+2.5% a pass (pass 1 out;\n"
                                       "# the kernel's medians 2487/2606/2590 MB); seed blocks 6-11 +4.2/-0.2/+3.2, 12-17 +11.3/+0.1/+1.3 (out),\n"
                                       "# 18-23 +3.8/+2.2/+1.0; the spans scaled 0.97 +8.8/+8.9/+4.2, 0.98 +10.1/+5.0/+3.3 (out), 0.99\n"
                                       "# +6.5/+1.0/+7.8, 1.01 +5.2/+0.9/+1.4, 1.02 +1.8/-7.0/+0.0, 1.03 +3.5/-4.3/-0.4. Every other metric within at\n"
                                       "# each. For information (not deciding): the 24 runs of seeds 0-23, +6.2/+1.9/+2.5. The step of the locked\n"
                                       "# cycle is gone (x0.97-1.03 move pass 1 by +1.8..+10.1, not -11.6..+14.8 as at the lone median); pass 1\n"
-                                      "# sits 4-11% high.\n"),
+                                      "# sits 4-11% high.\n"
+                                      "# The high runs (trio21f, large-folios.md \"The twin's high runs\"): the alone cycles' restart inside the\n"
+                                      "# order-6 window (evicted unread by the order-0 fallback's charges), decided, in the twin as in the kernel's\n"
+                                      "# traces, by the window's completion against the end of the fallback's failing-reclaim pair (~3 ms); each\n"
+                                      "# run's failing reclaims last its recording's calibrated reclaim_call_ns, and pass 1 follows it (recording 4\n"
+                                      "# at 1105 ns: 3028-3195 MB at its four seeds, 2472-2765 given recording 1's 675; recording 6 at 542:\n"
+                                      "# 2232-2435, 3063-3317 given 1105) where the kernel's runs do not (2660 and 2522). Refuted: a cycle kind the\n"
+                                      "# kernel lacks (each kind costs the same); the device spans' draw as the main spread.\n"),
     "host-ext4-tight-ra8192": ("# In scenarios/validation (spans21, 2026-12-01): within and robust against this set: read_bytes -4.1% (the\n"
                                "# kernel's median 601 MB) at validate's inputs and at every seed block; the spans scaled 0.97 -4.1, 0.98 -1.8,\n"
                                "# 0.99/1.01/1.02/1.03 -4.1. Every other metric within at each.\n"),
