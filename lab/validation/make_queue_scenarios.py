@@ -794,6 +794,18 @@ LOOP_WORKER_RUN_QUIET = "27us"
 VMPRESSURE_WORK_RUN = "11us"
 
 
+# The write completion's work that wakes a reclaiming writer (wake23, sched.rs end_io_wakee_wait, kernel.rs
+# woken_by_end_io): fs/ext4/page-io.c ext4_end_io_rsv_work() on the unbound ext4-rsv-conversion workqueue ends the
+# writeback of the writer's folios (written as unwritten extents: delayed allocation with dioread_nolock) and wakes
+# its folio_wait_writeback() and reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK) sleeps. Its runs from
+# workqueue_execute_start to _end in the lead's traced recording of host-queue-rw-seq none (q3, 2026-11-30 21:11,
+# v669, quiet as above; lab/validation/trace-idle-wait-1130/q3-rwseq-none/bt.out @wq_run_ns[ext4_end_io_rsv_work]):
+# 128 runs, 358,617 ns mean. The work's own run, not the writer's waits behind it (wakers-1201q has those: 248-473 us
+# median a wait, not used here); given to the idle sets with a writer on KWORKER_BUILD. A trace, not the validation
+# recordings.
+END_IO_WORK_RUN = "359us"
+
+
 # The build the kworker figures above were traced on (review49 M1): LOOP_WORKER_RUN (loaded), LOOP_WORKER_RUN_QUIET
 # and VMPRESSURE_WORK_RUN are 6.18.44-fc-v669's, given only to sets recorded on that build (the read-msk-idle,
 # read-ra128-idle and rw-msk idle sets are v782's: no kworker figure, the engine's wait before kwork23 there).
@@ -931,6 +943,9 @@ cgroup = "R"
                 body += f"machine.loop_worker_run = \"{LOOP_WORKER_RUN_QUIET if is_idle(name) else LOOP_WORKER_RUN}\"\n"
                 # the memcg's vmpressure work on a reclaiming writer's CPU (kwork23c, VMPRESSURE_WORK_RUN)
                 body += f"machine.vmpressure_work_run = \"{VMPRESSURE_WORK_RUN}\"\n"
+                if writer and is_idle(name):
+                    # the write completion's work that wakes the writer (wake23, END_IO_WORK_RUN): a quiet figure
+                    body += f"machine.end_io_work_run = \"{END_IO_WORK_RUN}\"\n"
                 body += f"machine.runner_sampler = {sorted(sm)[len(sm) // 2]:.3f}  # the set's: " + ", ".join(f"{x:.3f}" for x in sm) + "\n"
     runs = recorded_runs(name) or [f"real/{name}.json"]
     body += "\n[validation]\nrecorded = [" + ", ".join(f'"{r}"' for r in runs) + ']\non = "host"\n\n[validation.tolerance]\n'
