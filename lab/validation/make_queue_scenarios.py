@@ -350,8 +350,8 @@ V669_RESULT = {
         "seed block and scaling. The v669 host's writer takes 0.27-0.42 s where v782's took 0.16-0.17 s (LOOP23_RW's",
         "'likely the machine build's' holds in part: +111.6/+96.3% against v782, +54.9/+29.1% against v669).",
         "sched.run_delay_s known out (IDLE_WAIT_WHY). Still pending. wake23 (machine.end_io_work_run): the writer's",
-        "sched.run_delay_s 5.0 -> 64.6 and 5.1 -> 70.2 ms (engine medians 94.9 and 103.1 ms against 57.8 and 55.3: OUT the",
-        "other way, +64.3% and +86.5%): the engine's unthrottled writer sleeps in reclaim_throttle() about 451 times, the",
+        "sched.run_delay_s (validate's engine median) 5.0 -> 94.9 and 5.0 -> 103.1 ms against 57.8 and 55.3 (OUT the other",
+        "way, +64.3% and +86.5%): the engine's unthrottled writer sleeps in reclaim_throttle() about 451 times, the",
         "host's 12-23 (host-queue-rw-wbt-unthrottled's note), each woken by the completion's work.",
     ],
     "host-queue-rw-wbt-unthrottled": [
@@ -360,8 +360,8 @@ V669_RESULT = {
         "(0.3652-0.4442 s, engine 0.4720 s, +9.1%); both outs at every seed block and scaling. On v669 the host's writer",
         "takes about the same with blk-wbt and without (medians 0.341 and 0.322 s), where the engine's blk-wbt holds it",
         "to 0.45 s and without it writes in 0.19 s. sched.run_delay_s known out (IDLE_WAIT_WHY). Still pending.",
-        "wake23 (machine.end_io_work_run, sched.rs end_io_wakee_wait): the writer's sched.run_delay_s 5.0 -> 53.2 ms",
-        "(wbt-2000, median of the engine runs 92.7 ms: +85.5%) and 5.1 -> 35.2 ms (wbt-0, -15.3% against 41.5 ms: WITHIN,",
+        "wake23 (machine.end_io_work_run, sched.rs end_io_wakee_wait): the writer's sched.run_delay_s (validate's engine",
+        "median) 5.0 -> 92.7 ms (wbt-2000, +85.5% against 50.0 ms) and 5.1 -> 35.2 ms (wbt-0, -15.3% against 41.5 ms: WITHIN,"
         "its known out dropped as validate requires, WAIT_WITHIN). Not evidence: the engine's unthrottled writer sleeps in",
         "reclaim_throttle() about 451 times where the host's sleeps 12-23 (the note above), each woken by the completion's",
         "work, and lands behind it at the mean-count share (0.27) where the traced throttled writers land there at about",
