@@ -909,7 +909,9 @@ impl Kernel {
     /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::ttwu_fair_wait`] of the
     /// sleep's length and the task's EEVDF lag, `crate::sched::BusyRq::wakeup`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
     /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
-    /// new slice ([`Kernel::slice_left`]).
+    /// new slice ([`Kernel::slice_left`]); a sleep a write completion ends
+    /// ([`Kernel::woken_by_end_io`]) then waits behind the completion's kworker too (wake23,
+    /// [`crate::sched::end_io_wakee_wait`]).
     #[inline]
     pub fn wait_until(&mut self, t: Nanos) {
         // a wait for an I/O never queued (wb_done's Nanos::MAX placeholder) would walk the timers to
