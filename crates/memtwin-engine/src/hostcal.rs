@@ -90,6 +90,14 @@ pub struct HostCost {
     /// the task's waits behind kernel threads only; [`crate::sched::bound_worker_wait`]). None:
     /// the work never takes the task's CPU (the engine before kwork23c).
     pub vmpressure_work_run: Option<u64>,
+    /// ns of the write completion's work on its kworker's CPU after it wakes a task (`[machine]
+    /// end_io_work_run`, wake23: fs/ext4/page-io.c `ext4_end_io_rsv_work()`, whose
+    /// `folio_end_writeback()` calls wake the tasks in `folio_wait_writeback()` and
+    /// `reclaim_throttle(VMSCAN_THROTTLE_WRITEBACK)`; its runs from workqueue_execute_start to _end,
+    /// traced by lab/validation/trace_idle_wait.bt beside a writer, make_queue_scenarios.py
+    /// END_IO_WORK_RUN; [`crate::sched::end_io_wakee_wait`]). None: the woken task never waits
+    /// behind it (the engine before wake23).
+    pub end_io_work_run: Option<u64>,
     /// The runner's own run-queue sampler's CPU (`[machine] runner_sampler`, units of
     /// [`crate::kernel::SCHED_CAPACITY_SCALE`]: CPUs; `memtwin real --on host` records its CPU time,
     /// real.machine.runq_sampler.cpu_s, over the tasks' run): a runnable entity on the CPUs

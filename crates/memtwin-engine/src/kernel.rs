@@ -197,6 +197,13 @@ pub struct Kernel {
     /// CPU time the running task has left of its protected slice while
     /// [`Kernel::bound_worker_deferred`] is pending ([`Kernel::bound_worker_tick`]).
     pub bound_worker_slice: Nanos,
+    /// The run of the write completion's work after it wakes a task (`[machine] end_io_work_run`,
+    /// [`crate::hostcal::HostCost::end_io_work_run`], wake23): what a task woken by it waits when
+    /// it lands on the kworker's CPU ([`crate::sched::end_io_wakee_wait`]); None: never.
+    pub end_io_work_run: Option<Nanos>,
+    /// The running task's sleep about to start ([`Kernel::wait_until`]) is ended by a write
+    /// completion's `folio_end_writeback()` (set by [`Kernel::woken_by_end_io`], taken by the sleep).
+    pub end_io_wake: bool,
     /// Each memcg's `vmpr->tree_scanned` (mm/vmpressure.c), by memcg index, grown as memcgs
     /// reclaim ([`Kernel::vmpressure_tree`]); empty without [`Kernel::vmpressure_work_run`].
     pub vmpressure_tree_scanned: Vec<u64>,
@@ -494,6 +501,8 @@ impl Kernel {
             bound_worker_deferred: 0,
             bound_worker_slice: 0,
             vmpressure_work_run: None,
+            end_io_work_run: None,
+            end_io_wake: false,
             vmpressure_tree_scanned: Vec::new(),
             in_task: false,
             task_load_sum: 0,
@@ -865,11 +874,44 @@ impl Kernel {
         }
     }
 
+    /// The running task's next sleep, until `t`, is ended by a write completion, not by its
+    /// timeout (`timeout`: the time its `schedule_timeout()` would wake it; `Nanos::MAX` for a sleep
+    /// with none): wake23, the callers of `folio_wait_writeback()` and `reclaim_throttle(pgdat,
+    /// VMSCAN_THROTTLE_WRITEBACK)` (mm/vmscan.c 6.1 and 6.18). The completion's work wakes it
+    /// (`folio_end_writeback()` in ext4's `ext4_end_io_rsv_work()`, [`crate::sched::end_io_wakee_wait`])
+    /// and [`Kernel::wait_until`] adds the wait behind that kworker. Only with `[machine]
+    /// end_io_work_run`; the flag lasts for that one sleep (the caller clears it after:
+    /// [`Kernel::end_io_wake_done`]).
+    #[inline]
+    pub fn woken_by_end_io(&mut self, t: Nanos, timeout: Nanos) {
+        self.end_io_wake = self.end_io_work_run.is_some() && t < timeout;
+    }
+
+    /// The sleep [`Kernel::woken_by_end_io`] announced is over (or never began: a folio whose
+    /// writeback ended first, a task already unwinding): the flag goes.
+    #[inline]
+    pub fn end_io_wake_done(&mut self) {
+        self.end_io_wake = false;
+    }
+
+    /// The wait behind the completion's kworker of a task it woke ([`crate::sched::end_io_wakee_wait`]
+    /// at the task's lag), schedstat's `run_delay`, for [`Kernel::wait_until`].
+    #[cold]
+    #[inline(never)]
+    fn end_io_woken(&mut self) {
+        let Some(run) = self.end_io_work_run else { return };
+        let w = crate::sched::end_io_wakee_wait(&self.profile, self.bg_load + self.runner_sampler, self.nr_cpu_ids, self.eevdf_lag, run);
+        self.now += w;
+        self.runq_ns += w;
+    }
+
     /// Block the running context until `t` (I/O wait). A task woken beside the machine's
     /// background ([`Kernel::bg_load`]) then waits for a CPU ([`Kernel::ttwu_fair_wait`] of the
     /// sleep's length and the task's EEVDF lag, `crate::sched::BusyRq::wakeup`: `ttwu_do_activate()` -> `enqueue_task_fair()` ->
     /// `place_entity()`, `check_preempt_wakeup_fair()`), schedstat's `run_delay`, and starts a
-    /// new slice ([`Kernel::slice_left`]).
+    /// new slice ([`Kernel::slice_left`]); a sleep a write completion ends
+    /// ([`Kernel::woken_by_end_io`]) then waits behind the completion's kworker too (wake23,
+    /// [`crate::sched::end_io_wakee_wait`]).
     #[inline]
     pub fn wait_until(&mut self, t: Nanos) {
         // a wait for an I/O never queued (wb_done's Nanos::MAX placeholder) would walk the timers to
@@ -895,6 +937,11 @@ impl Kernel {
                     self.now += wait;
                     self.runq_ns += wait;
                     self.slice_left = slice;
+                }
+                if std::mem::take(&mut self.end_io_wake) {
+                    // woken by the write completion's kworker (wake23): behind it when it shares
+                    // the CPU the task lands on
+                    self.end_io_woken();
                 }
             }
             if self.now >= self.stats_flush_next {

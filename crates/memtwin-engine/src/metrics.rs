@@ -196,7 +196,7 @@ pub fn step_metrics(k: &Kernel, memcg: MemcgId, a: &Snapshot, b: &Snapshot, oom_
     put("user_s", secs(b.user - a.user));
     put("sys_s", secs(b.sys - a.sys));
     put("iowait_s", secs(b.iowait - a.iowait));
-    if k.bg_load != 0 || k.loop_worker_run.is_some() || k.vmpressure_work_run.is_some() {
+    if k.bg_load != 0 || k.loop_worker_run.is_some() || k.vmpressure_work_run.is_some() || k.end_io_work_run.is_some() {
         // The task's waits for a CPU (/proc/PID/schedstat's run_delay, which `memtwin real
         // --on host` records per step as sched.run_delay_s), reported where the machine's
         // other runnable tasks are given (`[machine] background_runnable`), the loop

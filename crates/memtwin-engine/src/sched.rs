@@ -706,6 +706,98 @@ pub fn bound_worker_deferred(p: &crate::profile::KernelProfile, others: u64, nr_
     }
 }
 
+// ---- wake23 (issue 23): the wake-up placement behind a waking kworker. This section starts here
+// and ends at "end of wake23's section" below; nothing else in this file is wake23's. ----
+
+/// The fraction of a task's wake-ups by a kworker running on CPU W that land on W behind it (units
+/// of [`crate::kernel::SCHED_CAPACITY_SCALE`]), on `nr_cpus` CPUs of one LLC with `others` (units
+/// of `SCHED_CAPACITY_SCALE`: the background's runnable tasks and the runner's sampler) keeping the
+/// CPUs other than W busy, for [`end_io_wakee_wait`].
+///
+/// kernel/sched/fair.c (6.12 as read in /work/src, the host's 6.18 alike) `select_task_rq_fair()`:
+/// a one-to-one waker and wakee (`wake_wide()` false: the kworker's and the task's `wakee_flips`
+/// below `sd_llc_size`) take the affine path. With the task's `prev_cpu` on W, `wake_affine()` is
+/// skipped (`cpu == prev_cpu`) and `select_idle_sibling(p, W, W)` finds W busy (the kworker runs
+/// there), then takes `recent_used_cpu` or what `select_idle_cpu()` finds idle in the LLC. With
+/// `prev_cpu` another CPU, `wake_affine_idle()` returns `prev_cpu` when it is idle; when it is busy
+/// `wake_affine_weight()` weighs the two CPUs' loads (W's kworker carries little PELT load) and
+/// `select_idle_sibling()` again takes any idle CPU of the LLC before the busy target. Either
+/// way the task lands on W exactly when no CPU but W is idle, whatever its `prev_cpu` was: the
+/// fraction `others - (nr_cpus - 2)` clamped to 0..1, as [`loop_worker_wait`] takes a mean count
+/// (the background's and the sampler's busy CPUs spread over the others), all of them on one CPU.
+/// An unbound kworker is no per-CPU kthread (its pool spans the LLC, `nr_cpus_allowed` > 1), so
+/// `select_idle_sibling()`'s stacking rule for `is_per_cpu_kthread(current)` does not apply.
+/// Not modelled: DELAY_DEQUEUE's woken task that is still queued (6.12+, `ttwu_runnable()`:
+/// `enqueue_task(ENQUEUE_DELAYED)` on its own CPU with no `select_task_rq()`), which stays on W
+/// whatever the other CPUs do.
+pub fn kworker_waker_share(others: u64, nr_cpus: u32) -> u64 {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    let cpus = nr_cpus.max(1) as u64;
+    if cpus == 1 {
+        S
+    } else {
+        others.saturating_sub((cpus - 2) * S).min(S)
+    }
+}
+
+/// What a task woken by a write completion run in an unbound kworker waits for a CPU, on average
+/// (wake23, issue 23): `run` ns, the completion work's run after the wake-up, times the share of
+/// wake-ups that land behind the kworker ([`kworker_waker_share`]), or 0 when the task would take
+/// the CPU from it.
+///
+/// The waker: ext4 (6.1 and 6.18 fs/ext4/page-io.c) ends the writeback of newly allocated blocks,
+/// written as unwritten extents (delayed allocation with `dioread_nolock`, the default since 5.6),
+/// in `ext4_end_io_rsv_work()` on the `WQ_UNBOUND` "ext4-rsv-conversion" workqueue: the bio's
+/// `ext4_end_bio()` queues the io_end, the work converts the extents and then
+/// `ext4_release_io_end()` -> `ext4_finish_bio()` calls `folio_end_writeback()` on each folio,
+/// which wakes a `folio_wait_writeback()` sleeper (`folio_wake_bit()`) and, once more than
+/// `SWAP_CLUSTER_MAX` pages per throttled task have ended, `reclaim_throttle(pgdat,
+/// VMSCAN_THROTTLE_WRITEBACK)`'s sleepers (mm/vmscan.c `__acct_reclaim_writeback()` ->
+/// `wake_up(&pgdat->reclaim_wait[...])`). Traced on the host's 6.18 (lab/validation/
+/// trace-idle-wait-1130 q3: `ext4_end_io_rsv_work` 128 runs of 359 us mean beside the writer;
+/// wakers-1201q: the writers' wake-ups by unbound kworkers, 28-41 a run, 25-29 of them waiting
+/// behind the kworker that woke them). `run` is the work's run from the wake-up on: the engine
+/// takes the work's whole run (the folios reclaim waits on are the oldest under writeback, the
+/// first the work ends; the extents' conversion before them is not told apart).
+///
+/// Whether the task waits behind it there (kernel/sched/fair.c 6.18, EEVDF):
+/// `enqueue_task_fair()` -> `place_entity()` puts the task with its saved lag `task_lag`
+/// (PLACE_LAG, [`place_entity_lag`]) on W's queue: the kworker, placed at `entity_lag()`'s bound
+/// when it woke ([`entity_lag_limit`], as [`loop_worker_wait`] says of the loop's kworker), and
+/// the background beyond the other CPUs. `check_preempt_wakeup_fair()` -> `__pick_eevdf(cfs_rq,
+/// protect)` keeps the running kworker unless it is no longer eligible after the task's entry
+/// ([`avg_vruntime_shift`], [`entity_eligible`]); while its protected slice holds
+/// (`protect_slice()`, RUN_TO_PARITY: a whole slice, [`sched_slice_ns`], from its pick) the task
+/// waits the kworker's run, at most the slice. 6.1's CFS places both sleepers
+/// `sysctl_sched_latency / 2` behind `min_vruntime` (GENTLE_FAIR_SLEEPERS), so the task's
+/// vruntime is ahead of the kworker's by what the kworker has run, less than `wakeup_gran()`:
+/// `check_preempt_wakeup()` does not preempt and the task waits the run too, at most the slice
+/// (`check_preempt_tick()`). Not modelled: what the wait gives the task's lag; the kworker's run
+/// before the wake-up taking from its lag.
+pub fn end_io_wakee_wait(p: &crate::profile::KernelProfile, others: u64, nr_cpus: u32, task_lag: i64, run: Nanos) -> Nanos {
+    use crate::kernel::SCHED_CAPACITY_SCALE as S;
+    let share = kworker_waker_share(others, nr_cpus);
+    if share == 0 || run == 0 {
+        return 0;
+    }
+    if p.eevdf {
+        let cpus = nr_cpus.max(1) as u64;
+        // W's queue before the task's entry: the kworker and the background beyond the other CPUs
+        let load = 1.0 + others.saturating_sub((cpus - 1) * S) as f64 / S as f64;
+        let limit = entity_lag_limit(p, nr_cpus) as f64;
+        let v = task_lag as f64;
+        let shift = avg_vruntime_shift(place_entity_lag(v, 1.0, load), 1.0, load);
+        if entity_eligible(v) && !entity_eligible(limit + shift) {
+            // the kworker is no longer eligible: __pick_eevdf() returns the task at once
+            return 0;
+        }
+    }
+    let wait = run.min(sched_slice_ns(p, nr_cpus));
+    (wait as u128 * share as u128 / S as u128) as Nanos
+}
+
+// ---- end of wake23's section ----
+
 /// mm/vmpressure.c `vmpressure_win` (6.1): `SWAP_CLUSTER_MAX * 16` pages scanned in a memcg's
 /// subtree before `vmpressure()` schedules its work ([`crate::kernel::Kernel::vmpressure_tree`]).
 pub const VMPRESSURE_WIN: u64 = 32 * 16;
@@ -860,6 +952,8 @@ impl Simulation {
         k.runner_sampler = scn.machine.host_cost.runner_sampler;
         // the memcg's vmpressure work on the reclaiming task's CPU (bound_worker_wait, kwork23c)
         k.vmpressure_work_run = scn.machine.host_cost.vmpressure_work_run;
+        // the write completion's work that wakes a reclaiming writer (end_io_wakee_wait, wake23)
+        k.end_io_work_run = scn.machine.host_cost.end_io_work_run;
         k.kworker_rand = crate::lru_gen::memcg_lru_rand_seed(scn.boot_seed ^ KWORKER_RAND_SALT);
         k.lruvecs = (0..scn.machine.nodes as usize).map(|n| crate::mmzone::Lruvec::new(n, k.profile.lru_gen, k.now)).collect();
         k.lru_stats = Default::default();

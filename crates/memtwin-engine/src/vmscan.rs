@@ -2207,7 +2207,12 @@ impl Kernel {
                 if self.profile.v1_reclaim_throttle && !self.writeback_throttling_sane(sc) {
                     self.vmscan_throttled[VmscanThrottle::Writeback as usize] += 1;
                     let until = self.reclaim_throttle_writeback_until();
+                    // woken by __acct_reclaim_writeback() in the completion's work unless the
+                    // HZ/10 timeout came first (wake23, Kernel::woken_by_end_io)
+                    let timeout = self.schedule_timeout_at(RECLAIM_THROTTLE_JIFFIES);
+                    self.woken_by_end_io(until, timeout);
                     self.io_schedule_until(until, StallKind::Congestion);
+                    self.end_io_wake_done();
                 }
             }
         } else if st.kick_flusher {
@@ -2261,7 +2266,11 @@ impl Kernel {
             // throttling of its own, so it waits for the writeback of a page it already
             // marked (folio_wait_writeback()), then tries the page again.
             let done = self.wb_done.get(p.idx()).copied().unwrap_or(self.now);
-            if self.io_schedule_until(done, StallKind::Writeback) {
+            // folio_end_writeback() in the completion's work wakes it (wake23, Kernel::woken_by_end_io)
+            self.woken_by_end_io(done, crate::types::Nanos::MAX);
+            let stop = self.io_schedule_until(done, StallKind::Writeback);
+            self.end_io_wake_done();
+            if stop {
                 // The wait ended the task's quantum: the page goes back where it was, at
                 // the tail, for the restarted charge's reclaim to try again first
                 // (`list_add_tail(&folio->lru, folio_list)` then `continue`, after its

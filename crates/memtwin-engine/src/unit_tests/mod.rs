@@ -35,6 +35,7 @@ mod swap_slots;
 mod timer;
 mod vcpu_stall;
 mod vmscan;
+mod wake23;
 mod workingset;
 mod xarray;
 mod zswap;
