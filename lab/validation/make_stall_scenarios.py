@@ -633,11 +633,29 @@ HOG_RESULT = """# Compared with a recording set on a quiet host with the runner'
 # behind another's) no longer queued behind later ones: against the quiet set (validate --recorded, 2026-12-01
 # 01:05 UTC) 18 of 60 out (24 before). Hog 1 within on every metric but its elapsed time: pswpout 12,975 to 12,104
 # (+7.2%), anon 117.5 MiB to 118.2 (-0.6%), swap bytes -0.6%, file bytes and pgpgout in; elapsed 0.177 s to 0.251
-# (-29.4%): the twin's three tasks run at cfs_stretch 1.00 for hog 1's first 80 ms (their runnable averages start at
-# post_init_entity_util_avg()'s, half the spare capacity each, sched.rs post_init_runnable_avg(), under two CPUs'
-# worth together, and the engine's CFS share follows the averages), where the kernel shares two CPUs between three reclaimers (with a 3-on-2 share from the start, a
-# directional build, not kept: 0.234 s). Out: hog 1 and hog 2 elapsed, hog 2's file, anon, swap bytes, pswpout,
-# pgfault/pgpgout; the copy's pgfault/pgpgout and pswpin; the probe's q2, max90, max, pgfault/pgpgout, anon, pswpin.
+# (-29.4%): the twin's three tasks ran at cfs_stretch 1.00 for hog 1's first 80 ms (their PELT runnable averages started
+# at post_init_entity_util_avg()'s, under two CPUs' worth together, and the engine's CFS share followed the averages).
+# cfs23 (2026-12-01 03:20-04:40 UTC, trace-hog-swap-1130/cfs23/README.md): the lead's two QUIET switch traces (2026-12-01
+# 03:17 UTC, before any helper, load 0.79-1.44, sw.bt, bpftrace beside the tasks: hog 1 0.363 / 0.273 s): hog 1's three
+# tasks share the two CPUs from its first 20 ms (all three runnable 12.5 / 10.5 ms of it, each waiting for a CPU; waits
+# of 26-46 us median), 2.45 / 2.37 of them runnable on average over hog 1, the copy asleep from ~60 to ~120 ms (its
+# reads held by the throttle). The kernel shares by the weights enqueued at the instant (6.1 sched_slice()'s
+# cfs_rq->load, 6.18 EEVDF's cfs_rq->avg_load); PELT's runnable_avg is the load balancer's. Now the engine's share
+# counts each task by its last quantum's runnable fraction (sched.rs quantum_runnable_weight(): the other tasks'
+# quanta span the running task's clock), a forked or woken task whole, a departed one until its own clock. Against the
+# quiet set (validate --recorded, 2026-12-01 03:58 UTC): the same 18 of 60 out; hog 1 elapsed 0.190 s to 0.251 (-24.2%,
+# was -29.4%; 0.186-0.197 in the six runs), its other metrics within (pswpout +6.0%, anon +1.7%); hog 2 elapsed -41.2%
+# (-42.9%), anon +86.4% (+93.5%), swap bytes -48.1% (-51.7%), pswpout -25.2% (-26.6%), pgfault/pgpgout +43.6/+39.7%
+# (+49.0/+45.1%), file bytes -85.1% (-84.7%); the copy's pgfault/pgpgout +27.2/+26.7% (+35.6/+35.1%), pswpin +34.0%
+# (+33.3%); the probe's q2 -23.6%, max90 -69.3% (-69.6%), max +70.6% (+82.2%), max99 +21.6% (-12.8%, in), pgfault/pgpgout
+# +26.8/+26.5% (+35.2/+34.6%), anon -97.5% (-90.4%), pswpin +30.5% (+29.9%) (cfs23/validate-before-after.txt). What still
+# separates hog 1 (measured, not changed): the twin's copy reads its first throttle slice's budget by 5 ms and sleeps to
+# 108 ms, where the kernel's copy took ~60 ms for it (8.5-14 ms of CPU against the twin's 3.3), so from 5 to 100 ms the
+# twin's hog shares the CPUs with the probe only (stretch 1.00); the hog's own CPU time (twin 0.141 s, the quiet set's
+# run_s 0.155-0.191 s); and the other contexts (kworkers, the loop worker, the tracer) that took a third of the two CPUs
+# in the traces. The hogswap23 directional build (3-on-2 forced for 0.4 s: 0.234 s) bounds what the share alone gives.
+# Out: hog 1 and hog 2 elapsed, hog 2's file, anon, swap bytes, pswpout, pgfault/pgpgout; the copy's pgfault/pgpgout and
+# pswpin; the probe's q2, max90, max, pgfault/pgpgout, anon, pswpin.
 # Pending.
 """
 

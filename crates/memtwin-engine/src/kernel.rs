@@ -210,9 +210,10 @@ pub struct Kernel {
     /// Set while a task's quantum runs (sched.rs `enter()` to `leave()`): the context the
     /// background competes with ([`Kernel::bg_load`]).
     pub in_task: bool,
-    /// The tasks' runnable averages summed ([`crate::sched::runnable_avg_update`], units of
-    /// `SCHED_CAPACITY_SCALE << crate::sched::LOAD_PRECISION_SHIFT`): how many tasks want a
-    /// CPU, on average, at present.
+    /// The tasks' weights on the run queue summed ([`crate::sched::quantum_runnable_weight`],
+    /// units of `SCHED_CAPACITY_SCALE << crate::sched::LOAD_PRECISION_SHIFT`): how many tasks
+    /// want a CPU at the running task's instant, an expectation over the other tasks' present
+    /// quanta.
     pub task_load_sum: u64,
     /// kswapd's waits for a CPU while awake (every node's): schedstat's `run_delay` of the
     /// kswapd threads.
@@ -1013,8 +1014,11 @@ pub const SCHED_CAPACITY_SCALE: u64 = 1024;
 /// itself included, are runnable on `nr_cpus` CPUs, and a CPU of its own when `n <= nr_cpus`:
 /// its CPU time takes `max(1, n / nr_cpus)` times as long in wall time (processor sharing;
 /// the slices' order and length, `place_entity()`'s credit for a woken sleeper and wakeup
-/// preemption, move when within a period it runs, not its share). `n` is an expectation:
-/// the others' runnable averages, not a count at one instant.
+/// preemption, move when within a period it runs, not its share). `n` is the count at the
+/// instant (6.1 `sched_slice()`'s `cfs_rq->load`, 6.18 EEVDF's `cfs_rq->avg_load`: the weights
+/// enqueued now, not PELT's averages), which the engine knows as an expectation: the other
+/// tasks' runnable fractions of their present quanta
+/// ([`crate::sched::quantum_runnable_weight`]) and the awake kswapds' runnable averages.
 #[inline]
 pub fn cfs_stretch(others: u64, nr_cpus: u32) -> u64 {
     ((others + SCHED_CAPACITY_SCALE) / nr_cpus.max(1) as u64).max(SCHED_CAPACITY_SCALE)

@@ -2824,8 +2824,9 @@ impl Kernel {
         let (now, sys, iowait, saved_nid, saved_ctx) = (self.now, self.sys_ns, self.iowait_ns, self.reclaim_nid, self.pcp_ctx);
         let (saved_stretch, saved_runq) = (self.cpu_stretch, self.runq_ns);
         // kswapd is a SCHED_NORMAL task at nice 0 (`kswapd()`): runnable beside the tasks that
-        // want a CPU (their runnable averages) and the other nodes' awake kswapds, it gets its
-        // CFS share of the CPUs (`crate::kernel::cfs_stretch`).
+        // want a CPU (their weights on the run queue, `crate::sched::quantum_runnable_weight`)
+        // and the other nodes' awake kswapds (their runnable averages), it gets its CFS share
+        // of the CPUs (`crate::kernel::cfs_stretch`).
         let others = (self.task_load_sum + self.kswapd_load_sum(Some(nid))) >> crate::sched::LOAD_PRECISION_SHIFT;
         self.cpu_stretch = crate::kernel::cfs_stretch(others, self.nr_cpu_ids);
         self.cpu_plain_update();

@@ -209,11 +209,15 @@ pub(crate) struct Task {
     resumed: Resumed,
     /// The interrupted charge's retry loop ([`Resched::charge_loop`]).
     charge_loop: Option<ChargeLoop>,
-    /// The task's runnable average ([`runnable_avg_update`], units of
-    /// `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`), as of `load_at`; 0 off the run queue (not started, blocked in
-    /// a `wait`, exited).
+    /// The task's weight on the run queue as the other contexts' CFS share sees it at an
+    /// instant of its present quantum ([`quantum_runnable_weight`], units of
+    /// `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`): its last quantum's runnable fraction,
+    /// as of `load_at`; a full weight from its fork or wake-up to the end of its first quantum
+    /// (`enqueue_entity()`: on the run queue); 0 off the run queue (not started, blocked in a
+    /// `wait`, exited).
     load: u64,
-    /// When `load` was last brought up to date (the end of the task's last quantum).
+    /// When `load` was last brought up to date (the end of the task's last quantum, or its
+    /// wake-up): the start of the quantum the next update measures.
     load_at: Nanos,
     /// CPU time left of the slice the task was given when it last woke
     /// ([`Kernel::slice_left`]).
@@ -251,6 +255,36 @@ pub fn runnable_avg_update(avg: u64, dt: Nanos, runnable: Nanos) -> u64 {
     let frac = runnable.min(dt) as f64 / dt as f64;
     let scale = (crate::kernel::SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT) as f64;
     ((avg as f64) * y + (1.0 - y) * frac * scale).round() as u64
+}
+
+/// The weight a task puts on its run queue at an instant of its present quantum, as another
+/// context's CFS share counts it (units of `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`, a
+/// nice-0 task's whole weight being `SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT`): the
+/// fraction of its quantum's `dt` ns in which it was runnable (`runnable` ns: on a CPU or
+/// waiting for one; its I/O waits and sleeps are not).
+///
+/// The kernel shares a CPU by the weights of the entities enqueued at each instant, not by an
+/// average: 6.1's `sched_slice()` (kernel/sched/fair.c) divides the period by `cfs_rq->load`,
+/// the sum of `se->load.weight` that `account_entity_enqueue()` adds at each enqueue and
+/// `account_entity_dequeue()` takes off when the task sleeps; 6.18's EEVDF gives each entity
+/// service in proportion to its weight over `cfs_rq->avg_load`, summed likewise by
+/// `avg_vruntime_add()`/`avg_vruntime_sub()` as entities are queued and dequeued
+/// (`__enqueue_entity()`, `__dequeue_entity()`). PELT's `runnable_avg` ([`runnable_avg_update`],
+/// kernel/sched/pelt.c) is what the load balancer (`update_sg_lb_stats()` -> `cpu_runnable()`)
+/// and `wake_up_new_task()`'s `post_init_entity_util_avg()` read, not the share. The engine
+/// runs one task's quantum at a time and keeps no timeline of where in another task's quantum
+/// its waits fell; every other task's last quantum spans the running task's clock (its quantum
+/// began at or before it: the run queue runs the earliest clock first), so the other task is
+/// runnable at that instant with the probability of its quantum's runnable fraction, and the
+/// sum over the tasks is the expected runnable weight of the run queue at the instant. A task
+/// just forked or woken counts whole until its first quantum (it is enqueued:
+/// `wake_up_new_task()`, `try_to_wake_up()` -> `activate_task()`). `dt` 0: a full weight.
+pub fn quantum_runnable_weight(dt: Nanos, runnable: Nanos) -> u64 {
+    let one = crate::kernel::SCHED_CAPACITY_SCALE << LOAD_PRECISION_SHIFT;
+    if dt == 0 {
+        return one;
+    }
+    (runnable.min(dt) as u128 * one as u128 / dt as u128) as u64
 }
 
 /// The wall-clock slice of a task on `nr_cpus` CPUs: `sysctl_sched_base_slice` (6.1's
@@ -806,22 +840,6 @@ pub const VMPRESSURE_WIN: u64 = 32 * 16;
 /// priority at or below it `vmpressure_prio()` reports a full window.
 pub const VMPRESSURE_CRITICAL_PRIO: u32 = 3;
 
-/// The runnable average a new task starts with (units of `SCHED_CAPACITY_SCALE <<
-/// LOAD_PRECISION_SHIFT`), on a CPU whose run queue's utilisation is `cpu_util` (units of
-/// `SCHED_CAPACITY_SCALE`): `post_init_entity_util_avg()` (kernel/sched/fair.c 6.1, called by
-/// `wake_up_new_task()`; since 4.x as the util_avg extrapolation, `runnable_avg = util_avg`
-/// since 5.7): `cap = (capacity - cfs_rq->avg.util_avg) / 2`, the new task's util_avg the run
-/// queue's util_avg scaled by its weight over the queue's `load_avg + 1`, at most `cap`, and
-/// `cap` itself on an idle run queue. The engine keeps no per-CPU run queue: `cpu_util` is the
-/// tasks' runnable averages summed over the CPUs (the caller's mean), and for nice-0 tasks
-/// whose `load_avg` is their runnable average the extrapolation `util * 1024 / (load + 1)`
-/// is above `cap` whenever util > 0, so the value is `cap`: half a CPU on an idle machine,
-/// nothing on a saturated one.
-pub fn post_init_runnable_avg(cpu_util: u64) -> u64 {
-    let cap = crate::kernel::SCHED_CAPACITY_SCALE.saturating_sub(cpu_util) / 2;
-    cap << LOAD_PRECISION_SHIFT
-}
-
 /// Engine statistics of a run, for benchmarks.
 #[derive(Clone, Debug, Default)]
 pub struct EngineStats {
@@ -895,9 +913,17 @@ pub struct Simulation {
     /// The event queue: runnable tasks keyed by (virtual time, task index), earliest first.
     runq: BinaryHeap<Reverse<(Nanos, usize)>>,
     /// The tasks not yet forked, latest start first: each is forked
-    /// (`wake_up_new_task()`, its runnable average set by [`post_init_runnable_avg`]) when the
+    /// (`wake_up_new_task()`, a full weight on the run queue, [`quantum_runnable_weight`]) when the
     /// first quantum at or after its start begins.
     unforked: Vec<usize>,
+    /// Tasks that left the run queue (exited, killed, blocked in a `wait`) at a clock later than
+    /// the running task's: (that clock, their weight then), earliest first. The engine takes a
+    /// task off at the end of its last quantum, which may lie ahead of the other tasks' clocks;
+    /// until their clocks reach it the task was still on the run queue
+    /// (`dequeue_entity()` happens at its own instant): [`Simulation::departed_weight`].
+    departed: BinaryHeap<Reverse<(Nanos, u64)>>,
+    /// The weights in [`Simulation::departed`], summed.
+    departed_sum: u64,
     /// Ops that failed as the syscall would (EBUSY, ENOENT, ...), with where.
     errors: Vec<String>,
     nr_errors: u64,
@@ -1203,6 +1229,8 @@ impl Simulation {
             work_total: work_total.max(1),
             runq,
             unforked,
+            departed: BinaryHeap::new(),
+            departed_sum: 0,
             errors: vec![],
             nr_errors: 0,
             events: vec![],
@@ -1236,16 +1264,15 @@ impl Simulation {
         // No context looks at a device queue before the earliest of this task's clock and an
         // awake kswapd's (which catches up from its own): requests completed by then are freed.
         let horizon = self.kernel.nodes.iter().filter(|n| n.kswapd_active).map(|n| n.kswapd_clock).fold(t_now, Nanos::min);
-        // The tasks whose start has come are forked, their runnable averages at the kernel's
-        // initial value, before any of them runs: tasks that start together share the CPUs
-        // from their first quantum.
+        // The tasks whose start has come are forked, each a full weight on the run queue
+        // (`wake_up_new_task()` -> `activate_task()`), before any of them runs: tasks that start
+        // together share the CPUs from their first quantum (`quantum_runnable_weight`).
         while let Some(&i) = self.unforked.last() {
             if self.tasks[i].times.clock > t_now {
                 break;
             }
             self.unforked.pop();
-            let util = ((self.kernel.task_load_sum >> LOAD_PRECISION_SHIFT) / self.kernel.nr_cpu_ids.max(1) as u64).min(crate::kernel::SCHED_CAPACITY_SCALE);
-            let load = post_init_runnable_avg(util);
+            let load = quantum_runnable_weight(0, 0);
             let t = &mut self.tasks[i];
             if t.load == 0 && !t.killed {
                 t.load = load;
@@ -1293,10 +1320,10 @@ impl Simulation {
         true
     }
 
-    /// Bring task `ti`'s runnable average up to the end of the quantum it ran (its clock), the
-    /// quantum's runnable time being its CPU time (system and user) and its waits for a CPU
-    /// ([`runnable_avg_update`]; its I/O waits and sleeps are not runnable), and the sum of the
-    /// tasks' averages with it. `before`: the task's runnable time so far and its average, as
+    /// Bring task `ti`'s weight on the run queue up to the end of the quantum it ran (its
+    /// clock): the quantum's runnable fraction ([`quantum_runnable_weight`]), its runnable time
+    /// being its CPU time (system and user) and its waits for a CPU (its I/O waits and sleeps
+    /// are not runnable); and the sum of the tasks' weights with it. `before`: the task's runnable time so far and its average, as
     /// they were before the quantum (an OOM kill in the quantum may have taken it off).
     fn task_load_update(&mut self, ti: usize, before: (Nanos, u64)) {
         let t = &mut self.tasks[ti];
@@ -1304,16 +1331,48 @@ impl Simulation {
             return;
         }
         let runnable = t.times.sys + t.times.user + t.times.runq - before.0;
-        let load = runnable_avg_update(t.load, t.times.clock - t.load_at, runnable);
+        let load = quantum_runnable_weight(t.times.clock - t.load_at, runnable);
         self.kernel.task_load_sum = self.kernel.task_load_sum - t.load + load;
         (t.load, t.load_at) = (load, t.times.clock);
     }
 
     /// Task `ti` blocked (a `wait`) or exited: no longer runnable (`dequeue_entity()`), its
-    /// runnable average out of the sum; a task a post wakes starts again from nothing.
+    /// weight out of the sum; a task a post wakes is enqueued again whole ([`Simulation::task_on_runq`]).
     fn task_off_runq(&mut self, ti: usize) {
         let t = &mut self.tasks[ti];
-        self.kernel.task_load_sum -= std::mem::take(&mut t.load);
+        let load = std::mem::take(&mut t.load);
+        self.kernel.task_load_sum -= load;
+        t.load_at = t.times.clock;
+        if load > 0 {
+            // on the run queue up to its own clock (`Simulation::departed`)
+            self.departed.push(Reverse((t.times.clock, load)));
+            self.departed_sum += load;
+        }
+    }
+
+    /// The weight of the tasks that left the run queue after `now` ([`Simulation::departed`]):
+    /// still runnable at `now` by their last quanta's fractions. Those that left at or before
+    /// `now` are forgotten (the quanta run in clock order, so a later quantum does not need them).
+    fn departed_weight(&mut self, now: Nanos) -> u64 {
+        while let Some(&Reverse((at, load))) = self.departed.peek() {
+            if at > now {
+                break;
+            }
+            self.departed.pop();
+            self.departed_sum -= load;
+        }
+        self.departed_sum
+    }
+
+    /// Task `ti` woken from a `wait` (`try_to_wake_up()` -> `activate_task()`): a full weight
+    /// on the run queue until its next quantum measures it ([`quantum_runnable_weight`]), from
+    /// its clock now.
+    fn task_on_runq(&mut self, ti: usize) {
+        let t = &mut self.tasks[ti];
+        if t.load == 0 && !t.killed {
+            t.load = quantum_runnable_weight(0, 0);
+            self.kernel.task_load_sum += t.load;
+        }
         t.load_at = t.times.clock;
     }
 
@@ -1527,6 +1586,7 @@ impl Simulation {
     }
 
     pub(crate) fn enter(&mut self, ti: usize) {
+        let departed = self.departed_weight(self.tasks[ti].times.clock);
         let k = &mut self.kernel;
         let t = &self.tasks[ti];
         k.cur_nid = t.node;
@@ -1539,9 +1599,10 @@ impl Simulation {
         k.iowait_ns = 0;
         k.memstall_ns = 0;
         debug_assert_eq!(k.stall.depth(), 0, "leave() took the last quantum's stalls");
-        // The task's CFS share of the CPUs beside the other tasks that want one and the awake
-        // kswapds, each by its runnable average (`crate::kernel::cfs_stretch`).
-        let others = (k.task_load_sum - t.load + k.kswapd_load_sum(None)) >> LOAD_PRECISION_SHIFT;
+        // The task's CFS share of the CPUs beside the other tasks that want one, each by its
+        // expected weight on the run queue at this instant (`quantum_runnable_weight`), and the
+        // awake kswapds by their runnable averages (`crate::kernel::cfs_stretch`).
+        let others = (k.task_load_sum - t.load + departed + k.kswapd_load_sum(None)) >> LOAD_PRECISION_SHIFT;
         k.cpu_stretch = crate::kernel::cfs_stretch(others, k.nr_cpu_ids);
         // Beyond the slice it woke with, its share beside the machine's background too
         // (`Kernel::cpu_wall`).
@@ -2090,6 +2151,7 @@ impl Simulation {
                     t.times.clock = t.times.clock.max(now);
                     // `futex_wake()` -> `wake_up_q()` -> `try_to_wake_up()`.
                     self.ttwu(w, slept);
+                    self.task_on_runq(w);
                     let t = &self.tasks[w];
                     self.runq.push(Reverse((t.times.clock, w)));
                 }
