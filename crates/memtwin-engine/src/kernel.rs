@@ -224,11 +224,12 @@ pub struct Kernel {
     /// ([`Kernel::zswap_shrink_worker_due`]).
     pub in_zswap_worker: bool,
     /// [`Kernel::cpu`]'s test, kept: `((cpu_stretch == SCHED_CAPACITY_SCALE && bg_stretch ==
-    /// SCHED_CAPACITY_SCALE) || in_zswap_worker) && vcpu_stalls.is_none()` (the running
-    /// context's CPU time is its wall-clock time, and no vCPU stall can hold it back). Set by
-    /// [`Kernel::cpu_plain_update`] after every write of the four; `cpu()` reads one flag
-    /// instead of four fields, about six times a page event of a limit reclaim (issue 17).
-    /// Not part of the model: a copy of the four fields' test.
+    /// SCHED_CAPACITY_SCALE) || in_zswap_worker) && vcpu_stalls.is_none() &&
+    /// bound_worker_deferred == 0` (the running context's CPU time is its wall-clock time, no
+    /// vCPU stall can hold it back and no deferred bound-kworker wait counts it). Set by
+    /// [`Kernel::cpu_plain_update`] after every write of the five; `cpu()` reads one flag
+    /// instead of five fields, about six times a page event of a limit reclaim and three times
+    /// a page-cache hit (issue 17). Not part of the model: a copy of the five fields' test.
     pub(crate) cpu_plain: bool,
     /// A switch for tests (the property tests set it; off in every run): each charge that
     /// takes `try_charge_memcg()`'s one-walk fast path (`charge_fits_at_once()`) and each
@@ -608,17 +609,18 @@ impl Kernel {
     /// Spend `ns` of system CPU time in the running context.
     #[inline(always)]
     pub fn cpu(&mut self, ns: u64) {
-        // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
-        // the timers' work between quanta are other contexts (review50 M2)
-        if self.bound_worker_deferred != 0 {
-            self.bound_worker_cpu(ns);
-        }
-        let from = self.now;
         self.sys_ns += ns;
-        debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch, in_zswap_worker or vcpu_stalls without cpu_plain_update()");
+        debug_assert_eq!(self.cpu_plain, self.cpu_plain_now(), "a write of cpu_stretch, bg_stretch, in_zswap_worker, vcpu_stalls or bound_worker_deferred without cpu_plain_update()");
         if self.cpu_plain {
             self.now += ns;
         } else {
+            // only the task's own CPU time uses its protected slice: kswapd inside its quantum and
+            // the timers' work between quanta are other contexts (review50 M2); a pending deferred
+            // wait clears cpu_plain, so the plain path pays no test for it (issue 17's (a))
+            if self.bound_worker_deferred != 0 {
+                self.bound_worker_cpu(ns);
+            }
+            let from = self.now;
             if self.cpu_unstretched() {
                 self.now += ns;
             } else {
@@ -646,16 +648,17 @@ impl Kernel {
     }
 
     /// [`Kernel::cpu_plain`]'s value: CPU time is wall-clock time
-    /// ([`Kernel::cpu_unstretched`]) and the machine has no vCPU stalls
-    /// ([`Kernel::vcpu_stalls`] is `None`).
+    /// ([`Kernel::cpu_unstretched`]), the machine has no vCPU stalls
+    /// ([`Kernel::vcpu_stalls`] is `None`) and no deferred bound-kworker wait is pending
+    /// ([`Kernel::bound_worker_deferred`] is 0).
     #[inline(always)]
     fn cpu_plain_now(&self) -> bool {
-        self.cpu_unstretched() && self.vcpu_stalls.is_none()
+        self.cpu_unstretched() && self.vcpu_stalls.is_none() && self.bound_worker_deferred == 0
     }
 
     /// Keep [`Kernel::cpu_plain`] after a write of [`Kernel::cpu_stretch`],
-    /// [`Kernel::bg_stretch`], [`Kernel::in_zswap_worker`] or [`Kernel::vcpu_stalls`] (every
-    /// write calls it).
+    /// [`Kernel::bg_stretch`], [`Kernel::in_zswap_worker`], [`Kernel::vcpu_stalls`] or
+    /// [`Kernel::bound_worker_deferred`] (every write calls it).
     #[inline(always)]
     pub(crate) fn cpu_plain_update(&mut self) {
         self.cpu_plain = self.cpu_plain_now();
@@ -816,6 +819,7 @@ impl Kernel {
         self.bound_worker_slice -= used;
         if self.bound_worker_slice == 0 {
             let w = std::mem::take(&mut self.bound_worker_deferred);
+            self.cpu_plain_update();
             self.now += w;
             self.runq_ns += w;
         }
@@ -872,6 +876,7 @@ impl Kernel {
                 self.bound_worker_slice = self.slice_left;
             }
             self.bound_worker_deferred = self.bound_worker_deferred.max(later);
+            self.cpu_plain_update();
         }
     }
 
@@ -931,6 +936,7 @@ impl Kernel {
                 // kworker queued behind it (review49 L1): no wait for either
                 self.loop_worker_pending = 0;
                 self.bound_worker_deferred = 0;
+                self.cpu_plain_update();
                 let mut lag = self.eevdf_lag;
                 let woke = self.ttwu_fair_wait(&mut lag, slept);
                 self.eevdf_lag = lag;

@@ -2434,6 +2434,7 @@ impl Kernel {
             self.now = until;
             // it slept: a bound kworker queued behind it ran meanwhile (review50 L1)
             self.bound_worker_deferred = 0;
+            self.cpu_plain_update();
             self.stall_leave(StallKind::High);
             return;
         }

@@ -707,6 +707,37 @@ impl Lruvec {
         self.unlink_raw(pages, id).1
     }
 
+    /// [`Lruvec::isolate`] of [`Lruvec::tail`]'s folio of list `lru` (two-list LRU), the
+    /// oldest, as `isolate_lru_folios()` takes them (`lru_to_folio()`, mm/vmscan.c 6.6): one
+    /// pass that reads the folio once and leaves out [`Lruvec::unlink_raw`]'s tests a tail
+    /// does not need (it has no `next`, and it is on `lru`). Returns the folio and its pages;
+    /// None on an empty list. Same lists, flags and counts as `tail()` then `isolate()` (issue
+    /// 17's (b): the scan loop of `shrink_inactive_list()`).
+    #[inline(always)]
+    pub fn isolate_tail(&mut self, pages: &mut PageArena, lru: LruList) -> Option<(PageId, u64)> {
+        let l = &mut self.lists[lru as usize];
+        let id = l.tail;
+        if id == PageId::NIL {
+            return None;
+        }
+        let flags = pages[id].flags;
+        let nr = if flags & pg::HEAD == 0 { 1 } else { pages.folio_nr_pages(id) };
+        let p = &mut pages[id];
+        debug_assert!(p.test(pg::LRU), "page not on an LRU");
+        debug_assert!(p.lru() == lru as u8 && p.next == PageId::NIL, "the list's tail is on it, last");
+        p.flags = flags & !pg::LRU;
+        let prev = std::mem::replace(&mut p.prev, PageId::NIL);
+        l.pages -= nr;
+        l.len -= 1;
+        l.tail = prev;
+        if prev != PageId::NIL {
+            pages[prev].next = PageId::NIL;
+        } else {
+            l.head = PageId::NIL;
+        }
+        Some((id, nr))
+    }
+
     /// Make the neighbours of `id` (a copy of a page that was on a list here) point to it:
     /// the page keeps its place on the list while changing frames (`folio_migrate_flags()`
     /// and `putback_lru_page()` keep LRU order in the kernel only approximately; here the
@@ -779,6 +810,58 @@ mod tests {
         v.del(&mut pages, &mut st, ids[3]);
         v.del(&mut pages, &mut st, ids[2]);
         assert_eq!(v.tail(LruList::InactiveFile), None);
+    }
+
+    /// `Lruvec::isolate_tail()` (issue 17's (b)) leaves the lists, the counts and every page's
+    /// flags and links as `tail()` then `isolate()` do, down to the empty list, on a list of
+    /// order-0 pages with a large folio in it. Fails with `isolate_tail()` leaving the new
+    /// tail's `next` as it was (run: page 4's `next`); it compares the emptied list's `head` and
+    /// the large folio's page count too.
+    #[test]
+    fn isolate_tail_is_tail_then_isolate() {
+        let build = || {
+            let mut pages = PageArena::with_capacity(16);
+            let mut v = Lruvec::default();
+            let mut st = LruvecStats::default();
+            st.push(None);
+            let mut ids = vec![];
+            for i in 0..3 {
+                ids.push(pages.init(PageId(i), InodeId(0), i));
+            }
+            // an order-2 folio: its head and the order kept in its first tail (`folio_order()`)
+            for i in 4..8 {
+                pages.init(PageId(i), InodeId(0), i);
+            }
+            pages[PageId(4)].flags |= pg::HEAD;
+            pages[PageId(5)].mapcount = 2;
+            ids.insert(1, PageId(4));
+            ids.push(pages.init(PageId(8), InodeId(0), 8));
+            for &id in &ids {
+                v.add(&mut pages, &mut st, id, LruList::InactiveFile);
+            }
+            let active = pages.init(PageId(9), InodeId(0), 9);
+            v.add(&mut pages, &mut st, active, LruList::ActiveFile);
+            (pages, v)
+        };
+        let (mut pa, mut va) = build();
+        let (mut pb, mut vb) = build();
+        loop {
+            let a = va.tail(LruList::InactiveFile).map(|p| (p, va.isolate(&mut pa, p)));
+            let b = vb.isolate_tail(&mut pb, LruList::InactiveFile);
+            assert_eq!(a, b);
+            for l in 0..NR_LRU_LISTS {
+                let (la, lb) = (&va.lists[l], &vb.lists[l]);
+                assert_eq!((la.head, la.tail, la.len, la.pages), (lb.head, lb.tail, lb.len, lb.pages), "list {l}");
+            }
+            for i in 0..10 {
+                let (x, y) = (&pa[PageId(i)], &pb[PageId(i)]);
+                assert_eq!((x.flags, x.prev, x.next), (y.flags, y.prev, y.next), "page {i}");
+            }
+            if a.is_none() {
+                break;
+            }
+        }
+        assert_eq!(walk(&vb, &pb, LruList::ActiveFile), vec![9]);
     }
 }
 

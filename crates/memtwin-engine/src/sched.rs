@@ -1612,11 +1612,11 @@ impl Simulation {
             Some((entities, own)) => crate::kernel::autogroup_stretch(others, own, entities, k.bg_load, k.nr_cpu_ids),
             None => crate::kernel::cfs_stretch(others + k.bg_load, k.nr_cpu_ids),
         };
-        k.cpu_plain_update();
         k.slice_left = t.slice_left;
         k.eevdf_lag = t.eevdf_lag;
         k.bound_worker_deferred = t.bound_worker_deferred;
         k.bound_worker_slice = t.bound_worker_slice;
+        k.cpu_plain_update();
         k.in_task = true;
         k.runq_ns = 0;
         k.task_dirty = t.dirty;

@@ -2158,8 +2158,7 @@ impl Kernel {
         // are applied per batch (`EvictBatch`), before anything could read them.
         let mut b = EvictBatch::new(self.lruvecs[v].idx as usize);
         while scanned < nr {
-            let Some(p) = self.lruvecs[v].tail(LruList::InactiveFile) else { break };
-            let nr_p = self.lruvecs[v].isolate(&mut self.pages, p);
+            let Some((p, nr_p)) = self.lruvecs[v].isolate_tail(&mut self.pages, LruList::InactiveFile) else { break };
             b.taken += nr_p;
             scanned += nr_p;
             self.cpu(self.cost.scan_page);

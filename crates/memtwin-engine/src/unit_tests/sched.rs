@@ -1295,6 +1295,7 @@ fn bound_worker_deferred_wait_is_charged_once_by_the_tasks_own_cpu_time_6_18() {
     s.enter(0);
     s.kernel.bound_worker_deferred = 10_000;
     s.kernel.bound_worker_slice = 1_000_000;
+    s.kernel.cpu_plain_update();
     s.leave(0, 0);
     assert_eq!((s.tasks[0].bound_worker_deferred, s.tasks[0].bound_worker_slice), (10_000, 1_000_000));
     assert_eq!((s.kernel.bound_worker_deferred, s.kernel.bound_worker_slice), (0, 0), "none left in the kernel between quanta");
@@ -1320,6 +1321,7 @@ fn memory_high_penalty_sleep_drops_the_deferred_bound_worker_wait_6_18() {
     k.nr_pages_over_high = 64;
     k.bound_worker_deferred = 10_000;
     k.bound_worker_slice = 1_000_000;
+    k.cpu_plain_update();
     let t0 = k.now;
     k.mem_cgroup_handle_over_high(m);
     assert!(k.now - t0 > 4_000_000, "it slept the penalty: {} ns", k.now - t0);
