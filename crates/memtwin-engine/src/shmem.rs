@@ -259,7 +259,9 @@ impl Kernel {
     /// modelled.
     pub(crate) fn shrink_shmem_folio(&mut self, p: PageId, v: usize, target: MemcgId) -> ShmemReclaim {
         let mut r = ShmemReclaim::default();
-        self.pages[p].flags &= !pg::REFERENCED;
+        // Taken from the inactive list: PG_active is clear (a caller that took it elsewhere,
+        // a unit test, deactivates it here).
+        self.pages[p].flags &= !(pg::REFERENCED | pg::ACTIVE);
         let nr = self.pages.folio_nr_pages(p);
         // isolate_lru_folios(): "scan += nr_pages", the folio's every page scanned.
         r.extra_scanned = nr - 1;
